@@ -1,0 +1,213 @@
+/* The versioned binary encoding of lock state machine commands. */
+#include "command.h"
+
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../lib/cursor.h"
+
+/* Which fields each type carries, in wire order. */
+enum {
+        F_SESSION = 1 << 0,
+        F_SEQ = 1 << 1, /* seq and ack */
+        F_OWNER = 1 << 2,
+        F_WAIT = 1 << 3, /* wait_ms and mode */
+        F_TOKEN = 1 << 4,
+        F_TARGET = 1 << 5,
+        F_NAME = 1 << 6,
+        F_OPEN = 1 << 7, /* nonce, ttl_ms, client name */
+};
+
+static unsigned fields_of(int type)
+{
+        switch (type) {
+        case COMMAND_OPEN:
+                return F_OPEN;
+        case COMMAND_CLOSE:
+                return F_SESSION | F_SEQ;
+        case COMMAND_EXPIRE:
+                return F_SESSION;
+        case COMMAND_ACQUIRE:
+                return F_SESSION | F_SEQ | F_OWNER | F_WAIT | F_NAME;
+        case COMMAND_RELEASE:
+                return F_SESSION | F_SEQ | F_OWNER | F_TOKEN | F_NAME;
+        case COMMAND_CANCEL:
+                return F_SESSION | F_SEQ | F_TARGET | F_NAME;
+        case COMMAND_TIMEOUT:
+                return F_SESSION | F_TARGET | F_NAME;
+        case COMMAND_QUERY:
+                return F_NAME;
+        case COMMAND_CHECK:
+                return F_TOKEN | F_NAME;
+        default:
+                return 0;
+        }
+}
+
+const char *command_type_name(int type)
+{
+        static const char *const names[] = {
+            [COMMAND_OPEN] = "OPEN",       [COMMAND_CLOSE] = "CLOSE",
+            [COMMAND_EXPIRE] = "EXPIRE",   [COMMAND_ACQUIRE] = "ACQUIRE",
+            [COMMAND_RELEASE] = "RELEASE", [COMMAND_CANCEL] = "CANCEL",
+            [COMMAND_TIMEOUT] = "TIMEOUT", [COMMAND_QUERY] = "QUERY",
+            [COMMAND_CHECK] = "CHECK",
+        };
+        if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
+                return "UNKNOWN";
+        }
+        return names[type];
+}
+
+static int check_name(const char *name, size_t len)
+{
+        if (len == 0 || len > COMMAND_NAME_MAX || name == NULL ||
+            memchr(name, '\0', len) != NULL) {
+                return BATON_ENAME;
+        }
+        return 0;
+}
+
+int command_validate(const struct command *c)
+{
+        unsigned f = fields_of(c->type);
+
+        if (f == 0) {
+                return BATON_EMALFORMED;
+        }
+        if (f & F_NAME) {
+                return check_name(c->name, c->name_len);
+        }
+        if (f & F_OPEN) {
+                if (c->name_len > COMMAND_CLIENT_NAME_MAX ||
+                    (c->name_len > 0 &&
+                     (c->name == NULL ||
+                      memchr(c->name, '\0', c->name_len) != NULL))) {
+                        return BATON_EMALFORMED;
+                }
+        }
+        return 0;
+}
+
+/* Encodes or sizes `c`: the same walk serves both so they cannot disagree. */
+static void put(const struct command *c, struct wcursor *w)
+{
+        unsigned f = fields_of(c->type);
+
+        wcursor_u8(w, COMMAND_VERSION);
+        wcursor_u8(w, c->type);
+        wcursor_u16(w, 0);
+        if (f & F_OPEN) {
+                wcursor_u64(w, c->nonce);
+                wcursor_u32(w, c->ttl_ms);
+        }
+        if (f & F_TOKEN && !(f & F_SESSION)) {
+                wcursor_u64(w, c->token); /* CHECK */
+        }
+        if (f & F_SESSION) {
+                wcursor_u64(w, c->session);
+        }
+        if (f & F_SEQ) {
+                wcursor_u64(w, c->seq);
+                wcursor_u64(w, c->ack);
+        }
+        if (f & F_OWNER) {
+                wcursor_u64(w, c->owner);
+        }
+        if (f & F_WAIT) {
+                wcursor_u32(w, c->wait_ms);
+                wcursor_u8(w, c->mode);
+        }
+        if (f & F_TOKEN && f & F_SESSION) {
+                wcursor_u64(w, c->token); /* RELEASE */
+        }
+        if (f & F_TARGET) {
+                wcursor_u64(w, c->target);
+        }
+        if (f & (F_NAME | F_OPEN)) {
+                wcursor_u8(w, c->name_len);
+                wcursor_bytes(w, c->name, c->name_len);
+        }
+}
+
+size_t command_size(const struct command *c)
+{
+        uint8_t scratch[COMMAND_MAX_SIZE];
+        struct wcursor w;
+
+        if (command_validate(c) != 0) {
+                return 0;
+        }
+        wcursor_init(&w, scratch, sizeof scratch);
+        put(c, &w);
+        return w.bad ? 0 : w.len;
+}
+
+size_t command_encode(const struct command *c, void *buf, size_t cap)
+{
+        struct wcursor w;
+
+        if (command_validate(c) != 0) {
+                return 0;
+        }
+        wcursor_init(&w, buf, cap);
+        put(c, &w);
+        return w.bad ? 0 : w.len;
+}
+
+int command_decode(struct command *c, const void *buf, size_t len)
+{
+        struct rcursor r;
+        uint8_t version;
+        unsigned f;
+
+        memset(c, 0, sizeof *c);
+        rcursor_init(&r, buf, len);
+        version = rcursor_u8(&r);
+        if (r.bad) {
+                return BATON_EMALFORMED;
+        }
+        if (version != COMMAND_VERSION) {
+                return BATON_EVERSION;
+        }
+        c->type = rcursor_u8(&r);
+        f = fields_of(c->type);
+        if (rcursor_u16(&r) != 0 || f == 0) {
+                return BATON_EMALFORMED;
+        }
+        if (f & F_OPEN) {
+                c->nonce = rcursor_u64(&r);
+                c->ttl_ms = rcursor_u32(&r);
+        }
+        if (f & F_TOKEN && !(f & F_SESSION)) {
+                c->token = rcursor_u64(&r);
+        }
+        if (f & F_SESSION) {
+                c->session = rcursor_u64(&r);
+        }
+        if (f & F_SEQ) {
+                c->seq = rcursor_u64(&r);
+                c->ack = rcursor_u64(&r);
+        }
+        if (f & F_OWNER) {
+                c->owner = rcursor_u64(&r);
+        }
+        if (f & F_WAIT) {
+                c->wait_ms = rcursor_u32(&r);
+                c->mode = rcursor_u8(&r);
+        }
+        if (f & F_TOKEN && f & F_SESSION) {
+                c->token = rcursor_u64(&r);
+        }
+        if (f & F_TARGET) {
+                c->target = rcursor_u64(&r);
+        }
+        if (f & (F_NAME | F_OPEN)) {
+                c->name_len = rcursor_u8(&r);
+                c->name = (const char *)rcursor_bytes(&r, c->name_len);
+        }
+        if (r.bad || r.left != 0) {
+                return BATON_EMALFORMED;
+        }
+        return command_validate(c);
+}

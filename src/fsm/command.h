@@ -1,0 +1,112 @@
+/* The versioned binary encoding of lock state machine commands. */
+#ifndef FSM_COMMAND_H
+#define FSM_COMMAND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Wire layout of one command (one Raft log entry), all little-endian:
+ *
+ *   u8  version   COMMAND_VERSION (1)
+ *   u8  type      enum command_type
+ *   u16 flags     must be 0 in version 1
+ *   ... the fields of the type, in the order listed below
+ *
+ * A string is a u8 length followed by that many bytes. The buffer must end
+ * exactly after the last field: trailing bytes are malformed.
+ *
+ *   OPEN     nonce u64, ttl_ms u32, client name (string, 0..64 bytes)
+ *   CLOSE    session u64, seq u64, ack u64
+ *   EXPIRE   session u64
+ *   ACQUIRE  session u64, seq u64, ack u64, owner u64, wait_ms u32,
+ *            mode u8, name (string)
+ *   RELEASE  session u64, seq u64, ack u64, owner u64, token u64,
+ *            name (string)
+ *   CANCEL   session u64, seq u64, ack u64, target u64, name (string)
+ *   TIMEOUT  session u64, target u64, name (string)
+ *   QUERY    name (string)
+ *   CHECK    token u64, name (string)
+ *
+ * OPEN, CLOSE, ACQUIRE, RELEASE and CANCEL come from clients; EXPIRE and
+ * TIMEOUT are proposed by the leader when a session's or a waiter's deadline
+ * passes; QUERY and CHECK are reads that change nothing.
+ */
+
+#define COMMAND_VERSION 1
+
+/* Lock names are 1..255 bytes with no NUL; client names 0..64 bytes. */
+#define COMMAND_NAME_MAX 255
+#define COMMAND_CLIENT_NAME_MAX 64
+
+/* wait_ms values with a special meaning. */
+#define COMMAND_WAIT_TRY 0              /* answer BUSY instead of queueing */
+#define COMMAND_WAIT_FOREVER UINT32_MAX /* queue with no deadline */
+
+/* The largest encoded command (an ACQUIRE or RELEASE with a 255-byte name). */
+#define COMMAND_MAX_SIZE (4 + 8 * 5 + 1 + COMMAND_NAME_MAX)
+
+enum command_type {
+        COMMAND_OPEN = 1,
+        COMMAND_CLOSE = 2,
+        COMMAND_EXPIRE = 3,
+        COMMAND_ACQUIRE = 4,
+        COMMAND_RELEASE = 5,
+        COMMAND_CANCEL = 6,
+        COMMAND_TIMEOUT = 7,
+        COMMAND_QUERY = 8,
+        COMMAND_CHECK = 9,
+};
+
+/* Lock modes. Only exclusive locks exist in version 1; shared (reader)
+ * locks and semaphores get their own values later. */
+enum command_mode {
+        COMMAND_MODE_EXCLUSIVE = 0,
+        COMMAND_MODE_SHARED = 1, /* reserved: answered BATON_EUNSUPPORTED */
+};
+
+/*
+ * A decoded command. Fields a type does not carry are zero. `name` is
+ * borrowed: after command_decode() it points into the decoded buffer and is
+ * not NUL-terminated. For OPEN it holds the client name.
+ */
+struct command {
+        uint8_t type;
+        uint8_t mode;
+        uint8_t name_len;
+        uint32_t ttl_ms;
+        uint32_t wait_ms;
+        uint64_t session;
+        uint64_t seq;    /* per-session request number, from 1 */
+        uint64_t ack;    /* the client has final answers for every seq < ack */
+        uint64_t owner;  /* owner tag within the session (e.g. a thread) */
+        uint64_t token;  /* RELEASE, CHECK */
+        uint64_t target; /* CANCEL, TIMEOUT: the seq of the waiting ACQUIRE */
+        uint64_t nonce;  /* OPEN: the client's random id for retries */
+        const char *name;
+};
+
+/* Encoded size of `c`, or 0 if `c` cannot be encoded (bad type or name). */
+size_t command_size(const struct command *c);
+
+/*
+ * Encode `c` into `buf` (capacity `cap`). Returns the number of bytes written,
+ * or 0 if `c` is invalid (see command_validate) or `buf` is too small.
+ */
+size_t command_encode(const struct command *c, void *buf, size_t cap);
+
+/*
+ * Decode and validate one command. Returns 0, BATON_EVERSION for an unknown
+ * version, BATON_ENAME for a bad lock name, or BATON_EMALFORMED for anything
+ * else that is wrong (unknown type, non-zero flags, short or long buffer, bad
+ * client name). `c` borrows from `buf`. On error `c` is unspecified.
+ */
+int command_decode(struct command *c, const void *buf, size_t len);
+
+/* Checks that decode applies, on a command built in memory. */
+int command_validate(const struct command *c);
+
+/* The name of a command type ("ACQUIRE"), or "UNKNOWN". */
+const char *command_type_name(int type);
+
+#endif /* FSM_COMMAND_H */

@@ -1,0 +1,185 @@
+/* The lock state machine: a pure function of its state and a committed entry. */
+#ifndef FSM_LOCKFSM_H
+#define FSM_LOCKFSM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lib/mem.h"
+#include "command.h"
+
+/*
+ * Semantics (docs/fsm.md has the full account):
+ *
+ * - A session's id is the index of its OPEN entry. A lock's fencing token is
+ *   the index of the entry that granted it, so tokens strictly increase per
+ *   lock. One CLOSE or EXPIRE entry can hand several locks to their next
+ *   waiters; those grants share that entry's index, as the nodes one
+ *   ZooKeeper multi-op creates share a zxid.
+ * - A held lock with waiters queues them FIFO. When the holder releases,
+ *   closes or expires, the next waiter is granted in the same apply step.
+ *   Every queued waiter belongs to a live session: closing or expiring a
+ *   session removes its waiters in the same step.
+ * - Exactly once: client commands carry (session, seq, ack). The outcome of
+ *   every seq >= ack is remembered (at most limits.max_inflight per session)
+ *   and a duplicate gets the remembered outcome without changing anything;
+ *   a queued ACQUIRE's remembered outcome follows the waiter (QUEUED, then
+ *   GRANTED or TIMEDOUT/CANCELLED). A seq below ack is BATON_ESEQ. Ended
+ *   sessions leave a tombstone (the last limits.max_tombstones of them) so
+ *   late requests learn BATON_EEXPIRED or BATON_ECLOSED, and a retried
+ *   CLOSE succeeds again.
+ * - Nothing here reads a clock: the leader proposes EXPIRE and TIMEOUT.
+ */
+
+/* What the outcome of a command (struct lockfsm_result.kind) says. */
+enum lockfsm_kind {
+        LOCKFSM_REJECTED = 0, /* status < 0; for BUSY, token is the holder's */
+        LOCKFSM_OPENED,       /* session = the new (or the retried) session */
+        LOCKFSM_CLOSED,
+        LOCKFSM_EXPIRED,
+        LOCKFSM_GRANTED,   /* token */
+        LOCKFSM_REENTERED, /* token, count = the new hold count */
+        LOCKFSM_QUEUED,    /* count = position in the queue, from 1 */
+        LOCKFSM_RELEASED,  /* token, count = holds left (0: lock freed) */
+        LOCKFSM_CANCELLED, /* the waiter `target` left the queue */
+        LOCKFSM_HOLDER,    /* QUERY: session, owner, token, count, waiters */
+        LOCKFSM_FREE,      /* QUERY of a free lock (waiters = 0) */
+        LOCKFSM_CURRENT,   /* CHECK: the token is the current grant */
+};
+
+struct lockfsm_result {
+        int status; /* 0 or a negative BATON_E* code */
+        uint8_t kind;
+        bool duplicate; /* answered from the exactly-once memory */
+        uint64_t session;
+        uint64_t owner;
+        uint64_t token;
+        uint32_t count;
+        uint32_t waiters;
+};
+
+/* State transitions, reported on apply so the server can answer waiting
+ * clients (a waiter is granted by someone else's entry) and write its apply
+ * log. */
+enum lockfsm_event_type {
+        LOCKFSM_EV_RESULT = 1, /* the outcome of a client command */
+        LOCKFSM_EV_OPEN,       /* session opened */
+        LOCKFSM_EV_END,        /* session ended; cause CLOSE or EXPIRE */
+        LOCKFSM_EV_GRANT,      /* lock granted: token, seq = the ACQUIRE's */
+        LOCKFSM_EV_RELEASE,    /* grant ended; cause RELEASE, CLOSE, EXPIRE */
+        LOCKFSM_EV_QUEUE,      /* waiter queued: seq, wait_ms */
+        LOCKFSM_EV_UNQUEUE,    /* waiter left without a grant; status says why */
+};
+
+struct lockfsm_event {
+        uint8_t type;   /* enum lockfsm_event_type */
+        uint8_t cause;  /* enum command_type of the entry being applied */
+        uint64_t index; /* the entry being applied */
+        uint64_t session;
+        uint64_t seq;
+        uint64_t owner;
+        uint64_t token;
+        uint64_t nonce;   /* OPEN */
+        uint32_t wait_ms; /* QUEUE */
+        int status;       /* UNQUEUE: BATON_ETIMEDOUT, ECANCELLED, EEXPIRED... */
+        const char *name; /* lock name, borrowed for the callback only */
+        uint8_t name_len;
+        const struct lockfsm_result *result; /* RESULT only */
+};
+
+typedef void (*lockfsm_event_cb)(void *data, const struct lockfsm_event *ev);
+
+/* Limits. Every replica must use the same values: they decide outcomes. */
+struct lockfsm_limits {
+        uint32_t max_sessions;          /* default 65536 */
+        uint32_t max_locks_per_session; /* held + awaited, default 1024 */
+        uint32_t max_waiters_per_lock;  /* default 4096 */
+        uint32_t max_inflight;          /* remembered outcomes per session,
+                                           default 32, at most 255 */
+        uint32_t max_tombstones;        /* default 4096 */
+        uint32_t min_ttl_ms;            /* default 1 */
+        uint32_t max_ttl_ms;            /* default 3,600,000 (one hour) */
+};
+
+void lockfsm_limits_default(struct lockfsm_limits *l);
+
+struct lockfsm;
+
+/*
+ * Create an empty state machine. `limits` is copied (NULL: the defaults);
+ * `mem` is borrowed for the life of the machine (NULL: libc). Returns NULL
+ * when out of memory or when the limits are invalid.
+ */
+struct lockfsm *lockfsm_create(const struct lockfsm_limits *limits,
+                               const struct mem *mem);
+void lockfsm_destroy(struct lockfsm *f); /* accepts NULL */
+
+/* Events are delivered synchronously from inside lockfsm_apply(). */
+void lockfsm_set_event_cb(struct lockfsm *f, lockfsm_event_cb cb, void *data);
+
+/*
+ * Apply the entry at `index` (strictly above every index applied before).
+ * Returns 0 with the outcome in `*res` (which can be an error status: a
+ * malformed or refused command changes nothing and is answered, never
+ * fatal), or BATON_ENOMEM, in which case no state changed, no event was
+ * delivered, and the same entry must be applied again later.
+ */
+int lockfsm_apply(struct lockfsm *f, uint64_t index, const void *buf,
+                  size_t len, struct lockfsm_result *res);
+
+/* The same, for a command that is already decoded and validated. */
+int lockfsm_apply_command(struct lockfsm *f, uint64_t index,
+                          const struct command *c, struct lockfsm_result *res);
+
+/* The index of the last entry applied or restored (0 for an empty machine). */
+uint64_t lockfsm_last_index(const struct lockfsm *f);
+
+/*
+ * Read-only lookups on local state. They are linearizable only when the
+ * caller knows its state is current (after a committed barrier).
+ * lockfsm_query fills `res` as a QUERY entry would.
+ */
+void lockfsm_query(const struct lockfsm *f, const char *name, size_t len,
+                   struct lockfsm_result *res);
+
+struct lockfsm_stats {
+        uint64_t sessions;
+        uint64_t locks; /* locks held or awaited */
+        uint64_t grants;
+        uint64_t waiters;
+        uint64_t tombstones;
+};
+
+void lockfsm_stats(const struct lockfsm *f, struct lockfsm_stats *st);
+
+/* The TTL a live session asked for; 0 if there is no such session. */
+uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session);
+
+/*
+ * Walk the structure and check every invariant (holders and waiters belong
+ * to live sessions, counts agree, queues ordered, maps consistent). Returns
+ * NULL when all hold, or a static description of the first violation. For
+ * tests and debug builds: O(state).
+ */
+const char *lockfsm_check(const struct lockfsm *f);
+
+/*
+ * Serialize the whole state deterministically: the same log gives the same
+ * bytes on every replica. `*buf` is allocated with the machine's allocator
+ * and owned by the caller (free it with lockfsm_snapshot_free()). 0 or
+ * BATON_ENOMEM.
+ */
+int lockfsm_snapshot(const struct lockfsm *f, void **buf, size_t *len);
+
+/* Free a buffer from lockfsm_snapshot() (accepts NULL). */
+void lockfsm_snapshot_free(const struct lockfsm *f, void *buf);
+
+/*
+ * Replace the state by a snapshot's. 0, BATON_ECORRUPT (bad checksum,
+ * truncated, inconsistent), BATON_EVERSION or BATON_ENOMEM; on error the
+ * state is unchanged. `buf` is borrowed.
+ */
+int lockfsm_restore(struct lockfsm *f, const void *buf, size_t len);
+
+#endif /* FSM_LOCKFSM_H */

@@ -1,0 +1,346 @@
+/* Deterministic serialization of the lock state machine (docs/fsm.md). */
+#include "snapshot.h"
+
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../lib/cursor.h"
+#include "state.h"
+
+static const uint8_t magic[4] = {'B', 'T', 'N', 'S'};
+
+static void put_result(struct wcursor *w, const struct lockfsm_result *r)
+{
+        wcursor_u8(w, r->kind);
+        wcursor_u32(w, (uint32_t)r->status);
+        wcursor_u64(w, r->session);
+        wcursor_u64(w, r->owner);
+        wcursor_u64(w, r->token);
+        wcursor_u32(w, r->count);
+        wcursor_u32(w, r->waiters);
+}
+
+static void put_session(struct wcursor *w, const struct session *s)
+{
+        unsigned i;
+
+        wcursor_u64(w, s->id);
+        wcursor_u64(w, s->nonce);
+        wcursor_u32(w, s->ttl_ms);
+        wcursor_u64(w, s->floor);
+        wcursor_u8(w, s->name_len);
+        wcursor_bytes(w, s->name, s->name_len);
+        wcursor_u8(w, s->n_memo);
+        for (i = 0; i < s->n_memo; i++) {
+                wcursor_u64(w, s->memo[i].seq);
+                put_result(w, &s->memo[i].res);
+        }
+}
+
+static void put_lock(struct wcursor *w, const struct lock *l)
+{
+        struct queue *q;
+
+        wcursor_u8(w, l->name_len);
+        wcursor_bytes(w, l->name, l->name_len);
+        wcursor_u64(w, l->created);
+        wcursor_u8(w, l->mode);
+        wcursor_u32(w, l->n_holders);
+        QUEUE_FOREACH(q, &l->holders)
+        {
+                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                wcursor_u64(w, h->session->id);
+                wcursor_u64(w, h->owner);
+                wcursor_u64(w, h->seq);
+                wcursor_u64(w, h->token);
+                wcursor_u32(w, h->count);
+        }
+        wcursor_u32(w, l->n_waiters);
+        QUEUE_FOREACH(q, &l->waiters)
+        {
+                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                wcursor_u64(w, h->session->id);
+                wcursor_u64(w, h->owner);
+                wcursor_u64(w, h->seq);
+                wcursor_u64(w, h->queued_at);
+                wcursor_u32(w, h->wait_ms);
+        }
+}
+
+/* Writes everything but the checksum; with a NULL buffer it only counts. */
+static void put_state(struct wcursor *w, const struct lockfsm *f)
+{
+        struct queue *q;
+        uint32_t i;
+
+        wcursor_bytes(w, magic, sizeof magic);
+        wcursor_u16(w, SNAPSHOT_VERSION);
+        wcursor_u16(w, 0);
+        wcursor_u64(w, f->last_index);
+        wcursor_u32(w, f->tomb_count);
+        for (i = 0; i < f->tomb_count; i++) {
+                const struct tomb *t =
+                    &f->tomb_ring[(f->tomb_head + i) % f->limits.max_tombstones];
+                wcursor_u64(w, t->id);
+                wcursor_u8(w, (uint8_t)-t->reason);
+        }
+        wcursor_u32(w, (uint32_t)f->n_sessions);
+        QUEUE_FOREACH(q, &f->session_list)
+        {
+                put_session(w, QUEUE_DATA(q, struct session, link));
+        }
+        wcursor_u32(w, (uint32_t)f->n_locks);
+        QUEUE_FOREACH(q, &f->lock_list)
+        {
+                put_lock(w, QUEUE_DATA(q, struct lock, link));
+        }
+}
+
+/* FNV-1a over the body: catches truncation and corruption on restore. */
+static uint64_t checksum(const uint8_t *p, size_t n)
+{
+        uint64_t h = 0xcbf29ce484222325ULL;
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                h ^= p[i];
+                h *= 0x100000001b3ULL;
+        }
+        return h;
+}
+
+int snapshot_encode(const struct lockfsm *f, void **buf, size_t *len)
+{
+        struct wcursor w;
+        size_t size;
+        uint8_t *p;
+
+        wcursor_init(&w, NULL, 0);
+        put_state(&w, f);
+        size = w.len + 8;
+        p = mem_alloc(f->mem, size);
+        if (p == NULL) {
+                return BATON_ENOMEM;
+        }
+        wcursor_init(&w, p, size);
+        put_state(&w, f);
+        wcursor_u64(&w, checksum(p, size - 8));
+        if (w.bad || w.len != size) {
+                /* The two walks are the same code: this cannot happen. */
+                mem_free(f->mem, p);
+                return BATON_ENOMEM;
+        }
+        *buf = p;
+        *len = size;
+        return 0;
+}
+
+static int get_result(struct rcursor *r, struct lockfsm_result *res)
+{
+        memset(res, 0, sizeof *res);
+        res->kind = rcursor_u8(r);
+        res->status = (int32_t)rcursor_u32(r);
+        res->session = rcursor_u64(r);
+        res->owner = rcursor_u64(r);
+        res->token = rcursor_u64(r);
+        res->count = rcursor_u32(r);
+        res->waiters = rcursor_u32(r);
+        if (res->kind > LOCKFSM_CURRENT || res->status > 0) {
+                return BATON_ECORRUPT;
+        }
+        return 0;
+}
+
+static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last)
+{
+        struct session *s;
+        const uint8_t *name;
+        uint8_t i;
+
+        s = state_session_alloc(f);
+        if (s == NULL) {
+                return BATON_ENOMEM;
+        }
+        s->id = rcursor_u64(r);
+        s->nonce = rcursor_u64(r);
+        s->ttl_ms = rcursor_u32(r);
+        s->floor = rcursor_u64(r);
+        s->name_len = rcursor_u8(r);
+        name = rcursor_bytes(r, s->name_len);
+        s->n_memo = rcursor_u8(r);
+        if (r->bad || s->id <= *last || s->id > f->last_index ||
+            s->name_len > COMMAND_CLIENT_NAME_MAX ||
+            s->n_memo > f->limits.max_inflight ||
+            (s->nonce != 0 && state_session_by_nonce(f, s->nonce) != NULL)) {
+                state_session_free(f, s);
+                return BATON_ECORRUPT;
+        }
+        memcpy(s->name, name, s->name_len);
+        for (i = 0; i < s->n_memo; i++) {
+                s->memo[i].seq = rcursor_u64(r);
+                if (get_result(r, &s->memo[i].res) != 0 || r->bad) {
+                        state_session_free(f, s);
+                        return BATON_ECORRUPT;
+                }
+        }
+        if (state_session_reserve(f) != 0) {
+                state_session_free(f, s);
+                return BATON_ENOMEM;
+        }
+        state_session_link(f, s);
+        *last = s->id;
+        return 0;
+}
+
+/* Reads one holder or waiter of `l`. */
+static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
+                    bool waiting)
+{
+        struct session *s = state_session(f, rcursor_u64(r));
+        struct hold *h;
+
+        if (s == NULL) {
+                return BATON_ECORRUPT;
+        }
+        h = state_hold_alloc(f);
+        if (h == NULL) {
+                return BATON_ENOMEM;
+        }
+        h->lock = l;
+        h->session = s;
+        h->owner = rcursor_u64(r);
+        h->seq = rcursor_u64(r);
+        if (waiting) {
+                h->queued_at = rcursor_u64(r);
+                h->wait_ms = rcursor_u32(r);
+        } else {
+                h->token = rcursor_u64(r);
+                h->count = rcursor_u32(r);
+        }
+        if (r->bad || (waiting ? h->queued_at : h->token) > f->last_index ||
+            (!waiting && h->count == 0)) {
+                mem_free(f->mem, h);
+                return BATON_ECORRUPT;
+        }
+        if (waiting) {
+                state_wait_attach(f, h);
+        } else {
+                state_grant_attach(f, h);
+        }
+        return 0;
+}
+
+static int get_holds(struct lockfsm *f, struct rcursor *r, struct lock *l,
+                     bool waiting)
+{
+        uint32_t n = rcursor_u32(r);
+        uint32_t i;
+        int rv;
+
+        /* A hold takes at least 36 bytes: no count can promise more. */
+        if (r->bad || n > r->left / 36) {
+                return BATON_ECORRUPT;
+        }
+        for (i = 0; i < n; i++) {
+                if ((rv = get_hold(f, r, l, waiting)) != 0) {
+                        return rv;
+                }
+        }
+        return 0;
+}
+
+static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last)
+{
+        uint8_t len = rcursor_u8(r);
+        const uint8_t *name = rcursor_bytes(r, len);
+        struct lock *l;
+        int rv;
+
+        if (r->bad || len == 0 || memchr(name, '\0', len) != NULL ||
+            state_lock(f, (const char *)name, len) != NULL) {
+                return BATON_ECORRUPT;
+        }
+        l = state_lock_alloc(f, (const char *)name, len);
+        if (l == NULL) {
+                return BATON_ENOMEM;
+        }
+        l->created = rcursor_u64(r);
+        l->mode = rcursor_u8(r);
+        if (r->bad || l->created <= *last || l->created > f->last_index ||
+            l->mode != COMMAND_MODE_EXCLUSIVE) {
+                state_lock_free(f, l);
+                return BATON_ECORRUPT;
+        }
+        if (state_lock_reserve(f) != 0) {
+                state_lock_free(f, l);
+                return BATON_ENOMEM;
+        }
+        /* Linked first, so a failure below leaves it for state_close. */
+        state_lock_link(f, l);
+        *last = l->created;
+        if ((rv = get_holds(f, r, l, false)) != 0 ||
+            (rv = get_holds(f, r, l, true)) != 0) {
+                return rv;
+        }
+        return 0;
+}
+
+int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
+{
+        const uint8_t *p = buf;
+        uint64_t last;
+        struct rcursor r;
+        uint32_t n, i;
+        int rv;
+
+        if (len < sizeof magic + 4 + 8 + 8 || memcmp(p, magic, 4) != 0) {
+                return BATON_ECORRUPT;
+        }
+        rcursor_init(&r, p + len - 8, 8);
+        if (rcursor_u64(&r) != checksum(p, len - 8)) {
+                return BATON_ECORRUPT;
+        }
+        rcursor_init(&r, p + 4, len - 4 - 8);
+        if (rcursor_u16(&r) != SNAPSHOT_VERSION) {
+                return BATON_EVERSION;
+        }
+        if (rcursor_u16(&r) != 0) {
+                return BATON_ECORRUPT;
+        }
+        f->last_index = rcursor_u64(&r);
+        n = rcursor_u32(&r);
+        if (r.bad || n > f->limits.max_tombstones) {
+                return BATON_ECORRUPT;
+        }
+        for (i = 0; i < n; i++) {
+                uint64_t id = rcursor_u64(&r);
+                int reason = -(int)rcursor_u8(&r);
+                if (r.bad || state_tomb(f, id) != 0 ||
+                    (reason != BATON_EEXPIRED && reason != BATON_ECLOSED)) {
+                        return BATON_ECORRUPT;
+                }
+                state_tomb_add(f, id, reason);
+        }
+        n = rcursor_u32(&r);
+        if (r.bad || n > f->limits.max_sessions) {
+                return BATON_ECORRUPT;
+        }
+        for (i = 0, last = 0; i < n; i++) {
+                if ((rv = get_session(f, &r, &last)) != 0) {
+                        return rv;
+                }
+        }
+        n = rcursor_u32(&r);
+        if (r.bad) {
+                return BATON_ECORRUPT;
+        }
+        for (i = 0, last = 0; i < n; i++) {
+                if ((rv = get_lock(f, &r, &last)) != 0) {
+                        return rv;
+                }
+        }
+        if (r.bad || r.left != 0) {
+                return BATON_ECORRUPT;
+        }
+        return 0;
+}

@@ -1,0 +1,22 @@
+/* Deterministic serialization of the lock state machine (docs/fsm.md). */
+#ifndef FSM_SNAPSHOT_H
+#define FSM_SNAPSHOT_H
+
+#include <stddef.h>
+
+struct lockfsm;
+
+#define SNAPSHOT_VERSION 1
+
+/* Serialize `f` into a buffer allocated with f's allocator. 0 or
+ * BATON_ENOMEM. */
+int snapshot_encode(const struct lockfsm *f, void **buf, size_t *len);
+
+/*
+ * Load a snapshot into `f`, a freshly initialised empty state. On error `f`
+ * holds a partial state that the caller closes. Returns 0, BATON_ECORRUPT,
+ * BATON_EVERSION or BATON_ENOMEM.
+ */
+int snapshot_decode(struct lockfsm *f, const void *buf, size_t len);
+
+#endif /* FSM_SNAPSHOT_H */

@@ -1,0 +1,388 @@
+/* The lock state machine's data model: sessions, locks, holds, tombstones. */
+#include "state.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+
+int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
+               const struct mem *mem)
+{
+        memset(f, 0, sizeof *f);
+        f->limits = *limits;
+        f->mem = mem;
+        hmap_init(&f->sessions, mem);
+        hmap_init(&f->nonces, mem);
+        hmap_init(&f->locks, mem);
+        hmap_init(&f->tombs, mem);
+        queue_init(&f->session_list);
+        queue_init(&f->lock_list);
+        /* Tombstones live in a preallocated ring, so ending a session never
+         * allocates. */
+        f->tomb_ring = mem_calloc(mem, limits->max_tombstones,
+                                  sizeof *f->tomb_ring);
+        if (f->tomb_ring == NULL) {
+                return BATON_ENOMEM;
+        }
+        if (hmap_reserve(&f->tombs, limits->max_tombstones) != 0) {
+                mem_free(mem, f->tomb_ring);
+                return BATON_ENOMEM;
+        }
+        return 0;
+}
+
+static void free_holds(struct lockfsm *f, struct queue *list)
+{
+        while (!queue_empty(list)) {
+                struct queue *q = queue_head(list);
+                queue_remove(q);
+                mem_free(f->mem, QUEUE_DATA(q, struct hold, lock_link));
+        }
+}
+
+void state_close(struct lockfsm *f)
+{
+        while (!queue_empty(&f->lock_list)) {
+                struct lock *l =
+                    QUEUE_DATA(queue_head(&f->lock_list), struct lock, link);
+                free_holds(f, &l->holders);
+                free_holds(f, &l->waiters);
+                queue_remove(&l->link);
+                mem_free(f->mem, l);
+        }
+        while (!queue_empty(&f->session_list)) {
+                struct session *s = QUEUE_DATA(queue_head(&f->session_list),
+                                               struct session, link);
+                queue_remove(&s->link);
+                state_session_free(f, s);
+        }
+        hmap_close(&f->sessions);
+        hmap_close(&f->nonces);
+        hmap_close(&f->locks);
+        hmap_close(&f->tombs);
+        mem_free(f->mem, f->tomb_ring);
+        f->tomb_ring = NULL;
+}
+
+/* Re-points a list's neighbours at its head after the head moved. */
+static void move_head(struct queue *dst, struct queue *src)
+{
+        if (queue_empty(src)) {
+                queue_init(dst);
+                return;
+        }
+        *dst = *src;
+        dst->next->prev = dst;
+        dst->prev->next = dst;
+        queue_init(src);
+}
+
+void state_move(struct lockfsm *dst, struct lockfsm *src)
+{
+        struct queue sessions, locks;
+
+        move_head(&sessions, &src->session_list);
+        move_head(&locks, &src->lock_list);
+        *dst = *src;
+        move_head(&dst->session_list, &sessions);
+        move_head(&dst->lock_list, &locks);
+}
+
+struct session *state_session(const struct lockfsm *f, uint64_t id)
+{
+        struct hnode *n;
+
+        for (n = hmap_first(&f->sessions, hash_u64(id)); n != NULL;
+             n = hmap_next(n)) {
+                struct session *s = HMAP_DATA(n, struct session, by_id);
+                if (s->id == id) {
+                        return s;
+                }
+        }
+        return NULL;
+}
+
+struct session *state_session_by_nonce(const struct lockfsm *f,
+                                       uint64_t nonce)
+{
+        struct hnode *n;
+
+        for (n = hmap_first(&f->nonces, hash_u64(nonce)); n != NULL;
+             n = hmap_next(n)) {
+                struct session *s = HMAP_DATA(n, struct session, by_nonce);
+                if (s->nonce == nonce) {
+                        return s;
+                }
+        }
+        return NULL;
+}
+
+struct lock *state_lock(const struct lockfsm *f, const char *name, size_t len)
+{
+        struct hnode *n;
+
+        for (n = hmap_first(&f->locks, hash_bytes(name, len)); n != NULL;
+             n = hmap_next(n)) {
+                struct lock *l = HMAP_DATA(n, struct lock, by_name);
+                if (l->name_len == len && memcmp(l->name, name, len) == 0) {
+                        return l;
+                }
+        }
+        return NULL;
+}
+
+int state_tomb(const struct lockfsm *f, uint64_t id)
+{
+        struct hnode *n;
+
+        for (n = hmap_first(&f->tombs, hash_u64(id)); n != NULL;
+             n = hmap_next(n)) {
+                struct tomb *t = HMAP_DATA(n, struct tomb, by_id);
+                if (t->id == id) {
+                        return t->reason;
+                }
+        }
+        return 0;
+}
+
+struct session *state_session_alloc(struct lockfsm *f)
+{
+        struct session *s = mem_calloc(f->mem, 1, sizeof *s);
+
+        if (s == NULL) {
+                return NULL;
+        }
+        s->memo = mem_calloc(f->mem, f->limits.max_inflight, sizeof *s->memo);
+        if (s->memo == NULL) {
+                mem_free(f->mem, s);
+                return NULL;
+        }
+        queue_init(&s->link);
+        queue_init(&s->grants);
+        queue_init(&s->waits);
+        return s;
+}
+
+void state_session_free(struct lockfsm *f, struct session *s)
+{
+        if (s == NULL) {
+                return;
+        }
+        mem_free(f->mem, s->memo);
+        mem_free(f->mem, s);
+}
+
+int state_session_reserve(struct lockfsm *f)
+{
+        if (hmap_reserve(&f->sessions, f->sessions.count + 1) != 0 ||
+            hmap_reserve(&f->nonces, f->nonces.count + 1) != 0) {
+                return BATON_ENOMEM;
+        }
+        return 0;
+}
+
+void state_session_link(struct lockfsm *f, struct session *s)
+{
+        /* Ids are entry indexes, so appending keeps the list ordered. */
+        assert(queue_empty(&f->session_list) ||
+               QUEUE_DATA(queue_tail(&f->session_list), struct session, link)
+                       ->id < s->id);
+        hmap_insert(&f->sessions, &s->by_id, hash_u64(s->id));
+        if (s->nonce != 0) {
+                hmap_insert(&f->nonces, &s->by_nonce, hash_u64(s->nonce));
+        }
+        queue_push_tail(&f->session_list, &s->link);
+        f->n_sessions++;
+}
+
+void state_session_end(struct lockfsm *f, struct session *s, int reason)
+{
+        assert(s->n_holds == 0);
+        hmap_remove(&f->sessions, &s->by_id);
+        if (s->nonce != 0) {
+                hmap_remove(&f->nonces, &s->by_nonce);
+        }
+        queue_remove(&s->link);
+        f->n_sessions--;
+        state_tomb_add(f, s->id, reason);
+        state_session_free(f, s);
+}
+
+struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len)
+{
+        struct lock *l = mem_alloc(f->mem, sizeof *l + len);
+
+        if (l == NULL) {
+                return NULL;
+        }
+        memset(l, 0, sizeof *l);
+        queue_init(&l->link);
+        queue_init(&l->holders);
+        queue_init(&l->waiters);
+        l->name_len = (uint8_t)len;
+        memcpy(l->name, name, len);
+        return l;
+}
+
+void state_lock_free(struct lockfsm *f, struct lock *l)
+{
+        mem_free(f->mem, l);
+}
+
+int state_lock_reserve(struct lockfsm *f)
+{
+        return hmap_reserve(&f->locks, f->locks.count + 1);
+}
+
+void state_lock_link(struct lockfsm *f, struct lock *l)
+{
+        hmap_insert(&f->locks, &l->by_name, hash_bytes(l->name, l->name_len));
+        queue_push_tail(&f->lock_list, &l->link);
+        f->n_locks++;
+}
+
+void state_lock_drop(struct lockfsm *f, struct lock *l)
+{
+        assert(l->n_holders == 0 && l->n_waiters == 0);
+        hmap_remove(&f->locks, &l->by_name);
+        queue_remove(&l->link);
+        f->n_locks--;
+        state_lock_free(f, l);
+}
+
+struct hold *state_hold_alloc(struct lockfsm *f)
+{
+        struct hold *h = mem_calloc(f->mem, 1, sizeof *h);
+
+        if (h != NULL) {
+                queue_init(&h->lock_link);
+                queue_init(&h->session_link);
+        }
+        return h;
+}
+
+/* Orders a session's grants by (token, lock age), a function of the log. */
+static bool grant_before(const struct hold *a, const struct hold *b)
+{
+        if (a->token != b->token) {
+                return a->token < b->token;
+        }
+        return a->lock->created < b->lock->created;
+}
+
+void state_grant_attach(struct lockfsm *f, struct hold *h)
+{
+        struct queue *at = queue_tail(&h->session->grants);
+
+        h->waiting = false;
+        queue_push_tail(&h->lock->holders, &h->lock_link);
+        h->lock->n_holders++;
+        /* New grants carry the largest token so far; only the handovers of
+         * one CLOSE or EXPIRE tie, so this walk is short. */
+        while (at != &h->session->grants &&
+               grant_before(h, QUEUE_DATA(at, struct hold, session_link))) {
+                at = at->prev;
+        }
+        queue_insert_after(at, &h->session_link);
+        h->session->n_holds++;
+        f->n_grants++;
+}
+
+void state_wait_attach(struct lockfsm *f, struct hold *h)
+{
+        struct queue *at = queue_tail(&h->session->waits);
+
+        h->waiting = true;
+        queue_push_tail(&h->lock->waiters, &h->lock_link);
+        h->lock->n_waiters++;
+        /* Ordered by queued_at: new waits go last, and a restore, which
+         * attaches them lock by lock, walks back to their place. */
+        while (at != &h->session->waits &&
+               QUEUE_DATA(at, struct hold, session_link)->queued_at >
+                   h->queued_at) {
+                at = at->prev;
+        }
+        queue_insert_after(at, &h->session_link);
+        h->session->n_holds++;
+        f->n_waiters++;
+}
+
+void state_hold_detach(struct lockfsm *f, struct hold *h)
+{
+        queue_remove(&h->lock_link);
+        queue_remove(&h->session_link);
+        h->session->n_holds--;
+        if (h->waiting) {
+                h->lock->n_waiters--;
+                f->n_waiters--;
+        } else {
+                h->lock->n_holders--;
+                f->n_grants--;
+        }
+}
+
+void state_tomb_add(struct lockfsm *f, uint64_t id, int reason)
+{
+        uint32_t max = f->limits.max_tombstones;
+        struct tomb *t;
+
+        if (max == 0) {
+                return;
+        }
+        if (f->tomb_count == max) {
+                /* Forget the oldest ended session. */
+                t = &f->tomb_ring[f->tomb_head];
+                hmap_remove(&f->tombs, &t->by_id);
+                f->tomb_head = (f->tomb_head + 1) % max;
+                f->tomb_count--;
+        }
+        t = &f->tomb_ring[(f->tomb_head + f->tomb_count) % max];
+        t->id = id;
+        t->reason = reason;
+        hmap_insert(&f->tombs, &t->by_id, hash_u64(id));
+        f->tomb_count++;
+}
+
+struct memo *state_memo_find(struct session *s, uint64_t seq)
+{
+        uint8_t i;
+
+        for (i = 0; i < s->n_memo; i++) {
+                if (s->memo[i].seq == seq) {
+                        return &s->memo[i];
+                }
+        }
+        return NULL;
+}
+
+void state_memo_ack(struct session *s, uint64_t ack)
+{
+        uint8_t i, kept = 0;
+
+        if (ack <= s->floor) {
+                return;
+        }
+        s->floor = ack;
+        for (i = 0; i < s->n_memo; i++) {
+                if (s->memo[i].seq >= ack) {
+                        s->memo[kept++] = s->memo[i];
+                }
+        }
+        s->n_memo = kept;
+}
+
+void state_memo_put(struct session *s, uint64_t seq,
+                    const struct lockfsm_result *res)
+{
+        uint8_t i = s->n_memo;
+
+        /* Keep the slots sorted by seq: snapshots list them in that order. */
+        while (i > 0 && s->memo[i - 1].seq > seq) {
+                s->memo[i] = s->memo[i - 1];
+                i--;
+        }
+        s->memo[i].seq = seq;
+        s->memo[i].res = *res;
+        s->n_memo++;
+}

@@ -1,0 +1,142 @@
+/* The lock state machine's data model: sessions, locks, holds, tombstones. */
+#ifndef FSM_STATE_H
+#define FSM_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../lib/hmap.h"
+#include "../lib/queue.h"
+#include "lockfsm.h"
+
+/* One remembered outcome of a client request (the exactly-once memory). */
+struct memo {
+        uint64_t seq;
+        struct lockfsm_result res;
+};
+
+struct session {
+        struct hnode by_id;
+        struct hnode by_nonce; /* only when nonce != 0 */
+        struct queue link;     /* lockfsm.sessions, ordered by id */
+        uint64_t id;           /* the index of the OPEN entry */
+        uint64_t nonce;
+        uint64_t floor; /* outcomes of seq < floor are forgotten */
+        uint32_t ttl_ms;
+        uint32_t n_holds;   /* grants + waits, against max_locks_per_session */
+        struct queue grants; /* hold.session_link, by (token, lock age) */
+        struct queue waits;  /* hold.session_link, by queued_at */
+        uint8_t n_memo;
+        struct memo *memo; /* max_inflight slots, the first n_memo by seq */
+        uint8_t name_len;
+        char name[COMMAND_CLIENT_NAME_MAX];
+};
+
+/*
+ * A grant or a waiter. One record serves both so that handing a lock to its
+ * next waiter needs no allocation: apply cannot fail half-way.
+ */
+struct hold {
+        struct queue lock_link;    /* lock.holders or lock.waiters */
+        struct queue session_link; /* session.grants or session.waits */
+        struct lock *lock;
+        struct session *session;
+        uint64_t owner;
+        uint64_t seq;       /* the ACQUIRE that created it */
+        uint64_t queued_at; /* waiter: index of that ACQUIRE */
+        uint64_t token;     /* grant: index of the granting entry */
+        uint32_t count;     /* grant: reentrant hold count */
+        uint32_t wait_ms;   /* waiter */
+        bool waiting;
+};
+
+struct lock {
+        struct hnode by_name;
+        struct queue link; /* lockfsm.locks, by created */
+        uint64_t created;  /* index of the entry that created it */
+        uint8_t mode;
+        uint32_t n_holders;
+        uint32_t n_waiters;
+        struct queue holders;
+        struct queue waiters; /* FIFO */
+        uint8_t name_len;
+        char name[]; /* name_len bytes, not NUL-terminated */
+};
+
+struct tomb {
+        struct hnode by_id;
+        uint64_t id;
+        int reason; /* BATON_EEXPIRED or BATON_ECLOSED */
+};
+
+struct lockfsm {
+        struct lockfsm_limits limits;
+        const struct mem *mem;
+        lockfsm_event_cb cb;
+        void *cb_data;
+        uint64_t last_index;
+        struct hmap sessions; /* by id */
+        struct hmap nonces;
+        struct hmap locks; /* by name */
+        struct hmap tombs; /* by id; room for max_tombstones reserved */
+        struct queue session_list;
+        struct queue lock_list;
+        uint64_t n_sessions;
+        uint64_t n_locks;
+        uint64_t n_grants;
+        uint64_t n_waiters;
+        struct tomb *tomb_ring; /* max_tombstones slots, oldest at head */
+        uint32_t tomb_head;
+        uint32_t tomb_count;
+};
+
+/* Set up an empty state. 0 or BATON_ENOMEM (nothing to clean up). */
+int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
+               const struct mem *mem);
+/* Free everything the state owns. */
+void state_close(struct lockfsm *f);
+/* Move the contents of src into dst (which must be closed or fresh). */
+void state_move(struct lockfsm *dst, struct lockfsm *src);
+
+struct session *state_session(const struct lockfsm *f, uint64_t id);
+struct session *state_session_by_nonce(const struct lockfsm *f, uint64_t n);
+struct lock *state_lock(const struct lockfsm *f, const char *name, size_t len);
+/* BATON_EEXPIRED / BATON_ECLOSED for an ended session, 0 if unknown. */
+int state_tomb(const struct lockfsm *f, uint64_t id);
+
+/*
+ * Two-step creation: *_alloc allocates (may fail, changes nothing), and the
+ * matching reserve must succeed before *_link inserts, which cannot fail.
+ */
+struct session *state_session_alloc(struct lockfsm *f);
+void state_session_free(struct lockfsm *f, struct session *s);
+int state_session_reserve(struct lockfsm *f);
+void state_session_link(struct lockfsm *f, struct session *s);
+/* Unlink and free a session with no holds left, leaving a tombstone. */
+void state_session_end(struct lockfsm *f, struct session *s, int reason);
+
+struct lock *state_lock_alloc(struct lockfsm *f, const char *name,
+                              size_t len);
+void state_lock_free(struct lockfsm *f, struct lock *l);
+int state_lock_reserve(struct lockfsm *f);
+void state_lock_link(struct lockfsm *f, struct lock *l);
+/* Unlink and free a lock with no holders and no waiters. */
+void state_lock_drop(struct lockfsm *f, struct lock *l);
+
+struct hold *state_hold_alloc(struct lockfsm *f);
+/* Attach a grant (token and count set) or a waiter (queued at the tail). */
+void state_grant_attach(struct lockfsm *f, struct hold *h);
+void state_wait_attach(struct lockfsm *f, struct hold *h);
+/* Detach a grant or a waiter; the record is not freed. */
+void state_hold_detach(struct lockfsm *f, struct hold *h);
+
+void state_tomb_add(struct lockfsm *f, uint64_t id, int reason);
+
+struct memo *state_memo_find(struct session *s, uint64_t seq);
+/* Forget outcomes below `ack` and raise the floor. */
+void state_memo_ack(struct session *s, uint64_t ack);
+/* Remember an outcome; the caller checked there is a free slot. */
+void state_memo_put(struct session *s, uint64_t seq,
+                    const struct lockfsm_result *res);
+
+#endif /* FSM_STATE_H */

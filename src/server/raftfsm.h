@@ -1,0 +1,119 @@
+/* The raft glue: adapts the lock state machine to libraft's struct raft_fsm. */
+#ifndef SERVER_RAFTFSM_H
+#define SERVER_RAFTFSM_H
+
+#include <stdint.h>
+
+#include <raft.h>
+
+#include "../fsm/lockfsm.h"
+#include "../lib/mem.h"
+
+/*
+ * What fsm->apply stores in `*result` for every entry it applies, and so what
+ * a raft_apply() callback receives as its `result` argument when its status
+ * is 0. `index` is the index the state machine was given for the entry (its
+ * fencing token if the entry granted a lock); it must equal the index raft
+ * assigned to the request (req->index), which the simulation tests check.
+ */
+struct raftfsm_result {
+        uint64_t index;
+        struct lockfsm_result res;
+};
+
+/*
+ * One replica's state machine as raft sees it. Caller-allocated; all fields
+ * are private except `fsm`, which is what raft_init() or
+ * raft_fixture_grow() takes.
+ *
+ * Threading: like everything raft touches, a raftfsm is used only from the
+ * thread running the raft instance's loop.
+ */
+struct raftfsm {
+        struct raft_fsm fsm; /* give &rf->fsm to raft_init / raft_fixture_grow */
+        struct lockfsm *lockfsm;
+        struct raft *raft;            /* attached instance, borrowed */
+        struct mem mem;               /* raft_malloc/raft_free for lockfsm */
+        struct raftfsm_result result; /* the last apply's outcome */
+        uint64_t n_nomem;             /* applies refused for lack of memory */
+        char errmsg[128];
+};
+
+/**
+ * Initialize `rf` with an empty lock state machine, version 1 of struct
+ * raft_fsm.
+ *
+ * `limits` is copied (NULL: lockfsm_limits_default()); every replica of a
+ * cluster must use the same limits, since they decide outcomes. The state
+ * machine allocates through raft_malloc()/raft_free(), so that a snapshot
+ * buffer can be handed to raft without a copy and so that a test that
+ * replaces raft's heap (raft_heap_set) also injects failures here.
+ *
+ * Returns 0, or BATON_ENOMEM when the state machine cannot be created (out of
+ * memory, or `limits` rejected by lockfsm_create()); a failed init leaves
+ * nothing to clean up, and the reason is in raftfsm_errmsg().
+ */
+int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits);
+
+/**
+ * Free the state machine. Call it only after the raft instance using
+ * `&rf->fsm` has been closed (its close callback has run, or
+ * raft_fixture_close() returned). Accepts NULL.
+ */
+void raftfsm_close(struct raftfsm *rf);
+
+/**
+ * Tell `rf` which raft instance applies entries to it. Required before the
+ * first entry is applied (before raft_start(), after raft_init() or
+ * raft_fixture_grow()), because fsm->apply receives no index and computes it
+ * as raft_last_applied(r) + 1: libraft 0.15.0 advances last_applied only
+ * after fsm->apply returns. `r` is borrowed and must outlive every apply.
+ */
+void raftfsm_attach(struct raftfsm *rf, struct raft *r);
+
+/**
+ * Forward the state machine's events (lockfsm_set_event_cb()) to `cb`,
+ * synchronously from inside fsm->apply, before the raft_apply() callback of
+ * the same entry runs. `data` is borrowed. NULL `cb` turns events off.
+ */
+void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data);
+
+/**
+ * The lock state machine, borrowed for lookups (lockfsm_query(),
+ * lockfsm_stats(), lockfsm_snapshot()). Callers must not apply entries to it
+ * directly: only raft does, through `&rf->fsm`.
+ */
+struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf);
+
+/**
+ * A description of the last failure of raftfsm_init(), of an apply refused
+ * for lack of memory, of a snapshot or of a restore. Never NULL; "" when
+ * nothing has failed. Valid until the next call on `rf`.
+ */
+const char *raftfsm_errmsg(const struct raftfsm *rf);
+
+/*
+ * What the struct raft_fsm callbacks do (documented here because raft, not
+ * our code, calls them):
+ *
+ * apply: index = raft_last_applied() + 1; lockfsm_apply(); `*result` points
+ *   at rf's struct raftfsm_result, valid until the next apply on `rf` (read
+ *   it inside the raft_apply() callback, which raft runs right after the
+ *   apply). Returns 0 for every entry, including malformed or refused
+ *   commands, whose error is in the result; returns RAFT_NOMEM only when
+ *   lockfsm_apply() ran out of memory with the state unchanged, so raft
+ *   stops at this entry and applies it again later (a deterministic error
+ *   must never be returned: it would wedge the node at that entry).
+ *
+ * snapshot: one raft_malloc'ed buffer holding lockfsm_snapshot(), in a
+ *   raft_malloc'ed array of one struct raft_buffer; raft owns both on
+ *   success (version 1: raft frees them after writing). RAFT_NOMEM on
+ *   failure, with nothing left allocated.
+ *
+ * restore: lockfsm_restore() of the one buffer; on success the buffer is
+ *   raft_free'd (raft's contract), on failure it is left to raft and the
+ *   live state is unchanged: RAFT_CORRUPT for a corrupt, truncated or
+ *   unknown-version snapshot, RAFT_NOMEM when out of memory.
+ */
+
+#endif /* SERVER_RAFTFSM_H */

@@ -1,0 +1,208 @@
+/* Test harness for the lock state machine: builds, applies, records events. */
+#include "fsmtest.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void record(void *data, const struct lockfsm_event *ev)
+{
+        struct fsmtest *t = data;
+        struct fsmtest_event *e;
+
+        assert(t->n_events < FSMTEST_MAX_EVENTS);
+        e = &t->events[t->n_events++];
+        memset(e, 0, sizeof *e);
+        e->type = ev->type;
+        e->cause = ev->cause;
+        e->index = ev->index;
+        e->session = ev->session;
+        e->seq = ev->seq;
+        e->owner = ev->owner;
+        e->token = ev->token;
+        e->status = ev->status;
+        if (ev->name != NULL) {
+                memcpy(e->name, ev->name, ev->name_len);
+        }
+}
+
+void fsmtest_init(struct fsmtest *t, const struct lockfsm_limits *limits,
+                  const struct mem *mem)
+{
+        memset(t, 0, sizeof *t);
+        t->f = lockfsm_create(limits, mem);
+        assert(t->f != NULL);
+        lockfsm_set_event_cb(t->f, record, t);
+}
+
+void fsmtest_close(struct fsmtest *t)
+{
+        lockfsm_destroy(t->f);
+        t->f = NULL;
+}
+
+struct lockfsm_result fsmtest_apply_raw(struct fsmtest *t, const void *buf,
+                                        size_t len)
+{
+        struct lockfsm_result res;
+
+        memset(&res, 0, sizeof res);
+        t->last_rv = lockfsm_apply(t->f, t->index + 1, buf, len, &res);
+        if (t->last_rv == 0) {
+                t->index++;
+        }
+        return res;
+}
+
+struct lockfsm_result fsmtest_apply(struct fsmtest *t, const struct command *c)
+{
+        uint8_t buf[COMMAND_MAX_SIZE];
+        size_t n = command_encode(c, buf, sizeof buf);
+
+        assert(n > 0);
+        return fsmtest_apply_raw(t, buf, n);
+}
+
+uint64_t fsmtest_open(struct fsmtest *t, uint64_t nonce)
+{
+        struct command c = {.type = COMMAND_OPEN, .nonce = nonce,
+                            .ttl_ms = 10000};
+        struct lockfsm_result r = fsmtest_apply(t, &c);
+
+        assert(r.status == 0 && r.kind == LOCKFSM_OPENED);
+        return r.session;
+}
+
+static struct command named(uint8_t type, uint64_t session, uint64_t seq,
+                            const char *name)
+{
+        struct command c = {.type = type, .session = session, .seq = seq,
+                            .ack = seq, .name = name,
+                            .name_len = (uint8_t)strlen(name)};
+        return c;
+}
+
+struct lockfsm_result fsmtest_acquire(struct fsmtest *t, uint64_t session,
+                                      uint64_t seq, uint64_t owner,
+                                      const char *name, uint32_t wait_ms)
+{
+        struct command c = named(COMMAND_ACQUIRE, session, seq, name);
+
+        c.owner = owner;
+        c.wait_ms = wait_ms;
+        return fsmtest_apply(t, &c);
+}
+
+struct lockfsm_result fsmtest_release(struct fsmtest *t, uint64_t session,
+                                      uint64_t seq, uint64_t owner,
+                                      const char *name, uint64_t token)
+{
+        struct command c = named(COMMAND_RELEASE, session, seq, name);
+
+        c.owner = owner;
+        c.token = token;
+        return fsmtest_apply(t, &c);
+}
+
+struct lockfsm_result fsmtest_close_session(struct fsmtest *t,
+                                            uint64_t session, uint64_t seq)
+{
+        struct command c = {.type = COMMAND_CLOSE, .session = session,
+                            .seq = seq, .ack = seq};
+        return fsmtest_apply(t, &c);
+}
+
+struct lockfsm_result fsmtest_expire(struct fsmtest *t, uint64_t session)
+{
+        struct command c = {.type = COMMAND_EXPIRE, .session = session};
+        return fsmtest_apply(t, &c);
+}
+
+struct lockfsm_result fsmtest_cancel(struct fsmtest *t, uint64_t session,
+                                     uint64_t seq, const char *name,
+                                     uint64_t target)
+{
+        struct command c = named(COMMAND_CANCEL, session, seq, name);
+
+        c.target = target;
+        return fsmtest_apply(t, &c);
+}
+
+struct lockfsm_result fsmtest_timeout(struct fsmtest *t, uint64_t session,
+                                      const char *name, uint64_t target)
+{
+        struct command c = named(COMMAND_TIMEOUT, session, 0, name);
+
+        c.ack = 0;
+        c.target = target;
+        return fsmtest_apply(t, &c);
+}
+
+struct lockfsm_result fsmtest_query(struct fsmtest *t, const char *name)
+{
+        struct command c = named(COMMAND_QUERY, 0, 0, name);
+
+        c.ack = 0;
+        return fsmtest_apply(t, &c);
+}
+
+struct lockfsm_result fsmtest_check(struct fsmtest *t, const char *name,
+                                    uint64_t token)
+{
+        struct command c = named(COMMAND_CHECK, 0, 0, name);
+
+        c.ack = 0;
+        c.token = token;
+        return fsmtest_apply(t, &c);
+}
+
+const struct fsmtest_event *fsmtest_find(const struct fsmtest *t, uint8_t type,
+                                         unsigned nth)
+{
+        unsigned i;
+
+        for (i = 0; i < t->n_events; i++) {
+                if (t->events[i].type == type && nth-- == 0) {
+                        return &t->events[i];
+                }
+        }
+        return NULL;
+}
+
+unsigned fsmtest_count(const struct fsmtest *t, uint8_t type)
+{
+        unsigned i, n = 0;
+
+        for (i = 0; i < t->n_events; i++) {
+                n += t->events[i].type == type;
+        }
+        return n;
+}
+
+void *fsmtest_snapshot(const struct lockfsm *f, size_t *len)
+{
+        void *buf = NULL;
+        void *copy;
+        int rv = lockfsm_snapshot(f, &buf, len);
+
+        assert(rv == 0);
+        /* Copy into malloc'd memory: the machine's allocator may be a test
+         * allocator the caller does not want to free through. */
+        copy = malloc(*len);
+        assert(copy != NULL);
+        memcpy(copy, buf, *len);
+        lockfsm_snapshot_free(f, buf);
+        return copy;
+}
+
+bool fsmtest_same_state(const struct lockfsm *a, const struct lockfsm *b)
+{
+        size_t la, lb;
+        void *sa = fsmtest_snapshot(a, &la);
+        void *sb = fsmtest_snapshot(b, &lb);
+        bool same = la == lb && memcmp(sa, sb, la) == 0;
+
+        free(sa);
+        free(sb);
+        return same;
+}

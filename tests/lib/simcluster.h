@@ -1,0 +1,254 @@
+/* A simulated Baton cluster for tests: raft_fixture nodes running raftfsm. */
+#ifndef TESTS_SIMCLUSTER_H
+#define TESTS_SIMCLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <raft.h>
+#include <raft/fixture.h>
+
+#include "../../src/fsm/command.h"
+#include "../../src/fsm/lockfsm.h"
+#include "../../src/server/raftfsm.h"
+
+/*
+ * What the wrapper adds to raft_fixture (RAFT.md §6):
+ *
+ * - every node runs the real lock state machine through the real raft glue
+ *   (struct raftfsm), and the wrapper records, per node, every entry applied
+ *   (its bytes and outcome) and every lockfsm event (copied, names too), so
+ *   tests can compare replicas and check invariants over the applied log;
+ * - a "server" side that proposes one encoded command per raft_apply() on the
+ *   current leader, the way batond will: a new leader first commits a
+ *   barrier (0.15.0 appends no entry of its own term on election), the
+ *   number of proposals in flight per leader is bounded, and each proposal's
+ *   outcome is tracked (acknowledged with the leader's result, or unknown);
+ * - fault helpers with reference counts, so that overlapping faults heal
+ *   independently.
+ *
+ * Everything runs on the caller's thread in virtual time; nothing here is
+ * thread-safe.
+ */
+
+#define SIMCLUSTER_MAX_NODES 5
+
+/* One lockfsm event as recorded on one node: a flat copy of struct
+ * lockfsm_event (the name and result copied, not borrowed). */
+struct simevent {
+        uint8_t type;  /* enum lockfsm_event_type */
+        uint8_t cause; /* enum command_type */
+        uint8_t name_len;
+        bool has_result; /* RESULT events */
+        int status;
+        uint32_t wait_ms;
+        uint64_t index;
+        uint64_t session;
+        uint64_t seq;
+        uint64_t owner;
+        uint64_t token;
+        uint64_t nonce;
+        struct lockfsm_result result;
+        char name[COMMAND_NAME_MAX];
+};
+
+/* One command entry as applied on one node (recorded only when the apply
+ * succeeded, so an entry retried after RAFT_NOMEM appears once). */
+struct simentry {
+        uint64_t index; /* raftfsm_result.index */
+        struct lockfsm_result res;
+        size_t len;
+        uint8_t bytes[COMMAND_MAX_SIZE]; /* the entry, as committed */
+};
+
+/* Decode a recorded entry. `c->name` borrows from `e`. 0 or BATON_E*. */
+int simentry_command(const struct simentry *e, struct command *c);
+
+struct simcluster;
+
+struct simnode {
+        struct simcluster *c;
+        unsigned i;
+        struct raftfsm rf;
+        /* What raft calls: forwards to rf.fsm and records what it applied. */
+        struct raft_fsm shim;
+        struct simevent *events;
+        size_t n_events;
+        size_t cap_events;
+        struct simentry *entries;
+        size_t n_entries;
+        size_t cap_entries;
+};
+
+/* The state of a proposal (one raft_apply() of one command). */
+enum simprop_state {
+        SIMPROP_PENDING = 0,
+        SIMPROP_ACKED,   /* status 0: committed and applied on the leader */
+        SIMPROP_UNKNOWN, /* RAFT_LEADERSHIPLOST/NOTLEADER/SHUTDOWN: retry */
+        SIMPROP_FAILED,  /* any other status */
+};
+
+struct simprop;
+typedef void (*simprop_cb)(struct simprop *p);
+
+struct simprop {
+        struct raft_apply req; /* req.data = this */
+        struct simcluster *c;
+        unsigned id;   /* 1, 2, ... in proposal order */
+        unsigned node; /* the leader it was proposed on */
+        int state;     /* enum simprop_state */
+        int status;    /* the callback's RAFT_* status */
+        unsigned n_callbacks;
+        struct command cmd; /* cmd.name points at name */
+        char name[COMMAND_NAME_MAX];
+        uint64_t raft_index;           /* req.index, set by raft_apply() */
+        struct raftfsm_result result;  /* copied from the callback, ACKED */
+        raft_time proposed_at;
+        raft_time done_at;
+        simprop_cb cb; /* runs once when state leaves PENDING */
+        void *data;
+};
+
+/* Called for every event applied on a node that is leader at that moment:
+ * what batond would use to answer waiting clients. */
+typedef void (*simcluster_listener)(void *data, unsigned node,
+                                    const struct simevent *ev);
+
+struct simcluster_config {
+        unsigned n; /* nodes, 1..SIMCLUSTER_MAX_NODES */
+        struct lockfsm_limits limits;
+        unsigned election_timeout;  /* ms, default 1000 */
+        unsigned heartbeat_timeout; /* ms, default 100 */
+        unsigned snapshot_threshold;
+        unsigned snapshot_trailing;
+        bool pre_vote;
+        unsigned max_inflight; /* proposals pending on one leader */
+        /* Refuse proposals while some node's applied index lags the leader's
+         * last index by more than this (0: never). See simcluster_propose(). */
+        unsigned max_lag;
+};
+
+/* Defaults: 3 nodes, default limits, election 1000 ms, heartbeat 100 ms,
+ * threshold 64, trailing 192, pre-vote on, 8 in flight, max_lag 150. */
+void simcluster_config_default(struct simcluster_config *cfg);
+
+struct simbarrier;
+
+struct simcluster {
+        struct raft_fixture f;
+        struct simcluster_config cfg;
+        struct simnode nodes[SIMCLUSTER_MAX_NODES];
+        raft_term ready_term[SIMCLUSTER_MAX_NODES]; /* barrier done in */
+        raft_term barrier_term[SIMCLUSTER_MAX_NODES]; /* barrier issued in */
+        unsigned inflight[SIMCLUSTER_MAX_NODES];
+        unsigned killed[SIMCLUSTER_MAX_NODES]; /* fault reference counts */
+        unsigned saturated[SIMCLUSTER_MAX_NODES][SIMCLUSTER_MAX_NODES];
+        unsigned disconnected[SIMCLUSTER_MAX_NODES][SIMCLUSTER_MAX_NODES];
+        struct simprop **props; /* every proposal, owned, in id order */
+        size_t n_props;
+        size_t cap_props;
+        struct simbarrier *barriers; /* owned, freed at destroy */
+        simcluster_listener listener;
+        void *listener_data;
+        bool verbose;  /* trace proposals and outcomes on stdout as "# " */
+        bool closing;  /* no user callback runs during destroy */
+        bool failed;   /* out of memory while recording: results invalid */
+        unsigned anomalies; /* callbacks fired twice and the like */
+        char errmsg[256];   /* first anomaly or recording failure */
+};
+
+/*
+ * Create and start a cluster: memset the fixture (0.15.0 does not reset
+ * f->n, RAFT.md §6), grow it by cfg->n nodes with a raftfsm each,
+ * bootstrap them all with the same configuration, apply the raft settings
+ * and start. `cfg` is copied. Returns 0 or a RAFT_* code with the reason in
+ * c->errmsg; on failure there is nothing to destroy.
+ */
+int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg);
+
+/* Close the fixture (pending callbacks fire with no user callback running),
+ * then free every node, proposal and recording. Accepts NULL. */
+void simcluster_close(struct simcluster *c);
+
+/* Receive events applied on the leader. `data` is borrowed. */
+void simcluster_set_listener(struct simcluster *c, simcluster_listener cb,
+                             void *data);
+
+/* Step the fixture once (one event), then issue the barrier of any node
+ * that has just become leader. Returns the fixture's event. */
+struct raft_fixture_event *simcluster_step(struct simcluster *c);
+
+/* Step until `ms` of virtual time have passed. */
+void simcluster_step_for(struct simcluster *c, unsigned ms);
+
+raft_time simcluster_now(struct simcluster *c);
+struct raft *simcluster_raft(struct simcluster *c, unsigned i);
+struct lockfsm *simcluster_lockfsm(struct simcluster *c, unsigned i);
+
+/* The alive node in leader state with the highest term, or cfg.n. */
+unsigned simcluster_leader(struct simcluster *c);
+
+/* The leader, if it has committed its barrier in its current term (so it
+ * may serve), or cfg.n. */
+unsigned simcluster_ready_leader(struct simcluster *c);
+
+/*
+ * Encode `cmd` into a raft_malloc'ed buffer and raft_apply() it, as the one
+ * entry of one request, on the ready leader. `cmd` is copied (its name too);
+ * `cb` runs exactly once when the outcome is known, unless the cluster is
+ * being destroyed; `data` is borrowed. On success *out (if not NULL) is the
+ * proposal, owned by the cluster until simcluster_close().
+ *
+ * Returns 0; RAFT_NOTLEADER when no leader is ready; RAFT_BUSY when the
+ * leader has cfg.max_inflight proposals pending, or when some node lags by
+ * more than cfg.max_lag entries (so that no follower ever needs an
+ * InstallSnapshot, which the fixture cannot survive, RAFT.md §6);
+ * RAFT_INVALID when `cmd` cannot be encoded; RAFT_NOMEM; or raft_apply()'s
+ * error. On error the callback never runs.
+ */
+int simcluster_propose(struct simcluster *c, const struct command *cmd,
+                       simprop_cb cb, void *data, struct simprop **out);
+
+/* Proposals still pending, on any node. */
+size_t simcluster_pending(struct simcluster *c);
+
+/* Faults. Each call counts, and the fault lasts until as many undo calls:
+ * overlapping faults heal independently. */
+void simcluster_kill(struct simcluster *c, unsigned i);
+void simcluster_revive(struct simcluster *c, unsigned i);
+void simcluster_saturate(struct simcluster *c, unsigned i, unsigned j);
+void simcluster_desaturate(struct simcluster *c, unsigned i, unsigned j);
+void simcluster_disconnect(struct simcluster *c, unsigned i, unsigned j);
+void simcluster_reconnect(struct simcluster *c, unsigned i, unsigned j);
+/* Saturate (undo: desaturate) both directions between i and every other
+ * node. */
+void simcluster_isolate(struct simcluster *c, unsigned i);
+void simcluster_unisolate(struct simcluster *c, unsigned i);
+/* Undo every fault still in place, whatever its count. */
+void simcluster_heal(struct simcluster *c);
+/* Nodes killed or with any saturated/disconnected link right now. */
+unsigned simcluster_n_down(struct simcluster *c);
+
+/*
+ * Heal, then drive the cluster until a leader is ready, propose `final` and
+ * retry it until acknowledged, then step until every node has applied the
+ * same last index and no proposal is pending. Returns 0 with *out the
+ * acknowledged proposal, or -1 with the reason in c->errmsg if that takes
+ * more than `max_ms` of virtual time.
+ */
+int simcluster_converge(struct simcluster *c, const struct command *final,
+                        unsigned max_ms, struct simprop **out);
+
+/* InstallSnapshot messages sent by any node so far (should stay 0). */
+unsigned simcluster_n_install_snapshot(struct simcluster *c);
+
+/*
+ * Take node i's snapshot through its struct raft_fsm (as raft does), restore
+ * it into a fresh raftfsm through fsm->restore, and compare the two
+ * machines' lockfsm_snapshot() bytes. 0 when identical; -1 with the reason
+ * in c->errmsg.
+ */
+int simcluster_check_snapshot_roundtrip(struct simcluster *c, unsigned i);
+
+#endif /* TESTS_SIMCLUSTER_H */

@@ -1,0 +1,2055 @@
+/* A randomized model-based test of the lock state machine: a small reference
+ * model, written from docs/fsm.md, runs in lockstep with lockfsm. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../../src/fsm/command.h"
+#include "../../src/fsm/lockfsm.h"
+#include "../../src/lib/mem.h"
+
+/*
+ * Small limits, so that every limit error is hit often: six sessions with
+ * two owners each compete for four locks, and a session may remember only
+ * four outcomes before it must acknowledge some.
+ */
+enum {
+        LIM_SESSIONS = 6,
+        LIM_LOCKS = 3,
+        LIM_WAITERS = 3,
+        LIM_INFLIGHT = 4,
+        LIM_TOMBS = 4,
+        LIM_MIN_TTL = 100,
+        LIM_MAX_TTL = 10000,
+};
+
+/* How much work the seed ranges do, and how often the machine is
+ * snapshotted, restored and replayed in lockstep. */
+enum {
+        STEPS = 200,
+        SEEDS_PER_CASE = 500,
+        CHECKPOINT = 16,
+        NEGATIVE_SEEDS = 200,
+};
+
+/* Capacities of the model's plain arrays. A broken model variant (the
+ * negative controls) can keep locks a correct one would free, so the lock
+ * table is larger than the limits need. */
+enum {
+        CAP_LOCKS = 64,
+        CAP_EVENTS = 64,
+        CAP_KNOWN = 256,
+        CAP_HIST = 8,
+        CAP_TOKENS = 16,
+};
+
+/* The deliberately wrong model variants used by the negative controls. */
+enum {
+        BUG_FORGET = 1 << 0,      /* retries run again: no exactly-once */
+        BUG_DEAD_WAITER = 1 << 1, /* EXPIRE keeps the session's waiters */
+};
+
+/* Which result fields docs/fsm.md defines for an outcome; only those are
+ * compared, so the test does not pin down what the docs leave open. */
+enum {
+        MF_SESSION = 1 << 0,
+        MF_OWNER = 1 << 1,
+        MF_TOKEN = 1 << 2,
+        MF_COUNT = 1 << 3,
+        MF_WAITERS = 1 << 4,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Seeded randomness: splitmix64, so a seed names one sequence forever. */
+
+struct rng {
+        uint64_t s;
+};
+
+static uint64_t rnd(struct rng *r)
+{
+        uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+}
+
+static uint32_t below(struct rng *r, uint32_t n)
+{
+        return n == 0 ? 0 : (uint32_t)(rnd(r) % n);
+}
+
+static bool chance(struct rng *r, unsigned pct)
+{
+        return below(r, 100) < pct;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events, as the machine reports them and as the model predicts them. */
+
+struct ev {
+        uint8_t type;
+        uint8_t cause;
+        uint64_t index;
+        uint64_t session;
+        uint64_t seq;
+        uint64_t owner;
+        uint64_t token;
+        uint64_t nonce;
+        uint32_t wait_ms;
+        int status;
+        uint8_t name_len;
+        char name[COMMAND_NAME_MAX];
+        bool has_result;
+        struct lockfsm_result result;
+};
+
+struct evlog {
+        struct ev ev[CAP_EVENTS];
+        unsigned n;
+        bool overflow;
+};
+
+static void on_event(void *data, const struct lockfsm_event *e)
+{
+        struct evlog *log = data;
+        struct ev *v;
+
+        if (log->n == CAP_EVENTS) {
+                log->overflow = true;
+                return;
+        }
+        v = &log->ev[log->n++];
+        memset(v, 0, sizeof *v);
+        v->type = e->type;
+        v->cause = e->cause;
+        v->index = e->index;
+        v->session = e->session;
+        v->seq = e->seq;
+        v->owner = e->owner;
+        v->token = e->token;
+        v->nonce = e->nonce;
+        v->wait_ms = e->wait_ms;
+        v->status = e->status;
+        if (e->name != NULL) {
+                v->name_len = e->name_len;
+                memcpy(v->name, e->name, e->name_len);
+        }
+        if (e->result != NULL) {
+                v->has_result = true;
+                v->result = *e->result;
+        }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The reference model: plain arrays and linear scans, nothing clever. */
+
+/* An outcome with the mask of the fields the docs define for it. */
+struct mres {
+        struct lockfsm_result r;
+        unsigned mask;
+};
+
+struct mout {
+        uint64_t seq;
+        struct mres res;
+};
+
+struct msess {
+        uint64_t id;
+        uint64_t nonce;
+        uint64_t floor;
+        uint32_t ttl;
+        uint8_t client_len;
+        char client[COMMAND_CLIENT_NAME_MAX];
+        struct mout out[LIM_INFLIGHT]; /* ordered by seq */
+        unsigned nout;
+};
+
+struct mtomb {
+        uint64_t session;
+        int status; /* BATON_EEXPIRED or BATON_ECLOSED */
+};
+
+struct mwaiter {
+        uint64_t session;
+        uint64_t owner;
+        uint64_t seq;
+        uint64_t queued_at;
+        uint32_t wait_ms;
+};
+
+/* A lock exists only while held, so the holder fields are always valid. */
+struct mlock {
+        uint8_t name_len;
+        char name[COMMAND_NAME_MAX];
+        uint64_t created;
+        uint64_t session;
+        uint64_t owner;
+        uint64_t token;
+        uint32_t count;
+        struct mwaiter w[LIM_WAITERS]; /* FIFO */
+        unsigned nw;
+};
+
+struct model {
+        unsigned bugs;
+        bool overflow; /* a broken variant outgrew the arrays */
+        struct msess s[LIM_SESSIONS]; /* live, ordered by id */
+        unsigned ns;
+        struct mtomb t[LIM_TOMBS]; /* oldest first */
+        unsigned nt;
+        struct mlock l[CAP_LOCKS]; /* ordered by age (created) */
+        unsigned nl;
+};
+
+static struct mres rejected(int status)
+{
+        struct mres m;
+
+        memset(&m, 0, sizeof m);
+        m.r.status = status;
+        m.r.kind = LOCKFSM_REJECTED;
+        return m;
+}
+
+static struct mres outcome(uint8_t kind, unsigned mask)
+{
+        struct mres m;
+
+        memset(&m, 0, sizeof m);
+        m.r.kind = kind;
+        m.mask = mask;
+        return m;
+}
+
+static struct msess *m_session(struct model *m, uint64_t id)
+{
+        for (unsigned i = 0; i < m->ns; i++) {
+                if (m->s[i].id == id) {
+                        return &m->s[i];
+                }
+        }
+        return NULL;
+}
+
+static const struct mtomb *m_tomb(const struct model *m, uint64_t id)
+{
+        for (unsigned i = 0; i < m->nt; i++) {
+                if (m->t[i].session == id) {
+                        return &m->t[i];
+                }
+        }
+        return NULL;
+}
+
+/* The answer for a session that is not live: its tombstone or none. */
+static struct mres not_live(const struct model *m, uint64_t id)
+{
+        const struct mtomb *t = m_tomb(m, id);
+
+        return rejected(t != NULL ? t->status : BATON_ENOSESSION);
+}
+
+static struct mlock *m_lock(struct model *m, const char *name, size_t len)
+{
+        for (unsigned i = 0; i < m->nl; i++) {
+                if (m->l[i].name_len == len &&
+                    memcmp(m->l[i].name, name, len) == 0) {
+                        return &m->l[i];
+                }
+        }
+        return NULL;
+}
+
+static struct mlock *m_lock_created(struct model *m, uint64_t created)
+{
+        for (unsigned i = 0; i < m->nl; i++) {
+                if (m->l[i].created == created) {
+                        return &m->l[i];
+                }
+        }
+        return NULL;
+}
+
+/* Locks a session holds plus locks it waits for: what the limit counts. */
+static unsigned m_nlocks(const struct model *m, uint64_t sid)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < m->nl; i++) {
+                n += m->l[i].session == sid;
+                for (unsigned j = 0; j < m->l[i].nw; j++) {
+                        n += m->l[i].w[j].session == sid;
+                }
+        }
+        return n;
+}
+
+static struct mout *m_out(struct msess *s, uint64_t seq)
+{
+        for (unsigned i = 0; i < s->nout; i++) {
+                if (s->out[i].seq == seq) {
+                        return &s->out[i];
+                }
+        }
+        return NULL;
+}
+
+static void m_remember(struct msess *s, uint64_t seq, const struct mres *r)
+{
+        unsigned i = s->nout;
+
+        assert_true(s->nout < LIM_INFLIGHT);
+        while (i > 0 && s->out[i - 1].seq > seq) {
+                s->out[i] = s->out[i - 1];
+                i--;
+        }
+        s->out[i].seq = seq;
+        s->out[i].res = *r;
+        s->out[i].res.r.duplicate = false;
+        s->nout++;
+}
+
+/* A queued ACQUIRE's remembered outcome follows its waiter; if the client
+ * has acknowledged it already there is nothing left to update. */
+static void m_set_out(struct model *m, uint64_t sid, uint64_t seq,
+                      const struct mres *r)
+{
+        struct msess *s = m_session(m, sid);
+        struct mout *o = s != NULL ? m_out(s, seq) : NULL;
+
+        if (o != NULL) {
+                o->res = *r;
+        }
+}
+
+static struct ev *m_ev(struct evlog *log, uint8_t type, uint64_t index,
+                       uint8_t cause)
+{
+        struct ev *v;
+
+        if (log->n == CAP_EVENTS) {
+                log->overflow = true;
+                return &log->ev[CAP_EVENTS - 1];
+        }
+        v = &log->ev[log->n++];
+        memset(v, 0, sizeof *v);
+        v->type = type;
+        v->index = index;
+        v->cause = cause;
+        return v;
+}
+
+static void ev_name(struct ev *v, const struct mlock *l)
+{
+        v->name_len = l->name_len;
+        memcpy(v->name, l->name, l->name_len);
+}
+
+static void m_remove_waiter(struct mlock *l, unsigned i)
+{
+        memmove(&l->w[i], &l->w[i + 1], (l->nw - i - 1) * sizeof l->w[0]);
+        l->nw--;
+}
+
+static void m_delete_lock(struct model *m, struct mlock *l)
+{
+        unsigned i = (unsigned)(l - m->l);
+
+        memmove(&m->l[i], &m->l[i + 1], (m->nl - i - 1) * sizeof m->l[0]);
+        m->nl--;
+}
+
+/* The holder has left: the head waiter gets the lock with this entry's index
+ * as its token, or the lock disappears. */
+static void m_handover(struct model *m, struct mlock *l, uint64_t index,
+                       uint8_t cause, struct evlog *log)
+{
+        struct mwaiter w;
+        struct mres g;
+        struct ev *v;
+
+        if (l->nw == 0) {
+                m_delete_lock(m, l);
+                return;
+        }
+        w = l->w[0];
+        m_remove_waiter(l, 0);
+        l->session = w.session;
+        l->owner = w.owner;
+        l->token = index;
+        l->count = 1;
+        v = m_ev(log, LOCKFSM_EV_GRANT, index, cause);
+        v->session = w.session;
+        v->seq = w.seq;
+        v->owner = w.owner;
+        v->token = index;
+        ev_name(v, l);
+        g = outcome(LOCKFSM_GRANTED, MF_TOKEN);
+        g.r.token = index;
+        m_set_out(m, w.session, w.seq, &g);
+}
+
+/* CLOSE and EXPIRE: waits leave in queue order, then grants are handed over
+ * by token and then lock age, then the session ends with a tombstone. */
+static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
+                  uint8_t cause, struct evlog *log)
+{
+        uint64_t order[CAP_LOCKS];
+        unsigned n = 0;
+        struct msess *s;
+        struct ev *v;
+
+        while (!((m->bugs & BUG_DEAD_WAITER) && cause == COMMAND_EXPIRE)) {
+                struct mlock *best = NULL;
+                unsigned bi = 0;
+
+                for (unsigned i = 0; i < m->nl; i++) {
+                        for (unsigned j = 0; j < m->l[i].nw; j++) {
+                                if (m->l[i].w[j].session == sid &&
+                                    (best == NULL ||
+                                     m->l[i].w[j].queued_at <
+                                         best->w[bi].queued_at)) {
+                                        best = &m->l[i];
+                                        bi = j;
+                                }
+                        }
+                }
+                if (best == NULL) {
+                        break;
+                }
+                v = m_ev(log, LOCKFSM_EV_UNQUEUE, index, cause);
+                v->session = sid;
+                v->seq = best->w[bi].seq;
+                v->owner = best->w[bi].owner;
+                v->status = status;
+                ev_name(v, best);
+                m_remove_waiter(best, bi);
+        }
+
+        /* Collect first, so that a grant made while ending cannot be
+         * released again by the same loop. */
+        for (unsigned i = 0; i < m->nl; i++) {
+                if (m->l[i].session == sid) {
+                        order[n++] = m->l[i].created;
+                }
+        }
+        for (unsigned i = 1; i < n; i++) {
+                for (unsigned j = i; j > 0; j--) {
+                        struct mlock *a = m_lock_created(m, order[j - 1]);
+                        struct mlock *b = m_lock_created(m, order[j]);
+                        uint64_t tmp;
+
+                        if (a->token < b->token ||
+                            (a->token == b->token && a->created < b->created)) {
+                                break;
+                        }
+                        tmp = order[j];
+                        order[j] = order[j - 1];
+                        order[j - 1] = tmp;
+                }
+        }
+        for (unsigned i = 0; i < n; i++) {
+                struct mlock *l = m_lock_created(m, order[i]);
+
+                v = m_ev(log, LOCKFSM_EV_RELEASE, index, cause);
+                v->session = sid;
+                v->owner = l->owner;
+                v->token = l->token;
+                ev_name(v, l);
+                m_handover(m, l, index, cause, log);
+        }
+
+        s = m_session(m, sid);
+        memmove(s, s + 1, (size_t)(&m->s[m->ns] - (s + 1)) * sizeof *s);
+        m->ns--;
+        if (m->nt == LIM_TOMBS) {
+                memmove(&m->t[0], &m->t[1], (LIM_TOMBS - 1) * sizeof m->t[0]);
+                m->nt--;
+        }
+        m->t[m->nt].session = sid;
+        m->t[m->nt].status = status;
+        m->nt++;
+        v = m_ev(log, LOCKFSM_EV_END, index, cause);
+        v->session = sid;
+}
+
+static struct mres m_open(struct model *m, uint64_t index,
+                          const struct command *c, struct evlog *log)
+{
+        struct msess *s;
+        struct mres r;
+        struct ev *v;
+
+        for (unsigned i = 0; c->nonce != 0 && i < m->ns; i++) {
+                if (m->s[i].nonce == c->nonce) {
+                        r = outcome(LOCKFSM_OPENED, MF_SESSION);
+                        r.r.session = m->s[i].id;
+                        r.r.duplicate = true;
+                        return r;
+                }
+        }
+        if (c->ttl_ms < LIM_MIN_TTL || c->ttl_ms > LIM_MAX_TTL) {
+                return rejected(BATON_ETTL);
+        }
+        if (m->ns == LIM_SESSIONS) {
+                return rejected(BATON_ETOOMANYSESSIONS);
+        }
+        s = &m->s[m->ns++];
+        memset(s, 0, sizeof *s);
+        s->id = index;
+        s->nonce = c->nonce;
+        s->ttl = c->ttl_ms;
+        s->client_len = c->name_len;
+        memcpy(s->client, c->name, c->name_len);
+        v = m_ev(log, LOCKFSM_EV_OPEN, index, COMMAND_OPEN);
+        v->session = index;
+        v->nonce = c->nonce;
+        r = outcome(LOCKFSM_OPENED, MF_SESSION);
+        r.r.session = index;
+        return r;
+}
+
+static struct mres m_acquire(struct model *m, uint64_t index,
+                             const struct command *c, struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct mwaiter *w;
+        struct mres r;
+        struct ev *v;
+
+        if (c->mode != COMMAND_MODE_EXCLUSIVE) {
+                return rejected(BATON_EUNSUPPORTED);
+        }
+        if (l != NULL && l->session == c->session && l->owner == c->owner) {
+                if (l->count == UINT32_MAX) {
+                        return rejected(BATON_EOVERFLOW);
+                }
+                l->count++;
+                r = outcome(LOCKFSM_REENTERED, MF_TOKEN | MF_COUNT);
+                r.r.token = l->token;
+                r.r.count = l->count;
+                return r;
+        }
+        for (unsigned i = 0; l != NULL && i < l->nw; i++) {
+                if (l->w[i].session == c->session &&
+                    l->w[i].owner == c->owner) {
+                        return rejected(BATON_EWAITING);
+                }
+        }
+        if (l == NULL) {
+                if (m_nlocks(m, c->session) >= LIM_LOCKS) {
+                        return rejected(BATON_ETOOMANYLOCKS);
+                }
+                if (m->nl == CAP_LOCKS) {
+                        m->overflow = true;
+                        return rejected(BATON_ENOMEM);
+                }
+                l = &m->l[m->nl++];
+                memset(l, 0, sizeof *l);
+                l->name_len = c->name_len;
+                memcpy(l->name, c->name, c->name_len);
+                l->created = index;
+                l->session = c->session;
+                l->owner = c->owner;
+                l->token = index;
+                l->count = 1;
+                v = m_ev(log, LOCKFSM_EV_GRANT, index, COMMAND_ACQUIRE);
+                v->session = c->session;
+                v->seq = c->seq;
+                v->owner = c->owner;
+                v->token = index;
+                ev_name(v, l);
+                r = outcome(LOCKFSM_GRANTED, MF_TOKEN);
+                r.r.token = index;
+                return r;
+        }
+        if (c->wait_ms == COMMAND_WAIT_TRY) {
+                r = rejected(BATON_EBUSY);
+                r.mask = MF_SESSION | MF_OWNER | MF_TOKEN;
+                r.r.session = l->session;
+                r.r.owner = l->owner;
+                r.r.token = l->token;
+                return r;
+        }
+        if (m_nlocks(m, c->session) >= LIM_LOCKS) {
+                return rejected(BATON_ETOOMANYLOCKS);
+        }
+        if (l->nw == LIM_WAITERS) {
+                return rejected(BATON_ETOOMANYWAITERS);
+        }
+        w = &l->w[l->nw++];
+        w->session = c->session;
+        w->owner = c->owner;
+        w->seq = c->seq;
+        w->queued_at = index;
+        w->wait_ms = c->wait_ms;
+        v = m_ev(log, LOCKFSM_EV_QUEUE, index, COMMAND_ACQUIRE);
+        v->session = c->session;
+        v->seq = c->seq;
+        v->owner = c->owner;
+        v->wait_ms = c->wait_ms;
+        ev_name(v, l);
+        r = outcome(LOCKFSM_QUEUED, MF_COUNT);
+        r.r.count = l->nw;
+        return r;
+}
+
+static struct mres m_release(struct model *m, uint64_t index,
+                             const struct command *c, struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct mres r;
+        struct ev *v;
+
+        if (l == NULL || l->session != c->session || l->owner != c->owner) {
+                return rejected(BATON_ENOTHOLDER);
+        }
+        if (c->token != l->token) {
+                return rejected(BATON_ESTALE);
+        }
+        l->count--;
+        r = outcome(LOCKFSM_RELEASED, MF_TOKEN | MF_COUNT);
+        r.r.token = l->token;
+        r.r.count = l->count;
+        if (l->count == 0) {
+                v = m_ev(log, LOCKFSM_EV_RELEASE, index, COMMAND_RELEASE);
+                v->session = l->session;
+                v->owner = l->owner;
+                v->token = l->token;
+                ev_name(v, l);
+                m_handover(m, l, index, COMMAND_RELEASE, log);
+        }
+        return r;
+}
+
+/* CANCEL and TIMEOUT: the waiter leaves and its ACQUIRE learns why. */
+static struct mres m_unqueue(struct model *m, uint64_t index,
+                             const struct command *c, int why,
+                             struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct mres gone = rejected(why);
+        struct ev *v;
+
+        for (unsigned i = 0; l != NULL && i < l->nw; i++) {
+                if (l->w[i].session != c->session ||
+                    l->w[i].seq != c->target) {
+                        continue;
+                }
+                v = m_ev(log, LOCKFSM_EV_UNQUEUE, index, c->type);
+                v->session = c->session;
+                v->seq = c->target;
+                v->owner = l->w[i].owner;
+                v->status = why;
+                ev_name(v, l);
+                m_remove_waiter(l, i);
+                m_set_out(m, c->session, c->target, &gone);
+                return outcome(LOCKFSM_CANCELLED, 0);
+        }
+        return rejected(BATON_ENOTWAITING);
+}
+
+/* CLOSE, ACQUIRE, RELEASE and CANCEL: the exactly-once steps of
+ * docs/fsm.md, then the command itself. */
+static struct mres m_client(struct model *m, uint64_t index,
+                            const struct command *c, struct evlog *log)
+{
+        struct msess *s = m_session(m, c->session);
+        struct mout *o;
+        struct mres r;
+
+        if (s == NULL) {
+                const struct mtomb *t = m_tomb(m, c->session);
+
+                if (t != NULL && t->status == BATON_ECLOSED &&
+                    c->type == COMMAND_CLOSE) {
+                        r = outcome(LOCKFSM_CLOSED, 0);
+                        r.r.duplicate = true;
+                        return r;
+                }
+                return not_live(m, c->session);
+        }
+        if (c->seq == 0 || c->seq < c->ack) {
+                return rejected(BATON_EINVAL);
+        }
+        if (c->seq < s->floor) {
+                return rejected(BATON_ESEQ);
+        }
+        if (c->ack > s->floor) {
+                unsigned k = 0;
+
+                s->floor = c->ack;
+                for (unsigned i = 0; i < s->nout; i++) {
+                        if (s->out[i].seq >= s->floor) {
+                                s->out[k++] = s->out[i];
+                        }
+                }
+                s->nout = k;
+        }
+        o = m_out(s, c->seq);
+        if (o != NULL && !(m->bugs & BUG_FORGET)) {
+                r = o->res;
+                r.r.duplicate = true;
+                return r;
+        }
+        if (s->nout >= LIM_INFLIGHT) {
+                return rejected(BATON_EINFLIGHT);
+        }
+        switch (c->type) {
+        case COMMAND_CLOSE:
+                m_end(m, c->session, BATON_ECLOSED, index, COMMAND_CLOSE, log);
+                return outcome(LOCKFSM_CLOSED, 0);
+        case COMMAND_ACQUIRE:
+                r = m_acquire(m, index, c, log);
+                break;
+        case COMMAND_RELEASE:
+                r = m_release(m, index, c, log);
+                break;
+        default:
+                r = m_unqueue(m, index, c, BATON_ECANCELLED, log);
+                break;
+        }
+        if (o != NULL) {
+                o->res = r; /* BUG_FORGET ran a retry again */
+        } else {
+                m_remember(s, c->seq, &r);
+        }
+        return r;
+}
+
+static struct mres m_query(struct model *m, const char *name, size_t len)
+{
+        struct mlock *l = m_lock(m, name, len);
+        struct mres r;
+
+        if (l == NULL) {
+                return outcome(LOCKFSM_FREE, MF_WAITERS);
+        }
+        r = outcome(LOCKFSM_HOLDER, MF_SESSION | MF_OWNER | MF_TOKEN |
+                                        MF_COUNT | MF_WAITERS);
+        r.r.session = l->session;
+        r.r.owner = l->owner;
+        r.r.token = l->token;
+        r.r.count = l->count;
+        r.r.waiters = l->nw;
+        return r;
+}
+
+static struct mres m_apply(struct model *m, uint64_t index,
+                           const struct command *c, struct evlog *log)
+{
+        struct mlock *l;
+        struct mres r;
+
+        log->n = 0;
+        log->overflow = false;
+        switch (c->type) {
+        case COMMAND_OPEN:
+                return m_open(m, index, c, log);
+        case COMMAND_EXPIRE:
+                if (m_session(m, c->session) == NULL) {
+                        return not_live(m, c->session);
+                }
+                m_end(m, c->session, BATON_EEXPIRED, index, COMMAND_EXPIRE,
+                      log);
+                return outcome(LOCKFSM_EXPIRED, 0);
+        case COMMAND_TIMEOUT:
+                if (m_session(m, c->session) == NULL) {
+                        return not_live(m, c->session);
+                }
+                return m_unqueue(m, index, c, BATON_ETIMEDOUT, log);
+        case COMMAND_QUERY:
+                return m_query(m, c->name, c->name_len);
+        case COMMAND_CHECK:
+                l = m_lock(m, c->name, c->name_len);
+                if (l != NULL && l->token == c->token) {
+                        return outcome(LOCKFSM_CURRENT, 0);
+                }
+                r = rejected(BATON_ESTALE);
+                r.mask = MF_TOKEN;
+                r.r.token = l != NULL ? l->token : 0;
+                return r;
+        default:
+                return m_client(m, index, c, log);
+        }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The generator: random commands aimed at the interesting cases. */
+
+static const char *const lock_names[] = {"alpha", "beta", "gamma", "delta"};
+#define NLOCK_NAMES (sizeof lock_names / sizeof lock_names[0])
+
+/* What a client remembers about a session it opened. */
+struct gsess {
+        uint64_t id;
+        uint64_t nonce;
+        uint64_t next_seq;
+        uint64_t ack;
+        struct command hist[CAP_HIST]; /* recent requests, for retries */
+        unsigned nhist;
+        unsigned hpos;
+};
+
+struct gen {
+        struct rng rng;
+        char long_name[COMMAND_NAME_MAX];
+        char client[COMMAND_CLIENT_NAME_MAX];
+        struct gsess s[CAP_KNOWN];
+        unsigned ns;
+        uint64_t tokens[CAP_TOKENS]; /* recent grant tokens, to go stale */
+        unsigned ntokens;
+        unsigned tpos;
+};
+
+static void gen_init(struct gen *g, uint64_t seed)
+{
+        memset(g, 0, sizeof *g);
+        g->rng.s = seed;
+        memset(g->long_name, 'z', sizeof g->long_name);
+}
+
+static struct gsess *gen_sess(struct gen *g, uint64_t id)
+{
+        for (unsigned i = 0; i < g->ns; i++) {
+                if (g->s[i].id == id) {
+                        return &g->s[i];
+                }
+        }
+        return NULL;
+}
+
+static void gen_name(struct gen *g, struct command *c)
+{
+        if (chance(&g->rng, 3)) {
+                c->name = g->long_name;
+                c->name_len = COMMAND_NAME_MAX;
+                return;
+        }
+        c->name = lock_names[below(&g->rng, NLOCK_NAMES)];
+        c->name_len = (uint8_t)strlen(c->name);
+}
+
+static uint64_t gen_owner(struct gen *g)
+{
+        return chance(&g->rng, 3) ? 7 : 1 + below(&g->rng, 2);
+}
+
+/* A token that is probably not the current grant of anything. */
+static uint64_t gen_stale(struct gen *g, uint64_t current)
+{
+        uint32_t p = below(&g->rng, 100);
+
+        if (p < 50 && g->ntokens > 0) {
+                return g->tokens[below(&g->rng, g->ntokens)];
+        }
+        if (p < 80 && current > 1) {
+                return current - 1 - below(&g->rng, (uint32_t)current - 1);
+        }
+        return p < 90 ? current + 1 : below(&g->rng, 3);
+}
+
+/* Mostly a live session, sometimes an ended one or one that never was. */
+static uint64_t gen_session(struct gen *g, const struct model *m,
+                            uint64_t index)
+{
+        uint32_t p = below(&g->rng, 100);
+
+        if (p < 82 && m->ns > 0) {
+                return m->s[below(&g->rng, m->ns)].id;
+        }
+        if (p < 94 && g->ns > 0) {
+                return g->s[below(&g->rng, g->ns)].id;
+        }
+        switch (below(&g->rng, 4)) {
+        case 0:
+                return 0;
+        case 1:
+                return UINT64_MAX;
+        case 2:
+                return index;
+        default:
+                return 1 + below(&g->rng, (uint32_t)index);
+        }
+}
+
+/* Sequence numbers mostly fresh; sometimes zero, below the ack floor or
+ * reused; acks that advance, lag behind or run ahead of the seq. */
+static void gen_seq(struct gen *g, struct command *c)
+{
+        struct gsess *gs = gen_sess(g, c->session);
+        uint32_t p = below(&g->rng, 100);
+
+        if (gs == NULL) {
+                c->seq = 1 + below(&g->rng, 5);
+                c->ack = below(&g->rng, 2);
+                return;
+        }
+        c->ack = gs->ack;
+        if (p < 88) {
+                c->seq = gs->next_seq++;
+        } else if (p < 92) {
+                c->seq = 0;
+        } else if (p < 96 && gs->ack > 1) {
+                c->seq = 1 + below(&g->rng, (uint32_t)gs->ack - 1);
+                c->ack = below(&g->rng, (uint32_t)c->seq + 1);
+        } else {
+                c->seq = 1 + below(&g->rng, (uint32_t)gs->next_seq);
+        }
+        p = below(&g->rng, 100);
+        if (p < 40 && c->seq >= c->ack) {
+                c->ack += below(&g->rng, (uint32_t)(c->seq - c->ack + 1));
+        } else if (p < 44) {
+                c->ack = c->seq + 1 + below(&g->rng, 3);
+        } else if (p < 48 && c->ack > 0) {
+                c->ack = below(&g->rng, (uint32_t)c->ack);
+        }
+        if (c->ack <= c->seq && c->ack > gs->ack) {
+                gs->ack = c->ack;
+        }
+}
+
+static void gen_remember(struct gen *g, const struct command *c)
+{
+        struct gsess *gs = gen_sess(g, c->session);
+
+        if (gs == NULL) {
+                return;
+        }
+        gs->hist[gs->hpos] = *c;
+        gs->hpos = (gs->hpos + 1) % CAP_HIST;
+        if (gs->nhist < CAP_HIST) {
+                gs->nhist++;
+        }
+}
+
+static bool gen_retry(struct gen *g, struct command *c)
+{
+        struct gsess *gs;
+
+        if (g->ns == 0) {
+                return false;
+        }
+        gs = &g->s[below(&g->rng, g->ns)];
+        if (gs->nhist == 0) {
+                return false;
+        }
+        *c = gs->hist[below(&g->rng, gs->nhist)];
+        if (chance(&g->rng, 30) && gs->ack <= c->seq) {
+                c->ack = gs->ack;
+        }
+        return true;
+}
+
+/* Picks a random waiter of the model (of `sid` if non-zero). */
+static bool gen_waiter(struct gen *g, struct model *m, uint64_t sid,
+                       struct mlock **lp, struct mwaiter **wp)
+{
+        unsigned n = 0, k;
+
+        for (unsigned i = 0; i < m->nl; i++) {
+                for (unsigned j = 0; j < m->l[i].nw; j++) {
+                        n += sid == 0 || m->l[i].w[j].session == sid;
+                }
+        }
+        if (n == 0) {
+                return false;
+        }
+        k = below(&g->rng, n);
+        for (unsigned i = 0; i < m->nl; i++) {
+                for (unsigned j = 0; j < m->l[i].nw; j++) {
+                        if (sid != 0 && m->l[i].w[j].session != sid) {
+                                continue;
+                        }
+                        if (k-- == 0) {
+                                *lp = &m->l[i];
+                                *wp = &m->l[i].w[j];
+                                return true;
+                        }
+                }
+        }
+        return false;
+}
+
+static void gen_open(struct gen *g, const struct model *m, struct command *c)
+{
+        uint32_t p = below(&g->rng, 100);
+        static const uint32_t bad_ttl[] = {0, LIM_MIN_TTL - 1, LIM_MAX_TTL + 1,
+                                           UINT32_MAX};
+
+        c->type = COMMAND_OPEN;
+        if (p < 15 && m->ns > 0) {
+                c->nonce = m->s[below(&g->rng, m->ns)].nonce;
+        } else if (p < 20) {
+                c->nonce = 0;
+        } else if (p < 25 && g->ns > 0) {
+                c->nonce = g->s[below(&g->rng, g->ns)].nonce;
+        } else {
+                c->nonce = rnd(&g->rng);
+        }
+        c->ttl_ms = chance(&g->rng, 92)
+                        ? LIM_MIN_TTL + below(&g->rng, LIM_MAX_TTL -
+                                                           LIM_MIN_TTL + 1)
+                        : bad_ttl[below(&g->rng, 4)];
+        c->name_len = chance(&g->rng, 3) ? COMMAND_CLIENT_NAME_MAX
+                                         : (uint8_t)below(&g->rng, 9);
+        for (unsigned i = 0; i < c->name_len; i++) {
+                g->client[i] = (char)('a' + below(&g->rng, 26));
+        }
+        c->name = g->client;
+}
+
+/* One well-formed command, in memory. */
+static void gen_command(struct gen *g, struct model *m, uint64_t index,
+                        struct command *c)
+{
+        uint32_t p = below(&g->rng, 100);
+        struct mlock *l;
+        struct mwaiter *w;
+
+        memset(c, 0, sizeof *c);
+        if (m->ns < 2 && chance(&g->rng, 50)) {
+                p = 0;
+        }
+        if (p < 9) {
+                gen_open(g, m, c);
+                return;
+        }
+        if (p < 18 && gen_retry(g, c)) {
+                return;
+        }
+        if (p < 23) {
+                c->type = COMMAND_EXPIRE;
+                c->session = gen_session(g, m, index);
+                /* Prefer holders with waiters: expiry with handover. */
+                for (unsigned i = 0; chance(&g->rng, 50) && i < m->nl; i++) {
+                        if (m->l[i].nw > 0) {
+                                c->session = m->l[i].session;
+                                break;
+                        }
+                }
+                return;
+        }
+        if (p < 28) {
+                c->type = COMMAND_TIMEOUT;
+                if (chance(&g->rng, 75) && gen_waiter(g, m, 0, &l, &w)) {
+                        c->session = w->session;
+                        c->target = w->seq;
+                        c->name = l->name;
+                        c->name_len = l->name_len;
+                        return;
+                }
+                c->session = gen_session(g, m, index);
+                c->target = 1 + below(&g->rng, 8);
+                gen_name(g, c);
+                return;
+        }
+        if (p < 31) {
+                c->type = COMMAND_QUERY;
+                gen_name(g, c);
+                return;
+        }
+        if (p < 36) {
+                c->type = COMMAND_CHECK;
+                gen_name(g, c);
+                l = m_lock(m, c->name, c->name_len);
+                c->token = l != NULL && chance(&g->rng, 50)
+                               ? l->token
+                               : gen_stale(g, l != NULL ? l->token : index);
+                return;
+        }
+        if (p < 40) {
+                c->type = COMMAND_CLOSE;
+                c->session = gen_session(g, m, index);
+        } else if (p < 45) {
+                c->type = COMMAND_CANCEL;
+                c->session = gen_session(g, m, index);
+                if (chance(&g->rng, 70) &&
+                    gen_waiter(g, m, c->session, &l, &w)) {
+                        c->target = w->seq;
+                        c->name = l->name;
+                        c->name_len = l->name_len;
+                } else {
+                        c->target = 1 + below(&g->rng, 8);
+                        gen_name(g, c);
+                }
+        } else if (p < 65) {
+                c->type = COMMAND_RELEASE;
+                if (m->nl > 0 && chance(&g->rng, 65)) {
+                        l = &m->l[below(&g->rng, m->nl)];
+                        c->session = l->session;
+                        c->owner = l->owner;
+                        c->name = l->name;
+                        c->name_len = l->name_len;
+                        c->token = chance(&g->rng, 88)
+                                       ? l->token
+                                       : gen_stale(g, l->token);
+                } else {
+                        c->session = gen_session(g, m, index);
+                        c->owner = gen_owner(g);
+                        gen_name(g, c);
+                        l = m_lock(m, c->name, c->name_len);
+                        c->token = l != NULL && chance(&g->rng, 50)
+                                       ? l->token
+                                       : gen_stale(g, index);
+                }
+        } else {
+                c->type = COMMAND_ACQUIRE;
+                c->session = gen_session(g, m, index);
+                c->owner = gen_owner(g);
+                gen_name(g, c);
+                p = below(&g->rng, 100);
+                c->wait_ms = p < 40   ? COMMAND_WAIT_TRY
+                             : p < 70 ? COMMAND_WAIT_FOREVER
+                                      : 1 + below(&g->rng, 60000);
+                p = below(&g->rng, 100);
+                c->mode = p < 97   ? COMMAND_MODE_EXCLUSIVE
+                          : p < 99 ? COMMAND_MODE_SHARED
+                                   : (uint8_t)(2 + below(&g->rng, 254));
+        }
+        gen_seq(g, c);
+        gen_remember(g, c);
+}
+
+/* The bytes of the next entry: an encoded command, or now and then random
+ * bytes or an encoding with one byte flipped. */
+static size_t gen_entry(struct gen *g, struct model *m, uint64_t index,
+                        uint8_t *buf, size_t cap)
+{
+        struct command c;
+        size_t len;
+
+        if (chance(&g->rng, 3) && chance(&g->rng, 40)) {
+                len = below(&g->rng, 41);
+                for (size_t i = 0; i < len; i++) {
+                        buf[i] = (uint8_t)rnd(&g->rng);
+                }
+                if (len > 0 && chance(&g->rng, 75)) {
+                        buf[0] = COMMAND_VERSION;
+                }
+                if (len > 1 && chance(&g->rng, 50)) {
+                        buf[1] = (uint8_t)(1 + below(&g->rng, 9));
+                }
+                return len;
+        }
+        gen_command(g, m, index, &c);
+        len = command_encode(&c, buf, cap);
+        assert_true(len > 0);
+        if (chance(&g->rng, 2)) {
+                buf[below(&g->rng, (uint32_t)len)] ^=
+                    (uint8_t)(1 + below(&g->rng, 255));
+        }
+        return len;
+}
+
+/* The client learns from the model's answers, never from the machine's, so
+ * a seed names the same commands whatever the implementation does. */
+static void gen_observe(struct gen *g, const struct command *c,
+                        const struct mres *r, const struct evlog *log)
+{
+        if (c->type == COMMAND_OPEN && r->r.status == 0 && !r->r.duplicate &&
+            g->ns < CAP_KNOWN) {
+                struct gsess *gs = &g->s[g->ns++];
+
+                memset(gs, 0, sizeof *gs);
+                gs->id = r->r.session;
+                gs->nonce = c->nonce;
+                gs->next_seq = 1;
+        }
+        for (unsigned i = 0; i < log->n; i++) {
+                if (log->ev[i].type == LOCKFSM_EV_GRANT) {
+                        g->tokens[g->tpos] = log->ev[i].token;
+                        g->tpos = (g->tpos + 1) % CAP_TOKENS;
+                        if (g->ntokens < CAP_TOKENS) {
+                                g->ntokens++;
+                        }
+                }
+        }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The checker. */
+
+/* The first disagreement found, with what it takes to reproduce it. */
+struct mismatch {
+        uint64_t seed;
+        unsigned step;
+        char cmd[640];
+        char what[1024];
+};
+
+/* Per-sequence memory of the events seen, for the invariants that span
+ * entries: tokens per lock, and sessions that have ended. */
+struct lasttoken {
+        uint8_t name_len;
+        char name[COMMAND_NAME_MAX];
+        uint64_t token;
+};
+
+struct run {
+        uint64_t seed;
+        unsigned bugs;
+        bool trace;
+        struct model m;
+        struct gen g;
+        struct lockfsm *f; /* the machine under test */
+        struct lockfsm *r; /* a replica restored from f's last snapshot */
+        struct evlog fev;  /* events of f for this entry */
+        struct evlog rev;  /* events of r */
+        struct evlog mev;  /* events the model predicts */
+        struct lasttoken last[CAP_KNOWN];
+        unsigned nlast;
+        uint64_t opened[CAP_KNOWN];
+        unsigned nopened;
+        uint64_t ended[CAP_KNOWN];
+        unsigned nended;
+        struct mismatch *mm;
+};
+
+static bool diverge(struct run *run, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Records the first mismatch and returns false, so checks read as
+ * `return fail(...)`. */
+static bool diverge(struct run *run, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(run->mm->what, sizeof run->mm->what, fmt, ap);
+        va_end(ap);
+        return false;
+}
+
+static void limits(struct lockfsm_limits *l)
+{
+        lockfsm_limits_default(l);
+        l->max_sessions = LIM_SESSIONS;
+        l->max_locks_per_session = LIM_LOCKS;
+        l->max_waiters_per_lock = LIM_WAITERS;
+        l->max_inflight = LIM_INFLIGHT;
+        l->max_tombstones = LIM_TOMBS;
+        l->min_ttl_ms = LIM_MIN_TTL;
+        l->max_ttl_ms = LIM_MAX_TTL;
+}
+
+static struct lockfsm *machine(struct evlog *log)
+{
+        struct lockfsm_limits l;
+        struct lockfsm *f;
+
+        limits(&l);
+        f = lockfsm_create(&l, NULL);
+        assert_non_null(f);
+        lockfsm_set_event_cb(f, on_event, log);
+        return f;
+}
+
+static void describe(char *out, size_t cap, const uint8_t *buf, size_t len,
+                     int dec, const struct command *c)
+{
+        int n;
+
+        if (dec != 0) {
+                n = snprintf(out, cap, "undecodable (%d) %zu bytes:", dec,
+                             len);
+                for (size_t i = 0; i < len && n > 0 && (size_t)n + 4 < cap;
+                     i++) {
+                        n += snprintf(out + n, cap - (size_t)n, " %02x",
+                                      buf[i]);
+                }
+                return;
+        }
+        snprintf(out, cap,
+                 "%s session=%" PRIu64 " seq=%" PRIu64 " ack=%" PRIu64
+                 " owner=%" PRIu64 " token=%" PRIu64 " target=%" PRIu64
+                 " nonce=%" PRIu64 " ttl=%" PRIu32 " wait=%" PRIu32
+                 " mode=%u name=\"%.*s\"",
+                 command_type_name(c->type), c->session, c->seq, c->ack,
+                 c->owner, c->token, c->target, c->nonce, c->ttl_ms,
+                 c->wait_ms, c->mode, c->name_len > 24 ? 24 : c->name_len,
+                 c->name != NULL ? c->name : "");
+}
+
+static void result_str(char *out, size_t cap, const struct lockfsm_result *r)
+{
+        snprintf(out, cap,
+                 "{status=%d kind=%u dup=%d session=%" PRIu64
+                 " owner=%" PRIu64 " token=%" PRIu64 " count=%" PRIu32
+                 " waiters=%" PRIu32 "}",
+                 r->status, r->kind, r->duplicate, r->session, r->owner,
+                 r->token, r->count, r->waiters);
+}
+
+static bool result_eq(const struct mres *want, const struct lockfsm_result *got,
+                      bool check_dup)
+{
+        unsigned k = want->mask;
+
+        return got->status == want->r.status && got->kind == want->r.kind &&
+               (!check_dup || got->duplicate == want->r.duplicate) &&
+               (!(k & MF_SESSION) || got->session == want->r.session) &&
+               (!(k & MF_OWNER) || got->owner == want->r.owner) &&
+               (!(k & MF_TOKEN) || got->token == want->r.token) &&
+               (!(k & MF_COUNT) || got->count == want->r.count) &&
+               (!(k & MF_WAITERS) || got->waiters == want->r.waiters);
+}
+
+static bool check_result(struct run *run, const char *what,
+                         const struct mres *want,
+                         const struct lockfsm_result *got)
+{
+        char a[256], b[256];
+
+        if (result_eq(want, got, true)) {
+                return true;
+        }
+        result_str(a, sizeof a, &want->r);
+        result_str(b, sizeof b, got);
+        return diverge(run, "%s: expected %s (fields 0x%x), got %s", what, a,
+                    want->mask, b);
+}
+
+static const char *ev_type_name(uint8_t t)
+{
+        static const char *const names[] = {
+            "?",     "RESULT",  "OPEN",    "END",
+            "GRANT", "RELEASE", "QUEUE",   "UNQUEUE",
+        };
+        return t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+static void ev_str(char *out, size_t cap, const struct ev *v)
+{
+        snprintf(out, cap,
+                 "%s(session=%" PRIu64 " seq=%" PRIu64 " owner=%" PRIu64
+                 " token=%" PRIu64 " status=%d wait=%" PRIu32 " name=\"%.*s\")",
+                 ev_type_name(v->type), v->session, v->seq, v->owner,
+                 v->token, v->status, v->wait_ms,
+                 v->name_len > 24 ? 24 : v->name_len, v->name);
+}
+
+/* The fields each event type is documented to carry. */
+static bool ev_eq(const struct ev *a, const struct ev *b)
+{
+        bool lock = a->type == LOCKFSM_EV_GRANT ||
+                    a->type == LOCKFSM_EV_RELEASE ||
+                    a->type == LOCKFSM_EV_QUEUE ||
+                    a->type == LOCKFSM_EV_UNQUEUE;
+
+        if (a->type != b->type || a->session != b->session) {
+                return false;
+        }
+        if (lock && (a->owner != b->owner || a->name_len != b->name_len ||
+                     memcmp(a->name, b->name, a->name_len) != 0)) {
+                return false;
+        }
+        switch (a->type) {
+        case LOCKFSM_EV_OPEN:
+                return a->nonce == b->nonce;
+        case LOCKFSM_EV_GRANT:
+                return a->seq == b->seq && a->token == b->token;
+        case LOCKFSM_EV_RELEASE:
+                return a->token == b->token;
+        case LOCKFSM_EV_QUEUE:
+                return a->seq == b->seq && a->wait_ms == b->wait_ms;
+        case LOCKFSM_EV_UNQUEUE:
+                return a->seq == b->seq && a->status == b->status;
+        default:
+                return true;
+        }
+}
+
+static bool known(const uint64_t *ids, unsigned n, uint64_t id)
+{
+        for (unsigned i = 0; i < n; i++) {
+                if (ids[i] == id) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* Checks (d), (e) and (f) of the brief on the machine's events, and that
+ * they are the events the model predicts. */
+static bool check_events(struct run *run, uint64_t index, int dec,
+                         const struct command *c,
+                         const struct lockfsm_result *res)
+{
+        const struct evlog *log = &run->fev;
+        unsigned grants = 0, n;
+        char a[256], b[256];
+
+        if (log->overflow || log->n == 0) {
+                return diverge(run, "%u events (overflow %d): expected a RESULT",
+                            log->n, log->overflow);
+        }
+        n = log->n - 1;
+        if (log->ev[n].type != LOCKFSM_EV_RESULT || !log->ev[n].has_result) {
+                return diverge(run, "the last event is %s, not RESULT",
+                            ev_type_name(log->ev[n].type));
+        }
+        if (!result_eq(&(struct mres){*res, ~0u}, &log->ev[n].result, true) ||
+            log->ev[n].result.status != res->status) {
+                result_str(a, sizeof a, &log->ev[n].result);
+                result_str(b, sizeof b, res);
+                return diverge(run, "RESULT event %s differs from res %s", a, b);
+        }
+        for (unsigned i = 0; i < log->n; i++) {
+                const struct ev *v = &log->ev[i];
+
+                if (v->index != index) {
+                        return diverge(run, "event %u has index %" PRIu64, i,
+                                    v->index);
+                }
+                if (dec == 0 && v->cause != c->type) {
+                        return diverge(run, "event %u has cause %u", i, v->cause);
+                }
+                if (i < n && v->type == LOCKFSM_EV_RESULT) {
+                        return diverge(run, "RESULT event %u is not the last", i);
+                }
+        }
+        if (dec != 0 && n != 0) {
+                return diverge(run, "an undecodable entry emitted %u events", n);
+        }
+        if (n != run->mev.n) {
+                ev_str(a, sizeof a, &run->mev.ev[n < run->mev.n ? n : 0]);
+                ev_str(b, sizeof b, &log->ev[run->mev.n < n ? run->mev.n : 0]);
+                return diverge(run,
+                            "%u events before RESULT, the model expects %u "
+                            "(expected[%u] %s, got[%u] %s)",
+                            n, run->mev.n, n, n < run->mev.n ? a : "-",
+                            run->mev.n, run->mev.n < n ? b : "-");
+        }
+        for (unsigned i = 0; i < n; i++) {
+                if (!ev_eq(&run->mev.ev[i], &log->ev[i])) {
+                        ev_str(a, sizeof a, &run->mev.ev[i]);
+                        ev_str(b, sizeof b, &log->ev[i]);
+                        return diverge(run, "event %u: expected %s, got %s", i, a,
+                                    b);
+                }
+        }
+
+        /* Invariants that hold whatever the model says. */
+        for (unsigned i = 0; i < n; i++) {
+                const struct ev *v = &log->ev[i];
+                struct lasttoken *lt = NULL;
+
+                if (known(run->ended, run->nended, v->session)) {
+                        return diverge(run,
+                                    "%s event names session %" PRIu64
+                                    " after its END",
+                                    ev_type_name(v->type), v->session);
+                }
+                if (v->type == LOCKFSM_EV_OPEN && run->nopened < CAP_KNOWN) {
+                        run->opened[run->nopened++] = v->session;
+                }
+                if (v->type == LOCKFSM_EV_END && run->nended < CAP_KNOWN) {
+                        run->ended[run->nended++] = v->session;
+                }
+                if (v->type != LOCKFSM_EV_GRANT) {
+                        continue;
+                }
+                grants++;
+                if (!known(run->opened, run->nopened, v->session)) {
+                        return diverge(run,
+                                    "GRANT to session %" PRIu64
+                                    " that never opened",
+                                    v->session);
+                }
+                if (v->token != index) {
+                        return diverge(run,
+                                    "GRANT token %" PRIu64
+                                    " is not the entry's index",
+                                    v->token);
+                }
+                for (unsigned j = 0; j < run->nlast; j++) {
+                        if (run->last[j].name_len == v->name_len &&
+                            memcmp(run->last[j].name, v->name, v->name_len) ==
+                                0) {
+                                lt = &run->last[j];
+                        }
+                }
+                if (lt == NULL && run->nlast < CAP_KNOWN) {
+                        lt = &run->last[run->nlast++];
+                        lt->name_len = v->name_len;
+                        memcpy(lt->name, v->name, v->name_len);
+                        lt->token = 0;
+                }
+                if (lt != NULL && v->token <= lt->token) {
+                        return diverge(run,
+                                    "GRANT token %" PRIu64
+                                    " does not exceed the lock's last %" PRIu64,
+                                    v->token, lt->token);
+                }
+                if (lt != NULL) {
+                        lt->token = v->token;
+                }
+        }
+        if (grants > 1 && c->type != COMMAND_CLOSE &&
+            c->type != COMMAND_EXPIRE) {
+                return diverge(run, "%u grants share token %" PRIu64 " outside "
+                            "CLOSE/EXPIRE", grants, index);
+        }
+        return true;
+}
+
+/* A bounds-checked little-endian reader for the snapshot format. */
+struct rd {
+        const uint8_t *p;
+        size_t left;
+        bool bad;
+};
+
+static uint64_t rd_n(struct rd *r, unsigned n)
+{
+        uint64_t v = 0;
+
+        if (r->bad || r->left < n) {
+                r->bad = true;
+                return 0;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                v |= (uint64_t)r->p[i] << (8 * i);
+        }
+        r->p += n;
+        r->left -= n;
+        return v;
+}
+
+/* Compares a string field; false (and the reader bad) when it differs. */
+static bool rd_str(struct rd *r, const char *want, size_t len)
+{
+        size_t n = (size_t)rd_n(r, 1);
+
+        if (r->bad || n != len || r->left < n || memcmp(r->p, want, n) != 0) {
+                return false;
+        }
+        r->p += n;
+        r->left -= n;
+        return true;
+}
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+        uint64_t h = 0xcbf29ce484222325ULL;
+
+        for (size_t i = 0; i < n; i++) {
+                h = (h ^ p[i]) * 0x100000001b3ULL;
+        }
+        return h;
+}
+
+#define WANT(cond, ...)                                                        \
+        do {                                                                   \
+                if (r.bad || !(cond)) {                                        \
+                        return diverge(run, "snapshot: " __VA_ARGS__);            \
+                }                                                              \
+        } while (0)
+
+/* Parses the machine's snapshot (the format of docs/fsm.md) and compares
+ * every field with the model's state. */
+static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
+                           uint64_t index)
+{
+        const struct model *m = &run->m;
+        struct rd r = {buf, len, false};
+        uint64_t v;
+
+        WANT(len >= 8 && fnv1a(buf, len - 8) ==
+                             rd_n(&(struct rd){buf + len - 8, 8, false}, 8),
+             "bad checksum");
+        r.left -= 8;
+        WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
+        WANT(rd_n(&r, 2) == 1, "bad version");
+        WANT(rd_n(&r, 2) == 0, "bad flags");
+        v = rd_n(&r, 8);
+        WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v,
+             index);
+        v = rd_n(&r, 4);
+        WANT(v == m->nt, "%" PRIu64 " tombstones, expected %u", v, m->nt);
+        for (unsigned i = 0; i < m->nt; i++) {
+                v = rd_n(&r, 8);
+                WANT(v == m->t[i].session, "tombstone %u is %" PRIu64
+                     ", expected %" PRIu64, i, v, m->t[i].session);
+                v = rd_n(&r, 1);
+                WANT(v == (uint64_t)-m->t[i].status,
+                     "tombstone %u reason %" PRIu64, i, v);
+        }
+        v = rd_n(&r, 4);
+        WANT(v == m->ns, "%" PRIu64 " sessions, expected %u", v, m->ns);
+        for (unsigned i = 0; i < m->ns; i++) {
+                const struct msess *s = &m->s[i];
+
+                v = rd_n(&r, 8);
+                WANT(v == s->id, "session %u is %" PRIu64 ", expected %" PRIu64,
+                     i, v, s->id);
+                WANT(rd_n(&r, 8) == s->nonce, "session %" PRIu64 " nonce",
+                     s->id);
+                WANT(rd_n(&r, 4) == s->ttl, "session %" PRIu64 " ttl", s->id);
+                v = rd_n(&r, 8);
+                WANT(v == s->floor,
+                     "session %" PRIu64 " floor %" PRIu64 ", expected %" PRIu64,
+                     s->id, v, s->floor);
+                WANT(rd_str(&r, s->client, s->client_len),
+                     "session %" PRIu64 " client name", s->id);
+                v = rd_n(&r, 1);
+                WANT(v == s->nout,
+                     "session %" PRIu64 " remembers %" PRIu64
+                     " outcomes, expected %u",
+                     s->id, v, s->nout);
+                for (unsigned j = 0; j < s->nout; j++) {
+                        const struct mres *want = &s->out[j].res;
+                        struct lockfsm_result got;
+                        char a[256], b[256];
+
+                        memset(&got, 0, sizeof got);
+                        v = rd_n(&r, 8);
+                        WANT(v == s->out[j].seq,
+                             "session %" PRIu64 " remembers seq %" PRIu64
+                             ", expected %" PRIu64,
+                             s->id, v, s->out[j].seq);
+                        got.kind = (uint8_t)rd_n(&r, 1);
+                        got.status = (int)(int32_t)rd_n(&r, 4);
+                        got.session = rd_n(&r, 8);
+                        got.owner = rd_n(&r, 8);
+                        got.token = rd_n(&r, 8);
+                        got.count = (uint32_t)rd_n(&r, 4);
+                        got.waiters = (uint32_t)rd_n(&r, 4);
+                        result_str(a, sizeof a, &want->r);
+                        result_str(b, sizeof b, &got);
+                        WANT(result_eq(want, &got, false),
+                             "session %" PRIu64 " seq %" PRIu64
+                             " remembers %s, expected %s",
+                             s->id, s->out[j].seq, b, a);
+                }
+        }
+        v = rd_n(&r, 4);
+        WANT(v == m->nl, "%" PRIu64 " locks, expected %u", v, m->nl);
+        for (unsigned i = 0; i < m->nl; i++) {
+                const struct mlock *l = &m->l[i];
+
+                WANT(rd_str(&r, l->name, l->name_len), "lock %u name", i);
+                v = rd_n(&r, 8);
+                WANT(v == l->created,
+                     "lock \"%.*s\" created %" PRIu64 ", expected %" PRIu64,
+                     l->name_len, l->name, v, l->created);
+                WANT(rd_n(&r, 1) == COMMAND_MODE_EXCLUSIVE, "lock %u mode", i);
+                WANT(rd_n(&r, 4) == 1, "lock %u holder count", i);
+                WANT(rd_n(&r, 8) == l->session, "lock %u holder session", i);
+                WANT(rd_n(&r, 8) == l->owner, "lock %u holder owner", i);
+                WANT(rd_n(&r, 8) == l->token, "lock %u holder token", i);
+                WANT(rd_n(&r, 4) == l->count, "lock %u hold count", i);
+                v = rd_n(&r, 4);
+                WANT(v == l->nw, "lock %u has %" PRIu64 " waiters, expected %u",
+                     i, v, l->nw);
+                for (unsigned j = 0; j < l->nw; j++) {
+                        const struct mwaiter *w = &l->w[j];
+
+                        WANT(rd_n(&r, 8) == w->session,
+                             "lock %u waiter %u session", i, j);
+                        WANT(rd_n(&r, 8) == w->owner, "lock %u waiter %u owner",
+                             i, j);
+                        WANT(rd_n(&r, 8) == w->seq, "lock %u waiter %u seq", i,
+                             j);
+                        WANT(rd_n(&r, 8) == w->queued_at,
+                             "lock %u waiter %u queued_at", i, j);
+                        WANT(rd_n(&r, 4) == w->wait_ms,
+                             "lock %u waiter %u wait_ms", i, j);
+                }
+        }
+        WANT(r.left == 0, "%zu bytes left over", r.left);
+        return true;
+}
+
+#undef WANT
+
+/* Lookups that do not go through the log must agree with the model too. */
+static bool check_lookups(struct run *run)
+{
+        struct lockfsm_result got;
+        struct lockfsm_stats st;
+        struct mres want;
+        uint64_t waiters = 0;
+        char what[300];
+
+        for (unsigned i = 0; i <= NLOCK_NAMES; i++) {
+                const char *name =
+                    i < NLOCK_NAMES ? lock_names[i] : run->g.long_name;
+                size_t len = i < NLOCK_NAMES ? strlen(name) : COMMAND_NAME_MAX;
+
+                memset(&got, 0, sizeof got);
+                lockfsm_query(run->f, name, len, &got);
+                want = m_query(&run->m, name, len);
+                snprintf(what, sizeof what, "lockfsm_query(\"%.*s\")",
+                         (int)(len > 24 ? 24 : len), name);
+                if (!check_result(run, what, &want, &got)) {
+                        return false;
+                }
+        }
+        for (unsigned i = 0; i < run->m.nl; i++) {
+                waiters += run->m.l[i].nw;
+        }
+        lockfsm_stats(run->f, &st);
+        if (st.sessions != run->m.ns || st.locks != run->m.nl ||
+            st.grants != run->m.nl || st.waiters != waiters ||
+            st.tombstones != run->m.nt) {
+                return diverge(run,
+                            "stats sessions=%" PRIu64 " locks=%" PRIu64
+                            " grants=%" PRIu64 " waiters=%" PRIu64
+                            " tombstones=%" PRIu64 ", expected %u %u %u "
+                            "%" PRIu64 " %u",
+                            st.sessions, st.locks, st.grants, st.waiters,
+                            st.tombstones, run->m.ns, run->m.nl, run->m.nl,
+                            waiters, run->m.nt);
+        }
+        for (unsigned i = 0; i < run->g.ns; i++) {
+                const struct msess *s = m_session(&run->m, run->g.s[i].id);
+                uint32_t ttl = lockfsm_session_ttl(run->f, run->g.s[i].id);
+
+                if (ttl != (s != NULL ? s->ttl : 0)) {
+                        return diverge(run,
+                                    "lockfsm_session_ttl(%" PRIu64
+                                    ") = %" PRIu32,
+                                    run->g.s[i].id, ttl);
+                }
+        }
+        return true;
+}
+
+static bool snapshot(struct run *run, struct lockfsm *f, void **buf,
+                     size_t *len)
+{
+        int rv = lockfsm_snapshot(f, buf, len);
+
+        if (rv != 0) {
+                return diverge(run, "lockfsm_snapshot: %d", rv);
+        }
+        return true;
+}
+
+/* Everything but last_index and the checksum: what "changes nothing"
+ * means for an entry that is applied but refused. */
+static bool same_state(const uint8_t *a, size_t alen, const uint8_t *b,
+                       size_t blen)
+{
+        return alen == blen && alen >= 24 && memcmp(a, b, 8) == 0 &&
+               memcmp(a + 16, b + 16, alen - 24) == 0;
+}
+
+/* Snapshot f, check that r (replaying since the last checkpoint) has the
+ * same bytes, then restore a fresh replica that must reproduce them. */
+static bool checkpoint(struct run *run)
+{
+        void *a = NULL, *b = NULL, *c = NULL;
+        size_t alen, blen, clen;
+        bool ok = false;
+        int rv;
+
+        if (!snapshot(run, run->f, &a, &alen)) {
+                goto out;
+        }
+        if (run->r != NULL) {
+                if (!snapshot(run, run->r, &b, &blen)) {
+                        goto out;
+                }
+                if (alen != blen || memcmp(a, b, alen) != 0) {
+                        diverge(run, "the replica's snapshot differs from the "
+                                  "machine's");
+                        goto out;
+                }
+        }
+        lockfsm_destroy(run->r);
+        run->r = machine(&run->rev);
+        rv = lockfsm_restore(run->r, a, alen);
+        if (rv != 0) {
+                diverge(run, "lockfsm_restore of a fresh snapshot: %d", rv);
+                goto out;
+        }
+        if (lockfsm_last_index(run->r) != lockfsm_last_index(run->f)) {
+                diverge(run, "restored last_index %" PRIu64,
+                     lockfsm_last_index(run->r));
+                goto out;
+        }
+        if (lockfsm_check(run->r) != NULL) {
+                diverge(run, "lockfsm_check after restore: %s",
+                     lockfsm_check(run->r));
+                goto out;
+        }
+        if (!snapshot(run, run->r, &c, &clen)) {
+                goto out;
+        }
+        if (alen != clen || memcmp(a, c, alen) != 0) {
+                diverge(run, "snapshot -> restore -> snapshot changed the bytes");
+                goto out;
+        }
+        ok = true;
+out:
+        mem_free(&mem_libc, a);
+        mem_free(&mem_libc, b);
+        mem_free(&mem_libc, c);
+        return ok;
+}
+
+/* One entry: the model, the machine and the replica apply it, then every
+ * check runs. */
+static bool step(struct run *run, uint64_t index)
+{
+        uint8_t buf[COMMAND_MAX_SIZE + 16];
+        struct lockfsm_result res, rres;
+        void *before = NULL, *after = NULL;
+        size_t len, blen = 0, alen = 0;
+        struct command c;
+        const char *bad;
+        struct mres want;
+        bool ok = false;
+        int dec, rv;
+
+        len = gen_entry(&run->g, &run->m, index, buf, sizeof buf);
+        dec = command_decode(&c, buf, len);
+        describe(run->mm->cmd, sizeof run->mm->cmd, buf, len, dec, &c);
+        if (dec != 0) {
+                want = rejected(dec);
+                run->mev.n = 0;
+                if (!snapshot(run, run->f, &before, &blen)) {
+                        return false;
+                }
+        } else {
+                want = m_apply(&run->m, index, &c, &run->mev);
+                gen_observe(&run->g, &c, &want, &run->mev);
+        }
+        if (run->m.overflow || run->mev.overflow) {
+                return diverge(run, "the model outgrew its arrays");
+        }
+
+        run->fev.n = 0;
+        run->fev.overflow = false;
+        memset(&res, 0xa5, sizeof res);
+        rv = lockfsm_apply(run->f, index, buf, len, &res);
+        if (run->trace) {
+                char a[256], b[256];
+
+                result_str(a, sizeof a, &res);
+                result_str(b, sizeof b, &want.r);
+                print_message("# %" PRIu64 ": %s\n#   -> %s\n#   model %s\n",
+                              index, run->mm->cmd, a, b);
+        }
+        if (rv != 0) {
+                diverge(run, "lockfsm_apply returned %d", rv);
+                goto out;
+        }
+        if (!check_result(run, "result", &want, &res) ||
+            !check_events(run, index, dec, &c, &res)) {
+                goto out;
+        }
+        if (lockfsm_last_index(run->f) != index) {
+                diverge(run, "lockfsm_last_index is %" PRIu64,
+                     lockfsm_last_index(run->f));
+                goto out;
+        }
+        bad = lockfsm_check(run->f);
+        if (bad != NULL) {
+                diverge(run, "lockfsm_check: %s", bad);
+                goto out;
+        }
+        if (!check_lookups(run) ||
+            !snapshot(run, run->f, &after, &alen) ||
+            !check_snapshot(run, after, alen, index)) {
+                goto out;
+        }
+        if (dec != 0 && !same_state(before, blen, after, alen)) {
+                diverge(run, "an undecodable entry changed the state");
+                goto out;
+        }
+
+        if (run->r != NULL) {
+                run->rev.n = 0;
+                run->rev.overflow = false;
+                memset(&rres, 0xa5, sizeof rres);
+                rv = lockfsm_apply(run->r, index, buf, len, &rres);
+                if (rv != 0 ||
+                    !result_eq(&(struct mres){res, ~0u}, &rres, true) ||
+                    run->rev.n != run->fev.n) {
+                        diverge(run, "the restored replica diverged (rv %d, "
+                                  "%u events vs %u)",
+                             rv, run->rev.n, run->fev.n);
+                        goto out;
+                }
+                for (unsigned i = 0; i + 1 < run->fev.n; i++) {
+                        if (!ev_eq(&run->fev.ev[i], &run->rev.ev[i])) {
+                                diverge(run, "the restored replica's event %u "
+                                          "differs",
+                                     i);
+                                goto out;
+                        }
+                }
+        }
+        ok = true;
+out:
+        mem_free(&mem_libc, before);
+        mem_free(&mem_libc, after);
+        return ok;
+}
+
+/* Runs one seed; returns true and fills `mm` at the first mismatch. */
+static bool run_seed(uint64_t seed, unsigned steps, unsigned bugs, bool trace,
+                     struct mismatch *mm)
+{
+        struct run *run = calloc(1, sizeof *run);
+        bool ok = true;
+
+        assert_non_null(run);
+        memset(mm, 0, sizeof *mm);
+        mm->seed = seed;
+        run->seed = seed;
+        run->bugs = bugs;
+        run->trace = trace;
+        run->mm = mm;
+        run->m.bugs = bugs;
+        gen_init(&run->g, seed);
+        run->f = machine(&run->fev);
+        for (unsigned i = 0; ok && i < steps; i++) {
+                mm->step = i;
+                ok = step(run, (uint64_t)i + 1);
+                if (ok && ((i + 1) % CHECKPOINT == 0 || i + 1 == steps)) {
+                        ok = checkpoint(run);
+                }
+        }
+        lockfsm_destroy(run->f);
+        lockfsm_destroy(run->r);
+        free(run);
+        return !ok;
+}
+
+static unsigned env_steps(void)
+{
+        const char *s = getenv("BATON_MODEL_STEPS");
+
+        return s != NULL ? (unsigned)strtoul(s, NULL, 10) : STEPS;
+}
+
+static void report(const struct mismatch *mm)
+{
+        print_error("seed %" PRIu64 " step %u (index %u): %s\n"
+                    "  command: %s\n"
+                    "  reproduce: BATON_MODEL_SEED=%" PRIu64
+                    " BATON_MODEL_TRACE=1 ./tests/unit/test_model\n",
+                    mm->seed, mm->step, mm->step + 1, mm->what, mm->cmd,
+                    mm->seed);
+}
+
+/* Runs seeds [first, first + count), or only BATON_MODEL_SEED if set (in
+ * the first range; the others are skipped). */
+static void run_range(uint64_t first, uint64_t count)
+{
+        const char *only = getenv("BATON_MODEL_SEED");
+        bool trace = getenv("BATON_MODEL_TRACE") != NULL;
+        struct mismatch mm;
+
+        if (only != NULL) {
+                if (first != 0) {
+                        skip();
+                }
+                first = strtoull(only, NULL, 10);
+                count = 1;
+        }
+        for (uint64_t seed = first; seed < first + count; seed++) {
+                if (run_seed(seed, env_steps(), 0, trace, &mm)) {
+                        report(&mm);
+                        fail_msg("the machine disagrees with the model");
+                }
+        }
+}
+
+static void model_seeds_0_499(void **state)
+{
+        (void)state;
+        run_range(0, SEEDS_PER_CASE);
+}
+
+static void model_seeds_500_999(void **state)
+{
+        (void)state;
+        run_range(500, SEEDS_PER_CASE);
+}
+
+static void model_seeds_1000_1499(void **state)
+{
+        (void)state;
+        run_range(1000, SEEDS_PER_CASE);
+}
+
+static void model_seeds_1500_1999(void **state)
+{
+        (void)state;
+        run_range(1500, SEEDS_PER_CASE);
+}
+
+static void model_seeds_2000_2499(void **state)
+{
+        (void)state;
+        run_range(2000, SEEDS_PER_CASE);
+}
+
+static void model_seeds_2500_2999(void **state)
+{
+        (void)state;
+        run_range(2500, SEEDS_PER_CASE);
+}
+
+/* A checker that cannot fail proves nothing: run it against a deliberately
+ * wrong model and require a mismatch within a few seeds. */
+static void negative(unsigned bug, const char *name)
+{
+        struct mismatch mm;
+
+        for (uint64_t seed = 0; seed < NEGATIVE_SEEDS; seed++) {
+                if (run_seed(seed, STEPS, bug, false, &mm)) {
+                        print_message("# %s caught at seed %" PRIu64
+                                      " step %u: %s\n",
+                                      name, mm.seed, mm.step, mm.what);
+                        return;
+                }
+        }
+        fail_msg("the checker did not notice the %s model", name);
+}
+
+static void model_negative_forgetful(void **state)
+{
+        (void)state;
+        negative(BUG_FORGET, "forgetful");
+}
+
+static void model_negative_dead_waiter(void **state)
+{
+        (void)state;
+        negative(BUG_DEAD_WAITER, "dead-waiter");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(model_seeds_0_499),
+            cmocka_unit_test(model_seeds_500_999),
+            cmocka_unit_test(model_seeds_1000_1499),
+            cmocka_unit_test(model_seeds_1500_1999),
+            cmocka_unit_test(model_seeds_2000_2499),
+            cmocka_unit_test(model_seeds_2500_2999),
+            cmocka_unit_test(model_negative_forgetful),
+            cmocka_unit_test(model_negative_dead_waiter),
+        };
+
+        return cmocka_run_group_tests_name("model", tests, NULL, NULL);
+}
