@@ -25,31 +25,31 @@ extern "C" {
  * meaning; new codes are only ever appended.
  */
 enum {
-        BATON_ENOMEM = -1,        /* out of memory */
-        BATON_EINVAL = -2,        /* invalid argument */
-        BATON_EMALFORMED = -3,    /* malformed command or frame */
-        BATON_EVERSION = -4,      /* unsupported encoding version */
-        BATON_ENAME = -5,         /* lock name empty, too long or has a NUL */
-        BATON_ENOSESSION = -6,    /* no such session */
-        BATON_EEXPIRED = -7,      /* session expired */
-        BATON_ECLOSED = -8,       /* session closed by its owner */
-        BATON_EBUSY = -9,         /* lock held by another owner */
-        BATON_ENOTHOLDER = -10,   /* caller does not hold the lock */
-        BATON_ESTALE = -11,       /* token is not the current grant */
-        BATON_ETIMEDOUT = -12,    /* wait deadline passed before a grant */
-        BATON_ECANCELLED = -13,   /* wait cancelled by its owner */
-        BATON_ENOTWAITING = -14,  /* no such waiter (granted or gone) */
-        BATON_EWAITING = -15,     /* owner already waits for this lock */
+        BATON_ENOMEM = -1,       /* out of memory */
+        BATON_EINVAL = -2,       /* invalid argument */
+        BATON_EMALFORMED = -3,   /* malformed command or frame */
+        BATON_EVERSION = -4,     /* unsupported encoding version */
+        BATON_ENAME = -5,        /* lock name empty, too long or has a NUL */
+        BATON_ENOSESSION = -6,   /* no such session */
+        BATON_EEXPIRED = -7,     /* session expired */
+        BATON_ECLOSED = -8,      /* session closed by its owner */
+        BATON_EBUSY = -9,        /* lock held by another owner */
+        BATON_ENOTHOLDER = -10,  /* caller does not hold the lock */
+        BATON_ESTALE = -11,      /* token is not the current grant */
+        BATON_ETIMEDOUT = -12,   /* wait deadline passed before a grant */
+        BATON_ECANCELLED = -13,  /* wait cancelled by its owner */
+        BATON_ENOTWAITING = -14, /* no such waiter (granted or gone) */
+        BATON_EWAITING = -15,    /* owner already waits for this lock */
         BATON_ETOOMANYSESSIONS = -16, /* session limit reached */
         BATON_ETOOMANYLOCKS = -17,    /* per-session lock limit reached */
         BATON_ETOOMANYWAITERS = -18,  /* per-lock waiter limit reached */
-        BATON_EINFLIGHT = -19,    /* too many unacknowledged requests */
-        BATON_ESEQ = -20,         /* sequence number already acknowledged */
-        BATON_ETTL = -21,         /* session TTL out of range */
-        BATON_EUNSUPPORTED = -22, /* lock mode not supported */
-        BATON_EOVERFLOW = -23,    /* reentrancy count would overflow */
-        BATON_ECORRUPT = -24,     /* snapshot corrupt or truncated */
-        BATON_ENOTFOUND = -25,    /* no such lock */
+        BATON_EINFLIGHT = -19,        /* too many unacknowledged requests */
+        BATON_ESEQ = -20,             /* sequence number already acknowledged */
+        BATON_ETTL = -21,             /* session TTL out of range */
+        BATON_EUNSUPPORTED = -22,     /* lock mode not supported */
+        BATON_EOVERFLOW = -23,        /* reentrancy count would overflow */
+        BATON_ECORRUPT = -24,         /* snapshot corrupt or truncated */
+        BATON_ENOTFOUND = -25,        /* no such lock */
 };
 
 /**

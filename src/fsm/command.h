@@ -36,14 +36,14 @@
 #define COMMAND_VERSION 1
 
 /* Lock names are 1..255 bytes with no NUL; client names 0..64 bytes. */
-#define COMMAND_NAME_MAX 255
+#define COMMAND_NAME_MAX        255
 #define COMMAND_CLIENT_NAME_MAX 64
 
 /* wait_ms values with a special meaning. */
-#define COMMAND_WAIT_TRY 0              /* answer BUSY instead of queueing */
+#define COMMAND_WAIT_TRY     0          /* answer BUSY instead of queueing */
 #define COMMAND_WAIT_FOREVER UINT32_MAX /* queue with no deadline */
 
-/* The largest encoded command (an ACQUIRE or RELEASE with a 255-byte name). */
+/* The largest encoded command: a RELEASE with a 255-byte name. */
 #define COMMAND_MAX_SIZE (4 + 8 * 5 + 1 + COMMAND_NAME_MAX)
 
 enum command_type {

@@ -1,4 +1,5 @@
-/* The lock state machine: a pure function of its state and a committed entry. */
+/* The lock state machine: a pure function of its state and a committed entry.
+ */
 #include "lockfsm.h"
 
 #include <assert.h>
@@ -356,8 +357,8 @@ static int acquire_prepare(struct lockfsm *f, const struct command *c,
         return 0;
 }
 
-static void do_acquire(const struct step *st, struct session *s,
-                       struct prep *p, struct lockfsm_result *res)
+static void do_acquire(const struct step *st, struct session *s, struct prep *p,
+                       struct lockfsm_result *res)
 {
         struct lockfsm *f = st->f;
         const struct command *c = st->c;
@@ -722,9 +723,10 @@ static const char *check_session(const struct lockfsm *f,
                 if (h->token > f->last_index) {
                         return "grant token above the last index";
                 }
-                if (prev != NULL && (h->token < prev->token ||
-                                     (h->token == prev->token &&
-                                      h->lock->created <= prev->lock->created))) {
+                if (prev != NULL &&
+                    (h->token < prev->token ||
+                     (h->token == prev->token &&
+                      h->lock->created <= prev->lock->created))) {
                         return "session grants out of order";
                 }
                 prev = h;

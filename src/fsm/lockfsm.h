@@ -1,4 +1,5 @@
-/* The lock state machine: a pure function of its state and a committed entry. */
+/* The lock state machine: a pure function of its state and a committed entry.
+ */
 #ifndef FSM_LOCKFSM_H
 #define FSM_LOCKFSM_H
 
@@ -69,7 +70,7 @@ enum lockfsm_event_type {
         LOCKFSM_EV_GRANT,      /* lock granted: token, seq = the ACQUIRE's */
         LOCKFSM_EV_RELEASE,    /* grant ended; cause RELEASE, CLOSE, EXPIRE */
         LOCKFSM_EV_QUEUE,      /* waiter queued: seq, wait_ms */
-        LOCKFSM_EV_UNQUEUE,    /* waiter left without a grant; status says why */
+        LOCKFSM_EV_UNQUEUE, /* waiter left without a grant; status says why */
 };
 
 struct lockfsm_event {
@@ -82,7 +83,7 @@ struct lockfsm_event {
         uint64_t token;
         uint64_t nonce;   /* OPEN */
         uint32_t wait_ms; /* QUEUE */
-        int status;       /* UNQUEUE: BATON_ETIMEDOUT, ECANCELLED, EEXPIRED... */
+        int status; /* UNQUEUE: BATON_ETIMEDOUT, ECANCELLED, EEXPIRED... */
         const char *name; /* lock name, borrowed for the callback only */
         uint8_t name_len;
         const struct lockfsm_result *result; /* RESULT only */

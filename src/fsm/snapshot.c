@@ -79,8 +79,8 @@ static void put_state(struct wcursor *w, const struct lockfsm *f)
         wcursor_u64(w, f->last_index);
         wcursor_u32(w, f->tomb_count);
         for (i = 0; i < f->tomb_count; i++) {
-                const struct tomb *t =
-                    &f->tomb_ring[(f->tomb_head + i) % f->limits.max_tombstones];
+                const struct tomb *t = &f->tomb_ring[(f->tomb_head + i) %
+                                                     f->limits.max_tombstones];
                 wcursor_u64(w, t->id);
                 wcursor_u8(w, (uint8_t)-t->reason);
         }

@@ -20,8 +20,8 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
         queue_init(&f->lock_list);
         /* Tombstones live in a preallocated ring, so ending a session never
          * allocates. */
-        f->tomb_ring = mem_calloc(mem, limits->max_tombstones,
-                                  sizeof *f->tomb_ring);
+        f->tomb_ring =
+            mem_calloc(mem, limits->max_tombstones, sizeof *f->tomb_ring);
         if (f->tomb_ring == NULL) {
                 return BATON_ENOMEM;
         }
@@ -103,8 +103,7 @@ struct session *state_session(const struct lockfsm *f, uint64_t id)
         return NULL;
 }
 
-struct session *state_session_by_nonce(const struct lockfsm *f,
-                                       uint64_t nonce)
+struct session *state_session_by_nonce(const struct lockfsm *f, uint64_t nonce)
 {
         struct hnode *n;
 
@@ -185,9 +184,10 @@ int state_session_reserve(struct lockfsm *f)
 void state_session_link(struct lockfsm *f, struct session *s)
 {
         /* Ids are entry indexes, so appending keeps the list ordered. */
-        assert(queue_empty(&f->session_list) ||
-               QUEUE_DATA(queue_tail(&f->session_list), struct session, link)
-                       ->id < s->id);
+        assert(
+            queue_empty(&f->session_list) ||
+            QUEUE_DATA(queue_tail(&f->session_list), struct session, link)->id <
+                s->id);
         hmap_insert(&f->sessions, &s->by_id, hash_u64(s->id));
         if (s->nonce != 0) {
                 hmap_insert(&f->nonces, &s->by_nonce, hash_u64(s->nonce));

@@ -23,7 +23,7 @@ struct session {
         uint64_t nonce;
         uint64_t floor; /* outcomes of seq < floor are forgotten */
         uint32_t ttl_ms;
-        uint32_t n_holds;   /* grants + waits, against max_locks_per_session */
+        uint32_t n_holds;    /* grants + waits, against max_locks_per_session */
         struct queue grants; /* hold.session_link, by (token, lock age) */
         struct queue waits;  /* hold.session_link, by queued_at */
         uint8_t n_memo;
@@ -115,8 +115,7 @@ void state_session_link(struct lockfsm *f, struct session *s);
 /* Unlink and free a session with no holds left, leaving a tombstone. */
 void state_session_end(struct lockfsm *f, struct session *s, int reason);
 
-struct lock *state_lock_alloc(struct lockfsm *f, const char *name,
-                              size_t len);
+struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len);
 void state_lock_free(struct lockfsm *f, struct lock *l);
 int state_lock_reserve(struct lockfsm *f);
 void state_lock_link(struct lockfsm *f, struct lock *l);

@@ -15,7 +15,7 @@ const uint8_t *rcursor_bytes(struct rcursor *c, size_t n)
 {
         const uint8_t *p;
 
-        if (c->bad || n > c->left) {
+        if (c->bad || n > c->left || c->p == NULL) {
                 c->bad = true;
                 return NULL;
         }

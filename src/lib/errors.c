@@ -41,7 +41,7 @@ const char *baton_strerror(int code)
         if (code > 0) {
                 return "unknown error";
         }
-        i = (size_t)-(long)code;
+        i = (size_t) - (long long)code;
         if (i >= sizeof texts / sizeof texts[0] || texts[i] == NULL) {
                 return "unknown error";
         }

@@ -2,6 +2,7 @@
 #include "hmap.h"
 
 #include <assert.h>
+#include <stdint.h>
 
 #include "../../include/baton.h"
 
@@ -27,7 +28,11 @@ int hmap_reserve(struct hmap *m, size_t n)
         size_t size = m->n_buckets == 0 ? 16 : m->n_buckets;
         size_t i;
 
-        /* Keep the load factor at or below 1. */
+        /* Keep the load factor at or below 1; past half the address space
+         * doubling would wrap to 0. */
+        if (n > SIZE_MAX / 2 + 1) {
+                return BATON_ENOMEM;
+        }
         while (size < n) {
                 size *= 2;
         }

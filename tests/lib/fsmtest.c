@@ -65,8 +65,8 @@ struct lockfsm_result fsmtest_apply(struct fsmtest *t, const struct command *c)
 
 uint64_t fsmtest_open(struct fsmtest *t, uint64_t nonce)
 {
-        struct command c = {.type = COMMAND_OPEN, .nonce = nonce,
-                            .ttl_ms = 10000};
+        struct command c = {
+            .type = COMMAND_OPEN, .nonce = nonce, .ttl_ms = 10000};
         struct lockfsm_result r = fsmtest_apply(t, &c);
 
         assert(r.status == 0 && r.kind == LOCKFSM_OPENED);
@@ -76,8 +76,11 @@ uint64_t fsmtest_open(struct fsmtest *t, uint64_t nonce)
 static struct command named(uint8_t type, uint64_t session, uint64_t seq,
                             const char *name)
 {
-        struct command c = {.type = type, .session = session, .seq = seq,
-                            .ack = seq, .name = name,
+        struct command c = {.type = type,
+                            .session = session,
+                            .seq = seq,
+                            .ack = seq,
+                            .name = name,
                             .name_len = (uint8_t)strlen(name)};
         return c;
 }
@@ -104,11 +107,11 @@ struct lockfsm_result fsmtest_release(struct fsmtest *t, uint64_t session,
         return fsmtest_apply(t, &c);
 }
 
-struct lockfsm_result fsmtest_close_session(struct fsmtest *t,
-                                            uint64_t session, uint64_t seq)
+struct lockfsm_result fsmtest_close_session(struct fsmtest *t, uint64_t session,
+                                            uint64_t seq)
 {
-        struct command c = {.type = COMMAND_CLOSE, .session = session,
-                            .seq = seq, .ack = seq};
+        struct command c = {
+            .type = COMMAND_CLOSE, .session = session, .seq = seq, .ack = seq};
         return fsmtest_apply(t, &c);
 }
 

@@ -49,8 +49,8 @@ struct lockfsm_result fsmtest_acquire(struct fsmtest *t, uint64_t session,
 struct lockfsm_result fsmtest_release(struct fsmtest *t, uint64_t session,
                                       uint64_t seq, uint64_t owner,
                                       const char *name, uint64_t token);
-struct lockfsm_result fsmtest_close_session(struct fsmtest *t,
-                                            uint64_t session, uint64_t seq);
+struct lockfsm_result fsmtest_close_session(struct fsmtest *t, uint64_t session,
+                                            uint64_t seq);
 struct lockfsm_result fsmtest_expire(struct fsmtest *t, uint64_t session);
 struct lockfsm_result fsmtest_cancel(struct fsmtest *t, uint64_t session,
                                      uint64_t seq, const char *name,

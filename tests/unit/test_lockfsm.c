@@ -260,8 +260,7 @@ static void test_expire_frees_locks_and_grants_waiter(void **state)
         assert_int_equal(fsmtest_acquire(t, a, 2, 1, "y", 0).status,
                          BATON_EEXPIRED);
         assert_int_equal(fsmtest_expire(t, a).status, BATON_EEXPIRED);
-        assert_int_equal(fsmtest_close_session(t, a, 3).status,
-                         BATON_EEXPIRED);
+        assert_int_equal(fsmtest_close_session(t, a, 3).status, BATON_EEXPIRED);
 }
 
 static void test_expired_waiter_is_skipped(void **state)
@@ -459,8 +458,7 @@ static void test_inflight_limit(void **state)
         c.ack = 1; /* nothing ever acknowledged */
         for (seq = 1; seq <= 4; seq++) {
                 c.seq = seq;
-                assert_int_equal(fsmtest_apply(t, &c).status,
-                                 seq == 1 ? 0 : 0);
+                assert_int_equal(fsmtest_apply(t, &c).status, seq == 1 ? 0 : 0);
         }
         c.seq = 5;
         assert_int_equal(fsmtest_apply(t, &c).status, BATON_EINFLIGHT);
@@ -646,8 +644,7 @@ static void test_timeout(void **state)
                          BATON_ENOTWAITING);
         assert_int_equal(fsmtest_query(t, "x").session, b);
         fsmtest_expire(t, b);
-        assert_int_equal(fsmtest_timeout(t, b, "x", 2).status,
-                         BATON_EEXPIRED);
+        assert_int_equal(fsmtest_timeout(t, b, "x", 2).status, BATON_EEXPIRED);
 }
 
 static void test_query_and_check(void **state)

@@ -1,0 +1,300 @@
+/* Tests of snapshot and restore: determinism, and rejection of bad input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../lib/fsmtest.h"
+
+/* Re-seal a doctored snapshot, so restore's checks past the checksum run. */
+static void reseal(uint8_t *p, size_t len)
+{
+        uint64_t h = 0xcbf29ce484222325ULL;
+        size_t i;
+
+        for (i = 0; i < len - 8; i++) {
+                h ^= p[i];
+                h *= 0x100000001b3ULL;
+        }
+        for (i = 0; i < 8; i++) {
+                p[len - 8 + i] = (uint8_t)(h >> (8 * i));
+        }
+}
+
+/* A state that uses every part of the format. */
+static void build_rich(struct fsmtest *t)
+{
+        uint64_t a = fsmtest_open(t, 101);
+        uint64_t b = fsmtest_open(t, 102);
+        uint64_t c = fsmtest_open(t, 0);
+        uint64_t d = fsmtest_open(t, 104);
+        struct command cmd = {.type = COMMAND_ACQUIRE,
+                              .session = b,
+                              .seq = 9,
+                              .ack = 3,
+                              .owner = 2,
+                              .wait_ms = 700,
+                              .name = "beta",
+                              .name_len = 4};
+
+        fsmtest_acquire(t, a, 1, 1, "alpha", 0);
+        fsmtest_acquire(t, a, 2, 1, "alpha", 0);
+        fsmtest_acquire(t, a, 3, 2, "beta", 0);
+        fsmtest_acquire(t, b, 1, 1, "alpha", 5000);
+        fsmtest_apply(t, &cmd); /* waits, with outcomes remembered from 3 */
+        fsmtest_acquire(t, c, 1, 1, "alpha", COMMAND_WAIT_FOREVER);
+        fsmtest_acquire(t, c, 2, 1, "gamma", 0);
+        fsmtest_expire(t, d);
+        fsmtest_close_session(t, fsmtest_open(t, 0), 1);
+}
+
+static void test_empty_round_trip(void **state)
+{
+        struct fsmtest a, b;
+        size_t len;
+        void *buf;
+
+        (void)state;
+        fsmtest_init(&a, NULL, NULL);
+        fsmtest_init(&b, NULL, NULL);
+        buf = fsmtest_snapshot(a.f, &len);
+        assert_int_equal(lockfsm_restore(b.f, buf, len), 0);
+        assert_true(fsmtest_same_state(a.f, b.f));
+        free(buf);
+        fsmtest_close(&a);
+        fsmtest_close(&b);
+}
+
+static void test_restore_then_continue_in_lockstep(void **state)
+{
+        struct fsmtest *a = malloc(sizeof *a);
+        struct fsmtest *b = malloc(sizeof *b);
+        struct lockfsm_result ra, rb;
+        size_t len;
+        void *buf;
+
+        (void)state;
+        fsmtest_init(a, NULL, NULL);
+        fsmtest_init(b, NULL, NULL);
+        build_rich(a);
+        buf = fsmtest_snapshot(a->f, &len);
+        assert_int_equal(lockfsm_restore(b->f, buf, len), 0);
+        assert_null(lockfsm_check(b->f));
+        assert_int_equal(lockfsm_last_index(b->f), a->index);
+        b->index = a->index;
+        assert_true(fsmtest_same_state(a->f, b->f));
+        /* Release "alpha" twice (reentrant), handing it to b, then expire
+         * the session that holds two locks: both machines must agree on
+         * every outcome and event. */
+        ra = fsmtest_release(a, 1, 4, 1, "alpha", 5);
+        rb = fsmtest_release(b, 1, 4, 1, "alpha", 5);
+        assert_memory_equal(&ra, &rb, sizeof ra);
+        ra = fsmtest_release(a, 1, 5, 1, "alpha", 5);
+        rb = fsmtest_release(b, 1, 5, 1, "alpha", 5);
+        assert_memory_equal(&ra, &rb, sizeof ra);
+        assert_int_equal(ra.count, 0);
+        ra = fsmtest_expire(a, 2);
+        rb = fsmtest_expire(b, 2);
+        assert_memory_equal(&ra, &rb, sizeof ra);
+        /* The retried ACQUIRE seq 9 of session 2 is gone with it. */
+        assert_true(fsmtest_same_state(a->f, b->f));
+        assert_int_equal(a->n_events - 0 > 0, 1);
+        free(buf);
+        fsmtest_close(a);
+        fsmtest_close(b);
+        free(a);
+        free(b);
+}
+
+/* Every bad input must be refused and leave the target untouched. */
+static void expect_refused(struct lockfsm *target, const void *buf, size_t len,
+                           int code)
+{
+        size_t l1, l2;
+        void *s1 = fsmtest_snapshot(target, &l1);
+        void *s2;
+
+        assert_int_equal(lockfsm_restore(target, buf, len), code);
+        s2 = fsmtest_snapshot(target, &l2);
+        assert_int_equal(l1, l2);
+        assert_memory_equal(s1, s2, l1);
+        free(s1);
+        free(s2);
+}
+
+static void test_truncations_and_bit_flips_refused(void **state)
+{
+        struct fsmtest *src = malloc(sizeof *src);
+        struct fsmtest *dst = malloc(sizeof *dst);
+        uint8_t *buf;
+        size_t len, i;
+        int bit;
+
+        (void)state;
+        fsmtest_init(src, NULL, NULL);
+        fsmtest_init(dst, NULL, NULL);
+        build_rich(src);
+        fsmtest_open(dst, 5); /* a target with state of its own */
+        buf = fsmtest_snapshot(src->f, &len);
+        for (i = 0; i < len; i++) {
+                expect_refused(dst->f, buf, i, BATON_ECORRUPT);
+        }
+        for (i = 0; i < len; i++) {
+                for (bit = 0; bit < 8; bit += 3) {
+                        buf[i] ^= (uint8_t)(1u << bit);
+                        expect_refused(dst->f, buf, len, BATON_ECORRUPT);
+                        buf[i] ^= (uint8_t)(1u << bit);
+                }
+        }
+        assert_int_equal(lockfsm_restore(dst->f, buf, len), 0);
+        free(buf);
+        fsmtest_close(src);
+        fsmtest_close(dst);
+        free(src);
+        free(dst);
+}
+
+static void test_unknown_version_refused(void **state)
+{
+        struct fsmtest t;
+        uint8_t *buf;
+        size_t len;
+
+        (void)state;
+        fsmtest_init(&t, NULL, NULL);
+        buf = fsmtest_snapshot(t.f, &len);
+        buf[4] = 2;
+        reseal(buf, len);
+        expect_refused(t.f, buf, len, BATON_EVERSION);
+        buf[4] = 1;
+        buf[6] = 1; /* flags */
+        reseal(buf, len);
+        expect_refused(t.f, buf, len, BATON_ECORRUPT);
+        free(buf);
+        fsmtest_close(&t);
+}
+
+/*
+ * Doctor each byte of a sealed snapshot in turn: restore must refuse it or
+ * accept a consistent state whose own snapshot is exactly the input (so
+ * nothing is silently repaired, dropped or misread).
+ */
+static void test_resealed_mutations_are_refused_or_canonical(void **state)
+{
+        struct fsmtest *src = malloc(sizeof *src);
+        struct fsmtest *dst = malloc(sizeof *dst);
+        static const uint8_t deltas[] = {1, 0x80, 0xff};
+        unsigned accepted = 0, refused = 0, d;
+        uint8_t *buf;
+        size_t len, i;
+
+        (void)state;
+        fsmtest_init(src, NULL, NULL);
+        build_rich(src);
+        buf = fsmtest_snapshot(src->f, &len);
+        for (i = 0; i + 8 < len; i++) {
+                for (d = 0; d < sizeof deltas; d++) {
+                        uint8_t old = buf[i];
+                        size_t l2;
+                        void *again;
+
+                        buf[i] = (uint8_t)(old + deltas[d]);
+                        reseal(buf, len);
+                        fsmtest_init(dst, NULL, NULL);
+                        if (lockfsm_restore(dst->f, buf, len) == 0) {
+                                assert_null(lockfsm_check(dst->f));
+                                again = fsmtest_snapshot(dst->f, &l2);
+                                assert_int_equal(l2, len);
+                                assert_memory_equal(again, buf, len);
+                                free(again);
+                                accepted++;
+                        } else {
+                                refused++;
+                        }
+                        fsmtest_close(dst);
+                        buf[i] = old;
+                }
+        }
+        /* Both outcomes occur: ids and tokens can change harmlessly, while
+         * references and counts cannot. */
+        assert_true(accepted > 0);
+        assert_true(refused > 0);
+        free(buf);
+        fsmtest_close(src);
+        free(src);
+        free(dst);
+}
+
+static void test_crafted_inconsistencies_refused(void **state)
+{
+        struct fsmtest t;
+        uint8_t *buf;
+        size_t len;
+        uint64_t a;
+
+        (void)state;
+        fsmtest_init(&t, NULL, NULL);
+        a = fsmtest_open(&t, 0);
+        fsmtest_acquire(&t, a, 1, 1, "x", 0);
+        buf = fsmtest_snapshot(t.f, &len);
+        /* The layout ends: holder {session u64, owner u64, seq u64, token
+         * u64, count u32}, u32 waiters, u64 checksum. */
+        buf[len - 8 - 4 - 36] ^= 0x40; /* holder of an unknown session */
+        reseal(buf, len);
+        expect_refused(t.f, buf, len, BATON_ECORRUPT);
+        buf[len - 8 - 4 - 36] ^= 0x40;
+        memset(&buf[len - 8 - 4 - 4], 0, 4); /* hold count 0 */
+        reseal(buf, len);
+        expect_refused(t.f, buf, len, BATON_ECORRUPT);
+        memset(&buf[len - 8 - 4 - 4], 0xff, 4); /* no room left to reenter */
+        reseal(buf, len);
+        assert_int_equal(lockfsm_restore(t.f, buf, len), 0);
+        assert_int_equal(fsmtest_acquire(&t, a, 2, 1, "x", 0).status,
+                         BATON_EOVERFLOW);
+        free(buf);
+        fsmtest_close(&t);
+}
+
+static void test_restore_keeps_event_callback(void **state)
+{
+        struct fsmtest *t = malloc(sizeof *t);
+        struct fsmtest *u = malloc(sizeof *u);
+        size_t len;
+        void *buf;
+        unsigned before;
+
+        (void)state;
+        fsmtest_init(t, NULL, NULL);
+        fsmtest_init(u, NULL, NULL);
+        build_rich(u);
+        buf = fsmtest_snapshot(u->f, &len);
+        assert_int_equal(lockfsm_restore(t->f, buf, len), 0);
+        t->index = u->index;
+        before = t->n_events;
+        fsmtest_open(t, 0);
+        assert_int_equal(t->n_events, before + 2); /* OPEN, RESULT */
+        free(buf);
+        fsmtest_close(t);
+        fsmtest_close(u);
+        free(t);
+        free(u);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_empty_round_trip),
+            cmocka_unit_test(test_restore_then_continue_in_lockstep),
+            cmocka_unit_test(test_truncations_and_bit_flips_refused),
+            cmocka_unit_test(test_unknown_version_refused),
+            cmocka_unit_test(test_resealed_mutations_are_refused_or_canonical),
+            cmocka_unit_test(test_crafted_inconsistencies_refused),
+            cmocka_unit_test(test_restore_keeps_event_callback),
+        };
+        return cmocka_run_group_tests_name("snapshot", tests, NULL, NULL);
+}
