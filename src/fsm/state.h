@@ -50,6 +50,14 @@ struct hold {
         bool waiting;
 };
 
+/*
+ * Room for what comes later: shared (reader) locks and semaphores keep
+ * several holders in `holders` (mode says which rule admits them; a
+ * semaphore's permit count joins `mode`), and lock-delay, which keeps an
+ * expired holder's lock unavailable for a while, becomes a lock with no
+ * holder and a leader-proposed UNBLOCK entry that ends the delay, so time
+ * still only reaches the machine through the log.
+ */
 struct lock {
         struct hnode by_name;
         struct queue link; /* lockfsm.locks, by created */
