@@ -102,7 +102,10 @@ static void emit(const struct step *st, uint8_t type, const struct hold *h,
                 ev.seq = h->seq;
                 ev.owner = h->owner;
                 ev.token = h->waiting ? 0 : h->token;
-                ev.wait_ms = h->wait_ms;
+                /* A grant that began as a waiter still holds its wait_ms,
+                 * which snapshots drop: report it only while waiting, so a
+                 * restored replica emits the same events. */
+                ev.wait_ms = h->waiting ? h->wait_ms : 0;
                 ev.name = h->lock->name;
                 ev.name_len = h->lock->name_len;
         }

@@ -26,10 +26,10 @@
  *   every seq >= ack is remembered (at most limits.max_inflight per session)
  *   and a duplicate gets the remembered outcome without changing anything;
  *   a queued ACQUIRE's remembered outcome follows the waiter (QUEUED, then
- *   GRANTED or TIMEDOUT/CANCELLED). A seq below ack is BATON_ESEQ. Ended
- *   sessions leave a tombstone (the last limits.max_tombstones of them) so
- *   late requests learn BATON_EEXPIRED or BATON_ECLOSED, and a retried
- *   CLOSE succeeds again.
+ *   GRANTED or TIMEDOUT/CANCELLED). A seq below the acknowledged floor is
+ *   BATON_ESEQ. Ended sessions leave a tombstone (the last
+ *   limits.max_tombstones of them) so late requests learn BATON_EEXPIRED
+ *   or BATON_ECLOSED, and a retried CLOSE succeeds again.
  * - Nothing here reads a clock: the leader proposes EXPIRE and TIMEOUT.
  */
 
