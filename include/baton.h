@@ -50,6 +50,16 @@ enum {
         BATON_EOVERFLOW = -23,        /* reentrancy count would overflow */
         BATON_ECORRUPT = -24,         /* snapshot corrupt or truncated */
         BATON_ENOTFOUND = -25,        /* no such lock */
+        BATON_ENOTLEADER = -26,       /* this node is not the leader */
+        BATON_EUNKNOWN = -27,         /* outcome unknown: retry, same seq */
+        BATON_ETOOBIG = -28,          /* frame larger than the limit */
+        BATON_ETOOMANYCONNS = -29,    /* connection limit reached */
+        BATON_EUNAVAILABLE = -30,     /* no leader: cluster unavailable */
+        BATON_ESHUTDOWN = -31,        /* node shutting down */
+        BATON_EIO = -32,              /* disk or network I/O error */
+        BATON_ENOSPC = -33,           /* no space left on the node's disk */
+        BATON_ECANTCHANGE = -34,      /* a membership change is in progress */
+        BATON_ETIMEOUT = -35,         /* no answer before the deadline */
 };
 
 /**

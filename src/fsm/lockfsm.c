@@ -555,11 +555,11 @@ static int do_client(const struct step *st, struct lockfsm_result *res)
         return 0;
 }
 
-static void do_check(const struct lockfsm *f, const struct command *c,
-                     struct lockfsm_result *res)
+void lockfsm_check_token(const struct lockfsm *f, const char *name, size_t len,
+                         uint64_t token, struct lockfsm_result *res)
 {
-        lockfsm_query(f, c->name, c->name_len, res);
-        if (res->kind == LOCKFSM_HOLDER && res->token == c->token) {
+        lockfsm_query(f, name, len, res);
+        if (res->kind == LOCKFSM_HOLDER && res->token == token) {
                 res->kind = LOCKFSM_CURRENT;
                 return;
         }
@@ -595,7 +595,7 @@ int lockfsm_apply_command(struct lockfsm *f, uint64_t index,
                 lockfsm_query(f, c->name, c->name_len, res);
                 break;
         case COMMAND_CHECK:
-                do_check(f, c, res);
+                lockfsm_check_token(f, c->name, c->name_len, c->token, res);
                 break;
         case COMMAND_CLOSE:
         case COMMAND_ACQUIRE:
@@ -647,6 +647,52 @@ void lockfsm_query(const struct lockfsm *f, const char *name, size_t len,
         h = QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
         describe(res, LOCKFSM_HOLDER, h);
         res->waiters = l->n_waiters;
+}
+
+int lockfsm_session_status(const struct lockfsm *f, uint64_t session)
+{
+        int reason;
+
+        if (state_session(f, session) != NULL) {
+                return 0;
+        }
+        reason = state_tomb(f, session);
+        return reason != 0 ? reason : BATON_ENOSESSION;
+}
+
+void lockfsm_foreach_session(const struct lockfsm *f,
+                             void (*cb)(void *data, uint64_t session,
+                                        uint32_t ttl_ms),
+                             void *data)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &f->session_list)
+        {
+                const struct session *s = QUEUE_DATA(q, struct session, link);
+                cb(data, s->id, s->ttl_ms);
+        }
+}
+
+void lockfsm_foreach_waiter(const struct lockfsm *f,
+                            void (*cb)(void *data, uint64_t session,
+                                       uint64_t seq, const char *name,
+                                       size_t name_len, uint32_t wait_ms),
+                            void *data)
+{
+        struct queue *lq, *wq;
+
+        QUEUE_FOREACH(lq, &f->lock_list)
+        {
+                const struct lock *l = QUEUE_DATA(lq, struct lock, link);
+                QUEUE_FOREACH(wq, &l->waiters)
+                {
+                        const struct hold *h =
+                            QUEUE_DATA(wq, struct hold, lock_link);
+                        cb(data, h->session->id, h->seq, l->name, l->name_len,
+                           h->wait_ms);
+                }
+        }
 }
 
 void lockfsm_stats(const struct lockfsm *f, struct lockfsm_stats *st)

@@ -144,6 +144,27 @@ uint64_t lockfsm_last_index(const struct lockfsm *f);
 void lockfsm_query(const struct lockfsm *f, const char *name, size_t len,
                    struct lockfsm_result *res);
 
+/* Fill `res` as a CHECK entry would: CURRENT, or ESTALE with the current
+ * holder (zeros if free). */
+void lockfsm_check_token(const struct lockfsm *f, const char *name, size_t len,
+                         uint64_t token, struct lockfsm_result *res);
+
+/* 0 for a live session, else BATON_EEXPIRED, BATON_ECLOSED (from its
+ * tombstone) or BATON_ENOSESSION. */
+int lockfsm_session_status(const struct lockfsm *f, uint64_t session);
+
+/* Visit every live session (by id) and every waiter (per lock, FIFO), so a
+ * new leader can start their clocks. Callbacks must not change `f`. */
+void lockfsm_foreach_session(const struct lockfsm *f,
+                             void (*cb)(void *data, uint64_t session,
+                                        uint32_t ttl_ms),
+                             void *data);
+void lockfsm_foreach_waiter(const struct lockfsm *f,
+                            void (*cb)(void *data, uint64_t session,
+                                       uint64_t seq, const char *name,
+                                       size_t name_len, uint32_t wait_ms),
+                            void *data);
+
 struct lockfsm_stats {
         uint64_t sessions;
         uint64_t locks; /* locks held or awaited */

@@ -29,6 +29,16 @@ static const char *const texts[] = {
     [23] = "reentrancy count overflow",
     [24] = "snapshot corrupt or truncated",
     [25] = "no such lock",
+    [26] = "not the leader",
+    [27] = "outcome unknown: retry with the same sequence number",
+    [28] = "frame too large",
+    [29] = "too many connections",
+    [30] = "cluster unavailable: no leader",
+    [31] = "node is shutting down",
+    [32] = "I/O error",
+    [33] = "no space left on device",
+    [34] = "a membership change is already in progress",
+    [35] = "timed out waiting for an answer",
 };
 
 const char *baton_strerror(int code)

@@ -22,18 +22,21 @@ static const int codes[] = {
     BATON_ETOOMANYSESSIONS, BATON_ETOOMANYLOCKS, BATON_ETOOMANYWAITERS,
     BATON_EINFLIGHT,        BATON_ESEQ,          BATON_ETTL,
     BATON_EUNSUPPORTED,     BATON_EOVERFLOW,     BATON_ECORRUPT,
-    BATON_ENOTFOUND,
+    BATON_ENOTFOUND,        BATON_ENOTLEADER,    BATON_EUNKNOWN,
+    BATON_ETOOBIG,          BATON_ETOOMANYCONNS, BATON_EUNAVAILABLE,
+    BATON_ESHUTDOWN,        BATON_EIO,           BATON_ENOSPC,
+    BATON_ECANTCHANGE,      BATON_ETIMEOUT,
 };
 
 #define N_CODES (sizeof codes / sizeof codes[0])
 
-/* The codes are wire protocol: exactly -1..-25, contiguous, none skipped. */
+/* The codes are wire protocol: exactly -1..-35, contiguous, none skipped. */
 static void codes_are_contiguous(void **state)
 {
         size_t i;
 
         (void)state;
-        assert_int_equal(N_CODES, 25);
+        assert_int_equal(N_CODES, 35);
         for (i = 0; i < N_CODES; i++) {
                 assert_int_equal(codes[i], -(int)(i + 1));
         }
@@ -112,7 +115,7 @@ static void positive_codes_are_unknown(void **state)
 /* Negative codes beyond the table are unknown, down to INT_MIN. */
 static void out_of_range_codes_are_unknown(void **state)
 {
-        static const int negative[] = {-26,   -27,    -100,        -1000,
+        static const int negative[] = {-36,   -37,    -100,        -1000,
                                        -4096, -65536, INT_MIN + 1, INT_MIN};
         size_t i;
 

@@ -739,6 +739,68 @@ static void test_stats(void **state)
         assert_int_equal(st.tombstones, 0);
 }
 
+struct visits {
+        uint64_t sessions[8];
+        unsigned n_sessions;
+        uint64_t waiter_seq[8];
+        uint32_t waiter_wait[8];
+        unsigned n_waiters;
+};
+
+static void visit_session(void *data, uint64_t session, uint32_t ttl_ms)
+{
+        struct visits *v = data;
+
+        assert_int_equal(ttl_ms, 10000);
+        v->sessions[v->n_sessions++] = session;
+}
+
+static void visit_waiter(void *data, uint64_t session, uint64_t seq,
+                         const char *name, size_t name_len, uint32_t wait_ms)
+{
+        struct visits *v = data;
+
+        (void)session;
+        assert_int_equal(name_len, 1);
+        assert_memory_equal(name, "x", 1);
+        v->waiter_seq[v->n_waiters] = seq;
+        v->waiter_wait[v->n_waiters++] = wait_ms;
+}
+
+static void test_session_status_and_iteration(void **state)
+{
+        struct fsmtest *t = *state;
+        uint64_t a = fsmtest_open(t, 1);
+        uint64_t b = fsmtest_open(t, 2);
+        uint64_t c = fsmtest_open(t, 3);
+        uint64_t d = fsmtest_open(t, 4);
+        struct visits v;
+        struct lockfsm_result r;
+
+        fsmtest_acquire(t, a, 1, 1, "x", 0);
+        fsmtest_acquire(t, b, 7, 1, "x", 900);
+        fsmtest_acquire(t, c, 5, 1, "x", COMMAND_WAIT_FOREVER);
+        fsmtest_expire(t, d);
+        assert_int_equal(lockfsm_session_status(t->f, a), 0);
+        assert_int_equal(lockfsm_session_status(t->f, d), BATON_EEXPIRED);
+        assert_int_equal(lockfsm_session_status(t->f, 99), BATON_ENOSESSION);
+        fsmtest_close_session(t, c, 6);
+        assert_int_equal(lockfsm_session_status(t->f, c), BATON_ECLOSED);
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_session(t->f, visit_session, &v);
+        assert_int_equal(v.n_sessions, 2);
+        assert_int_equal(v.sessions[0], a);
+        assert_int_equal(v.sessions[1], b);
+        lockfsm_foreach_waiter(t->f, visit_waiter, &v);
+        assert_int_equal(v.n_waiters, 1);
+        assert_int_equal(v.waiter_seq[0], 7);
+        assert_int_equal(v.waiter_wait[0], 900);
+        lockfsm_check_token(t->f, "x", 1, 5, &r);
+        assert_int_equal(r.kind, LOCKFSM_CURRENT);
+        lockfsm_check_token(t->f, "x", 1, 4, &r);
+        assert_int_equal(r.status, BATON_ESTALE);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -775,6 +837,7 @@ int main(void)
             T(test_malformed_entry_changes_nothing),
             cmocka_unit_test(test_create_rejects_bad_limits),
             T(test_stats),
+            T(test_session_status_and_iteration),
         };
         return cmocka_run_group_tests_name("lockfsm", tests, NULL, NULL);
 }

@@ -1,0 +1,221 @@
+/* The client protocol: frame codec and incremental reader, with no I/O. */
+#ifndef PROTO_PROTO_H
+#define PROTO_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lib/mem.h"
+
+/*
+ * Every frame is a 16-byte header followed by `length` body bytes, all
+ * little-endian (docs/protocol.md has the full account):
+ *
+ *   u8  version   PROTO_VERSION (1)
+ *   u8  type      enum proto_type
+ *   u16 flags     0 in version 1
+ *   u32 length    body bytes that follow (checked against the receiver's
+ *                 maximum before anything is allocated)
+ *   u64 id        chosen by the client; a response echoes its request's id
+ *
+ * Requests (client to server) and their bodies:
+ *
+ *   COMMAND     an encoded state machine command (src/fsm/command.h) of
+ *               type OPEN, CLOSE, ACQUIRE, RELEASE or CANCEL
+ *   KEEPALIVE   u64 session
+ *   QUERY       string name
+ *   CHECK       u64 token, string name
+ *   STATUS      (empty)
+ *   MEMBER_ADD  u64 id, string raft address, string client address
+ *   MEMBER_REMOVE u64 id
+ *   TRANSFER    u64 id (0: let the leader choose)
+ *   PING        (empty)
+ *
+ * Responses (server to client), one per request, with the request's id:
+ *
+ *   RESULT      i32 status, u8 kind (enum lockfsm_kind), u64 index (the
+ *               entry that decided it), u64 session, u64 owner, u64 token,
+ *               u32 count, u32 waiters
+ *   NOT_LEADER  u64 leader id (0: unknown), string leader client address
+ *   ERROR       i32 status, string message; the server closes afterwards
+ *   STATUS      see struct proto_status
+ *   KEEPALIVE_OK u32 ttl_ms: the session's deadline is now + ttl_ms
+ *   PONG        (empty)
+ *
+ * A string is a u8 length and that many bytes (no NUL). A blocking ACQUIRE
+ * is answered once, when its outcome is final: granted, timed out,
+ * cancelled, or the session ended.
+ */
+
+#define PROTO_VERSION     1
+#define PROTO_HEADER_SIZE 16
+#define PROTO_MAX_BODY    65536 /* largest body any peer must accept */
+#define PROTO_ADDRESS_MAX 64    /* "a.b.c.d:port" and then some */
+#define PROTO_MESSAGE_MAX 255   /* ERROR text */
+#define PROTO_MAX_MEMBERS 16
+
+enum proto_type {
+        /* requests */
+        PROTO_COMMAND = 1,
+        PROTO_KEEPALIVE = 2,
+        PROTO_QUERY = 3,
+        PROTO_CHECK = 4,
+        PROTO_STATUS = 5,
+        PROTO_MEMBER_ADD = 6,
+        PROTO_MEMBER_REMOVE = 7,
+        PROTO_TRANSFER = 8,
+        PROTO_PING = 9,
+        /* responses */
+        PROTO_RESULT = 64,
+        PROTO_NOT_LEADER = 65,
+        PROTO_ERROR = 66,
+        PROTO_STATUS_REPLY = 67,
+        PROTO_KEEPALIVE_OK = 68,
+        PROTO_PONG = 69,
+};
+
+struct proto_header {
+        uint8_t version;
+        uint8_t type;
+        uint16_t flags;
+        uint32_t length;
+        uint64_t id;
+};
+
+/* Encode a header into exactly PROTO_HEADER_SIZE bytes. */
+void proto_header_encode(const struct proto_header *h, uint8_t *out);
+
+/*
+ * Decode and check a header: BATON_EVERSION for another version,
+ * BATON_EMALFORMED for non-zero flags or an unknown type, BATON_ETOOBIG
+ * when length > max_body.
+ */
+int proto_header_decode(struct proto_header *h, const uint8_t *in,
+                        uint32_t max_body);
+
+/*
+ * Incremental frame reader: feed it bytes as they arrive, in any split, and
+ * it yields whole frames. Its body buffer grows to the largest frame seen
+ * (never past max_body), so steady traffic allocates nothing.
+ */
+struct proto_reader {
+        const struct mem *mem;
+        uint32_t max_body;
+        uint8_t head[PROTO_HEADER_SIZE];
+        size_t head_len;
+        struct proto_header h;
+        uint8_t *body;
+        size_t body_cap;
+        size_t body_len;
+        bool ready; /* a whole frame is in h/body */
+        int err;    /* sticky: after an error the reader accepts nothing */
+};
+
+void proto_reader_init(struct proto_reader *r, uint32_t max_body,
+                       const struct mem *mem);
+void proto_reader_close(struct proto_reader *r);
+
+/*
+ * Consume bytes from `buf` until one frame is complete or `len` runs out;
+ * returns the number of bytes consumed, or a negative BATON_E* code (sticky)
+ * for a bad header, too large a frame, or no memory. When r->ready is set,
+ * r->h and r->body hold the frame until the next call; call again with the
+ * rest of the buffer for the following frames.
+ */
+long proto_reader_feed(struct proto_reader *r, const uint8_t *buf, size_t len);
+
+/* Message bodies. Decoders check every length and reject trailing bytes
+ * with BATON_EMALFORMED; strings are borrowed from the body. */
+
+struct proto_string {
+        const char *p;
+        uint8_t len;
+};
+
+struct proto_result {
+        int32_t status;
+        uint8_t kind;
+        uint64_t index;
+        uint64_t session;
+        uint64_t owner;
+        uint64_t token;
+        uint32_t count;
+        uint32_t waiters;
+};
+
+struct proto_member {
+        uint64_t id;
+        uint8_t role; /* 0 voter, 1 standby, 2 spare (raft's order) */
+        struct proto_string raft_address;
+        struct proto_string client_address;
+};
+
+struct proto_status {
+        uint64_t id;
+        uint8_t role; /* 0 unavailable, 1 follower, 2 candidate, 3 leader */
+        uint64_t term;
+        uint64_t leader_id;
+        uint64_t commit_index;
+        uint64_t applied_index;
+        uint64_t last_index;
+        uint64_t sessions;
+        uint64_t locks;
+        uint64_t waiters;
+        uint8_t n_members; /* <= PROTO_MAX_MEMBERS */
+        struct proto_member members[PROTO_MAX_MEMBERS];
+};
+
+/*
+ * Frame writers: each writes a whole frame (header and body) into `out`
+ * (capacity `cap`) and returns its length, or 0 when it does not fit or a
+ * field is out of range (a string longer than its maximum).
+ */
+size_t proto_write_command(uint8_t *out, size_t cap, uint64_t id,
+                           const void *command, size_t command_len);
+size_t proto_write_keepalive(uint8_t *out, size_t cap, uint64_t id,
+                             uint64_t session);
+size_t proto_write_query(uint8_t *out, size_t cap, uint64_t id,
+                         const char *name, size_t name_len);
+size_t proto_write_check(uint8_t *out, size_t cap, uint64_t id,
+                         const char *name, size_t name_len, uint64_t token);
+size_t proto_write_empty(uint8_t *out, size_t cap, uint64_t id, uint8_t type);
+size_t proto_write_member_add(uint8_t *out, size_t cap, uint64_t id,
+                              uint64_t member, const char *raft_address,
+                              const char *client_address);
+/* MEMBER_REMOVE and TRANSFER: one u64. */
+size_t proto_write_id(uint8_t *out, size_t cap, uint64_t id, uint8_t type,
+                      uint64_t member);
+size_t proto_write_result(uint8_t *out, size_t cap, uint64_t id,
+                          const struct proto_result *r);
+size_t proto_write_not_leader(uint8_t *out, size_t cap, uint64_t id,
+                              uint64_t leader_id, const char *address);
+size_t proto_write_error(uint8_t *out, size_t cap, uint64_t id, int status,
+                         const char *message);
+size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
+                          const struct proto_status *st);
+size_t proto_write_keepalive_ok(uint8_t *out, size_t cap, uint64_t id,
+                                uint32_t ttl_ms);
+
+/* Body readers, for a frame of the matching type. 0 or BATON_EMALFORMED
+ * (BATON_ENAME for a bad lock name in QUERY or CHECK). */
+int proto_read_u64(const uint8_t *body, size_t len, uint64_t *v);
+int proto_read_u32(const uint8_t *body, size_t len, uint32_t *v);
+int proto_read_query(const uint8_t *body, size_t len,
+                     struct proto_string *name);
+int proto_read_check(const uint8_t *body, size_t len, struct proto_string *name,
+                     uint64_t *token);
+int proto_read_member_add(const uint8_t *body, size_t len, uint64_t *member,
+                          struct proto_string *raft_address,
+                          struct proto_string *client_address);
+int proto_read_result(const uint8_t *body, size_t len, struct proto_result *r);
+int proto_read_not_leader(const uint8_t *body, size_t len, uint64_t *leader_id,
+                          struct proto_string *address);
+int proto_read_error(const uint8_t *body, size_t len, int *status,
+                     struct proto_string *message);
+int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st);
+
+/* "RESULT", "PING", ...; "UNKNOWN" for anything else. */
+const char *proto_type_name(int type);
+
+#endif /* PROTO_PROTO_H */

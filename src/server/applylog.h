@@ -1,0 +1,32 @@
+/* The apply log: one JSON line per state machine event, for checkers. */
+#ifndef SERVER_APPLYLOG_H
+#define SERVER_APPLYLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../fsm/lockfsm.h"
+
+/*
+ * Each line: {"index":N,"term":N,"event":"GRANT","cause":"RELEASE",
+ * "session":N,"seq":N,"owner":N,"token":N,"status":N,"lock":"name"}.
+ * Lines are written with one write(2) each, unbuffered, so a node killed
+ * with SIGKILL leaves every line of what it applied.
+ */
+struct applylog {
+        int fd; /* -1: off */
+};
+
+/* Open (append, create) `path`; "" or NULL leaves the log off. 0 or
+ * BATON_EIO. */
+int applylog_open(struct applylog *a, const char *path);
+void applylog_close(struct applylog *a);
+void applylog_write(struct applylog *a, uint64_t term,
+                    const struct lockfsm_event *ev);
+
+/* Format one line (with its newline) into `buf`; returns its length, or 0
+ * if it does not fit. Exposed for tests. */
+size_t applylog_format(char *buf, size_t cap, uint64_t term,
+                       const struct lockfsm_event *ev);
+
+#endif /* SERVER_APPLYLOG_H */

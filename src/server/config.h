@@ -1,0 +1,108 @@
+/* batond's configuration: one table of keys, a config file, flags. */
+#ifndef SERVER_CONFIG_H
+#define SERVER_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONFIG_ADDRESS_MAX 64 /* "a.b.c.d:port" with room to spare */
+#define CONFIG_MAX_MEMBERS 16
+#define CONFIG_ERRMSG_MAX 512
+
+enum config_log_level {
+        CONFIG_LOG_ERROR = 0,
+        CONFIG_LOG_WARN,
+        CONFIG_LOG_INFO,
+        CONFIG_LOG_DEBUG,
+};
+
+/* One node of the initial cluster, as every node's config lists it. */
+struct config_member {
+        uint64_t id;
+        char raft_address[CONFIG_ADDRESS_MAX];   /* numeric IPv4 a.b.c.d:port */
+        char client_address[CONFIG_ADDRESS_MAX]; /* where clients connect */
+};
+
+/*
+ * Every setting of batond. Each field is one key of the table in config.c
+ * (name = the field name with '_' written '-', e.g. election-timeout-ms),
+ * which also gives its type, default, range and one line of documentation.
+ */
+struct config {
+        uint64_t id;                 /* this node's id; must be a member */
+        char data_dir[PATH_MAX];     /* raft log and snapshots; created */
+        unsigned n_members;
+        struct config_member members[CONFIG_MAX_MEMBERS];
+        /* Raft timing: failover costs about 1.3-2x the election timeout. */
+        uint32_t election_timeout_ms;  /* default 300, 100..60000 */
+        uint32_t heartbeat_timeout_ms; /* default 50, 10..10000, < election */
+        uint32_t snapshot_threshold;   /* default 65536 entries */
+        uint32_t snapshot_trailing;    /* default 8192 entries */
+        bool snapshot_compression;     /* default true (lz4) */
+        /* Limits. */
+        uint32_t max_connections;       /* default 1024 */
+        uint32_t max_frame;             /* default 65536 bytes, body limit */
+        uint32_t output_limit;          /* default 1048576: queued reply
+                                           bytes before reading pauses */
+        uint32_t max_sessions;          /* default 65536 */
+        uint32_t max_locks_per_session; /* default 1024 */
+        uint32_t max_waiters_per_lock;  /* default 4096 */
+        uint32_t max_inflight_entries;  /* default 8192 entries proposed
+                                           and not yet applied */
+        uint32_t min_ttl_ms; /* default 0 = 2 x election timeout; when set,
+                                at least 2 x election timeout */
+        uint32_t max_ttl_ms; /* default 3600000 */
+        /* Operations. */
+        char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
+        char apply_log[PATH_MAX]; /* "" = off; JSON line per fsm event */
+        enum config_log_level log_level; /* error|warn|info|debug, default
+                                            info */
+};
+
+/* Fill `c` with every key's default (no members, id 0, data_dir ""). */
+void config_defaults(struct config *c);
+
+/*
+ * Read a config file: one `key = value` per line, `#` or `;` comments,
+ * `member = ID RAFT_ADDRESS CLIENT_ADDRESS` once per member. Unknown keys
+ * and bad values stop with "PATH:LINE: message" in `errmsg`. Returns 0 or
+ * BATON_EINVAL (BATON_EIO when the file cannot be read).
+ */
+int config_load_file(struct config *c, const char *path, char *errmsg,
+                     size_t errmsg_size);
+
+/*
+ * Apply command line flags over `c`: `--KEY=VALUE` or `--KEY VALUE` for
+ * every key of the table, `--member "ID RAFT CLIENT"` (repeatable; any
+ * --member replaces the file's list). `--config PATH` loads that file
+ * first, wherever it appears, so flags always win over the file. Returns
+ * 0, or BATON_EINVAL with "flag --KEY: message" in `errmsg`. `--help` and
+ * `--version` are left to the caller (see config_wants_help()).
+ */
+int config_parse_args(struct config *c, int argc, char **argv, char *errmsg,
+                      size_t errmsg_size);
+
+/* True when argv holds --help or -h. */
+bool config_wants_help(int argc, char **argv);
+
+/*
+ * Check the settings as a whole: id is one of the members, ids unique,
+ * addresses numeric IPv4 "a.b.c.d:port" (libraft 0.15.0 parses nothing
+ * else) and distinct, data_dir set, heartbeat < election, min_ttl_ms = 0
+ * resolved to 2 x election (or refused when set below that),
+ * snapshot_trailing >= snapshot_threshold / 8. Returns 0 or BATON_EINVAL
+ * with a message naming the key.
+ */
+int config_validate(struct config *c, char *errmsg, size_t errmsg_size);
+
+/* The member entry of `id`, or NULL. */
+const struct config_member *config_member(const struct config *c,
+                                          uint64_t id);
+
+/* Print every key with its type, default, range and description (the
+ * source of deploy/README.md's table and of `batond --help`). */
+void config_print_help(FILE *out);
+
+#endif /* SERVER_CONFIG_H */

@@ -1,0 +1,828 @@
+/* The request path: validate, batch into raft, answer from state machine
+ * events, linearizable reads and keepalives, leader-side deadlines. */
+#include "gateway.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "log.h"
+
+/* Entries per raft_apply: one per request, so tokens stay unique. */
+#define BATCH_MAX 256
+
+/*
+ * A request between its arrival and its answer. Client commands are keyed
+ * by (session, seq), or (0, nonce) for OPEN, which is what the state
+ * machine's events name, so whichever entry settles a request (its own, or
+ * another client's RELEASE that hands it a lock) finds it.
+ */
+struct pending {
+        struct hnode by_key;
+        struct queue link;      /* unsent, held, reads, or a batch */
+        struct queue conn_link; /* conn->pendings */
+        struct gateway *g;
+        struct conn *conn; /* NULL: the client left, or a leader proposal */
+        struct batch *batch;
+        uint64_t req_id;
+        uint64_t key_a;
+        uint64_t key_b;
+        uint64_t received; /* uv_now() at arrival */
+        uint64_t token;    /* CHECK */
+        uint8_t frame_type;
+        bool in_map;
+        bool internal; /* the leader's own EXPIRE or TIMEOUT */
+        struct command cmd; /* decoded; cmd.name points into buf */
+        size_t len;
+        uint8_t buf[COMMAND_MAX_SIZE];
+};
+
+struct batch {
+        struct raft_apply req;
+        struct queue members;
+};
+
+struct readbatch {
+        struct raft_barrier req;
+        struct gateway *g;
+        struct queue members;
+};
+
+static uint64_t key_hash(uint64_t a, uint64_t b)
+{
+        return hash_u64(a ^ hash_u64(b));
+}
+
+static struct pending *pending_new(struct gateway *g, struct conn *c,
+                                   uint64_t req_id, uint8_t type)
+{
+        struct pending *p = calloc(1, sizeof *p);
+
+        if (p == NULL) {
+                return NULL;
+        }
+        p->g = g;
+        p->conn = c;
+        p->req_id = req_id;
+        p->frame_type = type;
+        p->received = uv_now(g->loop);
+        queue_init(&p->link);
+        queue_init(&p->conn_link);
+        if (c != NULL) {
+                queue_push_tail(&c->pendings, &p->conn_link);
+        }
+        return p;
+}
+
+static void pending_free(struct pending *p)
+{
+        if (p->in_map) {
+                hmap_remove(&p->g->pending, &p->by_key);
+        }
+        queue_remove(&p->link);
+        queue_remove(&p->conn_link);
+        free(p);
+}
+
+/* --- Answers -------------------------------------------------------------- */
+
+#define REPLY_MAX (PROTO_HEADER_SIZE + 512)
+
+static void reply_result(struct conn *c, uint64_t id,
+                         const struct proto_result *r)
+{
+        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+
+        if (out != NULL) {
+                conn_commit(c, proto_write_result(out, REPLY_MAX, id, r));
+        }
+}
+
+static void reply_status(struct conn *c, uint64_t id, int status)
+{
+        struct proto_result r;
+
+        memset(&r, 0, sizeof r);
+        r.status = status;
+        reply_result(c, id, &r);
+}
+
+static void reply_not_leader(struct gateway *g, struct conn *c, uint64_t id)
+{
+        uint64_t leader;
+        const char *address;
+        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+
+        if (out == NULL) {
+                return;
+        }
+        node_leader(g->node, &leader, &address);
+        /* A leader that is not serving yet must not send clients to
+         * itself: say the leader is unknown, so they retry shortly. */
+        if (leader == g->cfg->id) {
+                leader = 0;
+                address = "";
+        }
+        g->stats.redirects++;
+        conn_commit(c, proto_write_not_leader(out, REPLY_MAX, id, leader,
+                                              address));
+}
+
+/* Answer a request with a state machine outcome and forget it. */
+static void settle(struct pending *p, uint64_t index,
+                   const struct lockfsm_result *res)
+{
+        struct proto_result r;
+
+        memset(&r, 0, sizeof r);
+        r.status = res->status;
+        r.kind = res->kind;
+        r.index = index;
+        r.session = res->session;
+        r.owner = res->owner;
+        r.token = res->token;
+        r.count = res->count;
+        r.waiters = res->waiters;
+        reply_result(p->conn, p->req_id, &r);
+        pending_free(p);
+}
+
+static void settle_status(struct pending *p, int status)
+{
+        if (status == BATON_EUNKNOWN) {
+                p->g->stats.unknown++;
+        }
+        reply_status(p->conn, p->req_id, status);
+        pending_free(p);
+}
+
+/* Requests never proposed: the client may send them anywhere, safely. */
+static void redirect_all(struct gateway *g, struct queue *list)
+{
+        while (!queue_empty(list)) {
+                struct pending *p =
+                    QUEUE_DATA(queue_head(list), struct pending, link);
+                reply_not_leader(g, p->conn, p->req_id);
+                pending_free(p);
+        }
+}
+
+/* --- Proposals ------------------------------------------------------------ */
+
+static void on_applied(struct raft_apply *req, int status, void *result)
+{
+        struct batch *b = req->data;
+
+        (void)result;
+        while (!queue_empty(&b->members)) {
+                struct pending *p =
+                    QUEUE_DATA(queue_head(&b->members), struct pending, link);
+                queue_remove(&p->link);
+                p->batch = NULL;
+                /* On success the first entry is applied and the rest follow;
+                 * their events answer them. On failure none of the batch
+                 * answered yet can know its fate: the entries may still
+                 * commit under the next leader. */
+                if (p->internal) {
+                        pending_free(p); /* a deadline re-fires if lost */
+                } else if (status != 0) {
+                        settle_status(p, BATON_EUNKNOWN);
+                }
+        }
+        if (status != 0) {
+                log_warn("proposal failed: %s", raft_strerror(status));
+        }
+        free(b);
+}
+
+/* Propose up to BATCH_MAX unsent commands in one raft_apply. False when
+ * nothing could be proposed (out of memory, or raft refused). */
+static bool propose_batch(struct gateway *g)
+{
+        struct raft *r = &g->node->raft;
+        struct raft_buffer bufs[BATCH_MAX];
+        struct batch *b;
+        struct queue *q;
+        unsigned n = 0, i;
+        int rv;
+
+        b = malloc(sizeof *b);
+        if (b == NULL) {
+                return false;
+        }
+        queue_init(&b->members);
+        while (!queue_empty(&g->unsent) && n < BATCH_MAX) {
+                struct pending *p =
+                    QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
+                bufs[n].base = raft_malloc(p->len);
+                if (bufs[n].base == NULL) {
+                        break;
+                }
+                memcpy(bufs[n].base, p->buf, p->len);
+                bufs[n].len = p->len;
+                queue_remove(&p->link);
+                queue_push_tail(&b->members, &p->link);
+                p->batch = b;
+                n++;
+        }
+        if (n == 0 ||
+            hmap_reserve(&g->pending, g->pending.count + n) != 0) {
+                for (i = 0; i < n; i++) {
+                        raft_free(bufs[i].base);
+                }
+                /* Back to the front of the queue, in order, for next time. */
+                while (!queue_empty(&b->members)) {
+                        q = queue_tail(&b->members);
+                        queue_remove(q);
+                        queue_insert_after(&g->unsent, q);
+                }
+                free(b);
+                return false;
+        }
+        b->req.data = b;
+        rv = raft_apply(r, &b->req, bufs, n, on_applied);
+        if (rv != 0) {
+                for (i = 0; i < n; i++) {
+                        raft_free(bufs[i].base);
+                }
+                log_warn("raft_apply: %s", raft_strerror(rv));
+                redirect_all(g, &b->members);
+                free(b);
+                return false;
+        }
+        g->stats.batches++;
+        g->stats.proposed += n;
+        /* Keyed only now: an answer can only come from an applied entry. */
+        QUEUE_FOREACH(q, &b->members)
+        {
+                struct pending *p = QUEUE_DATA(q, struct pending, link);
+                if (!p->internal) {
+                        hmap_insert(&g->pending, &p->by_key,
+                                    key_hash(p->key_a, p->key_b));
+                        p->in_map = true;
+                }
+        }
+        return true;
+}
+
+/* Queue a command of the leader's own (EXPIRE, TIMEOUT). */
+static void propose_internal(struct gateway *g, const struct command *c)
+{
+        struct pending *p = pending_new(g, NULL, 0, PROTO_COMMAND);
+
+        if (p == NULL) {
+                return; /* the deadline fires again after retry_ms */
+        }
+        p->len = command_encode(c, p->buf, sizeof p->buf);
+        if (p->len == 0 || command_decode(&p->cmd, p->buf, p->len) != 0) {
+                free(p);
+                return;
+        }
+        p->internal = true;
+        queue_push_tail(&g->unsent, &p->link);
+}
+
+static void on_deadline(void *data, const struct deadline *d)
+{
+        struct gateway *g = data;
+        struct command c;
+
+        memset(&c, 0, sizeof c);
+        c.session = d->session;
+        if (d->seq == 0) {
+                c.type = COMMAND_EXPIRE;
+                g->stats.expirations++;
+                log_info("session %llu: lease expired, proposing EXPIRE",
+                         (unsigned long long)d->session);
+        } else {
+                c.type = COMMAND_TIMEOUT;
+                c.target = d->seq;
+                c.name = d->name;
+                c.name_len = d->name_len;
+                g->stats.timeouts++;
+        }
+        propose_internal(g, &c);
+}
+
+/* --- Reads and keepalives ------------------------------------------------- */
+
+static void answer_read(struct gateway *g, struct pending *p)
+{
+        struct lockfsm *f = raftfsm_lockfsm(&g->node->rf);
+        uint64_t applied = raft_last_applied(&g->node->raft);
+        struct lockfsm_result res;
+        uint32_t ttl;
+        uint8_t *out;
+        int st;
+
+        switch (p->frame_type) {
+        case PROTO_QUERY:
+                lockfsm_query(f, p->cmd.name, p->cmd.name_len, &res);
+                settle(p, applied, &res);
+                return;
+        case PROTO_CHECK:
+                lockfsm_check_token(f, p->cmd.name, p->cmd.name_len, p->token,
+                                    &res);
+                settle(p, applied, &res);
+                return;
+        default: /* PROTO_KEEPALIVE */
+                st = lockfsm_session_status(f, p->key_a);
+                if (st != 0) {
+                        settle_status(p, st);
+                        return;
+                }
+                /* Dated from arrival: the client dates its lease from its
+                 * send, earlier, so the leader never expires it first. */
+                ttl = lockfsm_session_ttl(f, p->key_a);
+                deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0,
+                              p->received + ttl);
+                out = p->conn != NULL ? conn_reserve(p->conn, REPLY_MAX) : NULL;
+                if (out != NULL) {
+                        conn_commit(p->conn,
+                                    proto_write_keepalive_ok(out, REPLY_MAX,
+                                                             p->req_id, ttl));
+                }
+                pending_free(p);
+                return;
+        }
+}
+
+static void on_read_barrier(struct raft_barrier *req, int status)
+{
+        struct readbatch *rb = req->data;
+        struct gateway *g = rb->g;
+
+        /* A committed barrier of this leader's term proves it still led
+         * after every read in the batch arrived: no newer leader can have
+         * changed the answer or expired the session before. */
+        while (!queue_empty(&rb->members)) {
+                struct pending *p =
+                    QUEUE_DATA(queue_head(&rb->members), struct pending, link);
+                if (status == 0) {
+                        answer_read(g, p);
+                } else {
+                        reply_not_leader(g, p->conn, p->req_id);
+                        pending_free(p);
+                }
+        }
+        free(rb);
+}
+
+static void start_reads(struct gateway *g)
+{
+        struct readbatch *rb;
+        int rv;
+
+        if (queue_empty(&g->reads)) {
+                return;
+        }
+        rb = malloc(sizeof *rb);
+        if (rb == NULL) {
+                return;
+        }
+        rb->g = g;
+        queue_init(&rb->members);
+        while (!queue_empty(&g->reads)) {
+                struct queue *q = queue_head(&g->reads);
+                queue_remove(q);
+                queue_push_tail(&rb->members, q);
+        }
+        rb->req.data = rb;
+        rv = raft_barrier(&g->node->raft, &rb->req, on_read_barrier);
+        if (rv != 0) {
+                redirect_all(g, &rb->members);
+                free(rb);
+                return;
+        }
+        g->stats.barriers++;
+}
+
+void gateway_flush(struct gateway *g)
+{
+        struct raft *r = &g->node->raft;
+
+        if (!node_serving(g->node)) {
+                return;
+        }
+        /* Bound what is proposed but not applied: libraft has no limit of
+         * its own (RAFT.md §2). The rest waits for the next iteration. */
+        while (!queue_empty(&g->unsent) &&
+               raft_last_index(r) - raft_last_applied(r) <
+                   g->cfg->max_inflight_entries &&
+               propose_batch(g)) {
+        }
+        start_reads(g);
+}
+
+/* --- Events from the state machine ---------------------------------------- */
+
+/* Settle every request waiting for (a, b) with this outcome. */
+static void settle_key(struct gateway *g, uint64_t a, uint64_t b,
+                       uint64_t index, const struct lockfsm_result *res)
+{
+        struct hnode *n = hmap_first(&g->pending, key_hash(a, b));
+
+        while (n != NULL) {
+                struct pending *p = HMAP_DATA(n, struct pending, by_key);
+                n = hmap_next(n);
+                if (p->key_a != a || p->key_b != b) {
+                        continue;
+                }
+                if (res->status == 0 && res->kind == LOCKFSM_QUEUED) {
+                        continue; /* the grant or the timeout answers it */
+                }
+                settle(p, index, res);
+        }
+}
+
+static void on_event(void *data, const struct lockfsm_event *ev)
+{
+        struct gateway *g = data;
+        bool serving = node_serving(g->node);
+        struct lockfsm_result res;
+
+        applylog_write(&g->applylog, node_entry_term(g->node, ev->index), ev);
+        switch (ev->type) {
+        case LOCKFSM_EV_RESULT:
+                if (ev->cause == COMMAND_OPEN) {
+                        settle_key(g, 0, ev->nonce, ev->index, ev->result);
+                } else {
+                        settle_key(g, ev->session, ev->seq, ev->index,
+                                   ev->result);
+                }
+                break;
+        case LOCKFSM_EV_GRANT:
+                deadlines_drop(&g->deadlines, ev->session, ev->seq);
+                if (ev->cause != COMMAND_ACQUIRE) {
+                        /* A handover: the waiter's ACQUIRE is answered now. */
+                        memset(&res, 0, sizeof res);
+                        res.kind = LOCKFSM_GRANTED;
+                        res.session = ev->session;
+                        res.owner = ev->owner;
+                        res.token = ev->token;
+                        res.count = 1;
+                        settle_key(g, ev->session, ev->seq, ev->index, &res);
+                }
+                break;
+        case LOCKFSM_EV_UNQUEUE:
+                deadlines_drop(&g->deadlines, ev->session, ev->seq);
+                memset(&res, 0, sizeof res);
+                res.status = ev->status;
+                res.session = ev->session;
+                res.owner = ev->owner;
+                settle_key(g, ev->session, ev->seq, ev->index, &res);
+                break;
+        case LOCKFSM_EV_QUEUE:
+                if (serving && ev->wait_ms != COMMAND_WAIT_FOREVER) {
+                        deadlines_set(&g->deadlines, ev->session, ev->seq,
+                                      ev->name, ev->name_len,
+                                      uv_now(g->loop) + ev->wait_ms);
+                }
+                break;
+        case LOCKFSM_EV_OPEN:
+                if (serving) {
+                        deadlines_set(
+                            &g->deadlines, ev->session, 0, NULL, 0,
+                            uv_now(g->loop) +
+                                lockfsm_session_ttl(
+                                    raftfsm_lockfsm(&g->node->rf),
+                                    ev->session));
+                }
+                break;
+        case LOCKFSM_EV_END:
+                deadlines_drop(&g->deadlines, ev->session, 0);
+                break;
+        default:
+                break;
+        }
+}
+
+/* --- Leadership ------------------------------------------------------------ */
+
+static void start_session_clock(void *data, uint64_t session, uint32_t ttl_ms)
+{
+        struct gateway *g = data;
+
+        deadlines_set(&g->deadlines, session, 0, NULL, 0,
+                      uv_now(g->loop) + ttl_ms);
+}
+
+static void start_wait_clock(void *data, uint64_t session, uint64_t seq,
+                             const char *name, size_t name_len,
+                             uint32_t wait_ms)
+{
+        struct gateway *g = data;
+
+        if (wait_ms != COMMAND_WAIT_FOREVER) {
+                deadlines_set(&g->deadlines, session, seq, name, name_len,
+                              uv_now(g->loop) + wait_ms);
+        }
+}
+
+void gateway_on_ready(void *data)
+{
+        struct gateway *g = data;
+        struct lockfsm *f = raftfsm_lockfsm(&g->node->rf);
+
+        g->stats.leader_changes++;
+        /* A new leader cannot know its predecessor's clocks: every session
+         * gets a full TTL and every waiter its full wait from now. */
+        deadlines_clear(&g->deadlines);
+        lockfsm_foreach_session(f, start_session_clock, g);
+        lockfsm_foreach_waiter(f, start_wait_clock, g);
+        while (!queue_empty(&g->held)) {
+                struct queue *q = queue_head(&g->held);
+                struct pending *p = QUEUE_DATA(q, struct pending, link);
+                queue_remove(q);
+                queue_push_tail(p->frame_type == PROTO_COMMAND ? &g->unsent
+                                                               : &g->reads,
+                                q);
+        }
+}
+
+void gateway_on_lost(void *data)
+{
+        struct gateway *g = data;
+        size_t i;
+
+        deadlines_clear(&g->deadlines);
+        redirect_all(g, &g->unsent);
+        redirect_all(g, &g->held);
+        redirect_all(g, &g->reads);
+        /* Proposed commands may still commit under the next leader. */
+        for (i = 0; i < g->pending.n_buckets; i++) {
+                while (g->pending.buckets[i] != NULL) {
+                        settle_status(HMAP_DATA(g->pending.buckets[i],
+                                                struct pending, by_key),
+                                      BATON_EUNKNOWN);
+                }
+        }
+}
+
+/* --- Requests -------------------------------------------------------------- */
+
+/* Where a request goes when this node does not serve: held if it leads
+ * but its barrier is not applied yet, else redirected. */
+static bool route(struct gateway *g, struct pending *p, struct queue *serving)
+{
+        uint64_t leader;
+        const char *address;
+
+        if (node_serving(g->node)) {
+                queue_push_tail(serving, &p->link);
+                return true;
+        }
+        node_leader(g->node, &leader, &address);
+        if (leader == g->cfg->id) {
+                queue_push_tail(&g->held, &p->link);
+                return true;
+        }
+        reply_not_leader(g, p->conn, p->req_id);
+        pending_free(p);
+        return false;
+}
+
+static void on_command(struct gateway *g, struct conn *c, uint64_t id,
+                       const uint8_t *body, uint32_t len)
+{
+        struct pending *p;
+        int rv;
+
+        if (len > COMMAND_MAX_SIZE) {
+                conn_fail(c, id, BATON_EMALFORMED, "command too long");
+                return;
+        }
+        p = pending_new(g, c, id, PROTO_COMMAND);
+        if (p == NULL) {
+                reply_status(c, id, BATON_ENOMEM);
+                return;
+        }
+        memcpy(p->buf, body, len);
+        p->len = len;
+        rv = command_decode(&p->cmd, p->buf, p->len);
+        if (rv == BATON_EMALFORMED || rv == BATON_EVERSION) {
+                pending_free(p);
+                conn_fail(c, id, rv, "malformed command");
+                return;
+        }
+        if (rv == 0 && p->cmd.type != COMMAND_OPEN &&
+            p->cmd.type != COMMAND_CLOSE && p->cmd.type != COMMAND_ACQUIRE &&
+            p->cmd.type != COMMAND_RELEASE && p->cmd.type != COMMAND_CANCEL) {
+                rv = BATON_EINVAL; /* EXPIRE and TIMEOUT are the leader's */
+        }
+        if (rv == 0 && p->cmd.type == COMMAND_OPEN) {
+                /* The nonce is how the answer finds this request. */
+                if (p->cmd.nonce == 0) {
+                        rv = BATON_EINVAL;
+                } else if (p->cmd.ttl_ms < g->cfg->min_ttl_ms) {
+                        rv = BATON_ETTL;
+                }
+        }
+        if (rv != 0) {
+                settle_status(p, rv);
+                return;
+        }
+        if (p->cmd.type == COMMAND_OPEN) {
+                p->key_a = 0;
+                p->key_b = p->cmd.nonce;
+        } else {
+                p->key_a = p->cmd.session;
+                p->key_b = p->cmd.seq;
+        }
+        route(g, p, &g->unsent);
+}
+
+static void on_read(struct gateway *g, struct conn *c,
+                    const struct proto_header *h, const uint8_t *body)
+{
+        struct proto_string name = {NULL, 0};
+        struct pending *p;
+        int rv = 0;
+
+        p = pending_new(g, c, h->id, h->type);
+        if (p == NULL) {
+                reply_status(c, h->id, BATON_ENOMEM);
+                return;
+        }
+        if (h->type == PROTO_KEEPALIVE) {
+                rv = proto_read_u64(body, h->length, &p->key_a);
+        } else if (h->type == PROTO_QUERY) {
+                rv = proto_read_query(body, h->length, &name);
+        } else {
+                rv = proto_read_check(body, h->length, &name, &p->token);
+        }
+        if (rv == BATON_ENAME) {
+                settle_status(p, rv);
+                return;
+        }
+        if (rv != 0) {
+                pending_free(p);
+                conn_fail(c, h->id, rv, "malformed request body");
+                return;
+        }
+        if (name.len > 0) {
+                memcpy(p->buf, name.p, name.len);
+                p->cmd.name = (const char *)p->buf;
+                p->cmd.name_len = name.len;
+        }
+        route(g, p, &g->reads);
+}
+
+static void on_status(struct gateway *g, struct conn *c, uint64_t id)
+{
+        struct raft *r = &g->node->raft;
+        struct proto_status st;
+        struct lockfsm_stats fs;
+        raft_id leader = 0;
+        const char *address = NULL;
+        unsigned i;
+        uint8_t *out;
+        size_t cap = PROTO_HEADER_SIZE + 128 +
+                     PROTO_MAX_MEMBERS * (10 + 2 * PROTO_ADDRESS_MAX);
+
+        memset(&st, 0, sizeof st);
+        raft_leader(r, &leader, &address);
+        lockfsm_stats(raftfsm_lockfsm(&g->node->rf), &fs);
+        st.id = g->cfg->id;
+        st.role = (uint8_t)raft_state(r);
+        st.term = r->current_term;
+        st.leader_id = leader;
+        st.commit_index = r->commit_index;
+        st.applied_index = raft_last_applied(r);
+        st.last_index = raft_last_index(r);
+        st.sessions = fs.sessions;
+        st.locks = fs.locks;
+        st.waiters = fs.waiters;
+        for (i = 0; i < r->configuration.n && i < PROTO_MAX_MEMBERS; i++) {
+                const struct raft_server *s = &r->configuration.servers[i];
+                const char *client = node_client_address(g->node, s->id);
+                struct proto_member *m = &st.members[st.n_members++];
+                m->id = s->id;
+                m->role = (uint8_t)s->role;
+                m->raft_address.p = s->address;
+                m->raft_address.len = (uint8_t)strlen(s->address);
+                m->client_address.p = client;
+                m->client_address.len = (uint8_t)strlen(client);
+        }
+        out = conn_reserve(c, cap);
+        if (out != NULL) {
+                conn_commit(c, proto_write_status(out, cap, id, &st));
+        }
+}
+
+static void on_transfer_done(struct node *n)
+{
+        log_info("leadership transfer finished");
+        (void)n;
+}
+
+void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
+                      const uint8_t *body)
+{
+        struct gateway *g = data;
+        uint64_t target;
+        uint8_t *out;
+
+        if (h->type <= PROTO_PING) {
+                g->stats.requests[h->type]++;
+        }
+        switch (h->type) {
+        case PROTO_COMMAND:
+                on_command(g, c, h->id, body, h->length);
+                break;
+        case PROTO_KEEPALIVE:
+        case PROTO_QUERY:
+        case PROTO_CHECK:
+                on_read(g, c, h, body);
+                break;
+        case PROTO_STATUS:
+                on_status(g, c, h->id);
+                break;
+        case PROTO_PING:
+                out = conn_reserve(c, PROTO_HEADER_SIZE);
+                if (out != NULL) {
+                        conn_commit(c, proto_write_empty(out, PROTO_HEADER_SIZE,
+                                                         h->id, PROTO_PONG));
+                }
+                break;
+        case PROTO_TRANSFER:
+                if (proto_read_u64(body, h->length, &target) != 0) {
+                        conn_fail(c, h->id, BATON_EMALFORMED, "bad TRANSFER");
+                        break;
+                }
+                if (!node_serving(g->node)) {
+                        reply_not_leader(g, c, h->id);
+                        break;
+                }
+                reply_status(c, h->id,
+                             node_transfer(g->node, target, on_transfer_done));
+                break;
+        case PROTO_MEMBER_ADD:
+        case PROTO_MEMBER_REMOVE:
+                /* Membership changes need the members' client addresses
+                 * replicated in the log; until then they are refused. */
+                reply_status(c, h->id, BATON_EUNSUPPORTED);
+                break;
+        default:
+                conn_fail(c, h->id, BATON_EMALFORMED,
+                          "a response type sent as a request");
+                break;
+        }
+}
+
+void gateway_on_gone(void *data, struct conn *c)
+{
+        (void)data;
+        /* Requests already proposed still run; only their answer is lost,
+         * and the client retries with the same seq after reconnecting. */
+        while (!queue_empty(&c->pendings)) {
+                struct queue *q = queue_head(&c->pendings);
+                struct pending *p = QUEUE_DATA(q, struct pending, conn_link);
+                queue_remove(q);
+                p->conn = NULL;
+        }
+}
+
+int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
+                 const struct config *cfg)
+{
+        int rv;
+
+        memset(g, 0, sizeof *g);
+        g->loop = loop;
+        g->node = node;
+        g->cfg = cfg;
+        hmap_init(&g->pending, &mem_libc);
+        queue_init(&g->unsent);
+        queue_init(&g->held);
+        queue_init(&g->reads);
+        rv = applylog_open(&g->applylog, cfg->apply_log);
+        if (rv != 0) {
+                return rv;
+        }
+        /* A lost EXPIRE or TIMEOUT proposal is retried after one election
+         * timeout, by when a new leader would have taken over. */
+        deadlines_init(&g->deadlines, loop, cfg->election_timeout_ms,
+                       on_deadline, g);
+        raftfsm_set_event_cb(&node->rf, on_event, g);
+        return 0;
+}
+
+void gateway_close(struct gateway *g)
+{
+        size_t i;
+
+        raftfsm_set_event_cb(&g->node->rf, NULL, NULL);
+        redirect_all(g, &g->unsent);
+        redirect_all(g, &g->held);
+        for (i = 0; i < g->pending.n_buckets; i++) {
+                while (g->pending.buckets[i] != NULL) {
+                        settle_status(HMAP_DATA(g->pending.buckets[i],
+                                                struct pending, by_key),
+                                      BATON_EUNKNOWN);
+                }
+        }
+        deadlines_close(&g->deadlines);
+        applylog_close(&g->applylog);
+        hmap_close(&g->pending);
+}

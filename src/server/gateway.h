@@ -1,0 +1,61 @@
+/* The request path: validate, batch into raft, answer from state machine
+ * events, linearizable reads and keepalives, leader-side deadlines. */
+#ifndef SERVER_GATEWAY_H
+#define SERVER_GATEWAY_H
+
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "../lib/hmap.h"
+#include "../lib/queue.h"
+#include "applylog.h"
+#include "conn.h"
+#include "deadlines.h"
+#include "node.h"
+
+struct gateway_stats {
+        uint64_t requests[PROTO_PING + 1]; /* by request type */
+        uint64_t proposed;                 /* entries proposed */
+        uint64_t batches;                  /* raft_apply calls */
+        uint64_t barriers;                 /* read/keepalive barriers */
+        uint64_t redirects;                /* NOT_LEADER answers */
+        uint64_t unknown;                  /* EUNKNOWN answers */
+        uint64_t expirations;              /* EXPIRE proposals */
+        uint64_t timeouts;                 /* TIMEOUT proposals */
+        uint64_t leader_changes;           /* ready transitions */
+};
+
+struct gateway {
+        uv_loop_t *loop;
+        struct node *node;
+        const struct config *cfg;
+        struct deadlines deadlines;
+        struct applylog applylog;
+        struct hmap pending; /* proposed client commands, by key */
+        struct queue unsent; /* commands for the next raft_apply */
+        struct queue held;   /* arrived while the leader was not serving */
+        struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
+        struct gateway_stats stats;
+};
+
+/* Set up on a started node (`node` and `cfg` borrowed). Installs itself as
+ * the node's event sink. 0 or a BATON_E* code. */
+int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
+                 const struct config *cfg);
+/* Fail everything pending (BATON_ESHUTDOWN) and close the timer. */
+void gateway_close(struct gateway *g);
+
+/* conn_frame_cb and conn_gone_cb. */
+void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
+                      const uint8_t *body);
+void gateway_on_gone(void *data, struct conn *c);
+
+/* node_callbacks. */
+void gateway_on_ready(void *data);
+void gateway_on_lost(void *data);
+
+/* End of a loop iteration: propose what arrived, start the read barrier. */
+void gateway_flush(struct gateway *g);
+
+#endif /* SERVER_GATEWAY_H */

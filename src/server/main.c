@@ -1,0 +1,159 @@
+/* batond: one Baton node — raft, client connections and timers on one loop. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "../../include/baton.h"
+#include "config.h"
+#include "conn.h"
+#include "gateway.h"
+#include "log.h"
+#include "node.h"
+
+struct server {
+        uv_loop_t loop;
+        struct config cfg;
+        struct node node;
+        struct gateway gateway;
+        struct conn_set conns;
+        uv_check_t flush;
+        uv_signal_t sigint;
+        uv_signal_t sigterm;
+        bool stopping;
+};
+
+/* After every loop iteration's I/O: what arrived is proposed in one batch,
+ * and every connection's replies go out in one write. */
+static void on_flush(uv_check_t *h)
+{
+        struct server *s = h->data;
+
+        gateway_flush(&s->gateway);
+        conn_flush_all(&s->conns);
+}
+
+static void on_node_closed(struct node *n)
+{
+        (void)n;
+        log_info("raft closed");
+}
+
+static void shutdown_now(struct server *s)
+{
+        log_info("shutting down");
+        conn_close_all(&s->conns);
+        gateway_close(&s->gateway);
+        uv_check_stop(&s->flush);
+        uv_close((uv_handle_t *)&s->flush, NULL);
+        uv_close((uv_handle_t *)&s->sigint, NULL);
+        uv_close((uv_handle_t *)&s->sigterm, NULL);
+        node_close(&s->node, on_node_closed);
+}
+
+static void on_transferred(struct node *n)
+{
+        shutdown_now(n->loop->data);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+        struct server *s = h->data;
+
+        if (s->stopping) {
+                return;
+        }
+        s->stopping = true;
+        /* SIGTERM (a rolling restart) hands leadership over first, so the
+         * cluster does not wait an election timeout for a new leader. */
+        if (signum == SIGTERM && node_serving(&s->node) &&
+            node_transfer(&s->node, 0, on_transferred) == 0) {
+                log_info("SIGTERM: transferring leadership before exit");
+                return;
+        }
+        shutdown_now(s);
+}
+
+static void usage(FILE *out)
+{
+        fprintf(out,
+                "usage: batond --config FILE [--KEY VALUE ...]\n"
+                "       batond --id N --data-dir DIR --member 'ID RAFT CLIENT' "
+                "... [--KEY VALUE ...]\n\n"
+                "Runs one node of a Baton lock cluster. Flags override the "
+                "config file.\n\nKeys:\n");
+        config_print_help(out);
+}
+
+int main(int argc, char **argv)
+{
+        static struct server srv; /* large (read buffer); lives until exit */
+        struct server *s = &srv;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        const struct config_member *self;
+        struct node_callbacks cb;
+        int rv;
+
+        if (config_wants_help(argc, argv)) {
+                usage(stdout);
+                return 0;
+        }
+        config_defaults(&s->cfg);
+        if (config_parse_args(&s->cfg, argc, argv, errmsg, sizeof errmsg) !=
+                0 ||
+            config_validate(&s->cfg, errmsg, sizeof errmsg) != 0) {
+                fprintf(stderr, "batond: %s\n", errmsg);
+                return 2;
+        }
+        log_set_level((enum log_level)s->cfg.log_level);
+        signal(SIGPIPE, SIG_IGN);
+        uv_loop_init(&s->loop);
+        s->loop.data = s;
+        self = config_member(&s->cfg, s->cfg.id);
+
+        cb.ready = gateway_on_ready;
+        cb.lost = gateway_on_lost;
+        cb.data = &s->gateway;
+        rv = node_start(&s->node, &s->loop, &s->cfg, &cb);
+        if (rv != 0) {
+                log_error("cannot start node %llu: %s",
+                          (unsigned long long)s->cfg.id, s->node.errmsg);
+                return 1;
+        }
+        rv = gateway_init(&s->gateway, &s->loop, &s->node, &s->cfg);
+        if (rv != 0) {
+                log_error("cannot open the apply log %s", s->cfg.apply_log);
+                return 1;
+        }
+        rv = conn_listen(&s->conns, &s->loop, self->client_address,
+                         s->cfg.max_connections, s->cfg.max_frame,
+                         s->cfg.output_limit, gateway_on_frame,
+                         gateway_on_gone, &s->gateway);
+        if (rv != 0) {
+                log_error("cannot listen for clients on %s",
+                          self->client_address);
+                return 1;
+        }
+        uv_check_init(&s->loop, &s->flush);
+        s->flush.data = s;
+        uv_check_start(&s->flush, on_flush);
+        uv_signal_init(&s->loop, &s->sigint);
+        uv_signal_init(&s->loop, &s->sigterm);
+        s->sigint.data = s;
+        s->sigterm.data = s;
+        uv_signal_start(&s->sigint, on_signal, SIGINT);
+        uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+        log_info("node %llu: raft %s, clients %s, data %s, %u members",
+                 (unsigned long long)s->cfg.id, self->raft_address,
+                 self->client_address, s->cfg.data_dir, s->cfg.n_members);
+
+        uv_run(&s->loop, UV_RUN_DEFAULT);
+        rv = uv_loop_close(&s->loop);
+        if (rv != 0) {
+                log_warn("loop closed with handles open: %s", uv_strerror(rv));
+        }
+        log_info("stopped");
+        return 0;
+}

@@ -1,0 +1,309 @@
+/* One batond Raft node: raft_uv on a data dir, bootstrap, leadership. */
+#include "node.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../include/baton.h"
+#include "log.h"
+
+int node_error(int raft_rv)
+{
+        switch (raft_rv) {
+        case 0:
+                return 0;
+        case RAFT_NOMEM:
+                return BATON_ENOMEM;
+        case RAFT_NOTLEADER:
+                return BATON_ENOTLEADER;
+        case RAFT_LEADERSHIPLOST:
+                return BATON_EUNKNOWN;
+        case RAFT_SHUTDOWN:
+                return BATON_ESHUTDOWN;
+        case RAFT_CANTCHANGE:
+                return BATON_ECANTCHANGE;
+        case RAFT_NOSPACE:
+                return BATON_ENOSPC;
+        case RAFT_IOERR:
+                return BATON_EIO;
+        case RAFT_CORRUPT:
+                return BATON_ECORRUPT;
+        case RAFT_NOCONNECTION:
+                return BATON_EUNAVAILABLE;
+        default:
+                return BATON_EINVAL;
+        }
+}
+
+static void on_barrier(struct raft_barrier *req, int status)
+{
+        struct node *n = req->data;
+
+        n->barrier_pending = false;
+        if (status != 0 || raft_state(&n->raft) != RAFT_LEADER ||
+            n->raft.current_term != n->serving_term) {
+                return; /* the monitor tries again if still leader */
+        }
+        n->serving = true;
+        log_info("serving as leader in term %llu (applied %llu)",
+                 (unsigned long long)n->serving_term,
+                 (unsigned long long)raft_last_applied(&n->raft));
+        if (n->cb.ready != NULL) {
+                n->cb.ready(n->cb.data);
+        }
+}
+
+/* Runs before every loop poll: libraft 0.15.0 has no state callback. */
+static void on_monitor(uv_prepare_t *h)
+{
+        struct node *n = h->data;
+        bool leader = raft_state(&n->raft) == RAFT_LEADER;
+        int rv;
+
+        if (n->serving &&
+            (!leader || n->raft.current_term != n->serving_term)) {
+                n->serving = false;
+                log_info("stopped serving: now %s in term %llu",
+                         leader ? "leader" : "not leader",
+                         (unsigned long long)n->raft.current_term);
+                if (n->cb.lost != NULL) {
+                        n->cb.lost(n->cb.data);
+                }
+        }
+        if (leader && !n->serving && !n->barrier_pending) {
+                n->serving_term = n->raft.current_term;
+                n->barrier.data = n;
+                rv = raft_barrier(&n->raft, &n->barrier, on_barrier);
+                if (rv == 0) {
+                        n->barrier_pending = true;
+                }
+        }
+}
+
+static int make_dir(const char *path)
+{
+        char buf[PATH_MAX];
+        size_t i, len = strlen(path);
+
+        if (len == 0 || len >= sizeof buf) {
+                return -1;
+        }
+        memcpy(buf, path, len + 1);
+        for (i = 1; i <= len; i++) {
+                if (buf[i] == '/' || buf[i] == '\0') {
+                        char c = buf[i];
+                        buf[i] = '\0';
+                        if (mkdir(buf, 0750) != 0 && errno != EEXIST) {
+                                return -1;
+                        }
+                        buf[i] = c;
+                }
+        }
+        return 0;
+}
+
+static int bootstrap(struct node *n)
+{
+        struct raft_configuration conf;
+        unsigned i;
+        int rv = 0;
+
+        raft_configuration_init(&conf);
+        for (i = 0; i < n->cfg->n_members && rv == 0; i++) {
+                const struct config_member *m = &n->cfg->members[i];
+                rv = raft_configuration_add(&conf, m->id, m->raft_address,
+                                            RAFT_VOTER);
+        }
+        if (rv == 0) {
+                rv = raft_bootstrap(&n->raft, &conf);
+        }
+        raft_configuration_close(&conf);
+        if (rv == RAFT_CANTBOOTSTRAP) {
+                return 0; /* an existing data dir: restart from it */
+        }
+        if (rv == 0) {
+                log_info("bootstrapped a %u-node cluster", n->cfg->n_members);
+        }
+        return rv;
+}
+
+int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
+               const struct node_callbacks *cb)
+{
+        const struct config_member *self = config_member(cfg, cfg->id);
+        struct lockfsm_limits limits;
+        int rv;
+
+        memset(n, 0, sizeof *n);
+        n->loop = loop;
+        n->cfg = cfg;
+        if (cb != NULL) {
+                n->cb = *cb;
+        }
+        if (self == NULL || make_dir(cfg->data_dir) != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg,
+                         "cannot create data dir %.200s: %s", cfg->data_dir,
+                         strerror(errno));
+                return BATON_EIO;
+        }
+        lockfsm_limits_default(&limits);
+        limits.max_sessions = cfg->max_sessions;
+        limits.max_locks_per_session = cfg->max_locks_per_session;
+        limits.max_waiters_per_lock = cfg->max_waiters_per_lock;
+        limits.max_ttl_ms = cfg->max_ttl_ms;
+        rv = raftfsm_init(&n->rf, &limits);
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "state machine: %s",
+                         raftfsm_errmsg(&n->rf));
+                return rv;
+        }
+        rv = raft_uv_tcp_init(&n->transport, loop);
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "raft transport: %s",
+                         raft_strerror(rv));
+                goto err_after_fsm;
+        }
+        rv = raft_uv_init(&n->io, loop, cfg->data_dir, &n->transport);
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "raft io on %.200s: %s",
+                         cfg->data_dir, raft_strerror(rv));
+                goto err_after_transport;
+        }
+        /* Auto-recovery would silently drop entries of a corrupt segment,
+         * possibly acknowledged ones: fail loudly instead (RAFT.md §8). */
+        raft_uv_set_auto_recovery(&n->io, false);
+        raft_uv_set_snapshot_compression(&n->io, cfg->snapshot_compression);
+        rv = raft_init(&n->raft, &n->io, &n->rf.fsm, cfg->id,
+                       self->raft_address);
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "raft init: %s",
+                         raft_errmsg(&n->raft));
+                goto err_after_io;
+        }
+        raftfsm_attach(&n->rf, &n->raft);
+        raft_set_election_timeout(&n->raft, cfg->election_timeout_ms);
+        raft_set_heartbeat_timeout(&n->raft, cfg->heartbeat_timeout_ms);
+        /* Each snapshot stalls the loop ~32 ms closing a segment, so take
+         * them rarely; the lock state is small (RAFT.md §2). */
+        raft_set_snapshot_threshold(&n->raft, cfg->snapshot_threshold);
+        raft_set_snapshot_trailing(&n->raft, cfg->snapshot_trailing);
+        raft_set_pre_vote(&n->raft, true);
+        rv = bootstrap(n);
+        if (rv == 0) {
+                rv = raft_start(&n->raft);
+        }
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "raft start: %s",
+                         raft_errmsg(&n->raft));
+                goto err_after_raft;
+        }
+        uv_prepare_init(loop, &n->monitor);
+        n->monitor.data = n;
+        uv_prepare_start(&n->monitor, on_monitor);
+        return 0;
+
+err_after_raft:
+        /* raft_init succeeded: raft must be closed through the loop. */
+        raft_close(&n->raft, NULL);
+        uv_run(loop, UV_RUN_NOWAIT);
+err_after_io:
+        raft_uv_close(&n->io);
+err_after_transport:
+        raft_uv_tcp_close(&n->transport);
+        uv_run(loop, UV_RUN_NOWAIT);
+err_after_fsm:
+        raftfsm_close(&n->rf);
+        return node_error(rv) != 0 ? node_error(rv) : BATON_EIO;
+}
+
+static void on_raft_closed(struct raft *r)
+{
+        struct node *n = r->data;
+
+        raft_uv_close(&n->io);
+        raft_uv_tcp_close(&n->transport);
+        raftfsm_close(&n->rf);
+        if (n->close_cb != NULL) {
+                n->close_cb(n);
+        }
+}
+
+void node_close(struct node *n, void (*cb)(struct node *n))
+{
+        n->close_cb = cb;
+        n->raft.data = n;
+        uv_prepare_stop(&n->monitor);
+        uv_close((uv_handle_t *)&n->monitor, NULL);
+        raft_close(&n->raft, on_raft_closed);
+}
+
+static void on_transfer(struct raft_transfer *req)
+{
+        struct node *n = req->data;
+        void (*cb)(struct node *) = n->transfer_cb;
+
+        n->transfer_cb = NULL;
+        if (cb != NULL) {
+                cb(n);
+        }
+}
+
+int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n))
+{
+        int rv;
+
+        if (raft_state(&n->raft) != RAFT_LEADER) {
+                return BATON_ENOTLEADER;
+        }
+        n->transfer.data = n;
+        n->transfer_cb = cb;
+        rv = raft_transfer(&n->raft, &n->transfer, to, on_transfer);
+        if (rv != 0) {
+                n->transfer_cb = NULL;
+                return node_error(rv);
+        }
+        return 0;
+}
+
+bool node_serving(const struct node *n)
+{
+        return n->serving;
+}
+
+const char *node_client_address(const struct node *n, uint64_t id)
+{
+        const struct config_member *m = config_member(n->cfg, id);
+
+        return m != NULL ? m->client_address : "";
+}
+
+void node_leader(struct node *n, uint64_t *id, const char **client_address)
+{
+        raft_id leader = 0;
+        const char *raft_address = NULL;
+
+        raft_leader(&n->raft, &leader, &raft_address);
+        *id = leader;
+        *client_address = leader != 0 ? node_client_address(n, leader) : "";
+}
+
+uint64_t node_entry_term(const struct node *n, uint64_t index)
+{
+        const struct raft_log *l = &n->raft.log;
+        size_t count, i;
+
+        /* struct raft_log is declared in raft.h; its circular buffer holds
+         * entries offset+1 .. offset+count. */
+        if (index <= l->offset || l->size == 0) {
+                return 0;
+        }
+        count = l->back >= l->front ? l->back - l->front
+                                    : l->size - l->front + l->back;
+        i = (size_t)(index - l->offset - 1);
+        if (i >= count) {
+                return 0;
+        }
+        return l->entries[(l->front + i) % l->size].term;
+}
