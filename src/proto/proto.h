@@ -146,7 +146,7 @@ struct proto_result {
 
 struct proto_member {
         uint64_t id;
-        uint8_t role; /* 0 voter, 1 standby, 2 spare (raft's order) */
+        uint8_t role; /* raft's: 0 standby, 1 voter, 2 spare */
         struct proto_string raft_address;
         struct proto_string client_address;
 };

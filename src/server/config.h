@@ -9,7 +9,7 @@
 
 #define CONFIG_ADDRESS_MAX 64 /* "a.b.c.d:port" with room to spare */
 #define CONFIG_MAX_MEMBERS 16
-#define CONFIG_ERRMSG_MAX 512
+#define CONFIG_ERRMSG_MAX  512
 
 enum config_log_level {
         CONFIG_LOG_ERROR = 0,
@@ -31,8 +31,8 @@ struct config_member {
  * which also gives its type, default, range and one line of documentation.
  */
 struct config {
-        uint64_t id;                 /* this node's id; must be a member */
-        char data_dir[PATH_MAX];     /* raft log and snapshots; created */
+        uint64_t id;             /* this node's id; must be a member */
+        char data_dir[PATH_MAX]; /* raft log and snapshots; created */
         unsigned n_members;
         struct config_member members[CONFIG_MAX_MEMBERS];
         /* Raft timing: failover costs about 1.3-2x the election timeout. */
@@ -56,7 +56,7 @@ struct config {
         uint32_t max_ttl_ms; /* default 3600000 */
         /* Operations. */
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
-        char apply_log[PATH_MAX]; /* "" = off; JSON line per fsm event */
+        char apply_log[PATH_MAX];        /* "" = off; JSON line per fsm event */
         enum config_log_level log_level; /* error|warn|info|debug, default
                                             info */
 };
@@ -98,8 +98,7 @@ bool config_wants_help(int argc, char **argv);
 int config_validate(struct config *c, char *errmsg, size_t errmsg_size);
 
 /* The member entry of `id`, or NULL. */
-const struct config_member *config_member(const struct config *c,
-                                          uint64_t id);
+const struct config_member *config_member(const struct config *c, uint64_t id);
 
 /* Print every key with its type, default, range and description (the
  * source of deploy/README.md's table and of `batond --help`). */

@@ -31,7 +31,7 @@ struct pending {
         uint64_t token;    /* CHECK */
         uint8_t frame_type;
         bool in_map;
-        bool internal; /* the leader's own EXPIRE or TIMEOUT */
+        bool internal;      /* the leader's own EXPIRE or TIMEOUT */
         struct command cmd; /* decoded; cmd.name points into buf */
         size_t len;
         uint8_t buf[COMMAND_MAX_SIZE];
@@ -88,13 +88,27 @@ static void pending_free(struct pending *p)
 
 #define REPLY_MAX (PROTO_HEADER_SIZE + 512)
 
+/* Commit a frame a proto_write_* call produced. A writer refuses (0) only
+ * for a field out of range, which is our bug: close the connection with an
+ * error rather than leave the client waiting for an answer forever. */
+static void send_frame(struct conn *c, uint64_t id, size_t n)
+{
+        if (n == 0) {
+                log_error("connection %llu: reply %llu did not encode",
+                          (unsigned long long)c->id, (unsigned long long)id);
+                conn_fail(c, id, BATON_EINVAL, "reply did not encode");
+                return;
+        }
+        conn_commit(c, n);
+}
+
 static void reply_result(struct conn *c, uint64_t id,
                          const struct proto_result *r)
 {
         uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
 
         if (out != NULL) {
-                conn_commit(c, proto_write_result(out, REPLY_MAX, id, r));
+                send_frame(c, id, proto_write_result(out, REPLY_MAX, id, r));
         }
 }
 
@@ -124,8 +138,8 @@ static void reply_not_leader(struct gateway *g, struct conn *c, uint64_t id)
                 address = "";
         }
         g->stats.redirects++;
-        conn_commit(c, proto_write_not_leader(out, REPLY_MAX, id, leader,
-                                              address));
+        send_frame(c, id,
+                   proto_write_not_leader(out, REPLY_MAX, id, leader, address));
 }
 
 /* Answer a request with a state machine outcome and forget it. */
@@ -225,8 +239,7 @@ static bool propose_batch(struct gateway *g)
                 p->batch = b;
                 n++;
         }
-        if (n == 0 ||
-            hmap_reserve(&g->pending, g->pending.count + n) != 0) {
+        if (n == 0 || hmap_reserve(&g->pending, g->pending.count + n) != 0) {
                 for (i = 0; i < n; i++) {
                         raft_free(bufs[i].base);
                 }
@@ -338,9 +351,9 @@ static void answer_read(struct gateway *g, struct pending *p)
                               p->received + ttl);
                 out = p->conn != NULL ? conn_reserve(p->conn, REPLY_MAX) : NULL;
                 if (out != NULL) {
-                        conn_commit(p->conn,
-                                    proto_write_keepalive_ok(out, REPLY_MAX,
-                                                             p->req_id, ttl));
+                        send_frame(p->conn, p->req_id,
+                                   proto_write_keepalive_ok(out, REPLY_MAX,
+                                                            p->req_id, ttl));
                 }
                 pending_free(p);
                 return;
@@ -481,12 +494,11 @@ static void on_event(void *data, const struct lockfsm_event *ev)
                 break;
         case LOCKFSM_EV_OPEN:
                 if (serving) {
-                        deadlines_set(
-                            &g->deadlines, ev->session, 0, NULL, 0,
-                            uv_now(g->loop) +
-                                lockfsm_session_ttl(
-                                    raftfsm_lockfsm(&g->node->rf),
-                                    ev->session));
+                        deadlines_set(&g->deadlines, ev->session, 0, NULL, 0,
+                                      uv_now(g->loop) +
+                                          lockfsm_session_ttl(
+                                              raftfsm_lockfsm(&g->node->rf),
+                                              ev->session));
                 }
                 break;
         case LOCKFSM_EV_END:
@@ -497,7 +509,8 @@ static void on_event(void *data, const struct lockfsm_event *ev)
         }
 }
 
-/* --- Leadership ------------------------------------------------------------ */
+/* --- Leadership ------------------------------------------------------------
+ */
 
 static void start_session_clock(void *data, uint64_t session, uint32_t ttl_ms)
 {
@@ -534,9 +547,8 @@ void gateway_on_ready(void *data)
                 struct queue *q = queue_head(&g->held);
                 struct pending *p = QUEUE_DATA(q, struct pending, link);
                 queue_remove(q);
-                queue_push_tail(p->frame_type == PROTO_COMMAND ? &g->unsent
-                                                               : &g->reads,
-                                q);
+                queue_push_tail(
+                    p->frame_type == PROTO_COMMAND ? &g->unsent : &g->reads, q);
         }
 }
 
@@ -559,7 +571,8 @@ void gateway_on_lost(void *data)
         }
 }
 
-/* --- Requests -------------------------------------------------------------- */
+/* --- Requests --------------------------------------------------------------
+ */
 
 /* Where a request goes when this node does not serve: held if it leads
  * but its barrier is not applied yet, else redirected. */
@@ -706,7 +719,7 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id)
         }
         out = conn_reserve(c, cap);
         if (out != NULL) {
-                conn_commit(c, proto_write_status(out, cap, id, &st));
+                send_frame(c, id, proto_write_status(out, cap, id, &st));
         }
 }
 
@@ -736,13 +749,21 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
                 on_read(g, c, h, body);
                 break;
         case PROTO_STATUS:
-                on_status(g, c, h->id);
-                break;
         case PROTO_PING:
+                if (h->length != 0) {
+                        conn_fail(c, h->id, BATON_EMALFORMED,
+                                  "STATUS and PING have no body");
+                        break;
+                }
+                if (h->type == PROTO_STATUS) {
+                        on_status(g, c, h->id);
+                        break;
+                }
                 out = conn_reserve(c, PROTO_HEADER_SIZE);
                 if (out != NULL) {
-                        conn_commit(c, proto_write_empty(out, PROTO_HEADER_SIZE,
-                                                         h->id, PROTO_PONG));
+                        send_frame(c, h->id,
+                                   proto_write_empty(out, PROTO_HEADER_SIZE,
+                                                     h->id, PROTO_PONG));
                 }
                 break;
         case PROTO_TRANSFER:

@@ -12,8 +12,8 @@ void log_write(enum log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) log_write(LOG_ERROR, __VA_ARGS__)
-#define log_warn(...) log_write(LOG_WARN, __VA_ARGS__)
-#define log_info(...) log_write(LOG_INFO, __VA_ARGS__)
+#define log_warn(...)  log_write(LOG_WARN, __VA_ARGS__)
+#define log_info(...)  log_write(LOG_INFO, __VA_ARGS__)
 #define log_debug(...)                                                         \
         do {                                                                   \
                 if (log_enabled(LOG_DEBUG)) {                                  \

@@ -30,7 +30,8 @@ struct raftfsm_result {
  * thread running the raft instance's loop.
  */
 struct raftfsm {
-        struct raft_fsm fsm; /* give &rf->fsm to raft_init / raft_fixture_grow */
+        struct raft_fsm
+            fsm; /* give &rf->fsm to raft_init / raft_fixture_grow */
         struct lockfsm *lockfsm;
         struct raft *raft;            /* attached instance, borrowed */
         struct mem mem;               /* raft_malloc/raft_free for lockfsm */

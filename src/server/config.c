@@ -1,0 +1,961 @@
+/* batond's configuration: one table of keys, a config file, flags. */
+#include "config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ini.h>
+
+#include "../../include/baton.h"
+
+/* What a key's value is, and so how it is parsed, checked and printed. */
+enum type {
+        T_U64,
+        T_U32,
+        T_BOOL,
+        T_PATH,      /* char[size]; "" allowed (means unset or off) */
+        T_ADDRESS,   /* char[size]; numeric IPv4 "a.b.c.d:port", or "" */
+        T_LOG_LEVEL, /* enum config_log_level */
+        T_MEMBER,    /* one more entry of members[]; min..max = list size */
+};
+
+struct key {
+        const char *name; /* the field's name with '_' written '-' */
+        enum type type;
+        size_t offset;   /* into struct config */
+        size_t size;     /* of the field, for strings */
+        const char *def; /* parsed like any value; NULL: required, no default */
+        uint64_t min;    /* numbers: range of the value */
+        uint64_t max;
+        const char *help; /* one line, no double spaces (deploy/README.md) */
+};
+
+#define F(field)                                                               \
+        offsetof(struct config, field), sizeof(((struct config *)0)->field)
+
+/* The one table: every key of the config file and every flag. */
+/* clang-format off */
+static const struct key keys[] = {
+    {"id",                    T_U64,       F(id),                    NULL,      1,     UINT64_MAX, "This node's raft id; must be one of the members"},
+    {"data-dir",              T_PATH,      F(data_dir),              NULL,      1,     0,          "Directory of this node's raft log and snapshots, never shared; created if missing"},
+    {"member",                T_MEMBER,    F(members),               NULL,      1,     CONFIG_MAX_MEMBERS, "ID RAFT_ADDRESS CLIENT_ADDRESS of one node of the initial cluster; same lines on every node"},
+    {"election-timeout-ms",   T_U32,       F(election_timeout_ms),   "300",     100,   60000,      "Raft election timeout; losing the leader costs about 1.3-2x this"},
+    {"heartbeat-timeout-ms",  T_U32,       F(heartbeat_timeout_ms),  "50",      10,    10000,      "Leader heartbeat period and raft tick; below election-timeout-ms"},
+    {"snapshot-threshold",    T_U32,       F(snapshot_threshold),    "65536",   1,     16777216,   "Entries applied between snapshots; each snapshot stalls the node for ~30 ms"},
+    {"snapshot-trailing",     T_U32,       F(snapshot_trailing),     "8192",    0,     16777216,   "Entries kept in the log behind a snapshot; at least snapshot-threshold / 8"},
+    {"snapshot-compression",  T_BOOL,      F(snapshot_compression),  "true",    0,     1,          "Compress snapshots with lz4"},
+    {"max-connections",       T_U32,       F(max_connections),       "1024",    1,     1048576,    "Client connections open at once; more are refused"},
+    {"max-frame",             T_U32,       F(max_frame),             "65536",   1024,  65536,      "Largest request body accepted, in bytes"},
+    {"output-limit",          T_U32,       F(output_limit),          "1048576", 65536, 1073741824, "Reply bytes queued on one connection before reading from it pauses"},
+    {"max-sessions",          T_U32,       F(max_sessions),          "65536",   1,     16777216,   "Live sessions in the cluster; same value on every node"},
+    {"max-locks-per-session", T_U32,       F(max_locks_per_session), "1024",    1,     1048576,    "Locks held or awaited by one session; same value on every node"},
+    {"max-waiters-per-lock",  T_U32,       F(max_waiters_per_lock),  "4096",    1,     1048576,    "Sessions queued on one lock; same value on every node"},
+    {"max-inflight-entries",  T_U32,       F(max_inflight_entries),  "8192",    1,     1048576,    "Entries proposed to raft and not yet applied, at most"},
+    {"min-ttl-ms",            T_U32,       F(min_ttl_ms),            "0",       0,     86400000,   "Shortest session TTL; 0 = 2 x election-timeout-ms, never less; same on every node"},
+    {"max-ttl-ms",            T_U32,       F(max_ttl_ms),            "3600000", 1000,  86400000,   "Longest session TTL; same value on every node"},
+    {"metrics-address",       T_ADDRESS,   F(metrics_address),       "",        0,     0,          "Where HTTP metrics are served; empty = off"},
+    {"apply-log",             T_PATH,      F(apply_log),             "",        0,     0,          "File that gets one JSON line per state machine event; empty = off"},
+    {"log-level",             T_LOG_LEVEL, F(log_level),             "info",    0,     0,          "Least severe log lines written: error, warn, info or debug"},
+};
+/* clang-format on */
+
+#define N_KEYS (sizeof keys / sizeof keys[0])
+
+static const char *const level_names[] = {
+    [CONFIG_LOG_ERROR] = "error",
+    [CONFIG_LOG_WARN] = "warn",
+    [CONFIG_LOG_INFO] = "info",
+    [CONFIG_LOG_DEBUG] = "debug",
+};
+
+static const char *const type_names[] = {
+    [T_U64] = "u64",       [T_U32] = "u32",         [T_BOOL] = "bool",
+    [T_PATH] = "path",     [T_ADDRESS] = "address", [T_LOG_LEVEL] = "log-level",
+    [T_MEMBER] = "member",
+};
+
+/* Format a message into `msg` (which may be NULL) and return BATON_EINVAL. */
+static int fail(char *msg, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *msg, size_t size, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (msg != NULL && size > 0) {
+                va_start(ap, fmt);
+                vsnprintf(msg, size, fmt, ap);
+                va_end(ap);
+        }
+        return BATON_EINVAL;
+}
+
+static const struct key *lookup(const char *name, size_t len)
+{
+        size_t i;
+
+        for (i = 0; i < N_KEYS; i++) {
+                if (strlen(keys[i].name) == len &&
+                    memcmp(keys[i].name, name, len) == 0) {
+                        return &keys[i];
+                }
+        }
+        return NULL;
+}
+
+static bool is_digit(char ch)
+{
+        return ch >= '0' && ch <= '9';
+}
+
+/* Write "MIN..MAX" of a number key, with 2^N-1 for the type's maximum. */
+static void format_range(char *buf, size_t size, uint64_t min, uint64_t max)
+{
+        if (max == UINT64_MAX) {
+                snprintf(buf, size, "%llu..2^64-1", (unsigned long long)min);
+        } else if (max == UINT32_MAX) {
+                snprintf(buf, size, "%llu..2^32-1", (unsigned long long)min);
+        } else {
+                snprintf(buf, size, "%llu..%llu", (unsigned long long)min,
+                         (unsigned long long)max);
+        }
+}
+
+/* A decimal number in min..max: digits only, nothing before or after. */
+static int parse_number(const char *s, uint64_t min, uint64_t max,
+                        uint64_t *out, char *msg, size_t size)
+{
+        const char *p;
+        uint64_t v = 0;
+        bool too_big = false;
+        char range[64];
+
+        if (!is_digit(s[0])) {
+                return fail(msg, size, "'%s' is not a decimal number", s);
+        }
+        for (p = s; is_digit(*p); p++) {
+                unsigned d = (unsigned)(*p - '0');
+                if (v > (UINT64_MAX - d) / 10) {
+                        too_big = true;
+                } else {
+                        v = v * 10 + d;
+                }
+        }
+        if (*p != '\0') {
+                return fail(msg, size, "junk after the number in '%s'", s);
+        }
+        if (too_big || v < min || v > max) {
+                format_range(range, sizeof range, min, max);
+                return fail(msg, size, "%s is out of range %s", s, range);
+        }
+        *out = v;
+        return 0;
+}
+
+static int parse_bool(const char *s, bool *out, char *msg, size_t size)
+{
+        static const char *const yes[] = {"true", "yes", "on", "1"};
+        static const char *const no[] = {"false", "no", "off", "0"};
+        size_t i;
+
+        for (i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+                if (strcasecmp(s, yes[i]) == 0) {
+                        *out = true;
+                        return 0;
+                }
+                if (strcasecmp(s, no[i]) == 0) {
+                        *out = false;
+                        return 0;
+                }
+        }
+        return fail(msg, size,
+                    "'%s' is not a boolean (true/false, yes/no, on/off, 1/0)",
+                    s);
+}
+
+/* Up to `max_digits` decimal digits without a leading zero; -1 if none. */
+static long parse_field(const char **pp, int max_digits)
+{
+        const char *p = *pp;
+        long v = 0;
+        int n = 0;
+
+        while (is_digit(*p)) {
+                if (n == max_digits || (n == 1 && v == 0)) {
+                        return -1; /* too long, or a leading zero */
+                }
+                v = v * 10 + (*p - '0');
+                n++;
+                p++;
+        }
+        if (n == 0) {
+                return -1;
+        }
+        *pp = p;
+        return v;
+}
+
+/*
+ * Numeric IPv4 "a.b.c.d:port", the only form libraft 0.15.0 parses:
+ * four decimal octets 0..255 without leading zeros, a port 1..65535.
+ */
+static int parse_address(const char *s, char *msg, size_t size)
+{
+        const char *p = s;
+        long v;
+        int i;
+
+        for (i = 0; i < 4; i++) {
+                if (!is_digit(*p)) {
+                        return fail(msg, size,
+                                    "'%s' is not a numeric IPv4 address "
+                                    "a.b.c.d:port (raft 0.15.0 resolves no "
+                                    "hostnames)",
+                                    s);
+                }
+                v = parse_field(&p, 3);
+                if (v < 0 || v > 255) {
+                        return fail(msg, size,
+                                    "'%s': each of the four octets must be "
+                                    "0..255, without leading zeros",
+                                    s);
+                }
+                if (i < 3 && *p != '.') {
+                        return fail(msg, size,
+                                    "'%s' is not a numeric IPv4 address "
+                                    "a.b.c.d:port",
+                                    s);
+                }
+                if (i < 3) {
+                        p++;
+                }
+        }
+        if (*p == '\0') {
+                return fail(msg, size, "'%s' has no :port", s);
+        }
+        if (*p != ':') {
+                return fail(msg, size,
+                            "'%s' is not a numeric IPv4 address a.b.c.d:port",
+                            s);
+        }
+        p++;
+        v = parse_field(&p, 5);
+        if (v < 1 || v > 65535 || *p != '\0') {
+                return fail(msg, size, "'%s': the port must be 1..65535", s);
+        }
+        return 0;
+}
+
+static int set_string(char *field, size_t field_size, const char *value,
+                      char *msg, size_t size)
+{
+        size_t len = strlen(value);
+
+        if (len >= field_size) {
+                return fail(msg, size, "too long (at most %zu bytes)",
+                            field_size - 1);
+        }
+        memcpy(field, value, len + 1);
+        return 0;
+}
+
+/* Append one "ID RAFT CLIENT" entry to the member list. */
+static int add_member(struct config *c, const char *value, char *msg,
+                      size_t size)
+{
+        char buf[256];
+        char *fields[4];
+        char *p;
+        char detail[CONFIG_ERRMSG_MAX];
+        struct config_member *m;
+        uint64_t id;
+        unsigned n = 0;
+        unsigned i;
+
+        if (strlen(value) >= sizeof buf) {
+                return fail(msg, size, "line too long");
+        }
+        strcpy(buf, value);
+        p = buf;
+        while (n < 4) {
+                p += strspn(p, " \t");
+                if (*p == '\0') {
+                        break;
+                }
+                fields[n++] = p;
+                p += strcspn(p, " \t");
+                if (*p != '\0') {
+                        *p++ = '\0';
+                }
+        }
+        if (n != 3) {
+                return fail(msg, size,
+                            "expected 'ID RAFT_ADDRESS CLIENT_ADDRESS', got "
+                            "'%s'",
+                            value);
+        }
+        if (parse_number(fields[0], 1, UINT64_MAX, &id, detail,
+                         sizeof detail) != 0) {
+                return fail(msg, size, "id %s", detail);
+        }
+        for (i = 1; i < 3; i++) {
+                if (parse_address(fields[i], detail, sizeof detail) != 0) {
+                        return fail(msg, size, "%s address %s",
+                                    i == 1 ? "raft" : "client", detail);
+                }
+                if (strlen(fields[i]) >= CONFIG_ADDRESS_MAX) {
+                        return fail(msg, size, "address too long");
+                }
+        }
+        if (config_member(c, id) != NULL) {
+                return fail(msg, size, "duplicate id %llu",
+                            (unsigned long long)id);
+        }
+        if (c->n_members >= CONFIG_MAX_MEMBERS) {
+                return fail(msg, size, "too many members (at most %d)",
+                            CONFIG_MAX_MEMBERS);
+        }
+        m = &c->members[c->n_members++];
+        memset(m, 0, sizeof *m);
+        m->id = id;
+        strcpy(m->raft_address, fields[1]);
+        strcpy(m->client_address, fields[2]);
+        return 0;
+}
+
+/* Parse `value` into the field of `k`; the message does not name the key. */
+static int set(struct config *c, const struct key *k, const char *value,
+               char *msg, size_t size)
+{
+        char *field = (char *)c + k->offset;
+        uint64_t v = 0;
+        bool b = false; /* set whenever used; gcc -O2 cannot tell */
+        size_t i;
+        int rv;
+
+        switch (k->type) {
+        case T_U64:
+        case T_U32:
+                rv = parse_number(value, k->min, k->max, &v, msg, size);
+                if (rv != 0) {
+                        return rv;
+                }
+                if (k->type == T_U64) {
+                        *(uint64_t *)(void *)field = v;
+                } else {
+                        *(uint32_t *)(void *)field = (uint32_t)v;
+                }
+                return 0;
+        case T_BOOL:
+                rv = parse_bool(value, &b, msg, size);
+                if (rv == 0) {
+                        *(bool *)(void *)field = b;
+                }
+                return rv;
+        case T_PATH:
+                return set_string(field, k->size, value, msg, size);
+        case T_ADDRESS:
+                if (value[0] != '\0') {
+                        rv = parse_address(value, msg, size);
+                        if (rv != 0) {
+                                return rv;
+                        }
+                }
+                return set_string(field, k->size, value, msg, size);
+        case T_LOG_LEVEL:
+                for (i = 0; i < sizeof level_names / sizeof level_names[0];
+                     i++) {
+                        if (strcmp(value, level_names[i]) == 0) {
+                                *(enum config_log_level *)(void *)field =
+                                    (enum config_log_level)i;
+                                return 0;
+                        }
+                }
+                return fail(msg, size,
+                            "'%s' is not a log level (error, warn, info, "
+                            "debug)",
+                            value);
+        case T_MEMBER:
+                return add_member(c, value, msg, size);
+        }
+        assert(false);
+        return BATON_EINVAL;
+}
+
+void config_defaults(struct config *c)
+{
+        char msg[CONFIG_ERRMSG_MAX];
+        size_t i;
+        int rv;
+
+        memset(c, 0, sizeof *c);
+        for (i = 0; i < N_KEYS; i++) {
+                if (keys[i].def != NULL) {
+                        rv = set(c, &keys[i], keys[i].def, msg, sizeof msg);
+                        assert(rv == 0); /* the table is ours */
+                        (void)rv;
+                }
+        }
+}
+
+/* --- The config file ------------------------------------------------------ */
+
+/*
+ * Debian's inih is built without INI_HANDLER_LINENO, so the handler does not
+ * learn the line it is called for. inih reads through our reader, one line
+ * per call, and calls the handler before it reads the next line: the reader
+ * counts lines, and the handler reports against that count. The reader also
+ * keeps inih's quirks away: leading blanks are dropped (an indented line is
+ * otherwise a continuation of the previous value); comment lines are dropped
+ * whatever their length; section headers, "key: value" and lines longer than
+ * inih's buffer are refused here rather than misread.
+ */
+struct loader {
+        struct config *c;
+        FILE *f;
+        char *buf; /* getline's buffer */
+        size_t cap;
+        int line;           /* number of the line being parsed */
+        int err_line;       /* first line we refused, 0 if none */
+        int read_errno;     /* 0, or why reading stopped early */
+        bool members;       /* a member line was seen: the file's list wins */
+        int set_on[N_KEYS]; /* line that set each key, or 0 */
+        char err[CONFIG_ERRMSG_MAX]; /* message for err_line */
+};
+
+static void refuse(struct loader *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Remember the first error only: that is the one startup reports. */
+static void refuse(struct loader *l, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (l->err_line != 0) {
+                return;
+        }
+        l->err_line = l->line;
+        va_start(ap, fmt);
+        vsnprintf(l->err, sizeof l->err, fmt, ap);
+        va_end(ap);
+}
+
+static char *reader(char *str, int num, void *stream)
+{
+        struct loader *l = stream;
+        ssize_t n;
+        const char *s;
+        size_t len;
+
+        errno = 0;
+        n = getline(&l->buf, &l->cap, l->f);
+        if (n < 0) {
+                if (ferror(l->f)) {
+                        l->read_errno = errno != 0 ? errno : EIO;
+                }
+                return NULL;
+        }
+        l->line++;
+        s = l->buf + strspn(l->buf, " \t");
+        len = strlen(s);
+        if (l->buf + n != s + len) {
+                refuse(l, "NUL byte in the line");
+                s = "";
+        } else if (s[0] == '#' || s[0] == ';') {
+                s = ""; /* a comment, of any length */
+        } else if (s[0] == '[') {
+                refuse(l, "sections are not supported: every key goes at "
+                          "the top level");
+                s = "";
+        } else if (len >= (size_t)num) {
+                refuse(l, "line too long (at most %d characters)", num - 2);
+                s = "";
+        } else if (s[strcspn(s, "=:")] == ':') {
+                /* inih would take "key: value" too; we document '='. */
+                refuse(l, "expected 'key = value'");
+                s = "";
+        }
+        len = strlen(s);
+        memcpy(str, s, len + 1);
+        return str;
+}
+
+static int handler(void *user, const char *section, const char *name,
+                   const char *value)
+{
+        struct loader *l = user;
+        const struct key *k;
+        char msg[CONFIG_ERRMSG_MAX];
+
+        if (section[0] != '\0') {
+                refuse(l, "sections are not supported");
+                return 0;
+        }
+        k = lookup(name, strlen(name));
+        if (k == NULL) {
+                refuse(l, "unknown key '%s'", name);
+                return 0;
+        }
+        if (k->type == T_MEMBER && !l->members) {
+                l->c->n_members = 0; /* the file's list replaces any other */
+                l->members = true;
+        }
+        /* A second line for a key is a mistake: which one was meant? */
+        if (k->type != T_MEMBER && l->set_on[k - keys] != 0) {
+                refuse(l, "%s: set twice (first on line %d)", k->name,
+                       l->set_on[k - keys]);
+                return 0;
+        }
+        l->set_on[k - keys] = l->line;
+        if (set(l->c, k, value, msg, sizeof msg) != 0) {
+                refuse(l, "%s: %s", k->name, msg);
+                return 0;
+        }
+        return 1;
+}
+
+int config_load_file(struct config *c, const char *path, char *errmsg,
+                     size_t errmsg_size)
+{
+        struct loader l;
+        int rv;
+
+        memset(&l, 0, sizeof l);
+        l.c = c;
+        l.f = fopen(path, "r");
+        if (l.f == NULL) {
+                rv = errno;
+                fail(errmsg, errmsg_size, "%s: cannot open: %s", path,
+                     strerror(rv));
+                return BATON_EIO;
+        }
+        rv = ini_parse_stream(reader, &l, handler, &l);
+        free(l.buf);
+        fclose(l.f);
+        if (l.read_errno != 0) {
+                fail(errmsg, errmsg_size, "%s:%d: cannot read: %s", path,
+                     l.line + 1, strerror(l.read_errno));
+                return BATON_EIO;
+        }
+        if (rv < 0) { /* -1 cannot happen with our reader, -2 is malloc */
+                fail(errmsg, errmsg_size, "%s: out of memory", path);
+                return BATON_ENOMEM;
+        }
+        /* inih returns the first line it found wrong, or that the handler
+         * refused; an earlier one of ours (the reader's) wins. */
+        if (l.err_line != 0 && (rv == 0 || l.err_line <= rv)) {
+                return fail(errmsg, errmsg_size, "%s:%d: %s", path, l.err_line,
+                            l.err);
+        }
+        if (rv > 0) {
+                return fail(errmsg, errmsg_size,
+                            "%s:%d: expected 'key = value', a comment "
+                            "or a blank line",
+                            path, rv);
+        }
+        return 0;
+}
+
+/* --- Flags ---------------------------------------------------------------- */
+
+static bool is_help(const char *arg)
+{
+        return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+bool config_wants_help(int argc, char **argv)
+{
+        int i;
+
+        for (i = 1; i < argc; i++) {
+                if (is_help(argv[i])) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+/*
+ * Split argv[*i] ("--name=value" or "--name value") into its name and
+ * value, advancing *i past what it used. Returns 0, or BATON_EINVAL.
+ */
+static int split_flag(int argc, char **argv, int *i, const char **name,
+                      size_t *name_len, const char **value, char *errmsg,
+                      size_t errmsg_size)
+{
+        const char *arg = argv[*i];
+        const char *eq;
+
+        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+                return fail(errmsg, errmsg_size,
+                            "argument '%s': expected --KEY=VALUE or --KEY "
+                            "VALUE",
+                            arg);
+        }
+        *name = arg + 2;
+        eq = strchr(*name, '=');
+        if (eq != NULL) {
+                *name_len = (size_t)(eq - *name);
+                *value = eq + 1;
+                (*i)++;
+                return 0;
+        }
+        *name_len = strlen(*name);
+        /* A value that looks like a flag is a forgotten value. */
+        if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
+                return fail(errmsg, errmsg_size, "flag %s: missing value", arg);
+        }
+        *value = argv[*i + 1];
+        *i += 2;
+        return 0;
+}
+
+int config_parse_args(struct config *c, int argc, char **argv, char *errmsg,
+                      size_t errmsg_size)
+{
+        const char *config_path = NULL;
+        const char *name;
+        const char *value;
+        const struct key *k;
+        size_t len;
+        bool members = false;
+        char msg[CONFIG_ERRMSG_MAX];
+        int i;
+        int rv;
+
+        /* The file first, wherever --config is, so that flags win. */
+        for (i = 1; i < argc;) {
+                if (is_help(argv[i]) || strcmp(argv[i], "--version") == 0) {
+                        i++;
+                        continue;
+                }
+                rv = split_flag(argc, argv, &i, &name, &len, &value, errmsg,
+                                errmsg_size);
+                if (rv != 0) {
+                        return rv;
+                }
+                if (len == strlen("config") &&
+                    memcmp(name, "config", len) == 0) {
+                        if (config_path != NULL) {
+                                return fail(errmsg, errmsg_size,
+                                            "flag --config: given twice");
+                        }
+                        config_path = value;
+                }
+        }
+        if (config_path != NULL) {
+                rv = config_load_file(c, config_path, errmsg, errmsg_size);
+                if (rv != 0) {
+                        return rv;
+                }
+        }
+
+        for (i = 1; i < argc;) {
+                if (is_help(argv[i]) || strcmp(argv[i], "--version") == 0) {
+                        i++;
+                        continue;
+                }
+                rv = split_flag(argc, argv, &i, &name, &len, &value, errmsg,
+                                errmsg_size);
+                assert(rv == 0); /* the first pass saw the same arguments */
+                if (len == strlen("config") &&
+                    memcmp(name, "config", len) == 0) {
+                        continue;
+                }
+                k = lookup(name, len);
+                if (k == NULL) {
+                        return fail(errmsg, errmsg_size,
+                                    "flag --%.*s: unknown flag (see --help)",
+                                    (int)len, name);
+                }
+                if (k->type == T_MEMBER && !members) {
+                        c->n_members = 0; /* any --member replaces the file's */
+                        members = true;
+                }
+                if (set(c, k, value, msg, sizeof msg) != 0) {
+                        return fail(errmsg, errmsg_size, "flag --%s: %s",
+                                    k->name, msg);
+                }
+        }
+        return 0;
+}
+
+/* --- The whole ------------------------------------------------------------ */
+
+/* Every field holds what its key's parser would have accepted. */
+static int check_fields(const struct config *c, char *errmsg,
+                        size_t errmsg_size)
+{
+        const char *field;
+        char msg[CONFIG_ERRMSG_MAX];
+        char range[64];
+        uint64_t v;
+        size_t i;
+
+        for (i = 0; i < N_KEYS; i++) {
+                const struct key *k = &keys[i];
+                field = (const char *)c + k->offset;
+                switch (k->type) {
+                case T_U64:
+                case T_U32:
+                        v = k->type == T_U64
+                                ? *(const uint64_t *)(const void *)field
+                                : *(const uint32_t *)(const void *)field;
+                        if (v == 0 && k->def == NULL) {
+                                return fail(errmsg, errmsg_size, "%s: not set",
+                                            k->name);
+                        }
+                        if (v < k->min || v > k->max) {
+                                format_range(range, sizeof range, k->min,
+                                             k->max);
+                                return fail(errmsg, errmsg_size,
+                                            "%s: %llu is out of range %s",
+                                            k->name, (unsigned long long)v,
+                                            range);
+                        }
+                        break;
+                case T_PATH:
+                case T_ADDRESS:
+                        if (memchr(field, '\0', k->size) == NULL) {
+                                return fail(errmsg, errmsg_size,
+                                            "%s: not NUL-terminated", k->name);
+                        }
+                        if (field[0] == '\0' && k->def == NULL) {
+                                return fail(errmsg, errmsg_size, "%s: not set",
+                                            k->name);
+                        }
+                        if (k->type == T_ADDRESS && field[0] != '\0' &&
+                            parse_address(field, msg, sizeof msg) != 0) {
+                                return fail(errmsg, errmsg_size, "%s: %s",
+                                            k->name, msg);
+                        }
+                        break;
+                case T_LOG_LEVEL:
+                        if ((unsigned)c->log_level >
+                            (unsigned)CONFIG_LOG_DEBUG) {
+                                return fail(errmsg, errmsg_size,
+                                            "%s: %d is not a log level",
+                                            k->name, (int)c->log_level);
+                        }
+                        break;
+                case T_BOOL:
+                case T_MEMBER:
+                        break;
+                }
+        }
+        return 0;
+}
+
+static int check_members(const struct config *c, char *errmsg,
+                         size_t errmsg_size)
+{
+        const char *addrs[2 * CONFIG_MAX_MEMBERS + 1];
+        char msg[CONFIG_ERRMSG_MAX];
+        unsigned n = 0;
+        unsigned i;
+        unsigned j;
+
+        if (c->n_members == 0) {
+                return fail(errmsg, errmsg_size,
+                            "member: none listed (one 'member = ID "
+                            "RAFT_ADDRESS CLIENT_ADDRESS' per node)");
+        }
+        if (c->n_members > CONFIG_MAX_MEMBERS) {
+                return fail(errmsg, errmsg_size,
+                            "member: too many members (at most %d)",
+                            CONFIG_MAX_MEMBERS);
+        }
+        for (i = 0; i < c->n_members; i++) {
+                const struct config_member *m = &c->members[i];
+                if (m->id == 0) {
+                        return fail(errmsg, errmsg_size,
+                                    "member: id 0 (ids start at 1)");
+                }
+                for (j = 0; j < i; j++) {
+                        if (c->members[j].id == m->id) {
+                                return fail(errmsg, errmsg_size,
+                                            "member: duplicate id %llu",
+                                            (unsigned long long)m->id);
+                        }
+                }
+                if (memchr(m->raft_address, '\0', CONFIG_ADDRESS_MAX) == NULL ||
+                    parse_address(m->raft_address, msg, sizeof msg) != 0) {
+                        return fail(errmsg, errmsg_size,
+                                    "member %llu: raft address invalid",
+                                    (unsigned long long)m->id);
+                }
+                if (memchr(m->client_address, '\0', CONFIG_ADDRESS_MAX) ==
+                        NULL ||
+                    parse_address(m->client_address, msg, sizeof msg) != 0) {
+                        return fail(errmsg, errmsg_size,
+                                    "member %llu: client address invalid",
+                                    (unsigned long long)m->id);
+                }
+                addrs[n++] = m->raft_address;
+                addrs[n++] = m->client_address;
+        }
+        for (i = 0; i < n; i++) {
+                for (j = 0; j < i; j++) {
+                        if (strcmp(addrs[i], addrs[j]) == 0) {
+                                return fail(errmsg, errmsg_size,
+                                            "member: address %s is used "
+                                            "twice",
+                                            addrs[i]);
+                        }
+                }
+        }
+        if (c->metrics_address[0] != '\0') {
+                for (i = 0; i < n; i++) {
+                        if (strcmp(c->metrics_address, addrs[i]) == 0) {
+                                return fail(errmsg, errmsg_size,
+                                            "metrics-address: %s is also a "
+                                            "member's address",
+                                            addrs[i]);
+                        }
+                }
+        }
+        if (config_member(c, c->id) == NULL) {
+                return fail(errmsg, errmsg_size,
+                            "id: %llu is not one of the members",
+                            (unsigned long long)c->id);
+        }
+        return 0;
+}
+
+int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
+{
+        uint32_t min_ttl;
+        int rv;
+
+        rv = check_fields(c, errmsg, errmsg_size);
+        if (rv != 0) {
+                return rv;
+        }
+        rv = check_members(c, errmsg, errmsg_size);
+        if (rv != 0) {
+                return rv;
+        }
+        if (c->heartbeat_timeout_ms >= c->election_timeout_ms) {
+                return fail(errmsg, errmsg_size,
+                            "heartbeat-timeout-ms: %u must be below "
+                            "election-timeout-ms (%u)",
+                            (unsigned)c->heartbeat_timeout_ms,
+                            (unsigned)c->election_timeout_ms);
+        }
+        if (c->snapshot_trailing < c->snapshot_threshold / 8) {
+                return fail(errmsg, errmsg_size,
+                            "snapshot-trailing: %u is below "
+                            "snapshot-threshold / 8 (%u)",
+                            (unsigned)c->snapshot_trailing,
+                            (unsigned)(c->snapshot_threshold / 8));
+        }
+        /* A session must outlive a failover, which takes up to about 2x
+         * the election timeout, or a leader change expires sessions. The
+         * range check above keeps this product far below 2^32. */
+        min_ttl = 2 * c->election_timeout_ms;
+        if (c->min_ttl_ms != 0 && c->min_ttl_ms < min_ttl) {
+                return fail(errmsg, errmsg_size,
+                            "min-ttl-ms: %u is below 2 x "
+                            "election-timeout-ms (%u)",
+                            (unsigned)c->min_ttl_ms, (unsigned)min_ttl);
+        }
+        if (c->min_ttl_ms != 0) {
+                min_ttl = c->min_ttl_ms;
+        }
+        if (c->max_ttl_ms < min_ttl) {
+                return fail(errmsg, errmsg_size,
+                            "max-ttl-ms: %u is below min-ttl-ms (%u)",
+                            (unsigned)c->max_ttl_ms, (unsigned)min_ttl);
+        }
+        c->min_ttl_ms = min_ttl;
+        return 0;
+}
+
+const struct config_member *config_member(const struct config *c, uint64_t id)
+{
+        unsigned i;
+
+        for (i = 0; i < c->n_members && i < CONFIG_MAX_MEMBERS; i++) {
+                if (c->members[i].id == id) {
+                        return &c->members[i];
+                }
+        }
+        return NULL;
+}
+
+/* --- Help ----------------------------------------------------------------- */
+
+static void describe(const struct key *k, const char **def, char *range,
+                     size_t size)
+{
+        *def = k->def == NULL      ? "required"
+               : k->def[0] == '\0' ? "\"\""
+                                   : k->def;
+        switch (k->type) {
+        case T_U64:
+        case T_U32:
+                format_range(range, size, k->min, k->max);
+                break;
+        case T_BOOL:
+                snprintf(range, size, "true/false");
+                break;
+        case T_PATH:
+                snprintf(range, size, "%llu..%zu bytes",
+                         (unsigned long long)k->min, k->size - 1);
+                break;
+        case T_ADDRESS:
+                snprintf(range, size, "a.b.c.d:port");
+                break;
+        case T_LOG_LEVEL:
+                snprintf(range, size, "error/warn/info/debug");
+                break;
+        case T_MEMBER:
+                snprintf(range, size, "%llu..%llu lines",
+                         (unsigned long long)k->min,
+                         (unsigned long long)k->max);
+                break;
+        }
+}
+
+void config_print_help(FILE *out)
+{
+        int w_name = (int)strlen("KEY");
+        int w_type = (int)strlen("TYPE");
+        int w_def = (int)strlen("DEFAULT");
+        int w_range = (int)strlen("RANGE");
+        const char *def;
+        char range[64];
+        size_t i;
+        int n;
+
+        for (i = 0; i < N_KEYS; i++) {
+                describe(&keys[i], &def, range, sizeof range);
+                n = (int)strlen(keys[i].name);
+                w_name = n > w_name ? n : w_name;
+                n = (int)strlen(type_names[keys[i].type]);
+                w_type = n > w_type ? n : w_type;
+                n = (int)strlen(def);
+                w_def = n > w_def ? n : w_def;
+                n = (int)strlen(range);
+                w_range = n > w_range ? n : w_range;
+        }
+        fprintf(out, "Every key can be set in the file given by --config "
+                     "PATH, one 'key = value'\n"
+                     "per line ('#' or ';' starts a comment line), or as a "
+                     "flag --key=VALUE or\n"
+                     "--key VALUE. Flags override the file; --member "
+                     "replaces the file's members.\n\n");
+        fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", w_name, "KEY", w_type,
+                "TYPE", w_def, "DEFAULT", w_range, "RANGE", "DESCRIPTION");
+        for (i = 0; i < N_KEYS; i++) {
+                describe(&keys[i], &def, range, sizeof range);
+                fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", w_name,
+                        keys[i].name, w_type, type_names[keys[i].type], w_def,
+                        def, w_range, range, keys[i].help);
+        }
+}
