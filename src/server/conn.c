@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "address.h"
 #include "log.h"
 
 static void on_closed(uv_handle_t *h)
@@ -114,8 +115,6 @@ int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
                 conn_frame_cb on_frame, conn_gone_cb on_gone, void *data)
 {
         struct sockaddr_in addr;
-        char host[64];
-        const char *colon = strrchr(address, ':');
         int rv;
 
         memset(s, 0, sizeof *s);
@@ -128,12 +127,7 @@ int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
         s->data = data;
         queue_init(&s->all);
         queue_init(&s->dirty);
-        if (colon == NULL || (size_t)(colon - address) >= sizeof host) {
-                return BATON_EINVAL;
-        }
-        memcpy(host, address, (size_t)(colon - address));
-        host[colon - address] = '\0';
-        if (uv_ip4_addr(host, atoi(colon + 1), &addr) != 0) {
+        if (address_parse(address, &addr) != 0) {
                 return BATON_EINVAL;
         }
         uv_tcp_init(loop, &s->listener);
@@ -239,8 +233,7 @@ static void on_written(uv_write_t *req, int status)
                 conn_drop(c);
                 return;
         }
-        if (c->paused && !c->closing &&
-            c->out_len < c->set->output_limit / 2) {
+        if (c->paused && !c->closing && c->out_len < c->set->output_limit / 2) {
                 c->paused = false;
                 uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
         }
@@ -272,8 +265,8 @@ static void start_write(struct conn *c)
         buf = uv_buf_init((char *)c->wbuf, (unsigned)c->wlen);
         c->wreq.data = c;
         c->writing = true;
-        if (uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &buf, 1,
-                     on_written) != 0) {
+        if (uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &buf, 1, on_written) !=
+            0) {
                 c->writing = false;
                 conn_drop(c);
         }

@@ -27,8 +27,9 @@ struct pending {
         uint64_t req_id;
         uint64_t key_a;
         uint64_t key_b;
-        uint64_t received; /* uv_now() at arrival */
-        uint64_t token;    /* CHECK */
+        uint64_t received;    /* uv_now() at arrival */
+        uint64_t received_ns; /* uv_hrtime() at arrival, for latency */
+        uint64_t token;       /* CHECK */
         uint8_t frame_type;
         bool in_map;
         bool internal;      /* the leader's own EXPIRE or TIMEOUT */
@@ -66,6 +67,7 @@ static struct pending *pending_new(struct gateway *g, struct conn *c,
         p->req_id = req_id;
         p->frame_type = type;
         p->received = uv_now(g->loop);
+        p->received_ns = uv_hrtime();
         queue_init(&p->link);
         queue_init(&p->conn_link);
         if (c != NULL) {
@@ -74,8 +76,62 @@ static struct pending *pending_new(struct gateway *g, struct conn *c,
         return p;
 }
 
+const uint64_t gateway_buckets_us[GATEWAY_N_BUCKETS - 1] = {
+    100,   250,   500,    1000,   2500,   5000,    10000,
+    25000, 50000, 100000, 250000, 500000, 1000000, 5000000};
+
+static int kind_of(const struct pending *p)
+{
+        switch (p->frame_type) {
+        case PROTO_KEEPALIVE:
+                return GATEWAY_KEEPALIVE;
+        case PROTO_QUERY:
+                return GATEWAY_QUERY;
+        case PROTO_CHECK:
+                return GATEWAY_CHECK;
+        default:
+                break;
+        }
+        switch (p->cmd.type) {
+        case COMMAND_OPEN:
+                return GATEWAY_OPEN;
+        case COMMAND_CLOSE:
+                return GATEWAY_CLOSE;
+        case COMMAND_ACQUIRE:
+                return GATEWAY_ACQUIRE;
+        case COMMAND_RELEASE:
+                return GATEWAY_RELEASE;
+        case COMMAND_CANCEL:
+                return GATEWAY_CANCEL;
+        default:
+                return -1;
+        }
+}
+
+/* Record how long an answered client request took. */
+static void observe(struct pending *p)
+{
+        struct gateway_latency *l;
+        uint64_t us;
+        int kind = kind_of(p);
+        unsigned i = 0;
+
+        if (p->conn == NULL || p->internal || kind < 0) {
+                return;
+        }
+        us = (uv_hrtime() - p->received_ns) / 1000;
+        l = &p->g->stats.latency[kind];
+        while (i < GATEWAY_N_BUCKETS - 1 && us > gateway_buckets_us[i]) {
+                i++;
+        }
+        l->buckets[i]++;
+        l->count++;
+        l->sum_us += us;
+}
+
 static void pending_free(struct pending *p)
 {
+        observe(p);
         if (p->in_map) {
                 hmap_remove(&p->g->pending, &p->by_key);
         }

@@ -14,7 +14,31 @@
 #include "deadlines.h"
 #include "node.h"
 
+/* Request kinds for metrics: the five client commands, then the reads. */
+enum gateway_kind {
+        GATEWAY_OPEN = 0,
+        GATEWAY_CLOSE,
+        GATEWAY_ACQUIRE,
+        GATEWAY_RELEASE,
+        GATEWAY_CANCEL,
+        GATEWAY_KEEPALIVE,
+        GATEWAY_QUERY,
+        GATEWAY_CHECK,
+        GATEWAY_N_KINDS,
+};
+
+/* Latency bucket upper bounds, in microseconds (the last is +Inf). */
+#define GATEWAY_N_BUCKETS 15
+extern const uint64_t gateway_buckets_us[GATEWAY_N_BUCKETS - 1];
+
+struct gateway_latency {
+        uint64_t count;
+        uint64_t sum_us;
+        uint64_t buckets[GATEWAY_N_BUCKETS]; /* not cumulative */
+};
+
 struct gateway_stats {
+        struct gateway_latency latency[GATEWAY_N_KINDS];
         uint64_t requests[PROTO_PING + 1]; /* by request type */
         uint64_t proposed;                 /* entries proposed */
         uint64_t batches;                  /* raft_apply calls */

@@ -11,6 +11,7 @@
 #include "conn.h"
 #include "gateway.h"
 #include "log.h"
+#include "metrics.h"
 #include "node.h"
 
 struct server {
@@ -19,6 +20,7 @@ struct server {
         struct node node;
         struct gateway gateway;
         struct conn_set conns;
+        struct metrics metrics;
         uv_check_t flush;
         uv_signal_t sigint;
         uv_signal_t sigterm;
@@ -44,6 +46,7 @@ static void on_node_closed(struct node *n)
 static void shutdown_now(struct server *s)
 {
         log_info("shutting down");
+        metrics_close(&s->metrics);
         conn_close_all(&s->conns);
         gateway_close(&s->gateway);
         uv_check_stop(&s->flush);
@@ -129,11 +132,17 @@ int main(int argc, char **argv)
         }
         rv = conn_listen(&s->conns, &s->loop, self->client_address,
                          s->cfg.max_connections, s->cfg.max_frame,
-                         s->cfg.output_limit, gateway_on_frame,
-                         gateway_on_gone, &s->gateway);
+                         s->cfg.output_limit, gateway_on_frame, gateway_on_gone,
+                         &s->gateway);
         if (rv != 0) {
                 log_error("cannot listen for clients on %s",
                           self->client_address);
+                return 1;
+        }
+        rv = metrics_start(&s->metrics, &s->loop, s->cfg.metrics_address,
+                           &s->gateway, &s->node, &s->conns);
+        if (rv != 0) {
+                log_error("cannot serve metrics on %s", s->cfg.metrics_address);
                 return 1;
         }
         uv_check_init(&s->loop, &s->flush);

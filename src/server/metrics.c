@@ -1,0 +1,283 @@
+/* Prometheus text metrics over a minimal HTTP endpoint (optional). */
+#include "metrics.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "address.h"
+#include "log.h"
+
+/* A scrape: read the request head (bounded), answer, close. */
+struct scrape {
+        uv_tcp_t tcp;
+        struct metrics *m;
+        char head[2048];
+        size_t head_len;
+        uv_write_t wreq;
+        char *reply;
+};
+
+/* Appends formatted text, tracking the length it would need. */
+struct out {
+        char *p;
+        size_t cap;
+        size_t len;
+};
+
+static void put(struct out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(o->len < o->cap ? o->p + o->len : NULL,
+                      o->len < o->cap ? o->cap - o->len : 0, fmt, ap);
+        va_end(ap);
+        if (n > 0) {
+                o->len += (size_t)n;
+        }
+}
+
+static void counter(struct out *o, const char *name, const char *help,
+                    uint64_t v)
+{
+        put(o, "# HELP %s %s\n# TYPE %s counter\n%s %" PRIu64 "\n", name, help,
+            name, name, v);
+}
+
+static void gauge(struct out *o, const char *name, const char *help, uint64_t v)
+{
+        put(o, "# HELP %s %s\n# TYPE %s gauge\n%s %" PRIu64 "\n", name, help,
+            name, name, v);
+}
+
+static const char *const kind_names[GATEWAY_N_KINDS] = {
+    "open",   "close",     "acquire", "release",
+    "cancel", "keepalive", "query",   "check"};
+
+static void latencies(struct out *o, const struct gateway_stats *st)
+{
+        unsigned k, b;
+
+        put(o, "# HELP baton_requests_total Client requests answered, by "
+               "type.\n# TYPE baton_requests_total counter\n");
+        for (k = 0; k < GATEWAY_N_KINDS; k++) {
+                put(o, "baton_requests_total{type=\"%s\"} %" PRIu64 "\n",
+                    kind_names[k], st->latency[k].count);
+        }
+        put(o, "# HELP baton_request_duration_seconds Time from a request's "
+               "arrival to its answer, by type.\n"
+               "# TYPE baton_request_duration_seconds histogram\n");
+        for (k = 0; k < GATEWAY_N_KINDS; k++) {
+                const struct gateway_latency *l = &st->latency[k];
+                uint64_t cum = 0;
+                for (b = 0; b < GATEWAY_N_BUCKETS; b++) {
+                        cum += l->buckets[b];
+                        if (b < GATEWAY_N_BUCKETS - 1) {
+                                put(o,
+                                    "baton_request_duration_seconds_bucket{"
+                                    "type=\"%s\",le=\"%g\"} %" PRIu64 "\n",
+                                    kind_names[k],
+                                    (double)gateway_buckets_us[b] / 1e6, cum);
+                        } else {
+                                put(o,
+                                    "baton_request_duration_seconds_bucket{"
+                                    "type=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
+                                    kind_names[k], cum);
+                        }
+                }
+                put(o,
+                    "baton_request_duration_seconds_sum{type=\"%s\"} %.6f\n"
+                    "baton_request_duration_seconds_count{type=\"%s\"} "
+                    "%" PRIu64 "\n",
+                    kind_names[k], (double)l->sum_us / 1e6, kind_names[k],
+                    l->count);
+        }
+}
+
+size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
+{
+        const struct gateway_stats *st = &m->gateway->stats;
+        struct raft *r = &m->node->raft;
+        struct lockfsm_stats fs;
+        struct out o = {buf, cap, 0};
+
+        lockfsm_stats(raftfsm_lockfsm(&m->node->rf), &fs);
+        latencies(&o, st);
+        gauge(&o, "baton_is_leader", "1 when this node is the serving leader.",
+              node_serving(m->node) ? 1 : 0);
+        counter(&o, "baton_leader_changes_total",
+                "Times this node became the serving leader.",
+                st->leader_changes);
+        gauge(&o, "baton_sessions", "Live sessions.", fs.sessions);
+        gauge(&o, "baton_locks", "Locks held.", fs.locks);
+        gauge(&o, "baton_waiters", "Queued waiters.", fs.waiters);
+        counter(&o, "baton_expirations_total",
+                "Session expiries this node proposed as leader.",
+                st->expirations);
+        counter(&o, "baton_wait_timeouts_total",
+                "Wait deadlines this node proposed as leader.", st->timeouts);
+        counter(&o, "baton_proposed_entries_total",
+                "Entries this node proposed as leader.", st->proposed);
+        counter(&o, "baton_raft_batches_total",
+                "raft_apply calls (one per loop iteration with requests).",
+                st->batches);
+        counter(&o, "baton_barriers_total",
+                "Barriers for linearizable reads and keepalives.",
+                st->barriers);
+        counter(&o, "baton_redirects_total", "NOT_LEADER answers.",
+                st->redirects);
+        counter(&o, "baton_unknown_outcomes_total",
+                "Requests answered 'outcome unknown' after losing leadership.",
+                st->unknown);
+        gauge(&o, "baton_raft_term", "Current raft term.", r->current_term);
+        gauge(&o, "baton_raft_commit_index", "Raft commit index.",
+              r->commit_index);
+        gauge(&o, "baton_raft_applied_index", "Last applied raft index.",
+              raft_last_applied(r));
+        gauge(&o, "baton_raft_last_index", "Last raft log index.",
+              raft_last_index(r));
+        gauge(&o, "baton_connections", "Open client connections.", m->conns->n);
+        counter(&o, "baton_connections_refused_total",
+                "Connections refused at the connection limit.",
+                m->conns->refused);
+        counter(&o, "baton_metrics_scrapes_total", "Metrics scrapes served.",
+                m->scrapes);
+        return o.len;
+}
+
+static void on_scrape_closed(uv_handle_t *h)
+{
+        struct scrape *s = h->data;
+
+        free(s->reply);
+        free(s);
+}
+
+static void on_replied(uv_write_t *req, int status)
+{
+        struct scrape *s = req->data;
+
+        (void)status;
+        uv_close((uv_handle_t *)&s->tcp, on_scrape_closed);
+}
+
+static void reply(struct scrape *s)
+{
+        static const char head[] = "HTTP/1.0 200 OK\r\n"
+                                   "Content-Type: text/plain; version=0.0.4\r\n"
+                                   "Connection: close\r\n\r\n";
+        size_t need = metrics_render(s->m, NULL, 0) + 1;
+        uv_buf_t buf;
+
+        s->reply = malloc(sizeof head + need);
+        if (s->reply == NULL) {
+                uv_close((uv_handle_t *)&s->tcp, on_scrape_closed);
+                return;
+        }
+        memcpy(s->reply, head, sizeof head - 1);
+        need = metrics_render(s->m, s->reply + sizeof head - 1, need);
+        s->m->scrapes++;
+        buf = uv_buf_init(s->reply, (unsigned)(sizeof head - 1 + need));
+        s->wreq.data = s;
+        if (uv_write(&s->wreq, (uv_stream_t *)&s->tcp, &buf, 1, on_replied) !=
+            0) {
+                uv_close((uv_handle_t *)&s->tcp, on_scrape_closed);
+        }
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+        struct scrape *s = h->data;
+
+        (void)hint;
+        buf->base = s->head + s->head_len;
+        buf->len = sizeof s->head - s->head_len - 1;
+}
+
+static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
+{
+        struct scrape *s = stream->data;
+
+        (void)buf;
+        if (n < 0 || (size_t)n + s->head_len >= sizeof s->head - 1) {
+                /* Closed early, or a head larger than any scraper sends. */
+                uv_read_stop(stream);
+                if (!uv_is_closing((uv_handle_t *)stream)) {
+                        uv_close((uv_handle_t *)stream, on_scrape_closed);
+                }
+                return;
+        }
+        s->head_len += (size_t)n;
+        s->head[s->head_len] = '\0';
+        if (strstr(s->head, "\r\n\r\n") != NULL ||
+            strstr(s->head, "\n\n") != NULL) {
+                uv_read_stop(stream);
+                reply(s);
+        }
+}
+
+static void on_connection(uv_stream_t *listener, int status)
+{
+        struct metrics *m = listener->data;
+        struct scrape *s;
+
+        if (status != 0 || (s = calloc(1, sizeof *s)) == NULL) {
+                return;
+        }
+        s->m = m;
+        uv_tcp_init(m->loop, &s->tcp);
+        s->tcp.data = s;
+        if (uv_accept(listener, (uv_stream_t *)&s->tcp) != 0) {
+                uv_close((uv_handle_t *)&s->tcp, on_scrape_closed);
+                return;
+        }
+        uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
+}
+
+int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
+                  struct gateway *g, struct node *n, struct conn_set *conns)
+{
+        struct sockaddr_in addr;
+        int rv;
+
+        memset(m, 0, sizeof *m);
+        m->loop = loop;
+        m->gateway = g;
+        m->node = n;
+        m->conns = conns;
+        if (address == NULL || address[0] == '\0') {
+                return 0;
+        }
+        if (address_parse(address, &addr) != 0) {
+                return BATON_EINVAL;
+        }
+        uv_tcp_init(loop, &m->listener);
+        m->listener.data = m;
+        rv = uv_tcp_bind(&m->listener, (const struct sockaddr *)&addr, 0);
+        if (rv == 0) {
+                rv = uv_listen((uv_stream_t *)&m->listener, 16, on_connection);
+        }
+        if (rv != 0) {
+                log_error("metrics on %s: %s", address, uv_strerror(rv));
+                uv_close((uv_handle_t *)&m->listener, NULL);
+                return BATON_EIO;
+        }
+        m->active = 1;
+        return 0;
+}
+
+void metrics_close(struct metrics *m)
+{
+        if (m->active) {
+                uv_close((uv_handle_t *)&m->listener, NULL);
+                m->active = 0;
+        }
+}
