@@ -26,8 +26,9 @@ struct raftfsm_result {
  * are private except `fsm`, which is what raft_init() or
  * raft_fixture_grow() takes.
  *
- * Threading: like everything raft touches, a raftfsm is used only from the
- * thread running the raft instance's loop.
+ * A raftfsm must not move once initialized: raft keeps &rf->fsm and the
+ * state machine keeps &rf->mem. Threading: like everything raft touches, a
+ * raftfsm is used only from the thread running the raft instance's loop.
  */
 struct raftfsm {
         struct raft_fsm

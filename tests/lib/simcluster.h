@@ -29,10 +29,12 @@
  *   independently.
  *
  * Everything runs on the caller's thread in virtual time; nothing here is
- * thread-safe.
+ * thread-safe. A struct simcluster must not move once initialized: raft
+ * holds pointers into it.
  */
 
 #define SIMCLUSTER_MAX_NODES 5
+#define SIMCLUSTER_MAX_BOGUS 64
 
 /* One lockfsm event as recorded on one node: a flat copy of struct
  * lockfsm_event (the name and result copied, not borrowed). */
@@ -102,8 +104,8 @@ struct simprop {
         unsigned n_callbacks;
         struct command cmd; /* cmd.name points at name */
         char name[COMMAND_NAME_MAX];
-        uint64_t raft_index;           /* req.index, set by raft_apply() */
-        struct raftfsm_result result;  /* copied from the callback, ACKED */
+        uint64_t raft_index;          /* req.index, set by raft_apply() */
+        struct raftfsm_result result; /* copied from the callback, ACKED */
         raft_time proposed_at;
         raft_time done_at;
         simprop_cb cb; /* runs once when state leaves PENDING */
@@ -124,13 +126,22 @@ struct simcluster_config {
         unsigned snapshot_trailing;
         bool pre_vote;
         unsigned max_inflight; /* proposals pending on one leader */
-        /* Refuse proposals while some node's applied index lags the leader's
-         * last index by more than this (0: never). See simcluster_propose(). */
+        /* Refuse proposals while the leader's last index is more than this
+         * ahead of where it may have to replicate some node from (0: never).
+         * See simcluster_propose(). */
         unsigned max_lag;
+        /* Seeds the election timeouts that simcluster draws, uniformly in
+         * [election_timeout, 2 * election_timeout], for a node each time its
+         * term changes: the fixture's io->random returns one fixed value per
+         * node, so without this two nodes with equal timeouts can split
+         * every vote forever, which no real deployment does. */
+        uint64_t seed;
 };
 
 /* Defaults: 3 nodes, default limits, election 1000 ms, heartbeat 100 ms,
- * threshold 64, trailing 192, pre-vote on, 8 in flight, max_lag 150. */
+ * snapshot threshold 32, trailing 96 (the fixture copies the leader's whole
+ * in-memory log at every step, so keep it short), pre-vote on, 8 in
+ * flight, max_lag 64 (< trailing - max_inflight). */
 void simcluster_config_default(struct simcluster_config *cfg);
 
 struct simbarrier;
@@ -139,23 +150,51 @@ struct simcluster {
         struct raft_fixture f;
         struct simcluster_config cfg;
         struct simnode nodes[SIMCLUSTER_MAX_NODES];
-        raft_term ready_term[SIMCLUSTER_MAX_NODES]; /* barrier done in */
+        raft_term ready_term[SIMCLUSTER_MAX_NODES];   /* barrier done in */
         raft_term barrier_term[SIMCLUSTER_MAX_NODES]; /* barrier issued in */
         unsigned inflight[SIMCLUSTER_MAX_NODES];
+        int seen_state[SIMCLUSTER_MAX_NODES]; /* for traces */
+        raft_term seen_term[SIMCLUSTER_MAX_NODES];
         unsigned killed[SIMCLUSTER_MAX_NODES]; /* fault reference counts */
         unsigned saturated[SIMCLUSTER_MAX_NODES][SIMCLUSTER_MAX_NODES];
         unsigned disconnected[SIMCLUSTER_MAX_NODES][SIMCLUSTER_MAX_NODES];
+        /* A disconnect that now drops silently (see simcluster_disconnect). */
+        bool degraded[SIMCLUSTER_MAX_NODES][SIMCLUSTER_MAX_NODES];
+        unsigned n_degraded;
+        /* What the fixture was last told about each link. */
+        bool fx_saturated[SIMCLUSTER_MAX_NODES][SIMCLUSTER_MAX_NODES];
+        bool fx_disconnected[SIMCLUSTER_MAX_NODES][SIMCLUSTER_MAX_NODES];
         struct simprop **props; /* every proposal, owned, in id order */
         size_t n_props;
         size_t cap_props;
         struct simbarrier *barriers; /* owned, freed at destroy */
         simcluster_listener listener;
         void *listener_data;
-        bool verbose;  /* trace proposals and outcomes on stdout as "# " */
-        bool closing;  /* no user callback runs during destroy */
-        bool failed;   /* out of memory while recording: results invalid */
+        bool verbose;       /* trace proposals and outcomes on stdout as "# " */
+        bool closing;       /* no user callback runs during destroy */
+        bool failed;        /* out of memory while recording: results invalid */
         unsigned anomalies; /* callbacks fired twice and the like */
-        char errmsg[256];   /* first anomaly or recording failure */
+        /* Misbehaviour of libraft itself, seen after some step (see
+         * simcluster_step): how often, and the first description. */
+        unsigned raft_bugs;
+        char raft_bug[512];
+        bool unavailable[SIMCLUSTER_MAX_NODES]; /* raft shut the node down */
+        unsigned n_unavailable;
+        /* Ranges (from, to] a leader committed while fewer than a majority
+         * held them (the first SIMCLUSTER_MAX_BOGUS). */
+        struct {
+                raft_index from;
+                raft_index to;
+                raft_term term;
+                unsigned leader;
+        } bogus[SIMCLUSTER_MAX_BOGUS];
+        unsigned n_bogus;
+        raft_index seen_commit[SIMCLUSTER_MAX_NODES];
+        uint64_t rng; /* for election timeouts */
+        raft_term timeout_term[SIMCLUSTER_MAX_NODES]; /* drawn for this term */
+        unsigned n_install_snapshot;                  /* last count traced */
+        uint64_t n_steps; /* fixture events so far */
+        char errmsg[512]; /* first anomaly or recording failure */
 };
 
 /*
@@ -175,8 +214,18 @@ void simcluster_close(struct simcluster *c);
 void simcluster_set_listener(struct simcluster *c, simcluster_listener cb,
                              void *data);
 
-/* Step the fixture once (one event), then issue the barrier of any node
- * that has just become leader. Returns the fixture's event. */
+/*
+ * Step the fixture once (one event), then: issue the barrier of any node
+ * that has just become leader; draw a new election timeout for any node
+ * whose term changed; degrade disconnects (see simcluster_disconnect); and
+ * watch libraft for two things it must never do, recording them in
+ * raft_bug: a node going RAFT_UNAVAILABLE (0.15.0 does that when a leader
+ * contradicts an entry it took as committed), and a leader advancing its
+ * commit index over entries that fewer than a majority of the nodes hold
+ * (counted from the in-memory logs, which hold at least what is stored, so
+ * this never fires on correct behaviour; recorded in bogus[]). Returns the
+ * fixture's event.
+ */
 struct raft_fixture_event *simcluster_step(struct simcluster *c);
 
 /* Step until `ms` of virtual time have passed. */
@@ -201,8 +250,10 @@ unsigned simcluster_ready_leader(struct simcluster *c);
  * proposal, owned by the cluster until simcluster_close().
  *
  * Returns 0; RAFT_NOTLEADER when no leader is ready; RAFT_BUSY when the
- * leader has cfg.max_inflight proposals pending, or when some node lags by
- * more than cfg.max_lag entries (so that no follower ever needs an
+ * leader has cfg.max_inflight proposals pending, or when its last index is
+ * more than cfg.max_lag ahead of some node's applied index or of its own
+ * next/match index for that node (so that the entries it may have to send
+ * stay in its log, below snapshot_trailing, and no follower ever needs an
  * InstallSnapshot, which the fixture cannot survive, RAFT.md §6);
  * RAFT_INVALID when `cmd` cannot be encoded; RAFT_NOMEM; or raft_apply()'s
  * error. On error the callback never runs.
@@ -213,8 +264,18 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
 /* Proposals still pending, on any node. */
 size_t simcluster_pending(struct simcluster *c);
 
-/* Faults. Each call counts, and the fault lasts until as many undo calls:
- * overlapping faults heal independently. */
+/*
+ * Faults. Each call counts, and the fault lasts until as many undo calls:
+ * overlapping faults heal independently.
+ *
+ * saturate(i, j) drops messages from i to j silently; disconnect(i, j)
+ * makes i's sends to j fail with RAFT_NOCONNECTION. On libraft 0.15.0 a
+ * failed send from a leader to a follower it has not heard from in its
+ * term makes it send an InstallSnapshot, which the fixture cannot survive
+ * (RAFT.md §6); so a disconnect degrades to a silent drop, until it heals,
+ * as soon as its sender is a candidate or such a leader (counted in
+ * n_degraded).
+ */
 void simcluster_kill(struct simcluster *c, unsigned i);
 void simcluster_revive(struct simcluster *c, unsigned i);
 void simcluster_saturate(struct simcluster *c, unsigned i, unsigned j);
@@ -240,6 +301,20 @@ unsigned simcluster_n_down(struct simcluster *c);
 int simcluster_converge(struct simcluster *c, const struct command *final,
                         unsigned max_ms, struct simprop **out);
 
+/* Whether a leader committed `index` while fewer than a majority held it
+ * (see simcluster_step). */
+bool simcluster_bogus_commit(const struct simcluster *c, uint64_t index);
+
+/*
+ * Whether the current leader counts some follower of its term as holding an
+ * entry that the follower does not hold. libraft 0.15.0 gets there because
+ * a follower acknowledges an AppendEntries with its last stored index,
+ * including a stale tail from an older term; the leader then takes the
+ * follower's rejections as stale and never repairs its log. Returns true
+ * with a description in `buf`.
+ */
+bool simcluster_explain_stall(struct simcluster *c, char *buf, size_t cap);
+
 /* InstallSnapshot messages sent by any node so far (should stay 0). */
 unsigned simcluster_n_install_snapshot(struct simcluster *c);
 
@@ -250,5 +325,11 @@ unsigned simcluster_n_install_snapshot(struct simcluster *c);
  * in c->errmsg.
  */
 int simcluster_check_snapshot_roundtrip(struct simcluster *c, unsigned i);
+
+/* Human-readable one-line renderings for traces and failure reasons. */
+void simcluster_format_command(char *buf, size_t cap, const struct command *c);
+void simcluster_format_result(char *buf, size_t cap,
+                              const struct lockfsm_result *r);
+void simcluster_format_event(char *buf, size_t cap, const struct simevent *e);
 
 #endif /* TESTS_SIMCLUSTER_H */

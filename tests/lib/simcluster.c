@@ -1,0 +1,1381 @@
+/* A simulated Baton cluster for tests: raft_fixture nodes running raftfsm. */
+#include "simcluster.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+
+/* A barrier request. Barriers are kept until the cluster is closed, because
+ * 0.15.0 can fire a barrier callback twice (RAFT.md §8). */
+struct simbarrier {
+        struct raft_barrier req;
+        struct simcluster *c;
+        struct simbarrier *next;
+        unsigned node;
+        raft_term term;
+        unsigned n_callbacks;
+};
+
+static void trace(struct simcluster *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void degrade_links(struct simcluster *c);
+
+static void trace(struct simcluster *c, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (!c->verbose) {
+                return;
+        }
+        printf("# t=%" PRIu64 " ", (uint64_t)raft_fixture_time(&c->f));
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        printf("\n");
+}
+
+/* Keep the first reason only: later ones are usually its consequences. */
+static void anomaly(struct simcluster *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void anomaly(struct simcluster *c, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (c->anomalies++ == 0) {
+                va_start(ap, fmt);
+                vsnprintf(c->errmsg, sizeof c->errmsg, fmt, ap);
+                va_end(ap);
+        }
+}
+
+/* Grow an array of `size`-byte elements so that one more fits. */
+static int reserve(void **array, size_t *cap, size_t n, size_t size)
+{
+        size_t next;
+        void *p;
+
+        if (n < *cap) {
+                return 0;
+        }
+        next = *cap == 0 ? 64 : *cap * 2;
+        p = realloc(*array, next * size);
+        if (p == NULL) {
+                return -1;
+        }
+        *array = p;
+        *cap = next;
+        return 0;
+}
+
+static const char *errname(int status)
+{
+        static const char *const names[] = {
+            "OK",
+            "ENOMEM",
+            "EINVAL",
+            "EMALFORMED",
+            "EVERSION",
+            "ENAME",
+            "ENOSESSION",
+            "EEXPIRED",
+            "ECLOSED",
+            "EBUSY",
+            "ENOTHOLDER",
+            "ESTALE",
+            "ETIMEDOUT",
+            "ECANCELLED",
+            "ENOTWAITING",
+            "EWAITING",
+            "ETOOMANYSESSIONS",
+            "ETOOMANYLOCKS",
+            "ETOOMANYWAITERS",
+            "EINFLIGHT",
+            "ESEQ",
+            "ETTL",
+            "EUNSUPPORTED",
+            "EOVERFLOW",
+            "ECORRUPT",
+            "ENOTFOUND",
+        };
+        size_t i = status <= 0 ? (size_t) - (long)status : SIZE_MAX;
+
+        return i < sizeof names / sizeof names[0] ? names[i] : "E?";
+}
+
+static const char *kindname(int kind)
+{
+        static const char *const names[] = {
+            "REJECTED",  "OPENED",    "CLOSED", "EXPIRED",
+            "GRANTED",   "REENTERED", "QUEUED", "RELEASED",
+            "CANCELLED", "HOLDER",    "FREE",   "CURRENT",
+        };
+
+        return kind >= 0 && (size_t)kind < sizeof names / sizeof names[0]
+                   ? names[kind]
+                   : "KIND?";
+}
+
+static const char *evname(int type)
+{
+        static const char *const names[] = {
+            "EV?",   "RESULT",  "OPEN",  "END",
+            "GRANT", "RELEASE", "QUEUE", "UNQUEUE",
+        };
+
+        return type >= 0 && (size_t)type < sizeof names / sizeof names[0]
+                   ? names[type]
+                   : "EV?";
+}
+
+void simcluster_format_command(char *buf, size_t cap, const struct command *c)
+{
+        int len = c->name_len;
+        const char *name = c->name != NULL ? c->name : "";
+
+        switch (c->type) {
+        case COMMAND_OPEN:
+                snprintf(buf, cap, "OPEN nonce=%" PRIx64 " ttl=%u client=%.*s",
+                         c->nonce, c->ttl_ms, len, name);
+                break;
+        case COMMAND_CLOSE:
+                snprintf(buf, cap,
+                         "CLOSE s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64,
+                         c->session, c->seq, c->ack);
+                break;
+        case COMMAND_EXPIRE:
+                snprintf(buf, cap, "EXPIRE s=%" PRIu64, c->session);
+                break;
+        case COMMAND_ACQUIRE:
+                snprintf(buf, cap,
+                         "ACQUIRE s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64
+                         " o=%" PRIu64 " wait=%u %.*s",
+                         c->session, c->seq, c->ack, c->owner, c->wait_ms, len,
+                         name);
+                break;
+        case COMMAND_RELEASE:
+                snprintf(buf, cap,
+                         "RELEASE s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64
+                         " o=%" PRIu64 " tok=%" PRIu64 " %.*s",
+                         c->session, c->seq, c->ack, c->owner, c->token, len,
+                         name);
+                break;
+        case COMMAND_CANCEL:
+                snprintf(buf, cap,
+                         "CANCEL s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64
+                         " target=%" PRIu64 " %.*s",
+                         c->session, c->seq, c->ack, c->target, len, name);
+                break;
+        case COMMAND_TIMEOUT:
+                snprintf(buf, cap,
+                         "TIMEOUT s=%" PRIu64 " target=%" PRIu64 " %.*s",
+                         c->session, c->target, len, name);
+                break;
+        case COMMAND_QUERY:
+                snprintf(buf, cap, "QUERY %.*s", len, name);
+                break;
+        case COMMAND_CHECK:
+                snprintf(buf, cap, "CHECK tok=%" PRIu64 " %.*s", c->token, len,
+                         name);
+                break;
+        default:
+                snprintf(buf, cap, "type %d", c->type);
+                break;
+        }
+}
+
+void simcluster_format_result(char *buf, size_t cap,
+                              const struct lockfsm_result *r)
+{
+        snprintf(buf, cap,
+                 "%s %s%s s=%" PRIu64 " o=%" PRIu64 " tok=%" PRIu64
+                 " count=%u waiters=%u",
+                 kindname(r->kind), errname(r->status),
+                 r->duplicate ? " dup" : "", r->session, r->owner, r->token,
+                 r->count, r->waiters);
+}
+
+void simcluster_format_event(char *buf, size_t cap, const struct simevent *e)
+{
+        char res[160] = "";
+
+        if (e->has_result) {
+                simcluster_format_result(res, sizeof res, &e->result);
+        }
+        snprintf(buf, cap,
+                 "@%" PRIu64 " %s(%s) s=%" PRIu64 " q=%" PRIu64 " o=%" PRIu64
+                 " tok=%" PRIu64 " %s '%.*s' %s",
+                 e->index, evname(e->type), command_type_name(e->cause),
+                 e->session, e->seq, e->owner, e->token, errname(e->status),
+                 (int)e->name_len, e->name, res);
+}
+
+int simentry_command(const struct simentry *e, struct command *c)
+{
+        if (e->len > sizeof e->bytes) {
+                return BATON_EMALFORMED;
+        }
+        return command_decode(c, e->bytes, e->len);
+}
+
+/* Record what raft applied, after the real glue applied it. */
+static int shim_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
+                      void **result)
+{
+        struct simnode *n = fsm->data;
+        struct simcluster *c = n->c;
+        const struct raftfsm_result *r;
+        struct simentry *e;
+        int rv;
+
+        rv = n->rf.fsm.apply(&n->rf.fsm, buf, result);
+        if (rv != 0) {
+                return rv;
+        }
+        r = *result;
+        if (reserve((void **)&n->entries, &n->cap_entries, n->n_entries,
+                    sizeof *n->entries) != 0) {
+                c->failed = true;
+                anomaly(c, "node %u: out of memory recording entries", n->i);
+                return 0;
+        }
+        e = &n->entries[n->n_entries++];
+        e->index = r->index;
+        e->res = r->res;
+        e->len = buf->len;
+        memcpy(e->bytes, buf->base,
+               buf->len < sizeof e->bytes ? buf->len : sizeof e->bytes);
+        return 0;
+}
+
+static int shim_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
+                         unsigned *n_bufs)
+{
+        struct simnode *n = fsm->data;
+
+        return n->rf.fsm.snapshot(&n->rf.fsm, bufs, n_bufs);
+}
+
+static int shim_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
+{
+        struct simnode *n = fsm->data;
+
+        return n->rf.fsm.restore(&n->rf.fsm, buf);
+}
+
+static void on_event(void *data, const struct lockfsm_event *ev)
+{
+        struct simnode *n = data;
+        struct simcluster *c = n->c;
+        struct simevent e;
+
+        memset(&e, 0, sizeof e);
+        e.type = ev->type;
+        e.cause = ev->cause;
+        e.index = ev->index;
+        e.session = ev->session;
+        e.seq = ev->seq;
+        e.owner = ev->owner;
+        e.token = ev->token;
+        e.nonce = ev->nonce;
+        e.wait_ms = ev->wait_ms;
+        e.status = ev->status;
+        if (ev->name != NULL) {
+                e.name_len = ev->name_len;
+                memcpy(e.name, ev->name, ev->name_len);
+        }
+        if (ev->result != NULL) {
+                e.has_result = true;
+                e.result = *ev->result;
+        }
+        if (reserve((void **)&n->events, &n->cap_events, n->n_events,
+                    sizeof *n->events) != 0) {
+                c->failed = true;
+                anomaly(c, "node %u: out of memory recording events", n->i);
+                return;
+        }
+        n->events[n->n_events++] = e;
+        if (c->listener != NULL && !c->closing &&
+            raft_state(simcluster_raft(c, n->i)) == RAFT_LEADER) {
+                c->listener(c->listener_data, n->i, &e);
+        }
+}
+
+void simcluster_config_default(struct simcluster_config *cfg)
+{
+        memset(cfg, 0, sizeof *cfg);
+        cfg->n = 3;
+        lockfsm_limits_default(&cfg->limits);
+        cfg->election_timeout = 1000;
+        cfg->heartbeat_timeout = 100;
+        cfg->snapshot_threshold = 32;
+        cfg->snapshot_trailing = 96;
+        cfg->pre_vote = true;
+        cfg->max_inflight = 8;
+        cfg->max_lag = 64;
+}
+
+static void free_nodes(struct simcluster *c, unsigned n)
+{
+        unsigned i;
+
+        for (i = 0; i < n; i++) {
+                raftfsm_close(&c->nodes[i].rf);
+                free(c->nodes[i].events);
+                free(c->nodes[i].entries);
+        }
+}
+
+int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg)
+{
+        struct raft_configuration conf;
+        unsigned i;
+        int rv;
+
+        assert(cfg->n >= 1 && cfg->n <= SIMCLUSTER_MAX_NODES);
+        /* 0.15.0's raft_fixture_initialize() leaves f->n as it found it. */
+        memset(c, 0, sizeof *c);
+        c->cfg = *cfg;
+        c->rng = cfg->seed;
+        rv = raft_fixture_initialize(&c->f);
+        if (rv != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "raft_fixture_initialize: %s", raft_strerror(rv));
+                return rv;
+        }
+        for (i = 0; i < cfg->n; i++) {
+                struct simnode *n = &c->nodes[i];
+
+                n->c = c;
+                n->i = i;
+                if (raftfsm_init(&n->rf, &cfg->limits) != 0) {
+                        snprintf(c->errmsg, sizeof c->errmsg, "node %u: %s", i,
+                                 raftfsm_errmsg(&n->rf));
+                        rv = RAFT_NOMEM;
+                        goto err_after_fixture;
+                }
+                raftfsm_set_event_cb(&n->rf, on_event, n);
+                n->shim.version = 1;
+                n->shim.data = n;
+                n->shim.apply = shim_apply;
+                n->shim.snapshot = shim_snapshot;
+                n->shim.restore = shim_restore;
+                rv = raft_fixture_grow(&c->f, &n->shim);
+                if (rv != 0) {
+                        raftfsm_close(&n->rf);
+                        snprintf(c->errmsg, sizeof c->errmsg,
+                                 "raft_fixture_grow: %s", raft_strerror(rv));
+                        goto err_after_fixture;
+                }
+                raftfsm_attach(&n->rf, raft_fixture_get(&c->f, i));
+        }
+        rv = raft_fixture_configuration(&c->f, cfg->n, &conf);
+        if (rv != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "raft_fixture_configuration: %s", raft_strerror(rv));
+                goto err_after_fixture;
+        }
+        rv = raft_fixture_bootstrap(&c->f, &conf);
+        raft_configuration_close(&conf);
+        if (rv != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "raft_fixture_bootstrap: %s", raft_strerror(rv));
+                goto err_after_fixture;
+        }
+        for (i = 0; i < cfg->n; i++) {
+                struct raft *r = raft_fixture_get(&c->f, i);
+
+                raft_set_election_timeout(r, cfg->election_timeout);
+                raft_set_heartbeat_timeout(r, cfg->heartbeat_timeout);
+                raft_set_snapshot_threshold(r, cfg->snapshot_threshold);
+                raft_set_snapshot_trailing(r, cfg->snapshot_trailing);
+                raft_set_pre_vote(r, cfg->pre_vote);
+        }
+        rv = raft_fixture_start(&c->f);
+        if (rv != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg, "raft_fixture_start: %s",
+                         raft_strerror(rv));
+                goto err_after_fixture;
+        }
+        return 0;
+
+err_after_fixture:
+        c->closing = true;
+        raft_fixture_close(&c->f);
+        free_nodes(c, i < cfg->n ? i : cfg->n);
+        return rv;
+}
+
+void simcluster_close(struct simcluster *c)
+{
+        struct simbarrier *b;
+        size_t k;
+
+        if (c == NULL) {
+                return;
+        }
+        /* Closing raft fails pending requests: their callbacks run here and
+         * must find every proposal and barrier still allocated. */
+        c->closing = true;
+        raft_fixture_close(&c->f);
+        free_nodes(c, c->cfg.n);
+        for (k = 0; k < c->n_props; k++) {
+                free(c->props[k]);
+        }
+        free(c->props);
+        while ((b = c->barriers) != NULL) {
+                c->barriers = b->next;
+                free(b);
+        }
+}
+
+void simcluster_set_listener(struct simcluster *c, simcluster_listener cb,
+                             void *data)
+{
+        c->listener = cb;
+        c->listener_data = data;
+}
+
+raft_time simcluster_now(struct simcluster *c)
+{
+        return raft_fixture_time(&c->f);
+}
+
+struct raft *simcluster_raft(struct simcluster *c, unsigned i)
+{
+        return raft_fixture_get(&c->f, i);
+}
+
+struct lockfsm *simcluster_lockfsm(struct simcluster *c, unsigned i)
+{
+        return raftfsm_lockfsm(&c->nodes[i].rf);
+}
+
+unsigned simcluster_leader(struct simcluster *c)
+{
+        unsigned best = c->cfg.n;
+        raft_term term = 0;
+        unsigned i;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                struct raft *r = simcluster_raft(c, i);
+
+                if (!raft_fixture_alive(&c->f, i) ||
+                    raft_state(r) != RAFT_LEADER) {
+                        continue;
+                }
+                if (best == c->cfg.n || r->current_term > term) {
+                        best = i;
+                        term = r->current_term;
+                }
+        }
+        return best;
+}
+
+unsigned simcluster_ready_leader(struct simcluster *c)
+{
+        unsigned l = simcluster_leader(c);
+
+        if (l < c->cfg.n &&
+            c->ready_term[l] == simcluster_raft(c, l)->current_term) {
+                return l;
+        }
+        return c->cfg.n;
+}
+
+static void barrier_cb(struct raft_barrier *req, int status)
+{
+        struct simbarrier *b = req->data;
+        struct simcluster *c = b->c;
+        struct raft *r = simcluster_raft(c, b->node);
+
+        if (++b->n_callbacks > 1) {
+                anomaly(c, "node %u: barrier callback fired twice", b->node);
+                return;
+        }
+        if (status == 0) {
+                if (raft_state(r) == RAFT_LEADER &&
+                    r->current_term == b->term) {
+                        c->ready_term[b->node] = b->term;
+                        trace(c, "n%u ready as leader in term %llu", b->node,
+                              (unsigned long long)b->term);
+                }
+        } else if (c->barrier_term[b->node] == b->term) {
+                /* Let the next step issue another one if still leader. */
+                c->barrier_term[b->node] = 0;
+        }
+}
+
+/* A new leader commits a barrier before it serves: 0.15.0 has no no-op
+ * entry at the start of a term, so until then its commit index and its
+ * state machine may lag entries that are already committed. */
+static void issue_barriers(struct simcluster *c)
+{
+        unsigned i;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                struct raft *r = simcluster_raft(c, i);
+                struct simbarrier *b;
+
+                if (!raft_fixture_alive(&c->f, i) ||
+                    raft_state(r) != RAFT_LEADER ||
+                    c->barrier_term[i] == r->current_term) {
+                        continue;
+                }
+                b = calloc(1, sizeof *b);
+                if (b == NULL) {
+                        return; /* try again at the next step */
+                }
+                b->c = c;
+                b->node = i;
+                b->term = r->current_term;
+                b->req.data = b;
+                if (raft_barrier(r, &b->req, barrier_cb) != 0) {
+                        free(b);
+                        continue;
+                }
+                b->next = c->barriers;
+                c->barriers = b;
+                c->barrier_term[i] = b->term;
+        }
+}
+
+/* In verbose runs, say when an InstallSnapshot goes out and where every
+ * node stands: the fixture must never get there (RAFT.md §6). */
+static void trace_install_snapshot(struct simcluster *c)
+{
+        unsigned n = simcluster_n_install_snapshot(c);
+        unsigned i;
+
+        if (n == c->n_install_snapshot) {
+                return;
+        }
+        c->n_install_snapshot = n;
+        trace(c, "InstallSnapshot sent (%u so far)", n);
+        for (i = 0; i < c->cfg.n; i++) {
+                struct raft *r = simcluster_raft(c, i);
+
+                trace(c,
+                      "  n%u state=%d term=%llu last=%llu applied=%llu "
+                      "snapshot=%llu log_offset=%llu",
+                      i, raft_state(r), (unsigned long long)r->current_term,
+                      (unsigned long long)raft_last_index(r),
+                      (unsigned long long)raft_last_applied(r),
+                      (unsigned long long)r->log.snapshot.last_index,
+                      (unsigned long long)r->log.offset);
+                if (raft_state(r) == RAFT_LEADER) {
+                        unsigned k;
+                        for (k = 0; k < r->configuration.n; k++) {
+                                struct raft_progress *p =
+                                    &r->leader_state.progress[k];
+                                trace(c,
+                                      "    progress id=%llu state=%u next=%llu "
+                                      "match=%llu snap=%llu",
+                                      (unsigned long long)r->configuration
+                                          .servers[k]
+                                          .id,
+                                      p->state,
+                                      (unsigned long long)p->next_index,
+                                      (unsigned long long)p->match_index,
+                                      (unsigned long long)p->snapshot_index);
+                        }
+                }
+        }
+}
+
+/* Trace every change of a node's state or term. */
+static void trace_states(struct simcluster *c)
+{
+        static const char *const names[] = {"unavailable", "follower",
+                                            "candidate", "leader"};
+        unsigned i;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                struct raft *r = simcluster_raft(c, i);
+                int state = raft_state(r);
+
+                if (state == c->seen_state[i] &&
+                    r->current_term == c->seen_term[i]) {
+                        continue;
+                }
+                c->seen_state[i] = state;
+                c->seen_term[i] = r->current_term;
+                trace(c, "n%u %s in term %llu (last=%llu applied=%llu)", i,
+                      names[state & 3], (unsigned long long)r->current_term,
+                      (unsigned long long)raft_last_index(r),
+                      (unsigned long long)raft_last_applied(r));
+        }
+}
+
+/* splitmix64, for the election timeouts. */
+static uint64_t rng_next(struct simcluster *c)
+{
+        uint64_t z = (c->rng += 0x9e3779b97f4a7c15ULL);
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+}
+
+/* A real raft draws a fresh random timeout at every timer reset; the
+ * fixture returns a fixed one per node. Redrawing at each new term is
+ * enough to break the split votes that fixed timeouts can repeat forever. */
+static void redraw_timeouts(struct simcluster *c)
+{
+        unsigned e = c->cfg.election_timeout;
+        unsigned i;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                struct raft *r = simcluster_raft(c, i);
+
+                if (r->current_term == c->timeout_term[i]) {
+                        continue;
+                }
+                c->timeout_term[i] = r->current_term;
+                raft_fixture_set_randomized_election_timeout(
+                    &c->f, i, e + (unsigned)(rng_next(c) % (e + 1)));
+        }
+}
+
+/* The term of entry `index` in an in-memory log, 0 when it is not there.
+ * struct raft_log is public: a ring buffer of the entries after `offset`. */
+static raft_term log_term_at(const struct raft_log *l, raft_index index)
+{
+        size_t n;
+
+        if (index == 0) {
+                return 0;
+        }
+        if (index <= l->offset) {
+                return index == l->snapshot.last_index ? l->snapshot.last_term
+                                                       : 0;
+        }
+        if (l->size == 0) {
+                return 0;
+        }
+        n = l->back >= l->front ? l->back - l->front
+                                : l->size - l->front + l->back;
+        if (index - l->offset > n) {
+                return 0;
+        }
+        return l->entries[(l->front + (index - l->offset - 1)) % l->size].term;
+}
+
+static void raft_bug(struct simcluster *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void raft_bug(struct simcluster *c, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (c->raft_bugs++ == 0) {
+                va_start(ap, fmt);
+                vsnprintf(c->raft_bug, sizeof c->raft_bug, fmt, ap);
+                va_end(ap);
+                trace(c, "libraft misbehaves: %s", c->raft_bug);
+        }
+}
+
+/* Whether node j holds entry `index` of term `term`; an entry compacted
+ * away counts as held, so that this never accuses raft wrongly. */
+static bool holds(struct simcluster *c, unsigned j, raft_index index,
+                  raft_term term)
+{
+        const struct raft_log *l = &simcluster_raft(c, j)->log;
+        raft_term t = log_term_at(l, index);
+
+        return t == term || (t == 0 && index <= l->offset);
+}
+
+static bool majority_holds(struct simcluster *c, raft_index index,
+                           raft_term term)
+{
+        unsigned n = 0;
+        unsigned j;
+
+        for (j = 0; j < c->cfg.n; j++) {
+                n += holds(c, j, index, term);
+        }
+        return n > c->cfg.n / 2;
+}
+
+/* Record that leader i committed (from, to] with fewer than a majority
+ * holding the top of that range. */
+static void check_commit(struct simcluster *c, unsigned i, raft_index from,
+                         raft_index to)
+{
+        struct raft *r = simcluster_raft(c, i);
+        raft_term term = log_term_at(&r->log, to);
+        raft_index h = to;
+
+        if (term == 0 || majority_holds(c, to, term)) {
+                return;
+        }
+        while (h > from) {
+                raft_term t = log_term_at(&r->log, h);
+
+                if (t == 0 || majority_holds(c, h, t)) {
+                        break;
+                }
+                h--;
+        }
+        if (c->n_bogus < SIMCLUSTER_MAX_BOGUS) {
+                c->bogus[c->n_bogus].from = h;
+                c->bogus[c->n_bogus].to = to;
+                c->bogus[c->n_bogus].term = r->current_term;
+                c->bogus[c->n_bogus].leader = i;
+                c->n_bogus++;
+        }
+        raft_bug(c,
+                 "leader n%u (term %llu) committed up to index %llu while "
+                 "fewer than a majority held index %llu",
+                 i, (unsigned long long)r->current_term, (unsigned long long)to,
+                 (unsigned long long)h + 1);
+        if (c->verbose) {
+                unsigned j;
+
+                for (j = 0; j < c->cfg.n; j++) {
+                        struct raft *f = simcluster_raft(c, j);
+
+                        trace(c,
+                              "  n%u term %llu last %llu: entry %llu has "
+                              "term %llu (leader's: %llu)",
+                              j, (unsigned long long)f->current_term,
+                              (unsigned long long)raft_last_index(f),
+                              (unsigned long long)h + 1,
+                              (unsigned long long)log_term_at(&f->log, h + 1),
+                              (unsigned long long)log_term_at(&r->log, h + 1));
+                }
+        }
+}
+
+/* Watch for what libraft must never do (see simcluster_step). */
+static void watch_raft(struct simcluster *c)
+{
+        unsigned i;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                struct raft *r = simcluster_raft(c, i);
+
+                if (raft_state(r) == RAFT_UNAVAILABLE && !c->unavailable[i]) {
+                        c->unavailable[i] = true;
+                        c->n_unavailable++;
+                        raft_bug(c, "libraft shut n%u down (RAFT_UNAVAILABLE)",
+                                 i);
+                }
+                if (raft_state(r) == RAFT_LEADER &&
+                    r->commit_index > c->seen_commit[i]) {
+                        check_commit(c, i, c->seen_commit[i], r->commit_index);
+                }
+                c->seen_commit[i] = r->commit_index;
+        }
+}
+
+bool simcluster_bogus_commit(const struct simcluster *c, uint64_t index)
+{
+        unsigned k;
+
+        for (k = 0; k < c->n_bogus; k++) {
+                if (index > c->bogus[k].from && index <= c->bogus[k].to) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+bool simcluster_explain_stall(struct simcluster *c, char *buf, size_t cap)
+{
+        unsigned l = simcluster_leader(c);
+        struct raft *r;
+        unsigned k;
+
+        if (l == c->cfg.n) {
+                return false;
+        }
+        r = simcluster_raft(c, l);
+        for (k = 0; k < r->configuration.n; k++) {
+                unsigned j = (unsigned)r->configuration.servers[k].id - 1;
+                raft_index m = r->leader_state.progress[k].match_index;
+                struct raft *f;
+
+                if (j == l || j >= c->cfg.n || m == 0) {
+                        continue;
+                }
+                f = simcluster_raft(c, j);
+                /* A follower of this leader and term changes its log only
+                 * by this leader's entries. */
+                if (f->current_term != r->current_term ||
+                    raft_state(f) != RAFT_FOLLOWER ||
+                    f->follower_state.current_leader.id != r->id ||
+                    holds(c, j, m, log_term_at(&r->log, m))) {
+                        continue;
+                }
+                snprintf(buf, cap,
+                         "leader n%u counts n%u as holding index %llu, which "
+                         "n%u does not hold (its last index is %llu), and "
+                         "ignores its rejections",
+                         l, j, (unsigned long long)m, j,
+                         (unsigned long long)raft_last_index(f));
+                return true;
+        }
+        return false;
+}
+
+struct raft_fixture_event *simcluster_step(struct simcluster *c)
+{
+        struct raft_fixture_event *ev = raft_fixture_step(&c->f);
+
+        c->n_steps++;
+        issue_barriers(c);
+        redraw_timeouts(c);
+        degrade_links(c);
+        watch_raft(c);
+        if (c->verbose) {
+                trace_states(c);
+                trace_install_snapshot(c);
+        }
+        return ev;
+}
+
+void simcluster_step_for(struct simcluster *c, unsigned ms)
+{
+        raft_time end = simcluster_now(c) + ms;
+
+        while (simcluster_now(c) < end) {
+                simcluster_step(c);
+        }
+}
+
+static void prop_cb(struct raft_apply *req, int status, void *result)
+{
+        struct simprop *p = req->data;
+        struct simcluster *c = p->c;
+        char buf[200];
+
+        if (++p->n_callbacks > 1) {
+                anomaly(c, "proposal %u: apply callback fired twice", p->id);
+                return;
+        }
+        assert(c->inflight[p->node] > 0);
+        c->inflight[p->node]--;
+        p->status = status;
+        p->done_at = simcluster_now(c);
+        if (status == 0) {
+                assert(result != NULL);
+                p->result = *(const struct raftfsm_result *)result;
+                p->state = SIMPROP_ACKED;
+                simcluster_format_result(buf, sizeof buf, &p->result.res);
+                trace(c, "#%u acked idx=%llu fsm_idx=%llu: %s", p->id,
+                      (unsigned long long)p->raft_index,
+                      (unsigned long long)p->result.index, buf);
+        } else {
+                p->state = status == RAFT_LEADERSHIPLOST ||
+                                   status == RAFT_NOTLEADER ||
+                                   status == RAFT_SHUTDOWN
+                               ? SIMPROP_UNKNOWN
+                               : SIMPROP_FAILED;
+                trace(c, "#%u %s idx=%llu: %s", p->id,
+                      p->state == SIMPROP_UNKNOWN ? "unknown" : "failed",
+                      (unsigned long long)p->raft_index, raft_strerror(status));
+        }
+        if (!c->closing && p->cb != NULL) {
+                p->cb(p);
+        }
+}
+
+/*
+ * The lowest index from which leader l may have to send node j entries: j's
+ * applied index (a new leader probes back from j's last index to the first
+ * conflict, which is above j's commit index), or lower if l's own view of j
+ * is older: its next index and match index for j, which stay put while j's
+ * replies are dropped even though j itself moves on.
+ */
+static raft_index follower_floor(struct simcluster *c, unsigned l, unsigned j)
+{
+        struct raft *r = simcluster_raft(c, l);
+        raft_index floor = raft_last_applied(simcluster_raft(c, j));
+        unsigned k;
+
+        if (j == l) {
+                return floor;
+        }
+        for (k = 0; k < r->configuration.n; k++) {
+                const struct raft_progress *p;
+
+                if (r->configuration.servers[k].id != j + 1) {
+                        continue;
+                }
+                p = &r->leader_state.progress[k];
+                if (p->next_index > 0 && p->next_index - 1 < floor) {
+                        floor = p->next_index - 1;
+                }
+                if (p->match_index > 0 && p->match_index < floor) {
+                        floor = p->match_index;
+                }
+        }
+        return floor;
+}
+
+int simcluster_propose(struct simcluster *c, const struct command *cmd,
+                       simprop_cb cb, void *data, struct simprop **out)
+{
+        struct raft_buffer buf;
+        struct simprop *p;
+        struct raft *r;
+        unsigned l;
+        unsigned j;
+        size_t size;
+        char text[200];
+        int rv;
+
+        l = simcluster_ready_leader(c);
+        if (l == c->cfg.n) {
+                return RAFT_NOTLEADER;
+        }
+        if (c->inflight[l] >= c->cfg.max_inflight) {
+                return RAFT_BUSY;
+        }
+        r = simcluster_raft(c, l);
+        if (c->cfg.max_lag > 0) {
+                for (j = 0; j < c->cfg.n; j++) {
+                        if (raft_last_index(r) >
+                            follower_floor(c, l, j) + c->cfg.max_lag) {
+                                return RAFT_BUSY;
+                        }
+                }
+        }
+        size = command_size(cmd);
+        if (size == 0) {
+                return RAFT_INVALID;
+        }
+        if (reserve((void **)&c->props, &c->cap_props, c->n_props,
+                    sizeof *c->props) != 0) {
+                return RAFT_NOMEM;
+        }
+        p = calloc(1, sizeof *p);
+        if (p == NULL) {
+                return RAFT_NOMEM;
+        }
+        buf.len = size;
+        buf.base = raft_malloc(size);
+        if (buf.base == NULL) {
+                free(p);
+                return RAFT_NOMEM;
+        }
+        if (command_encode(cmd, buf.base, size) != size) {
+                raft_free(buf.base);
+                free(p);
+                return RAFT_INVALID;
+        }
+        p->c = c;
+        p->id = (unsigned)c->n_props + 1;
+        p->node = l;
+        p->cmd = *cmd;
+        if (cmd->name_len > 0) {
+                memcpy(p->name, cmd->name, cmd->name_len);
+        }
+        p->cmd.name = p->name;
+        p->cb = cb;
+        p->data = data;
+        p->proposed_at = simcluster_now(c);
+        p->req.data = p;
+        rv = raft_apply(r, &p->req, &buf, 1, prop_cb);
+        if (rv != 0) {
+                /* The buffer stays ours when raft_apply() fails. */
+                raft_free(buf.base);
+                free(p);
+                return rv;
+        }
+        p->raft_index = p->req.index;
+        c->inflight[l]++;
+        c->props[c->n_props++] = p;
+        simcluster_format_command(text, sizeof text, &p->cmd);
+        trace(c, "#%u propose on n%u idx=%llu: %s", p->id, l,
+              (unsigned long long)p->raft_index, text);
+        if (out != NULL) {
+                *out = p;
+        }
+        return 0;
+}
+
+size_t simcluster_pending(struct simcluster *c)
+{
+        size_t n = 0;
+        unsigned i;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                n += c->inflight[i];
+        }
+        return n;
+}
+
+void simcluster_kill(struct simcluster *c, unsigned i)
+{
+        if (c->killed[i]++ == 0) {
+                raft_fixture_kill(&c->f, i);
+                trace(c, "fault: kill n%u", i);
+        }
+}
+
+void simcluster_revive(struct simcluster *c, unsigned i)
+{
+        assert(c->killed[i] > 0);
+        if (--c->killed[i] == 0) {
+                raft_fixture_revive(&c->f, i);
+                trace(c, "heal: revive n%u", i);
+        }
+}
+
+/* Bring the fixture's view of the link i->j in line with the faults on it:
+ * saturated (silent drop) or disconnected (sends fail) or neither. */
+static void sync_link(struct simcluster *c, unsigned i, unsigned j)
+{
+        bool drop = c->saturated[i][j] > 0 ||
+                    (c->disconnected[i][j] > 0 && c->degraded[i][j]);
+        bool fail = c->disconnected[i][j] > 0 && !c->degraded[i][j];
+
+        if (drop != c->fx_saturated[i][j]) {
+                c->fx_saturated[i][j] = drop;
+                if (drop) {
+                        raft_fixture_saturate(&c->f, i, j);
+                } else {
+                        raft_fixture_desaturate(&c->f, i, j);
+                }
+                trace(c, "link n%u->n%u %s", i, j,
+                      drop ? "drops messages" : "delivers again");
+        }
+        if (fail != c->fx_disconnected[i][j]) {
+                c->fx_disconnected[i][j] = fail;
+                if (fail) {
+                        raft_fixture_disconnect(&c->f, i, j);
+                } else {
+                        raft_fixture_reconnect(&c->f, i, j);
+                }
+                trace(c, "link n%u->n%u %s", i, j,
+                      fail ? "fails sends" : "connected again");
+        }
+}
+
+/* Whether a failed send from i to j could make i ship an InstallSnapshot:
+ * libraft 0.15.0, on a failed AppendEntries, falls back to next_index =
+ * match_index + 1, which is 1 for a follower not yet heard from in the
+ * leader's term, and at next_index 1 a leader holding any snapshot sends
+ * it (even with its whole log in memory). A candidate is checked too,
+ * because it may be leader after the next step. */
+static bool send_may_snapshot(struct simcluster *c, unsigned i, unsigned j)
+{
+        struct raft *r = simcluster_raft(c, i);
+        unsigned k;
+
+        if (raft_state(r) == RAFT_CANDIDATE) {
+                return true;
+        }
+        if (raft_state(r) != RAFT_LEADER) {
+                return false;
+        }
+        for (k = 0; k < r->configuration.n; k++) {
+                if (r->configuration.servers[k].id == j + 1) {
+                        return r->leader_state.progress[k].match_index == 0;
+                }
+        }
+        return false;
+}
+
+/* A disconnect degrades to a silent drop (for as long as it lasts) once its
+ * failed sends could trigger that snapshot, which the fixture cannot
+ * survive (RAFT.md §6). Checked when the fault starts and after each step,
+ * so before a candidate can have won its election. */
+static void degrade_links(struct simcluster *c)
+{
+        unsigned i;
+        unsigned j;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                for (j = 0; j < c->cfg.n; j++) {
+                        if (c->disconnected[i][j] > 0 && !c->degraded[i][j] &&
+                            send_may_snapshot(c, i, j)) {
+                                c->degraded[i][j] = true;
+                                c->n_degraded++;
+                                sync_link(c, i, j);
+                        }
+                }
+        }
+}
+
+void simcluster_saturate(struct simcluster *c, unsigned i, unsigned j)
+{
+        if (c->saturated[i][j]++ == 0) {
+                trace(c, "fault: saturate n%u->n%u", i, j);
+        }
+        sync_link(c, i, j);
+}
+
+void simcluster_desaturate(struct simcluster *c, unsigned i, unsigned j)
+{
+        assert(c->saturated[i][j] > 0);
+        if (--c->saturated[i][j] == 0) {
+                trace(c, "heal: desaturate n%u->n%u", i, j);
+        }
+        sync_link(c, i, j);
+}
+
+void simcluster_disconnect(struct simcluster *c, unsigned i, unsigned j)
+{
+        if (c->disconnected[i][j]++ == 0) {
+                trace(c, "fault: disconnect n%u->n%u", i, j);
+        }
+        degrade_links(c);
+        sync_link(c, i, j);
+}
+
+void simcluster_reconnect(struct simcluster *c, unsigned i, unsigned j)
+{
+        assert(c->disconnected[i][j] > 0);
+        if (--c->disconnected[i][j] == 0) {
+                c->degraded[i][j] = false;
+                trace(c, "heal: reconnect n%u->n%u", i, j);
+        }
+        sync_link(c, i, j);
+}
+
+void simcluster_isolate(struct simcluster *c, unsigned i)
+{
+        unsigned j;
+
+        for (j = 0; j < c->cfg.n; j++) {
+                if (j != i) {
+                        simcluster_saturate(c, i, j);
+                        simcluster_saturate(c, j, i);
+                }
+        }
+}
+
+void simcluster_unisolate(struct simcluster *c, unsigned i)
+{
+        unsigned j;
+
+        for (j = 0; j < c->cfg.n; j++) {
+                if (j != i) {
+                        simcluster_desaturate(c, i, j);
+                        simcluster_desaturate(c, j, i);
+                }
+        }
+}
+
+void simcluster_heal(struct simcluster *c)
+{
+        unsigned i;
+        unsigned j;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                for (j = 0; j < c->cfg.n; j++) {
+                        if (c->saturated[i][j] > 0) {
+                                c->saturated[i][j] = 1;
+                                simcluster_desaturate(c, i, j);
+                        }
+                        if (c->disconnected[i][j] > 0) {
+                                c->disconnected[i][j] = 1;
+                                simcluster_reconnect(c, i, j);
+                        }
+                }
+                if (c->killed[i] > 0) {
+                        c->killed[i] = 1;
+                        simcluster_revive(c, i);
+                }
+        }
+}
+
+unsigned simcluster_n_down(struct simcluster *c)
+{
+        unsigned n = 0;
+        unsigned i;
+        unsigned j;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                bool down = c->killed[i] > 0;
+
+                for (j = 0; j < c->cfg.n && !down; j++) {
+                        down = c->saturated[i][j] > 0 ||
+                               c->saturated[j][i] > 0 ||
+                               c->disconnected[i][j] > 0 ||
+                               c->disconnected[j][i] > 0;
+                }
+                n += down;
+        }
+        return n;
+}
+
+/* Every node has applied the same index, at least `index`. */
+static bool all_applied(struct simcluster *c, raft_index index)
+{
+        raft_index first = raft_last_applied(simcluster_raft(c, 0));
+        unsigned i;
+
+        if (first < index) {
+                return false;
+        }
+        for (i = 1; i < c->cfg.n; i++) {
+                if (raft_last_applied(simcluster_raft(c, i)) != first) {
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* "n0 L t3 last=12 applied=12 ..." for failure reasons. */
+static void describe_nodes(struct simcluster *c, char *buf, size_t cap)
+{
+        static const char states[] = "UFCL";
+        size_t len = 0;
+        unsigned i;
+
+        buf[0] = '\0';
+        for (i = 0; i < c->cfg.n && len < cap; i++) {
+                struct raft *r = simcluster_raft(c, i);
+                int n = snprintf(
+                    buf + len, cap - len,
+                    "%sn%u %c%s t%llu last=%llu commit=%llu applied=%llu%s",
+                    i > 0 ? ", " : "", i, states[raft_state(r) & 3],
+                    raft_fixture_alive(&c->f, i) ? "" : " dead",
+                    (unsigned long long)r->current_term,
+                    (unsigned long long)raft_last_index(r),
+                    (unsigned long long)r->commit_index,
+                    (unsigned long long)raft_last_applied(r),
+                    c->ready_term[i] == r->current_term ? " ready" : "");
+                if (n < 0) {
+                        break;
+                }
+                len += (size_t)n;
+        }
+}
+
+int simcluster_converge(struct simcluster *c, const struct command *final,
+                        unsigned max_ms, struct simprop **out)
+{
+        raft_time deadline = simcluster_now(c) + max_ms;
+        struct simprop *p = NULL;
+        char nodes[400];
+        int rv;
+
+        simcluster_heal(c);
+        while (simcluster_now(c) < deadline) {
+                if (p == NULL || p->state == SIMPROP_UNKNOWN ||
+                    p->state == SIMPROP_FAILED) {
+                        p = NULL;
+                        rv = simcluster_propose(c, final, NULL, NULL, &p);
+                        if (rv != 0) {
+                                p = NULL;
+                        }
+                }
+                if (p != NULL && p->state == SIMPROP_ACKED) {
+                        break;
+                }
+                simcluster_step(c);
+        }
+        if (p == NULL || p->state != SIMPROP_ACKED) {
+                describe_nodes(c, nodes, sizeof nodes);
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "no leader committed the final command within %u ms "
+                         "(%s)",
+                         max_ms, nodes);
+                return -1;
+        }
+        while (!all_applied(c, p->raft_index) || simcluster_pending(c) > 0) {
+                if (simcluster_now(c) >= deadline) {
+                        describe_nodes(c, nodes, sizeof nodes);
+                        snprintf(c->errmsg, sizeof c->errmsg,
+                                 "nodes did not converge within %u ms "
+                                 "(%zu proposals pending; %s)",
+                                 max_ms, simcluster_pending(c), nodes);
+                        return -1;
+                }
+                simcluster_step(c);
+        }
+        if (out != NULL) {
+                *out = p;
+        }
+        return 0;
+}
+
+unsigned simcluster_n_install_snapshot(struct simcluster *c)
+{
+        unsigned n = 0;
+        unsigned i;
+
+        for (i = 0; i < c->cfg.n; i++) {
+                n += raft_fixture_n_send(&c->f, i, RAFT_IO_INSTALL_SNAPSHOT);
+        }
+        return n;
+}
+
+int simcluster_check_snapshot_roundtrip(struct simcluster *c, unsigned i)
+{
+        struct raftfsm *rf = &c->nodes[i].rf;
+        struct raftfsm fresh;
+        struct raft_buffer *bufs = NULL;
+        unsigned n_bufs = 0;
+        void *a = NULL;
+        void *b = NULL;
+        size_t alen = 0;
+        size_t blen = 0;
+        int result = -1;
+        int rv;
+
+        rv = rf->fsm.snapshot(&rf->fsm, &bufs, &n_bufs);
+        if (rv != 0 || n_bufs != 1) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "node %u: fsm->snapshot: %d (%u buffers): %s", i, rv,
+                         n_bufs, raftfsm_errmsg(rf));
+                return -1;
+        }
+        if (raftfsm_init(&fresh, &c->cfg.limits) != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg, "raftfsm_init: %s",
+                         raftfsm_errmsg(&fresh));
+                goto out_bufs;
+        }
+        /* On success restore owns bufs[0].base; the array stays ours. */
+        rv = fresh.fsm.restore(&fresh.fsm, &bufs[0]);
+        if (rv != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "node %u: fsm->restore of its own snapshot: %d: %s", i,
+                         rv, raftfsm_errmsg(&fresh));
+                goto out_fresh;
+        }
+        bufs[0].base = NULL;
+        if (lockfsm_snapshot(raftfsm_lockfsm(rf), &a, &alen) != 0 ||
+            lockfsm_snapshot(raftfsm_lockfsm(&fresh), &b, &blen) != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "node %u: lockfsm_snapshot failed", i);
+                goto out_snapshots;
+        }
+        if (alen != blen || memcmp(a, b, alen) != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "node %u: snapshot -> restore -> snapshot changed "
+                         "the bytes (%zu vs %zu)",
+                         i, alen, blen);
+                goto out_snapshots;
+        }
+        if (lockfsm_check(raftfsm_lockfsm(&fresh)) != NULL) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "node %u: restored state: %s", i,
+                         lockfsm_check(raftfsm_lockfsm(&fresh)));
+                goto out_snapshots;
+        }
+        result = 0;
+out_snapshots:
+        /* lockfsm_snapshot() buffers come from the machines' allocator,
+         * which is raft's heap. */
+        raft_free(a);
+        raft_free(b);
+out_fresh:
+        raftfsm_close(&fresh);
+out_bufs:
+        raft_free(bufs[0].base);
+        raft_free(bufs);
+        return result;
+}
