@@ -67,9 +67,8 @@ size_t applylog_format(char *buf, size_t cap, uint64_t term,
             ",\"event\":\"%s\",\"cause\":\"%s\",\"session\":%" PRIu64
             ",\"seq\":%" PRIu64 ",\"owner\":%" PRIu64 ",\"token\":%" PRIu64
             ",\"status\":%d,\"lock\":\"",
-            ev->index, term, event_name(ev->type),
-            command_type_name(ev->cause), ev->session, ev->seq, ev->owner,
-            ev->token, ev->status);
+            ev->index, term, event_name(ev->type), command_type_name(ev->cause),
+            ev->session, ev->seq, ev->owner, ev->token, ev->status);
         size_t n, name;
 
         if (head < 0 || (size_t)head >= cap) {

@@ -136,8 +136,7 @@ int deadlines_set(struct deadlines *d, uint64_t session, uint64_t seq,
         if (x == NULL) {
                 if (d->n == d->cap) {
                         uint32_t cap = d->cap == 0 ? 64 : d->cap * 2;
-                        struct deadline **h =
-                            realloc(d->heap, cap * sizeof *h);
+                        struct deadline **h = realloc(d->heap, cap * sizeof *h);
                         if (h == NULL) {
                                 return BATON_ENOMEM;
                         }
