@@ -1,6 +1,7 @@
 /* The versioned binary encoding of lock state machine commands. */
 #include "command.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "../../include/baton.h"
@@ -15,7 +16,8 @@ enum {
         F_TOKEN = 1 << 4,
         F_TARGET = 1 << 5,
         F_NAME = 1 << 6,
-        F_OPEN = 1 << 7, /* nonce, ttl_ms, client name */
+        F_OPEN = 1 << 7,   /* nonce, ttl_ms, client name */
+        F_MEMBER = 1 << 8, /* target, mode, raft and client addresses */
 };
 
 static unsigned fields_of(int type)
@@ -39,6 +41,8 @@ static unsigned fields_of(int type)
                 return F_NAME;
         case COMMAND_CHECK:
                 return F_TOKEN | F_NAME;
+        case COMMAND_MEMBER:
+                return F_MEMBER;
         default:
                 return 0;
         }
@@ -51,7 +55,7 @@ const char *command_type_name(int type)
             [COMMAND_EXPIRE] = "EXPIRE",   [COMMAND_ACQUIRE] = "ACQUIRE",
             [COMMAND_RELEASE] = "RELEASE", [COMMAND_CANCEL] = "CANCEL",
             [COMMAND_TIMEOUT] = "TIMEOUT", [COMMAND_QUERY] = "QUERY",
-            [COMMAND_CHECK] = "CHECK",
+            [COMMAND_CHECK] = "CHECK",     [COMMAND_MEMBER] = "MEMBER",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -68,12 +72,31 @@ static int check_name(const char *name, size_t len)
         return 0;
 }
 
+/* A member address: empty for a removal, else 1..64 bytes without NUL. */
+static bool address_ok(const char *p, size_t len, bool set)
+{
+        if (!set) {
+                return len == 0;
+        }
+        return len > 0 && len <= COMMAND_ADDRESS_MAX && p != NULL &&
+               memchr(p, '\0', len) == NULL;
+}
+
 int command_validate(const struct command *c)
 {
         unsigned f = fields_of(c->type);
 
         if (f == 0) {
                 return BATON_EMALFORMED;
+        }
+        if (f & F_MEMBER) {
+                bool set = c->mode == COMMAND_MEMBER_SET;
+                if (c->target == 0 || c->mode > COMMAND_MEMBER_REMOVE ||
+                    !address_ok(c->name, c->name_len, set) ||
+                    !address_ok(c->address, c->address_len, set)) {
+                        return BATON_EMALFORMED;
+                }
+                return 0;
         }
         if (f & F_NAME) {
                 return check_name(c->name, c->name_len);
@@ -124,9 +147,20 @@ static void put(const struct command *c, struct wcursor *w)
         if (f & F_TARGET) {
                 wcursor_u64(w, c->target);
         }
-        if (f & (F_NAME | F_OPEN)) {
+        if (f & F_MEMBER) {
+                wcursor_u64(w, c->target);
+                wcursor_u8(w, c->mode);
+        }
+        if (f & (F_NAME | F_OPEN | F_MEMBER)) {
                 wcursor_u8(w, c->name_len);
                 wcursor_bytes(w, c->name, c->name_len);
+        }
+        if (f & F_MEMBER) {
+                wcursor_u8(w, c->address_len);
+                wcursor_bytes(w, c->address, c->address_len);
+        }
+        while (!w->bad && w->len % 8 != 0) {
+                wcursor_u8(w, 0);
         }
 }
 
@@ -202,12 +236,26 @@ int command_decode(struct command *c, const void *buf, size_t len)
         if (f & F_TARGET) {
                 c->target = rcursor_u64(&r);
         }
-        if (f & (F_NAME | F_OPEN)) {
+        if (f & F_MEMBER) {
+                c->target = rcursor_u64(&r);
+                c->mode = rcursor_u8(&r);
+        }
+        if (f & (F_NAME | F_OPEN | F_MEMBER)) {
                 c->name_len = rcursor_u8(&r);
                 c->name = (const char *)rcursor_bytes(&r, c->name_len);
         }
-        if (r.bad || r.left != 0) {
+        if (f & F_MEMBER) {
+                c->address_len = rcursor_u8(&r);
+                c->address = (const char *)rcursor_bytes(&r, c->address_len);
+        }
+        /* Exactly the zero padding to a multiple of 8, nothing more. */
+        if (r.bad || len % 8 != 0 || r.left >= 8) {
                 return BATON_EMALFORMED;
+        }
+        while (r.left > 0) {
+                if (rcursor_u8(&r) != 0) {
+                        return BATON_EMALFORMED;
+                }
         }
         return command_validate(c);
 }

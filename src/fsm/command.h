@@ -13,8 +13,13 @@
  *   u16 flags     must be 0 in version 1
  *   ... the fields of the type, in the order listed below
  *
- * A string is a u8 length followed by that many bytes. The buffer must end
- * exactly after the last field: trailing bytes are malformed.
+ * A string is a u8 length followed by that many bytes. After the last field
+ * come zero bytes up to the next multiple of 8, and the buffer ends there:
+ * any other length, or a non-zero padding byte, is malformed. The padding
+ * is not decoration: libraft 0.15.0 sends a log entry's bytes unpadded but
+ * its receiver skips padding to 8 after each entry of an AppendEntries, so
+ * an entry of any other length would shift every entry after it in the same
+ * message (docs/raft-0.15.md).
  *
  *   OPEN     nonce u64, ttl_ms u32, client name (string, 0..64 bytes)
  *   CLOSE    session u64, seq u64, ack u64
@@ -27,10 +32,14 @@
  *   TIMEOUT  session u64, target u64, name (string)
  *   QUERY    name (string)
  *   CHECK    token u64, name (string)
+ *   MEMBER   target u64 (member id), mode u8 (0 set, 1 remove),
+ *            raft address (string), client address (string)
  *
  * OPEN, CLOSE, ACQUIRE, RELEASE and CANCEL come from clients; EXPIRE and
  * TIMEOUT are proposed by the leader when a session's or a waiter's deadline
- * passes; QUERY and CHECK are reads that change nothing.
+ * passes; QUERY and CHECK are reads that change nothing. MEMBER records a
+ * cluster member's addresses (src/fsm/directory.h); for a removal both
+ * addresses are empty.
  */
 
 #define COMMAND_VERSION 1
@@ -38,13 +47,14 @@
 /* Lock names are 1..255 bytes with no NUL; client names 0..64 bytes. */
 #define COMMAND_NAME_MAX        255
 #define COMMAND_CLIENT_NAME_MAX 64
+#define COMMAND_ADDRESS_MAX     64 /* member addresses, "a.b.c.d:port" */
 
 /* wait_ms values with a special meaning. */
 #define COMMAND_WAIT_TRY     0          /* answer BUSY instead of queueing */
 #define COMMAND_WAIT_FOREVER UINT32_MAX /* queue with no deadline */
 
-/* The largest encoded command: a RELEASE with a 255-byte name. */
-#define COMMAND_MAX_SIZE (4 + 8 * 5 + 1 + COMMAND_NAME_MAX)
+/* The largest encoded command: a RELEASE with a 255-byte name, padded. */
+#define COMMAND_MAX_SIZE (((4 + 8 * 5 + 1 + COMMAND_NAME_MAX) + 7) / 8 * 8)
 
 enum command_type {
         COMMAND_OPEN = 1,
@@ -56,6 +66,13 @@ enum command_type {
         COMMAND_TIMEOUT = 7,
         COMMAND_QUERY = 8,
         COMMAND_CHECK = 9,
+        COMMAND_MEMBER = 10,
+};
+
+/* MEMBER modes. */
+enum command_member_mode {
+        COMMAND_MEMBER_SET = 0,
+        COMMAND_MEMBER_REMOVE = 1,
 };
 
 /* Lock modes. Only exclusive locks exist in version 1; shared (reader)
@@ -68,7 +85,8 @@ enum command_mode {
 /*
  * A decoded command. Fields a type does not carry are zero. `name` is
  * borrowed: after command_decode() it points into the decoded buffer and is
- * not NUL-terminated. For OPEN it holds the client name.
+ * not NUL-terminated. For OPEN it holds the client name, for MEMBER the raft
+ * address (and `address` the client address).
  */
 struct command {
         uint8_t type;
@@ -84,6 +102,8 @@ struct command {
         uint64_t target; /* CANCEL, TIMEOUT: the seq of the waiting ACQUIRE */
         uint64_t nonce;  /* OPEN: the client's random id for retries */
         const char *name;
+        const char *address; /* MEMBER: client address, borrowed */
+        uint8_t address_len;
 };
 
 /* Encoded size of `c`, or 0 if `c` cannot be encoded (bad type or name). */

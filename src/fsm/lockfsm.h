@@ -47,6 +47,7 @@ enum lockfsm_kind {
         LOCKFSM_HOLDER,    /* QUERY: session, owner, token, count, waiters */
         LOCKFSM_FREE,      /* QUERY of a free lock (waiters = 0) */
         LOCKFSM_CURRENT,   /* CHECK: the token is the current grant */
+        LOCKFSM_UPDATED,   /* MEMBER (raft glue): the directory changed */
 };
 
 struct lockfsm_result {

@@ -44,6 +44,7 @@ static const struct key keys[] = {
     {"id",                    T_U64,       F(id),                    NULL,      1,     UINT64_MAX, "This node's raft id; must be one of the members"},
     {"data-dir",              T_PATH,      F(data_dir),              NULL,      1,     0,          "Directory of this node's raft log and snapshots, never shared; created if missing"},
     {"member",                T_MEMBER,    F(members),               NULL,      1,     CONFIG_MAX_MEMBERS, "ID RAFT_ADDRESS CLIENT_ADDRESS of one node of the initial cluster; same lines on every node"},
+    {"join",                  T_BOOL,      F(join),                  "false",   0,     1,          "Start without bootstrapping, to be added to a running cluster with member add"},
     {"election-timeout-ms",   T_U32,       F(election_timeout_ms),   "300",     100,   60000,      "Raft election timeout; losing the leader costs about 1.3-2x this"},
     {"heartbeat-timeout-ms",  T_U32,       F(heartbeat_timeout_ms),  "50",      10,    10000,      "Leader heartbeat period and raft tick; below election-timeout-ms"},
     {"snapshot-threshold",    T_U32,       F(snapshot_threshold),    "65536",   1,     16777216,   "Entries applied between snapshots; each snapshot stalls the node for ~30 ms"},

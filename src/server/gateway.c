@@ -32,7 +32,11 @@ struct pending {
         uint64_t token;       /* CHECK */
         uint8_t frame_type;
         bool in_map;
-        bool internal;      /* the leader's own EXPIRE or TIMEOUT */
+        bool internal;             /* the leader's own EXPIRE or TIMEOUT */
+        struct raft_change change; /* MEMBER_ADD, MEMBER_REMOVE */
+        struct raft_apply apply;   /* MEMBER_ADD's directory entry */
+        uint64_t member;
+        char raft_address[PROTO_ADDRESS_MAX + 1];
         struct command cmd; /* decoded; cmd.name points into buf */
         size_t len;
         uint8_t buf[COMMAND_MAX_SIZE];
@@ -588,12 +592,38 @@ static void start_wait_clock(void *data, uint64_t session, uint64_t seq,
         }
 }
 
+/* The first leader of a new cluster records the bootstrap members'
+ * addresses, so nodes added later learn them from the log. */
+static void seed_directory(struct gateway *g)
+{
+        const struct directory *d = raftfsm_directory(&g->node->rf);
+        struct command c;
+        unsigned i;
+
+        if (d->n > 0) {
+                return;
+        }
+        for (i = 0; i < g->cfg->n_members; i++) {
+                const struct config_member *m = &g->cfg->members[i];
+                memset(&c, 0, sizeof c);
+                c.type = COMMAND_MEMBER;
+                c.mode = COMMAND_MEMBER_SET;
+                c.target = m->id;
+                c.name = m->raft_address;
+                c.name_len = (uint8_t)strlen(m->raft_address);
+                c.address = m->client_address;
+                c.address_len = (uint8_t)strlen(m->client_address);
+                propose_internal(g, &c);
+        }
+}
+
 void gateway_on_ready(void *data)
 {
         struct gateway *g = data;
         struct lockfsm *f = raftfsm_lockfsm(&g->node->rf);
 
         g->stats.leader_changes++;
+        seed_directory(g);
         /* A new leader cannot know its predecessor's clocks: every session
          * gets a full TTL and every waiter its full wait from now. */
         deadlines_clear(&g->deadlines);
@@ -779,6 +809,174 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id)
         }
 }
 
+/* --- Membership ------------------------------------------------------------
+ */
+
+/* The last step of an admin request: answer it, unless its client left. */
+static void admin_done(struct pending *p, int status)
+{
+        if (status != 0) {
+                log_warn("member %llu: %s", (unsigned long long)p->member,
+                         baton_strerror(status));
+        }
+        settle_status(p, status);
+}
+
+static void on_assigned(struct raft_change *req, int status)
+{
+        struct pending *p = req->data;
+
+        if (status == 0) {
+                log_info("member %llu added as a voter",
+                         (unsigned long long)p->member);
+        }
+        admin_done(p, node_error(status));
+}
+
+static void on_added(struct raft_change *req, int status)
+{
+        struct pending *p = req->data;
+        int rv;
+
+        if (status != 0) {
+                admin_done(p, node_error(status));
+                return;
+        }
+        /* A voter only after it caught up, so quorum never waits on it. */
+        rv = raft_assign(&p->g->node->raft, &p->change, p->member, RAFT_VOTER,
+                         on_assigned);
+        if (rv != 0) {
+                admin_done(p, node_error(rv));
+        }
+}
+
+static void on_member_recorded(struct raft_apply *req, int status, void *result)
+{
+        struct pending *p = req->data;
+        const struct raftfsm_result *r = result;
+        int rv;
+
+        if (status != 0) {
+                admin_done(p, node_error(status));
+                return;
+        }
+        if (r->res.status != 0) {
+                admin_done(p, r->res.status);
+                return;
+        }
+        p->change.data = p;
+        rv = raft_add(&p->g->node->raft, &p->change, p->member, p->raft_address,
+                      on_added);
+        if (rv != 0) {
+                admin_done(p, node_error(rv));
+        }
+}
+
+/*
+ * MEMBER_ADD: record the member's addresses in the directory (a MEMBER
+ * entry), then raft_add it as a spare and promote it to voter once it has
+ * caught up. The new node runs with join = true.
+ */
+static void on_member_add(struct gateway *g, struct conn *c,
+                          const struct proto_header *h, const uint8_t *body)
+{
+        struct proto_string raft, client;
+        struct raft_buffer buf;
+        struct pending *p;
+        uint64_t id;
+        int rv;
+
+        if (proto_read_member_add(body, h->length, &id, &raft, &client) != 0) {
+                conn_fail(c, h->id, BATON_EMALFORMED, "bad MEMBER_ADD");
+                return;
+        }
+        if (!node_serving(g->node)) {
+                reply_not_leader(g, c, h->id);
+                return;
+        }
+        p = pending_new(g, c, h->id, h->type);
+        if (p == NULL) {
+                reply_status(c, h->id, BATON_ENOMEM);
+                return;
+        }
+        p->member = id;
+        memcpy(p->raft_address, raft.p, raft.len);
+        memset(&p->cmd, 0, sizeof p->cmd);
+        p->cmd.type = COMMAND_MEMBER;
+        p->cmd.mode = COMMAND_MEMBER_SET;
+        p->cmd.target = id;
+        p->cmd.name = raft.p;
+        p->cmd.name_len = raft.len;
+        p->cmd.address = client.p;
+        p->cmd.address_len = client.len;
+        p->len = command_encode(&p->cmd, p->buf, sizeof p->buf);
+        if (p->len == 0 || id == 0) {
+                admin_done(p, BATON_EINVAL);
+                return;
+        }
+        buf.base = raft_malloc(p->len);
+        if (buf.base == NULL) {
+                admin_done(p, BATON_ENOMEM);
+                return;
+        }
+        memcpy(buf.base, p->buf, p->len);
+        buf.len = p->len;
+        p->apply.data = p;
+        rv = raft_apply(&g->node->raft, &p->apply, &buf, 1, on_member_recorded);
+        if (rv != 0) {
+                raft_free(buf.base);
+                admin_done(p, node_error(rv));
+        }
+}
+
+static void on_removed(struct raft_change *req, int status)
+{
+        struct pending *p = req->data;
+        struct command c;
+
+        if (status == 0) {
+                /* Best effort: a stale directory entry only names an
+                 * address nobody is sent to. */
+                memset(&c, 0, sizeof c);
+                c.type = COMMAND_MEMBER;
+                c.mode = COMMAND_MEMBER_REMOVE;
+                c.target = p->member;
+                if (node_serving(p->g->node)) {
+                        propose_internal(p->g, &c);
+                }
+                log_info("member %llu removed", (unsigned long long)p->member);
+        }
+        admin_done(p, node_error(status));
+}
+
+static void on_member_remove(struct gateway *g, struct conn *c,
+                             const struct proto_header *h, const uint8_t *body)
+{
+        struct pending *p;
+        uint64_t id;
+        int rv;
+
+        if (proto_read_u64(body, h->length, &id) != 0) {
+                conn_fail(c, h->id, BATON_EMALFORMED, "bad MEMBER_REMOVE");
+                return;
+        }
+        if (!node_serving(g->node)) {
+                reply_not_leader(g, c, h->id);
+                return;
+        }
+        p = pending_new(g, c, h->id, h->type);
+        if (p == NULL) {
+                reply_status(c, h->id, BATON_ENOMEM);
+                return;
+        }
+        p->member = id;
+        p->change.data = p;
+        rv = raft_remove(&g->node->raft, &p->change, id, on_removed);
+        if (rv != 0) {
+                admin_done(p, node_error(rv));
+        }
+}
+
 static void on_transfer_done(struct node *n)
 {
         log_info("leadership transfer finished");
@@ -835,10 +1033,10 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
                              node_transfer(g->node, target, on_transfer_done));
                 break;
         case PROTO_MEMBER_ADD:
+                on_member_add(g, c, h, body);
+                break;
         case PROTO_MEMBER_REMOVE:
-                /* Membership changes need the members' client addresses
-                 * replicated in the log; until then they are refused. */
-                reply_status(c, h->id, BATON_EUNSUPPORTED);
+                on_member_remove(g, c, h, body);
                 break;
         default:
                 conn_fail(c, h->id, BATON_EMALFORMED,

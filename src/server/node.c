@@ -190,7 +190,9 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         raft_set_snapshot_threshold(&n->raft, cfg->snapshot_threshold);
         raft_set_snapshot_trailing(&n->raft, cfg->snapshot_trailing);
         raft_set_pre_vote(&n->raft, true);
-        rv = bootstrap(n);
+        /* A joining node starts empty and waits for the leader to add it;
+         * bootstrapping it too would give it a log of its own. */
+        rv = cfg->join ? 0 : bootstrap(n);
         if (rv == 0) {
                 rv = raft_start(&n->raft);
         }
@@ -274,8 +276,16 @@ bool node_serving(const struct node *n)
 
 const char *node_client_address(const struct node *n, uint64_t id)
 {
-        const struct config_member *m = config_member(n->cfg, id);
+        const struct directory_member *d =
+            directory_find(raftfsm_directory(&n->rf), id);
+        const struct config_member *m;
 
+        /* The replicated directory knows members added since bootstrap;
+         * the config file knows the bootstrap members from the start. */
+        if (d != NULL) {
+                return d->client_address;
+        }
+        m = config_member(n->cfg, id);
         return m != NULL ? m->client_address : "";
 }
 

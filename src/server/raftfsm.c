@@ -2,6 +2,7 @@
 #include "raftfsm.h"
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,19 +22,42 @@ static void heap_free(void *ctx, void *ptr)
         raft_free(ptr);
 }
 
+/* MEMBER entries change the directory; every other entry is the lock
+ * state machine's. Both are pure, so every replica agrees. */
+static bool apply_member(struct raftfsm *rf, const struct raft_buffer *buf)
+{
+        const uint8_t *p = buf->base;
+        struct command c;
+        int rv;
+
+        if (buf->len < 2 || p[0] != COMMAND_VERSION || p[1] != COMMAND_MEMBER) {
+                return false;
+        }
+        memset(&rf->result.res, 0, sizeof rf->result.res);
+        rv = command_decode(&c, buf->base, buf->len);
+        if (rv == 0) {
+                rv = directory_apply(&rf->dir, &c);
+        }
+        rf->result.res.status = rv;
+        rf->result.res.kind = rv == 0 ? LOCKFSM_UPDATED : LOCKFSM_REJECTED;
+        return true;
+}
+
 static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                      void **result)
 {
         struct raftfsm *rf = fsm->data;
         uint64_t index;
-        int rv;
+        int rv = 0;
 
         /* Without an attached instance the index would be a guess, and a
          * wrong index is a wrong fencing token: better to stop here. */
         assert(rf->raft != NULL);
         index = (uint64_t)raft_last_applied(rf->raft) + 1;
-        rv = lockfsm_apply(rf->lockfsm, index, buf->base, buf->len,
-                           &rf->result.res);
+        if (!apply_member(rf, buf)) {
+                rv = lockfsm_apply(rf->lockfsm, index, buf->base, buf->len,
+                                   &rf->result.res);
+        }
         if (rv != 0) {
                 /* lockfsm_apply() promises that nothing changed, so raft
                  * may apply this very entry again later. Any other error
@@ -50,17 +74,26 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
         return 0;
 }
 
+/*
+ * A snapshot is two buffers, which raft stores back to back: u32 length of
+ * the directory, the directory, then the lock state machine's snapshot.
+ */
 static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
                         unsigned *n_bufs)
 {
         struct raftfsm *rf = fsm->data;
         struct raft_buffer *array;
+        size_t dir_len = directory_encode(&rf->dir, NULL, 0);
+        uint8_t *dir;
         void *data;
         size_t len;
         int rv;
 
-        array = raft_malloc(sizeof *array);
-        if (array == NULL) {
+        array = raft_malloc(2 * sizeof *array);
+        dir = raft_malloc(4 + dir_len);
+        if (array == NULL || dir == NULL) {
+                raft_free(array);
+                raft_free(dir);
                 snprintf(rf->errmsg, sizeof rf->errmsg,
                          "snapshot: out of memory");
                 return RAFT_NOMEM;
@@ -68,31 +101,52 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
         rv = lockfsm_snapshot(rf->lockfsm, &data, &len);
         if (rv != 0) {
                 raft_free(array);
+                raft_free(dir);
                 snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
                          baton_strerror(rv));
                 return RAFT_NOMEM;
         }
-        /* `data` came from rf->mem, that is from raft_malloc(), so raft can
-         * free it once the snapshot is written. */
-        array[0].base = data;
-        array[0].len = len;
+        dir[0] = (uint8_t)dir_len;
+        dir[1] = (uint8_t)(dir_len >> 8);
+        dir[2] = (uint8_t)(dir_len >> 16);
+        dir[3] = (uint8_t)(dir_len >> 24);
+        directory_encode(&rf->dir, dir + 4, dir_len);
+        /* Both came from raft_malloc() (rf->mem is raft's heap), so raft
+         * can free them once the snapshot is written. */
+        array[0].base = dir;
+        array[0].len = 4 + dir_len;
+        array[1].base = data;
+        array[1].len = len;
         *bufs = array;
-        *n_bufs = 1;
+        *n_bufs = 2;
         return 0;
 }
 
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
         struct raftfsm *rf = fsm->data;
-        int rv;
+        const uint8_t *p = buf->base;
+        struct directory dir;
+        size_t dir_len;
+        int rv = BATON_ECORRUPT;
 
-        rv = lockfsm_restore(rf->lockfsm, buf->base, buf->len);
+        /* Check both parts before changing either. */
+        if (buf->len >= 4) {
+                dir_len = (size_t)p[0] | (size_t)p[1] << 8 |
+                          (size_t)p[2] << 16 | (size_t)p[3] << 24;
+                if (dir_len <= buf->len - 4 &&
+                    directory_decode(&dir, p + 4, dir_len) == 0) {
+                        rv = lockfsm_restore(rf->lockfsm, p + 4 + dir_len,
+                                             buf->len - 4 - dir_len);
+                }
+        }
         if (rv != 0) {
                 snprintf(rf->errmsg, sizeof rf->errmsg,
                          "restore snapshot of %zu bytes: %s", buf->len,
                          baton_strerror(rv));
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
+        rf->dir = dir;
         /* Raft hands the buffer over only when the restore succeeds. */
         raft_free(buf->base);
         return 0;
@@ -111,6 +165,7 @@ int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
                          "invalid limits");
                 return BATON_ENOMEM;
         }
+        directory_init(&rf->dir);
         rf->fsm.version = 1;
         rf->fsm.data = rf;
         rf->fsm.apply = fsm_apply;
@@ -142,6 +197,11 @@ void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data)
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf)
 {
         return rf->lockfsm;
+}
+
+const struct directory *raftfsm_directory(const struct raftfsm *rf)
+{
+        return &rf->dir;
 }
 
 const char *raftfsm_errmsg(const struct raftfsm *rf)

@@ -6,6 +6,7 @@
 
 #include <raft.h>
 
+#include "../fsm/directory.h"
 #include "../fsm/lockfsm.h"
 #include "../lib/mem.h"
 
@@ -37,6 +38,7 @@ struct raftfsm {
         struct raft *raft;            /* attached instance, borrowed */
         struct mem mem;               /* raft_malloc/raft_free for lockfsm */
         struct raftfsm_result result; /* the last apply's outcome */
+        struct directory dir;         /* members' addresses (MEMBER) */
         uint64_t n_nomem;             /* applies refused for lack of memory */
         char errmsg[128];
 };
@@ -88,6 +90,12 @@ void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data);
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf);
 
 /**
+ * The replicated member directory, borrowed (MEMBER entries, src/fsm/
+ * directory.h): where to send clients for each member id.
+ */
+const struct directory *raftfsm_directory(const struct raftfsm *rf);
+
+/**
  * A description of the last failure of raftfsm_init(), of an apply refused
  * for lack of memory, of a snapshot or of a restore. Never NULL; "" when
  * nothing has failed. Valid until the next call on `rf`.
@@ -98,7 +106,9 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  * What the struct raft_fsm callbacks do (documented here because raft, not
  * our code, calls them):
  *
- * apply: index = raft_last_applied() + 1; lockfsm_apply(); `*result` points
+ * apply: a MEMBER entry goes to the directory (result kind
+ *   LOCKFSM_UPDATED, or REJECTED with its status); any other entry to
+ *   lockfsm_apply() with index = raft_last_applied() + 1. `*result` points
  *   at rf's struct raftfsm_result, valid until the next apply on `rf` (read
  *   it inside the raft_apply() callback, which raft runs right after the
  *   apply). Returns 0 for every entry, including malformed or refused
@@ -107,12 +117,13 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  *   stops at this entry and applies it again later (a deterministic error
  *   must never be returned: it would wedge the node at that entry).
  *
- * snapshot: one raft_malloc'ed buffer holding lockfsm_snapshot(), in a
- *   raft_malloc'ed array of one struct raft_buffer; raft owns both on
+ * snapshot: two raft_malloc'ed buffers, (u32 length, directory_encode())
+ *   and lockfsm_snapshot(), in a raft_malloc'ed array; raft owns them on
  *   success (version 1: raft frees them after writing). RAFT_NOMEM on
  *   failure, with nothing left allocated.
  *
- * restore: lockfsm_restore() of the one buffer; on success the buffer is
+ * restore: both parts are checked before either is replaced (directory
+ *   decoded first, then lockfsm_restore()); on success the buffer is
  *   raft_free'd (raft's contract), on failure it is left to raft and the
  *   live state is unchanged: RAFT_CORRUPT for a corrupt, truncated or
  *   unknown-version snapshot, RAFT_NOMEM when out of memory.

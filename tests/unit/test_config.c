@@ -18,6 +18,7 @@ static const char *const all_keys[] = {
     "id",
     "data-dir",
     "member",
+    "join",
     "election-timeout-ms",
     "heartbeat-timeout-ms",
     "snapshot-threshold",
