@@ -1,0 +1,1111 @@
+/* A small blocking client of Baton's wire protocol for the integration
+ * tests: poll() with deadlines, no threads, one session per client. */
+#include "tclient.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../include/baton.h"
+
+#define CONNECT_MS_MAX 1000 /* one connect attempt, at most */
+
+int64_t tclient_now_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t tclient_now_ms(void)
+{
+        return tclient_now_ns() / 1000000;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+        return a < b ? a : b;
+}
+
+/* Sleep up to `ms`, never past `deadline`: a retry pause, never a wait
+ * for some state to be reached. */
+static void pause_until(int64_t ms, int64_t deadline)
+{
+        int64_t left = deadline - tclient_now_ms();
+        struct timespec ts;
+
+        if (ms > left) {
+                ms = left;
+        }
+        if (ms <= 0) {
+                return;
+        }
+        ts.tv_sec = (time_t)(ms / 1000);
+        ts.tv_nsec = (long)(ms % 1000) * 1000000;
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+}
+
+static uint64_t random_u64(void)
+{
+        uint64_t v = 0;
+
+        while (v == 0) {
+                if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+                        v = (uint64_t)tclient_now_ns() ^
+                            ((uint64_t)getpid() << 32);
+                }
+        }
+        return v;
+}
+
+static int parse_address(const char *s, struct sockaddr_in *sa)
+{
+        char host[TCLIENT_ADDR_MAX];
+        const char *colon = strrchr(s, ':');
+        char *end;
+        long port;
+
+        if (colon == NULL || (size_t)(colon - s) >= sizeof host) {
+                return BATON_EINVAL;
+        }
+        memcpy(host, s, (size_t)(colon - s));
+        host[colon - s] = '\0';
+        port = strtol(colon + 1, &end, 10);
+        if (*end != '\0' || port <= 0 || port > 65535) {
+                return BATON_EINVAL;
+        }
+        memset(sa, 0, sizeof *sa);
+        sa->sin_family = AF_INET;
+        sa->sin_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET, host, &sa->sin_addr) != 1) {
+                return BATON_EINVAL;
+        }
+        return 0;
+}
+
+/* --- Connection ------------------------------------------------------------
+ */
+
+void tclient_disconnect(struct tclient *c)
+{
+        if (c->fd >= 0) {
+                close(c->fd);
+                c->fd = -1;
+        }
+        c->in_off = 0;
+        c->in_len = 0;
+        proto_reader_close(&c->reader);
+        proto_reader_init(&c->reader, PROTO_MAX_BODY, &mem_libc);
+}
+
+static int connect_to(struct tclient *c, const char *address, int64_t deadline)
+{
+        struct sockaddr_in sa;
+        struct pollfd pfd;
+        socklen_t len = sizeof(int);
+        int fd, err = 0, one = 1, rv;
+
+        tclient_disconnect(c);
+        if (parse_address(address, &sa) != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg, "bad address %s",
+                         address);
+                return BATON_EINVAL;
+        }
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+                return BATON_EIO;
+        }
+        rv = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+        if (rv != 0 && errno != EINPROGRESS) {
+                err = errno;
+                goto fail;
+        }
+        if (rv != 0) {
+                for (;;) {
+                        int64_t left = deadline - tclient_now_ms();
+                        if (left <= 0) {
+                                close(fd);
+                                return BATON_ETIMEOUT;
+                        }
+                        pfd.fd = fd;
+                        pfd.events = POLLOUT;
+                        rv = poll(&pfd, 1, (int)left);
+                        if (rv > 0) {
+                                break;
+                        }
+                        if (rv < 0 && errno != EINTR) {
+                                err = errno;
+                                goto fail;
+                        }
+                }
+                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) {
+                        err = errno;
+                }
+                if (err != 0) {
+                        goto fail;
+                }
+        }
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        c->fd = fd;
+        c->gen++;
+        c->reconnects++;
+        snprintf(c->peer, sizeof c->peer, "%s", address);
+        return 0;
+
+fail:
+        close(fd);
+        snprintf(c->errmsg, sizeof c->errmsg, "connect %s: %s", address,
+                 strerror(err));
+        return BATON_EIO;
+}
+
+/* After a lost or useless connection: forget the hint and move on to the
+ * endpoint after the one we were on. */
+static void advance(struct tclient *c)
+{
+        unsigned i;
+
+        c->hint[0] = '\0';
+        for (i = 0; i < c->n_endpoints; i++) {
+                if (strcmp(c->endpoints[i], c->peer) == 0) {
+                        c->next = (i + 1) % c->n_endpoints;
+                        return;
+                }
+        }
+        c->next = (c->next + 1) % c->n_endpoints;
+}
+
+/* Whether the server has closed the connection (EOF or an error waiting
+ * and nothing left to read), as a killed node's has: better found before
+ * sending than after. */
+static bool peer_gone(struct tclient *c)
+{
+        struct pollfd pfd = {c->fd, POLLIN, 0};
+        char b;
+
+        if (c->in_off < c->in_len || poll(&pfd, 1, 0) <= 0) {
+                return false;
+        }
+        if (pfd.revents & (POLLERR | POLLNVAL)) {
+                return true;
+        }
+        return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* Connect to the hinted leader, or else the next endpoint. */
+static int ensure_connected(struct tclient *c, int64_t deadline)
+{
+        const char *target;
+        bool hinted = c->hint[0] != '\0';
+        int rv;
+
+        if (c->fd >= 0 && peer_gone(c)) {
+                tclient_disconnect(c);
+                advance(c);
+        }
+        if (c->fd >= 0) {
+                return 0;
+        }
+        target = hinted ? c->hint : c->endpoints[c->next % c->n_endpoints];
+        rv = connect_to(c, target,
+                        min64(deadline, tclient_now_ms() + CONNECT_MS_MAX));
+        if (rv != 0) {
+                if (hinted) {
+                        c->hint[0] = '\0';
+                } else {
+                        c->next = (c->next + 1) % c->n_endpoints;
+                }
+        }
+        return rv;
+}
+
+static int send_all(struct tclient *c, const uint8_t *p, size_t len,
+                    int64_t deadline)
+{
+        struct pollfd pfd;
+
+        while (len > 0) {
+                ssize_t n;
+                if (c->fd < 0) {
+                        return BATON_EIO;
+                }
+                n = send(c->fd, p, len, MSG_NOSIGNAL);
+                if (n > 0) {
+                        p += n;
+                        len -= (size_t)n;
+                        continue;
+                }
+                if (n < 0 && errno == EINTR) {
+                        continue;
+                }
+                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                        int64_t left = deadline - tclient_now_ms();
+                        if (left <= 0) {
+                                return BATON_ETIMEOUT;
+                        }
+                        pfd.fd = c->fd;
+                        pfd.events = POLLOUT;
+                        poll(&pfd, 1, (int)left);
+                        continue;
+                }
+                snprintf(c->errmsg, sizeof c->errmsg, "send to %s: %s", c->peer,
+                         strerror(errno));
+                tclient_disconnect(c);
+                return BATON_EIO;
+        }
+        return 0;
+}
+
+/* The next whole frame from the connection: 0, BATON_ETIMEOUT, or
+ * BATON_EIO when the connection is gone (it is dropped). */
+static int recv_frame(struct tclient *c, int64_t deadline,
+                      struct proto_header *h, const uint8_t **body)
+{
+        struct pollfd pfd;
+
+        for (;;) {
+                if (c->in_off < c->in_len) {
+                        long used =
+                            proto_reader_feed(&c->reader, c->in + c->in_off,
+                                              c->in_len - c->in_off);
+                        if (used < 0) {
+                                snprintf(c->errmsg, sizeof c->errmsg,
+                                         "bad frame from %s: %s", c->peer,
+                                         baton_strerror((int)used));
+                                tclient_disconnect(c);
+                                return BATON_EIO;
+                        }
+                        c->in_off += (size_t)used;
+                        if (c->reader.ready) {
+                                *h = c->reader.h;
+                                *body = c->reader.body;
+                                return 0;
+                        }
+                        continue;
+                }
+                if (c->fd < 0) {
+                        return BATON_EIO;
+                }
+                {
+                        int64_t left = deadline - tclient_now_ms();
+                        ssize_t n;
+                        int rv;
+                        if (left <= 0) {
+                                return BATON_ETIMEOUT;
+                        }
+                        pfd.fd = c->fd;
+                        pfd.events = POLLIN;
+                        rv = poll(&pfd, 1, (int)left);
+                        if (rv < 0 && errno == EINTR) {
+                                continue;
+                        }
+                        if (rv == 0) {
+                                return BATON_ETIMEOUT;
+                        }
+                        n = read(c->fd, c->in, sizeof c->in);
+                        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+                                continue;
+                        }
+                        if (n <= 0) {
+                                snprintf(c->errmsg, sizeof c->errmsg,
+                                         "connection to %s %s", c->peer,
+                                         n == 0 ? "closed" : strerror(errno));
+                                tclient_disconnect(c);
+                                return BATON_EIO;
+                        }
+                        c->in_off = 0;
+                        c->in_len = (size_t)n;
+                }
+        }
+}
+
+/* --- Requests --------------------------------------------------------------
+ */
+
+static void patch_id(uint8_t *frame, uint64_t id)
+{
+        unsigned i;
+
+        for (i = 0; i < 8; i++) {
+                frame[8 + i] = (uint8_t)(id >> (8 * i));
+        }
+}
+
+static void stash(struct tclient_req *r, const struct proto_header *h,
+                  const uint8_t *body)
+{
+        size_t n =
+            h->length < TCLIENT_ANSWER_MAX ? h->length : TCLIENT_ANSWER_MAX;
+
+        r->answered = true;
+        r->ah = *h;
+        r->ah.length = (uint32_t)n;
+        if (n > 0) {
+                memcpy(r->answer, body, n);
+        }
+}
+
+static bool on_live_conn(const struct tclient *c, const struct tclient_req *r)
+{
+        return c->fd >= 0 && r->gen == c->gen;
+}
+
+/* Read frames until `r` is answered. Answers to the command in flight are
+ * kept for it; answers to requests given up on are dropped. */
+static int wait_answer(struct tclient *c, struct tclient_req *r, int64_t until)
+{
+        struct proto_header h;
+        const uint8_t *body;
+        int rv;
+
+        while (!r->answered) {
+                if (!on_live_conn(c, r)) {
+                        return BATON_EIO;
+                }
+                rv = recv_frame(c, until, &h, &body);
+                if (rv != 0) {
+                        return rv;
+                }
+                if (h.id == r->id) {
+                        stash(r, &h, body);
+                } else if (c->inflight && r != &c->cmd &&
+                           on_live_conn(c, &c->cmd) && h.id == c->cmd.id) {
+                        stash(&c->cmd, &h, body);
+                }
+        }
+        return 0;
+}
+
+/* The pause after the leader turned out unknown or unreachable: jittered
+ * so that clients do not move in step. */
+static void back_off(struct tclient *c, int64_t deadline)
+{
+        int64_t ms = c->backoff_ms / 2 +
+                     (int64_t)(random_u64() % (uint64_t)(c->backoff_ms + 1));
+
+        pause_until(ms, deadline);
+}
+
+/*
+ * Send `r` and wait for its answer until `deadline`, following NOT_LEADER,
+ * moving to another endpoint when the connection is lost or silent for
+ * try_ms, and sending the same frame again after BATON_EUNKNOWN. Returns 0
+ * with the answer in r->ah / r->answer (RESULT, KEEPALIVE_OK, STATUS_REPLY
+ * or PONG), an ERROR frame's status, BATON_ENOTLEADER when not following,
+ * or BATON_ETIMEOUT.
+ */
+static int exchange(struct tclient *c, struct tclient_req *r, int64_t deadline)
+{
+        unsigned failures = 0;
+        int rv;
+
+        for (;;) {
+                if (r->answered) {
+                        r->answered = false;
+                        if (r->ah.type == PROTO_NOT_LEADER) {
+                                struct proto_string a = {NULL, 0};
+                                uint64_t leader = 0;
+                                c->redirects++;
+                                r->gen = 0;
+                                proto_read_not_leader(r->answer, r->ah.length,
+                                                      &leader, &a);
+                                if (!c->follow) {
+                                        return BATON_ENOTLEADER;
+                                }
+                                tclient_disconnect(c);
+                                if (leader != 0 && a.len > 0 &&
+                                    a.len < TCLIENT_ADDR_MAX &&
+                                    (a.len != strlen(c->peer) ||
+                                     memcmp(a.p, c->peer, a.len) != 0)) {
+                                        memcpy(c->hint, a.p, a.len);
+                                        c->hint[a.len] = '\0';
+                                        if (++failures > 2) {
+                                                back_off(c, deadline);
+                                        }
+                                } else {
+                                        advance(c);
+                                        failures++;
+                                        back_off(c, deadline);
+                                }
+                                continue;
+                        }
+                        if (r->ah.type == PROTO_RESULT) {
+                                struct proto_result res;
+                                if (proto_read_result(r->answer, r->ah.length,
+                                                      &res) == 0 &&
+                                    (res.status == BATON_EUNKNOWN ||
+                                     res.status == BATON_ESHUTDOWN)) {
+                                        /* Same frame again: exactly-once
+                                         * makes the retry safe. */
+                                        c->unknowns++;
+                                        r->gen = 0;
+                                        if (res.status == BATON_ESHUTDOWN) {
+                                                tclient_disconnect(c);
+                                                advance(c);
+                                        }
+                                        back_off(c, deadline);
+                                        continue;
+                                }
+                                return 0;
+                        }
+                        if (r->ah.type == PROTO_ERROR) {
+                                struct proto_string m = {NULL, 0};
+                                int status = BATON_EMALFORMED;
+                                proto_read_error(r->answer, r->ah.length,
+                                                 &status, &m);
+                                snprintf(c->errmsg, sizeof c->errmsg,
+                                         "ERROR %d from %s: %.*s", status,
+                                         c->peer, (int)m.len,
+                                         m.p != NULL ? m.p : "");
+                                tclient_disconnect(c);
+                                return status < 0 ? status : BATON_EMALFORMED;
+                        }
+                        return 0;
+                }
+                if (tclient_now_ms() >= deadline) {
+                        return BATON_ETIMEOUT;
+                }
+                if (!on_live_conn(c, r)) {
+                        if (ensure_connected(c, deadline) != 0) {
+                                if (++failures % c->n_endpoints == 0) {
+                                        back_off(c, deadline);
+                                }
+                                continue;
+                        }
+                        r->id = ++c->next_id;
+                        patch_id(r->frame, r->id);
+                        if (send_all(c, r->frame, r->len, deadline) != 0) {
+                                tclient_disconnect(c);
+                                advance(c);
+                                continue;
+                        }
+                        if (r->sends++ > 0) {
+                                c->resends++;
+                        }
+                        r->gen = c->gen;
+                        r->sent_ms = tclient_now_ms();
+                }
+                {
+                        int64_t until = deadline;
+                        if (!r->slow && c->try_ms > 0) {
+                                until = min64(until, r->sent_ms + c->try_ms);
+                        }
+                        rv = wait_answer(c, r, until);
+                }
+                if (rv == 0) {
+                        continue;
+                }
+                if (rv == BATON_ETIMEOUT && tclient_now_ms() >= deadline) {
+                        return BATON_ETIMEOUT;
+                }
+                /* Lost, or silent for try_ms (a paused node): elsewhere. */
+                tclient_disconnect(c);
+                advance(c);
+                if (++failures % c->n_endpoints == 0) {
+                        back_off(c, deadline);
+                }
+        }
+}
+
+static void req_init(struct tclient_req *r)
+{
+        memset(r, 0, sizeof *r);
+}
+
+static int64_t deadline_of(int timeout_ms)
+{
+        return tclient_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+}
+
+/* --- Lifecycle ---------------------------------------------------------------
+ */
+
+int tclient_init(struct tclient *c, const char *endpoints)
+{
+        const char *p = endpoints;
+
+        memset(c, 0, sizeof *c);
+        c->fd = -1;
+        c->try_ms = 1000;
+        c->backoff_ms = 50;
+        c->follow = true;
+        c->next_seq = 1;
+        proto_reader_init(&c->reader, PROTO_MAX_BODY, &mem_libc);
+        while (p != NULL && *p != '\0') {
+                const char *comma = strchr(p, ',');
+                size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+                struct sockaddr_in sa;
+                if (len == 0 || len >= TCLIENT_ADDR_MAX ||
+                    c->n_endpoints == TCLIENT_MAX_ENDPOINTS) {
+                        return BATON_EINVAL;
+                }
+                memcpy(c->endpoints[c->n_endpoints], p, len);
+                c->endpoints[c->n_endpoints][len] = '\0';
+                if (parse_address(c->endpoints[c->n_endpoints], &sa) != 0) {
+                        snprintf(c->errmsg, sizeof c->errmsg, "bad endpoint %s",
+                                 c->endpoints[c->n_endpoints]);
+                        return BATON_EINVAL;
+                }
+                c->n_endpoints++;
+                p = comma != NULL ? comma + 1 : NULL;
+        }
+        return c->n_endpoints > 0 ? 0 : BATON_EINVAL;
+}
+
+void tclient_close(struct tclient *c)
+{
+        if (c == NULL) {
+                return;
+        }
+        if (c->fd >= 0) {
+                close(c->fd);
+                c->fd = -1;
+        }
+        proto_reader_close(&c->reader);
+}
+
+/* --- Sessions and commands -------------------------------------------------
+ */
+
+uint64_t tclient_ack(const struct tclient *c)
+{
+        uint64_t ack = c->next_seq;
+        unsigned i;
+
+        for (i = 0; i < c->n_open; i++) {
+                if (c->open_seqs[i] < ack) {
+                        ack = c->open_seqs[i];
+                }
+        }
+        return ack;
+}
+
+static void open_seq(struct tclient *c, uint64_t seq)
+{
+        unsigned i;
+
+        for (i = 0; i < c->n_open; i++) {
+                if (c->open_seqs[i] == seq) {
+                        return;
+                }
+        }
+        if (c->n_open == TCLIENT_MAX_OPEN) {
+                /* Give up on the oldest: its outcome may be forgotten. */
+                memmove(c->open_seqs, c->open_seqs + 1,
+                        (TCLIENT_MAX_OPEN - 1) * sizeof c->open_seqs[0]);
+                c->n_open--;
+        }
+        c->open_seqs[c->n_open++] = seq;
+}
+
+void tclient_forget_seq(struct tclient *c, uint64_t seq)
+{
+        unsigned i;
+
+        for (i = 0; i < c->n_open; i++) {
+                if (c->open_seqs[i] == seq) {
+                        c->open_seqs[i] = c->open_seqs[--c->n_open];
+                        return;
+                }
+        }
+}
+
+uint64_t tclient_take_seq(struct tclient *c)
+{
+        uint64_t seq = c->next_seq++;
+
+        open_seq(c, seq);
+        return seq;
+}
+
+static int name_len_ok(const char *name, size_t *len)
+{
+        *len = name != NULL ? strlen(name) : 0;
+        return *len >= 1 && *len <= COMMAND_NAME_MAX ? 0 : BATON_ENAME;
+}
+
+int tclient_start(struct tclient *c, const struct command *cmd, uint64_t *seq)
+{
+        struct command k = *cmd;
+        uint8_t body[COMMAND_MAX_SIZE];
+        size_t n;
+
+        if (c->inflight) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "a command is already in flight");
+                return BATON_EINVAL;
+        }
+        if (k.type != COMMAND_OPEN) {
+                if (k.session == 0) {
+                        k.session = c->session;
+                }
+                if (k.seq == 0) {
+                        k.seq = tclient_take_seq(c);
+                } else {
+                        open_seq(c, k.seq);
+                }
+                k.ack = tclient_ack(c);
+        }
+        n = command_encode(&k, body, sizeof body);
+        if (n == 0) {
+                if (k.type != COMMAND_OPEN && k.type != COMMAND_CLOSE) {
+                        tclient_forget_seq(c, k.seq);
+                }
+                return command_validate(&k) == BATON_ENAME ? BATON_ENAME
+                                                           : BATON_EINVAL;
+        }
+        req_init(&c->cmd);
+        c->cmd.len =
+            proto_write_command(c->cmd.frame, sizeof c->cmd.frame, 0, body, n);
+        c->cmd.slow = k.type == COMMAND_ACQUIRE && k.wait_ms != 0;
+        c->inflight = true;
+        c->inflight_seq = k.type == COMMAND_OPEN ? 0 : k.seq;
+        if (seq != NULL) {
+                *seq = c->inflight_seq;
+        }
+        /* One attempt now, so the request is on its way when this returns;
+         * tclient_finish() does every retry. */
+        if (ensure_connected(c, tclient_now_ms() + CONNECT_MS_MAX) == 0) {
+                c->cmd.id = ++c->next_id;
+                patch_id(c->cmd.frame, c->cmd.id);
+                if (send_all(c, c->cmd.frame, c->cmd.len,
+                             tclient_now_ms() + CONNECT_MS_MAX) == 0) {
+                        c->cmd.gen = c->gen;
+                        c->cmd.sent_ms = tclient_now_ms();
+                        c->cmd.sends = 1;
+                }
+        }
+        return 0;
+}
+
+static void fill_result(struct tclient_result *out,
+                        const struct proto_result *r)
+{
+        out->status = r->status;
+        out->kind = r->kind;
+        out->index = r->index;
+        out->session = r->session;
+        out->owner = r->owner;
+        out->token = r->token;
+        out->count = r->count;
+        out->waiters = r->waiters;
+}
+
+/* A req's answer as a RESULT: its status, with `res` filled. */
+static int take_result(struct tclient *c, const struct tclient_req *r,
+                       struct tclient_result *res)
+{
+        struct proto_result pr;
+
+        if (r->ah.type != PROTO_RESULT ||
+            proto_read_result(r->answer, r->ah.length, &pr) != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "expected RESULT, got %s (%u bytes)",
+                         proto_type_name(r->ah.type), r->ah.length);
+                res->status = BATON_EMALFORMED;
+                return BATON_EMALFORMED;
+        }
+        fill_result(res, &pr);
+        if (pr.status != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg, "%s",
+                         baton_strerror(pr.status));
+        }
+        return pr.status;
+}
+
+int tclient_finish(struct tclient *c, int timeout_ms,
+                   struct tclient_result *res)
+{
+        struct tclient_result scratch;
+        int rv;
+
+        if (res == NULL) {
+                res = &scratch;
+        }
+        memset(res, 0, sizeof *res);
+        if (!c->inflight) {
+                res->status = BATON_EINVAL;
+                return BATON_EINVAL;
+        }
+        rv = exchange(c, &c->cmd, deadline_of(timeout_ms));
+        if (rv == BATON_ETIMEOUT) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "no final answer within %d ms", timeout_ms);
+                res->status = rv;
+                return rv;
+        }
+        c->inflight = false;
+        if (c->inflight_seq != 0) {
+                tclient_forget_seq(c, c->inflight_seq);
+        }
+        if (rv != 0) {
+                res->status = rv;
+                return rv;
+        }
+        return take_result(c, &c->cmd, res);
+}
+
+void tclient_abandon(struct tclient *c)
+{
+        c->inflight = false;
+}
+
+int tclient_command(struct tclient *c, const struct command *cmd,
+                    int timeout_ms, struct tclient_result *res)
+{
+        int rv = tclient_start(c, cmd, NULL);
+
+        if (rv != 0) {
+                if (res != NULL) {
+                        memset(res, 0, sizeof *res);
+                        res->status = rv;
+                }
+                return rv;
+        }
+        rv = tclient_finish(c, timeout_ms, res);
+        if (rv == BATON_ETIMEOUT) {
+                tclient_abandon(c);
+        }
+        return rv;
+}
+
+int tclient_session_open(struct tclient *c, uint32_t ttl_ms,
+                         const char *client_name, int timeout_ms,
+                         struct tclient_result *res)
+{
+        struct tclient_result scratch;
+        struct command k;
+        int rv;
+
+        if (res == NULL) {
+                res = &scratch;
+        }
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_OPEN;
+        k.nonce = random_u64();
+        k.ttl_ms = ttl_ms;
+        if (client_name != NULL) {
+                k.name = client_name;
+                k.name_len = (uint8_t)strlen(client_name);
+        }
+        rv = tclient_command(c, &k, timeout_ms, res);
+        if (rv == 0 && res->kind == LOCKFSM_OPENED) {
+                c->session = res->session;
+                c->nonce = k.nonce;
+                c->ttl_ms = ttl_ms;
+                c->next_seq = 1;
+                c->n_open = 0;
+        }
+        return rv;
+}
+
+int tclient_session_close(struct tclient *c, int timeout_ms,
+                          struct tclient_result *res)
+{
+        struct command k;
+
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_CLOSE;
+        return tclient_command(c, &k, timeout_ms, res);
+}
+
+int tclient_acquire(struct tclient *c, const char *name, uint64_t owner,
+                    uint32_t wait_ms, int timeout_ms,
+                    struct tclient_result *res)
+{
+        struct command k;
+        size_t len;
+
+        if (name_len_ok(name, &len) != 0) {
+                if (res != NULL) {
+                        memset(res, 0, sizeof *res);
+                        res->status = BATON_ENAME;
+                }
+                return BATON_ENAME;
+        }
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_ACQUIRE;
+        k.owner = owner;
+        k.wait_ms = wait_ms;
+        k.mode = COMMAND_MODE_EXCLUSIVE;
+        k.name = name;
+        k.name_len = (uint8_t)len;
+        return tclient_command(c, &k, timeout_ms, res);
+}
+
+int tclient_try(struct tclient *c, const char *name, uint64_t owner,
+                int timeout_ms, struct tclient_result *res)
+{
+        return tclient_acquire(c, name, owner, COMMAND_WAIT_TRY, timeout_ms,
+                               res);
+}
+
+int tclient_release(struct tclient *c, const char *name, uint64_t owner,
+                    uint64_t token, int timeout_ms, struct tclient_result *res)
+{
+        struct command k;
+        size_t len;
+
+        if (name_len_ok(name, &len) != 0) {
+                if (res != NULL) {
+                        memset(res, 0, sizeof *res);
+                        res->status = BATON_ENAME;
+                }
+                return BATON_ENAME;
+        }
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_RELEASE;
+        k.owner = owner;
+        k.token = token;
+        k.name = name;
+        k.name_len = (uint8_t)len;
+        return tclient_command(c, &k, timeout_ms, res);
+}
+
+int tclient_cancel(struct tclient *c, const char *name, uint64_t target,
+                   int timeout_ms, struct tclient_result *res)
+{
+        struct command k;
+        size_t len;
+
+        if (name_len_ok(name, &len) != 0) {
+                if (res != NULL) {
+                        memset(res, 0, sizeof *res);
+                        res->status = BATON_ENAME;
+                }
+                return BATON_ENAME;
+        }
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_CANCEL;
+        k.target = target;
+        k.name = name;
+        k.name_len = (uint8_t)len;
+        return tclient_command(c, &k, timeout_ms, res);
+}
+
+/* --- Reads -------------------------------------------------------------------
+ */
+
+int tclient_keepalive(struct tclient *c, int timeout_ms, uint32_t *ttl_ms)
+{
+        struct tclient_req r;
+        struct tclient_result res;
+        uint32_t ttl = 0;
+        int rv;
+
+        req_init(&r);
+        r.len = proto_write_keepalive(r.frame, sizeof r.frame, 0, c->session);
+        rv = exchange(c, &r, deadline_of(timeout_ms));
+        if (rv != 0) {
+                return rv;
+        }
+        if (r.ah.type == PROTO_KEEPALIVE_OK) {
+                if (proto_read_u32(r.answer, r.ah.length, &ttl) != 0) {
+                        return BATON_EMALFORMED;
+                }
+                if (ttl_ms != NULL) {
+                        *ttl_ms = ttl;
+                }
+                return 0;
+        }
+        return take_result(c, &r, &res);
+}
+
+static int read_request(struct tclient *c, uint8_t type, const char *name,
+                        uint64_t token, int timeout_ms,
+                        struct tclient_result *res)
+{
+        struct tclient_result scratch;
+        struct tclient_req r;
+        size_t len;
+        int rv;
+
+        if (res == NULL) {
+                res = &scratch;
+        }
+        memset(res, 0, sizeof *res);
+        if (name_len_ok(name, &len) != 0) {
+                res->status = BATON_ENAME;
+                return BATON_ENAME;
+        }
+        req_init(&r);
+        r.len = type == PROTO_QUERY
+                    ? proto_write_query(r.frame, sizeof r.frame, 0, name, len)
+                    : proto_write_check(r.frame, sizeof r.frame, 0, name, len,
+                                        token);
+        if (r.len == 0) {
+                res->status = BATON_ENAME;
+                return BATON_ENAME;
+        }
+        rv = exchange(c, &r, deadline_of(timeout_ms));
+        if (rv != 0) {
+                res->status = rv;
+                return rv;
+        }
+        return take_result(c, &r, res);
+}
+
+int tclient_query(struct tclient *c, const char *name, int timeout_ms,
+                  struct tclient_result *res)
+{
+        return read_request(c, PROTO_QUERY, name, 0, timeout_ms, res);
+}
+
+int tclient_check(struct tclient *c, const char *name, uint64_t token,
+                  int timeout_ms, struct tclient_result *res)
+{
+        return read_request(c, PROTO_CHECK, name, token, timeout_ms, res);
+}
+
+static void copy_string(char *dst, const struct proto_string *s)
+{
+        size_t n =
+            s->len < TCLIENT_ADDR_MAX - 1 ? s->len : TCLIENT_ADDR_MAX - 1;
+
+        if (n > 0) {
+                memcpy(dst, s->p, n);
+        }
+        dst[n] = '\0';
+}
+
+int tclient_status(struct tclient *c, int timeout_ms, struct tclient_status *st)
+{
+        struct tclient_req r;
+        struct proto_status ps;
+        unsigned i;
+        int rv;
+
+        memset(st, 0, sizeof *st);
+        req_init(&r);
+        r.len = proto_write_empty(r.frame, sizeof r.frame, 0, PROTO_STATUS);
+        rv = exchange(c, &r, deadline_of(timeout_ms));
+        if (rv != 0) {
+                return rv;
+        }
+        if (r.ah.type != PROTO_STATUS_REPLY ||
+            proto_read_status(r.answer, r.ah.length, &ps) != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg, "bad STATUS reply (%s)",
+                         proto_type_name(r.ah.type));
+                return BATON_EMALFORMED;
+        }
+        st->id = ps.id;
+        st->role = ps.role;
+        st->term = ps.term;
+        st->leader_id = ps.leader_id;
+        st->commit_index = ps.commit_index;
+        st->applied_index = ps.applied_index;
+        st->last_index = ps.last_index;
+        st->sessions = ps.sessions;
+        st->locks = ps.locks;
+        st->waiters = ps.waiters;
+        st->n_members = ps.n_members;
+        for (i = 0; i < ps.n_members; i++) {
+                st->members[i].id = ps.members[i].id;
+                st->members[i].role = ps.members[i].role;
+                copy_string(st->members[i].raft_address,
+                            &ps.members[i].raft_address);
+                copy_string(st->members[i].client_address,
+                            &ps.members[i].client_address);
+        }
+        return 0;
+}
+
+int tclient_status_of(const char *endpoint, int timeout_ms,
+                      struct tclient_status *st)
+{
+        struct tclient c;
+        int rv = tclient_init(&c, endpoint);
+
+        if (rv == 0) {
+                c.try_ms = 0;
+                rv = tclient_status(&c, timeout_ms, st);
+        }
+        tclient_close(&c);
+        return rv;
+}
+
+int tclient_ping(struct tclient *c, int timeout_ms, int64_t *rtt_us)
+{
+        struct tclient_req r;
+        int64_t t0;
+        int rv;
+
+        req_init(&r);
+        r.len = proto_write_empty(r.frame, sizeof r.frame, 0, PROTO_PING);
+        t0 = tclient_now_ns();
+        rv = exchange(c, &r, deadline_of(timeout_ms));
+        if (rv != 0) {
+                return rv;
+        }
+        if (r.ah.type != PROTO_PONG) {
+                return BATON_EMALFORMED;
+        }
+        if (rtt_us != NULL) {
+                *rtt_us = (tclient_now_ns() - t0) / 1000;
+        }
+        return 0;
+}
+
+/* --- Raw frames --------------------------------------------------------------
+ */
+
+int tclient_connect(struct tclient *c, const char *endpoint, int timeout_ms)
+{
+        return connect_to(c, endpoint, deadline_of(timeout_ms));
+}
+
+int tclient_raw_send(struct tclient *c, const void *bytes, size_t len,
+                     int timeout_ms)
+{
+        if (c->fd < 0) {
+                return BATON_EIO;
+        }
+        return send_all(c, bytes, len, deadline_of(timeout_ms));
+}
+
+int tclient_raw_recv(struct tclient *c, int timeout_ms, struct proto_header *h,
+                     const uint8_t **body)
+{
+        return recv_frame(c, deadline_of(timeout_ms), h, body);
+}
+
+bool tclient_wait_closed(struct tclient *c, int timeout_ms)
+{
+        int64_t deadline = deadline_of(timeout_ms);
+        struct proto_header h;
+        const uint8_t *body;
+
+        for (;;) {
+                int rv = recv_frame(c, deadline, &h, &body);
+                if (rv == BATON_EIO) {
+                        return true;
+                }
+                if (rv == BATON_ETIMEOUT) {
+                        return false;
+                }
+        }
+}
+
+const char *tclient_result_str(const struct tclient_result *r, char *buf,
+                               size_t cap)
+{
+        snprintf(buf, cap,
+                 "status=%d (%s) kind=%u index=%" PRIu64 " session=%" PRIu64
+                 " owner=%" PRIu64 " token=%" PRIu64 " count=%u waiters=%u",
+                 r->status, r->status != 0 ? baton_strerror(r->status) : "ok",
+                 r->kind, r->index, r->session, r->owner, r->token, r->count,
+                 r->waiters);
+        return buf;
+}

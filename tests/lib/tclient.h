@@ -1,0 +1,242 @@
+/* A small blocking client of Baton's wire protocol for the integration
+ * tests: poll() with deadlines, no threads, one session per client. */
+#ifndef TESTS_LIB_TCLIENT_H
+#define TESTS_LIB_TCLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../src/fsm/command.h"
+#include "../../src/fsm/lockfsm.h"
+#include "../../src/proto/proto.h"
+
+#define TCLIENT_MAX_ENDPOINTS 16
+#define TCLIENT_ADDR_MAX      (PROTO_ADDRESS_MAX + 1) /* with the NUL */
+#define TCLIENT_MAX_OPEN      64   /* seqs without a final answer, tracked */
+#define TCLIENT_ANSWER_MAX    4096 /* any answer, STATUS_REPLY included */
+#define TCLIENT_FRAME_MAX     (PROTO_HEADER_SIZE + COMMAND_MAX_SIZE + 16)
+
+/*
+ * What every call returns: 0 or a negative BATON_E* code. Codes that come
+ * from the server's RESULT (BATON_EBUSY, BATON_ESTALE, ...) are returned as
+ * they are, with the rest of the RESULT in `struct tclient_result`;
+ * BATON_ETIMEOUT means no final answer arrived before the call's deadline;
+ * an ERROR frame's status is returned after the connection is dropped.
+ */
+struct tclient_result {
+        int status;
+        uint8_t kind; /* enum lockfsm_kind */
+        uint64_t index;
+        uint64_t session;
+        uint64_t owner;
+        uint64_t token;
+        uint32_t count;
+        uint32_t waiters;
+};
+
+struct tclient_member {
+        uint64_t id;
+        uint8_t role;
+        char raft_address[TCLIENT_ADDR_MAX];
+        char client_address[TCLIENT_ADDR_MAX];
+};
+
+/* A node's STATUS_REPLY, with its strings copied. */
+struct tclient_status {
+        uint64_t id;
+        uint8_t role; /* 0 unavailable, 1 follower, 2 candidate, 3 leader */
+        uint64_t term;
+        uint64_t leader_id;
+        uint64_t commit_index;
+        uint64_t applied_index;
+        uint64_t last_index;
+        uint64_t sessions;
+        uint64_t locks;
+        uint64_t waiters;
+        unsigned n_members;
+        struct tclient_member members[PROTO_MAX_MEMBERS];
+};
+
+#define TCLIENT_ROLE_LEADER 3
+
+/* One request on the wire, kept so that it can be sent again unchanged
+ * (a command keeps its session and seq across every retry). */
+struct tclient_req {
+        bool slow; /* a blocking ACQUIRE: no per-try answer timeout */
+        size_t len;
+        uint8_t frame[TCLIENT_FRAME_MAX]; /* the id is patched per send */
+        unsigned sends;
+        uint64_t id;  /* frame id of the last send */
+        uint64_t gen; /* connection it was sent on; 0: not sent */
+        int64_t sent_ms;
+        bool answered;
+        struct proto_header ah; /* the answer, once `answered` */
+        uint8_t answer[TCLIENT_ANSWER_MAX];
+};
+
+struct tclient {
+        char endpoints[TCLIENT_MAX_ENDPOINTS][TCLIENT_ADDR_MAX];
+        unsigned n_endpoints;
+        unsigned next;               /* endpoint to try when no hint */
+        char hint[TCLIENT_ADDR_MAX]; /* leader address from NOT_LEADER */
+        char peer[TCLIENT_ADDR_MAX]; /* where fd is connected */
+        int fd;                      /* -1: not connected */
+        uint64_t gen;                /* bumped on every new connection */
+        uint64_t next_id;            /* frame ids */
+        struct proto_reader reader;
+        uint8_t in[8192];
+        size_t in_off;
+        size_t in_len;
+        /* Settings, changeable after init. */
+        int try_ms;     /* no answer on one connection within this: try
+                           another endpoint (default 1000; 0 = never) */
+        int backoff_ms; /* pause when no leader is known (default 50) */
+        bool follow;    /* follow NOT_LEADER (default true) */
+        /* The session. */
+        uint64_t session; /* 0: none */
+        uint64_t nonce;
+        uint32_t ttl_ms;
+        uint64_t next_seq;
+        uint64_t open_seqs[TCLIENT_MAX_OPEN]; /* no final answer yet */
+        unsigned n_open;
+        /* One command may be in flight between tclient_start() and a final
+         * tclient_finish(); other calls may run meanwhile. */
+        bool inflight;
+        uint64_t inflight_seq;
+        struct tclient_req cmd;
+        /* Counters, for the tests' diagnostics. */
+        unsigned long redirects;
+        unsigned long reconnects;
+        unsigned long unknowns;
+        unsigned long resends;
+        char errmsg[256];
+};
+
+/* Current CLOCK_MONOTONIC time in milliseconds / nanoseconds. */
+int64_t tclient_now_ms(void);
+int64_t tclient_now_ns(void);
+
+/*
+ * Set up a client for a comma-separated list of "a.b.c.d:port" client
+ * endpoints (copied). Connects lazily. 0 or BATON_EINVAL (bad list).
+ */
+int tclient_init(struct tclient *c, const char *endpoints);
+
+/* Drop the connection and free the reader; the session is left to expire.
+ * Accepts a client whose init failed. */
+void tclient_close(struct tclient *c);
+
+/* Drop the connection (the next call reconnects). */
+void tclient_disconnect(struct tclient *c);
+
+/*
+ * Open a session with a fresh random nonce; retried with the same nonce
+ * until it is answered or `timeout_ms` passes. On success c->session is
+ * set and the seq counter restarts at 1. `client_name` may be NULL.
+ */
+int tclient_session_open(struct tclient *c, uint32_t ttl_ms,
+                         const char *client_name, int timeout_ms,
+                         struct tclient_result *res);
+
+/* CLOSE the session (same retry rules as every command). */
+int tclient_session_close(struct tclient *c, int timeout_ms,
+                          struct tclient_result *res);
+
+/* The next unused seq of the session (it is then marked in use). */
+uint64_t tclient_take_seq(struct tclient *c);
+
+/* Forget that `seq` still lacks a final answer, so `ack` may pass it. */
+void tclient_forget_seq(struct tclient *c, uint64_t seq);
+
+/* The ack the next command carries: the lowest seq without a final
+ * answer, or the next seq when every answer is in. */
+uint64_t tclient_ack(const struct tclient *c);
+
+/*
+ * Put a command in flight and try to send it once. `cmd` is copied; its
+ * session and ack are filled in, and seq too when it is 0 (a new seq);
+ * a non-zero seq is sent as given, which is how a test retries a request.
+ * Returns 0 (even when the first send failed: tclient_finish() retries) or
+ * BATON_EINVAL (another command in flight, or cmd does not encode) or
+ * BATON_ENAME. `*seq` (may be NULL) gets the seq used.
+ */
+int tclient_start(struct tclient *c, const struct command *cmd, uint64_t *seq);
+
+/*
+ * Wait up to `timeout_ms` for the final answer of the command in flight,
+ * sending it again (same seq) after a lost connection, NOT_LEADER or
+ * BATON_EUNKNOWN. On a final answer the command leaves flight and the
+ * RESULT's status is returned (res filled). On BATON_ETIMEOUT it stays in
+ * flight: call again, or tclient_abandon().
+ */
+int tclient_finish(struct tclient *c, int timeout_ms,
+                   struct tclient_result *res);
+
+/* Take the command out of flight without an answer (its seq stays open). */
+void tclient_abandon(struct tclient *c);
+
+/* tclient_start() + tclient_finish(); abandons the command on timeout. */
+int tclient_command(struct tclient *c, const struct command *cmd,
+                    int timeout_ms, struct tclient_result *res);
+
+/* ACQUIRE with wait_ms (COMMAND_WAIT_TRY: try-lock; COMMAND_WAIT_FOREVER).
+ * Names over 255 bytes are BATON_ENAME without sending anything. */
+int tclient_acquire(struct tclient *c, const char *name, uint64_t owner,
+                    uint32_t wait_ms, int timeout_ms,
+                    struct tclient_result *res);
+int tclient_try(struct tclient *c, const char *name, uint64_t owner,
+                int timeout_ms, struct tclient_result *res);
+int tclient_release(struct tclient *c, const char *name, uint64_t owner,
+                    uint64_t token, int timeout_ms, struct tclient_result *res);
+/* CANCEL the waiting ACQUIRE of seq `target` on `name`. */
+int tclient_cancel(struct tclient *c, const char *name, uint64_t target,
+                   int timeout_ms, struct tclient_result *res);
+
+/* KEEPALIVE the session through the leader; `*ttl_ms` (may be NULL) gets
+ * the TTL the leader granted. A dead session's RESULT status is returned. */
+int tclient_keepalive(struct tclient *c, int timeout_ms, uint32_t *ttl_ms);
+
+/* Linearizable QUERY / CHECK through the leader. */
+int tclient_query(struct tclient *c, const char *name, int timeout_ms,
+                  struct tclient_result *res);
+int tclient_check(struct tclient *c, const char *name, uint64_t token,
+                  int timeout_ms, struct tclient_result *res);
+
+/* STATUS / PING of the node the client is connected to (connecting to the
+ * next endpoint first when it is not); never redirected. */
+int tclient_status(struct tclient *c, int timeout_ms,
+                   struct tclient_status *st);
+int tclient_ping(struct tclient *c, int timeout_ms, int64_t *rtt_us);
+
+/* STATUS of one endpoint through a connection of its own. */
+int tclient_status_of(const char *endpoint, int timeout_ms,
+                      struct tclient_status *st);
+
+/* --- Raw frames, for malformed-input tests ------------------------------- */
+
+/* Connect to `endpoint` (which need not be in the list), dropping any
+ * current connection. 0, BATON_EIO or BATON_ETIMEOUT. */
+int tclient_connect(struct tclient *c, const char *endpoint, int timeout_ms);
+
+/* Send bytes as they are on the current connection. */
+int tclient_raw_send(struct tclient *c, const void *bytes, size_t len,
+                     int timeout_ms);
+
+/*
+ * Receive the next frame on the current connection: 0 with `*h` and
+ * `*body` (valid until the next call on `c`), BATON_ETIMEOUT, or BATON_EIO
+ * when the server closed the connection (which is then dropped).
+ */
+int tclient_raw_recv(struct tclient *c, int timeout_ms, struct proto_header *h,
+                     const uint8_t **body);
+
+/* Wait until the server closes the connection, discarding frames. True
+ * if it did within `timeout_ms`. */
+bool tclient_wait_closed(struct tclient *c, int timeout_ms);
+
+/* "RESULT status=-9 kind=0 token=12 ..." for messages. */
+const char *tclient_result_str(const struct tclient_result *r, char *buf,
+                               size_t cap);
+
+#endif /* TESTS_LIB_TCLIENT_H */
