@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "address.h"
+#include "../lib/address.h"
 #include "log.h"
 
 static void on_closed(uv_handle_t *h)

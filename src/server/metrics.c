@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "address.h"
+#include "../lib/address.h"
 #include "log.h"
 
 /* A scrape: read the request head (bounded), answer, close. */

@@ -341,7 +341,7 @@ int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg)
         /* 0.15.0's raft_fixture_initialize() leaves f->n as it found it. */
         memset(c, 0, sizeof *c);
         c->cfg = *cfg;
-        c->rng = cfg->seed;
+        c->rng.s = cfg->seed;
         rv = raft_fixture_initialize(&c->f);
         if (rv != 0) {
                 snprintf(c->errmsg, sizeof c->errmsg,
@@ -612,16 +612,6 @@ static void trace_states(struct simcluster *c)
         }
 }
 
-/* splitmix64, for the election timeouts. */
-static uint64_t rng_next(struct simcluster *c)
-{
-        uint64_t z = (c->rng += 0x9e3779b97f4a7c15ULL);
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-}
-
 /* A real raft draws a fresh random timeout at every timer reset; the
  * fixture returns a fixed one per node. Redrawing at each new term is
  * enough to break the split votes that fixed timeouts can repeat forever. */
@@ -638,7 +628,7 @@ static void redraw_timeouts(struct simcluster *c)
                 }
                 c->timeout_term[i] = r->current_term;
                 raft_fixture_set_randomized_election_timeout(
-                    &c->f, i, e + (unsigned)(rng_next(c) % (e + 1)));
+                    &c->f, i, e + rng_below(&c->rng, e + 1));
         }
 }
 

@@ -12,6 +12,7 @@
 #include "../../src/fsm/command.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/server/raftfsm.h"
+#include "rng.h"
 
 /*
  * What the wrapper adds to raft_fixture (RAFT.md §6):
@@ -190,7 +191,7 @@ struct simcluster {
         } bogus[SIMCLUSTER_MAX_BOGUS];
         unsigned n_bogus;
         raft_index seen_commit[SIMCLUSTER_MAX_NODES];
-        uint64_t rng; /* for election timeouts */
+        struct rng rng; /* for election timeouts */
         raft_term timeout_term[SIMCLUSTER_MAX_NODES]; /* drawn for this term */
         unsigned n_install_snapshot;                  /* last count traced */
         uint64_t n_steps; /* fixture events so far */

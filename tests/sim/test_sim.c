@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../../include/baton.h"
+#include "../lib/rng.h"
 #include "../lib/simcluster.h"
 
 /*
@@ -107,25 +108,6 @@ static const char *const lock_names[N_NAMES] = {
     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
     "0123456789abcdef0123456789abcdef0123456789abcd",
 };
-
-struct rng {
-        uint64_t s;
-};
-
-/* splitmix64: small, fast and good enough to drive a simulation. */
-static uint64_t rng_next(struct rng *r)
-{
-        uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-}
-
-static unsigned rng_below(struct rng *r, unsigned n)
-{
-        return n == 0 ? 0 : (unsigned)(rng_next(r) % n);
-}
 
 static unsigned rng_range(struct rng *r, unsigned lo, unsigned hi)
 {

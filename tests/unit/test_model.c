@@ -21,6 +21,7 @@
 #include "../../include/baton.h"
 #include "../../src/fsm/command.h"
 #include "../../src/fsm/lockfsm.h"
+#include "../lib/rng.h"
 #include "../../src/lib/mem.h"
 
 /*
@@ -68,27 +69,9 @@ enum {
 /* ------------------------------------------------------------------------ */
 /* Seeded randomness: splitmix64, so a seed names one sequence forever. */
 
-struct rng {
-        uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-        uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-}
-
-static uint32_t below(struct rng *r, uint32_t n)
-{
-        return n == 0 ? 0 : (uint32_t)(rnd(r) % n);
-}
-
 static bool chance(struct rng *r, unsigned pct)
 {
-        return below(r, 100) < pct;
+        return rng_below(r, 100) < pct;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -866,7 +849,8 @@ static void gen_name(struct gen *g, struct command *c)
         }
         /* One hot lock, so that queues fill up. */
         c->name =
-            lock_names[chance(&g->rng, 30) ? 0 : below(&g->rng, NLOCK_NAMES)];
+            lock_names[chance(&g->rng, 30) ? 0
+                                           : rng_below(&g->rng, NLOCK_NAMES)];
         c->name_len = (uint8_t)strlen(c->name);
 }
 
@@ -881,36 +865,36 @@ static void gen_copy_name(struct gen *g, struct command *c,
 
 static uint64_t gen_owner(struct gen *g)
 {
-        return chance(&g->rng, 3) ? 7 : 1 + below(&g->rng, 2);
+        return chance(&g->rng, 3) ? 7 : 1 + rng_below(&g->rng, 2);
 }
 
 /* A token that is probably not the current grant of anything. */
 static uint64_t gen_stale(struct gen *g, uint64_t current)
 {
-        uint32_t p = below(&g->rng, 100);
+        uint32_t p = rng_below(&g->rng, 100);
 
         if (p < 50 && g->ntokens > 0) {
-                return g->tokens[below(&g->rng, g->ntokens)];
+                return g->tokens[rng_below(&g->rng, g->ntokens)];
         }
         if (p < 80 && current > 1) {
-                return current - 1 - below(&g->rng, (uint32_t)current - 1);
+                return current - 1 - rng_below(&g->rng, (uint32_t)current - 1);
         }
-        return p < 90 ? current + 1 : below(&g->rng, 3);
+        return p < 90 ? current + 1 : rng_below(&g->rng, 3);
 }
 
 /* Mostly a live session, sometimes an ended one or one that never was. */
 static uint64_t gen_session(struct gen *g, const struct model *m,
                             uint64_t index)
 {
-        uint32_t p = below(&g->rng, 100);
+        uint32_t p = rng_below(&g->rng, 100);
 
         if (p < 82 && m->ns > 0) {
-                return m->s[below(&g->rng, m->ns)].id;
+                return m->s[rng_below(&g->rng, m->ns)].id;
         }
         if (p < 94 && g->ns > 0) {
-                return g->s[below(&g->rng, g->ns)].id;
+                return g->s[rng_below(&g->rng, g->ns)].id;
         }
-        switch (below(&g->rng, 4)) {
+        switch (rng_below(&g->rng, 4)) {
         case 0:
                 return 0;
         case 1:
@@ -918,7 +902,7 @@ static uint64_t gen_session(struct gen *g, const struct model *m,
         case 2:
                 return index;
         default:
-                return 1 + below(&g->rng, (uint32_t)index);
+                return 1 + rng_below(&g->rng, (uint32_t)index);
         }
 }
 
@@ -927,11 +911,11 @@ static uint64_t gen_session(struct gen *g, const struct model *m,
 static void gen_seq(struct gen *g, struct command *c)
 {
         struct gsess *gs = gen_sess(g, c->session);
-        uint32_t p = below(&g->rng, 100);
+        uint32_t p = rng_below(&g->rng, 100);
 
         if (gs == NULL) {
-                c->seq = 1 + below(&g->rng, 5);
-                c->ack = below(&g->rng, 2);
+                c->seq = 1 + rng_below(&g->rng, 5);
+                c->ack = rng_below(&g->rng, 2);
                 return;
         }
         c->ack = gs->ack;
@@ -940,18 +924,18 @@ static void gen_seq(struct gen *g, struct command *c)
         } else if (p < 92) {
                 c->seq = 0;
         } else if (p < 96 && gs->ack > 1) {
-                c->seq = 1 + below(&g->rng, (uint32_t)gs->ack - 1);
-                c->ack = below(&g->rng, (uint32_t)c->seq + 1);
+                c->seq = 1 + rng_below(&g->rng, (uint32_t)gs->ack - 1);
+                c->ack = rng_below(&g->rng, (uint32_t)c->seq + 1);
         } else {
-                c->seq = 1 + below(&g->rng, (uint32_t)gs->next_seq);
+                c->seq = 1 + rng_below(&g->rng, (uint32_t)gs->next_seq);
         }
-        p = below(&g->rng, 100);
+        p = rng_below(&g->rng, 100);
         if (p < 55 && c->seq >= c->ack) {
-                c->ack += below(&g->rng, (uint32_t)(c->seq - c->ack + 1));
+                c->ack += rng_below(&g->rng, (uint32_t)(c->seq - c->ack + 1));
         } else if (p < 59) {
-                c->ack = c->seq + 1 + below(&g->rng, 3);
+                c->ack = c->seq + 1 + rng_below(&g->rng, 3);
         } else if (p < 63 && c->ack > 0) {
-                c->ack = below(&g->rng, (uint32_t)c->ack);
+                c->ack = rng_below(&g->rng, (uint32_t)c->ack);
         }
         if (c->ack <= c->seq && c->ack > gs->ack) {
                 gs->ack = c->ack;
@@ -983,11 +967,11 @@ static bool gen_retry(struct gen *g, struct command *c)
         if (g->ns == 0) {
                 return false;
         }
-        gs = &g->s[below(&g->rng, g->ns)];
+        gs = &g->s[rng_below(&g->rng, g->ns)];
         if (gs->nhist == 0) {
                 return false;
         }
-        *c = gs->hist[below(&g->rng, gs->nhist)].c;
+        *c = gs->hist[rng_below(&g->rng, gs->nhist)].c;
         if (chance(&g->rng, 30) && gs->ack <= c->seq) {
                 c->ack = gs->ack;
         }
@@ -1008,7 +992,7 @@ static bool gen_waiter(struct gen *g, struct model *m, uint64_t sid,
         if (n == 0) {
                 return false;
         }
-        k = below(&g->rng, n);
+        k = rng_below(&g->rng, n);
         for (unsigned i = 0; i < m->nl; i++) {
                 for (unsigned j = 0; j < m->l[i].nw; j++) {
                         if (sid != 0 && m->l[i].w[j].session != sid) {
@@ -1026,28 +1010,28 @@ static bool gen_waiter(struct gen *g, struct model *m, uint64_t sid,
 
 static void gen_open(struct gen *g, const struct model *m, struct command *c)
 {
-        uint32_t p = below(&g->rng, 100);
+        uint32_t p = rng_below(&g->rng, 100);
         static const uint32_t bad_ttl[] = {0, LIM_MIN_TTL - 1, LIM_MAX_TTL + 1,
                                            UINT32_MAX};
 
         c->type = COMMAND_OPEN;
         if (p < 15 && m->ns > 0) {
-                c->nonce = m->s[below(&g->rng, m->ns)].nonce;
+                c->nonce = m->s[rng_below(&g->rng, m->ns)].nonce;
         } else if (p < 20) {
                 c->nonce = 0;
         } else if (p < 25 && g->ns > 0) {
-                c->nonce = g->s[below(&g->rng, g->ns)].nonce;
+                c->nonce = g->s[rng_below(&g->rng, g->ns)].nonce;
         } else {
-                c->nonce = rnd(&g->rng);
+                c->nonce = rng_next(&g->rng);
         }
-        c->ttl_ms =
-            chance(&g->rng, 92)
-                ? LIM_MIN_TTL + below(&g->rng, LIM_MAX_TTL - LIM_MIN_TTL + 1)
-                : bad_ttl[below(&g->rng, 4)];
+        c->ttl_ms = chance(&g->rng, 92)
+                        ? LIM_MIN_TTL +
+                              rng_below(&g->rng, LIM_MAX_TTL - LIM_MIN_TTL + 1)
+                        : bad_ttl[rng_below(&g->rng, 4)];
         c->name_len = chance(&g->rng, 3) ? COMMAND_CLIENT_NAME_MAX
-                                         : (uint8_t)below(&g->rng, 9);
+                                         : (uint8_t)rng_below(&g->rng, 9);
         for (unsigned i = 0; i < c->name_len; i++) {
-                g->client[i] = (char)('a' + below(&g->rng, 26));
+                g->client[i] = (char)('a' + rng_below(&g->rng, 26));
         }
         c->name = g->client;
 }
@@ -1056,7 +1040,7 @@ static void gen_open(struct gen *g, const struct model *m, struct command *c)
 static void gen_command(struct gen *g, struct model *m, uint64_t index,
                         struct command *c)
 {
-        uint32_t p = below(&g->rng, 100);
+        uint32_t p = rng_below(&g->rng, 100);
         struct mlock *l;
         struct mwaiter *w;
 
@@ -1092,7 +1076,7 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                         return;
                 }
                 c->session = gen_session(g, m, index);
-                c->target = 1 + below(&g->rng, 8);
+                c->target = 1 + rng_below(&g->rng, 8);
                 gen_name(g, c);
                 return;
         }
@@ -1121,13 +1105,13 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                         c->target = w->seq;
                         gen_copy_name(g, c, l);
                 } else {
-                        c->target = 1 + below(&g->rng, 8);
+                        c->target = 1 + rng_below(&g->rng, 8);
                         gen_name(g, c);
                 }
         } else if (p < 65) {
                 c->type = COMMAND_RELEASE;
                 if (m->nl > 0 && chance(&g->rng, 65)) {
-                        l = &m->l[below(&g->rng, m->nl)];
+                        l = &m->l[rng_below(&g->rng, m->nl)];
                         c->session = l->session;
                         c->owner = l->owner;
                         gen_copy_name(g, c, l);
@@ -1147,14 +1131,14 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 c->session = gen_session(g, m, index);
                 c->owner = gen_owner(g);
                 gen_name(g, c);
-                p = below(&g->rng, 100);
+                p = rng_below(&g->rng, 100);
                 c->wait_ms = p < 40   ? COMMAND_WAIT_TRY
                              : p < 70 ? COMMAND_WAIT_FOREVER
-                                      : 1 + below(&g->rng, 60000);
-                p = below(&g->rng, 100);
+                                      : 1 + rng_below(&g->rng, 60000);
+                p = rng_below(&g->rng, 100);
                 c->mode = p < 97   ? COMMAND_MODE_EXCLUSIVE
                           : p < 99 ? COMMAND_MODE_SHARED
-                                   : (uint8_t)(2 + below(&g->rng, 254));
+                                   : (uint8_t)(2 + rng_below(&g->rng, 254));
         }
         gen_seq(g, c);
         gen_remember(g, c);
@@ -1169,15 +1153,15 @@ static size_t gen_entry(struct gen *g, struct model *m, uint64_t index,
         size_t len;
 
         if (chance(&g->rng, 3) && chance(&g->rng, 40)) {
-                len = below(&g->rng, 41);
+                len = rng_below(&g->rng, 41);
                 for (size_t i = 0; i < len; i++) {
-                        buf[i] = (uint8_t)rnd(&g->rng);
+                        buf[i] = (uint8_t)rng_next(&g->rng);
                 }
                 if (len > 0 && chance(&g->rng, 75)) {
                         buf[0] = COMMAND_VERSION;
                 }
                 if (len > 1 && chance(&g->rng, 50)) {
-                        buf[1] = (uint8_t)(1 + below(&g->rng, 9));
+                        buf[1] = (uint8_t)(1 + rng_below(&g->rng, 9));
                 }
                 return len;
         }
@@ -1187,12 +1171,13 @@ static size_t gen_entry(struct gen *g, struct model *m, uint64_t index,
         if (chance(&g->rng, 2)) {
                 /* Sometimes the last byte, usually part of a name, becomes
                  * a NUL. */
-                size_t i = chance(&g->rng, 25) ? len - 1
-                                               : below(&g->rng, (uint32_t)len);
+                size_t i = chance(&g->rng, 25)
+                               ? len - 1
+                               : rng_below(&g->rng, (uint32_t)len);
 
                 buf[i] ^= chance(&g->rng, 25) && buf[i] != 0
                               ? buf[i]
-                              : (uint8_t)(1 + below(&g->rng, 255));
+                              : (uint8_t)(1 + rng_below(&g->rng, 255));
         }
         return len;
 }

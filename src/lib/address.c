@@ -1,4 +1,4 @@
-/* Parsing of the numeric "a.b.c.d:port" addresses batond listens on. */
+/* Parsing of numeric "a.b.c.d:port" addresses (libraft 0.15.0 takes no other). */
 #include "address.h"
 
 #include <arpa/inet.h>
