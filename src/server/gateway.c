@@ -32,7 +32,8 @@ struct pending {
         uint64_t token;       /* CHECK */
         uint8_t frame_type;
         bool in_map;
-        bool internal;             /* the leader's own EXPIRE or TIMEOUT */
+        bool internal;   /* the leader's own EXPIRE or TIMEOUT */
+        bool redirected; /* answered NOT_LEADER: not counted as served */
         struct raft_change change; /* MEMBER_ADD, MEMBER_REMOVE */
         struct raft_apply apply;   /* MEMBER_ADD's directory entry */
         uint64_t member;
@@ -120,7 +121,7 @@ static void observe(struct pending *p)
         int kind = kind_of(p);
         unsigned i = 0;
 
-        if (p->conn == NULL || p->internal || kind < 0) {
+        if (p->conn == NULL || p->internal || p->redirected || kind < 0) {
                 return;
         }
         us = (uv_hrtime() - p->received_ns) / 1000;
@@ -237,6 +238,7 @@ static void redirect_all(struct gateway *g, struct queue *list)
                 struct pending *p =
                     QUEUE_DATA(queue_head(list), struct pending, link);
                 reply_not_leader(g, p->conn, p->req_id);
+                p->redirected = true;
                 pending_free(p);
         }
 }
@@ -435,6 +437,7 @@ static void on_read_barrier(struct raft_barrier *req, int status)
                         answer_read(g, p);
                 } else {
                         reply_not_leader(g, p->conn, p->req_id);
+                        p->redirected = true;
                         pending_free(p);
                 }
         }
@@ -677,6 +680,7 @@ static bool route(struct gateway *g, struct pending *p, struct queue *serving)
                 return true;
         }
         reply_not_leader(g, p->conn, p->req_id);
+        p->redirected = true;
         pending_free(p);
         return false;
 }
@@ -812,6 +816,38 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id)
 /* --- Membership ------------------------------------------------------------
  */
 
+/* Whether raft's configuration has this id or this raft address. */
+static bool configured(const struct raft *r, uint64_t id, const char *address)
+{
+        unsigned i;
+
+        for (i = 0; i < r->configuration.n; i++) {
+                const struct raft_server *s = &r->configuration.servers[i];
+                if (s->id == id ||
+                    (address != NULL && strcmp(s->address, address) == 0)) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* A MEMBER_ADD that failed after recording the member's addresses: take
+ * them out of the directory again unless raft did add the member. */
+static void forget_member(struct pending *p)
+{
+        struct command c;
+
+        if (configured(&p->g->node->raft, p->member, NULL) ||
+            !node_serving(p->g->node)) {
+                return; /* a later leader's directory is not ours to fix */
+        }
+        memset(&c, 0, sizeof c);
+        c.type = COMMAND_MEMBER;
+        c.mode = COMMAND_MEMBER_REMOVE;
+        c.target = p->member;
+        propose_internal(p->g, &c);
+}
+
 /* The last step of an admin request: answer it, unless its client left. */
 static void admin_done(struct pending *p, int status)
 {
@@ -839,6 +875,7 @@ static void on_added(struct raft_change *req, int status)
         int rv;
 
         if (status != 0) {
+                forget_member(p);
                 admin_done(p, node_error(status));
                 return;
         }
@@ -901,6 +938,12 @@ static void on_member_add(struct gateway *g, struct conn *c,
         }
         p->member = id;
         memcpy(p->raft_address, raft.p, raft.len);
+        /* Refused before anything is recorded: an existing member's
+         * directory entry must never be overwritten by a failed add. */
+        if (id == 0 || configured(&g->node->raft, id, p->raft_address)) {
+                admin_done(p, BATON_EINVAL);
+                return;
+        }
         memset(&p->cmd, 0, sizeof p->cmd);
         p->cmd.type = COMMAND_MEMBER;
         p->cmd.mode = COMMAND_MEMBER_SET;
@@ -910,7 +953,7 @@ static void on_member_add(struct gateway *g, struct conn *c,
         p->cmd.address = client.p;
         p->cmd.address_len = client.len;
         p->len = command_encode(&p->cmd, p->buf, sizeof p->buf);
-        if (p->len == 0 || id == 0) {
+        if (p->len == 0) {
                 admin_done(p, BATON_EINVAL);
                 return;
         }

@@ -197,8 +197,8 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                 rv = raft_start(&n->raft);
         }
         if (rv != 0) {
-                snprintf(n->errmsg, sizeof n->errmsg, "raft start: %s",
-                         raft_errmsg(&n->raft));
+                snprintf(n->errmsg, sizeof n->errmsg, "raft start: %s (%s)",
+                         raft_strerror(rv), raft_errmsg(&n->raft));
                 goto err_after_raft;
         }
         uv_prepare_init(loop, &n->monitor);

@@ -6,15 +6,18 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,12 +25,17 @@
 #include "../../include/baton.h"
 #include "../lib/tclient.h"
 
-#define STATUS_MS   300 /* one STATUS poll of one node */
-#define POLL_MS     20  /* between polls of the cluster's state */
-#define STOP_MS     3000
-#define MAX_PIDS    64
-#define MAX_DIRS    8
-#define PORT_BLOCKS 10 /* clusters of one run rotate through these */
+#define STATUS_MS    300 /* one STATUS poll of one node */
+#define POLL_MS      20  /* between polls of the cluster's state */
+#define STOP_MS      3000
+#define MAX_PIDS     64
+#define MAX_DIRS     8
+#define PORT_BLOCKS  5  /* clusters of one run rotate through these */
+#define BLOCK_PORTS  20 /* raft, client and metrics ports of one cluster */
+#define RAFT_PORT    0  /* offsets in a block, + node index */
+#define CLIENT_PORT  6
+#define METRICS_PORT 12
+#define HTTP_MAX     (1 << 20) /* a metrics reply, at most */
 
 /*
  * Every PID and temp dir any harness owns, for the atexit and signal
@@ -226,18 +234,42 @@ static bool port_free(int port)
         return ok;
 }
 
-/* Raft ports block+0.., client ports block+5.. of a 10-port block. */
-static bool block_free(int block, unsigned n)
+/* Every port of a block, for as many nodes as a cluster may grow to. */
+static bool block_free(int block)
 {
-        unsigned i;
+        int i;
 
-        for (i = 0; i < n; i++) {
-                if (!port_free(block + (int)i) ||
-                    !port_free(block + 5 + (int)i)) {
+        for (i = 0; i < HARNESS_MAX_NODES; i++) {
+                if (!port_free(block + RAFT_PORT + i) ||
+                    !port_free(block + CLIENT_PORT + i) ||
+                    !port_free(block + METRICS_PORT + i)) {
                         return false;
                 }
         }
         return true;
+}
+
+/*
+ * Claim a block for this process with a flock() on a file named after it:
+ * every harness, whatever its build dir, skips a claimed block, even while
+ * its owner's nodes are down. The fd, or -1 when another process has it.
+ */
+static int claim_block(int block)
+{
+        char path[64];
+        int fd;
+
+        /* In /tmp whatever BATON_TEST_TMPDIR says: ports are machine-wide. */
+        snprintf(path, sizeof path, "/tmp/baton-it-ports-%d.lock", block);
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) {
+                return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+                close(fd);
+                return -1;
+        }
+        return fd;
 }
 
 static bool executable(const char *path)
@@ -273,7 +305,7 @@ static int find_batond(struct harness *h, const char *batond, const char *argv0)
 static int spawn(struct harness *h, struct harness_node *nd)
 {
         char id[24], members[HARNESS_MAX_NODES][3 * HARNESS_ADDR_MAX];
-        char *argv[16 + 2 * HARNESS_MAX_NODES];
+        char *argv[16 + 2 * HARNESS_MAX_NODES + HARNESS_MAX_FLAGS];
         sigset_t all, old;
         unsigned i, a = 0;
         pid_t parent = getpid(), pid;
@@ -287,6 +319,15 @@ static int spawn(struct harness *h, struct harness_node *nd)
         argv[a++] = nd->data_dir;
         argv[a++] = "--apply-log";
         argv[a++] = nd->apply_log;
+        argv[a++] = "--metrics-address";
+        argv[a++] = nd->metrics_address;
+        if (nd->join) {
+                argv[a++] = "--join";
+                argv[a++] = "true";
+        }
+        for (i = 0; i < nd->n_flags; i++) {
+                argv[a++] = nd->flags[i];
+        }
         for (i = 0; i < h->n; i++) {
                 snprintf(members[i], sizeof members[i], "%u %s %s",
                          h->nodes[i].id, h->nodes[i].raft_address,
@@ -339,10 +380,32 @@ static int spawn(struct harness *h, struct harness_node *nd)
         close(fd);
         nd->pid = pid;
         nd->paused = false;
+        nd->stopping = false;
         nd->starts++;
         reg_add(pid);
         sigprocmask(SIG_SETMASK, &old, NULL);
         return 0;
+}
+
+/* Addresses and paths of node index i (id i + 1) of the cluster. */
+static void node_setup(struct harness *h, unsigned i)
+{
+        struct harness_node *nd = &h->nodes[i];
+        int port = h->base_port + (int)i;
+
+        memset(nd, 0, sizeof *nd);
+        nd->id = i + 1;
+        snprintf(nd->raft_address, sizeof nd->raft_address, "127.0.0.1:%d",
+                 port + RAFT_PORT);
+        snprintf(nd->client_address, sizeof nd->client_address, "127.0.0.1:%d",
+                 port + CLIENT_PORT);
+        snprintf(nd->metrics_address, sizeof nd->metrics_address,
+                 "127.0.0.1:%d", port + METRICS_PORT);
+        snprintf(nd->data_dir, sizeof nd->data_dir, "%s/n%u", h->dir, nd->id);
+        snprintf(nd->apply_log, sizeof nd->apply_log, "%s/apply%u.log", h->dir,
+                 nd->id);
+        snprintf(nd->log_path, sizeof nd->log_path, "%s/n%u.log", h->dir,
+                 nd->id);
 }
 
 int harness_start(struct harness *h, unsigned n, const char *batond,
@@ -355,6 +418,10 @@ int harness_start(struct harness *h, unsigned n, const char *batond,
         size_t off = 0;
 
         memset(h, 0, sizeof *h);
+        h->block_lock = -1;
+        if (tmp == NULL || tmp[0] == '\0') {
+                tmp = "/tmp";
+        }
         if (n < 1 || n > HARNESS_MAX_NODES) {
                 set_err(h, "bad cluster size %u", n);
                 return -1;
@@ -369,16 +436,28 @@ int harness_start(struct harness *h, unsigned n, const char *batond,
         if (base_port <= 0) {
                 base_port = 17000 + 100 * (int)(getpid() % 50);
         }
-        /* Each cluster of this run takes the next block of 10 ports; a
-         * block someone else listens on is skipped. */
+        /* Each cluster of this run takes the next block of ports; a block
+         * another harness has claimed, or someone listens on, is skipped. */
         for (attempt = 0; attempt < 2 * PORT_BLOCKS && block < 0; attempt++) {
-                int b = base_port +
-                        10 * (int)((reg.clusters + attempt) % PORT_BLOCKS);
+                int b =
+                    base_port +
+                    BLOCK_PORTS * (int)((reg.clusters + attempt) % PORT_BLOCKS);
                 if (attempt >= PORT_BLOCKS) {
-                        b = 17000 + 10 * (int)(tclient_now_ns() % 1000);
+                        b = 17000 +
+                            BLOCK_PORTS * (int)(tclient_now_ns() % 1000);
                 }
-                if (b > 0 && b + 10 < 65536 && block_free(b, n)) {
+                if (b <= 0 || b + BLOCK_PORTS >= 65536) {
+                        continue;
+                }
+                h->block_lock = claim_block(b);
+                if (h->block_lock < 0) {
+                        continue;
+                }
+                if (block_free(b)) {
                         block = b;
+                } else {
+                        close(h->block_lock);
+                        h->block_lock = -1;
                 }
         }
         reg.clusters++;
@@ -387,29 +466,18 @@ int harness_start(struct harness *h, unsigned n, const char *batond,
                 return -1;
         }
         h->base_port = block;
-        snprintf(h->dir, sizeof h->dir, "%s/baton-it-%d-XXXXXX",
-                 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp", (int)getpid());
+        snprintf(h->dir, sizeof h->dir, "%s/baton-it-%d-XXXXXX", tmp,
+                 (int)getpid());
         if (mkdtemp(h->dir) == NULL) {
                 set_err(h, "mkdtemp: %s", strerror(errno));
                 return -1;
         }
         reg_dir(h->dir, true);
         for (i = 0; i < n; i++) {
-                struct harness_node *nd = &h->nodes[i];
-                nd->id = i + 1;
-                snprintf(nd->raft_address, sizeof nd->raft_address,
-                         "127.0.0.1:%d", block + (int)i);
-                snprintf(nd->client_address, sizeof nd->client_address,
-                         "127.0.0.1:%d", block + 5 + (int)i);
-                snprintf(nd->data_dir, sizeof nd->data_dir, "%s/n%u", h->dir,
-                         nd->id);
-                snprintf(nd->apply_log, sizeof nd->apply_log, "%s/apply%u.log",
-                         h->dir, nd->id);
-                snprintf(nd->log_path, sizeof nd->log_path, "%s/n%u.log",
-                         h->dir, nd->id);
-                off += (size_t)snprintf(h->endpoints + off,
-                                        sizeof h->endpoints - off, "%s%s",
-                                        i > 0 ? "," : "", nd->client_address);
+                node_setup(h, i);
+                off += (size_t)snprintf(
+                    h->endpoints + off, sizeof h->endpoints - off, "%s%s",
+                    i > 0 ? "," : "", h->nodes[i].client_address);
         }
         for (i = 0; i < n; i++) {
                 if (spawn(h, &h->nodes[i]) != 0) {
@@ -496,12 +564,23 @@ void harness_close(struct harness *h)
                 }
                 reg_dir(h->dir, false);
         }
+        if (h->block_lock >= 0) {
+                close(h->block_lock); /* the block is free for others */
+                h->block_lock = -1;
+        }
         fflush(stdout);
         h->n = 0;
 }
 
 /* --- Faults ----------------------------------------------------------------
  */
+
+static void poll_pause(void)
+{
+        struct timespec ts = {0, POLL_MS * 1000000};
+
+        nanosleep(&ts, NULL);
+}
 
 static struct harness_node *node_of(struct harness *h, unsigned id)
 {
@@ -579,6 +658,11 @@ int harness_restart(struct harness *h, unsigned id)
         return spawn(h, nd);
 }
 
+static int exit_code(int st)
+{
+        return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
 unsigned harness_reap(struct harness *h)
 {
         unsigned i, n = 0;
@@ -587,6 +671,11 @@ unsigned harness_reap(struct harness *h)
         for (i = 0; i < h->n; i++) {
                 struct harness_node *nd = &h->nodes[i];
                 if (nd->pid > 0 && waitpid(nd->pid, &st, WNOHANG) == nd->pid) {
+                        if (nd->stopping) {
+                                nd->exit_status = exit_code(st);
+                                reaped(nd);
+                                continue;
+                        }
                         printf("# node %u (pid %d) exited unexpectedly: %s "
                                "%d\n",
                                nd->id, (int)nd->pid,
@@ -603,6 +692,244 @@ unsigned harness_reap(struct harness *h)
         return n;
 }
 
+int harness_set_flags(struct harness *h, unsigned id, const char *const *flags,
+                      unsigned n)
+{
+        struct harness_node *nd = node_of(h, id);
+        unsigned i;
+
+        if (nd == NULL) {
+                return -1;
+        }
+        if (n > HARNESS_MAX_FLAGS) {
+                set_err(h, "%u flags: at most %d", n, HARNESS_MAX_FLAGS);
+                return -1;
+        }
+        for (i = 0; i < n; i++) {
+                if (strlen(flags[i]) >= HARNESS_FLAG_MAX) {
+                        set_err(h, "flag %s too long", flags[i]);
+                        return -1;
+                }
+                snprintf(nd->flags[i], sizeof nd->flags[i], "%s", flags[i]);
+        }
+        nd->n_flags = n;
+        return 0;
+}
+
+int harness_term(struct harness *h, unsigned id, int64_t *when_ns)
+{
+        struct harness_node *nd = node_of(h, id);
+
+        if (nd == NULL || nd->pid <= 0) {
+                set_err(h, "node %u is not running", id);
+                return -1;
+        }
+        if (nd->paused) {
+                kill(nd->pid, SIGCONT);
+                nd->paused = false;
+        }
+        nd->stopping = true;
+        if (when_ns != NULL) {
+                *when_ns = tclient_now_ns();
+        }
+        kill(nd->pid, SIGTERM);
+        return 0;
+}
+
+int harness_wait_exit(struct harness *h, unsigned id, int timeout_ms,
+                      int *status)
+{
+        struct harness_node *nd = node_of(h, id);
+        int64_t deadline = tclient_now_ms() + timeout_ms;
+        int st;
+
+        if (nd == NULL) {
+                return -1;
+        }
+        while (nd->pid > 0) {
+                pid_t r = waitpid(nd->pid, &st, WNOHANG);
+                if (r == nd->pid) {
+                        nd->exit_status = exit_code(st);
+                        reaped(nd);
+                        break;
+                }
+                if (tclient_now_ms() >= deadline) {
+                        set_err(h,
+                                "node %u (pid %d) still runs %d ms after "
+                                "SIGTERM",
+                                id, (int)nd->pid, timeout_ms);
+                        return -1;
+                }
+                poll_pause();
+        }
+        if (status != NULL) {
+                *status = nd->exit_status;
+        }
+        return 0;
+}
+
+int harness_add_node(struct harness *h, unsigned *id)
+{
+        struct harness_node *nd;
+        unsigned i = h->n;
+
+        if (i >= HARNESS_MAX_NODES) {
+                set_err(h, "the cluster has %u nodes: no room for another", i);
+                return -1;
+        }
+        node_setup(h, i);
+        nd = &h->nodes[i];
+        if (!port_free(h->base_port + RAFT_PORT + (int)i) ||
+            !port_free(h->base_port + CLIENT_PORT + (int)i) ||
+            !port_free(h->base_port + METRICS_PORT + (int)i)) {
+                set_err(h, "the ports of node %u are taken", nd->id);
+                return -1;
+        }
+        nd->join = true;
+        h->n++;
+        if (spawn(h, nd) != 0) {
+                h->n--;
+                return -1;
+        }
+        if (id != NULL) {
+                *id = nd->id;
+        }
+        return 0;
+}
+
+long harness_rss_kib(const struct harness *h, unsigned id)
+{
+        char path[64], line[256];
+        long kib = -1;
+        FILE *f;
+
+        if (id < 1 || id > h->n || h->nodes[id - 1].pid <= 0) {
+                return -1;
+        }
+        snprintf(path, sizeof path, "/proc/%d/status",
+                 (int)h->nodes[id - 1].pid);
+        f = fopen(path, "r");
+        if (f == NULL) {
+                return -1;
+        }
+        while (fgets(line, sizeof line, f) != NULL) {
+                if (strncmp(line, "VmRSS:", 6) == 0) {
+                        kib = strtol(line + 6, NULL, 10);
+                        break;
+                }
+        }
+        fclose(f);
+        return kib;
+}
+
+/* Connect to "a.b.c.d:port" (blocking, on loopback). */
+static int http_connect(struct harness *h, const char *address, int timeout_ms)
+{
+        struct sockaddr_in sa;
+        struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+        const char *colon = strrchr(address, ':');
+        char host[HARNESS_ADDR_MAX];
+        int fd;
+
+        if (colon == NULL || (size_t)(colon - address) >= sizeof host) {
+                set_err(h, "bad address %s", address);
+                return -1;
+        }
+        memcpy(host, address, (size_t)(colon - address));
+        host[colon - address] = '\0';
+        memset(&sa, 0, sizeof sa);
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons((uint16_t)atoi(colon + 1));
+        if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+                set_err(h, "bad address %s", address);
+                return -1;
+        }
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+                set_err(h, "socket: %s", strerror(errno));
+                return -1;
+        }
+        /* Every later send and recv gives up after the timeout. */
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+                set_err(h, "connect %s: %s", address, strerror(errno));
+                close(fd);
+                return -1;
+        }
+        return fd;
+}
+
+long harness_metrics(struct harness *h, unsigned id, char *buf, size_t cap,
+                     int timeout_ms)
+{
+        static const char req[] = "GET /metrics HTTP/1.0\r\n"
+                                  "Host: baton\r\n\r\n";
+        const char *address = harness_metrics_address(h, id);
+        int64_t deadline = tclient_now_ms() + timeout_ms;
+        char *reply, *body;
+        size_t len = 0;
+        int fd;
+
+        if (address[0] == '\0' || cap == 0) {
+                set_err(h, "node %u has no metrics address", id);
+                return -1;
+        }
+        fd = http_connect(h, address, timeout_ms);
+        if (fd < 0) {
+                return -1;
+        }
+        reply = malloc(HTTP_MAX + 1);
+        if (reply == NULL || send(fd, req, sizeof req - 1, MSG_NOSIGNAL) !=
+                                 (ssize_t)(sizeof req - 1)) {
+                set_err(h, "metrics of node %u: send failed", id);
+                goto fail;
+        }
+        for (;;) {
+                ssize_t n;
+                if (tclient_now_ms() >= deadline) {
+                        set_err(h, "metrics of node %u: no end within %d ms",
+                                id, timeout_ms);
+                        goto fail;
+                }
+                n = recv(fd, reply + len, HTTP_MAX - len, 0);
+                if (n == 0) {
+                        break;
+                }
+                if (n < 0 && errno == EINTR && tclient_now_ms() < deadline) {
+                        continue;
+                }
+                if (n < 0 || len + (size_t)n >= HTTP_MAX) {
+                        set_err(h, "metrics of node %u: %s after %zu bytes", id,
+                                n < 0 ? strerror(errno) : "too long", len);
+                        goto fail;
+                }
+                len += (size_t)n;
+        }
+        reply[len] = '\0';
+        body = strstr(reply, "\r\n\r\n");
+        if (strncmp(reply, "HTTP/1.", 7) != 0 || strlen(reply) != len ||
+            body == NULL || strncmp(reply + 8, " 200 ", 5) != 0) {
+                set_err(h, "metrics of node %u: bad reply: %.80s", id, reply);
+                goto fail;
+        }
+        body += 4;
+        len -= (size_t)(body - reply);
+        if (len >= cap) {
+                set_err(h, "metrics of node %u: %zu bytes do not fit", id, len);
+                goto fail;
+        }
+        memcpy(buf, body, len + 1);
+        free(reply);
+        close(fd);
+        return (long)len;
+
+fail:
+        free(reply);
+        close(fd);
+        return -1;
+}
+
 /* --- Watching --------------------------------------------------------------
  */
 
@@ -611,17 +938,15 @@ const char *harness_client_address(const struct harness *h, unsigned id)
         return id >= 1 && id <= h->n ? h->nodes[id - 1].client_address : "";
 }
 
+const char *harness_metrics_address(const struct harness *h, unsigned id)
+{
+        return id >= 1 && id <= h->n ? h->nodes[id - 1].metrics_address : "";
+}
+
 bool harness_running(const struct harness *h, unsigned id)
 {
         return id >= 1 && id <= h->n && h->nodes[id - 1].pid > 0 &&
-               !h->nodes[id - 1].paused;
-}
-
-static void poll_pause(void)
-{
-        struct timespec ts = {0, POLL_MS * 1000000};
-
-        nanosleep(&ts, NULL);
+               !h->nodes[id - 1].paused && !h->nodes[id - 1].stopping;
 }
 
 /* The running node that claims leadership in the highest term, or 0. */

@@ -8,16 +8,25 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HARNESS_MAX_NODES 5
+#define HARNESS_MAX_NODES 6 /* a cluster of 5 and a node joining it */
 #define HARNESS_ADDR_MAX  32
+#define HARNESS_MAX_FLAGS 4
+#define HARNESS_FLAG_MAX  64
 
 struct harness_node {
-        unsigned id; /* 1..n */
-        pid_t pid;   /* 0: not running */
-        bool paused; /* SIGSTOPped */
+        unsigned id;     /* 1..n */
+        pid_t pid;       /* 0: not running */
+        bool paused;     /* SIGSTOPped */
+        bool stopping;   /* sent SIGTERM: its exit is expected */
+        bool join;       /* started with --join true (harness_add_node) */
+        int exit_status; /* of the last expected exit: code, or 128 + signal */
         unsigned starts;
         char raft_address[HARNESS_ADDR_MAX];
         char client_address[HARNESS_ADDR_MAX];
+        char metrics_address[HARNESS_ADDR_MAX];
+        /* Extra flags of its next starts (harness_set_flags). */
+        char flags[HARNESS_MAX_FLAGS][HARNESS_FLAG_MAX];
+        unsigned n_flags;
         char data_dir[PATH_MAX];
         char apply_log[PATH_MAX];
         char log_path[PATH_MAX];
@@ -26,6 +35,7 @@ struct harness_node {
 struct harness {
         unsigned n;
         int base_port;
+        int block_lock;        /* fd holding flock() on the block's lock file */
         char dir[256];         /* per-run temp dir under /tmp */
         char batond[PATH_MAX]; /* the binary we run */
         char endpoints[HARNESS_MAX_NODES * HARNESS_ADDR_MAX];
@@ -49,8 +59,13 @@ void harness_setup_process(unsigned watchdog_s);
  * $BATOND, ./batond, then next to the test binary `argv0`) on free ports
  * from `base_port` (<= 0: $BATON_TEST_BASE_PORT or 17000 + 100 * (pid %
  * 50)), with data dirs, apply logs and logs in a fresh temp dir under
- * $BATON_TEST_TMPDIR or /tmp. Does not wait for a leader. 0, or -1 with
- * h->errmsg.
+ * $BATON_TEST_TMPDIR or /tmp. Each cluster takes a block of 20 ports:
+ * raft addresses at block + 0.., client addresses at block + 6.. and
+ * metrics addresses (every node serves metrics) at block + 12.., room
+ * for HARNESS_MAX_NODES nodes. The block stays ours until harness_close()
+ * (a flock() on /tmp/baton-it-ports-BLOCK.lock), so that a run in
+ * another build dir cannot take a port of a node we have stopped for a
+ * while. Does not wait for a leader. 0, or -1 with h->errmsg.
  */
 int harness_start(struct harness *h, unsigned n, const char *batond,
                   const char *argv0, int base_port);
@@ -90,8 +105,56 @@ int harness_resume(struct harness *h, unsigned id);
 /* Start node `id` again on its data dir (it must not be running). */
 int harness_restart(struct harness *h, unsigned id);
 
+/*
+ * Extra command-line flags (copied, at most HARNESS_MAX_FLAGS of
+ * HARNESS_FLAG_MAX - 1 bytes each) for node `id` from its next start on;
+ * n = 0 clears them. 0, or -1 with h->errmsg.
+ */
+int harness_set_flags(struct harness *h, unsigned id, const char *const *flags,
+                      unsigned n);
+
+/*
+ * SIGTERM node `id` (SIGCONT first if paused): from now on its exit is
+ * expected, it is no longer "running" for the harness and is never taken
+ * for the leader. `*when_ns` (may be NULL) gets the CLOCK_MONOTONIC time
+ * just before kill().
+ */
+int harness_term(struct harness *h, unsigned id, int64_t *when_ns);
+
+/*
+ * Wait up to timeout_ms for node `id`, sent SIGTERM by harness_term(), to
+ * exit, and reap it. 0 with `*status` (may be NULL) = its exit code, or
+ * 128 + the signal that ended it; -1 with h->errmsg when it is still
+ * running (it is left so: harness_stop() will SIGKILL it).
+ */
+int harness_wait_exit(struct harness *h, unsigned id, int timeout_ms,
+                      int *status);
+
+/*
+ * Start one more node, id h->n + 1, on the block's next ports, with an
+ * empty data dir and --join true; its --member lines name every node so
+ * far and itself. It is not a member until the leader is sent MEMBER_ADD;
+ * until then it is not healthy in harness_wait_healthy()'s sense, so do
+ * not wait for that meanwhile. 0 with `*id`, or -1 with h->errmsg.
+ */
+int harness_add_node(struct harness *h, unsigned *id);
+
+/*
+ * GET /metrics from node `id`'s metrics address over a plain socket
+ * (HTTP/1.0, read to EOF). The body, NUL-terminated, goes to `buf`.
+ * Returns its length, or -1 with h->errmsg (no answer within timeout_ms,
+ * a status other than 200, or a reply that does not fit).
+ */
+long harness_metrics(struct harness *h, unsigned id, char *buf, size_t cap,
+                     int timeout_ms);
+
+/* VmRSS of node `id` in KiB, from /proc/PID/status; -1 if unknown. */
+long harness_rss_kib(const struct harness *h, unsigned id);
+
 /* Reap nodes that exited without being told to; each one counts in
- * h->unexpected_exits and is reported on stdout as a TAP comment. */
+ * h->unexpected_exits and is reported on stdout as a TAP comment. Nodes
+ * sent SIGTERM by harness_term() are reaped quietly, their exit status
+ * kept. */
 unsigned harness_reap(struct harness *h);
 
 /*
@@ -120,7 +183,10 @@ unsigned harness_scan_logs(struct harness *h, char *first, size_t cap);
 /* The client address of node `id` ("" when out of range). */
 const char *harness_client_address(const struct harness *h, unsigned id);
 
-/* Whether node `id` runs and is not paused. */
+/* The metrics address of node `id` ("" when out of range). */
+const char *harness_metrics_address(const struct harness *h, unsigned id);
+
+/* Whether node `id` runs, is not paused and was not told to stop. */
 bool harness_running(const struct harness *h, unsigned id);
 
 #endif /* TESTS_INTEGRATION_HARNESS_H */

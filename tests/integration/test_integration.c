@@ -22,6 +22,12 @@
  * one. After every scenario the nodes' apply logs must agree on every index
  * they both applied (CHAOS.md S9) and no node may have exited on its own.
  *
+ * Every node serves metrics (the harness gives each a metrics address). The
+ * membership scenario leaves the node it added and removed behind as a
+ * stopped node n + 1 of the harness, so S9 keeps comparing its apply log;
+ * the connection-limit scenario restarts a follower with
+ * --max-connections 2 and then without.
+ *
  * Waits are bounded polls (STATUS, QUERY) or client deadlines, never bare
  * sleeps. TTLs are short but never below the server's minimum (2 x the
  * default 300 ms election timeout). A watchdog (BATON_TEST_WATCHDOG
@@ -30,7 +36,8 @@
  *
  * Environment: BATOND (the binary; default ./batond), BATON_TEST_BASE_PORT
  * (default 17000 + 100 * (pid % 50); each cluster of a run takes the next
- * free block of 10 ports), BATON_TEST_TMPDIR (default /tmp).
+ * free block of 20 ports that no other run has claimed), BATON_TEST_TMPDIR
+ * (default /tmp).
  *
  * --failover-rounds N kills the serving leader N times (restarting it on
  * its data dir and waiting for every node to catch up between rounds) and
@@ -45,6 +52,7 @@
 #define MIN_TTL_MS 600   /* 2 x election-timeout-ms (300) */
 #define MAX_TTL_MS 3600000
 #define WATCHDOG_S 170
+#define ROLE_VOTER 1 /* a member's role in STATUS: raft's RAFT_VOTER */
 
 struct run {
         unsigned tap;    /* TAP test number */
@@ -1375,6 +1383,933 @@ static void sc_concurrent(struct ctx *x)
                x->h.errmsg);
 }
 
+/* --- Membership, SIGTERM, deadlines, metrics, limits -------------------------
+ */
+
+/* Whether node `id`'s log has a line containing `text`. */
+static bool log_has(struct ctx *x, unsigned id, const char *text)
+{
+        char line[1024];
+        bool found = false;
+        FILE *f = fopen(x->h.nodes[id - 1].log_path, "r");
+
+        while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+                found = strstr(line, text) != NULL;
+        }
+        if (f != NULL) {
+                fclose(f);
+        }
+        return found;
+}
+
+static const struct tclient_member *member_of(const struct tclient_status *st,
+                                              uint64_t id)
+{
+        unsigned i;
+
+        for (i = 0; i < st->n_members; i++) {
+                if (st->members[i].id == id) {
+                        return &st->members[i];
+                }
+        }
+        return NULL;
+}
+
+/*
+ * Whether node `id`'s STATUS lists exactly `want` members, `absent` (0:
+ * none) not among them, each a voter with the addresses the harness gave
+ * it, and follows `leader`. Says why not in `why`.
+ */
+static bool members_ok(struct ctx *x, unsigned id, unsigned want,
+                       unsigned absent, unsigned leader, char *why, size_t cap)
+{
+        struct tclient_status st;
+        unsigned i;
+        int rv =
+            tclient_status_of(harness_client_address(&x->h, id), OP_MS, &st);
+
+        if (rv != 0) {
+                snprintf(why, cap, "STATUS of node %u: %d", id, rv);
+                return false;
+        }
+        if (st.n_members != want || st.leader_id != leader) {
+                snprintf(why, cap,
+                         "node %u lists %u members (expected %u), leader "
+                         "%" PRIu64 " (expected %u)",
+                         id, st.n_members, want, st.leader_id, leader);
+                return false;
+        }
+        if (absent != 0 && member_of(&st, absent) != NULL) {
+                snprintf(why, cap, "node %u still lists node %u", id, absent);
+                return false;
+        }
+        for (i = 0; i < st.n_members; i++) {
+                const struct tclient_member *m = &st.members[i];
+                const struct harness_node *nd;
+                if (m->id < 1 || m->id > x->h.n) {
+                        snprintf(why, cap,
+                                 "node %u lists unknown member %" PRIu64, id,
+                                 m->id);
+                        return false;
+                }
+                nd = &x->h.nodes[m->id - 1];
+                /* The client addresses of members added later are in the
+                 * replicated directory only: the bootstrap members' config
+                 * does not name them. */
+                if (m->role != ROLE_VOTER ||
+                    strcmp(m->raft_address, nd->raft_address) != 0 ||
+                    strcmp(m->client_address, nd->client_address) != 0) {
+                        snprintf(why, cap,
+                                 "node %u lists member %" PRIu64
+                                 " as role %u, raft %s, client %s; expected "
+                                 "voter (%d), %s, %s",
+                                 id, m->id, m->role, m->raft_address,
+                                 m->client_address, ROLE_VOTER,
+                                 nd->raft_address, nd->client_address);
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* Poll every running node until members_ok() holds on each. */
+static bool await_members(struct ctx *x, unsigned want, unsigned absent,
+                          unsigned leader, int line)
+{
+        int64_t deadline = tclient_now_ms() + HEALTHY_MS;
+        char why[512] = "";
+        unsigned i;
+        bool ok;
+
+        do {
+                ok = true;
+                for (i = 1; i <= x->h.n && ok; i++) {
+                        if (harness_running(&x->h, i)) {
+                                ok = members_ok(x, i, want, absent, leader, why,
+                                                sizeof why);
+                        }
+                }
+                if (ok) {
+                        return true;
+                }
+                poll_pause();
+        } while (tclient_now_ms() < deadline);
+        fail_at(x, line, "membership: %s", why);
+        return false;
+}
+
+#define MEMBERS(x, want, absent, leader)                                       \
+        do {                                                                   \
+                if (!await_members(x, want, absent, leader, __LINE__)) {       \
+                        return;                                                \
+                }                                                              \
+        } while (0)
+
+/* A node joins the running cluster, learns the member directory from the
+ * log, sends clients to the leader, and leaves again. */
+static void sc_membership(struct ctx *x)
+{
+        struct tclient a, raw, via, adm;
+        struct tclient_result res;
+        struct tclient_status st;
+        const struct harness_node *nd;
+        uint8_t f[PROTO_HEADER_SIZE + 256];
+        char name[64];
+        uint64_t t1;
+        unsigned leader, follower, nid;
+        int64_t t0;
+        size_t len;
+        int rv, status;
+
+        lock_name(x, name, sizeof name, "member");
+        OPEN(x, &a, TTL_MS);
+        GRANT(x, t1, &a, name);
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        follower = a_follower(x, leader);
+
+        /* Only the leader changes the membership. */
+        EXPECT(x, tclient_init(&raw, x->h.endpoints) == 0, "tclient_init");
+        EXPECT(x,
+               tclient_connect(&raw, harness_client_address(&x->h, follower),
+                               OP_MS) == 0,
+               "connect to follower %u: %s", follower, raw.errmsg);
+        len = proto_write_member_add(f, sizeof f, 301, x->h.n + 1,
+                                     "127.0.0.1:1", "127.0.0.1:2");
+        if (!redirected(x, &raw, f, len, 301, leader, "MEMBER_ADD", __LINE__)) {
+                return;
+        }
+        len = proto_write_id(f, sizeof f, 302, PROTO_MEMBER_REMOVE, follower);
+        if (!redirected(x, &raw, f, len, 302, leader, "MEMBER_REMOVE",
+                        __LINE__)) {
+                return;
+        }
+        tclient_close(&raw);
+
+        EXPECT(x, harness_add_node(&x->h, &nid) == 0, "start a node: %s",
+               x->h.errmsg);
+        nd = &x->h.nodes[nid - 1];
+        printf("# node %u started with --join true: raft %s, clients %s\n", nid,
+               nd->raft_address, nd->client_address);
+        /* As an operator would: add it once it is up. */
+        t0 = tclient_now_ms();
+        do {
+                rv = tclient_status_of(nd->client_address, OP_MS, &st);
+                if (rv != 0) {
+                        poll_pause();
+                }
+        } while (rv != 0 && tclient_now_ms() < t0 + HEALTHY_MS);
+        EXPECT(x, rv == 0 && st.id == nid && st.leader_id == 0,
+               "the joining node %u: STATUS %d, id %" PRIu64
+               ", leader %" PRIu64,
+               nid, rv, st.id, st.leader_id);
+        EXPECT(x, tclient_init(&adm, x->h.endpoints) == 0, "tclient_init");
+        t0 = tclient_now_ms();
+        rv = tclient_member_add(&adm, nid, nd->raft_address, nd->client_address,
+                                HEALTHY_MS);
+        EXPECT(x, rv == 0, "MEMBER_ADD of node %u: %d (%s)", nid, rv,
+               adm.errmsg);
+        printf("# MEMBER_ADD of node %u answered by %s in %" PRId64 " ms\n",
+               nid, adm.peer, tclient_now_ms() - t0);
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0,
+               "after MEMBER_ADD: %s", x->h.errmsg);
+        MEMBERS(x, x->n + 1, 0, leader);
+
+        /* The new node sends clients to the leader's client address (its
+         * directory, replicated from the log, and its --member lines
+         * agree; the old members know the new one's from the directory
+         * alone, as MEMBERS checked)... */
+        EXPECT(x, tclient_init(&raw, nd->client_address) == 0, "tclient_init");
+        EXPECT(x, tclient_connect(&raw, nd->client_address, OP_MS) == 0,
+               "connect to node %u: %s", nid, raw.errmsg);
+        len = proto_write_query(f, sizeof f, 303, name, strlen(name));
+        if (!redirected(x, &raw, f, len, 303, leader, "QUERY", __LINE__)) {
+                return;
+        }
+        tclient_close(&raw);
+        /* ... and a client that knows only the new node finds the lock
+         * taken before it joined. */
+        EXPECT(x, tclient_init(&via, nd->client_address) == 0, "tclient_init");
+        rv = tclient_query(&via, name, OP_MS, &res);
+        EXPECT(x,
+               rv == 0 && res.kind == LOCKFSM_HOLDER &&
+                   res.session == a.session && res.token == t1 &&
+                   via.redirects >= 1 &&
+                   strcmp(via.peer, harness_client_address(&x->h, leader)) == 0,
+               "QUERY through node %u: %d %s, %lu redirects, served by %s", nid,
+               rv, rs(x, &res), via.redirects, via.peer);
+        tclient_close(&via);
+
+        rv = tclient_member_remove(&adm, nid, HEALTHY_MS);
+        EXPECT(x, rv == 0, "MEMBER_REMOVE of node %u: %d (%s)", nid, rv,
+               adm.errmsg);
+        tclient_close(&adm);
+        EXPECT(x, harness_term(&x->h, nid, NULL) == 0, "%s", x->h.errmsg);
+        EXPECT(x, harness_wait_exit(&x->h, nid, HEALTHY_MS, &status) == 0, "%s",
+               x->h.errmsg);
+        EXPECT(x, status == 0, "removed node %u exited with %d on SIGTERM", nid,
+               status);
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0,
+               "after MEMBER_REMOVE: %s", x->h.errmsg);
+        MEMBERS(x, x->n, nid, leader);
+
+        KEEPALIVE(x, &a);
+        HOLDS(x, &a, name, a.session, t1, 0);
+        RELEASE(x, &a, name, t1);
+        tclient_close(&a);
+}
+
+/* SIGTERM makes the leader hand leadership over before it exits: the
+ * cluster does not wait for an election timeout. */
+static void sc_term_leader(struct ctx *x)
+{
+        struct tclient a;
+        struct tclient_result res;
+        char name[64];
+        uint64_t t1, t2;
+        unsigned old, leader;
+        int64_t t0, served_ns;
+        int rv, status;
+
+        lock_name(x, name, sizeof name, "sigterm");
+        OPEN(x, &a, TTL_MS);
+        GRANT(x, t1, &a, name);
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &old) == 0, "%s",
+               x->h.errmsg);
+        EXPECT(x, harness_term(&x->h, old, &t0) == 0, "%s", x->h.errmsg);
+        EXPECT(x, harness_wait_leader(&x->h, HEALTHY_MS, &leader) == 0,
+               "after SIGTERM of leader %u: %s", old, x->h.errmsg);
+        served_ns = tclient_now_ns() - t0;
+        EXPECT(x, harness_wait_exit(&x->h, old, HEALTHY_MS, &status) == 0, "%s",
+               x->h.errmsg);
+        printf("# SIGTERM of leader %u: node %u served %.1f ms later; the "
+               "old leader was gone after %.1f ms (election timeout 300 ms)\n",
+               old, leader, (double)served_ns / 1e6,
+               (double)(tclient_now_ns() - t0) / 1e6);
+        EXPECT(x, status == 0, "leader %u exited with %d on SIGTERM", old,
+               status);
+        EXPECT(x, log_has(x, old, "transferring leadership"),
+               "leader %u did not log a leadership transfer on SIGTERM", old);
+        KEEPALIVE(x, &a);
+        HOLDS(x, &a, name, a.session, t1, 0);
+        rv = tclient_check(&a, name, t1, OP_MS, &res);
+        EXPECT(x, rv == 0 && res.kind == LOCKFSM_CURRENT && res.token == t1,
+               "CHECK after the handover: %d %s", rv, rs(x, &res));
+        RELEASE(x, &a, name, t1);
+        GRANT(x, t2, &a, name);
+        EXPECT(x, t2 > t1, "token %" PRIu64 " after the handover <= %" PRIu64,
+               t2, t1);
+        RELEASE(x, &a, name, t2);
+        tclient_close(&a);
+        RESTART(x, old);
+}
+
+/* A waiter whose wait_ms runs out is answered ETIMEDOUT, is not granted
+ * the lock later, and a retry of the same seq gets the same answer. */
+static void sc_wait_deadline(struct ctx *x)
+{
+        enum { WAIT_MS = 800 };
+        struct tclient a, b;
+        struct tclient_result res;
+        struct command k;
+        char name[64];
+        uint64_t t1, t2, seq;
+        int64_t t0, elapsed;
+        int rv;
+
+        lock_name(x, name, sizeof name, "deadline");
+        OPEN(x, &a, TTL_MS);
+        OPEN(x, &b, TTL_MS);
+        GRANT(x, t1, &a, name);
+        t0 = tclient_now_ms();
+        START_WAIT(x, &b, name, WAIT_MS, &seq);
+        WAITERS(x, &a, name, 1);
+        rv = tclient_finish(&b, OP_MS, &res);
+        elapsed = tclient_now_ms() - t0;
+        EXPECT(x,
+               rv == BATON_ETIMEDOUT && res.session == b.session &&
+                   res.token == 0,
+               "ACQUIRE with wait_ms %d of a held lock: %d %s, expected "
+               "ETIMEDOUT (%d)",
+               WAIT_MS, rv, rs(x, &res), BATON_ETIMEDOUT);
+        /* The leader dates the wait from when it applied the ACQUIRE,
+         * after we sent it (its clock has millisecond steps). */
+        EXPECT(x, elapsed >= WAIT_MS - 2,
+               "ETIMEDOUT after %" PRId64 " ms, before the %d ms wait", elapsed,
+               WAIT_MS);
+        printf("# ACQUIRE seq %" PRIu64 " with wait_ms %d: ETIMEDOUT after "
+               "%" PRId64 " ms\n",
+               seq, WAIT_MS, elapsed);
+        HOLDS(x, &a, name, a.session, t1, 0);
+        RELEASE(x, &a, name, t1);
+        FREE(x, &a, name);
+
+        /* The same seq again: the remembered outcome, not a new wait (and
+         * not the free lock). */
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_ACQUIRE;
+        k.owner = 1;
+        k.wait_ms = WAIT_MS;
+        k.name = name;
+        k.name_len = (uint8_t)strlen(name);
+        k.seq = seq;
+        rv = tclient_command(&b, &k, OP_MS, &res);
+        EXPECT(x, rv == BATON_ETIMEDOUT,
+               "retried ACQUIRE seq %" PRIu64 ": %d %s, expected the "
+               "remembered ETIMEDOUT",
+               seq, rv, rs(x, &res));
+        FREE(x, &a, name);
+        GRANT(x, t2, &b, name);
+        RELEASE(x, &b, name, t2);
+        tclient_close(&a);
+        tclient_close(&b);
+}
+
+/* --- Prometheus text ---------------------------------------------------- */
+
+#define METRICS_MAX (256 * 1024)
+#define PROM_TYPES  128
+
+struct prom {
+        char types[PROM_TYPES][96]; /* "name kind" of each # TYPE */
+        unsigned n_types;
+        unsigned samples;
+};
+
+static bool prom_name(const char **p, bool colon)
+{
+        const char *s = *p;
+
+        if (!(**p == '_' || (**p >= 'a' && **p <= 'z') ||
+              (**p >= 'A' && **p <= 'Z') || (colon && **p == ':'))) {
+                return false;
+        }
+        while (**p == '_' || (**p >= 'a' && **p <= 'z') ||
+               (**p >= 'A' && **p <= 'Z') || (**p >= '0' && **p <= '9') ||
+               (colon && **p == ':')) {
+                (*p)++;
+        }
+        return *p > s;
+}
+
+static bool prom_number(const char **p)
+{
+        static const char *const words[] = {"+Inf", "-Inf", "NaN"};
+        unsigned i;
+        char *end;
+
+        for (i = 0; i < 3; i++) {
+                if (strncmp(*p, words[i], strlen(words[i])) == 0) {
+                        *p += strlen(words[i]);
+                        return true;
+                }
+        }
+        if (!((**p >= '0' && **p <= '9') || **p == '-' || **p == '+' ||
+              **p == '.')) {
+                return false;
+        }
+        strtod(*p, &end);
+        if (end == *p) {
+                return false;
+        }
+        *p = end;
+        return true;
+}
+
+/* The kind a # TYPE line gave the family of sample `name`, or NULL. */
+static const char *prom_kind(const struct prom *pr, const char *name,
+                             size_t len)
+{
+        static const char *const suffixes[] = {"", "_bucket", "_sum", "_count"};
+        unsigned i, k;
+
+        for (k = 0; k < 4; k++) {
+                size_t sl = strlen(suffixes[k]);
+                if (len <= sl ||
+                    memcmp(name + len - sl, suffixes[k], sl) != 0) {
+                        continue;
+                }
+                for (i = 0; i < pr->n_types; i++) {
+                        const char *t = pr->types[i];
+                        if (strncmp(t, name, len - sl) == 0 &&
+                            t[len - sl] == ' ' &&
+                            (k == 0 ||
+                             strcmp(t + len - sl + 1, "histogram") == 0 ||
+                             strcmp(t + len - sl + 1, "summary") == 0)) {
+                                return t + len - sl + 1;
+                        }
+                }
+        }
+        return NULL;
+}
+
+/* One line of the text format; false with `why`. */
+static bool prom_line(struct prom *pr, const char *l, char *why, size_t cap)
+{
+        const char *p = l, *name;
+        size_t len;
+
+        if (*p == '\0') {
+                return true;
+        }
+        if (*p == '#') {
+                if (strncmp(p, "# TYPE ", 7) == 0) {
+                        p += 7;
+                        name = p;
+                        if (!prom_name(&p, true) || *p != ' ' ||
+                            pr->n_types == PROM_TYPES) {
+                                snprintf(why, cap, "bad TYPE line: %.100s", l);
+                                return false;
+                        }
+                        if (strcmp(p + 1, "counter") != 0 &&
+                            strcmp(p + 1, "gauge") != 0 &&
+                            strcmp(p + 1, "histogram") != 0 &&
+                            strcmp(p + 1, "summary") != 0 &&
+                            strcmp(p + 1, "untyped") != 0) {
+                                snprintf(why, cap, "unknown type: %.100s", l);
+                                return false;
+                        }
+                        if (strlen(name) >= sizeof pr->types[0]) {
+                                snprintf(why, cap, "long TYPE line: %.100s", l);
+                                return false;
+                        }
+                        memcpy(pr->types[pr->n_types++], name,
+                               strlen(name) + 1);
+                } else if (strncmp(p, "# HELP ", 7) == 0) {
+                        p += 7;
+                        if (!prom_name(&p, true) || *p != ' ') {
+                                snprintf(why, cap, "bad HELP line: %.100s", l);
+                                return false;
+                        }
+                }
+                return true;
+        }
+        name = p;
+        if (!prom_name(&p, true)) {
+                snprintf(why, cap, "no metric name: %.100s", l);
+                return false;
+        }
+        len = (size_t)(p - name);
+        if (*p == '{') {
+                p++;
+                while (*p != '}') {
+                        if (!prom_name(&p, false) || *p++ != '=' ||
+                            *p++ != '"') {
+                                snprintf(why, cap, "bad label: %.100s", l);
+                                return false;
+                        }
+                        while (*p != '"' && *p != '\0') {
+                                if (*p == '\\' && p[1] != '\0') {
+                                        p++;
+                                }
+                                p++;
+                        }
+                        if (*p++ != '"' || (*p != ',' && *p != '}')) {
+                                snprintf(why, cap, "bad label value: %.100s",
+                                         l);
+                                return false;
+                        }
+                        if (*p == ',') {
+                                p++;
+                        }
+                }
+                p++;
+        }
+        if (*p++ != ' ' || !prom_number(&p)) {
+                snprintf(why, cap, "no value: %.100s", l);
+                return false;
+        }
+        if (*p == ' ') { /* an optional timestamp */
+                p++;
+                if (*p == '-') {
+                        p++;
+                }
+                while (*p >= '0' && *p <= '9') {
+                        p++;
+                }
+        }
+        if (*p != '\0') {
+                snprintf(why, cap, "trailing text: %.100s", l);
+                return false;
+        }
+        if (prom_kind(pr, name, len) == NULL) {
+                snprintf(why, cap, "sample without a # TYPE: %.100s", l);
+                return false;
+        }
+        pr->samples++;
+        return true;
+}
+
+/* Whether `text` is valid Prometheus text exposition; `*samples` counts. */
+static bool prom_valid(const char *text, unsigned *samples, char *why,
+                       size_t cap)
+{
+        struct prom *pr = calloc(1, sizeof *pr);
+        char line[1024];
+        const char *p = text;
+        bool ok = pr != NULL;
+
+        while (ok && *p != '\0') {
+                const char *nl = strchr(p, '\n');
+                size_t len;
+                if (nl == NULL) {
+                        snprintf(why, cap, "the last line has no newline");
+                        ok = false;
+                        break;
+                }
+                len = (size_t)(nl - p);
+                if (len >= sizeof line) {
+                        snprintf(why, cap, "a line of %zu bytes", len);
+                        ok = false;
+                        break;
+                }
+                memcpy(line, p, len);
+                line[len] = '\0';
+                ok = prom_line(pr, line, why, cap);
+                p = nl + 1;
+        }
+        if (ok && pr->samples == 0) {
+                snprintf(why, cap, "no samples");
+                ok = false;
+        }
+        *samples = pr != NULL ? pr->samples : 0;
+        free(pr);
+        return ok;
+}
+
+/* The value of the sample written exactly `series` ("name" or
+ * "name{labels}"). */
+static bool prom_value(const char *text, const char *series, double *v)
+{
+        size_t len = strlen(series);
+        const char *p = text;
+
+        while (p != NULL && *p != '\0') {
+                if (strncmp(p, series, len) == 0 && p[len] == ' ') {
+                        *v = strtod(p + len + 1, NULL);
+                        return true;
+                }
+                p = strchr(p, '\n');
+                if (p != NULL) {
+                        p++;
+                }
+        }
+        return false;
+}
+
+/* Fetch node `id`'s metrics, check the format, and read one value. */
+static bool scrape(struct ctx *x, unsigned id, char *text, const char *series,
+                   double *v, int line)
+{
+        char why[256];
+        unsigned samples;
+        long len = harness_metrics(&x->h, id, text, METRICS_MAX, OP_MS);
+
+        if (len < 0) {
+                fail_at(x, line, "%s", x->h.errmsg);
+                return false;
+        }
+        if (!prom_valid(text, &samples, why, sizeof why)) {
+                fail_at(x, line,
+                        "node %u's metrics are not Prometheus text: %s", id,
+                        why);
+                return false;
+        }
+        if (!prom_value(text, series, v)) {
+                fail_at(x, line, "node %u's metrics have no %s", id, series);
+                return false;
+        }
+        return true;
+}
+
+#define SCRAPE(x, id, text, series, v)                                         \
+        do {                                                                   \
+                if (!scrape(x, id, text, series, v, __LINE__)) {               \
+                        free(text);                                            \
+                        return;                                                \
+                }                                                              \
+        } while (0)
+
+static void sc_metrics(struct ctx *x)
+{
+        static const char acquires[] = "baton_requests_total{type=\"acquire\"}";
+        struct tclient a;
+        char name[64];
+        char *text;
+        double v, before, after;
+        unsigned leader, i;
+        uint64_t t;
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        text = malloc(METRICS_MAX);
+        EXPECT(x, text != NULL, "out of memory");
+        for (i = 1; i <= x->n; i++) {
+                if (!harness_running(&x->h, i)) {
+                        continue;
+                }
+                SCRAPE(x, i, text, "baton_is_leader", &v);
+                if (v != (i == leader ? 1.0 : 0.0)) {
+                        fail_at(x, __LINE__,
+                                "node %u reports baton_is_leader %g; the "
+                                "leader is %u",
+                                i, v, leader);
+                        free(text);
+                        return;
+                }
+        }
+        SCRAPE(x, leader, text, acquires, &before);
+        lock_name(x, name, sizeof name, "metrics");
+        if (!client_open(x, &a, TTL_MS, __LINE__)) {
+                free(text);
+                return;
+        }
+        for (i = 0; i < 3; i++) {
+                t = granted(x, &a, name, 1000, __LINE__);
+                if (t == 0 || !released(x, &a, name, t, __LINE__)) {
+                        free(text);
+                        return;
+                }
+        }
+        tclient_close(&a);
+        SCRAPE(x, leader, text, acquires, &after);
+        printf("# leader %u: %s %g -> %g after 3 acquires\n", leader, acquires,
+               before, after);
+        if (after < before + 3) {
+                fail_at(x, __LINE__,
+                        "%s went from %g to %g over 3 acquires on leader %u",
+                        acquires, before, after, leader);
+        }
+        free(text);
+}
+
+/* A node over its connection limit refuses the next connection with an
+ * ERROR and closes it; the others carry on; a freed slot is usable. */
+static void sc_conn_limit(struct ctx *x)
+{
+        static const char *const limit[] = {"--max-connections", "2"};
+        struct tclient c1, c2, c3, c4;
+        struct proto_header h;
+        struct proto_string msg;
+        const uint8_t *body;
+        const char *addr;
+        uint8_t ping[PROTO_HEADER_SIZE];
+        unsigned leader, node, tries = 0;
+        int64_t deadline;
+        char *text;
+        double refused, open;
+        int rv, status;
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        node = a_follower(x, leader);
+        addr = harness_client_address(&x->h, node);
+        EXPECT(x, harness_term(&x->h, node, NULL) == 0, "%s", x->h.errmsg);
+        EXPECT(x, harness_wait_exit(&x->h, node, HEALTHY_MS, &status) == 0,
+               "%s", x->h.errmsg);
+        EXPECT(x, status == 0, "node %u exited with %d on SIGTERM", node,
+               status);
+        EXPECT(x, harness_set_flags(&x->h, node, limit, 2) == 0, "%s",
+               x->h.errmsg);
+        RESTART(x, node);
+        printf("# node %u restarted with --max-connections 2\n", node);
+
+        EXPECT(x, tclient_init(&c1, addr) == 0, "tclient_init");
+        EXPECT(x, tclient_init(&c2, addr) == 0, "tclient_init");
+        EXPECT(x, tclient_init(&c3, addr) == 0, "tclient_init");
+        EXPECT(x, tclient_init(&c4, addr) == 0, "tclient_init");
+        c1.try_ms = c2.try_ms = c4.try_ms = 0;
+        EXPECT(x, tclient_connect(&c1, addr, OP_MS) == 0, "%s", c1.errmsg);
+        rv = tclient_ping(&c1, OP_MS, NULL);
+        EXPECT(x, rv == 0, "PING on the first connection: %d (%s)", rv,
+               c1.errmsg);
+        EXPECT(x, tclient_connect(&c2, addr, OP_MS) == 0, "%s", c2.errmsg);
+        rv = tclient_ping(&c2, OP_MS, NULL);
+        EXPECT(x, rv == 0, "PING on the second connection: %d (%s)", rv,
+               c2.errmsg);
+
+        EXPECT(x, tclient_connect(&c3, addr, OP_MS) == 0, "%s", c3.errmsg);
+        rv = tclient_raw_recv(&c3, OP_MS, &h, &body);
+        EXPECT(x, rv == 0 && h.type == PROTO_ERROR && h.id == 0,
+               "third connection: %d %s id %" PRIu64
+               ", expected an ERROR frame with id 0",
+               rv, rv == 0 ? proto_type_name(h.type) : c3.errmsg,
+               rv == 0 ? h.id : 0);
+        EXPECT(x, proto_read_error(body, h.length, &status, &msg) == 0,
+               "the ERROR frame does not decode");
+        EXPECT(x, status == BATON_ETOOMANYCONNS,
+               "third connection: ERROR status %d, expected %d", status,
+               BATON_ETOOMANYCONNS);
+        EXPECT(x, tclient_wait_closed(&c3, OP_MS),
+               "the third connection stayed open after its ERROR");
+
+        rv = tclient_ping(&c1, OP_MS, NULL);
+        EXPECT(x, rv == 0, "first connection after the refusal: %d (%s)", rv,
+               c1.errmsg);
+        rv = tclient_ping(&c2, OP_MS, NULL);
+        EXPECT(x, rv == 0, "second connection after the refusal: %d (%s)", rv,
+               c2.errmsg);
+
+        /* Until the node has seen the first connection close, a new one
+         * may still be over the limit: retry for a while. */
+        tclient_disconnect(&c1);
+        header(ping, PROTO_VERSION, PROTO_PING, 0, 0, 401);
+        deadline = tclient_now_ms() + OP_MS;
+        for (;;) {
+                tries++;
+                rv = tclient_connect(&c4, addr, OP_MS);
+                if (rv == 0) {
+                        rv = tclient_raw_send(&c4, ping, sizeof ping, OP_MS);
+                }
+                if (rv == 0) {
+                        rv = tclient_raw_recv(&c4, OP_MS, &h, &body);
+                }
+                if (rv == 0 && h.type == PROTO_PONG && h.id == 401) {
+                        break;
+                }
+                EXPECT(x,
+                       tclient_now_ms() < deadline &&
+                           (rv != 0 || h.type == PROTO_ERROR),
+                       "a connection after closing one: %d %s (%s)", rv,
+                       rv == 0 ? proto_type_name(h.type) : "-", c4.errmsg);
+                poll_pause();
+        }
+        printf("# a freed slot was usable after %u connection(s)\n", tries);
+        rv = tclient_ping(&c2, OP_MS, NULL);
+        EXPECT(x, rv == 0, "second connection at the end: %d (%s)", rv,
+               c2.errmsg);
+
+        text = malloc(METRICS_MAX);
+        EXPECT(x, text != NULL, "out of memory");
+        SCRAPE(x, node, text, "baton_connections_refused_total", &refused);
+        SCRAPE(x, node, text, "baton_connections", &open);
+        free(text);
+        EXPECT(x, refused >= 1 && open == 2,
+               "node %u reports %g refused and %g open connections, expected "
+               ">= 1 and 2",
+               node, refused, open);
+        tclient_close(&c1);
+        tclient_close(&c2);
+        tclient_close(&c3);
+        tclient_close(&c4);
+
+        EXPECT(x, harness_term(&x->h, node, NULL) == 0, "%s", x->h.errmsg);
+        EXPECT(x, harness_wait_exit(&x->h, node, HEALTHY_MS, &status) == 0,
+               "%s", x->h.errmsg);
+        EXPECT(x, harness_set_flags(&x->h, node, NULL, 0) == 0, "%s",
+               x->h.errmsg);
+        RESTART(x, node);
+}
+
+#define PING_CHUNK 4096 /* PINGs generated per send */
+
+/*
+ * Send bytes [*sent, limit) of the stream of PING frames with ids 1, 2, ...
+ * (at most one chunk of it), as far as the socket takes them within
+ * timeout_ms; `*sent` moves on. 0 when the chunk went, else as
+ * tclient_raw_send_some().
+ */
+static int send_pings(struct tclient *c, size_t *sent, size_t limit,
+                      int timeout_ms)
+{
+        static uint8_t chunk[PING_CHUNK * PROTO_HEADER_SIZE];
+        size_t first = *sent / PROTO_HEADER_SIZE;
+        size_t skip = *sent % PROTO_HEADER_SIZE;
+        size_t len = sizeof chunk - skip, n = 0;
+        unsigned i;
+        int rv;
+
+        if (len > limit - *sent) {
+                len = limit - *sent;
+        }
+        for (i = 0; i < PING_CHUNK; i++) {
+                header(chunk + (size_t)i * PROTO_HEADER_SIZE, PROTO_VERSION,
+                       PROTO_PING, 0, 0, first + i + 1);
+        }
+        rv = tclient_raw_send_some(c, chunk + skip, len, timeout_ms, &n);
+        *sent += n;
+        return rv;
+}
+
+/*
+ * A client pipelines PINGs without reading the PONGs: once they pile up
+ * past the leader's socket buffer and output-limit, the leader stops
+ * reading that client, so its memory stays bounded, and it serves other
+ * clients meanwhile; then every PONG arrives, in order. How many PINGs it
+ * takes depends on the kernel's buffers: we send until the socket stays
+ * full (at most MAX_PINGS), then EXTRA_PINGS more while reading.
+ */
+static void sc_backpressure(struct ctx *x)
+{
+        enum {
+                MIN_PINGS = 200000,
+                MAX_PINGS = 4000000,
+                EXTRA_PINGS = 100000,
+                STALL_MS = 300
+        };
+        const long bound_kib = 64 * 1024;
+        struct tclient flood, other;
+        struct proto_header h;
+        const uint8_t *body;
+        const char *addr;
+        char name[64];
+        size_t sent = 0, total, whole;
+        uint64_t next = 1, t, n;
+        unsigned leader;
+        long rss0, rss1, rss2;
+        int64_t t0;
+        int rv;
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        addr = harness_client_address(&x->h, leader);
+        lock_name(x, name, sizeof name, "backpressure");
+        EXPECT(x, tclient_init(&other, addr) == 0, "tclient_init");
+        OPEN(x, &other, TTL_MS);
+        rss0 = harness_rss_kib(&x->h, leader);
+        EXPECT(x, tclient_init(&flood, addr) == 0, "tclient_init");
+        /* Small socket buffers on our side, so the kernel holds less. */
+        flood.rcvbuf = 16 * 1024;
+        flood.sndbuf = 64 * 1024;
+        EXPECT(x, tclient_connect(&flood, addr, OP_MS) == 0, "%s",
+               flood.errmsg);
+        t0 = tclient_now_ms();
+
+        /* Send, reading nothing, until nothing goes for STALL_MS. */
+        total = (size_t)MAX_PINGS * PROTO_HEADER_SIZE;
+        do {
+                size_t before = sent;
+                rv = send_pings(&flood, &sent, total, STALL_MS);
+                if (rv == BATON_ETIMEOUT && sent == before) {
+                        break;
+                }
+        } while ((rv == 0 || rv == BATON_ETIMEOUT) && sent < total);
+        EXPECT(x, rv == 0 || rv == BATON_ETIMEOUT, "flood: %d (%s)", rv,
+               flood.errmsg);
+        EXPECT(x, sent < total,
+               "%u PINGs went out unread: the leader never stopped reading",
+               (unsigned)MAX_PINGS);
+        rss1 = harness_rss_kib(&x->h, leader);
+        n = sent / PROTO_HEADER_SIZE + EXTRA_PINGS;
+        if (n < MIN_PINGS) {
+                n = MIN_PINGS;
+        }
+        total = n * PROTO_HEADER_SIZE;
+        printf("# the leader stopped reading after %zu PINGs (%zu KiB) "
+               "sent unread in %" PRId64 " ms; its RSS %ld -> %ld KiB\n",
+               sent / PROTO_HEADER_SIZE, sent / 1024, tclient_now_ms() - t0,
+               rss0, rss1);
+
+        /* Meanwhile another client is served. */
+        rv = tclient_ping(&other, OP_MS, NULL);
+        EXPECT(x, rv == 0, "PING by another client: %d (%s)", rv, other.errmsg);
+        t = granted(x, &other, name, 1000, __LINE__);
+        if (t == 0 || !released(x, &other, name, t, __LINE__)) {
+                return;
+        }
+
+        /* Read every PONG, in order, sending the rest as room appears:
+         * without waiting while a reply is due, else until a PING goes. */
+        while (next <= n) {
+                whole = sent / PROTO_HEADER_SIZE;
+                if (sent < total) {
+                        rv = send_pings(&flood, &sent, total,
+                                        next <= whole ? 0 : OP_MS);
+                        EXPECT(x,
+                               rv == 0 ||
+                                   (rv == BATON_ETIMEOUT && next <= whole),
+                               "flood: %d (%s)", rv, flood.errmsg);
+                        whole = sent / PROTO_HEADER_SIZE;
+                }
+                while (next <= whole) {
+                        rv = tclient_raw_recv(&flood, OP_MS, &h, &body);
+                        EXPECT(x,
+                               rv == 0 && h.type == PROTO_PONG && h.id == next,
+                               "reply %" PRIu64 " of %" PRIu64 ": %d %s id "
+                               "%" PRIu64 " (%s)",
+                               next, n, rv,
+                               rv == 0 ? proto_type_name(h.type) : "-",
+                               rv == 0 ? h.id : 0, flood.errmsg);
+                        next++;
+                        if (flood.in_off >= flood.in_len) {
+                                break; /* what has come is read: send */
+                        }
+                }
+        }
+        rss2 = harness_rss_kib(&x->h, leader);
+        printf("# all %" PRIu64 " PONGs in order after %" PRId64 " ms; "
+               "leader RSS %ld KiB at the end\n",
+               n, tclient_now_ms() - t0, rss2);
+        EXPECT(x, rss0 > 0 && rss1 > 0 && rss2 > 0, "no VmRSS for node %u",
+               leader);
+        EXPECT(x, rss1 - rss0 < bound_kib && rss2 - rss0 < bound_kib,
+               "leader RSS grew from %ld to %ld and %ld KiB", rss0, rss1, rss2);
+        rv = tclient_ping(&flood, OP_MS, NULL);
+        EXPECT(x, rv == 0, "PING after the flood: %d (%s)", rv, flood.errmsg);
+        tclient_close(&flood);
+        tclient_close(&other);
+}
+
 struct scenario {
         const char *name;
         void (*fn)(struct ctx *x);
@@ -1402,6 +2337,17 @@ static const struct scenario scenarios[] = {
     {"followers answer NOT_LEADER with the leader's client address",
      sc_not_leader},
     {"TTL outside [2 x election timeout, max]: ETTL", sc_ttl},
+    {"MEMBER_ADD of a joining node, directory replicated, MEMBER_REMOVE",
+     sc_membership},
+    {"SIGTERM of the leader: handover, exit 0, lock and token kept",
+     sc_term_leader},
+    {"a waiter's deadline: ETIMEDOUT, never granted, same answer on retry",
+     sc_wait_deadline},
+    {"metrics: Prometheus text, baton_is_leader, request counters", sc_metrics},
+    {"--max-connections 2: the third connection gets ERROR ETOOMANYCONNS",
+     sc_conn_limit},
+    {"pipelined PINGs left unread: backpressure, bounded RSS, PONGs in order",
+     sc_backpressure},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])

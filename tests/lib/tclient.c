@@ -127,6 +127,15 @@ static int connect_to(struct tclient *c, const char *address, int64_t deadline)
         if (fd < 0) {
                 return BATON_EIO;
         }
+        /* Before connect(), so that the window scale follows them. */
+        if (c->rcvbuf > 0) {
+                setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &c->rcvbuf,
+                           sizeof c->rcvbuf);
+        }
+        if (c->sndbuf > 0) {
+                setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &c->sndbuf,
+                           sizeof c->sndbuf);
+        }
         rv = connect(fd, (struct sockaddr *)&sa, sizeof sa);
         if (rv != 0 && errno != EINPROGRESS) {
                 err = errno;
@@ -231,8 +240,9 @@ static int ensure_connected(struct tclient *c, int64_t deadline)
         return rv;
 }
 
-static int send_all(struct tclient *c, const uint8_t *p, size_t len,
-                    int64_t deadline)
+/* Send until all is sent or `deadline`; `*sent` (may be NULL) counts. */
+static int send_some(struct tclient *c, const uint8_t *p, size_t len,
+                     int64_t deadline, size_t *sent)
 {
         struct pollfd pfd;
 
@@ -245,6 +255,9 @@ static int send_all(struct tclient *c, const uint8_t *p, size_t len,
                 if (n > 0) {
                         p += n;
                         len -= (size_t)n;
+                        if (sent != NULL) {
+                                *sent += (size_t)n;
+                        }
                         continue;
                 }
                 if (n < 0 && errno == EINTR) {
@@ -266,6 +279,12 @@ static int send_all(struct tclient *c, const uint8_t *p, size_t len,
                 return BATON_EIO;
         }
         return 0;
+}
+
+static int send_all(struct tclient *c, const uint8_t *p, size_t len,
+                    int64_t deadline)
+{
+        return send_some(c, p, len, deadline, NULL);
 }
 
 /* The next whole frame from the connection: 0, BATON_ETIMEOUT, or
@@ -1058,6 +1077,48 @@ int tclient_ping(struct tclient *c, int timeout_ms, int64_t *rtt_us)
         return 0;
 }
 
+/* --- Membership ------------------------------------------------------------
+ */
+
+/* An admin request's RESULT status. */
+static int admin(struct tclient *c, struct tclient_req *r, int timeout_ms)
+{
+        struct tclient_result res;
+        int rv;
+
+        if (r->len == 0) {
+                snprintf(c->errmsg, sizeof c->errmsg, "bad admin request");
+                return BATON_EINVAL;
+        }
+        r->slow = true;
+        rv = exchange(c, r, deadline_of(timeout_ms));
+        if (rv != 0) {
+                return rv;
+        }
+        return take_result(c, r, &res);
+}
+
+int tclient_member_add(struct tclient *c, uint64_t id, const char *raft_address,
+                       const char *client_address, int timeout_ms)
+{
+        struct tclient_req r;
+
+        req_init(&r);
+        r.len = proto_write_member_add(r.frame, sizeof r.frame, 0, id,
+                                       raft_address, client_address);
+        return admin(c, &r, timeout_ms);
+}
+
+int tclient_member_remove(struct tclient *c, uint64_t id, int timeout_ms)
+{
+        struct tclient_req r;
+
+        req_init(&r);
+        r.len =
+            proto_write_id(r.frame, sizeof r.frame, 0, PROTO_MEMBER_REMOVE, id);
+        return admin(c, &r, timeout_ms);
+}
+
 /* --- Raw frames --------------------------------------------------------------
  */
 
@@ -1073,6 +1134,16 @@ int tclient_raw_send(struct tclient *c, const void *bytes, size_t len,
                 return BATON_EIO;
         }
         return send_all(c, bytes, len, deadline_of(timeout_ms));
+}
+
+int tclient_raw_send_some(struct tclient *c, const void *bytes, size_t len,
+                          int timeout_ms, size_t *sent)
+{
+        *sent = 0;
+        if (c->fd < 0) {
+                return BATON_EIO;
+        }
+        return send_some(c, bytes, len, deadline_of(timeout_ms), sent);
 }
 
 int tclient_raw_recv(struct tclient *c, int timeout_ms, struct proto_header *h,

@@ -93,6 +93,8 @@ struct tclient {
                            another endpoint (default 1000; 0 = never) */
         int backoff_ms; /* pause when no leader is known (default 50) */
         bool follow;    /* follow NOT_LEADER (default true) */
+        int rcvbuf;     /* SO_RCVBUF / SO_SNDBUF of new connections, in */
+        int sndbuf;     /* bytes (default 0: the system's) */
         /* The session. */
         uint64_t session; /* 0: none */
         uint64_t nonce;
@@ -213,6 +215,21 @@ int tclient_ping(struct tclient *c, int timeout_ms, int64_t *rtt_us);
 int tclient_status_of(const char *endpoint, int timeout_ms,
                       struct tclient_status *st);
 
+/* --- Membership ---------------------------------------------------------- */
+
+/*
+ * MEMBER_ADD (id, raft and client address, copied) or MEMBER_REMOVE of
+ * `id`, through the leader (NOT_LEADER is followed unless c->follow is
+ * false: then BATON_ENOTLEADER). A change lasts as long as the new node
+ * takes to catch up, so there is no per-try timeout; the request is sent
+ * again only after a lost connection or BATON_EUNKNOWN, and a change that
+ * did happen may then be refused. Returns the RESULT's status, an ERROR
+ * frame's status, or BATON_ETIMEOUT.
+ */
+int tclient_member_add(struct tclient *c, uint64_t id, const char *raft_address,
+                       const char *client_address, int timeout_ms);
+int tclient_member_remove(struct tclient *c, uint64_t id, int timeout_ms);
+
 /* --- Raw frames, for malformed-input tests ------------------------------- */
 
 /* Connect to `endpoint` (which need not be in the list), dropping any
@@ -222,6 +239,15 @@ int tclient_connect(struct tclient *c, const char *endpoint, int timeout_ms);
 /* Send bytes as they are on the current connection. */
 int tclient_raw_send(struct tclient *c, const void *bytes, size_t len,
                      int timeout_ms);
+
+/*
+ * Send as much of `bytes` as the connection takes within `timeout_ms`
+ * (0: what it takes without waiting), for a test of a peer that stops
+ * reading. `*sent` gets the bytes sent. 0 when all of them went,
+ * BATON_ETIMEOUT when the socket stayed full, BATON_EIO (dropped).
+ */
+int tclient_raw_send_some(struct tclient *c, const void *bytes, size_t len,
+                          int timeout_ms, size_t *sent);
 
 /*
  * Receive the next frame on the current connection: 0 with `*h` and
