@@ -1,4 +1,5 @@
-/* Parsing of numeric "a.b.c.d:port" addresses (libraft 0.15.0 takes no other). */
+/* Parsing of numeric "a.b.c.d:port" addresses (libraft 0.15.0 takes no other).
+ */
 #include "address.h"
 
 #include <arpa/inet.h>
