@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
+#include "../../src/lib/address.h"
 
 #define CONNECT_MS_MAX 1000 /* one connect attempt, at most */
 
@@ -70,31 +71,6 @@ static uint64_t random_u64(void)
         return v;
 }
 
-static int parse_address(const char *s, struct sockaddr_in *sa)
-{
-        char host[TCLIENT_ADDR_MAX];
-        const char *colon = strrchr(s, ':');
-        char *end;
-        long port;
-
-        if (colon == NULL || (size_t)(colon - s) >= sizeof host) {
-                return BATON_EINVAL;
-        }
-        memcpy(host, s, (size_t)(colon - s));
-        host[colon - s] = '\0';
-        port = strtol(colon + 1, &end, 10);
-        if (*end != '\0' || port <= 0 || port > 65535) {
-                return BATON_EINVAL;
-        }
-        memset(sa, 0, sizeof *sa);
-        sa->sin_family = AF_INET;
-        sa->sin_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET, host, &sa->sin_addr) != 1) {
-                return BATON_EINVAL;
-        }
-        return 0;
-}
-
 /* --- Connection ------------------------------------------------------------
  */
 
@@ -118,7 +94,7 @@ static int connect_to(struct tclient *c, const char *address, int64_t deadline)
         int fd, err = 0, one = 1, rv;
 
         tclient_disconnect(c);
-        if (parse_address(address, &sa) != 0) {
+        if (address_parse(address, &sa) != 0) {
                 snprintf(c->errmsg, sizeof c->errmsg, "bad address %s",
                          address);
                 return BATON_EINVAL;
@@ -572,7 +548,7 @@ int tclient_init(struct tclient *c, const char *endpoints)
                 }
                 memcpy(c->endpoints[c->n_endpoints], p, len);
                 c->endpoints[c->n_endpoints][len] = '\0';
-                if (parse_address(c->endpoints[c->n_endpoints], &sa) != 0) {
+                if (address_parse(c->endpoints[c->n_endpoints], &sa) != 0) {
                         snprintf(c->errmsg, sizeof c->errmsg, "bad endpoint %s",
                                  c->endpoints[c->n_endpoints]);
                         return BATON_EINVAL;
