@@ -69,6 +69,274 @@ enum {
  */
 BATON_API const char *baton_strerror(int code);
 
+/* --- The client library (libbaton) ---------------------------------------
+ *
+ * One baton_client handle talks to one cluster. It owns one background
+ * thread, which owns the connection: it finds the leader (following
+ * NOT_LEADER answers), reconnects with jittered exponential backoff, sends
+ * keepalives, receives grants, and notices a dead or paused server by its
+ * own heartbeat well before the session TTL (TCP alone can take tens of
+ * seconds after a partition heals).
+ *
+ * Every call is synchronous, thread-safe and bounded by a deadline. A
+ * request lost to a leader change is retried under the same sequence
+ * number, which the cluster applies exactly once: a retry never grants,
+ * queues or releases twice. A request whose caller stopped waiting goes
+ * on in the background until the cluster decides it, so that nothing is
+ * decided behind the caller's back: a grant that arrives too late is
+ * released, a wait is withdrawn with CANCEL. At most 31 requests of a
+ * handle, blocking acquires aside, await their answers at once (the
+ * cluster remembers 32 outcomes per session); further calls wait for a
+ * slot, within their deadline. No function prints.
+ *
+ * The heartbeat: a PING whenever nothing has arrived for half the
+ * heartbeat timeout, max(300, min(1000, ttl_ms / 5)) ms; a server silent
+ * for the timeout is abandoned for another node, and avoided for 3 s.
+ *
+ * Callbacks run on the background thread with no lock held, in the order
+ * of the events; none runs after baton_client_destroy() has returned.
+ */
+
+typedef struct baton_client baton_client;
+
+/* Session states reported by baton_session_state() and the callback. */
+enum baton_session_state {
+        BATON_SESSION_NONE = 0,     /* no session opened yet */
+        BATON_SESSION_LIVE = 1,     /* keepalives are acknowledged */
+        BATON_SESSION_JEOPARDY = 2, /* no keepalive acknowledged for a
+                                       while: locks may be lost soon */
+        BATON_SESSION_EXPIRED = 3,  /* the lease ran out or the cluster
+                                       expired it: every lock is lost */
+};
+
+/* The owner tag that means "the calling thread" (the default): the
+ * thread's id (gettid) with the top bit set. Choose other tags below
+ * 2^63. Reentrancy and ownership are per (session, owner tag). */
+#define BATON_OWNER_THREAD 0
+
+/* wait_ms values of baton_acquire(). */
+#define BATON_WAIT_TRY     0  /* answer BATON_EBUSY at once if held */
+#define BATON_WAIT_FOREVER -1 /* wait until granted or the session ends */
+
+/**
+ * Options of a handle. Initialize with baton_options_init(), then change
+ * what you need. Strings are copied by baton_client_create().
+ */
+struct baton_options {
+        /** Session TTL in ms (default 10000). The cluster refuses TTLs
+         * below twice its election timeout (BATON_ETTL). */
+        uint32_t ttl_ms;
+        /** Default deadline of a call that takes none, in ms (default
+         * 5000). */
+        uint32_t request_timeout_ms;
+        /** Name shown to other clients in holder queries (default: the
+         * host name and pid). At most 64 bytes. */
+        const char *client_name;
+        /** Called from the background thread on every session state
+         * change. Must not call back into the handle. May be NULL. */
+        void (*on_session)(baton_client *c, int state, void *data);
+        /** Called from the background thread for each lock held through
+         * the handle when the session is lost (the local lease ran out or
+         * the cluster says it ended), with the token it was held under.
+         * Not called for the locks baton_client_destroy() releases. Must
+         * not call back into the handle. May be NULL. */
+        void (*on_lock_lost)(baton_client *c, const char *name, uint64_t token,
+                             void *data);
+        /** Passed to the callbacks. */
+        void *data;
+};
+
+/** Fill `o` with the defaults. */
+BATON_API void baton_options_init(struct baton_options *o);
+
+/**
+ * Create a handle for the cluster at `endpoints` ("host:port,host:port",
+ * numeric IPv4; NULL: the local cluster of scripts/cluster,
+ * 127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103). `opts` may be NULL for the
+ * defaults. Starts the background thread; connects lazily.
+ *
+ * Returns 0 and the handle in `*out`, or BATON_EINVAL (bad endpoints, more
+ * than 16, a zero TTL or timeout, a client name over 64 bytes) or
+ * BATON_ENOMEM. `endpoints` is copied. Free it with baton_client_destroy().
+ */
+BATON_API int baton_client_create(baton_client **out, const char *endpoints,
+                                  const struct baton_options *opts);
+
+/**
+ * Close the session (releasing every lock it holds, handing each to its
+ * next waiter), stop the background thread and free the handle. Blocks at
+ * most request_timeout_ms for the close (if the cluster cannot be reached,
+ * the session expires on its own after its TTL). Requests still going on
+ * in the background are abandoned; no callback runs after it returns.
+ * Accepts NULL. No other call on the handle may run concurrently or after,
+ * and it must not be called from a callback.
+ */
+BATON_API void baton_client_destroy(baton_client *c);
+
+/**
+ * Acquire the exclusive lock `name` (1..255 bytes, no NUL) for `owner`
+ * (BATON_OWNER_THREAD: the calling thread). `wait_ms`: BATON_WAIT_TRY,
+ * BATON_WAIT_FOREVER, or how long to wait in the lock's FIFO queue.
+ * Reentrant: the same owner acquiring again raises a hold count and gets
+ * the same token. Opens the session first if needed (single-flight; at
+ * most request_timeout_ms): after an expiry that is a NEW session, a new
+ * owner, and the old session's locks stay lost.
+ *
+ * The cluster times the wait (so "timed out" and "granted" are ordered in
+ * its log, never both). The call returns at the latest after wait_ms +
+ * request_timeout_ms (request_timeout_ms for a try; never for
+ * BATON_WAIT_FOREVER), even when the cluster cannot answer; it then
+ * returns BATON_ETIMEDOUT (BATON_ETIMEOUT for a try) and the library
+ * withdraws the request in the background (CANCEL
+ * of the wait; release of a grant that raced it), so the caller never
+ * ends up holding a lock it was told it did not get.
+ *
+ * On success stores the fencing token (the Raft index of the grant,
+ * strictly increasing per lock) in `*token`, which may be NULL.
+ * Errors: BATON_EBUSY (try, held by another owner), BATON_ETIMEDOUT (the
+ * wait ran out), BATON_ETIMEOUT (a try with no answer in time, or no
+ * session could be opened within request_timeout_ms), BATON_ENAME,
+ * BATON_EINVAL (wait_ms below -1 or not below 2^32 - 1), BATON_EEXPIRED
+ * (the session ended), BATON_EWAITING (the owner already waits for this
+ * lock in another thread), the session's refusal when opening it
+ * (BATON_ETTL, BATON_ETOOMANYSESSIONS), limits (BATON_ETOOMANYLOCKS,
+ * BATON_ETOOMANYWAITERS). Thread-safe.
+ */
+BATON_API int baton_acquire(baton_client *c, const char *name, uint64_t owner,
+                            int64_t wait_ms, uint64_t *token);
+
+/**
+ * Release one hold of `name` by `owner` with the token it was granted
+ * (compare-and-delete: a stale token changes nothing). Never opens a
+ * session: a hold of a session that ended is refused with BATON_EEXPIRED
+ * without asking the cluster. Errors: BATON_ESTALE, BATON_ENOTHOLDER,
+ * BATON_EEXPIRED, BATON_ENAME, BATON_ETIMEOUT (no answer within
+ * request_timeout_ms: the same release goes on in the background until
+ * the cluster answers it). Thread-safe.
+ */
+BATON_API int baton_release(baton_client *c, const char *name, uint64_t owner,
+                            uint64_t token);
+
+/** Who holds a lock, as baton_holder() reports it. */
+struct baton_holder {
+        int held;         /* 0: free (other fields 0) */
+        uint64_t session; /* the holder's session id */
+        uint64_t owner;   /* its owner tag */
+        uint64_t token;   /* the current fencing token */
+        uint32_t count;   /* reentrant hold count */
+        uint32_t waiters; /* queued waiters */
+        uint64_t index;   /* Raft index the answer was read at */
+};
+
+/**
+ * Linearizable holder query (served by the leader after a barrier). Does
+ * not need a session. `*out` is zeroed first. 0 or BATON_ENAME,
+ * BATON_EINVAL, BATON_ETIMEOUT (no answer within request_timeout_ms).
+ * Thread-safe.
+ */
+BATON_API int baton_holder(baton_client *c, const char *name,
+                           struct baton_holder *out);
+
+/**
+ * Linearizable check that `token` is still the current grant of `name`
+ * (for resources that cannot store tokens). Does not need a session. 0 if
+ * it is, BATON_ESTALE if not, BATON_ENAME, or BATON_ETIMEOUT. Thread-safe.
+ */
+BATON_API int baton_check(baton_client *c, const char *name, uint64_t token);
+
+/**
+ * The handle's session state (enum baton_session_state), brought up to
+ * date with the clock first. LIVE while keepalives (every TTL/3) are
+ * acknowledged; JEOPARDY when none has been for more than TTL/2 (dated
+ * from the send of the last acknowledged one); EXPIRED when the local
+ * lease ran out or the cluster said the session ended. An expired session
+ * is never used again. Thread-safe.
+ */
+BATON_API int baton_session_state(baton_client *c);
+
+/**
+ * Milliseconds left of the local lease: from the send time of the last
+ * acknowledged keepalive (for a new session, the first send of its OPEN),
+ * plus the TTL, minus a safety margin of max(TTL/10, 200 ms). The leader
+ * dates its deadline from the keepalive's arrival, and a new leader gives
+ * every session a full TTL, so the cluster does not expire the session
+ * before this lease runs out; the margin covers clock rate differences
+ * and scheduling. 0 when the session is neither live nor in jeopardy.
+ * Thread-safe.
+ */
+BATON_API int64_t baton_session_remaining_ms(baton_client *c);
+
+/* --- Cluster administration ----------------------------------------------- */
+
+/** One member of the cluster, as STATUS reports it. */
+struct baton_member {
+        uint64_t id;
+        int role; /* 0 standby, 1 voter, 2 spare (raft's roles) */
+        char raft_address[65];
+        char client_address[65];
+};
+
+/** One node's view of the cluster. */
+struct baton_status {
+        char endpoint[65]; /* the node that answered */
+        uint64_t id;
+        int role; /* 0 unavailable, 1 follower, 2 candidate, 3 leader */
+        uint64_t term;
+        uint64_t leader_id; /* 0: unknown */
+        uint64_t commit_index;
+        uint64_t applied_index;
+        uint64_t last_index;
+        uint64_t sessions;
+        uint64_t locks;
+        uint64_t waiters;
+        unsigned n_members;
+        struct baton_member members[16];
+};
+
+/**
+ * Ask one node (`endpoint`, "host:port", one of the handle's or any other,
+ * over a short connection of its own) for its status; NULL asks the
+ * leader (the node the handle is connected to, or the leader it names).
+ * Does not open a session. 0 or BATON_ETIMEOUT, BATON_EUNAVAILABLE (no
+ * leader known), BATON_EIO (no connection), BATON_EINVAL. Thread-safe.
+ */
+BATON_API int baton_status(baton_client *c, const char *endpoint,
+                           struct baton_status *out);
+
+/**
+ * Add a member to the running cluster (it must run with join = true): the
+ * leader records its addresses, adds it and promotes it to voter once it
+ * has caught up. 0 or BATON_ECANTCHANGE (another change runs), BATON_EINVAL,
+ * BATON_ETIMEOUT (the outcome is then unknown: check baton_status()).
+ */
+BATON_API int baton_member_add(baton_client *c, uint64_t id,
+                               const char *raft_address,
+                               const char *client_address);
+
+/** Remove a member. 0 or BATON_ECANTCHANGE, BATON_EINVAL, BATON_ETIMEOUT. */
+BATON_API int baton_member_remove(baton_client *c, uint64_t id);
+
+/** Ask the leader to hand leadership to member `id` (0: any voter). */
+BATON_API int baton_transfer(baton_client *c, uint64_t id);
+
+/**
+ * A fence for resource servers written in C: remembers the highest token
+ * seen for a name and admits only tokens not lower than it. Caller-
+ * allocated; not thread-safe (lock it yourself if shared).
+ */
+struct baton_fence {
+        uint64_t highest;
+};
+
+/** Start with nothing seen. */
+BATON_API void baton_fence_init(struct baton_fence *f);
+
+/**
+ * Admit `token` if it is not lower than every token admitted before (and
+ * remember it); BATON_ESTALE otherwise. Returns 0 or BATON_ESTALE.
+ */
+BATON_API int baton_fence_admit(struct baton_fence *f, uint64_t token);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,157 @@
+/* batonctl's output: the same facts as text for people or JSON for scripts. */
+#include "print.h"
+
+#include <inttypes.h>
+
+void print_json_string(FILE *out, const char *s)
+{
+        fputc('"', out);
+        for (; *s != '\0'; s++) {
+                unsigned char c = (unsigned char)*s;
+                if (c == '"' || c == '\\') {
+                        fprintf(out, "\\%c", c);
+                } else if (c < 0x20 || c >= 0x7f) {
+                        fprintf(out, "\\u%04x", c);
+                } else {
+                        fputc(c, out);
+                }
+        }
+        fputc('"', out);
+}
+
+void print_grant(FILE *out, bool json, const char *name, uint64_t token)
+{
+        if (!json) {
+                fprintf(out, "%s %" PRIu64 "\n", name, token);
+                return;
+        }
+        fputs("{\"lock\":", out);
+        print_json_string(out, name);
+        fprintf(out, ",\"token\":%" PRIu64 "}\n", token);
+}
+
+void print_holder(FILE *out, bool json, const char *name,
+                  const struct baton_holder *h)
+{
+        if (!json) {
+                if (!h->held) {
+                        fprintf(out, "%s free\n", name);
+                        return;
+                }
+                fprintf(out,
+                        "%s held by session %" PRIu64 " owner %" PRIu64
+                        " token %" PRIu64 " count %" PRIu32 " waiters %" PRIu32
+                        "\n",
+                        name, h->session, h->owner, h->token, h->count,
+                        h->waiters);
+                return;
+        }
+        fputs("{\"lock\":", out);
+        print_json_string(out, name);
+        fprintf(out,
+                ",\"held\":%s,\"session\":%" PRIu64 ",\"owner\":%" PRIu64
+                ",\"token\":%" PRIu64 ",\"count\":%" PRIu32
+                ",\"waiters\":%" PRIu32 ",\"index\":%" PRIu64 "}\n",
+                h->held ? "true" : "false", h->session, h->owner, h->token,
+                h->count, h->waiters, h->index);
+}
+
+void print_check(FILE *out, bool json, const char *name, uint64_t token, int rv)
+{
+        if (!json) {
+                fprintf(out, "%s %" PRIu64 " %s\n", name, token,
+                        rv == 0 ? "current" : "stale");
+                return;
+        }
+        fputs("{\"lock\":", out);
+        print_json_string(out, name);
+        fprintf(out, ",\"token\":%" PRIu64 ",\"current\":%s}\n", token,
+                rv == 0 ? "true" : "false");
+}
+
+static const char *role_name(int role)
+{
+        static const char *const names[] = {"unavailable", "follower",
+                                            "candidate", "leader"};
+        return role >= 0 && role < 4 ? names[role] : "unknown";
+}
+
+static const char *member_role(int role)
+{
+        static const char *const names[] = {"standby", "voter", "spare"};
+        return role >= 0 && role < 3 ? names[role] : "unknown";
+}
+
+void print_status(FILE *out, bool json, const struct baton_status *st,
+                  bool first, bool last)
+{
+        if (!json) {
+                fprintf(out,
+                        "%-21s id=%" PRIu64 " role=%s term=%" PRIu64
+                        " leader=%" PRIu64 " commit=%" PRIu64
+                        " applied=%" PRIu64 " sessions=%" PRIu64
+                        " locks=%" PRIu64 " waiters=%" PRIu64 "\n",
+                        st->endpoint, st->id, role_name(st->role), st->term,
+                        st->leader_id, st->commit_index, st->applied_index,
+                        st->sessions, st->locks, st->waiters);
+                return;
+        }
+        fputs(first ? "[" : ",", out);
+        fputs("{\"endpoint\":", out);
+        print_json_string(out, st->endpoint);
+        fprintf(out,
+                ",\"id\":%" PRIu64 ",\"role\":\"%s\",\"term\":%" PRIu64
+                ",\"leader\":%" PRIu64 ",\"commit\":%" PRIu64
+                ",\"applied\":%" PRIu64 ",\"last\":%" PRIu64
+                ",\"sessions\":%" PRIu64 ",\"locks\":%" PRIu64
+                ",\"waiters\":%" PRIu64 "}",
+                st->id, role_name(st->role), st->term, st->leader_id,
+                st->commit_index, st->applied_index, st->last_index,
+                st->sessions, st->locks, st->waiters);
+        if (last) {
+                fputs("]\n", out);
+        }
+}
+
+void print_members(FILE *out, bool json, const struct baton_status *st)
+{
+        unsigned i;
+
+        if (json) {
+                fputc('[', out);
+        }
+        for (i = 0; i < st->n_members; i++) {
+                const struct baton_member *m = &st->members[i];
+                if (!json) {
+                        fprintf(out, "%" PRIu64 " %s raft=%s client=%s%s\n",
+                                m->id, member_role(m->role), m->raft_address,
+                                m->client_address,
+                                m->id == st->leader_id ? " leader" : "");
+                        continue;
+                }
+                fprintf(out, "%s{\"id\":%" PRIu64 ",\"role\":\"%s\",",
+                        i > 0 ? "," : "", m->id, member_role(m->role));
+                fputs("\"raft\":", out);
+                print_json_string(out, m->raft_address);
+                fputs(",\"client\":", out);
+                print_json_string(out, m->client_address);
+                fprintf(out, ",\"leader\":%s}",
+                        m->id == st->leader_id ? "true" : "false");
+        }
+        if (json) {
+                fputs("]\n", out);
+        }
+}
+
+void print_error(bool json, const char *what, int rv)
+{
+        if (!json) {
+                fprintf(stderr, "batonctl: %s: %s\n", what, baton_strerror(rv));
+                return;
+        }
+        fputs("{\"error\":", stdout);
+        print_json_string(stdout, baton_strerror(rv));
+        fprintf(stdout, ",\"code\":%d,\"during\":", rv);
+        print_json_string(stdout, what);
+        fputs("}\n", stdout);
+}

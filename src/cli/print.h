@@ -1,0 +1,26 @@
+/* batonctl's output: the same facts as text for people or JSON for scripts. */
+#ifndef CLI_PRINT_H
+#define CLI_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../include/baton.h"
+
+/* Print a JSON string (quoted, escaped). */
+void print_json_string(FILE *out, const char *s);
+
+void print_grant(FILE *out, bool json, const char *name, uint64_t token);
+void print_holder(FILE *out, bool json, const char *name,
+                  const struct baton_holder *h);
+void print_check(FILE *out, bool json, const char *name, uint64_t token,
+                 int rv);
+/* One node's status; `first` and `last` frame a JSON array. */
+void print_status(FILE *out, bool json, const struct baton_status *st,
+                  bool first, bool last);
+void print_members(FILE *out, bool json, const struct baton_status *st);
+/* An error as text on stderr, or as JSON on stdout. */
+void print_error(bool json, const char *what, int rv);
+
+#endif /* CLI_PRINT_H */

@@ -1,0 +1,41 @@
+/* Run a command while holding a lock, and stop it if the lock is lost. */
+#ifndef CLI_SUPERVISE_H
+#define CLI_SUPERVISE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "../../include/baton.h"
+
+/* Exit statuses of `batonctl lock` besides the command's own. */
+#define SUPERVISE_LOST      121 /* lock lost: the command was stopped */
+#define SUPERVISE_NOT_TAKEN 124 /* not acquired within --wait */
+#define SUPERVISE_FAILED    125 /* batonctl itself failed */
+#define SUPERVISE_CANNOT    126 /* the command could not be executed */
+#define SUPERVISE_NOT_FOUND 127 /* the command was not found */
+
+struct supervise {
+        baton_client *client;
+        const char *name;
+        uint64_t token;
+        uint32_t grace_ms;           /* SIGTERM to SIGKILL, at most */
+        char **argv;                 /* the command, NULL-terminated */
+        volatile sig_atomic_t *lost; /* set by the on_lock_lost callback */
+};
+
+/*
+ * Run argv with BATON_LOCK, BATON_TOKEN and BATON_DEADLINE_MS (wall-clock
+ * ms until which the lock is held even if no further keepalive succeeds)
+ * in its environment, forwarding SIGINT and SIGTERM to it. When the
+ * session leaves the live state (jeopardy or expiry) or the lock is
+ * reported lost, send SIGTERM, then SIGKILL after grace_ms or before the
+ * local lease runs out, whichever is first, so the command is dead before
+ * the cluster can grant the lock to anyone else.
+ *
+ * Returns the command's exit status (128 + N when a signal N killed it),
+ * SUPERVISE_LOST when it was stopped for a lost lock, or
+ * SUPERVISE_CANNOT / SUPERVISE_NOT_FOUND / SUPERVISE_FAILED.
+ */
+int supervise_run(const struct supervise *s);
+
+#endif /* CLI_SUPERVISE_H */

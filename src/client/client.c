@@ -1,0 +1,776 @@
+/* libbaton's handle and its public calls (include/baton.h). */
+#include "client.h"
+
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../fsm/lockfsm.h"
+#include "../lib/address.h"
+#include "clock.h"
+#include "outcome.h"
+#include "probe.h"
+#include "request.h"
+
+#define DEFAULT_ENDPOINTS  "127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103"
+#define DEFAULT_TTL_MS     10000
+#define DEFAULT_TIMEOUT_MS 5000
+
+/* Owner tags of BATON_OWNER_THREAD: the thread id with the top bit set, so
+ * that they stay apart from small tags chosen by users. */
+#define THREAD_OWNER_BIT (UINT64_C(1) << 63)
+
+/* --- Requests on the handle ----------------------------------------------- */
+
+void client_discard(struct baton_client *c, struct request *r)
+{
+        queue_remove(&r->link);
+        if (r->cancel != NULL) {
+                r->cancel->target = NULL;
+        }
+        if (r->target != NULL) {
+                r->target->cancel = NULL;
+        }
+        if (c->session.keepalive == r) {
+                c->session.keepalive = NULL;
+        }
+        if (c->session.opening == r) {
+                c->session.opening = NULL;
+        }
+        if (c->link.ping == r) {
+                c->link.ping = NULL;
+        }
+        request_free(r);
+}
+
+/* --- Waiting -------------------------------------------------------------- */
+
+static void lock(struct baton_client *c)
+{
+        pthread_mutex_lock(&c->mu);
+}
+
+static void unlock(struct baton_client *c)
+{
+        pthread_mutex_unlock(&c->mu);
+}
+
+/* Wait for the final answer of `r` until `deadline`: 0 or BATON_ETIMEOUT. */
+static int await(struct baton_client *c, struct request *r, int64_t deadline)
+{
+        while (!r->done) {
+                struct timespec ts;
+                if (clock_now_ms() >= deadline) {
+                        return BATON_ETIMEOUT;
+                }
+                ts = clock_timespec(deadline);
+                pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+        }
+        return 0;
+}
+
+/*
+ * The caller stops waiting for `r`. A command goes on in the background
+ * until it is final, so its seq is never reused and the ack can pass it;
+ * a blocking ACQUIRE is withdrawn with a CANCEL, and a grant that races
+ * either is released. Reads are simply forgotten.
+ */
+static void give_up(struct baton_client *c, struct request *r)
+{
+        /* Never sent: the cluster cannot have seen it (its seq is simply
+         * never used; seqs need not be contiguous). */
+        if (r->done || r->type != PROTO_COMMAND || r->sends == 0) {
+                client_discard(c, r);
+                return;
+        }
+        r->orphan = true;
+        if (r->cmd == COMMAND_ACQUIRE && r->blocking) {
+                r->withdraw = true;
+        }
+        link_wake(&c->link);
+}
+
+/* Send a read or admin request and wait for its answer. 0 with `r` done,
+ * or BATON_ETIMEOUT (`r` freed). */
+static int roundtrip(struct baton_client *c, struct request *r,
+                     int64_t deadline)
+{
+        link_submit(c, r);
+        if (await(c, r, deadline) != 0) {
+                give_up(c, r);
+                return BATON_ETIMEOUT;
+        }
+        return 0;
+}
+
+/*
+ * Give a command of the live session its seq and ack and submit it,
+ * waiting (until `deadline`) while the window of unacknowledged seqs is
+ * full. A blocking ACQUIRE does not hold the ack back: the cluster may
+ * forget its outcome while it waits (a retry then learns BATON_ESEQ and
+ * baton_acquire() finds out what became of it), so a long wait never stops
+ * the other threads of the handle.
+ */
+static int submit_command(struct baton_client *c, struct command *k,
+                          int64_t deadline, struct request **out)
+{
+        struct request *r;
+        int rv;
+
+        for (;;) {
+                session_tick(c, clock_now_ms());
+                if (!session_usable(c)) {
+                        return BATON_EEXPIRED;
+                }
+                if (session_window_open(c)) {
+                        break;
+                }
+                if (clock_now_ms() >= deadline) {
+                        return BATON_ETIMEOUT;
+                }
+                {
+                        struct timespec ts = clock_timespec(deadline);
+                        pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+                }
+        }
+        k->session = c->session.id;
+        k->seq = c->session.next_seq;
+        k->ack = session_ack(c);
+        r = request_command(k, &rv);
+        if (r == NULL) {
+                return rv;
+        }
+        c->session.next_seq++;
+        r->blocking = k->type == COMMAND_ACQUIRE && k->wait_ms != 0;
+        r->pins_ack = !r->blocking;
+        link_submit(c, r);
+        *out = r;
+        return 0;
+}
+
+/* Submit a command and wait for its final answer: its status with `*res`
+ * filled, or BATON_ETIMEOUT (it then goes on in the background). */
+static int run_command(struct baton_client *c, struct command *k,
+                       int64_t deadline, struct proto_result *res)
+{
+        struct request *r;
+        int rv = submit_command(c, k, deadline, &r);
+
+        if (rv != 0) {
+                return rv;
+        }
+        if (await(c, r, deadline) != 0) {
+                give_up(c, r);
+                return BATON_ETIMEOUT;
+        }
+        rv = r->status;
+        *res = r->res;
+        client_discard(c, r);
+        return rv;
+}
+
+/* What the user sees of an ended session. */
+static int user_status(int status)
+{
+        return status == BATON_ENOSESSION ? BATON_EEXPIRED : status;
+}
+
+/* --- Options, create, destroy --------------------------------------------- */
+
+void baton_options_init(struct baton_options *o)
+{
+        memset(o, 0, sizeof *o);
+        o->ttl_ms = DEFAULT_TTL_MS;
+        o->request_timeout_ms = DEFAULT_TIMEOUT_MS;
+}
+
+static int parse_endpoints(struct baton_client *c, const char *list)
+{
+        struct sockaddr_in sa;
+        const char *p = list;
+
+        c->n_endpoints = 0;
+        for (;;) {
+                size_t n = strcspn(p, ",");
+                char *e;
+                if (n == 0 || n >= LINK_ADDR_MAX ||
+                    c->n_endpoints == CLIENT_MAX_ENDPOINTS) {
+                        return BATON_EINVAL;
+                }
+                e = c->endpoints[c->n_endpoints];
+                memcpy(e, p, n);
+                e[n] = '\0';
+                if (address_parse(e, &sa) != 0) {
+                        return BATON_EINVAL;
+                }
+                c->n_endpoints++;
+                if (p[n] == '\0') {
+                        return 0;
+                }
+                p += n + 1;
+        }
+}
+
+static void default_name(char *buf, size_t cap)
+{
+        char host[64];
+
+        if (gethostname(host, sizeof host) != 0) {
+                snprintf(host, sizeof host, "unknown");
+        }
+        host[sizeof host - 1] = '\0';
+        snprintf(buf, cap, "%.40s:%ld", host, (long)getpid());
+}
+
+int baton_client_create(baton_client **out, const char *endpoints,
+                        const struct baton_options *opts)
+{
+        struct baton_client *c;
+        pthread_condattr_t ca;
+        sigset_t all, old;
+        int rv;
+
+        if (out == NULL) {
+                return BATON_EINVAL;
+        }
+        *out = NULL;
+        c = calloc(1, sizeof *c);
+        if (c == NULL) {
+                return BATON_ENOMEM;
+        }
+        if (opts != NULL) {
+                c->opts = *opts;
+        } else {
+                baton_options_init(&c->opts);
+        }
+        if (c->opts.ttl_ms == 0 || c->opts.request_timeout_ms == 0 ||
+            c->opts.request_timeout_ms > INT32_MAX ||
+            (c->opts.client_name != NULL &&
+             strlen(c->opts.client_name) > COMMAND_CLIENT_NAME_MAX)) {
+                rv = BATON_EINVAL;
+                goto err_after_alloc;
+        }
+        rv = parse_endpoints(c,
+                             endpoints != NULL ? endpoints : DEFAULT_ENDPOINTS);
+        if (rv != 0) {
+                goto err_after_alloc;
+        }
+        if (c->opts.client_name != NULL) {
+                snprintf(c->client_name, sizeof c->client_name, "%s",
+                         c->opts.client_name);
+        } else {
+                default_name(c->client_name, sizeof c->client_name);
+        }
+        c->opts.client_name = c->client_name;
+        queue_init(&c->requests);
+        session_init(&c->session, c->opts.ttl_ms);
+        locks_init(&c->locks);
+        notify_init(&c->notify);
+        rv = link_init(&c->link, c->opts.ttl_ms);
+        if (rv != 0) {
+                goto err_after_alloc;
+        }
+        if (pthread_mutex_init(&c->mu, NULL) != 0) {
+                rv = BATON_ENOMEM;
+                goto err_after_link;
+        }
+        if (pthread_condattr_init(&ca) != 0) {
+                rv = BATON_ENOMEM;
+                goto err_after_mutex;
+        }
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        rv = pthread_cond_init(&c->cv, &ca);
+        pthread_condattr_destroy(&ca);
+        if (rv != 0) {
+                rv = BATON_ENOMEM;
+                goto err_after_mutex;
+        }
+        /* The background thread takes no signals: they belong to the
+         * user's threads. */
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        rv = pthread_create(&c->thread, NULL, link_main, c);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rv != 0) {
+                rv = BATON_ENOMEM;
+                goto err_after_cond;
+        }
+        *out = c;
+        return 0;
+
+err_after_cond:
+        pthread_cond_destroy(&c->cv);
+err_after_mutex:
+        pthread_mutex_destroy(&c->mu);
+err_after_link:
+        link_close(&c->link);
+err_after_alloc:
+        free(c);
+        return rv;
+}
+
+void baton_client_destroy(baton_client *c)
+{
+        struct proto_result res;
+        struct command k;
+
+        if (c == NULL) {
+                return;
+        }
+        lock(c);
+        c->notify.muted = true;
+        notify_close(&c->notify);
+        session_tick(c, clock_now_ms());
+        if (session_usable(c)) {
+                memset(&k, 0, sizeof k);
+                k.type = COMMAND_CLOSE;
+                (void)run_command(
+                    c, &k,
+                    clock_after(clock_now_ms(), c->opts.request_timeout_ms),
+                    &res);
+        }
+        c->stop = true;
+        link_wake(&c->link);
+        unlock(c);
+        pthread_join(c->thread, NULL);
+        while (!queue_empty(&c->requests)) {
+                client_discard(c, QUEUE_DATA(queue_head(&c->requests),
+                                             struct request, link));
+        }
+        link_close(&c->link);
+        locks_close(&c->locks);
+        notify_close(&c->notify);
+        pthread_cond_destroy(&c->cv);
+        pthread_mutex_destroy(&c->mu);
+        free(c);
+}
+
+/* --- Locks ---------------------------------------------------------------- */
+
+static uint64_t owner_of(uint64_t owner)
+{
+        return owner != BATON_OWNER_THREAD
+                   ? owner
+                   : THREAD_OWNER_BIT | (uint64_t)(uint32_t)gettid();
+}
+
+/* 1..255 bytes (a C string has no NUL inside). */
+static int check_name(const char *name, uint8_t *len)
+{
+        size_t n;
+
+        if (name == NULL) {
+                return BATON_ENAME;
+        }
+        n = strnlen(name, COMMAND_NAME_MAX + 1);
+        if (n == 0 || n > COMMAND_NAME_MAX) {
+                return BATON_ENAME;
+        }
+        *len = (uint8_t)n;
+        return 0;
+}
+
+static int query(struct baton_client *c, const char *name, uint8_t len,
+                 int64_t deadline, struct proto_result *res)
+{
+        struct request *r = request_read(PROTO_QUERY, name, len, 0);
+        int rv;
+
+        if (r == NULL) {
+                return BATON_ENOMEM;
+        }
+        rv = roundtrip(c, r, deadline);
+        if (rv != 0) {
+                return rv;
+        }
+        rv = r->status;
+        *res = r->res;
+        client_discard(c, r);
+        return rv;
+}
+
+/*
+ * The blocking ACQUIRE of `seq` was answered BATON_ESEQ: the cluster
+ * forgot its outcome while it waited (the ack passed it) and the answer
+ * was lost with a connection. Withdraw the wait if it is still queued,
+ * else see whether it was granted. 0 (granted: `*res` says how), 1 (not
+ * granted and not waiting: ask again), or an error.
+ */
+static int recover(struct baton_client *c, const char *name, uint8_t len,
+                   uint64_t owner, uint64_t seq, uint32_t before,
+                   int64_t deadline, struct proto_result *res)
+{
+        uint64_t session = c->session.id;
+        struct proto_result r;
+        struct command k;
+        int rv;
+
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_CANCEL;
+        k.target = seq;
+        k.name = name;
+        k.name_len = len;
+        rv = run_command(c, &k, deadline, &r);
+        if (rv == 0) {
+                return 1; /* it still waited: ask again */
+        }
+        if (rv != BATON_ENOTWAITING) {
+                return rv;
+        }
+        rv = query(c, name, len, deadline, &r);
+        if (rv != 0) {
+                return rv;
+        }
+        if (r.kind == LOCKFSM_HOLDER && r.session == session &&
+            r.owner == owner && r.count > before) {
+                (void)locks_set(&c->locks, session, name, len, owner, r.token,
+                                r.count);
+                *res = r;
+                res->status = 0;
+                return 0;
+        }
+        return 1;
+}
+
+int baton_acquire(baton_client *c, const char *name, uint64_t owner,
+                  int64_t wait_ms, uint64_t *token)
+{
+        int64_t start = clock_now_ms(), deadline, timeout;
+        struct proto_result res;
+        struct request *r;
+        struct command k;
+        uint8_t len;
+        bool first = true;
+        int rv;
+
+        if (c == NULL || wait_ms < BATON_WAIT_FOREVER ||
+            wait_ms >= (int64_t)COMMAND_WAIT_FOREVER) {
+                return BATON_EINVAL;
+        }
+        rv = check_name(name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        owner = owner_of(owner);
+        timeout = c->opts.request_timeout_ms;
+        /* The cluster ends the wait (log-ordered against grants); this
+         * deadline only bounds the call when the cluster cannot answer. */
+        deadline =
+            wait_ms < 0 ? CLOCK_NEVER : clock_after(start, wait_ms + timeout);
+        memset(&res, 0, sizeof res);
+        lock(c);
+        rv = session_ensure(c, clock_after(start, timeout) < deadline
+                                   ? clock_after(start, timeout)
+                                   : deadline);
+        while (rv == 0) {
+                uint32_t wait;
+                uint64_t seq;
+                uint32_t before;
+                if (wait_ms < 0) {
+                        wait = COMMAND_WAIT_FOREVER;
+                } else if (first || wait_ms == 0) {
+                        wait = (uint32_t)wait_ms;
+                } else {
+                        int64_t left = start + wait_ms - clock_now_ms();
+                        if (left <= 0) {
+                                rv = BATON_ETIMEDOUT;
+                                break;
+                        }
+                        wait = (uint32_t)left;
+                }
+                first = false;
+                memset(&k, 0, sizeof k);
+                k.type = COMMAND_ACQUIRE;
+                k.owner = owner;
+                k.wait_ms = wait;
+                k.mode = COMMAND_MODE_EXCLUSIVE;
+                k.name = name;
+                k.name_len = len;
+                before =
+                    locks_count(&c->locks, c->session.id, name, len, owner);
+                rv = submit_command(c, &k, deadline, &r);
+                if (rv != 0) {
+                        break;
+                }
+                r->before = before;
+                if (await(c, r, deadline) != 0) {
+                        give_up(c, r);
+                        rv = wait_ms == 0 ? BATON_ETIMEOUT : BATON_ETIMEDOUT;
+                        break;
+                }
+                rv = r->status;
+                res = r->res;
+                seq = r->seq;
+                client_discard(c, r);
+                if (rv != BATON_ESEQ || wait == 0) {
+                        break;
+                }
+                rv = recover(c, name, len, owner, seq, before, deadline, &res);
+                if (rv != 1) {
+                        break;
+                }
+                rv = 0; /* ask again, for what is left of the wait */
+        }
+        unlock(c);
+        if (rv == 0 && token != NULL) {
+                *token = res.token;
+        }
+        return user_status(rv);
+}
+
+int baton_release(baton_client *c, const char *name, uint64_t owner,
+                  uint64_t token)
+{
+        struct proto_result res;
+        struct command k;
+        uint8_t len;
+        int rv;
+
+        if (c == NULL) {
+                return BATON_EINVAL;
+        }
+        rv = check_name(name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        owner = owner_of(owner);
+        lock(c);
+        session_tick(c, clock_now_ms());
+        /* A hold of an ended session stays lost: never release it through
+         * another session, never open one for this. */
+        if (locks_take_lost(&c->locks, name, len, owner, token) &&
+            locks_count(&c->locks, c->session.id, name, len, owner) == 0) {
+                unlock(c);
+                return BATON_EEXPIRED;
+        }
+        if (!session_usable(c)) {
+                rv = c->session.state == BATON_SESSION_EXPIRED
+                         ? BATON_EEXPIRED
+                         : BATON_ENOTHOLDER;
+                unlock(c);
+                return rv;
+        }
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_RELEASE;
+        k.owner = owner;
+        k.token = token;
+        k.name = name;
+        k.name_len = len;
+        rv = run_command(
+            c, &k, clock_after(clock_now_ms(), c->opts.request_timeout_ms),
+            &res);
+        unlock(c);
+        return user_status(rv);
+}
+
+int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
+{
+        struct proto_result res;
+        uint8_t len;
+        int rv;
+
+        if (c == NULL || out == NULL) {
+                return BATON_EINVAL;
+        }
+        memset(out, 0, sizeof *out);
+        rv = check_name(name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        lock(c);
+        rv = query(c, name, len,
+                   clock_after(clock_now_ms(), c->opts.request_timeout_ms),
+                   &res);
+        unlock(c);
+        if (rv != 0) {
+                return rv;
+        }
+        out->index = res.index;
+        if (res.kind == LOCKFSM_HOLDER) {
+                out->held = 1;
+                out->session = res.session;
+                out->owner = res.owner;
+                out->token = res.token;
+                out->count = res.count;
+                out->waiters = res.waiters;
+        }
+        return 0;
+}
+
+int baton_check(baton_client *c, const char *name, uint64_t token)
+{
+        struct request *r;
+        uint8_t len;
+        int rv;
+
+        if (c == NULL) {
+                return BATON_EINVAL;
+        }
+        rv = check_name(name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        lock(c);
+        r = request_read(PROTO_CHECK, name, len, token);
+        if (r == NULL) {
+                unlock(c);
+                return BATON_ENOMEM;
+        }
+        rv = roundtrip(c, r,
+                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        if (rv == 0) {
+                rv = r->status;
+                client_discard(c, r);
+        }
+        unlock(c);
+        return rv;
+}
+
+/* --- Session -------------------------------------------------------------- */
+
+int baton_session_state(baton_client *c)
+{
+        int state;
+
+        if (c == NULL) {
+                return BATON_SESSION_NONE;
+        }
+        lock(c);
+        session_tick(c, clock_now_ms());
+        state = c->session.state;
+        unlock(c);
+        return state;
+}
+
+int64_t baton_session_remaining_ms(baton_client *c)
+{
+        int64_t left;
+
+        if (c == NULL) {
+                return 0;
+        }
+        lock(c);
+        session_tick(c, clock_now_ms());
+        left = session_remaining(c, clock_now_ms());
+        unlock(c);
+        return left;
+}
+
+/* --- Administration ------------------------------------------------------- */
+
+static const struct baton_member *member(const struct baton_status *st,
+                                         uint64_t id)
+{
+        unsigned i;
+
+        for (i = 0; i < st->n_members && i < 16; i++) {
+                if (st->members[i].id == id) {
+                        return &st->members[i];
+                }
+        }
+        return NULL;
+}
+
+int baton_status(baton_client *c, const char *endpoint,
+                 struct baton_status *out)
+{
+        int64_t deadline;
+        const struct baton_member *m;
+        struct request *r;
+        char leader[sizeof out->endpoint];
+        int rv;
+
+        if (c == NULL || out == NULL) {
+                return BATON_EINVAL;
+        }
+        memset(out, 0, sizeof *out);
+        deadline = clock_after(clock_now_ms(), c->opts.request_timeout_ms);
+        if (endpoint != NULL) {
+                return probe_status(endpoint, deadline, out);
+        }
+        /* Whichever node the handle is connected to answers; if it is not
+         * the leader, ask the leader it names. */
+        lock(c);
+        r = request_empty(PROTO_STATUS);
+        if (r != NULL) {
+                r->reply = calloc(1, sizeof *r->reply);
+        }
+        if (r == NULL || r->reply == NULL) {
+                request_free(r);
+                unlock(c);
+                return BATON_ENOMEM;
+        }
+        rv = roundtrip(c, r, deadline);
+        if (rv == 0) {
+                rv = r->status;
+                if (rv == 0) {
+                        *out = *r->reply;
+                }
+                client_discard(c, r);
+        }
+        unlock(c);
+        if (rv != 0 || out->role == 3) {
+                return rv;
+        }
+        m = out->leader_id != 0 ? member(out, out->leader_id) : NULL;
+        if (m == NULL || m->client_address[0] == '\0') {
+                return BATON_EUNAVAILABLE;
+        }
+        snprintf(leader, sizeof leader, "%s", m->client_address);
+        return probe_status(leader, deadline, out);
+}
+
+static int admin(baton_client *c, struct request *r)
+{
+        int rv;
+
+        if (r == NULL) {
+                return BATON_ENOMEM;
+        }
+        lock(c);
+        rv = roundtrip(c, r,
+                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        if (rv == 0) {
+                rv = r->status;
+                client_discard(c, r);
+        }
+        unlock(c);
+        return rv;
+}
+
+int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
+                     const char *client_address)
+{
+        struct request *r;
+        int rv;
+
+        if (c == NULL || id == 0 || raft_address == NULL ||
+            client_address == NULL) {
+                return BATON_EINVAL;
+        }
+        r = request_member_add(id, raft_address, client_address, &rv);
+        if (r == NULL) {
+                return rv;
+        }
+        return admin(c, r);
+}
+
+int baton_member_remove(baton_client *c, uint64_t id)
+{
+        if (c == NULL || id == 0) {
+                return BATON_EINVAL;
+        }
+        return admin(c, request_u64(PROTO_MEMBER_REMOVE, id));
+}
+
+int baton_transfer(baton_client *c, uint64_t id)
+{
+        if (c == NULL) {
+                return BATON_EINVAL;
+        }
+        return admin(c, request_u64(PROTO_TRANSFER, id));
+}

@@ -1,0 +1,69 @@
+/* Monotonic time, deadlines and random numbers for libbaton. */
+#include "clock.h"
+
+#include <sys/random.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+int64_t clock_now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t clock_after(int64_t now, int64_t ms)
+{
+        if (ms < 0 || now > CLOCK_NEVER - ms) {
+                return CLOCK_NEVER;
+        }
+        return now + ms;
+}
+
+struct timespec clock_timespec(int64_t deadline_ms)
+{
+        struct timespec ts;
+
+        /* Far deadlines are capped at a year: the caller loops anyway. */
+        if (deadline_ms > clock_now_ms() + 365LL * 86400 * 1000) {
+                deadline_ms = clock_now_ms() + 365LL * 86400 * 1000;
+        }
+        ts.tv_sec = (time_t)(deadline_ms / 1000);
+        ts.tv_nsec = (long)(deadline_ms % 1000) * 1000000;
+        return ts;
+}
+
+/* splitmix64: spreads the fallback seed over all bits. */
+static uint64_t mix(uint64_t x)
+{
+        x += 0x9e3779b97f4a7c15ULL;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        return x ^ (x >> 31);
+}
+
+uint64_t clock_random(void)
+{
+        uint64_t v = 0;
+        struct timespec ts;
+
+        while (v == 0) {
+                if (getrandom(&v, sizeof v, GRND_NONBLOCK) !=
+                    (ssize_t)sizeof v) {
+                        clock_gettime(CLOCK_MONOTONIC, &ts);
+                        v = mix(
+                            (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+                            ((uint64_t)getpid() << 48) ^ (uint64_t)gettid());
+                }
+        }
+        return v;
+}
+
+int64_t clock_jitter(int64_t ms)
+{
+        if (ms <= 0) {
+                return 0;
+        }
+        return ms / 2 + (int64_t)(clock_random() % (uint64_t)ms);
+}

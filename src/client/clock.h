@@ -1,0 +1,28 @@
+/* Monotonic time, deadlines and random numbers for libbaton. */
+#ifndef CLIENT_CLOCK_H
+#define CLIENT_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* A deadline that never comes (BATON_WAIT_FOREVER). */
+#define CLOCK_NEVER INT64_MAX
+
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t clock_now_ms(void);
+
+/* `now + ms`, saturating at CLOCK_NEVER. */
+int64_t clock_after(int64_t now, int64_t ms);
+
+/* A deadline in ms as an absolute CLOCK_MONOTONIC timespec, for
+ * pthread_cond_timedwait() on a condition variable set to that clock. */
+struct timespec clock_timespec(int64_t deadline_ms);
+
+/* A random non-zero 64-bit number (getrandom, else time and pid mixed). */
+uint64_t clock_random(void);
+
+/* `ms` scaled by a random factor in [0.5, 1.5), so that clients retrying
+ * after the same event do not move in step. */
+int64_t clock_jitter(int64_t ms);
+
+#endif /* CLIENT_CLOCK_H */

@@ -1,0 +1,57 @@
+/* The locks held through one handle, per (session, name, owner), mirrored
+ * from the cluster's answers: for on_lock_lost and for refusing, without
+ * asking the cluster, to release a lock that an ended session held. */
+#ifndef CLIENT_LOCKS_H
+#define CLIENT_LOCKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../fsm/command.h"
+#include "../lib/queue.h"
+#include "notify.h"
+
+/*
+ * The cluster decides every count and token (GRANTED, REENTERED, RELEASED
+ * carry them); this table only copies the latest answer. `lost` keeps the
+ * holds of the last session that ended, so that a release of one of them
+ * says BATON_EEXPIRED rather than BATON_ENOTHOLDER.
+ */
+struct locks {
+        struct queue held; /* struct locks_hold */
+        struct queue lost; /* holds of the last ended session */
+};
+
+struct locks_hold {
+        struct queue link;
+        uint64_t session;
+        uint64_t owner;
+        uint64_t token;
+        uint32_t count;
+        uint8_t name_len;
+        char name[COMMAND_NAME_MAX];
+};
+
+void locks_init(struct locks *l);
+void locks_close(struct locks *l);
+
+/* Hold count of (session, name, owner); 0 when not held. */
+uint32_t locks_count(const struct locks *l, uint64_t session, const char *name,
+                     uint8_t name_len, uint64_t owner);
+
+/* Record what the cluster answered: `count` holds with `token` (0 holds
+ * forgets the entry). 0 or BATON_ENOMEM (the table is then unchanged; only
+ * the callbacks of a later expiry miss the lock). */
+int locks_set(struct locks *l, uint64_t session, const char *name,
+              uint8_t name_len, uint64_t owner, uint64_t token, uint32_t count);
+
+/* The session ended: its holds become the `lost` list (replacing the
+ * previous one) and each gets an on_lock_lost event in `n`. */
+void locks_end_session(struct locks *l, uint64_t session, struct notify *n);
+
+/* Whether (name, owner, token) was lost with the last ended session; a
+ * match is forgotten, so a second release is not told EEXPIRED again. */
+bool locks_take_lost(struct locks *l, const char *name, uint8_t name_len,
+                     uint64_t owner, uint64_t token);
+
+#endif /* CLIENT_LOCKS_H */

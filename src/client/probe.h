@@ -1,0 +1,16 @@
+/* A one-shot STATUS of one node over a short connection of its own, for
+ * baton_status() on a given endpoint (never the handle's connection). */
+#ifndef CLIENT_PROBE_H
+#define CLIENT_PROBE_H
+
+#include <stdint.h>
+
+#include "../../include/baton.h"
+
+/* Ask `endpoint` ("a.b.c.d:port") for its status before `deadline`
+ * (CLOCK_MONOTONIC ms). 0, BATON_EINVAL, BATON_EIO, BATON_ETIMEOUT or
+ * BATON_EMALFORMED. */
+int probe_status(const char *endpoint, int64_t deadline,
+                 struct baton_status *out);
+
+#endif /* CLIENT_PROBE_H */

@@ -1,0 +1,133 @@
+/* One request of libbaton on its way to the cluster. */
+#include "request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct request *alloc(uint8_t type)
+{
+        struct request *r = calloc(1, sizeof *r);
+
+        if (r != NULL) {
+                queue_init(&r->link);
+                r->type = type;
+        }
+        return r;
+}
+
+struct request *request_command(const struct command *k, int *rv)
+{
+        uint8_t body[COMMAND_MAX_SIZE];
+        struct request *r;
+        size_t n = command_encode(k, body, sizeof body);
+
+        if (n == 0) {
+                *rv = command_validate(k) == BATON_ENAME ? BATON_ENAME
+                                                         : BATON_EINVAL;
+                return NULL;
+        }
+        r = alloc(PROTO_COMMAND);
+        if (r == NULL) {
+                *rv = BATON_ENOMEM;
+                return NULL;
+        }
+        r->cmd = k->type;
+        r->session = k->session;
+        r->seq = k->seq;
+        r->owner = k->owner;
+        if (k->type != COMMAND_OPEN && k->name_len > 0) {
+                r->name_len = k->name_len;
+                memcpy(r->name, k->name, k->name_len);
+        }
+        r->len = proto_write_command(r->frame, sizeof r->frame, 0, body, n);
+        if (r->len == 0) {
+                request_free(r);
+                *rv = BATON_EINVAL;
+                return NULL;
+        }
+        *rv = 0;
+        return r;
+}
+
+struct request *request_empty(uint8_t type)
+{
+        struct request *r = alloc(type);
+
+        if (r != NULL) {
+                r->len = proto_write_empty(r->frame, sizeof r->frame, 0, type);
+        }
+        return r;
+}
+
+struct request *request_u64(uint8_t type, uint64_t v)
+{
+        struct request *r = alloc(type);
+
+        if (r == NULL) {
+                return NULL;
+        }
+        if (type == PROTO_KEEPALIVE) {
+                r->len = proto_write_keepalive(r->frame, sizeof r->frame, 0, v);
+                r->session = v;
+        } else {
+                r->len = proto_write_id(r->frame, sizeof r->frame, 0, type, v);
+        }
+        return r;
+}
+
+struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
+                             uint64_t token)
+{
+        struct request *r = alloc(type);
+
+        if (r == NULL) {
+                return NULL;
+        }
+        r->name_len = name_len;
+        memcpy(r->name, name, name_len);
+        r->len = type == PROTO_QUERY
+                     ? proto_write_query(r->frame, sizeof r->frame, 0, name,
+                                         name_len)
+                     : proto_write_check(r->frame, sizeof r->frame, 0, name,
+                                         name_len, token);
+        return r;
+}
+
+struct request *request_member_add(uint64_t id, const char *raft_address,
+                                   const char *client_address, int *rv)
+{
+        struct request *r = alloc(PROTO_MEMBER_ADD);
+
+        if (r == NULL) {
+                *rv = BATON_ENOMEM;
+                return NULL;
+        }
+        r->len = proto_write_member_add(r->frame, sizeof r->frame, 0, id,
+                                        raft_address, client_address);
+        if (r->len == 0) {
+                request_free(r);
+                *rv = BATON_EINVAL;
+                return NULL;
+        }
+        *rv = 0;
+        return r;
+}
+
+void request_set_id(struct request *r, uint64_t id)
+{
+        unsigned i;
+
+        for (i = 0; i < 8; i++) {
+                r->frame[8 + i] = (uint8_t)(id >> (8 * i));
+        }
+        r->id = id;
+}
+
+void request_free(struct request *r)
+{
+        if (r == NULL) {
+                return;
+        }
+        free(r->reply);
+        free(r);
+}

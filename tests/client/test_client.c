@@ -1,0 +1,890 @@
+/*
+ * libbaton against a live 3-node cluster (tests/integration/harness): the
+ * lock calls, reentrancy, fencing, the holder keeping its lock across a
+ * leader kill, moving off a paused server, a client paused past its TTL,
+ * and many threads on one handle. One cmocka case per scenario (TAP).
+ *
+ * Every wait is a client deadline or a bounded poll. A scenario that kills
+ * or pauses a node restores the cluster in its teardown. A watchdog
+ * (BATON_TEST_WATCHDOG seconds, default 240) bails out of a hung run, and
+ * every node is killed by PID on any exit. Environment as the integration
+ * tests: BATOND, BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../include/baton.h"
+#include "../integration/harness.h"
+#include "../lib/tclient.h"
+
+#define WATCHDOG_S     240
+#define HEALTHY_MS     20000 /* a cluster (re)converging after a fault */
+#define OP_MS          5000  /* request_timeout_ms of the handles */
+#define SLACK_MS       500   /* a call may end this much past its deadline */
+#define SHORT_TTL      1000  /* a client meant to lose its session */
+#define STRESS_THREADS 16
+#define STRESS_ROUNDS  40
+
+static struct harness cluster;
+static const char *argv0;
+static unsigned names;
+
+static int64_t now_ms(void)
+{
+        return tclient_now_ms();
+}
+
+static void sleep_ms(int ms)
+{
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+}
+
+static void name_of(char *buf, size_t cap, const char *what)
+{
+        snprintf(buf, cap, "tc-%s-%u", what, ++names);
+}
+
+static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
+{
+        struct baton_options def;
+        baton_client *c = NULL;
+        int rv;
+
+        if (o == NULL) {
+                baton_options_init(&def);
+                def.request_timeout_ms = OP_MS;
+                o = &def;
+        }
+        o->ttl_ms = ttl_ms;
+        o->client_name = "test_client";
+        rv = baton_client_create(&c, cluster.endpoints, o);
+        if (rv != 0) {
+                print_message("# baton_client_create: %s\n",
+                              baton_strerror(rv));
+        }
+        assert_int_equal(rv, 0);
+        return c;
+}
+
+/* Fails the case with the call's error text. */
+#define assert_ok(expr)                                                        \
+        do {                                                                   \
+                int rv_ = (expr);                                              \
+                if (rv_ != 0) {                                                \
+                        print_message("# %s: %d %s\n", #expr, rv_,             \
+                                      baton_strerror(rv_));                    \
+                }                                                              \
+                assert_int_equal(rv_, 0);                                      \
+        } while (0)
+
+/* --- Fixtures ------------------------------------------------------------- */
+
+static int cluster_up(void **state)
+{
+        const char *w = getenv("BATON_TEST_WATCHDOG");
+        unsigned leader;
+
+        (void)state;
+        harness_setup_process(w != NULL ? (unsigned)atoi(w) : WATCHDOG_S);
+        if (harness_start(&cluster, 3, NULL, argv0, 0) != 0 ||
+            harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
+                print_message("# cluster: %s\n", cluster.errmsg);
+                cluster.failed = true;
+                return -1;
+        }
+        return 0;
+}
+
+static int cluster_down(void **state)
+{
+        (void)state;
+        harness_close(&cluster);
+        return 0;
+}
+
+/* After a case that killed or paused nodes, even one that failed: every
+ * node running again and following one leader. */
+static int cluster_restore(void **state)
+{
+        unsigned i, leader;
+
+        (void)state;
+        for (i = 1; i <= cluster.n; i++) {
+                struct harness_node *nd = &cluster.nodes[i - 1];
+                if (nd->pid > 0 && nd->paused) {
+                        harness_resume(&cluster, i);
+                } else if (nd->pid == 0) {
+                        harness_restart(&cluster, i);
+                }
+        }
+        if (harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
+                print_message("# cluster did not recover: %s\n",
+                              cluster.errmsg);
+                cluster.failed = true;
+                return -1;
+        }
+        return 0;
+}
+
+/* --- Threads that call into a handle -------------------------------------- */
+
+struct call {
+        pthread_t thread;
+        baton_client *c;
+        const char *name;
+        uint64_t owner;
+        int64_t wait_ms;
+        int rv;
+        uint64_t token;
+        int64_t started;
+        int64_t took;
+        atomic_bool done;
+};
+
+static void *acquire_main(void *arg)
+{
+        struct call *k = arg;
+
+        k->started = now_ms();
+        k->rv = baton_acquire(k->c, k->name, k->owner, k->wait_ms, &k->token);
+        k->took = now_ms() - k->started;
+        atomic_store(&k->done, true);
+        return NULL;
+}
+
+static void call_owner(struct call *k, baton_client *c, const char *name,
+                       uint64_t owner, int64_t wait_ms)
+{
+        memset(k, 0, sizeof *k);
+        k->c = c;
+        k->name = name;
+        k->owner = owner;
+        k->wait_ms = wait_ms;
+        atomic_init(&k->done, false);
+        assert_int_equal(pthread_create(&k->thread, NULL, acquire_main, k), 0);
+}
+
+static void call_start(struct call *k, baton_client *c, const char *name,
+                       int64_t wait_ms)
+{
+        call_owner(k, c, name, BATON_OWNER_THREAD, wait_ms);
+}
+
+/* Poll until the lock has `waiters` waiters (a QUERY is linearizable). */
+static void wait_waiters(baton_client *c, const char *name, uint32_t waiters)
+{
+        int64_t deadline = now_ms() + HEALTHY_MS;
+        struct baton_holder h;
+
+        for (;;) {
+                if (baton_holder(c, name, &h) == 0 && h.waiters >= waiters) {
+                        return;
+                }
+                assert_true(now_ms() < deadline);
+                sleep_ms(10);
+        }
+}
+
+/* --- Cases ---------------------------------------------------------------- */
+
+static void try_busy(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        uint64_t t1 = 0, t2 = 0, t3 = 0;
+        char name[64];
+
+        (void)state;
+        name_of(name, sizeof name, "try");
+        assert_ok(
+            baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
+        assert_true(t1 > 0);
+        assert_int_equal(baton_session_state(a), BATON_SESSION_LIVE);
+        assert_true(baton_session_remaining_ms(a) > 0);
+        assert_int_equal(
+            baton_acquire(b, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t2),
+            BATON_EBUSY);
+        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t1));
+        assert_ok(
+            baton_acquire(b, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t3));
+        assert_true(t3 > t1);
+        assert_ok(baton_release(b, name, BATON_OWNER_THREAD, t3));
+        assert_int_equal(baton_acquire(a, "", 0, 0, NULL), BATON_ENAME);
+        assert_int_equal(baton_acquire(a, name, 0, -2, NULL), BATON_EINVAL);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
+static void reentrancy(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        struct baton_holder h;
+        uint64_t t1 = 0, t2 = 0;
+        struct call other;
+        char name[64];
+
+        (void)state;
+        name_of(name, sizeof name, "reenter");
+        assert_ok(baton_acquire(a, name, BATON_OWNER_THREAD, 1000, &t1));
+        assert_ok(baton_acquire(a, name, BATON_OWNER_THREAD, 1000, &t2));
+        assert_int_equal(t1, t2);
+        assert_ok(baton_holder(a, name, &h));
+        assert_int_equal(h.held, 1);
+        assert_int_equal(h.count, 2);
+        assert_int_equal(h.token, t1);
+        /* Another thread of the same handle is another owner. */
+        call_start(&other, a, name, BATON_WAIT_TRY);
+        pthread_join(other.thread, NULL);
+        assert_int_equal(other.rv, BATON_EBUSY);
+        /* An explicit owner tag is another owner too. */
+        assert_int_equal(baton_acquire(a, name, 42, BATON_WAIT_TRY, NULL),
+                         BATON_EBUSY);
+        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t1));
+        assert_ok(baton_holder(a, name, &h));
+        assert_int_equal(h.held, 1);
+        assert_int_equal(h.count, 1);
+        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t1));
+        assert_ok(baton_holder(a, name, &h));
+        assert_int_equal(h.held, 0);
+        assert_int_equal(baton_release(a, name, BATON_OWNER_THREAD, t1),
+                         BATON_ENOTHOLDER);
+        baton_client_destroy(a);
+}
+
+static void stale_holder_check(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        struct baton_holder h, hb;
+        uint64_t t1 = 0, t2 = 0;
+        struct call waiter;
+        char name[64];
+
+        (void)state;
+        name_of(name, sizeof name, "stale");
+        assert_ok(baton_holder(a, name, &h));
+        assert_int_equal(h.held, 0);
+        assert_ok(baton_acquire(a, name, 7, BATON_WAIT_TRY, &t1));
+        assert_ok(baton_release(a, name, 7, t1));
+        assert_ok(baton_acquire(a, name, 7, BATON_WAIT_TRY, &t2));
+        assert_true(t2 > t1);
+        /* Compare-and-delete: the old token changes nothing. */
+        assert_int_equal(baton_release(a, name, 7, t1), BATON_ESTALE);
+        assert_ok(baton_check(b, name, t2));
+        assert_int_equal(baton_check(b, name, t1), BATON_ESTALE);
+        /* The holder, as another session sees it, with a waiter queued. */
+        call_start(&waiter, b, name, 10000);
+        wait_waiters(b, name, 1);
+        assert_ok(baton_holder(b, name, &hb));
+        assert_int_equal(hb.held, 1);
+        assert_int_equal(hb.owner, 7);
+        assert_int_equal(hb.token, t2);
+        assert_int_equal(hb.count, 1);
+        assert_int_equal(hb.waiters, 1);
+        assert_true(hb.session != 0);
+        assert_true(hb.index >= t2);
+        assert_ok(baton_release(a, name, 7, t2));
+        pthread_join(waiter.thread, NULL);
+        assert_ok(waiter.rv);
+        assert_true(waiter.token > t2);
+        assert_int_equal(baton_check(a, name, t2), BATON_ESTALE);
+        assert_ok(baton_check(a, name, waiter.token));
+        assert_ok(baton_holder(a, name, &h));
+        assert_int_equal(h.held, 1);
+        assert_true(h.session != hb.session);
+        assert_int_equal(h.token, waiter.token);
+        baton_client_destroy(b); /* its CLOSE releases the lock */
+        assert_ok(baton_holder(a, name, &h));
+        assert_int_equal(h.held, 0);
+        baton_client_destroy(a);
+}
+
+/* A wait that runs out is answered ETIMEDOUT, and the waiter is gone: a
+ * later release does not hand it the lock behind its back. */
+static void wait_times_out(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        struct baton_holder h;
+        uint64_t t1 = 0, t2 = 0;
+        int64_t t0, took, until;
+        char name[64];
+        int rv;
+
+        (void)state;
+        name_of(name, sizeof name, "timeout");
+        assert_ok(
+            baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
+        t0 = now_ms();
+        rv = baton_acquire(b, name, BATON_OWNER_THREAD, 400, &t2);
+        took = now_ms() - t0;
+        print_message("# wait of 400 ms ended after %" PRId64 " ms\n", took);
+        assert_int_equal(rv, BATON_ETIMEDOUT);
+        assert_true(took >= 350);
+        assert_true(took <= 400 + OP_MS + SLACK_MS);
+        assert_ok(baton_holder(a, name, &h));
+        assert_int_equal(h.waiters, 0);
+        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t1));
+        /* Never granted later: the lock stays free. */
+        until = now_ms() + 500;
+        while (now_ms() < until) {
+                assert_ok(baton_holder(a, name, &h));
+                assert_int_equal(h.held, 0);
+                sleep_ms(50);
+        }
+        /* And b waits for nothing any more: it can take the lock. */
+        assert_ok(
+            baton_acquire(b, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t2));
+        assert_true(t2 > t1);
+        assert_ok(baton_release(b, name, BATON_OWNER_THREAD, t2));
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
+/*
+ * kill -9 the leader while a lock is held and another thread of the same
+ * handle waits for it. The holder keeps its lock and token; the waiter is
+ * granted after the release. Before the kill the holder's thread issues
+ * more commands, so the cluster has forgotten the waiter's outcome by the
+ * time the waiter retries (BATON_ESEQ: the library finds the wait again).
+ */
+static void leader_killed(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        struct baton_holder h;
+        uint64_t t1 = 0, t = 0;
+        struct call waiter;
+        char name[64], other[64];
+        int64_t t0, took;
+        unsigned killed;
+        int i;
+
+        (void)state;
+        name_of(name, sizeof name, "failover");
+        name_of(other, sizeof other, "failover-other");
+        assert_ok(
+            baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
+        call_start(&waiter, a, name, BATON_WAIT_FOREVER);
+        wait_waiters(a, name, 1);
+        for (i = 0; i < 3; i++) {
+                assert_ok(baton_acquire(a, other, BATON_OWNER_THREAD,
+                                        BATON_WAIT_TRY, &t));
+                assert_ok(baton_release(a, other, BATON_OWNER_THREAD, t));
+        }
+        assert_int_equal(
+            harness_kill_leader(&cluster, HEALTHY_MS, &killed, NULL), 0);
+        print_message("# killed leader %u\n", killed);
+        /* The holder still holds, with its token, on the new leader. */
+        t0 = now_ms();
+        for (;;) {
+                int64_t c0 = now_ms();
+                int rv = baton_holder(a, name, &h);
+                assert_true(now_ms() - c0 <= OP_MS + SLACK_MS);
+                if (rv == 0) {
+                        break;
+                }
+                assert_int_equal(rv, BATON_ETIMEOUT);
+                assert_true(now_ms() - t0 < HEALTHY_MS);
+        }
+        print_message("# holder query answered %" PRId64 " ms after the "
+                      "kill\n",
+                      now_ms() - t0);
+        assert_int_equal(h.held, 1);
+        assert_int_equal(h.token, t1);
+        assert_int_equal(baton_session_state(a), BATON_SESSION_LIVE);
+        assert_false(atomic_load(&waiter.done));
+        wait_waiters(a, name, 1);
+        t0 = now_ms();
+        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t1));
+        took = now_ms() - t0;
+        assert_true(took <= OP_MS + SLACK_MS);
+        pthread_join(waiter.thread, NULL);
+        print_message("# waiter granted %" PRId64 " ms after the release\n",
+                      now_ms() - t0);
+        assert_ok(waiter.rv);
+        assert_true(waiter.token > t1);
+        assert_ok(baton_holder(a, name, &h));
+        assert_int_equal(h.token, waiter.token);
+        /* The waiter's thread is gone; its owner tag still holds. */
+        assert_int_equal(h.count, 1);
+        baton_client_destroy(a);
+}
+
+/* SIGSTOP the leader the handle talks to: the heartbeat gives up on it
+ * and calls succeed on the new leader within a few seconds. */
+static void server_paused(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        uint64_t t = 0;
+        unsigned leader;
+        char name[64];
+        int64_t t0, took;
+        int rv = -1;
+
+        (void)state;
+        name_of(name, sizeof name, "paused-server");
+        assert_ok(
+            baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t));
+        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t));
+        assert_int_equal(harness_wait_leader(&cluster, HEALTHY_MS, &leader), 0);
+        assert_int_equal(harness_pause(&cluster, leader), 0);
+        t0 = now_ms();
+        while (now_ms() - t0 < 3 * OP_MS) {
+                int64_t c0 = now_ms();
+                rv = baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY,
+                                   &t);
+                assert_true(now_ms() - c0 <= OP_MS + SLACK_MS);
+                if (rv == 0) {
+                        break;
+                }
+        }
+        took = now_ms() - t0;
+        print_message("# acquire succeeded %" PRId64 " ms after pausing "
+                      "leader %u\n",
+                      took, leader);
+        assert_ok(rv);
+        assert_true(took < 8000);
+        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t));
+        assert_int_not_equal(baton_session_state(a), BATON_SESSION_EXPIRED);
+        assert_int_equal(harness_resume(&cluster, leader), 0);
+        baton_client_destroy(a);
+}
+
+/*
+ * The caller's own deadline (wait 300 ms + request timeout 1 s) passes
+ * while the cluster cannot answer (its leader is paused): the call returns
+ * BATON_ETIMEDOUT in time, and the library withdraws the wait in the
+ * background (CANCEL, and a release if a grant raced it), so the lock ends
+ * up free, never left to the caller who gave up.
+ */
+static void wait_withdrawn(void **state)
+{
+        struct baton_options o;
+        baton_client *a = client_new(10000, NULL), *b;
+        struct baton_holder h;
+        uint64_t t1 = 0, t2 = 0;
+        struct call waiter;
+        int64_t free_since = 0, t0;
+        unsigned leader;
+        char name[64];
+
+        (void)state;
+        baton_options_init(&o);
+        o.request_timeout_ms = 1000;
+        b = client_new(10000, &o);
+        name_of(name, sizeof name, "withdrawn");
+        assert_ok(
+            baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
+        call_owner(&waiter, b, name, 5, 300);
+        wait_waiters(a, name, 1);
+        assert_int_equal(harness_wait_leader(&cluster, HEALTHY_MS, &leader), 0);
+        assert_int_equal(harness_pause(&cluster, leader), 0);
+        pthread_join(waiter.thread, NULL);
+        print_message("# the wait ended after %" PRId64 " ms: %s\n",
+                      waiter.took, baton_strerror(waiter.rv));
+        assert_int_equal(waiter.rv, BATON_ETIMEDOUT);
+        assert_true(waiter.took <= 300 + 1000 + SLACK_MS);
+        t0 = now_ms();
+        for (;;) {
+                int rv = baton_release(a, name, BATON_OWNER_THREAD, t1);
+                if (rv == 0) {
+                        break;
+                }
+                assert_int_equal(rv, BATON_ETIMEOUT);
+                assert_true(now_ms() - t0 < HEALTHY_MS);
+        }
+        /* Free, and staying free, soon after the release. */
+        t0 = now_ms();
+        while (free_since == 0 || now_ms() - free_since < 1000) {
+                assert_true(now_ms() - t0 < HEALTHY_MS);
+                if (baton_holder(a, name, &h) != 0) {
+                        continue;
+                }
+                if (h.held) {
+                        free_since = 0;
+                } else if (free_since == 0) {
+                        free_since = now_ms();
+                }
+                sleep_ms(50);
+        }
+        /* b's owner 5 waits for nothing: it can take the lock at once. */
+        assert_ok(baton_acquire(b, name, 5, BATON_WAIT_TRY, &t2));
+        assert_true(t2 > t1);
+        assert_ok(baton_release(b, name, 5, t2));
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
+/* examples/lock_example, built by make check, runs against the cluster. */
+static void example_runs(void **state)
+{
+        const char *path = "./examples/lock_example";
+        int status = 0;
+        pid_t pid;
+
+        (void)state;
+        if (access(path, X_OK) != 0) {
+                skip();
+        }
+        fflush(stdout);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int null = open("/dev/null", O_WRONLY);
+                if (null >= 0) {
+                        dup2(null, STDOUT_FILENO);
+                        dup2(null, STDERR_FILENO);
+                }
+                signal(SIGALRM, SIG_DFL);
+                execl(path, path, cluster.endpoints, "tc-example",
+                      (char *)NULL);
+                _exit(127);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* --- A client process paused past its TTL --------------------------------- */
+
+struct child_report {
+        int state;
+        int lost;
+        uint64_t lost_token;
+        int release_rv;
+        int acquire_rv;
+};
+
+static atomic_int child_lost;
+static atomic_uint_fast64_t child_lost_token;
+
+static void child_on_lost(baton_client *c, const char *name, uint64_t token,
+                          void *data)
+{
+        (void)c;
+        (void)name;
+        (void)data;
+        atomic_store(&child_lost_token, token);
+        atomic_fetch_add(&child_lost, 1);
+}
+
+static bool read_all(int fd, void *buf, size_t len, int timeout_ms)
+{
+        int64_t deadline = now_ms() + timeout_ms;
+        size_t off = 0;
+
+        while (off < len) {
+                struct timespec ts = {0, 5 * 1000000};
+                ssize_t n = read(fd, (char *)buf + off, len - off);
+                if (n > 0) {
+                        off += (size_t)n;
+                        continue;
+                }
+                if (n == 0 || (errno != EAGAIN && errno != EINTR) ||
+                    now_ms() > deadline) {
+                        return false;
+                }
+                nanosleep(&ts, NULL);
+        }
+        return true;
+}
+
+/* The child: take the lock, say so, wait to be told to go on (it is
+ * paused meanwhile), then report what the library says. Never returns. */
+static void child_main(const char *name, int up, int down)
+{
+        static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGALRM,
+                                   SIGABRT, SIGSEGV, SIGBUS, SIGFPE,  SIGILL};
+        struct baton_options o;
+        struct child_report rep;
+        baton_client *c = NULL;
+        uint64_t token = 0;
+        int64_t deadline;
+        unsigned i;
+        char go;
+
+        /* The harness's handlers would kill the cluster from here. */
+        for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+                signal(sigs[i], SIG_DFL);
+        }
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        memset(&rep, 0, sizeof rep);
+        baton_options_init(&o);
+        o.ttl_ms = SHORT_TTL;
+        o.request_timeout_ms = OP_MS;
+        o.client_name = "paused-child";
+        o.on_lock_lost = child_on_lost;
+        if (baton_client_create(&c, cluster.endpoints, &o) != 0) {
+                _exit(2);
+        }
+        rep.acquire_rv =
+            baton_acquire(c, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &token);
+        if (write(up, &token, sizeof token) != (ssize_t)sizeof token ||
+            read(down, &go, 1) != 1) {
+                _exit(3);
+        }
+        /* Resumed: the lease ran out while we were stopped. */
+        deadline = now_ms() + 3000;
+        while (atomic_load(&child_lost) == 0 && now_ms() < deadline) {
+                sleep_ms(10);
+        }
+        rep.state = baton_session_state(c);
+        rep.lost = atomic_load(&child_lost);
+        rep.lost_token = atomic_load(&child_lost_token);
+        rep.release_rv = baton_release(c, name, BATON_OWNER_THREAD, token);
+        if (write(up, &rep, sizeof rep) != (ssize_t)sizeof rep) {
+                _exit(4);
+        }
+        baton_client_destroy(c);
+        _exit(0);
+}
+
+static void client_paused(void **state)
+{
+        int up[2], down[2], status = 0;
+        struct child_report rep;
+        struct baton_holder h;
+        baton_client *a;
+        uint64_t t1 = 0, t2 = 0;
+        int64_t t0, took;
+        char name[64];
+        pid_t pid;
+        int rv;
+
+        (void)state;
+        name_of(name, sizeof name, "paused-client");
+        assert_int_equal(pipe(up), 0);
+        assert_int_equal(pipe(down), 0);
+        fflush(stdout);
+        /* Fork before this process has any thread of its own. */
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                close(up[0]);
+                close(down[1]);
+                child_main(name, up[1], down[0]);
+        }
+        close(up[1]);
+        close(down[0]);
+        if (!read_all(up[0], &t1, sizeof t1, 2 * OP_MS) || t1 == 0) {
+                kill(pid, SIGKILL);
+                waitpid(pid, NULL, 0);
+                fail_msg("the child did not take the lock");
+        }
+        a = client_new(10000, NULL);
+        assert_int_equal(kill(pid, SIGSTOP), 0);
+        t0 = now_ms();
+        rv = baton_acquire(a, name, BATON_OWNER_THREAD, 10000, &t2);
+        took = now_ms() - t0;
+        print_message("# the paused child's lock came after %" PRId64 " ms\n",
+                      took);
+        kill(pid, SIGCONT);
+        if (write(down[1], "g", 1) != 1 ||
+            !read_all(up[0], &rep, sizeof rep, 2 * OP_MS)) {
+                kill(pid, SIGKILL);
+                waitpid(pid, NULL, 0);
+                fail_msg("no report from the child");
+        }
+        waitpid(pid, &status, 0);
+        close(up[0]);
+        close(down[1]);
+        assert_ok(rv);
+        assert_true(t2 > t1);
+        assert_true(took < SHORT_TTL + 3000);
+        assert_ok(baton_holder(a, name, &h));
+        assert_int_equal(h.token, t2);
+        print_message("# child: state %d, lost %d (token %" PRIu64
+                      "), release %d (%s)\n",
+                      rep.state, rep.lost, rep.lost_token, rep.release_rv,
+                      baton_strerror(rep.release_rv));
+        assert_int_equal(rep.acquire_rv, 0);
+        assert_int_equal(rep.state, BATON_SESSION_EXPIRED);
+        assert_int_equal(rep.lost, 1);
+        assert_int_equal(rep.lost_token, t1);
+        assert_int_equal(rep.release_rv, BATON_EEXPIRED);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        /* The new holder was not disturbed. */
+        assert_ok(baton_check(a, name, t2));
+        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t2));
+        baton_client_destroy(a);
+}
+
+/* --- Many threads on one handle ------------------------------------------- */
+
+#define SHARED_LOCKS 2
+
+struct stress {
+        baton_client *c;
+        char shared[SHARED_LOCKS][64];
+        pthread_mutex_t mu; /* guards the fences and `inside` */
+        struct baton_fence fence[SHARED_LOCKS];
+        int inside[SHARED_LOCKS];
+        atomic_int errors;
+        atomic_int ops;
+        char first_error[256];
+};
+
+static void stress_error(struct stress *s, const char *what, int rv)
+{
+        pthread_mutex_lock(&s->mu);
+        if (atomic_fetch_add(&s->errors, 1) == 0) {
+                snprintf(s->first_error, sizeof s->first_error, "%s: %d %s",
+                         what, rv, baton_strerror(rv));
+        }
+        pthread_mutex_unlock(&s->mu);
+}
+
+struct worker {
+        pthread_t thread;
+        struct stress *s;
+        unsigned no;
+};
+
+static void *stress_main(void *arg)
+{
+        struct worker *w = arg;
+        struct stress *s = w->s;
+        char mine[96];
+        unsigned i;
+        int rv;
+
+        snprintf(mine, sizeof mine, "%.64s-private-%u", s->shared[0], w->no);
+        for (i = 0; i < STRESS_ROUNDS; i++) {
+                unsigned k = (w->no + i) % SHARED_LOCKS;
+                uint64_t t = 0, t2 = 0;
+                struct baton_holder h;
+                rv = baton_acquire(s->c, s->shared[k], BATON_OWNER_THREAD,
+                                   20000, &t);
+                if (rv != 0) {
+                        stress_error(s, "acquire shared", rv);
+                        continue;
+                }
+                pthread_mutex_lock(&s->mu);
+                if (s->inside[k]++ != 0) {
+                        stress_error(s, "two holders at once", 0);
+                }
+                if (baton_fence_admit(&s->fence[k], t) != 0 ||
+                    s->fence[k].highest != t) {
+                        stress_error(s, "token not increasing", 0);
+                }
+                pthread_mutex_unlock(&s->mu);
+                if (i % 8 == 0 &&
+                    ((rv = baton_holder(s->c, s->shared[k], &h)) != 0 ||
+                     h.token != t)) {
+                        stress_error(s, "holder", rv);
+                }
+                pthread_mutex_lock(&s->mu);
+                s->inside[k]--;
+                pthread_mutex_unlock(&s->mu);
+                rv = baton_release(s->c, s->shared[k], BATON_OWNER_THREAD, t);
+                if (rv != 0) {
+                        stress_error(s, "release shared", rv);
+                }
+                /* A private lock, reentrantly. */
+                rv = baton_acquire(s->c, mine, BATON_OWNER_THREAD,
+                                   BATON_WAIT_TRY, &t);
+                if (rv == 0) {
+                        rv = baton_acquire(s->c, mine, BATON_OWNER_THREAD,
+                                           BATON_WAIT_TRY, &t2);
+                }
+                if (rv != 0 || t2 != t) {
+                        stress_error(s, "acquire private", rv);
+                        continue;
+                }
+                if ((rv = baton_release(s->c, mine, BATON_OWNER_THREAD, t)) !=
+                        0 ||
+                    (rv = baton_release(s->c, mine, BATON_OWNER_THREAD, t)) !=
+                        0) {
+                        stress_error(s, "release private", rv);
+                }
+                atomic_fetch_add(&s->ops, 6);
+        }
+        return NULL;
+}
+
+static void many_threads(void **state)
+{
+        static struct stress s;
+        struct worker w[STRESS_THREADS];
+        struct baton_holder h;
+        int64_t t0, took;
+        unsigned i;
+
+        (void)state;
+        memset(&s, 0, sizeof s);
+        pthread_mutex_init(&s.mu, NULL);
+        atomic_init(&s.errors, 0);
+        atomic_init(&s.ops, 0);
+        for (i = 0; i < SHARED_LOCKS; i++) {
+                name_of(s.shared[i], sizeof s.shared[i], "stress");
+                baton_fence_init(&s.fence[i]);
+        }
+        s.c = client_new(10000, NULL);
+        t0 = now_ms();
+        for (i = 0; i < STRESS_THREADS; i++) {
+                w[i].s = &s;
+                w[i].no = i;
+                assert_int_equal(
+                    pthread_create(&w[i].thread, NULL, stress_main, &w[i]), 0);
+        }
+        for (i = 0; i < STRESS_THREADS; i++) {
+                pthread_join(w[i].thread, NULL);
+        }
+        took = now_ms() - t0;
+        print_message(
+            "# %d operations by %d threads in %" PRId64 " ms, %d errors%s%s\n",
+            atomic_load(&s.ops), STRESS_THREADS, took, atomic_load(&s.errors),
+            atomic_load(&s.errors) > 0 ? ": first " : "", s.first_error);
+        assert_int_equal(atomic_load(&s.errors), 0);
+        assert_int_equal(atomic_load(&s.ops),
+                         STRESS_THREADS * STRESS_ROUNDS * 6);
+        for (i = 0; i < SHARED_LOCKS; i++) {
+                assert_ok(baton_holder(s.c, s.shared[i], &h));
+                assert_int_equal(h.held, 0);
+        }
+        baton_client_destroy(s.c);
+        pthread_mutex_destroy(&s.mu);
+}
+
+int main(int argc, char **argv)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(try_busy),
+            cmocka_unit_test(reentrancy),
+            cmocka_unit_test(stale_holder_check),
+            cmocka_unit_test(wait_times_out),
+            cmocka_unit_test(client_paused),
+            cmocka_unit_test(many_threads),
+            cmocka_unit_test_setup_teardown(leader_killed, cluster_restore,
+                                            cluster_restore),
+            cmocka_unit_test_setup_teardown(server_paused, cluster_restore,
+                                            cluster_restore),
+            cmocka_unit_test_setup_teardown(wait_withdrawn, cluster_restore,
+                                            cluster_restore),
+            cmocka_unit_test(example_runs),
+        };
+
+        (void)argc;
+        argv0 = argv[0];
+        return cmocka_run_group_tests_name("client", tests, cluster_up,
+                                           cluster_down);
+}

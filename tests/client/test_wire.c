@@ -1,0 +1,908 @@
+/*
+ * libbaton's protocol behaviour against a scripted fake server: the paths a
+ * real cluster takes only by bad luck, made deterministic. Each fake node
+ * listens on an ephemeral port of 127.0.0.1; one thread serves them all,
+ * logs every frame it receives and answers through the case's hook (or a
+ * default that acts as a healthy leader). Cases wait for frames with
+ * deadlines, never bare sleeps.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../include/baton.h"
+#include "../../src/fsm/command.h"
+#include "../../src/fsm/lockfsm.h"
+#include "../../src/proto/proto.h"
+
+#define NODES     2
+#define MAX_CONNS 16
+#define MAX_LOG   512
+#define WAIT_MS   5000 /* a frame that must come comes within this */
+
+/* --- The fake server ------------------------------------------------------ */
+
+struct frame {
+        unsigned node;
+        unsigned conn;
+        struct proto_header h;
+        struct command k; /* COMMAND frames: decoded; name points in body */
+        uint8_t body[COMMAND_MAX_SIZE + 64];
+};
+
+struct fake;
+
+/* Answer a frame, or not (then the default does). Runs on the server
+ * thread with f->mu held. 1: handled. */
+typedef int (*fake_hook)(struct fake *f, const struct frame *fr);
+
+struct fake_conn {
+        int fd; /* -1: free */
+        unsigned node;
+        struct proto_reader reader;
+};
+
+struct fake {
+        int lfd[NODES];
+        char addr[NODES][32];
+        char endpoints[NODES * 32];
+        bool silent[NODES]; /* accept, read, never answer */
+        struct fake_conn conns[MAX_CONNS];
+        int stop[2];
+        pthread_t thread;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        struct frame log[MAX_LOG];
+        unsigned n_log;
+        fake_hook hook;
+        uint64_t next_session;
+        uint64_t next_token;
+        uint32_t ttl_ms;
+        void *data; /* for the hooks */
+};
+
+static struct fake F;
+
+static int64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void fake_send(struct fake *f, unsigned conn, const uint8_t *p, size_t n)
+{
+        int fd = f->conns[conn].fd;
+
+        while (fd >= 0 && n > 0) {
+                ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+                if (w <= 0) {
+                        return;
+                }
+                p += w;
+                n -= (size_t)w;
+        }
+}
+
+static void fake_result(struct fake *f, const struct frame *fr,
+                        const struct proto_result *r)
+{
+        uint8_t out[128];
+
+        fake_send(f, fr->conn, out,
+                  proto_write_result(out, sizeof out, fr->h.id, r));
+}
+
+static void fake_status(struct fake *f, const struct frame *fr, int status)
+{
+        struct proto_result r;
+
+        memset(&r, 0, sizeof r);
+        r.status = status;
+        fake_result(f, fr, &r);
+}
+
+static void fake_close_conn(struct fake *f, unsigned conn)
+{
+        if (f->conns[conn].fd >= 0) {
+                close(f->conns[conn].fd);
+                f->conns[conn].fd = -1;
+                proto_reader_close(&f->conns[conn].reader);
+        }
+}
+
+/* The healthy leader: answers everything at once. */
+static void fake_default(struct fake *f, const struct frame *fr)
+{
+        struct proto_result r;
+        uint8_t out[128];
+
+        memset(&r, 0, sizeof r);
+        switch (fr->h.type) {
+        case PROTO_PING:
+                fake_send(
+                    f, fr->conn, out,
+                    proto_write_empty(out, sizeof out, fr->h.id, PROTO_PONG));
+                return;
+        case PROTO_KEEPALIVE:
+                fake_send(f, fr->conn, out,
+                          proto_write_keepalive_ok(out, sizeof out, fr->h.id,
+                                                   f->ttl_ms));
+                return;
+        case PROTO_QUERY:
+                r.kind = LOCKFSM_FREE;
+                fake_result(f, fr, &r);
+                return;
+        case PROTO_COMMAND:
+                break;
+        default:
+                fake_status(f, fr, BATON_EUNSUPPORTED);
+                return;
+        }
+        r.session = fr->k.session;
+        r.owner = fr->k.owner;
+        switch (fr->k.type) {
+        case COMMAND_OPEN:
+                r.kind = LOCKFSM_OPENED;
+                r.session = ++f->next_session;
+                break;
+        case COMMAND_CLOSE:
+                r.kind = LOCKFSM_CLOSED;
+                break;
+        case COMMAND_ACQUIRE:
+                r.kind = LOCKFSM_GRANTED;
+                r.token = ++f->next_token;
+                r.count = 1;
+                break;
+        case COMMAND_RELEASE:
+                r.kind = LOCKFSM_RELEASED;
+                r.token = fr->k.token;
+                break;
+        case COMMAND_CANCEL:
+                r.kind = LOCKFSM_CANCELLED;
+                break;
+        default:
+                r.status = BATON_EINVAL;
+        }
+        fake_result(f, fr, &r);
+}
+
+/* One frame from a client; f->mu held. cmocka's asserts belong to the
+ * main thread: the server thread aborts on its own trouble. */
+static void fake_frame(struct fake *f, unsigned conn,
+                       const struct proto_header *h, const uint8_t *body)
+{
+        struct frame *fr;
+
+        if (f->n_log >= MAX_LOG) {
+                abort();
+        }
+        fr = &f->log[f->n_log++];
+        memset(fr, 0, sizeof *fr);
+        fr->node = f->conns[conn].node;
+        fr->conn = conn;
+        fr->h = *h;
+        if (h->length <= sizeof fr->body) {
+                memcpy(fr->body, body, h->length);
+        }
+        if (h->type == PROTO_COMMAND &&
+            command_decode(&fr->k, fr->body, h->length) != 0) {
+                abort(); /* libbaton sent a command that does not decode */
+        }
+        if (!f->silent[fr->node] && (f->hook == NULL || !f->hook(f, fr))) {
+                fake_default(f, fr);
+        }
+        pthread_cond_broadcast(&f->cv);
+}
+
+/* Read what a connection sent and handle each whole frame, under the
+ * lock (a case may reset the server meanwhile). */
+static void serve(struct fake *f, unsigned k, int fd, uint8_t *buf, size_t cap)
+{
+        struct fake_conn *fc = &f->conns[k];
+        size_t off = 0;
+        ssize_t got;
+
+        pthread_mutex_lock(&f->mu);
+        got = fc->fd == fd ? read(fd, buf, cap) : -1;
+        if (got <= 0 && fc->fd == fd) {
+                fake_close_conn(f, k);
+        }
+        while (got > 0 && off < (size_t)got && fc->fd == fd) {
+                long used = proto_reader_feed(&fc->reader, buf + off,
+                                              (size_t)got - off);
+                if (used < 0) {
+                        abort(); /* libbaton sent a bad frame */
+                }
+                off += (size_t)used;
+                if (fc->reader.ready) {
+                        fake_frame(f, k, &fc->reader.h, fc->reader.body);
+                }
+        }
+        pthread_mutex_unlock(&f->mu);
+}
+
+static void *fake_main(void *arg)
+{
+        struct fake *f = arg;
+        struct pollfd pfd[1 + NODES + MAX_CONNS];
+        unsigned map[1 + NODES + MAX_CONNS];
+        uint8_t buf[4096];
+
+        for (;;) {
+                nfds_t n = 0;
+                unsigned i;
+                pfd[n].fd = f->stop[0];
+                pfd[n++].events = POLLIN;
+                for (i = 0; i < NODES; i++) {
+                        map[n] = i;
+                        pfd[n].fd = f->lfd[i];
+                        pfd[n++].events = POLLIN;
+                }
+                pthread_mutex_lock(&f->mu);
+                for (i = 0; i < MAX_CONNS; i++) {
+                        if (f->conns[i].fd >= 0) {
+                                map[n] = NODES + i;
+                                pfd[n].fd = f->conns[i].fd;
+                                pfd[n++].events = POLLIN;
+                        }
+                }
+                pthread_mutex_unlock(&f->mu);
+                if (poll(pfd, n, 100) < 0 && errno != EINTR) {
+                        return NULL;
+                }
+                if (pfd[0].revents != 0) {
+                        return NULL;
+                }
+                for (i = 1; i < n; i++) {
+                        if (pfd[i].revents == 0) {
+                                continue;
+                        }
+                        if (map[i] < NODES) {
+                                int fd = accept(pfd[i].fd, NULL, NULL);
+                                unsigned k;
+                                pthread_mutex_lock(&f->mu);
+                                for (k = 0; fd >= 0 && k < MAX_CONNS; k++) {
+                                        if (f->conns[k].fd < 0) {
+                                                f->conns[k].fd = fd;
+                                                f->conns[k].node = map[i];
+                                                proto_reader_init(
+                                                    &f->conns[k].reader,
+                                                    PROTO_MAX_BODY, &mem_libc);
+                                                fd = -1;
+                                        }
+                                }
+                                pthread_mutex_unlock(&f->mu);
+                                if (fd >= 0) {
+                                        close(fd);
+                                }
+                                continue;
+                        }
+                        serve(f, map[i] - NODES, pfd[i].fd, buf, sizeof buf);
+                }
+        }
+}
+
+static int fake_up(void **state)
+{
+        struct fake *f = &F;
+        struct sockaddr_in sa;
+        socklen_t len = sizeof sa;
+        size_t off = 0;
+        unsigned i;
+
+        (void)state;
+        memset(f, 0, sizeof *f);
+        f->ttl_ms = 10000;
+        f->next_session = 100;
+        f->next_token = 1000;
+        pthread_mutex_init(&f->mu, NULL);
+        pthread_cond_init(&f->cv, NULL);
+        for (i = 0; i < MAX_CONNS; i++) {
+                f->conns[i].fd = -1;
+        }
+        for (i = 0; i < NODES; i++) {
+                f->lfd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                memset(&sa, 0, sizeof sa);
+                sa.sin_family = AF_INET;
+                sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+                if (f->lfd[i] < 0 ||
+                    bind(f->lfd[i], (struct sockaddr *)&sa, sizeof sa) != 0 ||
+                    listen(f->lfd[i], 16) != 0 ||
+                    getsockname(f->lfd[i], (struct sockaddr *)&sa, &len) != 0) {
+                        return -1;
+                }
+                snprintf(f->addr[i], sizeof f->addr[i], "127.0.0.1:%u",
+                         (unsigned)ntohs(sa.sin_port));
+                off += (size_t)snprintf(f->endpoints + off,
+                                        sizeof f->endpoints - off, "%s%s",
+                                        i > 0 ? "," : "", f->addr[i]);
+        }
+        if (pipe(f->stop) != 0) {
+                return -1;
+        }
+        return pthread_create(&f->thread, NULL, fake_main, f) == 0 ? 0 : -1;
+}
+
+static int fake_down(void **state)
+{
+        struct fake *f = &F;
+        unsigned i;
+
+        (void)state;
+        if (write(f->stop[1], "x", 1) != 1) {
+                return -1;
+        }
+        pthread_join(f->thread, NULL);
+        for (i = 0; i < MAX_CONNS; i++) {
+                fake_close_conn(f, i);
+        }
+        for (i = 0; i < NODES; i++) {
+                close(f->lfd[i]);
+        }
+        close(f->stop[0]);
+        close(f->stop[1]);
+        return 0;
+}
+
+/* Each case starts with a quiet server: no hook, no log, all answering,
+ * no connection left from the case before. */
+static int fake_reset(void **state)
+{
+        struct fake *f = &F;
+        unsigned i;
+
+        (void)state;
+        pthread_mutex_lock(&f->mu);
+        for (i = 0; i < MAX_CONNS; i++) {
+                fake_close_conn(f, i);
+        }
+        memset(f->silent, 0, sizeof f->silent);
+        f->hook = NULL;
+        f->data = NULL;
+        f->n_log = 0;
+        f->ttl_ms = 10000;
+        pthread_mutex_unlock(&f->mu);
+        return 0;
+}
+
+/* Script the server for a case. */
+static void set_hook(fake_hook hook, void *data)
+{
+        pthread_mutex_lock(&F.mu);
+        F.hook = hook;
+        F.data = data;
+        pthread_mutex_unlock(&F.mu);
+}
+
+static void set_silent(unsigned node, bool silent)
+{
+        pthread_mutex_lock(&F.mu);
+        F.silent[node] = silent;
+        pthread_mutex_unlock(&F.mu);
+}
+
+/* Wait for the next frame at or after log[*from] of `type` (and command
+ * type `cmd` if non-zero); returns a copy and moves *from past it. */
+static struct frame wait_frame(unsigned *from, uint8_t type, uint8_t cmd)
+{
+        struct fake *f = &F;
+        int64_t deadline = now_ms() + WAIT_MS;
+        struct frame fr;
+
+        pthread_mutex_lock(&f->mu);
+        for (;;) {
+                for (; *from < f->n_log; (*from)++) {
+                        const struct frame *x = &f->log[*from];
+                        if (x->h.type == type &&
+                            (cmd == 0 || x->k.type == cmd)) {
+                                fr = *x;
+                                (*from)++;
+                                pthread_mutex_unlock(&f->mu);
+                                fr.k.name =
+                                    (const char *)fr.body +
+                                    (x->k.name != NULL
+                                         ? x->k.name - (const char *)x->body
+                                         : 0);
+                                return fr;
+                        }
+                }
+                if (now_ms() >= deadline) {
+                        pthread_mutex_unlock(&f->mu);
+                        fail_msg("no %s frame (command %u) within %d ms",
+                                 proto_type_name(type), cmd, WAIT_MS);
+                }
+                {
+                        struct timespec ts;
+                        clock_gettime(CLOCK_REALTIME, &ts);
+                        ts.tv_nsec += 20 * 1000000;
+                        if (ts.tv_nsec >= 1000000000) {
+                                ts.tv_sec++;
+                                ts.tv_nsec -= 1000000000;
+                        }
+                        pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+                }
+        }
+}
+
+/* How many frames of a type (and command type) the log holds. */
+static unsigned count_frames(uint8_t type, uint8_t cmd)
+{
+        unsigned i, n = 0;
+
+        pthread_mutex_lock(&F.mu);
+        for (i = 0; i < F.n_log; i++) {
+                n += F.log[i].h.type == type &&
+                     (cmd == 0 || F.log[i].k.type == cmd);
+        }
+        pthread_mutex_unlock(&F.mu);
+        return n;
+}
+
+static baton_client *client(const char *endpoints, uint32_t ttl_ms,
+                            uint32_t timeout_ms, struct baton_options *o)
+{
+        struct baton_options def;
+        baton_client *c = NULL;
+
+        if (o == NULL) {
+                baton_options_init(&def);
+                o = &def;
+        }
+        o->ttl_ms = ttl_ms;
+        o->request_timeout_ms = timeout_ms;
+        assert_int_equal(baton_client_create(&c, endpoints, o), 0);
+        return c;
+}
+
+/* --- Cases ---------------------------------------------------------------- */
+
+static void bad_arguments(void **state)
+{
+        struct baton_options o;
+        baton_client *c = NULL;
+        char long_name[300];
+
+        (void)state;
+        assert_int_equal(baton_client_create(&c, "nonsense", NULL),
+                         BATON_EINVAL);
+        assert_int_equal(baton_client_create(&c, "127.0.0.1:0", NULL),
+                         BATON_EINVAL);
+        assert_int_equal(baton_client_create(&c, "127.0.0.1:1,", NULL),
+                         BATON_EINVAL);
+        assert_int_equal(baton_client_create(&c, "host:7101", NULL),
+                         BATON_EINVAL);
+        baton_options_init(&o);
+        o.ttl_ms = 0;
+        assert_int_equal(baton_client_create(&c, NULL, &o), BATON_EINVAL);
+        assert_null(c);
+        baton_client_destroy(NULL);
+        c = client(F.endpoints, 10000, 1000, NULL);
+        memset(long_name, 'x', sizeof long_name - 1);
+        long_name[sizeof long_name - 1] = '\0';
+        assert_int_equal(baton_acquire(c, long_name, 0, 0, NULL), BATON_ENAME);
+        assert_int_equal(baton_release(c, "", 0, 1), BATON_ENAME);
+        assert_int_equal(baton_acquire(c, "x", 0, -5, NULL), BATON_EINVAL);
+        /* Nothing was sent for any of them, not even an OPEN. */
+        assert_int_equal(count_frames(PROTO_COMMAND, 0), 0);
+        assert_int_equal(baton_session_state(c), BATON_SESSION_NONE);
+        baton_client_destroy(c);
+}
+
+static void fence(void **state)
+{
+        struct baton_fence f;
+
+        (void)state;
+        baton_fence_init(&f);
+        assert_int_equal(baton_fence_admit(&f, 5), 0);
+        assert_int_equal(baton_fence_admit(&f, 5), 0);
+        assert_int_equal(baton_fence_admit(&f, 4), BATON_ESTALE);
+        assert_int_equal(baton_fence_admit(&f, 9), 0);
+        assert_int_equal(f.highest, 9);
+}
+
+/* BATON_EUNKNOWN: the very same bytes (same seq) go out again. */
+static int unknown_once(struct fake *f, const struct frame *fr)
+{
+        if (fr->h.type == PROTO_COMMAND && fr->k.type == COMMAND_ACQUIRE &&
+            f->data == NULL) {
+                f->data = (void *)1;
+                fake_status(f, fr, BATON_EUNKNOWN);
+                return 1;
+        }
+        return 0;
+}
+
+static void unknown_resent_same_bytes(void **state)
+{
+        baton_client *c;
+        struct frame a, b;
+        uint64_t token = 0;
+        unsigned from = 0;
+
+        (void)state;
+        set_hook(unknown_once, NULL);
+        c = client(F.endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_acquire(c, "job", 0, 0, &token), 0);
+        assert_true(token > 1000);
+        a = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        b = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        assert_int_equal(a.h.length, b.h.length);
+        assert_memory_equal(a.body, b.body, a.h.length);
+        assert_int_equal(a.k.seq, 1);
+        assert_true(a.h.id != b.h.id);
+        baton_client_destroy(c);
+}
+
+/* NOT_LEADER with the leader's address: the library goes there, and only
+ * there, with the same request. */
+static int node0_redirects(struct fake *f, const struct frame *fr)
+{
+        uint8_t out[128];
+
+        if (fr->node == 0 && fr->h.type != PROTO_PING) {
+                fake_send(f, fr->conn, out,
+                          proto_write_not_leader(out, sizeof out, fr->h.id, 2,
+                                                 f->addr[1]));
+                return 1;
+        }
+        return 0;
+}
+
+static void not_leader_followed(void **state)
+{
+        baton_client *c;
+        struct frame open0, open1;
+        unsigned from = 0;
+
+        (void)state;
+        set_hook(node0_redirects, NULL);
+        c = client(F.addr[0], 10000, 2000, NULL); /* only node 0 listed */
+        assert_int_equal(baton_acquire(c, "job", 0, 0, NULL), 0);
+        open0 = wait_frame(&from, PROTO_COMMAND, COMMAND_OPEN);
+        open1 = wait_frame(&from, PROTO_COMMAND, COMMAND_OPEN);
+        assert_int_equal(open0.node, 0);
+        assert_int_equal(open1.node, 1);
+        assert_int_equal(open0.k.nonce, open1.k.nonce);
+        assert_int_equal(baton_session_state(c), BATON_SESSION_LIVE);
+        baton_client_destroy(c);
+}
+
+/* ACQUIREs the server holds without answering, for the test to answer. */
+struct held {
+        struct frame acquire;
+        bool have;
+};
+
+static int hold_acquire(struct fake *f, const struct frame *fr)
+{
+        struct held *h = f->data;
+
+        if (fr->h.type == PROTO_COMMAND && fr->k.type == COMMAND_ACQUIRE &&
+            !h->have) {
+                h->acquire = *fr;
+                h->have = true;
+                return 1;
+        }
+        if (fr->h.type == PROTO_COMMAND && fr->k.type == COMMAND_CANCEL) {
+                fake_status(f, fr, BATON_ENOTWAITING); /* the grant won */
+                return 1;
+        }
+        return 0;
+}
+
+/* The ACQUIRE the server holds, copied under the lock. */
+static struct frame held_acquire(struct held *h)
+{
+        struct frame fr;
+
+        pthread_mutex_lock(&F.mu);
+        if (!h->have) {
+                pthread_mutex_unlock(&F.mu);
+                fail_msg("the server saw no ACQUIRE");
+        }
+        fr = h->acquire;
+        pthread_mutex_unlock(&F.mu);
+        return fr;
+}
+
+/* Answer the held ACQUIRE: GRANTED with `token`. */
+static void late_grant(struct held *h, uint64_t token)
+{
+        struct proto_result r;
+
+        memset(&r, 0, sizeof r);
+        r.kind = LOCKFSM_GRANTED;
+        r.token = token;
+        r.count = 1;
+        pthread_mutex_lock(&F.mu);
+        r.session = h->acquire.k.session;
+        r.owner = h->acquire.k.owner;
+        fake_result(&F, &h->acquire, &r);
+        pthread_mutex_unlock(&F.mu);
+}
+
+/* A try whose answer comes after the caller's deadline: BATON_ETIMEOUT,
+ * and the grant that arrives later is released, with its token. */
+static void late_grant_released(void **state)
+{
+        static struct held h;
+        baton_client *c;
+        struct frame acq, rel;
+        unsigned from = 0;
+        int64_t t0;
+
+        (void)state;
+        memset(&h, 0, sizeof h);
+        set_hook(hold_acquire, &h);
+        c = client(F.endpoints, 10000, 300, NULL);
+        t0 = now_ms();
+        assert_int_equal(baton_acquire(c, "job", 3, BATON_WAIT_TRY, NULL),
+                         BATON_ETIMEOUT);
+        assert_true(now_ms() - t0 < 300 + 200);
+        acq = held_acquire(&h);
+        late_grant(&h, 4242);
+        rel = wait_frame(&from, PROTO_COMMAND, COMMAND_RELEASE);
+        assert_int_equal(rel.k.token, 4242);
+        assert_int_equal(rel.k.owner, 3);
+        assert_int_equal(rel.k.session, acq.k.session);
+        baton_client_destroy(c);
+}
+
+/* A blocking wait that outlives the caller's deadline: BATON_ETIMEDOUT,
+ * a CANCEL of exactly that ACQUIRE follows, and a grant that raced the
+ * CANCEL is released. */
+static void wait_withdrawn(void **state)
+{
+        static struct held h;
+        baton_client *c;
+        struct frame acq, cancel, rel;
+        unsigned from = 0;
+        int64_t t0;
+
+        (void)state;
+        memset(&h, 0, sizeof h);
+        set_hook(hold_acquire, &h);
+        c = client(F.endpoints, 10000, 300, NULL);
+        t0 = now_ms();
+        assert_int_equal(baton_acquire(c, "job", 3, 200, NULL),
+                         BATON_ETIMEDOUT);
+        assert_true(now_ms() - t0 < 200 + 300 + 200);
+        cancel = wait_frame(&from, PROTO_COMMAND, COMMAND_CANCEL);
+        acq = held_acquire(&h);
+        assert_int_equal(cancel.k.target, acq.k.seq);
+        assert_true(cancel.k.seq > acq.k.seq);
+        /* The CANCEL is answered ENOTWAITING at once; the grant it lost to
+         * arrives a little later. */
+        {
+                struct timespec ts = {0, 200 * 1000000};
+                nanosleep(&ts, NULL);
+        }
+        late_grant(&h, 777);
+        rel = wait_frame(&from, PROTO_COMMAND, COMMAND_RELEASE);
+        assert_int_equal(rel.k.token, 777);
+        /* One CANCEL for the one send of the ACQUIRE, not one per answer. */
+        assert_int_equal(count_frames(PROTO_COMMAND, COMMAND_CANCEL), 1);
+        baton_client_destroy(c);
+}
+
+/* A node that accepts connections but never answers (as a SIGSTOPped
+ * one): the heartbeat gives up on it and the other node serves. */
+static void silent_node_abandoned(void **state)
+{
+        baton_client *c;
+        int64_t t0, took;
+
+        (void)state;
+        set_silent(0, true);
+        c = client(F.endpoints, 1500, 5000, NULL); /* heartbeat 300 ms */
+        t0 = now_ms();
+        assert_int_equal(baton_acquire(c, "job", 0, 0, NULL), 0);
+        took = now_ms() - t0;
+        print_message("# served after %" PRId64 " ms\n", took);
+        assert_true(took < 2000);
+        baton_client_destroy(c);
+}
+
+/* The cluster says the session expired: it is over for good. Its locks
+ * are reported lost, a release of them is refused without a word to the
+ * cluster, and the next acquire opens a NEW session. */
+static atomic_int states[8];
+static atomic_int n_states;
+static atomic_int lost;
+static atomic_uint_fast64_t lost_token;
+
+static void on_session(baton_client *c, int state, void *data)
+{
+        int i = atomic_fetch_add(&n_states, 1);
+
+        (void)c;
+        (void)data;
+        if (i < 8) {
+                atomic_store(&states[i], state);
+        }
+}
+
+static void on_lost(baton_client *c, const char *name, uint64_t token,
+                    void *data)
+{
+        (void)c;
+        (void)data;
+        if (strcmp(name, "job") == 0) {
+                atomic_store(&lost_token, token);
+        }
+        atomic_fetch_add(&lost, 1);
+}
+
+static int keepalive_expired(struct fake *f, const struct frame *fr)
+{
+        if (fr->h.type == PROTO_KEEPALIVE) {
+                fake_status(f, fr, BATON_EEXPIRED);
+                return 1;
+        }
+        return 0;
+}
+
+static void expired_for_good(void **state)
+{
+        struct baton_options o;
+        baton_client *c;
+        uint64_t t1 = 0, t2 = 0;
+        struct frame open1, open2, acq2;
+        unsigned from = 0, releases;
+        int64_t deadline;
+
+        (void)state;
+        atomic_store(&n_states, 0);
+        atomic_store(&lost, 0);
+        baton_options_init(&o);
+        o.on_session = on_session;
+        o.on_lock_lost = on_lost;
+        set_hook(keepalive_expired, NULL);
+        c = client(F.endpoints, 900, 2000, &o); /* keepalive every 300 ms */
+        assert_int_equal(baton_acquire(c, "job", 0, 0, &t1), 0);
+        assert_int_equal(baton_acquire(c, "other", 0, 0, NULL), 0);
+        deadline = now_ms() + WAIT_MS;
+        while (atomic_load(&lost) < 2 && now_ms() < deadline) {
+                struct timespec ts = {0, 10 * 1000000};
+                nanosleep(&ts, NULL);
+        }
+        assert_int_equal(atomic_load(&lost), 2);
+        assert_int_equal(atomic_load(&lost_token), t1);
+        assert_int_equal(baton_session_state(c), BATON_SESSION_EXPIRED);
+        assert_int_equal(baton_session_remaining_ms(c), 0);
+        assert_true(atomic_load(&n_states) >= 2);
+        assert_int_equal(atomic_load(&states[0]), BATON_SESSION_LIVE);
+        assert_int_equal(atomic_load(&states[atomic_load(&n_states) - 1]),
+                         BATON_SESSION_EXPIRED);
+        releases = count_frames(PROTO_COMMAND, COMMAND_RELEASE);
+        assert_int_equal(baton_release(c, "job", 0, t1), BATON_EEXPIRED);
+        assert_int_equal(count_frames(PROTO_COMMAND, COMMAND_RELEASE),
+                         releases);
+        /* A new session for the next acquire. */
+        set_hook(NULL, NULL);
+        assert_int_equal(baton_acquire(c, "job", 0, 0, &t2), 0);
+        open1 = wait_frame(&from, PROTO_COMMAND, COMMAND_OPEN);
+        open2 = wait_frame(&from, PROTO_COMMAND, COMMAND_OPEN);
+        acq2 = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        assert_true(open1.k.nonce != open2.k.nonce);
+        assert_true(acq2.k.session != 0);
+        assert_int_equal(baton_session_state(c), BATON_SESSION_LIVE);
+        assert_true(t2 > t1);
+        baton_client_destroy(c);
+}
+
+/*
+ * The connection drops while a blocking ACQUIRE waits, and the cluster has
+ * meanwhile forgotten its outcome: the retry is answered BATON_ESEQ. The
+ * library CANCELs that wait (CANCELLED: it still waited) and asks again
+ * under a new seq, which is granted.
+ */
+static int eseq_script(struct fake *f, const struct frame *fr)
+{
+        int *step = f->data;
+
+        if (fr->h.type != PROTO_COMMAND || fr->k.type == COMMAND_OPEN) {
+                return 0;
+        }
+        if (fr->k.type == COMMAND_ACQUIRE && *step == 0) {
+                *step = 1;
+                fake_close_conn(f, fr->conn); /* lost, unanswered */
+                return 1;
+        }
+        if (fr->k.type == COMMAND_ACQUIRE && *step == 1) {
+                *step = 2;
+                fake_status(f, fr, BATON_ESEQ);
+                return 1;
+        }
+        return 0;
+}
+
+static void eseq_recovered(void **state)
+{
+        static int step;
+        baton_client *c;
+        struct frame a1, a2, cancel, a3;
+        uint64_t token = 0;
+        unsigned from = 0;
+
+        (void)state;
+        step = 0;
+        set_hook(eseq_script, &step);
+        c = client(F.endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_acquire(c, "job", 0, 1000, &token), 0);
+        a1 = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        a2 = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        cancel = wait_frame(&from, PROTO_COMMAND, COMMAND_CANCEL);
+        a3 = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        assert_memory_equal(a1.body, a2.body, a1.h.length);
+        assert_int_equal(cancel.k.target, a1.k.seq);
+        assert_true(a3.k.seq > cancel.k.seq);
+        assert_true(a3.k.wait_ms <= 1000);
+        assert_true(token > 1000);
+        baton_client_destroy(c);
+}
+
+/* The lease is dated from the SEND of the OPEN: an answer that took
+ * 300 ms leaves 300 ms less. */
+static int slow_open(struct fake *f, const struct frame *fr)
+{
+        (void)f;
+        if (fr->h.type == PROTO_COMMAND && fr->k.type == COMMAND_OPEN) {
+                struct timespec ts = {0, 300 * 1000000};
+                nanosleep(&ts, NULL); /* the fake server is slow */
+        }
+        return 0;
+}
+
+static void lease_from_send(void **state)
+{
+        baton_client *c;
+        int64_t left;
+
+        (void)state;
+        set_hook(slow_open, NULL);
+        c = client(F.endpoints, 5000, 2000, NULL);
+        assert_int_equal(baton_acquire(c, "job", 0, 0, NULL), 0);
+        left = baton_session_remaining_ms(c);
+        print_message("# lease left: %" PRId64 " ms of 5000 - 500\n", left);
+        assert_true(left > 0);
+        assert_true(left <= 5000 - 500 - 300);
+        baton_client_destroy(c);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test_setup(bad_arguments, fake_reset),
+            cmocka_unit_test(fence),
+            cmocka_unit_test_setup(unknown_resent_same_bytes, fake_reset),
+            cmocka_unit_test_setup(not_leader_followed, fake_reset),
+            cmocka_unit_test_setup(late_grant_released, fake_reset),
+            cmocka_unit_test_setup(wait_withdrawn, fake_reset),
+            cmocka_unit_test_setup(silent_node_abandoned, fake_reset),
+            cmocka_unit_test_setup(expired_for_good, fake_reset),
+            cmocka_unit_test_setup(eseq_recovered, fake_reset),
+            cmocka_unit_test_setup(lease_from_send, fake_reset),
+        };
+
+        return cmocka_run_group_tests_name("wire", tests, fake_up, fake_down);
+}
