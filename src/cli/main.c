@@ -351,6 +351,16 @@ int main(int argc, char **argv)
                 usage(stderr);
                 return EXIT_USAGE;
         }
+        /* The options of lock, acquire and try (--ttl) shape the session,
+         * so they are read before the client is created. */
+        if (argc - i >= 2 &&
+            (strcmp(argv[i], "lock") == 0 || strcmp(argv[i], "acquire") == 0 ||
+             strcmp(argv[i], "try") == 0) &&
+            command_options(argc, argv, i + 2, &o) < 0) {
+                usage(stderr);
+                return strcmp(argv[i], "lock") == 0 ? SUPERVISE_FAILED
+                                                    : EXIT_USAGE;
+        }
         if (open_client(&o, &c) != 0) {
                 return strcmp(argv[i], "lock") == 0 ? SUPERVISE_FAILED
                                                     : EXIT_ERROR;
