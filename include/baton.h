@@ -237,6 +237,29 @@ struct baton_holder {
 BATON_API int baton_holder(baton_client *c, const char *name,
                            struct baton_holder *out);
 
+/** One held lock, as baton_list() reports it. */
+struct baton_lock_info {
+        char name[256];   /* NUL-terminated */
+        uint64_t session; /* the holder's session id */
+        uint64_t owner;   /* its owner tag */
+        uint64_t token;   /* the current fencing token */
+        uint32_t count;   /* reentrant hold count */
+        uint32_t waiters; /* queued waiters */
+};
+
+/**
+ * Linearizable listing of the held locks whose name starts with `prefix`
+ * (NULL or "": every lock), oldest lock first (served by the leader after
+ * a barrier). Does not open a session. Fills at most `cap` entries of `out`
+ * (and at most 1000, or as many as fit a reply) and sets `*n`; `*more` (if
+ * not NULL) is set to 1 when more locks matched than were returned.
+ * 0 or BATON_ENAME (prefix over 255 bytes), BATON_EINVAL, BATON_ETIMEOUT
+ * (no answer within request_timeout_ms). Thread-safe.
+ */
+BATON_API int baton_list(baton_client *c, const char *prefix,
+                         struct baton_lock_info *out, size_t cap, size_t *n,
+                         int *more);
+
 /**
  * Linearizable check that `token` is still the current grant of `name`
  * (for resources that cannot store tokens). Does not need a session. 0 if

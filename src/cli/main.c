@@ -58,6 +58,7 @@ static void usage(FILE *out)
             "  try NAME [--ttl MS] the same, without waiting\n"
             "  holder NAME         who holds NAME\n"
             "  check NAME TOKEN    is TOKEN the current grant of NAME\n"
+            "  list [PREFIX]       held locks (whose names start with PREFIX)\n"
             "  status              every node's view of the cluster\n"
             "  member list | add ID RAFT CLIENT | remove ID\n"
             "  transfer ID         hand leadership to ID (0: any)\n\n"
@@ -256,6 +257,28 @@ static int cmd_member(baton_client *c, const struct opts *o, int argc,
         return EXIT_USAGE;
 }
 
+/* The most locks `list` shows: as many as one request returns. */
+#define LIST_MAX 1000
+
+static int cmd_list(baton_client *c, struct opts *o, const char *prefix)
+{
+        struct baton_lock_info *locks = calloc(LIST_MAX, sizeof *locks);
+        size_t n = 0;
+        int more = 0, rv;
+
+        if (locks == NULL) {
+                return failed(o, "list", BATON_ENOMEM);
+        }
+        rv = baton_list(c, prefix, locks, LIST_MAX, &n, &more);
+        if (rv != 0) {
+                free(locks);
+                return failed(o, "list", rv);
+        }
+        print_list(stdout, o->json, locks, n, more != 0);
+        free(locks);
+        return EXIT_OK;
+}
+
 /* Runs one command; `argv` starts at the command's name. */
 static int run(baton_client *c, struct opts *o, int argc, char **argv)
 {
@@ -269,6 +292,9 @@ static int run(baton_client *c, struct opts *o, int argc, char **argv)
         }
         if (strcmp(cmd, "member") == 0) {
                 return cmd_member(c, o, argc - 1, argv + 1);
+        }
+        if (strcmp(cmd, "list") == 0 && argc <= 2) {
+                return cmd_list(c, o, argc == 2 ? argv[1] : "");
         }
         if (strcmp(cmd, "transfer") == 0 && argc == 2 && number(argv[1], &id)) {
                 rv = baton_transfer(c, id);

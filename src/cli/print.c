@@ -56,6 +56,44 @@ void print_holder(FILE *out, bool json, const char *name,
                 h->count, h->waiters, h->index);
 }
 
+void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
+                size_t n, bool more)
+{
+        size_t i;
+
+        if (json) {
+                fputc('[', out);
+        }
+        for (i = 0; i < n; i++) {
+                const struct baton_lock_info *l = &locks[i];
+                if (!json) {
+                        fprintf(out,
+                                "%s session %" PRIu64 " owner %" PRIu64
+                                " token %" PRIu64 " count %" PRIu32
+                                " waiters %" PRIu32 "\n",
+                                l->name, l->session, l->owner, l->token,
+                                l->count, l->waiters);
+                        continue;
+                }
+                fputs(i > 0 ? ",{\"lock\":" : "{\"lock\":", out);
+                print_json_string(out, l->name);
+                fprintf(out,
+                        ",\"session\":%" PRIu64 ",\"owner\":%" PRIu64
+                        ",\"token\":%" PRIu64 ",\"count\":%" PRIu32
+                        ",\"waiters\":%" PRIu32 "}",
+                        l->session, l->owner, l->token, l->count, l->waiters);
+        }
+        if (json) {
+                fputs("]\n", out);
+        }
+        if (more) {
+                fprintf(stderr,
+                        "batonctl: list: truncated after %zu locks; more "
+                        "match (use a longer prefix)\n",
+                        n);
+        }
+}
+
 void print_check(FILE *out, bool json, const char *name, uint64_t token, int rv)
 {
         if (!json) {

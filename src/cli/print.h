@@ -14,6 +14,10 @@ void print_json_string(FILE *out, const char *s);
 void print_grant(FILE *out, bool json, const char *name, uint64_t token);
 void print_holder(FILE *out, bool json, const char *name,
                   const struct baton_holder *h);
+/* LIST's answer: one line per lock, or a JSON array; `more` adds a note on
+ * stderr that the listing was cut short. */
+void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
+                size_t n, bool more);
 void print_check(FILE *out, bool json, const char *name, uint64_t token,
                  int rv);
 /* One node's status; `first` and `last` frame a JSON array. */

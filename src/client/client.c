@@ -601,6 +601,55 @@ int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
         return 0;
 }
 
+int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
+               size_t cap, size_t *n, int *more)
+{
+        struct request *r;
+        size_t len = 0;
+        uint32_t limit, i;
+        int rv;
+
+        if (n != NULL) {
+                *n = 0;
+        }
+        if (more != NULL) {
+                *more = 0;
+        }
+        if (c == NULL || out == NULL || cap == 0 || n == NULL) {
+                return BATON_EINVAL;
+        }
+        if (prefix != NULL) {
+                len = strnlen(prefix, COMMAND_NAME_MAX + 1);
+                if (len > COMMAND_NAME_MAX) {
+                        return BATON_ENAME;
+                }
+        }
+        limit = cap < PROTO_LIST_MAX ? (uint32_t)cap : PROTO_LIST_MAX;
+        lock(c);
+        r = request_list(prefix, (uint8_t)len, limit);
+        if (r == NULL) {
+                unlock(c);
+                return BATON_ENOMEM;
+        }
+        rv = roundtrip(c, r,
+                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        if (rv == 0) {
+                rv = r->status;
+                if (rv == 0) {
+                        for (i = 0; i < r->list_n; i++) {
+                                out[i] = r->list[i];
+                        }
+                        *n = r->list_n;
+                        if (more != NULL) {
+                                *more = r->list_more ? 1 : 0;
+                        }
+                }
+                client_discard(c, r);
+        }
+        unlock(c);
+        return user_status(rv);
+}
+
 int baton_check(baton_client *c, const char *name, uint64_t token)
 {
         struct request *r;

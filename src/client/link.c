@@ -389,6 +389,39 @@ static int status_reply(struct link *l, struct request *r, const uint8_t *body,
         return 0;
 }
 
+static int list_reply(struct request *r, const uint8_t *body, uint32_t len)
+{
+        struct proto_lock_entry *e;
+        uint32_t i, n;
+        bool more;
+        int rv;
+
+        if (r->list == NULL) {
+                return BATON_EINVAL;
+        }
+        e = calloc(r->list_cap, sizeof *e);
+        if (e == NULL) {
+                return BATON_ENOMEM;
+        }
+        rv = proto_read_list_reply(body, len, e, r->list_cap, &n, &more);
+        if (rv == 0) {
+                for (i = 0; i < n; i++) {
+                        struct baton_lock_info *o = &r->list[i];
+                        memcpy(o->name, e[i].name.p, e[i].name.len);
+                        o->name[e[i].name.len] = '\0';
+                        o->session = e[i].session;
+                        o->owner = e[i].owner;
+                        o->token = e[i].token;
+                        o->count = e[i].count;
+                        o->waiters = e[i].waiters;
+                }
+                r->list_n = n;
+                r->list_more = more;
+        }
+        free(e);
+        return rv;
+}
+
 static void not_leader(struct baton_client *c, const uint8_t *body,
                        uint32_t len, int64_t now)
 {
@@ -498,6 +531,19 @@ static void dispatch(struct baton_client *c, const struct proto_header *h,
                         return;
                 }
                 r->status = status_reply(l, r, body, h->length);
+                outcome_answered(c, r);
+                return;
+        case PROTO_LIST_REPLY:
+                if (r == NULL || r->type != PROTO_LIST) {
+                        return;
+                }
+                l->failures = 0;
+                l->bounces = 0;
+                r->status = list_reply(r, body, h->length);
+                if (r->status == BATON_EMALFORMED) {
+                        fail(c, now, false);
+                        return;
+                }
                 outcome_answered(c, r);
                 return;
         default:

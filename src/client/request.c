@@ -93,6 +93,25 @@ struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
         return r;
 }
 
+struct request *request_list(const char *prefix, uint8_t prefix_len,
+                             uint32_t limit)
+{
+        struct request *r = alloc(PROTO_LIST);
+
+        if (r == NULL) {
+                return NULL;
+        }
+        r->list = calloc(limit, sizeof *r->list);
+        if (r->list == NULL) {
+                free(r);
+                return NULL;
+        }
+        r->list_cap = limit;
+        r->len = proto_write_list(r->frame, sizeof r->frame, 0, prefix,
+                                  prefix_len, limit);
+        return r;
+}
+
 struct request *request_member_add(uint64_t id, const char *raft_address,
                                    const char *client_address, int *rv)
 {
@@ -129,5 +148,6 @@ void request_free(struct request *r)
                 return;
         }
         free(r->reply);
+        free(r->list);
         free(r);
 }

@@ -65,8 +65,12 @@ struct request {
         /* The answer. */
         int status;
         struct proto_result res;
-        uint32_t ttl_ms;            /* KEEPALIVE_OK */
-        struct baton_status *reply; /* STATUS: owned, filled on answer */
+        uint32_t ttl_ms;              /* KEEPALIVE_OK */
+        struct baton_status *reply;   /* STATUS: owned, filled on answer */
+        struct baton_lock_info *list; /* LIST: owned, list_cap entries */
+        uint32_t list_cap;            /* LIST: the limit asked for */
+        uint32_t list_n;              /* LIST: entries filled on answer */
+        bool list_more;               /* LIST: the server left some out */
 };
 
 /*
@@ -84,6 +88,11 @@ struct request *request_u64(uint8_t type, uint64_t v);
 /* QUERY or CHECK of `name` (1..255 bytes). NULL when out of memory. */
 struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
                              uint64_t token);
+
+/* LIST of `prefix` (0..255 bytes) with `limit` (1..PROTO_LIST_MAX) and
+ * room for the answer. NULL when out of memory. */
+struct request *request_list(const char *prefix, uint8_t prefix_len,
+                             uint32_t limit);
 
 /* MEMBER_ADD. NULL when out of memory; `*rv` gets BATON_EINVAL when an
  * address is too long. */

@@ -695,6 +695,34 @@ void lockfsm_foreach_waiter(const struct lockfsm *f,
         }
 }
 
+void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,
+                          size_t len,
+                          bool (*cb)(void *data, const char *name,
+                                     size_t name_len,
+                                     const struct lockfsm_result *holder),
+                          void *data)
+{
+        struct lockfsm_result res;
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &f->lock_list)
+        {
+                const struct lock *l = QUEUE_DATA(q, struct lock, link);
+                const struct hold *h;
+
+                if (l->n_holders == 0 || l->name_len < len ||
+                    (len > 0 && memcmp(l->name, prefix, len) != 0)) {
+                        continue;
+                }
+                h = QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
+                describe(&res, LOCKFSM_HOLDER, h);
+                res.waiters = l->n_waiters;
+                if (!cb(data, l->name, l->name_len, &res)) {
+                        return;
+                }
+        }
+}
+
 void lockfsm_stats(const struct lockfsm *f, struct lockfsm_stats *st)
 {
         st->sessions = f->n_sessions;

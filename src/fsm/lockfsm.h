@@ -166,6 +166,20 @@ void lockfsm_foreach_waiter(const struct lockfsm *f,
                                        size_t name_len, uint32_t wait_ms),
                             void *data);
 
+/*
+ * Visit every held lock whose name starts with `prefix` (`len` bytes, 0:
+ * every lock), in lock age order (the index of the entry that created the
+ * lock), with its holder described as lockfsm_query() would (kind
+ * LOCKFSM_HOLDER). Stops when `cb` returns false. `name` and `holder` are
+ * borrowed for the callback only, and the callback must not change `f`.
+ */
+void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,
+                          size_t len,
+                          bool (*cb)(void *data, const char *name,
+                                     size_t name_len,
+                                     const struct lockfsm_result *holder),
+                          void *data);
+
 struct lockfsm_stats {
         uint64_t sessions;
         uint64_t locks; /* locks held or awaited */

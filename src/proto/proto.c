@@ -19,6 +19,11 @@ _Static_assert(STATUS_MAX_SIZE <= PROTO_MAX_BODY, "status reply fits a frame");
 _Static_assert(COMMAND_MAX_SIZE <= PROTO_MAX_BODY, "a command fits a frame");
 _Static_assert(PROTO_ADDRESS_MAX <= UINT8_MAX, "addresses are u8 strings");
 _Static_assert(PROTO_MESSAGE_MAX <= UINT8_MAX, "messages are u8 strings");
+_Static_assert(COMMAND_NAME_MAX == 255, "LIST entries hold any lock name");
+_Static_assert(PROTO_LIST_ENTRY_MAX == PROTO_LIST_ENTRY_SIZE(255),
+               "LIST entry sizes agree");
+_Static_assert(PROTO_LIST_ENTRY_MIN == PROTO_LIST_ENTRY_SIZE(1),
+               "LIST entry sizes agree");
 _Static_assert(INT_MAX == INT32_MAX, "a status is an i32 on the wire");
 
 const char *proto_type_name(int type)
@@ -42,6 +47,8 @@ const char *proto_type_name(int type)
                 return "TRANSFER";
         case PROTO_PING:
                 return "PING";
+        case PROTO_LIST:
+                return "LIST";
         case PROTO_RESULT:
                 return "RESULT";
         case PROTO_NOT_LEADER:
@@ -54,6 +61,8 @@ const char *proto_type_name(int type)
                 return "KEEPALIVE_OK";
         case PROTO_PONG:
                 return "PONG";
+        case PROTO_LIST_REPLY:
+                return "LIST_REPLY";
         default:
                 return "UNKNOWN";
         }
@@ -476,6 +485,58 @@ size_t proto_write_keepalive_ok(uint8_t *out, size_t cap, uint64_t id,
         return finish(&w);
 }
 
+/* A LIST prefix: 0..COMMAND_NAME_MAX bytes, no NUL. */
+static bool valid_prefix(const char *prefix, size_t len)
+{
+        return len <= COMMAND_NAME_MAX &&
+               (len == 0 ||
+                (prefix != NULL && memchr(prefix, '\0', len) == NULL));
+}
+
+size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
+                        const char *prefix, size_t prefix_len, uint32_t limit)
+{
+        struct wcursor w;
+
+        if (!valid_prefix(prefix, prefix_len) || limit == 0 ||
+            limit > PROTO_LIST_MAX) {
+                return 0;
+        }
+        begin(&w, out, cap, PROTO_LIST, id);
+        put_string(&w, prefix, prefix_len);
+        wcursor_u32(&w, limit);
+        return finish(&w);
+}
+
+size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
+                              const struct proto_lock_entry *e, uint32_t n,
+                              bool more)
+{
+        struct wcursor w;
+        uint32_t i;
+
+        if (n > 0 && e == NULL) {
+                return 0;
+        }
+        for (i = 0; i < n; i++) {
+                if (!valid_name(e[i].name.p, e[i].name.len)) {
+                        return 0;
+                }
+        }
+        begin(&w, out, cap, PROTO_LIST_REPLY, id);
+        wcursor_u32(&w, n);
+        wcursor_u8(&w, more ? 1 : 0);
+        for (i = 0; i < n; i++) {
+                put_string(&w, e[i].name.p, e[i].name.len);
+                wcursor_u64(&w, e[i].session);
+                wcursor_u64(&w, e[i].owner);
+                wcursor_u64(&w, e[i].token);
+                wcursor_u32(&w, e[i].count);
+                wcursor_u32(&w, e[i].waiters);
+        }
+        return finish(&w);
+}
+
 /* ---- Body readers --------------------------------------------------------
  */
 
@@ -641,4 +702,56 @@ int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st)
                 }
         }
         return done(&r) ? 0 : BATON_EMALFORMED;
+}
+
+int proto_read_list(const uint8_t *body, size_t len,
+                    struct proto_string *prefix, uint32_t *limit)
+{
+        struct rcursor r;
+
+        rcursor_init(&r, body, len);
+        get_string(&r, prefix);
+        *limit = rcursor_u32(&r);
+        if (!done(&r) || *limit == 0 || *limit > PROTO_LIST_MAX) {
+                return BATON_EMALFORMED;
+        }
+        return valid_prefix(prefix->p, prefix->len) ? 0 : BATON_ENAME;
+}
+
+int proto_read_list_reply(const uint8_t *body, size_t len,
+                          struct proto_lock_entry *e, size_t cap, uint32_t *n,
+                          bool *more)
+{
+        struct rcursor r;
+        uint32_t count, i;
+        uint8_t flag;
+
+        *n = 0;
+        *more = false;
+        rcursor_init(&r, body, len);
+        count = rcursor_u32(&r);
+        flag = rcursor_u8(&r);
+        /* Every entry takes at least PROTO_LIST_ENTRY_MIN bytes, so a count
+         * the body cannot hold is refused before any entry is read. */
+        if (r.bad || flag > 1 || count > cap ||
+            count > r.left / PROTO_LIST_ENTRY_MIN) {
+                return BATON_EMALFORMED;
+        }
+        for (i = 0; i < count; i++) {
+                get_string(&r, &e[i].name);
+                e[i].session = rcursor_u64(&r);
+                e[i].owner = rcursor_u64(&r);
+                e[i].token = rcursor_u64(&r);
+                e[i].count = rcursor_u32(&r);
+                e[i].waiters = rcursor_u32(&r);
+                if (r.bad || !valid_name(e[i].name.p, e[i].name.len)) {
+                        return BATON_EMALFORMED;
+                }
+        }
+        if (!done(&r)) {
+                return BATON_EMALFORMED;
+        }
+        *n = count;
+        *more = flag == 1;
+        return 0;
 }

@@ -31,6 +31,8 @@
  *   MEMBER_REMOVE u64 id
  *   TRANSFER    u64 id (0: let the leader choose)
  *   PING        (empty)
+ *   LIST        string prefix (0..255 bytes, no NUL), u32 limit
+ *               (1..PROTO_LIST_MAX)
  *
  * Responses (server to client), one per request, with the request's id:
  *
@@ -42,6 +44,9 @@
  *   STATUS      see struct proto_status
  *   KEEPALIVE_OK u32 ttl_ms: the session's deadline is now + ttl_ms
  *   PONG        (empty)
+ *   LIST_REPLY  u32 n, u8 more (1: more locks matched than were sent),
+ *               then n x {string name, u64 session, u64 owner, u64 token,
+ *               u32 count, u32 waiters}
  *
  * A string is a u8 length and that many bytes (no NUL). A blocking ACQUIRE
  * is answered once, when its outcome is final: granted, timed out,
@@ -54,6 +59,12 @@
 #define PROTO_ADDRESS_MAX 64    /* "a.b.c.d:port" and then some */
 #define PROTO_MESSAGE_MAX 255   /* ERROR text */
 #define PROTO_MAX_MEMBERS 16
+#define PROTO_LIST_MAX    1000 /* largest LIST limit */
+/* LIST_REPLY: the fixed part, and the largest entry (a 255-byte name). */
+#define PROTO_LIST_REPLY_FIXED 5
+#define PROTO_LIST_ENTRY_MAX   (1 + 255 + 3 * 8 + 2 * 4)
+/* The smallest entry (a 1-byte name), for bounding n by the body size. */
+#define PROTO_LIST_ENTRY_MIN (1 + 1 + 3 * 8 + 2 * 4)
 
 enum proto_type {
         /* requests */
@@ -66,6 +77,7 @@ enum proto_type {
         PROTO_MEMBER_REMOVE = 7,
         PROTO_TRANSFER = 8,
         PROTO_PING = 9,
+        PROTO_LIST = 10,
         /* responses */
         PROTO_RESULT = 64,
         PROTO_NOT_LEADER = 65,
@@ -73,6 +85,7 @@ enum proto_type {
         PROTO_STATUS_REPLY = 67,
         PROTO_KEEPALIVE_OK = 68,
         PROTO_PONG = 69,
+        PROTO_LIST_REPLY = 70,
 };
 
 struct proto_header {
@@ -166,6 +179,19 @@ struct proto_status {
         struct proto_member members[PROTO_MAX_MEMBERS];
 };
 
+/* One lock of a LIST_REPLY; the name is borrowed. */
+struct proto_lock_entry {
+        struct proto_string name;
+        uint64_t session;
+        uint64_t owner;
+        uint64_t token;
+        uint32_t count;
+        uint32_t waiters;
+};
+
+/* The encoded size of one LIST_REPLY entry with a name of `name_len`. */
+#define PROTO_LIST_ENTRY_SIZE(name_len) (1 + (size_t)(name_len) + 3 * 8 + 2 * 4)
+
 /*
  * Frame writers: each writes a whole frame (header and body) into `out`
  * (capacity `cap`) and returns its length, or 0 when it does not fit or a
@@ -196,6 +222,15 @@ size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
                           const struct proto_status *st);
 size_t proto_write_keepalive_ok(uint8_t *out, size_t cap, uint64_t id,
                                 uint32_t ttl_ms);
+/* LIST: 0 for a prefix over 255 bytes or with a NUL, or a limit outside
+ * 1..PROTO_LIST_MAX. */
+size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
+                        const char *prefix, size_t prefix_len, uint32_t limit);
+/* LIST_REPLY of the `n` entries of `e`: 0 for a bad name (1..255 bytes, no
+ * NUL), or when the frame exceeds `cap` or PROTO_MAX_BODY. */
+size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
+                              const struct proto_lock_entry *e, uint32_t n,
+                              bool more);
 
 /* Body readers, for a frame of the matching type. 0 or BATON_EMALFORMED
  * (BATON_ENAME for a bad lock name in QUERY or CHECK). */
@@ -214,6 +249,21 @@ int proto_read_not_leader(const uint8_t *body, size_t len, uint64_t *leader_id,
 int proto_read_error(const uint8_t *body, size_t len, int *status,
                      struct proto_string *message);
 int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st);
+/* LIST: BATON_EMALFORMED for a truncated body, trailing bytes or a limit
+ * outside 1..PROTO_LIST_MAX; BATON_ENAME for a prefix with a NUL. The
+ * prefix may be empty (every lock). */
+int proto_read_list(const uint8_t *body, size_t len,
+                    struct proto_string *prefix, uint32_t *limit);
+/*
+ * LIST_REPLY into the caller's array `e` of `cap` entries (names borrowed
+ * from the body): `*n` entries are filled and `*more` says whether the
+ * server left matches out. BATON_EMALFORMED when n exceeds `cap` (pass the
+ * limit that was asked for), when n disagrees with the body's size, for a
+ * bad name, a `more` other than 0 or 1, or trailing bytes; then `*n` is 0.
+ */
+int proto_read_list_reply(const uint8_t *body, size_t len,
+                          struct proto_lock_entry *e, size_t cap, uint32_t *n,
+                          bool *more);
 
 /* "RESULT", "PING", ...; "UNKNOWN" for anything else. */
 const char *proto_type_name(int type);

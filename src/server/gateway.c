@@ -30,6 +30,7 @@ struct pending {
         uint64_t received;    /* uv_now() at arrival */
         uint64_t received_ns; /* uv_hrtime() at arrival, for latency */
         uint64_t token;       /* CHECK */
+        uint32_t limit;       /* LIST */
         uint8_t frame_type;
         bool in_map;
         bool internal;   /* the leader's own EXPIRE or TIMEOUT */
@@ -94,6 +95,8 @@ static int kind_of(const struct pending *p)
                 return GATEWAY_QUERY;
         case PROTO_CHECK:
                 return GATEWAY_CHECK;
+        case PROTO_LIST:
+                return GATEWAY_LIST;
         default:
                 break;
         }
@@ -381,6 +384,67 @@ static void on_deadline(void *data, const struct deadline *d)
 
 /* --- Reads and keepalives ------------------------------------------------- */
 
+/* A LIST being answered: the entries gathered so far (names borrowed from
+ * the state machine, which does not change until the reply is written). */
+struct listing {
+        struct proto_lock_entry *e;
+        uint32_t n;
+        uint32_t limit;
+        size_t size; /* body bytes so far */
+        bool more;
+};
+
+static bool list_one(void *data, const char *name, size_t name_len,
+                     const struct lockfsm_result *holder)
+{
+        struct listing *ls = data;
+        size_t size = PROTO_LIST_ENTRY_SIZE(name_len);
+        struct proto_lock_entry *e;
+
+        /* Capped by the limit and by the frame: a reply always fits. */
+        if (ls->n == ls->limit || ls->size + size > PROTO_MAX_BODY) {
+                ls->more = true;
+                return false;
+        }
+        e = &ls->e[ls->n++];
+        e->name.p = name;
+        e->name.len = (uint8_t)name_len;
+        e->session = holder->session;
+        e->owner = holder->owner;
+        e->token = holder->token;
+        e->count = holder->count;
+        e->waiters = holder->waiters;
+        ls->size += size;
+        return true;
+}
+
+static void answer_list(struct gateway *g, struct pending *p)
+{
+        struct lockfsm *f = raftfsm_lockfsm(&g->node->rf);
+        struct listing ls;
+        size_t cap;
+        uint8_t *out;
+
+        memset(&ls, 0, sizeof ls);
+        ls.limit = p->limit;
+        ls.size = PROTO_LIST_REPLY_FIXED;
+        ls.e = calloc(p->limit, sizeof *ls.e);
+        if (ls.e == NULL) {
+                settle_status(p, BATON_ENOMEM);
+                return;
+        }
+        lockfsm_foreach_lock(f, p->cmd.name, p->cmd.name_len, list_one, &ls);
+        cap = PROTO_HEADER_SIZE + ls.size;
+        out = p->conn != NULL ? conn_reserve(p->conn, cap) : NULL;
+        if (out != NULL) {
+                send_frame(p->conn, p->req_id,
+                           proto_write_list_reply(out, cap, p->req_id, ls.e,
+                                                  ls.n, ls.more));
+        }
+        free(ls.e);
+        pending_free(p);
+}
+
 static void answer_read(struct gateway *g, struct pending *p)
 {
         struct lockfsm *f = raftfsm_lockfsm(&g->node->rf);
@@ -399,6 +463,9 @@ static void answer_read(struct gateway *g, struct pending *p)
                 lockfsm_check_token(f, p->cmd.name, p->cmd.name_len, p->token,
                                     &res);
                 settle(p, applied, &res);
+                return;
+        case PROTO_LIST:
+                answer_list(g, p);
                 return;
         default: /* PROTO_KEEPALIVE */
                 st = lockfsm_session_status(f, p->key_a);
@@ -751,6 +818,8 @@ static void on_read(struct gateway *g, struct conn *c,
                 rv = proto_read_u64(body, h->length, &p->key_a);
         } else if (h->type == PROTO_QUERY) {
                 rv = proto_read_query(body, h->length, &name);
+        } else if (h->type == PROTO_LIST) {
+                rv = proto_read_list(body, h->length, &name, &p->limit);
         } else {
                 rv = proto_read_check(body, h->length, &name, &p->token);
         }
@@ -1033,7 +1102,7 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
         uint64_t target;
         uint8_t *out;
 
-        if (h->type <= PROTO_PING) {
+        if (h->type <= PROTO_LIST) {
                 g->stats.requests[h->type]++;
         }
         switch (h->type) {
@@ -1043,6 +1112,7 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
         case PROTO_KEEPALIVE:
         case PROTO_QUERY:
         case PROTO_CHECK:
+        case PROTO_LIST:
                 on_read(g, c, h, body);
                 break;
         case PROTO_STATUS:

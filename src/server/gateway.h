@@ -24,6 +24,7 @@ enum gateway_kind {
         GATEWAY_KEEPALIVE,
         GATEWAY_QUERY,
         GATEWAY_CHECK,
+        GATEWAY_LIST,
         GATEWAY_N_KINDS,
 };
 
@@ -39,7 +40,7 @@ struct gateway_latency {
 
 struct gateway_stats {
         struct gateway_latency latency[GATEWAY_N_KINDS];
-        uint64_t requests[PROTO_PING + 1]; /* by request type */
+        uint64_t requests[PROTO_LIST + 1]; /* by request type */
         uint64_t proposed;                 /* entries proposed */
         uint64_t batches;                  /* raft_apply calls */
         uint64_t barriers;                 /* read/keepalive barriers */

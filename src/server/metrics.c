@@ -59,8 +59,8 @@ static void gauge(struct out *o, const char *name, const char *help, uint64_t v)
 }
 
 static const char *const kind_names[GATEWAY_N_KINDS] = {
-    "open",   "close",     "acquire", "release",
-    "cancel", "keepalive", "query",   "check"};
+    "open",      "close", "acquire", "release", "cancel",
+    "keepalive", "query", "check",   "list"};
 
 static void latencies(struct out *o, const struct gateway_stats *st)
 {

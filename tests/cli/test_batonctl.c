@@ -606,6 +606,97 @@ static void hold_and_query(void)
         (void)first_token;
 }
 
+/* `list PREFIX`: locks a/1, a/2 and b/1 held by background acquires; the
+ * listing of a/ shows exactly a/1 and a/2 with their tokens, as text and as
+ * a JSON array. */
+static void list_locks(void)
+{
+        static const char *const names[3] = {"a/1", "a/2", "b/1"};
+        const char *fields[] = {"lock",  "session", "owner", "token",
+                                "count", "waiters", NULL};
+        struct proc bg[3], p;
+        unsigned long long tokens[3] = {0, 0, 0};
+        char name[64], want[128];
+        unsigned i, started = 0;
+
+        for (i = 0; i < 3; i++) {
+                const char *args[] = {"--endpoints", cluster.endpoints,
+                                      "acquire", names[i], NULL};
+                if (proc_start(&bg[i], args) != 0) {
+                        ok(false, "start acquire %s", names[i]);
+                        goto out;
+                }
+                started++;
+                if (!ok(proc_wait_line(&bg[i], RUN_MS) &&
+                            sscanf(bg[i].out, "%63s %llu", name, &tokens[i]) ==
+                                2 &&
+                            strcmp(name, names[i]) == 0 && tokens[i] > 0,
+                        "acquire %s (background) prints NAME TOKEN",
+                        names[i])) {
+                        proc_show(&bg[i]);
+                        goto out;
+                }
+        }
+
+        ctl(&p, RUN_MS, "list", "a/", NULL);
+        if (!ok(p.status == 0 && count_of(p.out, "\n") == 2 &&
+                    strncmp(p.out, "a/1 session ", 12) == 0 &&
+                    strstr(p.out, "\na/2 session ") != NULL &&
+                    strstr(p.out, "b/1") == NULL,
+                "list a/: exit 0, exactly a/1 and a/2")) {
+                proc_show(&p);
+        } else {
+                for (i = 0; i < 2; i++) {
+                        snprintf(want, sizeof want, " token %llu count 1 ",
+                                 tokens[i]);
+                        if (!ok(strstr(p.out, want) != NULL,
+                                "list a/ shows %s with token %llu", names[i],
+                                tokens[i])) {
+                                proc_show(&p);
+                        }
+                }
+        }
+
+        ctl(&p, RUN_MS, "--json", "list", "a/", NULL);
+        if (!ok(p.status == 0 && json_valid(p.out) && p.out[0] == '[' &&
+                    json_has_fields(p.out, fields) &&
+                    count_of(p.out, "\"lock\":") == 2 &&
+                    strstr(p.out, "\"lock\":\"a/1\"") != NULL &&
+                    strstr(p.out, "\"lock\":\"a/2\"") != NULL,
+                "--json list a/: exit 0, a JSON array of a/1 and a/2")) {
+                proc_show(&p);
+        } else {
+                for (i = 0; i < 2; i++) {
+                        snprintf(want, sizeof want, "\"token\":%llu,",
+                                 tokens[i]);
+                        if (!ok(strstr(p.out, want) != NULL,
+                                "--json list a/ has %s's token", names[i])) {
+                                proc_show(&p);
+                        }
+                }
+        }
+
+        ctl(&p, RUN_MS, "list", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, "b/1 session ") != NULL,
+                "list (no prefix): exit 0, shows b/1")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--json", "list", "nothing/", NULL);
+        if (!ok(p.status == 0 && strcmp(p.out, "[]\n") == 0,
+                "--json list of an unused prefix: []")) {
+                proc_show(&p);
+        }
+out:
+        for (i = 0; i < started; i++) {
+                kill(bg[i].pid, SIGTERM);
+                proc_wait(&bg[i], RUN_MS);
+                if (!ok(bg[i].status == 0,
+                        "acquire %s ended by SIGTERM: exit 0", names[i])) {
+                        proc_show(&bg[i]);
+                }
+        }
+}
+
 static void status_and_members(void)
 {
         const char *status_fields[] = {"endpoint", "id",     "role",    "term",
@@ -922,6 +1013,7 @@ int main(int argc, char **argv)
         lock_env();
         lock_status();
         hold_and_query();
+        list_locks();
         status_and_members();
         usage_errors();
         unreachable();

@@ -2310,6 +2310,88 @@ static void sc_backpressure(struct ctx *x)
         tclient_close(&other);
 }
 
+/* LIST "<base>/a/": exactly the two locks under it, with their holders and
+ * tokens, in age order; a follower answers NOT_LEADER. */
+static void sc_list(struct ctx *x)
+{
+        struct tclient a, b, raw;
+        struct tclient_lock locks[8];
+        char base[48], a1[64], a2[64], b1[64], prefix[64];
+        uint8_t f[PROTO_HEADER_SIZE + 300];
+        uint64_t t1, t2, t3;
+        unsigned leader, i;
+        size_t n, len;
+        bool more;
+        int rv;
+
+        lock_name(x, base, sizeof base, "list");
+        snprintf(a1, sizeof a1, "%s/a/1", base);
+        snprintf(a2, sizeof a2, "%s/a/2", base);
+        snprintf(b1, sizeof b1, "%s/b/1", base);
+        snprintf(prefix, sizeof prefix, "%s/a/", base);
+        OPEN(x, &a, TTL_MS);
+        OPEN(x, &b, TTL_MS);
+        GRANT(x, t1, &a, a1);
+        GRANT(x, t2, &b, a2);
+        GRANT(x, t3, &a, b1);
+
+        rv = tclient_list(&b, prefix, 10, OP_MS, locks, 8, &n, &more);
+        EXPECT(x, rv == 0 && n == 2 && !more,
+               "LIST %s: %d, %zu locks, more %d (%s)", prefix, rv, n, more,
+               b.errmsg);
+        EXPECT(x,
+               strcmp(locks[0].name, a1) == 0 && locks[0].token == t1 &&
+                   locks[0].session == a.session && locks[0].owner == 1 &&
+                   locks[0].count == 1 && locks[0].waiters == 0,
+               "LIST entry 0: %s token %" PRIu64 " session %" PRIu64
+               ", expected %s token %" PRIu64,
+               locks[0].name, locks[0].token, locks[0].session, a1, t1);
+        EXPECT(x,
+               strcmp(locks[1].name, a2) == 0 && locks[1].token == t2 &&
+                   locks[1].session == b.session,
+               "LIST entry 1: %s token %" PRIu64 ", expected %s token %" PRIu64,
+               locks[1].name, locks[1].token, a2, t2);
+
+        /* The limit cuts the listing short and says so. */
+        rv = tclient_list(&b, prefix, 1, OP_MS, locks, 8, &n, &more);
+        EXPECT(x, rv == 0 && n == 1 && more && strcmp(locks[0].name, a1) == 0,
+               "LIST %s limit 1: %d, %zu locks, more %d", prefix, rv, n, more);
+        /* The whole base: all three; a released lock leaves the list. */
+        rv = tclient_list(&b, base, 10, OP_MS, locks, 8, &n, &more);
+        EXPECT(x,
+               rv == 0 && n == 3 && strcmp(locks[2].name, b1) == 0 &&
+                   locks[2].token == t3,
+               "LIST %s: %d, %zu locks", base, rv, n);
+        RELEASE(x, &a, a1, t1);
+        rv = tclient_list(&b, prefix, 10, OP_MS, locks, 8, &n, &more);
+        EXPECT(x, rv == 0 && n == 1 && strcmp(locks[0].name, a2) == 0,
+               "LIST %s after a release: %d, %zu locks", prefix, rv, n);
+
+        /* Followers redirect LIST like QUERY. */
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        EXPECT(x, tclient_init(&raw, x->h.endpoints) == 0, "tclient_init");
+        for (i = 1; i <= x->n; i++) {
+                const char *addr = harness_client_address(&x->h, i);
+                if (i == leader || !harness_running(&x->h, i)) {
+                        continue;
+                }
+                EXPECT(x, tclient_connect(&raw, addr, OP_MS) == 0,
+                       "connect %s: %s", addr, raw.errmsg);
+                len = proto_write_list(f, sizeof f, 301, prefix, strlen(prefix),
+                                       10);
+                if (!redirected(x, &raw, f, len, 301, leader, "LIST",
+                                __LINE__)) {
+                        return;
+                }
+        }
+        tclient_close(&raw);
+        RELEASE(x, &b, a2, t2);
+        RELEASE(x, &a, b1, t3);
+        tclient_close(&a);
+        tclient_close(&b);
+}
+
 struct scenario {
         const char *name;
         void (*fn)(struct ctx *x);
@@ -2336,6 +2418,8 @@ static const struct scenario scenarios[] = {
     {"stale tokens: ESTALE", sc_stale},
     {"followers answer NOT_LEADER with the leader's client address",
      sc_not_leader},
+    {"LIST of a prefix: exactly its locks, in age order; followers redirect",
+     sc_list},
     {"TTL outside [2 x election timeout, max]: ETTL", sc_ttl},
     {"MEMBER_ADD of a joining node, directory replicated, MEMBER_REMOVE",
      sc_membership},

@@ -964,6 +964,59 @@ int tclient_check(struct tclient *c, const char *name, uint64_t token,
         return read_request(c, PROTO_CHECK, name, token, timeout_ms, res);
 }
 
+int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
+                 int timeout_ms, struct tclient_lock *out, size_t cap,
+                 size_t *n, bool *more)
+{
+        struct proto_lock_entry *e;
+        struct tclient_result res;
+        struct tclient_req r;
+        size_t len = prefix != NULL ? strlen(prefix) : 0;
+        uint32_t got, i;
+        int rv;
+
+        *n = 0;
+        *more = false;
+        req_init(&r);
+        r.len =
+            proto_write_list(r.frame, sizeof r.frame, 0, prefix, len, limit);
+        if (r.len == 0) {
+                return BATON_EINVAL;
+        }
+        rv = exchange(c, &r, deadline_of(timeout_ms));
+        if (rv != 0) {
+                return rv;
+        }
+        if (r.ah.type == PROTO_RESULT) {
+                return take_result(c, &r, &res);
+        }
+        e = calloc(limit, sizeof *e);
+        if (e == NULL) {
+                return BATON_ENOMEM;
+        }
+        if (r.ah.type != PROTO_LIST_REPLY ||
+            proto_read_list_reply(r.answer, r.ah.length, e, limit, &got,
+                                  more) != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "bad LIST reply (%s, %u bytes)",
+                         proto_type_name(r.ah.type), r.ah.length);
+                free(e);
+                return BATON_EMALFORMED;
+        }
+        for (i = 0; i < got && i < cap; i++) {
+                memcpy(out[i].name, e[i].name.p, e[i].name.len);
+                out[i].name[e[i].name.len] = '\0';
+                out[i].session = e[i].session;
+                out[i].owner = e[i].owner;
+                out[i].token = e[i].token;
+                out[i].count = e[i].count;
+                out[i].waiters = e[i].waiters;
+        }
+        *n = i;
+        free(e);
+        return 0;
+}
+
 static void copy_string(char *dst, const struct proto_string *s)
 {
         size_t n =

@@ -60,6 +60,16 @@ struct tclient_status {
 
 #define TCLIENT_ROLE_LEADER 3
 
+/* One entry of a LIST answer. */
+struct tclient_lock {
+        char name[COMMAND_NAME_MAX + 1];
+        uint64_t session;
+        uint64_t owner;
+        uint64_t token;
+        uint32_t count;
+        uint32_t waiters;
+};
+
 /* One request on the wire, kept so that it can be sent again unchanged
  * (a command keeps its session and seq across every retry). */
 struct tclient_req {
@@ -202,6 +212,13 @@ int tclient_keepalive(struct tclient *c, int timeout_ms, uint32_t *ttl_ms);
 /* Linearizable QUERY / CHECK through the leader. */
 int tclient_query(struct tclient *c, const char *name, int timeout_ms,
                   struct tclient_result *res);
+/* Linearizable LIST of the held locks starting with `prefix` (NULL: all),
+ * at most `limit` (1..PROTO_LIST_MAX) and at most `cap` entries into `out`.
+ * 0, a RESULT's error status, BATON_EMALFORMED (a bad reply, or one over
+ * TCLIENT_ANSWER_MAX bytes), BATON_ENOTLEADER or BATON_ETIMEOUT. */
+int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
+                 int timeout_ms, struct tclient_lock *out, size_t cap,
+                 size_t *n, bool *more);
 int tclient_check(struct tclient *c, const char *name, uint64_t token,
                   int timeout_ms, struct tclient_result *res);
 

@@ -801,6 +801,105 @@ static void test_session_status_and_iteration(void **state)
         assert_int_equal(r.status, BATON_ESTALE);
 }
 
+struct listed {
+        char names[8][16];
+        struct lockfsm_result holders[8];
+        unsigned n;
+        unsigned stop_after; /* 0: never stop */
+};
+
+static bool visit_lock(void *data, const char *name, size_t name_len,
+                       const struct lockfsm_result *holder)
+{
+        struct listed *v = data;
+
+        assert_true(name_len < sizeof v->names[0]);
+        assert_true(v->n < 8);
+        memcpy(v->names[v->n], name, name_len);
+        v->names[v->n][name_len] = '\0';
+        v->holders[v->n++] = *holder;
+        return v->stop_after == 0 || v->n < v->stop_after;
+}
+
+static void test_foreach_lock(void **state)
+{
+        struct fsmtest *t = *state;
+        uint64_t a = fsmtest_open(t, 1);
+        uint64_t b = fsmtest_open(t, 2);
+        uint64_t c = fsmtest_open(t, 3);
+        uint64_t tok_a2, tok_a1, tok_b1, tok_ab;
+        struct listed v;
+
+        /* Created in this order: a/2, a/1, b/1, ab. */
+        tok_a2 = fsmtest_acquire(t, a, 1, 7, "a/2", 0).token;
+        tok_a1 = fsmtest_acquire(t, b, 1, 8, "a/1", 0).token;
+        tok_b1 = fsmtest_acquire(t, a, 2, 7, "b/1", 0).token;
+        tok_ab = fsmtest_acquire(t, c, 1, 9, "ab", 0).token;
+        fsmtest_acquire(t, a, 3, 7, "a/1", 1000); /* queued behind b */
+        fsmtest_acquire(t, a, 4, 7, "a/2", 0);    /* reentered: count 2 */
+
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_lock(t->f, "a/", 2, visit_lock, &v);
+        assert_int_equal(v.n, 2);
+        assert_string_equal(v.names[0], "a/2");
+        assert_int_equal(v.holders[0].kind, LOCKFSM_HOLDER);
+        assert_int_equal(v.holders[0].session, a);
+        assert_int_equal(v.holders[0].owner, 7);
+        assert_int_equal(v.holders[0].token, tok_a2);
+        assert_int_equal(v.holders[0].count, 2);
+        assert_int_equal(v.holders[0].waiters, 0);
+        assert_string_equal(v.names[1], "a/1");
+        assert_int_equal(v.holders[1].session, b);
+        assert_int_equal(v.holders[1].owner, 8);
+        assert_int_equal(v.holders[1].token, tok_a1);
+        assert_int_equal(v.holders[1].count, 1);
+        assert_int_equal(v.holders[1].waiters, 1);
+
+        /* The empty prefix: every lock, oldest first. */
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_lock(t->f, NULL, 0, visit_lock, &v);
+        assert_int_equal(v.n, 4);
+        assert_string_equal(v.names[2], "b/1");
+        assert_int_equal(v.holders[2].token, tok_b1);
+        assert_string_equal(v.names[3], "ab");
+        assert_int_equal(v.holders[3].token, tok_ab);
+
+        /* "a" matches a/2, a/1 and ab; a whole name matches itself; a
+         * prefix longer than every name matches nothing. */
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_lock(t->f, "a", 1, visit_lock, &v);
+        assert_int_equal(v.n, 3);
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_lock(t->f, "b/1", 3, visit_lock, &v);
+        assert_int_equal(v.n, 1);
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_lock(t->f, "b/1/x", 5, visit_lock, &v);
+        assert_int_equal(v.n, 0);
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_lock(t->f, "c", 1, visit_lock, &v);
+        assert_int_equal(v.n, 0);
+
+        /* The callback stops the walk. */
+        memset(&v, 0, sizeof v);
+        v.stop_after = 2;
+        lockfsm_foreach_lock(t->f, "", 0, visit_lock, &v);
+        assert_int_equal(v.n, 2);
+
+        /* A released lock is gone; one handed to its waiter stays, in its
+         * place, with the new holder. */
+        fsmtest_release(t, a, 5, 7, "b/1", tok_b1);
+        fsmtest_close_session(t, b, 2);
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_lock(t->f, "", 0, visit_lock, &v);
+        assert_int_equal(v.n, 3);
+        assert_string_equal(v.names[0], "a/2");
+        assert_string_equal(v.names[1], "a/1");
+        assert_int_equal(v.holders[1].session, a);
+        assert_int_equal(v.holders[1].waiters, 0);
+        assert_true(v.holders[1].token > tok_a1);
+        assert_string_equal(v.names[2], "ab");
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -838,6 +937,7 @@ int main(void)
             cmocka_unit_test(test_create_rejects_bad_limits),
             T(test_stats),
             T(test_session_status_and_iteration),
+            T(test_foreach_lock),
         };
         return cmocka_run_group_tests_name("lockfsm", tests, NULL, NULL);
 }
