@@ -16,6 +16,7 @@
 #include "client.h"
 #include "clock.h"
 #include "outcome.h"
+#include "probe.h"
 #include "request.h"
 
 #define CONNECT_MS      1000    /* one connect attempt, at most */
@@ -342,50 +343,17 @@ static struct request *find(struct baton_client *c, uint64_t id)
         return NULL;
 }
 
-static void copy_string(char *dst, size_t cap, const struct proto_string *s)
-{
-        size_t n = s->len < cap - 1 ? s->len : cap - 1;
-
-        if (n > 0) {
-                memcpy(dst, s->p, n);
-        }
-        dst[n] = '\0';
-}
-
 static int status_reply(struct link *l, struct request *r, const uint8_t *body,
                         uint32_t len)
 {
         struct proto_status ps;
         struct baton_status *st = r->reply;
-        unsigned i;
         int rv = proto_read_status(body, len, &ps);
 
         if (rv != 0 || st == NULL) {
                 return rv != 0 ? rv : BATON_EINVAL;
         }
-        memset(st, 0, sizeof *st);
-        snprintf(st->endpoint, sizeof st->endpoint, "%s", l->peer);
-        st->id = ps.id;
-        st->role = ps.role;
-        st->term = ps.term;
-        st->leader_id = ps.leader_id;
-        st->commit_index = ps.commit_index;
-        st->applied_index = ps.applied_index;
-        st->last_index = ps.last_index;
-        st->sessions = ps.sessions;
-        st->locks = ps.locks;
-        st->waiters = ps.waiters;
-        st->n_members = ps.n_members;
-        for (i = 0; i < ps.n_members; i++) {
-                st->members[i].id = ps.members[i].id;
-                st->members[i].role = ps.members[i].role;
-                copy_string(st->members[i].raft_address,
-                            sizeof st->members[i].raft_address,
-                            &ps.members[i].raft_address);
-                copy_string(st->members[i].client_address,
-                            sizeof st->members[i].client_address,
-                            &ps.members[i].client_address);
-        }
+        probe_fill_status(st, l->peer, &ps);
         return 0;
 }
 

@@ -44,8 +44,8 @@ static void copy_string(char *dst, size_t cap, const struct proto_string *s)
         dst[n] = '\0';
 }
 
-static void fill(struct baton_status *out, const char *endpoint,
-                 const struct proto_status *ps)
+void probe_fill_status(struct baton_status *out, const char *endpoint,
+                       const struct proto_status *ps)
 {
         unsigned i;
 
@@ -131,7 +131,7 @@ static int exchange(int fd, const char *endpoint, int64_t deadline,
                                 rv = BATON_EMALFORMED;
                                 break;
                         }
-                        fill(out, endpoint, &ps);
+                        probe_fill_status(out, endpoint, &ps);
                         proto_reader_close(&reader);
                         return 0;
                 }

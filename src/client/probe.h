@@ -6,11 +6,17 @@
 #include <stdint.h>
 
 #include "../../include/baton.h"
+#include "../proto/proto.h"
 
 /* Ask `endpoint` ("a.b.c.d:port") for its status before `deadline`
  * (CLOCK_MONOTONIC ms). 0, BATON_EINVAL, BATON_EIO, BATON_ETIMEOUT or
  * BATON_EMALFORMED. */
 int probe_status(const char *endpoint, int64_t deadline,
                  struct baton_status *out);
+
+/* Convert a decoded STATUS reply from `endpoint` into the public form,
+ * strings copied (shared with the handle's own connection). */
+void probe_fill_status(struct baton_status *out, const char *endpoint,
+                       const struct proto_status *ps);
 
 #endif /* CLIENT_PROBE_H */
