@@ -114,6 +114,11 @@ enum baton_session_state {
  * 2^63. Reentrancy and ownership are per (session, owner tag). */
 #define BATON_OWNER_THREAD 0
 
+/* The owner tag of a detached acquire (batonctl acquire --detach): a
+ * fixed tag, so that another process can name the grant to
+ * baton_release_in(). */
+#define BATON_OWNER_DETACHED 1
+
 /* wait_ms values of baton_acquire(). */
 #define BATON_WAIT_TRY     0  /* answer BATON_EBUSY at once if held */
 #define BATON_WAIT_FOREVER -1 /* wait until granted or the session ends */
@@ -216,6 +221,50 @@ BATON_API int baton_acquire(baton_client *c, const char *name, uint64_t owner,
  */
 BATON_API int baton_release(baton_client *c, const char *name, uint64_t owner,
                             uint64_t token);
+
+/**
+ * Detach the handle's session, for a lease lock that outlives the process:
+ * the handle stops keeping the session alive (no more keepalives) and
+ * forgets it, so baton_client_destroy() does not close it and no
+ * on_lock_lost callback runs for its locks. The cluster then expires the
+ * session, releasing its locks, TTL after the last keepalive it
+ * acknowledged, unless baton_release_in() releases them earlier. Stores
+ * the session id in `*session` (which may be NULL). The handle's session
+ * state becomes BATON_SESSION_NONE (reported to on_session) and a later
+ * call that needs a session opens a new one. Call it when no other call
+ * of the handle is under way. 0, BATON_EINVAL, or BATON_ENOSESSION (no
+ * live session). Thread-safe.
+ */
+BATON_API int baton_client_detach(baton_client *c, uint64_t *session);
+
+/**
+ * Release one hold of `name` by `owner` (an explicit tag: the one the
+ * grant was acquired with, e.g. BATON_OWNER_DETACHED; not
+ * BATON_OWNER_THREAD) with `token`, on behalf of ANOTHER session
+ * `session`, typically one detached by another process with
+ * baton_client_detach(). Does not need a session of this handle.
+ *
+ * The RELEASE carries `session` and a sequence number that must be above
+ * every seq that session used: the realtime clock in nanoseconds. The
+ * process that used the session is gone and its seqs count up from 1, and
+ * seqs only need to be unique and above the session's acknowledged floor;
+ * the command acknowledges itself (ack = seq), so the cluster forgets the
+ * session's older outcomes. Like every request it is retried under the
+ * same seq after a leader change or a lost connection, and so applied
+ * exactly once. Two releases of the same session must not run at the same
+ * nanosecond (a later one with a lower seq gets BATON_ESEQ).
+ *
+ * Errors: BATON_ESTALE, BATON_ENOTHOLDER, BATON_EEXPIRED or
+ * BATON_ENOSESSION (the session already ended: its locks are free),
+ * BATON_ECLOSED, BATON_ENAME, BATON_EINVAL (`session` 0, `owner`
+ * BATON_OWNER_THREAD), BATON_ESEQ (a release of that session with a later
+ * seq came first), BATON_ETIMEOUT (no answer within request_timeout_ms:
+ * the same release goes on in the background until the cluster answers
+ * it). Thread-safe.
+ */
+BATON_API int baton_release_in(baton_client *c, uint64_t session,
+                               const char *name, uint64_t owner,
+                               uint64_t token);
 
 /** Who holds a lock, as baton_holder() reports it. */
 struct baton_holder {

@@ -1,4 +1,5 @@
 /* batonctl: Baton's command line tool, built on libbaton alone. */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@ struct opts {
         uint32_t ttl_ms;
         int64_t wait_ms; /* -1: forever */
         uint32_t grace_ms;
+        bool detach;      /* acquire, try: leave the session to expire */
+        uint64_t session; /* release: the session of the grant */
 };
 
 static volatile sig_atomic_t lock_lost;
@@ -56,6 +59,12 @@ static void usage(FILE *out)
             "  acquire NAME [--ttl MS] [--wait MS]\n"
             "                      hold NAME until SIGINT or SIGTERM\n"
             "  try NAME [--ttl MS] the same, without waiting\n"
+            "  acquire|try NAME [--ttl MS] [--wait MS] --detach\n"
+            "                      take NAME as a lease that expires TTL "
+            "after\n"
+            "                      exit; print NAME TOKEN SESSION\n"
+            "  release NAME TOKEN --session S\n"
+            "                      release a detached grant\n"
             "  holder NAME         who holds NAME\n"
             "  check NAME TOKEN    is TOKEN the current grant of NAME\n"
             "  list [PREFIX]       held locks (whose names start with PREFIX)\n"
@@ -90,6 +99,10 @@ static int command_options(int argc, char **argv, int i, struct opts *o)
                 if (strcmp(a, "--") == 0 || a[0] != '-') {
                         return i;
                 }
+                if (strcmp(a, "--detach") == 0) {
+                        o->detach = true;
+                        continue;
+                }
                 if (i + 1 >= argc || !number(argv[i + 1], &v)) {
                         return -1;
                 }
@@ -99,6 +112,8 @@ static int command_options(int argc, char **argv, int i, struct opts *o)
                         o->wait_ms = (int64_t)v;
                 } else if (strcmp(a, "--grace") == 0) {
                         o->grace_ms = (uint32_t)v;
+                } else if (strcmp(a, "--session") == 0 && v != 0) {
+                        o->session = v;
                 } else if (strcmp(a, "--timeout") == 0) {
                         o->timeout_ms = (uint32_t)v;
                 } else {
@@ -169,6 +184,52 @@ static int cmd_lock(baton_client *c, const struct opts *o, const char *name,
         return status;
 }
 
+/* acquire and try with --detach: take the lock for the fixed owner tag
+ * BATON_OWNER_DETACHED, print the grant and its session, and leave the
+ * session to expire (a lease: the lock is free TTL after the exit, or when
+ * `release --session` releases it). */
+static int cmd_detach(baton_client *c, const struct opts *o, const char *name)
+{
+        uint64_t token, session;
+        int rv;
+
+        rv = baton_acquire(c, name, BATON_OWNER_DETACHED, o->wait_ms, &token);
+        if (rv != 0) {
+                return failed(o, "acquire", rv);
+        }
+        rv = baton_client_detach(c, &session);
+        if (rv != 0) {
+                /* The session ended under the grant: the lock is lost. */
+                print_error(o->json, name, BATON_EEXPIRED);
+                return EXIT_LOST;
+        }
+        print_grant(stdout, o->json, name, token, session);
+        return EXIT_OK;
+}
+
+/* release NAME TOKEN --session S: release a detached grant. */
+static int cmd_release(baton_client *c, const struct opts *o, const char *name,
+                       uint64_t token)
+{
+        int rv =
+            baton_release_in(c, o->session, name, BATON_OWNER_DETACHED, token);
+
+        if (rv == BATON_EEXPIRED || rv == BATON_ENOSESSION ||
+            rv == BATON_ECLOSED) {
+                if (o->json) {
+                        print_error(true, "release", rv);
+                } else {
+                        fprintf(stderr,
+                                "batonctl: release: session %" PRIu64
+                                " already ended (%s): its lease ran out and "
+                                "%s was released then\n",
+                                o->session, baton_strerror(rv), name);
+                }
+                return EXIT_NO;
+        }
+        return rv == 0 ? EXIT_OK : failed(o, "release", rv);
+}
+
 /* acquire and try: hold the lock until a signal, watching the session. */
 static int cmd_hold(baton_client *c, const struct opts *o, const char *name)
 {
@@ -180,7 +241,7 @@ static int cmd_hold(baton_client *c, const struct opts *o, const char *name)
         if (rv != 0) {
                 return failed(o, "acquire", rv);
         }
-        print_grant(stdout, o->json, name, token);
+        print_grant(stdout, o->json, name, token, 0);
         fflush(stdout);
         sa.sa_handler = on_stop;
         sigaction(SIGINT, &sa, NULL);
@@ -320,6 +381,19 @@ static int run(baton_client *c, struct opts *o, int argc, char **argv)
                 print_check(stdout, o->json, argv[1], token, rv);
                 return rv == 0 ? EXIT_OK : EXIT_NO;
         }
+        if (strcmp(cmd, "release") == 0) {
+                o->session = 0;
+                if (argc < 3 || !number(argv[2], &token)) {
+                        usage(stderr);
+                        return EXIT_USAGE;
+                }
+                i = command_options(argc, argv, 3, o);
+                if (i != argc || o->session == 0 || o->detach) {
+                        usage(stderr);
+                        return EXIT_USAGE;
+                }
+                return cmd_release(c, o, argv[1], token);
+        }
         if (strcmp(cmd, "try") == 0) {
                 o->wait_ms = BATON_WAIT_TRY;
         }
@@ -329,15 +403,17 @@ static int run(baton_client *c, struct opts *o, int argc, char **argv)
                 return strcmp(cmd, "lock") == 0 ? SUPERVISE_FAILED : EXIT_USAGE;
         }
         if (strcmp(cmd, "lock") == 0) {
-                if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc) {
+                if (o->detach || o->session != 0 || i >= argc ||
+                    strcmp(argv[i], "--") != 0 || i + 1 >= argc) {
                         usage(stderr);
                         return SUPERVISE_FAILED;
                 }
                 return cmd_lock(c, o, argv[1], argv + i + 1);
         }
         if ((strcmp(cmd, "acquire") == 0 || strcmp(cmd, "try") == 0) &&
-            i == argc) {
-                return cmd_hold(c, o, argv[1]);
+            i == argc && o->session == 0) {
+                return o->detach ? cmd_detach(c, o, argv[1])
+                                 : cmd_hold(c, o, argv[1]);
         }
         usage(stderr);
         return EXIT_USAGE;
@@ -345,7 +421,7 @@ static int run(baton_client *c, struct opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-        struct opts o = {NULL, false, 0, 0, BATON_WAIT_FOREVER, 2000};
+        struct opts o = {NULL, false, 0, 0, BATON_WAIT_FOREVER, 2000, false, 0};
         baton_client *c = NULL;
         uint64_t v;
         int i = 1, status;

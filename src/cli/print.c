@@ -19,15 +19,25 @@ void print_json_string(FILE *out, const char *s)
         fputc('"', out);
 }
 
-void print_grant(FILE *out, bool json, const char *name, uint64_t token)
+void print_grant(FILE *out, bool json, const char *name, uint64_t token,
+                 uint64_t session)
 {
         if (!json) {
-                fprintf(out, "%s %" PRIu64 "\n", name, token);
+                if (session != 0) {
+                        fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", name,
+                                token, session);
+                } else {
+                        fprintf(out, "%s %" PRIu64 "\n", name, token);
+                }
                 return;
         }
         fputs("{\"lock\":", out);
         print_json_string(out, name);
-        fprintf(out, ",\"token\":%" PRIu64 "}\n", token);
+        fprintf(out, ",\"token\":%" PRIu64, token);
+        if (session != 0) {
+                fprintf(out, ",\"session\":%" PRIu64, session);
+        }
+        fputs("}\n", out);
 }
 
 void print_holder(FILE *out, bool json, const char *name,

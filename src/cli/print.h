@@ -11,7 +11,9 @@
 /* Print a JSON string (quoted, escaped). */
 void print_json_string(FILE *out, const char *s);
 
-void print_grant(FILE *out, bool json, const char *name, uint64_t token);
+/* A grant; a `session` other than 0 (a detached acquire) is shown too. */
+void print_grant(FILE *out, bool json, const char *name, uint64_t token,
+                 uint64_t session);
 void print_holder(FILE *out, bool json, const char *name,
                   const struct baton_holder *h);
 /* LIST's answer: one line per lock, or a JSON array; `more` adds a note on

@@ -567,6 +567,101 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
         return user_status(rv);
 }
 
+int baton_client_detach(baton_client *c, uint64_t *session)
+{
+        uint64_t id;
+
+        if (session != NULL) {
+                *session = 0;
+        }
+        if (c == NULL) {
+                return BATON_EINVAL;
+        }
+        lock(c);
+        session_tick(c, clock_now_ms());
+        id = session_detach(c);
+        unlock(c);
+        if (id == 0) {
+                return BATON_ENOSESSION;
+        }
+        if (session != NULL) {
+                *session = id;
+        }
+        return 0;
+}
+
+/*
+ * The seq of a command for another session: the realtime clock in ns. The
+ * detached process numbered its commands from 1 and is gone, so anything
+ * this large is above every seq it used and above the session's
+ * acknowledged floor; seqs need only be unique and at or above the floor.
+ * Strictly increasing within this process, in case the clock steps back.
+ */
+static uint64_t foreign_seq(void)
+{
+        static uint64_t last;
+        static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+        struct timespec ts;
+        uint64_t seq;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        seq = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+        pthread_mutex_lock(&mu);
+        if (seq <= last) {
+                seq = last + 1;
+        }
+        last = seq;
+        pthread_mutex_unlock(&mu);
+        return seq;
+}
+
+int baton_release_in(baton_client *c, uint64_t session, const char *name,
+                     uint64_t owner, uint64_t token)
+{
+        struct request *r;
+        struct command k;
+        uint8_t len;
+        int rv;
+
+        if (c == NULL || session == 0 || owner == BATON_OWNER_THREAD) {
+                return BATON_EINVAL;
+        }
+        rv = check_name(name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_RELEASE;
+        k.session = session;
+        k.seq = foreign_seq();
+        k.ack = k.seq; /* forget the session's older outcomes */
+        k.owner = owner;
+        k.token = token;
+        k.name = name;
+        k.name_len = len;
+        lock(c);
+        r = request_command(&k, &rv);
+        if (r == NULL) {
+                unlock(c);
+                return rv;
+        }
+        /* Not a command of the handle's session: it neither pins the
+         * handle's ack nor touches its lock table. */
+        r->foreign = true;
+        link_submit(c, r);
+        if (await(c, r,
+                  clock_after(clock_now_ms(), c->opts.request_timeout_ms)) !=
+            0) {
+                give_up(c, r);
+                unlock(c);
+                return BATON_ETIMEOUT;
+        }
+        rv = r->status;
+        client_discard(c, r);
+        unlock(c);
+        return rv;
+}
+
 int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
 {
         struct proto_result res;

@@ -103,6 +103,20 @@ void locks_end_session(struct locks *l, uint64_t session, struct notify *n)
         }
 }
 
+void locks_forget_session(struct locks *l, uint64_t session)
+{
+        struct queue *q, *next;
+
+        for (q = queue_head(&l->held); q != &l->held; q = next) {
+                struct locks_hold *h = QUEUE_DATA(q, struct locks_hold, link);
+                next = q->next;
+                if (h->session == session) {
+                        queue_remove(q);
+                        free(h);
+                }
+        }
+}
+
 bool locks_take_lost(struct locks *l, const char *name, uint8_t name_len,
                      uint64_t owner, uint64_t token)
 {

@@ -49,6 +49,9 @@ int locks_set(struct locks *l, uint64_t session, const char *name,
  * previous one) and each gets an on_lock_lost event in `n`. */
 void locks_end_session(struct locks *l, uint64_t session, struct notify *n);
 
+/* Forget the holds of `session` without events (a detached session). */
+void locks_forget_session(struct locks *l, uint64_t session);
+
 /* Whether (name, owner, token) was lost with the last ended session; a
  * match is forgotten, so a second release is not told EEXPIRED again. */
 bool locks_take_lost(struct locks *l, const char *name, uint8_t name_len,

@@ -125,7 +125,7 @@ void outcome_answered(struct baton_client *c, struct request *r)
                 pthread_cond_broadcast(&c->cv);
                 return;
         }
-        if (r->type == PROTO_COMMAND && r->session != 0) {
+        if (r->type == PROTO_COMMAND && r->session != 0 && !r->foreign) {
                 if (r->cmd == COMMAND_CLOSE && (st == 0 || session_over(st))) {
                         session_ended(c, r->session, BATON_ECLOSED);
                 } else if (session_over(st)) {

@@ -42,6 +42,7 @@ struct request {
         bool pins_ack;    /* the session's ack stays at or below `seq` */
         bool withdraw;    /* orphaned blocking ACQUIRE: CANCEL it */
         bool done;        /* the final answer is in `status` and `res` */
+        bool foreign;     /* a command of another (detached) session */
         uint8_t follow;   /* enum request_follow */
         uint8_t name_len; /* ACQUIRE, RELEASE, CANCEL, QUERY, CHECK */
         uint64_t session; /* commands: the session in the frame */

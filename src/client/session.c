@@ -305,6 +305,25 @@ int session_ensure(struct baton_client *c, int64_t deadline)
         }
 }
 
+uint64_t session_detach(struct baton_client *c)
+{
+        struct session *s = &c->session;
+        uint64_t id = s->id;
+
+        if (!session_usable(c)) {
+                return 0;
+        }
+        if (s->keepalive != NULL) {
+                client_discard(c, s->keepalive);
+        }
+        s->id = 0;
+        s->ka_now = false;
+        locks_forget_session(&c->locks, id);
+        set_state(c, BATON_SESSION_NONE);
+        pthread_cond_broadcast(&c->cv);
+        return id;
+}
+
 uint64_t session_ack(const struct baton_client *c)
 {
         const struct session *s = &c->session;

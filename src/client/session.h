@@ -81,6 +81,13 @@ void session_conn_lost(struct baton_client *c, uint64_t gen);
  */
 void session_ended(struct baton_client *c, uint64_t session, int status);
 
+/*
+ * Detach the live session: stop its keepalives and forget it (and its
+ * holds, without callbacks), leaving the handle with no session (state
+ * NONE). Returns its id, or 0 when there is no usable session. Mutex held.
+ */
+uint64_t session_detach(struct baton_client *c);
+
 /* The ack the next command carries: the lowest seq of a request that
  * pins it, or the next seq when none does. */
 uint64_t session_ack(const struct baton_client *c);

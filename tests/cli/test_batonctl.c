@@ -697,6 +697,120 @@ out:
         }
 }
 
+/* Poll holder until `name` is free, for at most `ms`. */
+static bool wait_free(const char *name, int64_t ms)
+{
+        int64_t end = now_ms() + ms;
+        struct proc h;
+
+        for (;;) {
+                ctl(&h, RUN_MS, "holder", name, NULL);
+                if (h.status == 0 && strstr(h.out, " free\n") != NULL) {
+                        return true;
+                }
+                if (now_ms() >= end) {
+                        proc_show(&h);
+                        return false;
+                }
+                sleep_ms(200);
+        }
+}
+
+#define DETACH_TTL "3000"
+
+/* acquire --detach: a lease lock released by another process with
+ * release --session, or freed by the cluster TTL after the exit. */
+static void detached_leases(void)
+{
+        const char *fields[] = {"lock", "token", "session", NULL};
+        struct proc p;
+        char name[64], tok[32], sess[32], stale[32], want[160];
+        unsigned long long token = 0, session = 0;
+        int64_t t0;
+
+        ctl(&p, RUN_MS, "acquire", "cli-lease", "--detach", "--ttl", DETACH_TTL,
+            NULL);
+        if (!ok(p.status == 0 &&
+                    sscanf(p.out, "%63s %llu %llu", name, &token, &session) ==
+                        3 &&
+                    strcmp(name, "cli-lease") == 0 && token > 0 && session > 0,
+                "acquire --detach: exit 0, prints NAME TOKEN SESSION")) {
+                proc_show(&p);
+                return;
+        }
+        snprintf(tok, sizeof tok, "%llu", token);
+        snprintf(sess, sizeof sess, "%llu", session);
+        snprintf(stale, sizeof stale, "%llu", token - 1);
+
+        ctl(&p, RUN_MS, "holder", "cli-lease", NULL);
+        snprintf(want, sizeof want,
+                 "cli-lease held by session %s owner 1 token %s ", sess, tok);
+        if (!ok(p.status == 0 && strncmp(p.out, want, strlen(want)) == 0,
+                "holder: the detached lock is held by its session")) {
+                proc_show(&p);
+        }
+
+        ctl(&p, RUN_MS, "release", "cli-lease", stale, "--session", sess, NULL);
+        if (!ok(p.status == 1 && strstr(p.err, "batonctl: release:") != NULL,
+                "release with a stale token: exit 1")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "release", "cli-lease", tok, "--session", sess, NULL);
+        if (!ok(p.status == 0 && p.n_err == 0,
+                "release NAME TOKEN --session S (another process): exit 0")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "holder", "cli-lease", NULL);
+        if (!ok(p.status == 0 && strcmp(p.out, "cli-lease free\n") == 0,
+                "holder: free after the release")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "release", "cli-lease", tok, "--session", sess, NULL);
+        if (!ok(p.status == 1 && strstr(p.err, "batonctl: release:") != NULL,
+                "a second release: exit 1")) {
+                proc_show(&p);
+        }
+
+        ctl(&p, RUN_MS, "release", "cli-lease", tok, NULL);
+        if (!ok(p.status == 2, "release without --session: exit 2")) {
+                proc_show(&p);
+        }
+
+        /* JSON, and a lease nobody releases: free once the TTL ran out. */
+        ctl(&p, RUN_MS, "--json", "try", "cli-lease2", "--detach", "--ttl",
+            DETACH_TTL, NULL);
+        if (!ok(p.status == 0 && json_valid(p.out) &&
+                    json_has_fields(p.out, fields),
+                "--json try --detach: exit 0, lock, token and session")) {
+                proc_show(&p);
+                return;
+        }
+        t0 = now_ms();
+        {
+                const char *t = strstr(p.out, "\"token\":");
+                const char *ss = strstr(p.out, "\"session\":");
+                token = t != NULL ? strtoull(t + 8, NULL, 10) : 0;
+                session = ss != NULL ? strtoull(ss + 10, NULL, 10) : 0;
+        }
+        snprintf(tok, sizeof tok, "%llu", token);
+        snprintf(sess, sizeof sess, "%llu", session);
+        ctl(&p, RUN_MS, "holder", "cli-lease2", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, " held by session ") != NULL,
+                "holder: held after the detached try exited")) {
+                proc_show(&p);
+        }
+        if (!ok(wait_free("cli-lease2", 3000 + 10000),
+                "a detached lock nobody releases is free after the TTL")) {
+                return;
+        }
+        diag("freed %" PRId64 " ms after the detached try", now_ms() - t0);
+        ctl(&p, RUN_MS, "release", "cli-lease2", tok, "--session", sess, NULL);
+        if (!ok(p.status == 1 && strstr(p.err, "already ended") != NULL,
+                "release after the lease expired: exit 1, says it ended")) {
+                proc_show(&p);
+        }
+}
+
 static void status_and_members(void)
 {
         const char *status_fields[] = {"endpoint", "id",     "role",    "term",
@@ -1014,6 +1128,7 @@ int main(int argc, char **argv)
         lock_status();
         hold_and_query();
         list_locks();
+        detached_leases();
         status_and_members();
         usage_errors();
         unreachable();

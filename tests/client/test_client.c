@@ -270,6 +270,105 @@ static void reentrancy(void **state)
         baton_client_destroy(a);
 }
 
+/* A detached session's grant released through another handle
+ * (baton_release_in), and a retry of such a release answered exactly once. */
+static void detach_release_in(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        struct tclient raw;
+        struct tclient_result res;
+        struct baton_holder h;
+        struct command k;
+        struct timespec ts;
+        uint64_t t1 = 0, t2 = 0, t3 = 0, session = 0, owner;
+        char name[64];
+        int rv;
+
+        (void)state;
+        name_of(name, sizeof name, "detach");
+        assert_int_equal(baton_client_detach(a, &session), BATON_ENOSESSION);
+        assert_ok(baton_acquire(a, name, BATON_OWNER_DETACHED, 1000, &t1));
+        assert_ok(baton_client_detach(a, &session));
+        assert_true(session != 0);
+        assert_int_equal(baton_session_state(a), BATON_SESSION_NONE);
+        baton_client_destroy(a); /* does not close the session */
+        assert_ok(baton_holder(b, name, &h));
+        assert_int_equal(h.held, 1);
+        assert_int_equal(h.session, session);
+        assert_int_equal(h.owner, BATON_OWNER_DETACHED);
+        assert_int_equal(h.token, t1);
+        /* Refusals: a stale token, the wrong owner. */
+        assert_int_equal(
+            baton_release_in(b, session, name, BATON_OWNER_DETACHED, t1 - 1),
+            BATON_ESTALE);
+        assert_int_equal(baton_release_in(b, session, name, 7, t1),
+                         BATON_ENOTHOLDER);
+        assert_int_equal(
+            baton_release_in(b, session, name, BATON_OWNER_THREAD, t1),
+            BATON_EINVAL);
+        assert_ok(baton_release_in(b, session, name, BATON_OWNER_DETACHED, t1));
+        assert_ok(baton_holder(b, name, &h));
+        assert_int_equal(h.held, 0);
+        assert_int_equal(
+            baton_release_in(b, session, name, BATON_OWNER_DETACHED, t1),
+            BATON_ENOTHOLDER);
+        /* b's own session was never touched. */
+        assert_ok(baton_acquire(b, name, BATON_OWNER_THREAD, 1000, &t2));
+        assert_true(t2 > t1);
+        assert_ok(baton_release(b, name, BATON_OWNER_THREAD, t2));
+
+        /* Exactly once: the detached session takes the lock again (as raw
+         * commands with the realtime seq of baton_release_in), releases it,
+         * another owner gets a fresh grant, and the retry of the release
+         * under the same seq answers the remembered outcome and leaves the
+         * fresh grant alone. */
+        owner = BATON_OWNER_DETACHED;
+        assert_ok(tclient_init(&raw, cluster.endpoints));
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_ACQUIRE;
+        k.session = session;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        k.seq =
+            (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+        k.owner = owner;
+        k.wait_ms = COMMAND_WAIT_TRY;
+        k.mode = COMMAND_MODE_EXCLUSIVE;
+        k.name = name;
+        k.name_len = (uint8_t)strlen(name);
+        assert_ok(tclient_command(&raw, &k, OP_MS, &res));
+        t3 = res.token;
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_RELEASE;
+        k.session = session;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        k.seq =
+            (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+        k.owner = owner;
+        k.token = t3;
+        k.name = name;
+        k.name_len = (uint8_t)strlen(name);
+        assert_ok(tclient_command(&raw, &k, OP_MS, &res));
+        assert_ok(baton_acquire(b, name, BATON_OWNER_THREAD, 1000, &t2));
+        rv = tclient_command(&raw, &k, OP_MS, &res); /* the retry */
+        assert_int_equal(rv, 0);
+        assert_ok(baton_holder(b, name, &h));
+        assert_int_equal(h.held, 1);
+        assert_int_equal(h.token, t2);
+        assert_int_equal(h.count, 1);
+        assert_true(h.session != session);
+        /* A newer release of the detached session's old grant: refused,
+         * the fresh grant still untouched. */
+        assert_int_equal(
+            baton_release_in(b, session, name, BATON_OWNER_DETACHED, t3),
+            BATON_ENOTHOLDER);
+        assert_ok(baton_holder(b, name, &h));
+        assert_int_equal(h.token, t2);
+        assert_ok(baton_release(b, name, BATON_OWNER_THREAD, t2));
+        tclient_close(&raw);
+        baton_client_destroy(b);
+}
+
 static void stale_holder_check(void **state)
 {
         baton_client *a = client_new(10000, NULL);
@@ -871,6 +970,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(try_busy),
             cmocka_unit_test(reentrancy),
             cmocka_unit_test(stale_holder_check),
+            cmocka_unit_test(detach_release_in),
             cmocka_unit_test(wait_times_out),
             cmocka_unit_test(client_paused),
             cmocka_unit_test(many_threads),
