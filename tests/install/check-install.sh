@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Checks `make install`: stages an install of a configured, built tree with
 # DESTDIR, then checks that every installed file is there (batond, batonctl,
-# libbaton, baton.h, baton.pc, the man pages), that examples/lock_example.c
-# compiles and links against the staged tree through pkg-config and loads
-# the staged libbaton, and that every installed man page renders without
-# warnings. Prints TAP.
+# baton-bench, libbaton, baton.h, baton.pc, the man pages), that
+# examples/lock_example.c compiles and links against the staged tree through
+# pkg-config and loads the staged libbaton, and that every installed man
+# page renders without warnings. Prints TAP.
 #
 #   tests/install/check-install.sh [BUILD_DIR]    (default: the current dir)
 set -uo pipefail
@@ -30,8 +30,9 @@ var() {
                 -f <(printf 'print-%%:\n\t@echo $(%s)\n' '$*') "print-$1"
 }
 
-pages="man1/batonctl.1 man8/batond.8 man3/baton.3"
-echo "1..18"
+pages="man1/batonctl.1 man1/baton-bench.1 man8/batond.8 man3/baton.3"
+planned=22
+echo "1..$planned"
 
 if make -C "$build" install DESTDIR="$stage" >"$work/install.log" 2>&1; then
         ok "make install DESTDIR=$stage"
@@ -48,6 +49,7 @@ srcdir=$(var abs_top_srcdir)
 
 check "bin: batond" test -x "$bindir/batond"
 check "bin: batonctl" test -x "$bindir/batonctl"
+check "bin: baton-bench" test -x "$bindir/baton-bench"
 check "lib: libbaton.so and its versioned file" \
         test -e "$libdir/libbaton.so" -a -n "$(ls "$libdir"/libbaton.so.0* 2>/dev/null)"
 check "include: baton.h" cmp -s "$includedir/baton.h" "$srcdir/include/baton.h"
@@ -60,6 +62,7 @@ done
 runs() { LD_LIBRARY_PATH="$libdir" "$@" >/dev/null 2>&1; }
 check "batond --help runs" runs "$bindir/batond" --help
 check "batonctl --help runs" runs "$bindir/batonctl" --help
+check "baton-bench --help runs" runs "$bindir/baton-bench" --help
 
 # pkg-config finds the staged baton.pc and points into the staged tree.
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
@@ -114,5 +117,5 @@ for p in $pages; do
         fi
 done
 
-[ "$n" -eq 18 ] || { echo "# planned 18 checks, ran $n"; bad=$((bad + 1)); }
+[ "$n" -eq "$planned" ] || { echo "# planned $planned checks, ran $n"; bad=$((bad + 1)); }
 [ "$bad" -eq 0 ]

@@ -1,0 +1,502 @@
+/*
+ * baton-bench: the lock-service load driver of the peers benchmark
+ * (peers/README.md, "Driver command line", "JSON result line", "Workload
+ * definitions"), for Baton through libbaton alone (include/baton.h).
+ *
+ * Each client is a thread with its own baton_client handle (its own
+ * session). An op is baton_acquire() followed by baton_release() of the
+ * same lock, both acknowledged by the cluster. Clients run ops back to back
+ * for warmup + duration seconds; only ops whose release acknowledgement
+ * falls inside the measured window count. Prints one JSON line on stdout;
+ * diagnostics go to stderr.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../include/baton.h"
+
+#define DRIVER            "baton-c-libbaton"
+#define MAX_SAMPLES       (4u * 1000u * 1000u) /* per client */
+#define MAX_ERRORS_LOGGED 20
+
+struct config {
+        const char *system;
+        const char *variant;
+        int nodes;
+        const char *workload;
+        int contended;
+        int clients;
+        double duration_s;
+        double warmup_s;
+        const char *endpoints;
+        const char *prefix;
+        long ttl_ms;
+        long op_timeout_ms;
+        long hold_us;
+        long retry_us; /* accepted; the Baton acquire blocks, never polls */
+        long error_backoff_ms;
+};
+
+struct client {
+        int idx;
+        const struct config *cfg;
+        double t_measure, t_end;
+        uint32_t *lat;  /* op latency or acquire wait, µs */
+        uint32_t *done; /* completion time, µs after t_measure */
+        uint32_t n, cap;
+        uint64_t ops, errors;
+        double max_gap; /* s */
+        pthread_t thread;
+};
+
+static int errors_logged;
+
+static double now_s(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_us(long us)
+{
+        struct timespec ts;
+
+        if (us <= 0) {
+                return;
+        }
+        ts.tv_sec = us / 1000000;
+        ts.tv_nsec = (us % 1000000) * 1000;
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+}
+
+static uint32_t to_u32(double us)
+{
+        if (us < 0) {
+                us = 0;
+        }
+        if (us > 4e9) {
+                us = 4e9;
+        }
+        return (uint32_t)(us + 0.5);
+}
+
+static void record(struct client *c, double lat_us, double done_us)
+{
+        if (c->n == c->cap) {
+                uint32_t cap = c->cap != 0 ? c->cap * 2 : 4096;
+                uint32_t *p;
+
+                if (c->cap >= MAX_SAMPLES) {
+                        return;
+                }
+                p = realloc(c->lat, (size_t)cap * sizeof *p);
+                if (p == NULL) {
+                        return;
+                }
+                c->lat = p;
+                p = realloc(c->done, (size_t)cap * sizeof *p);
+                if (p == NULL) {
+                        return;
+                }
+                c->done = p;
+                c->cap = cap;
+        }
+        c->lat[c->n] = to_u32(lat_us);
+        c->done[c->n++] = to_u32(done_us);
+}
+
+/* A failed open, acquire or release: counted if it ends inside the window,
+ * logged (the first few of the run), then the error backoff. */
+static void failed(struct client *c, const char *what, int rc)
+{
+        double t = now_s();
+
+        if (t >= c->t_measure && t <= c->t_end) {
+                c->errors++;
+        }
+        if (__atomic_fetch_add(&errors_logged, 1, __ATOMIC_RELAXED) <
+            MAX_ERRORS_LOGGED) {
+                fprintf(stderr,
+                        "baton-bench: t=%.3fs client %d: %s failed: %s\n",
+                        t - c->t_measure, c->idx, what, baton_strerror(rc));
+        }
+        sleep_us(c->cfg->error_backoff_ms * 1000);
+}
+
+static baton_client *open_client(const struct config *cfg, int idx, int *rc)
+{
+        struct baton_options o;
+        baton_client *h = NULL;
+        char name[64];
+
+        baton_options_init(&o);
+        o.ttl_ms = (uint32_t)cfg->ttl_ms;
+        o.request_timeout_ms = (uint32_t)cfg->op_timeout_ms;
+        snprintf(name, sizeof name, "baton-bench-c%d", idx);
+        o.client_name = name;
+        *rc = baton_client_create(&h, cfg->endpoints, &o);
+        return *rc == 0 ? h : NULL;
+}
+
+static void *client_main(void *arg)
+{
+        struct client *c = arg;
+        const struct config *cfg = c->cfg;
+        double last_ok = c->t_measure; /* the window start is a boundary */
+        baton_client *h = NULL;
+        char name[300];
+        int rc;
+
+        if (cfg->contended) {
+                snprintf(name, sizeof name, "%s-shared", cfg->prefix);
+        } else {
+                snprintf(name, sizeof name, "%s-c%d", cfg->prefix, c->idx);
+        }
+        for (;;) {
+                uint64_t token = 0;
+                double t0, t1, t2;
+
+                if (now_s() >= c->t_end) {
+                        break;
+                }
+                if (h == NULL) {
+                        h = open_client(cfg, c->idx, &rc);
+                        if (h == NULL) {
+                                failed(c, "open", rc);
+                                continue;
+                        }
+                }
+                t0 = now_s();
+                rc = baton_acquire(h, name, BATON_OWNER_THREAD,
+                                   cfg->op_timeout_ms, &token);
+                if (rc != 0) {
+                        failed(c, "acquire", rc);
+                        continue;
+                }
+                t1 = now_s();
+                sleep_us(cfg->hold_us);
+                rc = baton_release(h, name, BATON_OWNER_THREAD, token);
+                if (rc != 0) {
+                        failed(c, "release", rc);
+                        continue;
+                }
+                t2 = now_s();
+                if (t2 >= c->t_measure && t2 <= c->t_end) {
+                        c->ops++;
+                        record(c, (cfg->contended ? t1 - t0 : t2 - t0) * 1e6,
+                               (t2 - c->t_measure) * 1e6);
+                        if (t2 - last_ok > c->max_gap) {
+                                c->max_gap = t2 - last_ok;
+                        }
+                        last_ok = t2;
+                }
+        }
+        /* the window end is a boundary too */
+        if (c->t_end - last_ok > c->max_gap) {
+                c->max_gap = c->t_end - last_ok;
+        }
+        baton_client_destroy(h);
+        return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: s[ceil(q * n) - 1] of the sorted samples. */
+static size_t rank_of(size_t n, double q)
+{
+        size_t r = (size_t)ceil(q * (double)n);
+
+        if (r < 1) {
+                r = 1;
+        }
+        return r > n ? n : r;
+}
+
+static uint32_t percentile(const uint32_t *s, size_t n, double q)
+{
+        return n == 0 ? 0 : s[rank_of(n, q) - 1];
+}
+
+static void usage(FILE *f)
+{
+        fprintf(f,
+                "usage: baton-bench [--workload uncontended|contended|failover]"
+                " [--clients C]\n"
+                "         [--duration S] [--warmup S] [--endpoints H:P,...]"
+                " [--nodes N]\n"
+                "         [--system NAME] [--variant TEXT] [--prefix P]"
+                " [--ttl-ms MS]\n"
+                "         [--op-timeout-ms MS] [--hold-us US] [--retry-us US]\n"
+                "         [--error-backoff-ms MS]\n");
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+        char *end;
+        long v;
+
+        errno = 0;
+        v = strtol(s, &end, 10);
+        if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
+                return -1;
+        }
+        *out = v;
+        return 0;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+        char *end;
+        double v;
+
+        errno = 0;
+        v = strtod(s, &end);
+        if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi)) {
+                return -1;
+        }
+        *out = v;
+        return 0;
+}
+
+static int parse_args(int argc, char **argv, struct config *cfg)
+{
+        static const struct option opts[] = {
+            {"workload", required_argument, NULL, 'w'},
+            {"clients", required_argument, NULL, 'c'},
+            {"duration", required_argument, NULL, 'd'},
+            {"warmup", required_argument, NULL, 'W'},
+            {"endpoints", required_argument, NULL, 'e'},
+            {"nodes", required_argument, NULL, 'n'},
+            {"system", required_argument, NULL, 's'},
+            {"variant", required_argument, NULL, 'v'},
+            {"prefix", required_argument, NULL, 'p'},
+            {"ttl-ms", required_argument, NULL, 't'},
+            {"op-timeout-ms", required_argument, NULL, 'o'},
+            {"hold-us", required_argument, NULL, 'H'},
+            {"retry-us", required_argument, NULL, 'r'},
+            {"error-backoff-ms", required_argument, NULL, 'b'},
+            {"help", no_argument, NULL, 'h'},
+            {NULL, 0, NULL, 0},
+        };
+        long v;
+        int ch, li = 0, bad = 0;
+
+        while ((ch = getopt_long(argc, argv, "", opts, &li)) != -1) {
+                switch (ch) {
+                case 'w':
+                        cfg->workload = optarg;
+                        break;
+                case 'c':
+                        bad |= parse_long(optarg, 1, 4096, &v);
+                        cfg->clients = (int)v;
+                        break;
+                case 'd':
+                        bad |=
+                            parse_double(optarg, 1e-3, 3600, &cfg->duration_s);
+                        break;
+                case 'W':
+                        bad |= parse_double(optarg, 0, 600, &cfg->warmup_s);
+                        break;
+                case 'e':
+                        cfg->endpoints = optarg;
+                        break;
+                case 'n':
+                        bad |= parse_long(optarg, 1, 1000, &v);
+                        cfg->nodes = (int)v;
+                        break;
+                case 's':
+                        cfg->system = optarg;
+                        break;
+                case 'v':
+                        cfg->variant = optarg;
+                        break;
+                case 'p':
+                        cfg->prefix = optarg;
+                        break;
+                case 't':
+                        bad |=
+                            parse_long(optarg, 1, UINT32_MAX / 2, &cfg->ttl_ms);
+                        break;
+                case 'o':
+                        bad |= parse_long(optarg, 1, INT32_MAX / 2,
+                                          &cfg->op_timeout_ms);
+                        break;
+                case 'H':
+                        bad |= parse_long(optarg, 0, 60000000, &cfg->hold_us);
+                        break;
+                case 'r':
+                        bad |= parse_long(optarg, 0, 60000000, &cfg->retry_us);
+                        break;
+                case 'b':
+                        bad |= parse_long(optarg, 0, 600000,
+                                          &cfg->error_backoff_ms);
+                        break;
+                case 'h':
+                        usage(stdout);
+                        exit(0);
+                default:
+                        return -1;
+                }
+                if (bad) {
+                        fprintf(stderr, "baton-bench: bad value for --%s: %s\n",
+                                opts[li].name, optarg);
+                        return -1;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "baton-bench: unexpected argument %s\n",
+                        argv[optind]);
+                return -1;
+        }
+        if (strcmp(cfg->workload, "contended") == 0) {
+                cfg->contended = 1;
+        } else if (strcmp(cfg->workload, "uncontended") != 0 &&
+                   strcmp(cfg->workload, "failover") != 0) {
+                fprintf(stderr, "baton-bench: unknown workload %s\n",
+                        cfg->workload);
+                return -1;
+        }
+        if (strlen(cfg->prefix) == 0 || strlen(cfg->prefix) > 240) {
+                fprintf(stderr, "baton-bench: --prefix: 1..240 bytes\n");
+                return -1;
+        }
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        struct config cfg = {
+            .system = "baton",
+            .variant = "",
+            .nodes = 3,
+            .workload = "uncontended",
+            .clients = 1,
+            .duration_s = 10,
+            .warmup_s = 1,
+            .endpoints = NULL, /* libbaton's: scripts/cluster's nodes */
+            .prefix = "lockbench",
+            .ttl_ms = 10000,
+            .op_timeout_ms = 5000,
+            .hold_us = 0,
+            .retry_us = 1000,
+            .error_backoff_ms = 10,
+        };
+        struct client *cs;
+        uint32_t *lat, *done;
+        double *gaps;
+        double t_measure, t_end, max_gap = 0, gap_p50;
+        double sys_gap = 0, sys_gap_at = 0, prev = 0;
+        uint64_t ops = 0, errors = 0;
+        size_t total = 0, k = 0;
+        int i;
+
+        if (parse_args(argc, argv, &cfg) != 0) {
+                usage(stderr);
+                return 2;
+        }
+        signal(SIGPIPE, SIG_IGN);
+        cs = calloc((size_t)cfg.clients, sizeof *cs);
+        gaps = calloc((size_t)cfg.clients, sizeof *gaps);
+        if (cs == NULL || gaps == NULL) {
+                fprintf(stderr, "baton-bench: out of memory\n");
+                return 1;
+        }
+        t_measure = now_s() + cfg.warmup_s;
+        t_end = t_measure + cfg.duration_s;
+        for (i = 0; i < cfg.clients; i++) {
+                cs[i].idx = i;
+                cs[i].cfg = &cfg;
+                cs[i].t_measure = t_measure;
+                cs[i].t_end = t_end;
+                if (pthread_create(&cs[i].thread, NULL, client_main, &cs[i]) !=
+                    0) {
+                        fprintf(stderr, "baton-bench: pthread_create failed\n");
+                        exit(1);
+                }
+        }
+        for (i = 0; i < cfg.clients; i++) {
+                pthread_join(cs[i].thread, NULL);
+                total += cs[i].n;
+                ops += cs[i].ops;
+                errors += cs[i].errors;
+                if (cs[i].max_gap > max_gap) {
+                        max_gap = cs[i].max_gap;
+                }
+                gaps[i] = cs[i].max_gap;
+        }
+        lat = malloc((total != 0 ? total : 1) * sizeof *lat);
+        done = malloc((total != 0 ? total : 1) * sizeof *done);
+        if (lat == NULL || done == NULL) {
+                fprintf(stderr, "baton-bench: out of memory\n");
+                return 1;
+        }
+        for (i = 0; i < cfg.clients; i++) {
+                if (cs[i].n != 0) {
+                        memcpy(lat + k, cs[i].lat, cs[i].n * sizeof *lat);
+                        memcpy(done + k, cs[i].done, cs[i].n * sizeof *done);
+                }
+                k += cs[i].n;
+                free(cs[i].lat);
+                free(cs[i].done);
+        }
+        qsort(lat, total, sizeof *lat, cmp_u32);
+        qsort(done, total, sizeof *done, cmp_u32);
+        /* The longest interval of the window with no completion by anyone;
+         * the window's start and end are boundaries. */
+        for (k = 0; k < total; k++) {
+                double t = done[k] / 1e6;
+
+                if (t - prev > sys_gap) {
+                        sys_gap = t - prev;
+                        sys_gap_at = prev;
+                }
+                prev = t;
+        }
+        if (cfg.duration_s - prev > sys_gap) {
+                sys_gap = cfg.duration_s - prev;
+                sys_gap_at = prev;
+        }
+        qsort(gaps, (size_t)cfg.clients, sizeof *gaps, cmp_double);
+        gap_p50 = gaps[rank_of((size_t)cfg.clients, 0.5) - 1];
+        printf("{\"system\":\"%s\",\"nodes\":%d,\"workload\":\"%s\","
+               "\"clients\":%d,\"ops\":%llu,\"seconds\":%.3f,"
+               "\"ops_per_s\":%.1f,\"p50_us\":%u,\"p99_us\":%u,\"errors\":%llu,"
+               "\"max_us\":%u,\"max_gap_ms\":%.1f,\"client_gap_p50_ms\":%.1f,"
+               "\"sys_gap_ms\":%.1f,\"sys_gap_at_s\":%.3f,\"variant\":\"%s\","
+               "\"driver\":\"%s\"}\n",
+               cfg.system, cfg.nodes, cfg.workload, cfg.clients,
+               (unsigned long long)ops, cfg.duration_s,
+               (double)ops / cfg.duration_s, percentile(lat, total, 0.50),
+               percentile(lat, total, 0.99), (unsigned long long)errors,
+               total != 0 ? lat[total - 1] : 0, max_gap * 1e3, gap_p50 * 1e3,
+               sys_gap * 1e3, sys_gap_at, cfg.variant, DRIVER);
+        fflush(stdout);
+        free(lat);
+        free(done);
+        free(gaps);
+        free(cs);
+        return 0;
+}

@@ -1,0 +1,380 @@
+/*
+ * baton-bench against a live 3-node cluster (tests/integration/harness):
+ * the built binary ($BATON_BENCH, or ./baton-bench in the build dir) runs a
+ * short uncontended and a short contended workload. Each run must exit 0
+ * and print exactly one line on stdout: a JSON object with every field of
+ * the peers README's result table (and no other), ops > 0, errors == 0 and
+ * p50_us <= p99_us <= max_us. No timing is asserted. Prints TAP.
+ *
+ * Every wait is bounded; a watchdog (BATON_TEST_WATCHDOG seconds, default
+ * 120) bails out of a hung run, and the harness kills every node by PID on
+ * any exit. Environment as the integration tests: BATOND,
+ * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../integration/harness.h"
+
+#define WATCHDOG_S 120
+#define HEALTHY_MS 20000
+#define OUT_MAX    8192
+#define MAX_FIELDS 32
+
+static struct harness cluster;
+static const char *bench = "./baton-bench";
+static unsigned tests_run, tests_failed;
+static pid_t child;
+
+static bool ok(bool cond, const char *fmt, ...)
+{
+        va_list ap;
+
+        tests_run++;
+        if (!cond) {
+                tests_failed++;
+        }
+        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        printf("\n");
+        fflush(stdout);
+        return cond;
+}
+
+static void cleanup(void)
+{
+        if (child > 0) {
+                kill(child, SIGKILL);
+                waitpid(child, NULL, 0);
+                child = 0;
+        }
+}
+
+/* Run baton-bench with `args` (NULL-terminated); its stdout goes to `out`
+ * (NUL-terminated), its stderr to ours. Returns its exit code, 128 + the
+ * signal, or -1. */
+static int run(const char *const *args, char *out, size_t cap)
+{
+        const char *argv[32];
+        size_t n = 0, len = 0;
+        int fds[2], status;
+
+        argv[n++] = bench;
+        while (*args != NULL && n < 31) {
+                argv[n++] = *args++;
+        }
+        argv[n] = NULL;
+        out[0] = '\0';
+        if (pipe(fds) != 0) {
+                return -1;
+        }
+        child = fork();
+        if (child < 0) {
+                return -1;
+        }
+        if (child == 0) {
+                dup2(fds[1], 1);
+                close(fds[0]);
+                close(fds[1]);
+                execv(bench, (char *const *)argv);
+                fprintf(stderr, "exec %s: %s\n", bench, strerror(errno));
+                _exit(99);
+        }
+        close(fds[1]);
+        for (;;) {
+                char buf[1024];
+                ssize_t r = read(fds[0], buf, sizeof buf);
+
+                if (r < 0 && errno == EINTR) {
+                        continue;
+                }
+                if (r <= 0) {
+                        break;
+                }
+                if (len + (size_t)r < cap) {
+                        memcpy(out + len, buf, (size_t)r);
+                        len += (size_t)r;
+                }
+        }
+        out[len] = '\0';
+        close(fds[0]);
+        while (waitpid(child, &status, 0) < 0) {
+                if (errno != EINTR) {
+                        child = 0;
+                        return -1;
+                }
+        }
+        child = 0;
+        if (WIFEXITED(status)) {
+                return WEXITSTATUS(status);
+        }
+        return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+/* --- A flat JSON object: "key":"string" or "key":number ------------------ */
+
+struct field {
+        char key[64];
+        char val[256];
+        bool string;
+};
+
+static const char *skip_ws(const char *p)
+{
+        while (*p == ' ' || *p == '\t') {
+                p++;
+        }
+        return p;
+}
+
+/* A string without escapes (the driver prints none). */
+static const char *parse_string(const char *p, char *dst, size_t cap)
+{
+        size_t n = 0;
+
+        if (*p++ != '"') {
+                return NULL;
+        }
+        while (*p != '"') {
+                if (*p == '\0' || *p == '\\' || (unsigned char)*p < 0x20 ||
+                    n + 1 >= cap) {
+                        return NULL;
+                }
+                dst[n++] = *p++;
+        }
+        dst[n] = '\0';
+        return p + 1;
+}
+
+/* A JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static const char *parse_number(const char *p, char *dst, size_t cap)
+{
+        const char *s = p;
+
+        if (*p == '-') {
+                p++;
+        }
+        if (*p == '0') {
+                p++;
+        } else if (*p >= '1' && *p <= '9') {
+                while (*p >= '0' && *p <= '9') {
+                        p++;
+                }
+        } else {
+                return NULL;
+        }
+        if (*p == '.') {
+                p++;
+                if (!(*p >= '0' && *p <= '9')) {
+                        return NULL;
+                }
+                while (*p >= '0' && *p <= '9') {
+                        p++;
+                }
+        }
+        if (*p == 'e' || *p == 'E') {
+                p++;
+                if (*p == '+' || *p == '-') {
+                        p++;
+                }
+                if (!(*p >= '0' && *p <= '9')) {
+                        return NULL;
+                }
+                while (*p >= '0' && *p <= '9') {
+                        p++;
+                }
+        }
+        if ((size_t)(p - s) >= cap) {
+                return NULL;
+        }
+        memcpy(dst, s, (size_t)(p - s));
+        dst[p - s] = '\0';
+        return p;
+}
+
+/* 0 with the fields, or -1: not one flat JSON object. */
+static int parse_object(const char *p, struct field *f, unsigned *n)
+{
+        *n = 0;
+        p = skip_ws(p);
+        if (*p++ != '{') {
+                return -1;
+        }
+        p = skip_ws(p);
+        if (*p == '}') {
+                return *skip_ws(p + 1) == '\0' ? 0 : -1;
+        }
+        for (;;) {
+                if (*n == MAX_FIELDS) {
+                        return -1;
+                }
+                p = parse_string(skip_ws(p), f[*n].key, sizeof f[*n].key);
+                if (p == NULL) {
+                        return -1;
+                }
+                p = skip_ws(p);
+                if (*p++ != ':') {
+                        return -1;
+                }
+                p = skip_ws(p);
+                f[*n].string = *p == '"';
+                p = f[*n].string ? parse_string(p, f[*n].val, sizeof f[*n].val)
+                                 : parse_number(p, f[*n].val, sizeof f[*n].val);
+                if (p == NULL) {
+                        return -1;
+                }
+                ++*n;
+                p = skip_ws(p);
+                if (*p == ',') {
+                        p++;
+                        continue;
+                }
+                if (*p++ != '}') {
+                        return -1;
+                }
+                return *skip_ws(p) == '\0' ? 0 : -1;
+        }
+}
+
+static const struct field *get(const struct field *f, unsigned n,
+                               const char *key)
+{
+        for (unsigned i = 0; i < n; i++) {
+                if (strcmp(f[i].key, key) == 0) {
+                        return &f[i];
+                }
+        }
+        return NULL;
+}
+
+static double num(const struct field *f, unsigned n, const char *key)
+{
+        const struct field *x = get(f, n, key);
+
+        return x != NULL && !x->string ? strtod(x->val, NULL) : -1;
+}
+
+/* The README's table: name, and whether the value is a string. */
+static const struct {
+        const char *key;
+        bool string;
+} fields[] = {
+    {"system", true},
+    {"nodes", false},
+    {"workload", true},
+    {"clients", false},
+    {"ops", false},
+    {"seconds", false},
+    {"ops_per_s", false},
+    {"p50_us", false},
+    {"p99_us", false},
+    {"errors", false},
+    {"max_us", false},
+    {"max_gap_ms", false},
+    {"client_gap_p50_ms", false},
+    {"sys_gap_ms", false},
+    {"sys_gap_at_s", false},
+    {"variant", true},
+    {"driver", true},
+};
+
+static void check_run(const char *workload, const char *clients)
+{
+        const char *args[] = {"--workload",      workload,     "--clients",
+                              clients,           "--duration", "1",
+                              "--warmup",        "0.2",        "--endpoints",
+                              cluster.endpoints, NULL};
+        static char out[OUT_MAX];
+        struct field f[MAX_FIELDS];
+        unsigned n = 0, missing = 0, i;
+        size_t len;
+        int rc;
+
+        rc = run(args, out, sizeof out);
+        printf("# %s: %s", workload, out);
+        ok(rc == 0, "%s: exit status 0 (got %d)", workload, rc);
+        len = strlen(out);
+        ok(len > 0 && out[len - 1] == '\n' &&
+               strchr(out, '\n') == out + len - 1,
+           "%s: exactly one line on stdout", workload);
+        if (len > 0 && out[len - 1] == '\n') {
+                out[len - 1] = '\0';
+        }
+        if (!ok(parse_object(out, f, &n) == 0, "%s: the line is a JSON object",
+                workload)) {
+                return;
+        }
+        for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+                const struct field *x = get(f, n, fields[i].key);
+
+                if (x == NULL || x->string != fields[i].string) {
+                        printf("# missing or mistyped: %s\n", fields[i].key);
+                        missing++;
+                }
+        }
+        if (!ok(missing == 0 && n == sizeof fields / sizeof fields[0],
+                "%s: every field of the result table, and no other",
+                workload)) {
+                return;
+        }
+        ok(strcmp(get(f, n, "workload")->val, workload) == 0 &&
+               num(f, n, "clients") == atof(clients) &&
+               strcmp(get(f, n, "system")->val, "baton") == 0 &&
+               strcmp(get(f, n, "driver")->val, "baton-c-libbaton") == 0,
+           "%s: workload, clients, system and driver as expected", workload);
+        ok(num(f, n, "ops") > 0, "%s: ops > 0", workload);
+        ok(num(f, n, "errors") == 0, "%s: errors == 0", workload);
+        ok(num(f, n, "p50_us") <= num(f, n, "p99_us") &&
+               num(f, n, "p99_us") <= num(f, n, "max_us"),
+           "%s: p50_us <= p99_us <= max_us", workload);
+}
+
+int main(int argc, char **argv)
+{
+        const char *w = getenv("BATON_TEST_WATCHDOG");
+        const char *b = getenv("BATON_BENCH");
+        unsigned leader;
+
+        (void)argc;
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        if (b != NULL && *b != '\0') {
+                bench = b;
+        }
+        if (access(bench, X_OK) != 0) {
+                printf("1..0 # SKIP no baton-bench at %s\n", bench);
+                return 0;
+        }
+        atexit(cleanup);
+        harness_setup_process(w != NULL ? (unsigned)atoi(w) : WATCHDOG_S);
+        if (harness_start(&cluster, 3, NULL, argv[0], 0) != 0 ||
+            harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
+                printf("Bail out! cluster: %s\n", cluster.errmsg);
+                cluster.failed = true;
+                harness_close(&cluster);
+                return 1;
+        }
+        printf("# cluster %s, leader %u, baton-bench %s\n", cluster.endpoints,
+               leader, bench);
+
+        check_run("uncontended", "2");
+        check_run("contended", "3");
+
+        if (harness_reap(&cluster) != 0) {
+                ok(false, "no node exited unexpectedly");
+        }
+        if (tests_failed != 0) {
+                cluster.failed = true;
+        }
+        harness_close(&cluster);
+        printf("1..%u\n", tests_run);
+        return tests_failed != 0;
+}
