@@ -340,7 +340,6 @@ static void check_run(const char *workload, const char *clients)
 
 int main(int argc, char **argv)
 {
-        const char *w = getenv("BATON_TEST_WATCHDOG");
         const char *b = getenv("BATON_BENCH");
         unsigned leader;
 
@@ -354,11 +353,9 @@ int main(int argc, char **argv)
                 return 0;
         }
         atexit(cleanup);
-        harness_setup_process(w != NULL ? (unsigned)atoi(w) : WATCHDOG_S);
-        if (harness_start(&cluster, 3, NULL, argv[0], 0) != 0 ||
-            harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
+        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
+                                 &leader) != 0) {
                 printf("Bail out! cluster: %s\n", cluster.errmsg);
-                cluster.failed = true;
                 harness_close(&cluster);
                 return 1;
         }

@@ -1098,7 +1098,6 @@ static void cleanup(void)
 
 int main(int argc, char **argv)
 {
-        const char *w = getenv("BATON_TEST_WATCHDOG");
         const char *b = getenv("BATONCTL");
         unsigned leader;
         int64_t t0 = now_ms();
@@ -1113,11 +1112,9 @@ int main(int argc, char **argv)
                 return 0;
         }
         atexit(cleanup);
-        harness_setup_process(w != NULL ? (unsigned)atoi(w) : WATCHDOG_S);
-        if (harness_start(&cluster, 3, NULL, argv[0], 0) != 0 ||
-            harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
+        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
+                                 &leader) != 0) {
                 printf("Bail out! cluster: %s\n", cluster.errmsg);
-                cluster.failed = true;
                 harness_close(&cluster);
                 return 1;
         }

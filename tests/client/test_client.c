@@ -100,15 +100,12 @@ static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
 
 static int cluster_up(void **state)
 {
-        const char *w = getenv("BATON_TEST_WATCHDOG");
         unsigned leader;
 
         (void)state;
-        harness_setup_process(w != NULL ? (unsigned)atoi(w) : WATCHDOG_S);
-        if (harness_start(&cluster, 3, NULL, argv0, 0) != 0 ||
-            harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
+        if (harness_open_healthy(&cluster, 3, argv0, WATCHDOG_S, HEALTHY_MS,
+                                 &leader) != 0) {
                 print_message("# cluster: %s\n", cluster.errmsg);
-                cluster.failed = true;
                 return -1;
         }
         return 0;

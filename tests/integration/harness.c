@@ -1360,3 +1360,17 @@ unsigned harness_scan_logs(struct harness *h, char *first, size_t cap)
         }
         return n;
 }
+
+int harness_open_healthy(struct harness *h, unsigned n, const char *argv0,
+                         unsigned watchdog_s, int healthy_ms, unsigned *leader)
+{
+        const char *w = getenv("BATON_TEST_WATCHDOG");
+
+        harness_setup_process(w != NULL ? (unsigned)atoi(w) : watchdog_s);
+        if (harness_start(h, n, NULL, argv0, 0) != 0 ||
+            harness_wait_healthy(h, healthy_ms, leader) != 0) {
+                h->failed = true;
+                return -1;
+        }
+        return 0;
+}

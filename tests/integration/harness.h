@@ -90,6 +90,16 @@ int harness_wait_leader(struct harness *h, int timeout_ms, unsigned *leader);
  */
 int harness_wait_healthy(struct harness *h, int timeout_ms, unsigned *leader);
 
+/*
+ * The usual start of a test program that needs one healthy cluster:
+ * harness_setup_process() with `watchdog_s` ($BATON_TEST_WATCHDOG
+ * overrides it), harness_start() of n nodes from `argv0`'s neighbourhood,
+ * then harness_wait_healthy() for up to `healthy_ms`. 0 with *leader, or
+ * -1 with h->errmsg and h->failed set (the caller reports and closes).
+ */
+int harness_open_healthy(struct harness *h, unsigned n, const char *argv0,
+                         unsigned watchdog_s, int healthy_ms, unsigned *leader);
+
 /* kill -9 node `id` and reap it. `*when_ns` (may be NULL) gets the
  * CLOCK_MONOTONIC time just before kill(). */
 int harness_kill(struct harness *h, unsigned id, int64_t *when_ns);
