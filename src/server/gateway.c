@@ -234,15 +234,19 @@ static void settle_status(struct pending *p, int status)
         pending_free(p);
 }
 
+/* Send a request elsewhere and forget it; it does not count as served. */
+static void redirect(struct gateway *g, struct pending *p)
+{
+        reply_not_leader(g, p->conn, p->req_id);
+        p->redirected = true;
+        pending_free(p);
+}
+
 /* Requests never proposed: the client may send them anywhere, safely. */
 static void redirect_all(struct gateway *g, struct queue *list)
 {
         while (!queue_empty(list)) {
-                struct pending *p =
-                    QUEUE_DATA(queue_head(list), struct pending, link);
-                reply_not_leader(g, p->conn, p->req_id);
-                p->redirected = true;
-                pending_free(p);
+                redirect(g, QUEUE_DATA(queue_head(list), struct pending, link));
         }
 }
 
@@ -503,9 +507,7 @@ static void on_read_barrier(struct raft_barrier *req, int status)
                 if (status == 0) {
                         answer_read(g, p);
                 } else {
-                        reply_not_leader(g, p->conn, p->req_id);
-                        p->redirected = true;
-                        pending_free(p);
+                        redirect(g, p);
                 }
         }
         free(rb);
@@ -708,16 +710,16 @@ void gateway_on_ready(void *data)
         }
 }
 
-void gateway_on_lost(void *data)
+/* Answer everything this node holds for clients: what it never proposed
+ * goes elsewhere; what it proposed may still commit under the next leader,
+ * so its outcome is unknown. */
+static void abandon_all(struct gateway *g)
 {
-        struct gateway *g = data;
         size_t i;
 
-        deadlines_clear(&g->deadlines);
         redirect_all(g, &g->unsent);
         redirect_all(g, &g->held);
         redirect_all(g, &g->reads);
-        /* Proposed commands may still commit under the next leader. */
         for (i = 0; i < g->pending.n_buckets; i++) {
                 while (g->pending.buckets[i] != NULL) {
                         settle_status(HMAP_DATA(g->pending.buckets[i],
@@ -725,6 +727,14 @@ void gateway_on_lost(void *data)
                                       BATON_EUNKNOWN);
                 }
         }
+}
+
+void gateway_on_lost(void *data)
+{
+        struct gateway *g = data;
+
+        deadlines_clear(&g->deadlines);
+        abandon_all(g);
 }
 
 /* --- Requests --------------------------------------------------------------
@@ -746,9 +756,7 @@ static bool route(struct gateway *g, struct pending *p, struct queue *serving)
                 queue_push_tail(&g->held, &p->link);
                 return true;
         }
-        reply_not_leader(g, p->conn, p->req_id);
-        p->redirected = true;
-        pending_free(p);
+        redirect(g, p);
         return false;
 }
 
@@ -1198,18 +1206,8 @@ int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
 
 void gateway_close(struct gateway *g)
 {
-        size_t i;
-
         raftfsm_set_event_cb(&g->node->rf, NULL, NULL);
-        redirect_all(g, &g->unsent);
-        redirect_all(g, &g->held);
-        for (i = 0; i < g->pending.n_buckets; i++) {
-                while (g->pending.buckets[i] != NULL) {
-                        settle_status(HMAP_DATA(g->pending.buckets[i],
-                                                struct pending, by_key),
-                                      BATON_EUNKNOWN);
-                }
-        }
+        abandon_all(g);
         deadlines_close(&g->deadlines);
         applylog_close(&g->applylog);
         hmap_close(&g->pending);

@@ -68,7 +68,8 @@ struct gateway {
  * the node's event sink. 0 or a BATON_E* code. */
 int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
                  const struct config *cfg);
-/* Fail everything pending (BATON_ESHUTDOWN) and close the timer. */
+/* Answer everything pending (NOT_LEADER, or outcome unknown for what was
+ * proposed), close the deadline timer and the apply log. */
 void gateway_close(struct gateway *g);
 
 /* conn_frame_cb and conn_gone_cb. */
