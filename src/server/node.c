@@ -129,6 +129,8 @@ static int bootstrap(struct node *n)
         return rv;
 }
 
+static void on_raft_closed(struct raft *r);
+
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                const struct node_callbacks *cb)
 {
@@ -207,9 +209,15 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         return 0;
 
 err_after_raft:
-        /* raft_init succeeded: raft must be closed through the loop. */
-        raft_close(&n->raft, NULL);
-        uv_run(loop, UV_RUN_NOWAIT);
+        /* raft_init succeeded: raft closes its I/O asynchronously, and its
+         * close callback (as on a normal shutdown) frees the rest. Nothing
+         * else runs on the loop yet, so run it until that is done. */
+        rv = node_error(rv) != 0 ? node_error(rv) : BATON_EIO;
+        n->close_cb = NULL;
+        n->raft.data = n;
+        raft_close(&n->raft, on_raft_closed);
+        uv_run(loop, UV_RUN_DEFAULT);
+        return rv;
 err_after_io:
         raft_uv_close(&n->io);
 err_after_transport:
