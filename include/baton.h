@@ -338,6 +338,13 @@ BATON_API int baton_session_state(baton_client *c);
  */
 BATON_API int64_t baton_session_remaining_ms(baton_client *c);
 
+/**
+ * The id of the handle's session while it is live or in jeopardy, else 0.
+ * It is the id the cluster's holder queries, listings and apply logs
+ * name, so a program can log it beside its own operations. Thread-safe.
+ */
+BATON_API uint64_t baton_session_id(baton_client *c);
+
 /* --- Cluster administration ----------------------------------------------- */
 
 /** One member of the cluster, as STATUS reports it. */

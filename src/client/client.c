@@ -804,6 +804,23 @@ int64_t baton_session_remaining_ms(baton_client *c)
         return left;
 }
 
+uint64_t baton_session_id(baton_client *c)
+{
+        uint64_t id = 0;
+
+        if (c == NULL) {
+                return 0;
+        }
+        lock(c);
+        session_tick(c, clock_now_ms());
+        if (c->session.state == BATON_SESSION_LIVE ||
+            c->session.state == BATON_SESSION_JEOPARDY) {
+                id = c->session.id;
+        }
+        unlock(c);
+        return id;
+}
+
 /* --- Administration ------------------------------------------------------- */
 
 static const struct baton_member *member(const struct baton_status *st,

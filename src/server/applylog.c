@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/baton.h"
@@ -61,7 +62,14 @@ static size_t put_name(char *out, size_t cap, const char *name, size_t len)
 size_t applylog_format(char *buf, size_t cap, uint64_t term,
                        const struct lockfsm_event *ev)
 {
-        int head = snprintf(
+        struct timespec now;
+        int head;
+        size_t n, name;
+
+        /* CLOCK_MONOTONIC is one clock for every process on the machine:
+         * checkers place applies between client operations with it. */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        head = snprintf(
             buf, cap,
             "{\"index\":%" PRIu64 ",\"term\":%" PRIu64
             ",\"event\":\"%s\",\"cause\":\"%s\",\"session\":%" PRIu64
@@ -69,7 +77,6 @@ size_t applylog_format(char *buf, size_t cap, uint64_t term,
             ",\"status\":%d,\"lock\":\"",
             ev->index, term, event_name(ev->type), command_type_name(ev->cause),
             ev->session, ev->seq, ev->owner, ev->token, ev->status);
-        size_t n, name;
 
         if (head < 0 || (size_t)head >= cap) {
                 return 0;
@@ -80,13 +87,18 @@ size_t applylog_format(char *buf, size_t cap, uint64_t term,
                 return 0;
         }
         n += name;
-        if (n + 3 > cap) {
+        if (n + 1 > cap) {
                 return 0;
         }
         buf[n++] = '"';
-        buf[n++] = '}';
-        buf[n++] = '\n';
-        return n;
+        /* Last, so that lines of one entry compare equal across nodes up
+         * to here. */
+        head = snprintf(buf + n, cap - n, ",\"mono_ns\":%" PRId64 "}\n",
+                        (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+        if (head < 0 || (size_t)head >= cap - n) {
+                return 0;
+        }
+        return n + (size_t)head;
 }
 
 int applylog_open(struct applylog *a, const char *path)

@@ -648,6 +648,13 @@ static void start_session_clock(void *data, uint64_t session, uint32_t ttl_ms)
 {
         struct gateway *g = data;
 
+#ifdef BATON_CHAOS_BUG_SHORT_TTL
+        /* A deliberate bug for the chaos suite's negative control
+         * (tests/chaos/batond-bug): a new leader gives sessions a quarter
+         * of their TTL instead of a full one, so it expires sessions whose
+         * clients still hold a valid lease. Never built into batond. */
+        ttl_ms /= 4;
+#endif
         deadlines_set(&g->deadlines, session, 0, NULL, 0,
                       uv_now(g->loop) + ttl_ms);
 }
