@@ -1,0 +1,442 @@
+/* A chaos worker's operations and their history lines. */
+#include "ops.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "history_out.h"
+
+#define NS_PER_MS UINT64_C(1000000)
+
+/* A blocking acquire that returns BATON_ETIMEDOUT this much before
+ * libbaton's own deadline (wait + request timeout) was answered by the
+ * cluster; libbaton's deadline has millisecond granularity. */
+#define DECIDED_MARGIN_MS 5
+
+static uint64_t process_id(const struct ops_worker *w)
+{
+        return (uint64_t)w->id * 1000 + w->incarnation;
+}
+
+static void sleep_ms(int64_t ms)
+{
+        struct timespec ts = {.tv_sec = ms / 1000,
+                              .tv_nsec = (ms % 1000) * 1000000};
+
+        nanosleep(&ts, NULL);
+}
+
+static void start(struct ops_worker *w, struct history_line *l, uint64_t t,
+                  const char *type, const char *f, const char *key)
+{
+        history_line_start(l, t, process_id(w), w->id, type, f, key);
+}
+
+static const char *type_name(enum ops_outcome o)
+{
+        return o == OPS_OK ? "ok" : o == OPS_FAIL ? "fail" : "info";
+}
+
+/* The fields of every completion: session= and, while the session is live,
+ * lease= (dated from `t`, before the lease was read: never later than the
+ * lease libbaton computed). */
+static void session_fields(struct ops_worker *w, struct history_line *l,
+                           uint64_t t)
+{
+        uint64_t id = baton_session_id(w->h);
+        int64_t left = baton_session_remaining_ms(w->h);
+
+        if (id != 0) {
+                w->session = id;
+        }
+        history_line_u64(l, "session", id);
+        if (id != 0 && left > 0) {
+                history_line_u64(l, "lease", t + (uint64_t)left * NS_PER_MS);
+        }
+}
+
+/* Write a finished line. A worker that cannot record is useless to the
+ * checkers: say so and exit (the suite sees the exit). */
+static void emit(struct ops_worker *w, struct history_line *l)
+{
+        if (history_line_write(w->hist_fd, l) != 0) {
+                fprintf(stderr, "chaos-worker %d: history write: %s\n", w->id,
+                        strerror(errno));
+                exit(1);
+        }
+}
+
+static void count(struct ops_worker *w, enum ops_outcome o)
+{
+        if (o == OPS_OK) {
+                w->n_ok++;
+        } else if (o == OPS_FAIL) {
+                w->n_fail++;
+        } else {
+                w->n_info++;
+        }
+}
+
+static int create_handle(struct ops_worker *w)
+{
+        struct baton_options o;
+        char name[64];
+
+        baton_options_init(&o);
+        o.ttl_ms = w->ttl_ms;
+        o.request_timeout_ms = w->request_timeout_ms;
+        snprintf(name, sizeof name, "chaos-w%d-i%u", w->id, w->incarnation);
+        o.client_name = name;
+        return baton_client_create(&w->h, w->endpoints, &o);
+}
+
+int ops_start(struct ops_worker *w)
+{
+        w->incarnation = 0;
+        w->session = 0;
+        w->holding = false;
+        return create_handle(w);
+}
+
+void ops_close(struct ops_worker *w, uint64_t t, bool last)
+{
+        struct history_line l;
+        const char *key = w->holding ? w->held : w->key;
+        uint64_t id = baton_session_id(w->h);
+        int rv;
+
+        if (id == 0) {
+                id = w->session; /* expired: still the session it ends */
+        }
+        start(w, &l, t, "invoke", "close", key[0] != '\0' ? key : "-");
+        emit(w, &l);
+        baton_client_destroy(w->h);
+        w->h = NULL;
+        /* destroy() reports nothing: the close may or may not have been
+         * applied (if not, the session expires after its TTL). */
+        start(w, &l, history_now_ns(), "info", "close",
+              key[0] != '\0' ? key : "-");
+        history_line_str(&l, "err", "BATON_EUNKNOWN");
+        history_line_u64(&l, "session", id);
+        emit(w, &l);
+        w->n_closes++;
+        w->holding = false;
+        w->session = 0;
+        if (last) {
+                return;
+        }
+        w->incarnation++;
+        if (w->incarnation == 1000) {
+                fprintf(stderr,
+                        "chaos-worker %d: 1000 incarnations: process ids "
+                        "now overlap worker %d's\n",
+                        w->id, w->id + 1);
+        }
+        while ((rv = create_handle(w)) != 0) {
+                fprintf(stderr, "chaos-worker %d: baton_client_create: %s\n",
+                        w->id, baton_strerror(rv));
+                sleep_ms(100);
+        }
+}
+
+/* Close after an outcome that is unknown: the close's invoke carries the
+ * timestamp of the info. */
+static void after_info(struct ops_worker *w, uint64_t t)
+{
+        ops_close(w, t, false);
+}
+
+void ops_check_session(struct ops_worker *w)
+{
+        if (baton_session_state(w->h) == BATON_SESSION_EXPIRED) {
+                ops_close(w, history_now_ns(), false);
+        }
+}
+
+/*
+ * What an acquire's error says about whether it happened. Refusals are
+ * sure. BATON_ETIMEDOUT is sure only when the cluster timed the wait out:
+ * libbaton's own deadline (wait + request timeout) had not yet come.
+ * BATON_EEXPIRED is not sure: libbaton also fails a request in flight with
+ * it when its local lease runs out, and the cluster may have applied it.
+ */
+static enum ops_outcome acquire_outcome(const struct ops_worker *w, int rv,
+                                        int64_t wait_ms, uint64_t elapsed_ns)
+{
+        switch (rv) {
+        case 0:
+                return OPS_OK;
+        case BATON_EBUSY:
+        case BATON_EWAITING:
+        case BATON_ENAME:
+        case BATON_EINVAL:
+        case BATON_ETTL:
+        case BATON_ETOOMANYSESSIONS:
+        case BATON_ETOOMANYLOCKS:
+        case BATON_ETOOMANYWAITERS:
+                return OPS_FAIL;
+        case BATON_ETIMEDOUT:
+                if (wait_ms > 0 &&
+                    elapsed_ns + DECIDED_MARGIN_MS * NS_PER_MS <
+                        (uint64_t)(wait_ms + w->request_timeout_ms) *
+                            NS_PER_MS) {
+                        return OPS_FAIL;
+                }
+                return OPS_INFO;
+        default:
+                return OPS_INFO;
+        }
+}
+
+enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
+                             int64_t wait_ms, bool final)
+{
+        struct history_line l;
+        enum ops_outcome o;
+        uint64_t t0, t1, token = 0, granted_to;
+        int rv;
+
+        snprintf(w->key, sizeof w->key, "%s", key);
+        t0 = history_now_ns();
+        start(w, &l, t0, "invoke", "acquire", key);
+        history_line_u64(&l, "wait", (uint64_t)wait_ms);
+        if (final) {
+                history_line_str(&l, "phase", "final");
+        }
+        emit(w, &l);
+        rv = baton_acquire(w->h, key, BATON_OWNER_THREAD, wait_ms, &token);
+        t1 = history_now_ns();
+        o = acquire_outcome(w, rv, wait_ms, t1 - t0);
+        start(w, &l, t1, type_name(o), "acquire", key);
+        if (o == OPS_OK) {
+                history_line_u64(&l, "token", token);
+        } else {
+                history_line_str(&l, "err", history_errname(rv));
+        }
+        session_fields(w, &l, t1);
+        if (final) {
+                history_line_str(&l, "phase", "final");
+        }
+        emit(w, &l);
+        count(w, o);
+        granted_to = baton_session_id(w->h);
+        if (o == OPS_OK) {
+                w->holding = true;
+                snprintf(w->held, sizeof w->held, "%s", key);
+                w->token = token;
+                w->held_session = granted_to != 0 ? granted_to : w->session;
+        } else if (o == OPS_INFO) {
+                after_info(w, t1);
+        }
+        return o;
+}
+
+enum ops_outcome ops_release(struct ops_worker *w, bool final)
+{
+        struct history_line l;
+        enum ops_outcome o;
+        char key[OPS_KEY_CAP];
+        uint64_t t0, t1;
+        int before, rv;
+
+        snprintf(key, sizeof key, "%s", w->held);
+        snprintf(w->key, sizeof w->key, "%s", key);
+        /* A session that was over before the call is refused locally,
+         * never sent: that refusal is sure. */
+        before = baton_session_state(w->h);
+        t0 = history_now_ns();
+        start(w, &l, t0, "invoke", "release", key);
+        history_line_u64(&l, "token", w->token);
+        if (final) {
+                history_line_str(&l, "phase", "final");
+        }
+        emit(w, &l);
+        rv = baton_release(w->h, key, BATON_OWNER_THREAD, w->token);
+        t1 = history_now_ns();
+        switch (rv) {
+        case 0:
+                o = OPS_OK;
+                break;
+        case BATON_ENOTHOLDER:
+        case BATON_ESTALE:
+        case BATON_ENAME:
+        case BATON_EINVAL:
+                o = OPS_FAIL;
+                break;
+        case BATON_EEXPIRED:
+        case BATON_ECLOSED:
+                o = before == BATON_SESSION_LIVE ||
+                            before == BATON_SESSION_JEOPARDY
+                        ? OPS_INFO
+                        : OPS_FAIL;
+                break;
+        default:
+                o = OPS_INFO;
+                break;
+        }
+        start(w, &l, t1, type_name(o), "release", key);
+        history_line_u64(&l, "token", w->token);
+        if (o != OPS_OK) {
+                history_line_str(&l, "err", history_errname(rv));
+        }
+        session_fields(w, &l, t1);
+        if (final) {
+                history_line_str(&l, "phase", "final");
+        }
+        emit(w, &l);
+        count(w, o);
+        if (o == OPS_INFO) {
+                after_info(w, t1); /* `key` is still held for the close */
+        }
+        w->holding = false;
+        return o;
+}
+
+enum ops_outcome ops_holder(struct ops_worker *w, const char *key,
+                            struct baton_holder *out)
+{
+        struct history_line l;
+        struct baton_holder hd;
+        enum ops_outcome o;
+        uint64_t t0, t1;
+        int rv;
+
+        snprintf(w->key, sizeof w->key, "%s", key);
+        t0 = history_now_ns();
+        start(w, &l, t0, "invoke", "holder", key);
+        emit(w, &l);
+        rv = baton_holder(w->h, key, &hd);
+        t1 = history_now_ns();
+        o = rv == 0 ? OPS_OK : OPS_FAIL;
+        start(w, &l, t1, type_name(o), "holder", key);
+        if (o == OPS_OK) {
+                history_line_u64(&l, "holder", hd.held ? hd.session : 0);
+                history_line_u64(&l, "token", hd.held ? hd.token : 0);
+                history_line_u64(&l, "index", hd.index);
+        } else {
+                history_line_str(&l, "err", history_errname(rv));
+        }
+        session_fields(w, &l, t1);
+        emit(w, &l);
+        count(w, o);
+        if (out != NULL) {
+                *out = hd;
+        }
+        return o;
+}
+
+/* One register request and what became of it: ok with the answer's
+ * numbers, fail (STALE, an ERR refusal, or never sent) or info (sent, no
+ * answer). `err` gets the name for the history. */
+static enum ops_outcome reg_call(struct ops_worker *w, const char *req,
+                                 uint64_t *a, uint64_t *b, int want,
+                                 const char **err)
+{
+        char reply[REGCLIENT_LINE_MAX + 1];
+        unsigned long long x = 0, y = 0;
+        int rv, n = 0;
+        char c;
+
+        rv = regclient_request(&w->reg, req, reply, sizeof reply);
+        if (rv != REGCLIENT_ANSWERED) {
+                fprintf(stderr, "chaos-worker %d: register %s: %s\n", w->id,
+                        rv == REGCLIENT_NOT_SENT ? "unreachable" : "no answer",
+                        req);
+                *err = "BATON_EIO";
+                return rv == REGCLIENT_NOT_SENT ? OPS_FAIL : OPS_INFO;
+        }
+        if (strncmp(reply, "STALE ", 6) == 0) {
+                *err = "STALE";
+                return OPS_FAIL;
+        }
+        if (strncmp(reply, "OK ", 3) == 0) {
+                n = want == 2 ? sscanf(reply + 3, "%llu %llu%c", &x, &y, &c)
+                              : sscanf(reply + 3, "%llu%c", &x, &c);
+        }
+        if (n != want) {
+                /* ERR: the register refused the line and changed nothing. */
+                fprintf(stderr,
+                        "chaos-worker %d: register answered '%s' to "
+                        "'%s'\n",
+                        w->id, reply, req);
+                *err = "ERR";
+                return OPS_FAIL;
+        }
+        *a = x;
+        *b = y;
+        return OPS_OK;
+}
+
+enum ops_outcome ops_read(struct ops_worker *w, const char *key,
+                          uint64_t *value, uint64_t *version)
+{
+        struct history_line l;
+        enum ops_outcome o;
+        const char *err = NULL;
+        char req[OPS_KEY_CAP + 64];
+        uint64_t t0, t1;
+
+        snprintf(w->key, sizeof w->key, "%s", key);
+        snprintf(req, sizeof req, "READ %s %" PRIu64, key, w->token);
+        t0 = history_now_ns();
+        start(w, &l, t0, "invoke", "read", key);
+        history_line_u64(&l, "token", w->token);
+        emit(w, &l);
+        o = reg_call(w, req, value, version, 2, &err);
+        t1 = history_now_ns();
+        start(w, &l, t1, type_name(o), "read", key);
+        history_line_u64(&l, "token", w->token);
+        if (o == OPS_OK) {
+                history_line_u64(&l, "value", *value);
+                history_line_u64(&l, "version", *version);
+        } else {
+                history_line_str(&l, "err", err);
+        }
+        session_fields(w, &l, t1);
+        emit(w, &l);
+        count(w, o);
+        if (o == OPS_INFO) {
+                after_info(w, t1);
+        }
+        return o;
+}
+
+enum ops_outcome ops_write(struct ops_worker *w, const char *key,
+                           uint64_t value, uint64_t based_on)
+{
+        struct history_line l;
+        enum ops_outcome o;
+        const char *err = NULL;
+        char req[OPS_KEY_CAP + 96];
+        uint64_t t0, t1, after = 0, unused = 0;
+
+        snprintf(w->key, sizeof w->key, "%s", key);
+        snprintf(req, sizeof req, "WRITE %s %" PRIu64 " %" PRIu64 " %" PRIu64,
+                 key, w->token, value, based_on);
+        t0 = history_now_ns();
+        start(w, &l, t0, "invoke", "write", key);
+        history_line_u64(&l, "token", w->token);
+        history_line_u64(&l, "value", value);
+        history_line_u64(&l, "version", based_on);
+        emit(w, &l);
+        o = reg_call(w, req, &after, &unused, 1, &err);
+        t1 = history_now_ns();
+        start(w, &l, t1, type_name(o), "write", key);
+        history_line_u64(&l, "token", w->token);
+        history_line_u64(&l, "value", value);
+        history_line_u64(&l, "version", based_on);
+        if (o != OPS_OK) {
+                history_line_str(&l, "err", err);
+        }
+        session_fields(w, &l, t1);
+        emit(w, &l);
+        count(w, o);
+        if (o == OPS_INFO) {
+                after_info(w, t1);
+        }
+        return o;
+}

@@ -1,0 +1,81 @@
+/* A chaos worker's operations: each libbaton or register call framed by its
+ * history lines (invoke, then ok, fail or info), and the switch to a new
+ * handle and incarnation after an outcome that is unknown. */
+#ifndef CHAOS_OPS_H
+#define CHAOS_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../include/baton.h"
+#include "regclient.h"
+
+#define OPS_KEY_CAP 256 /* a lock name and its NUL */
+
+/* How an operation ended (docs/chaos.md: ok, fail, info). */
+enum ops_outcome {
+        OPS_OK,
+        OPS_FAIL,
+        OPS_INFO,
+};
+
+/* What a worker is, does and holds. Single-threaded: one worker process
+ * runs one of these. */
+struct ops_worker {
+        int id;                /* J: w= */
+        const char *endpoints; /* borrowed */
+        uint32_t ttl_ms;
+        uint32_t request_timeout_ms;
+        int hist_fd;           /* the history, O_APPEND */
+        baton_client *h;       /* the current handle */
+        unsigned incarnation;  /* p = id * 1000 + incarnation */
+        uint64_t session;      /* last session id the handle showed */
+        struct regclient reg;  /* used by the counter workload */
+        char key[OPS_KEY_CAP]; /* the lock of the latest operation */
+        bool holding;          /* an acquire ok not yet released */
+        char held[OPS_KEY_CAP];
+        uint64_t token;        /* of the held lock */
+        uint64_t held_session; /* the session it was granted to */
+        uint64_t held_epoch;   /* the workload's epoch at the grant */
+        uint64_t n_ok, n_fail, n_info;
+        uint64_t n_closes;
+};
+
+/* Open the first handle (incarnation 0). 0, or a BATON_E* code of
+ * baton_client_create(). */
+int ops_start(struct ops_worker *w);
+
+/* Log a close of the session (invoke at `t`, then info once the handle is
+ * destroyed), destroy the handle, and unless `last` continue as the next
+ * incarnation with a new handle. Forgets any held lock: the close releases
+ * it. */
+void ops_close(struct ops_worker *w, uint64_t t, bool last);
+
+/* baton_acquire() of `key`, waiting up to `wait_ms` (0: try). On ok the
+ * worker holds it (w->held, w->token). `final` marks phase=final. */
+enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
+                             int64_t wait_ms, bool final);
+
+/* baton_release() of the held lock; the worker holds nothing after it,
+ * whatever the outcome. */
+enum ops_outcome ops_release(struct ops_worker *w, bool final);
+
+/* baton_holder() of `key`, into `*out` (may be NULL). A query changes
+ * nothing, so an error is logged as fail, never info. */
+enum ops_outcome ops_holder(struct ops_worker *w, const char *key,
+                            struct baton_holder *out);
+
+/* Register READ of `key` with the held token: its value and version. */
+enum ops_outcome ops_read(struct ops_worker *w, const char *key,
+                          uint64_t *value, uint64_t *version);
+
+/* Register WRITE of `value` to `key` with the held token, based on the
+ * version read before. */
+enum ops_outcome ops_write(struct ops_worker *w, const char *key,
+                           uint64_t value, uint64_t based_on);
+
+/* After an operation: if the handle's session expired, log its close and
+ * go on as the next incarnation. */
+void ops_check_session(struct ops_worker *w);
+
+#endif /* CHAOS_OPS_H */

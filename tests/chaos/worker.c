@@ -1,0 +1,575 @@
+/*
+ * chaos-worker: one client worker process of the chaos suite
+ * (docs/chaos.md). It runs one workload against the cluster through
+ * libbaton and records every operation in its history file; it never
+ * gives up on the cluster, however long it is away.
+ *
+ *     chaos-worker --id J --endpoints E --history FILE
+ *         --workload counter|mutex|fifo|session --keys N --ttl MS --seed S
+ *         [--register PATH] --final-file PATH [--epoch-ms 10000]
+ *         [--epoch-base-ns T] [--request-timeout MS]
+ *
+ * Once --final-file exists it releases what it holds, does one acquire and
+ * release of its key marked phase=final (retrying for up to 15 s), closes
+ * its session and exits 0. SIGTERM: stop after the current operation,
+ * close, exit 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../include/baton.h"
+#include "history_out.h"
+#include "ops.h"
+
+#define NS_PER_MS          UINT64_C(1000000)
+#define FINAL_BUDGET_MS    15000 /* L1: acquire + release within 15 s */
+#define FINAL_WAIT_MS      10000
+#define COUNTER_WAIT_MS    2000
+#define FIFO_WAIT_MS       8000
+#define SESSION_WAIT_MS    2000
+#define SESSION_POLL_MS    200
+#define REGISTER_TIMEOUT   5000 /* ms for one register answer */
+#define MUTEX_THINK_MIN_MS 5    /* pause between mutex operations */
+#define MUTEX_THINK_MAX_MS 25
+
+enum workload {
+        WL_COUNTER,
+        WL_MUTEX,
+        WL_FIFO,
+        WL_SESSION,
+};
+
+static const char *const workload_names[] = {"counter", "mutex", "fifo",
+                                             "session"};
+
+struct config {
+        int id;
+        const char *endpoints;
+        const char *history;
+        enum workload workload;
+        uint32_t keys;
+        uint32_t ttl_ms;
+        uint64_t seed;
+        const char *register_path;
+        const char *final_file;
+        uint64_t epoch_ms;
+        uint64_t epoch_base_ns;
+        uint32_t request_timeout_ms;
+};
+
+struct worker {
+        struct config cfg;
+        struct ops_worker ops;
+        uint64_t rng;
+        uint64_t next_release_ns; /* session workload */
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+        (void)sig;
+        stop = 1;
+}
+
+/* splitmix64: one seed, one sequence. */
+static uint64_t rnd(struct worker *w)
+{
+        uint64_t z = (w->rng += UINT64_C(0x9e3779b97f4a7c15));
+
+        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+        return z ^ (z >> 31);
+}
+
+/* Uniform enough in [lo, hi]. */
+static uint64_t rnd_in(struct worker *w, uint64_t lo, uint64_t hi)
+{
+        return lo + rnd(w) % (hi - lo + 1);
+}
+
+/* Sleep `ms`, cut short by SIGTERM. */
+static void nap(uint64_t ms)
+{
+        struct timespec ts = {.tv_sec = (time_t)(ms / 1000),
+                              .tv_nsec = (long)(ms % 1000) * 1000000};
+
+        while (!stop && nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+}
+
+static bool final_requested(const struct worker *w)
+{
+        return access(w->cfg.final_file, F_OK) == 0;
+}
+
+static uint64_t epoch_now(const struct worker *w)
+{
+        uint64_t now = history_now_ns();
+
+        if (now < w->cfg.epoch_base_ns) {
+                return 0;
+        }
+        return (now - w->cfg.epoch_base_ns) / (w->cfg.epoch_ms * NS_PER_MS);
+}
+
+/* The pause after a failure or an unknown outcome: the cluster may be
+ * away for long, so retry, but not in a tight loop. */
+static void back_off(struct worker *w, enum ops_outcome o)
+{
+        if (o == OPS_INFO) {
+                nap(rnd_in(w, 50, 150));
+        } else if (o == OPS_FAIL) {
+                nap(rnd_in(w, 5, 30));
+        }
+}
+
+static void release_held(struct worker *w)
+{
+        if (w->ops.holding) {
+                back_off(w, ops_release(&w->ops, false));
+        }
+}
+
+/* The lock each worker acquires and releases in the final phase. */
+static void final_key(struct worker *w, char *key, size_t cap)
+{
+        const struct config *c = &w->cfg;
+
+        switch (c->workload) {
+        case WL_COUNTER:
+                snprintf(key, cap, "counter-%u", (unsigned)c->id % c->keys);
+                break;
+        case WL_MUTEX:
+                snprintf(key, cap, "mutex-%u-%" PRIu64,
+                         (unsigned)c->id % c->keys, epoch_now(w));
+                break;
+        case WL_FIFO:
+                snprintf(key, cap, "fifo-%" PRIu64, epoch_now(w));
+                break;
+        case WL_SESSION:
+                snprintf(key, cap, "session-%d", c->id);
+                break;
+        }
+}
+
+/* acquire → fenced read → sleep → fenced write (+1) → release. */
+static void counter_step(struct worker *w)
+{
+        char key[OPS_KEY_CAP];
+        uint64_t value = 0, version = 0;
+        enum ops_outcome o;
+
+        snprintf(key, sizeof key, "counter-%u",
+                 (unsigned)w->cfg.id % w->cfg.keys);
+        o = ops_acquire(&w->ops, key, COUNTER_WAIT_MS, false);
+        if (o != OPS_OK) {
+                back_off(w, o);
+                return;
+        }
+        if (stop) {
+                return; /* the close at exit releases it */
+        }
+        o = ops_read(&w->ops, key, &value, &version);
+        if (o == OPS_INFO) {
+                back_off(w, o); /* the close released the lock */
+                return;
+        }
+        if (o == OPS_OK && !stop) {
+                nap(rnd_in(w, 0, 20));
+                o = ops_write(&w->ops, key, value + 1, version);
+                if (o == OPS_INFO) {
+                        back_off(w, o);
+                        return;
+                }
+        }
+        if (!stop) {
+                release_held(w);
+        }
+}
+
+/* Try and blocking acquires, holder queries, releases and now and then a
+ * session close, on the keys of the current epoch. */
+static void mutex_step(struct worker *w)
+{
+        struct ops_worker *ops = &w->ops;
+        uint64_t epoch, r;
+        char key[OPS_KEY_CAP];
+        enum ops_outcome o;
+
+        /* A pause between operations keeps the ops per key modest, so
+         * that each key's history stays checkable. */
+        nap(rnd_in(w, MUTEX_THINK_MIN_MS, MUTEX_THINK_MAX_MS));
+        if (stop) {
+                return;
+        }
+        epoch = epoch_now(w);
+        r = rnd_in(w, 0, 99);
+        if (ops->holding && ops->held_epoch != epoch) {
+                release_held(w); /* before moving to the new epoch's keys */
+                return;
+        }
+        if (rnd_in(w, 0, 49) == 0) {
+                ops_close(ops, history_now_ns(), false);
+                return;
+        }
+        if (ops->holding) {
+                if (r < 30) {
+                        back_off(w, ops_holder(ops, ops->held, NULL));
+                } else {
+                        release_held(w);
+                }
+                return;
+        }
+        snprintf(key, sizeof key, "mutex-%" PRIu64 "-%" PRIu64,
+                 rnd_in(w, 0, w->cfg.keys - 1), epoch);
+        if (r < 80) {
+                o = ops_acquire(ops, key, r < 45 ? 0 : rnd_in(w, 500, 1500),
+                                false);
+                if (o == OPS_OK) {
+                        ops->held_epoch = epoch;
+                        nap(rnd_in(w, 0, 30));
+                } else {
+                        back_off(w, o);
+                }
+        } else {
+                back_off(w, ops_holder(ops, key, NULL));
+        }
+}
+
+/* Many waiters queued on one lock per epoch. */
+static void fifo_step(struct worker *w)
+{
+        char key[OPS_KEY_CAP];
+        enum ops_outcome o;
+
+        snprintf(key, sizeof key, "fifo-%" PRIu64, epoch_now(w));
+        o = ops_acquire(&w->ops, key, FIFO_WAIT_MS, false);
+        if (o != OPS_OK) {
+                back_off(w, o);
+                return;
+        }
+        nap(rnd_in(w, 5, 30));
+        if (!stop) {
+                release_held(w);
+        }
+}
+
+/* Hold session-J, checking every ~200 ms that it is still ours; release
+ * and re-acquire it every few seconds. */
+static void session_step(struct worker *w)
+{
+        struct ops_worker *ops = &w->ops;
+        struct baton_holder hd;
+        char key[OPS_KEY_CAP];
+        enum ops_outcome o;
+
+        snprintf(key, sizeof key, "session-%d", w->cfg.id);
+        if (!ops->holding) {
+                o = ops_acquire(ops, key, SESSION_WAIT_MS, false);
+                if (o == OPS_OK) {
+                        w->next_release_ns = history_now_ns() +
+                                             rnd_in(w, 2000, 5000) * NS_PER_MS;
+                } else {
+                        back_off(w, o);
+                }
+                return;
+        }
+        nap(rnd_in(w, SESSION_POLL_MS - 50, SESSION_POLL_MS + 50));
+        if (stop) {
+                return;
+        }
+        if (history_now_ns() >= w->next_release_ns) {
+                release_held(w);
+                return;
+        }
+        o = ops_holder(ops, key, &hd);
+        if (o == OPS_OK && (!hd.held || hd.session != ops->held_session ||
+                            hd.token != ops->token)) {
+                fprintf(stderr,
+                        "chaos-worker %d: %s lost: holder %" PRIu64
+                        " token %" PRIu64 ", ours %" PRIu64 " token %" PRIu64
+                        "\n",
+                        w->cfg.id, key, hd.held ? hd.session : 0,
+                        hd.held ? hd.token : 0, ops->held_session, ops->token);
+                ops_close(ops, history_now_ns(), false);
+        } else if (o != OPS_OK) {
+                back_off(w, o);
+        }
+}
+
+/* Release what is held, then one acquire and release of the worker's key
+ * marked phase=final, retried within FINAL_BUDGET_MS. */
+static void final_phase(struct worker *w)
+{
+        struct ops_worker *ops = &w->ops;
+        uint64_t deadline;
+        char key[OPS_KEY_CAP];
+
+        release_held(w);
+        final_key(w, key, sizeof key);
+        deadline = history_now_ns() + FINAL_BUDGET_MS * NS_PER_MS;
+        while (!stop) {
+                uint64_t now = history_now_ns(), left_ms;
+                enum ops_outcome o;
+                if (now >= deadline) {
+                        fprintf(stderr,
+                                "chaos-worker %d: final acquire and release "
+                                "of %s did not complete within %d ms\n",
+                                w->cfg.id, key, FINAL_BUDGET_MS);
+                        return;
+                }
+                left_ms = (deadline - now) / NS_PER_MS;
+                o = ops_acquire(ops, key,
+                                left_ms < FINAL_WAIT_MS
+                                    ? (left_ms > 500 ? left_ms : 500)
+                                    : FINAL_WAIT_MS,
+                                true);
+                if (o == OPS_OK) {
+                        o = ops_release(ops, true);
+                        if (o == OPS_OK) {
+                                return;
+                        }
+                }
+                back_off(w, o);
+        }
+}
+
+static void usage(FILE *f)
+{
+        fprintf(
+            f, "usage: chaos-worker --id J --endpoints H:P,... --history FILE\n"
+               "         --workload counter|mutex|fifo|session --keys N "
+               "--ttl MS --seed S\n"
+               "         [--register PATH] --final-file PATH [--epoch-ms MS]\n"
+               "         [--epoch-base-ns T] [--request-timeout MS]\n");
+}
+
+static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+        unsigned long long v;
+        char *end;
+
+        errno = 0;
+        if (*s == '-' || *s == '\0') {
+                return -1;
+        }
+        v = strtoull(s, &end, 10);
+        if (errno != 0 || *end != '\0' || v < lo || v > hi) {
+                return -1;
+        }
+        *out = v;
+        return 0;
+}
+
+static int parse_args(int argc, char **argv, struct config *c)
+{
+        static const struct option opts[] = {
+            {"id", required_argument, NULL, 'i'},
+            {"endpoints", required_argument, NULL, 'e'},
+            {"history", required_argument, NULL, 'H'},
+            {"workload", required_argument, NULL, 'w'},
+            {"keys", required_argument, NULL, 'k'},
+            {"ttl", required_argument, NULL, 't'},
+            {"seed", required_argument, NULL, 's'},
+            {"register", required_argument, NULL, 'r'},
+            {"final-file", required_argument, NULL, 'f'},
+            {"epoch-ms", required_argument, NULL, 'E'},
+            {"epoch-base-ns", required_argument, NULL, 'B'},
+            {"request-timeout", required_argument, NULL, 'T'},
+            {"help", no_argument, NULL, 'h'},
+            {NULL, 0, NULL, 0},
+        };
+        const char *workload = NULL;
+        bool have_id = false, have_base = false;
+        uint64_t v;
+        int ch, li = 0, bad = 0;
+        size_t i;
+
+        while ((ch = getopt_long(argc, argv, "", opts, &li)) != -1) {
+                switch (ch) {
+                case 'i':
+                        bad = parse_u64(optarg, 0, 1000000, &v);
+                        c->id = (int)v;
+                        have_id = true;
+                        break;
+                case 'e':
+                        c->endpoints = optarg;
+                        break;
+                case 'H':
+                        c->history = optarg;
+                        break;
+                case 'w':
+                        workload = optarg;
+                        break;
+                case 'k':
+                        bad = parse_u64(optarg, 1, 1000000, &v);
+                        c->keys = (uint32_t)v;
+                        break;
+                case 't':
+                        bad = parse_u64(optarg, 1, UINT32_MAX, &v);
+                        c->ttl_ms = (uint32_t)v;
+                        break;
+                case 's':
+                        bad = parse_u64(optarg, 0, UINT64_MAX, &c->seed);
+                        break;
+                case 'r':
+                        c->register_path = optarg;
+                        break;
+                case 'f':
+                        c->final_file = optarg;
+                        break;
+                case 'E':
+                        bad = parse_u64(optarg, 1, UINT32_MAX, &c->epoch_ms);
+                        break;
+                case 'B':
+                        bad =
+                            parse_u64(optarg, 0, UINT64_MAX, &c->epoch_base_ns);
+                        have_base = true;
+                        break;
+                case 'T':
+                        bad = parse_u64(optarg, 1, INT32_MAX / 2, &v);
+                        c->request_timeout_ms = (uint32_t)v;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        exit(0);
+                default:
+                        return -1;
+                }
+                if (bad) {
+                        fprintf(stderr,
+                                "chaos-worker: bad value for --%s: %s\n",
+                                opts[li].name, optarg);
+                        return -1;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "chaos-worker: unexpected argument %s\n",
+                        argv[optind]);
+                return -1;
+        }
+        if (!have_id || c->endpoints == NULL || c->history == NULL ||
+            workload == NULL || c->final_file == NULL) {
+                fprintf(stderr, "chaos-worker: --id, --endpoints, --history, "
+                                "--workload and --final-file are required\n");
+                return -1;
+        }
+        for (i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++) {
+                if (strcmp(workload, workload_names[i]) == 0) {
+                        break;
+                }
+        }
+        if (i == sizeof workload_names / sizeof workload_names[0]) {
+                fprintf(stderr, "chaos-worker: unknown workload %s\n",
+                        workload);
+                return -1;
+        }
+        c->workload = (enum workload)i;
+        if (c->workload == WL_COUNTER && c->register_path == NULL) {
+                fprintf(
+                    stderr,
+                    "chaos-worker: the counter workload needs --register\n");
+                return -1;
+        }
+        if (!have_base) {
+                c->epoch_base_ns = history_now_ns();
+        }
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        static struct worker w;
+        struct config *c = &w.cfg;
+        struct sigaction sa;
+        uint64_t t_start, ops_done;
+        double secs;
+        int rv;
+
+        c->keys = 2;
+        c->ttl_ms = 10000;
+        c->epoch_ms = 10000;
+        c->request_timeout_ms = 5000;
+        if (parse_args(argc, argv, c) != 0) {
+                usage(stderr);
+                return 2;
+        }
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal; /* no SA_RESTART: sleeps end early */
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+
+        w.rng = c->seed ^ ((uint64_t)c->id * UINT64_C(0xd1342543de82ef95));
+        w.ops.id = c->id;
+        w.ops.endpoints = c->endpoints;
+        w.ops.ttl_ms = c->ttl_ms;
+        w.ops.request_timeout_ms = c->request_timeout_ms;
+        w.ops.hist_fd = history_open(c->history);
+        if (w.ops.hist_fd < 0) {
+                fprintf(stderr, "chaos-worker: %s: %s\n", c->history,
+                        strerror(errno));
+                return 1;
+        }
+        if (c->register_path != NULL) {
+                regclient_init(&w.ops.reg, c->register_path, c->id,
+                               REGISTER_TIMEOUT);
+        }
+        rv = ops_start(&w.ops);
+        if (rv != 0) {
+                fprintf(stderr, "chaos-worker: baton_client_create: %s\n",
+                        baton_strerror(rv));
+                return 1;
+        }
+        t_start = history_now_ns();
+        while (!stop) {
+                if (final_requested(&w)) {
+                        final_phase(&w);
+                        break;
+                }
+                switch (c->workload) {
+                case WL_COUNTER:
+                        counter_step(&w);
+                        break;
+                case WL_MUTEX:
+                        mutex_step(&w);
+                        break;
+                case WL_FIFO:
+                        fifo_step(&w);
+                        break;
+                case WL_SESSION:
+                        session_step(&w);
+                        break;
+                }
+                if (!stop) {
+                        ops_check_session(&w.ops);
+                }
+        }
+        /* The last close releases whatever a SIGTERM left held. */
+        ops_close(&w.ops, history_now_ns(), true);
+        regclient_close(&w.ops.reg);
+        close(w.ops.hist_fd);
+        secs = (double)(history_now_ns() - t_start) / 1e9;
+        ops_done = w.ops.n_ok + w.ops.n_fail + w.ops.n_info;
+        fprintf(stderr,
+                "chaos-worker %d: %s: %" PRIu64 " ops (ok %" PRIu64
+                " fail %" PRIu64 " info %" PRIu64 "), %" PRIu64
+                " closes, %u incarnations, %.1f s, %.1f ok/s%s\n",
+                c->id, workload_names[c->workload], ops_done, w.ops.n_ok,
+                w.ops.n_fail, w.ops.n_info, w.ops.n_closes,
+                w.ops.incarnation + 1, secs,
+                secs > 0 ? (double)w.ops.n_ok / secs : 0.0,
+                stop ? " (SIGTERM)" : "");
+        return 0;
+}
