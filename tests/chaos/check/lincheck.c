@@ -319,16 +319,33 @@ static int prepare(struct checker *c, const struct lincheck_op *src, size_t n,
 
 /* --- Fast path ------------------------------------------------------------ */
 
+/* The order of ops that share an index. A handoff grants the head waiter
+ * in the entry that freed the lock, so the waiter's ACQUIRE shares the
+ * index of that RELEASE, CLOSE or EXPIRE and goes after it; a read at read
+ * index i sees the entry at i, so reads go last. */
+static int rank(int kind)
+{
+        switch (kind) {
+        case LINCHECK_RELEASE:
+        case LINCHECK_CLOSE:
+        case LINCHECK_EXPIRE:
+                return 0;
+        case LINCHECK_HOLDER:
+                return 2;
+        default:
+                return 1;
+        }
+}
+
 static int cmp_index_order(const void *a, const void *b)
 {
         const struct op *x = *(const struct op *const *)a;
         const struct op *y = *(const struct op *const *)b;
-        int rx = x->kind == LINCHECK_HOLDER, ry = y->kind == LINCHECK_HOLDER;
+        int rx = rank(x->kind), ry = rank(y->kind);
 
         if (x->index != y->index) {
                 return x->index < y->index ? -1 : 1;
         }
-        /* A read at read index i sees the entry at i: writes go first. */
         if (rx != ry) {
                 return rx - ry;
         }

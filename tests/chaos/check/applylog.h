@@ -1,0 +1,174 @@
+/* The nodes' apply logs of a chaos run (src/server/applylog.c writes them),
+ * parsed per node and merged into one log by Raft index. */
+#ifndef CHAOS_CHECK_APPLYLOG_H
+#define CHAOS_CHECK_APPLYLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* "event": the same numbers as enum lockfsm_event_type. */
+enum applylog_event_type {
+        APPLYLOG_UNKNOWN = 0,
+        APPLYLOG_RESULT = 1,
+        APPLYLOG_OPEN,
+        APPLYLOG_END,
+        APPLYLOG_GRANT,
+        APPLYLOG_RELEASE,
+        APPLYLOG_QUEUE,
+        APPLYLOG_UNQUEUE,
+};
+
+/* "cause": the same numbers as enum command_type; 0 for anything else. */
+enum applylog_cause {
+        APPLYLOG_C_OPEN = 1,
+        APPLYLOG_C_CLOSE,
+        APPLYLOG_C_EXPIRE,
+        APPLYLOG_C_ACQUIRE,
+        APPLYLOG_C_RELEASE,
+        APPLYLOG_C_CANCEL,
+        APPLYLOG_C_TIMEOUT,
+        APPLYLOG_C_QUERY,
+        APPLYLOG_C_CHECK,
+        APPLYLOG_C_MEMBER,
+};
+
+/* One JSON line. */
+struct applylog_event {
+        uint64_t index;
+        uint64_t term;
+        uint64_t session;
+        uint64_t seq;
+        uint64_t owner;
+        uint64_t token;
+        int type;   /* enum applylog_event_type */
+        int cause;  /* enum applylog_cause */
+        int status; /* 0 or a negative BATON_E* code */
+        int lock;   /* the lock name's id in the run's names; -1 if "" */
+        int64_t mono_ns;
+        const char *text; /* the line without its mono_ns, for messages */
+};
+
+/* The events one node logged for one Raft entry. Every entry ends with a
+ * RESULT (docs/fsm.md, "Events"), so an entry without one was cut short. */
+struct applylog_entry {
+        uint64_t index;
+        size_t first, n; /* range of struct applylog_node.events */
+        int64_t mono_ns; /* when the node applied it */
+        bool complete;   /* ends with a RESULT */
+};
+
+/*
+ * One node's apply log. A restarted node applies again the entries after its
+ * snapshot and appends them to the same file: `entries` keeps one entry per
+ * index (the first complete application); a later application that differs
+ * is noted in `mismatch` (S9).
+ */
+struct applylog_node {
+        char *name;   /* "n1" */
+        bool present; /* has an apply.log */
+        char *buf;    /* the file; event texts point into it */
+        struct applylog_event *events;
+        size_t n_events, cap_events;
+        struct applylog_entry *entries; /* by index */
+        size_t n_entries, cap_entries;
+        size_t n_bad;      /* malformed lines skipped */
+        size_t n_torn;     /* unterminated last line skipped */
+        size_t n_replayed; /* entries applied again after a restart */
+        char mismatch[400];
+};
+
+/* One index of the merged log: the entry as `node` logged it. */
+struct applylog_ref {
+        uint64_t index;
+        int node;
+        size_t entry;    /* index into that node's entries */
+        int64_t mono_ns; /* the earliest apply of this index on any node */
+};
+
+/* A fact of the merged log, for lookups by lock, session or token. */
+struct applylog_fact {
+        int lock;
+        int type;  /* GRANT, RELEASE, END, or RESULT (of a RELEASE command) */
+        int cause; /* the command that made it */
+        uint64_t session;
+        uint64_t token; /* GRANT, RELEASE, RESULT: the grant's token */
+        uint64_t index;
+        int64_t mono_ns; /* the entry's earliest apply */
+};
+
+/*
+ * Every node's log and their union by index. For each index the merged log
+ * takes the entry from a node that logged it completely, preferring the
+ * node with the most entries; S9 checks that the nodes agree, so the choice
+ * only matters when S9 fails.
+ */
+struct applylog {
+        struct applylog_node *nodes;
+        size_t n_nodes;
+        struct applylog_ref *merged; /* by index */
+        size_t n_merged;
+        struct applylog_fact *grants; /* by lock, session, index */
+        size_t n_grants;
+        struct applylog_fact *releases; /* by lock, token, index */
+        size_t n_releases;
+        struct applylog_fact *ends; /* by session, index */
+        size_t n_ends;
+        struct applylog_fact *busies; /* try-acquires refused BATON_EBUSY:
+                                         by lock, session, index */
+        size_t n_busies;
+};
+
+/*
+ * Load every RUN/nodes/<name>/apply.log below `nodes_dir`, interning lock
+ * names into `locks`. A missing directory gives no nodes. Returns 0, or -1
+ * with a message in `errmsg`.
+ */
+int applylog_load(struct applylog *a, const char *nodes_dir,
+                  struct util_strtab *locks, char *errmsg, size_t cap);
+
+/* Free what applylog_load() allocated (accepts a zeroed struct). */
+void applylog_free(struct applylog *a);
+
+/* The merged entry at `index`, or NULL if no node logged it. */
+const struct applylog_ref *applylog_find(const struct applylog *a,
+                                         uint64_t index);
+
+/* The events of a merged entry, and their count in `*n`. */
+const struct applylog_event *applylog_events(const struct applylog *a,
+                                             const struct applylog_ref *r,
+                                             size_t *n);
+
+/* The GRANTs of `lock` to `session`, by index; their count in `*n`. */
+const struct applylog_fact *applylog_grants(const struct applylog *a, int lock,
+                                            uint64_t session, size_t *n);
+
+/* The RESULTs refusing an ACQUIRE of `lock` by `session` with BATON_EBUSY,
+ * by index; their count in `*n`. */
+const struct applylog_fact *applylog_busies(const struct applylog *a, int lock,
+                                            uint64_t session, size_t *n);
+
+/* The ends of the grant `token` of `lock`, by index: RELEASE events (any
+ * cause) and the successful RESULTs of RELEASE commands (a reentrant hold's
+ * release is only a RESULT); their count in `*n`. */
+const struct applylog_fact *applylog_releases(const struct applylog *a,
+                                              int lock, uint64_t token,
+                                              size_t *n);
+
+/* The first END of `session`, or NULL. */
+const struct applylog_fact *applylog_end(const struct applylog *a,
+                                         uint64_t session);
+
+/* Whether two events are the same transition: every field but mono_ns is
+ * equal, and the terms are, unless one is 0 (a node that no longer had the
+ * entry in memory logs term 0: src/server/node.c, node_entry_term). */
+bool applylog_same_event(const struct applylog_event *x,
+                         const struct applylog_event *y);
+
+/* "GRANT", "CLOSE": names as the apply log spells them. */
+const char *applylog_event_name(int type);
+const char *applylog_cause_name(int cause);
+
+#endif /* CHAOS_CHECK_APPLYLOG_H */

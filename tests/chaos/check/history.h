@@ -1,0 +1,96 @@
+/* The workers' histories of a chaos run, parsed and paired into operations
+ * (docs/chaos.md, "History lines"). */
+#ifndef CHAOS_CHECK_HISTORY_H
+#define CHAOS_CHECK_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* How an operation completed. */
+enum history_type {
+        HISTORY_OK = 0,
+        HISTORY_FAIL,
+        HISTORY_INFO,
+        HISTORY_NONE, /* no completion logged: as unknown as an info */
+};
+
+/* The operation (`f=`). */
+enum history_f {
+        HISTORY_ACQUIRE = 0,
+        HISTORY_RELEASE,
+        HISTORY_HOLDER,
+        HISTORY_CLOSE,
+        HISTORY_READ,
+        HISTORY_WRITE,
+        HISTORY_OTHER,
+};
+
+/* Sessions the history never names get an id of their own with this bit
+ * set (and the process id below it), so they never equal a real one. */
+#define HISTORY_SESSION_UNKNOWN (UINT64_C(1) << 63)
+
+/* An invoke line paired with the completion line of the same process. */
+struct history_op {
+        int64_t invoke_ns;
+        int64_t complete_ns;  /* INT64_MAX when no completion was logged */
+        uint64_t process;     /* p= */
+        int worker;           /* w= */
+        int type;             /* enum history_type */
+        int f;                /* enum history_f */
+        int key;              /* key= as an id of the run's names; -1: none */
+        int64_t wait_ms;      /* acquire: wait= of the invoke; -2 if absent */
+        char err[40];         /* err= of the completion, "" if none */
+        uint64_t session;     /* session= of the completion, 0 if absent */
+        uint64_t session_eff; /* the session it acted for (below) */
+        uint64_t token;
+        uint64_t holder;
+        uint64_t value;
+        uint64_t version;
+        uint64_t index;
+        int64_t lease; /* lease= of the completion: absolute ns */
+        bool has_token, has_holder, has_value, has_version, has_index;
+        bool has_lease;
+        bool final;    /* phase=final on the invoke or the completion */
+        unsigned file; /* index into struct history.files */
+        unsigned line; /* line number of the invoke, from 1 */
+};
+
+/*
+ * Every worker's history merged, ordered by invoke time (ties: file, then
+ * line). `session_eff` is the completion's session when it names one, else
+ * the nearest session its process named before it, else the nearest after
+ * it, else HISTORY_SESSION_UNKNOWN | process: a process is one handle, so
+ * its operations act for the session it last reported (an operation that
+ * opened a new session after an expiry reports it itself).
+ */
+struct history {
+        struct history_op *ops;
+        size_t n, cap;
+        char **files; /* base names, by file index */
+        size_t n_files;
+        size_t n_torn;       /* unterminated last lines skipped */
+        size_t n_bad;        /* malformed lines skipped */
+        size_t n_orphans;    /* completions without an invoke, skipped */
+        char first_bad[200]; /* "file:line: why" of the first skipped line */
+};
+
+/*
+ * Load RUN/history/w*.log from `dir` (the history directory). Lock and
+ * register keys are interned into `keys`. A missing directory is an empty
+ * history. Returns 0, or -1 with a message in `errmsg` when a file exists
+ * but cannot be read.
+ */
+int history_load(struct history *h, const char *dir, struct util_strtab *keys,
+                 char *errmsg, size_t cap);
+
+/* Free what history_load() allocated (accepts a zeroed struct). */
+void history_free(struct history *h);
+
+/* "acquire", "ok", ...: names as the history spells them. */
+const char *history_f_name(int f);
+const char *history_type_name(int type);
+
+#endif /* CHAOS_CHECK_HISTORY_H */

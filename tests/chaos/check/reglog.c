@@ -1,0 +1,88 @@
+/* The fenced register's log of a chaos run. */
+#include "reglog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 16
+
+static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
+{
+        struct util_kv kv[MAX_FIELDS];
+        size_t n = util_split_kv(s, kv, MAX_FIELDS);
+        const char *op = util_kv_get(kv, n, "op");
+        const char *key = util_kv_get(kv, n, "key");
+        const char *result = util_kv_get(kv, n, "result");
+        int64_t w;
+
+        if (op == NULL || key == NULL || result == NULL ||
+            !util_parse_i64(util_kv_get(kv, n, "t"), &l->t) ||
+            !util_parse_i64(util_kv_get(kv, n, "w"), &w) ||
+            !util_parse_u64(util_kv_get(kv, n, "token"), &l->token) ||
+            !util_parse_u64(util_kv_get(kv, n, "max"), &l->max) ||
+            !util_parse_u64(util_kv_get(kv, n, "value"), &l->value) ||
+            !util_parse_u64(util_kv_get(kv, n, "version"), &l->version) ||
+            !util_parse_u64(util_kv_get(kv, n, "based"), &l->based)) {
+                return false;
+        }
+        if (strcmp(op, "write") == 0) {
+                l->write = true;
+        } else if (strcmp(op, "read") != 0) {
+                return false;
+        }
+        if (strcmp(result, "ok") == 0) {
+                l->ok = true;
+        } else if (strcmp(result, "stale") != 0) {
+                return false;
+        }
+        l->worker = (int)w;
+        l->key = util_strtab_intern(keys, key, strlen(key));
+        return true;
+}
+
+int reglog_load(struct reglog *r, const char *path, struct util_strtab *keys,
+                char *errmsg, size_t cap)
+{
+        struct reglog_line l;
+        size_t len, pos = 0;
+        unsigned lineno = 0;
+        char *buf, *s;
+        bool complete;
+
+        memset(r, 0, sizeof *r);
+        if (util_read_file(path, &buf, &len) != 0) {
+                if (errno == ENOENT) {
+                        return 0;
+                }
+                snprintf(errmsg, cap, "%s: %s", path, strerror(errno));
+                return -1;
+        }
+        r->present = true;
+        while ((s = util_next_line(buf, len, &pos, &complete)) != NULL) {
+                lineno++;
+                if (!complete) {
+                        r->n_torn += s[0] != '\0';
+                        break;
+                }
+                if (s[0] == '\0') {
+                        continue;
+                }
+                memset(&l, 0, sizeof l);
+                if (!parse_line(s, &l, keys)) {
+                        r->n_bad++;
+                        continue;
+                }
+                l.line = lineno;
+                util_push((void **)&r->lines, &r->n, &r->cap, &l, sizeof l);
+        }
+        free(buf);
+        return 0;
+}
+
+void reglog_free(struct reglog *r)
+{
+        free(r->lines);
+        memset(r, 0, sizeof *r);
+}
