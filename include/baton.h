@@ -339,9 +339,12 @@ BATON_API int baton_session_state(baton_client *c);
 BATON_API int64_t baton_session_remaining_ms(baton_client *c);
 
 /**
- * The id of the handle's session while it is live or in jeopardy, else 0.
- * It is the id the cluster's holder queries, listings and apply logs
- * name, so a program can log it beside its own operations. Thread-safe.
+ * The id of the handle's latest session: the live one, or the last one
+ * opened if it has ended (expired, closed or detached); 0 before the
+ * first. It is the id the cluster's holder queries, listings and apply
+ * logs name, so a program can log which session a call used, even one
+ * that failed because that session ended. baton_session_state() tells
+ * whether it is still live. Thread-safe.
  */
 BATON_API uint64_t baton_session_id(baton_client *c);
 

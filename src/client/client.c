@@ -812,11 +812,7 @@ uint64_t baton_session_id(baton_client *c)
                 return 0;
         }
         lock(c);
-        session_tick(c, clock_now_ms());
-        if (c->session.state == BATON_SESSION_LIVE ||
-            c->session.state == BATON_SESSION_JEOPARDY) {
-                id = c->session.id;
-        }
+        id = c->session.last_id;
         unlock(c);
         return id;
 }

@@ -168,6 +168,7 @@ static void opened(struct baton_client *c, struct request *r, int64_t now)
                 return;
         }
         s->id = r->res.session;
+        s->last_id = s->id;
         s->next_seq = 1;
         /* The cluster started the session's clock when it applied the
          * OPEN, after our first send of it. */

@@ -32,6 +32,7 @@ struct request;
 struct session {
         int state;          /* enum baton_session_state, as reported */
         uint64_t id;        /* 0: none */
+        uint64_t last_id;   /* the latest session opened, even ended */
         uint32_t ttl_ms;    /* as the options asked */
         int64_t margin_ms;  /* max(ttl/10, SESSION_MARGIN_MIN_MS) */
         int64_t acked_sent; /* send time of the last acknowledged keepalive */

@@ -278,17 +278,22 @@ static void detach_release_in(void **state)
         struct baton_holder h;
         struct command k;
         struct timespec ts;
-        uint64_t t1 = 0, t2 = 0, t3 = 0, session = 0, owner;
+        uint64_t t1 = 0, t2 = 0, t3 = 0, session = 0, owner, used;
         char name[64];
         int rv;
 
         (void)state;
         name_of(name, sizeof name, "detach");
         assert_int_equal(baton_client_detach(a, &session), BATON_ENOSESSION);
+        assert_int_equal(baton_session_id(a), 0); /* none opened yet */
         assert_ok(baton_acquire(a, name, BATON_OWNER_DETACHED, 1000, &t1));
+        used = baton_session_id(a);
         assert_ok(baton_client_detach(a, &session));
         assert_true(session != 0);
         assert_int_equal(baton_session_state(a), BATON_SESSION_NONE);
+        /* The latest session's id outlives it: the one the grant used. */
+        assert_int_equal(baton_session_id(a), session);
+        assert_int_equal(used, session);
         baton_client_destroy(a); /* does not close the session */
         assert_ok(baton_holder(b, name, &h));
         assert_int_equal(h.held, 1);
