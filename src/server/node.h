@@ -31,6 +31,13 @@ struct node {
         uv_loop_t *loop;
         const struct config *cfg;
         struct raft_uv_transport transport;
+        /* raft_uv_tcp's own listen and connect, which the node wraps to
+         * turn Nagle's algorithm off on peer connections. */
+        int (*tcp_listen)(struct raft_uv_transport *t, raft_uv_accept_cb cb);
+        int (*tcp_connect)(struct raft_uv_transport *t,
+                           struct raft_uv_connect *req, raft_id id,
+                           const char *address, raft_uv_connect_cb cb);
+        raft_uv_accept_cb raft_accept;
         struct raft_io io;
         struct raft raft;
         struct raftfsm rf;
