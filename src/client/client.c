@@ -806,7 +806,7 @@ int64_t baton_session_remaining_ms(baton_client *c)
 
 uint64_t baton_session_id(baton_client *c)
 {
-        uint64_t id = 0;
+        uint64_t id;
 
         if (c == NULL) {
                 return 0;

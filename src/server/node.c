@@ -2,8 +2,6 @@
 #include "node.h"
 
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +24,8 @@
 
 static void no_nagle(struct uv_stream_s *stream)
 {
-        int fd;
-
         /* raft_uv_tcp's streams are TCP handles. */
-        if (stream != NULL && stream->type == UV_TCP &&
-            uv_fileno((uv_handle_t *)stream, &fd) == 0) {
+        if (stream != NULL && stream->type == UV_TCP) {
                 uv_tcp_nodelay((uv_tcp_t *)stream, 1);
         }
 }

@@ -1295,14 +1295,18 @@ static void check_l1(const struct run *r, struct check_result *res,
  * session holds its locks until a leader expires it, and a new leader
  * gives every session a full TTL: after a leader change, waiters may wait
  * a TTL plus an election or two without any fault active. */
+static int64_t plan_ms(const struct run *r, const char *key)
+{
+        const char *v = nemlog_plan_get(&r->nemlog, key);
+        int64_t ms;
+
+        return v != NULL && util_parse_i64(v, &ms) && ms > 0 ? ms : 0;
+}
+
 static int64_t fault_aftermath_ns(const struct run *r)
 {
-        const char *ttl = nemlog_plan_get(&r->nemlog, "ttl_ms");
-        const char *el = nemlog_plan_get(&r->nemlog, "election_timeout_ms");
-        int64_t ms =
-            (ttl != NULL ? atoll(ttl) : 0) + 2 * (el != NULL ? atoll(el) : 0);
-
-        return ms * 1000000;
+        return (plan_ms(r, "ttl_ms") + 2 * plan_ms(r, "election_timeout_ms")) *
+               1000000;
 }
 
 static void check_l2(const struct run *r, struct check_result *res,
