@@ -40,8 +40,8 @@ struct config {
         /* Raft timing: failover costs about 1.3-2x the election timeout. */
         uint32_t election_timeout_ms;  /* default 300, 100..60000 */
         uint32_t heartbeat_timeout_ms; /* default 50, 10..10000, < election */
-        uint32_t snapshot_threshold;   /* default 65536 entries */
-        uint32_t snapshot_trailing;    /* default 8192 entries */
+        uint32_t snapshot_threshold;   /* default 32768 entries */
+        uint32_t snapshot_trailing;    /* default 4096 entries */
         bool snapshot_compression;     /* default true (lz4) */
         /* Limits. */
         uint32_t max_connections;       /* default 1024 */
