@@ -73,9 +73,11 @@ BATON_API const char *baton_strerror(int code);
  *
  * One baton_client handle talks to one cluster. It owns one background
  * thread, which owns the connection: it finds the leader (following
- * NOT_LEADER answers), reconnects with jittered exponential backoff, sends
- * keepalives, receives grants, and notices a dead or paused server by its
- * own heartbeat well before the session TTL (TCP alone can take tens of
+ * NOT_LEADER answers), reconnects with jittered exponential backoff (but
+ * every 20-60 ms for the first 3 s in which live nodes know no leader, so
+ * that a client is back as soon as an election ends), sends keepalives,
+ * receives grants, and notices a dead or paused server by its own
+ * heartbeat well before the session TTL (TCP alone can take tens of
  * seconds after a partition heals).
  *
  * Every call is synchronous, thread-safe and bounded by a deadline. A

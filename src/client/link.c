@@ -19,14 +19,16 @@
 #include "probe.h"
 #include "request.h"
 
-#define CONNECT_MS      1000    /* one connect attempt, at most */
-#define TRY_MS          3000    /* a quick request unanswered on a live link */
-#define RETRY_MS        50      /* resend after BATON_EUNKNOWN / EINFLIGHT */
-#define BACKOFF_BASE_MS 10      /* first pause after failures in a row */
-#define BACKOFF_MAX_MS  1000    /* longest pause between attempts */
-#define SUSPECT_MS      3000    /* ignore a silent node's hints this long */
-#define OUT_MAX         1048576 /* unwritten bytes: the server reads none */
-#define POLL_MAX_MS     1000    /* the loop looks around at least this often */
+#define CONNECT_MS       1000    /* one connect attempt, at most */
+#define TRY_MS           3000    /* a quick request unanswered on a live link */
+#define RETRY_MS         50      /* resend after BATON_EUNKNOWN / EINFLIGHT */
+#define BACKOFF_BASE_MS  10      /* first pause after failures in a row */
+#define BACKOFF_MAX_MS   1000    /* longest pause between attempts */
+#define SUSPECT_MS       3000    /* ignore a silent node's hints this long */
+#define ELECTION_POLL_MS 40      /* ask again this often while one runs, */
+#define ELECTION_FAST_MS 3000    /* for this long; then the usual backoff */
+#define OUT_MAX          1048576 /* unwritten bytes: the server reads none */
+#define POLL_MAX_MS      1000    /* the loop looks around at least this often */
 
 int link_init(struct link *l, uint32_t ttl_ms)
 {
@@ -149,6 +151,34 @@ static void fail(struct baton_client *c, int64_t now, bool silent)
         advance(c);
         l->failures++;
         l->retry_at = now + backoff(l->failures);
+}
+
+/* A live node knows no leader, or names the one that went silent: an
+ * election runs, and it typically ends within two election timeouts. Ask
+ * again soon, on the next node. The exponential backoff would make the gap
+ * a client sees after losing its leader the sum of its pauses, about twice
+ * the election; once ELECTION_FAST_MS pass without a leader (no majority,
+ * most likely) it takes over again, so that a leaderless cluster is not
+ * polled hard for long. */
+static void no_leader(struct baton_client *c, int64_t now)
+{
+        struct link *l = &c->link;
+
+        if (l->leaderless_since == 0) {
+                l->leaderless_since = now;
+        }
+        fail(c, now, false);
+        if (now - l->leaderless_since < ELECTION_FAST_MS) {
+                l->retry_at = now + clock_jitter(ELECTION_POLL_MS);
+        }
+}
+
+/* An answer from the leader ends a streak of failures. */
+static void leader_answered(struct link *l)
+{
+        l->failures = 0;
+        l->bounces = 0;
+        l->leaderless_since = 0;
 }
 
 static struct request *new_ping(struct baton_client *c)
@@ -407,9 +437,9 @@ static void not_leader(struct baton_client *c, const uint8_t *body,
                 l->hint[a.len] = '\0';
                 if (suspect(l, l->hint, now)) {
                         /* It names the node that went silent: it has not
-                         * noticed yet. Try another, backing off. */
+                         * noticed yet. */
                         l->hint[0] = '\0';
-                        fail(c, now, false);
+                        no_leader(c, now);
                         return;
                 }
                 /* Every request goes to the leader, so leave this node. */
@@ -418,8 +448,7 @@ static void not_leader(struct baton_client *c, const uint8_t *body,
                 l->retry_at = now + (l->bounces > 2 ? backoff(l->bounces) : 0);
                 return;
         }
-        /* No leader known: an election runs. Try the others, backing off. */
-        fail(c, now, false);
+        no_leader(c, now);
 }
 
 /* One whole frame from the server. */
@@ -472,6 +501,8 @@ static void dispatch(struct baton_client *c, const struct proto_header *h,
                         r->not_before = now + clock_jitter(RETRY_MS);
                         return;
                 case BATON_ENOTLEADER:
+                        no_leader(c, now); /* it lost the leadership */
+                        return;
                 case BATON_EUNAVAILABLE:
                 case BATON_ESHUTDOWN:
                         fail(c, now, false);
@@ -479,8 +510,7 @@ static void dispatch(struct baton_client *c, const struct proto_header *h,
                 default:
                         break;
                 }
-                l->failures = 0;
-                l->bounces = 0;
+                leader_answered(l);
                 r->status = res.status;
                 r->res = res;
                 outcome_answered(c, r);
@@ -489,8 +519,7 @@ static void dispatch(struct baton_client *c, const struct proto_header *h,
                 if (r == NULL) {
                         return;
                 }
-                l->failures = 0;
-                l->bounces = 0;
+                leader_answered(l);
                 r->status = proto_read_u32(body, h->length, &r->ttl_ms);
                 outcome_answered(c, r);
                 return;
@@ -505,8 +534,7 @@ static void dispatch(struct baton_client *c, const struct proto_header *h,
                 if (r == NULL || r->type != PROTO_LIST) {
                         return;
                 }
-                l->failures = 0;
-                l->bounces = 0;
+                leader_answered(l);
                 r->status = list_reply(r, body, h->length);
                 if (r->status == BATON_EMALFORMED) {
                         fail(c, now, false);

@@ -37,12 +37,13 @@ struct link {
         char hint[LINK_ADDR_MAX];    /* leader from NOT_LEADER; "" none */
         char suspect[LINK_ADDR_MAX]; /* a node that went silent */
         int64_t suspect_until;
-        unsigned next;     /* endpoint to try when there is no hint */
-        unsigned failures; /* in a row, for the backoff */
-        unsigned bounces;  /* NOT_LEADER redirects in a row */
-        int64_t retry_at;  /* no connection attempt before this */
-        int64_t deadline;  /* of the connect in progress */
-        int64_t last_rx;   /* last frame received */
+        unsigned next;            /* endpoint to try when there is no hint */
+        unsigned failures;        /* in a row, for the backoff */
+        unsigned bounces;         /* NOT_LEADER redirects in a row */
+        int64_t leaderless_since; /* first "no leader" answer; 0 none */
+        int64_t retry_at;         /* no connection attempt before this */
+        int64_t deadline;         /* of the connect in progress */
+        int64_t last_rx;          /* last frame received */
         int hb_idle_ms;
         int hb_timeout_ms;
         struct request *ping; /* in flight, internal */

@@ -586,6 +586,41 @@ static void not_leader_followed(void **state)
         baton_client_destroy(c);
 }
 
+/* An election: every node answers NOT_LEADER naming no leader, 20 times
+ * in all, then serves. The library asks again every few tens of ms, so
+ * the acquire is served within its 5 s deadline; backing off exponentially
+ * (10 ms doubling to 1 s, jittered) would take at least 6.6 s for the 20
+ * answers and time out. */
+static int no_leader_20(struct fake *f, const struct frame *fr)
+{
+        unsigned *answered = f->data;
+        uint8_t out[128];
+
+        if (fr->h.type != PROTO_COMMAND || *answered >= 20) {
+                return 0;
+        }
+        (*answered)++;
+        fake_send(f, fr->conn, out,
+                  proto_write_not_leader(out, sizeof out, fr->h.id, 0, ""));
+        return 1;
+}
+
+static void election_ridden_out(void **state)
+{
+        static unsigned answered;
+        baton_client *c;
+
+        (void)state;
+        answered = 0;
+        set_hook(no_leader_20, &answered);
+        c = client(F.endpoints, 10000, 5000, NULL);
+        assert_int_equal(baton_acquire(c, "job", 0, 0, NULL), 0);
+        pthread_mutex_lock(&F.mu);
+        assert_int_equal(answered, 20);
+        pthread_mutex_unlock(&F.mu);
+        baton_client_destroy(c);
+}
+
 /* ACQUIREs the server holds without answering, for the test to answer. */
 struct held {
         struct frame acquire;
@@ -898,6 +933,7 @@ int main(void)
             cmocka_unit_test_setup(not_leader_followed, fake_reset),
             cmocka_unit_test_setup(late_grant_released, fake_reset),
             cmocka_unit_test_setup(wait_withdrawn, fake_reset),
+            cmocka_unit_test_setup(election_ridden_out, fake_reset),
             cmocka_unit_test_setup(silent_node_abandoned, fake_reset),
             cmocka_unit_test_setup(expired_for_good, fake_reset),
             cmocka_unit_test_setup(eseq_recovered, fake_reset),
