@@ -29,6 +29,8 @@ struct pending {
         uint64_t key_b;
         uint64_t received;    /* uv_now() at arrival */
         uint64_t received_ns; /* uv_hrtime() at arrival, for latency */
+        uint64_t proposed_ns; /* handed to raft_apply; 0 never */
+        uint64_t applied_ns;  /* its own entry applied; 0 not yet */
         uint64_t token;       /* CHECK */
         uint32_t limit;       /* LIST */
         uint8_t frame_type;
@@ -116,25 +118,37 @@ static int kind_of(const struct pending *p)
         }
 }
 
-/* Record how long an answered client request took. */
-static void observe(struct pending *p)
+static void histogram_add(struct gateway_latency *l, uint64_t ns)
 {
-        struct gateway_latency *l;
-        uint64_t us;
-        int kind = kind_of(p);
+        uint64_t us = ns / 1000;
         unsigned i = 0;
 
-        if (p->conn == NULL || p->internal || p->redirected || kind < 0) {
-                return;
-        }
-        us = (uv_hrtime() - p->received_ns) / 1000;
-        l = &p->g->stats.latency[kind];
         while (i < GATEWAY_N_BUCKETS - 1 && us > gateway_buckets_us[i]) {
                 i++;
         }
         l->buckets[i]++;
         l->count++;
         l->sum_us += us;
+}
+
+/* Record how long an answered client request took, and for a command
+ * where the time went: waiting to be proposed (group commit), then raft
+ * (the leader's disk write and a majority's acknowledgements). */
+static void observe(struct pending *p)
+{
+        struct gateway_stats *st = &p->g->stats;
+        int kind = kind_of(p);
+
+        if (p->conn == NULL || p->internal || p->redirected || kind < 0) {
+                return;
+        }
+        histogram_add(&st->latency[kind], uv_hrtime() - p->received_ns);
+        if (p->proposed_ns != 0 && p->applied_ns != 0) {
+                histogram_add(&st->stages[GATEWAY_STAGE_QUEUED],
+                              p->proposed_ns - p->received_ns);
+                histogram_add(&st->stages[GATEWAY_STAGE_RAFT],
+                              p->applied_ns - p->proposed_ns);
+        }
 }
 
 static void pending_free(struct pending *p)
@@ -286,6 +300,7 @@ static bool propose_batch(struct gateway *g)
         struct raft_buffer bufs[BATCH_MAX];
         struct batch *b;
         struct queue *q;
+        uint64_t now_ns;
         unsigned n = 0, i;
         int rv;
 
@@ -322,6 +337,9 @@ static bool propose_batch(struct gateway *g)
                 return false;
         }
         b->req.data = b;
+        /* Before the call: raft_apply itself starts the disk write and
+         * sends to the followers, and that is raft's time. */
+        now_ns = uv_hrtime();
         rv = raft_apply(r, &b->req, bufs, n, on_applied);
         if (rv != 0) {
                 for (i = 0; i < n; i++) {
@@ -338,6 +356,7 @@ static bool propose_batch(struct gateway *g)
         QUEUE_FOREACH(q, &b->members)
         {
                 struct pending *p = QUEUE_DATA(q, struct pending, link);
+                p->proposed_ns = now_ns;
                 if (!p->internal) {
                         hmap_insert(&g->pending, &p->by_key,
                                     key_hash(p->key_a, p->key_b));
@@ -572,6 +591,11 @@ static void settle_key(struct gateway *g, uint64_t a, uint64_t b,
                 n = hmap_next(n);
                 if (p->key_a != a || p->key_b != b) {
                         continue;
+                }
+                if (p->applied_ns == 0) {
+                        /* The first event for a request is its own
+                         * entry's; a grant after a wait comes later. */
+                        p->applied_ns = uv_hrtime();
                 }
                 if (res->status == 0 && res->kind == LOCKFSM_QUEUED) {
                         continue; /* the grant or the timeout answers it */

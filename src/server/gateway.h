@@ -28,6 +28,13 @@ enum gateway_kind {
         GATEWAY_N_KINDS,
 };
 
+/* Where a command's time goes on the leader (metrics). */
+enum gateway_stage {
+        GATEWAY_STAGE_QUEUED = 0, /* arrival -> raft_apply */
+        GATEWAY_STAGE_RAFT,       /* raft_apply -> its entry applied */
+        GATEWAY_N_STAGES,
+};
+
 /* Latency bucket upper bounds, in microseconds (the last is +Inf). */
 #define GATEWAY_N_BUCKETS 15
 extern const uint64_t gateway_buckets_us[GATEWAY_N_BUCKETS - 1];
@@ -40,6 +47,7 @@ struct gateway_latency {
 
 struct gateway_stats {
         struct gateway_latency latency[GATEWAY_N_KINDS];
+        struct gateway_latency stages[GATEWAY_N_STAGES];
         uint64_t requests[PROTO_LIST + 1]; /* by request type */
         uint64_t proposed;                 /* entries proposed */
         uint64_t batches;                  /* raft_apply calls */

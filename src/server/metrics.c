@@ -62,9 +62,34 @@ static const char *const kind_names[GATEWAY_N_KINDS] = {
     "open",      "close", "acquire", "release", "cancel",
     "keepalive", "query", "check",   "list"};
 
+static const char *const stage_names[GATEWAY_N_STAGES] = {"queued", "raft"};
+
+/* One labelled series of a histogram (the HELP and TYPE lines apart). */
+static void histogram(struct out *o, const char *name, const char *label,
+                      const char *value, const struct gateway_latency *l)
+{
+        uint64_t cum = 0;
+        unsigned b;
+
+        for (b = 0; b < GATEWAY_N_BUCKETS; b++) {
+                cum += l->buckets[b];
+                if (b < GATEWAY_N_BUCKETS - 1) {
+                        put(o, "%s_bucket{%s=\"%s\",le=\"%g\"} %" PRIu64 "\n",
+                            name, label, value,
+                            (double)gateway_buckets_us[b] / 1e6, cum);
+                } else {
+                        put(o, "%s_bucket{%s=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
+                            name, label, value, cum);
+                }
+        }
+        put(o, "%s_sum{%s=\"%s\"} %.6f\n%s_count{%s=\"%s\"} %" PRIu64 "\n",
+            name, label, value, (double)l->sum_us / 1e6, name, label, value,
+            l->count);
+}
+
 static void latencies(struct out *o, const struct gateway_stats *st)
 {
-        unsigned k, b;
+        unsigned k;
 
         put(o, "# HELP baton_requests_total Client requests answered, by "
                "type.\n# TYPE baton_requests_total counter\n");
@@ -76,29 +101,17 @@ static void latencies(struct out *o, const struct gateway_stats *st)
                "arrival to its answer, by type.\n"
                "# TYPE baton_request_duration_seconds histogram\n");
         for (k = 0; k < GATEWAY_N_KINDS; k++) {
-                const struct gateway_latency *l = &st->latency[k];
-                uint64_t cum = 0;
-                for (b = 0; b < GATEWAY_N_BUCKETS; b++) {
-                        cum += l->buckets[b];
-                        if (b < GATEWAY_N_BUCKETS - 1) {
-                                put(o,
-                                    "baton_request_duration_seconds_bucket{"
-                                    "type=\"%s\",le=\"%g\"} %" PRIu64 "\n",
-                                    kind_names[k],
-                                    (double)gateway_buckets_us[b] / 1e6, cum);
-                        } else {
-                                put(o,
-                                    "baton_request_duration_seconds_bucket{"
-                                    "type=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
-                                    kind_names[k], cum);
-                        }
-                }
-                put(o,
-                    "baton_request_duration_seconds_sum{type=\"%s\"} %.6f\n"
-                    "baton_request_duration_seconds_count{type=\"%s\"} "
-                    "%" PRIu64 "\n",
-                    kind_names[k], (double)l->sum_us / 1e6, kind_names[k],
-                    l->count);
+                histogram(o, "baton_request_duration_seconds", "type",
+                          kind_names[k], &st->latency[k]);
+        }
+        put(o, "# HELP baton_command_stage_seconds Where a command's time "
+               "went on the leader: queued (arrival to raft_apply, the group "
+               "commit wait) and raft (raft_apply to its entry applied: the "
+               "leader's disk write and a majority's acknowledgements).\n"
+               "# TYPE baton_command_stage_seconds histogram\n");
+        for (k = 0; k < GATEWAY_N_STAGES; k++) {
+                histogram(o, "baton_command_stage_seconds", "stage",
+                          stage_names[k], &st->stages[k]);
         }
 }
 

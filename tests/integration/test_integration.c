@@ -1993,10 +1993,12 @@ static bool scrape(struct ctx *x, unsigned id, char *text, const char *series,
 static void sc_metrics(struct ctx *x)
 {
         static const char acquires[] = "baton_requests_total{type=\"acquire\"}";
+        static const char raft_stage[] =
+            "baton_command_stage_seconds_count{stage=\"raft\"}";
         struct tclient a;
         char name[64];
         char *text;
-        double v, before, after;
+        double v, before, after, staged_before, staged_after;
         unsigned leader, i;
         uint64_t t;
 
@@ -2019,6 +2021,7 @@ static void sc_metrics(struct ctx *x)
                 }
         }
         SCRAPE(x, leader, text, acquires, &before);
+        SCRAPE(x, leader, text, raft_stage, &staged_before);
         lock_name(x, name, sizeof name, "metrics");
         if (!client_open(x, &a, TTL_MS, __LINE__)) {
                 free(text);
@@ -2039,6 +2042,16 @@ static void sc_metrics(struct ctx *x)
                 fail_at(x, __LINE__,
                         "%s went from %g to %g over 3 acquires on leader %u",
                         acquires, before, after, leader);
+                free(text);
+                return;
+        }
+        /* Each acquire and release went through raft once. */
+        SCRAPE(x, leader, text, raft_stage, &staged_after);
+        if (staged_after < staged_before + 6) {
+                fail_at(x, __LINE__,
+                        "%s went from %g to %g over 3 acquires and 3 "
+                        "releases on leader %u",
+                        raft_stage, staged_before, staged_after, leader);
         }
         free(text);
 }
