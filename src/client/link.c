@@ -71,10 +71,14 @@ void link_wake(struct link *l)
         (void)rv; /* EAGAIN: the counter is already non-zero */
 }
 
+static bool send_direct(struct baton_client *c, struct request *r);
+
 void link_submit(struct baton_client *c, struct request *r)
 {
         queue_push_tail(&c->requests, &r->link);
-        link_wake(&c->link);
+        if (!send_direct(c, r)) {
+                link_wake(&c->link);
+        }
 }
 
 bool link_sent(const struct link *l, const struct request *r)
@@ -317,6 +321,63 @@ static void flush(struct baton_client *c, int64_t now)
         }
 }
 
+/* Queue one request's frame on this connection. False: out of memory,
+ * the next round tries again. */
+static bool put(struct link *l, struct request *r, int64_t now)
+{
+        request_set_id(r, ++l->next_id);
+        if (!append(l, r->frame, r->len)) {
+                return false;
+        }
+        r->gen = l->gen;
+        r->sent_ms = now;
+        if (r->sends++ == 0) {
+                r->first_sent_ms = now;
+        } else {
+                l->resends++;
+        }
+        return true;
+}
+
+/* A request made while the connection is up goes out from the calling
+ * thread: waking the background thread to send it costs a context switch
+ * and three system calls a request, which on a busy machine is much of
+ * the client's time. The background thread still reads the answer. What
+ * the socket does not take at once, and any error, is left to it (it
+ * alone drops connections), so false means "wake it". */
+static bool send_direct(struct baton_client *c, struct request *r)
+{
+        struct link *l = &c->link;
+        struct queue *q;
+        int64_t now;
+        ssize_t n;
+
+        if (l->on_loop || l->fd < 0 || l->connecting || l->out_len > 0) {
+                return false;
+        }
+        QUEUE_FOREACH(q, &c->requests)
+        {
+                struct request *o = QUEUE_DATA(q, struct request, link);
+                if (o != r && !o->done && !link_sent(l, o)) {
+                        return false; /* requests go out in list order */
+                }
+        }
+        now = clock_now_ms();
+        if (now < r->not_before || !put(l, r, now)) {
+                return false;
+        }
+        do {
+                n = send(l->fd, l->out, l->out_len,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        } while (n < 0 && errno == EINTR);
+        if (n <= 0) {
+                return false;
+        }
+        memmove(l->out, l->out + n, l->out_len - (size_t)n);
+        l->out_len -= (size_t)n;
+        return l->out_len == 0;
+}
+
 /* Put every request that is not on this connection yet on it, in the
  * order of the list; follow an ACQUIRE being withdrawn by its CANCEL. */
 static void send_pending(struct baton_client *c, int64_t now)
@@ -331,18 +392,8 @@ static void send_pending(struct baton_client *c, int64_t now)
                         continue;
                 }
                 if ((r->gen != l->gen || r->sends == 0) &&
-                    now >= r->not_before) {
-                        request_set_id(r, ++l->next_id);
-                        if (!append(l, r->frame, r->len)) {
-                                return; /* the next round tries again */
-                        }
-                        r->gen = l->gen;
-                        r->sent_ms = now;
-                        if (r->sends++ == 0) {
-                                r->first_sent_ms = now;
-                        } else {
-                                l->resends++;
-                        }
+                    now >= r->not_before && !put(l, r, now)) {
+                        return;
                 }
                 /* One CANCEL per send of the ACQUIRE: the CANCEL follows it
                  * on the same connection, so when the CANCEL is answered
@@ -700,6 +751,7 @@ static bool deliver(struct baton_client *c)
 
         while ((e = notify_pop(&c->notify)) != NULL) {
                 any = true;
+                c->link.on_loop = false; /* the callbacks are the user's */
                 pthread_mutex_unlock(&c->mu);
                 if (e->kind == NOTIFY_STATE && c->opts.on_session != NULL) {
                         c->opts.on_session(c, e->state, c->opts.data);
@@ -710,6 +762,7 @@ static bool deliver(struct baton_client *c)
                 }
                 free(e);
                 pthread_mutex_lock(&c->mu);
+                c->link.on_loop = true;
         }
         return any;
 }
@@ -725,6 +778,7 @@ void *link_main(void *arg)
         int wait;
 
         pthread_mutex_lock(&c->mu);
+        l->on_loop = true;
         while (!c->stop) {
                 now = clock_now_ms();
                 session_tick(c, now);
@@ -746,12 +800,14 @@ void *link_main(void *arg)
                         pfd[1].revents = 0;
                         n = 2;
                 }
+                l->on_loop = false;
                 pthread_mutex_unlock(&c->mu);
                 if (poll(pfd, n, wait) < 0 && errno != EINTR) {
                         pfd[0].revents = 0;
                         n = 1;
                 }
                 pthread_mutex_lock(&c->mu);
+                l->on_loop = true;
                 if (pfd[0].revents & POLLIN) {
                         ssize_t rv = read(l->wake, &drain, sizeof drain);
                         (void)rv;
@@ -772,6 +828,7 @@ void *link_main(void *arg)
                 }
         }
         drop(c);
+        l->on_loop = false;
         pthread_mutex_unlock(&c->mu);
         return NULL;
 }

@@ -41,6 +41,7 @@ struct link {
         unsigned failures;        /* in a row, for the backoff */
         unsigned bounces;         /* NOT_LEADER redirects in a row */
         int64_t leaderless_since; /* first "no leader" answer; 0 none */
+        bool on_loop;             /* the background thread holds the mutex */
         int64_t retry_at;         /* no connection attempt before this */
         int64_t deadline;         /* of the connect in progress */
         int64_t last_rx;          /* last frame received */
