@@ -289,15 +289,13 @@ static bool append(struct link *l, const uint8_t *p, size_t n)
         return true;
 }
 
-/* Write what the socket takes. */
-static void flush(struct baton_client *c, int64_t now)
+/* Write what the socket takes without blocking. -1: the connection
+ * failed (the caller decides what to do). */
+static int write_out(struct link *l)
 {
-        struct link *l = &c->link;
         size_t off = 0;
+        int rv = 0;
 
-        if (l->out_len == 0) {
-                return;
-        }
         while (off < l->out_len) {
                 ssize_t n = send(l->fd, l->out + off, l->out_len - off,
                                  MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -311,12 +309,24 @@ static void flush(struct baton_client *c, int64_t now)
                 if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
                         break;
                 }
-                fail(c, now, false);
-                return;
+                rv = -1;
+                break;
         }
         memmove(l->out, l->out + off, l->out_len - off);
         l->out_len -= off;
-        if (l->out_len > OUT_MAX) {
+        return rv;
+}
+
+static void flush(struct baton_client *c, int64_t now)
+{
+        struct link *l = &c->link;
+
+        if (l->out_len == 0) {
+                return;
+        }
+        if (write_out(l) != 0) {
+                fail(c, now, false);
+        } else if (l->out_len > OUT_MAX) {
                 fail(c, now, true);
         }
 }
@@ -350,7 +360,6 @@ static bool send_direct(struct baton_client *c, struct request *r)
         struct link *l = &c->link;
         struct queue *q;
         int64_t now;
-        ssize_t n;
 
         if (l->on_loop || l->fd < 0 || l->connecting || l->out_len > 0) {
                 return false;
@@ -366,16 +375,7 @@ static bool send_direct(struct baton_client *c, struct request *r)
         if (now < r->not_before || !put(l, r, now)) {
                 return false;
         }
-        do {
-                n = send(l->fd, l->out, l->out_len,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
-        } while (n < 0 && errno == EINTR);
-        if (n <= 0) {
-                return false;
-        }
-        memmove(l->out, l->out + n, l->out_len - (size_t)n);
-        l->out_len -= (size_t)n;
-        return l->out_len == 0;
+        return write_out(l) == 0 && l->out_len == 0;
 }
 
 /* Put every request that is not on this connection yet on it, in the
