@@ -56,6 +56,7 @@ const char *command_type_name(int type)
             [COMMAND_RELEASE] = "RELEASE", [COMMAND_CANCEL] = "CANCEL",
             [COMMAND_TIMEOUT] = "TIMEOUT", [COMMAND_QUERY] = "QUERY",
             [COMMAND_CHECK] = "CHECK",     [COMMAND_MEMBER] = "MEMBER",
+            [COMMAND_BATCH] = "BATCH",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";

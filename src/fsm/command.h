@@ -67,6 +67,7 @@ enum command_type {
         COMMAND_QUERY = 8,
         COMMAND_CHECK = 9,
         COMMAND_MEMBER = 10,
+        COMMAND_BATCH = 11, /* a log entry of several commands (entry.h) */
 };
 
 /* MEMBER modes. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "entry.h"
 #include "snapshot.h"
 #include "state.h"
 
@@ -77,10 +78,11 @@ uint64_t lockfsm_last_index(const struct lockfsm *f)
         return f->last_index;
 }
 
-/* The context of one apply step, so helpers can emit events. */
+/* The context of one command's apply, so helpers can emit events. */
 struct step {
         struct lockfsm *f;
-        uint64_t index;
+        uint64_t index; /* the entry's: every token made here */
+        uint64_t stamp; /* the command's: ids and order (state.h) */
         const struct command *c;
 };
 
@@ -219,17 +221,48 @@ static struct hold *find_wait(const struct session *s, const struct lock *l,
         return NULL;
 }
 
-/* End a grant; hand the lock to the next waiter or drop it when free. */
+/* Whether the entry being applied has granted `l` already. */
+static bool granted_in_entry(const struct lock *l)
+{
+        return !queue_empty(&l->entry_link);
+}
+
+/* Make `h` a grant of its lock with this entry's index as its token. The
+ * caller made sure the entry has not granted the lock yet. */
+static void grant(const struct step *st, struct hold *h)
+{
+        assert(!granted_in_entry(h->lock));
+        h->token = st->index;
+        h->count = 1;
+        state_grant_attach(st->f, h);
+        queue_push_tail(&st->f->touched, &h->lock->entry_link);
+}
+
+/* Hand a lock without holders to the head of its queue. */
+static void grant_head(const struct step *st, struct lock *l)
+{
+        struct hold *w =
+            QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
+
+        state_hold_detach(st->f, w);
+        grant(st, w);
+        emit(st, LOCKFSM_EV_GRANT, w, 0);
+        resolve_memo(w, LOCKFSM_GRANTED, 0);
+}
+
+/* End a grant; hand the lock to the next waiter or drop it when free. A
+ * lock this entry has granted already is neither handed on nor dropped
+ * now: a second grant would repeat its token, so the entry's end defers
+ * it to the next entry (lockfsm_apply). */
 static void release_grant(const struct step *st, struct hold *g)
 {
         struct lockfsm *f = st->f;
         struct lock *l = g->lock;
-        struct hold *w;
 
         state_hold_detach(f, g);
         emit(st, LOCKFSM_EV_RELEASE, g, 0);
         mem_free(f->mem, g);
-        if (l->n_holders > 0) {
+        if (l->n_holders > 0 || granted_in_entry(l)) {
                 return;
         }
         if (queue_empty(&l->waiters)) {
@@ -238,13 +271,7 @@ static void release_grant(const struct step *st, struct hold *g)
         }
         /* Every waiter belongs to a live session (ending one removes its
          * waits first), so the head of the queue is the next owner. */
-        w = QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
-        state_hold_detach(f, w);
-        w->token = st->index;
-        w->count = 1;
-        state_grant_attach(f, w);
-        emit(st, LOCKFSM_EV_GRANT, w, 0);
-        resolve_memo(w, LOCKFSM_GRANTED, 0);
+        grant_head(st, l);
 }
 
 /* Remove a waiter that leaves without a grant. */
@@ -310,7 +337,7 @@ static int do_open(const struct step *st, struct lockfsm_result *res)
                 state_session_free(f, s);
                 return BATON_ENOMEM;
         }
-        s->id = st->index;
+        s->id = st->stamp;
         s->nonce = c->nonce;
         s->ttl_ms = c->ttl_ms;
         s->name_len = c->name_len;
@@ -387,11 +414,20 @@ static void do_acquire(const struct step *st, struct session *s, struct prep *p,
                         reject(res, BATON_EWAITING);
                         return;
                 }
-                if (c->wait_ms == COMMAND_WAIT_TRY) {
+                /* A lock between holders (handed on by this entry, or
+                 * waiting for the next one to grant its queue's head)
+                 * belongs to its queue: a try finds it busy. Only when no
+                 * one waits is it free, and then a try waits one entry
+                 * too rather than take this entry's token twice. */
+                if (c->wait_ms == COMMAND_WAIT_TRY && l->n_holders > 0) {
                         h = QUEUE_DATA(queue_head(&l->holders), struct hold,
                                        lock_link);
                         describe(res, LOCKFSM_REJECTED, h);
                         res->status = BATON_EBUSY;
+                        return;
+                }
+                if (c->wait_ms == COMMAND_WAIT_TRY && l->n_waiters > 0) {
+                        reject(res, BATON_EBUSY);
                         return;
                 }
         }
@@ -411,19 +447,17 @@ static void do_acquire(const struct step *st, struct session *s, struct prep *p,
         if (l == NULL) {
                 l = p->lock;
                 p->lock = NULL;
-                l->created = st->index;
+                l->created = st->stamp;
                 l->mode = c->mode;
                 state_lock_link(f, l);
                 h->lock = l;
-                h->token = st->index;
-                h->count = 1;
-                state_grant_attach(f, h);
+                grant(st, h);
                 emit(st, LOCKFSM_EV_GRANT, h, 0);
                 describe(res, LOCKFSM_GRANTED, h);
                 return;
         }
         h->lock = l;
-        h->queued_at = st->index;
+        h->queued_at = st->stamp;
         h->wait_ms = c->wait_ms;
         state_wait_attach(f, h);
         emit(st, LOCKFSM_EV_QUEUE, h, 0);
@@ -567,14 +601,16 @@ void lockfsm_check_token(const struct lockfsm *f, const char *name, size_t len,
         res->kind = LOCKFSM_REJECTED;
 }
 
-int lockfsm_apply_command(struct lockfsm *f, uint64_t index,
-                          const struct command *c, struct lockfsm_result *res)
+/* Apply one command of the entry at `index`. 0, or BATON_ENOMEM with
+ * nothing changed. */
+static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
+                     struct lockfsm_result *res)
 {
-        struct step st = {f, index, c};
+        struct step st = {f, index, 0, c};
         struct session *s;
         int rv = 0;
 
-        assert(index > f->last_index);
+        st.stamp = f->stamp + 1 > index ? f->stamp + 1 : index;
         memset(res, 0, sizeof *res);
         switch (c->type) {
         case COMMAND_OPEN:
@@ -610,8 +646,138 @@ int lockfsm_apply_command(struct lockfsm *f, uint64_t index,
         if (rv != 0) {
                 return rv;
         }
-        f->last_index = index;
+        f->stamp = st.stamp;
         emit_result(&st, res);
+        return 0;
+}
+
+/* Answer a command that did not decode; it changes nothing but the stamp. */
+static void apply_malformed(struct lockfsm *f, uint64_t index, int status,
+                            struct lockfsm_result *res)
+{
+        struct command c;
+
+        memset(&c, 0, sizeof c);
+        f->stamp = f->stamp + 1 > index ? f->stamp + 1 : index;
+        reject(res, status);
+        emit_result(&(struct step){f, index, f->stamp, &c}, res);
+}
+
+/* The start of every entry: the locks an earlier entry could not hand on
+ * go to the heads of their queues, with this entry's index. Cannot fail. */
+static void entry_begin(struct lockfsm *f, uint64_t index)
+{
+        static const struct command cause = {.type = COMMAND_BATCH};
+        struct step st = {f, index, f->stamp, &cause};
+
+        assert(index > f->last_index && queue_empty(&f->touched));
+        f->entry_index = index;
+        f->entry_done = 0;
+        while (!queue_empty(&f->deferred)) {
+                struct lock *l = QUEUE_DATA(queue_head(&f->deferred),
+                                            struct lock, entry_link);
+                queue_remove(&l->entry_link);
+                f->n_deferred--;
+                grant_head(&st, l);
+        }
+}
+
+/* Queue `l` for the next entry's start, in lock age order: the order a
+ * restored replica, which finds them lock by lock, hands them on too. */
+static void defer(struct lockfsm *f, struct lock *l)
+{
+        struct queue *at = queue_tail(&f->deferred);
+
+        while (at != &f->deferred &&
+               QUEUE_DATA(at, struct lock, entry_link)->created > l->created) {
+                at = at->prev;
+        }
+        queue_insert_after(at, &l->entry_link);
+        f->n_deferred++;
+}
+
+/* The end of every entry: of the locks it granted, those it freed again
+ * are dropped, or deferred to the next entry when someone waits. */
+static void entry_end(struct lockfsm *f, uint64_t index)
+{
+        while (!queue_empty(&f->touched)) {
+                struct lock *l = QUEUE_DATA(queue_head(&f->touched),
+                                            struct lock, entry_link);
+                queue_remove(&l->entry_link);
+                if (l->n_holders > 0) {
+                        continue;
+                }
+                if (l->n_waiters == 0) {
+                        state_lock_drop(f, l);
+                } else {
+                        defer(f, l);
+                }
+        }
+        f->last_index = index;
+        f->entry_index = 0;
+}
+
+/* Begin the entry at `index`, or pick up the one BATON_ENOMEM stopped. */
+static void entry_enter(struct lockfsm *f, uint64_t index)
+{
+        if (f->entry_index != 0) {
+                /* Raft applies the stopped entry again, nothing else. */
+                assert(index == f->entry_index);
+                return;
+        }
+        entry_begin(f, index);
+}
+
+/* Finish the entry, or leave it for raft's retry after BATON_ENOMEM; an
+ * entry stopped before it changed anything is forgotten altogether, so the
+ * machine is exactly as it was (and can be snapshotted). */
+static int entry_leave(struct lockfsm *f, uint64_t index, int rv)
+{
+        if (rv == 0) {
+                entry_end(f, index);
+        } else if (f->entry_done == 0 && queue_empty(&f->touched)) {
+                f->entry_index = 0;
+        }
+        return rv;
+}
+
+int lockfsm_apply_command(struct lockfsm *f, uint64_t index,
+                          const struct command *c, struct lockfsm_result *res)
+{
+        entry_enter(f, index);
+        return entry_leave(f, index, apply_one(f, index, c, res));
+}
+
+/* A batch: its commands in order, resuming after the last one done. */
+static int apply_batch(struct lockfsm *f, uint64_t index, const void *buf,
+                       size_t len, struct lockfsm_result *res)
+{
+        struct lockfsm_result one;
+        struct entry_reader r;
+        const uint8_t *p;
+        size_t n;
+        int rv = entry_reader_init(&r, buf, len);
+
+        if (rv != 0) {
+                apply_malformed(f, index, rv, res);
+                return 0;
+        }
+        while (entry_reader_next(&r, &p, &n)) {
+                struct command c;
+                if (r.next <= f->entry_done) {
+                        continue;
+                }
+                rv = command_decode(&c, p, n);
+                if (rv != 0) {
+                        apply_malformed(f, index, rv, &one);
+                } else if ((rv = apply_one(f, index, &c, &one)) != 0) {
+                        return rv;
+                }
+                f->entry_done = r.next;
+        }
+        memset(res, 0, sizeof *res);
+        res->kind = LOCKFSM_APPLIED;
+        res->count = r.count;
         return 0;
 }
 
@@ -619,18 +785,24 @@ int lockfsm_apply(struct lockfsm *f, uint64_t index, const void *buf,
                   size_t len, struct lockfsm_result *res)
 {
         struct command c;
-        int rv = command_decode(&c, buf, len);
+        int rv;
 
-        if (rv != 0) {
+        entry_enter(f, index);
+        if (entry_is_batch(buf, len)) {
+                rv = apply_batch(f, index, buf, len, res);
+        } else if ((rv = command_decode(&c, buf, len)) != 0) {
                 /* Answer the undecodable entry; it changes nothing. */
-                memset(&c, 0, sizeof c);
-                assert(index > f->last_index);
-                reject(res, rv);
-                f->last_index = index;
-                emit_result(&(struct step){f, index, &c}, res);
-                return 0;
+                apply_malformed(f, index, rv, res);
+                rv = 0;
+        } else {
+                rv = apply_one(f, index, &c, res);
         }
-        return lockfsm_apply_command(f, index, &c, res);
+        return entry_leave(f, index, rv);
+}
+
+uint64_t lockfsm_deferred(const struct lockfsm *f)
+{
+        return f->n_deferred;
 }
 
 void lockfsm_query(const struct lockfsm *f, const char *name, size_t len,
@@ -640,8 +812,10 @@ void lockfsm_query(const struct lockfsm *f, const char *name, size_t len,
         struct hold *h;
 
         memset(res, 0, sizeof *res);
-        if (l == NULL) {
+        if (l == NULL || l->n_holders == 0) {
+                /* Free, or between holders until the next entry. */
                 res->kind = LOCKFSM_FREE;
+                res->waiters = l != NULL ? l->n_waiters : 0;
                 return;
         }
         h = QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
@@ -741,6 +915,9 @@ uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session)
 
 int lockfsm_snapshot(const struct lockfsm *f, void **buf, size_t *len)
 {
+        if (f->entry_index != 0) {
+                return BATON_EBUSY; /* an entry stopped half-way */
+        }
         return snapshot_encode(f, buf, len);
 }
 
@@ -878,10 +1055,14 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
                 }
                 n++;
         }
-        if (n != l->n_holders || n == 0) {
+        if (n != l->n_holders) {
                 return "lock without exactly its counted holders";
         }
-        if (l->mode == COMMAND_MODE_EXCLUSIVE && n != 1) {
+        if (n == 0 && (l->n_waiters == 0 || queue_empty(&l->entry_link))) {
+                return "lock without holders is neither waited for nor "
+                       "deferred";
+        }
+        if (l->mode == COMMAND_MODE_EXCLUSIVE && n > 1) {
                 return "exclusive lock with more than one holder";
         }
         n = 0;
@@ -919,7 +1100,7 @@ const char *lockfsm_check(const struct lockfsm *f)
         QUEUE_FOREACH(q, &f->session_list)
         {
                 const struct session *s = QUEUE_DATA(q, struct session, link);
-                if (s->id <= last) {
+                if (s->id <= last || s->id > f->stamp) {
                         return "sessions out of order";
                 }
                 last = s->id;
@@ -950,6 +1131,23 @@ const char *lockfsm_check(const struct lockfsm *f)
         }
         if (n != f->n_locks || n != f->locks.count) {
                 return "lock count disagrees";
+        }
+        if (!queue_empty(&f->touched) || f->entry_index != 0) {
+                return "an entry is half-applied";
+        }
+        n = 0;
+        last = 0;
+        QUEUE_FOREACH(q, &f->deferred)
+        {
+                const struct lock *l = QUEUE_DATA(q, struct lock, entry_link);
+                if (l->n_holders != 0 || l->created <= last) {
+                        return "deferred lock held, or out of order";
+                }
+                last = l->created;
+                n++;
+        }
+        if (n != f->n_deferred) {
+                return "deferred lock count disagrees";
         }
         if (grants != f->n_grants || waiters != f->n_waiters) {
                 return "grant or waiter count disagrees";

@@ -13,11 +13,20 @@
 /*
  * Semantics (docs/fsm.md has the full account):
  *
- * - A session's id is the index of its OPEN entry. A lock's fencing token is
- *   the index of the entry that granted it, so tokens strictly increase per
- *   lock. One CLOSE or EXPIRE entry can hand several locks to their next
- *   waiters; those grants share that entry's index, as the nodes one
- *   ZooKeeper multi-op creates share a zxid.
+ * - A log entry carries one command or a batch of them (entry.h), applied
+ *   in order. A lock's fencing token is the index of the entry that
+ *   granted it. Grants of different locks by one entry share its index (a
+ *   CLOSE handing several locks on, or a batch), as the nodes one
+ *   ZooKeeper multi-op creates share a zxid; the same lock is never
+ *   granted twice by one entry, so tokens strictly increase per lock. When
+ *   an entry frees a lock it granted itself, the lock stays between
+ *   holders: a try finds it busy if anyone waits, an acquire queues, and
+ *   the next entry, whatever it carries, first hands it to the head of its
+ *   queue. The leader proposes an empty batch when nothing else would
+ *   follow (lockfsm_deferred()).
+ * - Every command takes a stamp, max(previous stamp + 1, entry index): a
+ *   session's id is its OPEN's stamp, so ids are unique and increasing,
+ *   and equal the OPEN entry's index unless a batch ran the stamps ahead.
  * - A held lock with waiters queues them FIFO. When the holder releases,
  *   closes or expires, the next waiter is granted in the same apply step.
  *   Every queued waiter belongs to a live session: closing or expiring a
@@ -48,6 +57,8 @@ enum lockfsm_kind {
         LOCKFSM_FREE,      /* QUERY of a free lock (waiters = 0) */
         LOCKFSM_CURRENT,   /* CHECK: the token is the current grant */
         LOCKFSM_UPDATED,   /* MEMBER (raft glue): the directory changed */
+        LOCKFSM_APPLIED,   /* a batch: count commands, each answered by its
+                              own RESULT event */
 };
 
 struct lockfsm_result {
@@ -76,7 +87,8 @@ enum lockfsm_event_type {
 
 struct lockfsm_event {
         uint8_t type;   /* enum lockfsm_event_type */
-        uint8_t cause;  /* enum command_type of the entry being applied */
+        uint8_t cause;  /* enum command_type of the command being applied;
+                           COMMAND_BATCH for a grant the entry's start made */
         uint64_t index; /* the entry being applied */
         uint64_t session;
         uint64_t seq;
@@ -121,18 +133,27 @@ void lockfsm_destroy(struct lockfsm *f); /* accepts NULL */
 void lockfsm_set_event_cb(struct lockfsm *f, lockfsm_event_cb cb, void *data);
 
 /*
- * Apply the entry at `index` (strictly above every index applied before).
- * Returns 0 with the outcome in `*res` (which can be an error status: a
- * malformed or refused command changes nothing and is answered, never
- * fatal), or BATON_ENOMEM, in which case no state changed, no event was
- * delivered, and the same entry must be applied again later.
+ * Apply the log entry at `index` (strictly above every index applied
+ * before): one command, or a batch (entry.h). Returns 0 with the outcome
+ * in `*res`: a single command's (which can be an error status: a malformed
+ * or refused command changes nothing and is answered, never fatal), or for
+ * a batch kind LOCKFSM_APPLIED with the number of commands in `count`,
+ * each command's outcome going out as its RESULT event. Or BATON_ENOMEM:
+ * the entry stopped before a command that changed nothing and delivered no
+ * event; apply the same entry (same index, same bytes) again to finish it,
+ * without repeating what was done. Nothing else may be applied, and no
+ * snapshot taken, until then.
  */
 int lockfsm_apply(struct lockfsm *f, uint64_t index, const void *buf,
                   size_t len, struct lockfsm_result *res);
 
-/* The same, for a command that is already decoded and validated. */
+/* The same, for an entry of one command, already decoded and validated. */
 int lockfsm_apply_command(struct lockfsm *f, uint64_t index,
                           const struct command *c, struct lockfsm_result *res);
+
+/* How many locks wait for the next entry, whatever it carries, to hand
+ * them to the heads of their queues. */
+uint64_t lockfsm_deferred(const struct lockfsm *f);
 
 /* The index of the last entry applied or restored (0 for an empty machine). */
 uint64_t lockfsm_last_index(const struct lockfsm *f);
@@ -204,8 +225,9 @@ const char *lockfsm_check(const struct lockfsm *f);
 /*
  * Serialize the whole state deterministically: the same log gives the same
  * bytes on every replica. `*buf` is allocated with the machine's allocator
- * and owned by the caller (free it with lockfsm_snapshot_free()). 0 or
- * BATON_ENOMEM.
+ * and owned by the caller (free it with lockfsm_snapshot_free()). 0,
+ * BATON_ENOMEM, or BATON_EBUSY while an entry stopped by BATON_ENOMEM is
+ * unfinished.
  */
 int lockfsm_snapshot(const struct lockfsm *f, void **buf, size_t *len);
 

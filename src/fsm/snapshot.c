@@ -77,6 +77,7 @@ static void put_state(struct wcursor *w, const struct lockfsm *f)
         wcursor_u16(w, SNAPSHOT_VERSION);
         wcursor_u16(w, 0);
         wcursor_u64(w, f->last_index);
+        wcursor_u64(w, f->stamp);
         wcursor_u32(w, f->tomb_count);
         for (i = 0; i < f->tomb_count; i++) {
                 const struct tomb *t = &f->tomb_ring[(f->tomb_head + i) %
@@ -168,7 +169,7 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last)
         s->name_len = rcursor_u8(r);
         name = rcursor_bytes(r, s->name_len);
         s->n_memo = rcursor_u8(r);
-        if (r->bad || s->id <= *last || s->id > f->last_index ||
+        if (r->bad || s->id <= *last || s->id > f->stamp ||
             s->name_len > COMMAND_CLIENT_NAME_MAX ||
             s->n_memo > f->limits.max_inflight ||
             (s->nonce != 0 && state_session_by_nonce(f, s->nonce) != NULL)) {
@@ -217,7 +218,8 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
                 h->token = rcursor_u64(r);
                 h->count = rcursor_u32(r);
         }
-        if (r->bad || (waiting ? h->queued_at : h->token) > f->last_index ||
+        if (r->bad ||
+            (waiting ? h->queued_at > f->stamp : h->token > f->last_index) ||
             (!waiting && h->count == 0)) {
                 mem_free(f->mem, h);
                 return BATON_ECORRUPT;
@@ -266,7 +268,7 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last)
         }
         l->created = rcursor_u64(r);
         l->mode = rcursor_u8(r);
-        if (r->bad || l->created <= *last || l->created > f->last_index ||
+        if (r->bad || l->created <= *last || l->created > f->stamp ||
             l->mode != COMMAND_MODE_EXCLUSIVE) {
                 state_lock_free(f, l);
                 return BATON_ECORRUPT;
@@ -282,6 +284,15 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last)
             (rv = get_holds(f, r, l, true)) != 0) {
                 return rv;
         }
+        /* A lock between holders waits for the next entry to grant its
+         * queue's head (lockfsm.h); one with neither holds nothing. */
+        if (l->n_holders == 0) {
+                if (l->n_waiters == 0) {
+                        return BATON_ECORRUPT;
+                }
+                queue_push_tail(&f->deferred, &l->entry_link);
+                f->n_deferred++;
+        }
         return 0;
 }
 
@@ -290,6 +301,7 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
         const uint8_t *p = buf;
         uint64_t last;
         struct rcursor r;
+        uint16_t version;
         uint32_t n, i;
         int rv;
 
@@ -301,13 +313,15 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
                 return BATON_ECORRUPT;
         }
         rcursor_init(&r, p + 4, len - 4 - 8);
-        if (rcursor_u16(&r) != SNAPSHOT_VERSION) {
+        version = rcursor_u16(&r);
+        if (version != 1 && version != SNAPSHOT_VERSION) {
                 return BATON_EVERSION;
         }
         if (rcursor_u16(&r) != 0) {
                 return BATON_ECORRUPT;
         }
         f->last_index = rcursor_u64(&r);
+        f->stamp = version == 1 ? f->last_index : rcursor_u64(&r);
         n = rcursor_u32(&r);
         if (r.bad || n > f->limits.max_tombstones) {
                 return BATON_ECORRUPT;

@@ -6,7 +6,10 @@
 
 struct lockfsm;
 
-#define SNAPSHOT_VERSION 1
+/* Version 2 adds the command stamp after the last index; version 1
+ * snapshots (written before entries carried batches) still load, with the
+ * stamp equal to the last index, which is what it was then. */
+#define SNAPSHOT_VERSION 2
 
 /* Serialize `f` into a buffer allocated with f's allocator. 0 or
  * BATON_ENOMEM. */

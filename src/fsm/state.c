@@ -18,6 +18,8 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
         hmap_init(&f->tombs, mem);
         queue_init(&f->session_list);
         queue_init(&f->lock_list);
+        queue_init(&f->touched);
+        queue_init(&f->deferred);
         /* Tombstones live in a preallocated ring, so ending a session never
          * allocates. */
         f->tomb_ring =
@@ -51,6 +53,9 @@ void state_close(struct lockfsm *f)
                 queue_remove(&l->link);
                 mem_free(f->mem, l);
         }
+        queue_init(&f->touched);
+        queue_init(&f->deferred);
+        f->n_deferred = 0;
         while (!queue_empty(&f->session_list)) {
                 struct session *s = QUEUE_DATA(queue_head(&f->session_list),
                                                struct session, link);
@@ -80,13 +85,17 @@ static void move_head(struct queue *dst, struct queue *src)
 
 void state_move(struct lockfsm *dst, struct lockfsm *src)
 {
-        struct queue sessions, locks;
+        struct queue sessions, locks, touched, deferred;
 
         move_head(&sessions, &src->session_list);
         move_head(&locks, &src->lock_list);
+        move_head(&touched, &src->touched);
+        move_head(&deferred, &src->deferred);
         *dst = *src;
         move_head(&dst->session_list, &sessions);
         move_head(&dst->lock_list, &locks);
+        move_head(&dst->touched, &touched);
+        move_head(&dst->deferred, &deferred);
 }
 
 struct session *state_session(const struct lockfsm *f, uint64_t id)
@@ -218,6 +227,7 @@ struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len)
         }
         memset(l, 0, sizeof *l);
         queue_init(&l->link);
+        queue_init(&l->entry_link);
         queue_init(&l->holders);
         queue_init(&l->waiters);
         l->name_len = (uint8_t)len;
@@ -247,6 +257,7 @@ void state_lock_drop(struct lockfsm *f, struct lock *l)
         assert(l->n_holders == 0 && l->n_waiters == 0);
         hmap_remove(&f->locks, &l->by_name);
         queue_remove(&l->link);
+        queue_remove(&l->entry_link);
         f->n_locks--;
         state_lock_free(f, l);
 }

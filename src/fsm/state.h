@@ -19,7 +19,7 @@ struct session {
         struct hnode by_id;
         struct hnode by_nonce; /* only when nonce != 0 */
         struct queue link;     /* lockfsm.sessions, ordered by id */
-        uint64_t id;           /* the index of the OPEN entry */
+        uint64_t id;           /* the OPEN command's stamp */
         uint64_t nonce;
         uint64_t floor; /* outcomes of seq < floor are forgotten */
         uint32_t ttl_ms;
@@ -43,7 +43,7 @@ struct hold {
         struct session *session;
         uint64_t owner;
         uint64_t seq;       /* the ACQUIRE that created it */
-        uint64_t queued_at; /* waiter: index of that ACQUIRE */
+        uint64_t queued_at; /* waiter: that ACQUIRE's stamp */
         uint64_t token;     /* grant: index of the granting entry */
         uint32_t count;     /* grant: reentrant hold count */
         uint32_t wait_ms;   /* waiter */
@@ -61,7 +61,11 @@ struct hold {
 struct lock {
         struct hnode by_name;
         struct queue link; /* lockfsm.locks, by created */
-        uint64_t created;  /* index of the entry that created it */
+        /* In lockfsm.touched while an entry that granted it is applied,
+         * in lockfsm.deferred between entries while its next grant waits
+         * for the next entry; else self-linked. */
+        struct queue entry_link;
+        uint64_t created; /* the stamp of the command that created it */
         uint8_t mode;
         uint32_t n_holders;
         uint32_t n_waiters;
@@ -83,6 +87,20 @@ struct lockfsm {
         lockfsm_event_cb cb;
         void *cb_data;
         uint64_t last_index;
+        /* The last command's stamp: every command applied takes
+         * max(stamp + 1, its entry's index), a number unique to it that
+         * orders sessions, locks and waiters even when one entry carries
+         * several commands. Equal to the index for one-command entries
+         * until a batch runs ahead of the log. */
+        uint64_t stamp;
+        /* An entry being applied (its index, 0 between entries) and how
+         * many of its commands are done, so that an entry stopped by
+         * BATON_ENOMEM resumes where it stopped when raft retries it. */
+        uint64_t entry_index;
+        uint32_t entry_done;
+        struct queue touched;  /* locks granted by the current entry */
+        struct queue deferred; /* locks whose next grant waits for an entry */
+        uint64_t n_deferred;
         struct hmap sessions; /* by id */
         struct hmap nonces;
         struct hmap locks; /* by name */

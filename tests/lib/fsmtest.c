@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/fsm/entry.h"
+
 static void record(void *data, const struct lockfsm_event *ev)
 {
         struct fsmtest *t = data;
@@ -21,6 +23,9 @@ static void record(void *data, const struct lockfsm_event *ev)
         e->owner = ev->owner;
         e->token = ev->token;
         e->status = ev->status;
+        if (ev->result != NULL) {
+                e->result = *ev->result;
+        }
         if (ev->name != NULL) {
                 memcpy(e->name, ev->name, ev->name_len);
         }
@@ -63,6 +68,38 @@ struct lockfsm_result fsmtest_apply(struct fsmtest *t, const struct command *c)
         return fsmtest_apply_raw(t, buf, n);
 }
 
+struct lockfsm_result fsmtest_apply_batch(struct fsmtest *t,
+                                          const struct command *c, unsigned n)
+{
+        static uint8_t buf[ENTRY_MAX_SIZE];
+        struct entry_writer w;
+        unsigned i;
+
+        entry_writer_init(&w, buf, sizeof buf, 1);
+        for (i = 0; i < n; i++) {
+                uint8_t cmd[COMMAND_MAX_SIZE];
+                size_t len = command_encode(&c[i], cmd, sizeof cmd);
+                assert(len > 0 && entry_writer_add(&w, cmd, len));
+        }
+        return fsmtest_apply_raw(t, buf, entry_writer_finish(&w));
+}
+
+struct lockfsm_result fsmtest_result_of(const struct fsmtest *t,
+                                        uint64_t session, uint64_t seq)
+{
+        unsigned i = t->n_events;
+
+        while (i-- > 0) {
+                const struct fsmtest_event *e = &t->events[i];
+                if (e->type == LOCKFSM_EV_RESULT && e->session == session &&
+                    e->seq == seq) {
+                        return e->result;
+                }
+        }
+        assert(!"no RESULT event for that command");
+        return t->events[0].result;
+}
+
 uint64_t fsmtest_open(struct fsmtest *t, uint64_t nonce)
 {
         struct command c = {
@@ -85,14 +122,35 @@ static struct command named(uint8_t type, uint64_t session, uint64_t seq,
         return c;
 }
 
-struct lockfsm_result fsmtest_acquire(struct fsmtest *t, uint64_t session,
-                                      uint64_t seq, uint64_t owner,
-                                      const char *name, uint32_t wait_ms)
+struct command fsmtest_acquire_cmd(uint64_t session, uint64_t seq,
+                                   uint64_t owner, const char *name,
+                                   uint32_t wait_ms)
 {
         struct command c = named(COMMAND_ACQUIRE, session, seq, name);
 
         c.owner = owner;
         c.wait_ms = wait_ms;
+        return c;
+}
+
+struct command fsmtest_release_cmd(uint64_t session, uint64_t seq,
+                                   uint64_t owner, const char *name,
+                                   uint64_t token)
+{
+        struct command c = named(COMMAND_RELEASE, session, seq, name);
+
+        c.owner = owner;
+        c.token = token;
+        return c;
+}
+
+struct lockfsm_result fsmtest_acquire(struct fsmtest *t, uint64_t session,
+                                      uint64_t seq, uint64_t owner,
+                                      const char *name, uint32_t wait_ms)
+{
+        struct command c =
+            fsmtest_acquire_cmd(session, seq, owner, name, wait_ms);
+
         return fsmtest_apply(t, &c);
 }
 
@@ -100,10 +158,9 @@ struct lockfsm_result fsmtest_release(struct fsmtest *t, uint64_t session,
                                       uint64_t seq, uint64_t owner,
                                       const char *name, uint64_t token)
 {
-        struct command c = named(COMMAND_RELEASE, session, seq, name);
+        struct command c =
+            fsmtest_release_cmd(session, seq, owner, name, token);
 
-        c.owner = owner;
-        c.token = token;
         return fsmtest_apply(t, &c);
 }
 

@@ -19,6 +19,7 @@ struct fsmtest_event {
         uint64_t owner;
         uint64_t token;
         int status;
+        struct lockfsm_result result; /* RESULT events */
         char name[COMMAND_NAME_MAX + 1];
 };
 
@@ -40,6 +41,23 @@ struct lockfsm_result fsmtest_apply(struct fsmtest *t, const struct command *c);
 /* Apply raw bytes at the next index. */
 struct lockfsm_result fsmtest_apply_raw(struct fsmtest *t, const void *buf,
                                         size_t len);
+
+/* Encode `n` commands as one batch entry (entry.h) and apply it at the
+ * next index; each command's outcome is in its RESULT event. */
+struct lockfsm_result fsmtest_apply_batch(struct fsmtest *t,
+                                          const struct command *c, unsigned n);
+/* The outcome of the command `seq` of `session` (0, nonce for an OPEN) in
+ * its latest RESULT event; asserts there is one. */
+struct lockfsm_result fsmtest_result_of(const struct fsmtest *t,
+                                        uint64_t session, uint64_t seq);
+
+/* Commands for batches; client commands use ack = seq. */
+struct command fsmtest_acquire_cmd(uint64_t session, uint64_t seq,
+                                   uint64_t owner, const char *name,
+                                   uint32_t wait_ms);
+struct command fsmtest_release_cmd(uint64_t session, uint64_t seq,
+                                   uint64_t owner, const char *name,
+                                   uint64_t token);
 
 /* Shorthands; client commands use ack = seq (every earlier seq answered). */
 uint64_t fsmtest_open(struct fsmtest *t, uint64_t nonce); /* asserts OPENED */

@@ -262,6 +262,85 @@ static void test_create_under_failures(void **state)
         assert_int_equal(fa.live, 0);
 }
 
+/*
+ * A batch stopped by a failed allocation in its middle: the commands before
+ * it stay applied, a snapshot is refused until the entry is finished, and
+ * applying the same entry again finishes it without repeating anything, so
+ * the result is the state and the events of a machine that never failed.
+ */
+static void test_batch_resumes_after_a_failure(void **state)
+{
+        struct fixture *x = *state;
+        struct command c[5];
+        unsigned busy = 0;
+        long n;
+        int rv;
+
+        (void)x; /* each round needs machines of its own */
+        for (n = 0;; n++) {
+                struct fsmtest *t = malloc(sizeof *t);
+                struct fsmtest *ref = malloc(sizeof *ref);
+                struct failalloc fa;
+                uint64_t a, b, tok;
+                void *buf;
+                size_t len;
+
+                failalloc_init(&fa);
+                fsmtest_init(t, NULL, &fa.mem);
+                fsmtest_init(ref, NULL, NULL);
+                a = fsmtest_open(t, 1);
+                fsmtest_open(ref, 1);
+                b = fsmtest_open(t, 2);
+                fsmtest_open(ref, 2);
+                tok = fsmtest_acquire(t, a, 1, 1, "x", 0).token;
+                fsmtest_acquire(ref, a, 1, 1, "x", 0);
+                fsmtest_acquire(t, b, 1, 1, "x", COMMAND_WAIT_FOREVER);
+                fsmtest_acquire(ref, b, 1, 1, "x", COMMAND_WAIT_FOREVER);
+                c[0] = fsmtest_acquire_cmd(a, 2, 1, "y", 0);
+                c[1] = fsmtest_release_cmd(a, 3, 1, "x", tok);
+                c[2] = open_cmd(3);
+                c[3] = fsmtest_acquire_cmd(b, 2, 1, "y", 5000);
+                c[4] = fsmtest_acquire_cmd(b, 3, 1, "z", 0);
+                fsmtest_apply_batch(ref, c, 5);
+                failalloc_arm(&fa, n, true);
+                fsmtest_apply_batch(t, c, 5);
+                failalloc_disarm(&fa);
+                if (t->last_rv == 0) {
+                        assert_true(fsmtest_same_state(t->f, ref->f));
+                        fsmtest_close(t);
+                        fsmtest_close(ref);
+                        free(t);
+                        free(ref);
+                        break;
+                }
+                assert_int_equal(t->last_rv, BATON_ENOMEM);
+                /* Refused once the entry changed something; a failure in
+                 * its first command left the machine as it was. */
+                rv = lockfsm_snapshot(t->f, &buf, &len);
+                if (rv == 0) {
+                        lockfsm_snapshot_free(t->f, buf);
+                } else {
+                        assert_int_equal(rv, BATON_EBUSY);
+                        busy++;
+                }
+                fsmtest_apply_batch(t, c, 5);
+                assert_int_equal(t->last_rv, 0);
+                assert_int_equal(t->index, ref->index);
+                assert_null(lockfsm_check(t->f));
+                assert_true(fsmtest_same_state(t->f, ref->f));
+                assert_int_equal(t->n_events, ref->n_events);
+                assert_memory_equal(t->events, ref->events,
+                                    t->n_events * sizeof t->events[0]);
+                fsmtest_close(t);
+                fsmtest_close(ref);
+                assert_int_equal(fa.live, 0);
+                free(t);
+                free(ref);
+        }
+        assert_true(n > 3);
+        assert_true(busy > 0);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -272,6 +351,7 @@ int main(void)
             T(test_release_close_expire_never_allocate),
             T(test_snapshot_and_restore_under_failures),
             cmocka_unit_test(test_create_under_failures),
+            T(test_batch_resumes_after_a_failure),
         };
         return cmocka_run_group_tests_name("alloc", tests, NULL, NULL);
 }

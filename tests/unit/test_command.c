@@ -1952,7 +1952,7 @@ static void validate_verdicts(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   11, 12,      255,
+        static const int unknown[] = {0,   12, 13,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -1967,6 +1967,7 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_QUERY), "QUERY");
         assert_string_equal(command_type_name(COMMAND_CHECK), "CHECK");
         assert_string_equal(command_type_name(COMMAND_MEMBER), "MEMBER");
+        assert_string_equal(command_type_name(COMMAND_BATCH), "BATCH");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }

@@ -20,6 +20,7 @@
 
 #include "../../include/baton.h"
 #include "../../src/fsm/command.h"
+#include "../../src/fsm/entry.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../lib/rng.h"
 #include "../../src/lib/mem.h"
@@ -64,6 +65,7 @@ enum {
 enum {
         BUG_FORGET = 1 << 0,      /* retries run again: no exactly-once */
         BUG_DEAD_WAITER = 1 << 1, /* EXPIRE keeps the session's waiters */
+        BUG_TWICE = 1 << 2,       /* an entry hands a lock on twice */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -163,11 +165,15 @@ struct mwaiter {
         uint32_t wait_ms;
 };
 
-/* A lock exists only while held, so the holder fields are always valid. */
+/* A lock exists while held, or between holders: freed by an entry that
+ * granted it already, it waits (count 0, holder fields 0) for the next
+ * entry to hand it to the head of its queue, or is deleted at the entry's
+ * end when no one waits. */
 struct mlock {
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
         uint64_t created;
+        uint64_t last_grant; /* index of the entry that granted it last */
         uint64_t session;
         uint64_t owner;
         uint64_t seq; /* of the ACQUIRE that was granted */
@@ -179,6 +185,7 @@ struct mlock {
 
 struct model {
         unsigned bugs;
+        uint64_t stamp;               /* the last command's (lockfsm.h) */
         bool overflow;                /* a broken variant outgrew the arrays */
         unsigned long ties;           /* ends whose grants shared a token */
         struct msess s[LIM_SESSIONS]; /* live, ordered by id */
@@ -361,21 +368,17 @@ static void m_delete_lock(struct model *m, struct mlock *l)
         m->nl--;
 }
 
-/* The holder has left: the head waiter gets the lock with this entry's index
- * as its token, or the lock disappears. */
-static void m_handover(struct model *m, struct mlock *l, uint64_t index,
-                       uint8_t cause, struct evlog *log)
+/* The head waiter gets the lock with this entry's index as its token. */
+static void m_grant_head(struct model *m, struct mlock *l, uint64_t index,
+                         uint8_t cause, struct evlog *log)
 {
         struct mwaiter w;
         struct lockfsm_result g;
         struct ev *v;
 
-        if (l->nw == 0) {
-                m_delete_lock(m, l);
-                return;
-        }
         w = l->w[0];
         m_remove_waiter(l, 0);
+        l->last_grant = index;
         l->session = w.session;
         l->owner = w.owner;
         l->seq = w.seq;
@@ -391,6 +394,54 @@ static void m_handover(struct model *m, struct mlock *l, uint64_t index,
         g.token = index;
         g.count = 1;
         m_set_out(m, w.session, w.seq, &g);
+}
+
+/* The holder has left: the head waiter gets the lock, or the lock
+ * disappears; unless this entry granted it already, when it stays between
+ * holders for the entry's end to settle. */
+static void m_handover(struct model *m, struct mlock *l, uint64_t index,
+                       uint8_t cause, struct evlog *log)
+{
+        l->session = 0;
+        l->owner = 0;
+        l->seq = 0;
+        l->token = 0;
+        l->count = 0;
+        if (l->last_grant == index && !(m->bugs & BUG_TWICE)) {
+                return;
+        }
+        if (l->nw == 0) {
+                m_delete_lock(m, l);
+                return;
+        }
+        m_grant_head(m, l, index, cause, log);
+}
+
+/* Every entry starts by handing on the locks left between holders, in lock
+ * age order, and ends by deleting those it freed with no one waiting. */
+static void m_entry_begin(struct model *m, uint64_t index, struct evlog *log)
+{
+        for (unsigned i = 0; i < m->nl; i++) {
+                if (m->l[i].count == 0) {
+                        m_grant_head(m, &m->l[i], index, COMMAND_BATCH, log);
+                }
+        }
+}
+
+static void m_entry_end(struct model *m)
+{
+        for (unsigned i = m->nl; i-- > 0;) {
+                if (m->l[i].count == 0 && m->l[i].nw == 0) {
+                        m_delete_lock(m, &m->l[i]);
+                }
+        }
+}
+
+/* Each command takes a stamp: max(last + 1, the entry's index). */
+static uint64_t m_stamp(struct model *m, uint64_t index)
+{
+        m->stamp = m->stamp + 1 > index ? m->stamp + 1 : index;
+        return m->stamp;
 }
 
 /* CLOSE and EXPIRE: waits leave in queue order, then grants are handed over
@@ -503,15 +554,15 @@ static struct lockfsm_result m_open(struct model *m, uint64_t index,
         }
         s = &m->s[m->ns++];
         memset(s, 0, sizeof *s);
-        s->id = index;
+        s->id = m->stamp;
         s->nonce = c->nonce;
         s->ttl = c->ttl_ms;
         s->client_len = c->name_len;
         memcpy(s->client, c->name, c->name_len);
         v = m_ev(log, LOCKFSM_EV_OPEN, index, COMMAND_OPEN);
-        v->session = index;
+        v->session = s->id;
         v->nonce = c->nonce;
-        r = outcome(LOCKFSM_OPENED, index, 0);
+        r = outcome(LOCKFSM_OPENED, s->id, 0);
         return r;
 }
 
@@ -527,7 +578,8 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         if (c->mode != COMMAND_MODE_EXCLUSIVE) {
                 return rejected(BATON_EUNSUPPORTED);
         }
-        if (l != NULL && l->session == c->session && l->owner == c->owner) {
+        if (l != NULL && l->count > 0 && l->session == c->session &&
+            l->owner == c->owner) {
                 if (l->count == UINT32_MAX) {
                         return rejected(BATON_EOVERFLOW);
                 }
@@ -555,7 +607,8 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
                 memset(l, 0, sizeof *l);
                 l->name_len = c->name_len;
                 memcpy(l->name, c->name, c->name_len);
-                l->created = index;
+                l->created = m->stamp;
+                l->last_grant = index;
                 l->session = c->session;
                 l->owner = c->owner;
                 l->seq = c->seq;
@@ -572,7 +625,9 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
                 r.count = 1;
                 return r;
         }
-        if (c->wait_ms == COMMAND_WAIT_TRY) {
+        /* Between holders the lock belongs to its queue; with no queue
+         * even a try waits for the next entry. */
+        if (c->wait_ms == COMMAND_WAIT_TRY && (l->count > 0 || l->nw > 0)) {
                 r = rejected(BATON_EBUSY);
                 r.session = l->session;
                 r.owner = l->owner;
@@ -590,7 +645,7 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         w->session = c->session;
         w->owner = c->owner;
         w->seq = c->seq;
-        w->queued_at = index;
+        w->queued_at = m->stamp;
         w->wait_ms = c->wait_ms;
         v = m_ev(log, LOCKFSM_EV_QUEUE, index, COMMAND_ACQUIRE);
         v->session = c->session;
@@ -611,7 +666,8 @@ static struct lockfsm_result m_release(struct model *m, uint64_t index,
         struct lockfsm_result r;
         struct ev *v;
 
-        if (l == NULL || l->session != c->session || l->owner != c->owner) {
+        if (l == NULL || l->count == 0 || l->session != c->session ||
+            l->owner != c->owner) {
                 return rejected(BATON_ENOTHOLDER);
         }
         if (c->token != l->token) {
@@ -738,8 +794,10 @@ static struct lockfsm_result m_query(struct model *m, const char *name,
         struct mlock *l = m_lock(m, name, len);
         struct lockfsm_result r;
 
-        if (l == NULL) {
-                return outcome(LOCKFSM_FREE, 0, 0);
+        if (l == NULL || l->count == 0) {
+                r = outcome(LOCKFSM_FREE, 0, 0);
+                r.waiters = l != NULL ? l->nw : 0;
+                return r;
         }
         r = outcome(LOCKFSM_HOLDER, 0, 0);
         holder_fields(&r, l);
@@ -752,8 +810,7 @@ static struct lockfsm_result m_apply(struct model *m, uint64_t index,
         struct mlock *l;
         struct lockfsm_result r;
 
-        log->n = 0;
-        log->overflow = false;
+        m_stamp(m, index);
         switch (c->type) {
         case COMMAND_OPEN:
                 return m_open(m, index, c, log);
@@ -773,7 +830,7 @@ static struct lockfsm_result m_apply(struct model *m, uint64_t index,
                 return m_query(m, c->name, c->name_len);
         case COMMAND_CHECK:
                 l = m_lock(m, c->name, c->name_len);
-                if (l != NULL && l->token == c->token) {
+                if (l != NULL && l->count > 0 && l->token == c->token) {
                         r = outcome(LOCKFSM_CURRENT, 0, 0);
                         holder_fields(&r, l);
                         return r;
@@ -1144,6 +1201,21 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
         gen_remember(g, c);
 }
 
+/* Flip a byte of an encoded command now and then (usually part of a name,
+ * sometimes into a NUL), keeping its length. */
+static void gen_flip(struct gen *g, uint8_t *buf, size_t len)
+{
+        size_t i;
+
+        if (!chance(&g->rng, 2)) {
+                return;
+        }
+        i = chance(&g->rng, 25) ? len - 1 : rng_below(&g->rng, (uint32_t)len);
+        buf[i] ^= chance(&g->rng, 25) && buf[i] != 0
+                      ? buf[i]
+                      : (uint8_t)(1 + rng_below(&g->rng, 255));
+}
+
 /* The bytes of the next entry: an encoded command, or now and then random
  * bytes or an encoding with one byte flipped. */
 static size_t gen_entry(struct gen *g, struct model *m, uint64_t index,
@@ -1168,24 +1240,36 @@ static size_t gen_entry(struct gen *g, struct model *m, uint64_t index,
         gen_command(g, m, index, &c);
         len = command_encode(&c, buf, cap);
         assert_true(len > 0);
-        if (chance(&g->rng, 2)) {
-                /* Sometimes the last byte, usually part of a name, becomes
-                 * a NUL. */
-                size_t i = chance(&g->rng, 25)
-                               ? len - 1
-                               : rng_below(&g->rng, (uint32_t)len);
-
-                buf[i] ^= chance(&g->rng, 25) && buf[i] != 0
-                              ? buf[i]
-                              : (uint8_t)(1 + rng_below(&g->rng, 255));
-        }
+        gen_flip(g, buf, len);
         return len;
+}
+
+/* A RESULT event as lockfsm emits one for command `c` (zeroed for one
+ * that did not decode). */
+static void m_result_ev(struct evlog *log, uint64_t index,
+                        const struct command *c, const struct lockfsm_result *r)
+{
+        struct ev *v = m_ev(log, LOCKFSM_EV_RESULT, index, c->type);
+
+        v->session = c->type == COMMAND_OPEN ? r->session : c->session;
+        v->seq = c->seq;
+        v->owner = c->owner;
+        v->token = r->token;
+        v->nonce = c->nonce;
+        v->status = r->status;
+        if (c->type != COMMAND_OPEN && c->name != NULL) {
+                v->name_len = c->name_len;
+                memcpy(v->name, c->name, c->name_len);
+        }
+        v->has_result = true;
+        v->result = *r;
 }
 
 /* The client learns from the model's answers, never from the machine's, so
  * a seed names the same commands whatever the implementation does. */
 static void gen_observe(struct gen *g, const struct command *c,
-                        const struct lockfsm_result *r, const struct evlog *log)
+                        const struct lockfsm_result *r, const struct ev *ev,
+                        unsigned n)
 {
         if (c->type == COMMAND_OPEN && r->status == 0 && !r->duplicate &&
             g->ns < CAP_KNOWN) {
@@ -1196,15 +1280,134 @@ static void gen_observe(struct gen *g, const struct command *c,
                 gs->nonce = c->nonce;
                 gs->next_seq = 1;
         }
-        for (unsigned i = 0; i < log->n; i++) {
-                if (log->ev[i].type == LOCKFSM_EV_GRANT) {
-                        g->tokens[g->tpos] = log->ev[i].token;
+        for (unsigned i = 0; i < n; i++) {
+                if (ev[i].type == LOCKFSM_EV_GRANT) {
+                        g->tokens[g->tpos] = ev[i].token;
                         g->tpos = (g->tpos + 1) % CAP_TOKENS;
                         if (g->ntokens < CAP_TOKENS) {
                                 g->ntokens++;
                         }
                 }
         }
+}
+
+/* One command's bytes, applied by the model as lockfsm_apply would: its
+ * events and RESULT go to `log`, and the client learns from the answer. */
+static struct lockfsm_result m_command(struct model *m, struct gen *g,
+                                       uint64_t index, const uint8_t *p,
+                                       size_t n, struct evlog *log)
+{
+        struct lockfsm_result r;
+        struct command c;
+        unsigned from = log->n;
+        int dec = command_decode(&c, p, n);
+
+        if (dec != 0) {
+                memset(&c, 0, sizeof c);
+                m_stamp(m, index);
+                r = rejected(dec);
+        } else {
+                r = m_apply(m, index, &c, log);
+        }
+        m_result_ev(log, index, &c, &r);
+        if (dec == 0) {
+                gen_observe(g, &c, &r, &log->ev[from], log->n - from);
+        }
+        return r;
+}
+
+/* The model's answer to a whole entry, parsed the way lockfsm_apply
+ * parses it: a batch's commands in order, or one command. */
+static struct lockfsm_result m_entry(struct model *m, struct gen *g,
+                                     uint64_t index, const uint8_t *buf,
+                                     size_t len, struct evlog *log)
+{
+        struct lockfsm_result r;
+        struct entry_reader rd;
+        const uint8_t *p;
+        size_t n;
+        int rv;
+
+        if (!entry_is_batch(buf, len)) {
+                return m_command(m, g, index, buf, len, log);
+        }
+        rv = entry_reader_init(&rd, buf, len);
+        if (rv != 0) {
+                struct command none;
+
+                memset(&none, 0, sizeof none);
+                m_stamp(m, index);
+                r = rejected(rv);
+                m_result_ev(log, index, &none, &r);
+                return r;
+        }
+        while (entry_reader_next(&rd, &p, &n)) {
+                m_command(m, g, index, p, n, log);
+        }
+        r = outcome(LOCKFSM_APPLIED, 0, 0);
+        r.count = rd.count;
+        return r;
+}
+
+/* A batch of up to 8 commands, each generated from the model's state
+ * after the ones before it were applied (so a batch can grant a lock and
+ * release it again: the case of the one-grant-per-entry rule), or now and
+ * then generated up front and then damaged, so its framing is tested. */
+static size_t gen_batch(struct gen *g, struct model *m, uint64_t index,
+                        uint8_t *buf, size_t cap, struct evlog *log,
+                        struct lockfsm_result *want)
+{
+        unsigned k = rng_below(&g->rng, 9);
+        bool damage = chance(&g->rng, 4);
+        struct entry_writer w;
+        size_t len;
+
+        entry_writer_init(&w, buf, cap, index);
+        for (unsigned i = 0; i < k; i++) {
+                uint8_t cmd[COMMAND_MAX_SIZE];
+                struct command c;
+                size_t n;
+
+                gen_command(g, m, index, &c);
+                n = command_encode(&c, cmd, sizeof cmd);
+                assert_true(n > 0);
+                gen_flip(g, cmd, n);
+                if (!entry_writer_add(&w, cmd, n)) {
+                        break;
+                }
+                if (!damage) {
+                        m_command(m, g, index, cmd, n, log);
+                }
+        }
+        len = entry_writer_finish(&w);
+        if (!damage) {
+                *want = outcome(LOCKFSM_APPLIED, 0, 0);
+                want->count = w.count;
+                return len;
+        }
+        switch (rng_below(&g->rng, 4)) {
+        case 0: /* a header byte: version, type, flags, count, term */
+                buf[rng_below(&g->rng, ENTRY_HEADER_SIZE)] ^=
+                    (uint8_t)(1 + rng_below(&g->rng, 255));
+                break;
+        case 1: /* a record's length */
+                if (w.count > 0) {
+                        buf[ENTRY_HEADER_SIZE] ^=
+                            (uint8_t)(1 + rng_below(&g->rng, 255));
+                }
+                break;
+        case 2: /* cut short, or run long */
+                len = chance(&g->rng, 50) && len > 8 ? len - 8 : len + 8;
+                memset(buf + len - 8, 0, len < cap ? 8 : 0);
+                break;
+        default: /* padding that is not zero */
+                if (len > ENTRY_HEADER_SIZE) {
+                        buf[len - 1] ^= 1;
+                }
+                break;
+        }
+        *want = m_entry(m, g, index, buf, len, log);
+        return len;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1229,6 +1432,10 @@ struct tally {
         unsigned long handovers;    /* GRANT events to a waiter */
         unsigned long multi_grants; /* entries with two or more GRANTs */
         unsigned long ties;         /* ends that ordered grants by age */
+        unsigned long batches;      /* entries of several commands */
+        unsigned long deferred;     /* entries that left a lock between
+                                       holders for the next one */
+        unsigned long begun;        /* entries that began with a grant */
 };
 
 /* Per-sequence memory of the events seen, for the invariants that span
@@ -1251,8 +1458,9 @@ struct run {
         struct evlog fev;  /* events of f for this entry */
         struct evlog rev;  /* events of r */
         struct evlog mev;  /* events the model predicts */
-        uint8_t buf[COMMAND_MAX_SIZE + 16]; /* the last entry */
+        uint8_t buf[4096]; /* the last entry */
         size_t len;
+        unsigned began; /* events of the last entry's start */
         struct lasttoken last[CAP_KNOWN];
         unsigned nlast;
         uint64_t opened[CAP_KNOWN];
@@ -1307,6 +1515,14 @@ static void describe(char *out, size_t cap, const uint8_t *buf, size_t len,
 {
         int n;
 
+        if (entry_is_batch(buf, len)) {
+                struct entry_reader rd;
+                int rv = entry_reader_init(&rd, buf, len);
+
+                snprintf(out, cap, "BATCH of %zu bytes, %u commands%s", len,
+                         rd.count, rv != 0 ? ", refused" : "");
+                return;
+        }
         if (dec != 0) {
                 n = snprintf(out, cap, "undecodable (%d) %zu bytes:", dec, len);
                 for (size_t i = 0; i < len && n > 0 && (size_t)n + 4 < cap;
@@ -1433,77 +1649,64 @@ static bool known(const uint64_t *ids, unsigned n, uint64_t id)
         return false;
 }
 
-/* Checks (d), (e) and (f) of the brief on the machine's events, and that
- * they are the events the model predicts. */
-static bool check_events(struct run *run, uint64_t index, int dec,
-                         const struct command *c,
-                         const struct lockfsm_result *res)
+/* The machine's events must be the model's, one by one (RESULTs with
+ * their outcomes), and keep the invariants that hold whatever the model
+ * says: no event for a session after its END, every GRANT to a session
+ * that opened, with the entry's index as its token, and tokens that
+ * strictly increase per lock, so no entry grants a lock twice. `type` is
+ * the command of a one-command entry, 0 otherwise. */
+static bool check_events(struct run *run, uint64_t index, int type)
 {
         const struct evlog *log = &run->fev;
-        unsigned grants = 0, n;
+        unsigned grants = 0;
         char a[256], b[256];
 
-        if (log->overflow || log->n == 0) {
-                return diverge(run,
-                               "%u events (overflow %d): expected a RESULT",
-                               log->n, log->overflow);
+        if (log->overflow || run->mev.overflow) {
+                return diverge(run, "more events than the log holds");
         }
-        n = log->n - 1;
-        if (log->ev[n].type != LOCKFSM_EV_RESULT || !log->ev[n].has_result) {
-                return diverge(run, "the last event is %s, not RESULT",
-                               ev_type_name(log->ev[n].type));
-        }
-        if (!result_eq(res, &log->ev[n].result, true) ||
-            log->ev[n].result.status != res->status) {
-                result_str(a, sizeof a, &log->ev[n].result);
-                result_str(b, sizeof b, res);
-                return diverge(run, "RESULT event %s differs from res %s", a,
-                               b);
-        }
-        for (unsigned i = 0; i < log->n; i++) {
-                const struct ev *v = &log->ev[i];
+        for (unsigned i = 0; i < log->n || i < run->mev.n; i++) {
+                const struct ev *want = i < run->mev.n ? &run->mev.ev[i] : NULL;
+                const struct ev *got = i < log->n ? &log->ev[i] : NULL;
 
-                if (v->index != index) {
-                        return diverge(run, "event %u has index %" PRIu64, i,
-                                       v->index);
-                }
-                if (dec == 0 && v->cause != c->type) {
-                        return diverge(run, "event %u has cause %u", i,
-                                       v->cause);
-                }
-                if (i < n && v->type == LOCKFSM_EV_RESULT) {
-                        return diverge(run, "RESULT event %u is not the last",
-                                       i);
-                }
-        }
-        if (dec != 0 && n != 0) {
-                return diverge(run, "an undecodable entry emitted %u events",
-                               n);
-        }
-        for (unsigned i = 0; i < n || i < run->mev.n; i++) {
-                if (i < n && i < run->mev.n &&
-                    ev_eq(&run->mev.ev[i], &log->ev[i])) {
+                if (want != NULL && got != NULL && ev_eq(want, got) &&
+                    want->cause == got->cause && got->index == index &&
+                    got->has_result == want->has_result &&
+                    (!want->has_result ||
+                     (result_eq(&want->result, &got->result, true) &&
+                      got->status == want->status))) {
                         continue;
                 }
                 snprintf(a, sizeof a, "nothing");
-                snprintf(b, sizeof b, "RESULT");
-                if (i < run->mev.n) {
-                        ev_str(a, sizeof a, &run->mev.ev[i]);
+                snprintf(b, sizeof b, "nothing");
+                if (want != NULL) {
+                        ev_str(a, sizeof a, want);
                 }
-                if (i < n) {
-                        ev_str(b, sizeof b, &log->ev[i]);
+                if (got != NULL) {
+                        ev_str(b, sizeof b, got);
+                }
+                if (want != NULL && got != NULL && want->has_result &&
+                    got->has_result) {
+                        size_t k = strlen(a), l = strlen(b);
+
+                        result_str(a + k, sizeof a - k, &want->result);
+                        result_str(b + l, sizeof b - l, &got->result);
                 }
                 return diverge(run,
-                               "event %u of %u: expected %s, got %s "
-                               "(the model expects %u)",
-                               i, n, a, b, run->mev.n);
+                               "event %u of %u: expected %s (cause %u), got "
+                               "%s (cause %u, index %" PRIu64 ")",
+                               i, run->mev.n, a, want != NULL ? want->cause : 0,
+                               b, got != NULL ? got->cause : 0,
+                               got != NULL ? got->index : 0);
         }
 
         /* Invariants that hold whatever the model says. */
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < log->n; i++) {
                 const struct ev *v = &log->ev[i];
                 struct lasttoken *lt = NULL;
 
+                if (v->type == LOCKFSM_EV_RESULT) {
+                        continue; /* a refusal may name any session */
+                }
                 if (known(run->ended, run->nended, v->session)) {
                         return diverge(run,
                                        "%s event names session %" PRIu64
@@ -1519,7 +1722,7 @@ static bool check_events(struct run *run, uint64_t index, int dec,
                 if (v->type != LOCKFSM_EV_GRANT) {
                         continue;
                 }
-                grants++;
+                grants += v->cause != COMMAND_BATCH;
                 if (!known(run->opened, run->nopened, v->session)) {
                         return diverge(run,
                                        "GRANT to session %" PRIu64
@@ -1556,8 +1759,8 @@ static bool check_events(struct run *run, uint64_t index, int dec,
                         lt->token = v->token;
                 }
         }
-        if (grants > 1 && c->type != COMMAND_CLOSE &&
-            c->type != COMMAND_EXPIRE) {
+        if (grants > 1 && type != 0 && type != COMMAND_CLOSE &&
+            type != COMMAND_EXPIRE) {
                 return diverge(run,
                                "%u grants share token %" PRIu64 " outside "
                                "CLOSE/EXPIRE",
@@ -1633,10 +1836,13 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 1, "bad version");
+        WANT(rd_n(&r, 2) == 2, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
+        v = rd_n(&r, 8);
+        WANT(v == m->stamp, "stamp %" PRIu64 ", expected %" PRIu64, v,
+             m->stamp);
         v = rd_n(&r, 4);
         WANT(v == m->nt, "%" PRIu64 " tombstones, expected %u", v, m->nt);
         for (unsigned i = 0; i < m->nt; i++) {
@@ -1709,12 +1915,17 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                      "lock \"%.*s\" created %" PRIu64 ", expected %" PRIu64,
                      l->name_len, l->name, v, l->created);
                 WANT(rd_n(&r, 1) == COMMAND_MODE_EXCLUSIVE, "lock %u mode", i);
-                WANT(rd_n(&r, 4) == 1, "lock %u holder count", i);
-                WANT(rd_n(&r, 8) == l->session, "lock %u holder session", i);
-                WANT(rd_n(&r, 8) == l->owner, "lock %u holder owner", i);
-                WANT(rd_n(&r, 8) == l->seq, "lock %u holder seq", i);
-                WANT(rd_n(&r, 8) == l->token, "lock %u holder token", i);
-                WANT(rd_n(&r, 4) == l->count, "lock %u hold count", i);
+                WANT(rd_n(&r, 4) == (l->count > 0), "lock %u holder count", i);
+                if (l->count > 0) {
+                        WANT(rd_n(&r, 8) == l->session,
+                             "lock %u holder session", i);
+                        WANT(rd_n(&r, 8) == l->owner, "lock %u holder owner",
+                             i);
+                        WANT(rd_n(&r, 8) == l->seq, "lock %u holder seq", i);
+                        WANT(rd_n(&r, 8) == l->token, "lock %u holder token",
+                             i);
+                        WANT(rd_n(&r, 4) == l->count, "lock %u hold count", i);
+                }
                 v = rd_n(&r, 4);
                 WANT(v == l->nw, "lock %u has %" PRIu64 " waiters, expected %u",
                      i, v, l->nw);
@@ -1760,7 +1971,7 @@ static bool check_lookups(struct run *run)
         struct lockfsm_result got;
         struct lockfsm_stats st;
         struct lockfsm_result want;
-        uint64_t waiters = 0;
+        uint64_t waiters = 0, held = 0;
         char what[300];
 
         /* The generator's names, then every lock the model holds (a
@@ -1790,10 +2001,11 @@ static bool check_lookups(struct run *run)
         }
         for (unsigned i = 0; i < run->m.nl; i++) {
                 waiters += run->m.l[i].nw;
+                held += run->m.l[i].count > 0;
         }
         lockfsm_stats(run->f, &st);
         if (st.sessions != run->m.ns || st.locks != run->m.nl ||
-            st.grants != run->m.nl || st.waiters != waiters ||
+            st.grants != held || st.waiters != waiters ||
             st.tombstones != run->m.nt) {
                 return diverge(run,
                                "stats sessions=%" PRIu64 " locks=%" PRIu64
@@ -1801,8 +2013,8 @@ static bool check_lookups(struct run *run)
                                " tombstones=%" PRIu64 ", expected %u %u %u "
                                "%" PRIu64 " %u",
                                st.sessions, st.locks, st.grants, st.waiters,
-                               st.tombstones, run->m.ns, run->m.nl, run->m.nl,
-                               waiters, run->m.nt);
+                               st.tombstones, run->m.ns, run->m.nl,
+                               (unsigned)held, waiters, run->m.nt);
         }
         for (unsigned i = 0; i < run->g.ns; i++) {
                 const struct msess *s = m_session(&run->m, run->g.s[i].id);
@@ -1828,13 +2040,13 @@ static bool snapshot(struct run *run, struct lockfsm *f, void **buf,
         return true;
 }
 
-/* Everything but last_index and the checksum: what "changes nothing"
- * means for an entry that is applied but refused. */
+/* Everything but last_index, the stamp and the checksum: what "changes
+ * nothing" means for an entry that is applied but refused. */
 static bool same_state(const uint8_t *a, size_t alen, const uint8_t *b,
                        size_t blen)
 {
-        return alen == blen && alen >= 24 && memcmp(a, b, 8) == 0 &&
-               memcmp(a + 16, b + 16, alen - 24) == 0;
+        return alen == blen && alen >= 32 && memcmp(a, b, 8) == 0 &&
+               memcmp(a + 24, b + 24, alen - 32) == 0;
 }
 
 /* Snapshot f, check that r (replaying since the last checkpoint) has the
@@ -1892,32 +2104,51 @@ out:
         return ok;
 }
 
+/* Generates the next entry into run->buf and predicts on the model what
+ * applying it does: every event in run->mev, RESULTs included, and what
+ * lockfsm_apply returns. */
+static struct lockfsm_result gen_and_predict(struct run *run, uint64_t index)
+{
+        struct lockfsm_result want;
+
+        run->mev.n = 0;
+        run->mev.overflow = false;
+        m_entry_begin(&run->m, index, &run->mev);
+        run->began = run->mev.n;
+        if (chance(&run->g.rng, 25)) {
+                run->len = gen_batch(&run->g, &run->m, index, run->buf,
+                                     sizeof run->buf, &run->mev, &want);
+        } else {
+                run->len = gen_entry(&run->g, &run->m, index, run->buf,
+                                     sizeof run->buf);
+                want = m_entry(&run->m, &run->g, index, run->buf, run->len,
+                               &run->mev);
+        }
+        m_entry_end(&run->m);
+        return want;
+}
+
 /* One entry: the model, the machine and the replica apply it, then every
  * check runs. */
 static bool step(struct run *run, uint64_t index)
 {
         uint8_t *buf = run->buf;
-        struct lockfsm_result res, rres;
+        struct lockfsm_result res, rres, want;
         void *before = NULL, *after = NULL;
         size_t len, blen = 0, alen = 0;
+        struct entry_reader rd;
         struct command c;
         const char *bad;
-        struct lockfsm_result want;
-        bool ok = false;
+        bool ok = false, batch;
         int dec, rv;
 
-        len = gen_entry(&run->g, &run->m, index, buf, sizeof run->buf);
-        run->len = len;
-        dec = command_decode(&c, buf, len);
-        if (dec != 0) {
-                want = rejected(dec);
-                run->mev.n = 0;
-                if (!snapshot(run, run->f, &before, &blen)) {
-                        return false;
-                }
-        } else {
-                want = m_apply(&run->m, index, &c, &run->mev);
-                gen_observe(&run->g, &c, &want, &run->mev);
+        want = gen_and_predict(run, index);
+        len = run->len;
+        batch = entry_is_batch(buf, len);
+        dec = batch ? entry_reader_init(&rd, buf, len)
+                    : command_decode(&c, buf, len);
+        if (dec != 0 && !snapshot(run, run->f, &before, &blen)) {
+                return false;
         }
         if (run->tally != NULL) {
                 struct tally *t = run->tally;
@@ -1932,11 +2163,21 @@ static bool step(struct run *run, uint64_t index)
                 }
                 t->duplicates += want.duplicate;
                 for (unsigned i = 0; i < run->mev.n; i++) {
-                        grants += run->mev.ev[i].type == LOCKFSM_EV_GRANT;
+                        const struct ev *v = &run->mev.ev[i];
+
+                        grants += v->type == LOCKFSM_EV_GRANT;
+                        t->handovers += v->type == LOCKFSM_EV_GRANT &&
+                                        v->cause != COMMAND_ACQUIRE;
                 }
-                t->handovers +=
-                    grants > 0 && c.type != COMMAND_ACQUIRE ? grants : 0;
                 t->multi_grants += grants > 1;
+                t->batches += batch;
+                t->begun += run->began > 0;
+                for (unsigned i = 0; i < run->m.nl; i++) {
+                        if (run->m.l[i].count == 0) {
+                                t->deferred++;
+                                break;
+                        }
+                }
         }
         if (run->m.overflow || run->mev.overflow) {
                 return diverge(run, "the model outgrew its arrays");
@@ -1960,7 +2201,7 @@ static bool step(struct run *run, uint64_t index)
                 goto out;
         }
         if (!check_result(run, "result", &want, &res) ||
-            !check_events(run, index, dec, &c, &res)) {
+            !check_events(run, index, batch || dec != 0 ? 0 : c.type)) {
                 goto out;
         }
         if (lockfsm_last_index(run->f) != index) {
@@ -1983,7 +2224,10 @@ static bool step(struct run *run, uint64_t index)
              !check_snapshot(run, after, alen, index))) {
                 goto out;
         }
-        if (dec != 0 && !same_state(before, blen, after, alen)) {
+        /* A refused entry changes nothing but its stamp, unless its start
+         * handed on a lock an earlier entry left between holders. */
+        if (dec != 0 && run->began == 0 &&
+            !same_state(before, blen, after, alen)) {
                 diverge(run, "an undecodable entry changed the state");
                 goto out;
         }
@@ -1994,7 +2238,7 @@ static bool step(struct run *run, uint64_t index)
                 memset(&rres, 0xa5, sizeof rres);
                 /* Half the time through the pre-decoded entry point, which
                  * must behave exactly like the byte one. */
-                rv = dec == 0 && index % 2 == 1
+                rv = !batch && dec == 0 && index % 2 == 1
                          ? lockfsm_apply_command(run->r, index, &c, &rres)
                          : lockfsm_apply(run->r, index, buf, len, &rres);
                 if (rv != 0 || !result_eq(&res, &rres, true) ||
@@ -2093,9 +2337,11 @@ static void print_tally(const struct tally *t)
 {
         print_message("# %lu steps, %lu undecodable, %lu duplicates, "
                       "%lu handovers, %lu multi-grant entries, %lu ends "
-                      "with tied tokens\n",
+                      "with tied tokens, %lu batches, %lu entries that "
+                      "deferred a grant, %lu that began with one\n",
                       t->steps, t->undecodable, t->duplicates, t->handovers,
-                      t->multi_grants, t->ties);
+                      t->multi_grants, t->ties, t->batches, t->deferred,
+                      t->begun);
         for (unsigned k = 1; k < 16; k++) {
                 if (t->kind[k] > 0) {
                         print_message("#   kind %2u: %lu\n", k, t->kind[k]);
@@ -2212,6 +2458,12 @@ static void model_negative_dead_waiter(void **state)
         negative(BUG_DEAD_WAITER, "dead-waiter");
 }
 
+static void model_negative_grant_twice(void **state)
+{
+        (void)state;
+        negative(BUG_TWICE, "grant-twice");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -2223,6 +2475,7 @@ int main(void)
             cmocka_unit_test(model_seeds_2500_2999),
             cmocka_unit_test(model_negative_forgetful),
             cmocka_unit_test(model_negative_dead_waiter),
+            cmocka_unit_test(model_negative_grant_twice),
         };
 
         return cmocka_run_group_tests_name("model", tests, NULL, NULL);

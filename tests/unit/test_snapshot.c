@@ -168,15 +168,47 @@ static void test_unknown_version_refused(void **state)
         (void)state;
         fsmtest_init(&t, NULL, NULL);
         buf = fsmtest_snapshot(t.f, &len);
-        buf[4] = 2;
+        buf[4] = 3;
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_EVERSION);
-        buf[4] = 1;
+        buf[4] = 2;
         buf[6] = 1; /* flags */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
         free(buf);
         fsmtest_close(&t);
+}
+
+/* A version 1 snapshot (no stamp: every id was its entry's index) still
+ * loads, as the state a version 2 machine would have had. */
+static void test_version_1_loads(void **state)
+{
+        struct fsmtest *a = malloc(sizeof *a);
+        struct fsmtest *b = malloc(sizeof *b);
+        uint8_t *v2, *v1;
+        size_t len;
+
+        (void)state;
+        fsmtest_init(a, NULL, NULL);
+        fsmtest_init(b, NULL, NULL);
+        build_rich(a);
+        v2 = fsmtest_snapshot(a->f, &len);
+        /* Version 1 is version 2 without the stamp after last_index. */
+        assert_memory_equal(v2 + 8, v2 + 16, 8);
+        v1 = malloc(len - 8);
+        memcpy(v1, v2, 16);
+        memcpy(v1 + 16, v2 + 24, len - 24);
+        v1[4] = 1;
+        reseal(v1, len - 8);
+        assert_int_equal(lockfsm_restore(b->f, v1, len - 8), 0);
+        assert_null(lockfsm_check(b->f));
+        assert_true(fsmtest_same_state(a->f, b->f));
+        free(v1);
+        free(v2);
+        fsmtest_close(a);
+        fsmtest_close(b);
+        free(a);
+        free(b);
 }
 
 /*
@@ -292,6 +324,7 @@ int main(void)
             cmocka_unit_test(test_restore_then_continue_in_lockstep),
             cmocka_unit_test(test_truncations_and_bit_flips_refused),
             cmocka_unit_test(test_unknown_version_refused),
+            cmocka_unit_test(test_version_1_loads),
             cmocka_unit_test(test_resealed_mutations_are_refused_or_canonical),
             cmocka_unit_test(test_crafted_inconsistencies_refused),
             cmocka_unit_test(test_restore_keeps_event_callback),
