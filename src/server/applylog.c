@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,8 +60,9 @@ static size_t put_name(char *out, size_t cap, const char *name, size_t len)
         return n;
 }
 
-size_t applylog_format(char *buf, size_t cap, uint64_t term,
-                       const struct lockfsm_event *ev)
+/* One line for `ev`, whose event is called `event`. */
+static size_t format(char *buf, size_t cap, uint64_t term,
+                     const struct lockfsm_event *ev, const char *event)
 {
         struct timespec now;
         int head;
@@ -69,14 +71,14 @@ size_t applylog_format(char *buf, size_t cap, uint64_t term,
         /* CLOCK_MONOTONIC is one clock for every process on the machine:
          * checkers place applies between client operations with it. */
         clock_gettime(CLOCK_MONOTONIC, &now);
-        head = snprintf(
-            buf, cap,
-            "{\"index\":%" PRIu64 ",\"term\":%" PRIu64
-            ",\"event\":\"%s\",\"cause\":\"%s\",\"session\":%" PRIu64
-            ",\"seq\":%" PRIu64 ",\"owner\":%" PRIu64 ",\"token\":%" PRIu64
-            ",\"status\":%d,\"lock\":\"",
-            ev->index, term, event_name(ev->type), command_type_name(ev->cause),
-            ev->session, ev->seq, ev->owner, ev->token, ev->status);
+        head =
+            snprintf(buf, cap,
+                     "{\"index\":%" PRIu64 ",\"term\":%" PRIu64
+                     ",\"event\":\"%s\",\"cause\":\"%s\",\"session\":%" PRIu64
+                     ",\"seq\":%" PRIu64 ",\"owner\":%" PRIu64
+                     ",\"token\":%" PRIu64 ",\"status\":%d,\"lock\":\"",
+                     ev->index, term, event, command_type_name(ev->cause),
+                     ev->session, ev->seq, ev->owner, ev->token, ev->status);
 
         if (head < 0 || (size_t)head >= cap) {
                 return 0;
@@ -101,6 +103,23 @@ size_t applylog_format(char *buf, size_t cap, uint64_t term,
         return n + (size_t)head;
 }
 
+size_t applylog_format(char *buf, size_t cap, uint64_t term,
+                       const struct lockfsm_event *ev)
+{
+        return format(buf, cap, term, ev, event_name(ev->type));
+}
+
+size_t applylog_format_entry(char *buf, size_t cap, uint64_t term,
+                             uint64_t index, uint8_t kind)
+{
+        struct lockfsm_event ev;
+
+        memset(&ev, 0, sizeof ev);
+        ev.index = index;
+        ev.cause = kind;
+        return format(buf, cap, term, &ev, "ENTRY");
+}
+
 int applylog_open(struct applylog *a, const char *path)
 {
         a->fd = -1;
@@ -119,18 +138,32 @@ void applylog_close(struct applylog *a)
         }
 }
 
+static void put_line(struct applylog *a, const char *line, size_t n)
+{
+        if (n > 0 && write(a->fd, line, n) < 0) {
+                /* A checker's aid must never stop the node: drop the line. */
+                return;
+        }
+}
+
 void applylog_write(struct applylog *a, uint64_t term,
                     const struct lockfsm_event *ev)
 {
         char line[2048];
-        size_t n;
 
-        if (a->fd < 0) {
-                return;
+        if (a->fd >= 0) {
+                put_line(a, line, applylog_format(line, sizeof line, term, ev));
         }
-        n = applylog_format(line, sizeof line, term, ev);
-        if (n > 0 && write(a->fd, line, n) < 0) {
-                /* A checker's aid must never stop the node: drop the line. */
-                return;
+}
+
+void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
+                          uint8_t kind)
+{
+        char line[256];
+
+        if (a->fd >= 0) {
+                put_line(a, line,
+                         applylog_format_entry(line, sizeof line, term, index,
+                                               kind));
         }
 }

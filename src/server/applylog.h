@@ -9,9 +9,13 @@
 
 /*
  * Each line: {"index":N,"term":N,"event":"GRANT","cause":"RELEASE",
- * "session":N,"seq":N,"owner":N,"token":N,"status":N,"lock":"name"}.
- * Lines are written with one write(2) each, unbuffered, so a node killed
- * with SIGKILL leaves every line of what it applied.
+ * "session":N,"seq":N,"owner":N,"token":N,"status":N,"lock":"name",
+ * "mono_ns":N}. After the events of an entry comes one line with event
+ * "ENTRY" (cause BATCH, or the type of the entry's one command; the other
+ * fields 0), so a reader knows where an entry ends: one missing means the
+ * node stopped while applying it. Lines are written with one write(2)
+ * each, unbuffered, so a node killed with SIGKILL leaves every line of
+ * what it applied.
  */
 struct applylog {
         int fd; /* -1: off */
@@ -24,9 +28,15 @@ void applylog_close(struct applylog *a);
 void applylog_write(struct applylog *a, uint64_t term,
                     const struct lockfsm_event *ev);
 
+/* The ENTRY line after the events of the entry at `index`. */
+void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
+                          uint8_t kind);
+
 /* Format one line (with its newline) into `buf`; returns its length, or 0
  * if it does not fit. Exposed for tests. */
 size_t applylog_format(char *buf, size_t cap, uint64_t term,
                        const struct lockfsm_event *ev);
+size_t applylog_format_entry(char *buf, size_t cap, uint64_t term,
+                             uint64_t index, uint8_t kind);
 
 #endif /* SERVER_APPLYLOG_H */

@@ -6,10 +6,8 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../fsm/entry.h"
 #include "log.h"
-
-/* Entries per raft_apply: one per request, so tokens stay unique. */
-#define BATCH_MAX 256
 
 /*
  * A request between its arrival and its answer. Client commands are keyed
@@ -48,6 +46,7 @@ struct pending {
 
 struct batch {
         struct raft_apply req;
+        struct gateway *g;
         struct queue members;
 };
 
@@ -271,6 +270,7 @@ static void on_applied(struct raft_apply *req, int status, void *result)
         struct batch *b = req->data;
 
         (void)result;
+        b->g->inflight--;
         while (!queue_empty(&b->members)) {
                 struct pending *p =
                     QUEUE_DATA(queue_head(&b->members), struct pending, link);
@@ -292,59 +292,113 @@ static void on_applied(struct raft_apply *req, int status, void *result)
         free(b);
 }
 
-/* Propose up to BATCH_MAX unsent commands in one raft_apply. False when
- * nothing could be proposed (out of memory, or raft refused). */
-static bool propose_batch(struct gateway *g)
+/* Propose the MEMBER command at the head of the unsent queue (the leader's
+ * own, recording a member's addresses) as an entry of its own. */
+static bool propose_member(struct gateway *g)
 {
-        struct raft *r = &g->node->raft;
-        struct raft_buffer bufs[BATCH_MAX];
-        struct batch *b;
-        struct queue *q;
-        uint64_t now_ns;
-        unsigned n = 0, i;
+        struct pending *p =
+            QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
+        struct raft_buffer buf;
+        struct batch *b = malloc(sizeof *b);
         int rv;
 
-        b = malloc(sizeof *b);
-        if (b == NULL) {
+        buf.len = p->len;
+        buf.base = raft_malloc(p->len);
+        if (b == NULL || buf.base == NULL) {
+                free(b);
+                raft_free(buf.base);
                 return false;
         }
+        memcpy(buf.base, p->buf, p->len);
+        b->g = g;
+        b->req.data = b;
         queue_init(&b->members);
-        while (!queue_empty(&g->unsent) && n < BATCH_MAX) {
-                struct pending *p =
-                    QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
-                bufs[n].base = raft_malloc(p->len);
-                if (bufs[n].base == NULL) {
-                        break;
-                }
-                memcpy(bufs[n].base, p->buf, p->len);
-                bufs[n].len = p->len;
-                queue_remove(&p->link);
-                queue_push_tail(&b->members, &p->link);
-                p->batch = b;
-                n++;
-        }
-        if (n == 0 || hmap_reserve(&g->pending, g->pending.count + n) != 0) {
-                for (i = 0; i < n; i++) {
-                        raft_free(bufs[i].base);
-                }
-                /* Back to the front of the queue, in order, for next time. */
-                while (!queue_empty(&b->members)) {
-                        q = queue_tail(&b->members);
-                        queue_remove(q);
-                        queue_insert_after(&g->unsent, q);
-                }
+        queue_remove(&p->link);
+        queue_push_tail(&b->members, &p->link);
+        p->batch = b;
+        rv = raft_apply(&g->node->raft, &b->req, &buf, 1, on_applied);
+        if (rv != 0) {
+                raft_free(buf.base);
+                log_warn("raft_apply: %s", raft_strerror(rv));
+                redirect_all(g, &b->members);
                 free(b);
                 return false;
         }
+        g->inflight++;
+        return true;
+}
+
+/* Propose the unsent commands that fit in one batch entry (entry.h), in
+ * one raft_apply: libraft 0.22.1 takes one buffer per call and sends every
+ * entry to every follower at once, so an entry per loop iteration, not per
+ * command, is what keeps followers' messages and disk writes few. With
+ * `nudge`, an empty batch is proposed when nothing is unsent: the next
+ * entry, whatever it carries, hands on the locks an earlier one had to
+ * defer (lockfsm.h). False when nothing could be proposed (out of memory,
+ * or raft refused). */
+static bool propose_batch(struct gateway *g, bool nudge)
+{
+        struct raft *r = &g->node->raft;
+        struct entry_writer w;
+        struct raft_buffer buf;
+        struct batch *b;
+        struct queue *q;
+        uint64_t now_ns;
+        unsigned n = 0;
+        size_t size = ENTRY_HEADER_SIZE + 8;
+        int rv;
+
+        if (queue_empty(&g->unsent) && !nudge) {
+                return false;
+        }
+        if (!queue_empty(&g->unsent) &&
+            QUEUE_DATA(queue_head(&g->unsent), struct pending, link)
+                    ->cmd.type == COMMAND_MEMBER) {
+                return propose_member(g);
+        }
+        /* Size the entry first: a full batch is ~78 KiB, most are small.
+         * MEMBER entries go alone (the raft glue gives them to the member
+         * directory, not to the lock state machine). */
+        QUEUE_FOREACH(q, &g->unsent)
+        {
+                const struct pending *p = QUEUE_DATA(q, struct pending, link);
+                if (n == ENTRY_MAX_COMMANDS || p->cmd.type == COMMAND_MEMBER) {
+                        break;
+                }
+                size += 2 + p->len;
+                n++;
+        }
+        b = malloc(sizeof *b);
+        buf.base = raft_malloc(size);
+        if (b == NULL || buf.base == NULL ||
+            hmap_reserve(&g->pending, g->pending.count + n) != 0) {
+                free(b);
+                raft_free(buf.base);
+                return false;
+        }
+        b->g = g;
+        queue_init(&b->members);
+        entry_writer_init(&w, buf.base, size, raft_current_term(r));
+        while (!queue_empty(&g->unsent)) {
+                struct pending *p =
+                    QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
+                if (p->cmd.type == COMMAND_MEMBER ||
+                    !entry_writer_add(&w, p->buf, p->len)) {
+                        break;
+                }
+                queue_remove(&p->link);
+                queue_push_tail(&b->members, &p->link);
+                p->batch = b;
+        }
+        n = w.count;
+        buf.len = entry_writer_finish(&w);
         b->req.data = b;
         /* Before the call: raft_apply itself starts the disk write and
          * sends to the followers, and that is raft's time. */
         now_ns = uv_hrtime();
-        rv = raft_apply(r, &b->req, bufs, n, on_applied);
+        rv = raft_apply(r, &b->req, &buf, 1, on_applied);
         if (rv != 0) {
-                for (i = 0; i < n; i++) {
-                        raft_free(bufs[i].base);
-                }
+                raft_free(buf.base);
                 log_warn("raft_apply: %s", raft_strerror(rv));
                 redirect_all(g, &b->members);
                 free(b);
@@ -352,6 +406,7 @@ static bool propose_batch(struct gateway *g)
         }
         g->stats.batches++;
         g->stats.proposed += n;
+        g->inflight++;
         /* Keyed only now: an answer can only come from an applied entry. */
         QUEUE_FOREACH(q, &b->members)
         {
@@ -564,16 +619,22 @@ static void start_reads(struct gateway *g)
 void gateway_flush(struct gateway *g)
 {
         struct raft *r = &g->node->raft;
+        bool nudge;
 
         if (!node_serving(g->node)) {
                 return;
         }
+        /* Locks an applied entry left between holders are handed on by the
+         * next entry; when none is on its way, propose an empty one. */
+        nudge = g->inflight == 0 &&
+                lockfsm_deferred(raftfsm_lockfsm(&g->node->rf)) > 0;
         /* Bound what is proposed but not applied: libraft has no limit of
-         * its own (RAFT.md §2). The rest waits for the next iteration. */
-        while (!queue_empty(&g->unsent) &&
+         * its own. The rest waits for the next iteration. */
+        while ((!queue_empty(&g->unsent) || nudge) &&
                raft_last_index(r) - raft_last_applied(r) <
                    g->cfg->max_inflight_entries &&
-               propose_batch(g)) {
+               propose_batch(g, nudge)) {
+                nudge = false;
         }
         start_reads(g);
 }
@@ -610,9 +671,10 @@ static void on_event(void *data, const struct lockfsm_event *ev)
         bool serving = node_serving(g->node);
         struct lockfsm_result res;
 
-        applylog_write(&g->applylog, node_entry_term(g->node, ev->index), ev);
+        applylog_write(&g->applylog, raftfsm_entry_term(&g->node->rf), ev);
         switch (ev->type) {
         case LOCKFSM_EV_RESULT:
+                g->stats.applied++;
                 if (ev->cause == COMMAND_OPEN) {
                         settle_key(g, 0, ev->nonce, ev->index, ev->result);
                 } else {
@@ -642,7 +704,10 @@ static void on_event(void *data, const struct lockfsm_event *ev)
                 settle_key(g, ev->session, ev->seq, ev->index, &res);
                 break;
         case LOCKFSM_EV_QUEUE:
-                if (serving && ev->wait_ms != COMMAND_WAIT_FOREVER) {
+                /* A try queues only behind a lock its own entry freed, and
+                 * the next entry grants it: no deadline to keep. */
+                if (serving && ev->wait_ms != COMMAND_WAIT_FOREVER &&
+                    ev->wait_ms != COMMAND_WAIT_TRY) {
                         deadlines_set(&g->deadlines, ev->session, ev->seq,
                                       ev->name, ev->name_len,
                                       uv_now(g->loop) + ev->wait_ms);
@@ -663,6 +728,14 @@ static void on_event(void *data, const struct lockfsm_event *ev)
         default:
                 break;
         }
+}
+
+static void on_entry(void *data, uint64_t index, uint8_t kind)
+{
+        struct gateway *g = data;
+
+        applylog_write_entry(&g->applylog, raftfsm_entry_term(&g->node->rf),
+                             index, kind);
 }
 
 /* --- Leadership ------------------------------------------------------------
@@ -692,7 +765,7 @@ static void start_wait_clock(void *data, uint64_t session, uint64_t seq,
 {
         struct gateway *g = data;
 
-        if (wait_ms != COMMAND_WAIT_FOREVER) {
+        if (wait_ms != COMMAND_WAIT_FOREVER && wait_ms != COMMAND_WAIT_TRY) {
                 deadlines_set(&g->deadlines, session, seq, name, name_len,
                               uv_now(g->loop) + wait_ms);
         }
@@ -899,9 +972,9 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id)
         lockfsm_stats(raftfsm_lockfsm(&g->node->rf), &fs);
         st.id = g->cfg->id;
         st.role = (uint8_t)raft_state(r);
-        st.term = r->current_term;
+        st.term = raft_current_term(r);
         st.leader_id = leader;
-        st.commit_index = r->commit_index;
+        st.commit_index = raft_commit_index(r);
         st.applied_index = raft_last_applied(r);
         st.last_index = raft_last_index(r);
         st.sessions = fs.sessions;
@@ -1235,12 +1308,14 @@ int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
         deadlines_init(&g->deadlines, loop, cfg->election_timeout_ms,
                        on_deadline, g);
         raftfsm_set_event_cb(&node->rf, on_event, g);
+        raftfsm_set_entry_cb(&node->rf, on_entry, g);
         return 0;
 }
 
 void gateway_close(struct gateway *g)
 {
         raftfsm_set_event_cb(&g->node->rf, NULL, NULL);
+        raftfsm_set_entry_cb(&g->node->rf, NULL, NULL);
         abandon_all(g);
         deadlines_close(&g->deadlines);
         applylog_close(&g->applylog);

@@ -49,8 +49,9 @@ struct gateway_stats {
         struct gateway_latency latency[GATEWAY_N_KINDS];
         struct gateway_latency stages[GATEWAY_N_STAGES];
         uint64_t requests[PROTO_LIST + 1]; /* by request type */
-        uint64_t proposed;                 /* entries proposed */
-        uint64_t batches;                  /* raft_apply calls */
+        uint64_t proposed;                 /* commands proposed */
+        uint64_t batches;                  /* raft_apply calls (entries) */
+        uint64_t applied;                  /* commands applied (RESULTs) */
         uint64_t barriers;                 /* read/keepalive barriers */
         uint64_t redirects;                /* NOT_LEADER answers */
         uint64_t unknown;                  /* EUNKNOWN answers */
@@ -69,6 +70,7 @@ struct gateway {
         struct queue unsent; /* commands for the next raft_apply */
         struct queue held;   /* arrived while the leader was not serving */
         struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
+        unsigned inflight;   /* batches proposed and not yet answered */
         struct gateway_stats stats;
 };
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lz4.h>
+#include <raft.h>
 #include <uv.h>
 
 #include "../../include/baton.h"
@@ -24,8 +26,12 @@ struct server {
         uv_check_t flush;
         uv_signal_t sigint;
         uv_signal_t sigterm;
+        uv_timer_t watchdog;
         bool stopping;
 };
+
+/* How long closing raft and every handle may take once shutdown starts. */
+#define SHUTDOWN_BOUND_MS 5000
 
 /* After every loop iteration's I/O: what arrived is proposed in one batch,
  * and every connection's replies go out in one write. */
@@ -43,9 +49,22 @@ static void on_node_closed(struct node *n)
         log_info("raft closed");
 }
 
+/* Raft and the disk hold everything acknowledged, so a close that hangs
+ * can be cut short: end the process rather than never exit. */
+static void on_watchdog(uv_timer_t *t)
+{
+        (void)t;
+        log_error("shutdown did not finish in %d ms; exiting anyway",
+                  SHUTDOWN_BOUND_MS);
+        exit(1);
+}
+
 static void shutdown_now(struct server *s)
 {
         log_info("shutting down");
+        uv_timer_init(&s->loop, &s->watchdog);
+        uv_timer_start(&s->watchdog, on_watchdog, SHUTDOWN_BOUND_MS, 0);
+        uv_unref((uv_handle_t *)&s->watchdog); /* never keeps the loop up */
         metrics_close(&s->metrics);
         conn_close_all(&s->conns);
         gateway_close(&s->gateway);
@@ -79,6 +98,41 @@ static void on_signal(uv_signal_t *h, int signum)
         shutdown_now(s);
 }
 
+/* The libraft version batond was built against (configure requires
+ * 0.22.1 or later). Debian's libraft 0.22.1 declares raft_version_number()
+ * but does not export it, so the run-time version cannot be asked for; the
+ * soname (libraft.so.0, the maintained line) is what the loader checks. */
+#if RAFT_VERSION_NUMBER < 2201
+#error "Baton needs libraft 0.22.1 or later"
+#endif
+
+static void raft_version(char *buf, size_t cap)
+{
+        snprintf(buf, cap, "%d.%d.%d", RAFT_VERSION_MAJOR, RAFT_VERSION_MINOR,
+                 RAFT_VERSION_RELEASE);
+}
+
+static void print_version(void)
+{
+        char raft[32];
+
+        raft_version(raft, sizeof raft);
+        printf("batond %s (libraft %s, libuv %s, liblz4 %s)\n", PACKAGE_VERSION,
+               raft, uv_version_string(), LZ4_versionString());
+}
+
+static bool wants_version(int argc, char **argv)
+{
+        int i;
+
+        for (i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--version") == 0) {
+                        return true;
+                }
+        }
+        return false;
+}
+
 static void usage(FILE *out)
 {
         fprintf(out,
@@ -97,10 +151,15 @@ int main(int argc, char **argv)
         char errmsg[CONFIG_ERRMSG_MAX];
         const struct config_member *self;
         struct node_callbacks cb;
+        char raft[32];
         int rv;
 
         if (config_wants_help(argc, argv)) {
                 usage(stdout);
+                return 0;
+        }
+        if (wants_version(argc, argv)) {
+                print_version();
                 return 0;
         }
         config_defaults(&s->cfg);
@@ -111,6 +170,7 @@ int main(int argc, char **argv)
                 return 2;
         }
         log_set_level((enum log_level)s->cfg.log_level);
+        raft_version(raft, sizeof raft);
         signal(SIGPIPE, SIG_IGN);
         uv_loop_init(&s->loop);
         s->loop.data = s;
@@ -154,11 +214,17 @@ int main(int argc, char **argv)
         s->sigterm.data = s;
         uv_signal_start(&s->sigint, on_signal, SIGINT);
         uv_signal_start(&s->sigterm, on_signal, SIGTERM);
-        log_info("node %llu: raft %s, clients %s, data %s, %u members",
+        log_info("node %llu: raft %s, clients %s, data %s, %u members; "
+                 "batond %s, libraft %s",
                  (unsigned long long)s->cfg.id, self->raft_address,
-                 self->client_address, s->cfg.data_dir, s->cfg.n_members);
+                 self->client_address, s->cfg.data_dir, s->cfg.n_members,
+                 PACKAGE_VERSION, raft);
 
         uv_run(&s->loop, UV_RUN_DEFAULT);
+        if (s->stopping) {
+                uv_close((uv_handle_t *)&s->watchdog, NULL);
+                uv_run(&s->loop, UV_RUN_NOWAIT);
+        }
         rv = uv_loop_close(&s->loop);
         if (rv != 0) {
                 log_warn("loop closed with handles open: %s", uv_strerror(rv));

@@ -137,11 +137,14 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
                 st->expirations);
         counter(&o, "baton_wait_timeouts_total",
                 "Wait deadlines this node proposed as leader.", st->timeouts);
+        counter(&o, "baton_proposed_commands_total",
+                "Commands this node proposed as leader.", st->proposed);
         counter(&o, "baton_proposed_entries_total",
-                "Entries this node proposed as leader.", st->proposed);
-        counter(&o, "baton_raft_batches_total",
-                "raft_apply calls (one per loop iteration with requests).",
+                "Log entries (batches of commands) this node proposed as "
+                "leader.",
                 st->batches);
+        counter(&o, "baton_applied_commands_total",
+                "Commands this node's state machine applied.", st->applied);
         counter(&o, "baton_barriers_total",
                 "Barriers for linearizable reads and keepalives.",
                 st->barriers);
@@ -150,9 +153,10 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
         counter(&o, "baton_unknown_outcomes_total",
                 "Requests answered 'outcome unknown' after losing leadership.",
                 st->unknown);
-        gauge(&o, "baton_raft_term", "Current raft term.", r->current_term);
+        gauge(&o, "baton_raft_term", "Current raft term.",
+              raft_current_term(r));
         gauge(&o, "baton_raft_commit_index", "Raft commit index.",
-              r->commit_index);
+              raft_commit_index(r));
         gauge(&o, "baton_raft_applied_index", "Last applied raft index.",
               raft_last_applied(r));
         gauge(&o, "baton_raft_last_index", "Last raft log index.",

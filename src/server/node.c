@@ -13,8 +13,8 @@
 
 /* --- Peer connections without Nagle ---------------------------------------
  *
- * raft_uv_tcp in libraft 0.15.0 leaves Nagle's algorithm on. A leader that
- * sends AppendEntries while an earlier small message is unacknowledged
+ * raft_uv_tcp (still in libraft 0.22.1) leaves Nagle's algorithm on. A leader
+ * that sends AppendEntries while an earlier small message is unacknowledged
  * then waits for the follower's delayed ACK (40 ms on Linux): the p99 of a
  * lock operation was ~42 ms under load. The node wraps the transport's
  * listen and connect to set TCP_NODELAY on every peer stream. */
@@ -120,7 +120,7 @@ static void on_barrier(struct raft_barrier *req, int status)
 
         n->barrier_pending = false;
         if (status != 0 || raft_state(&n->raft) != RAFT_LEADER ||
-            n->raft.current_term != n->serving_term) {
+            raft_current_term(&n->raft) != n->serving_term) {
                 return; /* the monitor tries again if still leader */
         }
         n->serving = true;
@@ -132,25 +132,26 @@ static void on_barrier(struct raft_barrier *req, int status)
         }
 }
 
-/* Runs before every loop poll: libraft 0.15.0 has no state callback. */
+/* Runs before every loop poll: the legacy (raft_io) interface of libraft
+ * has no state-change callback. */
 static void on_monitor(uv_prepare_t *h)
 {
         struct node *n = h->data;
         bool leader = raft_state(&n->raft) == RAFT_LEADER;
+        raft_term term = raft_current_term(&n->raft);
         int rv;
 
-        if (n->serving &&
-            (!leader || n->raft.current_term != n->serving_term)) {
+        if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
                 log_info("stopped serving: now %s in term %llu",
                          leader ? "leader" : "not leader",
-                         (unsigned long long)n->raft.current_term);
+                         (unsigned long long)term);
                 if (n->cb.lost != NULL) {
                         n->cb.lost(n->cb.data);
                 }
         }
         if (leader && !n->serving && !n->barrier_pending) {
-                n->serving_term = n->raft.current_term;
+                n->serving_term = term;
                 n->barrier.data = n;
                 rv = raft_barrier(&n->raft, &n->barrier, on_barrier);
                 if (rv == 0) {
@@ -238,6 +239,8 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                          raftfsm_errmsg(&n->rf));
                 return rv;
         }
+        /* 0.22.1 refuses a transport whose version is not set first. */
+        n->transport.version = 1;
         rv = raft_uv_tcp_init(&n->transport, loop);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft transport: %s",
@@ -254,10 +257,10 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                          cfg->data_dir, raft_strerror(rv));
                 goto err_after_transport;
         }
-        /* Auto-recovery would silently drop entries of a corrupt segment,
-         * possibly acknowledged ones: fail loudly instead (RAFT.md §8). */
+        /* Auto-recovery (still on by default in 0.22.1) would silently drop
+         * entries of a corrupt segment, possibly acknowledged ones: fail
+         * loudly instead (docs/raft.md). */
         raft_uv_set_auto_recovery(&n->io, false);
-        raft_uv_set_snapshot_compression(&n->io, cfg->snapshot_compression);
         rv = raft_init(&n->raft, &n->io, &n->rf.fsm, cfg->id,
                        self->raft_address);
         if (rv != 0) {
@@ -268,8 +271,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         raftfsm_attach(&n->rf, &n->raft);
         raft_set_election_timeout(&n->raft, cfg->election_timeout_ms);
         raft_set_heartbeat_timeout(&n->raft, cfg->heartbeat_timeout_ms);
-        /* Each snapshot stalls the loop ~32 ms closing a segment, so take
-         * them rarely; the lock state is small (RAFT.md §2). */
+        /* The defaults and why are in docs/raft.md. */
         raft_set_snapshot_threshold(&n->raft, cfg->snapshot_threshold);
         raft_set_snapshot_trailing(&n->raft, cfg->snapshot_trailing);
         raft_set_pre_vote(&n->raft, true);
@@ -287,6 +289,8 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         uv_prepare_init(loop, &n->monitor);
         n->monitor.data = n;
         uv_prepare_start(&n->monitor, on_monitor);
+        uv_timer_init(loop, &n->transfer_timer);
+        n->transfer_timer.data = n;
         return 0;
 
 err_after_raft:
@@ -325,20 +329,40 @@ void node_close(struct node *n, void (*cb)(struct node *n))
 {
         n->close_cb = cb;
         n->raft.data = n;
+        n->transfer_cb = NULL;
         uv_prepare_stop(&n->monitor);
         uv_close((uv_handle_t *)&n->monitor, NULL);
+        uv_close((uv_handle_t *)&n->transfer_timer, NULL);
         raft_close(&n->raft, on_raft_closed);
+}
+
+/* The transfer ended (raft's callback), or took too long (the timer):
+ * whichever comes first runs the caller's callback, once. */
+static void transfer_done(struct node *n, bool timed_out)
+{
+        void (*cb)(struct node *) = n->transfer_cb;
+
+        n->transfer_cb = NULL;
+        uv_timer_stop(&n->transfer_timer);
+        if (cb == NULL) {
+                return;
+        }
+        if (timed_out) {
+                log_warn("leadership transfer did not finish in %u ms; "
+                         "going on without it",
+                         NODE_TRANSFER_BOUND(n->cfg));
+        }
+        cb(n);
 }
 
 static void on_transfer(struct raft_transfer *req)
 {
-        struct node *n = req->data;
-        void (*cb)(struct node *) = n->transfer_cb;
+        transfer_done(req->data, false);
+}
 
-        n->transfer_cb = NULL;
-        if (cb != NULL) {
-                cb(n);
-        }
+static void on_transfer_timeout(uv_timer_t *t)
+{
+        transfer_done(t->data, true);
 }
 
 int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n))
@@ -355,6 +379,11 @@ int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n))
                 n->transfer_cb = NULL;
                 return node_error(rv);
         }
+        /* libraft 0.22.1 never runs the callback when the node ends up
+         * candidate or without a leader (every peer stopping too): bound
+         * the wait so that a SIGTERM always ends the process. */
+        uv_timer_start(&n->transfer_timer, on_transfer_timeout,
+                       NODE_TRANSFER_BOUND(n->cfg), 0);
         return 0;
 }
 
@@ -386,23 +415,4 @@ void node_leader(struct node *n, uint64_t *id, const char **client_address)
         raft_leader(&n->raft, &leader, &raft_address);
         *id = leader;
         *client_address = leader != 0 ? node_client_address(n, leader) : "";
-}
-
-uint64_t node_entry_term(const struct node *n, uint64_t index)
-{
-        const struct raft_log *l = &n->raft.log;
-        size_t count, i;
-
-        /* struct raft_log is declared in raft.h; its circular buffer holds
-         * entries offset+1 .. offset+count. */
-        if (index <= l->offset || l->size == 0) {
-                return 0;
-        }
-        count = l->back >= l->front ? l->back - l->front
-                                    : l->size - l->front + l->back;
-        i = (size_t)(index - l->offset - 1);
-        if (i >= count) {
-                return 0;
-        }
-        return l->entries[(l->front + i) % l->size].term;
 }

@@ -16,10 +16,10 @@ struct node;
 
 /*
  * Leadership as the rest of batond sees it. A node *serves* once it is
- * leader and a barrier of its own term has been applied: libraft 0.15.0
- * appends no entry when a leader is elected, so only then are its state
- * machine and commit index current (RAFT.md §4, §8). `ready` and `lost`
- * alternate, starting with `ready`.
+ * leader and a barrier of its own term has been applied: only then is its
+ * state machine known to hold every entry an earlier leader committed (the
+ * no-op a new leader appends is not visible through raft's public calls;
+ * docs/raft.md). `ready` and `lost` alternate, starting with `ready`.
  */
 struct node_callbacks {
         void (*ready)(void *data);
@@ -48,6 +48,7 @@ struct node {
         raft_term serving_term;
         struct node_callbacks cb;
         struct raft_transfer transfer;
+        uv_timer_t transfer_timer;
         void (*transfer_cb)(struct node *n);
         void (*close_cb)(struct node *n);
         char errmsg[256];
@@ -66,8 +67,13 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
  * (pending applies and barriers have been failed by then). */
 void node_close(struct node *n, void (*cb)(struct node *n));
 
-/* Hand leadership to another voter, then run `cb` (SIGTERM path). Returns
- * BATON_ENOTLEADER when this node does not lead. */
+/* How long a leadership transfer may take before node_transfer() gives up
+ * on it: three election timeouts, in milliseconds. */
+#define NODE_TRANSFER_BOUND(cfg) (3 * (cfg)->election_timeout_ms)
+
+/* Hand leadership to another voter, then run `cb` (SIGTERM path), at the
+ * latest NODE_TRANSFER_BOUND() later, whether the transfer finished or
+ * not. Returns BATON_ENOTLEADER when this node does not lead. */
 int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n));
 
 bool node_serving(const struct node *n);
@@ -77,10 +83,6 @@ void node_leader(struct node *n, uint64_t *id, const char **client_address);
 
 /* The client address of a member, or "" when it is not known. */
 const char *node_client_address(const struct node *n, uint64_t id);
-
-/* The term of the entry at `index` while it is still in the in-memory log
- * (as it is during its apply); 0 when it is not. */
-uint64_t node_entry_term(const struct node *n, uint64_t index);
 
 /* Translate a libraft error code into the nearest BATON_E* code. */
 int node_error(int raft_rv);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../fsm/entry.h"
 
 /* The state machine allocates from raft's heap so that a snapshot buffer can
  * be given to raft as it is, and raft_heap_set() reaches it too. */
@@ -47,21 +48,25 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                      void **result)
 {
         struct raftfsm *rf = fsm->data;
+        const uint8_t *p = buf->base;
         uint64_t index;
-        int rv = 0;
+        int rv;
 
         /* Without an attached instance the index would be a guess, and a
          * wrong index is a wrong fencing token: better to stop here. */
         assert(rf->raft != NULL);
         index = (uint64_t)raft_last_applied(rf->raft) + 1;
-        if (!apply_member(rf, buf)) {
-                rv = lockfsm_apply(rf->lockfsm, index, buf->base, buf->len,
-                                   &rf->result.res);
+        rf->term = entry_term(buf->base, buf->len);
+        rf->result.index = index;
+        *result = &rf->result;
+        if (apply_member(rf, buf)) {
+                return 0;
         }
+        rv = lockfsm_apply(rf->lockfsm, index, buf->base, buf->len,
+                           &rf->result.res);
         if (rv != 0) {
-                /* lockfsm_apply() promises that nothing changed, so raft
-                 * may apply this very entry again later. Any other error
-                 * would break that promise. */
+                /* lockfsm_apply() resumes this very entry when raft applies
+                 * it again later. Any other error would break that. */
                 assert(rv == BATON_ENOMEM);
                 rf->n_nomem++;
                 snprintf(rf->errmsg, sizeof rf->errmsg,
@@ -69,8 +74,9 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                          (unsigned long long)index, baton_strerror(rv));
                 return RAFT_NOMEM;
         }
-        rf->result.index = index;
-        *result = &rf->result;
+        if (rf->entry_cb != NULL) {
+                rf->entry_cb(rf->entry_data, index, buf->len >= 2 ? p[1] : 0);
+        }
         return 0;
 }
 
@@ -104,7 +110,7 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
                 raft_free(dir);
                 snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
                          baton_strerror(rv));
-                return RAFT_NOMEM;
+                return rv == BATON_EBUSY ? RAFT_BUSY : RAFT_NOMEM;
         }
         dir[0] = (uint8_t)dir_len;
         dir[1] = (uint8_t)(dir_len >> 8);
@@ -192,6 +198,19 @@ void raftfsm_attach(struct raftfsm *rf, struct raft *r)
 void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data)
 {
         lockfsm_set_event_cb(rf->lockfsm, cb, data);
+}
+
+void raftfsm_set_entry_cb(struct raftfsm *rf,
+                          void (*cb)(void *data, uint64_t index, uint8_t kind),
+                          void *data)
+{
+        rf->entry_cb = cb;
+        rf->entry_data = data;
+}
+
+uint64_t raftfsm_entry_term(const struct raftfsm *rf)
+{
+        return rf->term;
 }
 
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf)

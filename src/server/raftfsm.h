@@ -38,8 +38,11 @@ struct raftfsm {
         struct raft *raft;            /* attached instance, borrowed */
         struct mem mem;               /* raft_malloc/raft_free for lockfsm */
         struct raftfsm_result result; /* the last apply's outcome */
+        uint64_t term;                /* the term its batch names, or 0 */
         struct directory dir;         /* members' addresses (MEMBER) */
-        uint64_t n_nomem;             /* applies refused for lack of memory */
+        void (*entry_cb)(void *data, uint64_t index, uint8_t kind);
+        void *entry_data;
+        uint64_t n_nomem; /* applies refused for lack of memory */
         char errmsg[128];
 };
 
@@ -70,8 +73,9 @@ void raftfsm_close(struct raftfsm *rf);
  * Tell `rf` which raft instance applies entries to it. Required before the
  * first entry is applied (before raft_start(), after raft_init() or
  * raft_fixture_grow()), because fsm->apply receives no index and computes it
- * as raft_last_applied(r) + 1: libraft 0.15.0 advances last_applied only
- * after fsm->apply returns. `r` is borrowed and must outlive every apply.
+ * as raft_last_applied(r) + 1: libraft advances last_applied only after
+ * fsm->apply returns (the simulation checks it). `r` is borrowed and must
+ * outlive every apply.
  */
 void raftfsm_attach(struct raftfsm *rf, struct raft *r);
 
@@ -81,6 +85,25 @@ void raftfsm_attach(struct raftfsm *rf, struct raft *r);
  * the same entry runs. `data` is borrowed. NULL `cb` turns events off.
  */
 void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data);
+
+/**
+ * Call `cb` after every entry the lock state machine applied in full (not
+ * after MEMBER entries, nor after one stopped by RAFT_NOMEM), with its
+ * index and kind (COMMAND_BATCH, or the type of its one command), after
+ * the events of its commands: where an entry's events end. `data` is
+ * borrowed. NULL `cb` turns it off.
+ */
+void raftfsm_set_entry_cb(struct raftfsm *rf,
+                          void (*cb)(void *data, uint64_t index, uint8_t kind),
+                          void *data);
+
+/**
+ * The term of the entry being applied (call it from an event callback) or
+ * last applied, as the leader that proposed it wrote it in its batch
+ * (entry.h); 0 for an entry that is not a batch (a MEMBER entry, or one
+ * written before batches existed).
+ */
+uint64_t raftfsm_entry_term(const struct raftfsm *rf);
 
 /**
  * The lock state machine, borrowed for lookups (lockfsm_query(),
@@ -107,20 +130,23 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  * our code, calls them):
  *
  * apply: a MEMBER entry goes to the directory (result kind
- *   LOCKFSM_UPDATED, or REJECTED with its status); any other entry to
- *   lockfsm_apply() with index = raft_last_applied() + 1. `*result` points
+ *   LOCKFSM_UPDATED, or REJECTED with its status); any other entry (a
+ *   batch of commands, or one command) to lockfsm_apply() with index =
+ *   raft_last_applied() + 1. `*result` points
  *   at rf's struct raftfsm_result, valid until the next apply on `rf` (read
  *   it inside the raft_apply() callback, which raft runs right after the
  *   apply). Returns 0 for every entry, including malformed or refused
  *   commands, whose error is in the result; returns RAFT_NOMEM only when
- *   lockfsm_apply() ran out of memory with the state unchanged, so raft
- *   stops at this entry and applies it again later (a deterministic error
- *   must never be returned: it would wedge the node at that entry).
+ *   lockfsm_apply() ran out of memory, so raft stops at this entry and
+ *   applies it again later, and lockfsm resumes it where it stopped (a
+ *   deterministic error must never be returned: it would wedge the node at
+ *   that entry).
  *
  * snapshot: two raft_malloc'ed buffers, (u32 length, directory_encode())
  *   and lockfsm_snapshot(), in a raft_malloc'ed array; raft owns them on
  *   success (version 1: raft frees them after writing). RAFT_NOMEM on
- *   failure, with nothing left allocated.
+ *   failure, or RAFT_BUSY while an entry stopped by RAFT_NOMEM is
+ *   unfinished, with nothing left allocated.
  *
  * restore: both parts are checked before either is replaced (directory
  *   decoded first, then lockfsm_restore()); on success the buffer is

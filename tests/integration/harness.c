@@ -1235,10 +1235,9 @@ static int applied_load(struct harness *h, unsigned id, struct applied *a)
                         glen += l;
                         group[glen] = '\0';
                         group_index = index;
-                        /* Every entry's events end with its RESULT. */
-                        group_done =
-                            strstr(p, "\"event\":\"RESULT\"") != NULL &&
-                            strstr(p, "\"event\":\"RESULT\"") < nl;
+                        /* Every entry's events end with an ENTRY line. */
+                        group_done = strstr(p, "\"event\":\"ENTRY\"") != NULL &&
+                                     strstr(p, "\"event\":\"ENTRY\"") < nl;
                 }
                 p = nl + 1;
         }

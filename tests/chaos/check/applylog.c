@@ -15,6 +15,7 @@ static const char *const event_names[] = {
     [APPLYLOG_OPEN] = "OPEN",       [APPLYLOG_END] = "END",
     [APPLYLOG_GRANT] = "GRANT",     [APPLYLOG_RELEASE] = "RELEASE",
     [APPLYLOG_QUEUE] = "QUEUE",     [APPLYLOG_UNQUEUE] = "UNQUEUE",
+    [APPLYLOG_ENTRY] = "ENTRY",
 };
 
 static const char *const cause_names[] = {
@@ -29,6 +30,7 @@ static const char *const cause_names[] = {
     [APPLYLOG_C_QUERY] = "QUERY",
     [APPLYLOG_C_CHECK] = "CHECK",
     [APPLYLOG_C_MEMBER] = "MEMBER",
+    [APPLYLOG_C_BATCH] = "BATCH",
 };
 
 #define N_EVENTS (sizeof event_names / sizeof event_names[0])
@@ -277,7 +279,7 @@ static void add_entry(struct applylog_node *nd, struct applylog_entry e)
         struct applylog_entry *old;
         size_t at;
 
-        e.complete = nd->events[e.first + e.n - 1].type == APPLYLOG_RESULT;
+        e.complete = nd->events[e.first + e.n - 1].type == APPLYLOG_ENTRY;
         e.mono_ns = nd->events[e.first].mono_ns;
         old = node_find(nd, e.index, &at);
         if (old == NULL) {
@@ -342,8 +344,8 @@ static int load_node(struct applylog_node *nd, const char *path,
                         nd->n_bad++;
                         continue;
                 }
-                /* An entry's events are consecutive and end with its
-                 * RESULT; a change of index without one means the entry was
+                /* An entry's events are consecutive and end with an ENTRY
+                 * line; a change of index without one means the entry was
                  * cut short (the node died while applying it). */
                 if (open && ev.index != cur.index) {
                         add_entry(nd, cur);
@@ -358,7 +360,7 @@ static int load_node(struct applylog_node *nd, const char *path,
                         open = true;
                 }
                 cur.n++;
-                if (ev.type == APPLYLOG_RESULT) {
+                if (ev.type == APPLYLOG_ENTRY) {
                         add_entry(nd, cur);
                         open = false;
                 }

@@ -9,7 +9,8 @@
 
 #include "util.h"
 
-/* "event": the same numbers as enum lockfsm_event_type. */
+/* "event": the same numbers as enum lockfsm_event_type, then the apply
+ * log's own ENTRY line (src/server/applylog.h). */
 enum applylog_event_type {
         APPLYLOG_UNKNOWN = 0,
         APPLYLOG_RESULT = 1,
@@ -19,6 +20,7 @@ enum applylog_event_type {
         APPLYLOG_RELEASE,
         APPLYLOG_QUEUE,
         APPLYLOG_UNQUEUE,
+        APPLYLOG_ENTRY, /* the end of an entry's events */
 };
 
 /* "cause": the same numbers as enum command_type; 0 for anything else. */
@@ -33,6 +35,7 @@ enum applylog_cause {
         APPLYLOG_C_QUERY,
         APPLYLOG_C_CHECK,
         APPLYLOG_C_MEMBER,
+        APPLYLOG_C_BATCH, /* a grant an entry's start made (lockfsm.h) */
 };
 
 /* One JSON line. */
@@ -162,8 +165,8 @@ const struct applylog_fact *applylog_end(const struct applylog *a,
                                          uint64_t session);
 
 /* Whether two events are the same transition: every field but mono_ns is
- * equal, and the terms are, unless one is 0 (a node that no longer had the
- * entry in memory logs term 0: src/server/node.c, node_entry_term). */
+ * equal, and the terms are, unless one is 0 (an entry that is no batch
+ * names no term: src/fsm/entry.h). */
 bool applylog_same_event(const struct applylog_event *x,
                          const struct applylog_event *y);
 
