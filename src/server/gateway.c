@@ -83,10 +83,6 @@ static struct pending *pending_new(struct gateway *g, struct conn *c,
         return p;
 }
 
-const uint64_t gateway_buckets_us[GATEWAY_N_BUCKETS - 1] = {
-    100,   250,   500,    1000,   2500,   5000,    10000,
-    25000, 50000, 100000, 250000, 500000, 1000000, 5000000};
-
 static int kind_of(const struct pending *p)
 {
         switch (p->frame_type) {
@@ -115,19 +111,6 @@ static int kind_of(const struct pending *p)
         default:
                 return -1;
         }
-}
-
-static void histogram_add(struct gateway_latency *l, uint64_t ns)
-{
-        uint64_t us = ns / 1000;
-        unsigned i = 0;
-
-        while (i < GATEWAY_N_BUCKETS - 1 && us > gateway_buckets_us[i]) {
-                i++;
-        }
-        l->buckets[i]++;
-        l->count++;
-        l->sum_us += us;
 }
 
 /* Record how long an answered client request took, and for a command

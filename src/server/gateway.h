@@ -12,6 +12,7 @@
 #include "applylog.h"
 #include "conn.h"
 #include "deadlines.h"
+#include "histogram.h"
 #include "node.h"
 
 /* Request kinds for metrics: the five client commands, then the reads. */
@@ -35,19 +36,9 @@ enum gateway_stage {
         GATEWAY_N_STAGES,
 };
 
-/* Latency bucket upper bounds, in microseconds (the last is +Inf). */
-#define GATEWAY_N_BUCKETS 15
-extern const uint64_t gateway_buckets_us[GATEWAY_N_BUCKETS - 1];
-
-struct gateway_latency {
-        uint64_t count;
-        uint64_t sum_us;
-        uint64_t buckets[GATEWAY_N_BUCKETS]; /* not cumulative */
-};
-
 struct gateway_stats {
-        struct gateway_latency latency[GATEWAY_N_KINDS];
-        struct gateway_latency stages[GATEWAY_N_STAGES];
+        struct histogram latency[GATEWAY_N_KINDS];
+        struct histogram stages[GATEWAY_N_STAGES];
         uint64_t requests[PROTO_LIST + 1]; /* by request type */
         uint64_t proposed;                 /* commands proposed */
         uint64_t batches;                  /* raft_apply calls (entries) */

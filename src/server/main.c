@@ -13,6 +13,7 @@
 #include "conn.h"
 #include "gateway.h"
 #include "log.h"
+#include "looplag.h"
 #include "metrics.h"
 #include "node.h"
 
@@ -23,6 +24,7 @@ struct server {
         struct gateway gateway;
         struct conn_set conns;
         struct metrics metrics;
+        struct looplag looplag;
         uv_check_t flush;
         uv_signal_t sigint;
         uv_signal_t sigterm;
@@ -66,6 +68,7 @@ static void shutdown_now(struct server *s)
         uv_timer_start(&s->watchdog, on_watchdog, SHUTDOWN_BOUND_MS, 0);
         uv_unref((uv_handle_t *)&s->watchdog); /* never keeps the loop up */
         metrics_close(&s->metrics);
+        looplag_close(&s->looplag);
         conn_close_all(&s->conns);
         gateway_close(&s->gateway);
         uv_check_stop(&s->flush);
@@ -199,8 +202,9 @@ int main(int argc, char **argv)
                           self->client_address);
                 return 1;
         }
+        looplag_start(&s->looplag, &s->loop);
         rv = metrics_start(&s->metrics, &s->loop, s->cfg.metrics_address,
-                           &s->gateway, &s->node, &s->conns);
+                           &s->gateway, &s->node, &s->conns, &s->looplag);
         if (rv != 0) {
                 log_error("cannot serve metrics on %s", s->cfg.metrics_address);
                 return 1;

@@ -64,27 +64,31 @@ static const char *const kind_names[GATEWAY_N_KINDS] = {
 
 static const char *const stage_names[GATEWAY_N_STAGES] = {"queued", "raft"};
 
-/* One labelled series of a histogram (the HELP and TYPE lines apart). */
-static void histogram(struct out *o, const char *name, const char *label,
-                      const char *value, const struct gateway_latency *l)
+/* One series of a histogram (the HELP and TYPE lines apart), labelled
+ * `label`="`value`" unless `label` is NULL. */
+static void put_histogram(struct out *o, const char *name, const char *label,
+                          const char *value, const struct histogram *l)
 {
+        char lab[64] = "", sep[72] = "";
         uint64_t cum = 0;
         unsigned b;
 
-        for (b = 0; b < GATEWAY_N_BUCKETS; b++) {
+        if (label != NULL) {
+                snprintf(lab, sizeof lab, "{%s=\"%s\"}", label, value);
+                snprintf(sep, sizeof sep, "%s=\"%s\",", label, value);
+        }
+        for (b = 0; b < HISTOGRAM_N_BUCKETS; b++) {
                 cum += l->buckets[b];
-                if (b < GATEWAY_N_BUCKETS - 1) {
-                        put(o, "%s_bucket{%s=\"%s\",le=\"%g\"} %" PRIu64 "\n",
-                            name, label, value,
-                            (double)gateway_buckets_us[b] / 1e6, cum);
+                if (b < HISTOGRAM_N_BUCKETS - 1) {
+                        put(o, "%s_bucket{%sle=\"%g\"} %" PRIu64 "\n", name,
+                            sep, (double)histogram_bounds_us[b] / 1e6, cum);
                 } else {
-                        put(o, "%s_bucket{%s=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
-                            name, label, value, cum);
+                        put(o, "%s_bucket{%sle=\"+Inf\"} %" PRIu64 "\n", name,
+                            sep, cum);
                 }
         }
-        put(o, "%s_sum{%s=\"%s\"} %.6f\n%s_count{%s=\"%s\"} %" PRIu64 "\n",
-            name, label, value, (double)l->sum_us / 1e6, name, label, value,
-            l->count);
+        put(o, "%s_sum%s %.6f\n%s_count%s %" PRIu64 "\n", name, lab,
+            (double)l->sum_us / 1e6, name, lab, l->count);
 }
 
 static void latencies(struct out *o, const struct gateway_stats *st)
@@ -101,8 +105,8 @@ static void latencies(struct out *o, const struct gateway_stats *st)
                "arrival to its answer, by type.\n"
                "# TYPE baton_request_duration_seconds histogram\n");
         for (k = 0; k < GATEWAY_N_KINDS; k++) {
-                histogram(o, "baton_request_duration_seconds", "type",
-                          kind_names[k], &st->latency[k]);
+                put_histogram(o, "baton_request_duration_seconds", "type",
+                              kind_names[k], &st->latency[k]);
         }
         put(o, "# HELP baton_command_stage_seconds Where a command's time "
                "went on the leader: queued (arrival to raft_apply, the group "
@@ -110,8 +114,8 @@ static void latencies(struct out *o, const struct gateway_stats *st)
                "leader's disk write and a majority's acknowledgements).\n"
                "# TYPE baton_command_stage_seconds histogram\n");
         for (k = 0; k < GATEWAY_N_STAGES; k++) {
-                histogram(o, "baton_command_stage_seconds", "stage",
-                          stage_names[k], &st->stages[k]);
+                put_histogram(o, "baton_command_stage_seconds", "stage",
+                              stage_names[k], &st->stages[k]);
         }
 }
 
@@ -124,6 +128,18 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 
         lockfsm_stats(raftfsm_lockfsm(&m->node->rf), &fs);
         latencies(&o, st);
+        put(&o,
+            "# HELP baton_loop_lag_seconds How late a timer due every "
+            "%d ms fired: time the event loop spent on one task.\n"
+            "# TYPE baton_loop_lag_seconds histogram\n",
+            LOOPLAG_PERIOD_MS);
+        put_histogram(&o, "baton_loop_lag_seconds", NULL, NULL,
+                      &m->looplag->lag);
+        put(&o,
+            "# HELP baton_loop_lag_max_seconds The longest loop lag "
+            "since start.\n# TYPE baton_loop_lag_max_seconds gauge\n"
+            "baton_loop_lag_max_seconds %.6f\n",
+            (double)m->looplag->lag.max_us / 1e6);
         gauge(&o, "baton_is_leader", "1 when this node is the serving leader.",
               node_serving(m->node) ? 1 : 0);
         counter(&o, "baton_leader_changes_total",
@@ -260,7 +276,8 @@ static void on_connection(uv_stream_t *listener, int status)
 }
 
 int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
-                  struct gateway *g, struct node *n, struct conn_set *conns)
+                  struct gateway *g, struct node *n, struct conn_set *conns,
+                  const struct looplag *lag)
 {
         struct sockaddr_in addr;
         int rv;
@@ -270,6 +287,7 @@ int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
         m->gateway = g;
         m->node = n;
         m->conns = conns;
+        m->looplag = lag;
         if (address == NULL || address[0] == '\0') {
                 return 0;
         }

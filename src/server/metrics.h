@@ -9,6 +9,7 @@
 
 #include "conn.h"
 #include "gateway.h"
+#include "looplag.h"
 #include "node.h"
 
 struct metrics {
@@ -17,6 +18,7 @@ struct metrics {
         struct gateway *gateway;
         struct node *node;
         struct conn_set *conns;
+        const struct looplag *looplag;
         uint64_t scrapes;
         int active; /* listening */
 };
@@ -24,7 +26,8 @@ struct metrics {
 /* Listen on "a.b.c.d:port" ("" leaves metrics off). The sources are
  * borrowed for the life of the endpoint. 0 or BATON_EIO. */
 int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
-                  struct gateway *g, struct node *n, struct conn_set *conns);
+                  struct gateway *g, struct node *n, struct conn_set *conns,
+                  const struct looplag *lag);
 void metrics_close(struct metrics *m);
 
 /* Render the exposition text into buf (NUL-terminated); returns its length,

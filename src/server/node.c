@@ -239,6 +239,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                          raftfsm_errmsg(&n->rf));
                 return rv;
         }
+        raftfsm_set_compression(&n->rf, cfg->snapshot_compression);
         /* 0.22.1 refuses a transport whose version is not set first. */
         n->transport.version = 1;
         rv = raft_uv_tcp_init(&n->transport, loop);

@@ -8,6 +8,7 @@
 
 #include "../../include/baton.h"
 #include "../fsm/entry.h"
+#include "snapzip.h"
 
 /* The state machine allocates from raft's heap so that a snapshot buffer can
  * be given to raft as it is, and raft_heap_set() reaches it too. */
@@ -81,8 +82,9 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
 }
 
 /*
- * A snapshot is two buffers, which raft stores back to back: u32 length of
- * the directory, the directory, then the lock state machine's snapshot.
+ * A snapshot is the member directory (u32 length, then directory_encode())
+ * followed by the lock state machine's snapshot, packed by snapzip when
+ * compression is on (the default): libraft 0.22.1 no longer compresses.
  */
 static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
                         unsigned *n_bufs)
@@ -90,61 +92,100 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
         struct raftfsm *rf = fsm->data;
         struct raft_buffer *array;
         size_t dir_len = directory_encode(&rf->dir, NULL, 0);
+        struct iovec parts[2];
         uint8_t *dir;
-        void *data;
-        size_t len;
+        void *data, *packed;
+        size_t len, packed_len;
         int rv;
 
         array = raft_malloc(2 * sizeof *array);
         dir = raft_malloc(4 + dir_len);
         if (array == NULL || dir == NULL) {
-                raft_free(array);
-                raft_free(dir);
-                snprintf(rf->errmsg, sizeof rf->errmsg,
-                         "snapshot: out of memory");
-                return RAFT_NOMEM;
+                rv = BATON_ENOMEM;
+                goto err;
         }
         rv = lockfsm_snapshot(rf->lockfsm, &data, &len);
         if (rv != 0) {
-                raft_free(array);
-                raft_free(dir);
-                snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
-                         baton_strerror(rv));
-                return rv == BATON_EBUSY ? RAFT_BUSY : RAFT_NOMEM;
+                goto err;
         }
         dir[0] = (uint8_t)dir_len;
         dir[1] = (uint8_t)(dir_len >> 8);
         dir[2] = (uint8_t)(dir_len >> 16);
         dir[3] = (uint8_t)(dir_len >> 24);
         directory_encode(&rf->dir, dir + 4, dir_len);
-        /* Both came from raft_malloc() (rf->mem is raft's heap), so raft
-         * can free them once the snapshot is written. */
+        /* Everything came from raft_malloc() (rf->mem is raft's heap), so
+         * raft can free it once the snapshot is written. */
         array[0].base = dir;
         array[0].len = 4 + dir_len;
         array[1].base = data;
         array[1].len = len;
-        *bufs = array;
         *n_bufs = 2;
+        if (rf->compress) {
+                parts[0].iov_base = dir;
+                parts[0].iov_len = 4 + dir_len;
+                parts[1].iov_base = data;
+                parts[1].iov_len = len;
+                rv = snapzip_pack(&rf->mem, parts, 2, &packed, &packed_len);
+                lockfsm_snapshot_free(rf->lockfsm, data);
+                raft_free(dir);
+                dir = NULL;
+                if (rv != 0) {
+                        goto err;
+                }
+                array[0].base = packed;
+                array[0].len = packed_len;
+                *n_bufs = 1;
+        }
+        *bufs = array;
         return 0;
+err:
+        raft_free(array);
+        raft_free(dir);
+        snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
+                 baton_strerror(rv));
+        return rv == BATON_EBUSY ? RAFT_BUSY : RAFT_NOMEM;
+}
+
+/* Replace the directory and the lock state with a snapshot's, checking
+ * both before changing either. */
+static int restore(struct raftfsm *rf, const uint8_t *p, size_t len)
+{
+        struct directory dir;
+        size_t dir_len;
+        int rv;
+
+        if (len < 4) {
+                return BATON_ECORRUPT;
+        }
+        dir_len = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 |
+                  (size_t)p[3] << 24;
+        if (dir_len > len - 4 || directory_decode(&dir, p + 4, dir_len) != 0) {
+                return BATON_ECORRUPT;
+        }
+        rv = lockfsm_restore(rf->lockfsm, p + 4 + dir_len, len - 4 - dir_len);
+        if (rv == 0) {
+                rf->dir = dir;
+        }
+        return rv;
 }
 
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
         struct raftfsm *rf = fsm->data;
-        const uint8_t *p = buf->base;
-        struct directory dir;
-        size_t dir_len;
-        int rv = BATON_ECORRUPT;
+        void *raw;
+        size_t len;
+        int rv;
 
-        /* Check both parts before changing either. */
-        if (buf->len >= 4) {
-                dir_len = (size_t)p[0] | (size_t)p[1] << 8 |
-                          (size_t)p[2] << 16 | (size_t)p[3] << 24;
-                if (dir_len <= buf->len - 4 &&
-                    directory_decode(&dir, p + 4, dir_len) == 0) {
-                        rv = lockfsm_restore(rf->lockfsm, p + 4 + dir_len,
-                                             buf->len - 4 - dir_len);
+        /* Packed or not, whatever compression is set to now: a node reads
+         * the snapshots of nodes configured otherwise. */
+        if (snapzip_is_packed(buf->base, buf->len)) {
+                rv = snapzip_unpack(&rf->mem, buf->base, buf->len, &raw, &len);
+                if (rv == 0) {
+                        rv = restore(rf, raw, len);
+                        mem_free(&rf->mem, raw);
                 }
+        } else {
+                rv = restore(rf, buf->base, buf->len);
         }
         if (rv != 0) {
                 snprintf(rf->errmsg, sizeof rf->errmsg,
@@ -152,7 +193,6 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
                          baton_strerror(rv));
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
-        rf->dir = dir;
         /* Raft hands the buffer over only when the restore succeeds. */
         raft_free(buf->base);
         return 0;
@@ -172,6 +212,7 @@ int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
                 return BATON_ENOMEM;
         }
         directory_init(&rf->dir);
+        rf->compress = true;
         rf->fsm.version = 1;
         rf->fsm.data = rf;
         rf->fsm.apply = fsm_apply;
@@ -198,6 +239,11 @@ void raftfsm_attach(struct raftfsm *rf, struct raft *r)
 void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data)
 {
         lockfsm_set_event_cb(rf->lockfsm, cb, data);
+}
+
+void raftfsm_set_compression(struct raftfsm *rf, bool on)
+{
+        rf->compress = on;
 }
 
 void raftfsm_set_entry_cb(struct raftfsm *rf,

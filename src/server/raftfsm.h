@@ -2,6 +2,7 @@
 #ifndef SERVER_RAFTFSM_H
 #define SERVER_RAFTFSM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <raft.h>
@@ -40,6 +41,7 @@ struct raftfsm {
         struct raftfsm_result result; /* the last apply's outcome */
         uint64_t term;                /* the term its batch names, or 0 */
         struct directory dir;         /* members' addresses (MEMBER) */
+        bool compress;                /* pack snapshots (snapzip.h) */
         void (*entry_cb)(void *data, uint64_t index, uint8_t kind);
         void *entry_data;
         uint64_t n_nomem; /* applies refused for lack of memory */
@@ -85,6 +87,12 @@ void raftfsm_attach(struct raftfsm *rf, struct raft *r);
  * the same entry runs. `data` is borrowed. NULL `cb` turns events off.
  */
 void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data);
+
+/**
+ * Whether snapshots are packed with lz4 (src/server/snapzip.h); on after
+ * raftfsm_init(). A restore reads packed and plain snapshots either way.
+ */
+void raftfsm_set_compression(struct raftfsm *rf, bool on);
 
 /**
  * Call `cb` after every entry the lock state machine applied in full (not
@@ -142,14 +150,16 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  *   deterministic error must never be returned: it would wedge the node at
  *   that entry).
  *
- * snapshot: two raft_malloc'ed buffers, (u32 length, directory_encode())
- *   and lockfsm_snapshot(), in a raft_malloc'ed array; raft owns them on
+ * snapshot: (u32 length, directory_encode()) then lockfsm_snapshot(), as
+ *   two raft_malloc'ed buffers, or packed into one by snapzip_pack() when
+ *   compression is on, in a raft_malloc'ed array; raft owns them on
  *   success (version 1: raft frees them after writing). RAFT_NOMEM on
  *   failure, or RAFT_BUSY while an entry stopped by RAFT_NOMEM is
  *   unfinished, with nothing left allocated.
  *
- * restore: both parts are checked before either is replaced (directory
- *   decoded first, then lockfsm_restore()); on success the buffer is
+ * restore: a packed snapshot is unpacked first; both parts are checked
+ *   before either is replaced (directory decoded first, then
+ *   lockfsm_restore()); on success the buffer is
  *   raft_free'd (raft's contract), on failure it is left to raft and the
  *   live state is unchanged: RAFT_CORRUPT for a corrupt, truncated or
  *   unknown-version snapshot, RAFT_NOMEM when out of memory.

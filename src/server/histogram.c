@@ -1,0 +1,22 @@
+/* Latency histograms with fixed buckets, as Prometheus exposes them. */
+#include "histogram.h"
+
+const uint64_t histogram_bounds_us[HISTOGRAM_N_BUCKETS - 1] = {
+    100,   250,   500,    1000,   2500,   5000,    10000,
+    25000, 50000, 100000, 250000, 500000, 1000000, 5000000};
+
+void histogram_add(struct histogram *h, uint64_t ns)
+{
+        uint64_t us = ns / 1000;
+        unsigned i = 0;
+
+        while (i < HISTOGRAM_N_BUCKETS - 1 && us > histogram_bounds_us[i]) {
+                i++;
+        }
+        h->buckets[i]++;
+        h->count++;
+        h->sum_us += us;
+        if (us > h->max_us) {
+                h->max_us = us;
+        }
+}
