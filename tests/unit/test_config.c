@@ -136,8 +136,8 @@ static void defaults(void **state)
         assert_int_equal(c.n_members, 0);
         assert_int_equal(c.election_timeout_ms, 300);
         assert_int_equal(c.heartbeat_timeout_ms, 50);
-        assert_int_equal(c.snapshot_threshold, 32768);
-        assert_int_equal(c.snapshot_trailing, 4096);
+        assert_int_equal(c.snapshot_threshold, 4096);
+        assert_int_equal(c.snapshot_trailing, 2048);
         assert_true(c.snapshot_compression);
         assert_int_equal(c.max_connections, 1024);
         assert_int_equal(c.max_frame, 65536);
