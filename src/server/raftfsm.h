@@ -12,11 +12,14 @@
 #include "../lib/mem.h"
 
 /*
- * What fsm->apply stores in `*result` for every entry it applies, and so what
- * a raft_apply() callback receives as its `result` argument when its status
- * is 0. `index` is the index the state machine was given for the entry (its
- * fencing token if the entry granted a lock); it must equal the index raft
- * assigned to the request (req->index), which the simulation tests check.
+ * What fsm->apply stores in `*result` for every entry it applies. `index`
+ * is the index the state machine was given for the entry (its fencing
+ * token if the entry granted a lock); it must equal the index raft
+ * assigned to the request (req->index), which the simulation checks. A
+ * raft_apply() callback receives a pointer to this as its `result`, but
+ * libraft 0.22.1 runs callbacks on a later loop phase, after other entries
+ * may have been applied over it: outcomes are read from the state
+ * machine's events (raftfsm_set_event_cb()) instead.
  */
 struct raftfsm_result {
         uint64_t index;
@@ -140,10 +143,9 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  * apply: a MEMBER entry goes to the directory (result kind
  *   LOCKFSM_UPDATED, or REJECTED with its status); any other entry (a
  *   batch of commands, or one command) to lockfsm_apply() with index =
- *   raft_last_applied() + 1. `*result` points
- *   at rf's struct raftfsm_result, valid until the next apply on `rf` (read
- *   it inside the raft_apply() callback, which raft runs right after the
- *   apply). Returns 0 for every entry, including malformed or refused
+ *   raft_last_applied() + 1. `*result` points at rf's struct
+ *   raftfsm_result, valid until the next apply on `rf` (see above).
+ *   Returns 0 for every entry, including malformed or refused
  *   commands, whose error is in the result; returns RAFT_NOMEM only when
  *   lockfsm_apply() ran out of memory, so raft stops at this entry and
  *   applies it again later, and lockfsm resumes it where it stopped (a

@@ -10,8 +10,9 @@
 
 #include "../../include/baton.h"
 
-/* A barrier request. Barriers are kept until the cluster is closed, because
- * 0.15.0 can fire a barrier callback twice (RAFT.md §8). */
+/* A barrier request. Barriers are kept until the cluster is closed, so that
+ * a callback fired twice (libraft 0.15.0 did) is caught as an anomaly rather
+ * than a use after free. */
 struct simbarrier {
         struct raft_barrier req;
         struct simcluster *c;
@@ -23,7 +24,6 @@ struct simbarrier {
 
 static void trace(struct simcluster *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void degrade_links(struct simcluster *c);
 
 static void trace(struct simcluster *c, const char *fmt, ...)
 {
@@ -224,6 +224,19 @@ int simentry_command(const struct simentry *e, struct command *c)
 }
 
 /* Record what raft applied, after the real glue applied it. */
+/* libraft's diagnostics, in verbose runs only (the fixture's own tracer
+ * prints every one of them to stderr). */
+static void raft_trace(struct raft_tracer *t, int type, const void *data)
+{
+        struct simnode *n = t->impl;
+        const struct raft_tracer_info *info = data;
+
+        if (n->c->verbose && type == RAFT_TRACER_DIAGNOSTIC &&
+            info->diagnostic.level <= 3) {
+                trace(n->c, "n%u raft: %s", n->i, info->diagnostic.message);
+        }
+}
+
 static int shim_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                       void **result)
 {
@@ -326,6 +339,7 @@ static void free_nodes(struct simcluster *c, unsigned n)
 
         for (i = 0; i < n; i++) {
                 raftfsm_close(&c->nodes[i].rf);
+                simstore_close(&c->nodes[i].store);
                 free(c->nodes[i].events);
                 free(c->nodes[i].entries);
         }
@@ -338,7 +352,6 @@ int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg)
         int rv;
 
         assert(cfg->n >= 1 && cfg->n <= SIMCLUSTER_MAX_NODES);
-        /* 0.15.0's raft_fixture_initialize() leaves f->n as it found it. */
         memset(c, 0, sizeof *c);
         c->cfg = *cfg;
         c->rng.s = cfg->seed;
@@ -373,6 +386,17 @@ int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg)
                         goto err_after_fixture;
                 }
                 raftfsm_attach(&n->rf, raft_fixture_get(&c->f, i));
+                n->tracer.impl = n;
+                n->tracer.version = 2;
+                n->tracer.emit = raft_trace;
+                raft_fixture_get(&c->f, i)->tracer = &n->tracer;
+                rv = simstore_attach(&n->store, raft_fixture_get(&c->f, i)->io);
+                if (rv != 0) {
+                        snprintf(c->errmsg, sizeof c->errmsg,
+                                 "node %u: too many stores", i);
+                        i++;
+                        goto err_after_fixture;
+                }
         }
         rv = raft_fixture_configuration(&c->f, cfg->n, &conf);
         if (rv != 0) {
@@ -469,9 +493,9 @@ unsigned simcluster_leader(struct simcluster *c)
                     raft_state(r) != RAFT_LEADER) {
                         continue;
                 }
-                if (best == c->cfg.n || r->current_term > term) {
+                if (best == c->cfg.n || raft_current_term(r) > term) {
                         best = i;
-                        term = r->current_term;
+                        term = raft_current_term(r);
                 }
         }
         return best;
@@ -482,7 +506,7 @@ unsigned simcluster_ready_leader(struct simcluster *c)
         unsigned l = simcluster_leader(c);
 
         if (l < c->cfg.n &&
-            c->ready_term[l] == simcluster_raft(c, l)->current_term) {
+            c->ready_term[l] == raft_current_term(simcluster_raft(c, l))) {
                 return l;
         }
         return c->cfg.n;
@@ -500,7 +524,7 @@ static void barrier_cb(struct raft_barrier *req, int status)
         }
         if (status == 0) {
                 if (raft_state(r) == RAFT_LEADER &&
-                    r->current_term == b->term) {
+                    raft_current_term(r) == b->term) {
                         c->ready_term[b->node] = b->term;
                         trace(c, "n%u ready as leader in term %llu", b->node,
                               (unsigned long long)b->term);
@@ -511,9 +535,8 @@ static void barrier_cb(struct raft_barrier *req, int status)
         }
 }
 
-/* A new leader commits a barrier before it serves: 0.15.0 has no no-op
- * entry at the start of a term, so until then its commit index and its
- * state machine may lag entries that are already committed. */
+/* A new leader commits a barrier before it serves, as batond does: until
+ * then its state machine may lag entries that are already committed. */
 static void issue_barriers(struct simcluster *c)
 {
         unsigned i;
@@ -524,7 +547,7 @@ static void issue_barriers(struct simcluster *c)
 
                 if (!raft_fixture_alive(&c->f, i) ||
                     raft_state(r) != RAFT_LEADER ||
-                    c->barrier_term[i] == r->current_term) {
+                    c->barrier_term[i] == raft_current_term(r)) {
                         continue;
                 }
                 b = calloc(1, sizeof *b);
@@ -533,7 +556,7 @@ static void issue_barriers(struct simcluster *c)
                 }
                 b->c = c;
                 b->node = i;
-                b->term = r->current_term;
+                b->term = raft_current_term(r);
                 b->req.data = b;
                 if (raft_barrier(r, &b->req, barrier_cb) != 0) {
                         free(b);
@@ -546,7 +569,7 @@ static void issue_barriers(struct simcluster *c)
 }
 
 /* In verbose runs, say when an InstallSnapshot goes out and where every
- * node stands: the fixture must never get there (RAFT.md §6). */
+ * node stands. */
 static void trace_install_snapshot(struct simcluster *c)
 {
         unsigned n = simcluster_n_install_snapshot(c);
@@ -559,30 +582,21 @@ static void trace_install_snapshot(struct simcluster *c)
         trace(c, "InstallSnapshot sent (%u so far)", n);
         for (i = 0; i < c->cfg.n; i++) {
                 struct raft *r = simcluster_raft(c, i);
+                raft_index match;
+                unsigned j;
 
                 trace(c,
                       "  n%u state=%d term=%llu last=%llu applied=%llu "
-                      "snapshot=%llu log_offset=%llu",
-                      i, raft_state(r), (unsigned long long)r->current_term,
+                      "stored=%llu",
+                      i, raft_state(r),
+                      (unsigned long long)raft_current_term(r),
                       (unsigned long long)raft_last_index(r),
                       (unsigned long long)raft_last_applied(r),
-                      (unsigned long long)r->log.snapshot.last_index,
-                      (unsigned long long)r->log.offset);
-                if (raft_state(r) == RAFT_LEADER) {
-                        unsigned k;
-                        for (k = 0; k < r->configuration.n; k++) {
-                                struct raft_progress *p =
-                                    &r->leader_state.progress[k];
-                                trace(c,
-                                      "    progress id=%llu state=%u next=%llu "
-                                      "match=%llu snap=%llu",
-                                      (unsigned long long)r->configuration
-                                          .servers[k]
-                                          .id,
-                                      p->state,
-                                      (unsigned long long)p->next_index,
-                                      (unsigned long long)p->match_index,
-                                      (unsigned long long)p->snapshot_index);
+                      (unsigned long long)simstore_last(&c->nodes[i].store));
+                for (j = 0; j < c->cfg.n; j++) {
+                        if (raft_match_index(r, j + 1, &match) == 0) {
+                                trace(c, "    match n%u=%llu", j,
+                                      (unsigned long long)match);
                         }
                 }
         }
@@ -600,13 +614,14 @@ static void trace_states(struct simcluster *c)
                 int state = raft_state(r);
 
                 if (state == c->seen_state[i] &&
-                    r->current_term == c->seen_term[i]) {
+                    raft_current_term(r) == c->seen_term[i]) {
                         continue;
                 }
                 c->seen_state[i] = state;
-                c->seen_term[i] = r->current_term;
+                c->seen_term[i] = raft_current_term(r);
                 trace(c, "n%u %s in term %llu (last=%llu applied=%llu)", i,
-                      names[state & 3], (unsigned long long)r->current_term,
+                      names[state & 3],
+                      (unsigned long long)raft_current_term(r),
                       (unsigned long long)raft_last_index(r),
                       (unsigned long long)raft_last_applied(r));
         }
@@ -623,63 +638,35 @@ static void redraw_timeouts(struct simcluster *c)
         for (i = 0; i < c->cfg.n; i++) {
                 struct raft *r = simcluster_raft(c, i);
 
-                if (r->current_term == c->timeout_term[i]) {
+                if (raft_current_term(r) == c->timeout_term[i]) {
                         continue;
                 }
-                c->timeout_term[i] = r->current_term;
+                c->timeout_term[i] = raft_current_term(r);
                 raft_fixture_set_randomized_election_timeout(
                     &c->f, i, e + rng_below(&c->rng, e + 1));
         }
 }
 
-/* The term of entry `index` in an in-memory log, 0 when it is not there.
- * struct raft_log is public: a ring buffer of the entries after `offset`. */
-static raft_term log_term_at(const struct raft_log *l, raft_index index)
-{
-        size_t n;
-
-        if (index == 0) {
-                return 0;
-        }
-        if (index <= l->offset) {
-                return index == l->snapshot.last_index ? l->snapshot.last_term
-                                                       : 0;
-        }
-        if (l->size == 0) {
-                return 0;
-        }
-        n = l->back >= l->front ? l->back - l->front
-                                : l->size - l->front + l->back;
-        if (index - l->offset > n) {
-                return 0;
-        }
-        return l->entries[(l->front + (index - l->offset - 1)) % l->size].term;
-}
-
-static void raft_bug(struct simcluster *c, const char *fmt, ...)
+static void violation(struct simcluster *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void raft_bug(struct simcluster *c, const char *fmt, ...)
+static void violation(struct simcluster *c, const char *fmt, ...)
 {
         va_list ap;
 
-        if (c->raft_bugs++ == 0) {
+        if (c->violations++ == 0) {
                 va_start(ap, fmt);
-                vsnprintf(c->raft_bug, sizeof c->raft_bug, fmt, ap);
+                vsnprintf(c->violation, sizeof c->violation, fmt, ap);
                 va_end(ap);
-                trace(c, "libraft misbehaves: %s", c->raft_bug);
+                trace(c, "libraft did what it must not: %s", c->violation);
         }
 }
 
-/* Whether node j holds entry `index` of term `term`; an entry compacted
- * away counts as held, so that this never accuses raft wrongly. */
+/* Whether node j has stored entry `index` of term `term`. */
 static bool holds(struct simcluster *c, unsigned j, raft_index index,
                   raft_term term)
 {
-        const struct raft_log *l = &simcluster_raft(c, j)->log;
-        raft_term t = log_term_at(l, index);
-
-        return t == term || (t == 0 && index <= l->offset);
+        return simstore_holds(&c->nodes[j].store, index, term);
 }
 
 static bool majority_holds(struct simcluster *c, raft_index index,
@@ -700,14 +687,15 @@ static void check_commit(struct simcluster *c, unsigned i, raft_index from,
                          raft_index to)
 {
         struct raft *r = simcluster_raft(c, i);
-        raft_term term = log_term_at(&r->log, to);
+        const struct simstore *own = &c->nodes[i].store;
+        raft_term term = simstore_term(own, to);
         raft_index h = to;
 
         if (term == 0 || majority_holds(c, to, term)) {
                 return;
         }
         while (h > from) {
-                raft_term t = log_term_at(&r->log, h);
+                raft_term t = simstore_term(own, h);
 
                 if (t == 0 || majority_holds(c, h, t)) {
                         break;
@@ -717,15 +705,15 @@ static void check_commit(struct simcluster *c, unsigned i, raft_index from,
         if (c->n_bogus < SIMCLUSTER_MAX_BOGUS) {
                 c->bogus[c->n_bogus].from = h;
                 c->bogus[c->n_bogus].to = to;
-                c->bogus[c->n_bogus].term = r->current_term;
+                c->bogus[c->n_bogus].term = raft_current_term(r);
                 c->bogus[c->n_bogus].leader = i;
                 c->n_bogus++;
         }
-        raft_bug(c,
-                 "leader n%u (term %llu) committed up to index %llu while "
-                 "fewer than a majority held index %llu",
-                 i, (unsigned long long)r->current_term, (unsigned long long)to,
-                 (unsigned long long)h + 1);
+        violation(c,
+                  "leader n%u (term %llu) committed up to index %llu while "
+                  "fewer than a majority held index %llu",
+                  i, (unsigned long long)raft_current_term(r),
+                  (unsigned long long)to, (unsigned long long)h + 1);
         if (c->verbose) {
                 unsigned j;
 
@@ -733,13 +721,17 @@ static void check_commit(struct simcluster *c, unsigned i, raft_index from,
                         struct raft *f = simcluster_raft(c, j);
 
                         trace(c,
-                              "  n%u term %llu last %llu: entry %llu has "
-                              "term %llu (leader's: %llu)",
-                              j, (unsigned long long)f->current_term,
+                              "  n%u term %llu last %llu stored %llu..%llu: "
+                              "entry %llu has term %llu (leader's: %llu)",
+                              j, (unsigned long long)raft_current_term(f),
                               (unsigned long long)raft_last_index(f),
+                              (unsigned long long)c->nodes[j].store.first,
+                              (unsigned long long)simstore_last(
+                                  &c->nodes[j].store),
                               (unsigned long long)h + 1,
-                              (unsigned long long)log_term_at(&f->log, h + 1),
-                              (unsigned long long)log_term_at(&r->log, h + 1));
+                              (unsigned long long)simstore_term(
+                                  &c->nodes[j].store, h + 1),
+                              (unsigned long long)simstore_term(own, h + 1));
                 }
         }
 }
@@ -755,14 +747,15 @@ static void watch_raft(struct simcluster *c)
                 if (raft_state(r) == RAFT_UNAVAILABLE && !c->unavailable[i]) {
                         c->unavailable[i] = true;
                         c->n_unavailable++;
-                        raft_bug(c, "libraft shut n%u down (RAFT_UNAVAILABLE)",
-                                 i);
+                        violation(c, "libraft shut n%u down (RAFT_UNAVAILABLE)",
+                                  i);
                 }
                 if (raft_state(r) == RAFT_LEADER &&
-                    r->commit_index > c->seen_commit[i]) {
-                        check_commit(c, i, c->seen_commit[i], r->commit_index);
+                    raft_commit_index(r) > c->seen_commit[i]) {
+                        check_commit(c, i, c->seen_commit[i],
+                                     raft_commit_index(r));
                 }
-                c->seen_commit[i] = r->commit_index;
+                c->seen_commit[i] = raft_commit_index(r);
         }
 }
 
@@ -778,44 +771,6 @@ bool simcluster_bogus_commit(const struct simcluster *c, uint64_t index)
         return false;
 }
 
-bool simcluster_explain_stall(struct simcluster *c, char *buf, size_t cap)
-{
-        unsigned l = simcluster_leader(c);
-        struct raft *r;
-        unsigned k;
-
-        if (l == c->cfg.n) {
-                return false;
-        }
-        r = simcluster_raft(c, l);
-        for (k = 0; k < r->configuration.n; k++) {
-                unsigned j = (unsigned)r->configuration.servers[k].id - 1;
-                raft_index m = r->leader_state.progress[k].match_index;
-                struct raft *f;
-
-                if (j == l || j >= c->cfg.n || m == 0) {
-                        continue;
-                }
-                f = simcluster_raft(c, j);
-                /* A follower of this leader and term changes its log only
-                 * by this leader's entries. */
-                if (f->current_term != r->current_term ||
-                    raft_state(f) != RAFT_FOLLOWER ||
-                    f->follower_state.current_leader.id != r->id ||
-                    holds(c, j, m, log_term_at(&r->log, m))) {
-                        continue;
-                }
-                snprintf(buf, cap,
-                         "leader n%u counts n%u as holding index %llu, which "
-                         "n%u does not hold (its last index is %llu), and "
-                         "ignores its rejections",
-                         l, j, (unsigned long long)m, j,
-                         (unsigned long long)raft_last_index(f));
-                return true;
-        }
-        return false;
-}
-
 struct raft_fixture_event *simcluster_step(struct simcluster *c)
 {
         struct raft_fixture_event *ev = raft_fixture_step(&c->f);
@@ -823,7 +778,6 @@ struct raft_fixture_event *simcluster_step(struct simcluster *c)
         c->n_steps++;
         issue_barriers(c);
         redraw_timeouts(c);
-        degrade_links(c);
         watch_raft(c);
         if (c->verbose) {
                 trace_states(c);
@@ -841,10 +795,41 @@ void simcluster_step_for(struct simcluster *c, unsigned ms)
         }
 }
 
+/* The entry node i applied at `index`, as recorded when it applied it. */
+static const struct simentry *recorded(const struct simnode *n,
+                                       raft_index index)
+{
+        size_t lo = 0, hi = n->n_entries;
+
+        /* Recorded in apply order, so by index, except after a restore
+         * (which the simulation does not do to a live node). */
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (n->entries[mid].index < index) {
+                        lo = mid + 1;
+                } else {
+                        hi = mid;
+                }
+        }
+        return lo < n->n_entries && n->entries[lo].index == index
+                   ? &n->entries[lo]
+                   : NULL;
+}
+
+/* A proposal's outcome, once raft runs its callback. libraft 0.22.1 runs
+ * callbacks on a later loop phase, after other entries may have been
+ * applied, so the outcome is not read from the callback's `result` (the
+ * raft glue's one result slot) but from what the proposing node recorded
+ * when it applied the entry at the index raft assigned: which also proves
+ * that raftfsm gave the state machine that index (its bytes must be this
+ * proposal's). */
 static void prop_cb(struct raft_apply *req, int status, void *result)
 {
         struct simprop *p = req->data;
         struct simcluster *c = p->c;
+        uint8_t bytes[COMMAND_MAX_SIZE];
+        const struct simentry *e;
+        size_t len;
         char buf[200];
 
         if (++p->n_callbacks > 1) {
@@ -855,9 +840,22 @@ static void prop_cb(struct raft_apply *req, int status, void *result)
         c->inflight[p->node]--;
         p->status = status;
         p->done_at = simcluster_now(c);
+        (void)result;
         if (status == 0) {
-                assert(result != NULL);
-                p->result = *(const struct raftfsm_result *)result;
+                e = recorded(&c->nodes[p->node], p->raft_index);
+                len = command_encode(&p->cmd, bytes, sizeof bytes);
+                if (e == NULL || e->len != len ||
+                    memcmp(e->bytes, bytes, len) != 0) {
+                        anomaly(c,
+                                "proposal %u: acknowledged at index %llu, "
+                                "where node %u applied %s",
+                                p->id, (unsigned long long)p->raft_index,
+                                p->node,
+                                e == NULL ? "nothing" : "another entry");
+                } else {
+                        p->result.index = e->index;
+                        p->result.res = e->res;
+                }
                 p->state = SIMPROP_ACKED;
                 simcluster_format_result(buf, sizeof buf, &p->result.res);
                 trace(c, "#%u acked idx=%llu fsm_idx=%llu: %s", p->id,
@@ -881,32 +879,23 @@ static void prop_cb(struct raft_apply *req, int status, void *result)
 /*
  * The lowest index from which leader l may have to send node j entries: j's
  * applied index (a new leader probes back from j's last index to the first
- * conflict, which is above j's commit index), or lower if l's own view of j
- * is older: its next index and match index for j, which stay put while j's
- * replies are dropped even though j itself moves on.
+ * conflict, which is above j's commit index), or lower if l's match index
+ * for j is older (it stays put while j's replies are dropped even though j
+ * itself moves on; a follower it finds unreachable is probed again from
+ * match index + 1).
  */
 static raft_index follower_floor(struct simcluster *c, unsigned l, unsigned j)
 {
         struct raft *r = simcluster_raft(c, l);
         raft_index floor = raft_last_applied(simcluster_raft(c, j));
-        unsigned k;
+        raft_index match;
 
         if (j == l) {
                 return floor;
         }
-        for (k = 0; k < r->configuration.n; k++) {
-                const struct raft_progress *p;
-
-                if (r->configuration.servers[k].id != j + 1) {
-                        continue;
-                }
-                p = &r->leader_state.progress[k];
-                if (p->next_index > 0 && p->next_index - 1 < floor) {
-                        floor = p->next_index - 1;
-                }
-                if (p->match_index > 0 && p->match_index < floor) {
-                        floor = p->match_index;
-                }
+        if (raft_match_index(r, j + 1, &match) == 0 && match > 0 &&
+            match < floor) {
+                floor = match;
         }
         return floor;
 }
@@ -993,6 +982,16 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
         return 0;
 }
 
+bool simcluster_set_disk_latency(struct simcluster *c, unsigned i, unsigned ms)
+{
+        if (c->nodes[i].store.appends != NULL ||
+            c->nodes[i].store.puts != NULL) {
+                return false;
+        }
+        raft_fixture_set_disk_latency(&c->f, i, ms);
+        return true;
+}
+
 size_t simcluster_pending(struct simcluster *c)
 {
         size_t n = 0;
@@ -1025,9 +1024,8 @@ void simcluster_revive(struct simcluster *c, unsigned i)
  * saturated (silent drop) or disconnected (sends fail) or neither. */
 static void sync_link(struct simcluster *c, unsigned i, unsigned j)
 {
-        bool drop = c->saturated[i][j] > 0 ||
-                    (c->disconnected[i][j] > 0 && c->degraded[i][j]);
-        bool fail = c->disconnected[i][j] > 0 && !c->degraded[i][j];
+        bool drop = c->saturated[i][j] > 0;
+        bool fail = c->disconnected[i][j] > 0;
 
         if (drop != c->fx_saturated[i][j]) {
                 c->fx_saturated[i][j] = drop;
@@ -1048,52 +1046,6 @@ static void sync_link(struct simcluster *c, unsigned i, unsigned j)
                 }
                 trace(c, "link n%u->n%u %s", i, j,
                       fail ? "fails sends" : "connected again");
-        }
-}
-
-/* Whether a failed send from i to j could make i ship an InstallSnapshot:
- * libraft 0.15.0, on a failed AppendEntries, falls back to next_index =
- * match_index + 1, which is 1 for a follower not yet heard from in the
- * leader's term, and at next_index 1 a leader holding any snapshot sends
- * it (even with its whole log in memory). A candidate is checked too,
- * because it may be leader after the next step. */
-static bool send_may_snapshot(struct simcluster *c, unsigned i, unsigned j)
-{
-        struct raft *r = simcluster_raft(c, i);
-        unsigned k;
-
-        if (raft_state(r) == RAFT_CANDIDATE) {
-                return true;
-        }
-        if (raft_state(r) != RAFT_LEADER) {
-                return false;
-        }
-        for (k = 0; k < r->configuration.n; k++) {
-                if (r->configuration.servers[k].id == j + 1) {
-                        return r->leader_state.progress[k].match_index == 0;
-                }
-        }
-        return false;
-}
-
-/* A disconnect degrades to a silent drop (for as long as it lasts) once its
- * failed sends could trigger that snapshot, which the fixture cannot
- * survive (RAFT.md §6). Checked when the fault starts and after each step,
- * so before a candidate can have won its election. */
-static void degrade_links(struct simcluster *c)
-{
-        unsigned i;
-        unsigned j;
-
-        for (i = 0; i < c->cfg.n; i++) {
-                for (j = 0; j < c->cfg.n; j++) {
-                        if (c->disconnected[i][j] > 0 && !c->degraded[i][j] &&
-                            send_may_snapshot(c, i, j)) {
-                                c->degraded[i][j] = true;
-                                c->n_degraded++;
-                                sync_link(c, i, j);
-                        }
-                }
         }
 }
 
@@ -1119,7 +1071,6 @@ void simcluster_disconnect(struct simcluster *c, unsigned i, unsigned j)
         if (c->disconnected[i][j]++ == 0) {
                 trace(c, "fault: disconnect n%u->n%u", i, j);
         }
-        degrade_links(c);
         sync_link(c, i, j);
 }
 
@@ -1127,7 +1078,6 @@ void simcluster_reconnect(struct simcluster *c, unsigned i, unsigned j)
 {
         assert(c->disconnected[i][j] > 0);
         if (--c->disconnected[i][j] == 0) {
-                c->degraded[i][j] = false;
                 trace(c, "heal: reconnect n%u->n%u", i, j);
         }
         sync_link(c, i, j);
@@ -1232,11 +1182,11 @@ static void describe_nodes(struct simcluster *c, char *buf, size_t cap)
                     "%sn%u %c%s t%llu last=%llu commit=%llu applied=%llu%s",
                     i > 0 ? ", " : "", i, states[raft_state(r) & 3],
                     raft_fixture_alive(&c->f, i) ? "" : " dead",
-                    (unsigned long long)r->current_term,
+                    (unsigned long long)raft_current_term(r),
                     (unsigned long long)raft_last_index(r),
-                    (unsigned long long)r->commit_index,
+                    (unsigned long long)raft_commit_index(r),
                     (unsigned long long)raft_last_applied(r),
-                    c->ready_term[i] == r->current_term ? " ready" : "");
+                    c->ready_term[i] == raft_current_term(r) ? " ready" : "");
                 if (n < 0) {
                         break;
                 }
@@ -1298,7 +1248,7 @@ unsigned simcluster_n_install_snapshot(struct simcluster *c)
         unsigned i;
 
         for (i = 0; i < c->cfg.n; i++) {
-                n += raft_fixture_n_send(&c->f, i, RAFT_IO_INSTALL_SNAPSHOT);
+                n += raft_fixture_n_send(&c->f, i, RAFT_INSTALL_SNAPSHOT);
         }
         return n;
 }

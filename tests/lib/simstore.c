@@ -1,0 +1,289 @@
+/* What a simulated node has durably stored, seen through its raft_io: the
+ * term of every entry it holds, kept by shims around the fixture's io. */
+#include "simstore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct simstore_append {
+        struct simstore_append *next;
+        struct raft_io_append *req;
+        raft_io_append_cb cb;
+        unsigned n;
+        raft_term terms[];
+};
+
+struct simstore_put {
+        struct simstore_put *next;
+        struct raft_io_snapshot_put *req;
+        raft_io_snapshot_put_cb cb;
+        unsigned trailing;
+        raft_index index;
+};
+
+/* The io methods receive no pointer of ours: find the store by its io. A
+ * test-only table, filled by attach and emptied by close. */
+static struct simstore *stores[SIMSTORE_MAX_IOS];
+
+static struct simstore *store_of(const struct raft_io *io)
+{
+        unsigned i;
+
+        for (i = 0; i < SIMSTORE_MAX_IOS; i++) {
+                if (stores[i] != NULL && stores[i]->io == io) {
+                        return stores[i];
+                }
+        }
+        abort(); /* an io we never wrapped: a broken test setup */
+}
+
+static void drop_from(struct simstore *s, raft_index index)
+{
+        if (index <= s->first) {
+                s->n = 0;
+        } else if (index - s->first < s->n) {
+                s->n = (size_t)(index - s->first);
+        }
+}
+
+static void push(struct simstore *s, const raft_term *terms, unsigned n)
+{
+        if (s->n + n > s->cap) {
+                size_t cap = s->cap == 0 ? 256 : s->cap;
+                raft_term *p;
+                while (cap < s->n + n) {
+                        cap *= 2;
+                }
+                p = realloc(s->terms, cap * sizeof *p);
+                if (p == NULL) {
+                        s->failed = true;
+                        return;
+                }
+                s->terms = p;
+                s->cap = cap;
+        }
+        memcpy(s->terms + s->n, terms, n * sizeof *terms);
+        s->n += n;
+}
+
+static int shim_load(struct raft_io *io, raft_term *term, raft_id *voted_for,
+                     struct raft_snapshot **snapshot, raft_index *start_index,
+                     struct raft_entry *entries[], size_t *n_entries)
+{
+        struct simstore *s = store_of(io);
+        size_t i;
+        int rv;
+
+        rv = s->load(io, term, voted_for, snapshot, start_index, entries,
+                     n_entries);
+        if (rv != 0) {
+                return rv;
+        }
+        s->n = 0;
+        s->first = *start_index;
+        s->snapshot = *snapshot != NULL ? (*snapshot)->index : 0;
+        for (i = 0; i < *n_entries; i++) {
+                push(s, &(*entries)[i].term, 1);
+        }
+        return 0;
+}
+
+static void appended(struct raft_io_append *req, int status)
+{
+        struct simstore *s = NULL;
+        struct simstore_append **pp, *a = NULL;
+        unsigned i;
+
+        for (i = 0; i < SIMSTORE_MAX_IOS && a == NULL; i++) {
+                s = stores[i];
+                for (pp = s != NULL ? &s->appends : NULL; pp != NULL && *pp;
+                     pp = &(*pp)->next) {
+                        if ((*pp)->req == req) {
+                                a = *pp;
+                                *pp = a->next;
+                                break;
+                        }
+                }
+        }
+        if (a == NULL) {
+                abort(); /* a callback for an append we never saw */
+        }
+        /* The fixture stores an append after whatever it stored before. */
+        if (status == 0 && !s->blind) {
+                push(s, a->terms, a->n);
+        }
+        req->cb = a->cb;
+        free(a);
+        if (req->cb != NULL) {
+                req->cb(req, status);
+        }
+}
+
+static int shim_append(struct raft_io *io, struct raft_io_append *req,
+                       const struct raft_entry entries[], unsigned n,
+                       raft_io_append_cb cb)
+{
+        struct simstore *s = store_of(io);
+        struct simstore_append *a = malloc(sizeof *a + n * sizeof *a->terms);
+        unsigned i;
+        int rv;
+
+        if (a == NULL) {
+                return RAFT_NOMEM;
+        }
+        a->req = req;
+        a->cb = cb;
+        a->n = n;
+        for (i = 0; i < n; i++) {
+                a->terms[i] = entries[i].term;
+        }
+        a->next = s->appends;
+        s->appends = a;
+        rv = s->append(io, req, entries, n, appended);
+        if (rv != 0) {
+                s->appends = a->next;
+                free(a);
+        }
+        return rv;
+}
+
+static int shim_truncate(struct raft_io *io, raft_index index)
+{
+        struct simstore *s = store_of(io);
+        int rv = s->truncate(io, index);
+
+        if (rv == 0) {
+                drop_from(s, index);
+        }
+        return rv;
+}
+
+static void put_done(struct raft_io_snapshot_put *req, int status)
+{
+        struct simstore *s = NULL;
+        struct simstore_put **pp, *p = NULL;
+        unsigned i;
+
+        for (i = 0; i < SIMSTORE_MAX_IOS && p == NULL; i++) {
+                s = stores[i];
+                for (pp = s != NULL ? &s->puts : NULL; pp != NULL && *pp;
+                     pp = &(*pp)->next) {
+                        if ((*pp)->req == req) {
+                                p = *pp;
+                                *pp = p->next;
+                                break;
+                        }
+                }
+        }
+        if (p == NULL) {
+                abort();
+        }
+        /* An installed snapshot replaced the log (the fixture truncated it
+         * through the wrapped truncate already): entries follow it. */
+        if (status == 0) {
+                s->latest = p->index;
+        }
+        if (status == 0 && p->trailing == 0) {
+                s->n = 0;
+                s->first = p->index + 1;
+                s->snapshot = p->index;
+        }
+        req->cb = p->cb;
+        free(p);
+        if (req->cb != NULL) {
+                req->cb(req, status);
+        }
+}
+
+static int shim_snapshot_put(struct raft_io *io, unsigned trailing,
+                             struct raft_io_snapshot_put *req,
+                             const struct raft_snapshot *snapshot,
+                             raft_io_snapshot_put_cb cb)
+{
+        struct simstore *s = store_of(io);
+        struct simstore_put *p = malloc(sizeof *p);
+        int rv;
+
+        if (p == NULL) {
+                return RAFT_NOMEM;
+        }
+        p->req = req;
+        p->cb = cb;
+        p->trailing = trailing;
+        p->index = snapshot->index;
+        p->next = s->puts;
+        s->puts = p;
+        rv = s->snapshot_put(io, trailing, req, snapshot, put_done);
+        if (rv != 0) {
+                s->puts = p->next;
+                free(p);
+        }
+        return rv;
+}
+
+int simstore_attach(struct simstore *s, struct raft_io *io)
+{
+        unsigned i;
+
+        memset(s, 0, sizeof *s);
+        for (i = 0; i < SIMSTORE_MAX_IOS && stores[i] != NULL; i++) {
+        }
+        if (i == SIMSTORE_MAX_IOS) {
+                return RAFT_NOMEM;
+        }
+        stores[i] = s;
+        s->io = io;
+        s->first = 1;
+        s->load = io->load;
+        s->append = io->append;
+        s->truncate = io->truncate;
+        s->snapshot_put = io->snapshot_put;
+        io->load = shim_load;
+        io->append = shim_append;
+        io->truncate = shim_truncate;
+        io->snapshot_put = shim_snapshot_put;
+        return 0;
+}
+
+void simstore_close(struct simstore *s)
+{
+        unsigned i;
+
+        for (i = 0; i < SIMSTORE_MAX_IOS; i++) {
+                if (stores[i] == s) {
+                        stores[i] = NULL;
+                }
+        }
+        while (s->appends != NULL) {
+                struct simstore_append *a = s->appends;
+                s->appends = a->next;
+                free(a);
+        }
+        while (s->puts != NULL) {
+                struct simstore_put *p = s->puts;
+                s->puts = p->next;
+                free(p);
+        }
+        free(s->terms);
+        s->terms = NULL;
+        s->n = s->cap = 0;
+}
+
+raft_term simstore_term(const struct simstore *s, raft_index index)
+{
+        if (index < s->first || index - s->first >= s->n) {
+                return 0;
+        }
+        return s->terms[index - s->first];
+}
+
+bool simstore_holds(const struct simstore *s, raft_index index, raft_term term)
+{
+        return (index <= s->snapshot && index > 0) ||
+               simstore_term(s, index) == term;
+}
+
+raft_index simstore_last(const struct simstore *s)
+{
+        return s->n > 0 ? s->first + s->n - 1 : s->snapshot;
+}
