@@ -275,6 +275,24 @@ static void on_applied(struct raft_apply *req, int status, void *result)
         free(b);
 }
 
+/* Hand one entry to raft for batch `b`; `buf` is raft's on success. If raft
+ * refuses it, the members were never proposed: they go elsewhere. */
+static bool apply_entry(struct gateway *g, struct batch *b,
+                        struct raft_buffer *buf)
+{
+        int rv = raft_apply(&g->node->raft, &b->req, buf, 1, on_applied);
+
+        if (rv != 0) {
+                raft_free(buf->base);
+                log_warn("raft_apply: %s", raft_strerror(rv));
+                redirect_all(g, &b->members);
+                free(b);
+                return false;
+        }
+        g->inflight++;
+        return true;
+}
+
 /* Propose the MEMBER command at the head of the unsent queue (the leader's
  * own, recording a member's addresses) as an entry of its own. */
 static bool propose_member(struct gateway *g)
@@ -283,7 +301,6 @@ static bool propose_member(struct gateway *g)
             QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
         struct raft_buffer buf;
         struct batch *b = malloc(sizeof *b);
-        int rv;
 
         buf.len = p->len;
         buf.base = raft_malloc(p->len);
@@ -299,16 +316,7 @@ static bool propose_member(struct gateway *g)
         queue_remove(&p->link);
         queue_push_tail(&b->members, &p->link);
         p->batch = b;
-        rv = raft_apply(&g->node->raft, &b->req, &buf, 1, on_applied);
-        if (rv != 0) {
-                raft_free(buf.base);
-                log_warn("raft_apply: %s", raft_strerror(rv));
-                redirect_all(g, &b->members);
-                free(b);
-                return false;
-        }
-        g->inflight++;
-        return true;
+        return apply_entry(g, b, &buf);
 }
 
 /* Propose the unsent commands that fit in one batch entry (entry.h), in
@@ -329,7 +337,6 @@ static bool propose_batch(struct gateway *g, bool nudge)
         uint64_t now_ns;
         unsigned n = 0;
         size_t size = ENTRY_HEADER_SIZE + 8;
-        int rv;
 
         if (queue_empty(&g->unsent) && !nudge) {
                 return false;
@@ -379,17 +386,11 @@ static bool propose_batch(struct gateway *g, bool nudge)
         /* Before the call: raft_apply itself starts the disk write and
          * sends to the followers, and that is raft's time. */
         now_ns = uv_hrtime();
-        rv = raft_apply(r, &b->req, &buf, 1, on_applied);
-        if (rv != 0) {
-                raft_free(buf.base);
-                log_warn("raft_apply: %s", raft_strerror(rv));
-                redirect_all(g, &b->members);
-                free(b);
+        if (!apply_entry(g, b, &buf)) {
                 return false;
         }
         g->stats.batches++;
         g->stats.proposed += n;
-        g->inflight++;
         /* Keyed only now: an answer can only come from an applied entry. */
         QUEUE_FOREACH(q, &b->members)
         {

@@ -795,9 +795,7 @@ void simcluster_step_for(struct simcluster *c, unsigned ms)
         }
 }
 
-/* The entry node i applied at `index`, as recorded when it applied it. */
-static const struct simentry *recorded(const struct simnode *n,
-                                       raft_index index)
+const struct simentry *simnode_entry_at(const struct simnode *n, uint64_t index)
 {
         size_t lo = 0, hi = n->n_entries;
 
@@ -842,7 +840,7 @@ static void prop_cb(struct raft_apply *req, int status, void *result)
         p->done_at = simcluster_now(c);
         (void)result;
         if (status == 0) {
-                e = recorded(&c->nodes[p->node], p->raft_index);
+                e = simnode_entry_at(&c->nodes[p->node], p->raft_index);
                 len = command_encode(&p->cmd, bytes, sizeof bytes);
                 if (e == NULL || e->len != len ||
                     memcmp(e->bytes, bytes, len) != 0) {
@@ -984,8 +982,7 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
 
 bool simcluster_set_disk_latency(struct simcluster *c, unsigned i, unsigned ms)
 {
-        if (c->nodes[i].store.appends != NULL ||
-            c->nodes[i].store.puts != NULL) {
+        if (c->nodes[i].store.writes != NULL) {
                 return false;
         }
         raft_fixture_set_disk_latency(&c->f, i, ms);

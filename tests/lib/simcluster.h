@@ -86,6 +86,10 @@ struct simnode {
         struct raft_tracer tracer; /* raft's diagnostics, when verbose */
 };
 
+/* The entry node `n` applied at `index`, as recorded then, or NULL. */
+const struct simentry *simnode_entry_at(const struct simnode *n,
+                                        uint64_t index);
+
 /* The state of a proposal (one raft_apply() of one command). */
 enum simprop_state {
         SIMPROP_PENDING = 0,

@@ -5,20 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct simstore_append {
-        struct simstore_append *next;
-        struct raft_io_append *req;
-        raft_io_append_cb cb;
-        unsigned n;
-        raft_term terms[];
-};
-
-struct simstore_put {
-        struct simstore_put *next;
-        struct raft_io_snapshot_put *req;
-        raft_io_snapshot_put_cb cb;
+/* A write in flight: an append (its entries' terms) or a snapshot put. */
+struct simstore_write {
+        struct simstore_write *next;
+        const void *req;
+        raft_io_append_cb append_cb;
+        raft_io_snapshot_put_cb put_cb;
         unsigned trailing;
-        raft_index index;
+        raft_index index; /* a put's snapshot */
+        unsigned n;
+        raft_term terms[]; /* an append's */
 };
 
 /* The io methods receive no pointer of ours: find the store by its io. A
@@ -88,31 +84,37 @@ static int shim_load(struct raft_io *io, raft_term *term, raft_id *voted_for,
         return 0;
 }
 
-static void appended(struct raft_io_append *req, int status)
+/* Take the record of a write in flight by its request, from whichever
+ * store has it (a callback does not say which io it came from). */
+static struct simstore_write *take(const void *req, struct simstore **sp)
 {
-        struct simstore *s = NULL;
-        struct simstore_append **pp, *a = NULL;
+        struct simstore_write **pp, *w;
         unsigned i;
 
-        for (i = 0; i < SIMSTORE_MAX_IOS && a == NULL; i++) {
-                s = stores[i];
-                for (pp = s != NULL ? &s->appends : NULL; pp != NULL && *pp;
-                     pp = &(*pp)->next) {
+        for (i = 0; i < SIMSTORE_MAX_IOS; i++) {
+                for (pp = stores[i] != NULL ? &stores[i]->writes : NULL;
+                     pp != NULL && *pp != NULL; pp = &(*pp)->next) {
                         if ((*pp)->req == req) {
-                                a = *pp;
-                                *pp = a->next;
-                                break;
+                                w = *pp;
+                                *pp = w->next;
+                                *sp = stores[i];
+                                return w;
                         }
                 }
         }
-        if (a == NULL) {
-                abort(); /* a callback for an append we never saw */
-        }
+        abort(); /* a callback for a write we never saw */
+}
+
+static void appended(struct raft_io_append *req, int status)
+{
+        struct simstore *s;
+        struct simstore_write *a = take(req, &s);
+
         /* The fixture stores an append after whatever it stored before. */
         if (status == 0 && !s->blind) {
                 push(s, a->terms, a->n);
         }
-        req->cb = a->cb;
+        req->cb = a->append_cb;
         free(a);
         if (req->cb != NULL) {
                 req->cb(req, status);
@@ -124,7 +126,7 @@ static int shim_append(struct raft_io *io, struct raft_io_append *req,
                        raft_io_append_cb cb)
 {
         struct simstore *s = store_of(io);
-        struct simstore_append *a = malloc(sizeof *a + n * sizeof *a->terms);
+        struct simstore_write *a = calloc(1, sizeof *a + n * sizeof *a->terms);
         unsigned i;
         int rv;
 
@@ -132,16 +134,16 @@ static int shim_append(struct raft_io *io, struct raft_io_append *req,
                 return RAFT_NOMEM;
         }
         a->req = req;
-        a->cb = cb;
+        a->append_cb = cb;
         a->n = n;
         for (i = 0; i < n; i++) {
                 a->terms[i] = entries[i].term;
         }
-        a->next = s->appends;
-        s->appends = a;
+        a->next = s->writes;
+        s->writes = a;
         rv = s->append(io, req, entries, n, appended);
         if (rv != 0) {
-                s->appends = a->next;
+                s->writes = a->next;
                 free(a);
         }
         return rv;
@@ -160,24 +162,9 @@ static int shim_truncate(struct raft_io *io, raft_index index)
 
 static void put_done(struct raft_io_snapshot_put *req, int status)
 {
-        struct simstore *s = NULL;
-        struct simstore_put **pp, *p = NULL;
-        unsigned i;
+        struct simstore *s;
+        struct simstore_write *p = take(req, &s);
 
-        for (i = 0; i < SIMSTORE_MAX_IOS && p == NULL; i++) {
-                s = stores[i];
-                for (pp = s != NULL ? &s->puts : NULL; pp != NULL && *pp;
-                     pp = &(*pp)->next) {
-                        if ((*pp)->req == req) {
-                                p = *pp;
-                                *pp = p->next;
-                                break;
-                        }
-                }
-        }
-        if (p == NULL) {
-                abort();
-        }
         /* An installed snapshot replaced the log (the fixture truncated it
          * through the wrapped truncate already): entries follow it. */
         if (status == 0) {
@@ -188,7 +175,7 @@ static void put_done(struct raft_io_snapshot_put *req, int status)
                 s->first = p->index + 1;
                 s->snapshot = p->index;
         }
-        req->cb = p->cb;
+        req->cb = p->put_cb;
         free(p);
         if (req->cb != NULL) {
                 req->cb(req, status);
@@ -201,21 +188,21 @@ static int shim_snapshot_put(struct raft_io *io, unsigned trailing,
                              raft_io_snapshot_put_cb cb)
 {
         struct simstore *s = store_of(io);
-        struct simstore_put *p = malloc(sizeof *p);
+        struct simstore_write *p = calloc(1, sizeof *p);
         int rv;
 
         if (p == NULL) {
                 return RAFT_NOMEM;
         }
         p->req = req;
-        p->cb = cb;
+        p->put_cb = cb;
         p->trailing = trailing;
         p->index = snapshot->index;
-        p->next = s->puts;
-        s->puts = p;
+        p->next = s->writes;
+        s->writes = p;
         rv = s->snapshot_put(io, trailing, req, snapshot, put_done);
         if (rv != 0) {
-                s->puts = p->next;
+                s->writes = p->next;
                 free(p);
         }
         return rv;
@@ -254,15 +241,10 @@ void simstore_close(struct simstore *s)
                         stores[i] = NULL;
                 }
         }
-        while (s->appends != NULL) {
-                struct simstore_append *a = s->appends;
-                s->appends = a->next;
-                free(a);
-        }
-        while (s->puts != NULL) {
-                struct simstore_put *p = s->puts;
-                s->puts = p->next;
-                free(p);
+        while (s->writes != NULL) {
+                struct simstore_write *w = s->writes;
+                s->writes = w->next;
+                free(w);
         }
         free(s->terms);
         s->terms = NULL;

@@ -17,8 +17,7 @@
  * (trailing 0) replaces the whole log; load reports what a (re)started
  * node has.
  */
-struct simstore_append; /* an append in flight */
-struct simstore_put;    /* a snapshot being stored */
+struct simstore_write; /* an append or a snapshot put in flight */
 
 struct simstore {
         struct raft_io *io;
@@ -39,8 +38,7 @@ struct simstore {
         raft_index first;    /* index of terms[0] */
         raft_index snapshot; /* entries up to here were installed away */
         raft_index latest;   /* the index of the last snapshot stored */
-        struct simstore_append *appends;
-        struct simstore_put *puts;
+        struct simstore_write *writes;
         bool failed; /* out of memory: what it says is unreliable */
         bool blind;  /* a negative control: record no append */
 };

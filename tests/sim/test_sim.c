@@ -1383,25 +1383,6 @@ static int check_invariants(struct sim *s, char *reason, size_t cap)
         return rv;
 }
 
-static const struct simentry *entry_at(const struct simnode *n, uint64_t index)
-{
-        size_t lo = 0;
-        size_t hi = n->n_entries;
-
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-
-                if (n->entries[mid].index < index) {
-                        lo = mid + 1;
-                } else {
-                        hi = mid;
-                }
-        }
-        return lo < n->n_entries && n->entries[lo].index == index
-                   ? &n->entries[lo]
-                   : NULL;
-}
-
 /* The first event at `index` with this type, session and (if non-zero) seq
  * and owner; NULL if none. */
 static const struct simevent *event_at(const struct simnode *n, uint64_t index,
@@ -1461,7 +1442,7 @@ static int check_acknowledged(struct sim *s, char *reason, size_t cap)
                             p->id, text, p->result.index,
                             (uint64_t)p->raft_index);
                 }
-                e = entry_at(n, p->raft_index);
+                e = simnode_entry_at(n, p->raft_index);
                 len = command_encode(&p->cmd, bytes, sizeof bytes);
                 if (e == NULL || e->len != len ||
                     memcmp(e->bytes, bytes, len) != 0) {
@@ -1748,7 +1729,8 @@ static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
                 /* BREAK_REAPPLY: the last node applies that entry again. */
                 {
                         struct simnode *n = &s->c.nodes[s->n - 1];
-                        const struct simentry *e = entry_at(n, p->raft_index);
+                        const struct simentry *e =
+                            simnode_entry_at(n, p->raft_index);
                         struct lockfsm *f = simcluster_lockfsm(&s->c, s->n - 1);
                         struct lockfsm_result r;
 
