@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 /*
- * Wire layout of one command (one Raft log entry), all little-endian:
+ * Wire layout of one command (a Raft log entry of its own, or one of a
+ * batch, src/fsm/entry.h), all little-endian:
  *
  *   u8  version   COMMAND_VERSION (1)
  *   u8  type      enum command_type
@@ -16,10 +17,10 @@
  * A string is a u8 length followed by that many bytes. After the last field
  * come zero bytes up to the next multiple of 8, and the buffer ends there:
  * any other length, or a non-zero padding byte, is malformed. The padding
- * is not decoration: libraft 0.15.0 sends a log entry's bytes unpadded but
- * its receiver skips padding to 8 after each entry of an AppendEntries, so
- * an entry of any other length would shift every entry after it in the same
- * message (docs/raft-0.15.md).
+ * is not decoration: libraft (0.15.0 and 0.22.1 alike) sends a log entry's
+ * bytes unpadded but its receiver skips padding to 8 after each entry of an
+ * AppendEntries, so an entry of any other length would shift every entry
+ * after it in the same message (docs/raft.md).
  *
  *   OPEN     nonce u64, ttl_ms u32, client name (string, 0..64 bytes)
  *   CLOSE    session u64, seq u64, ack u64

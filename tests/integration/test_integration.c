@@ -2689,8 +2689,8 @@ static void run_scenario(struct ctx *x, const struct scenario *s)
                         x->diverged = true;
                 }
                 /* The gateway proposes only commands that decode: one
-                 * that does not was corrupted on its way (the unpadded
-                 * entries of docs/raft-0.15.md §3 did that). */
+                 * that does not was corrupted on its way (unpadded entries
+                 * do that, docs/raft.md). */
                 bad = harness_undecodable_entries(&x->h, &node);
                 if (bad > 0) {
                         fail_at(x, __LINE__,
