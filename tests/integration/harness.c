@@ -143,6 +143,8 @@ static const int fatal_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGALRM,
 
 #define N_FATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 
+static unsigned watchdog_seconds;
+
 void harness_setup_process(unsigned watchdog_s)
 {
         struct sigaction sa;
@@ -159,8 +161,14 @@ void harness_setup_process(unsigned watchdog_s)
                 }
                 signal(SIGPIPE, SIG_IGN);
         }
-        if (watchdog_s > 0) {
-                alarm(watchdog_s);
+        watchdog_seconds = watchdog_s;
+        harness_rearm_watchdog();
+}
+
+void harness_rearm_watchdog(void)
+{
+        if (watchdog_seconds > 0) {
+                alarm(watchdog_seconds);
         }
 }
 

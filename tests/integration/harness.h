@@ -55,6 +55,15 @@ struct harness {
 void harness_setup_process(unsigned watchdog_s);
 
 /*
+ * Re-arm the watchdog with harness_setup_process()'s `watchdog_s` (no-op
+ * when that was 0). A program that runs many scenarios calls it at the
+ * start of each, so that the watchdog bounds one scenario (a hang) rather
+ * than the whole run, whose length grows with every scenario added and
+ * with slower builds (sanitizers).
+ */
+void harness_rearm_watchdog(void);
+
+/*
  * Start an n-node cluster (3 or 5) of `batond` (path `batond`, or NULL:
  * $BATOND, ./batond, then next to the test binary `argv0`) on free ports
  * from `base_port` (<= 0: $BATON_TEST_BASE_PORT or 17000 + 100 * (pid %

@@ -31,8 +31,8 @@
  * Waits are bounded polls (STATUS, QUERY) or client deadlines, never bare
  * sleeps. TTLs are short but never below the server's minimum (2 x the
  * default 300 ms election timeout). A watchdog (BATON_TEST_WATCHDOG
- * seconds, default 170) bails out of a run that hangs; every node is
- * killed by PID on any exit.
+ * seconds, default 170), re-armed at the start of every scenario, bails out
+ * of a scenario that hangs; every node is killed by PID on any exit.
  *
  * Environment: BATOND (the binary; default ./batond), BATON_TEST_BASE_PORT
  * (default 17000 + 100 * (pid % 50); each cluster of a run takes the next
@@ -2659,6 +2659,7 @@ static void run_scenario(struct ctx *x, const struct scenario *s)
         int64_t t0 = tclient_now_ms();
         unsigned compared = 0, bad, node = 0;
 
+        harness_rearm_watchdog();
         x->ok = true;
         x->why[0] = '\0';
         if (x->diverged) {
