@@ -31,7 +31,7 @@ var() {
 }
 
 pages="man1/batonctl.1 man1/baton-bench.1 man8/batond.8 man3/baton.3"
-planned=22
+planned=24
 echo "1..$planned"
 
 if make -C "$build" install DESTDIR="$stage" >"$work/install.log" 2>&1; then
@@ -50,6 +50,24 @@ srcdir=$(var abs_top_srcdir)
 check "bin: batond" test -x "$bindir/batond"
 check "bin: batonctl" test -x "$bindir/batonctl"
 check "bin: baton-bench" test -x "$bindir/baton-bench"
+# libraft 0.22.1 declares raft_version_number() but does not export it, so
+# the library's own version cannot be asked at run time: the loader must
+# resolve the maintained line's soname (libraft.so.0; 0.15.0 was .so.2),
+# and the version batond reports (the raft.h it was built with) must be
+# 0.22.1 or later.
+raft_so=$(ldd "$bindir/batond" 2>/dev/null | awk '/libraft\.so/ {print $1 " => " $3}')
+echo "# ldd: ${raft_so:-no libraft}"
+case "$raft_so" in
+libraft.so.0\ =\>\ /*) ok "batond loads libraft.so.0 (the maintained line)" ;;
+*) notok "batond loads libraft.so.0 (the maintained line)" ;;
+esac
+raft_ver=$("$bindir/batond" --version 2>&1 | sed -n 's/.*libraft \([0-9][0-9.]*\).*/\1/p')
+echo "# batond --version: libraft ${raft_ver:-?}"
+if [ -n "$raft_ver" ] && printf '0.22.1\n%s\n' "$raft_ver" | sort -V -C; then
+        ok "batond --version reports libraft 0.22.1 or later"
+else
+        notok "batond --version reports libraft 0.22.1 or later"
+fi
 check "lib: libbaton.so and its versioned file" \
         test -e "$libdir/libbaton.so" -a -n "$(ls "$libdir"/libbaton.so.0* 2>/dev/null)"
 check "include: baton.h" cmp -s "$includedir/baton.h" "$srcdir/include/baton.h"
