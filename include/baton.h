@@ -22,45 +22,64 @@ extern "C" {
 /*
  * Error codes. Every Baton function returns 0 on success or one of these
  * negative codes. The numbers are part of the wire protocol and never change
- * meaning; new codes are only ever appended.
+ * meaning; new codes are only ever appended, at the end of this list.
+ *
+ * BATON_ERROR_MAP is the one list of them: X(NAME, number, text) per code,
+ * where BATON_<NAME> is the code, "text" what baton_strerror() returns and
+ * "BATON_<NAME>" what baton_errname() returns. Expand it with a macro of
+ * your own to build a table of them.
  */
-enum {
-        BATON_ENOMEM = -1,       /* out of memory */
-        BATON_EINVAL = -2,       /* invalid argument */
-        BATON_EMALFORMED = -3,   /* malformed command or frame */
-        BATON_EVERSION = -4,     /* unsupported encoding version */
-        BATON_ENAME = -5,        /* lock name empty, too long or has a NUL */
-        BATON_ENOSESSION = -6,   /* no such session */
-        BATON_EEXPIRED = -7,     /* session expired */
-        BATON_ECLOSED = -8,      /* session closed by its owner */
-        BATON_EBUSY = -9,        /* lock held by another owner */
-        BATON_ENOTHOLDER = -10,  /* caller does not hold the lock */
-        BATON_ESTALE = -11,      /* token is not the current grant */
-        BATON_ETIMEDOUT = -12,   /* wait deadline passed before a grant */
-        BATON_ECANCELLED = -13,  /* wait cancelled by its owner */
-        BATON_ENOTWAITING = -14, /* no such waiter (granted or gone) */
-        BATON_EWAITING = -15,    /* owner already waits for this lock */
-        BATON_ETOOMANYSESSIONS = -16, /* session limit reached */
-        BATON_ETOOMANYLOCKS = -17,    /* per-session lock limit reached */
-        BATON_ETOOMANYWAITERS = -18,  /* per-lock waiter limit reached */
-        BATON_EINFLIGHT = -19,        /* too many unacknowledged requests */
-        BATON_ESEQ = -20,             /* sequence number already acknowledged */
-        BATON_ETTL = -21,             /* session TTL out of range */
-        BATON_EUNSUPPORTED = -22,     /* lock mode not supported */
-        BATON_EOVERFLOW = -23,        /* reentrancy count would overflow */
-        BATON_ECORRUPT = -24,         /* snapshot corrupt or truncated */
-        BATON_ENOTFOUND = -25,        /* no such lock */
-        BATON_ENOTLEADER = -26,       /* this node is not the leader */
-        BATON_EUNKNOWN = -27,         /* outcome unknown: retry, same seq */
-        BATON_ETOOBIG = -28,          /* frame larger than the limit */
-        BATON_ETOOMANYCONNS = -29,    /* connection limit reached */
-        BATON_EUNAVAILABLE = -30,     /* no leader: cluster unavailable */
-        BATON_ESHUTDOWN = -31,        /* node shutting down */
-        BATON_EIO = -32,              /* disk or network I/O error */
-        BATON_ENOSPC = -33,           /* no space left on the node's disk */
-        BATON_ECANTCHANGE = -34,      /* a membership change is in progress */
-        BATON_ETIMEOUT = -35,         /* no answer before the deadline */
-};
+/* clang-format off */
+#define BATON_ERROR_MAP(X) \
+        X(ENOMEM,            -1, "out of memory") \
+        X(EINVAL,            -2, "invalid argument") \
+        X(EMALFORMED,        -3, "malformed command or frame") \
+        X(EVERSION,          -4, "unsupported encoding version") \
+        X(ENAME,             -5, "invalid lock name (must be 1..255 bytes without NUL)") \
+        X(ENOSESSION,        -6, "no such session") \
+        X(EEXPIRED,          -7, "session expired") \
+        X(ECLOSED,           -8, "session closed") \
+        X(EBUSY,             -9, "lock is held by another owner") \
+        X(ENOTHOLDER,       -10, "not the holder of this lock") \
+        X(ESTALE,           -11, "stale token: not the current grant") \
+        X(ETIMEDOUT,        -12, "wait timed out") \
+        X(ECANCELLED,       -13, "wait cancelled") \
+        X(ENOTWAITING,      -14, "not waiting for this lock") \
+        X(EWAITING,         -15, "already waiting for this lock") \
+        X(ETOOMANYSESSIONS, -16, "too many sessions") \
+        X(ETOOMANYLOCKS,    -17, "too many locks held or awaited by this session") \
+        X(ETOOMANYWAITERS,  -18, "too many waiters for this lock") \
+        X(EINFLIGHT,        -19, "too many unacknowledged requests in this session") \
+        X(ESEQ,             -20, "sequence number already acknowledged") \
+        X(ETTL,             -21, "session TTL out of range") \
+        X(EUNSUPPORTED,     -22, "lock mode not supported") \
+        X(EOVERFLOW,        -23, "reentrancy count overflow") \
+        X(ECORRUPT,         -24, "snapshot corrupt or truncated") \
+        X(ENOTFOUND,        -25, "no such lock") \
+        X(ENOTLEADER,       -26, "not the leader") \
+        X(EUNKNOWN,         -27, "outcome unknown: retry with the same sequence number") \
+        X(ETOOBIG,          -28, "frame too large") \
+        X(ETOOMANYCONNS,    -29, "too many connections") \
+        X(EUNAVAILABLE,     -30, "cluster unavailable: no leader") \
+        X(ESHUTDOWN,        -31, "node is shutting down") \
+        X(EIO,              -32, "I/O error") \
+        X(ENOSPC,           -33, "no space left on device") \
+        X(ECANTCHANGE,      -34, "a membership change is already in progress") \
+        X(ENOANSWER,        -35, "timed out waiting for an answer")
+/* clang-format on */
+
+#define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,
+enum { BATON_ERROR_MAP(BATON_ERROR_ENUM_) };
+#undef BATON_ERROR_ENUM_
+
+/*
+ * Deprecated: the former name of BATON_ENOANSWER, too close to
+ * BATON_ETIMEDOUT, which means something else (a wait for a lock ran out;
+ * BATON_ENOANSWER: no answer came from the cluster in time, so the outcome
+ * is unknown). Kept so that existing code compiles; it will go in a later
+ * major version.
+ */
+#define BATON_ETIMEOUT BATON_ENOANSWER
 
 /**
  * Return a static, human-readable description of a Baton error code.
@@ -68,6 +87,14 @@ enum {
  * Never returns NULL: unknown codes get a generic text. Thread-safe.
  */
 BATON_API const char *baton_strerror(int code);
+
+/**
+ * Return the name of a Baton error code as a static string: "BATON_EBUSY"
+ * for BATON_EBUSY, "BATON_OK" for 0, and "BATON_E?" for a number that is
+ * not a code (a newer server's, say). For logs and machine-readable
+ * output, where the text of baton_strerror() may change. Thread-safe.
+ */
+BATON_API const char *baton_errname(int code);
 
 /* --- The client library (libbaton) ---------------------------------------
  *
@@ -193,7 +220,7 @@ BATON_API void baton_client_destroy(baton_client *c);
  * its log, never both). The call returns at the latest after wait_ms +
  * request_timeout_ms (request_timeout_ms for a try; never for
  * BATON_WAIT_FOREVER), even when the cluster cannot answer; it then
- * returns BATON_ETIMEDOUT (BATON_ETIMEOUT for a try) and the library
+ * returns BATON_ETIMEDOUT (BATON_ENOANSWER for a try) and the library
  * withdraws the request in the background (CANCEL
  * of the wait; release of a grant that raced it), so the caller never
  * ends up holding a lock it was told it did not get.
@@ -201,7 +228,7 @@ BATON_API void baton_client_destroy(baton_client *c);
  * On success stores the fencing token (the Raft index of the grant,
  * strictly increasing per lock) in `*token`, which may be NULL.
  * Errors: BATON_EBUSY (try, held by another owner), BATON_ETIMEDOUT (the
- * wait ran out), BATON_ETIMEOUT (a try with no answer in time, or no
+ * wait ran out), BATON_ENOANSWER (a try with no answer in time, or no
  * session could be opened within request_timeout_ms), BATON_ENAME,
  * BATON_EINVAL (wait_ms below -1 or not below 2^32 - 1), BATON_EEXPIRED
  * (the session ended), BATON_EWAITING (the owner already waits for this
@@ -217,7 +244,7 @@ BATON_API int baton_acquire(baton_client *c, const char *name, uint64_t owner,
  * (compare-and-delete: a stale token changes nothing). Never opens a
  * session: a hold of a session that ended is refused with BATON_EEXPIRED
  * without asking the cluster. Errors: BATON_ESTALE, BATON_ENOTHOLDER,
- * BATON_EEXPIRED, BATON_ENAME, BATON_ETIMEOUT (no answer within
+ * BATON_EEXPIRED, BATON_ENAME, BATON_ENOANSWER (no answer within
  * request_timeout_ms: the same release goes on in the background until
  * the cluster answers it). Thread-safe.
  */
@@ -260,7 +287,7 @@ BATON_API int baton_client_detach(baton_client *c, uint64_t *session);
  * BATON_ENOSESSION (the session already ended: its locks are free),
  * BATON_ECLOSED, BATON_ENAME, BATON_EINVAL (`session` 0, `owner`
  * BATON_OWNER_THREAD), BATON_ESEQ (a release of that session with a later
- * seq came first), BATON_ETIMEOUT (no answer within request_timeout_ms:
+ * seq came first), BATON_ENOANSWER (no answer within request_timeout_ms:
  * the same release goes on in the background until the cluster answers
  * it). Thread-safe.
  */
@@ -282,7 +309,7 @@ struct baton_holder {
 /**
  * Linearizable holder query (served by the leader after a barrier). Does
  * not need a session. `*out` is zeroed first. 0 or BATON_ENAME,
- * BATON_EINVAL, BATON_ETIMEOUT (no answer within request_timeout_ms).
+ * BATON_EINVAL, BATON_ENOANSWER (no answer within request_timeout_ms).
  * Thread-safe.
  */
 BATON_API int baton_holder(baton_client *c, const char *name,
@@ -304,7 +331,7 @@ struct baton_lock_info {
  * a barrier). Does not open a session. Fills at most `cap` entries of `out`
  * (and at most 1000, or as many as fit a reply) and sets `*n`; `*more` (if
  * not NULL) is set to 1 when more locks matched than were returned.
- * 0 or BATON_ENAME (prefix over 255 bytes), BATON_EINVAL, BATON_ETIMEOUT
+ * 0 or BATON_ENAME (prefix over 255 bytes), BATON_EINVAL, BATON_ENOANSWER
  * (no answer within request_timeout_ms). Thread-safe.
  */
 BATON_API int baton_list(baton_client *c, const char *prefix,
@@ -314,7 +341,7 @@ BATON_API int baton_list(baton_client *c, const char *prefix,
 /**
  * Linearizable check that `token` is still the current grant of `name`
  * (for resources that cannot store tokens). Does not need a session. 0 if
- * it is, BATON_ESTALE if not, BATON_ENAME, or BATON_ETIMEOUT. Thread-safe.
+ * it is, BATON_ESTALE if not, BATON_ENAME, or BATON_ENOANSWER. Thread-safe.
  */
 BATON_API int baton_check(baton_client *c, const char *name, uint64_t token);
 
@@ -381,7 +408,7 @@ struct baton_status {
  * Ask one node (`endpoint`, "host:port", one of the handle's or any other,
  * over a short connection of its own) for its status; NULL asks the
  * leader (the node the handle is connected to, or the leader it names).
- * Does not open a session. 0 or BATON_ETIMEOUT, BATON_EUNAVAILABLE (no
+ * Does not open a session. 0 or BATON_ENOANSWER, BATON_EUNAVAILABLE (no
  * leader known), BATON_EIO (no connection), BATON_EINVAL. Thread-safe.
  */
 BATON_API int baton_status(baton_client *c, const char *endpoint,
@@ -391,13 +418,13 @@ BATON_API int baton_status(baton_client *c, const char *endpoint,
  * Add a member to the running cluster (it must run with join = true): the
  * leader records its addresses, adds it and promotes it to voter once it
  * has caught up. 0 or BATON_ECANTCHANGE (another change runs), BATON_EINVAL,
- * BATON_ETIMEOUT (the outcome is then unknown: check baton_status()).
+ * BATON_ENOANSWER (the outcome is then unknown: check baton_status()).
  */
 BATON_API int baton_member_add(baton_client *c, uint64_t id,
                                const char *raft_address,
                                const char *client_address);
 
-/** Remove a member. 0 or BATON_ECANTCHANGE, BATON_EINVAL, BATON_ETIMEOUT. */
+/** Remove a member. 0 or BATON_ECANTCHANGE, BATON_EINVAL, BATON_ENOANSWER. */
 BATON_API int baton_member_remove(baton_client *c, uint64_t id);
 
 /** Ask the leader to hand leadership to member `id` (0: any voter). */

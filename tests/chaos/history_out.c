@@ -10,8 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../include/baton.h"
-
 int history_open(const char *path)
 {
         return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -81,45 +79,4 @@ int history_line_write(int fd, struct history_line *l)
                 return -1;
         }
         return 0;
-}
-
-#define NAME(code)                                                             \
-        {                                                                      \
-                code, #code                                                    \
-        }
-
-static const struct {
-        int code;
-        const char *name;
-} names[] = {
-    NAME(BATON_ENOMEM),        NAME(BATON_EINVAL),
-    NAME(BATON_EMALFORMED),    NAME(BATON_EVERSION),
-    NAME(BATON_ENAME),         NAME(BATON_ENOSESSION),
-    NAME(BATON_EEXPIRED),      NAME(BATON_ECLOSED),
-    NAME(BATON_EBUSY),         NAME(BATON_ENOTHOLDER),
-    NAME(BATON_ESTALE),        NAME(BATON_ETIMEDOUT),
-    NAME(BATON_ECANCELLED),    NAME(BATON_ENOTWAITING),
-    NAME(BATON_EWAITING),      NAME(BATON_ETOOMANYSESSIONS),
-    NAME(BATON_ETOOMANYLOCKS), NAME(BATON_ETOOMANYWAITERS),
-    NAME(BATON_EINFLIGHT),     NAME(BATON_ESEQ),
-    NAME(BATON_ETTL),          NAME(BATON_EUNSUPPORTED),
-    NAME(BATON_EOVERFLOW),     NAME(BATON_ECORRUPT),
-    NAME(BATON_ENOTFOUND),     NAME(BATON_ENOTLEADER),
-    NAME(BATON_EUNKNOWN),      NAME(BATON_ETOOBIG),
-    NAME(BATON_ETOOMANYCONNS), NAME(BATON_EUNAVAILABLE),
-    NAME(BATON_ESHUTDOWN),     NAME(BATON_EIO),
-    NAME(BATON_ENOSPC),        NAME(BATON_ECANTCHANGE),
-    NAME(BATON_ETIMEOUT),
-};
-
-const char *history_errname(int code)
-{
-        size_t i;
-
-        for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-                if (names[i].code == code) {
-                        return names[i].name;
-                }
-        }
-        return "BATON_E?";
 }

@@ -38,8 +38,4 @@ void history_line_str(struct history_line *l, const char *name, const char *s);
  * -1 with errno set. */
 int history_line_write(int fd, struct history_line *l);
 
-/* The identifier of a BATON_E* code ("BATON_EBUSY"), or "BATON_E?" for a
- * code include/baton.h does not list. */
-const char *history_errname(int code);
-
 #endif /* CHAOS_HISTORY_OUT_H */

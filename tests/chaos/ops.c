@@ -215,7 +215,7 @@ enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
         if (o == OPS_OK) {
                 history_line_u64(&l, "token", token);
         } else {
-                history_line_str(&l, "err", history_errname(rv));
+                history_line_str(&l, "err", baton_errname(rv));
         }
         session_fields(w, &l, t1);
         if (final) {
@@ -281,7 +281,7 @@ enum ops_outcome ops_release(struct ops_worker *w, bool final)
         start(w, &l, t1, type_name(o), "release", key);
         history_line_u64(&l, "token", w->token);
         if (o != OPS_OK) {
-                history_line_str(&l, "err", history_errname(rv));
+                history_line_str(&l, "err", baton_errname(rv));
         }
         session_fields(w, &l, t1);
         if (final) {
@@ -318,7 +318,7 @@ enum ops_outcome ops_holder(struct ops_worker *w, const char *key,
                 history_line_u64(&l, "token", hd.held ? hd.token : 0);
                 history_line_u64(&l, "index", hd.index);
         } else {
-                history_line_str(&l, "err", history_errname(rv));
+                history_line_str(&l, "err", baton_errname(rv));
         }
         session_fields(w, &l, t1);
         emit(w, &l);

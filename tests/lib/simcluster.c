@@ -73,41 +73,6 @@ static int reserve(void **array, size_t *cap, size_t n, size_t size)
         return 0;
 }
 
-static const char *errname(int status)
-{
-        static const char *const names[] = {
-            "OK",
-            "ENOMEM",
-            "EINVAL",
-            "EMALFORMED",
-            "EVERSION",
-            "ENAME",
-            "ENOSESSION",
-            "EEXPIRED",
-            "ECLOSED",
-            "EBUSY",
-            "ENOTHOLDER",
-            "ESTALE",
-            "ETIMEDOUT",
-            "ECANCELLED",
-            "ENOTWAITING",
-            "EWAITING",
-            "ETOOMANYSESSIONS",
-            "ETOOMANYLOCKS",
-            "ETOOMANYWAITERS",
-            "EINFLIGHT",
-            "ESEQ",
-            "ETTL",
-            "EUNSUPPORTED",
-            "EOVERFLOW",
-            "ECORRUPT",
-            "ENOTFOUND",
-        };
-        size_t i = status <= 0 ? (size_t) - (long)status : SIZE_MAX;
-
-        return i < sizeof names / sizeof names[0] ? names[i] : "E?";
-}
-
 static const char *kindname(int kind)
 {
         static const char *const names[] = {
@@ -195,7 +160,7 @@ void simcluster_format_result(char *buf, size_t cap,
         snprintf(buf, cap,
                  "%s %s%s s=%" PRIu64 " o=%" PRIu64 " tok=%" PRIu64
                  " count=%u waiters=%u",
-                 kindname(r->kind), errname(r->status),
+                 kindname(r->kind), baton_errname(r->status),
                  r->duplicate ? " dup" : "", r->session, r->owner, r->token,
                  r->count, r->waiters);
 }
@@ -211,8 +176,8 @@ void simcluster_format_event(char *buf, size_t cap, const struct simevent *e)
                  "@%" PRIu64 " %s(%s) s=%" PRIu64 " q=%" PRIu64 " o=%" PRIu64
                  " tok=%" PRIu64 " %s '%.*s' %s",
                  e->index, evname(e->type), command_type_name(e->cause),
-                 e->session, e->seq, e->owner, e->token, errname(e->status),
-                 (int)e->name_len, e->name, res);
+                 e->session, e->seq, e->owner, e->token,
+                 baton_errname(e->status), (int)e->name_len, e->name, res);
 }
 
 int simentry_command(const struct simentry *e, struct command *c)

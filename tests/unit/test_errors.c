@@ -1,4 +1,5 @@
-/* Unit tests for the error table behind baton_strerror(). */
+/* Unit tests for BATON_ERROR_MAP: the codes, baton_strerror(), baton_errname().
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +26,7 @@ static const int codes[] = {
     BATON_ENOTFOUND,        BATON_ENOTLEADER,    BATON_EUNKNOWN,
     BATON_ETOOBIG,          BATON_ETOOMANYCONNS, BATON_EUNAVAILABLE,
     BATON_ESHUTDOWN,        BATON_EIO,           BATON_ENOSPC,
-    BATON_ECANTCHANGE,      BATON_ETIMEOUT,
+    BATON_ECANTCHANGE,      BATON_ENOANSWER,
 };
 
 #define N_CODES (sizeof codes / sizeof codes[0])
@@ -141,6 +142,47 @@ static void never_null(void **state)
         assert_non_null(baton_strerror(INT_MIN));
 }
 
+/* Each code's name is its identifier in baton.h, spelled out. */
+static void names_are_the_identifiers(void **state)
+{
+        (void)state;
+        assert_string_equal(baton_errname(0), "BATON_OK");
+        assert_string_equal(baton_errname(BATON_ENOMEM), "BATON_ENOMEM");
+        assert_string_equal(baton_errname(BATON_EBUSY), "BATON_EBUSY");
+        assert_string_equal(baton_errname(BATON_ETIMEDOUT), "BATON_ETIMEDOUT");
+        assert_string_equal(baton_errname(BATON_ENOANSWER), "BATON_ENOANSWER");
+        assert_string_equal(baton_errname(-35), "BATON_ENOANSWER");
+        assert_string_equal(baton_errname(-36), "BATON_E?");
+        assert_string_equal(baton_errname(1), "BATON_E?");
+        assert_string_equal(baton_errname(INT_MIN), "BATON_E?");
+}
+
+/* Every code has a distinct name of the form BATON_E... */
+static void names_are_distinct(void **state)
+{
+        size_t i, j;
+
+        (void)state;
+        for (i = 0; i < N_CODES; i++) {
+                const char *name = baton_errname(codes[i]);
+
+                assert_int_equal(strncmp(name, "BATON_E", 7), 0);
+                assert_true(strlen(name) > 7);
+                assert_string_not_equal(name, "BATON_E?");
+                for (j = i + 1; j < N_CODES; j++) {
+                        assert_string_not_equal(name, baton_errname(codes[j]));
+                }
+        }
+}
+
+/* The deprecated name stays the same code, and the two timeouts differ. */
+static void deprecated_alias(void **state)
+{
+        (void)state;
+        assert_int_equal(BATON_ETIMEOUT, BATON_ENOANSWER);
+        assert_int_not_equal(BATON_ETIMEDOUT, BATON_ENOANSWER);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -152,6 +194,9 @@ int main(void)
             cmocka_unit_test(positive_codes_are_unknown),
             cmocka_unit_test(out_of_range_codes_are_unknown),
             cmocka_unit_test(never_null),
+            cmocka_unit_test(names_are_the_identifiers),
+            cmocka_unit_test(names_are_distinct),
+            cmocka_unit_test(deprecated_alias),
         };
         return cmocka_run_group_tests_name("errors", tests, NULL, NULL);
 }
