@@ -1,0 +1,277 @@
+/*
+ * docs/protocol.md against the real codec: every hex example on the page
+ * must decode, frame header and body, and encode back to the same bytes,
+ * and the sizes the page states must be the codec's. The page is read at
+ * run time (PROTOCOL_MD), so an edit that breaks an example fails here.
+ *
+ * An example is a fenced block whose lines start with two-digit hex bytes;
+ * whatever follows a line's bytes (after two spaces) is commentary.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../../src/fsm/command.h"
+#include "../../src/proto/proto.h"
+
+#ifndef PROTOCOL_MD
+#error "PROTOCOL_MD must name docs/protocol.md"
+#endif
+
+#define MAX_EXAMPLES 32
+#define MAX_BYTES    512
+#define MAX_LINE     512
+
+struct example {
+        unsigned line; /* of the opening fence, for messages */
+        size_t len;
+        uint8_t bytes[MAX_BYTES];
+};
+
+struct page {
+        char *text;
+        unsigned stray_line; /* a line inside an example without hex bytes */
+        size_t n;
+        struct example examples[MAX_EXAMPLES];
+};
+
+static struct page page;
+
+/* The hex bytes at the start of `s` ("01 04 00 00   comment"), appended to
+ * `e`; the number read, or -1 when the line does not start with one. */
+static int hex_line(const char *s, struct example *e)
+{
+        int n = 0;
+
+        while (isxdigit((unsigned char)s[0]) && isxdigit((unsigned char)s[1]) &&
+               (s[2] == ' ' || s[2] == '\0' || s[2] == '\n')) {
+                unsigned v;
+
+                assert_true(e->len < MAX_BYTES);
+                sscanf(s, "%2x", &v);
+                e->bytes[e->len++] = (uint8_t)v;
+                n++;
+                s += 2;
+                if (s[0] != ' ' || s[1] == ' ') {
+                        break; /* end of line, or the commentary */
+                }
+                s++;
+        }
+        return n > 0 ? n : -1;
+}
+
+/* Read the page and collect its examples, once for the whole run. */
+static int load(void **state)
+{
+        FILE *f = fopen(PROTOCOL_MD, "r");
+        char line[MAX_LINE];
+        unsigned lineno = 0, fence = 0;
+        bool in_block = false, hex = false;
+        struct example *cur = NULL;
+        size_t cap = 1 << 16, used = 0;
+
+        (void)state;
+        if (f == NULL) {
+                fprintf(stderr, "cannot open %s\n", PROTOCOL_MD);
+                return -1;
+        }
+        page.text = calloc(1, cap);
+        while (fgets(line, sizeof line, f) != NULL) {
+                size_t l = strlen(line);
+
+                lineno++;
+                while (used + l + 1 > cap) {
+                        cap *= 2;
+                        page.text = realloc(page.text, cap);
+                }
+                memcpy(page.text + used, line, l + 1);
+                used += l;
+                if (strncmp(line, "```", 3) == 0) {
+                        if (in_block && hex) {
+                                page.n++;
+                        }
+                        in_block = !in_block;
+                        hex = false;
+                        fence = lineno;
+                        continue;
+                }
+                if (!in_block) {
+                        continue;
+                }
+                if (!hex) {
+                        if (page.n == MAX_EXAMPLES) {
+                                continue;
+                        }
+                        cur = &page.examples[page.n];
+                        memset(cur, 0, sizeof *cur);
+                        cur->line = fence;
+                        hex = hex_line(line, cur) > 0;
+                } else if (hex_line(line, cur) < 0 && page.stray_line == 0) {
+                        page.stray_line = lineno;
+                }
+        }
+        fclose(f);
+        return 0;
+}
+
+static int unload(void **state)
+{
+        (void)state;
+        free(page.text);
+        return 0;
+}
+
+/* The page has examples at all: a page that lost them would pass the
+ * checks below vacuously. */
+static void page_has_examples(void **state)
+{
+        (void)state;
+        assert_true(page.n >= 3);
+}
+
+/* Decode one example's body by its frame type and encode it back. */
+static void check_body(const struct example *e, const struct proto_header *h)
+{
+        const uint8_t *body = e->bytes + PROTO_HEADER_SIZE;
+        uint8_t again[MAX_BYTES];
+        size_t len = h->length, n;
+
+        switch (h->type) {
+        case PROTO_PING:
+        case PROTO_STATUS:
+                if (len != 0) {
+                        fail_msg("protocol.md:%u: PING/STATUS with a body",
+                                 e->line);
+                }
+                n = proto_write_empty(again, sizeof again, h->id, h->type);
+                break;
+        case PROTO_COMMAND: {
+                struct command c;
+                uint8_t cmd[COMMAND_MAX_SIZE];
+                size_t cmd_len;
+                int rv = command_decode(&c, body, len);
+
+                if (rv != 0) {
+                        fail_msg("protocol.md:%u: the command does not "
+                                 "decode: %s",
+                                 e->line, baton_strerror(rv));
+                }
+                cmd_len = command_encode(&c, cmd, sizeof cmd);
+                n = proto_write_command(again, sizeof again, h->id, cmd,
+                                        cmd_len);
+                break;
+        }
+        case PROTO_RESULT: {
+                struct proto_result r;
+                int rv = proto_read_result(body, len, &r);
+
+                if (rv != 0) {
+                        fail_msg("protocol.md:%u: the RESULT does not "
+                                 "decode: %s",
+                                 e->line, baton_strerror(rv));
+                }
+                n = proto_write_result(again, sizeof again, h->id, &r);
+                break;
+        }
+        default:
+                fail_msg("protocol.md:%u: an example of frame type %u, which "
+                         "this test does not know yet: teach it",
+                         e->line, h->type);
+                return;
+        }
+        if (n != e->len || memcmp(again, e->bytes, n) != 0) {
+                fail_msg("protocol.md:%u: encoding the decoded frame gives "
+                         "other bytes (%zu against %zu)",
+                         e->line, n, e->len);
+        }
+}
+
+/* Every example is one whole frame whose header states its body's length,
+ * and whose body decodes and encodes back to the same bytes. */
+static void examples_decode(void **state)
+{
+        size_t i;
+
+        (void)state;
+        if (page.stray_line != 0) {
+                fail_msg("protocol.md:%u: a line without hex bytes inside an "
+                         "example",
+                         page.stray_line);
+        }
+        for (i = 0; i < page.n; i++) {
+                const struct example *e = &page.examples[i];
+                struct proto_header h;
+                int rv;
+
+                if (e->len < PROTO_HEADER_SIZE) {
+                        fail_msg("protocol.md:%u: shorter than a frame header",
+                                 e->line);
+                }
+                rv = proto_header_decode(&h, e->bytes, PROTO_MAX_BODY);
+                if (rv != 0) {
+                        fail_msg("protocol.md:%u: the header does not decode: "
+                                 "%s",
+                                 e->line, baton_strerror(rv));
+                }
+                if (h.length != e->len - PROTO_HEADER_SIZE) {
+                        fail_msg("protocol.md:%u: the header says %u body "
+                                 "bytes, the example has %zu",
+                                 e->line, h.length,
+                                 e->len - PROTO_HEADER_SIZE);
+                }
+                check_body(e, &h);
+        }
+}
+
+/* Every line of the page that names COMMAND_MAX_SIZE states its value. */
+static void command_max_size_is_stated(void **state)
+{
+        char want[32], buf[MAX_LINE];
+        const char *p = page.text;
+        unsigned found = 0;
+
+        (void)state;
+        snprintf(want, sizeof want, "%d bytes", (int)COMMAND_MAX_SIZE);
+        while ((p = strstr(p, "COMMAND_MAX_SIZE")) != NULL) {
+                const char *start = p, *end = strchr(p, '\n');
+                size_t l;
+
+                while (start > page.text && start[-1] != '\n') {
+                        start--;
+                }
+                if (end == NULL) {
+                        end = p + strlen(p);
+                }
+                l = (size_t)(end - start);
+                l = l < sizeof buf - 1 ? l : sizeof buf - 1;
+                memcpy(buf, start, l);
+                buf[l] = '\0';
+                if (strstr(buf, want) == NULL) {
+                        fail_msg("protocol.md: \"%s\" without \"%s\"", buf,
+                                 want);
+                }
+                found++;
+                p = end;
+        }
+        assert_true(found >= 2);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(page_has_examples),
+            cmocka_unit_test(examples_decode),
+            cmocka_unit_test(command_max_size_is_stated),
+        };
+        return cmocka_run_group_tests_name("protocol_doc", tests, load,
+                                           unload);
+}
