@@ -1,7 +1,9 @@
 /*
- * baton-bench: the lock-service load driver of the peers benchmark
- * (peers/README.md, "Driver command line", "JSON result line", "Workload
- * definitions"), for Baton through libbaton alone (include/baton.h).
+ * baton-bench: the lock-service load driver of the shared peer benchmark
+ * (the harness that runs etcd, ZooKeeper and Redis locks with the same
+ * workloads; docs/performance.md), for Baton through libbaton alone
+ * (include/baton.h). Its flags, workloads and one-line JSON result are the
+ * harness's driver contract, documented in baton-bench(1).
  *
  * Each client is a thread with its own baton_client handle (its own
  * session). An op is baton_acquire() followed by baton_release() of the

@@ -183,8 +183,3 @@ void deadlines_drop(struct deadlines *d, uint64_t session, uint64_t seq)
         free(x);
         rearm(d);
 }
-
-uint32_t deadlines_count(const struct deadlines *d)
-{
-        return d->n;
-}

@@ -52,6 +52,5 @@ int deadlines_set(struct deadlines *d, uint64_t session, uint64_t seq,
 void deadlines_drop(struct deadlines *d, uint64_t session, uint64_t seq);
 /* Drop everything (leadership lost). */
 void deadlines_clear(struct deadlines *d);
-uint32_t deadlines_count(const struct deadlines *d);
 
 #endif /* SERVER_DEADLINES_H */

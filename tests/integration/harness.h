@@ -177,7 +177,7 @@ long harness_rss_kib(const struct harness *h, unsigned id);
 unsigned harness_reap(struct harness *h);
 
 /*
- * CHAOS.md S9: every pair of nodes' apply logs agree on every index both
+ * docs/chaos.md S9: every pair of nodes' apply logs agree on every index both
  * applied (a node's replay after a restart must repeat itself too). 0 with
  * `*compared` = (pair of nodes, index) comparisons made, or -1 with the
  * first difference in h->errmsg.
@@ -194,7 +194,7 @@ int harness_check_apply_logs(struct harness *h, unsigned *compared);
 unsigned harness_undecodable_entries(struct harness *h, unsigned *node);
 
 /*
- * CHAOS.md L4: lines of the nodes' logs that report a sanitizer error or a
+ * docs/chaos.md L4: lines of the nodes' logs that report a sanitizer error or a
  * failed assertion. `first` (may be NULL) gets the first, with its node.
  */
 unsigned harness_scan_logs(struct harness *h, char *first, size_t cap);

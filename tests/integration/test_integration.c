@@ -20,7 +20,7 @@
  * and waits until every node follows the leader and has caught up before
  * it ends, and a scenario that finds the cluster unhealthy gets a fresh
  * one. After every scenario the nodes' apply logs must agree on every index
- * they both applied (CHAOS.md S9) and no node may have exited on its own.
+ * they both applied (docs/chaos.md, S9) and no node may have exited on its own.
  *
  * Every node serves metrics (the harness gives each a metrics address). The
  * membership scenario leaves the node it added and removed behind as a

@@ -225,8 +225,7 @@ static void examples_decode(void **state)
                 if (h.length != e->len - PROTO_HEADER_SIZE) {
                         fail_msg("protocol.md:%u: the header says %u body "
                                  "bytes, the example has %zu",
-                                 e->line, h.length,
-                                 e->len - PROTO_HEADER_SIZE);
+                                 e->line, h.length, e->len - PROTO_HEADER_SIZE);
                 }
                 check_body(e, &h);
         }
@@ -272,6 +271,5 @@ int main(void)
             cmocka_unit_test(examples_decode),
             cmocka_unit_test(command_max_size_is_stated),
         };
-        return cmocka_run_group_tests_name("protocol_doc", tests, load,
-                                           unload);
+        return cmocka_run_group_tests_name("protocol_doc", tests, load, unload);
 }

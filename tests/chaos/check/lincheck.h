@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /*
- * Checker S7 of the chaos suite (docs/chaos.md, CHAOS.md "Linearizability").
+ * Checker S7 of the chaos suite (docs/chaos.md, checker S7).
  * The caller gives every operation on one lock name; the checker decides
  * whether some sequential order of them, consistent with real time, is legal
  * for this model:
