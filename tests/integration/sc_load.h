@@ -6,6 +6,8 @@
 
 #include "scenario.h"
 
+/* Scenarios, run in the order of test_integration.c's table, which says
+ * in a line what each one shows. */
 void sc_concurrent(struct ctx *x);
 void sc_counted(struct ctx *x);
 void sc_metrics(struct ctx *x);

@@ -5,6 +5,8 @@
 
 #include "scenario.h"
 
+/* Scenarios, run in the order of test_integration.c's table, which says
+ * in a line what each one shows. */
 void sc_malformed(struct ctx *x);
 void sc_names(struct ctx *x);
 

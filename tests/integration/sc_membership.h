@@ -5,6 +5,8 @@
 
 #include "scenario.h"
 
+/* Scenarios, run in the order of test_integration.c's table, which says
+ * in a line what each one shows. */
 void sc_not_leader(struct ctx *x);
 void sc_membership(struct ctx *x);
 

@@ -4,6 +4,7 @@
 #ifndef TESTS_UNIT_COMMAND_DECODE_H
 #define TESTS_UNIT_COMMAND_DECODE_H
 
+/* cmocka cases, run from the table of test_command.c. */
 void decode_empty_buffer(void **state);
 void decode_bad_version(void **state);
 void decode_unknown_type(void **state);

@@ -3,6 +3,7 @@
 #ifndef TESTS_UNIT_COMMAND_FUZZ_H
 #define TESTS_UNIT_COMMAND_FUZZ_H
 
+/* cmocka cases, run from the table of test_command.c. */
 void fuzz_random_bytes(void **state);
 void fuzz_single_byte_mutations(void **state);
 

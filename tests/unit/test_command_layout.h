@@ -4,6 +4,7 @@
 #ifndef TESTS_UNIT_COMMAND_LAYOUT_H
 #define TESTS_UNIT_COMMAND_LAYOUT_H
 
+/* cmocka cases, run from the table of test_command.c. */
 void layout_acquire(void **state);
 void layout_open(void **state);
 void layout_release_and_check(void **state);

@@ -4,6 +4,7 @@
 #ifndef TESTS_UNIT_PROTO_BODIES_H
 #define TESTS_UNIT_PROTO_BODIES_H
 
+/* cmocka cases, run from the table of test_proto.c. */
 void bodies_truncated_or_trailing(void **state);
 void fixed_bodies_exact(void **state);
 void bodies_bad_lock_names(void **state);

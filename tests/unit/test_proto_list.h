@@ -2,6 +2,7 @@
 #ifndef TESTS_UNIT_PROTO_LIST_H
 #define TESTS_UNIT_PROTO_LIST_H
 
+/* cmocka cases, run from the table of test_proto.c. */
 void round_trip_list(void **state);
 void list_request_bodies(void **state);
 void round_trip_list_reply(void **state);

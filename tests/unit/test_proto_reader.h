@@ -4,6 +4,7 @@
 #ifndef TESTS_UNIT_PROTO_READER_H
 #define TESTS_UNIT_PROTO_READER_H
 
+/* cmocka cases, run from the table of test_proto.c. */
 void reader_byte_by_byte(void **state);
 void reader_random_splits(void **state);
 void reader_several_frames_per_buffer(void **state);
