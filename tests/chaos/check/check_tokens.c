@@ -1,0 +1,295 @@
+/* Checkers S2, S3 and S6 of a chaos run: the tokens clients were told. */
+#include "check_tokens.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "check_util.h"
+
+/* --- S2 ------------------------------------------------------------------- */
+
+/* An ok acquire, for S2 and S3. */
+struct acq {
+        int key;
+        uint64_t token;
+        uint64_t session;
+        uint64_t process;
+        int worker;
+        int64_t invoke_ns, complete_ns;
+};
+
+static int cmp_acq_complete(const void *p, const void *q)
+{
+        const struct acq *x = p, *y = q;
+
+        if (x->key != y->key) {
+                return x->key < y->key ? -1 : 1;
+        }
+        return x->complete_ns < y->complete_ns
+                   ? -1
+                   : x->complete_ns > y->complete_ns;
+}
+
+static int cmp_acq_invoke(const void *p, const void *q)
+{
+        const struct acq *x = p, *y = q;
+
+        if (x->key != y->key) {
+                return x->key < y->key ? -1 : 1;
+        }
+        return x->invoke_ns < y->invoke_ns ? -1 : x->invoke_ns > y->invoke_ns;
+}
+
+static int cmp_acq_token(const void *p, const void *q)
+{
+        const struct acq *x = p, *y = q;
+
+        if (x->key != y->key) {
+                return x->key < y->key ? -1 : 1;
+        }
+        return x->token < y->token ? -1 : x->token > y->token;
+}
+
+static struct acq *ok_acquires(const struct run *r, size_t *n)
+{
+        struct acq *v = NULL;
+        size_t cap = 0, i;
+
+        *n = 0;
+        for (i = 0; i < r->history.n; i++) {
+                const struct history_op *h = &r->history.ops[i];
+                if (h->f == HISTORY_ACQUIRE && h->type == HISTORY_OK &&
+                    h->key >= 0 && h->has_token) {
+                        struct acq a = {h->key,        h->token,  h->session,
+                                        h->process,    h->worker, h->invoke_ns,
+                                        h->complete_ns};
+                        util_push((void **)&v, n, &cap, &a, sizeof a);
+                }
+        }
+        return v;
+}
+
+/*
+ * For each lock, sweep the acquires by invoke time while adding, by
+ * completion time, those that completed before: the highest token among
+ * them must be below the new acquire's. An equal token of the same session
+ * is a reentrant acquire, not a violation.
+ */
+void check_s2(const struct run *r, struct check_result *res)
+{
+        size_t n, i, j, k, a_at;
+        struct acq *by_c = ok_acquires(r, &n);
+        struct acq *by_i = util_calloc(n, sizeof *by_i);
+        struct check_note bad = {0, ""};
+
+        if (n > 0) {
+                memcpy(by_i, by_c, n * sizeof *by_c);
+        }
+        util_sort(by_c, n, sizeof *by_c, cmp_acq_complete);
+        util_sort(by_i, n, sizeof *by_i, cmp_acq_invoke);
+        for (i = 0, a_at = 0; i < n; i = j) {
+                const struct acq *max = NULL;
+                int key = by_i[i].key;
+
+                while (a_at < n && by_c[a_at].key < key) {
+                        a_at++;
+                }
+                for (j = i; j < n && by_i[j].key == key; j++) {
+                        const struct acq *b = &by_i[j];
+                        for (k = a_at; k < n && by_c[k].key == key &&
+                                       by_c[k].complete_ns < b->invoke_ns;
+                             k++) {
+                                if (max == NULL || by_c[k].token > max->token) {
+                                        max = &by_c[k];
+                                }
+                        }
+                        a_at = k;
+                        if (max == NULL || (max->token < b->token) ||
+                            (max->token == b->token &&
+                             max->session == b->session && b->session != 0)) {
+                                continue;
+                        }
+                        check_note(&bad,
+                                   "lock %s: w%d's acquire got token %" PRIu64
+                                   " and completed at %" PRId64
+                                   " before w%d's acquire, invoked at %" PRId64
+                                   ", got token %" PRIu64,
+                                   run_name(r, key), max->worker, max->token,
+                                   max->complete_ns, b->worker, b->invoke_ns,
+                                   b->token);
+                }
+        }
+        if (bad.count > 0) {
+                check_set(res, CHECK_FAIL, "%s (%zu acquires)", bad.first,
+                          bad.count);
+        } else {
+                check_set(res, CHECK_PASS,
+                          "%zu ok acquires: tokens increase in real-time order",
+                          n);
+        }
+        free(by_c);
+        free(by_i);
+}
+
+/* --- S3 ------------------------------------------------------------------- */
+
+void check_s3(const struct run *r, struct check_result *res)
+{
+        const struct applylog *a = &r->applylog;
+        size_t n, i;
+        struct acq *v = ok_acquires(r, &n);
+        struct check_note bad = {0, ""}, unknown = {0, ""};
+
+        for (i = 0; i < n; i++) {
+                bool logged;
+                const struct applylog_event *g =
+                    check_grant_at(r, v[i].key, v[i].token, &logged);
+                /* Every command leaves at least a RESULT, so an index inside
+                 * the logged range that no node logged was no command (a
+                 * barrier, a configuration): surely no grant. Outside the
+                 * range the logs just do not tell. */
+                bool within = a->n_merged > 0 &&
+                              v[i].token >= a->merged[0].index &&
+                              v[i].token <= a->merged[a->n_merged - 1].index;
+                if (!logged && !within) {
+                        check_note(&unknown,
+                                   "no apply log reaches index %" PRIu64
+                                   " (w%d's token for lock %s)",
+                                   v[i].token, v[i].worker,
+                                   run_name(r, v[i].key));
+                } else if (g == NULL) {
+                        check_note(&bad,
+                                   "lock %s: w%d was told token %" PRIu64
+                                   " but index %" PRIu64 " is no GRANT of it",
+                                   run_name(r, v[i].key), v[i].worker,
+                                   v[i].token, v[i].token);
+                } else if (v[i].session != 0 && g->session != v[i].session) {
+                        check_note(&bad,
+                                   "lock %s: w%d (session %" PRIu64
+                                   ") was told token %" PRIu64
+                                   ", granted to session %" PRIu64,
+                                   run_name(r, v[i].key), v[i].worker,
+                                   v[i].session, v[i].token, g->session);
+                }
+        }
+        /* One token, one session: a process is one handle, so two processes
+         * reporting a token are two sessions. */
+        util_sort(v, n, sizeof *v, cmp_acq_token);
+        for (i = 1; i < n; i++) {
+                const struct acq *x = &v[i - 1], *y = &v[i];
+                if (x->key != y->key || x->token != y->token) {
+                        continue;
+                }
+                if (x->process != y->process ||
+                    (x->session != 0 && y->session != 0 &&
+                     x->session != y->session)) {
+                        check_note(&bad,
+                                   "lock %s: token %" PRIu64
+                                   " reported to w%d (p=%" PRIu64
+                                   ") and w%d (p=%" PRIu64 ")",
+                                   run_name(r, x->key), x->token, x->worker,
+                                   x->process, y->worker, y->process);
+                }
+        }
+        if (bad.count > 0) {
+                check_set(res, CHECK_FAIL, "%s (%zu problems)", bad.first,
+                          bad.count);
+        } else if (unknown.count > 0) {
+                check_set(res, CHECK_UNKNOWN, "%s (%zu grants not in any log)",
+                          unknown.first, unknown.count);
+        } else {
+                check_set(
+                    res, CHECK_PASS,
+                    "%zu ok acquires: each a committed GRANT to its session "
+                    "at index = token, tokens unique",
+                    n);
+        }
+        free(v);
+}
+
+/* --- S6 ------------------------------------------------------------------- */
+
+/* The index where grant `token` of `lock` ended: its first RELEASE event
+ * (any cause), else its session's END; 0 if it never ended. */
+static uint64_t grant_end(const struct run *r, int lock, uint64_t token,
+                          uint64_t session)
+{
+        size_t n, i;
+        const struct applylog_fact *f =
+            applylog_releases(&r->applylog, lock, token, &n);
+        const struct applylog_fact *end;
+
+        for (i = 0; i < n; i++) {
+                if (f[i].type == APPLYLOG_RELEASE) {
+                        return f[i].index;
+                }
+        }
+        end = applylog_end(&r->applylog, session);
+        return end != NULL && end->index >= token ? end->index : 0;
+}
+
+void check_s6(const struct run *r, struct check_result *res,
+              struct check_stats *st)
+{
+        const struct reglog *rl = &r->reglog;
+        struct check_note bad = {0, ""}, unknown = {0, ""};
+        size_t i, stale = 0, saves = 0;
+
+        for (i = 0; i < rl->n; i++) {
+                const struct reglog_line *l = &rl->lines[i];
+                const struct applylog_event *gt, *gm;
+                bool logged_t, logged_m;
+                uint64_t ended;
+
+                if (l->ok || l->token >= l->max) {
+                        continue;
+                }
+                stale++;
+                /* The register key is the lock's name. */
+                gt = check_grant_at(r, l->key, l->token, &logged_t);
+                gm = check_grant_at(r, l->key, l->max, &logged_m);
+                if (gt == NULL || gm == NULL) {
+                        check_note(&unknown,
+                                   "register %s: no GRANT of token %" PRIu64
+                                   " or %" PRIu64 " in the apply logs",
+                                   run_name(r, l->key), l->token, l->max);
+                        continue;
+                }
+                /* A handoff ends the old grant and makes the new one in the
+                 * same entry, RELEASE first: ending at index m is in time. */
+                ended = grant_end(r, l->key, l->token, gt->session);
+                if (ended != 0 && ended <= l->max) {
+                        saves++;
+                        continue;
+                }
+                check_note(&bad,
+                           "register %s: w%d's token %" PRIu64
+                           " refused (max %" PRIu64 "), but grant %" PRIu64
+                           " (session %" PRIu64 ") %s when grant %" PRIu64
+                           " (session %" PRIu64 ") was made: overlap",
+                           run_name(r, l->key), l->worker, l->token, l->max,
+                           l->token, gt->session,
+                           ended == 0 ? "never ended" : "had not ended", l->max,
+                           gm->session);
+        }
+        st->fencing_saves = saves;
+        if (bad.count > 0) {
+                check_set(res, CHECK_FAIL,
+                          "%s (%zu overlaps, %zu fencing saves)", bad.first,
+                          bad.count, saves);
+        } else if (unknown.count > 0) {
+                check_set(
+                    res, CHECK_UNKNOWN,
+                    "%s (%zu of %zu refusals unclassified, %zu fencing saves)",
+                    unknown.first, unknown.count, stale, saves);
+        } else {
+                check_set(res, CHECK_PASS,
+                          "%zu stale refusals, %zu fencing saves, no overlap",
+                          stale, saves);
+        }
+}

@@ -1,0 +1,80 @@
+/* What the checkers of a chaos run share. */
+#include "check_util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+__attribute__((format(printf, 3, 4))) void
+check_set(struct check_result *res, int verdict, const char *fmt, ...)
+{
+        va_list ap;
+        char *p;
+
+        res->verdict = verdict;
+        va_start(ap, fmt);
+        vsnprintf(res->detail, sizeof res->detail, fmt, ap);
+        va_end(ap);
+        for (p = res->detail; *p != '\0'; p++) {
+                if (*p == '\n' || *p == '\r' || *p == '\t') {
+                        *p = ' ';
+                }
+        }
+}
+
+__attribute__((format(printf, 2, 3))) void check_note(struct check_note *n,
+                                                      const char *fmt, ...)
+{
+        va_list ap;
+
+        if (n->count++ > 0) {
+                return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(n->first, sizeof n->first, fmt, ap);
+        va_end(ap);
+}
+
+double check_secs(int64_t ns)
+{
+        return (double)ns / 1e9;
+}
+
+/* The event that made grant `token` of `lock` (a GRANT at index = token),
+ * or NULL; `*logged` says whether any node logged that index at all. */
+const struct applylog_event *check_grant_at(const struct run *r, int lock,
+                                            uint64_t token, bool *logged)
+{
+        const struct applylog_ref *ref = applylog_find(&r->applylog, token);
+        const struct applylog_event *ev;
+        size_t n, i;
+
+        *logged = ref != NULL;
+        if (ref == NULL) {
+                return NULL;
+        }
+        ev = applylog_events(&r->applylog, ref, &n);
+        for (i = 0; i < n; i++) {
+                if (ev[i].type == APPLYLOG_GRANT && ev[i].lock == lock &&
+                    ev[i].token == token) {
+                        return &ev[i];
+                }
+        }
+        return NULL;
+}
+
+/* Whether `ev` comes after the END of its session. */
+bool check_after_end(const struct run *r, const struct applylog_event *ev,
+                     uint64_t *end_index)
+{
+        const struct applylog_fact *end;
+
+        if (ev->session == 0) {
+                return false;
+        }
+        end = applylog_end(&r->applylog, ev->session);
+        if (end == NULL || ev->index <= end->index) {
+                return false;
+        }
+        *end_index = end->index;
+        return true;
+}

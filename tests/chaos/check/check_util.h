@@ -1,0 +1,39 @@
+/* What the checkers of a chaos run share: verdicts with a one-line detail,
+ * first-failure notes, and two lookups in the merged apply log. */
+#ifndef CHAOS_CHECK_CHECK_UTIL_H
+#define CHAOS_CHECK_CHECK_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checks.h"
+#include "run.h"
+
+/* Set a verdict; the detail is made one line. */
+__attribute__((format(printf, 3, 4))) void
+check_set(struct check_result *res, int verdict, const char *fmt, ...);
+
+/* A first-failure note: keeps the first message and counts the rest. */
+struct check_note {
+        size_t count;
+        char first[400];
+};
+
+__attribute__((format(printf, 2, 3))) void check_note(struct check_note *n,
+                                                      const char *fmt, ...);
+
+/* Nanoseconds in seconds, for details. */
+double check_secs(int64_t ns);
+
+/* The event that made grant `token` of `lock` (a GRANT at index = token),
+ * or NULL; `*logged` says whether any node logged that index at all. */
+const struct applylog_event *check_grant_at(const struct run *r, int lock,
+                                            uint64_t token, bool *logged);
+
+/* Whether `ev` comes after the END of its session (then `*end_index` is
+ * the END's index). */
+bool check_after_end(const struct run *r, const struct applylog_event *ev,
+                     uint64_t *end_index);
+
+#endif /* CHAOS_CHECK_CHECK_UTIL_H */

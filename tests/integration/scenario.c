@@ -1,0 +1,272 @@
+/* The integration scenarios' context: assertions and client steps. */
+#include "scenario.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../include/baton.h"
+#include "prom.h"
+
+/* --- Assertions ----------------------------------------------------------- */
+
+void fail_at(struct ctx *x, int line, const char *fmt, ...)
+{
+        char msg[1024];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        printf("# line %d: %s\n", line, msg);
+        fflush(stdout);
+        if (x->ok) {
+                /* The TAP line gets the first line; the rest is above. */
+                snprintf(x->why, sizeof x->why, "%.*s", (int)strcspn(msg, "\n"),
+                         msg);
+        }
+        x->ok = false;
+}
+
+/* A call's outcome, for failure messages (a few may be in one message). */
+const char *rs(struct ctx *x, const struct tclient_result *r)
+{
+        x->rk = (x->rk + 1) % 4;
+        return tclient_result_str(r, x->rbuf[x->rk], sizeof x->rbuf[x->rk]);
+}
+
+void note(struct ctx *x, const struct tclient_result *r)
+{
+        if (r->token > x->max_index) {
+                x->max_index = r->token;
+        }
+        if (r->index > x->max_index) {
+                x->max_index = r->index;
+        }
+}
+
+/* --- Helpers ----------------------------------------------------------------
+ */
+
+void lock_name(struct ctx *x, char *buf, size_t cap, const char *what)
+{
+        snprintf(buf, cap, "it-%u-%s-%u", x->n, what, ++x->names);
+}
+
+/* A client on every endpoint with a session of `ttl` ms. */
+bool client_open(struct ctx *x, struct tclient *c, uint32_t ttl, int line)
+{
+        struct tclient_result res;
+        int rv;
+
+        if (tclient_init(c, x->h.endpoints) != 0) {
+                fail_at(x, line, "tclient_init(%s) failed", x->h.endpoints);
+                return false;
+        }
+        rv = tclient_session_open(c, ttl, "integration", OP_MS, &res);
+        if (rv != 0 || res.kind != LOCKFSM_OPENED || res.session == 0) {
+                fail_at(x, line, "OPEN ttl %u: %d %s (%s)", ttl, rv,
+                        rs(x, &res), c->errmsg);
+                return false;
+        }
+        note(x, &res);
+        return true;
+}
+
+/* Acquire that must be GRANTED; returns the token (0 on failure). */
+uint64_t granted(struct ctx *x, struct tclient *c, const char *name,
+                 uint32_t wait_ms, int line)
+{
+        struct tclient_result res;
+        int rv = tclient_acquire(c, name, 1, wait_ms, OP_MS, &res);
+
+        if (rv != 0 || res.kind != LOCKFSM_GRANTED || res.token == 0 ||
+            res.token != res.index || res.session != c->session) {
+                fail_at(x, line, "ACQUIRE %s: %d %s (%s)", name, rv,
+                        rs(x, &res), c->errmsg);
+                return 0;
+        }
+        note(x, &res);
+        return res.token;
+}
+
+bool released(struct ctx *x, struct tclient *c, const char *name,
+              uint64_t token, int line)
+{
+        struct tclient_result res;
+        int rv = tclient_release(c, name, 1, token, OP_MS, &res);
+
+        if (rv != 0 || res.kind != LOCKFSM_RELEASED || res.token != token ||
+            res.count != 0) {
+                fail_at(x, line, "RELEASE %s token %" PRIu64 ": %d %s (%s)",
+                        name, token, rv, rs(x, &res), c->errmsg);
+                return false;
+        }
+        note(x, &res);
+        return true;
+}
+
+/* QUERY must show `session` holding with `token` and `waiters`. */
+bool holds(struct ctx *x, struct tclient *q, const char *name, uint64_t session,
+           uint64_t token, uint32_t waiters, int line)
+{
+        struct tclient_result res;
+        int rv = tclient_query(q, name, OP_MS, &res);
+
+        if (rv != 0 || res.kind != LOCKFSM_HOLDER || res.session != session ||
+            res.token != token || res.count != 1 || res.waiters != waiters) {
+                fail_at(x, line,
+                        "QUERY %s: %d %s, expected holder %" PRIu64
+                        " token %" PRIu64 " count 1 waiters %u (%s)",
+                        name, rv, rs(x, &res), session, token, waiters,
+                        q->errmsg);
+                return false;
+        }
+        return true;
+}
+
+bool is_free(struct ctx *x, struct tclient *q, const char *name, int line)
+{
+        struct tclient_result res;
+        int rv = tclient_query(q, name, OP_MS, &res);
+
+        if (rv != 0 || res.kind != LOCKFSM_FREE) {
+                fail_at(x, line, "QUERY %s: %d %s, expected FREE (%s)", name,
+                        rv, rs(x, &res), q->errmsg);
+                return false;
+        }
+        return true;
+}
+
+/* Between two polls of the cluster's state (each QUERY costs a barrier). */
+void poll_pause(void)
+{
+        struct timespec ts = {0, 10 * 1000000};
+
+        nanosleep(&ts, NULL);
+}
+
+/* Poll QUERY until `name` has `waiters` waiters (a queued ACQUIRE has been
+ * applied). */
+bool await_waiters(struct ctx *x, struct tclient *q, const char *name,
+                   uint32_t waiters, int line)
+{
+        int64_t deadline = tclient_now_ms() + OP_MS;
+        struct tclient_result res;
+        int rv;
+
+        do {
+                rv = tclient_query(q, name, OP_MS, &res);
+                if (rv == 0 && res.waiters == waiters) {
+                        return true;
+                }
+                poll_pause();
+        } while (tclient_now_ms() < deadline);
+        fail_at(x, line, "QUERY %s never showed %u waiters: %d %s", name,
+                waiters, rv, rs(x, &res));
+        return false;
+}
+
+/* Start a blocking ACQUIRE of `name` by `c` (its answer comes later). */
+bool start_wait(struct ctx *x, struct tclient *c, const char *name,
+                uint32_t wait_ms, uint64_t *seq, int line)
+{
+        struct command k;
+        int rv;
+
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_ACQUIRE;
+        k.owner = 1;
+        k.wait_ms = wait_ms;
+        k.name = name;
+        k.name_len = (uint8_t)strlen(name);
+        rv = tclient_start(c, &k, seq);
+        if (rv != 0) {
+                fail_at(x, line, "start ACQUIRE %s: %d (%s)", name, rv,
+                        c->errmsg);
+                return false;
+        }
+        return true;
+}
+
+/* Keep `c`'s session alive through a failover: keepalive until the new
+ * leader acknowledges. */
+bool kept_alive(struct ctx *x, struct tclient *c, int line)
+{
+        uint32_t ttl = 0;
+        int rv = tclient_keepalive(c, HEALTHY_MS, &ttl);
+
+        if (rv != 0 || ttl != c->ttl_ms) {
+                fail_at(x, line,
+                        "KEEPALIVE session %" PRIu64 ": %d ttl %u (%s)",
+                        c->session, rv, ttl, c->errmsg);
+                return false;
+        }
+        return true;
+}
+
+bool kill_leader(struct ctx *x, unsigned *id, int line)
+{
+        if (harness_kill_leader(&x->h, HEALTHY_MS, id, NULL) != 0) {
+                fail_at(x, line, "kill leader: %s", x->h.errmsg);
+                return false;
+        }
+        printf("# killed leader %u (kill -9)\n", *id);
+        return true;
+}
+
+bool restarted(struct ctx *x, unsigned id, int line)
+{
+        unsigned leader;
+
+        if (harness_restart(&x->h, id) != 0 ||
+            harness_wait_healthy(&x->h, HEALTHY_MS, &leader) != 0) {
+                fail_at(x, line, "restart node %u: %s", id, x->h.errmsg);
+                return false;
+        }
+        printf("# node %u restarted; leader is %u\n", id, leader);
+        return true;
+}
+
+/* A follower's id (not `leader`, running), or 0. */
+unsigned a_follower(struct ctx *x, unsigned leader)
+{
+        unsigned i;
+
+        for (i = 1; i <= x->n; i++) {
+                if (i != leader && harness_running(&x->h, i)) {
+                        return i;
+                }
+        }
+        return 0;
+}
+
+/* Fetch node `id`'s metrics, check the format, and read one value. */
+bool scrape(struct ctx *x, unsigned id, char *text, const char *series,
+            double *v, int line)
+{
+        char why[256];
+        unsigned samples;
+        long len = harness_metrics(&x->h, id, text, METRICS_MAX, OP_MS);
+
+        if (len < 0) {
+                fail_at(x, line, "%s", x->h.errmsg);
+                return false;
+        }
+        if (!prom_valid(text, &samples, why, sizeof why)) {
+                fail_at(x, line,
+                        "node %u's metrics are not Prometheus text: %s", id,
+                        why);
+                return false;
+        }
+        if (!prom_value(text, series, v)) {
+                fail_at(x, line, "node %u's metrics have no %s", id, series);
+                return false;
+        }
+        return true;
+}

@@ -1,0 +1,108 @@
+/* The state of one simulated run that its parts share: the cluster, the
+ * clients' view of their sessions, the faults in force, the grants the
+ * leader reported, and the run's log and failure messages. */
+#ifndef TESTS_SIM_SIM_H
+#define TESTS_SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lib/rng.h"
+#include "../lib/simcluster.h"
+
+#define MAX_CLIENTS 5
+#define MAX_HELD    8
+#define MAX_WAITS   8
+#define MAX_FAULTS  8
+#define N_NAMES     4
+
+static inline unsigned rng_range(struct rng *r, unsigned lo, unsigned hi)
+{
+        return lo + rng_below(r, hi - lo + 1);
+}
+
+static inline bool rng_chance(struct rng *r, unsigned percent)
+{
+        return rng_below(r, 100) < percent;
+}
+
+struct held {
+        unsigned name;
+        uint64_t owner;
+        uint64_t token;
+        uint32_t count;
+};
+
+/* A queued ACQUIRE: the command is kept so that a poll retries it byte for
+ * byte (same session and seq). */
+struct wait {
+        struct command cmd;
+        raft_time since;
+        bool timeout_sent;
+};
+
+struct client {
+        unsigned id;
+        uint64_t nonce;
+        uint64_t session; /* 0: none */
+        uint64_t next_seq;
+        bool busy; /* a request is outstanding until acknowledged */
+        struct command cmd;
+        struct simprop *prop; /* its latest attempt, NULL if refused */
+        raft_time sent_at;
+        raft_time next_at;
+        unsigned attempts;
+        struct held held[MAX_HELD];
+        unsigned n_held;
+        struct wait waits[MAX_WAITS];
+        unsigned n_waits;
+        uint64_t last_token[N_NAMES]; /* for stale releases */
+};
+
+struct fault {
+        int kind;
+        unsigned a;
+        unsigned b;
+        unsigned mask; /* F_PARTITION: the minority side */
+        bool both;
+        raft_time heal_at;
+};
+
+/* A grant the server reported to a waiting client (from a leader's GRANT
+ * event): it must be in the final log. */
+struct report {
+        uint64_t session;
+        uint64_t seq;
+        uint64_t token;
+};
+
+struct sim {
+        struct simcluster c;
+        struct rng rng;
+        unsigned n;
+        bool verbose;
+        unsigned n_clients;
+        struct client clients[MAX_CLIENTS];
+        struct fault faults[MAX_FAULTS];
+        unsigned n_faults;
+        unsigned faults_total;
+        raft_time next_fault_at;
+        raft_time next_server_at;
+        struct report *reports;
+        size_t n_reports;
+        size_t cap_reports;
+        bool oom;
+        uint64_t final_index;
+        uint64_t fail_index; /* the log index a failed check is about, or 0 */
+};
+
+/* Prints a "# t=<virtual ms>" TAP comment when the run is verbose. */
+void say(struct sim *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Writes the failure into `reason` (`cap` bytes); returns -1. */
+int fail(char *reason, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* TESTS_SIM_SIM_H */

@@ -1,0 +1,690 @@
+/* The reference model of the lock state machine for test_model. */
+#include "model.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+
+void on_event(void *data, const struct lockfsm_event *e)
+{
+        struct evlog *log = data;
+        struct ev *v;
+
+        if (log->n == CAP_EVENTS) {
+                log->overflow = true;
+                return;
+        }
+        v = &log->ev[log->n++];
+        memset(v, 0, sizeof *v);
+        v->type = e->type;
+        v->cause = e->cause;
+        v->index = e->index;
+        v->session = e->session;
+        v->seq = e->seq;
+        v->owner = e->owner;
+        v->token = e->token;
+        v->nonce = e->nonce;
+        v->wait_ms = e->wait_ms;
+        v->status = e->status;
+        if (e->name != NULL) {
+                v->name_len = e->name_len;
+                memcpy(v->name, e->name, e->name_len);
+        }
+        if (e->result != NULL) {
+                v->has_result = true;
+                v->result = *e->result;
+        }
+}
+
+/* Every field docs/fsm.md does not name for an outcome is zero. */
+struct lockfsm_result rejected(int status)
+{
+        struct lockfsm_result r;
+
+        memset(&r, 0, sizeof r);
+        r.status = status;
+        r.kind = LOCKFSM_REJECTED;
+        return r;
+}
+
+struct lockfsm_result outcome(uint8_t kind, uint64_t session, uint64_t owner)
+{
+        struct lockfsm_result r;
+
+        memset(&r, 0, sizeof r);
+        r.kind = kind;
+        r.session = session;
+        r.owner = owner;
+        return r;
+}
+
+/* What HOLDER, CURRENT and a CHECK's ESTALE say about a lock. */
+static void holder_fields(struct lockfsm_result *r, const struct mlock *l)
+{
+        r->session = l->session;
+        r->owner = l->owner;
+        r->token = l->token;
+        r->count = l->count;
+        r->waiters = l->nw;
+}
+
+struct msess *m_session(struct model *m, uint64_t id)
+{
+        for (unsigned i = 0; i < m->ns; i++) {
+                if (m->s[i].id == id) {
+                        return &m->s[i];
+                }
+        }
+        return NULL;
+}
+
+static const struct mtomb *m_tomb(const struct model *m, uint64_t id)
+{
+        for (unsigned i = 0; i < m->nt; i++) {
+                if (m->t[i].session == id) {
+                        return &m->t[i];
+                }
+        }
+        return NULL;
+}
+
+/* The answer for a session that is not live: its tombstone or none. */
+static struct lockfsm_result not_live(const struct model *m, uint64_t id)
+{
+        const struct mtomb *t = m_tomb(m, id);
+
+        return rejected(t != NULL ? t->status : BATON_ENOSESSION);
+}
+
+struct mlock *m_lock(struct model *m, const char *name, size_t len)
+{
+        for (unsigned i = 0; i < m->nl; i++) {
+                if (m->l[i].name_len == len &&
+                    memcmp(m->l[i].name, name, len) == 0) {
+                        return &m->l[i];
+                }
+        }
+        return NULL;
+}
+
+static struct mlock *m_lock_created(struct model *m, uint64_t created)
+{
+        for (unsigned i = 0; i < m->nl; i++) {
+                if (m->l[i].created == created) {
+                        return &m->l[i];
+                }
+        }
+        return NULL;
+}
+
+/* Locks a session holds plus locks it waits for: what the limit counts. */
+static unsigned m_nlocks(const struct model *m, uint64_t sid)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < m->nl; i++) {
+                n += m->l[i].session == sid;
+                for (unsigned j = 0; j < m->l[i].nw; j++) {
+                        n += m->l[i].w[j].session == sid;
+                }
+        }
+        return n;
+}
+
+static struct mout *m_out(struct msess *s, uint64_t seq)
+{
+        for (unsigned i = 0; i < s->nout; i++) {
+                if (s->out[i].seq == seq) {
+                        return &s->out[i];
+                }
+        }
+        return NULL;
+}
+
+static void m_remember(struct msess *s, uint64_t seq,
+                       const struct lockfsm_result *r)
+{
+        unsigned i = s->nout;
+
+        assert_true(s->nout < LIM_INFLIGHT);
+        while (i > 0 && s->out[i - 1].seq > seq) {
+                s->out[i] = s->out[i - 1];
+                i--;
+        }
+        s->out[i].seq = seq;
+        s->out[i].res = *r;
+        s->out[i].res.duplicate = false;
+        s->nout++;
+}
+
+/* A queued ACQUIRE's remembered outcome follows its waiter; if the client
+ * has acknowledged it already there is nothing left to update. */
+static void m_set_out(struct model *m, uint64_t sid, uint64_t seq,
+                      const struct lockfsm_result *r)
+{
+        struct msess *s = m_session(m, sid);
+        struct mout *o = s != NULL ? m_out(s, seq) : NULL;
+
+        if (o != NULL) {
+                o->res = *r;
+        }
+}
+
+struct ev *m_ev(struct evlog *log, uint8_t type, uint64_t index, uint8_t cause)
+{
+        struct ev *v;
+
+        if (log->n == CAP_EVENTS) {
+                log->overflow = true;
+                return &log->ev[CAP_EVENTS - 1];
+        }
+        v = &log->ev[log->n++];
+        memset(v, 0, sizeof *v);
+        v->type = type;
+        v->index = index;
+        v->cause = cause;
+        return v;
+}
+
+static void ev_name(struct ev *v, const struct mlock *l)
+{
+        v->name_len = l->name_len;
+        memcpy(v->name, l->name, l->name_len);
+}
+
+static void m_remove_waiter(struct mlock *l, unsigned i)
+{
+        memmove(&l->w[i], &l->w[i + 1], (l->nw - i - 1) * sizeof l->w[0]);
+        l->nw--;
+}
+
+static void m_delete_lock(struct model *m, struct mlock *l)
+{
+        unsigned i = (unsigned)(l - m->l);
+
+        memmove(&m->l[i], &m->l[i + 1], (m->nl - i - 1) * sizeof m->l[0]);
+        m->nl--;
+}
+
+/* The head waiter gets the lock with this entry's index as its token. */
+static void m_grant_head(struct model *m, struct mlock *l, uint64_t index,
+                         uint8_t cause, struct evlog *log)
+{
+        struct mwaiter w;
+        struct lockfsm_result g;
+        struct ev *v;
+
+        w = l->w[0];
+        m_remove_waiter(l, 0);
+        l->last_grant = index;
+        l->session = w.session;
+        l->owner = w.owner;
+        l->seq = w.seq;
+        l->token = index;
+        l->count = 1;
+        v = m_ev(log, LOCKFSM_EV_GRANT, index, cause);
+        v->session = w.session;
+        v->seq = w.seq;
+        v->owner = w.owner;
+        v->token = index;
+        ev_name(v, l);
+        g = outcome(LOCKFSM_GRANTED, w.session, w.owner);
+        g.token = index;
+        g.count = 1;
+        m_set_out(m, w.session, w.seq, &g);
+}
+
+/* The holder has left: the head waiter gets the lock, or the lock
+ * disappears; unless this entry granted it already, when it stays between
+ * holders for the entry's end to settle. */
+static void m_handover(struct model *m, struct mlock *l, uint64_t index,
+                       uint8_t cause, struct evlog *log)
+{
+        l->session = 0;
+        l->owner = 0;
+        l->seq = 0;
+        l->token = 0;
+        l->count = 0;
+        if (l->last_grant == index && !(m->bugs & BUG_TWICE)) {
+                return;
+        }
+        if (l->nw == 0) {
+                m_delete_lock(m, l);
+                return;
+        }
+        m_grant_head(m, l, index, cause, log);
+}
+
+/* Every entry starts by handing on the locks left between holders, in lock
+ * age order, and ends by deleting those it freed with no one waiting. */
+void m_entry_begin(struct model *m, uint64_t index, struct evlog *log)
+{
+        for (unsigned i = 0; i < m->nl; i++) {
+                if (m->l[i].count == 0) {
+                        m_grant_head(m, &m->l[i], index, COMMAND_BATCH, log);
+                }
+        }
+}
+
+void m_entry_end(struct model *m)
+{
+        for (unsigned i = m->nl; i-- > 0;) {
+                if (m->l[i].count == 0 && m->l[i].nw == 0) {
+                        m_delete_lock(m, &m->l[i]);
+                }
+        }
+}
+
+/* Each command takes a stamp: max(last + 1, the entry's index). */
+uint64_t m_stamp(struct model *m, uint64_t index)
+{
+        m->stamp = m->stamp + 1 > index ? m->stamp + 1 : index;
+        return m->stamp;
+}
+
+/* CLOSE and EXPIRE: waits leave in queue order, then grants are handed over
+ * by token and then lock age, then the session ends with a tombstone. */
+static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
+                  uint8_t cause, struct evlog *log)
+{
+        uint64_t order[CAP_LOCKS];
+        unsigned n = 0;
+        struct msess *s;
+        struct ev *v;
+
+        while (!((m->bugs & BUG_DEAD_WAITER) && cause == COMMAND_EXPIRE)) {
+                struct mlock *best = NULL;
+                unsigned bi = 0;
+
+                for (unsigned i = 0; i < m->nl; i++) {
+                        for (unsigned j = 0; j < m->l[i].nw; j++) {
+                                if (m->l[i].w[j].session == sid &&
+                                    (best == NULL ||
+                                     m->l[i].w[j].queued_at <
+                                         best->w[bi].queued_at)) {
+                                        best = &m->l[i];
+                                        bi = j;
+                                }
+                        }
+                }
+                if (best == NULL) {
+                        break;
+                }
+                v = m_ev(log, LOCKFSM_EV_UNQUEUE, index, cause);
+                v->session = sid;
+                v->seq = best->w[bi].seq;
+                v->owner = best->w[bi].owner;
+                v->status = status;
+                ev_name(v, best);
+                m_remove_waiter(best, bi);
+        }
+
+        /* Collect first, so that a grant made while ending cannot be
+         * released again by the same loop. */
+        for (unsigned i = 0; i < m->nl; i++) {
+                if (m->l[i].session == sid) {
+                        order[n++] = m->l[i].created;
+                }
+        }
+        for (unsigned i = 1; i < n; i++) {
+                for (unsigned j = i; j > 0; j--) {
+                        struct mlock *a = m_lock_created(m, order[j - 1]);
+                        struct mlock *b = m_lock_created(m, order[j]);
+                        uint64_t tmp;
+
+                        if (a->token < b->token ||
+                            (a->token == b->token && a->created < b->created)) {
+                                break;
+                        }
+                        tmp = order[j];
+                        order[j] = order[j - 1];
+                        order[j - 1] = tmp;
+                }
+        }
+        for (unsigned i = 1; i < n; i++) {
+                m->ties += m_lock_created(m, order[i - 1])->token ==
+                           m_lock_created(m, order[i])->token;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                struct mlock *l = m_lock_created(m, order[i]);
+
+                v = m_ev(log, LOCKFSM_EV_RELEASE, index, cause);
+                v->session = sid;
+                v->owner = l->owner;
+                v->token = l->token;
+                ev_name(v, l);
+                m_handover(m, l, index, cause, log);
+        }
+
+        s = m_session(m, sid);
+        memmove(s, s + 1, (size_t)(&m->s[m->ns] - (s + 1)) * sizeof *s);
+        m->ns--;
+        if (m->nt == LIM_TOMBS) {
+                memmove(&m->t[0], &m->t[1], (LIM_TOMBS - 1) * sizeof m->t[0]);
+                m->nt--;
+        }
+        m->t[m->nt].session = sid;
+        m->t[m->nt].status = status;
+        m->nt++;
+        v = m_ev(log, LOCKFSM_EV_END, index, cause);
+        v->session = sid;
+}
+
+static struct lockfsm_result m_open(struct model *m, uint64_t index,
+                                    const struct command *c, struct evlog *log)
+{
+        struct msess *s;
+        struct lockfsm_result r;
+        struct ev *v;
+
+        for (unsigned i = 0; c->nonce != 0 && i < m->ns; i++) {
+                if (m->s[i].nonce == c->nonce) {
+                        r = outcome(LOCKFSM_OPENED, m->s[i].id, 0);
+                        r.duplicate = true;
+                        return r;
+                }
+        }
+        if (c->ttl_ms < LIM_MIN_TTL || c->ttl_ms > LIM_MAX_TTL) {
+                return rejected(BATON_ETTL);
+        }
+        if (m->ns == LIM_SESSIONS) {
+                return rejected(BATON_ETOOMANYSESSIONS);
+        }
+        s = &m->s[m->ns++];
+        memset(s, 0, sizeof *s);
+        s->id = m->stamp;
+        s->nonce = c->nonce;
+        s->ttl = c->ttl_ms;
+        s->client_len = c->name_len;
+        memcpy(s->client, c->name, c->name_len);
+        v = m_ev(log, LOCKFSM_EV_OPEN, index, COMMAND_OPEN);
+        v->session = s->id;
+        v->nonce = c->nonce;
+        r = outcome(LOCKFSM_OPENED, s->id, 0);
+        return r;
+}
+
+static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
+                                       const struct command *c,
+                                       struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct mwaiter *w;
+        struct lockfsm_result r;
+        struct ev *v;
+
+        if (c->mode != COMMAND_MODE_EXCLUSIVE) {
+                return rejected(BATON_EUNSUPPORTED);
+        }
+        if (l != NULL && l->count > 0 && l->session == c->session &&
+            l->owner == c->owner) {
+                if (l->count == UINT32_MAX) {
+                        return rejected(BATON_EOVERFLOW);
+                }
+                l->count++;
+                r = outcome(LOCKFSM_REENTERED, c->session, c->owner);
+                r.token = l->token;
+                r.count = l->count;
+                return r;
+        }
+        for (unsigned i = 0; l != NULL && i < l->nw; i++) {
+                if (l->w[i].session == c->session &&
+                    l->w[i].owner == c->owner) {
+                        return rejected(BATON_EWAITING);
+                }
+        }
+        if (l == NULL) {
+                if (m_nlocks(m, c->session) >= LIM_LOCKS) {
+                        return rejected(BATON_ETOOMANYLOCKS);
+                }
+                if (m->nl == CAP_LOCKS) {
+                        m->overflow = true;
+                        return rejected(BATON_ENOMEM);
+                }
+                l = &m->l[m->nl++];
+                memset(l, 0, sizeof *l);
+                l->name_len = c->name_len;
+                memcpy(l->name, c->name, c->name_len);
+                l->created = m->stamp;
+                l->last_grant = index;
+                l->session = c->session;
+                l->owner = c->owner;
+                l->seq = c->seq;
+                l->token = index;
+                l->count = 1;
+                v = m_ev(log, LOCKFSM_EV_GRANT, index, COMMAND_ACQUIRE);
+                v->session = c->session;
+                v->seq = c->seq;
+                v->owner = c->owner;
+                v->token = index;
+                ev_name(v, l);
+                r = outcome(LOCKFSM_GRANTED, c->session, c->owner);
+                r.token = index;
+                r.count = 1;
+                return r;
+        }
+        /* Between holders the lock belongs to its queue; with no queue
+         * even a try waits for the next entry. */
+        if (c->wait_ms == COMMAND_WAIT_TRY && (l->count > 0 || l->nw > 0)) {
+                r = rejected(BATON_EBUSY);
+                r.session = l->session;
+                r.owner = l->owner;
+                r.token = l->token;
+                r.count = l->count;
+                return r;
+        }
+        if (m_nlocks(m, c->session) >= LIM_LOCKS) {
+                return rejected(BATON_ETOOMANYLOCKS);
+        }
+        if (l->nw == LIM_WAITERS) {
+                return rejected(BATON_ETOOMANYWAITERS);
+        }
+        w = &l->w[l->nw++];
+        w->session = c->session;
+        w->owner = c->owner;
+        w->seq = c->seq;
+        w->queued_at = m->stamp;
+        w->wait_ms = c->wait_ms;
+        v = m_ev(log, LOCKFSM_EV_QUEUE, index, COMMAND_ACQUIRE);
+        v->session = c->session;
+        v->seq = c->seq;
+        v->owner = c->owner;
+        v->wait_ms = c->wait_ms;
+        ev_name(v, l);
+        r = outcome(LOCKFSM_QUEUED, c->session, c->owner);
+        r.count = l->nw;
+        return r;
+}
+
+static struct lockfsm_result m_release(struct model *m, uint64_t index,
+                                       const struct command *c,
+                                       struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct lockfsm_result r;
+        struct ev *v;
+
+        if (l == NULL || l->count == 0 || l->session != c->session ||
+            l->owner != c->owner) {
+                return rejected(BATON_ENOTHOLDER);
+        }
+        if (c->token != l->token) {
+                return rejected(BATON_ESTALE);
+        }
+        l->count--;
+        r = outcome(LOCKFSM_RELEASED, c->session, c->owner);
+        r.token = l->token;
+        r.count = l->count;
+        if (l->count == 0) {
+                v = m_ev(log, LOCKFSM_EV_RELEASE, index, COMMAND_RELEASE);
+                v->session = l->session;
+                v->owner = l->owner;
+                v->token = l->token;
+                ev_name(v, l);
+                m_handover(m, l, index, COMMAND_RELEASE, log);
+        }
+        return r;
+}
+
+/* CANCEL and TIMEOUT: the waiter leaves and its ACQUIRE learns why. */
+static struct lockfsm_result m_unqueue(struct model *m, uint64_t index,
+                                       const struct command *c, int why,
+                                       struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct lockfsm_result gone = rejected(why);
+        uint64_t owner;
+        struct ev *v;
+
+        for (unsigned i = 0; l != NULL && i < l->nw; i++) {
+                if (l->w[i].session != c->session || l->w[i].seq != c->target) {
+                        continue;
+                }
+                owner = l->w[i].owner;
+                v = m_ev(log, LOCKFSM_EV_UNQUEUE, index, c->type);
+                v->session = c->session;
+                v->seq = c->target;
+                v->owner = l->w[i].owner;
+                v->status = why;
+                ev_name(v, l);
+                m_remove_waiter(l, i);
+                gone.session = c->session;
+                gone.owner = owner;
+                m_set_out(m, c->session, c->target, &gone);
+                return outcome(LOCKFSM_CANCELLED, c->session, owner);
+        }
+        return rejected(BATON_ENOTWAITING);
+}
+
+/* CLOSE, ACQUIRE, RELEASE and CANCEL: the exactly-once steps of
+ * docs/fsm.md, then the command itself. */
+static struct lockfsm_result m_client(struct model *m, uint64_t index,
+                                      const struct command *c,
+                                      struct evlog *log)
+{
+        struct msess *s = m_session(m, c->session);
+        struct mout *o;
+        struct lockfsm_result r;
+
+        if (s == NULL) {
+                const struct mtomb *t = m_tomb(m, c->session);
+
+                if (t != NULL && t->status == BATON_ECLOSED &&
+                    c->type == COMMAND_CLOSE) {
+                        r = outcome(LOCKFSM_CLOSED, c->session, 0);
+                        r.duplicate = true;
+                        return r;
+                }
+                return not_live(m, c->session);
+        }
+        if (c->seq == 0 || c->seq < c->ack) {
+                return rejected(BATON_EINVAL);
+        }
+        if (c->seq < s->floor) {
+                return rejected(BATON_ESEQ);
+        }
+        if (c->ack > s->floor) {
+                unsigned k = 0;
+
+                s->floor = c->ack;
+                for (unsigned i = 0; i < s->nout; i++) {
+                        if (s->out[i].seq >= s->floor) {
+                                s->out[k++] = s->out[i];
+                        }
+                }
+                s->nout = k;
+        }
+        o = m_out(s, c->seq);
+        if (o != NULL && !(m->bugs & BUG_FORGET)) {
+                r = o->res;
+                r.duplicate = true;
+                return r;
+        }
+        /* CLOSE needs no slot: its outcome lives in the tombstone. */
+        if (s->nout >= LIM_INFLIGHT && c->type != COMMAND_CLOSE) {
+                return rejected(BATON_EINFLIGHT);
+        }
+        switch (c->type) {
+        case COMMAND_CLOSE:
+                m_end(m, c->session, BATON_ECLOSED, index, COMMAND_CLOSE, log);
+                return outcome(LOCKFSM_CLOSED, c->session, 0);
+        case COMMAND_ACQUIRE:
+                r = m_acquire(m, index, c, log);
+                break;
+        case COMMAND_RELEASE:
+                r = m_release(m, index, c, log);
+                break;
+        default:
+                r = m_unqueue(m, index, c, BATON_ECANCELLED, log);
+                break;
+        }
+        if (o != NULL) {
+                o->res = r; /* BUG_FORGET ran a retry again */
+        } else {
+                m_remember(s, c->seq, &r);
+        }
+        return r;
+}
+
+struct lockfsm_result m_query(struct model *m, const char *name, size_t len)
+{
+        struct mlock *l = m_lock(m, name, len);
+        struct lockfsm_result r;
+
+        if (l == NULL || l->count == 0) {
+                r = outcome(LOCKFSM_FREE, 0, 0);
+                r.waiters = l != NULL ? l->nw : 0;
+                return r;
+        }
+        r = outcome(LOCKFSM_HOLDER, 0, 0);
+        holder_fields(&r, l);
+        return r;
+}
+
+struct lockfsm_result m_apply(struct model *m, uint64_t index,
+                              const struct command *c, struct evlog *log)
+{
+        struct mlock *l;
+        struct lockfsm_result r;
+
+        m_stamp(m, index);
+        switch (c->type) {
+        case COMMAND_OPEN:
+                return m_open(m, index, c, log);
+        case COMMAND_EXPIRE:
+                if (m_session(m, c->session) == NULL) {
+                        return not_live(m, c->session);
+                }
+                m_end(m, c->session, BATON_EEXPIRED, index, COMMAND_EXPIRE,
+                      log);
+                return outcome(LOCKFSM_EXPIRED, c->session, 0);
+        case COMMAND_TIMEOUT:
+                if (m_session(m, c->session) == NULL) {
+                        return not_live(m, c->session);
+                }
+                return m_unqueue(m, index, c, BATON_ETIMEDOUT, log);
+        case COMMAND_QUERY:
+                return m_query(m, c->name, c->name_len);
+        case COMMAND_CHECK:
+                l = m_lock(m, c->name, c->name_len);
+                if (l != NULL && l->count > 0 && l->token == c->token) {
+                        r = outcome(LOCKFSM_CURRENT, 0, 0);
+                        holder_fields(&r, l);
+                        return r;
+                }
+                r = rejected(BATON_ESTALE);
+                if (l != NULL) {
+                        holder_fields(&r, l);
+                }
+                return r;
+        default:
+                return m_client(m, index, c, log);
+        }
+}

@@ -1,0 +1,167 @@
+/* The reference model of the lock state machine for test_model: plain
+ * arrays and linear scans, written from docs/fsm.md, with the events it
+ * predicts in the form lockfsm reports them. */
+#ifndef TESTS_UNIT_MODEL_H
+#define TESTS_UNIT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../src/fsm/command.h"
+#include "../../src/fsm/lockfsm.h"
+
+/*
+ * Small limits, so that every limit error is hit often: six sessions with
+ * two owners each compete for four locks, and a session may remember only
+ * four outcomes before it must acknowledge some.
+ */
+enum {
+        LIM_SESSIONS = 6,
+        LIM_LOCKS = 3,
+        LIM_WAITERS = 3,
+        LIM_INFLIGHT = 4,
+        LIM_TOMBS = 4,
+        LIM_MIN_TTL = 100,
+        LIM_MAX_TTL = 10000,
+};
+
+/* Capacities of the model's plain arrays. A broken model variant (the
+ * negative controls) can keep locks a correct one would free, so the lock
+ * table is larger than the limits need. */
+enum {
+        CAP_LOCKS = 64,
+        CAP_EVENTS = 64,
+        CAP_KNOWN = 256,
+        CAP_HIST = 8,
+        CAP_TOKENS = 16,
+};
+
+/* The deliberately wrong model variants used by the negative controls. */
+enum {
+        BUG_FORGET = 1 << 0,      /* retries run again: no exactly-once */
+        BUG_DEAD_WAITER = 1 << 1, /* EXPIRE keeps the session's waiters */
+        BUG_TWICE = 1 << 2,       /* an entry hands a lock on twice */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Events, as the machine reports them and as the model predicts them. */
+
+struct ev {
+        uint8_t type;
+        uint8_t cause;
+        uint64_t index;
+        uint64_t session;
+        uint64_t seq;
+        uint64_t owner;
+        uint64_t token;
+        uint64_t nonce;
+        uint32_t wait_ms;
+        int status;
+        uint8_t name_len;
+        char name[COMMAND_NAME_MAX];
+        bool has_result;
+        struct lockfsm_result result;
+};
+
+struct evlog {
+        struct ev ev[CAP_EVENTS];
+        unsigned n;
+        bool overflow;
+};
+
+/* A lockfsm event callback: records the event in the struct evlog `data`. */
+void on_event(void *data, const struct lockfsm_event *e);
+
+/* ------------------------------------------------------------------------ */
+/* The reference model: plain arrays and linear scans, nothing clever. */
+
+struct mout {
+        uint64_t seq;
+        struct lockfsm_result res;
+};
+
+struct msess {
+        uint64_t id;
+        uint64_t nonce;
+        uint64_t floor;
+        uint32_t ttl;
+        uint8_t client_len;
+        char client[COMMAND_CLIENT_NAME_MAX];
+        struct mout out[LIM_INFLIGHT]; /* ordered by seq */
+        unsigned nout;
+};
+
+struct mtomb {
+        uint64_t session;
+        int status; /* BATON_EEXPIRED or BATON_ECLOSED */
+};
+
+struct mwaiter {
+        uint64_t session;
+        uint64_t owner;
+        uint64_t seq;
+        uint64_t queued_at;
+        uint32_t wait_ms;
+};
+
+/* A lock exists while held, or between holders: freed by an entry that
+ * granted it already, it waits (count 0, holder fields 0) for the next
+ * entry to hand it to the head of its queue, or is deleted at the entry's
+ * end when no one waits. */
+struct mlock {
+        uint8_t name_len;
+        char name[COMMAND_NAME_MAX];
+        uint64_t created;
+        uint64_t last_grant; /* index of the entry that granted it last */
+        uint64_t session;
+        uint64_t owner;
+        uint64_t seq; /* of the ACQUIRE that was granted */
+        uint64_t token;
+        uint32_t count;
+        struct mwaiter w[LIM_WAITERS]; /* FIFO */
+        unsigned nw;
+};
+
+struct model {
+        unsigned bugs;
+        uint64_t stamp;               /* the last command's (lockfsm.h) */
+        bool overflow;                /* a broken variant outgrew the arrays */
+        unsigned long ties;           /* ends whose grants shared a token */
+        struct msess s[LIM_SESSIONS]; /* live, ordered by id */
+        unsigned ns;
+        struct mtomb t[LIM_TOMBS]; /* oldest first */
+        unsigned nt;
+        struct mlock l[CAP_LOCKS]; /* ordered by age (created) */
+        unsigned nl;
+};
+
+/* Every field docs/fsm.md does not name for an outcome is zero. */
+struct lockfsm_result rejected(int status);
+struct lockfsm_result outcome(uint8_t kind, uint64_t session, uint64_t owner);
+
+/* The live session `id`, or NULL. */
+struct msess *m_session(struct model *m, uint64_t id);
+
+/* The lock called `name`, or NULL. */
+struct mlock *m_lock(struct model *m, const char *name, size_t len);
+
+/* A new event of `type` at `index`, caused by `cause`, appended to `log`. */
+struct ev *m_ev(struct evlog *log, uint8_t type, uint64_t index, uint8_t cause);
+
+/* Every entry starts by handing on the locks left between holders, in lock
+ * age order, and ends by deleting those it freed with no one waiting. */
+void m_entry_begin(struct model *m, uint64_t index, struct evlog *log);
+void m_entry_end(struct model *m);
+
+/* Each command takes a stamp: max(last + 1, the entry's index). */
+uint64_t m_stamp(struct model *m, uint64_t index);
+
+/* What QUERY of `name` answers. */
+struct lockfsm_result m_query(struct model *m, const char *name, size_t len);
+
+/* Applies one decoded command at `index`, with its events to `log`. */
+struct lockfsm_result m_apply(struct model *m, uint64_t index,
+                              const struct command *c, struct evlog *log);
+
+#endif /* TESTS_UNIT_MODEL_H */

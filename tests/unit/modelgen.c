@@ -1,0 +1,547 @@
+/* The command generator of test_model. */
+#include "modelgen.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../../src/fsm/entry.h"
+
+/* ------------------------------------------------------------------------ */
+/* The generator: random commands aimed at the interesting cases. */
+
+const char *const lock_names[4] = {"alpha", "beta", "gamma", "delta"};
+
+void gen_init(struct gen *g, uint64_t seed)
+{
+        memset(g, 0, sizeof *g);
+        g->rng.s = seed;
+        memset(g->long_name, 'z', sizeof g->long_name);
+}
+
+static struct gsess *gen_sess(struct gen *g, uint64_t id)
+{
+        for (unsigned i = 0; i < g->ns; i++) {
+                if (g->s[i].id == id) {
+                        return &g->s[i];
+                }
+        }
+        return NULL;
+}
+
+static void gen_name(struct gen *g, struct command *c)
+{
+        if (chance(&g->rng, 3)) {
+                c->name = g->long_name;
+                c->name_len = COMMAND_NAME_MAX;
+                return;
+        }
+        /* One hot lock, so that queues fill up. */
+        c->name =
+            lock_names[chance(&g->rng, 30) ? 0
+                                           : rng_below(&g->rng, NLOCK_NAMES)];
+        c->name_len = (uint8_t)strlen(c->name);
+}
+
+/* The model's locks move when one is deleted: copy the name out. */
+static void gen_copy_name(struct gen *g, struct command *c,
+                          const struct mlock *l)
+{
+        memcpy(g->name, l->name, l->name_len);
+        c->name = g->name;
+        c->name_len = l->name_len;
+}
+
+static uint64_t gen_owner(struct gen *g)
+{
+        return chance(&g->rng, 3) ? 7 : 1 + rng_below(&g->rng, 2);
+}
+
+/* A token that is probably not the current grant of anything. */
+static uint64_t gen_stale(struct gen *g, uint64_t current)
+{
+        uint32_t p = rng_below(&g->rng, 100);
+
+        if (p < 50 && g->ntokens > 0) {
+                return g->tokens[rng_below(&g->rng, g->ntokens)];
+        }
+        if (p < 80 && current > 1) {
+                return current - 1 - rng_below(&g->rng, (uint32_t)current - 1);
+        }
+        return p < 90 ? current + 1 : rng_below(&g->rng, 3);
+}
+
+/* Mostly a live session, sometimes an ended one or one that never was. */
+static uint64_t gen_session(struct gen *g, const struct model *m,
+                            uint64_t index)
+{
+        uint32_t p = rng_below(&g->rng, 100);
+
+        if (p < 82 && m->ns > 0) {
+                return m->s[rng_below(&g->rng, m->ns)].id;
+        }
+        if (p < 94 && g->ns > 0) {
+                return g->s[rng_below(&g->rng, g->ns)].id;
+        }
+        switch (rng_below(&g->rng, 4)) {
+        case 0:
+                return 0;
+        case 1:
+                return UINT64_MAX;
+        case 2:
+                return index;
+        default:
+                return 1 + rng_below(&g->rng, (uint32_t)index);
+        }
+}
+
+/* Sequence numbers mostly fresh; sometimes zero, below the ack floor or
+ * reused; acks that advance, lag behind or run ahead of the seq. */
+static void gen_seq(struct gen *g, struct command *c)
+{
+        struct gsess *gs = gen_sess(g, c->session);
+        uint32_t p = rng_below(&g->rng, 100);
+
+        if (gs == NULL) {
+                c->seq = 1 + rng_below(&g->rng, 5);
+                c->ack = rng_below(&g->rng, 2);
+                return;
+        }
+        c->ack = gs->ack;
+        if (p < 88) {
+                c->seq = gs->next_seq++;
+        } else if (p < 92) {
+                c->seq = 0;
+        } else if (p < 96 && gs->ack > 1) {
+                c->seq = 1 + rng_below(&g->rng, (uint32_t)gs->ack - 1);
+                c->ack = rng_below(&g->rng, (uint32_t)c->seq + 1);
+        } else {
+                c->seq = 1 + rng_below(&g->rng, (uint32_t)gs->next_seq);
+        }
+        p = rng_below(&g->rng, 100);
+        if (p < 55 && c->seq >= c->ack) {
+                c->ack += rng_below(&g->rng, (uint32_t)(c->seq - c->ack + 1));
+        } else if (p < 59) {
+                c->ack = c->seq + 1 + rng_below(&g->rng, 3);
+        } else if (p < 63 && c->ack > 0) {
+                c->ack = rng_below(&g->rng, (uint32_t)c->ack);
+        }
+        if (c->ack <= c->seq && c->ack > gs->ack) {
+                gs->ack = c->ack;
+        }
+}
+
+static void gen_remember(struct gen *g, const struct command *c)
+{
+        struct gsess *gs = gen_sess(g, c->session);
+
+        if (gs == NULL) {
+                return;
+        }
+        gs->hist[gs->hpos].c = *c;
+        if (c->name_len > 0) {
+                memcpy(gs->hist[gs->hpos].name, c->name, c->name_len);
+                gs->hist[gs->hpos].c.name = gs->hist[gs->hpos].name;
+        }
+        gs->hpos = (gs->hpos + 1) % CAP_HIST;
+        if (gs->nhist < CAP_HIST) {
+                gs->nhist++;
+        }
+}
+
+static bool gen_retry(struct gen *g, struct command *c)
+{
+        struct gsess *gs;
+
+        if (g->ns == 0) {
+                return false;
+        }
+        gs = &g->s[rng_below(&g->rng, g->ns)];
+        if (gs->nhist == 0) {
+                return false;
+        }
+        *c = gs->hist[rng_below(&g->rng, gs->nhist)].c;
+        if (chance(&g->rng, 30) && gs->ack <= c->seq) {
+                c->ack = gs->ack;
+        }
+        return true;
+}
+
+/* Picks a random waiter of the model (of `sid` if non-zero). */
+static bool gen_waiter(struct gen *g, struct model *m, uint64_t sid,
+                       struct mlock **lp, struct mwaiter **wp)
+{
+        unsigned n = 0, k;
+
+        for (unsigned i = 0; i < m->nl; i++) {
+                for (unsigned j = 0; j < m->l[i].nw; j++) {
+                        n += sid == 0 || m->l[i].w[j].session == sid;
+                }
+        }
+        if (n == 0) {
+                return false;
+        }
+        k = rng_below(&g->rng, n);
+        for (unsigned i = 0; i < m->nl; i++) {
+                for (unsigned j = 0; j < m->l[i].nw; j++) {
+                        if (sid != 0 && m->l[i].w[j].session != sid) {
+                                continue;
+                        }
+                        if (k-- == 0) {
+                                *lp = &m->l[i];
+                                *wp = &m->l[i].w[j];
+                                return true;
+                        }
+                }
+        }
+        return false;
+}
+
+static void gen_open(struct gen *g, const struct model *m, struct command *c)
+{
+        uint32_t p = rng_below(&g->rng, 100);
+        static const uint32_t bad_ttl[] = {0, LIM_MIN_TTL - 1, LIM_MAX_TTL + 1,
+                                           UINT32_MAX};
+
+        c->type = COMMAND_OPEN;
+        if (p < 15 && m->ns > 0) {
+                c->nonce = m->s[rng_below(&g->rng, m->ns)].nonce;
+        } else if (p < 20) {
+                c->nonce = 0;
+        } else if (p < 25 && g->ns > 0) {
+                c->nonce = g->s[rng_below(&g->rng, g->ns)].nonce;
+        } else {
+                c->nonce = rng_next(&g->rng);
+        }
+        c->ttl_ms = chance(&g->rng, 92)
+                        ? LIM_MIN_TTL +
+                              rng_below(&g->rng, LIM_MAX_TTL - LIM_MIN_TTL + 1)
+                        : bad_ttl[rng_below(&g->rng, 4)];
+        c->name_len = chance(&g->rng, 3) ? COMMAND_CLIENT_NAME_MAX
+                                         : (uint8_t)rng_below(&g->rng, 9);
+        for (unsigned i = 0; i < c->name_len; i++) {
+                g->client[i] = (char)('a' + rng_below(&g->rng, 26));
+        }
+        c->name = g->client;
+}
+
+/* One well-formed command, in memory. */
+static void gen_command(struct gen *g, struct model *m, uint64_t index,
+                        struct command *c)
+{
+        uint32_t p = rng_below(&g->rng, 100);
+        struct mlock *l;
+        struct mwaiter *w;
+
+        memset(c, 0, sizeof *c);
+        if (m->ns < 2 && chance(&g->rng, 50)) {
+                p = 0;
+        }
+        if (p < 9) {
+                gen_open(g, m, c);
+                return;
+        }
+        if (p < 18 && gen_retry(g, c)) {
+                return;
+        }
+        if (p < 23) {
+                c->type = COMMAND_EXPIRE;
+                c->session = gen_session(g, m, index);
+                /* Prefer holders with waiters: expiry with handover. */
+                for (unsigned i = 0; chance(&g->rng, 50) && i < m->nl; i++) {
+                        if (m->l[i].nw > 0) {
+                                c->session = m->l[i].session;
+                                break;
+                        }
+                }
+                return;
+        }
+        if (p < 28) {
+                c->type = COMMAND_TIMEOUT;
+                if (chance(&g->rng, 75) && gen_waiter(g, m, 0, &l, &w)) {
+                        c->session = w->session;
+                        c->target = w->seq;
+                        gen_copy_name(g, c, l);
+                        return;
+                }
+                c->session = gen_session(g, m, index);
+                c->target = 1 + rng_below(&g->rng, 8);
+                gen_name(g, c);
+                return;
+        }
+        if (p < 31) {
+                c->type = COMMAND_QUERY;
+                gen_name(g, c);
+                return;
+        }
+        if (p < 36) {
+                c->type = COMMAND_CHECK;
+                gen_name(g, c);
+                l = m_lock(m, c->name, c->name_len);
+                c->token = l != NULL && chance(&g->rng, 50)
+                               ? l->token
+                               : gen_stale(g, l != NULL ? l->token : index);
+                return;
+        }
+        if (p < 40) {
+                c->type = COMMAND_CLOSE;
+                c->session = gen_session(g, m, index);
+        } else if (p < 45) {
+                c->type = COMMAND_CANCEL;
+                c->session = gen_session(g, m, index);
+                if (chance(&g->rng, 70) &&
+                    gen_waiter(g, m, c->session, &l, &w)) {
+                        c->target = w->seq;
+                        gen_copy_name(g, c, l);
+                } else {
+                        c->target = 1 + rng_below(&g->rng, 8);
+                        gen_name(g, c);
+                }
+        } else if (p < 65) {
+                c->type = COMMAND_RELEASE;
+                if (m->nl > 0 && chance(&g->rng, 65)) {
+                        l = &m->l[rng_below(&g->rng, m->nl)];
+                        c->session = l->session;
+                        c->owner = l->owner;
+                        gen_copy_name(g, c, l);
+                        c->token = chance(&g->rng, 88) ? l->token
+                                                       : gen_stale(g, l->token);
+                } else {
+                        c->session = gen_session(g, m, index);
+                        c->owner = gen_owner(g);
+                        gen_name(g, c);
+                        l = m_lock(m, c->name, c->name_len);
+                        c->token = l != NULL && chance(&g->rng, 50)
+                                       ? l->token
+                                       : gen_stale(g, index);
+                }
+        } else {
+                c->type = COMMAND_ACQUIRE;
+                c->session = gen_session(g, m, index);
+                c->owner = gen_owner(g);
+                gen_name(g, c);
+                p = rng_below(&g->rng, 100);
+                c->wait_ms = p < 40   ? COMMAND_WAIT_TRY
+                             : p < 70 ? COMMAND_WAIT_FOREVER
+                                      : 1 + rng_below(&g->rng, 60000);
+                p = rng_below(&g->rng, 100);
+                c->mode = p < 97   ? COMMAND_MODE_EXCLUSIVE
+                          : p < 99 ? COMMAND_MODE_SHARED
+                                   : (uint8_t)(2 + rng_below(&g->rng, 254));
+        }
+        gen_seq(g, c);
+        gen_remember(g, c);
+}
+
+/* Flip a byte of an encoded command now and then (usually part of a name,
+ * sometimes into a NUL), keeping its length. */
+static void gen_flip(struct gen *g, uint8_t *buf, size_t len)
+{
+        size_t i;
+
+        if (!chance(&g->rng, 2)) {
+                return;
+        }
+        i = chance(&g->rng, 25) ? len - 1 : rng_below(&g->rng, (uint32_t)len);
+        buf[i] ^= chance(&g->rng, 25) && buf[i] != 0
+                      ? buf[i]
+                      : (uint8_t)(1 + rng_below(&g->rng, 255));
+}
+
+/* The bytes of the next entry: an encoded command, or now and then random
+ * bytes or an encoding with one byte flipped. */
+size_t gen_entry(struct gen *g, struct model *m, uint64_t index, uint8_t *buf,
+                 size_t cap)
+{
+        struct command c;
+        size_t len;
+
+        if (chance(&g->rng, 3) && chance(&g->rng, 40)) {
+                len = rng_below(&g->rng, 41);
+                for (size_t i = 0; i < len; i++) {
+                        buf[i] = (uint8_t)rng_next(&g->rng);
+                }
+                if (len > 0 && chance(&g->rng, 75)) {
+                        buf[0] = COMMAND_VERSION;
+                }
+                if (len > 1 && chance(&g->rng, 50)) {
+                        buf[1] = (uint8_t)(1 + rng_below(&g->rng, 9));
+                }
+                return len;
+        }
+        gen_command(g, m, index, &c);
+        len = command_encode(&c, buf, cap);
+        assert_true(len > 0);
+        gen_flip(g, buf, len);
+        return len;
+}
+
+/* A RESULT event as lockfsm emits one for command `c` (zeroed for one
+ * that did not decode). */
+static void m_result_ev(struct evlog *log, uint64_t index,
+                        const struct command *c, const struct lockfsm_result *r)
+{
+        struct ev *v = m_ev(log, LOCKFSM_EV_RESULT, index, c->type);
+
+        v->session = c->type == COMMAND_OPEN ? r->session : c->session;
+        v->seq = c->seq;
+        v->owner = c->owner;
+        v->token = r->token;
+        v->nonce = c->nonce;
+        v->status = r->status;
+        if (c->type != COMMAND_OPEN && c->name != NULL) {
+                v->name_len = c->name_len;
+                memcpy(v->name, c->name, c->name_len);
+        }
+        v->has_result = true;
+        v->result = *r;
+}
+
+/* The client learns from the model's answers, never from the machine's, so
+ * a seed names the same commands whatever the implementation does. */
+static void gen_observe(struct gen *g, const struct command *c,
+                        const struct lockfsm_result *r, const struct ev *ev,
+                        unsigned n)
+{
+        if (c->type == COMMAND_OPEN && r->status == 0 && !r->duplicate &&
+            g->ns < CAP_KNOWN) {
+                struct gsess *gs = &g->s[g->ns++];
+
+                memset(gs, 0, sizeof *gs);
+                gs->id = r->session;
+                gs->nonce = c->nonce;
+                gs->next_seq = 1;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                if (ev[i].type == LOCKFSM_EV_GRANT) {
+                        g->tokens[g->tpos] = ev[i].token;
+                        g->tpos = (g->tpos + 1) % CAP_TOKENS;
+                        if (g->ntokens < CAP_TOKENS) {
+                                g->ntokens++;
+                        }
+                }
+        }
+}
+
+/* One command's bytes, applied by the model as lockfsm_apply would: its
+ * events and RESULT go to `log`, and the client learns from the answer. */
+static struct lockfsm_result m_command(struct model *m, struct gen *g,
+                                       uint64_t index, const uint8_t *p,
+                                       size_t n, struct evlog *log)
+{
+        struct lockfsm_result r;
+        struct command c;
+        unsigned from = log->n;
+        int dec = command_decode(&c, p, n);
+
+        if (dec != 0) {
+                memset(&c, 0, sizeof c);
+                m_stamp(m, index);
+                r = rejected(dec);
+        } else {
+                r = m_apply(m, index, &c, log);
+        }
+        m_result_ev(log, index, &c, &r);
+        if (dec == 0) {
+                gen_observe(g, &c, &r, &log->ev[from], log->n - from);
+        }
+        return r;
+}
+
+/* The model's answer to a whole entry, parsed the way lockfsm_apply
+ * parses it: a batch's commands in order, or one command. */
+struct lockfsm_result m_entry(struct model *m, struct gen *g, uint64_t index,
+                              const uint8_t *buf, size_t len, struct evlog *log)
+{
+        struct lockfsm_result r;
+        struct entry_reader rd;
+        const uint8_t *p;
+        size_t n;
+        int rv;
+
+        if (!entry_is_batch(buf, len)) {
+                return m_command(m, g, index, buf, len, log);
+        }
+        rv = entry_reader_init(&rd, buf, len);
+        if (rv != 0) {
+                struct command none;
+
+                memset(&none, 0, sizeof none);
+                m_stamp(m, index);
+                r = rejected(rv);
+                m_result_ev(log, index, &none, &r);
+                return r;
+        }
+        while (entry_reader_next(&rd, &p, &n)) {
+                m_command(m, g, index, p, n, log);
+        }
+        r = outcome(LOCKFSM_APPLIED, 0, 0);
+        r.count = rd.count;
+        return r;
+}
+
+/* A batch of up to 8 commands, each generated from the model's state
+ * after the ones before it were applied (so a batch can grant a lock and
+ * release it again: the case of the one-grant-per-entry rule), or now and
+ * then generated up front and then damaged, so its framing is tested. */
+size_t gen_batch(struct gen *g, struct model *m, uint64_t index, uint8_t *buf,
+                 size_t cap, struct evlog *log, struct lockfsm_result *want)
+{
+        unsigned k = rng_below(&g->rng, 9);
+        bool damage = chance(&g->rng, 4);
+        struct entry_writer w;
+        size_t len;
+
+        entry_writer_init(&w, buf, cap, index);
+        for (unsigned i = 0; i < k; i++) {
+                uint8_t cmd[COMMAND_MAX_SIZE];
+                struct command c;
+                size_t n;
+
+                gen_command(g, m, index, &c);
+                n = command_encode(&c, cmd, sizeof cmd);
+                assert_true(n > 0);
+                gen_flip(g, cmd, n);
+                if (!entry_writer_add(&w, cmd, n)) {
+                        break;
+                }
+                if (!damage) {
+                        m_command(m, g, index, cmd, n, log);
+                }
+        }
+        len = entry_writer_finish(&w);
+        if (!damage) {
+                *want = outcome(LOCKFSM_APPLIED, 0, 0);
+                want->count = w.count;
+                return len;
+        }
+        switch (rng_below(&g->rng, 4)) {
+        case 0: /* a header byte: version, type, flags, count, term */
+                buf[rng_below(&g->rng, ENTRY_HEADER_SIZE)] ^=
+                    (uint8_t)(1 + rng_below(&g->rng, 255));
+                break;
+        case 1: /* a record's length */
+                if (w.count > 0) {
+                        buf[ENTRY_HEADER_SIZE] ^=
+                            (uint8_t)(1 + rng_below(&g->rng, 255));
+                }
+                break;
+        case 2: /* cut short, or run long */
+                len = chance(&g->rng, 50) && len > 8 ? len - 8 : len + 8;
+                memset(buf + len - 8, 0, len < cap ? 8 : 0);
+                break;
+        default: /* padding that is not zero */
+                if (len > ENTRY_HEADER_SIZE) {
+                        buf[len - 1] ^= 1;
+                }
+                break;
+        }
+        *want = m_entry(m, g, index, buf, len, log);
+        return len;
+}

@@ -1,0 +1,77 @@
+/* The command generator of test_model: random commands and entries aimed
+ * at the interesting cases, each applied to the reference model as it is
+ * made, so that the client learns from the model's answers. */
+#ifndef TESTS_UNIT_MODELGEN_H
+#define TESTS_UNIT_MODELGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lib/rng.h"
+#include "model.h"
+
+/* ------------------------------------------------------------------------ */
+/* Seeded randomness: splitmix64, so a seed names one sequence forever. */
+
+static inline bool chance(struct rng *r, unsigned pct)
+{
+        return rng_below(r, 100) < pct;
+}
+
+/* The lock names commands use most. */
+extern const char *const lock_names[4];
+#define NLOCK_NAMES (sizeof lock_names / sizeof lock_names[0])
+
+/* A past request; it owns its name, since the model's locks move. */
+struct ghist {
+        struct command c;
+        char name[COMMAND_NAME_MAX];
+};
+
+/* What a client remembers about a session it opened. */
+struct gsess {
+        uint64_t id;
+        uint64_t nonce;
+        uint64_t next_seq;
+        uint64_t ack;
+        struct ghist hist[CAP_HIST]; /* recent requests, for retries */
+        unsigned nhist;
+        unsigned hpos;
+};
+
+struct gen {
+        struct rng rng;
+        char long_name[COMMAND_NAME_MAX];
+        char name[COMMAND_NAME_MAX]; /* the current command's lock name */
+        char client[COMMAND_CLIENT_NAME_MAX];
+        struct gsess s[CAP_KNOWN];
+        unsigned ns;
+        uint64_t tokens[CAP_TOKENS]; /* recent grant tokens, to go stale */
+        unsigned ntokens;
+        unsigned tpos;
+};
+
+/* A generator whose commands follow from `seed` alone. */
+void gen_init(struct gen *g, uint64_t seed);
+
+/* The bytes of the next entry into `buf` (`cap` bytes): an encoded command,
+ * or now and then random bytes or an encoding with one byte flipped;
+ * returns its length. The model has not applied it (see m_entry()). */
+size_t gen_entry(struct gen *g, struct model *m, uint64_t index, uint8_t *buf,
+                 size_t cap);
+
+/* The model's answer to a whole entry, parsed the way lockfsm_apply
+ * parses it: a batch's commands in order, or one command. */
+struct lockfsm_result m_entry(struct model *m, struct gen *g, uint64_t index,
+                              const uint8_t *buf, size_t len,
+                              struct evlog *log);
+
+/* A batch of up to 8 commands in `buf` (`cap` bytes), each generated from
+ * and applied to the model after the ones before it, or now and then made
+ * up front, damaged and then applied whole; the events go to `log`, the
+ * answer to `*want`. Returns its length. */
+size_t gen_batch(struct gen *g, struct model *m, uint64_t index, uint8_t *buf,
+                 size_t cap, struct evlog *log, struct lockfsm_result *want);
+
+#endif /* TESTS_UNIT_MODELGEN_H */
