@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# scripts/chaos: the network of a run (CHAOS.md, "Topology").
+# scripts/chaos: the network of a run (docs/chaos.md, "Processes").
 #
 # netns mode: a switch namespace $P-sw with a bridge br0; one namespace per
 # node ($P-nI, 10.199.0.I), per worker ($P-wJ, 10.199.0.100+J) and a control
