@@ -379,10 +379,31 @@ BATON_API uint64_t baton_session_id(baton_client *c);
 
 /* --- Cluster administration ----------------------------------------------- */
 
+/**
+ * A member's place in the configuration (struct baton_member's role). The
+ * numbers are part of the wire protocol (STATUS).
+ */
+enum baton_member_role {
+        BATON_MEMBER_STANDBY = 0, /* replicates the log, does not vote */
+        BATON_MEMBER_VOTER = 1,   /* votes and counts towards a majority */
+        BATON_MEMBER_SPARE = 2,   /* neither replicates nor votes */
+};
+
+/**
+ * What one node is doing in its current term (struct baton_status's role).
+ * The numbers are part of the wire protocol (STATUS).
+ */
+enum baton_node_role {
+        BATON_ROLE_UNAVAILABLE = 0, /* starting or stopping */
+        BATON_ROLE_FOLLOWER = 1,
+        BATON_ROLE_CANDIDATE = 2,
+        BATON_ROLE_LEADER = 3,
+};
+
 /** One member of the cluster, as STATUS reports it. */
 struct baton_member {
         uint64_t id;
-        int role; /* 0 standby, 1 voter, 2 spare (raft's roles) */
+        int role; /* enum baton_member_role */
         char raft_address[65];
         char client_address[65];
 };
@@ -391,7 +412,7 @@ struct baton_member {
 struct baton_status {
         char endpoint[65]; /* the node that answered */
         uint64_t id;
-        int role; /* 0 unavailable, 1 follower, 2 candidate, 3 leader */
+        int role; /* enum baton_node_role */
         uint64_t term;
         uint64_t leader_id; /* 0: unknown */
         uint64_t commit_index;

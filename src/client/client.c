@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../fsm/lockfsm.h"
+#include "../proto/proto.h"
 #include "../lib/address.h"
 #include "clock.h"
 #include "outcome.h"
@@ -425,7 +425,7 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         if (rv != 0) {
                 return rv;
         }
-        if (r.kind == LOCKFSM_HOLDER && r.session == session &&
+        if (r.kind == PROTO_KIND_HOLDER && r.session == session &&
             r.owner == owner && r.count > before) {
                 (void)locks_set(&c->locks, session, name, len, owner, r.token,
                                 r.count);
@@ -685,7 +685,7 @@ int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
                 return rv;
         }
         out->index = res.index;
-        if (res.kind == LOCKFSM_HOLDER) {
+        if (res.kind == PROTO_KIND_HOLDER) {
                 out->held = 1;
                 out->session = res.session;
                 out->owner = res.owner;

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../fsm/command.h"
+#include "../proto/command.h"
 #include "../lib/queue.h"
 
 enum notify_kind {

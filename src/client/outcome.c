@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../fsm/lockfsm.h"
+#include "../proto/proto.h"
 #include "client.h"
 #include "request.h"
 
@@ -108,7 +108,7 @@ static void follow_up(struct baton_client *c, struct request *r)
                         client_discard(c, r->target);
                 }
         } else if (r->follow == FOLLOW_RELEASE_IF_HELD && r->status == 0 &&
-                   r->res.kind == LOCKFSM_HOLDER &&
+                   r->res.kind == PROTO_KIND_HOLDER &&
                    r->res.session == r->session && r->res.owner == r->owner &&
                    r->res.count > r->before) {
                 release_internal(c, r, r->res.token);
@@ -132,7 +132,7 @@ void outcome_answered(struct baton_client *c, struct request *r)
                         session_ended(c, r->session, st);
                 } else if (st == 0 && (r->cmd == COMMAND_ACQUIRE ||
                                        (r->cmd == COMMAND_RELEASE &&
-                                        r->res.kind == LOCKFSM_RELEASED))) {
+                                        r->res.kind == PROTO_KIND_RELEASED))) {
                         /* A failed copy only costs a lost-lock callback. */
                         (void)locks_set(&c->locks, r->session, r->name,
                                         r->name_len, r->owner, r->res.token,

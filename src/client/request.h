@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "../../include/baton.h"
-#include "../fsm/command.h"
+#include "../proto/command.h"
 #include "../lib/queue.h"
 #include "../proto/proto.h"
 

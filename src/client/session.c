@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../fsm/lockfsm.h"
+#include "../proto/proto.h"
 #include "client.h"
 #include "clock.h"
 #include "outcome.h"

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "command.h"
+#include "../proto/command.h"
 
 /*
  * Raft's configuration knows each member's raft address; clients need the

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "command.h"
+#include "../proto/command.h"
 
 /*
  * A log entry is either one command (command.h; every entry written before

@@ -161,7 +161,7 @@ static void reject(struct lockfsm_result *res, int status)
 {
         memset(res, 0, sizeof *res);
         res->status = status;
-        res->kind = LOCKFSM_REJECTED;
+        res->kind = PROTO_KIND_REJECTED;
 }
 
 /* Fill the result describing a grant (or a waiter) as its owner sees it. */
@@ -247,7 +247,7 @@ static void grant_head(const struct step *st, struct lock *l)
         state_hold_detach(st->f, w);
         grant(st, w);
         emit(st, LOCKFSM_EV_GRANT, w, 0);
-        resolve_memo(w, LOCKFSM_GRANTED, 0);
+        resolve_memo(w, PROTO_KIND_GRANTED, 0);
 }
 
 /* End a grant; hand the lock to the next waiter or drop it when free. A
@@ -302,7 +302,8 @@ static void end_session(const struct step *st, struct session *s, int reason,
         emit_session(st, LOCKFSM_EV_END, s);
         state_session_end(st->f, s, reason);
         memset(res, 0, sizeof *res);
-        res->kind = reason == BATON_ECLOSED ? LOCKFSM_CLOSED : LOCKFSM_EXPIRED;
+        res->kind =
+            reason == BATON_ECLOSED ? PROTO_KIND_CLOSED : PROTO_KIND_EXPIRED;
         res->session = id;
 }
 
@@ -315,7 +316,7 @@ static int do_open(const struct step *st, struct lockfsm_result *res)
         if (c->nonce != 0 &&
             (s = state_session_by_nonce(f, c->nonce)) != NULL) {
                 memset(res, 0, sizeof *res);
-                res->kind = LOCKFSM_OPENED;
+                res->kind = PROTO_KIND_OPENED;
                 res->session = s->id;
                 res->duplicate = true;
                 return 0;
@@ -347,7 +348,7 @@ static int do_open(const struct step *st, struct lockfsm_result *res)
         state_session_link(f, s);
         emit_session(st, LOCKFSM_EV_OPEN, s);
         memset(res, 0, sizeof *res);
-        res->kind = LOCKFSM_OPENED;
+        res->kind = PROTO_KIND_OPENED;
         res->session = s->id;
         return 0;
 }
@@ -407,7 +408,7 @@ static void do_acquire(const struct step *st, struct session *s, struct prep *p,
                                 return;
                         }
                         h->count++;
-                        describe(res, LOCKFSM_REENTERED, h);
+                        describe(res, PROTO_KIND_REENTERED, h);
                         return;
                 }
                 if (find_wait(s, l, false, c->owner) != NULL) {
@@ -422,7 +423,7 @@ static void do_acquire(const struct step *st, struct session *s, struct prep *p,
                 if (c->wait_ms == COMMAND_WAIT_TRY && l->n_holders > 0) {
                         h = QUEUE_DATA(queue_head(&l->holders), struct hold,
                                        lock_link);
-                        describe(res, LOCKFSM_REJECTED, h);
+                        describe(res, PROTO_KIND_REJECTED, h);
                         res->status = BATON_EBUSY;
                         return;
                 }
@@ -453,7 +454,7 @@ static void do_acquire(const struct step *st, struct session *s, struct prep *p,
                 h->lock = l;
                 grant(st, h);
                 emit(st, LOCKFSM_EV_GRANT, h, 0);
-                describe(res, LOCKFSM_GRANTED, h);
+                describe(res, PROTO_KIND_GRANTED, h);
                 return;
         }
         h->lock = l;
@@ -461,7 +462,7 @@ static void do_acquire(const struct step *st, struct session *s, struct prep *p,
         h->wait_ms = c->wait_ms;
         state_wait_attach(f, h);
         emit(st, LOCKFSM_EV_QUEUE, h, 0);
-        describe(res, LOCKFSM_QUEUED, h);
+        describe(res, PROTO_KIND_QUEUED, h);
         res->count = l->n_waiters;
 }
 
@@ -481,7 +482,7 @@ static void do_release(const struct step *st, struct session *s,
                 return;
         }
         h->count--;
-        describe(res, LOCKFSM_RELEASED, h);
+        describe(res, PROTO_KIND_RELEASED, h);
         if (h->count == 0) {
                 release_grant(st, h);
         }
@@ -499,8 +500,8 @@ static void do_unwait(const struct step *st, struct session *s, int status,
                 reject(res, BATON_ENOTWAITING);
                 return;
         }
-        resolve_memo(w, LOCKFSM_REJECTED, status);
-        describe(res, LOCKFSM_CANCELLED, w);
+        resolve_memo(w, PROTO_KIND_REJECTED, status);
+        describe(res, PROTO_KIND_CANCELLED, w);
         drop_wait(st, w, status);
 }
 
@@ -529,7 +530,7 @@ static int do_client(const struct step *st, struct lockfsm_result *res)
                 if (c->type == COMMAND_CLOSE &&
                     state_tomb(f, c->session) == BATON_ECLOSED) {
                         memset(res, 0, sizeof *res);
-                        res->kind = LOCKFSM_CLOSED;
+                        res->kind = PROTO_KIND_CLOSED;
                         res->session = c->session;
                         res->duplicate = true;
                         return 0;
@@ -593,12 +594,12 @@ void lockfsm_check_token(const struct lockfsm *f, const char *name, size_t len,
                          uint64_t token, struct lockfsm_result *res)
 {
         lockfsm_query(f, name, len, res);
-        if (res->kind == LOCKFSM_HOLDER && res->token == token) {
-                res->kind = LOCKFSM_CURRENT;
+        if (res->kind == PROTO_KIND_HOLDER && res->token == token) {
+                res->kind = PROTO_KIND_CURRENT;
                 return;
         }
         res->status = BATON_ESTALE;
-        res->kind = LOCKFSM_REJECTED;
+        res->kind = PROTO_KIND_REJECTED;
 }
 
 /* Apply one command of the entry at `index`. 0, or BATON_ENOMEM with
@@ -776,7 +777,7 @@ static int apply_batch(struct lockfsm *f, uint64_t index, const void *buf,
                 f->entry_done = r.next;
         }
         memset(res, 0, sizeof *res);
-        res->kind = LOCKFSM_APPLIED;
+        res->kind = PROTO_KIND_APPLIED;
         res->count = r.count;
         return 0;
 }
@@ -814,12 +815,12 @@ void lockfsm_query(const struct lockfsm *f, const char *name, size_t len,
         memset(res, 0, sizeof *res);
         if (l == NULL || l->n_holders == 0) {
                 /* Free, or between holders until the next entry. */
-                res->kind = LOCKFSM_FREE;
+                res->kind = PROTO_KIND_FREE;
                 res->waiters = l != NULL ? l->n_waiters : 0;
                 return;
         }
         h = QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
-        describe(res, LOCKFSM_HOLDER, h);
+        describe(res, PROTO_KIND_HOLDER, h);
         res->waiters = l->n_waiters;
 }
 
@@ -889,7 +890,7 @@ void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,
                         continue;
                 }
                 h = QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
-                describe(&res, LOCKFSM_HOLDER, h);
+                describe(&res, PROTO_KIND_HOLDER, h);
                 res.waiters = l->n_waiters;
                 if (!cb(data, l->name, l->name_len, &res)) {
                         return;

@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 #include "../lib/mem.h"
-#include "command.h"
+#include "../proto/command.h"
+#include "../proto/proto.h"
 
 /*
  * Semantics (docs/fsm.md has the full account):
@@ -41,25 +42,6 @@
  *   or BATON_ECLOSED, and a retried CLOSE succeeds again.
  * - Nothing here reads a clock: the leader proposes EXPIRE and TIMEOUT.
  */
-
-/* What the outcome of a command (struct lockfsm_result.kind) says. */
-enum lockfsm_kind {
-        LOCKFSM_REJECTED = 0, /* status < 0; for BUSY, token is the holder's */
-        LOCKFSM_OPENED,       /* session = the new (or the retried) session */
-        LOCKFSM_CLOSED,
-        LOCKFSM_EXPIRED,
-        LOCKFSM_GRANTED,   /* token */
-        LOCKFSM_REENTERED, /* token, count = the new hold count */
-        LOCKFSM_QUEUED,    /* count = position in the queue, from 1 */
-        LOCKFSM_RELEASED,  /* token, count = holds left (0: lock freed) */
-        LOCKFSM_CANCELLED, /* the waiter `target` left the queue */
-        LOCKFSM_HOLDER,    /* QUERY: session, owner, token, count, waiters */
-        LOCKFSM_FREE,      /* QUERY of a free lock (waiters = 0) */
-        LOCKFSM_CURRENT,   /* CHECK: the token is the current grant */
-        LOCKFSM_UPDATED,   /* MEMBER (raft glue): the directory changed */
-        LOCKFSM_APPLIED,   /* a batch: count commands, each answered by its
-                              own RESULT event */
-};
 
 struct lockfsm_result {
         int status; /* 0 or a negative BATON_E* code */
@@ -137,7 +119,7 @@ void lockfsm_set_event_cb(struct lockfsm *f, lockfsm_event_cb cb, void *data);
  * before): one command, or a batch (entry.h). Returns 0 with the outcome
  * in `*res`: a single command's (which can be an error status: a malformed
  * or refused command changes nothing and is answered, never fatal), or for
- * a batch kind LOCKFSM_APPLIED with the number of commands in `count`,
+ * a batch kind PROTO_KIND_APPLIED with the number of commands in `count`,
  * each command's outcome going out as its RESULT event. Or BATON_ENOMEM:
  * the entry stopped before a command that changed nothing and delivered no
  * event; apply the same entry (same index, same bytes) again to finish it,
@@ -191,7 +173,7 @@ void lockfsm_foreach_waiter(const struct lockfsm *f,
  * Visit every held lock whose name starts with `prefix` (`len` bytes, 0:
  * every lock), in lock age order (the index of the entry that created the
  * lock), with its holder described as lockfsm_query() would (kind
- * LOCKFSM_HOLDER). Stops when `cb` returns false. `name` and `holder` are
+ * PROTO_KIND_HOLDER). Stops when `cb` returns false. `name` and `holder` are
  * borrowed for the callback only, and the callback must not change `f`.
  */
 void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,

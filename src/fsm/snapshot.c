@@ -146,7 +146,7 @@ static int get_result(struct rcursor *r, struct lockfsm_result *res)
         res->token = rcursor_u64(r);
         res->count = rcursor_u32(r);
         res->waiters = rcursor_u32(r);
-        if (res->kind > LOCKFSM_CURRENT || res->status > 0) {
+        if (res->kind > PROTO_KIND_CURRENT || res->status > 0) {
                 return BATON_ECORRUPT;
         }
         return 0;

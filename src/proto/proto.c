@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../fsm/command.h"
+#include "../proto/command.h"
 #include "../lib/cursor.h"
 
 /* The largest STATUS_REPLY body: fixed fields, then every member at its

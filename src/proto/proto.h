@@ -21,7 +21,7 @@
  *
  * Requests (client to server) and their bodies:
  *
- *   COMMAND     an encoded state machine command (src/fsm/command.h) of
+ *   COMMAND     an encoded state machine command (src/proto/command.h) of
  *               type OPEN, CLOSE, ACQUIRE, RELEASE or CANCEL
  *   KEEPALIVE   u64 session
  *   QUERY       string name
@@ -36,7 +36,7 @@
  *
  * Responses (server to client), one per request, with the request's id:
  *
- *   RESULT      i32 status, u8 kind (enum lockfsm_kind), u64 index (the
+ *   RESULT      i32 status, u8 kind (enum proto_kind), u64 index (the
  *               entry that decided it), u64 session, u64 owner, u64 token,
  *               u32 count, u32 waiters
  *   NOT_LEADER  u64 leader id (0: unknown), string leader client address
@@ -86,6 +86,31 @@ enum proto_type {
         PROTO_KEEPALIVE_OK = 68,
         PROTO_PONG = 69,
         PROTO_LIST_REPLY = 70,
+};
+
+/*
+ * What the outcome of a command says: RESULT's `kind` on the wire, and
+ * struct lockfsm_result's in the state machine that decides it
+ * (src/fsm/lockfsm.h says which fields each kind sets). The numbers are
+ * part of the protocol (docs/protocol.md).
+ */
+enum proto_kind {
+        PROTO_KIND_REJECTED =
+            0,             /* status < 0; for BUSY, token is the holder's */
+        PROTO_KIND_OPENED, /* session = the new (or the retried) session */
+        PROTO_KIND_CLOSED,
+        PROTO_KIND_EXPIRED,
+        PROTO_KIND_GRANTED,   /* token */
+        PROTO_KIND_REENTERED, /* token, count = the new hold count */
+        PROTO_KIND_QUEUED,    /* count = position in the queue, from 1 */
+        PROTO_KIND_RELEASED,  /* token, count = holds left (0: lock freed) */
+        PROTO_KIND_CANCELLED, /* the waiter `target` left the queue */
+        PROTO_KIND_HOLDER,    /* QUERY: session, owner, token, count, waiters */
+        PROTO_KIND_FREE,      /* QUERY of a free lock (waiters = 0) */
+        PROTO_KIND_CURRENT,   /* CHECK: the token is the current grant */
+        PROTO_KIND_UPDATED,   /* MEMBER (raft glue): the directory changed */
+        PROTO_KIND_APPLIED,   /* a batch: count commands, each answered by its
+                              own RESULT event */
 };
 
 struct proto_header {
@@ -159,14 +184,14 @@ struct proto_result {
 
 struct proto_member {
         uint64_t id;
-        uint8_t role; /* raft's: 0 standby, 1 voter, 2 spare */
+        uint8_t role; /* enum baton_member_role */
         struct proto_string raft_address;
         struct proto_string client_address;
 };
 
 struct proto_status {
         uint64_t id;
-        uint8_t role; /* 0 unavailable, 1 follower, 2 candidate, 3 leader */
+        uint8_t role; /* enum baton_node_role */
         uint64_t term;
         uint64_t leader_id;
         uint64_t commit_index;

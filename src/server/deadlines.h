@@ -6,7 +6,7 @@
 
 #include <uv.h>
 
-#include "../fsm/command.h"
+#include "../proto/command.h"
 #include "../lib/hmap.h"
 
 /*

@@ -642,7 +642,7 @@ static void settle_key(struct gateway *g, uint64_t a, uint64_t b,
                          * entry's; a grant after a wait comes later. */
                         p->applied_ns = uv_hrtime();
                 }
-                if (res->status == 0 && res->kind == LOCKFSM_QUEUED) {
+                if (res->status == 0 && res->kind == PROTO_KIND_QUEUED) {
                         continue; /* the grant or the timeout answers it */
                 }
                 settle(p, index, res);
@@ -671,7 +671,7 @@ static void on_event(void *data, const struct lockfsm_event *ev)
                 if (ev->cause != COMMAND_ACQUIRE) {
                         /* A handover: the waiter's ACQUIRE is answered now. */
                         memset(&res, 0, sizeof res);
-                        res.kind = LOCKFSM_GRANTED;
+                        res.kind = PROTO_KIND_GRANTED;
                         res.session = ev->session;
                         res.owner = ev->owner;
                         res.token = ev->token;

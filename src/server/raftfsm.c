@@ -41,7 +41,8 @@ static bool apply_member(struct raftfsm *rf, const struct raft_buffer *buf)
                 rv = directory_apply(&rf->dir, &c);
         }
         rf->result.res.status = rv;
-        rf->result.res.kind = rv == 0 ? LOCKFSM_UPDATED : LOCKFSM_REJECTED;
+        rf->result.res.kind =
+            rv == 0 ? PROTO_KIND_UPDATED : PROTO_KIND_REJECTED;
         return true;
 }
 

@@ -141,7 +141,7 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  * our code, calls them):
  *
  * apply: a MEMBER entry goes to the directory (result kind
- *   LOCKFSM_UPDATED, or REJECTED with its status); any other entry (a
+ *   PROTO_KIND_UPDATED, or REJECTED with its status); any other entry (a
  *   batch of commands, or one command) to lockfsm_apply() with index =
  *   raft_last_applied() + 1. `*result` points at rf's struct
  *   raftfsm_result, valid until the next apply on `rf` (see above).

@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "../../include/baton.h"
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/proto/proto.h"
 
@@ -147,7 +147,7 @@ static void fake_default(struct fake *f, const struct frame *fr)
                                                    f->ttl_ms));
                 return;
         case PROTO_QUERY:
-                r.kind = LOCKFSM_FREE;
+                r.kind = PROTO_KIND_FREE;
                 fake_result(f, fr, &r);
                 return;
         case PROTO_COMMAND:
@@ -160,23 +160,23 @@ static void fake_default(struct fake *f, const struct frame *fr)
         r.owner = fr->k.owner;
         switch (fr->k.type) {
         case COMMAND_OPEN:
-                r.kind = LOCKFSM_OPENED;
+                r.kind = PROTO_KIND_OPENED;
                 r.session = ++f->next_session;
                 break;
         case COMMAND_CLOSE:
-                r.kind = LOCKFSM_CLOSED;
+                r.kind = PROTO_KIND_CLOSED;
                 break;
         case COMMAND_ACQUIRE:
-                r.kind = LOCKFSM_GRANTED;
+                r.kind = PROTO_KIND_GRANTED;
                 r.token = ++f->next_token;
                 r.count = 1;
                 break;
         case COMMAND_RELEASE:
-                r.kind = LOCKFSM_RELEASED;
+                r.kind = PROTO_KIND_RELEASED;
                 r.token = fr->k.token;
                 break;
         case COMMAND_CANCEL:
-                r.kind = LOCKFSM_CANCELLED;
+                r.kind = PROTO_KIND_CANCELLED;
                 break;
         default:
                 r.status = BATON_EINVAL;
@@ -665,7 +665,7 @@ static void late_grant(struct held *h, uint64_t token)
         struct proto_result r;
 
         memset(&r, 0, sizeof r);
-        r.kind = LOCKFSM_GRANTED;
+        r.kind = PROTO_KIND_GRANTED;
         r.token = token;
         r.count = 1;
         pthread_mutex_lock(&F.mu);

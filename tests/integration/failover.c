@@ -84,8 +84,8 @@ int failover(struct run *r, unsigned n, unsigned rounds)
                                 rv = tclient_command(&p, &k, 30000, &res);
                         }
                 }
-                if (rv != 0 || (res.kind != LOCKFSM_GRANTED &&
-                                res.kind != LOCKFSM_REENTERED)) {
+                if (rv != 0 || (res.kind != PROTO_KIND_GRANTED &&
+                                res.kind != PROTO_KIND_REENTERED)) {
                         printf("failover: round %u: ACQUIRE %d %s (%s)\n",
                                i + 1, rv,
                                tclient_result_str(&res, text, sizeof text),
@@ -93,7 +93,7 @@ int failover(struct run *r, unsigned n, unsigned rounds)
                         goto out;
                 }
                 ms[i] = (double)(tclient_now_ns() - killed_at) / 1e6;
-                if (res.kind == LOCKFSM_REENTERED) {
+                if (res.kind == PROTO_KIND_REENTERED) {
                         printf("# round %u: REENTERED (count %u): the "
                                "previous round's RELEASE was lost\n",
                                i + 1, res.count);

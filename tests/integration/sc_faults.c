@@ -26,7 +26,7 @@ void sc_kill_leader_holder(struct ctx *x)
         KEEPALIVE(x, &a);
         HOLDS(x, &a, name, a.session, t1, 0);
         rv = tclient_check(&a, name, t1, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_CURRENT,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_CURRENT,
                "CHECK after failover: %d %s", rv, rs(x, &res));
         KEEPALIVE(x, &a);
         RELEASE(x, &a, name, t1);
@@ -70,7 +70,7 @@ void sc_kill_leader_waiter(struct ctx *x)
         RELEASE(x, &a, name, t1);
         rv = tclient_finish(&b, OP_MS, &res);
         EXPECT(x,
-               rv == 0 && res.kind == LOCKFSM_GRANTED &&
+               rv == 0 && res.kind == PROTO_KIND_GRANTED &&
                    res.session == b.session && res.token > t1,
                "waiter after failover and release: %d %s", rv, rs(x, &res));
         note(x, &res);
@@ -127,7 +127,7 @@ void sc_restart_all(struct ctx *x)
                t3, before);
         RELEASE(x, &a, l1, t1);
         rv = tclient_finish(&w, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_GRANTED && res.token > t3,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_GRANTED && res.token > t3,
                "the waiter queued before the restart: %d %s", rv, rs(x, &res));
         note(x, &res);
         RELEASE(x, &w, l1, res.token);
@@ -162,20 +162,20 @@ void sc_retry_exactly_once(struct ctx *x)
         deadline = tclient_now_ms() + OP_MS;
         do {
                 rv = tclient_query(&q, l1, OP_MS, &res);
-                if (rv == 0 && res.kind == LOCKFSM_FREE) {
+                if (rv == 0 && res.kind == PROTO_KIND_FREE) {
                         poll_pause();
                 }
-        } while (rv == 0 && res.kind == LOCKFSM_FREE &&
+        } while (rv == 0 && res.kind == PROTO_KIND_FREE &&
                  tclient_now_ms() < deadline);
         EXPECT(x,
-               rv == 0 && res.kind == LOCKFSM_HOLDER &&
+               rv == 0 && res.kind == PROTO_KIND_HOLDER &&
                    res.session == a.session && res.count == 1,
                "the first ACQUIRE was not applied: %d %s", rv, rs(x, &res));
         tm = res.token;
         tclient_disconnect(&a); /* the answer is lost */
         KILL_LEADER(x, &killed);
         rv = tclient_finish(&a, HEALTHY_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_GRANTED && res.token == tm,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_GRANTED && res.token == tm,
                "retried ACQUIRE seq %" PRIu64 ": %d %s, expected the original "
                "GRANTED token %" PRIu64,
                seq, rv, rs(x, &res), tm);
@@ -200,7 +200,7 @@ void sc_retry_exactly_once(struct ctx *x)
         EXPECT(x, tclient_start(&a, &k, &rseq) == 0, "start RELEASE: %s",
                a.errmsg);
         rv = tclient_finish(&b, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_GRANTED && res.token > t1,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_GRANTED && res.token > t1,
                "waiter after the release: %d %s", rv, rs(x, &res));
         t2 = res.token;
         note(x, &res);
@@ -208,7 +208,7 @@ void sc_retry_exactly_once(struct ctx *x)
         KILL_LEADER(x, &killed);
         rv = tclient_finish(&a, HEALTHY_MS, &res);
         EXPECT(x,
-               rv == 0 && res.kind == LOCKFSM_RELEASED && res.token == t1 &&
+               rv == 0 && res.kind == PROTO_KIND_RELEASED && res.token == t1 &&
                    res.count == 0,
                "retried RELEASE seq %" PRIu64 ": %d %s, expected the original "
                "RELEASED token %" PRIu64,
@@ -218,7 +218,7 @@ void sc_retry_exactly_once(struct ctx *x)
          * outcome, and still nothing released twice. */
         k.seq = rseq;
         rv = tclient_command(&a, &k, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_RELEASED && res.token == t1,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_RELEASED && res.token == t1,
                "second retry of RELEASE seq %" PRIu64 ": %d %s", rseq, rv,
                rs(x, &res));
         HOLDS(x, &q, l2, b.session, t2, 0);
@@ -323,7 +323,7 @@ void sc_term_leader(struct ctx *x)
         KEEPALIVE(x, &a);
         HOLDS(x, &a, name, a.session, t1, 0);
         rv = tclient_check(&a, name, t1, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_CURRENT && res.token == t1,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_CURRENT && res.token == t1,
                "CHECK after the handover: %d %s", rv, rs(x, &res));
         RELEASE(x, &a, name, t1);
         GRANT(x, t2, &a, name);

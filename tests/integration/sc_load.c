@@ -35,7 +35,7 @@ void sc_concurrent(struct ctx *x)
         }
         for (i = 0; i < N; i++) {
                 rv = tclient_finish(&c[i], OP_MS, &res);
-                EXPECT(x, rv == 0 && res.kind == LOCKFSM_GRANTED,
+                EXPECT(x, rv == 0 && res.kind == PROTO_KIND_GRANTED,
                        "concurrent ACQUIRE %s: %d %s", names[i], rv,
                        rs(x, &res));
                 tokens[i] = res.token;
@@ -438,7 +438,7 @@ void sc_counted(struct ctx *x)
                 }
                 for (i = 0; i < N; i++) {
                         rv = tclient_finish(&c[i], OP_MS, &res);
-                        if (rv != 0 || res.kind != LOCKFSM_GRANTED) {
+                        if (rv != 0 || res.kind != PROTO_KIND_GRANTED) {
                                 fail_at(x, __LINE__,
                                         "round %u ACQUIRE %s: %d %s", r,
                                         names[i], rv, rs(x, &res));

@@ -27,7 +27,7 @@ void sc_acquire_release(struct ctx *x)
         GRANT(x, t1, &a, name);
         HOLDS(x, &a, name, a.session, t1, 0);
         rv = tclient_check(&a, name, t1, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_CURRENT && res.token == t1,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_CURRENT && res.token == t1,
                "CHECK %s %" PRIu64 ": %d %s", name, t1, rv, rs(x, &res));
         RELEASE(x, &a, name, t1);
         FREE(x, &a, name);
@@ -37,7 +37,7 @@ void sc_acquire_release(struct ctx *x)
         RELEASE(x, &a, name, t2);
         rv = tclient_session_close(&a, OP_MS, &res);
         EXPECT(x,
-               rv == 0 && res.kind == LOCKFSM_CLOSED &&
+               rv == 0 && res.kind == PROTO_KIND_CLOSED &&
                    res.session == a.session,
                "CLOSE: %d %s", rv, rs(x, &res));
         rv = tclient_keepalive(&a, OP_MS, NULL);
@@ -67,7 +67,7 @@ void sc_try_busy(struct ctx *x)
         /* Reentrant for the same (session, owner): count up, token kept. */
         rv = tclient_try(&a, name, 1, OP_MS, &res);
         EXPECT(x,
-               rv == 0 && res.kind == LOCKFSM_REENTERED && res.token == t1 &&
+               rv == 0 && res.kind == PROTO_KIND_REENTERED && res.token == t1 &&
                    res.count == 2,
                "reentrant try: %d %s", rv, rs(x, &res));
         /* Another owner tag of the same session is another owner. */
@@ -75,14 +75,14 @@ void sc_try_busy(struct ctx *x)
         EXPECT(x, rv == BATON_EBUSY && res.token == t1,
                "try by owner 2 of the holding session: %d %s", rv, rs(x, &res));
         rv = tclient_release(&a, name, 1, t1, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_RELEASED && res.count == 1,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_RELEASED && res.count == 1,
                "first release of two holds: %d %s", rv, rs(x, &res));
         rv = tclient_try(&b, name, 1, OP_MS, &res);
         EXPECT(x, rv == BATON_EBUSY && res.token == t1,
                "try-lock while one hold is left: %d %s", rv, rs(x, &res));
         RELEASE(x, &a, name, t1);
         rv = tclient_try(&b, name, 1, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_GRANTED && res.token > t1,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_GRANTED && res.token > t1,
                "try-lock of a free lock: %d %s", rv, rs(x, &res));
         t2 = res.token;
         note(x, &res);
@@ -113,7 +113,7 @@ void sc_waiter(struct ctx *x)
         RELEASE(x, &a, name, t1);
         rv = tclient_finish(&b, OP_MS, &res);
         EXPECT(x,
-               rv == 0 && res.kind == LOCKFSM_GRANTED &&
+               rv == 0 && res.kind == PROTO_KIND_GRANTED &&
                    res.session == b.session && res.token > t1,
                "waiter after the release: %d %s, expected GRANTED with a "
                "token above %" PRIu64,
@@ -144,7 +144,7 @@ void sc_expiry(struct ctx *x)
          * EXPIRE entry hands the lock to b. */
         rv = tclient_finish(&b, OP_MS, &res);
         elapsed = tclient_now_ms() - opened;
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_GRANTED && res.token > t1,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_GRANTED && res.token > t1,
                "waiter after the holder's expiry: %d %s", rv, rs(x, &res));
         t2 = res.token;
         note(x, &res);
@@ -227,13 +227,13 @@ void sc_ttl(struct ctx *x)
         }
         /* The bounds themselves are allowed. */
         rv = tclient_session_open(&a, MIN_TTL_MS, NULL, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_OPENED,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_OPENED,
                "OPEN with the minimum TTL %u: %d %s", MIN_TTL_MS, rv,
                rs(x, &res));
         rv = tclient_session_close(&a, OP_MS, &res);
         EXPECT(x, rv == 0, "CLOSE: %d %s", rv, rs(x, &res));
         rv = tclient_session_open(&a, MAX_TTL_MS, NULL, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_OPENED,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_OPENED,
                "OPEN with the maximum TTL %u: %d %s", MAX_TTL_MS, rv,
                rs(x, &res));
         rv = tclient_session_close(&a, OP_MS, &res);

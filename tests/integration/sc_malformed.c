@@ -179,7 +179,7 @@ void sc_malformed(struct ctx *x)
         tclient_close(&raw);
         /* ... and the client that was there before carries on. */
         rv = tclient_query(&other, name, OP_MS, &res);
-        EXPECT(x, rv == 0 && res.kind == LOCKFSM_FREE,
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_FREE,
                "QUERY by the other client: %d %s", rv, rs(x, &res));
         GRANT(x, t, &other, name);
         RELEASE(x, &other, name, t);

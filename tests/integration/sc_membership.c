@@ -62,7 +62,7 @@ void sc_not_leader(struct ctx *x)
                 EXPECT(x, tclient_init(&via, addr) == 0, "tclient_init");
                 rv = tclient_query(&via, name, OP_MS, &res);
                 EXPECT(x,
-                       rv == 0 && res.kind == LOCKFSM_FREE &&
+                       rv == 0 && res.kind == PROTO_KIND_FREE &&
                            via.redirects >= 1 &&
                            strcmp(via.peer,
                                   harness_client_address(&x->h, leader)) == 0,
@@ -267,7 +267,7 @@ void sc_membership(struct ctx *x)
         EXPECT(x, tclient_init(&via, nd->client_address) == 0, "tclient_init");
         rv = tclient_query(&via, name, OP_MS, &res);
         EXPECT(x,
-               rv == 0 && res.kind == LOCKFSM_HOLDER &&
+               rv == 0 && res.kind == PROTO_KIND_HOLDER &&
                    res.session == a.session && res.token == t1 &&
                    via.redirects >= 1 &&
                    strcmp(via.peer, harness_client_address(&x->h, leader)) == 0,

@@ -69,7 +69,7 @@ bool client_open(struct ctx *x, struct tclient *c, uint32_t ttl, int line)
                 return false;
         }
         rv = tclient_session_open(c, ttl, "integration", OP_MS, &res);
-        if (rv != 0 || res.kind != LOCKFSM_OPENED || res.session == 0) {
+        if (rv != 0 || res.kind != PROTO_KIND_OPENED || res.session == 0) {
                 fail_at(x, line, "OPEN ttl %u: %d %s (%s)", ttl, rv,
                         rs(x, &res), c->errmsg);
                 return false;
@@ -85,7 +85,7 @@ uint64_t granted(struct ctx *x, struct tclient *c, const char *name,
         struct tclient_result res;
         int rv = tclient_acquire(c, name, 1, wait_ms, OP_MS, &res);
 
-        if (rv != 0 || res.kind != LOCKFSM_GRANTED || res.token == 0 ||
+        if (rv != 0 || res.kind != PROTO_KIND_GRANTED || res.token == 0 ||
             res.token != res.index || res.session != c->session) {
                 fail_at(x, line, "ACQUIRE %s: %d %s (%s)", name, rv,
                         rs(x, &res), c->errmsg);
@@ -101,7 +101,7 @@ bool released(struct ctx *x, struct tclient *c, const char *name,
         struct tclient_result res;
         int rv = tclient_release(c, name, 1, token, OP_MS, &res);
 
-        if (rv != 0 || res.kind != LOCKFSM_RELEASED || res.token != token ||
+        if (rv != 0 || res.kind != PROTO_KIND_RELEASED || res.token != token ||
             res.count != 0) {
                 fail_at(x, line, "RELEASE %s token %" PRIu64 ": %d %s (%s)",
                         name, token, rv, rs(x, &res), c->errmsg);
@@ -118,8 +118,9 @@ bool holds(struct ctx *x, struct tclient *q, const char *name, uint64_t session,
         struct tclient_result res;
         int rv = tclient_query(q, name, OP_MS, &res);
 
-        if (rv != 0 || res.kind != LOCKFSM_HOLDER || res.session != session ||
-            res.token != token || res.count != 1 || res.waiters != waiters) {
+        if (rv != 0 || res.kind != PROTO_KIND_HOLDER ||
+            res.session != session || res.token != token || res.count != 1 ||
+            res.waiters != waiters) {
                 fail_at(x, line,
                         "QUERY %s: %d %s, expected holder %" PRIu64
                         " token %" PRIu64 " count 1 waiters %u (%s)",
@@ -135,7 +136,7 @@ bool is_free(struct ctx *x, struct tclient *q, const char *name, int line)
         struct tclient_result res;
         int rv = tclient_query(q, name, OP_MS, &res);
 
-        if (rv != 0 || res.kind != LOCKFSM_FREE) {
+        if (rv != 0 || res.kind != PROTO_KIND_FREE) {
                 fail_at(x, line, "QUERY %s: %d %s, expected FREE (%s)", name,
                         rv, rs(x, &res), q->errmsg);
                 return false;

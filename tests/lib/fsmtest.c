@@ -106,7 +106,7 @@ uint64_t fsmtest_open(struct fsmtest *t, uint64_t nonce)
             .type = COMMAND_OPEN, .nonce = nonce, .ttl_ms = 10000};
         struct lockfsm_result r = fsmtest_apply(t, &c);
 
-        assert(r.status == 0 && r.kind == LOCKFSM_OPENED);
+        assert(r.status == 0 && r.kind == PROTO_KIND_OPENED);
         return r.session;
 }
 

@@ -9,7 +9,7 @@
 #include <raft.h>
 #include <raft/fixture.h>
 
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/server/raftfsm.h"
 #include "rng.h"

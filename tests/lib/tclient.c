@@ -796,7 +796,7 @@ int tclient_session_open(struct tclient *c, uint32_t ttl_ms,
                 k.name_len = (uint8_t)strlen(client_name);
         }
         rv = tclient_command(c, &k, timeout_ms, res);
-        if (rv == 0 && res->kind == LOCKFSM_OPENED) {
+        if (rv == 0 && res->kind == PROTO_KIND_OPENED) {
                 c->session = res->session;
                 c->nonce = k.nonce;
                 c->ttl_ms = ttl_ms;

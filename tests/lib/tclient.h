@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/proto/proto.h"
 
@@ -26,7 +26,7 @@
  */
 struct tclient_result {
         int status;
-        uint8_t kind; /* enum lockfsm_kind */
+        uint8_t kind; /* enum proto_kind */
         uint64_t index;
         uint64_t session;
         uint64_t owner;

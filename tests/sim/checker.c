@@ -280,8 +280,8 @@ static int check_event(struct model *m, const struct simentry *e,
                                             text);
                         }
                         memmove(&l->q[0], &l->q[1], --l->nq * sizeof l->q[0]);
-                        if (req->has_memo && req->kind == LOCKFSM_QUEUED) {
-                                req->kind = LOCKFSM_GRANTED;
+                        if (req->has_memo && req->kind == PROTO_KIND_QUEUED) {
+                                req->kind = PROTO_KIND_GRANTED;
                                 req->status = 0;
                                 req->token = ev->token;
                         }
@@ -315,7 +315,7 @@ static int check_event(struct model *m, const struct simentry *e,
                 memmove(&l->q[k], &l->q[k + 1], (--l->nq - k) * sizeof l->q[0]);
                 if (req->has_memo && (ev->status == BATON_ETIMEDOUT ||
                                       ev->status == BATON_ECANCELLED)) {
-                        req->kind = LOCKFSM_REJECTED;
+                        req->kind = PROTO_KIND_REJECTED;
                         req->status = ev->status;
                         req->token = 0;
                 }
@@ -336,7 +336,7 @@ static int check_result(struct model *m, const struct simentry *e,
         struct kv *req;
         unsigned k;
 
-        if (cmd->type == COMMAND_OPEN && res->kind == LOCKFSM_OPENED &&
+        if (cmd->type == COMMAND_OPEN && res->kind == PROTO_KIND_OPENED &&
             res->duplicate) {
                 for (k = 0; k < m->n_live; k++) {
                         if (m->live[k].nonce == cmd->nonce &&
@@ -554,12 +554,12 @@ static int check_acknowledged(struct sim *s, char *reason, size_t cap)
                 if (res->status != 0) {
                         continue;
                 }
-                s->fail_index = res->kind == LOCKFSM_GRANTED ||
-                                        res->kind == LOCKFSM_REENTERED
+                s->fail_index = res->kind == PROTO_KIND_GRANTED ||
+                                        res->kind == PROTO_KIND_REENTERED
                                     ? res->token
                                     : p->raft_index;
                 switch (res->kind) {
-                case LOCKFSM_GRANTED:
+                case PROTO_KIND_GRANTED:
                         if (event_at(n, res->token, LOCKFSM_EV_GRANT,
                                      p->cmd.session, p->cmd.seq, 0) == NULL) {
                                 return fail(reason, cap,
@@ -568,7 +568,7 @@ static int check_acknowledged(struct sim *s, char *reason, size_t cap)
                                             p->id, text, rtext, res->token);
                         }
                         break;
-                case LOCKFSM_REENTERED:
+                case PROTO_KIND_REENTERED:
                         if (event_at(n, res->token, LOCKFSM_EV_GRANT,
                                      p->cmd.session, 0, p->cmd.owner) == NULL) {
                                 return fail(reason, cap,
@@ -577,7 +577,7 @@ static int check_acknowledged(struct sim *s, char *reason, size_t cap)
                                             p->id, text, rtext, res->token);
                         }
                         break;
-                case LOCKFSM_OPENED:
+                case PROTO_KIND_OPENED:
                         if (event_at(n, res->session, LOCKFSM_EV_OPEN,
                                      res->session, 0, 0) == NULL) {
                                 return fail(reason, cap,
@@ -586,7 +586,7 @@ static int check_acknowledged(struct sim *s, char *reason, size_t cap)
                                             p->id, text, res->session);
                         }
                         break;
-                case LOCKFSM_RELEASED:
+                case PROTO_KIND_RELEASED:
                         if (!res->duplicate && res->count == 0 &&
                             event_at(n, p->raft_index, LOCKFSM_EV_RELEASE,
                                      p->cmd.session, 0, p->cmd.owner) == NULL) {
@@ -596,8 +596,8 @@ static int check_acknowledged(struct sim *s, char *reason, size_t cap)
                                             p->id, text);
                         }
                         break;
-                case LOCKFSM_CLOSED:
-                case LOCKFSM_EXPIRED:
+                case PROTO_KIND_CLOSED:
+                case PROTO_KIND_EXPIRED:
                         if (!res->duplicate &&
                             event_at(n, p->raft_index, LOCKFSM_EV_END,
                                      res->session, 0, 0) == NULL) {

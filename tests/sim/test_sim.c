@@ -112,8 +112,8 @@ static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
                 const struct simprop *p = s->c.props[k];
                 const struct lockfsm_result *res = &p->result.res;
 
-                if (p->state != SIMPROP_ACKED || res->kind != LOCKFSM_GRANTED ||
-                    res->duplicate) {
+                if (p->state != SIMPROP_ACKED ||
+                    res->kind != PROTO_KIND_GRANTED || res->duplicate) {
                         continue;
                 }
                 if (brk == BREAK_DROP_GRANT) {

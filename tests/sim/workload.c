@@ -185,7 +185,7 @@ static void client_outcome(struct client *cl, const struct command *cmd,
         struct wait *w;
 
         if (cmd->type == COMMAND_OPEN) {
-                if (res->kind == LOCKFSM_OPENED) {
+                if (res->kind == PROTO_KIND_OPENED) {
                         client_reset(cl);
                         cl->session = res->session;
                         cl->next_seq = 1;
@@ -205,17 +205,17 @@ static void client_outcome(struct client *cl, const struct command *cmd,
                 if (name < 0) {
                         return;
                 }
-                if (res->kind == LOCKFSM_GRANTED) {
+                if (res->kind == PROTO_KIND_GRANTED) {
                         if (find_wait_seq(cl, cmd->seq) != NULL) {
                                 grant_waiter(cl, cmd->seq, res->token);
                         } else {
                                 add_held(cl, (unsigned)name, cmd->owner,
                                          res->token, 1);
                         }
-                } else if (res->kind == LOCKFSM_REENTERED) {
+                } else if (res->kind == PROTO_KIND_REENTERED) {
                         add_held(cl, (unsigned)name, cmd->owner, res->token,
                                  res->count);
-                } else if (res->kind == LOCKFSM_QUEUED) {
+                } else if (res->kind == PROTO_KIND_QUEUED) {
                         if (find_wait_seq(cl, cmd->seq) == NULL &&
                             cl->n_waits < MAX_WAITS) {
                                 w = &cl->waits[cl->n_waits++];
@@ -239,7 +239,7 @@ static void client_outcome(struct client *cl, const struct command *cmd,
                 if (h == NULL) {
                         return;
                 }
-                if (res->kind == LOCKFSM_RELEASED) {
+                if (res->kind == PROTO_KIND_RELEASED) {
                         h->count = res->count;
                         if (res->count == 0) {
                                 drop_held(cl, h);
@@ -249,7 +249,7 @@ static void client_outcome(struct client *cl, const struct command *cmd,
                 }
                 break;
         case COMMAND_CANCEL:
-                if (res->kind == LOCKFSM_CANCELLED) {
+                if (res->kind == PROTO_KIND_CANCELLED) {
                         w = find_wait_seq(cl, cmd->target);
                         if (w != NULL) {
                                 drop_wait(cl, w);
@@ -257,7 +257,7 @@ static void client_outcome(struct client *cl, const struct command *cmd,
                 }
                 break;
         case COMMAND_CLOSE:
-                if (res->kind == LOCKFSM_CLOSED) {
+                if (res->kind == PROTO_KIND_CLOSED) {
                         client_reset(cl);
                 }
                 break;

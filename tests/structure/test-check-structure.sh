@@ -52,7 +52,7 @@ cat >"$tree/src/client/bad.c" <<'EOF'
 /* A client file that reaches into the state machine. */
 #include <stdio.h>
 #include "../fsm/lockfsm.h"
-/* #include "../fsm/command.h" is only a comment */
+/* #include "../proto/command.h" is only a comment */
 EOF
 cat >"$tree/include/pub.h" <<'EOF'
 #ifndef PUB_H

@@ -1,6 +1,6 @@
 /* What the command codec's tests check against: which fields each command
  * type carries and a reference encoder, both written from the layout table
- * of src/fsm/command.h rather than taken from the implementation, and
+ * of src/proto/command.h rather than taken from the implementation, and
  * sample commands. */
 #ifndef TESTS_UNIT_CMDSPEC_H
 #define TESTS_UNIT_CMDSPEC_H
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 
 #define CANARY  0xA5
 #define N_TYPES 10

@@ -50,7 +50,7 @@ struct lockfsm_result rejected(int status)
 
         memset(&r, 0, sizeof r);
         r.status = status;
-        r.kind = LOCKFSM_REJECTED;
+        r.kind = PROTO_KIND_REJECTED;
         return r;
 }
 
@@ -235,7 +235,7 @@ static void m_grant_head(struct model *m, struct mlock *l, uint64_t index,
         v->owner = w.owner;
         v->token = index;
         ev_name(v, l);
-        g = outcome(LOCKFSM_GRANTED, w.session, w.owner);
+        g = outcome(PROTO_KIND_GRANTED, w.session, w.owner);
         g.token = index;
         g.count = 1;
         m_set_out(m, w.session, w.seq, &g);
@@ -386,7 +386,7 @@ static struct lockfsm_result m_open(struct model *m, uint64_t index,
 
         for (unsigned i = 0; c->nonce != 0 && i < m->ns; i++) {
                 if (m->s[i].nonce == c->nonce) {
-                        r = outcome(LOCKFSM_OPENED, m->s[i].id, 0);
+                        r = outcome(PROTO_KIND_OPENED, m->s[i].id, 0);
                         r.duplicate = true;
                         return r;
                 }
@@ -407,7 +407,7 @@ static struct lockfsm_result m_open(struct model *m, uint64_t index,
         v = m_ev(log, LOCKFSM_EV_OPEN, index, COMMAND_OPEN);
         v->session = s->id;
         v->nonce = c->nonce;
-        r = outcome(LOCKFSM_OPENED, s->id, 0);
+        r = outcome(PROTO_KIND_OPENED, s->id, 0);
         return r;
 }
 
@@ -429,7 +429,7 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
                         return rejected(BATON_EOVERFLOW);
                 }
                 l->count++;
-                r = outcome(LOCKFSM_REENTERED, c->session, c->owner);
+                r = outcome(PROTO_KIND_REENTERED, c->session, c->owner);
                 r.token = l->token;
                 r.count = l->count;
                 return r;
@@ -465,7 +465,7 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
                 v->owner = c->owner;
                 v->token = index;
                 ev_name(v, l);
-                r = outcome(LOCKFSM_GRANTED, c->session, c->owner);
+                r = outcome(PROTO_KIND_GRANTED, c->session, c->owner);
                 r.token = index;
                 r.count = 1;
                 return r;
@@ -498,7 +498,7 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         v->owner = c->owner;
         v->wait_ms = c->wait_ms;
         ev_name(v, l);
-        r = outcome(LOCKFSM_QUEUED, c->session, c->owner);
+        r = outcome(PROTO_KIND_QUEUED, c->session, c->owner);
         r.count = l->nw;
         return r;
 }
@@ -519,7 +519,7 @@ static struct lockfsm_result m_release(struct model *m, uint64_t index,
                 return rejected(BATON_ESTALE);
         }
         l->count--;
-        r = outcome(LOCKFSM_RELEASED, c->session, c->owner);
+        r = outcome(PROTO_KIND_RELEASED, c->session, c->owner);
         r.token = l->token;
         r.count = l->count;
         if (l->count == 0) {
@@ -558,7 +558,7 @@ static struct lockfsm_result m_unqueue(struct model *m, uint64_t index,
                 gone.session = c->session;
                 gone.owner = owner;
                 m_set_out(m, c->session, c->target, &gone);
-                return outcome(LOCKFSM_CANCELLED, c->session, owner);
+                return outcome(PROTO_KIND_CANCELLED, c->session, owner);
         }
         return rejected(BATON_ENOTWAITING);
 }
@@ -578,7 +578,7 @@ static struct lockfsm_result m_client(struct model *m, uint64_t index,
 
                 if (t != NULL && t->status == BATON_ECLOSED &&
                     c->type == COMMAND_CLOSE) {
-                        r = outcome(LOCKFSM_CLOSED, c->session, 0);
+                        r = outcome(PROTO_KIND_CLOSED, c->session, 0);
                         r.duplicate = true;
                         return r;
                 }
@@ -614,7 +614,7 @@ static struct lockfsm_result m_client(struct model *m, uint64_t index,
         switch (c->type) {
         case COMMAND_CLOSE:
                 m_end(m, c->session, BATON_ECLOSED, index, COMMAND_CLOSE, log);
-                return outcome(LOCKFSM_CLOSED, c->session, 0);
+                return outcome(PROTO_KIND_CLOSED, c->session, 0);
         case COMMAND_ACQUIRE:
                 r = m_acquire(m, index, c, log);
                 break;
@@ -639,11 +639,11 @@ struct lockfsm_result m_query(struct model *m, const char *name, size_t len)
         struct lockfsm_result r;
 
         if (l == NULL || l->count == 0) {
-                r = outcome(LOCKFSM_FREE, 0, 0);
+                r = outcome(PROTO_KIND_FREE, 0, 0);
                 r.waiters = l != NULL ? l->nw : 0;
                 return r;
         }
-        r = outcome(LOCKFSM_HOLDER, 0, 0);
+        r = outcome(PROTO_KIND_HOLDER, 0, 0);
         holder_fields(&r, l);
         return r;
 }
@@ -664,7 +664,7 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
                 }
                 m_end(m, c->session, BATON_EEXPIRED, index, COMMAND_EXPIRE,
                       log);
-                return outcome(LOCKFSM_EXPIRED, c->session, 0);
+                return outcome(PROTO_KIND_EXPIRED, c->session, 0);
         case COMMAND_TIMEOUT:
                 if (m_session(m, c->session) == NULL) {
                         return not_live(m, c->session);
@@ -675,7 +675,7 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
         case COMMAND_CHECK:
                 l = m_lock(m, c->name, c->name_len);
                 if (l != NULL && l->count > 0 && l->token == c->token) {
-                        r = outcome(LOCKFSM_CURRENT, 0, 0);
+                        r = outcome(PROTO_KIND_CURRENT, 0, 0);
                         holder_fields(&r, l);
                         return r;
                 }

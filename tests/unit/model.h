@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"
 
 /*

@@ -481,7 +481,7 @@ struct lockfsm_result m_entry(struct model *m, struct gen *g, uint64_t index,
         while (entry_reader_next(&rd, &p, &n)) {
                 m_command(m, g, index, p, n, log);
         }
-        r = outcome(LOCKFSM_APPLIED, 0, 0);
+        r = outcome(PROTO_KIND_APPLIED, 0, 0);
         r.count = rd.count;
         return r;
 }
@@ -517,7 +517,7 @@ size_t gen_batch(struct gen *g, struct model *m, uint64_t index, uint8_t *buf,
         }
         len = entry_writer_finish(&w);
         if (!damage) {
-                *want = outcome(LOCKFSM_APPLIED, 0, 0);
+                *want = outcome(PROTO_KIND_APPLIED, 0, 0);
                 want->count = w.count;
                 return len;
         }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 
 /* xorshift64: a tiny, seeded generator so every run sees the same inputs. */
 uint64_t next_rand(uint64_t *s)

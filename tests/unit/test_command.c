@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 
 #include "cmdspec.h"
 #include "test_command_decode.h"

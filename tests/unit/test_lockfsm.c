@@ -79,7 +79,7 @@ static void test_open_retry_with_nonce_returns_same_session(void **state)
         struct lockfsm_result r = fsmtest_apply(t, &c);
         struct lockfsm_stats st;
 
-        assert_int_equal(r.kind, LOCKFSM_OPENED);
+        assert_int_equal(r.kind, PROTO_KIND_OPENED);
         assert_int_equal(r.session, a);
         assert_true(r.duplicate);
         lockfsm_stats(t->f, &st);
@@ -126,7 +126,7 @@ static void test_acquire_free_lock_grants_with_index(void **state)
         const struct fsmtest_event *g = fsmtest_find(t, LOCKFSM_EV_GRANT, 0);
 
         assert_int_equal(r.status, 0);
-        assert_int_equal(r.kind, LOCKFSM_GRANTED);
+        assert_int_equal(r.kind, PROTO_KIND_GRANTED);
         assert_int_equal(r.token, 2);
         assert_int_equal(r.session, s);
         assert_int_equal(r.owner, 7);
@@ -145,18 +145,18 @@ static void test_reentrant_acquire_and_release(void **state)
         uint64_t tok = fsmtest_acquire(t, s, 1, 7, "a", 0).token;
         struct lockfsm_result r = fsmtest_acquire(t, s, 2, 7, "a", 0);
 
-        assert_int_equal(r.kind, LOCKFSM_REENTERED);
+        assert_int_equal(r.kind, PROTO_KIND_REENTERED);
         assert_int_equal(r.token, tok);
         assert_int_equal(r.count, 2);
         r = fsmtest_release(t, s, 3, 7, "a", tok);
-        assert_int_equal(r.kind, LOCKFSM_RELEASED);
+        assert_int_equal(r.kind, PROTO_KIND_RELEASED);
         assert_int_equal(r.count, 1);
         assert_int_equal(fsmtest_count(t, LOCKFSM_EV_RELEASE), 0);
-        assert_int_equal(fsmtest_query(t, "a").kind, LOCKFSM_HOLDER);
+        assert_int_equal(fsmtest_query(t, "a").kind, PROTO_KIND_HOLDER);
         r = fsmtest_release(t, s, 4, 7, "a", tok);
         assert_int_equal(r.count, 0);
         assert_int_equal(fsmtest_count(t, LOCKFSM_EV_RELEASE), 1);
-        assert_int_equal(fsmtest_query(t, "a").kind, LOCKFSM_FREE);
+        assert_int_equal(fsmtest_query(t, "a").kind, PROTO_KIND_FREE);
 }
 
 static void test_try_lock_busy_names_holder(void **state)
@@ -186,13 +186,13 @@ static void test_waiter_granted_on_release_fifo(void **state)
         struct lockfsm_result r = fsmtest_acquire(t, b, 1, 1, "x", 1000);
         const struct fsmtest_event *g;
 
-        assert_int_equal(r.kind, LOCKFSM_QUEUED);
+        assert_int_equal(r.kind, PROTO_KIND_QUEUED);
         assert_int_equal(r.count, 1);
         r = fsmtest_acquire(t, c, 1, 1, "x", COMMAND_WAIT_FOREVER);
         assert_int_equal(r.count, 2);
         assert_int_equal(fsmtest_query(t, "x").waiters, 2);
         r = fsmtest_release(t, a, 2, 1, "x", tok);
-        assert_int_equal(r.kind, LOCKFSM_RELEASED);
+        assert_int_equal(r.kind, PROTO_KIND_RELEASED);
         g = fsmtest_find(t, LOCKFSM_EV_GRANT, 1);
         assert_non_null(g);
         assert_int_equal(g->session, b);
@@ -205,7 +205,7 @@ static void test_waiter_granted_on_release_fifo(void **state)
         /* The waiter's remembered outcome followed it: a retry says so. */
         r = fsmtest_acquire(t, b, 1, 1, "x", 1000);
         assert_true(r.duplicate);
-        assert_int_equal(r.kind, LOCKFSM_GRANTED);
+        assert_int_equal(r.kind, PROTO_KIND_GRANTED);
         assert_int_equal(r.token, g->token);
 }
 
@@ -250,7 +250,7 @@ static void test_expire_frees_locks_and_grants_waiter(void **state)
         fsmtest_acquire(t, b, 1, 1, "x", 5000);
         r = fsmtest_expire(t, a);
         at = t->index;
-        assert_int_equal(r.kind, LOCKFSM_EXPIRED);
+        assert_int_equal(r.kind, PROTO_KIND_EXPIRED);
         assert_int_equal(r.session, a);
         r = fsmtest_query(t, "x");
         assert_int_equal(r.session, b);
@@ -300,7 +300,7 @@ static void test_close_hands_over_every_lock_at_one_index(void **state)
         fsmtest_acquire(t, c, 1, 1, "y", 5000);
         r = fsmtest_close_session(t, a, 3);
         at = t->index;
-        assert_int_equal(r.kind, LOCKFSM_CLOSED);
+        assert_int_equal(r.kind, PROTO_KIND_CLOSED);
         r = fsmtest_query(t, "x");
         assert_int_equal(r.session, b);
         assert_int_equal(r.token, at);
@@ -309,7 +309,7 @@ static void test_close_hands_over_every_lock_at_one_index(void **state)
         assert_int_equal(r.token, at);
         /* A retried CLOSE succeeds again; anything else is refused. */
         r = fsmtest_close_session(t, a, 3);
-        assert_int_equal(r.kind, LOCKFSM_CLOSED);
+        assert_int_equal(r.kind, PROTO_KIND_CLOSED);
         assert_true(r.duplicate);
         assert_int_equal(fsmtest_acquire(t, a, 4, 1, "z", 0).status,
                          BATON_ECLOSED);
@@ -325,9 +325,9 @@ static void test_close_never_hands_a_lock_to_itself(void **state)
         fsmtest_acquire(t, a, 1, 1, "x", 0);
         /* Another owner tag of the same session waits behind it. */
         assert_int_equal(fsmtest_acquire(t, a, 2, 2, "x", 5000).kind,
-                         LOCKFSM_QUEUED);
+                         PROTO_KIND_QUEUED);
         fsmtest_close_session(t, a, 3);
-        assert_int_equal(fsmtest_query(t, "x").kind, LOCKFSM_FREE);
+        assert_int_equal(fsmtest_query(t, "x").kind, PROTO_KIND_FREE);
         lockfsm_stats(t->f, &st);
         assert_int_equal(st.locks, 0);
         assert_int_equal(st.waiters, 0);
@@ -372,7 +372,7 @@ static void test_duplicate_release_never_releases_newer_grant(void **state)
         uint64_t t2;
         struct command c;
 
-        assert_int_equal(r.kind, LOCKFSM_RELEASED);
+        assert_int_equal(r.kind, PROTO_KIND_RELEASED);
         /* The RELEASE's reply is lost, so the client acquires again while
          * still owing seq 2 an answer (ack stays 2), then retries seq 2:
          * the retry must not touch the new grant (etcd #22082). */
@@ -397,7 +397,7 @@ static void test_duplicate_release_never_releases_newer_grant(void **state)
         c.name_len = 1;
         r = fsmtest_apply(t, &c);
         assert_true(r.duplicate);
-        assert_int_equal(r.kind, LOCKFSM_RELEASED);
+        assert_int_equal(r.kind, PROTO_KIND_RELEASED);
         assert_int_equal(r.token, t1);
         assert_int_equal(fsmtest_query(t, "x").token, t2);
 }
@@ -411,10 +411,10 @@ static void test_duplicate_acquire_does_not_queue_twice(void **state)
 
         fsmtest_acquire(t, a, 1, 1, "x", 0);
         r = fsmtest_acquire(t, b, 1, 1, "x", 5000);
-        assert_int_equal(r.kind, LOCKFSM_QUEUED);
+        assert_int_equal(r.kind, PROTO_KIND_QUEUED);
         r = fsmtest_acquire(t, b, 1, 1, "x", 5000);
         assert_true(r.duplicate);
-        assert_int_equal(r.kind, LOCKFSM_QUEUED);
+        assert_int_equal(r.kind, PROTO_KIND_QUEUED);
         assert_int_equal(fsmtest_query(t, "x").waiters, 1);
         assert_int_equal(fsmtest_count(t, LOCKFSM_EV_QUEUE), 1);
 }
@@ -439,7 +439,7 @@ static void test_sequence_errors(void **state)
         assert_int_equal(fsmtest_acquire(t, a, 5, 1, "x", 0).status, 0);
         assert_int_equal(fsmtest_acquire(t, a, 4, 1, "y", 0).status,
                          BATON_ESEQ);
-        assert_int_equal(fsmtest_query(t, "y").kind, LOCKFSM_FREE);
+        assert_int_equal(fsmtest_query(t, "y").kind, PROTO_KIND_FREE);
 }
 
 static void test_inflight_limit(void **state)
@@ -464,7 +464,8 @@ static void test_inflight_limit(void **state)
         c.seq = 5;
         assert_int_equal(fsmtest_apply(t, &c).status, BATON_EINFLIGHT);
         /* CLOSE still works with a full memory. */
-        assert_int_equal(fsmtest_close_session(t, a, 6).kind, LOCKFSM_CLOSED);
+        assert_int_equal(fsmtest_close_session(t, a, 6).kind,
+                         PROTO_KIND_CLOSED);
         (void)b;
 }
 
@@ -507,14 +508,14 @@ static void test_locks_per_session_limit(void **state)
         fsmtest_acquire(t, a, 2, 1, "y", 0);
         /* Waits count too. */
         assert_int_equal(fsmtest_acquire(t, a, 3, 1, "w", 5000).kind,
-                         LOCKFSM_QUEUED);
+                         PROTO_KIND_QUEUED);
         assert_int_equal(fsmtest_acquire(t, a, 4, 1, "z", 0).status,
                          BATON_ETOOMANYLOCKS);
         assert_int_equal(fsmtest_acquire(t, a, 5, 2, "x", 5000).status,
                          BATON_ETOOMANYLOCKS);
         /* Reentry needs no new slot. */
         assert_int_equal(fsmtest_acquire(t, a, 6, 1, "x", 0).kind,
-                         LOCKFSM_REENTERED);
+                         PROTO_KIND_REENTERED);
 }
 
 static void test_waiters_per_lock_limit(void **state)
@@ -548,7 +549,7 @@ static void test_shared_mode_unsupported(void **state)
         c.name = "x";
         c.name_len = 1;
         assert_int_equal(fsmtest_apply(t, &c).status, BATON_EUNSUPPORTED);
-        assert_int_equal(fsmtest_query(t, "x").kind, LOCKFSM_FREE);
+        assert_int_equal(fsmtest_query(t, "x").kind, PROTO_KIND_FREE);
 }
 
 static void test_cancel(void **state)
@@ -566,7 +567,7 @@ static void test_cancel(void **state)
         assert_int_equal(fsmtest_cancel(t, b, 3, "y", 1).status,
                          BATON_ENOTWAITING);
         r = fsmtest_cancel(t, b, 4, "x", 1);
-        assert_int_equal(r.kind, LOCKFSM_CANCELLED);
+        assert_int_equal(r.kind, PROTO_KIND_CANCELLED);
         assert_int_equal(r.owner, 5);
         u = fsmtest_find(t, LOCKFSM_EV_UNQUEUE, 0);
         assert_int_equal(u->status, BATON_ECANCELLED);
@@ -574,7 +575,7 @@ static void test_cancel(void **state)
         assert_int_equal(fsmtest_query(t, "x").waiters, 0);
         /* Release now frees the lock: nobody is waiting. */
         fsmtest_release(t, a, 2, 1, "x", tok);
-        assert_int_equal(fsmtest_query(t, "x").kind, LOCKFSM_FREE);
+        assert_int_equal(fsmtest_query(t, "x").kind, PROTO_KIND_FREE);
         /* Cancelling a waiter that was already granted does nothing. */
         tok = fsmtest_acquire(t, a, 3, 1, "x", 0).token;
         fsmtest_acquire(t, b, 5, 5, "x", 5000);
@@ -603,7 +604,7 @@ static void test_cancel_rewrites_remembered_acquire(void **state)
         c.target = 1;
         c.name = "x";
         c.name_len = 1;
-        assert_int_equal(fsmtest_apply(t, &c).kind, LOCKFSM_CANCELLED);
+        assert_int_equal(fsmtest_apply(t, &c).kind, PROTO_KIND_CANCELLED);
         r = fsmtest_acquire(t, b, 1, 1, "x", 5000);
         assert_true(r.duplicate);
         assert_int_equal(r.status, BATON_ECANCELLED);
@@ -629,7 +630,7 @@ static void test_timeout(void **state)
         c.name_len = 1;
         fsmtest_apply(t, &c);
         r = fsmtest_timeout(t, b, "x", 1);
-        assert_int_equal(r.kind, LOCKFSM_CANCELLED);
+        assert_int_equal(r.kind, PROTO_KIND_CANCELLED);
         assert_int_equal(fsmtest_find(t, LOCKFSM_EV_UNQUEUE, 0)->status,
                          BATON_ETIMEDOUT);
         /* The retried ACQUIRE learns it timed out. */
@@ -660,14 +661,14 @@ static void test_query_and_check(void **state)
         assert_int_equal(r.token, 0);
         tok = fsmtest_acquire(t, a, 1, 3, "x", 0).token;
         r = fsmtest_query(t, "x");
-        assert_int_equal(r.kind, LOCKFSM_HOLDER);
+        assert_int_equal(r.kind, PROTO_KIND_HOLDER);
         assert_int_equal(r.session, a);
         assert_int_equal(r.owner, 3);
         assert_int_equal(r.token, tok);
         assert_int_equal(r.count, 1);
         r = fsmtest_check(t, "x", tok);
         assert_int_equal(r.status, 0);
-        assert_int_equal(r.kind, LOCKFSM_CURRENT);
+        assert_int_equal(r.kind, PROTO_KIND_CURRENT);
         r = fsmtest_check(t, "x", tok - 1);
         assert_int_equal(r.status, BATON_ESTALE);
         assert_int_equal(r.token, tok);
@@ -798,7 +799,7 @@ static void test_session_status_and_iteration(void **state)
         assert_int_equal(v.waiter_seq[0], 7);
         assert_int_equal(v.waiter_wait[0], 900);
         lockfsm_check_token(t->f, "x", 1, 5, &r);
-        assert_int_equal(r.kind, LOCKFSM_CURRENT);
+        assert_int_equal(r.kind, PROTO_KIND_CURRENT);
         lockfsm_check_token(t->f, "x", 1, 4, &r);
         assert_int_equal(r.status, BATON_ESTALE);
 }
@@ -844,7 +845,7 @@ static void test_foreach_lock(void **state)
         lockfsm_foreach_lock(t->f, "a/", 2, visit_lock, &v);
         assert_int_equal(v.n, 2);
         assert_string_equal(v.names[0], "a/2");
-        assert_int_equal(v.holders[0].kind, LOCKFSM_HOLDER);
+        assert_int_equal(v.holders[0].kind, PROTO_KIND_HOLDER);
         assert_int_equal(v.holders[0].session, a);
         assert_int_equal(v.holders[0].owner, 7);
         assert_int_equal(v.holders[0].token, tok_a2);
@@ -915,7 +916,7 @@ static void test_batch_commands_share_the_entry_index(void **state)
         uint64_t a, b, at;
 
         r = fsmtest_apply_batch(t, c, 2);
-        assert_int_equal(r.kind, LOCKFSM_APPLIED);
+        assert_int_equal(r.kind, PROTO_KIND_APPLIED);
         assert_int_equal(r.count, 2);
         /* Two OPENs in one entry: distinct ids, the first the entry's
          * index, the second one stamp later. */
@@ -932,11 +933,11 @@ static void test_batch_commands_share_the_entry_index(void **state)
         ra = fsmtest_result_of(t, a, 1);
         rb = fsmtest_result_of(t, b, 1);
         /* Grants of different locks by one entry share its index. */
-        assert_int_equal(ra.kind, LOCKFSM_GRANTED);
-        assert_int_equal(rb.kind, LOCKFSM_GRANTED);
+        assert_int_equal(ra.kind, PROTO_KIND_GRANTED);
+        assert_int_equal(rb.kind, PROTO_KIND_GRANTED);
         assert_int_equal(ra.token, at);
         assert_int_equal(rb.token, at);
-        assert_int_equal(fsmtest_result_of(t, b, 2).kind, LOCKFSM_QUEUED);
+        assert_int_equal(fsmtest_result_of(t, b, 2).kind, PROTO_KIND_QUEUED);
         r = fsmtest_result_of(t, a, 2);
         assert_int_equal(r.status, BATON_EBUSY);
         assert_int_equal(r.token, at);
@@ -974,7 +975,7 @@ static void test_batch_never_grants_a_lock_twice(void **state)
         assert_int_equal(lockfsm_deferred(t->f), 1);
         /* Asked between entries (a read after a barrier). */
         lockfsm_query(t->f, "x", 1, &r);
-        assert_int_equal(r.kind, LOCKFSM_FREE);
+        assert_int_equal(r.kind, PROTO_KIND_FREE);
         assert_int_equal(r.waiters, 1);
         assert_null(lockfsm_check(t->f));
         /* A try finds it busy: it belongs to its queue. */
@@ -1012,14 +1013,14 @@ static void test_batch_try_waits_one_entry_for_a_regranted_lock(void **state)
 
         fsmtest_apply_batch(t, cmd, 3);
         assert_int_equal(fsmtest_result_of(t, a, 1).token, at);
-        assert_int_equal(fsmtest_result_of(t, a, 2).kind, LOCKFSM_RELEASED);
+        assert_int_equal(fsmtest_result_of(t, a, 2).kind, PROTO_KIND_RELEASED);
         r = fsmtest_result_of(t, b, 1);
         assert_int_equal(r.status, 0);
-        assert_int_equal(r.kind, LOCKFSM_QUEUED);
+        assert_int_equal(r.kind, PROTO_KIND_QUEUED);
         assert_int_equal(lockfsm_deferred(t->f), 1);
         /* An empty batch is the leader's nudge. */
         r = fsmtest_apply_batch(t, &none, 0);
-        assert_int_equal(r.kind, LOCKFSM_APPLIED);
+        assert_int_equal(r.kind, PROTO_KIND_APPLIED);
         assert_int_equal(r.count, 0);
         r = fsmtest_query(t, "x");
         assert_int_equal(r.session, b);
@@ -1030,7 +1031,7 @@ static void test_batch_try_waits_one_entry_for_a_regranted_lock(void **state)
         cmd[0] = fsmtest_acquire_cmd(a, 3, 1, "y", 0);
         cmd[1] = fsmtest_release_cmd(a, 4, 1, "y", t->index + 1);
         fsmtest_apply_batch(t, cmd, 2);
-        assert_int_equal(fsmtest_query(t, "y").kind, LOCKFSM_FREE);
+        assert_int_equal(fsmtest_query(t, "y").kind, PROTO_KIND_FREE);
         assert_int_equal(lockfsm_deferred(t->f), 0);
         assert_int_equal(fsmtest_query(t, "y").waiters, 0);
 }
@@ -1118,9 +1119,9 @@ static void test_batch_framing_is_strict(void **state)
         memset(buf + n, 0, 8);
         assert_int_equal(fsmtest_apply_raw(t, buf, n + 8).status,
                          BATON_EMALFORMED);
-        assert_int_equal(fsmtest_query(t, "x").kind, LOCKFSM_FREE);
+        assert_int_equal(fsmtest_query(t, "x").kind, PROTO_KIND_FREE);
         /* Intact, it applies. */
-        assert_int_equal(fsmtest_apply_raw(t, buf, n).kind, LOCKFSM_APPLIED);
+        assert_int_equal(fsmtest_apply_raw(t, buf, n).kind, PROTO_KIND_APPLIED);
         assert_int_equal(fsmtest_query(t, "x").session, a);
 }
 

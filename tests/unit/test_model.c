@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 #include "../../src/fsm/entry.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../lib/rng.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
 #include "../lib/failalloc.h"
 #include "protofix.h"

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../../src/fsm/command.h"
+#include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
 
 #ifndef PROTOCOL_MD

@@ -1,6 +1,6 @@
 /* The versioned binary encoding of lock state machine commands. */
-#ifndef FSM_COMMAND_H
-#define FSM_COMMAND_H
+#ifndef PROTO_COMMAND_H
+#define PROTO_COMMAND_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -131,4 +131,4 @@ int command_validate(const struct command *c);
 /* The name of a command type ("ACQUIRE"), or "UNKNOWN". */
 const char *command_type_name(int type);
 
-#endif /* FSM_COMMAND_H */
+#endif /* PROTO_COMMAND_H */
