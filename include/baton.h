@@ -96,6 +96,14 @@ BATON_API const char *baton_strerror(int code);
  */
 BATON_API const char *baton_errname(int code);
 
+/**
+ * Return the version of the Baton release libbaton was built from, as a
+ * static string ("MAJOR.MINOR.PATCH", e.g. "0.1.0"): the version the
+ * program runs with, which may differ from the baton.h it was compiled
+ * against. Never returns NULL. Thread-safe.
+ */
+BATON_API const char *baton_version(void);
+
 /* --- The client library (libbaton) ---------------------------------------
  *
  * One baton_client handle talks to one cluster. It owns one background
@@ -180,13 +188,21 @@ struct baton_options {
         void *data;
 };
 
+/* The client endpoints of the local cluster that scripts/cluster starts
+ * (3 nodes, ports 7101..7103): what baton_client_create() connects to when
+ * given no endpoints. batonctl and baton-bench use it when neither
+ * --endpoints nor the environment variable BATON_ENDPOINTS names a
+ * cluster. */
+#define BATON_DEFAULT_ENDPOINTS "127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103"
+
 /** Fill `o` with the defaults. */
 BATON_API void baton_options_init(struct baton_options *o);
 
 /**
  * Create a handle for the cluster at `endpoints` ("host:port,host:port",
- * numeric IPv4; NULL: the local cluster of scripts/cluster,
- * 127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103). `opts` may be NULL for the
+ * numeric IPv4; NULL: BATON_DEFAULT_ENDPOINTS, the local cluster of
+ * scripts/cluster). The library reads no environment variable (the tools
+ * read BATON_ENDPOINTS themselves). `opts` may be NULL for the
  * defaults. Starts the background thread; connects lazily.
  *
  * Returns 0 and the handle in `*out`, or BATON_EINVAL (bad endpoints, more

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ struct config {
         double duration_s;
         double warmup_s;
         const char *endpoints;
+        const char *endpoints_from; /* --endpoints, BATON_ENDPOINTS, ... */
         const char *prefix;
         long ttl_ms;
         long op_timeout_ms;
@@ -252,7 +254,10 @@ static void usage(FILE *f)
                 "         [--system NAME] [--variant TEXT] [--prefix P]"
                 " [--ttl-ms MS]\n"
                 "         [--op-timeout-ms MS] [--hold-us US] [--retry-us US]\n"
-                "         [--error-backoff-ms MS]\n");
+                "         [--error-backoff-ms MS]\n"
+                "The cluster: --endpoints, else $BATON_ENDPOINTS, else "
+                "%s.\n",
+                BATON_DEFAULT_ENDPOINTS);
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -281,6 +286,17 @@ static int parse_double(const char *s, double lo, double hi, double *out)
         }
         *out = v;
         return 0;
+}
+
+/* Whether libbaton takes `endpoints`: a handle connects lazily, so making
+ * one asks nothing of the cluster. */
+static bool endpoints_valid(const char *endpoints)
+{
+        baton_client *c = NULL;
+        int rv = baton_client_create(&c, endpoints, NULL);
+
+        baton_client_destroy(c);
+        return rv != BATON_EINVAL;
 }
 
 static int parse_args(int argc, char **argv, struct config *cfg)
@@ -381,6 +397,25 @@ static int parse_args(int argc, char **argv, struct config *cfg)
                         cfg->workload);
                 return -1;
         }
+        /* As batonctl: the flag, else the environment, else the local
+         * cluster. */
+        if (cfg->endpoints != NULL) {
+                cfg->endpoints_from = "--endpoints";
+        } else if (getenv("BATON_ENDPOINTS") != NULL &&
+                   getenv("BATON_ENDPOINTS")[0] != '\0') {
+                cfg->endpoints = getenv("BATON_ENDPOINTS");
+                cfg->endpoints_from = "BATON_ENDPOINTS";
+        } else {
+                cfg->endpoints = BATON_DEFAULT_ENDPOINTS;
+                cfg->endpoints_from = "the default";
+        }
+        if (!endpoints_valid(cfg->endpoints)) {
+                fprintf(stderr,
+                        "baton-bench: bad endpoints \"%s\" (from %s): want "
+                        "a.b.c.d:port,... (numeric IPv4, at most 16)\n",
+                        cfg->endpoints, cfg->endpoints_from);
+                return -1;
+        }
         if (strlen(cfg->prefix) == 0 || strlen(cfg->prefix) > 240) {
                 fprintf(stderr, "baton-bench: --prefix: 1..240 bytes\n");
                 return -1;
@@ -398,7 +433,7 @@ int main(int argc, char **argv)
             .clients = 1,
             .duration_s = 10,
             .warmup_s = 1,
-            .endpoints = NULL, /* libbaton's: scripts/cluster's nodes */
+            .endpoints = NULL, /* see parse_args() */
             .prefix = "lockbench",
             .ttl_ms = 10000,
             .op_timeout_ms = 5000,

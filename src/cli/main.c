@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
+#include "args.h"
 #include "print.h"
 #include "supervise.h"
 
@@ -18,17 +19,6 @@ enum {
         EXIT_USAGE = 2, /* bad command line */
         EXIT_ERROR = 3, /* the cluster could not be asked */
         EXIT_LOST = 4,  /* a held lock was lost */
-};
-
-struct opts {
-        const char *endpoints; /* NULL: the local cluster */
-        bool json;
-        uint32_t timeout_ms;
-        uint32_t ttl_ms;
-        int64_t wait_ms; /* -1: forever */
-        uint32_t grace_ms;
-        bool detach;      /* acquire, try: leave the session to expire */
-        uint64_t session; /* release: the session of the grant */
 };
 
 static volatile sig_atomic_t lock_lost;
@@ -71,62 +61,41 @@ static void usage(FILE *out)
             "  status              every node's view of the cluster\n"
             "  member list | add ID RAFT CLIENT | remove ID\n"
             "  transfer ID         hand leadership to ID (0: any)\n\n"
+            "Options go anywhere on the line, as --opt VALUE or --opt=VALUE;\n"
+            "-- ends them. The cluster: --endpoints, else $BATON_ENDPOINTS,\n"
+            "else " BATON_DEFAULT_ENDPOINTS ".\n"
+            "--version prints the versions of batonctl and libbaton.\n\n"
             "Exit status: 0 ok, 1 no (busy, stale, not acquired), 2 usage,\n"
             "3 cluster error, 4 lock lost; lock: the command's status, or\n"
             "121 lost, 124 not acquired, 125 error, 126/127 cannot run.\n",
             out);
 }
 
-static bool number(const char *s, uint64_t *v)
+/* The cluster to ask: --endpoints, else $BATON_ENDPOINTS unless empty,
+ * else the local cluster of scripts/cluster. `*source` names the one. */
+static const char *endpoints(const struct args *a, const char **source)
 {
-        char *end;
+        const char *env = getenv("BATON_ENDPOINTS");
 
-        if (s == NULL || *s == '\0' || *s == '-') {
-                return false;
+        if (a->endpoints != NULL) {
+                *source = "--endpoints";
+                return a->endpoints;
         }
-        *v = strtoull(s, &end, 10);
-        return *end == '\0';
+        if (env != NULL && env[0] != '\0') {
+                *source = "BATON_ENDPOINTS";
+                return env;
+        }
+        *source = "the default";
+        return BATON_DEFAULT_ENDPOINTS;
 }
 
-/* Parse the per-command options; returns the index of the first operand
- * or -1 on a bad option. Stops at "--". */
-static int command_options(int argc, char **argv, int i, struct opts *o)
-{
-        uint64_t v;
-
-        for (; i < argc; i++) {
-                const char *a = argv[i];
-                if (strcmp(a, "--") == 0 || a[0] != '-') {
-                        return i;
-                }
-                if (strcmp(a, "--detach") == 0) {
-                        o->detach = true;
-                        continue;
-                }
-                if (i + 1 >= argc || !number(argv[i + 1], &v)) {
-                        return -1;
-                }
-                if (strcmp(a, "--ttl") == 0) {
-                        o->ttl_ms = (uint32_t)v;
-                } else if (strcmp(a, "--wait") == 0) {
-                        o->wait_ms = (int64_t)v;
-                } else if (strcmp(a, "--grace") == 0) {
-                        o->grace_ms = (uint32_t)v;
-                } else if (strcmp(a, "--session") == 0 && v != 0) {
-                        o->session = v;
-                } else if (strcmp(a, "--timeout") == 0) {
-                        o->timeout_ms = (uint32_t)v;
-                } else {
-                        return -1;
-                }
-                i++;
-        }
-        return i;
-}
-
-static int open_client(const struct opts *o, baton_client **c)
+/* The handle; 0, or the exit status of a command whose handle cannot be
+ * made (2 or 125 for bad endpoints, else 3 or 125). */
+static int open_client(const struct args *o, const char *source,
+                       baton_client **c)
 {
         struct baton_options bo;
+        bool lock = o->command == ARGS_LOCK;
         int rv;
 
         baton_options_init(&bo);
@@ -138,14 +107,23 @@ static int open_client(const struct opts *o, baton_client **c)
         }
         bo.on_lock_lost = on_lock_lost;
         rv = baton_client_create(c, o->endpoints, &bo);
+        if (rv == BATON_EINVAL) {
+                /* The options are checked: only the endpoints can be bad. */
+                fprintf(stderr,
+                        "batonctl: bad endpoints \"%s\" (from %s): want "
+                        "a.b.c.d:port,... (numeric IPv4, at most 16)\n",
+                        o->endpoints, source);
+                return lock ? SUPERVISE_FAILED : EXIT_USAGE;
+        }
         if (rv != 0) {
                 print_error(o->json, "connect", rv);
+                return lock ? SUPERVISE_FAILED : EXIT_ERROR;
         }
-        return rv;
+        return 0;
 }
 
 /* The exit status for an error answer. */
-static int failed(const struct opts *o, const char *what, int rv)
+static int failed(const struct args *o, const char *what, int rv)
 {
         print_error(o->json, what, rv);
         return rv == BATON_EBUSY || rv == BATON_ETIMEDOUT ||
@@ -154,7 +132,7 @@ static int failed(const struct opts *o, const char *what, int rv)
                    : EXIT_ERROR;
 }
 
-static int cmd_lock(baton_client *c, const struct opts *o, const char *name,
+static int cmd_lock(baton_client *c, const struct args *o, const char *name,
                     char **argv)
 {
         struct supervise s;
@@ -188,7 +166,7 @@ static int cmd_lock(baton_client *c, const struct opts *o, const char *name,
  * BATON_OWNER_DETACHED, print the grant and its session, and leave the
  * session to expire (a lease: the lock is free TTL after the exit, or when
  * `release --session` releases it). */
-static int cmd_detach(baton_client *c, const struct opts *o, const char *name)
+static int cmd_detach(baton_client *c, const struct args *o, const char *name)
 {
         uint64_t token, session;
         int rv;
@@ -208,7 +186,7 @@ static int cmd_detach(baton_client *c, const struct opts *o, const char *name)
 }
 
 /* release NAME TOKEN --session S: release a detached grant. */
-static int cmd_release(baton_client *c, const struct opts *o, const char *name,
+static int cmd_release(baton_client *c, const struct args *o, const char *name,
                        uint64_t token)
 {
         int rv =
@@ -231,7 +209,7 @@ static int cmd_release(baton_client *c, const struct opts *o, const char *name,
 }
 
 /* acquire and try: hold the lock until a signal, watching the session. */
-static int cmd_hold(baton_client *c, const struct opts *o, const char *name)
+static int cmd_hold(baton_client *c, const struct args *o, const char *name)
 {
         struct sigaction sa = {0};
         uint64_t token;
@@ -258,7 +236,7 @@ static int cmd_hold(baton_client *c, const struct opts *o, const char *name)
         return rv == 0 ? EXIT_OK : failed(o, "release", rv);
 }
 
-static int cmd_status(baton_client *c, const struct opts *o)
+static int cmd_status(baton_client *c, const struct args *o)
 {
         char list[1024];
         char *ep, *save = NULL;
@@ -266,10 +244,7 @@ static int cmd_status(baton_client *c, const struct opts *o)
         int shown = 0, worst = EXIT_OK;
         int rv;
 
-        snprintf(list, sizeof list, "%s",
-                 o->endpoints != NULL
-                     ? o->endpoints
-                     : "127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103");
+        snprintf(list, sizeof list, "%s", o->endpoints);
         for (ep = strtok_r(list, ",", &save); ep != NULL;
              ep = strtok_r(NULL, ",", &save)) {
                 const char *next = save != NULL ? save : "";
@@ -290,38 +265,33 @@ static int cmd_status(baton_client *c, const struct opts *o)
         return worst;
 }
 
-static int cmd_member(baton_client *c, const struct opts *o, int argc,
-                      char **argv)
+static int cmd_member(baton_client *c, const struct args *o)
 {
         struct baton_status st;
-        uint64_t id;
         int rv;
 
-        if (argc >= 1 && strcmp(argv[0], "list") == 0) {
+        switch (o->command) {
+        case ARGS_MEMBER_LIST:
                 rv = baton_status(c, NULL, &st);
                 if (rv != 0) {
                         return failed(o, "status", rv);
                 }
                 print_members(stdout, o->json, &st);
                 return EXIT_OK;
-        }
-        if (argc == 4 && strcmp(argv[0], "add") == 0 && number(argv[1], &id)) {
-                rv = baton_member_add(c, id, argv[2], argv[3]);
+        case ARGS_MEMBER_ADD:
+                rv = baton_member_add(c, o->id, o->raft_address,
+                                      o->client_address);
                 return rv == 0 ? EXIT_OK : failed(o, "member add", rv);
-        }
-        if (argc == 2 && strcmp(argv[0], "remove") == 0 &&
-            number(argv[1], &id)) {
-                rv = baton_member_remove(c, id);
+        default:
+                rv = baton_member_remove(c, o->id);
                 return rv == 0 ? EXIT_OK : failed(o, "member remove", rv);
         }
-        usage(stderr);
-        return EXIT_USAGE;
 }
 
 /* The most locks `list` shows: as many as one request returns. */
 #define LIST_MAX 1000
 
-static int cmd_list(baton_client *c, struct opts *o, const char *prefix)
+static int cmd_list(baton_client *c, const struct args *o, const char *prefix)
 {
         struct baton_lock_info *locks = calloc(LIST_MAX, sizeof *locks);
         size_t n = 0;
@@ -340,134 +310,76 @@ static int cmd_list(baton_client *c, struct opts *o, const char *prefix)
         return EXIT_OK;
 }
 
-/* Runs one command; `argv` starts at the command's name. */
-static int run(baton_client *c, struct opts *o, int argc, char **argv)
+/* Runs the command of `o`. */
+static int run(baton_client *c, const struct args *o)
 {
-        const char *cmd = argv[0];
         struct baton_holder h;
-        uint64_t token, id;
-        int i, rv;
+        int rv;
 
-        if (strcmp(cmd, "status") == 0) {
+        switch (o->command) {
+        case ARGS_STATUS:
                 return cmd_status(c, o);
-        }
-        if (strcmp(cmd, "member") == 0) {
-                return cmd_member(c, o, argc - 1, argv + 1);
-        }
-        if (strcmp(cmd, "list") == 0 && argc <= 2) {
-                return cmd_list(c, o, argc == 2 ? argv[1] : "");
-        }
-        if (strcmp(cmd, "transfer") == 0 && argc == 2 && number(argv[1], &id)) {
-                rv = baton_transfer(c, id);
+        case ARGS_MEMBER_LIST:
+        case ARGS_MEMBER_ADD:
+        case ARGS_MEMBER_REMOVE:
+                return cmd_member(c, o);
+        case ARGS_LIST:
+                return cmd_list(c, o, o->name);
+        case ARGS_TRANSFER:
+                rv = baton_transfer(c, o->id);
                 return rv == 0 ? EXIT_OK : failed(o, "transfer", rv);
-        }
-        if (argc < 2) {
-                usage(stderr);
-                return EXIT_USAGE;
-        }
-        if (strcmp(cmd, "holder") == 0 && argc == 2) {
-                rv = baton_holder(c, argv[1], &h);
+        case ARGS_HOLDER:
+                rv = baton_holder(c, o->name, &h);
                 if (rv != 0) {
                         return failed(o, "holder", rv);
                 }
-                print_holder(stdout, o->json, argv[1], &h);
+                print_holder(stdout, o->json, o->name, &h);
                 return EXIT_OK;
-        }
-        if (strcmp(cmd, "check") == 0 && argc == 3 && number(argv[2], &token)) {
-                rv = baton_check(c, argv[1], token);
+        case ARGS_CHECK:
+                rv = baton_check(c, o->name, o->token);
                 if (rv != 0 && rv != BATON_ESTALE) {
                         return failed(o, "check", rv);
                 }
-                print_check(stdout, o->json, argv[1], token, rv);
+                print_check(stdout, o->json, o->name, o->token, rv);
                 return rv == 0 ? EXIT_OK : EXIT_NO;
+        case ARGS_RELEASE:
+                return cmd_release(c, o, o->name, o->token);
+        case ARGS_LOCK:
+                return cmd_lock(c, o, o->name, o->argv);
+        default: /* acquire, try */
+                return o->detach ? cmd_detach(c, o, o->name)
+                                 : cmd_hold(c, o, o->name);
         }
-        if (strcmp(cmd, "release") == 0) {
-                o->session = 0;
-                if (argc < 3 || !number(argv[2], &token)) {
-                        usage(stderr);
-                        return EXIT_USAGE;
-                }
-                i = command_options(argc, argv, 3, o);
-                if (i != argc || o->session == 0 || o->detach) {
-                        usage(stderr);
-                        return EXIT_USAGE;
-                }
-                return cmd_release(c, o, argv[1], token);
-        }
-        if (strcmp(cmd, "try") == 0) {
-                o->wait_ms = BATON_WAIT_TRY;
-        }
-        i = command_options(argc, argv, 2, o);
-        if (i < 0) {
-                usage(stderr);
-                return strcmp(cmd, "lock") == 0 ? SUPERVISE_FAILED : EXIT_USAGE;
-        }
-        if (strcmp(cmd, "lock") == 0) {
-                if (o->detach || o->session != 0 || i >= argc ||
-                    strcmp(argv[i], "--") != 0 || i + 1 >= argc) {
-                        usage(stderr);
-                        return SUPERVISE_FAILED;
-                }
-                return cmd_lock(c, o, argv[1], argv + i + 1);
-        }
-        if ((strcmp(cmd, "acquire") == 0 || strcmp(cmd, "try") == 0) &&
-            i == argc && o->session == 0) {
-                return o->detach ? cmd_detach(c, o, argv[1])
-                                 : cmd_hold(c, o, argv[1]);
-        }
-        usage(stderr);
-        return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
-        struct opts o = {NULL, false, 0, 0, BATON_WAIT_FOREVER, 2000, false, 0};
+        struct args a;
+        const char *source;
         baton_client *c = NULL;
-        uint64_t v;
-        int i = 1, status;
+        int status;
 
         signal(SIGPIPE, SIG_IGN);
-        while (i < argc && argv[i][0] == '-') {
-                if (strcmp(argv[i], "--help") == 0 ||
-                    strcmp(argv[i], "-h") == 0) {
-                        usage(stdout);
-                        return EXIT_OK;
-                }
-                if (strcmp(argv[i], "--json") == 0) {
-                        o.json = true;
-                        i++;
-                } else if (strcmp(argv[i], "--endpoints") == 0 &&
-                           i + 1 < argc) {
-                        o.endpoints = argv[i + 1];
-                        i += 2;
-                } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc &&
-                           number(argv[i + 1], &v)) {
-                        o.timeout_ms = (uint32_t)v;
-                        i += 2;
-                } else {
-                        usage(stderr);
-                        return EXIT_USAGE;
-                }
+        switch (args_parse(&a, argc, argv)) {
+        case ARGS_HELP:
+                usage(stdout);
+                return EXIT_OK;
+        case ARGS_VERSION:
+                printf("batonctl %s (libbaton %s)\n", PACKAGE_VERSION,
+                       baton_version());
+                return EXIT_OK;
+        case ARGS_BAD:
+                fprintf(stderr,
+                        "batonctl: %s\nRun 'batonctl --help' for usage.\n",
+                        a.errmsg);
+                return a.command == ARGS_LOCK ? SUPERVISE_FAILED : EXIT_USAGE;
         }
-        if (i >= argc) {
-                usage(stderr);
-                return EXIT_USAGE;
+        a.endpoints = endpoints(&a, &source); /* from here on, never NULL */
+        status = open_client(&a, source, &c);
+        if (status != 0) {
+                return status;
         }
-        /* The options of lock, acquire and try (--ttl) shape the session,
-         * so they are read before the client is created. */
-        if (argc - i >= 2 &&
-            (strcmp(argv[i], "lock") == 0 || strcmp(argv[i], "acquire") == 0 ||
-             strcmp(argv[i], "try") == 0) &&
-            command_options(argc, argv, i + 2, &o) < 0) {
-                usage(stderr);
-                return strcmp(argv[i], "lock") == 0 ? SUPERVISE_FAILED
-                                                    : EXIT_USAGE;
-        }
-        if (open_client(&o, &c) != 0) {
-                return strcmp(argv[i], "lock") == 0 ? SUPERVISE_FAILED
-                                                    : EXIT_ERROR;
-        }
-        status = run(c, &o, argc - i, argv + i);
+        status = run(c, &a);
         baton_client_destroy(c);
         return status;
 }

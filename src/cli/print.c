@@ -2,21 +2,60 @@
 #include "print.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/json.h"
+
+/* Write `s` (n bytes) as JSON through one of the json.h writers; returns
+ * what json_text() does (true for the others). */
+static bool put_json(FILE *out, const char *s, size_t n, bool hex)
+{
+        char small[1024];
+        struct wcursor w;
+        char *buf;
+        bool exact = true;
+
+        wcursor_init(&w, NULL, 0);
+        if (hex) {
+                json_hex(&w, s, n);
+        } else {
+                exact = json_text(&w, s, n);
+        }
+        buf = w.len <= sizeof small ? small : malloc(w.len);
+        if (buf == NULL) {
+                fputs("null", out); /* out of memory: still valid JSON */
+                return exact;
+        }
+        wcursor_init(&w, buf, w.len);
+        if (hex) {
+                json_hex(&w, s, n);
+        } else {
+                json_text(&w, s, n);
+        }
+        fwrite(buf, 1, w.len, out);
+        if (buf != small) {
+                free(buf);
+        }
+        return exact;
+}
 
 void print_json_string(FILE *out, const char *s)
 {
-        fputc('"', out);
-        for (; *s != '\0'; s++) {
-                unsigned char c = (unsigned char)*s;
-                if (c == '"' || c == '\\') {
-                        fprintf(out, "\\%c", c);
-                } else if (c < 0x20 || c >= 0x7f) {
-                        fprintf(out, "\\u%04x", c);
-                } else {
-                        fputc(c, out);
-                }
+        put_json(out, s, strlen(s), false);
+}
+
+/* "lock":NAME, and "lock_hex":HEX after it when NAME is not valid UTF-8
+ * (the "lock" string then has U+FFFD for the bytes it cannot carry). */
+static void put_lock(FILE *out, const char *name)
+{
+        size_t n = strlen(name);
+
+        fputs("\"lock\":", out);
+        if (!put_json(out, name, n, false)) {
+                fputs(",\"lock_hex\":", out);
+                put_json(out, name, n, true);
         }
-        fputc('"', out);
 }
 
 void print_grant(FILE *out, bool json, const char *name, uint64_t token,
@@ -31,8 +70,8 @@ void print_grant(FILE *out, bool json, const char *name, uint64_t token,
                 }
                 return;
         }
-        fputs("{\"lock\":", out);
-        print_json_string(out, name);
+        fputc('{', out);
+        put_lock(out, name);
         fprintf(out, ",\"token\":%" PRIu64, token);
         if (session != 0) {
                 fprintf(out, ",\"session\":%" PRIu64, session);
@@ -56,8 +95,8 @@ void print_holder(FILE *out, bool json, const char *name,
                         h->waiters);
                 return;
         }
-        fputs("{\"lock\":", out);
-        print_json_string(out, name);
+        fputc('{', out);
+        put_lock(out, name);
         fprintf(out,
                 ",\"held\":%s,\"session\":%" PRIu64 ",\"owner\":%" PRIu64
                 ",\"token\":%" PRIu64 ",\"count\":%" PRIu32
@@ -85,8 +124,8 @@ void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                                 l->count, l->waiters);
                         continue;
                 }
-                fputs(i > 0 ? ",{\"lock\":" : "{\"lock\":", out);
-                print_json_string(out, l->name);
+                fputs(i > 0 ? ",{" : "{", out);
+                put_lock(out, l->name);
                 fprintf(out,
                         ",\"session\":%" PRIu64 ",\"owner\":%" PRIu64
                         ",\"token\":%" PRIu64 ",\"count\":%" PRIu32
@@ -111,8 +150,8 @@ void print_check(FILE *out, bool json, const char *name, uint64_t token, int rv)
                         rv == 0 ? "current" : "stale");
                 return;
         }
-        fputs("{\"lock\":", out);
-        print_json_string(out, name);
+        fputc('{', out);
+        put_lock(out, name);
         fprintf(out, ",\"token\":%" PRIu64 ",\"current\":%s}\n", token,
                 rv == 0 ? "true" : "false");
 }

@@ -8,7 +8,10 @@
 
 #include "../../include/baton.h"
 
-/* Print a JSON string (quoted, escaped). */
+/* Print `s` as a JSON string of UTF-8 text (json_text(): bytes that are not
+ * valid UTF-8 become U+FFFD). With --json, an object that names a lock has
+ * its name in "lock", and, when the name is not valid UTF-8, its exact
+ * bytes in hex in "lock_hex". */
 void print_json_string(FILE *out, const char *s);
 
 /* A grant; a `session` other than 0 (a detached acquire) is shown too. */

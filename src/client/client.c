@@ -16,7 +16,6 @@
 #include "probe.h"
 #include "request.h"
 
-#define DEFAULT_ENDPOINTS  "127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103"
 #define DEFAULT_TTL_MS     10000
 #define DEFAULT_TIMEOUT_MS 5000
 
@@ -254,8 +253,8 @@ int baton_client_create(baton_client **out, const char *endpoints,
                 rv = BATON_EINVAL;
                 goto err_after_alloc;
         }
-        rv = parse_endpoints(c,
-                             endpoints != NULL ? endpoints : DEFAULT_ENDPOINTS);
+        rv = parse_endpoints(c, endpoints != NULL ? endpoints
+                                                  : BATON_DEFAULT_ENDPOINTS);
         if (rv != 0) {
                 goto err_after_alloc;
         }

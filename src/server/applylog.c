@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
+#include "../lib/json.h"
 
 static const char *event_name(int type)
 {
@@ -32,41 +33,14 @@ static const char *event_name(int type)
         }
 }
 
-/* Lock names are arbitrary bytes: escape what JSON cannot carry raw. */
-static size_t put_name(char *out, size_t cap, const char *name, size_t len)
-{
-        static const char hex[] = "0123456789abcdef";
-        size_t i, n = 0;
-
-        for (i = 0; i < len; i++) {
-                unsigned char c = (unsigned char)name[i];
-                if (n + 6 >= cap) {
-                        return 0;
-                }
-                if (c == '"' || c == '\\') {
-                        out[n++] = '\\';
-                        out[n++] = (char)c;
-                } else if (c < 0x20 || c >= 0x7f) {
-                        out[n++] = '\\';
-                        out[n++] = 'u';
-                        out[n++] = '0';
-                        out[n++] = '0';
-                        out[n++] = hex[c >> 4];
-                        out[n++] = hex[c & 15];
-                } else {
-                        out[n++] = (char)c;
-                }
-        }
-        return n;
-}
-
 /* One line for `ev`, whose event is called `event`. */
 static size_t format(char *buf, size_t cap, uint64_t term,
                      const struct lockfsm_event *ev, const char *event)
 {
         struct timespec now;
+        struct wcursor name;
         int head;
-        size_t n, name;
+        size_t n;
 
         /* CLOCK_MONOTONIC is one clock for every process on the machine:
          * checkers place applies between client operations with it. */
@@ -76,7 +50,7 @@ static size_t format(char *buf, size_t cap, uint64_t term,
                      "{\"index\":%" PRIu64 ",\"term\":%" PRIu64
                      ",\"event\":\"%s\",\"cause\":\"%s\",\"session\":%" PRIu64
                      ",\"seq\":%" PRIu64 ",\"owner\":%" PRIu64
-                     ",\"token\":%" PRIu64 ",\"status\":%d,\"lock\":\"",
+                     ",\"token\":%" PRIu64 ",\"status\":%d,\"lock\":",
                      ev->index, term, event, command_type_name(ev->cause),
                      ev->session, ev->seq, ev->owner, ev->token, ev->status);
 
@@ -84,15 +58,13 @@ static size_t format(char *buf, size_t cap, uint64_t term,
                 return 0;
         }
         n = (size_t)head;
-        name = put_name(buf + n, cap - n, ev->name, ev->name_len);
-        if (name == 0 && ev->name_len > 0) {
+        /* Lock names are arbitrary bytes: kept exactly, for the checkers. */
+        wcursor_init(&name, buf + n, cap - n);
+        json_bytes(&name, ev->name, ev->name_len);
+        if (name.bad) {
                 return 0;
         }
-        n += name;
-        if (n + 1 > cap) {
-                return 0;
-        }
-        buf[n++] = '"';
+        n += name.len;
         /* Last, so that lines of one entry compare equal across nodes up
          * to here. */
         head = snprintf(buf + n, cap - n, ",\"mono_ns\":%" PRId64 "}\n",

@@ -10,12 +10,13 @@
 /*
  * Each line: {"index":N,"term":N,"event":"GRANT","cause":"RELEASE",
  * "session":N,"seq":N,"owner":N,"token":N,"status":N,"lock":"name",
- * "mono_ns":N}. After the events of an entry comes one line with event
- * "ENTRY" (cause BATCH, or the type of the entry's one command; the other
- * fields 0), so a reader knows where an entry ends: one missing means the
- * node stopped while applying it. Lines are written with one write(2)
- * each, unbuffered, so a node killed with SIGKILL leaves every line of
- * what it applied.
+ * "mono_ns":N}; the lock name keeps every byte (json_bytes(): each byte
+ * outside printable ASCII is \u00XX). After the events of an entry comes
+ * one line with event "ENTRY" (cause BATCH, or the type of the entry's one
+ * command; the other fields 0), so a reader knows where an entry ends: one
+ * missing means the node stopped while applying it. Lines are written
+ * with one write(2) each, unbuffered, so a node killed with SIGKILL leaves
+ * every line of what it applied.
  */
 struct applylog {
         int fd; /* -1: off */

@@ -4,8 +4,12 @@
  * --endpoints of the cluster and its exit status, stdout and stderr are
  * checked: lock -- CMD (environment, the command's status passed through,
  * 127), try on a held lock, acquire ended by SIGTERM, holder, check,
- * status and member list (text and JSON), usage errors, an unreachable
- * cluster, and, most important, `lock --ttl 2000 -- CMD` while every node
+ * status and member list (text and JSON), usage errors (one line saying
+ * what is wrong), numbers checked against their ranges, options anywhere
+ * on the line, --json of names that are UTF-8 or not, --version of
+ * batonctl and batond, BATON_ENDPOINTS for batonctl and baton-bench
+ * ($BATON_BENCH or ./baton-bench), an unreachable cluster, and, most
+ * important, `lock --ttl 2000 -- CMD` while every node
  * is SIGSTOPped: the command must be dead before the cluster could expire
  * the session, and batonctl must exit 121. Prints TAP.
  *
@@ -40,6 +44,7 @@
 
 static struct harness cluster;
 static const char *batonctl = "./batonctl";
+static const char *bench = "./baton-bench"; /* $BATON_BENCH */
 static unsigned tests_run, tests_failed;
 static pid_t stray_child; /* a lock's command, killed at exit if alive */
 
@@ -116,8 +121,9 @@ struct proc {
         int64_t started_ms, elapsed_ms;
 };
 
-/* Start batonctl with `args` (NULL-terminated, after the program name). */
-static int proc_start(struct proc *p, const char *const *args)
+/* Start `prog` with `args` (NULL-terminated, after the program name). */
+static int proc_start_prog(struct proc *p, const char *prog,
+                           const char *const *args)
 {
         const char *argv[64];
         int out[2], err[2];
@@ -125,7 +131,7 @@ static int proc_start(struct proc *p, const char *const *args)
 
         memset(p, 0, sizeof *p);
         p->status = -1;
-        argv[n++] = batonctl;
+        argv[n++] = prog;
         while (*args != NULL && n < 63) {
                 argv[n++] = *args++;
         }
@@ -145,8 +151,8 @@ static int proc_start(struct proc *p, const char *const *args)
                 close(out[1]);
                 close(err[0]);
                 close(err[1]);
-                execv(batonctl, (char *const *)argv);
-                fprintf(stderr, "exec %s: %s\n", batonctl, strerror(errno));
+                execv(prog, (char *const *)argv);
+                fprintf(stderr, "exec %s: %s\n", prog, strerror(errno));
                 _exit(99);
         }
         close(out[1]);
@@ -154,6 +160,12 @@ static int proc_start(struct proc *p, const char *const *args)
         p->out_fd = out[0];
         p->err_fd = err[0];
         return 0;
+}
+
+/* Start batonctl with `args` (NULL-terminated, after the program name). */
+static int proc_start(struct proc *p, const char *const *args)
+{
+        return proc_start_prog(p, batonctl, args);
 }
 
 /* Read what is there on stdout/stderr for up to timeout_ms. */
@@ -269,6 +281,30 @@ static int ctl(struct proc *p, int timeout_ms, ...)
                 return -1;
         }
         return proc_wait(p, timeout_ms);
+}
+
+/* Run `prog` args... (nothing added) to its end, with BATON_ENDPOINTS set
+ * to `env` (NULL: unset) in its environment. */
+static int run_env(struct proc *p, const char *prog, const char *env, ...)
+{
+        const char *args[MAXARGS];
+        unsigned n = 0;
+        const char *a;
+        va_list ap;
+        int rv;
+
+        va_start(ap, env);
+        while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 1) {
+                args[n++] = a;
+        }
+        va_end(ap);
+        args[n] = NULL;
+        if (env != NULL) {
+                setenv("BATON_ENDPOINTS", env, 1);
+        }
+        rv = proc_start_prog(p, prog, args);
+        unsetenv("BATON_ENDPOINTS");
+        return rv != 0 ? -1 : proc_wait(p, RUN_MS);
 }
 
 /* --- A minimal JSON validator --------------------------------------------- */
@@ -428,6 +464,43 @@ static bool json_has_fields(const char *json, const char *const *fields)
                         diag("JSON lacks %s", key);
                         return false;
                 }
+        }
+        return true;
+}
+
+/* Whether `s` is valid UTF-8 (RFC 3629), decoded by value. */
+static bool utf8_valid(const char *str)
+{
+        const unsigned char *s = (const unsigned char *)str;
+
+        while (*s != '\0') {
+                unsigned len, k;
+                uint32_t cp, min;
+
+                if (*s < 0x80) {
+                        s++;
+                        continue;
+                }
+                if ((*s & 0xe0) == 0xc0) {
+                        len = 2, cp = *s & 0x1f, min = 0x80;
+                } else if ((*s & 0xf0) == 0xe0) {
+                        len = 3, cp = *s & 0x0f, min = 0x800;
+                } else if ((*s & 0xf8) == 0xf0) {
+                        len = 4, cp = *s & 0x07, min = 0x10000;
+                } else {
+                        return false;
+                }
+                for (k = 1; k < len; k++) {
+                        if ((s[k] & 0xc0) != 0x80) {
+                                return false;
+                        }
+                        cp = cp << 6 | (s[k] & 0x3f);
+                }
+                if (cp < min || cp > 0x10ffff ||
+                    (cp >= 0xd800 && cp <= 0xdfff)) {
+                        return false;
+                }
+                s += len;
         }
         return true;
 }
@@ -872,39 +945,376 @@ static void status_and_members(void)
         }
 }
 
+/* A usage error: exit `status`, and on stderr one line saying what is
+ * wrong that contains each of `want` (NULL-terminated), then one line
+ * pointing to --help; never the whole usage text. One test, `what`. */
+static void usage_error(const struct proc *p, int status,
+                        const char *const *want, const char *what)
+{
+        const char *nl = strchr(p->err, '\n');
+        const char *missing = NULL;
+        bool good = p->status == status && count_of(p->err, "\n") == 2 &&
+                    strncmp(p->err, "batonctl: ", 10) == 0 &&
+                    strstr(p->err, "--help") != NULL &&
+                    strstr(p->err, "Exit status") == NULL && p->n_out == 0;
+
+        for (; *want != NULL && missing == NULL; want++) {
+                const char *at = strstr(p->err, *want);
+                if (at == NULL || at > nl) {
+                        missing = *want;
+                }
+        }
+        if (!ok(good && missing == NULL, "%s", what)) {
+                if (missing != NULL) {
+                        diag("the first line lacks \"%s\"", missing);
+                }
+                proc_show(p);
+        }
+}
+
+#define WANT(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 static void usage_errors(void)
 {
         const char *none[] = {NULL};
         const char *bad_opt[] = {"--bogus", "status", NULL};
+        const char *bad_json[] = {"--json=yes", "status", NULL};
         struct proc p;
 
         proc_start(&p, none);
         proc_wait(&p, RUN_MS);
-        if (!ok(p.status == 2 && strstr(p.err, "usage:") != NULL,
-                "no command: exit 2 with usage")) {
-                proc_show(&p);
-        }
+        usage_error(&p, 2, WANT("no command"),
+                    "no command: exit 2, one line says so");
         proc_start(&p, bad_opt);
         proc_wait(&p, RUN_MS);
-        if (!ok(p.status == 2 && strstr(p.err, "usage:") != NULL,
-                "unknown global option: exit 2")) {
-                proc_show(&p);
-        }
+        usage_error(&p, 2, WANT("unknown option --bogus"),
+                    "unknown global option: exit 2, one line names it");
+        proc_start(&p, bad_json);
+        proc_wait(&p, RUN_MS);
+        usage_error(&p, 2, WANT("--json takes no value"),
+                    "--json=yes: exit 2, one line says --json takes no value");
         ctl(&p, RUN_MS, "frobnicate", "x", NULL);
-        if (!ok(p.status == 2 && strstr(p.err, "usage:") != NULL,
-                "unknown command: exit 2")) {
-                proc_show(&p);
-        }
+        usage_error(&p, 2, WANT("unknown command \"frobnicate\""),
+                    "unknown command: exit 2, one line names it");
         ctl(&p, RUN_MS, "holder", NULL);
-        if (!ok(p.status == 2, "holder without a name: exit 2")) {
-                proc_show(&p);
-        }
+        usage_error(
+            &p, 2, WANT("holder", "too few", "NAME"),
+            "holder without a name: exit 2, one line says what is missing");
+        ctl(&p, RUN_MS, "holder", "x", "y", NULL);
+        usage_error(&p, 2, WANT("holder", "unexpected argument \"y\""),
+                    "holder with two names: exit 2, one line names the extra");
         ctl(&p, RUN_MS, "check", "x", "notanumber", NULL);
-        if (!ok(p.status == 2, "check with a bad token: exit 2")) {
+        usage_error(
+            &p, 2,
+            WANT("check: TOKEN", "\"notanumber\"", "not a number",
+                 "0 to 18446744073709551615"),
+            "check with a bad token: exit 2, one line names TOKEN and its "
+            "range");
+        ctl(&p, RUN_MS, "acquire", "x", "--ttl", NULL);
+        usage_error(&p, 2, WANT("--ttl needs a value"),
+                    "acquire --ttl without a value: exit 2, one line says so");
+        ctl(&p, RUN_MS, "release", "x", "5", NULL);
+        usage_error(&p, 2, WANT("--session is required"),
+                    "release without --session: exit 2, one line says so");
+        ctl(&p, RUN_MS, "holder", "x", "--ttl", "5000", NULL);
+        usage_error(&p, 2, WANT("--ttl is not an option of holder"),
+                    "holder --ttl: exit 2, one line says it does not apply");
+        ctl(&p, RUN_MS, "lock", "x", "--detach", "--", "true", NULL);
+        usage_error(&p, 125, WANT("--detach is not an option of lock"),
+                    "lock --detach: exit 125 (lock's usage status), one line");
+        ctl(&p, RUN_MS, "lock", "x", "true", NULL);
+        usage_error(&p, 125, WANT("unexpected argument \"true\"", "--"),
+                    "lock without --: exit 125, one line says where CMD goes");
+}
+
+/* Every number is checked in full and against its range, wherever the
+ * option stands: 4294967297 is not taken for --ttl 1. */
+static void bad_numbers(void)
+{
+        struct proc p;
+
+        ctl(&p, RUN_MS, "try", "cli-num", "--ttl", "4294967297", NULL);
+        usage_error(
+            &p, 2,
+            WANT("--ttl", "4294967297", "out of range", "1 to 4294967295 ms"),
+            "--ttl 4294967297: exit 2, out of range 1 to 4294967295 ms");
+        ctl(&p, RUN_MS, "--ttl=0", "acquire", "cli-num", NULL);
+        usage_error(&p, 2, WANT("--ttl", "out of range"),
+                    "--ttl=0 before the command: exit 2, out of range");
+        ctl(&p, RUN_MS, "acquire", "cli-num", "--wait", "-5", NULL);
+        usage_error(
+            &p, 2,
+            WANT("--wait", "\"-5\"", "not a number", "0 to 4294967294 ms"),
+            "--wait -5: exit 2, not a number, with the range");
+        ctl(&p, RUN_MS, "acquire", "cli-num", "--wait", "4294967295", NULL);
+        usage_error(&p, 2, WANT("--wait", "out of range"),
+                    "--wait 4294967295 (libbaton's limit): exit 2");
+        ctl(&p, RUN_MS, "acquire", "cli-num", "--wait=12abc", NULL);
+        usage_error(&p, 2, WANT("--wait", "\"12abc\"", "not a number"),
+                    "--wait=12abc: exit 2, trailing junk refused");
+        ctl(&p, RUN_MS, "acquire", "cli-num", "--ttl", "+5000", NULL);
+        usage_error(&p, 2, WANT("--ttl", "\"+5000\""),
+                    "--ttl +5000: exit 2, no sign accepted");
+        ctl(&p, RUN_MS, "acquire", "cli-num", "--ttl", "", NULL);
+        usage_error(&p, 2, WANT("--ttl", "\"\"", "not a number"),
+                    "--ttl '': exit 2");
+        ctl(&p, RUN_MS, "--timeout", "99999999999999999999", "holder", "x",
+            NULL);
+        usage_error(
+            &p, 2, WANT("--timeout", "out of range", "1 to 2147483647 ms"),
+            "--timeout 99999999999999999999 (overflow): exit 2, the range");
+        ctl(&p, RUN_MS, "check", "x", "18446744073709551616", NULL);
+        usage_error(&p, 2, WANT("check: TOKEN", "18446744073709551616"),
+                    "check with a token of 2^64: exit 2, not wrapped");
+        ctl(&p, RUN_MS, "release", "x", "5", "--session", "0", NULL);
+        usage_error(&p, 2, WANT("--session", "1 to 18446744073709551615"),
+                    "--session 0: exit 2, range from 1");
+        ctl(&p, RUN_MS, "member", "remove", "0", NULL);
+        usage_error(&p, 2, WANT("member remove: ID", "out of range"),
+                    "member remove 0: exit 2");
+        ctl(&p, RUN_MS, "transfer", "-1", NULL);
+        usage_error(&p, 2, WANT("unknown option -1"), "transfer -1: exit 2");
+        ctl(&p, RUN_MS, "lock", "cli-num", "--grace", "4294967296", "--",
+            "true", NULL);
+        usage_error(&p, 125, WANT("--grace", "0 to 4294967295 ms"),
+                    "lock --grace 4294967296: exit 125 with the range");
+}
+
+/* Options before or after the command and its arguments, as --opt VALUE
+ * or --opt=VALUE. */
+static void options_anywhere(void)
+{
+        const char *after[] = {"holder",      "cli-opt", "--json",
+                               "--endpoints", NULL,      NULL};
+        const char *equals[] = {NULL, "--timeout=3000", "check", "cli-opt", "1",
+                                NULL};
+        char ep[sizeof cluster.endpoints + 16];
+        char name[64], tok[32], sess[32];
+        unsigned long long token = 0, session = 0;
+        struct proc p;
+
+        after[4] = cluster.endpoints;
+        proc_start(&p, after);
+        proc_wait(&p, RUN_MS);
+        if (!ok(p.status == 0 && json_valid(p.out) &&
+                    strstr(p.out, "\"held\":false") != NULL,
+                "holder NAME --json --endpoints E: options after the name")) {
                 proc_show(&p);
         }
-        ctl(&p, RUN_MS, "acquire", "x", "--ttl", NULL);
-        if (!ok(p.status == 2, "acquire --ttl without a value: exit 2")) {
+        snprintf(ep, sizeof ep, "--endpoints=%s", cluster.endpoints);
+        equals[0] = ep;
+        proc_start(&p, equals);
+        proc_wait(&p, RUN_MS);
+        if (!ok(p.status == 1 && strcmp(p.out, "cli-opt 1 stale\n") == 0,
+                "--endpoints=E --timeout=3000 check NAME 1: exit 1, stale")) {
+                proc_show(&p);
+        }
+
+        ctl(&p, RUN_MS, "--ttl=3000", "try", "--detach", "cli-opt", NULL);
+        if (!ok(p.status == 0 &&
+                    sscanf(p.out, "%63s %llu %llu", name, &token, &session) ==
+                        3 &&
+                    strcmp(name, "cli-opt") == 0,
+                "--ttl=3000 try --detach NAME: exit 0, NAME TOKEN SESSION")) {
+                proc_show(&p);
+                return;
+        }
+        snprintf(tok, sizeof tok, "%llu", token);
+        snprintf(sess, sizeof sess, "--session=%llu", session);
+        ctl(&p, RUN_MS, sess, "release", "cli-opt", tok, NULL);
+        if (!ok(p.status == 0,
+                "--session=S release NAME TOKEN: exit 0 (option first)")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--wait", "5000", "lock", "cli-opt", "--grace=100",
+            "--", "sh", "-c", "exit 3", NULL);
+        if (!ok(p.status == 3,
+                "--wait 5000 lock NAME --grace=100 -- CMD: the command's "
+                "status")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "lock", "cli-opt", "--", "sh", "-c",
+            "test \"$1\" = --json", "sh", "--json", NULL);
+        if (!ok(p.status == 0 && p.n_out == 0,
+                "lock NAME -- CMD --json: options after -- are CMD's")) {
+                proc_show(&p);
+        }
+}
+
+/* --json is UTF-8: names that are valid UTF-8 pass through, others get
+ * U+FFFD and their exact bytes in "lock_hex". */
+static void json_names(void)
+{
+        const char *utf8 = "cli-caf\xc3\xa9-\xe6\x97\xa5";
+        const char *latin1 = "cli-caf\xe9";
+        const char *want_latin1 = "{\"lock\":\"cli-caf\xef\xbf\xbd\","
+                                  "\"lock_hex\":\"636c692d636166e9\","
+                                  "\"held\":false,";
+        char want[128], tok[2][32], sess[2][32];
+        unsigned long long token, session;
+        const char *names[2], *at;
+        struct proc p;
+        unsigned i;
+
+        ctl(&p, RUN_MS, "--json", "holder", utf8, NULL);
+        snprintf(want, sizeof want, "{\"lock\":\"%s\",\"held\":false,", utf8);
+        if (!ok(p.status == 0 && json_valid(p.out) && utf8_valid(p.out) &&
+                    strncmp(p.out, want, strlen(want)) == 0 &&
+                    strstr(p.out, "lock_hex") == NULL,
+                "--json holder of a UTF-8 name: the name as it is")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--json", "holder", latin1, NULL);
+        if (!ok(p.status == 0 && json_valid(p.out) && utf8_valid(p.out) &&
+                    strncmp(p.out, want_latin1, strlen(want_latin1)) == 0,
+                "--json holder of a Latin-1 name: U+FFFD and lock_hex")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--json", "check", "cli-\x01\x1b[1m\x7f", "1", NULL);
+        if (!ok(p.status == 1 && json_valid(p.out) &&
+                    strstr(p.out, "\"cli-\\u0001\\u001b[1m\\u007f\"") != NULL,
+                "--json check: control characters escaped")) {
+                proc_show(&p);
+        }
+
+        /* The same in a listing, of locks held. */
+        names[0] = utf8;
+        names[1] = latin1;
+        for (i = 0; i < 2; i++) {
+                ctl(&p, RUN_MS, "--json", "try", names[i], "--detach", NULL);
+                token = session = 0;
+                at = strstr(p.out, "\"token\":");
+                if (!ok(p.status == 0 && json_valid(p.out) &&
+                            utf8_valid(p.out) &&
+                            (strstr(p.out, "\"lock_hex\":") != NULL) ==
+                                (i == 1) &&
+                            at != NULL &&
+                            sscanf(at, "\"token\":%llu,\"session\":%llu",
+                                   &token, &session) == 2,
+                        "--json try --detach name %u: valid, token, session",
+                        i)) {
+                        proc_show(&p);
+                        return;
+                }
+                snprintf(tok[i], sizeof tok[i], "%llu", token);
+                snprintf(sess[i], sizeof sess[i], "%llu", session);
+        }
+        ctl(&p, RUN_MS, "--json", "list", "cli-caf", NULL);
+        if (!ok(p.status == 0 && json_valid(p.out) && utf8_valid(p.out) &&
+                    count_of(p.out, "\"lock\":") == 2 &&
+                    count_of(p.out, "\"lock_hex\":\"636c692d636166e9\"") == 1,
+                "--json list: both names, valid UTF-8, one lock_hex")) {
+                proc_show(&p);
+        }
+        for (i = 0; i < 2; i++) {
+                ctl(&p, RUN_MS, "release", names[i], tok[i], "--session",
+                    sess[i], NULL);
+                if (!ok(p.status == 0, "release name %u", i)) {
+                        proc_show(&p);
+                }
+        }
+}
+
+/* --version: batonctl's and libbaton's; batond's and its libraries',
+ * without any configuration. */
+static void versions(void)
+{
+        const char *const only[] = {"--version", NULL};
+        const char *const late[] = {"holder", "x", "--version", NULL};
+        const char *const id_only[] = {"--id", "1", "--version", NULL};
+        const char *const no_file[] = {"--config", "/nonexistent/baton.conf",
+                                       "--version", NULL};
+        const char *want_ctl =
+            "batonctl " PACKAGE_VERSION " (libbaton " PACKAGE_VERSION ")\n";
+        const char *want_d = "batond " PACKAGE_VERSION " (libraft 0.";
+        struct proc p;
+
+        proc_start(&p, only);
+        proc_wait(&p, RUN_MS);
+        if (!ok(p.status == 0 && strcmp(p.out, want_ctl) == 0 && p.n_err == 0,
+                "batonctl --version: exit 0, batonctl and libbaton versions")) {
+                proc_show(&p);
+        }
+        proc_start(&p, late);
+        proc_wait(&p, RUN_MS);
+        if (!ok(p.status == 0 && strcmp(p.out, want_ctl) == 0,
+                "batonctl holder x --version: the version, nothing asked")) {
+                proc_show(&p);
+        }
+        proc_start_prog(&p, cluster.batond, only);
+        proc_wait(&p, RUN_MS);
+        if (!ok(p.status == 0 && strncmp(p.out, want_d, strlen(want_d)) == 0 &&
+                    strstr(p.out, ", libuv 1.") != NULL &&
+                    strstr(p.out, ", liblz4 1.") != NULL && p.n_err == 0,
+                "batond --version: exit 0, libraft, libuv and liblz4")) {
+                proc_show(&p);
+        }
+        proc_start_prog(&p, cluster.batond, id_only);
+        proc_wait(&p, RUN_MS);
+        if (!ok(p.status == 0 && strncmp(p.out, want_d, strlen(want_d)) == 0,
+                "batond --id 1 --version: exit 0 without the other keys")) {
+                proc_show(&p);
+        }
+        proc_start_prog(&p, cluster.batond, no_file);
+        proc_wait(&p, RUN_MS);
+        if (!ok(p.status == 0 && strncmp(p.out, want_d, strlen(want_d)) == 0,
+                "batond --config MISSING --version: exit 0, nothing read")) {
+                proc_show(&p);
+        }
+}
+
+/* BATON_ENDPOINTS: used without --endpoints, which wins over it. */
+static void endpoints_env(void)
+{
+        struct proc p;
+        unsigned i, listed = 0;
+
+        run_env(&p, batonctl, cluster.endpoints, "status", NULL);
+        for (i = 1; i <= cluster.n; i++) {
+                listed +=
+                    strstr(p.out, harness_client_address(&cluster, i)) != NULL;
+        }
+        if (!ok(p.status == 0 && listed == cluster.n &&
+                    count_of(p.out, "\n") == cluster.n,
+                "BATON_ENDPOINTS=E status: every node of E")) {
+                proc_show(&p);
+        }
+        run_env(&p, batonctl, "127.0.0.1:1", "--endpoints", cluster.endpoints,
+                "holder", "cli-env", NULL);
+        if (!ok(p.status == 0 && strcmp(p.out, "cli-env free\n") == 0,
+                "--endpoints wins over BATON_ENDPOINTS")) {
+                proc_show(&p);
+        }
+        run_env(&p, batonctl, "garbage", "holder", "cli-env", NULL);
+        if (!ok(p.status == 2 && strstr(p.err, "\"garbage\"") != NULL &&
+                    strstr(p.err, "BATON_ENDPOINTS") != NULL,
+                "BATON_ENDPOINTS=garbage: exit 2, names the value and where "
+                "it came from")) {
+                proc_show(&p);
+        }
+        if (access(bench, X_OK) != 0) {
+                diag("no baton-bench at %s: its BATON_ENDPOINTS not tried",
+                     bench);
+                return;
+        }
+        run_env(&p, bench, cluster.endpoints, "--duration", "0.3", "--warmup",
+                "0", "--prefix", "cli-bench", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, "\"errors\":0,") != NULL &&
+                    strstr(p.out, "\"ops\":0,") == NULL,
+                "BATON_ENDPOINTS=E baton-bench: ops, no errors")) {
+                proc_show(&p);
+        }
+        run_env(&p, bench, "127.0.0.1:1", "--endpoints", cluster.endpoints,
+                "--duration", "0.3", "--warmup", "0", "--prefix", "cli-bench",
+                NULL);
+        if (!ok(p.status == 0 && strstr(p.out, "\"errors\":0,") != NULL &&
+                    strstr(p.out, "\"ops\":0,") == NULL,
+                "baton-bench: --endpoints wins over BATON_ENDPOINTS")) {
+                proc_show(&p);
+        }
+        run_env(&p, bench, "garbage", "--duration", "0.3", NULL);
+        if (!ok(p.status == 2 && strstr(p.err, "BATON_ENDPOINTS") != NULL,
+                "BATON_ENDPOINTS=garbage baton-bench: exit 2, says so")) {
                 proc_show(&p);
         }
 }
@@ -1107,6 +1517,12 @@ int main(int argc, char **argv)
         if (b != NULL && *b != '\0') {
                 batonctl = b;
         }
+        b = getenv("BATON_BENCH");
+        if (b != NULL && *b != '\0') {
+                bench = b;
+        }
+        /* Every run names its cluster: none may reach another one. */
+        unsetenv("BATON_ENDPOINTS");
         if (access(batonctl, X_OK) != 0) {
                 printf("1..0 # SKIP no batonctl at %s\n", batonctl);
                 return 0;
@@ -1128,6 +1544,11 @@ int main(int argc, char **argv)
         detached_leases();
         status_and_members();
         usage_errors();
+        bad_numbers();
+        options_anywhere();
+        json_names();
+        versions();
+        endpoints_env();
         unreachable();
         lock_lost(false);
         lock_lost(true);

@@ -1,0 +1,456 @@
+/* batonctl's command line: options anywhere, every number checked, and one
+ * message saying what is wrong. */
+#include "args.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+
+/* Long options' values: above every character, so that getopt's optopt
+ * tells a long option from an unknown short one. */
+enum {
+        O_HELP = 'h',
+        O_ENDPOINTS = 256,
+        O_JSON,
+        O_TIMEOUT,
+        O_TTL,
+        O_WAIT,
+        O_GRACE,
+        O_DETACH,
+        O_SESSION,
+        O_VERSION,
+};
+
+static const struct option options[] = {
+    {"endpoints", required_argument, NULL, O_ENDPOINTS},
+    {"json", no_argument, NULL, O_JSON},
+    {"timeout", required_argument, NULL, O_TIMEOUT},
+    {"ttl", required_argument, NULL, O_TTL},
+    {"wait", required_argument, NULL, O_WAIT},
+    {"grace", required_argument, NULL, O_GRACE},
+    {"detach", no_argument, NULL, O_DETACH},
+    {"session", required_argument, NULL, O_SESSION},
+    {"version", no_argument, NULL, O_VERSION},
+    {"help", no_argument, NULL, O_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+#define CMD(c)      (1u << (c))
+#define LEASE_CMDS  (CMD(ARGS_LOCK) | CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
+#define ANY_COMMAND (~0u)
+
+/* The options that take a number, their ranges, and the commands they
+ * belong to (the others belong to every command). */
+static const struct number_option {
+        int opt;
+        uint64_t lo, hi;
+        const char *unit;
+        unsigned commands;
+} number_options[] = {
+    {O_TIMEOUT, 1, INT32_MAX, " ms", ANY_COMMAND},
+    {O_TTL, 1, UINT32_MAX, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
+    {O_WAIT, 0, UINT32_MAX - 1, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
+    {O_GRACE, 0, UINT32_MAX, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
+    {O_SESSION, 1, UINT64_MAX, "", CMD(ARGS_RELEASE)},
+};
+
+#define DETACH_COMMANDS (CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
+
+/* The commands, with their operands after the name (member's subcommands
+ * count as one operand here, and are checked on their own). */
+static const struct command {
+        const char *name;
+        int command;
+        unsigned min, max;
+        const char *synopsis;
+} commands[] = {
+    {"lock", ARGS_LOCK, 1, 1,
+     "lock NAME [--ttl MS] [--wait MS] [--grace MS] -- CMD [ARG...]"},
+    {"acquire", ARGS_ACQUIRE, 1, 1,
+     "acquire NAME [--ttl MS] [--wait MS] [--detach]"},
+    {"try", ARGS_TRY, 1, 1, "try NAME [--ttl MS] [--detach]"},
+    {"release", ARGS_RELEASE, 2, 2, "release NAME TOKEN --session S"},
+    {"holder", ARGS_HOLDER, 1, 1, "holder NAME"},
+    {"check", ARGS_CHECK, 2, 2, "check NAME TOKEN"},
+    {"list", ARGS_LIST, 0, 1, "list [PREFIX]"},
+    {"status", ARGS_STATUS, 0, 0, "status"},
+    {"member", ARGS_MEMBER_LIST, 1, 4,
+     "member list | member add ID RAFT CLIENT | member remove ID"},
+    {"transfer", ARGS_TRANSFER, 1, 1, "transfer ID"},
+};
+
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* The operands kept; more only count (the first extra one is named). */
+#define MAX_OPERANDS 6
+
+/* The operands in order, with what follows "--" appended (except for lock,
+ * where that is the command to run). */
+struct operands {
+        const char *v[MAX_OPERANDS];
+        unsigned n;
+};
+
+/* Record the first thing found wrong; later ones are dropped. */
+static void bad(struct args *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void bad(struct args *a, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (a->errmsg[0] != '\0') {
+                return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(a->errmsg, sizeof a->errmsg, fmt, ap);
+        va_end(ap);
+}
+
+static void add_operand(struct operands *o, const char *s)
+{
+        if (o->n < MAX_OPERANDS) {
+                o->v[o->n] = s;
+        }
+        o->n++;
+}
+
+static const char *option_name(int opt)
+{
+        const struct option *o;
+
+        for (o = options; o->name != NULL; o++) {
+                if (o->val == opt) {
+                        return o->name;
+                }
+        }
+        return "?";
+}
+
+/* Decimal digits only (no sign, space or base prefix): 1 with `*v`, 0 if
+ * `s` is not that, -1 if its value does not fit 64 bits. */
+static int digits(const char *s, uint64_t *v)
+{
+        const char *p;
+        uint64_t x = 0;
+
+        if (*s == '\0') {
+                return 0;
+        }
+        for (p = s; *p != '\0'; p++) {
+                if (*p < '0' || *p > '9') {
+                        return 0;
+                }
+        }
+        for (p = s; *p != '\0'; p++) {
+                unsigned d = (unsigned)(*p - '0');
+                if (x > (UINT64_MAX - d) / 10) {
+                        return -1;
+                }
+                x = x * 10 + d;
+        }
+        *v = x;
+        return 1;
+}
+
+/* A number for `what` in lo..hi; false (and the message) if it is not. */
+static bool number(struct args *a, const char *what, const char *s, uint64_t lo,
+                   uint64_t hi, const char *unit, uint64_t *v)
+{
+        uint64_t x = 0;
+        int rv = digits(s, &x);
+
+        if (rv == 0) {
+                bad(a,
+                    "%s: \"%s\" is not a number (%" PRIu64 " to %" PRIu64 "%s)",
+                    what, s, lo, hi, unit);
+                return false;
+        }
+        if (rv < 0 || x < lo || x > hi) {
+                bad(a, "%s: %s is out of range (%" PRIu64 " to %" PRIu64 "%s)",
+                    what, s, lo, hi, unit);
+                return false;
+        }
+        *v = x;
+        return true;
+}
+
+static void set_number(struct args *a, const struct number_option *no,
+                       const char *s)
+{
+        char what[32];
+        uint64_t v;
+
+        snprintf(what, sizeof what, "--%s", option_name(no->opt));
+        if (!number(a, what, s, no->lo, no->hi, no->unit, &v)) {
+                return;
+        }
+        switch (no->opt) {
+        case O_TIMEOUT:
+                a->timeout_ms = (uint32_t)v;
+                break;
+        case O_TTL:
+                a->ttl_ms = (uint32_t)v;
+                break;
+        case O_WAIT:
+                a->wait_ms = (int64_t)v;
+                break;
+        case O_GRACE:
+                a->grace_ms = (uint32_t)v;
+                break;
+        case O_SESSION:
+                a->session = v;
+                break;
+        }
+}
+
+static const struct number_option *number_option(int opt)
+{
+        size_t i;
+
+        for (i = 0; i < sizeof number_options / sizeof number_options[0]; i++) {
+                if (number_options[i].opt == opt) {
+                        return &number_options[i];
+                }
+        }
+        return NULL;
+}
+
+/* getopt's complaint, as one message. */
+static void bad_option(struct args *a, int ch, char **argv)
+{
+        if (ch == ':') {
+                bad(a, "--%s needs a value", option_name(optopt));
+        } else if (optopt >= O_ENDPOINTS) {
+                bad(a, "--%s takes no value", option_name(optopt));
+        } else if (optopt != 0) {
+                bad(a, "unknown option -%c", optopt);
+        } else {
+                bad(a, "unknown option %s", argv[optind - 1]);
+        }
+}
+
+/* Which options were given, to check them against the command. */
+struct given {
+        unsigned numbers; /* bit i: number_options[i] */
+        bool detach;
+};
+
+/*
+ * Read every option and operand in order. Returns ARGS_HELP or
+ * ARGS_VERSION when one comes before any error, else ARGS_RUN (errors
+ * are left in errmsg). `*dashdash` gets the index of "--", or 0.
+ */
+static int scan(struct args *a, int argc, char **argv, struct operands *ops,
+                struct given *given, int *dashdash)
+{
+        const struct number_option *no;
+        int ch, at;
+
+        *dashdash = 0;
+        optind = 0; /* glibc: start afresh */
+        opterr = 0;
+        for (;;) {
+                at = optind > 0 ? optind : 1;
+                /* "-": operands come back in order as 1, whatever
+                 * POSIXLY_CORRECT says; ":": a missing value is ':'. */
+                ch = getopt_long(argc, argv, "-:h", options, NULL);
+                if (ch == -1) {
+                        if (at < argc && strcmp(argv[at], "--") == 0) {
+                                *dashdash = at;
+                        }
+                        return ARGS_RUN;
+                }
+                switch (ch) {
+                case 1:
+                        add_operand(ops, optarg);
+                        break;
+                case O_HELP:
+                case O_VERSION:
+                        if (a->errmsg[0] == '\0') {
+                                return ch == O_HELP ? ARGS_HELP : ARGS_VERSION;
+                        }
+                        break;
+                case O_ENDPOINTS:
+                        a->endpoints = optarg;
+                        break;
+                case O_JSON:
+                        a->json = true;
+                        break;
+                case O_DETACH:
+                        a->detach = true;
+                        given->detach = true;
+                        break;
+                case ':':
+                case '?':
+                        bad_option(a, ch, argv);
+                        break;
+                default:
+                        no = number_option(ch);
+                        if (no != NULL) {
+                                given->numbers |=
+                                    1u << (unsigned)(no - number_options);
+                                set_number(a, no, optarg);
+                        }
+                        break;
+                }
+        }
+}
+
+static const struct command *find_command(const char *name)
+{
+        size_t i;
+
+        for (i = 0; i < N_COMMANDS; i++) {
+                if (strcmp(commands[i].name, name) == 0) {
+                        return &commands[i];
+                }
+        }
+        return NULL;
+}
+
+/* member list | add ID RAFT CLIENT | remove ID. */
+static void member(struct args *a, const struct command *c,
+                   const struct operands *ops)
+{
+        const char *sub = ops->v[1];
+        unsigned want;
+
+        if (strcmp(sub, "list") == 0) {
+                a->command = ARGS_MEMBER_LIST;
+                want = 2;
+        } else if (strcmp(sub, "add") == 0) {
+                a->command = ARGS_MEMBER_ADD;
+                want = 5;
+        } else if (strcmp(sub, "remove") == 0) {
+                a->command = ARGS_MEMBER_REMOVE;
+                want = 3;
+        } else {
+                bad(a,
+                    "member: unknown subcommand \"%s\" (list, add or "
+                    "remove)",
+                    sub);
+                return;
+        }
+        if (ops->n < want) {
+                bad(a, "member %s: too few arguments (usage: batonctl %s)", sub,
+                    c->synopsis);
+        } else if (ops->n > want) {
+                bad(a, "member %s: unexpected argument \"%s\"", sub,
+                    ops->v[want]);
+        } else if (a->command != ARGS_MEMBER_LIST) {
+                number(a,
+                       a->command == ARGS_MEMBER_ADD ? "member add: ID"
+                                                     : "member remove: ID",
+                       ops->v[2], 1, UINT64_MAX, "", &a->id);
+                a->raft_address = ops->n > 3 ? ops->v[3] : NULL;
+                a->client_address = ops->n > 4 ? ops->v[4] : NULL;
+        }
+}
+
+/* The operands of `c`, whose count is right. */
+static void operands(struct args *a, const struct command *c,
+                     const struct operands *ops)
+{
+        char what[32];
+
+        a->name = ops->n > 1 ? ops->v[1] : "";
+        switch (c->command) {
+        case ARGS_MEMBER_LIST:
+                member(a, c, ops);
+                break;
+        case ARGS_TRANSFER:
+                number(a, "transfer: ID", ops->v[1], 0, UINT64_MAX, "", &a->id);
+                break;
+        case ARGS_CHECK:
+        case ARGS_RELEASE:
+                snprintf(what, sizeof what, "%s: TOKEN", c->name);
+                number(a, what, ops->v[2], 0, UINT64_MAX, "", &a->token);
+                break;
+        }
+}
+
+/* Options given to a command they do not belong to, and the ones a
+ * command requires. */
+static void check_options(struct args *a, const struct command *c,
+                          const struct given *given)
+{
+        size_t i;
+
+        for (i = 0; i < sizeof number_options / sizeof number_options[0]; i++) {
+                if ((given->numbers & (1u << i)) != 0 &&
+                    (number_options[i].commands & CMD(c->command)) == 0) {
+                        bad(a, "--%s is not an option of %s",
+                            option_name(number_options[i].opt), c->name);
+                }
+        }
+        if (given->detach && (DETACH_COMMANDS & CMD(c->command)) == 0) {
+                bad(a, "--detach is not an option of %s", c->name);
+        }
+        if (c->command == ARGS_RELEASE && a->session == 0) {
+                bad(a, "release: --session is required (usage: batonctl %s)",
+                    c->synopsis);
+        }
+}
+
+int args_parse(struct args *a, int argc, char **argv)
+{
+        struct operands ops = {{NULL}, 0};
+        struct given given = {0, false};
+        const struct command *c;
+        int dashdash, rv;
+        unsigned n;
+
+        memset(a, 0, sizeof *a);
+        a->wait_ms = INT64_MIN; /* not given */
+        a->grace_ms = 2000;
+        rv = scan(a, argc, argv, &ops, &given, &dashdash);
+        if (rv != ARGS_RUN) {
+                return rv;
+        }
+        c = ops.n > 0 ? find_command(ops.v[0]) : NULL;
+        if (c != NULL && c->command == ARGS_LOCK && dashdash > 0) {
+                a->argv = argv + dashdash + 1;
+        } else if (dashdash > 0) {
+                for (n = (unsigned)dashdash + 1; n < (unsigned)argc; n++) {
+                        add_operand(&ops, argv[n]);
+                }
+        }
+        if (ops.n == 0) {
+                bad(a, "no command (lock, acquire, try, release, holder, "
+                       "check, list, status, member or transfer)");
+                return ARGS_BAD;
+        }
+        if (c == NULL) {
+                bad(a, "unknown command \"%s\"", ops.v[0]);
+                return ARGS_BAD;
+        }
+        a->command = c->command;
+        if (ops.n - 1 < c->min) {
+                bad(a, "%s: too few arguments (usage: batonctl %s)", c->name,
+                    c->synopsis);
+        } else if (ops.n - 1 > c->max) {
+                bad(a, "%s: unexpected argument \"%s\"%s", c->name,
+                    ops.v[c->max + 1],
+                    c->command == ARGS_LOCK && dashdash == 0
+                        ? " (the command to run goes after --)"
+                        : "");
+        } else {
+                operands(a, c, &ops);
+        }
+        if (c->command == ARGS_LOCK &&
+            (a->argv == NULL || a->argv[0] == NULL)) {
+                bad(a, "lock: no command to run (usage: batonctl %s)",
+                    c->synopsis);
+        }
+        check_options(a, c, &given);
+        if (a->wait_ms == INT64_MIN) {
+                a->wait_ms = c->command == ARGS_TRY ? BATON_WAIT_TRY
+                                                    : BATON_WAIT_FOREVER;
+        }
+        return a->errmsg[0] != '\0' ? ARGS_BAD : ARGS_RUN;
+}

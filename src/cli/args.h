@@ -1,0 +1,69 @@
+/* batonctl's command line: options anywhere, every number checked, and one
+ * message saying what is wrong. */
+#ifndef CLI_ARGS_H
+#define CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum args_command {
+        ARGS_NONE = 0, /* no command (or an unknown one) */
+        ARGS_LOCK,
+        ARGS_ACQUIRE,
+        ARGS_TRY,
+        ARGS_RELEASE,
+        ARGS_HOLDER,
+        ARGS_CHECK,
+        ARGS_LIST,
+        ARGS_STATUS,
+        ARGS_MEMBER_LIST,
+        ARGS_MEMBER_ADD,
+        ARGS_MEMBER_REMOVE,
+        ARGS_TRANSFER,
+};
+
+/* What args_parse() asks the caller to do. */
+enum args_result {
+        ARGS_RUN,     /* run the command */
+        ARGS_HELP,    /* --help or -h: print the usage */
+        ARGS_VERSION, /* --version */
+        ARGS_BAD,     /* a bad command line: errmsg says what is wrong */
+};
+
+#define ARGS_ERRMSG_MAX 256
+
+/* The command line, checked. Strings point into argv. */
+struct args {
+        int command;              /* enum args_command */
+        const char *endpoints;    /* --endpoints; NULL: not given */
+        bool json;                /* --json */
+        uint32_t timeout_ms;      /* --timeout; 0: not given */
+        uint32_t ttl_ms;          /* --ttl; 0: not given */
+        int64_t wait_ms;          /* --wait; else 0 for try, else -1 */
+        uint32_t grace_ms;        /* --grace; default 2000 */
+        bool detach;              /* --detach */
+        uint64_t session;         /* --session; 0: not given */
+        const char *name;         /* the lock name; list's prefix ("": none) */
+        uint64_t token;           /* check, release */
+        uint64_t id;              /* member add, member remove, transfer */
+        const char *raft_address; /* member add */
+        const char *client_address; /* member add */
+        char **argv;                /* lock: the command, NULL-terminated */
+        char errmsg[ARGS_ERRMSG_MAX];
+};
+
+/*
+ * Parse argv[1..argc) (argv[argc] is NULL, as main() gets it). Options may
+ * come anywhere, as --opt VALUE or --opt=VALUE; "--" ends them (for lock,
+ * what follows is the command). Every number is decimal digits only,
+ * without overflow, within the option's range.
+ *
+ * Returns an enum args_result. On ARGS_BAD, `errmsg` holds one line (no
+ * newline) naming what is wrong, and `command` is the command if one was
+ * recognised (its exit status for usage errors may differ). --help and
+ * --version win over what follows them, not over an error before them.
+ * Uses getopt_long(), whose state it resets: not thread-safe.
+ */
+int args_parse(struct args *a, int argc, char **argv);
+
+#endif /* CLI_ARGS_H */

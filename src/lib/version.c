@@ -1,0 +1,7 @@
+/* baton_version(): the Baton release a library or program was built from. */
+#include "../../include/baton.h"
+
+const char *baton_version(void)
+{
+        return PACKAGE_VERSION;
+}
