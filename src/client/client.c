@@ -643,9 +643,28 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
         return user_status(rv);
 }
 
+/* Send `r` (NULL: out of memory), wait for its answer and return its
+ * status, for the calls whose answer is only a status. */
+static int ask(baton_client *c, struct request *r)
+{
+        int rv;
+
+        if (r == NULL) {
+                return BATON_ENOMEM;
+        }
+        lock(c);
+        rv = roundtrip(c, r,
+                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        if (rv == 0) {
+                rv = r->status;
+                registry_drop(&c->registry, r);
+        }
+        unlock(c);
+        return rv;
+}
+
 int baton_check(baton_client *c, const char *name, uint64_t token)
 {
-        struct request *r;
         uint8_t len;
         int rv;
 
@@ -656,20 +675,7 @@ int baton_check(baton_client *c, const char *name, uint64_t token)
         if (rv != 0) {
                 return rv;
         }
-        lock(c);
-        r = request_read(PROTO_CHECK, name, len, token);
-        if (r == NULL) {
-                unlock(c);
-                return BATON_ENOMEM;
-        }
-        rv = roundtrip(c, r,
-                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
-        if (rv == 0) {
-                rv = r->status;
-                registry_drop(&c->registry, r);
-        }
-        unlock(c);
-        return rv;
+        return ask(c, request_read(PROTO_CHECK, name, len, token));
 }
 
 /* --- Session -------------------------------------------------------------- */
@@ -779,24 +785,6 @@ int baton_status(baton_client *c, const char *endpoint,
         return probe_status(leader, deadline, out);
 }
 
-static int admin(baton_client *c, struct request *r)
-{
-        int rv;
-
-        if (r == NULL) {
-                return BATON_ENOMEM;
-        }
-        lock(c);
-        rv = roundtrip(c, r,
-                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
-        if (rv == 0) {
-                rv = r->status;
-                registry_drop(&c->registry, r);
-        }
-        unlock(c);
-        return rv;
-}
-
 int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
                      const char *client_address)
 {
@@ -811,7 +799,7 @@ int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
         if (r == NULL) {
                 return rv;
         }
-        return admin(c, r);
+        return ask(c, r);
 }
 
 int baton_member_remove(baton_client *c, uint64_t id)
@@ -819,7 +807,7 @@ int baton_member_remove(baton_client *c, uint64_t id)
         if (c == NULL || id == 0) {
                 return BATON_EINVAL;
         }
-        return admin(c, request_u64(PROTO_MEMBER_REMOVE, id));
+        return ask(c, request_u64(PROTO_MEMBER_REMOVE, id));
 }
 
 int baton_transfer(baton_client *c, uint64_t id)
@@ -827,5 +815,5 @@ int baton_transfer(baton_client *c, uint64_t id)
         if (c == NULL) {
                 return BATON_EINVAL;
         }
-        return admin(c, request_u64(PROTO_TRANSFER, id));
+        return ask(c, request_u64(PROTO_TRANSFER, id));
 }

@@ -18,16 +18,19 @@
 #define CLIENT_MAX_ENDPOINTS 16
 
 /*
- * Calls go one way: the public calls (client.c) use the session and the
- * registry; the session makes its OPEN and keepalives through the
- * registry; the registry sends over the link. Upward, the link reports to
- * the registry and the registry to outcome.c only through the callbacks
- * their owners registered.
+ * Calls go one way, down: client.c (the public calls) and loop.c (the
+ * background thread) use the session and the registry; the session opens
+ * and keeps itself alive through the registry; the registry sends over the
+ * link. Nothing calls up but through callbacks that an owner registered:
+ * the link reports to the registry (struct link_cb), the registry to
+ * outcome.c (struct registry_owner), which acts on the session, the
+ * registry and the lock table.
  *
  * Locking: one mutex, `mu`, guards every field below but `loop.thread`,
  * and everything the handle's parts point to: the requests, the socket and
  * the link's buffers, the session, the lock table and the queue of
- * callbacks. Nothing else in libbaton locks. Callers wait on `cv` (on
+ * callbacks. The only other lock in libbaton is foreign_seq()'s own, for
+ * a counter shared by every handle. Callers wait on `cv` (on
  * CLOCK_MONOTONIC, with `mu`), which is broadcast whenever a request
  * becomes final or the session changes.
  *
