@@ -279,18 +279,13 @@ static void finish(struct registry *reg, struct request *r, int how)
         registry_broadcast(reg);
 }
 
-/* Make `r` final without an answer. */
+/* Make the pending `r` final without an answer, with `status`. */
 static void fail(struct registry *reg, struct request *r, int status, int how)
 {
         r->status = status;
         memset(&r->res, 0, sizeof r->res);
         r->res.status = status;
         finish(reg, r, how);
-}
-
-void registry_fail(struct registry *reg, struct request *r, int status)
-{
-        fail(reg, r, status, REGISTRY_FAILED);
 }
 
 /* The first pending request of `session`. */
@@ -315,7 +310,7 @@ void registry_fail_session(struct registry *reg, uint64_t session, int status)
         /* Restart the walk after each failure: failing one request may
          * free another (the CANCEL of a withdrawn wait). */
         while ((r = first_pending(reg, session)) != NULL) {
-                registry_fail(reg, r, status);
+                fail(reg, r, status, REGISTRY_FAILED);
         }
 }
 
@@ -460,7 +455,7 @@ static void on_frame(void *data, const struct proto_header *h,
                         status = BATON_EMALFORMED;
                 }
                 if (r != NULL && r != reg->ping) {
-                        registry_fail(reg, r, status);
+                        fail(reg, r, status, REGISTRY_FAILED);
                 }
                 link_fail(reg->link, now, false);
                 return;

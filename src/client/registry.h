@@ -47,8 +47,9 @@ struct registry_owner {
  * A request made while the connection is up and idle goes out from the
  * calling thread: waking the background thread to send it would cost a
  * context switch and three system calls a request. The background thread
- * sends everything else: what a caller could not, resends, and the
- * library's own requests (they are made on it).
+ * sends everything else: what a caller could not send at once, resends,
+ * and the requests it makes itself (it holds `mu` from making them to its
+ * next send, so they go out in list order on that round).
  *
  * Silence: a PING goes out whenever nothing has arrived for hb_idle_ms; a
  * connection on which the PING, or a request that is not a wait, stays
@@ -105,9 +106,6 @@ void registry_abandon(struct registry *reg, struct request *r);
 /* Unlink and free `r` without a final answer (or after its caller
  * collected it), clearing the registry's pointers to it. Accepts NULL. */
 void registry_drop(struct registry *reg, struct request *r);
-
-/* Make the pending `r` final without an answer, with `status`. */
-void registry_fail(struct registry *reg, struct request *r, int status);
 
 /* Make every pending request of `session` final with `status`. */
 void registry_fail_session(struct registry *reg, uint64_t session, int status);

@@ -255,6 +255,19 @@ int session_ensure(struct session *s, int64_t deadline)
         }
 }
 
+/* The ack the next command carries: the lowest seq of a request that
+ * pins it, or the next seq when none does. */
+static uint64_t ack(const struct session *s)
+{
+        return registry_lowest_seq(s->reg, s->id, s->next_seq);
+}
+
+/* Whether a new seq fits in the window of unacknowledged seqs. */
+static bool window_open(const struct session *s)
+{
+        return s->next_seq - ack(s) < SESSION_WINDOW;
+}
+
 struct request *session_command(struct session *s, struct command *k,
                                 uint8_t kind, int *rv)
 {
@@ -262,7 +275,7 @@ struct request *session_command(struct session *s, struct command *k,
 
         k->session = s->id;
         k->seq = s->next_seq;
-        k->ack = session_ack(s);
+        k->ack = ack(s);
         r = request_command(k, rv);
         if (r != NULL) {
                 s->next_seq++;
@@ -282,7 +295,7 @@ int session_submit(struct session *s, struct command *k, int64_t deadline,
                 if (!session_usable(s)) {
                         return BATON_EEXPIRED;
                 }
-                if (session_window_open(s)) {
+                if (window_open(s)) {
                         break;
                 }
                 if (!registry_wait(s->reg, deadline)) {
@@ -317,16 +330,6 @@ uint64_t session_detach(struct session *s)
         set_state(s, BATON_SESSION_NONE);
         registry_broadcast(s->reg);
         return id;
-}
-
-uint64_t session_ack(const struct session *s)
-{
-        return registry_lowest_seq(s->reg, s->id, s->next_seq);
-}
-
-bool session_window_open(const struct session *s)
-{
-        return s->next_seq - session_ack(s) < SESSION_WINDOW;
 }
 
 int64_t session_remaining(const struct session *s, int64_t now)

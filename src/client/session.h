@@ -123,13 +123,6 @@ void session_ended(struct session *s, uint64_t session, int status);
  */
 uint64_t session_detach(struct session *s);
 
-/* The ack the next command carries: the lowest seq of a request that
- * pins it, or the next seq when none does. */
-uint64_t session_ack(const struct session *s);
-
-/* Whether a new seq fits in the window of unacknowledged seqs. */
-bool session_window_open(const struct session *s);
-
 /* Lease left in ms (0 when not live). */
 int64_t session_remaining(const struct session *s, int64_t now);
 
