@@ -122,6 +122,8 @@ static void default_name(char *buf, size_t cap)
         snprintf(buf, cap, "%.40s:%ld", host, (long)getpid());
 }
 
+/* One function from the options to the running thread, so that every
+ * failure unwinds through one chain of labels. */
 int baton_client_create(baton_client **out, const char *endpoints,
                         const struct baton_options *opts)
 {
@@ -334,6 +336,8 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         return 1;
 }
 
+/* One loop: an ACQUIRE whose outcome the cluster forgot (BATON_ESEQ) is
+ * recovered and asked again for what is left of the wait. */
 int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                   int64_t wait_ms, uint64_t *token)
 {
