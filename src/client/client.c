@@ -274,6 +274,12 @@ static int check_name(const char *name, uint8_t *len)
         return 0;
 }
 
+/* The handle and the lock name of a call: 0, BATON_EINVAL or BATON_ENAME. */
+static int check_call(const baton_client *c, const char *name, uint8_t *len)
+{
+        return c == NULL ? BATON_EINVAL : check_name(name, len);
+}
+
 static int query(struct baton_client *c, const char *name, uint8_t len,
                  int64_t deadline, struct proto_result *res)
 {
@@ -432,10 +438,7 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
         uint8_t len;
         int rv;
 
-        if (c == NULL) {
-                return BATON_EINVAL;
-        }
-        rv = check_name(name, &len);
+        rv = check_call(c, name, &len);
         if (rv != 0) {
                 return rv;
         }
@@ -672,10 +675,7 @@ int baton_check(baton_client *c, const char *name, uint64_t token)
         uint8_t len;
         int rv;
 
-        if (c == NULL) {
-                return BATON_EINVAL;
-        }
-        rv = check_name(name, &len);
+        rv = check_call(c, name, &len);
         if (rv != 0) {
                 return rv;
         }
