@@ -158,15 +158,32 @@ void print_check(FILE *out, bool json, const char *name, uint64_t token, int rv)
 
 static const char *role_name(int role)
 {
-        static const char *const names[] = {"unavailable", "follower",
-                                            "candidate", "leader"};
-        return role >= 0 && role < 4 ? names[role] : "unknown";
+        switch (role) {
+        case BATON_ROLE_UNAVAILABLE:
+                return "unavailable";
+        case BATON_ROLE_FOLLOWER:
+                return "follower";
+        case BATON_ROLE_CANDIDATE:
+                return "candidate";
+        case BATON_ROLE_LEADER:
+                return "leader";
+        default:
+                return "unknown";
+        }
 }
 
 static const char *member_role(int role)
 {
-        static const char *const names[] = {"standby", "voter", "spare"};
-        return role >= 0 && role < 3 ? names[role] : "unknown";
+        switch (role) {
+        case BATON_MEMBER_STANDBY:
+                return "standby";
+        case BATON_MEMBER_VOTER:
+                return "voter";
+        case BATON_MEMBER_SPARE:
+                return "spare";
+        default:
+                return "unknown";
+        }
 }
 
 void print_status(FILE *out, bool json, const struct baton_status *st,

@@ -3,7 +3,6 @@
 
 #include <limits.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,29 +22,6 @@
  * that they stay apart from small tags chosen by users. */
 #define THREAD_OWNER_BIT (UINT64_C(1) << 63)
 
-/* --- Requests on the handle ----------------------------------------------- */
-
-void client_discard(struct baton_client *c, struct request *r)
-{
-        queue_remove(&r->link);
-        if (r->cancel != NULL) {
-                r->cancel->target = NULL;
-        }
-        if (r->target != NULL) {
-                r->target->cancel = NULL;
-        }
-        if (c->session.keepalive == r) {
-                c->session.keepalive = NULL;
-        }
-        if (c->session.opening == r) {
-                c->session.opening = NULL;
-        }
-        if (c->link.ping == r) {
-                c->link.ping = NULL;
-        }
-        request_free(r);
-}
-
 /* --- Waiting -------------------------------------------------------------- */
 
 static void lock(struct baton_client *c)
@@ -58,96 +34,16 @@ static void unlock(struct baton_client *c)
         pthread_mutex_unlock(&c->mu);
 }
 
-/* Wait for the final answer of `r` until `deadline`: 0 or BATON_ETIMEOUT. */
-static int await(struct baton_client *c, struct request *r, int64_t deadline)
-{
-        while (!r->done) {
-                struct timespec ts;
-                if (clock_now_ms() >= deadline) {
-                        return BATON_ETIMEOUT;
-                }
-                ts = clock_timespec(deadline);
-                pthread_cond_timedwait(&c->cv, &c->mu, &ts);
-        }
-        return 0;
-}
-
-/*
- * The caller stops waiting for `r`. A command goes on in the background
- * until it is final, so its seq is never reused and the ack can pass it;
- * a blocking ACQUIRE is withdrawn with a CANCEL, and a grant that races
- * either is released. Reads are simply forgotten.
- */
-static void give_up(struct baton_client *c, struct request *r)
-{
-        /* Never sent: the cluster cannot have seen it (its seq is simply
-         * never used; seqs need not be contiguous). */
-        if (r->done || r->type != PROTO_COMMAND || r->sends == 0) {
-                client_discard(c, r);
-                return;
-        }
-        r->orphan = true;
-        if (r->cmd == COMMAND_ACQUIRE && r->blocking) {
-                r->withdraw = true;
-        }
-        link_wake(&c->link);
-}
-
 /* Send a read or admin request and wait for its answer. 0 with `r` done,
- * or BATON_ETIMEOUT (`r` freed). */
+ * or BATON_ETIMEOUT (`r` is the registry's again). */
 static int roundtrip(struct baton_client *c, struct request *r,
                      int64_t deadline)
 {
-        link_submit(c, r);
-        if (await(c, r, deadline) != 0) {
-                give_up(c, r);
+        registry_submit(&c->registry, r);
+        if (registry_await(&c->registry, r, deadline) != 0) {
+                registry_abandon(&c->registry, r);
                 return BATON_ETIMEOUT;
         }
-        return 0;
-}
-
-/*
- * Give a command of the live session its seq and ack and submit it,
- * waiting (until `deadline`) while the window of unacknowledged seqs is
- * full. A blocking ACQUIRE does not hold the ack back: the cluster may
- * forget its outcome while it waits (a retry then learns BATON_ESEQ and
- * baton_acquire() finds out what became of it), so a long wait never stops
- * the other threads of the handle.
- */
-static int submit_command(struct baton_client *c, struct command *k,
-                          int64_t deadline, struct request **out)
-{
-        struct request *r;
-        int rv;
-
-        for (;;) {
-                session_tick(c, clock_now_ms());
-                if (!session_usable(c)) {
-                        return BATON_EEXPIRED;
-                }
-                if (session_window_open(c)) {
-                        break;
-                }
-                if (clock_now_ms() >= deadline) {
-                        return BATON_ETIMEOUT;
-                }
-                {
-                        struct timespec ts = clock_timespec(deadline);
-                        pthread_cond_timedwait(&c->cv, &c->mu, &ts);
-                }
-        }
-        k->session = c->session.id;
-        k->seq = c->session.next_seq;
-        k->ack = session_ack(c);
-        r = request_command(k, &rv);
-        if (r == NULL) {
-                return rv;
-        }
-        c->session.next_seq++;
-        r->blocking = k->type == COMMAND_ACQUIRE && k->wait_ms != 0;
-        r->pins_ack = !r->blocking;
-        link_submit(c, r);
-        *out = r;
         return 0;
 }
 
@@ -157,18 +53,18 @@ static int run_command(struct baton_client *c, struct command *k,
                        int64_t deadline, struct proto_result *res)
 {
         struct request *r;
-        int rv = submit_command(c, k, deadline, &r);
+        int rv = session_submit(&c->session, k, deadline, &r);
 
         if (rv != 0) {
                 return rv;
         }
-        if (await(c, r, deadline) != 0) {
-                give_up(c, r);
+        if (registry_await(&c->registry, r, deadline) != 0) {
+                registry_abandon(&c->registry, r);
                 return BATON_ETIMEOUT;
         }
         rv = r->status;
         *res = r->res;
-        client_discard(c, r);
+        registry_drop(&c->registry, r);
         return rv;
 }
 
@@ -225,12 +121,14 @@ static void default_name(char *buf, size_t cap)
         snprintf(buf, cap, "%.40s:%ld", host, (long)getpid());
 }
 
+/* One function from the options to the running thread, so that every
+ * failure unwinds through one chain of labels. */
 int baton_client_create(baton_client **out, const char *endpoints,
                         const struct baton_options *opts)
 {
+        struct registry_owner owner;
         struct baton_client *c;
         pthread_condattr_t ca;
-        sigset_t all, old;
         int rv;
 
         if (out == NULL) {
@@ -265,14 +163,19 @@ int baton_client_create(baton_client **out, const char *endpoints,
                 default_name(c->client_name, sizeof c->client_name);
         }
         c->opts.client_name = c->client_name;
-        queue_init(&c->requests);
-        session_init(&c->session, c->opts.ttl_ms);
+        owner.data = &c->session;
+        owner.final = outcome_final;
+        owner.withdraw = outcome_withdraw;
         locks_init(&c->locks);
         notify_init(&c->notify);
-        rv = link_init(&c->link, c->opts.ttl_ms);
+        rv = link_init(&c->link, c->endpoints, c->n_endpoints);
         if (rv != 0) {
                 goto err_after_alloc;
         }
+        registry_init(&c->registry, &c->link, &c->mu, &c->cv, c->opts.ttl_ms,
+                      &owner);
+        session_init(&c->session, c->opts.ttl_ms, &c->registry, &c->link,
+                     &c->locks, &c->notify, c->client_name);
         if (pthread_mutex_init(&c->mu, NULL) != 0) {
                 rv = BATON_ENOMEM;
                 goto err_after_link;
@@ -288,14 +191,15 @@ int baton_client_create(baton_client **out, const char *endpoints,
                 rv = BATON_ENOMEM;
                 goto err_after_mutex;
         }
-        /* The background thread takes no signals: they belong to the
-         * user's threads. */
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        rv = pthread_create(&c->thread, NULL, link_main, c);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        c->loop.mu = &c->mu;
+        c->loop.handle = c;
+        c->loop.opts = &c->opts;
+        c->loop.session = &c->session;
+        c->loop.reg = &c->registry;
+        c->loop.link = &c->link;
+        c->loop.notify = &c->notify;
+        rv = loop_start(&c->loop);
         if (rv != 0) {
-                rv = BATON_ENOMEM;
                 goto err_after_cond;
         }
         *out = c;
@@ -323,8 +227,8 @@ void baton_client_destroy(baton_client *c)
         lock(c);
         c->notify.muted = true;
         notify_close(&c->notify);
-        session_tick(c, clock_now_ms());
-        if (session_usable(c)) {
+        session_tick(&c->session, clock_now_ms());
+        if (session_usable(&c->session)) {
                 memset(&k, 0, sizeof k);
                 k.type = COMMAND_CLOSE;
                 (void)run_command(
@@ -332,14 +236,10 @@ void baton_client_destroy(baton_client *c)
                     clock_after(clock_now_ms(), c->opts.request_timeout_ms),
                     &res);
         }
-        c->stop = true;
-        link_wake(&c->link);
+        loop_stop(&c->loop);
         unlock(c);
-        pthread_join(c->thread, NULL);
-        while (!queue_empty(&c->requests)) {
-                client_discard(c, QUEUE_DATA(queue_head(&c->requests),
-                                             struct request, link));
-        }
+        loop_join(&c->loop);
+        registry_close(&c->registry);
         link_close(&c->link);
         locks_close(&c->locks);
         notify_close(&c->notify);
@@ -373,6 +273,12 @@ static int check_name(const char *name, uint8_t *len)
         return 0;
 }
 
+/* The handle and the lock name of a call: 0, BATON_EINVAL or BATON_ENAME. */
+static int check_call(const baton_client *c, const char *name, uint8_t *len)
+{
+        return c == NULL ? BATON_EINVAL : check_name(name, len);
+}
+
 static int query(struct baton_client *c, const char *name, uint8_t len,
                  int64_t deadline, struct proto_result *res)
 {
@@ -388,7 +294,7 @@ static int query(struct baton_client *c, const char *name, uint8_t len,
         }
         rv = r->status;
         *res = r->res;
-        client_discard(c, r);
+        registry_drop(&c->registry, r);
         return rv;
 }
 
@@ -435,6 +341,8 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         return 1;
 }
 
+/* One loop: an ACQUIRE whose outcome the cluster forgot (BATON_ESEQ) is
+ * recovered and asked again for what is left of the wait. */
 int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                   int64_t wait_ms, uint64_t *token)
 {
@@ -462,9 +370,9 @@ int baton_acquire(baton_client *c, const char *name, uint64_t owner,
             wait_ms < 0 ? CLOCK_NEVER : clock_after(start, wait_ms + timeout);
         memset(&res, 0, sizeof res);
         lock(c);
-        rv = session_ensure(c, clock_after(start, timeout) < deadline
-                                   ? clock_after(start, timeout)
-                                   : deadline);
+        rv = session_ensure(&c->session, clock_after(start, timeout) < deadline
+                                             ? clock_after(start, timeout)
+                                             : deadline);
         while (rv == 0) {
                 uint32_t wait;
                 uint64_t seq;
@@ -491,20 +399,20 @@ int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                 k.name_len = len;
                 before =
                     locks_count(&c->locks, c->session.id, name, len, owner);
-                rv = submit_command(c, &k, deadline, &r);
+                rv = session_submit(&c->session, &k, deadline, &r);
                 if (rv != 0) {
                         break;
                 }
                 r->before = before;
-                if (await(c, r, deadline) != 0) {
-                        give_up(c, r);
+                if (registry_await(&c->registry, r, deadline) != 0) {
+                        registry_abandon(&c->registry, r);
                         rv = wait_ms == 0 ? BATON_ETIMEOUT : BATON_ETIMEDOUT;
                         break;
                 }
                 rv = r->status;
                 res = r->res;
                 seq = r->seq;
-                client_discard(c, r);
+                registry_drop(&c->registry, r);
                 if (rv != BATON_ESEQ || wait == 0) {
                         break;
                 }
@@ -529,16 +437,13 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
         uint8_t len;
         int rv;
 
-        if (c == NULL) {
-                return BATON_EINVAL;
-        }
-        rv = check_name(name, &len);
+        rv = check_call(c, name, &len);
         if (rv != 0) {
                 return rv;
         }
         owner = owner_of(owner);
         lock(c);
-        session_tick(c, clock_now_ms());
+        session_tick(&c->session, clock_now_ms());
         /* A hold of an ended session stays lost: never release it through
          * another session, never open one for this. */
         if (locks_take_lost(&c->locks, name, len, owner, token) &&
@@ -546,7 +451,7 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
                 unlock(c);
                 return BATON_EEXPIRED;
         }
-        if (!session_usable(c)) {
+        if (!session_usable(&c->session)) {
                 rv = c->session.state == BATON_SESSION_EXPIRED
                          ? BATON_EEXPIRED
                          : BATON_ENOTHOLDER;
@@ -577,8 +482,8 @@ int baton_client_detach(baton_client *c, uint64_t *session)
                 return BATON_EINVAL;
         }
         lock(c);
-        session_tick(c, clock_now_ms());
-        id = session_detach(c);
+        session_tick(&c->session, clock_now_ms());
+        id = session_detach(&c->session);
         unlock(c);
         if (id == 0) {
                 return BATON_ENOSESSION;
@@ -646,17 +551,17 @@ int baton_release_in(baton_client *c, uint64_t session, const char *name,
         }
         /* Not a command of the handle's session: it neither pins the
          * handle's ack nor touches its lock table. */
-        r->foreign = true;
-        link_submit(c, r);
-        if (await(c, r,
-                  clock_after(clock_now_ms(), c->opts.request_timeout_ms)) !=
-            0) {
-                give_up(c, r);
+        r->kind = REQUEST_FOREIGN;
+        registry_submit(&c->registry, r);
+        if (registry_await(
+                &c->registry, r,
+                clock_after(clock_now_ms(), c->opts.request_timeout_ms)) != 0) {
+                registry_abandon(&c->registry, r);
                 unlock(c);
                 return BATON_ETIMEOUT;
         }
         rv = r->status;
-        client_discard(c, r);
+        registry_drop(&c->registry, r);
         unlock(c);
         return rv;
 }
@@ -738,39 +643,42 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
                                 *more = r->list_more ? 1 : 0;
                         }
                 }
-                client_discard(c, r);
+                registry_drop(&c->registry, r);
         }
         unlock(c);
         return user_status(rv);
 }
 
-int baton_check(baton_client *c, const char *name, uint64_t token)
+/* Send `r` (NULL: out of memory), wait for its answer and return its
+ * status, for the calls whose answer is only a status. */
+static int ask(baton_client *c, struct request *r)
 {
-        struct request *r;
-        uint8_t len;
         int rv;
 
-        if (c == NULL) {
-                return BATON_EINVAL;
-        }
-        rv = check_name(name, &len);
-        if (rv != 0) {
-                return rv;
-        }
-        lock(c);
-        r = request_read(PROTO_CHECK, name, len, token);
         if (r == NULL) {
-                unlock(c);
                 return BATON_ENOMEM;
         }
+        lock(c);
         rv = roundtrip(c, r,
                        clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv == 0) {
                 rv = r->status;
-                client_discard(c, r);
+                registry_drop(&c->registry, r);
         }
         unlock(c);
         return rv;
+}
+
+int baton_check(baton_client *c, const char *name, uint64_t token)
+{
+        uint8_t len;
+        int rv;
+
+        rv = check_call(c, name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        return ask(c, request_read(PROTO_CHECK, name, len, token));
 }
 
 /* --- Session -------------------------------------------------------------- */
@@ -783,7 +691,7 @@ int baton_session_state(baton_client *c)
                 return BATON_SESSION_NONE;
         }
         lock(c);
-        session_tick(c, clock_now_ms());
+        session_tick(&c->session, clock_now_ms());
         state = c->session.state;
         unlock(c);
         return state;
@@ -797,8 +705,8 @@ int64_t baton_session_remaining_ms(baton_client *c)
                 return 0;
         }
         lock(c);
-        session_tick(c, clock_now_ms());
-        left = session_remaining(c, clock_now_ms());
+        session_tick(&c->session, clock_now_ms());
+        left = session_remaining(&c->session, clock_now_ms());
         unlock(c);
         return left;
 }
@@ -866,10 +774,10 @@ int baton_status(baton_client *c, const char *endpoint,
                 if (rv == 0) {
                         *out = *r->reply;
                 }
-                client_discard(c, r);
+                registry_drop(&c->registry, r);
         }
         unlock(c);
-        if (rv != 0 || out->role == 3) {
+        if (rv != 0 || out->role == BATON_ROLE_LEADER) {
                 return rv;
         }
         m = out->leader_id != 0 ? member(out, out->leader_id) : NULL;
@@ -878,24 +786,6 @@ int baton_status(baton_client *c, const char *endpoint,
         }
         snprintf(leader, sizeof leader, "%s", m->client_address);
         return probe_status(leader, deadline, out);
-}
-
-static int admin(baton_client *c, struct request *r)
-{
-        int rv;
-
-        if (r == NULL) {
-                return BATON_ENOMEM;
-        }
-        lock(c);
-        rv = roundtrip(c, r,
-                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
-        if (rv == 0) {
-                rv = r->status;
-                client_discard(c, r);
-        }
-        unlock(c);
-        return rv;
 }
 
 int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
@@ -912,7 +802,7 @@ int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
         if (r == NULL) {
                 return rv;
         }
-        return admin(c, r);
+        return ask(c, r);
 }
 
 int baton_member_remove(baton_client *c, uint64_t id)
@@ -920,7 +810,7 @@ int baton_member_remove(baton_client *c, uint64_t id)
         if (c == NULL || id == 0) {
                 return BATON_EINVAL;
         }
-        return admin(c, request_u64(PROTO_MEMBER_REMOVE, id));
+        return ask(c, request_u64(PROTO_MEMBER_REMOVE, id));
 }
 
 int baton_transfer(baton_client *c, uint64_t id)
@@ -928,5 +818,5 @@ int baton_transfer(baton_client *c, uint64_t id)
         if (c == NULL) {
                 return BATON_EINVAL;
         }
-        return admin(c, request_u64(PROTO_TRANSFER, id));
+        return ask(c, request_u64(PROTO_TRANSFER, id));
 }

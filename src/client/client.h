@@ -1,5 +1,5 @@
-/* The handle behind include/baton.h's baton_client, shared by the modules of
- * libbaton. */
+/* The handle behind include/baton.h's baton_client: the parts of libbaton
+ * that one handle puts together. */
 #ifndef CLIENT_CLIENT_H
 #define CLIENT_CLIENT_H
 
@@ -8,39 +8,53 @@
 #include <stdint.h>
 
 #include "../../include/baton.h"
-#include "../lib/queue.h"
 #include "link.h"
 #include "locks.h"
+#include "loop.h"
 #include "notify.h"
+#include "registry.h"
 #include "session.h"
 
 #define CLIENT_MAX_ENDPOINTS 16
 
 /*
- * Threading: one mutex guards everything below except `thread`; callers
- * wait on `cv`, which is broadcast whenever a request is answered or the
- * session changes. The background thread (link.c) is the only one that
- * touches the socket; it drops the mutex only to poll() and to run the
- * user's callbacks.
+ * Calls go one way, down: client.c (the public calls) and loop.c (the
+ * background thread) use the session and the registry; the session opens
+ * and keeps itself alive through the registry; the registry sends over the
+ * link. Nothing calls up but through callbacks that an owner registered:
+ * the link reports to the registry (struct link_cb), the registry to
+ * outcome.c (struct registry_owner), which acts on the session, the
+ * registry and the lock table.
+ *
+ * Locking: one mutex, `mu`, guards every field below but `loop.thread`,
+ * and everything the handle's parts point to: the requests, the socket and
+ * the link's buffers, the session, the lock table and the queue of
+ * callbacks. The only other lock in libbaton is foreign_seq()'s own, for
+ * a counter shared by every handle. Callers wait on `cv` (on
+ * CLOCK_MONOTONIC, with `mu`), which is broadcast whenever a request
+ * becomes final or the session changes.
+ *
+ * Threading: any thread holding `mu` may write frames to the socket: a
+ * request made while the connection is up and idle goes out from the
+ * caller's thread, with no wake-up of the background thread. Only the
+ * background thread (loop.c) connects, reads, flushes what the socket did
+ * not take at once, and closes; it drops `mu` only around poll() and
+ * around the user's callbacks, so a caller never finds the socket closed
+ * or half-written under it.
  */
 struct baton_client {
         pthread_mutex_t mu;
         pthread_cond_t cv; /* on CLOCK_MONOTONIC */
-        pthread_t thread;
-        bool stop; /* the background thread must exit */
+        struct loop loop;
         struct baton_options opts;
         char client_name[COMMAND_CLIENT_NAME_MAX + 1];
         char endpoints[CLIENT_MAX_ENDPOINTS][LINK_ADDR_MAX];
         unsigned n_endpoints;
-        struct queue requests; /* struct request, creation order */
+        struct registry registry;
         struct link link;
         struct session session;
         struct locks locks;
         struct notify notify;
 };
-
-/* Unlink and free `r`, clearing every pointer the handle keeps to it.
- * Mutex held. */
-void client_discard(struct baton_client *c, struct request *r);
 
 #endif /* CLIENT_CLIENT_H */

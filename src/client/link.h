@@ -1,6 +1,7 @@
-/* The background thread of a handle and the one connection it owns: leader
- * discovery, reconnection with jittered exponential backoff, (re)sending
- * requests, and a heartbeat that abandons a dead or paused server. */
+/* The transport of a handle: one connection to the cluster at a time, which
+ * finds the leader (following NOT_LEADER redirects), reconnects with
+ * jittered exponential backoff, writes frames and reads them, and reports
+ * what happens to its owner through callbacks. */
 #ifndef CLIENT_LINK_H
 #define CLIENT_LINK_H
 
@@ -12,20 +13,36 @@
 
 #define LINK_ADDR_MAX (PROTO_ADDRESS_MAX + 1) /* with the NUL */
 
-struct baton_client;
-struct request;
+/*
+ * What the link tells its owner. Every callback runs on the thread that
+ * drove the link into the event (the background thread, in practice), with
+ * the handle's mutex held, and may call back into the link.
+ */
+struct link_cb {
+        void *data;
+        /* A new connection is up (its generation is l->gen): send on it. */
+        void (*connected)(void *data, int64_t now);
+        /* One whole frame arrived on the connection. NOT_LEADER frames
+         * never come here: the link follows them itself. `body` lives until
+         * the callback returns, or until the connection closes, if sooner. */
+        void (*frame)(void *data, const struct proto_header *h,
+                      const uint8_t *body, int64_t now);
+        /* The connection of generation `gen` closed; whatever was written
+         * on it is lost. */
+        void (*closed)(void *data, uint64_t gen);
+};
 
 /*
- * Requests go out in the order of the handle's list. After a lost
- * connection, a NOT_LEADER answer or BATON_EUNKNOWN, every request without
- * a final answer is sent again, byte for byte, to whichever node the link
- * reaches next; exactly-once in the cluster makes that safe.
+ * Choosing a node: the leader named by the last NOT_LEADER, else the
+ * endpoints in turn, skipping a node that went silent for SUSPECT_MS. The
+ * first failure moves on at once; failures in a row back off
+ * exponentially. While live nodes know no leader (an election runs), the
+ * link asks again every 20-60 ms for up to 3 s before backing off.
  *
- * A server that stops answering (killed, paused with SIGSTOP, which still
- * completes TCP handshakes, or cut off) is noticed by the heartbeat: a
- * PING goes out whenever nothing has arrived for hb_idle_ms, and a
- * connection that then stays silent for hb_timeout_ms is dropped and its
- * node avoided for a few seconds.
+ * Threading: every field is guarded by the handle's mutex. Any thread
+ * holding it may put frames and write them (link_up(), link_put(),
+ * link_write()); connecting, reading, flushing what the socket did not
+ * take and closing belong to the background thread.
  */
 struct link {
         int fd;                      /* -1: not connected */
@@ -37,17 +54,16 @@ struct link {
         char hint[LINK_ADDR_MAX];    /* leader from NOT_LEADER; "" none */
         char suspect[LINK_ADDR_MAX]; /* a node that went silent */
         int64_t suspect_until;
+        const char (*endpoints)[LINK_ADDR_MAX]; /* borrowed */
+        unsigned n_endpoints;
         unsigned next;            /* endpoint to try when there is no hint */
         unsigned failures;        /* in a row, for the backoff */
         unsigned bounces;         /* NOT_LEADER redirects in a row */
         int64_t leaderless_since; /* first "no leader" answer; 0 none */
-        bool on_loop;             /* the background thread holds the mutex */
         int64_t retry_at;         /* no connection attempt before this */
         int64_t deadline;         /* of the connect in progress */
         int64_t last_rx;          /* last frame received */
-        int hb_idle_ms;
-        int hb_timeout_ms;
-        struct request *ping; /* in flight, internal */
+        struct link_cb cb;
         struct proto_reader reader;
         uint8_t *out; /* frames not yet written */
         size_t out_len;
@@ -55,24 +71,71 @@ struct link {
         /* Counters, for tests and curiosity. */
         unsigned long connects;
         unsigned long redirects;
-        unsigned long resends;
-        unsigned long heartbeat_drops;
 };
 
-/* 0 or BATON_ENOMEM / BATON_EIO (no eventfd). */
-int link_init(struct link *l, uint32_t ttl_ms);
+/* `endpoints` (1..n "a.b.c.d:port") is borrowed for the link's life. 0 or
+ * BATON_ENOMEM / BATON_EIO (no eventfd). */
+int link_init(struct link *l, const char (*endpoints)[LINK_ADDR_MAX],
+              unsigned n_endpoints);
 void link_close(struct link *l);
 
-/* The background thread: runs until c->stop. */
-void *link_main(void *arg);
+/* Register the owner's callbacks (copied). */
+void link_listen(struct link *l, const struct link_cb *cb);
 
-/* Wake the background thread (any thread, mutex held or not). */
+/* Wake the background thread out of its poll() (any thread, the mutex held
+ * or not). */
 void link_wake(struct link *l);
 
-/* Put a request on the handle's list and wake the loop to send it. */
-void link_submit(struct baton_client *c, struct request *r);
+/* Whether a connection is established (not merely being attempted). */
+bool link_up(const struct link *l);
 
-/* Whether `r` is on the wire on the current connection. */
-bool link_sent(const struct link *l, const struct request *r);
+/* Whether frames wait in the link for the socket to take them. */
+bool link_busy(const struct link *l);
+
+/*
+ * Queue `frame` (`len` bytes, borrowed for the call) on the connection,
+ * first writing the next frame id of the link into its header. The id, or
+ * 0 when out of memory (nothing is queued; try again later).
+ */
+uint64_t link_put(struct link *l, uint8_t *frame, size_t len);
+
+/* Write what the socket takes without blocking, from any thread. True when
+ * nothing is left; errors are left for link_ready() to find. */
+bool link_write(struct link *l);
+
+/* --- The background thread ----------------------------------------------- */
+
+/*
+ * Connect when `needed` and the backoff allows, and give up a connect that
+ * takes too long. True when the connection is up afterwards.
+ */
+bool link_step(struct link *l, int64_t now, bool needed);
+
+/* Write what is queued; a failed write or a peer that reads nothing drops
+ * the connection. */
+void link_flush(struct link *l, int64_t now);
+
+/* When link_step() next has something to do (CLOCK_NEVER: nothing). */
+int64_t link_next_event(const struct link *l, bool needed);
+
+/* The events poll() should watch for on the socket; 0 when there is none. */
+short link_events(const struct link *l);
+
+/* Act on what poll() reported on the socket: finish the connect, read and
+ * hand over frames, write. */
+void link_ready(struct link *l, short revents, int64_t now);
+
+/*
+ * The owner's verdicts on the connection: it failed (a protocol error, a
+ * refusal; `silent`: the node stopped answering and is avoided for a
+ * while), its node knows no leader, or the leader answered (ending a
+ * streak of failures).
+ */
+void link_fail(struct link *l, int64_t now, bool silent);
+void link_no_leader(struct link *l, int64_t now);
+void link_leader_answered(struct link *l);
+
+/* Close the connection without a verdict (the handle is stopping). */
+void link_disconnect(struct link *l);
 
 #endif /* CLIENT_LINK_H */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe.h"
+
 static struct request *alloc(uint8_t type)
 {
         struct request *r = calloc(1, sizeof *r);
@@ -11,6 +13,7 @@ static struct request *alloc(uint8_t type)
         if (r != NULL) {
                 queue_init(&r->link);
                 r->type = type;
+                r->kind = REQUEST_CALL;
         }
         return r;
 }
@@ -132,14 +135,50 @@ struct request *request_member_add(uint64_t id, const char *raft_address,
         return r;
 }
 
-void request_set_id(struct request *r, uint64_t id)
+int request_take_status(struct request *r, const char *peer,
+                        const uint8_t *body, uint32_t len)
 {
-        unsigned i;
+        struct proto_status ps;
+        int rv = proto_read_status(body, len, &ps);
 
-        for (i = 0; i < 8; i++) {
-                r->frame[8 + i] = (uint8_t)(id >> (8 * i));
+        if (rv != 0 || r->reply == NULL) {
+                return rv != 0 ? rv : BATON_EINVAL;
         }
-        r->id = id;
+        probe_fill_status(r->reply, peer, &ps);
+        return 0;
+}
+
+int request_take_list(struct request *r, const uint8_t *body, uint32_t len)
+{
+        struct proto_lock_entry *e;
+        uint32_t i, n;
+        bool more;
+        int rv;
+
+        if (r->list == NULL) {
+                return BATON_EINVAL;
+        }
+        e = calloc(r->list_cap, sizeof *e);
+        if (e == NULL) {
+                return BATON_ENOMEM;
+        }
+        rv = proto_read_list_reply(body, len, e, r->list_cap, &n, &more);
+        if (rv == 0) {
+                for (i = 0; i < n; i++) {
+                        struct baton_lock_info *o = &r->list[i];
+                        memcpy(o->name, e[i].name.p, e[i].name.len);
+                        o->name[e[i].name.len] = '\0';
+                        o->session = e[i].session;
+                        o->owner = e[i].owner;
+                        o->token = e[i].token;
+                        o->count = e[i].count;
+                        o->waiters = e[i].waiters;
+                }
+                r->list_n = n;
+                r->list_more = more;
+        }
+        free(e);
+        return rv;
 }
 
 void request_free(struct request *r)

@@ -1,5 +1,6 @@
-/* One request of libbaton on its way to the cluster: the frame, kept so that
- * every retry sends the same bytes (the same seq), and its answer. */
+/* One request of libbaton on its way to the cluster: what it is, where it
+ * is in its life, the frame, kept so that every retry sends the same bytes
+ * (the same seq), and its answer. */
 #ifndef CLIENT_REQUEST_H
 #define CLIENT_REQUEST_H
 
@@ -15,43 +16,77 @@
 /* The largest request frame: a COMMAND with the largest command. */
 #define REQUEST_FRAME_MAX (PROTO_HEADER_SIZE + COMMAND_MAX_SIZE)
 
-/* What the background thread does with the final answer of a request no
- * caller waits for (internal, or orphaned by a caller that gave up). */
-enum request_follow {
-        FOLLOW_NONE = 0,
-        FOLLOW_RELEASE_IF_HELD, /* QUERY: release the hold if it is ours */
+/*
+ * What a request is, fixed when it is made: whose it is and what it means
+ * for the handle's session. A caller waits for the first four; the library
+ * makes and finishes the others.
+ */
+enum request_kind {
+        REQUEST_CALL = 1, /* a read or an administrative request */
+        REQUEST_COMMAND,  /* a command of the handle's session */
+        REQUEST_WAIT,     /* an ACQUIRE that may wait: answered when final */
+        REQUEST_FOREIGN,  /* a command of another (detached) session */
+        REQUEST_OPEN,     /* the session's OPEN */
+        REQUEST_KEEPALIVE,
+        REQUEST_PING,     /* the heartbeat */
+        REQUEST_WITHDRAW, /* the CANCEL of a wait whose caller gave up */
+        REQUEST_RELEASE,  /* the RELEASE of a grant nobody waits for */
+        REQUEST_RECHECK,  /* QUERY: was a forgotten ACQUIRE granted? */
 };
 
 /*
- * Lifetime: a request is created under the handle's mutex and linked into
- * the handle's list (creation order, which is also the order of resends).
- * A caller waits for `done`, then unlinks and frees it. A caller that gives
- * up sets `orphan` instead, and the background thread frees it once it is
- * final, after finishing what the caller started (a grant that raced the
- * caller's deadline is released). Internal requests (keepalive, ping,
- * OPEN, the library's own CANCEL, RELEASE and QUERY) belong to the
- * background thread from the start.
+ * Where a request is in its life. The registry makes every transition:
+ *
+ *   AWAITED    -> DONE        the final answer: the cluster's, or a
+ *                             failure given here (the session ended, the
+ *                             server refused the frame)
+ *   AWAITED    -> BACKGROUND  the caller gave up on a command already sent:
+ *                             it must still be decided (its seq is used)
+ *   AWAITED    -> freed       the caller gave up on a read, or on a
+ *                             command never sent
+ *   BACKGROUND -> ENDED       the final answer (also: a keepalive whose
+ *                             connection closed); the owner follows it up
+ *                             (a late grant is released), then it is freed
+ *   BACKGROUND -> freed       dropped without an answer: a withdrawn wait
+ *                             whose CANCEL was answered CANCELLED, a ping
+ *                             answered or lost with its connection, the
+ *                             keepalive of a detached session
+ *   DONE       -> freed       the caller collected the answer
+ *
+ * The library's kinds start BACKGROUND, the callers' AWAITED. AWAITED and
+ * BACKGROUND are pending: sent, and resent, until final. At shutdown every
+ * request is freed, whatever its state.
+ */
+enum request_state {
+        REQUEST_AWAITED = 1, /* pending; a caller waits for it */
+        REQUEST_BACKGROUND,  /* pending; the library finishes it */
+        REQUEST_DONE,        /* final; its caller has yet to collect it */
+        REQUEST_ENDED,       /* final; followed up, then freed */
+};
+
+/*
+ * Lifetime: a caller or the library makes a request (a REQUEST_CALL until
+ * its maker says otherwise) and hands it to the handle's registry, which
+ * links it into its list (creation order, which is also the order of sends
+ * and resends) and owns it from then on. A BACKGROUND wait (REQUEST_WAIT
+ * whose caller gave up) is withdrawn: each send of it on a connection is
+ * followed by a CANCEL.
  */
 struct request {
         struct queue link;
-        uint8_t type;     /* enum proto_type of the frame */
-        uint8_t cmd;      /* enum command_type, for PROTO_COMMAND */
-        bool internal;    /* owned by the library, no caller waits */
-        bool orphan;      /* the caller gave up: finish in the background */
-        bool blocking;    /* ACQUIRE that may wait: answered when final */
-        bool pins_ack;    /* the session's ack stays at or below `seq` */
-        bool withdraw;    /* orphaned blocking ACQUIRE: CANCEL it */
-        bool done;        /* the final answer is in `status` and `res` */
-        bool foreign;     /* a command of another (detached) session */
-        uint8_t follow;   /* enum request_follow */
-        uint8_t name_len; /* ACQUIRE, RELEASE, CANCEL, QUERY, CHECK */
-        uint64_t session; /* commands: the session in the frame */
-        uint64_t seq;     /* commands other than OPEN */
-        uint64_t owner;   /* ACQUIRE, RELEASE; FOLLOW_RELEASE_IF_HELD */
-        uint32_t before;  /* ACQUIRE: the owner's holds when it started */
-        struct request *cancel; /* withdraw: the CANCEL in flight for it */
-        uint64_t withdrawn_gen; /* withdraw: connection of the last CANCEL */
-        struct request *target; /* a withdrawing CANCEL: its ACQUIRE */
+        uint8_t type;           /* enum proto_type of the frame */
+        uint8_t cmd;            /* enum command_type, for PROTO_COMMAND */
+        uint8_t kind;           /* enum request_kind */
+        uint8_t state;          /* enum request_state */
+        uint8_t name_len;       /* ACQUIRE, RELEASE, CANCEL, QUERY, CHECK */
+        uint64_t session;       /* commands: the session in the frame */
+        uint64_t seq;           /* commands other than OPEN */
+        uint64_t owner;         /* ACQUIRE, RELEASE; RECHECK */
+        uint32_t before;        /* ACQUIRE: the owner's holds when it started */
+        struct request *cancel; /* a withdrawn wait: its CANCEL in flight */
+        uint64_t withdrawn_gen; /* a withdrawn wait: connection of the last
+                                   CANCEL */
+        struct request *target; /* WITHDRAW: its wait */
         char name[COMMAND_NAME_MAX];
         /* The frame; its id is rewritten for each send. */
         size_t len;
@@ -73,6 +108,22 @@ struct request {
         uint32_t list_n;              /* LIST: entries filled on answer */
         bool list_more;               /* LIST: the server left some out */
 };
+
+/* Whether `r` has no final answer yet. */
+static inline bool request_pending(const struct request *r)
+{
+        return r->state == REQUEST_AWAITED || r->state == REQUEST_BACKGROUND;
+}
+
+/* Whether `r` holds the session's ack at or below its seq until final:
+ * every command of the handle's session but a wait (the cluster may
+ * forget a waiting ACQUIRE's outcome: a long wait never stalls the
+ * window) and OPEN. */
+static inline bool request_pins_ack(const struct request *r)
+{
+        return r->kind == REQUEST_COMMAND || r->kind == REQUEST_WITHDRAW ||
+               r->kind == REQUEST_RELEASE;
+}
 
 /*
  * A command request for `k` (copied; its session, seq and ack must be set
@@ -100,8 +151,13 @@ struct request *request_list(const char *prefix, uint8_t prefix_len,
 struct request *request_member_add(uint64_t id, const char *raft_address,
                                    const char *client_address, int *rv);
 
-/* Put a fresh frame id into the frame before a send. */
-void request_set_id(struct request *r, uint64_t id);
+/* Decode a STATUS_REPLY from `peer` into r->reply: 0, or the codec's
+ * error. */
+int request_take_status(struct request *r, const char *peer,
+                        const uint8_t *body, uint32_t len);
+
+/* Decode a LIST_REPLY into r->list: 0, BATON_EMALFORMED or BATON_ENOMEM. */
+int request_take_list(struct request *r, const uint8_t *body, uint32_t len);
 
 /* Free a request (unlinked) and what it owns. Accepts NULL. */
 void request_free(struct request *r);

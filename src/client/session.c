@@ -3,15 +3,20 @@
 
 #include <string.h>
 
-#include "../proto/proto.h"
-#include "client.h"
+#include "../../include/baton.h"
 #include "clock.h"
-#include "outcome.h"
 #include "request.h"
 
-void session_init(struct session *s, uint32_t ttl_ms)
+void session_init(struct session *s, uint32_t ttl_ms, struct registry *reg,
+                  struct link *link, struct locks *locks, struct notify *notify,
+                  const char *client_name)
 {
         memset(s, 0, sizeof *s);
+        s->reg = reg;
+        s->link = link;
+        s->locks = locks;
+        s->notify = notify;
+        s->client_name = client_name;
         s->state = BATON_SESSION_NONE;
         s->ttl_ms = ttl_ms;
         s->margin_ms = ttl_ms / 10 > SESSION_MARGIN_MIN_MS
@@ -20,106 +25,80 @@ void session_init(struct session *s, uint32_t ttl_ms)
         s->next_seq = 1;
 }
 
-bool session_usable(const struct baton_client *c)
+bool session_usable(const struct session *s)
 {
-        const struct session *s = &c->session;
-
         return s->id != 0 && !s->validating &&
                (s->state == BATON_SESSION_LIVE ||
                 s->state == BATON_SESSION_JEOPARDY);
 }
 
-static void set_state(struct baton_client *c, int state)
+static void set_state(struct session *s, int state)
 {
-        if (c->session.state != state) {
-                c->session.state = state;
-                notify_state(&c->notify, state);
-                link_wake(&c->link);
+        if (s->state != state) {
+                s->state = state;
+                notify_state(s->notify, state);
+                link_wake(s->link); /* to deliver the callback */
         }
 }
 
 /* An open attempt is over: wake whoever waits for it. */
-static void conclude(struct baton_client *c, int status)
+static void conclude(struct session *s, int status)
 {
-        c->session.open_status = status;
-        c->session.epoch++;
-        pthread_cond_broadcast(&c->cv);
-}
-
-/* The first request of the ended session that has no final answer yet. */
-static struct request *first_pending(struct baton_client *c, uint64_t id)
-{
-        struct queue *q;
-
-        QUEUE_FOREACH(q, &c->requests)
-        {
-                struct request *r = QUEUE_DATA(q, struct request, link);
-                if (r->session == id && !r->done) {
-                        return r;
-                }
-        }
-        return NULL;
+        s->open_status = status;
+        s->epoch++;
+        registry_broadcast(s->reg);
 }
 
 /* Our session is over for good: report it, lose its locks, fail its
  * requests. It is never used again. */
-static void expire(struct baton_client *c, int status)
+static void expire(struct session *s, int status)
 {
-        struct session *s = &c->session;
         uint64_t id = s->id;
-        struct request *r;
 
         if (id == 0) {
                 return;
         }
         if (s->validating) {
                 s->validating = false;
-                conclude(c, BATON_EEXPIRED);
+                conclude(s, BATON_EEXPIRED);
         }
         s->id = 0;
         s->ka_now = false;
-        set_state(c, BATON_SESSION_EXPIRED);
-        locks_end_session(&c->locks, id, &c->notify);
-        /* Restart the walk after each failure: failing one request may
-         * free another (the CANCEL of an orphaned ACQUIRE). */
-        while ((r = first_pending(c, id)) != NULL) {
-                outcome_fail(c, r,
-                             status == BATON_ECLOSED ? BATON_ECLOSED
-                                                     : BATON_EEXPIRED);
-        }
-        pthread_cond_broadcast(&c->cv);
+        set_state(s, BATON_SESSION_EXPIRED);
+        locks_end_session(s->locks, id, s->notify);
+        registry_fail_session(s->reg, id,
+                              status == BATON_ECLOSED ? BATON_ECLOSED
+                                                      : BATON_EEXPIRED);
+        registry_broadcast(s->reg);
 }
 
-void session_ended(struct baton_client *c, uint64_t session, int status)
+void session_ended(struct session *s, uint64_t session, int status)
 {
-        if (session != 0 && session == c->session.id) {
-                expire(c, status);
+        if (session != 0 && session == s->id) {
+                expire(s, status);
         }
 }
 
 /* Lease states as of `now`. */
-static void check_lease(struct baton_client *c, int64_t now)
+static void check_lease(struct session *s, int64_t now)
 {
-        struct session *s = &c->session;
-
         if (s->id == 0 || s->validating) {
                 return;
         }
         if (now >= s->acked_sent + s->ttl_ms - s->margin_ms) {
-                expire(c, BATON_EEXPIRED);
+                expire(s, BATON_EEXPIRED);
         } else if (now - s->acked_sent > s->ttl_ms / 2) {
-                set_state(c, BATON_SESSION_JEOPARDY);
+                set_state(s, BATON_SESSION_JEOPARDY);
         } else {
-                set_state(c, BATON_SESSION_LIVE);
+                set_state(s, BATON_SESSION_LIVE);
         }
 }
 
-void session_tick(struct baton_client *c, int64_t now)
+void session_tick(struct session *s, int64_t now)
 {
-        struct session *s = &c->session;
         struct request *r;
 
-        check_lease(c, now);
+        check_lease(s, now);
         if (s->id == 0 || s->keepalive != NULL) {
                 return;
         }
@@ -130,15 +109,14 @@ void session_tick(struct baton_client *c, int64_t now)
         if (r == NULL) {
                 return; /* the next tick tries again */
         }
-        r->internal = true;
+        r->kind = REQUEST_KEEPALIVE;
         s->keepalive = r;
         s->ka_now = false;
-        link_submit(c, r);
+        registry_submit(s->reg, r);
 }
 
-int64_t session_next_event(const struct baton_client *c)
+int64_t session_next_event(const struct session *s)
 {
-        const struct session *s = &c->session;
         int64_t t = CLOCK_NEVER, ka;
 
         if (s->id == 0) {
@@ -158,13 +136,11 @@ int64_t session_next_event(const struct baton_client *c)
         return t;
 }
 
-static void opened(struct baton_client *c, struct request *r, int64_t now)
+static void opened(struct session *s, struct request *r, int64_t now)
 {
-        struct session *s = &c->session;
-
         s->opening = NULL;
         if (r->status != 0) {
-                conclude(c, r->status);
+                conclude(s, r->status);
                 return;
         }
         s->id = r->res.session;
@@ -181,24 +157,21 @@ static void opened(struct baton_client *c, struct request *r, int64_t now)
                 s->ka_now = true;
                 return;
         }
-        set_state(c, BATON_SESSION_LIVE);
-        conclude(c, 0);
+        set_state(s, BATON_SESSION_LIVE);
+        conclude(s, 0);
 }
 
-static void kept_alive(struct baton_client *c, struct request *r, int64_t now)
+static void kept_alive(struct session *s, struct request *r, int64_t now)
 {
-        struct session *s = &c->session;
-
-        s->keepalive = NULL;
         /* A lease that ran out before this answer was read stays out: the
          * answer cannot bring an expired session back. */
-        check_lease(c, now);
+        check_lease(s, now);
         if (r->session != s->id) {
                 return;
         }
         if (r->status == BATON_EEXPIRED || r->status == BATON_ECLOSED ||
             r->status == BATON_ENOSESSION) {
-                expire(c, r->status);
+                expire(s, r->status);
                 return;
         }
         s->ka_sent = r->sent_ms;
@@ -210,36 +183,26 @@ static void kept_alive(struct baton_client *c, struct request *r, int64_t now)
         }
         if (s->validating) {
                 s->validating = false;
-                conclude(c, 0);
+                conclude(s, 0);
         }
-        check_lease(c, now);
+        check_lease(s, now);
 }
 
-void session_answered(struct baton_client *c, struct request *r)
+void session_answered(struct session *s, struct request *r, int how)
 {
-        int64_t now = clock_now_ms();
-
-        if (r == c->session.opening) {
-                opened(c, r, now);
-        } else if (r == c->session.keepalive) {
-                kept_alive(c, r, now);
-        }
-        client_discard(c, r);
-}
-
-void session_conn_lost(struct baton_client *c, uint64_t gen)
-{
-        struct session *s = &c->session;
-
-        /* A keepalive is dated by its send: never resend it, send anew. */
-        if (s->keepalive != NULL && s->keepalive->gen == gen &&
-            s->keepalive->sends > 0) {
-                client_discard(c, s->keepalive);
-                s->ka_now = true;
+        if (r == s->opening) {
+                opened(s, r, clock_now_ms());
+        } else if (r == s->keepalive) {
+                s->keepalive = NULL;
+                if (how == REGISTRY_ANSWERED) {
+                        kept_alive(s, r, clock_now_ms());
+                } else if (how == REGISTRY_LOST) {
+                        s->ka_now = true;
+                }
         }
 }
 
-static int start_open(struct baton_client *c)
+static int start_open(struct session *s)
 {
         struct command k;
         struct request *r;
@@ -248,41 +211,27 @@ static int start_open(struct baton_client *c)
         memset(&k, 0, sizeof k);
         k.type = COMMAND_OPEN;
         k.nonce = clock_random();
-        k.ttl_ms = c->session.ttl_ms;
-        k.name = c->client_name;
-        k.name_len = (uint8_t)strlen(c->client_name);
+        k.ttl_ms = s->ttl_ms;
+        k.name = s->client_name;
+        k.name_len = (uint8_t)strlen(s->client_name);
         r = request_command(&k, &rv);
         if (r == NULL) {
                 return rv;
         }
-        r->internal = true;
-        c->session.opening = r;
-        link_submit(c, r);
+        r->kind = REQUEST_OPEN;
+        s->opening = r;
+        registry_submit(s->reg, r);
         return 0;
 }
 
-/* Wait on the handle's condition variable; false once `deadline` passed. */
-static bool wait_until(struct baton_client *c, int64_t deadline)
+int session_ensure(struct session *s, int64_t deadline)
 {
-        struct timespec ts;
-
-        if (clock_now_ms() >= deadline) {
-                return false;
-        }
-        ts = clock_timespec(deadline);
-        pthread_cond_timedwait(&c->cv, &c->mu, &ts);
-        return true;
-}
-
-int session_ensure(struct baton_client *c, int64_t deadline)
-{
-        struct session *s = &c->session;
         uint64_t seen = s->epoch;
         int rv;
 
         for (;;) {
-                session_tick(c, clock_now_ms());
-                if (session_usable(c)) {
+                session_tick(s, clock_now_ms());
+                if (session_usable(s)) {
                         return 0;
                 }
                 if (s->epoch != seen) {
@@ -295,64 +244,99 @@ int session_ensure(struct baton_client *c, int64_t deadline)
                         }
                 }
                 if (s->opening == NULL && !s->validating) {
-                        rv = start_open(c);
+                        rv = start_open(s);
                         if (rv != 0) {
                                 return rv;
                         }
                 }
-                if (!wait_until(c, deadline)) {
+                if (!registry_wait(s->reg, deadline)) {
                         return BATON_ETIMEOUT;
                 }
         }
 }
 
-uint64_t session_detach(struct baton_client *c)
+/* The ack the next command carries: the lowest seq of a request that
+ * pins it, or the next seq when none does. */
+static uint64_t ack(const struct session *s)
 {
-        struct session *s = &c->session;
+        return registry_lowest_seq(s->reg, s->id, s->next_seq);
+}
+
+/* Whether a new seq fits in the window of unacknowledged seqs. */
+static bool window_open(const struct session *s)
+{
+        return s->next_seq - ack(s) < SESSION_WINDOW;
+}
+
+struct request *session_command(struct session *s, struct command *k,
+                                uint8_t kind, int *rv)
+{
+        struct request *r;
+
+        k->session = s->id;
+        k->seq = s->next_seq;
+        k->ack = ack(s);
+        r = request_command(k, rv);
+        if (r != NULL) {
+                s->next_seq++;
+                r->kind = kind;
+        }
+        return r;
+}
+
+int session_submit(struct session *s, struct command *k, int64_t deadline,
+                   struct request **out)
+{
+        struct request *r;
+        int rv;
+
+        for (;;) {
+                session_tick(s, clock_now_ms());
+                if (!session_usable(s)) {
+                        return BATON_EEXPIRED;
+                }
+                if (window_open(s)) {
+                        break;
+                }
+                if (!registry_wait(s->reg, deadline)) {
+                        return BATON_ETIMEOUT;
+                }
+        }
+        r = session_command(s, k,
+                            k->type == COMMAND_ACQUIRE && k->wait_ms != 0
+                                ? REQUEST_WAIT
+                                : REQUEST_COMMAND,
+                            &rv);
+        if (r == NULL) {
+                return rv;
+        }
+        registry_submit(s->reg, r);
+        *out = r;
+        return 0;
+}
+
+uint64_t session_detach(struct session *s)
+{
         uint64_t id = s->id;
 
-        if (!session_usable(c)) {
+        if (!session_usable(s)) {
                 return 0;
         }
-        if (s->keepalive != NULL) {
-                client_discard(c, s->keepalive);
-        }
+        registry_drop(s->reg, s->keepalive);
+        s->keepalive = NULL;
         s->id = 0;
         s->ka_now = false;
-        locks_forget_session(&c->locks, id);
-        set_state(c, BATON_SESSION_NONE);
-        pthread_cond_broadcast(&c->cv);
+        locks_forget_session(s->locks, id);
+        set_state(s, BATON_SESSION_NONE);
+        registry_broadcast(s->reg);
         return id;
 }
 
-uint64_t session_ack(const struct baton_client *c)
+int64_t session_remaining(const struct session *s, int64_t now)
 {
-        const struct session *s = &c->session;
-        uint64_t ack = s->next_seq;
-        struct queue *q;
-
-        QUEUE_FOREACH(q, &c->requests)
-        {
-                const struct request *r = QUEUE_DATA(q, struct request, link);
-                if (r->pins_ack && !r->done && r->session == s->id &&
-                    r->seq < ack) {
-                        ack = r->seq;
-                }
-        }
-        return ack;
-}
-
-bool session_window_open(const struct baton_client *c)
-{
-        return c->session.next_seq - session_ack(c) < SESSION_WINDOW;
-}
-
-int64_t session_remaining(const struct baton_client *c, int64_t now)
-{
-        const struct session *s = &c->session;
         int64_t left;
 
-        if (!session_usable(c)) {
+        if (!session_usable(s)) {
                 return 0;
         }
         left = s->acked_sent + s->ttl_ms - s->margin_ms - now;

@@ -7,8 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct baton_client;
-struct request;
+#include "../proto/command.h"
+#include "link.h"
+#include "locks.h"
+#include "notify.h"
+#include "registry.h"
 
 /*
  * The local lease runs from the SEND time of the last acknowledged
@@ -29,12 +32,22 @@ struct request;
 /* Unacknowledged seqs a session may have: the cluster's max_inflight. */
 #define SESSION_WINDOW 32
 
+/*
+ * Threading: guarded by the handle's mutex, like everything the borrowed
+ * pointers lead to. Any thread may drive the session (session_tick() runs
+ * on callers' threads as well as on the background thread).
+ */
 struct session {
-        int state;          /* enum baton_session_state, as reported */
-        uint64_t id;        /* 0: none */
-        uint64_t last_id;   /* the latest session opened, even ended */
-        uint32_t ttl_ms;    /* as the options asked */
-        int64_t margin_ms;  /* max(ttl/10, SESSION_MARGIN_MIN_MS) */
+        struct registry *reg;    /* borrowed: sends OPEN and keepalives */
+        struct link *link;       /* borrowed: to wake the background thread */
+        struct locks *locks;     /* borrowed: the holds, lost on expiry */
+        struct notify *notify;   /* borrowed: state changes, lost locks */
+        const char *client_name; /* borrowed: sent with the OPEN */
+        int state;               /* enum baton_session_state, as reported */
+        uint64_t id;             /* 0: none */
+        uint64_t last_id;        /* the latest session opened, even ended */
+        uint32_t ttl_ms;         /* as the options asked */
+        int64_t margin_ms;       /* max(ttl/10, SESSION_MARGIN_MIN_MS) */
         int64_t acked_sent; /* send time of the last acknowledged keepalive */
         int64_t ka_sent;    /* send time of the last keepalive */
         bool ka_now;        /* send a keepalive as soon as possible */
@@ -46,57 +59,71 @@ struct session {
         uint64_t next_seq;
 };
 
-void session_init(struct session *s, uint32_t ttl_ms);
+/* Every pointer is borrowed for the session's life. */
+void session_init(struct session *s, uint32_t ttl_ms, struct registry *reg,
+                  struct link *link, struct locks *locks, struct notify *notify,
+                  const char *client_name);
 
 /*
  * Make sure the handle has a live session, opening one (or joining the
  * open in flight) if needed, waiting on the handle's condition variable
- * until `deadline`. Called with the mutex held. 0, BATON_ETIMEOUT, or the
- * cluster's refusal (BATON_ETTL, BATON_ETOOMANYSESSIONS, ...).
+ * until `deadline`. 0, BATON_ETIMEOUT, or the cluster's refusal
+ * (BATON_ETTL, BATON_ETOOMANYSESSIONS, ...).
  */
-int session_ensure(struct baton_client *c, int64_t deadline);
+int session_ensure(struct session *s, int64_t deadline);
 
 /* Whether the session can carry requests (LIVE or JEOPARDY). */
-bool session_usable(const struct baton_client *c);
+bool session_usable(const struct session *s);
+
+/*
+ * A request for the command `k` of the live session, which gets the
+ * session, the next seq and the ack (`kind`: enum request_kind). NULL with
+ * `*rv` set as request_command() sets it; no seq is used up then.
+ */
+struct request *session_command(struct session *s, struct command *k,
+                                uint8_t kind, int *rv);
+
+/*
+ * Submit the caller's command `k` as a request of the live session
+ * (`*out`, AWAITED), waiting until `deadline` while the window of
+ * unacknowledged seqs is full. A blocking ACQUIRE does not hold the ack
+ * back: the cluster may forget its outcome while it waits (a retry then
+ * learns BATON_ESEQ and baton_acquire() finds out what became of it), so a
+ * long wait never stops the other threads of the handle. 0,
+ * BATON_EEXPIRED (no usable session), BATON_ETIMEOUT, or what
+ * session_command() fails with.
+ */
+int session_submit(struct session *s, struct command *k, int64_t deadline,
+                   struct request **out);
 
 /*
  * Bring the lease states up to `now` (queuing callbacks, failing the
  * requests of a session that expired) and create the keepalive when one
- * is due. Any thread may call it, with the mutex held.
+ * is due.
  */
-void session_tick(struct baton_client *c, int64_t now);
+void session_tick(struct session *s, int64_t now);
 
 /* When session_tick() next has something to do (CLOCK_NEVER: nothing). */
-int64_t session_next_event(const struct baton_client *c);
+int64_t session_next_event(const struct session *s);
 
-/* The final answer of the OPEN or a keepalive (the request is freed). */
-void session_answered(struct baton_client *c, struct request *r);
-
-/* The connection a keepalive was in flight on is gone. */
-void session_conn_lost(struct baton_client *c, uint64_t gen);
+/* The OPEN or a keepalive became final (`how`: enum registry_end). */
+void session_answered(struct session *s, struct request *r, int how);
 
 /*
  * The cluster answered that `session` is over (BATON_EEXPIRED,
  * BATON_ECLOSED, BATON_ENOSESSION): if it is ours, it is expired for good:
  * its locks are lost and its requests fail.
  */
-void session_ended(struct baton_client *c, uint64_t session, int status);
+void session_ended(struct session *s, uint64_t session, int status);
 
 /*
  * Detach the live session: stop its keepalives and forget it (and its
  * holds, without callbacks), leaving the handle with no session (state
- * NONE). Returns its id, or 0 when there is no usable session. Mutex held.
+ * NONE). Returns its id, or 0 when there is no usable session.
  */
-uint64_t session_detach(struct baton_client *c);
-
-/* The ack the next command carries: the lowest seq of a request that
- * pins it, or the next seq when none does. */
-uint64_t session_ack(const struct baton_client *c);
-
-/* Whether a new seq fits in the window of unacknowledged seqs. */
-bool session_window_open(const struct baton_client *c);
+uint64_t session_detach(struct session *s);
 
 /* Lease left in ms (0 when not live). */
-int64_t session_remaining(const struct baton_client *c, int64_t now);
+int64_t session_remaining(const struct session *s, int64_t now);
 
 #endif /* CLIENT_SESSION_H */

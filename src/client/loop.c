@@ -1,0 +1,141 @@
+/* The background thread of a handle. */
+#include "loop.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+#define POLL_MAX_MS 1000 /* the loop looks around at least this often */
+
+/* Whether the handle needs a connection now. */
+static bool needed(const struct loop *lp)
+{
+        return registry_busy(lp->reg) || lp->session->id != 0;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+        return a < b ? a : b;
+}
+
+/* How long poll() may sleep. */
+static int timeout_ms(const struct loop *lp, int64_t now)
+{
+        int64_t t = min64(session_next_event(lp->session), now + POLL_MAX_MS);
+
+        t = min64(t, link_next_event(lp->link, needed(lp)));
+        if (link_up(lp->link)) {
+                t = min64(t, registry_next_event(lp->reg));
+        }
+        return t <= now ? 0 : (int)(t - now);
+}
+
+/* Run the user's callbacks with the mutex released. True if any ran. */
+static bool deliver(struct loop *lp)
+{
+        const struct baton_options *o = lp->opts;
+        struct notify_event *e;
+        bool any = false;
+
+        while ((e = notify_pop(lp->notify)) != NULL) {
+                any = true;
+                lp->reg->on_loop = false; /* the callbacks are the user's */
+                pthread_mutex_unlock(lp->mu);
+                if (e->kind == NOTIFY_STATE && o->on_session != NULL) {
+                        o->on_session(lp->handle, e->state, o->data);
+                } else if (e->kind == NOTIFY_LOST && o->on_lock_lost != NULL) {
+                        o->on_lock_lost(lp->handle, e->name, e->token, o->data);
+                }
+                free(e);
+                pthread_mutex_lock(lp->mu);
+                lp->reg->on_loop = true;
+        }
+        return any;
+}
+
+/* One round with the mutex held: the lease, the connection, the
+ * requests, then poll() with the mutex released and what it found. */
+static void *run(void *arg)
+{
+        struct loop *lp = arg;
+        struct link *l = lp->link;
+        struct pollfd pfd[2];
+        uint64_t drain;
+        int64_t now;
+        nfds_t n;
+        int wait;
+
+        pthread_mutex_lock(lp->mu);
+        lp->reg->on_loop = true;
+        while (!lp->stop) {
+                now = clock_now_ms();
+                session_tick(lp->session, now);
+                if (link_step(l, now, needed(lp))) {
+                        registry_step(lp->reg, now);
+                }
+                if (deliver(lp)) {
+                        continue;
+                }
+                wait = timeout_ms(lp, now);
+                pfd[0].fd = l->wake;
+                pfd[0].events = POLLIN;
+                pfd[0].revents = 0;
+                n = 1;
+                if (l->fd >= 0) {
+                        pfd[1].fd = l->fd;
+                        pfd[1].events = link_events(l);
+                        pfd[1].revents = 0;
+                        n = 2;
+                }
+                lp->reg->on_loop = false;
+                pthread_mutex_unlock(lp->mu);
+                if (poll(pfd, n, wait) < 0 && errno != EINTR) {
+                        pfd[0].revents = 0;
+                        n = 1;
+                }
+                pthread_mutex_lock(lp->mu);
+                lp->reg->on_loop = true;
+                if (pfd[0].revents & POLLIN) {
+                        ssize_t rv = read(l->wake, &drain, sizeof drain);
+                        (void)rv;
+                }
+                if (n < 2 || pfd[1].revents == 0 || lp->stop) {
+                        continue;
+                }
+                link_ready(l, pfd[1].revents, clock_now_ms());
+        }
+        link_disconnect(l);
+        lp->reg->on_loop = false;
+        pthread_mutex_unlock(lp->mu);
+        return NULL;
+}
+
+int loop_start(struct loop *lp)
+{
+        sigset_t all, old;
+        int rv;
+
+        lp->stop = false;
+        /* The background thread takes no signals: they belong to the
+         * user's threads. */
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        rv = pthread_create(&lp->thread, NULL, run, lp);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return rv != 0 ? BATON_ENOMEM : 0;
+}
+
+void loop_stop(struct loop *lp)
+{
+        lp->stop = true;
+        link_wake(lp->link);
+}
+
+void loop_join(struct loop *lp)
+{
+        pthread_join(lp->thread, NULL);
+}

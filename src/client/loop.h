@@ -1,0 +1,42 @@
+/* The background thread of a handle: it keeps the session's lease and
+ * keepalives, drives the link and the registry, and runs the user's
+ * callbacks. */
+#ifndef CLIENT_LOOP_H
+#define CLIENT_LOOP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "../../include/baton.h"
+#include "link.h"
+#include "notify.h"
+#include "registry.h"
+#include "session.h"
+
+/*
+ * Every pointer is borrowed from the handle. The thread holds `mu` except
+ * while it sleeps in poll() and while it runs a callback of `opts`; with
+ * `mu` held it tells the registry so (reg->on_loop), which leaves the
+ * frames of requests made meanwhile to it.
+ */
+struct loop {
+        pthread_t thread;
+        bool stop; /* under `mu`: the thread must exit */
+        pthread_mutex_t *mu;
+        baton_client *handle; /* the callbacks' first argument */
+        const struct baton_options *opts;
+        struct session *session;
+        struct registry *reg;
+        struct link *link;
+        struct notify *notify;
+};
+
+/* Start the thread (it takes no signals). 0 or BATON_ENOMEM. */
+int loop_start(struct loop *lp);
+
+/* Ask the thread to exit (mutex held), then wait for it (mutex not held).
+ * It closes the connection on its way out. */
+void loop_stop(struct loop *lp);
+void loop_join(struct loop *lp);
+
+#endif /* CLIENT_LOOP_H */

@@ -1,0 +1,498 @@
+/* The owner of every request of a handle that is on its way to the cluster. */
+#include "registry.h"
+
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "clock.h"
+
+#define TRY_MS   3000 /* a quick request unanswered on a live link */
+#define RETRY_MS 50   /* resend after BATON_EUNKNOWN / EINFLIGHT */
+
+static void on_connected(void *data, int64_t now);
+static void on_frame(void *data, const struct proto_header *h,
+                     const uint8_t *body, int64_t now);
+static void on_closed(void *data, uint64_t gen);
+
+void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
+                   pthread_cond_t *cv, uint32_t ttl_ms,
+                   const struct registry_owner *owner)
+{
+        struct link_cb cb = {reg, on_connected, on_frame, on_closed};
+        int hb = (int)(ttl_ms / 5);
+
+        queue_init(&reg->list);
+        reg->link = link;
+        reg->mu = mu;
+        reg->cv = cv;
+        reg->owner = *owner;
+        reg->on_loop = false;
+        reg->ping = NULL;
+        /* The heartbeat: well inside the TTL, but never so tight that a
+         * busy server is taken for a dead one. */
+        reg->hb_timeout_ms = hb < 300 ? 300 : hb > 1000 ? 1000 : hb;
+        reg->hb_idle_ms = reg->hb_timeout_ms / 2;
+        reg->resends = 0;
+        reg->heartbeat_drops = 0;
+        link_listen(link, &cb);
+}
+
+void registry_drop(struct registry *reg, struct request *r)
+{
+        if (r == NULL) {
+                return;
+        }
+        queue_remove(&r->link);
+        if (r->cancel != NULL) {
+                r->cancel->target = NULL;
+        }
+        if (r->target != NULL) {
+                r->target->cancel = NULL;
+        }
+        if (reg->ping == r) {
+                reg->ping = NULL;
+        }
+        request_free(r);
+}
+
+void registry_close(struct registry *reg)
+{
+        while (!queue_empty(&reg->list)) {
+                registry_drop(reg, QUEUE_DATA(queue_head(&reg->list),
+                                              struct request, link));
+        }
+}
+
+bool registry_busy(const struct registry *reg)
+{
+        return !queue_empty(&reg->list);
+}
+
+bool registry_wait(struct registry *reg, int64_t deadline)
+{
+        struct timespec ts;
+
+        if (clock_now_ms() >= deadline) {
+                return false;
+        }
+        ts = clock_timespec(deadline);
+        pthread_cond_timedwait(reg->cv, reg->mu, &ts);
+        return true;
+}
+
+void registry_broadcast(struct registry *reg)
+{
+        pthread_cond_broadcast(reg->cv);
+}
+
+/* --- Sending -------------------------------------------------------------- */
+
+/* Whether `r` is on the wire on the current connection. */
+static bool on_wire(const struct registry *reg, const struct request *r)
+{
+        return link_up(reg->link) && r->sends > 0 && r->gen == reg->link->gen;
+}
+
+/* An orphaned wait, which a CANCEL follows on every connection. */
+static bool withdrawn(const struct request *r)
+{
+        return r->kind == REQUEST_WAIT && r->state == REQUEST_BACKGROUND;
+}
+
+/* Queue one request's frame on this connection. False: out of memory,
+ * the next round tries again. */
+static bool put(struct registry *reg, struct request *r, int64_t now)
+{
+        uint64_t id = link_put(reg->link, r->frame, r->len);
+
+        if (id == 0) {
+                return false;
+        }
+        r->id = id;
+        r->gen = reg->link->gen;
+        r->sent_ms = now;
+        if (r->sends++ == 0) {
+                r->first_sent_ms = now;
+        } else {
+                reg->resends++;
+        }
+        return true;
+}
+
+/* Send `r` from the calling thread. What the socket does not take at
+ * once, and any error, is left to the background thread (it alone drops
+ * connections), so false means "wake it". */
+static bool send_direct(struct registry *reg, struct request *r)
+{
+        struct queue *q;
+        int64_t now;
+
+        if (reg->on_loop || !link_up(reg->link) || link_busy(reg->link)) {
+                return false;
+        }
+        QUEUE_FOREACH(q, &reg->list)
+        {
+                struct request *o = QUEUE_DATA(q, struct request, link);
+                if (o != r && request_pending(o) && !on_wire(reg, o)) {
+                        return false; /* requests go out in list order */
+                }
+        }
+        now = clock_now_ms();
+        if (now < r->not_before || !put(reg, r, now)) {
+                return false;
+        }
+        return link_write(reg->link);
+}
+
+void registry_submit(struct registry *reg, struct request *r)
+{
+        r->state =
+            r->kind <= REQUEST_FOREIGN ? REQUEST_AWAITED : REQUEST_BACKGROUND;
+        queue_push_tail(&reg->list, &r->link);
+        if (!send_direct(reg, r)) {
+                link_wake(reg->link);
+        }
+}
+
+/* Put every pending request that is not on this connection yet on it, in
+ * the order of the list; follow a withdrawn wait by its CANCEL. */
+static void send_pending(struct registry *reg, int64_t now)
+{
+        uint64_t gen = reg->link->gen;
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &reg->list)
+        {
+                struct request *r = QUEUE_DATA(q, struct request, link);
+                if (!request_pending(r)) {
+                        continue;
+                }
+                if ((r->gen != gen || r->sends == 0) && now >= r->not_before &&
+                    !put(reg, r, now)) {
+                        return;
+                }
+                /* One CANCEL per send of the wait: the CANCEL follows it
+                 * on the same connection, so when the CANCEL is answered
+                 * the wait's own answer is (or was) on its way. */
+                if (withdrawn(r) && r->cancel == NULL && on_wire(reg, r) &&
+                    r->withdrawn_gen != gen) {
+                        r->withdrawn_gen = gen;
+                        /* The CANCEL lands at the tail: this walk sends it. */
+                        reg->owner.withdraw(reg->owner.data, r);
+                }
+        }
+}
+
+static void new_ping(struct registry *reg)
+{
+        struct request *r = request_empty(PROTO_PING);
+
+        if (r != NULL) {
+                r->kind = REQUEST_PING;
+                reg->ping = r;
+                registry_submit(reg, r);
+        }
+}
+
+/* Heartbeat and per-request silence: a server that does not answer is
+ * abandoned. True when the connection was dropped. */
+static bool silent(struct registry *reg, int64_t now)
+{
+        struct queue *q;
+
+        if (reg->ping != NULL && on_wire(reg, reg->ping) &&
+            now - reg->ping->sent_ms >= reg->hb_timeout_ms) {
+                reg->heartbeat_drops++;
+                link_fail(reg->link, now, true);
+                return true;
+        }
+        QUEUE_FOREACH(q, &reg->list)
+        {
+                struct request *r = QUEUE_DATA(q, struct request, link);
+                if (request_pending(r) && r->kind != REQUEST_WAIT &&
+                    on_wire(reg, r) && now - r->sent_ms >= TRY_MS) {
+                        link_fail(reg->link, now, true);
+                        return true;
+                }
+        }
+        return false;
+}
+
+void registry_step(struct registry *reg, int64_t now)
+{
+        if (silent(reg, now)) {
+                return;
+        }
+        if (reg->ping == NULL && now - reg->link->last_rx >= reg->hb_idle_ms) {
+                new_ping(reg);
+        }
+        send_pending(reg, now);
+        if (link_busy(reg->link)) {
+                link_flush(reg->link, now);
+        }
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+        return a < b ? a : b;
+}
+
+int64_t registry_next_event(const struct registry *reg)
+{
+        const struct request *ping = reg->ping;
+        int64_t t;
+        struct queue *q;
+
+        if (ping != NULL && on_wire(reg, ping)) {
+                t = ping->sent_ms + reg->hb_timeout_ms;
+        } else {
+                t = reg->link->last_rx + reg->hb_idle_ms;
+        }
+        QUEUE_FOREACH(q, &reg->list)
+        {
+                const struct request *r = QUEUE_DATA(q, struct request, link);
+                if (!request_pending(r)) {
+                        continue;
+                }
+                if (!on_wire(reg, r)) {
+                        t = min64(t, r->not_before);
+                } else if (r->kind != REQUEST_WAIT) {
+                        t = min64(t, r->sent_ms + TRY_MS);
+                }
+        }
+        return t;
+}
+
+/* --- Final answers -------------------------------------------------------- */
+
+/* `r` is final: its caller collects it, or its owner follows it up and it
+ * is freed. */
+static void finish(struct registry *reg, struct request *r, int how)
+{
+        bool awaited = r->state == REQUEST_AWAITED;
+
+        r->state = awaited ? REQUEST_DONE : REQUEST_ENDED;
+        reg->owner.final(reg->owner.data, r, how);
+        if (!awaited) {
+                registry_drop(reg, r);
+        }
+        registry_broadcast(reg);
+}
+
+/* Make the pending `r` final without an answer, with `status`. */
+static void fail(struct registry *reg, struct request *r, int status, int how)
+{
+        r->status = status;
+        memset(&r->res, 0, sizeof r->res);
+        r->res.status = status;
+        finish(reg, r, how);
+}
+
+/* The first pending request of `session`. */
+static struct request *first_pending(struct registry *reg, uint64_t session)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &reg->list)
+        {
+                struct request *r = QUEUE_DATA(q, struct request, link);
+                if (r->session == session && request_pending(r)) {
+                        return r;
+                }
+        }
+        return NULL;
+}
+
+void registry_fail_session(struct registry *reg, uint64_t session, int status)
+{
+        struct request *r;
+
+        /* Restart the walk after each failure: failing one request may
+         * free another (the CANCEL of a withdrawn wait). */
+        while ((r = first_pending(reg, session)) != NULL) {
+                fail(reg, r, status, REGISTRY_FAILED);
+        }
+}
+
+uint64_t registry_lowest_seq(const struct registry *reg, uint64_t session,
+                             uint64_t next)
+{
+        uint64_t seq = next;
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &reg->list)
+        {
+                const struct request *r = QUEUE_DATA(q, struct request, link);
+                if (request_pins_ack(r) && request_pending(r) &&
+                    r->session == session && r->seq < seq) {
+                        seq = r->seq;
+                }
+        }
+        return seq;
+}
+
+int registry_await(struct registry *reg, struct request *r, int64_t deadline)
+{
+        while (r->state != REQUEST_DONE) {
+                if (!registry_wait(reg, deadline)) {
+                        return BATON_ETIMEOUT;
+                }
+        }
+        return 0;
+}
+
+void registry_abandon(struct registry *reg, struct request *r)
+{
+        /* Never sent: the cluster cannot have seen it (its seq is simply
+         * never used; seqs need not be contiguous). */
+        if (r->state == REQUEST_DONE || r->type != PROTO_COMMAND ||
+            r->sends == 0) {
+                registry_drop(reg, r);
+                return;
+        }
+        r->state = REQUEST_BACKGROUND;
+        link_wake(reg->link);
+}
+
+/* --- Receiving ------------------------------------------------------------ */
+
+static void on_connected(void *data, int64_t now)
+{
+        struct registry *reg = data;
+
+        (void)now;
+        /* A paused server accepts connections: only an answer shows it
+         * is alive, so ask for one at once. */
+        new_ping(reg);
+}
+
+static void on_closed(void *data, uint64_t gen)
+{
+        struct registry *reg = data;
+        struct queue *q;
+
+        registry_drop(reg, reg->ping);
+        /* A keepalive is dated by its send: never resend it, send anew. */
+        QUEUE_FOREACH(q, &reg->list)
+        {
+                struct request *r = QUEUE_DATA(q, struct request, link);
+                if (r->kind == REQUEST_KEEPALIVE && request_pending(r) &&
+                    r->gen == gen && r->sends > 0) {
+                        fail(reg, r, BATON_EIO, REGISTRY_LOST);
+                        return;
+                }
+        }
+}
+
+static struct request *find(struct registry *reg, uint64_t id)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &reg->list)
+        {
+                struct request *r = QUEUE_DATA(q, struct request, link);
+                if (r->id == id && r->gen == reg->link->gen && r->sends > 0 &&
+                    request_pending(r)) {
+                        return r;
+                }
+        }
+        return NULL;
+}
+
+/* A RESULT for `r`. */
+static void result(struct registry *reg, struct request *r, const uint8_t *body,
+                   uint32_t len, int64_t now)
+{
+        struct proto_result res;
+
+        if (proto_read_result(body, len, &res) != 0) {
+                link_fail(reg->link, now, false);
+                return;
+        }
+        switch (res.status) {
+        case BATON_EUNKNOWN:
+        case BATON_EINFLIGHT:
+                /* Not decided, or not remembered: the same bytes again,
+                 * shortly (to the next leader, if this node lost
+                 * leadership: it answers NOT_LEADER). */
+                r->gen = 0;
+                r->not_before = now + clock_jitter(RETRY_MS);
+                return;
+        case BATON_ENOTLEADER:
+                link_no_leader(reg->link, now); /* it lost the leadership */
+                return;
+        case BATON_EUNAVAILABLE:
+        case BATON_ESHUTDOWN:
+                link_fail(reg->link, now, false);
+                return;
+        default:
+                break;
+        }
+        link_leader_answered(reg->link);
+        r->status = res.status;
+        r->res = res;
+        finish(reg, r, REGISTRY_ANSWERED);
+}
+
+/* One whole frame from the server. */
+static void on_frame(void *data, const struct proto_header *h,
+                     const uint8_t *body, int64_t now)
+{
+        struct registry *reg = data;
+        struct request *r = find(reg, h->id);
+        int status = 0;
+
+        switch (h->type) {
+        case PROTO_PONG:
+                if (r != NULL && r == reg->ping) {
+                        registry_drop(reg, r);
+                }
+                return;
+        case PROTO_ERROR:
+                /* The server refused a frame of ours and closes. */
+                if (proto_read_error(body, h->length, &status,
+                                     &(struct proto_string){NULL, 0}) != 0) {
+                        status = BATON_EMALFORMED;
+                }
+                if (r != NULL && r != reg->ping) {
+                        fail(reg, r, status, REGISTRY_FAILED);
+                }
+                link_fail(reg->link, now, false);
+                return;
+        case PROTO_RESULT:
+                if (r != NULL) {
+                        result(reg, r, body, h->length, now);
+                }
+                return;
+        case PROTO_KEEPALIVE_OK:
+                if (r == NULL) {
+                        return;
+                }
+                link_leader_answered(reg->link);
+                r->status = proto_read_u32(body, h->length, &r->ttl_ms);
+                finish(reg, r, REGISTRY_ANSWERED);
+                return;
+        case PROTO_STATUS_REPLY:
+                if (r == NULL) {
+                        return;
+                }
+                r->status =
+                    request_take_status(r, reg->link->peer, body, h->length);
+                finish(reg, r, REGISTRY_ANSWERED);
+                return;
+        case PROTO_LIST_REPLY:
+                if (r == NULL || r->type != PROTO_LIST) {
+                        return;
+                }
+                link_leader_answered(reg->link);
+                r->status = request_take_list(r, body, h->length);
+                if (r->status == BATON_EMALFORMED) {
+                        link_fail(reg->link, now, false);
+                        return;
+                }
+                finish(reg, r, REGISTRY_ANSWERED);
+                return;
+        default:
+                return; /* a request type: not from a server */
+        }
+}

@@ -1,0 +1,137 @@
+/* The owner of every request of a handle that is on its way to the cluster:
+ * it sends and resends them over the link, matches the answers, makes each
+ * final exactly once, and withdraws those nobody waits for any more. */
+#ifndef CLIENT_REGISTRY_H
+#define CLIENT_REGISTRY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../lib/queue.h"
+#include "link.h"
+#include "request.h"
+
+/* How a request became final. */
+enum registry_end {
+        REGISTRY_ANSWERED = 1, /* the cluster answered */
+        REGISTRY_FAILED,       /* failed here: r->status says why */
+        REGISTRY_LOST,         /* a keepalive whose connection closed
+                                  (BATON_EIO): it is never resent */
+};
+
+/*
+ * What the registry tells its owner (the handle). Both run with the
+ * handle's mutex held, on whichever thread made the request final (or sent
+ * it), and may submit new requests.
+ */
+struct registry_owner {
+        void *data;
+        /* `r` became final (`how`: enum registry_end): DONE (a caller
+         * collects it) or ENDED (freed when this returns). */
+        void (*final)(void *data, struct request *r, int how);
+        /* The withdrawn wait `r` went out on a connection: follow it with
+         * a CANCEL there, so that the cluster does not grant it behind the
+         * back of the caller who gave up. */
+        void (*withdraw)(void *data, struct request *r);
+};
+
+/*
+ * Sending: requests go out in the order of the list. After a lost
+ * connection, a NOT_LEADER answer or BATON_EUNKNOWN, every pending request
+ * is sent again, byte for byte, to whichever node the link reaches next;
+ * exactly-once in the cluster makes that safe. Keepalives and pings are
+ * dated by their send and never resent: a keepalive whose connection
+ * closes ends with BATON_EIO, a ping is dropped.
+ *
+ * A request made while the connection is up and idle goes out from the
+ * calling thread: waking the background thread to send it would cost a
+ * context switch and three system calls a request. The background thread
+ * sends everything else: what a caller could not send at once, resends,
+ * and the requests it makes itself (it holds `mu` from making them to its
+ * next send, so they go out in list order on that round).
+ *
+ * Silence: a PING goes out whenever nothing has arrived for hb_idle_ms; a
+ * connection on which the PING, or a request that is not a wait, stays
+ * unanswered too long (hb_timeout_ms, TRY_MS) is dropped as silent.
+ *
+ * Threading: every field, and every request, is guarded by the handle's
+ * mutex `mu`; `cv`, on CLOCK_MONOTONIC, is broadcast whenever a request
+ * becomes final or the session changes.
+ */
+struct registry {
+        struct queue list;   /* struct request, creation order */
+        struct link *link;   /* borrowed: the transport */
+        pthread_mutex_t *mu; /* borrowed: the handle's mutex */
+        pthread_cond_t *cv;  /* borrowed: the handle's condition */
+        struct registry_owner owner;
+        bool on_loop;         /* the background thread holds `mu`: it
+                                 sends what is queued before it sleeps */
+        struct request *ping; /* in flight */
+        int hb_idle_ms;
+        int hb_timeout_ms;
+        /* Counters, for tests and curiosity. */
+        unsigned long resends;
+        unsigned long heartbeat_drops;
+};
+
+/* Borrow `link`, `mu` and `cv`, and register as the link's owner; the
+ * heartbeat follows `ttl_ms`. */
+void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
+                   pthread_cond_t *cv, uint32_t ttl_ms,
+                   const struct registry_owner *owner);
+
+/* Free every request, whatever its state (the handle is going away). */
+void registry_close(struct registry *reg);
+
+/*
+ * Take `r` (transferred): AWAITED for the callers' kinds, BACKGROUND for
+ * the library's; send it now if the connection is idle, else wake the
+ * background thread. Mutex held.
+ */
+void registry_submit(struct registry *reg, struct request *r);
+
+/* Wait for `r` (AWAITED) to become DONE until `deadline`: 0 or
+ * BATON_ETIMEOUT. Mutex held; released while waiting. */
+int registry_await(struct registry *reg, struct request *r, int64_t deadline);
+
+/*
+ * The caller stops waiting for `r` (AWAITED or DONE). A command that went
+ * out goes on in the background until it is final, so its seq is never
+ * reused and the ack can pass it; a wait is withdrawn with a CANCEL, and a
+ * grant that races either is released. Anything else is freed.
+ */
+void registry_abandon(struct registry *reg, struct request *r);
+
+/* Unlink and free `r` without a final answer (or after its caller
+ * collected it), clearing the registry's pointers to it. Accepts NULL. */
+void registry_drop(struct registry *reg, struct request *r);
+
+/* Make every pending request of `session` final with `status`. */
+void registry_fail_session(struct registry *reg, uint64_t session, int status);
+
+/* The lowest seq of `session` that a pending request pins, or `next`. */
+uint64_t registry_lowest_seq(const struct registry *reg, uint64_t session,
+                             uint64_t next);
+
+/* Whether any request is in the registry. */
+bool registry_busy(const struct registry *reg);
+
+/* Wait on `cv` until it is broadcast or `deadline`; false once the
+ * deadline has passed (then without waiting). Mutex held. */
+bool registry_wait(struct registry *reg, int64_t deadline);
+
+/* Broadcast `cv`: something callers wait for changed. */
+void registry_broadcast(struct registry *reg);
+
+/* --- The background thread ----------------------------------------------- */
+
+/* On an established connection: drop it if silent, ping when idle, send
+ * what is pending, flush. */
+void registry_step(struct registry *reg, int64_t now);
+
+/* When registry_step() next has something to do on an established
+ * connection (CLOCK_NEVER: nothing). */
+int64_t registry_next_event(const struct registry *reg);
+
+#endif /* CLIENT_REGISTRY_H */
