@@ -27,7 +27,7 @@ struct pending {
         uint64_t key_b;
         uint64_t received;    /* uv_now() at arrival */
         uint64_t received_ns; /* uv_hrtime() at arrival, for latency */
-        uint64_t proposed_ns; /* handed to raft_apply; 0 never */
+        uint64_t proposed_ns; /* handed to node_apply; 0 never */
         uint64_t applied_ns;  /* its own entry applied; 0 not yet */
         uint64_t token;       /* CHECK */
         uint32_t limit;       /* LIST */
@@ -35,8 +35,7 @@ struct pending {
         bool in_map;
         bool internal;   /* the leader's own EXPIRE or TIMEOUT */
         bool redirected; /* answered NOT_LEADER: not counted as served */
-        struct raft_change change; /* MEMBER_ADD, MEMBER_REMOVE */
-        struct raft_apply apply;   /* MEMBER_ADD's directory entry */
+        struct node_request req; /* MEMBER_ADD, MEMBER_REMOVE */
         uint64_t member;
         char raft_address[PROTO_ADDRESS_MAX + 1];
         struct command cmd; /* decoded; cmd.name points into buf */
@@ -45,13 +44,13 @@ struct pending {
 };
 
 struct batch {
-        struct raft_apply req;
+        struct node_request req;
         struct gateway *g;
         struct queue members;
 };
 
 struct readbatch {
-        struct raft_barrier req;
+        struct node_request req;
         struct gateway *g;
         struct queue members;
 };
@@ -248,11 +247,10 @@ static void redirect_all(struct gateway *g, struct queue *list)
 
 /* --- Proposals ------------------------------------------------------------ */
 
-static void on_applied(struct raft_apply *req, int status, void *result)
+static void on_applied(struct node_request *req, int status)
 {
         struct batch *b = req->data;
 
-        (void)result;
         b->g->inflight--;
         while (!queue_empty(&b->members)) {
                 struct pending *p =
@@ -270,21 +268,21 @@ static void on_applied(struct raft_apply *req, int status, void *result)
                 }
         }
         if (status != 0) {
-                log_warn("proposal failed: %s", raft_strerror(status));
+                log_warn("proposal failed: %s", req->errmsg);
         }
         free(b);
 }
 
 /* Hand one entry to raft for batch `b`; `buf` is raft's on success. If raft
  * refuses it, the members were never proposed: they go elsewhere. */
-static bool apply_entry(struct gateway *g, struct batch *b,
-                        struct raft_buffer *buf)
+static bool apply_entry(struct gateway *g, struct batch *b, void *buf,
+                        size_t len)
 {
-        int rv = raft_apply(&g->node->raft, &b->req, buf, 1, on_applied);
+        int rv = node_apply(g->node, &b->req, buf, len, on_applied);
 
         if (rv != 0) {
-                raft_free(buf->base);
-                log_warn("raft_apply: %s", raft_strerror(rv));
+                node_entry_free(buf);
+                log_warn("raft_apply: %s", b->req.errmsg);
                 redirect_all(g, &b->members);
                 free(b);
                 return false;
@@ -299,28 +297,26 @@ static bool propose_member(struct gateway *g)
 {
         struct pending *p =
             QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
-        struct raft_buffer buf;
         struct batch *b = malloc(sizeof *b);
+        void *buf = node_entry_alloc(p->len);
 
-        buf.len = p->len;
-        buf.base = raft_malloc(p->len);
-        if (b == NULL || buf.base == NULL) {
+        if (b == NULL || buf == NULL) {
                 free(b);
-                raft_free(buf.base);
+                node_entry_free(buf);
                 return false;
         }
-        memcpy(buf.base, p->buf, p->len);
+        memcpy(buf, p->buf, p->len);
         b->g = g;
         b->req.data = b;
         queue_init(&b->members);
         queue_remove(&p->link);
         queue_push_tail(&b->members, &p->link);
         p->batch = b;
-        return apply_entry(g, b, &buf);
+        return apply_entry(g, b, buf, p->len);
 }
 
 /* Propose the unsent commands that fit in one batch entry (entry.h), in
- * one raft_apply: libraft 0.22.1 takes one buffer per call and sends every
+ * one node_apply: libraft 0.22.1 takes one buffer per call and sends every
  * entry to every follower at once, so an entry per loop iteration, not per
  * command, is what keeps followers' messages and disk writes few. With
  * `nudge`, an empty batch is proposed when nothing is unsent: the next
@@ -329,9 +325,9 @@ static bool propose_member(struct gateway *g)
  * or raft refused). */
 static bool propose_batch(struct gateway *g, bool nudge)
 {
-        struct raft *r = &g->node->raft;
         struct entry_writer w;
-        struct raft_buffer buf;
+        void *buf;
+        size_t len;
         struct batch *b;
         struct queue *q;
         uint64_t now_ns;
@@ -359,16 +355,16 @@ static bool propose_batch(struct gateway *g, bool nudge)
                 n++;
         }
         b = malloc(sizeof *b);
-        buf.base = raft_malloc(size);
-        if (b == NULL || buf.base == NULL ||
+        buf = node_entry_alloc(size);
+        if (b == NULL || buf == NULL ||
             hmap_reserve(&g->pending, g->pending.count + n) != 0) {
                 free(b);
-                raft_free(buf.base);
+                node_entry_free(buf);
                 return false;
         }
         b->g = g;
         queue_init(&b->members);
-        entry_writer_init(&w, buf.base, size, raft_current_term(r));
+        entry_writer_init(&w, buf, size, node_term(g->node));
         while (!queue_empty(&g->unsent)) {
                 struct pending *p =
                     QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
@@ -381,12 +377,12 @@ static bool propose_batch(struct gateway *g, bool nudge)
                 p->batch = b;
         }
         n = w.count;
-        buf.len = entry_writer_finish(&w);
+        len = entry_writer_finish(&w);
         b->req.data = b;
-        /* Before the call: raft_apply itself starts the disk write and
+        /* Before the call: node_apply itself starts the disk write and
          * sends to the followers, and that is raft's time. */
         now_ns = uv_hrtime();
-        if (!apply_entry(g, b, &buf)) {
+        if (!apply_entry(g, b, buf, len)) {
                 return false;
         }
         g->stats.batches++;
@@ -482,7 +478,7 @@ static bool list_one(void *data, const char *name, size_t name_len,
 
 static void answer_list(struct gateway *g, struct pending *p)
 {
-        struct lockfsm *f = raftfsm_lockfsm(&g->node->rf);
+        struct lockfsm *f = node_lockfsm(g->node);
         struct listing ls;
         size_t cap;
         uint8_t *out;
@@ -509,8 +505,8 @@ static void answer_list(struct gateway *g, struct pending *p)
 
 static void answer_read(struct gateway *g, struct pending *p)
 {
-        struct lockfsm *f = raftfsm_lockfsm(&g->node->rf);
-        uint64_t applied = raft_last_applied(&g->node->raft);
+        struct lockfsm *f = node_lockfsm(g->node);
+        uint64_t applied = node_last_applied(g->node);
         struct lockfsm_result res;
         uint32_t ttl;
         uint8_t *out;
@@ -551,7 +547,7 @@ static void answer_read(struct gateway *g, struct pending *p)
         }
 }
 
-static void on_read_barrier(struct raft_barrier *req, int status)
+static void on_read_barrier(struct node_request *req, int status)
 {
         struct readbatch *rb = req->data;
         struct gateway *g = rb->g;
@@ -591,7 +587,7 @@ static void start_reads(struct gateway *g)
                 queue_push_tail(&rb->members, q);
         }
         rb->req.data = rb;
-        rv = raft_barrier(&g->node->raft, &rb->req, on_read_barrier);
+        rv = node_barrier(g->node, &rb->req, on_read_barrier);
         if (rv != 0) {
                 redirect_all(g, &rb->members);
                 free(rb);
@@ -602,7 +598,6 @@ static void start_reads(struct gateway *g)
 
 void gateway_flush(struct gateway *g)
 {
-        struct raft *r = &g->node->raft;
         bool nudge;
 
         if (!node_serving(g->node)) {
@@ -610,12 +605,11 @@ void gateway_flush(struct gateway *g)
         }
         /* Locks an applied entry left between holders are handed on by the
          * next entry; when none is on its way, propose an empty one. */
-        nudge = g->inflight == 0 &&
-                lockfsm_deferred(raftfsm_lockfsm(&g->node->rf)) > 0;
+        nudge = g->inflight == 0 && lockfsm_deferred(node_lockfsm(g->node)) > 0;
         /* Bound what is proposed but not applied: libraft has no limit of
          * its own. The rest waits for the next iteration. */
         while ((!queue_empty(&g->unsent) || nudge) &&
-               raft_last_index(r) - raft_last_applied(r) <
+               node_last_index(g->node) - node_last_applied(g->node) <
                    g->cfg->max_inflight_entries &&
                propose_batch(g, nudge)) {
                 nudge = false;
@@ -655,7 +649,7 @@ static void on_event(void *data, const struct lockfsm_event *ev)
         bool serving = node_serving(g->node);
         struct lockfsm_result res;
 
-        applylog_write(&g->applylog, raftfsm_entry_term(&g->node->rf), ev);
+        applylog_write(&g->applylog, node_entry_term(g->node), ev);
         switch (ev->type) {
         case LOCKFSM_EV_RESULT:
                 g->stats.applied++;
@@ -699,11 +693,11 @@ static void on_event(void *data, const struct lockfsm_event *ev)
                 break;
         case LOCKFSM_EV_OPEN:
                 if (serving) {
-                        deadlines_set(&g->deadlines, ev->session, 0, NULL, 0,
-                                      uv_now(g->loop) +
-                                          lockfsm_session_ttl(
-                                              raftfsm_lockfsm(&g->node->rf),
-                                              ev->session));
+                        deadlines_set(
+                            &g->deadlines, ev->session, 0, NULL, 0,
+                            uv_now(g->loop) +
+                                lockfsm_session_ttl(node_lockfsm(g->node),
+                                                    ev->session));
                 }
                 break;
         case LOCKFSM_EV_END:
@@ -718,8 +712,8 @@ static void on_entry(void *data, uint64_t index, uint8_t kind)
 {
         struct gateway *g = data;
 
-        applylog_write_entry(&g->applylog, raftfsm_entry_term(&g->node->rf),
-                             index, kind);
+        applylog_write_entry(&g->applylog, node_entry_term(g->node), index,
+                             kind);
 }
 
 /* --- Leadership ------------------------------------------------------------
@@ -759,7 +753,7 @@ static void start_wait_clock(void *data, uint64_t session, uint64_t seq,
  * addresses, so nodes added later learn them from the log. */
 static void seed_directory(struct gateway *g)
 {
-        const struct directory *d = raftfsm_directory(&g->node->rf);
+        const struct directory *d = node_directory(g->node);
         struct command c;
         unsigned i;
 
@@ -783,7 +777,7 @@ static void seed_directory(struct gateway *g)
 void gateway_on_ready(void *data)
 {
         struct gateway *g = data;
-        struct lockfsm *f = raftfsm_lockfsm(&g->node->rf);
+        struct lockfsm *f = node_lockfsm(g->node);
 
         g->stats.leader_changes++;
         seed_directory(g);
@@ -941,37 +935,37 @@ static void on_read(struct gateway *g, struct conn *c,
 
 static void on_status(struct gateway *g, struct conn *c, uint64_t id)
 {
-        struct raft *r = &g->node->raft;
+        struct node_member members[PROTO_MAX_MEMBERS];
+        struct node_state ns;
         struct proto_status st;
         struct lockfsm_stats fs;
-        raft_id leader = 0;
-        const char *address = NULL;
-        unsigned i;
+        unsigned i, n;
         uint8_t *out;
         size_t cap = PROTO_HEADER_SIZE + 128 +
                      PROTO_MAX_MEMBERS * (10 + 2 * PROTO_ADDRESS_MAX);
 
         memset(&st, 0, sizeof st);
-        raft_leader(r, &leader, &address);
-        lockfsm_stats(raftfsm_lockfsm(&g->node->rf), &fs);
+        node_state(g->node, &ns);
+        lockfsm_stats(node_lockfsm(g->node), &fs);
         st.id = g->cfg->id;
-        st.role = (uint8_t)raft_state(r);
-        st.term = raft_current_term(r);
-        st.leader_id = leader;
-        st.commit_index = raft_commit_index(r);
-        st.applied_index = raft_last_applied(r);
-        st.last_index = raft_last_index(r);
+        st.role = ns.role;
+        st.term = ns.term;
+        st.leader_id = ns.leader_id;
+        st.commit_index = ns.commit_index;
+        st.applied_index = ns.applied_index;
+        st.last_index = ns.last_index;
         st.sessions = fs.sessions;
         st.locks = fs.locks;
         st.waiters = fs.waiters;
-        for (i = 0; i < r->configuration.n && i < PROTO_MAX_MEMBERS; i++) {
-                const struct raft_server *s = &r->configuration.servers[i];
-                const char *client = node_client_address(g->node, s->id);
+        n = node_members(g->node, members, PROTO_MAX_MEMBERS);
+        for (i = 0; i < n; i++) {
+                const char *client =
+                    node_client_address(g->node, members[i].id);
                 struct proto_member *m = &st.members[st.n_members++];
-                m->id = s->id;
-                m->role = (uint8_t)s->role;
-                m->raft_address.p = s->address;
-                m->raft_address.len = (uint8_t)strlen(s->address);
+                m->id = members[i].id;
+                m->role = members[i].role;
+                m->raft_address.p = members[i].raft_address;
+                m->raft_address.len = (uint8_t)strlen(members[i].raft_address);
                 m->client_address.p = client;
                 m->client_address.len = (uint8_t)strlen(client);
         }
@@ -984,28 +978,13 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id)
 /* --- Membership ------------------------------------------------------------
  */
 
-/* Whether raft's configuration has this id or this raft address. */
-static bool configured(const struct raft *r, uint64_t id, const char *address)
-{
-        unsigned i;
-
-        for (i = 0; i < r->configuration.n; i++) {
-                const struct raft_server *s = &r->configuration.servers[i];
-                if (s->id == id ||
-                    (address != NULL && strcmp(s->address, address) == 0)) {
-                        return true;
-                }
-        }
-        return false;
-}
-
 /* A MEMBER_ADD that failed after recording the member's addresses: take
  * them out of the directory again unless raft did add the member. */
 static void forget_member(struct pending *p)
 {
         struct command c;
 
-        if (configured(&p->g->node->raft, p->member, NULL) ||
+        if (node_has_member(p->g->node, p->member, NULL) ||
             !node_serving(p->g->node)) {
                 return; /* a later leader's directory is not ours to fix */
         }
@@ -1026,7 +1005,7 @@ static void admin_done(struct pending *p, int status)
         settle_status(p, status);
 }
 
-static void on_assigned(struct raft_change *req, int status)
+static void on_assigned(struct node_request *req, int status)
 {
         struct pending *p = req->data;
 
@@ -1034,46 +1013,43 @@ static void on_assigned(struct raft_change *req, int status)
                 log_info("member %llu added as a voter",
                          (unsigned long long)p->member);
         }
-        admin_done(p, node_error(status));
+        admin_done(p, status);
 }
 
-static void on_added(struct raft_change *req, int status)
+static void on_added(struct node_request *req, int status)
 {
         struct pending *p = req->data;
         int rv;
 
         if (status != 0) {
                 forget_member(p);
-                admin_done(p, node_error(status));
+                admin_done(p, status);
                 return;
         }
         /* A voter only after it caught up, so quorum never waits on it. */
-        rv = raft_assign(&p->g->node->raft, &p->change, p->member, RAFT_VOTER,
-                         on_assigned);
+        rv = node_promote(p->g->node, &p->req, p->member, on_assigned);
         if (rv != 0) {
-                admin_done(p, node_error(rv));
+                admin_done(p, rv);
         }
 }
 
-static void on_member_recorded(struct raft_apply *req, int status, void *result)
+static void on_member_recorded(struct node_request *req, int status)
 {
         struct pending *p = req->data;
-        const struct raftfsm_result *r = result;
         int rv;
 
         if (status != 0) {
-                admin_done(p, node_error(status));
+                admin_done(p, status);
                 return;
         }
-        if (r->res.status != 0) {
-                admin_done(p, r->res.status);
+        if (req->result != NULL && req->result->status != 0) {
+                admin_done(p, req->result->status);
                 return;
         }
-        p->change.data = p;
-        rv = raft_add(&p->g->node->raft, &p->change, p->member, p->raft_address,
-                      on_added);
+        rv =
+            node_add(p->g->node, &p->req, p->member, p->raft_address, on_added);
         if (rv != 0) {
-                admin_done(p, node_error(rv));
+                admin_done(p, rv);
         }
 }
 
@@ -1086,8 +1062,8 @@ static void on_member_add(struct gateway *g, struct conn *c,
                           const struct proto_header *h, const uint8_t *body)
 {
         struct proto_string raft, client;
-        struct raft_buffer buf;
         struct pending *p;
+        void *buf;
         uint64_t id;
         int rv;
 
@@ -1108,7 +1084,7 @@ static void on_member_add(struct gateway *g, struct conn *c,
         memcpy(p->raft_address, raft.p, raft.len);
         /* Refused before anything is recorded: an existing member's
          * directory entry must never be overwritten by a failed add. */
-        if (id == 0 || configured(&g->node->raft, id, p->raft_address)) {
+        if (id == 0 || node_has_member(g->node, id, p->raft_address)) {
                 admin_done(p, BATON_EINVAL);
                 return;
         }
@@ -1125,22 +1101,21 @@ static void on_member_add(struct gateway *g, struct conn *c,
                 admin_done(p, BATON_EINVAL);
                 return;
         }
-        buf.base = raft_malloc(p->len);
-        if (buf.base == NULL) {
+        buf = node_entry_alloc(p->len);
+        if (buf == NULL) {
                 admin_done(p, BATON_ENOMEM);
                 return;
         }
-        memcpy(buf.base, p->buf, p->len);
-        buf.len = p->len;
-        p->apply.data = p;
-        rv = raft_apply(&g->node->raft, &p->apply, &buf, 1, on_member_recorded);
+        memcpy(buf, p->buf, p->len);
+        p->req.data = p;
+        rv = node_apply(g->node, &p->req, buf, p->len, on_member_recorded);
         if (rv != 0) {
-                raft_free(buf.base);
-                admin_done(p, node_error(rv));
+                node_entry_free(buf);
+                admin_done(p, rv);
         }
 }
 
-static void on_removed(struct raft_change *req, int status)
+static void on_removed(struct node_request *req, int status)
 {
         struct pending *p = req->data;
         struct command c;
@@ -1157,7 +1132,7 @@ static void on_removed(struct raft_change *req, int status)
                 }
                 log_info("member %llu removed", (unsigned long long)p->member);
         }
-        admin_done(p, node_error(status));
+        admin_done(p, status);
 }
 
 static void on_member_remove(struct gateway *g, struct conn *c,
@@ -1181,10 +1156,10 @@ static void on_member_remove(struct gateway *g, struct conn *c,
                 return;
         }
         p->member = id;
-        p->change.data = p;
-        rv = raft_remove(&g->node->raft, &p->change, id, on_removed);
+        p->req.data = p;
+        rv = node_remove(g->node, &p->req, id, on_removed);
         if (rv != 0) {
-                admin_done(p, node_error(rv));
+                admin_done(p, rv);
         }
 }
 
@@ -1291,15 +1266,15 @@ int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
          * timeout, by when a new leader would have taken over. */
         deadlines_init(&g->deadlines, loop, cfg->election_timeout_ms,
                        on_deadline, g);
-        raftfsm_set_event_cb(&node->rf, on_event, g);
-        raftfsm_set_entry_cb(&node->rf, on_entry, g);
+        node_set_event_cb(node, on_event, g);
+        node_set_entry_cb(node, on_entry, g);
         return 0;
 }
 
 void gateway_close(struct gateway *g)
 {
-        raftfsm_set_event_cb(&g->node->rf, NULL, NULL);
-        raftfsm_set_entry_cb(&g->node->rf, NULL, NULL);
+        node_set_event_cb(g->node, NULL, NULL);
+        node_set_entry_cb(g->node, NULL, NULL);
         abandon_all(g);
         deadlines_close(&g->deadlines);
         applylog_close(&g->applylog);

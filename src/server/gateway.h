@@ -31,8 +31,8 @@ enum gateway_kind {
 
 /* Where a command's time goes on the leader (metrics). */
 enum gateway_stage {
-        GATEWAY_STAGE_QUEUED = 0, /* arrival -> raft_apply */
-        GATEWAY_STAGE_RAFT,       /* raft_apply -> its entry applied */
+        GATEWAY_STAGE_QUEUED = 0, /* arrival -> node_apply */
+        GATEWAY_STAGE_RAFT,       /* node_apply -> its entry applied */
         GATEWAY_N_STAGES,
 };
 
@@ -41,7 +41,7 @@ struct gateway_stats {
         struct histogram stages[GATEWAY_N_STAGES];
         uint64_t requests[PROTO_LIST + 1]; /* by request type */
         uint64_t proposed;                 /* commands proposed */
-        uint64_t batches;                  /* raft_apply calls (entries) */
+        uint64_t batches;                  /* node_apply calls (entries) */
         uint64_t applied;                  /* commands applied (RESULTs) */
         uint64_t barriers;                 /* read/keepalive barriers */
         uint64_t redirects;                /* NOT_LEADER answers */
@@ -58,7 +58,7 @@ struct gateway {
         struct deadlines deadlines;
         struct applylog applylog;
         struct hmap pending; /* proposed client commands, by key */
-        struct queue unsent; /* commands for the next raft_apply */
+        struct queue unsent; /* commands for the next node_apply */
         struct queue held;   /* arrived while the leader was not serving */
         struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
         unsigned inflight;   /* batches proposed and not yet answered */
