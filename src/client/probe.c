@@ -34,46 +34,6 @@ static int wait_fd(int fd, short events, int64_t deadline)
         }
 }
 
-static void copy_string(char *dst, size_t cap, const struct proto_string *s)
-{
-        size_t n = s->len < cap - 1 ? s->len : cap - 1;
-
-        if (n > 0) {
-                memcpy(dst, s->p, n);
-        }
-        dst[n] = '\0';
-}
-
-void probe_fill_status(struct baton_status *out, const char *endpoint,
-                       const struct proto_status *ps)
-{
-        unsigned i;
-
-        memset(out, 0, sizeof *out);
-        snprintf(out->endpoint, sizeof out->endpoint, "%s", endpoint);
-        out->id = ps->id;
-        out->role = ps->role;
-        out->term = ps->term;
-        out->leader_id = ps->leader_id;
-        out->commit_index = ps->commit_index;
-        out->applied_index = ps->applied_index;
-        out->last_index = ps->last_index;
-        out->sessions = ps->sessions;
-        out->locks = ps->locks;
-        out->waiters = ps->waiters;
-        out->n_members = ps->n_members;
-        for (i = 0; i < ps->n_members; i++) {
-                out->members[i].id = ps->members[i].id;
-                out->members[i].role = ps->members[i].role;
-                copy_string(out->members[i].raft_address,
-                            sizeof out->members[i].raft_address,
-                            &ps->members[i].raft_address);
-                copy_string(out->members[i].client_address,
-                            sizeof out->members[i].client_address,
-                            &ps->members[i].client_address);
-        }
-}
-
 /* Send the STATUS frame and read frames until its reply. */
 static int exchange(int fd, const char *endpoint, int64_t deadline,
                     struct baton_status *out)
@@ -131,7 +91,7 @@ static int exchange(int fd, const char *endpoint, int64_t deadline,
                                 rv = BATON_EMALFORMED;
                                 break;
                         }
-                        probe_fill_status(out, endpoint, &ps);
+                        proto_status_export(out, endpoint, &ps);
                         proto_reader_close(&reader);
                         return 0;
                 }

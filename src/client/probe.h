@@ -14,9 +14,4 @@
 int probe_status(const char *endpoint, int64_t deadline,
                  struct baton_status *out);
 
-/* Convert a decoded STATUS reply from `endpoint` into the public form,
- * strings copied (shared with the handle's own connection). */
-void probe_fill_status(struct baton_status *out, const char *endpoint,
-                       const struct proto_status *ps);
-
 #endif /* CLIENT_PROBE_H */

@@ -144,7 +144,7 @@ int request_take_status(struct request *r, const char *peer,
         if (rv != 0 || r->reply == NULL) {
                 return rv != 0 ? rv : BATON_EINVAL;
         }
-        probe_fill_status(r->reply, peer, &ps);
+        proto_status_export(r->reply, peer, &ps);
         return 0;
 }
 

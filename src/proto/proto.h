@@ -204,6 +204,17 @@ struct proto_status {
         struct proto_member members[PROTO_MAX_MEMBERS];
 };
 
+struct baton_status;
+
+/*
+ * Copy a decoded STATUS reply into the public struct baton_status
+ * (include/baton.h), strings included, so that it outlives the frame;
+ * `endpoint` (copied; may be NULL) names the node that answered. `*out` is
+ * zeroed first.
+ */
+void proto_status_export(struct baton_status *out, const char *endpoint,
+                         const struct proto_status *ps);
+
 /* One lock of a LIST_REPLY; the name is borrowed. */
 struct proto_lock_entry {
         struct proto_string name;

@@ -1,5 +1,5 @@
-/* The request path: validate, batch into raft, answer from state machine
- * events, linearizable reads and keepalives, leader-side deadlines. */
+/* batond's request gateway: takes every client frame, and proposes lock
+ * commands to raft in one batch entry per loop iteration (the write path). */
 #ifndef SERVER_GATEWAY_H
 #define SERVER_GATEWAY_H
 
@@ -31,8 +31,8 @@ enum gateway_kind {
 
 /* Where a command's time goes on the leader (metrics). */
 enum gateway_stage {
-        GATEWAY_STAGE_QUEUED = 0, /* arrival -> raft_apply */
-        GATEWAY_STAGE_RAFT,       /* raft_apply -> its entry applied */
+        GATEWAY_STAGE_QUEUED = 0, /* arrival -> node_apply */
+        GATEWAY_STAGE_RAFT,       /* node_apply -> its entry applied */
         GATEWAY_N_STAGES,
 };
 
@@ -41,7 +41,7 @@ struct gateway_stats {
         struct histogram stages[GATEWAY_N_STAGES];
         uint64_t requests[PROTO_LIST + 1]; /* by request type */
         uint64_t proposed;                 /* commands proposed */
-        uint64_t batches;                  /* raft_apply calls (entries) */
+        uint64_t batches;                  /* node_apply calls (entries) */
         uint64_t applied;                  /* commands applied (RESULTs) */
         uint64_t barriers;                 /* read/keepalive barriers */
         uint64_t redirects;                /* NOT_LEADER answers */
@@ -51,6 +51,16 @@ struct gateway_stats {
         uint64_t leader_changes;           /* ready transitions */
 };
 
+/*
+ * The gateway and what its modules share: pending.h (a request's record),
+ * reply.h (answers), reads.h (barrier reads and keepalives), admin.h
+ * (membership and leadership transfer), fanout.h (the state machine's
+ * events), leader.h (the serving leader's clocks and own proposals). A
+ * command's or read's record (pending.h) waits on `unsent`, `held` or
+ * `reads`, then among the members of one proposal or read barrier; a client
+ * command, once proposed, is in `pending` until answered. Caller-allocated;
+ * used only from the loop's thread.
+ */
 struct gateway {
         uv_loop_t *loop;
         struct node *node;
@@ -58,27 +68,33 @@ struct gateway {
         struct deadlines deadlines;
         struct applylog applylog;
         struct hmap pending; /* proposed client commands, by key */
-        struct queue unsent; /* commands for the next raft_apply */
+        struct queue unsent; /* commands for the next node_apply */
         struct queue held;   /* arrived while the leader was not serving */
         struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
         unsigned inflight;   /* batches proposed and not yet answered */
         struct gateway_stats stats;
 };
 
-/* Set up on a started node (`node` and `cfg` borrowed). Installs itself as
- * the node's event sink. 0 or a BATON_E* code. */
+/* Set up on a started node (`node` and `cfg` borrowed for the gateway's
+ * life). Installs itself as the node's event sink. 0 or a BATON_E* code
+ * (the apply log could not be opened); on failure nothing is left to clean
+ * up. */
 int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
                  const struct config *cfg);
 /* Answer everything pending (NOT_LEADER, or outcome unknown for what was
  * proposed), close the deadline timer and the apply log. */
 void gateway_close(struct gateway *g);
 
-/* conn_frame_cb and conn_gone_cb. */
+/* conn_frame_cb (`data` is the gateway): answer or queue the request. */
 void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
                       const uint8_t *body);
+/* conn_gone_cb: requests of `c` already proposed still run; only their
+ * answers are dropped. */
 void gateway_on_gone(void *data, struct conn *c);
 
-/* node_callbacks. */
+/* node_callbacks (`data` is the gateway). ready: restart the leader's
+ * clocks and queue what was held for proposal or a barrier. lost: drop the
+ * clocks and answer what this node holds, as gateway_close() does. */
 void gateway_on_ready(void *data);
 void gateway_on_lost(void *data);
 

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include <lz4.h>
-#include <raft.h>
 #include <uv.h>
 
 #include "../../include/baton.h"
@@ -101,25 +100,11 @@ static void on_signal(uv_signal_t *h, int signum)
         shutdown_now(s);
 }
 
-/* The libraft version batond was built against (configure requires
- * 0.22.1 or later). Debian's libraft 0.22.1 declares raft_version_number()
- * but does not export it, so the run-time version cannot be asked for; the
- * soname (libraft.so.0, the maintained line) is what the loader checks. */
-#if RAFT_VERSION_NUMBER < 2201
-#error "Baton needs libraft 0.22.1 or later"
-#endif
-
-static void raft_version(char *buf, size_t cap)
-{
-        snprintf(buf, cap, "%d.%d.%d", RAFT_VERSION_MAJOR, RAFT_VERSION_MINOR,
-                 RAFT_VERSION_RELEASE);
-}
-
 static void print_version(void)
 {
         char raft[32];
 
-        raft_version(raft, sizeof raft);
+        node_raft_version(raft, sizeof raft);
         printf("batond %s (libraft %s, libuv %s, liblz4 %s)\n", PACKAGE_VERSION,
                raft, uv_version_string(), LZ4_versionString());
 }
@@ -147,6 +132,8 @@ static void usage(FILE *out)
         config_print_help(out);
 }
 
+/* Startup reads top to bottom, each part on the one before it: config, node,
+ * gateway, listener, metrics, the loop's own handles. */
 int main(int argc, char **argv)
 {
         static struct server srv; /* large (read buffer); lives until exit */
@@ -173,7 +160,7 @@ int main(int argc, char **argv)
                 return 2;
         }
         log_set_level((enum log_level)s->cfg.log_level);
-        raft_version(raft, sizeof raft);
+        node_raft_version(raft, sizeof raft);
         signal(SIGPIPE, SIG_IGN);
         uv_loop_init(&s->loop);
         s->loop.data = s;

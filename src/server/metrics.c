@@ -122,11 +122,12 @@ static void latencies(struct out *o, const struct gateway_stats *st)
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 {
         const struct gateway_stats *st = &m->gateway->stats;
-        struct raft *r = &m->node->raft;
+        struct node_state ns;
         struct lockfsm_stats fs;
         struct out o = {buf, cap, 0};
 
-        lockfsm_stats(raftfsm_lockfsm(&m->node->rf), &fs);
+        lockfsm_stats(node_lockfsm(m->node), &fs);
+        node_state(m->node, &ns);
         latencies(&o, st);
         put(&o,
             "# HELP baton_loop_lag_seconds How late a timer due every "
@@ -169,14 +170,13 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
         counter(&o, "baton_unknown_outcomes_total",
                 "Requests answered 'outcome unknown' after losing leadership.",
                 st->unknown);
-        gauge(&o, "baton_raft_term", "Current raft term.",
-              raft_current_term(r));
+        gauge(&o, "baton_raft_term", "Current raft term.", ns.term);
         gauge(&o, "baton_raft_commit_index", "Raft commit index.",
-              raft_commit_index(r));
+              ns.commit_index);
         gauge(&o, "baton_raft_applied_index", "Last applied raft index.",
-              raft_last_applied(r));
+              ns.applied_index);
         gauge(&o, "baton_raft_last_index", "Last raft log index.",
-              raft_last_index(r));
+              ns.last_index);
         gauge(&o, "baton_connections", "Open client connections.", m->conns->n);
         counter(&o, "baton_connections_refused_total",
                 "Connections refused at the connection limit.",

@@ -1,15 +1,65 @@
-/* One batond Raft node: raft_uv on a data dir, bootstrap, leadership. */
+/* One batond Raft node, and batond's only way into libraft: raft_uv on a data
+ * dir, bootstrap, leadership, proposals, barriers and membership changes. */
 #include "node.h"
 
 #include <errno.h>
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include <raft.h>
+#include <raft/uv.h>
+
 #include "../../include/baton.h"
 #include "log.h"
+#include "raftfsm.h"
+
+/* configure requires 0.22.1 or later; so does the build. */
+#if RAFT_VERSION_NUMBER < 2201
+#error "Baton needs libraft 0.22.1 or later"
+#endif
+
+struct node_core {
+        struct node *node;
+        struct raft_uv_transport transport;
+        /* raft_uv_tcp's own listen and connect, which the node wraps to
+         * turn Nagle's algorithm off on peer connections. */
+        int (*tcp_listen)(struct raft_uv_transport *t, raft_uv_accept_cb cb);
+        int (*tcp_connect)(struct raft_uv_transport *t,
+                           struct raft_uv_connect *req, raft_id id,
+                           const char *address, raft_uv_connect_cb cb);
+        raft_uv_accept_cb raft_accept;
+        struct raft_io io;
+        struct raft raft;
+        struct raftfsm rf;
+        struct raft_barrier barrier; /* the one that makes the node serve */
+        struct raft_transfer transfer;
+};
+
+/* The libraft requests a struct node_request holds in its private words. */
+union node_raft_request {
+        struct raft_apply apply;
+        struct raft_barrier barrier;
+        struct raft_change change;
+};
+
+_Static_assert(sizeof(union node_raft_request) <=
+                   sizeof(((struct node_request *)0)->priv),
+               "a libraft request does not fit in struct node_request");
+_Static_assert(alignof(union node_raft_request) <= alignof(uint64_t),
+               "a libraft request needs more alignment than node_request has");
+_Static_assert((int)BATON_ROLE_UNAVAILABLE == (int)RAFT_UNAVAILABLE &&
+                   (int)BATON_ROLE_FOLLOWER == (int)RAFT_FOLLOWER &&
+                   (int)BATON_ROLE_CANDIDATE == (int)RAFT_CANDIDATE &&
+                   (int)BATON_ROLE_LEADER == (int)RAFT_LEADER,
+               "node roles must be numbered as libraft numbers them");
+_Static_assert((int)BATON_MEMBER_STANDBY == (int)RAFT_STANDBY &&
+                   (int)BATON_MEMBER_VOTER == (int)RAFT_VOTER &&
+                   (int)BATON_MEMBER_SPARE == (int)RAFT_SPARE,
+               "member roles must be numbered as libraft numbers them");
 
 /* --- Peer connections without Nagle ---------------------------------------
  *
@@ -19,8 +69,9 @@
  * lock operation was ~42 ms under load. The node wraps the transport's
  * listen and connect to set TCP_NODELAY on every peer stream. */
 
-#define NODE_OF(t)                                                             \
-        ((struct node *)((char *)(t)-offsetof(struct node, transport)))
+#define CORE_OF(t)                                                             \
+        ((struct node_core *)((char *)(t)-offsetof(struct node_core,           \
+                                                   transport)))
 
 static void no_nagle(struct uv_stream_s *stream)
 {
@@ -34,15 +85,15 @@ static void accepted(struct raft_uv_transport *t, raft_id id,
                      const char *address, struct uv_stream_s *stream)
 {
         no_nagle(stream);
-        NODE_OF(t)->raft_accept(t, id, address, stream);
+        CORE_OF(t)->raft_accept(t, id, address, stream);
 }
 
 static int listen_wrapped(struct raft_uv_transport *t, raft_uv_accept_cb cb)
 {
-        struct node *n = NODE_OF(t);
+        struct node_core *c = CORE_OF(t);
 
-        n->raft_accept = cb;
-        return n->tcp_listen(t, accepted);
+        c->raft_accept = cb;
+        return c->tcp_listen(t, accepted);
 }
 
 /* One outgoing connection: raft's request and callback, around ours. */
@@ -79,14 +130,15 @@ static int connect_wrapped(struct raft_uv_transport *t,
         memset(d, 0, sizeof *d);
         d->raft_req = req;
         d->cb = cb;
-        rv = NODE_OF(t)->tcp_connect(t, &d->req, id, address, dialed);
+        rv = CORE_OF(t)->tcp_connect(t, &d->req, id, address, dialed);
         if (rv != 0) {
                 free(d); /* the callback never runs */
         }
         return rv;
 }
 
-int node_error(int raft_rv)
+/* Translate a libraft error code into the nearest BATON_E* code. */
+static int node_error(int raft_rv)
 {
         switch (raft_rv) {
         case 0:
@@ -117,16 +169,17 @@ int node_error(int raft_rv)
 static void on_barrier(struct raft_barrier *req, int status)
 {
         struct node *n = req->data;
+        struct raft *r = &n->core->raft;
 
         n->barrier_pending = false;
-        if (status != 0 || raft_state(&n->raft) != RAFT_LEADER ||
-            raft_current_term(&n->raft) != n->serving_term) {
+        if (status != 0 || raft_state(r) != RAFT_LEADER ||
+            raft_current_term(r) != n->serving_term) {
                 return; /* the monitor tries again if still leader */
         }
         n->serving = true;
         log_info("serving as leader in term %llu (applied %llu)",
                  (unsigned long long)n->serving_term,
-                 (unsigned long long)raft_last_applied(&n->raft));
+                 (unsigned long long)raft_last_applied(r));
         if (n->cb.ready != NULL) {
                 n->cb.ready(n->cb.data);
         }
@@ -137,8 +190,9 @@ static void on_barrier(struct raft_barrier *req, int status)
 static void on_monitor(uv_prepare_t *h)
 {
         struct node *n = h->data;
-        bool leader = raft_state(&n->raft) == RAFT_LEADER;
-        raft_term term = raft_current_term(&n->raft);
+        struct node_core *c = n->core;
+        bool leader = raft_state(&c->raft) == RAFT_LEADER;
+        raft_term term = raft_current_term(&c->raft);
         int rv;
 
         if (n->serving && (!leader || term != n->serving_term)) {
@@ -152,8 +206,8 @@ static void on_monitor(uv_prepare_t *h)
         }
         if (leader && !n->serving && !n->barrier_pending) {
                 n->serving_term = term;
-                n->barrier.data = n;
-                rv = raft_barrier(&n->raft, &n->barrier, on_barrier);
+                c->barrier.data = n;
+                rv = raft_barrier(&c->raft, &c->barrier, on_barrier);
                 if (rv == 0) {
                         n->barrier_pending = true;
                 }
@@ -195,7 +249,7 @@ static int bootstrap(struct node *n)
                                             RAFT_VOTER);
         }
         if (rv == 0) {
-                rv = raft_bootstrap(&n->raft, &conf);
+                rv = raft_bootstrap(&n->core->raft, &conf);
         }
         raft_configuration_close(&conf);
         if (rv == RAFT_CANTBOOTSTRAP) {
@@ -207,13 +261,71 @@ static int bootstrap(struct node *n)
         return rv;
 }
 
+/* Set up the transport (wrapped), raft's I/O on the data dir and the raft
+ * instance with the node's settings, on a state machine already set up.
+ * 0 or a libraft code, with the reason in n->errmsg and nothing of these
+ * steps left to clean up. */
+static int init_raft(struct node *n, const char *raft_address)
+{
+        struct node_core *c = n->core;
+        const struct config *cfg = n->cfg;
+        int rv;
+
+        /* 0.22.1 refuses a transport whose version is not set first. */
+        c->transport.version = 1;
+        rv = raft_uv_tcp_init(&c->transport, n->loop);
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "raft transport: %s",
+                         raft_strerror(rv));
+                return rv;
+        }
+        c->tcp_listen = c->transport.listen;
+        c->tcp_connect = c->transport.connect;
+        c->transport.listen = listen_wrapped;
+        c->transport.connect = connect_wrapped;
+        rv = raft_uv_init(&c->io, n->loop, cfg->data_dir, &c->transport);
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "raft io on %.200s: %s",
+                         cfg->data_dir, raft_strerror(rv));
+                goto err_after_transport;
+        }
+        /* Auto-recovery (still on by default in 0.22.1) would silently drop
+         * entries of a corrupt segment, possibly acknowledged ones: fail
+         * loudly instead (docs/raft.md). */
+        raft_uv_set_auto_recovery(&c->io, false);
+        rv = raft_init(&c->raft, &c->io, &c->rf.fsm, cfg->id, raft_address);
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "raft init: %s",
+                         raft_errmsg(&c->raft));
+                goto err_after_io;
+        }
+        raftfsm_attach(&c->rf, &c->raft);
+        raft_set_election_timeout(&c->raft, cfg->election_timeout_ms);
+        raft_set_heartbeat_timeout(&c->raft, cfg->heartbeat_timeout_ms);
+        /* The defaults and why are in docs/raft.md. */
+        raft_set_snapshot_threshold(&c->raft, cfg->snapshot_threshold);
+        raft_set_snapshot_trailing(&c->raft, cfg->snapshot_trailing);
+        raft_set_pre_vote(&c->raft, true);
+        return 0;
+
+err_after_io:
+        raft_uv_close(&c->io);
+err_after_transport:
+        raft_uv_tcp_close(&c->transport);
+        uv_run(n->loop, UV_RUN_NOWAIT);
+        return rv;
+}
+
 static void on_raft_closed(struct raft *r);
 
+/* Long, so that its unwinding (goto err_after_<step>) reads in one place;
+ * init_raft() does the steps that unwind among themselves. */
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                const struct node_callbacks *cb)
 {
         const struct config_member *self = config_member(cfg, cfg->id);
         struct lockfsm_limits limits;
+        struct node_core *c;
         int rv;
 
         memset(n, 0, sizeof *n);
@@ -228,63 +340,38 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                          strerror(errno));
                 return BATON_EIO;
         }
+        c = calloc(1, sizeof *c);
+        if (c == NULL) {
+                snprintf(n->errmsg, sizeof n->errmsg, "out of memory");
+                return BATON_ENOMEM;
+        }
+        c->node = n;
+        n->core = c;
         lockfsm_limits_default(&limits);
         limits.max_sessions = cfg->max_sessions;
         limits.max_locks_per_session = cfg->max_locks_per_session;
         limits.max_waiters_per_lock = cfg->max_waiters_per_lock;
         limits.max_ttl_ms = cfg->max_ttl_ms;
-        rv = raftfsm_init(&n->rf, &limits);
+        rv = raftfsm_init(&c->rf, &limits);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "state machine: %s",
-                         raftfsm_errmsg(&n->rf));
-                return rv;
+                         raftfsm_errmsg(&c->rf));
+                goto err_after_core;
         }
-        raftfsm_set_compression(&n->rf, cfg->snapshot_compression);
-        /* 0.22.1 refuses a transport whose version is not set first. */
-        n->transport.version = 1;
-        rv = raft_uv_tcp_init(&n->transport, loop);
+        raftfsm_set_compression(&c->rf, cfg->snapshot_compression);
+        rv = init_raft(n, self->raft_address);
         if (rv != 0) {
-                snprintf(n->errmsg, sizeof n->errmsg, "raft transport: %s",
-                         raft_strerror(rv));
                 goto err_after_fsm;
         }
-        n->tcp_listen = n->transport.listen;
-        n->tcp_connect = n->transport.connect;
-        n->transport.listen = listen_wrapped;
-        n->transport.connect = connect_wrapped;
-        rv = raft_uv_init(&n->io, loop, cfg->data_dir, &n->transport);
-        if (rv != 0) {
-                snprintf(n->errmsg, sizeof n->errmsg, "raft io on %.200s: %s",
-                         cfg->data_dir, raft_strerror(rv));
-                goto err_after_transport;
-        }
-        /* Auto-recovery (still on by default in 0.22.1) would silently drop
-         * entries of a corrupt segment, possibly acknowledged ones: fail
-         * loudly instead (docs/raft.md). */
-        raft_uv_set_auto_recovery(&n->io, false);
-        rv = raft_init(&n->raft, &n->io, &n->rf.fsm, cfg->id,
-                       self->raft_address);
-        if (rv != 0) {
-                snprintf(n->errmsg, sizeof n->errmsg, "raft init: %s",
-                         raft_errmsg(&n->raft));
-                goto err_after_io;
-        }
-        raftfsm_attach(&n->rf, &n->raft);
-        raft_set_election_timeout(&n->raft, cfg->election_timeout_ms);
-        raft_set_heartbeat_timeout(&n->raft, cfg->heartbeat_timeout_ms);
-        /* The defaults and why are in docs/raft.md. */
-        raft_set_snapshot_threshold(&n->raft, cfg->snapshot_threshold);
-        raft_set_snapshot_trailing(&n->raft, cfg->snapshot_trailing);
-        raft_set_pre_vote(&n->raft, true);
         /* A joining node starts empty and waits for the leader to add it;
          * bootstrapping it too would give it a log of its own. */
         rv = cfg->join ? 0 : bootstrap(n);
         if (rv == 0) {
-                rv = raft_start(&n->raft);
+                rv = raft_start(&c->raft);
         }
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft start: %s (%s)",
-                         raft_strerror(rv), raft_errmsg(&n->raft));
+                         raft_strerror(rv), raft_errmsg(&c->raft));
                 goto err_after_raft;
         }
         uv_prepare_init(loop, &n->monitor);
@@ -300,27 +387,31 @@ err_after_raft:
          * else runs on the loop yet, so run it until that is done. */
         rv = node_error(rv) != 0 ? node_error(rv) : BATON_EIO;
         n->close_cb = NULL;
-        n->raft.data = n;
-        raft_close(&n->raft, on_raft_closed);
+        c->raft.data = n;
+        raft_close(&c->raft, on_raft_closed);
         uv_run(loop, UV_RUN_DEFAULT);
         return rv;
-err_after_io:
-        raft_uv_close(&n->io);
-err_after_transport:
-        raft_uv_tcp_close(&n->transport);
-        uv_run(loop, UV_RUN_NOWAIT);
 err_after_fsm:
-        raftfsm_close(&n->rf);
-        return node_error(rv) != 0 ? node_error(rv) : BATON_EIO;
+        raftfsm_close(&c->rf);
+        rv = node_error(rv) != 0 ? node_error(rv) : BATON_EIO;
+err_after_core:
+        free(c);
+        n->core = NULL;
+        return rv;
 }
 
+/* The last step of closing: raft's close callback, after which libraft
+ * touches nothing of the node's. */
 static void on_raft_closed(struct raft *r)
 {
         struct node *n = r->data;
+        struct node_core *c = n->core;
 
-        raft_uv_close(&n->io);
-        raft_uv_tcp_close(&n->transport);
-        raftfsm_close(&n->rf);
+        raft_uv_close(&c->io);
+        raft_uv_tcp_close(&c->transport);
+        raftfsm_close(&c->rf);
+        free(c);
+        n->core = NULL;
         if (n->close_cb != NULL) {
                 n->close_cb(n);
         }
@@ -329,12 +420,12 @@ static void on_raft_closed(struct raft *r)
 void node_close(struct node *n, void (*cb)(struct node *n))
 {
         n->close_cb = cb;
-        n->raft.data = n;
+        n->core->raft.data = n;
         n->transfer_cb = NULL;
         uv_prepare_stop(&n->monitor);
         uv_close((uv_handle_t *)&n->monitor, NULL);
         uv_close((uv_handle_t *)&n->transfer_timer, NULL);
-        raft_close(&n->raft, on_raft_closed);
+        raft_close(&n->core->raft, on_raft_closed);
 }
 
 /* The transfer ended (raft's callback), or took too long (the timer):
@@ -368,14 +459,15 @@ static void on_transfer_timeout(uv_timer_t *t)
 
 int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n))
 {
+        struct node_core *c = n->core;
         int rv;
 
-        if (raft_state(&n->raft) != RAFT_LEADER) {
+        if (raft_state(&c->raft) != RAFT_LEADER) {
                 return BATON_ENOTLEADER;
         }
-        n->transfer.data = n;
+        c->transfer.data = n;
         n->transfer_cb = cb;
-        rv = raft_transfer(&n->raft, &n->transfer, to, on_transfer);
+        rv = raft_transfer(&c->raft, &c->transfer, to, on_transfer);
         if (rv != 0) {
                 n->transfer_cb = NULL;
                 return node_error(rv);
@@ -396,7 +488,7 @@ bool node_serving(const struct node *n)
 const char *node_client_address(const struct node *n, uint64_t id)
 {
         const struct directory_member *d =
-            directory_find(raftfsm_directory(&n->rf), id);
+            directory_find(raftfsm_directory(&n->core->rf), id);
         const struct config_member *m;
 
         /* The replicated directory knows members added since bootstrap;
@@ -413,7 +505,213 @@ void node_leader(struct node *n, uint64_t *id, const char **client_address)
         raft_id leader = 0;
         const char *raft_address = NULL;
 
-        raft_leader(&n->raft, &leader, &raft_address);
+        raft_leader(&n->core->raft, &leader, &raft_address);
         *id = leader;
         *client_address = leader != 0 ? node_client_address(n, leader) : "";
+}
+
+/* --- Requests --------------------------------------------------------------
+ *
+ * A node_request holds libraft's request in its private words; the raft
+ * request's `data` points back at it, and libraft's callback ends here,
+ * where its code is translated before the caller's callback runs. */
+
+static void *raft_request(struct node_request *req, node_request_cb cb)
+{
+        union node_raft_request *r = (union node_raft_request *)req->priv;
+
+        req->cb = cb;
+        req->errmsg = "";
+        req->result = NULL;
+        r->apply.data = req; /* `data` comes first in every request kind */
+        return r;
+}
+
+static void finish(struct node_request *req, int status)
+{
+        if (status != 0) {
+                req->errmsg = raft_strerror(status);
+        }
+        req->cb(req, node_error(status));
+}
+
+/* libraft refused a request: its callback never runs. */
+static int refuse(struct node_request *req, int rv)
+{
+        req->errmsg = raft_strerror(rv);
+        return node_error(rv);
+}
+
+static void applied(struct raft_apply *r, int status, void *result)
+{
+        struct node_request *req = r->data;
+        const struct raftfsm_result *res = result;
+
+        req->result = status == 0 && res != NULL ? &res->res : NULL;
+        finish(req, status);
+}
+
+static void barrier_done(struct raft_barrier *r, int status)
+{
+        finish(r->data, status);
+}
+
+static void changed(struct raft_change *r, int status)
+{
+        finish(r->data, status);
+}
+
+void *node_entry_alloc(size_t size)
+{
+        return raft_malloc(size);
+}
+
+void node_entry_free(void *buf)
+{
+        raft_free(buf);
+}
+
+int node_apply(struct node *n, struct node_request *req, void *buf, size_t len,
+               node_request_cb cb)
+{
+        struct raft_apply *r = raft_request(req, cb);
+        struct raft_buffer b;
+        int rv;
+
+        b.base = buf;
+        b.len = len;
+        rv = raft_apply(&n->core->raft, r, &b, 1, applied);
+        return rv != 0 ? refuse(req, rv) : 0;
+}
+
+int node_barrier(struct node *n, struct node_request *req, node_request_cb cb)
+{
+        struct raft_barrier *r = raft_request(req, cb);
+        int rv = raft_barrier(&n->core->raft, r, barrier_done);
+
+        return rv != 0 ? refuse(req, rv) : 0;
+}
+
+int node_add(struct node *n, struct node_request *req, uint64_t id,
+             const char *raft_address, node_request_cb cb)
+{
+        struct raft_change *r = raft_request(req, cb);
+        int rv = raft_add(&n->core->raft, r, id, raft_address, changed);
+
+        return rv != 0 ? refuse(req, rv) : 0;
+}
+
+int node_promote(struct node *n, struct node_request *req, uint64_t id,
+                 node_request_cb cb)
+{
+        struct raft_change *r = raft_request(req, cb);
+        int rv = raft_assign(&n->core->raft, r, id, RAFT_VOTER, changed);
+
+        return rv != 0 ? refuse(req, rv) : 0;
+}
+
+int node_remove(struct node *n, struct node_request *req, uint64_t id,
+                node_request_cb cb)
+{
+        struct raft_change *r = raft_request(req, cb);
+        int rv = raft_remove(&n->core->raft, r, id, changed);
+
+        return rv != 0 ? refuse(req, rv) : 0;
+}
+
+/* --- What the node knows ---------------------------------------------------
+ */
+
+bool node_has_member(struct node *n, uint64_t id, const char *raft_address)
+{
+        const struct raft_configuration *conf = &n->core->raft.configuration;
+        unsigned i;
+
+        for (i = 0; i < conf->n; i++) {
+                const struct raft_server *s = &conf->servers[i];
+                if (s->id == id || (raft_address != NULL &&
+                                    strcmp(s->address, raft_address) == 0)) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+void node_state(struct node *n, struct node_state *st)
+{
+        struct raft *r = &n->core->raft;
+        raft_id leader = 0;
+        const char *address = NULL;
+
+        raft_leader(r, &leader, &address);
+        st->role = (uint8_t)raft_state(r);
+        st->term = raft_current_term(r);
+        st->leader_id = leader;
+        st->commit_index = raft_commit_index(r);
+        st->applied_index = raft_last_applied(r);
+        st->last_index = raft_last_index(r);
+}
+
+unsigned node_members(struct node *n, struct node_member *out, unsigned cap)
+{
+        const struct raft_configuration *conf = &n->core->raft.configuration;
+        unsigned i;
+
+        for (i = 0; i < conf->n && i < cap; i++) {
+                out[i].id = conf->servers[i].id;
+                out[i].role = (uint8_t)conf->servers[i].role;
+                out[i].raft_address = conf->servers[i].address;
+        }
+        return i;
+}
+
+uint64_t node_last_applied(struct node *n)
+{
+        return raft_last_applied(&n->core->raft);
+}
+
+uint64_t node_last_index(struct node *n)
+{
+        return raft_last_index(&n->core->raft);
+}
+
+uint64_t node_term(struct node *n)
+{
+        return raft_current_term(&n->core->raft);
+}
+
+struct lockfsm *node_lockfsm(struct node *n)
+{
+        return raftfsm_lockfsm(&n->core->rf);
+}
+
+const struct directory *node_directory(const struct node *n)
+{
+        return raftfsm_directory(&n->core->rf);
+}
+
+uint64_t node_entry_term(const struct node *n)
+{
+        return raftfsm_entry_term(&n->core->rf);
+}
+
+void node_set_event_cb(struct node *n, lockfsm_event_cb cb, void *data)
+{
+        raftfsm_set_event_cb(&n->core->rf, cb, data);
+}
+
+void node_set_entry_cb(struct node *n,
+                       void (*cb)(void *data, uint64_t index, uint8_t kind),
+                       void *data)
+{
+        raftfsm_set_entry_cb(&n->core->rf, cb, data);
+}
+
+/* Debian's libraft 0.22.1 declares raft_version_number() but does not
+ * export it, so the run-time version cannot be asked for; the soname
+ * (libraft.so.0, the maintained line) is what the loader checks. */
+void node_raft_version(char *buf, size_t cap)
+{
+        snprintf(buf, cap, "%d.%d.%d", RAFT_VERSION_MAJOR, RAFT_VERSION_MINOR,
+                 RAFT_VERSION_RELEASE);
 }

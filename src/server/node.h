@@ -1,18 +1,23 @@
-/* One batond Raft node: raft_uv on a data dir, bootstrap, leadership. */
+/* One batond Raft node, and batond's only way into libraft: raft_uv on a data
+ * dir, bootstrap, leadership, proposals, barriers and membership changes. */
 #ifndef SERVER_NODE_H
 #define SERVER_NODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include <raft.h>
-#include <raft/uv.h>
 #include <uv.h>
 
+#include "../fsm/directory.h"
+#include "../fsm/lockfsm.h"
 #include "config.h"
-#include "raftfsm.h"
 
 struct node;
+
+/* libraft's instance, its I/O and transport, and the state machine glue
+ * (raftfsm.h): node.c's alone, so that nothing else includes <raft.h>. */
+struct node_core;
 
 /*
  * Leadership as the rest of batond sees it. A node *serves* once it is
@@ -27,27 +32,57 @@ struct node_callbacks {
         void *data;
 };
 
+struct node_request;
+
+/*
+ * How a request ends: `status` is 0, or the BATON_E* code nearest to
+ * libraft's error (with libraft's own description in req->errmsg).
+ * Callers may start another request on `req` from inside the callback.
+ */
+typedef void (*node_request_cb)(struct node_request *req, int status);
+
+/* Room for the libraft request behind a node_request; node.c checks at
+ * compile time that every kind it uses fits. */
+#define NODE_REQUEST_WORDS 16
+
+/*
+ * One asynchronous request to raft: node_apply(), node_barrier(),
+ * node_add(), node_promote() or node_remove(). Caller-allocated, usually
+ * inside the caller's own record (`data` finds that record again), so that
+ * a request costs no allocation of its own. It must not move or be reused
+ * from a successful call until its callback has run; the fields below
+ * `data` are the node's. Following libuv: when the call returns an error the
+ * callback never runs; when it returns 0 the callback runs exactly once,
+ * including when the node closes (libraft 0.22.1 then fails what is pending
+ * as leadership lost: BATON_EUNKNOWN).
+ */
+struct node_request {
+        void *data; /* the caller's */
+        /* Why the call or the request failed: libraft's description of its
+         * error (static text), set before an error is returned or passed
+         * to the callback. */
+        const char *errmsg;
+        /* node_apply() only, valid during a successful callback: what the
+         * state machine made of the entry. libraft 0.22.1 runs callbacks on
+         * a later loop phase, so later entries may have been applied over
+         * it since (raftfsm.h); outcomes of lock commands are read from the
+         * state machine's events instead. */
+        const struct lockfsm_result *result;
+        node_request_cb cb;                /* private */
+        uint64_t priv[NODE_REQUEST_WORDS]; /* private: libraft's request */
+};
+
+/* One node, caller-allocated and not to move once started. Every field is
+ * private except `loop` and `errmsg`. Used only from the loop's thread. */
 struct node {
         uv_loop_t *loop;
         const struct config *cfg;
-        struct raft_uv_transport transport;
-        /* raft_uv_tcp's own listen and connect, which the node wraps to
-         * turn Nagle's algorithm off on peer connections. */
-        int (*tcp_listen)(struct raft_uv_transport *t, raft_uv_accept_cb cb);
-        int (*tcp_connect)(struct raft_uv_transport *t,
-                           struct raft_uv_connect *req, raft_id id,
-                           const char *address, raft_uv_connect_cb cb);
-        raft_uv_accept_cb raft_accept;
-        struct raft_io io;
-        struct raft raft;
-        struct raftfsm rf;
+        struct node_core *core;
         uv_prepare_t monitor;
-        struct raft_barrier barrier;
         bool barrier_pending;
         bool serving;
-        raft_term serving_term;
+        uint64_t serving_term;
         struct node_callbacks cb;
-        struct raft_transfer transfer;
         uv_timer_t transfer_timer;
         void (*transfer_cb)(struct node *n);
         void (*close_cb)(struct node *n);
@@ -64,16 +99,18 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                const struct node_callbacks *cb);
 
 /* Stop raft and close every handle; `cb` runs once everything is closed
- * (pending applies and barriers have been failed by then). */
+ * (pending requests have been failed by then). No other node_* call may
+ * follow. */
 void node_close(struct node *n, void (*cb)(struct node *n));
 
 /* How long a leadership transfer may take before node_transfer() gives up
  * on it: three election timeouts, in milliseconds. */
 #define NODE_TRANSFER_BOUND(cfg) (3 * (cfg)->election_timeout_ms)
 
-/* Hand leadership to another voter, then run `cb` (SIGTERM path), at the
- * latest NODE_TRANSFER_BOUND() later, whether the transfer finished or
- * not. Returns BATON_ENOTLEADER when this node does not lead. */
+/* Hand leadership to another voter (0: any), then run `cb` at the latest
+ * NODE_TRANSFER_BOUND() later, whether the transfer finished or not.
+ * Returns BATON_ENOTLEADER when this node does not lead, or the code of
+ * libraft's refusal (then `cb` never runs). */
 int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n));
 
 bool node_serving(const struct node *n);
@@ -84,7 +121,116 @@ void node_leader(struct node *n, uint64_t *id, const char **client_address);
 /* The client address of a member, or "" when it is not known. */
 const char *node_client_address(const struct node *n, uint64_t id);
 
-/* Translate a libraft error code into the nearest BATON_E* code. */
-int node_error(int raft_rv);
+/* --- Proposals -------------------------------------------------------------
+ */
+
+/* A buffer for one log entry of `size` bytes, from the heap raft frees
+ * entries with (NULL when out of memory); node_entry_free() accepts NULL. */
+void *node_entry_alloc(size_t size);
+void node_entry_free(void *buf);
+
+/*
+ * Append one log entry holding `len` bytes of `buf` (from
+ * node_entry_alloc()) and apply it once committed; `cb` runs after the
+ * state machine applied it (req->result), or when it failed: BATON_EUNKNOWN
+ * when leadership was lost first or the node closed (the entry may still
+ * commit under another leader). On success `buf` is raft's; on error it is
+ * still the caller's. Errors: BATON_ENOTLEADER, BATON_ENOMEM, BATON_EINVAL
+ * (anything else libraft refuses).
+ */
+int node_apply(struct node *n, struct node_request *req, void *buf, size_t len,
+               node_request_cb cb);
+
+/*
+ * Append a barrier entry; `cb` runs once it is applied, which proves that
+ * this node led after the call and that every entry before it is applied
+ * here. Errors as node_apply().
+ */
+int node_barrier(struct node *n, struct node_request *req, node_request_cb cb);
+
+/* --- Membership ------------------------------------------------------------
+ */
+
+/*
+ * Configuration changes, one at a time (libraft refuses another while one
+ * is under way: BATON_ECANTCHANGE). node_add() adds member `id` at
+ * `raft_address` (copied) as a spare, which receives the log but does not
+ * vote; node_promote() makes it a voter; node_remove() takes it out. `cb`
+ * runs once the new configuration is committed, or with the error that
+ * stopped it. Errors: BATON_ENOTLEADER, BATON_ECANTCHANGE, BATON_ENOMEM,
+ * BATON_EINVAL (an id or address libraft refuses).
+ */
+int node_add(struct node *n, struct node_request *req, uint64_t id,
+             const char *raft_address, node_request_cb cb);
+int node_promote(struct node *n, struct node_request *req, uint64_t id,
+                 node_request_cb cb);
+int node_remove(struct node *n, struct node_request *req, uint64_t id,
+                node_request_cb cb);
+
+/* Whether raft's configuration has a member with this id or, unless
+ * `raft_address` is NULL, with this raft address. */
+bool node_has_member(struct node *n, uint64_t id, const char *raft_address);
+
+/* --- What the node knows ---------------------------------------------------
+ */
+
+/* Roles are baton.h's enum baton_node_role and enum baton_member_role,
+ * which the STATUS reply carries; node.c checks that libraft numbers its
+ * own the same way. */
+
+/* Raft's view of this node, for STATUS and metrics. */
+struct node_state {
+        uint8_t role; /* enum baton_node_role */
+        uint64_t term;
+        uint64_t leader_id; /* 0: unknown */
+        uint64_t commit_index;
+        uint64_t applied_index;
+        uint64_t last_index;
+};
+
+void node_state(struct node *n, struct node_state *st);
+
+/* One member of raft's configuration; `raft_address` is borrowed from raft
+ * until control returns to the loop. */
+struct node_member {
+        uint64_t id;
+        uint8_t role; /* enum baton_member_role */
+        const char *raft_address;
+};
+
+/* Fill `out` with up to `cap` members of raft's configuration, in its
+ * order; returns how many were written. */
+unsigned node_members(struct node *n, struct node_member *out, unsigned cap);
+
+/* The index of the last entry applied to the state machine, and of the
+ * last entry in the log; the current term. */
+uint64_t node_last_applied(struct node *n);
+uint64_t node_last_index(struct node *n);
+uint64_t node_term(struct node *n);
+
+/* --- The state machine -----------------------------------------------------
+ */
+
+/* The lock state machine, borrowed for lookups: only raft applies entries
+ * to it (raftfsm_lockfsm()). */
+struct lockfsm *node_lockfsm(struct node *n);
+
+/* The replicated member directory, borrowed (raftfsm_directory()). */
+const struct directory *node_directory(const struct node *n);
+
+/* The term that the entry being applied (or last applied) names
+ * (raftfsm_entry_term()). */
+uint64_t node_entry_term(const struct node *n);
+
+/* Forward the state machine's events, and the end of every entry it
+ * applied in full, as raftfsm_set_event_cb() and raftfsm_set_entry_cb()
+ * do; `data` is borrowed, NULL callbacks turn them off. */
+void node_set_event_cb(struct node *n, lockfsm_event_cb cb, void *data);
+void node_set_entry_cb(struct node *n,
+                       void (*cb)(void *data, uint64_t index, uint8_t kind),
+                       void *data);
+
+/* The libraft version batond was built against, "MAJOR.MINOR.RELEASE". */
+void node_raft_version(char *buf, size_t cap);
 
 #endif /* SERVER_NODE_H */

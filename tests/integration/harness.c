@@ -958,9 +958,9 @@ bool harness_running(const struct harness *h, unsigned id)
 }
 
 /* The running node that claims leadership in the highest term, or 0. */
-static unsigned claimed_leader(struct harness *h, struct tclient_status *out)
+static unsigned claimed_leader(struct harness *h, struct baton_status *out)
 {
-        struct tclient_status st;
+        struct baton_status st;
         unsigned i, best = 0;
         uint64_t best_term = 0;
 
@@ -970,7 +970,7 @@ static unsigned claimed_leader(struct harness *h, struct tclient_status *out)
                                       &st) != 0) {
                         continue;
                 }
-                if (st.role == TCLIENT_ROLE_LEADER && st.term > best_term) {
+                if (st.role == BATON_ROLE_LEADER && st.term > best_term) {
                         best = i;
                         best_term = st.term;
                         if (out != NULL) {
@@ -1033,7 +1033,7 @@ int harness_wait_healthy(struct harness *h, int timeout_ms, unsigned *leader)
         /* The serving check is a QUERY, whose barrier is a new entry: done
          * once per leader, or the followers would chase it forever. */
         for (;;) {
-                struct tclient_status ls, st;
+                struct baton_status ls, st;
                 unsigned i;
                 bool ok = true;
                 int64_t left = deadline - tclient_now_ms();
@@ -1047,7 +1047,7 @@ int harness_wait_healthy(struct harness *h, int timeout_ms, unsigned *leader)
                 if (!harness_running(h, id) ||
                     tclient_status_of(harness_client_address(h, id), STATUS_MS,
                                       &ls) != 0 ||
-                    ls.role != TCLIENT_ROLE_LEADER) {
+                    ls.role != BATON_ROLE_LEADER) {
                         snprintf(why, sizeof why, "leader %u went away", id);
                         id = 0;
                         continue;

@@ -11,13 +11,11 @@
 #include "../../include/baton.h"
 #include "rawframe.h"
 
-#define ROLE_VOTER 1 /* a member's role in STATUS: raft's RAFT_VOTER */
-
 void sc_not_leader(struct ctx *x)
 {
         struct tclient raw, via;
         struct tclient_result res;
-        struct tclient_status st;
+        struct baton_status st;
         uint8_t f[PROTO_HEADER_SIZE + COMMAND_MAX_SIZE + 16];
         char name[64];
         unsigned leader, i, checked = 0;
@@ -53,7 +51,7 @@ void sc_not_leader(struct ctx *x)
                 /* STATUS is answered by any node. */
                 rv = tclient_status_of(addr, OP_MS, &st);
                 EXPECT(x,
-                       rv == 0 && st.id == i && st.role != 3 &&
+                       rv == 0 && st.id == i && st.role != BATON_ROLE_LEADER &&
                            st.leader_id == leader && st.n_members == x->n,
                        "STATUS of follower %u: %d id %" PRIu64
                        " role %u leader %" PRIu64 " members %u",
@@ -77,8 +75,8 @@ void sc_not_leader(struct ctx *x)
                x->n - 1);
 }
 
-static const struct tclient_member *member_of(const struct tclient_status *st,
-                                              uint64_t id)
+static const struct baton_member *member_of(const struct baton_status *st,
+                                            uint64_t id)
 {
         unsigned i;
 
@@ -98,7 +96,7 @@ static const struct tclient_member *member_of(const struct tclient_status *st,
 static bool members_ok(struct ctx *x, unsigned id, unsigned want,
                        unsigned absent, unsigned leader, char *why, size_t cap)
 {
-        struct tclient_status st;
+        struct baton_status st;
         unsigned i;
         int rv =
             tclient_status_of(harness_client_address(&x->h, id), OP_MS, &st);
@@ -119,7 +117,7 @@ static bool members_ok(struct ctx *x, unsigned id, unsigned want,
                 return false;
         }
         for (i = 0; i < st.n_members; i++) {
-                const struct tclient_member *m = &st.members[i];
+                const struct baton_member *m = &st.members[i];
                 const struct harness_node *nd;
                 if (m->id < 1 || m->id > x->h.n) {
                         snprintf(why, cap,
@@ -131,7 +129,7 @@ static bool members_ok(struct ctx *x, unsigned id, unsigned want,
                 /* The client addresses of members added later are in the
                  * replicated directory only: the bootstrap members' config
                  * does not name them. */
-                if (m->role != ROLE_VOTER ||
+                if (m->role != BATON_MEMBER_VOTER ||
                     strcmp(m->raft_address, nd->raft_address) != 0 ||
                     strcmp(m->client_address, nd->client_address) != 0) {
                         snprintf(why, cap,
@@ -139,7 +137,7 @@ static bool members_ok(struct ctx *x, unsigned id, unsigned want,
                                  " as role %u, raft %s, client %s; expected "
                                  "voter (%d), %s, %s",
                                  id, m->id, m->role, m->raft_address,
-                                 m->client_address, ROLE_VOTER,
+                                 m->client_address, BATON_MEMBER_VOTER,
                                  nd->raft_address, nd->client_address);
                         return false;
                 }
@@ -186,7 +184,7 @@ void sc_membership(struct ctx *x)
 {
         struct tclient a, raw, via, adm;
         struct tclient_result res;
-        struct tclient_status st;
+        struct baton_status st;
         const struct harness_node *nd;
         uint8_t f[PROTO_HEADER_SIZE + 256];
         char name[64];

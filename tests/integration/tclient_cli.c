@@ -33,7 +33,7 @@ static void usage(FILE *out)
 
 static int cmd_status(const struct tclient *list, int timeout_ms)
 {
-        struct tclient_status st;
+        struct baton_status st;
         unsigned i;
         int bad = 0;
 
@@ -59,7 +59,7 @@ static int cmd_status(const struct tclient *list, int timeout_ms)
 /* The endpoint index of the serving leader, or -1. */
 static int find_leader(const struct tclient *list, int timeout_ms, uint64_t *id)
 {
-        struct tclient_status st;
+        struct baton_status st;
         struct tclient c;
         struct tclient_result res;
         uint64_t best_term = 0;
@@ -69,7 +69,7 @@ static int find_leader(const struct tclient *list, int timeout_ms, uint64_t *id)
         for (i = 0; i < list->n_endpoints; i++) {
                 if (tclient_status_of(list->endpoints[i], timeout_ms, &st) ==
                         0 &&
-                    st.role == TCLIENT_ROLE_LEADER && st.term > best_term) {
+                    st.role == BATON_ROLE_LEADER && st.term > best_term) {
                         best = (int)i;
                         best_term = st.term;
                         *id = st.id;

@@ -1017,22 +1017,10 @@ int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
         return 0;
 }
 
-static void copy_string(char *dst, const struct proto_string *s)
-{
-        size_t n =
-            s->len < TCLIENT_ADDR_MAX - 1 ? s->len : TCLIENT_ADDR_MAX - 1;
-
-        if (n > 0) {
-                memcpy(dst, s->p, n);
-        }
-        dst[n] = '\0';
-}
-
-int tclient_status(struct tclient *c, int timeout_ms, struct tclient_status *st)
+int tclient_status(struct tclient *c, int timeout_ms, struct baton_status *st)
 {
         struct tclient_req r;
         struct proto_status ps;
-        unsigned i;
         int rv;
 
         memset(st, 0, sizeof *st);
@@ -1048,30 +1036,12 @@ int tclient_status(struct tclient *c, int timeout_ms, struct tclient_status *st)
                          proto_type_name(r.ah.type));
                 return BATON_EMALFORMED;
         }
-        st->id = ps.id;
-        st->role = ps.role;
-        st->term = ps.term;
-        st->leader_id = ps.leader_id;
-        st->commit_index = ps.commit_index;
-        st->applied_index = ps.applied_index;
-        st->last_index = ps.last_index;
-        st->sessions = ps.sessions;
-        st->locks = ps.locks;
-        st->waiters = ps.waiters;
-        st->n_members = ps.n_members;
-        for (i = 0; i < ps.n_members; i++) {
-                st->members[i].id = ps.members[i].id;
-                st->members[i].role = ps.members[i].role;
-                copy_string(st->members[i].raft_address,
-                            &ps.members[i].raft_address);
-                copy_string(st->members[i].client_address,
-                            &ps.members[i].client_address);
-        }
+        proto_status_export(st, NULL, &ps);
         return 0;
 }
 
 int tclient_status_of(const char *endpoint, int timeout_ms,
-                      struct tclient_status *st)
+                      struct baton_status *st)
 {
         struct tclient c;
         int rv = tclient_init(&c, endpoint);

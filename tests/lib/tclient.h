@@ -35,30 +35,8 @@ struct tclient_result {
         uint32_t waiters;
 };
 
-struct tclient_member {
-        uint64_t id;
-        uint8_t role;
-        char raft_address[TCLIENT_ADDR_MAX];
-        char client_address[TCLIENT_ADDR_MAX];
-};
-
-/* A node's STATUS_REPLY, with its strings copied. */
-struct tclient_status {
-        uint64_t id;
-        uint8_t role; /* 0 unavailable, 1 follower, 2 candidate, 3 leader */
-        uint64_t term;
-        uint64_t leader_id;
-        uint64_t commit_index;
-        uint64_t applied_index;
-        uint64_t last_index;
-        uint64_t sessions;
-        uint64_t locks;
-        uint64_t waiters;
-        unsigned n_members;
-        struct tclient_member members[PROTO_MAX_MEMBERS];
-};
-
-#define TCLIENT_ROLE_LEADER 3
+/* A node's STATUS_REPLY is a struct baton_status (include/baton.h), filled
+ * by proto_status_export(). */
 
 /* One entry of a LIST answer. */
 struct tclient_lock {
@@ -224,13 +202,12 @@ int tclient_check(struct tclient *c, const char *name, uint64_t token,
 
 /* STATUS / PING of the node the client is connected to (connecting to the
  * next endpoint first when it is not); never redirected. */
-int tclient_status(struct tclient *c, int timeout_ms,
-                   struct tclient_status *st);
+int tclient_status(struct tclient *c, int timeout_ms, struct baton_status *st);
 int tclient_ping(struct tclient *c, int timeout_ms, int64_t *rtt_us);
 
 /* STATUS of one endpoint through a connection of its own. */
 int tclient_status_of(const char *endpoint, int timeout_ms,
-                      struct tclient_status *st);
+                      struct baton_status *st);
 
 /* --- Membership ---------------------------------------------------------- */
 

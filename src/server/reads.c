@@ -1,0 +1,216 @@
+/* Linearizable reads and keepalives: QUERY, CHECK, LIST and KEEPALIVE,
+ * answered from this node's state machine once a raft barrier proves it
+ * still leads. */
+#include "reads.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "pending.h"
+
+/* The reads one barrier answers. */
+struct readbatch {
+        struct node_request req;
+        struct gateway *g;
+        struct queue members;
+};
+
+/* A LIST being answered: the entries gathered so far (names borrowed from
+ * the state machine, which does not change until the reply is written). */
+struct listing {
+        struct proto_lock_entry *e;
+        uint32_t n;
+        uint32_t limit;
+        size_t size; /* body bytes so far */
+        bool more;
+};
+
+static bool list_one(void *data, const char *name, size_t name_len,
+                     const struct lockfsm_result *holder)
+{
+        struct listing *ls = data;
+        size_t size = PROTO_LIST_ENTRY_SIZE(name_len);
+        struct proto_lock_entry *e;
+
+        /* Capped by the limit and by the frame: a reply always fits. */
+        if (ls->n == ls->limit || ls->size + size > PROTO_MAX_BODY) {
+                ls->more = true;
+                return false;
+        }
+        e = &ls->e[ls->n++];
+        e->name.p = name;
+        e->name.len = (uint8_t)name_len;
+        e->session = holder->session;
+        e->owner = holder->owner;
+        e->token = holder->token;
+        e->count = holder->count;
+        e->waiters = holder->waiters;
+        ls->size += size;
+        return true;
+}
+
+static void answer_list(struct lockfsm *f, struct pending *p)
+{
+        struct conn *c = p->to.conn;
+        struct listing ls;
+        size_t cap;
+        uint8_t *out;
+
+        memset(&ls, 0, sizeof ls);
+        ls.limit = p->limit;
+        ls.size = PROTO_LIST_REPLY_FIXED;
+        ls.e = calloc(p->limit, sizeof *ls.e);
+        if (ls.e == NULL) {
+                pending_settle_status(p, BATON_ENOMEM);
+                return;
+        }
+        lockfsm_foreach_lock(f, p->cmd.name, p->cmd.name_len, list_one, &ls);
+        cap = PROTO_HEADER_SIZE + ls.size;
+        out = c != NULL ? conn_reserve(c, cap) : NULL;
+        if (out != NULL) {
+                reply_frame(c, p->to.id,
+                            proto_write_list_reply(out, cap, p->to.id, ls.e,
+                                                   ls.n, ls.more));
+        }
+        free(ls.e);
+        pending_free(p);
+}
+
+/* A keepalive of a live session restarts its lease deadline. */
+static void answer_keepalive(struct gateway *g, struct lockfsm *f,
+                             struct pending *p)
+{
+        struct conn *c = p->to.conn;
+        int st = lockfsm_session_status(f, p->key_a);
+        uint32_t ttl;
+        uint8_t *out;
+
+        if (st != 0) {
+                pending_settle_status(p, st);
+                return;
+        }
+        /* Dated from arrival: the client dates its lease from its send,
+         * earlier, so the leader never expires it first. */
+        ttl = lockfsm_session_ttl(f, p->key_a);
+        deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0, p->received + ttl);
+        out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+        if (out != NULL) {
+                reply_frame(
+                    c, p->to.id,
+                    proto_write_keepalive_ok(out, REPLY_MAX, p->to.id, ttl));
+        }
+        pending_free(p);
+}
+
+static void answer_read(struct gateway *g, struct pending *p)
+{
+        struct lockfsm *f = node_lockfsm(g->node);
+        uint64_t applied = node_last_applied(g->node);
+        struct lockfsm_result res;
+
+        switch (p->frame_type) {
+        case PROTO_QUERY:
+                lockfsm_query(f, p->cmd.name, p->cmd.name_len, &res);
+                pending_settle(p, applied, &res);
+                return;
+        case PROTO_CHECK:
+                lockfsm_check_token(f, p->cmd.name, p->cmd.name_len, p->token,
+                                    &res);
+                pending_settle(p, applied, &res);
+                return;
+        case PROTO_LIST:
+                answer_list(f, p);
+                return;
+        default: /* PROTO_KEEPALIVE */
+                answer_keepalive(g, f, p);
+                return;
+        }
+}
+
+static void on_read_barrier(struct node_request *req, int status)
+{
+        struct readbatch *rb = req->data;
+        struct gateway *g = rb->g;
+
+        /* A committed barrier of this leader's term proves it still led
+         * after every read in the batch arrived: no newer leader can have
+         * changed the answer or expired the session before. */
+        while (!queue_empty(&rb->members)) {
+                struct pending *p =
+                    QUEUE_DATA(queue_head(&rb->members), struct pending, link);
+                if (status == 0) {
+                        answer_read(g, p);
+                } else {
+                        pending_redirect(p);
+                }
+        }
+        free(rb);
+}
+
+void reads_start(struct gateway *g)
+{
+        struct readbatch *rb;
+        int rv;
+
+        if (queue_empty(&g->reads)) {
+                return;
+        }
+        rb = malloc(sizeof *rb);
+        if (rb == NULL) {
+                return;
+        }
+        rb->g = g;
+        queue_init(&rb->members);
+        while (!queue_empty(&g->reads)) {
+                struct queue *q = queue_head(&g->reads);
+                queue_remove(q);
+                queue_push_tail(&rb->members, q);
+        }
+        rb->req.data = rb;
+        rv = node_barrier(g->node, &rb->req, on_read_barrier);
+        if (rv != 0) {
+                pending_redirect_all(&rb->members);
+                free(rb);
+                return;
+        }
+        g->stats.barriers++;
+}
+
+void reads_on_frame(struct gateway *g, struct conn *c,
+                    const struct proto_header *h, const uint8_t *body)
+{
+        struct proto_string name = {NULL, 0};
+        struct pending *p;
+        int rv = 0;
+
+        p = pending_new(g, c, h->id, h->type);
+        if (p == NULL) {
+                reply_status(c, h->id, BATON_ENOMEM);
+                return;
+        }
+        if (h->type == PROTO_KEEPALIVE) {
+                rv = proto_read_u64(body, h->length, &p->key_a);
+        } else if (h->type == PROTO_QUERY) {
+                rv = proto_read_query(body, h->length, &name);
+        } else if (h->type == PROTO_LIST) {
+                rv = proto_read_list(body, h->length, &name, &p->limit);
+        } else {
+                rv = proto_read_check(body, h->length, &name, &p->token);
+        }
+        if (rv == BATON_ENAME) {
+                pending_settle_status(p, rv);
+                return;
+        }
+        if (rv != 0) {
+                pending_free(p);
+                conn_fail(c, h->id, rv, "malformed request body");
+                return;
+        }
+        if (name.len > 0) {
+                memcpy(p->buf, name.p, name.len);
+                p->cmd.name = (const char *)p->buf;
+                p->cmd.name_len = name.len;
+        }
+        pending_route(p, &g->reads);
+}
