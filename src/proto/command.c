@@ -260,3 +260,10 @@ int command_decode(struct command *c, const void *buf, size_t len)
         }
         return command_validate(c);
 }
+
+int command_peek_type(const void *buf, size_t len)
+{
+        const uint8_t *p = buf;
+
+        return len >= 4 && p[0] == COMMAND_VERSION ? p[1] : 0;
+}

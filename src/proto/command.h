@@ -128,6 +128,11 @@ int command_decode(struct command *c, const void *buf, size_t len);
 /* Checks that decode applies, on a command built in memory. */
 int command_validate(const struct command *c);
 
+/* The type of the command encoded at `buf` (its header's second byte) when
+ * `len` covers a header of version COMMAND_VERSION, else 0. Decodes
+ * nothing else: for dispatch before command_decode(). */
+int command_peek_type(const void *buf, size_t len);
+
 /* The name of a command type ("ACQUIRE"), or "UNKNOWN". */
 const char *command_type_name(int type);
 

@@ -8,6 +8,7 @@
 
 #include "../../include/baton.h"
 #include "../fsm/entry.h"
+#include "../lib/cursor.h"
 #include "snapzip.h"
 
 /* The state machine allocates from raft's heap so that a snapshot buffer can
@@ -28,11 +29,10 @@ static void heap_free(void *ctx, void *ptr)
  * state machine's. Both are pure, so every replica agrees. */
 static bool apply_member(struct raftfsm *rf, const struct raft_buffer *buf)
 {
-        const uint8_t *p = buf->base;
         struct command c;
         int rv;
 
-        if (buf->len < 2 || p[0] != COMMAND_VERSION || p[1] != COMMAND_MEMBER) {
+        if (command_peek_type(buf->base, buf->len) != COMMAND_MEMBER) {
                 return false;
         }
         memset(&rf->result.res, 0, sizeof rf->result.res);
@@ -50,7 +50,6 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                      void **result)
 {
         struct raftfsm *rf = fsm->data;
-        const uint8_t *p = buf->base;
         uint64_t index;
         int rv;
 
@@ -77,7 +76,8 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                 return RAFT_NOMEM;
         }
         if (rf->entry_cb != NULL) {
-                rf->entry_cb(rf->entry_data, index, buf->len >= 2 ? p[1] : 0);
+                rf->entry_cb(rf->entry_data, index,
+                             command_peek_type(buf->base, buf->len));
         }
         return 0;
 }
@@ -94,6 +94,7 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
         struct raft_buffer *array;
         size_t dir_len = directory_encode(&rf->dir, NULL, 0);
         struct iovec parts[2];
+        struct wcursor w;
         uint8_t *dir;
         void *data, *packed;
         size_t len, packed_len;
@@ -109,10 +110,8 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
         if (rv != 0) {
                 goto err;
         }
-        dir[0] = (uint8_t)dir_len;
-        dir[1] = (uint8_t)(dir_len >> 8);
-        dir[2] = (uint8_t)(dir_len >> 16);
-        dir[3] = (uint8_t)(dir_len >> 24);
+        wcursor_init(&w, dir, 4);
+        wcursor_u32(&w, (uint32_t)dir_len);
         directory_encode(&rf->dir, dir + 4, dir_len);
         /* Everything came from raft_malloc() (rf->mem is raft's heap), so
          * raft can free it once the snapshot is written. */
@@ -152,14 +151,15 @@ err:
 static int restore(struct raftfsm *rf, const uint8_t *p, size_t len)
 {
         struct directory dir;
+        struct rcursor r;
         size_t dir_len;
         int rv;
 
         if (len < 4) {
                 return BATON_ECORRUPT;
         }
-        dir_len = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 |
-                  (size_t)p[3] << 24;
+        rcursor_init(&r, p, 4);
+        dir_len = rcursor_u32(&r);
         if (dir_len > len - 4 || directory_decode(&dir, p + 4, dir_len) != 0) {
                 return BATON_ECORRUPT;
         }
