@@ -314,40 +314,18 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
 
 static void on_status(struct gateway *g, struct conn *c, uint64_t id)
 {
-        struct node_member members[PROTO_MAX_MEMBERS];
-        struct node_state ns;
         struct proto_status st;
         struct lockfsm_stats fs;
-        unsigned i, n;
         uint8_t *out;
         size_t cap = PROTO_HEADER_SIZE + 128 +
                      PROTO_MAX_MEMBERS * (10 + 2 * PROTO_ADDRESS_MAX);
 
-        memset(&st, 0, sizeof st);
-        node_state(g->node, &ns);
+        node_status(g->node, &st);
         lockfsm_stats(node_lockfsm(g->node), &fs);
         st.id = g->cfg->id;
-        st.role = ns.role;
-        st.term = ns.term;
-        st.leader_id = ns.leader_id;
-        st.commit_index = ns.commit_index;
-        st.applied_index = ns.applied_index;
-        st.last_index = ns.last_index;
         st.sessions = fs.sessions;
         st.locks = fs.locks;
         st.waiters = fs.waiters;
-        n = node_members(g->node, members, PROTO_MAX_MEMBERS);
-        for (i = 0; i < n; i++) {
-                const char *client =
-                    node_client_address(g->node, members[i].id);
-                struct proto_member *m = &st.members[st.n_members++];
-                m->id = members[i].id;
-                m->role = members[i].role;
-                m->raft_address.p = members[i].raft_address;
-                m->raft_address.len = (uint8_t)strlen(members[i].raft_address);
-                m->client_address.p = client;
-                m->client_address.len = (uint8_t)strlen(client);
-        }
         out = conn_reserve(c, cap);
         if (out != NULL) {
                 reply_frame(c, id, proto_write_status(out, cap, id, &st));

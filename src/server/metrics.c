@@ -122,12 +122,12 @@ static void latencies(struct out *o, const struct gateway_stats *st)
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 {
         const struct gateway_stats *st = &m->gateway->stats;
-        struct node_state ns;
+        struct proto_status ns;
         struct lockfsm_stats fs;
         struct out o = {buf, cap, 0};
 
         lockfsm_stats(node_lockfsm(m->node), &fs);
-        node_state(m->node, &ns);
+        node_status(m->node, &ns);
         latencies(&o, st);
         put(&o,
             "# HELP baton_loop_lag_seconds How late a timer due every "

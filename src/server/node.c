@@ -637,12 +637,15 @@ bool node_has_member(struct node *n, uint64_t id, const char *raft_address)
         return false;
 }
 
-void node_state(struct node *n, struct node_state *st)
+void node_status(struct node *n, struct proto_status *st)
 {
         struct raft *r = &n->core->raft;
+        const struct raft_configuration *conf = &r->configuration;
         raft_id leader = 0;
         const char *address = NULL;
+        unsigned i;
 
+        memset(st, 0, sizeof *st);
         raft_leader(r, &leader, &address);
         st->role = (uint8_t)raft_state(r);
         st->term = raft_current_term(r);
@@ -650,19 +653,18 @@ void node_state(struct node *n, struct node_state *st)
         st->commit_index = raft_commit_index(r);
         st->applied_index = raft_last_applied(r);
         st->last_index = raft_last_index(r);
-}
+        for (i = 0; i < conf->n && i < PROTO_MAX_MEMBERS; i++) {
+                struct proto_member *m = &st->members[st->n_members++];
+                const char *client =
+                    node_client_address(n, conf->servers[i].id);
 
-unsigned node_members(struct node *n, struct node_member *out, unsigned cap)
-{
-        const struct raft_configuration *conf = &n->core->raft.configuration;
-        unsigned i;
-
-        for (i = 0; i < conf->n && i < cap; i++) {
-                out[i].id = conf->servers[i].id;
-                out[i].role = (uint8_t)conf->servers[i].role;
-                out[i].raft_address = conf->servers[i].address;
+                m->id = conf->servers[i].id;
+                m->role = (uint8_t)conf->servers[i].role;
+                m->raft_address.p = conf->servers[i].address;
+                m->raft_address.len = (uint8_t)strlen(conf->servers[i].address);
+                m->client_address.p = client;
+                m->client_address.len = (uint8_t)strlen(client);
         }
-        return i;
 }
 
 uint64_t node_last_applied(struct node *n)

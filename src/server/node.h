@@ -11,6 +11,7 @@
 
 #include "../fsm/directory.h"
 #include "../fsm/lockfsm.h"
+#include "../proto/proto.h"
 #include "config.h"
 
 struct node;
@@ -178,29 +179,14 @@ bool node_has_member(struct node *n, uint64_t id, const char *raft_address);
  * which the STATUS reply carries; node.c checks that libraft numbers its
  * own the same way. */
 
-/* Raft's view of this node, for STATUS and metrics. */
-struct node_state {
-        uint8_t role; /* enum baton_node_role */
-        uint64_t term;
-        uint64_t leader_id; /* 0: unknown */
-        uint64_t commit_index;
-        uint64_t applied_index;
-        uint64_t last_index;
-};
-
-void node_state(struct node *n, struct node_state *st);
-
-/* One member of raft's configuration; `raft_address` is borrowed from raft
- * until control returns to the loop. */
-struct node_member {
-        uint64_t id;
-        uint8_t role; /* enum baton_member_role */
-        const char *raft_address;
-};
-
-/* Fill `out` with up to `cap` members of raft's configuration, in its
- * order; returns how many were written. */
-unsigned node_members(struct node *n, struct node_member *out, unsigned cap);
+/*
+ * Raft's view of this node, for STATUS and metrics: role, term, leader,
+ * commit, applied and last index, and every member of raft's configuration
+ * with its raft and client addresses (borrowed from raft and the
+ * directory until control returns to the loop). `*st` is zeroed first;
+ * the caller adds what is not raft's (its id, the lock counts).
+ */
+void node_status(struct node *n, struct proto_status *st);
 
 /* The index of the last entry applied to the state machine, and of the
  * last entry in the log; the current term. */
