@@ -299,12 +299,8 @@ static bool append(struct link *l, const uint8_t *p, size_t n)
 uint64_t link_put(struct link *l, uint8_t *frame, size_t len)
 {
         uint64_t id = ++l->next_id;
-        unsigned i;
 
-        /* The id field of the header (see proto_header_encode()). */
-        for (i = 0; i < 8; i++) {
-                frame[8 + i] = (uint8_t)(id >> (8 * i));
-        }
+        proto_header_set_id(frame, id);
         return append(l, frame, len) ? id : 0;
 }
 

@@ -102,6 +102,14 @@ void proto_header_encode(const struct proto_header *h, uint8_t *out)
         put_header(&w, h);
 }
 
+void proto_header_set_id(uint8_t *frame, uint64_t id)
+{
+        struct wcursor w;
+
+        wcursor_init(&w, frame + 8, 8);
+        wcursor_u64(&w, id);
+}
+
 int proto_header_decode(struct proto_header *h, const uint8_t *in,
                         uint32_t max_body)
 {

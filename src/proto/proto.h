@@ -124,6 +124,10 @@ struct proto_header {
 /* Encode a header into exactly PROTO_HEADER_SIZE bytes. */
 void proto_header_encode(const struct proto_header *h, uint8_t *out);
 
+/* Overwrite the id of an encoded frame (a request stamped when it is sent,
+ * or sent again on another connection). */
+void proto_header_set_id(uint8_t *frame, uint64_t id);
+
 /*
  * Decode and check a header: BATON_EVERSION for another version,
  * BATON_EMALFORMED for non-zero flags or an unknown type, BATON_ETOOBIG

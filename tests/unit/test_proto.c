@@ -551,6 +551,26 @@ static void writers_refuse_bad_types(void **state)
 /* --- Header checks --------------------------------------------------------
  */
 
+/* Restamping a frame's id changes those 8 bytes and nothing else. */
+static void header_set_id(void **state)
+{
+        struct proto_header h = {PROTO_VERSION, PROTO_QUERY, 0, 7, 1};
+        struct proto_header back;
+        uint8_t frame[PROTO_HEADER_SIZE], before[PROTO_HEADER_SIZE];
+
+        (void)state;
+        proto_header_encode(&h, frame);
+        memcpy(before, frame, sizeof frame);
+        proto_header_set_id(frame, 0x0102030405060708ULL);
+        assert_memory_equal(frame, before, 8);
+        assert_int_equal(frame[8], 0x08);
+        assert_int_equal(frame[15], 0x01);
+        assert_int_equal(proto_header_decode(&back, frame, PROTO_MAX_BODY), 0);
+        assert_int_equal(back.id, 0x0102030405060708ULL);
+        assert_int_equal(back.type, PROTO_QUERY);
+        assert_int_equal(back.length, 7);
+}
+
 static void header_accepts_exactly_the_known_types(void **state)
 {
         static const uint8_t known[] = {
@@ -660,6 +680,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(header_exact_bytes),
+            cmocka_unit_test(header_set_id),
             cmocka_unit_test(result_exact_bytes),
             cmocka_unit_test(round_trip_command),
             cmocka_unit_test(round_trip_u64_requests),
