@@ -299,6 +299,89 @@ static bool endpoints_valid(const char *endpoints)
         return rv != BATON_EINVAL;
 }
 
+/* Set the config field of flag `ch` from `optarg`. 0, -1 for a bad value,
+ * 1 for a flag that is not one of parse_args()'s. */
+static int set_flag(struct config *cfg, int ch)
+{
+        long v;
+        int bad = 0;
+
+        switch (ch) {
+        case 'w':
+                cfg->workload = optarg;
+                break;
+        case 'c':
+                bad |= parse_long(optarg, 1, 4096, &v);
+                cfg->clients = (int)v;
+                break;
+        case 'd':
+                bad |= parse_double(optarg, 1e-3, 3600, &cfg->duration_s);
+                break;
+        case 'W':
+                bad |= parse_double(optarg, 0, 600, &cfg->warmup_s);
+                break;
+        case 'e':
+                cfg->endpoints = optarg;
+                break;
+        case 'n':
+                bad |= parse_long(optarg, 1, 1000, &v);
+                cfg->nodes = (int)v;
+                break;
+        case 's':
+                cfg->system = optarg;
+                break;
+        case 'v':
+                cfg->variant = optarg;
+                break;
+        case 'p':
+                cfg->prefix = optarg;
+                break;
+        case 't':
+                bad |= parse_long(optarg, 1, UINT32_MAX / 2, &cfg->ttl_ms);
+                break;
+        case 'o':
+                bad |=
+                    parse_long(optarg, 1, INT32_MAX / 2, &cfg->op_timeout_ms);
+                break;
+        case 'H':
+                bad |= parse_long(optarg, 0, 60000000, &cfg->hold_us);
+                break;
+        case 'r':
+                bad |= parse_long(optarg, 0, 60000000, &cfg->retry_us);
+                break;
+        case 'b':
+                bad |= parse_long(optarg, 0, 600000, &cfg->error_backoff_ms);
+                break;
+        default:
+                return 1;
+        }
+        return bad;
+}
+
+/* As batonctl: the flag, else the environment, else the local cluster.
+ * 0, or -1 after saying why the endpoints are bad. */
+static int pick_endpoints(struct config *cfg)
+{
+        if (cfg->endpoints != NULL) {
+                cfg->endpoints_from = "--endpoints";
+        } else if (getenv("BATON_ENDPOINTS") != NULL &&
+                   getenv("BATON_ENDPOINTS")[0] != '\0') {
+                cfg->endpoints = getenv("BATON_ENDPOINTS");
+                cfg->endpoints_from = "BATON_ENDPOINTS";
+        } else {
+                cfg->endpoints = BATON_DEFAULT_ENDPOINTS;
+                cfg->endpoints_from = "the default";
+        }
+        if (!endpoints_valid(cfg->endpoints)) {
+                fprintf(stderr,
+                        "baton-bench: bad endpoints \"%s\" (from %s): want "
+                        "a.b.c.d:port,... (numeric IPv4, at most 16)\n",
+                        cfg->endpoints, cfg->endpoints_from);
+                return -1;
+        }
+        return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *cfg)
 {
         static const struct option opts[] = {
@@ -319,66 +402,18 @@ static int parse_args(int argc, char **argv, struct config *cfg)
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
-        long v;
-        int ch, li = 0, bad = 0;
+        int ch, li = 0, rv;
 
         while ((ch = getopt_long(argc, argv, "", opts, &li)) != -1) {
-                switch (ch) {
-                case 'w':
-                        cfg->workload = optarg;
-                        break;
-                case 'c':
-                        bad |= parse_long(optarg, 1, 4096, &v);
-                        cfg->clients = (int)v;
-                        break;
-                case 'd':
-                        bad |=
-                            parse_double(optarg, 1e-3, 3600, &cfg->duration_s);
-                        break;
-                case 'W':
-                        bad |= parse_double(optarg, 0, 600, &cfg->warmup_s);
-                        break;
-                case 'e':
-                        cfg->endpoints = optarg;
-                        break;
-                case 'n':
-                        bad |= parse_long(optarg, 1, 1000, &v);
-                        cfg->nodes = (int)v;
-                        break;
-                case 's':
-                        cfg->system = optarg;
-                        break;
-                case 'v':
-                        cfg->variant = optarg;
-                        break;
-                case 'p':
-                        cfg->prefix = optarg;
-                        break;
-                case 't':
-                        bad |=
-                            parse_long(optarg, 1, UINT32_MAX / 2, &cfg->ttl_ms);
-                        break;
-                case 'o':
-                        bad |= parse_long(optarg, 1, INT32_MAX / 2,
-                                          &cfg->op_timeout_ms);
-                        break;
-                case 'H':
-                        bad |= parse_long(optarg, 0, 60000000, &cfg->hold_us);
-                        break;
-                case 'r':
-                        bad |= parse_long(optarg, 0, 60000000, &cfg->retry_us);
-                        break;
-                case 'b':
-                        bad |= parse_long(optarg, 0, 600000,
-                                          &cfg->error_backoff_ms);
-                        break;
-                case 'h':
+                if (ch == 'h') {
                         usage(stdout);
                         exit(0);
-                default:
+                }
+                rv = set_flag(cfg, ch);
+                if (rv > 0) {
                         return -1;
                 }
-                if (bad) {
+                if (rv != 0) {
                         fprintf(stderr, "baton-bench: bad value for --%s: %s\n",
                                 opts[li].name, optarg);
                         return -1;
@@ -397,23 +432,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
                         cfg->workload);
                 return -1;
         }
-        /* As batonctl: the flag, else the environment, else the local
-         * cluster. */
-        if (cfg->endpoints != NULL) {
-                cfg->endpoints_from = "--endpoints";
-        } else if (getenv("BATON_ENDPOINTS") != NULL &&
-                   getenv("BATON_ENDPOINTS")[0] != '\0') {
-                cfg->endpoints = getenv("BATON_ENDPOINTS");
-                cfg->endpoints_from = "BATON_ENDPOINTS";
-        } else {
-                cfg->endpoints = BATON_DEFAULT_ENDPOINTS;
-                cfg->endpoints_from = "the default";
-        }
-        if (!endpoints_valid(cfg->endpoints)) {
-                fprintf(stderr,
-                        "baton-bench: bad endpoints \"%s\" (from %s): want "
-                        "a.b.c.d:port,... (numeric IPv4, at most 16)\n",
-                        cfg->endpoints, cfg->endpoints_from);
+        if (pick_endpoints(cfg) != 0) {
                 return -1;
         }
         if (strlen(cfg->prefix) == 0 || strlen(cfg->prefix) > 240) {
@@ -421,6 +440,127 @@ static int parse_args(int argc, char **argv, struct config *cfg)
                 return -1;
         }
         return 0;
+}
+
+/* What the clients measured, merged: the one JSON line's numbers. */
+struct summary {
+        uint64_t ops, errors;
+        size_t total;   /* samples */
+        uint32_t *lat;  /* every client's samples, sorted */
+        double max_gap; /* s: the longest any client went without an op */
+        double gap_p50; /* s: the median of the clients' longest gaps */
+        double sys_gap, sys_gap_at; /* s: the longest no one completed */
+};
+
+/* Start every client's thread; the window opens after the warmup. */
+static void start_clients(const struct config *cfg, struct client *cs)
+{
+        double t_measure = now_s() + cfg->warmup_s;
+        double t_end = t_measure + cfg->duration_s;
+        int i;
+
+        for (i = 0; i < cfg->clients; i++) {
+                cs[i].idx = i;
+                cs[i].cfg = cfg;
+                cs[i].t_measure = t_measure;
+                cs[i].t_end = t_end;
+                if (pthread_create(&cs[i].thread, NULL, client_main, &cs[i]) !=
+                    0) {
+                        fprintf(stderr, "baton-bench: pthread_create failed\n");
+                        exit(1);
+                }
+        }
+}
+
+/* Wait for every client and add up its counts; `gaps` gets each one's
+ * longest gap. */
+static void join_clients(const struct config *cfg, struct client *cs,
+                         double *gaps, struct summary *sum)
+{
+        int i;
+
+        for (i = 0; i < cfg->clients; i++) {
+                pthread_join(cs[i].thread, NULL);
+                sum->total += cs[i].n;
+                sum->ops += cs[i].ops;
+                sum->errors += cs[i].errors;
+                if (cs[i].max_gap > sum->max_gap) {
+                        sum->max_gap = cs[i].max_gap;
+                }
+                gaps[i] = cs[i].max_gap;
+        }
+}
+
+/* Gather the clients' samples into `*lat` and `*done` (freeing theirs).
+ * 0, or -1 when out of memory. */
+static int merge_samples(struct client *cs, int n, size_t total, uint32_t **lat,
+                         uint32_t **done)
+{
+        size_t k = 0;
+        int i;
+
+        *lat = malloc((total != 0 ? total : 1) * sizeof **lat);
+        *done = malloc((total != 0 ? total : 1) * sizeof **done);
+        if (*lat == NULL || *done == NULL) {
+                return -1;
+        }
+        for (i = 0; i < n; i++) {
+                if (cs[i].n != 0) {
+                        memcpy(*lat + k, cs[i].lat, cs[i].n * sizeof **lat);
+                        memcpy(*done + k, cs[i].done, cs[i].n * sizeof **done);
+                }
+                k += cs[i].n;
+                free(cs[i].lat);
+                free(cs[i].done);
+        }
+        return 0;
+}
+
+/* The longest interval of the window with no completion by anyone (the
+ * sorted completion times `done`, in µs); the window's start and end are
+ * boundaries. Its start goes to `*at`. */
+static double longest_silence(const uint32_t *done, size_t total,
+                              double duration_s, double *at)
+{
+        double gap = 0, prev = 0;
+        size_t k;
+
+        *at = 0;
+        for (k = 0; k < total; k++) {
+                double t = done[k] / 1e6;
+
+                if (t - prev > gap) {
+                        gap = t - prev;
+                        *at = prev;
+                }
+                prev = t;
+        }
+        if (duration_s - prev > gap) {
+                gap = duration_s - prev;
+                *at = prev;
+        }
+        return gap;
+}
+
+static void print_summary(const struct config *cfg, const struct summary *sum)
+{
+        const uint32_t *lat = sum->lat;
+        size_t total = sum->total;
+
+        printf("{\"system\":\"%s\",\"nodes\":%d,\"workload\":\"%s\","
+               "\"clients\":%d,\"ops\":%llu,\"seconds\":%.3f,"
+               "\"ops_per_s\":%.1f,\"p50_us\":%u,\"p99_us\":%u,\"errors\":%llu,"
+               "\"max_us\":%u,\"max_gap_ms\":%.1f,\"client_gap_p50_ms\":%.1f,"
+               "\"sys_gap_ms\":%.1f,\"sys_gap_at_s\":%.3f,\"variant\":\"%s\","
+               "\"driver\":\"%s\"}\n",
+               cfg->system, cfg->nodes, cfg->workload, cfg->clients,
+               (unsigned long long)sum->ops, cfg->duration_s,
+               (double)sum->ops / cfg->duration_s, percentile(lat, total, 0.50),
+               percentile(lat, total, 0.99), (unsigned long long)sum->errors,
+               total != 0 ? lat[total - 1] : 0, sum->max_gap * 1e3,
+               sum->gap_p50 * 1e3, sum->sys_gap * 1e3, sum->sys_gap_at,
+               cfg->variant, DRIVER);
+        fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -441,14 +581,10 @@ int main(int argc, char **argv)
             .retry_us = 1000,
             .error_backoff_ms = 10,
         };
+        struct summary sum;
         struct client *cs;
-        uint32_t *lat, *done;
+        uint32_t *done;
         double *gaps;
-        double t_measure, t_end, max_gap = 0, gap_p50;
-        double sys_gap = 0, sys_gap_at = 0, prev = 0;
-        uint64_t ops = 0, errors = 0;
-        size_t total = 0, k = 0;
-        int i;
 
         if (parse_args(argc, argv, &cfg) != 0) {
                 usage(stderr);
@@ -461,77 +597,21 @@ int main(int argc, char **argv)
                 fprintf(stderr, "baton-bench: out of memory\n");
                 return 1;
         }
-        t_measure = now_s() + cfg.warmup_s;
-        t_end = t_measure + cfg.duration_s;
-        for (i = 0; i < cfg.clients; i++) {
-                cs[i].idx = i;
-                cs[i].cfg = &cfg;
-                cs[i].t_measure = t_measure;
-                cs[i].t_end = t_end;
-                if (pthread_create(&cs[i].thread, NULL, client_main, &cs[i]) !=
-                    0) {
-                        fprintf(stderr, "baton-bench: pthread_create failed\n");
-                        exit(1);
-                }
-        }
-        for (i = 0; i < cfg.clients; i++) {
-                pthread_join(cs[i].thread, NULL);
-                total += cs[i].n;
-                ops += cs[i].ops;
-                errors += cs[i].errors;
-                if (cs[i].max_gap > max_gap) {
-                        max_gap = cs[i].max_gap;
-                }
-                gaps[i] = cs[i].max_gap;
-        }
-        lat = malloc((total != 0 ? total : 1) * sizeof *lat);
-        done = malloc((total != 0 ? total : 1) * sizeof *done);
-        if (lat == NULL || done == NULL) {
+        memset(&sum, 0, sizeof sum);
+        start_clients(&cfg, cs);
+        join_clients(&cfg, cs, gaps, &sum);
+        if (merge_samples(cs, cfg.clients, sum.total, &sum.lat, &done) != 0) {
                 fprintf(stderr, "baton-bench: out of memory\n");
                 return 1;
         }
-        for (i = 0; i < cfg.clients; i++) {
-                if (cs[i].n != 0) {
-                        memcpy(lat + k, cs[i].lat, cs[i].n * sizeof *lat);
-                        memcpy(done + k, cs[i].done, cs[i].n * sizeof *done);
-                }
-                k += cs[i].n;
-                free(cs[i].lat);
-                free(cs[i].done);
-        }
-        qsort(lat, total, sizeof *lat, cmp_u32);
-        qsort(done, total, sizeof *done, cmp_u32);
-        /* The longest interval of the window with no completion by anyone;
-         * the window's start and end are boundaries. */
-        for (k = 0; k < total; k++) {
-                double t = done[k] / 1e6;
-
-                if (t - prev > sys_gap) {
-                        sys_gap = t - prev;
-                        sys_gap_at = prev;
-                }
-                prev = t;
-        }
-        if (cfg.duration_s - prev > sys_gap) {
-                sys_gap = cfg.duration_s - prev;
-                sys_gap_at = prev;
-        }
+        qsort(sum.lat, sum.total, sizeof *sum.lat, cmp_u32);
+        qsort(done, sum.total, sizeof *done, cmp_u32);
+        sum.sys_gap =
+            longest_silence(done, sum.total, cfg.duration_s, &sum.sys_gap_at);
         qsort(gaps, (size_t)cfg.clients, sizeof *gaps, cmp_double);
-        gap_p50 = gaps[rank_of((size_t)cfg.clients, 0.5) - 1];
-        printf("{\"system\":\"%s\",\"nodes\":%d,\"workload\":\"%s\","
-               "\"clients\":%d,\"ops\":%llu,\"seconds\":%.3f,"
-               "\"ops_per_s\":%.1f,\"p50_us\":%u,\"p99_us\":%u,\"errors\":%llu,"
-               "\"max_us\":%u,\"max_gap_ms\":%.1f,\"client_gap_p50_ms\":%.1f,"
-               "\"sys_gap_ms\":%.1f,\"sys_gap_at_s\":%.3f,\"variant\":\"%s\","
-               "\"driver\":\"%s\"}\n",
-               cfg.system, cfg.nodes, cfg.workload, cfg.clients,
-               (unsigned long long)ops, cfg.duration_s,
-               (double)ops / cfg.duration_s, percentile(lat, total, 0.50),
-               percentile(lat, total, 0.99), (unsigned long long)errors,
-               total != 0 ? lat[total - 1] : 0, max_gap * 1e3, gap_p50 * 1e3,
-               sys_gap * 1e3, sys_gap_at, cfg.variant, DRIVER);
-        fflush(stdout);
-        free(lat);
+        sum.gap_p50 = gaps[rank_of((size_t)cfg.clients, 0.5) - 1];
+        print_summary(&cfg, &sum);
+        free(sum.lat);
         free(done);
         free(gaps);
         free(cs);

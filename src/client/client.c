@@ -121,6 +121,32 @@ static void default_name(char *buf, size_t cap)
         snprintf(buf, cap, "%.40s:%ld", host, (long)getpid());
 }
 
+/* Copy `opts` (NULL: the defaults) into the handle, with the client name
+ * in the handle's own buffer. 0 or BATON_EINVAL. */
+static int take_options(struct baton_client *c,
+                        const struct baton_options *opts)
+{
+        if (opts != NULL) {
+                c->opts = *opts;
+        } else {
+                baton_options_init(&c->opts);
+        }
+        if (c->opts.ttl_ms == 0 || c->opts.request_timeout_ms == 0 ||
+            c->opts.request_timeout_ms > INT32_MAX ||
+            (c->opts.client_name != NULL &&
+             strlen(c->opts.client_name) > COMMAND_CLIENT_NAME_MAX)) {
+                return BATON_EINVAL;
+        }
+        if (c->opts.client_name != NULL) {
+                snprintf(c->client_name, sizeof c->client_name, "%s",
+                         c->opts.client_name);
+        } else {
+                default_name(c->client_name, sizeof c->client_name);
+        }
+        c->opts.client_name = c->client_name;
+        return 0;
+}
+
 /* One function from the options to the running thread, so that every
  * failure unwinds through one chain of labels. */
 int baton_client_create(baton_client **out, const char *endpoints,
@@ -139,16 +165,8 @@ int baton_client_create(baton_client **out, const char *endpoints,
         if (c == NULL) {
                 return BATON_ENOMEM;
         }
-        if (opts != NULL) {
-                c->opts = *opts;
-        } else {
-                baton_options_init(&c->opts);
-        }
-        if (c->opts.ttl_ms == 0 || c->opts.request_timeout_ms == 0 ||
-            c->opts.request_timeout_ms > INT32_MAX ||
-            (c->opts.client_name != NULL &&
-             strlen(c->opts.client_name) > COMMAND_CLIENT_NAME_MAX)) {
-                rv = BATON_EINVAL;
+        rv = take_options(c, opts);
+        if (rv != 0) {
                 goto err_after_alloc;
         }
         rv = parse_endpoints(c, endpoints != NULL ? endpoints
@@ -156,13 +174,6 @@ int baton_client_create(baton_client **out, const char *endpoints,
         if (rv != 0) {
                 goto err_after_alloc;
         }
-        if (c->opts.client_name != NULL) {
-                snprintf(c->client_name, sizeof c->client_name, "%s",
-                         c->opts.client_name);
-        } else {
-                default_name(c->client_name, sizeof c->client_name);
-        }
-        c->opts.client_name = c->client_name;
         owner.data = &c->session;
         owner.final = outcome_final;
         owner.withdraw = outcome_withdraw;
@@ -341,6 +352,27 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         return 1;
 }
 
+/* The wait of the next ACQUIRE of a call that began at `start`: all of
+ * `wait_ms` the first time, what is left of it when asked again. 0 or
+ * BATON_ETIMEDOUT. */
+static int next_wait(int64_t start, int64_t wait_ms, bool first, uint32_t *wait)
+{
+        int64_t left;
+
+        if (wait_ms < 0) {
+                *wait = COMMAND_WAIT_FOREVER;
+        } else if (first || wait_ms == 0) {
+                *wait = (uint32_t)wait_ms;
+        } else {
+                left = start + wait_ms - clock_now_ms();
+                if (left <= 0) {
+                        return BATON_ETIMEDOUT;
+                }
+                *wait = (uint32_t)left;
+        }
+        return 0;
+}
+
 /* One loop: an ACQUIRE whose outcome the cluster forgot (BATON_ESEQ) is
  * recovered and asked again for what is left of the wait. */
 int baton_acquire(baton_client *c, const char *name, uint64_t owner,
@@ -377,17 +409,9 @@ int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                 uint32_t wait;
                 uint64_t seq;
                 uint32_t before;
-                if (wait_ms < 0) {
-                        wait = COMMAND_WAIT_FOREVER;
-                } else if (first || wait_ms == 0) {
-                        wait = (uint32_t)wait_ms;
-                } else {
-                        int64_t left = start + wait_ms - clock_now_ms();
-                        if (left <= 0) {
-                                rv = BATON_ETIMEDOUT;
-                                break;
-                        }
-                        wait = (uint32_t)left;
+                rv = next_wait(start, wait_ms, first, &wait);
+                if (rv != 0) {
+                        break;
                 }
                 first = false;
                 memset(&k, 0, sizeof k);

@@ -132,39 +132,12 @@ static void usage(FILE *out)
         config_print_help(out);
 }
 
-/* Startup reads top to bottom, each part on the one before it: config, node,
- * gateway, listener, metrics, the loop's own handles. */
-int main(int argc, char **argv)
+/* Start the node, the gateway, the client listener, the loop-lag probe and
+ * metrics, each on the one before it. 0, or 1 after logging what failed. */
+static int start_services(struct server *s, const struct config_member *self)
 {
-        static struct server srv; /* large (read buffer); lives until exit */
-        struct server *s = &srv;
-        char errmsg[CONFIG_ERRMSG_MAX];
-        const struct config_member *self;
         struct node_callbacks cb;
-        char raft[32];
         int rv;
-
-        if (config_wants_help(argc, argv)) {
-                usage(stdout);
-                return 0;
-        }
-        if (wants_version(argc, argv)) {
-                print_version();
-                return 0;
-        }
-        config_defaults(&s->cfg);
-        if (config_parse_args(&s->cfg, argc, argv, errmsg, sizeof errmsg) !=
-                0 ||
-            config_validate(&s->cfg, errmsg, sizeof errmsg) != 0) {
-                fprintf(stderr, "batond: %s\n", errmsg);
-                return 2;
-        }
-        log_set_level((enum log_level)s->cfg.log_level);
-        node_raft_version(raft, sizeof raft);
-        signal(SIGPIPE, SIG_IGN);
-        uv_loop_init(&s->loop);
-        s->loop.data = s;
-        self = config_member(&s->cfg, s->cfg.id);
 
         cb.ready = gateway_on_ready;
         cb.lost = gateway_on_lost;
@@ -196,6 +169,13 @@ int main(int argc, char **argv)
                 log_error("cannot serve metrics on %s", s->cfg.metrics_address);
                 return 1;
         }
+        return 0;
+}
+
+/* The loop's own handles: the per-iteration flush and the signals that stop
+ * the node. */
+static void start_loop_handles(struct server *s)
+{
         uv_check_init(&s->loop, &s->flush);
         s->flush.data = s;
         uv_check_start(&s->flush, on_flush);
@@ -205,11 +185,12 @@ int main(int argc, char **argv)
         s->sigterm.data = s;
         uv_signal_start(&s->sigint, on_signal, SIGINT);
         uv_signal_start(&s->sigterm, on_signal, SIGTERM);
-        log_info("node %llu: raft %s, clients %s, data %s, %u members; "
-                 "batond %s, libraft %s",
-                 (unsigned long long)s->cfg.id, self->raft_address,
-                 self->client_address, s->cfg.data_dir, s->cfg.n_members,
-                 PACKAGE_VERSION, raft);
+}
+
+/* Run the loop until shutdown has closed every handle, then close it. */
+static void run_until_stopped(struct server *s)
+{
+        int rv;
 
         uv_run(&s->loop, UV_RUN_DEFAULT);
         if (s->stopping) {
@@ -221,5 +202,48 @@ int main(int argc, char **argv)
                 log_warn("loop closed with handles open: %s", uv_strerror(rv));
         }
         log_info("stopped");
+}
+
+/* Startup reads top to bottom, each part on the one before it: config, node,
+ * gateway, listener, metrics, the loop's own handles. */
+int main(int argc, char **argv)
+{
+        static struct server srv; /* large (read buffer); lives until exit */
+        struct server *s = &srv;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        const struct config_member *self;
+        char raft[32];
+
+        if (config_wants_help(argc, argv)) {
+                usage(stdout);
+                return 0;
+        }
+        if (wants_version(argc, argv)) {
+                print_version();
+                return 0;
+        }
+        config_defaults(&s->cfg);
+        if (config_parse_args(&s->cfg, argc, argv, errmsg, sizeof errmsg) !=
+                0 ||
+            config_validate(&s->cfg, errmsg, sizeof errmsg) != 0) {
+                fprintf(stderr, "batond: %s\n", errmsg);
+                return 2;
+        }
+        log_set_level((enum log_level)s->cfg.log_level);
+        node_raft_version(raft, sizeof raft);
+        signal(SIGPIPE, SIG_IGN);
+        uv_loop_init(&s->loop);
+        s->loop.data = s;
+        self = config_member(&s->cfg, s->cfg.id);
+        if (start_services(s, self) != 0) {
+                return 1;
+        }
+        start_loop_handles(s);
+        log_info("node %llu: raft %s, clients %s, data %s, %u members; "
+                 "batond %s, libraft %s",
+                 (unsigned long long)s->cfg.id, self->raft_address,
+                 self->client_address, s->cfg.data_dir, s->cfg.n_members,
+                 PACKAGE_VERSION, raft);
+        run_until_stopped(s);
         return 0;
 }

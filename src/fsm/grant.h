@@ -1,0 +1,52 @@
+/* Lock acquisition and release in the lock state machine: grants, the FIFO
+ * queue of waiters, and handing a lock on to the head of its queue. */
+#ifndef FSM_GRANT_H
+#define FSM_GRANT_H
+
+#include <stdint.h>
+
+#include "../proto/command.h"
+#include "lockfsm.h"
+#include "state.h"
+#include "step.h"
+
+/* Memory an ACQUIRE may need, allocated before anything changes. */
+struct grant_prep {
+        struct lock *lock; /* when the lock does not exist yet */
+        struct hold *hold;
+};
+
+/* Allocate what an ACQUIRE of `c` may need (a hold, and the lock when it
+ * does not exist yet) before anything changes. 0 or BATON_ENOMEM (nothing
+ * allocated). The caller frees what grant_acquire() leaves in `p`. */
+int grant_prepare(struct lockfsm *f, const struct command *c,
+                  struct grant_prep *p);
+
+/* ACQUIRE for live session `s`: grant, re-enter, queue or refuse, taking
+ * from `p` what it keeps. */
+void grant_acquire(const struct step *st, struct session *s,
+                   struct grant_prep *p, struct lockfsm_result *res);
+
+/* RELEASE for live session `s`. */
+void grant_release(const struct step *st, struct session *s,
+                   struct lockfsm_result *res);
+
+/* CANCEL (by the client, `status` BATON_ECANCELLED) or TIMEOUT (by the
+ * leader, BATON_ETIMEDOUT) of a waiting ACQUIRE of live session `s`. */
+void grant_unwait(const struct step *st, struct session *s, int status,
+                  struct lockfsm_result *res);
+
+/* Hand a lock without holders to the head of its queue. */
+void grant_head(const struct step *st, struct lock *l);
+
+/* End a grant (freeing `g`); hand its lock on, or drop it when free. */
+void grant_end(const struct step *st, struct hold *g);
+
+/* Remove (and free) a waiter that leaves without a grant. */
+void grant_drop_wait(const struct step *st, struct hold *w, int status);
+
+/* The grant of (session, owner) on `l`, or NULL. */
+struct hold *grant_find_holder(const struct lock *l, uint64_t session,
+                               uint64_t owner);
+
+#endif /* FSM_GRANT_H */

@@ -1,0 +1,100 @@
+/* Reads of the lock state machine: QUERY, CHECK and the walks over locks and
+ * waiters, answered from local state or applied as log entries. */
+#include "lookup.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "state.h"
+#include "step.h"
+
+void lookup_apply(const struct lockfsm *f, const struct command *c,
+                  struct lockfsm_result *res)
+{
+        if (c->type == COMMAND_QUERY) {
+                lockfsm_query(f, c->name, c->name_len, res);
+                return;
+        }
+        assert(c->type == COMMAND_CHECK);
+        lockfsm_check_token(f, c->name, c->name_len, c->token, res);
+}
+
+void lockfsm_check_token(const struct lockfsm *f, const char *name, size_t len,
+                         uint64_t token, struct lockfsm_result *res)
+{
+        lockfsm_query(f, name, len, res);
+        if (res->kind == PROTO_KIND_HOLDER && res->token == token) {
+                res->kind = PROTO_KIND_CURRENT;
+                return;
+        }
+        res->status = BATON_ESTALE;
+        res->kind = PROTO_KIND_REJECTED;
+}
+
+void lockfsm_query(const struct lockfsm *f, const char *name, size_t len,
+                   struct lockfsm_result *res)
+{
+        struct lock *l = state_lock(f, name, len);
+        struct hold *h;
+
+        memset(res, 0, sizeof *res);
+        if (l == NULL || l->n_holders == 0) {
+                /* Free, or between holders until the next entry. */
+                res->kind = PROTO_KIND_FREE;
+                res->waiters = l != NULL ? l->n_waiters : 0;
+                return;
+        }
+        h = QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
+        step_describe(res, PROTO_KIND_HOLDER, h);
+        res->waiters = l->n_waiters;
+}
+
+void lockfsm_foreach_waiter(const struct lockfsm *f,
+                            void (*cb)(void *data, uint64_t session,
+                                       uint64_t seq, const char *name,
+                                       size_t name_len, uint32_t wait_ms),
+                            void *data)
+{
+        struct queue *lq, *wq;
+
+        QUEUE_FOREACH(lq, &f->lock_list)
+        {
+                const struct lock *l = QUEUE_DATA(lq, struct lock, link);
+                QUEUE_FOREACH(wq, &l->waiters)
+                {
+                        const struct hold *h =
+                            QUEUE_DATA(wq, struct hold, lock_link);
+                        cb(data, h->session->id, h->seq, l->name, l->name_len,
+                           h->wait_ms);
+                }
+        }
+}
+
+void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,
+                          size_t len,
+                          bool (*cb)(void *data, const char *name,
+                                     size_t name_len,
+                                     const struct lockfsm_result *holder),
+                          void *data)
+{
+        struct lockfsm_result res;
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &f->lock_list)
+        {
+                const struct lock *l = QUEUE_DATA(q, struct lock, link);
+                const struct hold *h;
+
+                if (l->n_holders == 0 || l->name_len < len ||
+                    (len > 0 && memcmp(l->name, prefix, len) != 0)) {
+                        continue;
+                }
+                h = QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
+                step_describe(&res, PROTO_KIND_HOLDER, h);
+                res.waiters = l->n_waiters;
+                if (!cb(data, l->name, l->name_len, &res)) {
+                        return;
+                }
+        }
+}

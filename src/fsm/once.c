@@ -1,0 +1,97 @@
+/* The exactly-once memory of the lock state machine: client commands
+ * (CLOSE, ACQUIRE, RELEASE, CANCEL) checked against their session's
+ * remembered outcomes before they run. */
+#include "once.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "grant.h"
+#include "sessions.h"
+#include "state.h"
+
+/* Number of remembered outcomes left once `ack` takes effect. */
+static unsigned memo_after_ack(const struct session *s, uint64_t ack)
+{
+        unsigned i, n = 0;
+
+        for (i = 0; i < s->n_memo; i++) {
+                n += s->memo[i].seq >= ack;
+        }
+        return n;
+}
+
+/* CLOSE, ACQUIRE, RELEASE, CANCEL: the exactly-once steps of docs/fsm.md. */
+int once_apply(const struct step *st, struct lockfsm_result *res)
+{
+        struct lockfsm *f = st->f;
+        const struct command *c = st->c;
+        struct session *s = state_session(f, c->session);
+        struct grant_prep p = {NULL, NULL};
+        struct memo *m;
+        bool full;
+
+        if (s == NULL) {
+                if (c->type == COMMAND_CLOSE &&
+                    state_tomb(f, c->session) == BATON_ECLOSED) {
+                        memset(res, 0, sizeof *res);
+                        res->kind = PROTO_KIND_CLOSED;
+                        res->session = c->session;
+                        res->duplicate = true;
+                        return 0;
+                }
+                sessions_reject_dead(f, c->session, res);
+                return 0;
+        }
+        if (c->seq == 0 || c->seq < c->ack) {
+                step_reject(res, BATON_EINVAL);
+                return 0;
+        }
+        if (c->seq < s->floor) {
+                step_reject(res, BATON_ESEQ);
+                return 0;
+        }
+        m = state_memo_find(s, c->seq);
+        /* A CLOSE needs no slot: its outcome lives in the tombstone. */
+        full = m == NULL && c->type != COMMAND_CLOSE &&
+               memo_after_ack(s, c->ack) >= f->limits.max_inflight;
+        /* Allocate before the ack or anything else changes state. */
+        if (m == NULL && !full && c->type == COMMAND_ACQUIRE &&
+            grant_prepare(f, c, &p) != 0) {
+                return BATON_ENOMEM;
+        }
+        state_memo_ack(s, c->ack);
+        if (m != NULL) {
+                m = state_memo_find(s, c->seq); /* the ack moved the slots */
+                *res = m->res;
+                res->duplicate = true;
+                return 0;
+        }
+        if (full) {
+                step_reject(res, BATON_EINFLIGHT);
+                return 0;
+        }
+        switch (c->type) {
+        case COMMAND_CLOSE:
+                /* The tombstone remembers a close; the session is gone. */
+                sessions_end(st, s, BATON_ECLOSED, res);
+                return 0;
+        case COMMAND_ACQUIRE:
+                grant_acquire(st, s, &p, res);
+                mem_free(f->mem, p.hold);
+                if (p.lock != NULL) {
+                        state_lock_free(f, p.lock);
+                }
+                break;
+        case COMMAND_RELEASE:
+                grant_release(st, s, res);
+                break;
+        default:
+                assert(c->type == COMMAND_CANCEL);
+                grant_unwait(st, s, BATON_ECANCELLED, res);
+                break;
+        }
+        state_memo_put(s, c->seq, res);
+        return 0;
+}

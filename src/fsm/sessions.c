@@ -1,0 +1,120 @@
+/* Sessions in the lock state machine: OPEN, CLOSE and EXPIRE, and the
+ * lookups of live and ended sessions. */
+#include "sessions.h"
+
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "grant.h"
+
+/* CLOSE and EXPIRE: waits go first, so a released lock is never handed to
+ * the session that is ending. */
+void sessions_end(const struct step *st, struct session *s, int reason,
+                  struct lockfsm_result *res)
+{
+        uint64_t id = s->id;
+
+        while (!queue_empty(&s->waits)) {
+                grant_drop_wait(st,
+                                QUEUE_DATA(queue_head(&s->waits), struct hold,
+                                           session_link),
+                                reason);
+        }
+        while (!queue_empty(&s->grants)) {
+                grant_end(st, QUEUE_DATA(queue_head(&s->grants), struct hold,
+                                         session_link));
+        }
+        step_emit_session(st, LOCKFSM_EV_END, s);
+        state_session_end(st->f, s, reason);
+        memset(res, 0, sizeof *res);
+        res->kind =
+            reason == BATON_ECLOSED ? PROTO_KIND_CLOSED : PROTO_KIND_EXPIRED;
+        res->session = id;
+}
+
+int sessions_open(const struct step *st, struct lockfsm_result *res)
+{
+        struct lockfsm *f = st->f;
+        const struct command *c = st->c;
+        struct session *s;
+
+        if (c->nonce != 0 &&
+            (s = state_session_by_nonce(f, c->nonce)) != NULL) {
+                memset(res, 0, sizeof *res);
+                res->kind = PROTO_KIND_OPENED;
+                res->session = s->id;
+                res->duplicate = true;
+                return 0;
+        }
+        if (c->ttl_ms < f->limits.min_ttl_ms ||
+            c->ttl_ms > f->limits.max_ttl_ms) {
+                step_reject(res, BATON_ETTL);
+                return 0;
+        }
+        if (f->n_sessions >= f->limits.max_sessions) {
+                step_reject(res, BATON_ETOOMANYSESSIONS);
+                return 0;
+        }
+        s = state_session_alloc(f);
+        if (s == NULL) {
+                return BATON_ENOMEM;
+        }
+        if (state_session_reserve(f) != 0) {
+                state_session_free(f, s);
+                return BATON_ENOMEM;
+        }
+        s->id = st->stamp;
+        s->nonce = c->nonce;
+        s->ttl_ms = c->ttl_ms;
+        s->name_len = c->name_len;
+        if (c->name_len > 0) {
+                memcpy(s->name, c->name, c->name_len);
+        }
+        state_session_link(f, s);
+        step_emit_session(st, LOCKFSM_EV_OPEN, s);
+        memset(res, 0, sizeof *res);
+        res->kind = PROTO_KIND_OPENED;
+        res->session = s->id;
+        return 0;
+}
+
+/* Reject a command for a session that is not live. */
+void sessions_reject_dead(const struct lockfsm *f, uint64_t session,
+                          struct lockfsm_result *res)
+{
+        int reason = state_tomb(f, session);
+
+        step_reject(res, reason != 0 ? reason : BATON_ENOSESSION);
+}
+
+int lockfsm_session_status(const struct lockfsm *f, uint64_t session)
+{
+        int reason;
+
+        if (state_session(f, session) != NULL) {
+                return 0;
+        }
+        reason = state_tomb(f, session);
+        return reason != 0 ? reason : BATON_ENOSESSION;
+}
+
+void lockfsm_foreach_session(const struct lockfsm *f,
+                             void (*cb)(void *data, uint64_t session,
+                                        uint32_t ttl_ms),
+                             void *data)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &f->session_list)
+        {
+                const struct session *s = QUEUE_DATA(q, struct session, link);
+                cb(data, s->id, s->ttl_ms);
+        }
+}
+
+uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session)
+{
+        const struct session *s = state_session(f, session);
+
+        return s != NULL ? s->ttl_ms : 0;
+}

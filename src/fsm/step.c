@@ -1,0 +1,95 @@
+/* One command's apply in the lock state machine: its context, and the events
+ * and results it reports. */
+#include "step.h"
+
+#include <string.h>
+
+void step_emit(const struct step *st, uint8_t type, const struct hold *h,
+               int status)
+{
+        struct lockfsm_event ev;
+
+        if (st->f->cb == NULL) {
+                return;
+        }
+        memset(&ev, 0, sizeof ev);
+        ev.type = type;
+        ev.cause = st->c->type;
+        ev.index = st->index;
+        ev.status = status;
+        if (h != NULL) {
+                ev.session = h->session->id;
+                ev.seq = h->seq;
+                ev.owner = h->owner;
+                ev.token = h->waiting ? 0 : h->token;
+                /* A grant that began as a waiter still holds its wait_ms,
+                 * which snapshots drop: report it only while waiting, so a
+                 * restored replica emits the same events. */
+                ev.wait_ms = h->waiting ? h->wait_ms : 0;
+                ev.name = h->lock->name;
+                ev.name_len = h->lock->name_len;
+        }
+        st->f->cb(st->f->cb_data, &ev);
+}
+
+void step_emit_session(const struct step *st, uint8_t type,
+                       const struct session *s)
+{
+        struct lockfsm_event ev;
+
+        if (st->f->cb == NULL) {
+                return;
+        }
+        memset(&ev, 0, sizeof ev);
+        ev.type = type;
+        ev.cause = st->c->type;
+        ev.index = st->index;
+        ev.session = s->id;
+        ev.nonce = s->nonce;
+        st->f->cb(st->f->cb_data, &ev);
+}
+
+void step_emit_result(const struct step *st, const struct lockfsm_result *r)
+{
+        const struct command *c = st->c;
+        struct lockfsm_event ev;
+
+        if (st->f->cb == NULL) {
+                return;
+        }
+        memset(&ev, 0, sizeof ev);
+        ev.type = LOCKFSM_EV_RESULT;
+        ev.cause = c->type;
+        ev.index = st->index;
+        ev.session = c->type == COMMAND_OPEN ? r->session : c->session;
+        ev.seq = c->seq;
+        ev.owner = c->owner;
+        ev.token = r->token;
+        ev.nonce = c->nonce;
+        ev.status = r->status;
+        if (c->type != COMMAND_OPEN) {
+                ev.name = c->name;
+                ev.name_len = c->name_len;
+        }
+        ev.result = r;
+        st->f->cb(st->f->cb_data, &ev);
+}
+
+void step_reject(struct lockfsm_result *res, int status)
+{
+        memset(res, 0, sizeof *res);
+        res->status = status;
+        res->kind = PROTO_KIND_REJECTED;
+}
+
+/* Fill the result describing a grant (or a waiter) as its owner sees it. */
+void step_describe(struct lockfsm_result *res, uint8_t kind,
+                   const struct hold *h)
+{
+        memset(res, 0, sizeof *res);
+        res->kind = kind;
+        res->session = h->session->id;
+        res->owner = h->owner;
+        res->token = h->waiting ? 0 : h->token;
+        res->count = h->waiting ? 0 : h->count;
+}
