@@ -200,10 +200,13 @@ BATON_API void baton_options_init(struct baton_options *o);
 
 /**
  * Create a handle for the cluster at `endpoints` ("host:port,host:port",
- * numeric IPv4; NULL: BATON_DEFAULT_ENDPOINTS, the local cluster of
- * scripts/cluster). The library reads no environment variable (the tools
- * read BATON_ENDPOINTS themselves). `opts` may be NULL for the
- * defaults. Starts the background thread; connects lazily.
+ * each numeric IPv4 or a host name, or "[ipv6]:port", 64 bytes at most;
+ * NULL: BATON_DEFAULT_ENDPOINTS, the local cluster of scripts/cluster).
+ * A host name is resolved (blocking the background thread) each time the
+ * handle connects to it, and its addresses are tried in turn. The library
+ * reads no environment variable (the tools read BATON_ENDPOINTS
+ * themselves). `opts` may be NULL for the defaults. Starts the background
+ * thread; connects lazily.
  *
  * Returns 0 and the handle in `*out`, or BATON_EINVAL (bad endpoints, more
  * than 16, a zero TTL or timeout, a client name over 64 bytes) or

@@ -7,8 +7,8 @@
 #include "../lib/address.h"
 #include "log.h"
 
-int listen_tcp(uv_loop_t *loop, uv_tcp_t *tcp, const char *address,
-               int backlog, uv_connection_cb cb, const char *what)
+int listen_tcp(uv_loop_t *loop, uv_tcp_t *tcp, const char *address, int backlog,
+               uv_connection_cb cb, const char *what)
 {
         struct address a;
         struct addrinfo hints;

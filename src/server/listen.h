@@ -14,7 +14,7 @@
  * BATON_EIO (bind or listen failed), logged, with nothing left open.
  * `what` names the listener in the log ("listen", "metrics").
  */
-int listen_tcp(uv_loop_t *loop, uv_tcp_t *tcp, const char *address,
-               int backlog, uv_connection_cb cb, const char *what);
+int listen_tcp(uv_loop_t *loop, uv_tcp_t *tcp, const char *address, int backlog,
+               uv_connection_cb cb, const char *what);
 
 #endif /* SERVER_LISTEN_H */

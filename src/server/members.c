@@ -60,8 +60,7 @@ int members_parse_pair(const char *raft, const char *client, char *msg,
         return 0;
 }
 
-int members_check(const struct config *c, char *errmsg,
-                         size_t errmsg_size)
+int members_check(const struct config *c, char *errmsg, size_t errmsg_size)
 {
         const char *addrs[2 * CONFIG_MAX_MEMBERS + 1];
         char msg[CONFIG_ERRMSG_MAX];
@@ -99,8 +98,8 @@ int members_check(const struct config *c, char *errmsg,
                                     "member %llu: address not NUL-terminated",
                                     (unsigned long long)m->id);
                 }
-                if (members_parse_pair(m->raft_address, m->client_address,
-                                       msg, sizeof msg) != 0) {
+                if (members_parse_pair(m->raft_address, m->client_address, msg,
+                                       sizeof msg) != 0) {
                         return fail(errmsg, errmsg_size, "member %llu: %s",
                                     (unsigned long long)m->id, msg);
                 }
