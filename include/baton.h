@@ -457,8 +457,11 @@ BATON_API int baton_status(baton_client *c, const char *endpoint,
 /**
  * Add a member to the running cluster (it must run with join = true): the
  * leader records its addresses, adds it and promotes it to voter once it
- * has caught up. 0 or BATON_ECANTCHANGE (another change runs), BATON_EINVAL,
- * BATON_ENOANSWER (the outcome is then unknown: check baton_status()).
+ * has caught up. Addresses as in batond's member lines: "host:port" or
+ * "[ipv6]:port", but the raft address not IPv6 (libraft 0.22.1 cannot use
+ * one). 0 or BATON_ECANTCHANGE (another change runs), BATON_EINVAL (an
+ * id in use, a malformed address, an IPv6 raft address), BATON_ENOANSWER
+ * (the outcome is then unknown: check baton_status()).
  */
 BATON_API int baton_member_add(baton_client *c, uint64_t id,
                                const char *raft_address,

@@ -793,7 +793,8 @@ int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
         int rv;
 
         if (c == NULL || id == 0 || raft_address == NULL ||
-            client_address == NULL) {
+            client_address == NULL || resolve_check(raft_address) != 0 ||
+            resolve_check(client_address) != 0) {
                 return BATON_EINVAL;
         }
         r = request_member_add(id, raft_address, client_address, &rv);

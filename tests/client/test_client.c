@@ -1020,6 +1020,26 @@ static void lock_through(const char *endpoints)
         baton_client_destroy(c);
 }
 
+/* A member whose raft address is IPv6 (which libraft 0.22.1 cannot use)
+ * is refused by the leader; a malformed address by the library. Nothing
+ * changes in the cluster. */
+static void member_add_refused(const char *endpoints)
+{
+        struct baton_status st;
+        baton_client *c = NULL;
+
+        assert_ok(baton_client_create(&c, endpoints, NULL));
+        assert_int_equal(baton_member_add(c, 9, "[::1]:1", "[::1]:2"),
+                         BATON_EINVAL);
+        assert_int_equal(baton_member_add(c, 9, "node_9:1", "localhost:2"),
+                         BATON_EINVAL);
+        assert_int_equal(baton_member_add(c, 9, "localhost:1", "::1:2"),
+                         BATON_EINVAL);
+        assert_ok(baton_status(c, NULL, &st));
+        assert_int_equal(st.n_members, 3);
+        baton_client_destroy(c);
+}
+
 /* libbaton reaches the cluster through host names: "localhost:PORT". */
 static void endpoints_by_name(void **state)
 {
@@ -1069,6 +1089,7 @@ static void endpoints_ipv6(void **state)
         }
         assert_true(strncmp(h.endpoints, "[::1]:", 6) == 0);
         lock_through(h.endpoints);
+        member_add_refused(h.endpoints);
         harness_close(&h);
 }
 
