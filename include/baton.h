@@ -200,10 +200,13 @@ BATON_API void baton_options_init(struct baton_options *o);
 
 /**
  * Create a handle for the cluster at `endpoints` ("host:port,host:port",
- * numeric IPv4; NULL: BATON_DEFAULT_ENDPOINTS, the local cluster of
- * scripts/cluster). The library reads no environment variable (the tools
- * read BATON_ENDPOINTS themselves). `opts` may be NULL for the
- * defaults. Starts the background thread; connects lazily.
+ * each numeric IPv4 or a host name, or "[ipv6]:port", 64 bytes at most;
+ * NULL: BATON_DEFAULT_ENDPOINTS, the local cluster of scripts/cluster).
+ * A host name is resolved (blocking the background thread) each time the
+ * handle connects to it, and its addresses are tried in turn. The library
+ * reads no environment variable (the tools read BATON_ENDPOINTS
+ * themselves). `opts` may be NULL for the defaults. Starts the background
+ * thread; connects lazily.
  *
  * Returns 0 and the handle in `*out`, or BATON_EINVAL (bad endpoints, more
  * than 16, a zero TTL or timeout, a client name over 64 bytes) or
@@ -454,8 +457,11 @@ BATON_API int baton_status(baton_client *c, const char *endpoint,
 /**
  * Add a member to the running cluster (it must run with join = true): the
  * leader records its addresses, adds it and promotes it to voter once it
- * has caught up. 0 or BATON_ECANTCHANGE (another change runs), BATON_EINVAL,
- * BATON_ENOANSWER (the outcome is then unknown: check baton_status()).
+ * has caught up. Addresses as in batond's member lines: "host:port" or
+ * "[ipv6]:port", but the raft address not IPv6 (libraft 0.22.1 cannot use
+ * one). 0 or BATON_ECANTCHANGE (another change runs), BATON_EINVAL (an
+ * id in use, a malformed address, an IPv6 raft address), BATON_ENOANSWER
+ * (the outcome is then unknown: check baton_status()).
  */
 BATON_API int baton_member_add(baton_client *c, uint64_t id,
                                const char *raft_address,

@@ -375,7 +375,8 @@ static int pick_endpoints(struct config *cfg)
         if (!endpoints_valid(cfg->endpoints)) {
                 fprintf(stderr,
                         "baton-bench: bad endpoints \"%s\" (from %s): want "
-                        "a.b.c.d:port,... (numeric IPv4, at most 16)\n",
+                        "host:port or [ipv6]:port, comma separated, at most "
+                        "16\n",
                         cfg->endpoints, cfg->endpoints_from);
                 return -1;
         }

@@ -111,7 +111,8 @@ static int open_client(const struct args *o, const char *source,
                 /* The options are checked: only the endpoints can be bad. */
                 fprintf(stderr,
                         "batonctl: bad endpoints \"%s\" (from %s): want "
-                        "a.b.c.d:port,... (numeric IPv4, at most 16)\n",
+                        "host:port or [ipv6]:port, comma separated, at most "
+                        "16\n",
                         o->endpoints, source);
                 return lock ? SUPERVISE_FAILED : EXIT_USAGE;
         }

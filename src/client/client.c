@@ -2,18 +2,17 @@
 #include "client.h"
 
 #include <limits.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../proto/proto.h"
-#include "../lib/address.h"
 #include "clock.h"
 #include "outcome.h"
 #include "probe.h"
 #include "request.h"
+#include "resolve.h"
 
 #define DEFAULT_TTL_MS     10000
 #define DEFAULT_TIMEOUT_MS 5000
@@ -85,7 +84,6 @@ void baton_options_init(struct baton_options *o)
 
 static int parse_endpoints(struct baton_client *c, const char *list)
 {
-        struct sockaddr_in sa;
         const char *p = list;
 
         c->n_endpoints = 0;
@@ -99,7 +97,7 @@ static int parse_endpoints(struct baton_client *c, const char *list)
                 e = c->endpoints[c->n_endpoints];
                 memcpy(e, p, n);
                 e[n] = '\0';
-                if (address_parse(e, &sa) != 0) {
+                if (resolve_check(e) != 0) {
                         return BATON_EINVAL;
                 }
                 c->n_endpoints++;
@@ -819,7 +817,8 @@ int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
         int rv;
 
         if (c == NULL || id == 0 || raft_address == NULL ||
-            client_address == NULL) {
+            client_address == NULL || resolve_check(raft_address) != 0 ||
+            resolve_check(client_address) != 0) {
                 return BATON_EINVAL;
         }
         r = request_member_add(id, raft_address, client_address, &rv);

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
-#include "../lib/address.h"
 #include "clock.h"
+#include "resolve.h"
 
 #define CONNECT_MS       1000    /* one connect attempt, at most */
 #define BACKOFF_BASE_MS  10      /* first pause after failures in a row */
@@ -39,8 +39,19 @@ int link_init(struct link *l, const char (*endpoints)[LINK_ADDR_MAX],
         return 0;
 }
 
+/* The resolved addresses of the peer are no longer needed. */
+static void forget_addrs(struct link *l)
+{
+        if (l->addrs != NULL) {
+                freeaddrinfo(l->addrs);
+        }
+        l->addrs = NULL;
+        l->next_addr = NULL;
+}
+
 void link_close(struct link *l)
 {
+        forget_addrs(l);
         if (l->fd >= 0) {
                 close(l->fd);
                 l->fd = -1;
@@ -115,6 +126,7 @@ static int64_t backoff(unsigned n)
  * what it had sent on this. */
 static void drop(struct link *l)
 {
+        forget_addrs(l);
         if (l->fd >= 0) {
                 close(l->fd);
                 l->fd = -1;
@@ -176,6 +188,7 @@ static void connected(struct link *l, int64_t now)
         int one = 1;
 
         setsockopt(l->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        forget_addrs(l);
         l->connecting = false;
         l->gen++;
         l->connects++;
@@ -183,11 +196,38 @@ static void connected(struct link *l, int64_t now)
         l->cb.connected(l->cb.data, now);
 }
 
+/* Connect to the next resolved address of the peer; when none is left,
+ * the attempt failed. */
+static void try_next(struct link *l, int64_t now)
+{
+        while (l->next_addr != NULL) {
+                const struct addrinfo *ai = l->next_addr;
+                l->next_addr = ai->ai_next;
+                if (l->fd >= 0) {
+                        close(l->fd);
+                }
+                l->connecting = false;
+                l->fd = socket(ai->ai_family,
+                               SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                if (l->fd < 0) {
+                        continue;
+                }
+                if (connect(l->fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+                        connected(l, now);
+                        return;
+                }
+                if (errno == EINPROGRESS) {
+                        l->connecting = true;
+                        l->deadline = now + CONNECT_MS;
+                        return;
+                }
+        }
+        link_fail(l, now, true);
+}
+
 static void start_connect(struct link *l, int64_t now)
 {
-        struct sockaddr_in sa;
         unsigned i;
-        int rv;
 
         if (l->hint[0] != '\0' && !suspect(l, l->hint, now)) {
                 memcpy(l->peer, l->hint, sizeof l->peer);
@@ -201,24 +241,13 @@ static void start_connect(struct link *l, int64_t now)
                 memcpy(l->peer, l->endpoints[l->next], sizeof l->peer);
         }
         l->hint[0] = '\0';
-        if (address_parse(l->peer, &sa) != 0) {
-                link_fail(l, now, false); /* a bad address in a NOT_LEADER */
-                return;
-        }
-        l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (l->fd < 0) {
+        /* A bad address in a NOT_LEADER, or a name that does not resolve. */
+        if (resolve_endpoint(l->peer, &l->addrs) != 0) {
                 link_fail(l, now, false);
                 return;
         }
-        rv = connect(l->fd, (struct sockaddr *)&sa, sizeof sa);
-        if (rv == 0) {
-                connected(l, now);
-        } else if (errno == EINPROGRESS) {
-                l->connecting = true;
-                l->deadline = now + CONNECT_MS;
-        } else {
-                link_fail(l, now, true);
-        }
+        l->next_addr = l->addrs;
+        try_next(l, now);
 }
 
 static void finish_connect(struct link *l, int64_t now)
@@ -230,7 +259,7 @@ static void finish_connect(struct link *l, int64_t now)
                 err = errno;
         }
         if (err != 0) {
-                link_fail(l, now, true); /* refused: killed, or not up yet */
+                try_next(l, now); /* refused: killed, or not up yet */
                 return;
         }
         connected(l, now);
@@ -249,9 +278,9 @@ bool link_step(struct link *l, int64_t now, bool needed)
         }
         if (l->connecting) {
                 if (now >= l->deadline) {
-                        link_fail(l, now, true);
+                        try_next(l, now); /* the next address, if any */
                 }
-                return false;
+                return link_up(l);
         }
         return true;
 }

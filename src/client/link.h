@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <netdb.h>
+
 #include "../proto/proto.h"
 
 #define LINK_ADDR_MAX (PROTO_ADDRESS_MAX + 1) /* with the NUL */
@@ -34,10 +36,11 @@ struct link_cb {
 
 /*
  * Choosing a node: the leader named by the last NOT_LEADER, else the
- * endpoints in turn, skipping a node that went silent for SUSPECT_MS. The
- * first failure moves on at once; failures in a row back off
- * exponentially. While live nodes know no leader (an election runs), the
- * link asks again every 20-60 ms for up to 3 s before backing off.
+ * endpoints in turn (each resolved when it is tried, its addresses then
+ * tried in getaddrinfo's order until one connects), skipping a node that went
+ * silent for SUSPECT_MS. The first failure moves on at once; failures in a row
+ * back off exponentially. While live nodes know no leader (an election runs),
+ * the link asks again every 20-60 ms for up to 3 s before backing off.
  *
  * Threading: every field is guarded by the handle's mutex. Any thread
  * holding it may put frames and write them (link_up(), link_put(),
@@ -51,6 +54,8 @@ struct link {
         uint64_t gen;                /* bumped by each new connection */
         uint64_t next_id;            /* frame ids */
         char peer[LINK_ADDR_MAX];    /* where fd goes */
+        struct addrinfo *addrs;      /* peer resolved, while connecting */
+        struct addrinfo *next_addr;  /* of addrs, the next one to try */
         char hint[LINK_ADDR_MAX];    /* leader from NOT_LEADER; "" none */
         char suspect[LINK_ADDR_MAX]; /* a node that went silent */
         int64_t suspect_until;
@@ -73,8 +78,8 @@ struct link {
         unsigned long redirects;
 };
 
-/* `endpoints` (1..n "a.b.c.d:port") is borrowed for the link's life. 0 or
- * BATON_ENOMEM / BATON_EIO (no eventfd). */
+/* `endpoints` (1..n "host:port" or "[ipv6]:port") is borrowed for the link's
+ * life. 0 or BATON_ENOMEM / BATON_EIO (no eventfd). */
 int link_init(struct link *l, const char (*endpoints)[LINK_ADDR_MAX],
               unsigned n_endpoints);
 void link_close(struct link *l);

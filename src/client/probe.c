@@ -9,9 +9,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../lib/address.h"
 #include "../proto/proto.h"
 #include "clock.h"
+#include "resolve.h"
 
 /* Wait for `events` on fd until `deadline`: 0, or BATON_ETIMEOUT. */
 static int wait_fd(int fd, short events, int64_t deadline)
@@ -103,35 +103,58 @@ static int exchange(int fd, const char *endpoint, int64_t deadline,
         return rv;
 }
 
+/* Connect `fd` to `ai`, waiting until `deadline`: 0 or a BATON_E* code. */
+static int connect_one(int fd, const struct addrinfo *ai, int64_t deadline)
+{
+        socklen_t len = sizeof(int);
+        int err = 0;
+        int rv;
+
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+                return 0;
+        }
+        if (errno != EINPROGRESS) {
+                return BATON_EIO;
+        }
+        rv = wait_fd(fd, POLLOUT, deadline);
+        if (rv != 0) {
+                return rv;
+        }
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+                return BATON_EIO;
+        }
+        return 0;
+}
+
 int probe_status(const char *endpoint, int64_t deadline,
                  struct baton_status *out)
 {
-        struct sockaddr_in sa;
-        socklen_t len = sizeof(int);
-        int fd, err = 0, rv;
+        struct addrinfo *addrs;
+        struct addrinfo *ai;
+        int fd = -1;
+        int rv;
 
-        if (address_parse(endpoint, &sa) != 0) {
-                return BATON_EINVAL;
+        rv = resolve_endpoint(endpoint, &addrs);
+        if (rv != 0) {
+                return rv;
         }
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        rv = BATON_EIO;
+        for (ai = addrs; ai != NULL && rv != BATON_ETIMEOUT; ai = ai->ai_next) {
+                fd = socket(ai->ai_family,
+                            SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                if (fd < 0) {
+                        continue;
+                }
+                rv = connect_one(fd, ai, deadline);
+                if (rv == 0) {
+                        break;
+                }
+                close(fd);
+                fd = -1;
+        }
+        freeaddrinfo(addrs);
         if (fd < 0) {
-                return BATON_EIO;
-        }
-        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-                if (errno != EINPROGRESS) {
-                        close(fd);
-                        return BATON_EIO;
-                }
-                rv = wait_fd(fd, POLLOUT, deadline);
-                if (rv != 0) {
-                        close(fd);
-                        return rv;
-                }
-                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ||
-                    err != 0) {
-                        close(fd);
-                        return BATON_EIO;
-                }
+                return rv;
         }
         rv = exchange(fd, endpoint, deadline, out);
         close(fd);

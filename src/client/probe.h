@@ -8,9 +8,9 @@
 #include "../../include/baton.h"
 #include "../proto/proto.h"
 
-/* Ask `endpoint` ("a.b.c.d:port") for its status before `deadline`
- * (CLOCK_MONOTONIC ms). 0, BATON_EINVAL, BATON_EIO, BATON_ETIMEOUT or
- * BATON_EMALFORMED. */
+/* Ask `endpoint` ("host:port" or "[ipv6]:port") for its status before
+ * `deadline` (CLOCK_MONOTONIC ms). 0, BATON_EINVAL, BATON_EIO, BATON_ETIMEOUT
+ * or BATON_EMALFORMED. */
 int probe_status(const char *endpoint, int64_t deadline,
                  struct baton_status *out);
 

@@ -48,7 +48,7 @@
 /* Lock names are 1..255 bytes with no NUL; client names 0..64 bytes. */
 #define COMMAND_NAME_MAX        255
 #define COMMAND_CLIENT_NAME_MAX 64
-#define COMMAND_ADDRESS_MAX     64 /* member addresses, "a.b.c.d:port" */
+#define COMMAND_ADDRESS_MAX     64 /* member addresses, "host:port" */
 
 /* wait_ms values with a special meaning. */
 #define COMMAND_WAIT_TRY     0          /* answer BUSY instead of queueing */

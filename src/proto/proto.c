@@ -7,6 +7,7 @@
 
 #include "../../include/baton.h"
 #include "../proto/command.h"
+#include "../lib/address.h"
 #include "../lib/cursor.h"
 
 /* The largest STATUS_REPLY body: fixed fields, then every member at its
@@ -19,6 +20,9 @@
 _Static_assert(STATUS_MAX_SIZE <= PROTO_MAX_BODY, "status reply fits a frame");
 _Static_assert(COMMAND_MAX_SIZE <= PROTO_MAX_BODY, "a command fits a frame");
 _Static_assert(PROTO_ADDRESS_MAX <= UINT8_MAX, "addresses are u8 strings");
+_Static_assert(PROTO_ADDRESS_MAX == ADDRESS_MAX &&
+                   COMMAND_ADDRESS_MAX == ADDRESS_MAX,
+               "every address the parser accepts fits the wire");
 _Static_assert(PROTO_MESSAGE_MAX <= UINT8_MAX, "messages are u8 strings");
 _Static_assert(COMMAND_NAME_MAX == 255, "LIST entries hold any lock name");
 _Static_assert(PROTO_LIST_ENTRY_MAX == PROTO_LIST_ENTRY_SIZE(255),

@@ -56,7 +56,7 @@
 #define PROTO_VERSION     1
 #define PROTO_HEADER_SIZE 16
 #define PROTO_MAX_BODY    65536 /* largest body any peer must accept */
-#define PROTO_ADDRESS_MAX 64    /* "a.b.c.d:port" and then some */
+#define PROTO_ADDRESS_MAX 64    /* "host:port", "[ipv6]:port" (ADDRESS_MAX) */
 #define PROTO_MESSAGE_MAX 255   /* ERROR text */
 #define PROTO_MAX_MEMBERS 16
 #define PROTO_LIST_MAX    1000 /* largest LIST limit */

@@ -7,6 +7,7 @@
 
 #include "../../include/baton.h"
 #include "log.h"
+#include "members.h"
 #include "pending.h"
 #include "reply.h"
 
@@ -187,6 +188,8 @@ void admin_member_add(struct gateway *g, struct conn *c,
                       const struct proto_header *h, const uint8_t *body)
 {
         struct proto_string raft, client;
+        char client_address[PROTO_ADDRESS_MAX + 1];
+        char msg[CONFIG_ERRMSG_MAX];
         struct admin *a;
         uint64_t id = 0;
         int rv = proto_read_member_add(body, h->length, &id, &raft, &client);
@@ -196,6 +199,18 @@ void admin_member_add(struct gateway *g, struct conn *c,
                 return;
         }
         memcpy(a->raft_address, raft.p, raft.len);
+        memcpy(client_address, client.p, client.len);
+        client_address[client.len] = '\0';
+        /* The addresses are checked as the config's member lines are: a
+         * raft address libraft cannot use would add a voter that never
+         * catches up. */
+        if (members_parse_pair(a->raft_address, client_address, msg,
+                               sizeof msg) != 0) {
+                log_warn("member add %llu refused: %s", (unsigned long long)id,
+                         msg);
+                done(a, BATON_EINVAL);
+                return;
+        }
         /* Refused before anything is recorded: an existing member's
          * directory entry must never be overwritten by a failed add. */
         if (id == 0 || node_has_member(g->node, id, a->raft_address)) {

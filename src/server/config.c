@@ -12,6 +12,8 @@
 #include <ini.h>
 
 #include "../../include/baton.h"
+#include "../lib/address.h"
+#include "members.h"
 
 /* What a key's value is, and so how it is parsed, checked and printed. */
 enum type {
@@ -19,7 +21,7 @@ enum type {
         T_U32,
         T_BOOL,
         T_PATH,      /* char[size]; "" allowed (means unset or off) */
-        T_ADDRESS,   /* char[size]; numeric IPv4 "a.b.c.d:port", or "" */
+        T_ADDRESS,   /* char[size]; "host:port", "[ipv6]:port", or "" */
         T_LOG_LEVEL, /* enum config_log_level */
         T_MEMBER,    /* one more entry of members[]; min..max = list size */
 };
@@ -179,79 +181,6 @@ static int parse_bool(const char *s, bool *out, char *msg, size_t size)
                     s);
 }
 
-/* Up to `max_digits` decimal digits without a leading zero; -1 if none. */
-static long parse_field(const char **pp, int max_digits)
-{
-        const char *p = *pp;
-        long v = 0;
-        int n = 0;
-
-        while (is_digit(*p)) {
-                if (n == max_digits || (n == 1 && v == 0)) {
-                        return -1; /* too long, or a leading zero */
-                }
-                v = v * 10 + (*p - '0');
-                n++;
-                p++;
-        }
-        if (n == 0) {
-                return -1;
-        }
-        *pp = p;
-        return v;
-}
-
-/*
- * Numeric IPv4 "a.b.c.d:port", the only form libraft 0.15.0 parses:
- * four decimal octets 0..255 without leading zeros, a port 1..65535.
- */
-static int parse_address(const char *s, char *msg, size_t size)
-{
-        const char *p = s;
-        long v;
-        int i;
-
-        for (i = 0; i < 4; i++) {
-                if (!is_digit(*p)) {
-                        return fail(msg, size,
-                                    "'%s' is not a numeric IPv4 address "
-                                    "a.b.c.d:port (raft 0.15.0 resolves no "
-                                    "hostnames)",
-                                    s);
-                }
-                v = parse_field(&p, 3);
-                if (v < 0 || v > 255) {
-                        return fail(msg, size,
-                                    "'%s': each of the four octets must be "
-                                    "0..255, without leading zeros",
-                                    s);
-                }
-                if (i < 3 && *p != '.') {
-                        return fail(msg, size,
-                                    "'%s' is not a numeric IPv4 address "
-                                    "a.b.c.d:port",
-                                    s);
-                }
-                if (i < 3) {
-                        p++;
-                }
-        }
-        if (*p == '\0') {
-                return fail(msg, size, "'%s' has no :port", s);
-        }
-        if (*p != ':') {
-                return fail(msg, size,
-                            "'%s' is not a numeric IPv4 address a.b.c.d:port",
-                            s);
-        }
-        p++;
-        v = parse_field(&p, 5);
-        if (v < 1 || v > 65535 || *p != '\0') {
-                return fail(msg, size, "'%s': the port must be 1..65535", s);
-        }
-        return 0;
-}
-
 static int set_string(char *field, size_t field_size, const char *value,
                       char *msg, size_t size)
 {
@@ -276,7 +205,6 @@ static int add_member(struct config *c, const char *value, char *msg,
         struct config_member *m;
         uint64_t id;
         unsigned n = 0;
-        unsigned i;
 
         if (strlen(value) >= sizeof buf) {
                 return fail(msg, size, "line too long");
@@ -304,14 +232,8 @@ static int add_member(struct config *c, const char *value, char *msg,
                          sizeof detail) != 0) {
                 return fail(msg, size, "id %s", detail);
         }
-        for (i = 1; i < 3; i++) {
-                if (parse_address(fields[i], detail, sizeof detail) != 0) {
-                        return fail(msg, size, "%s address %s",
-                                    i == 1 ? "raft" : "client", detail);
-                }
-                if (strlen(fields[i]) >= CONFIG_ADDRESS_MAX) {
-                        return fail(msg, size, "address too long");
-                }
+        if (members_parse_pair(fields[1], fields[2], msg, size) != 0) {
+                return BATON_EINVAL;
         }
         if (config_member(c, id) != NULL) {
                 return fail(msg, size, "duplicate id %llu",
@@ -362,7 +284,7 @@ static int set(struct config *c, const struct key *k, const char *value,
                 return set_string(field, k->size, value, msg, size);
         case T_ADDRESS:
                 if (value[0] != '\0') {
-                        rv = parse_address(value, msg, size);
+                        rv = members_parse_address(value, false, msg, size);
                         if (rv != 0) {
                                 return rv;
                         }
@@ -731,7 +653,8 @@ static int check_fields(const struct config *c, char *errmsg,
                                             k->name);
                         }
                         if (k->type == T_ADDRESS && field[0] != '\0' &&
-                            parse_address(field, msg, sizeof msg) != 0) {
+                            members_parse_address(field, false, msg,
+                                                  sizeof msg) != 0) {
                                 return fail(errmsg, errmsg_size, "%s: %s",
                                             k->name, msg);
                         }
@@ -752,82 +675,6 @@ static int check_fields(const struct config *c, char *errmsg,
         return 0;
 }
 
-static int check_members(const struct config *c, char *errmsg,
-                         size_t errmsg_size)
-{
-        const char *addrs[2 * CONFIG_MAX_MEMBERS + 1];
-        char msg[CONFIG_ERRMSG_MAX];
-        unsigned n = 0;
-        unsigned i;
-        unsigned j;
-
-        if (c->n_members == 0) {
-                return fail(errmsg, errmsg_size,
-                            "member: none listed (one 'member = ID "
-                            "RAFT_ADDRESS CLIENT_ADDRESS' per node)");
-        }
-        if (c->n_members > CONFIG_MAX_MEMBERS) {
-                return fail(errmsg, errmsg_size,
-                            "member: too many members (at most %d)",
-                            CONFIG_MAX_MEMBERS);
-        }
-        for (i = 0; i < c->n_members; i++) {
-                const struct config_member *m = &c->members[i];
-                if (m->id == 0) {
-                        return fail(errmsg, errmsg_size,
-                                    "member: id 0 (ids start at 1)");
-                }
-                for (j = 0; j < i; j++) {
-                        if (c->members[j].id == m->id) {
-                                return fail(errmsg, errmsg_size,
-                                            "member: duplicate id %llu",
-                                            (unsigned long long)m->id);
-                        }
-                }
-                if (memchr(m->raft_address, '\0', CONFIG_ADDRESS_MAX) == NULL ||
-                    parse_address(m->raft_address, msg, sizeof msg) != 0) {
-                        return fail(errmsg, errmsg_size,
-                                    "member %llu: raft address invalid",
-                                    (unsigned long long)m->id);
-                }
-                if (memchr(m->client_address, '\0', CONFIG_ADDRESS_MAX) ==
-                        NULL ||
-                    parse_address(m->client_address, msg, sizeof msg) != 0) {
-                        return fail(errmsg, errmsg_size,
-                                    "member %llu: client address invalid",
-                                    (unsigned long long)m->id);
-                }
-                addrs[n++] = m->raft_address;
-                addrs[n++] = m->client_address;
-        }
-        for (i = 0; i < n; i++) {
-                for (j = 0; j < i; j++) {
-                        if (strcmp(addrs[i], addrs[j]) == 0) {
-                                return fail(errmsg, errmsg_size,
-                                            "member: address %s is used "
-                                            "twice",
-                                            addrs[i]);
-                        }
-                }
-        }
-        if (c->metrics_address[0] != '\0') {
-                for (i = 0; i < n; i++) {
-                        if (strcmp(c->metrics_address, addrs[i]) == 0) {
-                                return fail(errmsg, errmsg_size,
-                                            "metrics-address: %s is also a "
-                                            "member's address",
-                                            addrs[i]);
-                        }
-                }
-        }
-        if (config_member(c, c->id) == NULL) {
-                return fail(errmsg, errmsg_size,
-                            "id: %llu is not one of the members",
-                            (unsigned long long)c->id);
-        }
-        return 0;
-}
-
 int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
 {
         uint32_t min_ttl;
@@ -837,7 +684,7 @@ int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
         if (rv != 0) {
                 return rv;
         }
-        rv = check_members(c, errmsg, errmsg_size);
+        rv = members_check(c, errmsg, errmsg_size);
         if (rv != 0) {
                 return rv;
         }
@@ -910,7 +757,7 @@ static void describe(const struct key *k, const char **def, char *range,
                          (unsigned long long)k->min, k->size - 1);
                 break;
         case T_ADDRESS:
-                snprintf(range, size, "a.b.c.d:port");
+                snprintf(range, size, ADDRESS_FORMS);
                 break;
         case T_LOG_LEVEL:
                 snprintf(range, size, "error/warn/info/debug");

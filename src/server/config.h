@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CONFIG_ADDRESS_MAX 64 /* "a.b.c.d:port" with room to spare */
+#define CONFIG_ADDRESS_MAX 65 /* ADDRESS_MAX (the wire's limit) and a NUL */
 #define CONFIG_MAX_MEMBERS 16
 #define CONFIG_ERRMSG_MAX  512
 
@@ -21,7 +21,7 @@ enum config_log_level {
 /* One node of the initial cluster, as every node's config lists it. */
 struct config_member {
         uint64_t id;
-        char raft_address[CONFIG_ADDRESS_MAX];   /* numeric IPv4 a.b.c.d:port */
+        char raft_address[CONFIG_ADDRESS_MAX];   /* host:port, not IPv6 */
         char client_address[CONFIG_ADDRESS_MAX]; /* where clients connect */
 };
 
@@ -91,9 +91,9 @@ bool config_wants_help(int argc, char **argv);
 
 /*
  * Check the settings as a whole: id is one of the members, ids unique,
- * addresses numeric IPv4 "a.b.c.d:port" (libraft 0.15.0 parses nothing
- * else) and distinct, data_dir set, heartbeat < election, min_ttl_ms = 0
- * resolved to 2 x election (or refused when set below that),
+ * addresses "host:port" or "[ipv6]:port" (raft addresses not IPv6, which
+ * libraft 0.22.1 cannot use) and distinct, data_dir set, heartbeat < election,
+ * min_ttl_ms = 0 resolved to 2 x election (or refused when set below that),
  * snapshot_trailing >= snapshot_threshold / 8. Returns 0 or BATON_EINVAL
  * with a message naming the key.
  */

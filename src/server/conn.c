@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../lib/address.h"
+#include "listen.h"
 #include "log.h"
 
 static void on_closed(uv_handle_t *h)
@@ -114,7 +114,6 @@ int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
                 uint32_t max_conns, uint32_t max_frame, uint32_t output_limit,
                 conn_frame_cb on_frame, conn_gone_cb on_gone, void *data)
 {
-        struct sockaddr_in addr;
         int rv;
 
         memset(s, 0, sizeof *s);
@@ -127,20 +126,11 @@ int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
         s->data = data;
         queue_init(&s->all);
         queue_init(&s->dirty);
-        if (address_parse(address, &addr) != 0) {
-                return BATON_EINVAL;
-        }
-        uv_tcp_init(loop, &s->listener);
-        s->listener.data = s;
-        rv = uv_tcp_bind(&s->listener, (const struct sockaddr *)&addr, 0);
-        if (rv == 0) {
-                rv = uv_listen((uv_stream_t *)&s->listener, 511, on_accept);
-        }
+        rv = listen_tcp(loop, &s->listener, address, 511, on_accept, "listen");
         if (rv != 0) {
-                log_error("listen on %s: %s", address, uv_strerror(rv));
-                uv_close((uv_handle_t *)&s->listener, NULL);
-                return BATON_EIO;
+                return rv;
         }
+        s->listener.data = s;
         return 0;
 }
 

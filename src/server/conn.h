@@ -59,7 +59,8 @@ struct conn_set {
         char rbuf[65536];
 };
 
-/* Listen on "a.b.c.d:port". 0 or a BATON_E* code. */
+/* Listen on "host:port" or "[ipv6]:port" (see listen.h). 0 or a BATON_E*
+ * code. */
 int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
                 uint32_t max_conns, uint32_t max_frame, uint32_t output_limit,
                 conn_frame_cb on_frame, conn_gone_cb on_gone, void *data);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../lib/address.h"
+#include "listen.h"
 #include "log.h"
 
 /* A scrape: read the request head (bounded), answer, close. */
@@ -279,7 +279,6 @@ int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
                   struct gateway *g, struct node *n, struct conn_set *conns,
                   const struct looplag *lag)
 {
-        struct sockaddr_in addr;
         int rv;
 
         memset(m, 0, sizeof *m);
@@ -291,20 +290,12 @@ int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
         if (address == NULL || address[0] == '\0') {
                 return 0;
         }
-        if (address_parse(address, &addr) != 0) {
-                return BATON_EINVAL;
-        }
-        uv_tcp_init(loop, &m->listener);
-        m->listener.data = m;
-        rv = uv_tcp_bind(&m->listener, (const struct sockaddr *)&addr, 0);
-        if (rv == 0) {
-                rv = uv_listen((uv_stream_t *)&m->listener, 16, on_connection);
-        }
+        rv = listen_tcp(loop, &m->listener, address, 16, on_connection,
+                        "metrics");
         if (rv != 0) {
-                log_error("metrics on %s: %s", address, uv_strerror(rv));
-                uv_close((uv_handle_t *)&m->listener, NULL);
-                return BATON_EIO;
+                return rv;
         }
+        m->listener.data = m;
         m->active = 1;
         return 0;
 }

@@ -23,8 +23,8 @@ struct metrics {
         int active; /* listening */
 };
 
-/* Listen on "a.b.c.d:port" ("" leaves metrics off). The sources are
- * borrowed for the life of the endpoint. 0 or BATON_EIO. */
+/* Listen on "host:port" or "[ipv6]:port" ("" leaves metrics off). The sources
+ * are borrowed for the life of the endpoint. 0 or BATON_EIO. */
 int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
                   struct gateway *g, struct node *n, struct conn_set *conns,
                   const struct looplag *lag);

@@ -487,7 +487,12 @@ static void bad_arguments(void **state)
                          BATON_EINVAL);
         assert_int_equal(baton_client_create(&c, "127.0.0.1:1,", NULL),
                          BATON_EINVAL);
-        assert_int_equal(baton_client_create(&c, "host:7101", NULL),
+        /* Host names and [ipv6] are endpoints; these are malformed. */
+        assert_int_equal(baton_client_create(&c, "host_1:7101", NULL),
+                         BATON_EINVAL);
+        assert_int_equal(baton_client_create(&c, "::1:7101", NULL),
+                         BATON_EINVAL);
+        assert_int_equal(baton_client_create(&c, "[::1]:0", NULL),
                          BATON_EINVAL);
         baton_options_init(&o);
         o.ttl_ms = 0;

@@ -403,10 +403,10 @@ static void node_setup(struct harness *h, unsigned i)
 
         memset(nd, 0, sizeof *nd);
         nd->id = i + 1;
-        snprintf(nd->raft_address, sizeof nd->raft_address, "127.0.0.1:%d",
-                 port + RAFT_PORT);
-        snprintf(nd->client_address, sizeof nd->client_address, "127.0.0.1:%d",
-                 port + CLIENT_PORT);
+        snprintf(nd->raft_address, sizeof nd->raft_address, "%s:%d",
+                 h->raft_host, port + RAFT_PORT);
+        snprintf(nd->client_address, sizeof nd->client_address, "%s:%d",
+                 h->client_host, port + CLIENT_PORT);
         snprintf(nd->metrics_address, sizeof nd->metrics_address,
                  "127.0.0.1:%d", port + METRICS_PORT);
         snprintf(nd->data_dir, sizeof nd->data_dir, "%s/n%u", h->dir, nd->id);
@@ -419,6 +419,14 @@ static void node_setup(struct harness *h, unsigned i)
 int harness_start(struct harness *h, unsigned n, const char *batond,
                   const char *argv0, int base_port)
 {
+        return harness_start_on(h, n, batond, argv0, base_port, "127.0.0.1",
+                                "127.0.0.1");
+}
+
+int harness_start_on(struct harness *h, unsigned n, const char *batond,
+                     const char *argv0, int base_port, const char *raft_host,
+                     const char *client_host)
+{
         const char *env = getenv("BATON_TEST_BASE_PORT");
         const char *tmp = getenv("BATON_TEST_TMPDIR");
         unsigned i, attempt;
@@ -426,6 +434,8 @@ int harness_start(struct harness *h, unsigned n, const char *batond,
         size_t off = 0;
 
         memset(h, 0, sizeof *h);
+        snprintf(h->raft_host, sizeof h->raft_host, "%s", raft_host);
+        snprintf(h->client_host, sizeof h->client_host, "%s", client_host);
         h->block_lock = -1;
         if (tmp == NULL || tmp[0] == '\0') {
                 tmp = "/tmp";

@@ -39,6 +39,8 @@ struct harness {
         char dir[256];         /* per-run temp dir under /tmp */
         char batond[PATH_MAX]; /* the binary we run */
         char endpoints[HARNESS_MAX_NODES * HARNESS_ADDR_MAX];
+        char raft_host[16];   /* host part of the raft addresses */
+        char client_host[16]; /* of the client addresses ("[::1]": IPv6) */
         struct harness_node nodes[HARNESS_MAX_NODES];
         bool failed; /* keep the directory at close, and say where */
         bool keep;   /* keep it whatever happens */
@@ -78,6 +80,13 @@ void harness_rearm_watchdog(void);
  */
 int harness_start(struct harness *h, unsigned n, const char *batond,
                   const char *argv0, int base_port);
+
+/* As harness_start(), with raft and client addresses on `raft_host` and
+ * `client_host` ("127.0.0.1", "localhost", "[::1]", ...) instead of
+ * 127.0.0.1; metrics addresses stay on 127.0.0.1. */
+int harness_start_on(struct harness *h, unsigned n, const char *batond,
+                     const char *argv0, int base_port, const char *raft_host,
+                     const char *client_host);
 
 /* Stop every node: SIGCONT, SIGTERM, wait up to 3 s, then SIGKILL; reap. */
 void harness_stop(struct harness *h);

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,18 +89,30 @@ void tclient_disconnect(struct tclient *c)
 
 static int connect_to(struct tclient *c, const char *address, int64_t deadline)
 {
-        struct sockaddr_in sa;
+        struct address a;
+        struct addrinfo hints, *ai;
+        struct sockaddr_storage sa;
+        socklen_t sa_len;
         struct pollfd pfd;
         socklen_t len = sizeof(int);
         int fd, err = 0, one = 1, rv;
 
         tclient_disconnect(c);
-        if (address_parse(address, &sa) != 0) {
+        memset(&hints, 0, sizeof hints);
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = AI_NUMERICSERV;
+        if (address_parse(address, &a) != 0 ||
+            getaddrinfo(a.host, a.service, &hints, &ai) != 0) {
                 snprintf(c->errmsg, sizeof c->errmsg, "bad address %s",
                          address);
                 return BATON_EINVAL;
         }
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        /* The first address is enough for the clusters of the tests. */
+        memcpy(&sa, ai->ai_addr, ai->ai_addrlen);
+        sa_len = ai->ai_addrlen;
+        fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                    0);
+        freeaddrinfo(ai);
         if (fd < 0) {
                 return BATON_EIO;
         }
@@ -112,7 +125,7 @@ static int connect_to(struct tclient *c, const char *address, int64_t deadline)
                 setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &c->sndbuf,
                            sizeof c->sndbuf);
         }
-        rv = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+        rv = connect(fd, (struct sockaddr *)&sa, sa_len);
         if (rv != 0 && errno != EINPROGRESS) {
                 err = errno;
                 goto fail;
@@ -541,14 +554,14 @@ int tclient_init(struct tclient *c, const char *endpoints)
         while (p != NULL && *p != '\0') {
                 const char *comma = strchr(p, ',');
                 size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
-                struct sockaddr_in sa;
+                struct address a;
                 if (len == 0 || len >= TCLIENT_ADDR_MAX ||
                     c->n_endpoints == TCLIENT_MAX_ENDPOINTS) {
                         return BATON_EINVAL;
                 }
                 memcpy(c->endpoints[c->n_endpoints], p, len);
                 c->endpoints[c->n_endpoints][len] = '\0';
-                if (address_parse(c->endpoints[c->n_endpoints], &sa) != 0) {
+                if (address_parse(c->endpoints[c->n_endpoints], &a) != 0) {
                         snprintf(c->errmsg, sizeof c->errmsg, "bad endpoint %s",
                                  c->endpoints[c->n_endpoints]);
                         return BATON_EINVAL;

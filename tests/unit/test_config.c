@@ -331,15 +331,17 @@ static void bad_bool(void **state)
 static void bad_address(void **state)
 {
         (void)state;
-        expect_file_error(GOOD "metrics-address = localhost:9100\n",
+        expect_file_error(GOOD "metrics-address = local_host:9100\n",
                           GOOD_LINES + 1,
-                          "metrics-address: 'localhost:9100' is not a "
-                          "numeric IPv4 address");
+                          "metrics-address: 'local_host:9100': the host name "
+                          "may hold only letters, digits, '-' and '.' "
+                          "(expected host:port, [ipv6]:port)");
         expect_file_error("metrics-address = 127.0.0.256:9100\n", 1,
-                          "metrics-address: '127.0.0.256:9100': each of the "
-                          "four octets");
+                          "metrics-address: '127.0.0.256:9100': not a "
+                          "numeric IPv4 address");
         expect_file_error("metrics-address = 127.0.0.1\n", 1,
-                          "metrics-address: '127.0.0.1' has no :port");
+                          "metrics-address: '127.0.0.1': no ':port' "
+                          "(expected host:port, [ipv6]:port)");
         expect_file_error("metrics-address = 127.0.0.1:0\n", 1,
                           "metrics-address: '127.0.0.1:0': the port must be");
         expect_file_error("metrics-address = 127.0.0.1:65536\n", 1,
@@ -347,19 +349,82 @@ static void bad_address(void **state)
         expect_file_error("metrics-address = 127.0.0.1:\n", 1,
                           "metrics-address: '127.0.0.1:': the port");
         expect_file_error("metrics-address = 127.0.1:9100\n", 1,
-                          "metrics-address: '127.0.1:9100' is not a numeric");
+                          "metrics-address: '127.0.1:9100': not a numeric");
         expect_file_error("metrics-address = 127.0.0.01:9100\n", 1,
-                          "metrics-address: '127.0.0.01:9100': each of");
+                          "metrics-address: '127.0.0.01:9100': not a "
+                          "numeric IPv4");
         expect_file_error("metrics-address = 127.0.0.1:9100x\n", 1,
                           "metrics-address: '127.0.0.1:9100x': the port");
         expect_file_error("metrics-address = ::1:9100\n", 1,
-                          "metrics-address: '::1:9100' is not a numeric");
+                          "metrics-address: '::1:9100': an IPv6 address must "
+                          "be written in brackets");
+        expect_file_error("metrics-address = [::1:9100\n", 1,
+                          "metrics-address: '[::1:9100': '[' without");
+        expect_file_error("metrics-address = "
+                          "a234567890123456789012345678901234567890"
+                          "1234567890123456789012345:1\n",
+                          1, "metrics-address: 'a2345");
         /* The same checks hold inside a member line. */
-        expect_file_error("member = 1 node1:7001 127.0.0.1:7101\n", 1,
-                          "member: raft address 'node1:7001' is not a "
-                          "numeric IPv4 address");
+        expect_file_error("member = 1 node_1:7001 127.0.0.1:7101\n", 1,
+                          "member: raft address 'node_1:7001': the host "
+                          "name");
         expect_file_error("member = 1 127.0.0.1:7001 127.0.0.1:0\n", 1,
                           "member: client address '127.0.0.1:0': the port");
+        /* libraft 0.22.1 cannot start on an IPv6 raft address. */
+        expect_file_error("member = 1 [::1]:7001 127.0.0.1:7101\n", 1,
+                          "member: raft address '[::1]:7001': libraft 0.22.1 "
+                          "cannot use an IPv6 raft address");
+}
+
+static int parse(struct config *c, char **argv, char *errmsg);
+
+/* Host names and IPv6 literals, where each is accepted. */
+static void names_and_ipv6(void **state)
+{
+        struct config c;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char longest[CONFIG_ADDRESS_MAX + 64];
+
+        (void)state;
+        assert_int_equal(load_text(&c,
+                                   "id = 2\n"
+                                   "data-dir = /tmp/x\n"
+                                   "member = 1 localhost:7001 [::1]:7101\n"
+                                   "member = 2 node-2.example.com:7001 "
+                                   "[fe80::2]:7101\n"
+                                   "member = 3 10.0.0.3:7001 node3:7101\n"
+                                   "metrics-address = [::]:9100\n",
+                                   NULL, errmsg),
+                         0);
+        assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
+        assert_string_equal(c.members[0].raft_address, "localhost:7001");
+        assert_string_equal(c.members[0].client_address, "[::1]:7101");
+        assert_string_equal(c.members[1].raft_address,
+                            "node-2.example.com:7001");
+        assert_string_equal(c.members[2].client_address, "node3:7101");
+        assert_string_equal(c.metrics_address, "[::]:9100");
+        {
+                char *argv[] = {"batond", "--metrics-address=localhost:9100",
+                                NULL};
+                assert_int_equal(parse(&c, argv, errmsg), 0);
+                assert_string_equal(c.metrics_address, "localhost:9100");
+        }
+        /* 64 bytes, the wire's limit, fit in a member line; 65 do not. */
+        snprintf(longest, sizeof longest,
+                 "id = 1\ndata-dir = /tmp/x\nmember = 1 %.59s:7001 "
+                 "127.0.0.1:7101\n",
+                 "a23456789.123456789.123456789.123456789.123456789."
+                 "123456789");
+        assert_int_equal(load_text(&c, longest, NULL, errmsg), 0);
+        assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
+        assert_int_equal(strlen(c.members[0].raft_address), 64);
+        expect_file_error("member = 1 "
+                          "a23456789.123456789.123456789.123456789.123456789."
+                          "1234567890:7001 127.0.0.1:7101\n",
+                          1,
+                          "member: raft address 'a23456789.123456789.12345"
+                          "6789.123456789.123456789.1234567890:7001': the "
+                          "address is over 64 bytes");
 }
 
 static void bad_member_line(void **state)
@@ -566,10 +631,19 @@ static void other_invalid(void **state)
                          BATON_EINVAL);
         assert_string_equal(errmsg, "member: duplicate id 1");
         assert_int_equal(load_text(&c, GOOD, NULL, errmsg), 0);
-        strcpy(c.members[1].client_address, "host:1");
+        strcpy(c.members[1].client_address, "host_1:1");
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
-        assert_string_equal(errmsg, "member 2: client address invalid");
+        assert_string_equal(errmsg,
+                            "member 2: client address 'host_1:1': the host "
+                            "name may hold only letters, digits, '-' and '.' "
+                            "(expected host:port, [ipv6]:port)");
+        assert_int_equal(load_text(&c, GOOD, NULL, errmsg), 0);
+        strcpy(c.members[1].raft_address, "[::1]:1");
+        assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
+                         BATON_EINVAL);
+        assert_true(strncmp(errmsg, "member 2: raft address '[::1]:1': libraft",
+                            40) == 0);
 }
 
 /* Parse argv (NULL-terminated) over defaults. */
@@ -734,10 +808,10 @@ static void flag_errors(void **state)
                                   "flag --max-frame: junk after the number");
         }
         {
-                char *argv[] = {"batond", "--metrics-address=localhost:1",
+                char *argv[] = {"batond", "--metrics-address=localhost:0",
                                 NULL};
                 expect_flag_error(argv, "flag --metrics-address: "
-                                        "'localhost:1' is not a numeric");
+                                        "'localhost:0': the port must be");
         }
         {
                 char *argv[] = {"batond", "--member", "1 127.0.0.1:7001", NULL};
@@ -1028,6 +1102,7 @@ int main(void)
             cmocka_unit_test(junk_after_number),
             cmocka_unit_test(bad_bool),
             cmocka_unit_test(bad_address),
+            cmocka_unit_test(names_and_ipv6),
             cmocka_unit_test(bad_member_line),
             cmocka_unit_test(duplicate_member_id),
             cmocka_unit_test(too_many_members),

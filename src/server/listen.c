@@ -1,0 +1,48 @@
+/* A libuv TCP listener on a Baton address, a host name resolved first. */
+#include "listen.h"
+
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../lib/address.h"
+#include "log.h"
+
+int listen_tcp(uv_loop_t *loop, uv_tcp_t *tcp, const char *address, int backlog,
+               uv_connection_cb cb, const char *what)
+{
+        struct address a;
+        struct addrinfo hints;
+        uv_getaddrinfo_t req;
+        int rv;
+
+        if (address_parse(address, &a) != 0) {
+                log_error("%s on %s: %s", what, address, a.errmsg);
+                return BATON_EINVAL;
+        }
+        memset(&hints, 0, sizeof hints);
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE;
+        if (a.kind != ADDRESS_NAME) {
+                hints.ai_flags |= AI_NUMERICHOST;
+        }
+        /* Without a callback, uv_getaddrinfo() runs synchronously. */
+        rv = uv_getaddrinfo(loop, &req, NULL, a.host, a.service, &hints);
+        if (rv != 0) {
+                log_error("%s on %s: cannot resolve %s: %s", what, address,
+                          a.host, uv_strerror(rv));
+                return BATON_EINVAL;
+        }
+        uv_tcp_init(loop, tcp);
+        rv = uv_tcp_bind(tcp, req.addrinfo->ai_addr, 0);
+        uv_freeaddrinfo(req.addrinfo);
+        if (rv == 0) {
+                rv = uv_listen((uv_stream_t *)tcp, backlog, cb);
+        }
+        if (rv != 0) {
+                log_error("%s on %s: %s", what, address, uv_strerror(rv));
+                uv_close((uv_handle_t *)tcp, NULL);
+                return BATON_EIO;
+        }
+        return 0;
+}

@@ -1,0 +1,20 @@
+/* A libuv TCP listener on a Baton address, a host name resolved first. */
+#ifndef SERVER_LISTEN_H
+#define SERVER_LISTEN_H
+
+#include <uv.h>
+
+/*
+ * Initialize `tcp` on `loop` and listen on `address` ("host:port" or
+ * "[ipv6]:port", borrowed for the call) with `cb` for new connections. A
+ * host name is resolved now, blocking, and the listener takes its first
+ * address (getaddrinfo's order, so IPv6 first where the system prefers
+ * it). Returns 0 with `tcp` listening (the caller closes it), or
+ * BATON_EINVAL (a malformed address or a name that does not resolve) or
+ * BATON_EIO (bind or listen failed), logged, with nothing left open.
+ * `what` names the listener in the log ("listen", "metrics").
+ */
+int listen_tcp(uv_loop_t *loop, uv_tcp_t *tcp, const char *address, int backlog,
+               uv_connection_cb cb, const char *what);
+
+#endif /* SERVER_LISTEN_H */
