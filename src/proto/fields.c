@@ -36,7 +36,7 @@ void fields_put(struct wcursor *w, const struct fields_entry *f, size_t n,
                         wcursor_u32(w, *(const uint32_t *)p);
                         break;
                 case FIELDS_I32:
-                        wcursor_u32(w, (uint32_t)*(const int32_t *)p);
+                        wcursor_u32(w, (uint32_t) * (const int32_t *)p);
                         break;
                 case FIELDS_U64:
                         wcursor_u64(w, *(const uint64_t *)p);

@@ -30,7 +30,10 @@ struct fields_entry {
 };
 
 /* One table row: FIELD(struct proto_result, U64, token). */
-#define FIELD(type, kind, member) {FIELDS_##kind, offsetof(type, member)}
+#define FIELD(type, kind, member)                                              \
+        {                                                                      \
+                FIELDS_##kind, offsetof(type, member)                          \
+        }
 /* A table and its length, as the walkers take them. */
 #define FIELDS(table) (table), (sizeof(table) / sizeof((table)[0]))
 

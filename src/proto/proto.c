@@ -170,6 +170,11 @@ static const struct fields_entry result_fields[] = {
     FIELD(struct proto_result, U32, waiters),
 };
 
+/* RESULT's PROTO_FLAG_NAMES tail. */
+static const struct fields_entry result_names_fields[] = {
+    FIELD(struct proto_result, STRING, client_name),
+};
+
 /* STATUS_REPLY: the fixed part, then n_members of member_fields. */
 static const struct fields_entry status_fields[] = {
     FIELD(struct proto_status, U64, id),
@@ -202,8 +207,24 @@ static const struct fields_entry entry_fields[] = {
     FIELD(struct proto_lock_entry, U32, waiters),
 };
 
+/* A LIST_REPLY entry's PROTO_FLAG_NAMES tail. */
+static const struct fields_entry entry_names_fields[] = {
+    FIELD(struct proto_lock_entry, STRING, client_name),
+};
+
 /* ---- Header --------------------------------------------------------------
  */
+
+/* Only QUERY, LIST and their answers may ask for or carry client names. */
+static bool allowed_flags(uint8_t type, uint16_t flags)
+{
+        if (flags == 0) {
+                return true;
+        }
+        return flags == PROTO_FLAG_NAMES &&
+               (type == PROTO_QUERY || type == PROTO_LIST ||
+                type == PROTO_RESULT || type == PROTO_LIST_REPLY);
+}
 
 static void put_header(struct wcursor *w, const struct proto_header *h)
 {
@@ -228,7 +249,7 @@ int proto_header_decode(struct proto_header *h, const uint8_t *in,
         if (h->version != PROTO_VERSION) {
                 return BATON_EVERSION;
         }
-        if (h->flags != 0 || !known_type(h->type)) {
+        if (!known_type(h->type) || !allowed_flags(h->type, h->flags)) {
                 return BATON_EMALFORMED;
         }
         if (h->length > max_body) {
@@ -348,13 +369,27 @@ long proto_reader_feed(struct proto_reader *r, const uint8_t *buf, size_t len)
  * counts), then patches the body length into the header.
  */
 
-static void begin(struct wcursor *w, uint8_t *out, size_t cap, uint8_t type,
-                  uint64_t id)
+static void begin_flags(struct wcursor *w, uint8_t *out, size_t cap,
+                        uint8_t type, uint16_t flags, uint64_t id)
 {
-        struct proto_header h = {PROTO_VERSION, type, 0, 0, id};
+        struct proto_header h = {PROTO_VERSION, type, flags, 0, id};
 
         wcursor_init(w, out, cap);
         put_header(w, &h);
+}
+
+static void begin(struct wcursor *w, uint8_t *out, size_t cap, uint8_t type,
+                  uint64_t id)
+{
+        begin_flags(w, out, cap, type, 0, id);
+}
+
+/* A client name: 0..PROTO_CLIENT_NAME_MAX bytes, no NUL. */
+static bool valid_client(const struct proto_string *s)
+{
+        return s->len <= PROTO_CLIENT_NAME_MAX &&
+               (s->len == 0 ||
+                (s->p != NULL && memchr(s->p, '\0', s->len) == NULL));
 }
 
 static size_t finish(struct wcursor *w)
@@ -420,8 +455,8 @@ size_t proto_write_keepalive(uint8_t *out, size_t cap, uint64_t id,
         return finish(&w);
 }
 
-size_t proto_write_query(uint8_t *out, size_t cap, uint64_t id,
-                         const char *name, size_t name_len)
+static size_t write_query(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
+                          const char *name, size_t name_len)
 {
         struct proto_string b = {name, (uint8_t)name_len};
         struct wcursor w;
@@ -429,9 +464,21 @@ size_t proto_write_query(uint8_t *out, size_t cap, uint64_t id,
         if (!valid_name(name, name_len)) {
                 return 0;
         }
-        begin(&w, out, cap, PROTO_QUERY, id);
+        begin_flags(&w, out, cap, PROTO_QUERY, flags, id);
         fields_put(&w, FIELDS(query_fields), &b);
         return finish(&w);
+}
+
+size_t proto_write_query(uint8_t *out, size_t cap, uint64_t id,
+                         const char *name, size_t name_len)
+{
+        return write_query(out, cap, id, 0, name, name_len);
+}
+
+size_t proto_write_query_names(uint8_t *out, size_t cap, uint64_t id,
+                               const char *name, size_t name_len)
+{
+        return write_query(out, cap, id, PROTO_FLAG_NAMES, name, name_len);
 }
 
 size_t proto_write_check(uint8_t *out, size_t cap, uint64_t id,
@@ -499,6 +546,20 @@ size_t proto_write_result(uint8_t *out, size_t cap, uint64_t id,
 
         begin(&w, out, cap, PROTO_RESULT, id);
         fields_put(&w, FIELDS(result_fields), r);
+        return finish(&w);
+}
+
+size_t proto_write_result_names(uint8_t *out, size_t cap, uint64_t id,
+                                const struct proto_result *r)
+{
+        struct wcursor w;
+
+        if (!valid_client(&r->client_name)) {
+                return 0;
+        }
+        begin_flags(&w, out, cap, PROTO_RESULT, PROTO_FLAG_NAMES, id);
+        fields_put(&w, FIELDS(result_fields), r);
+        fields_put(&w, FIELDS(result_names_fields), r);
         return finish(&w);
 }
 
@@ -580,8 +641,8 @@ static bool valid_prefix(const char *prefix, size_t len)
                 (prefix != NULL && memchr(prefix, '\0', len) == NULL));
 }
 
-size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
-                        const char *prefix, size_t prefix_len, uint32_t limit)
+static size_t write_list(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
+                         const char *prefix, size_t prefix_len, uint32_t limit)
 {
         struct list_body b = {{prefix, (uint8_t)prefix_len}, limit};
         struct wcursor w;
@@ -590,15 +651,30 @@ size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
             limit > PROTO_LIST_MAX) {
                 return 0;
         }
-        begin(&w, out, cap, PROTO_LIST, id);
+        begin_flags(&w, out, cap, PROTO_LIST, flags, id);
         fields_put(&w, FIELDS(list_fields), &b);
         return finish(&w);
 }
 
-size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
-                              const struct proto_lock_entry *e, uint32_t n,
-                              bool more)
+size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
+                        const char *prefix, size_t prefix_len, uint32_t limit)
 {
+        return write_list(out, cap, id, 0, prefix, prefix_len, limit);
+}
+
+size_t proto_write_list_names(uint8_t *out, size_t cap, uint64_t id,
+                              const char *prefix, size_t prefix_len,
+                              uint32_t limit)
+{
+        return write_list(out, cap, id, PROTO_FLAG_NAMES, prefix, prefix_len,
+                          limit);
+}
+
+static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
+                               uint16_t flags, const struct proto_lock_entry *e,
+                               uint32_t n, bool more)
+{
+        bool names = flags & PROTO_FLAG_NAMES;
         struct wcursor w;
         uint32_t i;
 
@@ -606,17 +682,35 @@ size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
                 return 0;
         }
         for (i = 0; i < n; i++) {
-                if (!valid_name(e[i].name.p, e[i].name.len)) {
+                if (!valid_name(e[i].name.p, e[i].name.len) ||
+                    (names && !valid_client(&e[i].client_name))) {
                         return 0;
                 }
         }
-        begin(&w, out, cap, PROTO_LIST_REPLY, id);
+        begin_flags(&w, out, cap, PROTO_LIST_REPLY, flags, id);
         wcursor_u32(&w, n);
         wcursor_u8(&w, more ? 1 : 0);
         for (i = 0; i < n; i++) {
                 fields_put(&w, FIELDS(entry_fields), &e[i]);
+                if (names) {
+                        fields_put(&w, FIELDS(entry_names_fields), &e[i]);
+                }
         }
         return finish(&w);
+}
+
+size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
+                              const struct proto_lock_entry *e, uint32_t n,
+                              bool more)
+{
+        return write_list_reply(out, cap, id, 0, e, n, more);
+}
+
+size_t proto_write_list_reply_names(uint8_t *out, size_t cap, uint64_t id,
+                                    const struct proto_lock_entry *e,
+                                    uint32_t n, bool more)
+{
+        return write_list_reply(out, cap, id, PROTO_FLAG_NAMES, e, n, more);
 }
 
 /* ---- Body readers --------------------------------------------------------
@@ -708,7 +802,23 @@ int proto_read_result(const uint8_t *body, size_t len, struct proto_result *res)
 
         rcursor_init(&r, body, len);
         fields_get(&r, FIELDS(result_fields), res);
+        res->client_name.p = NULL;
+        res->client_name.len = 0;
         return done(&r) ? 0 : BATON_EMALFORMED;
+}
+
+int proto_read_result_names(const uint8_t *body, size_t len,
+                            struct proto_result *res)
+{
+        struct rcursor r;
+
+        rcursor_init(&r, body, len);
+        fields_get(&r, FIELDS(result_fields), res);
+        fields_get(&r, FIELDS(result_names_fields), res);
+        if (!done(&r) || !valid_client(&res->client_name)) {
+                return BATON_EMALFORMED;
+        }
+        return 0;
 }
 
 int proto_read_not_leader(const uint8_t *body, size_t len, uint64_t *leader_id,
@@ -783,9 +893,9 @@ int proto_read_list(const uint8_t *body, size_t len,
         return valid_prefix(prefix->p, prefix->len) ? 0 : BATON_ENAME;
 }
 
-int proto_read_list_reply(const uint8_t *body, size_t len,
-                          struct proto_lock_entry *e, size_t cap, uint32_t *n,
-                          bool *more)
+static int read_list_reply(const uint8_t *body, size_t len, bool names,
+                           struct proto_lock_entry *e, size_t cap, uint32_t *n,
+                           bool *more)
 {
         struct rcursor r;
         uint32_t count, i;
@@ -804,7 +914,13 @@ int proto_read_list_reply(const uint8_t *body, size_t len,
         }
         for (i = 0; i < count; i++) {
                 fields_get(&r, FIELDS(entry_fields), &e[i]);
-                if (r.bad || !valid_name(e[i].name.p, e[i].name.len)) {
+                e[i].client_name.p = NULL;
+                e[i].client_name.len = 0;
+                if (names) {
+                        fields_get(&r, FIELDS(entry_names_fields), &e[i]);
+                }
+                if (r.bad || !valid_name(e[i].name.p, e[i].name.len) ||
+                    !valid_client(&e[i].client_name)) {
                         return BATON_EMALFORMED;
                 }
         }
@@ -814,6 +930,20 @@ int proto_read_list_reply(const uint8_t *body, size_t len,
         *n = count;
         *more = flag == 1;
         return 0;
+}
+
+int proto_read_list_reply(const uint8_t *body, size_t len,
+                          struct proto_lock_entry *e, size_t cap, uint32_t *n,
+                          bool *more)
+{
+        return read_list_reply(body, len, false, e, cap, n, more);
+}
+
+int proto_read_list_reply_names(const uint8_t *body, size_t len,
+                                struct proto_lock_entry *e, size_t cap,
+                                uint32_t *n, bool *more)
+{
+        return read_list_reply(body, len, true, e, cap, n, more);
 }
 
 static void copy_string(char *dst, size_t cap, const struct proto_string *s)
