@@ -45,12 +45,13 @@ void names_requests_exact_bytes(void **state)
         static const uint8_t query[] = {
             0x01, 0x03, 0x01, 0x00, /* v1, QUERY, PROTO_FLAG_NAMES */
             0x02, 0x00, 0x00, 0x00, /* length 2 */
-            0x07, 0, 0, 0, 0, 0, 0, 0, 0x01, 'a',
+            0x07, 0,    0,    0,    0, 0, 0, 0, 0x01, 'a',
         };
         static const uint8_t list[] = {
             0x01, 0x0a, 0x01, 0x00, /* v1, LIST, PROTO_FLAG_NAMES */
             0x06, 0x00, 0x00, 0x00, /* length 6 */
-            0x07, 0, 0, 0, 0, 0, 0, 0, 0x01, 'a', 0x0a, 0x00, 0x00, 0x00,
+            0x07, 0,    0,    0,    0,    0,    0,
+            0,    0x01, 'a',  0x0a, 0x00, 0x00, 0x00,
         };
         uint8_t buf[64];
         uint8_t plain[64];
@@ -107,9 +108,9 @@ void names_result_exact_bytes(void **state)
         assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
         assert_int_equal(h.flags, PROTO_FLAG_NAMES);
         memset(&back, 0xee, sizeof back);
-        assert_int_equal(proto_read_result_names(buf + PROTO_HEADER_SIZE,
-                                                 h.length, &back),
-                         0);
+        assert_int_equal(
+            proto_read_result_names(buf + PROTO_HEADER_SIZE, h.length, &back),
+            0);
         assert_int_equal(back.token, 5);
         assert_int_equal(back.client_name.len, 8);
         assert_memory_equal(back.client_name.p, "build-42", 8);
@@ -117,9 +118,9 @@ void names_result_exact_bytes(void **state)
         assert_int_equal(
             proto_read_result(buf + PROTO_HEADER_SIZE, h.length, &back),
             BATON_EMALFORMED);
-        assert_int_equal(proto_read_result_names(plain + PROTO_HEADER_SIZE, 45,
-                                                 &back),
-                         BATON_EMALFORMED);
+        assert_int_equal(
+            proto_read_result_names(plain + PROTO_HEADER_SIZE, 45, &back),
+            BATON_EMALFORMED);
         assert_int_equal(
             proto_read_result(plain + PROTO_HEADER_SIZE, 45, &back), 0);
         assert_int_equal(back.client_name.len, 0);
@@ -167,9 +168,13 @@ void names_result_limits(void **state)
 void names_list_reply_round_trip(void **state)
 {
         struct proto_lock_entry e[2] = {
-            {.name = {"db", 2}, .session = 1, .token = 7,
+            {.name = {"db", 2},
+             .session = 1,
+             .token = 7,
              .client_name = {"build-42", 8}},
-            {.name = {"q", 1}, .session = 2, .token = 8,
+            {.name = {"q", 1},
+             .session = 2,
+             .token = 8,
              .client_name = {NULL, 0}},
         };
         struct proto_lock_entry back[2];
@@ -205,8 +210,8 @@ void names_list_reply_round_trip(void **state)
         assert_int_equal(back[1].client_name.len, 0);
         assert_int_equal(back[1].token, 8);
         assert_int_equal(proto_read_list_reply(buf + PROTO_HEADER_SIZE,
-                                               len - PROTO_HEADER_SIZE, back,
-                                               2, &n, &more),
+                                               len - PROTO_HEADER_SIZE, back, 2,
+                                               &n, &more),
                          BATON_EMALFORMED);
         assert_int_equal(proto_read_list_reply_names(plain + PROTO_HEADER_SIZE,
                                                      old - PROTO_HEADER_SIZE,
