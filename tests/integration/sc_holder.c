@@ -69,8 +69,7 @@ void sc_client_names(struct ctx *x)
                    r.kind == PROTO_KIND_HOLDER && r.token == token &&
                    r.client_name.len == 8 &&
                    memcmp(r.client_name.p, "build-42", 8) == 0,
-               "QUERY with names: flags %u length %" PRIu32, h.flags,
-               h.length);
+               "QUERY with names: flags %u length %" PRIu32, h.flags, h.length);
 
         /* Not asked for: the old shape, byte for byte. */
         len = proto_write_query(f, sizeof f, 12, name, strlen(name));
@@ -84,8 +83,7 @@ void sc_client_names(struct ctx *x)
                "plain QUERY: flags %u length %" PRIu32, h.flags, h.length);
 
         len = proto_write_list_names(f, sizeof f, 13, name, strlen(name), 4);
-        if (!exchange(x, &raw, f, len, PROTO_LIST_REPLY, &h, &body,
-                      __LINE__)) {
+        if (!exchange(x, &raw, f, len, PROTO_LIST_REPLY, &h, &body, __LINE__)) {
                 return;
         }
         EXPECT(x,
@@ -97,8 +95,7 @@ void sc_client_names(struct ctx *x)
                "LIST with names: flags %u length %" PRIu32, h.flags, h.length);
 
         len = proto_write_list(f, sizeof f, 14, name, strlen(name), 4);
-        if (!exchange(x, &raw, f, len, PROTO_LIST_REPLY, &h, &body,
-                      __LINE__)) {
+        if (!exchange(x, &raw, f, len, PROTO_LIST_REPLY, &h, &body, __LINE__)) {
                 return;
         }
         EXPECT(x,
