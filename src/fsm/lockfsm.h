@@ -196,6 +196,12 @@ void lockfsm_stats(const struct lockfsm *f, struct lockfsm_stats *st);
 /* The TTL a live session asked for; 0 if there is no such session. */
 uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session);
 
+/* The client name a live session's OPEN carried (`*len` bytes, 0..64, not
+ * NUL-terminated, borrowed until `f` changes); NULL and 0 if there is no
+ * such session. */
+const char *lockfsm_session_name(const struct lockfsm *f, uint64_t session,
+                                 uint8_t *len);
+
 /*
  * Walk the structure and check every invariant (holders and waiters belong
  * to live sessions, counts agree, queues ordered, maps consistent). Returns

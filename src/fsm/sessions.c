@@ -118,3 +118,12 @@ uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session)
 
         return s != NULL ? s->ttl_ms : 0;
 }
+
+const char *lockfsm_session_name(const struct lockfsm *f, uint64_t session,
+                                 uint8_t *len)
+{
+        const struct session *s = state_session(f, session);
+
+        *len = s != NULL ? s->name_len : 0;
+        return s != NULL ? s->name : NULL;
+}

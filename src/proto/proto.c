@@ -9,6 +9,7 @@
 #include "../proto/command.h"
 #include "../lib/address.h"
 #include "../lib/cursor.h"
+#include "fields.h"
 
 /* The largest STATUS_REPLY body: fixed fields, then every member at its
  * largest (id, role, two strings of PROTO_ADDRESS_MAX bytes). */
@@ -86,16 +87,152 @@ static bool valid_name(const char *name, size_t len)
                memchr(name, '\0', len) == NULL;
 }
 
+/* ---- Bodies --------------------------------------------------------------
+ *
+ * Every body of fixed shape is one table (fields.h); bodies passed as
+ * arguments get a private struct to describe.
+ */
+
+static const struct fields_entry header_fields[] = {
+    FIELD(struct proto_header, U8, version),
+    FIELD(struct proto_header, U8, type),
+    FIELD(struct proto_header, U16, flags),
+    FIELD(struct proto_header, U32, length),
+    FIELD(struct proto_header, U64, id),
+};
+
+/* QUERY: one string, read straight into a struct proto_string. */
+static const struct fields_entry query_fields[] = {
+    {FIELDS_STRING, 0},
+};
+
+/* CHECK */
+struct check_body {
+        uint64_t token;
+        struct proto_string name;
+};
+
+static const struct fields_entry check_fields[] = {
+    FIELD(struct check_body, U64, token),
+    FIELD(struct check_body, STRING, name),
+};
+
+/* MEMBER_ADD */
+struct member_add_body {
+        uint64_t member;
+        struct proto_string raft_address;
+        struct proto_string client_address;
+};
+
+static const struct fields_entry member_add_fields[] = {
+    FIELD(struct member_add_body, U64, member),
+    FIELD(struct member_add_body, STRING, raft_address),
+    FIELD(struct member_add_body, STRING, client_address),
+};
+
+/* NOT_LEADER */
+struct not_leader_body {
+        uint64_t leader_id;
+        struct proto_string address;
+};
+
+static const struct fields_entry not_leader_fields[] = {
+    FIELD(struct not_leader_body, U64, leader_id),
+    FIELD(struct not_leader_body, STRING, address),
+};
+
+/* ERROR */
+struct error_body {
+        int32_t status;
+        struct proto_string message;
+};
+
+static const struct fields_entry error_fields[] = {
+    FIELD(struct error_body, I32, status),
+    FIELD(struct error_body, STRING, message),
+};
+
+/* LIST */
+struct list_body {
+        struct proto_string prefix;
+        uint32_t limit;
+};
+
+static const struct fields_entry list_fields[] = {
+    FIELD(struct list_body, STRING, prefix),
+    FIELD(struct list_body, U32, limit),
+};
+
+static const struct fields_entry result_fields[] = {
+    FIELD(struct proto_result, I32, status),
+    FIELD(struct proto_result, U8, kind),
+    FIELD(struct proto_result, U64, index),
+    FIELD(struct proto_result, U64, session),
+    FIELD(struct proto_result, U64, owner),
+    FIELD(struct proto_result, U64, token),
+    FIELD(struct proto_result, U32, count),
+    FIELD(struct proto_result, U32, waiters),
+};
+
+/* RESULT's PROTO_FLAG_NAMES tail. */
+static const struct fields_entry result_names_fields[] = {
+    FIELD(struct proto_result, STRING, client_name),
+};
+
+/* STATUS_REPLY: the fixed part, then n_members of member_fields. */
+static const struct fields_entry status_fields[] = {
+    FIELD(struct proto_status, U64, id),
+    FIELD(struct proto_status, U8, role),
+    FIELD(struct proto_status, U64, term),
+    FIELD(struct proto_status, U64, leader_id),
+    FIELD(struct proto_status, U64, commit_index),
+    FIELD(struct proto_status, U64, applied_index),
+    FIELD(struct proto_status, U64, last_index),
+    FIELD(struct proto_status, U64, sessions),
+    FIELD(struct proto_status, U64, locks),
+    FIELD(struct proto_status, U64, waiters),
+    FIELD(struct proto_status, U8, n_members),
+};
+
+static const struct fields_entry member_fields[] = {
+    FIELD(struct proto_member, U64, id),
+    FIELD(struct proto_member, U8, role),
+    FIELD(struct proto_member, STRING, raft_address),
+    FIELD(struct proto_member, STRING, client_address),
+};
+
+/* LIST_REPLY: u32 n, u8 more, then n of entry_fields. */
+static const struct fields_entry entry_fields[] = {
+    FIELD(struct proto_lock_entry, STRING, name),
+    FIELD(struct proto_lock_entry, U64, session),
+    FIELD(struct proto_lock_entry, U64, owner),
+    FIELD(struct proto_lock_entry, U64, token),
+    FIELD(struct proto_lock_entry, U32, count),
+    FIELD(struct proto_lock_entry, U32, waiters),
+};
+
+/* A LIST_REPLY entry's PROTO_FLAG_NAMES tail. */
+static const struct fields_entry entry_names_fields[] = {
+    FIELD(struct proto_lock_entry, STRING, client_name),
+};
+
 /* ---- Header --------------------------------------------------------------
  */
 
+/* Only QUERY, LIST and their answers may ask for or carry client names. */
+static bool allowed_flags(uint8_t type, uint16_t flags)
+{
+        if (flags == 0) {
+                return true;
+        }
+        return flags == PROTO_FLAG_NAMES &&
+               (type == PROTO_QUERY || type == PROTO_LIST ||
+                type == PROTO_RESULT || type == PROTO_LIST_REPLY);
+}
+
 static void put_header(struct wcursor *w, const struct proto_header *h)
 {
-        wcursor_u8(w, h->version);
-        wcursor_u8(w, h->type);
-        wcursor_u16(w, h->flags);
-        wcursor_u32(w, h->length);
-        wcursor_u64(w, h->id);
+        fields_put(w, FIELDS(header_fields), h);
 }
 
 void proto_header_encode(const struct proto_header *h, uint8_t *out)
@@ -120,15 +257,11 @@ int proto_header_decode(struct proto_header *h, const uint8_t *in,
         struct rcursor r;
 
         rcursor_init(&r, in, PROTO_HEADER_SIZE);
-        h->version = rcursor_u8(&r);
-        h->type = rcursor_u8(&r);
-        h->flags = rcursor_u16(&r);
-        h->length = rcursor_u32(&r);
-        h->id = rcursor_u64(&r);
+        fields_get(&r, FIELDS(header_fields), h);
         if (h->version != PROTO_VERSION) {
                 return BATON_EVERSION;
         }
-        if (h->flags != 0 || !known_type(h->type)) {
+        if (!known_type(h->type) || !allowed_flags(h->type, h->flags)) {
                 return BATON_EMALFORMED;
         }
         if (h->length > max_body) {
@@ -137,124 +270,33 @@ int proto_header_decode(struct proto_header *h, const uint8_t *in,
         return 0;
 }
 
-/* ---- Reader --------------------------------------------------------------
- */
-
-void proto_reader_init(struct proto_reader *r, uint32_t max_body,
-                       const struct mem *mem)
-{
-        memset(r, 0, sizeof *r);
-        r->mem = mem != NULL ? mem : &mem_libc;
-        r->max_body = max_body;
-}
-
-void proto_reader_close(struct proto_reader *r)
-{
-        mem_free(r->mem, r->body);
-        r->body = NULL;
-        r->body_cap = 0;
-        r->body_len = 0;
-        r->head_len = 0;
-        r->ready = false;
-}
-
-/* Fails the reader for good: the stream has lost its framing. */
-static long fail(struct proto_reader *r, int err)
-{
-        r->err = err;
-        r->ready = false;
-        return err;
-}
-
-/* Makes room for the body of r->h, whose length the header check has
- * already bounded by max_body. The buffer only ever grows, and is reused. */
-static int reserve_body(struct proto_reader *r)
-{
-        size_t need = r->h.length;
-
-        if (need <= r->body_cap) {
-                return 0;
-        }
-        mem_free(r->mem, r->body);
-        r->body = NULL;
-        r->body_cap = 0;
-        r->body = mem_alloc(r->mem, need);
-        if (r->body == NULL) {
-                return BATON_ENOMEM;
-        }
-        r->body_cap = need;
-        return 0;
-}
-
-long proto_reader_feed(struct proto_reader *r, const uint8_t *buf, size_t len)
-{
-        size_t used = 0;
-        size_t n;
-        int rv;
-
-        if (r->err != 0) {
-                return r->err;
-        }
-        if (r->ready) {
-                /* The caller is done with the previous frame. */
-                r->ready = false;
-                r->head_len = 0;
-                r->body_len = 0;
-        }
-        if (len > LONG_MAX) {
-                len = LONG_MAX;
-        }
-        if (r->head_len < PROTO_HEADER_SIZE) {
-                n = PROTO_HEADER_SIZE - r->head_len;
-                if (n > len) {
-                        n = len;
-                }
-                if (n > 0) {
-                        memcpy(r->head + r->head_len, buf, n);
-                }
-                r->head_len += n;
-                used += n;
-                if (r->head_len < PROTO_HEADER_SIZE) {
-                        return (long)used;
-                }
-                rv = proto_header_decode(&r->h, r->head, r->max_body);
-                if (rv != 0) {
-                        return fail(r, rv);
-                }
-                rv = reserve_body(r);
-                if (rv != 0) {
-                        return fail(r, rv);
-                }
-                r->body_len = 0;
-        }
-        n = r->h.length - r->body_len;
-        if (n > len - used) {
-                n = len - used;
-        }
-        if (n > 0) {
-                memcpy(r->body + r->body_len, buf + used, n);
-        }
-        r->body_len += n;
-        used += n;
-        if (r->body_len == r->h.length) {
-                r->ready = true;
-        }
-        return (long)used;
-}
-
 /* ---- Writers -------------------------------------------------------------
  *
  * Each writer walks header and body through one wcursor (a NULL `out` only
  * counts), then patches the body length into the header.
  */
 
-static void begin(struct wcursor *w, uint8_t *out, size_t cap, uint8_t type,
-                  uint64_t id)
+static void begin_flags(struct wcursor *w, uint8_t *out, size_t cap,
+                        uint8_t type, uint16_t flags, uint64_t id)
 {
-        struct proto_header h = {PROTO_VERSION, type, 0, 0, id};
+        struct proto_header h = {PROTO_VERSION, type, flags, 0, id};
 
         wcursor_init(w, out, cap);
         put_header(w, &h);
+}
+
+static void begin(struct wcursor *w, uint8_t *out, size_t cap, uint8_t type,
+                  uint64_t id)
+{
+        begin_flags(w, out, cap, type, 0, id);
+}
+
+/* A client name: 0..PROTO_CLIENT_NAME_MAX bytes, no NUL. */
+static bool valid_client(const struct proto_string *s)
+{
+        return s->len <= PROTO_CLIENT_NAME_MAX &&
+               (s->len == 0 ||
+                (s->p != NULL && memchr(s->p, '\0', s->len) == NULL));
 }
 
 static size_t finish(struct wcursor *w)
@@ -277,12 +319,6 @@ static size_t finish(struct wcursor *w)
                 memcpy(w->p + 4, le, sizeof le);
         }
         return w->len;
-}
-
-static void put_string(struct wcursor *w, const char *s, size_t len)
-{
-        wcursor_u8(w, (uint8_t)len);
-        wcursor_bytes(w, s, len);
 }
 
 /* The length of an optional C string, or SIZE_MAX when over `max`. */
@@ -326,30 +362,43 @@ size_t proto_write_keepalive(uint8_t *out, size_t cap, uint64_t id,
         return finish(&w);
 }
 
-size_t proto_write_query(uint8_t *out, size_t cap, uint64_t id,
-                         const char *name, size_t name_len)
+static size_t write_query(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
+                          const char *name, size_t name_len)
 {
+        struct proto_string b = {name, (uint8_t)name_len};
         struct wcursor w;
 
         if (!valid_name(name, name_len)) {
                 return 0;
         }
-        begin(&w, out, cap, PROTO_QUERY, id);
-        put_string(&w, name, name_len);
+        begin_flags(&w, out, cap, PROTO_QUERY, flags, id);
+        fields_put(&w, FIELDS(query_fields), &b);
         return finish(&w);
+}
+
+size_t proto_write_query(uint8_t *out, size_t cap, uint64_t id,
+                         const char *name, size_t name_len)
+{
+        return write_query(out, cap, id, 0, name, name_len);
+}
+
+size_t proto_write_query_names(uint8_t *out, size_t cap, uint64_t id,
+                               const char *name, size_t name_len)
+{
+        return write_query(out, cap, id, PROTO_FLAG_NAMES, name, name_len);
 }
 
 size_t proto_write_check(uint8_t *out, size_t cap, uint64_t id,
                          const char *name, size_t name_len, uint64_t token)
 {
+        struct check_body b = {token, {name, (uint8_t)name_len}};
         struct wcursor w;
 
         if (!valid_name(name, name_len)) {
                 return 0;
         }
         begin(&w, out, cap, PROTO_CHECK, id);
-        wcursor_u64(&w, token);
-        put_string(&w, name, name_len);
+        fields_put(&w, FIELDS(check_fields), &b);
         return finish(&w);
 }
 
@@ -370,6 +419,9 @@ size_t proto_write_member_add(uint8_t *out, size_t cap, uint64_t id,
 {
         size_t raft_len = cstr_len(raft_address, PROTO_ADDRESS_MAX);
         size_t client_len = cstr_len(client_address, PROTO_ADDRESS_MAX);
+        struct member_add_body b = {member,
+                                    {raft_address, (uint8_t)raft_len},
+                                    {client_address, (uint8_t)client_len}};
         struct wcursor w;
 
         if (raft_len == 0 || raft_len == SIZE_MAX || client_len == 0 ||
@@ -377,9 +429,7 @@ size_t proto_write_member_add(uint8_t *out, size_t cap, uint64_t id,
                 return 0;
         }
         begin(&w, out, cap, PROTO_MEMBER_ADD, id);
-        wcursor_u64(&w, member);
-        put_string(&w, raft_address, raft_len);
-        put_string(&w, client_address, client_len);
+        fields_put(&w, FIELDS(member_add_fields), &b);
         return finish(&w);
 }
 
@@ -402,14 +452,21 @@ size_t proto_write_result(uint8_t *out, size_t cap, uint64_t id,
         struct wcursor w;
 
         begin(&w, out, cap, PROTO_RESULT, id);
-        wcursor_u32(&w, (uint32_t)r->status);
-        wcursor_u8(&w, r->kind);
-        wcursor_u64(&w, r->index);
-        wcursor_u64(&w, r->session);
-        wcursor_u64(&w, r->owner);
-        wcursor_u64(&w, r->token);
-        wcursor_u32(&w, r->count);
-        wcursor_u32(&w, r->waiters);
+        fields_put(&w, FIELDS(result_fields), r);
+        return finish(&w);
+}
+
+size_t proto_write_result_names(uint8_t *out, size_t cap, uint64_t id,
+                                const struct proto_result *r)
+{
+        struct wcursor w;
+
+        if (!valid_client(&r->client_name)) {
+                return 0;
+        }
+        begin_flags(&w, out, cap, PROTO_RESULT, PROTO_FLAG_NAMES, id);
+        fields_put(&w, FIELDS(result_fields), r);
+        fields_put(&w, FIELDS(result_names_fields), r);
         return finish(&w);
 }
 
@@ -417,14 +474,14 @@ size_t proto_write_not_leader(uint8_t *out, size_t cap, uint64_t id,
                               uint64_t leader_id, const char *address)
 {
         size_t len = cstr_len(address, PROTO_ADDRESS_MAX);
+        struct not_leader_body b = {leader_id, {address, (uint8_t)len}};
         struct wcursor w;
 
         if (len == SIZE_MAX) {
                 return 0;
         }
         begin(&w, out, cap, PROTO_NOT_LEADER, id);
-        wcursor_u64(&w, leader_id);
-        put_string(&w, address, len);
+        fields_put(&w, FIELDS(not_leader_fields), &b);
         return finish(&w);
 }
 
@@ -432,14 +489,14 @@ size_t proto_write_error(uint8_t *out, size_t cap, uint64_t id, int status,
                          const char *message)
 {
         size_t len = cstr_len(message, PROTO_MESSAGE_MAX);
+        struct error_body b = {(int32_t)status, {message, (uint8_t)len}};
         struct wcursor w;
 
         if (len == SIZE_MAX) {
                 return 0;
         }
         begin(&w, out, cap, PROTO_ERROR, id);
-        wcursor_u32(&w, (uint32_t)status);
-        put_string(&w, message, len);
+        fields_put(&w, FIELDS(error_fields), &b);
         return finish(&w);
 }
 
@@ -466,24 +523,9 @@ size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
                 }
         }
         begin(&w, out, cap, PROTO_STATUS_REPLY, id);
-        wcursor_u64(&w, st->id);
-        wcursor_u8(&w, st->role);
-        wcursor_u64(&w, st->term);
-        wcursor_u64(&w, st->leader_id);
-        wcursor_u64(&w, st->commit_index);
-        wcursor_u64(&w, st->applied_index);
-        wcursor_u64(&w, st->last_index);
-        wcursor_u64(&w, st->sessions);
-        wcursor_u64(&w, st->locks);
-        wcursor_u64(&w, st->waiters);
-        wcursor_u8(&w, st->n_members);
+        fields_put(&w, FIELDS(status_fields), st);
         for (i = 0; i < st->n_members; i++) {
-                const struct proto_member *m = &st->members[i];
-
-                wcursor_u64(&w, m->id);
-                wcursor_u8(&w, m->role);
-                put_string(&w, m->raft_address.p, m->raft_address.len);
-                put_string(&w, m->client_address.p, m->client_address.len);
+                fields_put(&w, FIELDS(member_fields), &st->members[i]);
         }
         return finish(&w);
 }
@@ -506,25 +548,40 @@ static bool valid_prefix(const char *prefix, size_t len)
                 (prefix != NULL && memchr(prefix, '\0', len) == NULL));
 }
 
-size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
-                        const char *prefix, size_t prefix_len, uint32_t limit)
+static size_t write_list(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
+                         const char *prefix, size_t prefix_len, uint32_t limit)
 {
+        struct list_body b = {{prefix, (uint8_t)prefix_len}, limit};
         struct wcursor w;
 
         if (!valid_prefix(prefix, prefix_len) || limit == 0 ||
             limit > PROTO_LIST_MAX) {
                 return 0;
         }
-        begin(&w, out, cap, PROTO_LIST, id);
-        put_string(&w, prefix, prefix_len);
-        wcursor_u32(&w, limit);
+        begin_flags(&w, out, cap, PROTO_LIST, flags, id);
+        fields_put(&w, FIELDS(list_fields), &b);
         return finish(&w);
 }
 
-size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
-                              const struct proto_lock_entry *e, uint32_t n,
-                              bool more)
+size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
+                        const char *prefix, size_t prefix_len, uint32_t limit)
 {
+        return write_list(out, cap, id, 0, prefix, prefix_len, limit);
+}
+
+size_t proto_write_list_names(uint8_t *out, size_t cap, uint64_t id,
+                              const char *prefix, size_t prefix_len,
+                              uint32_t limit)
+{
+        return write_list(out, cap, id, PROTO_FLAG_NAMES, prefix, prefix_len,
+                          limit);
+}
+
+static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
+                               uint16_t flags, const struct proto_lock_entry *e,
+                               uint32_t n, bool more)
+{
+        bool names = flags & PROTO_FLAG_NAMES;
         struct wcursor w;
         uint32_t i;
 
@@ -532,33 +589,39 @@ size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
                 return 0;
         }
         for (i = 0; i < n; i++) {
-                if (!valid_name(e[i].name.p, e[i].name.len)) {
+                if (!valid_name(e[i].name.p, e[i].name.len) ||
+                    (names && !valid_client(&e[i].client_name))) {
                         return 0;
                 }
         }
-        begin(&w, out, cap, PROTO_LIST_REPLY, id);
+        begin_flags(&w, out, cap, PROTO_LIST_REPLY, flags, id);
         wcursor_u32(&w, n);
         wcursor_u8(&w, more ? 1 : 0);
         for (i = 0; i < n; i++) {
-                put_string(&w, e[i].name.p, e[i].name.len);
-                wcursor_u64(&w, e[i].session);
-                wcursor_u64(&w, e[i].owner);
-                wcursor_u64(&w, e[i].token);
-                wcursor_u32(&w, e[i].count);
-                wcursor_u32(&w, e[i].waiters);
+                fields_put(&w, FIELDS(entry_fields), &e[i]);
+                if (names) {
+                        fields_put(&w, FIELDS(entry_names_fields), &e[i]);
+                }
         }
         return finish(&w);
 }
 
+size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
+                              const struct proto_lock_entry *e, uint32_t n,
+                              bool more)
+{
+        return write_list_reply(out, cap, id, 0, e, n, more);
+}
+
+size_t proto_write_list_reply_names(uint8_t *out, size_t cap, uint64_t id,
+                                    const struct proto_lock_entry *e,
+                                    uint32_t n, bool more)
+{
+        return write_list_reply(out, cap, id, PROTO_FLAG_NAMES, e, n, more);
+}
+
 /* ---- Body readers --------------------------------------------------------
  */
-
-/* Borrows a u8-length string from the body; validity is the caller's. */
-static void get_string(struct rcursor *r, struct proto_string *s)
-{
-        s->len = rcursor_u8(r);
-        s->p = (const char *)rcursor_bytes(r, s->len);
-}
 
 /* Whether the whole body was read, exactly. */
 static bool done(const struct rcursor *r)
@@ -597,7 +660,7 @@ int proto_read_query(const uint8_t *body, size_t len, struct proto_string *name)
         struct rcursor r;
 
         rcursor_init(&r, body, len);
-        get_string(&r, name);
+        fields_get(&r, FIELDS(query_fields), name);
         if (!done(&r)) {
                 return BATON_EMALFORMED;
         }
@@ -607,11 +670,13 @@ int proto_read_query(const uint8_t *body, size_t len, struct proto_string *name)
 int proto_read_check(const uint8_t *body, size_t len, struct proto_string *name,
                      uint64_t *token)
 {
+        struct check_body b;
         struct rcursor r;
 
         rcursor_init(&r, body, len);
-        *token = rcursor_u64(&r);
-        get_string(&r, name);
+        fields_get(&r, FIELDS(check_fields), &b);
+        *token = b.token;
+        *name = b.name;
         if (!done(&r)) {
                 return BATON_EMALFORMED;
         }
@@ -622,12 +687,14 @@ int proto_read_member_add(const uint8_t *body, size_t len, uint64_t *member,
                           struct proto_string *raft_address,
                           struct proto_string *client_address)
 {
+        struct member_add_body b;
         struct rcursor r;
 
         rcursor_init(&r, body, len);
-        *member = rcursor_u64(&r);
-        get_string(&r, raft_address);
-        get_string(&r, client_address);
+        fields_get(&r, FIELDS(member_add_fields), &b);
+        *member = b.member;
+        *raft_address = b.raft_address;
+        *client_address = b.client_address;
         if (!done(&r) || raft_address->len == 0 || client_address->len == 0 ||
             !valid_text(raft_address, PROTO_ADDRESS_MAX) ||
             !valid_text(client_address, PROTO_ADDRESS_MAX)) {
@@ -641,25 +708,36 @@ int proto_read_result(const uint8_t *body, size_t len, struct proto_result *res)
         struct rcursor r;
 
         rcursor_init(&r, body, len);
-        res->status = (int32_t)rcursor_u32(&r);
-        res->kind = rcursor_u8(&r);
-        res->index = rcursor_u64(&r);
-        res->session = rcursor_u64(&r);
-        res->owner = rcursor_u64(&r);
-        res->token = rcursor_u64(&r);
-        res->count = rcursor_u32(&r);
-        res->waiters = rcursor_u32(&r);
+        fields_get(&r, FIELDS(result_fields), res);
+        res->client_name.p = NULL;
+        res->client_name.len = 0;
         return done(&r) ? 0 : BATON_EMALFORMED;
+}
+
+int proto_read_result_names(const uint8_t *body, size_t len,
+                            struct proto_result *res)
+{
+        struct rcursor r;
+
+        rcursor_init(&r, body, len);
+        fields_get(&r, FIELDS(result_fields), res);
+        fields_get(&r, FIELDS(result_names_fields), res);
+        if (!done(&r) || !valid_client(&res->client_name)) {
+                return BATON_EMALFORMED;
+        }
+        return 0;
 }
 
 int proto_read_not_leader(const uint8_t *body, size_t len, uint64_t *leader_id,
                           struct proto_string *address)
 {
+        struct not_leader_body b;
         struct rcursor r;
 
         rcursor_init(&r, body, len);
-        *leader_id = rcursor_u64(&r);
-        get_string(&r, address);
+        fields_get(&r, FIELDS(not_leader_fields), &b);
+        *leader_id = b.leader_id;
+        *address = b.address;
         if (!done(&r) || !valid_text(address, PROTO_ADDRESS_MAX)) {
                 return BATON_EMALFORMED;
         }
@@ -669,11 +747,13 @@ int proto_read_not_leader(const uint8_t *body, size_t len, uint64_t *leader_id,
 int proto_read_error(const uint8_t *body, size_t len, int *status,
                      struct proto_string *message)
 {
+        struct error_body b;
         struct rcursor r;
 
         rcursor_init(&r, body, len);
-        *status = (int32_t)rcursor_u32(&r);
-        get_string(&r, message);
+        fields_get(&r, FIELDS(error_fields), &b);
+        *status = b.status;
+        *message = b.message;
         if (!done(&r) || !valid_text(message, PROTO_MESSAGE_MAX)) {
                 return BATON_EMALFORMED;
         }
@@ -687,17 +767,7 @@ int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st)
 
         memset(st, 0, sizeof *st);
         rcursor_init(&r, body, len);
-        st->id = rcursor_u64(&r);
-        st->role = rcursor_u8(&r);
-        st->term = rcursor_u64(&r);
-        st->leader_id = rcursor_u64(&r);
-        st->commit_index = rcursor_u64(&r);
-        st->applied_index = rcursor_u64(&r);
-        st->last_index = rcursor_u64(&r);
-        st->sessions = rcursor_u64(&r);
-        st->locks = rcursor_u64(&r);
-        st->waiters = rcursor_u64(&r);
-        st->n_members = rcursor_u8(&r);
+        fields_get(&r, FIELDS(status_fields), st);
         if (r.bad || st->n_members > PROTO_MAX_MEMBERS) {
                 st->n_members = 0;
                 return BATON_EMALFORMED;
@@ -705,10 +775,7 @@ int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st)
         for (i = 0; i < st->n_members; i++) {
                 struct proto_member *m = &st->members[i];
 
-                m->id = rcursor_u64(&r);
-                m->role = rcursor_u8(&r);
-                get_string(&r, &m->raft_address);
-                get_string(&r, &m->client_address);
+                fields_get(&r, FIELDS(member_fields), m);
                 if (r.bad || !valid_text(&m->raft_address, PROTO_ADDRESS_MAX) ||
                     !valid_text(&m->client_address, PROTO_ADDRESS_MAX)) {
                         return BATON_EMALFORMED;
@@ -720,20 +787,22 @@ int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st)
 int proto_read_list(const uint8_t *body, size_t len,
                     struct proto_string *prefix, uint32_t *limit)
 {
+        struct list_body b;
         struct rcursor r;
 
         rcursor_init(&r, body, len);
-        get_string(&r, prefix);
-        *limit = rcursor_u32(&r);
+        fields_get(&r, FIELDS(list_fields), &b);
+        *prefix = b.prefix;
+        *limit = b.limit;
         if (!done(&r) || *limit == 0 || *limit > PROTO_LIST_MAX) {
                 return BATON_EMALFORMED;
         }
         return valid_prefix(prefix->p, prefix->len) ? 0 : BATON_ENAME;
 }
 
-int proto_read_list_reply(const uint8_t *body, size_t len,
-                          struct proto_lock_entry *e, size_t cap, uint32_t *n,
-                          bool *more)
+static int read_list_reply(const uint8_t *body, size_t len, bool names,
+                           struct proto_lock_entry *e, size_t cap, uint32_t *n,
+                           bool *more)
 {
         struct rcursor r;
         uint32_t count, i;
@@ -751,13 +820,14 @@ int proto_read_list_reply(const uint8_t *body, size_t len,
                 return BATON_EMALFORMED;
         }
         for (i = 0; i < count; i++) {
-                get_string(&r, &e[i].name);
-                e[i].session = rcursor_u64(&r);
-                e[i].owner = rcursor_u64(&r);
-                e[i].token = rcursor_u64(&r);
-                e[i].count = rcursor_u32(&r);
-                e[i].waiters = rcursor_u32(&r);
-                if (r.bad || !valid_name(e[i].name.p, e[i].name.len)) {
+                fields_get(&r, FIELDS(entry_fields), &e[i]);
+                e[i].client_name.p = NULL;
+                e[i].client_name.len = 0;
+                if (names) {
+                        fields_get(&r, FIELDS(entry_names_fields), &e[i]);
+                }
+                if (r.bad || !valid_name(e[i].name.p, e[i].name.len) ||
+                    !valid_client(&e[i].client_name)) {
                         return BATON_EMALFORMED;
                 }
         }
@@ -767,6 +837,20 @@ int proto_read_list_reply(const uint8_t *body, size_t len,
         *n = count;
         *more = flag == 1;
         return 0;
+}
+
+int proto_read_list_reply(const uint8_t *body, size_t len,
+                          struct proto_lock_entry *e, size_t cap, uint32_t *n,
+                          bool *more)
+{
+        return read_list_reply(body, len, false, e, cap, n, more);
+}
+
+int proto_read_list_reply_names(const uint8_t *body, size_t len,
+                                struct proto_lock_entry *e, size_t cap,
+                                uint32_t *n, bool *more)
+{
+        return read_list_reply(body, len, true, e, cap, n, more);
 }
 
 static void copy_string(char *dst, size_t cap, const struct proto_string *s)

@@ -14,7 +14,9 @@
  *
  *   u8  version   PROTO_VERSION (1)
  *   u8  type      enum proto_type
- *   u16 flags     0 in version 1
+ *   u16 flags     0, except PROTO_FLAG_NAMES on QUERY and LIST (asking
+ *                 for client names) and on the RESULT and LIST_REPLY that
+ *                 carry them
  *   u32 length    body bytes that follow (checked against the receiver's
  *                 maximum before anything is allocated)
  *   u64 id        chosen by the client; a response echoes its request's id
@@ -48,18 +50,26 @@
  *               then n x {string name, u64 session, u64 owner, u64 token,
  *               u32 count, u32 waiters}
  *
+ * With PROTO_FLAG_NAMES, RESULT gains a trailing string client_name (the
+ * holder's, 0..64 bytes; empty when the lock is free or the answer is an
+ * error) and every LIST_REPLY entry a trailing string client_name. A
+ * server answers in that shape only when the request asked for it; an old
+ * server refuses the flag (ERROR BATON_EMALFORMED, then it closes).
+ *
  * A string is a u8 length and that many bytes (no NUL). A blocking ACQUIRE
  * is answered once, when its outcome is final: granted, timed out,
  * cancelled, or the session ended.
  */
 
-#define PROTO_VERSION     1
-#define PROTO_HEADER_SIZE 16
-#define PROTO_MAX_BODY    65536 /* largest body any peer must accept */
-#define PROTO_ADDRESS_MAX 64    /* "host:port", "[ipv6]:port" (ADDRESS_MAX) */
-#define PROTO_MESSAGE_MAX 255   /* ERROR text */
-#define PROTO_MAX_MEMBERS 16
-#define PROTO_LIST_MAX    1000 /* largest LIST limit */
+#define PROTO_VERSION         1
+#define PROTO_FLAG_NAMES      0x0001 /* QUERY, LIST and their answers: names */
+#define PROTO_CLIENT_NAME_MAX 64     /* a session's client name, as OPEN's */
+#define PROTO_HEADER_SIZE     16
+#define PROTO_MAX_BODY        65536 /* largest body any peer must accept */
+#define PROTO_ADDRESS_MAX     64  /* "host:port", "[ipv6]:port" (ADDRESS_MAX) */
+#define PROTO_MESSAGE_MAX     255 /* ERROR text */
+#define PROTO_MAX_MEMBERS     16
+#define PROTO_LIST_MAX        1000 /* largest LIST limit */
 /* LIST_REPLY: the fixed part, and the largest entry (a 255-byte name). */
 #define PROTO_LIST_REPLY_FIXED 5
 #define PROTO_LIST_ENTRY_MAX   (1 + 255 + 3 * 8 + 2 * 4)
@@ -136,37 +146,6 @@ void proto_header_set_id(uint8_t *frame, uint64_t id);
 int proto_header_decode(struct proto_header *h, const uint8_t *in,
                         uint32_t max_body);
 
-/*
- * Incremental frame reader: feed it bytes as they arrive, in any split, and
- * it yields whole frames. Its body buffer grows to the largest frame seen
- * (never past max_body), so steady traffic allocates nothing.
- */
-struct proto_reader {
-        const struct mem *mem;
-        uint32_t max_body;
-        uint8_t head[PROTO_HEADER_SIZE];
-        size_t head_len;
-        struct proto_header h;
-        uint8_t *body;
-        size_t body_cap;
-        size_t body_len;
-        bool ready; /* a whole frame is in h/body */
-        int err;    /* sticky: after an error the reader accepts nothing */
-};
-
-void proto_reader_init(struct proto_reader *r, uint32_t max_body,
-                       const struct mem *mem);
-void proto_reader_close(struct proto_reader *r);
-
-/*
- * Consume bytes from `buf` until one frame is complete or `len` runs out;
- * returns the number of bytes consumed, or a negative BATON_E* code (sticky)
- * for a bad header, too large a frame, or no memory. When r->ready is set,
- * r->h and r->body hold the frame until the next call; call again with the
- * rest of the buffer for the following frames.
- */
-long proto_reader_feed(struct proto_reader *r, const uint8_t *buf, size_t len);
-
 /* Message bodies. Decoders check every length and reject trailing bytes
  * with BATON_EMALFORMED; strings are borrowed from the body. */
 
@@ -184,6 +163,8 @@ struct proto_result {
         uint64_t token;
         uint32_t count;
         uint32_t waiters;
+        /* Only in the PROTO_FLAG_NAMES shape: the holder's client name. */
+        struct proto_string client_name;
 };
 
 struct proto_member {
@@ -227,10 +208,16 @@ struct proto_lock_entry {
         uint64_t token;
         uint32_t count;
         uint32_t waiters;
+        /* Only in the PROTO_FLAG_NAMES shape: the holder's client name. */
+        struct proto_string client_name;
 };
 
 /* The encoded size of one LIST_REPLY entry with a name of `name_len`. */
 #define PROTO_LIST_ENTRY_SIZE(name_len) (1 + (size_t)(name_len) + 3 * 8 + 2 * 4)
+/* The same in the PROTO_FLAG_NAMES shape, with a client name of
+ * `client_len` bytes. */
+#define PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len)                      \
+        (PROTO_LIST_ENTRY_SIZE(name_len) + 1 + (size_t)(client_len))
 
 /*
  * Frame writers: each writes a whole frame (header and body) into `out`
@@ -272,6 +259,23 @@ size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
                               const struct proto_lock_entry *e, uint32_t n,
                               bool more);
 
+/*
+ * The PROTO_FLAG_NAMES shapes: QUERY and LIST asking for client names, and
+ * the RESULT and LIST_REPLY that carry them (0 also for a client name over
+ * PROTO_CLIENT_NAME_MAX bytes or with a NUL). The flag goes in the header;
+ * the bodies of QUERY and LIST are unchanged.
+ */
+size_t proto_write_query_names(uint8_t *out, size_t cap, uint64_t id,
+                               const char *name, size_t name_len);
+size_t proto_write_list_names(uint8_t *out, size_t cap, uint64_t id,
+                              const char *prefix, size_t prefix_len,
+                              uint32_t limit);
+size_t proto_write_result_names(uint8_t *out, size_t cap, uint64_t id,
+                                const struct proto_result *r);
+size_t proto_write_list_reply_names(uint8_t *out, size_t cap, uint64_t id,
+                                    const struct proto_lock_entry *e,
+                                    uint32_t n, bool more);
+
 /* Body readers, for a frame of the matching type. 0 or BATON_EMALFORMED
  * (BATON_ENAME for a bad lock name in QUERY or CHECK). */
 int proto_read_u64(const uint8_t *body, size_t len, uint64_t *v);
@@ -284,6 +288,9 @@ int proto_read_member_add(const uint8_t *body, size_t len, uint64_t *member,
                           struct proto_string *raft_address,
                           struct proto_string *client_address);
 int proto_read_result(const uint8_t *body, size_t len, struct proto_result *r);
+/* RESULT in the PROTO_FLAG_NAMES shape; client names are borrowed. */
+int proto_read_result_names(const uint8_t *body, size_t len,
+                            struct proto_result *r);
 int proto_read_not_leader(const uint8_t *body, size_t len, uint64_t *leader_id,
                           struct proto_string *address);
 int proto_read_error(const uint8_t *body, size_t len, int *status,
@@ -304,8 +311,15 @@ int proto_read_list(const uint8_t *body, size_t len,
 int proto_read_list_reply(const uint8_t *body, size_t len,
                           struct proto_lock_entry *e, size_t cap, uint32_t *n,
                           bool *more);
+/* LIST_REPLY in the PROTO_FLAG_NAMES shape; client names are borrowed. */
+int proto_read_list_reply_names(const uint8_t *body, size_t len,
+                                struct proto_lock_entry *e, size_t cap,
+                                uint32_t *n, bool *more);
 
 /* "RESULT", "PING", ...; "UNKNOWN" for anything else. */
 const char *proto_type_name(int type);
+
+/* The frame reader is part of the protocol's interface. */
+#include "reader.h"
 
 #endif /* PROTO_PROTO_H */

@@ -36,6 +36,7 @@ struct pending {
         uint64_t applied_ns;  /* its own entry applied; 0 not yet */
         uint64_t token;       /* CHECK */
         uint32_t limit;       /* LIST */
+        uint16_t flags;       /* QUERY, LIST: the frame's PROTO_FLAG_NAMES */
         uint8_t frame_type;
         bool in_map;
         bool internal;      /* the leader's own EXPIRE, TIMEOUT or MEMBER */

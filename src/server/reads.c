@@ -19,6 +19,8 @@ struct readbatch {
 /* A LIST being answered: the entries gathered so far (names borrowed from
  * the state machine, which does not change until the reply is written). */
 struct listing {
+        const struct lockfsm *f;
+        bool names; /* PROTO_FLAG_NAMES: with each holder's client name */
         struct proto_lock_entry *e;
         uint32_t n;
         uint32_t limit;
@@ -31,7 +33,15 @@ static bool list_one(void *data, const char *name, size_t name_len,
 {
         struct listing *ls = data;
         size_t size = PROTO_LIST_ENTRY_SIZE(name_len);
+        const char *client = NULL;
+        uint8_t client_len = 0;
         struct proto_lock_entry *e;
+
+        if (ls->names) {
+                client =
+                    lockfsm_session_name(ls->f, holder->session, &client_len);
+                size = PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len);
+        }
 
         /* Capped by the limit and by the frame: a reply always fits. */
         if (ls->n == ls->limit || ls->size + size > PROTO_MAX_BODY) {
@@ -46,6 +56,8 @@ static bool list_one(void *data, const char *name, size_t name_len,
         e->token = holder->token;
         e->count = holder->count;
         e->waiters = holder->waiters;
+        e->client_name.p = client;
+        e->client_name.len = client_len;
         ls->size += size;
         return true;
 }
@@ -58,6 +70,8 @@ static void answer_list(struct lockfsm *f, struct pending *p)
         uint8_t *out;
 
         memset(&ls, 0, sizeof ls);
+        ls.f = f;
+        ls.names = (p->flags & PROTO_FLAG_NAMES) != 0;
         ls.limit = p->limit;
         ls.size = PROTO_LIST_REPLY_FIXED;
         ls.e = calloc(p->limit, sizeof *ls.e);
@@ -70,8 +84,11 @@ static void answer_list(struct lockfsm *f, struct pending *p)
         out = c != NULL ? conn_reserve(c, cap) : NULL;
         if (out != NULL) {
                 reply_frame(c, p->to.id,
-                            proto_write_list_reply(out, cap, p->to.id, ls.e,
-                                                   ls.n, ls.more));
+                            ls.names
+                                ? proto_write_list_reply_names(
+                                      out, cap, p->to.id, ls.e, ls.n, ls.more)
+                                : proto_write_list_reply(out, cap, p->to.id,
+                                                         ls.e, ls.n, ls.more));
         }
         free(ls.e);
         pending_free(p);
@@ -103,6 +120,21 @@ static void answer_keepalive(struct gateway *g, struct lockfsm *f,
         pending_free(p);
 }
 
+/* A QUERY that asked for client names: a free lock's is empty. */
+static void answer_query_names(const struct lockfsm *f, struct pending *p,
+                               uint64_t applied,
+                               const struct lockfsm_result *res)
+{
+        const char *name = NULL;
+        uint8_t len = 0;
+
+        if (res->kind == PROTO_KIND_HOLDER) {
+                name = lockfsm_session_name(f, res->session, &len);
+        }
+        reply_outcome_names(p->to.conn, p->to.id, applied, res, name, len);
+        pending_free(p);
+}
+
 static void answer_read(struct gateway *g, struct pending *p)
 {
         struct lockfsm *f = node_lockfsm(g->node);
@@ -112,6 +144,10 @@ static void answer_read(struct gateway *g, struct pending *p)
         switch (p->frame_type) {
         case PROTO_QUERY:
                 lockfsm_query(f, p->cmd.name, p->cmd.name_len, &res);
+                if (p->flags & PROTO_FLAG_NAMES) {
+                        answer_query_names(f, p, applied, &res);
+                        return;
+                }
                 pending_settle(p, applied, &res);
                 return;
         case PROTO_CHECK:
@@ -189,6 +225,7 @@ void reads_on_frame(struct gateway *g, struct conn *c,
                 reply_status(c, h->id, BATON_ENOMEM);
                 return;
         }
+        p->flags = h->flags;
         if (h->type == PROTO_KEEPALIVE) {
                 rv = proto_read_u64(body, h->length, &p->key_a);
         } else if (h->type == PROTO_QUERY) {

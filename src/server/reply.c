@@ -63,20 +63,42 @@ void reply_status(struct conn *c, uint64_t id, int status)
         reply_result(c, id, &r);
 }
 
+static void export_result(struct proto_result *r, uint64_t index,
+                          const struct lockfsm_result *res)
+{
+        memset(r, 0, sizeof *r);
+        r->status = res->status;
+        r->kind = res->kind;
+        r->index = index;
+        r->session = res->session;
+        r->owner = res->owner;
+        r->token = res->token;
+        r->count = res->count;
+        r->waiters = res->waiters;
+}
+
+void reply_outcome_names(struct conn *c, uint64_t id, uint64_t index,
+                         const struct lockfsm_result *res, const char *name,
+                         uint8_t name_len)
+{
+        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+        struct proto_result r;
+
+        if (out == NULL) {
+                return;
+        }
+        export_result(&r, index, res);
+        r.client_name.p = name;
+        r.client_name.len = name_len;
+        reply_frame(c, id, proto_write_result_names(out, REPLY_MAX, id, &r));
+}
+
 void reply_outcome(struct conn *c, uint64_t id, uint64_t index,
                    const struct lockfsm_result *res)
 {
         struct proto_result r;
 
-        memset(&r, 0, sizeof r);
-        r.status = res->status;
-        r.kind = res->kind;
-        r.index = index;
-        r.session = res->session;
-        r.owner = res->owner;
-        r.token = res->token;
-        r.count = res->count;
-        r.waiters = res->waiters;
+        export_result(&r, index, res);
         reply_result(c, id, &r);
 }
 

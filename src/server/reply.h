@@ -54,6 +54,11 @@ void reply_frame(struct conn *c, uint64_t id, size_t n);
 void reply_status(struct conn *c, uint64_t id, int status);
 
 /* A state machine outcome: the entry at `index` gave request `id` `res`. */
+/* A QUERY's outcome in the PROTO_FLAG_NAMES shape, with the holder's
+ * client name (`name_len` bytes, borrowed; may be NULL when 0). */
+void reply_outcome_names(struct conn *c, uint64_t id, uint64_t index,
+                         const struct lockfsm_result *res, const char *name,
+                         uint8_t name_len);
 void reply_outcome(struct conn *c, uint64_t id, uint64_t index,
                    const struct lockfsm_result *res);
 

@@ -10,6 +10,7 @@
 #include "failover.h"
 #include "harness.h"
 #include "sc_faults.h"
+#include "sc_holder.h"
 #include "sc_load.h"
 #include "sc_locking.h"
 #include "sc_malformed.h"
@@ -85,6 +86,8 @@ static const struct scenario scenarios[] = {
     {"malformed frames: ERROR, close, the node keeps serving", sc_malformed},
     {"bad and oversized names: ENAME, the connection stays usable", sc_names},
     {"stale tokens: ESTALE", sc_stale},
+    {"client names: QUERY and LIST show build-42 when asked, old bytes if not",
+     sc_client_names},
     {"followers answer NOT_LEADER with the leader's client address",
      sc_not_leader},
     {"LIST of a prefix: exactly its locks, in age order; followers redirect",

@@ -20,6 +20,7 @@
 #include "protofix.h"
 #include "test_proto_bodies.h"
 #include "test_proto_list.h"
+#include "test_proto_names.h"
 #include "test_proto_reader.h"
 
 /* --- Exact bytes ----------------------------------------------------------
@@ -696,6 +697,11 @@ int main(void)
             cmocka_unit_test(list_request_bodies),
             cmocka_unit_test(round_trip_list_reply),
             cmocka_unit_test(list_reply_limits),
+            cmocka_unit_test(names_flag_only_where_allowed),
+            cmocka_unit_test(names_requests_exact_bytes),
+            cmocka_unit_test(names_result_exact_bytes),
+            cmocka_unit_test(names_result_limits),
+            cmocka_unit_test(names_list_reply_round_trip),
             cmocka_unit_test(writers_size_and_fit),
             cmocka_unit_test(writers_refuse_bad_names),
             cmocka_unit_test(writers_refuse_long_strings),

@@ -1,0 +1,223 @@
+/* Cases of test_proto on client names: the PROTO_FLAG_NAMES shapes. */
+#include "test_proto_names.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../../src/proto/proto.h"
+
+void names_flag_only_where_allowed(void **state)
+{
+        uint8_t buf[PROTO_HEADER_SIZE];
+        struct proto_header h;
+        int type;
+
+        (void)state;
+        for (type = 0; type < 256; type++) {
+                struct proto_header in = {PROTO_VERSION, (uint8_t)type,
+                                          PROTO_FLAG_NAMES, 0, 1};
+                bool want = type == PROTO_QUERY || type == PROTO_LIST ||
+                            type == PROTO_RESULT || type == PROTO_LIST_REPLY;
+
+                proto_header_encode(&in, buf);
+                assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                                 want ? 0 : BATON_EMALFORMED);
+                if (want) {
+                        assert_int_equal(h.flags, PROTO_FLAG_NAMES);
+                }
+                /* Any other bit is refused, on every type. */
+                in.flags = PROTO_FLAG_NAMES | 2;
+                proto_header_encode(&in, buf);
+                assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                                 BATON_EMALFORMED);
+        }
+}
+
+void names_requests_exact_bytes(void **state)
+{
+        static const uint8_t query[] = {
+            0x01, 0x03, 0x01, 0x00, /* v1, QUERY, PROTO_FLAG_NAMES */
+            0x02, 0x00, 0x00, 0x00, /* length 2 */
+            0x07, 0,    0,    0,    0, 0, 0, 0, 0x01, 'a',
+        };
+        static const uint8_t list[] = {
+            0x01, 0x0a, 0x01, 0x00, /* v1, LIST, PROTO_FLAG_NAMES */
+            0x06, 0x00, 0x00, 0x00, /* length 6 */
+            0x07, 0,    0,    0,    0,    0,    0,
+            0,    0x01, 'a',  0x0a, 0x00, 0x00, 0x00,
+        };
+        uint8_t buf[64];
+        uint8_t plain[64];
+        size_t n;
+
+        (void)state;
+        n = proto_write_query_names(buf, sizeof buf, 7, "a", 1);
+        assert_int_equal(n, sizeof query);
+        assert_memory_equal(buf, query, sizeof query);
+        /* Without the flag: the same body, flags 0. */
+        assert_int_equal(proto_write_query(plain, sizeof plain, 7, "a", 1), n);
+        assert_int_equal(plain[2], 0);
+        assert_memory_equal(plain + 4, buf + 4, n - 4);
+
+        n = proto_write_list_names(buf, sizeof buf, 7, "a", 1, 10);
+        assert_int_equal(n, sizeof list);
+        assert_memory_equal(buf, list, sizeof list);
+        assert_int_equal(proto_write_list_names(buf, sizeof buf, 7, "a", 1, 0),
+                         0);
+        assert_int_equal(proto_write_query_names(buf, sizeof buf, 7, "", 0), 0);
+}
+
+void names_result_exact_bytes(void **state)
+{
+        static const uint8_t tail[] = {0x08, 'b', 'u', 'i', 'l',
+                                       'd',  '-', '4', '2'};
+        struct proto_result r = {
+            .kind = PROTO_KIND_HOLDER,
+            .index = 9,
+            .session = 3,
+            .owner = 4,
+            .token = 5,
+            .count = 1,
+            .waiters = 2,
+            .client_name = {"build-42", 8},
+        };
+        struct proto_result back;
+        uint8_t plain[128];
+        uint8_t buf[128];
+        struct proto_header h;
+        size_t n, m;
+
+        (void)state;
+        /* The plain writer never sends the name: old clients get old bytes. */
+        m = proto_write_result(plain, sizeof plain, 1, &r);
+        assert_int_equal(m, PROTO_HEADER_SIZE + 45);
+        n = proto_write_result_names(buf, sizeof buf, 1, &r);
+        assert_int_equal(n, m + sizeof tail);
+        assert_int_equal(buf[2], PROTO_FLAG_NAMES);
+        assert_int_equal(buf[4], 45 + sizeof tail);
+        assert_memory_equal(buf + 8, plain + 8, m - 8);
+        assert_memory_equal(buf + m, tail, sizeof tail);
+
+        assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
+        assert_int_equal(h.flags, PROTO_FLAG_NAMES);
+        memset(&back, 0xee, sizeof back);
+        assert_int_equal(
+            proto_read_result_names(buf + PROTO_HEADER_SIZE, h.length, &back),
+            0);
+        assert_int_equal(back.token, 5);
+        assert_int_equal(back.client_name.len, 8);
+        assert_memory_equal(back.client_name.p, "build-42", 8);
+        /* Each reader refuses the other shape. */
+        assert_int_equal(
+            proto_read_result(buf + PROTO_HEADER_SIZE, h.length, &back),
+            BATON_EMALFORMED);
+        assert_int_equal(
+            proto_read_result_names(plain + PROTO_HEADER_SIZE, 45, &back),
+            BATON_EMALFORMED);
+        assert_int_equal(
+            proto_read_result(plain + PROTO_HEADER_SIZE, 45, &back), 0);
+        assert_int_equal(back.client_name.len, 0);
+}
+
+void names_result_limits(void **state)
+{
+        char name[PROTO_CLIENT_NAME_MAX + 1];
+        struct proto_result r;
+        uint8_t buf[256];
+        size_t n;
+
+        (void)state;
+        memset(name, 'x', sizeof name);
+        memset(&r, 0, sizeof r);
+        /* Empty (a free lock) and the longest name both go out. */
+        assert_int_equal(proto_write_result_names(buf, sizeof buf, 1, &r),
+                         PROTO_HEADER_SIZE + 46);
+        r.client_name.p = name;
+        r.client_name.len = PROTO_CLIENT_NAME_MAX;
+        n = proto_write_result_names(buf, sizeof buf, 1, &r);
+        assert_int_equal(n, PROTO_HEADER_SIZE + 46 + PROTO_CLIENT_NAME_MAX);
+        assert_int_equal(proto_read_result_names(buf + PROTO_HEADER_SIZE,
+                                                 n - PROTO_HEADER_SIZE, &r),
+                         0);
+        /* One byte more, or a NUL, is refused both ways. */
+        r.client_name.p = name;
+        r.client_name.len = PROTO_CLIENT_NAME_MAX + 1;
+        assert_int_equal(proto_write_result_names(buf, sizeof buf, 1, &r), 0);
+        name[3] = '\0';
+        r.client_name.len = 8;
+        assert_int_equal(proto_write_result_names(buf, sizeof buf, 1, &r), 0);
+        name[3] = 'x';
+        n = proto_write_result_names(buf, sizeof buf, 1, &r);
+        buf[n - 2] = '\0';
+        assert_int_equal(proto_read_result_names(buf + PROTO_HEADER_SIZE,
+                                                 n - PROTO_HEADER_SIZE, &r),
+                         BATON_EMALFORMED);
+        buf[PROTO_HEADER_SIZE + 45] = PROTO_CLIENT_NAME_MAX + 1;
+        assert_int_equal(proto_read_result_names(buf + PROTO_HEADER_SIZE,
+                                                 n - PROTO_HEADER_SIZE, &r),
+                         BATON_EMALFORMED);
+}
+
+void names_list_reply_round_trip(void **state)
+{
+        struct proto_lock_entry e[2] = {
+            {.name = {"db", 2},
+             .session = 1,
+             .token = 7,
+             .client_name = {"build-42", 8}},
+            {.name = {"q", 1},
+             .session = 2,
+             .token = 8,
+             .client_name = {NULL, 0}},
+        };
+        struct proto_lock_entry back[2];
+        uint8_t plain[256];
+        uint8_t buf[256];
+        uint32_t n = 0;
+        bool more = false;
+        size_t len, old;
+
+        (void)state;
+        old = proto_write_list_reply(plain, sizeof plain, 1, e, 2, true);
+        assert_int_equal(old, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
+                                  PROTO_LIST_ENTRY_SIZE(2) +
+                                  PROTO_LIST_ENTRY_SIZE(1));
+        assert_int_equal(plain[2], 0);
+        len = proto_write_list_reply_names(buf, sizeof buf, 1, e, 2, true);
+        assert_int_equal(len, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
+                                  PROTO_LIST_ENTRY_NAMES_SIZE(2, 8) +
+                                  PROTO_LIST_ENTRY_NAMES_SIZE(1, 0));
+        assert_int_equal(buf[2], PROTO_FLAG_NAMES);
+        /* The first entry's name follows its fixed fields. */
+        assert_int_equal(buf[PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
+                             PROTO_LIST_ENTRY_SIZE(2)],
+                         8);
+        assert_int_equal(proto_read_list_reply_names(buf + PROTO_HEADER_SIZE,
+                                                     len - PROTO_HEADER_SIZE,
+                                                     back, 2, &n, &more),
+                         0);
+        assert_int_equal(n, 2);
+        assert_true(more);
+        assert_int_equal(back[0].client_name.len, 8);
+        assert_memory_equal(back[0].client_name.p, "build-42", 8);
+        assert_int_equal(back[1].client_name.len, 0);
+        assert_int_equal(back[1].token, 8);
+        assert_int_equal(proto_read_list_reply(buf + PROTO_HEADER_SIZE,
+                                               len - PROTO_HEADER_SIZE, back, 2,
+                                               &n, &more),
+                         BATON_EMALFORMED);
+        assert_int_equal(proto_read_list_reply_names(plain + PROTO_HEADER_SIZE,
+                                                     old - PROTO_HEADER_SIZE,
+                                                     back, 2, &n, &more),
+                         BATON_EMALFORMED);
+        e[0].client_name.len = PROTO_CLIENT_NAME_MAX + 1;
+        assert_int_equal(
+            proto_write_list_reply_names(buf, sizeof buf, 1, e, 2, true), 0);
+}
