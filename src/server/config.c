@@ -22,7 +22,7 @@ enum type {
         T_BOOL,
         T_PATH,      /* char[size]; "" allowed (means unset or off) */
         T_ADDRESS,   /* char[size]; "host:port", "[ipv6]:port", or "" */
-        T_LOG_LEVEL, /* enum config_log_level */
+        T_LOG_LEVEL, /* enum log_level */
         T_MEMBER,    /* one more entry of members[]; min..max = list size */
 };
 
@@ -70,10 +70,10 @@ static const struct key keys[] = {
 #define N_KEYS (sizeof keys / sizeof keys[0])
 
 static const char *const level_names[] = {
-    [CONFIG_LOG_ERROR] = "error",
-    [CONFIG_LOG_WARN] = "warn",
-    [CONFIG_LOG_INFO] = "info",
-    [CONFIG_LOG_DEBUG] = "debug",
+    [LOG_ERROR] = "error",
+    [LOG_WARN] = "warn",
+    [LOG_INFO] = "info",
+    [LOG_DEBUG] = "debug",
 };
 
 static const char *const type_names[] = {
@@ -294,8 +294,8 @@ static int set(struct config *c, const struct key *k, const char *value,
                 for (i = 0; i < sizeof level_names / sizeof level_names[0];
                      i++) {
                         if (strcmp(value, level_names[i]) == 0) {
-                                *(enum config_log_level *)(void *)field =
-                                    (enum config_log_level)i;
+                                *(enum log_level *)(void *)field =
+                                    (enum log_level)i;
                                 return 0;
                         }
                 }
@@ -660,8 +660,7 @@ static int check_fields(const struct config *c, char *errmsg,
                         }
                         break;
                 case T_LOG_LEVEL:
-                        if ((unsigned)c->log_level >
-                            (unsigned)CONFIG_LOG_DEBUG) {
+                        if ((unsigned)c->log_level > (unsigned)LOG_DEBUG) {
                                 return fail(errmsg, errmsg_size,
                                             "%s: %d is not a log level",
                                             k->name, (int)c->log_level);

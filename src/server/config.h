@@ -7,16 +7,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "log.h"
+
 #define CONFIG_ADDRESS_MAX 65 /* ADDRESS_MAX (the wire's limit) and a NUL */
 #define CONFIG_MAX_MEMBERS 16
 #define CONFIG_ERRMSG_MAX  512
-
-enum config_log_level {
-        CONFIG_LOG_ERROR = 0,
-        CONFIG_LOG_WARN,
-        CONFIG_LOG_INFO,
-        CONFIG_LOG_DEBUG,
-};
 
 /* One node of the initial cluster, as every node's config lists it. */
 struct config_member {
@@ -58,8 +53,8 @@ struct config {
         uint32_t max_ttl_ms; /* default 3600000 */
         /* Operations. */
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
-        char apply_log[PATH_MAX];        /* "" = off; JSON line per fsm event */
-        enum config_log_level log_level; /* error|warn|info|debug, default
+        char apply_log[PATH_MAX]; /* "" = off; JSON line per fsm event */
+        enum log_level log_level; /* error|warn|info|debug, default
                                             info */
 };
 

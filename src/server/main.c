@@ -229,7 +229,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "batond: %s\n", errmsg);
                 return 2;
         }
-        log_set_level((enum log_level)s->cfg.log_level);
+        log_set_level(s->cfg.log_level);
         node_raft_version(raft, sizeof raft);
         signal(SIGPIPE, SIG_IGN);
         uv_loop_init(&s->loop);

@@ -150,7 +150,7 @@ static void defaults(void **state)
         assert_int_equal(c.max_ttl_ms, 3600000);
         assert_string_equal(c.metrics_address, "");
         assert_string_equal(c.apply_log, "");
-        assert_int_equal(c.log_level, CONFIG_LOG_INFO);
+        assert_int_equal(c.log_level, LOG_INFO);
         /* The defaults alone name no node. */
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
@@ -220,7 +220,7 @@ static void full_file(void **state)
         assert_int_equal(c.max_ttl_ms, 60000);
         assert_string_equal(c.metrics_address, "0.0.0.0:9100");
         assert_string_equal(c.apply_log, "/var/log/baton/apply.jsonl");
-        assert_int_equal(c.log_level, CONFIG_LOG_DEBUG);
+        assert_int_equal(c.log_level, LOG_DEBUG);
 }
 
 /* min-ttl-ms = 0 becomes twice the election timeout. */
@@ -674,7 +674,7 @@ static void flags_override_file(void **state)
                                 "--config", t.path, NULL};
                 assert_int_equal(parse(&c, argv, errmsg), 0);
                 assert_int_equal(c.election_timeout_ms, 500);
-                assert_int_equal(c.log_level, CONFIG_LOG_WARN);
+                assert_int_equal(c.log_level, LOG_WARN);
                 assert_int_equal(c.n_members, 3);
         }
         {
@@ -682,14 +682,14 @@ static void flags_override_file(void **state)
                                 "500", NULL};
                 assert_int_equal(parse(&c, argv, errmsg), 0);
                 assert_int_equal(c.election_timeout_ms, 500);
-                assert_int_equal(c.log_level, CONFIG_LOG_WARN);
+                assert_int_equal(c.log_level, LOG_WARN);
         }
         {
                 char *argv[] = {"batond",  "--log-level", "error",
                                 config_eq, "--id=3",      NULL};
                 assert_int_equal(parse(&c, argv, errmsg), 0);
                 assert_int_equal(c.election_timeout_ms, 400);
-                assert_int_equal(c.log_level, CONFIG_LOG_ERROR);
+                assert_int_equal(c.log_level, LOG_ERROR);
                 assert_int_equal(c.id, 3);
                 assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         }
@@ -770,7 +770,7 @@ static void flag_forms(void **state)
         assert_int_equal(c.max_frame, 32768);
         assert_string_equal(c.metrics_address, "127.0.0.1:9100");
         assert_string_equal(c.apply_log, "");
-        assert_int_equal(c.log_level, CONFIG_LOG_DEBUG);
+        assert_int_equal(c.log_level, LOG_DEBUG);
 }
 
 static void expect_flag_error(char **argv, const char *what)
