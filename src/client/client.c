@@ -34,20 +34,20 @@ static void unlock(struct baton_client *c)
 }
 
 /* Send a read or admin request and wait for its answer. 0 with `r` done,
- * or BATON_ETIMEOUT (`r` is the registry's again). */
+ * or BATON_ENOANSWER (`r` is the registry's again). */
 static int roundtrip(struct baton_client *c, struct request *r,
                      int64_t deadline)
 {
         registry_submit(&c->registry, r);
         if (registry_await(&c->registry, r, deadline) != 0) {
                 registry_abandon(&c->registry, r);
-                return BATON_ETIMEOUT;
+                return BATON_ENOANSWER;
         }
         return 0;
 }
 
 /* Submit a command and wait for its final answer: its status with `*res`
- * filled, or BATON_ETIMEOUT (it then goes on in the background). */
+ * filled, or BATON_ENOANSWER (it then goes on in the background). */
 static int run_command(struct baton_client *c, struct command *k,
                        int64_t deadline, struct proto_result *res)
 {
@@ -59,7 +59,7 @@ static int run_command(struct baton_client *c, struct command *k,
         }
         if (registry_await(&c->registry, r, deadline) != 0) {
                 registry_abandon(&c->registry, r);
-                return BATON_ETIMEOUT;
+                return BATON_ENOANSWER;
         }
         rv = r->status;
         *res = r->res;
@@ -428,7 +428,7 @@ int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                 r->before = before;
                 if (registry_await(&c->registry, r, deadline) != 0) {
                         registry_abandon(&c->registry, r);
-                        rv = wait_ms == 0 ? BATON_ETIMEOUT : BATON_ETIMEDOUT;
+                        rv = wait_ms == 0 ? BATON_ENOANSWER : BATON_ETIMEDOUT;
                         break;
                 }
                 rv = r->status;
@@ -580,7 +580,7 @@ int baton_release_in(baton_client *c, uint64_t session, const char *name,
                 clock_after(clock_now_ms(), c->opts.request_timeout_ms)) != 0) {
                 registry_abandon(&c->registry, r);
                 unlock(c);
-                return BATON_ETIMEOUT;
+                return BATON_ENOANSWER;
         }
         rv = r->status;
         registry_drop(&c->registry, r);

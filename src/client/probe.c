@@ -13,7 +13,7 @@
 #include "clock.h"
 #include "resolve.h"
 
-/* Wait for `events` on fd until `deadline`: 0, or BATON_ETIMEOUT. */
+/* Wait for `events` on fd until `deadline`: 0, or BATON_ENOANSWER. */
 static int wait_fd(int fd, short events, int64_t deadline)
 {
         struct pollfd pfd = {fd, events, 0};
@@ -22,7 +22,7 @@ static int wait_fd(int fd, short events, int64_t deadline)
                 int64_t left = deadline - clock_now_ms();
                 int rv;
                 if (left <= 0) {
-                        return BATON_ETIMEOUT;
+                        return BATON_ENOANSWER;
                 }
                 rv = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
                 if (rv > 0) {
@@ -139,7 +139,8 @@ int probe_status(const char *endpoint, int64_t deadline,
                 return rv;
         }
         rv = BATON_EIO;
-        for (ai = addrs; ai != NULL && rv != BATON_ETIMEOUT; ai = ai->ai_next) {
+        for (ai = addrs; ai != NULL && rv != BATON_ENOANSWER;
+             ai = ai->ai_next) {
                 fd = socket(ai->ai_family,
                             SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
                 if (fd < 0) {

@@ -9,7 +9,7 @@
 #include "../proto/proto.h"
 
 /* Ask `endpoint` ("host:port" or "[ipv6]:port") for its status before
- * `deadline` (CLOCK_MONOTONIC ms). 0, BATON_EINVAL, BATON_EIO, BATON_ETIMEOUT
+ * `deadline` (CLOCK_MONOTONIC ms). 0, BATON_EINVAL, BATON_EIO, BATON_ENOANSWER
  * or BATON_EMALFORMED. */
 int probe_status(const char *endpoint, int64_t deadline,
                  struct baton_status *out);

@@ -335,7 +335,7 @@ int registry_await(struct registry *reg, struct request *r, int64_t deadline)
 {
         while (r->state != REQUEST_DONE) {
                 if (!registry_wait(reg, deadline)) {
-                        return BATON_ETIMEOUT;
+                        return BATON_ENOANSWER;
                 }
         }
         return 0;

@@ -92,7 +92,7 @@ void registry_close(struct registry *reg);
 void registry_submit(struct registry *reg, struct request *r);
 
 /* Wait for `r` (AWAITED) to become DONE until `deadline`: 0 or
- * BATON_ETIMEOUT. Mutex held; released while waiting. */
+ * BATON_ENOANSWER. Mutex held; released while waiting. */
 int registry_await(struct registry *reg, struct request *r, int64_t deadline);
 
 /*

@@ -67,7 +67,7 @@ void session_init(struct session *s, uint32_t ttl_ms, struct registry *reg,
 /*
  * Make sure the handle has a live session, opening one (or joining the
  * open in flight) if needed, waiting on the handle's condition variable
- * until `deadline`. 0, BATON_ETIMEOUT, or the cluster's refusal
+ * until `deadline`. 0, BATON_ENOANSWER, or the cluster's refusal
  * (BATON_ETTL, BATON_ETOOMANYSESSIONS, ...).
  */
 int session_ensure(struct session *s, int64_t deadline);
@@ -90,7 +90,7 @@ struct request *session_command(struct session *s, struct command *k,
  * back: the cluster may forget its outcome while it waits (a retry then
  * learns BATON_ESEQ and baton_acquire() finds out what became of it), so a
  * long wait never stops the other threads of the handle. 0,
- * BATON_EEXPIRED (no usable session), BATON_ETIMEOUT, or what
+ * BATON_EEXPIRED (no usable session), BATON_ENOANSWER, or what
  * session_command() fails with.
  */
 int session_submit(struct session *s, struct command *k, int64_t deadline,

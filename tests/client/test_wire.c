@@ -680,7 +680,7 @@ static void late_grant(struct held *h, uint64_t token)
         pthread_mutex_unlock(&F.mu);
 }
 
-/* A try whose answer comes after the caller's deadline: BATON_ETIMEOUT,
+/* A try whose answer comes after the caller's deadline: BATON_ENOANSWER,
  * and the grant that arrives later is released, with its token. */
 static void late_grant_released(void **state)
 {
@@ -696,7 +696,7 @@ static void late_grant_released(void **state)
         c = client(F.endpoints, 10000, 300, NULL);
         t0 = now_ms();
         assert_int_equal(baton_acquire(c, "job", 3, BATON_WAIT_TRY, NULL),
-                         BATON_ETIMEOUT);
+                         BATON_ENOANSWER);
         assert_true(now_ms() - t0 < 300 + 200);
         acq = held_acquire(&h);
         late_grant(&h, 4242);

@@ -61,7 +61,7 @@ void sc_kill_leader_waiter(struct ctx *x)
          * waiter. */
         sends = b.cmd.sends;
         rv = tclient_finish(&b, 300, &res);
-        EXPECT(x, rv == BATON_ETIMEOUT,
+        EXPECT(x, rv == BATON_ENOANSWER,
                "the waiter was answered before the release: %d %s", rv,
                rs(x, &res));
         EXPECT(x, b.cmd.sends > sends,

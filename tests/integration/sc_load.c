@@ -323,11 +323,11 @@ void sc_backpressure(struct ctx *x)
         do {
                 size_t before = sent;
                 rv = send_pings(&flood, &sent, total, STALL_MS);
-                if (rv == BATON_ETIMEOUT && sent == before) {
+                if (rv == BATON_ENOANSWER && sent == before) {
                         break;
                 }
-        } while ((rv == 0 || rv == BATON_ETIMEOUT) && sent < total);
-        EXPECT(x, rv == 0 || rv == BATON_ETIMEOUT, "flood: %d (%s)", rv,
+        } while ((rv == 0 || rv == BATON_ENOANSWER) && sent < total);
+        EXPECT(x, rv == 0 || rv == BATON_ENOANSWER, "flood: %d (%s)", rv,
                flood.errmsg);
         EXPECT(x, sent < total,
                "%u PINGs went out unread: the leader never stopped reading",
@@ -360,7 +360,7 @@ void sc_backpressure(struct ctx *x)
                                         next <= whole ? 0 : OP_MS);
                         EXPECT(x,
                                rv == 0 ||
-                                   (rv == BATON_ETIMEOUT && next <= whole),
+                                   (rv == BATON_ENOANSWER && next <= whole),
                                "flood: %d (%s)", rv, flood.errmsg);
                         whole = sent / PROTO_HEADER_SIZE;
                 }

@@ -107,7 +107,7 @@ void sc_waiter(struct ctx *x)
         START_WAIT(x, &b, name, COMMAND_WAIT_FOREVER, &seq);
         WAITERS(x, &a, name, 1);
         rv = tclient_finish(&b, 200, &res);
-        EXPECT(x, rv == BATON_ETIMEOUT,
+        EXPECT(x, rv == BATON_ENOANSWER,
                "a waiter was answered while the lock is held: %d %s", rv,
                rs(x, &res));
         RELEASE(x, &a, name, t1);

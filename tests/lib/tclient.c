@@ -135,7 +135,7 @@ static int connect_to(struct tclient *c, const char *address, int64_t deadline)
                         int64_t left = deadline - tclient_now_ms();
                         if (left <= 0) {
                                 close(fd);
-                                return BATON_ETIMEOUT;
+                                return BATON_ENOANSWER;
                         }
                         pfd.fd = fd;
                         pfd.events = POLLOUT;
@@ -255,7 +255,7 @@ static int send_some(struct tclient *c, const uint8_t *p, size_t len,
                 if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
                         int64_t left = deadline - tclient_now_ms();
                         if (left <= 0) {
-                                return BATON_ETIMEOUT;
+                                return BATON_ENOANSWER;
                         }
                         pfd.fd = c->fd;
                         pfd.events = POLLOUT;
@@ -276,7 +276,7 @@ static int send_all(struct tclient *c, const uint8_t *p, size_t len,
         return send_some(c, p, len, deadline, NULL);
 }
 
-/* The next whole frame from the connection: 0, BATON_ETIMEOUT, or
+/* The next whole frame from the connection: 0, BATON_ENOANSWER, or
  * BATON_EIO when the connection is gone (it is dropped). */
 static int recv_frame(struct tclient *c, int64_t deadline,
                       struct proto_header *h, const uint8_t **body)
@@ -311,7 +311,7 @@ static int recv_frame(struct tclient *c, int64_t deadline,
                         ssize_t n;
                         int rv;
                         if (left <= 0) {
-                                return BATON_ETIMEOUT;
+                                return BATON_ENOANSWER;
                         }
                         pfd.fd = c->fd;
                         pfd.events = POLLIN;
@@ -320,7 +320,7 @@ static int recv_frame(struct tclient *c, int64_t deadline,
                                 continue;
                         }
                         if (rv == 0) {
-                                return BATON_ETIMEOUT;
+                                return BATON_ENOANSWER;
                         }
                         n = read(c->fd, c->in, sizeof c->in);
                         if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
@@ -412,7 +412,7 @@ static void back_off(struct tclient *c, int64_t deadline)
  * try_ms, and sending the same frame again after BATON_EUNKNOWN. Returns 0
  * with the answer in r->ah / r->answer (RESULT, KEEPALIVE_OK, STATUS_REPLY
  * or PONG), an ERROR frame's status, BATON_ENOTLEADER when not following,
- * or BATON_ETIMEOUT.
+ * or BATON_ENOANSWER.
  */
 static int exchange(struct tclient *c, struct tclient_req *r, int64_t deadline)
 {
@@ -483,7 +483,7 @@ static int exchange(struct tclient *c, struct tclient_req *r, int64_t deadline)
                         return 0;
                 }
                 if (tclient_now_ms() >= deadline) {
-                        return BATON_ETIMEOUT;
+                        return BATON_ENOANSWER;
                 }
                 if (!on_live_conn(c, r)) {
                         if (ensure_connected(c, deadline) != 0) {
@@ -515,8 +515,8 @@ static int exchange(struct tclient *c, struct tclient_req *r, int64_t deadline)
                 if (rv == 0) {
                         continue;
                 }
-                if (rv == BATON_ETIMEOUT && tclient_now_ms() >= deadline) {
-                        return BATON_ETIMEOUT;
+                if (rv == BATON_ENOANSWER && tclient_now_ms() >= deadline) {
+                        return BATON_ENOANSWER;
                 }
                 /* Lost, or silent for try_ms (a paused node): elsewhere. */
                 tclient_disconnect(c);
@@ -748,7 +748,7 @@ int tclient_finish(struct tclient *c, int timeout_ms,
                 return BATON_EINVAL;
         }
         rv = exchange(c, &c->cmd, deadline_of(timeout_ms));
-        if (rv == BATON_ETIMEOUT) {
+        if (rv == BATON_ENOANSWER) {
                 snprintf(c->errmsg, sizeof c->errmsg,
                          "no final answer within %d ms", timeout_ms);
                 res->status = rv;
@@ -783,7 +783,7 @@ int tclient_command(struct tclient *c, const struct command *cmd,
                 return rv;
         }
         rv = tclient_finish(c, timeout_ms, res);
-        if (rv == BATON_ETIMEOUT) {
+        if (rv == BATON_ENOANSWER) {
                 tclient_abandon(c);
         }
         return rv;
@@ -1175,7 +1175,7 @@ bool tclient_wait_closed(struct tclient *c, int timeout_ms)
                 if (rv == BATON_EIO) {
                         return true;
                 }
-                if (rv == BATON_ETIMEOUT) {
+                if (rv == BATON_ENOANSWER) {
                         return false;
                 }
         }

@@ -21,7 +21,7 @@
  * What every call returns: 0 or a negative BATON_E* code. Codes that come
  * from the server's RESULT (BATON_EBUSY, BATON_ESTALE, ...) are returned as
  * they are, with the rest of the RESULT in `struct tclient_result`;
- * BATON_ETIMEOUT means no final answer arrived before the call's deadline;
+ * BATON_ENOANSWER means no final answer arrived before the call's deadline;
  * an ERROR frame's status is returned after the connection is dropped.
  */
 struct tclient_result {
@@ -157,7 +157,7 @@ int tclient_start(struct tclient *c, const struct command *cmd, uint64_t *seq);
  * Wait up to `timeout_ms` for the final answer of the command in flight,
  * sending it again (same seq) after a lost connection, NOT_LEADER or
  * BATON_EUNKNOWN. On a final answer the command leaves flight and the
- * RESULT's status is returned (res filled). On BATON_ETIMEOUT it stays in
+ * RESULT's status is returned (res filled). On BATON_ENOANSWER it stays in
  * flight: call again, or tclient_abandon().
  */
 int tclient_finish(struct tclient *c, int timeout_ms,
@@ -193,7 +193,7 @@ int tclient_query(struct tclient *c, const char *name, int timeout_ms,
 /* Linearizable LIST of the held locks starting with `prefix` (NULL: all),
  * at most `limit` (1..PROTO_LIST_MAX) and at most `cap` entries into `out`.
  * 0, a RESULT's error status, BATON_EMALFORMED (a bad reply, or one over
- * TCLIENT_ANSWER_MAX bytes), BATON_ENOTLEADER or BATON_ETIMEOUT. */
+ * TCLIENT_ANSWER_MAX bytes), BATON_ENOTLEADER or BATON_ENOANSWER. */
 int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
                  int timeout_ms, struct tclient_lock *out, size_t cap,
                  size_t *n, bool *more);
@@ -218,7 +218,7 @@ int tclient_status_of(const char *endpoint, int timeout_ms,
  * takes to catch up, so there is no per-try timeout; the request is sent
  * again only after a lost connection or BATON_EUNKNOWN, and a change that
  * did happen may then be refused. Returns the RESULT's status, an ERROR
- * frame's status, or BATON_ETIMEOUT.
+ * frame's status, or BATON_ENOANSWER.
  */
 int tclient_member_add(struct tclient *c, uint64_t id, const char *raft_address,
                        const char *client_address, int timeout_ms);
@@ -227,7 +227,7 @@ int tclient_member_remove(struct tclient *c, uint64_t id, int timeout_ms);
 /* --- Raw frames, for malformed-input tests ------------------------------- */
 
 /* Connect to `endpoint` (which need not be in the list), dropping any
- * current connection. 0, BATON_EIO or BATON_ETIMEOUT. */
+ * current connection. 0, BATON_EIO or BATON_ENOANSWER. */
 int tclient_connect(struct tclient *c, const char *endpoint, int timeout_ms);
 
 /* Send bytes as they are on the current connection. */
@@ -238,14 +238,14 @@ int tclient_raw_send(struct tclient *c, const void *bytes, size_t len,
  * Send as much of `bytes` as the connection takes within `timeout_ms`
  * (0: what it takes without waiting), for a test of a peer that stops
  * reading. `*sent` gets the bytes sent. 0 when all of them went,
- * BATON_ETIMEOUT when the socket stayed full, BATON_EIO (dropped).
+ * BATON_ENOANSWER when the socket stayed full, BATON_EIO (dropped).
  */
 int tclient_raw_send_some(struct tclient *c, const void *bytes, size_t len,
                           int timeout_ms, size_t *sent);
 
 /*
  * Receive the next frame on the current connection: 0 with `*h` and
- * `*body` (valid until the next call on `c`), BATON_ETIMEOUT, or BATON_EIO
+ * `*body` (valid until the next call on `c`), BATON_ENOANSWER, or BATON_EIO
  * when the server closed the connection (which is then dropped).
  */
 int tclient_raw_recv(struct tclient *c, int timeout_ms, struct proto_header *h,
