@@ -82,11 +82,7 @@ static const char *const type_names[] = {
     [T_MEMBER] = "member",
 };
 
-/* Format a message into `msg` (which may be NULL) and return BATON_EINVAL. */
-static int fail(char *msg, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *msg, size_t size, const char *fmt, ...)
+int config_fail(char *msg, size_t size, const char *fmt, ...)
 {
         va_list ap;
 
@@ -139,7 +135,8 @@ static int parse_number(const char *s, uint64_t min, uint64_t max,
         char range[64];
 
         if (!is_digit(s[0])) {
-                return fail(msg, size, "'%s' is not a decimal number", s);
+                return config_fail(msg, size, "'%s' is not a decimal number",
+                                   s);
         }
         for (p = s; is_digit(*p); p++) {
                 unsigned d = (unsigned)(*p - '0');
@@ -150,11 +147,13 @@ static int parse_number(const char *s, uint64_t min, uint64_t max,
                 }
         }
         if (*p != '\0') {
-                return fail(msg, size, "junk after the number in '%s'", s);
+                return config_fail(msg, size, "junk after the number in '%s'",
+                                   s);
         }
         if (too_big || v < min || v > max) {
                 format_range(range, sizeof range, min, max);
-                return fail(msg, size, "%s is out of range %s", s, range);
+                return config_fail(msg, size, "%s is out of range %s", s,
+                                   range);
         }
         *out = v;
         return 0;
@@ -176,9 +175,9 @@ static int parse_bool(const char *s, bool *out, char *msg, size_t size)
                         return 0;
                 }
         }
-        return fail(msg, size,
-                    "'%s' is not a boolean (true/false, yes/no, on/off, 1/0)",
-                    s);
+        return config_fail(
+            msg, size,
+            "'%s' is not a boolean (true/false, yes/no, on/off, 1/0)", s);
 }
 
 static int set_string(char *field, size_t field_size, const char *value,
@@ -187,8 +186,8 @@ static int set_string(char *field, size_t field_size, const char *value,
         size_t len = strlen(value);
 
         if (len >= field_size) {
-                return fail(msg, size, "too long (at most %zu bytes)",
-                            field_size - 1);
+                return config_fail(msg, size, "too long (at most %zu bytes)",
+                                   field_size - 1);
         }
         memcpy(field, value, len + 1);
         return 0;
@@ -207,7 +206,7 @@ static int add_member(struct config *c, const char *value, char *msg,
         unsigned n = 0;
 
         if (strlen(value) >= sizeof buf) {
-                return fail(msg, size, "line too long");
+                return config_fail(msg, size, "line too long");
         }
         strcpy(buf, value);
         p = buf;
@@ -223,25 +222,26 @@ static int add_member(struct config *c, const char *value, char *msg,
                 }
         }
         if (n != 3) {
-                return fail(msg, size,
-                            "expected 'ID RAFT_ADDRESS CLIENT_ADDRESS', got "
-                            "'%s'",
-                            value);
+                return config_fail(
+                    msg, size,
+                    "expected 'ID RAFT_ADDRESS CLIENT_ADDRESS', got "
+                    "'%s'",
+                    value);
         }
         if (parse_number(fields[0], 1, UINT64_MAX, &id, detail,
                          sizeof detail) != 0) {
-                return fail(msg, size, "id %s", detail);
+                return config_fail(msg, size, "id %s", detail);
         }
         if (members_parse_pair(fields[1], fields[2], msg, size) != 0) {
                 return BATON_EINVAL;
         }
         if (config_member(c, id) != NULL) {
-                return fail(msg, size, "duplicate id %llu",
-                            (unsigned long long)id);
+                return config_fail(msg, size, "duplicate id %llu",
+                                   (unsigned long long)id);
         }
         if (c->n_members >= CONFIG_MAX_MEMBERS) {
-                return fail(msg, size, "too many members (at most %d)",
-                            CONFIG_MAX_MEMBERS);
+                return config_fail(msg, size, "too many members (at most %d)",
+                                   CONFIG_MAX_MEMBERS);
         }
         m = &c->members[c->n_members++];
         memset(m, 0, sizeof *m);
@@ -299,10 +299,11 @@ static int set(struct config *c, const struct key *k, const char *value,
                                 return 0;
                         }
                 }
-                return fail(msg, size,
-                            "'%s' is not a log level (error, warn, info, "
-                            "debug)",
-                            value);
+                return config_fail(
+                    msg, size,
+                    "'%s' is not a log level (error, warn, info, "
+                    "debug)",
+                    value);
         case T_MEMBER:
                 return add_member(c, value, msg, size);
         }
@@ -453,33 +454,33 @@ int config_load_file(struct config *c, const char *path, char *errmsg,
         l.f = fopen(path, "r");
         if (l.f == NULL) {
                 rv = errno;
-                fail(errmsg, errmsg_size, "%s: cannot open: %s", path,
-                     strerror(rv));
+                config_fail(errmsg, errmsg_size, "%s: cannot open: %s", path,
+                            strerror(rv));
                 return BATON_EIO;
         }
         rv = ini_parse_stream(reader, &l, handler, &l);
         free(l.buf);
         fclose(l.f);
         if (l.read_errno != 0) {
-                fail(errmsg, errmsg_size, "%s:%d: cannot read: %s", path,
-                     l.line + 1, strerror(l.read_errno));
+                config_fail(errmsg, errmsg_size, "%s:%d: cannot read: %s", path,
+                            l.line + 1, strerror(l.read_errno));
                 return BATON_EIO;
         }
         if (rv < 0) { /* -1 cannot happen with our reader, -2 is malloc */
-                fail(errmsg, errmsg_size, "%s: out of memory", path);
+                config_fail(errmsg, errmsg_size, "%s: out of memory", path);
                 return BATON_ENOMEM;
         }
         /* inih returns the first line it found wrong, or that the handler
          * refused; an earlier one of ours (the reader's) wins. */
         if (l.err_line != 0 && (rv == 0 || l.err_line <= rv)) {
-                return fail(errmsg, errmsg_size, "%s:%d: %s", path, l.err_line,
-                            l.err);
+                return config_fail(errmsg, errmsg_size, "%s:%d: %s", path,
+                                   l.err_line, l.err);
         }
         if (rv > 0) {
-                return fail(errmsg, errmsg_size,
-                            "%s:%d: expected 'key = value', a comment "
-                            "or a blank line",
-                            path, rv);
+                return config_fail(errmsg, errmsg_size,
+                                   "%s:%d: expected 'key = value', a comment "
+                                   "or a blank line",
+                                   path, rv);
         }
         return 0;
 }
@@ -515,10 +516,11 @@ static int split_flag(int argc, char **argv, int *i, const char **name,
         const char *eq;
 
         if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-                return fail(errmsg, errmsg_size,
-                            "argument '%s': expected --KEY=VALUE or --KEY "
-                            "VALUE",
-                            arg);
+                return config_fail(
+                    errmsg, errmsg_size,
+                    "argument '%s': expected --KEY=VALUE or --KEY "
+                    "VALUE",
+                    arg);
         }
         *name = arg + 2;
         eq = strchr(*name, '=');
@@ -531,7 +533,8 @@ static int split_flag(int argc, char **argv, int *i, const char **name,
         *name_len = strlen(*name);
         /* A value that looks like a flag is a forgotten value. */
         if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
-                return fail(errmsg, errmsg_size, "flag %s: missing value", arg);
+                return config_fail(errmsg, errmsg_size,
+                                   "flag %s: missing value", arg);
         }
         *value = argv[*i + 1];
         *i += 2;
@@ -565,8 +568,9 @@ int config_parse_args(struct config *c, int argc, char **argv, char *errmsg,
                 if (len == strlen("config") &&
                     memcmp(name, "config", len) == 0) {
                         if (config_path != NULL) {
-                                return fail(errmsg, errmsg_size,
-                                            "flag --config: given twice");
+                                return config_fail(
+                                    errmsg, errmsg_size,
+                                    "flag --config: given twice");
                         }
                         config_path = value;
                 }
@@ -592,17 +596,18 @@ int config_parse_args(struct config *c, int argc, char **argv, char *errmsg,
                 }
                 k = lookup(name, len);
                 if (k == NULL) {
-                        return fail(errmsg, errmsg_size,
-                                    "flag --%.*s: unknown flag (see --help)",
-                                    (int)len, name);
+                        return config_fail(
+                            errmsg, errmsg_size,
+                            "flag --%.*s: unknown flag (see --help)", (int)len,
+                            name);
                 }
                 if (k->type == T_MEMBER && !members) {
                         c->n_members = 0; /* any --member replaces the file's */
                         members = true;
                 }
                 if (set(c, k, value, msg, sizeof msg) != 0) {
-                        return fail(errmsg, errmsg_size, "flag --%s: %s",
-                                    k->name, msg);
+                        return config_fail(errmsg, errmsg_size, "flag --%s: %s",
+                                           k->name, msg);
                 }
         }
         return 0;
@@ -630,40 +635,41 @@ static int check_fields(const struct config *c, char *errmsg,
                                 ? *(const uint64_t *)(const void *)field
                                 : *(const uint32_t *)(const void *)field;
                         if (v == 0 && k->def == NULL) {
-                                return fail(errmsg, errmsg_size, "%s: not set",
-                                            k->name);
+                                return config_fail(errmsg, errmsg_size,
+                                                   "%s: not set", k->name);
                         }
                         if (v < k->min || v > k->max) {
                                 format_range(range, sizeof range, k->min,
                                              k->max);
-                                return fail(errmsg, errmsg_size,
-                                            "%s: %llu is out of range %s",
-                                            k->name, (unsigned long long)v,
-                                            range);
+                                return config_fail(
+                                    errmsg, errmsg_size,
+                                    "%s: %llu is out of range %s", k->name,
+                                    (unsigned long long)v, range);
                         }
                         break;
                 case T_PATH:
                 case T_ADDRESS:
                         if (memchr(field, '\0', k->size) == NULL) {
-                                return fail(errmsg, errmsg_size,
-                                            "%s: not NUL-terminated", k->name);
+                                return config_fail(errmsg, errmsg_size,
+                                                   "%s: not NUL-terminated",
+                                                   k->name);
                         }
                         if (field[0] == '\0' && k->def == NULL) {
-                                return fail(errmsg, errmsg_size, "%s: not set",
-                                            k->name);
+                                return config_fail(errmsg, errmsg_size,
+                                                   "%s: not set", k->name);
                         }
                         if (k->type == T_ADDRESS && field[0] != '\0' &&
                             members_parse_address(field, false, msg,
                                                   sizeof msg) != 0) {
-                                return fail(errmsg, errmsg_size, "%s: %s",
-                                            k->name, msg);
+                                return config_fail(errmsg, errmsg_size,
+                                                   "%s: %s", k->name, msg);
                         }
                         break;
                 case T_LOG_LEVEL:
                         if ((unsigned)c->log_level > (unsigned)LOG_DEBUG) {
-                                return fail(errmsg, errmsg_size,
-                                            "%s: %d is not a log level",
-                                            k->name, (int)c->log_level);
+                                return config_fail(errmsg, errmsg_size,
+                                                   "%s: %d is not a log level",
+                                                   k->name, (int)c->log_level);
                         }
                         break;
                 case T_BOOL:
@@ -688,36 +694,36 @@ int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
                 return rv;
         }
         if (c->heartbeat_timeout_ms >= c->election_timeout_ms) {
-                return fail(errmsg, errmsg_size,
-                            "heartbeat-timeout-ms: %u must be below "
-                            "election-timeout-ms (%u)",
-                            (unsigned)c->heartbeat_timeout_ms,
-                            (unsigned)c->election_timeout_ms);
+                return config_fail(errmsg, errmsg_size,
+                                   "heartbeat-timeout-ms: %u must be below "
+                                   "election-timeout-ms (%u)",
+                                   (unsigned)c->heartbeat_timeout_ms,
+                                   (unsigned)c->election_timeout_ms);
         }
         if (c->snapshot_trailing < c->snapshot_threshold / 8) {
-                return fail(errmsg, errmsg_size,
-                            "snapshot-trailing: %u is below "
-                            "snapshot-threshold / 8 (%u)",
-                            (unsigned)c->snapshot_trailing,
-                            (unsigned)(c->snapshot_threshold / 8));
+                return config_fail(errmsg, errmsg_size,
+                                   "snapshot-trailing: %u is below "
+                                   "snapshot-threshold / 8 (%u)",
+                                   (unsigned)c->snapshot_trailing,
+                                   (unsigned)(c->snapshot_threshold / 8));
         }
         /* A session must outlive a failover, which takes up to about 2x
          * the election timeout, or a leader change expires sessions. The
          * range check above keeps this product far below 2^32. */
         min_ttl = 2 * c->election_timeout_ms;
         if (c->min_ttl_ms != 0 && c->min_ttl_ms < min_ttl) {
-                return fail(errmsg, errmsg_size,
-                            "min-ttl-ms: %u is below 2 x "
-                            "election-timeout-ms (%u)",
-                            (unsigned)c->min_ttl_ms, (unsigned)min_ttl);
+                return config_fail(errmsg, errmsg_size,
+                                   "min-ttl-ms: %u is below 2 x "
+                                   "election-timeout-ms (%u)",
+                                   (unsigned)c->min_ttl_ms, (unsigned)min_ttl);
         }
         if (c->min_ttl_ms != 0) {
                 min_ttl = c->min_ttl_ms;
         }
         if (c->max_ttl_ms < min_ttl) {
-                return fail(errmsg, errmsg_size,
-                            "max-ttl-ms: %u is below min-ttl-ms (%u)",
-                            (unsigned)c->max_ttl_ms, (unsigned)min_ttl);
+                return config_fail(errmsg, errmsg_size,
+                                   "max-ttl-ms: %u is below min-ttl-ms (%u)",
+                                   (unsigned)c->max_ttl_ms, (unsigned)min_ttl);
         }
         c->min_ttl_ms = min_ttl;
         return 0;

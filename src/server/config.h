@@ -101,4 +101,9 @@ const struct config_member *config_member(const struct config *c, uint64_t id);
  * source of deploy/README.md's table and of `batond --help`). */
 void config_print_help(FILE *out);
 
+/* Format a message into `msg` (which may be NULL) and return BATON_EINVAL:
+ * how config and member checks report what is wrong. */
+int config_fail(char *msg, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif /* SERVER_CONFIG_H */

@@ -2,28 +2,11 @@
  * whole. */
 #include "members.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../../include/baton.h"
 #include "../lib/address.h"
-
-/* Format a message into `msg` and return BATON_EINVAL. */
-static int fail(char *msg, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *msg, size_t size, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (msg != NULL && size > 0) {
-                va_start(ap, fmt);
-                vsnprintf(msg, size, fmt, ap);
-                va_end(ap);
-        }
-        return BATON_EINVAL;
-}
 
 /* "host:port" or "[ipv6]:port", by the one parser of src/lib/address.c.
  * A raft address is not IPv6: libraft 0.22.1's transport fails to start
@@ -33,14 +16,15 @@ int members_parse_address(const char *s, bool raft, char *msg, size_t size)
         struct address a;
 
         if (address_parse(s, &a) != 0) {
-                return fail(msg, size, "'%s': %s (expected %s)", s, a.errmsg,
-                            ADDRESS_FORMS);
+                return config_fail(msg, size, "'%s': %s (expected %s)", s,
+                                   a.errmsg, ADDRESS_FORMS);
         }
         if (raft && a.kind == ADDRESS_IPV6) {
-                return fail(msg, size,
-                            "'%s': libraft 0.22.1 cannot use an IPv6 raft "
-                            "address (expected a.b.c.d:port or host:port)",
-                            s);
+                return config_fail(
+                    msg, size,
+                    "'%s': libraft 0.22.1 cannot use an IPv6 raft "
+                    "address (expected a.b.c.d:port or host:port)",
+                    s);
         }
         return 0;
 }
@@ -52,10 +36,10 @@ int members_parse_pair(const char *raft, const char *client, char *msg,
         char detail[CONFIG_ERRMSG_MAX];
 
         if (members_parse_address(raft, true, detail, sizeof detail) != 0) {
-                return fail(msg, size, "raft address %s", detail);
+                return config_fail(msg, size, "raft address %s", detail);
         }
         if (members_parse_address(client, false, detail, sizeof detail) != 0) {
-                return fail(msg, size, "client address %s", detail);
+                return config_fail(msg, size, "client address %s", detail);
         }
         return 0;
 }
@@ -69,39 +53,41 @@ int members_check(const struct config *c, char *errmsg, size_t errmsg_size)
         unsigned j;
 
         if (c->n_members == 0) {
-                return fail(errmsg, errmsg_size,
-                            "member: none listed (one 'member = ID "
-                            "RAFT_ADDRESS CLIENT_ADDRESS' per node)");
+                return config_fail(errmsg, errmsg_size,
+                                   "member: none listed (one 'member = ID "
+                                   "RAFT_ADDRESS CLIENT_ADDRESS' per node)");
         }
         if (c->n_members > CONFIG_MAX_MEMBERS) {
-                return fail(errmsg, errmsg_size,
-                            "member: too many members (at most %d)",
-                            CONFIG_MAX_MEMBERS);
+                return config_fail(errmsg, errmsg_size,
+                                   "member: too many members (at most %d)",
+                                   CONFIG_MAX_MEMBERS);
         }
         for (i = 0; i < c->n_members; i++) {
                 const struct config_member *m = &c->members[i];
                 if (m->id == 0) {
-                        return fail(errmsg, errmsg_size,
-                                    "member: id 0 (ids start at 1)");
+                        return config_fail(errmsg, errmsg_size,
+                                           "member: id 0 (ids start at 1)");
                 }
                 for (j = 0; j < i; j++) {
                         if (c->members[j].id == m->id) {
-                                return fail(errmsg, errmsg_size,
-                                            "member: duplicate id %llu",
-                                            (unsigned long long)m->id);
+                                return config_fail(errmsg, errmsg_size,
+                                                   "member: duplicate id %llu",
+                                                   (unsigned long long)m->id);
                         }
                 }
                 if (memchr(m->raft_address, '\0', CONFIG_ADDRESS_MAX) == NULL ||
                     memchr(m->client_address, '\0', CONFIG_ADDRESS_MAX) ==
                         NULL) {
-                        return fail(errmsg, errmsg_size,
-                                    "member %llu: address not NUL-terminated",
-                                    (unsigned long long)m->id);
+                        return config_fail(
+                            errmsg, errmsg_size,
+                            "member %llu: address not NUL-terminated",
+                            (unsigned long long)m->id);
                 }
                 if (members_parse_pair(m->raft_address, m->client_address, msg,
                                        sizeof msg) != 0) {
-                        return fail(errmsg, errmsg_size, "member %llu: %s",
-                                    (unsigned long long)m->id, msg);
+                        return config_fail(errmsg, errmsg_size,
+                                           "member %llu: %s",
+                                           (unsigned long long)m->id, msg);
                 }
                 addrs[n++] = m->raft_address;
                 addrs[n++] = m->client_address;
@@ -109,27 +95,28 @@ int members_check(const struct config *c, char *errmsg, size_t errmsg_size)
         for (i = 0; i < n; i++) {
                 for (j = 0; j < i; j++) {
                         if (strcmp(addrs[i], addrs[j]) == 0) {
-                                return fail(errmsg, errmsg_size,
-                                            "member: address %s is used "
-                                            "twice",
-                                            addrs[i]);
+                                return config_fail(errmsg, errmsg_size,
+                                                   "member: address %s is used "
+                                                   "twice",
+                                                   addrs[i]);
                         }
                 }
         }
         if (c->metrics_address[0] != '\0') {
                 for (i = 0; i < n; i++) {
                         if (strcmp(c->metrics_address, addrs[i]) == 0) {
-                                return fail(errmsg, errmsg_size,
-                                            "metrics-address: %s is also a "
-                                            "member's address",
-                                            addrs[i]);
+                                return config_fail(
+                                    errmsg, errmsg_size,
+                                    "metrics-address: %s is also a "
+                                    "member's address",
+                                    addrs[i]);
                         }
                 }
         }
         if (config_member(c, c->id) == NULL) {
-                return fail(errmsg, errmsg_size,
-                            "id: %llu is not one of the members",
-                            (unsigned long long)c->id);
+                return config_fail(errmsg, errmsg_size,
+                                   "id: %llu is not one of the members",
+                                   (unsigned long long)c->id);
         }
         return 0;
 }
