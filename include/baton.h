@@ -65,7 +65,9 @@ extern "C" {
         X(EIO,              -32, "I/O error") \
         X(ENOSPC,           -33, "no space left on device") \
         X(ECANTCHANGE,      -34, "a membership change is already in progress") \
-        X(ENOANSWER,        -35, "timed out waiting for an answer")
+        X(ENOANSWER,        -35, "timed out waiting for an answer") \
+        X(ETLS,             -36, "TLS handshake failed or certificate refused") \
+        X(EPERM,            -37, "permission denied")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,

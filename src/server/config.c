@@ -21,6 +21,7 @@ enum type {
         T_U32,
         T_BOOL,
         T_PATH,      /* char[size]; "" allowed (means unset or off) */
+        T_STRING,    /* char[size]; free text, "" allowed */
         T_ADDRESS,   /* char[size]; "host:port", "[ipv6]:port", or "" */
         T_LOG_LEVEL, /* enum log_level */
         T_MEMBER,    /* one more entry of members[]; min..max = list size */
@@ -63,6 +64,16 @@ static const struct key keys[] = {
     {"max-ttl-ms",            T_U32,       F(max_ttl_ms),            "3600000", 1000,  86400000,   "Longest session TTL; same value on every node"},
     {"metrics-address",       T_ADDRESS,   F(metrics_address),       "",        0,     0,          "Where HTTP metrics are served; empty = off"},
     {"apply-log",             T_PATH,      F(apply_log),             "",        0,     0,          "File that gets one JSON line per state machine event; empty = off"},
+    {"tls",                   T_BOOL,      F(tls),                   "false",   0,     1,          "TLS 1.3 with mutual authentication on the client and raft ports; off only for a trusted single host (logged as a warning)"},
+    {"tls-ca",                T_PATH,      F(tls_ca),                "",        0,     0,          "PEM CA certificate that signs every node's certificate, and the clients' unless tls-client-ca is set; required with tls"},
+    {"tls-cert",              T_PATH,      F(tls_cert),              "",        0,     0,          "PEM certificate of this node for both ports; carries the identity tls-peer-identity gives its id, and its client address as a SAN; required with tls"},
+    {"tls-key",               T_PATH,      F(tls_key),               "",        0,     0,          "PEM private key of tls-cert; required with tls"},
+    {"tls-crl",               T_PATH,      F(tls_crl),               "",        0,     0,          "PEM certificate revocation list checked on both ports; empty = none"},
+    {"tls-client-ca",         T_PATH,      F(tls_client_ca),         "",        0,     0,          "PEM CA that signs client certificates; empty = tls-ca"},
+    {"tls-peer-identity",     T_STRING,    F(tls_peer_identity),     "node-{id}", 1,   0,          "Identity (certificate CN or DNS/URI SAN) a node must present on the raft port; {id} stands for its raft id"},
+    {"handshake-timeout-ms",  T_U32,       F(handshake_timeout_ms),  "5000",    100,   600000,     "Time a new connection has to complete its TLS handshake on any port"},
+    {"idle-timeout-ms",       T_U32,       F(idle_timeout_ms),       "0",       0,     86400000,   "A client connection that sends nothing for this long is closed; 0 = max-ttl-ms"},
+    {"max-connections-per-address", T_U32, F(max_connections_per_address), "256", 1, 1048576,  "Client connections open at once from one source address"},
     {"log-level",             T_LOG_LEVEL, F(log_level),             "info",    0,     0,          "Least severe log lines written: error, warn, info or debug"},
 };
 /* clang-format on */
@@ -79,6 +90,7 @@ static const char *const level_names[] = {
 static const char *const type_names[] = {
     [T_U64] = "u64",       [T_U32] = "u32",         [T_BOOL] = "bool",
     [T_PATH] = "path",     [T_ADDRESS] = "address", [T_LOG_LEVEL] = "log-level",
+    [T_STRING] = "string",
     [T_MEMBER] = "member",
 };
 
@@ -281,6 +293,7 @@ static int set(struct config *c, const struct key *k, const char *value,
                 }
                 return rv;
         case T_PATH:
+        case T_STRING:
                 return set_string(field, k->size, value, msg, size);
         case T_ADDRESS:
                 if (value[0] != '\0') {
@@ -648,6 +661,7 @@ static int check_fields(const struct config *c, char *errmsg,
                         }
                         break;
                 case T_PATH:
+                case T_STRING:
                 case T_ADDRESS:
                         if (memchr(field, '\0', k->size) == NULL) {
                                 return config_fail(errmsg, errmsg_size,
@@ -676,6 +690,46 @@ static int check_fields(const struct config *c, char *errmsg,
                 case T_MEMBER:
                         break;
                 }
+        }
+        return 0;
+}
+
+/* TLS is on unless turned off, and then needs its three files. Without
+ * "{id}" every node would present the same identity, and one node's key
+ * could speak for all. */
+static int check_tls(const struct config *c, char *errmsg, size_t errmsg_size)
+{
+        static const char *const hint =
+            "set tls-ca, tls-cert and tls-key (scripts/cluster up makes "
+            "them), or tls = off for a trusted single host";
+        char identity[CONFIG_IDENTITY_MAX];
+
+        if (!c->tls) {
+                return 0;
+        }
+        if (c->tls_ca[0] == '\0') {
+                return config_fail(errmsg, errmsg_size,
+                                   "tls-ca: not set, and tls is on: %s", hint);
+        }
+        if (c->tls_cert[0] == '\0') {
+                return config_fail(errmsg, errmsg_size,
+                                   "tls-cert: not set, and tls is on: %s",
+                                   hint);
+        }
+        if (c->tls_key[0] == '\0') {
+                return config_fail(errmsg, errmsg_size,
+                                   "tls-key: not set, and tls is on: %s", hint);
+        }
+        if (strstr(c->tls_peer_identity, "{id}") == NULL) {
+                return config_fail(errmsg, errmsg_size,
+                                   "tls-peer-identity: '%s' has no {id}, so "
+                                   "every node would have the same identity",
+                                   c->tls_peer_identity);
+        }
+        if (config_peer_identity(c, UINT64_MAX, identity, sizeof identity) !=
+            0) {
+                return config_fail(errmsg, errmsg_size,
+                                   "tls-peer-identity: too long");
         }
         return 0;
 }
@@ -726,7 +780,27 @@ int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
                                    (unsigned)c->max_ttl_ms, (unsigned)min_ttl);
         }
         c->min_ttl_ms = min_ttl;
-        return 0;
+        if (c->idle_timeout_ms == 0) {
+                c->idle_timeout_ms = c->max_ttl_ms;
+        }
+        return check_tls(c, errmsg, errmsg_size);
+}
+
+int config_peer_identity(const struct config *c, uint64_t id, char *out,
+                         size_t size)
+{
+        const char *at = strstr(c->tls_peer_identity, "{id}");
+        int n;
+
+        if (at == NULL) {
+                n = snprintf(out, size, "%s", c->tls_peer_identity);
+        } else {
+                n = snprintf(out, size, "%.*s%llu%s",
+                             (int)(at - c->tls_peer_identity),
+                             c->tls_peer_identity, (unsigned long long)id,
+                             at + strlen("{id}"));
+        }
+        return n < 0 || (size_t)n >= size ? BATON_EINVAL : 0;
 }
 
 const struct config_member *config_member(const struct config *c, uint64_t id)
@@ -758,6 +832,7 @@ static void describe(const struct key *k, const char **def, char *range,
                 snprintf(range, size, "true/false");
                 break;
         case T_PATH:
+        case T_STRING:
                 snprintf(range, size, "%llu..%zu bytes",
                          (unsigned long long)k->min, k->size - 1);
                 break;

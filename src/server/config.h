@@ -12,6 +12,7 @@
 #define CONFIG_ADDRESS_MAX 65 /* ADDRESS_MAX (the wire's limit) and a NUL */
 #define CONFIG_MAX_MEMBERS 16
 #define CONFIG_ERRMSG_MAX  512
+#define CONFIG_IDENTITY_MAX 256 /* a certificate identity (TLS_IDENTITY_MAX) */
 
 /* One node of the initial cluster, as every node's config lists it. */
 struct config_member {
@@ -51,6 +52,17 @@ struct config {
         uint32_t min_ttl_ms; /* default 0 = 2 x election timeout; when set,
                                 at least 2 x election timeout */
         uint32_t max_ttl_ms; /* default 3600000 */
+        /* Security: TLS on the client and raft ports (see batond(8)). */
+        bool tls;                         /* default true */
+        char tls_ca[PATH_MAX];            /* required with tls */
+        char tls_cert[PATH_MAX];          /* required with tls */
+        char tls_key[PATH_MAX];           /* required with tls */
+        char tls_crl[PATH_MAX];           /* "" = none */
+        char tls_client_ca[PATH_MAX];     /* "" = tls_ca */
+        char tls_peer_identity[CONFIG_IDENTITY_MAX]; /* "node-{id}" */
+        uint32_t handshake_timeout_ms;    /* default 5000 */
+        uint32_t idle_timeout_ms;         /* default 0 = max_ttl_ms */
+        uint32_t max_connections_per_address; /* default 256 */
         /* Operations. */
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
         char apply_log[PATH_MAX]; /* "" = off; JSON line per fsm event */
@@ -89,10 +101,18 @@ bool config_wants_help(int argc, char **argv);
  * addresses "host:port" or "[ipv6]:port" (raft addresses not IPv6, which
  * libraft 0.22.1 cannot use) and distinct, data_dir set, heartbeat < election,
  * min_ttl_ms = 0 resolved to 2 x election (or refused when set below that),
- * snapshot_trailing >= snapshot_threshold / 8. Returns 0 or BATON_EINVAL
+ * snapshot_trailing >= snapshot_threshold / 8, idle_timeout_ms = 0 resolved
+ * to max_ttl_ms, and with tls the CA, certificate and key set and
+ * tls_peer_identity holding "{id}". Returns 0 or BATON_EINVAL
  * with a message naming the key.
  */
 int config_validate(struct config *c, char *errmsg, size_t errmsg_size);
+
+/* The identity node `id` presents on the raft port: tls-peer-identity with
+ * "{id}" replaced by the id, into `out`. 0, or BATON_EINVAL when it does
+ * not fit in `size` bytes. */
+int config_peer_identity(const struct config *c, uint64_t id, char *out,
+                         size_t size);
 
 /* The member entry of `id`, or NULL. */
 const struct config_member *config_member(const struct config *c, uint64_t id);

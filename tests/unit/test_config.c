@@ -35,6 +35,16 @@ static const char *const all_keys[] = {
     "max-ttl-ms",
     "metrics-address",
     "apply-log",
+    "tls",
+    "tls-ca",
+    "tls-cert",
+    "tls-key",
+    "tls-crl",
+    "tls-client-ca",
+    "tls-peer-identity",
+    "handshake-timeout-ms",
+    "idle-timeout-ms",
+    "max-connections-per-address",
     "log-level",
 };
 
@@ -1015,6 +1025,12 @@ static void example_configs(void **state)
                         memcpy(d.data_dir, c.data_dir, sizeof d.data_dir);
                         d.n_members = c.n_members;
                         memcpy(d.members, c.members, sizeof d.members);
+                        /* The node's own credentials; TLS is on. */
+                        assert_true(c.tls);
+                        d.tls = c.tls;
+                        memcpy(d.tls_ca, c.tls_ca, sizeof d.tls_ca);
+                        memcpy(d.tls_cert, c.tls_cert, sizeof d.tls_cert);
+                        memcpy(d.tls_key, c.tls_key, sizeof d.tls_key);
                         assert_memory_equal(&c, &d, sizeof c);
                         assert_int_equal(c.id, node);
                         assert_int_equal(c.n_members, sizes[s]);

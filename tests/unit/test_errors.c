@@ -26,18 +26,19 @@ static const int codes[] = {
     BATON_ENOTFOUND,        BATON_ENOTLEADER,    BATON_EUNKNOWN,
     BATON_ETOOBIG,          BATON_ETOOMANYCONNS, BATON_EUNAVAILABLE,
     BATON_ESHUTDOWN,        BATON_EIO,           BATON_ENOSPC,
-    BATON_ECANTCHANGE,      BATON_ENOANSWER,
+    BATON_ECANTCHANGE,      BATON_ENOANSWER,     BATON_ETLS,
+    BATON_EPERM,
 };
 
 #define N_CODES (sizeof codes / sizeof codes[0])
 
-/* The codes are wire protocol: exactly -1..-35, contiguous, none skipped. */
+/* The codes are wire protocol: exactly -1..-37, contiguous, none skipped. */
 static void codes_are_contiguous(void **state)
 {
         size_t i;
 
         (void)state;
-        assert_int_equal(N_CODES, 35);
+        assert_int_equal(N_CODES, 37);
         for (i = 0; i < N_CODES; i++) {
                 assert_int_equal(codes[i], -(int)(i + 1));
         }
