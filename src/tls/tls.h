@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TLS_ERRMSG_MAX  256
+#define TLS_ERRMSG_MAX   512
 #define TLS_IDENTITY_MAX 256 /* a certificate identity and its NUL */
 
 /* The largest TLS record (2^14 bytes of plaintext, with TLS 1.3's overhead
