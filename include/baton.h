@@ -188,6 +188,17 @@ struct baton_options {
                              void *data);
         /** Passed to the callbacks. */
         void *data;
+        /** TLS: PEM files of the CA that signed the nodes' certificates,
+         * of this client's certificate and of its key (paths, read by
+         * baton_client_create()). All three or none; when none is set, the
+         * environment variables BATON_CACERT, BATON_CERT and BATON_KEY give
+         * them, and when those are not set either, connections are plain
+         * (for nodes run with tls = off). Each node's certificate must name
+         * the host of the endpoint it is reached at (an IP or DNS subject
+         * alternative name). */
+        const char *tls_ca;
+        const char *tls_cert;
+        const char *tls_key;
 };
 
 /* The client endpoints of the local cluster that scripts/cluster starts
@@ -206,13 +217,21 @@ BATON_API void baton_options_init(struct baton_options *o);
  * NULL: BATON_DEFAULT_ENDPOINTS, the local cluster of scripts/cluster).
  * A host name is resolved (blocking the background thread) each time the
  * handle connects to it, and its addresses are tried in turn. The library
- * reads no environment variable (the tools read BATON_ENDPOINTS
- * themselves). `opts` may be NULL for the defaults. Starts the background
+ * reads no environment variable but the three TLS ones (see struct
+ * baton_options; the tools read BATON_ENDPOINTS themselves). `opts` may be
+ * NULL for the defaults. Starts the background
  * thread; connects lazily.
  *
  * Returns 0 and the handle in `*out`, or BATON_EINVAL (bad endpoints, more
- * than 16, a zero TTL or timeout, a client name over 64 bytes) or
- * BATON_ENOMEM. `endpoints` is copied. Free it with baton_client_destroy().
+ * than 16, a zero TTL or timeout, a client name over 64 bytes, some but
+ * not all of the three TLS files), BATON_ETLS (a TLS file that cannot be
+ * read, or a key that does not match its certificate) or BATON_ENOMEM.
+ * `endpoints` is copied. Free it with baton_client_destroy().
+ *
+ * With TLS, a call that finds no node because every node refused the
+ * handshake (a certificate from another CA, expired, without the node's
+ * host name, or refused by the node) fails with BATON_ETLS rather than
+ * BATON_ENOANSWER.
  */
 BATON_API int baton_client_create(baton_client **out, const char *endpoints,
                                   const struct baton_options *opts);

@@ -34,20 +34,23 @@ static void unlock(struct baton_client *c)
 }
 
 /* Send a read or admin request and wait for its answer. 0 with `r` done,
- * or BATON_ENOANSWER (`r` is the registry's again). */
+ * or BATON_ENOANSWER / BATON_ETLS (`r` is the registry's again). */
 static int roundtrip(struct baton_client *c, struct request *r,
                      int64_t deadline)
 {
+        int rv;
+
         registry_submit(&c->registry, r);
-        if (registry_await(&c->registry, r, deadline) != 0) {
+        rv = registry_await(&c->registry, r, deadline);
+        if (rv != 0) {
                 registry_abandon(&c->registry, r);
-                return BATON_ENOANSWER;
         }
-        return 0;
+        return rv;
 }
 
 /* Submit a command and wait for its final answer: its status with `*res`
- * filled, or BATON_ENOANSWER (it then goes on in the background). */
+ * filled, or BATON_ENOANSWER / BATON_ETLS (it then goes on in the
+ * background). */
 static int run_command(struct baton_client *c, struct command *k,
                        int64_t deadline, struct proto_result *res)
 {
@@ -57,9 +60,10 @@ static int run_command(struct baton_client *c, struct command *k,
         if (rv != 0) {
                 return rv;
         }
-        if (registry_await(&c->registry, r, deadline) != 0) {
+        rv = registry_await(&c->registry, r, deadline);
+        if (rv != 0) {
                 registry_abandon(&c->registry, r);
-                return BATON_ENOANSWER;
+                return rv;
         }
         rv = r->status;
         *res = r->res;
@@ -145,6 +149,57 @@ static int take_options(struct baton_client *c,
         return 0;
 }
 
+static bool unset(const char *s)
+{
+        return s == NULL || s[0] == '\0';
+}
+
+/* The TLS settings: the options', else the environment's; neither gives
+ * plain connections. */
+static int load_tls(struct baton_client *c)
+{
+        const char *ca = c->opts.tls_ca;
+        const char *cert = c->opts.tls_cert;
+        const char *key = c->opts.tls_key;
+        char err[TLS_ERRMSG_MAX];
+        struct tls_files f;
+
+        if (unset(ca) && unset(cert) && unset(key)) {
+                ca = getenv("BATON_CACERT");
+                cert = getenv("BATON_CERT");
+                key = getenv("BATON_KEY");
+        }
+        if (unset(ca) && unset(cert) && unset(key)) {
+                return 0;
+        }
+        if (unset(ca) || unset(cert) || unset(key)) {
+                return BATON_EINVAL;
+        }
+        f.ca = ca;
+        f.cert = cert;
+        f.key = key;
+        f.crl = NULL;
+        return tls_ctx_create(&c->tls, TLS_CLIENT, &f, err, sizeof err);
+}
+
+/* The options, the endpoints and the TLS files: everything a handle is
+ * told, checked before anything starts. */
+static int take_settings(struct baton_client *c, const char *endpoints,
+                         const struct baton_options *opts)
+{
+        int rv = take_options(c, opts);
+
+        if (rv != 0) {
+                return rv;
+        }
+        rv = parse_endpoints(c, endpoints != NULL ? endpoints
+                                                  : BATON_DEFAULT_ENDPOINTS);
+        if (rv != 0) {
+                return rv;
+        }
+        return load_tls(c);
+}
+
 /* One function from the options to the running thread, so that every
  * failure unwinds through one chain of labels. */
 int baton_client_create(baton_client **out, const char *endpoints,
@@ -163,12 +218,7 @@ int baton_client_create(baton_client **out, const char *endpoints,
         if (c == NULL) {
                 return BATON_ENOMEM;
         }
-        rv = take_options(c, opts);
-        if (rv != 0) {
-                goto err_after_alloc;
-        }
-        rv = parse_endpoints(c, endpoints != NULL ? endpoints
-                                                  : BATON_DEFAULT_ENDPOINTS);
+        rv = take_settings(c, endpoints, opts);
         if (rv != 0) {
                 goto err_after_alloc;
         }
@@ -177,9 +227,9 @@ int baton_client_create(baton_client **out, const char *endpoints,
         owner.withdraw = outcome_withdraw;
         locks_init(&c->locks);
         notify_init(&c->notify);
-        rv = link_init(&c->link, c->endpoints, c->n_endpoints);
+        rv = link_init(&c->link, c->endpoints, c->n_endpoints, c->tls);
         if (rv != 0) {
-                goto err_after_alloc;
+                goto err_after_tls;
         }
         registry_init(&c->registry, &c->link, &c->mu, &c->cv, c->opts.ttl_ms,
                       &owner);
@@ -220,6 +270,8 @@ err_after_mutex:
         pthread_mutex_destroy(&c->mu);
 err_after_link:
         link_close(&c->link);
+err_after_tls:
+        tls_ctx_destroy(c->tls);
 err_after_alloc:
         free(c);
         return rv;
@@ -250,6 +302,7 @@ void baton_client_destroy(baton_client *c)
         loop_join(&c->loop);
         registry_close(&c->registry);
         link_close(&c->link);
+        tls_ctx_destroy(c->tls);
         locks_close(&c->locks);
         notify_close(&c->notify);
         pthread_cond_destroy(&c->cv);
@@ -575,12 +628,13 @@ int baton_release_in(baton_client *c, uint64_t session, const char *name,
          * handle's ack nor touches its lock table. */
         r->kind = REQUEST_FOREIGN;
         registry_submit(&c->registry, r);
-        if (registry_await(
-                &c->registry, r,
-                clock_after(clock_now_ms(), c->opts.request_timeout_ms)) != 0) {
+        rv = registry_await(
+            &c->registry, r,
+            clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        if (rv != 0) {
                 registry_abandon(&c->registry, r);
                 unlock(c);
-                return BATON_ENOANSWER;
+                return rv;
         }
         rv = r->status;
         registry_drop(&c->registry, r);
@@ -776,7 +830,7 @@ int baton_status(baton_client *c, const char *endpoint,
         memset(out, 0, sizeof *out);
         deadline = clock_after(clock_now_ms(), c->opts.request_timeout_ms);
         if (endpoint != NULL) {
-                return probe_status(endpoint, deadline, out);
+                return probe_status(endpoint, c->tls, deadline, out);
         }
         /* Whichever node the handle is connected to answers; if it is not
          * the leader, ask the leader it names. */
@@ -807,7 +861,7 @@ int baton_status(baton_client *c, const char *endpoint,
                 return BATON_EUNAVAILABLE;
         }
         snprintf(leader, sizeof leader, "%s", m->client_address);
-        return probe_status(leader, deadline, out);
+        return probe_status(leader, c->tls, deadline, out);
 }
 
 int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,

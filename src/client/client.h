@@ -52,6 +52,7 @@ struct baton_client {
         unsigned n_endpoints;
         struct registry registry;
         struct link link;
+        struct tls_ctx *tls; /* NULL: plain connections */
         struct session session;
         struct locks locks;
         struct notify notify;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
+#include "../lib/address.h"
 #include "clock.h"
 #include "resolve.h"
 
@@ -25,10 +26,11 @@
 #define OUT_MAX          1048576 /* unwritten bytes: the server reads none */
 
 int link_init(struct link *l, const char (*endpoints)[LINK_ADDR_MAX],
-              unsigned n_endpoints)
+              unsigned n_endpoints, struct tls_ctx *tls)
 {
         memset(l, 0, sizeof *l);
         l->fd = -1;
+        l->tls = tls;
         l->endpoints = endpoints;
         l->n_endpoints = n_endpoints;
         l->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -51,6 +53,10 @@ static void forget_addrs(struct link *l)
 
 void link_close(struct link *l)
 {
+        tls_conn_destroy(l->tc);
+        l->tc = NULL;
+        free(l->cout);
+        l->cout = NULL;
         forget_addrs(l);
         if (l->fd >= 0) {
                 close(l->fd);
@@ -80,12 +86,12 @@ void link_wake(struct link *l)
 
 bool link_up(const struct link *l)
 {
-        return l->fd >= 0 && !l->connecting;
+        return l->fd >= 0 && !l->connecting && !l->handshaking;
 }
 
 bool link_busy(const struct link *l)
 {
-        return l->out_len > 0;
+        return l->out_len > 0 || l->cout_len > 0;
 }
 
 /* --- Choosing a node ------------------------------------------------------ */
@@ -132,7 +138,11 @@ static void drop(struct link *l)
                 l->fd = -1;
         }
         l->connecting = false;
+        l->handshaking = false;
+        tls_conn_destroy(l->tc);
+        l->tc = NULL;
         l->out_len = 0;
+        l->cout_len = 0;
         proto_reader_close(&l->reader);
         proto_reader_init(&l->reader, PROTO_MAX_BODY, &mem_libc);
         l->cb.closed(l->cb.data, l->gen);
@@ -183,17 +193,41 @@ void link_leader_answered(struct link *l)
         l->leaderless_since = 0;
 }
 
+static void pump_tls(struct link *l, int64_t now);
+
+/* The connection is up, TLS and all: the owner may send. */
+static void up(struct link *l, int64_t now)
+{
+        l->handshaking = false;
+        l->gen++;
+        l->connects++;
+        l->last_rx = now;
+        l->cb.connected(l->cb.data, now);
+}
+
+/* TCP is connected: with TLS, the handshake starts, with the same deadline
+ * as a connect. The server's certificate must name the host the endpoint
+ * names. */
 static void connected(struct link *l, int64_t now)
 {
+        struct address a;
         int one = 1;
 
         setsockopt(l->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         forget_addrs(l);
         l->connecting = false;
-        l->gen++;
-        l->connects++;
-        l->last_rx = now;
-        l->cb.connected(l->cb.data, now);
+        if (l->tls == NULL) {
+                up(l, now);
+                return;
+        }
+        if (address_parse(l->peer, &a) != 0 ||
+            tls_conn_create(&l->tc, l->tls, NULL, a.host) != 0) {
+                link_fail(l, now, false);
+                return;
+        }
+        l->handshaking = true;
+        l->deadline = now + CONNECT_MS;
+        pump_tls(l, now);
 }
 
 /* Connect to the next resolved address of the peer; when none is left,
@@ -276,13 +310,16 @@ bool link_step(struct link *l, int64_t now, bool needed)
                         return false;
                 }
         }
-        if (l->connecting) {
-                if (now >= l->deadline) {
-                        try_next(l, now); /* the next address, if any */
-                }
-                return link_up(l);
+        if (l->connecting && now >= l->deadline) {
+                try_next(l, now); /* the next address, if any */
+        } else if (l->handshaking && now >= l->deadline) {
+                snprintf(l->tls_errmsg, sizeof l->tls_errmsg,
+                         "%s: no TLS handshake within %d ms", l->peer,
+                         CONNECT_MS);
+                l->tls_refused = true;
+                link_fail(l, now, true);
         }
-        return true;
+        return link_up(l);
 }
 
 int64_t link_next_event(const struct link *l, bool needed)
@@ -290,7 +327,13 @@ int64_t link_next_event(const struct link *l, bool needed)
         if (l->fd < 0) {
                 return needed ? l->retry_at : CLOCK_NEVER;
         }
-        return l->connecting ? l->deadline : CLOCK_NEVER;
+        return l->connecting || l->handshaking ? l->deadline : CLOCK_NEVER;
+}
+
+/* Ciphertext waits, in the link or still in the TLS state. */
+static bool sealed_waiting(const struct link *l)
+{
+        return l->cout_len > 0 || (l->tc != NULL && tls_pending(l->tc) > 0);
 }
 
 short link_events(const struct link *l)
@@ -298,9 +341,11 @@ short link_events(const struct link *l)
         if (l->fd < 0) {
                 return 0;
         }
-        return (short)(l->connecting    ? POLLOUT
-                       : l->out_len > 0 ? POLLIN | POLLOUT
-                                        : POLLIN);
+        if (l->connecting) {
+                return POLLOUT;
+        }
+        return (short)(l->out_len > 0 || sealed_waiting(l) ? POLLIN | POLLOUT
+                                                           : POLLIN);
 }
 
 /* --- Writing -------------------------------------------------------------- */
@@ -333,15 +378,15 @@ uint64_t link_put(struct link *l, uint8_t *frame, size_t len)
         return append(l, frame, len) ? id : 0;
 }
 
-/* Write what the socket takes without blocking. -1: the connection
- * failed (the caller decides what to do). */
-static int write_out(struct link *l)
+/* Send what `fd` takes of the `*len` bytes of `buf` without blocking, and
+ * keep the rest at its start. -1: the connection failed. */
+static int send_some(int fd, uint8_t *buf, size_t *len)
 {
         size_t off = 0;
         int rv = 0;
 
-        while (off < l->out_len) {
-                ssize_t n = send(l->fd, l->out + off, l->out_len - off,
+        while (off < *len) {
+                ssize_t n = send(fd, buf + off, *len - off,
                                  MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (n > 0) {
                         off += (size_t)n;
@@ -356,24 +401,67 @@ static int write_out(struct link *l)
                 rv = -1;
                 break;
         }
-        memmove(l->out, l->out + off, l->out_len - off);
-        l->out_len -= off;
+        if (off > 0) {
+                memmove(buf, buf + off, *len - off);
+                *len -= off;
+        }
         return rv;
+}
+
+/* With TLS, queued frames become records once the handshake is done, and
+ * the records and handshake messages wait in `cout`. -1: the connection
+ * failed. */
+static int seal(struct link *l)
+{
+        size_t need;
+        uint8_t *p;
+
+        if (l->out_len > 0 && tls_ready(l->tc)) {
+                if (tls_write(l->tc, l->out, l->out_len) != 0) {
+                        return -1;
+                }
+                l->out_len = 0;
+        }
+        need = l->cout_len + tls_pending(l->tc);
+        if (need > l->cout_cap) {
+                p = realloc(l->cout, need);
+                if (p == NULL) {
+                        return -1;
+                }
+                l->cout = p;
+                l->cout_cap = need;
+        }
+        l->cout_len += tls_take(l->tc, l->cout + l->cout_len,
+                                l->cout_cap - l->cout_len);
+        return 0;
+}
+
+/* Write what the socket takes without blocking. -1: the connection
+ * failed (the caller decides what to do). */
+static int write_out(struct link *l)
+{
+        if (l->tc == NULL) {
+                return send_some(l->fd, l->out, &l->out_len);
+        }
+        if (seal(l) != 0) {
+                return -1;
+        }
+        return send_some(l->fd, l->cout, &l->cout_len);
 }
 
 bool link_write(struct link *l)
 {
-        return write_out(l) == 0 && l->out_len == 0;
+        return write_out(l) == 0 && !link_busy(l);
 }
 
 void link_flush(struct link *l, int64_t now)
 {
-        if (l->out_len == 0) {
+        if (!link_busy(l) && !sealed_waiting(l)) {
                 return;
         }
         if (write_out(l) != 0) {
                 link_fail(l, now, false);
-        } else if (l->out_len > OUT_MAX) {
+        } else if (l->out_len + l->cout_len > OUT_MAX) {
                 link_fail(l, now, true);
         }
 }
@@ -411,6 +499,109 @@ static void not_leader(struct link *l, const uint8_t *body, uint32_t len,
         link_no_leader(l, now);
 }
 
+/* A node that requires TLS answers a plain connection with one plain
+ * ERROR frame (BATON_ETLS): remember it, as for a refused handshake. */
+static void plain_refused(struct link *l)
+{
+        struct proto_string msg = {NULL, 0};
+        int status = 0;
+
+        if (l->tc == NULL &&
+            proto_read_error(l->reader.body, l->reader.h.length, &status,
+                             &msg) == 0 &&
+            status == BATON_ETLS) {
+                l->tls_refused = true;
+                snprintf(l->tls_errmsg, sizeof l->tls_errmsg, "%s: %.*s",
+                         l->peer, (int)msg.len, msg.p);
+        }
+}
+
+/* Hand over the frames in `n` bytes of plaintext. False when one of them
+ * dropped the connection or a new one replaced it. */
+static bool frames(struct link *l, const uint8_t *buf, size_t n, uint64_t gen,
+                   int64_t now)
+{
+        size_t off = 0;
+
+        while (off < n) {
+                long used = proto_reader_feed(&l->reader, buf + off, n - off);
+                if (used < 0) {
+                        link_fail(l, now, false);
+                        return false;
+                }
+                off += (size_t)used;
+                if (!l->reader.ready) {
+                        continue;
+                }
+                l->last_rx = now;
+                if (l->reader.h.type == PROTO_ERROR) {
+                        plain_refused(l);
+                }
+                if (l->reader.h.type == PROTO_NOT_LEADER) {
+                        not_leader(l, l->reader.body, l->reader.h.length, now);
+                } else {
+                        l->cb.frame(l->cb.data, &l->reader.h, l->reader.body,
+                                    now);
+                }
+                if (l->fd < 0 || l->gen != gen) {
+                        return false; /* the frame dropped it */
+                }
+        }
+        return true;
+}
+
+/* The TLS handshake or a record failed (the node refused our certificate,
+ * or we its), or the node closed: try elsewhere, and remember why for the
+ * requests that find no node. */
+static void tls_failed(struct link *l, long rv, int64_t now)
+{
+        if (rv == BATON_ETLS) {
+                snprintf(l->tls_errmsg, sizeof l->tls_errmsg, "%s: %s",
+                         l->peer, tls_errmsg(l->tc));
+                l->tls_refused = true;
+        }
+        link_fail(l, now, rv != BATON_ETLS);
+}
+
+/* Decrypt what arrived: the handshake's end brings the connection up, and
+ * records carry frames. False when the connection dropped or changed. */
+static bool unseal(struct link *l, uint64_t *gen, int64_t now)
+{
+        uint8_t plain[16384];
+
+        for (;;) {
+                long rv = tls_read(l->tc, plain, sizeof plain);
+                if (rv < 0) {
+                        tls_failed(l, rv, now);
+                        return false;
+                }
+                if (l->handshaking && tls_ready(l->tc)) {
+                        l->tls_refused = false;
+                        up(l, now);
+                        *gen = l->gen;
+                        if (l->fd < 0) {
+                                return false;
+                        }
+                }
+                if (rv == 0) {
+                        return true;
+                }
+                if (!frames(l, plain, (size_t)rv, *gen, now)) {
+                        return false;
+                }
+        }
+}
+
+/* Move the TLS handshake on, and send what it has to say. */
+static void pump_tls(struct link *l, int64_t now)
+{
+        uint64_t gen = l->gen;
+
+        if (unseal(l, &gen, now)) {
+                link_flush(l, now);
+        }
+}
+
 static void receive(struct link *l, int64_t now)
 {
         uint8_t buf[16384];
@@ -418,7 +609,6 @@ static void receive(struct link *l, int64_t now)
 
         for (;;) {
                 ssize_t n = read(l->fd, buf, sizeof buf);
-                size_t off = 0;
                 if (n == 0) {
                         link_fail(l, now, true); /* closed: killed, or left */
                         return;
@@ -432,28 +622,18 @@ static void receive(struct link *l, int64_t now)
                         }
                         return;
                 }
-                while (off < (size_t)n) {
-                        long used = proto_reader_feed(&l->reader, buf + off,
-                                                      (size_t)n - off);
-                        if (used < 0) {
-                                link_fail(l, now, false);
+                if (l->tc == NULL) {
+                        if (!frames(l, buf, (size_t)n, gen, now)) {
                                 return;
                         }
-                        off += (size_t)used;
-                        if (!l->reader.ready) {
-                                continue;
+                        continue;
+                }
+                if (tls_feed(l->tc, buf, (size_t)n) != 0 ||
+                    !unseal(l, &gen, now)) {
+                        if (l->fd >= 0 && l->gen == gen) {
+                                link_fail(l, now, false); /* no memory */
                         }
-                        l->last_rx = now;
-                        if (l->reader.h.type == PROTO_NOT_LEADER) {
-                                not_leader(l, l->reader.body,
-                                           l->reader.h.length, now);
-                        } else {
-                                l->cb.frame(l->cb.data, &l->reader.h,
-                                            l->reader.body, now);
-                        }
-                        if (l->fd < 0 || l->gen != gen) {
-                                return; /* the frame dropped it */
-                        }
+                        return;
                 }
         }
 }
@@ -467,7 +647,8 @@ void link_ready(struct link *l, short revents, int64_t now)
         if (revents & (POLLIN | POLLERR | POLLHUP)) {
                 receive(l, now);
         }
-        if (l->fd >= 0 && (revents & POLLOUT)) {
+        /* What the TLS state answered goes out now, not a poll later. */
+        if (l->fd >= 0 && ((revents & POLLOUT) || sealed_waiting(l))) {
                 link_flush(l, now);
         }
 }

@@ -12,6 +12,7 @@
 #include <netdb.h>
 
 #include "../proto/proto.h"
+#include "../tls/tls.h"
 
 #define LINK_ADDR_MAX (PROTO_ADDRESS_MAX + 1) /* with the NUL */
 
@@ -50,6 +51,16 @@ struct link_cb {
 struct link {
         int fd;                      /* -1: not connected */
         bool connecting;             /* connect() in progress on fd */
+        bool handshaking;            /* TLS handshake in progress on fd */
+        struct tls_ctx *tls;         /* borrowed; NULL: plain connections */
+        struct tls_conn *tc;         /* the connection's TLS state */
+        uint8_t *cout;               /* ciphertext not yet written */
+        size_t cout_len;
+        size_t cout_cap;
+        /* The last attempt failed in TLS (cleared by a handshake that
+         * succeeds), and why: requests that find no node say so. */
+        bool tls_refused;
+        char tls_errmsg[TLS_ERRMSG_MAX];
         int wake;                    /* eventfd: other threads wake the loop */
         uint64_t gen;                /* bumped by each new connection */
         uint64_t next_id;            /* frame ids */
@@ -78,10 +89,12 @@ struct link {
         unsigned long redirects;
 };
 
-/* `endpoints` (1..n "host:port" or "[ipv6]:port") is borrowed for the link's
- * life. 0 or BATON_ENOMEM / BATON_EIO (no eventfd). */
+/* `endpoints` (1..n "host:port" or "[ipv6]:port") and `tls` (NULL: plain
+ * connections) are borrowed for the link's life. With `tls`, a connection is
+ * up once its TLS handshake has verified the node's certificate against the
+ * endpoint's host. 0 or BATON_ENOMEM / BATON_EIO (no eventfd). */
 int link_init(struct link *l, const char (*endpoints)[LINK_ADDR_MAX],
-              unsigned n_endpoints);
+              unsigned n_endpoints, struct tls_ctx *tls);
 void link_close(struct link *l);
 
 /* Register the owner's callbacks (copied). */

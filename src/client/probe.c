@@ -2,162 +2,135 @@
 #include "probe.h"
 
 #include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include "../proto/proto.h"
+#include "../lib/address.h"
 #include "clock.h"
-#include "resolve.h"
+#include "link.h"
 
-/* Wait for `events` on fd until `deadline`: 0, or BATON_ENOANSWER. */
-static int wait_fd(int fd, short events, int64_t deadline)
+/* One probe: a link of its own to one node, driven here until the answer,
+ * a failure or the deadline. */
+struct probe {
+        struct link link;
+        const char *endpoint;
+        struct baton_status *out;
+        int rv;    /* 1 while waiting */
+        bool sent; /* the STATUS went out on the connection */
+};
+
+static void on_connected(void *data, int64_t now)
 {
-        struct pollfd pfd = {fd, events, 0};
+        struct probe *p = data;
+        uint8_t frame[PROTO_HEADER_SIZE];
+        size_t len = proto_write_empty(frame, sizeof frame, 0, PROTO_STATUS);
 
-        for (;;) {
-                int64_t left = deadline - clock_now_ms();
-                int rv;
-                if (left <= 0) {
-                        return BATON_ENOANSWER;
-                }
-                rv = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
-                if (rv > 0) {
-                        return 0;
-                }
-                if (rv < 0 && errno != EINTR) {
-                        return BATON_EIO;
-                }
+        (void)now;
+        p->sent = link_put(&p->link, frame, len) != 0;
+        if (!p->sent) {
+                p->rv = BATON_ENOMEM;
         }
 }
 
-/* Send the STATUS frame and read frames until its reply. */
-static int exchange(int fd, const char *endpoint, int64_t deadline,
-                    struct baton_status *out)
+static void on_frame(void *data, const struct proto_header *h,
+                     const uint8_t *body, int64_t now)
 {
-        uint8_t frame[PROTO_HEADER_SIZE], buf[4096];
-        struct proto_reader reader;
+        struct probe *p = data;
         struct proto_status ps;
-        size_t len = proto_write_empty(frame, sizeof frame, 1, PROTO_STATUS);
-        size_t off = 0;
-        int rv = 0;
 
-        while (off < len) {
-                ssize_t n = send(fd, frame + off, len - off,
-                                 MSG_NOSIGNAL | MSG_DONTWAIT);
-                if (n > 0) {
-                        off += (size_t)n;
-                } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-                        rv = wait_fd(fd, POLLOUT, deadline);
-                        if (rv != 0) {
-                                return rv;
-                        }
-                } else {
-                        return BATON_EIO;
-                }
+        (void)now;
+        if (h->type == PROTO_ERROR) {
+                struct proto_string msg;
+                int status = BATON_EMALFORMED;
+                proto_read_error(body, h->length, &status, &msg);
+                p->rv = status < 0 ? status : BATON_EMALFORMED;
+                return;
         }
-        proto_reader_init(&reader, PROTO_MAX_BODY, &mem_libc);
-        for (;;) {
-                ssize_t n;
-                rv = wait_fd(fd, POLLIN, deadline);
-                if (rv != 0) {
-                        break;
-                }
-                n = read(fd, buf, sizeof buf);
-                if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-                        continue;
-                }
-                if (n <= 0) {
-                        rv = BATON_EIO;
-                        break;
-                }
-                for (off = 0; off < (size_t)n && rv == 0;) {
-                        long used = proto_reader_feed(&reader, buf + off,
-                                                      (size_t)n - off);
-                        if (used < 0) {
-                                rv = BATON_EMALFORMED;
-                                break;
-                        }
-                        off += (size_t)used;
-                        if (!reader.ready || reader.h.id != 1) {
-                                continue;
-                        }
-                        if (reader.h.type != PROTO_STATUS_REPLY ||
-                            proto_read_status(reader.body, reader.h.length,
-                                              &ps) != 0) {
-                                rv = BATON_EMALFORMED;
-                                break;
-                        }
-                        proto_status_export(out, endpoint, &ps);
-                        proto_reader_close(&reader);
-                        return 0;
-                }
-                if (rv != 0) {
-                        break;
-                }
+        if (h->type != PROTO_STATUS_REPLY) {
+                return;
         }
-        proto_reader_close(&reader);
-        return rv;
+        if (proto_read_status(body, h->length, &ps) != 0) {
+                p->rv = BATON_EMALFORMED;
+                return;
+        }
+        proto_status_export(p->out, p->endpoint, &ps);
+        p->rv = 0;
 }
 
-/* Connect `fd` to `ai`, waiting until `deadline`: 0 or a BATON_E* code. */
-static int connect_one(int fd, const struct addrinfo *ai, int64_t deadline)
+/* One attempt only: a connection that fails or closes ends the probe. */
+static void on_closed(void *data, uint64_t gen)
 {
-        socklen_t len = sizeof(int);
-        int err = 0;
-        int rv;
+        struct probe *p = data;
 
-        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-                return 0;
+        (void)gen;
+        if (p->rv == 1) {
+                p->rv = p->link.tls_refused ? BATON_ETLS : BATON_EIO;
         }
-        if (errno != EINPROGRESS) {
-                return BATON_EIO;
-        }
-        rv = wait_fd(fd, POLLOUT, deadline);
-        if (rv != 0) {
-                return rv;
-        }
-        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
-                return BATON_EIO;
-        }
-        return 0;
 }
 
-int probe_status(const char *endpoint, int64_t deadline,
+/* Drive the link until the probe has its answer or `deadline` passes. */
+static void drive(struct probe *p, int64_t deadline)
+{
+        struct link *l = &p->link;
+
+        while (p->rv == 1) {
+                int64_t now = clock_now_ms();
+                int64_t until = link_next_event(l, true);
+                struct pollfd pfd;
+                int n;
+                if (now >= deadline) {
+                        p->rv = l->tls_refused ? BATON_ETLS : BATON_ENOANSWER;
+                        return;
+                }
+                link_step(l, now, true);
+                if (p->rv != 1) {
+                        return;
+                }
+                if (link_busy(l)) {
+                        link_flush(l, now);
+                }
+                until = until < deadline ? until : deadline;
+                pfd.fd = l->fd;
+                pfd.events = link_events(l);
+                pfd.revents = 0;
+                n = poll(&pfd, l->fd >= 0 ? 1 : 0,
+                         (int)(until > now ? until - now : 0));
+                if (n < 0 && errno != EINTR) {
+                        p->rv = BATON_EIO;
+                } else if (n > 0) {
+                        link_ready(l, pfd.revents, clock_now_ms());
+                }
+        }
+}
+
+int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
                  struct baton_status *out)
 {
-        struct addrinfo *addrs;
-        struct addrinfo *ai;
-        int fd = -1;
+        static const struct link_cb cb0 = {NULL, on_connected, on_frame,
+                                           on_closed};
+        char endpoints[1][LINK_ADDR_MAX];
+        struct address a;
+        struct link_cb cb = cb0;
+        struct probe p;
         int rv;
 
-        rv = resolve_endpoint(endpoint, &addrs);
+        if (address_parse(endpoint, &a) != 0) {
+                return BATON_EINVAL;
+        }
+        snprintf(endpoints[0], sizeof endpoints[0], "%s", endpoint);
+        memset(&p, 0, sizeof p);
+        p.endpoint = endpoint;
+        p.out = out;
+        p.rv = 1;
+        rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])endpoints, 1,
+                       tls);
         if (rv != 0) {
                 return rv;
         }
-        rv = BATON_EIO;
-        for (ai = addrs; ai != NULL && rv != BATON_ENOANSWER;
-             ai = ai->ai_next) {
-                fd = socket(ai->ai_family,
-                            SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-                if (fd < 0) {
-                        continue;
-                }
-                rv = connect_one(fd, ai, deadline);
-                if (rv == 0) {
-                        break;
-                }
-                close(fd);
-                fd = -1;
-        }
-        freeaddrinfo(addrs);
-        if (fd < 0) {
-                return rv;
-        }
-        rv = exchange(fd, endpoint, deadline, out);
-        close(fd);
-        return rv;
+        cb.data = &p;
+        link_listen(&p.link, &cb);
+        drive(&p, deadline);
+        link_close(&p.link);
+        return p.rv;
 }

@@ -335,10 +335,17 @@ int registry_await(struct registry *reg, struct request *r, int64_t deadline)
 {
         while (r->state != REQUEST_DONE) {
                 if (!registry_wait(reg, deadline)) {
-                        return BATON_ENOANSWER;
+                        return registry_no_answer(reg);
                 }
         }
         return 0;
+}
+
+int registry_no_answer(const struct registry *reg)
+{
+        /* No node would have us: say so, rather than that the cluster was
+         * slow. */
+        return reg->link->tls_refused ? BATON_ETLS : BATON_ENOANSWER;
 }
 
 void registry_abandon(struct registry *reg, struct request *r)

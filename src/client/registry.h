@@ -91,8 +91,8 @@ void registry_close(struct registry *reg);
  */
 void registry_submit(struct registry *reg, struct request *r);
 
-/* Wait for `r` (AWAITED) to become DONE until `deadline`: 0 or
- * BATON_ENOANSWER. Mutex held; released while waiting. */
+/* Wait for `r` (AWAITED) to become DONE until `deadline`: 0, or what
+ * registry_no_answer() says. Mutex held; released while waiting. */
 int registry_await(struct registry *reg, struct request *r, int64_t deadline);
 
 /*
@@ -101,6 +101,10 @@ int registry_await(struct registry *reg, struct request *r, int64_t deadline);
  * reused and the ack can pass it; a wait is withdrawn with a CANCEL, and a
  * grant that races either is released. Anything else is freed.
  */
+/* What a call that got no answer in time fails with: BATON_ETLS when the
+ * last node tried refused our TLS (or required it), else BATON_ENOANSWER. */
+int registry_no_answer(const struct registry *reg);
+
 void registry_abandon(struct registry *reg, struct request *r);
 
 /* Unlink and free `r` without a final answer (or after its caller

@@ -250,7 +250,7 @@ int session_ensure(struct session *s, int64_t deadline)
                         }
                 }
                 if (!registry_wait(s->reg, deadline)) {
-                        return BATON_ENOANSWER;
+                        return registry_no_answer(s->reg);
                 }
         }
 }
@@ -299,7 +299,7 @@ int session_submit(struct session *s, struct command *k, int64_t deadline,
                         break;
                 }
                 if (!registry_wait(s->reg, deadline)) {
-                        return BATON_ENOANSWER;
+                        return registry_no_answer(s->reg);
                 }
         }
         r = session_command(s, k,

@@ -1,4 +1,5 @@
-/* Client connections: accept, read frames, batch replies, backpressure. */
+/* Client connections: accept, TLS, read frames, batch replies,
+ * backpressure, and the limits on who may hold a connection. */
 #include "conn.h"
 
 #include <stdio.h>
@@ -13,6 +14,7 @@ static void on_closed(uv_handle_t *h)
 {
         struct conn *c = h->data;
 
+        tls_conn_destroy(c->tls);
         proto_reader_close(&c->reader);
         free(c->out);
         free(c->wbuf);
@@ -29,6 +31,10 @@ static void conn_drop(struct conn *c)
         }
         c->closed = true;
         s->on_gone(s->data, c);
+        if (c->from != NULL) {
+                addrcount_put(&s->by_address, c->from);
+                c->from = NULL;
+        }
         queue_remove(&c->link);
         queue_remove(&c->dirty_link);
         s->n--;
@@ -46,17 +52,9 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
         buf->len = sizeof c->set->rbuf;
 }
 
-static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+/* Plaintext from the client: frames, each handed to the gateway. */
+static void deliver(struct conn *c, const uint8_t *p, size_t left)
 {
-        struct conn *c = stream->data;
-        const uint8_t *p = (const uint8_t *)buf->base;
-        size_t left;
-
-        if (nread < 0) {
-                conn_drop(c);
-                return;
-        }
-        left = (size_t)nread;
         while (left > 0 && !c->closing && !c->closed) {
                 long used = proto_reader_feed(&c->reader, p, left);
                 if (used < 0) {
@@ -71,6 +69,144 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
                                          c->reader.body);
                 }
         }
+}
+
+static void mark_dirty(struct conn *c)
+{
+        if (queue_empty(&c->dirty_link)) {
+                queue_push_tail(&c->set->dirty, &c->dirty_link);
+        }
+}
+
+/* The TLS handshake is done: the client is who its certificate says. */
+static void authenticated(struct conn *c)
+{
+        c->authenticated = true;
+        snprintf(c->identity, sizeof c->identity, "%s", tls_peer(c->tls));
+        log_debug("connection %llu from %s: authenticated as '%s'",
+                  (unsigned long long)c->id, c->peer, c->identity);
+}
+
+/* Refuse the connection for a TLS failure: send the alert, if any, then
+ * close. */
+static void tls_refuse(struct conn *c, long rv)
+{
+        if (rv == BATON_ETLS) {
+                c->set->tls_refused++;
+                log_warn("client connection %llu from %s refused: %s",
+                         (unsigned long long)c->id, c->peer,
+                         tls_errmsg(c->tls));
+        }
+        c->closing = true;
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        mark_dirty(c);
+}
+
+/* A client speaking plain Baton to a TLS port gets one plain ERROR frame
+ * that says so, instead of bytes it cannot read. */
+static void refuse_plain(struct conn *c)
+{
+        c->set->tls_refused++;
+        log_warn("client connection %llu from %s refused: plain text on "
+                 "the TLS port",
+                 (unsigned long long)c->id, c->peer);
+        tls_conn_destroy(c->tls);
+        c->tls = NULL;
+        conn_fail(c, 0, BATON_ETLS,
+                  "this node requires TLS: give the client a CA, "
+                  "certificate and key (BATON_CACERT, BATON_CERT, "
+                  "BATON_KEY)");
+}
+
+/* Ciphertext from the client: the handshake, then records of frames. */
+static void receive_tls(struct conn *c, const uint8_t *p, size_t n)
+{
+        uint8_t *plain = c->set->plain;
+        long rv;
+
+        if (!c->heard && !tls_looks_like_hello(p, n)) {
+                refuse_plain(c);
+                return;
+        }
+        c->heard = true;
+        if (tls_feed(c->tls, p, n) != 0) {
+                conn_drop(c);
+                return;
+        }
+        while (!c->closing && !c->closed) {
+                rv = tls_read(c->tls, plain, sizeof c->set->plain);
+                if (!c->authenticated && tls_ready(c->tls)) {
+                        authenticated(c);
+                }
+                if (rv < 0) {
+                        tls_refuse(c, rv);
+                        return;
+                }
+                if (rv == 0) {
+                        break;
+                }
+                deliver(c, plain, (size_t)rv);
+        }
+        if (!c->closed && tls_pending(c->tls) > 0) {
+                mark_dirty(c);
+        }
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+        struct conn *c = stream->data;
+
+        if (nread < 0) {
+                conn_drop(c);
+                return;
+        }
+        if (nread == 0) {
+                return;
+        }
+        c->last_rx = uv_now(c->set->loop);
+        if (c->tls != NULL) {
+                receive_tls(c, (const uint8_t *)buf->base, (size_t)nread);
+        } else {
+                c->heard = true;
+                deliver(c, (const uint8_t *)buf->base, (size_t)nread);
+        }
+}
+
+/* Whether `c` may stay: within max-connections and its address's cap.
+ * Refused connections are told so when they are plain; a TLS client would
+ * read a plain frame as garbage, so it is closed, and reconnects
+ * elsewhere. */
+static bool admit(struct conn *c)
+{
+        struct conn_set *s = c->set;
+        struct sockaddr_storage sa;
+        int len = sizeof sa;
+        bool over;
+
+        memset(&sa, 0, sizeof sa);
+        uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&sa, &len);
+        c->from = addrcount_get(&s->by_address, &sa);
+        if (c->from == NULL) {
+                conn_drop(c);
+                return false;
+        }
+        addrcount_format(c->from, c->peer, sizeof c->peer);
+        over = s->n > s->limits.max_conns ||
+               c->from->n > s->limits.max_per_address;
+        if (!over) {
+                return true;
+        }
+        s->refused++;
+        log_debug("client connection %llu from %s refused: too many "
+                  "connections",
+                  (unsigned long long)c->id, c->peer);
+        if (s->tls != NULL) {
+                conn_drop(c);
+        } else {
+                conn_fail(c, 0, BATON_ETOOMANYCONNS,
+                          baton_strerror(BATON_ETOOMANYCONNS));
+        }
+        return false;
 }
 
 static void on_accept(uv_stream_t *listener, int status)
@@ -90,56 +226,111 @@ static void on_accept(uv_stream_t *listener, int status)
         c->tcp.data = c;
         c->set = s;
         c->id = ++s->next_id;
+        c->started = c->last_rx = uv_now(s->loop);
         queue_init(&c->dirty_link);
         queue_init(&c->pendings);
-        proto_reader_init(&c->reader, s->max_frame, &mem_libc);
+        proto_reader_init(&c->reader, s->limits.max_frame, &mem_libc);
         if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
                 uv_close((uv_handle_t *)&c->tcp, on_closed);
                 return;
         }
         queue_push_tail(&s->all, &c->link);
         s->n++;
-        if (s->n > s->max_conns) {
-                s->refused++;
-                conn_fail(c, 0, BATON_ETOOMANYCONNS,
-                          baton_strerror(BATON_ETOOMANYCONNS));
+        if (!admit(c)) {
                 return;
         }
+        if (s->tls != NULL && tls_conn_create(&c->tls, s->tls, NULL, NULL) != 0) {
+                conn_drop(c);
+                return;
+        }
+        c->authenticated = c->tls == NULL;
         s->accepted++;
         uv_tcp_nodelay(&c->tcp, 1);
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }
 
+/* Once a second: close connections that took too long to authenticate or
+ * went silent for the idle timeout. */
+static void on_sweep(uv_timer_t *t)
+{
+        struct conn_set *s = t->data;
+        uint64_t now = uv_now(s->loop);
+        struct queue *q = queue_head(&s->all);
+
+        while (q != &s->all) {
+                struct conn *c = QUEUE_DATA(q, struct conn, link);
+                q = q->next;
+                if (c->closed) {
+                        continue;
+                }
+                if (!c->authenticated &&
+                    now - c->started >= s->limits.handshake_timeout_ms) {
+                        log_warn("client connection %llu from %s: no TLS "
+                                 "handshake within %u ms; closed",
+                                 (unsigned long long)c->id, c->peer,
+                                 (unsigned)s->limits.handshake_timeout_ms);
+                } else if (now - c->last_rx >= s->limits.idle_timeout_ms) {
+                        log_debug("client connection %llu from %s: idle for "
+                                  "%u ms; closed",
+                                  (unsigned long long)c->id, c->peer,
+                                  (unsigned)s->limits.idle_timeout_ms);
+                } else {
+                        continue;
+                }
+                s->timed_out++;
+                conn_drop(c);
+        }
+}
+
 int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
-                uint32_t max_conns, uint32_t max_frame, uint32_t output_limit,
+                const struct conn_limits *limits, struct tls_ctx *tls,
                 conn_frame_cb on_frame, conn_gone_cb on_gone, void *data)
 {
+        uint64_t period;
         int rv;
 
         memset(s, 0, sizeof *s);
         s->loop = loop;
-        s->max_conns = max_conns;
-        s->max_frame = max_frame;
-        s->output_limit = output_limit;
+        s->limits = *limits;
         s->on_frame = on_frame;
         s->on_gone = on_gone;
         s->data = data;
         queue_init(&s->all);
         queue_init(&s->dirty);
+        addrcount_init(&s->by_address);
         rv = listen_tcp(loop, &s->listener, address, 511, on_accept, "listen");
         if (rv != 0) {
+                addrcount_close(&s->by_address);
                 return rv;
         }
         s->listener.data = s;
+        s->tls = tls;
+        period = limits->handshake_timeout_ms < 1000
+                     ? limits->handshake_timeout_ms
+                     : 1000;
+        uv_timer_init(loop, &s->sweep);
+        s->sweep.data = s;
+        uv_timer_start(&s->sweep, on_sweep, period, period);
         return 0;
+}
+
+void conn_set_tls(struct conn_set *s, struct tls_ctx *tls)
+{
+        tls_ctx_destroy(s->tls);
+        s->tls = tls;
 }
 
 void conn_close_all(struct conn_set *s)
 {
         uv_close((uv_handle_t *)&s->listener, NULL);
+        uv_close((uv_handle_t *)&s->sweep, NULL);
         while (!queue_empty(&s->all)) {
                 conn_drop(QUEUE_DATA(queue_head(&s->all), struct conn, link));
         }
+        /* Every connection gave its address back. */
+        addrcount_close(&s->by_address);
+        tls_ctx_destroy(s->tls);
+        s->tls = NULL;
 }
 
 static bool grow(uint8_t **buf, size_t *cap, size_t need)
@@ -178,12 +369,10 @@ void conn_commit(struct conn *c, size_t n)
         struct conn_set *s = c->set;
 
         c->out_len += n;
-        if (queue_empty(&c->dirty_link)) {
-                queue_push_tail(&s->dirty, &c->dirty_link);
-        }
+        mark_dirty(c);
         /* Backpressure: a client that does not read its replies stops being
          * read from until they drain. */
-        if (!c->paused && c->out_len + c->wlen > s->output_limit) {
+        if (!c->paused && c->out_len + c->wlen > s->limits.output_limit) {
                 c->paused = true;
                 uv_read_stop((uv_stream_t *)&c->tcp);
         }
@@ -210,6 +399,31 @@ void conn_fail(struct conn *c, uint64_t id, int status, const char *message)
 
 static void start_write(struct conn *c);
 
+static bool has_output(const struct conn *c)
+{
+        return c->out_len > 0 || (c->tls != NULL && tls_pending(c->tls) > 0);
+}
+
+/* With TLS, the replies gathered become records: what goes out is the
+ * ciphertext, in the writing buffer. False when the connection must go. */
+static bool seal(struct conn *c)
+{
+        size_t need;
+
+        if (c->out_len > 0 && tls_ready(c->tls)) {
+                if (tls_write(c->tls, c->out, c->out_len) != 0) {
+                        return false;
+                }
+                c->out_len = 0;
+        }
+        need = tls_pending(c->tls);
+        if (!grow(&c->wbuf, &c->wcap, need)) {
+                return false;
+        }
+        c->wlen = tls_take(c->tls, c->wbuf, need);
+        return true;
+}
+
 static void on_written(uv_write_t *req, int status)
 {
         struct conn *c = req->data;
@@ -223,11 +437,12 @@ static void on_written(uv_write_t *req, int status)
                 conn_drop(c);
                 return;
         }
-        if (c->paused && !c->closing && c->out_len < c->set->output_limit / 2) {
+        if (c->paused && !c->closing &&
+            c->out_len < c->set->limits.output_limit / 2) {
                 c->paused = false;
                 uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
         }
-        if (c->out_len > 0) {
+        if (has_output(c)) {
                 start_write(c);
         } else if (c->closing) {
                 conn_drop(c);
@@ -240,18 +455,28 @@ static void start_write(struct conn *c)
         uint8_t *t;
         size_t tc;
 
-        if (c->writing || c->closed || c->out_len == 0) {
+        if (c->writing || c->closed || !has_output(c)) {
                 return;
         }
-        /* Swap the gathering buffer with the (empty) writing one. */
-        t = c->wbuf;
-        tc = c->wcap;
-        c->wbuf = c->out;
-        c->wcap = c->out_cap;
-        c->wlen = c->out_len;
-        c->out = t;
-        c->out_cap = tc;
-        c->out_len = 0;
+        if (c->tls != NULL) {
+                if (!seal(c)) {
+                        conn_drop(c);
+                        return;
+                }
+        } else {
+                /* Swap the gathering buffer with the (empty) writing one. */
+                t = c->wbuf;
+                tc = c->wcap;
+                c->wbuf = c->out;
+                c->wcap = c->out_cap;
+                c->wlen = c->out_len;
+                c->out = t;
+                c->out_cap = tc;
+                c->out_len = 0;
+        }
+        if (c->wlen == 0) {
+                return;
+        }
         buf = uv_buf_init((char *)c->wbuf, (unsigned)c->wlen);
         c->wreq.data = c;
         c->writing = true;

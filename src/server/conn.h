@@ -1,14 +1,19 @@
-/* Client connections: accept, read frames, batch replies, backpressure. */
+/* Client connections: accept, TLS, read frames, batch replies,
+ * backpressure, and the limits on who may hold a connection (per-address
+ * cap, handshake and idle timeouts). */
 #ifndef SERVER_CONN_H
 #define SERVER_CONN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <netinet/in.h>
 #include <uv.h>
 
 #include "../lib/queue.h"
 #include "../proto/proto.h"
+#include "../tls/tls.h"
+#include "addrcount.h"
 
 struct conn;
 struct conn_set;
@@ -38,32 +43,65 @@ struct conn {
         bool paused;  /* reading stopped: too much output queued */
         bool closing; /* close once the queued output is written */
         bool closed;
+        bool authenticated; /* TLS handshake done; always, without TLS */
+        bool heard;         /* some bytes arrived */
         uint64_t id;
+        uint64_t started;           /* uv_now() at accept */
+        uint64_t last_rx;           /* uv_now() of the last bytes read */
+        struct tls_conn *tls;       /* NULL: plain (tls = off) */
+        struct addrcount_entry *from; /* the source address's count */
+        char peer[INET6_ADDRSTRLEN]; /* the source address, for logs */
+        /* The client's certificate identity; "" without TLS. */
+        char identity[TLS_IDENTITY_MAX];
+};
+
+/* What a client may take of a node, and for how long. */
+struct conn_limits {
+        uint32_t max_conns;
+        uint32_t max_per_address;
+        uint32_t max_frame;
+        uint32_t output_limit;
+        uint32_t handshake_timeout_ms;
+        uint32_t idle_timeout_ms;
 };
 
 struct conn_set {
         uv_loop_t *loop;
         uv_tcp_t listener;
+        uv_timer_t sweep; /* handshake and idle timeouts */
         struct queue all;
         struct queue dirty;
+        struct addrcount by_address;
+        struct conn_limits limits;
+        struct tls_ctx *tls; /* new connections' TLS; NULL: plain */
         uint32_t n;
-        uint32_t max_conns;
-        uint32_t max_frame;
-        uint32_t output_limit;
         uint64_t next_id;
         uint64_t accepted;
-        uint64_t refused;
+        uint64_t refused;      /* over max-connections or the address cap */
+        uint64_t tls_refused;  /* handshake failed, or plain text */
+        uint64_t timed_out;    /* handshake or idle timeout */
         conn_frame_cb on_frame;
         conn_gone_cb on_gone;
         void *data;
         char rbuf[65536];
+        uint8_t plain[16384]; /* one TLS record's plaintext at a time */
 };
 
-/* Listen on "host:port" or "[ipv6]:port" (see listen.h). 0 or a BATON_E*
- * code. */
+/*
+ * Listen on "host:port" or "[ipv6]:port" (see listen.h) with `limits`
+ * (copied). With `tls` (ownership transferred on success; NULL for plain
+ * connections) every connection must complete a TLS handshake with a client
+ * certificate within the handshake timeout before its bytes are read as
+ * frames; plain text gets one plain ERROR frame (BATON_ETLS) and the
+ * connection closes. 0 or a BATON_E* code.
+ */
 int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
-                uint32_t max_conns, uint32_t max_frame, uint32_t output_limit,
+                const struct conn_limits *limits, struct tls_ctx *tls,
                 conn_frame_cb on_frame, conn_gone_cb on_gone, void *data);
+
+/* New connections use `tls` from now on (ownership transferred); existing
+ * ones keep theirs. For rotating certificates on SIGHUP. */
+void conn_set_tls(struct conn_set *s, struct tls_ctx *tls);
 /* Stop listening and close every connection. */
 void conn_close_all(struct conn_set *s);
 

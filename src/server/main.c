@@ -27,6 +27,7 @@ struct server {
         uv_check_t flush;
         uv_signal_t sigint;
         uv_signal_t sigterm;
+        uv_signal_t sighup;
         uv_timer_t watchdog;
         bool stopping;
 };
@@ -74,6 +75,7 @@ static void shutdown_now(struct server *s)
         uv_close((uv_handle_t *)&s->flush, NULL);
         uv_close((uv_handle_t *)&s->sigint, NULL);
         uv_close((uv_handle_t *)&s->sigterm, NULL);
+        uv_close((uv_handle_t *)&s->sighup, NULL);
         node_close(&s->node, on_node_closed);
 }
 
@@ -132,11 +134,58 @@ static void usage(FILE *out)
         config_print_help(out);
 }
 
+/* The client port's TLS settings from the config: the node's certificate,
+ * and the client CA (tls-client-ca, else the cluster's). 0, or 1 after
+ * logging what failed. */
+static int client_tls(const struct config *cfg, struct tls_ctx **out)
+{
+        char err[TLS_ERRMSG_MAX];
+        struct tls_files f;
+
+        *out = NULL;
+        if (!cfg->tls) {
+                return 0;
+        }
+        f.ca = cfg->tls_client_ca[0] != '\0' ? cfg->tls_client_ca : cfg->tls_ca;
+        f.cert = cfg->tls_cert;
+        f.key = cfg->tls_key;
+        f.crl = cfg->tls_crl;
+        if (tls_ctx_create(out, TLS_SERVER, &f, err, sizeof err) != 0) {
+                log_error("client port TLS: %s", err);
+                return 1;
+        }
+        return 0;
+}
+
+/* SIGHUP: certificates, keys and CRLs are read again, for new connections;
+ * those open keep the credentials they started with. A file that does not
+ * load leaves the old settings in place. */
+static void on_sighup(uv_signal_t *h, int signum)
+{
+        struct server *s = h->data;
+        struct tls_ctx *x;
+
+        (void)signum;
+        if (!s->cfg.tls) {
+                log_info("SIGHUP: tls is off; nothing to reload");
+                return;
+        }
+        if (client_tls(&s->cfg, &x) != 0) {
+                log_warn("SIGHUP: keeping the client port's current "
+                         "certificates");
+                return;
+        }
+        conn_set_tls(&s->conns, x);
+        log_info("SIGHUP: client port certificates reloaded");
+}
+
 /* Start the node, the gateway, the client listener, the loop-lag probe and
  * metrics, each on the one before it. 0, or 1 after logging what failed. */
 static int start_services(struct server *s, const struct config_member *self)
 {
         struct node_callbacks cb;
+        struct conn_limits limits;
+        struct tls_ctx *tls;
         int rv;
 
         cb.ready = gateway_on_ready;
@@ -153,11 +202,19 @@ static int start_services(struct server *s, const struct config_member *self)
                 log_error("cannot open the apply log %s", s->cfg.apply_log);
                 return 1;
         }
-        rv = conn_listen(&s->conns, &s->loop, self->client_address,
-                         s->cfg.max_connections, s->cfg.max_frame,
-                         s->cfg.output_limit, gateway_on_frame, gateway_on_gone,
-                         &s->gateway);
+        limits.max_conns = s->cfg.max_connections;
+        limits.max_per_address = s->cfg.max_connections_per_address;
+        limits.max_frame = s->cfg.max_frame;
+        limits.output_limit = s->cfg.output_limit;
+        limits.handshake_timeout_ms = s->cfg.handshake_timeout_ms;
+        limits.idle_timeout_ms = s->cfg.idle_timeout_ms;
+        if (client_tls(&s->cfg, &tls) != 0) {
+                return 1;
+        }
+        rv = conn_listen(&s->conns, &s->loop, self->client_address, &limits,
+                         tls, gateway_on_frame, gateway_on_gone, &s->gateway);
         if (rv != 0) {
+                tls_ctx_destroy(tls);
                 log_error("cannot listen for clients on %s",
                           self->client_address);
                 return 1;
@@ -185,6 +242,9 @@ static void start_loop_handles(struct server *s)
         s->sigterm.data = s;
         uv_signal_start(&s->sigint, on_signal, SIGINT);
         uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+        uv_signal_init(&s->loop, &s->sighup);
+        s->sighup.data = s;
+        uv_signal_start(&s->sighup, on_sighup, SIGHUP);
 }
 
 /* Run the loop until shutdown has closed every handle, then close it. */
@@ -230,6 +290,11 @@ int main(int argc, char **argv)
                 return 2;
         }
         log_set_level(s->cfg.log_level);
+        if (!s->cfg.tls) {
+                log_warn("tls is off: anyone who can reach this node's "
+                         "ports can read and change every lock; use it only "
+                         "on a trusted single host");
+        }
         node_raft_version(raft, sizeof raft);
         signal(SIGPIPE, SIG_IGN);
         uv_loop_init(&s->loop);
