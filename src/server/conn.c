@@ -85,6 +85,9 @@ static void authenticated(struct conn *c)
         snprintf(c->identity, sizeof c->identity, "%s", tls_peer(c->tls));
         log_debug("connection %llu from %s: authenticated as '%s'",
                   (unsigned long long)c->id, c->peer, c->identity);
+        if (c->refusal != 0) {
+                conn_fail(c, 0, c->refusal, baton_strerror(c->refusal));
+        }
 }
 
 /* Refuse the connection for a TLS failure: send the alert, if any, then
@@ -172,16 +175,21 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         }
 }
 
+/* How far past its limits a TLS connection is still let finish its
+ * handshake, to be told BATON_ETOOMANYCONNS in a record it can read; past
+ * this (a flood), connections are closed at once. */
+#define REFUSAL_SLACK 64
+
 /* Whether `c` may stay: within max-connections and its address's cap.
- * Refused connections are told so when they are plain; a TLS client would
- * read a plain frame as garbage, so it is closed, and reconnects
- * elsewhere. */
+ * Refused connections are told so: a plain one at once, a TLS one after
+ * its handshake (it could not read a plain frame), unless there are too
+ * many of them. */
 static bool admit(struct conn *c)
 {
         struct conn_set *s = c->set;
         struct sockaddr_storage sa;
         int len = sizeof sa;
-        bool over;
+        uint32_t over_by;
 
         memset(&sa, 0, sizeof sa);
         uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&sa, &len);
@@ -191,22 +199,27 @@ static bool admit(struct conn *c)
                 return false;
         }
         addrcount_format(c->from, c->peer, sizeof c->peer);
-        over = s->n > s->limits.max_conns ||
-               c->from->n > s->limits.max_per_address;
-        if (!over) {
+        if (s->n <= s->limits.max_conns &&
+            c->from->n <= s->limits.max_per_address) {
                 return true;
         }
         s->refused++;
         log_debug("client connection %llu from %s refused: too many "
                   "connections",
                   (unsigned long long)c->id, c->peer);
-        if (s->tls != NULL) {
-                conn_drop(c);
-        } else {
+        if (s->tls == NULL) {
                 conn_fail(c, 0, BATON_ETOOMANYCONNS,
                           baton_strerror(BATON_ETOOMANYCONNS));
+                return false;
         }
-        return false;
+        over_by = s->n > s->limits.max_conns ? s->n - s->limits.max_conns : 0;
+        if (over_by > REFUSAL_SLACK ||
+            c->from->n > s->limits.max_per_address + REFUSAL_SLACK) {
+                conn_drop(c);
+                return false;
+        }
+        c->refusal = BATON_ETOOMANYCONNS;
+        return true;
 }
 
 static void on_accept(uv_stream_t *listener, int status)

@@ -45,6 +45,7 @@ struct conn {
         bool closed;
         bool authenticated; /* TLS handshake done; always, without TLS */
         bool heard;         /* some bytes arrived */
+        int refusal; /* BATON_E* to answer once authenticated, then close */
         uint64_t id;
         uint64_t started;           /* uv_now() at accept */
         uint64_t last_rx;           /* uv_now() of the last bytes read */

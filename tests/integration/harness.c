@@ -24,6 +24,7 @@
 
 #include "../../include/baton.h"
 #include "../lib/tclient.h"
+#include "tlsfiles.h"
 
 #define STATUS_MS    300 /* one STATUS poll of one node */
 #define POLL_MS      20  /* between polls of the cluster's state */
@@ -313,7 +314,7 @@ static int find_batond(struct harness *h, const char *batond, const char *argv0)
 static int spawn(struct harness *h, struct harness_node *nd)
 {
         char id[24], members[HARNESS_MAX_NODES][3 * HARNESS_ADDR_MAX];
-        char *argv[16 + 2 * HARNESS_MAX_NODES + HARNESS_MAX_FLAGS];
+        char *argv[24 + 2 * HARNESS_MAX_NODES + HARNESS_MAX_FLAGS];
         sigset_t all, old;
         unsigned i, a = 0;
         pid_t parent = getpid(), pid;
@@ -333,6 +334,7 @@ static int spawn(struct harness *h, struct harness_node *nd)
                 argv[a++] = "--join";
                 argv[a++] = "true";
         }
+        tlsfiles_node_args(nd->id, argv, &a);
         for (i = 0; i < nd->n_flags; i++) {
                 argv[a++] = nd->flags[i];
         }
@@ -445,7 +447,8 @@ int harness_start_on(struct harness *h, unsigned n, const char *batond,
                 return -1;
         }
         h->n = n;
-        if (find_batond(h, batond, argv0) != 0) {
+        if (find_batond(h, batond, argv0) != 0 ||
+            tlsfiles_prepare(h->errmsg, sizeof h->errmsg) != 0) {
                 return -1;
         }
         if (base_port <= 0 && env != NULL && env[0] != '\0') {

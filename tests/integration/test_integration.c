@@ -15,6 +15,7 @@
 #include "sc_locking.h"
 #include "sc_malformed.h"
 #include "sc_membership.h"
+#include "sc_tls.h"
 #include "scenario.h"
 
 /*
@@ -106,6 +107,12 @@ static const struct scenario scenarios[] = {
      sc_conn_limit},
     {"pipelined PINGs left unread: backpressure, bounded RSS, PONGs in order",
      sc_backpressure},
+    {"TLS: plain text, another CA, expired: refused; the holder's lock kept",
+     sc_tls_refused},
+    {"TLS: per-address cap, handshake timeout for a silent socket",
+     sc_tls_limits},
+    {"TLS: new certificates on SIGHUP for new connections, old ones kept",
+     sc_tls_rotation},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])

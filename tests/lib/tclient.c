@@ -81,10 +81,110 @@ void tclient_disconnect(struct tclient *c)
                 close(c->fd);
                 c->fd = -1;
         }
+        tls_conn_destroy(c->tc);
+        c->tc = NULL;
+        c->cout_len = 0;
         c->in_off = 0;
         c->in_len = 0;
         proto_reader_close(&c->reader);
         proto_reader_init(&c->reader, PROTO_MAX_BODY, &mem_libc);
+}
+
+static int send_cipher(struct tclient *c, int64_t deadline);
+
+/* Wait until fd is readable (or writable) or `deadline`: 0 or
+ * BATON_ENOANSWER. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+        struct pollfd pfd;
+
+        for (;;) {
+                int64_t left = deadline - tclient_now_ms();
+                int rv;
+                if (left <= 0) {
+                        return BATON_ENOANSWER;
+                }
+                pfd.fd = fd;
+                pfd.events = events;
+                rv = poll(&pfd, 1, (int)left);
+                if (rv > 0) {
+                        return 0;
+                }
+                if (rv < 0 && errno != EINTR) {
+                        return BATON_EIO;
+                }
+        }
+}
+
+/* A TLS failure, or the node closing: the connection is dropped. */
+static int tls_broken(struct tclient *c, long rv)
+{
+        snprintf(c->errmsg, sizeof c->errmsg, "%s: %s", c->peer,
+                 rv == BATON_ETLS ? tls_errmsg(c->tc) : "connection closed");
+        tclient_disconnect(c);
+        return rv == BATON_ETLS ? BATON_ETLS : BATON_EIO;
+}
+
+/* Read what the socket has (waiting until `deadline`) into the TLS state.
+ * 0, BATON_ENOANSWER, or BATON_EIO when the connection is gone (it is
+ * dropped). */
+static int feed_cipher(struct tclient *c, int64_t deadline)
+{
+        uint8_t buf[16384];
+        ssize_t n;
+        int rv;
+
+        for (;;) {
+                rv = wait_fd(c->fd, POLLIN, deadline);
+                if (rv != 0) {
+                        return rv;
+                }
+                n = read(c->fd, buf, sizeof buf);
+                if (n > 0) {
+                        break;
+                }
+                if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+                        continue;
+                }
+                snprintf(c->errmsg, sizeof c->errmsg, "connection to %s %s",
+                         c->peer, n == 0 ? "closed" : strerror(errno));
+                tclient_disconnect(c);
+                return BATON_EIO;
+        }
+        if (tls_feed(c->tc, buf, (size_t)n) != 0) {
+                tclient_disconnect(c);
+                return BATON_ENOMEM;
+        }
+        return 0;
+}
+
+/* The TLS handshake on the new connection, verifying the node's
+ * certificate against `host`. 0, or a BATON_E* code with errmsg set. */
+static int handshake(struct tclient *c, const char *host, int64_t deadline)
+{
+        uint8_t none[1];
+        long rv;
+
+        if (tls_conn_create(&c->tc, c->tls,
+                            c->expect[0] != '\0' ? c->expect : NULL,
+                            host) != 0) {
+                tclient_disconnect(c);
+                return BATON_ENOMEM;
+        }
+        for (;;) {
+                rv = tls_read(c->tc, none, 0);
+                if (rv < 0) {
+                        return tls_broken(c, rv);
+                }
+                rv = send_cipher(c, deadline);
+                if (rv != 0 || tls_ready(c->tc)) {
+                        return (int)rv;
+                }
+                rv = feed_cipher(c, deadline);
+                if (rv != 0) {
+                        return (int)rv;
+                }
+        }
 }
 
 static int connect_to(struct tclient *c, const char *address, int64_t deadline)
@@ -157,9 +257,15 @@ static int connect_to(struct tclient *c, const char *address, int64_t deadline)
         }
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         c->fd = fd;
+        snprintf(c->peer, sizeof c->peer, "%s", address);
+        if (c->tls != NULL) {
+                rv = handshake(c, a.host, deadline);
+                if (rv != 0) {
+                        return rv;
+                }
+        }
         c->gen++;
         c->reconnects++;
-        snprintf(c->peer, sizeof c->peer, "%s", address);
         return 0;
 
 fail:
@@ -229,12 +335,10 @@ static int ensure_connected(struct tclient *c, int64_t deadline)
         return rv;
 }
 
-/* Send until all is sent or `deadline`; `*sent` (may be NULL) counts. */
-static int send_some(struct tclient *c, const uint8_t *p, size_t len,
-                     int64_t deadline, size_t *sent)
+/* Send until `len` bytes are sent or `deadline`; `*sent` counts. */
+static int send_raw(struct tclient *c, const uint8_t *p, size_t len,
+                    int64_t deadline, size_t *sent)
 {
-        struct pollfd pfd;
-
         while (len > 0) {
                 ssize_t n;
                 if (c->fd < 0) {
@@ -244,22 +348,16 @@ static int send_some(struct tclient *c, const uint8_t *p, size_t len,
                 if (n > 0) {
                         p += n;
                         len -= (size_t)n;
-                        if (sent != NULL) {
-                                *sent += (size_t)n;
-                        }
+                        *sent += (size_t)n;
                         continue;
                 }
                 if (n < 0 && errno == EINTR) {
                         continue;
                 }
                 if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                        int64_t left = deadline - tclient_now_ms();
-                        if (left <= 0) {
+                        if (wait_fd(c->fd, POLLOUT, deadline) != 0) {
                                 return BATON_ENOANSWER;
                         }
-                        pfd.fd = c->fd;
-                        pfd.events = POLLOUT;
-                        poll(&pfd, 1, (int)left);
                         continue;
                 }
                 snprintf(c->errmsg, sizeof c->errmsg, "send to %s: %s", c->peer,
@@ -270,10 +368,91 @@ static int send_some(struct tclient *c, const uint8_t *p, size_t len,
         return 0;
 }
 
+/* Send the ciphertext waiting, in `cout` and in the TLS state. */
+static int send_cipher(struct tclient *c, int64_t deadline)
+{
+        size_t need = c->cout_len + tls_pending(c->tc);
+        size_t sent = 0;
+        int rv;
+
+        if (need > c->cout_cap) {
+                uint8_t *p = realloc(c->cout, need);
+                if (p == NULL) {
+                        return BATON_ENOMEM;
+                }
+                c->cout = p;
+                c->cout_cap = need;
+        }
+        c->cout_len += tls_take(c->tc, c->cout + c->cout_len,
+                                c->cout_cap - c->cout_len);
+        rv = send_raw(c, c->cout, c->cout_len, deadline, &sent);
+        if (c->fd >= 0) {
+                memmove(c->cout, c->cout + sent, c->cout_len - sent);
+                c->cout_len -= sent;
+        }
+        return rv;
+}
+
+/* Send until all is sent or `deadline`; `*sent` (may be NULL) counts. With
+ * TLS, a record of at most 16 KiB is sealed only once the one before it
+ * went, so that `*sent` counts what the node can read. */
+static int send_some(struct tclient *c, const uint8_t *p, size_t len,
+                     int64_t deadline, size_t *sent)
+{
+        size_t none = 0;
+        int rv;
+
+        if (sent == NULL) {
+                sent = &none;
+        }
+        if (c->tc == NULL) {
+                return send_raw(c, p, len, deadline, sent);
+        }
+        do {
+                size_t chunk = len < 16384 ? len : 16384;
+                rv = send_cipher(c, deadline);
+                if (rv != 0) {
+                        return rv;
+                }
+                if (tls_write(c->tc, p, chunk) != 0) {
+                        return tls_broken(c, BATON_ETLS);
+                }
+                p += chunk;
+                len -= chunk;
+                *sent += chunk;
+        } while (len > 0);
+        return send_cipher(c, deadline);
+}
+
 static int send_all(struct tclient *c, const uint8_t *p, size_t len,
                     int64_t deadline)
 {
         return send_some(c, p, len, deadline, NULL);
+}
+
+/* The next plaintext from the TLS connection into `in`: 0, BATON_ENOANSWER,
+ * or BATON_EIO / BATON_ETLS when the connection is gone (it is dropped). */
+static int recv_plain(struct tclient *c, int64_t deadline)
+{
+        for (;;) {
+                long n = tls_read(c->tc, c->in, sizeof c->in);
+                int rv;
+                if (n > 0) {
+                        c->in_off = 0;
+                        c->in_len = (size_t)n;
+                        return 0;
+                }
+                if (n < 0) {
+                        return tls_broken(c, n);
+                }
+                if (tls_pending(c->tc) > 0) {
+                        send_cipher(c, deadline); /* a key update */
+                }
+                rv = feed_cipher(c, deadline);
+                if (rv != 0) {
+                        return rv;
+                }
+        }
 }
 
 /* The next whole frame from the connection: 0, BATON_ENOANSWER, or
@@ -305,6 +484,13 @@ static int recv_frame(struct tclient *c, int64_t deadline,
                 }
                 if (c->fd < 0) {
                         return BATON_EIO;
+                }
+                if (c->tc != NULL) {
+                        int rv = recv_plain(c, deadline);
+                        if (rv != 0) {
+                                return rv;
+                        }
+                        continue;
                 }
                 {
                         int64_t left = deadline - tclient_now_ms();
@@ -540,6 +726,23 @@ static int64_t deadline_of(int timeout_ms)
 /* --- Lifecycle ---------------------------------------------------------------
  */
 
+/* TLS from the environment, as libbaton reads it. */
+static int load_tls(struct tclient *c)
+{
+        struct tls_files f;
+
+        f.ca = getenv("BATON_CACERT");
+        f.cert = getenv("BATON_CERT");
+        f.key = getenv("BATON_KEY");
+        f.crl = NULL;
+        if (f.ca == NULL || f.cert == NULL || f.key == NULL ||
+            f.ca[0] == '\0') {
+                return 0;
+        }
+        return tls_ctx_create(&c->tls, TLS_CLIENT, &f, c->errmsg,
+                              sizeof c->errmsg);
+}
+
 int tclient_init(struct tclient *c, const char *endpoints)
 {
         const char *p = endpoints;
@@ -551,6 +754,9 @@ int tclient_init(struct tclient *c, const char *endpoints)
         c->follow = true;
         c->next_seq = 1;
         proto_reader_init(&c->reader, PROTO_MAX_BODY, &mem_libc);
+        if (load_tls(c) != 0) {
+                return BATON_ETLS;
+        }
         while (p != NULL && *p != '\0') {
                 const char *comma = strchr(p, ',');
                 size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
@@ -577,11 +783,12 @@ void tclient_close(struct tclient *c)
         if (c == NULL) {
                 return;
         }
-        if (c->fd >= 0) {
-                close(c->fd);
-                c->fd = -1;
-        }
+        tclient_disconnect(c);
         proto_reader_close(&c->reader);
+        tls_ctx_destroy(c->tls);
+        c->tls = NULL;
+        free(c->cout);
+        c->cout = NULL;
 }
 
 /* --- Sessions and commands -------------------------------------------------

@@ -10,6 +10,7 @@
 #include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/proto/proto.h"
+#include "../../src/tls/tls.h"
 
 #define TCLIENT_MAX_ENDPOINTS 16
 #define TCLIENT_ADDR_MAX      (PROTO_ADDRESS_MAX + 1) /* with the NUL */
@@ -70,6 +71,15 @@ struct tclient {
         char hint[TCLIENT_ADDR_MAX]; /* leader address from NOT_LEADER */
         char peer[TCLIENT_ADDR_MAX]; /* where fd is connected */
         int fd;                      /* -1: not connected */
+        /* TLS, when the environment gives BATON_CACERT, BATON_CERT and
+         * BATON_KEY (as libbaton's): every frame, raw ones included, then
+         * travels in TLS records. */
+        struct tls_ctx *tls;
+        struct tls_conn *tc;
+        char expect[TLS_IDENTITY_MAX]; /* the node's identity; "": any */
+        uint8_t *cout; /* ciphertext not yet sent */
+        size_t cout_len;
+        size_t cout_cap;
         uint64_t gen;                /* bumped on every new connection */
         uint64_t next_id;            /* frame ids */
         struct proto_reader reader;
@@ -109,7 +119,9 @@ int64_t tclient_now_ns(void);
 
 /*
  * Set up a client for a comma-separated list of "a.b.c.d:port" client
- * endpoints (copied). Connects lazily. 0 or BATON_EINVAL (bad list).
+ * endpoints (copied). Connects lazily, over TLS when BATON_CACERT,
+ * BATON_CERT and BATON_KEY are set. 0, BATON_EINVAL (bad list) or
+ * BATON_ETLS (TLS files that do not load; errmsg says why).
  */
 int tclient_init(struct tclient *c, const char *endpoints);
 

@@ -1,0 +1,325 @@
+/* Integration scenarios on the client port's TLS: who is refused, how, and
+ * that a holder's lock never notices; the limits on unauthenticated
+ * connections; certificates rotated with SIGHUP. */
+#include "sc_tls.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include "../../include/baton.h"
+#include "../../src/tls/tls.h"
+#include "tlsfiles.h"
+
+#define REFUSAL_MS 2000 /* a refused handshake is known by then */
+
+/* A blocking TCP connection to 127.0.0.1:port of `addr`; -1 on failure. */
+static int tcp_to(const char *addr)
+{
+        const char *colon = strrchr(addr, ':');
+        struct sockaddr_in sa;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        if (fd < 0 || colon == NULL) {
+                return -1;
+        }
+        memset(&sa, 0, sizeof sa);
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons((uint16_t)atoi(colon + 1));
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+                close(fd);
+                return -1;
+        }
+        return fd;
+}
+
+/* Whether the node closes `fd` within `ms` (reading and dropping what it
+ * sends meanwhile). */
+static bool closed_within(int fd, int ms)
+{
+        int64_t deadline = tclient_now_ms() + ms;
+        char buf[4096];
+
+        while (tclient_now_ms() < deadline) {
+                struct pollfd pfd = {fd, POLLIN, 0};
+                if (poll(&pfd, 1, 50) > 0) {
+                        ssize_t n = read(fd, buf, sizeof buf);
+                        if (n == 0 || (n < 0 && errno != EINTR)) {
+                                return true;
+                        }
+                }
+        }
+        return false;
+}
+
+/*
+ * A TLS handshake with the node at `addr` as a client with the files
+ * ca/cert/key of the tests' directory, expecting the node's certificate
+ * to carry `expect` (NULL: any). 0 when it completed and a PING was
+ * answered, else BATON_ETLS / BATON_EIO with the reason in `why`.
+ */
+static int handshake_as(const char *addr, const char *ca, const char *who,
+                        const char *expect, char *why, size_t size)
+{
+        char p[3][300];
+        struct tls_files f = {p[0], p[1], p[2], NULL};
+        struct tls_ctx *ctx = NULL;
+        struct tclient raw;
+        int rv;
+
+        snprintf(p[0], sizeof p[0], "%s/%s.crt", tlsfiles_dir(), ca);
+        snprintf(p[1], sizeof p[1], "%s/%s.crt", tlsfiles_dir(), who);
+        snprintf(p[2], sizeof p[2], "%s/%s.key", tlsfiles_dir(), who);
+        rv = tls_ctx_create(&ctx, TLS_CLIENT, &f, why, size);
+        if (rv != 0) {
+                return rv;
+        }
+        tclient_init(&raw, addr);
+        tls_ctx_destroy(raw.tls);
+        raw.tls = ctx; /* the client's own files, not the environment's */
+        raw.try_ms = 0;
+        snprintf(raw.expect, sizeof raw.expect, "%s", expect ? expect : "");
+        /* In TLS 1.3 the node judges the client's certificate after the
+         * client's side of the handshake is done: a refusal arrives as an
+         * alert on the first read. */
+        rv = tclient_connect(&raw, addr, REFUSAL_MS);
+        if (rv == 0) {
+                rv = tclient_ping(&raw, REFUSAL_MS, NULL);
+        }
+        snprintf(why, size, "%s", raw.errmsg);
+        tclient_close(&raw);
+        return rv;
+}
+
+/* The holder's lock, seen by the admin client: held under `token`. */
+static bool still_held(struct ctx *x, struct tclient *admin, const char *name,
+                       uint64_t token, int line)
+{
+        struct tclient_result r;
+        int rv = tclient_query(admin, name, OP_MS, &r);
+
+        if (rv != 0 || r.token != token) {
+                fail_at(x, line, "%s is no longer held under token %" PRIu64
+                        ": %d %s", name, token, rv, rs(x, &r));
+                return false;
+        }
+        return true;
+}
+
+#define STILL_HELD(x, c, n, t)                                                 \
+        do {                                                                   \
+                if (!still_held(x, c, n, t, __LINE__)) {                       \
+                        return;                                                \
+                }                                                              \
+        } while (0)
+
+/* Plain text gets one plain ERROR (BATON_ETLS) and no data. */
+static void plain_gets_nothing(struct ctx *x, const char *addr,
+                               const char *name)
+{
+        uint8_t f[PROTO_HEADER_SIZE + 300];
+        uint8_t reply[512];
+        struct proto_header h;
+        struct proto_string msg;
+        size_t len = proto_write_query(f, sizeof f, 7, name, strlen(name));
+        ssize_t n = 0;
+        int fd = tcp_to(addr);
+        int status = 0;
+
+        EXPECT(x, fd >= 0 && len > 0, "plain connection to %s", addr);
+        EXPECT(x, write(fd, f, len) == (ssize_t)len, "plain write");
+        for (size_t got = 0; got < sizeof reply;) {
+                n = read(fd, reply + got, sizeof reply - got);
+                if (n <= 0) {
+                        n = (ssize_t)got;
+                        break;
+                }
+                got += (size_t)n;
+        }
+        close(fd);
+        EXPECT(x, n >= PROTO_HEADER_SIZE &&
+                      proto_header_decode(&h, reply, PROTO_MAX_BODY) == 0 &&
+                      h.type == PROTO_ERROR &&
+                      (size_t)n == PROTO_HEADER_SIZE + h.length &&
+                      proto_read_error(reply + PROTO_HEADER_SIZE, h.length,
+                                       &status, &msg) == 0,
+               "plain QUERY: expected one ERROR frame and the close, got "
+               "%zd bytes",
+               n);
+        EXPECT(x, status == BATON_ETLS, "plain QUERY: ERROR %d, expected %d",
+               status, BATON_ETLS);
+}
+
+/* While a client holds a lock: plain text, a certificate of another CA and
+ * an expired one are refused; a client that does not trust the node's CA
+ * refuses the node; the lock is untouched. */
+void sc_tls_refused(struct ctx *x)
+{
+        struct tclient holder, admin;
+        char name[64], why[512];
+        unsigned leader;
+        uint64_t token;
+        const char *addr;
+        int rv;
+
+        EXPECT(x, tlsfiles_on(), "the cluster runs without TLS");
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        addr = harness_client_address(&x->h, leader);
+        lock_name(x, name, sizeof name, "tls-refused");
+        EXPECT(x, tlsfiles_issue("foreign", "admin", -1, 30, 1) == 0 &&
+                      tlsfiles_issue("expired", "admin", -30, -1, 0) == 0,
+               "cannot make the refused certificates");
+        OPEN(x, &holder, TTL_MS);
+        GRANT(x, token, &holder, name);
+        OPEN(x, &admin, TTL_MS);
+
+        plain_gets_nothing(x, addr, name);
+        EXPECT(x, x->ok, "plain");
+        rv = handshake_as(addr, "ca", "foreign", NULL, why, sizeof why);
+        printf("# another CA's certificate: %d (%s)\n", rv, why);
+        EXPECT(x, rv != 0 && strstr(why, "unknown ca") != NULL,
+               "a certificate of another CA: %d (%s)", rv, why);
+        rv = handshake_as(addr, "ca", "expired", NULL, why, sizeof why);
+        printf("# an expired certificate: %d (%s)\n", rv, why);
+        EXPECT(x, rv != 0 && strstr(why, "expired") != NULL,
+               "an expired certificate: %d (%s)", rv, why);
+        rv = handshake_as(addr, "foreign", "admin", NULL, why, sizeof why);
+        printf("# trusting another CA: %d (%s)\n", rv, why);
+        EXPECT(x, rv == BATON_ETLS && strstr(why, "refused") != NULL,
+               "a client that trusts another CA accepted the node: %d", rv);
+        /* The control: the tests' own files get in. */
+        rv = handshake_as(addr, "ca", "admin", NULL, why, sizeof why);
+        EXPECT(x, rv == 0, "the admin certificate was refused: %d (%s)", rv,
+               why);
+        STILL_HELD(x, &admin, name, token);
+        tclient_close(&holder);
+        tclient_close(&admin);
+}
+
+/* A follower restarted with tight limits: the third connection from one
+ * address is refused with ETOOMANYCONNS, and a socket that never starts
+ * its handshake is closed after the handshake timeout. */
+void sc_tls_limits(struct ctx *x)
+{
+        static const char *const limits[] = {
+            "--max-connections-per-address", "2", "--handshake-timeout-ms",
+            "500"};
+        struct tclient c[3];
+        struct proto_header h;
+        struct proto_string msg;
+        const uint8_t *body;
+        unsigned leader, node, i;
+        const char *addr;
+        int rv, status = 0, fd;
+        int64_t t0;
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        node = a_follower(x, leader);
+        addr = harness_client_address(&x->h, node);
+        EXPECT(x, harness_term(&x->h, node, NULL) == 0 &&
+                      harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0,
+               "%s", x->h.errmsg);
+        EXPECT(x, harness_set_flags(&x->h, node, limits, 4) == 0, "%s",
+               x->h.errmsg);
+        RESTART(x, node);
+        for (i = 0; i < 3; i++) {
+                EXPECT(x, tclient_init(&c[i], addr) == 0, "tclient_init");
+                c[i].try_ms = 0;
+        }
+        for (i = 0; i < 2; i++) {
+                EXPECT(x, tclient_connect(&c[i], addr, OP_MS) == 0 &&
+                              tclient_ping(&c[i], OP_MS, NULL) == 0,
+                       "connection %u: %s", i + 1, c[i].errmsg);
+        }
+        EXPECT(x, tclient_connect(&c[2], addr, OP_MS) == 0, "%s",
+               c[2].errmsg);
+        rv = tclient_raw_recv(&c[2], OP_MS, &h, &body);
+        EXPECT(x, rv == 0 && h.type == PROTO_ERROR &&
+                      proto_read_error(body, h.length, &status, &msg) == 0 &&
+                      status == BATON_ETOOMANYCONNS,
+               "third connection from one address: %d, status %d", rv,
+               status);
+        for (i = 0; i < 3; i++) {
+                tclient_close(&c[i]);
+        }
+        fd = tcp_to(addr);
+        EXPECT(x, fd >= 0, "silent connection");
+        t0 = tclient_now_ms();
+        EXPECT(x, closed_within(fd, 5000),
+               "a silent connection is still open after 5 s");
+        printf("# a silent connection was closed after %" PRId64 " ms\n",
+               tclient_now_ms() - t0);
+        close(fd);
+        EXPECT(x, harness_term(&x->h, node, NULL) == 0 &&
+                      harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0,
+               "%s", x->h.errmsg);
+        EXPECT(x, harness_set_flags(&x->h, node, NULL, 0) == 0, "%s",
+               x->h.errmsg);
+        RESTART(x, node);
+}
+
+/* New files and SIGHUP: new connections get the new certificate, the
+ * connection opened before keeps working. */
+void sc_tls_rotation(struct ctx *x)
+{
+        struct tclient before;
+        char why[512], cn[16], file[16], cmd[1024];
+        unsigned leader, node;
+        const char *addr;
+        int rv;
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        node = a_follower(x, leader);
+        addr = harness_client_address(&x->h, node);
+        snprintf(cn, sizeof cn, "node-%u", node);
+        snprintf(file, sizeof file, "node%u", node);
+        EXPECT(x, tclient_init(&before, addr) == 0, "tclient_init");
+        before.follow = true;
+        EXPECT(x, tclient_connect(&before, addr, OP_MS) == 0, "%s",
+               before.errmsg);
+        rv = handshake_as(addr, "ca", "admin", "rotated.example", why,
+                          sizeof why);
+        EXPECT(x, rv == BATON_ETLS,
+               "before the rotation the node already has the new "
+               "certificate: %d",
+               rv);
+        /* The new certificate carries an extra name to tell it apart. */
+        EXPECT(x, tlsfiles_issue_san("rotated", cn, "DNS:rotated.example") ==
+                      0,
+               "cannot make the rotated certificate");
+        snprintf(cmd, sizeof cmd, "cp %s/rotated.crt %s/%s.crt && "
+                 "cp %s/rotated.key %s/%s.key",
+                 tlsfiles_dir(), tlsfiles_dir(), file, tlsfiles_dir(),
+                 tlsfiles_dir(), file);
+        EXPECT(x, system(cmd) == 0, "%s", cmd);
+        EXPECT(x, kill(x->h.nodes[node - 1].pid, SIGHUP) == 0, "SIGHUP");
+        for (int64_t until = tclient_now_ms() + OP_MS;;) {
+                rv = handshake_as(addr, "ca", "admin", "rotated.example", why,
+                                  sizeof why);
+                if (rv == 0 || tclient_now_ms() > until) {
+                        break;
+                }
+                usleep(50 * 1000);
+        }
+        EXPECT(x, rv == 0, "after SIGHUP: %d (%s)", rv, why);
+        rv = tclient_ping(&before, OP_MS, NULL);
+        EXPECT(x, rv == 0 && before.reconnects == 1,
+               "the connection opened before the rotation: %d, %lu "
+               "connections (%s)",
+               rv, before.reconnects, before.errmsg);
+        tclient_close(&before);
+}
