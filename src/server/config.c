@@ -14,6 +14,7 @@
 #include "../../include/baton.h"
 #include "../lib/address.h"
 #include "members.h"
+#include "tlsconfig.h"
 
 /* What a key's value is, and so how it is parsed, checked and printed. */
 enum type {
@@ -62,7 +63,9 @@ static const struct key keys[] = {
     {"max-inflight-entries",  T_U32,       F(max_inflight_entries),  "8192",    1,     1048576,    "Entries proposed to raft and not yet applied, at most"},
     {"min-ttl-ms",            T_U32,       F(min_ttl_ms),            "0",       0,     86400000,   "Shortest session TTL; 0 = 2 x election-timeout-ms, never less; same on every node"},
     {"max-ttl-ms",            T_U32,       F(max_ttl_ms),            "3600000", 1000,  86400000,   "Longest session TTL; same value on every node"},
-    {"metrics-address",       T_ADDRESS,   F(metrics_address),       "",        0,     0,          "Where HTTP metrics are served; empty = off"},
+    {"metrics-address",       T_ADDRESS,   F(metrics_address),       "",        0,     0,          "Where HTTP metrics are served, e.g. 127.0.0.1:7201 (anyone who reaches it reads the cluster's state); empty = off"},
+    {"metrics-tls",           T_BOOL,      F(metrics_tls),           "false",   0,     1,          "Serve metrics over TLS with the node's certificate, scrapers presenting one of the client CA's"},
+    {"metrics-max-connections", T_U32,     F(metrics_max_connections), "16",    1,     1024,       "Metrics connections open at once; more are closed; each gets handshake-timeout-ms to be answered"},
     {"apply-log",             T_PATH,      F(apply_log),             "",        0,     0,          "File that gets one JSON line per state machine event; empty = off"},
     {"tls",                   T_BOOL,      F(tls),                   "false",   0,     1,          "TLS 1.3 with mutual authentication on the client and raft ports; off only for a trusted single host (logged as a warning)"},
     {"tls-ca",                T_PATH,      F(tls_ca),                "",        0,     0,          "PEM CA certificate that signs every node's certificate, and the clients' unless tls-client-ca is set; required with tls"},
@@ -694,46 +697,6 @@ static int check_fields(const struct config *c, char *errmsg,
         return 0;
 }
 
-/* TLS is on unless turned off, and then needs its three files. Without
- * "{id}" every node would present the same identity, and one node's key
- * could speak for all. */
-static int check_tls(const struct config *c, char *errmsg, size_t errmsg_size)
-{
-        static const char *const hint =
-            "set tls-ca, tls-cert and tls-key (scripts/cluster up makes "
-            "them), or tls = off for a trusted single host";
-        char identity[CONFIG_IDENTITY_MAX];
-
-        if (!c->tls) {
-                return 0;
-        }
-        if (c->tls_ca[0] == '\0') {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-ca: not set, and tls is on: %s", hint);
-        }
-        if (c->tls_cert[0] == '\0') {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-cert: not set, and tls is on: %s",
-                                   hint);
-        }
-        if (c->tls_key[0] == '\0') {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-key: not set, and tls is on: %s", hint);
-        }
-        if (strstr(c->tls_peer_identity, "{id}") == NULL) {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-peer-identity: '%s' has no {id}, so "
-                                   "every node would have the same identity",
-                                   c->tls_peer_identity);
-        }
-        if (config_peer_identity(c, UINT64_MAX, identity, sizeof identity) !=
-            0) {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-peer-identity: too long");
-        }
-        return 0;
-}
-
 int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
 {
         uint32_t min_ttl;
@@ -783,24 +746,7 @@ int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
         if (c->idle_timeout_ms == 0) {
                 c->idle_timeout_ms = c->max_ttl_ms;
         }
-        return check_tls(c, errmsg, errmsg_size);
-}
-
-int config_peer_identity(const struct config *c, uint64_t id, char *out,
-                         size_t size)
-{
-        const char *at = strstr(c->tls_peer_identity, "{id}");
-        int n;
-
-        if (at == NULL) {
-                n = snprintf(out, size, "%s", c->tls_peer_identity);
-        } else {
-                n = snprintf(out, size, "%.*s%llu%s",
-                             (int)(at - c->tls_peer_identity),
-                             c->tls_peer_identity, (unsigned long long)id,
-                             at + strlen("{id}"));
-        }
-        return n < 0 || (size_t)n >= size ? BATON_EINVAL : 0;
+        return tlsconfig_check(c, errmsg, errmsg_size);
 }
 
 const struct config_member *config_member(const struct config *c, uint64_t id)

@@ -65,6 +65,8 @@ struct config {
         uint32_t max_connections_per_address; /* default 256 */
         /* Operations. */
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
+        bool metrics_tls;                 /* default false */
+        uint32_t metrics_max_connections; /* default 16 */
         char apply_log[PATH_MAX]; /* "" = off; JSON line per fsm event */
         enum log_level log_level; /* error|warn|info|debug, default
                                             info */
@@ -107,12 +109,6 @@ bool config_wants_help(int argc, char **argv);
  * with a message naming the key.
  */
 int config_validate(struct config *c, char *errmsg, size_t errmsg_size);
-
-/* The identity node `id` presents on the raft port: tls-peer-identity with
- * "{id}" replaced by the id, into `out`. 0, or BATON_EINVAL when it does
- * not fit in `size` bytes. */
-int config_peer_identity(const struct config *c, uint64_t id, char *out,
-                         size_t size);
 
 /* The member entry of `id`, or NULL. */
 const struct config_member *config_member(const struct config *c, uint64_t id);

@@ -8,6 +8,7 @@
 #include <uv.h>
 
 #include "../../include/baton.h"
+#include "../lib/address.h"
 #include "config.h"
 #include "conn.h"
 #include "gateway.h"
@@ -15,6 +16,7 @@
 #include "looplag.h"
 #include "metrics.h"
 #include "node.h"
+#include "tlsconfig.h"
 
 struct server {
         uv_loop_t loop;
@@ -134,24 +136,17 @@ static void usage(FILE *out)
         config_print_help(out);
 }
 
-/* The client port's TLS settings from the config: the node's certificate,
- * and the client CA (tls-client-ca, else the cluster's). 0, or 1 after
- * logging what failed. */
-static int client_tls(const struct config *cfg, struct tls_ctx **out)
+/* The TLS settings of a port clients come to (the client port, the
+ * metrics port when `on`): the node's certificate, and the client CA
+ * (tls-client-ca, else the cluster's). 0, or 1 after logging what
+ * failed. */
+static int client_tls(const struct config *cfg, bool on, struct tls_ctx **out)
 {
         char err[TLS_ERRMSG_MAX];
-        struct tls_files f;
 
         *out = NULL;
-        if (!cfg->tls) {
-                return 0;
-        }
-        f.ca = cfg->tls_client_ca[0] != '\0' ? cfg->tls_client_ca : cfg->tls_ca;
-        f.cert = cfg->tls_cert;
-        f.key = cfg->tls_key;
-        f.crl = cfg->tls_crl;
-        if (tls_ctx_create(out, TLS_SERVER, &f, err, sizeof err) != 0) {
-                log_error("client port TLS: %s", err);
+        if (on && tlsconfig_client_port(cfg, out, err, sizeof err) != 0) {
+                log_error("TLS: %s", err);
                 return 1;
         }
         return 0;
@@ -170,14 +165,20 @@ static void on_sighup(uv_signal_t *h, int signum)
                 log_info("SIGHUP: tls is off; nothing to reload");
                 return;
         }
-        if (client_tls(&s->cfg, &x) != 0) {
+        if (client_tls(&s->cfg, true, &x) != 0) {
                 log_warn("SIGHUP: keeping the client port's current "
                          "certificates");
                 return;
         }
         conn_set_tls(&s->conns, x);
-        log_info("SIGHUP: client port certificates reloaded");
+        if (s->metrics.active && s->cfg.metrics_tls &&
+            client_tls(&s->cfg, true, &x) == 0) {
+                scrape_set_tls(&s->metrics.http, x);
+        }
+        log_info("SIGHUP: certificates reloaded for new connections");
 }
+
+static int start_metrics(struct server *s);
 
 /* Start the node, the gateway, the client listener, the loop-lag probe and
  * metrics, each on the one before it. 0, or 1 after logging what failed. */
@@ -208,7 +209,7 @@ static int start_services(struct server *s, const struct config_member *self)
         limits.output_limit = s->cfg.output_limit;
         limits.handshake_timeout_ms = s->cfg.handshake_timeout_ms;
         limits.idle_timeout_ms = s->cfg.idle_timeout_ms;
-        if (client_tls(&s->cfg, &tls) != 0) {
+        if (client_tls(&s->cfg, s->cfg.tls, &tls) != 0) {
                 return 1;
         }
         rv = conn_listen(&s->conns, &s->loop, self->client_address, &limits,
@@ -220,9 +221,45 @@ static int start_services(struct server *s, const struct config_member *self)
                 return 1;
         }
         looplag_start(&s->looplag, &s->loop);
-        rv = metrics_start(&s->metrics, &s->loop, s->cfg.metrics_address,
-                           &s->gateway, &s->node, &s->conns, &s->looplag);
+        return start_metrics(s);
+}
+
+/* Whether `address` can only be reached from this host. */
+static bool loopback(const char *address)
+{
+        struct address a;
+
+        if (address_parse(address, &a) != 0) {
+                return false;
+        }
+        return (a.kind == ADDRESS_IPV4 && strncmp(a.host, "127.", 4) == 0) ||
+               (a.kind == ADDRESS_IPV6 && strcmp(a.host, "::1") == 0) ||
+               (a.kind == ADDRESS_NAME && strcmp(a.host, "localhost") == 0);
+}
+
+/* Metrics, when configured. 0, or 1 after logging what failed. */
+static int start_metrics(struct server *s)
+{
+        struct metrics_settings set;
+        int rv;
+
+        set.address = s->cfg.metrics_address;
+        if (set.address[0] != '\0' && !s->cfg.metrics_tls &&
+            !loopback(set.address)) {
+                log_warn("metrics on %s without metrics-tls: anyone who can "
+                         "reach it reads every lock's counters and the "
+                         "cluster's state",
+                         set.address);
+        }
+        set.max_conns = s->cfg.metrics_max_connections;
+        set.timeout_ms = s->cfg.handshake_timeout_ms;
+        if (client_tls(&s->cfg, s->cfg.metrics_tls, &set.tls) != 0) {
+                return 1;
+        }
+        rv = metrics_start(&s->metrics, &s->loop, &set, &s->gateway, &s->node,
+                           &s->conns, &s->looplag);
         if (rv != 0) {
+                tls_ctx_destroy(set.tls);
                 log_error("cannot serve metrics on %s", s->cfg.metrics_address);
                 return 1;
         }

@@ -8,18 +8,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "listen.h"
 #include "log.h"
-
-/* A scrape: read the request head (bounded), answer, close. */
-struct scrape {
-        uv_tcp_t tcp;
-        struct metrics *m;
-        char head[2048];
-        size_t head_len;
-        uv_write_t wreq;
-        char *reply;
-};
 
 /* Appends formatted text, tracking the length it would need. */
 struct out {
@@ -179,104 +168,28 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
               ns.last_index);
         gauge(&o, "baton_connections", "Open client connections.", m->conns->n);
         counter(&o, "baton_connections_refused_total",
-                "Connections refused at the connection limit.",
+                "Client connections refused at a connection limit.",
                 m->conns->refused);
+        counter(&o, "baton_connections_tls_refused_total",
+                "Client connections refused for their TLS: a failed "
+                "handshake, a refused certificate, plain text.",
+                m->conns->tls_refused);
+        counter(&o, "baton_connections_timed_out_total",
+                "Client connections closed at the handshake or idle timeout.",
+                m->conns->timed_out);
         counter(&o, "baton_metrics_scrapes_total", "Metrics scrapes served.",
-                m->scrapes);
+                m->http.served);
         return o.len;
 }
 
-static void on_scrape_closed(uv_handle_t *h)
+static size_t render(void *data, char *buf, size_t cap)
 {
-        struct scrape *s = h->data;
-
-        free(s->reply);
-        free(s);
+        return metrics_render(data, buf, cap);
 }
 
-static void on_replied(uv_write_t *req, int status)
-{
-        struct scrape *s = req->data;
-
-        (void)status;
-        uv_close((uv_handle_t *)&s->tcp, on_scrape_closed);
-}
-
-static void reply(struct scrape *s)
-{
-        static const char head[] = "HTTP/1.0 200 OK\r\n"
-                                   "Content-Type: text/plain; version=0.0.4\r\n"
-                                   "Connection: close\r\n\r\n";
-        size_t need = metrics_render(s->m, NULL, 0) + 1;
-        uv_buf_t buf;
-
-        s->reply = malloc(sizeof head + need);
-        if (s->reply == NULL) {
-                uv_close((uv_handle_t *)&s->tcp, on_scrape_closed);
-                return;
-        }
-        memcpy(s->reply, head, sizeof head - 1);
-        need = metrics_render(s->m, s->reply + sizeof head - 1, need);
-        s->m->scrapes++;
-        buf = uv_buf_init(s->reply, (unsigned)(sizeof head - 1 + need));
-        s->wreq.data = s;
-        if (uv_write(&s->wreq, (uv_stream_t *)&s->tcp, &buf, 1, on_replied) !=
-            0) {
-                uv_close((uv_handle_t *)&s->tcp, on_scrape_closed);
-        }
-}
-
-static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
-{
-        struct scrape *s = h->data;
-
-        (void)hint;
-        buf->base = s->head + s->head_len;
-        buf->len = sizeof s->head - s->head_len - 1;
-}
-
-static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
-{
-        struct scrape *s = stream->data;
-
-        (void)buf;
-        if (n < 0 || (size_t)n + s->head_len >= sizeof s->head - 1) {
-                /* Closed early, or a head larger than any scraper sends. */
-                uv_read_stop(stream);
-                if (!uv_is_closing((uv_handle_t *)stream)) {
-                        uv_close((uv_handle_t *)stream, on_scrape_closed);
-                }
-                return;
-        }
-        s->head_len += (size_t)n;
-        s->head[s->head_len] = '\0';
-        if (strstr(s->head, "\r\n\r\n") != NULL ||
-            strstr(s->head, "\n\n") != NULL) {
-                uv_read_stop(stream);
-                reply(s);
-        }
-}
-
-static void on_connection(uv_stream_t *listener, int status)
-{
-        struct metrics *m = listener->data;
-        struct scrape *s;
-
-        if (status != 0 || (s = calloc(1, sizeof *s)) == NULL) {
-                return;
-        }
-        s->m = m;
-        uv_tcp_init(m->loop, &s->tcp);
-        s->tcp.data = s;
-        if (uv_accept(listener, (uv_stream_t *)&s->tcp) != 0) {
-                uv_close((uv_handle_t *)&s->tcp, on_scrape_closed);
-                return;
-        }
-        uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
-}
-
-int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
-                  struct gateway *g, struct node *n, struct conn_set *conns,
+int metrics_start(struct metrics *m, uv_loop_t *loop,
+                  const struct metrics_settings *set, struct gateway *g,
+                  struct node *n, struct conn_set *conns,
                   const struct looplag *lag)
 {
         int rv;
@@ -287,15 +200,14 @@ int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
         m->node = n;
         m->conns = conns;
         m->looplag = lag;
-        if (address == NULL || address[0] == '\0') {
+        if (set->address == NULL || set->address[0] == '\0') {
                 return 0;
         }
-        rv = listen_tcp(loop, &m->listener, address, 16, on_connection,
-                        "metrics");
+        rv = scrape_listen(&m->http, loop, set->address, set->max_conns,
+                           set->timeout_ms, set->tls, render, m);
         if (rv != 0) {
                 return rv;
         }
-        m->listener.data = m;
         m->active = 1;
         return 0;
 }
@@ -303,7 +215,7 @@ int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
 void metrics_close(struct metrics *m)
 {
         if (m->active) {
-                uv_close((uv_handle_t *)&m->listener, NULL);
+                scrape_close(&m->http);
                 m->active = 0;
         }
 }

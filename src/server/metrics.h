@@ -11,22 +11,32 @@
 #include "gateway.h"
 #include "looplag.h"
 #include "node.h"
+#include "scrape.h"
 
 struct metrics {
         uv_loop_t *loop;
-        uv_tcp_t listener;
+        struct scrape_server http;
         struct gateway *gateway;
         struct node *node;
         struct conn_set *conns;
         const struct looplag *looplag;
-        uint64_t scrapes;
         int active; /* listening */
 };
 
-/* Listen on "host:port" or "[ipv6]:port" ("" leaves metrics off). The sources
- * are borrowed for the life of the endpoint. 0 or BATON_EIO. */
-int metrics_start(struct metrics *m, uv_loop_t *loop, const char *address,
-                  struct gateway *g, struct node *n, struct conn_set *conns,
+/* Where and how metrics are served. */
+struct metrics_settings {
+        const char *address; /* "host:port", "[ipv6]:port"; "" or NULL: off */
+        uint32_t max_conns;  /* scrapers at once */
+        uint32_t timeout_ms; /* for a scrape, from accept to reply */
+        struct tls_ctx *tls; /* NULL: plain HTTP; see scrape_listen() */
+};
+
+/* Serve metrics as `set` says (ownership of set->tls transferred on
+ * success). The sources are borrowed for the life of the endpoint. 0 or
+ * a BATON_E* code. */
+int metrics_start(struct metrics *m, uv_loop_t *loop,
+                  const struct metrics_settings *set, struct gateway *g,
+                  struct node *n, struct conn_set *conns,
                   const struct looplag *lag);
 void metrics_close(struct metrics *m);
 

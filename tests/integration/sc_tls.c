@@ -323,3 +323,134 @@ void sc_tls_rotation(struct ctx *x)
                rv, before.reconnects, before.errmsg);
         tclient_close(&before);
 }
+
+/* Move ciphertext both ways on blocking `fd` until `t` is ready or has
+ * plaintext, or `ms` pass: bytes of plaintext read into `out`, 0 at EOF,
+ * -1 on failure. */
+static long tls_blocking_read(int fd, struct tls_conn *t, uint8_t *out,
+                              size_t cap, int ms)
+{
+        int64_t deadline = tclient_now_ms() + ms;
+        uint8_t buf[16384];
+
+        for (;;) {
+                long rv = tls_read(t, out, cap);
+                size_t n;
+                while ((n = tls_take(t, buf, sizeof buf)) > 0) {
+                        if (write(fd, buf, n) != (ssize_t)n) {
+                                return -1;
+                        }
+                }
+                if (rv != 0 || (cap == 0 && tls_ready(t))) {
+                        return rv == TLS_EOF ? 0 : rv;
+                }
+                struct pollfd pfd = {fd, POLLIN, 0};
+                if (poll(&pfd, 1, (int)(deadline - tclient_now_ms())) <= 0) {
+                        return -1;
+                }
+                ssize_t got = read(fd, buf, sizeof buf);
+                if (got <= 0) {
+                        return got == 0 ? 0 : -1;
+                }
+                tls_feed(t, buf, (size_t)got);
+        }
+}
+
+/* GET /metrics over TLS with the tests' admin certificate: whether a 200
+ * came back. */
+static bool tls_scrape(const char *addr)
+{
+        static const char get[] = "GET /metrics HTTP/1.0\r\n\r\n";
+        char p[3][300], err[512], reply[256];
+        struct tls_files f = {p[0], p[1], p[2], NULL};
+        struct tls_ctx *ctx = NULL;
+        struct tls_conn *t = NULL;
+        bool ok = false;
+        int fd = tcp_to(addr);
+        long n;
+
+        snprintf(p[0], sizeof p[0], "%s/ca.crt", tlsfiles_dir());
+        snprintf(p[1], sizeof p[1], "%s/admin.crt", tlsfiles_dir());
+        snprintf(p[2], sizeof p[2], "%s/admin.key", tlsfiles_dir());
+        if (fd >= 0 &&
+            tls_ctx_create(&ctx, TLS_CLIENT, &f, err, sizeof err) == 0 &&
+            tls_conn_create(&t, ctx, NULL, "127.0.0.1") == 0 &&
+            tls_blocking_read(fd, t, NULL, 0, OP_MS) == 0 &&
+            tls_write(t, (const uint8_t *)get, sizeof get - 1) == 0) {
+                n = tls_blocking_read(fd, t, (uint8_t *)reply,
+                                      sizeof reply - 1, OP_MS);
+                reply[n > 0 ? n : 0] = '\0';
+                ok = strncmp(reply, "HTTP/1.0 200", 12) == 0;
+        }
+        tls_conn_destroy(t);
+        tls_ctx_destroy(ctx);
+        if (fd >= 0) {
+                close(fd);
+        }
+        return ok;
+}
+
+/* Restart node `id` with `flags` (n of them; 0: none). */
+static bool restart_with(struct ctx *x, unsigned id, const char *const *flags,
+                         unsigned n, int line)
+{
+        if (harness_term(&x->h, id, NULL) != 0 ||
+            harness_wait_exit(&x->h, id, HEALTHY_MS, NULL) != 0 ||
+            harness_set_flags(&x->h, id, flags, n) != 0) {
+                fail_at(x, line, "%s", x->h.errmsg);
+                return false;
+        }
+        return restarted(x, id, line);
+}
+
+#define RESTART_WITH(x, id, flags, n)                                          \
+        do {                                                                   \
+                if (!restart_with(x, id, flags, n, __LINE__)) {                \
+                        return;                                                \
+                }                                                              \
+        } while (0)
+
+/* The metrics port: a cap on connections, a deadline for silent ones, and
+ * TLS when asked for (then plain HTTP gets nothing). */
+void sc_metrics_guarded(struct ctx *x)
+{
+        static const char *const limits[] = {"--handshake-timeout-ms", "500",
+                                             "--metrics-max-connections", "2"};
+        static const char *const tls[] = {"--metrics-tls", "true"};
+        char text[65536];
+        unsigned leader, node;
+        const char *addr;
+        int fd[3];
+        int64_t t0;
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        node = a_follower(x, leader);
+        addr = x->h.nodes[node - 1].metrics_address;
+        RESTART_WITH(x, node, limits, 4);
+        fd[0] = tcp_to(addr);
+        fd[1] = tcp_to(addr);
+        fd[2] = tcp_to(addr);
+        EXPECT(x, fd[0] >= 0 && fd[1] >= 0 && fd[2] >= 0, "connect %s", addr);
+        t0 = tclient_now_ms();
+        EXPECT(x, closed_within(fd[2], 1000),
+               "a third metrics connection was not closed at once");
+        EXPECT(x, closed_within(fd[0], 5000) && closed_within(fd[1], 5000),
+               "silent metrics connections are still open after 5 s");
+        printf("# silent metrics connections closed after %" PRId64 " ms\n",
+               tclient_now_ms() - t0);
+        for (int i = 0; i < 3; i++) {
+                close(fd[i]);
+        }
+        EXPECT(x, harness_metrics(&x->h, node, text, sizeof text, OP_MS) > 0,
+               "a scrape after the silent ones: %s", x->h.errmsg);
+        if (!tlsfiles_on()) {
+                RESTART_WITH(x, node, NULL, 0);
+                return;
+        }
+        RESTART_WITH(x, node, tls, 2);
+        EXPECT(x, harness_metrics(&x->h, node, text, sizeof text, 2000) < 0,
+               "plain HTTP got metrics from a TLS metrics port");
+        EXPECT(x, tls_scrape(addr), "no metrics over TLS from %s", addr);
+        RESTART_WITH(x, node, NULL, 0);
+}

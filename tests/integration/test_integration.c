@@ -113,6 +113,8 @@ static const struct scenario scenarios[] = {
      sc_tls_limits},
     {"TLS: new certificates on SIGHUP for new connections, old ones kept",
      sc_tls_rotation},
+    {"metrics port: connection cap, deadline for silent ones, TLS if asked",
+     sc_metrics_guarded},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])

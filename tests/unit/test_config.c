@@ -12,6 +12,7 @@
 
 #include "../../include/baton.h"
 #include "../../src/server/config.h"
+#include "../../src/server/tlsconfig.h"
 
 /* Every key of the table, as config.h's struct lists them. */
 static const char *const all_keys[] = {
@@ -34,6 +35,8 @@ static const char *const all_keys[] = {
     "min-ttl-ms",
     "max-ttl-ms",
     "metrics-address",
+    "metrics-tls",
+    "metrics-max-connections",
     "apply-log",
     "tls",
     "tls-ca",
@@ -595,6 +598,38 @@ static void missing_data_dir(void **state)
         assert_string_equal(errmsg, "data-dir: not set");
 }
 
+/* TLS needs its files; each node's identity has its id in it. */
+static void tls_settings(void **state)
+{
+        static const char files[] = "tls-ca = /c\ntls-cert = /n\ntls-key = /k\n";
+        struct config c;
+        char text[2048];
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char id[CONFIG_IDENTITY_MAX];
+
+        (void)state;
+        expect_invalid("tls = true\n", "tls-ca: not set, and TLS is on");
+        expect_invalid("tls = true\ntls-ca = /c\n",
+                       "tls-cert: not set, and TLS is on");
+        expect_invalid("tls = true\ntls-ca = /c\ntls-cert = /n\n",
+                       "tls-key: not set, and TLS is on");
+        expect_invalid("metrics-tls = true\n", "tls-ca: not set");
+        snprintf(text, sizeof text, "tls = true\n%stls-peer-identity = node\n",
+                 files);
+        expect_invalid(text, "tls-peer-identity: 'node' has no {id}");
+
+        snprintf(text, sizeof text,
+                 "%stls = true\n%stls-peer-identity = baton://n/{id}.x\n", GOOD,
+                 files);
+        assert_int_equal(load_text(&c, text, NULL, errmsg), 0);
+        assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
+        assert_int_equal(tlsconfig_peer_identity(&c, 42, id, sizeof id), 0);
+        assert_string_equal(id, "baton://n/42.x");
+        assert_int_equal(tlsconfig_peer_identity(&c, 42, id, 8), BATON_EINVAL);
+        /* idle-timeout-ms 0 means max-ttl-ms. */
+        assert_int_equal(c.idle_timeout_ms, c.max_ttl_ms);
+}
+
 /* The remaining whole-config rules. */
 static void other_invalid(void **state)
 {
@@ -1129,6 +1164,7 @@ int main(void)
             cmocka_unit_test(min_ttl_below_two_elections),
             cmocka_unit_test(missing_data_dir),
             cmocka_unit_test(other_invalid),
+            cmocka_unit_test(tls_settings),
             cmocka_unit_test(flags_override_file),
             cmocka_unit_test(member_flags_replace_file),
             cmocka_unit_test(flag_forms),
