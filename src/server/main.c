@@ -109,8 +109,9 @@ static void print_version(void)
         char raft[32];
 
         node_raft_version(raft, sizeof raft);
-        printf("batond %s (libraft %s, libuv %s, liblz4 %s)\n", PACKAGE_VERSION,
-               raft, uv_version_string(), LZ4_versionString());
+        printf("batond %s (libraft %s, libuv %s, liblz4 %s, %s)\n",
+               PACKAGE_VERSION, raft, uv_version_string(), LZ4_versionString(),
+               tls_library_version());
 }
 
 static bool wants_version(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -476,4 +477,9 @@ bool tls_looks_like_hello(const uint8_t *p, size_t n)
         /* A handshake record (22) of record-layer version 3.x. */
         return n >= 1 && p[0] == 22 && (n < 2 || p[1] == 3) &&
                (n < 3 || p[2] <= 4);
+}
+
+const char *tls_library_version(void)
+{
+        return OpenSSL_version(OPENSSL_VERSION);
 }

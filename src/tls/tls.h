@@ -111,4 +111,7 @@ const char *tls_errmsg(const struct tls_conn *t);
  * else, such as Baton's plain protocol, to a TLS port. */
 bool tls_looks_like_hello(const uint8_t *p, size_t n);
 
+/* The TLS library in use, e.g. "OpenSSL 3.0.19 27 Jan 2026". */
+const char *tls_library_version(void);
+
 #endif /* TLS_TLS_H */
