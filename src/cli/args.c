@@ -23,10 +23,16 @@ enum {
         O_DETACH,
         O_SESSION,
         O_VERSION,
+        O_CACERT,
+        O_CERT,
+        O_KEY,
 };
 
 static const struct option options[] = {
     {"endpoints", required_argument, NULL, O_ENDPOINTS},
+    {"cacert", required_argument, NULL, O_CACERT},
+    {"cert", required_argument, NULL, O_CERT},
+    {"key", required_argument, NULL, O_KEY},
     {"json", no_argument, NULL, O_JSON},
     {"timeout", required_argument, NULL, O_TIMEOUT},
     {"ttl", required_argument, NULL, O_TTL},
@@ -277,6 +283,15 @@ static int scan(struct args *a, int argc, char **argv, struct operands *ops,
                         break;
                 case O_ENDPOINTS:
                         a->endpoints = optarg;
+                        break;
+                case O_CACERT:
+                        a->cacert = optarg;
+                        break;
+                case O_CERT:
+                        a->cert = optarg;
+                        break;
+                case O_KEY:
+                        a->key = optarg;
                         break;
                 case O_JSON:
                         a->json = true;

@@ -36,6 +36,9 @@ enum args_result {
 struct args {
         int command;              /* enum args_command */
         const char *endpoints;    /* --endpoints; NULL: not given */
+        const char *cacert;       /* --cacert; NULL: not given */
+        const char *cert;         /* --cert; NULL: not given */
+        const char *key;          /* --key; NULL: not given */
         bool json;                /* --json */
         uint32_t timeout_ms;      /* --timeout; 0: not given */
         uint32_t ttl_ms;          /* --ttl; 0: not given */

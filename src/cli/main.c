@@ -42,8 +42,8 @@ static void on_stop(int sig)
 static void usage(FILE *out)
 {
         fputs(
-            "usage: batonctl [--endpoints H:P,...] [--json] [--timeout MS] "
-            "COMMAND ...\n\n"
+            "usage: batonctl [--endpoints H:P,...] [--cacert F --cert F --key F]\n"
+            "                [--json] [--timeout MS] COMMAND ...\n\n"
             "  lock NAME [--ttl MS] [--wait MS] [--grace MS] -- CMD [ARG...]\n"
             "                      run CMD while holding NAME\n"
             "  acquire NAME [--ttl MS] [--wait MS]\n"
@@ -64,6 +64,10 @@ static void usage(FILE *out)
             "Options go anywhere on the line, as --opt VALUE or --opt=VALUE;\n"
             "-- ends them. The cluster: --endpoints, else $BATON_ENDPOINTS,\n"
             "else " BATON_DEFAULT_ENDPOINTS ".\n"
+            "TLS: --cacert (the cluster's CA), --cert and --key (this "
+            "client's\n"
+            "certificate), each else $BATON_CACERT, $BATON_CERT, $BATON_KEY;\n"
+            "none of them: plain TCP, for nodes run with tls = off.\n"
             "--version prints the versions of batonctl and libbaton.\n\n"
             "Exit status: 0 ok, 1 no (busy, stale, not acquired), 2 usage,\n"
             "3 cluster error, 4 lock lost; lock: the command's status, or\n"
@@ -89,6 +93,33 @@ static const char *endpoints(const struct args *a, const char **source)
         return BATON_DEFAULT_ENDPOINTS;
 }
 
+/* A TLS file: its flag, else its environment variable unless empty. */
+static const char *tls_file(const char *flag, const char *var)
+{
+        const char *env = getenv(var);
+
+        if (flag != NULL) {
+                return flag;
+        }
+        return env != NULL && env[0] != '\0' ? env : NULL;
+}
+
+/* Tell what is wrong with the TLS files, by name. */
+static void tls_files_error(const struct baton_options *bo, int rv)
+{
+        if (rv == BATON_EINVAL) {
+                fprintf(stderr, "batonctl: TLS needs all of --cacert, --cert "
+                                "and --key (or BATON_CACERT, BATON_CERT, "
+                                "BATON_KEY); some are missing\n");
+        } else {
+                fprintf(stderr,
+                        "batonctl: cannot use the TLS files (CA %s, "
+                        "certificate %s, key %s): unreadable, not PEM, or a "
+                        "key that does not match the certificate\n",
+                        bo->tls_ca, bo->tls_cert, bo->tls_key);
+        }
+}
+
 /* The handle; 0, or the exit status of a command whose handle cannot be
  * made (2 or 125 for bad endpoints, else 3 or 125). */
 static int open_client(const struct args *o, const char *source,
@@ -106,7 +137,17 @@ static int open_client(const struct args *o, const char *source,
                 bo.request_timeout_ms = o->timeout_ms;
         }
         bo.on_lock_lost = on_lock_lost;
+        bo.tls_ca = tls_file(o->cacert, "BATON_CACERT");
+        bo.tls_cert = tls_file(o->cert, "BATON_CERT");
+        bo.tls_key = tls_file(o->key, "BATON_KEY");
         rv = baton_client_create(c, o->endpoints, &bo);
+        if (rv == BATON_ETLS ||
+            (rv == BATON_EINVAL &&
+             (bo.tls_ca != NULL || bo.tls_cert != NULL || bo.tls_key != NULL) &&
+             (bo.tls_ca == NULL || bo.tls_cert == NULL || bo.tls_key == NULL))) {
+                tls_files_error(&bo, rv);
+                return lock ? SUPERVISE_FAILED : EXIT_USAGE;
+        }
         if (rv == BATON_EINVAL) {
                 /* The options are checked: only the endpoints can be bad. */
                 fprintf(stderr,

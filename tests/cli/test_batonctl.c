@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../integration/tlsfiles.h"
 
 #define WATCHDOG_S 180
 #define HEALTHY_MS 20000
@@ -1319,6 +1320,78 @@ static void endpoints_env(void)
         }
 }
 
+/* Run batonctl `args` with the TLS variables cleared. */
+static void run_without_tls_env(struct proc *p, const char *const *args)
+{
+        static const char *const vars[] = {"BATON_CACERT", "BATON_CERT",
+                                           "BATON_KEY"};
+        char saved[3][512];
+        unsigned i;
+
+        for (i = 0; i < 3; i++) {
+                const char *v = getenv(vars[i]);
+                snprintf(saved[i], sizeof saved[i], "%s", v != NULL ? v : "");
+                unsetenv(vars[i]);
+        }
+        if (proc_start_prog(p, batonctl, args) == 0) {
+                proc_wait(p, RUN_MS);
+        }
+        for (i = 0; i < 3; i++) {
+                if (saved[i][0] != '\0') {
+                        setenv(vars[i], saved[i], 1);
+                }
+        }
+}
+
+/* --cacert, --cert and --key, over the environment or without it; a node
+ * that requires TLS says so to a plain client. */
+static void tls_flags(void)
+{
+        char ca[300], cert[300], key[300], wrong[300];
+        struct proc p;
+
+        if (!tlsfiles_on()) {
+                diag("the cluster runs without TLS: TLS flags not tried");
+                return;
+        }
+        snprintf(ca, sizeof ca, "%s/ca.crt", tlsfiles_dir());
+        snprintf(cert, sizeof cert, "%s/admin.crt", tlsfiles_dir());
+        snprintf(key, sizeof key, "%s/admin.key", tlsfiles_dir());
+        snprintf(wrong, sizeof wrong, "%s/node1.key", tlsfiles_dir());
+        const char *flags_only[] = {"--endpoints", cluster.endpoints,
+                                    "--cacert",    ca,
+                                    "--cert",      cert,
+                                    "--key",       key,
+                                    "holder",      "cli-tls",
+                                    NULL};
+        run_without_tls_env(&p, flags_only);
+        if (!ok(p.status == 0 && strcmp(p.out, "cli-tls free\n") == 0,
+                "--cacert --cert --key without the environment")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--key", wrong, "holder", "cli-tls", NULL);
+        if (!ok(p.status == 2 && strstr(p.err, "node1.key") != NULL &&
+                    strstr(p.err, "does not match") != NULL,
+                "--key of another certificate over BATON_KEY: exit 2, names "
+                "the file")) {
+                proc_show(&p);
+        }
+        const char *partial[] = {"--endpoints", cluster.endpoints, "--cert",
+                                 cert, "holder", "cli-tls", NULL};
+        run_without_tls_env(&p, partial);
+        if (!ok(p.status == 2 && strstr(p.err, "--cacert") != NULL,
+                "--cert alone: exit 2, says which are missing")) {
+                proc_show(&p);
+        }
+        const char *plain[] = {"--endpoints", cluster.endpoints, "--timeout",
+                               "1500", "holder", "cli-tls", NULL};
+        run_without_tls_env(&p, plain);
+        if (!ok(p.status == 3 && strstr(p.err, "TLS") != NULL,
+                "no TLS files against TLS nodes: exit 3, says TLS")) {
+                proc_show(&p);
+        }
+}
+
 static void unreachable(void)
 {
         const char *holder[] = {"--endpoints", "127.0.0.1:1", "--timeout",
@@ -1549,6 +1622,7 @@ int main(int argc, char **argv)
         json_names();
         versions();
         endpoints_env();
+        tls_flags();
         unreachable();
         lock_lost(false);
         lock_lost(true);
