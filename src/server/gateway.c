@@ -14,6 +14,7 @@
 #include "pending.h"
 #include "reads.h"
 #include "reply.h"
+#include "roles.h"
 
 /* --- Proposals ------------------------------------------------------------ */
 
@@ -355,13 +356,32 @@ static void on_probe(struct gateway *g, struct conn *c,
         }
 }
 
+/* Whether c's role allows a request of h's type; if not, the request is
+ * answered BATON_EPERM, changes nothing, and the connection stays. */
+static bool authorized(struct gateway *g, struct conn *c,
+                       const struct proto_header *h)
+{
+        if (h->type >= PROTO_RESULT || roles_allows(c->role, h->type)) {
+                return true; /* a response type is malformed, below */
+        }
+        g->stats.refused++;
+        log_warn("refused %s from '%s' (connection %llu): role %s",
+                 proto_type_name(h->type), c->identity,
+                 (unsigned long long)c->id, roles_name(c->role));
+        reply_status(c, h->id, BATON_EPERM);
+        return false;
+}
+
 void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
                       const uint8_t *body)
 {
         struct gateway *g = data;
 
-        if (h->type <= PROTO_LIST) {
+        if (h->type <= PROTO_ATTACH) {
                 g->stats.requests[h->type]++;
+        }
+        if (!authorized(g, c, h)) {
+                return;
         }
         switch (h->type) {
         case PROTO_COMMAND:
@@ -371,6 +391,7 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
         case PROTO_QUERY:
         case PROTO_CHECK:
         case PROTO_LIST:
+        case PROTO_ATTACH:
                 reads_on_frame(g, c, h, body);
                 break;
         case PROTO_STATUS:

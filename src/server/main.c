@@ -219,6 +219,7 @@ static int start_services(struct server *s, const struct config_member *self)
                           self->client_address);
                 return 1;
         }
+        s->conns.cfg = &s->cfg; /* the roles of TLS identities */
         looplag_start(&s->looplag, &s->loop);
         rv = metrics_start(&s->metrics, &s->loop, s->cfg.metrics_address,
                            &s->gateway, &s->node, &s->conns, &s->looplag);
