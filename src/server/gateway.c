@@ -10,6 +10,7 @@
 #include "admin.h"
 #include "fanout.h"
 #include "leader.h"
+#include "owners.h"
 #include "log.h"
 #include "pending.h"
 #include "reads.h"
@@ -225,6 +226,9 @@ void gateway_on_ready(void *data)
                 struct queue *q = queue_head(&g->held);
                 struct pending *p = QUEUE_DATA(q, struct pending, link);
                 queue_remove(q);
+                if (!owners_admit(g, p)) {
+                        continue; /* answered: ATTACH, or not its session */
+                }
                 queue_push_tail(
                     p->frame_type == PROTO_COMMAND ? &g->unsent : &g->reads, q);
         }
@@ -268,6 +272,11 @@ static int check_command(struct gateway *g, const struct command *c)
                 }
                 if (c->ttl_ms < g->cfg->min_ttl_ms) {
                         return BATON_ETTL;
+                }
+                /* A session no secret can attach to would be anyone's
+                 * whose connection repeats its OPEN: refuse it. */
+                if (c->hash == NULL) {
+                        return BATON_EINVAL;
                 }
         }
         return 0;

@@ -14,6 +14,7 @@
 #include "sc_load.h"
 #include "sc_locking.h"
 #include "sc_malformed.h"
+#include "sc_owner.h"
 #include "sc_membership.h"
 #include "scenario.h"
 
@@ -84,6 +85,9 @@ static const struct scenario scenarios[] = {
     {"retries after a leader kill: no double grant, no double release",
      sc_retry_exactly_once},
     {"malformed frames: ERROR, close, the node keeps serving", sc_malformed},
+    {"foreign session: EPERM without its secret, the holder untouched",
+     sc_foreign_session},
+    {"a version 1 frame: ERROR EVERSION in a version 1 header", sc_old_version},
     {"bad and oversized names: ENAME, the connection stays usable", sc_names},
     {"stale tokens: ESTALE", sc_stale},
     {"client names: QUERY and LIST show build-42 when asked, old bytes if not",
