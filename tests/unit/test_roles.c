@@ -1,5 +1,6 @@
 /* Unit tests for batond's roles: the role lines of the config, the role of
- * an identity, and which requests each role allows. */
+ * an identity, which requests each role allows, and a connection's side:
+ * the role its TLS identity gives it and the sessions it attached to. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include "../../include/baton.h"
 #include "../../src/proto/proto.h"
 #include "../../src/server/config.h"
+#include "../../src/server/conn.h"
 #include "../../src/server/roles.h"
 
 /* Parse flags into a default config: 0 or the error. */
@@ -143,13 +145,66 @@ static void allows(void **state)
         assert_string_equal(roles_name(9), "unknown");
 }
 
+/* The hook the TLS handshake calls: a connection gets its identity's
+ * role, and a set without a config gives nothing. */
+static void authorize(void **state)
+{
+        static struct conn_set set;
+        struct conn c;
+        struct config cfg;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char *argv[] = {"batond",    "--role",         "ops admin", "--role",
+                        "dash read", "--default-role", "none"};
+
+        (void)state;
+        assert_int_equal(parse(&cfg, 7, argv, errmsg), 0);
+        memset(&c, 0, sizeof c);
+        c.set = &set;
+        set.cfg = &cfg;
+        conn_authorize(&c, "ops");
+        assert_string_equal(c.identity, "ops");
+        assert_int_equal(c.role, ROLES_ADMIN);
+        conn_authorize(&c, "dash");
+        assert_int_equal(c.role, ROLES_READ);
+        assert_false(roles_allows(c.role, PROTO_COMMAND));
+        conn_authorize(&c, "stranger");
+        assert_int_equal(c.role, ROLES_NONE);
+        set.cfg = NULL;
+        conn_authorize(&c, "ops");
+        assert_int_equal(c.role, ROLES_NONE);
+}
+
+/* The sessions a connection proved it owns: bounded, the oldest goes. */
+static void attached(void **state)
+{
+        struct conn c;
+        uint64_t s;
+
+        (void)state;
+        memset(&c, 0, sizeof c);
+        assert_false(conn_attached(&c, 0));
+        assert_false(conn_attached(&c, 5));
+        conn_attach(&c, 5);
+        conn_attach(&c, 5);
+        assert_true(conn_attached(&c, 5));
+        conn_attach(&c, 0);
+        assert_false(conn_attached(&c, 0));
+        for (s = 100; s < 100 + CONN_MAX_ATTACHED - 1; s++) {
+                conn_attach(&c, s);
+        }
+        assert_true(conn_attached(&c, 5));
+        conn_attach(&c, 999); /* one more: 5, the oldest, is forgotten */
+        assert_false(conn_attached(&c, 5));
+        assert_true(conn_attached(&c, 999));
+        assert_true(conn_attached(&c, 100));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(table),
-            cmocka_unit_test(default_role),
-            cmocka_unit_test(bad_lines),
-            cmocka_unit_test(allows),
+            cmocka_unit_test(table),     cmocka_unit_test(default_role),
+            cmocka_unit_test(bad_lines), cmocka_unit_test(allows),
+            cmocka_unit_test(authorize), cmocka_unit_test(attached),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
