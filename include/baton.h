@@ -158,6 +158,13 @@ enum baton_session_state {
  * baton_release_in(). */
 #define BATON_OWNER_DETACHED 1
 
+/* Bytes of a session's secret (baton_client_detach(), baton_release_in()).
+ * libbaton draws it at random for each session it opens and sends only its
+ * SHA-256; the cluster lets a connection act in the session only once the
+ * connection has shown the secret. Whoever has it can release the
+ * session's locks: keep it as private as the locks matter. */
+#define BATON_SECRET_SIZE 16
+
 /* wait_ms values of baton_acquire(). */
 #define BATON_WAIT_TRY     0  /* answer BATON_EBUSY at once if held */
 #define BATON_WAIT_FOREVER -1 /* wait until granted or the session ends */
@@ -298,20 +305,25 @@ BATON_API int baton_release(baton_client *c, const char *name, uint64_t owner,
  * on_lock_lost callback runs for its locks. The cluster then expires the
  * session, releasing its locks, TTL after the last keepalive it
  * acknowledged, unless baton_release_in() releases them earlier. Stores
- * the session id in `*session` (which may be NULL). The handle's session
+ * the session id in `*session` and its secret, which baton_release_in()
+ * needs, in `secret` (BATON_SECRET_SIZE bytes); either may be NULL. Both
+ * are zeroed when the call fails. The handle's session
  * state becomes BATON_SESSION_NONE (reported to on_session) and a later
  * call that needs a session opens a new one. Call it when no other call
  * of the handle is under way. 0, BATON_EINVAL, or BATON_ENOSESSION (no
  * live session). Thread-safe.
  */
-BATON_API int baton_client_detach(baton_client *c, uint64_t *session);
+BATON_API int baton_client_detach(baton_client *c, uint64_t *session,
+                                  uint8_t secret[BATON_SECRET_SIZE]);
 
 /**
  * Release one hold of `name` by `owner` (an explicit tag: the one the
  * grant was acquired with, e.g. BATON_OWNER_DETACHED; not
  * BATON_OWNER_THREAD) with `token`, on behalf of ANOTHER session
  * `session`, typically one detached by another process with
- * baton_client_detach(). Does not need a session of this handle.
+ * baton_client_detach(), whose `secret` (BATON_SECRET_SIZE bytes,
+ * borrowed for the call) proves the right to act in it: a wrong one is
+ * BATON_EPERM. Does not need a session of this handle.
  *
  * The RELEASE carries `session` and a sequence number that must be above
  * every seq that session used: the realtime clock in nanoseconds. The
@@ -325,13 +337,14 @@ BATON_API int baton_client_detach(baton_client *c, uint64_t *session);
  *
  * Errors: BATON_ESTALE, BATON_ENOTHOLDER, BATON_EEXPIRED or
  * BATON_ENOSESSION (the session already ended: its locks are free),
- * BATON_ECLOSED, BATON_ENAME, BATON_EINVAL (`session` 0, `owner`
- * BATON_OWNER_THREAD), BATON_ESEQ (a release of that session with a later
- * seq came first), BATON_ENOANSWER (no answer within request_timeout_ms:
- * the same release goes on in the background until the cluster answers
- * it). Thread-safe.
+ * BATON_ECLOSED, BATON_ENAME, BATON_EPERM (a wrong secret), BATON_EINVAL
+ * (`session` 0, `secret` NULL, `owner` BATON_OWNER_THREAD), BATON_ESEQ (a
+ * release of that session with a later seq came first), BATON_ENOANSWER (no
+ * answer within request_timeout_ms: the same release goes on in the background
+ * until the cluster answers it). Thread-safe.
  */
 BATON_API int baton_release_in(baton_client *c, uint64_t session,
+                               const uint8_t secret[BATON_SECRET_SIZE],
                                const char *name, uint64_t owner,
                                uint64_t token);
 

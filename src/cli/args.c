@@ -22,6 +22,7 @@ enum {
         O_GRACE,
         O_DETACH,
         O_SESSION,
+        O_SECRET,
         O_VERSION,
         O_CACERT,
         O_CERT,
@@ -40,6 +41,7 @@ static const struct option options[] = {
     {"grace", required_argument, NULL, O_GRACE},
     {"detach", no_argument, NULL, O_DETACH},
     {"session", required_argument, NULL, O_SESSION},
+    {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
@@ -79,7 +81,8 @@ static const struct command {
     {"acquire", ARGS_ACQUIRE, 1, 1,
      "acquire NAME [--ttl MS] [--wait MS] [--detach]"},
     {"try", ARGS_TRY, 1, 1, "try NAME [--ttl MS] [--detach]"},
-    {"release", ARGS_RELEASE, 2, 2, "release NAME TOKEN --session S"},
+    {"release", ARGS_RELEASE, 2, 2,
+     "release NAME TOKEN --session S --secret HEX"},
     {"holder", ARGS_HOLDER, 1, 1, "holder NAME"},
     {"check", ARGS_CHECK, 2, 2, "check NAME TOKEN"},
     {"list", ARGS_LIST, 0, 1, "list [PREFIX]"},
@@ -240,6 +243,27 @@ static void bad_option(struct args *a, int ch, char **argv)
         }
 }
 
+/* --secret: exactly 2 x BATON_SECRET_SIZE hex digits. */
+static void set_secret(struct args *a, const char *s)
+{
+        size_t i;
+        unsigned v;
+
+        if (strlen(s) != 2 * BATON_SECRET_SIZE ||
+            strspn(s, "0123456789abcdefABCDEF") != 2 * BATON_SECRET_SIZE) {
+                bad(a,
+                    "--secret: \"%s\" is not %d hex digits (what "
+                    "acquire --detach printed)",
+                    s, 2 * BATON_SECRET_SIZE);
+                return;
+        }
+        for (i = 0; i < BATON_SECRET_SIZE; i++) {
+                sscanf(s + 2 * i, "%2x", &v);
+                a->secret[i] = (uint8_t)v;
+        }
+        a->has_secret = true;
+}
+
 /* Which options were given, to check them against the command. */
 struct given {
         unsigned numbers; /* bit i: number_options[i] */
@@ -299,6 +323,9 @@ static int scan(struct args *a, int argc, char **argv, struct operands *ops,
                 case O_DETACH:
                         a->detach = true;
                         given->detach = true;
+                        break;
+                case O_SECRET:
+                        set_secret(a, optarg);
                         break;
                 case ':':
                 case '?':
@@ -406,9 +433,14 @@ static void check_options(struct args *a, const struct command *c,
         if (given->detach && (DETACH_COMMANDS & CMD(c->command)) == 0) {
                 bad(a, "--detach is not an option of %s", c->name);
         }
-        if (c->command == ARGS_RELEASE && a->session == 0) {
-                bad(a, "release: --session is required (usage: batonctl %s)",
+        if (c->command == ARGS_RELEASE && (a->session == 0 || !a->has_secret)) {
+                bad(a,
+                    "release: --session and --secret are required (usage: "
+                    "batonctl %s)",
                     c->synopsis);
+        }
+        if (a->has_secret && c->command != ARGS_RELEASE) {
+                bad(a, "--secret is not an option of %s", c->name);
         }
 }
 

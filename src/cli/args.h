@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../include/baton.h"
+
 enum args_command {
         ARGS_NONE = 0, /* no command (or an unknown one) */
         ARGS_LOCK,
@@ -34,18 +36,20 @@ enum args_result {
 
 /* The command line, checked. Strings point into argv. */
 struct args {
-        int command;              /* enum args_command */
-        const char *endpoints;    /* --endpoints; NULL: not given */
-        const char *cacert;       /* --cacert; NULL: not given */
-        const char *cert;         /* --cert; NULL: not given */
-        const char *key;          /* --key; NULL: not given */
-        bool json;                /* --json */
-        uint32_t timeout_ms;      /* --timeout; 0: not given */
-        uint32_t ttl_ms;          /* --ttl; 0: not given */
-        int64_t wait_ms;          /* --wait; else 0 for try, else -1 */
-        uint32_t grace_ms;        /* --grace; default 2000 */
-        bool detach;              /* --detach */
-        uint64_t session;         /* --session; 0: not given */
+        int command;                       /* enum args_command */
+        const char *endpoints;             /* --endpoints; NULL: not given */
+        const char *cacert;                /* --cacert; NULL: not given */
+        const char *cert;                  /* --cert; NULL: not given */
+        const char *key;                   /* --key; NULL: not given */
+        bool json;                         /* --json */
+        uint32_t timeout_ms;               /* --timeout; 0: not given */
+        uint32_t ttl_ms;                   /* --ttl; 0: not given */
+        int64_t wait_ms;                   /* --wait; else 0 for try, else -1 */
+        uint32_t grace_ms;                 /* --grace; default 2000 */
+        bool detach;                       /* --detach */
+        uint64_t session;                  /* --session; 0: not given */
+        bool has_secret;                   /* --secret given */
+        uint8_t secret[BATON_SECRET_SIZE]; /* --secret, from hex */
         const char *name;         /* the lock name; list's prefix ("": none) */
         uint64_t token;           /* check, release */
         uint64_t id;              /* member add, member remove, transfer */

@@ -210,6 +210,7 @@ static int cmd_lock(baton_client *c, const struct args *o, const char *name,
  * `release --session` releases it). */
 static int cmd_detach(baton_client *c, const struct args *o, const char *name)
 {
+        uint8_t secret[BATON_SECRET_SIZE];
         uint64_t token, session;
         int rv;
 
@@ -217,22 +218,22 @@ static int cmd_detach(baton_client *c, const struct args *o, const char *name)
         if (rv != 0) {
                 return failed(o, "acquire", rv);
         }
-        rv = baton_client_detach(c, &session);
+        rv = baton_client_detach(c, &session, secret);
         if (rv != 0) {
                 /* The session ended under the grant: the lock is lost. */
                 print_error(o->json, name, BATON_EEXPIRED);
                 return EXIT_LOST;
         }
-        print_grant(stdout, o->json, name, token, session);
+        print_grant(stdout, o->json, name, token, session, secret);
         return EXIT_OK;
 }
 
-/* release NAME TOKEN --session S: release a detached grant. */
+/* release NAME TOKEN --session S --secret HEX: release a detached grant. */
 static int cmd_release(baton_client *c, const struct args *o, const char *name,
                        uint64_t token)
 {
-        int rv =
-            baton_release_in(c, o->session, name, BATON_OWNER_DETACHED, token);
+        int rv = baton_release_in(c, o->session, o->secret, name,
+                                  BATON_OWNER_DETACHED, token);
 
         if (rv == BATON_EEXPIRED || rv == BATON_ENOSESSION ||
             rv == BATON_ECLOSED) {
@@ -261,7 +262,7 @@ static int cmd_hold(baton_client *c, const struct args *o, const char *name)
         if (rv != 0) {
                 return failed(o, "acquire", rv);
         }
-        print_grant(stdout, o->json, name, token, 0);
+        print_grant(stdout, o->json, name, token, 0, NULL);
         fflush(stdout);
         sa.sa_handler = on_stop;
         sigaction(SIGINT, &sa, NULL);

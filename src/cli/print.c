@@ -59,12 +59,18 @@ static void put_lock(FILE *out, const char *name)
 }
 
 void print_grant(FILE *out, bool json, const char *name, uint64_t token,
-                 uint64_t session)
+                 uint64_t session, const uint8_t *secret)
 {
+        char hex[2 * BATON_SECRET_SIZE + 1] = "";
+        size_t i;
+
+        for (i = 0; secret != NULL && i < BATON_SECRET_SIZE; i++) {
+                snprintf(hex + 2 * i, 3, "%02x", secret[i]);
+        }
         if (!json) {
                 if (session != 0) {
-                        fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", name,
-                                token, session);
+                        fprintf(out, "%s %" PRIu64 " %" PRIu64 "%s%s\n", name,
+                                token, session, hex[0] != '\0' ? " " : "", hex);
                 } else {
                         fprintf(out, "%s %" PRIu64 "\n", name, token);
                 }
@@ -75,6 +81,9 @@ void print_grant(FILE *out, bool json, const char *name, uint64_t token,
         fprintf(out, ",\"token\":%" PRIu64, token);
         if (session != 0) {
                 fprintf(out, ",\"session\":%" PRIu64, session);
+        }
+        if (hex[0] != '\0') {
+                fprintf(out, ",\"secret\":\"%s\"", hex);
         }
         fputs("}\n", out);
 }

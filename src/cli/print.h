@@ -14,9 +14,11 @@
  * bytes in hex in "lock_hex". */
 void print_json_string(FILE *out, const char *s);
 
-/* A grant; a `session` other than 0 (a detached acquire) is shown too. */
+/* A grant; a `session` other than 0 (a detached acquire) is shown too,
+ * and a `secret` (BATON_SECRET_SIZE bytes; may be NULL), in hex, after
+ * it. */
 void print_grant(FILE *out, bool json, const char *name, uint64_t token,
-                 uint64_t session);
+                 uint64_t session, const uint8_t *secret);
 void print_holder(FILE *out, bool json, const char *name,
                   const struct baton_holder *h);
 /* LIST's answer: one line per lock, or a JSON array; `more` adds a note on

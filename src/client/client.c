@@ -546,19 +546,23 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
         return user_status(rv);
 }
 
-int baton_client_detach(baton_client *c, uint64_t *session)
+int baton_client_detach(baton_client *c, uint64_t *session,
+                        uint8_t secret[BATON_SECRET_SIZE])
 {
         uint64_t id;
 
         if (session != NULL) {
                 *session = 0;
         }
+        if (secret != NULL) {
+                memset(secret, 0, BATON_SECRET_SIZE);
+        }
         if (c == NULL) {
                 return BATON_EINVAL;
         }
         lock(c);
         session_tick(&c->session, clock_now_ms());
-        id = session_detach(&c->session);
+        id = session_detach(&c->session, secret);
         unlock(c);
         if (id == 0) {
                 return BATON_ENOSESSION;
@@ -569,32 +573,8 @@ int baton_client_detach(baton_client *c, uint64_t *session)
         return 0;
 }
 
-/*
- * The seq of a command for another session: the realtime clock in ns. The
- * detached process numbered its commands from 1 and is gone, so anything
- * this large is above every seq it used and above the session's
- * acknowledged floor; seqs need only be unique and at or above the floor.
- * Strictly increasing within this process, in case the clock steps back.
- */
-static uint64_t foreign_seq(void)
-{
-        static uint64_t last;
-        static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-        struct timespec ts;
-        uint64_t seq;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        seq = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-        pthread_mutex_lock(&mu);
-        if (seq <= last) {
-                seq = last + 1;
-        }
-        last = seq;
-        pthread_mutex_unlock(&mu);
-        return seq;
-}
-
-int baton_release_in(baton_client *c, uint64_t session, const char *name,
+int baton_release_in(baton_client *c, uint64_t session,
+                     const uint8_t secret[BATON_SECRET_SIZE], const char *name,
                      uint64_t owner, uint64_t token)
 {
         struct request *r;
@@ -602,7 +582,8 @@ int baton_release_in(baton_client *c, uint64_t session, const char *name,
         uint8_t len;
         int rv;
 
-        if (c == NULL || session == 0 || owner == BATON_OWNER_THREAD) {
+        if (c == NULL || session == 0 || owner == BATON_OWNER_THREAD ||
+            secret == NULL) {
                 return BATON_EINVAL;
         }
         rv = check_name(name, &len);
@@ -612,7 +593,7 @@ int baton_release_in(baton_client *c, uint64_t session, const char *name,
         memset(&k, 0, sizeof k);
         k.type = COMMAND_RELEASE;
         k.session = session;
-        k.seq = foreign_seq();
+        k.seq = clock_unique_ns();
         k.ack = k.seq; /* forget the session's older outcomes */
         k.owner = owner;
         k.token = token;
@@ -627,6 +608,8 @@ int baton_release_in(baton_client *c, uint64_t session, const char *name,
         /* Not a command of the handle's session: it neither pins the
          * handle's ack nor touches its lock table. */
         r->kind = REQUEST_FOREIGN;
+        /* Its connections attach to the session first (registry.h). */
+        registry_own(&c->registry, session, secret);
         registry_submit(&c->registry, r);
         rv = registry_await(
             &c->registry, r,
@@ -638,6 +621,9 @@ int baton_release_in(baton_client *c, uint64_t session, const char *name,
         }
         rv = r->status;
         registry_drop(&c->registry, r);
+        if (session != c->session.id) {
+                registry_disown(&c->registry, session);
+        }
         unlock(c);
         return rv;
 }

@@ -1,6 +1,8 @@
 /* Monotonic time, deadlines and random numbers for libbaton. */
 #include "clock.h"
 
+#include <pthread.h>
+
 #include <sys/random.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -66,4 +68,22 @@ int64_t clock_jitter(int64_t ms)
                 return 0;
         }
         return ms / 2 + (int64_t)(clock_random() % (uint64_t)ms);
+}
+
+uint64_t clock_unique_ns(void)
+{
+        static uint64_t last;
+        static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+        struct timespec ts;
+        uint64_t seq;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        seq = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+        pthread_mutex_lock(&mu);
+        if (seq <= last) {
+                seq = last + 1;
+        }
+        last = seq;
+        pthread_mutex_unlock(&mu);
+        return seq;
 }

@@ -25,4 +25,14 @@ uint64_t clock_random(void);
  * after the same event do not move in step. */
 int64_t clock_jitter(int64_t ms);
 
+/*
+ * The realtime clock in ns, strictly increasing within the process (in
+ * case the clock steps back): the seq of a command for another session.
+ * The detached process numbered its commands from 1 and is gone, so
+ * anything this large is above every seq it used and above the session's
+ * acknowledged floor; seqs need only be unique and at or above the floor.
+ * Thread-safe.
+ */
+uint64_t clock_unique_ns(void);
+
 #endif /* CLIENT_CLOCK_H */

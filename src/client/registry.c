@@ -22,6 +22,7 @@ void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
         int hb = (int)(ttl_ms / 5);
 
         queue_init(&reg->list);
+        memset(reg->owned, 0, sizeof reg->owned);
         reg->link = link;
         reg->mu = mu;
         reg->cv = cv;
@@ -99,11 +100,71 @@ static bool withdrawn(const struct request *r)
         return r->kind == REQUEST_WAIT && r->state == REQUEST_BACKGROUND;
 }
 
+void registry_own(struct registry *reg, uint64_t session, const uint8_t *secret)
+{
+        struct registry_owned *o;
+
+        registry_disown(reg, session);
+        /* Newest first: the last slot falls off. */
+        memmove(&reg->owned[1], &reg->owned[0],
+                (REGISTRY_MAX_OWNED - 1) * sizeof *o);
+        o = &reg->owned[0];
+        memset(o, 0, sizeof *o);
+        o->session = session;
+        memcpy(o->secret, secret, ATTACH_SECRET_SIZE);
+}
+
+void registry_disown(struct registry *reg, uint64_t session)
+{
+        size_t i;
+
+        for (i = 0; i < REGISTRY_MAX_OWNED; i++) {
+                if (reg->owned[i].session == session) {
+                        memset(&reg->owned[i], 0, sizeof reg->owned[i]);
+                }
+        }
+}
+
+/* Before `r` goes out on this connection: the ATTACH of its session, if
+ * the registry holds its secret and has not attached this connection to
+ * it yet. False: out of memory. */
+static bool attach_first(struct registry *reg, const struct request *r)
+{
+        uint8_t frame[PROTO_HEADER_SIZE + ATTACH_BODY_SIZE];
+        struct registry_owned *o = NULL;
+        size_t i, n;
+
+        if (r->session == 0 ||
+            (r->type != PROTO_KEEPALIVE &&
+             (r->type != PROTO_COMMAND || r->cmd == COMMAND_OPEN))) {
+                return true;
+        }
+        for (i = 0; i < REGISTRY_MAX_OWNED && o == NULL; i++) {
+                if (reg->owned[i].session == r->session) {
+                        o = &reg->owned[i];
+                }
+        }
+        if (o == NULL || o->gen == reg->link->gen) {
+                return true;
+        }
+        n = attach_write(frame, sizeof frame, 0, o->session, o->secret);
+        if (n == 0 || link_put(reg->link, frame, n) == 0) {
+                return false;
+        }
+        o->gen = reg->link->gen;
+        return true;
+}
+
 /* Queue one request's frame on this connection. False: out of memory,
  * the next round tries again. */
 static bool put(struct registry *reg, struct request *r, int64_t now)
 {
-        uint64_t id = link_put(reg->link, r->frame, r->len);
+        uint64_t id;
+
+        if (!attach_first(reg, r)) {
+                return false;
+        }
+        id = link_put(reg->link, r->frame, r->len);
 
         if (id == 0) {
                 return false;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../lib/queue.h"
+#include "../proto/attach.h"
 #include "link.h"
 #include "request.h"
 
@@ -55,12 +56,30 @@ struct registry_owner {
  * connection on which the PING, or a request that is not a wait, stays
  * unanswered too long (hb_timeout_ms, TRY_MS) is dropped as silent.
  *
+ * Ownership: the cluster lets a connection act in a session only once it
+ * has proved it owns it (src/proto/attach.h). The registry keeps the
+ * secrets of the sessions it acts in (REGISTRY_MAX_OWNED: the handle's own
+ * and the detached ones it releases in) and puts an ATTACH on each new
+ * connection ahead of the first KEEPALIVE or command of such a session;
+ * the ATTACH's answer is not waited for (the cluster serves a connection's
+ * requests in order, so a refusal answers the request behind it).
+ *
  * Threading: every field, and every request, is guarded by the handle's
  * mutex `mu`; `cv`, on CLOCK_MONOTONIC, is broadcast whenever a request
  * becomes final or the session changes.
  */
+#define REGISTRY_MAX_OWNED 8
+
+/* A session whose secret the registry holds. */
+struct registry_owned {
+        uint64_t session; /* 0: a free slot */
+        uint64_t gen;     /* connection it was last attached on; 0: none */
+        uint8_t secret[ATTACH_SECRET_SIZE];
+};
+
 struct registry {
-        struct queue list;   /* struct request, creation order */
+        struct queue list; /* struct request, creation order */
+        struct registry_owned owned[REGISTRY_MAX_OWNED];
         struct link *link;   /* borrowed: the transport */
         pthread_mutex_t *mu; /* borrowed: the handle's mutex */
         pthread_cond_t *cv;  /* borrowed: the handle's condition */
@@ -117,6 +136,14 @@ void registry_fail_session(struct registry *reg, uint64_t session, int status);
 /* The lowest seq of `session` that a pending request pins, or `next`. */
 uint64_t registry_lowest_seq(const struct registry *reg, uint64_t session,
                              uint64_t next);
+
+/* Hold the secret of `session` (copied), so that every connection that
+ * carries its requests attaches to it first; a full table forgets the
+ * slot in it longest. Mutex held. */
+void registry_own(struct registry *reg, uint64_t session,
+                  const uint8_t *secret);
+/* Forget the secret of `session` (nothing when it is not held). */
+void registry_disown(struct registry *reg, uint64_t session);
 
 /* Whether any request is in the registry. */
 bool registry_busy(const struct registry *reg);

@@ -1,7 +1,11 @@
 /* The handle's session: open, keepalives, local lease, seqs and the ack. */
 #include "session.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/random.h>
+
+#include <openssl/evp.h>
 
 #include "../../include/baton.h"
 #include "clock.h"
@@ -146,6 +150,8 @@ static void opened(struct session *s, struct request *r, int64_t now)
         s->id = r->res.session;
         s->last_id = s->id;
         s->next_seq = 1;
+        /* Every later connection attaches before acting in it. */
+        registry_own(s->reg, s->id, s->secret);
         /* The cluster started the session's clock when it applied the
          * OPEN, after our first send of it. */
         s->acked_sent = r->first_sent_ms;
@@ -202,14 +208,46 @@ void session_answered(struct session *s, struct request *r, int how)
         }
 }
 
+int session_new_secret(uint8_t *secret, uint8_t *hash)
+{
+        size_t got = 0;
+        unsigned len = 0;
+        ssize_t n;
+
+        /* Blocking until the pool is ready: a guessable secret would let
+         * anyone act in the session. */
+        while (got < ATTACH_SECRET_SIZE) {
+                n = getrandom(secret + got, ATTACH_SECRET_SIZE - got, 0);
+                if (n < 0 && errno == EINTR) {
+                        continue;
+                }
+                if (n <= 0) {
+                        return BATON_EIO;
+                }
+                got += (size_t)n;
+        }
+        if (EVP_Digest(secret, ATTACH_SECRET_SIZE, hash, &len, EVP_sha256(),
+                       NULL) != 1 ||
+            len != ATTACH_HASH_SIZE) {
+                return BATON_EIO;
+        }
+        return 0;
+}
+
 static int start_open(struct session *s)
 {
+        uint8_t hash[ATTACH_HASH_SIZE];
         struct command k;
         struct request *r;
         int rv;
 
+        rv = session_new_secret(s->secret, hash);
+        if (rv != 0) {
+                return rv;
+        }
         memset(&k, 0, sizeof k);
         k.type = COMMAND_OPEN;
+        k.hash = hash;
         k.nonce = clock_random();
         k.ttl_ms = s->ttl_ms;
         k.name = s->client_name;
@@ -315,13 +353,17 @@ int session_submit(struct session *s, struct command *k, int64_t deadline,
         return 0;
 }
 
-uint64_t session_detach(struct session *s)
+uint64_t session_detach(struct session *s, uint8_t *secret)
 {
         uint64_t id = s->id;
 
         if (!session_usable(s)) {
                 return 0;
         }
+        if (secret != NULL) {
+                memcpy(secret, s->secret, ATTACH_SECRET_SIZE);
+        }
+        registry_disown(s->reg, id);
         registry_drop(s->reg, s->keepalive);
         s->keepalive = NULL;
         s->id = 0;

@@ -57,6 +57,9 @@ struct session {
         uint64_t epoch;            /* counts concluded open attempts */
         int open_status;           /* how the last attempt concluded */
         uint64_t next_seq;
+        /* The secret of the session being opened or open: only its
+         * SHA-256 goes out, in the OPEN (src/proto/attach.h). */
+        uint8_t secret[ATTACH_SECRET_SIZE];
 };
 
 /* Every pointer is borrowed for the session's life. */
@@ -119,9 +122,16 @@ void session_ended(struct session *s, uint64_t session, int status);
 /*
  * Detach the live session: stop its keepalives and forget it (and its
  * holds, without callbacks), leaving the handle with no session (state
- * NONE). Returns its id, or 0 when there is no usable session.
+ * NONE). Returns its id and copies its secret into `secret`
+ * (ATTACH_SECRET_SIZE bytes; may be NULL), or 0 when there is no usable
+ * session.
  */
-uint64_t session_detach(struct session *s);
+uint64_t session_detach(struct session *s, uint8_t *secret);
+
+/* Draw `secret` (ATTACH_SECRET_SIZE bytes) from the kernel's random
+ * source and write its SHA-256 into `hash` (ATTACH_HASH_SIZE bytes). 0,
+ * or BATON_EIO when no random bytes or no hash could be had. */
+int session_new_secret(uint8_t *secret, uint8_t *hash);
 
 /* Lease left in ms (0 when not live). */
 int64_t session_remaining(const struct session *s, int64_t now);

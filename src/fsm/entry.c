@@ -73,7 +73,8 @@ bool entry_is_batch(const void *buf, size_t len)
 {
         const uint8_t *p = buf;
 
-        return len >= 2 && p[0] == COMMAND_VERSION && p[1] == COMMAND_BATCH;
+        return len >= 2 && p[0] >= COMMAND_VERSION_MIN &&
+               p[0] <= COMMAND_VERSION && p[1] == COMMAND_BATCH;
 }
 
 uint64_t entry_term(const void *buf, size_t len)
@@ -93,10 +94,12 @@ int entry_reader_init(struct entry_reader *r, const void *buf, size_t len)
         const uint8_t *p;
         size_t left;
         uint32_t i;
+        uint8_t version;
 
         memset(r, 0, sizeof *r);
         rcursor_init(&c, buf, len);
-        if (rcursor_u8(&c) != COMMAND_VERSION) {
+        version = rcursor_u8(&c);
+        if (version < COMMAND_VERSION_MIN || version > COMMAND_VERSION) {
                 return c.bad ? BATON_EMALFORMED : BATON_EVERSION;
         }
         if (rcursor_u8(&c) != COMMAND_BATCH || rcursor_u16(&c) != 0) {

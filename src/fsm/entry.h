@@ -13,7 +13,7 @@
  * A log entry is either one command (command.h; every entry written before
  * batches existed, and MEMBER entries) or a batch, laid out little-endian:
  *
- *   u8  version   COMMAND_VERSION (1)
+ *   u8  version   COMMAND_VERSION (2; 1 is still read)
  *   u8  type      COMMAND_BATCH
  *   u16 flags     0
  *   u32 count     commands that follow, 0..ENTRY_MAX_COMMANDS

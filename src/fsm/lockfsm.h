@@ -196,6 +196,11 @@ void lockfsm_stats(const struct lockfsm *f, struct lockfsm_stats *st);
 /* The TTL a live session asked for; 0 if there is no such session. */
 uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session);
 
+/* The hash a live session's OPEN carried (COMMAND_HASH_SIZE bytes, all
+ * zero for a session from before hashes, borrowed until `f` changes); NULL
+ * if there is no such session. */
+const uint8_t *lockfsm_session_hash(const struct lockfsm *f, uint64_t session);
+
 /* The client name a live session's OPEN carried (`*len` bytes, 0..64, not
  * NUL-terminated, borrowed until `f` changes); NULL and 0 if there is no
  * such session. */

@@ -70,6 +70,9 @@ int sessions_open(const struct step *st, struct lockfsm_result *res)
         if (c->name_len > 0) {
                 memcpy(s->name, c->name, c->name_len);
         }
+        if (c->hash != NULL) {
+                memcpy(s->hash, c->hash, sizeof s->hash);
+        }
         state_session_link(f, s);
         step_emit_session(st, LOCKFSM_EV_OPEN, s);
         memset(res, 0, sizeof *res);
@@ -117,6 +120,13 @@ uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session)
         const struct session *s = state_session(f, session);
 
         return s != NULL ? s->ttl_ms : 0;
+}
+
+const uint8_t *lockfsm_session_hash(const struct lockfsm *f, uint64_t session)
+{
+        const struct session *s = state_session(f, session);
+
+        return s != NULL ? s->hash : NULL;
 }
 
 const char *lockfsm_session_name(const struct lockfsm *f, uint64_t session,

@@ -30,6 +30,7 @@ static void put_session(struct wcursor *w, const struct session *s)
         wcursor_u64(w, s->floor);
         wcursor_u8(w, s->name_len);
         wcursor_bytes(w, s->name, s->name_len);
+        wcursor_bytes(w, s->hash, sizeof s->hash);
         wcursor_u8(w, s->n_memo);
         for (i = 0; i < s->n_memo; i++) {
                 wcursor_u64(w, s->memo[i].seq);
@@ -152,10 +153,12 @@ static int get_result(struct rcursor *r, struct lockfsm_result *res)
         return 0;
 }
 
-static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last)
+static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
+                       uint16_t version)
 {
         struct session *s;
         const uint8_t *name;
+        const uint8_t *hash = NULL;
         uint8_t i;
 
         s = state_session_alloc(f);
@@ -168,6 +171,9 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last)
         s->floor = rcursor_u64(r);
         s->name_len = rcursor_u8(r);
         name = rcursor_bytes(r, s->name_len);
+        if (version >= 3) {
+                hash = rcursor_bytes(r, sizeof s->hash);
+        }
         s->n_memo = rcursor_u8(r);
         if (r->bad || s->id <= *last || s->id > f->stamp ||
             s->name_len > COMMAND_CLIENT_NAME_MAX ||
@@ -177,6 +183,9 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last)
                 return BATON_ECORRUPT;
         }
         memcpy(s->name, name, s->name_len);
+        if (hash != NULL) {
+                memcpy(s->hash, hash, sizeof s->hash);
+        }
         for (i = 0; i < s->n_memo; i++) {
                 s->memo[i].seq = rcursor_u64(r);
                 if (get_result(r, &s->memo[i].res) != 0 || r->bad) {
@@ -314,7 +323,7 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
         }
         rcursor_init(&r, p + 4, len - 4 - 8);
         version = rcursor_u16(&r);
-        if (version != 1 && version != SNAPSHOT_VERSION) {
+        if (version < 1 || version > SNAPSHOT_VERSION) {
                 return BATON_EVERSION;
         }
         if (rcursor_u16(&r) != 0) {
@@ -340,7 +349,7 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
                 return BATON_ECORRUPT;
         }
         for (i = 0, last = 0; i < n; i++) {
-                if ((rv = get_session(f, &r, &last)) != 0) {
+                if ((rv = get_session(f, &r, &last, version)) != 0) {
                         return rv;
                 }
         }

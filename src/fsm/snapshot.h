@@ -8,8 +8,10 @@ struct lockfsm;
 
 /* Version 2 adds the command stamp after the last index; version 1
  * snapshots (written before entries carried batches) still load, with the
- * stamp equal to the last index, which is what it was then. */
-#define SNAPSHOT_VERSION 2
+ * stamp equal to the last index, which is what it was then. Version 3 adds
+ * each session's 32-byte owner hash after its client name; sessions of
+ * older snapshots load with an all-zero hash, which no secret matches. */
+#define SNAPSHOT_VERSION 3
 
 /* Serialize `f` into a buffer allocated with f's allocator. 0 or
  * BATON_ENOMEM. */

@@ -30,6 +30,9 @@ struct session {
         struct memo *memo; /* max_inflight slots, the first n_memo by seq */
         uint8_t name_len;
         char name[COMMAND_CLIENT_NAME_MAX];
+        /* OPEN's hash of the owner's secret, opaque; all zero for a
+         * session opened before OPEN carried one (no secret matches). */
+        uint8_t hash[COMMAND_HASH_SIZE];
 };
 
 /*

@@ -122,8 +122,11 @@ static void put(const struct command *c, struct wcursor *w)
         wcursor_u8(w, c->type);
         wcursor_u16(w, 0);
         if (f & F_OPEN) {
+                static const uint8_t zero[COMMAND_HASH_SIZE];
                 wcursor_u64(w, c->nonce);
                 wcursor_u32(w, c->ttl_ms);
+                wcursor_bytes(w, c->hash != NULL ? c->hash : zero,
+                              COMMAND_HASH_SIZE);
         }
         if (f & F_TOKEN && !(f & F_SESSION)) {
                 wcursor_u64(w, c->token); /* CHECK */
@@ -202,7 +205,7 @@ int command_decode(struct command *c, const void *buf, size_t len)
         if (r.bad) {
                 return BATON_EMALFORMED;
         }
-        if (version != COMMAND_VERSION) {
+        if (version < COMMAND_VERSION_MIN || version > COMMAND_VERSION) {
                 return BATON_EVERSION;
         }
         c->type = rcursor_u8(&r);
@@ -213,6 +216,9 @@ int command_decode(struct command *c, const void *buf, size_t len)
         if (f & F_OPEN) {
                 c->nonce = rcursor_u64(&r);
                 c->ttl_ms = rcursor_u32(&r);
+                if (version >= 2) {
+                        c->hash = rcursor_bytes(&r, COMMAND_HASH_SIZE);
+                }
         }
         if (f & F_TOKEN && !(f & F_SESSION)) {
                 c->token = rcursor_u64(&r);
@@ -265,5 +271,8 @@ int command_peek_type(const void *buf, size_t len)
 {
         const uint8_t *p = buf;
 
-        return len >= 4 && p[0] == COMMAND_VERSION ? p[1] : 0;
+        return len >= 4 && p[0] >= COMMAND_VERSION_MIN &&
+                       p[0] <= COMMAND_VERSION
+                   ? p[1]
+                   : 0;
 }

@@ -9,7 +9,8 @@
  * Wire layout of one command (a Raft log entry of its own, or one of a
  * batch, src/fsm/entry.h), all little-endian:
  *
- *   u8  version   COMMAND_VERSION (1)
+ *   u8  version   COMMAND_VERSION (2; version 1, read but no longer
+ *                 written, is the same without OPEN's hash)
  *   u8  type      enum command_type
  *   u16 flags     must be 0 in version 1
  *   ... the fields of the type, in the order listed below
@@ -22,7 +23,9 @@
  * AppendEntries, so an entry of any other length would shift every entry
  * after it in the same message (docs/raft.md).
  *
- *   OPEN     nonce u64, ttl_ms u32, client name (string, 0..64 bytes)
+ *   OPEN     nonce u64, ttl_ms u32, hash (32 bytes: SHA-256 of the
+ *            session's secret, src/proto/attach.h; opaque here),
+ *            client name (string, 0..64 bytes)
  *   CLOSE    session u64, seq u64, ack u64
  *   EXPIRE   session u64
  *   ACQUIRE  session u64, seq u64, ack u64, owner u64, wait_ms u32,
@@ -43,7 +46,9 @@
  * addresses are empty.
  */
 
-#define COMMAND_VERSION 1
+#define COMMAND_VERSION     2
+#define COMMAND_VERSION_MIN 1  /* the oldest version still decoded */
+#define COMMAND_HASH_SIZE   32 /* OPEN's hash of the session's secret */
 
 /* Lock names are 1..255 bytes with no NUL; client names 0..64 bytes. */
 #define COMMAND_NAME_MAX        255
@@ -106,6 +111,9 @@ struct command {
         const char *name;
         const char *address; /* MEMBER: client address, borrowed */
         uint8_t address_len;
+        /* OPEN: COMMAND_HASH_SIZE bytes, borrowed; NULL reads as all zero
+         * (and a version 1 OPEN decodes to NULL). */
+        const uint8_t *hash;
 };
 
 /* Encoded size of `c`, or 0 if `c` cannot be encoded (bad type or name). */
@@ -118,10 +126,11 @@ size_t command_size(const struct command *c);
 size_t command_encode(const struct command *c, void *buf, size_t cap);
 
 /*
- * Decode and validate one command. Returns 0, BATON_EVERSION for an unknown
- * version, BATON_ENAME for a bad lock name, or BATON_EMALFORMED for anything
- * else that is wrong (unknown type, non-zero flags, short or long buffer, bad
- * client name). `c` borrows from `buf`. On error `c` is unspecified.
+ * Decode and validate one command, of version COMMAND_VERSION_MIN up to
+ * COMMAND_VERSION. Returns 0, BATON_EVERSION for another version, BATON_ENAME
+ * for a bad lock name, or BATON_EMALFORMED for anything else that is wrong
+ * (unknown type, non-zero flags, short or long buffer, bad client name). `c`
+ * borrows from `buf`. On error `c` is unspecified.
  */
 int command_decode(struct command *c, const void *buf, size_t len);
 
@@ -129,7 +138,7 @@ int command_decode(struct command *c, const void *buf, size_t len);
 int command_validate(const struct command *c);
 
 /* The type of the command encoded at `buf` (its header's second byte) when
- * `len` covers a header of version COMMAND_VERSION, else 0. Decodes
+ * `len` covers a header of a version command_decode() reads, else 0. Decodes
  * nothing else: for dispatch before command_decode(). */
 int command_peek_type(const void *buf, size_t len);
 

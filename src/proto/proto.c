@@ -55,6 +55,8 @@ const char *proto_type_name(int type)
                 return "PING";
         case PROTO_LIST:
                 return "LIST";
+        case PROTO_ATTACH:
+                return "ATTACH";
         case PROTO_RESULT:
                 return "RESULT";
         case PROTO_NOT_LEADER:

@@ -12,7 +12,8 @@
  * Every frame is a 16-byte header followed by `length` body bytes, all
  * little-endian (docs/protocol.md has the full account):
  *
- *   u8  version   PROTO_VERSION (1)
+ *   u8  version   PROTO_VERSION (2; version 1 had no ATTACH and no
+ *                 hash in OPEN)
  *   u8  type      enum proto_type
  *   u16 flags     0, except PROTO_FLAG_NAMES on QUERY and LIST (asking
  *                 for client names) and on the RESULT and LIST_REPLY that
@@ -35,6 +36,7 @@
  *   PING        (empty)
  *   LIST        string prefix (0..255 bytes, no NUL), u32 limit
  *               (1..PROTO_LIST_MAX)
+ *   ATTACH      u64 session, 16 bytes secret (src/proto/attach.h)
  *
  * Responses (server to client), one per request, with the request's id:
  *
@@ -61,7 +63,7 @@
  * cancelled, or the session ended.
  */
 
-#define PROTO_VERSION         1
+#define PROTO_VERSION         2
 #define PROTO_FLAG_NAMES      0x0001 /* QUERY, LIST and their answers: names */
 #define PROTO_CLIENT_NAME_MAX 64     /* a session's client name, as OPEN's */
 #define PROTO_HEADER_SIZE     16
@@ -88,6 +90,7 @@ enum proto_type {
         PROTO_TRANSFER = 8,
         PROTO_PING = 9,
         PROTO_LIST = 10,
+        PROTO_ATTACH = 11, /* src/proto/attach.h */
         /* responses */
         PROTO_RESULT = 64,
         PROTO_NOT_LEADER = 65,

@@ -108,3 +108,16 @@ long proto_reader_feed(struct proto_reader *r, const uint8_t *buf, size_t len)
         }
         return (long)used;
 }
+
+size_t proto_reader_refusal(const struct proto_reader *r, uint8_t *out,
+                            size_t cap, const char *message)
+{
+        size_t n = proto_write_error(out, cap, r->h.id, r->err, message);
+
+        /* Version 1's header and ERROR body are this version's. */
+        if (n > 0 && r->err == BATON_EVERSION && r->h.version >= 1 &&
+            r->h.version < PROTO_VERSION) {
+                out[0] = r->h.version;
+        }
+        return n;
+}

@@ -41,4 +41,15 @@ void proto_reader_close(struct proto_reader *r);
  */
 long proto_reader_feed(struct proto_reader *r, const uint8_t *buf, size_t len);
 
+/*
+ * After proto_reader_feed() failed: write the ERROR frame that answers it
+ * (status r->err, `message`, the refused header's id) into `out`
+ * (capacity `cap`), and return its length (0 when it does not fit). A
+ * header of an older version (1..PROTO_VERSION - 1) is answered in that
+ * version's header, whose ERROR has the same shape, so that an old client
+ * can read the BATON_EVERSION it gets; anything else in the current one.
+ */
+size_t proto_reader_refusal(const struct proto_reader *r, uint8_t *out,
+                            size_t cap, const char *message);
+
 #endif /* PROTO_READER_H */

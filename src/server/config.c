@@ -14,6 +14,7 @@
 #include "../../include/baton.h"
 #include "../lib/address.h"
 #include "members.h"
+#include "roles.h"
 #include "tlsconfig.h"
 
 /* What a key's value is, and so how it is parsed, checked and printed. */
@@ -26,6 +27,8 @@ enum type {
         T_ADDRESS,   /* char[size]; "host:port", "[ipv6]:port", or "" */
         T_LOG_LEVEL, /* enum log_level */
         T_MEMBER,    /* one more entry of members[]; min..max = list size */
+        T_ROLE,      /* uint8_t enum roles_role */
+        T_ROLE_MAP,  /* one more entry of roles[]; min..max = list size */
 };
 
 struct key {
@@ -77,6 +80,8 @@ static const struct key keys[] = {
     {"handshake-timeout-ms",  T_U32,       F(handshake_timeout_ms),  "5000",    100,   600000,     "Time a new connection has to complete its TLS handshake on any port"},
     {"idle-timeout-ms",       T_U32,       F(idle_timeout_ms),       "0",       0,     86400000,   "A client connection that sends nothing for this long is closed; 0 = max-ttl-ms"},
     {"max-connections-per-address", T_U32, F(max_connections_per_address), "256", 1, 1048576,  "Client connections open at once from one source address"},
+    {"role",                  T_ROLE_MAP,  F(roles),                 "",        0,     CONFIG_MAX_ROLES, "IDENTITY ROLE: the role (admin, lock, read, none) of clients whose certificate has this identity; one line each"},
+    {"default-role",          T_ROLE,      F(default_role),          "lock",    0,     0,          "Role of client identities no role line names: admin, lock, read or none"},
     {"log-level",             T_LOG_LEVEL, F(log_level),             "info",    0,     0,          "Least severe log lines written: error, warn, info or debug"},
 };
 /* clang-format on */
@@ -91,10 +96,11 @@ static const char *const level_names[] = {
 };
 
 static const char *const type_names[] = {
-    [T_U64] = "u64",       [T_U32] = "u32",         [T_BOOL] = "bool",
-    [T_PATH] = "path",     [T_ADDRESS] = "address", [T_LOG_LEVEL] = "log-level",
-    [T_STRING] = "string",
-    [T_MEMBER] = "member",
+    [T_U64] = "u64",         [T_U32] = "u32",
+    [T_BOOL] = "bool",       [T_PATH] = "path",
+    [T_ADDRESS] = "address", [T_LOG_LEVEL] = "log-level",
+    [T_STRING] = "string",   [T_MEMBER] = "member",
+    [T_ROLE] = "role",       [T_ROLE_MAP] = "role-line",
 };
 
 int config_fail(char *msg, size_t size, const char *fmt, ...)
@@ -141,7 +147,7 @@ static void format_range(char *buf, size_t size, uint64_t min, uint64_t max)
 }
 
 /* A decimal number in min..max: digits only, nothing before or after. */
-static int parse_number(const char *s, uint64_t min, uint64_t max,
+int config_parse_number(const char *s, uint64_t min, uint64_t max,
                         uint64_t *out, char *msg, size_t size)
 {
         const char *p;
@@ -208,64 +214,6 @@ static int set_string(char *field, size_t field_size, const char *value,
         return 0;
 }
 
-/* Append one "ID RAFT CLIENT" entry to the member list. */
-static int add_member(struct config *c, const char *value, char *msg,
-                      size_t size)
-{
-        char buf[256];
-        char *fields[4];
-        char *p;
-        char detail[CONFIG_ERRMSG_MAX];
-        struct config_member *m;
-        uint64_t id;
-        unsigned n = 0;
-
-        if (strlen(value) >= sizeof buf) {
-                return config_fail(msg, size, "line too long");
-        }
-        strcpy(buf, value);
-        p = buf;
-        while (n < 4) {
-                p += strspn(p, " \t");
-                if (*p == '\0') {
-                        break;
-                }
-                fields[n++] = p;
-                p += strcspn(p, " \t");
-                if (*p != '\0') {
-                        *p++ = '\0';
-                }
-        }
-        if (n != 3) {
-                return config_fail(
-                    msg, size,
-                    "expected 'ID RAFT_ADDRESS CLIENT_ADDRESS', got "
-                    "'%s'",
-                    value);
-        }
-        if (parse_number(fields[0], 1, UINT64_MAX, &id, detail,
-                         sizeof detail) != 0) {
-                return config_fail(msg, size, "id %s", detail);
-        }
-        if (members_parse_pair(fields[1], fields[2], msg, size) != 0) {
-                return BATON_EINVAL;
-        }
-        if (config_member(c, id) != NULL) {
-                return config_fail(msg, size, "duplicate id %llu",
-                                   (unsigned long long)id);
-        }
-        if (c->n_members >= CONFIG_MAX_MEMBERS) {
-                return config_fail(msg, size, "too many members (at most %d)",
-                                   CONFIG_MAX_MEMBERS);
-        }
-        m = &c->members[c->n_members++];
-        memset(m, 0, sizeof *m);
-        m->id = id;
-        strcpy(m->raft_address, fields[1]);
-        strcpy(m->client_address, fields[2]);
-        return 0;
-}
-
 /* Parse `value` into the field of `k`; the message does not name the key. */
 static int set(struct config *c, const struct key *k, const char *value,
                char *msg, size_t size)
@@ -279,7 +227,7 @@ static int set(struct config *c, const struct key *k, const char *value,
         switch (k->type) {
         case T_U64:
         case T_U32:
-                rv = parse_number(value, k->min, k->max, &v, msg, size);
+                rv = config_parse_number(value, k->min, k->max, &v, msg, size);
                 if (rv != 0) {
                         return rv;
                 }
@@ -321,7 +269,11 @@ static int set(struct config *c, const struct key *k, const char *value,
                     "debug)",
                     value);
         case T_MEMBER:
-                return add_member(c, value, msg, size);
+                return members_add(c, value, msg, size);
+        case T_ROLE:
+                return roles_parse(value, (uint8_t *)field, msg, size);
+        case T_ROLE_MAP:
+                return value[0] == '\0' ? 0 : roles_add(c, value, msg, size);
         }
         assert(false);
         return BATON_EINVAL;
@@ -446,7 +398,8 @@ static int handler(void *user, const char *section, const char *name,
                 l->members = true;
         }
         /* A second line for a key is a mistake: which one was meant? */
-        if (k->type != T_MEMBER && l->set_on[k - keys] != 0) {
+        if (k->type != T_MEMBER && k->type != T_ROLE_MAP &&
+            l->set_on[k - keys] != 0) {
                 refuse(l, "%s: set twice (first on line %d)", k->name,
                        l->set_on[k - keys]);
                 return 0;
@@ -691,6 +644,13 @@ static int check_fields(const struct config *c, char *errmsg,
                         break;
                 case T_BOOL:
                 case T_MEMBER:
+                case T_ROLE_MAP:
+                        break;
+                case T_ROLE:
+                        if (c->default_role > ROLES_ADMIN) {
+                                return config_fail(errmsg, errmsg_size,
+                                                   "%s: not a role", k->name);
+                        }
                         break;
                 }
         }
@@ -788,7 +748,11 @@ static void describe(const struct key *k, const char **def, char *range,
         case T_LOG_LEVEL:
                 snprintf(range, size, "error/warn/info/debug");
                 break;
+        case T_ROLE:
+                snprintf(range, size, "admin/lock/read/none");
+                break;
         case T_MEMBER:
+        case T_ROLE_MAP:
                 snprintf(range, size, "%llu..%llu lines",
                          (unsigned long long)k->min,
                          (unsigned long long)k->max);

@@ -9,10 +9,17 @@
 
 #include "log.h"
 
-#define CONFIG_ADDRESS_MAX 65 /* ADDRESS_MAX (the wire's limit) and a NUL */
-#define CONFIG_MAX_MEMBERS 16
-#define CONFIG_ERRMSG_MAX  512
-#define CONFIG_IDENTITY_MAX 256 /* a certificate identity (TLS_IDENTITY_MAX) */
+#define CONFIG_ADDRESS_MAX  65 /* ADDRESS_MAX (the wire's limit) and a NUL */
+#define CONFIG_MAX_MEMBERS  16
+#define CONFIG_ERRMSG_MAX   512
+#define CONFIG_IDENTITY_MAX 256 /* an identity and a NUL (TLS_IDENTITY_MAX) */
+#define CONFIG_MAX_ROLES    64
+
+/* One `role = IDENTITY ROLE` line (roles.h). */
+struct config_role {
+        char identity[CONFIG_IDENTITY_MAX];
+        uint8_t role; /* enum roles_role */
+};
 
 /* One node of the initial cluster, as every node's config lists it. */
 struct config_member {
@@ -53,16 +60,20 @@ struct config {
                                 at least 2 x election timeout */
         uint32_t max_ttl_ms; /* default 3600000 */
         /* Security: TLS on the client and raft ports (see batond(8)). */
-        bool tls;                         /* default true */
-        char tls_ca[PATH_MAX];            /* required with tls */
-        char tls_cert[PATH_MAX];          /* required with tls */
-        char tls_key[PATH_MAX];           /* required with tls */
-        char tls_crl[PATH_MAX];           /* "" = none */
-        char tls_client_ca[PATH_MAX];     /* "" = tls_ca */
+        bool tls;                                    /* default true */
+        char tls_ca[PATH_MAX];                       /* required with tls */
+        char tls_cert[PATH_MAX];                     /* required with tls */
+        char tls_key[PATH_MAX];                      /* required with tls */
+        char tls_crl[PATH_MAX];                      /* "" = none */
+        char tls_client_ca[PATH_MAX];                /* "" = tls_ca */
         char tls_peer_identity[CONFIG_IDENTITY_MAX]; /* "node-{id}" */
-        uint32_t handshake_timeout_ms;    /* default 5000 */
-        uint32_t idle_timeout_ms;         /* default 0 = max_ttl_ms */
+        uint32_t handshake_timeout_ms;               /* default 5000 */
+        uint32_t idle_timeout_ms;             /* default 0 = max_ttl_ms */
         uint32_t max_connections_per_address; /* default 256 */
+        /* Authorization: what each client identity may do (roles.h). */
+        unsigned n_roles;
+        struct config_role roles[CONFIG_MAX_ROLES];
+        uint8_t default_role; /* enum roles_role, default lock */
         /* Operations. */
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
         bool metrics_tls;                 /* default false */
@@ -116,6 +127,10 @@ const struct config_member *config_member(const struct config *c, uint64_t id);
 /* Print every key with its type, default, range and description (the
  * source of deploy/README.md's table and of `batond --help`). */
 void config_print_help(FILE *out);
+
+/* A decimal number in min..max: 0, or BATON_EINVAL with a message. */
+int config_parse_number(const char *s, uint64_t min, uint64_t max,
+                        uint64_t *out, char *msg, size_t size);
 
 /* Format a message into `msg` (which may be NULL) and return BATON_EINVAL:
  * how config and member checks report what is wrong. */

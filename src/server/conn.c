@@ -52,14 +52,31 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
         buf->len = sizeof c->set->rbuf;
 }
 
+static void close_after_error(struct conn *c, bool written, int status,
+                              const char *message);
+
+/* The reader refused a header or a frame: answer it (in the client's own,
+ * older version for BATON_EVERSION, so that it can read why), then close. */
+static void refuse_frame(struct conn *c)
+{
+        size_t cap = PROTO_HEADER_SIZE + 5 + 256;
+        const char *message = baton_strerror(c->reader.err);
+        uint8_t *p = conn_reserve(c, cap);
+
+        if (p != NULL) {
+                conn_commit(c,
+                            proto_reader_refusal(&c->reader, p, cap, message));
+        }
+        close_after_error(c, p != NULL, c->reader.err, message);
+}
+
 /* Plaintext from the client: frames, each handed to the gateway. */
 static void deliver(struct conn *c, const uint8_t *p, size_t left)
 {
         while (left > 0 && !c->closing && !c->closed) {
                 long used = proto_reader_feed(&c->reader, p, left);
                 if (used < 0) {
-                        conn_fail(c, c->reader.h.id, (int)used,
-                                  baton_strerror((int)used));
+                        refuse_frame(c);
                         return;
                 }
                 p += used;
@@ -78,13 +95,23 @@ static void mark_dirty(struct conn *c)
         }
 }
 
-/* The TLS handshake is done: the client is who its certificate says. */
+void conn_authorize(struct conn *c, const char *identity)
+{
+        snprintf(c->identity, sizeof c->identity, "%s", identity);
+        c->role = c->set->cfg != NULL
+                      ? (uint8_t)roles_for(c->set->cfg, c->identity)
+                      : ROLES_NONE;
+}
+
+/* The TLS handshake is done: the client is who its certificate says, and
+ * may do what its identity's role allows. */
 static void authenticated(struct conn *c)
 {
         c->authenticated = true;
-        snprintf(c->identity, sizeof c->identity, "%s", tls_peer(c->tls));
-        log_debug("connection %llu from %s: authenticated as '%s'",
-                  (unsigned long long)c->id, c->peer, c->identity);
+        conn_authorize(c, tls_peer(c->tls));
+        log_debug("connection %llu from %s: authenticated as '%s' (%s)",
+                  (unsigned long long)c->id, c->peer, c->identity,
+                  roles_name(c->role));
         if (c->refusal != 0) {
                 conn_fail(c, 0, c->refusal, baton_strerror(c->refusal));
         }
@@ -252,11 +279,16 @@ static void on_accept(uv_stream_t *listener, int status)
         if (!admit(c)) {
                 return;
         }
-        if (s->tls != NULL && tls_conn_create(&c->tls, s->tls, NULL, NULL) != 0) {
+        if (s->tls != NULL &&
+            tls_conn_create(&c->tls, s->tls, NULL, NULL) != 0) {
                 conn_drop(c);
                 return;
         }
         c->authenticated = c->tls == NULL;
+        /* Without TLS (tls = off, a trusted single host) no one has an
+         * identity and every connection is trusted; with TLS the role
+         * comes from the certificate once the handshake is done. */
+        c->role = c->tls == NULL ? ROLES_ADMIN : ROLES_NONE;
         s->accepted++;
         uv_tcp_nodelay(&c->tcp, 1);
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
@@ -401,11 +433,18 @@ void conn_fail(struct conn *c, uint64_t id, int status, const char *message)
                                       status, message);
                 conn_commit(c, n);
         }
+        close_after_error(c, p != NULL, status, message);
+}
+
+/* An ERROR frame is queued (`written`), or could not be: close. */
+static void close_after_error(struct conn *c, bool written, int status,
+                              const char *message)
+{
         log_debug("connection %llu: closing after error %d (%s)",
                   (unsigned long long)c->id, status, message);
         c->closing = true;
         uv_read_stop((uv_stream_t *)&c->tcp);
-        if (p == NULL) {
+        if (!written) {
                 conn_drop(c);
         }
 }
@@ -511,4 +550,30 @@ void conn_flush_all(struct conn_set *s)
                         conn_drop(c);
                 }
         }
+}
+
+bool conn_attached(const struct conn *c, uint64_t session)
+{
+        size_t i;
+
+        for (i = 0; i < CONN_MAX_ATTACHED && session != 0; i++) {
+                if (c->attached[i] == session) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+void conn_attach(struct conn *c, uint64_t session)
+{
+        size_t i;
+
+        if (session == 0 || conn_attached(c, session)) {
+                return;
+        }
+        /* The oldest falls off the end. */
+        for (i = CONN_MAX_ATTACHED - 1; i > 0; i--) {
+                c->attached[i] = c->attached[i - 1];
+        }
+        c->attached[0] = session;
 }

@@ -14,9 +14,14 @@
 #include "../proto/proto.h"
 #include "../tls/tls.h"
 #include "addrcount.h"
+#include "roles.h"
 
 struct conn;
 struct conn_set;
+
+/* Sessions one connection may act in at once; attaching one more forgets
+ * the one attached longest ago (the client attaches it again). */
+#define CONN_MAX_ATTACHED 8
 
 /* A whole frame arrived; `body` is valid only during the call. */
 typedef void (*conn_frame_cb)(void *data, struct conn *c,
@@ -47,13 +52,17 @@ struct conn {
         bool heard;         /* some bytes arrived */
         int refusal; /* BATON_E* to answer once authenticated, then close */
         uint64_t id;
-        uint64_t started;           /* uv_now() at accept */
-        uint64_t last_rx;           /* uv_now() of the last bytes read */
-        struct tls_conn *tls;       /* NULL: plain (tls = off) */
+        uint64_t started;             /* uv_now() at accept */
+        uint64_t last_rx;             /* uv_now() of the last bytes read */
+        struct tls_conn *tls;         /* NULL: plain (tls = off) */
         struct addrcount_entry *from; /* the source address's count */
-        char peer[INET6_ADDRSTRLEN]; /* the source address, for logs */
+        char peer[INET6_ADDRSTRLEN];  /* the source address, for logs */
         /* The client's certificate identity; "" without TLS. */
         char identity[TLS_IDENTITY_MAX];
+        uint8_t role; /* enum roles_role: what this client may do */
+        /* The sessions this connection proved it owns (ATTACH, or its own
+         * OPEN), most recent first; 0 marks a free slot. */
+        uint64_t attached[CONN_MAX_ATTACHED];
 };
 
 /* What a client may take of a node, and for how long. */
@@ -74,13 +83,14 @@ struct conn_set {
         struct queue dirty;
         struct addrcount by_address;
         struct conn_limits limits;
-        struct tls_ctx *tls; /* new connections' TLS; NULL: plain */
+        struct tls_ctx *tls;      /* new connections' TLS; NULL: plain */
+        const struct config *cfg; /* roles of identities (borrowed) */
         uint32_t n;
         uint64_t next_id;
         uint64_t accepted;
-        uint64_t refused;      /* over max-connections or the address cap */
-        uint64_t tls_refused;  /* handshake failed, or plain text */
-        uint64_t timed_out;    /* handshake or idle timeout */
+        uint64_t refused;     /* over max-connections or the address cap */
+        uint64_t tls_refused; /* handshake failed, or plain text */
+        uint64_t timed_out;   /* handshake or idle timeout */
         conn_frame_cb on_frame;
         conn_gone_cb on_gone;
         void *data;
@@ -110,6 +120,15 @@ void conn_close_all(struct conn_set *s);
  * memory or the connection is closing. Follow with conn_commit(). */
 uint8_t *conn_reserve(struct conn *c, size_t n);
 void conn_commit(struct conn *c, size_t n);
+
+/* The TLS handshake proved that `c`'s client is `identity` (copied): give
+ * it the role the config has for it (roles_for()). */
+void conn_authorize(struct conn *c, const char *identity);
+
+/* Whether `c` proved it owns `session` (ATTACH, or the OPEN that made it). */
+bool conn_attached(const struct conn *c, uint64_t session);
+/* Remember that `c` owns `session`. */
+void conn_attach(struct conn *c, uint64_t session);
 
 /* Send an ERROR frame, then close once it is written (protocol errors). */
 void conn_fail(struct conn *c, uint64_t id, int status, const char *message);

@@ -28,6 +28,27 @@ static void settle_key(struct gateway *g, uint64_t a, uint64_t b,
         }
 }
 
+/* An OPEN succeeded: the connections that sent it (once, or again with the
+ * same nonce) own the session, if their OPEN carried its hash; a repeated
+ * OPEN with another hash gets the answer but not the session. */
+static void attach_openers(struct gateway *g, const struct lockfsm_event *ev)
+{
+        const uint8_t *hash;
+        struct pending *p;
+
+        if (ev->result->status != 0 || ev->result->kind != PROTO_KIND_OPENED) {
+                return;
+        }
+        hash = lockfsm_session_hash(node_lockfsm(g->node), ev->result->session);
+        for (p = pending_find(g, 0, ev->nonce); p != NULL;
+             p = pending_find_next(p)) {
+                if (p->to.conn != NULL && hash != NULL && p->cmd.hash != NULL &&
+                    memcmp(p->cmd.hash, hash, COMMAND_HASH_SIZE) == 0) {
+                        conn_attach(p->to.conn, ev->result->session);
+                }
+        }
+}
+
 /* The lock a waiter was handed by another session's entry: its ACQUIRE
  * is answered now. */
 static void granted(struct gateway *g, const struct lockfsm_event *ev)
@@ -66,6 +87,7 @@ void fanout_event(void *data, const struct lockfsm_event *ev)
         case LOCKFSM_EV_RESULT:
                 g->stats.applied++;
                 if (ev->cause == COMMAND_OPEN) {
+                        attach_openers(g, ev);
                         settle_key(g, 0, ev->nonce, ev->index, ev->result);
                 } else {
                         settle_key(g, ev->session, ev->seq, ev->index,

@@ -10,10 +10,12 @@
 #include "admin.h"
 #include "fanout.h"
 #include "leader.h"
+#include "owners.h"
 #include "log.h"
 #include "pending.h"
 #include "reads.h"
 #include "reply.h"
+#include "roles.h"
 
 /* --- Proposals ------------------------------------------------------------ */
 
@@ -224,6 +226,9 @@ void gateway_on_ready(void *data)
                 struct queue *q = queue_head(&g->held);
                 struct pending *p = QUEUE_DATA(q, struct pending, link);
                 queue_remove(q);
+                if (!owners_admit(g, p)) {
+                        continue; /* answered: ATTACH, or not its session */
+                }
                 queue_push_tail(
                     p->frame_type == PROTO_COMMAND ? &g->unsent : &g->reads, q);
         }
@@ -267,6 +272,11 @@ static int check_command(struct gateway *g, const struct command *c)
                 }
                 if (c->ttl_ms < g->cfg->min_ttl_ms) {
                         return BATON_ETTL;
+                }
+                /* A session no secret can attach to would be anyone's
+                 * whose connection repeats its OPEN: refuse it. */
+                if (c->hash == NULL) {
+                        return BATON_EINVAL;
                 }
         }
         return 0;
@@ -355,13 +365,32 @@ static void on_probe(struct gateway *g, struct conn *c,
         }
 }
 
+/* Whether c's role allows a request of h's type; if not, the request is
+ * answered BATON_EPERM, changes nothing, and the connection stays. */
+static bool authorized(struct gateway *g, struct conn *c,
+                       const struct proto_header *h)
+{
+        if (h->type >= PROTO_RESULT || roles_allows(c->role, h->type)) {
+                return true; /* a response type is malformed, below */
+        }
+        g->stats.refused++;
+        log_warn("refused %s from '%s' (connection %llu): role %s",
+                 proto_type_name(h->type), c->identity,
+                 (unsigned long long)c->id, roles_name(c->role));
+        reply_status(c, h->id, BATON_EPERM);
+        return false;
+}
+
 void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
                       const uint8_t *body)
 {
         struct gateway *g = data;
 
-        if (h->type <= PROTO_LIST) {
+        if (h->type <= PROTO_ATTACH) {
                 g->stats.requests[h->type]++;
+        }
+        if (!authorized(g, c, h)) {
+                return;
         }
         switch (h->type) {
         case PROTO_COMMAND:
@@ -371,6 +400,7 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
         case PROTO_QUERY:
         case PROTO_CHECK:
         case PROTO_LIST:
+        case PROTO_ATTACH:
                 reads_on_frame(g, c, h, body);
                 break;
         case PROTO_STATUS:

@@ -39,16 +39,17 @@ enum gateway_stage {
 struct gateway_stats {
         struct histogram latency[GATEWAY_N_KINDS];
         struct histogram stages[GATEWAY_N_STAGES];
-        uint64_t requests[PROTO_LIST + 1]; /* by request type */
-        uint64_t proposed;                 /* commands proposed */
-        uint64_t batches;                  /* node_apply calls (entries) */
-        uint64_t applied;                  /* commands applied (RESULTs) */
-        uint64_t barriers;                 /* read/keepalive barriers */
-        uint64_t redirects;                /* NOT_LEADER answers */
-        uint64_t unknown;                  /* EUNKNOWN answers */
-        uint64_t expirations;              /* EXPIRE proposals */
-        uint64_t timeouts;                 /* TIMEOUT proposals */
-        uint64_t leader_changes;           /* ready transitions */
+        uint64_t requests[PROTO_ATTACH + 1]; /* by request type */
+        uint64_t proposed;                   /* commands proposed */
+        uint64_t batches;                    /* node_apply calls (entries) */
+        uint64_t applied;                    /* commands applied (RESULTs) */
+        uint64_t barriers;                   /* read/keepalive barriers */
+        uint64_t redirects;                  /* NOT_LEADER answers */
+        uint64_t unknown;                    /* EUNKNOWN answers */
+        uint64_t expirations;                /* EXPIRE proposals */
+        uint64_t timeouts;                   /* TIMEOUT proposals */
+        uint64_t leader_changes;             /* ready transitions */
+        uint64_t refused; /* BATON_EPERM: the role, or not attached */
 };
 
 /*

@@ -221,6 +221,7 @@ static int start_services(struct server *s, const struct config_member *self)
                           self->client_address);
                 return 1;
         }
+        s->conns.cfg = &s->cfg; /* the roles of TLS identities */
         looplag_start(&s->looplag, &s->loop);
         return start_metrics(s);
 }

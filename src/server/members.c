@@ -120,3 +120,60 @@ int members_check(const struct config *c, char *errmsg, size_t errmsg_size)
         }
         return 0;
 }
+
+/* Append one "ID RAFT CLIENT" entry to the member list. */
+int members_add(struct config *c, const char *value, char *msg, size_t size)
+{
+        char buf[256];
+        char *fields[4];
+        char *p;
+        char detail[CONFIG_ERRMSG_MAX];
+        struct config_member *m;
+        uint64_t id;
+        unsigned n = 0;
+
+        if (strlen(value) >= sizeof buf) {
+                return config_fail(msg, size, "line too long");
+        }
+        strcpy(buf, value);
+        p = buf;
+        while (n < 4) {
+                p += strspn(p, " \t");
+                if (*p == '\0') {
+                        break;
+                }
+                fields[n++] = p;
+                p += strcspn(p, " \t");
+                if (*p != '\0') {
+                        *p++ = '\0';
+                }
+        }
+        if (n != 3) {
+                return config_fail(
+                    msg, size,
+                    "expected 'ID RAFT_ADDRESS CLIENT_ADDRESS', got "
+                    "'%s'",
+                    value);
+        }
+        if (config_parse_number(fields[0], 1, UINT64_MAX, &id, detail,
+                                sizeof detail) != 0) {
+                return config_fail(msg, size, "id %s", detail);
+        }
+        if (members_parse_pair(fields[1], fields[2], msg, size) != 0) {
+                return BATON_EINVAL;
+        }
+        if (config_member(c, id) != NULL) {
+                return config_fail(msg, size, "duplicate id %llu",
+                                   (unsigned long long)id);
+        }
+        if (c->n_members >= CONFIG_MAX_MEMBERS) {
+                return config_fail(msg, size, "too many members (at most %d)",
+                                   CONFIG_MAX_MEMBERS);
+        }
+        m = &c->members[c->n_members++];
+        memset(m, 0, sizeof *m);
+        m->id = id;
+        strcpy(m->raft_address, fields[1]);
+        strcpy(m->client_address, fields[2]);
+        return 0;
+}

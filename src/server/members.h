@@ -20,6 +20,10 @@ int members_parse_address(const char *s, bool raft, char *msg, size_t size);
 int members_parse_pair(const char *raft, const char *client, char *msg,
                        size_t size);
 
+/* Append one "ID RAFT_ADDRESS CLIENT_ADDRESS" line to c->members: 0, or
+ * BATON_EINVAL with a message (bad id, address, duplicate id, too many). */
+int members_add(struct config *c, const char *value, char *msg, size_t size);
+
 /*
  * Check the list as a whole: at least one member, ids non-zero and
  * unique, addresses valid and all distinct (the metrics address too), and

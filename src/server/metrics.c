@@ -156,6 +156,10 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
                 st->barriers);
         counter(&o, "baton_redirects_total", "NOT_LEADER answers.",
                 st->redirects);
+        counter(&o, "baton_refused_total",
+                "Requests refused BATON_EPERM: the client's role, or a "
+                "session it has not attached to.",
+                st->refused);
         counter(&o, "baton_unknown_outcomes_total",
                 "Requests answered 'outcome unknown' after losing leadership.",
                 st->unknown);

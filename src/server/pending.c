@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../../include/baton.h"
+#include "owners.h"
 
 static uint64_t key_hash(uint64_t a, uint64_t b)
 {
@@ -112,6 +113,9 @@ bool pending_route(struct pending *p, struct queue *serving)
         const char *address;
 
         if (node_serving(g->node)) {
+                if (!owners_admit(g, p)) {
+                        return false; /* answered */
+                }
                 queue_push_tail(serving, &p->link);
                 return true;
         }

@@ -61,9 +61,10 @@ void pending_free(struct pending *p);
  * again) covers it. */
 void pending_queue_own(struct gateway *g, const struct command *c);
 
-/* Queue `p` where it waits: on `serving` when this node serves, on g->held
- * when it leads but does not serve yet; otherwise answer it NOT_LEADER
- * (then `p` is gone, and false is returned). */
+/* Queue `p` where it waits: on `serving` when this node serves (unless
+ * owners_admit() answers it at once), on g->held when it leads but does
+ * not serve yet; otherwise answer it NOT_LEADER. False when `p` was
+ * answered (then it is gone). */
 bool pending_route(struct pending *p, struct queue *serving);
 
 /* Key a proposed client command by (key_a, key_b) in g->pending, where the

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../proto/attach.h"
 #include "pending.h"
 
 /* The reads one barrier answers. */
@@ -158,6 +159,7 @@ static void answer_read(struct gateway *g, struct pending *p)
         case PROTO_LIST:
                 answer_list(f, p);
                 return;
+
         default: /* PROTO_KEEPALIVE */
                 answer_keepalive(g, f, p);
                 return;
@@ -228,6 +230,8 @@ void reads_on_frame(struct gateway *g, struct conn *c,
         p->flags = h->flags;
         if (h->type == PROTO_KEEPALIVE) {
                 rv = proto_read_u64(body, h->length, &p->key_a);
+        } else if (h->type == PROTO_ATTACH) {
+                rv = attach_read(body, h->length, &p->key_a, p->buf);
         } else if (h->type == PROTO_QUERY) {
                 rv = proto_read_query(body, h->length, &name);
         } else if (h->type == PROTO_LIST) {

@@ -1,4 +1,5 @@
-/* Linearizable reads and keepalives: QUERY, CHECK, LIST and KEEPALIVE,
+/* Linearizable reads and keepalives: QUERY, CHECK, LIST and KEEPALIVE
+ * (and ATTACH's body, which owners.h answers at once),
  * answered from this node's state machine once a raft barrier proves it
  * still leads. */
 #ifndef SERVER_READS_H
@@ -11,8 +12,8 @@
 #include "gateway.h"
 
 /*
- * A KEEPALIVE, QUERY, CHECK or LIST frame from `c` (borrowed; `body` only
- * during the call): a malformed body fails the connection, a bad name is
+ * A KEEPALIVE, QUERY, CHECK, LIST or ATTACH frame from `c` (borrowed; `body`
+ * only during the call): a malformed body fails the connection, a bad name is
  * answered BATON_ENAME; otherwise the read waits on g->reads (or g->held)
  * for the next reads_start(), or is redirected when this node does not
  * lead.

@@ -793,28 +793,32 @@ static bool wait_free(const char *name, int64_t ms)
 #define DETACH_TTL "3000"
 
 /* acquire --detach: a lease lock released by another process with
- * release --session, or freed by the cluster TTL after the exit. */
+ * release --session --secret, or freed by the cluster TTL after the exit. */
 static void detached_leases(void)
 {
-        const char *fields[] = {"lock", "token", "session", NULL};
+        const char *fields[] = {"lock", "token", "session", "secret", NULL};
         struct proc p;
         char name[64], tok[32], sess[32], stale[32], want[160];
+        char secret[64], wrong[64];
         unsigned long long token = 0, session = 0;
         int64_t t0;
 
         ctl(&p, RUN_MS, "acquire", "cli-lease", "--detach", "--ttl", DETACH_TTL,
             NULL);
         if (!ok(p.status == 0 &&
-                    sscanf(p.out, "%63s %llu %llu", name, &token, &session) ==
-                        3 &&
-                    strcmp(name, "cli-lease") == 0 && token > 0 && session > 0,
-                "acquire --detach: exit 0, prints NAME TOKEN SESSION")) {
+                    sscanf(p.out, "%63s %llu %llu %63s", name, &token, &session,
+                           secret) == 4 &&
+                    strcmp(name, "cli-lease") == 0 && token > 0 &&
+                    session > 0 && strlen(secret) == 32,
+                "acquire --detach: exit 0, prints NAME TOKEN SESSION SECRET")) {
                 proc_show(&p);
                 return;
         }
         snprintf(tok, sizeof tok, "%llu", token);
         snprintf(sess, sizeof sess, "%llu", session);
         snprintf(stale, sizeof stale, "%llu", token - 1);
+        snprintf(wrong, sizeof wrong, "%s", secret);
+        wrong[0] = wrong[0] == '0' ? '1' : '0';
 
         ctl(&p, RUN_MS, "holder", "cli-lease", NULL);
         snprintf(want, sizeof want,
@@ -824,12 +828,24 @@ static void detached_leases(void)
                 proc_show(&p);
         }
 
-        ctl(&p, RUN_MS, "release", "cli-lease", stale, "--session", sess, NULL);
+        ctl(&p, RUN_MS, "release", "cli-lease", tok, "--session", sess,
+            "--secret", wrong, NULL);
+        if (!ok(p.status == 3 && strstr(p.err, "permission denied") != NULL,
+                "release with a wrong secret: exit 3, permission denied")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "release", "cli-lease", tok, "--session", sess, NULL);
+        if (!ok(p.status == 2, "release without --secret: exit 2")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "release", "cli-lease", stale, "--session", sess,
+            "--secret", secret, NULL);
         if (!ok(p.status == 1 && strstr(p.err, "batonctl: release:") != NULL,
                 "release with a stale token: exit 1")) {
                 proc_show(&p);
         }
-        ctl(&p, RUN_MS, "release", "cli-lease", tok, "--session", sess, NULL);
+        ctl(&p, RUN_MS, "release", "cli-lease", tok, "--session", sess,
+            "--secret", secret, NULL);
         if (!ok(p.status == 0 && p.n_err == 0,
                 "release NAME TOKEN --session S (another process): exit 0")) {
                 proc_show(&p);
@@ -839,7 +855,8 @@ static void detached_leases(void)
                 "holder: free after the release")) {
                 proc_show(&p);
         }
-        ctl(&p, RUN_MS, "release", "cli-lease", tok, "--session", sess, NULL);
+        ctl(&p, RUN_MS, "release", "cli-lease", tok, "--session", sess,
+            "--secret", secret, NULL);
         if (!ok(p.status == 1 && strstr(p.err, "batonctl: release:") != NULL,
                 "a second release: exit 1")) {
                 proc_show(&p);
@@ -855,7 +872,7 @@ static void detached_leases(void)
             DETACH_TTL, NULL);
         if (!ok(p.status == 0 && json_valid(p.out) &&
                     json_has_fields(p.out, fields),
-                "--json try --detach: exit 0, lock, token and session")) {
+                "--json try --detach: exit 0, lock, token, session, secret")) {
                 proc_show(&p);
                 return;
         }
@@ -863,8 +880,11 @@ static void detached_leases(void)
         {
                 const char *t = strstr(p.out, "\"token\":");
                 const char *ss = strstr(p.out, "\"session\":");
+                const char *sc = strstr(p.out, "\"secret\":\"");
                 token = t != NULL ? strtoull(t + 8, NULL, 10) : 0;
                 session = ss != NULL ? strtoull(ss + 10, NULL, 10) : 0;
+                snprintf(secret, sizeof secret, "%.32s",
+                         sc != NULL ? sc + 10 : "");
         }
         snprintf(tok, sizeof tok, "%llu", token);
         snprintf(sess, sizeof sess, "%llu", session);
@@ -878,7 +898,8 @@ static void detached_leases(void)
                 return;
         }
         diag("freed %" PRId64 " ms after the detached try", now_ms() - t0);
-        ctl(&p, RUN_MS, "release", "cli-lease2", tok, "--session", sess, NULL);
+        ctl(&p, RUN_MS, "release", "cli-lease2", tok, "--session", sess,
+            "--secret", secret, NULL);
         if (!ok(p.status == 1 && strstr(p.err, "already ended") != NULL,
                 "release after the lease expired: exit 1, says it ended")) {
                 proc_show(&p);
@@ -1015,7 +1036,7 @@ static void usage_errors(void)
         usage_error(&p, 2, WANT("--ttl needs a value"),
                     "acquire --ttl without a value: exit 2, one line says so");
         ctl(&p, RUN_MS, "release", "x", "5", NULL);
-        usage_error(&p, 2, WANT("--session is required"),
+        usage_error(&p, 2, WANT("--session and --secret are required"),
                     "release without --session: exit 2, one line says so");
         ctl(&p, RUN_MS, "holder", "x", "--ttl", "5000", NULL);
         usage_error(&p, 2, WANT("--ttl is not an option of holder"),
@@ -1090,7 +1111,7 @@ static void options_anywhere(void)
         const char *equals[] = {NULL, "--timeout=3000", "check", "cli-opt", "1",
                                 NULL};
         char ep[sizeof cluster.endpoints + 16];
-        char name[64], tok[32], sess[32];
+        char name[64], tok[32], sess[32], secret[64], secret_opt[80];
         unsigned long long token = 0, session = 0;
         struct proc p;
 
@@ -1113,8 +1134,8 @@ static void options_anywhere(void)
 
         ctl(&p, RUN_MS, "--ttl=3000", "try", "--detach", "cli-opt", NULL);
         if (!ok(p.status == 0 &&
-                    sscanf(p.out, "%63s %llu %llu", name, &token, &session) ==
-                        3 &&
+                    sscanf(p.out, "%63s %llu %llu %63s", name, &token, &session,
+                           secret) == 4 &&
                     strcmp(name, "cli-opt") == 0,
                 "--ttl=3000 try --detach NAME: exit 0, NAME TOKEN SESSION")) {
                 proc_show(&p);
@@ -1122,7 +1143,8 @@ static void options_anywhere(void)
         }
         snprintf(tok, sizeof tok, "%llu", token);
         snprintf(sess, sizeof sess, "--session=%llu", session);
-        ctl(&p, RUN_MS, sess, "release", "cli-opt", tok, NULL);
+        snprintf(secret_opt, sizeof secret_opt, "--secret=%s", secret);
+        ctl(&p, RUN_MS, sess, secret_opt, "release", "cli-opt", tok, NULL);
         if (!ok(p.status == 0,
                 "--session=S release NAME TOKEN: exit 0 (option first)")) {
                 proc_show(&p);
@@ -1151,7 +1173,7 @@ static void json_names(void)
         const char *want_latin1 = "{\"lock\":\"cli-caf\xef\xbf\xbd\","
                                   "\"lock_hex\":\"636c692d636166e9\","
                                   "\"held\":false,";
-        char want[128], tok[2][32], sess[2][32];
+        char want[128], tok[2][32], sess[2][32], secret[2][40];
         unsigned long long token, session;
         const char *names[2], *at;
         struct proc p;
@@ -1199,6 +1221,9 @@ static void json_names(void)
                 }
                 snprintf(tok[i], sizeof tok[i], "%llu", token);
                 snprintf(sess[i], sizeof sess[i], "%llu", session);
+                at = strstr(p.out, "\"secret\":\"");
+                snprintf(secret[i], sizeof secret[i], "%.32s",
+                         at != NULL ? at + 10 : "");
         }
         ctl(&p, RUN_MS, "--json", "list", "cli-caf", NULL);
         if (!ok(p.status == 0 && json_valid(p.out) && utf8_valid(p.out) &&
@@ -1209,7 +1234,7 @@ static void json_names(void)
         }
         for (i = 0; i < 2; i++) {
                 ctl(&p, RUN_MS, "release", names[i], tok[i], "--session",
-                    sess[i], NULL);
+                    sess[i], "--secret", secret[i], NULL);
                 if (!ok(p.status == 0, "release name %u", i)) {
                         proc_show(&p);
                 }

@@ -281,16 +281,18 @@ static void detach_release_in(void **state)
         struct command k;
         struct timespec ts;
         uint64_t t1 = 0, t2 = 0, t3 = 0, session = 0, owner, used;
+        uint8_t secret[BATON_SECRET_SIZE], wrong[BATON_SECRET_SIZE];
         char name[64];
         int rv;
 
         (void)state;
         name_of(name, sizeof name, "detach");
-        assert_int_equal(baton_client_detach(a, &session), BATON_ENOSESSION);
+        assert_int_equal(baton_client_detach(a, &session, secret),
+                         BATON_ENOSESSION);
         assert_int_equal(baton_session_id(a), 0); /* none opened yet */
         assert_ok(baton_acquire(a, name, BATON_OWNER_DETACHED, 1000, &t1));
         used = baton_session_id(a);
-        assert_ok(baton_client_detach(a, &session));
+        assert_ok(baton_client_detach(a, &session, secret));
         assert_true(session != 0);
         assert_int_equal(baton_session_state(a), BATON_SESSION_NONE);
         /* The latest session's id outlives it: the one the grant used. */
@@ -302,21 +304,31 @@ static void detach_release_in(void **state)
         assert_int_equal(h.session, session);
         assert_int_equal(h.owner, BATON_OWNER_DETACHED);
         assert_int_equal(h.token, t1);
-        /* Refusals: a stale token, the wrong owner. */
+        /* Refusals: a wrong secret (whatever the rest), a stale token, the
+         * wrong owner. */
+        memcpy(wrong, secret, sizeof wrong);
+        wrong[0] ^= 1;
         assert_int_equal(
-            baton_release_in(b, session, name, BATON_OWNER_DETACHED, t1 - 1),
-            BATON_ESTALE);
-        assert_int_equal(baton_release_in(b, session, name, 7, t1),
+            baton_release_in(b, session, wrong, name, BATON_OWNER_DETACHED, t1),
+            BATON_EPERM);
+        assert_int_equal(
+            baton_release_in(b, session, NULL, name, BATON_OWNER_DETACHED, t1),
+            BATON_EINVAL);
+        assert_int_equal(baton_release_in(b, session, secret, name,
+                                          BATON_OWNER_DETACHED, t1 - 1),
+                         BATON_ESTALE);
+        assert_int_equal(baton_release_in(b, session, secret, name, 7, t1),
                          BATON_ENOTHOLDER);
         assert_int_equal(
-            baton_release_in(b, session, name, BATON_OWNER_THREAD, t1),
+            baton_release_in(b, session, secret, name, BATON_OWNER_THREAD, t1),
             BATON_EINVAL);
-        assert_ok(baton_release_in(b, session, name, BATON_OWNER_DETACHED, t1));
+        assert_ok(baton_release_in(b, session, secret, name,
+                                   BATON_OWNER_DETACHED, t1));
         assert_ok(baton_holder(b, name, &h));
         assert_int_equal(h.held, 0);
-        assert_int_equal(
-            baton_release_in(b, session, name, BATON_OWNER_DETACHED, t1),
-            BATON_ENOTHOLDER);
+        assert_int_equal(baton_release_in(b, session, secret, name,
+                                          BATON_OWNER_DETACHED, t1),
+                         BATON_ENOTHOLDER);
         /* b's own session was never touched. */
         assert_ok(baton_acquire(b, name, BATON_OWNER_THREAD, 1000, &t2));
         assert_true(t2 > t1);
@@ -329,6 +341,7 @@ static void detach_release_in(void **state)
          * fresh grant alone. */
         owner = BATON_OWNER_DETACHED;
         assert_ok(tclient_init(&raw, cluster.endpoints));
+        tclient_own(&raw, session, secret);
         memset(&k, 0, sizeof k);
         k.type = COMMAND_ACQUIRE;
         k.session = session;
@@ -363,9 +376,9 @@ static void detach_release_in(void **state)
         assert_true(h.session != session);
         /* A newer release of the detached session's old grant: refused,
          * the fresh grant still untouched. */
-        assert_int_equal(
-            baton_release_in(b, session, name, BATON_OWNER_DETACHED, t3),
-            BATON_ENOTHOLDER);
+        assert_int_equal(baton_release_in(b, session, secret, name,
+                                          BATON_OWNER_DETACHED, t3),
+                         BATON_ENOTHOLDER);
         assert_ok(baton_holder(b, name, &h));
         assert_int_equal(h.token, t2);
         assert_ok(baton_release(b, name, BATON_OWNER_THREAD, t2));

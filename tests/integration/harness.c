@@ -314,7 +314,7 @@ static int find_batond(struct harness *h, const char *batond, const char *argv0)
 static int spawn(struct harness *h, struct harness_node *nd)
 {
         char id[24], members[HARNESS_MAX_NODES][3 * HARNESS_ADDR_MAX];
-        char *argv[24 + 2 * HARNESS_MAX_NODES + HARNESS_MAX_FLAGS];
+        char *argv[28 + 2 * HARNESS_MAX_NODES + HARNESS_MAX_FLAGS];
         sigset_t all, old;
         unsigned i, a = 0;
         pid_t parent = getpid(), pid;

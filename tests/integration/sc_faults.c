@@ -24,6 +24,11 @@ void sc_kill_leader_holder(struct ctx *x)
         GRANT(x, t1, &a, name);
         KILL_LEADER(x, &killed);
         KEEPALIVE(x, &a);
+        /* The new leader's connection was attached before the keepalive
+         * (it would have been refused BATON_EPERM otherwise). */
+        EXPECT(x, a.attaches >= 2 && a.attached_gen == a.gen,
+               "no ATTACH on the new leader's connection (%lu sent)",
+               a.attaches);
         HOLDS(x, &a, name, a.session, t1, 0);
         rv = tclient_check(&a, name, t1, OP_MS, &res);
         EXPECT(x, rv == 0 && res.kind == PROTO_KIND_CURRENT,

@@ -30,8 +30,8 @@ static size_t bad_frames(struct bad_frame *b)
         b[n].len = sizeof http - 1;
         b[n++].status = 0;
 
-        b[n].what = "frame version 2";
-        b[n].len = header(b[n].bytes, 2, PROTO_PING, 0, 0, 7);
+        b[n].what = "frame version 3 (from the future)";
+        b[n].len = header(b[n].bytes, PROTO_VERSION + 1, PROTO_PING, 0, 0, 7);
         b[n++].status = BATON_EVERSION;
 
         b[n].what = "length over the maximum (65537)";

@@ -69,25 +69,42 @@ static bool closed_within(int fd, int ms)
  * to carry `expect` (NULL: any). 0 when it completed and a PING was
  * answered, else BATON_ETLS / BATON_EIO with the reason in `why`.
  */
-static int handshake_as(const char *addr, const char *ca, const char *who,
-                        const char *expect, char *why, size_t size)
+/* A client of `endpoints` that trusts DIR/ca.crt and presents
+ * DIR/who.crt, instead of the environment's files. 0 or BATON_ETLS with
+ * the reason in c->errmsg. */
+static int client_as(struct tclient *c, const char *endpoints, const char *ca,
+                     const char *who)
 {
         char p[3][300];
         struct tls_files f = {p[0], p[1], p[2], NULL};
         struct tls_ctx *ctx = NULL;
-        struct tclient raw;
         int rv;
 
         snprintf(p[0], sizeof p[0], "%s/%s.crt", tlsfiles_dir(), ca);
         snprintf(p[1], sizeof p[1], "%s/%s.crt", tlsfiles_dir(), who);
         snprintf(p[2], sizeof p[2], "%s/%s.key", tlsfiles_dir(), who);
-        rv = tls_ctx_create(&ctx, TLS_CLIENT, &f, why, size);
+        tclient_init(c, endpoints);
+        rv = tls_ctx_create(&ctx, TLS_CLIENT, &f, c->errmsg, sizeof c->errmsg);
         if (rv != 0) {
                 return rv;
         }
-        tclient_init(&raw, addr);
-        tls_ctx_destroy(raw.tls);
-        raw.tls = ctx; /* the client's own files, not the environment's */
+        tls_ctx_destroy(c->tls);
+        c->tls = ctx;
+        return 0;
+}
+
+static int handshake_as(const char *addr, const char *ca, const char *who,
+                        const char *expect, char *why, size_t size)
+{
+        struct tclient raw;
+        int rv;
+
+        rv = client_as(&raw, addr, ca, who);
+        if (rv != 0) {
+                snprintf(why, size, "%s", raw.errmsg);
+                tclient_close(&raw);
+                return rv;
+        }
         raw.try_ms = 0;
         snprintf(raw.expect, sizeof raw.expect, "%s", expect ? expect : "");
         /* In TLS 1.3 the node judges the client's certificate after the
@@ -276,7 +293,8 @@ void sc_tls_limits(struct ctx *x)
 void sc_tls_rotation(struct ctx *x)
 {
         struct tclient before;
-        char why[512], cn[16], file[16], cmd[1024];
+        static unsigned rotations;
+        char why[512], cn[16], file[16], cmd[1024], san[64], name[48];
         unsigned leader, node;
         const char *addr;
         int rv;
@@ -287,19 +305,20 @@ void sc_tls_rotation(struct ctx *x)
         addr = harness_client_address(&x->h, node);
         snprintf(cn, sizeof cn, "node-%u", node);
         snprintf(file, sizeof file, "node%u", node);
+        /* A name of its own, as every cluster of the run shares the files. */
+        snprintf(name, sizeof name, "rotated-%u.example", ++rotations);
+        snprintf(san, sizeof san, "DNS:%s", name);
         EXPECT(x, tclient_init(&before, addr) == 0, "tclient_init");
         before.follow = true;
         EXPECT(x, tclient_connect(&before, addr, OP_MS) == 0, "%s",
                before.errmsg);
-        rv = handshake_as(addr, "ca", "admin", "rotated.example", why,
-                          sizeof why);
+        rv = handshake_as(addr, "ca", "admin", name, why, sizeof why);
         EXPECT(x, rv == BATON_ETLS,
                "before the rotation the node already has the new "
                "certificate: %d",
                rv);
         /* The new certificate carries an extra name to tell it apart. */
-        EXPECT(x, tlsfiles_issue_san("rotated", cn, "DNS:rotated.example") ==
-                      0,
+        EXPECT(x, tlsfiles_issue_san("rotated", cn, san) == 0,
                "cannot make the rotated certificate");
         snprintf(cmd, sizeof cmd, "cp %s/rotated.crt %s/%s.crt && "
                  "cp %s/rotated.key %s/%s.key",
@@ -308,8 +327,7 @@ void sc_tls_rotation(struct ctx *x)
         EXPECT(x, system(cmd) == 0, "%s", cmd);
         EXPECT(x, kill(x->h.nodes[node - 1].pid, SIGHUP) == 0, "SIGHUP");
         for (int64_t until = tclient_now_ms() + OP_MS;;) {
-                rv = handshake_as(addr, "ca", "admin", "rotated.example", why,
-                                  sizeof why);
+                rv = handshake_as(addr, "ca", "admin", name, why, sizeof why);
                 if (rv == 0 || tclient_now_ms() > until) {
                         break;
                 }
@@ -453,4 +471,64 @@ void sc_metrics_guarded(struct ctx *x)
                "plain HTTP got metrics from a TLS metrics port");
         EXPECT(x, tls_scrape(addr), "no metrics over TLS from %s", addr);
         RESTART_WITH(x, node, NULL, 0);
+}
+
+/* Roles from certificate identities: "reader" (role read) may look but
+ * not open a session; "locker" (the default role, lock) may lock but not
+ * administer; the admin of the tests may. */
+void sc_tls_roles(struct ctx *x)
+{
+        struct tclient reader, locker, admin;
+        struct tclient_result r;
+        struct baton_status st;
+        char name[64];
+        unsigned leader, other;
+        uint64_t token;
+        int rv;
+
+        EXPECT(x, tlsfiles_on(), "the cluster runs without TLS");
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        other = a_follower(x, leader);
+        lock_name(x, name, sizeof name, "roles");
+        EXPECT(x, tlsfiles_issue("reader", "reader", -1, 30, 0) == 0 &&
+                      tlsfiles_issue("locker", "locker", -1, 30, 0) == 0,
+               "cannot make the role certificates");
+        OPEN(x, &admin, TTL_MS);
+        GRANT(x, token, &admin, name);
+        EXPECT(x, client_as(&reader, x->h.endpoints, "ca", "reader") == 0 &&
+                      client_as(&locker, x->h.endpoints, "ca", "locker") == 0,
+               "clients: %s %s", reader.errmsg, locker.errmsg);
+
+        rv = tclient_query(&reader, name, OP_MS, &r);
+        EXPECT(x, rv == 0 && r.token == token, "read: QUERY %d %s", rv,
+               rs(x, &r));
+        rv = tclient_status(&reader, OP_MS, &st);
+        EXPECT(x, rv == 0, "read: STATUS %d (%s)", rv, reader.errmsg);
+        rv = tclient_session_open(&reader, TTL_MS, "reader", OP_MS, &r);
+        EXPECT(x, rv == BATON_EPERM, "read: OPEN answered %d, not EPERM", rv);
+
+        rv = tclient_session_open(&locker, TTL_MS, "locker", OP_MS, &r);
+        EXPECT(x, rv == 0 && r.kind == PROTO_KIND_OPENED,
+               "lock: OPEN %d %s (%s)", rv, rs(x, &r), locker.errmsg);
+        rv = tclient_try(&locker, name, 1, OP_MS, &r);
+        EXPECT(x, rv == BATON_EBUSY, "lock: try on a held lock: %d %s", rv,
+               rs(x, &r));
+        rv = tclient_member_remove(&locker, other, OP_MS);
+        EXPECT(x, rv == BATON_EPERM, "lock: MEMBER_REMOVE answered %d", rv);
+        rv = tclient_transfer(&locker, other, OP_MS);
+        EXPECT(x, rv == BATON_EPERM, "lock: TRANSFER answered %d", rv);
+        rv = tclient_member_add(&locker, 9, "127.0.0.1:1", "127.0.0.1:2",
+                                OP_MS);
+        EXPECT(x, rv == BATON_EPERM, "lock: MEMBER_ADD answered %d", rv);
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        rv = tclient_query(&admin, name, OP_MS, &r);
+        EXPECT(x, rv == 0 && r.token == token,
+               "the holder's lock after the refusals: %d %s", rv, rs(x, &r));
+        RELEASE(x, &admin, name, token);
+        tclient_close(&reader);
+        tclient_close(&locker);
+        tclient_close(&admin);
 }

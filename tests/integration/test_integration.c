@@ -14,6 +14,7 @@
 #include "sc_load.h"
 #include "sc_locking.h"
 #include "sc_malformed.h"
+#include "sc_owner.h"
 #include "sc_membership.h"
 #include "sc_tls.h"
 #include "scenario.h"
@@ -85,6 +86,9 @@ static const struct scenario scenarios[] = {
     {"retries after a leader kill: no double grant, no double release",
      sc_retry_exactly_once},
     {"malformed frames: ERROR, close, the node keeps serving", sc_malformed},
+    {"foreign session: EPERM without its secret, the holder untouched",
+     sc_foreign_session},
+    {"a version 1 frame: ERROR EVERSION in a version 1 header", sc_old_version},
     {"bad and oversized names: ENAME, the connection stays usable", sc_names},
     {"stale tokens: ESTALE", sc_stale},
     {"client names: QUERY and LIST show build-42 when asked, old bytes if not",
@@ -115,6 +119,8 @@ static const struct scenario scenarios[] = {
      sc_tls_rotation},
     {"metrics port: connection cap, deadline for silent ones, TLS if asked",
      sc_metrics_guarded},
+    {"TLS roles: read may look, not lock; lock may lock, not administer",
+     sc_tls_roles},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])

@@ -151,4 +151,10 @@ void tlsfiles_node_args(unsigned id, char **argv, unsigned *a)
         argv[(*a)++] = files.args[id - 1][1];
         argv[(*a)++] = "--tls-key";
         argv[(*a)++] = files.args[id - 1][2];
+        /* The tests' client administers the cluster (member add, transfer);
+         * other identities get the default role. */
+        argv[(*a)++] = "--role";
+        argv[(*a)++] = "admin admin";
+        argv[(*a)++] = "--role";
+        argv[(*a)++] = "reader read";
 }

@@ -23,7 +23,8 @@ int tlsfiles_on(void);
 /* The directory of the files (after tlsfiles_prepare()). */
 const char *tlsfiles_dir(void);
 
-/* The batond flags that give node `id` its TLS settings: up to 8 strings
+/* The batond flags that give node `id` its TLS settings and the roles of
+ * the tests' identities ("admin" admin, "reader" read): up to 12 strings
  * appended to argv at *a (they live until exit). */
 void tlsfiles_node_args(unsigned id, char **argv, unsigned *a);
 

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "../../include/baton.h"
 #include "../../src/lib/address.h"
 
@@ -70,6 +72,25 @@ static uint64_t random_u64(void)
                 }
         }
         return v;
+}
+
+/* A fresh secret, and its SHA-256 (what OPEN carries). */
+static void new_secret(uint8_t *secret, uint8_t *hash)
+{
+        unsigned len = 0;
+
+        for (size_t i = 0; i < ATTACH_SECRET_SIZE; i += 8) {
+                uint64_t v = random_u64();
+                memcpy(secret + i, &v, 8);
+        }
+        EVP_Digest(secret, ATTACH_SECRET_SIZE, hash, &len, EVP_sha256(), NULL);
+}
+
+void tclient_own(struct tclient *c, uint64_t session, const uint8_t *secret)
+{
+        c->owned = session;
+        memcpy(c->secret, secret, ATTACH_SECRET_SIZE);
+        c->attached_gen = 0;
 }
 
 /* --- Connection ------------------------------------------------------------
@@ -600,6 +621,29 @@ static void back_off(struct tclient *c, int64_t deadline)
  * or PONG), an ERROR frame's status, BATON_ENOTLEADER when not following,
  * or BATON_ENOANSWER.
  */
+/* Before `r` goes out on this connection: ATTACH to the owned session,
+ * if `r` acts in it and this connection has not attached yet. The answer
+ * is not waited for: the node serves the connection's frames in order. */
+static int attach_first(struct tclient *c, const struct tclient_req *r,
+                        int64_t deadline)
+{
+        uint8_t frame[PROTO_HEADER_SIZE + ATTACH_BODY_SIZE];
+        size_t n;
+
+        if (!c->attach || r->acts_in == 0 || r->acts_in != c->owned ||
+            c->attached_gen == c->gen) {
+                return 0;
+        }
+        n = attach_write(frame, sizeof frame, ++c->next_id, c->owned,
+                         c->secret);
+        if (send_all(c, frame, n, deadline) != 0) {
+                return BATON_EIO;
+        }
+        c->attached_gen = c->gen;
+        c->attaches++;
+        return 0;
+}
+
 static int exchange(struct tclient *c, struct tclient_req *r, int64_t deadline)
 {
         unsigned failures = 0;
@@ -678,6 +722,11 @@ static int exchange(struct tclient *c, struct tclient_req *r, int64_t deadline)
                                 }
                                 continue;
                         }
+                        if (attach_first(c, r, deadline) != 0) {
+                                tclient_disconnect(c);
+                                advance(c);
+                                continue;
+                        }
                         r->id = ++c->next_id;
                         patch_id(r->frame, r->id);
                         if (send_all(c, r->frame, r->len, deadline) != 0) {
@@ -752,6 +801,7 @@ int tclient_init(struct tclient *c, const char *endpoints)
         c->try_ms = 1000;
         c->backoff_ms = 50;
         c->follow = true;
+        c->attach = true;
         c->next_seq = 1;
         proto_reader_init(&c->reader, PROTO_MAX_BODY, &mem_libc);
         if (load_tls(c) != 0) {
@@ -884,6 +934,7 @@ int tclient_start(struct tclient *c, const struct command *cmd, uint64_t *seq)
         req_init(&c->cmd);
         c->cmd.len =
             proto_write_command(c->cmd.frame, sizeof c->cmd.frame, 0, body, n);
+        c->cmd.acts_in = k.type != COMMAND_OPEN ? k.session : 0;
         c->cmd.slow = k.type == COMMAND_ACQUIRE && k.wait_ms != 0;
         c->inflight = true;
         c->inflight_seq = k.type == COMMAND_OPEN ? 0 : k.seq;
@@ -892,7 +943,8 @@ int tclient_start(struct tclient *c, const struct command *cmd, uint64_t *seq)
         }
         /* One attempt now, so the request is on its way when this returns;
          * tclient_finish() does every retry. */
-        if (ensure_connected(c, tclient_now_ms() + CONNECT_MS_MAX) == 0) {
+        if (ensure_connected(c, tclient_now_ms() + CONNECT_MS_MAX) == 0 &&
+            attach_first(c, &c->cmd, tclient_now_ms() + CONNECT_MS_MAX) == 0) {
                 c->cmd.id = ++c->next_id;
                 patch_id(c->cmd.frame, c->cmd.id);
                 if (send_all(c, c->cmd.frame, c->cmd.len,
@@ -1001,22 +1053,27 @@ int tclient_session_open(struct tclient *c, uint32_t ttl_ms,
                          struct tclient_result *res)
 {
         struct tclient_result scratch;
+        uint8_t secret[ATTACH_SECRET_SIZE];
+        uint8_t hash[ATTACH_HASH_SIZE];
         struct command k;
         int rv;
 
         if (res == NULL) {
                 res = &scratch;
         }
+        new_secret(secret, hash);
         memset(&k, 0, sizeof k);
         k.type = COMMAND_OPEN;
         k.nonce = random_u64();
         k.ttl_ms = ttl_ms;
+        k.hash = hash;
         if (client_name != NULL) {
                 k.name = client_name;
                 k.name_len = (uint8_t)strlen(client_name);
         }
         rv = tclient_command(c, &k, timeout_ms, res);
         if (rv == 0 && res->kind == PROTO_KIND_OPENED) {
+                tclient_own(c, res->session, secret);
                 c->session = res->session;
                 c->nonce = k.nonce;
                 c->ttl_ms = ttl_ms;
@@ -1113,6 +1170,22 @@ int tclient_cancel(struct tclient *c, const char *name, uint64_t target,
 /* --- Reads -------------------------------------------------------------------
  */
 
+int tclient_attach(struct tclient *c, uint64_t session, const uint8_t *secret,
+                   int timeout_ms, struct tclient_result *res)
+{
+        struct tclient_req r;
+        struct tclient_result scratch;
+        int rv;
+
+        req_init(&r);
+        r.len = attach_write(r.frame, sizeof r.frame, 0, session, secret);
+        rv = exchange(c, &r, deadline_of(timeout_ms));
+        if (rv != 0) {
+                return rv;
+        }
+        return take_result(c, &r, res != NULL ? res : &scratch);
+}
+
 int tclient_keepalive(struct tclient *c, int timeout_ms, uint32_t *ttl_ms)
 {
         struct tclient_req r;
@@ -1122,6 +1195,7 @@ int tclient_keepalive(struct tclient *c, int timeout_ms, uint32_t *ttl_ms)
 
         req_init(&r);
         r.len = proto_write_keepalive(r.frame, sizeof r.frame, 0, c->session);
+        r.acts_in = c->session;
         rv = exchange(c, &r, deadline_of(timeout_ms));
         if (rv != 0) {
                 return rv;
@@ -1328,6 +1402,15 @@ int tclient_member_add(struct tclient *c, uint64_t id, const char *raft_address,
         return admin(c, &r, timeout_ms);
 }
 
+int tclient_transfer(struct tclient *c, uint64_t id, int timeout_ms)
+{
+        struct tclient_req r;
+
+        req_init(&r);
+        r.len = proto_write_id(r.frame, sizeof r.frame, 0, PROTO_TRANSFER, id);
+        return admin(c, &r, timeout_ms);
+}
+
 int tclient_member_remove(struct tclient *c, uint64_t id, int timeout_ms)
 {
         struct tclient_req r;
@@ -1369,6 +1452,47 @@ int tclient_raw_recv(struct tclient *c, int timeout_ms, struct proto_header *h,
                      const uint8_t **body)
 {
         return recv_frame(c, deadline_of(timeout_ms), h, body);
+}
+
+bool tclient_raw_read(struct tclient *c, uint8_t *p, size_t len,
+                      int timeout_ms)
+{
+        int64_t deadline = deadline_of(timeout_ms);
+        ssize_t n;
+
+        while (len > 0) {
+                if (c->in_off < c->in_len) {
+                        size_t k = c->in_len - c->in_off;
+                        k = k < len ? k : len;
+                        memcpy(p, c->in + c->in_off, k);
+                        c->in_off += k;
+                        p += k;
+                        len -= k;
+                        continue;
+                }
+                if (c->fd < 0) {
+                        return false;
+                }
+                if (c->tc != NULL) {
+                        if (recv_plain(c, deadline) != 0) {
+                                return false;
+                        }
+                        continue;
+                }
+                if (wait_fd(c->fd, POLLIN, deadline) != 0) {
+                        return false;
+                }
+                n = read(c->fd, c->in, sizeof c->in);
+                if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+                        continue;
+                }
+                if (n <= 0) {
+                        return false;
+                }
+                c->in_off = 0;
+                c->in_len = (size_t)n;
+        }
+        return true;
 }
 
 bool tclient_wait_closed(struct tclient *c, int timeout_ms)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../src/proto/attach.h"
 #include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/proto/proto.h"
@@ -52,7 +53,8 @@ struct tclient_lock {
 /* One request on the wire, kept so that it can be sent again unchanged
  * (a command keeps its session and seq across every retry). */
 struct tclient_req {
-        bool slow; /* a blocking ACQUIRE: no per-try answer timeout */
+        bool slow;        /* a blocking ACQUIRE: no per-try answer timeout */
+        uint64_t acts_in; /* KEEPALIVE and commands: their session */
         size_t len;
         uint8_t frame[TCLIENT_FRAME_MAX]; /* the id is patched per send */
         unsigned sends;
@@ -95,6 +97,13 @@ struct tclient {
         int sndbuf;     /* bytes (default 0: the system's) */
         /* The session. */
         uint64_t session; /* 0: none */
+        /* The session this client proves it owns (its own, or one given
+         * to tclient_own()): an ATTACH goes ahead of its requests on
+         * every new connection, unless `attach` is false. */
+        uint64_t owned;
+        uint8_t secret[ATTACH_SECRET_SIZE];
+        uint64_t attached_gen; /* connection attached to `owned` */
+        bool attach;           /* default true */
         uint64_t nonce;
         uint32_t ttl_ms;
         uint64_t next_seq;
@@ -110,6 +119,7 @@ struct tclient {
         unsigned long reconnects;
         unsigned long unknowns;
         unsigned long resends;
+        unsigned long attaches; /* ATTACH frames sent ahead of requests */
         char errmsg[256];
 };
 
@@ -128,6 +138,15 @@ int tclient_init(struct tclient *c, const char *endpoints);
 /* Drop the connection and free the reader; the session is left to expire.
  * Accepts a client whose init failed. */
 void tclient_close(struct tclient *c);
+
+/* Prove ownership of `session` with `secret` (ATTACH_SECRET_SIZE bytes,
+ * copied) on every connection from now on, before its requests. */
+void tclient_own(struct tclient *c, uint64_t session, const uint8_t *secret);
+
+/* Send ATTACH for `session` with `secret` and wait for its RESULT (no
+ * retry elsewhere): 0, the status, or BATON_ENOANSWER. */
+int tclient_attach(struct tclient *c, uint64_t session, const uint8_t *secret,
+                   int timeout_ms, struct tclient_result *res);
 
 /* Drop the connection (the next call reconnects). */
 void tclient_disconnect(struct tclient *c);
@@ -234,6 +253,8 @@ int tclient_status_of(const char *endpoint, int timeout_ms,
  */
 int tclient_member_add(struct tclient *c, uint64_t id, const char *raft_address,
                        const char *client_address, int timeout_ms);
+/* TRANSFER leadership to `id` (0: any). */
+int tclient_transfer(struct tclient *c, uint64_t id, int timeout_ms);
 int tclient_member_remove(struct tclient *c, uint64_t id, int timeout_ms);
 
 /* --- Raw frames, for malformed-input tests ------------------------------- */
@@ -265,6 +286,12 @@ int tclient_raw_recv(struct tclient *c, int timeout_ms, struct proto_header *h,
 
 /* Wait until the server closes the connection, discarding frames. True
  * if it did within `timeout_ms`. */
+/* Read exactly `len` bytes of the connection (decrypted, with TLS) as they
+ * come, frames or not, within timeout_ms: false if they did not all come
+ * (the connection closed, or the time ran out). */
+bool tclient_raw_read(struct tclient *c, uint8_t *p, size_t len,
+                      int timeout_ms);
+
 bool tclient_wait_closed(struct tclient *c, int timeout_ms);
 
 /* "RESULT status=-9 kind=0 token=12 ..." for messages. */

@@ -113,6 +113,12 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
         case COMMAND_OPEN:
                 le(&s, c->nonce, 8);
                 le(&s, c->ttl_ms, 4);
+                if (c->hash != NULL) {
+                        memcpy(s.p + s.len, c->hash, COMMAND_HASH_SIZE);
+                } else {
+                        memset(s.p + s.len, 0, COMMAND_HASH_SIZE);
+                }
+                s.len += COMMAND_HASH_SIZE;
                 break;
         case COMMAND_CLOSE:
                 le(&s, c->session, 8);
@@ -310,6 +316,12 @@ void assert_same(const struct command *a, const struct command *b)
                 assert_non_null(a->name);
                 assert_non_null(b->name);
                 assert_memory_equal(a->name, b->name, a->name_len);
+        }
+        if (a->type == COMMAND_OPEN) {
+                static const uint8_t zero[COMMAND_HASH_SIZE];
+                assert_memory_equal(a->hash != NULL ? a->hash : zero,
+                                    b->hash != NULL ? b->hash : zero,
+                                    COMMAND_HASH_SIZE);
         }
         assert_int_equal(a->address_len, b->address_len);
         if (a->address_len > 0) {

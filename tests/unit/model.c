@@ -404,6 +404,9 @@ static struct lockfsm_result m_open(struct model *m, uint64_t index,
         s->ttl = c->ttl_ms;
         s->client_len = c->name_len;
         memcpy(s->client, c->name, c->name_len);
+        if (c->hash != NULL) {
+                memcpy(s->hash, c->hash, COMMAND_HASH_SIZE);
+        }
         v = m_ev(log, LOCKFSM_EV_OPEN, index, COMMAND_OPEN);
         v->session = s->id;
         v->nonce = c->nonce;

@@ -88,7 +88,8 @@ struct msess {
         uint32_t ttl;
         uint8_t client_len;
         char client[COMMAND_CLIENT_NAME_MAX];
-        struct mout out[LIM_INFLIGHT]; /* ordered by seq */
+        uint8_t hash[COMMAND_HASH_SIZE]; /* OPEN's; zero without */
+        struct mout out[LIM_INFLIGHT];   /* ordered by seq */
         unsigned nout;
 };
 

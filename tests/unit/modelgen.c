@@ -229,6 +229,12 @@ static void gen_open(struct gen *g, const struct model *m, struct command *c)
                 g->client[i] = (char)('a' + rng_below(&g->rng, 26));
         }
         c->name = g->client;
+        /* The owner's hash, opaque to the machine; now and then none (a
+         * version 1 OPEN), which it keeps as all zero. */
+        for (unsigned i = 0; i < COMMAND_HASH_SIZE; i++) {
+                g->hash[i] = (uint8_t)rng_next(&g->rng);
+        }
+        c->hash = chance(&g->rng, 90) ? g->hash : NULL;
 }
 
 /* One well-formed command, in memory. */

@@ -45,6 +45,7 @@ struct gen {
         char long_name[COMMAND_NAME_MAX];
         char name[COMMAND_NAME_MAX]; /* the current command's lock name */
         char client[COMMAND_CLIENT_NAME_MAX];
+        uint8_t hash[COMMAND_HASH_SIZE]; /* the current OPEN's */
         struct gsess s[CAP_KNOWN];
         unsigned ns;
         uint64_t tokens[CAP_TOKENS]; /* recent grant tokens, to go stale */

@@ -427,6 +427,7 @@ int main(void)
             cmocka_unit_test(round_trip_modes),
             cmocka_unit_test(layout_acquire),
             cmocka_unit_test(layout_open),
+            cmocka_unit_test(layout_open_v1),
             cmocka_unit_test(layout_release_and_check),
             cmocka_unit_test(layout_member),
             cmocka_unit_test(layout_padding),

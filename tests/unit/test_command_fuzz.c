@@ -45,6 +45,13 @@ static int decode_and_reencode(const uint8_t *bytes, size_t len)
 
         assert_true(rv == 0 || rv == BATON_EMALFORMED || rv == BATON_EVERSION ||
                     rv == BATON_ENAME);
+        if (rv == 0 && bytes[0] != COMMAND_VERSION) {
+                /* An older version is read, never written: no canonical
+                 * encoding to compare with. */
+                assert_true(bytes[0] >= COMMAND_VERSION_MIN);
+                free(copy);
+                return rv;
+        }
         if (rv == 0) {
                 assert_int_equal(len % 8, 0);
                 assert_int_equal(command_validate(&c), 0);

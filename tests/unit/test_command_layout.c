@@ -22,7 +22,7 @@
  */
 
 static const uint8_t acquire_bytes[] = {
-    0x01, 0x04, 0x00, 0x00,                         /* v1 ACQUIRE */
+    0x02, 0x04, 0x00, 0x00,                         /* v2 ACQUIRE */
     0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, /* session */
     0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* seq */
     0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* ack */
@@ -35,6 +35,18 @@ static const uint8_t acquire_bytes[] = {
 #define ACQUIRE_PAD 4
 
 static const uint8_t open_bytes[] = {
+    0x02, 0x01, 0x00, 0x00,                         /* v2 OPEN */
+    0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, /* nonce */
+    0x30, 0x75, 0x00, 0x00,                         /* ttl_ms */
+    0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, /* hash */
+    0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf, 0xb0, 0xb1,
+    0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb,
+    0xbc, 0xbd, 0xbe, 0xbf, 0x03, 'c',  'l',  'i', /* client name */
+    0x00, 0x00, 0x00, 0x00,                        /* padding: 52 -> 56 */
+};
+
+/* The same OPEN as version 1 wrote it, without the hash: still read. */
+static const uint8_t open_v1_bytes[] = {
     0x01, 0x01, 0x00, 0x00,                         /* v1 OPEN */
     0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, /* nonce */
     0x30, 0x75, 0x00, 0x00,                         /* ttl_ms */
@@ -44,7 +56,7 @@ static const uint8_t open_bytes[] = {
 #define OPEN_PAD 4
 
 static const uint8_t release_bytes[] = {
-    0x01, 0x05, 0x00, 0x00,                         /* v1 RELEASE */
+    0x02, 0x05, 0x00, 0x00,                         /* v2 RELEASE */
     0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* session */
     0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* seq */
     0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* ack */
@@ -56,7 +68,7 @@ static const uint8_t release_bytes[] = {
 #define RELEASE_PAD 2
 
 static const uint8_t check_bytes[] = {
-    0x01, 0x09, 0x00, 0x00,                         /* v1 CHECK */
+    0x02, 0x09, 0x00, 0x00,                         /* v2 CHECK */
     0x02, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, /* token */
     0x01, 'q',                                      /* name */
     0x00, 0x00,                                     /* padding: 14 -> 16 */
@@ -64,7 +76,7 @@ static const uint8_t check_bytes[] = {
 #define CHECK_PAD 2
 
 static const uint8_t member_set_bytes[] = {
-    0x01, 0x0a, 0x00, 0x00,                         /* v1 MEMBER */
+    0x02, 0x0a, 0x00, 0x00,                         /* v2 MEMBER */
     0x02, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* target */
     0x00,                                           /* mode: set */
     0x03, 'a',  ':',  '1',                          /* raft address */
@@ -74,7 +86,7 @@ static const uint8_t member_set_bytes[] = {
 #define MEMBER_SET_PAD 2
 
 static const uint8_t member_remove_bytes[] = {
-    0x01, 0x0a, 0x00, 0x00,                         /* v1 MEMBER */
+    0x02, 0x0a, 0x00, 0x00,                         /* v2 MEMBER */
     0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, /* target */
     0x01,                                           /* mode: remove */
     0x00,                                           /* raft address */
@@ -84,20 +96,20 @@ static const uint8_t member_remove_bytes[] = {
 #define MEMBER_REMOVE_PAD 1
 
 static const uint8_t expire_bytes[] = {
-    0x01, 0x03, 0x00, 0x00,                         /* v1 EXPIRE */
+    0x02, 0x03, 0x00, 0x00,                         /* v2 EXPIRE */
     0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, /* session */
     0x00, 0x00, 0x00, 0x00,                         /* padding: 12 -> 16 */
 };
 #define EXPIRE_PAD 4
 
 static const uint8_t query3_bytes[] = {
-    0x01, 0x08, 0x00, 0x00, /* v1 QUERY */
+    0x02, 0x08, 0x00, 0x00, /* v2 QUERY */
     0x03, 'a',  'b',  'c',  /* name; 8 bytes already, no padding */
 };
 #define QUERY3_PAD 0
 
 static const uint8_t query4_bytes[] = {
-    0x01, 0x08, 0x00, 0x00,                   /* v1 QUERY */
+    0x02, 0x08, 0x00, 0x00,                   /* v2 QUERY */
     0x04, 'a',  'b',  'c',  'd',              /* name */
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* padding: 9 -> 16 */
 };
@@ -127,6 +139,7 @@ static struct command open_cmd(void)
         c.type = COMMAND_OPEN;
         c.nonce = 0x8877665544332211ULL;
         c.ttl_ms = 30000;
+        c.hash = open_bytes + 16;
         c.name = "cli";
         c.name_len = 3;
         return c;
@@ -238,6 +251,33 @@ void layout_open(void **state)
 
         (void)state;
         check_layout(&c, open_bytes, sizeof open_bytes);
+}
+
+/* Version 1's OPEN (no hash) decodes, with no hash: its session is one no
+ * secret can attach to. Versions 0 and 3 are refused. */
+void layout_open_v1(void **state)
+{
+        struct command out;
+        uint8_t buf[sizeof open_v1_bytes];
+        uint8_t *copy;
+
+        (void)state;
+        assert_int_equal(
+            decode_exact(&out, open_v1_bytes, sizeof open_v1_bytes, &copy), 0);
+        assert_int_equal(out.type, COMMAND_OPEN);
+        assert_true(out.nonce == 0x8877665544332211ULL);
+        assert_int_equal(out.ttl_ms, 30000);
+        assert_null(out.hash);
+        assert_int_equal(out.name_len, 3);
+        assert_memory_equal(out.name, "cli", 3);
+        free(copy);
+        assert_int_equal(command_peek_type(open_v1_bytes, sizeof buf),
+                         COMMAND_OPEN);
+        memcpy(buf, open_v1_bytes, sizeof buf);
+        buf[0] = 0;
+        assert_int_equal(command_decode(&out, buf, sizeof buf), BATON_EVERSION);
+        buf[0] = COMMAND_VERSION + 1;
+        assert_int_equal(command_decode(&out, buf, sizeof buf), BATON_EVERSION);
 }
 
 /* RELEASE carries its token after the owner; CHECK before the name. */

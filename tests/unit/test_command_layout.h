@@ -7,6 +7,7 @@
 /* cmocka cases, run from the table of test_command.c. */
 void layout_acquire(void **state);
 void layout_open(void **state);
+void layout_open_v1(void **state);
 void layout_release_and_check(void **state);
 void layout_member(void **state);
 void layout_padding(void **state);

@@ -48,6 +48,8 @@ static const char *const all_keys[] = {
     "handshake-timeout-ms",
     "idle-timeout-ms",
     "max-connections-per-address",
+    "role",
+    "default-role",
     "log-level",
 };
 

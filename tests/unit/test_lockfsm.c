@@ -681,7 +681,7 @@ static void test_malformed_entry_changes_nothing(void **state)
 {
         struct fsmtest *t = *state;
         static const uint8_t junk[] = {1, 4, 0, 0, 1, 2, 3};
-        static const uint8_t future[] = {2, 4, 0, 0};
+        static const uint8_t future[] = {COMMAND_VERSION + 1, 4, 0, 0};
         uint64_t a = fsmtest_open(t, 1);
         size_t l1, l2;
         void *s1, *s2;

@@ -466,7 +466,7 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 2, "bad version");
+        WANT(rd_n(&r, 2) == 3, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
@@ -501,6 +501,11 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                      s->id, v, s->floor);
                 WANT(rd_str(&r, s->client, s->client_len),
                      "session %" PRIu64 " client name", s->id);
+                WANT(r.left >= COMMAND_HASH_SIZE &&
+                         memcmp(r.p, s->hash, COMMAND_HASH_SIZE) == 0,
+                     "session %" PRIu64 " owner hash", s->id);
+                r.p += COMMAND_HASH_SIZE;
+                r.left -= COMMAND_HASH_SIZE;
                 v = rd_n(&r, 1);
                 WANT(v == s->nout,
                      "session %" PRIu64 " remembers %" PRIu64

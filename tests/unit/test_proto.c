@@ -20,6 +20,7 @@
 #include "protofix.h"
 #include "test_proto_bodies.h"
 #include "test_proto_list.h"
+#include "test_proto_attach.h"
 #include "test_proto_names.h"
 #include "test_proto_reader.h"
 
@@ -30,7 +31,7 @@
 static void header_exact_bytes(void **state)
 {
         static const uint8_t want[PROTO_HEADER_SIZE] = {
-            0x01,                                           /* version */
+            0x02,                                           /* version */
             0x04,                                           /* type CHECK */
             0x00, 0x00,                                     /* flags */
             0x2c, 0x01, 0x00, 0x00,                         /* length 300 */
@@ -48,7 +49,7 @@ static void header_exact_bytes(void **state)
         assert_int_equal(buf[PROTO_HEADER_SIZE], CANARY);
 
         assert_int_equal(proto_header_decode(&back, want, PROTO_MAX_BODY), 0);
-        assert_int_equal(back.version, 1);
+        assert_int_equal(back.version, 2);
         assert_int_equal(back.type, PROTO_CHECK);
         assert_int_equal(back.flags, 0);
         assert_int_equal(back.length, 300);
@@ -60,7 +61,7 @@ static void result_exact_bytes(void **state)
 {
         static const uint8_t want[] = {
             /* header */
-            0x01, 0x40, 0x00, 0x00,                         /* v1, RESULT */
+            0x02, 0x40, 0x00, 0x00,                         /* v2, RESULT */
             0x2d, 0x00, 0x00, 0x00,                         /* length 45 */
             0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, /* id */
             /* body */
@@ -580,7 +581,7 @@ static void header_accepts_exactly_the_known_types(void **state)
             PROTO_MEMBER_REMOVE, PROTO_TRANSFER,     PROTO_PING,
             PROTO_RESULT,        PROTO_NOT_LEADER,   PROTO_ERROR,
             PROTO_STATUS_REPLY,  PROTO_KEEPALIVE_OK, PROTO_PONG,
-            PROTO_LIST,          PROTO_LIST_REPLY,
+            PROTO_LIST,          PROTO_LIST_REPLY,   PROTO_ATTACH,
         };
         struct proto_header h;
         uint8_t buf[PROTO_HEADER_SIZE];
@@ -638,7 +639,7 @@ static void header_errors(void **state)
 
         /* The version is checked first: a future version may change the
          * rest of the header. */
-        in.version = 2;
+        in.version = PROTO_VERSION + 1;
         in.flags = 1;
         in.type = 200;
         proto_header_encode(&in, buf);
@@ -670,7 +671,8 @@ static void type_names(void **state)
         assert_string_equal(proto_type_name(0), "UNKNOWN");
         assert_string_equal(proto_type_name(PROTO_LIST), "LIST");
         assert_string_equal(proto_type_name(PROTO_LIST_REPLY), "LIST_REPLY");
-        assert_string_equal(proto_type_name(11), "UNKNOWN");
+        assert_string_equal(proto_type_name(PROTO_ATTACH), "ATTACH");
+        assert_string_equal(proto_type_name(12), "UNKNOWN");
         assert_string_equal(proto_type_name(63), "UNKNOWN");
         assert_string_equal(proto_type_name(71), "UNKNOWN");
         assert_string_equal(proto_type_name(-1), "UNKNOWN");
@@ -702,6 +704,9 @@ int main(void)
             cmocka_unit_test(names_result_exact_bytes),
             cmocka_unit_test(names_result_limits),
             cmocka_unit_test(names_list_reply_round_trip),
+            cmocka_unit_test(attach_exact_bytes),
+            cmocka_unit_test(attach_bad_bodies),
+            cmocka_unit_test(refusal_in_the_old_version),
             cmocka_unit_test(writers_size_and_fit),
             cmocka_unit_test(writers_refuse_bad_names),
             cmocka_unit_test(writers_refuse_long_strings),

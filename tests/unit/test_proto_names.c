@@ -43,12 +43,12 @@ void names_flag_only_where_allowed(void **state)
 void names_requests_exact_bytes(void **state)
 {
         static const uint8_t query[] = {
-            0x01, 0x03, 0x01, 0x00, /* v1, QUERY, PROTO_FLAG_NAMES */
+            0x02, 0x03, 0x01, 0x00, /* v2, QUERY, PROTO_FLAG_NAMES */
             0x02, 0x00, 0x00, 0x00, /* length 2 */
             0x07, 0,    0,    0,    0, 0, 0, 0, 0x01, 'a',
         };
         static const uint8_t list[] = {
-            0x01, 0x0a, 0x01, 0x00, /* v1, LIST, PROTO_FLAG_NAMES */
+            0x02, 0x0a, 0x01, 0x00, /* v2, LIST, PROTO_FLAG_NAMES */
             0x06, 0x00, 0x00, 0x00, /* length 6 */
             0x07, 0,    0,    0,    0,    0,    0,
             0,    0x01, 'a',  0x0a, 0x00, 0x00, 0x00,

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/proto/attach.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
 
@@ -168,6 +169,19 @@ static void check_body(const struct example *e, const struct proto_header *h)
                 cmd_len = command_encode(&c, cmd, sizeof cmd);
                 n = proto_write_command(again, sizeof again, h->id, cmd,
                                         cmd_len);
+                break;
+        }
+        case PROTO_ATTACH: {
+                uint8_t secret[ATTACH_SECRET_SIZE];
+                uint64_t session;
+                int rv = attach_read(body, len, &session, secret);
+
+                if (rv != 0) {
+                        fail_msg("protocol.md:%u: the ATTACH does not "
+                                 "decode: %s",
+                                 e->line, baton_strerror(rv));
+                }
+                n = attach_write(again, sizeof again, h->id, session, secret);
                 break;
         }
         case PROTO_RESULT: {

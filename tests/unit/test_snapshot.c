@@ -26,6 +26,55 @@ static void reseal(uint8_t *p, size_t len)
         }
 }
 
+/* Little-endian field of `n` bytes at `p`. */
+static uint64_t le_at(const uint8_t *p, size_t n)
+{
+        uint64_t v = 0;
+
+        while (n-- > 0) {
+                v = v << 8 | p[n];
+        }
+        return v;
+}
+
+/* Version 3 written as version 2: the same without each session's owner
+ * hash (which must be zero here, as version 2 loads it). `out` holds
+ * `len` bytes; returns the new length, resealed. */
+static size_t as_version_2(const uint8_t *v3, size_t len, uint8_t *out)
+{
+        static const uint8_t zero[32];
+        size_t in = 4 + 2 + 2 + 8 + 8;
+        size_t n = in;
+        uint64_t i, m, k;
+
+        memcpy(out, v3, in);
+        out[4] = 2;
+        m = le_at(v3 + in, 4);
+        memcpy(out + n, v3 + in, 4 + 9 * m); /* the tombstones */
+        in += 4 + 9 * m;
+        n += 4 + 9 * m;
+        memcpy(out + n, v3 + in, 4);
+        m = le_at(v3 + in, 4);
+        in += 4;
+        n += 4;
+        for (i = 0; i < m; i++) {
+                size_t head = 8 + 8 + 4 + 8 + 1 + v3[in + 28];
+                memcpy(out + n, v3 + in, head);
+                in += head;
+                n += head;
+                assert_memory_equal(v3 + in, zero, sizeof zero);
+                in += sizeof zero;
+                k = v3[in];
+                memcpy(out + n, v3 + in, 1 + 45 * k); /* the outcomes */
+                in += 1 + 45 * k;
+                n += 1 + 45 * k;
+        }
+        memcpy(out + n, v3 + in, len - in);
+        n += len - in;
+        reseal(out, n);
+        return n;
+}
+
 /* A state that uses every part of the format. */
 static void build_rich(struct fsmtest *t)
 {
@@ -168,10 +217,13 @@ static void test_unknown_version_refused(void **state)
         (void)state;
         fsmtest_init(&t, NULL, NULL);
         buf = fsmtest_snapshot(t.f, &len);
-        buf[4] = 3;
+        buf[4] = 4;
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_EVERSION);
-        buf[4] = 2;
+        buf[4] = 0;
+        reseal(buf, len);
+        expect_refused(t.f, buf, len, BATON_EVERSION);
+        buf[4] = 3;
         buf[6] = 1; /* flags */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
@@ -185,14 +237,17 @@ static void test_version_1_loads(void **state)
 {
         struct fsmtest *a = malloc(sizeof *a);
         struct fsmtest *b = malloc(sizeof *b);
-        uint8_t *v2, *v1;
+        uint8_t *v3, *v2, *v1;
         size_t len;
 
         (void)state;
         fsmtest_init(a, NULL, NULL);
         fsmtest_init(b, NULL, NULL);
         build_rich(a);
-        v2 = fsmtest_snapshot(a->f, &len);
+        v3 = fsmtest_snapshot(a->f, &len);
+        v2 = malloc(len);
+        len = as_version_2(v3, len, v2);
+        free(v3);
         /* Version 1 is version 2 without the stamp after last_index. */
         assert_memory_equal(v2 + 8, v2 + 16, 8);
         v1 = malloc(len - 8);
@@ -209,6 +264,62 @@ static void test_version_1_loads(void **state)
         fsmtest_close(b);
         free(a);
         free(b);
+}
+
+/* A session keeps its OPEN's owner hash, through a snapshot too; one from
+ * a version 2 snapshot (or a version 1 OPEN) has an all-zero hash. */
+static void test_owner_hash_kept(void **state)
+{
+        static const uint8_t zero[COMMAND_HASH_SIZE];
+        struct fsmtest *a = malloc(sizeof *a);
+        struct fsmtest *b = malloc(sizeof *b);
+        struct fsmtest *c = malloc(sizeof *c);
+        uint8_t hash[COMMAND_HASH_SIZE];
+        struct command open = {
+            .type = COMMAND_OPEN, .nonce = 9, .ttl_ms = 10000, .hash = hash};
+        struct lockfsm_result r;
+        uint64_t s, plain;
+        uint8_t *buf, *v2;
+        size_t len, i;
+
+        (void)state;
+        for (i = 0; i < sizeof hash; i++) {
+                hash[i] = (uint8_t)(0xc0 + i);
+        }
+        fsmtest_init(a, NULL, NULL);
+        fsmtest_init(b, NULL, NULL);
+        fsmtest_init(c, NULL, NULL);
+        r = fsmtest_apply(a, &open);
+        assert_int_equal(r.kind, PROTO_KIND_OPENED);
+        s = r.session;
+        plain = fsmtest_open(a, 10);
+        assert_memory_equal(lockfsm_session_hash(a->f, s), hash, sizeof hash);
+        assert_memory_equal(lockfsm_session_hash(a->f, plain), zero,
+                            sizeof zero);
+        assert_null(lockfsm_session_hash(a->f, s + 100));
+        buf = fsmtest_snapshot(a->f, &len);
+        assert_int_equal(lockfsm_restore(b->f, buf, len), 0);
+        assert_memory_equal(lockfsm_session_hash(b->f, s), hash, sizeof hash);
+        assert_memory_equal(lockfsm_session_hash(b->f, plain), zero,
+                            sizeof zero);
+        free(buf);
+        /* Version 2 has no hashes: everything else loads as it was. */
+        fsmtest_close_session(a, s, 1);
+        buf = fsmtest_snapshot(a->f, &len);
+        v2 = malloc(len);
+        len = as_version_2(buf, len, v2);
+        assert_int_equal(lockfsm_restore(c->f, v2, len), 0);
+        assert_memory_equal(lockfsm_session_hash(c->f, plain), zero,
+                            sizeof zero);
+        assert_true(fsmtest_same_state(a->f, c->f));
+        free(v2);
+        free(buf);
+        fsmtest_close(a);
+        fsmtest_close(b);
+        fsmtest_close(c);
+        free(a);
+        free(b);
+        free(c);
 }
 
 /*
@@ -325,6 +436,7 @@ int main(void)
             cmocka_unit_test(test_truncations_and_bit_flips_refused),
             cmocka_unit_test(test_unknown_version_refused),
             cmocka_unit_test(test_version_1_loads),
+            cmocka_unit_test(test_owner_hash_kept),
             cmocka_unit_test(test_resealed_mutations_are_refused_or_canonical),
             cmocka_unit_test(test_crafted_inconsistencies_refused),
             cmocka_unit_test(test_restore_keeps_event_callback),

@@ -1,0 +1,56 @@
+/* Who may do what: the roles of client certificate identities, and which
+ * requests each role allows. */
+#ifndef SERVER_ROLES_H
+#define SERVER_ROLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+/*
+ * A connection's role, from its certificate identity (roles_for()). Each
+ * role allows what the one below it does, and more:
+ *
+ *   NONE   nothing
+ *   READ   QUERY, CHECK, LIST, STATUS, PING
+ *   LOCK   and COMMAND (OPEN, CLOSE, ACQUIRE, RELEASE, CANCEL), KEEPALIVE,
+ *          ATTACH
+ *   ADMIN  and everything else: MEMBER_ADD, MEMBER_REMOVE, TRANSFER and
+ *          every admin request added later
+ *
+ * A role never lets a connection act in a session it has not attached to
+ * (gateway.c): ADMIN included.
+ */
+enum roles_role {
+        ROLES_NONE = 0,
+        ROLES_READ = 1,
+        ROLES_LOCK = 2,
+        ROLES_ADMIN = 3,
+};
+
+/* "admin", "lock", "read" or "none"; "unknown" for anything else. */
+const char *roles_name(int role);
+
+/* The role called `name`: 0, or BATON_EINVAL with a message in `msg`. */
+int roles_parse(const char *name, uint8_t *role, char *msg, size_t size);
+
+/*
+ * Add one `role = IDENTITY ROLE` line to c->roles: the last word is the
+ * role, everything before it (trimmed; it may hold blanks, as a CN may) the
+ * identity. A duplicate identity, an empty one, one over
+ * CONFIG_IDENTITY_MAX - 1 bytes or more than CONFIG_MAX_ROLES lines is
+ * BATON_EINVAL with a message in `msg`.
+ */
+int roles_add(struct config *c, const char *value, char *msg, size_t size);
+
+/* The role of certificate identity `identity` (borrowed): its line in
+ * c->roles, else c->default_role. Identities compare as exact bytes. */
+enum roles_role roles_for(const struct config *c, const char *identity);
+
+/* Whether `role` may send a request frame of `type` (enum proto_type).
+ * Request types this module does not know are for ADMIN only. */
+bool roles_allows(int role, uint8_t type);
+
+#endif /* SERVER_ROLES_H */

@@ -1,0 +1,211 @@
+/* Unit tests for batond's roles: the role lines of the config, the role of
+ * an identity, which requests each role allows, and a connection's side:
+ * the role its TLS identity gives it and the sessions it attached to. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../../src/proto/proto.h"
+#include "../../src/server/config.h"
+#include "../../src/server/conn.h"
+#include "../../src/server/roles.h"
+
+/* Parse flags into a default config: 0 or the error. */
+static int parse(struct config *c, int argc, char **argv, char *errmsg)
+{
+        config_defaults(c);
+        return config_parse_args(c, argc, argv, errmsg, CONFIG_ERRMSG_MAX);
+}
+
+/* role lines map identities, blanks inside an identity included; others
+ * get default-role, which is lock unless set. */
+static void table(void **state)
+{
+        struct config c;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char *argv[] = {"batond",
+                        "--role",
+                        "ops admin",
+                        "--role",
+                        "  Jane Doe   read ",
+                        "--role=batch none"};
+
+        (void)state;
+        assert_int_equal(parse(&c, 6, argv, errmsg), 0);
+        assert_int_equal(c.n_roles, 3);
+        assert_int_equal(roles_for(&c, "ops"), ROLES_ADMIN);
+        assert_int_equal(roles_for(&c, "Jane Doe"), ROLES_READ);
+        assert_int_equal(roles_for(&c, "batch"), ROLES_NONE);
+        assert_int_equal(roles_for(&c, "someone"), ROLES_LOCK);
+        assert_int_equal(roles_for(&c, ""), ROLES_LOCK);
+        assert_int_equal(roles_for(&c, "OPS"), ROLES_LOCK);
+}
+
+static void default_role(void **state)
+{
+        struct config c;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char *argv[] = {"batond", "--default-role", "none", "--role",
+                        "ops admin"};
+
+        (void)state;
+        assert_int_equal(parse(&c, 5, argv, errmsg), 0);
+        assert_int_equal(roles_for(&c, "ops"), ROLES_ADMIN);
+        assert_int_equal(roles_for(&c, "other"), ROLES_NONE);
+}
+
+/* `--role VALUE` fails with a message that starts with `what`. */
+static void expect_bad(const char *flag, const char *value, const char *what)
+{
+        struct config c;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char *argv[] = {"batond", (char *)flag, (char *)value};
+
+        errmsg[0] = '\0';
+        assert_int_equal(parse(&c, 3, argv, errmsg), BATON_EINVAL);
+        if (strstr(errmsg, what) == NULL) {
+                fail_msg("got '%s', want '%s'", errmsg, what);
+        }
+}
+
+static void bad_lines(void **state)
+{
+        char longid[300];
+        struct config c;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char value[32];
+        unsigned i;
+
+        (void)state;
+        expect_bad("--role", "admin", "expected 'IDENTITY ROLE'");
+        expect_bad("--role", "ops root", "'root' is not a role");
+        expect_bad("--role", "ops ADMIN", "'ADMIN' is not a role");
+        expect_bad("--default-role", "root", "'root' is not a role");
+        memset(longid, 'x', 256);
+        strcpy(longid + 256, " read");
+        expect_bad("--role", longid, "identity too long");
+        /* A duplicate identity: which line was meant? */
+        {
+                char *argv[] = {"batond", "--role", "ops admin", "--role",
+                                "ops read"};
+                assert_int_equal(parse(&c, 5, argv, errmsg), BATON_EINVAL);
+                assert_non_null(strstr(errmsg, "given twice"));
+        }
+        /* At most CONFIG_MAX_ROLES lines. */
+        config_defaults(&c);
+        for (i = 0; i < CONFIG_MAX_ROLES; i++) {
+                snprintf(value, sizeof value, "client-%u lock", i);
+                assert_int_equal(roles_add(&c, value, errmsg, sizeof errmsg),
+                                 0);
+        }
+        assert_int_equal(roles_add(&c, "one-more lock", errmsg, sizeof errmsg),
+                         BATON_EINVAL);
+        assert_non_null(strstr(errmsg, "too many roles"));
+}
+
+/* The matrix: each role's requests, and nothing more. */
+static void allows(void **state)
+{
+        static const uint8_t reads[] = {PROTO_QUERY, PROTO_CHECK, PROTO_LIST,
+                                        PROTO_STATUS, PROTO_PING};
+        static const uint8_t locks[] = {PROTO_COMMAND, PROTO_KEEPALIVE,
+                                        PROTO_ATTACH};
+        static const uint8_t admins[] = {PROTO_MEMBER_ADD, PROTO_MEMBER_REMOVE,
+                                         PROTO_TRANSFER, 12, 63};
+        size_t i;
+
+        (void)state;
+        for (i = 0; i < sizeof reads; i++) {
+                assert_false(roles_allows(ROLES_NONE, reads[i]));
+                assert_true(roles_allows(ROLES_READ, reads[i]));
+                assert_true(roles_allows(ROLES_LOCK, reads[i]));
+                assert_true(roles_allows(ROLES_ADMIN, reads[i]));
+        }
+        for (i = 0; i < sizeof locks; i++) {
+                assert_false(roles_allows(ROLES_NONE, locks[i]));
+                assert_false(roles_allows(ROLES_READ, locks[i]));
+                assert_true(roles_allows(ROLES_LOCK, locks[i]));
+                assert_true(roles_allows(ROLES_ADMIN, locks[i]));
+        }
+        for (i = 0; i < sizeof admins; i++) {
+                assert_false(roles_allows(ROLES_NONE, admins[i]));
+                assert_false(roles_allows(ROLES_READ, admins[i]));
+                assert_false(roles_allows(ROLES_LOCK, admins[i]));
+                assert_true(roles_allows(ROLES_ADMIN, admins[i]));
+        }
+        /* A role out of range allows nothing. */
+        assert_false(roles_allows(4, PROTO_PING));
+        assert_false(roles_allows(-1, PROTO_PING));
+        assert_string_equal(roles_name(ROLES_LOCK), "lock");
+        assert_string_equal(roles_name(9), "unknown");
+}
+
+/* The hook the TLS handshake calls: a connection gets its identity's
+ * role, and a set without a config gives nothing. */
+static void authorize(void **state)
+{
+        static struct conn_set set;
+        struct conn c;
+        struct config cfg;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char *argv[] = {"batond",    "--role",         "ops admin", "--role",
+                        "dash read", "--default-role", "none"};
+
+        (void)state;
+        assert_int_equal(parse(&cfg, 7, argv, errmsg), 0);
+        memset(&c, 0, sizeof c);
+        c.set = &set;
+        set.cfg = &cfg;
+        conn_authorize(&c, "ops");
+        assert_string_equal(c.identity, "ops");
+        assert_int_equal(c.role, ROLES_ADMIN);
+        conn_authorize(&c, "dash");
+        assert_int_equal(c.role, ROLES_READ);
+        assert_false(roles_allows(c.role, PROTO_COMMAND));
+        conn_authorize(&c, "stranger");
+        assert_int_equal(c.role, ROLES_NONE);
+        set.cfg = NULL;
+        conn_authorize(&c, "ops");
+        assert_int_equal(c.role, ROLES_NONE);
+}
+
+/* The sessions a connection proved it owns: bounded, the oldest goes. */
+static void attached(void **state)
+{
+        struct conn c;
+        uint64_t s;
+
+        (void)state;
+        memset(&c, 0, sizeof c);
+        assert_false(conn_attached(&c, 0));
+        assert_false(conn_attached(&c, 5));
+        conn_attach(&c, 5);
+        conn_attach(&c, 5);
+        assert_true(conn_attached(&c, 5));
+        conn_attach(&c, 0);
+        assert_false(conn_attached(&c, 0));
+        for (s = 100; s < 100 + CONN_MAX_ATTACHED - 1; s++) {
+                conn_attach(&c, s);
+        }
+        assert_true(conn_attached(&c, 5));
+        conn_attach(&c, 999); /* one more: 5, the oldest, is forgotten */
+        assert_false(conn_attached(&c, 5));
+        assert_true(conn_attached(&c, 999));
+        assert_true(conn_attached(&c, 100));
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(table),     cmocka_unit_test(default_role),
+            cmocka_unit_test(bad_lines), cmocka_unit_test(allows),
+            cmocka_unit_test(authorize), cmocka_unit_test(attached),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
