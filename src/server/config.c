@@ -70,7 +70,7 @@ static const struct key keys[] = {
     {"metrics-tls",           T_BOOL,      F(metrics_tls),           "false",   0,     1,          "Serve metrics over TLS with the node's certificate, scrapers presenting one of the client CA's"},
     {"metrics-max-connections", T_U32,     F(metrics_max_connections), "16",    1,     1024,       "Metrics connections open at once; more are closed; each gets handshake-timeout-ms to be answered"},
     {"apply-log",             T_PATH,      F(apply_log),             "",        0,     0,          "File that gets one JSON line per state machine event; empty = off"},
-    {"tls",                   T_BOOL,      F(tls),                   "false",   0,     1,          "TLS 1.3 with mutual authentication on the client and raft ports; off only for a trusted single host (logged as a warning)"},
+    {"tls",                   T_BOOL,      F(tls),                   "true",    0,     1,          "TLS 1.3 with mutual authentication on the client and raft ports; off only for a trusted single host (logged as a warning)"},
     {"tls-ca",                T_PATH,      F(tls_ca),                "",        0,     0,          "PEM CA certificate that signs every node's certificate, and the clients' unless tls-client-ca is set; required with tls"},
     {"tls-cert",              T_PATH,      F(tls_cert),              "",        0,     0,          "PEM certificate of this node for both ports; carries the identity tls-peer-identity gives its id, and its client address as a SAN; required with tls"},
     {"tls-key",               T_PATH,      F(tls_key),               "",        0,     0,          "PEM private key of tls-cert; required with tls"},

@@ -55,14 +55,21 @@ static const char *const all_keys[] = {
 
 #define N_ALL_KEYS (sizeof all_keys / sizeof all_keys[0])
 
-/* A file that loads and validates; tests append one bad line to it. */
-#define GOOD                                                                   \
+/* The members of a file, without its TLS files. */
+#define GOOD_MEMBERS                                                           \
         "id = 1\n"                                                             \
         "data-dir = /tmp/baton-test\n"                                         \
         "member = 1 127.0.0.1:7001 127.0.0.1:7101\n"                           \
         "member = 2 127.0.0.1:7002 127.0.0.1:7102\n"                           \
         "member = 3 127.0.0.1:7003 127.0.0.1:7103\n"
-#define GOOD_LINES 5
+
+/* A file that loads and validates; tests append one bad line to it. */
+#define GOOD                                                                   \
+        GOOD_MEMBERS                                                           \
+        "tls-ca = /etc/baton/tls/ca.crt\n"                                     \
+        "tls-cert = /etc/baton/tls/node1.crt\n"                                \
+        "tls-key = /etc/baton/tls/node1.key\n"
+#define GOOD_LINES 8
 
 struct tmpfile {
         char path[64];
@@ -120,14 +127,15 @@ static void expect_file_error(const char *text, int line, const char *what)
         }
 }
 
-/* GOOD followed by `extra` loads, and validation fails with `what`. */
-static void expect_invalid(const char *extra, const char *what)
+/* `base` followed by `extra` loads, and validation fails with `what`. */
+static void expect_invalid_on(const char *base, const char *extra,
+                              const char *what)
 {
         struct config c;
         char text[2048];
         char errmsg[CONFIG_ERRMSG_MAX];
 
-        snprintf(text, sizeof text, "%s%s", GOOD, extra);
+        snprintf(text, sizeof text, "%s%s", base, extra);
         errmsg[0] = '\0';
         assert_int_equal(load_text(&c, text, NULL, errmsg), 0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
@@ -136,6 +144,12 @@ static void expect_invalid(const char *extra, const char *what)
                 fail_msg("got '%s', want a message starting '%s'", errmsg,
                          what);
         }
+}
+
+/* GOOD followed by `extra` loads, and validation fails with `what`. */
+static void expect_invalid(const char *extra, const char *what)
+{
+        expect_invalid_on(GOOD, extra, what);
 }
 
 /* Every key has the default config.h documents. */
@@ -199,6 +213,9 @@ static void full_file(void **state)
                                    "max-ttl-ms = 60000\n"
                                    "metrics-address = 0.0.0.0:9100\n"
                                    "apply-log = /var/log/baton/apply.jsonl\n"
+                                   "tls-ca = /etc/baton/tls/ca.crt\n"
+                                   "tls-cert = /etc/baton/tls/node2.crt\n"
+                                   "tls-key = /etc/baton/tls/node2.key\n"
                                    "log-level = debug\r\n";
         struct config c;
         char errmsg[CONFIG_ERRMSG_MAX];
@@ -408,7 +425,8 @@ static void names_and_ipv6(void **state)
                                    "member = 2 node-2.example.com:7001 "
                                    "[fe80::2]:7101\n"
                                    "member = 3 10.0.0.3:7001 node3:7101\n"
-                                   "metrics-address = [::]:9100\n",
+                                   "metrics-address = [::]:9100\n"
+                                   "tls = off\n",
                                    NULL, errmsg),
                          0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
@@ -426,7 +444,7 @@ static void names_and_ipv6(void **state)
         }
         /* 64 bytes, the wire's limit, fit in a member line; 65 do not. */
         snprintf(longest, sizeof longest,
-                 "id = 1\ndata-dir = /tmp/x\nmember = 1 %.59s:7001 "
+                 "id = 1\ndata-dir = /tmp/x\ntls = off\nmember = 1 %.59s:7001 "
                  "127.0.0.1:7101\n",
                  "a23456789.123456789.123456789.123456789.123456789."
                  "123456789");
@@ -512,7 +530,7 @@ static void bad_syntax(void **state)
         expect_file_error(GOOD "election-timeout-ms = 400\n"
                                "election-timeout-ms = 500\n",
                           GOOD_LINES + 2,
-                          "election-timeout-ms: set twice (first on line 6)");
+                          "election-timeout-ms: set twice (first on line 9)");
         /* A comment may be as long as it likes. */
         memset(text, 0, sizeof text);
         strcpy(text, "# ");
@@ -610,19 +628,19 @@ static void tls_settings(void **state)
         char id[CONFIG_IDENTITY_MAX];
 
         (void)state;
-        expect_invalid("tls = true\n", "tls-ca: not set, and TLS is on");
-        expect_invalid("tls = true\ntls-ca = /c\n",
-                       "tls-cert: not set, and TLS is on");
-        expect_invalid("tls = true\ntls-ca = /c\ntls-cert = /n\n",
-                       "tls-key: not set, and TLS is on");
-        expect_invalid("metrics-tls = true\n", "tls-ca: not set");
-        snprintf(text, sizeof text, "tls = true\n%stls-peer-identity = node\n",
-                 files);
-        expect_invalid(text, "tls-peer-identity: 'node' has no {id}");
+        /* TLS is on by default. */
+        expect_invalid_on(GOOD_MEMBERS, "", "tls-ca: not set, and TLS is on");
+        expect_invalid_on(GOOD_MEMBERS, "tls-ca = /c\n",
+                          "tls-cert: not set, and TLS is on");
+        expect_invalid_on(GOOD_MEMBERS, "tls-ca = /c\ntls-cert = /n\n",
+                          "tls-key: not set, and TLS is on");
+        expect_invalid_on(GOOD_MEMBERS, "tls = off\nmetrics-tls = true\n",
+                          "tls-ca: not set");
+        expect_invalid("tls-peer-identity = node\n",
+                       "tls-peer-identity: 'node' has no {id}");
 
-        snprintf(text, sizeof text,
-                 "%stls = true\n%stls-peer-identity = baton://n/{id}.x\n", GOOD,
-                 files);
+        snprintf(text, sizeof text, "%s%stls-peer-identity = baton://n/{id}.x\n",
+                 GOOD_MEMBERS, files);
         assert_int_equal(load_text(&c, text, NULL, errmsg), 0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         assert_int_equal(tlsconfig_peer_identity(&c, 42, id, sizeof id), 0);

@@ -103,7 +103,26 @@ node_conf() {
                 for j in $(seq 1 "$NODES"); do
                         echo "member = $j $(node_raft_addr "$j") $(node_client_addr "$j")"
                 done
+                # TLS, as users run it (tls_setup made the files).
+                echo "tls-ca = $RUN/tls/ca.crt"
+                echo "tls-cert = $RUN/tls/node$i.crt"
+                echo "tls-key = $RUN/tls/node$i.key"
+                echo "role = admin admin"
         } >"$d/node.conf"
+}
+
+# The run's certificates, with each node's client address as a SAN, and
+# the admin client's files in the environment of every client this run
+# starts (workers, tclient-cli), as `scripts/cluster env` does for a shell.
+tls_setup() {
+        local i sans=()
+        for i in $(seq 1 "$NODES"); do
+                sans+=(--node-san "$i=IP:${NODE_HOSTS[$i]}")
+        done
+        "$CERTS" "$RUN/tls" --nodes "$NODES" "${sans[@]}" || return 1
+        export BATON_CACERT="$RUN/tls/ca.crt"
+        export BATON_CERT="$RUN/tls/admin.crt"
+        export BATON_KEY="$RUN/tls/admin.key"
 }
 
 # The command line of node $1; $2 = a FAKETIME spec to run it under.
