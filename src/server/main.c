@@ -159,6 +159,7 @@ static int client_tls(const struct config *cfg, bool on, struct tls_ctx **out)
 static void on_sighup(uv_signal_t *h, int signum)
 {
         struct server *s = h->data;
+        char err[TLS_ERRMSG_MAX];
         struct tls_ctx *x;
 
         (void)signum;
@@ -172,6 +173,11 @@ static void on_sighup(uv_signal_t *h, int signum)
                 return;
         }
         conn_set_tls(&s->conns, x);
+        if (node_reload_tls(&s->node, err, sizeof err) != 0) {
+                log_warn("SIGHUP: keeping the raft port's current "
+                         "certificates: %s",
+                         err);
+        }
         if (s->metrics.active && s->cfg.metrics_tls &&
             client_tls(&s->cfg, true, &x) == 0) {
                 scrape_set_tls(&s->metrics.http, x);

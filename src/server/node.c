@@ -15,6 +15,7 @@
 
 #include "../../include/baton.h"
 #include "log.h"
+#include "peer.h"
 #include "raftfsm.h"
 
 /* configure requires 0.22.1 or later; so does the build. */
@@ -261,16 +262,19 @@ static int bootstrap(struct node *n)
         return rv;
 }
 
-/* Set up the transport (wrapped), raft's I/O on the data dir and the raft
- * instance with the node's settings, on a state machine already set up.
- * 0 or a libraft code, with the reason in n->errmsg and nothing of these
- * steps left to clean up. */
-static int init_raft(struct node *n, const char *raft_address)
+/* The raft transport: TCP with TLS (peer.h), or with tls = off raft's own
+ * TCP transport without Nagle. 0 or a libraft code, with the reason in
+ * n->errmsg. */
+static int init_transport(struct node *n)
 {
         struct node_core *c = n->core;
-        const struct config *cfg = n->cfg;
         int rv;
 
+        if (n->cfg->tls) {
+                rv = peer_init(&c->transport, n->loop, n->cfg, n->errmsg,
+                               sizeof n->errmsg);
+                return rv == 0 ? 0 : RAFT_INVALID;
+        }
         /* 0.22.1 refuses a transport whose version is not set first. */
         c->transport.version = 1;
         rv = raft_uv_tcp_init(&c->transport, n->loop);
@@ -283,6 +287,41 @@ static int init_raft(struct node *n, const char *raft_address)
         c->tcp_connect = c->transport.connect;
         c->transport.listen = listen_wrapped;
         c->transport.connect = connect_wrapped;
+        return 0;
+}
+
+/* What init_transport() allocated, once raft is done with it. */
+static void free_transport(struct node *n)
+{
+        if (n->cfg->tls) {
+                peer_free(&n->core->transport);
+        } else {
+                raft_uv_tcp_close(&n->core->transport);
+        }
+}
+
+int node_reload_tls(struct node *n, char *errmsg, size_t size)
+{
+        if (!n->cfg->tls || n->core == NULL) {
+                return 0;
+        }
+        return peer_reload(&n->core->transport, errmsg, size);
+}
+
+/* Set up the transport (wrapped), raft's I/O on the data dir and the raft
+ * instance with the node's settings, on a state machine already set up.
+ * 0 or a libraft code, with the reason in n->errmsg and nothing of these
+ * steps left to clean up. */
+static int init_raft(struct node *n, const char *raft_address)
+{
+        struct node_core *c = n->core;
+        const struct config *cfg = n->cfg;
+        int rv;
+
+        rv = init_transport(n);
+        if (rv != 0) {
+                return rv;
+        }
         rv = raft_uv_init(&c->io, n->loop, cfg->data_dir, &c->transport);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft io on %.200s: %s",
@@ -311,7 +350,7 @@ static int init_raft(struct node *n, const char *raft_address)
 err_after_io:
         raft_uv_close(&c->io);
 err_after_transport:
-        raft_uv_tcp_close(&c->transport);
+        free_transport(n);
         uv_run(n->loop, UV_RUN_NOWAIT);
         return rv;
 }
@@ -408,7 +447,7 @@ static void on_raft_closed(struct raft *r)
         struct node_core *c = n->core;
 
         raft_uv_close(&c->io);
-        raft_uv_tcp_close(&c->transport);
+        free_transport(n);
         raftfsm_close(&c->rf);
         free(c);
         n->core = NULL;

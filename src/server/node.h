@@ -219,4 +219,9 @@ void node_set_entry_cb(struct node *n,
 /* The libraft version batond was built against, "MAJOR.MINOR.RELEASE". */
 void node_raft_version(char *buf, size_t cap);
 
+/* Read the raft port's certificate, key and CRL again for connections
+ * made from now on (SIGHUP). 0 (also with tls = off), or BATON_ETLS with
+ * the reason in `errmsg` and the old credentials kept. */
+int node_reload_tls(struct node *n, char *errmsg, size_t size);
+
 #endif /* SERVER_NODE_H */

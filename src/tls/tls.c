@@ -467,6 +467,17 @@ const char *tls_peer(const struct tls_conn *t)
         return t->ready ? t->peer : "";
 }
 
+bool tls_peer_is(const struct tls_conn *t, const char *identity)
+{
+        X509 *cert;
+
+        if (!tls_ready(t)) {
+                return false;
+        }
+        cert = SSL_get0_peer_certificate(t->ssl);
+        return cert != NULL && each_identity(cert, equals, (void *)identity);
+}
+
 const char *tls_errmsg(const struct tls_conn *t)
 {
         return t->errmsg;

@@ -103,6 +103,11 @@ size_t tls_take(struct tls_conn *t, uint8_t *out, size_t cap);
  * tls_ready(). Lives as long as `t`. */
 const char *tls_peer(const struct tls_conn *t);
 
+/* Whether the authenticated peer's certificate carries `identity` (as its
+ * subject's common name or a DNS or URI subject alternative name). False
+ * before tls_ready(). */
+bool tls_peer_is(const struct tls_conn *t, const char *identity);
+
 /* Why the connection failed, in one line; "" while it has not. */
 const char *tls_errmsg(const struct tls_conn *t);
 

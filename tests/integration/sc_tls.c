@@ -532,3 +532,132 @@ void sc_tls_roles(struct ctx *x)
         tclient_close(&locker);
         tclient_close(&admin);
 }
+
+/* Whether the log of node `id` has a line with `needle` in it. */
+static bool log_has(struct ctx *x, unsigned id, const char *needle)
+{
+        FILE *f = fopen(x->h.nodes[id - 1].log_path, "r");
+        char line[1024];
+        bool found = false;
+
+        while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+                found = strstr(line, needle) != NULL;
+        }
+        if (f != NULL) {
+                fclose(f);
+        }
+        return found;
+}
+
+/* Wait up to `ms` for `needle` in any node's log but node `skip`'s. */
+static bool some_log_has(struct ctx *x, unsigned skip, const char *needle,
+                         int ms)
+{
+        int64_t until = tclient_now_ms() + ms;
+        unsigned i;
+
+        do {
+                for (i = 1; i <= x->h.n; i++) {
+                        if (i != skip && log_has(x, i, needle)) {
+                                return true;
+                        }
+                }
+                usleep(100 * 1000);
+        } while (tclient_now_ms() < until);
+        return false;
+}
+
+/* Node `id`'s last applied index, from its metrics (a node with a
+ * certificate of another CA cannot be asked on its client port); -1 when
+ * unknown. */
+static long long applied_of(struct ctx *x, unsigned id)
+{
+        static char text[65536];
+        const char *p;
+
+        if (harness_metrics(&x->h, id, text, sizeof text, OP_MS) < 0 ||
+            (p = strstr(text, "\nbaton_raft_applied_index ")) == NULL) {
+                return -1;
+        }
+        return atoll(p + strlen("\nbaton_raft_applied_index "));
+}
+
+/* Node `node` restarted with `cert`/`key` of the tests' directory: the
+ * others refuse its raft traffic (`why` in their logs), so it never sees
+ * the entries the cluster commits meanwhile, nor disturbs its leader. */
+static void impostor(struct ctx *x, unsigned node, const char *cert,
+                     const char *why)
+{
+        char crt[300], key[300], name[64];
+        const char *flags[] = {"--tls-cert", crt, "--tls-key", key};
+        struct tclient c;
+        struct tclient_result r;
+        struct baton_status st;
+        unsigned leader, after;
+        uint64_t term, token;
+        long long applied;
+        int rv;
+
+        snprintf(crt, sizeof crt, "%s/%s.crt", tlsfiles_dir(), cert);
+        snprintf(key, sizeof key, "%s/%s.key", tlsfiles_dir(), cert);
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        EXPECT(x, tclient_status_of(harness_client_address(&x->h, leader),
+                                    OP_MS, &st) == 0,
+               "leader's status");
+        term = st.term;
+        EXPECT(x, harness_term(&x->h, node, NULL) == 0 &&
+                      harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0 &&
+                      harness_set_flags(&x->h, node, flags, 4) == 0 &&
+                      harness_restart(&x->h, node) == 0,
+               "%s", x->h.errmsg);
+        EXPECT(x, some_log_has(x, node, why, OP_MS),
+               "no node logged \"%s\" for node %u", why, node);
+        /* The others carry on without it. */
+        lock_name(x, name, sizeof name, "impostor");
+        OPEN(x, &c, TTL_MS);
+        GRANT(x, token, &c, name);
+        sleep(1);
+        applied = applied_of(x, node);
+        EXPECT(x, applied >= 0 && (uint64_t)applied < token,
+               "node %u with %s applied %lld, the grant is at %" PRIu64
+               ": its raft traffic got in",
+               node, cert, applied, token);
+        EXPECT(x, harness_wait_leader(&x->h, OP_MS, &after) == 0 &&
+                      after == leader &&
+                      tclient_status_of(harness_client_address(&x->h, after),
+                                        OP_MS, &st) == 0 &&
+                      st.term == term,
+               "the leader changed while node %u ran with %s", node, cert);
+        rv = tclient_release(&c, name, 1, token, OP_MS, &r);
+        EXPECT(x, rv == 0, "release: %d %s", rv, rs(x, &r));
+        tclient_close(&c);
+        EXPECT(x, harness_term(&x->h, node, NULL) == 0 &&
+                      harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0 &&
+                      harness_set_flags(&x->h, node, NULL, 0) == 0,
+               "%s", x->h.errmsg);
+        RESTART(x, node);
+}
+
+/* A node presenting another node's certificate, or one of another CA, is
+ * kept out of the raft traffic; with its own it rejoins. */
+void sc_tls_impostor(struct ctx *x)
+{
+        unsigned leader, node, other;
+        char cn[16], why[96];
+
+        EXPECT(x, tlsfiles_on(), "the cluster runs without TLS");
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        node = a_follower(x, leader);
+        other = leader; /* a node whose certificate it borrows */
+        snprintf(cn, sizeof cn, "node%u", other);
+        snprintf(why, sizeof why, "claims node %u (identity 'node-%u') but",
+                 node, node);
+        impostor(x, node, cn, why);
+        EXPECT(x, x->ok, "another node's certificate");
+        snprintf(cn, sizeof cn, "node-%u", node);
+        EXPECT(x, tlsfiles_issue("foreign-node", cn, -1, 30, 1) == 0,
+               "cannot make the foreign certificate");
+        impostor(x, node, "foreign-node", "unable to get local issuer");
+}

@@ -9,5 +9,6 @@ void sc_tls_limits(struct ctx *x);
 void sc_tls_rotation(struct ctx *x);
 void sc_metrics_guarded(struct ctx *x);
 void sc_tls_roles(struct ctx *x);
+void sc_tls_impostor(struct ctx *x);
 
 #endif /* TESTS_INTEGRATION_SC_TLS_H */

@@ -121,6 +121,8 @@ static const struct scenario scenarios[] = {
      sc_metrics_guarded},
     {"TLS roles: read may look, not lock; lock may lock, not administer",
      sc_tls_roles},
+    {"TLS raft port: another node's certificate, another CA: kept out",
+     sc_tls_impostor},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])

@@ -179,6 +179,10 @@ static void handshake_and_both_ways(void **state)
         assert_true(tls_ready(p.c));
         assert_string_equal(tls_peer(p.s), "app");
         assert_string_equal(tls_peer(p.c), "node-1");
+        assert_true(tls_peer_is(p.c, "node-1"));
+        assert_true(tls_peer_is(p.c, "localhost")); /* a DNS SAN */
+        assert_false(tls_peer_is(p.c, "node-2"));
+        assert_false(tls_peer_is(p.c, "node-"));
         assert_int_equal(tls_write(p.c, (const uint8_t *)"ping", 4), 0);
         assert_int_equal(tls_write(p.s, (const uint8_t *)"pong!", 5), 0);
         run(&p, 0);
@@ -440,6 +444,7 @@ static void write_before_ready(void **state)
         pair_open(&p, "node1", "app", NULL, NULL, NULL);
         assert_int_equal(tls_write(p.c, (const uint8_t *)"x", 1), BATON_ETLS);
         assert_string_equal(tls_peer(p.c), "");
+        assert_false(tls_peer_is(p.c, "node-1"));
         pair_close(&p);
 }
 
