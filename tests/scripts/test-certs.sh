@@ -2,7 +2,8 @@
 # Test of scripts/certs, printing TAP: the files it makes, that they verify
 # against the CA it made (and not against another one: the negative
 # control), the identities and SANs nodes and clients need, key modes, and
-# that a second run keeps the CA and adds only what is missing.
+# that a second run keeps the CA and adds only what is missing, makes again
+# a certificate that lacks a SAN asked for, and refuses a half-gone CA.
 set -u
 
 script="$(cd "$(dirname "$0")/../.." && pwd)/scripts/certs"
@@ -50,6 +51,13 @@ check "node2 has the loopback and its extra SAN" \
         grep -q "DNS:node-2, IP Address:127.0.0.1, DNS:localhost, IP Address:10.0.0.2" <(sans "$d/node2.crt")
 fails "node1 has no other node's SAN" grep -q "10.0.0.2" <(sans "$d/node1.crt")
 check "keys are 0600" test "$(mode "$d/node1.key")$(mode "$d/ca.key")$(mode "$d/admin.key")" = 600600600
+check "every key is 0600" test -z "$(find "$d" -name '*.key' ! -perm 0600)"
+check "a run prints nothing" test -z "$("$script" "$d" --nodes 3 --node-san 2=IP:10.0.0.2 --client app 2>&1)"
+ca_days=$((($(date -d "$(openssl x509 -in "$d/ca.crt" -noout -enddate | cut -d= -f2)" +%s) - $(date +%s)) / 86400))
+check "the CA is good for 10 years ($ca_days days)" test "$ca_days" -ge 3649 -a "$ca_days" -le 3651
+check "node certificates serve and are clients (raft peers)" \
+        grep -q "TLS Web Server Authentication, TLS Web Client Authentication" \
+        <(openssl x509 -in "$d/node1.crt" -noout -ext extendedKeyUsage)
 check "the directory is 0700" test "$(mode "$d")" = 700
 
 # The negative control: another CA's certificates do not verify here.
@@ -63,6 +71,24 @@ check "a second run with a 4th node" "$script" "$d" --nodes 4
 check "keeps the CA" test "$(openssl x509 -in "$d/ca.crt" -noout -fingerprint -sha256)" = "$ca_before"
 check "keeps node1" test "$(openssl x509 -in "$d/node1.crt" -noout -fingerprint -sha256)" = "$node1_before"
 check "node4 verifies against the same CA" openssl verify -CAfile "$d/ca.crt" "$d/node4.crt"
+
+# A SAN added later (a node's host address) makes that node's certificate
+# again, by the same CA; the others stay.
+node2_before=$(openssl x509 -in "$d/node2.crt" -noout -fingerprint -sha256)
+check "a run adding a SAN to node1" "$script" "$d" --nodes 4 --node-san 1=DNS:baton1.example
+check "node1 now has it" grep -q "DNS:baton1.example" <(sans "$d/node1.crt")
+check "and still verifies against the same CA" openssl verify -CAfile "$d/ca.crt" "$d/node1.crt"
+check "its new key matches it" test "$(openssl x509 -in "$d/node1.crt" -noout -pubkey)" = \
+        "$(openssl pkey -in "$d/node1.key" -pubout)"
+check "node2 is kept" test "$(openssl x509 -in "$d/node2.crt" -noout -fingerprint -sha256)" = "$node2_before"
+check "the CA is kept" test "$(openssl x509 -in "$d/ca.crt" -noout -fingerprint -sha256)" = "$ca_before"
+
+# A CA whose key is gone is refused: a new CA would leave every node
+# certificate already made unverifiable.
+cp -a "$d" "$tmp/nokey"
+rm "$tmp/nokey/ca.key"
+fails "a CA certificate without its key is refused" "$script" "$tmp/nokey" --nodes 5
+check "and nothing was replaced" cmp -s "$d/ca.crt" "$tmp/nokey/ca.crt"
 fails "--nodes 0 is refused" "$script" "$tmp/x" --nodes 0
 fails "a client name with a slash is refused" "$script" "$tmp/x" --nodes 1 --client a/b
 check "--help" "$script" --help
