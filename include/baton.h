@@ -357,6 +357,9 @@ struct baton_holder {
         uint32_t count;   /* reentrant hold count */
         uint32_t waiters; /* queued waiters */
         uint64_t index;   /* Raft index the answer was read at */
+        /* The holder session's client name (struct baton_options'
+         * client_name), NUL-terminated; "" when free. */
+        char client_name[65];
 };
 
 /**
@@ -376,6 +379,8 @@ struct baton_lock_info {
         uint64_t token;   /* the current fencing token */
         uint32_t count;   /* reentrant hold count */
         uint32_t waiters; /* queued waiters */
+        /* The holder session's client name, NUL-terminated. */
+        char client_name[65];
 };
 
 /**

@@ -58,6 +58,23 @@ static void put_lock(FILE *out, const char *name)
         }
 }
 
+/* The end of a holder's text line: " client NAME" when it has one (last,
+ * as a name may hold spaces). */
+static void put_client_text(FILE *out, const char *client)
+{
+        if (client[0] != '\0') {
+                fprintf(out, " client %s", client);
+        }
+        fputc('\n', out);
+}
+
+/* ,"client_name":NAME, always there ("" when unknown). */
+static void put_client_json(FILE *out, const char *client)
+{
+        fputs(",\"client_name\":", out);
+        put_json(out, client, strlen(client), false);
+}
+
 void print_grant(FILE *out, bool json, const char *name, uint64_t token,
                  uint64_t session, const uint8_t *secret)
 {
@@ -98,10 +115,10 @@ void print_holder(FILE *out, bool json, const char *name,
                 }
                 fprintf(out,
                         "%s held by session %" PRIu64 " owner %" PRIu64
-                        " token %" PRIu64 " count %" PRIu32 " waiters %" PRIu32
-                        "\n",
+                        " token %" PRIu64 " count %" PRIu32 " waiters %" PRIu32,
                         name, h->session, h->owner, h->token, h->count,
                         h->waiters);
+                put_client_text(out, h->client_name);
                 return;
         }
         fputc('{', out);
@@ -109,9 +126,11 @@ void print_holder(FILE *out, bool json, const char *name,
         fprintf(out,
                 ",\"held\":%s,\"session\":%" PRIu64 ",\"owner\":%" PRIu64
                 ",\"token\":%" PRIu64 ",\"count\":%" PRIu32
-                ",\"waiters\":%" PRIu32 ",\"index\":%" PRIu64 "}\n",
+                ",\"waiters\":%" PRIu32 ",\"index\":%" PRIu64,
                 h->held ? "true" : "false", h->session, h->owner, h->token,
                 h->count, h->waiters, h->index);
+        put_client_json(out, h->client_name);
+        fputs("}\n", out);
 }
 
 void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
@@ -128,9 +147,10 @@ void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                         fprintf(out,
                                 "%s session %" PRIu64 " owner %" PRIu64
                                 " token %" PRIu64 " count %" PRIu32
-                                " waiters %" PRIu32 "\n",
+                                " waiters %" PRIu32,
                                 l->name, l->session, l->owner, l->token,
                                 l->count, l->waiters);
+                        put_client_text(out, l->client_name);
                         continue;
                 }
                 fputs(i > 0 ? ",{" : "{", out);
@@ -138,8 +158,10 @@ void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                 fprintf(out,
                         ",\"session\":%" PRIu64 ",\"owner\":%" PRIu64
                         ",\"token\":%" PRIu64 ",\"count\":%" PRIu32
-                        ",\"waiters\":%" PRIu32 "}",
+                        ",\"waiters\":%" PRIu32,
                         l->session, l->owner, l->token, l->count, l->waiters);
+                put_client_json(out, l->client_name);
+                fputc('}', out);
         }
         if (json) {
                 fputs("]\n", out);

@@ -341,8 +341,12 @@ static int check_call(const baton_client *c, const char *name, uint8_t *len)
         return c == NULL ? BATON_EINVAL : check_name(name, len);
 }
 
+/* QUERY `name`: the RESULT's status with `*res` filled, and the holder's
+ * client name copied into `holder` (NULL: not wanted; res->client_name is
+ * then not to be read). */
 static int query(struct baton_client *c, const char *name, uint8_t len,
-                 int64_t deadline, struct proto_result *res)
+                 int64_t deadline, struct proto_result *res,
+                 char holder[PROTO_CLIENT_NAME_MAX + 1])
 {
         struct request *r = request_read(PROTO_QUERY, name, len, 0);
         int rv;
@@ -356,6 +360,11 @@ static int query(struct baton_client *c, const char *name, uint8_t len,
         }
         rv = r->status;
         *res = r->res;
+        if (holder != NULL) {
+                memcpy(holder, r->client_name, sizeof r->client_name);
+        }
+        res->client_name.p = NULL; /* it went with r */
+        res->client_name.len = 0;
         registry_drop(&c->registry, r);
         return rv;
 }
@@ -388,7 +397,7 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         if (rv != BATON_ENOTWAITING) {
                 return rv;
         }
-        rv = query(c, name, len, deadline, &r);
+        rv = query(c, name, len, deadline, &r, NULL);
         if (rv != 0) {
                 return rv;
         }
@@ -630,6 +639,7 @@ int baton_release_in(baton_client *c, uint64_t session,
 
 int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
 {
+        char holder[PROTO_CLIENT_NAME_MAX + 1];
         struct proto_result res;
         uint8_t len;
         int rv;
@@ -645,7 +655,7 @@ int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
         lock(c);
         rv = query(c, name, len,
                    clock_after(clock_now_ms(), c->opts.request_timeout_ms),
-                   &res);
+                   &res, holder);
         unlock(c);
         if (rv != 0) {
                 return rv;
@@ -658,6 +668,7 @@ int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
                 out->token = res.token;
                 out->count = res.count;
                 out->waiters = res.waiters;
+                memcpy(out->client_name, holder, sizeof out->client_name);
         }
         return 0;
 }

@@ -468,12 +468,13 @@ static struct request *find(struct registry *reg, uint64_t id)
 }
 
 /* A RESULT for `r`. */
-static void result(struct registry *reg, struct request *r, const uint8_t *body,
-                   uint32_t len, int64_t now)
+static void result(struct registry *reg, struct request *r,
+                   const struct proto_header *h, const uint8_t *body,
+                   int64_t now)
 {
         struct proto_result res;
 
-        if (proto_read_result(body, len, &res) != 0) {
+        if (request_take_result(r, h->flags, body, h->length, &res) != 0) {
                 link_fail(reg->link, now, false);
                 return;
         }
@@ -529,7 +530,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 return;
         case PROTO_RESULT:
                 if (r != NULL) {
-                        result(reg, r, body, h->length, now);
+                        result(reg, r, h, body, now);
                 }
                 return;
         case PROTO_KEEPALIVE_OK:
@@ -553,7 +554,7 @@ static void on_frame(void *data, const struct proto_header *h,
                         return;
                 }
                 link_leader_answered(reg->link);
-                r->status = request_take_list(r, body, h->length);
+                r->status = request_take_list(r, h->flags, body, h->length);
                 if (r->status == BATON_EMALFORMED) {
                         link_fail(reg->link, now, false);
                         return;

@@ -88,9 +88,11 @@ struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
         }
         r->name_len = name_len;
         memcpy(r->name, name, name_len);
+        /* QUERY asks for the holder's client name: every server of
+         * protocol version 2 gives it. */
         r->len = type == PROTO_QUERY
-                     ? proto_write_query(r->frame, sizeof r->frame, 0, name,
-                                         name_len)
+                     ? proto_write_query_names(r->frame, sizeof r->frame, 0,
+                                               name, name_len)
                      : proto_write_check(r->frame, sizeof r->frame, 0, name,
                                          name_len, token);
         return r;
@@ -110,8 +112,8 @@ struct request *request_list(const char *prefix, uint8_t prefix_len,
                 return NULL;
         }
         r->list_cap = limit;
-        r->len = proto_write_list(r->frame, sizeof r->frame, 0, prefix,
-                                  prefix_len, limit);
+        r->len = proto_write_list_names(r->frame, sizeof r->frame, 0, prefix,
+                                        prefix_len, limit);
         return r;
 }
 
@@ -148,7 +150,8 @@ int request_take_status(struct request *r, const char *peer,
         return 0;
 }
 
-int request_take_list(struct request *r, const uint8_t *body, uint32_t len)
+int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
+                      uint32_t len)
 {
         struct proto_lock_entry *e;
         uint32_t i, n;
@@ -162,7 +165,10 @@ int request_take_list(struct request *r, const uint8_t *body, uint32_t len)
         if (e == NULL) {
                 return BATON_ENOMEM;
         }
-        rv = proto_read_list_reply(body, len, e, r->list_cap, &n, &more);
+        rv = flags & PROTO_FLAG_NAMES
+                 ? proto_read_list_reply_names(body, len, e, r->list_cap, &n,
+                                               &more)
+                 : proto_read_list_reply(body, len, e, r->list_cap, &n, &more);
         if (rv == 0) {
                 for (i = 0; i < n; i++) {
                         struct baton_lock_info *o = &r->list[i];
@@ -173,6 +179,9 @@ int request_take_list(struct request *r, const uint8_t *body, uint32_t len)
                         o->token = e[i].token;
                         o->count = e[i].count;
                         o->waiters = e[i].waiters;
+                        memcpy(o->client_name, e[i].client_name.p,
+                               e[i].client_name.len);
+                        o->client_name[e[i].client_name.len] = '\0';
                 }
                 r->list_n = n;
                 r->list_more = more;
@@ -189,4 +198,21 @@ void request_free(struct request *r)
         free(r->reply);
         free(r->list);
         free(r);
+}
+
+int request_take_result(struct request *r, uint16_t flags, const uint8_t *body,
+                        uint32_t len, struct proto_result *res)
+{
+        int rv = flags & PROTO_FLAG_NAMES
+                     ? proto_read_result_names(body, len, res)
+                     : proto_read_result(body, len, res);
+
+        if (rv != 0) {
+                return rv;
+        }
+        /* The name lives in the frame: keep a copy with the request. */
+        memcpy(r->client_name, res->client_name.p, res->client_name.len);
+        r->client_name[res->client_name.len] = '\0';
+        res->client_name.p = r->client_name;
+        return 0;
 }

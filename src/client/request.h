@@ -100,7 +100,8 @@ struct request {
         unsigned sends;
         /* The answer. */
         int status;
-        struct proto_result res;
+        struct proto_result res; /* res.client_name points at client_name */
+        char client_name[PROTO_CLIENT_NAME_MAX + 1]; /* QUERY: the holder's */
         uint32_t ttl_ms;              /* KEEPALIVE_OK */
         struct baton_status *reply;   /* STATUS: owned, filled on answer */
         struct baton_lock_info *list; /* LIST: owned, list_cap entries */
@@ -157,9 +158,16 @@ int request_take_status(struct request *r, const char *peer,
                         const uint8_t *body, uint32_t len);
 
 /* Decode a LIST_REPLY into r->list: 0, BATON_EMALFORMED or BATON_ENOMEM. */
-int request_take_list(struct request *r, const uint8_t *body, uint32_t len);
+int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
+                      uint32_t len);
 
 /* Free a request (unlinked) and what it owns. Accepts NULL. */
 void request_free(struct request *r);
+
+/* The RESULT for `r` into `*res`, in the shape `flags` (the frame's) says;
+ * a holder's client name is copied into r->client_name, where
+ * res->client_name then points. 0 or BATON_EMALFORMED. */
+int request_take_result(struct request *r, uint16_t flags, const uint8_t *body,
+                        uint32_t len, struct proto_result *res);
 
 #endif /* CLIENT_REQUEST_H */

@@ -36,6 +36,7 @@
 
 #include "../integration/harness.h"
 #include "../integration/tlsfiles.h"
+#include "../lib/tclient.h"
 
 #define WATCHDOG_S 180
 #define HEALTHY_MS 20000
@@ -572,7 +573,8 @@ static void hold_and_query(void)
 {
         const char *holder_fields[] = {"lock",    "held",  "session",
                                        "owner",   "token", "count",
-                                       "waiters", "index", NULL};
+                                       "waiters", "index", "client_name",
+                                       NULL};
         const char *args[] = {"--endpoints", cluster.endpoints, "acquire",
                               "cli-held", NULL};
         struct proc bg, p;
@@ -686,8 +688,8 @@ static void hold_and_query(void)
 static void list_locks(void)
 {
         static const char *const names[3] = {"a/1", "a/2", "b/1"};
-        const char *fields[] = {"lock",  "session", "owner", "token",
-                                "count", "waiters", NULL};
+        const char *fields[] = {"lock",  "session", "owner",       "token",
+                                "count", "waiters", "client_name", NULL};
         struct proc bg[3], p;
         unsigned long long tokens[3] = {0, 0, 0};
         char name[64], want[128];
@@ -1345,6 +1347,55 @@ static void endpoints_env(void)
         }
 }
 
+/* holder and list name the holder's client: a session opened as
+ * "build-42" holds a lock. */
+static void client_names(void)
+{
+        struct tclient c;
+        struct tclient_result r;
+        struct proc p;
+        int rv;
+
+        if (tclient_init(&c, cluster.endpoints) != 0) {
+                ok(false, "tclient_init");
+                return;
+        }
+        rv = tclient_session_open(&c, 10000, "build-42", RUN_MS, &r);
+        if (rv == 0) {
+                rv = tclient_acquire(&c, "cli-names", 1, 0, RUN_MS, &r);
+        }
+        if (!ok(rv == 0, "a session named build-42 holds cli-names")) {
+                diag("%d %s", rv, c.errmsg);
+                tclient_close(&c);
+                return;
+        }
+        ctl(&p, RUN_MS, "holder", "cli-names", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, " client build-42\n") != NULL,
+                "holder: ends with client build-42")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--json", "holder", "cli-names", NULL);
+        if (!ok(p.status == 0 &&
+                    strstr(p.out, "\"client_name\":\"build-42\"") != NULL,
+                "holder --json: \"client_name\":\"build-42\"")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "list", "cli-names", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, "cli-names session ") == p.out &&
+                    strstr(p.out, " client build-42\n") != NULL,
+                "list: the line ends with client build-42")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--json", "list", "cli-names", NULL);
+        if (!ok(p.status == 0 &&
+                    strstr(p.out, "\"client_name\":\"build-42\"") != NULL,
+                "list --json: \"client_name\":\"build-42\"")) {
+                proc_show(&p);
+        }
+        tclient_session_close(&c, RUN_MS, &r);
+        tclient_close(&c);
+}
+
 /* Run batonctl `args` with the TLS variables cleared. */
 static void run_without_tls_env(struct proc *p, const char *const *args)
 {
@@ -1648,6 +1699,7 @@ int main(int argc, char **argv)
         versions();
         endpoints_env();
         tls_flags();
+        client_names();
         unreachable();
         lock_lost(false);
         lock_lost(true);

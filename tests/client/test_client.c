@@ -77,7 +77,9 @@ static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
                 o = &def;
         }
         o->ttl_ms = ttl_ms;
-        o->client_name = "test_client";
+        if (o->client_name == NULL) {
+                o->client_name = "test_client";
+        }
         rv = baton_client_create(&c, cluster.endpoints, o);
         if (rv != 0) {
                 print_message("# baton_client_create: %s\n",
@@ -267,6 +269,40 @@ static void reentrancy(void **state)
         assert_int_equal(baton_release(a, name, BATON_OWNER_THREAD, t1),
                          BATON_ENOTHOLDER);
         baton_client_destroy(a);
+}
+
+/* Holder queries and listings name the holder's client. */
+static void holder_names(void **state)
+{
+        struct baton_lock_info info[4];
+        struct baton_options o;
+        struct baton_holder h;
+        baton_client *a, *b;
+        uint64_t t = 0;
+        size_t n = 0;
+        char name[64];
+
+        (void)state;
+        baton_options_init(&o);
+        o.request_timeout_ms = OP_MS;
+        o.client_name = "build-42";
+        a = client_new(10000, &o);
+        b = client_new(10000, NULL);
+        name_of(name, sizeof name, "names");
+        assert_ok(baton_acquire(a, name, BATON_OWNER_THREAD, 1000, &t));
+        assert_ok(baton_holder(b, name, &h));
+        assert_int_equal(h.held, 1);
+        assert_string_equal(h.client_name, "build-42");
+        assert_ok(baton_list(b, name, info, 4, &n, NULL));
+        assert_int_equal(n, 1);
+        assert_string_equal(info[0].name, name);
+        assert_string_equal(info[0].client_name, "build-42");
+        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t));
+        assert_ok(baton_holder(b, name, &h));
+        assert_int_equal(h.held, 0);
+        assert_string_equal(h.client_name, "");
+        baton_client_destroy(a);
+        baton_client_destroy(b);
 }
 
 /* A detached session's grant released through another handle
@@ -1111,6 +1147,7 @@ int main(int argc, char **argv)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(try_busy),
             cmocka_unit_test(reentrancy),
+            cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),
             cmocka_unit_test(detach_release_in),
             cmocka_unit_test(wait_times_out),

@@ -69,7 +69,7 @@ else
         notok "batond --version reports libraft 0.22.1 or later"
 fi
 check "lib: libbaton.so and its versioned file" \
-        test -e "$libdir/libbaton.so" -a -n "$(ls "$libdir"/libbaton.so.0* 2>/dev/null)"
+        test -e "$libdir/libbaton.so" -a -n "$(ls "$libdir"/libbaton.so.1* 2>/dev/null)"
 check "include: baton.h" cmp -s "$includedir/baton.h" "$srcdir/include/baton.h"
 check "pkgconfig: baton.pc" test -f "$libdir/pkgconfig/baton.pc"
 for p in $pages; do
