@@ -639,8 +639,8 @@ static void impostor(struct ctx *x, unsigned node, const char *cert,
         RESTART(x, node);
 }
 
-/* A node presenting another node's certificate, or one of another CA, is
- * kept out of the raft traffic; with its own it rejoins. */
+/* A node presenting another node's certificate, one of another CA, or an
+ * expired one, is kept out of the raft traffic; with its own it rejoins. */
 void sc_tls_impostor(struct ctx *x)
 {
         unsigned leader, node, other;
@@ -657,7 +657,10 @@ void sc_tls_impostor(struct ctx *x)
         impostor(x, node, cn, why);
         EXPECT(x, x->ok, "another node's certificate");
         snprintf(cn, sizeof cn, "node-%u", node);
-        EXPECT(x, tlsfiles_issue("foreign-node", cn, -1, 30, 1) == 0,
-               "cannot make the foreign certificate");
+        EXPECT(x, tlsfiles_issue("foreign-node", cn, -1, 30, 1) == 0 &&
+                      tlsfiles_issue("expired-node", cn, -30, -1, 0) == 0,
+               "cannot make the refused node certificates");
         impostor(x, node, "foreign-node", "unable to get local issuer");
+        EXPECT(x, x->ok, "another CA's certificate");
+        impostor(x, node, "expired-node", "certificate has expired");
 }

@@ -121,7 +121,7 @@ static const struct scenario scenarios[] = {
      sc_metrics_guarded},
     {"TLS roles: read may look, not lock; lock may lock, not administer",
      sc_tls_roles},
-    {"TLS raft port: another node's certificate, another CA: kept out",
+    {"TLS raft port: another node's, another CA's, an expired certificate: out",
      sc_tls_impostor},
 };
 
