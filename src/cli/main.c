@@ -42,7 +42,8 @@ static void on_stop(int sig)
 static void usage(FILE *out)
 {
         fputs(
-            "usage: batonctl [--endpoints H:P,...] [--cacert F --cert F --key F]\n"
+            "usage: batonctl [--endpoints H:P,...] [--cacert F --cert F --key "
+            "F]\n"
             "                [--json] [--timeout MS] COMMAND ...\n\n"
             "  lock NAME [--ttl MS] [--wait MS] [--grace MS] -- CMD [ARG...]\n"
             "                      run CMD while holding NAME\n"
@@ -144,7 +145,8 @@ static int open_client(const struct args *o, const char *source,
         if (rv == BATON_ETLS ||
             (rv == BATON_EINVAL &&
              (bo.tls_ca != NULL || bo.tls_cert != NULL || bo.tls_key != NULL) &&
-             (bo.tls_ca == NULL || bo.tls_cert == NULL || bo.tls_key == NULL))) {
+             (bo.tls_ca == NULL || bo.tls_cert == NULL ||
+              bo.tls_key == NULL))) {
                 tls_files_error(&bo, rv);
                 return lock ? SUPERVISE_FAILED : EXIT_USAGE;
         }

@@ -431,8 +431,8 @@ static int seal(struct link *l)
                 l->cout = p;
                 l->cout_cap = need;
         }
-        l->cout_len += tls_take(l->tc, l->cout + l->cout_len,
-                                l->cout_cap - l->cout_len);
+        l->cout_len +=
+            tls_take(l->tc, l->cout + l->cout_len, l->cout_cap - l->cout_len);
         return 0;
 }
 
@@ -556,8 +556,8 @@ static bool frames(struct link *l, const uint8_t *buf, size_t n, uint64_t gen,
 static void tls_failed(struct link *l, long rv, int64_t now)
 {
         if (rv == BATON_ETLS) {
-                snprintf(l->tls_errmsg, sizeof l->tls_errmsg, "%s: %s",
-                         l->peer, tls_errmsg(l->tc));
+                snprintf(l->tls_errmsg, sizeof l->tls_errmsg, "%s: %s", l->peer,
+                         tls_errmsg(l->tc));
                 l->tls_refused = true;
         }
         link_fail(l, now, rv != BATON_ETLS);

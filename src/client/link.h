@@ -49,12 +49,12 @@ struct link_cb {
  * take and closing belong to the background thread.
  */
 struct link {
-        int fd;                      /* -1: not connected */
-        bool connecting;             /* connect() in progress on fd */
-        bool handshaking;            /* TLS handshake in progress on fd */
-        struct tls_ctx *tls;         /* borrowed; NULL: plain connections */
-        struct tls_conn *tc;         /* the connection's TLS state */
-        uint8_t *cout;               /* ciphertext not yet written */
+        int fd;              /* -1: not connected */
+        bool connecting;     /* connect() in progress on fd */
+        bool handshaking;    /* TLS handshake in progress on fd */
+        struct tls_ctx *tls; /* borrowed; NULL: plain connections */
+        struct tls_conn *tc; /* the connection's TLS state */
+        uint8_t *cout;       /* ciphertext not yet written */
         size_t cout_len;
         size_t cout_cap;
         /* The last attempt failed in TLS (cleared by a handshake that

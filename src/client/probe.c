@@ -123,8 +123,8 @@ int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
         p.endpoint = endpoint;
         p.out = out;
         p.rv = 1;
-        rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])endpoints, 1,
-                       tls);
+        rv =
+            link_init(&p.link, (const char(*)[LINK_ADDR_MAX])endpoints, 1, tls);
         if (rv != 0) {
                 return rv;
         }

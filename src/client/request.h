@@ -102,7 +102,7 @@ struct request {
         int status;
         struct proto_result res; /* res.client_name points at client_name */
         char client_name[PROTO_CLIENT_NAME_MAX + 1]; /* QUERY: the holder's */
-        uint32_t ttl_ms;              /* KEEPALIVE_OK */
+        uint32_t ttl_ms;                             /* KEEPALIVE_OK */
         struct baton_status *reply;   /* STATUS: owned, filled on answer */
         struct baton_lock_info *list; /* LIST: owned, list_cap entries */
         uint32_t list_cap;            /* LIST: the limit asked for */

@@ -76,8 +76,8 @@ struct config {
         uint8_t default_role; /* enum roles_role, default lock */
         /* Operations. */
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
-        bool metrics_tls;                 /* default false */
-        uint32_t metrics_max_connections; /* default 16 */
+        bool metrics_tls;                         /* default false */
+        uint32_t metrics_max_connections;         /* default 16 */
         char apply_log[PATH_MAX]; /* "" = off; JSON line per fsm event */
         enum log_level log_level; /* error|warn|info|debug, default
                                             info */

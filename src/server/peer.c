@@ -157,7 +157,8 @@ static void fail(struct tunnel *tn, int status, enum log_level level,
                 return;
         }
         if (why != NULL) {
-                log_write(level, "raft %s: %s", who(tn, name, sizeof name), why);
+                log_write(level, "raft %s: %s", who(tn, name, sizeof name),
+                          why);
         }
         tn->phase = CLOSING;
         report(tn, NULL, status);
@@ -182,7 +183,8 @@ static void refuse(struct tunnel *tn, enum log_level level, const char *why)
         char name[128];
 
         if (why != NULL) {
-                log_write(level, "raft %s: %s", who(tn, name, sizeof name), why);
+                log_write(level, "raft %s: %s", who(tn, name, sizeof name),
+                          why);
         }
         report(tn, NULL, RAFT_NOCONNECTION);
         if (tn->tcp_init && tls_pending(tn->tls) > 0) {
@@ -194,7 +196,8 @@ static void refuse(struct tunnel *tn, enum log_level level, const char *why)
         fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
 }
 
-/* --- Writing ---------------------------------------------------------------- */
+/* --- Writing ----------------------------------------------------------------
+ */
 
 static void on_tcp_written(uv_write_t *req, int status);
 static void on_pipe_written(uv_write_t *req, int status);
@@ -227,8 +230,8 @@ static void flush_tls(struct tunnel *tn, bool last)
                 return;
         }
         w->last = last;
-        buf = uv_buf_init((char *)w->bytes, (unsigned)tls_take(tn->tls,
-                                                               w->bytes, n));
+        buf = uv_buf_init((char *)w->bytes,
+                          (unsigned)tls_take(tn->tls, w->bytes, n));
         if (uv_write(&w->req, (uv_stream_t *)&tn->tcp, &buf, 1,
                      on_tcp_written) != 0) {
                 free(w);
@@ -262,9 +265,8 @@ static void on_tcp_written(uv_write_t *req, int status)
                 fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
                 return;
         }
-        if (tn->pipe_paused &&
-            uv_stream_get_write_queue_size((uv_stream_t *)&tn->tcp) <
-                QUEUED_MAX / 2) {
+        if (tn->pipe_paused && uv_stream_get_write_queue_size(
+                                   (uv_stream_t *)&tn->tcp) < QUEUED_MAX / 2) {
                 tn->pipe_paused = false;
                 uv_read_start((uv_stream_t *)&tn->pipe, on_alloc, on_pipe_read);
         }
@@ -288,9 +290,8 @@ static void to_raft(struct tunnel *tn, const uint8_t *p, size_t n)
                 fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
                 return;
         }
-        if (!tn->tcp_paused &&
-            uv_stream_get_write_queue_size((uv_stream_t *)&tn->pipe) >
-                QUEUED_MAX) {
+        if (!tn->tcp_paused && uv_stream_get_write_queue_size(
+                                   (uv_stream_t *)&tn->pipe) > QUEUED_MAX) {
                 tn->tcp_paused = true;
                 uv_read_stop((uv_stream_t *)&tn->tcp);
         }
@@ -309,15 +310,15 @@ static void on_pipe_written(uv_write_t *req, int status)
                 fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
                 return;
         }
-        if (tn->tcp_paused &&
-            uv_stream_get_write_queue_size((uv_stream_t *)&tn->pipe) <
-                QUEUED_MAX / 2) {
+        if (tn->tcp_paused && uv_stream_get_write_queue_size(
+                                  (uv_stream_t *)&tn->pipe) < QUEUED_MAX / 2) {
                 tn->tcp_paused = false;
                 uv_read_start((uv_stream_t *)&tn->tcp, on_alloc, on_tcp_read);
         }
 }
 
-/* --- Raft's end --------------------------------------------------------------- */
+/* --- Raft's end
+ * --------------------------------------------------------------- */
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
@@ -486,7 +487,8 @@ static void dialed(struct tunnel *tn)
         report(tn, (uv_stream_t *)raft_end, 0);
 }
 
-/* --- The peer's end ------------------------------------------------------------ */
+/* --- The peer's end
+ * ------------------------------------------------------------ */
 
 static void secured(struct tunnel *tn)
 {
@@ -575,7 +577,8 @@ static int start_tls(struct tunnel *tn, struct tls_ctx *x, const char *expect)
         return 0;
 }
 
-/* --- Dialling ------------------------------------------------------------------ */
+/* --- Dialling
+ * ------------------------------------------------------------------ */
 
 static void on_connected(uv_connect_t *req, int status)
 {
@@ -598,8 +601,7 @@ static void on_connected(uv_connect_t *req, int status)
         }
 }
 
-static void on_resolved(uv_getaddrinfo_t *req, int status,
-                        struct addrinfo *res)
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 {
         struct tunnel *tn = req->data;
         char why[128];
@@ -681,7 +683,8 @@ static int peer_connect(struct raft_uv_transport *t,
         return 0;
 }
 
-/* --- Accepting ----------------------------------------------------------------- */
+/* --- Accepting
+ * ----------------------------------------------------------------- */
 
 static void on_accept(uv_stream_t *listener, int status)
 {
@@ -753,7 +756,8 @@ static int peer_listen(struct raft_uv_transport *t, raft_uv_accept_cb cb)
         return 0;
 }
 
-/* --- The transport ------------------------------------------------------------- */
+/* --- The transport
+ * ------------------------------------------------------------- */
 
 static int peer_init_cb(struct raft_uv_transport *t, raft_id id,
                         const char *address)

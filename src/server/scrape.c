@@ -245,9 +245,8 @@ static void on_sweep(uv_timer_t *t)
         }
 }
 
-int scrape_listen(struct scrape_server *s, uv_loop_t *loop,
-                  const char *address, uint32_t max_conns,
-                  uint32_t timeout_ms, struct tls_ctx *tls,
+int scrape_listen(struct scrape_server *s, uv_loop_t *loop, const char *address,
+                  uint32_t max_conns, uint32_t timeout_ms, struct tls_ctx *tls,
                   scrape_render_cb render, void *data)
 {
         uint64_t period = timeout_ms < 1000 ? timeout_ms : 1000;

@@ -41,9 +41,8 @@ struct scrape_server {
  * plain HTTP) a scraper must present a certificate of the CA. 0, or a
  * BATON_E* code.
  */
-int scrape_listen(struct scrape_server *s, uv_loop_t *loop,
-                  const char *address, uint32_t max_conns,
-                  uint32_t timeout_ms, struct tls_ctx *tls,
+int scrape_listen(struct scrape_server *s, uv_loop_t *loop, const char *address,
+                  uint32_t max_conns, uint32_t timeout_ms, struct tls_ctx *tls,
                   scrape_render_cb render, void *data);
 
 /* New connections use `tls` (ownership transferred); for SIGHUP. */

@@ -47,7 +47,7 @@ int tlsconfig_check(const struct config *c, char *errmsg, size_t errmsg_size)
 }
 
 int tlsconfig_peer_identity(const struct config *c, uint64_t id, char *out,
-                         size_t size)
+                            size_t size)
 {
         const char *at = strstr(c->tls_peer_identity, "{id}");
         int n;

@@ -254,7 +254,8 @@ static int verify_cb(int ok, X509_STORE_CTX *store)
                              X509_STORE_CTX_get_error(store)));
                 return 0;
         }
-        if (X509_STORE_CTX_get_error_depth(store) != 0 || t->expect[0] == '\0') {
+        if (X509_STORE_CTX_get_error_depth(store) != 0 ||
+            t->expect[0] == '\0') {
                 return 1;
         }
         if (!each_identity(cert, equals, t->expect)) {

@@ -571,10 +571,9 @@ static void lock_status(void)
 
 static void hold_and_query(void)
 {
-        const char *holder_fields[] = {"lock",    "held",  "session",
-                                       "owner",   "token", "count",
-                                       "waiters", "index", "client_name",
-                                       NULL};
+        const char *holder_fields[] = {
+            "lock",  "held",    "session", "owner",       "token",
+            "count", "waiters", "index",   "client_name", NULL};
         const char *args[] = {"--endpoints", cluster.endpoints, "acquire",
                               "cli-held", NULL};
         struct proc bg, p;
@@ -1434,12 +1433,10 @@ static void tls_flags(void)
         snprintf(cert, sizeof cert, "%s/admin.crt", tlsfiles_dir());
         snprintf(key, sizeof key, "%s/admin.key", tlsfiles_dir());
         snprintf(wrong, sizeof wrong, "%s/node1.key", tlsfiles_dir());
-        const char *flags_only[] = {"--endpoints", cluster.endpoints,
-                                    "--cacert",    ca,
-                                    "--cert",      cert,
-                                    "--key",       key,
-                                    "holder",      "cli-tls",
-                                    NULL};
+        const char *flags_only[] = {
+            "--endpoints", cluster.endpoints, "--cacert", ca,       "--cert",
+            cert,          "--key",           key,        "holder", "cli-tls",
+            NULL};
         run_without_tls_env(&p, flags_only);
         if (!ok(p.status == 0 && strcmp(p.out, "cli-tls free\n") == 0,
                 "--cacert --cert --key without the environment")) {
@@ -1453,14 +1450,16 @@ static void tls_flags(void)
                 proc_show(&p);
         }
         const char *partial[] = {"--endpoints", cluster.endpoints, "--cert",
-                                 cert, "holder", "cli-tls", NULL};
+                                 cert,          "holder",          "cli-tls",
+                                 NULL};
         run_without_tls_env(&p, partial);
         if (!ok(p.status == 2 && strstr(p.err, "--cacert") != NULL,
                 "--cert alone: exit 2, says which are missing")) {
                 proc_show(&p);
         }
         const char *plain[] = {"--endpoints", cluster.endpoints, "--timeout",
-                               "1500", "holder", "cli-tls", NULL};
+                               "1500",        "holder",          "cli-tls",
+                               NULL};
         run_without_tls_env(&p, plain);
         if (!ok(p.status == 3 && strstr(p.err, "TLS") != NULL,
                 "no TLS files against TLS nodes: exit 3, says TLS")) {

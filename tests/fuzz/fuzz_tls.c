@@ -61,8 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         /* The first byte picks the side; a client first sends its hello. */
         as_client = data[0] & 1;
-        if (tls_conn_create(&t, as_client ? client : server, "node-1",
-                            NULL) != 0) {
+        if (tls_conn_create(&t, as_client ? client : server, "node-1", NULL) !=
+            0) {
                 return 0;
         }
         if (as_client) {

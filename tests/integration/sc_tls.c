@@ -127,8 +127,9 @@ static bool still_held(struct ctx *x, struct tclient *admin, const char *name,
         int rv = tclient_query(admin, name, OP_MS, &r);
 
         if (rv != 0 || r.token != token) {
-                fail_at(x, line, "%s is no longer held under token %" PRIu64
-                        ": %d %s", name, token, rv, rs(x, &r));
+                fail_at(x, line,
+                        "%s is no longer held under token %" PRIu64 ": %d %s",
+                        name, token, rv, rs(x, &r));
                 return false;
         }
         return true;
@@ -165,12 +166,13 @@ static void plain_gets_nothing(struct ctx *x, const char *addr,
                 got += (size_t)n;
         }
         close(fd);
-        EXPECT(x, n >= PROTO_HEADER_SIZE &&
-                      proto_header_decode(&h, reply, PROTO_MAX_BODY) == 0 &&
-                      h.type == PROTO_ERROR &&
-                      (size_t)n == PROTO_HEADER_SIZE + h.length &&
-                      proto_read_error(reply + PROTO_HEADER_SIZE, h.length,
-                                       &status, &msg) == 0,
+        EXPECT(x,
+               n >= PROTO_HEADER_SIZE &&
+                   proto_header_decode(&h, reply, PROTO_MAX_BODY) == 0 &&
+                   h.type == PROTO_ERROR &&
+                   (size_t)n == PROTO_HEADER_SIZE + h.length &&
+                   proto_read_error(reply + PROTO_HEADER_SIZE, h.length,
+                                    &status, &msg) == 0,
                "plain QUERY: expected one ERROR frame and the close, got "
                "%zd bytes",
                n);
@@ -195,8 +197,9 @@ void sc_tls_refused(struct ctx *x)
                x->h.errmsg);
         addr = harness_client_address(&x->h, leader);
         lock_name(x, name, sizeof name, "tls-refused");
-        EXPECT(x, tlsfiles_issue("foreign", "admin", -1, 30, 1) == 0 &&
-                      tlsfiles_issue("expired", "admin", -30, -1, 0) == 0,
+        EXPECT(x,
+               tlsfiles_issue("foreign", "admin", -1, 30, 1) == 0 &&
+                   tlsfiles_issue("expired", "admin", -30, -1, 0) == 0,
                "cannot make the refused certificates");
         OPEN(x, &holder, TTL_MS);
         GRANT(x, token, &holder, name);
@@ -230,9 +233,9 @@ void sc_tls_refused(struct ctx *x)
  * its handshake is closed after the handshake timeout. */
 void sc_tls_limits(struct ctx *x)
 {
-        static const char *const limits[] = {
-            "--max-connections-per-address", "2", "--handshake-timeout-ms",
-            "500"};
+        static const char *const limits[] = {"--max-connections-per-address",
+                                             "2", "--handshake-timeout-ms",
+                                             "500"};
         struct tclient c[3];
         struct proto_header h;
         struct proto_string msg;
@@ -246,8 +249,9 @@ void sc_tls_limits(struct ctx *x)
                x->h.errmsg);
         node = a_follower(x, leader);
         addr = harness_client_address(&x->h, node);
-        EXPECT(x, harness_term(&x->h, node, NULL) == 0 &&
-                      harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0,
+        EXPECT(x,
+               harness_term(&x->h, node, NULL) == 0 &&
+                   harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0,
                "%s", x->h.errmsg);
         EXPECT(x, harness_set_flags(&x->h, node, limits, 4) == 0, "%s",
                x->h.errmsg);
@@ -257,18 +261,18 @@ void sc_tls_limits(struct ctx *x)
                 c[i].try_ms = 0;
         }
         for (i = 0; i < 2; i++) {
-                EXPECT(x, tclient_connect(&c[i], addr, OP_MS) == 0 &&
-                              tclient_ping(&c[i], OP_MS, NULL) == 0,
+                EXPECT(x,
+                       tclient_connect(&c[i], addr, OP_MS) == 0 &&
+                           tclient_ping(&c[i], OP_MS, NULL) == 0,
                        "connection %u: %s", i + 1, c[i].errmsg);
         }
-        EXPECT(x, tclient_connect(&c[2], addr, OP_MS) == 0, "%s",
-               c[2].errmsg);
+        EXPECT(x, tclient_connect(&c[2], addr, OP_MS) == 0, "%s", c[2].errmsg);
         rv = tclient_raw_recv(&c[2], OP_MS, &h, &body);
-        EXPECT(x, rv == 0 && h.type == PROTO_ERROR &&
-                      proto_read_error(body, h.length, &status, &msg) == 0 &&
-                      status == BATON_ETOOMANYCONNS,
-               "third connection from one address: %d, status %d", rv,
-               status);
+        EXPECT(x,
+               rv == 0 && h.type == PROTO_ERROR &&
+                   proto_read_error(body, h.length, &status, &msg) == 0 &&
+                   status == BATON_ETOOMANYCONNS,
+               "third connection from one address: %d, status %d", rv, status);
         for (i = 0; i < 3; i++) {
                 tclient_close(&c[i]);
         }
@@ -280,8 +284,9 @@ void sc_tls_limits(struct ctx *x)
         printf("# a silent connection was closed after %" PRId64 " ms\n",
                tclient_now_ms() - t0);
         close(fd);
-        EXPECT(x, harness_term(&x->h, node, NULL) == 0 &&
-                      harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0,
+        EXPECT(x,
+               harness_term(&x->h, node, NULL) == 0 &&
+                   harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0,
                "%s", x->h.errmsg);
         EXPECT(x, harness_set_flags(&x->h, node, NULL, 0) == 0, "%s",
                x->h.errmsg);
@@ -320,7 +325,8 @@ void sc_tls_rotation(struct ctx *x)
         /* The new certificate carries an extra name to tell it apart. */
         EXPECT(x, tlsfiles_issue_san("rotated", cn, san) == 0,
                "cannot make the rotated certificate");
-        snprintf(cmd, sizeof cmd, "cp %s/rotated.crt %s/%s.crt && "
+        snprintf(cmd, sizeof cmd,
+                 "cp %s/rotated.crt %s/%s.crt && "
                  "cp %s/rotated.key %s/%s.key",
                  tlsfiles_dir(), tlsfiles_dir(), file, tlsfiles_dir(),
                  tlsfiles_dir(), file);
@@ -395,8 +401,8 @@ static bool tls_scrape(const char *addr)
             tls_conn_create(&t, ctx, NULL, "127.0.0.1") == 0 &&
             tls_blocking_read(fd, t, NULL, 0, OP_MS) == 0 &&
             tls_write(t, (const uint8_t *)get, sizeof get - 1) == 0) {
-                n = tls_blocking_read(fd, t, (uint8_t *)reply,
-                                      sizeof reply - 1, OP_MS);
+                n = tls_blocking_read(fd, t, (uint8_t *)reply, sizeof reply - 1,
+                                      OP_MS);
                 reply[n > 0 ? n : 0] = '\0';
                 ok = strncmp(reply, "HTTP/1.0 200", 12) == 0;
         }
@@ -491,13 +497,15 @@ void sc_tls_roles(struct ctx *x)
                x->h.errmsg);
         other = a_follower(x, leader);
         lock_name(x, name, sizeof name, "roles");
-        EXPECT(x, tlsfiles_issue("reader", "reader", -1, 30, 0) == 0 &&
-                      tlsfiles_issue("locker", "locker", -1, 30, 0) == 0,
+        EXPECT(x,
+               tlsfiles_issue("reader", "reader", -1, 30, 0) == 0 &&
+                   tlsfiles_issue("locker", "locker", -1, 30, 0) == 0,
                "cannot make the role certificates");
         OPEN(x, &admin, TTL_MS);
         GRANT(x, token, &admin, name);
-        EXPECT(x, client_as(&reader, x->h.endpoints, "ca", "reader") == 0 &&
-                      client_as(&locker, x->h.endpoints, "ca", "locker") == 0,
+        EXPECT(x,
+               client_as(&reader, x->h.endpoints, "ca", "reader") == 0 &&
+                   client_as(&locker, x->h.endpoints, "ca", "locker") == 0,
                "clients: %s %s", reader.errmsg, locker.errmsg);
 
         rv = tclient_query(&reader, name, OP_MS, &r);
@@ -518,8 +526,8 @@ void sc_tls_roles(struct ctx *x)
         EXPECT(x, rv == BATON_EPERM, "lock: MEMBER_REMOVE answered %d", rv);
         rv = tclient_transfer(&locker, other, OP_MS);
         EXPECT(x, rv == BATON_EPERM, "lock: TRANSFER answered %d", rv);
-        rv = tclient_member_add(&locker, 9, "127.0.0.1:1", "127.0.0.1:2",
-                                OP_MS);
+        rv =
+            tclient_member_add(&locker, 9, "127.0.0.1:1", "127.0.0.1:2", OP_MS);
         EXPECT(x, rv == BATON_EPERM, "lock: MEMBER_ADD answered %d", rv);
 
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
@@ -602,14 +610,16 @@ static void impostor(struct ctx *x, unsigned node, const char *cert,
         snprintf(key, sizeof key, "%s/%s.key", tlsfiles_dir(), cert);
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
                x->h.errmsg);
-        EXPECT(x, tclient_status_of(harness_client_address(&x->h, leader),
-                                    OP_MS, &st) == 0,
+        EXPECT(x,
+               tclient_status_of(harness_client_address(&x->h, leader), OP_MS,
+                                 &st) == 0,
                "leader's status");
         term = st.term;
-        EXPECT(x, harness_term(&x->h, node, NULL) == 0 &&
-                      harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0 &&
-                      harness_set_flags(&x->h, node, flags, 4) == 0 &&
-                      harness_restart(&x->h, node) == 0,
+        EXPECT(x,
+               harness_term(&x->h, node, NULL) == 0 &&
+                   harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0 &&
+                   harness_set_flags(&x->h, node, flags, 4) == 0 &&
+                   harness_restart(&x->h, node) == 0,
                "%s", x->h.errmsg);
         EXPECT(x, some_log_has(x, node, why, OP_MS),
                "no node logged \"%s\" for node %u", why, node);
@@ -623,18 +633,20 @@ static void impostor(struct ctx *x, unsigned node, const char *cert,
                "node %u with %s applied %lld, the grant is at %" PRIu64
                ": its raft traffic got in",
                node, cert, applied, token);
-        EXPECT(x, harness_wait_leader(&x->h, OP_MS, &after) == 0 &&
-                      after == leader &&
-                      tclient_status_of(harness_client_address(&x->h, after),
-                                        OP_MS, &st) == 0 &&
-                      st.term == term,
+        EXPECT(x,
+               harness_wait_leader(&x->h, OP_MS, &after) == 0 &&
+                   after == leader &&
+                   tclient_status_of(harness_client_address(&x->h, after),
+                                     OP_MS, &st) == 0 &&
+                   st.term == term,
                "the leader changed while node %u ran with %s", node, cert);
         rv = tclient_release(&c, name, 1, token, OP_MS, &r);
         EXPECT(x, rv == 0, "release: %d %s", rv, rs(x, &r));
         tclient_close(&c);
-        EXPECT(x, harness_term(&x->h, node, NULL) == 0 &&
-                      harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0 &&
-                      harness_set_flags(&x->h, node, NULL, 0) == 0,
+        EXPECT(x,
+               harness_term(&x->h, node, NULL) == 0 &&
+                   harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0 &&
+                   harness_set_flags(&x->h, node, NULL, 0) == 0,
                "%s", x->h.errmsg);
         RESTART(x, node);
 }
@@ -657,8 +669,9 @@ void sc_tls_impostor(struct ctx *x)
         impostor(x, node, cn, why);
         EXPECT(x, x->ok, "another node's certificate");
         snprintf(cn, sizeof cn, "node-%u", node);
-        EXPECT(x, tlsfiles_issue("foreign-node", cn, -1, 30, 1) == 0 &&
-                      tlsfiles_issue("expired-node", cn, -30, -1, 0) == 0,
+        EXPECT(x,
+               tlsfiles_issue("foreign-node", cn, -1, 30, 1) == 0 &&
+                   tlsfiles_issue("expired-node", cn, -30, -1, 0) == 0,
                "cannot make the refused node certificates");
         impostor(x, node, "foreign-node", "unable to get local issuer");
         EXPECT(x, x->ok, "another CA's certificate");

@@ -51,8 +51,8 @@ static int issue(const char *name, const char *cn, const char *sans,
                            from_days, to_days, crt, key, NULL);
 }
 
-int tlsfiles_issue(const char *name, const char *cn, int from_days,
-                   int to_days, int foreign)
+int tlsfiles_issue(const char *name, const char *cn, int from_days, int to_days,
+                   int foreign)
 {
         return issue(name, cn, LOOPBACK_SANS, from_days, to_days, foreign);
 }

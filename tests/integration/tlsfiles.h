@@ -31,8 +31,8 @@ void tlsfiles_node_args(unsigned id, char **argv, unsigned *a);
 /* Make a certificate signed by the tests' CA, or by a CA of its own when
  * `foreign`, for `cn`, valid from `from_days` to `to_days` from now, into
  * DIR/NAME.crt and DIR/NAME.key. 0 or -1. */
-int tlsfiles_issue(const char *name, const char *cn, int from_days,
-                   int to_days, int foreign);
+int tlsfiles_issue(const char *name, const char *cn, int from_days, int to_days,
+                   int foreign);
 
 /* The same from the tests' CA, valid for 30 days, with the subject
  * alternative name `san` (OpenSSL's syntax) beside the loopback ones. */

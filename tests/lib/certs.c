@@ -100,9 +100,9 @@ static int write_pem(const char *path, X509 *cert, EVP_PKEY *key)
         if (f == NULL) {
                 return -1;
         }
-        ok = cert != NULL ? PEM_write_X509(f, cert)
-                          : PEM_write_PrivateKey(f, key, NULL, NULL, 0, NULL,
-                                                 NULL);
+        ok = cert != NULL
+                 ? PEM_write_X509(f, cert)
+                 : PEM_write_PrivateKey(f, key, NULL, NULL, 0, NULL, NULL);
         return fclose(f) == 0 && ok ? 0 : -1;
 }
 

@@ -404,8 +404,8 @@ static int send_cipher(struct tclient *c, int64_t deadline)
                 c->cout = p;
                 c->cout_cap = need;
         }
-        c->cout_len += tls_take(c->tc, c->cout + c->cout_len,
-                                c->cout_cap - c->cout_len);
+        c->cout_len +=
+            tls_take(c->tc, c->cout + c->cout_len, c->cout_cap - c->cout_len);
         rv = send_raw(c, c->cout, c->cout_len, deadline, &sent);
         if (c->fd >= 0) {
                 memmove(c->cout, c->cout + sent, c->cout_len - sent);
@@ -1454,8 +1454,7 @@ int tclient_raw_recv(struct tclient *c, int timeout_ms, struct proto_header *h,
         return recv_frame(c, deadline_of(timeout_ms), h, body);
 }
 
-bool tclient_raw_read(struct tclient *c, uint8_t *p, size_t len,
-                      int timeout_ms)
+bool tclient_raw_read(struct tclient *c, uint8_t *p, size_t len, int timeout_ms)
 {
         int64_t deadline = deadline_of(timeout_ms);
         ssize_t n;

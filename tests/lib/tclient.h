@@ -79,11 +79,11 @@ struct tclient {
         struct tls_ctx *tls;
         struct tls_conn *tc;
         char expect[TLS_IDENTITY_MAX]; /* the node's identity; "": any */
-        uint8_t *cout; /* ciphertext not yet sent */
+        uint8_t *cout;                 /* ciphertext not yet sent */
         size_t cout_len;
         size_t cout_cap;
-        uint64_t gen;                /* bumped on every new connection */
-        uint64_t next_id;            /* frame ids */
+        uint64_t gen;     /* bumped on every new connection */
+        uint64_t next_id; /* frame ids */
         struct proto_reader reader;
         uint8_t in[8192];
         size_t in_off;

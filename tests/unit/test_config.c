@@ -621,7 +621,8 @@ static void missing_data_dir(void **state)
 /* TLS needs its files; each node's identity has its id in it. */
 static void tls_settings(void **state)
 {
-        static const char files[] = "tls-ca = /c\ntls-cert = /n\ntls-key = /k\n";
+        static const char files[] =
+            "tls-ca = /c\ntls-cert = /n\ntls-key = /k\n";
         struct config c;
         char text[2048];
         char errmsg[CONFIG_ERRMSG_MAX];
@@ -639,8 +640,9 @@ static void tls_settings(void **state)
         expect_invalid("tls-peer-identity = node\n",
                        "tls-peer-identity: 'node' has no {id}");
 
-        snprintf(text, sizeof text, "%s%stls-peer-identity = baton://n/{id}.x\n",
-                 GOOD_MEMBERS, files);
+        snprintf(text, sizeof text,
+                 "%s%stls-peer-identity = baton://n/{id}.x\n", GOOD_MEMBERS,
+                 files);
         assert_int_equal(load_text(&c, text, NULL, errmsg), 0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         assert_int_equal(tlsconfig_peer_identity(&c, 42, id, sizeof id), 0);

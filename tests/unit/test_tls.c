@@ -159,8 +159,8 @@ static void run(struct pair *p, size_t step)
 {
         drain(p->c, p->c_got, &p->c_len, &p->c_rv); /* the ClientHello */
         for (;;) {
-                size_t n = move(p->c, p->s, step, p->s_got, &p->s_len,
-                                &p->s_rv);
+                size_t n =
+                    move(p->c, p->s, step, p->s_got, &p->s_len, &p->s_rv);
                 n += move(p->s, p->c, step, p->c_got, &p->c_len, &p->c_rv);
                 if (n == 0) {
                         return;
