@@ -179,8 +179,10 @@ int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
                         o->token = e[i].token;
                         o->count = e[i].count;
                         o->waiters = e[i].waiters;
-                        memcpy(o->client_name, e[i].client_name.p,
-                               e[i].client_name.len);
+                        if (e[i].client_name.len > 0) {
+                                memcpy(o->client_name, e[i].client_name.p,
+                                       e[i].client_name.len);
+                        }
                         o->client_name[e[i].client_name.len] = '\0';
                 }
                 r->list_n = n;
@@ -211,7 +213,10 @@ int request_take_result(struct request *r, uint16_t flags, const uint8_t *body,
                 return rv;
         }
         /* The name lives in the frame: keep a copy with the request. */
-        memcpy(r->client_name, res->client_name.p, res->client_name.len);
+        if (res->client_name.len > 0) {
+                memcpy(r->client_name, res->client_name.p,
+                       res->client_name.len);
+        }
         r->client_name[res->client_name.len] = '\0';
         res->client_name.p = r->client_name;
         return 0;

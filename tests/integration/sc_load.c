@@ -307,7 +307,6 @@ void sc_backpressure(struct ctx *x)
                x->h.errmsg);
         addr = harness_client_address(&x->h, leader);
         lock_name(x, name, sizeof name, "backpressure");
-        EXPECT(x, tclient_init(&other, addr) == 0, "tclient_init");
         OPEN(x, &other, TTL_MS);
         rss0 = harness_rss_kib(&x->h, leader);
         EXPECT(x, tclient_init(&flood, addr) == 0, "tclient_init");

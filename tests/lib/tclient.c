@@ -208,6 +208,27 @@ static int handshake(struct tclient *c, const char *host, int64_t deadline)
         }
 }
 
+/* TLS from the environment, as libbaton reads it, when the client is
+ * first used (so that a client set up and dropped holds nothing). */
+static int load_tls(struct tclient *c)
+{
+        struct tls_files f;
+
+        if (c->tls != NULL) {
+                return 0;
+        }
+        f.ca = getenv("BATON_CACERT");
+        f.cert = getenv("BATON_CERT");
+        f.key = getenv("BATON_KEY");
+        f.crl = NULL;
+        if (f.ca == NULL || f.cert == NULL || f.key == NULL ||
+            f.ca[0] == '\0') {
+                return 0;
+        }
+        return tls_ctx_create(&c->tls, TLS_CLIENT, &f, c->errmsg,
+                              sizeof c->errmsg);
+}
+
 static int connect_to(struct tclient *c, const char *address, int64_t deadline)
 {
         struct address a;
@@ -219,6 +240,9 @@ static int connect_to(struct tclient *c, const char *address, int64_t deadline)
         int fd, err = 0, one = 1, rv;
 
         tclient_disconnect(c);
+        if (load_tls(c) != 0) {
+                return BATON_ETLS;
+        }
         memset(&hints, 0, sizeof hints);
         hints.ai_socktype = SOCK_STREAM;
         hints.ai_flags = AI_NUMERICSERV;
@@ -775,23 +799,6 @@ static int64_t deadline_of(int timeout_ms)
 /* --- Lifecycle ---------------------------------------------------------------
  */
 
-/* TLS from the environment, as libbaton reads it. */
-static int load_tls(struct tclient *c)
-{
-        struct tls_files f;
-
-        f.ca = getenv("BATON_CACERT");
-        f.cert = getenv("BATON_CERT");
-        f.key = getenv("BATON_KEY");
-        f.crl = NULL;
-        if (f.ca == NULL || f.cert == NULL || f.key == NULL ||
-            f.ca[0] == '\0') {
-                return 0;
-        }
-        return tls_ctx_create(&c->tls, TLS_CLIENT, &f, c->errmsg,
-                              sizeof c->errmsg);
-}
-
 int tclient_init(struct tclient *c, const char *endpoints)
 {
         const char *p = endpoints;
@@ -804,9 +811,6 @@ int tclient_init(struct tclient *c, const char *endpoints)
         c->attach = true;
         c->next_seq = 1;
         proto_reader_init(&c->reader, PROTO_MAX_BODY, &mem_libc);
-        if (load_tls(c) != 0) {
-                return BATON_ETLS;
-        }
         while (p != NULL && *p != '\0') {
                 const char *comma = strchr(p, ',');
                 size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);

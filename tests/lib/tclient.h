@@ -130,8 +130,9 @@ int64_t tclient_now_ns(void);
 /*
  * Set up a client for a comma-separated list of "a.b.c.d:port" client
  * endpoints (copied). Connects lazily, over TLS when BATON_CACERT,
- * BATON_CERT and BATON_KEY are set. 0, BATON_EINVAL (bad list) or
- * BATON_ETLS (TLS files that do not load; errmsg says why).
+ * BATON_CERT and BATON_KEY are set (read at the first connection, which
+ * fails BATON_ETLS, errmsg saying why, when they do not load). 0 or
+ * BATON_EINVAL (bad list).
  */
 int tclient_init(struct tclient *c, const char *endpoints);
 
