@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "../../include/baton.h"
+#include "fill.h"
 
 #define DRIVER            "baton-c-libbaton"
 #define MAX_SAMPLES       (4u * 1000u * 1000u) /* per client */
@@ -47,6 +48,9 @@ struct config {
         long hold_us;
         long retry_us; /* accepted; the Baton acquire blocks, never polls */
         long error_backoff_ms;
+        long sessions; /* fill */
+        long locks_per_session;
+        long window;
 };
 
 struct client {
@@ -255,6 +259,9 @@ static void usage(FILE *f)
                 " [--ttl-ms MS]\n"
                 "         [--op-timeout-ms MS] [--hold-us US] [--retry-us US]\n"
                 "         [--error-backoff-ms MS]\n"
+                "       baton-bench --workload fill [--sessions S]"
+                " [--locks-per-session L]\n"
+                "         [--window W] [--ttl-ms MS] [--endpoints H:P,...]\n"
                 "The cluster: --endpoints, else $BATON_ENDPOINTS, else "
                 "%s.\n",
                 BATON_DEFAULT_ENDPOINTS);
@@ -352,6 +359,15 @@ static int set_flag(struct config *cfg, int ch)
         case 'b':
                 bad |= parse_long(optarg, 0, 600000, &cfg->error_backoff_ms);
                 break;
+        case 'S':
+                bad |= parse_long(optarg, 1, 100000000, &cfg->sessions);
+                break;
+        case 'L':
+                bad |= parse_long(optarg, 0, 31, &cfg->locks_per_session);
+                break;
+        case 'N':
+                bad |= parse_long(optarg, 1, 65536, &cfg->window);
+                break;
         default:
                 return 1;
         }
@@ -400,6 +416,9 @@ static int parse_args(int argc, char **argv, struct config *cfg)
             {"hold-us", required_argument, NULL, 'H'},
             {"retry-us", required_argument, NULL, 'r'},
             {"error-backoff-ms", required_argument, NULL, 'b'},
+            {"sessions", required_argument, NULL, 'S'},
+            {"locks-per-session", required_argument, NULL, 'L'},
+            {"window", required_argument, NULL, 'N'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
@@ -428,7 +447,8 @@ static int parse_args(int argc, char **argv, struct config *cfg)
         if (strcmp(cfg->workload, "contended") == 0) {
                 cfg->contended = 1;
         } else if (strcmp(cfg->workload, "uncontended") != 0 &&
-                   strcmp(cfg->workload, "failover") != 0) {
+                   strcmp(cfg->workload, "failover") != 0 &&
+                   strcmp(cfg->workload, "fill") != 0) {
                 fprintf(stderr, "baton-bench: unknown workload %s\n",
                         cfg->workload);
                 return -1;
@@ -564,6 +584,42 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
         fflush(stdout);
 }
 
+/* The fill workload's one JSON line (fill.h). 0, or 1 when the run broke
+ * or an answer was an error. */
+static int run_fill(const struct config *cfg)
+{
+        struct fill_config fc = {cfg->endpoints, cfg->prefix,
+                                 cfg->sessions,  cfg->locks_per_session,
+                                 cfg->ttl_ms,    cfg->window};
+        struct fill_result r;
+        int rv = fill_run(&fc, &r);
+
+        if (rv != 0 || r.broken) {
+                fprintf(stderr, "baton-bench: fill: %s\n", r.why);
+        }
+        printf("{\"system\":\"%s\",\"nodes\":%d,\"workload\":\"fill\","
+               "\"sessions\":%ld,\"locks_per_session\":%ld,"
+               "\"sessions_opened\":%llu,\"locks_granted\":%llu,"
+               "\"open_s\":%.3f,\"sessions_per_s\":%.0f,\"lock_s\":%.3f,"
+               "\"locks_per_s\":%.0f,\"errors\":%llu,\"not_leader\":%llu,"
+               "\"first_error\":\"%s\",\"leader_before\":%llu,"
+               "\"leader_after\":%llu,\"term_before\":%llu,"
+               "\"term_after\":%llu,\"broken\":%s,\"variant\":\"%s\","
+               "\"driver\":\"%s\"}\n",
+               cfg->system, cfg->nodes, cfg->sessions, cfg->locks_per_session,
+               (unsigned long long)r.sessions, (unsigned long long)r.locks,
+               r.open_s, r.open_s > 0 ? (double)r.sessions / r.open_s : 0,
+               r.lock_s, r.lock_s > 0 ? (double)r.locks / r.lock_s : 0,
+               (unsigned long long)r.errors, (unsigned long long)r.not_leader,
+               r.first_error != 0 ? baton_errname(r.first_error) : "",
+               (unsigned long long)r.leader_before,
+               (unsigned long long)r.leader_after,
+               (unsigned long long)r.term_before,
+               (unsigned long long)r.term_after, r.broken ? "true" : "false",
+               cfg->variant, DRIVER);
+        return rv != 0 || r.broken || r.errors != 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
         struct config cfg = {
@@ -581,6 +637,9 @@ int main(int argc, char **argv)
             .hold_us = 0,
             .retry_us = 1000,
             .error_backoff_ms = 10,
+            .sessions = 1000,
+            .locks_per_session = 10,
+            .window = 1024,
         };
         struct summary sum;
         struct client *cs;
@@ -592,6 +651,9 @@ int main(int argc, char **argv)
                 return 2;
         }
         signal(SIGPIPE, SIG_IGN);
+        if (strcmp(cfg.workload, "fill") == 0) {
+                return run_fill(&cfg);
+        }
         cs = calloc((size_t)cfg.clients, sizeof *cs);
         gaps = calloc((size_t)cfg.clients, sizeof *gaps);
         if (cs == NULL || gaps == NULL) {

@@ -310,6 +310,33 @@ void lockfsm_snapshot_free(const struct lockfsm *f, void *buf)
 
 int lockfsm_restore(struct lockfsm *f, const void *buf, size_t len)
 {
+        return lockfsm_restore_with(f, buf, len, NULL, NULL);
+}
+
+/* Apply what `next` yields to `f` (which reports to no one). */
+static int replay(struct lockfsm *f, lockfsm_entry_iter next, void *it)
+{
+        struct lockfsm_result res;
+        const void *p;
+        uint64_t index;
+        size_t n;
+        int rv;
+
+        while ((rv = next(it, &index, &p, &n)) == 1) {
+                if (index <= f->last_index) {
+                        return BATON_ECORRUPT;
+                }
+                rv = lockfsm_apply(f, index, p, n, &res);
+                if (rv != 0) {
+                        return rv;
+                }
+        }
+        return rv;
+}
+
+int lockfsm_restore_with(struct lockfsm *f, const void *buf, size_t len,
+                         lockfsm_entry_iter next, void *it)
+{
         struct lockfsm fresh;
         int rv;
 
@@ -318,6 +345,9 @@ int lockfsm_restore(struct lockfsm *f, const void *buf, size_t len)
                 return rv;
         }
         rv = snapshot_decode(&fresh, buf, len);
+        if (rv == 0 && next != NULL) {
+                rv = replay(&fresh, next, it);
+        }
         if (rv == 0 && lockfsm_check(&fresh) != NULL) {
                 rv = BATON_ECORRUPT;
         }

@@ -234,4 +234,22 @@ void lockfsm_snapshot_free(const struct lockfsm *f, void *buf);
  */
 int lockfsm_restore(struct lockfsm *f, const void *buf, size_t len);
 
+/*
+ * The entries to apply after a snapshot's state, one per call: 1 with the
+ * next entry's index and bytes (borrowed until the next call), 0 at the
+ * end, or a negative BATON_E* code.
+ */
+typedef int (*lockfsm_entry_iter)(void *it, uint64_t *index, const void **buf,
+                                  size_t *len);
+
+/*
+ * lockfsm_restore(), then lockfsm_apply() of every entry `next` yields,
+ * before the state is replaced: a snapshot made of an older state and the
+ * entries since (src/server/snaptail.h) becomes the state at its last
+ * entry, or nothing changes. No event is reported for those entries (a
+ * restore reports none). Errors as lockfsm_restore(), and lockfsm_apply()'s.
+ */
+int lockfsm_restore_with(struct lockfsm *f, const void *buf, size_t len,
+                         lockfsm_entry_iter next, void *it);
+
 #endif /* FSM_LOCKFSM_H */

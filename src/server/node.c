@@ -398,6 +398,8 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                 goto err_after_core;
         }
         raftfsm_set_compression(&c->rf, cfg->snapshot_compression);
+        /* Snapshots are encoded in a forked child, never on the loop. */
+        raftfsm_set_snapshots(&c->rf, SNAPIMAGE_FORK, cfg->snapshot_threshold);
         rv = init_raft(n, self->raft_address);
         if (rv != 0) {
                 goto err_after_fsm;

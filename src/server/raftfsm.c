@@ -46,6 +46,9 @@ static bool apply_member(struct raftfsm *rf, const struct raft_buffer *buf)
         return true;
 }
 
+static void after_apply(struct raftfsm *rf, uint64_t index,
+                        const struct raft_buffer *buf);
+
 static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                      void **result)
 {
@@ -61,6 +64,7 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
         rf->result.index = index;
         *result = &rf->result;
         if (apply_member(rf, buf)) {
+                after_apply(rf, index, buf);
                 return 0;
         }
         rv = lockfsm_apply(rf->lockfsm, index, buf->base, buf->len,
@@ -75,6 +79,7 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                          (unsigned long long)index, baton_strerror(rv));
                 return RAFT_NOMEM;
         }
+        after_apply(rf, index, buf);
         if (rf->entry_cb != NULL) {
                 rf->entry_cb(rf->entry_data, index,
                              command_peek_type(buf->base, buf->len));
@@ -83,74 +88,209 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
 }
 
 /*
- * A snapshot is the member directory (u32 length, then directory_encode())
+ * An image: the member directory (u32 length, then directory_encode())
  * followed by the lock state machine's snapshot, packed by snapzip when
  * compression is on (the default): libraft 0.22.1 no longer compresses.
+ * One raft_malloc buffer. In batond this runs in the forked child.
  */
-static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
-                        unsigned *n_bufs)
+static int encode_image(void *data, void **out, size_t *out_len)
 {
-        struct raftfsm *rf = fsm->data;
-        struct raft_buffer *array;
+        struct raftfsm *rf = data;
         size_t dir_len = directory_encode(&rf->dir, NULL, 0);
         struct iovec parts[2];
         struct wcursor w;
-        uint8_t *dir;
-        void *data, *packed;
-        size_t len, packed_len;
+        uint8_t *dir, *whole;
+        void *state;
+        size_t len;
         int rv;
 
-        array = raft_malloc(2 * sizeof *array);
         dir = raft_malloc(4 + dir_len);
-        if (array == NULL || dir == NULL) {
-                rv = BATON_ENOMEM;
-                goto err;
+        if (dir == NULL) {
+                return BATON_ENOMEM;
         }
-        rv = lockfsm_snapshot(rf->lockfsm, &data, &len);
+        rv = lockfsm_snapshot(rf->lockfsm, &state, &len);
         if (rv != 0) {
-                goto err;
+                raft_free(dir);
+                return rv;
         }
         wcursor_init(&w, dir, 4);
         wcursor_u32(&w, (uint32_t)dir_len);
         directory_encode(&rf->dir, dir + 4, dir_len);
-        /* Everything came from raft_malloc() (rf->mem is raft's heap), so
-         * raft can free it once the snapshot is written. */
-        array[0].base = dir;
-        array[0].len = 4 + dir_len;
-        array[1].base = data;
-        array[1].len = len;
-        *n_bufs = 2;
+        parts[0].iov_base = dir;
+        parts[0].iov_len = 4 + dir_len;
+        parts[1].iov_base = state;
+        parts[1].iov_len = len;
         if (rf->compress) {
-                parts[0].iov_base = dir;
-                parts[0].iov_len = 4 + dir_len;
-                parts[1].iov_base = data;
-                parts[1].iov_len = len;
-                rv = snapzip_pack(&rf->mem, parts, 2, &packed, &packed_len);
-                lockfsm_snapshot_free(rf->lockfsm, data);
-                raft_free(dir);
-                dir = NULL;
-                if (rv != 0) {
-                        goto err;
-                }
-                array[0].base = packed;
-                array[0].len = packed_len;
-                *n_bufs = 1;
+                rv = snapzip_pack(&rf->mem, parts, 2, out, out_len);
+        } else if ((whole = raft_malloc(4 + dir_len + len)) != NULL) {
+                memcpy(whole, dir, 4 + dir_len);
+                memcpy(whole + 4 + dir_len, state, len);
+                *out = whole;
+                *out_len = 4 + dir_len + len;
+        } else {
+                rv = BATON_ENOMEM;
         }
-        *bufs = array;
-        return 0;
-err:
-        raft_free(array);
+        lockfsm_snapshot_free(rf->lockfsm, state);
         raft_free(dir);
-        snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
-                 baton_strerror(rv));
-        return rv == BATON_EBUSY ? RAFT_BUSY : RAFT_NOMEM;
+        return rv;
 }
 
-/* Replace the directory and the lock state with a snapshot's, checking
- * both before changing either. */
-static int restore(struct raftfsm *rf, const uint8_t *p, size_t len)
+/* Start an image of the state at `index`; the tail starts empty. */
+static int start_image(struct raftfsm *rf, uint64_t index)
 {
+        int rv;
+
+        snaptail_reset(&rf->tail);
+        rv = snapimage_start(&rf->image, index, encode_image, rf);
+        if (rv != 0) {
+                snprintf(rf->errmsg, sizeof rf->errmsg, "%s", rf->image.errmsg);
+        }
+        return rv;
+}
+
+/* After entry `index` was applied: keep it for the image being made, or
+ * start the next image half-way to the next snapshot, so that it is
+ * usually ready when raft asks. */
+static void after_apply(struct raftfsm *rf, uint64_t index,
+                        const struct raft_buffer *buf)
+{
+        if (rf->image.state != SNAPIMAGE_NONE) {
+                /* A tail that raft never takes (or no memory for it) only
+                 * costs a newer image. */
+                if (rf->tail.n < 2 * (uint64_t)rf->threshold + 1024 &&
+                    snaptail_add(&rf->tail, index, buf->base, buf->len) == 0) {
+                        return;
+                }
+                snapimage_cancel(&rf->image);
+                snaptail_reset(&rf->tail);
+                start_image(rf, index);
+                return;
+        }
+        if (rf->threshold > 0 && index >= rf->snap_index + rf->threshold / 2) {
+                start_image(rf, index);
+        }
+}
+
+/*
+ * Hand raft the image and the tail (snaptail.h): three buffers, the last
+ * two freed by fsm_snapshot_finalize(). What the image's bytes are (a
+ * mapping or raft_malloc memory) is kept behind the header, past the
+ * bytes raft writes.
+ */
+static int hand_over(struct raftfsm *rf, uint64_t index,
+                     struct raft_buffer *bufs[], unsigned *n_bufs)
+{
+        struct snapimage_bytes img;
+        struct raft_buffer *array = raft_malloc(3 * sizeof *array);
+        uint8_t *head = raft_malloc(SNAPTAIL_HEADER_SIZE + sizeof img);
+        size_t tail_len;
+
+        if (array == NULL || head == NULL) {
+                raft_free(array);
+                raft_free(head);
+                snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
+                         baton_strerror(BATON_ENOMEM));
+                return RAFT_NOMEM;
+        }
+        img = snapimage_take(&rf->image);
+        memcpy(head + SNAPTAIL_HEADER_SIZE, &img, sizeof img);
+        snaptail_header(head, rf->image.index, index, img.len);
+        array[0].base = head;
+        array[0].len = SNAPTAIL_HEADER_SIZE;
+        array[1].base = img.base;
+        array[1].len = img.len;
+        array[2].base = snaptail_detach(&rf->tail, &tail_len);
+        array[2].len = tail_len;
+        *bufs = array;
+        *n_bufs = tail_len > 0 ? 3 : 2;
+        if (tail_len == 0) {
+                raft_free(array[2].base);
+        }
+        rf->snap_index = index;
+        return 0;
+}
+
+static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
+                        unsigned *n_bufs)
+{
+        struct raftfsm *rf = fsm->data;
+        uint64_t index = (uint64_t)raft_last_applied(rf->raft);
+        enum snapimage_state st = snapimage_poll(&rf->image);
+
+        if (st == SNAPIMAGE_READY &&
+            (rf->tail.n > 0 ? rf->tail.last : rf->image.index) != index) {
+                /* Not the state raft asks for: never hand it over. */
+                snapimage_cancel(&rf->image);
+                st = SNAPIMAGE_NONE;
+        }
+        if (st == SNAPIMAGE_NONE) {
+                if (start_image(rf, index) != 0) {
+                        return RAFT_NOMEM;
+                }
+                st = rf->image.state;
+        }
+        if (st == SNAPIMAGE_MAKING) {
+                /* Raft asks again after its next event. */
+                snprintf(rf->errmsg, sizeof rf->errmsg,
+                         "snapshot image at %llu still being made",
+                         (unsigned long long)rf->image.index);
+                return RAFT_BUSY;
+        }
+        return hand_over(rf, index, bufs, n_bufs);
+}
+
+static int fsm_snapshot_finalize(struct raft_fsm *fsm,
+                                 struct raft_buffer *bufs[], unsigned *n_bufs)
+{
+        struct raft_buffer *b = *bufs;
+        struct snapimage_bytes img;
+
+        (void)fsm;
+        if (b == NULL) {
+                return 0;
+        }
+        memcpy(&img, (uint8_t *)b[0].base + SNAPTAIL_HEADER_SIZE, sizeof img);
+        snapimage_bytes_free(&img);
+        raft_free(b[0].base);
+        if (*n_bufs > 2) {
+                raft_free(b[2].base);
+        }
+        raft_free(b);
+        *bufs = NULL;
+        *n_bufs = 0;
+        return 0;
+}
+
+/* Restoring: the directory being rebuilt, and the entries after the
+ * image (MEMBER ones go to the directory, the rest to the lock state). */
+struct replay {
+        struct snaptail_reader r;
         struct directory dir;
+        bool tail;
+};
+
+static int next_lock_entry(void *it, uint64_t *index, const void **buf,
+                           size_t *len)
+{
+        struct replay *rp = it;
+        struct command c;
+        int rv;
+
+        while ((rv = snaptail_next(&rp->r, index, buf, len)) == 1 &&
+               command_peek_type(*buf, *len) == COMMAND_MEMBER) {
+                /* A refused change is an outcome too, as in apply. */
+                if (command_decode(&c, *buf, *len) == 0) {
+                        directory_apply(&rp->dir, &c);
+                }
+        }
+        return rv;
+}
+
+/* Replace the directory and the lock state with an image's (and the
+ * entries after it), checking everything before changing either. */
+static int restore(struct raftfsm *rf, const uint8_t *p, size_t len,
+                   struct replay *rp)
+{
         struct rcursor r;
         size_t dir_len;
         int rv;
@@ -160,12 +300,35 @@ static int restore(struct raftfsm *rf, const uint8_t *p, size_t len)
         }
         rcursor_init(&r, p, 4);
         dir_len = rcursor_u32(&r);
-        if (dir_len > len - 4 || directory_decode(&dir, p + 4, dir_len) != 0) {
+        if (dir_len > len - 4 ||
+            directory_decode(&rp->dir, p + 4, dir_len) != 0) {
                 return BATON_ECORRUPT;
         }
-        rv = lockfsm_restore(rf->lockfsm, p + 4 + dir_len, len - 4 - dir_len);
+        rv = lockfsm_restore_with(rf->lockfsm, p + 4 + dir_len,
+                                  len - 4 - dir_len,
+                                  rp->tail ? next_lock_entry : NULL, rp);
         if (rv == 0) {
-                rf->dir = dir;
+                rf->dir = rp->dir;
+        }
+        return rv;
+}
+
+/* An image, packed or not, whatever compression is set to now: a node
+ * reads the snapshots of nodes configured otherwise. */
+static int restore_image(struct raftfsm *rf, const uint8_t *p, size_t len,
+                         struct replay *rp)
+{
+        void *raw;
+        size_t raw_len;
+        int rv;
+
+        if (!snapzip_is_packed(p, len)) {
+                return restore(rf, p, len, rp);
+        }
+        rv = snapzip_unpack(&rf->mem, p, len, &raw, &raw_len);
+        if (rv == 0) {
+                rv = restore(rf, raw, raw_len, rp);
+                mem_free(&rf->mem, raw);
         }
         return rv;
 }
@@ -173,20 +336,18 @@ static int restore(struct raftfsm *rf, const uint8_t *p, size_t len)
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
         struct raftfsm *rf = fsm->data;
-        void *raw;
-        size_t len;
+        struct replay rp;
         int rv;
 
-        /* Packed or not, whatever compression is set to now: a node reads
-         * the snapshots of nodes configured otherwise. */
-        if (snapzip_is_packed(buf->base, buf->len)) {
-                rv = snapzip_unpack(&rf->mem, buf->base, buf->len, &raw, &len);
+        memset(&rp, 0, sizeof rp);
+        if (snaptail_is(buf->base, buf->len)) {
+                rv = snaptail_open(&rp.r, buf->base, buf->len);
+                rp.tail = true;
                 if (rv == 0) {
-                        rv = restore(rf, raw, len);
-                        mem_free(&rf->mem, raw);
+                        rv = restore_image(rf, rp.r.image, rp.r.image_len, &rp);
                 }
         } else {
-                rv = restore(rf, buf->base, buf->len);
+                rv = restore_image(rf, buf->base, buf->len, &rp);
         }
         if (rv != 0) {
                 snprintf(rf->errmsg, sizeof rf->errmsg,
@@ -194,6 +355,11 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
                          baton_strerror(rv));
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
+        /* What was being made is of a state that is gone. */
+        snapimage_cancel(&rf->image);
+        snaptail_reset(&rf->tail);
+        rf->snap_index =
+            rp.tail ? rp.r.last_index : lockfsm_last_index(rf->lockfsm);
         /* Raft hands the buffer over only when the restore succeeds. */
         raft_free(buf->base);
         return 0;
@@ -213,12 +379,15 @@ int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
                 return BATON_ENOMEM;
         }
         directory_init(&rf->dir);
+        snapimage_init(&rf->image, SNAPIMAGE_INLINE);
+        snaptail_init(&rf->tail);
         rf->compress = true;
-        rf->fsm.version = 1;
+        rf->fsm.version = 2;
         rf->fsm.data = rf;
         rf->fsm.apply = fsm_apply;
         rf->fsm.snapshot = fsm_snapshot;
         rf->fsm.restore = fsm_restore;
+        rf->fsm.snapshot_finalize = fsm_snapshot_finalize;
         return 0;
 }
 
@@ -227,6 +396,8 @@ void raftfsm_close(struct raftfsm *rf)
         if (rf == NULL) {
                 return;
         }
+        snapimage_cancel(&rf->image);
+        snaptail_reset(&rf->tail);
         lockfsm_destroy(rf->lockfsm);
         rf->lockfsm = NULL;
         rf->raft = NULL;
@@ -245,6 +416,20 @@ void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data)
 void raftfsm_set_compression(struct raftfsm *rf, bool on)
 {
         rf->compress = on;
+}
+
+void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
+                           uint32_t threshold)
+{
+        snapimage_cancel(&rf->image);
+        snaptail_reset(&rf->tail);
+        rf->image.mode = mode;
+        rf->threshold = threshold;
+}
+
+const struct snapimage *raftfsm_image(const struct raftfsm *rf)
+{
+        return &rf->image;
 }
 
 void raftfsm_set_entry_cb(struct raftfsm *rf,

@@ -10,6 +10,8 @@
 #include "../fsm/directory.h"
 #include "../fsm/lockfsm.h"
 #include "../lib/mem.h"
+#include "snapimage.h"
+#include "snaptail.h"
 
 /*
  * What fsm->apply stores in `*result` for every entry it applies. `index`
@@ -48,6 +50,12 @@ struct raftfsm {
         void (*entry_cb)(void *data, uint64_t index, uint8_t kind);
         void *entry_data;
         uint64_t n_nomem; /* applies refused for lack of memory */
+        /* Snapshots are an image made off the loop plus the entries
+         * applied since (snapimage.h, snaptail.h). */
+        struct snapimage image;
+        struct snaptail tail;
+        uint32_t threshold;  /* raft's snapshot threshold */
+        uint64_t snap_index; /* of the last snapshot handed or restored */
         char errmsg[128];
 };
 
@@ -96,6 +104,24 @@ void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data);
  * raftfsm_init(). A restore reads packed and plain snapshots either way.
  */
 void raftfsm_set_compression(struct raftfsm *rf, bool on);
+
+/**
+ * How snapshots are made (docs/fsm.md, "Snapshots"). Once the applied index
+ * is half of `threshold` (raft's snapshot threshold; 0: never early) past
+ * the last snapshot, an image of the state is started: in a forked child
+ * with SNAPIMAGE_FORK (batond), at once with SNAPIMAGE_INLINE (the default,
+ * for the simulation and tests). Every entry applied after it is copied
+ * into a tail. When raft asks for a snapshot, `snapshot` hands over the
+ * image and the tail, three buffers that `snapshot_finalize` frees (struct
+ * raft_fsm version 2), without encoding anything; if the image is still
+ * being made it answers RAFT_BUSY and raft asks again after its next
+ * event. Drops any image being made.
+ */
+void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
+                           uint32_t threshold);
+
+/** The image maker's counters, for metrics. */
+const struct snapimage *raftfsm_image(const struct raftfsm *rf);
 
 /**
  * Call `cb` after every entry the lock state machine applied in full (not

@@ -239,6 +239,14 @@ static int shim_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
         return n->rf.fsm.snapshot(&n->rf.fsm, bufs, n_bufs);
 }
 
+static int shim_snapshot_finalize(struct raft_fsm *fsm,
+                                  struct raft_buffer *bufs[], unsigned *n_bufs)
+{
+        struct simnode *n = fsm->data;
+
+        return n->rf.fsm.snapshot_finalize(&n->rf.fsm, bufs, n_bufs);
+}
+
 static int shim_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
         struct simnode *n = fsm->data;
@@ -338,11 +346,12 @@ int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg)
                         goto err_after_fixture;
                 }
                 raftfsm_set_event_cb(&n->rf, on_event, n);
-                n->shim.version = 1;
+                n->shim.version = 2;
                 n->shim.data = n;
                 n->shim.apply = shim_apply;
                 n->shim.snapshot = shim_snapshot;
                 n->shim.restore = shim_restore;
+                n->shim.snapshot_finalize = shim_snapshot_finalize;
                 rv = raft_fixture_grow(&c->f, &n->shim);
                 if (rv != 0) {
                         raftfsm_close(&n->rf);
@@ -383,6 +392,10 @@ int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg)
                 raft_set_heartbeat_timeout(r, cfg->heartbeat_timeout);
                 raft_set_snapshot_threshold(r, cfg->snapshot_threshold);
                 raft_set_snapshot_trailing(r, cfg->snapshot_trailing);
+                /* Images at once, so that seeds replay; the tail after
+                 * them is what batond's forked images have too. */
+                raftfsm_set_snapshots(&c->nodes[i].rf, SNAPIMAGE_INLINE,
+                                      cfg->snapshot_threshold);
                 raft_set_pre_vote(r, cfg->pre_vote);
         }
         rv = raft_fixture_start(&c->f);
@@ -1293,9 +1306,6 @@ out_fresh:
         raftfsm_close(&fresh);
 out_bufs:
         raft_free(whole.base);
-        for (k = 0; k < n_bufs; k++) {
-                raft_free(bufs[k].base);
-        }
-        raft_free(bufs);
+        rf->fsm.snapshot_finalize(&rf->fsm, &bufs, &n_bufs);
         return result;
 }

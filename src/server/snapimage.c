@@ -1,0 +1,232 @@
+/* Snapshot images made in a forked child (snapimage.h). */
+#include "snapimage.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <raft.h>
+
+#include "../../include/baton.h"
+
+/* Exit codes of the child, for the parent's message. */
+enum { CHILD_OK = 0, CHILD_ORPHAN = 70, CHILD_ENCODE = 71, CHILD_WRITE = 72 };
+
+static double now_s(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void snapimage_init(struct snapimage *s, enum snapimage_mode mode)
+{
+        memset(s, 0, sizeof *s);
+        s->mode = mode;
+        s->fd = -1;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+        while (n > 0) {
+                ssize_t w = write(fd, p, n);
+                if (w < 0 && errno == EINTR) {
+                        continue;
+                }
+                if (w <= 0) {
+                        return -1;
+                }
+                p = (const char *)p + w;
+                n -= (size_t)w;
+        }
+        return 0;
+}
+
+/*
+ * The child: it holds a copy of every descriptor of batond (client and
+ * peer sockets, listeners, the data directory's files), which would keep
+ * a closed connection open, or a port bound after batond died, for as long
+ * as it runs. So it closes all but its memfd first, dies with its parent,
+ * and leaves the parent's signal handlers behind.
+ */
+static void child(int fd, pid_t parent, snapimage_encode_fn fn, void *data)
+{
+        sigset_t all;
+        void *buf = NULL;
+        size_t len = 0;
+
+        syscall(SYS_close_range, 3u, (unsigned)fd - 1, 0u);
+        syscall(SYS_close_range, (unsigned)fd + 1, ~0u, 0u);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        sigfillset(&all);
+        sigprocmask(SIG_UNBLOCK, &all, NULL);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) {
+                _exit(CHILD_ORPHAN);
+        }
+        if (fn(data, &buf, &len) != 0) {
+                _exit(CHILD_ENCODE);
+        }
+        _exit(write_all(fd, buf, len) == 0 ? CHILD_OK : CHILD_WRITE);
+}
+
+static int start_inline(struct snapimage *s, snapimage_encode_fn fn,
+                        void *data)
+{
+        int rv = fn(data, &s->bytes.base, &s->bytes.len);
+
+        if (rv != 0) {
+                snprintf(s->errmsg, sizeof s->errmsg, "snapshot image: %s",
+                         baton_strerror(rv));
+                s->n_failed++;
+                return rv;
+        }
+        s->bytes.mapped = false;
+        s->state = SNAPIMAGE_READY;
+        s->n_made++;
+        s->last_seconds = now_s() - s->started;
+        return 0;
+}
+
+int snapimage_start(struct snapimage *s, uint64_t index,
+                    snapimage_encode_fn fn, void *data)
+{
+        pid_t parent = getpid();
+        int fd;
+
+        s->index = index;
+        s->started = now_s();
+        if (s->mode == SNAPIMAGE_INLINE) {
+                return start_inline(s, fn, data);
+        }
+        fd = memfd_create("baton-snapshot", MFD_CLOEXEC);
+        if (fd < 0) {
+                s->n_inline++;
+                return start_inline(s, fn, data);
+        }
+        s->pid = fork();
+        if (s->pid == 0) {
+                child(fd, parent, fn, data);
+        }
+        if (s->pid < 0) {
+                close(fd);
+                s->n_inline++;
+                return start_inline(s, fn, data);
+        }
+        s->fd = fd;
+        s->state = SNAPIMAGE_MAKING;
+        return 0;
+}
+
+/* The child is done with `status`: map what it wrote. */
+static void finished(struct snapimage *s, int status)
+{
+        struct stat st;
+        void *p;
+
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != CHILD_OK) {
+                snprintf(s->errmsg, sizeof s->errmsg,
+                         "snapshot image at %llu: the child %s %d",
+                         (unsigned long long)s->index,
+                         WIFEXITED(status) ? "exited with" : "died of signal",
+                         WIFEXITED(status) ? WEXITSTATUS(status)
+                                           : WTERMSIG(status));
+                goto fail;
+        }
+        if (fstat(s->fd, &st) != 0 || st.st_size <= 0) {
+                snprintf(s->errmsg, sizeof s->errmsg,
+                         "snapshot image at %llu: empty",
+                         (unsigned long long)s->index);
+                goto fail;
+        }
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, s->fd, 0);
+        if (p == MAP_FAILED) {
+                snprintf(s->errmsg, sizeof s->errmsg,
+                         "snapshot image at %llu: mmap: %s",
+                         (unsigned long long)s->index, strerror(errno));
+                goto fail;
+        }
+        close(s->fd); /* the mapping keeps the memory */
+        s->fd = -1;
+        s->bytes.base = p;
+        s->bytes.len = (size_t)st.st_size;
+        s->bytes.mapped = true;
+        s->state = SNAPIMAGE_READY;
+        s->n_made++;
+        s->last_seconds = now_s() - s->started;
+        return;
+fail:
+        close(s->fd);
+        s->fd = -1;
+        s->n_failed++;
+        s->state = SNAPIMAGE_NONE;
+}
+
+enum snapimage_state snapimage_poll(struct snapimage *s)
+{
+        int status;
+        pid_t w;
+
+        if (s->state != SNAPIMAGE_MAKING) {
+                return s->state;
+        }
+        do {
+                w = waitpid(s->pid, &status, WNOHANG);
+        } while (w < 0 && errno == EINTR);
+        if (w == 0) {
+                return s->state;
+        }
+        s->pid = 0;
+        if (w < 0) {
+                status = 0xff00; /* reaped elsewhere: treat as failed */
+        }
+        finished(s, status);
+        return s->state;
+}
+
+struct snapimage_bytes snapimage_take(struct snapimage *s)
+{
+        struct snapimage_bytes b = s->bytes;
+
+        memset(&s->bytes, 0, sizeof s->bytes);
+        s->state = SNAPIMAGE_NONE;
+        return b;
+}
+
+void snapimage_bytes_free(struct snapimage_bytes *b)
+{
+        if (b->base == NULL) {
+                return;
+        }
+        if (b->mapped) {
+                munmap(b->base, b->len);
+        } else {
+                raft_free(b->base);
+        }
+        memset(b, 0, sizeof *b);
+}
+
+void snapimage_cancel(struct snapimage *s)
+{
+        if (s->state == SNAPIMAGE_MAKING) {
+                kill(s->pid, SIGKILL);
+                while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+                }
+                close(s->fd);
+                s->fd = -1;
+                s->pid = 0;
+        }
+        snapimage_bytes_free(&s->bytes);
+        s->state = SNAPIMAGE_NONE;
+}

@@ -1,0 +1,78 @@
+/* Snapshot images: the state machine's bytes at one applied index, made in
+ * a forked child so that the event loop never encodes the whole state. */
+#ifndef SERVER_SNAPIMAGE_H
+#define SERVER_SNAPIMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Writes the image's bytes (allocated with raft_malloc) into *buf / *len:
+ * 0 or a BATON_E* code. In SNAPIMAGE_FORK mode it runs in the child, on a
+ * copy-on-write view of the parent's memory frozen at the fork, so it may
+ * read the state but its changes reach no one.
+ */
+typedef int (*snapimage_encode_fn)(void *data, void **buf, size_t *len);
+
+enum snapimage_mode {
+        /* The child encodes; the loop pays for fork() (page tables, a few
+         * ms per GiB) and later copy-on-write faults. batond's mode. */
+        SNAPIMAGE_FORK,
+        /* The encoder runs at once in the caller: deterministic, for the
+         * simulation and the unit tests. */
+        SNAPIMAGE_INLINE,
+};
+
+enum snapimage_state {
+        SNAPIMAGE_NONE,   /* nothing made or being made */
+        SNAPIMAGE_MAKING, /* the child runs */
+        SNAPIMAGE_READY,  /* bytes at `index` can be taken */
+};
+
+/* Bytes handed over by snapimage_take(): mapped from the child's memfd or
+ * from raft_malloc; give them back with snapimage_bytes_free(). */
+struct snapimage_bytes {
+        void *base;
+        size_t len;
+        bool mapped;
+};
+
+struct snapimage {
+        enum snapimage_mode mode;
+        enum snapimage_state state;
+        uint64_t index; /* the applied index the image is of */
+        pid_t pid;      /* MAKING: the child */
+        int fd;         /* MAKING: the memfd the child writes */
+        struct snapimage_bytes bytes; /* READY */
+        uint64_t n_made;      /* images made */
+        uint64_t n_failed;    /* children that failed (errmsg says why) */
+        uint64_t n_inline;    /* fork() failed: encoded in the caller */
+        double last_seconds;  /* how long the last image took to make */
+        double started;       /* CLOCK_MONOTONIC seconds of the start */
+        char errmsg[128];
+};
+
+void snapimage_init(struct snapimage *s, enum snapimage_mode mode);
+
+/* Start an image of the state at `index` (state must be NONE). In FORK
+ * mode a fork() that fails falls back to encoding in the caller (counted
+ * in n_inline). 0, or a BATON_E* code with errmsg set (state NONE). */
+int snapimage_start(struct snapimage *s, uint64_t index,
+                    snapimage_encode_fn fn, void *data);
+
+/* Whether the image is READY now; a child that finished is reaped and its
+ * bytes mapped. A child that failed leaves state NONE (n_failed, errmsg).
+ * Never blocks. */
+enum snapimage_state snapimage_poll(struct snapimage *s);
+
+/* Take the READY image's bytes; the state becomes NONE. */
+struct snapimage_bytes snapimage_take(struct snapimage *s);
+void snapimage_bytes_free(struct snapimage_bytes *b);
+
+/* Drop whatever is made or being made (the state changed under it, or
+ * the node stops): a child is killed and reaped. State NONE. */
+void snapimage_cancel(struct snapimage *s);
+
+#endif /* SERVER_SNAPIMAGE_H */

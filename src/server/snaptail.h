@@ -1,0 +1,61 @@
+/* Snapshots made of an image and a tail: the state's bytes at an earlier
+ * index (snapimage.h) and the entries applied since, in one container. */
+#ifndef SERVER_SNAPTAIL_H
+#define SERVER_SNAPTAIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The container (docs/fsm.md, "Snapshots"), integers little-endian:
+ *
+ *   "BTNI"  u32 version (1)  u64 image index  u64 last index  u64 image length
+ *   image   (a plain or packed snapshot, as raftfsm wrote before)
+ *   entries until the end: u64 index, u32 length, that many bytes
+ *
+ * Restoring it restores the image and applies the entries in order; the
+ * last one's index is `last index` (the image's own when there are none).
+ */
+#define SNAPTAIL_HEADER_SIZE 32
+
+/* The entries applied since an image was started, kept by the leader and
+ * every follower alike. The buffer comes from raft_malloc. */
+struct snaptail {
+        uint8_t *buf;
+        size_t len, cap;
+        uint64_t last; /* index of the last entry added, 0 if none */
+        uint64_t n;
+};
+
+void snaptail_init(struct snaptail *t);
+/* Forget every entry (free the buffer). */
+void snaptail_reset(struct snaptail *t);
+/* Copy an applied entry in. 0 or BATON_ENOMEM (nothing added). */
+int snaptail_add(struct snaptail *t, uint64_t index, const void *p, size_t n);
+/* Hand the buffer over (raft_free it); the tail is empty afterwards. */
+uint8_t *snaptail_detach(struct snaptail *t, size_t *len);
+
+void snaptail_header(uint8_t out[SNAPTAIL_HEADER_SIZE], uint64_t image_index,
+                     uint64_t last_index, uint64_t image_len);
+
+/* A container being read: the image, then its entries one at a time. */
+struct snaptail_reader {
+        uint64_t image_index, last_index;
+        const uint8_t *image;
+        size_t image_len;
+        const uint8_t *p; /* the next entry */
+        size_t left;
+        uint64_t prev; /* the index read last */
+};
+
+/* Whether `p` starts a container. */
+bool snaptail_is(const void *p, size_t len);
+/* 0, BATON_ECORRUPT (short, or the lengths do not add up) or
+ * BATON_EVERSION. */
+int snaptail_open(struct snaptail_reader *r, const void *p, size_t len);
+/* A lockfsm_entry_iter over the entries (`it` is the reader): each index
+ * must be above the one before, and the last must be `last index`. */
+int snaptail_next(void *it, uint64_t *index, const void **buf, size_t *len);
+
+#endif /* SERVER_SNAPTAIL_H */

@@ -1,0 +1,239 @@
+/* Tests of snapshot images made in a forked child (snapimage.h) and of the
+ * image-and-tail container (snaptail.h). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <raft.h>
+
+#include "../../include/baton.h"
+#include "../../src/server/snapimage.h"
+#include "../../src/server/snaptail.h"
+
+/* The state an encoder sees: a counter and a byte pattern. */
+struct fake {
+        size_t len;
+        uint8_t seed;
+        int fail; /* the encoder's answer when not 0 */
+        unsigned slow_ms;
+};
+
+static int encode(void *data, void **buf, size_t *len)
+{
+        struct fake *f = data;
+        uint8_t *p;
+
+        if (f->fail != 0) {
+                return f->fail;
+        }
+        if (f->slow_ms > 0) {
+                usleep(f->slow_ms * 1000);
+        }
+        p = raft_malloc(f->len);
+        if (p == NULL) {
+                return BATON_ENOMEM;
+        }
+        for (size_t i = 0; i < f->len; i++) {
+                p[i] = (uint8_t)(f->seed + i * 7);
+        }
+        *buf = p;
+        *len = f->len;
+        return 0;
+}
+
+static enum snapimage_state wait_done(struct snapimage *s)
+{
+        for (int i = 0; i < 5000 && snapimage_poll(s) == SNAPIMAGE_MAKING;
+             i++) {
+                usleep(1000);
+        }
+        return snapimage_poll(s);
+}
+
+static void check_bytes(const struct snapimage_bytes *b, size_t len,
+                        uint8_t seed)
+{
+        assert_int_equal(b->len, len);
+        for (size_t i = 0; i < len; i++) {
+                assert_int_equal(((const uint8_t *)b->base)[i],
+                                 (uint8_t)(seed + i * 7));
+        }
+}
+
+/* The child sees the state as it was at the fork, whatever the parent
+ * does to it afterwards. */
+static void fork_sees_the_state_at_the_fork(void **state)
+{
+        struct fake f = {300000, 5, 0, 50};
+        struct snapimage s;
+        struct snapimage_bytes b;
+
+        (void)state;
+        snapimage_init(&s, SNAPIMAGE_FORK);
+        assert_int_equal(snapimage_start(&s, 42, encode, &f), 0);
+        assert_int_equal(s.state, SNAPIMAGE_MAKING);
+        f.seed = 99; /* the parent moves on */
+        assert_int_equal(wait_done(&s), SNAPIMAGE_READY);
+        assert_int_equal(s.index, 42);
+        b = snapimage_take(&s);
+        assert_true(b.mapped);
+        check_bytes(&b, 300000, 5);
+        assert_int_equal(s.state, SNAPIMAGE_NONE);
+        snapimage_bytes_free(&b);
+        assert_int_equal(s.n_made, 1);
+}
+
+static void inline_is_ready_at_once(void **state)
+{
+        struct fake f = {1000, 3, 0, 0};
+        struct snapimage s;
+        struct snapimage_bytes b;
+
+        (void)state;
+        snapimage_init(&s, SNAPIMAGE_INLINE);
+        assert_int_equal(snapimage_start(&s, 7, encode, &f), 0);
+        assert_int_equal(snapimage_poll(&s), SNAPIMAGE_READY);
+        b = snapimage_take(&s);
+        assert_false(b.mapped);
+        check_bytes(&b, 1000, 3);
+        snapimage_bytes_free(&b);
+}
+
+/* An encoder that fails in the child: no image, the reason said. */
+static void failing_child_leaves_nothing(void **state)
+{
+        struct fake f = {1000, 3, BATON_ENOMEM, 0};
+        struct snapimage s;
+
+        (void)state;
+        snapimage_init(&s, SNAPIMAGE_FORK);
+        assert_int_equal(snapimage_start(&s, 9, encode, &f), 0);
+        assert_int_equal(wait_done(&s), SNAPIMAGE_NONE);
+        assert_int_equal(s.n_failed, 1);
+        assert_non_null(strstr(s.errmsg, "exited with"));
+}
+
+/* Cancelling kills the child at once and reaps it. */
+static void cancel_kills_the_child(void **state)
+{
+        struct fake f = {1000, 3, 0, 10000};
+        struct snapimage s;
+        pid_t pid;
+
+        (void)state;
+        snapimage_init(&s, SNAPIMAGE_FORK);
+        assert_int_equal(snapimage_start(&s, 9, encode, &f), 0);
+        pid = s.pid;
+        snapimage_cancel(&s);
+        assert_int_equal(s.state, SNAPIMAGE_NONE);
+        assert_int_equal(kill(pid, 0), -1); /* reaped: no such process */
+}
+
+/* --- The container --------------------------------------------------- */
+
+static uint8_t *container(const struct snaptail *t, size_t tail_len,
+                          uint64_t image_index, uint64_t last, size_t *len)
+{
+        static const char image[] = "IMAGE";
+        uint8_t *p = malloc(SNAPTAIL_HEADER_SIZE + 5 + tail_len);
+
+        snaptail_header(p, image_index, last, 5);
+        memcpy(p + SNAPTAIL_HEADER_SIZE, image, 5);
+        memcpy(p + SNAPTAIL_HEADER_SIZE + 5, t->buf, tail_len);
+        *len = SNAPTAIL_HEADER_SIZE + 5 + tail_len;
+        return p;
+}
+
+static void tail_round_trip(void **state)
+{
+        struct snaptail t;
+        struct snaptail_reader r;
+        const void *e;
+        uint64_t index;
+        size_t n, len;
+        uint8_t *p;
+
+        (void)state;
+        snaptail_init(&t);
+        assert_int_equal(snaptail_add(&t, 11, "one", 3), 0);
+        assert_int_equal(snaptail_add(&t, 12, "", 0), 0);
+        assert_int_equal(snaptail_add(&t, 14, "three", 5), 0);
+        assert_int_equal(t.n, 3);
+        assert_int_equal(t.last, 14);
+        p = container(&t, t.len, 10, 14, &len);
+        assert_true(snaptail_is(p, len));
+        assert_int_equal(snaptail_open(&r, p, len), 0);
+        assert_memory_equal(r.image, "IMAGE", 5);
+        assert_int_equal(snaptail_next(&r, &index, &e, &n), 1);
+        assert_int_equal(index, 11);
+        assert_memory_equal(e, "one", 3);
+        assert_int_equal(snaptail_next(&r, &index, &e, &n), 1);
+        assert_int_equal(n, 0);
+        assert_int_equal(snaptail_next(&r, &index, &e, &n), 1);
+        assert_int_equal(index, 14);
+        assert_int_equal(snaptail_next(&r, &index, &e, &n), 0);
+        free(p);
+        snaptail_reset(&t);
+}
+
+/* A tail cut anywhere, or one that does not reach its last index, is
+ * refused rather than restored short. */
+static void damaged_tails_are_refused(void **state)
+{
+        struct snaptail t;
+        struct snaptail_reader r;
+        const void *e;
+        uint64_t index;
+        size_t n, len, cut;
+        uint8_t *p;
+        int rv;
+
+        (void)state;
+        snaptail_init(&t);
+        assert_int_equal(snaptail_add(&t, 11, "one", 3), 0);
+        assert_int_equal(snaptail_add(&t, 12, "two", 3), 0);
+        for (cut = 0; cut < t.len; cut++) {
+                p = container(&t, cut, 10, 12, &len);
+                assert_int_equal(snaptail_open(&r, p, len), 0);
+                while ((rv = snaptail_next(&r, &index, &e, &n)) == 1) {
+                }
+                assert_int_equal(rv, BATON_ECORRUPT);
+                free(p);
+        }
+        /* Whole, but claiming a later last entry. */
+        p = container(&t, t.len, 10, 13, &len);
+        assert_int_equal(snaptail_open(&r, p, len), 0);
+        while ((rv = snaptail_next(&r, &index, &e, &n)) == 1) {
+        }
+        assert_int_equal(rv, BATON_ECORRUPT);
+        free(p);
+        /* An image longer than the container. */
+        p = container(&t, t.len, 10, 12, &len);
+        assert_int_equal(snaptail_open(&r, p, SNAPTAIL_HEADER_SIZE + 4),
+                         BATON_ECORRUPT);
+        p[4] = 2; /* version */
+        assert_int_equal(snaptail_open(&r, p, len), BATON_EVERSION);
+        free(p);
+        snaptail_reset(&t);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(fork_sees_the_state_at_the_fork),
+            cmocka_unit_test(inline_is_ready_at_once),
+            cmocka_unit_test(failing_child_leaves_nothing),
+            cmocka_unit_test(cancel_kills_the_child),
+            cmocka_unit_test(tail_round_trip),
+            cmocka_unit_test(damaged_tails_are_refused),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
