@@ -99,8 +99,8 @@ static int dial(struct fill *f, const char *endpoint)
         if (getaddrinfo(a.host, a.service, &hints, &ai) != 0 || ai == NULL) {
                 return broken(f, "cannot resolve", endpoint);
         }
-        f->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC,
-                       ai->ai_protocol);
+        f->fd =
+            socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, ai->ai_protocol);
         if (f->fd < 0 || connect(f->fd, ai->ai_addr, ai->ai_addrlen) != 0) {
                 freeaddrinfo(ai);
                 return broken(f, "cannot connect", strerror(errno));
@@ -338,7 +338,8 @@ static int phase(struct fill *f, uint64_t total)
                 struct pollfd pfd = {f->fd, POLLIN, 0};
                 while (f->sent < total &&
                        f->sent - f->answered < (uint64_t)f->cfg->window &&
-                       f->out_len < OUT_MAX && (f->tc == NULL || tls_ready(f->tc))) {
+                       f->out_len < OUT_MAX &&
+                       (f->tc == NULL || tls_ready(f->tc))) {
                         size_t n = next_frame(f, f->out + f->out_len,
                                               sizeof f->out - f->out_len);
                         if (n == 0) {

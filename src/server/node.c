@@ -357,6 +357,18 @@ err_after_transport:
 
 static void on_raft_closed(struct raft *r);
 
+/* raft_start() failed: the state machine's reason, when it refused a
+ * snapshot, is the one that says what is wrong. */
+static void start_failed(struct node *n, int rv)
+{
+        struct node_core *c = n->core;
+
+        snprintf(n->errmsg, sizeof n->errmsg, "raft start: %s (%s%s%s)",
+                 raft_strerror(rv), raft_errmsg(&c->raft),
+                 raftfsm_errmsg(&c->rf)[0] != '\0' ? "; " : "",
+                 raftfsm_errmsg(&c->rf));
+}
+
 /* Long, so that its unwinding (goto err_after_<step>) reads in one place;
  * init_raft() does the steps that unwind among themselves. */
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
@@ -411,8 +423,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                 rv = raft_start(&c->raft);
         }
         if (rv != 0) {
-                snprintf(n->errmsg, sizeof n->errmsg, "raft start: %s (%s)",
-                         raft_strerror(rv), raft_errmsg(&c->raft));
+                start_failed(n, rv);
                 goto err_after_raft;
         }
         uv_prepare_init(loop, &n->monitor);

@@ -81,8 +81,7 @@ static void child(int fd, pid_t parent, snapimage_encode_fn fn, void *data)
         _exit(write_all(fd, buf, len) == 0 ? CHILD_OK : CHILD_WRITE);
 }
 
-static int start_inline(struct snapimage *s, snapimage_encode_fn fn,
-                        void *data)
+static int start_inline(struct snapimage *s, snapimage_encode_fn fn, void *data)
 {
         int rv = fn(data, &s->bytes.base, &s->bytes.len);
 
@@ -99,8 +98,8 @@ static int start_inline(struct snapimage *s, snapimage_encode_fn fn,
         return 0;
 }
 
-int snapimage_start(struct snapimage *s, uint64_t index,
-                    snapimage_encode_fn fn, void *data)
+int snapimage_start(struct snapimage *s, uint64_t index, snapimage_encode_fn fn,
+                    void *data)
 {
         pid_t parent = getpid();
         int fd;

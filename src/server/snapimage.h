@@ -42,15 +42,15 @@ struct snapimage_bytes {
 struct snapimage {
         enum snapimage_mode mode;
         enum snapimage_state state;
-        uint64_t index; /* the applied index the image is of */
-        pid_t pid;      /* MAKING: the child */
-        int fd;         /* MAKING: the memfd the child writes */
+        uint64_t index;               /* the applied index the image is of */
+        pid_t pid;                    /* MAKING: the child */
+        int fd;                       /* MAKING: the memfd the child writes */
         struct snapimage_bytes bytes; /* READY */
-        uint64_t n_made;      /* images made */
-        uint64_t n_failed;    /* children that failed (errmsg says why) */
-        uint64_t n_inline;    /* fork() failed: encoded in the caller */
-        double last_seconds;  /* how long the last image took to make */
-        double started;       /* CLOCK_MONOTONIC seconds of the start */
+        uint64_t n_made;              /* images made */
+        uint64_t n_failed;   /* children that failed (errmsg says why) */
+        uint64_t n_inline;   /* fork() failed: encoded in the caller */
+        double last_seconds; /* how long the last image took to make */
+        double started;      /* CLOCK_MONOTONIC seconds of the start */
         char errmsg[128];
 };
 
@@ -59,8 +59,8 @@ void snapimage_init(struct snapimage *s, enum snapimage_mode mode);
 /* Start an image of the state at `index` (state must be NONE). In FORK
  * mode a fork() that fails falls back to encoding in the caller (counted
  * in n_inline). 0, or a BATON_E* code with errmsg set (state NONE). */
-int snapimage_start(struct snapimage *s, uint64_t index,
-                    snapimage_encode_fn fn, void *data);
+int snapimage_start(struct snapimage *s, uint64_t index, snapimage_encode_fn fn,
+                    void *data);
 
 /* Whether the image is READY now; a child that finished is reaped and its
  * bytes mapped. A child that failed leaves state NONE (n_failed, errmsg).

@@ -8,9 +8,9 @@
 #include "../../include/baton.h"
 #include "../lib/cursor.h"
 
-#define MAGIC   "BTNI"
+#define MAGIC             "BTNI"
 #define CONTAINER_VERSION 1
-#define ENTRY_HEAD 12 /* u64 index, u32 length */
+#define ENTRY_HEAD        12 /* u64 index, u32 length */
 
 void snaptail_init(struct snaptail *t)
 {
