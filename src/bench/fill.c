@@ -68,10 +68,11 @@ static int broken(struct fill *f, const char *what, const char *detail)
 }
 
 /* The leader, asked through libbaton: its status into `st`. */
-static int find_leader(struct fill *f, struct baton_status *st)
+/* The leader's status, asked through libbaton: 0 or a BATON_E* code. */
+static int leader_status(const struct fill_config *cfg, struct baton_status *st)
 {
         baton_client *c = NULL;
-        int rv = baton_client_create(&c, f->cfg->endpoints, NULL);
+        int rv = baton_client_create(&c, cfg->endpoints, NULL);
 
         if (rv == 0) {
                 rv = baton_status(c, NULL, st);
@@ -80,6 +81,13 @@ static int find_leader(struct fill *f, struct baton_status *st)
         if (rv == 0 && st->role != BATON_ROLE_LEADER) {
                 rv = BATON_EUNAVAILABLE;
         }
+        return rv;
+}
+
+static int find_leader(struct fill *f, struct baton_status *st)
+{
+        int rv = leader_status(f->cfg, st);
+
         return rv == 0 ? 0 : broken(f, "no leader", baton_strerror(rv));
 }
 
@@ -417,14 +425,10 @@ int fill_run(const struct fill_config *cfg, struct fill_result *out)
                 }
         }
         rv = 0;
-        /* Who leads now (a failure here must not hide why the run broke). */
-        {
-                struct fill_result keep = *out;
-                if (find_leader(&f, &st) == 0) {
-                        keep.term_after = st.term;
-                        keep.leader_after = st.id;
-                }
-                *out = keep;
+        /* Who leads now; not knowing is no reason to call the run broken. */
+        if (leader_status(cfg, &st) == 0) {
+                out->term_after = st.term;
+                out->leader_after = st.id;
         }
 done:
         if (f.fd >= 0) {

@@ -162,8 +162,7 @@ static void after_apply(struct raftfsm *rf, uint64_t index,
                         return;
                 }
                 snapimage_cancel(&rf->image);
-                snaptail_reset(&rf->tail);
-                start_image(rf, index);
+                start_image(rf, index); /* with an empty tail */
                 return;
         }
         if (rf->threshold > 0 && index >= rf->snap_index + rf->threshold / 2) {
@@ -202,10 +201,7 @@ static int hand_over(struct raftfsm *rf, uint64_t index,
         array[2].base = snaptail_detach(&rf->tail, &tail_len);
         array[2].len = tail_len;
         *bufs = array;
-        *n_bufs = tail_len > 0 ? 3 : 2;
-        if (tail_len == 0) {
-                raft_free(array[2].base);
-        }
+        *n_bufs = tail_len > 0 ? 3 : 2; /* an empty tail has no buffer */
         rf->snap_index = index;
         return 0;
 }
@@ -425,11 +421,6 @@ void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
         snaptail_reset(&rf->tail);
         rf->image.mode = mode;
         rf->threshold = threshold;
-}
-
-const struct snapimage *raftfsm_image(const struct raftfsm *rf)
-{
-        return &rf->image;
 }
 
 void raftfsm_set_entry_cb(struct raftfsm *rf,

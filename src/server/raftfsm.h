@@ -120,9 +120,6 @@ void raftfsm_set_compression(struct raftfsm *rf, bool on);
 void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
                            uint32_t threshold);
 
-/** The image maker's counters, for metrics. */
-const struct snapimage *raftfsm_image(const struct raftfsm *rf);
-
 /**
  * Call `cb` after every entry the lock state machine applied in full (not
  * after MEMBER entries, nor after one stopped by RAFT_NOMEM), with its

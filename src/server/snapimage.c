@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <raft.h>
@@ -19,14 +18,6 @@
 
 /* Exit codes of the child, for the parent's message. */
 enum { CHILD_OK = 0, CHILD_ORPHAN = 70, CHILD_ENCODE = 71, CHILD_WRITE = 72 };
-
-static double now_s(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void snapimage_init(struct snapimage *s, enum snapimage_mode mode)
 {
@@ -81,9 +72,21 @@ static void child(int fd, pid_t parent, snapimage_encode_fn fn, void *data)
         _exit(write_all(fd, buf, len) == 0 ? CHILD_OK : CHILD_WRITE);
 }
 
+/* The image's bytes are there, in the caller's memory or a mapping. */
+static void ready(struct snapimage *s, void *base, size_t len, bool mapped)
+{
+        s->bytes.base = base;
+        s->bytes.len = len;
+        s->bytes.mapped = mapped;
+        s->state = SNAPIMAGE_READY;
+        s->n_made++;
+}
+
 static int start_inline(struct snapimage *s, snapimage_encode_fn fn, void *data)
 {
-        int rv = fn(data, &s->bytes.base, &s->bytes.len);
+        void *base;
+        size_t len;
+        int rv = fn(data, &base, &len);
 
         if (rv != 0) {
                 snprintf(s->errmsg, sizeof s->errmsg, "snapshot image: %s",
@@ -91,10 +94,7 @@ static int start_inline(struct snapimage *s, snapimage_encode_fn fn, void *data)
                 s->n_failed++;
                 return rv;
         }
-        s->bytes.mapped = false;
-        s->state = SNAPIMAGE_READY;
-        s->n_made++;
-        s->last_seconds = now_s() - s->started;
+        ready(s, base, len, false);
         return 0;
 }
 
@@ -105,7 +105,6 @@ int snapimage_start(struct snapimage *s, uint64_t index, snapimage_encode_fn fn,
         int fd;
 
         s->index = index;
-        s->started = now_s();
         if (s->mode == SNAPIMAGE_INLINE) {
                 return start_inline(s, fn, data);
         }
@@ -158,12 +157,7 @@ static void finished(struct snapimage *s, int status)
         }
         close(s->fd); /* the mapping keeps the memory */
         s->fd = -1;
-        s->bytes.base = p;
-        s->bytes.len = (size_t)st.st_size;
-        s->bytes.mapped = true;
-        s->state = SNAPIMAGE_READY;
-        s->n_made++;
-        s->last_seconds = now_s() - s->started;
+        ready(s, p, (size_t)st.st_size, true);
         return;
 fail:
         close(s->fd);

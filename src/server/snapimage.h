@@ -47,10 +47,8 @@ struct snapimage {
         int fd;                       /* MAKING: the memfd the child writes */
         struct snapimage_bytes bytes; /* READY */
         uint64_t n_made;              /* images made */
-        uint64_t n_failed;   /* children that failed (errmsg says why) */
-        uint64_t n_inline;   /* fork() failed: encoded in the caller */
-        double last_seconds; /* how long the last image took to make */
-        double started;      /* CLOCK_MONOTONIC seconds of the start */
+        uint64_t n_failed; /* children that failed (errmsg says why) */
+        uint64_t n_inline; /* fork() failed: encoded in the caller */
         char errmsg[128];
 };
 
