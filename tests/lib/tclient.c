@@ -149,6 +149,8 @@ static int tls_broken(struct tclient *c, long rv)
 /* Read what the socket has (waiting until `deadline`) into the TLS state.
  * 0, BATON_ENOANSWER, or BATON_EIO when the connection is gone (it is
  * dropped). */
+static int send_cipher(struct tclient *c, int64_t deadline);
+
 static int feed_cipher(struct tclient *c, int64_t deadline)
 {
         uint8_t buf[16384];
@@ -156,7 +158,17 @@ static int feed_cipher(struct tclient *c, int64_t deadline)
         int rv;
 
         for (;;) {
-                rv = wait_fd(c->fd, POLLIN, deadline);
+                /* Records sealed earlier go out while we wait (one try, no
+                 * blocking): their frames were counted as sent, and the
+                 * answers to them never come if they stay here. */
+                if (c->cout_len > 0) {
+                        rv = send_cipher(c, tclient_now_ms());
+                        if (rv != 0 && rv != BATON_ENOANSWER) {
+                                return rv;
+                        }
+                }
+                rv = wait_fd(c->fd, c->cout_len > 0 ? POLLIN | POLLOUT : POLLIN,
+                             deadline);
                 if (rv != 0) {
                         return rv;
                 }
