@@ -11,12 +11,14 @@
 static void resolve_memo(struct hold *w, uint8_t kind, int status)
 {
         struct memo *m = state_memo_find(w->session, w->seq);
+        struct lockfsm_result res;
 
         if (m == NULL) {
                 return;
         }
-        step_describe(&m->res, kind, w);
-        m->res.status = status;
+        step_describe(&res, kind, w);
+        res.status = status;
+        state_memo_set(m, &res);
 }
 
 struct hold *grant_find_holder(const struct lock *l, uint64_t session,

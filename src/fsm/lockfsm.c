@@ -414,7 +414,7 @@ static const char *check_session(const struct lockfsm *f,
         if (holds != s->n_holds) {
                 return "session hold count disagrees with its lists";
         }
-        if (s->n_memo > f->limits.max_inflight) {
+        if (s->n_memo > f->limits.max_inflight || s->n_memo > s->memo_cap) {
                 return "too many remembered outcomes";
         }
         for (i = 0; i < s->n_memo; i++) {

@@ -30,6 +30,7 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
         struct session *s = state_session(f, c->session);
         struct grant_prep p = {NULL, NULL};
         struct memo *m;
+        unsigned kept;
         bool full;
 
         if (s == NULL) {
@@ -54,9 +55,17 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
         }
         m = state_memo_find(s, c->seq);
         /* A CLOSE needs no slot: its outcome lives in the tombstone. */
+        kept = memo_after_ack(s, c->ack);
         full = m == NULL && c->type != COMMAND_CLOSE &&
-               memo_after_ack(s, c->ack) >= f->limits.max_inflight;
-        /* Allocate before the ack or anything else changes state. */
+               kept >= f->limits.max_inflight;
+        /* Allocate before the ack or anything else changes state; a
+         * larger memo array alone is no change (nothing reads its room).
+         * Until the ack below, the array still holds every outcome. */
+        if (m == NULL && !full && c->type != COMMAND_CLOSE &&
+            state_memo_reserve(
+                f, s, kept + 1 > s->n_memo ? kept + 1 : s->n_memo) != 0) {
+                return BATON_ENOMEM;
+        }
         if (m == NULL && !full && c->type == COMMAND_ACQUIRE &&
             grant_prepare(f, c, &p) != 0) {
                 return BATON_ENOMEM;
@@ -64,8 +73,7 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
         state_memo_ack(s, c->ack);
         if (m != NULL) {
                 m = state_memo_find(s, c->seq); /* the ack moved the slots */
-                *res = m->res;
-                res->duplicate = true;
+                state_memo_result(m, res);
                 return 0;
         }
         if (full) {

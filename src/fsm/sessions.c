@@ -55,7 +55,7 @@ int sessions_open(const struct step *st, struct lockfsm_result *res)
                 step_reject(res, BATON_ETOOMANYSESSIONS);
                 return 0;
         }
-        s = state_session_alloc(f);
+        s = state_session_alloc(f, c->name_len);
         if (s == NULL) {
                 return BATON_ENOMEM;
         }

@@ -33,8 +33,10 @@ static void put_session(struct wcursor *w, const struct session *s)
         wcursor_bytes(w, s->hash, sizeof s->hash);
         wcursor_u8(w, s->n_memo);
         for (i = 0; i < s->n_memo; i++) {
+                struct lockfsm_result res;
+                state_memo_result(&s->memo[i], &res);
                 wcursor_u64(w, s->memo[i].seq);
-                put_result(w, &s->memo[i].res);
+                put_result(w, &res);
         }
 }
 
@@ -157,41 +159,47 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
                        uint16_t version)
 {
         struct session *s;
-        const uint8_t *name;
-        const uint8_t *hash = NULL;
-        uint8_t i;
+        uint64_t id = rcursor_u64(r), nonce = rcursor_u64(r);
+        uint32_t ttl_ms = rcursor_u32(r);
+        uint64_t floor = rcursor_u64(r);
+        uint8_t name_len = rcursor_u8(r);
+        const uint8_t *name = rcursor_bytes(r, name_len);
+        const uint8_t *hash =
+            version >= 3 ? rcursor_bytes(r, COMMAND_HASH_SIZE) : NULL;
+        uint8_t i, n_memo = rcursor_u8(r);
 
-        s = state_session_alloc(f);
-        if (s == NULL) {
-                return BATON_ENOMEM;
-        }
-        s->id = rcursor_u64(r);
-        s->nonce = rcursor_u64(r);
-        s->ttl_ms = rcursor_u32(r);
-        s->floor = rcursor_u64(r);
-        s->name_len = rcursor_u8(r);
-        name = rcursor_bytes(r, s->name_len);
-        if (version >= 3) {
-                hash = rcursor_bytes(r, sizeof s->hash);
-        }
-        s->n_memo = rcursor_u8(r);
-        if (r->bad || s->id <= *last || s->id > f->stamp ||
-            s->name_len > COMMAND_CLIENT_NAME_MAX ||
-            s->n_memo > f->limits.max_inflight ||
-            (s->nonce != 0 && state_session_by_nonce(f, s->nonce) != NULL)) {
-                state_session_free(f, s);
+        if (r->bad || id <= *last || id > f->stamp ||
+            name_len > COMMAND_CLIENT_NAME_MAX ||
+            n_memo > f->limits.max_inflight ||
+            (nonce != 0 && state_session_by_nonce(f, nonce) != NULL)) {
                 return BATON_ECORRUPT;
         }
-        memcpy(s->name, name, s->name_len);
+        s = state_session_alloc(f, name_len);
+        if (s == NULL || state_memo_reserve(f, s, n_memo) != 0) {
+                state_session_free(f, s);
+                return BATON_ENOMEM;
+        }
+        s->id = id;
+        s->nonce = nonce;
+        s->ttl_ms = ttl_ms;
+        s->floor = floor;
+        s->name_len = name_len;
+        memcpy(s->name, name, name_len);
         if (hash != NULL) {
                 memcpy(s->hash, hash, sizeof s->hash);
         }
-        for (i = 0; i < s->n_memo; i++) {
-                s->memo[i].seq = rcursor_u64(r);
-                if (get_result(r, &s->memo[i].res) != 0 || r->bad) {
+        for (i = 0; i < n_memo; i++) {
+                uint64_t seq = rcursor_u64(r);
+                struct lockfsm_result res;
+                /* A memo keeps what a remembered answer can hold: no
+                 * waiter count, a BATON_E* code. */
+                if (get_result(r, &res) != 0 || r->bad || res.waiters != 0 ||
+                    res.status < INT16_MIN ||
+                    (i > 0 && seq <= s->memo[i - 1].seq)) {
                         state_session_free(f, s);
                         return BATON_ECORRUPT;
                 }
+                state_memo_put(s, seq, &res);
         }
         if (state_session_reserve(f) != 0) {
                 state_session_free(f, s);

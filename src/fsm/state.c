@@ -154,16 +154,11 @@ int state_tomb(const struct lockfsm *f, uint64_t id)
         return 0;
 }
 
-struct session *state_session_alloc(struct lockfsm *f)
+struct session *state_session_alloc(struct lockfsm *f, size_t name_len)
 {
-        struct session *s = mem_calloc(f->mem, 1, sizeof *s);
+        struct session *s = mem_calloc(f->mem, 1, sizeof *s + name_len);
 
         if (s == NULL) {
-                return NULL;
-        }
-        s->memo = mem_calloc(f->mem, f->limits.max_inflight, sizeof *s->memo);
-        if (s->memo == NULL) {
-                mem_free(f->mem, s);
                 return NULL;
         }
         queue_init(&s->link);
@@ -355,6 +350,31 @@ void state_tomb_add(struct lockfsm *f, uint64_t id, int reason)
         f->tomb_count++;
 }
 
+int state_memo_reserve(struct lockfsm *f, struct session *s, unsigned n)
+{
+        struct memo *m;
+
+        assert(n <= f->limits.max_inflight && n >= s->n_memo);
+        /* Grow to exactly what is in flight: a client that waits for each
+         * answer needs one slot, and a burst costs one copy per request
+         * of at most max_inflight small records. Shrink once a burst has
+         * passed, if memory allows; keeping the larger array is as good. */
+        if (n <= s->memo_cap && (n == 0 || 2 * (unsigned)n > s->memo_cap)) {
+                return 0;
+        }
+        m = mem_alloc(f->mem, n * sizeof *m);
+        if (m == NULL) {
+                return n <= s->memo_cap ? 0 : BATON_ENOMEM;
+        }
+        if (s->n_memo > 0) {
+                memcpy(m, s->memo, s->n_memo * sizeof *m);
+        }
+        mem_free(f->mem, s->memo);
+        s->memo = m;
+        s->memo_cap = (uint8_t)n;
+        return 0;
+}
+
 struct memo *state_memo_find(struct session *s, uint64_t seq)
 {
         uint8_t i;
@@ -393,7 +413,30 @@ void state_memo_put(struct session *s, uint64_t seq,
                 s->memo[i] = s->memo[i - 1];
                 i--;
         }
+        assert(s->n_memo < s->memo_cap);
         s->memo[i].seq = seq;
-        s->memo[i].res = *res;
+        state_memo_set(&s->memo[i], res);
         s->n_memo++;
+}
+
+void state_memo_set(struct memo *m, const struct lockfsm_result *res)
+{
+        m->owner = res->owner;
+        m->token = res->token;
+        m->count = res->count;
+        m->status = (int16_t)res->status;
+        m->kind = res->kind;
+        m->session = res->session;
+}
+
+void state_memo_result(const struct memo *m, struct lockfsm_result *res)
+{
+        memset(res, 0, sizeof *res);
+        res->status = m->status;
+        res->kind = m->kind;
+        res->duplicate = true;
+        res->session = m->session;
+        res->owner = m->owner;
+        res->token = m->token;
+        res->count = m->count;
 }

@@ -3,16 +3,28 @@
 #define FSM_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../lib/hmap.h"
 #include "../lib/queue.h"
 #include "lockfsm.h"
 
-/* One remembered outcome of a client request (the exactly-once memory). */
+/*
+ * One remembered outcome of a client request (the exactly-once memory): a
+ * lockfsm_result without the duplicate flag, which a duplicate's answer
+ * sets, nor `waiters`, which only QUERY and CHECK answers carry and they
+ * are not remembered. Kept small: a session pipelining N requests keeps N
+ * of these until it acknowledges them.
+ */
 struct memo {
         uint64_t seq;
-        struct lockfsm_result res;
+        uint64_t session; /* the holder a busy answer names, too */
+        uint64_t owner;
+        uint64_t token;
+        uint32_t count;
+        int16_t status;
+        uint8_t kind;
 };
 
 struct session {
@@ -26,13 +38,17 @@ struct session {
         uint32_t n_holds;    /* grants + waits, against max_locks_per_session */
         struct queue grants; /* hold.session_link, by (token, lock age) */
         struct queue waits;  /* hold.session_link, by queued_at */
+        /* Outcomes by seq in memo[0..n_memo); the array holds memo_cap
+         * and is sized to what the session has in flight, not to
+         * max_inflight (state_memo_reserve). */
+        struct memo *memo;
         uint8_t n_memo;
-        struct memo *memo; /* max_inflight slots, the first n_memo by seq */
+        uint8_t memo_cap;
         uint8_t name_len;
-        char name[COMMAND_CLIENT_NAME_MAX];
         /* OPEN's hash of the owner's secret, opaque; all zero for a
          * session opened before OPEN carried one (no secret matches). */
         uint8_t hash[COMMAND_HASH_SIZE];
+        char name[]; /* name_len bytes, not NUL-terminated */
 };
 
 /*
@@ -45,11 +61,19 @@ struct hold {
         struct lock *lock;
         struct session *session;
         uint64_t owner;
-        uint64_t seq;       /* the ACQUIRE that created it */
-        uint64_t queued_at; /* waiter: that ACQUIRE's stamp */
-        uint64_t token;     /* grant: index of the granting entry */
-        uint32_t count;     /* grant: reentrant hold count */
-        uint32_t wait_ms;   /* waiter */
+        uint64_t seq; /* the ACQUIRE that created it */
+        /* A waiter's fields and a grant's share their room: granting a
+         * waiter overwrites what only a waiter needs. */
+        union {
+                struct {
+                        uint64_t token; /* index of the granting entry */
+                        uint32_t count; /* reentrant hold count */
+                };                      /* a grant */
+                struct {
+                        uint64_t queued_at; /* the ACQUIRE's stamp */
+                        uint32_t wait_ms;
+                }; /* a waiter */
+        };
         bool waiting;
 };
 
@@ -68,12 +92,12 @@ struct lock {
          * in lockfsm.deferred between entries while its next grant waits
          * for the next entry; else self-linked. */
         struct queue entry_link;
-        uint64_t created; /* the stamp of the command that created it */
-        uint8_t mode;
-        uint32_t n_holders;
-        uint32_t n_waiters;
         struct queue holders;
         struct queue waiters; /* FIFO */
+        uint64_t created;     /* the stamp of the command that created it */
+        uint32_t n_holders;
+        uint32_t n_waiters;
+        uint8_t mode;
         uint8_t name_len;
         char name[]; /* name_len bytes, not NUL-terminated */
 };
@@ -137,7 +161,8 @@ int state_tomb(const struct lockfsm *f, uint64_t id);
  * Two-step creation: *_alloc allocates (may fail, changes nothing), and the
  * matching reserve must succeed before *_link inserts, which cannot fail.
  */
-struct session *state_session_alloc(struct lockfsm *f);
+/* A session with room for a client name of `name_len` bytes. */
+struct session *state_session_alloc(struct lockfsm *f, size_t name_len);
 void state_session_free(struct lockfsm *f, struct session *s);
 int state_session_reserve(struct lockfsm *f);
 void state_session_link(struct lockfsm *f, struct session *s);
@@ -161,10 +186,18 @@ void state_hold_detach(struct lockfsm *f, struct hold *h);
 void state_tomb_add(struct lockfsm *f, uint64_t id, int reason);
 
 struct memo *state_memo_find(struct session *s, uint64_t seq);
+/* Make room for `n` outcomes (at most max_inflight) before anything
+ * changes: 0 or BATON_ENOMEM (the session unchanged). Shrinks an array
+ * left large by a burst when it can, which is never an error. */
+int state_memo_reserve(struct lockfsm *f, struct session *s, unsigned n);
 /* Forget outcomes below `ack` and raise the floor. */
 void state_memo_ack(struct session *s, uint64_t ack);
-/* Remember an outcome; the caller checked there is a free slot. */
+/* Remember an outcome; the caller reserved a slot for it. */
 void state_memo_put(struct session *s, uint64_t seq,
                     const struct lockfsm_result *res);
+/* A remembered outcome as the answer to a duplicate of its request. */
+void state_memo_result(const struct memo *m, struct lockfsm_result *res);
+/* Store `res` as the outcome `m` remembers (its seq unchanged). */
+void state_memo_set(struct memo *m, const struct lockfsm_result *res);
 
 #endif /* FSM_STATE_H */

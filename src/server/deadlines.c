@@ -144,7 +144,7 @@ int deadlines_set(struct deadlines *d, uint64_t session, uint64_t seq,
                         d->cap = cap;
                 }
                 if (hmap_reserve(&d->items, d->items.count + 1) != 0 ||
-                    (x = calloc(1, sizeof *x)) == NULL) {
+                    (x = calloc(1, sizeof *x + name_len)) == NULL) {
                         return BATON_ENOMEM;
                 }
                 x->session = session;

@@ -23,7 +23,7 @@ struct deadline {
         uint64_t at;  /* uv_now() milliseconds */
         uint32_t pos; /* index in the heap */
         uint8_t name_len;
-        char name[COMMAND_NAME_MAX];
+        char name[]; /* a waiter's lock name; a lease has none */
 };
 
 typedef void (*deadlines_fire_cb)(void *data, const struct deadline *d);
