@@ -9,6 +9,7 @@
 
 #include "../../include/baton.h"
 #include "log.h"
+#include "snapimage.h"
 
 /* Appends formatted text, tracking the length it would need. */
 struct out {
@@ -108,6 +109,36 @@ static void latencies(struct out *o, const struct gateway_stats *st)
         }
 }
 
+/* Snapshot images (snapimage.h): what they cost the loop and how they
+ * fared. */
+static void snapshot_images(struct out *o, const struct snapimage *im)
+{
+        counter(o, "baton_snapshot_images_total",
+                "Snapshot images made of the state.", im->n_made);
+        counter(o, "baton_snapshot_image_failures_total",
+                "Snapshot image children that failed; the next snapshot "
+                "starts a new one.",
+                im->n_failed);
+        counter(o, "baton_snapshot_images_inline_total",
+                "Snapshot images encoded on the event loop because fork() "
+                "failed.",
+                im->n_inline);
+        put(o,
+            "# HELP baton_snapshot_fork_seconds What the event loop paid "
+            "for fork() at the last snapshot image (it grows with the "
+            "state's memory).\n# TYPE baton_snapshot_fork_seconds gauge\n"
+            "baton_snapshot_fork_seconds %.6f\n"
+            "# HELP baton_snapshot_fork_max_seconds The longest fork() "
+            "since start.\n# TYPE baton_snapshot_fork_max_seconds gauge\n"
+            "baton_snapshot_fork_max_seconds %.6f\n"
+            "# HELP baton_snapshot_image_seconds How long the last snapshot "
+            "image took to make, off the loop.\n"
+            "# TYPE baton_snapshot_image_seconds gauge\n"
+            "baton_snapshot_image_seconds %.6f\n",
+            (double)im->fork_us_last / 1e6, (double)im->fork_us_max / 1e6,
+            (double)im->make_us_last / 1e6);
+}
+
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 {
         const struct gateway_stats *st = &m->gateway->stats;
@@ -163,6 +194,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
         counter(&o, "baton_unknown_outcomes_total",
                 "Requests answered 'outcome unknown' after losing leadership.",
                 st->unknown);
+        snapshot_images(&o, node_snapimage(m->node));
         gauge(&o, "baton_raft_term", "Current raft term.", ns.term);
         gauge(&o, "baton_raft_commit_index", "Raft commit index.",
               ns.commit_index);

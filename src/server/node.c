@@ -739,6 +739,11 @@ struct lockfsm *node_lockfsm(struct node *n)
         return raftfsm_lockfsm(&n->core->rf);
 }
 
+const struct snapimage *node_snapimage(const struct node *n)
+{
+        return raftfsm_image(&n->core->rf);
+}
+
 const struct directory *node_directory(const struct node *n)
 {
         return raftfsm_directory(&n->core->rf);

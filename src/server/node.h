@@ -200,6 +200,8 @@ uint64_t node_term(struct node *n);
 /* The lock state machine, borrowed for lookups: only raft applies entries
  * to it (raftfsm_lockfsm()). */
 struct lockfsm *node_lockfsm(struct node *n);
+/* The snapshot image maker's counters and timings. */
+const struct snapimage *node_snapimage(const struct node *n);
 
 /* The replicated member directory, borrowed (raftfsm_directory()). */
 const struct directory *node_directory(const struct node *n);

@@ -9,6 +9,7 @@
 #include "../../include/baton.h"
 #include "../fsm/entry.h"
 #include "../lib/cursor.h"
+#include "snapkeep.h"
 #include "snapzip.h"
 
 /* The state machine allocates from raft's heap so that a snapshot buffer can
@@ -148,12 +149,24 @@ static int start_image(struct raftfsm *rf, uint64_t index)
         return rv;
 }
 
-/* After entry `index` was applied: keep it for the image being made, or
- * start the next image half-way to the next snapshot, so that it is
- * usually ready when raft asks. */
+/* Whether to start a new image after entry `index`: half-way to the next
+ * snapshot, so that it is usually ready when raft asks, and only once the
+ * kept image's tail has grown to its size (snapkeep.h). */
+static bool image_due(const struct raftfsm *rf, uint64_t index)
+{
+        if (rf->threshold == 0 || index < rf->snap_index + rf->threshold / 2) {
+                return false;
+        }
+        return rf->keep.image == NULL || snapkeep_stale(&rf->keep);
+}
+
+/* After entry `index` was applied: add it to the kept image's tail and to
+ * the tail of the image being made, or start the next image. */
 static void after_apply(struct raftfsm *rf, uint64_t index,
                         const struct raft_buffer *buf)
 {
+        /* Without memory the keep is dropped: snapshots wait for an image. */
+        (void)snapkeep_add(&rf->keep, index, buf->base, buf->len);
         if (rf->image.state != SNAPIMAGE_NONE) {
                 /* A tail that raft never takes (or no memory for it) only
                  * costs a newer image. */
@@ -165,45 +178,34 @@ static void after_apply(struct raftfsm *rf, uint64_t index,
                 start_image(rf, index); /* with an empty tail */
                 return;
         }
-        if (rf->threshold > 0 && index >= rf->snap_index + rf->threshold / 2) {
+        if (image_due(rf, index)) {
                 start_image(rf, index);
         }
 }
 
-/*
- * Hand raft the image and the tail (snaptail.h): three buffers, the last
- * two freed by fsm_snapshot_finalize(). What the image's bytes are (a
- * mapping or raft_malloc memory) is kept behind the header, past the
- * bytes raft writes.
- */
-static int hand_over(struct raftfsm *rf, uint64_t index,
-                     struct raft_buffer *bufs[], unsigned *n_bufs)
+/* Drop every image, kept or being made: the state they are of is gone. */
+static void forget_images(struct raftfsm *rf)
 {
-        struct snapimage_bytes img;
-        struct raft_buffer *array = raft_malloc(3 * sizeof *array);
-        uint8_t *head = raft_malloc(SNAPTAIL_HEADER_SIZE + sizeof img);
-        size_t tail_len;
+        snapimage_cancel(&rf->image);
+        snaptail_reset(&rf->tail);
+        snapkeep_drop(&rf->keep);
+}
 
-        if (array == NULL || head == NULL) {
-                raft_free(array);
-                raft_free(head);
-                snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
-                         baton_strerror(BATON_ENOMEM));
-                return RAFT_NOMEM;
+/* An image made is kept in place of the last one once its tail reaches
+ * `index`; one of another state is dropped. */
+static void take_ready_image(struct raftfsm *rf, uint64_t index)
+{
+        if (snapimage_poll(&rf->image) != SNAPIMAGE_READY) {
+                return;
         }
-        img = snapimage_take(&rf->image);
-        memcpy(head + SNAPTAIL_HEADER_SIZE, &img, sizeof img);
-        snaptail_header(head, rf->image.index, index, img.len);
-        array[0].base = head;
-        array[0].len = SNAPTAIL_HEADER_SIZE;
-        array[1].base = img.base;
-        array[1].len = img.len;
-        array[2].base = snaptail_detach(&rf->tail, &tail_len);
-        array[2].len = tail_len;
-        *bufs = array;
-        *n_bufs = tail_len > 0 ? 3 : 2; /* an empty tail has no buffer */
-        rf->snap_index = index;
-        return 0;
+        if ((rf->tail.n > 0 ? rf->tail.last : rf->image.index) != index) {
+                /* Not the state raft asks for: never hand it over. */
+                snapimage_cancel(&rf->image);
+                snaptail_reset(&rf->tail);
+                return;
+        }
+        (void)snapkeep_set(&rf->keep, snapimage_take(&rf->image),
+                           rf->image.index, &rf->tail);
 }
 
 static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
@@ -211,47 +213,45 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 {
         struct raftfsm *rf = fsm->data;
         uint64_t index = (uint64_t)raft_last_applied(rf->raft);
-        enum snapimage_state st = snapimage_poll(&rf->image);
 
-        if (st == SNAPIMAGE_READY &&
-            (rf->tail.n > 0 ? rf->tail.last : rf->image.index) != index) {
-                /* Not the state raft asks for: never hand it over. */
-                snapimage_cancel(&rf->image);
-                st = SNAPIMAGE_NONE;
-        }
-        if (st == SNAPIMAGE_NONE) {
-                if (start_image(rf, index) != 0) {
+        take_ready_image(rf, index);
+        if (snapkeep_covers(&rf->keep, index)) {
+                if (snapkeep_hand(&rf->keep, bufs, n_bufs) != 0) {
+                        snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
+                                 baton_strerror(BATON_ENOMEM));
                         return RAFT_NOMEM;
                 }
-                st = rf->image.state;
+                rf->snap_index = index;
+                return 0;
         }
-        if (st == SNAPIMAGE_MAKING) {
+        snapkeep_drop(&rf->keep);
+        if (rf->image.state == SNAPIMAGE_NONE && start_image(rf, index) != 0) {
+                return RAFT_NOMEM;
+        }
+        if (rf->image.state == SNAPIMAGE_MAKING) {
                 /* Raft asks again after its next event. */
                 snprintf(rf->errmsg, sizeof rf->errmsg,
                          "snapshot image at %llu still being made",
                          (unsigned long long)rf->image.index);
                 return RAFT_BUSY;
         }
-        return hand_over(rf, index, bufs, n_bufs);
+        /* Made at once (SNAPIMAGE_INLINE, or fork() failed). */
+        take_ready_image(rf, index);
+        if (!snapkeep_covers(&rf->keep, index) ||
+            snapkeep_hand(&rf->keep, bufs, n_bufs) != 0) {
+                snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
+                         baton_strerror(BATON_ENOMEM));
+                return RAFT_NOMEM;
+        }
+        rf->snap_index = index;
+        return 0;
 }
 
 static int fsm_snapshot_finalize(struct raft_fsm *fsm,
                                  struct raft_buffer *bufs[], unsigned *n_bufs)
 {
-        struct raft_buffer *b = *bufs;
-        struct snapimage_bytes img;
-
         (void)fsm;
-        if (b == NULL) {
-                return 0;
-        }
-        memcpy(&img, (uint8_t *)b[0].base + SNAPTAIL_HEADER_SIZE, sizeof img);
-        snapimage_bytes_free(&img);
-        raft_free(b[0].base);
-        if (*n_bufs > 2) {
-                raft_free(b[2].base);
-        }
-        raft_free(b);
+        snapkeep_release(*bufs, *n_bufs);
         *bufs = NULL;
         *n_bufs = 0;
         return 0;
@@ -351,9 +351,7 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
                          baton_strerror(rv));
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
-        /* What was being made is of a state that is gone. */
-        snapimage_cancel(&rf->image);
-        snaptail_reset(&rf->tail);
+        forget_images(rf);
         rf->snap_index =
             rp.tail ? rp.r.last_index : lockfsm_last_index(rf->lockfsm);
         /* Raft hands the buffer over only when the restore succeeds. */
@@ -377,6 +375,7 @@ int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
         directory_init(&rf->dir);
         snapimage_init(&rf->image, SNAPIMAGE_INLINE);
         snaptail_init(&rf->tail);
+        snapkeep_init(&rf->keep);
         rf->compress = true;
         rf->fsm.version = 2;
         rf->fsm.data = rf;
@@ -392,8 +391,7 @@ void raftfsm_close(struct raftfsm *rf)
         if (rf == NULL) {
                 return;
         }
-        snapimage_cancel(&rf->image);
-        snaptail_reset(&rf->tail);
+        forget_images(rf);
         lockfsm_destroy(rf->lockfsm);
         rf->lockfsm = NULL;
         rf->raft = NULL;
@@ -417,8 +415,7 @@ void raftfsm_set_compression(struct raftfsm *rf, bool on)
 void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
                            uint32_t threshold)
 {
-        snapimage_cancel(&rf->image);
-        snaptail_reset(&rf->tail);
+        forget_images(rf);
         rf->image.mode = mode;
         rf->threshold = threshold;
 }
@@ -439,6 +436,11 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf)
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf)
 {
         return rf->lockfsm;
+}
+
+const struct snapimage *raftfsm_image(const struct raftfsm *rf)
+{
+        return &rf->image;
 }
 
 const struct directory *raftfsm_directory(const struct raftfsm *rf)

@@ -11,6 +11,7 @@
 #include "../fsm/lockfsm.h"
 #include "../lib/mem.h"
 #include "snapimage.h"
+#include "snapkeep.h"
 #include "snaptail.h"
 
 /*
@@ -54,8 +55,9 @@ struct raftfsm {
          * applied since (snapimage.h, snaptail.h). */
         struct snapimage image;
         struct snaptail tail;
-        uint32_t threshold;  /* raft's snapshot threshold */
-        uint64_t snap_index; /* of the last snapshot handed or restored */
+        struct snapkeep keep; /* the last image, handed over again */
+        uint32_t threshold;   /* raft's snapshot threshold */
+        uint64_t snap_index;  /* of the last snapshot handed or restored */
         char errmsg[128];
 };
 
@@ -112,10 +114,13 @@ void raftfsm_set_compression(struct raftfsm *rf, bool on);
  * with SNAPIMAGE_FORK (batond), at once with SNAPIMAGE_INLINE (the default,
  * for the simulation and tests). Every entry applied after it is copied
  * into a tail. When raft asks for a snapshot, `snapshot` hands over the
- * image and the tail, three buffers that `snapshot_finalize` frees (struct
+ * image and the tail, buffers that `snapshot_finalize` frees (struct
  * raft_fsm version 2), without encoding anything; if the image is still
  * being made it answers RAFT_BUSY and raft asks again after its next
- * event. Drops any image being made.
+ * event. The image is kept and handed over again with a longer tail until
+ * the tail is as large as the image (snapkeep.h); only then, and no
+ * sooner than half-way to the next snapshot, is a new one started. Drops
+ * any image made or being made.
  */
 void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
                            uint32_t threshold);
@@ -145,6 +150,9 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf);
  * directly: only raft does, through `&rf->fsm`.
  */
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf);
+
+/* The snapshot image maker, for its counters and timings (metrics). */
+const struct snapimage *raftfsm_image(const struct raftfsm *rf);
 
 /**
  * The replicated member directory, borrowed (MEMBER entries, src/fsm/

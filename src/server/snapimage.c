@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <raft.h>
@@ -98,10 +99,19 @@ static int start_inline(struct snapimage *s, snapimage_encode_fn fn, void *data)
         return 0;
 }
 
+static uint64_t now_us(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 int snapimage_start(struct snapimage *s, uint64_t index, snapimage_encode_fn fn,
                     void *data)
 {
         pid_t parent = getpid();
+        uint64_t t0;
         int fd;
 
         s->index = index;
@@ -113,9 +123,15 @@ int snapimage_start(struct snapimage *s, uint64_t index, snapimage_encode_fn fn,
                 s->n_inline++;
                 return start_inline(s, fn, data);
         }
+        t0 = now_us();
         s->pid = fork();
         if (s->pid == 0) {
                 child(fd, parent, fn, data);
+        }
+        s->started_us = now_us();
+        s->fork_us_last = s->started_us - t0;
+        if (s->fork_us_last > s->fork_us_max) {
+                s->fork_us_max = s->fork_us_last;
         }
         if (s->pid < 0) {
                 close(fd);
@@ -133,6 +149,7 @@ static void finished(struct snapimage *s, int status)
         struct stat st;
         void *p;
 
+        s->make_us_last = now_us() - s->started_us;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != CHILD_OK) {
                 snprintf(s->errmsg, sizeof s->errmsg,
                          "snapshot image at %llu: the child %s %d",

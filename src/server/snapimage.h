@@ -49,6 +49,13 @@ struct snapimage {
         uint64_t n_made;              /* images made */
         uint64_t n_failed; /* children that failed (errmsg says why) */
         uint64_t n_inline; /* fork() failed: encoded in the caller */
+        /* What the loop paid for fork() (FORK mode), and how long the
+         * last child ran, in microseconds: the costs that grow with the
+         * state (docs/performance.md, "At scale"). */
+        uint64_t fork_us_last;
+        uint64_t fork_us_max;
+        uint64_t started_us; /* MAKING: when the child was started */
+        uint64_t make_us_last;
         char errmsg[128];
 };
 

@@ -1,5 +1,6 @@
 /* Tests of snapshot images made in a forked child (snapimage.h) and of the
- * image-and-tail container (snaptail.h). */
+ * image-and-tail container (snaptail.h), and of the kept image handed over
+ * again with a longer tail (snapkeep.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 
 #include "../../include/baton.h"
 #include "../../src/server/snapimage.h"
+#include "../../src/server/snapkeep.h"
 #include "../../src/server/snaptail.h"
 
 /* The state an encoder sees: a counter and a byte pattern. */
@@ -224,6 +226,113 @@ static void damaged_tails_are_refused(void **state)
         snaptail_reset(&t);
 }
 
+/* The buffers of a handed snapshot, joined as raft writes them. */
+static uint8_t *join(const struct raft_buffer *b, unsigned n, size_t *len)
+{
+        uint8_t *p;
+        unsigned i;
+
+        *len = 0;
+        for (i = 0; i < n; i++) {
+                *len += b[i].len;
+        }
+        p = malloc(*len);
+        *len = 0;
+        for (i = 0; i < n; i++) {
+                memcpy(p + *len, b[i].base, b[i].len);
+                *len += b[i].len;
+        }
+        return p;
+}
+
+/* Reads a joined snapshot's entries into `got` (their indexes); returns
+ * how many, or -1 when it is refused. */
+static int entries_of(const uint8_t *p, size_t len, uint64_t *got)
+{
+        struct snaptail_reader r;
+        const void *e;
+        uint64_t index;
+        size_t n;
+        int k = 0, rv;
+
+        if (snaptail_open(&r, p, len) != 0 || r.image_len != 5 ||
+            memcmp(r.image, "IMAGE", 5) != 0) {
+                return -1;
+        }
+        while ((rv = snaptail_next(&r, &index, &e, &n)) == 1) {
+                got[k++] = index;
+        }
+        return rv == 0 ? k : -1;
+}
+
+/* One image serves snapshot after snapshot, each with every entry since
+ * it; snapshots raft still holds stay whole after the keep moves on or
+ * is dropped. */
+static void kept_image_is_handed_again(void **state)
+{
+        struct snapimage_bytes img = {raft_malloc(5), 5, false};
+        struct snapkeep k;
+        struct snaptail t;
+        struct raft_buffer *b1, *b2;
+        unsigned n1, n2;
+        uint64_t got[8];
+        size_t len;
+        uint8_t *p;
+
+        (void)state;
+        memcpy(img.base, "IMAGE", 5);
+        snapkeep_init(&k);
+        snaptail_init(&t);
+        assert_int_equal(snaptail_add(&t, 11, "one", 3), 0);
+        assert_int_equal(snapkeep_set(&k, img, 10, &t), 0);
+        assert_int_equal(t.n, 0); /* moved in */
+        assert_true(snapkeep_covers(&k, 11));
+        assert_false(snapkeep_covers(&k, 12));
+        assert_int_equal(snapkeep_hand(&k, &b1, &n1), 0);
+        assert_int_equal(snapkeep_add(&k, 12, "two", 3), 0);
+        assert_int_equal(snapkeep_add(&k, 13, "three", 5), 0);
+        assert_true(snapkeep_covers(&k, 13));
+        assert_int_equal(snapkeep_hand(&k, &b2, &n2), 0);
+        snapkeep_drop(&k);
+        assert_false(snapkeep_covers(&k, 13));
+
+        p = join(b1, n1, &len);
+        assert_int_equal(entries_of(p, len, got), 1);
+        assert_int_equal(got[0], 11);
+        free(p);
+        snapkeep_release(b1, n1);
+        p = join(b2, n2, &len);
+        assert_int_equal(entries_of(p, len, got), 3);
+        assert_int_equal(got[2], 13);
+        free(p);
+        snapkeep_release(b2, n2);
+}
+
+/* A new image is due once the tail is as large as the kept one. */
+static void keep_goes_stale_at_the_image_size(void **state)
+{
+        struct snapimage_bytes img = {raft_malloc(64), 64, false};
+        struct snapkeep k;
+        struct snaptail t;
+        uint64_t i;
+
+        (void)state;
+        snapkeep_init(&k);
+        assert_false(snapkeep_stale(&k));
+        snaptail_init(&t);
+        assert_int_equal(snapkeep_set(&k, img, 100, &t), 0);
+        assert_true(snapkeep_covers(&k, 100)); /* no tail yet */
+        /* 12 bytes of header and 8 of entry each: stale at the 4th. */
+        for (i = 101; i <= 103; i++) {
+                assert_int_equal(snapkeep_add(&k, i, "entry..", 8), 0);
+                assert_false(snapkeep_stale(&k));
+        }
+        assert_int_equal(snapkeep_add(&k, 104, "entry..", 8), 0);
+        assert_true(snapkeep_stale(&k));
+        assert_int_equal(snapkeep_size(&k), 64 + 4 * 20);
+        snapkeep_drop(&k);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -233,6 +342,8 @@ int main(void)
             cmocka_unit_test(cancel_kills_the_child),
             cmocka_unit_test(tail_round_trip),
             cmocka_unit_test(damaged_tails_are_refused),
+            cmocka_unit_test(kept_image_is_handed_again),
+            cmocka_unit_test(keep_goes_stale_at_the_image_size),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
