@@ -150,8 +150,7 @@ static void test_bytes_per_lock(void **state)
                         struct command c;
                         snprintf(name, sizeof name, "fleet/%u/%u", i, j);
                         c = acquire(ids[i], j, j, name);
-                        assert_int_equal(apply(x, &c).kind,
-                                         PROTO_KIND_GRANTED);
+                        assert_int_equal(apply(x, &c).kind, PROTO_KIND_GRANTED);
                 }
         }
         per = (x->c.live - before) / (4 * N_SESSIONS);
