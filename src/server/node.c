@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include <raft.h>
@@ -308,6 +311,29 @@ int node_reload_tls(struct node *n, char *errmsg, size_t size)
         return peer_reload(&n->core->transport, errmsg, size);
 }
 
+/*
+ * The seed of raft's election timeouts. libraft 0.22.1 takes it from
+ * rand(), which raft_uv_init() seeds with the loop's clock XOR the wall
+ * clock in milliseconds, before the node's id is known: nodes started in
+ * the same moment get seeds a few units apart, or equal ones when the two
+ * clocks' carries line up, and two followers with the same timeouts stand
+ * as candidates in step and split the vote round after round. Election
+ * timeouts are what keeps candidates apart, so they come from the kernel's
+ * random source instead.
+ */
+static unsigned election_seed(uint64_t id)
+{
+        unsigned seed;
+        struct timespec ts;
+
+        if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == sizeof seed) {
+                return seed;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (unsigned)(id * 2654435761u) ^ (unsigned)getpid() ^
+               (unsigned)ts.tv_nsec;
+}
+
 /* Set up the transport (wrapped), raft's I/O on the data dir and the raft
  * instance with the node's settings, on a state machine already set up.
  * 0 or a libraft code, with the reason in n->errmsg and nothing of these
@@ -339,6 +365,7 @@ static int init_raft(struct node *n, const char *raft_address)
                 goto err_after_io;
         }
         raftfsm_attach(&c->rf, &c->raft);
+        raft_seed(&c->raft, election_seed(cfg->id));
         raft_set_election_timeout(&c->raft, cfg->election_timeout_ms);
         raft_set_heartbeat_timeout(&c->raft, cfg->heartbeat_timeout_ms);
         /* The defaults and why are in docs/raft.md. */
