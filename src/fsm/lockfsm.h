@@ -229,8 +229,10 @@ void lockfsm_snapshot_free(const struct lockfsm *f, void *buf);
 
 /*
  * Replace the state by a snapshot's. 0, BATON_ECORRUPT (bad checksum,
- * truncated, inconsistent), BATON_EVERSION or BATON_ENOMEM; on error the
- * state is unchanged. `buf` is borrowed.
+ * truncated, inconsistent), BATON_EVERSION, BATON_ETOOMANYSESSIONS (more
+ * sessions than limits.max_sessions: a node run with a lower limit than
+ * the one that wrote it) or BATON_ENOMEM; on error the state is unchanged.
+ * `buf` is borrowed.
  */
 int lockfsm_restore(struct lockfsm *f, const void *buf, size_t len);
 

@@ -353,8 +353,12 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
                 state_tomb_add(f, id, reason);
         }
         n = rcursor_u32(&r);
-        if (r.bad || n > f->limits.max_sessions) {
+        if (r.bad) {
                 return BATON_ECORRUPT;
+        }
+        if (n > f->limits.max_sessions) {
+                /* Not damage: this node runs with a lower limit. */
+                return BATON_ETOOMANYSESSIONS;
         }
         for (i = 0, last = 0; i < n; i++) {
                 if ((rv = get_session(f, &r, &last, version)) != 0) {

@@ -347,8 +347,12 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
         }
         if (rv != 0) {
                 snprintf(rf->errmsg, sizeof rf->errmsg,
-                         "restore snapshot of %zu bytes: %s", buf->len,
-                         baton_strerror(rv));
+                         "restore snapshot of %zu bytes: %s%s", buf->len,
+                         baton_strerror(rv),
+                         rv == BATON_ETOOMANYSESSIONS
+                             ? ": it holds more than max-sessions allows "
+                               "here; every node needs the same limits"
+                             : "");
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
         forget_images(rf);

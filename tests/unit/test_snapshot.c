@@ -428,6 +428,41 @@ static void test_restore_keeps_event_callback(void **state)
         free(u);
 }
 
+/* A node run with a lower max-sessions than the state it restores says
+ * so, rather than calling the snapshot corrupt, and keeps its state. */
+static void test_lower_session_limit_named(void **state)
+{
+        struct fsmtest *t = malloc(sizeof *t);
+        struct fsmtest *u = malloc(sizeof *u);
+        struct lockfsm_limits l;
+        size_t len, before_len;
+        void *buf, *before;
+
+        (void)state;
+        lockfsm_limits_default(&l);
+        l.max_sessions = 2;
+        fsmtest_init(t, &l, NULL);
+        fsmtest_init(u, NULL, NULL);
+        fsmtest_open(t, 0);
+        fsmtest_open(u, 0);
+        fsmtest_open(u, 0);
+        fsmtest_open(u, 0);
+        buf = fsmtest_snapshot(u->f, &len);
+        before = fsmtest_snapshot(t->f, &before_len);
+        assert_int_equal(lockfsm_restore(t->f, buf, len),
+                         BATON_ETOOMANYSESSIONS);
+        free(buf);
+        buf = fsmtest_snapshot(t->f, &len);
+        assert_int_equal(len, before_len);
+        assert_memory_equal(buf, before, len);
+        free(buf);
+        free(before);
+        fsmtest_close(t);
+        fsmtest_close(u);
+        free(t);
+        free(u);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -440,6 +475,7 @@ int main(void)
             cmocka_unit_test(test_resealed_mutations_are_refused_or_canonical),
             cmocka_unit_test(test_crafted_inconsistencies_refused),
             cmocka_unit_test(test_restore_keeps_event_callback),
+            cmocka_unit_test(test_lower_session_limit_named),
         };
         return cmocka_run_group_tests_name("snapshot", tests, NULL, NULL);
 }
