@@ -208,6 +208,22 @@ static void take_ready_image(struct raftfsm *rf, uint64_t index)
                            rf->image.index, &rf->tail);
 }
 
+/* Hand raft the kept image and its tail as the snapshot at `index`. An
+ * image that does not reach `index` here is the failure of an allocation
+ * that would have kept it (snapkeep_set, snapkeep_add). */
+static int hand_kept(struct raftfsm *rf, uint64_t index,
+                     struct raft_buffer *bufs[], unsigned *n_bufs)
+{
+        if (!snapkeep_covers(&rf->keep, index) ||
+            snapkeep_hand(&rf->keep, bufs, n_bufs) != 0) {
+                snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
+                         baton_strerror(BATON_ENOMEM));
+                return RAFT_NOMEM;
+        }
+        rf->snap_index = index;
+        return 0;
+}
+
 static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
                         unsigned *n_bufs)
 {
@@ -216,13 +232,7 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 
         take_ready_image(rf, index);
         if (snapkeep_covers(&rf->keep, index)) {
-                if (snapkeep_hand(&rf->keep, bufs, n_bufs) != 0) {
-                        snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
-                                 baton_strerror(BATON_ENOMEM));
-                        return RAFT_NOMEM;
-                }
-                rf->snap_index = index;
-                return 0;
+                return hand_kept(rf, index, bufs, n_bufs);
         }
         snapkeep_drop(&rf->keep);
         if (rf->image.state == SNAPIMAGE_NONE && start_image(rf, index) != 0) {
@@ -237,14 +247,7 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
         }
         /* Made at once (SNAPIMAGE_INLINE, or fork() failed). */
         take_ready_image(rf, index);
-        if (!snapkeep_covers(&rf->keep, index) ||
-            snapkeep_hand(&rf->keep, bufs, n_bufs) != 0) {
-                snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
-                         baton_strerror(BATON_ENOMEM));
-                return RAFT_NOMEM;
-        }
-        rf->snap_index = index;
-        return 0;
+        return hand_kept(rf, index, bufs, n_bufs);
 }
 
 static int fsm_snapshot_finalize(struct raft_fsm *fsm,
