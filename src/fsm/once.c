@@ -61,14 +61,15 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
         /* Allocate before the ack or anything else changes state; a
          * larger memo array alone is no change (nothing reads its room).
          * Until the ack below, the array still holds every outcome. */
-        if (m == NULL && !full && c->type != COMMAND_CLOSE &&
-            state_memo_reserve(
-                f, s, kept + 1 > s->n_memo ? kept + 1 : s->n_memo) != 0) {
-                return BATON_ENOMEM;
-        }
-        if (m == NULL && !full && c->type == COMMAND_ACQUIRE &&
-            grant_prepare(f, c, &p) != 0) {
-                return BATON_ENOMEM;
+        if (m == NULL && !full && c->type != COMMAND_CLOSE) {
+                unsigned need = kept + 1 > s->n_memo ? kept + 1 : s->n_memo;
+                if (state_memo_reserve(f, s, need) != 0) {
+                        return BATON_ENOMEM;
+                }
+                if (c->type == COMMAND_ACQUIRE &&
+                    grant_prepare(f, c, &p) != 0) {
+                        return BATON_ENOMEM;
+                }
         }
         state_memo_ack(s, c->ack);
         if (m != NULL) {

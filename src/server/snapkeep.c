@@ -20,13 +20,18 @@ struct held {
 
 #define HELD_OFFSET ((SNAPTAIL_HEADER_SIZE + 7) / 8 * 8)
 
+static void share_init(struct snapshare *s, struct snapimage_bytes bytes)
+{
+        s->bytes = bytes;
+        s->refs = 1;
+}
+
 static struct snapshare *share_new(struct snapimage_bytes bytes)
 {
         struct snapshare *s = raft_malloc(sizeof *s);
 
         if (s != NULL) {
-                s->bytes = bytes;
-                s->refs = 1;
+                share_init(s, bytes);
         }
         return s;
 }
@@ -112,14 +117,12 @@ size_t snapkeep_size(const struct snapkeep *k)
  * name it without a copy. `seg` and room in `segs` are allocated. */
 static void freeze(struct snapkeep *k, struct snapshare *seg)
 {
-        size_t len;
+        struct snapimage_bytes bytes = {NULL, 0, false};
 
-        seg->bytes.base = snaptail_detach(&k->open, &len);
-        seg->bytes.len = len;
-        seg->bytes.mapped = false;
-        seg->refs = 1;
+        bytes.base = snaptail_detach(&k->open, &bytes.len);
+        share_init(seg, bytes);
         k->segs[k->n_segs++] = seg;
-        k->frozen_len += len;
+        k->frozen_len += bytes.len;
 }
 
 /* Room for one more segment. 0 or BATON_ENOMEM. */
