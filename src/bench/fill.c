@@ -11,24 +11,18 @@
 #include "fill.h"
 
 #include <errno.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "../../include/baton.h"
-#include "../lib/address.h"
 #include "../proto/attach.h"
 #include "../proto/command.h"
 #include "../proto/proto.h"
-#include "../proto/reader.h"
-#include "../tls/tls.h"
+#include "wire.h"
 
 #define SILENCE_MS 30000 /* no answer for this long: the run is broken */
 #define OUT_MAX    (64 * 1024)
@@ -36,28 +30,14 @@
 struct fill {
         const struct fill_config *cfg;
         struct fill_result *res;
-        int fd;
         struct tls_ctx *tls;
-        struct tls_conn *tc;
-        struct proto_reader reader;
-        uint8_t out[OUT_MAX + PROTO_HEADER_SIZE + COMMAND_MAX_SIZE];
-        size_t out_len;
-        uint8_t *cipher; /* to send: ciphertext, or plain frames */
-        size_t cipher_len, cipher_cap;
+        struct wire w;
         uint64_t *ids; /* the session each OPEN made, by OPEN number */
         uint8_t secret[ATTACH_SECRET_SIZE];
         uint8_t hash[ATTACH_HASH_SIZE];
         bool opening;            /* the sessions' phase */
         uint64_t sent, answered; /* frames of the current phase */
 };
-
-static double now_s(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int broken(struct fill *f, const char *what, const char *detail)
 {
@@ -67,189 +47,11 @@ static int broken(struct fill *f, const char *what, const char *detail)
         return -1;
 }
 
-/* The leader, asked through libbaton: its status into `st`. */
-/* The leader's status, asked through libbaton: 0 or a BATON_E* code. */
-static int leader_status(const struct fill_config *cfg, struct baton_status *st)
-{
-        baton_client *c = NULL;
-        int rv = baton_client_create(&c, cfg->endpoints, NULL);
-
-        if (rv == 0) {
-                rv = baton_status(c, NULL, st);
-        }
-        baton_client_destroy(c);
-        if (rv == 0 && st->role != BATON_ROLE_LEADER) {
-                rv = BATON_EUNAVAILABLE;
-        }
-        return rv;
-}
-
 static int find_leader(struct fill *f, struct baton_status *st)
 {
-        int rv = leader_status(f->cfg, st);
+        int rv = wire_leader(f->cfg->endpoints, st);
 
         return rv == 0 ? 0 : broken(f, "no leader", baton_strerror(rv));
-}
-
-static int seal(struct fill *f);
-
-static int dial(struct fill *f, const char *endpoint)
-{
-        struct addrinfo hints, *ai = NULL;
-        struct address a;
-        uint8_t none[1];
-
-        if (address_parse(endpoint, &a) != 0) {
-                return broken(f, "bad leader address", endpoint);
-        }
-        memset(&hints, 0, sizeof hints);
-        hints.ai_socktype = SOCK_STREAM;
-        if (getaddrinfo(a.host, a.service, &hints, &ai) != 0 || ai == NULL) {
-                return broken(f, "cannot resolve", endpoint);
-        }
-        f->fd =
-            socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, ai->ai_protocol);
-        if (f->fd < 0 || connect(f->fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-                freeaddrinfo(ai);
-                return broken(f, "cannot connect", strerror(errno));
-        }
-        freeaddrinfo(ai);
-        if (f->tls == NULL) {
-                return 0;
-        }
-        if (tls_conn_create(&f->tc, f->tls, NULL, a.host) != 0) {
-                return broken(f, "TLS", "out of memory");
-        }
-        /* The client speaks first: the ClientHello. */
-        if (tls_read(f->tc, none, 0) < 0) {
-                return broken(f, "TLS", tls_errmsg(f->tc));
-        }
-        return seal(f);
-}
-
-static int load_tls(struct fill *f)
-{
-        struct tls_files t = {getenv("BATON_CACERT"), getenv("BATON_CERT"),
-                              getenv("BATON_KEY"), NULL};
-
-        if (t.ca == NULL || t.cert == NULL || t.key == NULL ||
-            t.ca[0] == '\0') {
-                return 0;
-        }
-        if (tls_ctx_create(&f->tls, TLS_CLIENT, &t, f->res->why,
-                           sizeof f->res->why) != 0) {
-                f->res->broken = true;
-                return -1;
-        }
-        return 0;
-}
-
-/* --- Bytes out and in -------------------------------------------------- */
-
-static int queue_cipher(struct fill *f, size_t need)
-{
-        if (f->cipher_len + need > f->cipher_cap) {
-                size_t cap = (f->cipher_len + need) * 2;
-                uint8_t *p = realloc(f->cipher, cap);
-                if (p == NULL) {
-                        return broken(f, "out of memory", "");
-                }
-                f->cipher = p;
-                f->cipher_cap = cap;
-        }
-        return 0;
-}
-
-/* The frames built so far go into the bytes to send (sealed with TLS). */
-static int seal(struct fill *f)
-{
-        size_t n;
-
-        if (f->tc == NULL) {
-                if (queue_cipher(f, f->out_len) != 0) {
-                        return -1;
-                }
-                memcpy(f->cipher + f->cipher_len, f->out, f->out_len);
-                f->cipher_len += f->out_len;
-                f->out_len = 0;
-                return 0;
-        }
-        if (f->out_len > 0 && tls_write(f->tc, f->out, f->out_len) != 0) {
-                return broken(f, "TLS", tls_errmsg(f->tc));
-        }
-        f->out_len = 0;
-        n = tls_pending(f->tc);
-        if (queue_cipher(f, n) != 0) {
-                return -1;
-        }
-        f->cipher_len += tls_take(f->tc, f->cipher + f->cipher_len, n);
-        return 0;
-}
-
-static int send_some(struct fill *f)
-{
-        ssize_t n = send(f->fd, f->cipher, f->cipher_len, MSG_DONTWAIT);
-
-        if (n < 0) {
-                return errno == EAGAIN || errno == EINTR
-                           ? 0
-                           : broken(f, "send", strerror(errno));
-        }
-        memmove(f->cipher, f->cipher + n, f->cipher_len - (size_t)n);
-        f->cipher_len -= (size_t)n;
-        return 0;
-}
-
-static void answer(struct fill *f, const struct proto_header *h,
-                   const uint8_t *body);
-
-/* Plaintext from the leader: whole frames to answer(). */
-static int frames(struct fill *f, const uint8_t *p, size_t n)
-{
-        while (n > 0) {
-                long used = proto_reader_feed(&f->reader, p, n);
-                if (used < 0) {
-                        return broken(f, "bad frame from the leader",
-                                      baton_strerror((int)used));
-                }
-                p += used;
-                n -= (size_t)used;
-                if (f->reader.ready) {
-                        answer(f, &f->reader.h, f->reader.body);
-                }
-        }
-        return 0;
-}
-
-static int receive(struct fill *f)
-{
-        uint8_t buf[64 * 1024], plain[16 * 1024];
-        ssize_t n = recv(f->fd, buf, sizeof buf, MSG_DONTWAIT);
-        long m;
-
-        if (n == 0) {
-                return broken(f, "the leader closed the connection", "");
-        }
-        if (n < 0) {
-                return errno == EAGAIN || errno == EINTR
-                           ? 0
-                           : broken(f, "recv", strerror(errno));
-        }
-        if (f->tc == NULL) {
-                return frames(f, buf, (size_t)n);
-        }
-        if (tls_feed(f->tc, buf, (size_t)n) != 0) {
-                return broken(f, "out of memory", "");
-        }
-        while ((m = tls_read(f->tc, plain, sizeof plain)) > 0) {
-                if (frames(f, plain, (size_t)m) != 0) {
-                        return -1;
-                }
-        }
-        if (m < 0) {
-                return broken(f, "TLS", tls_errmsg(f->tc));
-        }
-        return seal(f); /* the handshake may have more to say */
 }
 
 /* --- The requests ------------------------------------------------------ */
@@ -334,66 +136,76 @@ static void answer(struct fill *f, const struct proto_header *h,
         }
 }
 
+/* A broken connection is the run's end, and says why. */
+static int wire_broke(struct fill *f)
+{
+        return broken(f, f->w.why, "");
+}
+
+static void on_frame(void *data, const struct proto_header *h,
+                     const uint8_t *body)
+{
+        answer(data, h, body);
+}
+
+/* Build frames up to the window, the output cap, or the phase's end. */
+static int build(struct fill *f, uint64_t total)
+{
+        size_t room = PROTO_HEADER_SIZE + COMMAND_MAX_SIZE;
+
+        while (f->sent < total &&
+               f->sent - f->answered < (uint64_t)f->cfg->window &&
+               f->w.out_len < OUT_MAX && wire_ready(&f->w)) {
+                uint8_t *p = wire_room(&f->w, room);
+                size_t n = p != NULL ? next_frame(f, p, room) : 0;
+                if (n == 0) {
+                        return p == NULL
+                                   ? wire_broke(f)
+                                   : broken(f, "cannot encode a request", "");
+                }
+                wire_commit(&f->w, n);
+                f->sent++;
+        }
+        return wire_seal(&f->w) == 0 ? 0 : wire_broke(f);
+}
+
 /* Send `total` frames of the current phase, `window` at a time, and wait
  * for every answer. */
 static int phase(struct fill *f, uint64_t total)
 {
-        double heard = now_s();
+        double heard = wire_now();
         uint64_t answered = 0;
 
         f->sent = f->answered = 0;
         while (f->answered < total) {
-                struct pollfd pfd = {f->fd, POLLIN, 0};
-                while (f->sent < total &&
-                       f->sent - f->answered < (uint64_t)f->cfg->window &&
-                       f->out_len < OUT_MAX &&
-                       (f->tc == NULL || tls_ready(f->tc))) {
-                        size_t n = next_frame(f, f->out + f->out_len,
-                                              sizeof f->out - f->out_len);
-                        if (n == 0) {
-                                return broken(f, "cannot encode a request", "");
-                        }
-                        f->out_len += n;
-                        f->sent++;
-                }
-                if (seal(f) != 0) {
+                struct pollfd pfd = {f->w.fd, POLLIN, 0};
+                if (build(f, total) != 0) {
                         return -1;
                 }
-                pfd.events |= f->cipher_len > 0 ? POLLOUT : 0;
+                pfd.events |= f->w.cipher_len > 0 ? POLLOUT : 0;
                 if (poll(&pfd, 1, 1000) < 0 && errno != EINTR) {
                         return broken(f, "poll", strerror(errno));
                 }
-                if ((pfd.revents & POLLOUT) && send_some(f) != 0) {
-                        return -1;
+                if ((pfd.revents & POLLOUT) && wire_send(&f->w) != 0) {
+                        return wire_broke(f);
                 }
                 if ((pfd.revents & (POLLIN | POLLHUP | POLLERR)) &&
-                    receive(f) != 0) {
-                        return -1;
+                    wire_receive(&f->w, on_frame, f) != 0) {
+                        return wire_broke(f);
                 }
                 if (f->answered != answered) {
                         answered = f->answered;
-                        heard = now_s();
-                } else if (now_s() - heard > SILENCE_MS / 1000.0) {
+                        heard = wire_now();
+                } else if (wire_now() - heard > SILENCE_MS / 1000.0) {
                         return broken(f, "no answer for 30 s", "");
                 }
         }
         return 0;
 }
 
-static void secret_init(struct fill *f)
-{
-        unsigned len = 0;
-
-        for (size_t i = 0; i < sizeof f->secret; i++) {
-                f->secret[i] = (uint8_t)rand();
-        }
-        EVP_Digest(f->secret, sizeof f->secret, f->hash, &len, EVP_sha256(),
-                   NULL);
-}
-
 int fill_run(const struct fill_config *cfg, struct fill_result *out)
 {
-        struct fill f = {.cfg = cfg, .res = out, .fd = -1};
+        struct fill f = {.cfg = cfg, .res = out};
         struct baton_status st;
         uint64_t per = (uint64_t)cfg->locks_per_session + 1;
         double t0;
@@ -401,43 +213,49 @@ int fill_run(const struct fill_config *cfg, struct fill_result *out)
 
         memset(out, 0, sizeof *out);
         srand((unsigned)time(NULL) ^ (unsigned)getpid());
-        secret_init(&f);
-        proto_reader_init(&f.reader, PROTO_MAX_BODY, NULL);
+        wire_secret(f.secret, f.hash);
+        wire_init(&f.w);
         f.ids = calloc((size_t)cfg->sessions, sizeof *f.ids);
-        if (f.ids == NULL || load_tls(&f) != 0 || find_leader(&f, &st) != 0 ||
-            dial(&f, st.endpoint) != 0) {
+        if (f.ids == NULL) {
+                broken(&f, "out of memory", "");
+                goto done;
+        }
+        if (wire_tls_load(&f.tls, out->why, sizeof out->why) != 0) {
+                out->broken = true;
+                goto done;
+        }
+        if (find_leader(&f, &st) != 0) {
+                goto done;
+        }
+        if (wire_dial(&f.w, f.tls, st.endpoint) != 0) {
+                wire_broke(&f);
                 goto done;
         }
         out->term_before = st.term;
         out->leader_before = st.id;
         snprintf(out->leader_endpoint, sizeof out->leader_endpoint, "%s",
                  st.endpoint);
-        t0 = now_s();
+        t0 = wire_now();
         f.opening = true;
         if (phase(&f, (uint64_t)cfg->sessions) == 0) {
-                out->open_s = now_s() - t0;
-                t0 = now_s();
+                out->open_s = wire_now() - t0;
+                t0 = wire_now();
                 f.opening = false;
                 if (out->sessions == (uint64_t)cfg->sessions &&
                     cfg->locks_per_session > 0 &&
                     phase(&f, (uint64_t)cfg->sessions * per) == 0) {
-                        out->lock_s = now_s() - t0;
+                        out->lock_s = wire_now() - t0;
                 }
         }
         rv = 0;
         /* Who leads now; not knowing is no reason to call the run broken. */
-        if (leader_status(cfg, &st) == 0) {
+        if (wire_leader(cfg->endpoints, &st) == 0) {
                 out->term_after = st.term;
                 out->leader_after = st.id;
         }
 done:
-        if (f.fd >= 0) {
-                close(f.fd);
-        }
-        proto_reader_close(&f.reader);
-        tls_conn_destroy(f.tc);
+        wire_close(&f.w);
         tls_ctx_destroy(f.tls);
-        free(f.cipher);
         free(f.ids);
         return rv;
 }

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "../../include/baton.h"
+#include "conns.h"
 #include "fill.h"
 
 #define DRIVER            "baton-c-libbaton"
@@ -51,6 +52,8 @@ struct config {
         long sessions; /* fill */
         long locks_per_session;
         long window;
+        long connections; /* connections */
+        double hold_s;
 };
 
 struct client {
@@ -262,6 +265,9 @@ static void usage(FILE *f)
                 "       baton-bench --workload fill [--sessions S]"
                 " [--locks-per-session L]\n"
                 "         [--window W] [--ttl-ms MS] [--endpoints H:P,...]\n"
+                "       baton-bench --workload connections [--connections N]"
+                " [--window W]\n"
+                "         [--hold-s S] [--ttl-ms MS] [--endpoints H:P,...]\n"
                 "The cluster: --endpoints, else $BATON_ENDPOINTS, else "
                 "%s.\n",
                 BATON_DEFAULT_ENDPOINTS);
@@ -368,6 +374,12 @@ static int set_flag(struct config *cfg, int ch)
         case 'N':
                 bad |= parse_long(optarg, 1, 65536, &cfg->window);
                 break;
+        case 'C':
+                bad |= parse_long(optarg, 1, 1000000, &cfg->connections);
+                break;
+        case 'O':
+                bad |= parse_double(optarg, 0, 3600, &cfg->hold_s);
+                break;
         default:
                 return 1;
         }
@@ -419,6 +431,8 @@ static int parse_args(int argc, char **argv, struct config *cfg)
             {"sessions", required_argument, NULL, 'S'},
             {"locks-per-session", required_argument, NULL, 'L'},
             {"window", required_argument, NULL, 'N'},
+            {"connections", required_argument, NULL, 'C'},
+            {"hold-s", required_argument, NULL, 'O'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
@@ -448,7 +462,8 @@ static int parse_args(int argc, char **argv, struct config *cfg)
                 cfg->contended = 1;
         } else if (strcmp(cfg->workload, "uncontended") != 0 &&
                    strcmp(cfg->workload, "failover") != 0 &&
-                   strcmp(cfg->workload, "fill") != 0) {
+                   strcmp(cfg->workload, "fill") != 0 &&
+                   strcmp(cfg->workload, "connections") != 0) {
                 fprintf(stderr, "baton-bench: unknown workload %s\n",
                         cfg->workload);
                 return -1;
@@ -620,6 +635,41 @@ static int run_fill(const struct config *cfg)
         return rv != 0 || r.broken || r.errors != 0 ? 1 : 0;
 }
 
+/* The connections workload's one JSON line (conns.h). 0, or 1 when the run
+ * broke or a connection failed. */
+static int run_conns(const struct config *cfg)
+{
+        struct conns_config cc = {cfg->endpoints, cfg->prefix, cfg->connections,
+                                  cfg->ttl_ms,    cfg->window, cfg->hold_s};
+        struct conns_result r;
+        int rv = conns_run(&cc, &r);
+
+        if (rv != 0 || r.broken || r.errors != 0) {
+                fprintf(stderr, "baton-bench: connections: %s\n", r.why);
+        }
+        printf(
+            "{\"system\":\"%s\",\"nodes\":%d,\"workload\":\"connections\","
+            "\"connections\":%ld,\"connected\":%llu,\"held\":%llu,"
+            "\"keepalives\":%llu,\"released\":%llu,\"closed\":%llu,"
+            "\"setup_s\":%.3f,"
+            "\"round_s\":%.3f,\"round_p50_us\":%u,\"round_p99_us\":%u,"
+            "\"round_max_us\":%u,\"errors\":%llu,\"first_error\":\"%s\","
+            "\"leader_before\":%llu,\"leader_after\":%llu,"
+            "\"term_before\":%llu,\"term_after\":%llu,\"broken\":%s,"
+            "\"variant\":\"%s\",\"driver\":\"%s\"}\n",
+            cfg->system, cfg->nodes, cfg->connections,
+            (unsigned long long)r.connected, (unsigned long long)r.held,
+            (unsigned long long)r.keepalives, (unsigned long long)r.released,
+            (unsigned long long)r.closed, r.setup_s, r.round_s, r.round_p50_us,
+            r.round_p99_us, r.round_max_us, (unsigned long long)r.errors,
+            r.first_error != 0 ? baton_errname(r.first_error) : "",
+            (unsigned long long)r.leader_before,
+            (unsigned long long)r.leader_after,
+            (unsigned long long)r.term_before, (unsigned long long)r.term_after,
+            r.broken ? "true" : "false", cfg->variant, DRIVER);
+        return rv != 0 || r.broken || r.errors != 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
         struct config cfg = {
@@ -640,6 +690,7 @@ int main(int argc, char **argv)
             .sessions = 1000,
             .locks_per_session = 10,
             .window = 1024,
+            .connections = 1000,
         };
         struct summary sum;
         struct client *cs;
@@ -653,6 +704,9 @@ int main(int argc, char **argv)
         signal(SIGPIPE, SIG_IGN);
         if (strcmp(cfg.workload, "fill") == 0) {
                 return run_fill(&cfg);
+        }
+        if (strcmp(cfg.workload, "connections") == 0) {
+                return run_conns(&cfg);
         }
         cs = calloc((size_t)cfg.clients, sizeof *cs);
         gaps = calloc((size_t)cfg.clients, sizeof *gaps);

@@ -201,6 +201,22 @@ static const char *parse_number(const char *p, char *dst, size_t cap)
         return p;
 }
 
+/* true or false, kept as written. */
+static const char *parse_literal(const char *p, char *dst, size_t cap)
+{
+        static const char *const words[] = {"true", "false"};
+
+        for (size_t i = 0; i < 2; i++) {
+                size_t len = strlen(words[i]);
+                if (strncmp(p, words[i], len) == 0 && len < cap) {
+                        memcpy(dst, p, len);
+                        dst[len] = '\0';
+                        return p + len;
+                }
+        }
+        return parse_number(p, dst, cap);
+}
+
 /* 0 with the fields, or -1: not one flat JSON object. */
 static int parse_object(const char *p, struct field *f, unsigned *n)
 {
@@ -227,8 +243,9 @@ static int parse_object(const char *p, struct field *f, unsigned *n)
                 }
                 p = skip_ws(p);
                 f[*n].string = *p == '"';
-                p = f[*n].string ? parse_string(p, f[*n].val, sizeof f[*n].val)
-                                 : parse_number(p, f[*n].val, sizeof f[*n].val);
+                p = f[*n].string
+                        ? parse_string(p, f[*n].val, sizeof f[*n].val)
+                        : parse_literal(p, f[*n].val, sizeof f[*n].val);
                 if (p == NULL) {
                         return -1;
                 }
@@ -338,6 +355,69 @@ static void check_run(const char *workload, const char *clients)
            "%s: p50_us <= p99_us <= max_us", workload);
 }
 
+/* The connections workload: `conns` connections, each with its session
+ * and lock, all held at once; 0 or the exit status, the line parsed into
+ * f / n. */
+static int run_connections(const char *conns, struct field *f, unsigned *n)
+{
+        const char *args[] = {"--workload", "connections", "--connections",
+                              conns,        "--window",    "16",
+                              "--hold-s",   "0.5",         "--ttl-ms",
+                              "10000",      "--endpoints", cluster.endpoints,
+                              NULL};
+        static char out[OUT_MAX];
+        size_t len;
+        int rc;
+
+        *n = 0;
+        rc = run(args, out, sizeof out);
+        printf("# connections %s: %s", conns, out);
+        len = strlen(out);
+        if (len > 0 && out[len - 1] == '\n') {
+                out[len - 1] = '\0';
+        }
+        if (!ok(parse_object(out, f, n) == 0,
+                "connections %s: the line is a JSON object", conns)) {
+                *n = 0;
+        }
+        return rc;
+}
+
+static void check_connections(void)
+{
+        struct field f[MAX_FIELDS];
+        unsigned n;
+        int rc;
+
+        rc = run_connections("40", f, &n);
+        ok(rc == 0, "connections: exit status 0 (got %d)", rc);
+        ok(num(f, n, "connected") == 40 && num(f, n, "held") == 40 &&
+               num(f, n, "released") == 40 && num(f, n, "closed") == 40,
+           "connections: 40 connected, held, released and closed");
+        ok(num(f, n, "errors") == 0 && get(f, n, "broken") != NULL &&
+               strcmp(get(f, n, "broken")->val, "false") == 0,
+           "connections: errors == 0, not broken");
+        ok(num(f, n, "keepalives") >= 40,
+           "connections: every session kept alive during the hold");
+        ok(num(f, n, "round_p50_us") > 0 &&
+               num(f, n, "round_p50_us") <= num(f, n, "round_p99_us") &&
+               num(f, n, "round_p99_us") <= num(f, n, "round_max_us"),
+           "connections: 0 < round_p50_us <= round_p99_us <= round_max_us");
+        /* Past the per-address cap (256 by default), a connection is told
+         * BATON_ETOOMANYCONNS: counted, named, and the exit status says. */
+        rc = run_connections("270", f, &n);
+        ok(rc == 1, "connections past the address cap: exit status 1 (got %d)",
+           rc);
+        ok(num(f, n, "held") + num(f, n, "errors") == 270 &&
+               num(f, n, "held") <= 256 && num(f, n, "errors") >= 14,
+           "connections past the address cap: at most 256 held, the rest "
+           "errors");
+        ok(get(f, n, "first_error") != NULL &&
+               strcmp(get(f, n, "first_error")->val, "BATON_ETOOMANYCONNS") ==
+                   0,
+           "connections past the address cap: first_error BATON_ETOOMANYCONNS");
+}
+
 int main(int argc, char **argv)
 {
         const char *b = getenv("BATON_BENCH");
@@ -364,6 +444,7 @@ int main(int argc, char **argv)
 
         check_run("uncontended", "2");
         check_run("contended", "3");
+        check_connections();
 
         if (harness_reap(&cluster) != 0) {
                 ok(false, "no node exited unexpectedly");

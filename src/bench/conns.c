@@ -1,0 +1,513 @@
+/*
+ * The connections workload (conns.h). One thread drives every connection
+ * through poll(); each connection is a small state machine:
+ *
+ *   HELLO (TLS handshake) -> OPEN -> ACQUIRE -> HELD
+ *   HELD -> RELEASE -> RELEASED -> CLOSE -> DONE      (any step -> FAILED)
+ *
+ * At most `window` connections are between their dial and HELD at once, so
+ * that the leader's accept queue is not flooded; the round starts only when
+ * no connection is left before HELD.
+ */
+#include "conns.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../proto/command.h"
+#include "wire.h"
+
+#define SILENCE_MS 30000 /* no progress for this long: the run is broken */
+
+enum step { NEW, HELLO, OPEN, ACQUIRE, HELD, RELEASE, RELEASED, CLOSE, DONE,
+            FAILED };
+
+struct conns;
+
+struct peer {
+        struct wire w;
+        struct conns *run;
+        uint32_t index;
+        uint8_t step;
+        uint64_t session, token;
+        double sent_at; /* of the request the step waits for */
+};
+
+struct conns {
+        const struct conns_config *cfg;
+        struct conns_result *res;
+        struct tls_ctx *tls;
+        const char *endpoint; /* the leader's */
+        struct peer *peers;
+        struct pollfd *pfds;
+        uint32_t *busy; /* peers polled this turn, by pollfd */
+        uint32_t *lat;  /* the round's latencies, µs */
+        uint32_t n_lat;
+        uint8_t secret[ATTACH_SECRET_SIZE];
+        uint8_t hash[ATTACH_HASH_SIZE];
+        double progress; /* when a step was last taken */
+};
+
+static int stop(struct conns *r, const char *what, const char *detail)
+{
+        r->res->broken = true;
+        snprintf(r->res->why, sizeof r->res->why, "%s%s%s", what,
+                 detail[0] != '\0' ? ": " : "", detail);
+        return -1;
+}
+
+/* Connection `p` takes no further part: `status` is the BATON_E* answer,
+ * 0 when the connection itself broke (its wire says why). */
+static void fail(struct peer *p, int status, const char *why)
+{
+        struct conns_result *res = p->run->res;
+
+        p->step = FAILED;
+        res->errors++;
+        if (res->errors == 1) {
+                res->first_error = status;
+                snprintf(res->why, sizeof res->why, "connection %u: %.200s",
+                         p->index, why);
+        }
+}
+
+/* Seal and send what `p` built; a finished or failed connection closes. */
+static void flush(struct peer *p)
+{
+        if (p->step != FAILED && p->step != DONE &&
+            (wire_seal(&p->w) != 0 || wire_send(&p->w) != 0)) {
+                fail(p, 0, p->w.why);
+        }
+        if ((p->step == FAILED || p->step == DONE) && p->w.fd >= 0) {
+                wire_close(&p->w);
+        }
+}
+
+/* Build the request of step `next` (OPEN, ACQUIRE, RELEASE or CLOSE); the
+ * caller flushes it (not done here: this runs inside wire_receive()). */
+static void request(struct peer *p, uint8_t next)
+{
+        const struct conns_config *cfg = p->run->cfg;
+        char name[COMMAND_NAME_MAX + 1];
+        uint8_t body[COMMAND_MAX_SIZE];
+        size_t room = PROTO_HEADER_SIZE + COMMAND_MAX_SIZE, n;
+        struct command k;
+        uint8_t *out;
+
+        memset(&k, 0, sizeof k);
+        snprintf(name, sizeof name, "%s/conn/%u", cfg->prefix, p->index);
+        k.session = p->session;
+        k.owner = 1;
+        k.name = name;
+        k.name_len = (uint8_t)strlen(name);
+        switch (next) {
+        case OPEN:
+                k.type = COMMAND_OPEN;
+                k.ttl_ms = (uint32_t)cfg->ttl_ms;
+                k.nonce = ((uint64_t)rand() << 32) ^ (uint64_t)rand();
+                k.hash = p->run->hash;
+                break;
+        case ACQUIRE:
+                k.type = COMMAND_ACQUIRE;
+                k.seq = k.ack = 1;
+                break;
+        case RELEASE:
+                k.type = COMMAND_RELEASE;
+                k.seq = k.ack = 2;
+                k.token = p->token;
+                break;
+        default:
+                k.type = COMMAND_CLOSE;
+                k.seq = k.ack = 3;
+                break;
+        }
+        n = command_encode(&k, body, sizeof body);
+        out = wire_room(&p->w, room);
+        n = n != 0 && out != NULL
+                ? proto_write_command(out, room, next, body, n)
+                : 0;
+        if (n == 0) {
+                fail(p, BATON_ENOMEM, "cannot encode a request");
+                return;
+        }
+        wire_commit(&p->w, n);
+        p->step = next;
+        p->sent_at = wire_now();
+}
+
+/* The answer the step waits for, or the kind it must carry. */
+static uint8_t expected(uint8_t step)
+{
+        switch (step) {
+        case OPEN:
+                return PROTO_KIND_OPENED;
+        case ACQUIRE:
+                return PROTO_KIND_GRANTED;
+        case RELEASE:
+                return PROTO_KIND_RELEASED;
+        default:
+                return PROTO_KIND_CLOSED;
+        }
+}
+
+/* The next step after a good answer, and its bookkeeping. */
+static void advance(struct peer *p, const struct proto_result *res)
+{
+        struct conns *r = p->run;
+        double us = (wire_now() - p->sent_at) * 1e6;
+
+        switch (p->step) {
+        case OPEN:
+                p->session = res->session;
+                request(p, ACQUIRE);
+                return;
+        case ACQUIRE:
+                p->token = res->token;
+                p->step = HELD;
+                r->res->held++;
+                return;
+        case RELEASE:
+                r->lat[r->n_lat++] = us > UINT32_MAX ? UINT32_MAX
+                                                     : (uint32_t)us;
+                p->step = RELEASED;
+                r->res->released++;
+                return;
+        default:
+                p->step = DONE;
+                r->res->closed++;
+                return;
+        }
+}
+
+static void on_frame(void *data, const struct proto_header *h,
+                     const uint8_t *body)
+{
+        struct peer *p = data;
+        struct proto_result res = {0};
+        struct proto_string message;
+        int status = BATON_EMALFORMED;
+
+        if (p->step == FAILED || p->step == DONE) {
+                return;
+        }
+        p->run->progress = wire_now();
+        if (p->step == HELD && h->type == PROTO_KEEPALIVE_OK) {
+                p->run->res->keepalives++;
+                return;
+        }
+        if (h->type == PROTO_NOT_LEADER) {
+                fail(p, BATON_ENOTLEADER, baton_strerror(BATON_ENOTLEADER));
+                return;
+        }
+        if (h->type == PROTO_ERROR) {
+                proto_read_error(body, h->length, &status, &message);
+                fail(p, status, baton_strerror(status));
+                return;
+        }
+        if (h->type != PROTO_RESULT ||
+            proto_read_result(body, h->length, &res) != 0 ||
+            res.kind != expected(p->step) || res.status != 0) {
+                status = h->type == PROTO_RESULT && res.status != 0
+                             ? res.status
+                             : BATON_EMALFORMED;
+                fail(p, status, baton_strerror(status));
+                return;
+        }
+        advance(p, &res);
+}
+
+static bool waiting(const struct peer *p)
+{
+        return p->step == HELLO || p->step == OPEN || p->step == ACQUIRE ||
+               p->step == RELEASE || p->step == CLOSE;
+}
+
+/* Dial connection `p`: a TLS one says hello first, a plain one OPENs. */
+static void dial(struct conns *r, struct peer *p)
+{
+        r->progress = wire_now();
+        p->step = HELLO;
+        if (wire_dial(&p->w, r->tls, r->endpoint) != 0) {
+                fail(p, 0, p->w.why);
+        } else if (wire_ready(&p->w)) {
+                r->res->connected++;
+                request(p, OPEN);
+        }
+        flush(p);
+}
+
+/* Read what arrived for `p`; a finished handshake sends the OPEN. */
+static void service(struct conns *r, struct peer *p, short revents)
+{
+        if ((revents & (POLLIN | POLLHUP | POLLERR)) &&
+            wire_receive(&p->w, on_frame, p) != 0 && p->step != FAILED) {
+                fail(p, 0, p->w.why);
+        }
+        if (p->step == HELLO && wire_ready(&p->w)) {
+                r->progress = wire_now();
+                r->res->connected++;
+                request(p, OPEN);
+        }
+        flush(p);
+}
+
+/* Poll until no connection waits for an answer and, with `dialling`,
+ * every connection has been dialled (at most `window` waiting at once). */
+static int drive(struct conns *r, bool dialling)
+{
+        uint32_t n = (uint32_t)r->cfg->connections, next = 0;
+
+        r->progress = wire_now();
+        for (;;) {
+                uint32_t k = 0, polled;
+                for (uint32_t i = 0; i < n; i++) {
+                        struct peer *p = &r->peers[i];
+                        if (!waiting(p)) {
+                                continue;
+                        }
+                        r->pfds[k].fd = p->w.fd;
+                        r->pfds[k].events =
+                            POLLIN | (p->w.cipher_len > 0 ? POLLOUT : 0);
+                        r->pfds[k].revents = 0;
+                        r->busy[k++] = i;
+                }
+                polled = k;
+                while (dialling && next < n &&
+                       k < (uint32_t)r->cfg->window) {
+                        dial(r, &r->peers[next++]);
+                        k++; /* polled from the next turn */
+                }
+                if (k == 0 && (!dialling || next == n)) {
+                        return 0;
+                }
+                if (polled > 0 && poll(r->pfds, polled, 100) < 0 &&
+                    errno != EINTR) {
+                        return stop(r, "poll", strerror(errno));
+                }
+                for (uint32_t j = 0; j < polled; j++) {
+                        if (r->pfds[j].revents != 0) {
+                                service(r, &r->peers[r->busy[j]],
+                                        r->pfds[j].revents);
+                        }
+                }
+                if (wire_now() - r->progress > SILENCE_MS / 1000.0) {
+                        return stop(r, "no progress for 30 s", "");
+                }
+        }
+}
+
+/* A KEEPALIVE on every connection that holds its lock. */
+static void keepalive(struct conns *r)
+{
+        size_t room = PROTO_HEADER_SIZE + 8;
+
+        for (long i = 0; i < r->cfg->connections; i++) {
+                struct peer *p = &r->peers[i];
+                uint8_t *out;
+                if (p->step != HELD) {
+                        continue;
+                }
+                out = wire_room(&p->w, room);
+                if (out == NULL) {
+                        fail(p, BATON_ENOMEM, p->w.why);
+                } else {
+                        wire_commit(&p->w, proto_write_keepalive(
+                                               out, room, 9, p->session));
+                }
+                flush(p);
+        }
+}
+
+/* Stay connected for hold_s, keeping every session alive as a client
+ * does (every third of its TTL), and noticing a connection the leader
+ * closes. */
+static int hold(struct conns *r)
+{
+        double now = wire_now(), end = now + r->cfg->hold_s;
+        double every = (double)r->cfg->ttl_ms / 3000.0, next = now;
+        uint32_t n = (uint32_t)r->cfg->connections;
+
+        while ((now = wire_now()) < end) {
+                uint32_t k = 0;
+                int ms = (int)((end - now) * 1000) + 1;
+                if (now >= next) {
+                        keepalive(r);
+                        next = now + every;
+                }
+                for (uint32_t i = 0; i < n; i++) {
+                        if (r->peers[i].step == HELD) {
+                                r->pfds[k].fd = r->peers[i].w.fd;
+                                r->pfds[k].events =
+                                    POLLIN |
+                                    (r->peers[i].w.cipher_len > 0 ? POLLOUT
+                                                                   : 0);
+                                r->pfds[k].revents = 0;
+                                r->busy[k++] = i;
+                        }
+                }
+                if (poll(r->pfds, k, ms < 100 ? ms : 100) < 0 &&
+                    errno != EINTR) {
+                        return stop(r, "poll", strerror(errno));
+                }
+                for (uint32_t j = 0; j < k; j++) {
+                        if (r->pfds[j].revents != 0) {
+                                service(r, &r->peers[r->busy[j]],
+                                        r->pfds[j].revents);
+                        }
+                }
+        }
+        return 0;
+}
+
+/* Every held lock released at once, then every session closed. */
+static int round_trip(struct conns *r, uint8_t from, uint8_t step)
+{
+        for (long i = 0; i < r->cfg->connections; i++) {
+                if (r->peers[i].step == from) {
+                        request(&r->peers[i], step);
+                        flush(&r->peers[i]);
+                }
+        }
+        return drive(r, false);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+static void summarize(struct conns *r)
+{
+        struct conns_result *res = r->res;
+        uint32_t n = r->n_lat;
+
+        if (n == 0) {
+                return;
+        }
+        qsort(r->lat, n, sizeof *r->lat, cmp_u32);
+        res->round_p50_us = r->lat[(n - 1) / 2];
+        res->round_p99_us = r->lat[(uint32_t)((n - 1) * 0.99)];
+        res->round_max_us = r->lat[n - 1];
+}
+
+/* Room for every connection's descriptor, raising the soft limit to the
+ * hard one if need be. */
+static int descriptors(struct conns *r)
+{
+        rlim_t need = (rlim_t)r->cfg->connections + 64;
+        struct rlimit rl;
+        char detail[128];
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+                return stop(r, "getrlimit", strerror(errno));
+        }
+        if (rl.rlim_cur >= need) {
+                return 0;
+        }
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+                snprintf(detail, sizeof detail,
+                         "%llu connections need %llu descriptors; the hard "
+                         "limit is %llu (ulimit -Hn)",
+                         (unsigned long long)r->cfg->connections,
+                         (unsigned long long)need,
+                         (unsigned long long)rl.rlim_max);
+                return stop(r, "too few file descriptors", detail);
+        }
+        rl.rlim_cur = need;
+        return setrlimit(RLIMIT_NOFILE, &rl) == 0
+                   ? 0
+                   : stop(r, "setrlimit", strerror(errno));
+}
+
+static int setup(struct conns *r, struct baton_status *st)
+{
+        size_t n = (size_t)r->cfg->connections;
+        int rv;
+
+        r->peers = calloc(n, sizeof *r->peers);
+        r->pfds = calloc(n, sizeof *r->pfds);
+        r->busy = calloc(n, sizeof *r->busy);
+        r->lat = calloc(n, sizeof *r->lat);
+        if (r->peers == NULL || r->pfds == NULL || r->busy == NULL ||
+            r->lat == NULL) {
+                return stop(r, "out of memory", "");
+        }
+        for (size_t i = 0; i < n; i++) {
+                wire_init(&r->peers[i].w);
+                r->peers[i].run = r;
+                r->peers[i].index = (uint32_t)i;
+        }
+        if (descriptors(r) != 0) {
+                return -1;
+        }
+        if (wire_tls_load(&r->tls, r->res->why, sizeof r->res->why) != 0) {
+                r->res->broken = true;
+                return -1;
+        }
+        rv = wire_leader(r->cfg->endpoints, st);
+        if (rv != 0) {
+                return stop(r, "no leader", baton_strerror(rv));
+        }
+        r->endpoint = st->endpoint;
+        r->res->term_before = st->term;
+        r->res->leader_before = st->id;
+        return 0;
+}
+
+int conns_run(const struct conns_config *cfg, struct conns_result *out)
+{
+        struct conns r = {.cfg = cfg, .res = out};
+        struct baton_status st;
+        double t0;
+        int rv = -1;
+
+        memset(out, 0, sizeof *out);
+        srand((unsigned)time(NULL) ^ (unsigned)getpid());
+        wire_secret(r.secret, r.hash);
+        if (setup(&r, &st) != 0) {
+                goto done;
+        }
+        rv = 0;
+        t0 = wire_now();
+        if (drive(&r, true) != 0) {
+                goto done;
+        }
+        out->setup_s = wire_now() - t0;
+        fprintf(stderr, "baton-bench: %llu connections holding\n",
+                (unsigned long long)out->held);
+        if (hold(&r) != 0) {
+                goto done;
+        }
+        t0 = wire_now();
+        if (round_trip(&r, HELD, RELEASE) != 0) {
+                goto done;
+        }
+        out->round_s = wire_now() - t0;
+        summarize(&r);
+        if (round_trip(&r, RELEASED, CLOSE) != 0) {
+                goto done;
+        }
+        /* Who leads now; not knowing is no reason to call the run broken. */
+        if (wire_leader(cfg->endpoints, &st) == 0) {
+                out->term_after = st.term;
+                out->leader_after = st.id;
+        }
+done:
+        for (long i = 0; r.peers != NULL && i < cfg->connections; i++) {
+                wire_close(&r.peers[i].w);
+        }
+        tls_ctx_destroy(r.tls);
+        free(r.peers);
+        free(r.pfds);
+        free(r.busy);
+        free(r.lat);
+        return rv;
+}

@@ -1,0 +1,51 @@
+/* The connections workload: many clients at once, each on its own
+ * connection to the leader with its own session and lock, to measure what
+ * a connection costs a node and whether all of them are served. */
+#ifndef BENCH_CONNS_H
+#define BENCH_CONNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct conns_config {
+        const char *endpoints; /* the cluster, as libbaton takes them */
+        const char *prefix;    /* lock names: PREFIX/conn/I */
+        long connections;
+        long ttl_ms; /* of every session */
+        long window; /* connections being set up at once */
+        double hold_s; /* every lock held this long before the round */
+};
+
+/*
+ * What happened. Every connection dials the leader (TLS as libbaton sets it
+ * up from the environment), OPENs a session and ACQUIREs its lock. Once
+ * every one holds its lock (or failed), all of them stay connected for
+ * `hold_s` seconds, sending KEEPALIVEs (the moment to look at the nodes: the line "baton-bench:
+ * N connections holding" on stderr marks its start); then every connection
+ * sends a RELEASE at the same moment (the round), and then a CLOSE. A
+ * connection whose answer is an error, or that is lost, counts in `errors`
+ * and takes no further part; `first_error` and `why` describe the first.
+ * No progress for 30 s ends the run with `broken` set.
+ */
+struct conns_result {
+        uint64_t connected; /* TLS handshake done (or plain) */
+        uint64_t held;      /* session opened and lock granted */
+        uint64_t keepalives; /* answered while holding */
+        uint64_t released;   /* the round's RELEASEs answered RELEASED */
+        uint64_t closed;
+        uint64_t errors;
+        int first_error; /* a BATON_E* code, 0 for a lost connection */
+        double setup_s;  /* first dial to the last lock granted */
+        double round_s;  /* the round: first RELEASE sent to the last answer */
+        uint32_t round_p50_us, round_p99_us, round_max_us;
+        uint64_t term_before, term_after;
+        uint64_t leader_before, leader_after;
+        bool broken;
+        char why[256];
+};
+
+/* Run the workload. 0, or -1 when it could not start (no leader, no TLS
+ * files: `why` says). */
+int conns_run(const struct conns_config *cfg, struct conns_result *out);
+
+#endif /* BENCH_CONNS_H */
