@@ -50,6 +50,7 @@ struct conn {
         bool closed;
         bool authenticated; /* TLS handshake done; always, without TLS */
         bool heard;         /* some bytes arrived */
+        bool rested;        /* buffers given back; cleared when bytes arrive */
         int refusal; /* BATON_E* to answer once authenticated, then close */
         uint64_t id;
         uint64_t started;             /* uv_now() at accept */
@@ -91,6 +92,7 @@ struct conn_set {
         uint64_t refused;     /* over max-connections or the address cap */
         uint64_t tls_refused; /* handshake failed, or plain text */
         uint64_t timed_out;   /* handshake or idle timeout */
+        uint32_t let_go;      /* connections closed or rested since a trim */
         conn_frame_cb on_frame;
         conn_gone_cb on_gone;
         void *data;

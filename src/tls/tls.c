@@ -450,6 +450,47 @@ int tls_write(struct tls_conn *t, const uint8_t *p, size_t n)
         return 0;
 }
 
+/* A fresh, empty memory BIO (NULL when out of memory). */
+static BIO *fresh(void)
+{
+        BIO *b = BIO_new(BIO_s_mem());
+
+        if (b != NULL) {
+                BIO_set_mem_eof_return(b, -1);
+        }
+        return b;
+}
+
+/* Whether `b` holds nothing but keeps a buffer it grew for what it held. */
+static bool spare(BIO *b)
+{
+        BUF_MEM *m = NULL;
+
+        BIO_get_mem_ptr(b, &m);
+        return BIO_ctrl_pending(b) == 0 && m != NULL && m->max > 0;
+}
+
+void tls_rest(struct tls_conn *t)
+{
+        BIO *b;
+
+        if (!tls_ready(t)) {
+                return;
+        }
+        /* Frees the record buffers unless a record is partly read or
+         * written; then they stay until the next rest. */
+        SSL_free_buffers(t->ssl);
+        /* A memory BIO never shrinks its buffer: replace an empty one. */
+        if (spare(t->in) && (b = fresh()) != NULL) {
+                SSL_set0_rbio(t->ssl, b);
+                t->in = b;
+        }
+        if (spare(t->out) && (b = fresh()) != NULL) {
+                SSL_set0_wbio(t->ssl, b);
+                t->out = b;
+        }
+}
+
 size_t tls_pending(const struct tls_conn *t)
 {
         return BIO_ctrl_pending(t->out);

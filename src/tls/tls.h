@@ -91,6 +91,15 @@ bool tls_ready(const struct tls_conn *t);
  * BATON_ETLS / BATON_ENOMEM. */
 int tls_write(struct tls_conn *t, const uint8_t *p, size_t n);
 
+/*
+ * Give back what a connection at rest need not keep: OpenSSL's record
+ * buffers (about 17 KB each way) and what the memory buffers between it
+ * and the owner grew to, when nothing waits in them. For an owner holding
+ * many quiet connections; the next record allocates them again, so it is
+ * not for every record. Does nothing before tls_ready().
+ */
+void tls_rest(struct tls_conn *t);
+
 /* Bytes of ciphertext waiting to be sent to the peer. */
 size_t tls_pending(const struct tls_conn *t);
 

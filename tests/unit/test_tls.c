@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/crypto.h>
 
 #include "../../include/baton.h"
 #include "../../src/tls/tls.h"
@@ -492,6 +493,137 @@ static void ctx_outlived(void **state)
         pair_close(&p);
 }
 
+/* --- What a connection keeps ------------------------------------------ */
+
+/* OpenSSL's allocations, counted: each block carries its size in front. */
+#define HDR 16
+static size_t ossl_held;
+
+static void *count_malloc(size_t n, const char *file, int line)
+{
+        size_t *p = malloc(n + HDR);
+
+        (void)file;
+        (void)line;
+        if (p == NULL) {
+                return NULL;
+        }
+        *p = n;
+        ossl_held += n;
+        return (char *)p + HDR;
+}
+
+static void *count_realloc(void *q, size_t n, const char *file, int line)
+{
+        size_t *p, old;
+
+        if (q == NULL) {
+                return count_malloc(n, file, line);
+        }
+        p = (size_t *)((char *)q - HDR);
+        old = *p;
+        p = realloc(p, n + HDR);
+        if (p == NULL) {
+                return NULL;
+        }
+        *p = n;
+        ossl_held = ossl_held - old + n;
+        return (char *)p + HDR;
+}
+
+static void count_free(void *q, const char *file, int line)
+{
+        size_t *p;
+
+        (void)file;
+        (void)line;
+        if (q == NULL) {
+                return;
+        }
+        p = (size_t *)((char *)q - HDR);
+        ossl_held -= *p;
+        free(p);
+}
+
+/*
+ * A node holds thousands of client connections at rest: handshake done, a
+ * request and its answer exchanged, nothing buffered, and tls_rest()
+ * called. What one keeps of OpenSSL's memory is bounded (docs/
+ * performance.md, "Many connections"): the record buffers (17 KB each
+ * way) go back, and the memory BIOs do not keep what the handshake put
+ * through them. A rested connection then works as before.
+ */
+#define AT_REST_CONNS 32
+#define AT_REST_MAX   (22 * 1024)
+
+static void server_side_at_rest(void **state)
+{
+        struct tls_ctx *sx = ctx(TLS_SERVER, "ca.crt", "node1", NULL);
+        struct tls_ctx *cx = ctx(TLS_CLIENT, "ca.crt", "app", NULL);
+        struct pair *p = calloc(AT_REST_CONNS + 1, sizeof *p);
+        size_t before, per;
+
+        (void)state;
+        assert_non_null(p);
+        /* OpenSSL keeps what its first handshake fetches (algorithms,
+         * per-thread state): one connection first, not counted. */
+        assert_int_equal(tls_conn_create(&p[AT_REST_CONNS].s, sx, NULL, NULL),
+                         0);
+        assert_int_equal(tls_conn_create(&p[AT_REST_CONNS].c, cx, NULL, NULL),
+                         0);
+        run(&p[AT_REST_CONNS], 0);
+        assert_true(tls_ready(p[AT_REST_CONNS].c));
+        tls_conn_destroy(p[AT_REST_CONNS].s);
+        tls_conn_destroy(p[AT_REST_CONNS].c);
+        before = ossl_held;
+        for (int i = 0; i < AT_REST_CONNS; i++) {
+                assert_int_equal(tls_conn_create(&p[i].s, sx, NULL, NULL), 0);
+                assert_int_equal(tls_conn_create(&p[i].c, cx, NULL, NULL), 0);
+                run(&p[i], 0);
+                assert_true(tls_ready(p[i].s));
+                assert_int_equal(tls_write(p[i].c, (const uint8_t *)"ping", 4),
+                                 0);
+                run(&p[i], 0);
+                assert_int_equal(tls_write(p[i].s, (const uint8_t *)"pong", 4),
+                                 0);
+                run(&p[i], 0);
+                assert_int_equal(p[i].c_len, 4);
+        }
+        for (int i = 0; i < AT_REST_CONNS; i++) {
+                tls_rest(p[i].s);
+                tls_rest(p[i].c);
+        }
+        per = (ossl_held - before) / AT_REST_CONNS;
+        print_message("both ends at rest: %zu bytes of OpenSSL's\n", per);
+        /* Rested, both ways still work; then only the servers stay. */
+        for (int i = 0; i < AT_REST_CONNS; i++) {
+                p[i].s_len = p[i].c_len = 0;
+                assert_int_equal(tls_write(p[i].c, (const uint8_t *)"again", 5),
+                                 0);
+                run(&p[i], 0);
+                assert_int_equal(tls_write(p[i].s, (const uint8_t *)"back", 4),
+                                 0);
+                run(&p[i], 0);
+                assert_int_equal(p[i].s_len, 5);
+                assert_memory_equal(p[i].s_got, "again", 5);
+                assert_int_equal(p[i].c_len, 4);
+                assert_memory_equal(p[i].c_got, "back", 4);
+                tls_rest(p[i].s);
+                tls_conn_destroy(p[i].c);
+        }
+        per = (ossl_held - before) / AT_REST_CONNS;
+        print_message("server connection at rest: %zu bytes of OpenSSL's\n",
+                      per);
+        assert_true(per <= AT_REST_MAX);
+        for (int i = 0; i < AT_REST_CONNS; i++) {
+                tls_conn_destroy(p[i].s);
+        }
+        assert_true(ossl_held == before); /* and nothing leaked */
+        free(p);
+        tls_ctx_destroy(sx);
+        tls_ctx_destroy(cx);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -512,8 +644,15 @@ int main(void)
             cmocka_unit_test(write_before_ready),
             cmocka_unit_test(bad_files),
             cmocka_unit_test(ctx_outlived),
+            cmocka_unit_test(server_side_at_rest),
         };
 
+        /* Before OpenSSL allocates anything (refused after). */
+        if (!CRYPTO_set_mem_functions(count_malloc, count_realloc,
+                                      count_free)) {
+                fprintf(stderr, "cannot count OpenSSL's allocations\n");
+                return 1;
+        }
         return cmocka_run_group_tests_name("tls", tests, make_certs,
                                            remove_certs);
 }
