@@ -57,7 +57,7 @@ static const struct key keys[] = {
     {"snapshot-threshold",    T_U32,       F(snapshot_threshold),    "4096",    1,     16777216,   "Log entries applied between snapshots; a follower installing a snapshot freezes for time quadratic in this (docs/raft.md)"},
     {"snapshot-trailing",     T_U32,       F(snapshot_trailing),     "2048",    0,     16777216,   "Log entries kept behind a snapshot, so a follower that lags less needs no snapshot; at least snapshot-threshold / 8"},
     {"snapshot-compression",  T_BOOL,      F(snapshot_compression),  "true",    0,     1,          "Compress snapshots with lz4"},
-    {"max-connections",       T_U32,       F(max_connections),       "1024",    1,     1048576,    "Client connections open at once; more are refused"},
+    {"max-connections",       T_U32,       F(max_connections),       "10000",   1,     1048576,    "Client connections open at once; more are refused"},
     {"max-frame",             T_U32,       F(max_frame),             "65536",   1024,  65536,      "Largest request body accepted, in bytes"},
     {"output-limit",          T_U32,       F(output_limit),          "1048576", 65536, 1073741824, "Reply bytes queued on one connection before reading from it pauses"},
     {"max-sessions",          T_U32,       F(max_sessions),          "65536",   1,     16777216,   "Live sessions in the cluster; same value on every node"},

@@ -47,7 +47,7 @@ struct config {
         uint32_t snapshot_trailing;    /* default 4096 entries */
         bool snapshot_compression;     /* default true (lz4) */
         /* Limits. */
-        uint32_t max_connections;       /* default 1024 */
+        uint32_t max_connections;       /* default 10000 */
         uint32_t max_frame;             /* default 65536 bytes, body limit */
         uint32_t output_limit;          /* default 1048576: queued reply
                                            bytes before reading pauses */

@@ -1,5 +1,6 @@
 /* batond: one Baton node — raft, client connections and timers on one loop. */
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,39 @@ static void run_until_stopped(struct server *s)
 
 /* Startup reads top to bottom, each part on the one before it: config, node,
  * gateway, listener, metrics, the loop's own handles. */
+/* Descriptors kept apart from client connections: raft peers (one each
+ * way), the data directory's segments and snapshots, the listeners. */
+#define FD_RESERVE 128
+
+/*
+ * One descriptor per client and metrics connection: raise the soft limit
+ * (often 1024 outside systemd) up to the hard one as far as max-connections
+ * needs, and say so when even the hard limit is short, since connections
+ * past it fail at accept.
+ */
+static void descriptors(const struct config *cfg)
+{
+        rlim_t need = (rlim_t)cfg->max_connections +
+                      cfg->metrics_max_connections + 2u * cfg->n_members +
+                      FD_RESERVE;
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need) {
+                return;
+        }
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need
+                          ? need
+                          : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < need) {
+                log_warn("max-connections = %u needs about %llu file "
+                         "descriptors and the limit is %llu: connections "
+                         "past it are refused at accept; raise LimitNOFILE "
+                         "(systemd) or ulimit -n, or lower max-connections",
+                         cfg->max_connections, (unsigned long long)need,
+                         (unsigned long long)rl.rlim_cur);
+        }
+}
+
 int main(int argc, char **argv)
 {
         static struct server srv; /* large (read buffer); lives until exit */
@@ -340,6 +374,7 @@ int main(int argc, char **argv)
                          "ports can read and change every lock; use it only "
                          "on a trusted single host");
         }
+        descriptors(&s->cfg);
         node_raft_version(raft, sizeof raft);
         signal(SIGPIPE, SIG_IGN);
         uv_loop_init(&s->loop);

@@ -168,7 +168,7 @@ static void defaults(void **state)
         assert_int_equal(c.snapshot_threshold, 4096);
         assert_int_equal(c.snapshot_trailing, 2048);
         assert_true(c.snapshot_compression);
-        assert_int_equal(c.max_connections, 1024);
+        assert_int_equal(c.max_connections, 10000);
         assert_int_equal(c.max_frame, 65536);
         assert_int_equal(c.output_limit, 1048576);
         assert_int_equal(c.max_sessions, 65536);
