@@ -25,8 +25,18 @@
 
 #define SILENCE_MS 30000 /* no progress for this long: the run is broken */
 
-enum step { NEW, HELLO, OPEN, ACQUIRE, HELD, RELEASE, RELEASED, CLOSE, DONE,
-            FAILED };
+enum step {
+        NEW,
+        HELLO,
+        OPEN,
+        ACQUIRE,
+        HELD,
+        RELEASE,
+        RELEASED,
+        CLOSE,
+        DONE,
+        FAILED
+};
 
 struct conns;
 
@@ -173,8 +183,8 @@ static void advance(struct peer *p, const struct proto_result *res)
                 r->res->held++;
                 return;
         case RELEASE:
-                r->lat[r->n_lat++] = us > UINT32_MAX ? UINT32_MAX
-                                                     : (uint32_t)us;
+                r->lat[r->n_lat++] =
+                    us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
                 p->step = RELEASED;
                 r->res->released++;
                 return;
@@ -278,8 +288,7 @@ static int drive(struct conns *r, bool dialling)
                         r->busy[k++] = i;
                 }
                 polled = k;
-                while (dialling && next < n &&
-                       k < (uint32_t)r->cfg->window) {
+                while (dialling && next < n && k < (uint32_t)r->cfg->window) {
                         dial(r, &r->peers[next++]);
                         k++; /* polled from the next turn */
                 }
@@ -317,8 +326,8 @@ static void keepalive(struct conns *r)
                 if (out == NULL) {
                         fail(p, BATON_ENOMEM, p->w.why);
                 } else {
-                        wire_commit(&p->w, proto_write_keepalive(
-                                               out, room, 9, p->session));
+                        wire_commit(&p->w, proto_write_keepalive(out, room, 9,
+                                                                 p->session));
                 }
                 flush(p);
         }
@@ -346,7 +355,7 @@ static int hold(struct conns *r)
                                 r->pfds[k].events =
                                     POLLIN |
                                     (r->peers[i].w.cipher_len > 0 ? POLLOUT
-                                                                   : 0);
+                                                                  : 0);
                                 r->pfds[k].revents = 0;
                                 r->busy[k++] = i;
                         }

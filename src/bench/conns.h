@@ -11,8 +11,8 @@ struct conns_config {
         const char *endpoints; /* the cluster, as libbaton takes them */
         const char *prefix;    /* lock names: PREFIX/conn/I */
         long connections;
-        long ttl_ms; /* of every session */
-        long window; /* connections being set up at once */
+        long ttl_ms;   /* of every session */
+        long window;   /* connections being set up at once */
         double hold_s; /* every lock held this long before the round */
 };
 
@@ -20,16 +20,16 @@ struct conns_config {
  * What happened. Every connection dials the leader (TLS as libbaton sets it
  * up from the environment), OPENs a session and ACQUIREs its lock. Once
  * every one holds its lock (or failed), all of them stay connected for
- * `hold_s` seconds, sending KEEPALIVEs (the moment to look at the nodes: the line "baton-bench:
- * N connections holding" on stderr marks its start); then every connection
- * sends a RELEASE at the same moment (the round), and then a CLOSE. A
- * connection whose answer is an error, or that is lost, counts in `errors`
- * and takes no further part; `first_error` and `why` describe the first.
- * No progress for 30 s ends the run with `broken` set.
+ * `hold_s` seconds, sending KEEPALIVEs (the moment to look at the nodes: the
+ * line "baton-bench: N connections holding" on stderr marks its start); then
+ * every connection sends a RELEASE at the same moment (the round), and then a
+ * CLOSE. A connection whose answer is an error, or that is lost, counts in
+ * `errors` and takes no further part; `first_error` and `why` describe the
+ * first. No progress for 30 s ends the run with `broken` set.
  */
 struct conns_result {
-        uint64_t connected; /* TLS handshake done (or plain) */
-        uint64_t held;      /* session opened and lock granted */
+        uint64_t connected;  /* TLS handshake done (or plain) */
+        uint64_t held;       /* session opened and lock granted */
         uint64_t keepalives; /* answered while holding */
         uint64_t released;   /* the round's RELEASEs answered RELEASED */
         uint64_t closed;
