@@ -59,6 +59,15 @@ const char *run_name(const struct run *r, int id)
         return id >= 0 && (size_t)id < r->names.n ? r->names.names[id] : "";
 }
 
+bool run_state_lock(const struct run *r, int id)
+{
+        const char *v = nemlog_plan_get(&r->nemlog, "state");
+
+        return v != NULL && strcmp(v, "none") != 0 &&
+               strncmp(run_name(r, id), RUN_STATE_PREFIX,
+                       strlen(RUN_STATE_PREFIX)) == 0;
+}
+
 bool run_clock_fault(const struct run *r)
 {
         const char *v = nemlog_plan_get(&r->nemlog, "clock_fault");

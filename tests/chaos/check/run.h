@@ -39,4 +39,12 @@ const char *run_name(const struct run *r, int id);
 /* Whether the plan says clock_fault=1. */
 bool run_clock_fault(const struct run *r);
 
+/* The prefix of the locks `scripts/chaos --state` fills the cluster with
+ * before the workers start: held by long sessions for the whole run, by
+ * design. */
+#define RUN_STATE_PREFIX "chaos-state/"
+
+/* Whether lock `id` is one of those, in a run whose plan has a state. */
+bool run_state_lock(const struct run *r, int id);
+
 #endif /* CHAOS_CHECK_RUN_H */
