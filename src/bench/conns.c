@@ -267,43 +267,54 @@ static void service(struct conns *r, struct peer *p, short revents)
         flush(p);
 }
 
+/* Poll the connections `pick` selects for up to `ms` and serve what
+ * happened to them. How many were polled (0: none, and no wait), or -1
+ * when the run stops. */
+static long turn(struct conns *r, bool (*pick)(const struct peer *), int ms)
+{
+        uint32_t k = 0;
+
+        for (uint32_t i = 0; i < (uint32_t)r->cfg->connections; i++) {
+                struct peer *p = &r->peers[i];
+                if (!pick(p)) {
+                        continue;
+                }
+                r->pfds[k].fd = p->w.fd;
+                r->pfds[k].events =
+                    POLLIN | (p->w.cipher_len > 0 ? POLLOUT : 0);
+                r->pfds[k].revents = 0;
+                r->busy[k++] = i;
+        }
+        if (k > 0 && poll(r->pfds, k, ms) < 0 && errno != EINTR) {
+                return stop(r, "poll", strerror(errno));
+        }
+        for (uint32_t j = 0; j < k; j++) {
+                if (r->pfds[j].revents != 0) {
+                        service(r, &r->peers[r->busy[j]], r->pfds[j].revents);
+                }
+        }
+        return k;
+}
+
 /* Poll until no connection waits for an answer and, with `dialling`,
  * every connection has been dialled (at most `window` waiting at once). */
 static int drive(struct conns *r, bool dialling)
 {
         uint32_t n = (uint32_t)r->cfg->connections, next = 0;
+        long busy = 0;
 
         r->progress = wire_now();
         for (;;) {
-                uint32_t k = 0, polled;
-                for (uint32_t i = 0; i < n; i++) {
-                        struct peer *p = &r->peers[i];
-                        if (!waiting(p)) {
-                                continue;
-                        }
-                        r->pfds[k].fd = p->w.fd;
-                        r->pfds[k].events =
-                            POLLIN | (p->w.cipher_len > 0 ? POLLOUT : 0);
-                        r->pfds[k].revents = 0;
-                        r->busy[k++] = i;
-                }
-                polled = k;
-                while (dialling && next < n && k < (uint32_t)r->cfg->window) {
+                while (dialling && next < n && busy < r->cfg->window) {
                         dial(r, &r->peers[next++]);
-                        k++; /* polled from the next turn */
+                        busy++;
                 }
-                if (k == 0 && (!dialling || next == n)) {
+                busy = turn(r, waiting, 100);
+                if (busy < 0) {
+                        return -1;
+                }
+                if (busy == 0 && (!dialling || next == n)) {
                         return 0;
-                }
-                if (polled > 0 && poll(r->pfds, polled, 100) < 0 &&
-                    errno != EINTR) {
-                        return stop(r, "poll", strerror(errno));
-                }
-                for (uint32_t j = 0; j < polled; j++) {
-                        if (r->pfds[j].revents != 0) {
-                                service(r, &r->peers[r->busy[j]],
-                                        r->pfds[j].revents);
-                        }
                 }
                 if (wire_now() - r->progress > SILENCE_MS / 1000.0) {
                         return stop(r, "no progress for 30 s", "");
@@ -333,6 +344,11 @@ static void keepalive(struct conns *r)
         }
 }
 
+static bool holding(const struct peer *p)
+{
+        return p->step == HELD;
+}
+
 /* Stay connected for hold_s, keeping every session alive as a client
  * does (every third of its TTL), and noticing a connection the leader
  * closes. */
@@ -340,35 +356,21 @@ static int hold(struct conns *r)
 {
         double now = wire_now(), end = now + r->cfg->hold_s;
         double every = (double)r->cfg->ttl_ms / 3000.0, next = now;
-        uint32_t n = (uint32_t)r->cfg->connections;
+        long polled;
 
         while ((now = wire_now()) < end) {
-                uint32_t k = 0;
                 int ms = (int)((end - now) * 1000) + 1;
                 if (now >= next) {
                         keepalive(r);
                         next = now + every;
                 }
-                for (uint32_t i = 0; i < n; i++) {
-                        if (r->peers[i].step == HELD) {
-                                r->pfds[k].fd = r->peers[i].w.fd;
-                                r->pfds[k].events =
-                                    POLLIN |
-                                    (r->peers[i].w.cipher_len > 0 ? POLLOUT
-                                                                  : 0);
-                                r->pfds[k].revents = 0;
-                                r->busy[k++] = i;
-                        }
+                ms = ms < 100 ? ms : 100;
+                polled = turn(r, holding, ms);
+                if (polled < 0) {
+                        return -1;
                 }
-                if (poll(r->pfds, k, ms < 100 ? ms : 100) < 0 &&
-                    errno != EINTR) {
-                        return stop(r, "poll", strerror(errno));
-                }
-                for (uint32_t j = 0; j < k; j++) {
-                        if (r->pfds[j].revents != 0) {
-                                service(r, &r->peers[r->busy[j]],
-                                        r->pfds[j].revents);
-                        }
+                if (polled == 0) {
+                        poll(NULL, 0, ms); /* nothing held: just wait */
                 }
         }
         return 0;
