@@ -297,8 +297,6 @@ static void on_accept(uv_stream_t *listener, int status)
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }
 
-/* Once a second: close connections that took too long to authenticate or
- * went silent for the idle timeout. */
 /* A connection that read nothing for REST_MS and has nothing to write is
  * at rest: its buffers go back (tls_rest), so that thousands of quiet
  * clients cost what their state needs, not their largest burst. Busy
@@ -326,6 +324,8 @@ static void rest(struct conn *c)
         c->out_cap = c->wcap = 0;
 }
 
+/* Once a second: close connections that took too long to authenticate or
+ * went silent for the idle timeout, and put quiet ones at rest. */
 static void on_sweep(uv_timer_t *t)
 {
         struct conn_set *s = t->data;

@@ -310,8 +310,6 @@ static void run_until_stopped(struct server *s)
         log_info("stopped");
 }
 
-/* Startup reads top to bottom, each part on the one before it: config, node,
- * gateway, listener, metrics, the loop's own handles. */
 /* Descriptors kept apart from client connections: raft peers (one each
  * way), the data directory's segments and snapshots, the listeners. */
 #define FD_RESERVE 128
@@ -345,6 +343,8 @@ static void descriptors(const struct config *cfg)
         }
 }
 
+/* Startup reads top to bottom, each part on the one before it: config, node,
+ * gateway, listener, metrics, the loop's own handles. */
 int main(int argc, char **argv)
 {
         static struct server srv; /* large (read buffer); lives until exit */
