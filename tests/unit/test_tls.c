@@ -545,6 +545,21 @@ static void count_free(void *q, const char *file, int line)
         free(p);
 }
 
+/* A request up and an answer down on a connected pair, each read whole. */
+static void exchange(struct pair *p, const char *up, const char *down)
+{
+        p->s_len = p->c_len = 0;
+        assert_int_equal(tls_write(p->c, (const uint8_t *)up, strlen(up)), 0);
+        run(p, 0);
+        assert_int_equal(tls_write(p->s, (const uint8_t *)down, strlen(down)),
+                         0);
+        run(p, 0);
+        assert_int_equal(p->s_len, strlen(up));
+        assert_memory_equal(p->s_got, up, strlen(up));
+        assert_int_equal(p->c_len, strlen(down));
+        assert_memory_equal(p->c_got, down, strlen(down));
+}
+
 /*
  * A node holds thousands of client connections at rest: handshake done, a
  * request and its answer exchanged, nothing buffered, and tls_rest()
@@ -581,13 +596,7 @@ static void server_side_at_rest(void **state)
                 assert_int_equal(tls_conn_create(&p[i].c, cx, NULL, NULL), 0);
                 run(&p[i], 0);
                 assert_true(tls_ready(p[i].s));
-                assert_int_equal(tls_write(p[i].c, (const uint8_t *)"ping", 4),
-                                 0);
-                run(&p[i], 0);
-                assert_int_equal(tls_write(p[i].s, (const uint8_t *)"pong", 4),
-                                 0);
-                run(&p[i], 0);
-                assert_int_equal(p[i].c_len, 4);
+                exchange(&p[i], "ping", "pong");
         }
         for (int i = 0; i < AT_REST_CONNS; i++) {
                 tls_rest(p[i].s);
@@ -597,17 +606,7 @@ static void server_side_at_rest(void **state)
         print_message("both ends at rest: %zu bytes of OpenSSL's\n", per);
         /* Rested, both ways still work; then only the servers stay. */
         for (int i = 0; i < AT_REST_CONNS; i++) {
-                p[i].s_len = p[i].c_len = 0;
-                assert_int_equal(tls_write(p[i].c, (const uint8_t *)"again", 5),
-                                 0);
-                run(&p[i], 0);
-                assert_int_equal(tls_write(p[i].s, (const uint8_t *)"back", 4),
-                                 0);
-                run(&p[i], 0);
-                assert_int_equal(p[i].s_len, 5);
-                assert_memory_equal(p[i].s_got, "again", 5);
-                assert_int_equal(p[i].c_len, 4);
-                assert_memory_equal(p[i].c_got, "back", 4);
+                exchange(&p[i], "again", "back");
                 tls_rest(p[i].s);
                 tls_conn_destroy(p[i].c);
         }
