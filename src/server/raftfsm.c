@@ -3,8 +3,11 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../include/baton.h"
 #include "../fsm/entry.h"
@@ -28,16 +31,16 @@ static void heap_free(void *ctx, void *ptr)
 
 /* MEMBER entries change the directory; every other entry is the lock
  * state machine's. Both are pure, so every replica agrees. */
-static bool apply_member(struct raftfsm *rf, const struct raft_buffer *buf)
+static bool apply_member(struct raftfsm *rf, const void *buf, size_t len)
 {
         struct command c;
         int rv;
 
-        if (command_peek_type(buf->base, buf->len) != COMMAND_MEMBER) {
+        if (command_peek_type(buf, len) != COMMAND_MEMBER) {
                 return false;
         }
         memset(&rf->result.res, 0, sizeof rf->result.res);
-        rv = command_decode(&c, buf->base, buf->len);
+        rv = command_decode(&c, buf, len);
         if (rv == 0) {
                 rv = directory_apply(&rf->dir, &c);
         }
@@ -47,29 +50,25 @@ static bool apply_member(struct raftfsm *rf, const struct raft_buffer *buf)
         return true;
 }
 
-static void after_apply(struct raftfsm *rf, uint64_t index,
-                        const struct raft_buffer *buf);
+static void after_apply(struct raftfsm *rf, uint64_t index, const void *buf,
+                        size_t len);
+static bool restoring(const struct raftfsm *rf);
+static int drain(struct raftfsm *rf, size_t max);
 
-static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
-                     void **result)
+/* Apply entry `index` to the state: 0, or RAFT_NOMEM with the entry to be
+ * applied again (lockfsm resumes it where it stopped). */
+static int apply_entry(struct raftfsm *rf, uint64_t index, const void *buf,
+                       size_t len)
 {
-        struct raftfsm *rf = fsm->data;
-        uint64_t index;
         int rv;
 
-        /* Without an attached instance the index would be a guess, and a
-         * wrong index is a wrong fencing token: better to stop here. */
-        assert(rf->raft != NULL);
-        index = (uint64_t)raft_last_applied(rf->raft) + 1;
-        rf->term = entry_term(buf->base, buf->len);
+        rf->term = entry_term(buf, len);
         rf->result.index = index;
-        *result = &rf->result;
-        if (apply_member(rf, buf)) {
-                after_apply(rf, index, buf);
+        if (apply_member(rf, buf, len)) {
+                after_apply(rf, index, buf, len);
                 return 0;
         }
-        rv = lockfsm_apply(rf->lockfsm, index, buf->base, buf->len,
-                           &rf->result.res);
+        rv = lockfsm_apply(rf->lockfsm, index, buf, len, &rf->result.res);
         if (rv != 0) {
                 /* lockfsm_apply() resumes this very entry when raft applies
                  * it again later. Any other error would break that. */
@@ -80,12 +79,58 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                          (unsigned long long)index, baton_strerror(rv));
                 return RAFT_NOMEM;
         }
-        after_apply(rf, index, buf);
+        after_apply(rf, index, buf, len);
         if (rf->entry_cb != NULL) {
                 rf->entry_cb(rf->entry_data, index,
-                             command_peek_type(buf->base, buf->len));
+                             command_peek_type(buf, len));
         }
         return 0;
+}
+
+/* While a restore runs on its worker, a follower queues what it applies;
+ * a leader, whose clients wait for outcomes, waits for the restore. */
+static int apply_later(struct raftfsm *rf, uint64_t index,
+                       const struct raft_buffer *buf)
+{
+        int rv;
+
+        if (raft_state(rf->raft) == RAFT_LEADER) {
+                rv = raftfsm_adopt(rf, true);
+                return rv == 0 ? apply_entry(rf, index, buf->base, buf->len)
+                               : RAFT_NOMEM;
+        }
+        memset(&rf->result.res, 0, sizeof rf->result.res);
+        rf->result.index = index;
+        if (bgrestore_queue(&rf->bg, index, buf->base, buf->len) != 0) {
+                snprintf(rf->errmsg, sizeof rf->errmsg,
+                         "queue entry %llu during a restore: %s",
+                         (unsigned long long)index,
+                         baton_strerror(BATON_ENOMEM));
+                return RAFT_NOMEM;
+        }
+        return 0;
+}
+
+static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
+                     void **result)
+{
+        struct raftfsm *rf = fsm->data;
+        uint64_t index;
+
+        /* Without an attached instance the index would be a guess, and a
+         * wrong index is a wrong fencing token: better to stop here. */
+        assert(rf->raft != NULL);
+        index = (uint64_t)raft_last_applied(rf->raft) + 1;
+        *result = &rf->result;
+        if (rf->broken != 0) {
+                /* Its state is not the one raft thinks: apply nothing more
+                 * (the failure callback stops the node). */
+                return RAFT_NOMEM;
+        }
+        if (restoring(rf)) {
+                return apply_later(rf, index, buf);
+        }
+        return apply_entry(rf, index, buf->base, buf->len);
 }
 
 /*
@@ -162,16 +207,16 @@ static bool image_due(const struct raftfsm *rf, uint64_t index)
 
 /* After entry `index` was applied: add it to the kept image's tail and to
  * the tail of the image being made, or start the next image. */
-static void after_apply(struct raftfsm *rf, uint64_t index,
-                        const struct raft_buffer *buf)
+static void after_apply(struct raftfsm *rf, uint64_t index, const void *buf,
+                        size_t len)
 {
         /* Without memory the keep is dropped: snapshots wait for an image. */
-        (void)snapkeep_add(&rf->keep, index, buf->base, buf->len);
+        (void)snapkeep_add(&rf->keep, index, buf, len);
         if (rf->image.state != SNAPIMAGE_NONE) {
                 /* A tail that raft never takes (or no memory for it) only
                  * costs a newer image. */
                 if (rf->tail.n < 2 * (uint64_t)rf->threshold + 1024 &&
-                    snaptail_add(&rf->tail, index, buf->base, buf->len) == 0) {
+                    snaptail_add(&rf->tail, index, buf, len) == 0) {
                         return;
                 }
                 snapimage_cancel(&rf->image);
@@ -230,6 +275,13 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
         struct raftfsm *rf = fsm->data;
         uint64_t index = (uint64_t)raft_last_applied(rf->raft);
 
+        if (restoring(rf) || rf->broken != 0) {
+                /* The state at `index` is still being made. */
+                snprintf(rf->errmsg, sizeof rf->errmsg,
+                         "snapshot at %llu: a restore is in progress",
+                         (unsigned long long)index);
+                return RAFT_BUSY;
+        }
         take_ready_image(rf, index);
         if (snapkeep_covers(&rf->keep, index)) {
                 return hand_kept(rf, index, bufs, n_bufs);
@@ -285,51 +337,142 @@ static int next_lock_entry(void *it, uint64_t *index, const void **buf,
         return rv;
 }
 
-/* Replace the directory and the lock state with an image's (and the
- * entries after it), checking everything before changing either. */
-static int restore(struct raftfsm *rf, const uint8_t *p, size_t len,
-                   struct replay *rp)
+/* Replace `f`'s state with an image's (and the entries after it), the
+ * directory into rp->dir, checking everything before changing `f`. Runs
+ * on the loop, or on the restore's worker with a state of its own. */
+static int restore(struct mem *mem, struct lockfsm *f, const uint8_t *p,
+                   size_t len, struct replay *rp)
 {
         struct rcursor r;
         size_t dir_len;
-        int rv;
-
-        if (len < 4) {
-                return BATON_ECORRUPT;
-        }
-        rcursor_init(&r, p, 4);
-        dir_len = rcursor_u32(&r);
-        if (dir_len > len - 4 ||
-            directory_decode(&rp->dir, p + 4, dir_len) != 0) {
-                return BATON_ECORRUPT;
-        }
-        rv = lockfsm_restore_with(rf->lockfsm, p + 4 + dir_len,
-                                  len - 4 - dir_len,
-                                  rp->tail ? next_lock_entry : NULL, rp);
-        if (rv == 0) {
-                rf->dir = rp->dir;
-        }
-        return rv;
-}
-
-/* An image, packed or not, whatever compression is set to now: a node
- * reads the snapshots of nodes configured otherwise. */
-static int restore_image(struct raftfsm *rf, const uint8_t *p, size_t len,
-                         struct replay *rp)
-{
-        void *raw;
+        void *raw = NULL;
         size_t raw_len;
         int rv;
 
-        if (!snapzip_is_packed(p, len)) {
-                return restore(rf, p, len, rp);
+        /* Packed or not, whatever compression is set to now: a node reads
+         * the snapshots of nodes configured otherwise. */
+        if (snapzip_is_packed(p, len)) {
+                rv = snapzip_unpack(mem, p, len, &raw, &raw_len);
+                if (rv != 0) {
+                        return rv;
+                }
+                p = raw;
+                len = raw_len;
         }
-        rv = snapzip_unpack(&rf->mem, p, len, &raw, &raw_len);
-        if (rv == 0) {
-                rv = restore(rf, raw, raw_len, rp);
-                mem_free(&rf->mem, raw);
+        rv = BATON_ECORRUPT;
+        if (len >= 4) {
+                rcursor_init(&r, p, 4);
+                dir_len = rcursor_u32(&r);
+                if (dir_len <= len - 4 &&
+                    directory_decode(&rp->dir, p + 4, dir_len) == 0) {
+                        rv = lockfsm_restore_with(
+                            f, p + 4 + dir_len, len - 4 - dir_len,
+                            rp->tail ? next_lock_entry : NULL, rp);
+                }
         }
+        mem_free(mem, raw);
         return rv;
+}
+
+static void restore_failed(struct raftfsm *rf, size_t len, int rv)
+{
+        snprintf(rf->errmsg, sizeof rf->errmsg,
+                 "restore snapshot of %zu bytes: %s%s", len, baton_strerror(rv),
+                 rv == BATON_ETOOMANYSESSIONS
+                     ? ": it holds more than max-sessions allows "
+                       "here; every node needs the same limits"
+                     : "");
+}
+
+/* A restore decoded on the worker (RAFTFSM_RESTORE_THREAD). Only the
+ * worker touches it until bgrestore_join(). */
+struct raftfsm_job {
+        struct raftfsm *rf; /* limits and mem, read-only meanwhile */
+        struct raft_buffer buf;
+        struct replay rp;
+        struct lockfsm *fresh; /* the state being built */
+        uint64_t started_us;
+        uint64_t took_us;
+};
+
+static uint64_t now_us(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int run_job(void *arg)
+{
+        struct raftfsm_job *j = arg;
+        int rv = BATON_ENOMEM;
+
+        j->fresh = lockfsm_create(&j->rf->limits, &j->rf->mem);
+        if (j->fresh != NULL) {
+                rv = restore(&j->rf->mem, j->fresh, j->rp.r.image,
+                             j->rp.r.image_len, &j->rp);
+        }
+        j->took_us = now_us() - j->started_us;
+        return rv;
+}
+
+static void job_free(struct raftfsm_job *j)
+{
+        lockfsm_destroy(j->fresh);
+        raft_free(j->buf.base);
+        free(j);
+}
+
+/* Forget a restore not adopted yet, and what was queued for it: a newer
+ * snapshot replaces both. */
+static void discard_job(struct raftfsm *rf)
+{
+        if (rf->job != NULL) {
+                (void)bgrestore_join(&rf->bg);
+                job_free(rf->job);
+                rf->job = NULL;
+        }
+        bgrestore_drop(&rf->bg);
+}
+
+/* Start decoding on the worker; raft's buffer is ours from here on. 0, or
+ * BATON_ENOMEM with nothing started. */
+static int start_job(struct raftfsm *rf, const struct raft_buffer *buf,
+                     const struct replay *rp)
+{
+        struct raftfsm_job *j = calloc(1, sizeof *j);
+
+        if (j == NULL) {
+                return BATON_ENOMEM;
+        }
+        discard_job(rf);
+        j->rf = rf;
+        j->buf = *buf;
+        j->rp = *rp;
+        j->started_us = now_us();
+        if (bgrestore_start(&rf->bg, run_job, j) != 0) {
+                free(j);
+                return BATON_ENOMEM;
+        }
+        rf->job = j;
+        forget_images(rf);
+        rf->n_bg_restores++;
+        return 0;
+}
+
+/* What fsm_restore hands on: a snapshot with a tail is a container
+ * (snaptail.h) around the image; a plain one is all image. */
+static int open_snapshot(const struct raft_buffer *buf, struct replay *rp)
+{
+        memset(rp, 0, sizeof *rp);
+        if (snaptail_is(buf->base, buf->len)) {
+                rp->tail = true;
+                return snaptail_open(&rp->r, buf->base, buf->len);
+        }
+        rp->r.image = buf->base;
+        rp->r.image_len = buf->len;
+        return 0;
 }
 
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
@@ -338,26 +481,22 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
         struct replay rp;
         int rv;
 
-        memset(&rp, 0, sizeof rp);
-        if (snaptail_is(buf->base, buf->len)) {
-                rv = snaptail_open(&rp.r, buf->base, buf->len);
-                rp.tail = true;
-                if (rv == 0) {
-                        rv = restore_image(rf, rp.r.image, rp.r.image_len, &rp);
-                }
-        } else {
-                rv = restore_image(rf, buf->base, buf->len, &rp);
+        rv = open_snapshot(buf, &rp);
+        if (rv == 0 && rf->restore_mode == RAFTFSM_RESTORE_THREAD &&
+            start_job(rf, buf, &rp) == 0) {
+                return 0; /* raftfsm_adopt() takes the state */
+        }
+        if (rv == 0) {
+                /* Inline, also when no worker could be started. */
+                discard_job(rf);
+                rv = restore(&rf->mem, rf->lockfsm, rp.r.image, rp.r.image_len,
+                             &rp);
         }
         if (rv != 0) {
-                snprintf(rf->errmsg, sizeof rf->errmsg,
-                         "restore snapshot of %zu bytes: %s%s", buf->len,
-                         baton_strerror(rv),
-                         rv == BATON_ETOOMANYSESSIONS
-                             ? ": it holds more than max-sessions allows "
-                               "here; every node needs the same limits"
-                             : "");
+                restore_failed(rf, buf->len, rv);
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
+        rf->dir = rp.dir;
         forget_images(rf);
         rf->snap_index =
             rp.tail ? rp.r.last_index : lockfsm_last_index(rf->lockfsm);
@@ -366,13 +505,119 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
         return 0;
 }
 
+static void destroy_state(void *p)
+{
+        lockfsm_destroy(p);
+}
+
+/* The worker finished: its state replaces the live one, which is freed on
+ * a thread of its own. On failure the live state stays, but raft counts
+ * the snapshot as restored: the node must not apply anything more. */
+static int take_job(struct raftfsm *rf)
+{
+        struct raftfsm_job *j = rf->job;
+        struct lockfsm *old = rf->lockfsm;
+        int rv = bgrestore_join(&rf->bg);
+
+        rf->job = NULL;
+        rf->restore_us_last = j->took_us;
+        if (rv != 0) {
+                restore_failed(rf, j->buf.len, rv);
+                job_free(j);
+                bgrestore_drop(&rf->bg);
+                rf->broken = rv;
+                if (rf->failed_cb == NULL) {
+                        abort();
+                }
+                rf->failed_cb(rf->failed_data, rf->errmsg);
+                return rv;
+        }
+        rf->lockfsm = j->fresh;
+        j->fresh = NULL;
+        lockfsm_set_event_cb(rf->lockfsm, rf->event_cb, rf->event_data);
+        rf->dir = j->rp.dir;
+        rf->snap_index =
+            j->rp.tail ? j->rp.r.last_index : lockfsm_last_index(rf->lockfsm);
+        job_free(j);
+        bgrestore_dispose(&rf->bg, destroy_state, old);
+        return 0;
+}
+
+/* Apply what was queued during the restore, in order, at most `max`
+ * entries: 1 if some are left. An entry stopped by RAFT_NOMEM stays at
+ * the head for the next call. */
+static int drain(struct raftfsm *rf, size_t max)
+{
+        const struct bgrestore_entry *e;
+        int rv = 0;
+
+        rf->draining = true;
+        while ((e = bgrestore_peek(&rf->bg)) != NULL) {
+                if (max-- == 0) {
+                        rv = 1;
+                        break;
+                }
+                if (apply_entry(rf, e->index, e->buf, e->len) != 0) {
+                        rv = BATON_ENOMEM;
+                        break;
+                }
+                bgrestore_pop(&rf->bg);
+        }
+        rf->draining = false;
+        return rv;
+}
+
+static bool restoring(const struct raftfsm *rf)
+{
+        return rf->job != NULL || bgrestore_peek(&rf->bg) != NULL;
+}
+
+int raftfsm_adopt(struct raftfsm *rf, bool wait)
+{
+        int rv;
+
+        if (rf->broken != 0) {
+                return rf->broken;
+        }
+        if (rf->draining) {
+                return 0;
+        }
+        if (rf->job != NULL) {
+                if (!wait && !bgrestore_finished(&rf->bg)) {
+                        return 1;
+                }
+                rv = take_job(rf);
+                if (rv != 0) {
+                        return rv;
+                }
+        }
+        return drain(rf, wait ? SIZE_MAX : RAFTFSM_DRAIN_BATCH);
+}
+
+bool raftfsm_restoring(const struct raftfsm *rf)
+{
+        return restoring(rf);
+}
+
+void raftfsm_restores(const struct raftfsm *rf, struct raftfsm_restores *out)
+{
+        out->started = rf->n_bg_restores;
+        out->decode_us = rf->restore_us_last;
+        out->pending = restoring(rf);
+}
+
 int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
 {
         memset(rf, 0, sizeof *rf);
+        if (limits != NULL) {
+                rf->limits = *limits;
+        } else {
+                lockfsm_limits_default(&rf->limits);
+        }
         rf->mem.alloc = heap_alloc;
         rf->mem.free = heap_free;
         rf->mem.ctx = NULL;
-        rf->lockfsm = lockfsm_create(limits, &rf->mem);
+        rf->lockfsm = lockfsm_create(&rf->limits, &rf->mem);
         if (rf->lockfsm == NULL) {
                 snprintf(rf->errmsg, sizeof rf->errmsg,
                          "create lock state machine: out of memory or "
@@ -383,6 +628,7 @@ int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
         snapimage_init(&rf->image, SNAPIMAGE_INLINE);
         snaptail_init(&rf->tail);
         snapkeep_init(&rf->keep);
+        bgrestore_init(&rf->bg);
         rf->compress = true;
         rf->fsm.version = 2;
         rf->fsm.data = rf;
@@ -399,6 +645,8 @@ void raftfsm_close(struct raftfsm *rf)
                 return;
         }
         forget_images(rf);
+        discard_job(rf);
+        bgrestore_close(&rf->bg);
         lockfsm_destroy(rf->lockfsm);
         rf->lockfsm = NULL;
         rf->raft = NULL;
@@ -411,7 +659,21 @@ void raftfsm_attach(struct raftfsm *rf, struct raft *r)
 
 void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data)
 {
+        rf->event_cb = cb; /* for the states restores build */
+        rf->event_data = data;
         lockfsm_set_event_cb(rf->lockfsm, cb, data);
+}
+
+void raftfsm_set_restore(struct raftfsm *rf, enum raftfsm_restore_mode mode,
+                         void (*failed)(void *data, const char *why),
+                         void *data)
+{
+        if (mode == RAFTFSM_RESTORE_INLINE) {
+                (void)raftfsm_adopt(rf, true);
+        }
+        rf->restore_mode = mode;
+        rf->failed_cb = failed;
+        rf->failed_data = data;
 }
 
 void raftfsm_set_compression(struct raftfsm *rf, bool on)
@@ -441,6 +703,14 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf)
 }
 
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf)
+{
+        if (!rf->draining && restoring(rf)) {
+                (void)raftfsm_adopt(rf, true);
+        }
+        return rf->lockfsm;
+}
+
+const struct lockfsm *raftfsm_lockfsm_nowait(const struct raftfsm *rf)
 {
         return rf->lockfsm;
 }

@@ -10,6 +10,7 @@
 #include "../fsm/directory.h"
 #include "../fsm/lockfsm.h"
 #include "../lib/mem.h"
+#include "bgrestore.h"
 #include "snapimage.h"
 #include "snapkeep.h"
 #include "snaptail.h"
@@ -28,6 +29,21 @@ struct raftfsm_result {
         uint64_t index;
         struct lockfsm_result res;
 };
+
+/* How fsm->restore replaces the state (raftfsm_set_restore()). */
+enum raftfsm_restore_mode {
+        /* Before it returns: deterministic, for the simulation and the
+         * tests, and for batond's start (raft_start() restores before the
+         * loop serves anything, and a refused snapshot fails the start). */
+        RAFTFSM_RESTORE_INLINE,
+        /* It checks the container, returns, and the state is decoded on a
+         * worker thread (bgrestore.h), then adopted by raftfsm_adopt().
+         * batond's mode once started, for snapshots installed from the
+         * leader. */
+        RAFTFSM_RESTORE_THREAD,
+};
+
+struct raftfsm_job;
 
 /*
  * One replica's state machine as raft sees it. Caller-allocated; all fields
@@ -58,6 +74,19 @@ struct raftfsm {
         struct snapkeep keep; /* the last image, handed over again */
         uint32_t threshold;   /* raft's snapshot threshold */
         uint64_t snap_index;  /* of the last snapshot handed or restored */
+        struct lockfsm_limits limits; /* for the states restores build */
+        lockfsm_event_cb event_cb;    /* given to every restored state */
+        void *event_data;
+        /* Restores on a worker (RAFTFSM_RESTORE_THREAD). */
+        enum raftfsm_restore_mode restore_mode;
+        void (*failed_cb)(void *data, const char *why);
+        void *failed_data;
+        struct bgrestore bg;     /* the worker and the entries queued */
+        struct raftfsm_job *job; /* the restore being decoded, or NULL */
+        bool draining;           /* applying the queue */
+        int broken; /* a restore on the worker failed: its BATON_E* code */
+        uint64_t n_bg_restores;   /* restores started on the worker */
+        uint64_t restore_us_last; /* how long the last one decoded */
         char errmsg[128];
 };
 
@@ -126,6 +155,49 @@ void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
                            uint32_t threshold);
 
 /**
+ * How fsm->restore replaces the state (see enum raftfsm_restore_mode;
+ * INLINE after raftfsm_init()). Setting INLINE first waits for a restore
+ * in progress and adopts it. `failed` is called, on the loop, when a
+ * restore on the worker fails (corrupt, over the limits, out of memory):
+ * raft counts that snapshot as restored, so the live state is no longer
+ * the one raft thinks and nothing more is applied (fsm->apply answers
+ * RAFT_NOMEM from then on); `failed` must stop the node, whose restart
+ * restores the snapshot from disk again, inline. NULL `failed`: abort().
+ * `data` is borrowed.
+ */
+void raftfsm_set_restore(struct raftfsm *rf, enum raftfsm_restore_mode mode,
+                         void (*failed)(void *data, const char *why),
+                         void *data);
+
+/* Queued entries applied by one raftfsm_adopt() that does not wait: a
+ * few milliseconds of work, however long the queue grew. */
+#define RAFTFSM_DRAIN_BATCH 256
+
+/**
+ * Take a restore made on the worker, then apply the entries queued while
+ * it ran (their events and entry callbacks run now, in order). With
+ * `wait` true it applies them all; with `wait` false it never blocks and
+ * applies at most RAFTFSM_DRAIN_BATCH of them, so that a loop calling it
+ * once a turn keeps serving: 1 while the worker still runs or entries
+ * remain (new ones keep queueing behind them until the queue is empty).
+ * Returns 0 when nothing is left pending; BATON_ENOMEM when an entry
+ * stopped for lack of memory (it stays queued, the next call resumes it);
+ * or the restore's own error once it failed (after `failed` was called).
+ */
+int raftfsm_adopt(struct raftfsm *rf, bool wait);
+
+/* Whether a restore or entries queued behind one are pending. */
+bool raftfsm_restoring(const struct raftfsm *rf);
+
+/* Restores on the worker, for the metrics. */
+struct raftfsm_restores {
+        uint64_t started;   /* restores started on the worker */
+        uint64_t decode_us; /* how long the last one decoded */
+        bool pending;       /* raftfsm_restoring() */
+};
+void raftfsm_restores(const struct raftfsm *rf, struct raftfsm_restores *out);
+
+/**
  * Call `cb` after every entry the lock state machine applied in full (not
  * after MEMBER entries, nor after one stopped by RAFT_NOMEM), with its
  * index and kind (COMMAND_BATCH, or the type of its one command), after
@@ -147,9 +219,16 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf);
 /**
  * The lock state machine, borrowed for lookups (lockfsm_query(),
  * lockfsm_stats(), lockfsm_snapshot()). Callers must not apply entries to it
- * directly: only raft does, through `&rf->fsm`.
+ * directly: only raft does, through `&rf->fsm`. A restore in progress is
+ * waited for and adopted first (raftfsm_adopt()), so the state is the one
+ * raft applied; the pointer is valid until the next apply or restore.
  */
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf);
+
+/* The state as it is, without waiting: during a restore on the worker, the
+ * one before it, and the directory likewise. For counts (metrics, STATUS),
+ * never for an answer that must be current. */
+const struct lockfsm *raftfsm_lockfsm_nowait(const struct raftfsm *rf);
 
 /* The snapshot image maker, for its counters and timings (metrics). */
 const struct snapimage *raftfsm_image(const struct raftfsm *rf);
@@ -171,7 +250,11 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  * What the struct raft_fsm callbacks do (documented here because raft, not
  * our code, calls them):
  *
- * apply: a MEMBER entry goes to the directory (result kind
+ * apply: while a restore runs on the worker (or entries queued behind it
+ *   wait), a follower copies the entry into the queue and `*result` holds
+ *   only its index; a leader, whose requests wait for outcomes, adopts the
+ *   restore first (raftfsm_adopt() with wait). Otherwise, as follows.
+ *   A MEMBER entry goes to the directory (result kind
  *   PROTO_KIND_UPDATED, or REJECTED with its status); any other entry (a
  *   batch of commands, or one command) to lockfsm_apply() with index =
  *   raft_last_applied() + 1. `*result` points at rf's struct
@@ -190,7 +273,12 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  *   failure, or RAFT_BUSY while an entry stopped by RAFT_NOMEM is
  *   unfinished, with nothing left allocated.
  *
- * restore: a packed snapshot is unpacked first; both parts are checked
+ * restore: in RAFTFSM_RESTORE_THREAD mode, the container (snaptail.h) is
+ *   checked, the worker started and 0 returned at once, the buffer now
+ *   owned by rf; snapshots answer RAFT_BUSY until the restore is adopted.
+ *   A newer restore discards an older one not adopted yet, with its queue.
+ *   If no worker can be started, or in INLINE mode: a packed snapshot is
+ *   unpacked first; both parts are checked
  *   before either is replaced (directory decoded first, then
  *   lockfsm_restore()); on success the buffer is
  *   raft_free'd (raft's contract), on failure it is left to raft and the
