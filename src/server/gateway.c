@@ -331,7 +331,7 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id)
                      PROTO_MAX_MEMBERS * (10 + 2 * PROTO_ADDRESS_MAX);
 
         node_status(g->node, &st);
-        lockfsm_stats(node_lockfsm(g->node), &fs);
+        lockfsm_stats(node_lockfsm_nowait(g->node), &fs);
         st.id = g->cfg->id;
         st.sessions = fs.sessions;
         st.locks = fs.locks;

@@ -9,6 +9,7 @@
 
 #include "../../include/baton.h"
 #include "log.h"
+#include "raftfsm.h"
 #include "snapimage.h"
 
 /* Appends formatted text, tracking the length it would need. */
@@ -139,14 +140,34 @@ static void snapshot_images(struct out *o, const struct snapimage *im)
             (double)im->make_us_last / 1e6);
 }
 
+/* Snapshots installed from the leader, decoded on a worker thread. */
+static void snapshot_restores(struct out *o, const struct raftfsm_restores *r)
+{
+        counter(o, "baton_snapshot_restores_total",
+                "Snapshots installed from the leader and decoded off the "
+                "event loop.",
+                r->started);
+        gauge(o, "baton_snapshot_restoring",
+              "1 while a snapshot is being decoded off the loop, or the "
+              "entries applied meanwhile wait to be applied to it.",
+              r->pending ? 1 : 0);
+        put(o,
+            "# HELP baton_snapshot_restore_seconds How long the last "
+            "snapshot installed took to decode, off the loop.\n"
+            "# TYPE baton_snapshot_restore_seconds gauge\n"
+            "baton_snapshot_restore_seconds %.6f\n",
+            (double)r->decode_us / 1e6);
+}
+
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 {
         const struct gateway_stats *st = &m->gateway->stats;
         struct proto_status ns;
         struct lockfsm_stats fs;
+        struct raftfsm_restores rs;
         struct out o = {buf, cap, 0};
 
-        lockfsm_stats(node_lockfsm(m->node), &fs);
+        lockfsm_stats(node_lockfsm_nowait(m->node), &fs);
         node_status(m->node, &ns);
         latencies(&o, st);
         put(&o,
@@ -195,6 +216,8 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
                 "Requests answered 'outcome unknown' after losing leadership.",
                 st->unknown);
         snapshot_images(&o, node_snapimage(m->node));
+        node_restores(m->node, &rs);
+        snapshot_restores(&o, &rs);
         gauge(&o, "baton_raft_term", "Current raft term.", ns.term);
         gauge(&o, "baton_raft_commit_index", "Raft commit index.",
               ns.commit_index);

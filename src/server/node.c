@@ -191,6 +191,11 @@ static void on_barrier(struct raft_barrier *req, int status)
 
 /* Runs before every loop poll: the legacy (raft_io) interface of libraft
  * has no state-change callback. */
+static void on_draining(uv_idle_t *h)
+{
+        (void)h; /* on_monitor() does the work */
+}
+
 static void on_monitor(uv_prepare_t *h)
 {
         struct node *n = h->data;
@@ -199,6 +204,15 @@ static void on_monitor(uv_prepare_t *h)
         raft_term term = raft_current_term(&c->raft);
         int rv;
 
+        /* A snapshot decoded on the worker is taken as soon as it is
+         * ready, and what was queued meanwhile is applied a batch a turn
+         * (the idle handle keeps the turns coming until it is all
+         * applied); failures go to restore_failed(). */
+        if (raftfsm_restoring(&c->rf) && raftfsm_adopt(&c->rf, false) == 1) {
+                uv_idle_start(&n->draining, on_draining);
+        } else {
+                uv_idle_stop(&n->draining);
+        }
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
                 log_info("stopped serving: now %s in term %llu",
@@ -216,6 +230,18 @@ static void on_monitor(uv_prepare_t *h)
                         n->barrier_pending = true;
                 }
         }
+}
+
+/* raft counts the snapshot as restored, but the worker could not build its
+ * state: stop rather than serve a state raft does not have. A restart
+ * restores the snapshot from disk again, inline, and says why it fails. */
+static void restore_failed(void *data, const char *why)
+{
+        (void)data;
+        log_error("%s; stopping: this node cannot apply past a snapshot it "
+                  "failed to restore",
+                  why);
+        exit(1);
 }
 
 static int make_dir(const char *path)
@@ -396,6 +422,16 @@ static void start_failed(struct node *n, int rv)
                  raftfsm_errmsg(&c->rf));
 }
 
+/* The state machine's limits: the configured ones, defaults for the rest. */
+static void fsm_limits(const struct config *cfg, struct lockfsm_limits *limits)
+{
+        lockfsm_limits_default(limits);
+        limits->max_sessions = cfg->max_sessions;
+        limits->max_locks_per_session = cfg->max_locks_per_session;
+        limits->max_waiters_per_lock = cfg->max_waiters_per_lock;
+        limits->max_ttl_ms = cfg->max_ttl_ms;
+}
+
 /* Long, so that its unwinding (goto err_after_<step>) reads in one place;
  * init_raft() does the steps that unwind among themselves. */
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
@@ -425,11 +461,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         }
         c->node = n;
         n->core = c;
-        lockfsm_limits_default(&limits);
-        limits.max_sessions = cfg->max_sessions;
-        limits.max_locks_per_session = cfg->max_locks_per_session;
-        limits.max_waiters_per_lock = cfg->max_waiters_per_lock;
-        limits.max_ttl_ms = cfg->max_ttl_ms;
+        fsm_limits(cfg, &limits);
         rv = raftfsm_init(&c->rf, &limits);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "state machine: %s",
@@ -453,9 +485,13 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                 start_failed(n, rv);
                 goto err_after_raft;
         }
+        /* From now on snapshots installed from the leader are decoded on a
+         * worker, so that the loop keeps serving heartbeats meanwhile. */
+        raftfsm_set_restore(&c->rf, RAFTFSM_RESTORE_THREAD, restore_failed, n);
         uv_prepare_init(loop, &n->monitor);
         n->monitor.data = n;
         uv_prepare_start(&n->monitor, on_monitor);
+        uv_idle_init(loop, &n->draining);
         uv_timer_init(loop, &n->transfer_timer);
         n->transfer_timer.data = n;
         return 0;
@@ -501,8 +537,11 @@ void node_close(struct node *n, void (*cb)(struct node *n))
         n->close_cb = cb;
         n->core->raft.data = n;
         n->transfer_cb = NULL;
+        /* Nothing may be left on the worker once raft closes. */
+        raftfsm_set_restore(&n->core->rf, RAFTFSM_RESTORE_INLINE, NULL, NULL);
         uv_prepare_stop(&n->monitor);
         uv_close((uv_handle_t *)&n->monitor, NULL);
+        uv_close((uv_handle_t *)&n->draining, NULL);
         uv_close((uv_handle_t *)&n->transfer_timer, NULL);
         raft_close(&n->core->raft, on_raft_closed);
 }
@@ -766,9 +805,19 @@ struct lockfsm *node_lockfsm(struct node *n)
         return raftfsm_lockfsm(&n->core->rf);
 }
 
+const struct lockfsm *node_lockfsm_nowait(const struct node *n)
+{
+        return raftfsm_lockfsm_nowait(&n->core->rf);
+}
+
 const struct snapimage *node_snapimage(const struct node *n)
 {
         return raftfsm_image(&n->core->rf);
+}
+
+void node_restores(const struct node *n, struct raftfsm_restores *out)
+{
+        raftfsm_restores(&n->core->rf, out);
 }
 
 const struct directory *node_directory(const struct node *n)

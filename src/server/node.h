@@ -80,6 +80,9 @@ struct node {
         const struct config *cfg;
         struct node_core *core;
         uv_prepare_t monitor;
+        /* Active while entries queued behind a restore remain: keeps the
+         * loop turning so that the monitor drains them a batch a turn. */
+        uv_idle_t draining;
         bool barrier_pending;
         bool serving;
         uint64_t serving_term;
@@ -200,8 +203,16 @@ uint64_t node_term(struct node *n);
 /* The lock state machine, borrowed for lookups: only raft applies entries
  * to it (raftfsm_lockfsm()). */
 struct lockfsm *node_lockfsm(struct node *n);
+
+/* The same without waiting for a snapshot being restored on the worker
+ * (raftfsm_lockfsm_nowait()): for counts only. */
+const struct lockfsm *node_lockfsm_nowait(const struct node *n);
 /* The snapshot image maker's counters and timings. */
 const struct snapimage *node_snapimage(const struct node *n);
+
+/* Snapshots installed from the leader and restored on the worker. */
+struct raftfsm_restores;
+void node_restores(const struct node *n, struct raftfsm_restores *out);
 
 /* The replicated member directory, borrowed (raftfsm_directory()). */
 const struct directory *node_directory(const struct node *n);
