@@ -41,6 +41,7 @@ struct node_core {
         struct raftfsm rf;
         struct raft_barrier barrier; /* the one that makes the node serve */
         struct raft_transfer transfer;
+        uint64_t restores_logged; /* installed snapshots said in the log */
 };
 
 /* The libraft requests a struct node_request holds in its private words. */
@@ -191,6 +192,22 @@ static void on_barrier(struct raft_barrier *req, int status)
 
 /* Runs before every loop poll: the legacy (raft_io) interface of libraft
  * has no state-change callback. */
+/* Say each snapshot installed from the leader once it is adopted. */
+static void log_restores(struct node_core *c)
+{
+        struct raftfsm_restores rs;
+
+        raftfsm_restores(&c->rf, &rs);
+        if (rs.started == c->restores_logged || rs.pending) {
+                return;
+        }
+        c->restores_logged = rs.started;
+        log_info("installed the leader's snapshot: applied through index "
+                 "%llu, decoded in %.3f s off the loop",
+                 (unsigned long long)raft_last_applied(&c->raft),
+                 (double)rs.decode_us / 1e6);
+}
+
 static void on_draining(uv_idle_t *h)
 {
         (void)h; /* on_monitor() does the work */
@@ -212,6 +229,7 @@ static void on_monitor(uv_prepare_t *h)
                 uv_idle_start(&n->draining, on_draining);
         } else {
                 uv_idle_stop(&n->draining);
+                log_restores(c);
         }
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
