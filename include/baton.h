@@ -67,7 +67,8 @@ extern "C" {
         X(ECANTCHANGE,      -34, "a membership change is already in progress") \
         X(ENOANSWER,        -35, "timed out waiting for an answer") \
         X(ETLS,             -36, "TLS handshake failed or certificate refused") \
-        X(EPERM,            -37, "permission denied")
+        X(EPERM,            -37, "permission denied") \
+        X(EUPGRADE,         -38, "cannot upgrade to the write lock: other readers hold it")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,

@@ -22,14 +22,15 @@ static void resolve_memo(struct hold *w, uint8_t kind, int status)
 }
 
 struct hold *grant_find_holder(const struct lock *l, uint64_t session,
-                               uint64_t owner)
+                               uint64_t owner, int mode)
 {
         struct queue *q;
 
         QUEUE_FOREACH(q, &l->holders)
         {
                 struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
-                if (h->session->id == session && h->owner == owner) {
+                if (h->session->id == session && h->owner == owner &&
+                    (mode == GRANT_ANY_MODE || h->mode == mode)) {
                         return h;
                 }
         }
@@ -59,59 +60,91 @@ static bool granted_in_entry(const struct lock *l)
         return !queue_empty(&l->entry_link);
 }
 
-/* Make `h` a grant of its lock with this entry's index as its token. The
- * caller made sure the entry has not granted the lock yet. */
+/* Whether this entry may still admit `mode` to `l`: a writer only to a
+ * lock it has not granted yet (its token must be its own), a reader to
+ * one it has granted to readers only. */
+static bool entry_allows(const struct lock *l, uint8_t mode)
+{
+        return !granted_in_entry(l) ||
+               (mode == COMMAND_MODE_SHARED && !l->entry_writer);
+}
+
+/* Make `h` a grant of its lock with this entry's index as its token. */
 static void grant(const struct step *st, struct hold *h)
 {
-        assert(!granted_in_entry(h->lock));
+        struct lock *l = h->lock;
+
         h->token = st->index;
         h->count = 1;
         state_grant_attach(st->f, h);
-        queue_push_tail(&st->f->touched, &h->lock->entry_link);
+        if (!granted_in_entry(l)) {
+                l->entry_writer = false;
+                l->entry_ended = false;
+                queue_push_tail(&st->f->touched, &l->entry_link);
+        }
+        l->entry_writer |= h->mode == COMMAND_MODE_EXCLUSIVE;
 }
 
-/* Hand a lock without holders to the head of its queue. */
-void grant_head(const struct step *st, struct lock *l)
+bool grant_admissible(const struct lock *l)
 {
-        struct hold *w =
-            QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
+        const struct hold *w;
 
-        state_hold_detach(st->f, w);
-        grant(st, w);
-        step_emit(st, LOCKFSM_EV_GRANT, w, 0);
-        resolve_memo(w, PROTO_KIND_GRANTED, 0);
+        if (l->n_waiters == 0) {
+                return false;
+        }
+        w = QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
+        return w->mode == COMMAND_MODE_SHARED ? l->n_writers == 0
+                                              : l->n_holders == 0;
 }
 
-/* End a grant; hand the lock to the next waiter or drop it when free. A
- * lock this entry has granted already is neither handed on nor dropped
- * now: a second grant would repeat its token, so the entry's end defers
- * it to the next entry (lockfsm_apply). */
+void grant_next(const struct step *st, struct lock *l)
+{
+        while (grant_admissible(l)) {
+                struct hold *w =
+                    QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
+                if (!entry_allows(l, w->mode)) {
+                        return; /* the entry's end defers it */
+                }
+                state_hold_detach(st->f, w);
+                grant(st, w);
+                step_emit(st, LOCKFSM_EV_GRANT, w, 0);
+                resolve_memo(w, PROTO_KIND_GRANTED, 0);
+        }
+}
+
+/* After a holder or a waiter left `l`: admit whom its queue's head
+ * allows, or drop it when no one holds or waits. A lock this entry
+ * granted stays until the entry's end, which drops or defers it. */
+static void settle(const struct step *st, struct lock *l)
+{
+        grant_next(st, l);
+        if (l->n_holders == 0 && l->n_waiters == 0 && !granted_in_entry(l)) {
+                state_lock_drop(st->f, l);
+        }
+}
+
 void grant_end(const struct step *st, struct hold *g)
 {
-        struct lockfsm *f = st->f;
         struct lock *l = g->lock;
 
-        state_hold_detach(f, g);
+        l->entry_ended |= g->token == st->index;
+        state_hold_detach(st->f, g);
         step_emit(st, LOCKFSM_EV_RELEASE, g, 0);
-        mem_free(f->mem, g);
-        if (l->n_holders > 0 || granted_in_entry(l)) {
-                return;
-        }
-        if (queue_empty(&l->waiters)) {
-                state_lock_drop(f, l);
-                return;
-        }
-        /* Every waiter belongs to a live session (ending one removes its
-         * waits first), so the head of the queue is the next owner. */
-        grant_head(st, l);
+        mem_free(st->f->mem, g);
+        settle(st, l);
 }
 
 /* Remove a waiter that leaves without a grant. */
 void grant_drop_wait(const struct step *st, struct hold *w, int status)
 {
+        struct lock *l = w->lock;
+
         state_hold_detach(st->f, w);
         step_emit(st, LOCKFSM_EV_UNQUEUE, w, status);
         mem_free(st->f->mem, w);
+        /* A writer leaving the head of the queue lets readers behind it
+         * join the readers holding the lock. */
+        settle(st, l);
 }
 
 int grant_prepare(struct lockfsm *f, const struct command *c,
@@ -134,55 +167,94 @@ int grant_prepare(struct lockfsm *f, const struct command *c,
         return 0;
 }
 
+/* How an ACQUIRE of a lock that exists goes, if the limits allow. */
+enum admit {
+        ADMIT_DONE,  /* answered already: re-entered or refused */
+        ADMIT_NOW,   /* granted now */
+        ADMIT_QUEUE, /* queued */
+};
+
+/* Re-entry, the other mode for an owner holding one (downgrade, upgrade),
+ * a reader joining readers, else the queue, which a try refuses. */
+static enum admit admit_existing(const struct step *st, struct session *s,
+                                 struct lock *l, struct lockfsm_result *res)
+{
+        const struct command *c = st->c;
+        struct hold *h = grant_find_holder(l, s->id, c->owner, c->mode);
+
+        if (h != NULL) {
+                if (h->count == UINT32_MAX) {
+                        step_reject(res, BATON_EOVERFLOW);
+                        return ADMIT_DONE;
+                }
+                h->count++;
+                step_describe(res, PROTO_KIND_REENTERED, h);
+                return ADMIT_DONE;
+        }
+        if (find_wait(s, l, false, c->owner) != NULL) {
+                step_reject(res, BATON_EWAITING);
+                return ADMIT_DONE;
+        }
+        if (grant_find_holder(l, s->id, c->owner, GRANT_ANY_MODE) != NULL) {
+                /* A writer may always read too; a reader may write only
+                 * alone: two readers waiting to write would wait for each
+                 * other forever, so that is refused, never queued. So is
+                 * a sole reader's upgrade in an entry that granted the
+                 * lock to someone who left since: the writer's token
+                 * would be that reader's. */
+                if (c->mode == COMMAND_MODE_EXCLUSIVE &&
+                    (l->n_holders > 1 ||
+                     (granted_in_entry(l) && l->entry_ended))) {
+                        step_reject(res, BATON_EUPGRADE);
+                        return ADMIT_DONE;
+                }
+                return ADMIT_NOW;
+        }
+        if (c->mode == COMMAND_MODE_SHARED && l->n_holders > 0 &&
+            l->n_writers == 0 && l->n_waiters == 0 &&
+            entry_allows(l, COMMAND_MODE_SHARED)) {
+                return ADMIT_NOW;
+        }
+        /* A lock between holders (handed on by this entry, or waiting for
+         * the next one to grant its queue's head) belongs to its queue: a
+         * try finds it busy. Only when no one waits is it free, and then a
+         * try waits one entry too rather than take this entry's token
+         * twice. */
+        if (c->wait_ms == COMMAND_WAIT_TRY && l->n_holders > 0) {
+                step_describe(res, PROTO_KIND_REJECTED, state_first_holder(l));
+                res->status = BATON_EBUSY;
+                return ADMIT_DONE;
+        }
+        if (c->wait_ms == COMMAND_WAIT_TRY && l->n_waiters > 0) {
+                step_reject(res, BATON_EBUSY);
+                return ADMIT_DONE;
+        }
+        return ADMIT_QUEUE;
+}
+
 void grant_acquire(const struct step *st, struct session *s,
                    struct grant_prep *p, struct lockfsm_result *res)
 {
         struct lockfsm *f = st->f;
         const struct command *c = st->c;
         struct lock *l = state_lock(f, c->name, c->name_len);
+        enum admit how = ADMIT_NOW;
         struct hold *h;
 
-        if (c->mode != COMMAND_MODE_EXCLUSIVE) {
+        if (c->mode != COMMAND_MODE_EXCLUSIVE &&
+            c->mode != COMMAND_MODE_SHARED) {
                 step_reject(res, BATON_EUNSUPPORTED);
                 return;
         }
-        if (l != NULL) {
-                h = grant_find_holder(l, s->id, c->owner);
-                if (h != NULL) {
-                        if (h->count == UINT32_MAX) {
-                                step_reject(res, BATON_EOVERFLOW);
-                                return;
-                        }
-                        h->count++;
-                        step_describe(res, PROTO_KIND_REENTERED, h);
-                        return;
-                }
-                if (find_wait(s, l, false, c->owner) != NULL) {
-                        step_reject(res, BATON_EWAITING);
-                        return;
-                }
-                /* A lock between holders (handed on by this entry, or
-                 * waiting for the next one to grant its queue's head)
-                 * belongs to its queue: a try finds it busy. Only when no
-                 * one waits is it free, and then a try waits one entry
-                 * too rather than take this entry's token twice. */
-                if (c->wait_ms == COMMAND_WAIT_TRY && l->n_holders > 0) {
-                        h = QUEUE_DATA(queue_head(&l->holders), struct hold,
-                                       lock_link);
-                        step_describe(res, PROTO_KIND_REJECTED, h);
-                        res->status = BATON_EBUSY;
-                        return;
-                }
-                if (c->wait_ms == COMMAND_WAIT_TRY && l->n_waiters > 0) {
-                        step_reject(res, BATON_EBUSY);
-                        return;
-                }
+        if (l != NULL && (how = admit_existing(st, s, l, res)) == ADMIT_DONE) {
+                return;
         }
         if (s->n_holds >= f->limits.max_locks_per_session) {
                 step_reject(res, BATON_ETOOMANYLOCKS);
                 return;
         }
-        if (l != NULL && l->n_waiters >= f->limits.max_waiters_per_lock) {
+        if (how == ADMIT_QUEUE &&
+            l->n_waiters >= f->limits.max_waiters_per_lock) {
                 step_reject(res, BATON_ETOOMANYWAITERS);
                 return;
         }
@@ -191,19 +263,21 @@ void grant_acquire(const struct step *st, struct session *s,
         h->session = s;
         h->owner = c->owner;
         h->seq = c->seq;
+        h->mode = c->mode;
         if (l == NULL) {
                 l = p->lock;
                 p->lock = NULL;
                 l->created = st->stamp;
-                l->mode = c->mode;
+                l->mode = COMMAND_MODE_EXCLUSIVE; /* a read/write lock */
                 state_lock_link(f, l);
-                h->lock = l;
+        }
+        h->lock = l;
+        if (how == ADMIT_NOW) {
                 grant(st, h);
                 step_emit(st, LOCKFSM_EV_GRANT, h, 0);
                 step_describe(res, PROTO_KIND_GRANTED, h);
                 return;
         }
-        h->lock = l;
         h->queued_at = st->stamp;
         h->wait_ms = c->wait_ms;
         state_wait_attach(f, h);
@@ -212,19 +286,45 @@ void grant_acquire(const struct step *st, struct session *s,
         res->count = l->n_waiters;
 }
 
+/* The grant of (session, owner) on `l` that `token` names (the write
+ * grant first, when an owner's two grants share it), or NULL; `*held`
+ * says whether the owner holds `l` at all. */
+static struct hold *find_grant(const struct lock *l, uint64_t session,
+                               uint64_t owner, uint64_t token, bool *held)
+{
+        struct hold *found = NULL;
+        struct queue *q;
+
+        *held = false;
+        QUEUE_FOREACH(q, &l->holders)
+        {
+                struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                if (h->session->id != session || h->owner != owner) {
+                        continue;
+                }
+                *held = true;
+                if (h->token == token &&
+                    (found == NULL || h->mode == COMMAND_MODE_EXCLUSIVE)) {
+                        found = h;
+                }
+        }
+        return found;
+}
+
 void grant_release(const struct step *st, struct session *s,
                    struct lockfsm_result *res)
 {
         const struct command *c = st->c;
         struct lock *l = state_lock(st->f, c->name, c->name_len);
+        bool held = false;
         struct hold *h =
-            l != NULL ? grant_find_holder(l, s->id, c->owner) : NULL;
+            l != NULL ? find_grant(l, s->id, c->owner, c->token, &held) : NULL;
 
-        if (h == NULL) {
+        if (!held) {
                 step_reject(res, BATON_ENOTHOLDER);
                 return;
         }
-        if (h->token != c->token) {
+        if (h == NULL) {
                 step_reject(res, BATON_ESTALE);
                 return;
         }

@@ -3,6 +3,7 @@
 #ifndef FSM_GRANT_H
 #define FSM_GRANT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../proto/command.h"
@@ -36,8 +37,16 @@ void grant_release(const struct step *st, struct session *s,
 void grant_unwait(const struct step *st, struct session *s, int status,
                   struct lockfsm_result *res);
 
-/* Hand a lock without holders to the head of its queue. */
-void grant_head(const struct step *st, struct lock *l);
+/* Whether the head of `l`'s queue could be admitted now: a writer when no
+ * one holds `l`, a reader when no writer does. Between entries only a
+ * deferred lock's can (lockfsm.c). */
+bool grant_admissible(const struct lock *l);
+
+/* Admit the head of `l`'s queue while it can be: a writer alone, or a
+ * reader and every reader behind it up to the next writer, each granted
+ * with this entry's index, unless this entry granted `l` already in a way
+ * that forbids it (docs/fsm.md, "One entry, one group"). */
+void grant_next(const struct step *st, struct lock *l);
 
 /* End a grant (freeing `g`); hand its lock on, or drop it when free. */
 void grant_end(const struct step *st, struct hold *g);
@@ -45,8 +54,12 @@ void grant_end(const struct step *st, struct hold *g);
 /* Remove (and free) a waiter that leaves without a grant. */
 void grant_drop_wait(const struct step *st, struct hold *w, int status);
 
-/* The grant of (session, owner) on `l`, or NULL. */
+/* Any mode, for grant_find_holder(). */
+#define GRANT_ANY_MODE (-1)
+
+/* The grant of (session, owner) on `l` in `mode` (COMMAND_MODE_*, or
+ * GRANT_ANY_MODE), or NULL. */
 struct hold *grant_find_holder(const struct lock *l, uint64_t session,
-                               uint64_t owner);
+                               uint64_t owner, int mode);
 
 #endif /* FSM_GRANT_H */

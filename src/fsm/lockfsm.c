@@ -159,7 +159,7 @@ static void entry_begin(struct lockfsm *f, uint64_t index)
                                             struct lock, entry_link);
                 queue_remove(&l->entry_link);
                 f->n_deferred--;
-                grant_head(&st, l);
+                grant_next(&st, l);
         }
 }
 
@@ -178,19 +178,18 @@ static void defer(struct lockfsm *f, struct lock *l)
 }
 
 /* The end of every entry: of the locks it granted, those it freed again
- * are dropped, or deferred to the next entry when someone waits. */
+ * are dropped, and those whose queue's head it could not admit (a writer
+ * after this entry's grant, or readers after its writer) are deferred to
+ * the next entry. */
 static void entry_end(struct lockfsm *f, uint64_t index)
 {
         while (!queue_empty(&f->touched)) {
                 struct lock *l = QUEUE_DATA(queue_head(&f->touched),
                                             struct lock, entry_link);
                 queue_remove(&l->entry_link);
-                if (l->n_holders > 0) {
-                        continue;
-                }
-                if (l->n_waiters == 0) {
+                if (l->n_holders == 0 && l->n_waiters == 0) {
                         state_lock_drop(f, l);
-                } else {
+                } else if (grant_admissible(l)) {
                         defer(f, l);
                 }
         }
@@ -389,10 +388,11 @@ static const char *check_session(const struct lockfsm *f,
                 if (h->token > f->last_index) {
                         return "grant token above the last index";
                 }
+                /* One lock twice: one owner's write and read grants. */
                 if (prev != NULL &&
                     (h->token < prev->token ||
                      (h->token == prev->token &&
-                      h->lock->created <= prev->lock->created))) {
+                      h->lock->created < prev->lock->created))) {
                         return "session grants out of order";
                 }
                 prev = h;
@@ -426,8 +426,10 @@ static const char *check_session(const struct lockfsm *f,
         return NULL;
 }
 
-/* True when (session, owner) appears among a lock's holds before `h`. */
-static bool seen_before(const struct queue *list, const struct hold *h)
+/* True when (session, owner) appears among a lock's holds before `h`, in
+ * h's mode (or in any mode when `any_mode`). */
+static bool seen_before(const struct queue *list, const struct hold *h,
+                        bool any_mode)
 {
         struct queue *q;
 
@@ -437,17 +439,42 @@ static bool seen_before(const struct queue *list, const struct hold *h)
                 if (o == h) {
                         return false;
                 }
-                if (o->session == h->session && o->owner == h->owner) {
+                if (o->session == h->session && o->owner == h->owner &&
+                    (any_mode || o->mode == h->mode)) {
                         return true;
                 }
         }
         return false;
 }
 
+/* One writer at most, and then no holder but the writer's own read grant
+ * (a downgrade or upgrade in progress). */
+static const char *check_writers(const struct lock *l, uint32_t writers)
+{
+        const struct hold *w = state_first_holder(l);
+        struct queue *q;
+
+        if (writers != l->n_writers || writers > 1) {
+                return "lock writer count disagrees, or two writers";
+        }
+        if (writers == 0) {
+                return NULL;
+        }
+        QUEUE_FOREACH(q, &l->holders)
+        {
+                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                if (h->session != w->session || h->owner != w->owner) {
+                        return "a writer holds a lock with someone else";
+                }
+        }
+        return NULL;
+}
+
 static const char *check_lock(const struct lockfsm *f, const struct lock *l)
 {
         uint64_t last_queued = 0;
-        uint32_t n = 0;
+        uint32_t n = 0, writers = 0;
+        const char *err;
         struct queue *q;
 
         if (state_lock(f, l->name, l->name_len) != l) {
@@ -462,20 +489,28 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
                 if (state_session(f, h->session->id) != h->session) {
                         return "holder of an ended session";
                 }
-                if (seen_before(&l->holders, h)) {
-                        return "owner holds a lock twice";
+                if (seen_before(&l->holders, h, false)) {
+                        return "owner holds a lock twice in one mode";
                 }
+                if (h->mode != COMMAND_MODE_EXCLUSIVE &&
+                    h->mode != COMMAND_MODE_SHARED) {
+                        return "holder in an unknown mode";
+                }
+                writers += h->mode == COMMAND_MODE_EXCLUSIVE;
                 n++;
         }
         if (n != l->n_holders) {
                 return "lock without exactly its counted holders";
         }
-        if (n == 0 && (l->n_waiters == 0 || queue_empty(&l->entry_link))) {
-                return "lock without holders is neither waited for nor "
-                       "deferred";
+        if (n == 0 && l->n_waiters == 0) {
+                return "lock with neither holders nor waiters";
         }
-        if (l->mode == COMMAND_MODE_EXCLUSIVE && n > 1) {
-                return "exclusive lock with more than one holder";
+        if (grant_admissible(l) == queue_empty(&l->entry_link)) {
+                return "a lock is deferred if and only if its queue's head "
+                       "can be admitted: not so";
+        }
+        if ((err = check_writers(l, writers)) != NULL) {
+                return err;
         }
         n = 0;
         QUEUE_FOREACH(q, &l->waiters)
@@ -490,8 +525,9 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
                 if (h->queued_at <= last_queued) {
                         return "lock queue out of FIFO order";
                 }
-                if (grant_find_holder(l, h->session->id, h->owner) != NULL ||
-                    seen_before(&l->waiters, h)) {
+                if (grant_find_holder(l, h->session->id, h->owner,
+                                      GRANT_ANY_MODE) != NULL ||
+                    seen_before(&l->waiters, h, true)) {
                         return "owner both holds and waits, or waits twice";
                 }
                 last_queued = h->queued_at;
@@ -552,8 +588,9 @@ const char *lockfsm_check(const struct lockfsm *f)
         QUEUE_FOREACH(q, &f->deferred)
         {
                 const struct lock *l = QUEUE_DATA(q, struct lock, entry_link);
-                if (l->n_holders != 0 || l->created <= last) {
-                        return "deferred lock held, or out of order";
+                if (!grant_admissible(l) || l->created <= last) {
+                        return "deferred lock with no one to admit, or out "
+                               "of order";
                 }
                 last = l->created;
                 n++;

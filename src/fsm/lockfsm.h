@@ -78,6 +78,7 @@ struct lockfsm_event {
         uint64_t token;
         uint64_t nonce;   /* OPEN */
         uint32_t wait_ms; /* QUEUE */
+        uint8_t mode;     /* GRANT, RELEASE, QUEUE, UNQUEUE: COMMAND_MODE_* */
         int status; /* UNQUEUE: BATON_ETIMEDOUT, ECANCELLED, EEXPIRED... */
         const char *name; /* lock name, borrowed for the callback only */
         uint8_t name_len;

@@ -23,10 +23,25 @@ void lookup_apply(const struct lockfsm *f, const struct command *c,
 void lockfsm_check_token(const struct lockfsm *f, const char *name, size_t len,
                          uint64_t token, struct lockfsm_result *res)
 {
+        const struct lock *l = state_lock(f, name, len);
+        struct queue *q;
+
         lockfsm_query(f, name, len, res);
-        if (res->kind == PROTO_KIND_HOLDER && res->token == token) {
-                res->kind = PROTO_KIND_CURRENT;
+        if (res->kind != PROTO_KIND_HOLDER) {
+                res->status = BATON_ESTALE;
+                res->kind = PROTO_KIND_REJECTED;
                 return;
+        }
+        /* Current: the token of any grant held now (readers admitted by
+         * one entry share it). */
+        QUEUE_FOREACH(q, &l->holders)
+        {
+                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                if (h->token == token) {
+                        step_describe(res, PROTO_KIND_CURRENT, h);
+                        res->waiters = l->n_waiters;
+                        return;
+                }
         }
         res->status = BATON_ESTALE;
         res->kind = PROTO_KIND_REJECTED;
@@ -45,7 +60,7 @@ void lockfsm_query(const struct lockfsm *f, const char *name, size_t len,
                 res->waiters = l != NULL ? l->n_waiters : 0;
                 return;
         }
-        h = QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
+        h = state_first_holder(l);
         step_describe(res, PROTO_KIND_HOLDER, h);
         res->waiters = l->n_waiters;
 }
@@ -90,7 +105,7 @@ void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,
                     (len > 0 && memcmp(l->name, prefix, len) != 0)) {
                         continue;
                 }
-                h = QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
+                h = state_first_holder(l);
                 step_describe(&res, PROTO_KIND_HOLDER, h);
                 res.waiters = l->n_waiters;
                 if (!cb(data, l->name, l->name_len, &res)) {

@@ -5,6 +5,7 @@
 
 #include "../../include/baton.h"
 #include "../lib/cursor.h"
+#include "grant.h"
 #include "state.h"
 
 static const uint8_t magic[4] = {'B', 'T', 'N', 'S'};
@@ -57,6 +58,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 wcursor_u64(w, h->seq);
                 wcursor_u64(w, h->token);
                 wcursor_u32(w, h->count);
+                wcursor_u8(w, h->mode);
         }
         wcursor_u32(w, l->n_waiters);
         QUEUE_FOREACH(q, &l->waiters)
@@ -67,6 +69,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 wcursor_u64(w, h->seq);
                 wcursor_u64(w, h->queued_at);
                 wcursor_u32(w, h->wait_ms);
+                wcursor_u8(w, h->mode);
         }
 }
 
@@ -212,7 +215,7 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
 
 /* Reads one holder or waiter of `l`. */
 static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
-                    bool waiting)
+                    bool waiting, uint16_t version)
 {
         struct session *s = state_session(f, rcursor_u64(r));
         struct hold *h;
@@ -235,7 +238,10 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
                 h->token = rcursor_u64(r);
                 h->count = rcursor_u32(r);
         }
+        h->mode = version >= 4 ? rcursor_u8(r) : COMMAND_MODE_EXCLUSIVE;
         if (r->bad ||
+            (h->mode != COMMAND_MODE_EXCLUSIVE &&
+             h->mode != COMMAND_MODE_SHARED) ||
             (waiting ? h->queued_at > f->stamp : h->token > f->last_index) ||
             (!waiting && h->count == 0)) {
                 mem_free(f->mem, h);
@@ -250,7 +256,7 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
 }
 
 static int get_holds(struct lockfsm *f, struct rcursor *r, struct lock *l,
-                     bool waiting)
+                     bool waiting, uint16_t version)
 {
         uint32_t n = rcursor_u32(r);
         uint32_t i;
@@ -261,14 +267,15 @@ static int get_holds(struct lockfsm *f, struct rcursor *r, struct lock *l,
                 return BATON_ECORRUPT;
         }
         for (i = 0; i < n; i++) {
-                if ((rv = get_hold(f, r, l, waiting)) != 0) {
+                if ((rv = get_hold(f, r, l, waiting, version)) != 0) {
                         return rv;
                 }
         }
         return 0;
 }
 
-static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last)
+static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last,
+                    uint16_t version)
 {
         uint8_t len = rcursor_u8(r);
         const uint8_t *name = rcursor_bytes(r, len);
@@ -297,16 +304,16 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last)
         /* Linked first, so a failure below leaves it for state_close. */
         state_lock_link(f, l);
         *last = l->created;
-        if ((rv = get_holds(f, r, l, false)) != 0 ||
-            (rv = get_holds(f, r, l, true)) != 0) {
+        if ((rv = get_holds(f, r, l, false, version)) != 0 ||
+            (rv = get_holds(f, r, l, true, version)) != 0) {
                 return rv;
         }
-        /* A lock between holders waits for the next entry to grant its
-         * queue's head (lockfsm.h); one with neither holds nothing. */
-        if (l->n_holders == 0) {
-                if (l->n_waiters == 0) {
-                        return BATON_ECORRUPT;
-                }
+        /* One with neither holds nothing. One whose queue's head could be
+         * admitted waits for the next entry to admit it (lockfsm.h). */
+        if (l->n_holders == 0 && l->n_waiters == 0) {
+                return BATON_ECORRUPT;
+        }
+        if (grant_admissible(l)) {
                 queue_push_tail(&f->deferred, &l->entry_link);
                 f->n_deferred++;
         }
@@ -370,7 +377,7 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
                 return BATON_ECORRUPT;
         }
         for (i = 0, last = 0; i < n; i++) {
-                if ((rv = get_lock(f, &r, &last)) != 0) {
+                if ((rv = get_lock(f, &r, &last, version)) != 0) {
                         return rv;
                 }
         }

@@ -10,8 +10,10 @@ struct lockfsm;
  * snapshots (written before entries carried batches) still load, with the
  * stamp equal to the last index, which is what it was then. Version 3 adds
  * each session's 32-byte owner hash after its client name; sessions of
- * older snapshots load with an all-zero hash, which no secret matches. */
-#define SNAPSHOT_VERSION 3
+ * older snapshots load with an all-zero hash, which no secret matches.
+ * Version 4 adds each holder's and waiter's mode (a u8 after its other
+ * fields): read/write locks; the holds of older snapshots are writers. */
+#define SNAPSHOT_VERSION 4
 
 /* Serialize `f` into a buffer allocated with f's allocator. 0 or
  * BATON_ENOMEM. */

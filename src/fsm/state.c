@@ -284,6 +284,7 @@ void state_grant_attach(struct lockfsm *f, struct hold *h)
         h->waiting = false;
         queue_push_tail(&h->lock->holders, &h->lock_link);
         h->lock->n_holders++;
+        h->lock->n_writers += h->mode == COMMAND_MODE_EXCLUSIVE;
         /* New grants carry the largest token so far; only the handovers of
          * one CLOSE or EXPIRE tie, so this walk is short. */
         while (at != &h->session->grants &&
@@ -314,6 +315,25 @@ void state_wait_attach(struct lockfsm *f, struct hold *h)
         f->n_waiters++;
 }
 
+struct hold *state_first_holder(const struct lock *l)
+{
+        struct queue *q;
+
+        if (l->n_holders == 0) {
+                return NULL;
+        }
+        if (l->n_writers > 0) {
+                QUEUE_FOREACH(q, &l->holders)
+                {
+                        struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                        if (h->mode == COMMAND_MODE_EXCLUSIVE) {
+                                return h;
+                        }
+                }
+        }
+        return QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
+}
+
 void state_hold_detach(struct lockfsm *f, struct hold *h)
 {
         queue_remove(&h->lock_link);
@@ -324,6 +344,7 @@ void state_hold_detach(struct lockfsm *f, struct hold *h)
                 f->n_waiters--;
         } else {
                 h->lock->n_holders--;
+                h->lock->n_writers -= h->mode == COMMAND_MODE_EXCLUSIVE;
                 f->n_grants--;
         }
 }

@@ -75,15 +75,17 @@ struct hold {
                 }; /* a waiter */
         };
         bool waiting;
+        uint8_t mode; /* COMMAND_MODE_EXCLUSIVE (a writer) or _SHARED */
 };
 
 /*
- * Room for what comes later: shared (reader) locks and semaphores keep
- * several holders in `holders` (mode says which rule admits them; a
- * semaphore's permit count joins `mode`), and lock-delay, which keeps an
- * expired holder's lock unavailable for a while, becomes a lock with no
- * holder and a leader-proposed UNBLOCK entry that ends the delay, so time
- * still only reaches the machine through the log.
+ * A read/write lock: its holders are one writer, or readers, or (for one
+ * owner that downgrades or upgrades) that owner's two grants; holds record
+ * their mode. Room for what comes later: semaphores keep their permits in
+ * the holders too (`mode` names the kind of the lock), and lock-delay,
+ * which keeps an expired holder's lock unavailable for a while, becomes a
+ * lock with no holder and a leader-proposed UNBLOCK entry that ends the
+ * delay, so time still only reaches the machine through the log.
  */
 struct lock {
         struct hnode by_name;
@@ -97,8 +99,15 @@ struct lock {
         uint64_t created;     /* the stamp of the command that created it */
         uint32_t n_holders;
         uint32_t n_waiters;
-        uint8_t mode;
+        uint8_t mode; /* the kind of lock: COMMAND_MODE_EXCLUSIVE, r/w */
         uint8_t name_len;
+        uint8_t n_writers; /* exclusive holders: 0 or 1 */
+        /* While in lockfsm.touched: the entry granted it to a writer, so
+         * it admits no one else before the next entry; a grant the entry
+         * made has ended, so no one may upgrade to a writer before the
+         * next entry (the writer would share that grant's token). */
+        bool entry_writer;
+        bool entry_ended;
         char name[]; /* name_len bytes, not NUL-terminated */
 };
 
@@ -180,6 +189,9 @@ struct hold *state_hold_alloc(struct lockfsm *f);
 /* Attach a grant (token and count set) or a waiter (queued at the tail). */
 void state_grant_attach(struct lockfsm *f, struct hold *h);
 void state_wait_attach(struct lockfsm *f, struct hold *h);
+/* The holder a lookup names: the writer if one holds `l`, else the
+ * oldest holder; NULL if none. */
+struct hold *state_first_holder(const struct lock *l);
 /* Detach a grant or a waiter; the record is not freed. */
 void state_hold_detach(struct lockfsm *f, struct hold *h);
 

@@ -26,6 +26,7 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                  * which snapshots drop: report it only while waiting, so a
                  * restored replica emits the same events. */
                 ev.wait_ms = h->waiting ? h->wait_ms : 0;
+                ev.mode = h->mode;
                 ev.name = h->lock->name;
                 ev.name_len = h->lock->name_len;
         }

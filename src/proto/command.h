@@ -86,7 +86,7 @@ enum command_member_mode {
  * locks and semaphores get their own values later. */
 enum command_mode {
         COMMAND_MODE_EXCLUSIVE = 0,
-        COMMAND_MODE_SHARED = 1, /* reserved: answered BATON_EUNSUPPORTED */
+        COMMAND_MODE_SHARED = 1, /* a reader (docs/fsm.md) */
 };
 
 /*

@@ -33,6 +33,7 @@ void on_event(void *data, const struct lockfsm_event *e)
         v->nonce = e->nonce;
         v->wait_ms = e->wait_ms;
         v->status = e->status;
+        v->mode = e->mode;
         if (e->name != NULL) {
                 v->name_len = e->name_len;
                 memcpy(v->name, e->name, e->name_len);
@@ -65,13 +66,27 @@ struct lockfsm_result outcome(uint8_t kind, uint64_t session, uint64_t owner)
         return r;
 }
 
-/* What HOLDER, CURRENT and a CHECK's ESTALE say about a lock. */
-static void holder_fields(struct lockfsm_result *r, const struct mlock *l)
+const struct mhold *m_first_holder(const struct mlock *l)
 {
-        r->session = l->session;
-        r->owner = l->owner;
-        r->token = l->token;
-        r->count = l->count;
+        for (unsigned i = 0; i < l->nh; i++) {
+                if (l->h[i].mode == COMMAND_MODE_EXCLUSIVE) {
+                        return &l->h[i];
+                }
+        }
+        return l->nh > 0 ? &l->h[0] : NULL;
+}
+
+/* What HOLDER, CURRENT and a CHECK's ESTALE say about a lock: `h`'s grant
+ * (none: zeros) and the count of waiters. */
+static void holder_fields(struct lockfsm_result *r, const struct mlock *l,
+                          const struct mhold *h)
+{
+        if (h != NULL) {
+                r->session = h->session;
+                r->owner = h->owner;
+                r->token = h->token;
+                r->count = h->count;
+        }
         r->waiters = l->nw;
 }
 
@@ -114,23 +129,15 @@ struct mlock *m_lock(struct model *m, const char *name, size_t len)
         return NULL;
 }
 
-static struct mlock *m_lock_created(struct model *m, uint64_t created)
-{
-        for (unsigned i = 0; i < m->nl; i++) {
-                if (m->l[i].created == created) {
-                        return &m->l[i];
-                }
-        }
-        return NULL;
-}
-
 /* Locks a session holds plus locks it waits for: what the limit counts. */
 static unsigned m_nlocks(const struct model *m, uint64_t sid)
 {
         unsigned n = 0;
 
         for (unsigned i = 0; i < m->nl; i++) {
-                n += m->l[i].session == sid;
+                for (unsigned j = 0; j < m->l[i].nh; j++) {
+                        n += m->l[i].h[j].session == sid;
+                }
                 for (unsigned j = 0; j < m->l[i].nw; j++) {
                         n += m->l[i].w[j].session == sid;
                 }
@@ -213,70 +220,130 @@ static void m_delete_lock(struct model *m, struct mlock *l)
         m->nl--;
 }
 
-/* The head waiter gets the lock with this entry's index as its token. */
-static void m_grant_head(struct model *m, struct mlock *l, uint64_t index,
-                         uint8_t cause, struct evlog *log)
+static unsigned m_writers(const struct mlock *l)
 {
-        struct mwaiter w;
-        struct lockfsm_result g;
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < l->nh; i++) {
+                n += l->h[i].mode == COMMAND_MODE_EXCLUSIVE;
+        }
+        return n;
+}
+
+/* Whether the head of the queue could be admitted: a writer when no one
+ * holds the lock, a reader when no writer does. */
+static bool m_admissible(const struct mlock *l)
+{
+        if (l->nw == 0) {
+                return false;
+        }
+        return l->w[0].mode == COMMAND_MODE_SHARED ? m_writers(l) == 0
+                                                   : l->nh == 0;
+}
+
+/* Whether this entry may still admit `mode`: a writer only to a lock it
+ * has not granted yet, a reader to one it granted to readers only. */
+static bool m_entry_allows(const struct model *m, const struct mlock *l,
+                           uint64_t index, uint8_t mode)
+{
+        return l->last_grant != index || (m->bugs & BUG_TWICE) ||
+               (mode == COMMAND_MODE_SHARED && !l->entry_writer);
+}
+
+/* A new grant of `l` with this entry's index, with its GRANT event. */
+static struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
+                             uint8_t cause, const struct mwaiter *w,
+                             struct evlog *log)
+{
+        struct mhold *h = &l->h[l->nh++];
         struct ev *v;
 
-        w = l->w[0];
-        m_remove_waiter(l, 0);
+        if (l->last_grant != index) {
+                l->entry_writer = false;
+                l->entry_ended = false;
+        }
         l->last_grant = index;
-        l->session = w.session;
-        l->owner = w.owner;
-        l->seq = w.seq;
-        l->token = index;
-        l->count = 1;
+        l->entry_writer |= w->mode == COMMAND_MODE_EXCLUSIVE;
+        memset(h, 0, sizeof *h);
+        h->session = w->session;
+        h->owner = w->owner;
+        h->seq = w->seq;
+        h->mode = w->mode;
+        h->token = index;
+        h->count = 1;
+        h->attached = ++m->attached;
         v = m_ev(log, LOCKFSM_EV_GRANT, index, cause);
-        v->session = w.session;
-        v->seq = w.seq;
-        v->owner = w.owner;
+        v->session = w->session;
+        v->seq = w->seq;
+        v->owner = w->owner;
         v->token = index;
+        v->mode = w->mode;
         ev_name(v, l);
-        g = outcome(PROTO_KIND_GRANTED, w.session, w.owner);
-        g.token = index;
-        g.count = 1;
-        m_set_out(m, w.session, w.seq, &g);
+        return h;
 }
 
-/* The holder has left: the head waiter gets the lock, or the lock
- * disappears; unless this entry granted it already, when it stays between
- * holders for the entry's end to settle. */
-static void m_handover(struct model *m, struct mlock *l, uint64_t index,
-                       uint8_t cause, struct evlog *log)
+/* Admit the head of the queue while it can be: a writer alone, or readers
+ * up to the next writer; each queued ACQUIRE learns it was granted. */
+static void m_grant_next(struct model *m, struct mlock *l, uint64_t index,
+                         uint8_t cause, struct evlog *log)
 {
-        l->session = 0;
-        l->owner = 0;
-        l->seq = 0;
-        l->token = 0;
-        l->count = 0;
-        if (l->last_grant == index && !(m->bugs & BUG_TWICE)) {
-                return;
+        while (m_admissible(l) && m_entry_allows(m, l, index, l->w[0].mode)) {
+                struct mwaiter w = l->w[0];
+                struct lockfsm_result g;
+
+                m_remove_waiter(l, 0);
+                m_grant(m, l, index, cause, &w, log);
+                g = outcome(PROTO_KIND_GRANTED, w.session, w.owner);
+                g.token = index;
+                g.count = 1;
+                m_set_out(m, w.session, w.seq, &g);
         }
-        if (l->nw == 0) {
-                m_delete_lock(m, l);
-                return;
-        }
-        m_grant_head(m, l, index, cause, log);
 }
 
-/* Every entry starts by handing on the locks left between holders, in lock
- * age order, and ends by deleting those it freed with no one waiting. */
+/* A holder or a waiter has left: admit whom the queue's head allows, or
+ * delete the lock when no one holds or waits; unless this entry granted
+ * it already, when its end settles it. */
+static void m_settle(struct model *m, struct mlock *l, uint64_t index,
+                     uint8_t cause, struct evlog *log)
+{
+        m_grant_next(m, l, index, cause, log);
+        if (l->nh == 0 && l->nw == 0 && l->last_grant != index) {
+                m_delete_lock(m, l);
+        }
+}
+
+/* Ends hold `i` of `l`, with its RELEASE event, and settles the lock. */
+static void m_end_hold(struct model *m, struct mlock *l, unsigned i,
+                       uint64_t index, uint8_t cause, struct evlog *log)
+{
+        struct ev *v = m_ev(log, LOCKFSM_EV_RELEASE, index, cause);
+
+        l->entry_ended |= l->h[i].token == index;
+        v->session = l->h[i].session;
+        v->owner = l->h[i].owner;
+        v->seq = l->h[i].seq;
+        v->token = l->h[i].token;
+        v->mode = l->h[i].mode;
+        ev_name(v, l);
+        memmove(&l->h[i], &l->h[i + 1], (l->nh - i - 1) * sizeof l->h[0]);
+        l->nh--;
+        m_settle(m, l, index, cause, log);
+}
+
+/* Every entry starts by admitting the queues' heads an earlier entry
+ * could not, in lock age order, and ends by deleting the locks it freed
+ * with no one waiting. */
 void m_entry_begin(struct model *m, uint64_t index, struct evlog *log)
 {
         for (unsigned i = 0; i < m->nl; i++) {
-                if (m->l[i].count == 0) {
-                        m_grant_head(m, &m->l[i], index, COMMAND_BATCH, log);
-                }
+                m_grant_next(m, &m->l[i], index, COMMAND_BATCH, log);
         }
 }
 
 void m_entry_end(struct model *m)
 {
         for (unsigned i = m->nl; i-- > 0;) {
-                if (m->l[i].count == 0 && m->l[i].nw == 0) {
+                if (m->l[i].nh == 0 && m->l[i].nw == 0) {
                         m_delete_lock(m, &m->l[i]);
                 }
         }
@@ -289,13 +356,41 @@ uint64_t m_stamp(struct model *m, uint64_t index)
         return m->stamp;
 }
 
-/* CLOSE and EXPIRE: waits leave in queue order, then grants are handed over
- * by token and then lock age, then the session ends with a tombstone. */
+/* Where the session's next grant to end is: the one with the lowest
+ * (token, lock age, order granted). False when it holds nothing. */
+static bool m_next_grant(struct model *m, uint64_t sid, unsigned *li,
+                         unsigned *hi)
+{
+        const struct mhold *best = NULL;
+
+        for (unsigned i = 0; i < m->nl; i++) {
+                for (unsigned j = 0; j < m->l[i].nh; j++) {
+                        const struct mhold *h = &m->l[i].h[j];
+                        if (h->session != sid) {
+                                continue;
+                        }
+                        if (best == NULL || h->token < best->token ||
+                            (h->token == best->token &&
+                             (m->l[i].created < m->l[*li].created ||
+                              (m->l[i].created == m->l[*li].created &&
+                               h->attached < best->attached)))) {
+                                best = h;
+                                *li = i;
+                                *hi = j;
+                        }
+                }
+        }
+        return best != NULL;
+}
+
+/* CLOSE and EXPIRE: waits leave in queue order, then grants end by token,
+ * then lock age, each lock settling as it goes, then the session ends
+ * with a tombstone. */
 static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
                   uint8_t cause, struct evlog *log)
 {
-        uint64_t order[CAP_LOCKS];
-        unsigned n = 0;
+        uint64_t last_token = 0;
+        unsigned li = 0, hi = 0, n = 0;
         struct msess *s;
         struct ev *v;
 
@@ -321,46 +416,17 @@ static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
                 v->session = sid;
                 v->seq = best->w[bi].seq;
                 v->owner = best->w[bi].owner;
+                v->mode = best->w[bi].mode;
                 v->status = status;
                 ev_name(v, best);
                 m_remove_waiter(best, bi);
+                m_settle(m, best, index, cause, log);
         }
-
-        /* Collect first, so that a grant made while ending cannot be
-         * released again by the same loop. */
-        for (unsigned i = 0; i < m->nl; i++) {
-                if (m->l[i].session == sid) {
-                        order[n++] = m->l[i].created;
-                }
-        }
-        for (unsigned i = 1; i < n; i++) {
-                for (unsigned j = i; j > 0; j--) {
-                        struct mlock *a = m_lock_created(m, order[j - 1]);
-                        struct mlock *b = m_lock_created(m, order[j]);
-                        uint64_t tmp;
-
-                        if (a->token < b->token ||
-                            (a->token == b->token && a->created < b->created)) {
-                                break;
-                        }
-                        tmp = order[j];
-                        order[j] = order[j - 1];
-                        order[j - 1] = tmp;
-                }
-        }
-        for (unsigned i = 1; i < n; i++) {
-                m->ties += m_lock_created(m, order[i - 1])->token ==
-                           m_lock_created(m, order[i])->token;
-        }
-        for (unsigned i = 0; i < n; i++) {
-                struct mlock *l = m_lock_created(m, order[i]);
-
-                v = m_ev(log, LOCKFSM_EV_RELEASE, index, cause);
-                v->session = sid;
-                v->owner = l->owner;
-                v->token = l->token;
-                ev_name(v, l);
-                m_handover(m, l, index, cause, log);
+        /* Grants made while ending go to other sessions, so this ends. */
+        while (m_next_grant(m, sid, &li, &hi)) {
+                m->ties += n++ > 0 && m->l[li].h[hi].token == last_token;
+                last_token = m->l[li].h[hi].token;
+                m_end_hold(m, &m->l[li], hi, index, cause, log);
         }
 
         s = m_session(m, sid);
@@ -414,39 +480,109 @@ static struct lockfsm_result m_open(struct model *m, uint64_t index,
         return r;
 }
 
+/* The hold of (session, owner) on `l` in `mode` (-1: any), or NULL. */
+static struct mhold *m_hold(struct mlock *l, uint64_t session, uint64_t owner,
+                            int mode)
+{
+        for (unsigned i = 0; i < l->nh; i++) {
+                if (l->h[i].session == session && l->h[i].owner == owner &&
+                    (mode < 0 || l->h[i].mode == mode)) {
+                        return &l->h[i];
+                }
+        }
+        return NULL;
+}
+
+/* A lock that exists: re-entry, the other mode of an owner holding one, a
+ * reader joining readers, else the queue, which a try refuses. Returns
+ * true with `*r` when that answers it; else `*now` says grant or queue. */
+static bool m_admit(struct model *m, struct mlock *l, uint64_t index,
+                    const struct command *c, bool *now,
+                    struct lockfsm_result *r)
+{
+        struct mhold *h = m_hold(l, c->session, c->owner, c->mode);
+        const struct mhold *f;
+
+        *now = true;
+        if (h != NULL) {
+                if (h->count == UINT32_MAX) {
+                        *r = rejected(BATON_EOVERFLOW);
+                        return true;
+                }
+                h->count++;
+                *r = outcome(PROTO_KIND_REENTERED, c->session, c->owner);
+                r->token = h->token;
+                r->count = h->count;
+                return true;
+        }
+        for (unsigned i = 0; i < l->nw; i++) {
+                if (l->w[i].session == c->session &&
+                    l->w[i].owner == c->owner) {
+                        *r = rejected(BATON_EWAITING);
+                        return true;
+                }
+        }
+        if (m_hold(l, c->session, c->owner, -1) != NULL) {
+                if (c->mode == COMMAND_MODE_EXCLUSIVE &&
+                    (l->nh > 1 || (l->last_grant == index && l->entry_ended))) {
+                        *r = rejected(BATON_EUPGRADE);
+                        return true;
+                }
+                return false;
+        }
+        if (c->mode == COMMAND_MODE_SHARED && l->nh > 0 && m_writers(l) == 0 &&
+            (l->nw == 0 || (m->bugs & BUG_STARVE)) &&
+            m_entry_allows(m, l, index, COMMAND_MODE_SHARED)) {
+                return false;
+        }
+        *now = false;
+        /* Between holders the lock belongs to its queue; with no queue
+         * even a try waits for the next entry. */
+        if (c->wait_ms == COMMAND_WAIT_TRY && (l->nh > 0 || l->nw > 0)) {
+                *r = rejected(BATON_EBUSY);
+                f = m_first_holder(l);
+                if (f != NULL) {
+                        r->session = f->session;
+                        r->owner = f->owner;
+                        r->token = f->token;
+                        r->count = f->count;
+                }
+                return true;
+        }
+        return false;
+}
+
 static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
                                        const struct command *c,
                                        struct evlog *log)
 {
         struct mlock *l = m_lock(m, c->name, c->name_len);
-        struct mwaiter *w;
+        struct mwaiter *w, req;
         struct lockfsm_result r;
+        bool now = true;
         struct ev *v;
 
-        if (c->mode != COMMAND_MODE_EXCLUSIVE) {
+        if (c->mode != COMMAND_MODE_EXCLUSIVE &&
+            c->mode != COMMAND_MODE_SHARED) {
                 return rejected(BATON_EUNSUPPORTED);
         }
-        if (l != NULL && l->count > 0 && l->session == c->session &&
-            l->owner == c->owner) {
-                if (l->count == UINT32_MAX) {
-                        return rejected(BATON_EOVERFLOW);
-                }
-                l->count++;
-                r = outcome(PROTO_KIND_REENTERED, c->session, c->owner);
-                r.token = l->token;
-                r.count = l->count;
+        if (l != NULL && m_admit(m, l, index, c, &now, &r)) {
                 return r;
         }
-        for (unsigned i = 0; l != NULL && i < l->nw; i++) {
-                if (l->w[i].session == c->session &&
-                    l->w[i].owner == c->owner) {
-                        return rejected(BATON_EWAITING);
-                }
+        if (m_nlocks(m, c->session) >= LIM_LOCKS) {
+                return rejected(BATON_ETOOMANYLOCKS);
         }
+        if (!now && l->nw == LIM_WAITERS) {
+                return rejected(BATON_ETOOMANYWAITERS);
+        }
+        memset(&req, 0, sizeof req);
+        req.session = c->session;
+        req.owner = c->owner;
+        req.seq = c->seq;
+        req.queued_at = m->stamp;
+        req.wait_ms = c->wait_ms;
+        req.mode = c->mode;
         if (l == NULL) {
-                if (m_nlocks(m, c->session) >= LIM_LOCKS) {
-                        return rejected(BATON_ETOOMANYLOCKS);
-                }
                 if (m->nl == CAP_LOCKS) {
                         m->overflow = true;
                         return rejected(BATON_ENOMEM);
@@ -456,50 +592,26 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
                 l->name_len = c->name_len;
                 memcpy(l->name, c->name, c->name_len);
                 l->created = m->stamp;
-                l->last_grant = index;
-                l->session = c->session;
-                l->owner = c->owner;
-                l->seq = c->seq;
-                l->token = index;
-                l->count = 1;
-                v = m_ev(log, LOCKFSM_EV_GRANT, index, COMMAND_ACQUIRE);
-                v->session = c->session;
-                v->seq = c->seq;
-                v->owner = c->owner;
-                v->token = index;
-                ev_name(v, l);
+        }
+        if (now) {
+                if (l->nh == CAP_HOLDERS) {
+                        m->overflow = true;
+                        return rejected(BATON_ENOMEM);
+                }
+                m_grant(m, l, index, COMMAND_ACQUIRE, &req, log);
                 r = outcome(PROTO_KIND_GRANTED, c->session, c->owner);
                 r.token = index;
                 r.count = 1;
                 return r;
         }
-        /* Between holders the lock belongs to its queue; with no queue
-         * even a try waits for the next entry. */
-        if (c->wait_ms == COMMAND_WAIT_TRY && (l->count > 0 || l->nw > 0)) {
-                r = rejected(BATON_EBUSY);
-                r.session = l->session;
-                r.owner = l->owner;
-                r.token = l->token;
-                r.count = l->count;
-                return r;
-        }
-        if (m_nlocks(m, c->session) >= LIM_LOCKS) {
-                return rejected(BATON_ETOOMANYLOCKS);
-        }
-        if (l->nw == LIM_WAITERS) {
-                return rejected(BATON_ETOOMANYWAITERS);
-        }
         w = &l->w[l->nw++];
-        w->session = c->session;
-        w->owner = c->owner;
-        w->seq = c->seq;
-        w->queued_at = m->stamp;
-        w->wait_ms = c->wait_ms;
+        *w = req;
         v = m_ev(log, LOCKFSM_EV_QUEUE, index, COMMAND_ACQUIRE);
         v->session = c->session;
         v->seq = c->seq;
         v->owner = c->owner;
         v->wait_ms = c->wait_ms;
+        v->mode = c->mode;
         ev_name(v, l);
         r = outcome(PROTO_KIND_QUEUED, c->session, c->owner);
         r.count = l->nw;
@@ -511,27 +623,34 @@ static struct lockfsm_result m_release(struct model *m, uint64_t index,
                                        struct evlog *log)
 {
         struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct mhold *h = NULL;
         struct lockfsm_result r;
-        struct ev *v;
+        bool held = false;
 
-        if (l == NULL || l->count == 0 || l->session != c->session ||
-            l->owner != c->owner) {
+        for (unsigned i = 0; l != NULL && i < l->nh; i++) {
+                struct mhold *o = &l->h[i];
+                if (o->session != c->session || o->owner != c->owner) {
+                        continue;
+                }
+                held = true;
+                if (o->token == c->token &&
+                    (h == NULL || o->mode == COMMAND_MODE_EXCLUSIVE)) {
+                        h = o;
+                }
+        }
+        if (!held) {
                 return rejected(BATON_ENOTHOLDER);
         }
-        if (c->token != l->token) {
+        if (h == NULL) {
                 return rejected(BATON_ESTALE);
         }
-        l->count--;
+        h->count--;
         r = outcome(PROTO_KIND_RELEASED, c->session, c->owner);
-        r.token = l->token;
-        r.count = l->count;
-        if (l->count == 0) {
-                v = m_ev(log, LOCKFSM_EV_RELEASE, index, COMMAND_RELEASE);
-                v->session = l->session;
-                v->owner = l->owner;
-                v->token = l->token;
-                ev_name(v, l);
-                m_handover(m, l, index, COMMAND_RELEASE, log);
+        r.token = h->token;
+        r.count = h->count;
+        if (h->count == 0) {
+                m_end_hold(m, l, (unsigned)(h - l->h), index, COMMAND_RELEASE,
+                           log);
         }
         return r;
 }
@@ -555,12 +674,14 @@ static struct lockfsm_result m_unqueue(struct model *m, uint64_t index,
                 v->session = c->session;
                 v->seq = c->target;
                 v->owner = l->w[i].owner;
+                v->mode = l->w[i].mode;
                 v->status = why;
                 ev_name(v, l);
                 m_remove_waiter(l, i);
                 gone.session = c->session;
                 gone.owner = owner;
                 m_set_out(m, c->session, c->target, &gone);
+                m_settle(m, l, index, c->type, log);
                 return outcome(PROTO_KIND_CANCELLED, c->session, owner);
         }
         return rejected(BATON_ENOTWAITING);
@@ -641,13 +762,13 @@ struct lockfsm_result m_query(struct model *m, const char *name, size_t len)
         struct mlock *l = m_lock(m, name, len);
         struct lockfsm_result r;
 
-        if (l == NULL || l->count == 0) {
+        if (l == NULL || l->nh == 0) {
                 r = outcome(PROTO_KIND_FREE, 0, 0);
                 r.waiters = l != NULL ? l->nw : 0;
                 return r;
         }
         r = outcome(PROTO_KIND_HOLDER, 0, 0);
-        holder_fields(&r, l);
+        holder_fields(&r, l, m_first_holder(l));
         return r;
 }
 
@@ -677,14 +798,16 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
                 return m_query(m, c->name, c->name_len);
         case COMMAND_CHECK:
                 l = m_lock(m, c->name, c->name_len);
-                if (l != NULL && l->count > 0 && l->token == c->token) {
-                        r = outcome(PROTO_KIND_CURRENT, 0, 0);
-                        holder_fields(&r, l);
-                        return r;
+                for (unsigned i = 0; l != NULL && i < l->nh; i++) {
+                        if (l->h[i].token == c->token) {
+                                r = outcome(PROTO_KIND_CURRENT, 0, 0);
+                                holder_fields(&r, l, &l->h[i]);
+                                return r;
+                        }
                 }
                 r = rejected(BATON_ESTALE);
                 if (l != NULL) {
-                        holder_fields(&r, l);
+                        holder_fields(&r, l, m_first_holder(l));
                 }
                 return r;
         default:

@@ -35,6 +35,7 @@ enum {
         CAP_KNOWN = 256,
         CAP_HIST = 8,
         CAP_TOKENS = 16,
+        CAP_HOLDERS = LIM_SESSIONS * LIM_LOCKS, /* holds of one lock */
 };
 
 /* The deliberately wrong model variants used by the negative controls. */
@@ -42,6 +43,7 @@ enum {
         BUG_FORGET = 1 << 0,      /* retries run again: no exactly-once */
         BUG_DEAD_WAITER = 1 << 1, /* EXPIRE keeps the session's waiters */
         BUG_TWICE = 1 << 2,       /* an entry hands a lock on twice */
+        BUG_STARVE = 1 << 3,      /* readers overtake a waiting writer */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -58,6 +60,7 @@ struct ev {
         uint64_t nonce;
         uint32_t wait_ms;
         int status;
+        uint8_t mode;
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
         bool has_result;
@@ -104,22 +107,33 @@ struct mwaiter {
         uint64_t seq;
         uint64_t queued_at;
         uint32_t wait_ms;
+        uint8_t mode;
 };
 
-/* A lock exists while held, or between holders: freed by an entry that
- * granted it already, it waits (count 0, holder fields 0) for the next
- * entry to hand it to the head of its queue, or is deleted at the entry's
- * end when no one waits. */
+struct mhold {
+        uint64_t session;
+        uint64_t owner;
+        uint64_t seq; /* of the ACQUIRE that was granted */
+        uint64_t token;
+        uint64_t attached; /* model.attached when granted: ties' order */
+        uint32_t count;
+        uint8_t mode;
+};
+
+/* A read/write lock exists while held, or between holders: freed by an
+ * entry that granted it already, it waits (no holds) for the next entry
+ * to admit the head of its queue, or is deleted at the entry's end when
+ * no one waits. Holders are one writer, readers, or one owner's write and
+ * read grants (docs/fsm.md, "Read/write locks"). */
 struct mlock {
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
         uint64_t created;
         uint64_t last_grant; /* index of the entry that granted it last */
-        uint64_t session;
-        uint64_t owner;
-        uint64_t seq; /* of the ACQUIRE that was granted */
-        uint64_t token;
-        uint32_t count;
+        bool entry_writer;   /* that entry granted it to a writer */
+        bool entry_ended;    /* a grant that entry made has ended */
+        struct mhold h[CAP_HOLDERS]; /* in the order granted */
+        unsigned nh;
         struct mwaiter w[LIM_WAITERS]; /* FIFO */
         unsigned nw;
 };
@@ -129,6 +143,7 @@ struct model {
         uint64_t stamp;               /* the last command's (lockfsm.h) */
         bool overflow;                /* a broken variant outgrew the arrays */
         unsigned long ties;           /* ends whose grants shared a token */
+        uint64_t attached;            /* grants made so far */
         struct msess s[LIM_SESSIONS]; /* live, ordered by id */
         unsigned ns;
         struct mtomb t[LIM_TOMBS]; /* oldest first */
@@ -146,6 +161,10 @@ struct msess *m_session(struct model *m, uint64_t id);
 
 /* The lock called `name`, or NULL. */
 struct mlock *m_lock(struct model *m, const char *name, size_t len);
+
+/* The holder a lookup names: the writer if one holds `l`, else the
+ * oldest holder; NULL if none. */
+const struct mhold *m_first_holder(const struct mlock *l);
 
 /* A new event of `type` at `index`, caused by `cause`, appended to `log`. */
 struct ev *m_ev(struct evlog *log, uint8_t type, uint64_t index, uint8_t cause);

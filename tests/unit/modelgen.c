@@ -238,10 +238,17 @@ static void gen_open(struct gen *g, const struct model *m, struct command *c)
 }
 
 /* One well-formed command, in memory. */
+/* A random holder of `l`, or NULL when it has none. */
+static const struct mhold *gen_hold(struct gen *g, const struct mlock *l)
+{
+        return l->nh > 0 ? &l->h[rng_below(&g->rng, l->nh)] : NULL;
+}
+
 static void gen_command(struct gen *g, struct model *m, uint64_t index,
                         struct command *c)
 {
         uint32_t p = rng_below(&g->rng, 100);
+        const struct mhold *h;
         struct mlock *l;
         struct mwaiter *w;
 
@@ -261,8 +268,8 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 c->session = gen_session(g, m, index);
                 /* Prefer holders with waiters: expiry with handover. */
                 for (unsigned i = 0; chance(&g->rng, 50) && i < m->nl; i++) {
-                        if (m->l[i].nw > 0) {
-                                c->session = m->l[i].session;
+                        if (m->l[i].nw > 0 && m->l[i].nh > 0) {
+                                c->session = m->l[i].h[0].session;
                                 break;
                         }
                 }
@@ -290,9 +297,10 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 c->type = COMMAND_CHECK;
                 gen_name(g, c);
                 l = m_lock(m, c->name, c->name_len);
-                c->token = l != NULL && chance(&g->rng, 50)
-                               ? l->token
-                               : gen_stale(g, l != NULL ? l->token : index);
+                h = l != NULL ? gen_hold(g, l) : NULL;
+                c->token = h != NULL && chance(&g->rng, 50)
+                               ? h->token
+                               : gen_stale(g, h != NULL ? h->token : index);
                 return;
         }
         if (p < 40) {
@@ -311,20 +319,24 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 }
         } else if (p < 65) {
                 c->type = COMMAND_RELEASE;
-                if (m->nl > 0 && chance(&g->rng, 65)) {
-                        l = &m->l[rng_below(&g->rng, m->nl)];
-                        c->session = l->session;
-                        c->owner = l->owner;
+                l = m->nl > 0 && chance(&g->rng, 65)
+                        ? &m->l[rng_below(&g->rng, m->nl)]
+                        : NULL;
+                h = l != NULL ? gen_hold(g, l) : NULL;
+                if (h != NULL) {
+                        c->session = h->session;
+                        c->owner = h->owner;
                         gen_copy_name(g, c, l);
-                        c->token = chance(&g->rng, 88) ? l->token
-                                                       : gen_stale(g, l->token);
+                        c->token = chance(&g->rng, 88) ? h->token
+                                                       : gen_stale(g, h->token);
                 } else {
                         c->session = gen_session(g, m, index);
                         c->owner = gen_owner(g);
                         gen_name(g, c);
                         l = m_lock(m, c->name, c->name_len);
-                        c->token = l != NULL && chance(&g->rng, 50)
-                                       ? l->token
+                        h = l != NULL ? gen_hold(g, l) : NULL;
+                        c->token = h != NULL && chance(&g->rng, 50)
+                                       ? h->token
                                        : gen_stale(g, index);
                 }
         } else {
@@ -337,7 +349,7 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                              : p < 70 ? COMMAND_WAIT_FOREVER
                                       : 1 + rng_below(&g->rng, 60000);
                 p = rng_below(&g->rng, 100);
-                c->mode = p < 97   ? COMMAND_MODE_EXCLUSIVE
+                c->mode = p < 60   ? COMMAND_MODE_EXCLUSIVE
                           : p < 99 ? COMMAND_MODE_SHARED
                                    : (uint8_t)(2 + rng_below(&g->rng, 254));
         }

@@ -91,7 +91,8 @@ static int apply(struct replica *r, const struct command *c,
                  struct lockfsm_result *res)
 {
         uint8_t bytes[512];
-        struct raft_buffer buf = {bytes, command_encode(c, bytes, sizeof bytes)};
+        struct raft_buffer buf = {bytes,
+                                  command_encode(c, bytes, sizeof bytes)};
         void *result = NULL;
         int rv;
 
@@ -214,10 +215,8 @@ static bool same_state(struct replica *a, struct replica *b)
         size_t xl, yl;
         bool same;
 
-        assert_int_equal(lockfsm_snapshot(raftfsm_lockfsm(&a->rf), &x, &xl),
-                         0);
-        assert_int_equal(lockfsm_snapshot(raftfsm_lockfsm(&b->rf), &y, &yl),
-                         0);
+        assert_int_equal(lockfsm_snapshot(raftfsm_lockfsm(&a->rf), &x, &xl), 0);
+        assert_int_equal(lockfsm_snapshot(raftfsm_lockfsm(&b->rf), &y, &yl), 0);
         same = xl == yl && memcmp(x, y, xl) == 0;
         raft_free(x);
         raft_free(y);

@@ -33,18 +33,18 @@ static const int codes[] = {
     BATON_ESHUTDOWN,     BATON_EIO,
     BATON_ENOSPC,        BATON_ECANTCHANGE,
     BATON_ENOANSWER,     BATON_ETLS,
-    BATON_EPERM,
+    BATON_EPERM,         BATON_EUPGRADE,
 };
 
 #define N_CODES (sizeof codes / sizeof codes[0])
 
-/* The codes are wire protocol: exactly -1..-37, contiguous, none skipped. */
+/* The codes are wire protocol: exactly -1..-38, contiguous, none skipped. */
 static void codes_are_contiguous(void **state)
 {
         size_t i;
 
         (void)state;
-        assert_int_equal(N_CODES, 37);
+        assert_int_equal(N_CODES, 38);
         for (i = 0; i < N_CODES; i++) {
                 assert_int_equal(codes[i], -(int)(i + 1));
         }
@@ -123,7 +123,7 @@ static void positive_codes_are_unknown(void **state)
 /* Negative codes beyond the table are unknown, down to INT_MIN. */
 static void out_of_range_codes_are_unknown(void **state)
 {
-        static const int negative[] = {-38,   -39,    -100,        -1000,
+        static const int negative[] = {-39,   -40,    -100,        -1000,
                                        -4096, -65536, INT_MIN + 1, INT_MIN};
         size_t i;
 
@@ -159,7 +159,8 @@ static void names_are_the_identifiers(void **state)
         assert_string_equal(baton_errname(BATON_ETIMEDOUT), "BATON_ETIMEDOUT");
         assert_string_equal(baton_errname(BATON_ENOANSWER), "BATON_ENOANSWER");
         assert_string_equal(baton_errname(-35), "BATON_ENOANSWER");
-        assert_string_equal(baton_errname(-38), "BATON_E?");
+        assert_string_equal(baton_errname(-38), "BATON_EUPGRADE");
+        assert_string_equal(baton_errname(-39), "BATON_E?");
         assert_string_equal(baton_errname(1), "BATON_E?");
         assert_string_equal(baton_errname(INT_MIN), "BATON_E?");
 }

@@ -534,7 +534,7 @@ static void test_waiters_per_lock_limit(void **state)
                          BATON_EBUSY);
 }
 
-static void test_shared_mode_unsupported(void **state)
+static void test_unknown_mode_unsupported(void **state)
 {
         struct fsmtest *t = *state;
         uint64_t a = fsmtest_open(t, 1);
@@ -545,7 +545,7 @@ static void test_shared_mode_unsupported(void **state)
         c.session = a;
         c.seq = 1;
         c.ack = 1;
-        c.mode = COMMAND_MODE_SHARED;
+        c.mode = COMMAND_MODE_SHARED + 1;
         c.name = "x";
         c.name_len = 1;
         assert_int_equal(fsmtest_apply(t, &c).status, BATON_EUNSUPPORTED);
@@ -1153,7 +1153,7 @@ int main(void)
             T(test_waiting_twice_is_refused),
             T(test_locks_per_session_limit),
             T(test_waiters_per_lock_limit),
-            T(test_shared_mode_unsupported),
+            T(test_unknown_mode_unsupported),
             T(test_cancel),
             T(test_cancel_rewrites_remembered_acquire),
             T(test_timeout),

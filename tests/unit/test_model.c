@@ -56,7 +56,7 @@ struct mismatch {
 struct tally {
         unsigned long steps;
         unsigned long undecodable;
-        unsigned long status[32]; /* by -status */
+        unsigned long status[40]; /* by -status */
         unsigned long kind[16];   /* successes by kind */
         unsigned long duplicates;
         unsigned long handovers;    /* GRANT events to a waiter */
@@ -66,6 +66,8 @@ struct tally {
         unsigned long deferred;     /* entries that left a lock between
                                        holders for the next one */
         unsigned long begun;        /* entries that began with a grant */
+        unsigned long shared;       /* entries after which a lock had two
+                                       or more holders */
 };
 
 /* Per-sequence memory of the events seen, for the invariants that span
@@ -74,6 +76,11 @@ struct lasttoken {
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
         uint64_t token;
+        bool writer; /* a writer was granted with `token` */
+        /* The owners granted with `token`: only they may share it with
+         * a writer (one owner's downgrade or upgrade in one entry). */
+        uint64_t session[CAP_HOLDERS], owner[CAP_HOLDERS];
+        unsigned n;
 };
 
 struct run {
@@ -233,7 +240,7 @@ static bool ev_same(const struct ev *a, const struct ev *b)
                a->seq == b->seq && a->owner == b->owner &&
                a->token == b->token && a->nonce == b->nonce &&
                a->wait_ms == b->wait_ms && a->status == b->status &&
-               a->name_len == b->name_len &&
+               a->mode == b->mode && a->name_len == b->name_len &&
                memcmp(a->name, b->name, a->name_len) == 0 &&
                a->has_result == b->has_result &&
                (!a->has_result || result_eq(&a->result, &b->result, true));
@@ -249,7 +256,8 @@ static bool ev_eq(const struct ev *a, const struct ev *b)
         if (a->type != b->type || a->session != b->session) {
                 return false;
         }
-        if (lock && (a->owner != b->owner || a->name_len != b->name_len ||
+        if (lock && (a->owner != b->owner || a->mode != b->mode ||
+                     a->name_len != b->name_len ||
                      memcmp(a->name, b->name, a->name_len) != 0)) {
                 return false;
         }
@@ -279,6 +287,58 @@ static bool known(const uint64_t *ids, unsigned n, uint64_t id)
         return false;
 }
 
+/* Per lock, tokens never go down, and a token is shared only by readers
+ * or by one owner's two grants (docs/fsm.md, "Read/write locks"). */
+static bool check_token(struct run *run, const struct ev *v)
+{
+        struct lasttoken *lt = NULL;
+        bool same_owner = false;
+
+        for (unsigned j = 0; j < run->nlast; j++) {
+                if (run->last[j].name_len == v->name_len &&
+                    memcmp(run->last[j].name, v->name, v->name_len) == 0) {
+                        lt = &run->last[j];
+                }
+        }
+        if (lt == NULL && run->nlast < CAP_KNOWN) {
+                lt = &run->last[run->nlast++];
+                memset(lt, 0, sizeof *lt);
+                lt->name_len = v->name_len;
+                memcpy(lt->name, v->name, v->name_len);
+        }
+        if (lt == NULL) {
+                return true;
+        }
+        if (v->token < lt->token) {
+                return diverge(run,
+                               "GRANT token %" PRIu64
+                               " is below the lock's last %" PRIu64,
+                               v->token, lt->token);
+        }
+        if (v->token > lt->token) {
+                lt->token = v->token;
+                lt->writer = false;
+                lt->n = 0;
+        }
+        for (unsigned k = 0; k < lt->n; k++) {
+                same_owner |=
+                    lt->session[k] == v->session && lt->owner[k] == v->owner;
+        }
+        if (lt->n > 0 && !same_owner &&
+            (lt->writer || v->mode == COMMAND_MODE_EXCLUSIVE)) {
+                return diverge(run,
+                               "GRANT token %" PRIu64
+                               " shared by a writer and another owner",
+                               v->token);
+        }
+        lt->writer |= v->mode == COMMAND_MODE_EXCLUSIVE;
+        if (lt->n < CAP_HOLDERS) {
+                lt->session[lt->n] = v->session;
+                lt->owner[lt->n++] = v->owner;
+        }
+        return true;
+}
+
 /* The machine's events must be the model's, one by one (RESULTs with
  * their outcomes), and keep the invariants that hold whatever the model
  * says: no event for a session after its END, every GRANT to a session
@@ -288,7 +348,8 @@ static bool known(const uint64_t *ids, unsigned n, uint64_t id)
 static bool check_events(struct run *run, uint64_t index, int type)
 {
         const struct evlog *log = &run->fev;
-        unsigned grants = 0;
+        const struct ev *first = NULL; /* the entry's first GRANT */
+        unsigned grants = 0;           /* of other locks than first's */
         char a[256], b[256];
 
         if (log->overflow || run->mev.overflow) {
@@ -332,7 +393,6 @@ static bool check_events(struct run *run, uint64_t index, int type)
         /* Invariants that hold whatever the model says. */
         for (unsigned i = 0; i < log->n; i++) {
                 const struct ev *v = &log->ev[i];
-                struct lasttoken *lt = NULL;
 
                 if (v->type == LOCKFSM_EV_RESULT) {
                         continue; /* a refusal may name any session */
@@ -352,7 +412,6 @@ static bool check_events(struct run *run, uint64_t index, int type)
                 if (v->type != LOCKFSM_EV_GRANT) {
                         continue;
                 }
-                grants += v->cause != COMMAND_BATCH;
                 if (!known(run->opened, run->nopened, v->session)) {
                         return diverge(run,
                                        "GRANT to session %" PRIu64
@@ -365,36 +424,25 @@ static bool check_events(struct run *run, uint64_t index, int type)
                                        " is not the entry's index",
                                        v->token);
                 }
-                for (unsigned j = 0; j < run->nlast; j++) {
-                        if (run->last[j].name_len == v->name_len &&
-                            memcmp(run->last[j].name, v->name, v->name_len) ==
-                                0) {
-                                lt = &run->last[j];
-                        }
+                if (!check_token(run, v)) {
+                        return false;
                 }
-                if (lt == NULL && run->nlast < CAP_KNOWN) {
-                        lt = &run->last[run->nlast++];
-                        lt->name_len = v->name_len;
-                        memcpy(lt->name, v->name, v->name_len);
-                        lt->token = 0;
+                if (v->cause == COMMAND_BATCH) {
+                        continue;
                 }
-                if (lt != NULL && v->token <= lt->token) {
-                        return diverge(
-                            run,
-                            "GRANT token %" PRIu64
-                            " does not exceed the lock's last %" PRIu64,
-                            v->token, lt->token);
-                }
-                if (lt != NULL) {
-                        lt->token = v->token;
+                if (first == NULL) {
+                        first = v;
+                } else if (first->name_len != v->name_len ||
+                           memcmp(first->name, v->name, v->name_len) != 0) {
+                        grants++;
                 }
         }
-        if (grants > 1 && type != 0 && type != COMMAND_CLOSE &&
+        if (grants > 0 && type != 0 && type != COMMAND_CLOSE &&
             type != COMMAND_EXPIRE) {
                 return diverge(run,
-                               "%u grants share token %" PRIu64 " outside "
-                               "CLOSE/EXPIRE",
-                               grants, index);
+                               "grants of %u locks share token %" PRIu64
+                               " outside CLOSE/EXPIRE",
+                               grants + 1, index);
         }
         return true;
 }
@@ -466,7 +514,7 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 3, "bad version");
+        WANT(rd_n(&r, 2) == 4, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
@@ -549,17 +597,25 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                 WANT(v == l->created,
                      "lock \"%.*s\" created %" PRIu64 ", expected %" PRIu64,
                      l->name_len, l->name, v, l->created);
-                WANT(rd_n(&r, 1) == COMMAND_MODE_EXCLUSIVE, "lock %u mode", i);
-                WANT(rd_n(&r, 4) == (l->count > 0), "lock %u holder count", i);
-                if (l->count > 0) {
-                        WANT(rd_n(&r, 8) == l->session,
-                             "lock %u holder session", i);
-                        WANT(rd_n(&r, 8) == l->owner, "lock %u holder owner",
-                             i);
-                        WANT(rd_n(&r, 8) == l->seq, "lock %u holder seq", i);
-                        WANT(rd_n(&r, 8) == l->token, "lock %u holder token",
-                             i);
-                        WANT(rd_n(&r, 4) == l->count, "lock %u hold count", i);
+                WANT(rd_n(&r, 1) == COMMAND_MODE_EXCLUSIVE, "lock %u kind", i);
+                v = rd_n(&r, 4);
+                WANT(v == l->nh, "lock %u has %" PRIu64 " holders, expected %u",
+                     i, v, l->nh);
+                for (unsigned j = 0; j < l->nh; j++) {
+                        const struct mhold *h = &l->h[j];
+
+                        WANT(rd_n(&r, 8) == h->session,
+                             "lock %u holder %u session", i, j);
+                        WANT(rd_n(&r, 8) == h->owner, "lock %u holder %u owner",
+                             i, j);
+                        WANT(rd_n(&r, 8) == h->seq, "lock %u holder %u seq", i,
+                             j);
+                        WANT(rd_n(&r, 8) == h->token, "lock %u holder %u token",
+                             i, j);
+                        WANT(rd_n(&r, 4) == h->count, "lock %u holder %u count",
+                             i, j);
+                        WANT(rd_n(&r, 1) == h->mode, "lock %u holder %u mode",
+                             i, j);
                 }
                 v = rd_n(&r, 4);
                 WANT(v == l->nw, "lock %u has %" PRIu64 " waiters, expected %u",
@@ -577,6 +633,8 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                              "lock %u waiter %u queued_at", i, j);
                         WANT(rd_n(&r, 4) == w->wait_ms,
                              "lock %u waiter %u wait_ms", i, j);
+                        WANT(rd_n(&r, 1) == w->mode, "lock %u waiter %u mode",
+                             i, j);
                 }
         }
         WANT(r.left == 0, "%zu bytes left over", r.left);
@@ -636,7 +694,7 @@ static bool check_lookups(struct run *run)
         }
         for (unsigned i = 0; i < run->m.nl; i++) {
                 waiters += run->m.l[i].nw;
-                held += run->m.l[i].count > 0;
+                held += run->m.l[i].nh;
         }
         lockfsm_stats(run->f, &st);
         if (st.sessions != run->m.ns || st.locks != run->m.nl ||
@@ -791,7 +849,7 @@ static bool step(struct run *run, uint64_t index)
 
                 t->steps++;
                 t->undecodable += dec != 0;
-                if (want.status < 0 && -want.status < 32) {
+                if (want.status < 0 && -want.status < 40) {
                         t->status[-want.status]++;
                 } else if (want.kind < 16) {
                         t->kind[want.kind]++;
@@ -808,8 +866,14 @@ static bool step(struct run *run, uint64_t index)
                 t->batches += batch;
                 t->begun += run->began > 0;
                 for (unsigned i = 0; i < run->m.nl; i++) {
-                        if (run->m.l[i].count == 0) {
+                        if (run->m.l[i].nh == 0) {
                                 t->deferred++;
+                                break;
+                        }
+                }
+                for (unsigned i = 0; i < run->m.nl; i++) {
+                        if (run->m.l[i].nh > 1) {
+                                t->shared++;
                                 break;
                         }
                 }
@@ -973,16 +1037,17 @@ static void print_tally(const struct tally *t)
         print_message("# %lu steps, %lu undecodable, %lu duplicates, "
                       "%lu handovers, %lu multi-grant entries, %lu ends "
                       "with tied tokens, %lu batches, %lu entries that "
-                      "deferred a grant, %lu that began with one\n",
+                      "deferred a grant, %lu that began with one, %lu "
+                      "after which a lock had several holders\n",
                       t->steps, t->undecodable, t->duplicates, t->handovers,
                       t->multi_grants, t->ties, t->batches, t->deferred,
-                      t->begun);
+                      t->begun, t->shared);
         for (unsigned k = 1; k < 16; k++) {
                 if (t->kind[k] > 0) {
                         print_message("#   kind %2u: %lu\n", k, t->kind[k]);
                 }
         }
-        for (unsigned e = 1; e < 32; e++) {
+        for (unsigned e = 1; e < 40; e++) {
                 if (t->status[e] > 0) {
                         print_message("#   %-36s %lu\n",
                                       baton_strerror(-(int)e), t->status[e]);
@@ -1099,6 +1164,12 @@ static void model_negative_grant_twice(void **state)
         negative(BUG_TWICE, "grant-twice");
 }
 
+static void model_negative_starving(void **state)
+{
+        (void)state;
+        negative(BUG_STARVE, "writer-starving");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1111,6 +1182,7 @@ int main(void)
             cmocka_unit_test(model_negative_forgetful),
             cmocka_unit_test(model_negative_dead_waiter),
             cmocka_unit_test(model_negative_grant_twice),
+            cmocka_unit_test(model_negative_starving),
         };
 
         return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/fsm/snapshot.h"
 #include "../lib/fsmtest.h"
+#include "fsm_v3_fixture.h"
 
 /* Re-seal a doctored snapshot, so restore's checks past the checksum run. */
 static void reseal(uint8_t *p, size_t len)
@@ -35,6 +37,54 @@ static uint64_t le_at(const uint8_t *p, size_t n)
                 v = v << 8 | p[n];
         }
         return v;
+}
+
+/* Version 4 written as version 3: the same without each hold's mode
+ * (which must be exclusive here, as version 3 loads it). `out` holds
+ * `len` bytes; returns the new length, resealed. */
+static size_t as_version_3(const uint8_t *v4, size_t len, uint8_t *out)
+{
+        size_t in = 4 + 2 + 2 + 8 + 8, n;
+        uint64_t i, m, k, j, h;
+
+        in += 4 + 9 * le_at(v4 + in, 4); /* the tombstones */
+        m = le_at(v4 + in, 4);
+        in += 4;
+        for (i = 0; i < m; i++) { /* the sessions, unchanged */
+                in += 8 + 8 + 4 + 8 + 1 + v4[in + 28] + 32;
+                k = v4[in];
+                in += 1 + 45 * k;
+        }
+        memcpy(out, v4, in);
+        out[4] = 3;
+        n = in;
+        m = le_at(v4 + in, 4);
+        memcpy(out + n, v4 + in, 4);
+        in += 4;
+        n += 4;
+        for (i = 0; i < m; i++) {
+                size_t head = 1 + v4[in] + 8 + 1;
+                memcpy(out + n, v4 + in, head);
+                in += head;
+                n += head;
+                for (j = 0; j < 2; j++) { /* holders, then waiters */
+                        k = le_at(v4 + in, 4);
+                        memcpy(out + n, v4 + in, 4);
+                        in += 4;
+                        n += 4;
+                        for (h = 0; h < k; h++) {
+                                assert_int_equal(v4[in + 36],
+                                                 COMMAND_MODE_EXCLUSIVE);
+                                memcpy(out + n, v4 + in, 36);
+                                in += 37;
+                                n += 36;
+                        }
+                }
+        }
+        assert_int_equal(in + 8, len);
+        n += 8;
+        reseal(out, n);
+        return n;
 }
 
 /* Version 3 written as version 2: the same without each session's owner
@@ -217,13 +267,13 @@ static void test_unknown_version_refused(void **state)
         (void)state;
         fsmtest_init(&t, NULL, NULL);
         buf = fsmtest_snapshot(t.f, &len);
-        buf[4] = 4;
+        buf[4] = SNAPSHOT_VERSION + 1;
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_EVERSION);
         buf[4] = 0;
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_EVERSION);
-        buf[4] = 3;
+        buf[4] = SNAPSHOT_VERSION;
         buf[6] = 1; /* flags */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
@@ -237,14 +287,17 @@ static void test_version_1_loads(void **state)
 {
         struct fsmtest *a = malloc(sizeof *a);
         struct fsmtest *b = malloc(sizeof *b);
-        uint8_t *v3, *v2, *v1;
+        uint8_t *v4, *v3, *v2, *v1;
         size_t len;
 
         (void)state;
         fsmtest_init(a, NULL, NULL);
         fsmtest_init(b, NULL, NULL);
         build_rich(a);
-        v3 = fsmtest_snapshot(a->f, &len);
+        v4 = fsmtest_snapshot(a->f, &len);
+        v3 = malloc(len);
+        len = as_version_3(v4, len, v3);
+        free(v4);
         v2 = malloc(len);
         len = as_version_2(v3, len, v2);
         free(v3);
@@ -260,6 +313,55 @@ static void test_version_1_loads(void **state)
         assert_true(fsmtest_same_state(a->f, b->f));
         free(v1);
         free(v2);
+        fsmtest_close(a);
+        fsmtest_close(b);
+        free(a);
+        free(b);
+}
+
+/* What version 3 wrote, a log and the snapshot taken after it
+ * (fsm_v3_fixture.h, made by that version), reads as it did: replaying
+ * the log and restoring the snapshot give one state, and the next entry
+ * hands the lock its last entry left between holders to its queue's head
+ * on both. */
+static void test_version_3_log_and_snapshot(void **state)
+{
+        struct fsmtest *a = malloc(sizeof *a);
+        struct fsmtest *b = malloc(sizeof *b);
+        struct lockfsm_result r;
+        size_t i;
+
+        (void)state;
+        fsmtest_init(a, NULL, NULL);
+        fsmtest_init(b, NULL, NULL);
+        for (i = 0; i < sizeof v3_log / sizeof v3_log[0]; i++) {
+                r = fsmtest_apply_raw(a, v3_log[i].buf, v3_log[i].len);
+                assert_int_equal(a->last_rv, 0);
+                assert_int_equal(r.status, 0);
+        }
+        assert_int_equal(lockfsm_restore(b->f, v3_snapshot, sizeof v3_snapshot),
+                         0);
+        b->index = a->index;
+        assert_int_equal(lockfsm_last_index(b->f), 14);
+        assert_null(lockfsm_check(b->f));
+        assert_true(fsmtest_same_state(a->f, b->f));
+        assert_int_equal(lockfsm_deferred(b->f), 1);
+        lockfsm_query(b->f, "alpha", 5, &r); /* A's twice, B and C queued */
+        assert_int_equal(r.kind, PROTO_KIND_HOLDER);
+        assert_int_equal(r.session, 1);
+        assert_int_equal(r.token, 5);
+        assert_int_equal(r.count, 2);
+        assert_int_equal(r.waiters, 2);
+        assert_int_equal(lockfsm_session_status(b->f, 4), BATON_EEXPIRED);
+        assert_int_equal(lockfsm_session_status(b->f, 12), BATON_ECLOSED);
+        assert_int_equal(lockfsm_session_hash(b->f, 1)[0], 0xa0);
+        fsmtest_open(a, 0);
+        fsmtest_open(b, 0);
+        lockfsm_query(b->f, "delta", 5, &r);
+        assert_int_equal(r.kind, PROTO_KIND_HOLDER);
+        assert_int_equal(r.session, 3);
+        assert_int_equal(r.token, 15);
+        assert_true(fsmtest_same_state(a->f, b->f));
         fsmtest_close(a);
         fsmtest_close(b);
         free(a);
@@ -386,15 +488,19 @@ static void test_crafted_inconsistencies_refused(void **state)
         fsmtest_acquire(&t, a, 1, 1, "x", 0);
         buf = fsmtest_snapshot(t.f, &len);
         /* The layout ends: holder {session u64, owner u64, seq u64, token
-         * u64, count u32}, u32 waiters, u64 checksum. */
-        buf[len - 8 - 4 - 36] ^= 0x40; /* holder of an unknown session */
+         * u64, count u32, mode u8}, u32 waiters, u64 checksum. */
+        buf[len - 8 - 4 - 37] ^= 0x40; /* holder of an unknown session */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
-        buf[len - 8 - 4 - 36] ^= 0x40;
-        memset(&buf[len - 8 - 4 - 4], 0, 4); /* hold count 0 */
+        buf[len - 8 - 4 - 37] ^= 0x40;
+        buf[len - 8 - 4 - 1] = 2; /* a mode that does not exist */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
-        memset(&buf[len - 8 - 4 - 4], 0xff, 4); /* no room left to reenter */
+        buf[len - 8 - 4 - 1] = COMMAND_MODE_EXCLUSIVE;
+        memset(&buf[len - 8 - 4 - 5], 0, 4); /* hold count 0 */
+        reseal(buf, len);
+        expect_refused(t.f, buf, len, BATON_ECORRUPT);
+        memset(&buf[len - 8 - 4 - 5], 0xff, 4); /* no room left to reenter */
         reseal(buf, len);
         assert_int_equal(lockfsm_restore(t.f, buf, len), 0);
         assert_int_equal(fsmtest_acquire(&t, a, 2, 1, "x", 0).status,
@@ -474,6 +580,7 @@ int main(void)
             cmocka_unit_test(test_owner_hash_kept),
             cmocka_unit_test(test_resealed_mutations_are_refused_or_canonical),
             cmocka_unit_test(test_crafted_inconsistencies_refused),
+            cmocka_unit_test(test_version_3_log_and_snapshot),
             cmocka_unit_test(test_restore_keeps_event_callback),
             cmocka_unit_test(test_lower_session_limit_named),
         };
