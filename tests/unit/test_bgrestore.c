@@ -209,6 +209,17 @@ static void install(struct replica *a, struct replica *b)
         b->raft.last_applied = a->raft.last_applied;
 }
 
+/* A reference replica `a` applying inline, `n` steps of load on it, and
+ * a replica `b` installing its snapshot on the worker. */
+static void installed(struct replica **a, struct replica **b, struct load *l,
+                      unsigned n)
+{
+        *a = replica_new(RAFTFSM_RESTORE_INLINE);
+        *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        run(l, 0, n, *a, NULL, 0);
+        install(*a, *b);
+}
+
 static bool same_state(struct replica *a, struct replica *b)
 {
         void *x, *y;
@@ -281,16 +292,14 @@ static void test_follower_queues_then_adopts(void **state)
  * long it grew, and ends with the state and events of waiting for it. */
 static void test_drain_in_batches(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        struct replica *a, *b;
         struct load l = {0};
         unsigned a_mark, b_mark, batches = 0;
         uint64_t snap, last, now;
         int rv;
 
         (void)state;
-        run(&l, 0, 100, a, NULL, 0);
-        install(a, b);
+        installed(&a, &b, &l, 100);
         snap = b->raft.last_applied;
         a_mark = a->n_ev;
         b_mark = b->n_ev;
@@ -319,14 +328,12 @@ static void test_drain_in_batches(void **state)
  * (raftfsm_lockfsm) waits for it. */
 static void test_lookup_waits(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        struct replica *a, *b;
         struct load l = {0};
         int rv;
 
         (void)state;
-        run(&l, 0, 120, a, NULL, 0);
-        install(a, b);
+        installed(&a, &b, &l, 120);
         run(&l, 120, 130, a, &b, 1);
         rv = raftfsm_adopt(&b->rf, false);
         assert_true(rv == 0 || rv == 1);
@@ -339,16 +346,14 @@ static void test_lookup_waits(void **state)
 /* A leader's applies wait for the restore: its clients need outcomes. */
 static void test_leader_waits(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        struct replica *a, *b;
         struct load l = {0};
         struct lockfsm_result ra, rb;
         struct command c;
         char name[32];
 
         (void)state;
-        run(&l, 0, 150, a, NULL, 0);
-        install(a, b);
+        installed(&a, &b, &l, 150);
         run(&l, 150, 160, a, &b, 1); /* queued as a follower */
         b->raft.state = RAFT_LEADER;
         c = step(&l, 161, name);
@@ -365,13 +370,11 @@ static void test_leader_waits(void **state)
  * entries queued behind the first are dropped (the second holds them). */
 static void test_newer_restore_wins(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        struct replica *a, *b;
         struct load l = {0};
 
         (void)state;
-        run(&l, 0, 100, a, NULL, 0);
-        install(a, b);
+        installed(&a, &b, &l, 100);
         run(&l, 100, 120, a, &b, 1);
         run(&l, 120, 180, a, NULL, 0);
         install(a, b);
@@ -446,13 +449,11 @@ static void test_bad_container_refused_at_once(void **state)
  * everything (the sanitizer build checks). */
 static void test_close_while_restoring(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        struct replica *a, *b;
         struct load l = {0};
 
         (void)state;
-        run(&l, 0, 100, a, NULL, 0);
-        install(a, b);
+        installed(&a, &b, &l, 100);
         run(&l, 100, 110, a, &b, 1);
         assert_true(raftfsm_restoring(&b->rf));
         replica_free(b);
