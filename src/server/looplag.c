@@ -2,14 +2,21 @@
  * with one long task (a snapshot, a log to drop) shows in the metrics. */
 #include "looplag.h"
 
+#include "log.h"
+
 #define PERIOD_NS ((uint64_t)LOOPLAG_PERIOD_MS * 1000000)
 
 static void on_tick(uv_timer_t *t)
 {
         struct looplag *l = t->data;
         uint64_t now = uv_hrtime();
+        uint64_t lag = now > l->due_ns ? now - l->due_ns : 0;
 
-        histogram_add(&l->lag, now > l->due_ns ? now - l->due_ns : 0);
+        histogram_add(&l->lag, lag);
+        if (lag >= (uint64_t)LOOPLAG_WARN_MS * 1000000) {
+                log_warn("event loop stalled %llu ms",
+                         (unsigned long long)(lag / 1000000));
+        }
         l->due_ns = now + PERIOD_NS;
 }
 

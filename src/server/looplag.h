@@ -12,6 +12,12 @@
 /* The timer's period: lag is measured with this resolution. */
 #define LOOPLAG_PERIOD_MS 10
 
+/* A lag this long is said in the log as well, with the time it ended, so
+ * that an operator (or a benchmark) can tell what froze the loop from
+ * what the log says happened just before: the heartbeats of a follower
+ * start to be missed around here. */
+#define LOOPLAG_WARN_MS 100
+
 struct looplag {
         uv_timer_t timer;
         uint64_t due_ns;      /* when the timer should fire next */
