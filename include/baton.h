@@ -282,10 +282,31 @@ BATON_API void baton_client_destroy(baton_client *c);
  * (the session ended), BATON_EWAITING (the owner already waits for this
  * lock in another thread), the session's refusal when opening it
  * (BATON_ETTL, BATON_ETOOMANYSESSIONS), limits (BATON_ETOOMANYLOCKS,
- * BATON_ETOOMANYWAITERS). Thread-safe.
+ * BATON_ETOOMANYWAITERS), BATON_EUPGRADE (the owner holds the read lock,
+ * baton_acquire_shared(), and so do others). Thread-safe.
  */
 BATON_API int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                             int64_t wait_ms, uint64_t *token);
+
+/**
+ * Acquire `name` shared: the read lock of the read/write lock `name`,
+ * which any number of owners hold together while no owner holds it
+ * through baton_acquire() (the write lock). A reader is admitted at once
+ * only when no writer holds the lock and no one waits; otherwise it
+ * queues, FIFO, so a waiting writer is not starved by readers that come
+ * after it. Readers queued together are granted together, each with the
+ * token of the grant that admitted them (readers may share a token; a
+ * writer never shares its token with another owner). An owner holding
+ * the write lock may take the read lock too (downgrade: then release the
+ * write lock); an owner holding the read lock may take the write lock
+ * through baton_acquire() only as the lock's sole holder, else that call
+ * fails at once with BATON_EUPGRADE. Reentrancy, waiting, the session and
+ * the errors are as for baton_acquire(); release with baton_release()
+ * and the token this call stored. Thread-safe.
+ */
+BATON_API int baton_acquire_shared(baton_client *c, const char *name,
+                                   uint64_t owner, int64_t wait_ms,
+                                   uint64_t *token);
 
 /**
  * Release one hold of `name` by `owner` with the token it was granted

@@ -21,6 +21,7 @@ enum {
         O_WAIT,
         O_GRACE,
         O_DETACH,
+        O_SHARED,
         O_SESSION,
         O_SECRET,
         O_VERSION,
@@ -40,6 +41,7 @@ static const struct option options[] = {
     {"wait", required_argument, NULL, O_WAIT},
     {"grace", required_argument, NULL, O_GRACE},
     {"detach", no_argument, NULL, O_DETACH},
+    {"shared", no_argument, NULL, O_SHARED},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -77,10 +79,11 @@ static const struct command {
         const char *synopsis;
 } commands[] = {
     {"lock", ARGS_LOCK, 1, 1,
-     "lock NAME [--ttl MS] [--wait MS] [--grace MS] -- CMD [ARG...]"},
+     "lock NAME [--shared] [--ttl MS] [--wait MS] [--grace MS] -- CMD "
+     "[ARG...]"},
     {"acquire", ARGS_ACQUIRE, 1, 1,
-     "acquire NAME [--ttl MS] [--wait MS] [--detach]"},
-    {"try", ARGS_TRY, 1, 1, "try NAME [--ttl MS] [--detach]"},
+     "acquire NAME [--shared] [--ttl MS] [--wait MS] [--detach]"},
+    {"try", ARGS_TRY, 1, 1, "try NAME [--shared] [--ttl MS] [--detach]"},
     {"release", ARGS_RELEASE, 2, 2,
      "release NAME TOKEN --session S --secret HEX"},
     {"holder", ARGS_HOLDER, 1, 1, "holder NAME"},
@@ -268,6 +271,7 @@ static void set_secret(struct args *a, const char *s)
 struct given {
         unsigned numbers; /* bit i: number_options[i] */
         bool detach;
+        bool shared;
 };
 
 /*
@@ -323,6 +327,10 @@ static int scan(struct args *a, int argc, char **argv, struct operands *ops,
                 case O_DETACH:
                         a->detach = true;
                         given->detach = true;
+                        break;
+                case O_SHARED:
+                        a->shared = true;
+                        given->shared = true;
                         break;
                 case O_SECRET:
                         set_secret(a, optarg);
@@ -433,6 +441,9 @@ static void check_options(struct args *a, const struct command *c,
         if (given->detach && (DETACH_COMMANDS & CMD(c->command)) == 0) {
                 bad(a, "--detach is not an option of %s", c->name);
         }
+        if (given->shared && (LEASE_CMDS & CMD(c->command)) == 0) {
+                bad(a, "--shared is not an option of %s", c->name);
+        }
         if (c->command == ARGS_RELEASE && (a->session == 0 || !a->has_secret)) {
                 bad(a,
                     "release: --session and --secret are required (usage: "
@@ -447,7 +458,7 @@ static void check_options(struct args *a, const struct command *c,
 int args_parse(struct args *a, int argc, char **argv)
 {
         struct operands ops = {{NULL}, 0};
-        struct given given = {0, false};
+        struct given given = {0, false, false};
         const struct command *c;
         int dashdash, rv;
         unsigned n;

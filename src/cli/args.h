@@ -47,6 +47,7 @@ struct args {
         int64_t wait_ms;                   /* --wait; else 0 for try, else -1 */
         uint32_t grace_ms;                 /* --grace; default 2000 */
         bool detach;                       /* --detach */
+        bool shared;                       /* --shared: the read lock */
         uint64_t session;                  /* --session; 0: not given */
         bool has_secret;                   /* --secret given */
         uint8_t secret[BATON_SECRET_SIZE]; /* --secret, from hex */

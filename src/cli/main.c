@@ -47,6 +47,10 @@ static void usage(FILE *out)
             "                [--json] [--timeout MS] COMMAND ...\n\n"
             "  lock NAME [--ttl MS] [--wait MS] [--grace MS] -- CMD [ARG...]\n"
             "                      run CMD while holding NAME\n"
+            "  lock|acquire|try NAME --shared ...\n"
+            "                      the same with the read lock of NAME, which\n"
+            "                      readers hold together while no writer "
+            "does\n"
             "  acquire NAME [--ttl MS] [--wait MS]\n"
             "                      hold NAME until SIGINT or SIGTERM\n"
             "  try NAME [--ttl MS] the same, without waiting\n"
@@ -176,6 +180,16 @@ static int failed(const struct args *o, const char *what, int rv)
                    : EXIT_ERROR;
 }
 
+/* The lock `name` for `owner`: the read lock with --shared, else the
+ * write lock. */
+static int take(baton_client *c, const struct args *o, const char *name,
+                uint64_t owner, uint64_t *token)
+{
+        return o->shared
+                   ? baton_acquire_shared(c, name, owner, o->wait_ms, token)
+                   : baton_acquire(c, name, owner, o->wait_ms, token);
+}
+
 static int cmd_lock(baton_client *c, const struct args *o, const char *name,
                     char **argv)
 {
@@ -183,7 +197,7 @@ static int cmd_lock(baton_client *c, const struct args *o, const char *name,
         uint64_t token;
         int rv, status;
 
-        rv = baton_acquire(c, name, BATON_OWNER_THREAD, o->wait_ms, &token);
+        rv = take(c, o, name, BATON_OWNER_THREAD, &token);
         if (rv != 0) {
                 print_error(o->json, "acquire", rv);
                 return rv == BATON_ETIMEDOUT || rv == BATON_EBUSY
@@ -216,7 +230,7 @@ static int cmd_detach(baton_client *c, const struct args *o, const char *name)
         uint64_t token, session;
         int rv;
 
-        rv = baton_acquire(c, name, BATON_OWNER_DETACHED, o->wait_ms, &token);
+        rv = take(c, o, name, BATON_OWNER_DETACHED, &token);
         if (rv != 0) {
                 return failed(o, "acquire", rv);
         }
@@ -260,7 +274,7 @@ static int cmd_hold(baton_client *c, const struct args *o, const char *name)
         uint64_t token;
         int rv;
 
-        rv = baton_acquire(c, name, BATON_OWNER_THREAD, o->wait_ms, &token);
+        rv = take(c, o, name, BATON_OWNER_THREAD, &token);
         if (rv != 0) {
                 return failed(o, "acquire", rv);
         }

@@ -10,7 +10,6 @@
 #include "../proto/proto.h"
 #include "clock.h"
 #include "outcome.h"
-#include "probe.h"
 #include "request.h"
 #include "resolve.h"
 
@@ -33,9 +32,7 @@ static void unlock(struct baton_client *c)
         pthread_mutex_unlock(&c->mu);
 }
 
-/* Send a read or admin request and wait for its answer. 0 with `r` done,
- * or BATON_ENOANSWER / BATON_ETLS (`r` is the registry's again). */
-static int roundtrip(struct baton_client *c, struct request *r,
+int client_roundtrip(struct baton_client *c, struct request *r,
                      int64_t deadline)
 {
         int rv;
@@ -341,6 +338,17 @@ static int check_call(const baton_client *c, const char *name, uint8_t *len)
         return c == NULL ? BATON_EINVAL : check_name(name, len);
 }
 
+/* A command of `type` on `name` for `owner`, its other fields zero. */
+static void name_command(struct command *k, uint8_t type, const char *name,
+                         uint8_t len, uint64_t owner)
+{
+        memset(k, 0, sizeof *k);
+        k->type = type;
+        k->owner = owner;
+        k->name = name;
+        k->name_len = len;
+}
+
 /* QUERY `name`: the RESULT's status with `*res` filled, and the holder's
  * client name copied into `holder` (NULL: not wanted; res->client_name is
  * then not to be read). */
@@ -354,7 +362,7 @@ static int query(struct baton_client *c, const char *name, uint8_t len,
         if (r == NULL) {
                 return BATON_ENOMEM;
         }
-        rv = roundtrip(c, r, deadline);
+        rv = client_roundtrip(c, r, deadline);
         if (rv != 0) {
                 return rv;
         }
@@ -370,6 +378,44 @@ static int query(struct baton_client *c, const char *name, uint8_t len,
 }
 
 /*
+ * recover() for a reader, whom QUERY may not name among many: a
+ * try-acquire of the read lock says. GRANTED: it was not granted before
+ * and is now, as the caller asked. REENTERED: the count says whether the
+ * forgotten ACQUIRE was granted too, and then the try's hold goes back.
+ * BUSY: ask again.
+ */
+static int recover_shared(struct baton_client *c, const char *name, uint8_t len,
+                          uint64_t owner, uint32_t before, int64_t deadline,
+                          struct proto_result *res)
+{
+        struct proto_result r, rel;
+        struct command k;
+        int rv;
+
+        name_command(&k, COMMAND_ACQUIRE, name, len, owner);
+        k.mode = COMMAND_MODE_SHARED;
+        k.wait_ms = COMMAND_WAIT_TRY;
+        rv = run_command(c, &k, deadline, &r);
+        if (rv == BATON_EBUSY) {
+                return 1;
+        }
+        if (rv != 0) {
+                return rv;
+        }
+        if (r.kind == PROTO_KIND_REENTERED && r.count > before + 1) {
+                name_command(&k, COMMAND_RELEASE, name, len, owner);
+                k.token = r.token;
+                rv = run_command(c, &k, deadline, &rel);
+                if (rv != 0) {
+                        return rv;
+                }
+                r.count = rel.count;
+        }
+        *res = r;
+        return 0;
+}
+
+/*
  * The blocking ACQUIRE of `seq` was answered BATON_ESEQ: the cluster
  * forgot its outcome while it waited (the ack passed it) and the answer
  * was lost with a connection. Withdraw the wait if it is still queued,
@@ -377,7 +423,7 @@ static int query(struct baton_client *c, const char *name, uint8_t len,
  * granted and not waiting: ask again), or an error.
  */
 static int recover(struct baton_client *c, const char *name, uint8_t len,
-                   uint64_t owner, uint64_t seq, uint32_t before,
+                   uint64_t owner, uint8_t mode, uint64_t seq, uint32_t before,
                    int64_t deadline, struct proto_result *res)
 {
         uint64_t session = c->session.id;
@@ -385,11 +431,8 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         struct command k;
         int rv;
 
-        memset(&k, 0, sizeof k);
-        k.type = COMMAND_CANCEL;
+        name_command(&k, COMMAND_CANCEL, name, len, 0);
         k.target = seq;
-        k.name = name;
-        k.name_len = len;
         rv = run_command(c, &k, deadline, &r);
         if (rv == 0) {
                 return 1; /* it still waited: ask again */
@@ -397,14 +440,18 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         if (rv != BATON_ENOTWAITING) {
                 return rv;
         }
+        if (mode == COMMAND_MODE_SHARED) {
+                return recover_shared(c, name, len, owner, before, deadline,
+                                      res);
+        }
         rv = query(c, name, len, deadline, &r, NULL);
         if (rv != 0) {
                 return rv;
         }
         if (r.kind == PROTO_KIND_HOLDER && r.session == session &&
             r.owner == owner && r.count > before) {
-                (void)locks_set(&c->locks, session, name, len, owner, r.token,
-                                r.count);
+                (void)locks_set(&c->locks, session, name, len, owner, mode,
+                                r.token, r.count);
                 *res = r;
                 res->status = 0;
                 return 0;
@@ -435,8 +482,8 @@ static int next_wait(int64_t start, int64_t wait_ms, bool first, uint32_t *wait)
 
 /* One loop: an ACQUIRE whose outcome the cluster forgot (BATON_ESEQ) is
  * recovered and asked again for what is left of the wait. */
-int baton_acquire(baton_client *c, const char *name, uint64_t owner,
-                  int64_t wait_ms, uint64_t *token)
+static int acquire(baton_client *c, const char *name, uint64_t owner,
+                   uint8_t mode, int64_t wait_ms, uint64_t *token)
 {
         int64_t start = clock_now_ms(), deadline, timeout;
         struct proto_result res;
@@ -474,15 +521,11 @@ int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                         break;
                 }
                 first = false;
-                memset(&k, 0, sizeof k);
-                k.type = COMMAND_ACQUIRE;
-                k.owner = owner;
+                name_command(&k, COMMAND_ACQUIRE, name, len, owner);
                 k.wait_ms = wait;
-                k.mode = COMMAND_MODE_EXCLUSIVE;
-                k.name = name;
-                k.name_len = len;
-                before =
-                    locks_count(&c->locks, c->session.id, name, len, owner);
+                k.mode = mode;
+                before = locks_count(&c->locks, c->session.id, name, len, owner,
+                                     mode);
                 rv = session_submit(&c->session, &k, deadline, &r);
                 if (rv != 0) {
                         break;
@@ -500,7 +543,8 @@ int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                 if (rv != BATON_ESEQ || wait == 0) {
                         break;
                 }
-                rv = recover(c, name, len, owner, seq, before, deadline, &res);
+                rv = recover(c, name, len, owner, mode, seq, before, deadline,
+                             &res);
                 if (rv != 1) {
                         break;
                 }
@@ -511,6 +555,18 @@ int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                 *token = res.token;
         }
         return user_status(rv);
+}
+
+int baton_acquire(baton_client *c, const char *name, uint64_t owner,
+                  int64_t wait_ms, uint64_t *token)
+{
+        return acquire(c, name, owner, COMMAND_MODE_EXCLUSIVE, wait_ms, token);
+}
+
+int baton_acquire_shared(baton_client *c, const char *name, uint64_t owner,
+                         int64_t wait_ms, uint64_t *token)
+{
+        return acquire(c, name, owner, COMMAND_MODE_SHARED, wait_ms, token);
 }
 
 int baton_release(baton_client *c, const char *name, uint64_t owner,
@@ -531,7 +587,8 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
         /* A hold of an ended session stays lost: never release it through
          * another session, never open one for this. */
         if (locks_take_lost(&c->locks, name, len, owner, token) &&
-            locks_count(&c->locks, c->session.id, name, len, owner) == 0) {
+            locks_count(&c->locks, c->session.id, name, len, owner,
+                        LOCKS_ANY_MODE) == 0) {
                 unlock(c);
                 return BATON_EEXPIRED;
         }
@@ -542,12 +599,8 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
                 unlock(c);
                 return rv;
         }
-        memset(&k, 0, sizeof k);
-        k.type = COMMAND_RELEASE;
-        k.owner = owner;
+        name_command(&k, COMMAND_RELEASE, name, len, owner);
         k.token = token;
-        k.name = name;
-        k.name_len = len;
         rv = run_command(
             c, &k, clock_after(clock_now_ms(), c->opts.request_timeout_ms),
             &res);
@@ -703,8 +756,8 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
                 unlock(c);
                 return BATON_ENOMEM;
         }
-        rv = roundtrip(c, r,
-                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        rv = client_roundtrip(
+            c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv == 0) {
                 rv = r->status;
                 if (rv == 0) {
@@ -722,9 +775,7 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
         return user_status(rv);
 }
 
-/* Send `r` (NULL: out of memory), wait for its answer and return its
- * status, for the calls whose answer is only a status. */
-static int ask(baton_client *c, struct request *r)
+int client_ask(baton_client *c, struct request *r)
 {
         int rv;
 
@@ -732,8 +783,8 @@ static int ask(baton_client *c, struct request *r)
                 return BATON_ENOMEM;
         }
         lock(c);
-        rv = roundtrip(c, r,
-                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        rv = client_roundtrip(
+            c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv == 0) {
                 rv = r->status;
                 registry_drop(&c->registry, r);
@@ -751,7 +802,7 @@ int baton_check(baton_client *c, const char *name, uint64_t token)
         if (rv != 0) {
                 return rv;
         }
-        return ask(c, request_read(PROTO_CHECK, name, len, token));
+        return client_ask(c, request_read(PROTO_CHECK, name, len, token));
 }
 
 /* --- Session -------------------------------------------------------------- */
@@ -795,102 +846,4 @@ uint64_t baton_session_id(baton_client *c)
         id = c->session.last_id;
         unlock(c);
         return id;
-}
-
-/* --- Administration ------------------------------------------------------- */
-
-static const struct baton_member *member(const struct baton_status *st,
-                                         uint64_t id)
-{
-        unsigned i;
-
-        for (i = 0; i < st->n_members && i < 16; i++) {
-                if (st->members[i].id == id) {
-                        return &st->members[i];
-                }
-        }
-        return NULL;
-}
-
-int baton_status(baton_client *c, const char *endpoint,
-                 struct baton_status *out)
-{
-        int64_t deadline;
-        const struct baton_member *m;
-        struct request *r;
-        char leader[sizeof out->endpoint];
-        int rv;
-
-        if (c == NULL || out == NULL) {
-                return BATON_EINVAL;
-        }
-        memset(out, 0, sizeof *out);
-        deadline = clock_after(clock_now_ms(), c->opts.request_timeout_ms);
-        if (endpoint != NULL) {
-                return probe_status(endpoint, c->tls, deadline, out);
-        }
-        /* Whichever node the handle is connected to answers; if it is not
-         * the leader, ask the leader it names. */
-        lock(c);
-        r = request_empty(PROTO_STATUS);
-        if (r != NULL) {
-                r->reply = calloc(1, sizeof *r->reply);
-        }
-        if (r == NULL || r->reply == NULL) {
-                request_free(r);
-                unlock(c);
-                return BATON_ENOMEM;
-        }
-        rv = roundtrip(c, r, deadline);
-        if (rv == 0) {
-                rv = r->status;
-                if (rv == 0) {
-                        *out = *r->reply;
-                }
-                registry_drop(&c->registry, r);
-        }
-        unlock(c);
-        if (rv != 0 || out->role == BATON_ROLE_LEADER) {
-                return rv;
-        }
-        m = out->leader_id != 0 ? member(out, out->leader_id) : NULL;
-        if (m == NULL || m->client_address[0] == '\0') {
-                return BATON_EUNAVAILABLE;
-        }
-        snprintf(leader, sizeof leader, "%s", m->client_address);
-        return probe_status(leader, c->tls, deadline, out);
-}
-
-int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
-                     const char *client_address)
-{
-        struct request *r;
-        int rv;
-
-        if (c == NULL || id == 0 || raft_address == NULL ||
-            client_address == NULL || resolve_check(raft_address) != 0 ||
-            resolve_check(client_address) != 0) {
-                return BATON_EINVAL;
-        }
-        r = request_member_add(id, raft_address, client_address, &rv);
-        if (r == NULL) {
-                return rv;
-        }
-        return ask(c, r);
-}
-
-int baton_member_remove(baton_client *c, uint64_t id)
-{
-        if (c == NULL || id == 0) {
-                return BATON_EINVAL;
-        }
-        return ask(c, request_u64(PROTO_MEMBER_REMOVE, id));
-}
-
-int baton_transfer(baton_client *c, uint64_t id)
-{
-        if (c == NULL) {
-                return BATON_EINVAL;
-        }
-        return ask(c, request_u64(PROTO_TRANSFER, id));
 }

@@ -58,4 +58,14 @@ struct baton_client {
         struct notify notify;
 };
 
+/* Send a read or admin request and wait for its answer, `c->mu` held. 0
+ * with `r` done, or BATON_ENOANSWER / BATON_ETLS (`r` is the registry's
+ * again). */
+int client_roundtrip(struct baton_client *c, struct request *r,
+                     int64_t deadline);
+
+/* Send `r` (NULL: out of memory), wait for its answer and return its
+ * status, for the calls whose answer is only a status. Takes `c->mu`. */
+int client_ask(baton_client *c, struct request *r);
+
 #endif /* CLIENT_CLIENT_H */

@@ -33,17 +33,24 @@ static bool same_name(const struct locks_hold *h, const char *name,
         return h->name_len == name_len && memcmp(h->name, name, name_len) == 0;
 }
 
+static bool same_holder(const struct locks_hold *h, uint64_t session,
+                        const char *name, uint8_t name_len, uint64_t owner)
+{
+        return h->session == session && h->owner == owner &&
+               same_name(h, name, name_len);
+}
+
 static struct locks_hold *find(const struct locks *l, uint64_t session,
                                const char *name, uint8_t name_len,
-                               uint64_t owner)
+                               uint64_t owner, uint8_t mode)
 {
         struct queue *q;
 
         QUEUE_FOREACH(q, &l->held)
         {
                 struct locks_hold *h = QUEUE_DATA(q, struct locks_hold, link);
-                if (h->session == session && h->owner == owner &&
-                    same_name(h, name, name_len)) {
+                if (same_holder(h, session, name, name_len, owner) &&
+                    h->mode == mode) {
                         return h;
                 }
         }
@@ -51,22 +58,64 @@ static struct locks_hold *find(const struct locks *l, uint64_t session,
 }
 
 uint32_t locks_count(const struct locks *l, uint64_t session, const char *name,
-                     uint8_t name_len, uint64_t owner)
+                     uint8_t name_len, uint64_t owner, int mode)
 {
-        const struct locks_hold *h = find(l, session, name, name_len, owner);
+        uint32_t n = 0;
+        struct queue *q;
 
-        return h != NULL ? h->count : 0;
+        QUEUE_FOREACH(q, &l->held)
+        {
+                const struct locks_hold *h =
+                    QUEUE_DATA(q, struct locks_hold, link);
+                if (same_holder(h, session, name, name_len, owner) &&
+                    (mode == LOCKS_ANY_MODE || h->mode == mode)) {
+                        n += h->count;
+                }
+        }
+        return n;
+}
+
+static void set_count(struct locks_hold *h, uint64_t token, uint32_t count)
+{
+        if (count == 0) {
+                queue_remove(&h->link);
+                free(h);
+                return;
+        }
+        h->token = token;
+        h->count = count;
+}
+
+void locks_released(struct locks *l, uint64_t session, const char *name,
+                    uint8_t name_len, uint64_t owner, uint64_t token,
+                    uint32_t count)
+{
+        struct locks_hold *found = NULL;
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &l->held)
+        {
+                struct locks_hold *h = QUEUE_DATA(q, struct locks_hold, link);
+                if (same_holder(h, session, name, name_len, owner) &&
+                    h->token == token &&
+                    (found == NULL || h->mode == COMMAND_MODE_EXCLUSIVE)) {
+                        found = h;
+                }
+        }
+        if (found != NULL) {
+                set_count(found, token, count);
+        }
 }
 
 int locks_set(struct locks *l, uint64_t session, const char *name,
-              uint8_t name_len, uint64_t owner, uint64_t token, uint32_t count)
+              uint8_t name_len, uint64_t owner, uint8_t mode, uint64_t token,
+              uint32_t count)
 {
-        struct locks_hold *h = find(l, session, name, name_len, owner);
+        struct locks_hold *h = find(l, session, name, name_len, owner, mode);
 
         if (count == 0) {
                 if (h != NULL) {
-                        queue_remove(&h->link);
-                        free(h);
+                        set_count(h, token, 0);
                 }
                 return 0;
         }
@@ -77,6 +126,7 @@ int locks_set(struct locks *l, uint64_t session, const char *name,
                 }
                 h->session = session;
                 h->owner = owner;
+                h->mode = mode;
                 h->name_len = name_len;
                 memcpy(h->name, name, name_len);
                 queue_push_tail(&l->held, &h->link);

@@ -1,4 +1,4 @@
-/* The locks held through one handle, per (session, name, owner), mirrored
+/* The locks held through one handle, per (session, name, owner, mode), mirrored
  * from the cluster's answers: for on_lock_lost and for refusing, without
  * asking the cluster, to release a lock that an ended session held. */
 #ifndef CLIENT_LOCKS_H
@@ -28,6 +28,7 @@ struct locks_hold {
         uint64_t owner;
         uint64_t token;
         uint32_t count;
+        uint8_t mode; /* COMMAND_MODE_EXCLUSIVE or _SHARED */
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
 };
@@ -35,15 +36,28 @@ struct locks_hold {
 void locks_init(struct locks *l);
 void locks_close(struct locks *l);
 
-/* Hold count of (session, name, owner); 0 when not held. */
-uint32_t locks_count(const struct locks *l, uint64_t session, const char *name,
-                     uint8_t name_len, uint64_t owner);
+/* Any mode, for locks_count(). */
+#define LOCKS_ANY_MODE (-1)
 
-/* Record what the cluster answered: `count` holds with `token` (0 holds
- * forgets the entry). 0 or BATON_ENOMEM (the table is then unchanged; only
- * the callbacks of a later expiry miss the lock). */
+/* Hold count of (session, name, owner) in `mode` (all modes together for
+ * LOCKS_ANY_MODE); 0 when not held. */
+uint32_t locks_count(const struct locks *l, uint64_t session, const char *name,
+                     uint8_t name_len, uint64_t owner, int mode);
+
+/* Record what the cluster answered an ACQUIRE in `mode`: `count` holds
+ * with `token` (0 holds forgets the entry). 0 or BATON_ENOMEM (the table
+ * is then unchanged; only the callbacks of a later expiry miss the
+ * lock). */
 int locks_set(struct locks *l, uint64_t session, const char *name,
-              uint8_t name_len, uint64_t owner, uint64_t token, uint32_t count);
+              uint8_t name_len, uint64_t owner, uint8_t mode, uint64_t token,
+              uint32_t count);
+
+/* Record what the cluster answered a RELEASE of `token`: the grant it
+ * names (the write grant first, as the cluster picks when an owner's two
+ * grants share a token) now has `count` holds. */
+void locks_released(struct locks *l, uint64_t session, const char *name,
+                    uint8_t name_len, uint64_t owner, uint64_t token,
+                    uint32_t count);
 
 /* The session ended: its holds become the `lost` list (replacing the
  * previous one) and each gets an on_lock_lost event in `n`. */

@@ -65,13 +65,36 @@ void outcome_withdraw(void *data, struct request *r)
         internal_command(s, &k, REQUEST_WITHDRAW, r);
 }
 
-/* An orphaned ACQUIRE whose answer was forgotten (BATON_ESEQ): ask who
- * holds the lock, and release it if this ACQUIRE turned out granted. */
+/* An orphaned ACQUIRE whose answer was forgotten (BATON_ESEQ): find
+ * out whether it was granted, and release it if so. A writer is the one
+ * holder QUERY names; a reader may be one of many, so for a shared
+ * ACQUIRE a try-acquire of the same mode asks instead: its count says
+ * how many holds to give back (follow_up()). */
 static void recheck(struct session *s, const struct request *acq)
 {
-        struct request *r =
-            request_read(PROTO_QUERY, acq->name, acq->name_len, 0);
+        struct request *r;
+        struct command k;
+        int rv;
 
+        if (acq->mode == COMMAND_MODE_SHARED) {
+                if (acq->session != s->id || !session_usable(s)) {
+                        return; /* the session's end released it */
+                }
+                memset(&k, 0, sizeof k);
+                k.type = COMMAND_ACQUIRE;
+                k.mode = COMMAND_MODE_SHARED;
+                k.wait_ms = COMMAND_WAIT_TRY;
+                k.owner = acq->owner;
+                k.name = acq->name;
+                k.name_len = acq->name_len;
+                r = session_command(s, &k, REQUEST_RECHECK, &rv);
+                if (r != NULL) {
+                        r->before = acq->before;
+                        registry_submit(s->reg, r);
+                }
+                return;
+        }
+        r = request_read(PROTO_QUERY, acq->name, acq->name_len, 0);
         if (r == NULL) {
                 return;
         }
@@ -82,10 +105,31 @@ static void recheck(struct session *s, const struct request *acq)
         registry_submit(s->reg, r);
 }
 
+/* What a recheck found: give back the holds the caller never learnt of. */
+static void recheck_done(struct session *s, const struct request *r)
+{
+        if (r->status != 0) {
+                return; /* not held (BUSY), or the session ended */
+        }
+        if (r->type == PROTO_COMMAND) {
+                /* The try's hold, and the forgotten ACQUIRE's if it was
+                 * granted: back to what the owner held before. */
+                for (uint32_t n = r->res.count; n > r->before; n--) {
+                        release_internal(s, r, r->res.token);
+                }
+        } else if (r->res.kind == PROTO_KIND_HOLDER &&
+                   r->res.session == r->session && r->res.owner == r->owner &&
+                   r->res.count > r->before) {
+                release_internal(s, r, r->res.token);
+        }
+}
+
 /* Finish what an ENDED request started. */
 static void follow_up(struct session *s, struct request *r)
 {
-        if (r->type == PROTO_COMMAND && r->cmd == COMMAND_ACQUIRE) {
+        if (r->kind == REQUEST_RECHECK) {
+                recheck_done(s, r);
+        } else if (r->type == PROTO_COMMAND && r->cmd == COMMAND_ACQUIRE) {
                 if (r->status == 0) {
                         /* Granted after its caller gave up. */
                         release_internal(s, r, r->res.token);
@@ -99,11 +143,6 @@ static void follow_up(struct session *s, struct request *r)
                     request_pending(r->target)) {
                         registry_drop(s->reg, r->target);
                 }
-        } else if (r->kind == REQUEST_RECHECK && r->status == 0 &&
-                   r->res.kind == PROTO_KIND_HOLDER &&
-                   r->res.session == r->session && r->res.owner == r->owner &&
-                   r->res.count > r->before) {
-                release_internal(s, r, r->res.token);
         }
 }
 
@@ -125,13 +164,16 @@ void outcome_final(void *data, struct request *r, int how)
                         session_ended(s, r->session, BATON_ECLOSED);
                 } else if (session_over(st)) {
                         session_ended(s, r->session, st);
-                } else if (st == 0 && (r->cmd == COMMAND_ACQUIRE ||
-                                       (r->cmd == COMMAND_RELEASE &&
-                                        r->res.kind == PROTO_KIND_RELEASED))) {
+                } else if (st == 0 && r->cmd == COMMAND_ACQUIRE) {
                         /* A failed copy only costs a lost-lock callback. */
                         (void)locks_set(s->locks, r->session, r->name,
-                                        r->name_len, r->owner, r->res.token,
-                                        r->res.count);
+                                        r->name_len, r->owner, r->mode,
+                                        r->res.token, r->res.count);
+                } else if (st == 0 && r->cmd == COMMAND_RELEASE &&
+                           r->res.kind == PROTO_KIND_RELEASED) {
+                        locks_released(s->locks, r->session, r->name,
+                                       r->name_len, r->owner, r->res.token,
+                                       r->res.count);
                 }
         }
         if (r->state == REQUEST_ENDED) {

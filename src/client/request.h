@@ -79,6 +79,7 @@ struct request {
         uint8_t kind;           /* enum request_kind */
         uint8_t state;          /* enum request_state */
         uint8_t name_len;       /* ACQUIRE, RELEASE, CANCEL, QUERY, CHECK */
+        uint8_t mode;           /* ACQUIRE: COMMAND_MODE_* */
         uint64_t session;       /* commands: the session in the frame */
         uint64_t seq;           /* commands other than OPEN */
         uint64_t owner;         /* ACQUIRE, RELEASE; RECHECK */
@@ -123,7 +124,8 @@ static inline bool request_pending(const struct request *r)
 static inline bool request_pins_ack(const struct request *r)
 {
         return r->kind == REQUEST_COMMAND || r->kind == REQUEST_WITHDRAW ||
-               r->kind == REQUEST_RELEASE;
+               r->kind == REQUEST_RELEASE ||
+               (r->kind == REQUEST_RECHECK && r->type == PROTO_COMMAND);
 }
 
 /*

@@ -793,6 +793,66 @@ static bool wait_free(const char *name, int64_t ms)
 
 #define DETACH_TTL "3000"
 
+/* A detached read lease of `name`: its token and session, and its secret
+ * in `secret` (33 bytes); false when the command did not print one. */
+static bool read_lease(struct proc *p, const char *name, char *tok, char *sess,
+                       char *secret)
+{
+        unsigned long long token = 0, session = 0;
+        char got[64];
+
+        if (p->status != 0 ||
+            sscanf(p->out, "%63s %llu %llu %32s", got, &token, &session,
+                   secret) != 4 ||
+            strcmp(got, name) != 0) {
+                return false;
+        }
+        snprintf(tok, 32, "%llu", token);
+        snprintf(sess, 32, "%llu", session);
+        return true;
+}
+
+/* --shared: two processes hold the read lock together, a writer finds it
+ * busy, and once both readers are released the writer takes it. */
+static void shared_locks(void)
+{
+        char t1[32], s1[32], k1[40], t2[32], s2[32], k2[40];
+        struct proc p;
+
+        ctl(&p, RUN_MS, "acquire", "cli-rw", "--shared", "--detach", NULL);
+        if (!ok(read_lease(&p, "cli-rw", t1, s1, k1),
+                "acquire --shared --detach: a read lease")) {
+                proc_show(&p);
+                return;
+        }
+        ctl(&p, RUN_MS, "try", "cli-rw", "--shared", "--detach", NULL);
+        if (!ok(read_lease(&p, "cli-rw", t2, s2, k2) && strcmp(s1, s2) != 0,
+                "try --shared: a second reader holds it too")) {
+                proc_show(&p);
+                return;
+        }
+        ctl(&p, RUN_MS, "try", "cli-rw", NULL);
+        if (!ok(p.status == 1 && strstr(p.err, "held") != NULL,
+                "try (a writer) while readers hold it: exit 1, busy")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "holder", "cli-rw", "--shared", NULL);
+        if (!ok(p.status == 2 && strstr(p.err, "--shared") != NULL,
+                "holder --shared: exit 2, not an option of holder")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "release", "cli-rw", t1, "--session", s1, "--secret",
+            k1, NULL);
+        ok(p.status == 0, "release of the first reader: exit 0");
+        ctl(&p, RUN_MS, "release", "cli-rw", t2, "--session", s2, "--secret",
+            k2, NULL);
+        ok(p.status == 0, "release of the second reader: exit 0");
+        ctl(&p, RUN_MS, "lock", "cli-rw", "--", "true", NULL);
+        if (!ok(p.status == 0, "lock (a writer) once the readers are gone")) {
+                proc_show(&p);
+        }
+}
+
 /* acquire --detach: a lease lock released by another process with
  * release --session --secret, or freed by the cluster TTL after the exit. */
 static void detached_leases(void)
@@ -1690,6 +1750,7 @@ int main(int argc, char **argv)
         hold_and_query();
         list_locks();
         detached_leases();
+        shared_locks();
         status_and_members();
         usage_errors();
         bad_numbers();

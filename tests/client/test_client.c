@@ -235,6 +235,54 @@ static void try_busy(void **state)
         baton_client_destroy(b);
 }
 
+/* Read/write locks: readers share, a writer waits for them and then is
+ * granted with a token of its own; a sole reader upgrades, a reader among
+ * others is refused BATON_EUPGRADE; a writer downgrades. */
+static void shared_readers(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        uint64_t ta = 0, tb = 0, tw = 0, tr = 0;
+        struct call writer;
+        char name[64];
+
+        (void)state;
+        name_of(name, sizeof name, "shared");
+        assert_ok(baton_acquire_shared(a, name, 1, BATON_WAIT_TRY, &ta));
+        assert_ok(baton_acquire_shared(b, name, 1, BATON_WAIT_TRY, &tb));
+        assert_true(ta > 0 && tb > ta);
+        assert_int_equal(baton_acquire(a, name, 1, BATON_WAIT_TRY, NULL),
+                         BATON_EUPGRADE);
+        assert_int_equal(baton_acquire(b, name, 2, BATON_WAIT_TRY, NULL),
+                         BATON_EBUSY);
+        call_owner(&writer, b, name, 2, 10000);
+        wait_waiters(a, name, 1);
+        /* A reader after a waiting writer waits too. */
+        assert_int_equal(baton_acquire_shared(a, name, 3, BATON_WAIT_TRY, NULL),
+                         BATON_EBUSY);
+        assert_ok(baton_release(a, name, 1, ta));
+        assert_false(atomic_load(&writer.done));
+        assert_ok(baton_release(b, name, 1, tb));
+        pthread_join(writer.thread, NULL);
+        assert_ok(writer.rv);
+        assert_true(writer.token > tb);
+        /* The writer downgrades: read too, then let the write lock go. */
+        assert_ok(baton_acquire_shared(b, name, 2, BATON_WAIT_TRY, &tr));
+        assert_true(tr > writer.token);
+        assert_ok(baton_release(b, name, 2, writer.token));
+        assert_ok(baton_acquire_shared(a, name, 1, BATON_WAIT_TRY, &ta));
+        assert_ok(baton_release(a, name, 1, ta));
+        /* A sole reader upgrades. */
+        assert_ok(baton_acquire(b, name, 2, BATON_WAIT_TRY, &tw));
+        assert_true(tw > tr);
+        assert_int_equal(baton_release(b, name, 2, tr - 1), BATON_ESTALE);
+        assert_ok(baton_release(b, name, 2, tw));
+        assert_ok(baton_release(b, name, 2, tr));
+        assert_int_equal(baton_release(b, name, 2, tr), BATON_ENOTHOLDER);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
 static void reentrancy(void **state)
 {
         baton_client *a = client_new(10000, NULL);
@@ -1147,6 +1195,7 @@ int main(int argc, char **argv)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(try_busy),
             cmocka_unit_test(reentrancy),
+            cmocka_unit_test(shared_readers),
             cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),
             cmocka_unit_test(detach_release_in),

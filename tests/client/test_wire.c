@@ -901,6 +901,70 @@ static void eseq_recovered(void **state)
         baton_client_destroy(c);
 }
 
+/*
+ * The same for a reader, whose forgotten ACQUIRE was granted: CANCEL finds
+ * no wait, and since QUERY names one holder of many, a try-acquire of the
+ * read lock asks. REENTERED with two holds: the forgotten ACQUIRE was
+ * granted, the try's hold is released, and the call returns the grant.
+ */
+static int eseq_shared_script(struct fake *f, const struct frame *fr)
+{
+        int *step = f->data;
+        struct proto_result r;
+
+        if (fr->h.type != PROTO_COMMAND || fr->k.type == COMMAND_OPEN) {
+                return 0;
+        }
+        memset(&r, 0, sizeof r);
+        r.session = fr->k.session;
+        r.owner = fr->k.owner;
+        r.token = 77;
+        if (fr->k.type == COMMAND_ACQUIRE && *step < 2) {
+                if ((*step)++ == 0) {
+                        fake_close_conn(f, fr->conn); /* granted, unanswered */
+                } else {
+                        fake_status(f, fr, BATON_ESEQ);
+                }
+                return 1;
+        }
+        if (fr->k.type == COMMAND_CANCEL) {
+                fake_status(f, fr, BATON_ENOTWAITING); /* the grant won */
+                return 1;
+        }
+        r.kind = fr->k.type == COMMAND_ACQUIRE ? PROTO_KIND_REENTERED
+                                               : PROTO_KIND_RELEASED;
+        r.count = fr->k.type == COMMAND_ACQUIRE ? 2 : 1;
+        fake_result(f, fr, &r);
+        return 1;
+}
+
+static void eseq_shared_recovered(void **state)
+{
+        static int step;
+        baton_client *c;
+        struct frame a1, try, rel;
+        uint64_t token = 0;
+        unsigned from = 0;
+
+        (void)state;
+        step = 0;
+        set_hook(eseq_shared_script, &step);
+        c = client(F.endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_acquire_shared(c, "job", 0, 1000, &token), 0);
+        assert_int_equal(token, 77);
+        a1 = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        assert_int_equal(a1.k.mode, COMMAND_MODE_SHARED);
+        (void)wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        (void)wait_frame(&from, PROTO_COMMAND, COMMAND_CANCEL);
+        try = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        assert_int_equal(try.k.mode, COMMAND_MODE_SHARED);
+        assert_int_equal(try.k.wait_ms, COMMAND_WAIT_TRY);
+        rel = wait_frame(&from, PROTO_COMMAND, COMMAND_RELEASE);
+        assert_int_equal(rel.k.token, 77);
+        assert_true(rel.k.seq > try.k.seq);
+        baton_client_destroy(c);
+}
+
 /* The lease is dated from the SEND of the OPEN: an answer that took
  * 300 ms leaves 300 ms less. */
 static int slow_open(struct fake *f, const struct frame *fr)
@@ -942,6 +1006,7 @@ int main(void)
             cmocka_unit_test_setup(silent_node_abandoned, fake_reset),
             cmocka_unit_test_setup(expired_for_good, fake_reset),
             cmocka_unit_test_setup(eseq_recovered, fake_reset),
+            cmocka_unit_test_setup(eseq_shared_recovered, fake_reset),
             cmocka_unit_test_setup(lease_from_send, fake_reset),
         };
 

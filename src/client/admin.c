@@ -1,0 +1,108 @@
+/* libbaton's cluster administration calls (include/baton.h): the status
+ * of a node and of the cluster, membership changes, leadership transfer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../proto/proto.h"
+#include "client.h"
+#include "clock.h"
+#include "probe.h"
+#include "request.h"
+#include "resolve.h"
+
+static const struct baton_member *member(const struct baton_status *st,
+                                         uint64_t id)
+{
+        unsigned i;
+
+        for (i = 0; i < st->n_members && i < 16; i++) {
+                if (st->members[i].id == id) {
+                        return &st->members[i];
+                }
+        }
+        return NULL;
+}
+
+int baton_status(baton_client *c, const char *endpoint,
+                 struct baton_status *out)
+{
+        int64_t deadline;
+        const struct baton_member *m;
+        struct request *r;
+        char leader[sizeof out->endpoint];
+        int rv;
+
+        if (c == NULL || out == NULL) {
+                return BATON_EINVAL;
+        }
+        memset(out, 0, sizeof *out);
+        deadline = clock_after(clock_now_ms(), c->opts.request_timeout_ms);
+        if (endpoint != NULL) {
+                return probe_status(endpoint, c->tls, deadline, out);
+        }
+        /* Whichever node the handle is connected to answers; if it is not
+         * the leader, ask the leader it names. */
+        pthread_mutex_lock(&c->mu);
+        r = request_empty(PROTO_STATUS);
+        if (r != NULL) {
+                r->reply = calloc(1, sizeof *r->reply);
+        }
+        if (r == NULL || r->reply == NULL) {
+                request_free(r);
+                pthread_mutex_unlock(&c->mu);
+                return BATON_ENOMEM;
+        }
+        rv = client_roundtrip(c, r, deadline);
+        if (rv == 0) {
+                rv = r->status;
+                if (rv == 0) {
+                        *out = *r->reply;
+                }
+                registry_drop(&c->registry, r);
+        }
+        pthread_mutex_unlock(&c->mu);
+        if (rv != 0 || out->role == BATON_ROLE_LEADER) {
+                return rv;
+        }
+        m = out->leader_id != 0 ? member(out, out->leader_id) : NULL;
+        if (m == NULL || m->client_address[0] == '\0') {
+                return BATON_EUNAVAILABLE;
+        }
+        snprintf(leader, sizeof leader, "%s", m->client_address);
+        return probe_status(leader, c->tls, deadline, out);
+}
+
+int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
+                     const char *client_address)
+{
+        struct request *r;
+        int rv;
+
+        if (c == NULL || id == 0 || raft_address == NULL ||
+            client_address == NULL || resolve_check(raft_address) != 0 ||
+            resolve_check(client_address) != 0) {
+                return BATON_EINVAL;
+        }
+        r = request_member_add(id, raft_address, client_address, &rv);
+        if (r == NULL) {
+                return rv;
+        }
+        return client_ask(c, r);
+}
+
+int baton_member_remove(baton_client *c, uint64_t id)
+{
+        if (c == NULL || id == 0) {
+                return BATON_EINVAL;
+        }
+        return client_ask(c, request_u64(PROTO_MEMBER_REMOVE, id));
+}
+
+int baton_transfer(baton_client *c, uint64_t id)
+{
+        if (c == NULL) {
+                return BATON_EINVAL;
+        }
+        return client_ask(c, request_u64(PROTO_TRANSFER, id));
+}
