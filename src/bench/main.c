@@ -38,6 +38,7 @@ struct config {
         int nodes;
         const char *workload;
         int contended;
+        int shared; /* contended, client 0 writes and the others read */
         int clients;
         double duration_s;
         double warmup_s;
@@ -189,8 +190,11 @@ static void *client_main(void *arg)
                         }
                 }
                 t0 = now_s();
-                rc = baton_acquire(h, name, BATON_OWNER_THREAD,
-                                   cfg->op_timeout_ms, &token);
+                rc = cfg->shared && c->idx != 0
+                         ? baton_acquire_shared(h, name, BATON_OWNER_THREAD,
+                                                cfg->op_timeout_ms, &token)
+                         : baton_acquire(h, name, BATON_OWNER_THREAD,
+                                         cfg->op_timeout_ms, &token);
                 if (rc != 0) {
                         failed(c, "acquire", rc);
                         continue;
@@ -254,9 +258,10 @@ static uint32_t percentile(const uint32_t *s, size_t n, double q)
 static void usage(FILE *f)
 {
         fprintf(f,
-                "usage: baton-bench [--workload uncontended|contended|failover]"
-                " [--clients C]\n"
-                "         [--duration S] [--warmup S] [--endpoints H:P,...]"
+                "usage: baton-bench [--workload uncontended|contended|shared|"
+                "failover]\n"
+                "         [--clients C] [--duration S] [--warmup S] "
+                "[--endpoints H:P,...]"
                 " [--nodes N]\n"
                 "         [--system NAME] [--variant TEXT] [--prefix P]"
                 " [--ttl-ms MS]\n"
@@ -460,6 +465,9 @@ static int parse_args(int argc, char **argv, struct config *cfg)
         }
         if (strcmp(cfg->workload, "contended") == 0) {
                 cfg->contended = 1;
+        } else if (strcmp(cfg->workload, "shared") == 0) {
+                cfg->contended = 1;
+                cfg->shared = 1;
         } else if (strcmp(cfg->workload, "uncontended") != 0 &&
                    strcmp(cfg->workload, "failover") != 0 &&
                    strcmp(cfg->workload, "fill") != 0 &&
@@ -481,10 +489,11 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 /* What the clients measured, merged: the one JSON line's numbers. */
 struct summary {
         uint64_t ops, errors;
-        size_t total;   /* samples */
-        uint32_t *lat;  /* every client's samples, sorted */
-        double max_gap; /* s: the longest any client went without an op */
-        double gap_p50; /* s: the median of the clients' longest gaps */
+        uint64_t writes; /* shared: the writer's (client 0's) ops */
+        size_t total;    /* samples */
+        uint32_t *lat;   /* every client's samples, sorted */
+        double max_gap;  /* s: the longest any client went without an op */
+        double gap_p50;  /* s: the median of the clients' longest gaps */
         double sys_gap, sys_gap_at; /* s: the longest no one completed */
 };
 
@@ -519,6 +528,7 @@ static void join_clients(const struct config *cfg, struct client *cs,
                 pthread_join(cs[i].thread, NULL);
                 sum->total += cs[i].n;
                 sum->ops += cs[i].ops;
+                sum->writes += i == 0 && cfg->shared ? cs[i].ops : 0;
                 sum->errors += cs[i].errors;
                 if (cs[i].max_gap > sum->max_gap) {
                         sum->max_gap = cs[i].max_gap;
@@ -588,7 +598,7 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
                "\"ops_per_s\":%.1f,\"p50_us\":%u,\"p99_us\":%u,\"errors\":%llu,"
                "\"max_us\":%u,\"max_gap_ms\":%.1f,\"client_gap_p50_ms\":%.1f,"
                "\"sys_gap_ms\":%.1f,\"sys_gap_at_s\":%.3f,\"variant\":\"%s\","
-               "\"driver\":\"%s\"}\n",
+               "\"driver\":\"%s\"",
                cfg->system, cfg->nodes, cfg->workload, cfg->clients,
                (unsigned long long)sum->ops, cfg->duration_s,
                (double)sum->ops / cfg->duration_s, percentile(lat, total, 0.50),
@@ -596,6 +606,11 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
                total != 0 ? lat[total - 1] : 0, sum->max_gap * 1e3,
                sum->gap_p50 * 1e3, sum->sys_gap * 1e3, sum->sys_gap_at,
                cfg->variant, DRIVER);
+        if (cfg->shared) {
+                /* Of the ops, the writer's; the rest are the readers'. */
+                printf(",\"writes\":%llu", (unsigned long long)sum->writes);
+        }
+        printf("}\n");
         fflush(stdout);
 }
 
