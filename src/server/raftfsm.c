@@ -461,6 +461,15 @@ static int start_job(struct raftfsm *rf, const struct raft_buffer *buf,
         return 0;
 }
 
+/* A restore is taken, inline or from the worker: the directory is the
+ * snapshot's, and so is the index later snapshots count from. */
+static void took_restore(struct raftfsm *rf, const struct replay *rp)
+{
+        rf->dir = rp->dir;
+        rf->snap_index =
+            rp->tail ? rp->r.last_index : lockfsm_last_index(rf->lockfsm);
+}
+
 /* What fsm_restore hands on: a snapshot with a tail is a container
  * (snaptail.h) around the image; a plain one is all image. */
 static int open_snapshot(const struct raft_buffer *buf, struct replay *rp)
@@ -496,10 +505,8 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
                 restore_failed(rf, buf->len, rv);
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
-        rf->dir = rp.dir;
         forget_images(rf);
-        rf->snap_index =
-            rp.tail ? rp.r.last_index : lockfsm_last_index(rf->lockfsm);
+        took_restore(rf, &rp);
         /* Raft hands the buffer over only when the restore succeeds. */
         raft_free(buf->base);
         return 0;
@@ -535,9 +542,7 @@ static int take_job(struct raftfsm *rf)
         rf->lockfsm = j->fresh;
         j->fresh = NULL;
         lockfsm_set_event_cb(rf->lockfsm, rf->event_cb, rf->event_data);
-        rf->dir = j->rp.dir;
-        rf->snap_index =
-            j->rp.tail ? j->rp.r.last_index : lockfsm_last_index(rf->lockfsm);
+        took_restore(rf, &j->rp);
         job_free(j);
         bgrestore_dispose(&rf->bg, destroy_state, old);
         return 0;
