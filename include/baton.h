@@ -68,7 +68,11 @@ extern "C" {
         X(ENOANSWER,        -35, "timed out waiting for an answer") \
         X(ETLS,             -36, "TLS handshake failed or certificate refused") \
         X(EPERM,            -37, "permission denied") \
-        X(EUPGRADE,         -38, "cannot upgrade to the write lock: other readers hold it")
+        X(EUPGRADE,         -38, "cannot upgrade to the write lock: other readers hold it") \
+        X(EKIND,            -39, "the name is in use by another kind of lock") \
+        X(EPERMITS,         -40, "the semaphore exists with another number of permits") \
+        X(ETOOMANYPERMITS,  -41, "more permits than the cluster allows (max-permits)") \
+        X(EHELD,            -42, "the owner already holds permits of this semaphore")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,

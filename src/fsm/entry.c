@@ -28,7 +28,7 @@ void entry_writer_init(struct entry_writer *w, void *buf, size_t cap,
         w->len = ENTRY_HEADER_SIZE;
         w->count = 0;
         wcursor_init(&c, buf, cap);
-        wcursor_u8(&c, COMMAND_VERSION);
+        wcursor_u8(&c, ENTRY_VERSION);
         wcursor_u8(&c, COMMAND_BATCH);
         wcursor_u16(&c, 0);
         wcursor_u32(&c, 0); /* the count, written by finish */

@@ -13,7 +13,8 @@
  * A log entry is either one command (command.h; every entry written before
  * batches existed, and MEMBER entries) or a batch, laid out little-endian:
  *
- *   u8  version   COMMAND_VERSION (2; 1 is still read)
+ *   u8  version   ENTRY_VERSION (2; 1 is still read, and 3, which no
+ *                 node writes yet, means the same)
  *   u8  type      COMMAND_BATCH
  *   u16 flags     0
  *   u32 count     commands that follow, 0..ENTRY_MAX_COMMANDS
@@ -36,6 +37,7 @@
  * leader proposes one to deliver grants a previous entry had to defer.
  */
 
+#define ENTRY_VERSION      2
 #define ENTRY_HEADER_SIZE  16
 #define ENTRY_MAX_COMMANDS 256
 /* The largest batch: ENTRY_MAX_COMMANDS of the largest command. */

@@ -61,12 +61,12 @@ static bool granted_in_entry(const struct lock *l)
 }
 
 /* Whether this entry may still admit `mode` to `l`: a writer only to a
- * lock it has not granted yet (its token must be its own), a reader to
- * one it has granted to readers only. */
+ * lock it has not granted yet (its token must be its own), a reader or a
+ * semaphore's holder to one it has granted to no writer. */
 static bool entry_allows(const struct lock *l, uint8_t mode)
 {
         return !granted_in_entry(l) ||
-               (mode == COMMAND_MODE_SHARED && !l->entry_writer);
+               (mode != COMMAND_MODE_EXCLUSIVE && !l->entry_writer);
 }
 
 /* Make `h` a grant of its lock with this entry's index as its token. */
@@ -93,8 +93,14 @@ bool grant_admissible(const struct lock *l)
                 return false;
         }
         w = QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
-        return w->mode == COMMAND_MODE_SHARED ? l->n_writers == 0
-                                              : l->n_holders == 0;
+        switch (w->mode) {
+        case COMMAND_MODE_SEMAPHORE:
+                return l->used + w->permits <= l->limit;
+        case COMMAND_MODE_SHARED:
+                return l->n_writers == 0;
+        default:
+                return l->n_holders == 0;
+        }
 }
 
 void grant_next(const struct step *st, struct lock *l)
@@ -174,6 +180,26 @@ enum admit {
         ADMIT_QUEUE, /* queued */
 };
 
+/* An ACQUIRE that cannot be granted now: queued, or a try refused busy
+ * (with the holder's fields when someone holds the lock). A lock freed by
+ * the entry that granted it queues even a try, which the next entry
+ * grants (lockfsm.h). */
+static enum admit admit_later(const struct command *c, const struct lock *l,
+                              struct lockfsm_result *res)
+{
+        if (c->wait_ms != COMMAND_WAIT_TRY ||
+            (l->n_holders == 0 && l->n_waiters == 0)) {
+                return ADMIT_QUEUE;
+        }
+        if (l->n_holders > 0) {
+                step_describe(res, PROTO_KIND_REJECTED, state_first_holder(l));
+                res->status = BATON_EBUSY;
+        } else {
+                step_reject(res, BATON_EBUSY);
+        }
+        return ADMIT_DONE;
+}
+
 /* Re-entry, the other mode for an owner holding one (downgrade, upgrade),
  * a reader joining readers, else the queue, which a try refuses. */
 static enum admit admit_existing(const struct step *st, struct session *s,
@@ -220,16 +246,64 @@ static enum admit admit_existing(const struct step *st, struct session *s,
          * try finds it busy. Only when no one waits is it free, and then a
          * try waits one entry too rather than take this entry's token
          * twice. */
-        if (c->wait_ms == COMMAND_WAIT_TRY && l->n_holders > 0) {
-                step_describe(res, PROTO_KIND_REJECTED, state_first_holder(l));
-                res->status = BATON_EBUSY;
+        return admit_later(c, l, res);
+}
+
+/* A semaphore's: its permits fixed at creation, one grant per (session,
+ * owner), at once when the permits are free and no one waits (a large
+ * request at the head is not overtaken), else the queue. */
+static enum admit admit_permits(const struct step *st, struct session *s,
+                                struct lock *l, struct lockfsm_result *res)
+{
+        const struct command *c = st->c;
+
+        if (c->limit != l->limit) {
+                step_reject(res, BATON_EPERMITS);
                 return ADMIT_DONE;
         }
-        if (c->wait_ms == COMMAND_WAIT_TRY && l->n_waiters > 0) {
-                step_reject(res, BATON_EBUSY);
+        if (grant_find_holder(l, s->id, c->owner, GRANT_ANY_MODE) != NULL) {
+                step_reject(res, BATON_EHELD);
                 return ADMIT_DONE;
         }
-        return ADMIT_QUEUE;
+        if (find_wait(s, l, false, c->owner) != NULL) {
+                step_reject(res, BATON_EWAITING);
+                return ADMIT_DONE;
+        }
+        if (l->n_waiters == 0 && l->used + c->permits <= l->limit) {
+                return ADMIT_NOW;
+        }
+        return admit_later(c, l, res);
+}
+
+/* The kind of lock an ACQUIRE of `mode` takes. */
+static uint8_t lock_kind(uint8_t mode)
+{
+        return mode == COMMAND_MODE_SEMAPHORE ? COMMAND_MODE_SEMAPHORE
+                                              : COMMAND_MODE_EXCLUSIVE;
+}
+
+/* What an ACQUIRE is refused whatever the lock's holders: a mode unknown
+ * (or a semaphore of no permits: a version 2 command's mode 2), permits
+ * out of range, or a lock of the other kind. */
+static int acquire_refusal(const struct lockfsm *f, const struct command *c,
+                           const struct lock *l)
+{
+        if (c->mode > COMMAND_MODE_SEMAPHORE ||
+            (c->mode == COMMAND_MODE_SEMAPHORE && c->limit == 0)) {
+                return BATON_EUNSUPPORTED;
+        }
+        if (c->mode == COMMAND_MODE_SEMAPHORE) {
+                if (c->permits == 0 || c->permits > c->limit) {
+                        return BATON_EINVAL;
+                }
+                if (c->limit > f->limits.max_permits) {
+                        return BATON_ETOOMANYPERMITS;
+                }
+        }
+        if (l != NULL && l->mode != lock_kind(c->mode)) {
+                return BATON_EKIND;
+        }
+        return 0;
 }
 
 void grant_acquire(const struct step *st, struct session *s,
@@ -241,12 +315,16 @@ void grant_acquire(const struct step *st, struct session *s,
         enum admit how = ADMIT_NOW;
         struct hold *h;
 
-        if (c->mode != COMMAND_MODE_EXCLUSIVE &&
-            c->mode != COMMAND_MODE_SHARED) {
-                step_reject(res, BATON_EUNSUPPORTED);
+        int rv = acquire_refusal(st->f, c, l);
+
+        if (rv != 0) {
+                step_reject(res, rv);
                 return;
         }
-        if (l != NULL && (how = admit_existing(st, s, l, res)) == ADMIT_DONE) {
+        if (l != NULL &&
+            (how = l->mode == COMMAND_MODE_SEMAPHORE
+                       ? admit_permits(st, s, l, res)
+                       : admit_existing(st, s, l, res)) == ADMIT_DONE) {
                 return;
         }
         if (s->n_holds >= f->limits.max_locks_per_session) {
@@ -264,11 +342,14 @@ void grant_acquire(const struct step *st, struct session *s,
         h->owner = c->owner;
         h->seq = c->seq;
         h->mode = c->mode;
+        h->permits = c->permits;
         if (l == NULL) {
                 l = p->lock;
                 p->lock = NULL;
                 l->created = st->stamp;
-                l->mode = COMMAND_MODE_EXCLUSIVE; /* a read/write lock */
+                /* A read/write lock, or a semaphore of `limit` permits. */
+                l->mode = lock_kind(c->mode);
+                l->limit = c->limit;
                 state_lock_link(f, l);
         }
         h->lock = l;

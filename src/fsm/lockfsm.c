@@ -25,13 +25,15 @@ void lockfsm_limits_default(struct lockfsm_limits *l)
         l->max_tombstones = 4096;
         l->min_ttl_ms = 1;
         l->max_ttl_ms = 3600 * 1000;
+        l->max_permits = 4096;
 }
 
 static bool limits_valid(const struct lockfsm_limits *l)
 {
         return l->max_sessions > 0 && l->max_locks_per_session > 0 &&
                l->max_inflight > 0 && l->max_inflight <= 255 &&
-               l->min_ttl_ms > 0 && l->min_ttl_ms <= l->max_ttl_ms;
+               l->min_ttl_ms > 0 && l->min_ttl_ms <= l->max_ttl_ms &&
+               l->max_permits > 0;
 }
 
 struct lockfsm *lockfsm_create(const struct lockfsm_limits *limits,
@@ -470,9 +472,23 @@ static const char *check_writers(const struct lock *l, uint32_t writers)
         return NULL;
 }
 
+/* A hold's mode fits its lock's kind: a semaphore's holds take 1..limit
+ * permits each, a read/write lock's none. */
+static bool fits_kind(const struct lock *l, const struct hold *h)
+{
+        if (l->mode == COMMAND_MODE_SEMAPHORE) {
+                return h->mode == COMMAND_MODE_SEMAPHORE && h->permits > 0 &&
+                       h->permits <= l->limit;
+        }
+        return l->mode == COMMAND_MODE_EXCLUSIVE && l->limit == 0 &&
+               h->permits == 0 &&
+               (h->mode == COMMAND_MODE_EXCLUSIVE ||
+                h->mode == COMMAND_MODE_SHARED);
+}
+
 static const char *check_lock(const struct lockfsm *f, const struct lock *l)
 {
-        uint64_t last_queued = 0;
+        uint64_t last_queued = 0, used = 0;
         uint32_t n = 0, writers = 0;
         const char *err;
         struct queue *q;
@@ -489,18 +505,24 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
                 if (state_session(f, h->session->id) != h->session) {
                         return "holder of an ended session";
                 }
-                if (seen_before(&l->holders, h, false)) {
-                        return "owner holds a lock twice in one mode";
+                if (seen_before(&l->holders, h,
+                                l->mode == COMMAND_MODE_SEMAPHORE)) {
+                        return "owner holds a lock twice in one mode, or a "
+                               "semaphore twice";
                 }
-                if (h->mode != COMMAND_MODE_EXCLUSIVE &&
-                    h->mode != COMMAND_MODE_SHARED) {
-                        return "holder in an unknown mode";
+                if (!fits_kind(l, h)) {
+                        return "holder in a mode its lock's kind has not";
                 }
                 writers += h->mode == COMMAND_MODE_EXCLUSIVE;
+                used += h->permits;
                 n++;
         }
         if (n != l->n_holders) {
                 return "lock without exactly its counted holders";
+        }
+        if (used != l->used || used > l->limit) {
+                return "a semaphore's permits held disagree with its count, "
+                       "or exceed its limit";
         }
         if (n == 0 && l->n_waiters == 0) {
                 return "lock with neither holders nor waiters";
@@ -516,7 +538,7 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         QUEUE_FOREACH(q, &l->waiters)
         {
                 const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
-                if (!h->waiting || h->lock != l) {
+                if (!h->waiting || h->lock != l || !fits_kind(l, h)) {
                         return "bad waiter in a lock's queue";
                 }
                 if (state_session(f, h->session->id) != h->session) {

@@ -79,6 +79,7 @@ struct lockfsm_event {
         uint64_t nonce;   /* OPEN */
         uint32_t wait_ms; /* QUEUE */
         uint8_t mode;     /* GRANT, RELEASE, QUEUE, UNQUEUE: COMMAND_MODE_* */
+        uint32_t permits; /* the same, of a semaphore: its permits */
         int status; /* UNQUEUE: BATON_ETIMEDOUT, ECANCELLED, EEXPIRED... */
         const char *name; /* lock name, borrowed for the callback only */
         uint8_t name_len;
@@ -97,6 +98,8 @@ struct lockfsm_limits {
         uint32_t max_tombstones;        /* default 4096 */
         uint32_t min_ttl_ms;            /* default 1 */
         uint32_t max_ttl_ms;            /* default 3,600,000 (one hour) */
+        uint32_t max_permits; /* a semaphore's permits, default 4096: they
+                                 bound its holders too */
 };
 
 void lockfsm_limits_default(struct lockfsm_limits *l);

@@ -49,6 +49,9 @@ static void put_lock(struct wcursor *w, const struct lock *l)
         wcursor_bytes(w, l->name, l->name_len);
         wcursor_u64(w, l->created);
         wcursor_u8(w, l->mode);
+        if (l->mode == COMMAND_MODE_SEMAPHORE) {
+                wcursor_u32(w, l->limit);
+        }
         wcursor_u32(w, l->n_holders);
         QUEUE_FOREACH(q, &l->holders)
         {
@@ -59,6 +62,9 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 wcursor_u64(w, h->token);
                 wcursor_u32(w, h->count);
                 wcursor_u8(w, h->mode);
+                if (l->mode == COMMAND_MODE_SEMAPHORE) {
+                        wcursor_u32(w, h->permits);
+                }
         }
         wcursor_u32(w, l->n_waiters);
         QUEUE_FOREACH(q, &l->waiters)
@@ -70,6 +76,9 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 wcursor_u64(w, h->queued_at);
                 wcursor_u32(w, h->wait_ms);
                 wcursor_u8(w, h->mode);
+                if (l->mode == COMMAND_MODE_SEMAPHORE) {
+                        wcursor_u32(w, h->permits);
+                }
         }
 }
 
@@ -239,9 +248,12 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
                 h->count = rcursor_u32(r);
         }
         h->mode = version >= 4 ? rcursor_u8(r) : COMMAND_MODE_EXCLUSIVE;
-        if (r->bad ||
-            (h->mode != COMMAND_MODE_EXCLUSIVE &&
-             h->mode != COMMAND_MODE_SHARED) ||
+        if (l->mode == COMMAND_MODE_SEMAPHORE) {
+                h->permits = rcursor_u32(r);
+        }
+        /* The rest of what a hold must be is lockfsm_check()'s, which
+         * every restore runs. */
+        if (r->bad || h->mode > COMMAND_MODE_SEMAPHORE ||
             (waiting ? h->queued_at > f->stamp : h->token > f->last_index) ||
             (!waiting && h->count == 0)) {
                 mem_free(f->mem, h);
@@ -292,8 +304,12 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         }
         l->created = rcursor_u64(r);
         l->mode = rcursor_u8(r);
+        if (l->mode == COMMAND_MODE_SEMAPHORE && version >= 5) {
+                l->limit = rcursor_u32(r);
+        }
         if (r->bad || l->created <= *last || l->created > f->stamp ||
-            l->mode != COMMAND_MODE_EXCLUSIVE) {
+            (l->mode != COMMAND_MODE_EXCLUSIVE &&
+             (l->mode != COMMAND_MODE_SEMAPHORE || l->limit == 0))) {
                 state_lock_free(f, l);
                 return BATON_ECORRUPT;
         }

@@ -12,8 +12,11 @@ struct lockfsm;
  * each session's 32-byte owner hash after its client name; sessions of
  * older snapshots load with an all-zero hash, which no secret matches.
  * Version 4 adds each holder's and waiter's mode (a u8 after its other
- * fields): read/write locks; the holds of older snapshots are writers. */
-#define SNAPSHOT_VERSION 4
+ * fields): read/write locks; the holds of older snapshots are writers.
+ * Version 5 adds semaphores: a lock of kind COMMAND_MODE_SEMAPHORE carries
+ * its limit (u32 after its kind) and each of its holds its permits (u32
+ * after its mode); a read/write lock's records are as in version 4. */
+#define SNAPSHOT_VERSION 5
 
 /* Serialize `f` into a buffer allocated with f's allocator. 0 or
  * BATON_ENOMEM. */

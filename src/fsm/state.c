@@ -285,6 +285,7 @@ void state_grant_attach(struct lockfsm *f, struct hold *h)
         queue_push_tail(&h->lock->holders, &h->lock_link);
         h->lock->n_holders++;
         h->lock->n_writers += h->mode == COMMAND_MODE_EXCLUSIVE;
+        h->lock->used += h->permits;
         /* New grants carry the largest token so far; only the handovers of
          * one CLOSE or EXPIRE tie, so this walk is short. */
         while (at != &h->session->grants &&
@@ -345,6 +346,7 @@ void state_hold_detach(struct lockfsm *f, struct hold *h)
         } else {
                 h->lock->n_holders--;
                 h->lock->n_writers -= h->mode == COMMAND_MODE_EXCLUSIVE;
+                h->lock->used -= h->permits;
                 f->n_grants--;
         }
 }

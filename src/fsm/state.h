@@ -75,14 +75,16 @@ struct hold {
                 }; /* a waiter */
         };
         bool waiting;
-        uint8_t mode; /* COMMAND_MODE_EXCLUSIVE (a writer) or _SHARED */
+        uint8_t mode;     /* COMMAND_MODE_*: a writer, a reader, permits */
+        uint32_t permits; /* a semaphore's grant or waiter: permits; else 0 */
 };
 
 /*
  * A read/write lock: its holders are one writer, or readers, or (for one
  * owner that downgrades or upgrades) that owner's two grants; holds record
- * their mode. Room for what comes later: semaphores keep their permits in
- * the holders too (`mode` names the kind of the lock), and lock-delay,
+ * their mode. Or a semaphore (`mode` COMMAND_MODE_SEMAPHORE): holders and
+ * waiters of `permits` each, at most `limit` of them granted. Room for
+ * what comes later: lock-delay,
  * which keeps an expired holder's lock unavailable for a while, becomes a
  * lock with no holder and a leader-proposed UNBLOCK entry that ends the
  * delay, so time still only reaches the machine through the log.
@@ -99,7 +101,11 @@ struct lock {
         uint64_t created;     /* the stamp of the command that created it */
         uint32_t n_holders;
         uint32_t n_waiters;
-        uint8_t mode; /* the kind of lock: COMMAND_MODE_EXCLUSIVE, r/w */
+        uint32_t limit; /* a semaphore's permits, fixed at its creation */
+        uint32_t used;  /* a semaphore's permits its holders hold */
+        /* The kind: COMMAND_MODE_EXCLUSIVE (a read/write lock) or
+         * COMMAND_MODE_SEMAPHORE. */
+        uint8_t mode;
         uint8_t name_len;
         uint8_t n_writers; /* exclusive holders: 0 or 1 */
         /* While in lockfsm.touched: the entry granted it to a writer, so

@@ -27,6 +27,7 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                  * restored replica emits the same events. */
                 ev.wait_ms = h->waiting ? h->wait_ms : 0;
                 ev.mode = h->mode;
+                ev.permits = h->permits;
                 ev.name = h->lock->name;
                 ev.name_len = h->lock->name_len;
         }

@@ -99,6 +99,10 @@ int command_validate(const struct command *c)
                 }
                 return 0;
         }
+        if (f & F_WAIT && c->mode != COMMAND_MODE_SEMAPHORE &&
+            (c->permits != 0 || c->limit != 0)) {
+                return BATON_EMALFORMED;
+        }
         if (f & F_NAME) {
                 return check_name(c->name, c->name_len);
         }
@@ -113,12 +117,21 @@ int command_validate(const struct command *c)
         return 0;
 }
 
+/* The oldest version that carries `c` (command.h, "Compatibility"). */
+static uint8_t version_of(const struct command *c)
+{
+        return c->type == COMMAND_ACQUIRE && c->mode == COMMAND_MODE_SEMAPHORE
+                   ? 3
+                   : 2;
+}
+
 /* Encodes or sizes `c`: the same walk serves both so they cannot disagree. */
 static void put(const struct command *c, struct wcursor *w)
 {
         unsigned f = fields_of(c->type);
+        uint8_t version = version_of(c);
 
-        wcursor_u8(w, COMMAND_VERSION);
+        wcursor_u8(w, version);
         wcursor_u8(w, c->type);
         wcursor_u16(w, 0);
         if (f & F_OPEN) {
@@ -144,6 +157,10 @@ static void put(const struct command *c, struct wcursor *w)
         if (f & F_WAIT) {
                 wcursor_u32(w, c->wait_ms);
                 wcursor_u8(w, c->mode);
+                if (version >= 3) {
+                        wcursor_u32(w, c->permits);
+                        wcursor_u32(w, c->limit);
+                }
         }
         if (f & F_TOKEN && f & F_SESSION) {
                 wcursor_u64(w, c->token); /* RELEASE */
@@ -236,6 +253,10 @@ int command_decode(struct command *c, const void *buf, size_t len)
         if (f & F_WAIT) {
                 c->wait_ms = rcursor_u32(&r);
                 c->mode = rcursor_u8(&r);
+                if (version >= 3) {
+                        c->permits = rcursor_u32(&r);
+                        c->limit = rcursor_u32(&r);
+                }
         }
         if (f & F_TOKEN && f & F_SESSION) {
                 c->token = rcursor_u64(&r);
@@ -254,6 +275,11 @@ int command_decode(struct command *c, const void *buf, size_t len)
         if (f & F_MEMBER) {
                 c->address_len = rcursor_u8(&r);
                 c->address = (const char *)rcursor_bytes(&r, c->address_len);
+        }
+        /* Each command has one encoding: version 3 carries only what
+         * needs it. */
+        if (version == 3 && version_of(c) != 3) {
+                return BATON_EMALFORMED;
         }
         /* Exactly the zero padding to a multiple of 8, nothing more. */
         if (r.bad || len % 8 != 0 || r.left >= 8) {

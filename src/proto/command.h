@@ -9,8 +9,9 @@
  * Wire layout of one command (a Raft log entry of its own, or one of a
  * batch, src/fsm/entry.h), all little-endian:
  *
- *   u8  version   COMMAND_VERSION (2; version 1, read but no longer
- *                 written, is the same without OPEN's hash)
+ *   u8  version   the oldest version that carries the command: 3 for a
+ *                 semaphore ACQUIRE, else 2 (version 1, read but no
+ *                 longer written, is version 2 without OPEN's hash)
  *   u8  type      enum command_type
  *   u16 flags     must be 0 in version 1
  *   ... the fields of the type, in the order listed below
@@ -29,7 +30,7 @@
  *   CLOSE    session u64, seq u64, ack u64
  *   EXPIRE   session u64
  *   ACQUIRE  session u64, seq u64, ack u64, owner u64, wait_ms u32,
- *            mode u8, name (string)
+ *            mode u8, [version 3: permits u32, limit u32,] name (string)
  *   RELEASE  session u64, seq u64, ack u64, owner u64, token u64,
  *            name (string)
  *   CANCEL   session u64, seq u64, ack u64, target u64, name (string)
@@ -44,9 +45,17 @@
  * passes; QUERY and CHECK are reads that change nothing. MEMBER records a
  * cluster member's addresses (src/fsm/directory.h); for a removal both
  * addresses are empty.
+ *
+ * Compatibility: a node reads every version from COMMAND_VERSION_MIN up,
+ * and a command is written in the oldest version that carries it, so a
+ * cluster part-way through an upgrade keeps applying the same entries on
+ * every node until someone uses what only the new version has. Each
+ * command has one encoding: a version 3 command that is not a semaphore
+ * ACQUIRE is malformed, and permits and limit are zero in an ACQUIRE of
+ * another mode.
  */
 
-#define COMMAND_VERSION     2
+#define COMMAND_VERSION     3  /* the newest version read */
 #define COMMAND_VERSION_MIN 1  /* the oldest version still decoded */
 #define COMMAND_HASH_SIZE   32 /* OPEN's hash of the session's secret */
 
@@ -59,8 +68,10 @@
 #define COMMAND_WAIT_TRY     0          /* answer BUSY instead of queueing */
 #define COMMAND_WAIT_FOREVER UINT32_MAX /* queue with no deadline */
 
-/* The largest encoded command: a RELEASE with a 255-byte name, padded. */
-#define COMMAND_MAX_SIZE (((4 + 8 * 5 + 1 + COMMAND_NAME_MAX) + 7) / 8 * 8)
+/* The largest encoded command: a semaphore ACQUIRE with a 255-byte name,
+ * padded (a RELEASE's 304 bytes before semaphores). */
+#define COMMAND_MAX_SIZE                                                       \
+        (((4 + 8 * 4 + 4 + 1 + 4 + 4 + 1 + COMMAND_NAME_MAX) + 7) / 8 * 8)
 
 enum command_type {
         COMMAND_OPEN = 1,
@@ -82,11 +93,11 @@ enum command_member_mode {
         COMMAND_MEMBER_REMOVE = 1,
 };
 
-/* Lock modes. Only exclusive locks exist in version 1; shared (reader)
- * locks and semaphores get their own values later. */
+/* ACQUIRE modes: the kind of grant asked for (docs/fsm.md). */
 enum command_mode {
-        COMMAND_MODE_EXCLUSIVE = 0,
-        COMMAND_MODE_SHARED = 1, /* a reader (docs/fsm.md) */
+        COMMAND_MODE_EXCLUSIVE = 0, /* a lock's writer */
+        COMMAND_MODE_SHARED = 1,    /* a lock's reader */
+        COMMAND_MODE_SEMAPHORE = 2, /* permits of a semaphore (version 3) */
 };
 
 /*
@@ -101,6 +112,11 @@ struct command {
         uint8_t name_len;
         uint32_t ttl_ms;
         uint32_t wait_ms;
+        /* A semaphore ACQUIRE's permits asked for and the semaphore's
+         * number of permits; zero in every other command (and in a
+         * version 2 ACQUIRE of mode 2, which the state machine refuses). */
+        uint32_t permits;
+        uint32_t limit;
         uint64_t session;
         uint64_t seq;    /* per-session request number, from 1 */
         uint64_t ack;    /* the client has final answers for every seq < ack */

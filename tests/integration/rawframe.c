@@ -24,7 +24,7 @@ size_t raw_acquire(uint8_t *out, size_t cap, uint64_t id, uint64_t session,
         struct wcursor w;
 
         wcursor_init(&w, out + PROTO_HEADER_SIZE, cap - PROTO_HEADER_SIZE);
-        wcursor_u8(&w, COMMAND_VERSION);
+        wcursor_u8(&w, 2); /* the version of a lock's ACQUIRE */
         wcursor_u8(&w, COMMAND_ACQUIRE);
         wcursor_u16(&w, 0);
         wcursor_u64(&w, session);

@@ -100,13 +100,20 @@ static void string(struct spec *s, const char *p, uint8_t n)
  * so tests can also craft inputs the real encoder refuses: the fields, then
  * zero bytes up to the next multiple of 8. `out` must hold SPEC_MAX bytes.
  */
+uint8_t spec_version(const struct command *c)
+{
+        return c->type == COMMAND_ACQUIRE && c->mode == COMMAND_MODE_SEMAPHORE
+                   ? 3
+                   : 2;
+}
+
 struct spec_layout spec_layout(const struct command *c, uint8_t *out)
 {
         struct spec s = {out, 0};
         struct spec_layout l = {0, 0, 0, 0};
         bool has_string = true;
 
-        le(&s, COMMAND_VERSION, 1);
+        le(&s, spec_version(c), 1);
         le(&s, c->type, 1);
         le(&s, 0, 2);
         switch (c->type) {
@@ -137,6 +144,10 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                 le(&s, c->owner, 8);
                 le(&s, c->wait_ms, 4);
                 le(&s, c->mode, 1);
+                if (spec_version(c) >= 3) {
+                        le(&s, c->permits, 4);
+                        le(&s, c->limit, 4);
+                }
                 break;
         case COMMAND_RELEASE:
                 le(&s, c->session, 8);
@@ -304,6 +315,8 @@ void assert_same(const struct command *a, const struct command *b)
         assert_int_equal(a->mode, b->mode);
         assert_int_equal(a->ttl_ms, b->ttl_ms);
         assert_int_equal(a->wait_ms, b->wait_ms);
+        assert_int_equal(a->permits, b->permits);
+        assert_int_equal(a->limit, b->limit);
         assert_true(a->session == b->session);
         assert_true(a->seq == b->seq);
         assert_true(a->ack == b->ack);

@@ -58,6 +58,10 @@ struct spec_layout {
         size_t address_at; /* MEMBER: the client address's length byte */
 };
 
+/* The version the header says `c` is written in: 3 for a semaphore
+ * ACQUIRE (which then carries permits and limit), else 2. */
+uint8_t spec_version(const struct command *c);
+
 /*
  * Encodes `c` exactly as the header's table describes, with no validation,
  * so tests can also craft inputs the real encoder refuses: the fields, then

@@ -34,6 +34,7 @@ void on_event(void *data, const struct lockfsm_event *e)
         v->wait_ms = e->wait_ms;
         v->status = e->status;
         v->mode = e->mode;
+        v->permits = e->permits;
         if (e->name != NULL) {
                 v->name_len = e->name_len;
                 memcpy(v->name, e->name, e->name_len);
@@ -230,24 +231,41 @@ static unsigned m_writers(const struct mlock *l)
         return n;
 }
 
+/* Whether `k` more permits of semaphore `l` are free. */
+static bool m_permits_free(const struct model *m, const struct mlock *l,
+                           uint32_t k)
+{
+        uint32_t used = 0;
+
+        for (unsigned i = 0; i < l->nh; i++) {
+                used += l->h[i].permits;
+        }
+        return used + k <= l->limit + ((m->bugs & BUG_OVERGRANT) ? 1 : 0);
+}
+
 /* Whether the head of the queue could be admitted: a writer when no one
- * holds the lock, a reader when no writer does. */
-static bool m_admissible(const struct mlock *l)
+ * holds the lock, a reader when no writer does, a semaphore's waiter when
+ * its permits are free. */
+static bool m_admissible(const struct model *m, const struct mlock *l)
 {
         if (l->nw == 0) {
                 return false;
+        }
+        if (l->semaphore) {
+                return m_permits_free(m, l, l->w[0].permits);
         }
         return l->w[0].mode == COMMAND_MODE_SHARED ? m_writers(l) == 0
                                                    : l->nh == 0;
 }
 
 /* Whether this entry may still admit `mode`: a writer only to a lock it
- * has not granted yet, a reader to one it granted to readers only. */
+ * has not granted yet, a reader or a semaphore's waiter to one it granted
+ * to no writer. */
 static bool m_entry_allows(const struct model *m, const struct mlock *l,
                            uint64_t index, uint8_t mode)
 {
         return l->last_grant != index || (m->bugs & BUG_TWICE) ||
-               (mode == COMMAND_MODE_SHARED && !l->entry_writer);
+               (mode != COMMAND_MODE_EXCLUSIVE && !l->entry_writer);
 }
 
 /* A new grant of `l` with this entry's index, with its GRANT event. */
@@ -269,6 +287,7 @@ static struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
         h->owner = w->owner;
         h->seq = w->seq;
         h->mode = w->mode;
+        h->permits = w->permits;
         h->token = index;
         h->count = 1;
         h->attached = ++m->attached;
@@ -278,6 +297,7 @@ static struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
         v->owner = w->owner;
         v->token = index;
         v->mode = w->mode;
+        v->permits = w->permits;
         ev_name(v, l);
         return h;
 }
@@ -287,7 +307,8 @@ static struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
 static void m_grant_next(struct model *m, struct mlock *l, uint64_t index,
                          uint8_t cause, struct evlog *log)
 {
-        while (m_admissible(l) && m_entry_allows(m, l, index, l->w[0].mode)) {
+        while (m_admissible(m, l) &&
+               m_entry_allows(m, l, index, l->w[0].mode)) {
                 struct mwaiter w = l->w[0];
                 struct lockfsm_result g;
 
@@ -324,6 +345,7 @@ static void m_end_hold(struct model *m, struct mlock *l, unsigned i,
         v->seq = l->h[i].seq;
         v->token = l->h[i].token;
         v->mode = l->h[i].mode;
+        v->permits = l->h[i].permits;
         ev_name(v, l);
         memmove(&l->h[i], &l->h[i + 1], (l->nh - i - 1) * sizeof l->h[0]);
         l->nh--;
@@ -417,6 +439,7 @@ static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
                 v->seq = best->w[bi].seq;
                 v->owner = best->w[bi].owner;
                 v->mode = best->w[bi].mode;
+                v->permits = best->w[bi].permits;
                 v->status = status;
                 ev_name(v, best);
                 m_remove_waiter(best, bi);
@@ -493,51 +516,27 @@ static struct mhold *m_hold(struct mlock *l, uint64_t session, uint64_t owner,
         return NULL;
 }
 
-/* A lock that exists: re-entry, the other mode of an owner holding one, a
- * reader joining readers, else the queue, which a try refuses. Returns
- * true with `*r` when that answers it; else `*now` says grant or queue. */
-static bool m_admit(struct model *m, struct mlock *l, uint64_t index,
-                    const struct command *c, bool *now,
-                    struct lockfsm_result *r)
+/* Whether (session, owner) of `c` waits for `l`. */
+static bool m_waits(const struct mlock *l, const struct command *c)
 {
-        struct mhold *h = m_hold(l, c->session, c->owner, c->mode);
-        const struct mhold *f;
-
-        *now = true;
-        if (h != NULL) {
-                if (h->count == UINT32_MAX) {
-                        *r = rejected(BATON_EOVERFLOW);
-                        return true;
-                }
-                h->count++;
-                *r = outcome(PROTO_KIND_REENTERED, c->session, c->owner);
-                r->token = h->token;
-                r->count = h->count;
-                return true;
-        }
         for (unsigned i = 0; i < l->nw; i++) {
                 if (l->w[i].session == c->session &&
                     l->w[i].owner == c->owner) {
-                        *r = rejected(BATON_EWAITING);
                         return true;
                 }
         }
-        if (m_hold(l, c->session, c->owner, -1) != NULL) {
-                if (c->mode == COMMAND_MODE_EXCLUSIVE &&
-                    (l->nh > 1 || (l->last_grant == index && l->entry_ended))) {
-                        *r = rejected(BATON_EUPGRADE);
-                        return true;
-                }
-                return false;
-        }
-        if (c->mode == COMMAND_MODE_SHARED && l->nh > 0 && m_writers(l) == 0 &&
-            (l->nw == 0 || (m->bugs & BUG_STARVE)) &&
-            m_entry_allows(m, l, index, COMMAND_MODE_SHARED)) {
-                return false;
-        }
+        return false;
+}
+
+/* Not granted now: queued, or a try refused busy with the first holder's
+ * fields. Between holders the lock belongs to its queue; with no queue
+ * even a try waits for the next entry. */
+static bool m_later(const struct mlock *l, const struct command *c, bool *now,
+                    struct lockfsm_result *r)
+{
+        const struct mhold *f;
+
         *now = false;
-        /* Between holders the lock belongs to its queue; with no queue
-         * even a try waits for the next entry. */
         if (c->wait_ms == COMMAND_WAIT_TRY && (l->nh > 0 || l->nw > 0)) {
                 *r = rejected(BATON_EBUSY);
                 f = m_first_holder(l);
@@ -552,6 +551,94 @@ static bool m_admit(struct model *m, struct mlock *l, uint64_t index,
         return false;
 }
 
+/* A lock that exists: re-entry, the other mode of an owner holding one, a
+ * reader joining readers, else the queue, which a try refuses. Returns
+ * true with `*r` when that answers it; else `*now` says grant or queue. */
+static bool m_admit(struct model *m, struct mlock *l, uint64_t index,
+                    const struct command *c, bool *now,
+                    struct lockfsm_result *r)
+{
+        struct mhold *h = m_hold(l, c->session, c->owner, c->mode);
+
+        *now = true;
+        if (h != NULL) {
+                if (h->count == UINT32_MAX) {
+                        *r = rejected(BATON_EOVERFLOW);
+                        return true;
+                }
+                h->count++;
+                *r = outcome(PROTO_KIND_REENTERED, c->session, c->owner);
+                r->token = h->token;
+                r->count = h->count;
+                return true;
+        }
+        if (m_waits(l, c)) {
+                *r = rejected(BATON_EWAITING);
+                return true;
+        }
+        if (m_hold(l, c->session, c->owner, -1) != NULL) {
+                if (c->mode == COMMAND_MODE_EXCLUSIVE &&
+                    (l->nh > 1 || (l->last_grant == index && l->entry_ended))) {
+                        *r = rejected(BATON_EUPGRADE);
+                        return true;
+                }
+                return false;
+        }
+        if (c->mode == COMMAND_MODE_SHARED && l->nh > 0 && m_writers(l) == 0 &&
+            (l->nw == 0 || (m->bugs & BUG_STARVE)) &&
+            m_entry_allows(m, l, index, COMMAND_MODE_SHARED)) {
+                return false;
+        }
+        return m_later(l, c, now, r);
+}
+
+/* A semaphore that exists: its number of permits must be the one asked
+ * for; an owner holds it once; a grant at once if the permits are free
+ * and no one waits, else the queue, which a try refuses. */
+static bool m_admit_permits(const struct model *m, struct mlock *l,
+                            const struct command *c, bool *now,
+                            struct lockfsm_result *r)
+{
+        *now = true;
+        if (c->limit != l->limit) {
+                *r = rejected(BATON_EPERMITS);
+                return true;
+        }
+        if (m_hold(l, c->session, c->owner, -1) != NULL) {
+                *r = rejected(BATON_EHELD);
+                return true;
+        }
+        if (m_waits(l, c)) {
+                *r = rejected(BATON_EWAITING);
+                return true;
+        }
+        if (l->nw == 0 && m_permits_free(m, l, c->permits)) {
+                return false;
+        }
+        return m_later(l, c, now, r);
+}
+
+/* What an ACQUIRE of a mode or semaphore is refused, whatever the lock's
+ * holders; 0 if nothing. */
+static int m_refusal(const struct mlock *l, const struct command *c)
+{
+        bool sem = c->mode == COMMAND_MODE_SEMAPHORE;
+
+        if (c->mode > COMMAND_MODE_SEMAPHORE || (sem && c->limit == 0)) {
+                return BATON_EUNSUPPORTED;
+        }
+        if (sem && (c->permits == 0 || c->permits > c->limit)) {
+                return BATON_EINVAL;
+        }
+        if (sem && c->limit > LIM_PERMITS) {
+                return BATON_ETOOMANYPERMITS;
+        }
+        if (l != NULL && l->semaphore != sem) {
+                return BATON_EKIND;
+        }
+        return 0;
+}
+
 static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
                                        const struct command *c,
                                        struct evlog *log)
@@ -561,12 +648,13 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         struct lockfsm_result r;
         bool now = true;
         struct ev *v;
+        int refused = m_refusal(l, c);
 
-        if (c->mode != COMMAND_MODE_EXCLUSIVE &&
-            c->mode != COMMAND_MODE_SHARED) {
-                return rejected(BATON_EUNSUPPORTED);
+        if (refused != 0) {
+                return rejected(refused);
         }
-        if (l != NULL && m_admit(m, l, index, c, &now, &r)) {
+        if (l != NULL && (l->semaphore ? m_admit_permits(m, l, c, &now, &r)
+                                       : m_admit(m, l, index, c, &now, &r))) {
                 return r;
         }
         if (m_nlocks(m, c->session) >= LIM_LOCKS) {
@@ -582,6 +670,7 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         req.queued_at = m->stamp;
         req.wait_ms = c->wait_ms;
         req.mode = c->mode;
+        req.permits = c->permits;
         if (l == NULL) {
                 if (m->nl == CAP_LOCKS) {
                         m->overflow = true;
@@ -592,6 +681,8 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
                 l->name_len = c->name_len;
                 memcpy(l->name, c->name, c->name_len);
                 l->created = m->stamp;
+                l->semaphore = c->mode == COMMAND_MODE_SEMAPHORE;
+                l->limit = c->limit;
         }
         if (now) {
                 if (l->nh == CAP_HOLDERS) {
@@ -612,6 +703,7 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         v->owner = c->owner;
         v->wait_ms = c->wait_ms;
         v->mode = c->mode;
+        v->permits = c->permits;
         ev_name(v, l);
         r = outcome(PROTO_KIND_QUEUED, c->session, c->owner);
         r.count = l->nw;
@@ -675,6 +767,7 @@ static struct lockfsm_result m_unqueue(struct model *m, uint64_t index,
                 v->seq = c->target;
                 v->owner = l->w[i].owner;
                 v->mode = l->w[i].mode;
+                v->permits = l->w[i].permits;
                 v->status = why;
                 ev_name(v, l);
                 m_remove_waiter(l, i);

@@ -24,6 +24,7 @@ enum {
         LIM_TOMBS = 4,
         LIM_MIN_TTL = 100,
         LIM_MAX_TTL = 10000,
+        LIM_PERMITS = 4, /* a semaphore's permits at most */
 };
 
 /* Capacities of the model's plain arrays. A broken model variant (the
@@ -44,6 +45,7 @@ enum {
         BUG_DEAD_WAITER = 1 << 1, /* EXPIRE keeps the session's waiters */
         BUG_TWICE = 1 << 2,       /* an entry hands a lock on twice */
         BUG_STARVE = 1 << 3,      /* readers overtake a waiting writer */
+        BUG_OVERGRANT = 1 << 4,   /* a semaphore grants one permit too many */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -61,6 +63,7 @@ struct ev {
         uint32_t wait_ms;
         int status;
         uint8_t mode;
+        uint32_t permits;
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
         bool has_result;
@@ -108,6 +111,7 @@ struct mwaiter {
         uint64_t queued_at;
         uint32_t wait_ms;
         uint8_t mode;
+        uint32_t permits; /* a semaphore's */
 };
 
 struct mhold {
@@ -118,16 +122,20 @@ struct mhold {
         uint64_t attached; /* model.attached when granted: ties' order */
         uint32_t count;
         uint8_t mode;
+        uint32_t permits; /* a semaphore's */
 };
 
 /* A read/write lock exists while held, or between holders: freed by an
  * entry that granted it already, it waits (no holds) for the next entry
  * to admit the head of its queue, or is deleted at the entry's end when
  * no one waits. Holders are one writer, readers, or one owner's write and
- * read grants (docs/fsm.md, "Read/write locks"). */
+ * read grants (docs/fsm.md, "Read/write locks"). A semaphore's hold
+ * permits, at most `limit` of them in all ("Semaphores"). */
 struct mlock {
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
+        bool semaphore;
+        uint32_t limit; /* a semaphore's permits */
         uint64_t created;
         uint64_t last_grant; /* index of the entry that granted it last */
         bool entry_writer;   /* that entry granted it to a writer */

@@ -16,7 +16,8 @@
 /* ------------------------------------------------------------------------ */
 /* The generator: random commands aimed at the interesting cases. */
 
-const char *const lock_names[4] = {"alpha", "beta", "gamma", "delta"};
+const char *const lock_names[6] = {"alpha", "beta", "gamma",
+                                   "delta", "pool", "slots"};
 
 void gen_init(struct gen *g, uint64_t seed)
 {
@@ -56,6 +57,28 @@ static void gen_copy_name(struct gen *g, struct command *c,
         memcpy(g->name, l->name, l->name_len);
         c->name = g->name;
         c->name_len = l->name_len;
+}
+
+/* A semaphore ACQUIRE: mostly of one of the semaphore names with its
+ * number of permits (3 for "pool", 2 for "slots") and 1..that many
+ * permits; now and then another name, number or count, each refused. */
+static void gen_permits(struct gen *g, struct command *c)
+{
+        unsigned i;
+
+        if (chance(&g->rng, 85)) {
+                i = NLOCK_NAMES - NSEM_NAMES + rng_below(&g->rng, NSEM_NAMES);
+                c->name = lock_names[i];
+                c->name_len = (uint8_t)strlen(c->name);
+        }
+        c->limit = c->name_len == 4 && memcmp(c->name, "pool", 4) == 0 ? 3 : 2;
+        if (chance(&g->rng, 8)) {
+                c->limit = rng_below(&g->rng, LIM_PERMITS + 2);
+        }
+        c->permits = chance(&g->rng, 50) ? 1 : 1 + rng_below(&g->rng, 3);
+        if (chance(&g->rng, 4)) {
+                c->permits = chance(&g->rng, 50) ? 0 : c->limit + 1;
+        }
 }
 
 static uint64_t gen_owner(struct gen *g)
@@ -349,9 +372,13 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                              : p < 70 ? COMMAND_WAIT_FOREVER
                                       : 1 + rng_below(&g->rng, 60000);
                 p = rng_below(&g->rng, 100);
-                c->mode = p < 60   ? COMMAND_MODE_EXCLUSIVE
-                          : p < 99 ? COMMAND_MODE_SHARED
-                                   : (uint8_t)(2 + rng_below(&g->rng, 254));
+                c->mode = p < 50   ? COMMAND_MODE_EXCLUSIVE
+                          : p < 80 ? COMMAND_MODE_SHARED
+                          : p < 99 ? COMMAND_MODE_SEMAPHORE
+                                   : (uint8_t)(3 + rng_below(&g->rng, 253));
+                if (c->mode == COMMAND_MODE_SEMAPHORE) {
+                        gen_permits(g, c);
+                }
         }
         gen_seq(g, c);
         gen_remember(g, c);

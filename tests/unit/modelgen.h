@@ -20,7 +20,10 @@ static inline bool chance(struct rng *r, unsigned pct)
 }
 
 /* The lock names commands use most. */
-extern const char *const lock_names[4];
+/* Names of locks; the last NSEM_NAMES are mostly taken as semaphores of
+ * sem_limit(name) permits, and now and then as locks (BATON_EKIND). */
+extern const char *const lock_names[6];
+#define NSEM_NAMES  2
 #define NLOCK_NAMES (sizeof lock_names / sizeof lock_names[0])
 
 /* A past request; it owns its name, since the model's locks move. */

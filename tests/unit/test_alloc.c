@@ -158,6 +158,38 @@ static void test_acquire_under_failures(void **state)
         assert_int_equal(apply_under_failures(x, &c), 0);
 }
 
+/* A semaphore's ACQUIRE: creating it, a second holder, a waiter; its
+ * RELEASE hands the permits on without allocating; its snapshot under
+ * failures. */
+static void test_semaphore_under_failures(void **state)
+{
+        struct fixture *x = *state;
+        struct command c = open_cmd(1);
+        unsigned i;
+
+        both(x, &c);
+        c = open_cmd(2);
+        both(x, &c);
+        for (i = 0; i < 3; i++) {
+                c = acquire_cmd(i == 2 ? 2 : 1, i + 1, "pool", 5000);
+                c.owner = i + 1;
+                c.mode = COMMAND_MODE_SEMAPHORE;
+                c.permits = 2;
+                c.limit = 4;
+                assert_true(apply_under_failures(x, &c) > 0);
+        }
+        c = (struct command){.type = COMMAND_RELEASE,
+                             .session = 1,
+                             .seq = 4,
+                             .ack = 4,
+                             .owner = 1,
+                             .token = 3,
+                             .name = "pool",
+                             .name_len = 4};
+        assert_int_equal(apply_under_failures(x, &c), 0);
+        assert_int_equal(fsmtest_query(&x->t, "pool").waiters, 0);
+}
+
 static void test_release_close_expire_never_allocate(void **state)
 {
         struct fixture *x = *state;
@@ -348,6 +380,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             T(test_open_under_failures),
             T(test_acquire_under_failures),
+            T(test_semaphore_under_failures),
             T(test_release_close_expire_never_allocate),
             T(test_snapshot_and_restore_under_failures),
             cmocka_unit_test(test_create_under_failures),

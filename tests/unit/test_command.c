@@ -149,7 +149,8 @@ static void round_trip_extreme_values(void **state)
         }
 }
 
-/* Both defined lock modes and both MEMBER modes survive the codec. */
+/* The three lock modes and both MEMBER modes survive the codec; a
+ * semaphore's ACQUIRE with its permits and limit. */
 static void round_trip_modes(void **state)
 {
         static const struct {
@@ -158,6 +159,7 @@ static void round_trip_modes(void **state)
         } cases[] = {
             {COMMAND_ACQUIRE, COMMAND_MODE_EXCLUSIVE},
             {COMMAND_ACQUIRE, COMMAND_MODE_SHARED},
+            {COMMAND_ACQUIRE, COMMAND_MODE_SEMAPHORE},
             {COMMAND_MEMBER, COMMAND_MEMBER_SET},
             {COMMAND_MEMBER, COMMAND_MEMBER_REMOVE},
         };
@@ -176,13 +178,23 @@ static void round_trip_modes(void **state)
                         in = member_removal();
                 }
                 in.mode = cases[i].mode;
+                if (in.mode == COMMAND_MODE_SEMAPHORE &&
+                    in.type == COMMAND_ACQUIRE) {
+                        in.permits = 0x01020304;
+                        in.limit = 0x05060708;
+                }
                 n = command_encode(&in, buf, sizeof buf);
                 assert_true(n > 0);
-                /* In both types mode sits just before the first string. */
-                assert_int_equal(buf[layout_of(&in).name_at - 1],
-                                 cases[i].mode);
+                /* In both types mode sits just before the first string,
+                 * or before a semaphore's permits and limit. */
+                assert_int_equal(
+                    buf[layout_of(&in).name_at - 1 - (in.permits ? 8 : 0)],
+                    cases[i].mode);
+                assert_int_equal(buf[0], in.permits ? 3 : 2);
                 assert_int_equal(decode_exact(&out, buf, n, &copy), 0);
                 assert_int_equal(out.mode, cases[i].mode);
+                assert_int_equal(out.permits, in.permits);
+                assert_int_equal(out.limit, in.limit);
                 free(copy);
         }
 }
@@ -233,23 +245,29 @@ static void size_matches_encode(void **state)
                          expected_size(&removal));
 }
 
-/* COMMAND_MAX_SIZE is exactly the largest command (RELEASE, 255-byte name,
- * 300 bytes padded to 304); the largest MEMBER fits well within it. */
+/* COMMAND_MAX_SIZE is exactly the largest command (a semaphore ACQUIRE,
+ * 255-byte name, 305 bytes padded to 312); a RELEASE takes 304, and the
+ * largest MEMBER fits well within it. */
 static void max_size_is_tight(void **state)
 {
         char name[COMMAND_NAME_MAX];
-        struct command c = only_carried(full(COMMAND_RELEASE));
+        struct command c = only_carried(full(COMMAND_ACQUIRE));
+        struct command r = only_carried(full(COMMAND_RELEASE));
         struct command m = only_carried(full(COMMAND_MEMBER));
         uint8_t buf[COMMAND_MAX_SIZE];
 
         (void)state;
         memset(name, 'z', sizeof name);
-        c.name = name;
-        c.name_len = COMMAND_NAME_MAX;
-        assert_int_equal(COMMAND_MAX_SIZE, 304);
-        assert_int_equal(layout_of(&c).body, 300);
+        c.name = r.name = name;
+        c.name_len = r.name_len = COMMAND_NAME_MAX;
+        c.mode = COMMAND_MODE_SEMAPHORE;
+        c.permits = 1;
+        c.limit = 2;
+        assert_int_equal(COMMAND_MAX_SIZE, 312);
+        assert_int_equal(layout_of(&c).body, 305);
         assert_int_equal(command_size(&c), COMMAND_MAX_SIZE);
         assert_int_equal(command_encode(&c, buf, sizeof buf), COMMAND_MAX_SIZE);
+        assert_int_equal(command_size(&r), 304);
 
         m.name = m.address = name;
         m.name_len = m.address_len = COMMAND_ADDRESS_MAX;
@@ -326,6 +344,13 @@ static void encode_rejects_invalid(void **state)
         c.type = 11;
         assert_int_equal(command_size(&c), 0);
         assert_int_equal(command_encode(&c, buf, sizeof buf), 0);
+
+        /* Permits belong to a semaphore's ACQUIRE only. */
+        c = only_carried(full(COMMAND_ACQUIRE));
+        c.limit = 3;
+        assert_int_equal(command_size(&c), 0);
+        c.mode = COMMAND_MODE_SEMAPHORE;
+        assert_true(command_size(&c) > 0);
 
         /* MEMBER: each of the rules in command_validate. */
         for (i = 0; i < 16; i++) {

@@ -335,7 +335,7 @@ void layout_every_type_matches_header(void **state)
                 assert_int_equal(ng, l.len);
                 assert_memory_equal(got, want, l.len);
                 /* The common header. */
-                assert_int_equal(got[0], COMMAND_VERSION);
+                assert_int_equal(got[0], spec_version(&c));
                 assert_int_equal(got[1], c.type);
                 assert_int_equal(got[2], 0);
                 assert_int_equal(got[3], 0);

@@ -31,6 +31,7 @@ static const char *const all_keys[] = {
     "max-sessions",
     "max-locks-per-session",
     "max-waiters-per-lock",
+    "max-permits",
     "max-inflight-entries",
     "min-ttl-ms",
     "max-ttl-ms",

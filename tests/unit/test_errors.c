@@ -15,36 +15,59 @@
 
 /* Every code in the order of its number, -1 first. */
 static const int codes[] = {
-    BATON_ENOMEM,        BATON_EINVAL,
-    BATON_EMALFORMED,    BATON_EVERSION,
-    BATON_ENAME,         BATON_ENOSESSION,
-    BATON_EEXPIRED,      BATON_ECLOSED,
-    BATON_EBUSY,         BATON_ENOTHOLDER,
-    BATON_ESTALE,        BATON_ETIMEDOUT,
-    BATON_ECANCELLED,    BATON_ENOTWAITING,
-    BATON_EWAITING,      BATON_ETOOMANYSESSIONS,
-    BATON_ETOOMANYLOCKS, BATON_ETOOMANYWAITERS,
-    BATON_EINFLIGHT,     BATON_ESEQ,
-    BATON_ETTL,          BATON_EUNSUPPORTED,
-    BATON_EOVERFLOW,     BATON_ECORRUPT,
-    BATON_ENOTFOUND,     BATON_ENOTLEADER,
-    BATON_EUNKNOWN,      BATON_ETOOBIG,
-    BATON_ETOOMANYCONNS, BATON_EUNAVAILABLE,
-    BATON_ESHUTDOWN,     BATON_EIO,
-    BATON_ENOSPC,        BATON_ECANTCHANGE,
-    BATON_ENOANSWER,     BATON_ETLS,
-    BATON_EPERM,         BATON_EUPGRADE,
+    BATON_ENOMEM,
+    BATON_EINVAL,
+    BATON_EMALFORMED,
+    BATON_EVERSION,
+    BATON_ENAME,
+    BATON_ENOSESSION,
+    BATON_EEXPIRED,
+    BATON_ECLOSED,
+    BATON_EBUSY,
+    BATON_ENOTHOLDER,
+    BATON_ESTALE,
+    BATON_ETIMEDOUT,
+    BATON_ECANCELLED,
+    BATON_ENOTWAITING,
+    BATON_EWAITING,
+    BATON_ETOOMANYSESSIONS,
+    BATON_ETOOMANYLOCKS,
+    BATON_ETOOMANYWAITERS,
+    BATON_EINFLIGHT,
+    BATON_ESEQ,
+    BATON_ETTL,
+    BATON_EUNSUPPORTED,
+    BATON_EOVERFLOW,
+    BATON_ECORRUPT,
+    BATON_ENOTFOUND,
+    BATON_ENOTLEADER,
+    BATON_EUNKNOWN,
+    BATON_ETOOBIG,
+    BATON_ETOOMANYCONNS,
+    BATON_EUNAVAILABLE,
+    BATON_ESHUTDOWN,
+    BATON_EIO,
+    BATON_ENOSPC,
+    BATON_ECANTCHANGE,
+    BATON_ENOANSWER,
+    BATON_ETLS,
+    BATON_EPERM,
+    BATON_EUPGRADE,
+    BATON_EKIND,
+    BATON_EPERMITS,
+    BATON_ETOOMANYPERMITS,
+    BATON_EHELD,
 };
 
 #define N_CODES (sizeof codes / sizeof codes[0])
 
-/* The codes are wire protocol: exactly -1..-38, contiguous, none skipped. */
+/* The codes are wire protocol: exactly -1..-42, contiguous, none skipped. */
 static void codes_are_contiguous(void **state)
 {
         size_t i;
 
         (void)state;
-        assert_int_equal(N_CODES, 38);
+        assert_int_equal(N_CODES, 42);
         for (i = 0; i < N_CODES; i++) {
                 assert_int_equal(codes[i], -(int)(i + 1));
         }
@@ -123,7 +146,7 @@ static void positive_codes_are_unknown(void **state)
 /* Negative codes beyond the table are unknown, down to INT_MIN. */
 static void out_of_range_codes_are_unknown(void **state)
 {
-        static const int negative[] = {-39,   -40,    -100,        -1000,
+        static const int negative[] = {-43,   -44,    -100,        -1000,
                                        -4096, -65536, INT_MIN + 1, INT_MIN};
         size_t i;
 
@@ -160,7 +183,8 @@ static void names_are_the_identifiers(void **state)
         assert_string_equal(baton_errname(BATON_ENOANSWER), "BATON_ENOANSWER");
         assert_string_equal(baton_errname(-35), "BATON_ENOANSWER");
         assert_string_equal(baton_errname(-38), "BATON_EUPGRADE");
-        assert_string_equal(baton_errname(-39), "BATON_E?");
+        assert_string_equal(baton_errname(-42), "BATON_EHELD");
+        assert_string_equal(baton_errname(-43), "BATON_E?");
         assert_string_equal(baton_errname(1), "BATON_E?");
         assert_string_equal(baton_errname(INT_MIN), "BATON_E?");
 }

@@ -53,11 +53,14 @@ struct mismatch {
 
 /* How often each outcome came up, so that a change to the generator that
  * stops reaching some rule shows (BATON_MODEL_STATS=1 prints it). */
+/* Room for every error code's count, by -code. */
+#define N_STATUS 64
+
 struct tally {
         unsigned long steps;
         unsigned long undecodable;
-        unsigned long status[40]; /* by -status */
-        unsigned long kind[16];   /* successes by kind */
+        unsigned long status[N_STATUS]; /* by -status */
+        unsigned long kind[16];         /* successes by kind */
         unsigned long duplicates;
         unsigned long handovers;    /* GRANT events to a waiter */
         unsigned long multi_grants; /* entries with two or more GRANTs */
@@ -133,6 +136,7 @@ static void limits(struct lockfsm_limits *l)
         l->max_tombstones = LIM_TOMBS;
         l->min_ttl_ms = LIM_MIN_TTL;
         l->max_ttl_ms = LIM_MAX_TTL;
+        l->max_permits = LIM_PERMITS;
 }
 
 static struct lockfsm *machine(struct evlog *log)
@@ -173,10 +177,11 @@ static void describe(char *out, size_t cap, const uint8_t *buf, size_t len,
                  "%s session=%" PRIu64 " seq=%" PRIu64 " ack=%" PRIu64
                  " owner=%" PRIu64 " token=%" PRIu64 " target=%" PRIu64
                  " nonce=%" PRIu64 " ttl=%" PRIu32 " wait=%" PRIu32
-                 " mode=%u name=\"%.*s\"",
+                 " mode=%u permits=%" PRIu32 "/%" PRIu32 " name=\"%.*s\"",
                  command_type_name(c->type), c->session, c->seq, c->ack,
                  c->owner, c->token, c->target, c->nonce, c->ttl_ms, c->wait_ms,
-                 c->mode, c->name_len > 24 ? 24 : c->name_len,
+                 c->mode, c->permits, c->limit,
+                 c->name_len > 24 ? 24 : c->name_len,
                  c->name != NULL ? c->name : "");
 }
 
@@ -226,10 +231,11 @@ static void ev_str(char *out, size_t cap, const struct ev *v)
 {
         snprintf(out, cap,
                  "%s(session=%" PRIu64 " seq=%" PRIu64 " owner=%" PRIu64
-                 " token=%" PRIu64 " status=%d wait=%" PRIu32 " name=\"%.*s\")",
+                 " token=%" PRIu64 " status=%d wait=%" PRIu32
+                 " mode=%u permits=%" PRIu32 " name=\"%.*s\")",
                  ev_type_name(v->type), v->session, v->seq, v->owner, v->token,
-                 v->status, v->wait_ms, v->name_len > 24 ? 24 : v->name_len,
-                 v->name);
+                 v->status, v->wait_ms, v->mode, v->permits,
+                 v->name_len > 24 ? 24 : v->name_len, v->name);
 }
 
 /* Replicas must agree on every field of every event. */
@@ -240,7 +246,8 @@ static bool ev_same(const struct ev *a, const struct ev *b)
                a->seq == b->seq && a->owner == b->owner &&
                a->token == b->token && a->nonce == b->nonce &&
                a->wait_ms == b->wait_ms && a->status == b->status &&
-               a->mode == b->mode && a->name_len == b->name_len &&
+               a->mode == b->mode && a->permits == b->permits &&
+               a->name_len == b->name_len &&
                memcmp(a->name, b->name, a->name_len) == 0 &&
                a->has_result == b->has_result &&
                (!a->has_result || result_eq(&a->result, &b->result, true));
@@ -257,7 +264,7 @@ static bool ev_eq(const struct ev *a, const struct ev *b)
                 return false;
         }
         if (lock && (a->owner != b->owner || a->mode != b->mode ||
-                     a->name_len != b->name_len ||
+                     a->permits != b->permits || a->name_len != b->name_len ||
                      memcmp(a->name, b->name, a->name_len) != 0)) {
                 return false;
         }
@@ -507,14 +514,14 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
 {
         const struct model *m = &run->m;
         struct rd r = {buf, len, false};
-        uint64_t v;
+        uint64_t v, used;
 
         WANT(len >= 8 && fnv1a(buf, len - 8) ==
                              rd_n(&(struct rd){buf + len - 8, 8, false}, 8),
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 4, "bad version");
+        WANT(rd_n(&r, 2) == 5, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
@@ -597,10 +604,15 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                 WANT(v == l->created,
                      "lock \"%.*s\" created %" PRIu64 ", expected %" PRIu64,
                      l->name_len, l->name, v, l->created);
-                WANT(rd_n(&r, 1) == COMMAND_MODE_EXCLUSIVE, "lock %u kind", i);
+                WANT(rd_n(&r, 1) == (l->semaphore ? COMMAND_MODE_SEMAPHORE
+                                                  : COMMAND_MODE_EXCLUSIVE),
+                     "lock %u kind", i);
+                WANT(!l->semaphore || rd_n(&r, 4) == l->limit,
+                     "semaphore %u limit", i);
                 v = rd_n(&r, 4);
                 WANT(v == l->nh, "lock %u has %" PRIu64 " holders, expected %u",
                      i, v, l->nh);
+                used = 0;
                 for (unsigned j = 0; j < l->nh; j++) {
                         const struct mhold *h = &l->h[j];
 
@@ -616,7 +628,17 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                              i, j);
                         WANT(rd_n(&r, 1) == h->mode, "lock %u holder %u mode",
                              i, j);
+                        v = l->semaphore ? rd_n(&r, 4) : 0;
+                        WANT(v == h->permits, "lock %u holder %u permits", i,
+                             j);
+                        used += v;
                 }
+                /* Whatever the model says: a semaphore's holders hold at
+                 * most its permits. */
+                WANT(used <= l->limit,
+                     "semaphore \"%.*s\" grants %" PRIu64 " of %" PRIu32
+                     " permits",
+                     l->name_len, l->name, used, l->limit);
                 v = rd_n(&r, 4);
                 WANT(v == l->nw, "lock %u has %" PRIu64 " waiters, expected %u",
                      i, v, l->nw);
@@ -635,6 +657,8 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                              "lock %u waiter %u wait_ms", i, j);
                         WANT(rd_n(&r, 1) == w->mode, "lock %u waiter %u mode",
                              i, j);
+                        WANT(rd_n(&r, l->semaphore ? 4 : 0) == w->permits,
+                             "lock %u waiter %u permits", i, j);
                 }
         }
         WANT(r.left == 0, "%zu bytes left over", r.left);
@@ -849,7 +873,7 @@ static bool step(struct run *run, uint64_t index)
 
                 t->steps++;
                 t->undecodable += dec != 0;
-                if (want.status < 0 && -want.status < 40) {
+                if (want.status < 0 && -want.status < N_STATUS) {
                         t->status[-want.status]++;
                 } else if (want.kind < 16) {
                         t->kind[want.kind]++;
@@ -1047,7 +1071,7 @@ static void print_tally(const struct tally *t)
                         print_message("#   kind %2u: %lu\n", k, t->kind[k]);
                 }
         }
-        for (unsigned e = 1; e < 40; e++) {
+        for (unsigned e = 1; e < N_STATUS; e++) {
                 if (t->status[e] > 0) {
                         print_message("#   %-36s %lu\n",
                                       baton_strerror(-(int)e), t->status[e]);
@@ -1170,6 +1194,12 @@ static void model_negative_starving(void **state)
         negative(BUG_STARVE, "writer-starving");
 }
 
+static void model_negative_overgrant(void **state)
+{
+        (void)state;
+        negative(BUG_OVERGRANT, "permit-overgranting");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1183,6 +1213,7 @@ int main(void)
             cmocka_unit_test(model_negative_dead_waiter),
             cmocka_unit_test(model_negative_grant_twice),
             cmocka_unit_test(model_negative_starving),
+            cmocka_unit_test(model_negative_overgrant),
         };
 
         return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include "../../src/fsm/snapshot.h"
 #include "../lib/fsmtest.h"
 #include "fsm_v3_fixture.h"
+#include "fsm_v4_fixture.h"
 
 /* Re-seal a doctored snapshot, so restore's checks past the checksum run. */
 static void reseal(uint8_t *p, size_t len)
@@ -150,6 +151,30 @@ static void build_rich(struct fsmtest *t)
         fsmtest_acquire(t, c, 2, 1, "gamma", 0);
         fsmtest_expire(t, d);
         fsmtest_close_session(t, fsmtest_open(t, 0), 1);
+}
+
+/* ACQUIRE of `k` permits of the semaphore "pool" of 3. */
+static struct lockfsm_result take_permits(struct fsmtest *t, uint64_t s,
+                                          uint32_t k, uint32_t wait_ms)
+{
+        struct command c = fsmtest_acquire_cmd(s, 1, 1, "pool", wait_ms);
+
+        c.mode = COMMAND_MODE_SEMAPHORE;
+        c.permits = k;
+        c.limit = 3;
+        return fsmtest_apply(t, &c);
+}
+
+/* build_rich(), and a semaphore of 3 permits: one session holds 2 and
+ * another waits for 2. */
+static void build_rich_with_semaphore(struct fsmtest *t)
+{
+        build_rich(t);
+        assert_int_equal(take_permits(t, fsmtest_open(t, 105), 2, 0).kind,
+                         PROTO_KIND_GRANTED);
+        assert_int_equal(
+            take_permits(t, fsmtest_open(t, 106), 2, COMMAND_WAIT_FOREVER).kind,
+            PROTO_KIND_QUEUED);
 }
 
 static void test_empty_round_trip(void **state)
@@ -368,6 +393,58 @@ static void test_version_3_log_and_snapshot(void **state)
         free(b);
 }
 
+/* What version 4 wrote (fsm_v4_fixture.h, made by that version: read/write
+ * locks, a batch), a log and the snapshot taken after it, reads as it did;
+ * both go on to hand a lock to its waiting writer alike, and take a
+ * semaphore, which version 4 did not know. */
+static void test_version_4_log_and_snapshot(void **state)
+{
+        struct fsmtest *a = malloc(sizeof *a);
+        struct fsmtest *b = malloc(sizeof *b);
+        struct fsmtest *t[2] = {a, b};
+        struct command sem = fsmtest_acquire_cmd(2, 3, 1, "pool", 0);
+        struct lockfsm_result r;
+        size_t i;
+
+        (void)state;
+        fsmtest_init(a, NULL, NULL);
+        fsmtest_init(b, NULL, NULL);
+        for (i = 0; i < sizeof v4_log / sizeof v4_log[0]; i++) {
+                r = fsmtest_apply_raw(a, v4_log[i].buf, v4_log[i].len);
+                assert_int_equal(a->last_rv, 0);
+        }
+        assert_int_equal(lockfsm_restore(b->f, v4_snapshot, sizeof v4_snapshot),
+                         0);
+        b->index = a->index;
+        assert_int_equal(lockfsm_last_index(b->f), 14);
+        assert_null(lockfsm_check(b->f));
+        assert_true(fsmtest_same_state(a->f, b->f));
+        lockfsm_query(b->f, "alpha", 5, &r); /* handed to B by the batch */
+        assert_int_equal(r.session, 2);
+        assert_int_equal(r.token, 13);
+        lockfsm_query(b->f, "beta", 4, &r); /* D reads, A waits to write */
+        assert_int_equal(r.session, 4);
+        assert_int_equal(r.token, 8);
+        assert_int_equal(r.waiters, 1);
+        sem.mode = COMMAND_MODE_SEMAPHORE;
+        sem.permits = 1;
+        sem.limit = 2;
+        for (i = 0; i < 2; i++) {
+                r = fsmtest_release(t[i], 4, 5, 1, "beta", 8);
+                assert_int_equal(r.kind, PROTO_KIND_RELEASED);
+                assert_int_equal(fsmtest_apply(t[i], &sem).kind,
+                                 PROTO_KIND_GRANTED);
+                lockfsm_query(t[i]->f, "beta", 4, &r);
+                assert_int_equal(r.session, 1);
+                assert_int_equal(r.token, 15);
+        }
+        assert_true(fsmtest_same_state(a->f, b->f));
+        fsmtest_close(a);
+        fsmtest_close(b);
+        free(a);
+        free(b);
+}
+
 /* A session keeps its OPEN's owner hash, through a snapshot too; one from
  * a version 2 snapshot (or a version 1 OPEN) has an all-zero hash. */
 static void test_owner_hash_kept(void **state)
@@ -440,7 +517,7 @@ static void test_resealed_mutations_are_refused_or_canonical(void **state)
 
         (void)state;
         fsmtest_init(src, NULL, NULL);
-        build_rich(src);
+        build_rich_with_semaphore(src);
         buf = fsmtest_snapshot(src->f, &len);
         for (i = 0; i + 8 < len; i++) {
                 for (d = 0; d < sizeof deltas; d++) {
@@ -463,6 +540,7 @@ static void test_resealed_mutations_are_refused_or_canonical(void **state)
                         }
                         fsmtest_close(dst);
                         buf[i] = old;
+                        reseal(buf, len);
                 }
         }
         /* Both outcomes occur: ids and tokens can change harmlessly, while
@@ -581,6 +659,7 @@ int main(void)
             cmocka_unit_test(test_resealed_mutations_are_refused_or_canonical),
             cmocka_unit_test(test_crafted_inconsistencies_refused),
             cmocka_unit_test(test_version_3_log_and_snapshot),
+            cmocka_unit_test(test_version_4_log_and_snapshot),
             cmocka_unit_test(test_restore_keeps_event_callback),
             cmocka_unit_test(test_lower_session_limit_named),
         };
