@@ -210,6 +210,21 @@ size_t command_encode(const struct command *c, void *buf, size_t cap)
         return w.bad ? 0 : w.len;
 }
 
+/* What is left of a command of `len` bytes after its fields is exactly
+ * the zero padding to a multiple of 8, nothing more. */
+static bool padding_ok(struct rcursor *r, size_t len)
+{
+        if (r->bad || len % 8 != 0 || r->left >= 8) {
+                return false;
+        }
+        while (r->left > 0) {
+                if (rcursor_u8(r) != 0) {
+                        return false;
+                }
+        }
+        return true;
+}
+
 int command_decode(struct command *c, const void *buf, size_t len)
 {
         struct rcursor r;
@@ -281,14 +296,8 @@ int command_decode(struct command *c, const void *buf, size_t len)
         if (version == 3 && version_of(c) != 3) {
                 return BATON_EMALFORMED;
         }
-        /* Exactly the zero padding to a multiple of 8, nothing more. */
-        if (r.bad || len % 8 != 0 || r.left >= 8) {
+        if (!padding_ok(&r, len)) {
                 return BATON_EMALFORMED;
-        }
-        while (r.left > 0) {
-                if (rcursor_u8(&r) != 0) {
-                        return BATON_EMALFORMED;
-                }
         }
         return command_validate(c);
 }
