@@ -313,6 +313,28 @@ BATON_API int baton_acquire_shared(baton_client *c, const char *name,
                                    uint64_t *token);
 
 /**
+ * Take `permits` of the `limit` permits of the semaphore `name` for
+ * `owner`: at once if that many are free and no one waits, else in the
+ * semaphore's FIFO queue, where a large request at the head is not
+ * overtaken by smaller ones behind it. The first acquire creates the
+ * semaphore with `limit` permits, which it keeps while anyone holds or
+ * waits for it; an acquire naming another limit meanwhile fails with
+ * BATON_EPERMITS. Each grant has its own fencing token (grants made by
+ * one log entry share it). A grant is not reentrant: an owner holding
+ * permits of `name` gets BATON_EHELD; release them with baton_release()
+ * and the token, which frees all of them. `wait_ms`, the session and the
+ * other errors are as for baton_acquire(), and: BATON_EINVAL (`permits` 0
+ * or above `limit`), BATON_EKIND (`name` is a lock, not a semaphore; a
+ * semaphore's name acquired through baton_acquire() gets it too),
+ * BATON_ETOOMANYPERMITS (`limit` above the cluster's max-permits).
+ * Thread-safe.
+ */
+BATON_API int baton_sem_acquire(baton_client *c, const char *name,
+                                uint32_t limit, uint32_t permits,
+                                uint64_t owner, int64_t wait_ms,
+                                uint64_t *token);
+
+/**
  * Release one hold of `name` by `owner` with the token it was granted
  * (compare-and-delete: a stale token changes nothing). Never opens a
  * session: a hold of a session that ended is refused with BATON_EEXPIRED

@@ -28,6 +28,8 @@ enum {
         O_CACERT,
         O_CERT,
         O_KEY,
+        O_PERMITS,
+        O_TAKE,
 };
 
 static const struct option options[] = {
@@ -42,6 +44,8 @@ static const struct option options[] = {
     {"grace", required_argument, NULL, O_GRACE},
     {"detach", no_argument, NULL, O_DETACH},
     {"shared", no_argument, NULL, O_SHARED},
+    {"permits", required_argument, NULL, O_PERMITS},
+    {"take", required_argument, NULL, O_TAKE},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -49,9 +53,12 @@ static const struct option options[] = {
     {NULL, 0, NULL, 0},
 };
 
-#define CMD(c)      (1u << (c))
-#define LEASE_CMDS  (CMD(ARGS_LOCK) | CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
-#define ANY_COMMAND (~0u)
+#define CMD(c) (1u << (c))
+#define LEASE_CMDS                                                             \
+        (CMD(ARGS_LOCK) | CMD(ARGS_SEM) | CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
+/* The commands that run a command while holding (lock, sem). */
+#define RUNS_COMMAND(c) ((c) == ARGS_LOCK || (c) == ARGS_SEM)
+#define ANY_COMMAND     (~0u)
 
 /* The options that take a number, their ranges, and the commands they
  * belong to (the others belong to every command). */
@@ -66,6 +73,8 @@ static const struct number_option {
     {O_WAIT, 0, UINT32_MAX - 1, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
     {O_GRACE, 0, UINT32_MAX, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
     {O_SESSION, 1, UINT64_MAX, "", CMD(ARGS_RELEASE)},
+    {O_PERMITS, 1, UINT32_MAX, "", LEASE_CMDS},
+    {O_TAKE, 1, UINT32_MAX, "", LEASE_CMDS},
 };
 
 #define DETACH_COMMANDS (CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
@@ -84,6 +93,9 @@ static const struct command {
     {"acquire", ARGS_ACQUIRE, 1, 1,
      "acquire NAME [--shared] [--ttl MS] [--wait MS] [--detach]"},
     {"try", ARGS_TRY, 1, 1, "try NAME [--shared] [--ttl MS] [--detach]"},
+    {"sem", ARGS_SEM, 1, 1,
+     "sem NAME --permits N [--take K] [--ttl MS] [--wait MS] [--grace MS] "
+     "-- CMD [ARG...]"},
     {"release", ARGS_RELEASE, 2, 2,
      "release NAME TOKEN --session S --secret HEX"},
     {"holder", ARGS_HOLDER, 1, 1, "holder NAME"},
@@ -216,6 +228,12 @@ static void set_number(struct args *a, const struct number_option *no,
                 break;
         case O_SESSION:
                 a->session = v;
+                break;
+        case O_PERMITS:
+                a->permits = (uint32_t)v;
+                break;
+        case O_TAKE:
+                a->take = (uint32_t)v;
                 break;
         }
 }
@@ -424,6 +442,31 @@ static void operands(struct args *a, const struct command *c,
         }
 }
 
+/* A semaphore's options: sem needs --permits; --take needs --permits and
+ * is at most that; --shared is a lock's. */
+static void check_permits(struct args *a, const struct command *c,
+                          const struct given *given)
+{
+        if (c->command == ARGS_SEM && a->permits == 0) {
+                bad(a, "sem: --permits is required (usage: batonctl %s)",
+                    c->synopsis);
+        }
+        if (a->permits == 0 && a->take != 0) {
+                bad(a, "--take needs --permits (the semaphore's number)");
+        }
+        if (a->permits != 0 && given->shared) {
+                bad(a, "--shared is for a lock, --permits for a semaphore: "
+                       "not both");
+        }
+        if (a->take == 0) {
+                a->take = 1;
+        }
+        if (a->permits != 0 && a->take > a->permits) {
+                bad(a, "--take %" PRIu32 " is more than --permits %" PRIu32,
+                    a->take, a->permits);
+        }
+}
+
 /* Options given to a command they do not belong to, and the ones a
  * command requires. */
 static void check_options(struct args *a, const struct command *c,
@@ -444,6 +487,7 @@ static void check_options(struct args *a, const struct command *c,
         if (given->shared && (LEASE_CMDS & CMD(c->command)) == 0) {
                 bad(a, "--shared is not an option of %s", c->name);
         }
+        check_permits(a, c, given);
         if (c->command == ARGS_RELEASE && (a->session == 0 || !a->has_secret)) {
                 bad(a,
                     "release: --session and --secret are required (usage: "
@@ -471,7 +515,7 @@ int args_parse(struct args *a, int argc, char **argv)
                 return rv;
         }
         c = ops.n > 0 ? find_command(ops.v[0]) : NULL;
-        if (c != NULL && c->command == ARGS_LOCK && dashdash > 0) {
+        if (c != NULL && RUNS_COMMAND(c->command) && dashdash > 0) {
                 a->argv = argv + dashdash + 1;
         } else if (dashdash > 0) {
                 for (n = (unsigned)dashdash + 1; n < (unsigned)argc; n++) {
@@ -479,8 +523,8 @@ int args_parse(struct args *a, int argc, char **argv)
                 }
         }
         if (ops.n == 0) {
-                bad(a, "no command (lock, acquire, try, release, holder, "
-                       "check, list, status, member or transfer)");
+                bad(a, "no command (lock, sem, acquire, try, release, "
+                       "holder, check, list, status, member or transfer)");
                 return ARGS_BAD;
         }
         if (c == NULL) {
@@ -494,15 +538,15 @@ int args_parse(struct args *a, int argc, char **argv)
         } else if (ops.n - 1 > c->max) {
                 bad(a, "%s: unexpected argument \"%s\"%s", c->name,
                     ops.v[c->max + 1],
-                    c->command == ARGS_LOCK && dashdash == 0
+                    RUNS_COMMAND(c->command) && dashdash == 0
                         ? " (the command to run goes after --)"
                         : "");
         } else {
                 operands(a, c, &ops);
         }
-        if (c->command == ARGS_LOCK &&
+        if (RUNS_COMMAND(c->command) &&
             (a->argv == NULL || a->argv[0] == NULL)) {
-                bad(a, "lock: no command to run (usage: batonctl %s)",
+                bad(a, "%s: no command to run (usage: batonctl %s)", c->name,
                     c->synopsis);
         }
         check_options(a, c, &given);

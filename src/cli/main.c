@@ -51,6 +51,12 @@ static void usage(FILE *out)
             "                      the same with the read lock of NAME, which\n"
             "                      readers hold together while no writer "
             "does\n"
+            "  sem NAME --permits N [--take K] ... -- CMD [ARG...]\n"
+            "                      run CMD holding K (default 1) of the N "
+            "permits\n"
+            "                      of the semaphore NAME (acquire and try "
+            "take\n"
+            "                      --permits and --take too)\n"
             "  acquire NAME [--ttl MS] [--wait MS]\n"
             "                      hold NAME until SIGINT or SIGTERM\n"
             "  try NAME [--ttl MS] the same, without waiting\n"
@@ -131,7 +137,7 @@ static int open_client(const struct args *o, const char *source,
                        baton_client **c)
 {
         struct baton_options bo;
-        bool lock = o->command == ARGS_LOCK;
+        bool lock = o->command == ARGS_LOCK || o->command == ARGS_SEM;
         int rv;
 
         baton_options_init(&bo);
@@ -180,11 +186,15 @@ static int failed(const struct args *o, const char *what, int rv)
                    : EXIT_ERROR;
 }
 
-/* The lock `name` for `owner`: the read lock with --shared, else the
- * write lock. */
+/* The lock `name` for `owner`: --take of the --permits of a semaphore,
+ * the read lock with --shared, else the write lock. */
 static int take(baton_client *c, const struct args *o, const char *name,
                 uint64_t owner, uint64_t *token)
 {
+        if (o->permits != 0) {
+                return baton_sem_acquire(c, name, o->permits, o->take, owner,
+                                         o->wait_ms, token);
+        }
         return o->shared
                    ? baton_acquire_shared(c, name, owner, o->wait_ms, token)
                    : baton_acquire(c, name, owner, o->wait_ms, token);
@@ -404,6 +414,7 @@ static int run(baton_client *c, const struct args *o)
         case ARGS_RELEASE:
                 return cmd_release(c, o, o->name, o->token);
         case ARGS_LOCK:
+        case ARGS_SEM:
                 return cmd_lock(c, o, o->name, o->argv);
         default: /* acquire, try */
                 return o->detach ? cmd_detach(c, o, o->name)
@@ -431,7 +442,9 @@ int main(int argc, char **argv)
                 fprintf(stderr,
                         "batonctl: %s\nRun 'batonctl --help' for usage.\n",
                         a.errmsg);
-                return a.command == ARGS_LOCK ? SUPERVISE_FAILED : EXIT_USAGE;
+                return a.command == ARGS_LOCK || a.command == ARGS_SEM
+                           ? SUPERVISE_FAILED
+                           : EXIT_USAGE;
         }
         a.endpoints = endpoints(&a, &source); /* from here on, never NULL */
         status = open_client(&a, source, &c);

@@ -22,12 +22,12 @@
 
 /* --- Waiting -------------------------------------------------------------- */
 
-static void lock(struct baton_client *c)
+void client_lock(struct baton_client *c)
 {
         pthread_mutex_lock(&c->mu);
 }
 
-static void unlock(struct baton_client *c)
+void client_unlock(struct baton_client *c)
 {
         pthread_mutex_unlock(&c->mu);
 }
@@ -48,8 +48,8 @@ int client_roundtrip(struct baton_client *c, struct request *r,
 /* Submit a command and wait for its final answer: its status with `*res`
  * filled, or BATON_ENOANSWER / BATON_ETLS (it then goes on in the
  * background). */
-static int run_command(struct baton_client *c, struct command *k,
-                       int64_t deadline, struct proto_result *res)
+int client_run(struct baton_client *c, struct command *k, int64_t deadline,
+               struct proto_result *res)
 {
         struct request *r;
         int rv = session_submit(&c->session, k, deadline, &r);
@@ -69,7 +69,7 @@ static int run_command(struct baton_client *c, struct command *k,
 }
 
 /* What the user sees of an ended session. */
-static int user_status(int status)
+int client_user_status(int status)
 {
         return status == BATON_ENOSESSION ? BATON_EEXPIRED : status;
 }
@@ -282,20 +282,20 @@ void baton_client_destroy(baton_client *c)
         if (c == NULL) {
                 return;
         }
-        lock(c);
+        client_lock(c);
         c->notify.muted = true;
         notify_close(&c->notify);
         session_tick(&c->session, clock_now_ms());
         if (session_usable(&c->session)) {
                 memset(&k, 0, sizeof k);
                 k.type = COMMAND_CLOSE;
-                (void)run_command(
+                (void)client_run(
                     c, &k,
                     clock_after(clock_now_ms(), c->opts.request_timeout_ms),
                     &res);
         }
         loop_stop(&c->loop);
-        unlock(c);
+        client_unlock(c);
         loop_join(&c->loop);
         registry_close(&c->registry);
         link_close(&c->link);
@@ -309,7 +309,7 @@ void baton_client_destroy(baton_client *c)
 
 /* --- Locks ---------------------------------------------------------------- */
 
-static uint64_t owner_of(uint64_t owner)
+uint64_t client_owner(uint64_t owner)
 {
         return owner != BATON_OWNER_THREAD
                    ? owner
@@ -317,7 +317,7 @@ static uint64_t owner_of(uint64_t owner)
 }
 
 /* 1..255 bytes (a C string has no NUL inside). */
-static int check_name(const char *name, uint8_t *len)
+int client_check_name(const char *name, uint8_t *len)
 {
         size_t n;
 
@@ -335,12 +335,12 @@ static int check_name(const char *name, uint8_t *len)
 /* The handle and the lock name of a call: 0, BATON_EINVAL or BATON_ENAME. */
 static int check_call(const baton_client *c, const char *name, uint8_t *len)
 {
-        return c == NULL ? BATON_EINVAL : check_name(name, len);
+        return c == NULL ? BATON_EINVAL : client_check_name(name, len);
 }
 
 /* A command of `type` on `name` for `owner`, its other fields zero. */
-static void name_command(struct command *k, uint8_t type, const char *name,
-                         uint8_t len, uint64_t owner)
+void client_command(struct command *k, uint8_t type, const char *name,
+                    uint8_t len, uint64_t owner)
 {
         memset(k, 0, sizeof *k);
         k->type = type;
@@ -352,7 +352,7 @@ static void name_command(struct command *k, uint8_t type, const char *name,
 /* QUERY `name`: the RESULT's status with `*res` filled, and the holder's
  * client name copied into `holder` (NULL: not wanted; res->client_name is
  * then not to be read). */
-static int query(struct baton_client *c, const char *name, uint8_t len,
+int client_query(struct baton_client *c, const char *name, uint8_t len,
                  int64_t deadline, struct proto_result *res,
                  char holder[PROTO_CLIENT_NAME_MAX + 1])
 {
@@ -377,198 +377,6 @@ static int query(struct baton_client *c, const char *name, uint8_t len,
         return rv;
 }
 
-/*
- * recover() for a reader, whom QUERY may not name among many: a
- * try-acquire of the read lock says. GRANTED: it was not granted before
- * and is now, as the caller asked. REENTERED: the count says whether the
- * forgotten ACQUIRE was granted too, and then the try's hold goes back.
- * BUSY: ask again.
- */
-static int recover_shared(struct baton_client *c, const char *name, uint8_t len,
-                          uint64_t owner, uint32_t before, int64_t deadline,
-                          struct proto_result *res)
-{
-        struct proto_result r, rel;
-        struct command k;
-        int rv;
-
-        name_command(&k, COMMAND_ACQUIRE, name, len, owner);
-        k.mode = COMMAND_MODE_SHARED;
-        k.wait_ms = COMMAND_WAIT_TRY;
-        rv = run_command(c, &k, deadline, &r);
-        if (rv == BATON_EBUSY) {
-                return 1;
-        }
-        if (rv != 0) {
-                return rv;
-        }
-        if (r.kind == PROTO_KIND_REENTERED && r.count > before + 1) {
-                name_command(&k, COMMAND_RELEASE, name, len, owner);
-                k.token = r.token;
-                rv = run_command(c, &k, deadline, &rel);
-                if (rv != 0) {
-                        return rv;
-                }
-                r.count = rel.count;
-        }
-        *res = r;
-        return 0;
-}
-
-/*
- * The blocking ACQUIRE of `seq` was answered BATON_ESEQ: the cluster
- * forgot its outcome while it waited (the ack passed it) and the answer
- * was lost with a connection. Withdraw the wait if it is still queued,
- * else see whether it was granted. 0 (granted: `*res` says how), 1 (not
- * granted and not waiting: ask again), or an error.
- */
-static int recover(struct baton_client *c, const char *name, uint8_t len,
-                   uint64_t owner, uint8_t mode, uint64_t seq, uint32_t before,
-                   int64_t deadline, struct proto_result *res)
-{
-        uint64_t session = c->session.id;
-        struct proto_result r;
-        struct command k;
-        int rv;
-
-        name_command(&k, COMMAND_CANCEL, name, len, 0);
-        k.target = seq;
-        rv = run_command(c, &k, deadline, &r);
-        if (rv == 0) {
-                return 1; /* it still waited: ask again */
-        }
-        if (rv != BATON_ENOTWAITING) {
-                return rv;
-        }
-        if (mode == COMMAND_MODE_SHARED) {
-                return recover_shared(c, name, len, owner, before, deadline,
-                                      res);
-        }
-        rv = query(c, name, len, deadline, &r, NULL);
-        if (rv != 0) {
-                return rv;
-        }
-        if (r.kind == PROTO_KIND_HOLDER && r.session == session &&
-            r.owner == owner && r.count > before) {
-                (void)locks_set(&c->locks, session, name, len, owner, mode,
-                                r.token, r.count);
-                *res = r;
-                res->status = 0;
-                return 0;
-        }
-        return 1;
-}
-
-/* The wait of the next ACQUIRE of a call that began at `start`: all of
- * `wait_ms` the first time, what is left of it when asked again. 0 or
- * BATON_ETIMEDOUT. */
-static int next_wait(int64_t start, int64_t wait_ms, bool first, uint32_t *wait)
-{
-        int64_t left;
-
-        if (wait_ms < 0) {
-                *wait = COMMAND_WAIT_FOREVER;
-        } else if (first || wait_ms == 0) {
-                *wait = (uint32_t)wait_ms;
-        } else {
-                left = start + wait_ms - clock_now_ms();
-                if (left <= 0) {
-                        return BATON_ETIMEDOUT;
-                }
-                *wait = (uint32_t)left;
-        }
-        return 0;
-}
-
-/* One loop: an ACQUIRE whose outcome the cluster forgot (BATON_ESEQ) is
- * recovered and asked again for what is left of the wait. */
-static int acquire(baton_client *c, const char *name, uint64_t owner,
-                   uint8_t mode, int64_t wait_ms, uint64_t *token)
-{
-        int64_t start = clock_now_ms(), deadline, timeout;
-        struct proto_result res;
-        struct request *r;
-        struct command k;
-        uint8_t len;
-        bool first = true;
-        int rv;
-
-        if (c == NULL || wait_ms < BATON_WAIT_FOREVER ||
-            wait_ms >= (int64_t)COMMAND_WAIT_FOREVER) {
-                return BATON_EINVAL;
-        }
-        rv = check_name(name, &len);
-        if (rv != 0) {
-                return rv;
-        }
-        owner = owner_of(owner);
-        timeout = c->opts.request_timeout_ms;
-        /* The cluster ends the wait (log-ordered against grants); this
-         * deadline only bounds the call when the cluster cannot answer. */
-        deadline =
-            wait_ms < 0 ? CLOCK_NEVER : clock_after(start, wait_ms + timeout);
-        memset(&res, 0, sizeof res);
-        lock(c);
-        rv = session_ensure(&c->session, clock_after(start, timeout) < deadline
-                                             ? clock_after(start, timeout)
-                                             : deadline);
-        while (rv == 0) {
-                uint32_t wait;
-                uint64_t seq;
-                uint32_t before;
-                rv = next_wait(start, wait_ms, first, &wait);
-                if (rv != 0) {
-                        break;
-                }
-                first = false;
-                name_command(&k, COMMAND_ACQUIRE, name, len, owner);
-                k.wait_ms = wait;
-                k.mode = mode;
-                before = locks_count(&c->locks, c->session.id, name, len, owner,
-                                     mode);
-                rv = session_submit(&c->session, &k, deadline, &r);
-                if (rv != 0) {
-                        break;
-                }
-                r->before = before;
-                if (registry_await(&c->registry, r, deadline) != 0) {
-                        registry_abandon(&c->registry, r);
-                        rv = wait_ms == 0 ? BATON_ENOANSWER : BATON_ETIMEDOUT;
-                        break;
-                }
-                rv = r->status;
-                res = r->res;
-                seq = r->seq;
-                registry_drop(&c->registry, r);
-                if (rv != BATON_ESEQ || wait == 0) {
-                        break;
-                }
-                rv = recover(c, name, len, owner, mode, seq, before, deadline,
-                             &res);
-                if (rv != 1) {
-                        break;
-                }
-                rv = 0; /* ask again, for what is left of the wait */
-        }
-        unlock(c);
-        if (rv == 0 && token != NULL) {
-                *token = res.token;
-        }
-        return user_status(rv);
-}
-
-int baton_acquire(baton_client *c, const char *name, uint64_t owner,
-                  int64_t wait_ms, uint64_t *token)
-{
-        return acquire(c, name, owner, COMMAND_MODE_EXCLUSIVE, wait_ms, token);
-}
-
-int baton_acquire_shared(baton_client *c, const char *name, uint64_t owner,
-                         int64_t wait_ms, uint64_t *token)
-{
-        return acquire(c, name, owner, COMMAND_MODE_SHARED, wait_ms, token);
-}
-
 int baton_release(baton_client *c, const char *name, uint64_t owner,
                   uint64_t token)
 {
@@ -581,31 +389,31 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
         if (rv != 0) {
                 return rv;
         }
-        owner = owner_of(owner);
-        lock(c);
+        owner = client_owner(owner);
+        client_lock(c);
         session_tick(&c->session, clock_now_ms());
         /* A hold of an ended session stays lost: never release it through
          * another session, never open one for this. */
         if (locks_take_lost(&c->locks, name, len, owner, token) &&
             locks_count(&c->locks, c->session.id, name, len, owner,
                         LOCKS_ANY_MODE) == 0) {
-                unlock(c);
+                client_unlock(c);
                 return BATON_EEXPIRED;
         }
         if (!session_usable(&c->session)) {
                 rv = c->session.state == BATON_SESSION_EXPIRED
                          ? BATON_EEXPIRED
                          : BATON_ENOTHOLDER;
-                unlock(c);
+                client_unlock(c);
                 return rv;
         }
-        name_command(&k, COMMAND_RELEASE, name, len, owner);
+        client_command(&k, COMMAND_RELEASE, name, len, owner);
         k.token = token;
-        rv = run_command(
-            c, &k, clock_after(clock_now_ms(), c->opts.request_timeout_ms),
-            &res);
-        unlock(c);
-        return user_status(rv);
+        rv = client_run(c, &k,
+                        clock_after(clock_now_ms(), c->opts.request_timeout_ms),
+                        &res);
+        client_unlock(c);
+        return client_user_status(rv);
 }
 
 int baton_client_detach(baton_client *c, uint64_t *session,
@@ -622,10 +430,10 @@ int baton_client_detach(baton_client *c, uint64_t *session,
         if (c == NULL) {
                 return BATON_EINVAL;
         }
-        lock(c);
+        client_lock(c);
         session_tick(&c->session, clock_now_ms());
         id = session_detach(&c->session, secret);
-        unlock(c);
+        client_unlock(c);
         if (id == 0) {
                 return BATON_ENOSESSION;
         }
@@ -648,7 +456,7 @@ int baton_release_in(baton_client *c, uint64_t session,
             secret == NULL) {
                 return BATON_EINVAL;
         }
-        rv = check_name(name, &len);
+        rv = client_check_name(name, &len);
         if (rv != 0) {
                 return rv;
         }
@@ -661,10 +469,10 @@ int baton_release_in(baton_client *c, uint64_t session,
         k.token = token;
         k.name = name;
         k.name_len = len;
-        lock(c);
+        client_lock(c);
         r = request_command(&k, &rv);
         if (r == NULL) {
-                unlock(c);
+                client_unlock(c);
                 return rv;
         }
         /* Not a command of the handle's session: it neither pins the
@@ -678,7 +486,7 @@ int baton_release_in(baton_client *c, uint64_t session,
             clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv != 0) {
                 registry_abandon(&c->registry, r);
-                unlock(c);
+                client_unlock(c);
                 return rv;
         }
         rv = r->status;
@@ -686,7 +494,7 @@ int baton_release_in(baton_client *c, uint64_t session,
         if (session != c->session.id) {
                 registry_disown(&c->registry, session);
         }
-        unlock(c);
+        client_unlock(c);
         return rv;
 }
 
@@ -701,15 +509,16 @@ int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
                 return BATON_EINVAL;
         }
         memset(out, 0, sizeof *out);
-        rv = check_name(name, &len);
+        rv = client_check_name(name, &len);
         if (rv != 0) {
                 return rv;
         }
-        lock(c);
-        rv = query(c, name, len,
-                   clock_after(clock_now_ms(), c->opts.request_timeout_ms),
-                   &res, holder);
-        unlock(c);
+        client_lock(c);
+        rv = client_query(
+            c, name, len,
+            clock_after(clock_now_ms(), c->opts.request_timeout_ms), &res,
+            holder);
+        client_unlock(c);
         if (rv != 0) {
                 return rv;
         }
@@ -750,10 +559,10 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
                 }
         }
         limit = cap < PROTO_LIST_MAX ? (uint32_t)cap : PROTO_LIST_MAX;
-        lock(c);
+        client_lock(c);
         r = request_list(prefix, (uint8_t)len, limit);
         if (r == NULL) {
-                unlock(c);
+                client_unlock(c);
                 return BATON_ENOMEM;
         }
         rv = client_roundtrip(
@@ -771,8 +580,8 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
                 }
                 registry_drop(&c->registry, r);
         }
-        unlock(c);
-        return user_status(rv);
+        client_unlock(c);
+        return client_user_status(rv);
 }
 
 int client_ask(baton_client *c, struct request *r)
@@ -782,14 +591,14 @@ int client_ask(baton_client *c, struct request *r)
         if (r == NULL) {
                 return BATON_ENOMEM;
         }
-        lock(c);
+        client_lock(c);
         rv = client_roundtrip(
             c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv == 0) {
                 rv = r->status;
                 registry_drop(&c->registry, r);
         }
-        unlock(c);
+        client_unlock(c);
         return rv;
 }
 
@@ -814,10 +623,10 @@ int baton_session_state(baton_client *c)
         if (c == NULL) {
                 return BATON_SESSION_NONE;
         }
-        lock(c);
+        client_lock(c);
         session_tick(&c->session, clock_now_ms());
         state = c->session.state;
-        unlock(c);
+        client_unlock(c);
         return state;
 }
 
@@ -828,10 +637,10 @@ int64_t baton_session_remaining_ms(baton_client *c)
         if (c == NULL) {
                 return 0;
         }
-        lock(c);
+        client_lock(c);
         session_tick(&c->session, clock_now_ms());
         left = session_remaining(&c->session, clock_now_ms());
-        unlock(c);
+        client_unlock(c);
         return left;
 }
 
@@ -842,8 +651,8 @@ uint64_t baton_session_id(baton_client *c)
         if (c == NULL) {
                 return 0;
         }
-        lock(c);
+        client_lock(c);
         id = c->session.last_id;
-        unlock(c);
+        client_unlock(c);
         return id;
 }

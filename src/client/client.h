@@ -68,4 +68,28 @@ int client_roundtrip(struct baton_client *c, struct request *r,
  * status, for the calls whose answer is only a status. Takes `c->mu`. */
 int client_ask(baton_client *c, struct request *r);
 
+/* The calls' common steps, shared by client.c, admin.c and acquire.c. */
+void client_lock(struct baton_client *c);   /* takes `c->mu` */
+void client_unlock(struct baton_client *c); /* gives it back */
+/* Submit a command in the session and wait for its final answer, `c->mu`
+ * held: its status with `*res` filled, or BATON_ENOANSWER / BATON_ETLS
+ * (it then goes on in the background). */
+int client_run(struct baton_client *c, struct command *k, int64_t deadline,
+               struct proto_result *res);
+/* QUERY `name`, `c->mu` held: the RESULT's status with `*res` filled,
+ * and the holder's client name copied into `holder` (NULL: not wanted;
+ * res->client_name is then not to be read). */
+int client_query(struct baton_client *c, const char *name, uint8_t len,
+                 int64_t deadline, struct proto_result *res,
+                 char holder[PROTO_CLIENT_NAME_MAX + 1]);
+/* What the user sees of an ended session: BATON_EEXPIRED for ENOSESSION. */
+int client_user_status(int status);
+/* The owner tag a call means (BATON_OWNER_THREAD: this thread's). */
+uint64_t client_owner(uint64_t owner);
+/* A lock name of 1..255 bytes: 0 with its length, or BATON_ENAME. */
+int client_check_name(const char *name, uint8_t *len);
+/* A command of `type` on `name` for `owner`, its other fields zero. */
+void client_command(struct command *k, uint8_t type, const char *name,
+                    uint8_t len, uint64_t owner);
+
 #endif /* CLIENT_CLIENT_H */

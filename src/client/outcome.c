@@ -67,22 +67,25 @@ void outcome_withdraw(void *data, struct request *r)
 
 /* An orphaned ACQUIRE whose answer was forgotten (BATON_ESEQ): find
  * out whether it was granted, and release it if so. A writer is the one
- * holder QUERY names; a reader may be one of many, so for a shared
- * ACQUIRE a try-acquire of the same mode asks instead: its count says
- * how many holds to give back (follow_up()). */
+ * holder QUERY names; a reader or a semaphore's holder may be one of many,
+ * so a try-acquire of the same asks instead: a reader's count says how
+ * many holds to give back, a semaphore's BATON_EHELD that the forgotten
+ * one was granted (follow_up()). */
 static void recheck(struct session *s, const struct request *acq)
 {
         struct request *r;
         struct command k;
         int rv;
 
-        if (acq->mode == COMMAND_MODE_SHARED) {
+        if (acq->mode != COMMAND_MODE_EXCLUSIVE) {
                 if (acq->session != s->id || !session_usable(s)) {
                         return; /* the session's end released it */
                 }
                 memset(&k, 0, sizeof k);
                 k.type = COMMAND_ACQUIRE;
-                k.mode = COMMAND_MODE_SHARED;
+                k.mode = acq->mode;
+                k.permits = acq->permits;
+                k.limit = acq->limit;
                 k.wait_ms = COMMAND_WAIT_TRY;
                 k.owner = acq->owner;
                 k.name = acq->name;
@@ -108,6 +111,11 @@ static void recheck(struct session *s, const struct request *acq)
 /* What a recheck found: give back the holds the caller never learnt of. */
 static void recheck_done(struct session *s, const struct request *r)
 {
+        if (r->status == BATON_EHELD) {
+                /* The forgotten ACQUIRE of a semaphore was granted. */
+                release_internal(s, r, r->res.token);
+                return;
+        }
         if (r->status != 0) {
                 return; /* not held (BUSY), or the session ended */
         }

@@ -39,6 +39,8 @@ struct request *request_command(const struct command *k, int *rv)
         r->seq = k->seq;
         r->owner = k->owner;
         r->mode = k->mode;
+        r->permits = k->permits;
+        r->limit = k->limit;
         if (k->type != COMMAND_OPEN && k->name_len > 0) {
                 r->name_len = k->name_len;
                 memcpy(r->name, k->name, k->name_len);

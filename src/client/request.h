@@ -74,12 +74,14 @@ enum request_state {
  */
 struct request {
         struct queue link;
-        uint8_t type;           /* enum proto_type of the frame */
-        uint8_t cmd;            /* enum command_type, for PROTO_COMMAND */
-        uint8_t kind;           /* enum request_kind */
-        uint8_t state;          /* enum request_state */
-        uint8_t name_len;       /* ACQUIRE, RELEASE, CANCEL, QUERY, CHECK */
-        uint8_t mode;           /* ACQUIRE: COMMAND_MODE_* */
+        uint8_t type;     /* enum proto_type of the frame */
+        uint8_t cmd;      /* enum command_type, for PROTO_COMMAND */
+        uint8_t kind;     /* enum request_kind */
+        uint8_t state;    /* enum request_state */
+        uint8_t name_len; /* ACQUIRE, RELEASE, CANCEL, QUERY, CHECK */
+        uint8_t mode;     /* ACQUIRE: COMMAND_MODE_* */
+        uint32_t permits; /* ACQUIRE of a semaphore: k of `limit` */
+        uint32_t limit;
         uint64_t session;       /* commands: the session in the frame */
         uint64_t seq;           /* commands other than OPEN */
         uint64_t owner;         /* ACQUIRE, RELEASE; RECHECK */

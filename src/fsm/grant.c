@@ -256,13 +256,18 @@ static enum admit admit_permits(const struct step *st, struct session *s,
                                 struct lock *l, struct lockfsm_result *res)
 {
         const struct command *c = st->c;
+        struct hold *held;
 
         if (c->limit != l->limit) {
                 step_reject(res, BATON_EPERMITS);
                 return ADMIT_DONE;
         }
-        if (grant_find_holder(l, s->id, c->owner, GRANT_ANY_MODE) != NULL) {
-                step_reject(res, BATON_EHELD);
+        held = grant_find_holder(l, s->id, c->owner, GRANT_ANY_MODE);
+        if (held != NULL) {
+                /* With the grant's fields: a client that lost the answer
+                 * to its ACQUIRE learns its token this way. */
+                step_describe(res, PROTO_KIND_REJECTED, held);
+                res->status = BATON_EHELD;
                 return ADMIT_DONE;
         }
         if (find_wait(s, l, false, c->owner) != NULL) {

@@ -45,14 +45,15 @@ static size_t format(char *buf, size_t cap, uint64_t term,
         /* CLOCK_MONOTONIC is one clock for every process on the machine:
          * checkers place applies between client operations with it. */
         clock_gettime(CLOCK_MONOTONIC, &now);
-        head =
-            snprintf(buf, cap,
-                     "{\"index\":%" PRIu64 ",\"term\":%" PRIu64
-                     ",\"event\":\"%s\",\"cause\":\"%s\",\"session\":%" PRIu64
-                     ",\"seq\":%" PRIu64 ",\"owner\":%" PRIu64
-                     ",\"token\":%" PRIu64 ",\"status\":%d,\"lock\":",
-                     ev->index, term, event, command_type_name(ev->cause),
-                     ev->session, ev->seq, ev->owner, ev->token, ev->status);
+        head = snprintf(
+            buf, cap,
+            "{\"index\":%" PRIu64 ",\"term\":%" PRIu64
+            ",\"event\":\"%s\",\"cause\":\"%s\",\"session\":%" PRIu64
+            ",\"seq\":%" PRIu64 ",\"owner\":%" PRIu64 ",\"token\":%" PRIu64
+            ",\"status\":%d,\"mode\":%u"
+            ",\"permits\":%" PRIu32 ",\"lock\":",
+            ev->index, term, event, command_type_name(ev->cause), ev->session,
+            ev->seq, ev->owner, ev->token, ev->status, ev->mode, ev->permits);
 
         if (head < 0 || (size_t)head >= cap) {
                 return 0;

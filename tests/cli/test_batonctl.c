@@ -853,6 +853,45 @@ static void shared_locks(void)
         }
 }
 
+/* sem: a command runs holding permits; with the permits all held by a
+ * lease, a try of the semaphore is busy, and the lock of its name, a
+ * number of permits of its own, or --take above --permits are refused. */
+static void semaphores(void)
+{
+        char t1[32], s1[32], k1[40];
+        struct proc p;
+
+        ctl(&p, RUN_MS, "sem", "cli-sem", "--permits", "2", "--", "sh", "-c",
+            "echo token=$BATON_TOKEN", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, "token=") != NULL,
+                "sem --permits 2 -- CMD: CMD runs holding a permit")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "acquire", "cli-sem", "--permits", "2", "--take", "2",
+            "--detach", NULL);
+        if (!ok(read_lease(&p, "cli-sem", t1, s1, k1),
+                "acquire --permits 2 --take 2 --detach: both permits")) {
+                proc_show(&p);
+                return;
+        }
+        ctl(&p, RUN_MS, "try", "cli-sem", "--permits", "2", NULL);
+        ok(p.status == 1, "try of a semaphore with no permit free: exit 1");
+        ctl(&p, RUN_MS, "sem", "cli-sem", "--permits", "3", "--wait", "0", "--",
+            "true", NULL);
+        ok(p.status == 125 && strstr(p.err, "permits") != NULL,
+           "sem with another number of permits: 125, named");
+        ctl(&p, RUN_MS, "lock", "cli-sem", "--", "true", NULL);
+        ok(p.status == 125 && strstr(p.err, "kind") != NULL,
+           "lock of a semaphore's name: 125, another kind");
+        ctl(&p, RUN_MS, "sem", "cli-sem", "--permits", "2", "--take", "3", "--",
+            "true", NULL);
+        ok(p.status == 125 && strstr(p.err, "--take") != NULL,
+           "sem --take 3 --permits 2: a usage error");
+        ctl(&p, RUN_MS, "release", "cli-sem", t1, "--session", s1, "--secret",
+            k1, NULL);
+        ok(p.status == 0, "release of the permits' lease: exit 0");
+}
+
 /* acquire --detach: a lease lock released by another process with
  * release --session --secret, or freed by the cluster TTL after the exit. */
 static void detached_leases(void)
@@ -1751,6 +1790,7 @@ int main(int argc, char **argv)
         list_locks();
         detached_leases();
         shared_locks();
+        semaphores();
         status_and_members();
         usage_errors();
         bad_numbers();

@@ -283,6 +283,70 @@ static void shared_readers(void **state)
         baton_client_destroy(b);
 }
 
+/* A thread that takes 2 of the 3 permits of `name` and waits up to 10 s. */
+static void *take_two_main(void *arg)
+{
+        struct call *k = arg;
+
+        k->rv =
+            baton_sem_acquire(k->c, k->name, 3, 2, k->owner, 10000, &k->token);
+        atomic_store(&k->done, true);
+        return NULL;
+}
+
+/* Semaphores: permits up to the limit, a large waiter at the head not
+ * overtaken by a small one, each grant with a token of its own, and the
+ * refusals by name. */
+static void semaphore_permits(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        uint64_t t1 = 0, t2 = 0, t3 = 0;
+        struct call big;
+        char name[64];
+
+        (void)state;
+        name_of(name, sizeof name, "sem");
+        assert_ok(baton_sem_acquire(a, name, 3, 1, 1, BATON_WAIT_TRY, &t1));
+        assert_ok(baton_sem_acquire(b, name, 3, 1, 1, BATON_WAIT_TRY, &t2));
+        assert_true(t1 > 0 && t2 > t1);
+        assert_int_equal(baton_sem_acquire(a, name, 3, 1, 1, 0, NULL),
+                         BATON_EHELD);
+        assert_int_equal(baton_sem_acquire(a, name, 4, 1, 2, 0, NULL),
+                         BATON_EPERMITS);
+        assert_int_equal(baton_sem_acquire(a, name, 3, 4, 2, 0, NULL),
+                         BATON_EINVAL);
+        assert_int_equal(baton_acquire(a, name, 2, 0, NULL), BATON_EKIND);
+        /* 1 free: b's owner 2 wants 2 and waits; a's owner 2 wants 1, which
+         * would fit, but waits behind it. */
+        memset(&big, 0, sizeof big);
+        big.c = b;
+        big.name = name;
+        big.owner = 2;
+        atomic_init(&big.done, false);
+        assert_int_equal(pthread_create(&big.thread, NULL, take_two_main, &big),
+                         0);
+        wait_waiters(a, name, 1);
+        assert_int_equal(
+            baton_sem_acquire(a, name, 3, 1, 2, BATON_WAIT_TRY, NULL),
+            BATON_EBUSY);
+        assert_ok(baton_release(a, name, 1, t1));
+        pthread_join(big.thread, NULL);
+        assert_ok(big.rv);
+        assert_true(big.token > t2);
+        assert_int_equal(
+            baton_sem_acquire(a, name, 3, 1, 2, BATON_WAIT_TRY, &t3),
+            BATON_EBUSY);
+        assert_ok(baton_release(b, name, 1, t2));
+        assert_ok(baton_sem_acquire(a, name, 3, 1, 2, BATON_WAIT_TRY, &t3));
+        assert_true(t3 > big.token);
+        assert_ok(baton_release(b, name, 2, big.token));
+        assert_ok(baton_release(a, name, 2, t3));
+        assert_int_equal(baton_release(a, name, 2, t3), BATON_ENOTHOLDER);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
 static void reentrancy(void **state)
 {
         baton_client *a = client_new(10000, NULL);
@@ -1196,6 +1260,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(try_busy),
             cmocka_unit_test(reentrancy),
             cmocka_unit_test(shared_readers),
+            cmocka_unit_test(semaphore_permits),
             cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),
             cmocka_unit_test(detach_release_in),

@@ -599,13 +599,20 @@ static bool m_admit_permits(const struct model *m, struct mlock *l,
                             const struct command *c, bool *now,
                             struct lockfsm_result *r)
 {
+        const struct mhold *h;
+
         *now = true;
         if (c->limit != l->limit) {
                 *r = rejected(BATON_EPERMITS);
                 return true;
         }
-        if (m_hold(l, c->session, c->owner, -1) != NULL) {
+        h = m_hold(l, c->session, c->owner, -1);
+        if (h != NULL) {
                 *r = rejected(BATON_EHELD);
+                r->session = h->session;
+                r->owner = h->owner;
+                r->token = h->token;
+                r->count = h->count;
                 return true;
         }
         if (m_waits(l, c)) {

@@ -1,0 +1,242 @@
+/* libbaton's acquire calls (include/baton.h): the exclusive and shared
+ * lock and a semaphore's permits, each waiting as long as asked, and
+ * recovering an ACQUIRE whose outcome the cluster forgot. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "client.h"
+#include "clock.h"
+#include "request.h"
+
+/* What an ACQUIRE asks for: a mode, and a semaphore's permits of limit. */
+struct ask {
+        uint8_t mode;
+        uint32_t permits;
+        uint32_t limit;
+};
+
+/* An ACQUIRE of `name` for `owner` asking for `a`. */
+static void ask_command(struct command *k, const char *name, uint8_t len,
+                        uint64_t owner, const struct ask *a)
+{
+        client_command(k, COMMAND_ACQUIRE, name, len, owner);
+        k->mode = a->mode;
+        k->permits = a->permits;
+        k->limit = a->limit;
+}
+
+/*
+ * recover() for a reader or a semaphore's holder, whom QUERY may not name
+ * among many: a try-acquire of the same says. GRANTED: it was not granted
+ * before and is now, as the caller asked. REENTERED (a reader): the count
+ * says whether the forgotten ACQUIRE was granted too, and then the try's
+ * hold goes back. EHELD (a semaphore): the forgotten ACQUIRE was granted;
+ * the answer carries its token. BUSY: ask again.
+ */
+static int recover_try(struct baton_client *c, const char *name, uint8_t len,
+                       uint64_t owner, const struct ask *a, uint32_t before,
+                       int64_t deadline, struct proto_result *res)
+{
+        struct proto_result r, rel;
+        struct command k;
+        int rv;
+
+        ask_command(&k, name, len, owner, a);
+        k.wait_ms = COMMAND_WAIT_TRY;
+        rv = client_run(c, &k, deadline, &r);
+        if (rv == BATON_EBUSY) {
+                return 1;
+        }
+        if (rv == BATON_EHELD) {
+                (void)locks_set(&c->locks, c->session.id, name, len, owner,
+                                a->mode, r.token, r.count);
+                r.status = 0;
+                r.kind = PROTO_KIND_GRANTED;
+                rv = 0;
+        }
+        if (rv != 0) {
+                return rv;
+        }
+        if (r.kind == PROTO_KIND_REENTERED && r.count > before + 1) {
+                client_command(&k, COMMAND_RELEASE, name, len, owner);
+                k.token = r.token;
+                rv = client_run(c, &k, deadline, &rel);
+                if (rv != 0) {
+                        return rv;
+                }
+                r.count = rel.count;
+        }
+        *res = r;
+        return 0;
+}
+
+/*
+ * The blocking ACQUIRE of `seq` was answered BATON_ESEQ: the cluster
+ * forgot its outcome while it waited (the ack passed it) and the answer
+ * was lost with a connection. Withdraw the wait if it is still queued,
+ * else see whether it was granted. 0 (granted: `*res` says how), 1 (not
+ * granted and not waiting: ask again), or an error.
+ */
+static int recover(struct baton_client *c, const char *name, uint8_t len,
+                   uint64_t owner, const struct ask *a, uint64_t seq,
+                   uint32_t before, int64_t deadline, struct proto_result *res)
+{
+        uint64_t session = c->session.id;
+        struct proto_result r;
+        struct command k;
+        int rv;
+
+        client_command(&k, COMMAND_CANCEL, name, len, 0);
+        k.target = seq;
+        rv = client_run(c, &k, deadline, &r);
+        if (rv == 0) {
+                return 1; /* it still waited: ask again */
+        }
+        if (rv != BATON_ENOTWAITING) {
+                return rv;
+        }
+        if (a->mode != COMMAND_MODE_EXCLUSIVE) {
+                return recover_try(c, name, len, owner, a, before, deadline,
+                                   res);
+        }
+        rv = client_query(c, name, len, deadline, &r, NULL);
+        if (rv != 0) {
+                return rv;
+        }
+        if (r.kind == PROTO_KIND_HOLDER && r.session == session &&
+            r.owner == owner && r.count > before) {
+                (void)locks_set(&c->locks, session, name, len, owner, a->mode,
+                                r.token, r.count);
+                *res = r;
+                res->status = 0;
+                return 0;
+        }
+        return 1;
+}
+
+/* The wait of the next ACQUIRE of a call that began at `start`: all of
+ * `wait_ms` the first time, what is left of it when asked again. 0 or
+ * BATON_ETIMEDOUT. */
+static int next_wait(int64_t start, int64_t wait_ms, bool first, uint32_t *wait)
+{
+        int64_t left;
+
+        if (wait_ms < 0) {
+                *wait = COMMAND_WAIT_FOREVER;
+        } else if (first || wait_ms == 0) {
+                *wait = (uint32_t)wait_ms;
+        } else {
+                left = start + wait_ms - clock_now_ms();
+                if (left <= 0) {
+                        return BATON_ETIMEDOUT;
+                }
+                *wait = (uint32_t)left;
+        }
+        return 0;
+}
+
+/* One loop: an ACQUIRE whose outcome the cluster forgot (BATON_ESEQ) is
+ * recovered and asked again for what is left of the wait. */
+static int acquire(baton_client *c, const char *name, uint64_t owner,
+                   const struct ask *a, int64_t wait_ms, uint64_t *token)
+{
+        int64_t start = clock_now_ms(), deadline, timeout;
+        struct proto_result res;
+        struct request *r;
+        struct command k;
+        uint8_t len;
+        bool first = true;
+        int rv;
+
+        if (c == NULL || wait_ms < BATON_WAIT_FOREVER ||
+            wait_ms >= (int64_t)COMMAND_WAIT_FOREVER) {
+                return BATON_EINVAL;
+        }
+        rv = client_check_name(name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        owner = client_owner(owner);
+        timeout = c->opts.request_timeout_ms;
+        /* The cluster ends the wait (log-ordered against grants); this
+         * deadline only bounds the call when the cluster cannot answer. */
+        deadline =
+            wait_ms < 0 ? CLOCK_NEVER : clock_after(start, wait_ms + timeout);
+        memset(&res, 0, sizeof res);
+        client_lock(c);
+        rv = session_ensure(&c->session, clock_after(start, timeout) < deadline
+                                             ? clock_after(start, timeout)
+                                             : deadline);
+        while (rv == 0) {
+                uint32_t wait;
+                uint64_t seq;
+                uint32_t before;
+                rv = next_wait(start, wait_ms, first, &wait);
+                if (rv != 0) {
+                        break;
+                }
+                first = false;
+                ask_command(&k, name, len, owner, a);
+                k.wait_ms = wait;
+                before = locks_count(&c->locks, c->session.id, name, len, owner,
+                                     a->mode);
+                rv = session_submit(&c->session, &k, deadline, &r);
+                if (rv != 0) {
+                        break;
+                }
+                r->before = before;
+                if (registry_await(&c->registry, r, deadline) != 0) {
+                        registry_abandon(&c->registry, r);
+                        rv = wait_ms == 0 ? BATON_ENOANSWER : BATON_ETIMEDOUT;
+                        break;
+                }
+                rv = r->status;
+                res = r->res;
+                seq = r->seq;
+                registry_drop(&c->registry, r);
+                if (rv != BATON_ESEQ || wait == 0) {
+                        break;
+                }
+                rv = recover(c, name, len, owner, a, seq, before, deadline,
+                             &res);
+                if (rv != 1) {
+                        break;
+                }
+                rv = 0; /* ask again, for what is left of the wait */
+        }
+        client_unlock(c);
+        if (rv == 0 && token != NULL) {
+                *token = res.token;
+        }
+        return client_user_status(rv);
+}
+
+int baton_acquire(baton_client *c, const char *name, uint64_t owner,
+                  int64_t wait_ms, uint64_t *token)
+{
+        static const struct ask a = {COMMAND_MODE_EXCLUSIVE, 0, 0};
+
+        return acquire(c, name, owner, &a, wait_ms, token);
+}
+
+int baton_acquire_shared(baton_client *c, const char *name, uint64_t owner,
+                         int64_t wait_ms, uint64_t *token)
+{
+        static const struct ask a = {COMMAND_MODE_SHARED, 0, 0};
+
+        return acquire(c, name, owner, &a, wait_ms, token);
+}
+
+int baton_sem_acquire(baton_client *c, const char *name, uint32_t limit,
+                      uint32_t permits, uint64_t owner, int64_t wait_ms,
+                      uint64_t *token)
+{
+        struct ask a = {COMMAND_MODE_SEMAPHORE, permits, limit};
+
+        if (permits == 0 || permits > limit) {
+                return BATON_EINVAL;
+        }
+        return acquire(c, name, owner, &a, wait_ms, token);
+}
