@@ -38,7 +38,8 @@ struct config {
         int nodes;
         const char *workload;
         int contended;
-        int shared; /* contended, client 0 writes and the others read */
+        int shared;   /* contended, client 0 writes and the others read */
+        long permits; /* semaphore: contended, on a semaphore of that many */
         int clients;
         double duration_s;
         double warmup_s;
@@ -161,6 +162,25 @@ static baton_client *open_client(const struct config *cfg, int idx, int *rc)
         return *rc == 0 ? h : NULL;
 }
 
+/* One acquire of the workload's lock: a permit of the semaphore, the
+ * read lock (the shared workload's clients but the first), else the
+ * lock. */
+static int take(const struct config *cfg, const struct client *c,
+                baton_client *h, const char *name, uint64_t *token)
+{
+        if (cfg->permits > 0) {
+                return baton_sem_acquire(h, name, (uint32_t)cfg->permits, 1,
+                                         BATON_OWNER_THREAD, cfg->op_timeout_ms,
+                                         token);
+        }
+        if (cfg->shared && c->idx != 0) {
+                return baton_acquire_shared(h, name, BATON_OWNER_THREAD,
+                                            cfg->op_timeout_ms, token);
+        }
+        return baton_acquire(h, name, BATON_OWNER_THREAD, cfg->op_timeout_ms,
+                             token);
+}
+
 static void *client_main(void *arg)
 {
         struct client *c = arg;
@@ -190,11 +210,7 @@ static void *client_main(void *arg)
                         }
                 }
                 t0 = now_s();
-                rc = cfg->shared && c->idx != 0
-                         ? baton_acquire_shared(h, name, BATON_OWNER_THREAD,
-                                                cfg->op_timeout_ms, &token)
-                         : baton_acquire(h, name, BATON_OWNER_THREAD,
-                                         cfg->op_timeout_ms, &token);
+                rc = take(cfg, c, h, name, &token);
                 if (rc != 0) {
                         failed(c, "acquire", rc);
                         continue;
@@ -259,7 +275,8 @@ static void usage(FILE *f)
 {
         fprintf(f,
                 "usage: baton-bench [--workload uncontended|contended|shared|"
-                "failover]\n"
+                "semaphore|failover]\n"
+                "         [--permits N (semaphore, default 4)]\n"
                 "         [--clients C] [--duration S] [--warmup S] "
                 "[--endpoints H:P,...]"
                 " [--nodes N]\n"
@@ -385,6 +402,9 @@ static int set_flag(struct config *cfg, int ch)
         case 'O':
                 bad |= parse_double(optarg, 0, 3600, &cfg->hold_s);
                 break;
+        case 'P':
+                bad |= parse_long(optarg, 1, 1048576, &cfg->permits);
+                break;
         default:
                 return 1;
         }
@@ -438,6 +458,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
             {"window", required_argument, NULL, 'N'},
             {"connections", required_argument, NULL, 'C'},
             {"hold-s", required_argument, NULL, 'O'},
+            {"permits", required_argument, NULL, 'P'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
@@ -468,6 +489,9 @@ static int parse_args(int argc, char **argv, struct config *cfg)
         } else if (strcmp(cfg->workload, "shared") == 0) {
                 cfg->contended = 1;
                 cfg->shared = 1;
+        } else if (strcmp(cfg->workload, "semaphore") == 0) {
+                cfg->contended = 1;
+                cfg->permits = cfg->permits > 0 ? cfg->permits : 4;
         } else if (strcmp(cfg->workload, "uncontended") != 0 &&
                    strcmp(cfg->workload, "failover") != 0 &&
                    strcmp(cfg->workload, "fill") != 0 &&
@@ -609,6 +633,9 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
         if (cfg->shared) {
                 /* Of the ops, the writer's; the rest are the readers'. */
                 printf(",\"writes\":%llu", (unsigned long long)sum->writes);
+        }
+        if (cfg->permits > 0) {
+                printf(",\"permits\":%ld", cfg->permits);
         }
         printf("}\n");
         fflush(stdout);
