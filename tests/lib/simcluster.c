@@ -174,9 +174,9 @@ void simcluster_format_event(char *buf, size_t cap, const struct simevent *e)
         }
         snprintf(buf, cap,
                  "@%" PRIu64 " %s(%s) s=%" PRIu64 " q=%" PRIu64 " o=%" PRIu64
-                 " tok=%" PRIu64 " %s '%.*s' %s",
+                 " tok=%" PRIu64 " m=%u/%" PRIu32 " %s '%.*s' %s",
                  e->index, evname(e->type), command_type_name(e->cause),
-                 e->session, e->seq, e->owner, e->token,
+                 e->session, e->seq, e->owner, e->token, e->mode, e->permits,
                  baton_errname(e->status), (int)e->name_len, e->name, res);
 }
 
@@ -270,6 +270,8 @@ static void on_event(void *data, const struct lockfsm_event *ev)
         e.token = ev->token;
         e.nonce = ev->nonce;
         e.wait_ms = ev->wait_ms;
+        e.mode = ev->mode;
+        e.permits = ev->permits;
         e.status = ev->status;
         if (ev->name != NULL) {
                 e.name_len = ev->name_len;

@@ -46,6 +46,8 @@ struct simevent {
         bool has_result; /* RESULT events */
         int status;
         uint32_t wait_ms;
+        uint8_t mode;     /* GRANT, RELEASE, QUEUE, UNQUEUE: COMMAND_MODE_* */
+        uint32_t permits; /* the same, of a semaphore */
         uint64_t index;
         uint64_t session;
         uint64_t seq;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "holders.h"
 
 /* ------------------------------------------------------------------------
  * The checker
@@ -80,22 +81,6 @@ static struct kv *kv_get(struct kvmap *m, uint64_t session, uint64_t seq)
 }
 
 #define MAX_LOCKS 16
-#define MAX_QUEUE 64
-
-struct lockmodel {
-        uint8_t len;
-        char name[COMMAND_NAME_MAX];
-        uint64_t holder; /* session, 0: free */
-        uint64_t owner;
-        uint64_t token;
-        uint64_t last_token;
-        struct {
-                uint64_t session;
-                uint64_t seq;
-                uint64_t owner;
-        } q[MAX_QUEUE];
-        unsigned nq;
-};
 
 struct model {
         struct lockmodel locks[MAX_LOCKS];
@@ -196,7 +181,7 @@ static int check_event(struct model *m, const struct simentry *e,
                 for (k = 0; k < m->n_locks; k++) {
                         unsigned w;
 
-                        if (m->locks[k].holder == ev->session) {
+                        if (holders_has_session(&m->locks[k], ev->session)) {
                                 return fail(reason, cap,
                                             "%s: the session still holds "
                                             "'%.*s'",
@@ -228,91 +213,43 @@ static int check_event(struct model *m, const struct simentry *e,
                                     "%s: queued twice or not by an ACQUIRE",
                                     text);
                 }
-                if (l->holder == 0 || l->nq == MAX_QUEUE) {
-                        return fail(reason, cap, "%s: queued on a free lock",
-                                    text);
+                if (holders_queue(l, ev, text, reason, cap) != 0) {
+                        return -1;
                 }
                 req->queued = true;
-                l->q[l->nq].session = ev->session;
-                l->q[l->nq].seq = ev->seq;
-                l->q[l->nq++].owner = ev->owner;
                 break;
         case LOCKFSM_EV_GRANT:
                 if (req == NULL || req->granted) {
                         return fail(reason, cap,
                                     "%s: (session, seq) granted twice", text);
                 }
-                if (l->holder != 0) {
-                        return fail(reason, cap,
-                                    "%s: granted while held by session "
-                                    "%" PRIu64 " (token %" PRIu64 ")",
-                                    text, l->holder, l->token);
+                if (ev->cause == COMMAND_ACQUIRE && !req->queued) {
+                        holders_created_by(l, cmd);
                 }
-                if (ev->token != e->index) {
-                        return fail(reason, cap,
-                                    "%s: token is not the index of the "
-                                    "granting entry %" PRIu64,
-                                    text, e->index);
+                if (holders_grant(l, ev, cmd, e->index, req->queued, text,
+                                  reason, cap) != 0) {
+                        return -1;
                 }
-                if (ev->token <= l->last_token) {
-                        return fail(reason, cap,
-                                    "%s: token does not increase (last %" PRIu64
-                                    ")",
-                                    text, l->last_token);
-                }
-                if (ev->cause == COMMAND_ACQUIRE) {
-                        /* A free lock has no waiters, and only the
-                         * requester can be granted by its own ACQUIRE. */
-                        if (l->nq != 0 || ev->session != cmd->session ||
-                            ev->seq != cmd->seq || req->queued) {
-                                return fail(reason, cap,
-                                            "%s: immediate grant to someone "
-                                            "else than the ACQUIRE's sender",
-                                            text);
-                        }
-                } else {
-                        if (l->nq == 0 || l->q[0].session != ev->session ||
-                            l->q[0].seq != ev->seq ||
-                            l->q[0].owner != ev->owner) {
-                                return fail(reason, cap,
-                                            "%s: handover not to the head "
-                                            "of the FIFO queue",
-                                            text);
-                        }
-                        memmove(&l->q[0], &l->q[1], --l->nq * sizeof l->q[0]);
-                        if (req->has_memo && req->kind == PROTO_KIND_QUEUED) {
-                                req->kind = PROTO_KIND_GRANTED;
-                                req->status = 0;
-                                req->token = ev->token;
-                        }
+                if (req->queued && req->has_memo &&
+                    req->kind == PROTO_KIND_QUEUED) {
+                        req->kind = PROTO_KIND_GRANTED;
+                        req->status = 0;
+                        req->token = ev->token;
                 }
                 req->granted = true;
-                l->holder = ev->session;
-                l->owner = ev->owner;
-                l->token = ev->token;
-                l->last_token = ev->token;
                 break;
         case LOCKFSM_EV_RELEASE:
-                if (l->holder != ev->session || l->owner != ev->owner ||
-                    l->token != ev->token) {
-                        return fail(reason, cap,
-                                    "%s: released but held by session %" PRIu64
-                                    " owner %" PRIu64 " token %" PRIu64,
-                                    text, l->holder, l->owner, l->token);
+                if (holders_release(l, ev, text, reason, cap) != 0) {
+                        return -1;
                 }
-                l->holder = 0;
                 break;
         case LOCKFSM_EV_UNQUEUE:
-                for (k = 0; k < l->nq; k++) {
-                        if (l->q[k].session == ev->session &&
-                            l->q[k].seq == ev->seq) {
-                                break;
-                        }
+                if (req == NULL ||
+                    holders_unqueue(l, ev, text, reason, cap) != 0) {
+                        return req == NULL
+                                   ? fail(reason, cap, "%s: not waiting", text)
+                                   : -1;
                 }
-                if (k == l->nq || req == NULL) {
-                        return fail(reason, cap, "%s: not waiting", text);
-                }
-                memmove(&l->q[k], &l->q[k + 1], (--l->nq - k) * sizeof l->q[0]);
                 if (req->has_memo && (ev->status == BATON_ETIMEDOUT ||
                                       ev->status == BATON_ECANCELLED)) {
                         req->kind = PROTO_KIND_REJECTED;

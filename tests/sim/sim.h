@@ -15,7 +15,9 @@
 #define MAX_HELD    8
 #define MAX_WAITS   8
 #define MAX_FAULTS  8
-#define N_NAMES     4
+#define N_NAMES     5 /* lock_names[]: four locks, then a semaphore */
+#define SEM_NAME    4 /* lock_names[SEM_NAME] is a semaphore of SEM_LIMIT */
+#define SEM_LIMIT   3
 
 static inline unsigned rng_range(struct rng *r, unsigned lo, unsigned hi)
 {
@@ -30,6 +32,7 @@ static inline bool rng_chance(struct rng *r, unsigned percent)
 struct held {
         unsigned name;
         uint64_t owner;
+        uint8_t mode; /* COMMAND_MODE_* */
         uint64_t token;
         uint32_t count;
 };

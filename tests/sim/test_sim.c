@@ -401,7 +401,7 @@ int main(int argc, char **argv)
         if (have_seed) {
                 n_seeds = 1;
         }
-        assert(strlen(lock_names[N_NAMES - 1]) == COMMAND_NAME_MAX);
+        assert(strlen(lock_names[SEM_NAME - 1]) == COMMAND_NAME_MAX);
         /* The negative controls run with the default plan only: a run
          * narrowed to one seed is for reproducing that seed. */
         planned =

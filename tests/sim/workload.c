@@ -20,6 +20,7 @@ const char *const lock_names[N_NAMES] = {
     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
     "0123456789abcdef0123456789abcdef0123456789abcd",
+    "pool",
 };
 
 /* ------------------------------------------------------------------------
@@ -46,13 +47,18 @@ static void client_reset(struct client *cl)
         cl->n_waits = 0;
 }
 
-static struct held *find_held(struct client *cl, unsigned name, uint64_t owner)
+/* The client's grant of `name` to `owner` in `mode`, or with `token` when
+ * `mode` is -1. */
+static struct held *find_held(struct client *cl, unsigned name, uint64_t owner,
+                              int mode, uint64_t token)
 {
         unsigned i;
 
         for (i = 0; i < cl->n_held; i++) {
-                if (cl->held[i].name == name && cl->held[i].owner == owner) {
-                        return &cl->held[i];
+                struct held *h = &cl->held[i];
+                if (h->name == name && h->owner == owner &&
+                    (mode < 0 ? h->token == token : h->mode == mode)) {
+                        return h;
                 }
         }
         return NULL;
@@ -81,9 +87,9 @@ static void drop_wait(struct client *cl, struct wait *w)
 }
 
 static void add_held(struct client *cl, unsigned name, uint64_t owner,
-                     uint64_t token, uint32_t count)
+                     uint8_t mode, uint64_t token, uint32_t count)
 {
-        struct held *h = find_held(cl, name, owner);
+        struct held *h = find_held(cl, name, owner, mode, 0);
 
         if (h == NULL) {
                 if (cl->n_held == MAX_HELD) {
@@ -93,6 +99,7 @@ static void add_held(struct client *cl, unsigned name, uint64_t owner,
         }
         h->name = name;
         h->owner = owner;
+        h->mode = mode;
         h->token = token;
         h->count = count;
         cl->last_token[name] = token;
@@ -109,7 +116,8 @@ static void grant_waiter(struct client *cl, uint64_t seq, uint64_t token)
         }
         name = name_index(w->cmd.name, w->cmd.name_len);
         if (name >= 0) {
-                add_held(cl, (unsigned)name, w->cmd.owner, token, 1);
+                add_held(cl, (unsigned)name, w->cmd.owner, w->cmd.mode, token,
+                         1);
         }
         drop_wait(cl, w);
 }
@@ -210,11 +218,11 @@ static void client_outcome(struct client *cl, const struct command *cmd,
                                 grant_waiter(cl, cmd->seq, res->token);
                         } else {
                                 add_held(cl, (unsigned)name, cmd->owner,
-                                         res->token, 1);
+                                         cmd->mode, res->token, 1);
                         }
                 } else if (res->kind == PROTO_KIND_REENTERED) {
-                        add_held(cl, (unsigned)name, cmd->owner, res->token,
-                                 res->count);
+                        add_held(cl, (unsigned)name, cmd->owner, cmd->mode,
+                                 res->token, res->count);
                 } else if (res->kind == PROTO_KIND_QUEUED) {
                         if (find_wait_seq(cl, cmd->seq) == NULL &&
                             cl->n_waits < MAX_WAITS) {
@@ -235,7 +243,7 @@ static void client_outcome(struct client *cl, const struct command *cmd,
                 if (name < 0) {
                         return;
                 }
-                h = find_held(cl, (unsigned)name, cmd->owner);
+                h = find_held(cl, (unsigned)name, cmd->owner, -1, cmd->token);
                 if (h == NULL) {
                         return;
                 }
@@ -335,6 +343,20 @@ static void client_start(struct sim *s, struct client *cl,
         client_send(s, cl);
 }
 
+/* An ACQUIRE's kind: the semaphore's permits (now and then naming
+ * another number of them), else a writer or a reader. */
+static void pick_mode(struct rng *r, unsigned name, struct command *cmd)
+{
+        if (name == SEM_NAME) {
+                cmd->mode = COMMAND_MODE_SEMAPHORE;
+                cmd->limit = rng_chance(r, 5) ? SEM_LIMIT - 1 : SEM_LIMIT;
+                cmd->permits = rng_range(r, 1, 2);
+                return;
+        }
+        cmd->mode =
+            rng_chance(r, 35) ? COMMAND_MODE_SHARED : COMMAND_MODE_EXCLUSIVE;
+}
+
 /* Pick the client's next request from its view of its session. */
 static void client_next(struct sim *s, struct client *cl)
 {
@@ -367,11 +389,13 @@ static void client_next(struct sim *s, struct client *cl)
                 cmd.type = COMMAND_ACQUIRE;
                 cmd.owner = rng_range(r, 1, 2);
                 cmd.wait_ms = COMMAND_WAIT_TRY;
+                pick_mode(r, name, &cmd);
         } else if (roll < 50) {
                 cmd.type = COMMAND_ACQUIRE;
                 cmd.owner = rng_range(r, 1, 2);
                 cmd.wait_ms = rng_chance(r, 20) ? COMMAND_WAIT_FOREVER
                                                 : rng_range(r, 200, 4000);
+                pick_mode(r, name, &cmd);
         } else if (roll < 72 && cl->n_held > 0) {
                 struct held *h = &cl->held[rng_below(r, cl->n_held)];
 
@@ -391,10 +415,13 @@ static void client_next(struct sim *s, struct client *cl)
         } else if (roll < 84 && cl->n_held > 0) {
                 struct held *h = &cl->held[rng_below(r, cl->n_held)];
 
-                cmd.type = COMMAND_ACQUIRE; /* reentrant */
+                cmd.type = COMMAND_ACQUIRE; /* reentrant; a semaphore's:
+                                               BATON_EHELD */
                 name = h->name;
                 cmd.owner = h->owner;
                 cmd.wait_ms = COMMAND_WAIT_TRY;
+                pick_mode(r, name, &cmd);
+                cmd.mode = h->mode;
         } else if (roll < 89 && cl->n_waits > 0) {
                 struct wait *w = &cl->waits[rng_below(r, cl->n_waits)];
 
