@@ -444,6 +444,43 @@ BATON_API int baton_list(baton_client *c, const char *prefix,
                          struct baton_lock_info *out, size_t cap, size_t *n,
                          int *more);
 
+/* The kinds of grant baton_holders() reports. */
+enum baton_mode {
+        BATON_MODE_EXCLUSIVE = 0, /* a lock's writer (baton_acquire()) */
+        BATON_MODE_SHARED = 1,    /* a reader (baton_acquire_shared()) */
+        BATON_MODE_PERMITS = 2,   /* permits of a semaphore */
+};
+
+/** One grant of a lock or a semaphore, as baton_holders() reports it. */
+struct baton_grant {
+        uint64_t session; /* the holder's session id */
+        uint64_t owner;   /* its owner tag */
+        /* Its fencing token: the Raft index of the log entry that granted
+         * it, which says when in the log's order it was granted. */
+        uint64_t token;
+        uint32_t count;   /* reentrant hold count */
+        int mode;         /* enum baton_mode */
+        uint32_t permits; /* BATON_MODE_PERMITS: the permits it holds */
+        uint32_t limit;   /* a semaphore's number of permits; 0 for a lock */
+        uint32_t waiters; /* the lock's queued waiters */
+        /* The holder session's client name, NUL-terminated. */
+        char client_name[65];
+};
+
+/**
+ * Linearizable list of every grant of the lock or semaphore `name`, oldest
+ * first (served by the leader after a barrier): a writer, readers, or a
+ * semaphore's holders with their permits. Does not open a session. Fills
+ * at most `cap` entries of `out` (at most 1000, or as many as fit a reply)
+ * and sets `*n` (0: free); `*more` (if not NULL) is set to 1 when more
+ * grants hold it than were returned. 0 or BATON_ENAME, BATON_EINVAL (`out`
+ * or `n` NULL, `cap` 0), BATON_ENOMEM, BATON_ENOANSWER (no answer within
+ * request_timeout_ms). Thread-safe.
+ */
+BATON_API int baton_holders(baton_client *c, const char *name,
+                            struct baton_grant *out, size_t cap, size_t *n,
+                            int *more);
+
 /**
  * Linearizable check that `token` is still the current grant of `name`
  * (for resources that cannot store tokens). Does not need a session. 0 if

@@ -30,6 +30,7 @@ enum {
         O_KEY,
         O_PERMITS,
         O_TAKE,
+        O_ALL,
 };
 
 static const struct option options[] = {
@@ -46,6 +47,7 @@ static const struct option options[] = {
     {"shared", no_argument, NULL, O_SHARED},
     {"permits", required_argument, NULL, O_PERMITS},
     {"take", required_argument, NULL, O_TAKE},
+    {"all", no_argument, NULL, O_ALL},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -98,7 +100,7 @@ static const struct command {
      "-- CMD [ARG...]"},
     {"release", ARGS_RELEASE, 2, 2,
      "release NAME TOKEN --session S --secret HEX"},
-    {"holder", ARGS_HOLDER, 1, 1, "holder NAME"},
+    {"holder", ARGS_HOLDER, 1, 1, "holder NAME [--all]"},
     {"check", ARGS_CHECK, 2, 2, "check NAME TOKEN"},
     {"list", ARGS_LIST, 0, 1, "list [PREFIX]"},
     {"status", ARGS_STATUS, 0, 0, "status"},
@@ -290,6 +292,7 @@ struct given {
         unsigned numbers; /* bit i: number_options[i] */
         bool detach;
         bool shared;
+        bool all;
 };
 
 /*
@@ -349,6 +352,10 @@ static int scan(struct args *a, int argc, char **argv, struct operands *ops,
                 case O_SHARED:
                         a->shared = true;
                         given->shared = true;
+                        break;
+                case O_ALL:
+                        a->all = true;
+                        given->all = true;
                         break;
                 case O_SECRET:
                         set_secret(a, optarg);
@@ -488,6 +495,9 @@ static void check_options(struct args *a, const struct command *c,
                 bad(a, "--shared is not an option of %s", c->name);
         }
         check_permits(a, c, given);
+        if (given->all && c->command != ARGS_HOLDER) {
+                bad(a, "--all is not an option of %s", c->name);
+        }
         if (c->command == ARGS_RELEASE && (a->session == 0 || !a->has_secret)) {
                 bad(a,
                     "release: --session and --secret are required (usage: "
@@ -502,7 +512,7 @@ static void check_options(struct args *a, const struct command *c,
 int args_parse(struct args *a, int argc, char **argv)
 {
         struct operands ops = {{NULL}, 0};
-        struct given given = {0, false, false};
+        struct given given = {0, false, false, false};
         const struct command *c;
         int dashdash, rv;
         unsigned n;

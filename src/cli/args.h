@@ -49,6 +49,7 @@ struct args {
         uint32_t grace_ms;     /* --grace; default 2000 */
         bool detach;           /* --detach */
         bool shared;           /* --shared: the read lock */
+        bool all;              /* holder --all: every grant */
         uint32_t permits; /* --permits: a semaphore of that many; 0: a lock */
         uint32_t take;    /* --take: permits to take, default 1 */
         uint64_t session; /* --session; 0: not given */

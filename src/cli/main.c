@@ -66,7 +66,8 @@ static void usage(FILE *out)
             "                      exit; print NAME TOKEN SESSION\n"
             "  release NAME TOKEN --session S\n"
             "                      release a detached grant\n"
-            "  holder NAME         who holds NAME\n"
+            "  holder NAME [--all] who holds NAME (--all: every grant, with\n"
+            "                      its mode or permits)\n"
             "  check NAME TOKEN    is TOKEN the current grant of NAME\n"
             "  list [PREFIX]       held locks (whose names start with PREFIX)\n"
             "  status              every node's view of the cluster\n"
@@ -305,6 +306,21 @@ static int cmd_hold(baton_client *c, const struct args *o, const char *name)
         return rv == 0 ? EXIT_OK : failed(o, "release", rv);
 }
 
+/* holder --all: every grant of the lock or semaphore. */
+static int cmd_holders(baton_client *c, const struct args *o)
+{
+        static struct baton_grant grants[1000];
+        size_t n = 0;
+        int more = 0;
+        int rv = baton_holders(c, o->name, grants, 1000, &n, &more);
+
+        if (rv != 0) {
+                return failed(o, "holder", rv);
+        }
+        print_grants(stdout, o->json, o->name, grants, n, more != 0);
+        return EXIT_OK;
+}
+
 static int cmd_status(baton_client *c, const struct args *o)
 {
         char list[1024];
@@ -398,6 +414,9 @@ static int run(baton_client *c, const struct args *o)
                 rv = baton_transfer(c, o->id);
                 return rv == 0 ? EXIT_OK : failed(o, "transfer", rv);
         case ARGS_HOLDER:
+                if (o->all) {
+                        return cmd_holders(c, o);
+                }
                 rv = baton_holder(c, o->name, &h);
                 if (rv != 0) {
                         return failed(o, "holder", rv);

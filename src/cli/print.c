@@ -133,6 +133,73 @@ void print_holder(FILE *out, bool json, const char *name,
         fputs("}\n", out);
 }
 
+/* What a grant holds: "write", "read" or "permits K of N". */
+static void put_kind(FILE *out, bool json, const struct baton_grant *g)
+{
+        const char *mode = g->mode == BATON_MODE_SHARED    ? "read"
+                           : g->mode == BATON_MODE_PERMITS ? "permits"
+                                                           : "write";
+
+        if (json) {
+                fprintf(out, ",\"mode\":\"%s\"", mode);
+                if (g->mode == BATON_MODE_PERMITS) {
+                        fprintf(out,
+                                ",\"permits\":%" PRIu32 ",\"limit\":%" PRIu32,
+                                g->permits, g->limit);
+                }
+                return;
+        }
+        if (g->mode == BATON_MODE_PERMITS) {
+                fprintf(out, " permits %" PRIu32 " of %" PRIu32, g->permits,
+                        g->limit);
+        } else {
+                fprintf(out, " %s", mode);
+        }
+}
+
+void print_grants(FILE *out, bool json, const char *name,
+                  const struct baton_grant *g, size_t n, bool more)
+{
+        size_t i;
+
+        if (!json && n == 0) {
+                fprintf(out, "%s free\n", name);
+        }
+        if (json) {
+                fputc('{', out);
+                put_lock(out, name);
+                fprintf(out, ",\"waiters\":%" PRIu32 ",\"holders\":[",
+                        n > 0 ? g[0].waiters : 0);
+        }
+        for (i = 0; i < n; i++) {
+                if (json) {
+                        fprintf(out,
+                                "%s{\"session\":%" PRIu64 ",\"owner\":%" PRIu64
+                                ",\"token\":%" PRIu64 ",\"count\":%" PRIu32,
+                                i > 0 ? "," : "", g[i].session, g[i].owner,
+                                g[i].token, g[i].count);
+                        put_kind(out, true, &g[i]);
+                        put_client_json(out, g[i].client_name);
+                        fputc('}', out);
+                        continue;
+                }
+                fprintf(out,
+                        "%s held by session %" PRIu64 " owner %" PRIu64
+                        " token %" PRIu64 " count %" PRIu32,
+                        name, g[i].session, g[i].owner, g[i].token, g[i].count);
+                put_kind(out, false, &g[i]);
+                fprintf(out, " waiters %" PRIu32, g[i].waiters);
+                put_client_text(out, g[i].client_name);
+        }
+        if (json) {
+                fputs("]}\n", out);
+        }
+        if (more) {
+                fprintf(stderr,
+                        "batonctl: holder: truncated after %zu grants\n", n);
+        }
+}
+
 void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                 size_t n, bool more)
 {

@@ -21,6 +21,10 @@ void print_grant(FILE *out, bool json, const char *name, uint64_t token,
                  uint64_t session, const uint8_t *secret);
 void print_holder(FILE *out, bool json, const char *name,
                   const struct baton_holder *h);
+/* holder --all: every grant of `name`, one line each ("NAME free" when
+ * none), or a JSON object with the waiters and an array of grants. */
+void print_grants(FILE *out, bool json, const char *name,
+                  const struct baton_grant *g, size_t n, bool more);
 /* LIST's answer: one line per lock, or a JSON array; `more` adds a note on
  * stderr that the listing was cut short. */
 void print_list(FILE *out, bool json, const struct baton_lock_info *locks,

@@ -584,6 +584,49 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
         return client_user_status(rv);
 }
 
+int baton_holders(baton_client *c, const char *name, struct baton_grant *out,
+                  size_t cap, size_t *n, int *more)
+{
+        struct request *r;
+        uint8_t len;
+        int rv;
+
+        if (n != NULL) {
+                *n = 0;
+        }
+        if (more != NULL) {
+                *more = 0;
+        }
+        if (out == NULL || cap == 0 || n == NULL) {
+                return BATON_EINVAL;
+        }
+        rv = check_call(c, name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        /* The server sends up to PROTO_LIST_MAX of them, whatever `cap`. */
+        client_lock(c);
+        r = request_holders(name, len, PROTO_LIST_MAX);
+        rv = r == NULL
+                 ? BATON_ENOMEM
+                 : client_roundtrip(
+                       c, r,
+                       clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        if (r != NULL && rv == 0) {
+                rv = r->status;
+                if (rv == 0) {
+                        *n = r->list_n < cap ? r->list_n : cap;
+                        memcpy(out, r->grants, *n * sizeof *out);
+                        if (more != NULL) {
+                                *more = r->list_more || r->list_n > cap;
+                        }
+                }
+                registry_drop(&c->registry, r);
+        }
+        client_unlock(c);
+        return client_user_status(rv);
+}
+
 int client_ask(baton_client *c, struct request *r)
 {
         int rv;

@@ -550,7 +550,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 finish(reg, r, REGISTRY_ANSWERED);
                 return;
         case PROTO_LIST_REPLY:
-                if (r == NULL || r->type != PROTO_LIST) {
+                if (r == NULL || (r->type != PROTO_LIST && r->grants == NULL)) {
                         return;
                 }
                 link_leader_answered(reg->link);

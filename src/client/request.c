@@ -120,6 +120,27 @@ struct request *request_list(const char *prefix, uint8_t prefix_len,
         return r;
 }
 
+struct request *request_holders(const char *name, uint8_t name_len,
+                                uint32_t limit)
+{
+        struct request *r = alloc(PROTO_QUERY);
+
+        if (r == NULL) {
+                return NULL;
+        }
+        r->grants = calloc(limit, sizeof *r->grants);
+        if (r->grants == NULL) {
+                free(r);
+                return NULL;
+        }
+        r->list_cap = limit;
+        r->name_len = name_len;
+        memcpy(r->name, name, name_len);
+        r->len = proto_write_query_holders(r->frame, sizeof r->frame, 0, name,
+                                           name_len);
+        return r;
+}
+
 struct request *request_member_add(uint64_t id, const char *raft_address,
                                    const char *client_address, int *rv)
 {
@@ -153,6 +174,49 @@ int request_take_status(struct request *r, const char *peer,
         return 0;
 }
 
+/* Copy a client name out of the frame, NUL-terminated. */
+static void take_client(char out[PROTO_CLIENT_NAME_MAX + 1],
+                        const struct proto_string *s)
+{
+        if (s->len > 0) {
+                memcpy(out, s->p, s->len);
+        }
+        out[s->len] = '\0';
+}
+
+/* A LIST_REPLY of every holder of the lock a QUERY named. */
+static int take_grants(struct request *r, const uint8_t *body, uint32_t len)
+{
+        struct proto_lock_entry *e = calloc(r->list_cap, sizeof *e);
+        uint32_t i, n;
+        bool more;
+        int rv;
+
+        if (e == NULL) {
+                return BATON_ENOMEM;
+        }
+        rv =
+            proto_read_list_reply_holders(body, len, e, r->list_cap, &n, &more);
+        for (i = 0; rv == 0 && i < n; i++) {
+                struct baton_grant *o = &r->grants[i];
+                o->session = e[i].session;
+                o->owner = e[i].owner;
+                o->token = e[i].token;
+                o->count = e[i].count;
+                o->mode = e[i].mode;
+                o->permits = e[i].permits;
+                o->limit = e[i].limit;
+                o->waiters = e[i].waiters;
+                take_client(o->client_name, &e[i].client_name);
+        }
+        if (rv == 0) {
+                r->list_n = n;
+                r->list_more = more;
+        }
+        free(e);
+        return rv;
+}
+
 int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
                       uint32_t len)
 {
@@ -161,8 +225,11 @@ int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
         bool more;
         int rv;
 
-        if (r->list == NULL) {
-                return BATON_EINVAL;
+        if (r->grants != NULL && flags == PROTO_FLAG_HOLDERS) {
+                return take_grants(r, body, len);
+        }
+        if (r->list == NULL || flags == PROTO_FLAG_HOLDERS) {
+                return BATON_EMALFORMED;
         }
         e = calloc(r->list_cap, sizeof *e);
         if (e == NULL) {
@@ -182,11 +249,7 @@ int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
                         o->token = e[i].token;
                         o->count = e[i].count;
                         o->waiters = e[i].waiters;
-                        if (e[i].client_name.len > 0) {
-                                memcpy(o->client_name, e[i].client_name.p,
-                                       e[i].client_name.len);
-                        }
-                        o->client_name[e[i].client_name.len] = '\0';
+                        take_client(o->client_name, &e[i].client_name);
                 }
                 r->list_n = n;
                 r->list_more = more;
@@ -202,6 +265,7 @@ void request_free(struct request *r)
         }
         free(r->reply);
         free(r->list);
+        free(r->grants);
         free(r);
 }
 

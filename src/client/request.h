@@ -111,6 +111,8 @@ struct request {
         uint32_t list_cap;            /* LIST: the limit asked for */
         uint32_t list_n;              /* LIST: entries filled on answer */
         bool list_more;               /* LIST: the server left some out */
+        /* QUERY of every holder: owned, list_cap entries, list_n filled. */
+        struct baton_grant *grants;
 };
 
 /* Whether `r` has no final answer yet. */
@@ -151,6 +153,12 @@ struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
 struct request *request_list(const char *prefix, uint8_t prefix_len,
                              uint32_t limit);
 
+/* QUERY of every holder of `name` (PROTO_FLAG_HOLDERS), with room for
+ * `limit` of them (a reply of more is malformed). NULL when out of
+ * memory. */
+struct request *request_holders(const char *name, uint8_t name_len,
+                                uint32_t limit);
+
 /* MEMBER_ADD. NULL when out of memory; `*rv` gets BATON_EINVAL when an
  * address is too long. */
 struct request *request_member_add(uint64_t id, const char *raft_address,
@@ -161,7 +169,8 @@ struct request *request_member_add(uint64_t id, const char *raft_address,
 int request_take_status(struct request *r, const char *peer,
                         const uint8_t *body, uint32_t len);
 
-/* Decode a LIST_REPLY into r->list: 0, BATON_EMALFORMED or BATON_ENOMEM. */
+/* Decode a LIST_REPLY into r->list, or into r->grants for a QUERY of
+ * every holder: 0, BATON_EMALFORMED or BATON_ENOMEM. */
 int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
                       uint32_t len);
 

@@ -187,6 +187,27 @@ void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,
                                      const struct lockfsm_result *holder),
                           void *data);
 
+/* One grant of a lock, as lockfsm_foreach_holder() reports it. */
+struct lockfsm_holder {
+        uint64_t session;
+        uint64_t owner;
+        uint64_t token;   /* the index of the entry that granted it */
+        uint32_t count;   /* reentrant holds */
+        uint8_t mode;     /* COMMAND_MODE_* */
+        uint32_t permits; /* a semaphore's grant: its permits */
+        uint32_t limit;   /* a semaphore's permits; 0 for a lock */
+        uint32_t waiters; /* the lock's queue */
+};
+
+/*
+ * Visit every grant of the lock `name` (`len` bytes), oldest first, until
+ * `cb` returns false; nothing if no one holds it. `h` is borrowed for the
+ * callback only, which must not change `f`.
+ */
+void lockfsm_foreach_holder(
+    const struct lockfsm *f, const char *name, size_t len,
+    bool (*cb)(void *data, const struct lockfsm_holder *h), void *data);
+
 struct lockfsm_stats {
         uint64_t sessions;
         uint64_t locks; /* locks held or awaited */

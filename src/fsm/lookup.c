@@ -86,6 +86,34 @@ void lockfsm_foreach_waiter(const struct lockfsm *f,
         }
 }
 
+void lockfsm_foreach_holder(
+    const struct lockfsm *f, const char *name, size_t len,
+    bool (*cb)(void *data, const struct lockfsm_holder *h), void *data)
+{
+        const struct lock *l = state_lock(f, name, len);
+        struct lockfsm_holder out;
+        struct queue *q;
+
+        if (l == NULL) {
+                return;
+        }
+        QUEUE_FOREACH(q, &l->holders)
+        {
+                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                out.session = h->session->id;
+                out.owner = h->owner;
+                out.token = h->token;
+                out.count = h->count;
+                out.mode = h->mode;
+                out.permits = h->permits;
+                out.limit = l->limit;
+                out.waiters = l->n_waiters;
+                if (!cb(data, &out)) {
+                        return;
+                }
+        }
+}
+
 void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,
                           size_t len,
                           bool (*cb)(void *data, const char *name,

@@ -2,7 +2,6 @@
 #include "proto.h"
 
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "../../include/baton.h"
@@ -218,14 +217,25 @@ static const struct fields_entry entry_names_fields[] = {
     FIELD(struct proto_lock_entry, STRING, client_name),
 };
 
+/* A LIST_REPLY entry's PROTO_FLAG_HOLDERS tail, after the names one. */
+static const struct fields_entry entry_holders_fields[] = {
+    FIELD(struct proto_lock_entry, U8, mode),
+    FIELD(struct proto_lock_entry, U32, permits),
+    FIELD(struct proto_lock_entry, U32, limit),
+};
+
 /* ---- Header --------------------------------------------------------------
  */
 
-/* Only QUERY, LIST and their answers may ask for or carry client names. */
+/* Only QUERY, LIST and their answers may ask for or carry client names;
+ * only QUERY and LIST_REPLY every holder, with their names. */
 static bool allowed_flags(uint8_t type, uint16_t flags)
 {
         if (flags == 0) {
                 return true;
+        }
+        if (flags == PROTO_FLAG_HOLDERS) {
+                return type == PROTO_QUERY || type == PROTO_LIST_REPLY;
         }
         return flags == PROTO_FLAG_NAMES &&
                (type == PROTO_QUERY || type == PROTO_LIST ||
@@ -388,6 +398,12 @@ size_t proto_write_query_names(uint8_t *out, size_t cap, uint64_t id,
                                const char *name, size_t name_len)
 {
         return write_query(out, cap, id, PROTO_FLAG_NAMES, name, name_len);
+}
+
+size_t proto_write_query_holders(uint8_t *out, size_t cap, uint64_t id,
+                                 const char *name, size_t name_len)
+{
+        return write_query(out, cap, id, PROTO_FLAG_HOLDERS, name, name_len);
 }
 
 size_t proto_write_check(uint8_t *out, size_t cap, uint64_t id,
@@ -583,7 +599,8 @@ static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
                                uint16_t flags, const struct proto_lock_entry *e,
                                uint32_t n, bool more)
 {
-        bool names = flags & PROTO_FLAG_NAMES;
+        bool holders = flags & PROTO_FLAG_HOLDERS;
+        bool names = holders || (flags & PROTO_FLAG_NAMES);
         struct wcursor w;
         uint32_t i;
 
@@ -604,6 +621,9 @@ static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
                 if (names) {
                         fields_put(&w, FIELDS(entry_names_fields), &e[i]);
                 }
+                if (holders) {
+                        fields_put(&w, FIELDS(entry_holders_fields), &e[i]);
+                }
         }
         return finish(&w);
 }
@@ -620,6 +640,13 @@ size_t proto_write_list_reply_names(uint8_t *out, size_t cap, uint64_t id,
                                     uint32_t n, bool more)
 {
         return write_list_reply(out, cap, id, PROTO_FLAG_NAMES, e, n, more);
+}
+
+size_t proto_write_list_reply_holders(uint8_t *out, size_t cap, uint64_t id,
+                                      const struct proto_lock_entry *e,
+                                      uint32_t n, bool more)
+{
+        return write_list_reply(out, cap, id, PROTO_FLAG_HOLDERS, e, n, more);
 }
 
 /* ---- Body readers --------------------------------------------------------
@@ -802,10 +829,12 @@ int proto_read_list(const uint8_t *body, size_t len,
         return valid_prefix(prefix->p, prefix->len) ? 0 : BATON_ENAME;
 }
 
-static int read_list_reply(const uint8_t *body, size_t len, bool names,
+static int read_list_reply(const uint8_t *body, size_t len, uint16_t flags,
                            struct proto_lock_entry *e, size_t cap, uint32_t *n,
                            bool *more)
 {
+        bool holders = flags & PROTO_FLAG_HOLDERS;
+        bool names = holders || (flags & PROTO_FLAG_NAMES);
         struct rcursor r;
         uint32_t count, i;
         uint8_t flag;
@@ -828,6 +857,11 @@ static int read_list_reply(const uint8_t *body, size_t len, bool names,
                 if (names) {
                         fields_get(&r, FIELDS(entry_names_fields), &e[i]);
                 }
+                e[i].mode = 0;
+                e[i].permits = e[i].limit = 0;
+                if (holders) {
+                        fields_get(&r, FIELDS(entry_holders_fields), &e[i]);
+                }
                 if (r.bad || !valid_name(e[i].name.p, e[i].name.len) ||
                     !valid_client(&e[i].client_name)) {
                         return BATON_EMALFORMED;
@@ -845,53 +879,19 @@ int proto_read_list_reply(const uint8_t *body, size_t len,
                           struct proto_lock_entry *e, size_t cap, uint32_t *n,
                           bool *more)
 {
-        return read_list_reply(body, len, false, e, cap, n, more);
+        return read_list_reply(body, len, 0, e, cap, n, more);
 }
 
 int proto_read_list_reply_names(const uint8_t *body, size_t len,
                                 struct proto_lock_entry *e, size_t cap,
                                 uint32_t *n, bool *more)
 {
-        return read_list_reply(body, len, true, e, cap, n, more);
+        return read_list_reply(body, len, PROTO_FLAG_NAMES, e, cap, n, more);
 }
 
-static void copy_string(char *dst, size_t cap, const struct proto_string *s)
+int proto_read_list_reply_holders(const uint8_t *body, size_t len,
+                                  struct proto_lock_entry *e, size_t cap,
+                                  uint32_t *n, bool *more)
 {
-        size_t n = s->len < cap - 1 ? s->len : cap - 1;
-
-        if (n > 0) {
-                memcpy(dst, s->p, n);
-        }
-        dst[n] = '\0';
-}
-
-void proto_status_export(struct baton_status *out, const char *endpoint,
-                         const struct proto_status *ps)
-{
-        unsigned i;
-
-        memset(out, 0, sizeof *out);
-        snprintf(out->endpoint, sizeof out->endpoint, "%s",
-                 endpoint != NULL ? endpoint : "");
-        out->id = ps->id;
-        out->role = ps->role;
-        out->term = ps->term;
-        out->leader_id = ps->leader_id;
-        out->commit_index = ps->commit_index;
-        out->applied_index = ps->applied_index;
-        out->last_index = ps->last_index;
-        out->sessions = ps->sessions;
-        out->locks = ps->locks;
-        out->waiters = ps->waiters;
-        out->n_members = ps->n_members;
-        for (i = 0; i < ps->n_members; i++) {
-                out->members[i].id = ps->members[i].id;
-                out->members[i].role = ps->members[i].role;
-                copy_string(out->members[i].raft_address,
-                            sizeof out->members[i].raft_address,
-                            &ps->members[i].raft_address);
-                copy_string(out->members[i].client_address,
-                            sizeof out->members[i].client_address,
-                            &ps->members[i].client_address);
-        }
+        return read_list_reply(body, len, PROTO_FLAG_HOLDERS, e, cap, n, more);
 }

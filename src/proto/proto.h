@@ -52,6 +52,11 @@
  *               then n x {string name, u64 session, u64 owner, u64 token,
  *               u32 count, u32 waiters}
  *
+ * A QUERY with PROTO_FLAG_HOLDERS instead asks for every holder of the
+ * lock: it is answered by a LIST_REPLY with that flag, one entry per
+ * holder, each with its client name, mode, permits and the semaphore's
+ * limit (proto_write_list_reply_holders()).
+ *
  * With PROTO_FLAG_NAMES, RESULT gains a trailing string client_name (the
  * holder's, 0..64 bytes; empty when the lock is free or the answer is an
  * error) and every LIST_REPLY entry a trailing string client_name. A
@@ -65,6 +70,7 @@
 
 #define PROTO_VERSION         2
 #define PROTO_FLAG_NAMES      0x0001 /* QUERY, LIST and their answers: names */
+#define PROTO_FLAG_HOLDERS    0x0002 /* QUERY, LIST_REPLY: every holder */
 #define PROTO_CLIENT_NAME_MAX 64     /* a session's client name, as OPEN's */
 #define PROTO_HEADER_SIZE     16
 #define PROTO_MAX_BODY        65536 /* largest body any peer must accept */
@@ -213,6 +219,11 @@ struct proto_lock_entry {
         uint32_t waiters;
         /* Only in the PROTO_FLAG_NAMES shape: the holder's client name. */
         struct proto_string client_name;
+        /* Only in the PROTO_FLAG_HOLDERS shape: the grant's mode and
+         * permits, and the semaphore's limit (0 for a lock). */
+        uint8_t mode;
+        uint32_t permits;
+        uint32_t limit;
 };
 
 /* The encoded size of one LIST_REPLY entry with a name of `name_len`. */
@@ -221,6 +232,9 @@ struct proto_lock_entry {
  * `client_len` bytes. */
 #define PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len)                      \
         (PROTO_LIST_ENTRY_SIZE(name_len) + 1 + (size_t)(client_len))
+/* The same in the PROTO_FLAG_HOLDERS shape: mode, permits and limit too. */
+#define PROTO_LIST_ENTRY_HOLDERS_SIZE(name_len, client_len)                    \
+        (PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len) + 1 + 4 + 4)
 
 /*
  * Frame writers: each writes a whole frame (header and body) into `out`
@@ -318,6 +332,22 @@ int proto_read_list_reply(const uint8_t *body, size_t len,
 int proto_read_list_reply_names(const uint8_t *body, size_t len,
                                 struct proto_lock_entry *e, size_t cap,
                                 uint32_t *n, bool *more);
+
+/*
+ * The PROTO_FLAG_HOLDERS shapes: a QUERY asking for every holder of one
+ * lock, and the LIST_REPLY that answers it, one entry per holder (the
+ * lock's name in each) in the PROTO_FLAG_NAMES shape followed by u8 mode
+ * (COMMAND_MODE_*), u32 permits (a semaphore grant's) and u32 limit (the
+ * semaphore's permits; 0 for a lock).
+ */
+size_t proto_write_query_holders(uint8_t *out, size_t cap, uint64_t id,
+                                 const char *name, size_t name_len);
+size_t proto_write_list_reply_holders(uint8_t *out, size_t cap, uint64_t id,
+                                      const struct proto_lock_entry *e,
+                                      uint32_t n, bool more);
+int proto_read_list_reply_holders(const uint8_t *body, size_t len,
+                                  struct proto_lock_entry *e, size_t cap,
+                                  uint32_t *n, bool *more);
 
 /* "RESULT", "PING", ...; "UNKNOWN" for anything else. */
 const char *proto_type_name(int type);

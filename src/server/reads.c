@@ -21,7 +21,9 @@ struct readbatch {
  * the state machine, which does not change until the reply is written). */
 struct listing {
         const struct lockfsm *f;
-        bool names; /* PROTO_FLAG_NAMES: with each holder's client name */
+        bool names;       /* PROTO_FLAG_NAMES: with each holder's client name */
+        const char *name; /* the holders of one lock: its name */
+        uint8_t name_len;
         struct proto_lock_entry *e;
         uint32_t n;
         uint32_t limit;
@@ -61,6 +63,69 @@ static bool list_one(void *data, const char *name, size_t name_len,
         e->client_name.len = client_len;
         ls->size += size;
         return true;
+}
+
+static bool holder_one(void *data, const struct lockfsm_holder *h)
+{
+        struct listing *ls = data;
+        const char *client;
+        uint8_t client_len = 0;
+        struct proto_lock_entry *e;
+        size_t size;
+
+        client = lockfsm_session_name(ls->f, h->session, &client_len);
+        size = PROTO_LIST_ENTRY_HOLDERS_SIZE(ls->name_len, client_len);
+        if (ls->n == ls->limit || ls->size + size > PROTO_MAX_BODY) {
+                ls->more = true;
+                return false;
+        }
+        e = &ls->e[ls->n++];
+        e->name.p = ls->name;
+        e->name.len = ls->name_len;
+        e->session = h->session;
+        e->owner = h->owner;
+        e->token = h->token;
+        e->count = h->count;
+        e->waiters = h->waiters;
+        e->client_name.p = client;
+        e->client_name.len = client_len;
+        e->mode = h->mode;
+        e->permits = h->permits;
+        e->limit = h->limit;
+        ls->size += size;
+        return true;
+}
+
+/* A QUERY with PROTO_FLAG_HOLDERS: every holder, in a LIST_REPLY. */
+static void answer_holders(struct lockfsm *f, struct pending *p)
+{
+        struct conn *c = p->to.conn;
+        struct listing ls;
+        size_t cap;
+        uint8_t *out;
+
+        memset(&ls, 0, sizeof ls);
+        ls.f = f;
+        ls.name = p->cmd.name;
+        ls.name_len = p->cmd.name_len;
+        ls.limit = PROTO_LIST_MAX;
+        ls.size = PROTO_LIST_REPLY_FIXED;
+        ls.e = calloc(ls.limit, sizeof *ls.e);
+        if (ls.e == NULL) {
+                pending_settle_status(p, BATON_ENOMEM);
+                return;
+        }
+        lockfsm_foreach_holder(f, p->cmd.name, p->cmd.name_len, holder_one,
+                               &ls);
+        cap = PROTO_HEADER_SIZE + ls.size;
+        out = c != NULL ? conn_reserve(c, cap) : NULL;
+        if (out != NULL) {
+                reply_frame(c, p->to.id,
+                            proto_write_list_reply_holders(
+                                out, cap, p->to.id, ls.e, ls.n, ls.more));
+        }
+        free(ls.e);
+        pending_free(p);
 }
 
 static void answer_list(struct lockfsm *f, struct pending *p)
@@ -144,6 +209,10 @@ static void answer_read(struct gateway *g, struct pending *p)
 
         switch (p->frame_type) {
         case PROTO_QUERY:
+                if (p->flags & PROTO_FLAG_HOLDERS) {
+                        answer_holders(f, p);
+                        return;
+                }
                 lockfsm_query(f, p->cmd.name, p->cmd.name_len, &res);
                 if (p->flags & PROTO_FLAG_NAMES) {
                         answer_query_names(f, p, applied, &res);

@@ -876,6 +876,17 @@ static void semaphores(void)
         }
         ctl(&p, RUN_MS, "try", "cli-sem", "--permits", "2", NULL);
         ok(p.status == 1, "try of a semaphore with no permit free: exit 1");
+        ctl(&p, RUN_MS, "holder", "cli-sem", "--all", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, "permits 2 of 2") != NULL &&
+                    strstr(p.out, t1) != NULL,
+                "holder --all: the grant, with its permits and token")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "holder", "cli-sem", "--all", "--json", NULL);
+        ok(p.status == 0 && strstr(p.out, "\"mode\":\"permits\"") != NULL,
+           "holder --all --json: mode and permits");
+        ctl(&p, RUN_MS, "list", "--all", NULL);
+        ok(p.status == 2, "list --all: exit 2, an option of holder only");
         ctl(&p, RUN_MS, "sem", "cli-sem", "--permits", "3", "--wait", "0", "--",
             "true", NULL);
         ok(p.status == 125 && strstr(p.err, "permits") != NULL,

@@ -340,6 +340,22 @@ static void semaphore_permits(void **state)
         assert_ok(baton_release(b, name, 1, t2));
         assert_ok(baton_sem_acquire(a, name, 3, 1, 2, BATON_WAIT_TRY, &t3));
         assert_true(t3 > big.token);
+        {
+                struct baton_grant g[4];
+                size_t n = 0;
+                int more = 1;
+
+                assert_ok(baton_holders(a, name, g, 4, &n, &more));
+                assert_int_equal(n, 2);
+                assert_int_equal(more, 0);
+                assert_true(g[0].token == big.token && g[0].permits == 2);
+                assert_true(g[1].token == t3 && g[1].permits == 1);
+                assert_int_equal(g[1].mode, BATON_MODE_PERMITS);
+                assert_int_equal(g[1].limit, 3);
+                assert_ok(baton_holders(a, name, g, 1, &n, &more));
+                assert_int_equal(n, 1);
+                assert_int_equal(more, 1);
+        }
         assert_ok(baton_release(b, name, 2, big.token));
         assert_ok(baton_release(a, name, 2, t3));
         assert_int_equal(baton_release(a, name, 2, t3), BATON_ENOTHOLDER);

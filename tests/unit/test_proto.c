@@ -704,6 +704,8 @@ int main(void)
             cmocka_unit_test(names_result_exact_bytes),
             cmocka_unit_test(names_result_limits),
             cmocka_unit_test(names_list_reply_round_trip),
+            cmocka_unit_test(holders_flag_only_where_allowed),
+            cmocka_unit_test(holders_list_reply_round_trip),
             cmocka_unit_test(attach_exact_bytes),
             cmocka_unit_test(attach_bad_bodies),
             cmocka_unit_test(refusal_in_the_old_version),

@@ -1,4 +1,5 @@
-/* Cases of test_proto on client names: the PROTO_FLAG_NAMES shapes. */
+/* Cases of test_proto on client names and every holder: the
+ * PROTO_FLAG_NAMES and PROTO_FLAG_HOLDERS shapes. */
 #include "test_proto_names.h"
 
 #include <stdarg.h>
@@ -220,4 +221,90 @@ void names_list_reply_round_trip(void **state)
         e[0].client_name.len = PROTO_CLIENT_NAME_MAX + 1;
         assert_int_equal(
             proto_write_list_reply_names(buf, sizeof buf, 1, e, 2, true), 0);
+}
+
+/* PROTO_FLAG_HOLDERS: a QUERY asks with it, a LIST_REPLY answers with it;
+ * no other type carries it, and it combines with no other flag. */
+void holders_flag_only_where_allowed(void **state)
+{
+        uint8_t buf[PROTO_HEADER_SIZE];
+        struct proto_header h;
+        int type;
+
+        (void)state;
+        for (type = 0; type < 256; type++) {
+                struct proto_header in = {PROTO_VERSION, (uint8_t)type,
+                                          PROTO_FLAG_HOLDERS, 0, 1};
+                bool want = type == PROTO_QUERY || type == PROTO_LIST_REPLY;
+
+                proto_header_encode(&in, buf);
+                assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                                 want ? 0 : BATON_EMALFORMED);
+                in.flags = PROTO_FLAG_HOLDERS | PROTO_FLAG_NAMES;
+                proto_header_encode(&in, buf);
+                assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                                 BATON_EMALFORMED);
+        }
+        assert_int_equal(proto_write_query_holders(buf, sizeof buf, 1, "a", 1),
+                         0); /* 16 bytes: no room for the body */
+}
+
+/* Every holder's entry: the names shape, then mode, permits and limit;
+ * read back field for field, and refused in the other shapes. */
+void holders_list_reply_round_trip(void **state)
+{
+        struct proto_lock_entry e[2], back[2];
+        uint8_t buf[256];
+        uint32_t n = 0;
+        bool more = false;
+        size_t len, at;
+
+        (void)state;
+        memset(e, 0, sizeof e);
+        e[0].name.p = e[1].name.p = "pool";
+        e[0].name.len = e[1].name.len = 4;
+        e[0].session = 7;
+        e[0].token = 9;
+        e[0].count = 1;
+        e[0].mode = 2;
+        e[0].permits = 2;
+        e[0].limit = 5;
+        e[0].client_name.p = "w-1";
+        e[0].client_name.len = 3;
+        e[1].session = 8;
+        e[1].token = 11;
+        e[1].mode = 2;
+        e[1].permits = 3;
+        e[1].limit = 5;
+        len = proto_write_list_reply_holders(buf, sizeof buf, 1, e, 2, false);
+        assert_int_equal(len, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
+                                  PROTO_LIST_ENTRY_HOLDERS_SIZE(4, 3) +
+                                  PROTO_LIST_ENTRY_HOLDERS_SIZE(4, 0));
+        assert_int_equal(buf[2], PROTO_FLAG_HOLDERS);
+        /* After the first entry's client name: mode 2, permits 2, limit 5. */
+        at = PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
+             PROTO_LIST_ENTRY_NAMES_SIZE(4, 3);
+        assert_int_equal(buf[at], 2);
+        assert_int_equal(buf[at + 1], 2);
+        assert_int_equal(buf[at + 5], 5);
+        assert_int_equal(proto_read_list_reply_holders(buf + PROTO_HEADER_SIZE,
+                                                       len - PROTO_HEADER_SIZE,
+                                                       back, 2, &n, &more),
+                         0);
+        assert_int_equal(n, 2);
+        assert_false(more);
+        assert_int_equal(back[0].mode, 2);
+        assert_int_equal(back[0].permits, 2);
+        assert_int_equal(back[1].permits, 3);
+        assert_int_equal(back[1].limit, 5);
+        assert_memory_equal(back[0].client_name.p, "w-1", 3);
+        assert_int_equal(back[1].session, 8);
+        assert_int_equal(proto_read_list_reply_names(buf + PROTO_HEADER_SIZE,
+                                                     len - PROTO_HEADER_SIZE,
+                                                     back, 2, &n, &more),
+                         BATON_EMALFORMED);
+        assert_int_equal(proto_read_list_reply_holders(buf + PROTO_HEADER_SIZE,
+                                                       len - PROTO_HEADER_SIZE,
+                                                       back, 1, &n, &more),
+                         BATON_EMALFORMED); /* more entries than room */
 }

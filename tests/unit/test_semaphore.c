@@ -214,6 +214,44 @@ static void test_release_and_expiry(void **state)
                          PROTO_KIND_GRANTED);
 }
 
+static bool collect(void *data, const struct lockfsm_holder *h)
+{
+        struct lockfsm_holder *out = data;
+
+        while (out->session != 0) {
+                out++;
+        }
+        *out = *h;
+        return true;
+}
+
+/* Every holder of a semaphore is listed, oldest first, with its permits
+ * and the semaphore's limit; a free name lists none. */
+static void test_holders_listed(void **state)
+{
+        struct fsmtest *t = *state;
+        uint64_t a = fsmtest_open(t, 1), b = fsmtest_open(t, 2);
+        struct lockfsm_holder h[4];
+        struct lockfsm_result ra = take(t, a, 1, "pool", 2, 5, 0);
+        struct lockfsm_result rb = take(t, b, 1, "pool", 3, 5, 0);
+
+        take(t, a, 2, "pool2", 1, 1, 0);
+        memset(h, 0, sizeof h);
+        lockfsm_foreach_holder(t->f, "pool", 4, collect, h);
+        assert_int_equal(h[0].session, a);
+        assert_int_equal(h[0].token, ra.token);
+        assert_int_equal(h[0].permits, 2);
+        assert_int_equal(h[0].limit, 5);
+        assert_int_equal(h[0].mode, COMMAND_MODE_SEMAPHORE);
+        assert_int_equal(h[1].session, b);
+        assert_int_equal(h[1].token, rb.token);
+        assert_int_equal(h[1].permits, 3);
+        assert_int_equal(h[2].session, 0);
+        memset(h, 0, sizeof h);
+        lockfsm_foreach_holder(t->f, "none", 4, collect, h);
+        assert_int_equal(h[0].session, 0);
+}
+
 /* A semaphore ACQUIRE is written as command version 3; a cluster that
  * knows only version 2 never sees one unless semaphores are used. */
 static void test_version_3_only_for_semaphores(void **state)
@@ -244,6 +282,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_release_and_expiry, setup,
                                             teardown),
             cmocka_unit_test(test_version_3_only_for_semaphores),
+            cmocka_unit_test_setup_teardown(test_holders_listed, setup,
+                                            teardown),
         };
 
         return cmocka_run_group_tests_name("semaphore", tests, NULL, NULL);
