@@ -192,26 +192,54 @@ static enum ops_outcome acquire_outcome(const struct ops_worker *w, int rv,
         }
 }
 
-enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
-                             int64_t wait_ms, bool final)
+/* The history's name of a lock mode, NULL for OPS_PLAIN. */
+static const char *lock_mode_name(enum ops_mode mode)
+{
+        return mode == OPS_READER   ? "shared"
+               : mode == OPS_WRITER ? "exclusive"
+                                    : NULL;
+}
+
+/* The register's name of a mode ("r", "w"), NULL for OPS_PLAIN. */
+static const char *reg_mode_name(enum ops_mode mode)
+{
+        return mode == OPS_READER ? "r" : mode == OPS_WRITER ? "w" : NULL;
+}
+
+static enum ops_outcome acquire(struct ops_worker *w, const char *key,
+                                int64_t wait_ms, bool final, enum ops_mode mode)
 {
         struct history_line l;
         enum ops_outcome o;
         uint64_t t0, t1, token = 0, granted_to;
+        uint64_t owner = mode == OPS_READER   ? OPS_OWNER_READER
+                         : mode == OPS_WRITER ? OPS_OWNER_WRITER
+                                              : BATON_OWNER_THREAD;
+        const char *mname = lock_mode_name(mode);
         int rv;
 
         snprintf(w->key, sizeof w->key, "%s", key);
         t0 = history_now_ns();
         start(w, &l, t0, "invoke", "acquire", key);
         history_line_u64(&l, "wait", (uint64_t)wait_ms);
+        if (mname != NULL) {
+                history_line_str(&l, "mode", mname);
+        }
         if (final) {
                 history_line_str(&l, "phase", "final");
         }
         emit(w, &l);
-        rv = baton_acquire(w->h, key, BATON_OWNER_THREAD, wait_ms, &token);
+        if (mode == OPS_READER) {
+                rv = baton_acquire_shared(w->h, key, owner, wait_ms, &token);
+        } else {
+                rv = baton_acquire(w->h, key, owner, wait_ms, &token);
+        }
         t1 = history_now_ns();
         o = acquire_outcome(w, rv, wait_ms, t1 - t0);
         start(w, &l, t1, type_name(o), "acquire", key);
+        if (mname != NULL) {
+                history_line_str(&l, "mode", mname);
+        }
         if (o == OPS_OK) {
                 history_line_u64(&l, "token", token);
         } else {
@@ -228,11 +256,24 @@ enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
                 w->holding = true;
                 snprintf(w->held, sizeof w->held, "%s", key);
                 w->token = token;
+                w->held_owner = owner;
                 w->held_session = granted_to != 0 ? granted_to : w->session;
         } else if (o == OPS_INFO) {
                 after_info(w, t1);
         }
         return o;
+}
+
+enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
+                             int64_t wait_ms, bool final)
+{
+        return acquire(w, key, wait_ms, final, OPS_PLAIN);
+}
+
+enum ops_outcome ops_acquire_rw(struct ops_worker *w, const char *key,
+                                int64_t wait_ms, enum ops_mode mode)
+{
+        return acquire(w, key, wait_ms, false, mode);
 }
 
 enum ops_outcome ops_release(struct ops_worker *w, bool final)
@@ -255,7 +296,7 @@ enum ops_outcome ops_release(struct ops_worker *w, bool final)
                 history_line_str(&l, "phase", "final");
         }
         emit(w, &l);
-        rv = baton_release(w->h, key, BATON_OWNER_THREAD, w->token);
+        rv = baton_release(w->h, key, w->held_owner, w->token);
         t1 = history_now_ns();
         switch (rv) {
         case 0:
@@ -330,8 +371,9 @@ enum ops_outcome ops_holder(struct ops_worker *w, const char *key,
 }
 
 /* One register request and what became of it: ok with the answer's
- * numbers, fail (STALE, an ERR refusal, or never sent) or info (sent, no
- * answer). `err` gets the name for the history. */
+ * numbers (`want` of them: 0, 1 or 2), fail (STALE, an ERR refusal, or
+ * never sent) or info (sent, no answer). `err` gets the name for the
+ * history. */
 static enum ops_outcome reg_call(struct ops_worker *w, const char *req,
                                  uint64_t *a, uint64_t *b, int want,
                                  const char **err)
@@ -353,7 +395,10 @@ static enum ops_outcome reg_call(struct ops_worker *w, const char *req,
                 *err = "STALE";
                 return OPS_FAIL;
         }
-        if (strncmp(reply, "OK ", 3) == 0) {
+        if (want == 0 && strcmp(reply, "OK") == 0) {
+                return OPS_OK;
+        }
+        if (want > 0 && strncmp(reply, "OK ", 3) == 0) {
                 n = want == 2 ? sscanf(reply + 3, "%llu %llu%c", &x, &y, &c)
                               : sscanf(reply + 3, "%llu%c", &x, &c);
         }
@@ -371,38 +416,84 @@ static enum ops_outcome reg_call(struct ops_worker *w, const char *req,
         return OPS_OK;
 }
 
-enum ops_outcome ops_read(struct ops_worker *w, const char *key,
-                          uint64_t *value, uint64_t *version)
+/* A register request `req` that reads (`want` 2: value and version) or
+ * only says where the holder is (`want` 0), as history op `f`. */
+static enum ops_outcome reg_op(struct ops_worker *w, const char *f,
+                               const char *key, const char *req,
+                               enum ops_mode mode, int want, uint64_t *value,
+                               uint64_t *version)
 {
         struct history_line l;
         enum ops_outcome o;
         const char *err = NULL;
-        char req[OPS_KEY_CAP + 64];
-        uint64_t t0, t1;
+        const char *mname = reg_mode_name(mode);
+        uint64_t t0, t1, a = 0, b = 0;
 
         snprintf(w->key, sizeof w->key, "%s", key);
-        snprintf(req, sizeof req, "READ %s %" PRIu64, key, w->token);
         t0 = history_now_ns();
-        start(w, &l, t0, "invoke", "read", key);
+        start(w, &l, t0, "invoke", f, key);
         history_line_u64(&l, "token", w->token);
+        if (mname != NULL) {
+                history_line_str(&l, "mode", mname);
+        }
         emit(w, &l);
-        o = reg_call(w, req, value, version, 2, &err);
+        o = reg_call(w, req, &a, &b, want, &err);
         t1 = history_now_ns();
-        start(w, &l, t1, type_name(o), "read", key);
+        start(w, &l, t1, type_name(o), f, key);
         history_line_u64(&l, "token", w->token);
-        if (o == OPS_OK) {
-                history_line_u64(&l, "value", *value);
-                history_line_u64(&l, "version", *version);
-        } else {
+        if (mname != NULL) {
+                history_line_str(&l, "mode", mname);
+        }
+        if (o == OPS_OK && want == 2) {
+                history_line_u64(&l, "value", a);
+                history_line_u64(&l, "version", b);
+        } else if (o != OPS_OK) {
                 history_line_str(&l, "err", err);
         }
         session_fields(w, &l, t1);
         emit(w, &l);
         count(w, o);
+        if (o == OPS_OK && value != NULL) {
+                *value = a;
+                *version = b;
+        }
         if (o == OPS_INFO) {
                 after_info(w, t1);
         }
         return o;
+}
+
+enum ops_outcome ops_read(struct ops_worker *w, const char *key,
+                          enum ops_mode mode, uint64_t *value,
+                          uint64_t *version)
+{
+        char req[OPS_KEY_CAP + 64];
+        const char *mname = reg_mode_name(mode);
+
+        snprintf(req, sizeof req, "READ %s %" PRIu64 "%s%s", key, w->token,
+                 mname != NULL ? " " : "", mname != NULL ? mname : "");
+        return reg_op(w, "read", key, req, mode, 2, value, version);
+}
+
+enum ops_outcome ops_enter(struct ops_worker *w, const char *key,
+                           enum ops_mode mode, uint64_t *value,
+                           uint64_t *version)
+{
+        char req[OPS_KEY_CAP + 64];
+
+        snprintf(req, sizeof req, "ENTER %s %" PRIu64 " %s", key, w->token,
+                 reg_mode_name(mode));
+        return reg_op(w, "enter", key, req, mode, 2, value, version);
+}
+
+enum ops_outcome ops_leave(struct ops_worker *w, const char *key,
+                           enum ops_mode mode)
+{
+        char req[OPS_KEY_CAP + 64];
+
+        snprintf(req, sizeof req, "LEAVE %s %" PRIu64 " %s", key, w->token,
+                 reg_mode_name(mode));
+        return reg_op(w, "leave", key, req, mode, 0, NULL, NULL);
 }
 
 enum ops_outcome ops_write(struct ops_worker *w, const char *key,

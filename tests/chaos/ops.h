@@ -12,6 +12,21 @@
 
 #define OPS_KEY_CAP 256 /* a lock name and its NUL */
 
+/* The owner tags of the rwlock workload's grants, one per mode: the
+ * apply log names each grant's mode, but one without modes (an older
+ * batond's) names only the owner, which then tells the checkers the
+ * readers' grants (tests/chaos/check/applylog.h). Every other workload
+ * acquires as BATON_OWNER_THREAD (the thread id, top bit set). */
+#define OPS_OWNER_WRITER 2
+#define OPS_OWNER_READER 3
+
+/* The mode of a rwlock workload's operation. */
+enum ops_mode {
+        OPS_PLAIN,  /* not the rwlock workload's: exclusive, no mode field */
+        OPS_WRITER, /* exclusive, owner OPS_OWNER_WRITER, mode w */
+        OPS_READER, /* shared, owner OPS_OWNER_READER, mode r */
+};
+
 /* How an operation ended (docs/chaos.md: ok, fail, info). */
 enum ops_outcome {
         OPS_OK,
@@ -35,6 +50,7 @@ struct ops_worker {
         bool holding;          /* an acquire ok not yet released */
         char held[OPS_KEY_CAP];
         uint64_t token;        /* of the held lock */
+        uint64_t held_owner;   /* the owner tag it was acquired with */
         uint64_t held_session; /* the session it was granted to */
         uint64_t held_epoch;   /* the workload's epoch at the grant */
         uint64_t n_ok, n_fail, n_info;
@@ -56,6 +72,12 @@ void ops_close(struct ops_worker *w, uint64_t t, bool last);
 enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
                              int64_t wait_ms, bool final);
 
+/* The rwlock workload's acquire of `key`: as OPS_WRITER, baton_acquire()
+ * with owner OPS_OWNER_WRITER; as OPS_READER, baton_acquire_shared() with
+ * owner OPS_OWNER_READER. The history says mode=exclusive or mode=shared. */
+enum ops_outcome ops_acquire_rw(struct ops_worker *w, const char *key,
+                                int64_t wait_ms, enum ops_mode mode);
+
 /* baton_release() of the held lock; the worker holds nothing after it,
  * whatever the outcome. */
 enum ops_outcome ops_release(struct ops_worker *w, bool final);
@@ -65,9 +87,22 @@ enum ops_outcome ops_release(struct ops_worker *w, bool final);
 enum ops_outcome ops_holder(struct ops_worker *w, const char *key,
                             struct baton_holder *out);
 
-/* Register READ of `key` with the held token: its value and version. */
+/* Register READ of `key` with the held token: its value and version.
+ * `mode` OPS_PLAIN sends the counter's READ, the others name the mode. */
 enum ops_outcome ops_read(struct ops_worker *w, const char *key,
-                          uint64_t *value, uint64_t *version);
+                          enum ops_mode mode, uint64_t *value,
+                          uint64_t *version);
+
+/* Register ENTER of `key` in `mode` (OPS_WRITER or OPS_READER) with the
+ * held token: the holder says it is inside; the answer carries the value
+ * and version, as a READ's. */
+enum ops_outcome ops_enter(struct ops_worker *w, const char *key,
+                           enum ops_mode mode, uint64_t *value,
+                           uint64_t *version);
+
+/* Register LEAVE of `key` in `mode` with the held token. */
+enum ops_outcome ops_leave(struct ops_worker *w, const char *key,
+                           enum ops_mode mode);
 
 /* Register WRITE of `value` to `key` with the held token, based on the
  * version read before. */

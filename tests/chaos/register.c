@@ -1,9 +1,12 @@
 /*
  * chaos-register: the fenced register of the chaos suite (docs/chaos.md,
  * "Fenced register"). It is never faulted. Per key it keeps the highest
- * token seen, a value and a version (the count of accepted writes), refuses
- * requests whose token is below the highest (unless --no-fencing), and logs
- * every request, flushed, before it answers.
+ * token seen, the highest token a writer's request carried, a value and a
+ * version (the count of accepted writes); it refuses a writer's request
+ * whose token is below the highest and a reader's whose token is below the
+ * highest writer's (unless --no-fencing), and logs every request, flushed,
+ * before it answers. The counter workload's requests are all a writer's;
+ * the rwlock workload's say which they are.
  *
  *     chaos-register --socket PATH --log FILE [--no-fencing]
  *
@@ -40,6 +43,7 @@
 struct key {
         struct key *next; /* bucket chain */
         uint64_t max;     /* highest token seen */
+        uint64_t wmax;    /* highest token of a writer's request seen */
         uint64_t value;
         uint64_t version; /* accepted writes */
         char name[];
@@ -213,14 +217,45 @@ static bool key_ok(const char *s)
         return true;
 }
 
-/* READ or WRITE, already parsed: decide, log, then apply and answer. */
-static void serve(struct reg *r, struct conn *c, bool write, const char *name,
-                  uint64_t token, uint64_t value, uint64_t based)
+/* The requests, and the words the log names them by. */
+enum req {
+        REQ_READ,
+        REQ_WRITE,
+        REQ_ENTER,
+        REQ_LEAVE,
+};
+
+static const char *const req_names[] = {"read", "write", "enter", "leave"};
+
+/* A parsed request: `reader` for a reader's (mode r), else a writer's. */
+struct request {
+        enum req op;
+        const char *name;
+        uint64_t token;
+        uint64_t value; /* WRITE */
+        uint64_t based; /* WRITE */
+        bool reader;
+};
+
+/* Whether the fence lets `q` through: a writer's token must be at least
+ * every token seen (a writer's grant is newer than every grant before
+ * it), a reader's at least every writer's (readers hold together). */
+static bool admitted(const struct reg *r, const struct key *k,
+                     const struct request *q)
+{
+        if (!r->fencing) {
+                return true;
+        }
+        return q->token >= (q->reader ? k->wmax : k->max);
+}
+
+/* Decide, log, then apply and answer. */
+static void serve(struct reg *r, struct conn *c, struct request *q)
 {
         char line[LINE_MAX_BYTES + 256];
-        struct key *k = key_get(r, name);
-        uint64_t max, version;
-        bool ok;
+        struct key *k = key_get(r, q->name);
+        uint64_t max, wmax, version;
+        bool ok, write = q->op == REQ_WRITE;
         int n;
 
         if (k == NULL) {
@@ -228,40 +263,86 @@ static void serve(struct reg *r, struct conn *c, bool write, const char *name,
                 return;
         }
         max = k->max;
-        ok = !r->fencing || token >= max;
+        wmax = k->wmax;
+        ok = admitted(r, k, q);
         version = k->version + (ok && write ? 1 : 0);
         if (!write) {
-                value = k->value;
-                based = 0;
+                q->value = k->value;
+                q->based = 0;
         }
         n = snprintf(line, sizeof line,
                      "t=%llu w=%ld op=%s key=%s token=%llu result=%s "
-                     "max=%llu value=%llu version=%llu based=%llu\n",
-                     (unsigned long long)now_ns(), c->worker,
-                     write ? "write" : "read", name, (unsigned long long)token,
-                     ok ? "ok" : "stale", (unsigned long long)max,
-                     (unsigned long long)value, (unsigned long long)version,
-                     (unsigned long long)based);
+                     "max=%llu value=%llu version=%llu based=%llu mode=%c "
+                     "wmax=%llu\n",
+                     (unsigned long long)now_ns(), c->worker, req_names[q->op],
+                     q->name, (unsigned long long)q->token, ok ? "ok" : "stale",
+                     (unsigned long long)max, (unsigned long long)q->value,
+                     (unsigned long long)version, (unsigned long long)q->based,
+                     q->reader ? 'r' : 'w', (unsigned long long)wmax);
         /* Unlogged means undone: the log is the register's testimony. */
         if (n < 0 || (size_t)n >= sizeof line ||
             log_line(r, line, (size_t)n) != 0) {
                 reply(c, "ERR log write failed\n");
                 return;
         }
-        if (token > k->max) {
-                k->max = token;
-        }
         if (!ok) {
-                reply(c, "STALE %llu\n", (unsigned long long)max);
+                reply(c, "STALE %llu\n",
+                      (unsigned long long)(q->reader ? wmax : max));
                 return;
         }
-        if (write) {
-                k->value = value;
+        if (q->token > k->max) {
+                k->max = q->token;
+        }
+        if (!q->reader && q->token > k->wmax) {
+                k->wmax = q->token;
+        }
+        switch (q->op) {
+        case REQ_WRITE:
+                k->value = q->value;
                 k->version = version;
                 reply(c, "OK %llu\n", (unsigned long long)version);
-        } else {
+                break;
+        case REQ_LEAVE:
+                reply(c, "OK\n");
+                break;
+        default:
                 reply(c, "OK %llu %llu\n", (unsigned long long)k->value,
                       (unsigned long long)k->version);
+                break;
+        }
+}
+
+/* "r" or "w" into `*reader`: 0 or -1. */
+static int parse_mode(const char *s, bool *reader)
+{
+        if (strcmp(s, "r") == 0 || strcmp(s, "w") == 0) {
+                *reader = s[0] == 'r';
+                return 0;
+        }
+        return -1;
+}
+
+/* The fields after the verb of READ, WRITE, ENTER or LEAVE into `q`: 0,
+ * or -1 when they are malformed. */
+static int parse_request(char **f, int n, struct request *q)
+{
+        if (n < 3 || !key_ok(f[1]) || parse_u64(f[2], &q->token) != 0) {
+                return -1;
+        }
+        q->name = f[1];
+        q->reader = false;
+        switch (q->op) {
+        case REQ_READ:
+                return n == 3 || (n == 4 && parse_mode(f[3], &q->reader) == 0)
+                           ? 0
+                           : -1;
+        case REQ_WRITE:
+                return n == 5 && parse_u64(f[3], &q->value) == 0 &&
+                               parse_u64(f[4], &q->based) == 0
+                           ? 0
+                           : -1;
+        default:
+                return n == 4 && parse_mode(f[3], &q->reader) == 0 ? 0 : -1;
         }
 }
 
@@ -269,9 +350,17 @@ static void serve(struct reg *r, struct conn *c, bool write, const char *name,
  * change nothing. */
 static void handle_line(struct reg *r, struct conn *c, char *line)
 {
-        uint64_t token, value = 0, based = 0, w;
+        static const char *const verbs[] = {"READ", "WRITE", "ENTER", "LEAVE"};
+        static const char *const usages[] = {
+            "READ <key> <token> [r|w]",
+            "WRITE <key> <token> <value> <based_on>",
+            "ENTER <key> <token> r|w",
+            "LEAVE <key> <token> r|w",
+        };
+        struct request q;
+        uint64_t w;
         char *f[6];
-        size_t len = strlen(line);
+        size_t len = strlen(line), i;
         int n;
 
         if (len > 0 && line[len - 1] == '\r') {
@@ -293,26 +382,22 @@ static void handle_line(struct reg *r, struct conn *c, char *line)
                 }
                 return;
         }
-        if (strcmp(f[0], "READ") == 0) {
-                if (n != 3 || !key_ok(f[1]) || parse_u64(f[2], &token) != 0) {
-                        reply(c, "ERR usage: READ <key> <token>\n");
-                        return;
+        for (i = 0; i < sizeof usages / sizeof usages[0]; i++) {
+                if (strcmp(f[0], verbs[i]) == 0) {
+                        break;
                 }
-                serve(r, c, false, f[1], token, 0, 0);
+        }
+        if (i == sizeof usages / sizeof usages[0]) {
+                reply(c, "ERR unknown command\n");
                 return;
         }
-        if (strcmp(f[0], "WRITE") == 0) {
-                if (n != 5 || !key_ok(f[1]) || parse_u64(f[2], &token) != 0 ||
-                    parse_u64(f[3], &value) != 0 ||
-                    parse_u64(f[4], &based) != 0) {
-                        reply(c, "ERR usage: WRITE <key> <token> <value> "
-                                 "<based_on>\n");
-                        return;
-                }
-                serve(r, c, true, f[1], token, value, based);
+        memset(&q, 0, sizeof q);
+        q.op = (enum req)i;
+        if (parse_request(f, n, &q) != 0) {
+                reply(c, "ERR usage: %s\n", usages[i]);
                 return;
         }
-        reply(c, "ERR unknown command\n");
+        serve(r, c, &q);
 }
 
 static int conn_flush(struct conn *c);

@@ -5,9 +5,13 @@
  * gives up on the cluster, however long it is away.
  *
  *     chaos-worker --id J --endpoints E --history FILE
- *         --workload counter|mutex|fifo|session --keys N --ttl MS --seed S
- *         [--register PATH] --final-file PATH [--epoch-ms 10000]
- *         [--epoch-base-ns T] [--request-timeout MS]
+ *         --workload counter|mutex|fifo|session|rwlock --keys N --ttl MS
+ *         --seed S [--register PATH] --final-file PATH [--epoch-ms 10000]
+ *         [--epoch-base-ns T] [--request-timeout MS] [--bug-writer-shared]
+ *
+ * --bug-writer-shared breaks the rwlock workload on purpose, for a negative
+ * control: its writers take the read lock (baton_acquire_shared()) and
+ * still enter the register as writers, so readers are inside with them.
  *
  * Once --final-file exists it releases what it holds, does one acquire and
  * release of its key marked phase=final (retrying for up to 15 s), closes
@@ -37,6 +41,8 @@
 #define FIFO_WAIT_MS       8000
 #define SESSION_WAIT_MS    2000
 #define SESSION_POLL_MS    200
+#define RWLOCK_WAIT_MS     2000
+#define RWLOCK_WRITERS     4    /* one operation in this many is a writer's */
 #define REGISTER_TIMEOUT   5000 /* ms for one register answer */
 #define MUTEX_THINK_MIN_MS 5    /* pause between mutex operations */
 #define MUTEX_THINK_MAX_MS 25
@@ -46,10 +52,11 @@ enum workload {
         WL_MUTEX,
         WL_FIFO,
         WL_SESSION,
+        WL_RWLOCK,
 };
 
 static const char *const workload_names[] = {"counter", "mutex", "fifo",
-                                             "session"};
+                                             "session", "rwlock"};
 
 struct config {
         int id;
@@ -64,6 +71,7 @@ struct config {
         uint64_t epoch_ms;
         uint64_t epoch_base_ns;
         uint32_t request_timeout_ms;
+        bool bug_writer_shared; /* the rwlock negative control */
 };
 
 struct worker {
@@ -159,6 +167,9 @@ static void final_key(struct worker *w, char *key, size_t cap)
         case WL_SESSION:
                 snprintf(key, cap, "session-%d", c->id);
                 break;
+        case WL_RWLOCK:
+                snprintf(key, cap, "rwlock-%u", (unsigned)c->id % c->keys);
+                break;
         }
 }
 
@@ -179,7 +190,7 @@ static void counter_step(struct worker *w)
         if (stop) {
                 return; /* the close at exit releases it */
         }
-        o = ops_read(&w->ops, key, &value, &version);
+        o = ops_read(&w->ops, key, OPS_PLAIN, &value, &version);
         if (o == OPS_INFO) {
                 back_off(w, o); /* the close released the lock */
                 return;
@@ -191,6 +202,55 @@ static void counter_step(struct worker *w)
                         back_off(w, o);
                         return;
                 }
+        }
+        if (!stop) {
+                release_held(w);
+        }
+}
+
+/* A reader (most of the time) or a writer on a random key: acquire in the
+ * mode → enter the register → a writer sleeps and writes (+1), a reader
+ * reads and sleeps → leave → release. A refusal by the register (the
+ * holder was fenced out) skips to the release. */
+static void rwlock_step(struct worker *w)
+{
+        bool writer = rnd_in(w, 0, RWLOCK_WRITERS - 1) == 0;
+        enum ops_mode mode = writer ? OPS_WRITER : OPS_READER;
+        char key[OPS_KEY_CAP];
+        uint64_t value = 0, version = 0;
+        enum ops_outcome o;
+
+        snprintf(key, sizeof key, "rwlock-%" PRIu64,
+                 rnd_in(w, 0, w->cfg.keys - 1));
+        /* The negative control: a writer holding only the read lock. */
+        o = ops_acquire_rw(&w->ops, key, RWLOCK_WAIT_MS,
+                           writer && w->cfg.bug_writer_shared ? OPS_READER
+                                                              : mode);
+        if (o != OPS_OK) {
+                back_off(w, o);
+                return;
+        }
+        if (stop) {
+                return; /* the close at exit releases it */
+        }
+        o = ops_enter(&w->ops, key, mode, &value, &version);
+        if (o == OPS_OK && !stop) {
+                if (writer) {
+                        nap(rnd_in(w, 0, 20));
+                        o = ops_write(&w->ops, key, value + 1, version);
+                } else {
+                        o = ops_read(&w->ops, key, mode, &value, &version);
+                        if (o == OPS_OK) {
+                                nap(rnd_in(w, 0, 20));
+                        }
+                }
+                if (o == OPS_OK && !stop) {
+                        o = ops_leave(&w->ops, key, mode);
+                }
+        }
+        if (o == OPS_INFO) {
+                back_off(w, o); /* the close released the lock */
+                return;
         }
         if (!stop) {
                 release_held(w);
@@ -348,10 +408,12 @@ static void usage(FILE *f)
 {
         fprintf(
             f, "usage: chaos-worker --id J --endpoints H:P,... --history FILE\n"
-               "         --workload counter|mutex|fifo|session --keys N "
-               "--ttl MS --seed S\n"
-               "         [--register PATH] --final-file PATH [--epoch-ms MS]\n"
-               "         [--epoch-base-ns T] [--request-timeout MS]\n");
+               "         --workload counter|mutex|fifo|session|rwlock "
+               "--keys N --ttl MS\n"
+               "         --seed S [--register PATH] --final-file PATH "
+               "[--epoch-ms MS]\n"
+               "         [--epoch-base-ns T] [--request-timeout MS] "
+               "[--bug-writer-shared]\n");
 }
 
 static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -386,6 +448,7 @@ static int parse_args(int argc, char **argv, struct config *c)
             {"epoch-ms", required_argument, NULL, 'E'},
             {"epoch-base-ns", required_argument, NULL, 'B'},
             {"request-timeout", required_argument, NULL, 'T'},
+            {"bug-writer-shared", no_argument, NULL, 'X'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
@@ -440,6 +503,9 @@ static int parse_args(int argc, char **argv, struct config *c)
                         bad = parse_u64(optarg, 1, INT32_MAX / 2, &v);
                         c->request_timeout_ms = (uint32_t)v;
                         break;
+                case 'X':
+                        c->bug_writer_shared = true;
+                        break;
                 case 'h':
                         usage(stdout);
                         exit(0);
@@ -475,10 +541,16 @@ static int parse_args(int argc, char **argv, struct config *c)
                 return -1;
         }
         c->workload = (enum workload)i;
-        if (c->workload == WL_COUNTER && c->register_path == NULL) {
-                fprintf(
-                    stderr,
-                    "chaos-worker: the counter workload needs --register\n");
+        if ((c->workload == WL_COUNTER || c->workload == WL_RWLOCK) &&
+            c->register_path == NULL) {
+                fprintf(stderr,
+                        "chaos-worker: the %s workload needs --register\n",
+                        workload_names[c->workload]);
+                return -1;
+        }
+        if (c->bug_writer_shared && c->workload != WL_RWLOCK) {
+                fprintf(stderr, "chaos-worker: --bug-writer-shared is for the "
+                                "rwlock workload\n");
                 return -1;
         }
         if (!have_base) {
@@ -550,6 +622,9 @@ int main(int argc, char **argv)
                         break;
                 case WL_SESSION:
                         session_step(&w);
+                        break;
+                case WL_RWLOCK:
+                        rwlock_step(&w);
                         break;
                 }
                 if (!stop) {

@@ -159,6 +159,7 @@ static bool parse_event(char *line, struct applylog_event *ev,
 
         memset(ev, 0, sizeof *ev);
         ev->lock = -1;
+        ev->mode = APPLYLOG_MODE_NONE;
         len = strlen(line);
         if (len < 2 || line[0] != '{' || line[len - 1] != '}') {
                 return false;
@@ -209,6 +210,9 @@ static bool parse_event(char *line, struct applylog_event *ev,
                                 ev->token = u;
                         } else if (strcmp(key, "status") == 0) {
                                 ev->status = (int)i;
+                        } else if (strcmp(key, "mode") == 0 && !neg &&
+                                   u <= 255) {
+                                ev->mode = (int)u;
                         } else if (strcmp(key, "mono_ns") == 0) {
                                 ev->mono_ns = i;
                                 have_mono = true;
@@ -690,6 +694,13 @@ const struct applylog_event *applylog_events(const struct applylog *a,
         return &nd->events[e->first];
 }
 
+bool applylog_shared(const struct applylog_event *ev)
+{
+        return ev->mode == APPLYLOG_MODE_NONE
+                   ? ev->owner == APPLYLOG_OWNER_READER
+                   : ev->mode == APPLYLOG_MODE_SHARED;
+}
+
 bool applylog_same_event(const struct applylog_event *x,
                          const struct applylog_event *y)
 {
@@ -698,5 +709,7 @@ bool applylog_same_event(const struct applylog_event *x,
                x->type == y->type && x->cause == y->cause &&
                x->session == y->session && x->seq == y->seq &&
                x->owner == y->owner && x->token == y->token &&
-               x->status == y->status && x->lock == y->lock;
+               x->status == y->status && x->lock == y->lock &&
+               (x->mode == y->mode || x->mode == APPLYLOG_MODE_NONE ||
+                y->mode == APPLYLOG_MODE_NONE);
 }

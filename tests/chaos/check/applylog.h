@@ -38,6 +38,18 @@ enum applylog_cause {
         APPLYLOG_C_BATCH, /* a grant an entry's start made (lockfsm.h) */
 };
 
+/* "mode" of GRANT, RELEASE, QUEUE and UNQUEUE (src/proto/command.h,
+ * COMMAND_MODE_*); APPLYLOG_MODE_NONE when the line has none (an apply
+ * log older than the field). */
+#define APPLYLOG_MODE_NONE      (-1)
+#define APPLYLOG_MODE_EXCLUSIVE 0
+#define APPLYLOG_MODE_SHARED    1
+
+/* The owner tag of the rwlock workload's readers (tests/chaos/ops.h,
+ * OPS_OWNER_READER): what tells a reader's grant in an apply log that has
+ * no "mode". */
+#define APPLYLOG_OWNER_READER 3
+
 /* One JSON line. */
 struct applylog_event {
         uint64_t index;
@@ -49,6 +61,7 @@ struct applylog_event {
         int type;   /* enum applylog_event_type */
         int cause;  /* enum applylog_cause */
         int status; /* 0 or a negative BATON_E* code */
+        int mode;   /* APPLYLOG_MODE_*, or another COMMAND_MODE_* */
         int lock;   /* the lock name's id in the run's names; -1 if "" */
         int64_t mono_ns;
         const char *text; /* the line without its mono_ns, for messages */
@@ -163,6 +176,10 @@ const struct applylog_fact *applylog_releases(const struct applylog *a,
 /* The first END of `session`, or NULL. */
 const struct applylog_fact *applylog_end(const struct applylog *a,
                                          uint64_t session);
+
+/* Whether `ev` (a GRANT) is a reader's: its mode says shared, or, in a
+ * log without modes, its owner is APPLYLOG_OWNER_READER. */
+bool applylog_shared(const struct applylog_event *ev);
 
 /* Whether two events are the same transition: every field but mono_ns is
  * equal, and the terms are, unless one is 0 (an entry that is no batch

@@ -13,15 +13,25 @@
 
 /* --- S1, S8, L3: one replay of the merged apply log ----------------------- */
 
+/* A GRANT's mode is its "mode" (applylog_shared()); in an apply log
+ * without modes, the rwlock workload's readers are told by their owner tag,
+ * APPLYLOG_OWNER_READER. Every other grant is exclusive. */
+
 struct waiter {
         uint64_t session;
         uint64_t seq;
 };
 
-/* A lock during the replay. */
-struct lockstate {
-        bool held;
+/* A live grant: a writer's, or one of the readers'. */
+struct holder {
         uint64_t session, token;
+        bool reader;
+};
+
+/* A lock during the replay: a writer, or any number of readers. */
+struct lockstate {
+        struct holder *holders;
+        size_t n_holders, cap_holders;
         struct waiter *queue; /* FIFO */
         size_t n_queue, cap_queue;
 };
@@ -30,7 +40,7 @@ struct replay {
         const struct run *r;
         struct lockstate *locks;          /* by name id */
         struct applylog_fact *by_session; /* grants by session, lock */
-        size_t n_grants, n_handoffs, n_queued;
+        size_t n_grants, n_shared, n_handoffs, n_queued;
         struct check_note s1, s8;
 };
 
@@ -59,21 +69,47 @@ static bool queue_remove(struct lockstate *l, uint64_t session, uint64_t seq)
         return false;
 }
 
+/* Remove holder `i` of `l`. */
+static void holder_remove(struct lockstate *l, size_t i)
+{
+        l->holders[i] = l->holders[--l->n_holders];
+}
+
+/* The live grant a GRANT of mode `reader` may not overlap, or NULL: any
+ * grant for a writer, a writer's for a reader. */
+static const struct holder *conflict(const struct lockstate *l, bool reader)
+{
+        size_t i;
+
+        for (i = 0; i < l->n_holders; i++) {
+                if (!reader || !l->holders[i].reader) {
+                        return &l->holders[i];
+                }
+        }
+        return NULL;
+}
+
 static void on_grant(struct replay *rp, const struct applylog_event *ev)
 {
         const struct run *r = rp->r;
         struct lockstate *l = &rp->locks[ev->lock];
         const char *name = run_name(r, ev->lock);
+        bool reader = applylog_shared(ev);
+        const struct holder *h = conflict(l, reader);
         uint64_t end;
 
         rp->n_grants++;
-        /* S1: the previous grant must have ended. */
-        if (l->held) {
+        rp->n_shared += reader;
+        /* S1: the previous grant must have ended (readers only overlap
+         * readers). */
+        if (h != NULL) {
                 check_note(&rp->s1,
-                           "lock %s: GRANT at index %" PRIu64
+                           "lock %s: GRANT (%s) at index %" PRIu64
                            " to session %" PRIu64 " while token %" PRIu64
-                           " of session %" PRIu64 " was live",
-                           name, ev->index, ev->session, l->token, l->session);
+                           " (%s) of session %" PRIu64 " was live",
+                           name, reader ? "shared" : "exclusive", ev->index,
+                           ev->session, h->token,
+                           h->reader ? "shared" : "exclusive", h->session);
         }
         /* S8: never to an ended session; a handoff (a grant made by another
          * session's RELEASE, CLOSE or EXPIRE) goes to the head of the
@@ -118,9 +154,33 @@ static void on_grant(struct replay *rp, const struct applylog_event *ev)
                                    ev->seq);
                 }
         }
-        l->held = true;
-        l->session = ev->session;
-        l->token = ev->token;
+        util_push((void **)&l->holders, &l->n_holders, &l->cap_holders,
+                  &(struct holder){ev->session, ev->token, reader},
+                  sizeof(struct holder));
+}
+
+/* A RELEASE ends the grant of its token and session (readers admitted
+ * together share a token); one of another token changes nothing here,
+ * S4 and S6 look at releases by token. */
+static void on_release(struct lockstate *l, const struct applylog_event *ev)
+{
+        size_t i, any = l->n_holders;
+
+        for (i = 0; i < l->n_holders; i++) {
+                if (l->holders[i].token != ev->token) {
+                        continue;
+                }
+                if (l->holders[i].session == ev->session) {
+                        holder_remove(l, i);
+                        return;
+                }
+                if (any == l->n_holders) {
+                        any = i;
+                }
+        }
+        if (any < l->n_holders) {
+                holder_remove(l, any);
+        }
 }
 
 /* END: the session's grants end with it (the state machine reports their
@@ -142,8 +202,13 @@ static void on_end(struct replay *rp, const struct applylog_event *ev)
                rp->by_session[lo].session == ev->session;
              lo++) {
                 struct lockstate *l = &rp->locks[rp->by_session[lo].lock];
-                if (l->held && l->session == ev->session) {
-                        l->held = false;
+                size_t i = 0;
+                while (i < l->n_holders) {
+                        if (l->holders[i].session == ev->session) {
+                                holder_remove(l, i);
+                        } else {
+                                i++;
+                        }
                 }
         }
 }
@@ -160,10 +225,8 @@ static void replay_event(struct replay *rp, const struct applylog_event *ev)
                 }
                 break;
         case APPLYLOG_RELEASE:
-                /* A RELEASE of another token than the live one changes
-                 * nothing here; S4 and S6 look at releases by token. */
-                if (l != NULL && l->held && l->token == ev->token) {
-                        l->held = false;
+                if (l != NULL) {
+                        on_release(l, ev);
                 }
                 break;
         case APPLYLOG_QUEUE:
@@ -202,7 +265,7 @@ void check_replay(const struct run *r, struct check_result *s1,
         const struct applylog *a = &r->applylog;
         struct replay rp;
         struct check_note left = {0, ""};
-        size_t i, j, n, held = 0, waiting = 0, state = 0;
+        size_t i, j, n, n_held = 0, waiting = 0, state = 0;
 
         memset(&rp, 0, sizeof rp);
         rp.r = r;
@@ -223,14 +286,17 @@ void check_replay(const struct run *r, struct check_result *s1,
         }
         for (i = 0; i < r->names.n; i++) {
                 struct lockstate *l = &rp.locks[i];
-                if (l->held && l->n_queue == 0 && run_state_lock(r, (int)i)) {
+                bool held = l->n_holders > 0;
+                if (held && l->n_queue == 0 && run_state_lock(r, (int)i)) {
                         state++; /* --state's ballast, held by design */
-                } else if (l->held) {
-                        held++;
+                } else if (held) {
+                        n_held++;
                         check_note(&left,
                                    "lock %s held by session %" PRIu64
-                                   " (token %" PRIu64 ")",
-                                   run_name(r, (int)i), l->session, l->token);
+                                   " (token %" PRIu64 ")%s",
+                                   run_name(r, (int)i), l->holders[0].session,
+                                   l->holders[0].token,
+                                   l->n_holders > 1 ? " and others" : "");
                 }
                 if (l->n_queue > 0) {
                         waiting += l->n_queue;
@@ -241,15 +307,16 @@ void check_replay(const struct run *r, struct check_result *s1,
                                    l->queue[0].session);
                 }
                 free(l->queue);
+                free(l->holders);
         }
         if (rp.s1.count > 0) {
                 check_set(s1, CHECK_FAIL, "%s (%zu overlapping grants)",
                           rp.s1.first, rp.s1.count);
         } else {
-                check_set(
-                    s1, CHECK_PASS,
-                    "%zu grants over %zu indexes, each ended before the next",
-                    rp.n_grants, a->n_merged);
+                check_set(s1, CHECK_PASS,
+                          "%zu grants over %zu indexes, each ended before "
+                          "the next (%zu shared grants: readers together)",
+                          rp.n_grants, a->n_merged, rp.n_shared);
         }
         if (rp.s8.count > 0) {
                 check_set(s8, CHECK_FAIL, "%s (%zu violations)", rp.s8.first,
@@ -265,7 +332,7 @@ void check_replay(const struct run *r, struct check_result *s1,
                           "queued; %s",
                           a->n_merged > 0 ? a->merged[a->n_merged - 1].index
                                           : 0,
-                          held, waiting, left.first);
+                          n_held, waiting, left.first);
         } else {
                 check_set(l3, CHECK_PASS,
                           "at index %" PRIu64 " every lock is free and every "

@@ -21,6 +21,7 @@ struct acq {
         uint64_t process;
         int worker;
         int64_t invoke_ns, complete_ns;
+        bool shared; /* an acquire of the read lock */
 };
 
 static int cmp_acq_complete(const void *p, const void *q)
@@ -65,9 +66,9 @@ static struct acq *ok_acquires(const struct run *r, size_t *n)
                 const struct history_op *h = &r->history.ops[i];
                 if (h->f == HISTORY_ACQUIRE && h->type == HISTORY_OK &&
                     h->key >= 0 && h->has_token) {
-                        struct acq a = {h->key,        h->token,  h->session,
-                                        h->process,    h->worker, h->invoke_ns,
-                                        h->complete_ns};
+                        struct acq a = {h->key,         h->token,  h->session,
+                                        h->process,     h->worker, h->invoke_ns,
+                                        h->complete_ns, h->shared};
                         util_push((void **)&v, n, &cap, &a, sizeof a);
                 }
         }
@@ -147,8 +148,8 @@ void check_s3(const struct run *r, struct check_result *res)
 
         for (i = 0; i < n; i++) {
                 bool logged;
-                const struct applylog_event *g =
-                    check_grant_at(r, v[i].key, v[i].token, &logged);
+                const struct applylog_event *g = check_grant_of(
+                    r, v[i].key, v[i].token, v[i].session, &logged);
                 /* Every command leaves at least a RESULT, so an index inside
                  * the logged range that no node logged was no command (a
                  * barrier, a configuration): surely no grant. Outside the
@@ -178,11 +179,13 @@ void check_s3(const struct run *r, struct check_result *res)
                 }
         }
         /* One token, one session: a process is one handle, so two processes
-         * reporting a token are two sessions. */
+         * reporting a token are two sessions. Only readers admitted
+         * together share one. */
         util_sort(v, n, sizeof *v, cmp_acq_token);
         for (i = 1; i < n; i++) {
                 const struct acq *x = &v[i - 1], *y = &v[i];
-                if (x->key != y->key || x->token != y->token) {
+                if (x->key != y->key || x->token != y->token ||
+                    (x->shared && y->shared)) {
                         continue;
                 }
                 if (x->process != y->process ||
@@ -206,32 +209,14 @@ void check_s3(const struct run *r, struct check_result *res)
                 check_set(
                     res, CHECK_PASS,
                     "%zu ok acquires: each a committed GRANT to its session "
-                    "at index = token, tokens unique",
+                    "at index = token, tokens unique but readers' admitted "
+                    "together",
                     n);
         }
         free(v);
 }
 
 /* --- S6 ------------------------------------------------------------------- */
-
-/* The index where grant `token` of `lock` ended: its first RELEASE event
- * (any cause), else its session's END; 0 if it never ended. */
-static uint64_t grant_end(const struct run *r, int lock, uint64_t token,
-                          uint64_t session)
-{
-        size_t n, i;
-        const struct applylog_fact *f =
-            applylog_releases(&r->applylog, lock, token, &n);
-        const struct applylog_fact *end;
-
-        for (i = 0; i < n; i++) {
-                if (f[i].type == APPLYLOG_RELEASE) {
-                        return f[i].index;
-                }
-        }
-        end = applylog_end(&r->applylog, session);
-        return end != NULL && end->index >= token ? end->index : 0;
-}
 
 void check_s6(const struct run *r, struct check_result *res,
               struct check_stats *st)
@@ -242,40 +227,43 @@ void check_s6(const struct run *r, struct check_result *res,
 
         for (i = 0; i < rl->n; i++) {
                 const struct reglog_line *l = &rl->lines[i];
-                const struct applylog_event *gt, *gm;
-                bool logged_t, logged_m;
-                uint64_t ended;
+                const struct applylog_event *gm, *live;
+                uint64_t bound = reglog_bound(l);
+                bool logged_m;
+                int ended;
 
-                if (l->ok || l->token >= l->max) {
+                if (l->ok || l->token >= bound) {
                         continue;
                 }
                 stale++;
-                /* The register key is the lock's name. */
-                gt = check_grant_at(r, l->key, l->token, &logged_t);
-                gm = check_grant_at(r, l->key, l->max, &logged_m);
-                if (gt == NULL || gm == NULL) {
+                /* The register key is the lock's name. A writer's request
+                 * is fenced by every token seen, a reader's by the writers'
+                 * (reglog_bound()): either way, a correct lock service
+                 * ended every grant made at the refused token before it
+                 * made the grant of the bound. */
+                gm = check_grant_at(r, l->key, bound, &logged_m);
+                ended = check_grants_ended(r, l->key, l->token, bound, &live);
+                if (gm == NULL || ended < 0) {
                         check_note(&unknown,
                                    "register %s: no GRANT of token %" PRIu64
                                    " or %" PRIu64 " in the apply logs",
-                                   run_name(r, l->key), l->token, l->max);
+                                   run_name(r, l->key), l->token, bound);
                         continue;
                 }
-                /* A handoff ends the old grant and makes the new one in the
-                 * same entry, RELEASE first: ending at index m is in time. */
-                ended = grant_end(r, l->key, l->token, gt->session);
-                if (ended != 0 && ended <= l->max) {
+                if (ended > 0) {
                         saves++;
                         continue;
                 }
                 check_note(&bad,
-                           "register %s: w%d's token %" PRIu64
-                           " refused (max %" PRIu64 "), but grant %" PRIu64
-                           " (session %" PRIu64 ") %s when grant %" PRIu64
-                           " (session %" PRIu64 ") was made: overlap",
-                           run_name(r, l->key), l->worker, l->token, l->max,
-                           l->token, gt->session,
-                           ended == 0 ? "never ended" : "had not ended", l->max,
-                           gm->session);
+                           "register %s: w%d's %s %s with token %" PRIu64
+                           " refused (bound %" PRIu64 "), but grant %" PRIu64
+                           " (session %" PRIu64 ") had not ended when grant "
+                           "%" PRIu64 " (session %" PRIu64
+                           ") was made: overlap (register.log:%u)",
+                           run_name(r, l->key), l->worker,
+                           l->reader ? "reader's" : "writer's",
+                           reglog_op_name(l->op), l->token, bound, l->token,
+                           live->session, bound, gm->session, l->line);
         }
         st->fencing_saves = saves;
         if (bad.count > 0) {

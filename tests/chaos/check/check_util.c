@@ -62,6 +62,83 @@ const struct applylog_event *check_grant_at(const struct run *r, int lock,
         return NULL;
 }
 
+/* The GRANT at index `token` of `lock` to `session`, else the first. */
+const struct applylog_event *check_grant_of(const struct run *r, int lock,
+                                            uint64_t token, uint64_t session,
+                                            bool *logged)
+{
+        const struct applylog_ref *ref = applylog_find(&r->applylog, token);
+        const struct applylog_event *ev, *first = NULL;
+        size_t n, i;
+
+        *logged = ref != NULL;
+        if (ref == NULL) {
+                return NULL;
+        }
+        ev = applylog_events(&r->applylog, ref, &n);
+        for (i = 0; i < n; i++) {
+                if (ev[i].type != APPLYLOG_GRANT || ev[i].lock != lock ||
+                    ev[i].token != token) {
+                        continue;
+                }
+                if (ev[i].session == session) {
+                        return &ev[i];
+                }
+                if (first == NULL) {
+                        first = &ev[i];
+                }
+        }
+        return first;
+}
+
+/* The index where grant `token` of `lock` to `session` ended, or 0. */
+uint64_t check_grant_end(const struct run *r, int lock, uint64_t token,
+                         uint64_t session)
+{
+        size_t n, i;
+        const struct applylog_fact *f =
+            applylog_releases(&r->applylog, lock, token, &n);
+        const struct applylog_fact *end;
+
+        for (i = 0; i < n; i++) {
+                if (f[i].type == APPLYLOG_RELEASE && f[i].session == session) {
+                        return f[i].index;
+                }
+        }
+        end = applylog_end(&r->applylog, session);
+        return end != NULL && end->index >= token ? end->index : 0;
+}
+
+/* Whether every grant of `lock` at index `token` had ended by `by`. */
+int check_grants_ended(const struct run *r, int lock, uint64_t token,
+                       uint64_t by, const struct applylog_event **live)
+{
+        const struct applylog_ref *ref = applylog_find(&r->applylog, token);
+        const struct applylog_event *ev;
+        size_t n, i;
+        int found = -1;
+
+        *live = NULL;
+        if (ref == NULL) {
+                return -1;
+        }
+        ev = applylog_events(&r->applylog, ref, &n);
+        for (i = 0; i < n; i++) {
+                uint64_t ended;
+                if (ev[i].type != APPLYLOG_GRANT || ev[i].lock != lock ||
+                    ev[i].token != token) {
+                        continue;
+                }
+                found = 1;
+                ended = check_grant_end(r, lock, token, ev[i].session);
+                if (ended == 0 || ended > by) {
+                        *live = &ev[i];
+                        return 0;
+                }
+        }
+        return found;
+}
+
 /* Whether `ev` comes after the END of its session. */
 bool check_after_end(const struct run *r, const struct applylog_event *ev,
                      uint64_t *end_index)

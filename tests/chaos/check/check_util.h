@@ -31,6 +31,26 @@ double check_secs(int64_t ns);
 const struct applylog_event *check_grant_at(const struct run *r, int lock,
                                             uint64_t token, bool *logged);
 
+/* As check_grant_at(), but readers admitted together share a token: the
+ * GRANT at that index to `session` if there is one, else the first. */
+const struct applylog_event *check_grant_of(const struct run *r, int lock,
+                                            uint64_t token, uint64_t session,
+                                            bool *logged);
+
+/* The index where the grant `token` of `lock` to `session` ended: its
+ * first RELEASE event (any cause), else its session's END; 0 if it never
+ * ended. */
+uint64_t check_grant_end(const struct run *r, int lock, uint64_t token,
+                         uint64_t session);
+
+/* Whether every grant of `lock` made at index `token` (one, or readers
+ * admitted together) had ended at index `by` or before (a handoff ends the
+ * old grant and makes the new one in one entry, RELEASE first): 1 yes, 0
+ * no (`*live` is one that had not: its GRANT event), -1 when the apply
+ * logs hold no GRANT there. */
+int check_grants_ended(const struct run *r, int lock, uint64_t token,
+                       uint64_t by, const struct applylog_event **live);
+
 /* Whether `ev` comes after the END of its session (then `*end_index` is
  * the END's index). */
 bool check_after_end(const struct run *r, const struct applylog_event *ev,

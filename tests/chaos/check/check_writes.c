@@ -42,7 +42,8 @@ struct regkey {
         size_t writes;
         uint64_t value;
         uint64_t version;
-        uint64_t token; /* the highest accepted */
+        uint64_t token;  /* the highest accepted */
+        uint64_t wtoken; /* the highest accepted of a writer's request */
         bool any;
         int last_worker;
         uint64_t last_token;
@@ -175,17 +176,24 @@ void check_s5(const struct run *r, struct check_result *res)
                 if (!k->any) {
                         n_keys++;
                 }
-                if (k->any && l->token < k->token) {
+                /* A writer's request after any higher token, a reader's
+                 * after a writer's higher one (readers hold together). */
+                if (k->any && l->token < (l->reader ? k->wtoken : k->token)) {
                         check_note(&bad,
-                                   "register %s: w%d's %s with token %" PRIu64
-                                   " accepted after token %" PRIu64
+                                   "register %s: w%d's %s %s with token "
+                                   "%" PRIu64 " accepted after %stoken %" PRIu64
                                    " (register.log:%u)",
                                    run_name(r, l->key), l->worker,
-                                   l->write ? "write" : "read", l->token,
-                                   k->token, l->line);
+                                   l->reader ? "reader's" : "writer's",
+                                   reglog_op_name(l->op), l->token,
+                                   l->reader ? "a writer's " : "",
+                                   l->reader ? k->wtoken : k->token, l->line);
                 }
                 if (!k->any || l->token > k->token) {
                         k->token = l->token;
+                }
+                if (!l->reader && l->token > k->wtoken) {
+                        k->wtoken = l->token;
                 }
                 k->any = true;
                 if (!l->write) {
@@ -225,9 +233,10 @@ void check_s5(const struct run *r, struct check_result *res)
         } else {
                 check_set(
                     res, CHECK_PASS,
-                    "%zu accepted writes on %zu keys: tokens non-decreasing, "
-                    "every write based on the current version (%zu "
-                    "malformed or torn register lines skipped)",
+                    "%zu accepted writes on %zu keys: tokens non-decreasing "
+                    "(readers': never below a writer's), every write based on "
+                    "the current version (%zu malformed or torn register "
+                    "lines skipped)",
                     writes, n_keys, rl->n_bad + rl->n_torn);
         }
         free(keys);

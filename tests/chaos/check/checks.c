@@ -5,8 +5,11 @@
  * evidence is missing, PASS otherwise; the detail names the first problem
  * and counts the rest):
  *
- * S1  Per lock, a GRANT while an earlier grant is live fails. A grant ends
- *     at the RELEASE of its token or at the END of its session.
+ * S1  Per lock, a GRANT while an earlier grant is live fails, but a
+ *     reader's while only readers hold (applylog_shared(): mode shared, or
+ *     in a log without modes the owner tag APPLYLOG_OWNER_READER). A grant
+ *     ends at the RELEASE of its token and session or at the END of its
+ *     session.
  * S2  Per lock, for ok acquires A and B with A completed before B was
  *     invoked, token(A) < token(B); equal tokens of one session are a
  *     reentrant acquire.
@@ -14,21 +17,27 @@
  *     session (unless the history has no session for it). An index inside
  *     the logged range that no node logged cannot be a grant (every command
  *     leaves a RESULT); one outside it is UNKNOWN. Two processes (or two
- *     named sessions) told the same token of a lock fail.
+ *     named sessions) told the same token of a lock fail, unless both
+ *     acquired it shared (readers admitted together).
  * S4  Each ok release has a RELEASE command of that lock and token in the
  *     log (its RELEASE event, or for a reentrant hold its successful
  *     RESULT); each ok close an END of its session; each ok write an
  *     accepted register write of that worker, key, value and base version;
  *     and each register key ends at value = its number of accepted writes
  *     (each write is the value read + 1). Missing logs make it UNKNOWN.
- * S5  Per register key, in log order: accepted tokens never go down, and
+ * S5  Per register key, in log order: accepted tokens never go down (a
+ *     reader's only never below a writer's: readers hold together), and
  *     each accepted write's base version is the version current then
  *     (else a lost update, reported with the writer it overwrote).
- * S6  Each refusal (token t < max m) is a fencing save when grant t of that
- *     lock ended (its RELEASE, or its session's END) at an index <= m:
- *     a handoff releases and grants in one entry, release first. Otherwise
- *     the two grants overlapped: FAIL. Grants not found: UNKNOWN.
- * S7  Per lock, lincheck_run() over the operations of linops.h.
+ * S6  Each refusal (token t below the bound m: the highest token for a
+ *     writer's request, the highest writer's for a reader's) is a fencing
+ *     save when every grant of that lock made at index t ended (its
+ *     RELEASE, or its session's END) at an index <= m: a handoff releases
+ *     and grants in one entry, release first. Otherwise the two grants
+ *     overlapped: FAIL. Grants not found: UNKNOWN.
+ * S7  Per lock, lincheck_run() over the operations of linops.h; locks the
+ *     history acquired shared are left to S1 and S11 (the model is a
+ *     mutex).
  * S8  Per lock, replaying QUEUE, UNQUEUE and GRANT: a handoff (a GRANT
  *     made by another command than the waiter's own ACQUIRE) goes to the
  *     head of the queue; a GRANT made by the acquirer's own ACQUIRE finds
@@ -42,6 +51,16 @@
  *     completion before T, a lease end after T. (b) After a session's END
  *     only refusals happen to it: UNQUEUE, a RESULT with an error, or a
  *     retried CLOSE answered CLOSED again.
+ * S11 Per register key that holders ENTER and LEAVE (the rwlock workload),
+ *     in log order: a holder is inside from its accepted ENTER to its LEAVE
+ *     or a refusal. An accepted ENTER of a writer while anyone is inside,
+ *     or of a reader while a writer is, fails when the one inside has a
+ *     token not below the newcomer's (the register let both in); with a
+ *     lower token the one inside is turned out (the register refuses it
+ *     from now on), which is a fencing save when its grant ended by the
+ *     newcomer's (as S6), else FAIL; grants not found: UNKNOWN. A holder
+ *     turned out whose request is accepted later fails (a stale holder let
+ *     in: fencing off).
  * L1  After the last heal-all, every worker has an ok acquire and an ok
  *     release marked phase=final completing within 15 s of it.
  * L2  Between successive ok completions (all workers, all operations) a
@@ -53,8 +72,8 @@
  *     "LeakSanitizer".
  *
  * The checkers are in check_replay.c (S1, S8, L3), check_tokens.c (S2, S3,
- * S6), check_writes.c (S4, S5), check_nodes.c (S9, S10) and check_live.c
- * (L1, L2, L4); S7 is here, a call of lincheck.c.
+ * S6), check_writes.c (S4, S5), check_nodes.c (S9, S10), check_rw.c
+ * (S11) and check_live.c (L1, L2, L4); S7 is here, a call of lincheck.c.
  */
 #include "checks.h"
 
@@ -67,6 +86,7 @@
 #include "check_live.h"
 #include "check_nodes.h"
 #include "check_replay.h"
+#include "check_rw.h"
 #include "check_tokens.h"
 #include "check_util.h"
 #include "check_writes.h"
@@ -75,8 +95,8 @@
 #include "util.h"
 
 static const char *const names[CHECK_COUNT] = {
-    "S1", "S2", "S3",  "S4", "S5", "S6", "S7",
-    "S8", "S9", "S10", "L1", "L2", "L3", "L4",
+    "S1", "S2",  "S3",  "S4", "S5", "S6", "S7", "S8",
+    "S9", "S10", "S11", "L1", "L2", "L3", "L4",
 };
 
 static const char *const verdicts[] = {"PASS", "FAIL", "UNKNOWN"};
@@ -128,7 +148,7 @@ int checks_exit_status(const struct check_result res[CHECK_COUNT])
 
         for (i = 0; i < CHECK_COUNT; i++) {
                 if (res[i].verdict == CHECK_FAIL) {
-                        if (i <= CHECK_S10) {
+                        if (i <= CHECK_S11) {
                                 safety = true;
                         } else {
                                 liveness = true;
@@ -148,12 +168,28 @@ int checks_exit_status(const struct check_result res[CHECK_COUNT])
 
 /* --- S7 ------------------------------------------------------------------- */
 
+/* The read/write locks: those the history acquired shared. */
+static bool *shared_locks(const struct run *r)
+{
+        bool *shared = util_calloc(r->names.n, sizeof *shared);
+        size_t i;
+
+        for (i = 0; i < r->history.n; i++) {
+                const struct history_op *h = &r->history.ops[i];
+                if (h->f == HISTORY_ACQUIRE && h->shared && h->key >= 0) {
+                        shared[h->key] = true;
+                }
+        }
+        return shared;
+}
+
 static void check_s7(const struct run *r, const struct check_options *o,
                      struct check_result *res)
 {
         struct linops lo;
         struct check_note bad = {0, ""}, unknown = {0, ""};
-        size_t i, fast = 0;
+        bool *shared = shared_locks(r);
+        size_t i, fast = 0, n_rw = 0, n_ops = 0;
         uint64_t explored = 0;
 
         linops_build(&lo, r);
@@ -162,6 +198,13 @@ static void check_s7(const struct run *r, const struct check_options *o,
                 struct lincheck_result out;
                 int rv;
 
+                /* The model is a mutex: S1 and S11 check read/write
+                 * locks. */
+                if (shared[k->key]) {
+                        n_rw++;
+                        continue;
+                }
+                n_ops += k->n;
                 memset(&out, 0, sizeof out);
                 rv = lincheck_run(lo.ops + k->first, k->n, o->budget, &out);
                 explored += out.explored;
@@ -181,20 +224,27 @@ static void check_s7(const struct run *r, const struct check_options *o,
         if (bad.count > 0) {
                 check_set(res, CHECK_FAIL,
                           "%s (%zu of %zu locks not linearizable)", bad.first,
-                          bad.count, lo.n_keys);
+                          bad.count, lo.n_keys - n_rw);
         } else if (unknown.count > 0) {
                 check_set(res, CHECK_UNKNOWN, "%s (%zu of %zu locks undecided)",
-                          unknown.first, unknown.count, lo.n_keys);
+                          unknown.first, unknown.count, lo.n_keys - n_rw);
+        } else if (n_rw > 0 && n_rw == lo.n_keys) {
+                check_set(res, CHECK_PASS,
+                          "no exclusive lock: %zu read/write locks left to S1 "
+                          "and S11",
+                          n_rw);
         } else {
                 check_set(
                     res, CHECK_PASS,
                     "%zu locks, %zu ops linearizable (%zu locks by the index "
                     "fast path, %" PRIu64 " search states; %zu synthetic "
-                    "ops, %zu unknown acquires placed by the apply logs)",
-                    lo.n_keys, lo.n, fast, explored, lo.n_synthetic,
-                    lo.n_attributed);
+                    "ops, %zu unknown acquires placed by the apply logs)%s",
+                    lo.n_keys - n_rw, n_ops, fast, explored, lo.n_synthetic,
+                    lo.n_attributed,
+                    n_rw > 0 ? "; read/write locks left to S1 and S11" : "");
         }
         linops_free(&lo);
+        free(shared);
 }
 
 /* --- all ------------------------------------------------------------------ */
@@ -257,6 +307,7 @@ void checks_run(const struct run *r, const struct check_options *o,
         check_s7(r, o, &res[CHECK_S7]);
         check_s9(r, &res[CHECK_S9]);
         check_s10(r, &res[CHECK_S10]);
+        check_s11(r, &res[CHECK_S11]);
         check_l1(r, &res[CHECK_L1], st);
         check_l2(r, &res[CHECK_L2], st);
         check_l4(r, &res[CHECK_L4]);

@@ -104,6 +104,10 @@ static void take_fields(struct history_op *op, const struct util_kv *kv,
             strcmp(v, "final") == 0) {
                 op->final = true;
         }
+        if ((v = util_kv_get(kv, n, "mode")) != NULL &&
+            strcmp(v, "shared") == 0) {
+                op->shared = true;
+        }
 }
 
 static void parse_line(struct parse *ps, char *line, unsigned lineno)

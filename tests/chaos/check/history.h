@@ -54,6 +54,7 @@ struct history_op {
         bool has_token, has_holder, has_value, has_version, has_index;
         bool has_lease;
         bool final;    /* phase=final on the invoke or the completion */
+        bool shared;   /* mode=shared: an acquire of the read lock */
         unsigned file; /* index into struct history.files */
         unsigned line; /* line number of the invoke, from 1 */
 };

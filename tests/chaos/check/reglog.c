@@ -8,6 +8,23 @@
 
 #define MAX_FIELDS 16
 
+static const char *const op_names[] = {
+    [REGLOG_READ] = "read",
+    [REGLOG_WRITE] = "write",
+    [REGLOG_ENTER] = "enter",
+    [REGLOG_LEAVE] = "leave",
+};
+
+const char *reglog_op_name(int op)
+{
+        return op >= 0 && op <= REGLOG_LEAVE ? op_names[op] : "?";
+}
+
+uint64_t reglog_bound(const struct reglog_line *l)
+{
+        return l->reader ? l->wmax : l->max;
+}
+
 static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
 {
         struct util_kv kv[MAX_FIELDS];
@@ -15,7 +32,10 @@ static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
         const char *op = util_kv_get(kv, n, "op");
         const char *key = util_kv_get(kv, n, "key");
         const char *result = util_kv_get(kv, n, "result");
+        const char *mode = util_kv_get(kv, n, "mode");
+        const char *wmax = util_kv_get(kv, n, "wmax");
         int64_t w;
+        int i;
 
         if (op == NULL || key == NULL || result == NULL ||
             !util_parse_i64(util_kv_get(kv, n, "t"), &l->t) ||
@@ -27,9 +47,23 @@ static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
             !util_parse_u64(util_kv_get(kv, n, "based"), &l->based)) {
                 return false;
         }
-        if (strcmp(op, "write") == 0) {
-                l->write = true;
-        } else if (strcmp(op, "read") != 0) {
+        for (i = 0; i <= REGLOG_LEAVE; i++) {
+                if (strcmp(op, op_names[i]) == 0) {
+                        break;
+                }
+        }
+        if (i > REGLOG_LEAVE) {
+                return false;
+        }
+        l->op = i;
+        l->write = i == REGLOG_WRITE;
+        if (mode != NULL && strcmp(mode, "r") == 0) {
+                l->reader = true;
+        } else if (mode != NULL && strcmp(mode, "w") != 0) {
+                return false;
+        }
+        l->wmax = l->max;
+        if (wmax != NULL && !util_parse_u64(wmax, &l->wmax)) {
                 return false;
         }
         if (strcmp(result, "ok") == 0) {

@@ -9,17 +9,31 @@
 
 #include "util.h"
 
+/* What a request asked (op=). */
+enum reglog_op {
+        REGLOG_READ = 0,
+        REGLOG_WRITE,
+        REGLOG_ENTER, /* the rwlock workload: a holder says it is inside */
+        REGLOG_LEAVE, /* ... and that it left */
+};
+
 /* One request:
- * t= w= op=<read|write> key= token= result=<ok|stale> max= value= version=
- * based= (max: the key's highest token before it; version: after it). */
+ * t= w= op=<read|write|enter|leave> key= token= result=<ok|stale> max=
+ * value= version= based= [mode=<r|w> wmax=] (max: the key's highest token
+ * before it; wmax: the highest token of a writer's request before it;
+ * version: after it). A line without mode= is a writer's (the counter's),
+ * one without wmax= has wmax = max. */
 struct reglog_line {
         int64_t t;
         int worker;
-        bool write;
-        bool ok; /* result=ok: accepted */
-        int key; /* id in the run's names */
+        int op;      /* enum reglog_op */
+        bool write;  /* op == REGLOG_WRITE */
+        bool reader; /* mode=r: a reader's request */
+        bool ok;     /* result=ok: accepted */
+        int key;     /* id in the run's names */
         uint64_t token;
         uint64_t max;
+        uint64_t wmax;
         uint64_t value;
         uint64_t version;
         uint64_t based;
@@ -43,5 +57,12 @@ int reglog_load(struct reglog *r, const char *path, struct util_strtab *keys,
 
 /* Free what reglog_load() allocated (accepts a zeroed struct). */
 void reglog_free(struct reglog *r);
+
+/* The token that fenced `l`: wmax for a reader's request, max for a
+ * writer's. A request is refused exactly when its token is below it. */
+uint64_t reglog_bound(const struct reglog_line *l);
+
+/* "read", "write", "enter", "leave". */
+const char *reglog_op_name(int op);
 
 #endif /* CHAOS_CHECK_REGLOG_H */

@@ -194,11 +194,16 @@ register_start() {
         return 1
 }
 
-# Worker $1 (workload $2, $3 keys).
+# Worker $1 (workload $2, $3 keys). rwlock-bug is the rwlock workload with
+# its writers holding only the read lock (a negative control).
 worker_start() {
         local j=$1 w=$2 k=$3 cmd
         cmd="$(ns_exec "w$j")$WORKER_BIN --id $j --endpoints $ENDPOINTS"
-        cmd="$cmd --history $RUN/history/w$j.log --workload $w --keys $k"
+        if [ "$w" = rwlock-bug ]; then
+                cmd="$cmd --history $RUN/history/w$j.log --workload rwlock --bug-writer-shared --keys $k"
+        else
+                cmd="$cmd --history $RUN/history/w$j.log --workload $w --keys $k"
+        fi
         cmd="$cmd --ttl $TTL_MS --seed $((SEED * 100 + j))"
         [ "$USE_REGISTER" = 1 ] && cmd="$cmd --register $SOCK"
         cmd="$cmd --final-file $RUN/final --epoch-ms $EPOCH_MS --epoch-base-ns $EPOCH_BASE"
