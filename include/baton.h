@@ -72,7 +72,8 @@ extern "C" {
         X(EKIND,            -39, "the name is in use by another kind of lock") \
         X(EPERMITS,         -40, "the semaphore exists with another number of permits") \
         X(ETOOMANYPERMITS,  -41, "more permits than the cluster allows (max-permits)") \
-        X(EHELD,            -42, "the owner already holds permits of this semaphore")
+        X(EHELD,            -42, "the owner already holds permits of this semaphore") \
+        X(ETOOMANYHOLDERS,  -43, "too many holders of this lock (max-holders-per-lock)")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,

@@ -94,11 +94,12 @@ static void grant(const struct step *st, struct hold *h)
         l->entry_writer |= h->mode == COMMAND_MODE_EXCLUSIVE;
 }
 
-bool grant_admissible(const struct lock *l)
+bool grant_admissible(const struct lockfsm *f, const struct lock *l)
 {
         const struct hold *w;
 
-        if (l->n_waiters == 0) {
+        if (l->n_waiters == 0 ||
+            l->n_holders >= f->limits.max_holders_per_lock) {
                 return false;
         }
         w = QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
@@ -114,7 +115,7 @@ bool grant_admissible(const struct lock *l)
 
 void grant_next(const struct step *st, struct lock *l)
 {
-        while (grant_admissible(l)) {
+        while (grant_admissible(st->f, l)) {
                 struct hold *w =
                     QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
                 if (!entry_allows(l, w->mode)) {
@@ -340,6 +341,11 @@ void grant_acquire(const struct step *st, struct session *s,
             (how = l->mode == COMMAND_MODE_SEMAPHORE
                        ? admit_permits(st, s, l, res)
                        : admit_existing(st, s, l, res)) == ADMIT_DONE) {
+                return;
+        }
+        if (how == ADMIT_NOW && l != NULL &&
+            l->n_holders >= f->limits.max_holders_per_lock) {
+                step_reject(res, BATON_ETOOMANYHOLDERS);
                 return;
         }
         if (s->n_holds >= f->limits.max_locks_per_session) {

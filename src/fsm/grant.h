@@ -38,9 +38,11 @@ void grant_unwait(const struct step *st, struct session *s, int status,
                   struct lockfsm_result *res);
 
 /* Whether the head of `l`'s queue could be admitted now: a writer when no
- * one holds `l`, a reader when no writer does. Between entries only a
+ * one holds `l`, a reader when no writer does, a semaphore's waiter when
+ * its permits are free; a reader or a semaphore's waiter only while `l`
+ * has fewer than max_holders_per_lock grants. Between entries only a
  * deferred lock's can (lockfsm.c). */
-bool grant_admissible(const struct lock *l);
+bool grant_admissible(const struct lockfsm *f, const struct lock *l);
 
 /* Admit the head of `l`'s queue while it can be: a writer alone, or a
  * reader and every reader behind it up to the next writer, each granted

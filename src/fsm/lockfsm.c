@@ -26,6 +26,7 @@ void lockfsm_limits_default(struct lockfsm_limits *l)
         l->min_ttl_ms = 1;
         l->max_ttl_ms = 3600 * 1000;
         l->max_permits = 4096;
+        l->max_holders_per_lock = 65536;
 }
 
 static bool limits_valid(const struct lockfsm_limits *l)
@@ -33,7 +34,7 @@ static bool limits_valid(const struct lockfsm_limits *l)
         return l->max_sessions > 0 && l->max_locks_per_session > 0 &&
                l->max_inflight > 0 && l->max_inflight <= 255 &&
                l->min_ttl_ms > 0 && l->min_ttl_ms <= l->max_ttl_ms &&
-               l->max_permits > 0;
+               l->max_permits > 0 && l->max_holders_per_lock > 0;
 }
 
 struct lockfsm *lockfsm_create(const struct lockfsm_limits *limits,
@@ -191,7 +192,7 @@ static void entry_end(struct lockfsm *f, uint64_t index)
                 queue_remove(&l->entry_link);
                 if (l->n_holders == 0 && l->n_waiters == 0) {
                         state_lock_drop(f, l);
-                } else if (grant_admissible(l)) {
+                } else if (grant_admissible(f, l)) {
                         defer(f, l);
                 }
         }
@@ -527,7 +528,7 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         if (n == 0 && l->n_waiters == 0) {
                 return "lock with neither holders nor waiters";
         }
-        if (grant_admissible(l) == queue_empty(&l->entry_link)) {
+        if (grant_admissible(f, l) == queue_empty(&l->entry_link)) {
                 return "a lock is deferred if and only if its queue's head "
                        "can be admitted: not so";
         }
@@ -610,7 +611,7 @@ const char *lockfsm_check(const struct lockfsm *f)
         QUEUE_FOREACH(q, &f->deferred)
         {
                 const struct lock *l = QUEUE_DATA(q, struct lock, entry_link);
-                if (!grant_admissible(l) || l->created <= last) {
+                if (!grant_admissible(f, l) || l->created <= last) {
                         return "deferred lock with no one to admit, or out "
                                "of order";
                 }

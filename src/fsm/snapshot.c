@@ -329,7 +329,7 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         if (l->n_holders == 0 && l->n_waiters == 0) {
                 return BATON_ECORRUPT;
         }
-        if (grant_admissible(l)) {
+        if (grant_admissible(f, l)) {
                 queue_push_tail(&f->deferred, &l->entry_link);
                 f->n_deferred++;
         }

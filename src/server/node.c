@@ -448,6 +448,7 @@ static void fsm_limits(const struct config *cfg, struct lockfsm_limits *limits)
         limits->max_locks_per_session = cfg->max_locks_per_session;
         limits->max_waiters_per_lock = cfg->max_waiters_per_lock;
         limits->max_permits = cfg->max_permits;
+        limits->max_holders_per_lock = cfg->max_holders_per_lock;
         limits->max_ttl_ms = cfg->max_ttl_ms;
 }
 

@@ -248,7 +248,7 @@ static bool m_permits_free(const struct model *m, const struct mlock *l,
  * its permits are free. */
 static bool m_admissible(const struct model *m, const struct mlock *l)
 {
-        if (l->nw == 0) {
+        if (l->nw == 0 || l->nh >= LIM_HOLDERS) {
                 return false;
         }
         if (l->semaphore) {
@@ -663,6 +663,9 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         if (l != NULL && (l->semaphore ? m_admit_permits(m, l, c, &now, &r)
                                        : m_admit(m, l, index, c, &now, &r))) {
                 return r;
+        }
+        if (now && l != NULL && l->nh >= LIM_HOLDERS) {
+                return rejected(BATON_ETOOMANYHOLDERS);
         }
         if (m_nlocks(m, c->session) >= LIM_LOCKS) {
                 return rejected(BATON_ETOOMANYLOCKS);

@@ -25,6 +25,7 @@ enum {
         LIM_MIN_TTL = 100,
         LIM_MAX_TTL = 10000,
         LIM_PERMITS = 4, /* a semaphore's permits at most */
+        LIM_HOLDERS = 3, /* grants of one lock at once */
 };
 
 /* Capacities of the model's plain arrays. A broken model variant (the

@@ -32,6 +32,7 @@ static const char *const all_keys[] = {
     "max-locks-per-session",
     "max-waiters-per-lock",
     "max-permits",
+    "max-holders-per-lock",
     "max-inflight-entries",
     "min-ttl-ms",
     "max-ttl-ms",

@@ -57,17 +57,18 @@ static const int codes[] = {
     BATON_EPERMITS,
     BATON_ETOOMANYPERMITS,
     BATON_EHELD,
+    BATON_ETOOMANYHOLDERS,
 };
 
 #define N_CODES (sizeof codes / sizeof codes[0])
 
-/* The codes are wire protocol: exactly -1..-42, contiguous, none skipped. */
+/* The codes are wire protocol: exactly -1..-43, contiguous, none skipped. */
 static void codes_are_contiguous(void **state)
 {
         size_t i;
 
         (void)state;
-        assert_int_equal(N_CODES, 42);
+        assert_int_equal(N_CODES, 43);
         for (i = 0; i < N_CODES; i++) {
                 assert_int_equal(codes[i], -(int)(i + 1));
         }
@@ -146,7 +147,7 @@ static void positive_codes_are_unknown(void **state)
 /* Negative codes beyond the table are unknown, down to INT_MIN. */
 static void out_of_range_codes_are_unknown(void **state)
 {
-        static const int negative[] = {-43,   -44,    -100,        -1000,
+        static const int negative[] = {-44,   -45,    -100,        -1000,
                                        -4096, -65536, INT_MIN + 1, INT_MIN};
         size_t i;
 
@@ -184,7 +185,8 @@ static void names_are_the_identifiers(void **state)
         assert_string_equal(baton_errname(-35), "BATON_ENOANSWER");
         assert_string_equal(baton_errname(-38), "BATON_EUPGRADE");
         assert_string_equal(baton_errname(-42), "BATON_EHELD");
-        assert_string_equal(baton_errname(-43), "BATON_E?");
+        assert_string_equal(baton_errname(-43), "BATON_ETOOMANYHOLDERS");
+        assert_string_equal(baton_errname(-44), "BATON_E?");
         assert_string_equal(baton_errname(1), "BATON_E?");
         assert_string_equal(baton_errname(INT_MIN), "BATON_E?");
 }

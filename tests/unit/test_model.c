@@ -137,6 +137,7 @@ static void limits(struct lockfsm_limits *l)
         l->min_ttl_ms = LIM_MIN_TTL;
         l->max_ttl_ms = LIM_MAX_TTL;
         l->max_permits = LIM_PERMITS;
+        l->max_holders_per_lock = LIM_HOLDERS;
 }
 
 static struct lockfsm *machine(struct evlog *log)

@@ -336,6 +336,44 @@ static void test_snapshot_keeps_modes(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
+/* max_holders_per_lock bounds the readers: one more that would be
+ * granted at once is refused by name; queued readers are admitted only up
+ * to it, and the rest as readers leave. */
+static void test_holder_limit(void **state)
+{
+        struct fsmtest *t = *state;
+        struct lockfsm_limits limits;
+        uint64_t s[6];
+        uint64_t tok;
+
+        fsmtest_close(t);
+        lockfsm_limits_default(&limits);
+        limits.max_holders_per_lock = 2;
+        fsmtest_init(t, &limits, NULL);
+        for (unsigned i = 0; i < 6; i++) {
+                s[i] = fsmtest_open(t, i + 1);
+        }
+        acq(t, s[0], 1, "x", R, 0);
+        tok = acq(t, s[1], 1, "x", R, 0).token;
+        assert_int_equal(acq(t, s[2], 1, "x", R, FOREVER).status,
+                         BATON_ETOOMANYHOLDERS);
+        assert_int_equal(acq(t, s[5], 1, "x", W, FOREVER).kind,
+                         PROTO_KIND_QUEUED);
+        for (unsigned i = 2; i < 5; i++) {
+                assert_int_equal(acq(t, s[i], 2, "x", R, FOREVER).kind,
+                                 PROTO_KIND_QUEUED);
+        }
+        rel(t, s[0], 2, "x", tok - 1);
+        rel(t, s[1], 2, "x", tok);
+        tok = granted(t, s[5], 1);
+        assert_true(tok > 0);
+        rel(t, s[5], 2, "x", tok);
+        assert_true(granted(t, s[2], 2) > 0 && granted(t, s[3], 2) > 0);
+        assert_int_equal(granted(t, s[4], 2), 0);
+        rel(t, s[2], 3, "x", granted(t, s[2], 2));
+        assert_int_equal(granted(t, s[4], 2), t->index);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -350,6 +388,7 @@ int main(void)
             T(test_release_takes_the_write_grant_first),
             T(test_unknown_mode_refused),
             T(test_snapshot_keeps_modes),
+            T(test_holder_limit),
         };
         return cmocka_run_group_tests_name("rwlock", tests, NULL, NULL);
 }
