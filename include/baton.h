@@ -592,6 +592,20 @@ BATON_API int baton_member_add(baton_client *c, uint64_t id,
                                const char *raft_address,
                                const char *client_address);
 
+/**
+ * End the session `session` at once, as if its TTL had run out (Consul's
+ * session destroy, Hazelcast's forceCloseSession): its locks are released
+ * and handed to their queues with higher tokens, its waits are dropped,
+ * and its client learns it as an expiry (on_lock_lost for each lock,
+ * BATON_EEXPIRED for its calls). For an operator: the client's
+ * certificate must have the admin role, and the apply log records its
+ * identity. Does not need a session of this handle. 0, or BATON_EEXPIRED /
+ * BATON_ECLOSED / BATON_ENOSESSION (the session had ended already, perhaps
+ * by an earlier attempt of this call whose answer was lost), BATON_EPERM
+ * (not an admin), BATON_EINVAL (`session` 0), BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_session_revoke(baton_client *c, uint64_t session);
+
 /** Remove a member. 0 or BATON_ECANTCHANGE, BATON_EINVAL, BATON_ENOANSWER. */
 BATON_API int baton_member_remove(baton_client *c, uint64_t id);
 

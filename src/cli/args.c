@@ -107,6 +107,8 @@ static const struct command {
     {"member", ARGS_MEMBER_LIST, 1, 4,
      "member list | member add ID RAFT CLIENT | member remove ID"},
     {"transfer", ARGS_TRANSFER, 1, 1, "transfer ID"},
+    {"session", ARGS_SESSION_CLOSE, 2, 2, "session close ID"},
+    {"revoke", ARGS_REVOKE, 1, 1, "revoke NAME"},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -441,6 +443,15 @@ static void operands(struct args *a, const struct command *c,
         case ARGS_TRANSFER:
                 number(a, "transfer: ID", ops->v[1], 0, UINT64_MAX, "", &a->id);
                 break;
+        case ARGS_SESSION_CLOSE:
+                if (strcmp(ops->v[1], "close") != 0) {
+                        bad(a, "session: unknown subcommand \"%s\" (close)",
+                            ops->v[1]);
+                        break;
+                }
+                number(a, "session close: ID", ops->v[2], 1, UINT64_MAX, "",
+                       &a->id);
+                break;
         case ARGS_CHECK:
         case ARGS_RELEASE:
                 snprintf(what, sizeof what, "%s: TOKEN", c->name);
@@ -534,7 +545,8 @@ int args_parse(struct args *a, int argc, char **argv)
         }
         if (ops.n == 0) {
                 bad(a, "no command (lock, sem, acquire, try, release, "
-                       "holder, check, list, status, member or transfer)");
+                       "holder, check, list, status, member, transfer, "
+                       "session or revoke)");
                 return ARGS_BAD;
         }
         if (c == NULL) {

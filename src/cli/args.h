@@ -22,7 +22,9 @@ enum args_command {
         ARGS_MEMBER_ADD,
         ARGS_MEMBER_REMOVE,
         ARGS_TRANSFER,
-        ARGS_SEM, /* lock's twin for a semaphore's permits */
+        ARGS_SEM,           /* lock's twin for a semaphore's permits */
+        ARGS_SESSION_CLOSE, /* session close ID */
+        ARGS_REVOKE,        /* revoke NAME: end the sessions that hold it */
 };
 
 /* What args_parse() asks the caller to do. */

@@ -72,7 +72,10 @@ static void usage(FILE *out)
             "  list [PREFIX]       held locks (whose names start with PREFIX)\n"
             "  status              every node's view of the cluster\n"
             "  member list | add ID RAFT CLIENT | remove ID\n"
-            "  transfer ID         hand leadership to ID (0: any)\n\n"
+            "  transfer ID         hand leadership to ID (0: any)\n"
+            "  session close ID    end session ID now, as its expiry would "
+            "(admin)\n"
+            "  revoke NAME         end the sessions that hold NAME (admin)\n\n"
             "Options go anywhere on the line, as --opt VALUE or --opt=VALUE;\n"
             "-- ends them. The cluster: --endpoints, else $BATON_ENDPOINTS,\n"
             "else " BATON_DEFAULT_ENDPOINTS ".\n"
@@ -306,6 +309,39 @@ static int cmd_hold(baton_client *c, const struct args *o, const char *name)
         return rv == 0 ? EXIT_OK : failed(o, "release", rv);
 }
 
+/* revoke NAME: end every session that holds NAME, each once, as an
+ * expiry would (its other locks go too). */
+static int cmd_revoke(baton_client *c, const struct args *o)
+{
+        static struct baton_grant grants[1000];
+        size_t n = 0, i, j, done = 0;
+        int rv = baton_holders(c, o->name, grants, 1000, &n, NULL);
+
+        if (rv != 0) {
+                return failed(o, "revoke", rv);
+        }
+        for (i = 0; i < n; i++) {
+                for (j = 0; j < i && grants[j].session != grants[i].session;
+                     j++) {
+                }
+                if (j < i) {
+                        continue; /* that session again */
+                }
+                rv = baton_session_revoke(c, grants[i].session);
+                if (rv != 0 && rv != BATON_EEXPIRED && rv != BATON_ECLOSED &&
+                    rv != BATON_ENOSESSION) {
+                        return failed(o, "revoke", rv);
+                }
+                print_revoked(stdout, o->json, o->name, &grants[i]);
+                done++;
+        }
+        if (done == 0) {
+                print_error(o->json, o->name, BATON_ENOTFOUND);
+                return EXIT_NO;
+        }
+        return EXIT_OK;
+}
+
 /* holder --all: every grant of the lock or semaphore. */
 static int cmd_holders(baton_client *c, const struct args *o)
 {
@@ -413,6 +449,14 @@ static int run(baton_client *c, const struct args *o)
         case ARGS_TRANSFER:
                 rv = baton_transfer(c, o->id);
                 return rv == 0 ? EXIT_OK : failed(o, "transfer", rv);
+        case ARGS_SESSION_CLOSE:
+                rv = baton_session_revoke(c, o->id);
+                if (rv != 0) {
+                        return failed(o, "session close", rv);
+                }
+                return EXIT_OK;
+        case ARGS_REVOKE:
+                return cmd_revoke(c, o);
         case ARGS_HOLDER:
                 if (o->all) {
                         return cmd_holders(c, o);

@@ -157,6 +157,27 @@ static void put_kind(FILE *out, bool json, const struct baton_grant *g)
         }
 }
 
+void print_revoked(FILE *out, bool json, const char *name,
+                   const struct baton_grant *g)
+{
+        if (!json) {
+                fprintf(out,
+                        "%s: revoked session %" PRIu64 " (owner %" PRIu64
+                        " token %" PRIu64 ")",
+                        name, g->session, g->owner, g->token);
+                put_client_text(out, g->client_name);
+                return;
+        }
+        fputc('{', out);
+        put_lock(out, name);
+        fprintf(out,
+                ",\"revoked_session\":%" PRIu64 ",\"owner\":%" PRIu64
+                ",\"token\":%" PRIu64,
+                g->session, g->owner, g->token);
+        put_client_json(out, g->client_name);
+        fputs("}\n", out);
+}
+
 void print_grants(FILE *out, bool json, const char *name,
                   const struct baton_grant *g, size_t n, bool more)
 {

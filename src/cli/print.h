@@ -21,6 +21,9 @@ void print_grant(FILE *out, bool json, const char *name, uint64_t token,
                  uint64_t session, const uint8_t *secret);
 void print_holder(FILE *out, bool json, const char *name,
                   const struct baton_holder *h);
+/* revoke: the session of grant `g` of `name` ended. */
+void print_revoked(FILE *out, bool json, const char *name,
+                   const struct baton_grant *g);
 /* holder --all: every grant of `name`, one line each ("NAME free" when
  * none), or a JSON object with the waiters and an array of grants. */
 void print_grants(FILE *out, bool json, const char *name,

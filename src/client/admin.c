@@ -1,5 +1,6 @@
 /* libbaton's cluster administration calls (include/baton.h): the status
- * of a node and of the cluster, membership changes, leadership transfer. */
+ * of a node and of the cluster, membership changes, leadership transfer,
+ * and ending another client's session. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,27 @@ int baton_member_remove(baton_client *c, uint64_t id)
                 return BATON_EINVAL;
         }
         return client_ask(c, request_u64(PROTO_MEMBER_REMOVE, id));
+}
+
+int baton_session_revoke(baton_client *c, uint64_t session)
+{
+        struct command k;
+        struct request *r;
+        int rv;
+
+        if (c == NULL || session == 0) {
+                return BATON_EINVAL;
+        }
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_REVOKE;
+        k.session = session;
+        r = request_command(&k, &rv);
+        if (r == NULL) {
+                return rv;
+        }
+        /* Not a command of the handle's session, whichever it names. */
+        r->kind = REQUEST_FOREIGN;
+        return client_ask(c, r);
 }
 
 int baton_transfer(baton_client *c, uint64_t id)

@@ -103,11 +103,12 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
                 rv = sessions_open(&st, res);
                 break;
         case COMMAND_EXPIRE:
+        case COMMAND_REVOKE:
         case COMMAND_TIMEOUT:
                 s = state_session(f, c->session);
                 if (s == NULL) {
                         sessions_reject_dead(f, c->session, res);
-                } else if (c->type == COMMAND_EXPIRE) {
+                } else if (c->type != COMMAND_TIMEOUT) {
                         sessions_end(&st, s, BATON_EEXPIRED, res);
                 } else {
                         grant_unwait(&st, s, BATON_ETIMEDOUT, res);

@@ -41,6 +41,7 @@
  *   limits.max_tombstones of them) so late requests learn BATON_EEXPIRED
  *   or BATON_ECLOSED, and a retried CLOSE succeeds again.
  * - Nothing here reads a clock: the leader proposes EXPIRE and TIMEOUT.
+ *   REVOKE, an operator's, ends a session as EXPIRE does.
  */
 
 struct lockfsm_result {
@@ -83,6 +84,9 @@ struct lockfsm_event {
         int status; /* UNQUEUE: BATON_ETIMEDOUT, ECANCELLED, EEXPIRED... */
         const char *name; /* lock name, borrowed for the callback only */
         uint8_t name_len;
+        /* END of a REVOKE: who asked (by_len bytes, borrowed). */
+        const char *by;
+        uint8_t by_len;
         const struct lockfsm_result *result; /* RESULT only */
 };
 

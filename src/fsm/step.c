@@ -48,6 +48,10 @@ void step_emit_session(const struct step *st, uint8_t type,
         ev.index = st->index;
         ev.session = s->id;
         ev.nonce = s->nonce;
+        if (st->c->type == COMMAND_REVOKE) {
+                ev.by = st->c->name;
+                ev.by_len = st->c->name_len;
+        }
         st->f->cb(st->f->cb_data, &ev);
 }
 

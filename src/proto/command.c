@@ -18,6 +18,7 @@ enum {
         F_NAME = 1 << 6,
         F_OPEN = 1 << 7,   /* nonce, ttl_ms, client name */
         F_MEMBER = 1 << 8, /* target, mode, raft and client addresses */
+        F_BY = 1 << 9,     /* who asked: a string as OPEN's client name */
 };
 
 static unsigned fields_of(int type)
@@ -43,6 +44,8 @@ static unsigned fields_of(int type)
                 return F_TOKEN | F_NAME;
         case COMMAND_MEMBER:
                 return F_MEMBER;
+        case COMMAND_REVOKE:
+                return F_SESSION | F_BY;
         default:
                 return 0;
         }
@@ -56,7 +59,7 @@ const char *command_type_name(int type)
             [COMMAND_RELEASE] = "RELEASE", [COMMAND_CANCEL] = "CANCEL",
             [COMMAND_TIMEOUT] = "TIMEOUT", [COMMAND_QUERY] = "QUERY",
             [COMMAND_CHECK] = "CHECK",     [COMMAND_MEMBER] = "MEMBER",
-            [COMMAND_BATCH] = "BATCH",
+            [COMMAND_BATCH] = "BATCH",     [COMMAND_REVOKE] = "REVOKE",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -106,7 +109,7 @@ int command_validate(const struct command *c)
         if (f & F_NAME) {
                 return check_name(c->name, c->name_len);
         }
-        if (f & F_OPEN) {
+        if (f & (F_OPEN | F_BY)) {
                 if (c->name_len > COMMAND_CLIENT_NAME_MAX ||
                     (c->name_len > 0 &&
                      (c->name == NULL ||
@@ -120,7 +123,8 @@ int command_validate(const struct command *c)
 /* The oldest version that carries `c` (command.h, "Compatibility"). */
 static uint8_t version_of(const struct command *c)
 {
-        return c->type == COMMAND_ACQUIRE && c->mode == COMMAND_MODE_SEMAPHORE
+        return c->type == COMMAND_REVOKE || (c->type == COMMAND_ACQUIRE &&
+                                             c->mode == COMMAND_MODE_SEMAPHORE)
                    ? 3
                    : 2;
 }
@@ -172,7 +176,7 @@ static void put(const struct command *c, struct wcursor *w)
                 wcursor_u64(w, c->target);
                 wcursor_u8(w, c->mode);
         }
-        if (f & (F_NAME | F_OPEN | F_MEMBER)) {
+        if (f & (F_NAME | F_OPEN | F_MEMBER | F_BY)) {
                 wcursor_u8(w, c->name_len);
                 wcursor_bytes(w, c->name, c->name_len);
         }
@@ -283,7 +287,7 @@ int command_decode(struct command *c, const void *buf, size_t len)
                 c->target = rcursor_u64(&r);
                 c->mode = rcursor_u8(&r);
         }
-        if (f & (F_NAME | F_OPEN | F_MEMBER)) {
+        if (f & (F_NAME | F_OPEN | F_MEMBER | F_BY)) {
                 c->name_len = rcursor_u8(&r);
                 c->name = (const char *)rcursor_bytes(&r, c->name_len);
         }
@@ -293,7 +297,8 @@ int command_decode(struct command *c, const void *buf, size_t len)
         }
         /* Each command has one encoding: version 3 carries only what
          * needs it. */
-        if (version == 3 && version_of(c) != 3) {
+        if ((version == 3 && version_of(c) != 3) ||
+            (version < 3 && c->type == COMMAND_REVOKE)) {
                 return BATON_EMALFORMED;
         }
         if (!padding_ok(&r, len)) {

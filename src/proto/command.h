@@ -39,7 +39,11 @@
  *   CHECK    token u64, name (string)
  *   MEMBER   target u64 (member id), mode u8 (0 set, 1 remove),
  *            raft address (string), client address (string)
+ *   REVOKE   session u64, by (string, 0..64 bytes: who asked; version 3)
  *
+ * REVOKE ends a session as EXPIRE does, at an operator's request (the
+ * leader fills `by` with the certificate identity of the client that
+ * asked).
  * OPEN, CLOSE, ACQUIRE, RELEASE and CANCEL come from clients; EXPIRE and
  * TIMEOUT are proposed by the leader when a session's or a waiter's deadline
  * passes; QUERY and CHECK are reads that change nothing. MEMBER records a
@@ -51,8 +55,8 @@
  * cluster part-way through an upgrade keeps applying the same entries on
  * every node until someone uses what only the new version has. Each
  * command has one encoding: a version 3 command that is not a semaphore
- * ACQUIRE is malformed, and permits and limit are zero in an ACQUIRE of
- * another mode.
+ * ACQUIRE or a REVOKE is malformed, so is a REVOKE of another version, and
+ * permits and limit are zero in an ACQUIRE of another mode.
  */
 
 #define COMMAND_VERSION     3  /* the newest version read */
@@ -85,6 +89,7 @@ enum command_type {
         COMMAND_CHECK = 9,
         COMMAND_MEMBER = 10,
         COMMAND_BATCH = 11, /* a log entry of several commands (entry.h) */
+        COMMAND_REVOKE = 12,
 };
 
 /* MEMBER modes. */
@@ -104,7 +109,7 @@ enum command_mode {
  * A decoded command. Fields a type does not carry are zero. `name` is
  * borrowed: after command_decode() it points into the decoded buffer and is
  * not NUL-terminated. For OPEN it holds the client name, for MEMBER the raft
- * address (and `address` the client address).
+ * address (and `address` the client address), for REVOKE who asked.
  */
 struct command {
         uint8_t type;

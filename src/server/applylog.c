@@ -66,6 +66,20 @@ static size_t format(char *buf, size_t cap, uint64_t term,
                 return 0;
         }
         n += name.len;
+        if (ev->by_len > 0) {
+                /* A REVOKE's END: who asked, from its certificate. */
+                if (cap - n < 8) {
+                        return 0;
+                }
+                memcpy(buf + n, ",\"by\":", 6);
+                n += 6;
+                wcursor_init(&name, buf + n, cap - n);
+                json_bytes(&name, ev->by, ev->by_len);
+                if (name.bad) {
+                        return 0;
+                }
+                n += name.len;
+        }
         /* Last, so that lines of one entry compare equal across nodes up
          * to here. */
         head = snprintf(buf + n, cap - n, ",\"mono_ns\":%" PRId64 "}\n",

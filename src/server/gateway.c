@@ -262,7 +262,7 @@ static int check_command(struct gateway *g, const struct command *c)
 {
         if (c->type != COMMAND_OPEN && c->type != COMMAND_CLOSE &&
             c->type != COMMAND_ACQUIRE && c->type != COMMAND_RELEASE &&
-            c->type != COMMAND_CANCEL) {
+            c->type != COMMAND_CANCEL && c->type != COMMAND_REVOKE) {
                 return BATON_EINVAL; /* EXPIRE and TIMEOUT are the leader's */
         }
         if (c->type == COMMAND_OPEN) {
@@ -280,6 +280,34 @@ static int check_command(struct gateway *g, const struct command *c)
                 }
         }
         return 0;
+}
+
+/* A REVOKE is an administrator's, and says who asked: the identity of the
+ * client's certificate, whatever the client put there. 0, or the status
+ * that answers it. */
+static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
+{
+        uint8_t buf[COMMAND_MAX_SIZE];
+        size_t n;
+
+        if (c->role != ROLES_ADMIN) {
+                g->stats.refused++;
+                log_warn("refused REVOKE of session %llu from '%s' "
+                         "(connection %llu): role %s",
+                         (unsigned long long)p->cmd.session, c->identity,
+                         (unsigned long long)c->id, roles_name(c->role));
+                return BATON_EPERM;
+        }
+        p->cmd.name = c->identity;
+        p->cmd.name_len =
+            (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
+        n = command_encode(&p->cmd, buf, sizeof buf);
+        if (n == 0) {
+                return BATON_EINVAL;
+        }
+        memcpy(p->buf, buf, n);
+        p->len = n;
+        return command_decode(&p->cmd, p->buf, p->len);
 }
 
 static void on_command(struct gateway *g, struct conn *c, uint64_t id,
@@ -307,6 +335,9 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
         }
         if (rv == 0) {
                 rv = check_command(g, &p->cmd);
+        }
+        if (rv == 0 && p->cmd.type == COMMAND_REVOKE) {
+                rv = take_revoke(g, c, p);
         }
         if (rv != 0) {
                 pending_settle_status(p, rv);

@@ -60,8 +60,9 @@ static uint64_t acts_in(const struct pending *p)
         if (p->frame_type == PROTO_KEEPALIVE) {
                 return p->key_a;
         }
-        if (p->frame_type == PROTO_COMMAND && p->cmd.type != COMMAND_OPEN) {
-                return p->cmd.session;
+        if (p->frame_type == PROTO_COMMAND && p->cmd.type != COMMAND_OPEN &&
+            p->cmd.type != COMMAND_REVOKE) {
+                return p->cmd.session; /* a REVOKE is an operator's */
         }
         return 0;
 }

@@ -903,6 +903,39 @@ static void semaphores(void)
         ok(p.status == 0, "release of the permits' lease: exit 0");
 }
 
+/* revoke NAME ends the session of a lease that holds NAME at once (its
+ * lock is free); session close ID does the same by id; both are refused
+ * for a session that ended. */
+static void revokes(void)
+{
+        char t1[32], s1[32], k1[40], want[96];
+        struct proc p;
+
+        ctl(&p, RUN_MS, "acquire", "cli-revoke", "--ttl", "60000", "--detach",
+            NULL);
+        if (!ok(read_lease(&p, "cli-revoke", t1, s1, k1),
+                "acquire --detach: a lease of a minute to revoke")) {
+                proc_show(&p);
+                return;
+        }
+        ctl(&p, RUN_MS, "revoke", "cli-revoke", NULL);
+        snprintf(want, sizeof want, "revoked session %s", s1);
+        if (!ok(p.status == 0 && strstr(p.out, want) != NULL,
+                "revoke NAME: exit 0, names the session it ended")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "holder", "cli-revoke", NULL);
+        ok(p.status == 0 && strstr(p.out, "free") != NULL,
+           "holder after revoke: free, long before the lease's TTL");
+        ctl(&p, RUN_MS, "revoke", "cli-revoke", NULL);
+        ok(p.status == 1, "revoke of a free lock: exit 1");
+        ctl(&p, RUN_MS, "session", "close", s1, NULL);
+        ok(p.status == 3 && strstr(p.err, "expired") != NULL,
+           "session close of the revoked session: exit 3, expired");
+        ctl(&p, RUN_MS, "session", "open", "1", NULL);
+        ok(p.status == 2, "session open: exit 2, close is the one subcommand");
+}
+
 /* acquire --detach: a lease lock released by another process with
  * release --session --secret, or freed by the cluster TTL after the exit. */
 static void detached_leases(void)
@@ -1802,6 +1835,7 @@ int main(int argc, char **argv)
         detached_leases();
         shared_locks();
         semaphores();
+        revokes();
         status_and_members();
         usage_errors();
         bad_numbers();

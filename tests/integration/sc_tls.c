@@ -479,9 +479,50 @@ void sc_metrics_guarded(struct ctx *x)
         RESTART_WITH(x, node, NULL, 0);
 }
 
+static bool file_has(const char *path, const char *needle);
+
+/* REVOKE of `session` sent by `c`: its status, `r` filled. */
+static int revoke_session(struct tclient *c, uint64_t session,
+                          struct tclient_result *r)
+{
+        struct command k = {.type = COMMAND_REVOKE, .session = session};
+
+        return tclient_command(c, &k, OP_MS, r);
+}
+
+/* An operator's REVOKE: a client of role lock may not; the admin may, and
+ * the session ends as an expiry would, recorded in the apply log with the
+ * admin's identity. */
+static void revoke_by_role(struct ctx *x, struct tclient *locker,
+                           struct tclient *admin, unsigned leader)
+{
+        struct tclient_result r;
+        uint32_t ttl;
+        int rv;
+
+        rv = revoke_session(locker, admin->session, &r);
+        EXPECT(x, rv == BATON_EPERM, "lock: REVOKE answered %d", rv);
+        rv = tclient_keepalive(admin, OP_MS, &ttl);
+        EXPECT(x, rv == 0, "the admin's session after a refused REVOKE: %d",
+               rv);
+        rv = revoke_session(admin, locker->session, &r);
+        EXPECT(x, rv == 0 && r.kind == PROTO_KIND_EXPIRED,
+               "admin: REVOKE of the locker's session: %d %s", rv, rs(x, &r));
+        rv = tclient_keepalive(locker, OP_MS, &ttl);
+        EXPECT(x, rv == BATON_EEXPIRED, "the revoked session's KEEPALIVE: %d",
+               rv);
+        rv = revoke_session(admin, locker->session, &r);
+        EXPECT(x, rv == BATON_EEXPIRED, "REVOKE of an ended session: %d", rv);
+        EXPECT(x,
+               file_has(x->h.nodes[leader - 1].apply_log,
+                        "\"cause\":\"REVOKE\"") &&
+                   file_has(x->h.nodes[leader - 1].apply_log, "\"by\":\""),
+               "no REVOKE with who asked in the leader's apply log");
+}
+
 /* Roles from certificate identities: "reader" (role read) may look but
  * not open a session; "locker" (the default role, lock) may lock but not
- * administer; the admin of the tests may. */
+ * administer (nor REVOKE); the admin of the tests may. */
 void sc_tls_roles(struct ctx *x)
 {
         struct tclient reader, locker, admin;
@@ -536,6 +577,7 @@ void sc_tls_roles(struct ctx *x)
         EXPECT(x, rv == 0 && r.token == token,
                "the holder's lock after the refusals: %d %s", rv, rs(x, &r));
         RELEASE(x, &admin, name, token);
+        revoke_by_role(x, &locker, &admin, leader);
         tclient_close(&reader);
         tclient_close(&locker);
         tclient_close(&admin);
@@ -544,7 +586,13 @@ void sc_tls_roles(struct ctx *x)
 /* Whether the log of node `id` has a line with `needle` in it. */
 static bool log_has(struct ctx *x, unsigned id, const char *needle)
 {
-        FILE *f = fopen(x->h.nodes[id - 1].log_path, "r");
+        return file_has(x->h.nodes[id - 1].log_path, needle);
+}
+
+/* Whether the file at `path` has a line with `needle` in it. */
+static bool file_has(const char *path, const char *needle)
+{
+        FILE *f = fopen(path, "r");
         char line[1024];
         bool found = false;
 

@@ -29,6 +29,9 @@ static void record(void *data, const struct lockfsm_event *ev)
         if (ev->name != NULL) {
                 memcpy(e->name, ev->name, ev->name_len);
         }
+        if (ev->by != NULL) {
+                memcpy(e->by, ev->by, ev->by_len);
+        }
 }
 
 void fsmtest_init(struct fsmtest *t, const struct lockfsm_limits *limits,

@@ -21,6 +21,7 @@ struct fsmtest_event {
         int status;
         struct lockfsm_result result; /* RESULT events */
         char name[COMMAND_NAME_MAX + 1];
+        char by[COMMAND_CLIENT_NAME_MAX + 1]; /* END of a REVOKE */
 };
 
 struct fsmtest {

@@ -13,7 +13,7 @@
 const int all_types[N_TYPES] = {
     COMMAND_OPEN,    COMMAND_CLOSE,  COMMAND_EXPIRE,  COMMAND_ACQUIRE,
     COMMAND_RELEASE, COMMAND_CANCEL, COMMAND_TIMEOUT, COMMAND_QUERY,
-    COMMAND_CHECK,   COMMAND_MEMBER,
+    COMMAND_CHECK,   COMMAND_MEMBER, COMMAND_REVOKE,
 };
 
 unsigned carried(int type)
@@ -40,6 +40,8 @@ unsigned carried(int type)
                 return T_TOKEN | T_NAME;
         case COMMAND_MEMBER:
                 return T_TARGET | T_MODE | T_NAME | T_ADDRESS;
+        case COMMAND_REVOKE:
+                return T_SESSION | T_NAME; /* the name: who asked */
         default:
                 return 0;
         }
@@ -49,7 +51,7 @@ unsigned carried(int type)
 bool has_lock_name(int type)
 {
         return type != COMMAND_OPEN && type != COMMAND_MEMBER &&
-               (carried(type) & T_NAME) != 0;
+               type != COMMAND_REVOKE && (carried(type) & T_NAME) != 0;
 }
 
 /* The shortest and longest valid first string of `type` (for MEMBER, of a
@@ -61,7 +63,7 @@ unsigned name_min(int type)
 
 unsigned name_max(int type)
 {
-        if (type == COMMAND_OPEN) {
+        if (type == COMMAND_OPEN || type == COMMAND_REVOKE) {
                 return COMMAND_CLIENT_NAME_MAX;
         }
         if (type == COMMAND_MEMBER) {
@@ -102,7 +104,8 @@ static void string(struct spec *s, const char *p, uint8_t n)
  */
 uint8_t spec_version(const struct command *c)
 {
-        return c->type == COMMAND_ACQUIRE && c->mode == COMMAND_MODE_SEMAPHORE
+        return c->type == COMMAND_REVOKE || (c->type == COMMAND_ACQUIRE &&
+                                             c->mode == COMMAND_MODE_SEMAPHORE)
                    ? 3
                    : 2;
 }
@@ -174,6 +177,9 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
         case COMMAND_MEMBER:
                 le(&s, c->target, 8);
                 le(&s, c->mode, 1);
+                break;
+        case COMMAND_REVOKE:
+                le(&s, c->session, 8);
                 break;
         default:
                 has_string = false;

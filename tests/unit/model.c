@@ -886,11 +886,11 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
         case COMMAND_OPEN:
                 return m_open(m, index, c, log);
         case COMMAND_EXPIRE:
+        case COMMAND_REVOKE: /* an operator's expiry */
                 if (m_session(m, c->session) == NULL) {
                         return not_live(m, c->session);
                 }
-                m_end(m, c->session, BATON_EEXPIRED, index, COMMAND_EXPIRE,
-                      log);
+                m_end(m, c->session, BATON_EEXPIRED, index, c->type, log);
                 return outcome(PROTO_KIND_EXPIRED, c->session, 0);
         case COMMAND_TIMEOUT:
                 if (m_session(m, c->session) == NULL) {

@@ -287,7 +287,8 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 return;
         }
         if (p < 23) {
-                c->type = COMMAND_EXPIRE;
+                /* One in five an operator's REVOKE, which ends it alike. */
+                c->type = chance(&g->rng, 20) ? COMMAND_REVOKE : COMMAND_EXPIRE;
                 c->session = gen_session(g, m, index);
                 /* Prefer holders with waiters: expiry with handover. */
                 for (unsigned i = 0; chance(&g->rng, 50) && i < m->nl; i++) {

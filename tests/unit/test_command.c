@@ -345,6 +345,18 @@ static void encode_rejects_invalid(void **state)
         assert_int_equal(command_size(&c), 0);
         assert_int_equal(command_encode(&c, buf, sizeof buf), 0);
 
+        /* A REVOKE is version 3 only. */
+        c = only_carried(full(COMMAND_REVOKE));
+        {
+                size_t len = command_encode(&c, buf, sizeof buf);
+
+                assert_true(len > 0);
+                assert_int_equal(buf[0], 3);
+                buf[0] = 2;
+                assert_int_equal(command_decode(&c, buf, len),
+                                 BATON_EMALFORMED);
+        }
+
         /* Permits belong to a semaphore's ACQUIRE only. */
         c = only_carried(full(COMMAND_ACQUIRE));
         c.limit = 3;
@@ -422,7 +434,7 @@ static void encode_rejects_invalid(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   12, 13,      255,
+        static const int unknown[] = {0,   13, 14,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -438,6 +450,7 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_CHECK), "CHECK");
         assert_string_equal(command_type_name(COMMAND_MEMBER), "MEMBER");
         assert_string_equal(command_type_name(COMMAND_BATCH), "BATCH");
+        assert_string_equal(command_type_name(COMMAND_REVOKE), "REVOKE");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }

@@ -183,7 +183,7 @@ static size_t random_valid(uint64_t *seed, uint8_t *out, char *name,
         c.mode = (uint8_t)(next_rand(seed) % 2);
         c.name = name;
         c.address = address;
-        if (c.type == COMMAND_OPEN) {
+        if (c.type == COMMAND_OPEN || c.type == COMMAND_REVOKE) {
                 c.name_len =
                     (uint8_t)(next_rand(seed) % (COMMAND_CLIENT_NAME_MAX + 1));
         } else if (c.type == COMMAND_MEMBER) {

@@ -264,6 +264,36 @@ static void test_expire_frees_locks_and_grants_waiter(void **state)
         assert_int_equal(fsmtest_close_session(t, a, 3).status, BATON_EEXPIRED);
 }
 
+/* An operator's REVOKE ends a session as EXPIRE does, its END saying who
+ * asked; a REVOKE of an ended session is answered as an EXPIRE is. */
+static void test_revoke_ends_a_session(void **state)
+{
+        struct fsmtest *t = *state;
+        uint64_t a = fsmtest_open(t, 1);
+        uint64_t b = fsmtest_open(t, 2);
+        uint64_t tok = fsmtest_acquire(t, a, 1, 1, "x", 0).token;
+        struct command k = {.type = COMMAND_REVOKE,
+                            .session = a,
+                            .name = "ops-admin",
+                            .name_len = 9};
+        const struct fsmtest_event *end;
+        struct lockfsm_result r;
+
+        fsmtest_acquire(t, b, 1, 1, "x", 5000);
+        r = fsmtest_apply(t, &k);
+        assert_int_equal(r.kind, PROTO_KIND_EXPIRED);
+        assert_int_equal(r.session, a);
+        r = fsmtest_query(t, "x");
+        assert_int_equal(r.session, b);
+        assert_true(r.token > tok);
+        end = fsmtest_find(t, LOCKFSM_EV_END, 0);
+        assert_non_null(end);
+        assert_int_equal(end->cause, COMMAND_REVOKE);
+        assert_string_equal(end->by, "ops-admin");
+        assert_int_equal(lockfsm_session_status(t->f, a), BATON_EEXPIRED);
+        assert_int_equal(fsmtest_apply(t, &k).status, BATON_EEXPIRED);
+}
+
 static void test_expired_waiter_is_skipped(void **state)
 {
         struct fsmtest *t = *state;
@@ -1140,6 +1170,7 @@ int main(void)
             T(test_waiter_granted_on_release_fifo),
             T(test_release_errors_change_nothing),
             T(test_expire_frees_locks_and_grants_waiter),
+            T(test_revoke_ends_a_session),
             T(test_expired_waiter_is_skipped),
             T(test_close_hands_over_every_lock_at_one_index),
             T(test_close_never_hands_a_lock_to_itself),

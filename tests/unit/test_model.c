@@ -446,10 +446,10 @@ static bool check_events(struct run *run, uint64_t index, int type)
                 }
         }
         if (grants > 0 && type != 0 && type != COMMAND_CLOSE &&
-            type != COMMAND_EXPIRE) {
+            type != COMMAND_EXPIRE && type != COMMAND_REVOKE) {
                 return diverge(run,
                                "grants of %u locks share token %" PRIu64
-                               " outside CLOSE/EXPIRE",
+                               " outside CLOSE/EXPIRE/REVOKE",
                                grants + 1, index);
         }
         return true;
