@@ -18,7 +18,7 @@
 /*
  * One seed = one run: a 3- or 5-node cluster, a few client sessions issuing
  * lock commands through the "server" side of simcluster (the current
- * leader), leader-proposed EXPIRE and TIMEOUT, and random faults, for
+ * leader), leader-proposed EXPIRE, TIMEOUT and REVOKE, and random faults, for
  * RUN_MS of virtual time. Then every fault is healed, one more command is
  * committed, and the run is checked:
  *

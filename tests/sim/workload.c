@@ -486,7 +486,8 @@ void drive_client(struct sim *s, struct client *cl, raft_time now)
 }
 
 /* ------------------------------------------------------------------------
- * The leader's own proposals: EXPIRE and TIMEOUT
+ * The leader's own proposals: EXPIRE and TIMEOUT (and an operator's
+ * REVOKE, which reaches the log the same way)
  */
 
 static void server_propose(struct sim *s, const struct command *cmd)
@@ -551,9 +552,15 @@ void drive_server(struct sim *s, raft_time now)
                 cmd.name = w->cmd.name;
                 cmd.name_len = w->cmd.name_len;
         } else {
-                cmd.type = COMMAND_EXPIRE;
+                /* A session's expiry, or now and then an operator's REVOKE
+                 * of it, which ends it alike and says who asked. */
+                cmd.type = rng_chance(r, 30) ? COMMAND_REVOKE : COMMAND_EXPIRE;
                 cmd.session = s->clients[i].session != 0 ? s->clients[i].session
                                                          : rng_range(r, 1, 50);
+                if (cmd.type == COMMAND_REVOKE) {
+                        cmd.name = "sim-operator";
+                        cmd.name_len = 12;
+                }
         }
         server_propose(s, &cmd);
 }
