@@ -17,11 +17,12 @@ struct readbatch {
         struct queue members;
 };
 
-/* A LIST being answered: the entries gathered so far (names borrowed from
- * the state machine, which does not change until the reply is written). */
+/* A LIST, or a QUERY of every holder, being answered: the entries
+ * gathered so far (names borrowed from the state machine, which does not
+ * change until the reply is written). */
 struct listing {
         const struct lockfsm *f;
-        bool names;       /* PROTO_FLAG_NAMES: with each holder's client name */
+        uint16_t shape;   /* the reply's flags: PROTO_FLAG_NAMES, _HOLDERS */
         const char *name; /* the holders of one lock: its name */
         uint8_t name_len;
         struct proto_lock_entry *e;
@@ -31,27 +32,80 @@ struct listing {
         bool more;
 };
 
+/* Room for `limit` entries of a reply in `shape` to `p`; false when out
+ * of memory (then `p` is answered so). */
+static bool listing_init(struct listing *ls, const struct lockfsm *f,
+                         struct pending *p, uint16_t shape, uint32_t limit)
+{
+        memset(ls, 0, sizeof *ls);
+        ls->f = f;
+        ls->shape = shape;
+        ls->limit = limit;
+        ls->size = PROTO_LIST_REPLY_FIXED;
+        ls->e = calloc(limit, sizeof *ls->e);
+        if (ls->e == NULL) {
+                pending_settle_status(p, BATON_ENOMEM);
+                return false;
+        }
+        return true;
+}
+
+/* The next entry, of `size` encoded bytes, or NULL when the limit or the
+ * frame is reached (the reply then says there is more). */
+static struct proto_lock_entry *listing_add(struct listing *ls, size_t size)
+{
+        if (ls->n == ls->limit || ls->size + size > PROTO_MAX_BODY) {
+                ls->more = true;
+                return NULL;
+        }
+        ls->size += size;
+        return &ls->e[ls->n++];
+}
+
+/* Write the LIST_REPLY, then forget the listing and `p`. */
+static void listing_send(struct listing *ls, struct pending *p)
+{
+        struct conn *c = p->to.conn;
+        size_t cap = PROTO_HEADER_SIZE + ls->size;
+        uint8_t *out = c != NULL ? conn_reserve(c, cap) : NULL;
+        size_t n = 0;
+
+        if (out != NULL) {
+                if (ls->shape == PROTO_FLAG_HOLDERS) {
+                        n = proto_write_list_reply_holders(
+                            out, cap, p->to.id, ls->e, ls->n, ls->more);
+                } else if (ls->shape == PROTO_FLAG_NAMES) {
+                        n = proto_write_list_reply_names(
+                            out, cap, p->to.id, ls->e, ls->n, ls->more);
+                } else {
+                        n = proto_write_list_reply(out, cap, p->to.id, ls->e,
+                                                   ls->n, ls->more);
+                }
+                reply_frame(c, p->to.id, n);
+        }
+        free(ls->e);
+        pending_free(p);
+}
+
 static bool list_one(void *data, const char *name, size_t name_len,
                      const struct lockfsm_result *holder)
 {
         struct listing *ls = data;
-        size_t size = PROTO_LIST_ENTRY_SIZE(name_len);
         const char *client = NULL;
         uint8_t client_len = 0;
         struct proto_lock_entry *e;
 
-        if (ls->names) {
+        if (ls->shape == PROTO_FLAG_NAMES) {
                 client =
                     lockfsm_session_name(ls->f, holder->session, &client_len);
-                size = PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len);
         }
-
-        /* Capped by the limit and by the frame: a reply always fits. */
-        if (ls->n == ls->limit || ls->size + size > PROTO_MAX_BODY) {
-                ls->more = true;
+        e = listing_add(ls,
+                        ls->shape == PROTO_FLAG_NAMES
+                            ? PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len)
+                            : PROTO_LIST_ENTRY_SIZE(name_len));
+        if (e == NULL) {
                 return false;
         }
-        e = &ls->e[ls->n++];
         e->name.p = name;
         e->name.len = (uint8_t)name_len;
         e->session = holder->session;
@@ -61,25 +115,21 @@ static bool list_one(void *data, const char *name, size_t name_len,
         e->waiters = holder->waiters;
         e->client_name.p = client;
         e->client_name.len = client_len;
-        ls->size += size;
         return true;
 }
 
 static bool holder_one(void *data, const struct lockfsm_holder *h)
 {
         struct listing *ls = data;
-        const char *client;
         uint8_t client_len = 0;
-        struct proto_lock_entry *e;
-        size_t size;
+        const char *client =
+            lockfsm_session_name(ls->f, h->session, &client_len);
+        struct proto_lock_entry *e = listing_add(
+            ls, PROTO_LIST_ENTRY_HOLDERS_SIZE(ls->name_len, client_len));
 
-        client = lockfsm_session_name(ls->f, h->session, &client_len);
-        size = PROTO_LIST_ENTRY_HOLDERS_SIZE(ls->name_len, client_len);
-        if (ls->n == ls->limit || ls->size + size > PROTO_MAX_BODY) {
-                ls->more = true;
+        if (e == NULL) {
                 return false;
         }
-        e = &ls->e[ls->n++];
         e->name.p = ls->name;
         e->name.len = ls->name_len;
         e->session = h->session;
@@ -92,72 +142,33 @@ static bool holder_one(void *data, const struct lockfsm_holder *h)
         e->mode = h->mode;
         e->permits = h->permits;
         e->limit = h->limit;
-        ls->size += size;
         return true;
 }
 
 /* A QUERY with PROTO_FLAG_HOLDERS: every holder, in a LIST_REPLY. */
 static void answer_holders(struct lockfsm *f, struct pending *p)
 {
-        struct conn *c = p->to.conn;
         struct listing ls;
-        size_t cap;
-        uint8_t *out;
 
-        memset(&ls, 0, sizeof ls);
-        ls.f = f;
-        ls.name = p->cmd.name;
-        ls.name_len = p->cmd.name_len;
-        ls.limit = PROTO_LIST_MAX;
-        ls.size = PROTO_LIST_REPLY_FIXED;
-        ls.e = calloc(ls.limit, sizeof *ls.e);
-        if (ls.e == NULL) {
-                pending_settle_status(p, BATON_ENOMEM);
+        if (!listing_init(&ls, f, p, PROTO_FLAG_HOLDERS, PROTO_LIST_MAX)) {
                 return;
         }
+        ls.name = p->cmd.name;
+        ls.name_len = p->cmd.name_len;
         lockfsm_foreach_holder(f, p->cmd.name, p->cmd.name_len, holder_one,
                                &ls);
-        cap = PROTO_HEADER_SIZE + ls.size;
-        out = c != NULL ? conn_reserve(c, cap) : NULL;
-        if (out != NULL) {
-                reply_frame(c, p->to.id,
-                            proto_write_list_reply_holders(
-                                out, cap, p->to.id, ls.e, ls.n, ls.more));
-        }
-        free(ls.e);
-        pending_free(p);
+        listing_send(&ls, p);
 }
 
 static void answer_list(struct lockfsm *f, struct pending *p)
 {
-        struct conn *c = p->to.conn;
         struct listing ls;
-        size_t cap;
-        uint8_t *out;
 
-        memset(&ls, 0, sizeof ls);
-        ls.f = f;
-        ls.names = (p->flags & PROTO_FLAG_NAMES) != 0;
-        ls.limit = p->limit;
-        ls.size = PROTO_LIST_REPLY_FIXED;
-        ls.e = calloc(p->limit, sizeof *ls.e);
-        if (ls.e == NULL) {
-                pending_settle_status(p, BATON_ENOMEM);
+        if (!listing_init(&ls, f, p, p->flags & PROTO_FLAG_NAMES, p->limit)) {
                 return;
         }
         lockfsm_foreach_lock(f, p->cmd.name, p->cmd.name_len, list_one, &ls);
-        cap = PROTO_HEADER_SIZE + ls.size;
-        out = c != NULL ? conn_reserve(c, cap) : NULL;
-        if (out != NULL) {
-                reply_frame(c, p->to.id,
-                            ls.names
-                                ? proto_write_list_reply_names(
-                                      out, cap, p->to.id, ls.e, ls.n, ls.more)
-                                : proto_write_list_reply(out, cap, p->to.id,
-                                                         ls.e, ls.n, ls.more));
-        }
-        free(ls.e);
-        pending_free(p);
+        listing_send(&ls, p);
 }
 
 /* A keepalive of a live session restarts its lease deadline. */

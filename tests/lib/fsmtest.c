@@ -269,3 +269,32 @@ bool fsmtest_same_state(const struct lockfsm *a, const struct lockfsm *b)
         free(sb);
         return same;
 }
+
+bool fsmtest_round_trips(const struct lockfsm *f)
+{
+        struct lockfsm *u = lockfsm_create(NULL, NULL);
+        bool ok = u != NULL && lockfsm_check(f) == NULL;
+        size_t len;
+        void *buf;
+
+        if (ok) {
+                buf = fsmtest_snapshot(f, &len);
+                ok = lockfsm_restore(u, buf, len) == 0 &&
+                     lockfsm_check(u) == NULL && fsmtest_same_state(f, u);
+                free(buf);
+        }
+        lockfsm_destroy(u);
+        return ok;
+}
+
+uint64_t fsmtest_granted(const struct fsmtest *t, uint64_t s, uint64_t seq)
+{
+        const struct fsmtest_event *e;
+
+        for (unsigned i = 0; (e = fsmtest_find(t, LOCKFSM_EV_GRANT, i)); i++) {
+                if (e->session == s && e->seq == seq) {
+                        return e->token;
+                }
+        }
+        return 0;
+}

@@ -90,4 +90,12 @@ void *fsmtest_snapshot(const struct lockfsm *f, size_t *len);
 /* True when two machines' snapshots are byte-identical. */
 bool fsmtest_same_state(const struct lockfsm *a, const struct lockfsm *b);
 
+/* The token of the GRANT event for session `s`'s ACQUIRE `seq` (0: no
+ * such grant among the recorded events). */
+uint64_t fsmtest_granted(const struct fsmtest *t, uint64_t s, uint64_t seq);
+
+/* Whether `f` keeps every invariant, and a snapshot of it restores (into
+ * a machine of default limits) to the same state, which keeps them too. */
+bool fsmtest_round_trips(const struct lockfsm *f);
+
 #endif /* TESTS_FSMTEST_H */

@@ -31,19 +31,7 @@ static int teardown(void **state)
 
         /* Every test leaves a consistent machine, which a snapshot
          * restores byte for byte. */
-        struct fsmtest *u = malloc(sizeof *u);
-        size_t len;
-        void *buf;
-
-        assert_null(lockfsm_check(t->f));
-        fsmtest_init(u, NULL, NULL);
-        buf = fsmtest_snapshot(t->f, &len);
-        assert_int_equal(lockfsm_restore(u->f, buf, len), 0);
-        assert_null(lockfsm_check(u->f));
-        assert_true(fsmtest_same_state(t->f, u->f));
-        free(buf);
-        fsmtest_close(u);
-        free(u);
+        assert_true(fsmtest_round_trips(t->f));
         fsmtest_close(t);
         free(t);
         return 0;
@@ -72,21 +60,6 @@ static struct lockfsm_result rel(struct fsmtest *t, uint64_t s, uint64_t seq,
                                  const char *name, uint64_t token)
 {
         return fsmtest_release(t, s, seq, 1, name, token);
-}
-
-/* Whether session `s`'s ACQUIRE `seq` was granted, and with which token
- * (0: not granted). */
-static uint64_t granted(const struct fsmtest *t, uint64_t s, uint64_t seq)
-{
-        const struct fsmtest_event *e;
-        unsigned i;
-
-        for (i = 0; (e = fsmtest_find(t, LOCKFSM_EV_GRANT, i)) != NULL; i++) {
-                if (e->session == s && e->seq == seq) {
-                        return e->token;
-                }
-        }
-        return 0;
 }
 
 static void test_readers_share(void **state)
@@ -126,14 +99,14 @@ static void test_writer_waits_and_blocks_later_readers(void **state)
         assert_int_equal(acq(t, c, 1, "x", R, 0).status, BATON_EBUSY);
         assert_int_equal(acq(t, c, 2, "x", R, FOREVER).kind, PROTO_KIND_QUEUED);
         assert_int_equal(rel(t, a, 2, "x", ta).kind, PROTO_KIND_RELEASED);
-        assert_int_equal(granted(t, w, 1), 0);
+        assert_int_equal(fsmtest_granted(t, w, 1), 0);
         rel(t, b, 2, "x", tb);
-        tw = granted(t, w, 1);
+        tw = fsmtest_granted(t, w, 1);
         assert_int_equal(tw, t->index);
-        assert_int_equal(granted(t, c, 2), 0);
+        assert_int_equal(fsmtest_granted(t, c, 2), 0);
         assert_int_equal(fsmtest_query(t, "x").session, w);
         rel(t, w, 2, "x", tw);
-        assert_int_equal(granted(t, c, 2), t->index);
+        assert_int_equal(fsmtest_granted(t, c, 2), t->index);
 }
 
 /* Readers queued together are granted together by one entry, up to the
@@ -151,10 +124,10 @@ static void test_readers_granted_together(void **state)
         acq(t, w2, 1, "x", W, FOREVER);
         acq(t, r3, 1, "x", R, FOREVER);
         rel(t, w, 2, "x", tw);
-        assert_int_equal(granted(t, r1, 1), t->index);
-        assert_int_equal(granted(t, r2, 1), t->index);
-        assert_int_equal(granted(t, w2, 1), 0);
-        assert_int_equal(granted(t, r3, 1), 0);
+        assert_int_equal(fsmtest_granted(t, r1, 1), t->index);
+        assert_int_equal(fsmtest_granted(t, r2, 1), t->index);
+        assert_int_equal(fsmtest_granted(t, w2, 1), 0);
+        assert_int_equal(fsmtest_granted(t, r3, 1), 0);
         assert_int_equal(fsmtest_query(t, "x").waiters, 2);
 }
 
@@ -186,9 +159,9 @@ static void test_downgrade(void **state)
         r = acq(t, a, 2, "x", R, 0);
         assert_int_equal(r.kind, PROTO_KIND_GRANTED);
         assert_true(r.token > tw);
-        assert_int_equal(granted(t, b, 1), 0);
+        assert_int_equal(fsmtest_granted(t, b, 1), 0);
         assert_int_equal(rel(t, a, 3, "x", tw).kind, PROTO_KIND_RELEASED);
-        assert_int_equal(granted(t, b, 1), t->index);
+        assert_int_equal(fsmtest_granted(t, b, 1), t->index);
         assert_int_equal(fsmtest_check(t, "x", tw).status, BATON_ESTALE);
         assert_int_equal(fsmtest_check(t, "x", r.token).kind,
                          PROTO_KIND_CURRENT);
@@ -210,7 +183,7 @@ static void test_upgrade(void **state)
         tw = r.token;
         assert_int_equal(acq(t, b, 1, "x", R, FOREVER).kind, PROTO_KIND_QUEUED);
         rel(t, a, 3, "x", tw);
-        assert_int_equal(granted(t, b, 1), t->index);
+        assert_int_equal(fsmtest_granted(t, b, 1), t->index);
         /* Now a and b read: a's upgrade is refused, not queued. */
         before = fsmtest_snapshot(t->f, &len);
         r = acq(t, a, 4, "x", W, FOREVER);
@@ -234,13 +207,13 @@ static void test_head_writer_leaving_admits_readers(void **state)
         acq(t, d, 1, "y", W, 0);
         assert_int_equal(fsmtest_cancel(t, w, 2, "x", 1).kind,
                          PROTO_KIND_CANCELLED);
-        assert_int_equal(granted(t, c, 1), t->index);
+        assert_int_equal(fsmtest_granted(t, c, 1), t->index);
         /* And the same when the waiting writer's session expires. */
         acq(t, a, 2, "y", R, FOREVER);
         acq(t, c, 2, "y", W, FOREVER);
         fsmtest_expire(t, d);
-        assert_int_equal(granted(t, a, 2), t->index);
-        assert_int_equal(granted(t, c, 2), 0);
+        assert_int_equal(fsmtest_granted(t, a, 2), t->index);
+        assert_int_equal(fsmtest_granted(t, c, 2), 0);
 }
 
 /* One entry admits to a lock a writer alone or readers: a writer freed by
@@ -260,18 +233,18 @@ static void test_one_entry_one_group(void **state)
         batch[3] = acq_cmd(c, 1, "x", R, 0); /* a try: the queue's */
         fsmtest_apply_batch(t, batch, 4);
         e = t->index;
-        assert_int_equal(granted(t, a, 1), e);
+        assert_int_equal(fsmtest_granted(t, a, 1), e);
         assert_int_equal(fsmtest_result_of(t, b, 1).kind, PROTO_KIND_QUEUED);
         assert_int_equal(fsmtest_result_of(t, c, 1).status, BATON_EBUSY);
         assert_int_equal(lockfsm_deferred(t->f), 1);
         fsmtest_open(t, 9);
-        assert_int_equal(granted(t, b, 1), e + 1);
+        assert_int_equal(fsmtest_granted(t, b, 1), e + 1);
         /* Readers of one entry share its index. */
         batch[0] = acq_cmd(a, 3, "y", R, 0);
         batch[1] = acq_cmd(c, 2, "y", R, 0);
         fsmtest_apply_batch(t, batch, 2);
-        assert_int_equal(granted(t, a, 3), t->index);
-        assert_int_equal(granted(t, c, 2), t->index);
+        assert_int_equal(fsmtest_granted(t, a, 3), t->index);
+        assert_int_equal(fsmtest_granted(t, c, 2), t->index);
 }
 
 /* An owner's two grants made by one entry share its token; a release by
@@ -290,7 +263,7 @@ static void test_release_takes_the_write_grant_first(void **state)
         assert_int_equal(fsmtest_result_of(t, a, 2).token, e);
         acq(t, b, 1, "x", R, FOREVER);
         assert_int_equal(rel(t, a, 3, "x", e).kind, PROTO_KIND_RELEASED);
-        assert_int_equal(granted(t, b, 1), t->index); /* a reads on */
+        assert_int_equal(fsmtest_granted(t, b, 1), t->index); /* a reads on */
         assert_int_equal(rel(t, a, 4, "x", e).kind, PROTO_KIND_RELEASED);
         assert_int_equal(rel(t, a, 5, "x", e).status, BATON_ENOTHOLDER);
 }
@@ -325,9 +298,9 @@ static void test_snapshot_keeps_modes(void **state)
         u->index = t->index;
         rel(t, a, 2, "x", tr);
         rel(u, a, 2, "x", tr);
-        assert_int_equal(granted(t, b, 1), t->index);
-        assert_int_equal(granted(u, b, 1), t->index);
-        assert_int_equal(granted(u, c, 1), 0);
+        assert_int_equal(fsmtest_granted(t, b, 1), t->index);
+        assert_int_equal(fsmtest_granted(u, b, 1), t->index);
+        assert_int_equal(fsmtest_granted(u, c, 1), 0);
         assert_true(fsmtest_same_state(t->f, u->f));
         free(buf);
         fsmtest_close(u);
@@ -365,13 +338,14 @@ static void test_holder_limit(void **state)
         }
         rel(t, s[0], 2, "x", tok - 1);
         rel(t, s[1], 2, "x", tok);
-        tok = granted(t, s[5], 1);
+        tok = fsmtest_granted(t, s[5], 1);
         assert_true(tok > 0);
         rel(t, s[5], 2, "x", tok);
-        assert_true(granted(t, s[2], 2) > 0 && granted(t, s[3], 2) > 0);
-        assert_int_equal(granted(t, s[4], 2), 0);
-        rel(t, s[2], 3, "x", granted(t, s[2], 2));
-        assert_int_equal(granted(t, s[4], 2), t->index);
+        assert_true(fsmtest_granted(t, s[2], 2) > 0 &&
+                    fsmtest_granted(t, s[3], 2) > 0);
+        assert_int_equal(fsmtest_granted(t, s[4], 2), 0);
+        rel(t, s[2], 3, "x", fsmtest_granted(t, s[2], 2));
+        assert_int_equal(fsmtest_granted(t, s[4], 2), t->index);
 }
 
 int main(void)

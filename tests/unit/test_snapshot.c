@@ -344,6 +344,34 @@ static void test_version_1_loads(void **state)
         free(b);
 }
 
+/* `b`, fresh, restores the snapshot a stored version took after the log
+ * of 14 entries that `a` replayed: the same state, which keeps every
+ * invariant. */
+static void restore_after(struct fsmtest *a, struct fsmtest *b,
+                          const uint8_t *snap, size_t len)
+{
+        fsmtest_init(b, NULL, NULL);
+        assert_int_equal(lockfsm_restore(b->f, snap, len), 0);
+        b->index = a->index;
+        assert_int_equal(lockfsm_last_index(b->f), 14);
+        assert_null(lockfsm_check(b->f));
+        assert_true(fsmtest_same_state(a->f, b->f));
+}
+
+/* A stored log (fsm_v3_fixture.h, fsm_v4_fixture.h) replayed by `a`,
+ * fresh, each entry applied without error; then restore_after(). */
+#define LOAD_FIXTURE(a, b, log, snap)                                          \
+        do {                                                                   \
+                fsmtest_init(a, NULL, NULL);                                   \
+                for (size_t i_ = 0; i_ < sizeof log / sizeof log[0]; i_++) {   \
+                        struct lockfsm_result r_ =                             \
+                            fsmtest_apply_raw(a, log[i_].buf, log[i_].len);    \
+                        assert_int_equal(a->last_rv, 0);                       \
+                        assert_int_equal(r_.status, 0);                        \
+                }                                                              \
+                restore_after(a, b, snap, sizeof snap);                        \
+        } while (0)
+
 /* What version 3 wrote, a log and the snapshot taken after it
  * (fsm_v3_fixture.h, made by that version), reads as it did: replaying
  * the log and restoring the snapshot give one state, and the next entry
@@ -354,22 +382,9 @@ static void test_version_3_log_and_snapshot(void **state)
         struct fsmtest *a = malloc(sizeof *a);
         struct fsmtest *b = malloc(sizeof *b);
         struct lockfsm_result r;
-        size_t i;
 
         (void)state;
-        fsmtest_init(a, NULL, NULL);
-        fsmtest_init(b, NULL, NULL);
-        for (i = 0; i < sizeof v3_log / sizeof v3_log[0]; i++) {
-                r = fsmtest_apply_raw(a, v3_log[i].buf, v3_log[i].len);
-                assert_int_equal(a->last_rv, 0);
-                assert_int_equal(r.status, 0);
-        }
-        assert_int_equal(lockfsm_restore(b->f, v3_snapshot, sizeof v3_snapshot),
-                         0);
-        b->index = a->index;
-        assert_int_equal(lockfsm_last_index(b->f), 14);
-        assert_null(lockfsm_check(b->f));
-        assert_true(fsmtest_same_state(a->f, b->f));
+        LOAD_FIXTURE(a, b, v3_log, v3_snapshot);
         assert_int_equal(lockfsm_deferred(b->f), 1);
         lockfsm_query(b->f, "alpha", 5, &r); /* A's twice, B and C queued */
         assert_int_equal(r.kind, PROTO_KIND_HOLDER);
@@ -407,18 +422,7 @@ static void test_version_4_log_and_snapshot(void **state)
         size_t i;
 
         (void)state;
-        fsmtest_init(a, NULL, NULL);
-        fsmtest_init(b, NULL, NULL);
-        for (i = 0; i < sizeof v4_log / sizeof v4_log[0]; i++) {
-                r = fsmtest_apply_raw(a, v4_log[i].buf, v4_log[i].len);
-                assert_int_equal(a->last_rv, 0);
-        }
-        assert_int_equal(lockfsm_restore(b->f, v4_snapshot, sizeof v4_snapshot),
-                         0);
-        b->index = a->index;
-        assert_int_equal(lockfsm_last_index(b->f), 14);
-        assert_null(lockfsm_check(b->f));
-        assert_true(fsmtest_same_state(a->f, b->f));
+        LOAD_FIXTURE(a, b, v4_log, v4_snapshot);
         lockfsm_query(b->f, "alpha", 5, &r); /* handed to B by the batch */
         assert_int_equal(r.session, 2);
         assert_int_equal(r.token, 13);
