@@ -228,6 +228,10 @@ static void test_release_close_expire_never_allocate(void **state)
         assert_int_equal(apply_under_failures(x, &c), 0);
         c = (struct command){.type = COMMAND_QUERY, .name = "a", .name_len = 1};
         assert_int_equal(apply_under_failures(x, &c), 0);
+        /* An operator's REVOKE hands on the session's locks as EXPIRE. */
+        c = (struct command){
+            .type = COMMAND_REVOKE, .session = 3, .name = "op", .name_len = 2};
+        assert_int_equal(apply_under_failures(x, &c), 0);
 }
 
 static void test_snapshot_and_restore_under_failures(void **state)
