@@ -178,6 +178,11 @@ static enum ops_outcome acquire_outcome(const struct ops_worker *w, int rv,
         case BATON_ETOOMANYSESSIONS:
         case BATON_ETOOMANYLOCKS:
         case BATON_ETOOMANYWAITERS:
+        case BATON_EUPGRADE:
+        case BATON_EKIND:
+        case BATON_EPERMITS:
+        case BATON_ETOOMANYPERMITS:
+        case BATON_EHELD:
                 return OPS_FAIL;
         case BATON_ETIMEDOUT:
                 if (wait_ms > 0 &&
@@ -195,51 +200,108 @@ static enum ops_outcome acquire_outcome(const struct ops_worker *w, int rv,
 /* The history's name of a lock mode, NULL for OPS_PLAIN. */
 static const char *lock_mode_name(enum ops_mode mode)
 {
-        return mode == OPS_READER   ? "shared"
-               : mode == OPS_WRITER ? "exclusive"
-                                    : NULL;
+        switch (mode) {
+        case OPS_READER:
+                return "shared";
+        case OPS_WRITER:
+                return "exclusive";
+        case OPS_SEM:
+                return "semaphore";
+        default:
+                return NULL;
+        }
 }
 
-/* The register's name of a mode ("r", "w"), NULL for OPS_PLAIN. */
+/* The register's name of a mode ("r", "w", "s"), NULL for OPS_PLAIN. */
 static const char *reg_mode_name(enum ops_mode mode)
 {
-        return mode == OPS_READER ? "r" : mode == OPS_WRITER ? "w" : NULL;
+        switch (mode) {
+        case OPS_READER:
+                return "r";
+        case OPS_WRITER:
+                return "w";
+        case OPS_SEM:
+                return "s";
+        default:
+                return NULL;
+        }
+}
+
+static uint64_t owner_of(enum ops_mode mode)
+{
+        switch (mode) {
+        case OPS_READER:
+                return OPS_OWNER_READER;
+        case OPS_WRITER:
+                return OPS_OWNER_WRITER;
+        case OPS_SEM:
+                return OPS_OWNER_SEM;
+        default:
+                return BATON_OWNER_THREAD;
+        }
+}
+
+/* What an acquire asks for: its mode, and a semaphore's limit and
+ * permits. */
+struct ask {
+        enum ops_mode mode;
+        uint32_t limit, permits;
+};
+
+/* The mode (and a semaphore's limit and permits) an acquire's invoke and
+ * completion both say. */
+static void ask_fields(struct history_line *l, const struct ask *a)
+{
+        const char *mname = lock_mode_name(a->mode);
+
+        if (mname != NULL) {
+                history_line_str(l, "mode", mname);
+        }
+        if (a->mode == OPS_SEM) {
+                history_line_u64(l, "limit", a->limit);
+                history_line_u64(l, "permits", a->permits);
+        }
+}
+
+static int call_acquire(struct ops_worker *w, const char *key,
+                        const struct ask *a, uint64_t owner, int64_t wait_ms,
+                        uint64_t *token)
+{
+        switch (a->mode) {
+        case OPS_READER:
+                return baton_acquire_shared(w->h, key, owner, wait_ms, token);
+        case OPS_SEM:
+                return baton_sem_acquire(w->h, key, a->limit, a->permits, owner,
+                                         wait_ms, token);
+        default:
+                return baton_acquire(w->h, key, owner, wait_ms, token);
+        }
 }
 
 static enum ops_outcome acquire(struct ops_worker *w, const char *key,
-                                int64_t wait_ms, bool final, enum ops_mode mode)
+                                int64_t wait_ms, bool final,
+                                const struct ask *a)
 {
         struct history_line l;
         enum ops_outcome o;
         uint64_t t0, t1, token = 0, granted_to;
-        uint64_t owner = mode == OPS_READER   ? OPS_OWNER_READER
-                         : mode == OPS_WRITER ? OPS_OWNER_WRITER
-                                              : BATON_OWNER_THREAD;
-        const char *mname = lock_mode_name(mode);
+        uint64_t owner = owner_of(a->mode);
         int rv;
 
         snprintf(w->key, sizeof w->key, "%s", key);
         t0 = history_now_ns();
         start(w, &l, t0, "invoke", "acquire", key);
         history_line_u64(&l, "wait", (uint64_t)wait_ms);
-        if (mname != NULL) {
-                history_line_str(&l, "mode", mname);
-        }
+        ask_fields(&l, a);
         if (final) {
                 history_line_str(&l, "phase", "final");
         }
         emit(w, &l);
-        if (mode == OPS_READER) {
-                rv = baton_acquire_shared(w->h, key, owner, wait_ms, &token);
-        } else {
-                rv = baton_acquire(w->h, key, owner, wait_ms, &token);
-        }
+        rv = call_acquire(w, key, a, owner, wait_ms, &token);
         t1 = history_now_ns();
         o = acquire_outcome(w, rv, wait_ms, t1 - t0);
         start(w, &l, t1, type_name(o), "acquire", key);
-        if (mname != NULL) {
-                history_line_str(&l, "mode", mname);
-        }
+        ask_fields(&l, a);
         if (o == OPS_OK) {
                 history_line_u64(&l, "token", token);
         } else {
@@ -267,13 +329,26 @@ static enum ops_outcome acquire(struct ops_worker *w, const char *key,
 enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
                              int64_t wait_ms, bool final)
 {
-        return acquire(w, key, wait_ms, final, OPS_PLAIN);
+        const struct ask a = {OPS_PLAIN, 0, 0};
+
+        return acquire(w, key, wait_ms, final, &a);
 }
 
 enum ops_outcome ops_acquire_rw(struct ops_worker *w, const char *key,
                                 int64_t wait_ms, enum ops_mode mode)
 {
-        return acquire(w, key, wait_ms, false, mode);
+        const struct ask a = {mode, 0, 0};
+
+        return acquire(w, key, wait_ms, false, &a);
+}
+
+enum ops_outcome ops_acquire_sem(struct ops_worker *w, const char *key,
+                                 int64_t wait_ms, uint32_t limit,
+                                 uint32_t permits, bool final)
+{
+        const struct ask a = {OPS_SEM, limit, permits};
+
+        return acquire(w, key, wait_ms, final, &a);
 }
 
 enum ops_outcome ops_release(struct ops_worker *w, bool final)
@@ -463,15 +538,30 @@ static enum ops_outcome reg_op(struct ops_worker *w, const char *f,
         return o;
 }
 
+/* The request `verb` of `key` with the held token and, but for
+ * OPS_PLAIN, the mode; a semaphore holder's names its grant's session too:
+ * the register asks the apply logs whether that grant ended. */
+static void reg_request(const struct ops_worker *w, char *req, size_t cap,
+                        const char *verb, const char *key, enum ops_mode mode)
+{
+        const char *mname = reg_mode_name(mode);
+
+        if (mode == OPS_SEM) {
+                snprintf(req, cap, "%s %s %" PRIu64 " s %" PRIu64, verb, key,
+                         w->token, w->held_session);
+        } else {
+                snprintf(req, cap, "%s %s %" PRIu64 "%s%s", verb, key, w->token,
+                         mname != NULL ? " " : "", mname != NULL ? mname : "");
+        }
+}
+
 enum ops_outcome ops_read(struct ops_worker *w, const char *key,
                           enum ops_mode mode, uint64_t *value,
                           uint64_t *version)
 {
         char req[OPS_KEY_CAP + 64];
-        const char *mname = reg_mode_name(mode);
 
-        snprintf(req, sizeof req, "READ %s %" PRIu64 "%s%s", key, w->token,
-                 mname != NULL ? " " : "", mname != NULL ? mname : "");
+        reg_request(w, req, sizeof req, "READ", key, mode);
         return reg_op(w, "read", key, req, mode, 2, value, version);
 }
 
@@ -481,8 +571,7 @@ enum ops_outcome ops_enter(struct ops_worker *w, const char *key,
 {
         char req[OPS_KEY_CAP + 64];
 
-        snprintf(req, sizeof req, "ENTER %s %" PRIu64 " %s", key, w->token,
-                 reg_mode_name(mode));
+        reg_request(w, req, sizeof req, "ENTER", key, mode);
         return reg_op(w, "enter", key, req, mode, 2, value, version);
 }
 
@@ -491,8 +580,7 @@ enum ops_outcome ops_leave(struct ops_worker *w, const char *key,
 {
         char req[OPS_KEY_CAP + 64];
 
-        snprintf(req, sizeof req, "LEAVE %s %" PRIu64 " %s", key, w->token,
-                 reg_mode_name(mode));
+        reg_request(w, req, sizeof req, "LEAVE", key, mode);
         return reg_op(w, "leave", key, req, mode, 0, NULL, NULL);
 }
 

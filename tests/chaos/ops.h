@@ -20,11 +20,16 @@
 #define OPS_OWNER_WRITER 2
 #define OPS_OWNER_READER 3
 
-/* The mode of a rwlock workload's operation. */
+/* The owner tag of the semaphore workload's grants (one permit each). */
+#define OPS_OWNER_SEM 4
+
+/* The mode of a rwlock or semaphore workload's operation. */
 enum ops_mode {
-        OPS_PLAIN,  /* not the rwlock workload's: exclusive, no mode field */
+        OPS_PLAIN,  /* the other workloads': exclusive, no mode field */
         OPS_WRITER, /* exclusive, owner OPS_OWNER_WRITER, mode w */
         OPS_READER, /* shared, owner OPS_OWNER_READER, mode r */
+        OPS_SEM,    /* a semaphore's permits, owner OPS_OWNER_SEM, mode s:
+                       its register requests name the grant's session */
 };
 
 /* How an operation ended (docs/chaos.md: ok, fail, info). */
@@ -45,7 +50,7 @@ struct ops_worker {
         baton_client *h;       /* the current handle */
         unsigned incarnation;  /* p = id * 1000 + incarnation */
         uint64_t session;      /* last session id the handle showed */
-        struct regclient reg;  /* used by the counter workload */
+        struct regclient reg;  /* the counter, rwlock, semaphore workloads' */
         char key[OPS_KEY_CAP]; /* the lock of the latest operation */
         bool holding;          /* an acquire ok not yet released */
         char held[OPS_KEY_CAP];
@@ -78,6 +83,14 @@ enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
 enum ops_outcome ops_acquire_rw(struct ops_worker *w, const char *key,
                                 int64_t wait_ms, enum ops_mode mode);
 
+/* The semaphore workload's acquire of `permits` of the `limit` permits of
+ * semaphore `key`: baton_sem_acquire() with owner OPS_OWNER_SEM. The
+ * history says mode=semaphore limit=N permits=K. `final` marks
+ * phase=final. */
+enum ops_outcome ops_acquire_sem(struct ops_worker *w, const char *key,
+                                 int64_t wait_ms, uint32_t limit,
+                                 uint32_t permits, bool final);
+
 /* baton_release() of the held lock; the worker holds nothing after it,
  * whatever the outcome. */
 enum ops_outcome ops_release(struct ops_worker *w, bool final);
@@ -88,14 +101,15 @@ enum ops_outcome ops_holder(struct ops_worker *w, const char *key,
                             struct baton_holder *out);
 
 /* Register READ of `key` with the held token: its value and version.
- * `mode` OPS_PLAIN sends the counter's READ, the others name the mode. */
+ * `mode` OPS_PLAIN sends the counter's READ, the others name the mode
+ * (OPS_SEM also the session of the grant). */
 enum ops_outcome ops_read(struct ops_worker *w, const char *key,
                           enum ops_mode mode, uint64_t *value,
                           uint64_t *version);
 
-/* Register ENTER of `key` in `mode` (OPS_WRITER or OPS_READER) with the
- * held token: the holder says it is inside; the answer carries the value
- * and version, as a READ's. */
+/* Register ENTER of `key` in `mode` (OPS_WRITER, OPS_READER or OPS_SEM)
+ * with the held token: the holder says it is inside; the answer carries the
+ * value and version, as a READ's. */
 enum ops_outcome ops_enter(struct ops_worker *w, const char *key,
                            enum ops_mode mode, uint64_t *value,
                            uint64_t *version);

@@ -6,9 +6,13 @@
  * whose token is below the highest and a reader's whose token is below the
  * highest writer's (unless --no-fencing), and logs every request, flushed,
  * before it answers. The counter workload's requests are all a writer's;
- * the rwlock workload's say which they are.
+ * the rwlock workload's say which they are. A semaphore holder's requests
+ * (mode s) name the grant's session, and tokens do not order a
+ * semaphore's holders: the register refuses one once a node's apply log
+ * (--apply-log, one per node) shows that grant ended.
  *
  *     chaos-register --socket PATH --log FILE [--no-fencing]
+ *         [--apply-log PATH]...
  *
  * One thread, one ppoll() loop over a Unix stream listener and up to
  * MAX_CONNS clients. SIGTERM or SIGINT: close everything, remove the
@@ -30,6 +34,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "applyfeed.h"
 
 #define LINE_MAX_BYTES 512    /* a request line, newline excluded */
 #define KEY_MAX        255    /* bytes of a key */
@@ -62,6 +68,7 @@ struct conn {
 struct reg {
         const char *socket_path;
         bool fencing;
+        struct applyfeed *feed; /* the nodes' apply logs */
         int log_fd;
         int listen_fd;
         size_t n_keys;
@@ -227,7 +234,8 @@ enum req {
 
 static const char *const req_names[] = {"read", "write", "enter", "leave"};
 
-/* A parsed request: `reader` for a reader's (mode r), else a writer's. */
+/* A parsed request: `reader` for a reader's (mode r), `sem` for a
+ * semaphore holder's (mode s), else a writer's. */
 struct request {
         enum req op;
         const char *name;
@@ -235,18 +243,41 @@ struct request {
         uint64_t value; /* WRITE */
         uint64_t based; /* WRITE */
         bool reader;
+        bool sem;
+        uint64_t session; /* sem: the session of the grant */
 };
 
-/* Whether the fence lets `q` through: a writer's token must be at least
+/*
+ * Whether the fence lets `q` through: a writer's token must be at least
  * every token seen (a writer's grant is newer than every grant before
- * it), a reader's at least every writer's (readers hold together). */
+ * it), a reader's at least every writer's (readers hold together). A
+ * semaphore's tokens do not order its holders (one granted long ago may
+ * hold on while later ones come and go), so the register asks, as a
+ * resource would ask the lock service, whether the grant ended: in the
+ * nodes' apply logs; `*ended` is where.
+ */
 static bool admitted(const struct reg *r, const struct key *k,
-                     const struct request *q)
+                     const struct request *q, uint64_t *ended)
 {
+        *ended = 0;
         if (!r->fencing) {
                 return true;
         }
+        if (q->sem) {
+                if (r->feed != NULL) {
+                        applyfeed_update(r->feed);
+                        *ended = applyfeed_ended(r->feed, q->name, q->token,
+                                                 q->session);
+                }
+                return *ended == 0;
+        }
         return q->token >= (q->reader ? k->wmax : k->max);
+}
+
+/* The mode's letter in the log. */
+static char mode_letter(const struct request *q)
+{
+        return q->sem ? 's' : q->reader ? 'r' : 'w';
 }
 
 /* Decide, log, then apply and answer. */
@@ -254,7 +285,7 @@ static void serve(struct reg *r, struct conn *c, struct request *q)
 {
         char line[LINE_MAX_BYTES + 256];
         struct key *k = key_get(r, q->name);
-        uint64_t max, wmax, version;
+        uint64_t max, wmax, version, ended;
         bool ok, write = q->op == REQ_WRITE;
         int n;
 
@@ -264,7 +295,7 @@ static void serve(struct reg *r, struct conn *c, struct request *q)
         }
         max = k->max;
         wmax = k->wmax;
-        ok = admitted(r, k, q);
+        ok = admitted(r, k, q, &ended);
         version = k->version + (ok && write ? 1 : 0);
         if (!write) {
                 q->value = k->value;
@@ -273,12 +304,19 @@ static void serve(struct reg *r, struct conn *c, struct request *q)
         n = snprintf(line, sizeof line,
                      "t=%llu w=%ld op=%s key=%s token=%llu result=%s "
                      "max=%llu value=%llu version=%llu based=%llu mode=%c "
-                     "wmax=%llu\n",
+                     "wmax=%llu",
                      (unsigned long long)now_ns(), c->worker, req_names[q->op],
                      q->name, (unsigned long long)q->token, ok ? "ok" : "stale",
                      (unsigned long long)max, (unsigned long long)q->value,
                      (unsigned long long)version, (unsigned long long)q->based,
-                     q->reader ? 'r' : 'w', (unsigned long long)wmax);
+                     mode_letter(q), (unsigned long long)wmax);
+        if (n >= 0 && (size_t)n < sizeof line) {
+                n += q->sem ? snprintf(line + n, sizeof line - (size_t)n,
+                                       " session=%llu ended=%llu\n",
+                                       (unsigned long long)q->session,
+                                       (unsigned long long)ended)
+                            : snprintf(line + n, sizeof line - (size_t)n, "\n");
+        }
         /* Unlogged means undone: the log is the register's testimony. */
         if (n < 0 || (size_t)n >= sizeof line ||
             log_line(r, line, (size_t)n) != 0) {
@@ -287,13 +325,17 @@ static void serve(struct reg *r, struct conn *c, struct request *q)
         }
         if (!ok) {
                 reply(c, "STALE %llu\n",
-                      (unsigned long long)(q->reader ? wmax : max));
+                      (unsigned long long)(q->sem      ? ended
+                                           : q->reader ? wmax
+                                                       : max));
                 return;
         }
-        if (q->token > k->max) {
+        /* A semaphore holder's token raises no bound: tokens do not order
+         * its holders. */
+        if (!q->sem && q->token > k->max) {
                 k->max = q->token;
         }
-        if (!q->reader && q->token > k->wmax) {
+        if (!q->sem && !q->reader && q->token > k->wmax) {
                 k->wmax = q->token;
         }
         switch (q->op) {
@@ -312,11 +354,17 @@ static void serve(struct reg *r, struct conn *c, struct request *q)
         }
 }
 
-/* "r" or "w" into `*reader`: 0 or -1. */
-static int parse_mode(const char *s, bool *reader)
+/* The mode fields `f[0..n)` after the token: "r", "w" or "s <session>",
+ * into `q`: 0 or -1. */
+static int parse_mode(char **f, int n, struct request *q)
 {
-        if (strcmp(s, "r") == 0 || strcmp(s, "w") == 0) {
-                *reader = s[0] == 'r';
+        if (n == 1 && (strcmp(f[0], "r") == 0 || strcmp(f[0], "w") == 0)) {
+                q->reader = f[0][0] == 'r';
+                return 0;
+        }
+        if (n == 2 && strcmp(f[0], "s") == 0 &&
+            parse_u64(f[1], &q->session) == 0) {
+                q->sem = true;
                 return 0;
         }
         return -1;
@@ -331,18 +379,17 @@ static int parse_request(char **f, int n, struct request *q)
         }
         q->name = f[1];
         q->reader = false;
+        q->sem = false;
         switch (q->op) {
         case REQ_READ:
-                return n == 3 || (n == 4 && parse_mode(f[3], &q->reader) == 0)
-                           ? 0
-                           : -1;
+                return n == 3 || parse_mode(f + 3, n - 3, q) == 0 ? 0 : -1;
         case REQ_WRITE:
                 return n == 5 && parse_u64(f[3], &q->value) == 0 &&
                                parse_u64(f[4], &q->based) == 0
                            ? 0
                            : -1;
         default:
-                return n == 4 && parse_mode(f[3], &q->reader) == 0 ? 0 : -1;
+                return parse_mode(f + 3, n - 3, q);
         }
 }
 
@@ -352,10 +399,10 @@ static void handle_line(struct reg *r, struct conn *c, char *line)
 {
         static const char *const verbs[] = {"READ", "WRITE", "ENTER", "LEAVE"};
         static const char *const usages[] = {
-            "READ <key> <token> [r|w]",
+            "READ <key> <token> [r|w|s <session>]",
             "WRITE <key> <token> <value> <based_on>",
-            "ENTER <key> <token> r|w",
-            "LEAVE <key> <token> r|w",
+            "ENTER <key> <token> r|w|s <session>",
+            "LEAVE <key> <token> r|w|s <session>",
         };
         struct request q;
         uint64_t w;
@@ -626,7 +673,8 @@ static int listen_on(struct reg *r)
 static void usage(FILE *f)
 {
         fprintf(f, "usage: chaos-register --socket PATH --log FILE "
-                   "[--no-fencing]\n");
+                   "[--no-fencing]\n"
+                   "         [--apply-log PATH]...\n");
 }
 
 int main(int argc, char **argv)
@@ -635,11 +683,14 @@ int main(int argc, char **argv)
             {"socket", required_argument, NULL, 's'},
             {"log", required_argument, NULL, 'l'},
             {"no-fencing", no_argument, NULL, 'n'},
+            {"apply-log", required_argument, NULL, 'a'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
         static struct reg r; /* large: off the stack */
         const char *log_path = NULL;
+        const char *apply_logs[APPLYFEED_MAX_LOGS];
+        size_t n_apply = 0;
         struct sigaction sa;
         sigset_t block, unblocked;
         int ch, i, rv;
@@ -656,6 +707,16 @@ int main(int argc, char **argv)
                         break;
                 case 'n':
                         r.fencing = false;
+                        break;
+                case 'a':
+                        if (n_apply == APPLYFEED_MAX_LOGS) {
+                                fprintf(stderr,
+                                        "chaos-register: at most %d "
+                                        "--apply-log\n",
+                                        APPLYFEED_MAX_LOGS);
+                                return 2;
+                        }
+                        apply_logs[n_apply++] = optarg;
                         break;
                 case 'h':
                         usage(stdout);
@@ -691,12 +752,21 @@ int main(int argc, char **argv)
                         strerror(errno));
                 return 1;
         }
-        if (listen_on(&r) != 0) {
+        r.feed = applyfeed_create(apply_logs, n_apply);
+        if (r.feed == NULL) {
+                fprintf(stderr, "chaos-register: out of memory\n");
                 close(r.log_fd);
                 return 1;
         }
-        fprintf(stderr, "chaos-register: listening on %s, fencing %s\n",
-                r.socket_path, r.fencing ? "on" : "off");
+        if (listen_on(&r) != 0) {
+                applyfeed_destroy(r.feed);
+                close(r.log_fd);
+                return 1;
+        }
+        fprintf(stderr,
+                "chaos-register: listening on %s, fencing %s, %zu apply "
+                "logs\n",
+                r.socket_path, r.fencing ? "on" : "off", n_apply);
         rv = run(&r, &unblocked);
         for (i = 0; i < MAX_CONNS; i++) {
                 if (r.conns[i] != NULL) {
@@ -706,6 +776,7 @@ int main(int argc, char **argv)
         close(r.listen_fd);
         unlink(r.socket_path);
         close(r.log_fd);
+        applyfeed_destroy(r.feed);
         for (b = 0; b < N_BUCKETS; b++) {
                 while (r.buckets[b] != NULL) {
                         struct key *k = r.buckets[b];

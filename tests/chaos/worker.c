@@ -5,7 +5,8 @@
  * gives up on the cluster, however long it is away.
  *
  *     chaos-worker --id J --endpoints E --history FILE
- *         --workload counter|mutex|fifo|session|rwlock --keys N --ttl MS
+ *         --workload counter|mutex|fifo|session|rwlock|semaphore --keys N
+ *         --ttl MS
  *         --seed S [--register PATH] --final-file PATH [--epoch-ms 10000]
  *         [--epoch-base-ns T] [--request-timeout MS] [--bug-writer-shared]
  *
@@ -34,15 +35,20 @@
 #include "history_out.h"
 #include "ops.h"
 
-#define NS_PER_MS          UINT64_C(1000000)
-#define FINAL_BUDGET_MS    15000 /* L1: acquire + release within 15 s */
-#define FINAL_WAIT_MS      10000
-#define COUNTER_WAIT_MS    2000
-#define FIFO_WAIT_MS       8000
-#define SESSION_WAIT_MS    2000
-#define SESSION_POLL_MS    200
-#define RWLOCK_WAIT_MS     2000
-#define RWLOCK_WRITERS     4    /* one operation in this many is a writer's */
+#define NS_PER_MS         UINT64_C(1000000)
+#define FINAL_BUDGET_MS   15000 /* L1: acquire + release within 15 s */
+#define FINAL_WAIT_MS     10000
+#define COUNTER_WAIT_MS   2000
+#define FIFO_WAIT_MS      8000
+#define SESSION_WAIT_MS   2000
+#define SESSION_POLL_MS   200
+#define RWLOCK_WAIT_MS    2000
+#define RWLOCK_WRITERS    4 /* one operation in this many is a writer's */
+#define SEMAPHORE_WAIT_MS 2000
+/* The permits of each semaphore of the semaphore workload: the pool's
+ * slots, of which a holder takes one. With its default of 4 workers, two
+ * wait while two hold; batond-overgrant lets a third in. */
+#define SEMAPHORE_PERMITS  2
 #define REGISTER_TIMEOUT   5000 /* ms for one register answer */
 #define MUTEX_THINK_MIN_MS 5    /* pause between mutex operations */
 #define MUTEX_THINK_MAX_MS 25
@@ -53,10 +59,11 @@ enum workload {
         WL_FIFO,
         WL_SESSION,
         WL_RWLOCK,
+        WL_SEMAPHORE,
 };
 
-static const char *const workload_names[] = {"counter", "mutex", "fifo",
-                                             "session", "rwlock"};
+static const char *const workload_names[] = {"counter", "mutex",  "fifo",
+                                             "session", "rwlock", "semaphore"};
 
 struct config {
         int id;
@@ -170,6 +177,9 @@ static void final_key(struct worker *w, char *key, size_t cap)
         case WL_RWLOCK:
                 snprintf(key, cap, "rwlock-%u", (unsigned)c->id % c->keys);
                 break;
+        case WL_SEMAPHORE:
+                snprintf(key, cap, "sem-%u", (unsigned)c->id % c->keys);
+                break;
         }
 }
 
@@ -255,6 +265,58 @@ static void rwlock_step(struct worker *w)
         if (!stop) {
                 release_held(w);
         }
+}
+
+/* A holder of one permit of a semaphore on a random key, using a pool of
+ * SEMAPHORE_PERMITS slots: acquire → enter the register → sleep → read →
+ * leave → release. The holders inside share the pool, so none writes: a
+ * read-modify-write of one value by two legitimate holders would lose
+ * updates by design. A refusal by the register (the holder's grant
+ * ended) skips to the release. */
+static void semaphore_step(struct worker *w)
+{
+        char key[OPS_KEY_CAP];
+        uint64_t value = 0, version = 0;
+        enum ops_outcome o;
+
+        snprintf(key, sizeof key, "sem-%" PRIu64,
+                 rnd_in(w, 0, w->cfg.keys - 1));
+        o = ops_acquire_sem(&w->ops, key, SEMAPHORE_WAIT_MS, SEMAPHORE_PERMITS,
+                            1, false);
+        if (o != OPS_OK) {
+                back_off(w, o);
+                return;
+        }
+        if (stop) {
+                return; /* the close at exit releases it */
+        }
+        o = ops_enter(&w->ops, key, OPS_SEM, &value, &version);
+        if (o == OPS_OK && !stop) {
+                nap(rnd_in(w, 0, 20));
+                o = ops_read(&w->ops, key, OPS_SEM, &value, &version);
+                if (o == OPS_OK && !stop) {
+                        o = ops_leave(&w->ops, key, OPS_SEM);
+                }
+        }
+        if (o == OPS_INFO) {
+                back_off(w, o); /* the close released the permit */
+                return;
+        }
+        if (!stop) {
+                release_held(w);
+        }
+}
+
+/* The final phase's acquire of `key`: a semaphore's permit for the
+ * semaphore workload (its name is no lock), else the lock. */
+static enum ops_outcome final_acquire(struct worker *w, const char *key,
+                                      int64_t wait_ms)
+{
+        if (w->cfg.workload == WL_SEMAPHORE) {
+                return ops_acquire_sem(&w->ops, key, wait_ms, SEMAPHORE_PERMITS,
+                                       1, true);
+        }
+        return ops_acquire(&w->ops, key, wait_ms, true);
 }
 
 /* Try and blocking acquires, holder queries, releases and now and then a
@@ -389,11 +451,10 @@ static void final_phase(struct worker *w)
                         return;
                 }
                 left_ms = (deadline - now) / NS_PER_MS;
-                o = ops_acquire(ops, key,
-                                left_ms < FINAL_WAIT_MS
-                                    ? (left_ms > 500 ? left_ms : 500)
-                                    : FINAL_WAIT_MS,
-                                true);
+                o = final_acquire(w, key,
+                                  left_ms < FINAL_WAIT_MS
+                                      ? (int64_t)(left_ms > 500 ? left_ms : 500)
+                                      : FINAL_WAIT_MS);
                 if (o == OPS_OK) {
                         o = ops_release(ops, true);
                         if (o == OPS_OK) {
@@ -408,8 +469,8 @@ static void usage(FILE *f)
 {
         fprintf(
             f, "usage: chaos-worker --id J --endpoints H:P,... --history FILE\n"
-               "         --workload counter|mutex|fifo|session|rwlock "
-               "--keys N --ttl MS\n"
+               "         --workload counter|mutex|fifo|session|rwlock|"
+               "semaphore --keys N --ttl MS\n"
                "         --seed S [--register PATH] --final-file PATH "
                "[--epoch-ms MS]\n"
                "         [--epoch-base-ns T] [--request-timeout MS] "
@@ -541,7 +602,8 @@ static int parse_args(int argc, char **argv, struct config *c)
                 return -1;
         }
         c->workload = (enum workload)i;
-        if ((c->workload == WL_COUNTER || c->workload == WL_RWLOCK) &&
+        if ((c->workload == WL_COUNTER || c->workload == WL_RWLOCK ||
+             c->workload == WL_SEMAPHORE) &&
             c->register_path == NULL) {
                 fprintf(stderr,
                         "chaos-worker: the %s workload needs --register\n",
@@ -625,6 +687,9 @@ int main(int argc, char **argv)
                         break;
                 case WL_RWLOCK:
                         rwlock_step(&w);
+                        break;
+                case WL_SEMAPHORE:
+                        semaphore_step(&w);
                         break;
                 }
                 if (!stop) {

@@ -31,6 +31,7 @@ static const char *const cause_names[] = {
     [APPLYLOG_C_CHECK] = "CHECK",
     [APPLYLOG_C_MEMBER] = "MEMBER",
     [APPLYLOG_C_BATCH] = "BATCH",
+    [APPLYLOG_C_REVOKE] = "REVOKE",
 };
 
 #define N_EVENTS (sizeof event_names / sizeof event_names[0])
@@ -213,6 +214,9 @@ static bool parse_event(char *line, struct applylog_event *ev,
                         } else if (strcmp(key, "mode") == 0 && !neg &&
                                    u <= 255) {
                                 ev->mode = (int)u;
+                        } else if (strcmp(key, "permits") == 0 && !neg &&
+                                   u <= UINT32_MAX) {
+                                ev->permits = (uint32_t)u;
                         } else if (strcmp(key, "mono_ns") == 0) {
                                 ev->mono_ns = i;
                                 have_mono = true;
@@ -701,6 +705,16 @@ bool applylog_shared(const struct applylog_event *ev)
                    : ev->mode == APPLYLOG_MODE_SHARED;
 }
 
+bool applylog_semaphore(const struct applylog_event *ev)
+{
+        return ev->mode == APPLYLOG_MODE_SEMAPHORE;
+}
+
+uint32_t applylog_permits(const struct applylog_event *ev)
+{
+        return ev->permits > 0 ? ev->permits : 1;
+}
+
 bool applylog_same_event(const struct applylog_event *x,
                          const struct applylog_event *y)
 {
@@ -710,6 +724,7 @@ bool applylog_same_event(const struct applylog_event *x,
                x->session == y->session && x->seq == y->seq &&
                x->owner == y->owner && x->token == y->token &&
                x->status == y->status && x->lock == y->lock &&
+               x->permits == y->permits &&
                (x->mode == y->mode || x->mode == APPLYLOG_MODE_NONE ||
                 y->mode == APPLYLOG_MODE_NONE);
 }

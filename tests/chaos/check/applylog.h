@@ -35,7 +35,8 @@ enum applylog_cause {
         APPLYLOG_C_QUERY,
         APPLYLOG_C_CHECK,
         APPLYLOG_C_MEMBER,
-        APPLYLOG_C_BATCH, /* a grant an entry's start made (lockfsm.h) */
+        APPLYLOG_C_BATCH,  /* a grant an entry's start made (lockfsm.h) */
+        APPLYLOG_C_REVOKE, /* an operator's; the workloads send none */
 };
 
 /* "mode" of GRANT, RELEASE, QUEUE and UNQUEUE (src/proto/command.h,
@@ -44,6 +45,7 @@ enum applylog_cause {
 #define APPLYLOG_MODE_NONE      (-1)
 #define APPLYLOG_MODE_EXCLUSIVE 0
 #define APPLYLOG_MODE_SHARED    1
+#define APPLYLOG_MODE_SEMAPHORE 2 /* a semaphore's permits ("permits") */
 
 /* The owner tag of the rwlock workload's readers (tests/chaos/ops.h,
  * OPS_OWNER_READER): what tells a reader's grant in an apply log that has
@@ -58,11 +60,12 @@ struct applylog_event {
         uint64_t seq;
         uint64_t owner;
         uint64_t token;
-        int type;   /* enum applylog_event_type */
-        int cause;  /* enum applylog_cause */
-        int status; /* 0 or a negative BATON_E* code */
-        int mode;   /* APPLYLOG_MODE_*, or another COMMAND_MODE_* */
-        int lock;   /* the lock name's id in the run's names; -1 if "" */
+        int type;         /* enum applylog_event_type */
+        int cause;        /* enum applylog_cause */
+        int status;       /* 0 or a negative BATON_E* code */
+        int mode;         /* APPLYLOG_MODE_*, or another COMMAND_MODE_* */
+        uint32_t permits; /* a semaphore's GRANT, RELEASE, QUEUE, UNQUEUE */
+        int lock;         /* the lock name's id in the run's names; -1 if "" */
         int64_t mono_ns;
         const char *text; /* the line without its mono_ns, for messages */
 };
@@ -180,6 +183,12 @@ const struct applylog_fact *applylog_end(const struct applylog *a,
 /* Whether `ev` (a GRANT) is a reader's: its mode says shared, or, in a
  * log without modes, its owner is APPLYLOG_OWNER_READER. */
 bool applylog_shared(const struct applylog_event *ev);
+
+/* Whether `ev` (a GRANT) is of a semaphore's permits (mode 2). */
+bool applylog_semaphore(const struct applylog_event *ev);
+
+/* The permits a semaphore's GRANT `ev` took: its "permits", at least 1. */
+uint32_t applylog_permits(const struct applylog_event *ev);
 
 /* Whether two events are the same transition: every field but mono_ns is
  * equal, and the terms are, unless one is 0 (an entry that is no batch

@@ -13,22 +13,26 @@
 
 /* --- S1, S8, L3: one replay of the merged apply log ----------------------- */
 
-/* A GRANT's mode is its "mode" (applylog_shared()); in an apply log
- * without modes, the rwlock workload's readers are told by their owner tag,
- * APPLYLOG_OWNER_READER. Every other grant is exclusive. */
+/* A GRANT's mode is its "mode" (applylog_shared(), applylog_semaphore());
+ * in an apply log without modes, the rwlock workload's readers are told by
+ * their owner tag, APPLYLOG_OWNER_READER. Every other grant is
+ * exclusive. */
 
 struct waiter {
         uint64_t session;
         uint64_t seq;
 };
 
-/* A live grant: a writer's, or one of the readers'. */
+/* A live grant: a writer's, one of the readers', or one of a semaphore's
+ * holders'. */
 struct holder {
         uint64_t session, token;
-        bool reader;
+        int mode;         /* APPLYLOG_MODE_EXCLUSIVE, _SHARED, _SEMAPHORE */
+        uint32_t permits; /* a semaphore's */
 };
 
-/* A lock during the replay: a writer, or any number of readers. */
+/* A lock during the replay: a writer, any number of readers, or a
+ * semaphore's holders. */
 struct lockstate {
         struct holder *holders;
         size_t n_holders, cap_holders;
@@ -40,7 +44,8 @@ struct replay {
         const struct run *r;
         struct lockstate *locks;          /* by name id */
         struct applylog_fact *by_session; /* grants by session, lock */
-        size_t n_grants, n_shared, n_handoffs, n_queued;
+        uint32_t *limits;                 /* check_sem_limits() */
+        size_t n_grants, n_shared, n_sem, n_sem_limited, n_handoffs, n_queued;
         struct check_note s1, s8;
 };
 
@@ -75,18 +80,92 @@ static void holder_remove(struct lockstate *l, size_t i)
         l->holders[i] = l->holders[--l->n_holders];
 }
 
-/* The live grant a GRANT of mode `reader` may not overlap, or NULL: any
- * grant for a writer, a writer's for a reader. */
-static const struct holder *conflict(const struct lockstate *l, bool reader)
+/* The mode of GRANT `ev`. */
+static int grant_mode(const struct applylog_event *ev)
+{
+        if (applylog_semaphore(ev)) {
+                return APPLYLOG_MODE_SEMAPHORE;
+        }
+        return applylog_shared(ev) ? APPLYLOG_MODE_SHARED
+                                   : APPLYLOG_MODE_EXCLUSIVE;
+}
+
+static const char *mode_name(int mode)
+{
+        return mode == APPLYLOG_MODE_SEMAPHORE ? "semaphore"
+               : mode == APPLYLOG_MODE_SHARED  ? "shared"
+                                               : "exclusive";
+}
+
+/* The live grant a GRANT of `mode` may not overlap, or NULL: any grant
+ * for a writer, a writer's for a reader, a lock's for a semaphore's holder
+ * (kinds do not mix; its permits are counted apart). */
+static const struct holder *conflict(const struct lockstate *l, int mode)
 {
         size_t i;
 
         for (i = 0; i < l->n_holders; i++) {
-                if (!reader || !l->holders[i].reader) {
+                int m = l->holders[i].mode;
+                if (mode == APPLYLOG_MODE_EXCLUSIVE ||
+                    (mode == APPLYLOG_MODE_SHARED &&
+                     m != APPLYLOG_MODE_SHARED) ||
+                    (mode == APPLYLOG_MODE_SEMAPHORE &&
+                     m != APPLYLOG_MODE_SEMAPHORE)) {
                         return &l->holders[i];
                 }
         }
         return NULL;
+}
+
+/* The permits the live grants of semaphore `l` hold. */
+static uint64_t permits_held(const struct lockstate *l)
+{
+        uint64_t n = 0;
+        size_t i;
+
+        for (i = 0; i < l->n_holders; i++) {
+                n += l->holders[i].permits;
+        }
+        return n;
+}
+
+/* S1: the previous grant must have ended (readers only overlap readers),
+ * and a semaphore's holders hold no more permits than it has, when the
+ * history says how many that is. */
+static void check_exclusion(struct replay *rp, const struct lockstate *l,
+                            const struct applylog_event *ev, int mode)
+{
+        const char *name = run_name(rp->r, ev->lock);
+        const struct holder *h = conflict(l, mode);
+        uint32_t limit = rp->limits[ev->lock];
+        uint64_t held;
+
+        if (h != NULL) {
+                check_note(&rp->s1,
+                           "lock %s: GRANT (%s) at index %" PRIu64
+                           " to session %" PRIu64 " while token %" PRIu64
+                           " (%s) of session %" PRIu64 " was live",
+                           name, mode_name(mode), ev->index, ev->session,
+                           h->token, mode_name(h->mode), h->session);
+                return;
+        }
+        if (mode != APPLYLOG_MODE_SEMAPHORE || limit == 0) {
+                return;
+        }
+        rp->n_sem_limited++;
+        held = permits_held(l);
+        if (held + applylog_permits(ev) > limit) {
+                check_note(
+                    &rp->s1,
+                    "semaphore %s (%" PRIu32 " permits): GRANT of %" PRIu32
+                    " at index %" PRIu64 " to session %" PRIu64
+                    " while %zu holders held %" PRIu64 " (one: token %" PRIu64
+                    " of session %" PRIu64 "): %" PRIu64 " permits granted",
+                    name, limit, applylog_permits(ev), ev->index, ev->session,
+                    l->n_holders, held, l->holders[l->n_holders - 1].token,
+                    l->holders[l->n_holders - 1].session,
+                    held + applylog_permits(ev));
+        }
 }
 
 static void on_grant(struct replay *rp, const struct applylog_event *ev)
@@ -94,23 +173,13 @@ static void on_grant(struct replay *rp, const struct applylog_event *ev)
         const struct run *r = rp->r;
         struct lockstate *l = &rp->locks[ev->lock];
         const char *name = run_name(r, ev->lock);
-        bool reader = applylog_shared(ev);
-        const struct holder *h = conflict(l, reader);
+        int mode = grant_mode(ev);
         uint64_t end;
 
         rp->n_grants++;
-        rp->n_shared += reader;
-        /* S1: the previous grant must have ended (readers only overlap
-         * readers). */
-        if (h != NULL) {
-                check_note(&rp->s1,
-                           "lock %s: GRANT (%s) at index %" PRIu64
-                           " to session %" PRIu64 " while token %" PRIu64
-                           " (%s) of session %" PRIu64 " was live",
-                           name, reader ? "shared" : "exclusive", ev->index,
-                           ev->session, h->token,
-                           h->reader ? "shared" : "exclusive", h->session);
-        }
+        rp->n_shared += mode == APPLYLOG_MODE_SHARED;
+        rp->n_sem += mode == APPLYLOG_MODE_SEMAPHORE;
+        check_exclusion(rp, l, ev, mode);
         /* S8: never to an ended session; a handoff (a grant made by another
          * session's RELEASE, CLOSE or EXPIRE) goes to the head of the
          * queue; a grant made by the waiter's own ACQUIRE finds the lock
@@ -155,7 +224,10 @@ static void on_grant(struct replay *rp, const struct applylog_event *ev)
                 }
         }
         util_push((void **)&l->holders, &l->n_holders, &l->cap_holders,
-                  &(struct holder){ev->session, ev->token, reader},
+                  &(struct holder){ev->session, ev->token, mode,
+                                   mode == APPLYLOG_MODE_SEMAPHORE
+                                       ? applylog_permits(ev)
+                                       : 0},
                   sizeof(struct holder));
 }
 
@@ -269,6 +341,7 @@ void check_replay(const struct run *r, struct check_result *s1,
 
         memset(&rp, 0, sizeof rp);
         rp.r = r;
+        rp.limits = check_sem_limits(r);
         rp.locks = util_calloc(r->names.n, sizeof *rp.locks);
         rp.by_session = util_calloc(a->n_grants, sizeof *rp.by_session);
         if (a->n_grants > 0) {
@@ -315,8 +388,11 @@ void check_replay(const struct run *r, struct check_result *s1,
         } else {
                 check_set(s1, CHECK_PASS,
                           "%zu grants over %zu indexes, each ended before "
-                          "the next (%zu shared grants: readers together)",
-                          rp.n_grants, a->n_merged, rp.n_shared);
+                          "the next (%zu shared grants: readers together; "
+                          "%zu of semaphores' permits, %zu of them within a "
+                          "limit the history names)",
+                          rp.n_grants, a->n_merged, rp.n_shared, rp.n_sem,
+                          rp.n_sem_limited);
         }
         if (rp.s8.count > 0) {
                 check_set(s8, CHECK_FAIL, "%s (%zu violations)", rp.s8.first,
@@ -343,4 +419,5 @@ void check_replay(const struct run *r, struct check_result *s1,
         }
         free(rp.by_session);
         free(rp.locks);
+        free(rp.limits);
 }

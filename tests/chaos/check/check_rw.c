@@ -176,17 +176,18 @@ void check_s11(const struct run *r, struct check_result *res)
 
         memset(&c, 0, sizeof c);
         c.r = r;
-        /* The keys of the rwlock workload: those holders enter and leave. */
+        /* The keys of the rwlock workload: those holders enter and leave
+         * (a semaphore's holders are S12's). */
         for (i = 0; i < rl->n; i++) {
                 const struct reglog_line *l = &rl->lines[i];
                 if ((l->op == REGLOG_ENTER || l->op == REGLOG_LEAVE) &&
-                    !rw[l->key]) {
+                    !l->sem && !rw[l->key]) {
                         rw[l->key] = true;
                         n_keys++;
                 }
         }
         for (i = 0; i < rl->n; i++) {
-                if (rw[rl->lines[i].key]) {
+                if (rw[rl->lines[i].key] && !rl->lines[i].sem) {
                         on_line(&c, &rl->lines[i]);
                 }
         }

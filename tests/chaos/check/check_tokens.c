@@ -22,6 +22,7 @@ struct acq {
         int worker;
         int64_t invoke_ns, complete_ns;
         bool shared; /* an acquire of the read lock */
+        bool sem;    /* an acquire of a semaphore's permits */
 };
 
 static int cmp_acq_complete(const void *p, const void *q)
@@ -68,7 +69,7 @@ static struct acq *ok_acquires(const struct run *r, size_t *n)
                     h->key >= 0 && h->has_token) {
                         struct acq a = {h->key,         h->token,  h->session,
                                         h->process,     h->worker, h->invoke_ns,
-                                        h->complete_ns, h->shared};
+                                        h->complete_ns, h->shared, h->sem};
                         util_push((void **)&v, n, &cap, &a, sizeof a);
                 }
         }
@@ -180,12 +181,13 @@ void check_s3(const struct run *r, struct check_result *res)
         }
         /* One token, one session: a process is one handle, so two processes
          * reporting a token are two sessions. Only readers admitted
-         * together share one. */
+         * together share one, and a semaphore's holders admitted
+         * together. */
         util_sort(v, n, sizeof *v, cmp_acq_token);
         for (i = 1; i < n; i++) {
                 const struct acq *x = &v[i - 1], *y = &v[i];
                 if (x->key != y->key || x->token != y->token ||
-                    (x->shared && y->shared)) {
+                    (x->shared && y->shared) || (x->sem && y->sem)) {
                         continue;
                 }
                 if (x->process != y->process ||
@@ -209,14 +211,48 @@ void check_s3(const struct run *r, struct check_result *res)
                 check_set(
                     res, CHECK_PASS,
                     "%zu ok acquires: each a committed GRANT to its session "
-                    "at index = token, tokens unique but readers' admitted "
-                    "together",
+                    "at index = token, tokens unique but readers' (and "
+                    "semaphore holders') admitted together",
                     n);
         }
         free(v);
 }
 
 /* --- S6 ------------------------------------------------------------------- */
+
+/*
+ * A semaphore holder's refusal (the register read in the apply logs that
+ * its grant ended): a fencing save when the merged log holds that grant
+ * and its end, else FAIL (a current holder turned away), or UNKNOWN when
+ * the grant is in no log. 1 save, 0 not.
+ */
+static int sem_refusal(const struct run *r, const struct reglog_line *l,
+                       struct check_note *bad, struct check_note *unknown)
+{
+        bool logged;
+        const struct applylog_event *g =
+            check_grant_of(r, l->key, l->token, l->session, &logged);
+
+        if (g == NULL || g->session != l->session) {
+                check_note(unknown,
+                           "semaphore %s: no GRANT of token %" PRIu64
+                           " to session %" PRIu64 " in the apply logs "
+                           "(register.log:%u)",
+                           run_name(r, l->key), l->token, l->session, l->line);
+                return 0;
+        }
+        if (check_grant_end(r, l->key, l->token, l->session) != 0) {
+                return 1;
+        }
+        check_note(bad,
+                   "semaphore %s: w%d's %s with token %" PRIu64
+                   " refused (the register saw its end at index %" PRIu64
+                   "), but grant %" PRIu64 " of session %" PRIu64
+                   " never ended in the apply logs (register.log:%u)",
+                   run_name(r, l->key), l->worker, reglog_op_name(l->op),
+                   l->token, l->ended, l->token, l->session, l->line);
+        return 0;
+}
 
 void check_s6(const struct run *r, struct check_result *res,
               struct check_stats *st)
@@ -232,7 +268,12 @@ void check_s6(const struct run *r, struct check_result *res,
                 bool logged_m;
                 int ended;
 
-                if (l->ok || l->token >= bound) {
+                if (l->sem && !l->ok) {
+                        stale++;
+                        saves += (size_t)sem_refusal(r, l, &bad, &unknown);
+                        continue;
+                }
+                if (l->ok || l->sem || l->token >= bound) {
                         continue;
                 }
                 stale++;

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "util.h"
+
 __attribute__((format(printf, 3, 4))) void
 check_set(struct check_result *res, int verdict, const char *fmt, ...)
 {
@@ -137,6 +139,22 @@ int check_grants_ended(const struct run *r, int lock, uint64_t token,
                 }
         }
         return found;
+}
+
+/* The limits the history's acquires named, per semaphore. */
+uint32_t *check_sem_limits(const struct run *r)
+{
+        uint32_t *limits = util_calloc(r->names.n, sizeof *limits);
+        size_t i;
+
+        for (i = 0; i < r->history.n; i++) {
+                const struct history_op *h = &r->history.ops[i];
+                if (h->f == HISTORY_ACQUIRE && h->sem && h->key >= 0 &&
+                    h->limit > limits[h->key]) {
+                        limits[h->key] = h->limit;
+                }
+        }
+        return limits;
 }
 
 /* Whether `ev` comes after the END of its session. */

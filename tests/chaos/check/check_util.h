@@ -51,6 +51,12 @@ uint64_t check_grant_end(const struct run *r, int lock, uint64_t token,
 int check_grants_ended(const struct run *r, int lock, uint64_t token,
                        uint64_t by, const struct applylog_event **live);
 
+/* Per name id (calloc'd, r->names.n of them; the caller frees): the
+ * permits of the semaphore of that name, as the history's acquires named
+ * them (limit=; the largest if they differ), 0 for a name no acquire of a
+ * semaphore named. The apply logs do not carry it. */
+uint32_t *check_sem_limits(const struct run *r);
+
 /* Whether `ev` comes after the END of its session (then `*end_index` is
  * the END's index). */
 bool check_after_end(const struct run *r, const struct applylog_event *ev,

@@ -7,9 +7,11 @@
  *
  * S1  Per lock, a GRANT while an earlier grant is live fails, but a
  *     reader's while only readers hold (applylog_shared(): mode shared, or
- *     in a log without modes the owner tag APPLYLOG_OWNER_READER). A grant
- *     ends at the RELEASE of its token and session or at the END of its
- *     session.
+ *     in a log without modes the owner tag APPLYLOG_OWNER_READER), and a
+ *     semaphore's (mode 2) while only the semaphore's holders hold, unless
+ *     its permits and theirs exceed the limit the history's acquires name
+ *     (check_sem_limits()). A grant ends at the RELEASE of its token and
+ *     session or at the END of its session.
  * S2  Per lock, for ok acquires A and B with A completed before B was
  *     invoked, token(A) < token(B); equal tokens of one session are a
  *     reentrant acquire.
@@ -18,7 +20,8 @@
  *     the logged range that no node logged cannot be a grant (every command
  *     leaves a RESULT); one outside it is UNKNOWN. Two processes (or two
  *     named sessions) told the same token of a lock fail, unless both
- *     acquired it shared (readers admitted together).
+ *     acquired it shared (readers admitted together) or both acquired
+ *     permits of it (a semaphore's holders admitted together).
  * S4  Each ok release has a RELEASE command of that lock and token in the
  *     log (its RELEASE event, or for a reentrant hold its successful
  *     RESULT); each ok close an END of its session; each ok write an
@@ -28,16 +31,20 @@
  * S5  Per register key, in log order: accepted tokens never go down (a
  *     reader's only never below a writer's: readers hold together), and
  *     each accepted write's base version is the version current then
- *     (else a lost update, reported with the writer it overwrote).
+ *     (else a lost update, reported with the writer it overwrote). A
+ *     semaphore holder's requests (mode s) are S12's.
  * S6  Each refusal (token t below the bound m: the highest token for a
  *     writer's request, the highest writer's for a reader's) is a fencing
  *     save when every grant of that lock made at index t ended (its
  *     RELEASE, or its session's END) at an index <= m: a handoff releases
  *     and grants in one entry, release first. Otherwise the two grants
- *     overlapped: FAIL. Grants not found: UNKNOWN.
+ *     overlapped: FAIL. Grants not found: UNKNOWN. A semaphore holder's
+ *     refusal (the register read the grant's end in an apply log) is a
+ *     fencing save when the log holds that grant (token, session) and its
+ *     end; else FAIL; the grant not found: UNKNOWN.
  * S7  Per lock, lincheck_run() over the operations of linops.h; locks the
- *     history acquired shared are left to S1 and S11 (the model is a
- *     mutex).
+ *     history acquired shared are left to S1 and S11, semaphores to S1 and
+ *     S12 (the model is a mutex).
  * S8  Per lock, replaying QUEUE, UNQUEUE and GRANT: a handoff (a GRANT
  *     made by another command than the waiter's own ACQUIRE) goes to the
  *     head of the queue; a GRANT made by the acquirer's own ACQUIRE finds
@@ -61,6 +68,16 @@
  *     newcomer's (as S6), else FAIL; grants not found: UNKNOWN. A holder
  *     turned out whose request is accepted later fails (a stale holder let
  *     in: fencing off).
+ * S12 Per register pool that holders ENTER and LEAVE in mode s (the
+ *     semaphore workload), in log order: a holder is inside from its
+ *     accepted ENTER to its LEAVE, a refusal or its worker's next ENTER.
+ *     After each accepted ENTER, if those inside hold more permits than
+ *     the semaphore's limit (the history's), their grants are looked up:
+ *     each current from its token to its end (RELEASE, or its session's
+ *     END). More than the limit current at one index fails; otherwise the
+ *     surplus are stale holders (their grants had ended), counted. A
+ *     holder the register refused whose request is accepted later fails.
+ *     A grant not found, or a pool without a limit: UNKNOWN.
  * L1  After the last heal-all, every worker has an ok acquire and an ok
  *     release marked phase=final completing within 15 s of it.
  * L2  Between successive ok completions (all workers, all operations) a
@@ -73,7 +90,8 @@
  *
  * The checkers are in check_replay.c (S1, S8, L3), check_tokens.c (S2, S3,
  * S6), check_writes.c (S4, S5), check_nodes.c (S9, S10), check_rw.c
- * (S11) and check_live.c (L1, L2, L4); S7 is here, a call of lincheck.c.
+ * (S11), check_sem.c (S12) and check_live.c (L1, L2, L4); S7 is here, a
+ * call of lincheck.c.
  */
 #include "checks.h"
 
@@ -87,6 +105,7 @@
 #include "check_nodes.h"
 #include "check_replay.h"
 #include "check_rw.h"
+#include "check_sem.h"
 #include "check_tokens.h"
 #include "check_util.h"
 #include "check_writes.h"
@@ -95,8 +114,8 @@
 #include "util.h"
 
 static const char *const names[CHECK_COUNT] = {
-    "S1", "S2",  "S3",  "S4", "S5", "S6", "S7", "S8",
-    "S9", "S10", "S11", "L1", "L2", "L3", "L4",
+    "S1", "S2",  "S3",  "S4",  "S5", "S6", "S7", "S8",
+    "S9", "S10", "S11", "S12", "L1", "L2", "L3", "L4",
 };
 
 static const char *const verdicts[] = {"PASS", "FAIL", "UNKNOWN"};
@@ -148,7 +167,7 @@ int checks_exit_status(const struct check_result res[CHECK_COUNT])
 
         for (i = 0; i < CHECK_COUNT; i++) {
                 if (res[i].verdict == CHECK_FAIL) {
-                        if (i <= CHECK_S11) {
+                        if (i < CHECK_L1) {
                                 safety = true;
                         } else {
                                 liveness = true;
@@ -168,7 +187,8 @@ int checks_exit_status(const struct check_result res[CHECK_COUNT])
 
 /* --- S7 ------------------------------------------------------------------- */
 
-/* The read/write locks: those the history acquired shared. */
+/* The read/write locks and the semaphores: those the history acquired
+ * shared, or acquired permits of. */
 static bool *shared_locks(const struct run *r)
 {
         bool *shared = util_calloc(r->names.n, sizeof *shared);
@@ -176,7 +196,8 @@ static bool *shared_locks(const struct run *r)
 
         for (i = 0; i < r->history.n; i++) {
                 const struct history_op *h = &r->history.ops[i];
-                if (h->f == HISTORY_ACQUIRE && h->shared && h->key >= 0) {
+                if (h->f == HISTORY_ACQUIRE && (h->shared || h->sem) &&
+                    h->key >= 0) {
                         shared[h->key] = true;
                 }
         }
@@ -199,7 +220,7 @@ static void check_s7(const struct run *r, const struct check_options *o,
                 int rv;
 
                 /* The model is a mutex: S1 and S11 check read/write
-                 * locks. */
+                 * locks, S1 and S12 semaphores. */
                 if (shared[k->key]) {
                         n_rw++;
                         continue;
@@ -230,8 +251,8 @@ static void check_s7(const struct run *r, const struct check_options *o,
                           unknown.first, unknown.count, lo.n_keys - n_rw);
         } else if (n_rw > 0 && n_rw == lo.n_keys) {
                 check_set(res, CHECK_PASS,
-                          "no exclusive lock: %zu read/write locks left to S1 "
-                          "and S11",
+                          "no exclusive lock: %zu read/write locks and "
+                          "semaphores left to S1, S11 and S12",
                           n_rw);
         } else {
                 check_set(
@@ -241,7 +262,9 @@ static void check_s7(const struct run *r, const struct check_options *o,
                     "ops, %zu unknown acquires placed by the apply logs)%s",
                     lo.n_keys - n_rw, n_ops, fast, explored, lo.n_synthetic,
                     lo.n_attributed,
-                    n_rw > 0 ? "; read/write locks left to S1 and S11" : "");
+                    n_rw > 0 ? "; read/write locks and semaphores left to S1, "
+                               "S11 and S12"
+                             : "");
         }
         linops_free(&lo);
         free(shared);
@@ -308,6 +331,7 @@ void checks_run(const struct run *r, const struct check_options *o,
         check_s9(r, &res[CHECK_S9]);
         check_s10(r, &res[CHECK_S10]);
         check_s11(r, &res[CHECK_S11]);
+        check_s12(r, &res[CHECK_S12]);
         check_l1(r, &res[CHECK_L1], st);
         check_l2(r, &res[CHECK_L2], st);
         check_l4(r, &res[CHECK_L4]);

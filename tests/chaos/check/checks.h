@@ -21,6 +21,7 @@ enum check_id {
         CHECK_S9,
         CHECK_S10,
         CHECK_S11,
+        CHECK_S12,
         CHECK_L1,
         CHECK_L2,
         CHECK_L3,

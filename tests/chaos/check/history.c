@@ -75,6 +75,7 @@ static void take_fields(struct history_op *op, const struct util_kv *kv,
                         size_t n)
 {
         const char *v;
+        uint64_t u;
 
         if ((v = util_kv_get(kv, n, "session")) != NULL) {
                 util_parse_u64(v, &op->session);
@@ -104,9 +105,17 @@ static void take_fields(struct history_op *op, const struct util_kv *kv,
             strcmp(v, "final") == 0) {
                 op->final = true;
         }
-        if ((v = util_kv_get(kv, n, "mode")) != NULL &&
-            strcmp(v, "shared") == 0) {
-                op->shared = true;
+        if ((v = util_kv_get(kv, n, "mode")) != NULL) {
+                op->shared = op->shared || strcmp(v, "shared") == 0;
+                op->sem = op->sem || strcmp(v, "semaphore") == 0;
+        }
+        if ((v = util_kv_get(kv, n, "limit")) != NULL &&
+            util_parse_u64(v, &u) && u <= UINT32_MAX) {
+                op->limit = (uint32_t)u;
+        }
+        if ((v = util_kv_get(kv, n, "permits")) != NULL &&
+            util_parse_u64(v, &u) && u <= UINT32_MAX) {
+                op->permits = (uint32_t)u;
         }
 }
 

@@ -53,10 +53,13 @@ struct history_op {
         int64_t lease; /* lease= of the completion: absolute ns */
         bool has_token, has_holder, has_value, has_version, has_index;
         bool has_lease;
-        bool final;    /* phase=final on the invoke or the completion */
-        bool shared;   /* mode=shared: an acquire of the read lock */
-        unsigned file; /* index into struct history.files */
-        unsigned line; /* line number of the invoke, from 1 */
+        bool final;  /* phase=final on the invoke or the completion */
+        bool shared; /* mode=shared: an acquire of the read lock */
+        bool sem;    /* mode=semaphore: an acquire of a semaphore's permits */
+        uint32_t limit;   /* a semaphore's acquire: limit= (0 if absent) */
+        uint32_t permits; /* and permits= (0 if absent) */
+        unsigned file;    /* index into struct history.files */
+        unsigned line;    /* line number of the invoke, from 1 */
 };
 
 /*

@@ -34,6 +34,8 @@ static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
         const char *result = util_kv_get(kv, n, "result");
         const char *mode = util_kv_get(kv, n, "mode");
         const char *wmax = util_kv_get(kv, n, "wmax");
+        const char *session = util_kv_get(kv, n, "session");
+        const char *ended = util_kv_get(kv, n, "ended");
         int64_t w;
         int i;
 
@@ -59,7 +61,13 @@ static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
         l->write = i == REGLOG_WRITE;
         if (mode != NULL && strcmp(mode, "r") == 0) {
                 l->reader = true;
+        } else if (mode != NULL && strcmp(mode, "s") == 0) {
+                l->sem = true;
         } else if (mode != NULL && strcmp(mode, "w") != 0) {
+                return false;
+        }
+        if ((session != NULL && !util_parse_u64(session, &l->session)) ||
+            (ended != NULL && !util_parse_u64(ended, &l->ended))) {
                 return false;
         }
         l->wmax = l->max;

@@ -19,9 +19,11 @@ enum reglog_op {
 
 /* One request:
  * t= w= op=<read|write|enter|leave> key= token= result=<ok|stale> max=
- * value= version= based= [mode=<r|w> wmax=] (max: the key's highest token
- * before it; wmax: the highest token of a writer's request before it;
- * version: after it). A line without mode= is a writer's (the counter's),
+ * value= version= based= [mode=<r|w|s> wmax=] [session= ended=] (max: the
+ * key's highest token before it; wmax: the highest token of a writer's
+ * request before it; version: after it; session: a semaphore holder's
+ * grant's; ended: the index where the apply logs said that grant ended,
+ * 0 if they did not). A line without mode= is a writer's (the counter's),
  * one without wmax= has wmax = max. */
 struct reglog_line {
         int64_t t;
@@ -29,6 +31,7 @@ struct reglog_line {
         int op;      /* enum reglog_op */
         bool write;  /* op == REGLOG_WRITE */
         bool reader; /* mode=r: a reader's request */
+        bool sem;    /* mode=s: a semaphore holder's request */
         bool ok;     /* result=ok: accepted */
         int key;     /* id in the run's names */
         uint64_t token;
@@ -37,7 +40,9 @@ struct reglog_line {
         uint64_t value;
         uint64_t version;
         uint64_t based;
-        unsigned line; /* line number, from 1 */
+        uint64_t session; /* sem */
+        uint64_t ended;   /* sem */
+        unsigned line;    /* line number, from 1 */
 };
 
 /* The lines in file order, which is the order the register served them (it
@@ -59,7 +64,8 @@ int reglog_load(struct reglog *r, const char *path, struct util_strtab *keys,
 void reglog_free(struct reglog *r);
 
 /* The token that fenced `l`: wmax for a reader's request, max for a
- * writer's. A request is refused exactly when its token is below it. */
+ * writer's. A request is refused exactly when its token is below it (but
+ * a semaphore holder's, which the apply logs fence: `ended`). */
 uint64_t reglog_bound(const struct reglog_line *l);
 
 /* "read", "write", "enter", "leave". */

@@ -181,9 +181,14 @@ wait_leader() {
 
 # --- Workers and the register ---------------------------------------------------
 
+# The register follows every node's apply log: it fences a semaphore's
+# holders by the ends of their grants there (docs/chaos.md).
 register_start() {
-        local cmd="$REGISTER_BIN --socket $SOCK --log $RUN/register.log"
+        local cmd="$REGISTER_BIN --socket $SOCK --log $RUN/register.log" i
         [ "$FENCING" = off ] && cmd="$cmd --no-fencing"
+        for i in $(seq 1 "$NODES"); do
+                cmd="$cmd --apply-log $RUN/nodes/n$i/apply.log"
+        done
         spawn register "$RUN/register.err" "$cmd" || return 1
         local i
         for i in $(seq 1 250); do
