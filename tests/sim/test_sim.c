@@ -335,6 +335,33 @@ static void usage(FILE *f)
                 DEFAULT_SEEDS);
 }
 
+#ifdef BATON_CHAOS_BUG_OVERGRANT
+/* Built as test_sim_overgrant, with a state machine whose semaphores grant
+ * one permit too many (the chaos suite's batond-overgrant bug): the
+ * checker must catch it within the default seeds, naming the permits. */
+static int overgrant_control(void)
+{
+        char reason[1024];
+        struct outcome out;
+
+        printf("1..1\n");
+        for (uint64_t seed = 1; seed <= DEFAULT_SEEDS; seed++) {
+                if (run_seed(3, seed, BREAK_NONE, false, &out, reason,
+                             sizeof reason) != 0 &&
+                    strstr(reason, "permits held of") != NULL) {
+                        printf("ok 1 - negative control overgrant (nodes=3 "
+                               "seed=%" PRIu64 ") caught: %s\n",
+                               seed, reason);
+                        return 0;
+                }
+        }
+        printf("not ok 1 - negative control overgrant: the checker missed "
+               "a semaphore granting one permit too many in %d seeds\n",
+               DEFAULT_SEEDS);
+        return 1;
+}
+#endif
+
 int main(int argc, char **argv)
 {
         unsigned node_counts[2] = {3, 5};
@@ -402,6 +429,9 @@ int main(int argc, char **argv)
                 n_seeds = 1;
         }
         assert(strlen(lock_names[SEM_NAME - 1]) == COMMAND_NAME_MAX);
+#ifdef BATON_CHAOS_BUG_OVERGRANT
+        return overgrant_control();
+#endif
         /* The negative controls run with the default plan only: a run
          * narrowed to one seed is for reproducing that seed. */
         planned =
