@@ -965,6 +965,67 @@ static void eseq_shared_recovered(void **state)
         baton_client_destroy(c);
 }
 
+/*
+ * The same for a semaphore's permits: CANCEL finds no wait, and the
+ * try-acquire of the same permits is refused BATON_EHELD with the grant's
+ * token: the forgotten ACQUIRE was granted, and the call returns it.
+ */
+static int eseq_permits_script(struct fake *f, const struct frame *fr)
+{
+        int *step = f->data;
+        struct proto_result r;
+
+        if (fr->h.type != PROTO_COMMAND || fr->k.type == COMMAND_OPEN) {
+                return 0;
+        }
+        if (fr->k.type == COMMAND_ACQUIRE && *step < 2) {
+                if ((*step)++ == 0) {
+                        fake_close_conn(f, fr->conn); /* granted, unanswered */
+                } else {
+                        fake_status(f, fr, BATON_ESEQ);
+                }
+                return 1;
+        }
+        if (fr->k.type == COMMAND_CANCEL) {
+                fake_status(f, fr, BATON_ENOTWAITING); /* the grant won */
+                return 1;
+        }
+        memset(&r, 0, sizeof r);
+        r.status = BATON_EHELD; /* the try: held already, by this grant */
+        r.session = fr->k.session;
+        r.owner = fr->k.owner;
+        r.token = 78;
+        r.count = 1;
+        fake_result(f, fr, &r);
+        return 1;
+}
+
+static void eseq_permits_recovered(void **state)
+{
+        static int step;
+        baton_client *c;
+        struct frame a1, try;
+        uint64_t token = 0;
+        unsigned from = 0;
+
+        (void)state;
+        step = 0;
+        set_hook(eseq_permits_script, &step);
+        c = client(F.endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_sem_acquire(c, "pool", 3, 2, 0, 1000, &token),
+                         0);
+        assert_int_equal(token, 78);
+        a1 = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        assert_int_equal(a1.k.mode, COMMAND_MODE_SEMAPHORE);
+        (void)wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        (void)wait_frame(&from, PROTO_COMMAND, COMMAND_CANCEL);
+        try = wait_frame(&from, PROTO_COMMAND, COMMAND_ACQUIRE);
+        assert_int_equal(try.k.wait_ms, COMMAND_WAIT_TRY);
+        assert_int_equal(try.k.permits, 2);
+        assert_int_equal(try.k.limit, 3);
+        baton_client_destroy(c);
+}
+
 /* The lease is dated from the SEND of the OPEN: an answer that took
  * 300 ms leaves 300 ms less. */
 static int slow_open(struct fake *f, const struct frame *fr)
@@ -1007,6 +1068,7 @@ int main(void)
             cmocka_unit_test_setup(expired_for_good, fake_reset),
             cmocka_unit_test_setup(eseq_recovered, fake_reset),
             cmocka_unit_test_setup(eseq_shared_recovered, fake_reset),
+            cmocka_unit_test_setup(eseq_permits_recovered, fake_reset),
             cmocka_unit_test_setup(lease_from_send, fake_reset),
         };
 
