@@ -3,6 +3,7 @@
 #include "grant.h"
 
 #include <assert.h>
+#include <string.h>
 
 #include "../../include/baton.h"
 
@@ -98,7 +99,7 @@ bool grant_admissible(const struct lockfsm *f, const struct lock *l)
 {
         const struct hold *w;
 
-        if (l->n_waiters == 0 ||
+        if (l->n_waiters == 0 || l->blocked ||
             l->n_holders >= f->limits.max_holders_per_lock) {
                 return false;
         }
@@ -134,9 +135,41 @@ void grant_next(const struct step *st, struct lock *l)
 static void settle(const struct step *st, struct lock *l)
 {
         grant_next(st, l);
-        if (l->n_holders == 0 && l->n_waiters == 0 && !granted_in_entry(l)) {
+        if (l->n_holders == 0 && l->n_waiters == 0 && !l->blocked &&
+            !granted_in_entry(l)) {
                 state_lock_drop(st->f, l);
         }
+}
+
+void grant_lost(const struct step *st, struct hold *g)
+{
+        struct lock *l = g->lock;
+
+        if (st->c->delay_ms > 0 && l->mode != COMMAND_MODE_SEMAPHORE &&
+            !l->blocked) {
+                l->blocked = true;
+                l->delay_ms = st->c->delay_ms;
+                step_emit_lock(st, LOCKFSM_EV_BLOCK, l);
+        }
+        grant_end(st, g);
+}
+
+void grant_unblock(const struct step *st, struct lockfsm_result *res)
+{
+        const struct command *c = st->c;
+        struct lock *l = state_lock(st->f, c->name, c->name_len);
+
+        if (l == NULL || !l->blocked || l->created != c->target) {
+                step_reject(res, BATON_ENOTFOUND); /* over, or another's */
+                return;
+        }
+        l->blocked = false;
+        step_emit_lock(st, LOCKFSM_EV_UNBLOCK, l);
+        l->delay_ms = 0;
+        memset(res, 0, sizeof *res);
+        res->kind = PROTO_KIND_FREE;
+        res->waiters = l->n_waiters;
+        settle(st, l);
 }
 
 void grant_end(const struct step *st, struct hold *g)
@@ -244,7 +277,16 @@ static enum admit admit_existing(const struct step *st, struct session *s,
                         step_reject(res, BATON_EUPGRADE);
                         return ADMIT_DONE;
                 }
+                if (l->blocked) {
+                        /* No new grant in a lock-delay, and an owner that
+                         * holds never waits too. */
+                        step_reject(res, BATON_EBUSY);
+                        return ADMIT_DONE;
+                }
                 return ADMIT_NOW;
+        }
+        if (l->blocked) {
+                return admit_later(c, l, res); /* its lock-delay */
         }
         if (c->mode == COMMAND_MODE_SHARED && l->n_holders > 0 &&
             l->n_writers == 0 && l->n_waiters == 0 &&

@@ -53,6 +53,15 @@ void grant_next(const struct step *st, struct lock *l);
 /* End a grant (freeing `g`); hand its lock on, or drop it when free. */
 void grant_end(const struct step *st, struct hold *g);
 
+/* End a grant lost involuntarily (its session expired or was revoked):
+ * when that EXPIRE or REVOKE carries a delay, a read/write lock first
+ * enters its lock-delay (BLOCK event). */
+void grant_lost(const struct step *st, struct hold *g);
+
+/* UNBLOCK: end the lock-delay of the lock the command names, if it is
+ * the instance its target (creation stamp) names; hand it on. */
+void grant_unblock(const struct step *st, struct lockfsm_result *res);
+
 /* Remove (and free) a waiter that leaves without a grant. */
 void grant_drop_wait(const struct step *st, struct hold *w, int status);
 

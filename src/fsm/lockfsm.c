@@ -118,6 +118,9 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
         case COMMAND_CHECK:
                 lookup_apply(f, c, res);
                 break;
+        case COMMAND_UNBLOCK:
+                grant_unblock(&st, res);
+                break;
         case COMMAND_CLOSE:
         case COMMAND_ACQUIRE:
         case COMMAND_RELEASE:
@@ -191,7 +194,7 @@ static void entry_end(struct lockfsm *f, uint64_t index)
                 struct lock *l = QUEUE_DATA(queue_head(&f->touched),
                                             struct lock, entry_link);
                 queue_remove(&l->entry_link);
-                if (l->n_holders == 0 && l->n_waiters == 0) {
+                if (l->n_holders == 0 && l->n_waiters == 0 && !l->blocked) {
                         state_lock_drop(f, l);
                 } else if (grant_admissible(f, l)) {
                         defer(f, l);
@@ -482,8 +485,8 @@ static bool fits_kind(const struct lock *l, const struct hold *h)
                 return h->mode == COMMAND_MODE_SEMAPHORE && h->permits > 0 &&
                        h->permits <= l->limit;
         }
-        return l->mode == COMMAND_MODE_EXCLUSIVE && l->limit == 0 &&
-               h->permits == 0 &&
+        return l->mode == COMMAND_MODE_EXCLUSIVE &&
+               (l->limit == 0 || l->blocked) && h->permits == 0 &&
                (h->mode == COMMAND_MODE_EXCLUSIVE ||
                 h->mode == COMMAND_MODE_SHARED);
 }
@@ -526,8 +529,11 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
                 return "a semaphore's permits held disagree with its count, "
                        "or exceed its limit";
         }
-        if (n == 0 && l->n_waiters == 0) {
-                return "lock with neither holders nor waiters";
+        if (n == 0 && l->n_waiters == 0 && !l->blocked) {
+                return "lock with neither holders nor waiters nor a delay";
+        }
+        if (l->blocked && l->mode == COMMAND_MODE_SEMAPHORE) {
+                return "a semaphore in a lock-delay";
         }
         if (grant_admissible(f, l) == queue_empty(&l->entry_link)) {
                 return "a lock is deferred if and only if its queue's head "

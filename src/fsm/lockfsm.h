@@ -41,7 +41,9 @@
  *   limits.max_tombstones of them) so late requests learn BATON_EEXPIRED
  *   or BATON_ECLOSED, and a retried CLOSE succeeds again.
  * - Nothing here reads a clock: the leader proposes EXPIRE and TIMEOUT.
- *   REVOKE, an operator's, ends a session as EXPIRE does.
+ *   REVOKE, an operator's, ends a session as EXPIRE does. When either
+ *   carries a lock-delay, a read/write lock whose holder is lost that way
+ *   grants no one until the leader's UNBLOCK.
  */
 
 struct lockfsm_result {
@@ -66,6 +68,10 @@ enum lockfsm_event_type {
         LOCKFSM_EV_RELEASE,    /* grant ended; cause RELEASE, CLOSE, EXPIRE */
         LOCKFSM_EV_QUEUE,      /* waiter queued: seq, wait_ms */
         LOCKFSM_EV_UNQUEUE, /* waiter left without a grant; status says why */
+        LOCKFSM_EV_BLOCK,   /* a lock's lock-delay began: name, seq = the
+                               lock's creation stamp (UNBLOCK's target),
+                               wait_ms = the delay */
+        LOCKFSM_EV_UNBLOCK, /* it ended: name, seq as BLOCK's */
 };
 
 struct lockfsm_event {
@@ -192,6 +198,15 @@ void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,
                                      size_t name_len,
                                      const struct lockfsm_result *holder),
                           void *data);
+
+/* Visit every lock in its lock-delay (name, the creation stamp an UNBLOCK
+ * names, and the delay its EXPIRE or REVOKE carried), so a new leader can
+ * time their ends. The callback must not change `f`. */
+void lockfsm_foreach_blocked(const struct lockfsm *f,
+                             void (*cb)(void *data, const char *name,
+                                        size_t name_len, uint64_t created,
+                                        uint32_t delay_ms),
+                             void *data);
 
 /* One grant of a lock, as lockfsm_foreach_holder() reports it. */
 struct lockfsm_holder {

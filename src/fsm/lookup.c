@@ -65,6 +65,23 @@ void lockfsm_query(const struct lockfsm *f, const char *name, size_t len,
         res->waiters = l->n_waiters;
 }
 
+void lockfsm_foreach_blocked(const struct lockfsm *f,
+                             void (*cb)(void *data, const char *name,
+                                        size_t name_len, uint64_t created,
+                                        uint32_t delay_ms),
+                             void *data)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &f->lock_list)
+        {
+                const struct lock *l = QUEUE_DATA(q, struct lock, link);
+                if (l->blocked) {
+                        cb(data, l->name, l->name_len, l->created, l->delay_ms);
+                }
+        }
+}
+
 void lockfsm_foreach_waiter(const struct lockfsm *f,
                             void (*cb)(void *data, uint64_t session,
                                        uint64_t seq, const char *name,

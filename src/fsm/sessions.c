@@ -21,8 +21,13 @@ void sessions_end(const struct step *st, struct session *s, int reason,
                                 reason);
         }
         while (!queue_empty(&s->grants)) {
-                grant_end(st, QUEUE_DATA(queue_head(&s->grants), struct hold,
-                                         session_link));
+                struct hold *g = QUEUE_DATA(queue_head(&s->grants), struct hold,
+                                            session_link);
+                if (reason == BATON_EEXPIRED) {
+                        grant_lost(st, g); /* EXPIRE, REVOKE */
+                } else {
+                        grant_end(st, g);
+                }
         }
         step_emit_session(st, LOCKFSM_EV_END, s);
         state_session_end(st->f, s, reason);

@@ -48,8 +48,8 @@ static void put_lock(struct wcursor *w, const struct lock *l)
         wcursor_u8(w, l->name_len);
         wcursor_bytes(w, l->name, l->name_len);
         wcursor_u64(w, l->created);
-        wcursor_u8(w, l->mode);
-        if (l->mode == COMMAND_MODE_SEMAPHORE) {
+        wcursor_u8(w, l->mode | (l->blocked ? SNAPSHOT_BLOCKED : 0));
+        if (l->mode == COMMAND_MODE_SEMAPHORE || l->blocked) {
                 wcursor_u32(w, l->limit);
         }
         wcursor_u32(w, l->n_holders);
@@ -304,10 +304,16 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         }
         l->created = rcursor_u64(r);
         l->mode = rcursor_u8(r);
-        if (l->mode == COMMAND_MODE_SEMAPHORE && version >= 5) {
+        if (version >= 6 &&
+            l->mode == (COMMAND_MODE_EXCLUSIVE | SNAPSHOT_BLOCKED)) {
+                l->mode = COMMAND_MODE_EXCLUSIVE;
+                l->blocked = true;
+                l->delay_ms = rcursor_u32(r);
+        } else if (l->mode == COMMAND_MODE_SEMAPHORE && version >= 5) {
                 l->limit = rcursor_u32(r);
         }
         if (r->bad || l->created <= *last || l->created > f->stamp ||
+            (l->blocked && l->delay_ms == 0) ||
             (l->mode != COMMAND_MODE_EXCLUSIVE &&
              (l->mode != COMMAND_MODE_SEMAPHORE || l->limit == 0))) {
                 state_lock_free(f, l);
@@ -326,7 +332,7 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         }
         /* One with neither holds nothing. One whose queue's head could be
          * admitted waits for the next entry to admit it (lockfsm.h). */
-        if (l->n_holders == 0 && l->n_waiters == 0) {
+        if (l->n_holders == 0 && l->n_waiters == 0 && !l->blocked) {
                 return BATON_ECORRUPT;
         }
         if (grant_admissible(f, l)) {

@@ -15,8 +15,13 @@ struct lockfsm;
  * fields): read/write locks; the holds of older snapshots are writers.
  * Version 5 adds semaphores: a lock of kind COMMAND_MODE_SEMAPHORE carries
  * its limit (u32 after its kind) and each of its holds its permits (u32
- * after its mode); a read/write lock's records are as in version 4. */
-#define SNAPSHOT_VERSION 5
+ * after its mode); a read/write lock's records are as in version 4.
+ * Version 6 adds lock-delay: a read/write lock in its lock-delay has
+ * SNAPSHOT_BLOCKED set in its kind byte, then its delay (u32), and may
+ * have neither holders nor waiters; every other record is as in
+ * version 5. */
+#define SNAPSHOT_VERSION 6
+#define SNAPSHOT_BLOCKED 0x80
 
 /* Serialize `f` into a buffer allocated with f's allocator. 0 or
  * BATON_ENOMEM. */

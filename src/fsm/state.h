@@ -101,8 +101,11 @@ struct lock {
         uint64_t created;     /* the stamp of the command that created it */
         uint32_t n_holders;
         uint32_t n_waiters;
-        uint32_t limit; /* a semaphore's permits, fixed at its creation */
-        uint32_t used;  /* a semaphore's permits its holders hold */
+        union {
+                uint32_t limit;    /* a semaphore's permits, fixed */
+                uint32_t delay_ms; /* a blocked read/write lock's delay */
+        };
+        uint32_t used; /* a semaphore's permits its holders hold */
         /* The kind: COMMAND_MODE_EXCLUSIVE (a read/write lock) or
          * COMMAND_MODE_SEMAPHORE. */
         uint8_t mode;
@@ -114,6 +117,10 @@ struct lock {
          * next entry (the writer would share that grant's token). */
         bool entry_writer;
         bool entry_ended;
+        /* In its lock-delay: a holder was lost to EXPIRE or REVOKE, and
+         * no one is granted the lock until an UNBLOCK entry. A read/write
+         * lock only; it exists while blocked even with no one in it. */
+        bool blocked;
         char name[]; /* name_len bytes, not NUL-terminated */
 };
 

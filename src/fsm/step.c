@@ -34,6 +34,24 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
         st->f->cb(st->f->cb_data, &ev);
 }
 
+void step_emit_lock(const struct step *st, uint8_t type, const struct lock *l)
+{
+        struct lockfsm_event ev;
+
+        if (st->f->cb == NULL) {
+                return;
+        }
+        memset(&ev, 0, sizeof ev);
+        ev.type = type;
+        ev.cause = st->c->type;
+        ev.index = st->index;
+        ev.seq = l->created;
+        ev.wait_ms = l->blocked ? l->delay_ms : 0;
+        ev.name = l->name;
+        ev.name_len = l->name_len;
+        st->f->cb(st->f->cb_data, &ev);
+}
+
 void step_emit_session(const struct step *st, uint8_t type,
                        const struct session *s)
 {

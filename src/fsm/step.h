@@ -23,6 +23,8 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                int status);
 
 /* Report a session's transition (OPEN, END) to the event callback. */
+/* A lock's own event (BLOCK, UNBLOCK): its name and creation stamp. */
+void step_emit_lock(const struct step *st, uint8_t type, const struct lock *l);
 void step_emit_session(const struct step *st, uint8_t type,
                        const struct session *s);
 

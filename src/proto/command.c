@@ -19,6 +19,7 @@ enum {
         F_OPEN = 1 << 7,   /* nonce, ttl_ms, client name */
         F_MEMBER = 1 << 8, /* target, mode, raft and client addresses */
         F_BY = 1 << 9,     /* who asked: a string as OPEN's client name */
+        F_DELAY = 1 << 10, /* delay_ms, in version 3 */
 };
 
 static unsigned fields_of(int type)
@@ -29,7 +30,7 @@ static unsigned fields_of(int type)
         case COMMAND_CLOSE:
                 return F_SESSION | F_SEQ;
         case COMMAND_EXPIRE:
-                return F_SESSION;
+                return F_SESSION | F_DELAY;
         case COMMAND_ACQUIRE:
                 return F_SESSION | F_SEQ | F_OWNER | F_WAIT | F_NAME;
         case COMMAND_RELEASE:
@@ -45,7 +46,9 @@ static unsigned fields_of(int type)
         case COMMAND_MEMBER:
                 return F_MEMBER;
         case COMMAND_REVOKE:
-                return F_SESSION | F_BY;
+                return F_SESSION | F_DELAY | F_BY;
+        case COMMAND_UNBLOCK:
+                return F_TARGET | F_NAME;
         default:
                 return 0;
         }
@@ -60,6 +63,7 @@ const char *command_type_name(int type)
             [COMMAND_TIMEOUT] = "TIMEOUT", [COMMAND_QUERY] = "QUERY",
             [COMMAND_CHECK] = "CHECK",     [COMMAND_MEMBER] = "MEMBER",
             [COMMAND_BATCH] = "BATCH",     [COMMAND_REVOKE] = "REVOKE",
+            [COMMAND_UNBLOCK] = "UNBLOCK",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -123,8 +127,10 @@ int command_validate(const struct command *c)
 /* The oldest version that carries `c` (command.h, "Compatibility"). */
 static uint8_t version_of(const struct command *c)
 {
-        return c->type == COMMAND_REVOKE || (c->type == COMMAND_ACQUIRE &&
-                                             c->mode == COMMAND_MODE_SEMAPHORE)
+        return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
+                       (c->type == COMMAND_EXPIRE && c->delay_ms != 0) ||
+                       (c->type == COMMAND_ACQUIRE &&
+                        c->mode == COMMAND_MODE_SEMAPHORE)
                    ? 3
                    : 2;
 }
@@ -150,6 +156,9 @@ static void put(const struct command *c, struct wcursor *w)
         }
         if (f & F_SESSION) {
                 wcursor_u64(w, c->session);
+        }
+        if (f & F_DELAY && version >= 3) {
+                wcursor_u32(w, c->delay_ms);
         }
         if (f & F_SEQ) {
                 wcursor_u64(w, c->seq);
@@ -262,6 +271,9 @@ int command_decode(struct command *c, const void *buf, size_t len)
         if (f & F_SESSION) {
                 c->session = rcursor_u64(&r);
         }
+        if (f & F_DELAY && version >= 3) {
+                c->delay_ms = rcursor_u32(&r);
+        }
         if (f & F_SEQ) {
                 c->seq = rcursor_u64(&r);
                 c->ack = rcursor_u64(&r);
@@ -298,7 +310,8 @@ int command_decode(struct command *c, const void *buf, size_t len)
         /* Each command has one encoding: version 3 carries only what
          * needs it. */
         if ((version == 3 && version_of(c) != 3) ||
-            (version < 3 && c->type == COMMAND_REVOKE)) {
+            (version < 3 &&
+             (c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK))) {
                 return BATON_EMALFORMED;
         }
         if (!padding_ok(&r, len)) {

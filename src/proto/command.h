@@ -28,7 +28,7 @@
  *            session's secret, src/proto/attach.h; opaque here),
  *            client name (string, 0..64 bytes)
  *   CLOSE    session u64, seq u64, ack u64
- *   EXPIRE   session u64
+ *   EXPIRE   session u64, [version 3: delay_ms u32]
  *   ACQUIRE  session u64, seq u64, ack u64, owner u64, wait_ms u32,
  *            mode u8, [version 3: permits u32, limit u32,] name (string)
  *   RELEASE  session u64, seq u64, ack u64, owner u64, token u64,
@@ -39,11 +39,18 @@
  *   CHECK    token u64, name (string)
  *   MEMBER   target u64 (member id), mode u8 (0 set, 1 remove),
  *            raft address (string), client address (string)
- *   REVOKE   session u64, by (string, 0..64 bytes: who asked; version 3)
+ *   REVOKE   session u64, delay_ms u32, by (string, 0..64 bytes: who
+ *            asked; version 3)
+ *   UNBLOCK  target u64 (the lock's creation stamp), name (string;
+ *            version 3)
  *
  * REVOKE ends a session as EXPIRE does, at an operator's request (the
  * leader fills `by` with the certificate identity of the client that
- * asked).
+ * asked). An EXPIRE or REVOKE with a non-zero `delay_ms` puts each
+ * read/write lock the session loses in its lock-delay (docs/fsm.md): the
+ * leader writes its configured delay into the entry, so every replay of
+ * the log decides alike. UNBLOCK ends a lock's lock-delay; the leader
+ * proposes it when the delay has passed, as it proposes EXPIRE.
  * OPEN, CLOSE, ACQUIRE, RELEASE and CANCEL come from clients; EXPIRE and
  * TIMEOUT are proposed by the leader when a session's or a waiter's deadline
  * passes; QUERY and CHECK are reads that change nothing. MEMBER records a
@@ -55,8 +62,9 @@
  * cluster part-way through an upgrade keeps applying the same entries on
  * every node until someone uses what only the new version has. Each
  * command has one encoding: a version 3 command that is not a semaphore
- * ACQUIRE or a REVOKE is malformed, so is a REVOKE of another version, and
- * permits and limit are zero in an ACQUIRE of another mode.
+ * ACQUIRE, an EXPIRE with a delay, a REVOKE or an UNBLOCK is malformed,
+ * so is a REVOKE or an UNBLOCK of another version, and permits and limit
+ * are zero in an ACQUIRE of another mode.
  */
 
 #define COMMAND_VERSION     3  /* the newest version read */
@@ -90,6 +98,7 @@ enum command_type {
         COMMAND_MEMBER = 10,
         COMMAND_BATCH = 11, /* a log entry of several commands (entry.h) */
         COMMAND_REVOKE = 12,
+        COMMAND_UNBLOCK = 13,
 };
 
 /* MEMBER modes. */
@@ -122,6 +131,9 @@ struct command {
          * version 2 ACQUIRE of mode 2, which the state machine refuses). */
         uint32_t permits;
         uint32_t limit;
+        /* EXPIRE (version 3) and REVOKE: the lock-delay of the locks the
+         * session loses, in ms; 0: none. */
+        uint32_t delay_ms;
         uint64_t session;
         uint64_t seq;    /* per-session request number, from 1 */
         uint64_t ack;    /* the client has final answers for every seq < ack */

@@ -28,6 +28,10 @@ static const char *event_name(int type)
                 return "QUEUE";
         case LOCKFSM_EV_UNQUEUE:
                 return "UNQUEUE";
+        case LOCKFSM_EV_BLOCK:
+                return "BLOCK";
+        case LOCKFSM_EV_UNBLOCK:
+                return "UNBLOCK";
         default:
                 return "UNKNOWN";
         }

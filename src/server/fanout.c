@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "leader.h"
 #include "pending.h"
 
 /* Settle every request waiting for (a, b) with this outcome. */
@@ -125,6 +126,15 @@ void fanout_event(void *data, const struct lockfsm_event *ev)
                 break;
         case LOCKFSM_EV_END:
                 deadlines_drop(&g->deadlines, ev->session, 0);
+                break;
+        case LOCKFSM_EV_BLOCK:
+                if (serving) {
+                        leader_start_delay(g, ev->name, ev->name_len, ev->seq,
+                                           ev->wait_ms);
+                }
+                break;
+        case LOCKFSM_EV_UNBLOCK:
+                deadlines_drop(&g->deadlines, LEADER_LOCK_DELAY, ev->seq);
                 break;
         default:
                 break;

@@ -301,6 +301,7 @@ static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
         p->cmd.name = c->identity;
         p->cmd.name_len =
             (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
+        p->cmd.delay_ms = g->cfg->lock_delay_ms; /* as an expiry's */
         n = command_encode(&p->cmd, buf, sizeof buf);
         if (n == 0) {
                 return BATON_EINVAL;

@@ -1,6 +1,6 @@
-/* What the serving leader does on its own: keep the clocks of sessions and
- * waits, propose EXPIRE and TIMEOUT when they run out, and record the
- * bootstrap members in a new cluster's directory. */
+/* What the serving leader does on its own: keep the clocks of sessions,
+ * waits and lock-delays, propose EXPIRE, TIMEOUT and UNBLOCK when they run
+ * out, and record the bootstrap members in a new cluster's directory. */
 #include "leader.h"
 
 #include <string.h>
@@ -15,8 +15,16 @@ void leader_on_deadline(void *data, const struct deadline *d)
 
         memset(&c, 0, sizeof c);
         c.session = d->session;
-        if (d->seq == 0) {
+        if (d->session == LEADER_LOCK_DELAY) {
+                /* A lock-delay, keyed by the lock's creation stamp. */
+                c.type = COMMAND_UNBLOCK;
+                c.session = 0;
+                c.target = d->seq;
+                c.name = d->name;
+                c.name_len = d->name_len;
+        } else if (d->seq == 0) {
                 c.type = COMMAND_EXPIRE;
+                c.delay_ms = g->cfg->lock_delay_ms; /* written in the log */
                 g->stats.expirations++;
                 log_info("session %llu: lease expired, proposing EXPIRE",
                          (unsigned long long)d->session);
@@ -60,6 +68,19 @@ static void start_wait_clock(void *data, uint64_t session, uint64_t seq,
         }
 }
 
+void leader_start_delay(struct gateway *g, const char *name, size_t name_len,
+                        uint64_t created, uint32_t delay_ms)
+{
+        deadlines_set(&g->deadlines, LEADER_LOCK_DELAY, created, name, name_len,
+                      uv_now(g->loop) + delay_ms);
+}
+
+static void start_delay_clock(void *data, const char *name, size_t name_len,
+                              uint64_t created, uint32_t delay_ms)
+{
+        leader_start_delay(data, name, name_len, created, delay_ms);
+}
+
 /* The first leader of a new cluster records the bootstrap members'
  * addresses, so nodes added later learn them from the log. */
 static void seed_directory(struct gateway *g)
@@ -93,4 +114,7 @@ void leader_start(struct gateway *g)
         deadlines_clear(&g->deadlines);
         lockfsm_foreach_session(f, start_session_clock, g);
         lockfsm_foreach_waiter(f, start_wait_clock, g);
+        /* A delay a former leader had started runs in full again: a lock
+         * is freed late rather than early. */
+        lockfsm_foreach_blocked(f, start_delay_clock, g);
 }

@@ -1402,3 +1402,18 @@ int harness_open_healthy(struct harness *h, unsigned n, const char *argv0,
         }
         return 0;
 }
+
+bool harness_apply_log_has(struct harness *h, const char *needle)
+{
+        for (unsigned i = 0; i < h->n; i++) {
+                size_t len;
+                char *buf = read_file(h->nodes[i].apply_log, &len);
+                bool found = buf != NULL && strstr(buf, needle) != NULL;
+
+                free(buf);
+                if (found) {
+                        return true;
+                }
+        }
+        return false;
+}

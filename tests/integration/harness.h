@@ -193,6 +193,9 @@ unsigned harness_reap(struct harness *h);
  */
 int harness_check_apply_logs(struct harness *h, unsigned *compared);
 
+/* Whether some node's apply log has a line with `needle` in it. */
+bool harness_apply_log_has(struct harness *h, const char *needle);
+
 /*
  * Apply-log RESULT lines of committed entries that did not decode as a
  * command (BATON_EVERSION or BATON_EMALFORMED with cause UNKNOWN), over all

@@ -167,6 +167,86 @@ void sc_expiry(struct ctx *x)
         tclient_close(&b);
 }
 
+/* Restart every node with `flags` (NULL: none). */
+static void restart_all_with(struct ctx *x, const char *const *flags,
+                             unsigned n)
+{
+        unsigned i, leader;
+        int status;
+
+        for (i = 1; i <= x->n; i++) {
+                EXPECT(x, harness_term(&x->h, i, NULL) == 0, "%s", x->h.errmsg);
+                EXPECT(x, harness_wait_exit(&x->h, i, HEALTHY_MS, &status) == 0,
+                       "%s", x->h.errmsg);
+                EXPECT(x, harness_set_flags(&x->h, i, flags, n) == 0, "%s",
+                       x->h.errmsg);
+        }
+        for (i = 1; i <= x->n; i++) {
+                EXPECT(x, harness_restart(&x->h, i) == 0, "restart node %u: %s",
+                       i, x->h.errmsg);
+        }
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+}
+
+#define LOCK_DELAY_MS 1500
+
+void sc_lock_delay(struct ctx *x)
+{
+        static const char *const delay[] = {"--lock-delay-ms", "1500"};
+        struct tclient a, b;
+        struct tclient_result res;
+        char name[64];
+        uint64_t t1, t2, seq;
+        int64_t opened, elapsed;
+        int rv;
+
+        restart_all_with(x, delay, 2);
+        lock_name(x, name, sizeof name, "lock-delay");
+        OPEN(x, &b, TTL_MS);
+        opened = tclient_now_ms();
+        OPEN(x, &a, SHORT_TTL);
+        GRANT(x, t1, &a, name);
+        START_WAIT(x, &b, name, COMMAND_WAIT_FOREVER, &seq);
+        /* a's session expires after SHORT_TTL, then the lock waits out
+         * its delay before b gets it. */
+        rv = tclient_finish(&b, SHORT_TTL + LOCK_DELAY_MS + OP_MS, &res);
+        elapsed = tclient_now_ms() - opened;
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_GRANTED && res.token > t1,
+               "waiter after the holder's expiry and the delay: %d %s", rv,
+               rs(x, &res));
+        printf("# the waiter was granted %" PRId64 " ms after the holder "
+               "opened its session (TTL %d ms, lock-delay %d ms)\n",
+               elapsed, SHORT_TTL, LOCK_DELAY_MS);
+        EXPECT(x, elapsed >= SHORT_TTL + LOCK_DELAY_MS - 50,
+               "granted after %" PRId64 " ms: before the TTL and the delay",
+               elapsed);
+        t2 = res.token;
+        rv = tclient_keepalive(&a, OP_MS, NULL);
+        EXPECT(x, rv == BATON_EEXPIRED, "keepalive of the expired session: %d",
+               rv);
+        EXPECT(x,
+               harness_apply_log_has(&x->h, "\"event\":\"BLOCK\"") &&
+                   harness_apply_log_has(&x->h, "\"event\":\"UNBLOCK\""),
+               "no BLOCK and UNBLOCK in the apply logs");
+        /* A release is not a loss: the next waiter gets it at once. */
+        OPEN(x, &a, TTL_MS);
+        START_WAIT(x, &a, name, COMMAND_WAIT_FOREVER, &seq);
+        WAITERS(x, &b, name, 1);
+        opened = tclient_now_ms();
+        RELEASE(x, &b, name, t2);
+        rv = tclient_finish(&a, OP_MS, &res);
+        elapsed = tclient_now_ms() - opened;
+        EXPECT(x, rv == 0 && res.kind == PROTO_KIND_GRANTED,
+               "waiter after a release: %d %s", rv, rs(x, &res));
+        EXPECT(x, elapsed < LOCK_DELAY_MS,
+               "a release delayed the next grant %" PRId64 " ms", elapsed);
+        RELEASE(x, &a, name, res.token);
+        tclient_close(&a);
+        tclient_close(&b);
+        restart_all_with(x, NULL, 0);
+}
+
 void sc_stale(struct ctx *x)
 {
         struct tclient a, b;

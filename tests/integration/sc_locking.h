@@ -11,6 +11,11 @@ void sc_acquire_release(struct ctx *x);
 void sc_try_busy(struct ctx *x);
 void sc_waiter(struct ctx *x);
 void sc_expiry(struct ctx *x);
+
+/* With --lock-delay-ms on every node: a holder's expiry hands the lock to
+ * its waiter only once the delay has passed (BLOCK, then the leader's
+ * UNBLOCK); a RELEASE hands it on at once. */
+void sc_lock_delay(struct ctx *x);
 void sc_stale(struct ctx *x);
 void sc_ttl(struct ctx *x);
 void sc_wait_deadline(struct ctx *x);

@@ -76,6 +76,9 @@ static const struct scenario scenarios[] = {
     {"try-lock answers BUSY with the holder's token", sc_try_busy},
     {"a blocked waiter is granted on release with a higher token", sc_waiter},
     {"session expiry frees the lock and grants the waiter", sc_expiry},
+    {"lock-delay: an expired holder's lock waits out the delay, a released "
+     "one does not",
+     sc_lock_delay},
     {"kill -9 of the leader: the holder keeps its lock and token",
      sc_kill_leader_holder},
     {"kill -9 of the leader: a queued waiter is granted after the release",

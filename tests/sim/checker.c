@@ -257,6 +257,21 @@ static int check_event(struct model *m, const struct simentry *e,
                         req->token = 0;
                 }
                 break;
+        case LOCKFSM_EV_BLOCK:
+        case LOCKFSM_EV_UNBLOCK:
+                l = lock_of(m, ev->name, ev->name_len);
+                if (l == NULL ||
+                    (ev->type == LOCKFSM_EV_BLOCK
+                         ? cmd->type != COMMAND_EXPIRE &&
+                               cmd->type != COMMAND_REVOKE
+                         : cmd->type != COMMAND_UNBLOCK || !l->blocked)) {
+                        return fail(reason, cap,
+                                    "%s: a lock-delay that no expiry began, "
+                                    "or no UNBLOCK ended",
+                                    text);
+                }
+                l->blocked = ev->type == LOCKFSM_EV_BLOCK;
+                break;
         default:
                 return fail(reason, cap, "unknown event %s", text);
         }

@@ -110,6 +110,9 @@ int holders_grant(struct lockmodel *l, const struct simevent *ev,
         for (unsigned i = 0; i < l->nh; i++) {
                 second |= same_owner(&l->h[i], ev);
         }
+        if (l->blocked) {
+                return fail(reason, cap, "%s: granted in its lock-delay", text);
+        }
         if (admissible(l, ev, text, reason, cap) != 0 ||
             token_ok(l, ev, index, text, reason, cap) != 0) {
                 return -1;
@@ -165,7 +168,8 @@ int holders_release(struct lockmodel *l, const struct simevent *ev,
 int holders_queue(struct lockmodel *l, const struct simevent *ev,
                   const char *text, char *reason, size_t cap)
 {
-        if ((l->nh == 0 && l->nq == 0) || l->nq == HOLDERS_QUEUE_MAX) {
+        if ((l->nh == 0 && l->nq == 0 && !l->blocked) ||
+            l->nq == HOLDERS_QUEUE_MAX) {
                 return fail(reason, cap, "%s: queued on a free lock", text);
         }
         l->q[l->nq].session = ev->session;

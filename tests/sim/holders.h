@@ -28,6 +28,7 @@ struct lockmodel {
         uint8_t len;
         char name[COMMAND_NAME_MAX];
         bool semaphore; /* known once a semaphore ACQUIRE created it */
+        bool blocked;   /* in its lock-delay: BLOCK seen, no UNBLOCK yet */
         uint32_t limit;
         struct holder h[HOLDERS_MAX];
         unsigned nh;
@@ -67,7 +68,7 @@ int holders_grant(struct lockmodel *l, const struct simevent *ev,
 int holders_release(struct lockmodel *l, const struct simevent *ev,
                     const char *text, char *reason, size_t cap);
 
-/* A QUEUE event: the lock must be held or awaited. */
+/* A QUEUE event: the lock must be held, awaited or in its lock-delay. */
 int holders_queue(struct lockmodel *l, const struct simevent *ev,
                   const char *text, char *reason, size_t cap);
 

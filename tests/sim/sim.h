@@ -11,13 +11,15 @@
 #include "../lib/rng.h"
 #include "../lib/simcluster.h"
 
-#define MAX_CLIENTS 5
-#define MAX_HELD    8
-#define MAX_WAITS   8
-#define MAX_FAULTS  8
-#define N_NAMES     5 /* lock_names[]: four locks, then a semaphore */
-#define SEM_NAME    4 /* lock_names[SEM_NAME] is a semaphore of SEM_LIMIT */
-#define SEM_LIMIT   3
+#define MAX_CLIENTS       5
+#define MAX_HELD          8
+#define MAX_WAITS         8
+#define MAX_FAULTS        8
+#define N_NAMES           5 /* lock_names[]: four locks, then a semaphore */
+#define SEM_NAME          4 /* lock_names[SEM_NAME] is a semaphore of SEM_LIMIT */
+#define SEM_LIMIT         3
+#define MAX_BLOCKED       16
+#define SIM_LOCK_DELAY_MS 300 /* virtual */
 
 static inline unsigned rng_range(struct rng *r, unsigned lo, unsigned hi)
 {
@@ -96,6 +98,14 @@ struct sim {
         size_t n_reports;
         size_t cap_reports;
         bool oom;
+        /* Locks in their lock-delay, as the leader's events said: the
+         * "server" proposes their UNBLOCK once `at` (0: not timed yet). */
+        struct {
+                uint64_t created;
+                unsigned name;
+                raft_time at;
+        } blocked[MAX_BLOCKED];
+        unsigned n_blocked;
         uint64_t final_index;
         uint64_t fail_index; /* the log index a failed check is about, or 0 */
 };

@@ -136,12 +136,40 @@ static struct client *client_of_session(struct sim *s, uint64_t session)
 
 /* The events a leader applies are what batond uses to answer clients that
  * wait: a GRANT to a queued ACQUIRE, a waiter leaving, a session ending. */
+/* A lock's lock-delay began or ended, as the leader applied it. */
+static void on_delay_event(struct sim *s, const struct simevent *ev)
+{
+        int name = name_index(ev->name, ev->name_len);
+        unsigned i;
+
+        for (i = 0; i < s->n_blocked; i++) {
+                if (s->blocked[i].created == ev->seq) {
+                        break;
+                }
+        }
+        say(s, "lock-delay %s: '%.*s' (stamp %" PRIu64 ")",
+            ev->type == LOCKFSM_EV_BLOCK ? "began" : "ended",
+            ev->name_len > 24 ? 24 : (int)ev->name_len, ev->name, ev->seq);
+        if (ev->type == LOCKFSM_EV_UNBLOCK && i < s->n_blocked) {
+                s->blocked[i] = s->blocked[--s->n_blocked];
+        } else if (ev->type == LOCKFSM_EV_BLOCK && i == s->n_blocked &&
+                   name >= 0 && s->n_blocked < MAX_BLOCKED) {
+                s->blocked[s->n_blocked].created = ev->seq;
+                s->blocked[s->n_blocked].name = (unsigned)name;
+                s->blocked[s->n_blocked++].at = 0;
+        }
+}
+
 void on_leader_event(void *data, unsigned node, const struct simevent *ev)
 {
         struct sim *s = data;
         struct client *cl = client_of_session(s, ev->session);
 
         (void)node;
+        if (ev->type == LOCKFSM_EV_BLOCK || ev->type == LOCKFSM_EV_UNBLOCK) {
+                on_delay_event(s, ev);
+                return;
+        }
         if (cl == NULL) {
                 return;
         }
@@ -510,6 +538,23 @@ void drive_server(struct sim *s, raft_time now)
         unsigned i;
         unsigned k;
 
+        /* Lock-delays: UNBLOCK once they have passed, again a while later
+         * if that proposal was lost, as the leader's timers would. */
+        for (i = 0; i < s->n_blocked; i++) {
+                if (s->blocked[i].at == 0) {
+                        s->blocked[i].at = now + SIM_LOCK_DELAY_MS;
+                } else if (now >= s->blocked[i].at) {
+                        memset(&cmd, 0, sizeof cmd);
+                        cmd.type = COMMAND_UNBLOCK;
+                        cmd.target = s->blocked[i].created;
+                        cmd.name = lock_names[s->blocked[i].name];
+                        cmd.name_len =
+                            (uint8_t)strlen(lock_names[s->blocked[i].name]);
+                        s->blocked[i].at = now + 4 * SIM_LOCK_DELAY_MS;
+                        server_propose(s, &cmd);
+                }
+        }
+
         /* Waits whose time ran out get a TIMEOUT, as the leader's timers
          * would propose it. */
         for (i = 0; i < s->n_clients; i++) {
@@ -557,6 +602,9 @@ void drive_server(struct sim *s, raft_time now)
                 cmd.type = rng_chance(r, 30) ? COMMAND_REVOKE : COMMAND_EXPIRE;
                 cmd.session = s->clients[i].session != 0 ? s->clients[i].session
                                                          : rng_range(r, 1, 50);
+                /* Half of them with a lock-delay, which the leader writes
+                 * in the entry. */
+                cmd.delay_ms = rng_chance(r, 50) ? SIM_LOCK_DELAY_MS : 0;
                 if (cmd.type == COMMAND_REVOKE) {
                         cmd.name = "sim-operator";
                         cmd.name_len = 12;

@@ -13,7 +13,7 @@
 const int all_types[N_TYPES] = {
     COMMAND_OPEN,    COMMAND_CLOSE,  COMMAND_EXPIRE,  COMMAND_ACQUIRE,
     COMMAND_RELEASE, COMMAND_CANCEL, COMMAND_TIMEOUT, COMMAND_QUERY,
-    COMMAND_CHECK,   COMMAND_MEMBER, COMMAND_REVOKE,
+    COMMAND_CHECK,   COMMAND_MEMBER, COMMAND_REVOKE,  COMMAND_UNBLOCK,
 };
 
 unsigned carried(int type)
@@ -24,7 +24,7 @@ unsigned carried(int type)
         case COMMAND_CLOSE:
                 return T_SESSION | T_SEQ | T_ACK;
         case COMMAND_EXPIRE:
-                return T_SESSION;
+                return T_SESSION | T_DELAY;
         case COMMAND_ACQUIRE:
                 return T_SESSION | T_SEQ | T_ACK | T_OWNER | T_WAIT | T_MODE |
                        T_NAME;
@@ -41,7 +41,9 @@ unsigned carried(int type)
         case COMMAND_MEMBER:
                 return T_TARGET | T_MODE | T_NAME | T_ADDRESS;
         case COMMAND_REVOKE:
-                return T_SESSION | T_NAME; /* the name: who asked */
+                return T_SESSION | T_DELAY | T_NAME; /* the name: who asked */
+        case COMMAND_UNBLOCK:
+                return T_TARGET | T_NAME;
         default:
                 return 0;
         }
@@ -104,8 +106,10 @@ static void string(struct spec *s, const char *p, uint8_t n)
  */
 uint8_t spec_version(const struct command *c)
 {
-        return c->type == COMMAND_REVOKE || (c->type == COMMAND_ACQUIRE &&
-                                             c->mode == COMMAND_MODE_SEMAPHORE)
+        return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
+                       (c->type == COMMAND_EXPIRE && c->delay_ms != 0) ||
+                       (c->type == COMMAND_ACQUIRE &&
+                        c->mode == COMMAND_MODE_SEMAPHORE)
                    ? 3
                    : 2;
 }
@@ -138,6 +142,9 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                 break;
         case COMMAND_EXPIRE:
                 le(&s, c->session, 8);
+                if (spec_version(c) >= 3) {
+                        le(&s, c->delay_ms, 4); /* a lock-delay */
+                }
                 has_string = false;
                 break;
         case COMMAND_ACQUIRE:
@@ -180,6 +187,10 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                 break;
         case COMMAND_REVOKE:
                 le(&s, c->session, 8);
+                le(&s, c->delay_ms, 4);
+                break;
+        case COMMAND_UNBLOCK:
+                le(&s, c->target, 8);
                 break;
         default:
                 has_string = false;
@@ -231,6 +242,7 @@ struct command full(int type)
         c.type = (uint8_t)type;
         c.mode = COMMAND_MODE_SHARED;
         c.ttl_ms = 0x1a2b3c4dU;
+        c.delay_ms = 0x3c4d5e6fU;
         c.wait_ms = 0x5e6f7081U;
         c.session = 0x0102030405060708ULL;
         c.seq = 0x1112131415161718ULL;
@@ -274,6 +286,9 @@ struct command only_carried(struct command c)
         }
         if (!(f & T_WAIT)) {
                 c.wait_ms = 0;
+        }
+        if (!(f & T_DELAY)) {
+                c.delay_ms = 0;
         }
         if (!(f & T_MODE)) {
                 c.mode = 0;
@@ -322,6 +337,7 @@ void assert_same(const struct command *a, const struct command *b)
         assert_int_equal(a->ttl_ms, b->ttl_ms);
         assert_int_equal(a->wait_ms, b->wait_ms);
         assert_int_equal(a->permits, b->permits);
+        assert_int_equal(a->delay_ms, b->delay_ms);
         assert_int_equal(a->limit, b->limit);
         assert_true(a->session == b->session);
         assert_true(a->seq == b->seq);
@@ -433,5 +449,9 @@ size_t samples(struct command *out, const char *text)
         }
         assert_true(n < MAX_SAMPLES);
         out[n++] = member_removal();
+        /* An EXPIRE without a delay: version 2, and shorter. */
+        assert_true(n < MAX_SAMPLES);
+        out[n] = only_carried(full(COMMAND_EXPIRE));
+        out[n++].delay_ms = 0;
         return n;
 }

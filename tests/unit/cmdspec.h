@@ -12,7 +12,7 @@
 #include "../../src/proto/command.h"
 
 #define CANARY  0xA5
-#define N_TYPES 11
+#define N_TYPES 12
 
 /* Room for anything the reference encoder writes, including a MEMBER with
  * two 255-byte strings that the real encoder refuses. */
@@ -34,6 +34,7 @@ enum {
         T_NONCE = 1 << 9,
         T_TTL = 1 << 10,
         T_ADDRESS = 1 << 11, /* MEMBER's client address */
+        T_DELAY = 1 << 12,   /* EXPIRE (version 3) and REVOKE: delay_ms */
 };
 
 /* Every command type. */

@@ -248,7 +248,8 @@ static bool m_permits_free(const struct model *m, const struct mlock *l,
  * its permits are free. */
 static bool m_admissible(const struct model *m, const struct mlock *l)
 {
-        if (l->nw == 0 || l->nh >= LIM_HOLDERS) {
+        if (l->nw == 0 || (l->blocked && !(m->bugs & BUG_NODELAY)) ||
+            l->nh >= LIM_HOLDERS) {
                 return false;
         }
         if (l->semaphore) {
@@ -328,7 +329,7 @@ static void m_settle(struct model *m, struct mlock *l, uint64_t index,
                      uint8_t cause, struct evlog *log)
 {
         m_grant_next(m, l, index, cause, log);
-        if (l->nh == 0 && l->nw == 0 && l->last_grant != index) {
+        if (l->nh == 0 && l->nw == 0 && !l->blocked && l->last_grant != index) {
                 m_delete_lock(m, l);
         }
 }
@@ -365,7 +366,7 @@ void m_entry_begin(struct model *m, uint64_t index, struct evlog *log)
 void m_entry_end(struct model *m)
 {
         for (unsigned i = m->nl; i-- > 0;) {
-                if (m->l[i].nh == 0 && m->l[i].nw == 0) {
+                if (m->l[i].nh == 0 && m->l[i].nw == 0 && !m->l[i].blocked) {
                         m_delete_lock(m, &m->l[i]);
                 }
         }
@@ -409,7 +410,7 @@ static bool m_next_grant(struct model *m, uint64_t sid, unsigned *li,
  * then lock age, each lock settling as it goes, then the session ends
  * with a tombstone. */
 static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
-                  uint8_t cause, struct evlog *log)
+                  uint8_t cause, uint32_t delay_ms, struct evlog *log)
 {
         uint64_t last_token = 0;
         unsigned li = 0, hi = 0, n = 0;
@@ -447,9 +448,20 @@ static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
         }
         /* Grants made while ending go to other sessions, so this ends. */
         while (m_next_grant(m, sid, &li, &hi)) {
-                m->ties += n++ > 0 && m->l[li].h[hi].token == last_token;
-                last_token = m->l[li].h[hi].token;
-                m_end_hold(m, &m->l[li], hi, index, cause, log);
+                struct mlock *l = &m->l[li];
+
+                m->ties += n++ > 0 && l->h[hi].token == last_token;
+                last_token = l->h[hi].token;
+                if (delay_ms > 0 && !l->semaphore && !l->blocked) {
+                        /* Lost, not released: the lock-delay begins. */
+                        l->blocked = true;
+                        l->limit = delay_ms; /* its delay, as the machine */
+                        v = m_ev(log, LOCKFSM_EV_BLOCK, index, cause);
+                        v->seq = l->created;
+                        v->wait_ms = delay_ms;
+                        ev_name(v, l);
+                }
+                m_end_hold(m, l, hi, index, cause, log);
         }
 
         s = m_session(m, sid);
@@ -582,7 +594,14 @@ static bool m_admit(struct model *m, struct mlock *l, uint64_t index,
                         *r = rejected(BATON_EUPGRADE);
                         return true;
                 }
+                if (l->blocked) {
+                        *r = rejected(BATON_EBUSY);
+                        return true;
+                }
                 return false;
+        }
+        if (l->blocked && !(m->bugs & BUG_NODELAY)) {
+                return m_later(l, c, now, r); /* its lock-delay */
         }
         if (c->mode == COMMAND_MODE_SHARED && l->nh > 0 && m_writers(l) == 0 &&
             (l->nw == 0 || (m->bugs & BUG_STARVE)) &&
@@ -840,7 +859,8 @@ static struct lockfsm_result m_client(struct model *m, uint64_t index,
         }
         switch (c->type) {
         case COMMAND_CLOSE:
-                m_end(m, c->session, BATON_ECLOSED, index, COMMAND_CLOSE, log);
+                m_end(m, c->session, BATON_ECLOSED, index, COMMAND_CLOSE, 0,
+                      log);
                 return outcome(PROTO_KIND_CLOSED, c->session, 0);
         case COMMAND_ACQUIRE:
                 r = m_acquire(m, index, c, log);
@@ -857,6 +877,29 @@ static struct lockfsm_result m_client(struct model *m, uint64_t index,
         } else {
                 m_remember(s, c->seq, &r);
         }
+        return r;
+}
+
+/* UNBLOCK: the lock-delay of that instance of the lock ends. */
+static struct lockfsm_result m_unblock(struct model *m, uint64_t index,
+                                       const struct command *c,
+                                       struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct lockfsm_result r;
+        struct ev *v;
+
+        if (l == NULL || !l->blocked || l->created != c->target) {
+                return rejected(BATON_ENOTFOUND);
+        }
+        l->blocked = false;
+        l->limit = 0;
+        v = m_ev(log, LOCKFSM_EV_UNBLOCK, index, COMMAND_UNBLOCK);
+        v->seq = l->created;
+        ev_name(v, l);
+        r = outcome(PROTO_KIND_FREE, 0, 0);
+        r.waiters = l->nw;
+        m_settle(m, l, index, COMMAND_UNBLOCK, log);
         return r;
 }
 
@@ -890,7 +933,8 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
                 if (m_session(m, c->session) == NULL) {
                         return not_live(m, c->session);
                 }
-                m_end(m, c->session, BATON_EEXPIRED, index, c->type, log);
+                m_end(m, c->session, BATON_EEXPIRED, index, c->type,
+                      c->delay_ms, log);
                 return outcome(PROTO_KIND_EXPIRED, c->session, 0);
         case COMMAND_TIMEOUT:
                 if (m_session(m, c->session) == NULL) {
@@ -899,6 +943,8 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
                 return m_unqueue(m, index, c, BATON_ETIMEDOUT, log);
         case COMMAND_QUERY:
                 return m_query(m, c->name, c->name_len);
+        case COMMAND_UNBLOCK:
+                return m_unblock(m, index, c, log);
         case COMMAND_CHECK:
                 l = m_lock(m, c->name, c->name_len);
                 for (unsigned i = 0; l != NULL && i < l->nh; i++) {

@@ -47,6 +47,7 @@ enum {
         BUG_TWICE = 1 << 2,       /* an entry hands a lock on twice */
         BUG_STARVE = 1 << 3,      /* readers overtake a waiting writer */
         BUG_OVERGRANT = 1 << 4,   /* a semaphore grants one permit too many */
+        BUG_NODELAY = 1 << 5,     /* a lock in its lock-delay is granted */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -136,7 +137,8 @@ struct mlock {
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
         bool semaphore;
-        uint32_t limit; /* a semaphore's permits */
+        uint32_t limit; /* a semaphore's permits; a blocked lock's delay */
+        bool blocked;   /* in its lock-delay, until an UNBLOCK */
         uint64_t created;
         uint64_t last_grant; /* index of the entry that granted it last */
         bool entry_writer;   /* that entry granted it to a writer */

@@ -81,6 +81,24 @@ static void gen_permits(struct gen *g, struct command *c)
         }
 }
 
+/* The leader's UNBLOCK of a lock in its lock-delay (now and then of an
+ * instance that is over, or of a lock in none); false if none is. */
+static bool gen_unblock(struct gen *g, struct model *m, struct command *c)
+{
+        for (unsigned i = 0; i < m->nl; i++) {
+                if (!m->l[i].blocked) {
+                        continue;
+                }
+                c->type = COMMAND_UNBLOCK;
+                gen_copy_name(g, c, &m->l[i]);
+                c->target = chance(&g->rng, 90)
+                                ? m->l[i].created
+                                : m->l[i].created - rng_below(&g->rng, 3);
+                return true;
+        }
+        return false;
+}
+
 static uint64_t gen_owner(struct gen *g)
 {
         return chance(&g->rng, 3) ? 7 : 1 + rng_below(&g->rng, 2);
@@ -283,12 +301,18 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 gen_open(g, m, c);
                 return;
         }
+        if (chance(&g->rng, 12) && gen_unblock(g, m, c)) {
+                return;
+        }
         if (p < 18 && gen_retry(g, c)) {
                 return;
         }
         if (p < 23) {
-                /* One in five an operator's REVOKE, which ends it alike. */
+                /* One in five an operator's REVOKE, which ends it alike;
+                 * half of them with a lock-delay. */
                 c->type = chance(&g->rng, 20) ? COMMAND_REVOKE : COMMAND_EXPIRE;
+                c->delay_ms =
+                    chance(&g->rng, 50) ? 0 : 1 + rng_below(&g->rng, 1000);
                 c->session = gen_session(g, m, index);
                 /* Prefer holders with waiters: expiry with handover. */
                 for (unsigned i = 0; chance(&g->rng, 50) && i < m->nl; i++) {

@@ -434,7 +434,7 @@ static void encode_rejects_invalid(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   13, 14,      255,
+        static const int unknown[] = {0,   14, 15,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -451,6 +451,7 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_MEMBER), "MEMBER");
         assert_string_equal(command_type_name(COMMAND_BATCH), "BATCH");
         assert_string_equal(command_type_name(COMMAND_REVOKE), "REVOKE");
+        assert_string_equal(command_type_name(COMMAND_UNBLOCK), "UNBLOCK");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }

@@ -52,7 +52,7 @@ void decode_bad_version(void **state)
 
 void decode_unknown_type(void **state)
 {
-        static const uint8_t types[] = {0, 11, 13, 0x80, 255};
+        static const uint8_t types[] = {0, 11, 14, 0x80, 255};
         size_t i, k;
 
         (void)state;

@@ -120,7 +120,7 @@ void fuzz_random_bytes(void **state)
         uint64_t seed = 0x2545f4914f6cdd1dULL;
         uint8_t buf[FUZZ_MAX_LEN + 1];
         unsigned accepted = 0, by_code[4] = {0};
-        unsigned accepted_type[N_TYPES + 1] = {0};
+        unsigned accepted_type[256] = {0}; /* by type byte */
         int round;
         size_t i;
 
@@ -137,7 +137,8 @@ void fuzz_random_bytes(void **state)
                  * round is also shaped to the right length and padding. */
                 if (round % 4 != 0 && len >= 4) {
                         buf[0] = (uint8_t)(round % 3 == 0 ? 3 : 2);
-                        buf[1] = (uint8_t)(next_rand(&seed) % 12);
+                        buf[1] =
+                            (uint8_t)(next_rand(&seed) % (COMMAND_UNBLOCK + 2));
                         buf[2] = 0;
                         buf[3] = round % 8 == 1 ? 1 : 0;
                         if (round % 2 == 0) {

@@ -294,6 +294,70 @@ static void test_revoke_ends_a_session(void **state)
         assert_int_equal(fsmtest_apply(t, &k).status, BATON_EEXPIRED);
 }
 
+/* The creation stamp of lock `name` as its BLOCK event gave it (0: none). */
+static uint64_t blocked_stamp(const struct fsmtest *t, const char *name)
+{
+        const struct fsmtest_event *e;
+
+        for (unsigned i = 0; (e = fsmtest_find(t, LOCKFSM_EV_BLOCK, i)); i++) {
+                if (strcmp(e->name, name) == 0) {
+                        return e->seq;
+                }
+        }
+        return 0;
+}
+
+/* An EXPIRE with a lock-delay leaves the holder's lock to no one (a try is
+ * busy, a waiter waits) until the UNBLOCK of that lock's instance, which
+ * hands it on with its own index; a release is not a loss. A snapshot
+ * keeps the delay. */
+static void test_lock_delay(void **state)
+{
+        struct fsmtest *t = *state;
+        struct command un = {
+            .type = COMMAND_UNBLOCK, .name = "x", .name_len = 1};
+        struct command expire = {.type = COMMAND_EXPIRE, .delay_ms = 1000};
+        struct fsmtest u;
+        uint64_t a, b, c, stamp;
+        struct lockfsm_result r;
+        size_t len;
+        void *buf;
+
+        a = fsmtest_open(t, 1);
+        b = fsmtest_open(t, 2);
+        c = fsmtest_open(t, 3);
+        fsmtest_acquire(t, a, 1, 1, "x", 0);
+        fsmtest_acquire(t, b, 1, 1, "x", COMMAND_WAIT_FOREVER);
+        expire.session = a;
+        fsmtest_apply(t, &expire);
+        stamp = blocked_stamp(t, "x");
+        assert_true(stamp > 0);
+        assert_int_equal(fsmtest_granted(t, b, 1), 0);
+        r = fsmtest_query(t, "x");
+        assert_int_equal(r.kind, PROTO_KIND_FREE);
+        assert_int_equal(r.waiters, 1);
+        assert_int_equal(fsmtest_acquire(t, c, 1, 1, "x", 0).status,
+                         BATON_EBUSY);
+        /* The delay survives a snapshot. */
+        fsmtest_init(&u, NULL, NULL);
+        buf = fsmtest_snapshot(t->f, &len);
+        assert_int_equal(lockfsm_restore(u.f, buf, len), 0);
+        assert_true(fsmtest_same_state(t->f, u.f));
+        free(buf);
+        fsmtest_close(&u);
+        un.target = stamp + 1; /* another instance's */
+        assert_int_equal(fsmtest_apply(t, &un).status, BATON_ENOTFOUND);
+        un.target = stamp;
+        r = fsmtest_apply(t, &un);
+        assert_int_equal(r.kind, PROTO_KIND_FREE);
+        assert_int_equal(fsmtest_granted(t, b, 1), t->index);
+        assert_int_equal(fsmtest_apply(t, &un).status, BATON_ENOTFOUND);
+        /* A release hands it on at once. */
+        fsmtest_acquire(t, c, 2, 1, "x", COMMAND_WAIT_FOREVER);
+        fsmtest_release(t, b, 2, 1, "x", fsmtest_granted(t, b, 1));
+        assert_int_equal(fsmtest_granted(t, c, 2), t->index);
+}
+
 static void test_expired_waiter_is_skipped(void **state)
 {
         struct fsmtest *t = *state;
@@ -1171,6 +1235,7 @@ int main(void)
             T(test_release_errors_change_nothing),
             T(test_expire_frees_locks_and_grants_waiter),
             T(test_revoke_ends_a_session),
+            T(test_lock_delay),
             T(test_expired_waiter_is_skipped),
             T(test_close_hands_over_every_lock_at_one_index),
             T(test_close_never_hands_a_lock_to_itself),

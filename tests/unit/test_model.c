@@ -66,6 +66,8 @@ struct tally {
         unsigned long multi_grants; /* entries with two or more GRANTs */
         unsigned long ties;         /* ends that ordered grants by age */
         unsigned long batches;      /* entries of several commands */
+        unsigned long blocked;      /* entries after which a lock was in
+                                       its lock-delay */
         unsigned long deferred;     /* entries that left a lock between
                                        holders for the next one */
         unsigned long begun;        /* entries that began with a grant */
@@ -222,8 +224,8 @@ static bool check_result(struct run *run, const char *what,
 static const char *ev_type_name(uint8_t t)
 {
         static const char *const names[] = {
-            "?",     "RESULT",  "OPEN",  "END",
-            "GRANT", "RELEASE", "QUEUE", "UNQUEUE",
+            "?",       "RESULT", "OPEN",    "END",   "GRANT",
+            "RELEASE", "QUEUE",  "UNQUEUE", "BLOCK", "UNBLOCK",
         };
         return t < sizeof names / sizeof names[0] ? names[t] : "?";
 }
@@ -280,6 +282,11 @@ static bool ev_eq(const struct ev *a, const struct ev *b)
                 return a->seq == b->seq && a->wait_ms == b->wait_ms;
         case LOCKFSM_EV_UNQUEUE:
                 return a->seq == b->seq && a->status == b->status;
+        case LOCKFSM_EV_BLOCK:
+        case LOCKFSM_EV_UNBLOCK:
+                return a->seq == b->seq && a->wait_ms == b->wait_ms &&
+                       a->name_len == b->name_len &&
+                       memcmp(a->name, b->name, a->name_len) == 0;
         default:
                 return true;
         }
@@ -522,7 +529,7 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 5, "bad version");
+        WANT(rd_n(&r, 2) == 6, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
@@ -605,11 +612,12 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                 WANT(v == l->created,
                      "lock \"%.*s\" created %" PRIu64 ", expected %" PRIu64,
                      l->name_len, l->name, v, l->created);
-                WANT(rd_n(&r, 1) == (l->semaphore ? COMMAND_MODE_SEMAPHORE
-                                                  : COMMAND_MODE_EXCLUSIVE),
-                     "lock %u kind", i);
-                WANT(!l->semaphore || rd_n(&r, 4) == l->limit,
-                     "semaphore %u limit", i);
+                WANT(rd_n(&r, 1) == ((l->semaphore ? COMMAND_MODE_SEMAPHORE
+                                                   : COMMAND_MODE_EXCLUSIVE) |
+                                     (l->blocked ? 0x80u : 0u)),
+                     "lock %u kind, and its lock-delay", i);
+                WANT(!(l->semaphore || l->blocked) || rd_n(&r, 4) == l->limit,
+                     "semaphore %u limit, or lock %u delay", i, i);
                 v = rd_n(&r, 4);
                 WANT(v == l->nh, "lock %u has %" PRIu64 " holders, expected %u",
                      i, v, l->nh);
@@ -891,8 +899,14 @@ static bool step(struct run *run, uint64_t index)
                 t->batches += batch;
                 t->begun += run->began > 0;
                 for (unsigned i = 0; i < run->m.nl; i++) {
-                        if (run->m.l[i].nh == 0) {
+                        if (run->m.l[i].nh == 0 && !run->m.l[i].blocked) {
                                 t->deferred++;
+                                break;
+                        }
+                }
+                for (unsigned i = 0; i < run->m.nl; i++) {
+                        if (run->m.l[i].blocked) {
+                                t->blocked++;
                                 break;
                         }
                 }
@@ -1063,10 +1077,11 @@ static void print_tally(const struct tally *t)
                       "%lu handovers, %lu multi-grant entries, %lu ends "
                       "with tied tokens, %lu batches, %lu entries that "
                       "deferred a grant, %lu that began with one, %lu "
+                      "after which a lock was in its lock-delay, %lu "
                       "after which a lock had several holders\n",
                       t->steps, t->undecodable, t->duplicates, t->handovers,
                       t->multi_grants, t->ties, t->batches, t->deferred,
-                      t->begun, t->shared);
+                      t->begun, t->blocked, t->shared);
         for (unsigned k = 1; k < 16; k++) {
                 if (t->kind[k] > 0) {
                         print_message("#   kind %2u: %lu\n", k, t->kind[k]);
@@ -1201,6 +1216,12 @@ static void model_negative_overgrant(void **state)
         negative(BUG_OVERGRANT, "permit-overgranting");
 }
 
+static void model_negative_nodelay(void **state)
+{
+        (void)state;
+        negative(BUG_NODELAY, "delay-ignoring");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1215,6 +1236,7 @@ int main(void)
             cmocka_unit_test(model_negative_grant_twice),
             cmocka_unit_test(model_negative_starving),
             cmocka_unit_test(model_negative_overgrant),
+            cmocka_unit_test(model_negative_nodelay),
         };
 
         return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -165,16 +165,27 @@ static struct lockfsm_result take_permits(struct fsmtest *t, uint64_t s,
         return fsmtest_apply(t, &c);
 }
 
-/* build_rich(), and a semaphore of 3 permits: one session holds 2 and
- * another waits for 2. */
-static void build_rich_with_semaphore(struct fsmtest *t)
+/* build_rich(), a semaphore of 3 permits (one session holds 2 and
+ * another waits for 2), and a lock in its lock-delay that a session waits
+ * for. */
+static void build_every_kind(struct fsmtest *t)
 {
+        uint64_t lost, waiter;
+
         build_rich(t);
         assert_int_equal(take_permits(t, fsmtest_open(t, 105), 2, 0).kind,
                          PROTO_KIND_GRANTED);
         assert_int_equal(
             take_permits(t, fsmtest_open(t, 106), 2, COMMAND_WAIT_FOREVER).kind,
             PROTO_KIND_QUEUED);
+        lost = fsmtest_open(t, 107);
+        waiter = fsmtest_open(t, 108);
+        fsmtest_acquire(t, lost, 1, 1, "delayed", 0);
+        fsmtest_acquire(t, waiter, 1, 1, "delayed", COMMAND_WAIT_FOREVER);
+        fsmtest_apply(t, &(struct command){.type = COMMAND_EXPIRE,
+                                           .session = lost,
+                                           .delay_ms = 250});
+        assert_int_equal(fsmtest_count(t, LOCKFSM_EV_BLOCK), 1);
 }
 
 static void test_empty_round_trip(void **state)
@@ -521,7 +532,7 @@ static void test_resealed_mutations_are_refused_or_canonical(void **state)
 
         (void)state;
         fsmtest_init(src, NULL, NULL);
-        build_rich_with_semaphore(src);
+        build_every_kind(src);
         buf = fsmtest_snapshot(src->f, &len);
         for (i = 0; i + 8 < len; i++) {
                 for (d = 0; d < sizeof deltas; d++) {

@@ -32,6 +32,7 @@ static const char *const cause_names[] = {
     [APPLYLOG_C_MEMBER] = "MEMBER",
     [APPLYLOG_C_BATCH] = "BATCH",
     [APPLYLOG_C_REVOKE] = "REVOKE",
+    [APPLYLOG_C_UNBLOCK] = "UNBLOCK",
 };
 
 #define N_EVENTS (sizeof event_names / sizeof event_names[0])

@@ -35,8 +35,9 @@ enum applylog_cause {
         APPLYLOG_C_QUERY,
         APPLYLOG_C_CHECK,
         APPLYLOG_C_MEMBER,
-        APPLYLOG_C_BATCH,  /* a grant an entry's start made (lockfsm.h) */
-        APPLYLOG_C_REVOKE, /* an operator's; the workloads send none */
+        APPLYLOG_C_BATCH,   /* a grant an entry's start made (lockfsm.h) */
+        APPLYLOG_C_REVOKE,  /* an operator's; the workloads send none */
+        APPLYLOG_C_UNBLOCK, /* the end of a lock-delay (none by default) */
 };
 
 /* "mode" of GRANT, RELEASE, QUEUE and UNQUEUE (src/proto/command.h,
