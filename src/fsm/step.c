@@ -4,18 +4,29 @@
 
 #include <string.h>
 
+/* Start `ev` as an event of `type` of the command being applied; false
+ * when no one listens (then nothing is to be reported). */
+static bool event_begin(const struct step *st, uint8_t type,
+                        struct lockfsm_event *ev)
+{
+        if (st->f->cb == NULL) {
+                return false;
+        }
+        memset(ev, 0, sizeof *ev);
+        ev->type = type;
+        ev->cause = st->c->type;
+        ev->index = st->index;
+        return true;
+}
+
 void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                int status)
 {
         struct lockfsm_event ev;
 
-        if (st->f->cb == NULL) {
+        if (!event_begin(st, type, &ev)) {
                 return;
         }
-        memset(&ev, 0, sizeof ev);
-        ev.type = type;
-        ev.cause = st->c->type;
-        ev.index = st->index;
         ev.status = status;
         if (h != NULL) {
                 ev.session = h->session->id;
@@ -38,13 +49,9 @@ void step_emit_lock(const struct step *st, uint8_t type, const struct lock *l)
 {
         struct lockfsm_event ev;
 
-        if (st->f->cb == NULL) {
+        if (!event_begin(st, type, &ev)) {
                 return;
         }
-        memset(&ev, 0, sizeof ev);
-        ev.type = type;
-        ev.cause = st->c->type;
-        ev.index = st->index;
         ev.seq = l->created;
         ev.wait_ms = l->blocked ? l->delay_ms : 0;
         ev.name = l->name;
@@ -57,13 +64,9 @@ void step_emit_session(const struct step *st, uint8_t type,
 {
         struct lockfsm_event ev;
 
-        if (st->f->cb == NULL) {
+        if (!event_begin(st, type, &ev)) {
                 return;
         }
-        memset(&ev, 0, sizeof ev);
-        ev.type = type;
-        ev.cause = st->c->type;
-        ev.index = st->index;
         ev.session = s->id;
         ev.nonce = s->nonce;
         if (st->c->type == COMMAND_REVOKE) {
@@ -78,13 +81,9 @@ void step_emit_result(const struct step *st, const struct lockfsm_result *r)
         const struct command *c = st->c;
         struct lockfsm_event ev;
 
-        if (st->f->cb == NULL) {
+        if (!event_begin(st, LOCKFSM_EV_RESULT, &ev)) {
                 return;
         }
-        memset(&ev, 0, sizeof ev);
-        ev.type = LOCKFSM_EV_RESULT;
-        ev.cause = c->type;
-        ev.index = st->index;
         ev.session = c->type == COMMAND_OPEN ? r->session : c->session;
         ev.seq = c->seq;
         ev.owner = c->owner;

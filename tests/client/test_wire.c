@@ -901,24 +901,15 @@ static void eseq_recovered(void **state)
         baton_client_destroy(c);
 }
 
-/*
- * The same for a reader, whose forgotten ACQUIRE was granted: CANCEL finds
- * no wait, and since QUERY names one holder of many, a try-acquire of the
- * read lock asks. REENTERED with two holds: the forgotten ACQUIRE was
- * granted, the try's hold is released, and the call returns the grant.
- */
-static int eseq_shared_script(struct fake *f, const struct frame *fr)
+/* The script's common part when an ACQUIRE's grant is forgotten: the
+ * first ACQUIRE is granted but its answer lost with the connection, the
+ * retry is answered BATON_ESEQ, the CANCEL finds no wait. 0 (not a command
+ * to script) or 1 (answered), or -1: the caller answers `fr`. */
+static int forgotten_grant(struct fake *f, const struct frame *fr, int *step)
 {
-        int *step = f->data;
-        struct proto_result r;
-
         if (fr->h.type != PROTO_COMMAND || fr->k.type == COMMAND_OPEN) {
                 return 0;
         }
-        memset(&r, 0, sizeof r);
-        r.session = fr->k.session;
-        r.owner = fr->k.owner;
-        r.token = 77;
         if (fr->k.type == COMMAND_ACQUIRE && *step < 2) {
                 if ((*step)++ == 0) {
                         fake_close_conn(f, fr->conn); /* granted, unanswered */
@@ -931,6 +922,29 @@ static int eseq_shared_script(struct fake *f, const struct frame *fr)
                 fake_status(f, fr, BATON_ENOTWAITING); /* the grant won */
                 return 1;
         }
+        return -1;
+}
+
+/*
+ * The same for a reader, whose forgotten ACQUIRE was granted: CANCEL finds
+ * no wait, and since QUERY names one holder of many, a try-acquire of the
+ * read lock asks. REENTERED with two holds: the forgotten ACQUIRE was
+ * granted, the try's hold is released, and the call returns the grant.
+ */
+static int eseq_shared_script(struct fake *f, const struct frame *fr)
+{
+        int *step = f->data;
+        struct proto_result r;
+
+        int rv = forgotten_grant(f, fr, step);
+
+        if (rv >= 0) {
+                return rv;
+        }
+        memset(&r, 0, sizeof r);
+        r.session = fr->k.session;
+        r.owner = fr->k.owner;
+        r.token = 77;
         r.kind = fr->k.type == COMMAND_ACQUIRE ? PROTO_KIND_REENTERED
                                                : PROTO_KIND_RELEASED;
         r.count = fr->k.type == COMMAND_ACQUIRE ? 2 : 1;
@@ -975,20 +989,10 @@ static int eseq_permits_script(struct fake *f, const struct frame *fr)
         int *step = f->data;
         struct proto_result r;
 
-        if (fr->h.type != PROTO_COMMAND || fr->k.type == COMMAND_OPEN) {
-                return 0;
-        }
-        if (fr->k.type == COMMAND_ACQUIRE && *step < 2) {
-                if ((*step)++ == 0) {
-                        fake_close_conn(f, fr->conn); /* granted, unanswered */
-                } else {
-                        fake_status(f, fr, BATON_ESEQ);
-                }
-                return 1;
-        }
-        if (fr->k.type == COMMAND_CANCEL) {
-                fake_status(f, fr, BATON_ENOTWAITING); /* the grant won */
-                return 1;
+        int rv = forgotten_grant(f, fr, step);
+
+        if (rv >= 0) {
+                return rv;
         }
         memset(&r, 0, sizeof r);
         r.status = BATON_EHELD; /* the try: held already, by this grant */
