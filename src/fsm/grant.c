@@ -226,12 +226,12 @@ enum admit {
 /* An ACQUIRE that cannot be granted now: queued, or a try refused busy
  * (with the holder's fields when someone holds the lock). A lock freed by
  * the entry that granted it queues even a try, which the next entry
- * grants (lockfsm.h). */
+ * grants (lockfsm.h); a lock in its lock-delay does not. */
 static enum admit admit_later(const struct command *c, const struct lock *l,
                               struct lockfsm_result *res)
 {
         if (c->wait_ms != COMMAND_WAIT_TRY ||
-            (l->n_holders == 0 && l->n_waiters == 0)) {
+            (l->n_holders == 0 && l->n_waiters == 0 && !l->blocked)) {
                 return ADMIT_QUEUE;
         }
         if (l->n_holders > 0) {

@@ -549,7 +549,8 @@ static bool m_later(const struct mlock *l, const struct command *c, bool *now,
         const struct mhold *f;
 
         *now = false;
-        if (c->wait_ms == COMMAND_WAIT_TRY && (l->nh > 0 || l->nw > 0)) {
+        if (c->wait_ms == COMMAND_WAIT_TRY &&
+            (l->nh > 0 || l->nw > 0 || l->blocked)) {
                 *r = rejected(BATON_EBUSY);
                 f = m_first_holder(l);
                 if (f != NULL) {

@@ -338,6 +338,8 @@ static void test_lock_delay(void **state)
         assert_int_equal(r.waiters, 1);
         assert_int_equal(fsmtest_acquire(t, c, 1, 1, "x", 0).status,
                          BATON_EBUSY);
+        r = fsmtest_query(t, "x");
+        assert_int_equal(r.waiters, 1); /* the try did not queue */
         /* The delay survives a snapshot. */
         fsmtest_init(&u, NULL, NULL);
         buf = fsmtest_snapshot(t->f, &len);
@@ -356,6 +358,16 @@ static void test_lock_delay(void **state)
         fsmtest_acquire(t, c, 2, 1, "x", COMMAND_WAIT_FOREVER);
         fsmtest_release(t, b, 2, 1, "x", fsmtest_granted(t, b, 1));
         assert_int_equal(fsmtest_granted(t, c, 2), t->index);
+        /* A lock in its delay with no one in it: a try is busy, and does
+         * not wait for the delay's end. */
+        fsmtest_acquire(t, b, 3, 1, "y", 0);
+        expire.session = b;
+        fsmtest_apply(t, &expire);
+        assert_int_equal(fsmtest_acquire(t, c, 3, 1, "y", 0).status,
+                         BATON_EBUSY);
+        r = fsmtest_query(t, "y");
+        assert_int_equal(r.kind, PROTO_KIND_FREE);
+        assert_int_equal(r.waiters, 0);
 }
 
 static void test_expired_waiter_is_skipped(void **state)
