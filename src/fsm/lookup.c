@@ -123,7 +123,7 @@ void lockfsm_foreach_holder(
                 out.count = h->count;
                 out.mode = h->mode;
                 out.permits = h->permits;
-                out.limit = l->limit;
+                out.limit = l->mode == COMMAND_MODE_SEMAPHORE ? l->limit : 0;
                 out.waiters = l->n_waiters;
                 if (!cb(data, &out)) {
                         return;
