@@ -230,6 +230,7 @@ void sc_lock_delay(struct ctx *x)
                    harness_apply_log_has(&x->h, "\"event\":\"UNBLOCK\""),
                "no BLOCK and UNBLOCK in the apply logs");
         /* A release is not a loss: the next waiter gets it at once. */
+        tclient_close(&a);
         OPEN(x, &a, TTL_MS);
         START_WAIT(x, &a, name, COMMAND_WAIT_FOREVER, &seq);
         WAITERS(x, &b, name, 1);
