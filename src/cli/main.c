@@ -309,13 +309,17 @@ static int cmd_hold(baton_client *c, const struct args *o, const char *name)
         return rv == 0 ? EXIT_OK : failed(o, "release", rv);
 }
 
+/* The grants of one lock that holder --all and revoke read: as many as
+ * one reply carries; one command runs per process, so they share it. */
+#define HOLDERS_MAX 1000
+static struct baton_grant grants[HOLDERS_MAX];
+
 /* revoke NAME: end every session that holds NAME, each once, as an
  * expiry would (its other locks go too). */
 static int cmd_revoke(baton_client *c, const struct args *o)
 {
-        static struct baton_grant grants[1000];
         size_t n = 0, i, j, done = 0;
-        int rv = baton_holders(c, o->name, grants, 1000, &n, NULL);
+        int rv = baton_holders(c, o->name, grants, HOLDERS_MAX, &n, NULL);
 
         if (rv != 0) {
                 return failed(o, "revoke", rv);
@@ -345,10 +349,9 @@ static int cmd_revoke(baton_client *c, const struct args *o)
 /* holder --all: every grant of the lock or semaphore. */
 static int cmd_holders(baton_client *c, const struct args *o)
 {
-        static struct baton_grant grants[1000];
         size_t n = 0;
         int more = 0;
-        int rv = baton_holders(c, o->name, grants, 1000, &n, &more);
+        int rv = baton_holders(c, o->name, grants, HOLDERS_MAX, &n, &more);
 
         if (rv != 0) {
                 return failed(o, "holder", rv);
