@@ -72,8 +72,9 @@ extern "C" {
         X(EKIND,            -39, "the name is in use by another kind of lock") \
         X(EPERMITS,         -40, "the semaphore exists with another number of permits") \
         X(ETOOMANYPERMITS,  -41, "more permits than the cluster allows (max-permits)") \
-        X(EHELD,            -42, "the owner already holds permits of this semaphore") \
-        X(ETOOMANYHOLDERS,  -43, "too many holders of this lock (max-holders-per-lock)")
+        X(EHELD,            -42, "the owner already holds this semaphore, or a name of the multi-lock") \
+        X(ETOOMANYHOLDERS,  -43, "too many holders of this lock (max-holders-per-lock)") \
+        X(ETOOMANYNAMES,    -44, "more names in one multi-lock than the cluster allows (max-names-per-acquire)")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,
@@ -334,6 +335,44 @@ BATON_API int baton_sem_acquire(baton_client *c, const char *name,
                                 uint32_t limit, uint32_t permits,
                                 uint64_t owner, int64_t wait_ms,
                                 uint64_t *token);
+
+/** One name of a multi-lock, and how it is taken. */
+struct baton_lock_name {
+        const char *name; /* 1..255 bytes, NUL-terminated */
+        int mode;         /* BATON_MODE_EXCLUSIVE or BATON_MODE_SHARED */
+};
+
+/**
+ * Take the `n` locks `names` (1..16, and at most the cluster's
+ * max-names-per-acquire) all at once for `owner`, each exclusive or shared
+ * (the read lock of baton_acquire_shared()): one log entry grants all of
+ * them, with one fencing token, stored in `*token`. While any is taken
+ * the call waits (`wait_ms` as baton_acquire()) as one waiter in every
+ * name's FIFO queue, holding none of them, and takes all of them at once
+ * when all are free: multi-lockers never deadlock one another, whatever
+ * order they name their locks in. A try (BATON_WAIT_TRY) that finds one
+ * busy fails with BATON_EBUSY and takes nothing. Not reentrant: an owner
+ * that holds one of the names already gets BATON_EHELD. Each name is
+ * then a grant of its own: release them all with baton_multi_release(),
+ * or one by one with baton_release() and the token; each is lost (and
+ * on_lock_lost runs for each) if the session ends. Errors as
+ * baton_acquire(), and: BATON_EINVAL (`n` 0, a mode other than those two,
+ * or a name twice), BATON_ETOOMANYNAMES (more names than the cluster
+ * allows), BATON_EKIND (a name is a semaphore's). Thread-safe.
+ */
+BATON_API int baton_multi_acquire(baton_client *c,
+                                  const struct baton_lock_name *names, size_t n,
+                                  uint64_t owner, int64_t wait_ms,
+                                  uint64_t *token);
+
+/**
+ * Release every name of a multi-lock granted to `owner` with `token`: one
+ * baton_release() per name, each attempted even when another fails. 0,
+ * or the first failure (as baton_release()'s). Thread-safe.
+ */
+BATON_API int baton_multi_release(baton_client *c,
+                                  const struct baton_lock_name *names, size_t n,
+                                  uint64_t owner, uint64_t token);
 
 /**
  * Release one hold of `name` by `owner` with the token it was granted

@@ -89,9 +89,9 @@ static const struct command {
         unsigned min, max;
         const char *synopsis;
 } commands[] = {
-    {"lock", ARGS_LOCK, 1, 1,
-     "lock NAME [--shared] [--ttl MS] [--wait MS] [--grace MS] -- CMD "
-     "[ARG...]"},
+    {"lock", ARGS_LOCK, 1, ARGS_NAMES_MAX,
+     "lock NAME [NAME...] [--shared] [--ttl MS] [--wait MS] [--grace MS] -- "
+     "CMD [ARG...]"},
     {"acquire", ARGS_ACQUIRE, 1, 1,
      "acquire NAME [--shared] [--ttl MS] [--wait MS] [--detach]"},
     {"try", ARGS_TRY, 1, 1, "try NAME [--shared] [--ttl MS] [--detach]"},
@@ -114,7 +114,7 @@ static const struct command {
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 /* The operands kept; more only count (the first extra one is named). */
-#define MAX_OPERANDS 6
+#define MAX_OPERANDS (1 + ARGS_NAMES_MAX)
 
 /* The operands in order, with what follows "--" appended (except for lock,
  * where that is the command to run). */
@@ -437,6 +437,11 @@ static void operands(struct args *a, const struct command *c,
 
         a->name = ops->n > 1 ? ops->v[1] : "";
         switch (c->command) {
+        case ARGS_LOCK:
+                for (unsigned i = 1; i < ops->n; i++) {
+                        a->names[a->n_names++] = ops->v[i];
+                }
+                break;
         case ARGS_MEMBER_LIST:
                 member(a, c, ops);
                 break;
@@ -471,6 +476,10 @@ static void check_permits(struct args *a, const struct command *c,
         }
         if (a->permits == 0 && a->take != 0) {
                 bad(a, "--take needs --permits (the semaphore's number)");
+        }
+        if (a->permits != 0 && a->n_names > 1) {
+                bad(a, "a multi-lock takes locks, not a semaphore's permits: "
+                       "--permits with one name only");
         }
         if (a->permits != 0 && given->shared) {
                 bad(a, "--shared is for a lock, --permits for a semaphore: "
@@ -568,8 +577,10 @@ int args_parse(struct args *a, int argc, char **argv)
         }
         if (RUNS_COMMAND(c->command) &&
             (a->argv == NULL || a->argv[0] == NULL)) {
-                bad(a, "%s: no command to run (usage: batonctl %s)", c->name,
-                    c->synopsis);
+                bad(a,
+                    "%s: no command to run: it goes after -- (usage: "
+                    "batonctl %s)",
+                    c->name, c->synopsis);
         }
         check_options(a, c, &given);
         if (a->wait_ms == INT64_MIN) {

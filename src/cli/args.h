@@ -36,6 +36,7 @@ enum args_result {
 };
 
 #define ARGS_ERRMSG_MAX 256
+#define ARGS_NAMES_MAX  16 /* names of one `lock` (a multi-lock's most) */
 
 /* The command line, checked. Strings point into argv. */
 struct args {
@@ -57,10 +58,14 @@ struct args {
         uint64_t session; /* --session; 0: not given */
         bool has_secret;  /* --secret given */
         uint8_t secret[BATON_SECRET_SIZE]; /* --secret, from hex */
-        const char *name;         /* the lock name; list's prefix ("": none) */
-        uint64_t token;           /* check, release */
-        uint64_t id;              /* member add, member remove, transfer */
-        const char *raft_address; /* member add */
+        const char *name; /* the lock name; list's prefix ("": none) */
+        /* lock: every name (names[0] is `name`); two or more take them all
+         * at once, a multi-lock. */
+        const char *names[ARGS_NAMES_MAX];
+        unsigned n_names;
+        uint64_t token;             /* check, release */
+        uint64_t id;                /* member add, member remove, transfer */
+        const char *raft_address;   /* member add */
         const char *client_address; /* member add */
         char **argv;                /* lock: the command, NULL-terminated */
         char errmsg[ARGS_ERRMSG_MAX];

@@ -47,6 +47,11 @@ static void usage(FILE *out)
             "                [--json] [--timeout MS] COMMAND ...\n\n"
             "  lock NAME [--ttl MS] [--wait MS] [--grace MS] -- CMD [ARG...]\n"
             "                      run CMD while holding NAME\n"
+            "  lock NAME NAME... -- CMD [ARG...]\n"
+            "                      the same holding every NAME, all taken at\n"
+            "                      once or none (a multi-lock; --shared: "
+            "read\n"
+            "                      locks)\n"
             "  lock|acquire|try NAME --shared ...\n"
             "                      the same with the read lock of NAME, which\n"
             "                      readers hold together while no writer "
@@ -204,14 +209,45 @@ static int take(baton_client *c, const struct args *o, const char *name,
                    : baton_acquire(c, name, owner, o->wait_ms, token);
 }
 
+/* The names of a multi-lock as baton_multi_acquire() takes them, every
+ * one in the --shared mode or not, and joined by spaces into `joined`
+ * (for $BATON_LOCK). */
+static size_t multi_names(const struct args *o, struct baton_lock_name *out,
+                          char *joined, size_t cap)
+{
+        size_t at = 0;
+
+        joined[0] = '\0';
+        for (unsigned i = 0; i < o->n_names; i++) {
+                out[i].name = o->names[i];
+                out[i].mode =
+                    o->shared ? BATON_MODE_SHARED : BATON_MODE_EXCLUSIVE;
+                if (at < cap) { /* a name too long is refused anyway */
+                        at += (size_t)snprintf(joined + at, cap - at, "%s%s",
+                                               i > 0 ? " " : "", o->names[i]);
+                }
+        }
+        return o->n_names;
+}
+
 static int cmd_lock(baton_client *c, const struct args *o, const char *name,
                     char **argv)
 {
+        struct baton_lock_name names[ARGS_NAMES_MAX];
+        char joined[ARGS_NAMES_MAX * 256];
+        size_t n = 0;
         struct supervise s;
         uint64_t token;
         int rv, status;
 
-        rv = take(c, o, name, BATON_OWNER_THREAD, &token);
+        if (o->n_names > 1) {
+                n = multi_names(o, names, joined, sizeof joined);
+                name = joined;
+                rv = baton_multi_acquire(c, names, n, BATON_OWNER_THREAD,
+                                         o->wait_ms, &token);
+        } else {
+                rv = take(c, o, name, BATON_OWNER_THREAD, &token);
+        }
         if (rv != 0) {
                 print_error(o->json, "acquire", rv);
                 return rv == BATON_ETIMEDOUT || rv == BATON_EBUSY
@@ -226,7 +262,9 @@ static int cmd_lock(baton_client *c, const struct args *o, const char *name,
         s.lost = &lock_lost;
         status = supervise_run(&s);
         if (status != SUPERVISE_LOST) {
-                rv = baton_release(c, name, BATON_OWNER_THREAD, token);
+                rv = n > 0 ? baton_multi_release(c, names, n,
+                                                 BATON_OWNER_THREAD, token)
+                           : baton_release(c, name, BATON_OWNER_THREAD, token);
                 if (rv != 0 && rv != BATON_EEXPIRED) {
                         print_error(o->json, "release", rv);
                 }

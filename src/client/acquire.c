@@ -10,21 +10,49 @@
 #include "clock.h"
 #include "request.h"
 
-/* What an ACQUIRE asks for: a mode, and a semaphore's permits of limit. */
+/* What an ACQUIRE asks for: a mode, and a semaphore's permits of limit;
+ * or a MULTI's names (`list`, as command.h has it; its first name is the
+ * one the calls below are given). */
 struct ask {
         uint8_t mode;
         uint32_t permits;
         uint32_t limit;
+        const uint8_t *list;
+        uint16_t list_len;
+        uint8_t n_names;
 };
 
-/* An ACQUIRE of `name` for `owner` asking for `a`. */
+/* An ACQUIRE of `name` for `owner` asking for `a`, or its MULTI. */
 static void ask_command(struct command *k, const char *name, uint8_t len,
                         uint64_t owner, const struct ask *a)
 {
         client_command(k, COMMAND_ACQUIRE, name, len, owner);
+        if (a->list != NULL) {
+                k->type = COMMAND_MULTI;
+                k->list = a->list;
+                k->list_len = a->list_len;
+                k->n_names = a->n_names;
+                return;
+        }
         k->mode = a->mode;
         k->permits = a->permits;
         k->limit = a->limit;
+}
+
+/* Record a grant of `a` with `token`: each name of a MULTI, or `name`. */
+static void record(struct baton_client *c, const char *name, uint8_t len,
+                   uint64_t owner, const struct ask *a,
+                   const struct proto_result *r)
+{
+        struct command k;
+
+        if (a->list != NULL) {
+                ask_command(&k, name, len, owner, a);
+                (void)locks_set_list(&c->locks, c->session.id, &k, r->token);
+                return;
+        }
+        (void)locks_set(&c->locks, c->session.id, name, len, owner, a->mode,
+                        r->token, r->count);
 }
 
 /*
@@ -33,7 +61,8 @@ static void ask_command(struct command *k, const char *name, uint8_t len,
  * before and is now, as the caller asked. REENTERED (a reader): the count
  * says whether the forgotten ACQUIRE was granted too, and then the try's
  * hold goes back. EHELD (a semaphore): the forgotten ACQUIRE was granted;
- * the answer carries its token. BUSY: ask again.
+ * the answer carries its token (a MULTI: of all its names). BUSY: ask
+ * again.
  */
 static int recover_try(struct baton_client *c, const char *name, uint8_t len,
                        uint64_t owner, const struct ask *a, uint32_t before,
@@ -50,8 +79,7 @@ static int recover_try(struct baton_client *c, const char *name, uint8_t len,
                 return 1;
         }
         if (rv == BATON_EHELD) {
-                (void)locks_set(&c->locks, c->session.id, name, len, owner,
-                                a->mode, r.token, r.count);
+                record(c, name, len, owner, a, &r);
                 r.status = 0;
                 r.kind = PROTO_KIND_GRANTED;
                 rv = 0;
@@ -97,7 +125,7 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         if (rv != BATON_ENOTWAITING) {
                 return rv;
         }
-        if (a->mode != COMMAND_MODE_EXCLUSIVE) {
+        if (a->mode != COMMAND_MODE_EXCLUSIVE || a->list != NULL) {
                 return recover_try(c, name, len, owner, a, before, deadline,
                                    res);
         }
@@ -138,25 +166,22 @@ static int next_wait(int64_t start, int64_t wait_ms, bool first, uint32_t *wait)
 }
 
 /* One loop: an ACQUIRE whose outcome the cluster forgot (BATON_ESEQ) is
- * recovered and asked again for what is left of the wait. */
-static int acquire(baton_client *c, const char *name, uint64_t owner,
-                   const struct ask *a, int64_t wait_ms, uint64_t *token)
+ * recovered and asked again for what is left of the wait. `name` (`len`
+ * bytes) is checked. */
+static int acquire(baton_client *c, const char *name, uint8_t len,
+                   uint64_t owner, const struct ask *a, int64_t wait_ms,
+                   uint64_t *token)
 {
         int64_t start = clock_now_ms(), deadline, timeout;
         struct proto_result res;
         struct request *r;
         struct command k;
-        uint8_t len;
         bool first = true;
         int rv;
 
         if (c == NULL || wait_ms < BATON_WAIT_FOREVER ||
             wait_ms >= (int64_t)COMMAND_WAIT_FOREVER) {
                 return BATON_EINVAL;
-        }
-        rv = client_check_name(name, &len);
-        if (rv != 0) {
-                return rv;
         }
         owner = client_owner(owner);
         timeout = c->opts.request_timeout_ms;
@@ -213,30 +238,93 @@ static int acquire(baton_client *c, const char *name, uint64_t owner,
         return client_user_status(rv);
 }
 
+/* acquire() of one name, checked first. */
+static int acquire_one(baton_client *c, const char *name, uint64_t owner,
+                       const struct ask *a, int64_t wait_ms, uint64_t *token)
+{
+        uint8_t len;
+        int rv = client_check_name(name, &len);
+
+        return rv != 0 ? rv : acquire(c, name, len, owner, a, wait_ms, token);
+}
+
 int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                   int64_t wait_ms, uint64_t *token)
 {
-        static const struct ask a = {COMMAND_MODE_EXCLUSIVE, 0, 0};
+        static const struct ask a = {.mode = COMMAND_MODE_EXCLUSIVE};
 
-        return acquire(c, name, owner, &a, wait_ms, token);
+        return acquire_one(c, name, owner, &a, wait_ms, token);
 }
 
 int baton_acquire_shared(baton_client *c, const char *name, uint64_t owner,
                          int64_t wait_ms, uint64_t *token)
 {
-        static const struct ask a = {COMMAND_MODE_SHARED, 0, 0};
+        static const struct ask a = {.mode = COMMAND_MODE_SHARED};
 
-        return acquire(c, name, owner, &a, wait_ms, token);
+        return acquire_one(c, name, owner, &a, wait_ms, token);
 }
 
 int baton_sem_acquire(baton_client *c, const char *name, uint32_t limit,
                       uint32_t permits, uint64_t owner, int64_t wait_ms,
                       uint64_t *token)
 {
-        struct ask a = {COMMAND_MODE_SEMAPHORE, permits, limit};
+        struct ask a = {COMMAND_MODE_SEMAPHORE, permits, limit, NULL, 0, 0};
 
         if (permits == 0 || permits > limit) {
                 return BATON_EINVAL;
         }
-        return acquire(c, name, owner, &a, wait_ms, token);
+        return acquire_one(c, name, owner, &a, wait_ms, token);
+}
+
+int baton_multi_acquire(baton_client *c, const struct baton_lock_name *names,
+                        size_t n, uint64_t owner, int64_t wait_ms,
+                        uint64_t *token)
+{
+        uint8_t list[COMMAND_MULTI_MAX_SIZE];
+        struct ask a = {.list = list, .n_names = (uint8_t)n};
+        size_t used = 0;
+        uint8_t len;
+        int rv;
+
+        if (names == NULL || n == 0) {
+                return BATON_EINVAL;
+        }
+        if (n > COMMAND_MULTI_MAX) {
+                return BATON_ETOOMANYNAMES;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (names[i].mode != BATON_MODE_EXCLUSIVE &&
+                    names[i].mode != BATON_MODE_SHARED) {
+                        return BATON_EINVAL;
+                }
+                rv = client_check_name(names[i].name, &len);
+                if (rv != 0 ||
+                    (rv = command_list_add(list, sizeof list, &used,
+                                           (uint8_t)names[i].mode,
+                                           names[i].name, len)) != 0) {
+                        return rv;
+                }
+        }
+        a.list_len = (uint16_t)used;
+        (void)client_check_name(names[0].name, &len);
+        return acquire(c, names[0].name, len, owner, &a, wait_ms, token);
+}
+
+int baton_multi_release(baton_client *c, const struct baton_lock_name *names,
+                        size_t n, uint64_t owner, uint64_t token)
+{
+        int first = 0;
+
+        if (names == NULL || n == 0) {
+                return BATON_EINVAL;
+        }
+        /* One RELEASE per name, each as baton_release(); every name is
+         * released even when one fails, and the first failure is told. */
+        for (size_t i = 0; i < n; i++) {
+                int rv = baton_release(c, names[i].name, owner, token);
+                if (rv != 0 && first == 0) {
+                        first = rv;
+                }
+        }
+        return first;
 }

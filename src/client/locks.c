@@ -136,6 +136,22 @@ int locks_set(struct locks *l, uint64_t session, const char *name,
         return 0;
 }
 
+int locks_set_list(struct locks *l, uint64_t session, const struct command *k,
+                   uint64_t token)
+{
+        const char *name;
+        uint8_t mode, len;
+        size_t at = 0;
+        int first = 0;
+
+        while (command_list_next(k, &at, &mode, &name, &len)) {
+                int rv =
+                    locks_set(l, session, name, len, k->owner, mode, token, 1);
+                first = first != 0 ? first : rv;
+        }
+        return first;
+}
+
 void locks_end_session(struct locks *l, uint64_t session, struct notify *n)
 {
         struct queue *q, *next;

@@ -52,6 +52,12 @@ int locks_set(struct locks *l, uint64_t session, const char *name,
               uint8_t name_len, uint64_t owner, uint8_t mode, uint64_t token,
               uint32_t count);
 
+/* Record a MULTI `k` granted with `token`: each of its names once, in its
+ * mode, for k->owner. 0, or BATON_ENOMEM for a name that was not
+ * recorded (the others are). */
+int locks_set_list(struct locks *l, uint64_t session, const struct command *k,
+                   uint64_t token);
+
 /* Record what the cluster answered a RELEASE of `token`: the grant it
  * names (the write grant first, as the cluster picks when an owner's two
  * grants share a token) now has `count` holds. */

@@ -32,8 +32,8 @@ static void internal_command(struct session *s, struct command *k, uint8_t kind,
         registry_submit(s->reg, r);
 }
 
-static void release_internal(struct session *s, const struct request *r,
-                             uint64_t token)
+static void release_name(struct session *s, const struct request *r,
+                         const char *name, uint8_t len, uint64_t token)
 {
         struct command k;
 
@@ -44,9 +44,28 @@ static void release_internal(struct session *s, const struct request *r,
         k.type = COMMAND_RELEASE;
         k.owner = r->owner;
         k.token = token;
-        k.name = r->name;
-        k.name_len = r->name_len;
+        k.name = name;
+        k.name_len = len;
         internal_command(s, &k, REQUEST_RELEASE, NULL);
+}
+
+/* Give back the grant of `token` that `r`, an ACQUIRE or a MULTI, was
+ * answered with: every name of a MULTI. */
+static void release_internal(struct session *s, const struct request *r,
+                             uint64_t token)
+{
+        struct command k;
+        const char *name;
+        uint8_t mode, len;
+        size_t at = 0;
+
+        if (r->cmd != COMMAND_MULTI || request_command_of(r, &k) != 0) {
+                release_name(s, r, r->name, r->name_len, token);
+                return;
+        }
+        while (command_list_next(&k, &at, &mode, &name, &len)) {
+                release_name(s, r, name, len, token);
+        }
 }
 
 void outcome_withdraw(void *data, struct request *r)
@@ -69,27 +88,30 @@ void outcome_withdraw(void *data, struct request *r)
  * out whether it was granted, and release it if so. A writer is the one
  * holder QUERY names; a reader or a semaphore's holder may be one of many,
  * so a try-acquire of the same asks instead: a reader's count says how
- * many holds to give back, a semaphore's BATON_EHELD that the forgotten
- * one was granted (follow_up()). */
+ * many holds to give back, a semaphore's or a MULTI's BATON_EHELD that
+ * the forgotten one was granted (follow_up()). */
 static void recheck(struct session *s, const struct request *acq)
 {
         struct request *r;
         struct command k;
         int rv;
 
-        if (acq->mode != COMMAND_MODE_EXCLUSIVE) {
+        if (acq->mode != COMMAND_MODE_EXCLUSIVE || acq->cmd == COMMAND_MULTI) {
                 if (acq->session != s->id || !session_usable(s)) {
                         return; /* the session's end released it */
                 }
-                memset(&k, 0, sizeof k);
-                k.type = COMMAND_ACQUIRE;
-                k.mode = acq->mode;
-                k.permits = acq->permits;
-                k.limit = acq->limit;
+                if (acq->cmd != COMMAND_MULTI ||
+                    request_command_of(acq, &k) != 0) {
+                        memset(&k, 0, sizeof k);
+                        k.type = COMMAND_ACQUIRE;
+                        k.mode = acq->mode;
+                        k.permits = acq->permits;
+                        k.limit = acq->limit;
+                        k.owner = acq->owner;
+                        k.name = acq->name;
+                        k.name_len = acq->name_len;
+                }
                 k.wait_ms = COMMAND_WAIT_TRY;
-                k.owner = acq->owner;
-                k.name = acq->name;
-                k.name_len = acq->name_len;
                 r = session_command(s, &k, REQUEST_RECHECK, &rv);
                 if (r != NULL) {
                         r->before = acq->before;
@@ -112,8 +134,13 @@ static void recheck(struct session *s, const struct request *acq)
 static void recheck_done(struct session *s, const struct request *r)
 {
         if (r->status == BATON_EHELD) {
-                /* The forgotten ACQUIRE of a semaphore was granted. */
+                /* The forgotten ACQUIRE of a semaphore, or MULTI, was
+                 * granted. */
                 release_internal(s, r, r->res.token);
+                return;
+        }
+        if (r->status == 0 && r->cmd == COMMAND_MULTI) {
+                release_internal(s, r, r->res.token); /* the try's */
                 return;
         }
         if (r->status != 0) {
@@ -132,12 +159,23 @@ static void recheck_done(struct session *s, const struct request *r)
         }
 }
 
+/* A MULTI granted: each of its names is held. */
+static void record_multi(struct session *s, const struct request *r)
+{
+        struct command k;
+
+        if (request_command_of(r, &k) == 0) {
+                (void)locks_set_list(s->locks, r->session, &k, r->res.token);
+        }
+}
+
 /* Finish what an ENDED request started. */
 static void follow_up(struct session *s, struct request *r)
 {
         if (r->kind == REQUEST_RECHECK) {
                 recheck_done(s, r);
-        } else if (r->type == PROTO_COMMAND && r->cmd == COMMAND_ACQUIRE) {
+        } else if (r->type == PROTO_COMMAND &&
+                   (r->cmd == COMMAND_ACQUIRE || r->cmd == COMMAND_MULTI)) {
                 if (r->status == 0) {
                         /* Granted after its caller gave up. */
                         release_internal(s, r, r->res.token);
@@ -177,6 +215,8 @@ void outcome_final(void *data, struct request *r, int how)
                         (void)locks_set(s->locks, r->session, r->name,
                                         r->name_len, r->owner, r->mode,
                                         r->res.token, r->res.count);
+                } else if (st == 0 && r->cmd == COMMAND_MULTI) {
+                        record_multi(s, r);
                 } else if (st == 0 && r->cmd == COMMAND_RELEASE &&
                            r->res.kind == PROTO_KIND_RELEASED) {
                         locks_released(s->locks, r->session, r->name,

@@ -6,21 +6,28 @@
 
 #include "probe.h"
 
-static struct request *alloc(uint8_t type)
+/* A request with room for a frame of `cap` bytes. */
+static struct request *alloc_room(uint8_t type, size_t cap)
 {
-        struct request *r = calloc(1, sizeof *r);
+        struct request *r = calloc(1, sizeof *r + cap);
 
         if (r != NULL) {
                 queue_init(&r->link);
                 r->type = type;
                 r->kind = REQUEST_CALL;
+                r->frame_cap = cap;
         }
         return r;
 }
 
+static struct request *alloc(uint8_t type)
+{
+        return alloc_room(type, REQUEST_FRAME_MAX);
+}
+
 struct request *request_command(const struct command *k, int *rv)
 {
-        uint8_t body[COMMAND_MAX_SIZE];
+        uint8_t body[COMMAND_ANY_MAX_SIZE];
         struct request *r;
         size_t n = command_encode(k, body, sizeof body);
 
@@ -29,7 +36,7 @@ struct request *request_command(const struct command *k, int *rv)
                                                          : BATON_EINVAL;
                 return NULL;
         }
-        r = alloc(PROTO_COMMAND);
+        r = alloc_room(PROTO_COMMAND, PROTO_HEADER_SIZE + n);
         if (r == NULL) {
                 *rv = BATON_ENOMEM;
                 return NULL;
@@ -41,11 +48,18 @@ struct request *request_command(const struct command *k, int *rv)
         r->mode = k->mode;
         r->permits = k->permits;
         r->limit = k->limit;
-        if (k->type != COMMAND_OPEN && k->name_len > 0) {
+        if (k->type == COMMAND_MULTI) {
+                /* Its first name is the one a CANCEL of it names. */
+                size_t at = 0;
+                const char *first;
+                uint8_t mode;
+                (void)command_list_next(k, &at, &mode, &first, &r->name_len);
+                memcpy(r->name, first, r->name_len);
+        } else if (k->type != COMMAND_OPEN && k->name_len > 0) {
                 r->name_len = k->name_len;
                 memcpy(r->name, k->name, k->name_len);
         }
-        r->len = proto_write_command(r->frame, sizeof r->frame, 0, body, n);
+        r->len = proto_write_command(r->frame, r->frame_cap, 0, body, n);
         if (r->len == 0) {
                 request_free(r);
                 *rv = BATON_EINVAL;
@@ -55,12 +69,21 @@ struct request *request_command(const struct command *k, int *rv)
         return r;
 }
 
+int request_command_of(const struct request *r, struct command *k)
+{
+        if (r->type != PROTO_COMMAND || r->len < PROTO_HEADER_SIZE) {
+                return BATON_EINVAL;
+        }
+        return command_decode(k, r->frame + PROTO_HEADER_SIZE,
+                              r->len - PROTO_HEADER_SIZE);
+}
+
 struct request *request_empty(uint8_t type)
 {
         struct request *r = alloc(type);
 
         if (r != NULL) {
-                r->len = proto_write_empty(r->frame, sizeof r->frame, 0, type);
+                r->len = proto_write_empty(r->frame, r->frame_cap, 0, type);
         }
         return r;
 }
@@ -73,10 +96,10 @@ struct request *request_u64(uint8_t type, uint64_t v)
                 return NULL;
         }
         if (type == PROTO_KEEPALIVE) {
-                r->len = proto_write_keepalive(r->frame, sizeof r->frame, 0, v);
+                r->len = proto_write_keepalive(r->frame, r->frame_cap, 0, v);
                 r->session = v;
         } else {
-                r->len = proto_write_id(r->frame, sizeof r->frame, 0, type, v);
+                r->len = proto_write_id(r->frame, r->frame_cap, 0, type, v);
         }
         return r;
 }
@@ -94,9 +117,9 @@ struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
         /* QUERY asks for the holder's client name: every server of
          * protocol version 2 gives it. */
         r->len = type == PROTO_QUERY
-                     ? proto_write_query_names(r->frame, sizeof r->frame, 0,
-                                               name, name_len)
-                     : proto_write_check(r->frame, sizeof r->frame, 0, name,
+                     ? proto_write_query_names(r->frame, r->frame_cap, 0, name,
+                                               name_len)
+                     : proto_write_check(r->frame, r->frame_cap, 0, name,
                                          name_len, token);
         return r;
 }
@@ -115,7 +138,7 @@ struct request *request_list(const char *prefix, uint8_t prefix_len,
                 return NULL;
         }
         r->list_cap = limit;
-        r->len = proto_write_list_names(r->frame, sizeof r->frame, 0, prefix,
+        r->len = proto_write_list_names(r->frame, r->frame_cap, 0, prefix,
                                         prefix_len, limit);
         return r;
 }
@@ -136,7 +159,7 @@ struct request *request_holders(const char *name, uint8_t name_len,
         r->list_cap = limit;
         r->name_len = name_len;
         memcpy(r->name, name, name_len);
-        r->len = proto_write_query_holders(r->frame, sizeof r->frame, 0, name,
+        r->len = proto_write_query_holders(r->frame, r->frame_cap, 0, name,
                                            name_len);
         return r;
 }
@@ -150,7 +173,7 @@ struct request *request_member_add(uint64_t id, const char *raft_address,
                 *rv = BATON_ENOMEM;
                 return NULL;
         }
-        r->len = proto_write_member_add(r->frame, sizeof r->frame, 0, id,
+        r->len = proto_write_member_add(r->frame, r->frame_cap, 0, id,
                                         raft_address, client_address);
         if (r->len == 0) {
                 request_free(r);

@@ -13,7 +13,8 @@
 #include "../lib/queue.h"
 #include "../proto/proto.h"
 
-/* The largest request frame: a COMMAND with the largest command. */
+/* The room of a request's frame but a MULTI's (sized to fit it): a
+ * COMMAND with the largest single-name command. */
 #define REQUEST_FRAME_MAX (PROTO_HEADER_SIZE + COMMAND_MAX_SIZE)
 
 /*
@@ -90,10 +91,7 @@ struct request {
         uint64_t withdrawn_gen; /* a withdrawn wait: connection of the last
                                    CANCEL */
         struct request *target; /* WITHDRAW: its wait */
-        char name[COMMAND_NAME_MAX];
-        /* The frame; its id is rewritten for each send. */
-        size_t len;
-        uint8_t frame[REQUEST_FRAME_MAX];
+        char name[COMMAND_NAME_MAX]; /* a MULTI's: its first */
         /* Sending. */
         uint64_t gen;          /* connection it was last sent on; 0: none */
         uint64_t id;           /* frame id of the last send */
@@ -113,6 +111,10 @@ struct request {
         bool list_more;               /* LIST: the server left some out */
         /* QUERY of every holder: owned, list_cap entries, list_n filled. */
         struct baton_grant *grants;
+        /* The frame, frame_cap bytes; its id is rewritten for each send. */
+        size_t len;
+        size_t frame_cap;
+        uint8_t frame[];
 };
 
 /* Whether `r` has no final answer yet. */
@@ -173,6 +175,10 @@ int request_take_status(struct request *r, const char *peer,
  * every holder: 0, BATON_EMALFORMED or BATON_ENOMEM. */
 int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
                       uint32_t len);
+
+/* The command a PROTO_COMMAND request carries, decoded from its frame
+ * (names borrowed from it): 0, or the decoder's error. */
+int request_command_of(const struct request *r, struct command *k);
 
 /* Free a request (unlinked) and what it owns. Accepts NULL. */
 void request_free(struct request *r);

@@ -46,7 +46,7 @@ bool entry_writer_fits(const struct entry_writer *w, size_t len)
 
 bool entry_writer_add(struct entry_writer *w, const void *cmd, size_t len)
 {
-        if (len == 0 || len > COMMAND_MAX_SIZE || len % 8 != 0 ||
+        if (len == 0 || len > COMMAND_ANY_MAX_SIZE || len % 8 != 0 ||
             !entry_writer_fits(w, len)) {
                 return false;
         }
@@ -120,7 +120,7 @@ int entry_reader_init(struct entry_reader *r, const void *buf, size_t len)
                         return BATON_EMALFORMED;
                 }
                 n = get_u16(p);
-                if (n == 0 || n > COMMAND_MAX_SIZE || n % 8 != 0 ||
+                if (n == 0 || n > COMMAND_ANY_MAX_SIZE || n % 8 != 0 ||
                     n > left - 2) {
                         return BATON_EMALFORMED;
                 }

@@ -40,9 +40,11 @@
 #define ENTRY_VERSION      2
 #define ENTRY_HEADER_SIZE  16
 #define ENTRY_MAX_COMMANDS 256
-/* The largest batch: ENTRY_MAX_COMMANDS of the largest command. */
+/* The largest batch: ENTRY_MAX_COMMANDS of the largest command (a
+ * MULTI's; a batch of other commands is under 80 KiB). */
 #define ENTRY_MAX_SIZE                                                         \
-        (((ENTRY_HEADER_SIZE + ENTRY_MAX_COMMANDS * (2 + COMMAND_MAX_SIZE)) +  \
+        (((ENTRY_HEADER_SIZE +                                                 \
+           ENTRY_MAX_COMMANDS * (2 + COMMAND_ANY_MAX_SIZE)) +                  \
           7) /                                                                 \
          8 * 8)
 
@@ -64,7 +66,7 @@ bool entry_writer_fits(const struct entry_writer *w, size_t len);
 
 /* Append one encoded command (`len` bytes, copied). False, with the batch
  * unchanged, when it does not fit, the batch is full, or `len` is not a
- * command's length (1..COMMAND_MAX_SIZE, a multiple of 8). */
+ * command's length (1..COMMAND_ANY_MAX_SIZE, a multiple of 8). */
 bool entry_writer_add(struct entry_writer *w, const void *cmd, size_t len);
 
 /* Pad and seal the batch; returns its length in bytes. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "multi.h"
 
 /* The chaos suite's negative control tests/chaos/batond-overgrant is built
  * with BATON_CHAOS_BUG_OVERGRANT: its semaphores grant one permit more
@@ -47,10 +48,8 @@ struct hold *grant_find_holder(const struct lock *l, uint64_t session,
         return NULL;
 }
 
-/* A session's waits are bounded by max_locks_per_session and usually few,
- * so they are the short list to search. */
-static struct hold *find_wait(const struct session *s, const struct lock *l,
-                              bool by_seq, uint64_t key)
+struct hold *grant_find_wait(const struct session *s, const struct lock *l,
+                             bool by_seq, uint64_t key)
 {
         struct queue *q;
 
@@ -67,13 +66,10 @@ static struct hold *find_wait(const struct session *s, const struct lock *l,
 /* Whether the entry being applied has granted `l` already. */
 static bool granted_in_entry(const struct lock *l)
 {
-        return !queue_empty(&l->entry_link);
+        return !queue_empty(&l->entry_link) && !l->deferred;
 }
 
-/* Whether this entry may still admit `mode` to `l`: a writer only to a
- * lock it has not granted yet (its token must be its own), a reader or a
- * semaphore's holder to one it has granted to no writer. */
-static bool entry_allows(const struct lock *l, uint8_t mode)
+bool grant_entry_allows(const struct lock *l, uint8_t mode)
 {
         return !granted_in_entry(l) ||
                (mode != COMMAND_MODE_EXCLUSIVE && !l->entry_writer);
@@ -84,6 +80,13 @@ static void grant(const struct step *st, struct hold *h)
 {
         struct lock *l = h->lock;
 
+        if (l->deferred) {
+                /* A multi-lock took it before the entry's start reached
+                 * it: it is this entry's now, like any lock it grants. */
+                queue_remove(&l->entry_link);
+                l->deferred = false;
+                st->f->n_deferred--;
+        }
         h->token = st->index;
         h->count = 1;
         state_grant_attach(st->f, h);
@@ -95,15 +98,14 @@ static void grant(const struct step *st, struct hold *h)
         l->entry_writer |= h->mode == COMMAND_MODE_EXCLUSIVE;
 }
 
-bool grant_admissible(const struct lockfsm *f, const struct lock *l)
+bool grant_fits(const struct lockfsm *f, const struct hold *w)
 {
-        const struct hold *w;
+        const struct lock *l = w->lock;
 
-        if (l->n_waiters == 0 || l->blocked ||
-            l->n_holders >= f->limits.max_holders_per_lock) {
+        if (l->blocked || l->n_holders >= f->limits.max_holders_per_lock ||
+            queue_head(&l->waiters) != &w->lock_link) {
                 return false;
         }
-        w = QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
         switch (w->mode) {
         case COMMAND_MODE_SEMAPHORE:
                 return l->used + w->permits <= l->limit + PERMIT_SLACK;
@@ -114,25 +116,55 @@ bool grant_admissible(const struct lockfsm *f, const struct lock *l)
         }
 }
 
-void grant_next(const struct step *st, struct lock *l)
+bool grant_admissible(const struct lockfsm *f, const struct lock *l)
+{
+        const struct hold *w;
+
+        if (l->n_waiters == 0) {
+                return false;
+        }
+        w = QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
+        return grant_fits(f, w) && (!w->multi || multi_ready(f, w, false));
+}
+
+void grant_new(const struct step *st, struct hold *h)
+{
+        grant(st, h);
+        step_emit(st, LOCKFSM_EV_GRANT, h, 0);
+}
+
+void grant_take(const struct step *st, struct hold *w)
+{
+        state_hold_detach(st->f, w);
+        grant(st, w);
+        step_emit(st, LOCKFSM_EV_GRANT, w, 0);
+        resolve_memo(w, PROTO_KIND_GRANTED, 0);
+}
+
+void grant_admit(const struct step *st, struct lock *l, bool groups)
 {
         while (grant_admissible(st->f, l)) {
                 struct hold *w =
                     QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
-                if (!entry_allows(l, w->mode)) {
+                if (!grant_entry_allows(l, w->mode)) {
                         return; /* the entry's end defers it */
                 }
-                state_hold_detach(st->f, w);
-                grant(st, w);
-                step_emit(st, LOCKFSM_EV_GRANT, w, 0);
-                resolve_memo(w, PROTO_KIND_GRANTED, 0);
+                if (!w->multi) {
+                        grant_take(st, w);
+                } else if (groups && multi_ready(st->f, w, true)) {
+                        multi_grant(st, w);
+                } else {
+                        return; /* the entry's end defers it */
+                }
         }
 }
 
-/* After a holder or a waiter left `l`: admit whom its queue's head
- * allows, or drop it when no one holds or waits. A lock this entry
- * granted stays until the entry's end, which drops or defers it. */
-static void settle(const struct step *st, struct lock *l)
+void grant_next(const struct step *st, struct lock *l)
+{
+        grant_admit(st, l, true);
+}
+
+void grant_settle(const struct step *st, struct lock *l)
 {
         grant_next(st, l);
         if (l->n_holders == 0 && l->n_waiters == 0 && !l->blocked &&
@@ -169,7 +201,7 @@ void grant_unblock(const struct step *st, struct lockfsm_result *res)
         memset(res, 0, sizeof *res);
         res->kind = PROTO_KIND_FREE;
         res->waiters = l->n_waiters;
-        settle(st, l);
+        grant_settle(st, l);
 }
 
 void grant_end(const struct step *st, struct hold *g)
@@ -180,7 +212,7 @@ void grant_end(const struct step *st, struct hold *g)
         state_hold_detach(st->f, g);
         step_emit(st, LOCKFSM_EV_RELEASE, g, 0);
         mem_free(st->f->mem, g);
-        settle(st, l);
+        grant_settle(st, l);
 }
 
 /* Remove a waiter that leaves without a grant. */
@@ -188,12 +220,16 @@ void grant_drop_wait(const struct step *st, struct hold *w, int status)
 {
         struct lock *l = w->lock;
 
+        if (w->multi) {
+                multi_drop(st, w, status); /* every name of it */
+                return;
+        }
         state_hold_detach(st->f, w);
         step_emit(st, LOCKFSM_EV_UNQUEUE, w, status);
         mem_free(st->f->mem, w);
         /* A writer leaving the head of the queue lets readers behind it
          * join the readers holding the lock. */
-        settle(st, l);
+        grant_settle(st, l);
 }
 
 int grant_prepare(struct lockfsm *f, const struct command *c,
@@ -208,7 +244,7 @@ int grant_prepare(struct lockfsm *f, const struct command *c,
                 return 0;
         }
         p->lock = state_lock_alloc(f, c->name, c->name_len);
-        if (p->lock == NULL || state_lock_reserve(f) != 0) {
+        if (p->lock == NULL || state_lock_reserve(f, 1) != 0) {
                 state_lock_free(f, p->lock);
                 mem_free(f->mem, p->hold);
                 return BATON_ENOMEM;
@@ -260,7 +296,7 @@ static enum admit admit_existing(const struct step *st, struct session *s,
                 step_describe(res, PROTO_KIND_REENTERED, h);
                 return ADMIT_DONE;
         }
-        if (find_wait(s, l, false, c->owner) != NULL) {
+        if (grant_find_wait(s, l, false, c->owner) != NULL) {
                 step_reject(res, BATON_EWAITING);
                 return ADMIT_DONE;
         }
@@ -290,7 +326,7 @@ static enum admit admit_existing(const struct step *st, struct session *s,
         }
         if (c->mode == COMMAND_MODE_SHARED && l->n_holders > 0 &&
             l->n_writers == 0 && l->n_waiters == 0 &&
-            entry_allows(l, COMMAND_MODE_SHARED)) {
+            grant_entry_allows(l, COMMAND_MODE_SHARED)) {
                 return ADMIT_NOW;
         }
         /* A lock between holders (handed on by this entry, or waiting for
@@ -322,7 +358,7 @@ static enum admit admit_permits(const struct step *st, struct session *s,
                 res->status = BATON_EHELD;
                 return ADMIT_DONE;
         }
-        if (find_wait(s, l, false, c->owner) != NULL) {
+        if (grant_find_wait(s, l, false, c->owner) != NULL) {
                 step_reject(res, BATON_EWAITING);
                 return ADMIT_DONE;
         }
@@ -417,8 +453,7 @@ void grant_acquire(const struct step *st, struct session *s,
         }
         h->lock = l;
         if (how == ADMIT_NOW) {
-                grant(st, h);
-                step_emit(st, LOCKFSM_EV_GRANT, h, 0);
+                grant_new(st, h);
                 step_describe(res, PROTO_KIND_GRANTED, h);
                 return;
         }
@@ -485,7 +520,8 @@ void grant_unwait(const struct step *st, struct session *s, int status,
 {
         const struct command *c = st->c;
         struct lock *l = state_lock(st->f, c->name, c->name_len);
-        struct hold *w = l != NULL ? find_wait(s, l, true, c->target) : NULL;
+        struct hold *w =
+            l != NULL ? grant_find_wait(s, l, true, c->target) : NULL;
 
         if (w == NULL) {
                 step_reject(res, BATON_ENOTWAITING);

@@ -37,18 +37,47 @@ void grant_release(const struct step *st, struct session *s,
 void grant_unwait(const struct step *st, struct session *s, int status,
                   struct lockfsm_result *res);
 
-/* Whether the head of `l`'s queue could be admitted now: a writer when no
- * one holds `l`, a reader when no writer does, a semaphore's waiter when
- * its permits are free; a reader or a semaphore's waiter only while `l`
- * has fewer than max_holders_per_lock grants. Between entries only a
- * deferred lock's can (lockfsm.c). */
+/* Whether waiter `w` is the head of its lock's queue and could be
+ * admitted on that lock's terms now: a writer when no one holds it, a
+ * reader when no writer does, a semaphore's waiter when its permits are
+ * free; none while the lock is in its lock-delay or has
+ * max_holders_per_lock grants. */
+bool grant_fits(const struct lockfsm *f, const struct hold *w);
+
+/* Whether the head of `l`'s queue could be admitted now: it fits, and if
+ * it is a name of a multi-lock, every other name of it fits too. Between
+ * entries only a deferred lock's can (lockfsm.c). */
 bool grant_admissible(const struct lockfsm *f, const struct lock *l);
+
+/* Whether the entry being applied may still admit `mode` to `l`: a writer
+ * only to a lock it has not granted yet (its token must be its own), a
+ * reader or a semaphore's holder to one it has granted to no writer. */
+bool grant_entry_allows(const struct lock *l, uint8_t mode);
+
+/* Grant `h`, a new hold of a live session on its lock, with this entry's
+ * index: GRANT event. */
+void grant_new(const struct step *st, struct hold *h);
+
+/* Grant waiter `w` with this entry's index: GRANT event, and its
+ * remembered ACQUIRE outcome rewritten. */
+void grant_take(const struct step *st, struct hold *w);
+
+/* grant_next(), and with `groups` false it stops at a multi-lock's name
+ * at the head instead of admitting the multi-lock (which grant_next()
+ * does when all its names can be taken), so that granting one multi-lock
+ * never recurses into another: the entry's end defers such a lock. */
+void grant_admit(const struct step *st, struct lock *l, bool groups);
 
 /* Admit the head of `l`'s queue while it can be: a writer alone, or a
  * reader and every reader behind it up to the next writer, each granted
  * with this entry's index, unless this entry granted `l` already in a way
  * that forbids it (docs/fsm.md, "One entry, one group"). */
 void grant_next(const struct step *st, struct lock *l);
+
+/* After a holder or a waiter left `l`: admit whom its queue's head
+ * allows, or drop it when no one holds or waits. A lock this entry
+ * granted stays until the entry's end, which drops or defers it. */
+void grant_settle(const struct step *st, struct lock *l);
 
 /* End a grant (freeing `g`); hand its lock on, or drop it when free. */
 void grant_end(const struct step *st, struct hold *g);
@@ -62,7 +91,8 @@ void grant_lost(const struct step *st, struct hold *g);
  * the instance its target (creation stamp) names; hand it on. */
 void grant_unblock(const struct step *st, struct lockfsm_result *res);
 
-/* Remove (and free) a waiter that leaves without a grant. */
+/* Remove (and free) a waiter that leaves without a grant; a multi-lock's
+ * name, with every other name of it. */
 void grant_drop_wait(const struct step *st, struct hold *w, int status);
 
 /* Any mode, for grant_find_holder(). */
@@ -72,5 +102,11 @@ void grant_drop_wait(const struct step *st, struct hold *w, int status);
  * GRANT_ANY_MODE), or NULL. */
 struct hold *grant_find_holder(const struct lock *l, uint64_t session,
                                uint64_t owner, int mode);
+
+/* The wait of session `s` on `l` whose ACQUIRE had seq `key` (`by_seq`)
+ * or whose owner is `key`, or NULL. A session's waits are bounded by
+ * max_locks_per_session and usually few: the short list to search. */
+struct hold *grant_find_wait(const struct session *s, const struct lock *l,
+                             bool by_seq, uint64_t key);
 
 #endif /* FSM_GRANT_H */

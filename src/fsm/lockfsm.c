@@ -10,6 +10,7 @@
 #include "entry.h"
 #include "grant.h"
 #include "lookup.h"
+#include "multi.h"
 #include "once.h"
 #include "sessions.h"
 #include "snapshot.h"
@@ -27,6 +28,7 @@ void lockfsm_limits_default(struct lockfsm_limits *l)
         l->max_ttl_ms = 3600 * 1000;
         l->max_permits = 4096;
         l->max_holders_per_lock = 65536;
+        l->max_names_per_acquire = COMMAND_MULTI_MAX;
 }
 
 static bool limits_valid(const struct lockfsm_limits *l)
@@ -34,7 +36,9 @@ static bool limits_valid(const struct lockfsm_limits *l)
         return l->max_sessions > 0 && l->max_locks_per_session > 0 &&
                l->max_inflight > 0 && l->max_inflight <= 255 &&
                l->min_ttl_ms > 0 && l->min_ttl_ms <= l->max_ttl_ms &&
-               l->max_permits > 0 && l->max_holders_per_lock > 0;
+               l->max_permits > 0 && l->max_holders_per_lock > 0 &&
+               l->max_names_per_acquire > 0 &&
+               l->max_names_per_acquire <= COMMAND_MULTI_MAX;
 }
 
 struct lockfsm *lockfsm_create(const struct lockfsm_limits *limits,
@@ -123,6 +127,7 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
                 break;
         case COMMAND_CLOSE:
         case COMMAND_ACQUIRE:
+        case COMMAND_MULTI:
         case COMMAND_RELEASE:
         case COMMAND_CANCEL:
                 rv = once_apply(&st, res);
@@ -134,7 +139,8 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
         if (rv != 0) {
                 return rv;
         }
-        f->stamp = st.stamp;
+        /* A MULTI that created locks took a stamp for each (multi.c). */
+        f->stamp = st.stamp > f->stamp ? st.stamp : f->stamp;
         step_emit_result(&st, res);
         return 0;
 }
@@ -165,6 +171,7 @@ static void entry_begin(struct lockfsm *f, uint64_t index)
                 struct lock *l = QUEUE_DATA(queue_head(&f->deferred),
                                             struct lock, entry_link);
                 queue_remove(&l->entry_link);
+                l->deferred = false;
                 f->n_deferred--;
                 grant_next(&st, l);
         }
@@ -172,16 +179,40 @@ static void entry_begin(struct lockfsm *f, uint64_t index)
 
 /* Queue `l` for the next entry's start, in lock age order: the order a
  * restored replica, which finds them lock by lock, hands them on too. */
-static void defer(struct lockfsm *f, struct lock *l)
+static void defer_one(struct lockfsm *f, struct lock *l)
 {
         struct queue *at = queue_tail(&f->deferred);
 
+        if (!queue_empty(&l->entry_link)) {
+                return; /* deferred, or in touched: entry_end reaches it */
+        }
         while (at != &f->deferred &&
                QUEUE_DATA(at, struct lock, entry_link)->created > l->created) {
                 at = at->prev;
         }
         queue_insert_after(at, &l->entry_link);
+        l->deferred = true;
         f->n_deferred++;
+}
+
+/* Defer `l`, whose queue's head can be admitted; when that head is a
+ * multi-lock's name, every lock of the multi-lock can admit its head, so
+ * all of them, as a restore finds them. */
+static void defer(struct lockfsm *f, struct lock *l)
+{
+        const struct hold *head =
+            QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
+        struct lock *locks[COMMAND_MULTI_MAX];
+        unsigned i, n;
+
+        if (!head->multi) {
+                defer_one(f, l);
+                return;
+        }
+        n = multi_locks(head, locks);
+        for (i = 0; i < n; i++) {
+                defer_one(f, locks[i]);
+        }
 }
 
 /* The end of every entry: of the locks it granted, those it freed again
@@ -373,6 +404,7 @@ static const char *check_session(const struct lockfsm *f,
                                  const struct session *s)
 {
         const struct hold *prev = NULL;
+        const char *err;
         uint32_t holds = 0;
         struct queue *q;
         unsigned i;
@@ -412,7 +444,7 @@ static const char *check_session(const struct lockfsm *f,
                 if (!h->waiting || h->session != s) {
                         return "bad waiter in a session's list";
                 }
-                if (prev != NULL && h->queued_at <= prev->queued_at) {
+                if (prev != NULL && !state_wait_after(h, prev)) {
                         return "session waits out of order";
                 }
                 prev = h;
@@ -420,6 +452,9 @@ static const char *check_session(const struct lockfsm *f,
         }
         if (holds != s->n_holds) {
                 return "session hold count disagrees with its lists";
+        }
+        if ((err = multi_check(s)) != NULL) {
+                return err;
         }
         if (s->n_memo > f->limits.max_inflight || s->n_memo > s->memo_cap) {
                 return "too many remembered outcomes";
@@ -535,7 +570,8 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         if (l->blocked && l->mode == COMMAND_MODE_SEMAPHORE) {
                 return "a semaphore in a lock-delay";
         }
-        if (grant_admissible(f, l) == queue_empty(&l->entry_link)) {
+        if (grant_admissible(f, l) == queue_empty(&l->entry_link) ||
+            l->deferred == queue_empty(&l->entry_link)) {
                 return "a lock is deferred if and only if its queue's head "
                        "can be admitted: not so";
         }

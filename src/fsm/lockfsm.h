@@ -110,8 +110,10 @@ struct lockfsm_limits {
         uint32_t max_ttl_ms;            /* default 3,600,000 (one hour) */
         uint32_t max_permits; /* a semaphore's permits, default 4096: they
                                  bound its holders too */
-        uint32_t max_holders_per_lock; /* grants of one lock (readers,
-                                          a semaphore's), default 65536 */
+        uint32_t max_holders_per_lock;  /* grants of one lock (readers,
+                                           a semaphore's), default 65536 */
+        uint32_t max_names_per_acquire; /* names of a multi-lock, default
+                                           and at most COMMAND_MULTI_MAX */
 };
 
 void lockfsm_limits_default(struct lockfsm_limits *l);

@@ -8,6 +8,7 @@
 
 #include "../../include/baton.h"
 #include "grant.h"
+#include "multi.h"
 #include "sessions.h"
 #include "state.h"
 
@@ -22,13 +23,44 @@ static unsigned memo_after_ack(const struct session *s, uint64_t ack)
         return n;
 }
 
-/* CLOSE, ACQUIRE, RELEASE, CANCEL: the exactly-once steps of docs/fsm.md. */
+/* ACQUIRE, MULTI, RELEASE or CANCEL for live session `s`, with what was
+ * prepared for it (freeing what it did not keep). */
+static void run(const struct step *st, struct session *s, struct grant_prep *p,
+                struct multi_prep *mp, struct lockfsm_result *res)
+{
+        struct lockfsm *f = st->f;
+
+        switch (st->c->type) {
+        case COMMAND_ACQUIRE:
+                grant_acquire(st, s, p, res);
+                mem_free(f->mem, p->hold);
+                if (p->lock != NULL) {
+                        state_lock_free(f, p->lock);
+                }
+                break;
+        case COMMAND_MULTI:
+                multi_acquire(st, s, mp, res);
+                multi_prep_free(f, mp);
+                break;
+        case COMMAND_RELEASE:
+                grant_release(st, s, res);
+                break;
+        default:
+                assert(st->c->type == COMMAND_CANCEL);
+                grant_unwait(st, s, BATON_ECANCELLED, res);
+                break;
+        }
+}
+
+/* CLOSE, ACQUIRE, MULTI, RELEASE, CANCEL: the exactly-once steps of
+ * docs/fsm.md. */
 int once_apply(const struct step *st, struct lockfsm_result *res)
 {
         struct lockfsm *f = st->f;
         const struct command *c = st->c;
         struct session *s = state_session(f, c->session);
         struct grant_prep p = {NULL, NULL};
+        struct multi_prep mp = {0};
         struct memo *m;
         unsigned kept;
         bool full;
@@ -66,8 +98,10 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
                 if (state_memo_reserve(f, s, need) != 0) {
                         return BATON_ENOMEM;
                 }
-                if (c->type == COMMAND_ACQUIRE &&
-                    grant_prepare(f, c, &p) != 0) {
+                if ((c->type == COMMAND_ACQUIRE &&
+                     grant_prepare(f, c, &p) != 0) ||
+                    (c->type == COMMAND_MULTI &&
+                     multi_prepare(f, c, &mp) != 0)) {
                         return BATON_ENOMEM;
                 }
         }
@@ -81,26 +115,12 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
                 step_reject(res, BATON_EINFLIGHT);
                 return 0;
         }
-        switch (c->type) {
-        case COMMAND_CLOSE:
+        if (c->type == COMMAND_CLOSE) {
                 /* The tombstone remembers a close; the session is gone. */
                 sessions_end(st, s, BATON_ECLOSED, res);
                 return 0;
-        case COMMAND_ACQUIRE:
-                grant_acquire(st, s, &p, res);
-                mem_free(f->mem, p.hold);
-                if (p.lock != NULL) {
-                        state_lock_free(f, p.lock);
-                }
-                break;
-        case COMMAND_RELEASE:
-                grant_release(st, s, res);
-                break;
-        default:
-                assert(c->type == COMMAND_CANCEL);
-                grant_unwait(st, s, BATON_ECANCELLED, res);
-                break;
         }
+        run(st, s, &p, &mp, res);
         state_memo_put(s, c->seq, res);
         return 0;
 }

@@ -75,7 +75,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 wcursor_u64(w, h->seq);
                 wcursor_u64(w, h->queued_at);
                 wcursor_u32(w, h->wait_ms);
-                wcursor_u8(w, h->mode);
+                wcursor_u8(w, h->mode | (h->multi ? SNAPSHOT_MULTI : 0));
                 if (l->mode == COMMAND_MODE_SEMAPHORE) {
                         wcursor_u32(w, h->permits);
                 }
@@ -248,6 +248,10 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
                 h->count = rcursor_u32(r);
         }
         h->mode = version >= 4 ? rcursor_u8(r) : COMMAND_MODE_EXCLUSIVE;
+        if (waiting && version >= 7 && (h->mode & SNAPSHOT_MULTI)) {
+                h->mode &= (uint8_t)~SNAPSHOT_MULTI;
+                h->multi = true;
+        }
         if (l->mode == COMMAND_MODE_SEMAPHORE) {
                 h->permits = rcursor_u32(r);
         }
@@ -319,7 +323,7 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last,
                 state_lock_free(f, l);
                 return BATON_ECORRUPT;
         }
-        if (state_lock_reserve(f) != 0) {
+        if (state_lock_reserve(f, 1) != 0) {
                 state_lock_free(f, l);
                 return BATON_ENOMEM;
         }
@@ -330,16 +334,29 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last,
             (rv = get_holds(f, r, l, true, version)) != 0) {
                 return rv;
         }
-        /* One with neither holds nothing. One whose queue's head could be
-         * admitted waits for the next entry to admit it (lockfsm.h). */
+        /* One with neither holds nothing. */
         if (l->n_holders == 0 && l->n_waiters == 0 && !l->blocked) {
                 return BATON_ECORRUPT;
         }
-        if (grant_admissible(f, l)) {
-                queue_push_tail(&f->deferred, &l->entry_link);
-                f->n_deferred++;
-        }
         return 0;
+}
+
+/* Every lock whose queue's head could be admitted waits for the next
+ * entry to admit it (lockfsm.h), in lock age order. Only once every lock
+ * is in: a multi-lock's head is admissible when all its names are. */
+static void find_deferred(struct lockfsm *f)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &f->lock_list)
+        {
+                struct lock *l = QUEUE_DATA(q, struct lock, link);
+                if (grant_admissible(f, l)) {
+                        queue_push_tail(&f->deferred, &l->entry_link);
+                        l->deferred = true;
+                        f->n_deferred++;
+                }
+        }
 }
 
 int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
@@ -406,5 +423,6 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
         if (r.bad || r.left != 0) {
                 return BATON_ECORRUPT;
         }
+        find_deferred(f);
         return 0;
 }

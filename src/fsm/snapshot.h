@@ -19,9 +19,13 @@ struct lockfsm;
  * Version 6 adds lock-delay: a read/write lock in its lock-delay has
  * SNAPSHOT_BLOCKED set in its kind byte, then its delay (u32), and may
  * have neither holders nor waiters; every other record is as in
- * version 5. */
-#define SNAPSHOT_VERSION 6
+ * version 5.
+ * Version 7 adds multi-locks: a waiter that is a name of one has
+ * SNAPSHOT_MULTI set in its mode byte; every other record is as in
+ * version 6. */
+#define SNAPSHOT_VERSION 7
 #define SNAPSHOT_BLOCKED 0x80
+#define SNAPSHOT_MULTI   0x40
 
 /* Serialize `f` into a buffer allocated with f's allocator. 0 or
  * BATON_ENOMEM. */

@@ -235,9 +235,9 @@ void state_lock_free(struct lockfsm *f, struct lock *l)
         mem_free(f->mem, l);
 }
 
-int state_lock_reserve(struct lockfsm *f)
+int state_lock_reserve(struct lockfsm *f, size_t n)
 {
-        return hmap_reserve(&f->locks, f->locks.count + 1);
+        return hmap_reserve(&f->locks, f->locks.count + n);
 }
 
 void state_lock_link(struct lockfsm *f, struct lock *l)
@@ -282,6 +282,7 @@ void state_grant_attach(struct lockfsm *f, struct hold *h)
         struct queue *at = queue_tail(&h->session->grants);
 
         h->waiting = false;
+        h->multi = false; /* a multi-lock's grants are grants like others */
         queue_push_tail(&h->lock->holders, &h->lock_link);
         h->lock->n_holders++;
         h->lock->n_writers += h->mode == COMMAND_MODE_EXCLUSIVE;
@@ -297,6 +298,13 @@ void state_grant_attach(struct lockfsm *f, struct hold *h)
         f->n_grants++;
 }
 
+bool state_wait_after(const struct hold *a, const struct hold *b)
+{
+        return a->queued_at > b->queued_at ||
+               (a->queued_at == b->queued_at &&
+                a->lock->created > b->lock->created);
+}
+
 void state_wait_attach(struct lockfsm *f, struct hold *h)
 {
         struct queue *at = queue_tail(&h->session->waits);
@@ -304,11 +312,12 @@ void state_wait_attach(struct lockfsm *f, struct hold *h)
         h->waiting = true;
         queue_push_tail(&h->lock->waiters, &h->lock_link);
         h->lock->n_waiters++;
-        /* Ordered by queued_at: new waits go last, and a restore, which
-         * attaches them lock by lock, walks back to their place. */
+        /* Ordered by (queued_at, lock age): new waits go last, and a
+         * restore, which attaches them lock by lock, walks back to their
+         * place; a multi-lock's waits, which share queued_at, end up in
+         * the same order either way. */
         while (at != &h->session->waits &&
-               QUEUE_DATA(at, struct hold, session_link)->queued_at >
-                   h->queued_at) {
+               state_wait_after(QUEUE_DATA(at, struct hold, session_link), h)) {
                 at = at->prev;
         }
         queue_insert_after(at, &h->session_link);

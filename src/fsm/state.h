@@ -37,7 +37,8 @@ struct session {
         uint32_t ttl_ms;
         uint32_t n_holds;    /* grants + waits, against max_locks_per_session */
         struct queue grants; /* hold.session_link, by (token, lock age) */
-        struct queue waits;  /* hold.session_link, by queued_at */
+        struct queue waits;  /* hold.session_link, by (queued_at, lock
+                                age): a multi-lock's waits are adjacent */
         /* Outcomes by seq in memo[0..n_memo); the array holds memo_cap
          * and is sized to what the session has in flight, not to
          * max_inflight (state_memo_reserve). */
@@ -75,6 +76,10 @@ struct hold {
                 }; /* a waiter */
         };
         bool waiting;
+        /* A waiter that is one name of a multi-lock: its group is the
+         * waits of its session with its seq (adjacent in session.waits),
+         * admitted all at once or not at all (src/fsm/multi.h). */
+        bool multi;
         uint8_t mode;     /* COMMAND_MODE_*: a writer, a reader, permits */
         uint32_t permits; /* a semaphore's grant or waiter: permits; else 0 */
 };
@@ -121,7 +126,8 @@ struct lock {
          * no one is granted the lock until an UNBLOCK entry. A read/write
          * lock only; it exists while blocked even with no one in it. */
         bool blocked;
-        char name[]; /* name_len bytes, not NUL-terminated */
+        bool deferred; /* entry_link is in lockfsm.deferred */
+        char name[];   /* name_len bytes, not NUL-terminated */
 };
 
 struct tomb {
@@ -193,7 +199,8 @@ void state_session_end(struct lockfsm *f, struct session *s, int reason);
 
 struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len);
 void state_lock_free(struct lockfsm *f, struct lock *l);
-int state_lock_reserve(struct lockfsm *f);
+/* Room for `n` more locks. */
+int state_lock_reserve(struct lockfsm *f, size_t n);
 void state_lock_link(struct lockfsm *f, struct lock *l);
 /* Unlink and free a lock with no holders and no waiters. */
 void state_lock_drop(struct lockfsm *f, struct lock *l);
@@ -202,6 +209,8 @@ struct hold *state_hold_alloc(struct lockfsm *f);
 /* Attach a grant (token and count set) or a waiter (queued at the tail). */
 void state_grant_attach(struct lockfsm *f, struct hold *h);
 void state_wait_attach(struct lockfsm *f, struct hold *h);
+/* Whether wait `a` comes after wait `b` in their session's list. */
+bool state_wait_after(const struct hold *a, const struct hold *b);
 /* The holder a lookup names: the writer if one holds `l`, else the
  * oldest holder; NULL if none. */
 struct hold *state_first_holder(const struct lock *l);

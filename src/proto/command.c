@@ -20,6 +20,7 @@ enum {
         F_MEMBER = 1 << 8, /* target, mode, raft and client addresses */
         F_BY = 1 << 9,     /* who asked: a string as OPEN's client name */
         F_DELAY = 1 << 10, /* delay_ms, in version 3 */
+        F_LIST = 1 << 11,  /* wait_ms, n, n x {mode, name} */
 };
 
 static unsigned fields_of(int type)
@@ -49,6 +50,8 @@ static unsigned fields_of(int type)
                 return F_SESSION | F_DELAY | F_BY;
         case COMMAND_UNBLOCK:
                 return F_TARGET | F_NAME;
+        case COMMAND_MULTI:
+                return F_SESSION | F_SEQ | F_OWNER | F_LIST;
         default:
                 return 0;
         }
@@ -63,7 +66,7 @@ const char *command_type_name(int type)
             [COMMAND_TIMEOUT] = "TIMEOUT", [COMMAND_QUERY] = "QUERY",
             [COMMAND_CHECK] = "CHECK",     [COMMAND_MEMBER] = "MEMBER",
             [COMMAND_BATCH] = "BATCH",     [COMMAND_REVOKE] = "REVOKE",
-            [COMMAND_UNBLOCK] = "UNBLOCK",
+            [COMMAND_UNBLOCK] = "UNBLOCK", [COMMAND_MULTI] = "MULTI",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -90,6 +93,60 @@ static bool address_ok(const char *p, size_t len, bool set)
                memchr(p, '\0', len) == NULL;
 }
 
+int command_list_add(uint8_t *buf, size_t cap, size_t *len, uint8_t mode,
+                     const char *name, size_t name_len)
+{
+        if (check_name(name, name_len) != 0) {
+                return BATON_ENAME;
+        }
+        if (*len + 2 + name_len > cap) {
+                return BATON_EINVAL;
+        }
+        buf[(*len)++] = mode;
+        buf[(*len)++] = (uint8_t)name_len;
+        memcpy(buf + *len, name, name_len);
+        *len += name_len;
+        return 0;
+}
+
+bool command_list_next(const struct command *c, size_t *at, uint8_t *mode,
+                       const char **name, uint8_t *name_len)
+{
+        if (*at + 2 > c->list_len) {
+                return false;
+        }
+        *mode = c->list[*at];
+        *name_len = c->list[*at + 1];
+        *name = (const char *)c->list + *at + 2;
+        *at += 2 + (size_t)*name_len;
+        return true;
+}
+
+/* A MULTI's list: exactly n_names (1..COMMAND_MULTI_MAX) entries filling
+ * list_len bytes, each name valid. */
+static int check_list(const struct command *c)
+{
+        size_t at = 0, n = 0;
+
+        if (c->n_names == 0 || c->n_names > COMMAND_MULTI_MAX ||
+            c->list == NULL) {
+                return BATON_EMALFORMED;
+        }
+        while (at < c->list_len) {
+                size_t len;
+                if (at + 2 > c->list_len ||
+                    (len = c->list[at + 1]) > c->list_len - at - 2) {
+                        return BATON_EMALFORMED;
+                }
+                if (check_name((const char *)c->list + at + 2, len) != 0) {
+                        return BATON_ENAME;
+                }
+                at += 2 + len;
+                n++;
+        }
+        return n == c->n_names ? 0 : BATON_EMALFORMED;
+}
+
 int command_validate(const struct command *c)
 {
         unsigned f = fields_of(c->type);
@@ -113,6 +170,9 @@ int command_validate(const struct command *c)
         if (f & F_NAME) {
                 return check_name(c->name, c->name_len);
         }
+        if (f & F_LIST) {
+                return check_list(c);
+        }
         if (f & (F_OPEN | F_BY)) {
                 if (c->name_len > COMMAND_CLIENT_NAME_MAX ||
                     (c->name_len > 0 &&
@@ -128,6 +188,7 @@ int command_validate(const struct command *c)
 static uint8_t version_of(const struct command *c)
 {
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
+                       c->type == COMMAND_MULTI ||
                        (c->type == COMMAND_EXPIRE && c->delay_ms != 0) ||
                        (c->type == COMMAND_ACQUIRE &&
                         c->mode == COMMAND_MODE_SEMAPHORE)
@@ -175,6 +236,11 @@ static void put(const struct command *c, struct wcursor *w)
                         wcursor_u32(w, c->limit);
                 }
         }
+        if (f & F_LIST) {
+                wcursor_u32(w, c->wait_ms);
+                wcursor_u8(w, c->n_names);
+                wcursor_bytes(w, c->list, c->list_len);
+        }
         if (f & F_TOKEN && f & F_SESSION) {
                 wcursor_u64(w, c->token); /* RELEASE */
         }
@@ -200,7 +266,7 @@ static void put(const struct command *c, struct wcursor *w)
 
 size_t command_size(const struct command *c)
 {
-        uint8_t scratch[COMMAND_MAX_SIZE];
+        uint8_t scratch[COMMAND_ANY_MAX_SIZE];
         struct wcursor w;
 
         if (command_validate(c) != 0) {
@@ -236,6 +302,46 @@ static bool padding_ok(struct rcursor *r, size_t len)
                 }
         }
         return true;
+}
+
+/* A MULTI's wait_ms and list, the list borrowed from `r`'s buffer with
+ * `c->name` at its first name; 0, or BATON_EMALFORMED when the list does
+ * not hold its count of entries (its names are checked later). */
+static int read_list(struct command *c, struct rcursor *r)
+{
+        const uint8_t *start;
+        size_t at = 0;
+        unsigned i;
+
+        c->wait_ms = rcursor_u32(r);
+        c->n_names = rcursor_u8(r);
+        start = r->p;
+        if (r->bad || c->n_names == 0 || c->n_names > COMMAND_MULTI_MAX) {
+                return BATON_EMALFORMED;
+        }
+        for (i = 0; i < c->n_names && !r->bad; i++) {
+                (void)rcursor_u8(r);
+                (void)rcursor_bytes(r, rcursor_u8(r));
+        }
+        if (r->bad) {
+                return BATON_EMALFORMED;
+        }
+        c->list = start;
+        c->list_len = (uint16_t)(r->p - start);
+        (void)command_list_next(c, &at, &c->mode, &c->name, &c->name_len);
+        c->mode = 0;
+        return 0;
+}
+
+/* The end of a decode: each command has one encoding (version 3 carries
+ * only what needs it), the padding, and the checks of validate. */
+static int finish(const struct command *c, uint8_t version, struct rcursor *r,
+                  size_t len)
+{
+        if ((version == 3) != (version_of(c) == 3) || !padding_ok(r, len)) {
+                return BATON_EMALFORMED;
+        }
+        return command_validate(c);
 }
 
 int command_decode(struct command *c, const void *buf, size_t len)
@@ -289,6 +395,9 @@ int command_decode(struct command *c, const void *buf, size_t len)
                         c->limit = rcursor_u32(&r);
                 }
         }
+        if (f & F_LIST && read_list(c, &r) != 0) {
+                return BATON_EMALFORMED;
+        }
         if (f & F_TOKEN && f & F_SESSION) {
                 c->token = rcursor_u64(&r);
         }
@@ -307,17 +416,7 @@ int command_decode(struct command *c, const void *buf, size_t len)
                 c->address_len = rcursor_u8(&r);
                 c->address = (const char *)rcursor_bytes(&r, c->address_len);
         }
-        /* Each command has one encoding: version 3 carries only what
-         * needs it. */
-        if ((version == 3 && version_of(c) != 3) ||
-            (version < 3 &&
-             (c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK))) {
-                return BATON_EMALFORMED;
-        }
-        if (!padding_ok(&r, len)) {
-                return BATON_EMALFORMED;
-        }
-        return command_validate(c);
+        return finish(c, version, &r, len);
 }
 
 int command_peek_type(const void *buf, size_t len)

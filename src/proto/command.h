@@ -2,6 +2,7 @@
 #ifndef PROTO_COMMAND_H
 #define PROTO_COMMAND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,10 @@
  *            asked; version 3)
  *   UNBLOCK  target u64 (the lock's creation stamp), name (string;
  *            version 3)
+ *   MULTI    session u64, seq u64, ack u64, owner u64, wait_ms u32,
+ *            n u8 (1..COMMAND_MULTI_MAX), then n x {mode u8, name
+ *            (string)} (version 3): a multi-lock, every name taken at
+ *            once by one entry or none (docs/fsm.md)
  *
  * REVOKE ends a session as EXPIRE does, at an operator's request (the
  * leader fills `by` with the certificate identity of the client that
@@ -62,9 +67,9 @@
  * cluster part-way through an upgrade keeps applying the same entries on
  * every node until someone uses what only the new version has. Each
  * command has one encoding: a version 3 command that is not a semaphore
- * ACQUIRE, an EXPIRE with a delay, a REVOKE or an UNBLOCK is malformed,
- * so is a REVOKE or an UNBLOCK of another version, and permits and limit
- * are zero in an ACQUIRE of another mode.
+ * ACQUIRE, an EXPIRE with a delay, a REVOKE, an UNBLOCK or a MULTI is
+ * malformed, so is a REVOKE, an UNBLOCK or a MULTI of another version,
+ * and permits and limit are zero in an ACQUIRE of another mode.
  */
 
 #define COMMAND_VERSION     3  /* the newest version read */
@@ -80,10 +85,20 @@
 #define COMMAND_WAIT_TRY     0          /* answer BUSY instead of queueing */
 #define COMMAND_WAIT_FOREVER UINT32_MAX /* queue with no deadline */
 
-/* The largest encoded command: a semaphore ACQUIRE with a 255-byte name,
- * padded (a RELEASE's 304 bytes before semaphores). */
+/* The largest encoded command but MULTI: a semaphore ACQUIRE with a
+ * 255-byte name, padded (a RELEASE's 304 bytes before semaphores). */
 #define COMMAND_MAX_SIZE                                                       \
         (((4 + 8 * 4 + 4 + 1 + 4 + 4 + 1 + COMMAND_NAME_MAX) + 7) / 8 * 8)
+
+/* The most names one MULTI carries (the cluster's max-names-per-acquire
+ * is at most this), and the largest MULTI: that many 255-byte names. */
+#define COMMAND_MULTI_MAX 16
+#define COMMAND_MULTI_MAX_SIZE                                                 \
+        (((4 + 8 * 4 + 4 + 1 + COMMAND_MULTI_MAX * (2 + COMMAND_NAME_MAX)) +   \
+          7) /                                                                 \
+         8 * 8)
+/* The largest encoded command of any type. */
+#define COMMAND_ANY_MAX_SIZE COMMAND_MULTI_MAX_SIZE
 
 enum command_type {
         COMMAND_OPEN = 1,
@@ -99,6 +114,7 @@ enum command_type {
         COMMAND_BATCH = 11, /* a log entry of several commands (entry.h) */
         COMMAND_REVOKE = 12,
         COMMAND_UNBLOCK = 13,
+        COMMAND_MULTI = 14,
 };
 
 /* MEMBER modes. */
@@ -118,7 +134,8 @@ enum command_mode {
  * A decoded command. Fields a type does not carry are zero. `name` is
  * borrowed: after command_decode() it points into the decoded buffer and is
  * not NUL-terminated. For OPEN it holds the client name, for MEMBER the raft
- * address (and `address` the client address), for REVOKE who asked.
+ * address (and `address` the client address), for REVOKE who asked, for
+ * MULTI its first lock name (`list` has them all).
  */
 struct command {
         uint8_t type;
@@ -147,7 +164,25 @@ struct command {
         /* OPEN: COMMAND_HASH_SIZE bytes, borrowed; NULL reads as all zero
          * (and a version 1 OPEN decodes to NULL). */
         const uint8_t *hash;
+        /* MULTI: `n_names` entries of {mode u8, name string}, `list_len`
+         * bytes as on the wire, borrowed (command_list_add() builds one,
+         * command_list_next() walks it). */
+        const uint8_t *list;
+        uint16_t list_len;
+        uint8_t n_names;
 };
+
+/* Append {mode, name} to a MULTI's list in `buf` (capacity `cap`, `*len`
+ * bytes used): 0, BATON_ENAME for a bad name, or BATON_EINVAL when `buf`
+ * is full. */
+int command_list_add(uint8_t *buf, size_t cap, size_t *len, uint8_t mode,
+                     const char *name, size_t name_len);
+
+/* One entry of a MULTI's list, from offset `*at` (start at 0): true with
+ * `*mode`, `*name` (borrowed) and `*name_len`, advancing `*at`; false at
+ * the end. The list must have been validated (command_validate()). */
+bool command_list_next(const struct command *c, size_t *at, uint8_t *mode,
+                       const char **name, uint8_t *name_len);
 
 /* Encoded size of `c`, or 0 if `c` cannot be encoded (bad type or name). */
 size_t command_size(const struct command *c);

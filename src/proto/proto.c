@@ -18,7 +18,8 @@
         (STATUS_FIXED_SIZE + PROTO_MAX_MEMBERS * MEMBER_MAX_SIZE)
 
 _Static_assert(STATUS_MAX_SIZE <= PROTO_MAX_BODY, "status reply fits a frame");
-_Static_assert(COMMAND_MAX_SIZE <= PROTO_MAX_BODY, "a command fits a frame");
+_Static_assert(COMMAND_ANY_MAX_SIZE <= PROTO_MAX_BODY,
+               "a command fits a frame");
 _Static_assert(PROTO_ADDRESS_MAX <= UINT8_MAX, "addresses are u8 strings");
 _Static_assert(PROTO_ADDRESS_MAX == ADDRESS_MAX &&
                    COMMAND_ADDRESS_MAX == ADDRESS_MAX,

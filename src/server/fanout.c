@@ -97,7 +97,10 @@ void fanout_event(void *data, const struct lockfsm_event *ev)
                 break;
         case LOCKFSM_EV_GRANT:
                 deadlines_drop(&g->deadlines, ev->session, ev->seq);
-                if (ev->cause != COMMAND_ACQUIRE) {
+                /* An ACQUIRE or MULTI granted by its own entry is
+                 * answered by its RESULT. */
+                if (ev->cause != COMMAND_ACQUIRE &&
+                    ev->cause != COMMAND_MULTI) {
                         granted(g, ev);
                 }
                 break;

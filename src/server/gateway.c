@@ -140,7 +140,8 @@ static bool propose_batch(struct gateway *g, bool nudge)
                     ->cmd.type == COMMAND_MEMBER) {
                 return propose_member(g);
         }
-        /* Size the entry first: a full batch is ~78 KiB, most are small.
+        /* Size the entry first: a full batch of single-name commands is
+         * ~78 KiB (MULTIs can make it larger), most are small.
          * MEMBER entries go alone (the raft glue gives them to the member
          * directory, not to the lock state machine). */
         QUEUE_FOREACH(q, &g->unsent)
@@ -261,8 +262,9 @@ void gateway_on_lost(void *data)
 static int check_command(struct gateway *g, const struct command *c)
 {
         if (c->type != COMMAND_OPEN && c->type != COMMAND_CLOSE &&
-            c->type != COMMAND_ACQUIRE && c->type != COMMAND_RELEASE &&
-            c->type != COMMAND_CANCEL && c->type != COMMAND_REVOKE) {
+            c->type != COMMAND_ACQUIRE && c->type != COMMAND_MULTI &&
+            c->type != COMMAND_RELEASE && c->type != COMMAND_CANCEL &&
+            c->type != COMMAND_REVOKE) {
                 return BATON_EINVAL; /* EXPIRE and TIMEOUT are the leader's */
         }
         if (c->type == COMMAND_OPEN) {
@@ -317,11 +319,14 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
         struct pending *p;
         int rv;
 
-        if (len > COMMAND_MAX_SIZE) {
+        if (len > COMMAND_ANY_MAX_SIZE) {
                 conn_fail(c, id, BATON_EMALFORMED, "command too long");
                 return;
         }
-        p = pending_new(g, c, id, PROTO_COMMAND);
+        /* At least a single command's room: a REVOKE is encoded again
+         * with who asked. */
+        p = pending_new(g, c, id, PROTO_COMMAND,
+                        len > COMMAND_MAX_SIZE ? len : COMMAND_MAX_SIZE);
         if (p == NULL) {
                 reply_status(c, id, BATON_ENOMEM);
                 return;

@@ -13,13 +13,14 @@ static uint64_t key_hash(uint64_t a, uint64_t b)
 }
 
 struct pending *pending_new(struct gateway *g, struct conn *c, uint64_t req_id,
-                            uint8_t type)
+                            uint8_t type, size_t room)
 {
-        struct pending *p = calloc(1, sizeof *p);
+        struct pending *p = calloc(1, sizeof *p + room);
 
         if (p == NULL) {
                 return NULL;
         }
+        p->room = room;
         p->g = g;
         p->frame_type = type;
         p->received = uv_now(g->loop);
@@ -49,6 +50,7 @@ static int kind_of(const struct pending *p)
         case COMMAND_CLOSE:
                 return GATEWAY_CLOSE;
         case COMMAND_ACQUIRE:
+        case COMMAND_MULTI:
                 return GATEWAY_ACQUIRE;
         case COMMAND_RELEASE:
                 return GATEWAY_RELEASE;
@@ -92,12 +94,13 @@ void pending_free(struct pending *p)
 
 void pending_queue_own(struct gateway *g, const struct command *c)
 {
-        struct pending *p = pending_new(g, NULL, 0, PROTO_COMMAND);
+        struct pending *p =
+            pending_new(g, NULL, 0, PROTO_COMMAND, COMMAND_MAX_SIZE);
 
         if (p == NULL) {
                 return; /* the deadline fires again after retry_ms */
         }
-        p->len = command_encode(c, p->buf, sizeof p->buf);
+        p->len = command_encode(c, p->buf, p->room);
         if (p->len == 0 || command_decode(&p->cmd, p->buf, p->len) != 0) {
                 free(p);
                 return;

@@ -43,13 +43,15 @@ struct pending {
         bool redirected;    /* answered NOT_LEADER: not counted as served */
         struct command cmd; /* decoded; cmd.name points into buf */
         size_t len;
-        uint8_t buf[COMMAND_MAX_SIZE];
+        size_t room; /* bytes of buf: a command's, or a read's name */
+        uint8_t buf[];
 };
 
 /* A record for request `req_id` of type `type` from `c` (borrowed; NULL for
- * the leader's own), on no list yet; NULL when out of memory. */
+ * the leader's own) with `room` bytes of buf, on no list yet; NULL when
+ * out of memory. */
 struct pending *pending_new(struct gateway *g, struct conn *c, uint64_t req_id,
-                            uint8_t type);
+                            uint8_t type, size_t room);
 
 /* Forget `p` without an answer, after recording how long an answered
  * client request took. */

@@ -302,7 +302,8 @@ void reads_on_frame(struct gateway *g, struct conn *c,
         struct pending *p;
         int rv = 0;
 
-        p = pending_new(g, c, h->id, h->type);
+        /* Room for a name, or ATTACH's secret. */
+        p = pending_new(g, c, h->id, h->type, COMMAND_NAME_MAX);
         if (p == NULL) {
                 reply_status(c, h->id, BATON_ENOMEM);
                 return;

@@ -903,6 +903,48 @@ static void semaphores(void)
         ok(p.status == 0, "release of the permits' lease: exit 0");
 }
 
+/* lock A B C -- CMD: CMD runs holding every name with one token, in
+ * $BATON_LOCK and $BATON_TOKEN; with one name held by a lease, a try of
+ * the set is busy and takes none of the free names; a name twice, or a
+ * semaphore's name, is refused. */
+static void multi_locks(void)
+{
+        char t1[32], s1[32], k1[40];
+        struct proc p;
+
+        ctl(&p, RUN_MS, "lock", "cli-m1", "cli-m2", "cli-m3", "--", "sh", "-c",
+            "echo \"$BATON_LOCK|$BATON_TOKEN\"", NULL);
+        if (!ok(p.status == 0 &&
+                    strstr(p.out, "cli-m1 cli-m2 cli-m3|") != NULL,
+                "lock A B C -- CMD: CMD runs holding all three")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "acquire", "cli-m2", "--detach", NULL);
+        if (!ok(read_lease(&p, "cli-m2", t1, s1, k1),
+                "acquire --detach of the second name: a lease")) {
+                proc_show(&p);
+                return;
+        }
+        ctl(&p, RUN_MS, "lock", "cli-m1", "cli-m2", "--wait", "0", "--",
+            "true", NULL);
+        ok(p.status == 124 && strstr(p.err, "held") != NULL,
+           "lock A B --wait 0 with B held: 124, busy");
+        ctl(&p, RUN_MS, "holder", "cli-m1", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, "free") != NULL,
+                "the free name was not taken alone")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "lock", "cli-m1", "cli-m1", "--", "true", NULL);
+        ok(p.status == 125 && strstr(p.err, "invalid") != NULL,
+           "lock A A: 125, a name twice is invalid");
+        ctl(&p, RUN_MS, "release", "cli-m2", t1, "--session", s1, "--secret",
+            k1, NULL);
+        ok(p.status == 0, "release of the lease: exit 0");
+        ctl(&p, RUN_MS, "lock", "cli-m1", "cli-m2", "--shared", "--", "true",
+            NULL);
+        ok(p.status == 0, "lock A B --shared: both read locks");
+}
+
 /* revoke NAME ends the session of a lease that holds NAME at once (its
  * lock is free); session close ID does the same by id; both are refused
  * for a session that ended. */
@@ -1188,9 +1230,15 @@ static void usage_errors(void)
         ctl(&p, RUN_MS, "lock", "x", "--detach", "--", "true", NULL);
         usage_error(&p, 125, WANT("--detach is not an option of lock"),
                     "lock --detach: exit 125 (lock's usage status), one line");
+        /* Without --, the command reads as more names of a multi-lock. */
         ctl(&p, RUN_MS, "lock", "x", "true", NULL);
-        usage_error(&p, 125, WANT("unexpected argument \"true\"", "--"),
+        usage_error(&p, 125, WANT("no command to run", "after --"),
                     "lock without --: exit 125, one line says where CMD goes");
+        ctl(&p, RUN_MS, "lock", "a", "b", "--permits", "3", "--", "true",
+            NULL);
+        usage_error(&p, 125, WANT("multi-lock", "--permits"),
+                    "lock A B --permits: exit 125, a multi-lock takes no "
+                    "permits");
 }
 
 /* Every number is checked in full and against its range, wherever the
@@ -1835,6 +1883,7 @@ int main(int argc, char **argv)
         detached_leases();
         shared_locks();
         semaphores();
+        multi_locks();
         revokes();
         status_and_members();
         usage_errors();

@@ -64,7 +64,7 @@ struct lockfsm_result fsmtest_apply_raw(struct fsmtest *t, const void *buf,
 
 struct lockfsm_result fsmtest_apply(struct fsmtest *t, const struct command *c)
 {
-        uint8_t buf[COMMAND_MAX_SIZE];
+        uint8_t buf[COMMAND_ANY_MAX_SIZE];
         size_t n = command_encode(c, buf, sizeof buf);
 
         assert(n > 0);
@@ -80,7 +80,7 @@ struct lockfsm_result fsmtest_apply_batch(struct fsmtest *t,
 
         entry_writer_init(&w, buf, sizeof buf, 1);
         for (i = 0; i < n; i++) {
-                uint8_t cmd[COMMAND_MAX_SIZE];
+                uint8_t cmd[COMMAND_ANY_MAX_SIZE];
                 size_t len = command_encode(&c[i], cmd, sizeof cmd);
                 assert(len > 0 && entry_writer_add(&w, cmd, len));
         }
@@ -154,6 +154,39 @@ struct lockfsm_result fsmtest_acquire(struct fsmtest *t, uint64_t session,
         struct command c =
             fsmtest_acquire_cmd(session, seq, owner, name, wait_ms);
 
+        return fsmtest_apply(t, &c);
+}
+
+struct lockfsm_result fsmtest_multi(struct fsmtest *t, uint64_t session,
+                                    uint64_t seq, uint64_t owner,
+                                    const char *spec, uint32_t wait_ms)
+{
+        uint8_t list[COMMAND_MULTI_MAX_SIZE];
+        struct command c = {.type = COMMAND_MULTI,
+                            .session = session,
+                            .seq = seq,
+                            .ack = seq,
+                            .owner = owner,
+                            .wait_ms = wait_ms};
+        size_t len = 0;
+
+        while (*spec != '\0') {
+                size_t n = strcspn(spec, " ");
+                uint8_t mode = COMMAND_MODE_EXCLUSIVE;
+                size_t name_len = n;
+                if (n > 2 && memcmp(spec + n - 2, "/r", 2) == 0) {
+                        mode = COMMAND_MODE_SHARED;
+                        name_len -= 2;
+                }
+                int rv = command_list_add(list, sizeof list, &len, mode, spec,
+                                          name_len);
+                assert(rv == 0);
+                (void)rv;
+                c.n_names++;
+                spec += n + (spec[n] == ' ');
+        }
+        c.list = list;
+        c.list_len = (uint16_t)len;
         return fsmtest_apply(t, &c);
 }
 

@@ -65,6 +65,11 @@ uint64_t fsmtest_open(struct fsmtest *t, uint64_t nonce); /* asserts OPENED */
 struct lockfsm_result fsmtest_acquire(struct fsmtest *t, uint64_t session,
                                       uint64_t seq, uint64_t owner,
                                       const char *name, uint32_t wait_ms);
+/* A MULTI of the names in `spec`, separated by spaces, each taken
+ * exclusive, or shared when it ends in "/r" ("a b/r c"). */
+struct lockfsm_result fsmtest_multi(struct fsmtest *t, uint64_t session,
+                                    uint64_t seq, uint64_t owner,
+                                    const char *spec, uint32_t wait_ms);
 struct lockfsm_result fsmtest_release(struct fsmtest *t, uint64_t session,
                                       uint64_t seq, uint64_t owner,
                                       const char *name, uint64_t token);

@@ -243,10 +243,10 @@ static bool m_permits_free(const struct model *m, const struct mlock *l,
         return used + k <= l->limit + ((m->bugs & BUG_OVERGRANT) ? 1 : 0);
 }
 
-/* Whether the head of the queue could be admitted: a writer when no one
- * holds the lock, a reader when no writer does, a semaphore's waiter when
- * its permits are free. */
-static bool m_admissible(const struct model *m, const struct mlock *l)
+/* Whether the head of the queue fits the lock: a writer when no one
+ * holds it, a reader when no writer does, a semaphore's waiter when its
+ * permits are free. */
+static bool m_fits(const struct model *m, const struct mlock *l)
 {
         if (l->nw == 0 || (l->blocked && !(m->bugs & BUG_NODELAY)) ||
             l->nh >= LIM_HOLDERS) {
@@ -267,6 +267,54 @@ static bool m_entry_allows(const struct model *m, const struct mlock *l,
 {
         return l->last_grant != index || (m->bugs & BUG_TWICE) ||
                (mode != COMMAND_MODE_EXCLUSIVE && !l->entry_writer);
+}
+
+/* The locks (indices into m->l, so in lock age order) where the
+ * multi-lock of (session, seq) waits: their number. */
+static unsigned m_group(const struct model *m, uint64_t session, uint64_t seq,
+                        unsigned *li)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < m->nl; i++) {
+                for (unsigned j = 0; j < m->l[i].nw; j++) {
+                        const struct mwaiter *w = &m->l[i].w[j];
+                        if (w->multi && w->session == session &&
+                            w->seq == seq) {
+                                li[n++] = i;
+                        }
+                }
+        }
+        return n;
+}
+
+/* Whether the multi-lock of (session, seq) can be taken: at the head of
+ * each of its queues, fitting each lock, and with `entry`, allowed by
+ * this entry on each. */
+static bool m_group_ready(const struct model *m, uint64_t session, uint64_t seq,
+                          uint64_t index, bool entry)
+{
+        unsigned li[CAP_LOCKS];
+        unsigned n = m_group(m, session, seq, li);
+
+        for (unsigned i = 0; i < n; i++) {
+                const struct mlock *l = &m->l[li[i]];
+                if (l->w[0].session != session || l->w[0].seq != seq ||
+                    !m_fits(m, l) ||
+                    (entry && !m_entry_allows(m, l, index, l->w[0].mode))) {
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* Whether the head of the queue could be admitted: it fits, and a
+ * multi-lock's name only with all the others. */
+static bool m_admissible(const struct model *m, const struct mlock *l)
+{
+        return m_fits(m, l) &&
+               (!l->w[0].multi ||
+                m_group_ready(m, l->w[0].session, l->w[0].seq, 0, false));
 }
 
 /* A new grant of `l` with this entry's index, with its GRANT event. */
@@ -303,22 +351,60 @@ static struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
         return h;
 }
 
-/* Admit the head of the queue while it can be: a writer alone, or readers
- * up to the next writer; each queued ACQUIRE learns it was granted. */
-static void m_grant_next(struct model *m, struct mlock *l, uint64_t index,
+/* Grant the head of `l`'s queue; its queued ACQUIRE learns it. */
+static void m_grant_head(struct model *m, struct mlock *l, uint64_t index,
                          uint8_t cause, struct evlog *log)
+{
+        struct mwaiter w = l->w[0];
+        struct lockfsm_result g;
+
+        m_remove_waiter(l, 0);
+        m_grant(m, l, index, cause, &w, log);
+        g = outcome(PROTO_KIND_GRANTED, w.session, w.owner);
+        g.token = index;
+        g.count = 1;
+        m_set_out(m, w.session, w.seq, &g);
+}
+
+static void m_grant_next(struct model *m, struct mlock *l, uint64_t index,
+                         uint8_t cause, struct evlog *log, bool groups);
+
+/* The multi-lock at the head of `l` takes all its names, in lock age
+ * order; then each of its other locks admits the single waiters behind
+ * it, never another multi-lock (the entry's end leaves that one to the
+ * next entry). */
+static void m_grant_group(struct model *m, struct mlock *l, uint64_t index,
+                          uint8_t cause, struct evlog *log)
+{
+        unsigned li[CAP_LOCKS];
+        unsigned n = m_group(m, l->w[0].session, l->w[0].seq, li);
+
+        for (unsigned i = 0; i < n; i++) {
+                m_grant_head(m, &m->l[li[i]], index, cause, log);
+        }
+        for (unsigned i = 0; i < n; i++) {
+                if (&m->l[li[i]] != l) {
+                        m_grant_next(m, &m->l[li[i]], index, cause, log, false);
+                }
+        }
+}
+
+/* Admit the head of the queue while it can be: a writer alone, or readers
+ * up to the next writer, or (with `groups`) a multi-lock whose every name
+ * can be admitted. */
+static void m_grant_next(struct model *m, struct mlock *l, uint64_t index,
+                         uint8_t cause, struct evlog *log, bool groups)
 {
         while (m_admissible(m, l) &&
                m_entry_allows(m, l, index, l->w[0].mode)) {
-                struct mwaiter w = l->w[0];
-                struct lockfsm_result g;
-
-                m_remove_waiter(l, 0);
-                m_grant(m, l, index, cause, &w, log);
-                g = outcome(PROTO_KIND_GRANTED, w.session, w.owner);
-                g.token = index;
-                g.count = 1;
-                m_set_out(m, w.session, w.seq, &g);
+                if (!l->w[0].multi) {
+                        m_grant_head(m, l, index, cause, log);
+                } else if (groups && m_group_ready(m, l->w[0].session,
+                                                   l->w[0].seq, index, true)) {
+                        m_grant_group(m, l, index, cause, log);
+                } else {
+                        break;
+                }
         }
 }
 
@@ -328,7 +414,7 @@ static void m_grant_next(struct model *m, struct mlock *l, uint64_t index,
 static void m_settle(struct model *m, struct mlock *l, uint64_t index,
                      uint8_t cause, struct evlog *log)
 {
-        m_grant_next(m, l, index, cause, log);
+        m_grant_next(m, l, index, cause, log, true);
         if (l->nh == 0 && l->nw == 0 && !l->blocked && l->last_grant != index) {
                 m_delete_lock(m, l);
         }
@@ -354,12 +440,55 @@ static void m_end_hold(struct model *m, struct mlock *l, unsigned i,
 }
 
 /* Every entry starts by admitting the queues' heads an earlier entry
- * could not, in lock age order, and ends by deleting the locks it freed
- * with no one waiting. */
+ * could not, in lock age order (a lock a multi-lock took on the way is
+ * done), and ends by deleting the locks it freed with no one waiting. */
 void m_entry_begin(struct model *m, uint64_t index, struct evlog *log)
 {
         for (unsigned i = 0; i < m->nl; i++) {
-                m_grant_next(m, &m->l[i], index, COMMAND_BATCH, log);
+                if (m->l[i].last_grant != index) {
+                        m_grant_next(m, &m->l[i], index, COMMAND_BATCH, log,
+                                     true);
+                }
+        }
+}
+
+/* The multi-lock of (session, seq) leaves every queue (UNQUEUE events in
+ * lock age order, with `why`), then each of its locks settles. */
+static void m_drop_group(struct model *m, uint64_t session, uint64_t seq,
+                         uint64_t index, uint8_t cause, int why,
+                         struct evlog *log)
+{
+        unsigned li[CAP_LOCKS];
+        unsigned n = m_group(m, session, seq, li);
+        char names[LIM_NAMES + 1][COMMAND_NAME_MAX];
+        uint8_t lens[LIM_NAMES + 1];
+
+        for (unsigned i = 0; i < n && i <= LIM_NAMES; i++) {
+                struct mlock *l = &m->l[li[i]];
+                for (unsigned j = 0; j < l->nw; j++) {
+                        struct ev *v;
+                        if (!l->w[j].multi || l->w[j].session != session ||
+                            l->w[j].seq != seq) {
+                                continue;
+                        }
+                        v = m_ev(log, LOCKFSM_EV_UNQUEUE, index, cause);
+                        v->session = session;
+                        v->seq = seq;
+                        v->owner = l->w[j].owner;
+                        v->mode = l->w[j].mode;
+                        v->status = why;
+                        ev_name(v, l);
+                        m_remove_waiter(l, j);
+                        break;
+                }
+                lens[i] = l->name_len;
+                memcpy(names[i], l->name, l->name_len);
+        }
+        for (unsigned i = 0; i < n && i <= LIM_NAMES; i++) {
+                struct mlock *l = m_lock(m, names[i], lens[i]);
+                if (l != NULL) {
+                        m_settle(m, l, index, cause, log);
+                }
         }
 }
 
@@ -434,6 +563,11 @@ static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
                 }
                 if (best == NULL) {
                         break;
+                }
+                if (best->w[bi].multi) {
+                        m_drop_group(m, sid, best->w[bi].seq, index, cause,
+                                     status, log);
+                        continue;
                 }
                 v = m_ev(log, LOCKFSM_EV_UNQUEUE, index, cause);
                 v->session = sid;
@@ -740,6 +874,166 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         return r;
 }
 
+/* One name of a MULTI, and how it can be had (docs/fsm.md, "Multi-locks"). */
+struct mask {
+        uint8_t mode;
+        uint8_t len;
+        const char *name;
+        int how; /* 0 now, 1 from the next entry on, 2 busy */
+};
+
+/* The refusal of a MULTI's names before any lock is looked at: too many,
+ * a mode that is not a lock's, a name twice; 0 if none. */
+static int m_multi_names(const struct command *c, struct mask *a, unsigned *n)
+{
+        size_t at = 0;
+
+        *n = 0;
+        while (*n <= LIM_NAMES && command_list_next(c, &at, &a[*n].mode,
+                                                    &a[*n].name, &a[*n].len)) {
+                (*n)++;
+        }
+        if (c->n_names > LIM_NAMES) {
+                return BATON_ETOOMANYNAMES;
+        }
+        for (unsigned i = 0; i < *n; i++) {
+                if (a[i].mode > COMMAND_MODE_SHARED) {
+                        return BATON_EUNSUPPORTED;
+                }
+                for (unsigned j = 0; j < i; j++) {
+                        if (a[j].len == a[i].len &&
+                            memcmp(a[j].name, a[i].name, a[i].len) == 0) {
+                                return BATON_EINVAL;
+                        }
+                }
+        }
+        return 0;
+}
+
+/* How name `a` can be had by the MULTI `c`, or its refusal in `*r`. */
+static bool m_multi_how(struct model *m, uint64_t index,
+                        const struct command *c, struct mask *a,
+                        struct lockfsm_result *r)
+{
+        struct mlock *l = m_lock(m, a->name, a->len);
+        const struct mhold *h;
+
+        a->how = 0;
+        if (l == NULL) {
+                return false;
+        }
+        if (l->semaphore) {
+                *r = rejected(BATON_EKIND);
+                return true;
+        }
+        h = m_hold(l, c->session, c->owner, -1);
+        if (h != NULL) {
+                *r = rejected(BATON_EHELD);
+                holder_fields(r, l, h);
+                r->waiters = 0;
+                return true;
+        }
+        if (m_waits(l, c)) {
+                *r = rejected(BATON_EWAITING);
+                return true;
+        }
+        if (l->nh == 0 && l->nw == 0 && !l->blocked) {
+                a->how = 1;
+        } else if (a->mode == COMMAND_MODE_SHARED && l->nh > 0 &&
+                   m_writers(l) == 0 && l->nw == 0 && !l->blocked &&
+                   m_entry_allows(m, l, index, COMMAND_MODE_SHARED)) {
+                if (l->nh >= LIM_HOLDERS) {
+                        *r = rejected(BATON_ETOOMANYHOLDERS);
+                        return true;
+                }
+        } else {
+                a->how = 2;
+        }
+        return false;
+}
+
+/* MULTI: every name granted now with this entry's index, or a try refused
+ * busy, or a waiter on every name; the locks it creates take a stamp
+ * each. BUG_PARTIAL takes the names it can at once. */
+static struct lockfsm_result m_multi(struct model *m, uint64_t index,
+                                     const struct command *c, struct evlog *log)
+{
+        struct mask a[LIM_NAMES + 1];
+        struct lockfsm_result r;
+        uint64_t base = m->stamp;
+        unsigned n, created = 0;
+        bool now = true;
+        int rv = m_multi_names(c, a, &n);
+
+        if (rv != 0) {
+                return rejected(rv);
+        }
+        for (unsigned i = 0; i < n; i++) {
+                if (m_multi_how(m, index, c, &a[i], &r)) {
+                        return r;
+                }
+                now &= a[i].how == 0;
+        }
+        if (m_nlocks(m, c->session) + n > LIM_LOCKS) {
+                return rejected(BATON_ETOOMANYLOCKS);
+        }
+        for (unsigned i = 0; i < n && !now; i++) {
+                struct mlock *l = m_lock(m, a[i].name, a[i].len);
+                if (a[i].how == 2 && c->wait_ms == COMMAND_WAIT_TRY) {
+                        r = rejected(BATON_EBUSY);
+                        if (l->nh > 0) {
+                                holder_fields(&r, l, m_first_holder(l));
+                                r.waiters = 0;
+                        }
+                        return r;
+                }
+                if (l != NULL && l->nw == LIM_WAITERS) {
+                        return rejected(BATON_ETOOMANYWAITERS);
+                }
+        }
+        for (unsigned i = 0; i < n; i++) {
+                struct mlock *l = m_lock(m, a[i].name, a[i].len);
+                struct mwaiter req = {.session = c->session,
+                                      .owner = c->owner,
+                                      .seq = c->seq,
+                                      .queued_at = base,
+                                      .wait_ms = c->wait_ms,
+                                      .mode = a[i].mode,
+                                      .multi = true};
+                struct ev *v;
+
+                if (l == NULL) {
+                        if (m->nl == CAP_LOCKS) {
+                                m->overflow = true;
+                                return rejected(BATON_ENOMEM);
+                        }
+                        l = &m->l[m->nl++];
+                        memset(l, 0, sizeof *l);
+                        l->name_len = a[i].len;
+                        memcpy(l->name, a[i].name, a[i].len);
+                        l->created = base + created++;
+                        m->stamp = l->created;
+                }
+                if (now || ((m->bugs & BUG_PARTIAL) && a[i].how == 0)) {
+                        m_grant(m, l, index, COMMAND_MULTI, &req, log);
+                        continue;
+                }
+                l->w[l->nw++] = req;
+                v = m_ev(log, LOCKFSM_EV_QUEUE, index, COMMAND_MULTI);
+                v->session = c->session;
+                v->seq = c->seq;
+                v->owner = c->owner;
+                v->wait_ms = c->wait_ms;
+                v->mode = a[i].mode;
+                ev_name(v, l);
+        }
+        r = outcome(now ? PROTO_KIND_GRANTED : PROTO_KIND_QUEUED, c->session,
+                    c->owner);
+        r.token = now ? index : 0;
+        r.count = now ? 1 : m_lock(m, a[0].name, a[0].len)->nw;
+        return r;
+}
+
 static struct lockfsm_result m_release(struct model *m, uint64_t index,
                                        const struct command *c,
                                        struct evlog *log)
@@ -792,6 +1086,14 @@ static struct lockfsm_result m_unqueue(struct model *m, uint64_t index,
                         continue;
                 }
                 owner = l->w[i].owner;
+                if (l->w[i].multi) {
+                        gone.session = c->session;
+                        gone.owner = owner;
+                        m_set_out(m, c->session, c->target, &gone);
+                        m_drop_group(m, c->session, c->target, index, c->type,
+                                     why, log);
+                        return outcome(PROTO_KIND_CANCELLED, c->session, owner);
+                }
                 v = m_ev(log, LOCKFSM_EV_UNQUEUE, index, c->type);
                 v->session = c->session;
                 v->seq = c->target;
@@ -865,6 +1167,9 @@ static struct lockfsm_result m_client(struct model *m, uint64_t index,
                 return outcome(PROTO_KIND_CLOSED, c->session, 0);
         case COMMAND_ACQUIRE:
                 r = m_acquire(m, index, c, log);
+                break;
+        case COMMAND_MULTI:
+                r = m_multi(m, index, c, log);
                 break;
         case COMMAND_RELEASE:
                 r = m_release(m, index, c, log);

@@ -26,6 +26,7 @@ enum {
         LIM_MAX_TTL = 10000,
         LIM_PERMITS = 4, /* a semaphore's permits at most */
         LIM_HOLDERS = 3, /* grants of one lock at once */
+        LIM_NAMES = 3,   /* names of one multi-lock */
 };
 
 /* Capacities of the model's plain arrays. A broken model variant (the
@@ -48,6 +49,8 @@ enum {
         BUG_STARVE = 1 << 3,      /* readers overtake a waiting writer */
         BUG_OVERGRANT = 1 << 4,   /* a semaphore grants one permit too many */
         BUG_NODELAY = 1 << 5,     /* a lock in its lock-delay is granted */
+        BUG_PARTIAL = 1 << 6,     /* a multi-lock takes its free names at
+                                     once and waits for the rest */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -114,6 +117,7 @@ struct mwaiter {
         uint32_t wait_ms;
         uint8_t mode;
         uint32_t permits; /* a semaphore's */
+        bool multi;       /* a name of a multi-lock: (session, seq) */
 };
 
 struct mhold {

@@ -190,6 +190,10 @@ static void gen_remember(struct gen *g, const struct command *c)
                 memcpy(gs->hist[gs->hpos].name, c->name, c->name_len);
                 gs->hist[gs->hpos].c.name = gs->hist[gs->hpos].name;
         }
+        if (c->list_len > 0) {
+                memcpy(gs->hist[gs->hpos].list, c->list, c->list_len);
+                gs->hist[gs->hpos].c.list = gs->hist[gs->hpos].list;
+        }
         gs->hpos = (gs->hpos + 1) % CAP_HIST;
         if (gs->nhist < CAP_HIST) {
                 gs->nhist++;
@@ -276,6 +280,38 @@ static void gen_open(struct gen *g, const struct model *m, struct command *c)
                 g->hash[i] = (uint8_t)rng_next(&g->rng);
         }
         c->hash = chance(&g->rng, 90) ? g->hash : NULL;
+}
+
+/* A MULTI's names: usually two or three, now and then one too many, the
+ * hot lock often among them, a semaphore's name or a name twice now and
+ * then; mostly writers, some readers, and rarely a mode no lock has. */
+static void gen_multi(struct gen *g, struct command *c)
+{
+        unsigned n = 1 + rng_below(&g->rng, LIM_NAMES + 1);
+        bool long_used = false;
+        size_t len = 0;
+
+        c->type = COMMAND_MULTI;
+        for (unsigned i = 0; i < n; i++) {
+                uint32_t p = rng_below(&g->rng, 100);
+                uint8_t mode = p < 70   ? COMMAND_MODE_EXCLUSIVE
+                               : p < 97 ? COMMAND_MODE_SHARED
+                                        : (uint8_t)(2 + rng_below(&g->rng, 3));
+                gen_name(g, c);
+                if (c->name_len == COMMAND_NAME_MAX && long_used) {
+                        c->name = lock_names[0];
+                        c->name_len = (uint8_t)strlen(c->name);
+                }
+                long_used |= c->name_len == COMMAND_NAME_MAX;
+                assert_int_equal(command_list_add(g->list, sizeof g->list, &len,
+                                                  mode, c->name, c->name_len),
+                                 0);
+        }
+        c->name = NULL;
+        c->name_len = 0;
+        c->n_names = (uint8_t)n;
+        c->list = g->list;
+        c->list_len = (uint16_t)len;
 }
 
 /* One well-formed command, in memory. */
@@ -391,12 +427,19 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 c->type = COMMAND_ACQUIRE;
                 c->session = gen_session(g, m, index);
                 c->owner = gen_owner(g);
-                gen_name(g, c);
+                if (chance(&g->rng, 20)) {
+                        gen_multi(g, c);
+                } else {
+                        gen_name(g, c);
+                }
                 p = rng_below(&g->rng, 100);
                 c->wait_ms = p < 40   ? COMMAND_WAIT_TRY
                              : p < 70 ? COMMAND_WAIT_FOREVER
                                       : 1 + rng_below(&g->rng, 60000);
                 p = rng_below(&g->rng, 100);
+                if (c->type == COMMAND_MULTI) {
+                        p = 0; /* each name has its mode */
+                }
                 c->mode = p < 50   ? COMMAND_MODE_EXCLUSIVE
                           : p < 80 ? COMMAND_MODE_SHARED
                           : p < 99 ? COMMAND_MODE_SEMAPHORE
@@ -570,7 +613,7 @@ size_t gen_batch(struct gen *g, struct model *m, uint64_t index, uint8_t *buf,
 
         entry_writer_init(&w, buf, cap, index);
         for (unsigned i = 0; i < k; i++) {
-                uint8_t cmd[COMMAND_MAX_SIZE];
+                uint8_t cmd[COMMAND_ANY_MAX_SIZE];
                 struct command c;
                 size_t n;
 

@@ -26,10 +26,16 @@ extern const char *const lock_names[6];
 #define NSEM_NAMES  2
 #define NLOCK_NAMES (sizeof lock_names / sizeof lock_names[0])
 
-/* A past request; it owns its name, since the model's locks move. */
+/* A MULTI's list of names: at most LIM_NAMES + 1 of them (one too many
+ * now and then), the long name at most once. */
+#define GEN_LIST_MAX ((LIM_NAMES + 1) * 8 + COMMAND_NAME_MAX)
+
+/* A past request; it owns its name and a MULTI's list, since the model's
+ * locks move and the generator's buffers are reused. */
 struct ghist {
         struct command c;
         char name[COMMAND_NAME_MAX];
+        uint8_t list[GEN_LIST_MAX];
 };
 
 /* What a client remembers about a session it opened. */
@@ -47,6 +53,7 @@ struct gen {
         struct rng rng;
         char long_name[COMMAND_NAME_MAX];
         char name[COMMAND_NAME_MAX]; /* the current command's lock name */
+        uint8_t list[GEN_LIST_MAX];  /* the current MULTI's names */
         char client[COMMAND_CLIENT_NAME_MAX];
         uint8_t hash[COMMAND_HASH_SIZE]; /* the current OPEN's */
         struct gsess s[CAP_KNOWN];

@@ -190,6 +190,58 @@ static void test_semaphore_under_failures(void **state)
         assert_int_equal(fsmtest_query(&x->t, "pool").waiters, 0);
 }
 
+/* A MULTI of `spec` ("a b c": exclusive names) by owner 1. */
+static struct command multi_cmd(uint64_t session, uint64_t seq,
+                                const char *spec, uint32_t wait_ms,
+                                uint8_t *list, size_t cap)
+{
+        struct command c = {.type = COMMAND_MULTI,
+                            .session = session,
+                            .seq = seq,
+                            .ack = seq,
+                            .owner = 1,
+                            .wait_ms = wait_ms,
+                            .list = list};
+        size_t len = 0;
+
+        for (const char *p = spec; *p != '\0'; p += strcspn(p, " ")) {
+                p += *p == ' ';
+                assert_int_equal(
+                    command_list_add(list, cap, &len, 0, p, strcspn(p, " ")),
+                    0);
+                c.n_names++;
+        }
+        c.list_len = (uint16_t)len;
+        return c;
+}
+
+/* A MULTI creating several locks at once, one waiting on all its names,
+ * and the CANCEL that takes it off every queue without allocating. */
+static void test_multi_under_failures(void **state)
+{
+        struct fixture *x = *state;
+        struct command c = open_cmd(1);
+        uint8_t list[COMMAND_MULTI_MAX_SIZE];
+
+        both(x, &c);
+        c = open_cmd(2);
+        both(x, &c);
+        c = multi_cmd(1, 1, "m1 m2 m3", 0, list, sizeof list);
+        assert_true(apply_under_failures(x, &c) > 3);
+        c = multi_cmd(2, 1, "m4 m2 m5", 5000, list, sizeof list);
+        assert_true(apply_under_failures(x, &c) > 3);
+        assert_int_equal(apply_under_failures(x, &c), 0); /* a duplicate */
+        c = (struct command){.type = COMMAND_CANCEL,
+                             .session = 2,
+                             .seq = 2,
+                             .ack = 2,
+                             .target = 1,
+                             .name = "m5",
+                             .name_len = 2};
+        assert_int_equal(apply_under_failures(x, &c), 0);
+        assert_int_equal(fsmtest_query(&x->t, "m4").kind, PROTO_KIND_FREE);
+}
+
 static void test_release_close_expire_never_allocate(void **state)
 {
         struct fixture *x = *state;
@@ -385,6 +437,7 @@ int main(void)
             T(test_open_under_failures),
             T(test_acquire_under_failures),
             T(test_semaphore_under_failures),
+            T(test_multi_under_failures),
             T(test_release_close_expire_never_allocate),
             T(test_snapshot_and_restore_under_failures),
             cmocka_unit_test(test_create_under_failures),

@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,93 @@ static void check_round_trip(const struct command *in)
                 assert_null(out.address);
         }
         free(copy);
+}
+
+/* --- MULTI ---------------------------------------------------------------- */
+
+/* A MULTI of `n` names "n0", "n1", ... (`n` up to 40), the odd ones
+ * shared, encoded into `buf`; its length. */
+static size_t multi_bytes(unsigned n, uint8_t *buf, size_t cap)
+{
+        uint8_t list[COMMAND_MULTI_MAX * 8 * 4];
+        struct command c = {.type = COMMAND_MULTI,
+                            .session = 7,
+                            .seq = 9,
+                            .ack = 8,
+                            .owner = 3,
+                            .wait_ms = 1500,
+                            .n_names = (uint8_t)n,
+                            .list = list};
+        size_t len = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                char name[8];
+                size_t k = (size_t)snprintf(name, sizeof name, "n%u", i);
+                assert_int_equal(command_list_add(list, sizeof list, &len,
+                                                  (uint8_t)(i % 2), name, k),
+                                 0);
+        }
+        c.list_len = (uint16_t)len;
+        return command_encode(&c, buf, cap);
+}
+
+/* A MULTI round-trips with its list borrowed, its first name as `name`;
+ * every other length, count and version is refused. */
+static void multi_round_trip_and_strictness(void **state)
+{
+        uint8_t buf[COMMAND_ANY_MAX_SIZE + 8];
+        struct command c;
+        const char *name;
+        uint8_t mode, len;
+        size_t n, at = 0;
+        unsigned i = 0;
+
+        (void)state;
+        n = multi_bytes(3, buf, sizeof buf);
+        assert_int_equal(n % 8, 0);
+        assert_int_equal(buf[0], 3); /* version 3 only */
+        assert_int_equal(command_decode(&c, buf, n), 0);
+        assert_int_equal(c.type, COMMAND_MULTI);
+        assert_int_equal(c.session, 7);
+        assert_int_equal(c.seq, 9);
+        assert_int_equal(c.ack, 8);
+        assert_int_equal(c.owner, 3);
+        assert_int_equal(c.wait_ms, 1500);
+        assert_int_equal(c.n_names, 3);
+        assert_int_equal(c.name_len, 2);
+        assert_memory_equal(c.name, "n0", 2);
+        while (command_list_next(&c, &at, &mode, &name, &len)) {
+                assert_int_equal(mode, i % 2);
+                assert_int_equal(len, 2);
+                assert_int_equal(name[1], '0' + (char)i);
+                assert_ptr_equal(name, c.list + at - 2); /* borrowed */
+                i++;
+        }
+        assert_int_equal(i, 3);
+        /* Every truncation and extension is malformed. */
+        for (size_t k = 0; k < n; k++) {
+                assert_int_not_equal(command_decode(&c, buf, k), 0);
+        }
+        memset(buf + n, 0, 8);
+        assert_int_equal(command_decode(&c, buf, n + 8), BATON_EMALFORMED);
+        /* A count that disagrees with the list, and version 2. */
+        buf[4 + 8 * 4 + 4] = 2;
+        assert_int_equal(command_decode(&c, buf, n), BATON_EMALFORMED);
+        buf[4 + 8 * 4 + 4] = 0;
+        assert_int_equal(command_decode(&c, buf, n), BATON_EMALFORMED);
+        buf[4 + 8 * 4 + 4] = 3;
+        buf[0] = 2;
+        assert_int_equal(command_decode(&c, buf, n), BATON_EMALFORMED);
+        buf[0] = 3;
+        /* A name with a NUL. */
+        buf[4 + 8 * 4 + 4 + 1 + 2 + 1] = '\0';
+        assert_int_equal(command_decode(&c, buf, n), BATON_ENAME);
+        /* Sixteen names fit; seventeen do not encode. */
+        assert_int_not_equal(multi_bytes(COMMAND_MULTI_MAX, buf, sizeof buf),
+                             0);
+        assert_int_equal(multi_bytes(COMMAND_MULTI_MAX + 1, buf, sizeof buf),
+                         0);
+        assert_int_equal(multi_bytes(0, buf, sizeof buf), 0);
 }
 
 /* Every type survives encode -> decode with all the fields it carries. */
@@ -434,7 +522,7 @@ static void encode_rejects_invalid(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   14, 15,      255,
+        static const int unknown[] = {0,   15, 16,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -452,6 +540,7 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_BATCH), "BATCH");
         assert_string_equal(command_type_name(COMMAND_REVOKE), "REVOKE");
         assert_string_equal(command_type_name(COMMAND_UNBLOCK), "UNBLOCK");
+        assert_string_equal(command_type_name(COMMAND_MULTI), "MULTI");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }
@@ -461,6 +550,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(round_trip_every_type),
+            cmocka_unit_test(multi_round_trip_and_strictness),
             cmocka_unit_test(uncarried_fields_decode_as_zero),
             cmocka_unit_test(round_trip_extreme_values),
             cmocka_unit_test(round_trip_modes),

@@ -33,6 +33,7 @@ static const char *const all_keys[] = {
     "max-waiters-per-lock",
     "max-permits",
     "max-holders-per-lock",
+    "max-names-per-acquire",
     "lock-delay-ms",
     "max-inflight-entries",
     "min-ttl-ms",

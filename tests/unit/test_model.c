@@ -73,6 +73,8 @@ struct tally {
         unsigned long begun;        /* entries that began with a grant */
         unsigned long shared;       /* entries after which a lock had two
                                        or more holders */
+        unsigned long multi_now;    /* multi-locks granted by their MULTI */
+        unsigned long multi_later;  /* multi-locks granted after waiting */
 };
 
 /* Per-sequence memory of the events seen, for the invariants that span
@@ -140,6 +142,7 @@ static void limits(struct lockfsm_limits *l)
         l->max_ttl_ms = LIM_MAX_TTL;
         l->max_permits = LIM_PERMITS;
         l->max_holders_per_lock = LIM_HOLDERS;
+        l->max_names_per_acquire = LIM_NAMES;
 }
 
 static struct lockfsm *machine(struct evlog *log)
@@ -365,6 +368,9 @@ static bool check_events(struct run *run, uint64_t index, int type)
         const struct evlog *log = &run->fev;
         const struct ev *first = NULL; /* the entry's first GRANT */
         unsigned grants = 0;           /* of other locks than first's */
+        /* A multi-lock granted, or leaving its queues, in this entry:
+         * several locks may change hands at once. */
+        bool group = false;
         char a[256], b[256];
 
         if (log->overflow || run->mev.overflow) {
@@ -424,6 +430,13 @@ static bool check_events(struct run *run, uint64_t index, int type)
                 if (v->type == LOCKFSM_EV_END && run->nended < CAP_KNOWN) {
                         run->ended[run->nended++] = v->session;
                 }
+                for (unsigned j = 0; j < i; j++) {
+                        const struct ev *o = &log->ev[j];
+                        group |= (v->type == LOCKFSM_EV_GRANT ||
+                                  v->type == LOCKFSM_EV_UNQUEUE) &&
+                                 o->type == v->type &&
+                                 o->session == v->session && o->seq == v->seq;
+                }
                 if (v->type != LOCKFSM_EV_GRANT) {
                         continue;
                 }
@@ -452,7 +465,7 @@ static bool check_events(struct run *run, uint64_t index, int type)
                         grants++;
                 }
         }
-        if (grants > 0 && type != 0 && type != COMMAND_CLOSE &&
+        if (grants > 0 && !group && type != 0 && type != COMMAND_CLOSE &&
             type != COMMAND_EXPIRE && type != COMMAND_REVOKE) {
                 return diverge(run,
                                "grants of %u locks share token %" PRIu64
@@ -529,7 +542,7 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 6, "bad version");
+        WANT(rd_n(&r, 2) == 7, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
@@ -664,7 +677,9 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                              "lock %u waiter %u queued_at", i, j);
                         WANT(rd_n(&r, 4) == w->wait_ms,
                              "lock %u waiter %u wait_ms", i, j);
-                        WANT(rd_n(&r, 1) == w->mode, "lock %u waiter %u mode",
+                        WANT(rd_n(&r, 1) == (w->mode | (w->multi ? 0x40u : 0u)),
+                             "lock %u waiter %u mode, and whether it is a "
+                             "multi-lock's",
                              i, j);
                         WANT(rd_n(&r, l->semaphore ? 4 : 0) == w->permits,
                              "lock %u waiter %u permits", i, j);
@@ -890,7 +905,18 @@ static bool step(struct run *run, uint64_t index)
                 t->duplicates += want.duplicate;
                 for (unsigned i = 0; i < run->mev.n; i++) {
                         const struct ev *v = &run->mev.ev[i];
+                        const struct ev *n = &run->mev.ev[i + 1];
 
+                        /* A multi-lock's second name: the same seq. */
+                        if (i + 1 < run->mev.n && v->type == LOCKFSM_EV_GRANT &&
+                            n->type == LOCKFSM_EV_GRANT &&
+                            n->session == v->session && n->seq == v->seq &&
+                            (i == 0 || v[-1].type != LOCKFSM_EV_GRANT ||
+                             v[-1].session != v->session ||
+                             v[-1].seq != v->seq)) {
+                                t->multi_now += v->cause == COMMAND_MULTI;
+                                t->multi_later += v->cause != COMMAND_MULTI;
+                        }
                         grants += v->type == LOCKFSM_EV_GRANT;
                         t->handovers += v->type == LOCKFSM_EV_GRANT &&
                                         v->cause != COMMAND_ACQUIRE;
@@ -1078,10 +1104,12 @@ static void print_tally(const struct tally *t)
                       "with tied tokens, %lu batches, %lu entries that "
                       "deferred a grant, %lu that began with one, %lu "
                       "after which a lock was in its lock-delay, %lu "
-                      "after which a lock had several holders\n",
+                      "after which a lock had several holders, %lu "
+                      "multi-locks granted at once and %lu after waiting\n",
                       t->steps, t->undecodable, t->duplicates, t->handovers,
                       t->multi_grants, t->ties, t->batches, t->deferred,
-                      t->begun, t->blocked, t->shared);
+                      t->begun, t->blocked, t->shared, t->multi_now,
+                      t->multi_later);
         for (unsigned k = 1; k < 16; k++) {
                 if (t->kind[k] > 0) {
                         print_message("#   kind %2u: %lu\n", k, t->kind[k]);
@@ -1216,6 +1244,12 @@ static void model_negative_overgrant(void **state)
         negative(BUG_OVERGRANT, "permit-overgranting");
 }
 
+static void model_negative_partial(void **state)
+{
+        (void)state;
+        negative(BUG_PARTIAL, "partial-multi-lock");
+}
+
 static void model_negative_nodelay(void **state)
 {
         (void)state;
@@ -1237,6 +1271,7 @@ int main(void)
             cmocka_unit_test(model_negative_starving),
             cmocka_unit_test(model_negative_overgrant),
             cmocka_unit_test(model_negative_nodelay),
+            cmocka_unit_test(model_negative_partial),
         };
 
         return cmocka_run_group_tests_name("model", tests, NULL, NULL);

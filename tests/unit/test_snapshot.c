@@ -186,6 +186,12 @@ static void build_every_kind(struct fsmtest *t)
                                            .session = lost,
                                            .delay_ms = 250});
         assert_int_equal(fsmtest_count(t, LOCKFSM_EV_BLOCK), 1);
+        /* A multi-lock waiting on a held name and a free one. */
+        fsmtest_acquire(t, fsmtest_open(t, 109), 1, 1, "m1", 0);
+        assert_int_equal(fsmtest_multi(t, fsmtest_open(t, 110), 1, 1, "m1 m2/r",
+                                       COMMAND_WAIT_FOREVER)
+                             .kind,
+                         PROTO_KIND_QUEUED);
 }
 
 static void test_empty_round_trip(void **state)
