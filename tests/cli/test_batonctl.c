@@ -914,8 +914,7 @@ static void multi_locks(void)
 
         ctl(&p, RUN_MS, "lock", "cli-m1", "cli-m2", "cli-m3", "--", "sh", "-c",
             "echo \"$BATON_LOCK|$BATON_TOKEN\"", NULL);
-        if (!ok(p.status == 0 &&
-                    strstr(p.out, "cli-m1 cli-m2 cli-m3|") != NULL,
+        if (!ok(p.status == 0 && strstr(p.out, "cli-m1 cli-m2 cli-m3|") != NULL,
                 "lock A B C -- CMD: CMD runs holding all three")) {
                 proc_show(&p);
         }
@@ -925,8 +924,8 @@ static void multi_locks(void)
                 proc_show(&p);
                 return;
         }
-        ctl(&p, RUN_MS, "lock", "cli-m1", "cli-m2", "--wait", "0", "--",
-            "true", NULL);
+        ctl(&p, RUN_MS, "lock", "cli-m1", "cli-m2", "--wait", "0", "--", "true",
+            NULL);
         ok(p.status == 124 && strstr(p.err, "held") != NULL,
            "lock A B --wait 0 with B held: 124, busy");
         ctl(&p, RUN_MS, "holder", "cli-m1", NULL);
@@ -1234,8 +1233,7 @@ static void usage_errors(void)
         ctl(&p, RUN_MS, "lock", "x", "true", NULL);
         usage_error(&p, 125, WANT("no command to run", "after --"),
                     "lock without --: exit 125, one line says where CMD goes");
-        ctl(&p, RUN_MS, "lock", "a", "b", "--permits", "3", "--", "true",
-            NULL);
+        ctl(&p, RUN_MS, "lock", "a", "b", "--permits", "3", "--", "true", NULL);
         usage_error(&p, 125, WANT("multi-lock", "--permits"),
                     "lock A B --permits: exit 125, a multi-lock takes no "
                     "permits");
