@@ -438,13 +438,16 @@ BATON_API int baton_release_in(baton_client *c, uint64_t session,
 
 /** Who holds a lock, as baton_holder() reports it. */
 struct baton_holder {
-        int held;         /* 0: free (other fields 0) */
+        int held;         /* 0: free (other fields 0 but waiters) */
         uint64_t session; /* the holder's session id */
         uint64_t owner;   /* its owner tag */
         uint64_t token;   /* the current fencing token */
         uint32_t count;   /* reentrant hold count */
-        uint32_t waiters; /* queued waiters */
-        uint64_t index;   /* Raft index the answer was read at */
+        /* Queued waiters. A free lock has some only for a moment (between
+         * two entries), in its lock-delay, or when a multi-lock waiting
+         * for its other names heads its queue. */
+        uint32_t waiters;
+        uint64_t index; /* Raft index the answer was read at */
         /* The holder session's client name (struct baton_options'
          * client_name), NUL-terminated; "" when free. */
         char client_name[65];

@@ -109,8 +109,13 @@ void print_holder(FILE *out, bool json, const char *name,
                   const struct baton_holder *h)
 {
         if (!json) {
-                if (!h->held) {
+                if (!h->held && h->waiters == 0) {
                         fprintf(out, "%s free\n", name);
+                        return;
+                }
+                if (!h->held) {
+                        fprintf(out, "%s free, waiters %" PRIu32 "\n", name,
+                                h->waiters);
                         return;
                 }
                 fprintf(out,

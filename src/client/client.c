@@ -523,6 +523,7 @@ int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
                 return rv;
         }
         out->index = res.index;
+        out->waiters = res.waiters;
         if (res.kind == PROTO_KIND_HOLDER) {
                 out->held = 1;
                 out->session = res.session;

@@ -363,6 +363,108 @@ static void semaphore_permits(void **state)
         baton_client_destroy(b);
 }
 
+/* A thread that takes the multi-lock of k->name and k->name2 (the second
+ * shared), waiting up to 10 s. */
+struct multi_call {
+        struct call k;
+        const char *name2;
+};
+
+static void *multi_main(void *arg)
+{
+        struct multi_call *m = arg;
+        struct baton_lock_name two[2] = {
+            {m->k.name, BATON_MODE_EXCLUSIVE},
+            {m->name2, BATON_MODE_SHARED},
+        };
+
+        m->k.rv =
+            baton_multi_acquire(m->k.c, two, 2, m->k.owner, 10000, &m->k.token);
+        atomic_store(&m->k.done, true);
+        return NULL;
+}
+
+static atomic_int multi_lost;
+
+static void multi_on_lost(baton_client *c, const char *name, uint64_t token,
+                          void *data)
+{
+        (void)c;
+        (void)name;
+        (void)token;
+        (void)data;
+        atomic_fetch_add(&multi_lost, 1);
+}
+
+/* Multi-locks: a try finds one name busy and takes nothing; a blocking
+ * one waits holding none of its names, then takes both at once with one
+ * token; each name is released alone; the session's end loses every name
+ * (one on_lock_lost per name). */
+static void multi_locks(void **state)
+{
+        struct baton_options o;
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        baton_client *adm;
+        char x[64], y[64];
+        struct baton_lock_name both[2] = {{x, BATON_MODE_EXCLUSIVE},
+                                          {y, BATON_MODE_EXCLUSIVE}};
+        struct baton_holder h;
+        struct multi_call m;
+        uint64_t t1 = 0, t2 = 0;
+
+        (void)state;
+        name_of(x, sizeof x, "multi-x");
+        name_of(y, sizeof y, "multi-y");
+        assert_ok(baton_acquire(a, y, 1, BATON_WAIT_TRY, &t1));
+        assert_int_equal(
+            baton_multi_acquire(b, both, 2, 1, BATON_WAIT_TRY, NULL),
+            BATON_EBUSY);
+        assert_ok(baton_holder(a, x, &h));
+        assert_int_equal(h.token, 0); /* x was not taken alone */
+        memset(&m, 0, sizeof m);
+        m.k.c = b;
+        m.k.name = x;
+        m.k.owner = 2;
+        m.name2 = y;
+        atomic_init(&m.k.done, false);
+        assert_int_equal(pthread_create(&m.k.thread, NULL, multi_main, &m), 0);
+        wait_waiters(a, x, 1);
+        assert_ok(baton_holder(a, x, &h));
+        assert_int_equal(h.token, 0); /* waiting, it holds nothing */
+        assert_ok(baton_release(a, y, 1, t1));
+        pthread_join(m.k.thread, NULL);
+        assert_ok(m.k.rv);
+        assert_true(m.k.token > t1);
+        assert_ok(baton_holder(a, x, &h));
+        assert_int_equal(h.token, m.k.token);
+        assert_ok(baton_holder(a, y, &h));
+        assert_int_equal(h.token, m.k.token);
+        assert_int_equal(baton_multi_acquire(b, both, 2, 2, 0, NULL),
+                         BATON_EHELD);
+        assert_ok(baton_release(b, y, 2, m.k.token));
+        assert_ok(baton_release(b, x, 2, m.k.token));
+        /* Lost: every name, one callback each. */
+        baton_options_init(&o);
+        o.request_timeout_ms = OP_MS;
+        o.on_lock_lost = multi_on_lost;
+        baton_client_destroy(a);
+        a = client_new(10000, &o);
+        assert_ok(baton_multi_acquire(a, both, 2, 1, BATON_WAIT_TRY, &t2));
+        adm = client_new(10000, NULL);
+        assert_ok(baton_session_revoke(adm, baton_session_id(a)));
+        for (int64_t end = now_ms() + HEALTHY_MS;
+             atomic_load(&multi_lost) < 2 && now_ms() < end;) {
+                sleep_ms(20);
+        }
+        assert_int_equal(atomic_load(&multi_lost), 2);
+        assert_int_equal(baton_multi_release(a, both, 2, 1, t2),
+                         BATON_EEXPIRED);
+        baton_client_destroy(adm);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
 static void reentrancy(void **state)
 {
         baton_client *a = client_new(10000, NULL);
@@ -1277,6 +1379,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(reentrancy),
             cmocka_unit_test(shared_readers),
             cmocka_unit_test(semaphore_permits),
+            cmocka_unit_test(multi_locks),
             cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),
             cmocka_unit_test(detach_release_in),
