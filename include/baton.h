@@ -336,6 +336,9 @@ BATON_API int baton_sem_acquire(baton_client *c, const char *name,
                                 uint64_t owner, int64_t wait_ms,
                                 uint64_t *token);
 
+/* The most names one multi-lock takes (the cluster may allow fewer). */
+#define BATON_MULTI_MAX 16
+
 /** One name of a multi-lock, and how it is taken. */
 struct baton_lock_name {
         const char *name; /* 1..255 bytes, NUL-terminated */

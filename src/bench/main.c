@@ -40,6 +40,8 @@ struct config {
         int contended;
         int shared;   /* contended, client 0 writes and the others read */
         long permits; /* semaphore: contended, on a semaphore of that many */
+        long names;   /* multi: names per multi-lock, from a ring of one
+                         name per client (0: not the multi workload) */
         int clients;
         double duration_s;
         double warmup_s;
@@ -162,12 +164,48 @@ static baton_client *open_client(const struct config *cfg, int idx, int *rc)
         return *rc == 0 ? h : NULL;
 }
 
-/* One acquire of the workload's lock: a permit of the semaphore, the
- * read lock (the shared workload's clients but the first), else the
- * lock. */
-static int take(const struct config *cfg, const struct client *c,
-                baton_client *h, const char *name, uint64_t *token)
+/* The workload's locks of client `idx`: one (a name of its own, or the
+ * contended workloads' one name), or for the multi workload --names
+ * consecutive names of a ring of one per client, so that each name is
+ * wanted by --names clients (the dining philosophers, with two). */
+struct names {
+        char name[BATON_MULTI_MAX][300];
+        struct baton_lock_name list[BATON_MULTI_MAX];
+        size_t n;
+};
+
+static void names_of(const struct config *cfg, int idx, struct names *w)
 {
+        w->n = cfg->names > 0 ? (size_t)cfg->names : 1;
+        for (size_t j = 0; j < w->n; j++) {
+                if (cfg->names > 0) {
+                        snprintf(w->name[j], sizeof w->name[j], "%s-ring%ld",
+                                 cfg->prefix,
+                                 ((long)idx + (long)j) % cfg->clients);
+                } else if (cfg->contended) {
+                        snprintf(w->name[j], sizeof w->name[j], "%s-shared",
+                                 cfg->prefix);
+                } else {
+                        snprintf(w->name[j], sizeof w->name[j], "%s-c%d",
+                                 cfg->prefix, idx);
+                }
+                w->list[j].name = w->name[j];
+                w->list[j].mode = BATON_MODE_EXCLUSIVE;
+        }
+}
+
+/* One acquire of the workload's lock: a permit of the semaphore, the
+ * read lock (the shared workload's clients but the first), all the
+ * names of a multi-lock, else the lock. */
+static int take(const struct config *cfg, const struct client *c,
+                baton_client *h, const struct names *w, uint64_t *token)
+{
+        const char *name = w->name[0];
+
+        if (cfg->names > 0) {
+                return baton_multi_acquire(h, w->list, w->n, BATON_OWNER_THREAD,
+                                           cfg->op_timeout_ms, token);
+        }
         if (cfg->permits > 0) {
                 return baton_sem_acquire(h, name, (uint32_t)cfg->permits, 1,
                                          BATON_OWNER_THREAD, cfg->op_timeout_ms,
@@ -187,14 +225,10 @@ static void *client_main(void *arg)
         const struct config *cfg = c->cfg;
         double last_ok = c->t_measure; /* the window start is a boundary */
         baton_client *h = NULL;
-        char name[300];
+        struct names w;
         int rc;
 
-        if (cfg->contended) {
-                snprintf(name, sizeof name, "%s-shared", cfg->prefix);
-        } else {
-                snprintf(name, sizeof name, "%s-c%d", cfg->prefix, c->idx);
-        }
+        names_of(cfg, c->idx, &w);
         for (;;) {
                 uint64_t token = 0;
                 double t0, t1, t2;
@@ -210,14 +244,18 @@ static void *client_main(void *arg)
                         }
                 }
                 t0 = now_s();
-                rc = take(cfg, c, h, name, &token);
+                rc = take(cfg, c, h, &w, &token);
                 if (rc != 0) {
                         failed(c, "acquire", rc);
                         continue;
                 }
                 t1 = now_s();
                 sleep_us(cfg->hold_us);
-                rc = baton_release(h, name, BATON_OWNER_THREAD, token);
+                rc = cfg->names > 0
+                         ? baton_multi_release(h, w.list, w.n,
+                                               BATON_OWNER_THREAD, token)
+                         : baton_release(h, w.name[0], BATON_OWNER_THREAD,
+                                         token);
                 if (rc != 0) {
                         failed(c, "release", rc);
                         continue;
@@ -275,8 +313,10 @@ static void usage(FILE *f)
 {
         fprintf(f,
                 "usage: baton-bench [--workload uncontended|contended|shared|"
-                "semaphore|failover]\n"
+                "semaphore|multi|failover]\n"
                 "         [--permits N (semaphore, default 4)]\n"
+                "         [--names K (multi: names per multi-lock, default "
+                "2)]\n"
                 "         [--clients C] [--duration S] [--warmup S] "
                 "[--endpoints H:P,...]"
                 " [--nodes N]\n"
@@ -405,6 +445,9 @@ static int set_flag(struct config *cfg, int ch)
         case 'P':
                 bad |= parse_long(optarg, 1, 1048576, &cfg->permits);
                 break;
+        case 'M':
+                bad |= parse_long(optarg, 1, BATON_MULTI_MAX, &cfg->names);
+                break;
         default:
                 return 1;
         }
@@ -459,6 +502,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
             {"connections", required_argument, NULL, 'C'},
             {"hold-s", required_argument, NULL, 'O'},
             {"permits", required_argument, NULL, 'P'},
+            {"names", required_argument, NULL, 'M'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
@@ -492,6 +536,16 @@ static int parse_args(int argc, char **argv, struct config *cfg)
         } else if (strcmp(cfg->workload, "semaphore") == 0) {
                 cfg->contended = 1;
                 cfg->permits = cfg->permits > 0 ? cfg->permits : 4;
+        } else if (strcmp(cfg->workload, "multi") == 0) {
+                cfg->contended = 1;
+                cfg->names = cfg->names > 0 ? cfg->names : 2;
+                if (cfg->names > cfg->clients) {
+                        fprintf(stderr,
+                                "baton-bench: --names %ld: at most "
+                                "--clients\n",
+                                cfg->names);
+                        return -1;
+                }
         } else if (strcmp(cfg->workload, "uncontended") != 0 &&
                    strcmp(cfg->workload, "failover") != 0 &&
                    strcmp(cfg->workload, "fill") != 0 &&
@@ -636,6 +690,9 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
         }
         if (cfg->permits > 0) {
                 printf(",\"permits\":%ld", cfg->permits);
+        }
+        if (cfg->names > 0) {
+                printf(",\"names\":%ld", cfg->names);
         }
         printf("}\n");
         fflush(stdout);

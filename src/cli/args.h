@@ -36,7 +36,7 @@ enum args_result {
 };
 
 #define ARGS_ERRMSG_MAX 256
-#define ARGS_NAMES_MAX  16 /* names of one `lock` (a multi-lock's most) */
+#define ARGS_NAMES_MAX  BATON_MULTI_MAX /* names of one `lock` */
 
 /* The command line, checked. Strings point into argv. */
 struct args {

@@ -10,6 +10,9 @@
 #include "clock.h"
 #include "request.h"
 
+_Static_assert(BATON_MULTI_MAX == COMMAND_MULTI_MAX,
+               "baton.h and the protocol agree on a multi-lock's names");
+
 /* What an ACQUIRE asks for: a mode, and a semaphore's permits of limit;
  * or a MULTI's names (`list`, as command.h has it; its first name is the
  * one the calls below are given). */
