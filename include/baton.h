@@ -74,7 +74,8 @@ extern "C" {
         X(ETOOMANYPERMITS,  -41, "more permits than the cluster allows (max-permits)") \
         X(EHELD,            -42, "the owner already holds this semaphore, or a name of the multi-lock") \
         X(ETOOMANYHOLDERS,  -43, "too many holders of this lock (max-holders-per-lock)") \
-        X(ETOOMANYNAMES,    -44, "more names in one multi-lock than the cluster allows (max-names-per-acquire)")
+        X(ETOOMANYNAMES,    -44, "more names in one multi-lock than the cluster allows (max-names-per-acquire)") \
+        X(EDELAY,           -45, "lock-delay above the cluster's max-lock-delay-ms")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,
@@ -213,6 +214,15 @@ struct baton_options {
         const char *tls_ca;
         const char *tls_cert;
         const char *tls_key;
+        /** The session's lock-delay in ms (default 0): when the session
+         * expires or an administrator revokes it (not when it is closed,
+         * and not on a release), each read/write lock it held is granted
+         * to no one for this long, or for the cluster's lock-delay-ms if
+         * that is longer (Chubby's and Consul's lock-delay), for
+         * resources that cannot check fencing tokens. At most the
+         * cluster's max-lock-delay-ms (BATON_EDELAY when the session
+         * opens). Semaphores get none. */
+        uint32_t lock_delay_ms;
 };
 
 /* The client endpoints of the local cluster that scripts/cluster starts

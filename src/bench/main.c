@@ -479,6 +479,39 @@ static int pick_endpoints(struct config *cfg)
         return 0;
 }
 
+/* What the --workload's name means for the clients. 0, or -1 after
+ * saying what is wrong. */
+static int set_workload(struct config *cfg)
+{
+        if (strcmp(cfg->workload, "contended") == 0) {
+                cfg->contended = 1;
+        } else if (strcmp(cfg->workload, "shared") == 0) {
+                cfg->contended = 1;
+                cfg->shared = 1;
+        } else if (strcmp(cfg->workload, "semaphore") == 0) {
+                cfg->contended = 1;
+                cfg->permits = cfg->permits > 0 ? cfg->permits : 4;
+        } else if (strcmp(cfg->workload, "multi") == 0) {
+                cfg->contended = 1;
+                cfg->names = cfg->names > 0 ? cfg->names : 2;
+                if (cfg->names > cfg->clients) {
+                        fprintf(stderr,
+                                "baton-bench: --names %ld: at most "
+                                "--clients\n",
+                                cfg->names);
+                        return -1;
+                }
+        } else if (strcmp(cfg->workload, "uncontended") != 0 &&
+                   strcmp(cfg->workload, "failover") != 0 &&
+                   strcmp(cfg->workload, "fill") != 0 &&
+                   strcmp(cfg->workload, "connections") != 0) {
+                fprintf(stderr, "baton-bench: unknown workload %s\n",
+                        cfg->workload);
+                return -1;
+        }
+        return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *cfg)
 {
         static const struct option opts[] = {
@@ -528,33 +561,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
                         argv[optind]);
                 return -1;
         }
-        if (strcmp(cfg->workload, "contended") == 0) {
-                cfg->contended = 1;
-        } else if (strcmp(cfg->workload, "shared") == 0) {
-                cfg->contended = 1;
-                cfg->shared = 1;
-        } else if (strcmp(cfg->workload, "semaphore") == 0) {
-                cfg->contended = 1;
-                cfg->permits = cfg->permits > 0 ? cfg->permits : 4;
-        } else if (strcmp(cfg->workload, "multi") == 0) {
-                cfg->contended = 1;
-                cfg->names = cfg->names > 0 ? cfg->names : 2;
-                if (cfg->names > cfg->clients) {
-                        fprintf(stderr,
-                                "baton-bench: --names %ld: at most "
-                                "--clients\n",
-                                cfg->names);
-                        return -1;
-                }
-        } else if (strcmp(cfg->workload, "uncontended") != 0 &&
-                   strcmp(cfg->workload, "failover") != 0 &&
-                   strcmp(cfg->workload, "fill") != 0 &&
-                   strcmp(cfg->workload, "connections") != 0) {
-                fprintf(stderr, "baton-bench: unknown workload %s\n",
-                        cfg->workload);
-                return -1;
-        }
-        if (pick_endpoints(cfg) != 0) {
+        if (set_workload(cfg) != 0 || pick_endpoints(cfg) != 0) {
                 return -1;
         }
         if (strlen(cfg->prefix) == 0 || strlen(cfg->prefix) > 240) {

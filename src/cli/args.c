@@ -31,6 +31,7 @@ enum {
         O_PERMITS,
         O_TAKE,
         O_ALL,
+        O_LOCK_DELAY,
 };
 
 static const struct option options[] = {
@@ -48,6 +49,7 @@ static const struct option options[] = {
     {"permits", required_argument, NULL, O_PERMITS},
     {"take", required_argument, NULL, O_TAKE},
     {"all", no_argument, NULL, O_ALL},
+    {"lock-delay", required_argument, NULL, O_LOCK_DELAY},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -77,6 +79,7 @@ static const struct number_option {
     {O_SESSION, 1, UINT64_MAX, "", CMD(ARGS_RELEASE)},
     {O_PERMITS, 1, UINT32_MAX, "", LEASE_CMDS},
     {O_TAKE, 1, UINT32_MAX, "", LEASE_CMDS},
+    {O_LOCK_DELAY, 0, 3600000, " ms", LEASE_CMDS},
 };
 
 #define DETACH_COMMANDS (CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
@@ -90,8 +93,8 @@ static const struct command {
         const char *synopsis;
 } commands[] = {
     {"lock", ARGS_LOCK, 1, ARGS_NAMES_MAX,
-     "lock NAME [NAME...] [--shared] [--ttl MS] [--wait MS] [--grace MS] -- "
-     "CMD [ARG...]"},
+     "lock NAME [NAME...] [--shared] [--ttl MS] [--lock-delay MS] [--wait MS] "
+     "[--grace MS] -- CMD [ARG...]"},
     {"acquire", ARGS_ACQUIRE, 1, 1,
      "acquire NAME [--shared] [--ttl MS] [--wait MS] [--detach]"},
     {"try", ARGS_TRY, 1, 1, "try NAME [--shared] [--ttl MS] [--detach]"},
@@ -238,6 +241,9 @@ static void set_number(struct args *a, const struct number_option *no,
                 break;
         case O_TAKE:
                 a->take = (uint32_t)v;
+                break;
+        case O_LOCK_DELAY:
+                a->lock_delay_ms = (uint32_t)v;
                 break;
         }
 }

@@ -40,19 +40,20 @@ enum args_result {
 
 /* The command line, checked. Strings point into argv. */
 struct args {
-        int command;           /* enum args_command */
-        const char *endpoints; /* --endpoints; NULL: not given */
-        const char *cacert;    /* --cacert; NULL: not given */
-        const char *cert;      /* --cert; NULL: not given */
-        const char *key;       /* --key; NULL: not given */
-        bool json;             /* --json */
-        uint32_t timeout_ms;   /* --timeout; 0: not given */
-        uint32_t ttl_ms;       /* --ttl; 0: not given */
-        int64_t wait_ms;       /* --wait; else 0 for try, else -1 */
-        uint32_t grace_ms;     /* --grace; default 2000 */
-        bool detach;           /* --detach */
-        bool shared;           /* --shared: the read lock */
-        bool all;              /* holder --all: every grant */
+        int command;            /* enum args_command */
+        const char *endpoints;  /* --endpoints; NULL: not given */
+        const char *cacert;     /* --cacert; NULL: not given */
+        const char *cert;       /* --cert; NULL: not given */
+        const char *key;        /* --key; NULL: not given */
+        bool json;              /* --json */
+        uint32_t timeout_ms;    /* --timeout; 0: not given */
+        uint32_t ttl_ms;        /* --ttl; 0: not given */
+        uint32_t lock_delay_ms; /* --lock-delay; 0: none */
+        int64_t wait_ms;        /* --wait; else 0 for try, else -1 */
+        uint32_t grace_ms;      /* --grace; default 2000 */
+        bool detach;            /* --detach */
+        bool shared;            /* --shared: the read lock */
+        bool all;               /* holder --all: every grant */
         uint32_t permits; /* --permits: a semaphore of that many; 0: a lock */
         uint32_t take;    /* --take: permits to take, default 1 */
         uint64_t session; /* --session; 0: not given */

@@ -47,6 +47,9 @@ static void usage(FILE *out)
             "                [--json] [--timeout MS] COMMAND ...\n\n"
             "  lock NAME [--ttl MS] [--wait MS] [--grace MS] -- CMD [ARG...]\n"
             "                      run CMD while holding NAME\n"
+            "  lock|sem|acquire|try NAME ... --lock-delay MS\n"
+            "                      if the session expires or is revoked, its\n"
+            "                      locks are granted to no one for MS\n"
             "  lock NAME NAME... -- CMD [ARG...]\n"
             "                      the same holding every NAME, all taken at\n"
             "                      once or none (a multi-lock; --shared: "
@@ -153,6 +156,7 @@ static int open_client(const struct args *o, const char *source,
         if (o->ttl_ms != 0) {
                 bo.ttl_ms = o->ttl_ms;
         }
+        bo.lock_delay_ms = o->lock_delay_ms;
         if (o->timeout_ms != 0) {
                 bo.request_timeout_ms = o->timeout_ms;
         }

@@ -232,6 +232,7 @@ int baton_client_create(baton_client **out, const char *endpoints,
                       &owner);
         session_init(&c->session, c->opts.ttl_ms, &c->registry, &c->link,
                      &c->locks, &c->notify, c->client_name);
+        c->session.lock_delay_ms = c->opts.lock_delay_ms;
         if (pthread_mutex_init(&c->mu, NULL) != 0) {
                 rv = BATON_ENOMEM;
                 goto err_after_link;

@@ -250,6 +250,7 @@ static int start_open(struct session *s)
         k.hash = hash;
         k.nonce = clock_random();
         k.ttl_ms = s->ttl_ms;
+        k.delay_ms = s->lock_delay_ms;
         k.name = s->client_name;
         k.name_len = (uint8_t)strlen(s->client_name);
         r = request_command(&k, &rv);

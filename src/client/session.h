@@ -47,6 +47,7 @@ struct session {
         uint64_t id;             /* 0: none */
         uint64_t last_id;        /* the latest session opened, even ended */
         uint32_t ttl_ms;         /* as the options asked */
+        uint32_t lock_delay_ms;  /* as the options asked: sent with OPEN */
         int64_t margin_ms;       /* max(ttl/10, SESSION_MARGIN_MIN_MS) */
         int64_t acked_sent; /* send time of the last acknowledged keepalive */
         int64_t ka_sent;    /* send time of the last keepalive */

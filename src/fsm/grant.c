@@ -176,11 +176,15 @@ void grant_settle(const struct step *st, struct lock *l)
 void grant_lost(const struct step *st, struct hold *g)
 {
         struct lock *l = g->lock;
+        /* The cluster's, which the entry carries, or the session's own,
+         * whichever is longer. */
+        uint32_t delay = st->c->delay_ms > g->session->lock_delay_ms
+                             ? st->c->delay_ms
+                             : g->session->lock_delay_ms;
 
-        if (st->c->delay_ms > 0 && l->mode != COMMAND_MODE_SEMAPHORE &&
-            !l->blocked) {
+        if (delay > 0 && l->mode != COMMAND_MODE_SEMAPHORE && !l->blocked) {
                 l->blocked = true;
-                l->delay_ms = st->c->delay_ms;
+                l->delay_ms = delay;
                 step_emit_lock(st, LOCKFSM_EV_BLOCK, l);
         }
         grant_end(st, g);

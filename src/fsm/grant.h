@@ -83,8 +83,9 @@ void grant_settle(const struct step *st, struct lock *l);
 void grant_end(const struct step *st, struct hold *g);
 
 /* End a grant lost involuntarily (its session expired or was revoked):
- * when that EXPIRE or REVOKE carries a delay, a read/write lock first
- * enters its lock-delay (BLOCK event). */
+ * when that EXPIRE or REVOKE carries a delay, or the session has one of
+ * its own, a read/write lock first enters its lock-delay (BLOCK event),
+ * for the longer of the two. */
 void grant_lost(const struct step *st, struct hold *g);
 
 /* UNBLOCK: end the lock-delay of the lock the command names, if it is

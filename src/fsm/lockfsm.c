@@ -29,6 +29,7 @@ void lockfsm_limits_default(struct lockfsm_limits *l)
         l->max_permits = 4096;
         l->max_holders_per_lock = 65536;
         l->max_names_per_acquire = COMMAND_MULTI_MAX;
+        l->max_lock_delay_ms = 60000;
 }
 
 static bool limits_valid(const struct lockfsm_limits *l)

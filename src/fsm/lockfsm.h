@@ -114,6 +114,8 @@ struct lockfsm_limits {
                                            a semaphore's), default 65536 */
         uint32_t max_names_per_acquire; /* names of a multi-lock, default
                                            and at most COMMAND_MULTI_MAX */
+        uint32_t max_lock_delay_ms;     /* a session's own lock-delay, at most;
+                                           default 60,000 (Consul's cap) */
 };
 
 void lockfsm_limits_default(struct lockfsm_limits *l);

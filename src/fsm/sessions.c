@@ -56,6 +56,10 @@ int sessions_open(const struct step *st, struct lockfsm_result *res)
                 step_reject(res, BATON_ETTL);
                 return 0;
         }
+        if (c->delay_ms > f->limits.max_lock_delay_ms) {
+                step_reject(res, BATON_EDELAY);
+                return 0;
+        }
         if (f->n_sessions >= f->limits.max_sessions) {
                 step_reject(res, BATON_ETOOMANYSESSIONS);
                 return 0;
@@ -71,6 +75,7 @@ int sessions_open(const struct step *st, struct lockfsm_result *res)
         s->id = st->stamp;
         s->nonce = c->nonce;
         s->ttl_ms = c->ttl_ms;
+        s->lock_delay_ms = c->delay_ms;
         s->name_len = c->name_len;
         if (c->name_len > 0) {
                 memcpy(s->name, c->name, c->name_len);

@@ -22,8 +22,10 @@ struct lockfsm;
  * version 5.
  * Version 7 adds multi-locks: a waiter that is a name of one has
  * SNAPSHOT_MULTI set in its mode byte; every other record is as in
- * version 6. */
-#define SNAPSHOT_VERSION 7
+ * version 6.
+ * Version 8 adds a session's own lock-delay (u32) after its hash; every
+ * other record is as in version 7. */
+#define SNAPSHOT_VERSION 8
 #define SNAPSHOT_BLOCKED 0x80
 #define SNAPSHOT_MULTI   0x40
 

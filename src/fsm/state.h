@@ -35,7 +35,10 @@ struct session {
         uint64_t nonce;
         uint64_t floor; /* outcomes of seq < floor are forgotten */
         uint32_t ttl_ms;
-        uint32_t n_holds;    /* grants + waits, against max_locks_per_session */
+        uint32_t n_holds; /* grants + waits, against max_locks_per_session */
+        /* The lock-delay its OPEN asked for: each lock it loses to an
+         * EXPIRE or a REVOKE waits at least this long (docs/fsm.md). */
+        uint32_t lock_delay_ms;
         struct queue grants; /* hold.session_link, by (token, lock age) */
         struct queue waits;  /* hold.session_link, by (queued_at, lock
                                 age): a multi-lock's waits are adjacent */

@@ -27,7 +27,7 @@ static unsigned fields_of(int type)
 {
         switch (type) {
         case COMMAND_OPEN:
-                return F_OPEN;
+                return F_OPEN | F_DELAY;
         case COMMAND_CLOSE:
                 return F_SESSION | F_SEQ;
         case COMMAND_EXPIRE:
@@ -189,7 +189,9 @@ static uint8_t version_of(const struct command *c)
 {
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
                        c->type == COMMAND_MULTI ||
-                       (c->type == COMMAND_EXPIRE && c->delay_ms != 0) ||
+                       ((c->type == COMMAND_EXPIRE ||
+                         c->type == COMMAND_OPEN) &&
+                        c->delay_ms != 0) ||
                        (c->type == COMMAND_ACQUIRE &&
                         c->mode == COMMAND_MODE_SEMAPHORE)
                    ? 3

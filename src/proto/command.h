@@ -27,6 +27,7 @@
  *
  *   OPEN     nonce u64, ttl_ms u32, hash (32 bytes: SHA-256 of the
  *            session's secret, src/proto/attach.h; opaque here),
+ *            [version 3: delay_ms u32, the session's lock-delay,]
  *            client name (string, 0..64 bytes)
  *   CLOSE    session u64, seq u64, ack u64
  *   EXPIRE   session u64, [version 3: delay_ms u32]
@@ -67,7 +68,7 @@
  * cluster part-way through an upgrade keeps applying the same entries on
  * every node until someone uses what only the new version has. Each
  * command has one encoding: a version 3 command that is not a semaphore
- * ACQUIRE, an EXPIRE with a delay, a REVOKE, an UNBLOCK or a MULTI is
+ * ACQUIRE, an OPEN or EXPIRE with a delay, a REVOKE, an UNBLOCK or a MULTI is
  * malformed, so is a REVOKE, an UNBLOCK or a MULTI of another version,
  * and permits and limit are zero in an ACQUIRE of another mode.
  */
@@ -149,7 +150,8 @@ struct command {
         uint32_t permits;
         uint32_t limit;
         /* EXPIRE (version 3) and REVOKE: the lock-delay of the locks the
-         * session loses, in ms; 0: none. */
+         * session loses, in ms; 0: none. OPEN (version 3): the session's
+         * own lock-delay, which its locks get when they are lost. */
         uint32_t delay_ms;
         uint64_t session;
         uint64_t seq;    /* per-session request number, from 1 */

@@ -66,6 +66,7 @@ static const struct key keys[] = {
     {"max-permits",           T_U32,       F(max_permits),           "4096",    1,     1048576,    "Permits of one semaphore (and so its holders); same value on every node"},
     {"max-holders-per-lock",  T_U32,       F(max_holders_per_lock),  "65536",   1,     16777216,   "Grants of one lock at once (readers, a semaphore's holders); same value on every node"},
     {"max-names-per-acquire", T_U32,       F(max_names_per_acquire), "16",      1,     16,         "Names one multi-lock takes at once (at most 16); same value on every node"},
+    {"max-lock-delay-ms",     T_U32,       F(max_lock_delay_ms),     "60000",   0,     3600000,    "The longest lock-delay a session may ask for when it opens (BATON_EDELAY above); same value on every node"},
     {"lock-delay-ms",         T_U32,       F(lock_delay_ms),         "0",       0,     3600000,    "Lock-delay: a lock whose holder's session expires or is revoked is granted to no one for this long (0: none); the leader writes it into each EXPIRE and REVOKE"},
     {"max-inflight-entries",  T_U32,       F(max_inflight_entries),  "8192",    1,     1048576,    "Entries proposed to raft and not yet applied, at most"},
     {"min-ttl-ms",            T_U32,       F(min_ttl_ms),            "0",       0,     86400000,   "Shortest session TTL; 0 = 2 x election-timeout-ms, never less; same on every node"},

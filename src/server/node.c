@@ -450,6 +450,7 @@ static void fsm_limits(const struct config *cfg, struct lockfsm_limits *limits)
         limits->max_permits = cfg->max_permits;
         limits->max_holders_per_lock = cfg->max_holders_per_lock;
         limits->max_names_per_acquire = cfg->max_names_per_acquire;
+        limits->max_lock_delay_ms = cfg->max_lock_delay_ms;
         limits->max_ttl_ms = cfg->max_ttl_ms;
 }
 

@@ -18,6 +18,7 @@ static void record(void *data, const struct lockfsm_event *ev)
         e->type = ev->type;
         e->cause = ev->cause;
         e->index = ev->index;
+        e->wait_ms = ev->wait_ms;
         e->session = ev->session;
         e->seq = ev->seq;
         e->owner = ev->owner;

@@ -19,6 +19,7 @@ struct fsmtest_event {
         uint64_t owner;
         uint64_t token;
         int status;
+        uint32_t wait_ms;             /* QUEUE; BLOCK: the delay */
         struct lockfsm_result result; /* RESULT events */
         char name[COMMAND_NAME_MAX + 1];
         char by[COMMAND_CLIENT_NAME_MAX + 1]; /* END of a REVOKE */

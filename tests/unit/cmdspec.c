@@ -20,7 +20,7 @@ unsigned carried(int type)
 {
         switch (type) {
         case COMMAND_OPEN:
-                return T_NONCE | T_TTL | T_NAME;
+                return T_NONCE | T_TTL | T_DELAY | T_NAME;
         case COMMAND_CLOSE:
                 return T_SESSION | T_SEQ | T_ACK;
         case COMMAND_EXPIRE:
@@ -107,7 +107,9 @@ static void string(struct spec *s, const char *p, uint8_t n)
 uint8_t spec_version(const struct command *c)
 {
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
-                       (c->type == COMMAND_EXPIRE && c->delay_ms != 0) ||
+                       ((c->type == COMMAND_EXPIRE ||
+                         c->type == COMMAND_OPEN) &&
+                        c->delay_ms != 0) ||
                        (c->type == COMMAND_ACQUIRE &&
                         c->mode == COMMAND_MODE_SEMAPHORE)
                    ? 3
@@ -133,6 +135,9 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                         memset(s.p + s.len, 0, COMMAND_HASH_SIZE);
                 }
                 s.len += COMMAND_HASH_SIZE;
+                if (spec_version(c) >= 3) {
+                        le(&s, c->delay_ms, 4); /* its own lock-delay */
+                }
                 break;
         case COMMAND_CLOSE:
                 le(&s, c->session, 8);

@@ -543,9 +543,15 @@ static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
 {
         uint64_t last_token = 0;
         unsigned li = 0, hi = 0, n = 0;
-        struct msess *s;
+        struct msess *s = m_session(m, sid);
         struct ev *v;
 
+        /* An expiry or a revoke loses the locks: the longer of the
+         * entry's delay and the session's own. */
+        if (status == BATON_EEXPIRED && s->delay > delay_ms &&
+            !(m->bugs & BUG_OWNDELAY)) {
+                delay_ms = s->delay;
+        }
         while (!((m->bugs & BUG_DEAD_WAITER) && cause == COMMAND_EXPIRE)) {
                 struct mlock *best = NULL;
                 unsigned bi = 0;
@@ -629,6 +635,9 @@ static struct lockfsm_result m_open(struct model *m, uint64_t index,
         if (c->ttl_ms < LIM_MIN_TTL || c->ttl_ms > LIM_MAX_TTL) {
                 return rejected(BATON_ETTL);
         }
+        if (c->delay_ms > LIM_DELAY) {
+                return rejected(BATON_EDELAY);
+        }
         if (m->ns == LIM_SESSIONS) {
                 return rejected(BATON_ETOOMANYSESSIONS);
         }
@@ -637,6 +646,7 @@ static struct lockfsm_result m_open(struct model *m, uint64_t index,
         s->id = m->stamp;
         s->nonce = c->nonce;
         s->ttl = c->ttl_ms;
+        s->delay = c->delay_ms;
         s->client_len = c->name_len;
         memcpy(s->client, c->name, c->name_len);
         if (c->hash != NULL) {

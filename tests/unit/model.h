@@ -27,6 +27,7 @@ enum {
         LIM_PERMITS = 4, /* a semaphore's permits at most */
         LIM_HOLDERS = 3, /* grants of one lock at once */
         LIM_NAMES = 3,   /* names of one multi-lock */
+        LIM_DELAY = 900, /* a session's own lock-delay, at most */
 };
 
 /* Capacities of the model's plain arrays. A broken model variant (the
@@ -51,6 +52,7 @@ enum {
         BUG_NODELAY = 1 << 5,     /* a lock in its lock-delay is granted */
         BUG_PARTIAL = 1 << 6,     /* a multi-lock takes its free names at
                                      once and waits for the rest */
+        BUG_OWNDELAY = 1 << 7,    /* a session's own lock-delay ignored */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -97,6 +99,7 @@ struct msess {
         uint64_t nonce;
         uint64_t floor;
         uint32_t ttl;
+        uint32_t delay; /* its own lock-delay */
         uint8_t client_len;
         char client[COMMAND_CLIENT_NAME_MAX];
         uint8_t hash[COMMAND_HASH_SIZE]; /* OPEN's; zero without */

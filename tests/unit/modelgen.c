@@ -280,6 +280,11 @@ static void gen_open(struct gen *g, const struct model *m, struct command *c)
                 g->hash[i] = (uint8_t)rng_next(&g->rng);
         }
         c->hash = chance(&g->rng, 90) ? g->hash : NULL;
+        /* A lock-delay of its own now and then, rarely above the limit. */
+        p = rng_below(&g->rng, 100);
+        c->delay_ms = p < 75   ? 0
+                      : p < 97 ? 1 + rng_below(&g->rng, LIM_DELAY)
+                               : LIM_DELAY + 1 + rng_below(&g->rng, 100);
 }
 
 /* A MULTI's names: usually two or three, now and then one too many, the

@@ -34,6 +34,7 @@ static const char *const all_keys[] = {
     "max-permits",
     "max-holders-per-lock",
     "max-names-per-acquire",
+    "max-lock-delay-ms",
     "lock-delay-ms",
     "max-inflight-entries",
     "min-ttl-ms",

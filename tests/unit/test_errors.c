@@ -147,7 +147,7 @@ static void positive_codes_are_unknown(void **state)
 /* Negative codes beyond the table are unknown, down to INT_MIN. */
 static void out_of_range_codes_are_unknown(void **state)
 {
-        static const int negative[] = {-45,   -46,    -100,        -1000,
+        static const int negative[] = {-46,   -47,    -100,        -1000,
                                        -4096, -65536, INT_MIN + 1, INT_MIN};
         size_t i;
 
@@ -187,7 +187,8 @@ static void names_are_the_identifiers(void **state)
         assert_string_equal(baton_errname(-42), "BATON_EHELD");
         assert_string_equal(baton_errname(-43), "BATON_ETOOMANYHOLDERS");
         assert_string_equal(baton_errname(-44), "BATON_ETOOMANYNAMES");
-        assert_string_equal(baton_errname(-45), "BATON_E?");
+        assert_string_equal(baton_errname(-45), "BATON_EDELAY");
+        assert_string_equal(baton_errname(-46), "BATON_E?");
         assert_string_equal(baton_errname(1), "BATON_E?");
         assert_string_equal(baton_errname(INT_MIN), "BATON_E?");
 }

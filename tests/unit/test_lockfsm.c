@@ -370,6 +370,52 @@ static void test_lock_delay(void **state)
         assert_int_equal(r.waiters, 0);
 }
 
+/* A session's own lock-delay, asked for by its OPEN: an EXPIRE or REVOKE
+ * blocks its locks for the longer of it and the entry's delay; a CLOSE
+ * does not; an OPEN above max_lock_delay_ms is refused. */
+static void test_session_lock_delay(void **state)
+{
+        struct fsmtest *t = *state;
+        struct command open = {.type = COMMAND_OPEN, .ttl_ms = 1000};
+        struct command expire = {.type = COMMAND_EXPIRE};
+        struct lockfsm_limits lim;
+        const struct fsmtest_event *e;
+        uint64_t a;
+
+        lockfsm_limits_default(&lim);
+        open.nonce = 11;
+        open.delay_ms = lim.max_lock_delay_ms + 1;
+        assert_int_equal(fsmtest_apply(t, &open).status, BATON_EDELAY);
+        open.delay_ms = 700;
+        a = fsmtest_apply(t, &open).session;
+        fsmtest_acquire(t, a, 1, 1, "x", 0);
+        fsmtest_acquire(t, a, 2, 1, "s", 0);
+        expire.session = a;
+        fsmtest_apply(t, &expire); /* the entry carries none */
+        e = fsmtest_find(t, LOCKFSM_EV_BLOCK, 0);
+        assert_non_null(e);
+        assert_string_equal(e->name, "x");
+        assert_int_equal(e->wait_ms, 700);
+        assert_int_equal(fsmtest_count(t, LOCKFSM_EV_BLOCK), 2);
+        /* The entry's, when longer. */
+        open.nonce = 12;
+        a = fsmtest_apply(t, &open).session;
+        fsmtest_acquire(t, a, 1, 1, "y", 0);
+        expire.session = a;
+        expire.delay_ms = 900;
+        fsmtest_apply(t, &expire);
+        e = fsmtest_find(t, LOCKFSM_EV_BLOCK, 2);
+        assert_string_equal(e->name, "y");
+        assert_int_equal(e->wait_ms, 900);
+        /* A close is not a loss. */
+        open.nonce = 13;
+        a = fsmtest_apply(t, &open).session;
+        fsmtest_acquire(t, a, 1, 1, "z", 0);
+        fsmtest_close_session(t, a, 2);
+        assert_int_equal(fsmtest_count(t, LOCKFSM_EV_BLOCK), 3);
+        assert_int_equal(fsmtest_query(t, "z").waiters, 0);
+}
+
 static void test_expired_waiter_is_skipped(void **state)
 {
         struct fsmtest *t = *state;
@@ -1248,6 +1294,7 @@ int main(void)
             T(test_expire_frees_locks_and_grants_waiter),
             T(test_revoke_ends_a_session),
             T(test_lock_delay),
+            T(test_session_lock_delay),
             T(test_expired_waiter_is_skipped),
             T(test_close_hands_over_every_lock_at_one_index),
             T(test_close_never_hands_a_lock_to_itself),

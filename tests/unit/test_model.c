@@ -143,6 +143,7 @@ static void limits(struct lockfsm_limits *l)
         l->max_permits = LIM_PERMITS;
         l->max_holders_per_lock = LIM_HOLDERS;
         l->max_names_per_acquire = LIM_NAMES;
+        l->max_lock_delay_ms = LIM_DELAY;
 }
 
 static struct lockfsm *machine(struct evlog *log)
@@ -542,7 +543,7 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 7, "bad version");
+        WANT(rd_n(&r, 2) == 8, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
@@ -582,6 +583,10 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                      "session %" PRIu64 " owner hash", s->id);
                 r.p += COMMAND_HASH_SIZE;
                 r.left -= COMMAND_HASH_SIZE;
+                v = rd_n(&r, 4);
+                WANT(v == s->delay,
+                     "session %" PRIu64 " lock-delay %" PRIu64 ", expected %u",
+                     s->id, v, s->delay);
                 v = rd_n(&r, 1);
                 WANT(v == s->nout,
                      "session %" PRIu64 " remembers %" PRIu64
@@ -1244,6 +1249,12 @@ static void model_negative_overgrant(void **state)
         negative(BUG_OVERGRANT, "permit-overgranting");
 }
 
+static void model_negative_owndelay(void **state)
+{
+        (void)state;
+        negative(BUG_OWNDELAY, "session-delay-ignoring");
+}
+
 static void model_negative_partial(void **state)
 {
         (void)state;
@@ -1272,6 +1283,7 @@ int main(void)
             cmocka_unit_test(model_negative_overgrant),
             cmocka_unit_test(model_negative_nodelay),
             cmocka_unit_test(model_negative_partial),
+            cmocka_unit_test(model_negative_owndelay),
         };
 
         return cmocka_run_group_tests_name("model", tests, NULL, NULL);
