@@ -661,6 +661,22 @@ BATON_API int baton_member_add(baton_client *c, uint64_t id,
  */
 BATON_API int baton_session_revoke(baton_client *c, uint64_t session);
 
+/**
+ * Take the lock `name` away from the session `session` that holds it
+ * with `token` (as baton_holders() lists them), its session living on:
+ * that grant ends as if lost (the lock-delay applies), the lock goes to
+ * its queue with a higher token, and the holder's client learns it at
+ * its next keepalive (on_lock_lost for that lock; batonctl lock stops its
+ * command). For an operator, as baton_session_revoke(): admin role, and
+ * the apply log records who asked. Naming the token makes a retry safe:
+ * it can never take away a later grant. 0, or BATON_ENOTHOLDER (no such
+ * grant, perhaps taken away by an earlier attempt of this call),
+ * BATON_EPERM, BATON_EINVAL (`session` or `token` 0), BATON_ENAME,
+ * BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_revoke(baton_client *c, const char *name, uint64_t session,
+                           uint64_t token);
+
 /** Remove a member. 0 or BATON_ECANTCHANGE, BATON_EINVAL, BATON_ENOANSWER. */
 BATON_API int baton_member_remove(baton_client *c, uint64_t id);
 

@@ -24,7 +24,7 @@ enum args_command {
         ARGS_TRANSFER,
         ARGS_SEM,           /* lock's twin for a semaphore's permits */
         ARGS_SESSION_CLOSE, /* session close ID */
-        ARGS_REVOKE,        /* revoke NAME: end the sessions that hold it */
+        ARGS_REVOKE,        /* revoke NAME: take it from its holders */
 };
 
 /* What args_parse() asks the caller to do. */

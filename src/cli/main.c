@@ -83,7 +83,8 @@ static void usage(FILE *out)
             "  transfer ID         hand leadership to ID (0: any)\n"
             "  session close ID    end session ID now, as its expiry would "
             "(admin)\n"
-            "  revoke NAME         end the sessions that hold NAME (admin)\n\n"
+            "  revoke NAME         take NAME away from its holders, their\n"
+            "                      sessions living on (admin)\n\n"
             "Options go anywhere on the line, as --opt VALUE or --opt=VALUE;\n"
             "-- ends them. The cluster: --endpoints, else $BATON_ENDPOINTS,\n"
             "else " BATON_DEFAULT_ENDPOINTS ".\n"
@@ -367,15 +368,17 @@ static int cmd_revoke(baton_client *c, const struct args *o)
                 return failed(o, "revoke", rv);
         }
         for (i = 0; i < n; i++) {
-                for (j = 0; j < i && grants[j].session != grants[i].session;
+                for (j = 0; j < i && (grants[j].session != grants[i].session ||
+                                      grants[j].token != grants[i].token);
                      j++) {
                 }
                 if (j < i) {
-                        continue; /* that session again */
+                        continue; /* that grant again (an owner's two) */
                 }
-                rv = baton_session_revoke(c, grants[i].session);
-                if (rv != 0 && rv != BATON_EEXPIRED && rv != BATON_ECLOSED &&
-                    rv != BATON_ENOSESSION) {
+                /* By token: a retry never takes a later grant away. */
+                rv = baton_revoke(c, o->name, grants[i].session,
+                                  grants[i].token);
+                if (rv != 0 && rv != BATON_ENOTHOLDER) {
                         return failed(o, "revoke", rv);
                 }
                 print_revoked(stdout, o->json, o->name, &grants[i]);

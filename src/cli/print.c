@@ -167,8 +167,8 @@ void print_revoked(FILE *out, bool json, const char *name,
 {
         if (!json) {
                 fprintf(out,
-                        "%s: revoked session %" PRIu64 " (owner %" PRIu64
-                        " token %" PRIu64 ")",
+                        "%s: revoked the grant of session %" PRIu64
+                        " (owner %" PRIu64 " token %" PRIu64 ")",
                         name, g->session, g->owner, g->token);
                 put_client_text(out, g->client_name);
                 return;

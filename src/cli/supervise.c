@@ -90,8 +90,10 @@ int supervise_run(const struct supervise *s)
                                 "batonctl: lock %s lost (%s): stopping the "
                                 "command\n",
                                 s->name,
-                                *s->lost ? "session expired"
-                                         : "session in jeopardy");
+                                !*s->lost ? "session in jeopardy"
+                                : state == BATON_SESSION_LIVE
+                                    ? "revoked by an administrator"
+                                    : "session expired");
                         kill(pid, SIGTERM);
                         stopping = true;
                         kill_at = now_ms(CLOCK_MONOTONIC) + grace;

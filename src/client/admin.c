@@ -121,6 +121,35 @@ int baton_session_revoke(baton_client *c, uint64_t session)
         return client_ask(c, r);
 }
 
+int baton_revoke(baton_client *c, const char *name, uint64_t session,
+                 uint64_t token)
+{
+        struct command k;
+        struct request *r;
+        uint8_t len;
+        int rv;
+
+        if (c == NULL || session == 0 || token == 0) {
+                return BATON_EINVAL;
+        }
+        rv = client_check_name(name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_REVOKE_LOCK;
+        k.session = session;
+        k.token = token;
+        k.name = name;
+        k.name_len = len;
+        r = request_command(&k, &rv);
+        if (r == NULL) {
+                return rv;
+        }
+        r->kind = REQUEST_FOREIGN; /* as baton_session_revoke()'s */
+        return client_ask(c, r);
+}
+
 int baton_transfer(baton_client *c, uint64_t id)
 {
         if (c == NULL) {

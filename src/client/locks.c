@@ -169,6 +169,42 @@ void locks_end_session(struct locks *l, uint64_t session, struct notify *n)
         }
 }
 
+void locks_lose(struct locks *l, uint64_t session, const char *name,
+                uint8_t name_len, uint64_t owner, uint64_t token,
+                struct notify *n)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &l->held)
+        {
+                struct locks_hold *h = QUEUE_DATA(q, struct locks_hold, link);
+                if (h->session == session && h->owner == owner &&
+                    h->token == token && h->name_len == name_len &&
+                    memcmp(h->name, name, name_len) == 0) {
+                        queue_remove(q);
+                        notify_lost(n, h->name, h->name_len, h->token);
+                        free(h);
+                        return;
+                }
+        }
+}
+
+void locks_foreach(const struct locks *l, uint64_t session,
+                   void (*cb)(void *data, const struct locks_hold *h),
+                   void *data)
+{
+        const struct queue *q;
+
+        QUEUE_FOREACH(q, &l->held)
+        {
+                const struct locks_hold *h =
+                    QUEUE_DATA(q, struct locks_hold, link);
+                if (h->session == session) {
+                        cb(data, h);
+                }
+        }
+}
+
 void locks_forget_session(struct locks *l, uint64_t session)
 {
         struct queue *q, *next;

@@ -69,6 +69,18 @@ void locks_released(struct locks *l, uint64_t session, const char *name,
  * previous one) and each gets an on_lock_lost event in `n`. */
 void locks_end_session(struct locks *l, uint64_t session, struct notify *n);
 
+/* The grant (session, name, owner, token) was taken away while the
+ * session lives (an administrator's revoke): forget it, with an
+ * on_lock_lost event in `n`. Nothing when it is not held. */
+void locks_lose(struct locks *l, uint64_t session, const char *name,
+                uint8_t name_len, uint64_t owner, uint64_t token,
+                struct notify *n);
+
+/* Call `cb` for every hold of `session` (which it must not change). */
+void locks_foreach(const struct locks *l, uint64_t session,
+                   void (*cb)(void *data, const struct locks_hold *h),
+                   void *data);
+
 /* Forget the holds of `session` without events (a detached session). */
 void locks_forget_session(struct locks *l, uint64_t session);
 

@@ -169,11 +169,56 @@ static void record_multi(struct session *s, const struct request *r)
         }
 }
 
+/* Holders a verification reads: more than a lock that has them all says
+ * nothing about a hold not among them (it is kept). */
+#define VERIFY_HOLDERS 64
+
+static void verify_one(void *data, const struct locks_hold *h)
+{
+        struct session *s = data;
+        struct request *r =
+            request_holders(h->name, h->name_len, VERIFY_HOLDERS);
+
+        if (r == NULL) {
+                return; /* kept: the next revoke looks again */
+        }
+        r->kind = REQUEST_VERIFY;
+        r->session = h->session; /* also: failed if the session ends */
+        r->owner = h->owner;
+        r->verify_token = h->token;
+        registry_submit(s->reg, r);
+}
+
+void outcome_verify(struct session *s)
+{
+        locks_foreach(s->locks, s->id, verify_one, s);
+}
+
+/* What a verification found: a hold no longer among its lock's holders
+ * was revoked. */
+static void verify_done(struct session *s, const struct request *r)
+{
+        if (r->status != 0 || r->list_more || r->session != s->id) {
+                return;
+        }
+        for (uint32_t i = 0; i < r->list_n; i++) {
+                const struct baton_grant *g = &r->grants[i];
+                if (g->session == r->session && g->owner == r->owner &&
+                    g->token == r->verify_token) {
+                        return; /* still held */
+                }
+        }
+        locks_lose(s->locks, r->session, r->name, r->name_len, r->owner,
+                   r->verify_token, s->notify);
+}
+
 /* Finish what an ENDED request started. */
 static void follow_up(struct session *s, struct request *r)
 {
         if (r->kind == REQUEST_RECHECK) {
                 recheck_done(s, r);
+        } else if (r->kind == REQUEST_VERIFY) {
+                verify_done(s, r);
         } else if (r->type == PROTO_COMMAND &&
                    (r->cmd == COMMAND_ACQUIRE || r->cmd == COMMAND_MULTI)) {
                 if (r->status == 0) {

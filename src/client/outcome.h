@@ -6,6 +6,8 @@
 
 #include "registry.h"
 
+struct session;
+
 /*
  * The hooks of struct registry_owner, with the handle's session as `data`
  * (its registry and lock table are the ones acted on). final: record the
@@ -17,5 +19,10 @@
  */
 void outcome_final(void *data, struct request *r, int how);
 void outcome_withdraw(void *data, struct request *r);
+
+/* The session's keepalive answer says one of its grants was revoked:
+ * ask, for each hold, whether it is still among its lock's holders; one
+ * that is not is forgotten, with an on_lock_lost callback. Mutex held. */
+void outcome_verify(struct session *s);
 
 #endif /* CLIENT_OUTCOME_H */

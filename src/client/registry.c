@@ -538,7 +538,8 @@ static void on_frame(void *data, const struct proto_header *h,
                         return;
                 }
                 link_leader_answered(reg->link);
-                r->status = proto_read_u32(body, h->length, &r->ttl_ms);
+                r->status = proto_read_keepalive_ok(body, h->length, h->flags,
+                                                    &r->ttl_ms, &r->revoked);
                 finish(reg, r, REGISTRY_ANSWERED);
                 return;
         case PROTO_STATUS_REPLY:

@@ -33,6 +33,8 @@ enum request_kind {
         REQUEST_WITHDRAW, /* the CANCEL of a wait whose caller gave up */
         REQUEST_RELEASE,  /* the RELEASE of a grant nobody waits for */
         REQUEST_RECHECK,  /* QUERY: was a forgotten ACQUIRE granted? */
+        REQUEST_VERIFY,   /* QUERY of every holder: is a hold still there
+                             after its session saw a grant revoked? */
 };
 
 /*
@@ -104,6 +106,8 @@ struct request {
         struct proto_result res; /* res.client_name points at client_name */
         char client_name[PROTO_CLIENT_NAME_MAX + 1]; /* QUERY: the holder's */
         uint32_t ttl_ms;                             /* KEEPALIVE_OK */
+        uint32_t revoked;      /* KEEPALIVE_OK: the session's revoked grants */
+        uint64_t verify_token; /* VERIFY: the token of the hold */
         struct baton_status *reply;   /* STATUS: owned, filled on answer */
         struct baton_lock_info *list; /* LIST: owned, list_cap entries */
         uint32_t list_cap;            /* LIST: the limit asked for */

@@ -9,6 +9,7 @@
 
 #include "../../include/baton.h"
 #include "clock.h"
+#include "outcome.h"
 #include "request.h"
 
 void session_init(struct session *s, uint32_t ttl_ms, struct registry *reg,
@@ -150,6 +151,7 @@ static void opened(struct session *s, struct request *r, int64_t now)
         s->id = r->res.session;
         s->last_id = s->id;
         s->next_seq = 1;
+        s->revoked_seen = 0;
         /* Every later connection attaches before acting in it. */
         registry_own(s->reg, s->id, s->secret);
         /* The cluster started the session's clock when it applied the
@@ -192,6 +194,11 @@ static void kept_alive(struct session *s, struct request *r, int64_t now)
                 conclude(s, 0);
         }
         check_lease(s, now);
+        if (r->revoked != s->revoked_seen) {
+                /* An administrator took a grant away: find which. */
+                s->revoked_seen = r->revoked;
+                outcome_verify(s);
+        }
 }
 
 void session_answered(struct session *s, struct request *r, int how)

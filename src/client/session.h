@@ -58,6 +58,9 @@ struct session {
         uint64_t epoch;            /* counts concluded open attempts */
         int open_status;           /* how the last attempt concluded */
         uint64_t next_seq;
+        /* The count of the session's revoked grants its last keepalive
+         * answer said; a new count makes the holds be verified. */
+        uint32_t revoked_seen;
         /* The secret of the session being opened or open: only its
          * SHA-256 goes out, in the OPEN (src/proto/attach.h). */
         uint8_t secret[ATTACH_SECRET_SIZE];

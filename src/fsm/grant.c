@@ -190,6 +190,46 @@ void grant_lost(const struct step *st, struct hold *g)
         grant_end(st, g);
 }
 
+void grant_revoke(const struct step *st, struct lockfsm_result *res)
+{
+        const struct command *c = st->c;
+        struct lock *l = state_lock(st->f, c->name, c->name_len);
+        struct session *s = state_session(st->f, c->session);
+        struct queue *q, *next;
+        unsigned left = 0;
+
+        if (l == NULL || s == NULL || c->token == 0) {
+                step_reject(res, BATON_ENOTHOLDER);
+                return;
+        }
+        QUEUE_FOREACH(q, &l->holders)
+        {
+                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                left += h->session == s && h->token == c->token;
+        }
+        if (left == 0) {
+                step_reject(res, BATON_ENOTHOLDER);
+                return;
+        }
+        memset(res, 0, sizeof *res);
+        res->kind = PROTO_KIND_RELEASED;
+        res->session = s->id;
+        res->token = c->token;
+        /* Ending a grant can hand the lock on (new grants go last) or,
+         * with the last of them, drop the lock: count first, and stop at
+         * the last one before touching the list again. */
+        for (q = queue_head(&l->holders); left > 0; q = next) {
+                struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                next = q->next;
+                if (h->session == s && h->token == c->token) {
+                        res->owner = h->owner;
+                        s->revoked++;
+                        left--;
+                        grant_lost(st, h);
+                }
+        }
+}
+
 void grant_unblock(const struct step *st, struct lockfsm_result *res)
 {
         const struct command *c = st->c;

@@ -88,6 +88,12 @@ void grant_end(const struct step *st, struct hold *g);
  * for the longer of the two. */
 void grant_lost(const struct step *st, struct hold *g);
 
+/* REVOKE_LOCK: end the grants of the lock the command names that its
+ * session holds with its token, as lost ones (grant_lost()), counting
+ * them in the session's `revoked`. RELEASED with count 0 and the token,
+ * or BATON_ENOTHOLDER when there is none (a retry of one applied). */
+void grant_revoke(const struct step *st, struct lockfsm_result *res);
+
 /* UNBLOCK: end the lock-delay of the lock the command names, if it is
  * the instance its target (creation stamp) names; hand it on. */
 void grant_unblock(const struct step *st, struct lockfsm_result *res);

@@ -126,6 +126,9 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
         case COMMAND_UNBLOCK:
                 grant_unblock(&st, res);
                 break;
+        case COMMAND_REVOKE_LOCK:
+                grant_revoke(&st, res);
+                break;
         case COMMAND_CLOSE:
         case COMMAND_ACQUIRE:
         case COMMAND_MULTI:

@@ -41,7 +41,8 @@
  *   limits.max_tombstones of them) so late requests learn BATON_EEXPIRED
  *   or BATON_ECLOSED, and a retried CLOSE succeeds again.
  * - Nothing here reads a clock: the leader proposes EXPIRE and TIMEOUT.
- *   REVOKE, an operator's, ends a session as EXPIRE does. When either
+ *   REVOKE, an operator's, ends a session as EXPIRE does; REVOKE_LOCK
+ *   ends one grant so, its session living on (and counting it). When either
  *   carries a lock-delay, a read/write lock whose holder is lost that way
  *   grants no one until the leader's UNBLOCK.
  */
@@ -90,7 +91,8 @@ struct lockfsm_event {
         int status; /* UNQUEUE: BATON_ETIMEDOUT, ECANCELLED, EEXPIRED... */
         const char *name; /* lock name, borrowed for the callback only */
         uint8_t name_len;
-        /* END of a REVOKE: who asked (by_len bytes, borrowed). */
+        /* END of a REVOKE, events of a REVOKE_LOCK: who asked (by_len
+         * bytes, borrowed). */
         const char *by;
         uint8_t by_len;
         const struct lockfsm_result *result; /* RESULT only */
@@ -242,6 +244,10 @@ struct lockfsm_stats {
 };
 
 void lockfsm_stats(const struct lockfsm *f, struct lockfsm_stats *st);
+
+/* How many grants of a live session an administrator has ended
+ * (REVOKE_LOCK), wrapping; 0 if there is no such session. */
+uint32_t lockfsm_session_revoked(const struct lockfsm *f, uint64_t session);
 
 /* The TTL a live session asked for; 0 if there is no such session. */
 uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session);

@@ -125,6 +125,13 @@ void lockfsm_foreach_session(const struct lockfsm *f,
         }
 }
 
+uint32_t lockfsm_session_revoked(const struct lockfsm *f, uint64_t session)
+{
+        const struct session *s = state_session(f, session);
+
+        return s != NULL ? s->revoked : 0;
+}
+
 uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session)
 {
         const struct session *s = state_session(f, session);

@@ -33,6 +33,7 @@ static void put_session(struct wcursor *w, const struct session *s)
         wcursor_bytes(w, s->name, s->name_len);
         wcursor_bytes(w, s->hash, sizeof s->hash);
         wcursor_u32(w, s->lock_delay_ms);
+        wcursor_u32(w, s->revoked);
         wcursor_u8(w, s->n_memo);
         for (i = 0; i < s->n_memo; i++) {
                 struct lockfsm_result res;
@@ -180,6 +181,7 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         const uint8_t *hash =
             version >= 3 ? rcursor_bytes(r, COMMAND_HASH_SIZE) : NULL;
         uint32_t delay = version >= 8 ? rcursor_u32(r) : 0;
+        uint32_t revoked = version >= 9 ? rcursor_u32(r) : 0;
         uint8_t i, n_memo = rcursor_u8(r);
 
         if (r->bad || id <= *last || id > f->stamp ||
@@ -197,6 +199,7 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         s->nonce = nonce;
         s->ttl_ms = ttl_ms;
         s->lock_delay_ms = delay;
+        s->revoked = revoked;
         s->floor = floor;
         s->name_len = name_len;
         memcpy(s->name, name, name_len);

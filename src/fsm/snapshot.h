@@ -24,8 +24,10 @@ struct lockfsm;
  * SNAPSHOT_MULTI set in its mode byte; every other record is as in
  * version 6.
  * Version 8 adds a session's own lock-delay (u32) after its hash; every
- * other record is as in version 7. */
-#define SNAPSHOT_VERSION 8
+ * other record is as in version 7.
+ * Version 9 adds, after that, the count of a session's grants revoked
+ * (u32); every other record is as in version 8. */
+#define SNAPSHOT_VERSION 9
 #define SNAPSHOT_BLOCKED 0x80
 #define SNAPSHOT_MULTI   0x40
 

@@ -39,6 +39,10 @@ struct session {
         /* The lock-delay its OPEN asked for: each lock it loses to an
          * EXPIRE or a REVOKE waits at least this long (docs/fsm.md). */
         uint32_t lock_delay_ms;
+        /* Grants of it an administrator has ended (REVOKE_LOCK), counted
+         * so that its client, which sees the count in keepalive answers,
+         * learns that one went (wrapping). */
+        uint32_t revoked;
         struct queue grants; /* hold.session_link, by (token, lock age) */
         struct queue waits;  /* hold.session_link, by (queued_at, lock
                                 age): a multi-lock's waits are adjacent */

@@ -42,6 +42,10 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                 ev.name = h->lock->name;
                 ev.name_len = h->lock->name_len;
         }
+        if (st->c->type == COMMAND_REVOKE_LOCK) {
+                ev.by = st->c->address; /* who asked */
+                ev.by_len = st->c->address_len;
+        }
         st->f->cb(st->f->cb_data, &ev);
 }
 

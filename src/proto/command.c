@@ -21,6 +21,7 @@ enum {
         F_BY = 1 << 9,     /* who asked: a string as OPEN's client name */
         F_DELAY = 1 << 10, /* delay_ms, in version 3 */
         F_LIST = 1 << 11,  /* wait_ms, n, n x {mode, name} */
+        F_BY2 = 1 << 12,   /* who asked, a second string (in `address`) */
 };
 
 static unsigned fields_of(int type)
@@ -52,6 +53,8 @@ static unsigned fields_of(int type)
                 return F_TARGET | F_NAME;
         case COMMAND_MULTI:
                 return F_SESSION | F_SEQ | F_OWNER | F_LIST;
+        case COMMAND_REVOKE_LOCK:
+                return F_SESSION | F_DELAY | F_TOKEN | F_NAME | F_BY2;
         default:
                 return 0;
         }
@@ -60,13 +63,21 @@ static unsigned fields_of(int type)
 const char *command_type_name(int type)
 {
         static const char *const names[] = {
-            [COMMAND_OPEN] = "OPEN",       [COMMAND_CLOSE] = "CLOSE",
-            [COMMAND_EXPIRE] = "EXPIRE",   [COMMAND_ACQUIRE] = "ACQUIRE",
-            [COMMAND_RELEASE] = "RELEASE", [COMMAND_CANCEL] = "CANCEL",
-            [COMMAND_TIMEOUT] = "TIMEOUT", [COMMAND_QUERY] = "QUERY",
-            [COMMAND_CHECK] = "CHECK",     [COMMAND_MEMBER] = "MEMBER",
-            [COMMAND_BATCH] = "BATCH",     [COMMAND_REVOKE] = "REVOKE",
-            [COMMAND_UNBLOCK] = "UNBLOCK", [COMMAND_MULTI] = "MULTI",
+            [COMMAND_OPEN] = "OPEN",
+            [COMMAND_CLOSE] = "CLOSE",
+            [COMMAND_EXPIRE] = "EXPIRE",
+            [COMMAND_ACQUIRE] = "ACQUIRE",
+            [COMMAND_RELEASE] = "RELEASE",
+            [COMMAND_CANCEL] = "CANCEL",
+            [COMMAND_TIMEOUT] = "TIMEOUT",
+            [COMMAND_QUERY] = "QUERY",
+            [COMMAND_CHECK] = "CHECK",
+            [COMMAND_MEMBER] = "MEMBER",
+            [COMMAND_BATCH] = "BATCH",
+            [COMMAND_REVOKE] = "REVOKE",
+            [COMMAND_UNBLOCK] = "UNBLOCK",
+            [COMMAND_MULTI] = "MULTI",
+            [COMMAND_REVOKE_LOCK] = "REVOKE_LOCK",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -167,6 +178,13 @@ int command_validate(const struct command *c)
             (c->permits != 0 || c->limit != 0)) {
                 return BATON_EMALFORMED;
         }
+        if (f & F_BY2 &&
+            (c->address_len > COMMAND_CLIENT_NAME_MAX ||
+             (c->address_len > 0 &&
+              (c->address == NULL ||
+               memchr(c->address, '\0', c->address_len) != NULL)))) {
+                return BATON_EMALFORMED;
+        }
         if (f & F_NAME) {
                 return check_name(c->name, c->name_len);
         }
@@ -189,6 +207,7 @@ static uint8_t version_of(const struct command *c)
 {
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
                        c->type == COMMAND_MULTI ||
+                       c->type == COMMAND_REVOKE_LOCK ||
                        ((c->type == COMMAND_EXPIRE ||
                          c->type == COMMAND_OPEN) &&
                         c->delay_ms != 0) ||
@@ -257,7 +276,7 @@ static void put(const struct command *c, struct wcursor *w)
                 wcursor_u8(w, c->name_len);
                 wcursor_bytes(w, c->name, c->name_len);
         }
-        if (f & F_MEMBER) {
+        if (f & (F_MEMBER | F_BY2)) {
                 wcursor_u8(w, c->address_len);
                 wcursor_bytes(w, c->address, c->address_len);
         }
@@ -414,7 +433,7 @@ int command_decode(struct command *c, const void *buf, size_t len)
                 c->name_len = rcursor_u8(&r);
                 c->name = (const char *)rcursor_bytes(&r, c->name_len);
         }
-        if (f & F_MEMBER) {
+        if (f & (F_MEMBER | F_BY2)) {
                 c->address_len = rcursor_u8(&r);
                 c->address = (const char *)rcursor_bytes(&r, c->address_len);
         }

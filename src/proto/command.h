@@ -45,6 +45,10 @@
  *            asked; version 3)
  *   UNBLOCK  target u64 (the lock's creation stamp), name (string;
  *            version 3)
+ *   REVOKE_LOCK session u64, delay_ms u32, token u64, name (string),
+ *            by (string, 0..64 bytes; version 3): end the grants of the
+ *            lock `name` that `session` holds with `token`, its session
+ *            living on
  *   MULTI    session u64, seq u64, ack u64, owner u64, wait_ms u32,
  *            n u8 (1..COMMAND_MULTI_MAX), then n x {mode u8, name
  *            (string)} (version 3): a multi-lock, every name taken at
@@ -68,8 +72,8 @@
  * cluster part-way through an upgrade keeps applying the same entries on
  * every node until someone uses what only the new version has. Each
  * command has one encoding: a version 3 command that is not a semaphore
- * ACQUIRE, an OPEN or EXPIRE with a delay, a REVOKE, an UNBLOCK or a MULTI is
- * malformed, so is a REVOKE, an UNBLOCK or a MULTI of another version,
+ * ACQUIRE, an OPEN or EXPIRE with a delay, a REVOKE, a REVOKE_LOCK, an
+ * UNBLOCK or a MULTI is malformed, and so is one of those of another version,
  * and permits and limit are zero in an ACQUIRE of another mode.
  */
 
@@ -116,6 +120,7 @@ enum command_type {
         COMMAND_REVOKE = 12,
         COMMAND_UNBLOCK = 13,
         COMMAND_MULTI = 14,
+        COMMAND_REVOKE_LOCK = 15,
 };
 
 /* MEMBER modes. */
@@ -136,7 +141,8 @@ enum command_mode {
  * borrowed: after command_decode() it points into the decoded buffer and is
  * not NUL-terminated. For OPEN it holds the client name, for MEMBER the raft
  * address (and `address` the client address), for REVOKE who asked, for
- * MULTI its first lock name (`list` has them all).
+ * MULTI its first lock name (`list` has them all); for REVOKE_LOCK the lock
+ * name, and `address` who asked.
  */
 struct command {
         uint8_t type;

@@ -1,5 +1,6 @@
 /* The client protocol: frame codec and incremental reader, with no I/O. */
 #include "proto.h"
+#include "frame.h"
 
 #include <limits.h>
 #include <string.h>
@@ -229,11 +230,15 @@ static const struct fields_entry entry_holders_fields[] = {
  */
 
 /* Only QUERY, LIST and their answers may ask for or carry client names;
- * only QUERY and LIST_REPLY every holder, with their names. */
+ * only QUERY and LIST_REPLY every holder, with their names; only
+ * KEEPALIVE and KEEPALIVE_OK revoked grants. */
 static bool allowed_flags(uint8_t type, uint16_t flags)
 {
         if (flags == 0) {
                 return true;
+        }
+        if (flags == PROTO_FLAG_REVOKED) {
+                return type == PROTO_KEEPALIVE || type == PROTO_KEEPALIVE_OK;
         }
         if (flags == PROTO_FLAG_HOLDERS) {
                 return type == PROTO_QUERY || type == PROTO_LIST_REPLY;
@@ -289,8 +294,8 @@ int proto_header_decode(struct proto_header *h, const uint8_t *in,
  * counts), then patches the body length into the header.
  */
 
-static void begin_flags(struct wcursor *w, uint8_t *out, size_t cap,
-                        uint8_t type, uint16_t flags, uint64_t id)
+void proto_frame_begin(struct wcursor *w, uint8_t *out, size_t cap,
+                       uint8_t type, uint16_t flags, uint64_t id)
 {
         struct proto_header h = {PROTO_VERSION, type, flags, 0, id};
 
@@ -301,7 +306,7 @@ static void begin_flags(struct wcursor *w, uint8_t *out, size_t cap,
 static void begin(struct wcursor *w, uint8_t *out, size_t cap, uint8_t type,
                   uint64_t id)
 {
-        begin_flags(w, out, cap, type, 0, id);
+        proto_frame_begin(w, out, cap, type, 0, id);
 }
 
 /* A client name: 0..PROTO_CLIENT_NAME_MAX bytes, no NUL. */
@@ -312,7 +317,7 @@ static bool valid_client(const struct proto_string *s)
                 (s->p != NULL && memchr(s->p, '\0', s->len) == NULL));
 }
 
-static size_t finish(struct wcursor *w)
+size_t proto_frame_finish(struct wcursor *w)
 {
         size_t body;
         uint8_t le[4];
@@ -362,17 +367,7 @@ size_t proto_write_command(uint8_t *out, size_t cap, uint64_t id,
         }
         begin(&w, out, cap, PROTO_COMMAND, id);
         wcursor_bytes(&w, command, command_len);
-        return finish(&w);
-}
-
-size_t proto_write_keepalive(uint8_t *out, size_t cap, uint64_t id,
-                             uint64_t session)
-{
-        struct wcursor w;
-
-        begin(&w, out, cap, PROTO_KEEPALIVE, id);
-        wcursor_u64(&w, session);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 static size_t write_query(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
@@ -384,9 +379,9 @@ static size_t write_query(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
         if (!valid_name(name, name_len)) {
                 return 0;
         }
-        begin_flags(&w, out, cap, PROTO_QUERY, flags, id);
+        proto_frame_begin(&w, out, cap, PROTO_QUERY, flags, id);
         fields_put(&w, FIELDS(query_fields), &b);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_query(uint8_t *out, size_t cap, uint64_t id,
@@ -418,7 +413,7 @@ size_t proto_write_check(uint8_t *out, size_t cap, uint64_t id,
         }
         begin(&w, out, cap, PROTO_CHECK, id);
         fields_put(&w, FIELDS(check_fields), &b);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_empty(uint8_t *out, size_t cap, uint64_t id, uint8_t type)
@@ -429,7 +424,7 @@ size_t proto_write_empty(uint8_t *out, size_t cap, uint64_t id, uint8_t type)
                 return 0;
         }
         begin(&w, out, cap, type, id);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_member_add(uint8_t *out, size_t cap, uint64_t id,
@@ -449,7 +444,7 @@ size_t proto_write_member_add(uint8_t *out, size_t cap, uint64_t id,
         }
         begin(&w, out, cap, PROTO_MEMBER_ADD, id);
         fields_put(&w, FIELDS(member_add_fields), &b);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_id(uint8_t *out, size_t cap, uint64_t id, uint8_t type,
@@ -462,7 +457,7 @@ size_t proto_write_id(uint8_t *out, size_t cap, uint64_t id, uint8_t type,
         }
         begin(&w, out, cap, type, id);
         wcursor_u64(&w, member);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_result(uint8_t *out, size_t cap, uint64_t id,
@@ -472,7 +467,7 @@ size_t proto_write_result(uint8_t *out, size_t cap, uint64_t id,
 
         begin(&w, out, cap, PROTO_RESULT, id);
         fields_put(&w, FIELDS(result_fields), r);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_result_names(uint8_t *out, size_t cap, uint64_t id,
@@ -483,10 +478,10 @@ size_t proto_write_result_names(uint8_t *out, size_t cap, uint64_t id,
         if (!valid_client(&r->client_name)) {
                 return 0;
         }
-        begin_flags(&w, out, cap, PROTO_RESULT, PROTO_FLAG_NAMES, id);
+        proto_frame_begin(&w, out, cap, PROTO_RESULT, PROTO_FLAG_NAMES, id);
         fields_put(&w, FIELDS(result_fields), r);
         fields_put(&w, FIELDS(result_names_fields), r);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_not_leader(uint8_t *out, size_t cap, uint64_t id,
@@ -501,7 +496,7 @@ size_t proto_write_not_leader(uint8_t *out, size_t cap, uint64_t id,
         }
         begin(&w, out, cap, PROTO_NOT_LEADER, id);
         fields_put(&w, FIELDS(not_leader_fields), &b);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_error(uint8_t *out, size_t cap, uint64_t id, int status,
@@ -516,7 +511,7 @@ size_t proto_write_error(uint8_t *out, size_t cap, uint64_t id, int status,
         }
         begin(&w, out, cap, PROTO_ERROR, id);
         fields_put(&w, FIELDS(error_fields), &b);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 /* A member's addresses may be empty (not known yet), never too long. */
@@ -546,17 +541,7 @@ size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
         for (i = 0; i < st->n_members; i++) {
                 fields_put(&w, FIELDS(member_fields), &st->members[i]);
         }
-        return finish(&w);
-}
-
-size_t proto_write_keepalive_ok(uint8_t *out, size_t cap, uint64_t id,
-                                uint32_t ttl_ms)
-{
-        struct wcursor w;
-
-        begin(&w, out, cap, PROTO_KEEPALIVE_OK, id);
-        wcursor_u32(&w, ttl_ms);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 /* A LIST prefix: 0..COMMAND_NAME_MAX bytes, no NUL. */
@@ -577,9 +562,9 @@ static size_t write_list(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
             limit > PROTO_LIST_MAX) {
                 return 0;
         }
-        begin_flags(&w, out, cap, PROTO_LIST, flags, id);
+        proto_frame_begin(&w, out, cap, PROTO_LIST, flags, id);
         fields_put(&w, FIELDS(list_fields), &b);
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
@@ -614,7 +599,7 @@ static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
                         return 0;
                 }
         }
-        begin_flags(&w, out, cap, PROTO_LIST_REPLY, flags, id);
+        proto_frame_begin(&w, out, cap, PROTO_LIST_REPLY, flags, id);
         wcursor_u32(&w, n);
         wcursor_u8(&w, more ? 1 : 0);
         for (i = 0; i < n; i++) {
@@ -626,7 +611,7 @@ static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
                         fields_put(&w, FIELDS(entry_holders_fields), &e[i]);
                 }
         }
-        return finish(&w);
+        return proto_frame_finish(&w);
 }
 
 size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,

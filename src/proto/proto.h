@@ -46,7 +46,10 @@
  *   NOT_LEADER  u64 leader id (0: unknown), string leader client address
  *   ERROR       i32 status, string message; the server closes afterwards
  *   STATUS      see struct proto_status
- *   KEEPALIVE_OK u32 ttl_ms: the session's deadline is now + ttl_ms
+ *   KEEPALIVE_OK u32 ttl_ms: the session's deadline is now + ttl_ms;
+ *               with PROTO_FLAG_REVOKED (when the KEEPALIVE had it), then
+ *               u32 revoked: how many of the session's grants an
+ *               administrator has revoked so far (REVOKE_LOCK), wrapping
  *   PONG        (empty)
  *   LIST_REPLY  u32 n, u8 more (1: more locks matched than were sent),
  *               then n x {string name, u64 session, u64 owner, u64 token,
@@ -71,6 +74,7 @@
 #define PROTO_VERSION         2
 #define PROTO_FLAG_NAMES      0x0001 /* QUERY, LIST and their answers: names */
 #define PROTO_FLAG_HOLDERS    0x0002 /* QUERY, LIST_REPLY: every holder */
+#define PROTO_FLAG_REVOKED    0x0004 /* KEEPALIVE(_OK): revoked grants */
 #define PROTO_CLIENT_NAME_MAX 64     /* a session's client name, as OPEN's */
 #define PROTO_HEADER_SIZE     16
 #define PROTO_MAX_BODY        65536 /* largest body any peer must accept */
@@ -266,6 +270,17 @@ size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
                           const struct proto_status *st);
 size_t proto_write_keepalive_ok(uint8_t *out, size_t cap, uint64_t id,
                                 uint32_t ttl_ms);
+/* The PROTO_FLAG_REVOKED shapes (src/proto/keepalive.c): a KEEPALIVE
+ * asking for the count of the session's revoked grants, and the
+ * KEEPALIVE_OK that carries it. */
+size_t proto_write_keepalive_revoked(uint8_t *out, size_t cap, uint64_t id,
+                                     uint64_t session);
+size_t proto_write_keepalive_ok_revoked(uint8_t *out, size_t cap, uint64_t id,
+                                        uint32_t ttl_ms, uint32_t revoked);
+/* KEEPALIVE_OK in the shape its header's `flags` say: `*revoked` is 0
+ * without PROTO_FLAG_REVOKED. 0 or BATON_EMALFORMED. */
+int proto_read_keepalive_ok(const uint8_t *body, size_t len, uint16_t flags,
+                            uint32_t *ttl_ms, uint32_t *revoked);
 /* LIST: 0 for a prefix over 255 bytes or with a NUL, or a limit outside
  * 1..PROTO_LIST_MAX. */
 size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,

@@ -264,7 +264,7 @@ static int check_command(struct gateway *g, const struct command *c)
         if (c->type != COMMAND_OPEN && c->type != COMMAND_CLOSE &&
             c->type != COMMAND_ACQUIRE && c->type != COMMAND_MULTI &&
             c->type != COMMAND_RELEASE && c->type != COMMAND_CANCEL &&
-            c->type != COMMAND_REVOKE) {
+            c->type != COMMAND_REVOKE && c->type != COMMAND_REVOKE_LOCK) {
                 return BATON_EINVAL; /* EXPIRE and TIMEOUT are the leader's */
         }
         if (c->type == COMMAND_OPEN) {
@@ -284,9 +284,10 @@ static int check_command(struct gateway *g, const struct command *c)
         return 0;
 }
 
-/* A REVOKE is an administrator's, and says who asked: the identity of the
- * client's certificate, whatever the client put there. 0, or the status
- * that answers it. */
+/* A REVOKE or REVOKE_LOCK is an administrator's, and says who asked: the
+ * identity of the client's certificate, whatever the client put there;
+ * the lock-delay is the cluster's, as an expiry's. 0, or the status that
+ * answers it. */
 static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
 {
         uint8_t buf[COMMAND_MAX_SIZE];
@@ -294,16 +295,23 @@ static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
 
         if (c->role != ROLES_ADMIN) {
                 g->stats.refused++;
-                log_warn("refused REVOKE of session %llu from '%s' "
+                log_warn("refused %s of session %llu from '%s' "
                          "(connection %llu): role %s",
+                         command_type_name(p->cmd.type),
                          (unsigned long long)p->cmd.session, c->identity,
                          (unsigned long long)c->id, roles_name(c->role));
                 return BATON_EPERM;
         }
-        p->cmd.name = c->identity;
-        p->cmd.name_len =
-            (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
-        p->cmd.delay_ms = g->cfg->lock_delay_ms; /* as an expiry's */
+        if (p->cmd.type == COMMAND_REVOKE_LOCK) {
+                p->cmd.address = c->identity;
+                p->cmd.address_len =
+                    (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
+        } else {
+                p->cmd.name = c->identity;
+                p->cmd.name_len =
+                    (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
+        }
+        p->cmd.delay_ms = g->cfg->lock_delay_ms;
         n = command_encode(&p->cmd, buf, sizeof buf);
         if (n == 0) {
                 return BATON_EINVAL;
@@ -342,7 +350,8 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
         if (rv == 0) {
                 rv = check_command(g, &p->cmd);
         }
-        if (rv == 0 && p->cmd.type == COMMAND_REVOKE) {
+        if (rv == 0 && (p->cmd.type == COMMAND_REVOKE ||
+                        p->cmd.type == COMMAND_REVOKE_LOCK)) {
                 rv = take_revoke(g, c, p);
         }
         if (rv != 0) {

@@ -61,7 +61,8 @@ static uint64_t acts_in(const struct pending *p)
                 return p->key_a;
         }
         if (p->frame_type == PROTO_COMMAND && p->cmd.type != COMMAND_OPEN &&
-            p->cmd.type != COMMAND_REVOKE) {
+            p->cmd.type != COMMAND_REVOKE &&
+            p->cmd.type != COMMAND_REVOKE_LOCK) {
                 return p->cmd.session; /* a REVOKE is an operator's */
         }
         return 0;

@@ -171,7 +171,9 @@ static void answer_list(struct lockfsm *f, struct pending *p)
         listing_send(&ls, p);
 }
 
-/* A keepalive of a live session restarts its lease deadline. */
+/* A keepalive of a live session restarts its lease deadline; asked with
+ * PROTO_FLAG_REVOKED, its answer says how many of the session's grants
+ * were revoked, so its client learns that one was. */
 static void answer_keepalive(struct gateway *g, struct lockfsm *f,
                              struct pending *p)
 {
@@ -190,9 +192,13 @@ static void answer_keepalive(struct gateway *g, struct lockfsm *f,
         deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0, p->received + ttl);
         out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
         if (out != NULL) {
-                reply_frame(
-                    c, p->to.id,
-                    proto_write_keepalive_ok(out, REPLY_MAX, p->to.id, ttl));
+                reply_frame(c, p->to.id,
+                            p->flags & PROTO_FLAG_REVOKED
+                                ? proto_write_keepalive_ok_revoked(
+                                      out, REPLY_MAX, p->to.id, ttl,
+                                      lockfsm_session_revoked(f, p->key_a))
+                                : proto_write_keepalive_ok(out, REPLY_MAX,
+                                                           p->to.id, ttl));
         }
         pending_free(p);
 }

@@ -960,9 +960,9 @@ static void revokes(void)
                 return;
         }
         ctl(&p, RUN_MS, "revoke", "cli-revoke", NULL);
-        snprintf(want, sizeof want, "revoked session %s", s1);
+        snprintf(want, sizeof want, "revoked the grant of session %s", s1);
         if (!ok(p.status == 0 && strstr(p.out, want) != NULL,
-                "revoke NAME: exit 0, names the session it ended")) {
+                "revoke NAME: exit 0, names the grant it took away")) {
                 proc_show(&p);
         }
         ctl(&p, RUN_MS, "holder", "cli-revoke", NULL);
@@ -970,9 +970,17 @@ static void revokes(void)
            "holder after revoke: free, long before the lease's TTL");
         ctl(&p, RUN_MS, "revoke", "cli-revoke", NULL);
         ok(p.status == 1, "revoke of a free lock: exit 1");
+        ctl(&p, RUN_MS, "release", "cli-revoke", t1, "--session", s1,
+            "--secret", k1, NULL);
+        ok(p.status == 1 && strstr(p.err, "not the holder") != NULL,
+           "release of the revoked grant: exit 1, not the holder (its "
+           "session lives on)");
+        ctl(&p, RUN_MS, "session", "close", s1, NULL);
+        ok(p.status == 0, "session close of the revoked grant's session: "
+                          "exit 0, it lived on");
         ctl(&p, RUN_MS, "session", "close", s1, NULL);
         ok(p.status == 3 && strstr(p.err, "expired") != NULL,
-           "session close of the revoked session: exit 3, expired");
+           "session close again: exit 3, expired");
         ctl(&p, RUN_MS, "session", "open", "1", NULL);
         ok(p.status == 2, "session open: exit 2, close is the one subcommand");
 }

@@ -465,6 +465,67 @@ static void multi_locks(void **state)
         baton_client_destroy(b);
 }
 
+static atomic_int revoke_lost;
+static atomic_uint_fast64_t revoke_lost_token;
+
+static void revoke_on_lost(baton_client *c, const char *name, uint64_t token,
+                           void *data)
+{
+        (void)c;
+        (void)name;
+        (void)data;
+        atomic_store(&revoke_lost_token, token);
+        atomic_fetch_add(&revoke_lost, 1);
+}
+
+/* baton_revoke(): an administrator takes one lock from a holder whose
+ * session lives on; the holder's client learns it at a keepalive (one
+ * on_lock_lost, for that lock), keeps its other lock, and the waiter gets
+ * the lock with a higher token. A retry takes nothing. */
+static void revoke_one_lock(void **state)
+{
+        struct baton_options o;
+        baton_client *a, *b = client_new(10000, NULL);
+        baton_client *adm = client_new(10000, NULL);
+        char x[64], y[64];
+        uint64_t tx = 0, ty = 0;
+        struct baton_holder h;
+        struct call w;
+
+        (void)state;
+        name_of(x, sizeof x, "revoke-x");
+        name_of(y, sizeof y, "revoke-y");
+        baton_options_init(&o);
+        o.request_timeout_ms = OP_MS;
+        o.on_lock_lost = revoke_on_lost;
+        a = client_new(3000, &o);
+        assert_ok(baton_acquire(a, x, 1, BATON_WAIT_TRY, &tx));
+        assert_ok(baton_acquire(a, y, 1, BATON_WAIT_TRY, &ty));
+        call_owner(&w, b, x, 1, 10000);
+        wait_waiters(adm, x, 1);
+        assert_ok(baton_revoke(adm, x, baton_session_id(a), tx));
+        pthread_join(w.thread, NULL);
+        assert_ok(w.rv);
+        assert_true(w.token > tx);
+        assert_int_equal(baton_revoke(adm, x, baton_session_id(a), tx),
+                         BATON_ENOTHOLDER);
+        for (int64_t end = now_ms() + HEALTHY_MS;
+             atomic_load(&revoke_lost) < 1 && now_ms() < end;) {
+                sleep_ms(20);
+        }
+        assert_int_equal(atomic_load(&revoke_lost), 1);
+        assert_int_equal(atomic_load(&revoke_lost_token), tx);
+        assert_int_equal(baton_session_state(a), BATON_SESSION_LIVE);
+        assert_ok(baton_holder(adm, y, &h));
+        assert_int_equal(h.token, ty);
+        assert_int_equal(baton_release(a, x, 1, tx), BATON_ENOTHOLDER);
+        assert_ok(baton_release(a, y, 1, ty));
+        assert_ok(baton_release(b, x, 1, w.token));
+        baton_client_destroy(adm);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
 static void reentrancy(void **state)
 {
         baton_client *a = client_new(10000, NULL);
@@ -1380,6 +1441,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(shared_readers),
             cmocka_unit_test(semaphore_permits),
             cmocka_unit_test(multi_locks),
+            cmocka_unit_test(revoke_one_lock),
             cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),
             cmocka_unit_test(detach_release_in),

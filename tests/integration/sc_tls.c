@@ -500,6 +500,17 @@ static void revoke_by_role(struct ctx *x, struct tclient *locker,
         uint32_t ttl;
         int rv;
 
+        struct command k = {.type = COMMAND_REVOKE_LOCK,
+                            .session = admin->session,
+                            .token = 1,
+                            .name = "roles-revoke",
+                            .name_len = 12};
+
+        rv = tclient_command(locker, &k, OP_MS, &r);
+        EXPECT(x, rv == BATON_EPERM, "lock: REVOKE_LOCK answered %d", rv);
+        rv = tclient_command(admin, &k, OP_MS, &r);
+        EXPECT(x, rv == BATON_ENOTHOLDER,
+               "admin: REVOKE_LOCK of no grant answered %d", rv);
         rv = revoke_session(locker, admin->session, &r);
         EXPECT(x, rv == BATON_EPERM, "lock: REVOKE answered %d", rv);
         rv = tclient_keepalive(admin, OP_MS, &ttl);

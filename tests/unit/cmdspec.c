@@ -11,9 +11,10 @@
 #include <string.h>
 
 const int all_types[N_TYPES] = {
-    COMMAND_OPEN,    COMMAND_CLOSE,  COMMAND_EXPIRE,  COMMAND_ACQUIRE,
-    COMMAND_RELEASE, COMMAND_CANCEL, COMMAND_TIMEOUT, COMMAND_QUERY,
-    COMMAND_CHECK,   COMMAND_MEMBER, COMMAND_REVOKE,  COMMAND_UNBLOCK,
+    COMMAND_OPEN,        COMMAND_CLOSE,  COMMAND_EXPIRE,  COMMAND_ACQUIRE,
+    COMMAND_RELEASE,     COMMAND_CANCEL, COMMAND_TIMEOUT, COMMAND_QUERY,
+    COMMAND_CHECK,       COMMAND_MEMBER, COMMAND_REVOKE,  COMMAND_UNBLOCK,
+    COMMAND_REVOKE_LOCK,
 };
 
 unsigned carried(int type)
@@ -44,6 +45,8 @@ unsigned carried(int type)
                 return T_SESSION | T_DELAY | T_NAME; /* the name: who asked */
         case COMMAND_UNBLOCK:
                 return T_TARGET | T_NAME;
+        case COMMAND_REVOKE_LOCK: /* the address: who asked */
+                return T_SESSION | T_DELAY | T_TOKEN | T_NAME | T_ADDRESS;
         default:
                 return 0;
         }
@@ -107,6 +110,7 @@ static void string(struct spec *s, const char *p, uint8_t n)
 uint8_t spec_version(const struct command *c)
 {
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
+                       c->type == COMMAND_REVOKE_LOCK ||
                        ((c->type == COMMAND_EXPIRE ||
                          c->type == COMMAND_OPEN) &&
                         c->delay_ms != 0) ||
@@ -197,6 +201,11 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
         case COMMAND_UNBLOCK:
                 le(&s, c->target, 8);
                 break;
+        case COMMAND_REVOKE_LOCK:
+                le(&s, c->session, 8);
+                le(&s, c->delay_ms, 4);
+                le(&s, c->token, 8);
+                break;
         default:
                 has_string = false;
                 break;
@@ -205,7 +214,7 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                 l.name_at = s.len;
                 string(&s, c->name, c->name_len);
         }
-        if (c->type == COMMAND_MEMBER) {
+        if (c->type == COMMAND_MEMBER || c->type == COMMAND_REVOKE_LOCK) {
                 l.address_at = s.len;
                 string(&s, c->address, c->address_len);
         }

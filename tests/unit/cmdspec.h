@@ -12,7 +12,7 @@
 #include "../../src/proto/command.h"
 
 #define CANARY  0xA5
-#define N_TYPES 12
+#define N_TYPES 13
 
 /* Room for anything the reference encoder writes, including a MEMBER with
  * two 255-byte strings that the real encoder refuses. */
@@ -103,7 +103,7 @@ int decode_bytes(const uint8_t *bytes, size_t len);
 /* The encoded size the header's table gives for `c`. */
 size_t expected_size(const struct command *c);
 
-#define MAX_SAMPLES 128
+#define MAX_SAMPLES 192
 
 /*
  * Fills `out` with valid commands: every type; first strings of lengths 0..9

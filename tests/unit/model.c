@@ -1196,6 +1196,58 @@ static struct lockfsm_result m_client(struct model *m, uint64_t index,
         return r;
 }
 
+/* The first grant of `l` that (session, token) names: its index, or -1. */
+static int m_grant_of(const struct mlock *l, uint64_t session, uint64_t token)
+{
+        for (unsigned i = 0; i < l->nh; i++) {
+                if (l->h[i].session == session && l->h[i].token == token) {
+                        return (int)i;
+                }
+        }
+        return -1;
+}
+
+/* REVOKE_LOCK: the session's grants of the lock with the token end as
+ * lost ones (the longer of the entry's and the session's lock-delay),
+ * each counted in the session; its session lives on. */
+static struct lockfsm_result m_revoke_lock(struct model *m, uint64_t index,
+                                           const struct command *c,
+                                           struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct msess *s = m_session(m, c->session);
+        struct lockfsm_result r = rejected(BATON_ENOTHOLDER);
+        unsigned n = 0;
+        int i;
+
+        for (unsigned k = 0; l != NULL && c->token != 0 && k < l->nh; k++) {
+                n += l->h[k].session == c->session && l->h[k].token == c->token;
+        }
+        if (s == NULL || n == 0) {
+                return r;
+        }
+        r = outcome(PROTO_KIND_RELEASED, c->session, 0);
+        r.token = c->token;
+        while (n-- > 0 && (l = m_lock(m, c->name, c->name_len)) != NULL &&
+               (i = m_grant_of(l, c->session, c->token)) >= 0) {
+                uint32_t delay =
+                    c->delay_ms > s->delay ? c->delay_ms : s->delay;
+                r.owner = l->h[i].owner;
+                s->revoked++;
+                if (delay > 0 && !l->semaphore && !l->blocked) {
+                        struct ev *v = m_ev(log, LOCKFSM_EV_BLOCK, index,
+                                            COMMAND_REVOKE_LOCK);
+                        l->blocked = true;
+                        l->limit = delay;
+                        v->seq = l->created;
+                        v->wait_ms = delay;
+                        ev_name(v, l);
+                }
+                m_end_hold(m, l, (unsigned)i, index, COMMAND_REVOKE_LOCK, log);
+        }
+        return r;
+}
+
 /* UNBLOCK: the lock-delay of that instance of the lock ends. */
 static struct lockfsm_result m_unblock(struct model *m, uint64_t index,
                                        const struct command *c,
@@ -1261,6 +1313,8 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
                 return m_query(m, c->name, c->name_len);
         case COMMAND_UNBLOCK:
                 return m_unblock(m, index, c, log);
+        case COMMAND_REVOKE_LOCK:
+                return m_revoke_lock(m, index, c, log);
         case COMMAND_CHECK:
                 l = m_lock(m, c->name, c->name_len);
                 for (unsigned i = 0; l != NULL && i < l->nh; i++) {

@@ -99,7 +99,8 @@ struct msess {
         uint64_t nonce;
         uint64_t floor;
         uint32_t ttl;
-        uint32_t delay; /* its own lock-delay */
+        uint32_t delay;   /* its own lock-delay */
+        uint32_t revoked; /* grants of it REVOKE_LOCK ended */
         uint8_t client_len;
         char client[COMMAND_CLIENT_NAME_MAX];
         uint8_t hash[COMMAND_HASH_SIZE]; /* OPEN's; zero without */

@@ -319,12 +319,39 @@ static void gen_multi(struct gen *g, struct command *c)
         c->list_len = (uint16_t)len;
 }
 
-/* One well-formed command, in memory. */
 /* A random holder of `l`, or NULL when it has none. */
 static const struct mhold *gen_hold(struct gen *g, const struct mlock *l)
 {
         return l->nh > 0 ? &l->h[rng_below(&g->rng, l->nh)] : NULL;
 }
+
+/* An administrator's REVOKE_LOCK of a random grant, now and then of a
+ * stale token or of a lock no one holds; half with a lock-delay. False
+ * when there is no lock to name. */
+static bool gen_revoke_lock(struct gen *g, struct model *m, uint64_t index,
+                            struct command *c)
+{
+        const struct mlock *l;
+        const struct mhold *h;
+
+        if (m->nl == 0) {
+                return false;
+        }
+        l = &m->l[rng_below(&g->rng, m->nl)];
+        h = gen_hold(g, l);
+        c->type = COMMAND_REVOKE_LOCK;
+        gen_copy_name(g, c, l);
+        c->session = h != NULL ? h->session : gen_session(g, m, index);
+        c->token = h != NULL && chance(&g->rng, 85)
+                       ? h->token
+                       : gen_stale(g, h != NULL ? h->token : index);
+        c->delay_ms = chance(&g->rng, 50) ? 0 : 1 + rng_below(&g->rng, 1000);
+        c->address = "operator";
+        c->address_len = 8;
+        return true;
+}
+
+/* One well-formed command, in memory. */
 
 static void gen_command(struct gen *g, struct model *m, uint64_t index,
                         struct command *c)
@@ -343,6 +370,9 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 return;
         }
         if (chance(&g->rng, 12) && gen_unblock(g, m, c)) {
+                return;
+        }
+        if (chance(&g->rng, 4) && gen_revoke_lock(g, m, index, c)) {
                 return;
         }
         if (p < 18 && gen_retry(g, c)) {

@@ -522,7 +522,7 @@ static void encode_rejects_invalid(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   15, 16,      255,
+        static const int unknown[] = {0,   16, 17,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -541,6 +541,8 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_REVOKE), "REVOKE");
         assert_string_equal(command_type_name(COMMAND_UNBLOCK), "UNBLOCK");
         assert_string_equal(command_type_name(COMMAND_MULTI), "MULTI");
+        assert_string_equal(command_type_name(COMMAND_REVOKE_LOCK),
+                            "REVOKE_LOCK");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }

@@ -416,6 +416,56 @@ static void test_session_lock_delay(void **state)
         assert_int_equal(fsmtest_query(t, "z").waiters, 0);
 }
 
+/* REVOKE_LOCK takes one grant away from a session that lives on: the
+ * lock goes to its queue with a higher token, the session keeps its other
+ * locks and counts the revoke, the lock-delay applies, and a retry (or a
+ * stale token) takes nothing. */
+static void test_revoke_lock(void **state)
+{
+        struct fsmtest *t = *state;
+        struct command rv = {.type = COMMAND_REVOKE_LOCK,
+                             .name = "x",
+                             .name_len = 1,
+                             .address = "op",
+                             .address_len = 2};
+        uint64_t a = fsmtest_open(t, 1), b = fsmtest_open(t, 2);
+        uint64_t tx = fsmtest_acquire(t, a, 1, 1, "x", 0).token;
+        uint64_t ty = fsmtest_acquire(t, a, 2, 1, "y", 0).token;
+        const struct fsmtest_event *e;
+        struct lockfsm_result r;
+
+        fsmtest_acquire(t, b, 1, 1, "x", COMMAND_WAIT_FOREVER);
+        rv.session = a;
+        rv.token = tx + 1;
+        assert_int_equal(fsmtest_apply(t, &rv).status, BATON_ENOTHOLDER);
+        rv.token = tx;
+        r = fsmtest_apply(t, &rv);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(r.kind, PROTO_KIND_RELEASED);
+        assert_int_equal(r.token, tx);
+        assert_int_equal(fsmtest_granted(t, b, 1), t->index);
+        assert_int_equal(lockfsm_session_status(t->f, a), 0);
+        assert_int_equal(lockfsm_session_revoked(t->f, a), 1);
+        assert_int_equal(lockfsm_session_revoked(t->f, b), 0);
+        assert_int_equal(fsmtest_query(t, "y").token, ty);
+        e = fsmtest_find(t, LOCKFSM_EV_RELEASE, 0);
+        assert_non_null(e);
+        assert_int_equal(e->cause, COMMAND_REVOKE_LOCK);
+        assert_string_equal(e->by, "op");
+        assert_int_equal(fsmtest_apply(t, &rv).status, BATON_ENOTHOLDER);
+        assert_int_equal(fsmtest_release(t, a, 3, 1, "x", tx).status,
+                         BATON_ENOTHOLDER);
+        /* With a lock-delay: the lock waits it out. */
+        rv.name = "y";
+        rv.token = ty;
+        rv.delay_ms = 500;
+        fsmtest_apply(t, &rv);
+        assert_int_equal(fsmtest_count(t, LOCKFSM_EV_BLOCK), 1);
+        assert_int_equal(fsmtest_acquire(t, b, 2, 1, "y", 0).status,
+                         BATON_EBUSY);
+        assert_int_equal(lockfsm_session_revoked(t->f, a), 2);
+}
+
 static void test_expired_waiter_is_skipped(void **state)
 {
         struct fsmtest *t = *state;
@@ -1295,6 +1345,7 @@ int main(void)
             T(test_revoke_ends_a_session),
             T(test_lock_delay),
             T(test_session_lock_delay),
+            T(test_revoke_lock),
             T(test_expired_waiter_is_skipped),
             T(test_close_hands_over_every_lock_at_one_index),
             T(test_close_never_hands_a_lock_to_itself),

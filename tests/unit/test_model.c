@@ -543,7 +543,7 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 8, "bad version");
+        WANT(rd_n(&r, 2) == 9, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
@@ -587,6 +587,10 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                 WANT(v == s->delay,
                      "session %" PRIu64 " lock-delay %" PRIu64 ", expected %u",
                      s->id, v, s->delay);
+                v = rd_n(&r, 4);
+                WANT(v == s->revoked,
+                     "session %" PRIu64 " revoked %" PRIu64 ", expected %u",
+                     s->id, v, s->revoked);
                 v = rd_n(&r, 1);
                 WANT(v == s->nout,
                      "session %" PRIu64 " remembers %" PRIu64

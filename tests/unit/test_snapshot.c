@@ -40,24 +40,25 @@ static uint64_t le_at(const uint8_t *p, size_t n)
         return v;
 }
 
-/* Version 8 written as version 6, in place: the same without each
- * session's lock-delay (which must be 0 here) and with no multi-lock
- * waiting (version 7's addition). Returns the new length, resealed. */
+/* Version 9 written as version 6, in place: the same without each
+ * session's lock-delay and count of revoked grants (which must be 0
+ * here) and with no multi-lock waiting (version 7's addition). Returns
+ * the new length, resealed. */
 static size_t as_version_6(uint8_t *v7, size_t len)
 {
         size_t in = 4 + 2 + 2 + 8 + 8;
         uint64_t i, m;
 
-        assert_int_equal(v7[4], 8);
+        assert_int_equal(v7[4], 9);
         v7[4] = 6;
         in += 4 + 9 * le_at(v7 + in, 4); /* the tombstones */
         m = le_at(v7 + in, 4);
         in += 4;
         for (i = 0; i < m; i++) {
                 in += 8 + 8 + 4 + 8 + 1 + v7[in + 28] + 32;
-                assert_int_equal(le_at(v7 + in, 4), 0);
-                memmove(v7 + in, v7 + in + 4, len - in - 4);
-                len -= 4;
+                assert_int_equal(le_at(v7 + in, 8), 0);
+                memmove(v7 + in, v7 + in + 8, len - in - 8);
+                len -= 8;
                 in += 1 + 45 * v7[in]; /* the outcomes */
         }
         reseal(v7, len);

@@ -1,0 +1,19 @@
+/* Writing one frame of the client protocol, for the codec's own files. */
+#ifndef PROTO_FRAME_H
+#define PROTO_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lib/cursor.h"
+
+/* Start a frame of `type` with `flags` and `id` in `out` (capacity `cap`):
+ * its header, with the body's length left to proto_frame_finish(). */
+void proto_frame_begin(struct wcursor *w, uint8_t *out, size_t cap,
+                       uint8_t type, uint16_t flags, uint64_t id);
+
+/* Write the body's length into the header: the frame's length, or 0 when
+ * it did not fit `cap` or its body exceeds PROTO_MAX_BODY. */
+size_t proto_frame_finish(struct wcursor *w);
+
+#endif /* PROTO_FRAME_H */
