@@ -98,10 +98,29 @@ static const char *evname(int type)
                    : "EV?";
 }
 
+/* A MULTI's names, as "x:name s:name" (each name cut to 24 bytes). */
+static void format_list(char *buf, size_t cap, const struct command *c)
+{
+        const char *name;
+        uint8_t mode, len;
+        size_t at = 0;
+        size_t used = 0;
+
+        buf[0] = '\0';
+        while (used < cap && command_list_next(c, &at, &mode, &name, &len)) {
+                int n = snprintf(buf + used, cap - used, "%s%c:%.*s",
+                                 used > 0 ? " " : "",
+                                 mode == COMMAND_MODE_SHARED ? 's' : 'x',
+                                 len > 24 ? 24 : (int)len, name);
+                used += n > 0 ? (size_t)n : 0;
+        }
+}
+
 void simcluster_format_command(char *buf, size_t cap, const struct command *c)
 {
         int len = c->name_len;
         const char *name = c->name != NULL ? c->name : "";
+        char list[160];
 
         switch (c->type) {
         case COMMAND_OPEN:
@@ -140,6 +159,14 @@ void simcluster_format_command(char *buf, size_t cap, const struct command *c)
                 snprintf(buf, cap,
                          "TIMEOUT s=%" PRIu64 " target=%" PRIu64 " %.*s",
                          c->session, c->target, len, name);
+                break;
+        case COMMAND_MULTI:
+                format_list(list, sizeof list, c);
+                snprintf(buf, cap,
+                         "MULTI s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64
+                         " o=%" PRIu64 " wait=%u %s",
+                         c->session, c->seq, c->ack, c->owner, c->wait_ms,
+                         list);
                 break;
         case COMMAND_QUERY:
                 snprintf(buf, cap, "QUERY %.*s", len, name);
@@ -182,9 +209,6 @@ void simcluster_format_event(char *buf, size_t cap, const struct simevent *e)
 
 int simentry_command(const struct simentry *e, struct command *c)
 {
-        if (e->len > sizeof e->bytes) {
-                return BATON_EMALFORMED;
-        }
         return command_decode(c, e->bytes, e->len);
 }
 
@@ -222,12 +246,18 @@ static int shim_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                 anomaly(c, "node %u: out of memory recording entries", n->i);
                 return 0;
         }
-        e = &n->entries[n->n_entries++];
+        e = &n->entries[n->n_entries];
+        e->bytes = malloc(buf->len > 0 ? buf->len : 1);
+        if (e->bytes == NULL) {
+                c->failed = true;
+                anomaly(c, "node %u: out of memory recording entries", n->i);
+                return 0;
+        }
+        n->n_entries++;
         e->index = r->index;
         e->res = r->res;
         e->len = buf->len;
-        memcpy(e->bytes, buf->base,
-               buf->len < sizeof e->bytes ? buf->len : sizeof e->bytes);
+        memcpy(e->bytes, buf->base, buf->len);
         return 0;
 }
 
@@ -316,6 +346,9 @@ static void free_nodes(struct simcluster *c, unsigned n)
                 raftfsm_close(&c->nodes[i].rf);
                 simstore_close(&c->nodes[i].store);
                 free(c->nodes[i].events);
+                for (size_t k = 0; k < c->nodes[i].n_entries; k++) {
+                        free(c->nodes[i].entries[k].bytes);
+                }
                 free(c->nodes[i].entries);
         }
 }
@@ -805,7 +838,7 @@ static void prop_cb(struct raft_apply *req, int status, void *result)
 {
         struct simprop *p = req->data;
         struct simcluster *c = p->c;
-        uint8_t bytes[COMMAND_MAX_SIZE];
+        uint8_t bytes[COMMAND_ANY_MAX_SIZE];
         const struct simentry *e;
         size_t len;
         char buf[200];
@@ -878,6 +911,27 @@ static raft_index follower_floor(struct simcluster *c, unsigned l, unsigned j)
         return floor;
 }
 
+/* A proposal of a copy of `cmd`, its name and a MULTI's list too; NULL
+ * when out of memory. */
+static struct simprop *prop_new(const struct command *cmd)
+{
+        struct simprop *p = calloc(1, sizeof *p + cmd->list_len);
+
+        if (p == NULL) {
+                return NULL;
+        }
+        p->cmd = *cmd;
+        if (cmd->name_len > 0) {
+                memcpy(p->name, cmd->name, cmd->name_len);
+        }
+        p->cmd.name = p->name;
+        if (cmd->list_len > 0) {
+                memcpy(p->list, cmd->list, cmd->list_len);
+                p->cmd.list = p->list;
+        }
+        return p;
+}
+
 int simcluster_propose(struct simcluster *c, const struct command *cmd,
                        simprop_cb cb, void *data, struct simprop **out)
 {
@@ -914,7 +968,7 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
                     sizeof *c->props) != 0) {
                 return RAFT_NOMEM;
         }
-        p = calloc(1, sizeof *p);
+        p = prop_new(cmd);
         if (p == NULL) {
                 return RAFT_NOMEM;
         }
@@ -932,11 +986,6 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
         p->c = c;
         p->id = (unsigned)c->n_props + 1;
         p->node = l;
-        p->cmd = *cmd;
-        if (cmd->name_len > 0) {
-                memcpy(p->name, cmd->name, cmd->name_len);
-        }
-        p->cmd.name = p->name;
         p->cb = cb;
         p->data = data;
         p->proposed_at = simcluster_now(c);

@@ -64,7 +64,7 @@ struct simentry {
         uint64_t index; /* raftfsm_result.index */
         struct lockfsm_result res;
         size_t len;
-        uint8_t bytes[COMMAND_MAX_SIZE]; /* the entry, as committed */
+        uint8_t *bytes; /* the entry, as committed: `len` bytes, owned */
 };
 
 /* Decode a recorded entry. `c->name` borrows from `e`. 0 or BATON_E*. */
@@ -111,7 +111,7 @@ struct simprop {
         int state;     /* enum simprop_state */
         int status;    /* the callback's RAFT_* status */
         unsigned n_callbacks;
-        struct command cmd; /* cmd.name points at name */
+        struct command cmd; /* cmd.name points at name, cmd.list at list */
         char name[COMMAND_NAME_MAX];
         uint64_t raft_index;          /* req.index, set by raft_apply() */
         struct raftfsm_result result; /* copied from the callback, ACKED */
@@ -119,6 +119,7 @@ struct simprop {
         raft_time done_at;
         simprop_cb cb; /* runs once when state leaves PENDING */
         void *data;
+        uint8_t list[]; /* a MULTI's list: cmd.list points here */
 };
 
 /* Called for every event applied on a node that is leader at that moment:
@@ -250,7 +251,8 @@ unsigned simcluster_ready_leader(struct simcluster *c);
 
 /*
  * Encode `cmd` into a raft_malloc'ed buffer and raft_apply() it, as the one
- * entry of one request, on the ready leader. `cmd` is copied (its name too);
+ * entry of one request, on the ready leader. `cmd` is copied (its name and
+ * a MULTI's list too);
  * `cb` runs exactly once when the outcome is known, unless the cluster is
  * being destroyed; `data` is borrowed. On success *out (if not NULL) is the
  * proposal, owned by the cluster until simcluster_close().

@@ -50,6 +50,8 @@ struct kv {
         uint8_t kind;
         int status;
         uint64_t token;
+        bool multi; /* a MULTI's request, whose locks are in `ml` */
+        struct multilock ml;
 };
 
 struct kvmap {
@@ -80,12 +82,21 @@ static struct kv *kv_get(struct kvmap *m, uint64_t session, uint64_t seq)
         return &m->slots[i];
 }
 
-#define MAX_LOCKS 16
+#define MAX_LOCKS   16 /* the bits of a uint16_t: struct kv's names */
+#define MAX_TOUCHED 32 /* multi-locks that one entry moves */
 
 struct model {
         struct lockmodel locks[MAX_LOCKS];
         unsigned n_locks;
         struct kvmap kv;
+        struct kv *touched[MAX_TOUCHED]; /* multi-locks this entry moved */
+        unsigned n_touched;
+        unsigned multi[4]; /* by HOLDERS_MULTI_*, for struct sim */
+        /* The bounds of the stamp of the command being checked: each takes
+         * max(last + 1, index), and a MULTI one more for each lock it
+         * creates but the first (docs/fsm.md, "Stamps"), which the model
+         * does not know: an OPEN's stamp, its session id, says. */
+        uint64_t stamp_lo, stamp_hi, stamp_extra;
         struct {
                 uint64_t nonce;
                 uint64_t session;
@@ -112,6 +123,88 @@ static struct lockmodel *lock_of(struct model *m, const char *name, uint8_t len)
         return &m->locks[m->n_locks++];
 }
 
+/* ------------------------------------------------------------------------
+ * Multi-locks: held wholly or not at all
+ */
+
+static uint16_t lock_bit(const struct model *m, const struct lockmodel *l)
+{
+        return (uint16_t)(1u << (unsigned)(l - m->locks));
+}
+
+/* The locks MULTI `cmd` names, as bits; 0 when more than modelled. */
+static uint16_t multi_names(struct model *m, const struct command *cmd)
+{
+        const char *name;
+        uint8_t mode, len;
+        size_t at = 0;
+        uint16_t bits = 0;
+
+        while (command_list_next(cmd, &at, &mode, &name, &len)) {
+                struct lockmodel *l = lock_of(m, name, len);
+
+                if (l == NULL) {
+                        return 0;
+                }
+                bits |= lock_bit(m, l);
+        }
+        return bits;
+}
+
+/* A QUEUE, GRANT or UNQUEUE event `ev` of lock `l` for request `req`:
+ * when the request is a multi-lock's, note which of its names the entry
+ * moves, for multi_entry_end(). A MULTI shows itself as one in its own
+ * entry, where it queues or is granted. */
+static int multi_event(struct model *m, const struct command *cmd,
+                       const struct simevent *ev, struct kv *req,
+                       const struct lockmodel *l, const char *text,
+                       char *reason, size_t cap)
+{
+        bool own = cmd->type == COMMAND_MULTI && cmd->session == ev->session &&
+                   cmd->seq == ev->seq;
+
+        if (own && !req->multi && ev->type != LOCKFSM_EV_UNQUEUE) {
+                req->multi = true;
+                req->ml.names = multi_names(m, cmd);
+        }
+        if (!req->multi || holders_multi_event(&req->ml, lock_bit(m, l), ev,
+                                               own, text, reason, cap) != 0) {
+                return req->multi ? -1 : 0;
+        }
+        for (unsigned k = 0; k < m->n_touched; k++) {
+                if (m->touched[k] == req) {
+                        return 0;
+                }
+        }
+        if (m->n_touched == MAX_TOUCHED) {
+                return fail(reason, cap, "%s: more multi-locks than modelled",
+                            text);
+        }
+        m->touched[m->n_touched++] = req;
+        return 0;
+}
+
+/* After the events of entry `e`: each multi-lock it moved is held wholly
+ * or not at all (holders_multi_end()). */
+static int multi_entry_end(struct model *m, const struct simentry *e,
+                           char *reason, size_t cap)
+{
+        for (unsigned k = 0; k < m->n_touched; k++) {
+                struct kv *req = m->touched[k];
+                int rv = holders_multi_end(&req->ml, e->index, req->key >> 32,
+                                           req->key & 0xffffffffu, reason, cap);
+
+                if (rv < 0) {
+                        return -1;
+                }
+                req->granted |=
+                    rv == HOLDERS_MULTI_NOW || rv == HOLDERS_MULTI_WAITED;
+                m->multi[rv]++;
+        }
+        m->n_touched = 0;
+        return 0;
+}
+
 /* Outcomes that the state machine remembers for duplicates (docs/fsm.md:
  * everything but a dead session, a bad or forgotten seq, and EINFLIGHT). */
 static bool remembered(int status)
@@ -121,6 +214,109 @@ static bool remembered(int status)
                status != BATON_ESEQ && status != BATON_EINFLIGHT &&
                status != BATON_EMALFORMED && status != BATON_EVERSION &&
                status != BATON_ENAME;
+}
+
+/* An OPEN event: the session's id is its OPEN's stamp, its nonce names
+ * no other live session. */
+static int check_open(struct model *m, const struct command *cmd,
+                      const struct simevent *ev, struct kv *sess,
+                      const char *text, char *reason, size_t cap)
+{
+        unsigned k;
+
+        if (cmd->type != COMMAND_OPEN || ev->session < m->stamp_lo ||
+            ev->session > m->stamp_hi || sess == NULL || sess->opened) {
+                return fail(reason, cap,
+                            "%s: a session's id must be the stamp "
+                            "of its one OPEN entry (%" PRIu64 "..%" PRIu64 ")",
+                            text, m->stamp_lo, m->stamp_hi);
+        }
+        m->stamp_lo = m->stamp_hi = ev->session;
+        sess->opened = true;
+        for (k = 0; k < m->n_live; k++) {
+                if (m->live[k].nonce == ev->nonce && ev->nonce != 0) {
+                        return fail(reason, cap,
+                                    "%s: nonce already names live "
+                                    "session %" PRIu64,
+                                    text, m->live[k].session);
+                }
+        }
+        if (m->n_live < 64) {
+                m->live[m->n_live].nonce = ev->nonce;
+                m->live[m->n_live++].session = ev->session;
+        }
+        return 0;
+}
+
+/* An END event: the session holds and awaits nothing any more. */
+static int check_end(struct model *m, const struct simevent *ev,
+                     struct kv *sess, const char *text, char *reason,
+                     size_t cap)
+{
+        unsigned k;
+
+        if (sess == NULL || !sess->opened || sess->ended) {
+                return fail(reason, cap, "%s: not a live session", text);
+        }
+        for (k = 0; k < m->n_locks; k++) {
+                unsigned w;
+
+                if (holders_has_session(&m->locks[k], ev->session)) {
+                        return fail(reason, cap,
+                                    "%s: the session still holds "
+                                    "'%.*s'",
+                                    text, (int)m->locks[k].len,
+                                    m->locks[k].name);
+                }
+                for (w = 0; w < m->locks[k].nq; w++) {
+                        if (m->locks[k].q[w].session == ev->session) {
+                                return fail(reason, cap,
+                                            "%s: the session still "
+                                            "waits",
+                                            text);
+                        }
+                }
+        }
+        sess->ended = true;
+        sess->end_cause = ev->cause;
+        for (k = 0; k < m->n_live; k++) {
+                if (m->live[k].session == ev->session) {
+                        m->live[k] = m->live[--m->n_live];
+                        break;
+                }
+        }
+        return 0;
+}
+
+/* A GRANT event of lock `l` to request `req`, by entry `e`. */
+static int check_grant(struct model *m, const struct simentry *e,
+                       const struct command *cmd, const struct simevent *ev,
+                       struct kv *req, struct lockmodel *l, const char *text,
+                       char *reason, size_t cap)
+{
+        if (req == NULL || req->granted) {
+                return fail(reason, cap, "%s: (session, seq) granted twice",
+                            text);
+        }
+        if (multi_event(m, cmd, ev, req, l, text, reason, cap) != 0) {
+                return -1;
+        }
+        if ((ev->cause == COMMAND_ACQUIRE || ev->cause == COMMAND_MULTI) &&
+            !req->queued) {
+                holders_created_by(l, cmd);
+        }
+        if (holders_grant(l, ev, cmd, e->index, req->queued, text, reason,
+                          cap) != 0) {
+                return -1;
+        }
+        if (req->queued && req->has_memo && req->kind == PROTO_KIND_QUEUED) {
+                req->kind = PROTO_KIND_GRANTED;
+                req->status = 0;
+                req->token = ev->token;
+        }
+        /* A multi-lock's, once its entry granted every name. */
+        req->granted = !req->multi;
+        return 0;
 }
 
 /* Check one event against the model and advance the model. */
@@ -135,7 +331,6 @@ static int check_event(struct model *m, const struct simentry *e,
         struct kv *req = ev->session != 0 && ev->seq != 0
                              ? kv_get(&m->kv, ev->session, ev->seq)
                              : NULL;
-        unsigned k;
 
         simcluster_format_event(text, sizeof text, ev);
         if (ev->type == LOCKFSM_EV_GRANT || ev->type == LOCKFSM_EV_RELEASE ||
@@ -152,91 +347,26 @@ static int check_event(struct model *m, const struct simentry *e,
         }
         switch (ev->type) {
         case LOCKFSM_EV_OPEN:
-                if (cmd->type != COMMAND_OPEN || ev->session != e->index ||
-                    sess == NULL || sess->opened) {
-                        return fail(reason, cap,
-                                    "%s: a session's id must be the index "
-                                    "of its one OPEN entry",
-                                    text);
-                }
-                sess->opened = true;
-                for (k = 0; k < m->n_live; k++) {
-                        if (m->live[k].nonce == ev->nonce && ev->nonce != 0) {
-                                return fail(reason, cap,
-                                            "%s: nonce already names live "
-                                            "session %" PRIu64,
-                                            text, m->live[k].session);
-                        }
-                }
-                if (m->n_live < 64) {
-                        m->live[m->n_live].nonce = ev->nonce;
-                        m->live[m->n_live++].session = ev->session;
-                }
-                break;
+                return check_open(m, cmd, ev, sess, text, reason, cap);
         case LOCKFSM_EV_END:
-                if (sess == NULL || !sess->opened || sess->ended) {
-                        return fail(reason, cap, "%s: not a live session",
-                                    text);
-                }
-                for (k = 0; k < m->n_locks; k++) {
-                        unsigned w;
-
-                        if (holders_has_session(&m->locks[k], ev->session)) {
-                                return fail(reason, cap,
-                                            "%s: the session still holds "
-                                            "'%.*s'",
-                                            text, (int)m->locks[k].len,
-                                            m->locks[k].name);
-                        }
-                        for (w = 0; w < m->locks[k].nq; w++) {
-                                if (m->locks[k].q[w].session == ev->session) {
-                                        return fail(reason, cap,
-                                                    "%s: the session still "
-                                                    "waits",
-                                                    text);
-                                }
-                        }
-                }
-                sess->ended = true;
-                sess->end_cause = ev->cause;
-                for (k = 0; k < m->n_live; k++) {
-                        if (m->live[k].session == ev->session) {
-                                m->live[k] = m->live[--m->n_live];
-                                break;
-                        }
-                }
-                break;
+                return check_end(m, ev, sess, text, reason, cap);
+        case LOCKFSM_EV_GRANT:
+                return check_grant(m, e, cmd, ev, req, l, text, reason, cap);
         case LOCKFSM_EV_QUEUE:
-                if (cmd->type != COMMAND_ACQUIRE || req == NULL ||
-                    req->queued || req->granted) {
+                if ((cmd->type != COMMAND_ACQUIRE &&
+                     cmd->type != COMMAND_MULTI) ||
+                    req == NULL || req->granted ||
+                    (req->queued && cmd->type != COMMAND_MULTI)) {
                         return fail(reason, cap,
-                                    "%s: queued twice or not by an ACQUIRE",
+                                    "%s: queued twice or not by an ACQUIRE "
+                                    "or MULTI",
                                     text);
                 }
-                if (holders_queue(l, ev, text, reason, cap) != 0) {
+                if (multi_event(m, cmd, ev, req, l, text, reason, cap) != 0 ||
+                    holders_queue(l, ev, req->multi, text, reason, cap) != 0) {
                         return -1;
                 }
                 req->queued = true;
-                break;
-        case LOCKFSM_EV_GRANT:
-                if (req == NULL || req->granted) {
-                        return fail(reason, cap,
-                                    "%s: (session, seq) granted twice", text);
-                }
-                if (ev->cause == COMMAND_ACQUIRE && !req->queued) {
-                        holders_created_by(l, cmd);
-                }
-                if (holders_grant(l, ev, cmd, e->index, req->queued, text,
-                                  reason, cap) != 0) {
-                        return -1;
-                }
-                if (req->queued && req->has_memo &&
-                    req->kind == PROTO_KIND_QUEUED) {
-                        req->kind = PROTO_KIND_GRANTED;
-                        req->status = 0;
-                        req->token = ev->token;
-                }
-                req->granted = true;
                 break;
         case LOCKFSM_EV_RELEASE:
                 if (holders_release(l, ev, text, reason, cap) != 0) {
@@ -245,6 +375,7 @@ static int check_event(struct model *m, const struct simentry *e,
                 break;
         case LOCKFSM_EV_UNQUEUE:
                 if (req == NULL ||
+                    multi_event(m, cmd, ev, req, l, text, reason, cap) != 0 ||
                     holders_unqueue(l, ev, text, reason, cap) != 0) {
                         return req == NULL
                                    ? fail(reason, cap, "%s: not waiting", text)
@@ -259,19 +390,8 @@ static int check_event(struct model *m, const struct simentry *e,
                 break;
         case LOCKFSM_EV_BLOCK:
         case LOCKFSM_EV_UNBLOCK:
-                l = lock_of(m, ev->name, ev->name_len);
-                if (l == NULL ||
-                    (ev->type == LOCKFSM_EV_BLOCK
-                         ? cmd->type != COMMAND_EXPIRE &&
-                               cmd->type != COMMAND_REVOKE
-                         : cmd->type != COMMAND_UNBLOCK || !l->blocked)) {
-                        return fail(reason, cap,
-                                    "%s: a lock-delay that no expiry began, "
-                                    "or no UNBLOCK ended",
-                                    text);
-                }
-                l->blocked = ev->type == LOCKFSM_EV_BLOCK;
-                break;
+                return holders_delay(lock_of(m, ev->name, ev->name_len), ev,
+                                     cmd, text, reason, cap);
         default:
                 return fail(reason, cap, "unknown event %s", text);
         }
@@ -301,8 +421,9 @@ static int check_result(struct model *m, const struct simentry *e,
                             ", not the live session of its nonce",
                             e->index, res->session);
         }
-        if (cmd->type != COMMAND_ACQUIRE && cmd->type != COMMAND_RELEASE &&
-            cmd->type != COMMAND_CANCEL && cmd->type != COMMAND_CLOSE) {
+        if (cmd->type != COMMAND_ACQUIRE && cmd->type != COMMAND_MULTI &&
+            cmd->type != COMMAND_RELEASE && cmd->type != COMMAND_CANCEL &&
+            cmd->type != COMMAND_CLOSE) {
                 return 0;
         }
         req = kv_get(&m->kv, cmd->session, cmd->seq);
@@ -350,6 +471,33 @@ static int check_result(struct model *m, const struct simentry *e,
         return 0;
 }
 
+/* After the events of entry `e` of command `cmd`: one RESULT, every
+ * multi-lock it moved held wholly or not at all, the outcome exactly
+ * once. */
+static int entry_end(struct model *m, const struct simentry *e,
+                     const struct command *cmd, unsigned n_results,
+                     char *reason, size_t cap)
+{
+        if (n_results != 1) {
+                return fail(reason, cap, "@%" PRIu64 ": %u RESULT events",
+                            e->index, n_results);
+        }
+        if (multi_entry_end(m, e, reason, cap) != 0) {
+                return -1;
+        }
+        return check_result(m, e, cmd, reason, cap);
+}
+
+/* The bounds of the stamp of `cmd`, applied at `index`. */
+static void next_stamp(struct model *m, uint64_t index,
+                       const struct command *cmd)
+{
+        m->stamp_lo = m->stamp_lo + 1 > index ? m->stamp_lo + 1 : index;
+        m->stamp_hi += 1 + m->stamp_extra;
+        m->stamp_hi = m->stamp_hi > index ? m->stamp_hi : index;
+        m->stamp_extra = cmd->type == COMMAND_MULTI ? cmd->n_names - 1u : 0;
+}
+
 /* (c) over node 0's applied entries and events, which (b) showed are every
  * node's. */
 static int check_invariants(struct sim *s, char *reason, size_t cap)
@@ -381,6 +529,7 @@ static int check_invariants(struct sim *s, char *reason, size_t cap)
                                   "@%" PRIu64 ": undecodable entry", e->index);
                         break;
                 }
+                next_stamp(m, e->index, &cmd);
                 if (iv < n->n_events && n->events[iv].index < e->index) {
                         rv = fail(reason, cap,
                                   "event at index %" PRIu64 " without an entry",
@@ -411,18 +560,17 @@ static int check_invariants(struct sim *s, char *reason, size_t cap)
                                 rv = check_event(m, e, &cmd, ev, reason, cap);
                         }
                 }
-                if (rv == 0 && n_results != 1) {
-                        rv = fail(reason, cap, "@%" PRIu64 ": %u RESULT events",
-                                  e->index, n_results);
-                }
                 if (rv == 0) {
-                        rv = check_result(m, e, &cmd, reason, cap);
+                        rv = entry_end(m, e, &cmd, n_results, reason, cap);
                 }
         }
         if (rv == 0 && iv != n->n_events) {
                 rv = fail(reason, cap, "%zu events after the last entry",
                           n->n_events - iv);
         }
+        s->multi_now = m->multi[HOLDERS_MULTI_NOW];
+        s->multi_waited = m->multi[HOLDERS_MULTI_WAITED];
+        s->multi_left = m->multi[HOLDERS_MULTI_LEFT];
         free(m->kv.slots);
         free(m);
         return rv;
@@ -458,11 +606,29 @@ static const struct simevent *event_at(const struct simnode *n, uint64_t index,
         return NULL;
 }
 
+/* Whether `session` was opened: by the entry at `index`, or (0) by any,
+ * at most the session's id (its stamp, never below the entry's index). */
+static bool opened(const struct simnode *n, uint64_t index, uint64_t session)
+{
+        if (index != 0) {
+                return event_at(n, index, LOCKFSM_EV_OPEN, session, 0, 0) !=
+                       NULL;
+        }
+        for (size_t k = 0; k < n->n_events && n->events[k].index <= session;
+             k++) {
+                if (n->events[k].type == LOCKFSM_EV_OPEN &&
+                    n->events[k].session == session) {
+                        return true;
+                }
+        }
+        return false;
+}
+
 /* (d) and (e): every acknowledged proposal, every reported grant. */
 static int check_acknowledged(struct sim *s, char *reason, size_t cap)
 {
         const struct simnode *n = &s->c.nodes[0];
-        uint8_t bytes[COMMAND_MAX_SIZE];
+        uint8_t bytes[COMMAND_ANY_MAX_SIZE];
         char text[200];
         char rtext[200];
         size_t k;
@@ -530,11 +696,11 @@ static int check_acknowledged(struct sim *s, char *reason, size_t cap)
                         }
                         break;
                 case PROTO_KIND_OPENED:
-                        if (event_at(n, res->session, LOCKFSM_EV_OPEN,
-                                     res->session, 0, 0) == NULL) {
+                        if (!opened(n, res->duplicate ? 0 : p->raft_index,
+                                    res->session)) {
                                 return fail(reason, cap,
                                             "acknowledged #%u %s: no OPEN "
-                                            "at %" PRIu64,
+                                            "of session %" PRIu64,
                                             p->id, text, res->session);
                         }
                         break;

@@ -1,4 +1,5 @@
-/* The simulation checker's model of one lock's holders and queue. */
+/* The simulation checker's model of one lock's holders and queue, and of
+ * a multi-lock across its locks. */
 #include "holders.h"
 
 #include <inttypes.h>
@@ -18,9 +19,12 @@ bool holders_has_session(const struct lockmodel *l, uint64_t session)
 
 void holders_created_by(struct lockmodel *l, const struct command *cmd)
 {
-        if (l->nh == 0 && l->nq == 0 && cmd->type == COMMAND_ACQUIRE) {
-                l->semaphore = cmd->mode == COMMAND_MODE_SEMAPHORE;
-                l->limit = cmd->limit;
+        if (l->nh == 0 && l->nq == 0 &&
+            (cmd->type == COMMAND_ACQUIRE || cmd->type == COMMAND_MULTI)) {
+                /* A multi-lock's names are read/write locks. */
+                l->semaphore = cmd->type == COMMAND_ACQUIRE &&
+                               cmd->mode == COMMAND_MODE_SEMAPHORE;
+                l->limit = cmd->type == COMMAND_ACQUIRE ? cmd->limit : 0;
         }
 }
 
@@ -117,9 +121,11 @@ int holders_grant(struct lockmodel *l, const struct simevent *ev,
             token_ok(l, ev, index, text, reason, cap) != 0) {
                 return -1;
         }
-        if (ev->cause == COMMAND_ACQUIRE && !queued) {
+        if ((ev->cause == COMMAND_ACQUIRE || ev->cause == COMMAND_MULTI) &&
+            !queued) {
                 /* At once: to the sender, and past no one queued unless
-                 * it is an owner's second grant. */
+                 * it is an owner's second grant (never a multi-lock's:
+                 * it takes no name its owner holds). */
                 if ((l->nq != 0 && !second) || ev->session != cmd->session ||
                     ev->seq != cmd->seq) {
                         return fail(reason, cap,
@@ -165,12 +171,19 @@ int holders_release(struct lockmodel *l, const struct simevent *ev,
                     text);
 }
 
-int holders_queue(struct lockmodel *l, const struct simevent *ev,
+int holders_queue(struct lockmodel *l, const struct simevent *ev, bool multi,
                   const char *text, char *reason, size_t cap)
 {
-        if ((l->nh == 0 && l->nq == 0 && !l->blocked) ||
-            l->nq == HOLDERS_QUEUE_MAX) {
+        bool empty = l->nh == 0 && l->nq == 0 && !l->blocked;
+
+        if ((empty && !multi) || l->nq == HOLDERS_QUEUE_MAX) {
                 return fail(reason, cap, "%s: queued on a free lock", text);
+        }
+        if (empty) {
+                /* A multi-lock waits on its free names too, as a
+                 * read/write lock's waiter. */
+                l->semaphore = false;
+                l->limit = 0;
         }
         l->q[l->nq].session = ev->session;
         l->q[l->nq].seq = ev->seq;
@@ -189,4 +202,80 @@ int holders_unqueue(struct lockmodel *l, const struct simevent *ev,
                 }
         }
         return fail(reason, cap, "%s: not waiting", text);
+}
+
+int holders_delay(struct lockmodel *l, const struct simevent *ev,
+                  const struct command *cmd, const char *text, char *reason,
+                  size_t cap)
+{
+        if (l == NULL ||
+            (ev->type == LOCKFSM_EV_BLOCK
+                 ? cmd->type != COMMAND_EXPIRE && cmd->type != COMMAND_REVOKE
+                 : cmd->type != COMMAND_UNBLOCK || !l->blocked)) {
+                return fail(reason, cap,
+                            "%s: a lock-delay that no expiry began, or no "
+                            "UNBLOCK ended",
+                            text);
+        }
+        l->blocked = ev->type == LOCKFSM_EV_BLOCK;
+        return 0;
+}
+
+int holders_multi_event(struct multilock *ml, uint16_t bit,
+                        const struct simevent *ev, bool own, const char *text,
+                        char *reason, size_t cap)
+{
+        bool ok;
+
+        if (ev->type == LOCKFSM_EV_QUEUE) {
+                ok = own && !(ml->waits & bit);
+                ml->waits |= bit;
+        } else if (ev->type == LOCKFSM_EV_GRANT) {
+                ok = !(ml->granted_now & bit) &&
+                     (ml->waits == 0 || (ml->waits & bit));
+                ml->granted_now |= bit;
+        } else {
+                ok = (ml->waits & bit) && !(ml->left_now & bit);
+                ml->left_now |= bit;
+        }
+        if (!ok || !(ml->names & bit)) {
+                return fail(reason, cap,
+                            "%s: a multi-lock queued, granted or left a "
+                            "name twice, or one it does not name or wait for",
+                            text);
+        }
+        return 0;
+}
+
+int holders_multi_end(struct multilock *ml, uint64_t index, uint64_t session,
+                      uint64_t seq, char *reason, size_t cap)
+{
+        uint16_t got = ml->granted_now ? ml->granted_now
+                       : ml->left_now  ? ml->left_now
+                                       : ml->waits;
+        uint16_t want =
+            ml->left_now && !ml->granted_now ? ml->waits : ml->names;
+        int what = ml->granted_now ? (ml->waits != 0 ? HOLDERS_MULTI_WAITED
+                                                     : HOLDERS_MULTI_NOW)
+                   : ml->left_now  ? HOLDERS_MULTI_LEFT
+                                   : HOLDERS_MULTI_QUEUED;
+
+        if ((ml->granted_now && ml->left_now) || got != want) {
+                return fail(reason, cap,
+                            "@%" PRIu64 ": multi-lock s=%" PRIu64 " q=%" PRIu64
+                            " %s %d of its %d names in this entry: a "
+                            "multi-lock is held wholly or not at all, and "
+                            "leaves every queue together",
+                            index, session, seq,
+                            ml->granted_now ? "granted"
+                            : ml->left_now  ? "left the queues of"
+                                            : "queued on",
+                            __builtin_popcount(got), __builtin_popcount(want));
+        }
+        if (what != HOLDERS_MULTI_QUEUED) {
+                ml->waits = 0;
+        }
+        ml->granted_now = 0;
+        ml->left_now = 0;
+        return what;
 }

@@ -20,6 +20,11 @@
 #define SEM_LIMIT         3
 #define MAX_BLOCKED       16
 #define SIM_LOCK_DELAY_MS 300 /* virtual */
+/* A MULTI names 2..SIM_MULTI_NAMES locks (the cluster's limit), and now
+ * and then one more, which is refused; its list fits SIM_LIST_MAX. */
+#define SIM_MULTI_NAMES 3
+#define SIM_MULTI_MAX   (SIM_MULTI_NAMES + 1)
+#define SIM_LIST_MAX    (SIM_MULTI_MAX * (2 + COMMAND_NAME_MAX))
 
 static inline unsigned rng_range(struct rng *r, unsigned lo, unsigned hi)
 {
@@ -39,10 +44,12 @@ struct held {
         uint32_t count;
 };
 
-/* A queued ACQUIRE: the command is kept so that a poll retries it byte for
- * byte (same session and seq). */
+/* A queued ACQUIRE or MULTI: the command is kept so that a poll retries
+ * it byte for byte (same session and seq); a MULTI's list lives in `list`,
+ * which cmd.list points at wherever the wait is moved. */
 struct wait {
         struct command cmd;
+        uint8_t list[SIM_LIST_MAX];
         raft_time since;
         bool timeout_sent;
 };
@@ -54,6 +61,7 @@ struct client {
         uint64_t next_seq;
         bool busy; /* a request is outstanding until acknowledged */
         struct command cmd;
+        uint8_t cmd_list[SIM_LIST_MAX]; /* cmd.list of a MULTI */
         struct simprop *prop; /* its latest attempt, NULL if refused */
         raft_time sent_at;
         raft_time next_at;
@@ -108,6 +116,11 @@ struct sim {
         unsigned n_blocked;
         uint64_t final_index;
         uint64_t fail_index; /* the log index a failed check is about, or 0 */
+        /* MULTIs in the final log (counted by the checker): granted by
+         * their own entry, granted after waiting, left their queues. */
+        unsigned multi_now;
+        unsigned multi_waited;
+        unsigned multi_left;
 };
 
 /* Prints a "# t=<virtual ms>" TAP comment when the run is verbose. */

@@ -19,7 +19,10 @@
  * One seed = one run: a 3- or 5-node cluster, a few client sessions issuing
  * lock commands through the "server" side of simcluster (the current
  * leader), leader-proposed EXPIRE, TIMEOUT and REVOKE, and random faults, for
- * RUN_MS of virtual time. Then every fault is healed, one more command is
+ * RUN_MS of virtual time. The clients' commands include MULTIs (one
+ * acquire in ten: 2 or 3 names, now and then a refused one), tries and
+ * waits, released name by name and cancelled or timed out by any one of
+ * their names. Then every fault is healed, one more command is
  * committed, and the run is checked:
  *
  *  (a) every node's lockfsm_snapshot() bytes are identical, and each node's
@@ -30,8 +33,11 @@
  *      time, GRANT only when free and in FIFO order, token = index of the
  *      granting entry and strictly increasing per lock, nothing granted to
  *      an ended session, no (session, seq) granted or queued twice, no
- *      request executed twice, duplicates answered as the original), and
- *      lockfsm_check() passes on every node;
+ *      request executed twice, duplicates answered as the original; a
+ *      multi-lock is granted all its names by one entry or none, and
+ *      queues on and leaves all its names' queues in one entry; a
+ *      session's id is its OPEN's stamp), and lockfsm_check() passes on
+ *      every node;
  *  (d) nothing acknowledged was lost: each acknowledged proposal's entry,
  *      with the acknowledged outcome, is in the final log at the index raft
  *      gave it, and each acknowledged or reported grant is a GRANT event at
@@ -69,12 +75,16 @@
  * committed them without a majority) in seeds 109, 463, 587, 887 and 971
  * of 1..1000 on 3 nodes; (g) is the check that found it.
  *
- * Negative controls (--break, and three TAP lines of the default run):
+ * Negative controls (--break, and four TAP lines of the default run):
  * drop-grant removes an acknowledged grant's GRANT event from every node,
  * reapply applies one entry a second time on one node, blind makes the
  * stores of all nodes but one record nothing (so every commit breaks
- * (g)); the checker must report each, while the same run untouched
- * passes.
+ * (g)), split-multi moves the GRANT of one name of a multi-lock into the
+ * next entry on every node (which only the multi-lock check of (c) may
+ * report); the checker must report each, while the same run untouched
+ * passes. The last comment line sums the MULTIs granted at once, after
+ * waiting, and that left their queues; each TAP line has them as
+ * multi=<at once>+<after waiting>/<left>.
  *
  * This file runs the seeds and the negative controls. The clients and the
  * leader's own proposals are in workload.c, the faults in faults.c, checks
@@ -87,18 +97,103 @@
 
 enum brk {
         BREAK_NONE = 0,
-        BREAK_DROP_GRANT, /* drop an acknowledged GRANT from every node */
-        BREAK_REAPPLY,    /* apply one entry a second time on one node */
-        BREAK_BLIND,      /* the stores of all nodes but one record no
-                             append: every commit lacks a majority */
+        BREAK_DROP_GRANT,  /* drop an acknowledged GRANT from every node */
+        BREAK_REAPPLY,     /* apply one entry a second time on one node */
+        BREAK_BLIND,       /* the stores of all nodes but one record no
+                              append: every commit lacks a majority */
+        BREAK_SPLIT_MULTI, /* move one name's GRANT of a multi-lock
+                              into the next entry */
 };
 
 static const char *const break_names[] = {"none", "drop-grant", "reapply",
-                                          "blind"};
+                                          "blind", "split-multi"};
 
 /* ------------------------------------------------------------------------
  * Negative controls: corrupt the checker's input on purpose
  */
+
+/* Whether events `a` and `b` are GRANTs of one multi-lock's names. */
+static bool same_multi(const struct simevent *a, const struct simevent *b)
+{
+        return a->type == LOCKFSM_EV_GRANT && b->type == LOCKFSM_EV_GRANT &&
+               a->index == b->index && a->session == b->session &&
+               a->seq == b->seq;
+}
+
+/* A GRANT event of node `n`'s first multi-lock granted by one entry, the
+ * second of its names or later, whose lock no other event of that entry
+ * names (so that moving it breaks the multi-lock and nothing else); 0 if
+ * none. */
+static size_t multi_grant(const struct simnode *n)
+{
+        for (size_t j = 1; j < n->n_events; j++) {
+                const struct simevent *b = &n->events[j];
+                bool group = same_multi(&n->events[j - 1], b);
+                size_t k;
+
+                for (k = j;
+                     group && k > 0 && n->events[k - 1].index == b->index;
+                     k--) {
+                }
+                for (;
+                     group && k < n->n_events && n->events[k].index == b->index;
+                     k++) {
+                        group = k == j ||
+                                n->events[k].name_len != b->name_len ||
+                                memcmp(n->events[k].name, b->name,
+                                       b->name_len) != 0;
+                }
+                if (group) {
+                        return j;
+                }
+        }
+        return 0;
+}
+
+/* BREAK_SPLIT_MULTI: on every node alike, the GRANT of one name of a
+ * multi-lock moves to the next entry (with that entry's index as its
+ * token), so that its names are granted by two entries. */
+static int split_multi(struct sim *s, char *reason, size_t cap)
+{
+        size_t j = multi_grant(&s->c.nodes[0]);
+        const struct simentry *e;
+        uint64_t to;
+        unsigned i;
+
+        if (j == 0) {
+                return fail(reason, cap,
+                            "break split-multi: no multi-lock "
+                            "granted to split");
+        }
+        e = simnode_entry_at(&s->c.nodes[0], s->c.nodes[0].events[j].index);
+        if (e == NULL ||
+            e + 1 == s->c.nodes[0].entries + s->c.nodes[0].n_entries) {
+                return fail(reason, cap, "break split-multi: no next entry");
+        }
+        to = e[1].index;
+        for (i = 0; i < s->n; i++) {
+                struct simnode *n = &s->c.nodes[i];
+                struct simevent ev;
+                size_t k;
+
+                if (multi_grant(n) != j) {
+                        return fail(reason, cap,
+                                    "break split-multi: node %u differs", i);
+                }
+                ev = n->events[j];
+                ev.index = to;
+                ev.token = to;
+                for (k = j; k + 1 < n->n_events && n->events[k + 1].index < to;
+                     k++) {
+                        n->events[k] = n->events[k + 1];
+                }
+                n->events[k] = ev;
+        }
+        say(s,
+            "break: moved a GRANT of the multi-lock at %" PRIu64 " to %" PRIu64,
+            e->index, to);
+        return 0;
+}
 
 static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
 {
@@ -107,6 +202,9 @@ static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
 
         if (brk == BREAK_NONE || brk == BREAK_BLIND) {
                 return 0;
+        }
+        if (brk == BREAK_SPLIT_MULTI) {
+                return split_multi(s, reason, cap);
         }
         for (k = 0; k < s->c.n_props; k++) {
                 const struct simprop *p = s->c.props[k];
@@ -176,6 +274,9 @@ struct outcome {
         unsigned unknown;
         unsigned faults;
         unsigned grants;
+        unsigned multi_now;    /* MULTIs granted by their own entry */
+        unsigned multi_waited; /* granted after waiting */
+        unsigned multi_left;   /* that left their queues ungranted */
         uint64_t last_index;
         uint64_t snapshot_index;
         uint64_t steps;
@@ -193,6 +294,33 @@ static void configure(struct sim *s, struct simcluster_config *cfg)
         cfg->limits.max_waiters_per_lock = 3;
         cfg->limits.max_inflight = 6;
         cfg->limits.max_tombstones = 8;
+        cfg->limits.max_names_per_acquire = SIM_MULTI_NAMES;
+}
+
+/* What the run did, for its TAP line. */
+static void summarize(struct sim *s, struct outcome *out)
+{
+        size_t k;
+
+        out->props = (unsigned)s->c.n_props;
+        for (k = 0; k < s->c.n_props; k++) {
+                out->acked += s->c.props[k]->state == SIMPROP_ACKED;
+                out->unknown += s->c.props[k]->state == SIMPROP_UNKNOWN;
+        }
+        for (k = 0; k < s->c.nodes[0].n_events; k++) {
+                out->grants += s->c.nodes[0].events[k].type == LOCKFSM_EV_GRANT;
+        }
+        out->multi_now = s->multi_now;
+        out->multi_waited = s->multi_waited;
+        out->multi_left = s->multi_left;
+        out->faults = s->faults_total;
+        out->steps = s->c.n_steps;
+        out->last_index = raft_last_applied(simcluster_raft(&s->c, 0));
+        for (unsigned i = 0; i < s->n; i++) {
+                if (s->c.nodes[i].store.latest > out->snapshot_index) {
+                        out->snapshot_index = s->c.nodes[i].store.latest;
+                }
+        }
 }
 
 static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
@@ -204,7 +332,6 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         struct sim *s;
         raft_time end;
         unsigned i;
-        size_t k;
         int rv;
 
         memset(out, 0, sizeof *out);
@@ -277,22 +404,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         if (rv == 0) {
                 rv = check_run(s, reason, cap);
         }
-        out->props = (unsigned)s->c.n_props;
-        for (k = 0; k < s->c.n_props; k++) {
-                out->acked += s->c.props[k]->state == SIMPROP_ACKED;
-                out->unknown += s->c.props[k]->state == SIMPROP_UNKNOWN;
-        }
-        for (k = 0; k < s->c.nodes[0].n_events; k++) {
-                out->grants += s->c.nodes[0].events[k].type == LOCKFSM_EV_GRANT;
-        }
-        out->faults = s->faults_total;
-        out->steps = s->c.n_steps;
-        out->last_index = raft_last_applied(simcluster_raft(&s->c, 0));
-        for (i = 0; i < nodes; i++) {
-                if (s->c.nodes[i].store.latest > out->snapshot_index) {
-                        out->snapshot_index = s->c.nodes[i].store.latest;
-                }
-        }
+        summarize(s, out);
         simcluster_close(&s->c);
         free(s->reports);
         free(s);
@@ -309,10 +421,12 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
 {
         if (rv == 0) {
                 printf("ok %u - nodes=%u seed=%" PRIu64 " ops=%u acked=%u "
-                       "unknown=%u faults=%u grants=%u last_index=%" PRIu64
-                       " snapshot_index=%" PRIu64 " steps=%" PRIu64 "\n",
+                       "unknown=%u faults=%u grants=%u multi=%u+%u/%u "
+                       "last_index=%" PRIu64 " snapshot_index=%" PRIu64
+                       " steps=%" PRIu64 "\n",
                        k, nodes, seed, out->props, out->acked, out->unknown,
-                       out->faults, out->grants, out->last_index,
+                       out->faults, out->grants, out->multi_now,
+                       out->multi_waited, out->multi_left, out->last_index,
                        out->snapshot_index, out->steps);
                 return;
         }
@@ -329,7 +443,7 @@ static void usage(FILE *f)
 {
         fprintf(f,
                 "usage: test_sim [--nodes N] [--seed S | --seeds COUNT] "
-                "[--verbose] [--break drop-grant|reapply|blind]\n"
+                "[--verbose] [--break drop-grant|reapply|blind|split-multi]\n"
                 "  default: seeds 1..%d on 3 and on 5 nodes, plus the "
                 "negative controls\n",
                 DEFAULT_SEEDS);
@@ -362,6 +476,56 @@ static int overgrant_control(void)
 }
 #endif
 
+/* The negative controls, on seed 1 of 3 nodes: each corruption must be
+ * caught (the split multi-lock by the multi-lock check itself), while the
+ * same run untouched passes, so that what the checker reports is the
+ * corruption and nothing else. TAP lines from *k + 1; the failures. */
+#define N_CONTROLS 4
+static unsigned run_controls(unsigned *k)
+{
+        static const enum brk controls[N_CONTROLS] = {
+            BREAK_DROP_GRANT, BREAK_REAPPLY, BREAK_BLIND, BREAK_SPLIT_MULTI};
+        static const char *const expect[N_CONTROLS] = {"", "", "",
+                                                       "multi-lock s="};
+        char base[1024] = "";
+        char reason[1024];
+        struct outcome out;
+        unsigned failed = 0;
+        int base_rv =
+            run_seed(3, 1, BREAK_NONE, false, &out, base, sizeof base);
+
+        for (unsigned a = 0; a < N_CONTROLS; a++) {
+                const char *name = break_names[controls[a]];
+                int rv = run_seed(3, 1, controls[a], false, &out, reason,
+                                  sizeof reason);
+
+                ++*k;
+                if (base_rv == 0 && rv != 0 &&
+                    strstr(reason, expect[a]) != NULL) {
+                        printf("ok %u - negative control %s "
+                               "(nodes=3 seed=1) caught: %s\n",
+                               *k, name, reason);
+                } else {
+                        failed++;
+                        printf("not ok %u - negative control %s "
+                               "(nodes=3 seed=1): %s%s (reproduce: "
+                               "tests/sim/test_sim --nodes 3 --seed 1 "
+                               "--break %s --verbose)\n",
+                               *k, name,
+                               base_rv != 0 ? "the unbroken run fails: "
+                               : rv != 0    ? "caught by another check: "
+                                            : "the checker missed the "
+                                              "corruption",
+                               base_rv != 0 ? base
+                               : rv != 0    ? reason
+                                            : "",
+                               name);
+                }
+                fflush(stdout);
+        }
+        return failed;
+}
+
 int main(int argc, char **argv)
 {
         unsigned node_counts[2] = {3, 5};
@@ -379,6 +543,7 @@ int main(int argc, char **argv)
         struct timespec t1;
         char reason[1024];
         struct outcome out;
+        unsigned multi[3] = {0, 0, 0};
         unsigned a;
         int i;
 
@@ -412,6 +577,8 @@ int main(int argc, char **argv)
                                 brk = BREAK_REAPPLY;
                         } else if (strcmp(val, "blind") == 0) {
                                 brk = BREAK_BLIND;
+                        } else if (strcmp(val, "split-multi") == 0) {
+                                brk = BREAK_SPLIT_MULTI;
                         } else {
                                 usage(stderr);
                                 return 2;
@@ -434,8 +601,8 @@ int main(int argc, char **argv)
 #endif
         /* The negative controls run with the default plan only: a run
          * narrowed to one seed is for reproducing that seed. */
-        planned =
-            n_counts * n_seeds + (!have_seed && brk == BREAK_NONE ? 3 : 0);
+        planned = n_counts * n_seeds +
+                  (!have_seed && brk == BREAK_NONE ? N_CONTROLS : 0);
         printf("1..%u\n", planned);
         fflush(stdout);
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -451,46 +618,19 @@ int main(int argc, char **argv)
                                       sizeof reason);
                         report(k, nodes, seed, brk, rv, reason, &out);
                         failed += rv != 0;
+                        multi[0] += out.multi_now;
+                        multi[1] += out.multi_waited;
+                        multi[2] += out.multi_left;
                         fflush(stdout);
                 }
         }
         if (!have_seed && brk == BREAK_NONE) {
-                enum brk controls[3] = {BREAK_DROP_GRANT, BREAK_REAPPLY,
-                                        BREAK_BLIND};
-                char base[1024] = "";
-                int base_rv;
-
-                /* The same run untouched must pass, so that what the
-                 * checker reports below is the corruption and nothing
-                 * else. */
-                base_rv =
-                    run_seed(3, 1, BREAK_NONE, false, &out, base, sizeof base);
-                for (a = 0; a < 3; a++) {
-                        const char *name = break_names[controls[a]];
-
-                        k++;
-                        rv = run_seed(3, 1, controls[a], false, &out, reason,
-                                      sizeof reason);
-                        if (base_rv == 0 && rv != 0) {
-                                printf("ok %u - negative control %s "
-                                       "(nodes=3 seed=1) caught: %s\n",
-                                       k, name, reason);
-                        } else {
-                                failed++;
-                                printf("not ok %u - negative control %s "
-                                       "(nodes=3 seed=1): %s%s (reproduce: "
-                                       "tests/sim/test_sim --nodes 3 --seed 1 "
-                                       "--break %s --verbose)\n",
-                                       k, name,
-                                       base_rv != 0 ? "the unbroken run fails: "
-                                                    : "the checker missed the "
-                                                      "corruption",
-                                       base_rv != 0 ? base : "", name);
-                        }
-                        fflush(stdout);
-                }
+                failed += run_controls(&k);
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
+        printf("# MULTI: %u granted at once, %u after waiting, %u left "
+               "their queues ungranted\n",
+               multi[0], multi[1], multi[2]);
         printf("# %u tests, %u failed, %.2f s\n", k, failed,
                (double)(t1.tv_sec - t0.tv_sec) +
                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

@@ -40,6 +40,19 @@ static int name_index(const char *name, size_t len)
         return -1;
 }
 
+/* Copy `src` into `dst` and a MULTI's list into `list` (SIM_LIST_MAX
+ * bytes), which `dst` then borrows: a struct command only points at its
+ * list, and the one it was built or decoded from goes away. */
+static void copy_command(struct command *dst, uint8_t *list,
+                         const struct command *src)
+{
+        *dst = *src;
+        if (src->list_len > 0) {
+                memmove(list, src->list, src->list_len);
+                dst->list = list;
+        }
+}
+
 static void client_reset(struct client *cl)
 {
         cl->session = 0;
@@ -83,7 +96,51 @@ static struct wait *find_wait_seq(struct client *cl, uint64_t seq)
 
 static void drop_wait(struct client *cl, struct wait *w)
 {
-        *w = cl->waits[--cl->n_waits];
+        struct wait *last = &cl->waits[--cl->n_waits];
+
+        if (w != last) {
+                copy_command(&w->cmd, w->list, &last->cmd);
+                w->since = last->since;
+                w->timeout_sent = last->timeout_sent;
+        }
+}
+
+/* A queued ACQUIRE or MULTI, kept for polls, CANCEL and TIMEOUT. */
+static void add_wait(struct client *cl, const struct command *cmd)
+{
+        struct wait *w;
+
+        if (find_wait_seq(cl, cmd->seq) != NULL || cl->n_waits == MAX_WAITS) {
+                return;
+        }
+        w = &cl->waits[cl->n_waits++];
+        copy_command(&w->cmd, w->list, cmd);
+        w->since = 0;
+        w->timeout_sent = false;
+}
+
+/* Name `cmd`, a CANCEL or TIMEOUT of wait `w`, after the wait's lock, or
+ * after any one of a MULTI's locks, each of which names the whole wait. */
+static void name_wait(struct rng *r, const struct wait *w, struct command *cmd)
+{
+        const char *name = w->cmd.name;
+        uint8_t len = w->cmd.name_len;
+        uint8_t mode;
+        size_t at = 0;
+        int i;
+
+        if (w->cmd.type == COMMAND_MULTI) {
+                unsigned k = rng_below(r, w->cmd.n_names);
+
+                do {
+                        command_list_next(&w->cmd, &at, &mode, &name, &len);
+                } while (k-- > 0);
+        }
+        /* The static name, which outlives the wait (a retry re-encodes
+         * the command after the wait may be gone). */
+        i = name_index(name, len);
+        cmd->name = i >= 0 ? lock_names[i] : name;
+        cmd->name_len = len;
 }
 
 static void add_held(struct client *cl, unsigned name, uint64_t owner,
@@ -105,20 +162,37 @@ static void add_held(struct client *cl, unsigned name, uint64_t owner,
         cl->last_token[name] = token;
 }
 
-/* A grant that the server learned from a GRANT event or from a poll. */
+/* Every name that `cmd`, an ACQUIRE or a MULTI, asked for is held with
+ * `token`, each in its own mode. */
+static void add_held_all(struct client *cl, const struct command *cmd,
+                         uint64_t token)
+{
+        const char *name = cmd->name;
+        uint8_t len = cmd->name_len;
+        uint8_t mode = cmd->mode;
+        size_t at = 0;
+        int i;
+
+        while (cmd->type == COMMAND_MULTI
+                   ? command_list_next(cmd, &at, &mode, &name, &len)
+                   : at++ == 0) {
+                i = name_index(name, len);
+                if (i >= 0) {
+                        add_held(cl, (unsigned)i, cmd->owner, mode, token, 1);
+                }
+        }
+}
+
+/* A grant that the server learned from a GRANT event or from a poll: of
+ * every name of a MULTI at once. */
 static void grant_waiter(struct client *cl, uint64_t seq, uint64_t token)
 {
         struct wait *w = find_wait_seq(cl, seq);
-        int name;
 
         if (w == NULL) {
                 return;
         }
-        name = name_index(w->cmd.name, w->cmd.name_len);
-        if (name >= 0) {
-                add_held(cl, (unsigned)name, w->cmd.owner, w->cmd.mode, token,
-                         1);
-        }
+        add_held_all(cl, &w->cmd, token);
         drop_wait(cl, w);
 }
 
@@ -211,6 +285,33 @@ void on_leader_event(void *data, unsigned node, const struct simevent *ev)
         }
 }
 
+/* The outcome of an ACQUIRE or a MULTI of lock `name` (a MULTI's
+ * first). */
+static void acquire_outcome(struct client *cl, const struct command *cmd,
+                            const struct lockfsm_result *res, unsigned name)
+{
+        struct wait *w;
+
+        if (res->kind == PROTO_KIND_GRANTED) {
+                if (find_wait_seq(cl, cmd->seq) != NULL) {
+                        grant_waiter(cl, cmd->seq, res->token);
+                } else {
+                        add_held_all(cl, cmd, res->token);
+                }
+        } else if (res->kind == PROTO_KIND_REENTERED) {
+                add_held(cl, name, cmd->owner, cmd->mode, res->token,
+                         res->count);
+        } else if (res->kind == PROTO_KIND_QUEUED) {
+                add_wait(cl, cmd);
+        } else if (res->status == BATON_ETIMEDOUT ||
+                   res->status == BATON_ECANCELLED) {
+                w = find_wait_seq(cl, cmd->seq);
+                if (w != NULL) {
+                        drop_wait(cl, w);
+                }
+        }
+}
+
 /* Update the client's view from an acknowledged outcome of its request. */
 static void client_outcome(struct client *cl, const struct command *cmd,
                            const struct lockfsm_result *res)
@@ -238,33 +339,9 @@ static void client_outcome(struct client *cl, const struct command *cmd,
         }
         switch (cmd->type) {
         case COMMAND_ACQUIRE:
-                if (name < 0) {
-                        return;
-                }
-                if (res->kind == PROTO_KIND_GRANTED) {
-                        if (find_wait_seq(cl, cmd->seq) != NULL) {
-                                grant_waiter(cl, cmd->seq, res->token);
-                        } else {
-                                add_held(cl, (unsigned)name, cmd->owner,
-                                         cmd->mode, res->token, 1);
-                        }
-                } else if (res->kind == PROTO_KIND_REENTERED) {
-                        add_held(cl, (unsigned)name, cmd->owner, cmd->mode,
-                                 res->token, res->count);
-                } else if (res->kind == PROTO_KIND_QUEUED) {
-                        if (find_wait_seq(cl, cmd->seq) == NULL &&
-                            cl->n_waits < MAX_WAITS) {
-                                w = &cl->waits[cl->n_waits++];
-                                w->cmd = *cmd;
-                                w->since = 0;
-                                w->timeout_sent = false;
-                        }
-                } else if (res->status == BATON_ETIMEDOUT ||
-                           res->status == BATON_ECANCELLED) {
-                        w = find_wait_seq(cl, cmd->seq);
-                        if (w != NULL) {
-                                drop_wait(cl, w);
-                        }
+        case COMMAND_MULTI:
+                if (name >= 0) {
+                        acquire_outcome(cl, cmd, res, (unsigned)name);
                 }
                 break;
         case COMMAND_RELEASE:
@@ -361,7 +438,7 @@ static void client_start(struct sim *s, struct client *cl,
 {
         char text[200];
 
-        cl->cmd = *cmd;
+        copy_command(&cl->cmd, cl->cmd_list, cmd);
         cl->busy = true;
         cl->attempts = 0;
         if (s->verbose) {
@@ -385,45 +462,130 @@ static void pick_mode(struct rng *r, unsigned name, struct command *cmd)
             rng_chance(r, 35) ? COMMAND_MODE_SHARED : COMMAND_MODE_EXCLUSIVE;
 }
 
+/* A MULTI in `cmd` (its list in `list`, SIM_LIST_MAX bytes) of 2 to
+ * SIM_MULTI_NAMES distinct names, now and then one more (too many names);
+ * writers and readers, and now and then a semaphore's mode, which no
+ * multi-lock takes, or the semaphore's name among them. */
+static void pick_multi(struct rng *r, struct command *cmd, uint8_t *list)
+{
+        unsigned idx[N_NAMES];
+        unsigned names = rng_chance(r, 10) ? N_NAMES : SEM_NAME;
+        unsigned n =
+            rng_chance(r, 4) ? SIM_MULTI_MAX : rng_range(r, 2, SIM_MULTI_NAMES);
+        size_t len = 0;
+        unsigned i;
+
+        for (i = 0; i < N_NAMES; i++) {
+                idx[i] = i;
+        }
+        for (i = 0; i < n; i++) {
+                unsigned j = i + rng_below(r, names - i);
+                unsigned name = idx[j];
+                uint8_t mode = rng_chance(r, 35) ? COMMAND_MODE_SHARED
+                                                 : COMMAND_MODE_EXCLUSIVE;
+
+                idx[j] = idx[i];
+                idx[i] = name;
+                if (rng_chance(r, 2)) {
+                        mode = COMMAND_MODE_SEMAPHORE;
+                }
+                command_list_add(list, SIM_LIST_MAX, &len, mode,
+                                 lock_names[name], strlen(lock_names[name]));
+        }
+        cmd->type = COMMAND_MULTI;
+        cmd->mode = 0;
+        cmd->list = list;
+        cmd->list_len = (uint16_t)len;
+        cmd->n_names = (uint8_t)n;
+        /* Not encoded: what a decoded MULTI says, its first name. */
+        cmd->name = lock_names[idx[0]];
+        cmd->name_len = (uint8_t)strlen(lock_names[idx[0]]);
+}
+
+/* An ACQUIRE of lock `name` in `cmd`, a `try` or one that waits; one in
+ * ten a MULTI instead, its list in `list` (true). */
+static bool pick_acquire(struct rng *r, struct command *cmd, unsigned name,
+                         bool try, uint8_t *list)
+{
+        cmd->type = COMMAND_ACQUIRE;
+        cmd->owner = rng_range(r, 1, 2);
+        cmd->wait_ms = try                 ? COMMAND_WAIT_TRY
+                       : rng_chance(r, 20) ? COMMAND_WAIT_FOREVER
+                                           : rng_range(r, 200, 4000);
+        if (rng_chance(r, 10)) {
+                /* Owner 3 takes only multi-locks: fewer of them are
+                 * refused for a name the owner holds. */
+                cmd->owner = rng_range(r, 1, 3);
+                pick_multi(r, cmd, list);
+                return true;
+        }
+        pick_mode(r, name, cmd);
+        return false;
+}
+
+/* An ACQUIRE in `cmd` of a grant the client holds, by its owner in its
+ * mode: reentrant (a semaphore's: BATON_EHELD). Its lock's number. */
+static unsigned pick_reentry(struct rng *r, struct client *cl,
+                             struct command *cmd)
+{
+        struct held *h = &cl->held[rng_below(r, cl->n_held)];
+
+        cmd->type = COMMAND_ACQUIRE;
+        cmd->owner = h->owner;
+        cmd->wait_ms = COMMAND_WAIT_TRY;
+        pick_mode(r, h->name, cmd);
+        cmd->mode = h->mode;
+        if (cmd->mode != COMMAND_MODE_SEMAPHORE) {
+                /* The semaphore's name, held as a lock: a MULTI took it
+                 * while it was free. */
+                cmd->permits = 0;
+                cmd->limit = 0;
+        }
+        return h->name;
+}
+
+/* A client without a session opens one. */
+static void client_open(struct sim *s, struct client *cl)
+{
+        static const char *const client_names[] = {
+            "", "worker-1", "cron", "batch", "a",
+        };
+        const char *cn = client_names[cl->id % 5];
+        struct command cmd;
+
+        memset(&cmd, 0, sizeof cmd);
+        cmd.type = COMMAND_OPEN;
+        cl->nonce = rng_next(&s->rng) | 1;
+        cmd.nonce = cl->nonce;
+        cmd.ttl_ms = 60000;
+        cmd.name = cn;
+        cmd.name_len = (uint8_t)strlen(cn);
+        client_start(s, cl, &cmd);
+}
+
 /* Pick the client's next request from its view of its session. */
 static void client_next(struct sim *s, struct client *cl)
 {
         struct rng *r = &s->rng;
         struct command cmd;
+        uint8_t list[SIM_LIST_MAX];
         unsigned roll;
         unsigned name = rng_below(r, N_NAMES);
 
         memset(&cmd, 0, sizeof cmd);
         if (cl->session == 0) {
-                static const char *const client_names[] = {
-                    "", "worker-1", "cron", "batch", "a",
-                };
-                const char *cn = client_names[cl->id % 5];
-
-                cmd.type = COMMAND_OPEN;
-                cl->nonce = rng_next(r) | 1;
-                cmd.nonce = cl->nonce;
-                cmd.ttl_ms = 60000;
-                cmd.name = cn;
-                cmd.name_len = (uint8_t)strlen(cn);
-                client_start(s, cl, &cmd);
+                client_open(s, cl);
                 return;
         }
         cmd.session = cl->session;
         cmd.seq = cl->next_seq++;
         cmd.ack = client_ack(cl, cmd.seq);
         roll = rng_below(r, 100);
-        if (roll < 30) {
-                cmd.type = COMMAND_ACQUIRE;
-                cmd.owner = rng_range(r, 1, 2);
-                cmd.wait_ms = COMMAND_WAIT_TRY;
-                pick_mode(r, name, &cmd);
-        } else if (roll < 50) {
-                cmd.type = COMMAND_ACQUIRE;
-                cmd.owner = rng_range(r, 1, 2);
-                cmd.wait_ms = rng_chance(r, 20) ? COMMAND_WAIT_FOREVER
-                                                : rng_range(r, 200, 4000);
-                pick_mode(r, name, &cmd);
+        if (roll < 50) {
+                if (pick_acquire(r, &cmd, name, roll < 30, list)) {
+                        client_start(s, cl, &cmd);
+                        return;
+                }
         } else if (roll < 72 && cl->n_held > 0) {
                 struct held *h = &cl->held[rng_below(r, cl->n_held)];
 
@@ -441,22 +603,13 @@ static void client_next(struct sim *s, struct client *cl)
                 cmd.owner = rng_range(r, 1, 2);
                 cmd.token = cl->last_token[name];
         } else if (roll < 84 && cl->n_held > 0) {
-                struct held *h = &cl->held[rng_below(r, cl->n_held)];
-
-                cmd.type = COMMAND_ACQUIRE; /* reentrant; a semaphore's:
-                                               BATON_EHELD */
-                name = h->name;
-                cmd.owner = h->owner;
-                cmd.wait_ms = COMMAND_WAIT_TRY;
-                pick_mode(r, name, &cmd);
-                cmd.mode = h->mode;
+                name = pick_reentry(r, cl, &cmd);
         } else if (roll < 89 && cl->n_waits > 0) {
                 struct wait *w = &cl->waits[rng_below(r, cl->n_waits)];
 
                 cmd.type = COMMAND_CANCEL;
                 cmd.target = w->cmd.seq;
-                cmd.name = w->cmd.name;
-                cmd.name_len = w->cmd.name_len;
+                name_wait(r, w, &cmd);
                 client_start(s, cl, &cmd);
                 return;
         } else if (roll < 94 && cl->n_waits > 0) {
@@ -575,8 +728,7 @@ void drive_server(struct sim *s, raft_time now)
                         cmd.type = COMMAND_TIMEOUT;
                         cmd.session = w->cmd.session;
                         cmd.target = w->cmd.seq;
-                        cmd.name = w->cmd.name;
-                        cmd.name_len = w->cmd.name_len;
+                        name_wait(r, w, &cmd);
                         w->timeout_sent = true;
                         server_propose(s, &cmd);
                 }
@@ -594,8 +746,7 @@ void drive_server(struct sim *s, raft_time now)
                 cmd.type = COMMAND_TIMEOUT;
                 cmd.session = w->cmd.session;
                 cmd.target = w->cmd.seq;
-                cmd.name = w->cmd.name;
-                cmd.name_len = w->cmd.name_len;
+                name_wait(r, w, &cmd);
         } else {
                 /* A session's expiry, or now and then an operator's REVOKE
                  * of it, which ends it alike and says who asked. */
