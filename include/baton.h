@@ -521,6 +521,11 @@ struct baton_grant {
         uint32_t waiters; /* the lock's queued waiters */
         /* The holder session's client name, NUL-terminated. */
         char client_name[65];
+        /* When it was granted: the leader's wall clock, in s since the
+         * Unix epoch, to within a second (the leader writes its clock
+         * into the log at most once a second); 0 when not known (granted
+         * before any such entry). */
+        uint32_t granted_s;
 };
 
 /**

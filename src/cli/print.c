@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../lib/json.h"
 
@@ -162,6 +163,21 @@ static void put_kind(FILE *out, bool json, const struct baton_grant *g)
         }
 }
 
+/* When a grant was made, as the leader's clock said: " since
+ * 2026-11-26T07:10:03Z", or ,"since":"..." (nothing when not known). */
+static void put_since(FILE *out, bool json, const struct baton_grant *g)
+{
+        time_t t = (time_t)g->granted_s;
+        struct tm tm;
+        char when[32];
+
+        if (g->granted_s == 0 || gmtime_r(&t, &tm) == NULL ||
+            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
+                return;
+        }
+        fprintf(out, json ? ",\"since\":\"%s\"" : " since %s", when);
+}
+
 void print_revoked(FILE *out, bool json, const char *name,
                    const struct baton_grant *g)
 {
@@ -205,6 +221,7 @@ void print_grants(FILE *out, bool json, const char *name,
                                 i > 0 ? "," : "", g[i].session, g[i].owner,
                                 g[i].token, g[i].count);
                         put_kind(out, true, &g[i]);
+                        put_since(out, true, &g[i]);
                         put_client_json(out, g[i].client_name);
                         fputc('}', out);
                         continue;
@@ -214,6 +231,7 @@ void print_grants(FILE *out, bool json, const char *name,
                         " token %" PRIu64 " count %" PRIu32,
                         name, g[i].session, g[i].owner, g[i].token, g[i].count);
                 put_kind(out, false, &g[i]);
+                put_since(out, false, &g[i]);
                 fprintf(out, " waiters %" PRIu32, g[i].waiters);
                 put_client_text(out, g[i].client_name);
         }

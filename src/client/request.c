@@ -233,6 +233,7 @@ static int take_grants(struct request *r, const uint8_t *body, uint32_t len)
                 o->permits = e[i].permits;
                 o->limit = e[i].limit;
                 o->waiters = e[i].waiters;
+                o->granted_s = e[i].granted_s;
                 take_client(o->client_name, &e[i].client_name);
         }
         if (rv == 0) {

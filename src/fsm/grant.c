@@ -89,6 +89,7 @@ static void grant(const struct step *st, struct hold *h)
         }
         h->token = st->index;
         h->count = 1;
+        h->granted_s = (uint32_t)(st->f->clock_ms / 1000);
         state_grant_attach(st->f, h);
         if (!granted_in_entry(l)) {
                 l->entry_writer = false;

@@ -129,6 +129,12 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
         case COMMAND_REVOKE_LOCK:
                 grant_revoke(&st, res);
                 break;
+        case COMMAND_CLOCK:
+                /* Time only moves on, whoever leads. */
+                f->clock_ms =
+                    c->time_ms > f->clock_ms ? c->time_ms : f->clock_ms;
+                res->kind = PROTO_KIND_UPDATED;
+                break;
         case COMMAND_CLOSE:
         case COMMAND_ACQUIRE:
         case COMMAND_MULTI:

@@ -41,6 +41,8 @@
  *   limits.max_tombstones of them) so late requests learn BATON_EEXPIRED
  *   or BATON_ECLOSED, and a retried CLOSE succeeds again.
  * - Nothing here reads a clock: the leader proposes EXPIRE and TIMEOUT.
+ *   CLOCK, the leader's too, says its wall clock, which the grants after
+ *   it record (for people, never for a decision).
  *   REVOKE, an operator's, ends a session as EXPIRE does; REVOKE_LOCK
  *   ends one grant so, its session living on (and counting it). When either
  *   carries a lock-delay, a read/write lock whose holder is lost that way
@@ -224,6 +226,10 @@ struct lockfsm_holder {
         uint32_t permits; /* a semaphore's grant: its permits */
         uint32_t limit;   /* a semaphore's permits; 0 for a lock */
         uint32_t waiters; /* the lock's queue */
+        /* The leader's wall clock when it was granted, in s since the
+         * Unix epoch, to within the leader's CLOCK interval; 0: before
+         * any CLOCK. */
+        uint32_t granted_s;
 };
 
 /*

@@ -125,6 +125,7 @@ void lockfsm_foreach_holder(
                 out.permits = h->permits;
                 out.limit = l->mode == COMMAND_MODE_SEMAPHORE ? l->limit : 0;
                 out.waiters = l->n_waiters;
+                out.granted_s = h->granted_s;
                 if (!cb(data, &out)) {
                         return;
                 }

@@ -67,6 +67,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 if (l->mode == COMMAND_MODE_SEMAPHORE) {
                         wcursor_u32(w, h->permits);
                 }
+                wcursor_u32(w, h->granted_s);
         }
         wcursor_u32(w, l->n_waiters);
         QUEUE_FOREACH(q, &l->waiters)
@@ -95,6 +96,7 @@ static void put_state(struct wcursor *w, const struct lockfsm *f)
         wcursor_u16(w, 0);
         wcursor_u64(w, f->last_index);
         wcursor_u64(w, f->stamp);
+        wcursor_u64(w, f->clock_ms);
         wcursor_u32(w, f->tomb_count);
         for (i = 0; i < f->tomb_count; i++) {
                 const struct tomb *t = &f->tomb_ring[(f->tomb_head + i) %
@@ -261,6 +263,9 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
         if (l->mode == COMMAND_MODE_SEMAPHORE) {
                 h->permits = rcursor_u32(r);
         }
+        if (!waiting && version >= 10) {
+                h->granted_s = rcursor_u32(r);
+        }
         /* The rest of what a hold must be is lockfsm_check()'s, which
          * every restore runs. */
         if (r->bad || h->mode > COMMAND_MODE_SEMAPHORE ||
@@ -391,6 +396,7 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
         }
         f->last_index = rcursor_u64(&r);
         f->stamp = version == 1 ? f->last_index : rcursor_u64(&r);
+        f->clock_ms = version >= 10 ? rcursor_u64(&r) : 0;
         n = rcursor_u32(&r);
         if (r.bad || n > f->limits.max_tombstones) {
                 return BATON_ECORRUPT;

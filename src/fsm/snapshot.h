@@ -26,8 +26,11 @@ struct lockfsm;
  * Version 8 adds a session's own lock-delay (u32) after its hash; every
  * other record is as in version 7.
  * Version 9 adds, after that, the count of a session's grants revoked
- * (u32); every other record is as in version 8. */
-#define SNAPSHOT_VERSION 9
+ * (u32); every other record is as in version 8.
+ * Version 10 adds the leader's clock of the last CLOCK (u64 ms, after the
+ * stamp) and each grant's time (u32 s, last in its record); every other
+ * record is as in version 9. */
+#define SNAPSHOT_VERSION 10
 #define SNAPSHOT_BLOCKED 0x80
 #define SNAPSHOT_MULTI   0x40
 

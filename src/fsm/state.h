@@ -76,7 +76,11 @@ struct hold {
                 struct {
                         uint64_t token; /* index of the granting entry */
                         uint32_t count; /* reentrant hold count */
-                };                      /* a grant */
+                        /* The leader's wall clock when it was granted,
+                         * in s since the Unix epoch, as the last CLOCK
+                         * said (0: no CLOCK yet). */
+                        uint32_t granted_s;
+                }; /* a grant */
                 struct {
                         uint64_t queued_at; /* the ACQUIRE's stamp */
                         uint32_t wait_ms;
@@ -155,6 +159,9 @@ struct lockfsm {
          * several commands. Equal to the index for one-command entries
          * until a batch runs ahead of the log. */
         uint64_t stamp;
+        /* The leader's wall clock as the last CLOCK command said, in ms
+         * since the Unix epoch (never going back). */
+        uint64_t clock_ms;
         /* An entry being applied (its index, 0 between entries) and how
          * many of its commands are done, so that an entry stopped by
          * BATON_ENOMEM resumes where it stopped when raft retries it. */

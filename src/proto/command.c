@@ -22,6 +22,7 @@ enum {
         F_DELAY = 1 << 10, /* delay_ms, in version 3 */
         F_LIST = 1 << 11,  /* wait_ms, n, n x {mode, name} */
         F_BY2 = 1 << 12,   /* who asked, a second string (in `address`) */
+        F_TIME = 1 << 13,  /* time_ms */
 };
 
 static unsigned fields_of(int type)
@@ -55,6 +56,8 @@ static unsigned fields_of(int type)
                 return F_SESSION | F_SEQ | F_OWNER | F_LIST;
         case COMMAND_REVOKE_LOCK:
                 return F_SESSION | F_DELAY | F_TOKEN | F_NAME | F_BY2;
+        case COMMAND_CLOCK:
+                return F_TIME;
         default:
                 return 0;
         }
@@ -78,6 +81,7 @@ const char *command_type_name(int type)
             [COMMAND_UNBLOCK] = "UNBLOCK",
             [COMMAND_MULTI] = "MULTI",
             [COMMAND_REVOKE_LOCK] = "REVOKE_LOCK",
+            [COMMAND_CLOCK] = "CLOCK",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -208,6 +212,7 @@ static uint8_t version_of(const struct command *c)
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
                        c->type == COMMAND_MULTI ||
                        c->type == COMMAND_REVOKE_LOCK ||
+                       c->type == COMMAND_CLOCK ||
                        ((c->type == COMMAND_EXPIRE ||
                          c->type == COMMAND_OPEN) &&
                         c->delay_ms != 0) ||
@@ -226,6 +231,9 @@ static void put(const struct command *c, struct wcursor *w)
         wcursor_u8(w, version);
         wcursor_u8(w, c->type);
         wcursor_u16(w, 0);
+        if (f & F_TIME) {
+                wcursor_u64(w, c->time_ms);
+        }
         if (f & F_OPEN) {
                 static const uint8_t zero[COMMAND_HASH_SIZE];
                 wcursor_u64(w, c->nonce);
@@ -384,6 +392,9 @@ int command_decode(struct command *c, const void *buf, size_t len)
         f = fields_of(c->type);
         if (rcursor_u16(&r) != 0 || f == 0) {
                 return BATON_EMALFORMED;
+        }
+        if (f & F_TIME) {
+                c->time_ms = rcursor_u64(&r);
         }
         if (f & F_OPEN) {
                 c->nonce = rcursor_u64(&r);

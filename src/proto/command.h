@@ -49,6 +49,8 @@
  *            by (string, 0..64 bytes; version 3): end the grants of the
  *            lock `name` that `session` holds with `token`, its session
  *            living on
+ *   CLOCK    time_ms u64 (version 3): the leader's wall clock, ms since
+ *            the Unix epoch, which the grants after it record
  *   MULTI    session u64, seq u64, ack u64, owner u64, wait_ms u32,
  *            n u8 (1..COMMAND_MULTI_MAX), then n x {mode u8, name
  *            (string)} (version 3): a multi-lock, every name taken at
@@ -73,7 +75,8 @@
  * every node until someone uses what only the new version has. Each
  * command has one encoding: a version 3 command that is not a semaphore
  * ACQUIRE, an OPEN or EXPIRE with a delay, a REVOKE, a REVOKE_LOCK, an
- * UNBLOCK or a MULTI is malformed, and so is one of those of another version,
+ * UNBLOCK, a MULTI or a CLOCK is malformed, and so is one of those of
+ * another version,
  * and permits and limit are zero in an ACQUIRE of another mode.
  */
 
@@ -121,6 +124,7 @@ enum command_type {
         COMMAND_UNBLOCK = 13,
         COMMAND_MULTI = 14,
         COMMAND_REVOKE_LOCK = 15,
+        COMMAND_CLOCK = 16,
 };
 
 /* MEMBER modes. */
@@ -160,12 +164,13 @@ struct command {
          * own lock-delay, which its locks get when they are lost. */
         uint32_t delay_ms;
         uint64_t session;
-        uint64_t seq;    /* per-session request number, from 1 */
-        uint64_t ack;    /* the client has final answers for every seq < ack */
-        uint64_t owner;  /* owner tag within the session (e.g. a thread) */
-        uint64_t token;  /* RELEASE, CHECK */
-        uint64_t target; /* CANCEL, TIMEOUT: the seq of the waiting ACQUIRE */
-        uint64_t nonce;  /* OPEN: the client's random id for retries */
+        uint64_t seq;     /* per-session request number, from 1 */
+        uint64_t ack;     /* the client has final answers for every seq < ack */
+        uint64_t owner;   /* owner tag within the session (e.g. a thread) */
+        uint64_t token;   /* RELEASE, CHECK */
+        uint64_t target;  /* CANCEL, TIMEOUT: the seq of the waiting ACQUIRE */
+        uint64_t nonce;   /* OPEN: the client's random id for retries */
+        uint64_t time_ms; /* CLOCK: the leader's wall clock */
         const char *name;
         const char *address; /* MEMBER: client address, borrowed */
         uint8_t address_len;

@@ -224,6 +224,7 @@ static const struct fields_entry entry_holders_fields[] = {
     FIELD(struct proto_lock_entry, U8, mode),
     FIELD(struct proto_lock_entry, U32, permits),
     FIELD(struct proto_lock_entry, U32, limit),
+    FIELD(struct proto_lock_entry, U32, granted_s),
 };
 
 /* ---- Header --------------------------------------------------------------

@@ -57,8 +57,8 @@
  *
  * A QUERY with PROTO_FLAG_HOLDERS instead asks for every holder of the
  * lock: it is answered by a LIST_REPLY with that flag, one entry per
- * holder, each with its client name, mode, permits and the semaphore's
- * limit (proto_write_list_reply_holders()).
+ * holder, each with its client name, mode, permits, the semaphore's limit
+ * and when it was granted (proto_write_list_reply_holders()).
  *
  * With PROTO_FLAG_NAMES, RESULT gains a trailing string client_name (the
  * holder's, 0..64 bytes; empty when the lock is free or the answer is an
@@ -228,6 +228,9 @@ struct proto_lock_entry {
         uint8_t mode;
         uint32_t permits;
         uint32_t limit;
+        /* The leader's wall clock when the grant was made, s since the
+         * Unix epoch (0: not known). */
+        uint32_t granted_s;
 };
 
 /* The encoded size of one LIST_REPLY entry with a name of `name_len`. */
@@ -236,9 +239,10 @@ struct proto_lock_entry {
  * `client_len` bytes. */
 #define PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len)                      \
         (PROTO_LIST_ENTRY_SIZE(name_len) + 1 + (size_t)(client_len))
-/* The same in the PROTO_FLAG_HOLDERS shape: mode, permits and limit too. */
+/* The same in the PROTO_FLAG_HOLDERS shape: mode, permits, limit and the
+ * grant's time too. */
 #define PROTO_LIST_ENTRY_HOLDERS_SIZE(name_len, client_len)                    \
-        (PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len) + 1 + 4 + 4)
+        (PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len) + 1 + 4 + 4 + 4)
 
 /*
  * Frame writers: each writes a whole frame (header and body) into `out`
@@ -352,8 +356,9 @@ int proto_read_list_reply_names(const uint8_t *body, size_t len,
  * The PROTO_FLAG_HOLDERS shapes: a QUERY asking for every holder of one
  * lock, and the LIST_REPLY that answers it, one entry per holder (the
  * lock's name in each) in the PROTO_FLAG_NAMES shape followed by u8 mode
- * (COMMAND_MODE_*), u32 permits (a semaphore grant's) and u32 limit (the
- * semaphore's permits; 0 for a lock).
+ * (COMMAND_MODE_*), u32 permits (a semaphore grant's), u32 limit (the
+ * semaphore's permits; 0 for a lock) and u32 granted_s (the leader's wall
+ * clock when it was granted, s since the Unix epoch; 0: not known).
  */
 size_t proto_write_query_holders(uint8_t *out, size_t cap, uint64_t id,
                                  const char *name, size_t name_len);

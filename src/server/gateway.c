@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../include/baton.h"
 #include "../fsm/entry.h"
@@ -121,6 +122,34 @@ static bool propose_member(struct gateway *g)
  * entry, whatever it carries, hands on the locks an earlier one had to
  * defer (lockfsm.h). False when nothing could be proposed (out of memory,
  * or raft refused). */
+/* How often the leader's wall clock goes into the log: the grants of a
+ * batch record the last CLOCK before them, so their time is this late at
+ * most (docs/fsm.md, "Holder identity"). */
+#define CLOCK_EVERY_MS 1000
+
+/* Put a CLOCK at the head of the next batch when a second has passed
+ * since the last one. Nothing when out of memory: the next batch tries. */
+static void stamp_clock(struct gateway *g)
+{
+        struct command c = {.type = COMMAND_CLOCK};
+        struct timespec ts;
+        struct queue *t;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        c.time_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+        if (c.time_ms < g->clock_sent + CLOCK_EVERY_MS) {
+                return;
+        }
+        pending_queue_own(g, &c);
+        t = queue_tail(&g->unsent);
+        if (QUEUE_DATA(t, struct pending, link)->cmd.type != COMMAND_CLOCK) {
+                return; /* not queued */
+        }
+        g->clock_sent = c.time_ms;
+        queue_remove(t);
+        queue_insert_after(&g->unsent, t);
+}
+
 static bool propose_batch(struct gateway *g, bool nudge)
 {
         struct entry_writer w;
@@ -140,6 +169,7 @@ static bool propose_batch(struct gateway *g, bool nudge)
                     ->cmd.type == COMMAND_MEMBER) {
                 return propose_member(g);
         }
+        stamp_clock(g);
         /* Size the entry first: a full batch of single-name commands is
          * ~78 KiB (MULTIs can make it larger), most are small.
          * MEMBER entries go alone (the raft glue gives them to the member

@@ -73,6 +73,7 @@ struct gateway {
         struct queue held;   /* arrived while the leader was not serving */
         struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
         unsigned inflight;   /* batches proposed and not yet answered */
+        uint64_t clock_sent; /* wall ms of the last CLOCK proposed */
         struct gateway_stats stats;
 };
 

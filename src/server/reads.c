@@ -142,6 +142,7 @@ static bool holder_one(void *data, const struct lockfsm_holder *h)
         e->mode = h->mode;
         e->permits = h->permits;
         e->limit = h->limit;
+        e->granted_s = h->granted_s;
         return true;
 }
 

@@ -340,6 +340,7 @@ static struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
         h->token = index;
         h->count = 1;
         h->attached = ++m->attached;
+        h->granted_s = (uint32_t)(m->clock_ms / 1000);
         v = m_ev(log, LOCKFSM_EV_GRANT, index, cause);
         v->session = w->session;
         v->seq = w->seq;
@@ -1315,6 +1316,11 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
                 return m_unblock(m, index, c, log);
         case COMMAND_REVOKE_LOCK:
                 return m_revoke_lock(m, index, c, log);
+        case COMMAND_CLOCK:
+                if (c->time_ms > m->clock_ms) {
+                        m->clock_ms = c->time_ms;
+                }
+                return outcome(PROTO_KIND_UPDATED, 0, 0);
         case COMMAND_CHECK:
                 l = m_lock(m, c->name, c->name_len);
                 for (unsigned i = 0; l != NULL && i < l->nh; i++) {

@@ -129,7 +129,8 @@ struct mhold {
         uint64_t owner;
         uint64_t seq; /* of the ACQUIRE that was granted */
         uint64_t token;
-        uint64_t attached; /* model.attached when granted: ties' order */
+        uint64_t attached;  /* model.attached when granted: ties' order */
+        uint32_t granted_s; /* the model's clock when granted, in s */
         uint32_t count;
         uint8_t mode;
         uint32_t permits; /* a semaphore's */
@@ -160,6 +161,7 @@ struct mlock {
 struct model {
         unsigned bugs;
         uint64_t stamp;               /* the last command's (lockfsm.h) */
+        uint64_t clock_ms;            /* the largest CLOCK so far */
         bool overflow;                /* a broken variant outgrew the arrays */
         unsigned long ties;           /* ends whose grants shared a token */
         uint64_t attached;            /* grants made so far */

@@ -24,6 +24,7 @@ void gen_init(struct gen *g, uint64_t seed)
         memset(g, 0, sizeof *g);
         g->rng.s = seed;
         memset(g->long_name, 'z', sizeof g->long_name);
+        g->clock_ms = 1795651200000ULL; /* 2026-11-26 */
 }
 
 static struct gsess *gen_sess(struct gen *g, uint64_t id)
@@ -373,6 +374,16 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 return;
         }
         if (chance(&g->rng, 4) && gen_revoke_lock(g, m, index, c)) {
+                return;
+        }
+        if (chance(&g->rng, 4)) {
+                /* The leader's clock: a second or so on, now and then a
+                 * new leader's, behind. */
+                c->type = COMMAND_CLOCK;
+                g->clock_ms += chance(&g->rng, 90)
+                                   ? 900 + rng_below(&g->rng, 400)
+                                   : (uint64_t)0 - rng_below(&g->rng, 3000);
+                c->time_ms = g->clock_ms;
                 return;
         }
         if (p < 18 && gen_retry(g, c)) {

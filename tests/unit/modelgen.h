@@ -58,6 +58,7 @@ struct gen {
         uint8_t hash[COMMAND_HASH_SIZE]; /* the current OPEN's */
         struct gsess s[CAP_KNOWN];
         unsigned ns;
+        uint64_t clock_ms;           /* the last CLOCK's */
         uint64_t tokens[CAP_TOKENS]; /* recent grant tokens, to go stale */
         unsigned ntokens;
         unsigned tpos;
@@ -65,6 +66,7 @@ struct gen {
 
 /* A generator whose commands follow from `seed` alone. */
 void gen_init(struct gen *g, uint64_t seed);
+/* (gen_init starts the clock at a fixed date.) */
 
 /* The bytes of the next entry into `buf` (`cap` bytes): an encoded command,
  * or now and then random bytes or an encoding with one byte flipped;

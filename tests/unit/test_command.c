@@ -142,6 +142,29 @@ static void multi_round_trip_and_strictness(void **state)
         assert_int_equal(multi_bytes(0, buf, sizeof buf), 0);
 }
 
+/* A CLOCK: version 3, its time and nothing else, 16 bytes; any other
+ * length or version is refused. */
+static void clock_round_trip(void **state)
+{
+        struct command in = {.type = COMMAND_CLOCK,
+                             .time_ms = 0x0102030405060708ULL};
+        uint8_t buf[24];
+        struct command out;
+        size_t n = command_encode(&in, buf, sizeof buf);
+
+        (void)state;
+        assert_int_equal(n, 16);
+        assert_int_equal(buf[0], 3);
+        assert_int_equal(command_decode(&out, buf, n), 0);
+        assert_int_equal(out.type, COMMAND_CLOCK);
+        assert_true(out.time_ms == in.time_ms);
+        assert_int_equal(command_decode(&out, buf, 8), BATON_EMALFORMED);
+        memset(buf + 16, 0, 8);
+        assert_int_equal(command_decode(&out, buf, 24), BATON_EMALFORMED);
+        buf[0] = 2;
+        assert_int_equal(command_decode(&out, buf, n), BATON_EMALFORMED);
+}
+
 /* Every type survives encode -> decode with all the fields it carries. */
 static void round_trip_every_type(void **state)
 {
@@ -522,7 +545,7 @@ static void encode_rejects_invalid(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   16, 17,      255,
+        static const int unknown[] = {0,   17, 18,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -543,6 +566,7 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_MULTI), "MULTI");
         assert_string_equal(command_type_name(COMMAND_REVOKE_LOCK),
                             "REVOKE_LOCK");
+        assert_string_equal(command_type_name(COMMAND_CLOCK), "CLOCK");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }
@@ -553,6 +577,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(round_trip_every_type),
             cmocka_unit_test(multi_round_trip_and_strictness),
+            cmocka_unit_test(clock_round_trip),
             cmocka_unit_test(uncarried_fields_decode_as_zero),
             cmocka_unit_test(round_trip_extreme_values),
             cmocka_unit_test(round_trip_modes),

@@ -543,13 +543,16 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 9, "bad version");
+        WANT(rd_n(&r, 2) == 10, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
         v = rd_n(&r, 8);
         WANT(v == m->stamp, "stamp %" PRIu64 ", expected %" PRIu64, v,
              m->stamp);
+        v = rd_n(&r, 8);
+        WANT(v == m->clock_ms, "clock %" PRIu64 ", expected %" PRIu64, v,
+             m->clock_ms);
         v = rd_n(&r, 4);
         WANT(v == m->nt, "%" PRIu64 " tombstones, expected %u", v, m->nt);
         for (unsigned i = 0; i < m->nt; i++) {
@@ -663,6 +666,8 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                         WANT(v == h->permits, "lock %u holder %u permits", i,
                              j);
                         used += v;
+                        WANT(rd_n(&r, 4) == h->granted_s,
+                             "lock %u holder %u time", i, j);
                 }
                 /* Whatever the model says: a semaphore's holders hold at
                  * most its permits. */

@@ -40,28 +40,57 @@ static uint64_t le_at(const uint8_t *p, size_t n)
         return v;
 }
 
-/* Version 9 written as version 6, in place: the same without each
- * session's lock-delay and count of revoked grants (which must be 0
- * here) and with no multi-lock waiting (version 7's addition). Returns
- * the new length, resealed. */
-static size_t as_version_6(uint8_t *v7, size_t len)
+/* Remove `n` bytes at `at` of the `*len` bytes of `p`. */
+static void cut(uint8_t *p, size_t *len, size_t at, size_t n)
+{
+        memmove(p + at, p + at + n, *len - at - n);
+        *len -= n;
+}
+
+/* Version 10 written as version 6, in place: the same without the
+ * leader's clock, each session's lock-delay and count of revoked grants
+ * and each grant's time (all of which must be 0 here), and with no
+ * multi-lock waiting (version 7's addition). Returns the new length,
+ * resealed. */
+static size_t as_version_6(uint8_t *v, size_t len)
 {
         size_t in = 4 + 2 + 2 + 8 + 8;
-        uint64_t i, m;
+        uint64_t i, m, j, k, h;
 
-        assert_int_equal(v7[4], 9);
-        v7[4] = 6;
-        in += 4 + 9 * le_at(v7 + in, 4); /* the tombstones */
-        m = le_at(v7 + in, 4);
+        assert_int_equal(v[4], 10);
+        v[4] = 6;
+        assert_int_equal(le_at(v + in, 8), 0);
+        cut(v, &len, in, 8);            /* the clock */
+        in += 4 + 9 * le_at(v + in, 4); /* the tombstones */
+        m = le_at(v + in, 4);
         in += 4;
         for (i = 0; i < m; i++) {
-                in += 8 + 8 + 4 + 8 + 1 + v7[in + 28] + 32;
-                assert_int_equal(le_at(v7 + in, 8), 0);
-                memmove(v7 + in, v7 + in + 8, len - in - 8);
-                len -= 8;
-                in += 1 + 45 * v7[in]; /* the outcomes */
+                in += 8 + 8 + 4 + 8 + 1 + v[in + 28] + 32;
+                assert_int_equal(le_at(v + in, 8), 0);
+                cut(v, &len, in, 8);  /* lock-delay, revoked */
+                in += 1 + 45 * v[in]; /* the outcomes */
         }
-        reseal(v7, len);
+        m = le_at(v + in, 4);
+        in += 4;
+        for (i = 0; i < m; i++) {
+                bool sem, blocked;
+                in += 1 + v[in] + 8;
+                sem = (v[in] & 0x7f) == COMMAND_MODE_SEMAPHORE;
+                blocked = (v[in] & 0x80) != 0;
+                in += 1 + (sem || blocked ? 4 : 0);
+                for (j = 0; j < 2; j++) { /* holders, then waiters */
+                        k = le_at(v + in, 4);
+                        in += 4;
+                        for (h = 0; h < k; h++) {
+                                in += 4 * 8 + 4 + 1 + (sem ? 4 : 0);
+                                if (j == 0) {
+                                        assert_int_equal(le_at(v + in, 4), 0);
+                                        cut(v, &len, in, 4); /* its time */
+                                }
+                        }
+                }
+        }
+        reseal(v, len);
         return len;
 }
 
@@ -614,19 +643,20 @@ static void test_crafted_inconsistencies_refused(void **state)
         fsmtest_acquire(&t, a, 1, 1, "x", 0);
         buf = fsmtest_snapshot(t.f, &len);
         /* The layout ends: holder {session u64, owner u64, seq u64, token
-         * u64, count u32, mode u8}, u32 waiters, u64 checksum. */
-        buf[len - 8 - 4 - 37] ^= 0x40; /* holder of an unknown session */
+         * u64, count u32, mode u8, time u32}, u32 waiters, u64 checksum. */
+        buf[len - 8 - 4 - 4 - 37] ^= 0x40; /* holder of an unknown session */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
-        buf[len - 8 - 4 - 37] ^= 0x40;
-        buf[len - 8 - 4 - 1] = 2; /* a mode that does not exist */
+        buf[len - 8 - 4 - 4 - 37] ^= 0x40;
+        buf[len - 8 - 4 - 4 - 1] = 2; /* a mode that does not exist */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
-        buf[len - 8 - 4 - 1] = COMMAND_MODE_EXCLUSIVE;
-        memset(&buf[len - 8 - 4 - 5], 0, 4); /* hold count 0 */
+        buf[len - 8 - 4 - 4 - 1] = COMMAND_MODE_EXCLUSIVE;
+        memset(&buf[len - 8 - 4 - 4 - 5], 0, 4); /* hold count 0 */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
-        memset(&buf[len - 8 - 4 - 5], 0xff, 4); /* no room left to reenter */
+        memset(&buf[len - 8 - 4 - 4 - 5], 0xff,
+               4); /* no room left to reenter */
         reseal(buf, len);
         assert_int_equal(lockfsm_restore(t.f, buf, len), 0);
         assert_int_equal(fsmtest_acquire(&t, a, 2, 1, "x", 0).status,
