@@ -811,6 +811,26 @@ static int m_refusal(const struct mlock *l, const struct command *c)
         return 0;
 }
 
+/* A new lock at the end of the table (the youngest), created at
+ * `created`; NULL (and the model marked overflowed) when the table is
+ * full. */
+static struct mlock *m_new_lock(struct model *m, const char *name, uint8_t len,
+                                uint64_t created)
+{
+        struct mlock *l;
+
+        if (m->nl == CAP_LOCKS) {
+                m->overflow = true;
+                return NULL;
+        }
+        l = &m->l[m->nl++];
+        memset(l, 0, sizeof *l);
+        l->name_len = len;
+        memcpy(l->name, name, len);
+        l->created = created;
+        return l;
+}
+
 static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
                                        const struct command *c,
                                        struct evlog *log)
@@ -847,15 +867,10 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         req.mode = c->mode;
         req.permits = c->permits;
         if (l == NULL) {
-                if (m->nl == CAP_LOCKS) {
-                        m->overflow = true;
+                l = m_new_lock(m, c->name, c->name_len, m->stamp);
+                if (l == NULL) {
                         return rejected(BATON_ENOMEM);
                 }
-                l = &m->l[m->nl++];
-                memset(l, 0, sizeof *l);
-                l->name_len = c->name_len;
-                memcpy(l->name, c->name, c->name_len);
-                l->created = m->stamp;
                 l->semaphore = c->mode == COMMAND_MODE_SEMAPHORE;
                 l->limit = c->limit;
         }
@@ -1014,15 +1029,11 @@ static struct lockfsm_result m_multi(struct model *m, uint64_t index,
                 struct ev *v;
 
                 if (l == NULL) {
-                        if (m->nl == CAP_LOCKS) {
-                                m->overflow = true;
+                        l = m_new_lock(m, a[i].name, a[i].len,
+                                       base + created++);
+                        if (l == NULL) {
                                 return rejected(BATON_ENOMEM);
                         }
-                        l = &m->l[m->nl++];
-                        memset(l, 0, sizeof *l);
-                        l->name_len = a[i].len;
-                        memcpy(l->name, a[i].name, a[i].len);
-                        l->created = base + created++;
                         m->stamp = l->created;
                 }
                 if (now || ((m->bugs & BUG_PARTIAL) && a[i].how == 0)) {
