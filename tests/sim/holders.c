@@ -210,7 +210,8 @@ int holders_delay(struct lockmodel *l, const struct simevent *ev,
 {
         if (l == NULL ||
             (ev->type == LOCKFSM_EV_BLOCK
-                 ? cmd->type != COMMAND_EXPIRE && cmd->type != COMMAND_REVOKE
+                 ? cmd->type != COMMAND_EXPIRE && cmd->type != COMMAND_REVOKE &&
+                       cmd->type != COMMAND_REVOKE_LOCK
                  : cmd->type != COMMAND_UNBLOCK || !l->blocked)) {
                 return fail(reason, cap,
                             "%s: a lock-delay that no expiry began, or no "

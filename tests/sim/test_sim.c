@@ -476,11 +476,13 @@ static int overgrant_control(void)
 }
 #endif
 
-/* The negative controls, on seed 1 of 3 nodes: each corruption must be
- * caught (the split multi-lock by the multi-lock check itself), while the
- * same run untouched passes, so that what the checker reports is the
+/* The negative controls, on 3 nodes, each on the first seed from 1 on
+ * (at most CONTROL_SEEDS) where its corruption applies: it must be caught
+ * (the split multi-lock by the multi-lock check itself), while the same
+ * run untouched passes, so that what the checker reports is the
  * corruption and nothing else. TAP lines from *k + 1; the failures. */
-#define N_CONTROLS 4
+#define N_CONTROLS    4
+#define CONTROL_SEEDS 20
 static unsigned run_controls(unsigned *k)
 {
         static const enum brk controls[N_CONTROLS] = {
@@ -491,27 +493,35 @@ static unsigned run_controls(unsigned *k)
         char reason[1024];
         struct outcome out;
         unsigned failed = 0;
-        int base_rv =
-            run_seed(3, 1, BREAK_NONE, false, &out, base, sizeof base);
 
         for (unsigned a = 0; a < N_CONTROLS; a++) {
                 const char *name = break_names[controls[a]];
-                int rv = run_seed(3, 1, controls[a], false, &out, reason,
-                                  sizeof reason);
+                uint64_t seed = 1;
+                int base_rv, rv;
 
+                for (;; seed++) {
+                        base_rv = run_seed(3, seed, BREAK_NONE, false, &out,
+                                           base, sizeof base);
+                        rv = run_seed(3, seed, controls[a], false, &out, reason,
+                                      sizeof reason);
+                        if (seed == CONTROL_SEEDS || base_rv != 0 ||
+                            strstr(reason, "no multi-lock granted") == NULL) {
+                                break; /* else: nothing here to break */
+                        }
+                }
                 ++*k;
                 if (base_rv == 0 && rv != 0 &&
                     strstr(reason, expect[a]) != NULL) {
                         printf("ok %u - negative control %s "
-                               "(nodes=3 seed=1) caught: %s\n",
-                               *k, name, reason);
+                               "(nodes=3 seed=%" PRIu64 ") caught: %s\n",
+                               *k, name, seed, reason);
                 } else {
                         failed++;
                         printf("not ok %u - negative control %s "
-                               "(nodes=3 seed=1): %s%s (reproduce: "
-                               "tests/sim/test_sim --nodes 3 --seed 1 "
-                               "--break %s --verbose)\n",
-                               *k, name,
+                               "(nodes=3 seed=%" PRIu64 "): %s%s (reproduce: "
+                               "tests/sim/test_sim --nodes 3 --seed %" PRIu64
+                               " --break %s --verbose)\n",
+                               *k, name, seed,
                                base_rv != 0 ? "the unbroken run fails: "
                                : rv != 0    ? "caught by another check: "
                                             : "the checker missed the "
@@ -519,7 +529,7 @@ static unsigned run_controls(unsigned *k)
                                base_rv != 0 ? base
                                : rv != 0    ? reason
                                             : "",
-                               name);
+                               seed, name);
                 }
                 fflush(stdout);
         }

@@ -739,7 +739,12 @@ void drive_server(struct sim *s, raft_time now)
         s->next_server_at = now + rng_range(r, 500, 4000);
         i = rng_below(r, s->n_clients);
         memset(&cmd, 0, sizeof cmd);
-        if (rng_chance(r, 60) && s->clients[i].n_waits > 0) {
+        if (rng_chance(r, 15)) {
+                /* The leader's wall clock, as batond writes it: the
+                 * grants after it record it. */
+                cmd.type = COMMAND_CLOCK;
+                cmd.time_ms = 1795651200000ULL + now;
+        } else if (rng_chance(r, 60) && s->clients[i].n_waits > 0) {
                 /* An early TIMEOUT, racing with a grant. */
                 struct wait *w = &s->clients[i].waits[0];
 
@@ -747,6 +752,20 @@ void drive_server(struct sim *s, raft_time now)
                 cmd.session = w->cmd.session;
                 cmd.target = w->cmd.seq;
                 name_wait(r, w, &cmd);
+        } else if (rng_chance(r, 40) && s->clients[i].n_held > 0) {
+                /* An operator takes one grant away, its session living
+                 * on; the client finds out when its RELEASE is refused. */
+                const struct held *h =
+                    &s->clients[i].held[rng_below(r, s->clients[i].n_held)];
+
+                cmd.type = COMMAND_REVOKE_LOCK;
+                cmd.session = s->clients[i].session;
+                cmd.token = h->token;
+                cmd.name = lock_names[h->name];
+                cmd.name_len = (uint8_t)strlen(lock_names[h->name]);
+                cmd.delay_ms = rng_chance(r, 50) ? SIM_LOCK_DELAY_MS : 0;
+                cmd.address = "sim-operator";
+                cmd.address_len = 12;
         } else {
                 /* A session's expiry, or now and then an operator's REVOKE
                  * of it, which ends it alike and says who asked. */
