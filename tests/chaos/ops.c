@@ -99,6 +99,7 @@ int ops_start(struct ops_worker *w)
         w->incarnation = 0;
         w->session = 0;
         w->holding = false;
+        w->n_held_names = 0;
         return create_handle(w);
 }
 
@@ -125,6 +126,7 @@ void ops_close(struct ops_worker *w, uint64_t t, bool last)
         emit(w, &l);
         w->n_closes++;
         w->holding = false;
+        w->n_held_names = 0;
         w->session = 0;
         if (last) {
                 return;
@@ -183,6 +185,9 @@ static enum ops_outcome acquire_outcome(const struct ops_worker *w, int rv,
         case BATON_EPERMITS:
         case BATON_ETOOMANYPERMITS:
         case BATON_EHELD:
+        case BATON_ETOOMANYNAMES:
+        case BATON_ETOOMANYHOLDERS:
+        case BATON_EUNSUPPORTED:
                 return OPS_FAIL;
         case BATON_ETIMEDOUT:
                 if (wait_ms > 0 &&
@@ -207,6 +212,8 @@ static const char *lock_mode_name(enum ops_mode mode)
                 return "exclusive";
         case OPS_SEM:
                 return "semaphore";
+        case OPS_MULTI:
+                return "multi";
         default:
                 return NULL;
         }
@@ -241,15 +248,32 @@ static uint64_t owner_of(enum ops_mode mode)
         }
 }
 
-/* What an acquire asks for: its mode, and a semaphore's limit and
- * permits. */
+/* What an acquire asks for: its mode, a semaphore's limit and permits,
+ * a multi-lock's names. */
 struct ask {
         enum ops_mode mode;
         uint32_t limit, permits;
+        const char *const *names;
+        size_t n_names;
 };
 
-/* The mode (and a semaphore's limit and permits) an acquire's invoke and
- * completion both say. */
+/* " names=A,B,..." of a multi-lock's `n` names. */
+static void names_field(struct history_line *l, const char *const *names,
+                        size_t n)
+{
+        char list[OPS_MULTI_MAX * OPS_KEY_CAP];
+        size_t i, used = 0;
+
+        list[0] = '\0';
+        for (i = 0; i < n && used < sizeof list; i++) {
+                used += (size_t)snprintf(list + used, sizeof list - used,
+                                         "%s%s", i > 0 ? "," : "", names[i]);
+        }
+        history_line_str(l, "names", list);
+}
+
+/* The mode (and a semaphore's limit and permits, a multi-lock's names)
+ * an acquire's invoke and completion both say. */
 static void ask_fields(struct history_line *l, const struct ask *a)
 {
         const char *mname = lock_mode_name(a->mode);
@@ -261,6 +285,24 @@ static void ask_fields(struct history_line *l, const struct ask *a)
                 history_line_u64(l, "limit", a->limit);
                 history_line_u64(l, "permits", a->permits);
         }
+        if (a->mode == OPS_MULTI) {
+                names_field(l, a->names, a->n_names);
+        }
+}
+
+/* baton_multi_acquire() of `a`'s names, each exclusive. */
+static int call_multi(struct ops_worker *w, const struct ask *a, uint64_t owner,
+                      int64_t wait_ms, uint64_t *token)
+{
+        struct baton_lock_name names[OPS_MULTI_MAX];
+        size_t i;
+
+        for (i = 0; i < a->n_names; i++) {
+                names[i].name = a->names[i];
+                names[i].mode = BATON_MODE_EXCLUSIVE;
+        }
+        return baton_multi_acquire(w->h, names, a->n_names, owner, wait_ms,
+                                   token);
 }
 
 static int call_acquire(struct ops_worker *w, const char *key,
@@ -273,9 +315,30 @@ static int call_acquire(struct ops_worker *w, const char *key,
         case OPS_SEM:
                 return baton_sem_acquire(w->h, key, a->limit, a->permits, owner,
                                          wait_ms, token);
+        case OPS_MULTI:
+                return call_multi(w, a, owner, wait_ms, token);
         default:
                 return baton_acquire(w->h, key, owner, wait_ms, token);
         }
+}
+
+/* The worker holds what `a` asked for, granted with `token`. */
+static void hold(struct ops_worker *w, const char *key, const struct ask *a,
+                 uint64_t owner, uint64_t token)
+{
+        uint64_t granted_to = baton_session_id(w->h);
+        size_t i;
+
+        w->holding = true;
+        snprintf(w->held, sizeof w->held, "%s", key);
+        w->n_held_names = a->mode == OPS_MULTI ? a->n_names : 0;
+        for (i = 0; i < w->n_held_names; i++) {
+                snprintf(w->held_names[i], sizeof w->held_names[i], "%s",
+                         a->names[i]);
+        }
+        w->token = token;
+        w->held_owner = owner;
+        w->held_session = granted_to != 0 ? granted_to : w->session;
 }
 
 static enum ops_outcome acquire(struct ops_worker *w, const char *key,
@@ -284,7 +347,7 @@ static enum ops_outcome acquire(struct ops_worker *w, const char *key,
 {
         struct history_line l;
         enum ops_outcome o;
-        uint64_t t0, t1, token = 0, granted_to;
+        uint64_t t0, t1, token = 0;
         uint64_t owner = owner_of(a->mode);
         int rv;
 
@@ -313,13 +376,8 @@ static enum ops_outcome acquire(struct ops_worker *w, const char *key,
         }
         emit(w, &l);
         count(w, o);
-        granted_to = baton_session_id(w->h);
         if (o == OPS_OK) {
-                w->holding = true;
-                snprintf(w->held, sizeof w->held, "%s", key);
-                w->token = token;
-                w->held_owner = owner;
-                w->held_session = granted_to != 0 ? granted_to : w->session;
+                hold(w, key, a, owner, token);
         } else if (o == OPS_INFO) {
                 after_info(w, t1);
         }
@@ -329,7 +387,7 @@ static enum ops_outcome acquire(struct ops_worker *w, const char *key,
 enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
                              int64_t wait_ms, bool final)
 {
-        const struct ask a = {OPS_PLAIN, 0, 0};
+        const struct ask a = {OPS_PLAIN, 0, 0, NULL, 0};
 
         return acquire(w, key, wait_ms, final, &a);
 }
@@ -337,7 +395,7 @@ enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
 enum ops_outcome ops_acquire_rw(struct ops_worker *w, const char *key,
                                 int64_t wait_ms, enum ops_mode mode)
 {
-        const struct ask a = {mode, 0, 0};
+        const struct ask a = {mode, 0, 0, NULL, 0};
 
         return acquire(w, key, wait_ms, false, &a);
 }
@@ -346,9 +404,84 @@ enum ops_outcome ops_acquire_sem(struct ops_worker *w, const char *key,
                                  int64_t wait_ms, uint32_t limit,
                                  uint32_t permits, bool final)
 {
-        const struct ask a = {OPS_SEM, limit, permits};
+        const struct ask a = {OPS_SEM, limit, permits, NULL, 0};
 
         return acquire(w, key, wait_ms, final, &a);
+}
+
+enum ops_outcome ops_acquire_multi(struct ops_worker *w,
+                                   const char *const *names, size_t n,
+                                   int64_t wait_ms, bool final)
+{
+        const struct ask a = {OPS_MULTI, 0, 0, names, n};
+
+        if (n == 0 || n > OPS_MULTI_MAX) {
+                fprintf(stderr, "chaos-worker %d: a multi-lock of %zu names\n",
+                        w->id, n);
+                exit(1);
+        }
+        return acquire(w, names[0], wait_ms, final, &a);
+}
+
+/* What a release's error says about whether it happened; `before` is
+ * the session's state before the call. */
+static enum ops_outcome release_outcome(const struct ops_worker *w, int rv,
+                                        int before)
+{
+        switch (rv) {
+        case 0:
+                return OPS_OK;
+        case BATON_ENOTHOLDER:
+        case BATON_ESTALE:
+        case BATON_ENAME:
+        case BATON_EINVAL:
+                /* baton_multi_release() tells the first failure only: the
+                 * other names may have been released. */
+                return w->n_held_names > 0 ? OPS_INFO : OPS_FAIL;
+        case BATON_EEXPIRED:
+        case BATON_ECLOSED:
+                /* A session that was over before the call is refused
+                 * locally, never sent: that refusal is sure. */
+                return before == BATON_SESSION_LIVE ||
+                               before == BATON_SESSION_JEOPARDY
+                           ? OPS_INFO
+                           : OPS_FAIL;
+        default:
+                return OPS_INFO;
+        }
+}
+
+/* The fields of a release's invoke and completion after key=. */
+static void release_fields(const struct ops_worker *w, struct history_line *l)
+{
+        const char *names[OPS_MULTI_MAX];
+        size_t i;
+
+        if (w->n_held_names > 0) {
+                for (i = 0; i < w->n_held_names; i++) {
+                        names[i] = w->held_names[i];
+                }
+                names_field(l, names, w->n_held_names);
+        }
+        history_line_u64(l, "token", w->token);
+}
+
+/* baton_release() of the held lock, or baton_multi_release() of the held
+ * multi-lock's names. */
+static int call_release(struct ops_worker *w, const char *key)
+{
+        struct baton_lock_name names[OPS_MULTI_MAX];
+        size_t i;
+
+        if (w->n_held_names == 0) {
+                return baton_release(w->h, key, w->held_owner, w->token);
+        }
+        for (i = 0; i < w->n_held_names; i++) {
+                names[i].name = w->held_names[i];
+                names[i].mode = BATON_MODE_EXCLUSIVE;
+        }
+        return baton_multi_release(w->h, names, w->n_held_names, w->held_owner,
+                                   w->token);
 }
 
 enum ops_outcome ops_release(struct ops_worker *w, bool final)
@@ -361,41 +494,19 @@ enum ops_outcome ops_release(struct ops_worker *w, bool final)
 
         snprintf(key, sizeof key, "%s", w->held);
         snprintf(w->key, sizeof w->key, "%s", key);
-        /* A session that was over before the call is refused locally,
-         * never sent: that refusal is sure. */
         before = baton_session_state(w->h);
         t0 = history_now_ns();
         start(w, &l, t0, "invoke", "release", key);
-        history_line_u64(&l, "token", w->token);
+        release_fields(w, &l);
         if (final) {
                 history_line_str(&l, "phase", "final");
         }
         emit(w, &l);
-        rv = baton_release(w->h, key, w->held_owner, w->token);
+        rv = call_release(w, key);
         t1 = history_now_ns();
-        switch (rv) {
-        case 0:
-                o = OPS_OK;
-                break;
-        case BATON_ENOTHOLDER:
-        case BATON_ESTALE:
-        case BATON_ENAME:
-        case BATON_EINVAL:
-                o = OPS_FAIL;
-                break;
-        case BATON_EEXPIRED:
-        case BATON_ECLOSED:
-                o = before == BATON_SESSION_LIVE ||
-                            before == BATON_SESSION_JEOPARDY
-                        ? OPS_INFO
-                        : OPS_FAIL;
-                break;
-        default:
-                o = OPS_INFO;
-                break;
-        }
+        o = release_outcome(w, rv, before);
         start(w, &l, t1, type_name(o), "release", key);
-        history_line_u64(&l, "token", w->token);
+        release_fields(w, &l);
         if (o != OPS_OK) {
                 history_line_str(&l, "err", baton_errname(rv));
         }
@@ -409,6 +520,7 @@ enum ops_outcome ops_release(struct ops_worker *w, bool final)
                 after_info(w, t1); /* `key` is still held for the close */
         }
         w->holding = false;
+        w->n_held_names = 0;
         return o;
 }
 

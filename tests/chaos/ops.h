@@ -10,7 +10,8 @@
 #include "../../include/baton.h"
 #include "regclient.h"
 
-#define OPS_KEY_CAP 256 /* a lock name and its NUL */
+#define OPS_KEY_CAP   256 /* a lock name and its NUL */
+#define OPS_MULTI_MAX 4   /* names of one multi-lock the workers take */
 
 /* The owner tags of the rwlock workload's grants, one per mode: the
  * apply log names each grant's mode, but one without modes (an older
@@ -30,6 +31,8 @@ enum ops_mode {
         OPS_READER, /* shared, owner OPS_OWNER_READER, mode r */
         OPS_SEM,    /* a semaphore's permits, owner OPS_OWNER_SEM, mode s:
                        its register requests name the grant's session */
+        OPS_MULTI,  /* a multi-lock, every name exclusive (the transfers
+                       workload): mode=multi names=A,B on its acquires */
 };
 
 /* How an operation ended (docs/chaos.md: ok, fail, info). */
@@ -46,15 +49,17 @@ struct ops_worker {
         const char *endpoints; /* borrowed */
         uint32_t ttl_ms;
         uint32_t request_timeout_ms;
-        int hist_fd;           /* the history, O_APPEND */
-        baton_client *h;       /* the current handle */
-        unsigned incarnation;  /* p = id * 1000 + incarnation */
-        uint64_t session;      /* last session id the handle showed */
-        struct regclient reg;  /* the counter, rwlock, semaphore workloads' */
-        char key[OPS_KEY_CAP]; /* the lock of the latest operation */
-        bool holding;          /* an acquire ok not yet released */
-        char held[OPS_KEY_CAP];
-        uint64_t token;        /* of the held lock */
+        int hist_fd;            /* the history, O_APPEND */
+        baton_client *h;        /* the current handle */
+        unsigned incarnation;   /* p = id * 1000 + incarnation */
+        uint64_t session;       /* last session id the handle showed */
+        struct regclient reg;   /* the counter, rwlock, semaphore workloads' */
+        char key[OPS_KEY_CAP];  /* the lock of the latest operation */
+        bool holding;           /* an acquire ok not yet released */
+        char held[OPS_KEY_CAP]; /* the lock, or a multi-lock's first name */
+        char held_names[OPS_MULTI_MAX][OPS_KEY_CAP]; /* a multi-lock's */
+        size_t n_held_names;                         /* 0: a single lock */
+        uint64_t token;                              /* of the held lock */
         uint64_t held_owner;   /* the owner tag it was acquired with */
         uint64_t held_session; /* the session it was granted to */
         uint64_t held_epoch;   /* the workload's epoch at the grant */
@@ -91,8 +96,21 @@ enum ops_outcome ops_acquire_sem(struct ops_worker *w, const char *key,
                                  int64_t wait_ms, uint32_t limit,
                                  uint32_t permits, bool final);
 
-/* baton_release() of the held lock; the worker holds nothing after it,
- * whatever the outcome. */
+/* The transfers workload's acquire of the `n` locks `names` (1 to
+ * OPS_MULTI_MAX, each exclusive) all at once: baton_multi_acquire(), one
+ * token for all of them. The history logs one acquire with key= the first
+ * name, mode=multi and names=A,B,... (the checkers make one operation per
+ * name of it). `final` marks phase=final. */
+enum ops_outcome ops_acquire_multi(struct ops_worker *w,
+                                   const char *const *names, size_t n,
+                                   int64_t wait_ms, bool final);
+
+/* baton_release() of the held lock, or baton_multi_release() of a held
+ * multi-lock (logged as one release with names=, as its acquire); the
+ * worker holds nothing after it, whatever the outcome. A multi-lock's
+ * release that fails for another reason than a session over before the
+ * call is info: baton_multi_release() tells only the first failure, and
+ * the other names may have been released. */
 enum ops_outcome ops_release(struct ops_worker *w, bool final);
 
 /* baton_holder() of `key`, into `*out` (may be NULL). A query changes

@@ -9,10 +9,13 @@
  * the rwlock workload's say which they are. A semaphore holder's requests
  * (mode s) name the grant's session, and tokens do not order a
  * semaphore's holders: the register refuses one once a node's apply log
- * (--apply-log, one per node) shows that grant ended.
+ * (--apply-log, one per node) shows that grant ended. --init KEY=VALUE
+ * starts a key at that value (version 0), logged as an `init` line
+ * before the first request: the transfers workload's accounts and their
+ * starting balances.
  *
  *     chaos-register --socket PATH --log FILE [--no-fencing]
- *         [--apply-log PATH]...
+ *         [--apply-log PATH]... [--init KEY=VALUE]...
  *
  * One thread, one ppoll() loop over a Unix stream listener and up to
  * MAX_CONNS clients. SIGTERM or SIGINT: close everything, remove the
@@ -45,6 +48,7 @@
 #define OUT_PAUSE      4096   /* stop reading a client with this much unsent */
 #define N_BUCKETS      4096   /* hash buckets (a power of two) */
 #define NO_WORKER      (-1)   /* w= of a connection that sent no HELLO */
+#define MAX_INITS      64     /* --init options */
 
 struct key {
         struct key *next; /* bucket chain */
@@ -352,6 +356,48 @@ static void serve(struct reg *r, struct conn *c, struct request *q)
                       (unsigned long long)k->version);
                 break;
         }
+}
+
+/* --init KEY=VALUE: the key starts at VALUE (version 0), and the log says
+ * so first. 0, or -1 with a message on stderr. */
+static int init_key(struct reg *r, const char *arg)
+{
+        char name[KEY_MAX + 1], line[LINE_MAX_BYTES + 128];
+        const char *eq = strchr(arg, '=');
+        size_t before = r->n_keys;
+        struct key *k;
+        uint64_t value;
+        int n;
+
+        if (eq == NULL || (size_t)(eq - arg) > KEY_MAX ||
+            parse_u64(eq + 1, &value) != 0) {
+                fprintf(stderr, "chaos-register: --init KEY=VALUE: %s\n", arg);
+                return -1;
+        }
+        memcpy(name, arg, (size_t)(eq - arg));
+        name[eq - arg] = '\0';
+        if (!key_ok(name)) {
+                fprintf(stderr, "chaos-register: --init: bad key in %s\n", arg);
+                return -1;
+        }
+        k = key_get(r, name);
+        if (k == NULL || r->n_keys == before) {
+                fprintf(stderr, "chaos-register: --init %s: %s\n", name,
+                        k == NULL ? "out of memory" : "given twice");
+                return -1;
+        }
+        k->value = value;
+        n = snprintf(line, sizeof line,
+                     "t=%llu w=%d op=init key=%s token=0 result=ok max=0 "
+                     "value=%llu version=0 based=0 mode=w wmax=0\n",
+                     (unsigned long long)now_ns(), NO_WORKER, name,
+                     (unsigned long long)value);
+        if (n < 0 || (size_t)n >= sizeof line ||
+            log_line(r, line, (size_t)n) != 0) {
+                fprintf(stderr, "chaos-register: cannot log --init %s\n", name);
+                return -1;
+        }
+        return 0;
 }
 
 /* The mode fields `f[0..n)` after the token: "r", "w" or "s <session>",
@@ -674,61 +720,115 @@ static void usage(FILE *f)
 {
         fprintf(f, "usage: chaos-register --socket PATH --log FILE "
                    "[--no-fencing]\n"
-                   "         [--apply-log PATH]...\n");
+                   "         [--apply-log PATH]... [--init KEY=VALUE]...\n");
 }
 
-int main(int argc, char **argv)
+/* The command line's paths and keys. */
+struct args {
+        const char *log_path;
+        const char *apply_logs[APPLYFEED_MAX_LOGS];
+        size_t n_apply;
+        const char *inits[MAX_INITS];
+        size_t n_inits;
+};
+
+/* Parse the options into `r` and `a`: 0, 1 after --help, or -1 after a
+ * message (usage, or a limit). */
+static int parse_args(int argc, char **argv, struct reg *r, struct args *a)
 {
         static const struct option opts[] = {
             {"socket", required_argument, NULL, 's'},
             {"log", required_argument, NULL, 'l'},
             {"no-fencing", no_argument, NULL, 'n'},
             {"apply-log", required_argument, NULL, 'a'},
+            {"init", required_argument, NULL, 'i'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
-        static struct reg r; /* large: off the stack */
-        const char *log_path = NULL;
-        const char *apply_logs[APPLYFEED_MAX_LOGS];
-        size_t n_apply = 0;
-        struct sigaction sa;
-        sigset_t block, unblocked;
-        int ch, i, rv;
-        size_t b;
+        int ch;
 
-        r.fencing = true;
         while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
                 switch (ch) {
                 case 's':
-                        r.socket_path = optarg;
+                        r->socket_path = optarg;
                         break;
                 case 'l':
-                        log_path = optarg;
+                        a->log_path = optarg;
                         break;
                 case 'n':
-                        r.fencing = false;
+                        r->fencing = false;
                         break;
                 case 'a':
-                        if (n_apply == APPLYFEED_MAX_LOGS) {
+                        if (a->n_apply == APPLYFEED_MAX_LOGS) {
                                 fprintf(stderr,
                                         "chaos-register: at most %d "
                                         "--apply-log\n",
                                         APPLYFEED_MAX_LOGS);
-                                return 2;
+                                return -1;
                         }
-                        apply_logs[n_apply++] = optarg;
+                        a->apply_logs[a->n_apply++] = optarg;
+                        break;
+                case 'i':
+                        if (a->n_inits == MAX_INITS) {
+                                fprintf(stderr,
+                                        "chaos-register: at most %d --init\n",
+                                        MAX_INITS);
+                                return -1;
+                        }
+                        a->inits[a->n_inits++] = optarg;
                         break;
                 case 'h':
                         usage(stdout);
-                        return 0;
+                        return 1;
                 default:
                         usage(stderr);
-                        return 2;
+                        return -1;
                 }
         }
-        if (optind < argc || r.socket_path == NULL || log_path == NULL) {
+        if (optind < argc || r->socket_path == NULL || a->log_path == NULL) {
                 usage(stderr);
-                return 2;
+                return -1;
+        }
+        return 0;
+}
+
+/* Close the clients and the socket, free the keys. */
+static void teardown(struct reg *r)
+{
+        size_t b;
+        int i;
+
+        for (i = 0; i < MAX_CONNS; i++) {
+                if (r->conns[i] != NULL) {
+                        conn_close(r, i);
+                }
+        }
+        close(r->listen_fd);
+        unlink(r->socket_path);
+        close(r->log_fd);
+        applyfeed_destroy(r->feed);
+        for (b = 0; b < N_BUCKETS; b++) {
+                while (r->buckets[b] != NULL) {
+                        struct key *k = r->buckets[b];
+                        r->buckets[b] = k->next;
+                        free(k);
+                }
+        }
+}
+
+int main(int argc, char **argv)
+{
+        static struct reg r; /* large: off the stack */
+        static struct args a;
+        struct sigaction sa;
+        sigset_t block, unblocked;
+        size_t k;
+        int rv;
+
+        r.fencing = true;
+        rv = parse_args(argc, argv, &r, &a);
+        if (rv != 0) {
+                return rv > 0 ? 0 : 2;
         }
         /* SIGTERM and SIGINT only get through inside ppoll(), so none is
          * missed between the check of stop_signal and the wait. */
@@ -746,13 +846,19 @@ int main(int argc, char **argv)
         signal(SIGPIPE, SIG_IGN);
 
         r.log_fd =
-            open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+            open(a.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (r.log_fd < 0) {
-                fprintf(stderr, "chaos-register: %s: %s\n", log_path,
+                fprintf(stderr, "chaos-register: %s: %s\n", a.log_path,
                         strerror(errno));
                 return 1;
         }
-        r.feed = applyfeed_create(apply_logs, n_apply);
+        for (k = 0; k < a.n_inits; k++) {
+                if (init_key(&r, a.inits[k]) != 0) {
+                        close(r.log_fd);
+                        return 2;
+                }
+        }
+        r.feed = applyfeed_create(a.apply_logs, a.n_apply);
         if (r.feed == NULL) {
                 fprintf(stderr, "chaos-register: out of memory\n");
                 close(r.log_fd);
@@ -765,25 +871,10 @@ int main(int argc, char **argv)
         }
         fprintf(stderr,
                 "chaos-register: listening on %s, fencing %s, %zu apply "
-                "logs\n",
-                r.socket_path, r.fencing ? "on" : "off", n_apply);
+                "logs, %zu keys set by --init\n",
+                r.socket_path, r.fencing ? "on" : "off", a.n_apply, a.n_inits);
         rv = run(&r, &unblocked);
-        for (i = 0; i < MAX_CONNS; i++) {
-                if (r.conns[i] != NULL) {
-                        conn_close(&r, i);
-                }
-        }
-        close(r.listen_fd);
-        unlink(r.socket_path);
-        close(r.log_fd);
-        applyfeed_destroy(r.feed);
-        for (b = 0; b < N_BUCKETS; b++) {
-                while (r.buckets[b] != NULL) {
-                        struct key *k = r.buckets[b];
-                        r.buckets[b] = k->next;
-                        free(k);
-                }
-        }
+        teardown(&r);
         fprintf(stderr, "chaos-register: %s, %zu keys\n",
                 stop_signal != 0 ? "stopped by a signal" : "failed", r.n_keys);
         return rv == 0 ? 0 : 1;

@@ -5,14 +5,18 @@
  * gives up on the cluster, however long it is away.
  *
  *     chaos-worker --id J --endpoints E --history FILE
- *         --workload counter|mutex|fifo|session|rwlock|semaphore --keys N
- *         --ttl MS
+ *         --workload counter|mutex|fifo|session|rwlock|semaphore|transfers
+ *         --keys N --ttl MS
  *         --seed S [--register PATH] --final-file PATH [--epoch-ms 10000]
  *         [--epoch-base-ns T] [--request-timeout MS] [--bug-writer-shared]
+ *         [--bug-one-lock]
  *
  * --bug-writer-shared breaks the rwlock workload on purpose, for a negative
  * control: its writers take the read lock (baton_acquire_shared()) and
  * still enter the register as writers, so readers are inside with them.
+ * --bug-one-lock breaks the transfers workload the same way: each transfer
+ * takes only its source account's lock (baton_acquire()) and still writes
+ * both accounts, so two transfers in opposite directions overlap.
  *
  * Once --final-file exists it releases what it holds, does one acquire and
  * release of its key marked phase=final (retrying for up to 15 s), closes
@@ -48,7 +52,11 @@
 /* The permits of each semaphore of the semaphore workload: the pool's
  * slots, of which a holder takes one. With its default of 4 workers, two
  * wait while two hold; batond-overgrant lets a third in. */
-#define SEMAPHORE_PERMITS  2
+#define SEMAPHORE_PERMITS 2
+#define TRANSFERS_WAIT_MS 2000
+#define TRANSFERS_MAX                                                          \
+        100                     /* moved at most per transfer (and at most     \
+                                   the source's balance) */
 #define REGISTER_TIMEOUT   5000 /* ms for one register answer */
 #define MUTEX_THINK_MIN_MS 5    /* pause between mutex operations */
 #define MUTEX_THINK_MAX_MS 25
@@ -60,10 +68,11 @@ enum workload {
         WL_SESSION,
         WL_RWLOCK,
         WL_SEMAPHORE,
+        WL_TRANSFERS,
 };
 
-static const char *const workload_names[] = {"counter", "mutex",  "fifo",
-                                             "session", "rwlock", "semaphore"};
+static const char *const workload_names[] = {
+    "counter", "mutex", "fifo", "session", "rwlock", "semaphore", "transfers"};
 
 struct config {
         int id;
@@ -79,6 +88,7 @@ struct config {
         uint64_t epoch_base_ns;
         uint32_t request_timeout_ms;
         bool bug_writer_shared; /* the rwlock negative control */
+        bool bug_one_lock;      /* the transfers negative control */
 };
 
 struct worker {
@@ -179,6 +189,9 @@ static void final_key(struct worker *w, char *key, size_t cap)
                 break;
         case WL_SEMAPHORE:
                 snprintf(key, cap, "sem-%u", (unsigned)c->id % c->keys);
+                break;
+        case WL_TRANSFERS:
+                snprintf(key, cap, "acct-%u", (unsigned)c->id % c->keys);
                 break;
         }
 }
@@ -307,14 +320,102 @@ static void semaphore_step(struct worker *w)
         }
 }
 
+/* One transfer inside its locks, between the accounts `names` (in the
+ * order the multi-lock named them; `src` is the source's index): enter
+ * both (their balances, fenced by the token) → sleep → write both (the
+ * amount moved from the source to the destination) → leave both. Stops at
+ * the first refusal (STALE) or unknown outcome; once it has written one
+ * account it writes the other even after a SIGTERM, so that only a
+ * refusal leaves a transfer half done. */
+static enum ops_outcome transfer(struct worker *w, const char *const *names,
+                                 int src)
+{
+        uint64_t value[2] = {0, 0}, version[2] = {0, 0}, amount;
+        enum ops_outcome o = OPS_OK;
+        int i;
+
+        for (i = 0; i < 2 && o == OPS_OK; i++) {
+                o = ops_enter(&w->ops, names[i], OPS_WRITER, &value[i],
+                              &version[i]);
+        }
+        if (o != OPS_OK) {
+                return o;
+        }
+        nap(rnd_in(w, 0, 20));
+        if (stop) {
+                return OPS_OK; /* the close at exit releases the locks */
+        }
+        amount = rnd_in(w, 1, TRANSFERS_MAX);
+        if (amount > value[src]) {
+                amount = value[src];
+        }
+        value[src] -= amount;
+        value[1 - src] += amount;
+        for (i = 0; i < 2 && o == OPS_OK; i++) {
+                o = ops_write(&w->ops, names[i], value[i], version[i]);
+        }
+        for (i = 0; i < 2 && o == OPS_OK && !stop; i++) {
+                o = ops_leave(&w->ops, names[i], OPS_WRITER);
+        }
+        return o;
+}
+
+/* A transfer between two random accounts acct-I (I < KEYS): a multi-lock
+ * of both, named in a random order (a deadlock between transfers in
+ * opposite directions would show), then transfer() → release. With
+ * --bug-one-lock it takes only the source's lock. */
+static void transfers_step(struct worker *w)
+{
+        char key[2][OPS_KEY_CAP];
+        const char *names[2];
+        uint64_t a = rnd_in(w, 0, w->cfg.keys - 1);
+        uint64_t b = rnd_in(w, 0, w->cfg.keys - 2);
+        int src = (int)rnd_in(w, 0, 1); /* the source's index in names */
+        enum ops_outcome o;
+
+        b += b >= a; /* another account than a */
+        snprintf(key[0], sizeof key[0], "acct-%" PRIu64, a);
+        snprintf(key[1], sizeof key[1], "acct-%" PRIu64, b);
+        names[0] = key[0];
+        names[1] = key[1];
+        o = w->cfg.bug_one_lock
+                ? ops_acquire(&w->ops, names[src], TRANSFERS_WAIT_MS, false)
+                : ops_acquire_multi(&w->ops, names, 2, TRANSFERS_WAIT_MS,
+                                    false);
+        if (o != OPS_OK) {
+                back_off(w, o);
+                return;
+        }
+        if (stop) {
+                return; /* the close at exit releases it */
+        }
+        o = transfer(w, names, src);
+        if (o == OPS_INFO) {
+                back_off(w, o); /* the close released the locks */
+                return;
+        }
+        if (!stop) {
+                release_held(w);
+        }
+}
+
 /* The final phase's acquire of `key`: a semaphore's permit for the
- * semaphore workload (its name is no lock), else the lock. */
+ * semaphore workload (its name is no lock), a multi-lock of `key` and the
+ * next account for the transfers workload, else the lock. */
 static enum ops_outcome final_acquire(struct worker *w, const char *key,
                                       int64_t wait_ms)
 {
+        char next[OPS_KEY_CAP];
+        const char *names[2] = {key, next};
+
         if (w->cfg.workload == WL_SEMAPHORE) {
                 return ops_acquire_sem(&w->ops, key, wait_ms, SEMAPHORE_PERMITS,
                                        1, true);
+        }
+        if (w->cfg.workload == WL_TRANSFERS) {
+                snprintf(next, sizeof next, "acct-%u",
+                         ((unsigned)w->cfg.id + 1) % w->cfg.keys);
+                return ops_acquire_multi(&w->ops, names, 2, wait_ms, true);
         }
         return ops_acquire(&w->ops, key, wait_ms, true);
 }
@@ -465,16 +566,45 @@ static void final_phase(struct worker *w)
         }
 }
 
+/* One operation (or one round) of the worker's workload. */
+static void step(struct worker *w)
+{
+        switch (w->cfg.workload) {
+        case WL_COUNTER:
+                counter_step(w);
+                break;
+        case WL_MUTEX:
+                mutex_step(w);
+                break;
+        case WL_FIFO:
+                fifo_step(w);
+                break;
+        case WL_SESSION:
+                session_step(w);
+                break;
+        case WL_RWLOCK:
+                rwlock_step(w);
+                break;
+        case WL_SEMAPHORE:
+                semaphore_step(w);
+                break;
+        case WL_TRANSFERS:
+                transfers_step(w);
+                break;
+        }
+}
+
 static void usage(FILE *f)
 {
         fprintf(
             f, "usage: chaos-worker --id J --endpoints H:P,... --history FILE\n"
                "         --workload counter|mutex|fifo|session|rwlock|"
-               "semaphore --keys N --ttl MS\n"
+               "semaphore|transfers --keys N --ttl MS\n"
                "         --seed S [--register PATH] --final-file PATH "
                "[--epoch-ms MS]\n"
                "         [--epoch-base-ns T] [--request-timeout MS] "
-               "[--bug-writer-shared]\n");
+               "[--bug-writer-shared]\n"
+               "         [--bug-one-lock]\n");
 }
 
 static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -494,6 +624,121 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
         return 0;
 }
 
+/* The workload named `workload` into `c`, and whether the options fit
+ * it: 0, or -1 after a message. */
+static int check_config(struct config *c, const char *workload)
+{
+        size_t i;
+
+        for (i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++) {
+                if (strcmp(workload, workload_names[i]) == 0) {
+                        break;
+                }
+        }
+        if (i == sizeof workload_names / sizeof workload_names[0]) {
+                fprintf(stderr, "chaos-worker: unknown workload %s\n",
+                        workload);
+                return -1;
+        }
+        c->workload = (enum workload)i;
+        if ((c->workload == WL_COUNTER || c->workload == WL_RWLOCK ||
+             c->workload == WL_SEMAPHORE || c->workload == WL_TRANSFERS) &&
+            c->register_path == NULL) {
+                fprintf(stderr,
+                        "chaos-worker: the %s workload needs --register\n",
+                        workload_names[c->workload]);
+                return -1;
+        }
+        if (c->bug_writer_shared && c->workload != WL_RWLOCK) {
+                fprintf(stderr, "chaos-worker: --bug-writer-shared is for the "
+                                "rwlock workload\n");
+                return -1;
+        }
+        if (c->bug_one_lock && c->workload != WL_TRANSFERS) {
+                fprintf(stderr, "chaos-worker: --bug-one-lock is for the "
+                                "transfers workload\n");
+                return -1;
+        }
+        if (c->workload == WL_TRANSFERS && c->keys < 2) {
+                fprintf(stderr, "chaos-worker: the transfers workload needs "
+                                "--keys 2 or more (accounts)\n");
+                return -1;
+        }
+        return 0;
+}
+
+/* What parse_args() learns besides the config. */
+struct seen {
+        const char *workload;
+        bool id, base;
+};
+
+/* Option `ch` with argument `arg` into `c`: 0, -1 for a bad value, 1 for
+ * an unknown option. */
+static int set_option(struct config *c, struct seen *seen, int ch,
+                      const char *arg)
+{
+        uint64_t v = 0;
+        int bad = 0;
+
+        switch (ch) {
+        case 'i':
+                bad = parse_u64(arg, 0, 1000000, &v);
+                c->id = (int)v;
+                seen->id = true;
+                break;
+        case 'e':
+                c->endpoints = arg;
+                break;
+        case 'H':
+                c->history = arg;
+                break;
+        case 'w':
+                seen->workload = arg;
+                break;
+        case 'k':
+                bad = parse_u64(arg, 1, 1000000, &v);
+                c->keys = (uint32_t)v;
+                break;
+        case 't':
+                bad = parse_u64(arg, 1, UINT32_MAX, &v);
+                c->ttl_ms = (uint32_t)v;
+                break;
+        case 's':
+                bad = parse_u64(arg, 0, UINT64_MAX, &c->seed);
+                break;
+        case 'r':
+                c->register_path = arg;
+                break;
+        case 'f':
+                c->final_file = arg;
+                break;
+        case 'E':
+                bad = parse_u64(arg, 1, UINT32_MAX, &c->epoch_ms);
+                break;
+        case 'B':
+                bad = parse_u64(arg, 0, UINT64_MAX, &c->epoch_base_ns);
+                seen->base = true;
+                break;
+        case 'T':
+                bad = parse_u64(arg, 1, INT32_MAX / 2, &v);
+                c->request_timeout_ms = (uint32_t)v;
+                break;
+        case 'X':
+                c->bug_writer_shared = true;
+                break;
+        case 'O':
+                c->bug_one_lock = true;
+                break;
+        case 'h':
+                usage(stdout);
+                exit(0);
+        default:
+                return 1;
+        }
+        return bad;
+}
+
 static int parse_args(int argc, char **argv, struct config *c)
 {
         static const struct option opts[] = {
@@ -510,70 +755,19 @@ static int parse_args(int argc, char **argv, struct config *c)
             {"epoch-base-ns", required_argument, NULL, 'B'},
             {"request-timeout", required_argument, NULL, 'T'},
             {"bug-writer-shared", no_argument, NULL, 'X'},
+            {"bug-one-lock", no_argument, NULL, 'O'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
-        const char *workload = NULL;
-        bool have_id = false, have_base = false;
-        uint64_t v;
-        int ch, li = 0, bad = 0;
-        size_t i;
+        struct seen seen = {NULL, false, false};
+        int ch, li = 0, rv;
 
         while ((ch = getopt_long(argc, argv, "", opts, &li)) != -1) {
-                switch (ch) {
-                case 'i':
-                        bad = parse_u64(optarg, 0, 1000000, &v);
-                        c->id = (int)v;
-                        have_id = true;
-                        break;
-                case 'e':
-                        c->endpoints = optarg;
-                        break;
-                case 'H':
-                        c->history = optarg;
-                        break;
-                case 'w':
-                        workload = optarg;
-                        break;
-                case 'k':
-                        bad = parse_u64(optarg, 1, 1000000, &v);
-                        c->keys = (uint32_t)v;
-                        break;
-                case 't':
-                        bad = parse_u64(optarg, 1, UINT32_MAX, &v);
-                        c->ttl_ms = (uint32_t)v;
-                        break;
-                case 's':
-                        bad = parse_u64(optarg, 0, UINT64_MAX, &c->seed);
-                        break;
-                case 'r':
-                        c->register_path = optarg;
-                        break;
-                case 'f':
-                        c->final_file = optarg;
-                        break;
-                case 'E':
-                        bad = parse_u64(optarg, 1, UINT32_MAX, &c->epoch_ms);
-                        break;
-                case 'B':
-                        bad =
-                            parse_u64(optarg, 0, UINT64_MAX, &c->epoch_base_ns);
-                        have_base = true;
-                        break;
-                case 'T':
-                        bad = parse_u64(optarg, 1, INT32_MAX / 2, &v);
-                        c->request_timeout_ms = (uint32_t)v;
-                        break;
-                case 'X':
-                        c->bug_writer_shared = true;
-                        break;
-                case 'h':
-                        usage(stdout);
-                        exit(0);
-                default:
+                rv = set_option(c, &seen, ch, optarg);
+                if (rv > 0) {
                         return -1;
                 }
-                if (bad) {
+                if (rv < 0) {
                         fprintf(stderr,
                                 "chaos-worker: bad value for --%s: %s\n",
                                 opts[li].name, optarg);
@@ -585,37 +779,16 @@ static int parse_args(int argc, char **argv, struct config *c)
                         argv[optind]);
                 return -1;
         }
-        if (!have_id || c->endpoints == NULL || c->history == NULL ||
-            workload == NULL || c->final_file == NULL) {
+        if (!seen.id || c->endpoints == NULL || c->history == NULL ||
+            seen.workload == NULL || c->final_file == NULL) {
                 fprintf(stderr, "chaos-worker: --id, --endpoints, --history, "
                                 "--workload and --final-file are required\n");
                 return -1;
         }
-        for (i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++) {
-                if (strcmp(workload, workload_names[i]) == 0) {
-                        break;
-                }
-        }
-        if (i == sizeof workload_names / sizeof workload_names[0]) {
-                fprintf(stderr, "chaos-worker: unknown workload %s\n",
-                        workload);
+        if (check_config(c, seen.workload) != 0) {
                 return -1;
         }
-        c->workload = (enum workload)i;
-        if ((c->workload == WL_COUNTER || c->workload == WL_RWLOCK ||
-             c->workload == WL_SEMAPHORE) &&
-            c->register_path == NULL) {
-                fprintf(stderr,
-                        "chaos-worker: the %s workload needs --register\n",
-                        workload_names[c->workload]);
-                return -1;
-        }
-        if (c->bug_writer_shared && c->workload != WL_RWLOCK) {
-                fprintf(stderr, "chaos-worker: --bug-writer-shared is for the "
-                                "rwlock workload\n");
-                return -1;
-        }
-        if (!have_base) {
+        if (!seen.base) {
                 c->epoch_base_ns = history_now_ns();
         }
         return 0;
@@ -672,26 +845,7 @@ int main(int argc, char **argv)
                         final_phase(&w);
                         break;
                 }
-                switch (c->workload) {
-                case WL_COUNTER:
-                        counter_step(&w);
-                        break;
-                case WL_MUTEX:
-                        mutex_step(&w);
-                        break;
-                case WL_FIFO:
-                        fifo_step(&w);
-                        break;
-                case WL_SESSION:
-                        session_step(&w);
-                        break;
-                case WL_RWLOCK:
-                        rwlock_step(&w);
-                        break;
-                case WL_SEMAPHORE:
-                        semaphore_step(&w);
-                        break;
-                }
+                step(&w);
                 if (!stop) {
                         ops_check_session(&w.ops);
                 }

@@ -33,6 +33,9 @@ static const char *const cause_names[] = {
     [APPLYLOG_C_BATCH] = "BATCH",
     [APPLYLOG_C_REVOKE] = "REVOKE",
     [APPLYLOG_C_UNBLOCK] = "UNBLOCK",
+    [APPLYLOG_C_MULTI] = "MULTI",
+    [APPLYLOG_C_REVOKE_LOCK] = "REVOKE_LOCK",
+    [APPLYLOG_C_CLOCK] = "CLOCK",
 };
 
 #define N_EVENTS (sizeof event_names / sizeof event_names[0])

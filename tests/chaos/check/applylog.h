@@ -35,9 +35,13 @@ enum applylog_cause {
         APPLYLOG_C_QUERY,
         APPLYLOG_C_CHECK,
         APPLYLOG_C_MEMBER,
-        APPLYLOG_C_BATCH,   /* a grant an entry's start made (lockfsm.h) */
-        APPLYLOG_C_REVOKE,  /* an operator's; the workloads send none */
-        APPLYLOG_C_UNBLOCK, /* the end of a lock-delay (none by default) */
+        APPLYLOG_C_BATCH,       /* a grant an entry's start made (lockfsm.h) */
+        APPLYLOG_C_REVOKE,      /* an operator's; the workloads send none */
+        APPLYLOG_C_UNBLOCK,     /* the end of a lock-delay (none by default) */
+        APPLYLOG_C_MULTI,       /* a multi-lock's acquire (the transfers
+                                   workload): a GRANT or QUEUE per name */
+        APPLYLOG_C_REVOKE_LOCK, /* an operator's, of one grant; none sent */
+        APPLYLOG_C_CLOCK,       /* the leader's clock: no event but RESULT */
 };
 
 /* "mode" of GRANT, RELEASE, QUEUE and UNQUEUE (src/proto/command.h,

@@ -182,15 +182,16 @@ static void on_grant(struct replay *rp, const struct applylog_event *ev)
         check_exclusion(rp, l, ev, mode);
         /* S8: never to an ended session; a handoff (a grant made by another
          * session's RELEASE, CLOSE or EXPIRE) goes to the head of the
-         * queue; a grant made by the waiter's own ACQUIRE finds the lock
-         * free, and a free lock has no queue. */
+         * queue; a grant made by the waiter's own ACQUIRE (or MULTI: every
+         * name at once, each free) finds the lock free, and a free lock
+         * has no queue. */
         if (check_after_end(r, ev, &end)) {
                 check_note(&rp->s8,
                            "lock %s: GRANT at index %" PRIu64
                            " to session %" PRIu64 " after its END at %" PRIu64,
                            name, ev->index, ev->session, end);
         }
-        if (ev->cause == APPLYLOG_C_ACQUIRE) {
+        if (ev->cause == APPLYLOG_C_ACQUIRE || ev->cause == APPLYLOG_C_MULTI) {
                 if (l->n_queue > 0) {
                         check_note(&rp->s8,
                                    "lock %s: GRANT at index %" PRIu64

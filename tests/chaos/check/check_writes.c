@@ -45,9 +45,30 @@ struct regkey {
         uint64_t token;  /* the highest accepted */
         uint64_t wtoken; /* the highest accepted of a writer's request */
         bool any;
+        bool account; /* has an init line: its value is a balance (S13) */
         int last_worker;
         uint64_t last_token;
 };
+
+/* Each accepted write wrote the value it read plus one: with no lost
+ * update a key's final value is its number of writes (but an account's
+ * is a balance: S13's). */
+static void final_values(const struct run *r, const struct regkey *keys,
+                         struct check_note *lost)
+{
+        size_t i;
+
+        for (i = 0; i < r->names.n; i++) {
+                if (keys[i].any && !keys[i].account &&
+                    keys[i].value != keys[i].writes) {
+                        check_note(lost,
+                                   "register %s ends at value %" PRIu64
+                                   " after %zu accepted writes",
+                                   run_name(r, (int)i), keys[i].value,
+                                   keys[i].writes);
+                }
+        }
+}
 
 void check_s4(const struct run *r, struct check_result *res)
 {
@@ -60,6 +81,7 @@ void check_s4(const struct run *r, struct check_result *res)
 
         for (i = 0; i < rl->n; i++) {
                 const struct reglog_line *l = &rl->lines[i];
+                keys[l->key].account |= l->op == REGLOG_INIT;
                 if (l->write && l->ok) {
                         struct wr w = {l->key, l->worker, l->value, l->based};
                         util_push((void **)&wrs, &n_wrs, &cap, &w, sizeof w);
@@ -129,17 +151,7 @@ void check_s4(const struct run *r, struct check_result *res)
                         }
                 }
         }
-        /* Each accepted write wrote the value it read plus one: with no
-         * lost update the final value is the number of writes. */
-        for (i = 0; i < r->names.n; i++) {
-                if (keys[i].any && keys[i].value != keys[i].writes) {
-                        check_note(&lost,
-                                   "register %s ends at value %" PRIu64
-                                   " after %zu accepted writes",
-                                   run_name(r, (int)i), keys[i].value,
-                                   keys[i].writes);
-                }
-        }
+        final_values(r, keys, &lost);
         if (lost.count > 0) {
                 check_set(res, CHECK_FAIL, "%s (%zu lost)", lost.first,
                           lost.count);

@@ -78,6 +78,16 @@
  *     surplus are stale holders (their grants had ended), counted. A
  *     holder the register refused whose request is accepted later fails.
  *     A grant not found, or a pool without a limit: UNKNOWN.
+ * S13 The accounts of the transfers workload (the register's init keys),
+ *     replayed in log order: every accepted read of an account sees them
+ *     sum to the starting total (plus the reader's own writes, plus the
+ *     transfers judged before); else each other transfer half done (one
+ *     of its two writes accepted) is judged against the reader's token: a
+ *     torn transfer, counted, when every grant of its accounts at its
+ *     token had ended by then (as S6); FAIL when one had not, or when its
+ *     entry granted the account to no one; UNKNOWN when the entry is not
+ *     logged. A holder that read every account before writing saw them
+ *     sum to the total. Transfers half done at the end are judged too.
  * L1  After the last heal-all, every worker has an ok acquire and an ok
  *     release marked phase=final completing within 15 s of it.
  * L2  Between successive ok completions (all workers, all operations) a
@@ -90,8 +100,8 @@
  *
  * The checkers are in check_replay.c (S1, S8, L3), check_tokens.c (S2, S3,
  * S6), check_writes.c (S4, S5), check_nodes.c (S9, S10), check_rw.c
- * (S11), check_sem.c (S12) and check_live.c (L1, L2, L4); S7 is here, a
- * call of lincheck.c.
+ * (S11), check_sem.c (S12), check_transfers.c (S13) and check_live.c (L1,
+ * L2, L4); S7 is here, a call of lincheck.c.
  */
 #include "checks.h"
 
@@ -107,6 +117,7 @@
 #include "check_rw.h"
 #include "check_sem.h"
 #include "check_tokens.h"
+#include "check_transfers.h"
 #include "check_util.h"
 #include "check_writes.h"
 #include "lincheck.h"
@@ -114,8 +125,8 @@
 #include "util.h"
 
 static const char *const names[CHECK_COUNT] = {
-    "S1", "S2",  "S3",  "S4",  "S5", "S6", "S7", "S8",
-    "S9", "S10", "S11", "S12", "L1", "L2", "L3", "L4",
+    "S1",  "S2",  "S3",  "S4",  "S5", "S6", "S7", "S8", "S9",
+    "S10", "S11", "S12", "S13", "L1", "L2", "L3", "L4",
 };
 
 static const char *const verdicts[] = {"PASS", "FAIL", "UNKNOWN"};
@@ -332,6 +343,7 @@ void checks_run(const struct run *r, const struct check_options *o,
         check_s10(r, &res[CHECK_S10]);
         check_s11(r, &res[CHECK_S11]);
         check_s12(r, &res[CHECK_S12]);
+        check_s13(r, &res[CHECK_S13]);
         check_l1(r, &res[CHECK_L1], st);
         check_l2(r, &res[CHECK_L2], st);
         check_l4(r, &res[CHECK_L4]);

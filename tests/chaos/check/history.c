@@ -49,6 +49,7 @@ static int parse_f(const char *s)
 struct pending {
         uint64_t process;
         size_t op; /* index into struct history.ops */
+        size_t n;  /* ops from there: one per name of a multi-lock */
 };
 
 /* State of one file's parse. */
@@ -108,6 +109,7 @@ static void take_fields(struct history_op *op, const struct util_kv *kv,
         if ((v = util_kv_get(kv, n, "mode")) != NULL) {
                 op->shared = op->shared || strcmp(v, "shared") == 0;
                 op->sem = op->sem || strcmp(v, "semaphore") == 0;
+                op->multi = op->multi || strcmp(v, "multi") == 0;
         }
         if ((v = util_kv_get(kv, n, "limit")) != NULL &&
             util_parse_u64(v, &u) && u <= UINT32_MAX) {
@@ -119,17 +121,130 @@ static void take_fields(struct history_op *op, const struct util_kv *kv,
         }
 }
 
-static void parse_line(struct parse *ps, char *line, unsigned lineno)
+/* The names of names=A,B,... split at the commas (in place) into
+ * `names`: their count, 0 when the line has none. */
+static size_t split_names(const struct util_kv *kv, size_t n,
+                          const char *names[HISTORY_MAX_NAMES])
 {
-        struct util_kv kv[MAX_FIELDS];
-        size_t n = util_split_kv(line, kv, MAX_FIELDS), i;
-        const char *type = util_kv_get(kv, n, "type");
+        char *v = (char *)util_kv_get(kv, n, "names");
+        size_t k = 0;
+
+        while (v != NULL && *v != '\0' && k < HISTORY_MAX_NAMES) {
+                char *comma = strchr(v, ',');
+                if (comma != NULL) {
+                        *comma = '\0';
+                }
+                if (*v != '\0') {
+                        names[k++] = v;
+                }
+                v = comma != NULL ? comma + 1 : NULL;
+        }
+        return k;
+}
+
+/* An invoke line: one op (or one per name of a multi-lock), waiting for
+ * its completion. */
+static void parse_invoke(struct parse *ps, const struct util_kv *kv, size_t n,
+                         int64_t t, uint64_t p, unsigned lineno)
+{
         const char *f = util_kv_get(kv, n, "f");
         const char *key = util_kv_get(kv, n, "key");
         const char *w = util_kv_get(kv, n, "w");
+        const char *names[HISTORY_MAX_NAMES];
+        size_t n_names, i;
+        struct history_op op;
+        int64_t wait;
+
+        /* An invoke while the process still waits for an earlier
+         * completion: the earlier one stays unknown. */
+        for (i = 0; i < ps->n_pend; i++) {
+                if (ps->pend[i].process == p) {
+                        ps->pend[i] = ps->pend[--ps->n_pend];
+                        break;
+                }
+        }
+        memset(&op, 0, sizeof op);
+        op.invoke_ns = t;
+        op.complete_ns = INT64_MAX;
+        op.process = p;
+        op.worker = w != NULL ? atoi(w) : (int)(p / 1000);
+        op.type = HISTORY_NONE;
+        op.f = parse_f(f);
+        op.key = -1;
+        op.wait_ms = -2;
+        if (util_parse_i64(util_kv_get(kv, n, "wait"), &wait)) {
+                op.wait_ms = wait;
+        }
+        op.file = ps->file;
+        op.line = lineno;
+        take_fields(&op, kv, n);
+        op.session = 0; /* only a completion reports the session */
+        n_names = op.f == HISTORY_ACQUIRE || op.f == HISTORY_RELEASE
+                      ? split_names(kv, n, names)
+                      : 0;
+        if (n_names == 0) {
+                names[0] = op.f != HISTORY_CLOSE ? key : NULL;
+        }
+        util_push((void **)&ps->pend, &ps->n_pend, &ps->cap_pend,
+                  &(struct pending){p, ps->h->n, n_names > 0 ? n_names : 1},
+                  sizeof(struct pending));
+        for (i = 0; i < (n_names > 0 ? n_names : 1); i++) {
+                op.multi = n_names > 0;
+                op.key = names[i] != NULL
+                             ? util_strtab_intern(ps->keys, names[i],
+                                                  strlen(names[i]))
+                             : -1;
+                util_push((void **)&ps->h->ops, &ps->h->n, &ps->h->cap, &op,
+                          sizeof op);
+        }
+}
+
+/* A completion line: the type and fields of the process's pending ops. */
+static void parse_completion(struct parse *ps, const struct util_kv *kv,
+                             size_t n, int64_t t, uint64_t p, unsigned lineno)
+{
+        const char *type = util_kv_get(kv, n, "type");
+        struct pending pend;
+        int ty;
+        size_t i;
+
+        for (i = 0; i < ps->n_pend; i++) {
+                if (ps->pend[i].process == p) {
+                        break;
+                }
+        }
+        if (i == ps->n_pend) {
+                ps->h->n_orphans++;
+                return;
+        }
+        pend = ps->pend[i];
+        ps->pend[i] = ps->pend[--ps->n_pend];
+        if (strcmp(type, "ok") == 0) {
+                ty = HISTORY_OK;
+        } else if (strcmp(type, "fail") == 0) {
+                ty = HISTORY_FAIL;
+        } else if (strcmp(type, "info") == 0) {
+                ty = HISTORY_INFO;
+        } else {
+                note_bad(ps, lineno, "unknown type=");
+                return;
+        }
+        for (i = 0; i < pend.n; i++) {
+                struct history_op *o = &ps->h->ops[pend.op + i];
+                o->type = ty;
+                o->complete_ns = t;
+                take_fields(o, kv, n);
+        }
+}
+
+static void parse_line(struct parse *ps, char *line, unsigned lineno)
+{
+        struct util_kv kv[MAX_FIELDS];
+        size_t n = util_split_kv(line, kv, MAX_FIELDS);
+        const char *type = util_kv_get(kv, n, "type");
+        const char *f = util_kv_get(kv, n, "f");
         uint64_t p;
-        int64_t t, wait;
-        struct history_op op, *o;
+        int64_t t;
 
         if (n == 0) {
                 return; /* a blank line */
@@ -141,63 +256,10 @@ static void parse_line(struct parse *ps, char *line, unsigned lineno)
                 return;
         }
         if (strcmp(type, "invoke") == 0) {
-                /* An invoke while the process still waits for an earlier
-                 * completion: the earlier one stays unknown. */
-                for (i = 0; i < ps->n_pend; i++) {
-                        if (ps->pend[i].process == p) {
-                                ps->pend[i] = ps->pend[--ps->n_pend];
-                                break;
-                        }
-                }
-                memset(&op, 0, sizeof op);
-                op.invoke_ns = t;
-                op.complete_ns = INT64_MAX;
-                op.process = p;
-                op.worker = w != NULL ? atoi(w) : (int)(p / 1000);
-                op.type = HISTORY_NONE;
-                op.f = parse_f(f);
-                op.key = -1;
-                op.wait_ms = -2;
-                if (key != NULL && op.f != HISTORY_CLOSE) {
-                        op.key = util_strtab_intern(ps->keys, key, strlen(key));
-                }
-                if (util_parse_i64(util_kv_get(kv, n, "wait"), &wait)) {
-                        op.wait_ms = wait;
-                }
-                op.file = ps->file;
-                op.line = lineno;
-                take_fields(&op, kv, n);
-                op.session = 0; /* only a completion reports the session */
-                util_push((void **)&ps->h->ops, &ps->h->n, &ps->h->cap, &op,
-                          sizeof op);
-                util_push((void **)&ps->pend, &ps->n_pend, &ps->cap_pend,
-                          &(struct pending){p, ps->h->n - 1},
-                          sizeof(struct pending));
-                return;
-        }
-        for (i = 0; i < ps->n_pend; i++) {
-                if (ps->pend[i].process == p) {
-                        break;
-                }
-        }
-        if (i == ps->n_pend) {
-                ps->h->n_orphans++;
-                return;
-        }
-        o = &ps->h->ops[ps->pend[i].op];
-        ps->pend[i] = ps->pend[--ps->n_pend];
-        if (strcmp(type, "ok") == 0) {
-                o->type = HISTORY_OK;
-        } else if (strcmp(type, "fail") == 0) {
-                o->type = HISTORY_FAIL;
-        } else if (strcmp(type, "info") == 0) {
-                o->type = HISTORY_INFO;
+                parse_invoke(ps, kv, n, t, p, lineno);
         } else {
-                note_bad(ps, lineno, "unknown type=");
-                return;
+                parse_completion(ps, kv, n, t, p, lineno);
         }
-        o->complete_ns = t;
-        take_fields(o, kv, n);
 }
 
 static int load_file(struct history *h, const char *dir, const char *name,

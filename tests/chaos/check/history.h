@@ -56,19 +56,27 @@ struct history_op {
         bool final;  /* phase=final on the invoke or the completion */
         bool shared; /* mode=shared: an acquire of the read lock */
         bool sem;    /* mode=semaphore: an acquire of a semaphore's permits */
+        bool multi;  /* one name of a multi-lock's acquire or release
+                        (names=): the line made one op per name */
         uint32_t limit;   /* a semaphore's acquire: limit= (0 if absent) */
         uint32_t permits; /* and permits= (0 if absent) */
         unsigned file;    /* index into struct history.files */
         unsigned line;    /* line number of the invoke, from 1 */
 };
 
+/* The most names= one line may list (a multi-lock's); more are skipped. */
+#define HISTORY_MAX_NAMES 16
+
 /*
  * Every worker's history merged, ordered by invoke time (ties: file, then
- * line). `session_eff` is the completion's session when it names one, else
- * the nearest session its process named before it, else the nearest after
- * it, else HISTORY_SESSION_UNKNOWN | process: a process is one handle, so
- * its operations act for the session it last reported (an operation that
- * opened a new session after an expiry reports it itself).
+ * line). An acquire or release with names=A,B,... (a multi-lock's, logged
+ * as one call: key= is its first name) is one operation per name, each
+ * with that name as its key and every other field of the lines. `session_eff`
+ * is the completion's session when it names one, else the nearest session its
+ * process named before it, else the nearest after it, else
+ * HISTORY_SESSION_UNKNOWN | process: a process is one handle, so its operations
+ * act for the session it last reported (an operation that opened a new session
+ * after an expiry reports it itself).
  */
 struct history {
         struct history_op *ops;

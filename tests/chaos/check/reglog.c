@@ -9,15 +9,14 @@
 #define MAX_FIELDS 16
 
 static const char *const op_names[] = {
-    [REGLOG_READ] = "read",
-    [REGLOG_WRITE] = "write",
-    [REGLOG_ENTER] = "enter",
-    [REGLOG_LEAVE] = "leave",
+    [REGLOG_READ] = "read",   [REGLOG_WRITE] = "write",
+    [REGLOG_ENTER] = "enter", [REGLOG_LEAVE] = "leave",
+    [REGLOG_INIT] = "init",
 };
 
 const char *reglog_op_name(int op)
 {
-        return op >= 0 && op <= REGLOG_LEAVE ? op_names[op] : "?";
+        return op >= 0 && op <= REGLOG_INIT ? op_names[op] : "?";
 }
 
 uint64_t reglog_bound(const struct reglog_line *l)
@@ -49,12 +48,12 @@ static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
             !util_parse_u64(util_kv_get(kv, n, "based"), &l->based)) {
                 return false;
         }
-        for (i = 0; i <= REGLOG_LEAVE; i++) {
+        for (i = 0; i <= REGLOG_INIT; i++) {
                 if (strcmp(op, op_names[i]) == 0) {
                         break;
                 }
         }
-        if (i > REGLOG_LEAVE) {
+        if (i > REGLOG_INIT) {
                 return false;
         }
         l->op = i;

@@ -15,10 +15,13 @@ enum reglog_op {
         REGLOG_WRITE,
         REGLOG_ENTER, /* the rwlock workload: a holder says it is inside */
         REGLOG_LEAVE, /* ... and that it left */
+        REGLOG_INIT,  /* --init: a key's starting value (w=-1, token 0),
+                         logged before any request: the transfers
+                         workload's accounts and their balances */
 };
 
 /* One request:
- * t= w= op=<read|write|enter|leave> key= token= result=<ok|stale> max=
+ * t= w= op=<read|write|enter|leave|init> key= token= result=<ok|stale> max=
  * value= version= based= [mode=<r|w|s> wmax=] [session= ended=] (max: the
  * key's highest token before it; wmax: the highest token of a writer's
  * request before it; version: after it; session: a semaphore holder's
@@ -68,7 +71,7 @@ void reglog_free(struct reglog *r);
  * a semaphore holder's, which the apply logs fence: `ended`). */
 uint64_t reglog_bound(const struct reglog_line *l);
 
-/* "read", "write", "enter", "leave". */
+/* "read", "write", "enter", "leave", "init". */
 const char *reglog_op_name(int op);
 
 #endif /* CHAOS_CHECK_REGLOG_H */

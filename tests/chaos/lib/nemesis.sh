@@ -14,7 +14,7 @@ NEMESES=(
         "kill-random|kill -9 a random node, restart it 3-5 s later"
         "kill-majority|kill -9 a majority of the nodes at once, restart them 3-5 s later"
         "pause-node|SIGSTOP a node (the leader half the time) for TTL+0.5-1.5 s, then SIGCONT"
-        "pause-client|SIGSTOP a worker (a counter, rwlock or semaphore worker holding its lock if one can be caught) for TTL+1-2 s, then SIGCONT"
+        "pause-client|SIGSTOP a worker (a counter, rwlock, semaphore or transfers worker holding its lock if one can be caught) for TTL+1-2 s, then SIGCONT"
         "partition-leader|cut the leader from every other node for 4-7 s; clients still reach it"
         "partition-majority|cut a random minority from the majority for 4-7 s"
         "partition-bridge|split the nodes into two sides joined only by one bridge node, 4-7 s"
@@ -175,7 +175,7 @@ nem_pause_client() {
         local counters=() j i p t="" line sign
         for j in $(seq 1 "$NWORKERS"); do
                 case "${WORKLOAD_OF[$j]}" in
-                counter | rwlock | rwlock-bug | semaphore) alive "w$j" && counters+=("$j") ;;
+                counter | rwlock | rwlock-bug | semaphore | transfers | transfers-bug) alive "w$j" && counters+=("$j") ;;
                 esac
         done
         if [ ${#counters[@]} -gt 0 ]; then

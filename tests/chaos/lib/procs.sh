@@ -189,6 +189,10 @@ register_start() {
         for i in $(seq 1 "$NODES"); do
                 cmd="$cmd --apply-log $RUN/nodes/n$i/apply.log"
         done
+        # The transfers workload's accounts and their starting balances.
+        for i in $(seq 0 $((ACCOUNTS - 1))); do
+                cmd="$cmd --init acct-$i=$ACCOUNT_BALANCE"
+        done
         spawn register "$RUN/register.err" "$cmd" || return 1
         local i
         for i in $(seq 1 250); do
@@ -200,12 +204,15 @@ register_start() {
 }
 
 # Worker $1 (workload $2, $3 keys). rwlock-bug is the rwlock workload with
-# its writers holding only the read lock (a negative control).
+# its writers holding only the read lock, transfers-bug the transfers
+# workload locking only the source account (negative controls).
 worker_start() {
         local j=$1 w=$2 k=$3 cmd
         cmd="$(ns_exec "w$j")$WORKER_BIN --id $j --endpoints $ENDPOINTS"
         if [ "$w" = rwlock-bug ]; then
                 cmd="$cmd --history $RUN/history/w$j.log --workload rwlock --bug-writer-shared --keys $k"
+        elif [ "$w" = transfers-bug ]; then
+                cmd="$cmd --history $RUN/history/w$j.log --workload transfers --bug-one-lock --keys $k"
         else
                 cmd="$cmd --history $RUN/history/w$j.log --workload $w --keys $k"
         fi
