@@ -280,6 +280,19 @@ static void test_release_close_expire_never_allocate(void **state)
         assert_int_equal(apply_under_failures(x, &c), 0);
         c = (struct command){.type = COMMAND_QUERY, .name = "a", .name_len = 1};
         assert_int_equal(apply_under_failures(x, &c), 0);
+        /* The leader's clock, and an operator's REVOKE_LOCK of session
+         * 3's grant of "b" (token 5 went to it), which hands it on. */
+        c = (struct command){.type = COMMAND_CLOCK, .time_ms = 1000};
+        assert_int_equal(apply_under_failures(x, &c), 0);
+        c = (struct command){.type = COMMAND_REVOKE_LOCK,
+                             .session = 3,
+                             .token = fsmtest_query(&x->ref, "b").token,
+                             .name = "b",
+                             .name_len = 1};
+        fsmtest_query(&x->t, "b"); /* the same entries on both */
+        assert_int_equal(apply_under_failures(x, &c), 0);
+        assert_int_equal(fsmtest_query(&x->t, "b").kind, PROTO_KIND_FREE);
+        fsmtest_query(&x->ref, "b");
         /* An operator's REVOKE hands on the session's locks as EXPIRE. */
         c = (struct command){
             .type = COMMAND_REVOKE, .session = 3, .name = "op", .name_len = 2};
