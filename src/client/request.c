@@ -96,13 +96,22 @@ struct request *request_u64(uint8_t type, uint64_t v)
                 return NULL;
         }
         if (type == PROTO_KEEPALIVE) {
-                /* Asking how many of the session's grants were revoked:
-                 * the answer tells when one was. */
-                r->len =
-                    proto_write_keepalive_revoked(r->frame, r->frame_cap, 0, v);
+                r->len = proto_write_keepalive(r->frame, r->frame_cap, 0, v);
                 r->session = v;
         } else {
                 r->len = proto_write_id(r->frame, r->frame_cap, 0, type, v);
+        }
+        return r;
+}
+
+struct request *request_keepalive(uint64_t session)
+{
+        struct request *r = alloc(PROTO_KEEPALIVE);
+
+        if (r != NULL) {
+                r->len = proto_write_keepalive_revoked(r->frame, r->frame_cap,
+                                                       0, session);
+                r->session = session;
         }
         return r;
 }

@@ -150,6 +150,10 @@ struct request *request_command(const struct command *k, int *rv);
 struct request *request_empty(uint8_t type);
 struct request *request_u64(uint8_t type, uint64_t v);
 
+/* A KEEPALIVE of `session` asking for the count of its revoked grants
+ * (PROTO_FLAG_REVOKED). NULL when out of memory. */
+struct request *request_keepalive(uint64_t session);
+
 /* QUERY or CHECK of `name` (1..255 bytes). NULL when out of memory. */
 struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
                              uint64_t token);

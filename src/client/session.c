@@ -110,7 +110,8 @@ void session_tick(struct session *s, int64_t now)
         if (!s->ka_now && now - s->ka_sent < s->ttl_ms / 3) {
                 return;
         }
-        r = request_u64(PROTO_KEEPALIVE, s->id);
+        r = s->ka_plain ? request_u64(PROTO_KEEPALIVE, s->id)
+                        : request_keepalive(s->id);
         if (r == NULL) {
                 return; /* the next tick tries again */
         }
@@ -152,6 +153,7 @@ static void opened(struct session *s, struct request *r, int64_t now)
         s->last_id = s->id;
         s->next_seq = 1;
         s->revoked_seen = 0;
+        s->ka_plain = false;
         /* Every later connection attaches before acting in it. */
         registry_own(s->reg, s->id, s->secret);
         /* The cluster started the session's clock when it applied the
@@ -210,6 +212,13 @@ void session_answered(struct session *s, struct request *r, int how)
                 if (how == REGISTRY_ANSWERED) {
                         kept_alive(s, r, clock_now_ms());
                 } else if (how == REGISTRY_LOST) {
+                        s->ka_now = true;
+                } else if (r->status == BATON_EMALFORMED && !s->ka_plain) {
+                        /* A server of an earlier version does not know the
+                         * flag: ask again without it, and learn revokes
+                         * only from refused releases until the next
+                         * session. */
+                        s->ka_plain = true;
                         s->ka_now = true;
                 }
         }

@@ -61,6 +61,9 @@ struct session {
         /* The count of the session's revoked grants its last keepalive
          * answer said; a new count makes the holds be verified. */
         uint32_t revoked_seen;
+        /* A server refused the keepalive that asks for the count (one of
+         * an earlier version): plain keepalives until the next session. */
+        bool ka_plain;
         /* The secret of the session being opened or open: only its
          * SHA-256 goes out, in the OPEN (src/proto/attach.h). */
         uint8_t secret[ATTACH_SECRET_SIZE];

@@ -850,6 +850,53 @@ static void expired_for_good(void **state)
         baton_client_destroy(c);
 }
 
+/* A server of an earlier version: a header flag it does not know is an
+ * ERROR, and it closes the connection. */
+static int old_server(struct fake *f, const struct frame *fr)
+{
+        uint8_t out[300];
+
+        if (fr->h.type == PROTO_KEEPALIVE && fr->h.flags != 0) {
+                fake_send(f, fr->conn, out,
+                          proto_write_error(out, sizeof out, fr->h.id,
+                                            BATON_EMALFORMED, "bad flags"));
+                fake_close_conn(f, fr->conn);
+                return 1;
+        }
+        return 0;
+}
+
+/* Keepalives ask for the count of revoked grants; a server that refuses
+ * the flag gets plain ones from then on, and the session lives on. */
+static void keepalive_to_old_server(void **state)
+{
+        baton_client *c;
+        unsigned asked = 0, plain = 0;
+        int64_t deadline = now_ms() + WAIT_MS;
+
+        (void)state;
+        set_hook(old_server, NULL);
+        c = client(F.endpoints, 900, 2000, NULL); /* keepalive every 300 ms */
+        assert_int_equal(baton_acquire(c, "job", 0, 0, NULL), 0);
+        while (plain < 3 && now_ms() < deadline) {
+                struct timespec ts = {0, 20 * 1000000};
+                nanosleep(&ts, NULL);
+                pthread_mutex_lock(&F.mu);
+                asked = plain = 0;
+                for (unsigned i = 0; i < F.n_log; i++) {
+                        if (F.log[i].h.type == PROTO_KEEPALIVE) {
+                                asked += F.log[i].h.flags != 0;
+                                plain += F.log[i].h.flags == 0;
+                        }
+                }
+                pthread_mutex_unlock(&F.mu);
+        }
+        assert_int_equal(asked, 1);
+        assert_true(plain >= 3);
+        assert_int_equal(baton_session_state(c), BATON_SESSION_LIVE);
+        baton_client_destroy(c);
+}
+
 /*
  * The connection drops while a blocking ACQUIRE waits, and the cluster has
  * meanwhile forgotten its outcome: the retry is answered BATON_ESEQ. The
@@ -1074,6 +1121,7 @@ int main(void)
             cmocka_unit_test_setup(eseq_shared_recovered, fake_reset),
             cmocka_unit_test_setup(eseq_permits_recovered, fake_reset),
             cmocka_unit_test_setup(lease_from_send, fake_reset),
+            cmocka_unit_test_setup(keepalive_to_old_server, fake_reset),
         };
 
         return cmocka_run_group_tests_name("wire", tests, fake_up, fake_down);
