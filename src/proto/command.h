@@ -93,10 +93,13 @@
 #define COMMAND_WAIT_TRY     0          /* answer BUSY instead of queueing */
 #define COMMAND_WAIT_FOREVER UINT32_MAX /* queue with no deadline */
 
-/* The largest encoded command but MULTI: a semaphore ACQUIRE with a
- * 255-byte name, padded (a RELEASE's 304 bytes before semaphores). */
+/* The largest encoded command but MULTI: a REVOKE_LOCK with a 255-byte
+ * name and who asked in 64 bytes, padded (a semaphore ACQUIRE takes 312,
+ * a RELEASE 304). */
 #define COMMAND_MAX_SIZE                                                       \
-        (((4 + 8 * 4 + 4 + 1 + 4 + 4 + 1 + COMMAND_NAME_MAX) + 7) / 8 * 8)
+        (((4 + 8 + 4 + 8 + 1 + COMMAND_NAME_MAX + 1 +                          \
+           COMMAND_CLIENT_NAME_MAX) +                                          \
+          7) / 8 * 8)
 
 /* The most names one MULTI carries (the cluster's max-names-per-acquire
  * is at most this), and the largest MULTI: that many 255-byte names. */

@@ -114,14 +114,6 @@ static bool propose_member(struct gateway *g)
         return apply_entry(g, b, buf, p->len);
 }
 
-/* Propose the unsent commands that fit in one batch entry (entry.h), in
- * one node_apply: libraft 0.22.1 takes one buffer per call and sends every
- * entry to every follower at once, so an entry per loop iteration, not per
- * command, is what keeps followers' messages and disk writes few. With
- * `nudge`, an empty batch is proposed when nothing is unsent: the next
- * entry, whatever it carries, hands on the locks an earlier one had to
- * defer (lockfsm.h). False when nothing could be proposed (out of memory,
- * or raft refused). */
 /* How often the leader's wall clock goes into the log: the grants of a
  * batch record the last CLOCK before them, so their time is this late at
  * most (docs/fsm.md, "Holder identity"). */
@@ -142,7 +134,8 @@ static void stamp_clock(struct gateway *g)
         }
         pending_queue_own(g, &c);
         t = queue_tail(&g->unsent);
-        if (QUEUE_DATA(t, struct pending, link)->cmd.type != COMMAND_CLOCK) {
+        if (t == &g->unsent ||
+            QUEUE_DATA(t, struct pending, link)->cmd.type != COMMAND_CLOCK) {
                 return; /* not queued */
         }
         g->clock_sent = c.time_ms;
@@ -150,6 +143,14 @@ static void stamp_clock(struct gateway *g)
         queue_insert_after(&g->unsent, t);
 }
 
+/* Propose the unsent commands that fit in one batch entry (entry.h), in
+ * one node_apply: libraft 0.22.1 takes one buffer per call and sends every
+ * entry to every follower at once, so an entry per loop iteration, not per
+ * command, is what keeps followers' messages and disk writes few. With
+ * `nudge`, an empty batch is proposed when nothing is unsent: the next
+ * entry, whatever it carries, hands on the locks an earlier one had to
+ * defer (lockfsm.h). False when nothing could be proposed (out of memory,
+ * or raft refused). */
 static bool propose_batch(struct gateway *g, bool nudge)
 {
         struct entry_writer w;

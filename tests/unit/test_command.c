@@ -356,15 +356,17 @@ static void size_matches_encode(void **state)
                          expected_size(&removal));
 }
 
-/* COMMAND_MAX_SIZE is exactly the largest command (a semaphore ACQUIRE,
- * 255-byte name, 305 bytes padded to 312); a RELEASE takes 304, and the
- * largest MEMBER fits well within it. */
+/* COMMAND_MAX_SIZE is exactly the largest command but MULTI (a
+ * REVOKE_LOCK with a 255-byte name and a 64-byte `by`, 345 bytes padded to
+ * 352); a semaphore ACQUIRE takes 312, a RELEASE 304, and the largest
+ * MEMBER fits well within it. */
 static void max_size_is_tight(void **state)
 {
         char name[COMMAND_NAME_MAX];
         struct command c = only_carried(full(COMMAND_ACQUIRE));
         struct command r = only_carried(full(COMMAND_RELEASE));
         struct command m = only_carried(full(COMMAND_MEMBER));
+        struct command v = only_carried(full(COMMAND_REVOKE_LOCK));
         uint8_t buf[COMMAND_MAX_SIZE];
 
         (void)state;
@@ -374,11 +376,19 @@ static void max_size_is_tight(void **state)
         c.mode = COMMAND_MODE_SEMAPHORE;
         c.permits = 1;
         c.limit = 2;
-        assert_int_equal(COMMAND_MAX_SIZE, 312);
+        assert_int_equal(COMMAND_MAX_SIZE, 352);
         assert_int_equal(layout_of(&c).body, 305);
-        assert_int_equal(command_size(&c), COMMAND_MAX_SIZE);
-        assert_int_equal(command_encode(&c, buf, sizeof buf), COMMAND_MAX_SIZE);
+        assert_int_equal(command_size(&c), 312);
         assert_int_equal(command_size(&r), 304);
+        v.name = name;
+        v.name_len = COMMAND_NAME_MAX;
+        v.address = name;
+        v.address_len = COMMAND_CLIENT_NAME_MAX;
+        assert_int_equal(layout_of(&v).body, 345);
+        assert_int_equal(command_size(&v), COMMAND_MAX_SIZE);
+        assert_int_equal(command_encode(&v, buf, sizeof buf), COMMAND_MAX_SIZE);
+        v.address_len++;
+        assert_int_equal(command_size(&v), 0); /* `by` is 64 bytes at most */
 
         m.name = m.address = name;
         m.name_len = m.address_len = COMMAND_ADDRESS_MAX;
