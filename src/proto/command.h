@@ -99,7 +99,8 @@
 #define COMMAND_MAX_SIZE                                                       \
         (((4 + 8 + 4 + 8 + 1 + COMMAND_NAME_MAX + 1 +                          \
            COMMAND_CLIENT_NAME_MAX) +                                          \
-          7) / 8 * 8)
+          7) /                                                                 \
+         8 * 8)
 
 /* The most names one MULTI carries (the cluster's max-names-per-acquire
  * is at most this), and the largest MULTI: that many 255-byte names. */
