@@ -309,8 +309,8 @@ int baton_multi_acquire(baton_client *c, const struct baton_lock_name *names,
                 }
         }
         a.list_len = (uint16_t)used;
-        (void)client_check_name(names[0].name, &len);
-        return acquire(c, names[0].name, len, owner, &a, wait_ms, token);
+        /* The first entry's length byte: {mode, len, name...}. */
+        return acquire(c, names[0].name, list[1], owner, &a, wait_ms, token);
 }
 
 int baton_multi_release(baton_client *c, const struct baton_lock_name *names,
