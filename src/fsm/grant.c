@@ -183,7 +183,7 @@ void grant_lost(const struct step *st, struct hold *g)
                              ? st->c->delay_ms
                              : g->session->lock_delay_ms;
 
-        if (delay > 0 && l->mode != COMMAND_MODE_SEMAPHORE && !l->blocked) {
+        if (delay > 0 && l->mode == COMMAND_MODE_EXCLUSIVE && !l->blocked) {
                 l->blocked = true;
                 l->delay_ms = delay;
                 step_emit_lock(st, LOCKFSM_EV_BLOCK, l);
@@ -281,7 +281,8 @@ int grant_prepare(struct lockfsm *f, const struct command *c,
                   struct grant_prep *p)
 {
         p->lock = NULL;
-        p->hold = state_hold_alloc(f);
+        p->hold = state_hold_alloc(
+            f, c->mode == COMMAND_MODE_ELECTION ? c->value_len : 0);
         if (p->hold == NULL) {
                 return BATON_ENOMEM;
         }
@@ -414,11 +415,50 @@ static enum admit admit_permits(const struct step *st, struct session *s,
         return admit_later(c, l, res);
 }
 
-/* The kind of lock an ACQUIRE of `mode` takes. */
+/* An election's candidate: one per (session, owner), never re-entered
+ * (a second campaign of its leader is BATON_EHELD with the leadership's
+ * token, as a semaphore's), else the queue, which a try refuses while
+ * anyone leads. */
+static enum admit admit_candidate(const struct step *st, struct session *s,
+                                  struct lock *l, struct lockfsm_result *res)
+{
+        const struct command *c = st->c;
+        struct hold *held =
+            grant_find_holder(l, s->id, c->owner, GRANT_ANY_MODE);
+
+        if (held != NULL) {
+                step_describe(res, PROTO_KIND_REJECTED, held);
+                res->status = BATON_EHELD;
+                return ADMIT_DONE;
+        }
+        if (grant_find_wait(s, l, false, c->owner) != NULL) {
+                step_reject(res, BATON_EWAITING);
+                return ADMIT_DONE;
+        }
+        return admit_later(c, l, res);
+}
+
+/* The kind of lock an ACQUIRE of `mode` takes: its own for a semaphore or
+ * an election, else a read/write lock. */
 static uint8_t lock_kind(uint8_t mode)
 {
-        return mode == COMMAND_MODE_SEMAPHORE ? COMMAND_MODE_SEMAPHORE
-                                              : COMMAND_MODE_EXCLUSIVE;
+        return mode == COMMAND_MODE_SEMAPHORE || mode == COMMAND_MODE_ELECTION
+                   ? mode
+                   : COMMAND_MODE_EXCLUSIVE;
+}
+
+/* How an ACQUIRE of a lock that exists goes, by the lock's kind. */
+static enum admit admit(const struct step *st, struct session *s,
+                        struct lock *l, struct lockfsm_result *res)
+{
+        switch (l->mode) {
+        case COMMAND_MODE_SEMAPHORE:
+                return admit_permits(st, s, l, res);
+        case COMMAND_MODE_ELECTION:
+                return admit_candidate(st, s, l, res);
+        default:
+                return admit_existing(st, s, l, res);
+        }
 }
 
 /* What an ACQUIRE is refused whatever the lock's holders: a mode unknown
@@ -427,7 +467,7 @@ static uint8_t lock_kind(uint8_t mode)
 static int acquire_refusal(const struct lockfsm *f, const struct command *c,
                            const struct lock *l)
 {
-        if (c->mode > COMMAND_MODE_SEMAPHORE ||
+        if (c->mode > COMMAND_MODE_ELECTION ||
             (c->mode == COMMAND_MODE_SEMAPHORE && c->limit == 0)) {
                 return BATON_EUNSUPPORTED;
         }
@@ -460,10 +500,7 @@ void grant_acquire(const struct step *st, struct session *s,
                 step_reject(res, rv);
                 return;
         }
-        if (l != NULL &&
-            (how = l->mode == COMMAND_MODE_SEMAPHORE
-                       ? admit_permits(st, s, l, res)
-                       : admit_existing(st, s, l, res)) == ADMIT_DONE) {
+        if (l != NULL && (how = admit(st, s, l, res)) == ADMIT_DONE) {
                 return;
         }
         if (how == ADMIT_NOW && l != NULL &&
@@ -485,13 +522,20 @@ void grant_acquire(const struct step *st, struct session *s,
         h->session = s;
         h->owner = c->owner;
         h->seq = c->seq;
-        h->mode = c->mode;
+        /* An election's candidates are writers of a lock of that kind:
+         * one leader at a time, and one leadership per entry. */
+        h->mode =
+            c->mode == COMMAND_MODE_ELECTION ? COMMAND_MODE_EXCLUSIVE : c->mode;
         h->permits = c->permits;
+        if (c->mode == COMMAND_MODE_ELECTION && c->value_len > 0) {
+                memcpy(h->value, c->value, c->value_len);
+        }
         if (l == NULL) {
                 l = p->lock;
                 p->lock = NULL;
                 l->created = st->stamp;
-                /* A read/write lock, or a semaphore of `limit` permits. */
+                /* A read/write lock, a semaphore of `limit` permits, or
+                 * an election. */
                 l->mode = lock_kind(c->mode);
                 l->limit = c->limit;
                 state_lock_link(f, l);

@@ -140,6 +140,7 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
         case COMMAND_MULTI:
         case COMMAND_RELEASE:
         case COMMAND_CANCEL:
+        case COMMAND_PROCLAIM:
                 rv = once_apply(&st, res);
                 break;
         default:
@@ -523,14 +524,19 @@ static const char *check_writers(const struct lock *l, uint32_t writers)
 }
 
 /* A hold's mode fits its lock's kind: a semaphore's holds take 1..limit
- * permits each, a read/write lock's none. */
+ * permits each, a read/write lock's none, an election's are writers that
+ * alone have values. */
 static bool fits_kind(const struct lock *l, const struct hold *h)
 {
         if (l->mode == COMMAND_MODE_SEMAPHORE) {
                 return h->mode == COMMAND_MODE_SEMAPHORE && h->permits > 0 &&
-                       h->permits <= l->limit;
+                       h->permits <= l->limit && h->value_len == 0;
         }
-        return l->mode == COMMAND_MODE_EXCLUSIVE &&
+        if (l->mode == COMMAND_MODE_ELECTION) {
+                return h->mode == COMMAND_MODE_EXCLUSIVE && h->permits == 0 &&
+                       !h->multi && l->limit == 0 && !l->blocked;
+        }
+        return l->mode == COMMAND_MODE_EXCLUSIVE && h->value_len == 0 &&
                (l->limit == 0 || l->blocked) && h->permits == 0 &&
                (h->mode == COMMAND_MODE_EXCLUSIVE ||
                 h->mode == COMMAND_MODE_SHARED);
@@ -577,8 +583,8 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         if (n == 0 && l->n_waiters == 0 && !l->blocked) {
                 return "lock with neither holders nor waiters nor a delay";
         }
-        if (l->blocked && l->mode == COMMAND_MODE_SEMAPHORE) {
-                return "a semaphore in a lock-delay";
+        if (l->blocked && l->mode != COMMAND_MODE_EXCLUSIVE) {
+                return "a semaphore or an election in a lock-delay";
         }
         if (grant_admissible(f, l) == queue_empty(&l->entry_link) ||
             l->deferred == queue_empty(&l->entry_link)) {

@@ -70,11 +70,13 @@ enum lockfsm_event_type {
         LOCKFSM_EV_GRANT,      /* lock granted: token, seq = the ACQUIRE's */
         LOCKFSM_EV_RELEASE,    /* grant ended; cause RELEASE, CLOSE, EXPIRE */
         LOCKFSM_EV_QUEUE,      /* waiter queued: seq, wait_ms */
-        LOCKFSM_EV_UNQUEUE, /* waiter left without a grant; status says why */
-        LOCKFSM_EV_BLOCK,   /* a lock's lock-delay began: name, seq = the
-                               lock's creation stamp (UNBLOCK's target),
-                               wait_ms = the delay */
-        LOCKFSM_EV_UNBLOCK, /* it ended: name, seq as BLOCK's */
+        LOCKFSM_EV_UNQUEUE,  /* waiter left without a grant; status says why */
+        LOCKFSM_EV_BLOCK,    /* a lock's lock-delay began: name, seq = the
+                                lock's creation stamp (UNBLOCK's target),
+                                wait_ms = the delay */
+        LOCKFSM_EV_UNBLOCK,  /* it ended: name, seq as BLOCK's */
+        LOCKFSM_EV_PROCLAIM, /* an election's leader changed its value:
+                                token, value */
 };
 
 struct lockfsm_event {
@@ -97,6 +99,10 @@ struct lockfsm_event {
          * bytes, borrowed). */
         const char *by;
         uint8_t by_len;
+        /* An election's GRANT, QUEUE and PROCLAIM: the candidate's or the
+         * leader's value (value_len bytes, borrowed). */
+        const char *value;
+        uint8_t value_len;
         const struct lockfsm_result *result; /* RESULT only */
 };
 
@@ -230,6 +236,10 @@ struct lockfsm_holder {
          * Unix epoch, to within the leader's CLOCK interval; 0: before
          * any CLOCK. */
         uint32_t granted_s;
+        /* An election's leader (mode COMMAND_MODE_ELECTION): the value it
+         * advertises (value_len bytes, borrowed for the callback only). */
+        const char *value;
+        uint8_t value_len;
 };
 
 /*

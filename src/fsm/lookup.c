@@ -121,8 +121,12 @@ void lockfsm_foreach_holder(
                 out.owner = h->owner;
                 out.token = h->token;
                 out.count = h->count;
-                out.mode = h->mode;
+                out.mode = l->mode == COMMAND_MODE_ELECTION
+                               ? COMMAND_MODE_ELECTION
+                               : h->mode;
                 out.permits = h->permits;
+                out.value = h->value;
+                out.value_len = h->value_len;
                 out.limit = l->mode == COMMAND_MODE_SEMAPHORE ? l->limit : 0;
                 out.waiters = l->n_waiters;
                 out.granted_s = h->granted_s;

@@ -19,7 +19,7 @@ int multi_prepare(struct lockfsm *f, const struct command *c,
         while (p->n < COMMAND_MULTI_MAX &&
                command_list_next(c, &at, &mode, &name, &len)) {
                 unsigned i = p->n++;
-                p->hold[i] = state_hold_alloc(f);
+                p->hold[i] = state_hold_alloc(f, 0);
                 if (p->hold[i] == NULL) {
                         goto fail;
                 }
@@ -102,8 +102,8 @@ static int classify(const struct step *st, const struct session *s,
         if (l == NULL) {
                 return 0;
         }
-        if (l->mode == COMMAND_MODE_SEMAPHORE) {
-                return BATON_EKIND;
+        if (l->mode != COMMAND_MODE_EXCLUSIVE) {
+                return BATON_EKIND; /* a semaphore, an election */
         }
         held = grant_find_holder(l, s->id, owner, GRANT_ANY_MODE);
         if (held != NULL) {

@@ -1,12 +1,13 @@
 /* The exactly-once memory of the lock state machine: client commands
- * (CLOSE, ACQUIRE, RELEASE, CANCEL) checked against their session's
- * remembered outcomes before they run. */
+ * (CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, CANCEL) checked against their
+ * session's remembered outcomes before they run. */
 #include "once.h"
 
 #include <assert.h>
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "elect.h"
 #include "grant.h"
 #include "multi.h"
 #include "sessions.h"
@@ -23,8 +24,8 @@ static unsigned memo_after_ack(const struct session *s, uint64_t ack)
         return n;
 }
 
-/* ACQUIRE, MULTI, RELEASE or CANCEL for live session `s`, with what was
- * prepared for it (freeing what it did not keep). */
+/* ACQUIRE, MULTI, RELEASE, PROCLAIM or CANCEL for live session `s`, with what
+ * was prepared for it (freeing what it did not keep). */
 static void run(const struct step *st, struct session *s, struct grant_prep *p,
                 struct multi_prep *mp, struct lockfsm_result *res)
 {
@@ -45,6 +46,10 @@ static void run(const struct step *st, struct session *s, struct grant_prep *p,
         case COMMAND_RELEASE:
                 grant_release(st, s, res);
                 break;
+        case COMMAND_PROCLAIM:
+                elect_proclaim(st, s, p, res);
+                mem_free(f->mem, p->hold);
+                break;
         default:
                 assert(st->c->type == COMMAND_CANCEL);
                 grant_unwait(st, s, BATON_ECANCELLED, res);
@@ -52,7 +57,7 @@ static void run(const struct step *st, struct session *s, struct grant_prep *p,
         }
 }
 
-/* CLOSE, ACQUIRE, MULTI, RELEASE, CANCEL: the exactly-once steps of
+/* CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, CANCEL: the exactly-once steps of
  * docs/fsm.md. */
 int once_apply(const struct step *st, struct lockfsm_result *res)
 {
@@ -101,7 +106,9 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
                 if ((c->type == COMMAND_ACQUIRE &&
                      grant_prepare(f, c, &p) != 0) ||
                     (c->type == COMMAND_MULTI &&
-                     multi_prepare(f, c, &mp) != 0)) {
+                     multi_prepare(f, c, &mp) != 0) ||
+                    (c->type == COMMAND_PROCLAIM &&
+                     elect_prepare(f, c, &p) != 0)) {
                         return BATON_ENOMEM;
                 }
         }

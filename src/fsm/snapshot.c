@@ -1,6 +1,7 @@
 /* Deterministic serialization of the lock state machine (docs/fsm.md). */
 #include "snapshot.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "../../include/baton.h"
@@ -43,6 +44,16 @@ static void put_session(struct wcursor *w, const struct session *s)
         }
 }
 
+/* An election's candidate or leader: its value, last in its record. */
+static void put_value(struct wcursor *w, const struct lock *l,
+                      const struct hold *h)
+{
+        if (l->mode == COMMAND_MODE_ELECTION) {
+                wcursor_u8(w, h->value_len);
+                wcursor_bytes(w, h->value, h->value_len);
+        }
+}
+
 static void put_lock(struct wcursor *w, const struct lock *l)
 {
         struct queue *q;
@@ -68,6 +79,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                         wcursor_u32(w, h->permits);
                 }
                 wcursor_u32(w, h->granted_s);
+                put_value(w, l, h);
         }
         wcursor_u32(w, l->n_waiters);
         QUEUE_FOREACH(q, &l->waiters)
@@ -82,6 +94,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 if (l->mode == COMMAND_MODE_SEMAPHORE) {
                         wcursor_u32(w, h->permits);
                 }
+                put_value(w, l, h);
         }
 }
 
@@ -165,7 +178,10 @@ static int get_result(struct rcursor *r, struct lockfsm_result *res)
         res->token = rcursor_u64(r);
         res->count = rcursor_u32(r);
         res->waiters = rcursor_u32(r);
-        if (res->kind > PROTO_KIND_CURRENT || res->status > 0) {
+        /* The outcomes a session remembers: a client command's. */
+        if ((res->kind > PROTO_KIND_CURRENT &&
+             res->kind != PROTO_KIND_PROCLAIMED) ||
+            res->status > 0) {
                 return BATON_ECORRUPT;
         }
         return 0;
@@ -230,22 +246,11 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         return 0;
 }
 
-/* Reads one holder or waiter of `l`. */
-static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
-                    bool waiting, uint16_t version)
+/* Reads one holder or waiter of `l` into `h`, and an election's value
+ * into `*value` (borrowed from `r`). */
+static void read_hold(struct rcursor *r, const struct lock *l, bool waiting,
+                      uint16_t version, struct hold *h, const uint8_t **value)
 {
-        struct session *s = state_session(f, rcursor_u64(r));
-        struct hold *h;
-
-        if (s == NULL) {
-                return BATON_ECORRUPT;
-        }
-        h = state_hold_alloc(f);
-        if (h == NULL) {
-                return BATON_ENOMEM;
-        }
-        h->lock = l;
-        h->session = s;
         h->owner = rcursor_u64(r);
         h->seq = rcursor_u64(r);
         if (waiting) {
@@ -266,14 +271,44 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
         if (!waiting && version >= 10) {
                 h->granted_s = rcursor_u32(r);
         }
-        /* The rest of what a hold must be is lockfsm_check()'s, which
-         * every restore runs. */
-        if (r->bad || h->mode > COMMAND_MODE_SEMAPHORE ||
-            (waiting ? h->queued_at > f->stamp : h->token > f->last_index) ||
-            (!waiting && h->count == 0)) {
-                mem_free(f->mem, h);
+        *value = NULL;
+        if (l->mode == COMMAND_MODE_ELECTION) {
+                h->value_len = rcursor_u8(r);
+                *value = rcursor_bytes(r, h->value_len);
+        }
+}
+
+/* Reads one holder or waiter of `l`. */
+static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
+                    bool waiting, uint16_t version)
+{
+        struct session *s = state_session(f, rcursor_u64(r));
+        const uint8_t *value;
+        struct hold t, *h;
+
+        if (s == NULL) {
                 return BATON_ECORRUPT;
         }
+        memset(&t, 0, sizeof t);
+        read_hold(r, l, waiting, version, &t, &value);
+        /* The rest of what a hold must be is lockfsm_check()'s, which
+         * every restore runs. */
+        if (r->bad || t.mode > COMMAND_MODE_SEMAPHORE ||
+            (waiting ? t.queued_at > f->stamp : t.token > f->last_index) ||
+            (!waiting && t.count == 0) ||
+            (t.value_len > 0 && memchr(value, '\0', t.value_len) != NULL)) {
+                return BATON_ECORRUPT;
+        }
+        h = state_hold_alloc(f, t.value_len);
+        if (h == NULL) {
+                return BATON_ENOMEM;
+        }
+        memcpy(h, &t, offsetof(struct hold, value));
+        queue_init(&h->lock_link);
+        queue_init(&h->session_link);
+        memcpy(h->value, value, t.value_len);
+        h->lock = l;
+        h->session = s;
         if (waiting) {
                 state_wait_attach(f, h);
         } else {
@@ -330,7 +365,8 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         if (r->bad || l->created <= *last || l->created > f->stamp ||
             (l->blocked && l->delay_ms == 0) ||
             (l->mode != COMMAND_MODE_EXCLUSIVE &&
-             (l->mode != COMMAND_MODE_SEMAPHORE || l->limit == 0))) {
+             (l->mode != COMMAND_MODE_SEMAPHORE || l->limit == 0) &&
+             (l->mode != COMMAND_MODE_ELECTION || version < 11))) {
                 state_lock_free(f, l);
                 return BATON_ECORRUPT;
         }

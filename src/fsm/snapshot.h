@@ -29,8 +29,11 @@ struct lockfsm;
  * (u32); every other record is as in version 8.
  * Version 10 adds the leader's clock of the last CLOCK (u64 ms, after the
  * stamp) and each grant's time (u32 s, last in its record); every other
- * record is as in version 9. */
-#define SNAPSHOT_VERSION 10
+ * record is as in version 9.
+ * Version 11 adds elections: a lock of kind COMMAND_MODE_ELECTION, whose
+ * holds (writers) each end with their value (a string, 0..255 bytes);
+ * every other record is as in version 10. */
+#define SNAPSHOT_VERSION 11
 #define SNAPSHOT_BLOCKED 0x80
 #define SNAPSHOT_MULTI   0x40
 

@@ -257,13 +257,14 @@ void state_lock_drop(struct lockfsm *f, struct lock *l)
         state_lock_free(f, l);
 }
 
-struct hold *state_hold_alloc(struct lockfsm *f)
+struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len)
 {
-        struct hold *h = mem_calloc(f->mem, 1, sizeof *h);
+        struct hold *h = mem_calloc(f->mem, 1, sizeof *h + value_len);
 
         if (h != NULL) {
                 queue_init(&h->lock_link);
                 queue_init(&h->session_link);
+                h->value_len = (uint8_t)value_len;
         }
         return h;
 }

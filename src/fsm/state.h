@@ -91,8 +91,16 @@ struct hold {
          * waits of its session with its seq (adjacent in session.waits),
          * admitted all at once or not at all (src/fsm/multi.h). */
         bool multi;
-        uint8_t mode;     /* COMMAND_MODE_*: a writer, a reader, permits */
-        uint32_t permits; /* a semaphore's grant or waiter: permits; else 0 */
+        /* COMMAND_MODE_*: a writer, a reader, permits. An election's
+         * candidates and leader are writers of a lock of that kind. */
+        uint8_t mode;
+        uint8_t value_len; /* an election's: the value's bytes; else 0 */
+        uint32_t permits;  /* a semaphore's grant or waiter: permits; else 0 */
+        /* An election's candidate or leader: the value it advertises,
+         * value_len bytes in the record's own allocation (not
+         * NUL-terminated). A PROCLAIM of another length replaces the
+         * record (src/fsm/elect.h). */
+        char value[];
 };
 
 /*
@@ -219,7 +227,9 @@ void state_lock_link(struct lockfsm *f, struct lock *l);
 /* Unlink and free a lock with no holders and no waiters. */
 void state_lock_drop(struct lockfsm *f, struct lock *l);
 
-struct hold *state_hold_alloc(struct lockfsm *f);
+/* A hold with room for a value of `value_len` bytes (0 but for an
+ * election's), its links self-linked, every field zero but value_len. */
+struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len);
 /* Attach a grant (token and count set) or a waiter (queued at the tail). */
 void state_grant_attach(struct lockfsm *f, struct hold *h);
 void state_wait_attach(struct lockfsm *f, struct hold *h);

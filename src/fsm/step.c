@@ -37,8 +37,17 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                  * which snapshots drop: report it only while waiting, so a
                  * restored replica emits the same events. */
                 ev.wait_ms = h->waiting ? h->wait_ms : 0;
-                ev.mode = h->mode;
+                /* An election's candidates are writers inside; outside,
+                 * their mode says what they are. */
+                ev.mode = h->lock->mode == COMMAND_MODE_ELECTION
+                              ? COMMAND_MODE_ELECTION
+                              : h->mode;
                 ev.permits = h->permits;
+                if (type == LOCKFSM_EV_GRANT || type == LOCKFSM_EV_QUEUE ||
+                    type == LOCKFSM_EV_PROCLAIM) {
+                        ev.value = h->value;
+                        ev.value_len = h->value_len;
+                }
                 ev.name = h->lock->name;
                 ev.name_len = h->lock->name_len;
         }

@@ -23,7 +23,16 @@ enum {
         F_LIST = 1 << 11,  /* wait_ms, n, n x {mode, name} */
         F_BY2 = 1 << 12,   /* who asked, a second string (in `address`) */
         F_TIME = 1 << 13,  /* time_ms */
+        F_VALUE = 1 << 14, /* value (string), after the name */
 };
+
+/* Whether `c` carries a value: a PROCLAIM, and an election's ACQUIRE,
+ * whose mode comes before its name on the wire. */
+static bool has_value(const struct command *c, unsigned f)
+{
+        return (f & F_VALUE) ||
+               (c->type == COMMAND_ACQUIRE && c->mode == COMMAND_MODE_ELECTION);
+}
 
 static unsigned fields_of(int type)
 {
@@ -58,6 +67,8 @@ static unsigned fields_of(int type)
                 return F_SESSION | F_DELAY | F_TOKEN | F_NAME | F_BY2;
         case COMMAND_CLOCK:
                 return F_TIME;
+        case COMMAND_PROCLAIM:
+                return F_SESSION | F_SEQ | F_OWNER | F_TOKEN | F_NAME | F_VALUE;
         default:
                 return 0;
         }
@@ -82,6 +93,7 @@ const char *command_type_name(int type)
             [COMMAND_MULTI] = "MULTI",
             [COMMAND_REVOKE_LOCK] = "REVOKE_LOCK",
             [COMMAND_CLOCK] = "CLOCK",
+            [COMMAND_PROCLAIM] = "PROCLAIM",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -189,6 +201,13 @@ int command_validate(const struct command *c)
                memchr(c->address, '\0', c->address_len) != NULL)))) {
                 return BATON_EMALFORMED;
         }
+        /* A value where one is carried (elsewhere it is not encoded,
+         * as any field a type does not carry). */
+        if (has_value(c, f) && c->value_len > 0 &&
+            (c->value == NULL ||
+             memchr(c->value, '\0', c->value_len) != NULL)) {
+                return BATON_EMALFORMED;
+        }
         if (f & F_NAME) {
                 return check_name(c->name, c->name_len);
         }
@@ -213,11 +232,13 @@ static uint8_t version_of(const struct command *c)
                        c->type == COMMAND_MULTI ||
                        c->type == COMMAND_REVOKE_LOCK ||
                        c->type == COMMAND_CLOCK ||
+                       c->type == COMMAND_PROCLAIM ||
                        ((c->type == COMMAND_EXPIRE ||
                          c->type == COMMAND_OPEN) &&
                         c->delay_ms != 0) ||
                        (c->type == COMMAND_ACQUIRE &&
-                        c->mode == COMMAND_MODE_SEMAPHORE)
+                        (c->mode == COMMAND_MODE_SEMAPHORE ||
+                         c->mode == COMMAND_MODE_ELECTION))
                    ? 3
                    : 2;
 }
@@ -283,6 +304,10 @@ static void put(const struct command *c, struct wcursor *w)
         if (f & (F_NAME | F_OPEN | F_MEMBER | F_BY)) {
                 wcursor_u8(w, c->name_len);
                 wcursor_bytes(w, c->name, c->name_len);
+        }
+        if (has_value(c, f)) {
+                wcursor_u8(w, c->value_len);
+                wcursor_bytes(w, c->value, c->value_len);
         }
         if (f & (F_MEMBER | F_BY2)) {
                 wcursor_u8(w, c->address_len);
@@ -443,6 +468,10 @@ int command_decode(struct command *c, const void *buf, size_t len)
         if (f & (F_NAME | F_OPEN | F_MEMBER | F_BY)) {
                 c->name_len = rcursor_u8(&r);
                 c->name = (const char *)rcursor_bytes(&r, c->name_len);
+        }
+        if (has_value(c, f)) {
+                c->value_len = rcursor_u8(&r);
+                c->value = (const char *)rcursor_bytes(&r, c->value_len);
         }
         if (f & (F_MEMBER | F_BY2)) {
                 c->address_len = rcursor_u8(&r);

@@ -32,7 +32,9 @@
  *   CLOSE    session u64, seq u64, ack u64
  *   EXPIRE   session u64, [version 3: delay_ms u32]
  *   ACQUIRE  session u64, seq u64, ack u64, owner u64, wait_ms u32,
- *            mode u8, [version 3: permits u32, limit u32,] name (string)
+ *            mode u8, [version 3: permits u32, limit u32,] name (string),
+ *            [mode 3, an election's candidate, version 3: value (string,
+ *            0..255 bytes, no NUL)]
  *   RELEASE  session u64, seq u64, ack u64, owner u64, token u64,
  *            name (string)
  *   CANCEL   session u64, seq u64, ack u64, target u64, name (string)
@@ -55,6 +57,10 @@
  *            n u8 (1..COMMAND_MULTI_MAX), then n x {mode u8, name
  *            (string)} (version 3): a multi-lock, every name taken at
  *            once by one entry or none (docs/fsm.md)
+ *   PROCLAIM session u64, seq u64, ack u64, owner u64, token u64, name
+ *            (string), value (string) (version 3): the leader of the
+ *            election `name`, whose leadership `token` names, advertises
+ *            `value` instead of the one it campaigned with
  *
  * REVOKE ends a session as EXPIRE does, at an operator's request (the
  * leader fills `by` with the certificate identity of the client that
@@ -77,7 +83,8 @@
  * ACQUIRE, an OPEN or EXPIRE with a delay, a REVOKE, a REVOKE_LOCK, an
  * UNBLOCK, a MULTI or a CLOCK is malformed, and so is one of those of
  * another version,
- * and permits and limit are zero in an ACQUIRE of another mode.
+ * and permits and limit are zero in an ACQUIRE of another mode. Only an
+ * election's ACQUIRE and a PROCLAIM carry a value.
  */
 
 #define COMMAND_VERSION     3  /* the newest version read */
@@ -87,18 +94,19 @@
 /* Lock names are 1..255 bytes with no NUL; client names 0..64 bytes. */
 #define COMMAND_NAME_MAX        255
 #define COMMAND_CLIENT_NAME_MAX 64
-#define COMMAND_ADDRESS_MAX     64 /* member addresses, "host:port" */
+#define COMMAND_ADDRESS_MAX     64  /* member addresses, "host:port" */
+#define COMMAND_VALUE_MAX       255 /* an election's value: 0..255 bytes */
 
 /* wait_ms values with a special meaning. */
 #define COMMAND_WAIT_TRY     0          /* answer BUSY instead of queueing */
 #define COMMAND_WAIT_FOREVER UINT32_MAX /* queue with no deadline */
 
-/* The largest encoded command but MULTI: a REVOKE_LOCK with a 255-byte
- * name and who asked in 64 bytes, padded (a semaphore ACQUIRE takes 312,
- * a RELEASE 304). */
+/* The largest encoded command but MULTI: an election's ACQUIRE with a
+ * 255-byte name and a 255-byte value, padded (a PROCLAIM takes 560, a
+ * REVOKE_LOCK 352, a semaphore ACQUIRE 312, a RELEASE 304). */
 #define COMMAND_MAX_SIZE                                                       \
-        (((4 + 8 + 4 + 8 + 1 + COMMAND_NAME_MAX + 1 +                          \
-           COMMAND_CLIENT_NAME_MAX) +                                          \
+        (((4 + 8 * 4 + 4 + 1 + 4 + 4 + 1 + COMMAND_NAME_MAX + 1 +              \
+           COMMAND_VALUE_MAX) +                                                \
           7) /                                                                 \
          8 * 8)
 
@@ -129,6 +137,7 @@ enum command_type {
         COMMAND_MULTI = 14,
         COMMAND_REVOKE_LOCK = 15,
         COMMAND_CLOCK = 16,
+        COMMAND_PROCLAIM = 17,
 };
 
 /* MEMBER modes. */
@@ -142,6 +151,8 @@ enum command_mode {
         COMMAND_MODE_EXCLUSIVE = 0, /* a lock's writer */
         COMMAND_MODE_SHARED = 1,    /* a lock's reader */
         COMMAND_MODE_SEMAPHORE = 2, /* permits of a semaphore (version 3) */
+        COMMAND_MODE_ELECTION = 3,  /* a candidate of an election (version 3),
+                                       with a value */
 };
 
 /*
@@ -178,6 +189,10 @@ struct command {
         const char *name;
         const char *address; /* MEMBER: client address, borrowed */
         uint8_t address_len;
+        /* An election's ACQUIRE and PROCLAIM: the value the candidate, or
+         * the leader, advertises (value_len bytes, borrowed). */
+        const char *value;
+        uint8_t value_len;
         /* OPEN: COMMAND_HASH_SIZE bytes, borrowed; NULL reads as all zero
          * (and a version 1 OPEN decodes to NULL). */
         const uint8_t *hash;

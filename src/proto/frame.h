@@ -2,10 +2,12 @@
 #ifndef PROTO_FRAME_H
 #define PROTO_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../lib/cursor.h"
+#include "proto.h"
 
 /* Start a frame of `type` with `flags` and `id` in `out` (capacity `cap`):
  * its header, with the body's length left to proto_frame_finish(). */
@@ -15,5 +17,14 @@ void proto_frame_begin(struct wcursor *w, uint8_t *out, size_t cap,
 /* Write the body's length into the header: the frame's length, or 0 when
  * it did not fit `cap` or its body exceeds PROTO_MAX_BODY. */
 size_t proto_frame_finish(struct wcursor *w);
+
+/* Lock names follow command.h: 1..COMMAND_NAME_MAX bytes, no NUL. */
+bool proto_valid_name(const char *name, size_t len);
+
+/* A client name: 0..PROTO_CLIENT_NAME_MAX bytes, no NUL. */
+bool proto_valid_client(const struct proto_string *s);
+
+/* Whether the whole body was read, exactly. */
+bool proto_read_done(const struct rcursor *r);
 
 #endif /* PROTO_FRAME_H */

@@ -83,8 +83,7 @@ static bool known_type(int type)
         return strcmp(proto_type_name(type), "UNKNOWN") != 0;
 }
 
-/* Lock names follow command.h: 1..COMMAND_NAME_MAX bytes, no NUL. */
-static bool valid_name(const char *name, size_t len)
+bool proto_valid_name(const char *name, size_t len)
 {
         return len > 0 && len <= COMMAND_NAME_MAX && name != NULL &&
                memchr(name, '\0', len) == NULL;
@@ -156,16 +155,6 @@ static const struct fields_entry error_fields[] = {
 };
 
 /* LIST */
-struct list_body {
-        struct proto_string prefix;
-        uint32_t limit;
-};
-
-static const struct fields_entry list_fields[] = {
-    FIELD(struct list_body, STRING, prefix),
-    FIELD(struct list_body, U32, limit),
-};
-
 static const struct fields_entry result_fields[] = {
     FIELD(struct proto_result, I32, status),
     FIELD(struct proto_result, U8, kind),
@@ -204,29 +193,6 @@ static const struct fields_entry member_fields[] = {
     FIELD(struct proto_member, STRING, client_address),
 };
 
-/* LIST_REPLY: u32 n, u8 more, then n of entry_fields. */
-static const struct fields_entry entry_fields[] = {
-    FIELD(struct proto_lock_entry, STRING, name),
-    FIELD(struct proto_lock_entry, U64, session),
-    FIELD(struct proto_lock_entry, U64, owner),
-    FIELD(struct proto_lock_entry, U64, token),
-    FIELD(struct proto_lock_entry, U32, count),
-    FIELD(struct proto_lock_entry, U32, waiters),
-};
-
-/* A LIST_REPLY entry's PROTO_FLAG_NAMES tail. */
-static const struct fields_entry entry_names_fields[] = {
-    FIELD(struct proto_lock_entry, STRING, client_name),
-};
-
-/* A LIST_REPLY entry's PROTO_FLAG_HOLDERS tail, after the names one. */
-static const struct fields_entry entry_holders_fields[] = {
-    FIELD(struct proto_lock_entry, U8, mode),
-    FIELD(struct proto_lock_entry, U32, permits),
-    FIELD(struct proto_lock_entry, U32, limit),
-    FIELD(struct proto_lock_entry, U32, granted_s),
-};
-
 /* ---- Header --------------------------------------------------------------
  */
 
@@ -241,7 +207,8 @@ static bool allowed_flags(uint8_t type, uint16_t flags)
         if (flags == PROTO_FLAG_REVOKED) {
                 return type == PROTO_KEEPALIVE || type == PROTO_KEEPALIVE_OK;
         }
-        if (flags == PROTO_FLAG_HOLDERS) {
+        if (flags == PROTO_FLAG_HOLDERS ||
+            flags == (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES)) {
                 return type == PROTO_QUERY || type == PROTO_LIST_REPLY;
         }
         return flags == PROTO_FLAG_NAMES &&
@@ -310,8 +277,7 @@ static void begin(struct wcursor *w, uint8_t *out, size_t cap, uint8_t type,
         proto_frame_begin(w, out, cap, type, 0, id);
 }
 
-/* A client name: 0..PROTO_CLIENT_NAME_MAX bytes, no NUL. */
-static bool valid_client(const struct proto_string *s)
+bool proto_valid_client(const struct proto_string *s)
 {
         return s->len <= PROTO_CLIENT_NAME_MAX &&
                (s->len == 0 ||
@@ -377,7 +343,7 @@ static size_t write_query(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
         struct proto_string b = {name, (uint8_t)name_len};
         struct wcursor w;
 
-        if (!valid_name(name, name_len)) {
+        if (!proto_valid_name(name, name_len)) {
                 return 0;
         }
         proto_frame_begin(&w, out, cap, PROTO_QUERY, flags, id);
@@ -403,13 +369,20 @@ size_t proto_write_query_holders(uint8_t *out, size_t cap, uint64_t id,
         return write_query(out, cap, id, PROTO_FLAG_HOLDERS, name, name_len);
 }
 
+size_t proto_write_query_values(uint8_t *out, size_t cap, uint64_t id,
+                                const char *name, size_t name_len)
+{
+        return write_query(out, cap, id, PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES,
+                           name, name_len);
+}
+
 size_t proto_write_check(uint8_t *out, size_t cap, uint64_t id,
                          const char *name, size_t name_len, uint64_t token)
 {
         struct check_body b = {token, {name, (uint8_t)name_len}};
         struct wcursor w;
 
-        if (!valid_name(name, name_len)) {
+        if (!proto_valid_name(name, name_len)) {
                 return 0;
         }
         begin(&w, out, cap, PROTO_CHECK, id);
@@ -476,7 +449,7 @@ size_t proto_write_result_names(uint8_t *out, size_t cap, uint64_t id,
 {
         struct wcursor w;
 
-        if (!valid_client(&r->client_name)) {
+        if (!proto_valid_client(&r->client_name)) {
                 return 0;
         }
         proto_frame_begin(&w, out, cap, PROTO_RESULT, PROTO_FLAG_NAMES, id);
@@ -545,102 +518,10 @@ size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
         return proto_frame_finish(&w);
 }
 
-/* A LIST prefix: 0..COMMAND_NAME_MAX bytes, no NUL. */
-static bool valid_prefix(const char *prefix, size_t len)
-{
-        return len <= COMMAND_NAME_MAX &&
-               (len == 0 ||
-                (prefix != NULL && memchr(prefix, '\0', len) == NULL));
-}
-
-static size_t write_list(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
-                         const char *prefix, size_t prefix_len, uint32_t limit)
-{
-        struct list_body b = {{prefix, (uint8_t)prefix_len}, limit};
-        struct wcursor w;
-
-        if (!valid_prefix(prefix, prefix_len) || limit == 0 ||
-            limit > PROTO_LIST_MAX) {
-                return 0;
-        }
-        proto_frame_begin(&w, out, cap, PROTO_LIST, flags, id);
-        fields_put(&w, FIELDS(list_fields), &b);
-        return proto_frame_finish(&w);
-}
-
-size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
-                        const char *prefix, size_t prefix_len, uint32_t limit)
-{
-        return write_list(out, cap, id, 0, prefix, prefix_len, limit);
-}
-
-size_t proto_write_list_names(uint8_t *out, size_t cap, uint64_t id,
-                              const char *prefix, size_t prefix_len,
-                              uint32_t limit)
-{
-        return write_list(out, cap, id, PROTO_FLAG_NAMES, prefix, prefix_len,
-                          limit);
-}
-
-static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
-                               uint16_t flags, const struct proto_lock_entry *e,
-                               uint32_t n, bool more)
-{
-        bool holders = flags & PROTO_FLAG_HOLDERS;
-        bool names = holders || (flags & PROTO_FLAG_NAMES);
-        struct wcursor w;
-        uint32_t i;
-
-        if (n > 0 && e == NULL) {
-                return 0;
-        }
-        for (i = 0; i < n; i++) {
-                if (!valid_name(e[i].name.p, e[i].name.len) ||
-                    (names && !valid_client(&e[i].client_name))) {
-                        return 0;
-                }
-        }
-        proto_frame_begin(&w, out, cap, PROTO_LIST_REPLY, flags, id);
-        wcursor_u32(&w, n);
-        wcursor_u8(&w, more ? 1 : 0);
-        for (i = 0; i < n; i++) {
-                fields_put(&w, FIELDS(entry_fields), &e[i]);
-                if (names) {
-                        fields_put(&w, FIELDS(entry_names_fields), &e[i]);
-                }
-                if (holders) {
-                        fields_put(&w, FIELDS(entry_holders_fields), &e[i]);
-                }
-        }
-        return proto_frame_finish(&w);
-}
-
-size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
-                              const struct proto_lock_entry *e, uint32_t n,
-                              bool more)
-{
-        return write_list_reply(out, cap, id, 0, e, n, more);
-}
-
-size_t proto_write_list_reply_names(uint8_t *out, size_t cap, uint64_t id,
-                                    const struct proto_lock_entry *e,
-                                    uint32_t n, bool more)
-{
-        return write_list_reply(out, cap, id, PROTO_FLAG_NAMES, e, n, more);
-}
-
-size_t proto_write_list_reply_holders(uint8_t *out, size_t cap, uint64_t id,
-                                      const struct proto_lock_entry *e,
-                                      uint32_t n, bool more)
-{
-        return write_list_reply(out, cap, id, PROTO_FLAG_HOLDERS, e, n, more);
-}
-
 /* ---- Body readers --------------------------------------------------------
  */
 
-/* Whether the whole body was read, exactly. */
-static bool done(const struct rcursor *r)
+bool proto_read_done(const struct rcursor *r)
 {
         return !r->bad && r->left == 0;
 }
@@ -659,7 +540,7 @@ int proto_read_u64(const uint8_t *body, size_t len, uint64_t *v)
 
         rcursor_init(&r, body, len);
         *v = rcursor_u64(&r);
-        return done(&r) ? 0 : BATON_EMALFORMED;
+        return proto_read_done(&r) ? 0 : BATON_EMALFORMED;
 }
 
 int proto_read_u32(const uint8_t *body, size_t len, uint32_t *v)
@@ -668,7 +549,7 @@ int proto_read_u32(const uint8_t *body, size_t len, uint32_t *v)
 
         rcursor_init(&r, body, len);
         *v = rcursor_u32(&r);
-        return done(&r) ? 0 : BATON_EMALFORMED;
+        return proto_read_done(&r) ? 0 : BATON_EMALFORMED;
 }
 
 int proto_read_query(const uint8_t *body, size_t len, struct proto_string *name)
@@ -677,10 +558,10 @@ int proto_read_query(const uint8_t *body, size_t len, struct proto_string *name)
 
         rcursor_init(&r, body, len);
         fields_get(&r, FIELDS(query_fields), name);
-        if (!done(&r)) {
+        if (!proto_read_done(&r)) {
                 return BATON_EMALFORMED;
         }
-        return valid_name(name->p, name->len) ? 0 : BATON_ENAME;
+        return proto_valid_name(name->p, name->len) ? 0 : BATON_ENAME;
 }
 
 int proto_read_check(const uint8_t *body, size_t len, struct proto_string *name,
@@ -693,10 +574,10 @@ int proto_read_check(const uint8_t *body, size_t len, struct proto_string *name,
         fields_get(&r, FIELDS(check_fields), &b);
         *token = b.token;
         *name = b.name;
-        if (!done(&r)) {
+        if (!proto_read_done(&r)) {
                 return BATON_EMALFORMED;
         }
-        return valid_name(name->p, name->len) ? 0 : BATON_ENAME;
+        return proto_valid_name(name->p, name->len) ? 0 : BATON_ENAME;
 }
 
 int proto_read_member_add(const uint8_t *body, size_t len, uint64_t *member,
@@ -711,7 +592,8 @@ int proto_read_member_add(const uint8_t *body, size_t len, uint64_t *member,
         *member = b.member;
         *raft_address = b.raft_address;
         *client_address = b.client_address;
-        if (!done(&r) || raft_address->len == 0 || client_address->len == 0 ||
+        if (!proto_read_done(&r) || raft_address->len == 0 ||
+            client_address->len == 0 ||
             !valid_text(raft_address, PROTO_ADDRESS_MAX) ||
             !valid_text(client_address, PROTO_ADDRESS_MAX)) {
                 return BATON_EMALFORMED;
@@ -727,7 +609,7 @@ int proto_read_result(const uint8_t *body, size_t len, struct proto_result *res)
         fields_get(&r, FIELDS(result_fields), res);
         res->client_name.p = NULL;
         res->client_name.len = 0;
-        return done(&r) ? 0 : BATON_EMALFORMED;
+        return proto_read_done(&r) ? 0 : BATON_EMALFORMED;
 }
 
 int proto_read_result_names(const uint8_t *body, size_t len,
@@ -738,7 +620,7 @@ int proto_read_result_names(const uint8_t *body, size_t len,
         rcursor_init(&r, body, len);
         fields_get(&r, FIELDS(result_fields), res);
         fields_get(&r, FIELDS(result_names_fields), res);
-        if (!done(&r) || !valid_client(&res->client_name)) {
+        if (!proto_read_done(&r) || !proto_valid_client(&res->client_name)) {
                 return BATON_EMALFORMED;
         }
         return 0;
@@ -754,7 +636,7 @@ int proto_read_not_leader(const uint8_t *body, size_t len, uint64_t *leader_id,
         fields_get(&r, FIELDS(not_leader_fields), &b);
         *leader_id = b.leader_id;
         *address = b.address;
-        if (!done(&r) || !valid_text(address, PROTO_ADDRESS_MAX)) {
+        if (!proto_read_done(&r) || !valid_text(address, PROTO_ADDRESS_MAX)) {
                 return BATON_EMALFORMED;
         }
         return 0;
@@ -770,7 +652,7 @@ int proto_read_error(const uint8_t *body, size_t len, int *status,
         fields_get(&r, FIELDS(error_fields), &b);
         *status = b.status;
         *message = b.message;
-        if (!done(&r) || !valid_text(message, PROTO_MESSAGE_MAX)) {
+        if (!proto_read_done(&r) || !valid_text(message, PROTO_MESSAGE_MAX)) {
                 return BATON_EMALFORMED;
         }
         return 0;
@@ -797,88 +679,5 @@ int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st)
                         return BATON_EMALFORMED;
                 }
         }
-        return done(&r) ? 0 : BATON_EMALFORMED;
-}
-
-int proto_read_list(const uint8_t *body, size_t len,
-                    struct proto_string *prefix, uint32_t *limit)
-{
-        struct list_body b;
-        struct rcursor r;
-
-        rcursor_init(&r, body, len);
-        fields_get(&r, FIELDS(list_fields), &b);
-        *prefix = b.prefix;
-        *limit = b.limit;
-        if (!done(&r) || *limit == 0 || *limit > PROTO_LIST_MAX) {
-                return BATON_EMALFORMED;
-        }
-        return valid_prefix(prefix->p, prefix->len) ? 0 : BATON_ENAME;
-}
-
-static int read_list_reply(const uint8_t *body, size_t len, uint16_t flags,
-                           struct proto_lock_entry *e, size_t cap, uint32_t *n,
-                           bool *more)
-{
-        bool holders = flags & PROTO_FLAG_HOLDERS;
-        bool names = holders || (flags & PROTO_FLAG_NAMES);
-        struct rcursor r;
-        uint32_t count, i;
-        uint8_t flag;
-
-        *n = 0;
-        *more = false;
-        rcursor_init(&r, body, len);
-        count = rcursor_u32(&r);
-        flag = rcursor_u8(&r);
-        /* Every entry takes at least PROTO_LIST_ENTRY_MIN bytes, so a count
-         * the body cannot hold is refused before any entry is read. */
-        if (r.bad || flag > 1 || count > cap ||
-            count > r.left / PROTO_LIST_ENTRY_MIN) {
-                return BATON_EMALFORMED;
-        }
-        for (i = 0; i < count; i++) {
-                fields_get(&r, FIELDS(entry_fields), &e[i]);
-                e[i].client_name.p = NULL;
-                e[i].client_name.len = 0;
-                if (names) {
-                        fields_get(&r, FIELDS(entry_names_fields), &e[i]);
-                }
-                e[i].mode = 0;
-                e[i].permits = e[i].limit = 0;
-                if (holders) {
-                        fields_get(&r, FIELDS(entry_holders_fields), &e[i]);
-                }
-                if (r.bad || !valid_name(e[i].name.p, e[i].name.len) ||
-                    !valid_client(&e[i].client_name)) {
-                        return BATON_EMALFORMED;
-                }
-        }
-        if (!done(&r)) {
-                return BATON_EMALFORMED;
-        }
-        *n = count;
-        *more = flag == 1;
-        return 0;
-}
-
-int proto_read_list_reply(const uint8_t *body, size_t len,
-                          struct proto_lock_entry *e, size_t cap, uint32_t *n,
-                          bool *more)
-{
-        return read_list_reply(body, len, 0, e, cap, n, more);
-}
-
-int proto_read_list_reply_names(const uint8_t *body, size_t len,
-                                struct proto_lock_entry *e, size_t cap,
-                                uint32_t *n, bool *more)
-{
-        return read_list_reply(body, len, PROTO_FLAG_NAMES, e, cap, n, more);
-}
-
-int proto_read_list_reply_holders(const uint8_t *body, size_t len,
-                                  struct proto_lock_entry *e, size_t cap,
-                                  uint32_t *n, bool *more)
-{
-        return read_list_reply(body, len, PROTO_FLAG_HOLDERS, e, cap, n, more);
+        return proto_read_done(&r) ? 0 : BATON_EMALFORMED;
 }

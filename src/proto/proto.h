@@ -75,6 +75,7 @@
 #define PROTO_FLAG_NAMES      0x0001 /* QUERY, LIST and their answers: names */
 #define PROTO_FLAG_HOLDERS    0x0002 /* QUERY, LIST_REPLY: every holder */
 #define PROTO_FLAG_REVOKED    0x0004 /* KEEPALIVE(_OK): revoked grants */
+#define PROTO_FLAG_VALUES     0x0008 /* with _HOLDERS: elections' values */
 #define PROTO_CLIENT_NAME_MAX 64     /* a session's client name, as OPEN's */
 #define PROTO_HEADER_SIZE     16
 #define PROTO_MAX_BODY        65536 /* largest body any peer must accept */
@@ -134,6 +135,7 @@ enum proto_kind {
         PROTO_KIND_UPDATED,   /* MEMBER (raft glue): the directory changed */
         PROTO_KIND_APPLIED,   /* a batch: count commands, each answered by its
                               own RESULT event */
+        PROTO_KIND_PROCLAIMED, /* PROCLAIM: token, the leader's value changed */
 };
 
 struct proto_header {
@@ -231,6 +233,9 @@ struct proto_lock_entry {
         /* The leader's wall clock when the grant was made, s since the
          * Unix epoch (0: not known). */
         uint32_t granted_s;
+        /* Only in the PROTO_FLAG_VALUES shape: an election's leader's
+         * value (empty for any other grant). */
+        struct proto_string value;
 };
 
 /* The encoded size of one LIST_REPLY entry with a name of `name_len`. */
@@ -243,6 +248,10 @@ struct proto_lock_entry {
  * grant's time too. */
 #define PROTO_LIST_ENTRY_HOLDERS_SIZE(name_len, client_len)                    \
         (PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len) + 1 + 4 + 4 + 4)
+/* The same with PROTO_FLAG_VALUES too: a value of `value_len` bytes. */
+#define PROTO_LIST_ENTRY_VALUES_SIZE(name_len, client_len, value_len)          \
+        (PROTO_LIST_ENTRY_HOLDERS_SIZE(name_len, client_len) + 1 +             \
+         (size_t)(value_len))
 
 /*
  * Frame writers: each writes a whole frame (header and body) into `out`
@@ -368,6 +377,21 @@ size_t proto_write_list_reply_holders(uint8_t *out, size_t cap, uint64_t id,
 int proto_read_list_reply_holders(const uint8_t *body, size_t len,
                                   struct proto_lock_entry *e, size_t cap,
                                   uint32_t *n, bool *more);
+
+/*
+ * The PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES shapes: the holders QUERY
+ * asking for values too, and its LIST_REPLY, whose entries each end with
+ * string value (an election's leader's, 0..255 bytes; empty for any other
+ * grant). An older server refuses the flag (ERROR BATON_EMALFORMED).
+ */
+size_t proto_write_query_values(uint8_t *out, size_t cap, uint64_t id,
+                                const char *name, size_t name_len);
+size_t proto_write_list_reply_values(uint8_t *out, size_t cap, uint64_t id,
+                                     const struct proto_lock_entry *e,
+                                     uint32_t n, bool more);
+int proto_read_list_reply_values(const uint8_t *body, size_t len,
+                                 struct proto_lock_entry *e, size_t cap,
+                                 uint32_t *n, bool *more);
 
 /* "RESULT", "PING", ...; "UNKNOWN" for anything else. */
 const char *proto_type_name(int type);

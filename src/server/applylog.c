@@ -2,6 +2,7 @@
 #include "applylog.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,9 +33,34 @@ static const char *event_name(int type)
                 return "BLOCK";
         case LOCKFSM_EV_UNBLOCK:
                 return "UNBLOCK";
+        case LOCKFSM_EV_PROCLAIM:
+                return "PROCLAIM";
         default:
                 return "UNKNOWN";
         }
+}
+
+/* Append `,"key":` and the bytes `p` as a JSON string at `*n`; false
+ * when `buf` is full. */
+static bool put_bytes(char *buf, size_t cap, size_t *n, const char *key,
+                      const char *p, size_t len)
+{
+        size_t k = strlen(key);
+        struct wcursor w;
+
+        if (cap - *n < k + 4) {
+                return false;
+        }
+        buf[(*n)++] = ',';
+        buf[(*n)++] = '"';
+        memcpy(buf + *n, key, k);
+        *n += k;
+        buf[(*n)++] = '"';
+        buf[(*n)++] = ':';
+        wcursor_init(&w, buf + *n, cap - *n);
+        json_bytes(&w, p, len);
+        *n += w.len;
+        return !w.bad;
 }
 
 /* One line for `ev`, whose event is called `event`. */
@@ -70,19 +96,15 @@ static size_t format(char *buf, size_t cap, uint64_t term,
                 return 0;
         }
         n += name.len;
-        if (ev->by_len > 0) {
-                /* A REVOKE's END: who asked, from its certificate. */
-                if (cap - n < 8) {
-                        return 0;
-                }
-                memcpy(buf + n, ",\"by\":", 6);
-                n += 6;
-                wcursor_init(&name, buf + n, cap - n);
-                json_bytes(&name, ev->by, ev->by_len);
-                if (name.bad) {
-                        return 0;
-                }
-                n += name.len;
+        /* A REVOKE's END: who asked, from its certificate. An
+         * election's GRANT, QUEUE or PROCLAIM: the value. */
+        if ((ev->by_len > 0 &&
+             !put_bytes(buf, cap, &n, "by", ev->by, ev->by_len)) ||
+            (ev->mode == COMMAND_MODE_ELECTION &&
+             (ev->type == LOCKFSM_EV_GRANT || ev->type == LOCKFSM_EV_QUEUE ||
+              ev->type == LOCKFSM_EV_PROCLAIM) &&
+             !put_bytes(buf, cap, &n, "value", ev->value, ev->value_len))) {
+                return 0;
         }
         /* Last, so that lines of one entry compare equal across nodes up
          * to here. */
@@ -140,7 +162,8 @@ static void put_line(struct applylog *a, const char *line, size_t n)
 void applylog_write(struct applylog *a, uint64_t term,
                     const struct lockfsm_event *ev)
 {
-        char line[2048];
+        /* A 255-byte name and value, each byte escaped in 6. */
+        char line[4096];
 
         if (a->fd >= 0) {
                 put_line(a, line, applylog_format(line, sizeof line, term, ev));

@@ -295,7 +295,8 @@ static int check_command(struct gateway *g, const struct command *c)
         if (c->type != COMMAND_OPEN && c->type != COMMAND_CLOSE &&
             c->type != COMMAND_ACQUIRE && c->type != COMMAND_MULTI &&
             c->type != COMMAND_RELEASE && c->type != COMMAND_CANCEL &&
-            c->type != COMMAND_REVOKE && c->type != COMMAND_REVOKE_LOCK) {
+            c->type != COMMAND_PROCLAIM && c->type != COMMAND_REVOKE &&
+            c->type != COMMAND_REVOKE_LOCK) {
                 return BATON_EINVAL; /* EXPIRE and TIMEOUT are the leader's */
         }
         if (c->type == COMMAND_OPEN) {
@@ -356,16 +357,22 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
                        const uint8_t *body, uint32_t len)
 {
         struct pending *p;
-        int rv;
+        int rv, type;
 
         if (len > COMMAND_ANY_MAX_SIZE) {
                 conn_fail(c, id, BATON_EMALFORMED, "command too long");
                 return;
         }
-        /* At least a single command's room: a REVOKE is encoded again
-         * with who asked. */
-        p = pending_new(g, c, id, PROTO_COMMAND,
-                        len > COMMAND_MAX_SIZE ? len : COMMAND_MAX_SIZE);
+        /* Room for the command as sent, but a REVOKE's or REVOKE_LOCK's
+         * for the largest command: the leader encodes it again with who
+         * asked. */
+        type = command_peek_type(body, len);
+        p = pending_new(
+            g, c, id, PROTO_COMMAND,
+            (type == COMMAND_REVOKE || type == COMMAND_REVOKE_LOCK) &&
+                    len < COMMAND_MAX_SIZE
+                ? COMMAND_MAX_SIZE
+                : len);
         if (p == NULL) {
                 reply_status(c, id, BATON_ENOMEM);
                 return;

@@ -22,7 +22,8 @@ struct readbatch {
  * change until the reply is written). */
 struct listing {
         const struct lockfsm *f;
-        uint16_t shape;   /* the reply's flags: PROTO_FLAG_NAMES, _HOLDERS */
+        uint16_t shape;   /* the reply's flags: PROTO_FLAG_NAMES, _HOLDERS,
+                             _HOLDERS | _VALUES */
         const char *name; /* the holders of one lock: its name */
         uint8_t name_len;
         struct proto_lock_entry *e;
@@ -71,7 +72,10 @@ static void listing_send(struct listing *ls, struct pending *p)
         size_t n = 0;
 
         if (out != NULL) {
-                if (ls->shape == PROTO_FLAG_HOLDERS) {
+                if (ls->shape & PROTO_FLAG_VALUES) {
+                        n = proto_write_list_reply_values(
+                            out, cap, p->to.id, ls->e, ls->n, ls->more);
+                } else if (ls->shape == PROTO_FLAG_HOLDERS) {
                         n = proto_write_list_reply_holders(
                             out, cap, p->to.id, ls->e, ls->n, ls->more);
                 } else if (ls->shape == PROTO_FLAG_NAMES) {
@@ -124,8 +128,12 @@ static bool holder_one(void *data, const struct lockfsm_holder *h)
         uint8_t client_len = 0;
         const char *client =
             lockfsm_session_name(ls->f, h->session, &client_len);
+        bool values = ls->shape & PROTO_FLAG_VALUES;
         struct proto_lock_entry *e = listing_add(
-            ls, PROTO_LIST_ENTRY_HOLDERS_SIZE(ls->name_len, client_len));
+            ls, values
+                    ? PROTO_LIST_ENTRY_VALUES_SIZE(ls->name_len, client_len,
+                                                   h->value_len)
+                    : PROTO_LIST_ENTRY_HOLDERS_SIZE(ls->name_len, client_len));
 
         if (e == NULL) {
                 return false;
@@ -143,15 +151,20 @@ static bool holder_one(void *data, const struct lockfsm_holder *h)
         e->permits = h->permits;
         e->limit = h->limit;
         e->granted_s = h->granted_s;
+        e->value.p = h->value;
+        e->value.len = h->value_len;
         return true;
 }
 
-/* A QUERY with PROTO_FLAG_HOLDERS: every holder, in a LIST_REPLY. */
+/* A QUERY with PROTO_FLAG_HOLDERS: every holder, in a LIST_REPLY (with
+ * PROTO_FLAG_VALUES too, each with its value). */
 static void answer_holders(struct lockfsm *f, struct pending *p)
 {
         struct listing ls;
 
-        if (!listing_init(&ls, f, p, PROTO_FLAG_HOLDERS, PROTO_LIST_MAX)) {
+        if (!listing_init(&ls, f, p,
+                          p->flags & (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES),
+                          PROTO_LIST_MAX)) {
                 return;
         }
         ls.name = p->cmd.name;

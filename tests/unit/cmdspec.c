@@ -11,11 +11,17 @@
 #include <string.h>
 
 const int all_types[N_TYPES] = {
-    COMMAND_OPEN,        COMMAND_CLOSE,  COMMAND_EXPIRE,  COMMAND_ACQUIRE,
-    COMMAND_RELEASE,     COMMAND_CANCEL, COMMAND_TIMEOUT, COMMAND_QUERY,
-    COMMAND_CHECK,       COMMAND_MEMBER, COMMAND_REVOKE,  COMMAND_UNBLOCK,
-    COMMAND_REVOKE_LOCK,
+    COMMAND_OPEN,        COMMAND_CLOSE,    COMMAND_EXPIRE,  COMMAND_ACQUIRE,
+    COMMAND_RELEASE,     COMMAND_CANCEL,   COMMAND_TIMEOUT, COMMAND_QUERY,
+    COMMAND_CHECK,       COMMAND_MEMBER,   COMMAND_REVOKE,  COMMAND_UNBLOCK,
+    COMMAND_REVOKE_LOCK, COMMAND_PROCLAIM,
 };
+
+bool carries_value(const struct command *c)
+{
+        return c->type == COMMAND_PROCLAIM ||
+               (c->type == COMMAND_ACQUIRE && c->mode == COMMAND_MODE_ELECTION);
+}
 
 unsigned carried(int type)
 {
@@ -47,6 +53,9 @@ unsigned carried(int type)
                 return T_TARGET | T_NAME;
         case COMMAND_REVOKE_LOCK: /* the address: who asked */
                 return T_SESSION | T_DELAY | T_TOKEN | T_NAME | T_ADDRESS;
+        case COMMAND_PROCLAIM:
+                return T_SESSION | T_SEQ | T_ACK | T_OWNER | T_TOKEN | T_NAME |
+                       T_VALUE;
         default:
                 return 0;
         }
@@ -111,11 +120,13 @@ uint8_t spec_version(const struct command *c)
 {
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
                        c->type == COMMAND_REVOKE_LOCK ||
+                       c->type == COMMAND_PROCLAIM ||
                        ((c->type == COMMAND_EXPIRE ||
                          c->type == COMMAND_OPEN) &&
                         c->delay_ms != 0) ||
                        (c->type == COMMAND_ACQUIRE &&
-                        c->mode == COMMAND_MODE_SEMAPHORE)
+                        (c->mode == COMMAND_MODE_SEMAPHORE ||
+                         c->mode == COMMAND_MODE_ELECTION))
                    ? 3
                    : 2;
 }
@@ -123,7 +134,7 @@ uint8_t spec_version(const struct command *c)
 struct spec_layout spec_layout(const struct command *c, uint8_t *out)
 {
         struct spec s = {out, 0};
-        struct spec_layout l = {0, 0, 0, 0};
+        struct spec_layout l = {0, 0, 0, 0, 0};
         bool has_string = true;
 
         le(&s, spec_version(c), 1);
@@ -169,6 +180,7 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                 }
                 break;
         case COMMAND_RELEASE:
+        case COMMAND_PROCLAIM:
                 le(&s, c->session, 8);
                 le(&s, c->seq, 8);
                 le(&s, c->ack, 8);
@@ -214,6 +226,10 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                 l.name_at = s.len;
                 string(&s, c->name, c->name_len);
         }
+        if (carries_value(c)) {
+                l.value_at = s.len;
+                string(&s, c->value, c->value_len);
+        }
         if (c->type == COMMAND_MEMBER || c->type == COMMAND_REVOKE_LOCK) {
                 l.address_at = s.len;
                 string(&s, c->address, c->address_len);
@@ -245,6 +261,7 @@ static const char lock_name[] = "orders/2024/eu-west";
 static const char client_name[] = "worker-7@host";
 static const char raft_address[] = "10.0.0.1:7001";
 static const char client_address[] = "10.0.0.1:7101";
+static const char value[] = "http://10.0.0.9:8080/";
 
 /* A command of `type` with every field of the struct set, carried or not,
  * to a distinct value whose bytes all differ. A MEMBER is a set. */
@@ -267,6 +284,8 @@ struct command full(int type)
         c.nonce = 0x6162636465666768ULL;
         c.address = client_address;
         c.address_len = sizeof client_address - 1;
+        c.value = value;
+        c.value_len = sizeof value - 1;
         if (type == COMMAND_OPEN) {
                 c.name = client_name;
                 c.name_len = sizeof client_name - 1;
@@ -327,6 +346,10 @@ struct command only_carried(struct command c)
                 c.address = NULL;
                 c.address_len = 0;
         }
+        if (!carries_value(&c)) {
+                c.value = NULL;
+                c.value_len = 0;
+        }
         return c;
 }
 
@@ -371,6 +394,12 @@ void assert_same(const struct command *a, const struct command *b)
                 assert_memory_equal(a->hash != NULL ? a->hash : zero,
                                     b->hash != NULL ? b->hash : zero,
                                     COMMAND_HASH_SIZE);
+        }
+        assert_int_equal(a->value_len, b->value_len);
+        if (a->value_len > 0) {
+                assert_non_null(a->value);
+                assert_non_null(b->value);
+                assert_memory_equal(a->value, b->value, a->value_len);
         }
         assert_int_equal(a->address_len, b->address_len);
         if (a->address_len > 0) {
@@ -467,5 +496,19 @@ size_t samples(struct command *out, const char *text)
         assert_true(n < MAX_SAMPLES);
         out[n] = only_carried(full(COMMAND_EXPIRE));
         out[n++].delay_ms = 0;
+        /* An election's candidate, whose value comes after its name, and
+         * one with the longest value. */
+        for (k = 0; k < 2; k++) {
+                assert_true(n < MAX_SAMPLES);
+                out[n] = full(COMMAND_ACQUIRE);
+                out[n].mode = COMMAND_MODE_ELECTION;
+                out[n] = only_carried(out[n]);
+                if (k == 1) {
+                        out[n].value = text;
+                        out[n].value_len = COMMAND_VALUE_MAX;
+                }
+                assert_int_equal(command_validate(&out[n]), 0);
+                n++;
+        }
         return n;
 }

@@ -12,7 +12,7 @@
 #include "../../src/proto/command.h"
 
 #define CANARY  0xA5
-#define N_TYPES 13
+#define N_TYPES 14
 
 /* Room for anything the reference encoder writes, including a MEMBER with
  * two 255-byte strings that the real encoder refuses. */
@@ -35,7 +35,12 @@ enum {
         T_TTL = 1 << 10,
         T_ADDRESS = 1 << 11, /* MEMBER's client address */
         T_DELAY = 1 << 12,   /* EXPIRE (version 3) and REVOKE: delay_ms */
+        T_VALUE = 1 << 13,   /* PROCLAIM's value (an election's ACQUIRE
+                                carries one too: carries_value()) */
 };
+
+/* Whether `c` carries a value: a PROCLAIM, an election's ACQUIRE. */
+bool carries_value(const struct command *c);
 
 /* Every command type. */
 extern const int all_types[N_TYPES];
@@ -57,6 +62,7 @@ struct spec_layout {
         size_t body;       /* up to the end of the last field */
         size_t name_at;    /* the first string's length byte; 0 if none */
         size_t address_at; /* MEMBER: the client address's length byte */
+        size_t value_at;   /* carries_value(): the value's length byte */
 };
 
 /* The version the header says `c` is written in: 3 for a semaphore

@@ -35,6 +35,10 @@ void on_event(void *data, const struct lockfsm_event *e)
         v->status = e->status;
         v->mode = e->mode;
         v->permits = e->permits;
+        v->value_len = e->value_len;
+        if (e->value_len > 0) {
+                memcpy(v->value, e->value, e->value_len);
+        }
         if (e->name != NULL) {
                 v->name_len = e->name_len;
                 memcpy(v->name, e->name, e->name_len);
@@ -67,10 +71,16 @@ struct lockfsm_result outcome(uint8_t kind, uint64_t session, uint64_t owner)
         return r;
 }
 
+/* A writer: a lock's, or an election's candidate or leader. */
+static bool m_writer(uint8_t mode)
+{
+        return mode == COMMAND_MODE_EXCLUSIVE || mode == COMMAND_MODE_ELECTION;
+}
+
 const struct mhold *m_first_holder(const struct mlock *l)
 {
         for (unsigned i = 0; i < l->nh; i++) {
-                if (l->h[i].mode == COMMAND_MODE_EXCLUSIVE) {
+                if (m_writer(l->h[i].mode)) {
                         return &l->h[i];
                 }
         }
@@ -226,7 +236,7 @@ static unsigned m_writers(const struct mlock *l)
         unsigned n = 0;
 
         for (unsigned i = 0; i < l->nh; i++) {
-                n += l->h[i].mode == COMMAND_MODE_EXCLUSIVE;
+                n += m_writer(l->h[i].mode);
         }
         return n;
 }
@@ -266,7 +276,7 @@ static bool m_entry_allows(const struct model *m, const struct mlock *l,
                            uint64_t index, uint8_t mode)
 {
         return l->last_grant != index || (m->bugs & BUG_TWICE) ||
-               (mode != COMMAND_MODE_EXCLUSIVE && !l->entry_writer);
+               (!m_writer(mode) && !l->entry_writer);
 }
 
 /* The locks (indices into m->l, so in lock age order) where the
@@ -330,8 +340,10 @@ static struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
                 l->entry_ended = false;
         }
         l->last_grant = index;
-        l->entry_writer |= w->mode == COMMAND_MODE_EXCLUSIVE;
+        l->entry_writer |= m_writer(w->mode);
         memset(h, 0, sizeof *h);
+        h->value_len = w->value_len;
+        memcpy(h->value, w->value, w->value_len);
         h->session = w->session;
         h->owner = w->owner;
         h->seq = w->seq;
@@ -348,6 +360,8 @@ static struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
         v->token = index;
         v->mode = w->mode;
         v->permits = w->permits;
+        v->value_len = w->value_len;
+        memcpy(v->value, w->value, w->value_len);
         ev_name(v, l);
         return h;
 }
@@ -593,7 +607,8 @@ static void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
 
                 m->ties += n++ > 0 && l->h[hi].token == last_token;
                 last_token = l->h[hi].token;
-                if (delay_ms > 0 && !l->semaphore && !l->blocked) {
+                if (delay_ms > 0 && !l->semaphore && !l->election &&
+                    !l->blocked) {
                         /* Lost, not released: the lock-delay begins. */
                         l->blocked = true;
                         l->limit = delay_ms; /* its delay, as the machine */
@@ -790,13 +805,38 @@ static bool m_admit_permits(const struct model *m, struct mlock *l,
         return m_later(l, c, now, r);
 }
 
+/* An election that exists: a campaign of its leader is EHELD with the
+ * leadership's fields, of a waiting candidate EWAITING, else the queue,
+ * which a try refuses while anyone leads or waits. */
+static bool m_admit_candidate(struct mlock *l, const struct command *c,
+                              bool *now, struct lockfsm_result *r)
+{
+        const struct mhold *h = m_hold(l, c->session, c->owner, -1);
+
+        *now = true;
+        if (h != NULL) {
+                *r = rejected(BATON_EHELD);
+                r->session = h->session;
+                r->owner = h->owner;
+                r->token = h->token;
+                r->count = h->count;
+                return true;
+        }
+        if (m_waits(l, c)) {
+                *r = rejected(BATON_EWAITING);
+                return true;
+        }
+        return m_later(l, c, now, r);
+}
+
 /* What an ACQUIRE of a mode or semaphore is refused, whatever the lock's
  * holders; 0 if nothing. */
 static int m_refusal(const struct mlock *l, const struct command *c)
 {
         bool sem = c->mode == COMMAND_MODE_SEMAPHORE;
+        bool elect = c->mode == COMMAND_MODE_ELECTION;
 
-        if (c->mode > COMMAND_MODE_SEMAPHORE || (sem && c->limit == 0)) {
+        if (c->mode > COMMAND_MODE_ELECTION || (sem && c->limit == 0)) {
                 return BATON_EUNSUPPORTED;
         }
         if (sem && (c->permits == 0 || c->permits > c->limit)) {
@@ -805,7 +845,7 @@ static int m_refusal(const struct mlock *l, const struct command *c)
         if (sem && c->limit > LIM_PERMITS) {
                 return BATON_ETOOMANYPERMITS;
         }
-        if (l != NULL && l->semaphore != sem) {
+        if (l != NULL && (l->semaphore != sem || l->election != elect)) {
                 return BATON_EKIND;
         }
         return 0;
@@ -845,8 +885,9 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         if (refused != 0) {
                 return rejected(refused);
         }
-        if (l != NULL && (l->semaphore ? m_admit_permits(m, l, c, &now, &r)
-                                       : m_admit(m, l, index, c, &now, &r))) {
+        if (l != NULL && (l->semaphore  ? m_admit_permits(m, l, c, &now, &r)
+                          : l->election ? m_admit_candidate(l, c, &now, &r)
+                                        : m_admit(m, l, index, c, &now, &r))) {
                 return r;
         }
         if (now && l != NULL && l->nh >= LIM_HOLDERS) {
@@ -866,12 +907,15 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         req.wait_ms = c->wait_ms;
         req.mode = c->mode;
         req.permits = c->permits;
+        req.value_len = c->value_len;
+        memcpy(req.value, c->value, c->value_len);
         if (l == NULL) {
                 l = m_new_lock(m, c->name, c->name_len, m->stamp);
                 if (l == NULL) {
                         return rejected(BATON_ENOMEM);
                 }
                 l->semaphore = c->mode == COMMAND_MODE_SEMAPHORE;
+                l->election = c->mode == COMMAND_MODE_ELECTION;
                 l->limit = c->limit;
         }
         if (now) {
@@ -894,6 +938,8 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         v->wait_ms = c->wait_ms;
         v->mode = c->mode;
         v->permits = c->permits;
+        v->value_len = c->value_len;
+        memcpy(v->value, c->value, c->value_len);
         ev_name(v, l);
         r = outcome(PROTO_KIND_QUEUED, c->session, c->owner);
         r.count = l->nw;
@@ -948,7 +994,7 @@ static bool m_multi_how(struct model *m, uint64_t index,
         if (l == NULL) {
                 return false;
         }
-        if (l->semaphore) {
+        if (l->semaphore || l->election) {
                 *r = rejected(BATON_EKIND);
                 return true;
         }
@@ -1093,6 +1139,43 @@ static struct lockfsm_result m_release(struct model *m, uint64_t index,
         return r;
 }
 
+/* PROCLAIM: the leader that the token names advertises a new value. */
+static struct lockfsm_result m_proclaim(struct model *m, uint64_t index,
+                                        const struct command *c,
+                                        struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct lockfsm_result r;
+        struct mhold *h;
+        struct ev *v;
+
+        if (l != NULL && !l->election) {
+                return rejected(BATON_EKIND);
+        }
+        h = l != NULL ? m_hold(l, c->session, c->owner, -1) : NULL;
+        if (h == NULL) {
+                return rejected(BATON_ENOTHOLDER);
+        }
+        if (h->token != c->token && !(m->bugs & BUG_PROCLAIM)) {
+                return rejected(BATON_ESTALE);
+        }
+        h->value_len = c->value_len;
+        memcpy(h->value, c->value, c->value_len);
+        v = m_ev(log, LOCKFSM_EV_PROCLAIM, index, COMMAND_PROCLAIM);
+        v->session = h->session;
+        v->seq = h->seq;
+        v->owner = h->owner;
+        v->token = h->token;
+        v->mode = h->mode;
+        v->value_len = h->value_len;
+        memcpy(v->value, h->value, h->value_len);
+        ev_name(v, l);
+        r = outcome(PROTO_KIND_PROCLAIMED, c->session, c->owner);
+        r.token = h->token;
+        r.count = h->count;
+        return r;
+}
+
 /* CANCEL and TIMEOUT: the waiter leaves and its ACQUIRE learns why. */
 static struct lockfsm_result m_unqueue(struct model *m, uint64_t index,
                                        const struct command *c, int why,
@@ -1196,6 +1279,9 @@ static struct lockfsm_result m_client(struct model *m, uint64_t index,
         case COMMAND_RELEASE:
                 r = m_release(m, index, c, log);
                 break;
+        case COMMAND_PROCLAIM:
+                r = m_proclaim(m, index, c, log);
+                break;
         default:
                 r = m_unqueue(m, index, c, BATON_ECANCELLED, log);
                 break;
@@ -1246,7 +1332,7 @@ static struct lockfsm_result m_revoke_lock(struct model *m, uint64_t index,
                     c->delay_ms > s->delay ? c->delay_ms : s->delay;
                 r.owner = l->h[i].owner;
                 s->revoked++;
-                if (delay > 0 && !l->semaphore && !l->blocked) {
+                if (delay > 0 && !l->semaphore && !l->election && !l->blocked) {
                         struct ev *v = m_ev(log, LOCKFSM_EV_BLOCK, index,
                                             COMMAND_REVOKE_LOCK);
                         l->blocked = true;

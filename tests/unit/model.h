@@ -53,6 +53,7 @@ enum {
         BUG_PARTIAL = 1 << 6,     /* a multi-lock takes its free names at
                                      once and waits for the rest */
         BUG_OWNDELAY = 1 << 7,    /* a session's own lock-delay ignored */
+        BUG_PROCLAIM = 1 << 8,    /* a stale leadership's PROCLAIM takes */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -73,6 +74,8 @@ struct ev {
         uint32_t permits;
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
+        uint8_t value_len; /* an election's GRANT, QUEUE, PROCLAIM */
+        char value[COMMAND_VALUE_MAX];
         bool has_result;
         struct lockfsm_result result;
 };
@@ -120,8 +123,10 @@ struct mwaiter {
         uint64_t queued_at;
         uint32_t wait_ms;
         uint8_t mode;
-        uint32_t permits; /* a semaphore's */
-        bool multi;       /* a name of a multi-lock: (session, seq) */
+        uint32_t permits;  /* a semaphore's */
+        bool multi;        /* a name of a multi-lock: (session, seq) */
+        uint8_t value_len; /* an election's candidate: its value */
+        char value[COMMAND_VALUE_MAX];
 };
 
 struct mhold {
@@ -133,7 +138,9 @@ struct mhold {
         uint32_t granted_s; /* the model's clock when granted, in s */
         uint32_t count;
         uint8_t mode;
-        uint32_t permits; /* a semaphore's */
+        uint32_t permits;  /* a semaphore's */
+        uint8_t value_len; /* an election's leader: its value */
+        char value[COMMAND_VALUE_MAX];
 };
 
 /* A read/write lock exists while held, or between holders: freed by an
@@ -146,6 +153,10 @@ struct mlock {
         uint8_t name_len;
         char name[COMMAND_NAME_MAX];
         bool semaphore;
+        /* An election ("Elections"): its holds and waiters are of mode
+         * COMMAND_MODE_ELECTION here, writers with values; the machine
+         * records them as writers of a lock of that kind. */
+        bool election;
         uint32_t limit; /* a semaphore's permits; a blocked lock's delay */
         bool blocked;   /* in its lock-delay, until an UNBLOCK */
         uint64_t created;

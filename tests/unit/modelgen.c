@@ -16,14 +16,15 @@
 /* ------------------------------------------------------------------------ */
 /* The generator: random commands aimed at the interesting cases. */
 
-const char *const lock_names[6] = {"alpha", "beta", "gamma",
-                                   "delta", "pool", "slots"};
+const char *const lock_names[7] = {"alpha",       "beta", "gamma", "delta",
+                                   ELECTION_NAME, "pool", "slots"};
 
 void gen_init(struct gen *g, uint64_t seed)
 {
         memset(g, 0, sizeof *g);
         g->rng.s = seed;
         memset(g->long_name, 'z', sizeof g->long_name);
+        memset(g->long_value, 'v', sizeof g->long_value);
         g->clock_ms = 1795651200000ULL; /* 2026-11-26 */
 }
 
@@ -80,6 +81,33 @@ static void gen_permits(struct gen *g, struct command *c)
         if (chance(&g->rng, 4)) {
                 c->permits = chance(&g->rng, 50) ? 0 : c->limit + 1;
         }
+}
+
+/* An election's value: empty, short, or as long as one can be. */
+static void gen_value(struct gen *g, struct command *c)
+{
+        static const char *const values[] = {"", "a", "10.0.0.1:8080",
+                                             "{\"node\":2}"};
+        uint32_t p = rng_below(&g->rng, 100);
+
+        if (p < 8) {
+                c->value = g->long_value;
+                c->value_len = COMMAND_VALUE_MAX;
+                return;
+        }
+        c->value = values[p % 4];
+        c->value_len = (uint8_t)strlen(c->value);
+}
+
+/* A campaign: mostly for the election, now and then for another name
+ * (BATON_EKIND when it is a lock or a semaphore). */
+static void gen_candidate(struct gen *g, struct command *c)
+{
+        if (chance(&g->rng, 85)) {
+                c->name = ELECTION_NAME;
+                c->name_len = (uint8_t)strlen(c->name);
+        }
+        gen_value(g, c);
 }
 
 /* The leader's UNBLOCK of a lock in its lock-delay (now and then of an
@@ -320,6 +348,34 @@ static void gen_multi(struct gen *g, struct command *c)
         c->list_len = (uint16_t)len;
 }
 
+/* A PROCLAIM of a leader of an election (mostly with its token, now and
+ * then a stale one), or now and then of anyone's anything; false when
+ * there is nothing to proclaim. */
+static bool gen_proclaim(struct gen *g, struct model *m, uint64_t index,
+                         struct command *c)
+{
+        const struct mlock *l =
+            m->nl > 0 ? &m->l[rng_below(&g->rng, m->nl)] : NULL;
+
+        if (l == NULL || (!l->election && chance(&g->rng, 80)) || l->nh == 0) {
+                return false;
+        }
+        c->type = COMMAND_PROCLAIM;
+        gen_copy_name(g, c, l);
+        c->session = l->h[0].session;
+        c->owner = l->h[0].owner;
+        c->token =
+            chance(&g->rng, 85) ? l->h[0].token : gen_stale(g, l->h[0].token);
+        if (chance(&g->rng, 10)) {
+                c->session = gen_session(g, m, index);
+                c->owner = gen_owner(g);
+        }
+        gen_value(g, c);
+        gen_seq(g, c);
+        gen_remember(g, c);
+        return true;
+}
+
 /* A random holder of `l`, or NULL when it has none. */
 static const struct mhold *gen_hold(struct gen *g, const struct mlock *l)
 {
@@ -374,6 +430,9 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 return;
         }
         if (chance(&g->rng, 4) && gen_revoke_lock(g, m, index, c)) {
+                return;
+        }
+        if (chance(&g->rng, 5) && gen_proclaim(g, m, index, c)) {
                 return;
         }
         if (chance(&g->rng, 4)) {
@@ -486,12 +545,16 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 if (c->type == COMMAND_MULTI) {
                         p = 0; /* each name has its mode */
                 }
-                c->mode = p < 50   ? COMMAND_MODE_EXCLUSIVE
-                          : p < 80 ? COMMAND_MODE_SHARED
-                          : p < 99 ? COMMAND_MODE_SEMAPHORE
-                                   : (uint8_t)(3 + rng_below(&g->rng, 253));
+                c->mode = p < 45   ? COMMAND_MODE_EXCLUSIVE
+                          : p < 70 ? COMMAND_MODE_SHARED
+                          : p < 85 ? COMMAND_MODE_SEMAPHORE
+                          : p < 99 ? COMMAND_MODE_ELECTION
+                                   : (uint8_t)(4 + rng_below(&g->rng, 252));
                 if (c->mode == COMMAND_MODE_SEMAPHORE) {
                         gen_permits(g, c);
+                }
+                if (c->mode == COMMAND_MODE_ELECTION) {
+                        gen_candidate(g, c);
                 }
         }
         gen_seq(g, c);

@@ -21,10 +21,12 @@ static inline bool chance(struct rng *r, unsigned pct)
 
 /* The lock names commands use most. */
 /* Names of locks; the last NSEM_NAMES are mostly taken as semaphores of
- * sem_limit(name) permits, and now and then as locks (BATON_EKIND). */
-extern const char *const lock_names[6];
-#define NSEM_NAMES  2
-#define NLOCK_NAMES (sizeof lock_names / sizeof lock_names[0])
+ * sem_limit(name) permits, and now and then as locks (BATON_EKIND); the
+ * one before them, ELECTION_NAME, mostly as an election. */
+extern const char *const lock_names[7];
+#define ELECTION_NAME "chief"
+#define NSEM_NAMES    2
+#define NLOCK_NAMES   (sizeof lock_names / sizeof lock_names[0])
 
 /* A MULTI's list of names: at most LIM_NAMES + 1 of them (one too many
  * now and then), the long name at most once. */
@@ -52,6 +54,7 @@ struct gsess {
 struct gen {
         struct rng rng;
         char long_name[COMMAND_NAME_MAX];
+        char long_value[COMMAND_VALUE_MAX];
         char name[COMMAND_NAME_MAX]; /* the current command's lock name */
         uint8_t list[GEN_LIST_MAX];  /* the current MULTI's names */
         char client[COMMAND_CLIENT_NAME_MAX];

@@ -376,7 +376,7 @@ static void max_size_is_tight(void **state)
         c.mode = COMMAND_MODE_SEMAPHORE;
         c.permits = 1;
         c.limit = 2;
-        assert_int_equal(COMMAND_MAX_SIZE, 352);
+        assert_int_equal(COMMAND_MAX_SIZE, 568);
         assert_int_equal(layout_of(&c).body, 305);
         assert_int_equal(command_size(&c), 312);
         assert_int_equal(command_size(&r), 304);
@@ -385,10 +385,22 @@ static void max_size_is_tight(void **state)
         v.address = name;
         v.address_len = COMMAND_CLIENT_NAME_MAX;
         assert_int_equal(layout_of(&v).body, 345);
-        assert_int_equal(command_size(&v), COMMAND_MAX_SIZE);
-        assert_int_equal(command_encode(&v, buf, sizeof buf), COMMAND_MAX_SIZE);
+        assert_int_equal(command_size(&v), 352);
         v.address_len++;
         assert_int_equal(command_size(&v), 0); /* `by` is 64 bytes at most */
+        /* The largest: an election's ACQUIRE of a 255-byte name with a
+         * 255-byte value; a PROCLAIM of both is 8 bytes shorter. */
+        c.mode = COMMAND_MODE_ELECTION;
+        c.permits = c.limit = 0;
+        c.value = name;
+        c.value_len = COMMAND_VALUE_MAX;
+        assert_int_equal(layout_of(&c).body, 561);
+        assert_int_equal(command_size(&c), COMMAND_MAX_SIZE);
+        assert_int_equal(command_encode(&c, buf, sizeof buf), COMMAND_MAX_SIZE);
+        r = only_carried(full(COMMAND_PROCLAIM));
+        r.name = r.value = name;
+        r.name_len = r.value_len = COMMAND_NAME_MAX;
+        assert_int_equal(command_size(&r), 560);
 
         m.name = m.address = name;
         m.name_len = m.address_len = COMMAND_ADDRESS_MAX;
@@ -555,7 +567,7 @@ static void encode_rejects_invalid(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   17, 18,      255,
+        static const int unknown[] = {0,   18, 19,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -577,6 +589,7 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_REVOKE_LOCK),
                             "REVOKE_LOCK");
         assert_string_equal(command_type_name(COMMAND_CLOCK), "CLOCK");
+        assert_string_equal(command_type_name(COMMAND_PROCLAIM), "PROCLAIM");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }

@@ -166,7 +166,7 @@ void decode_string_length_overruns(void **state)
                 uint8_t buf[COMMAND_MAX_SIZE];
                 size_t len = command_encode(&s[j], buf, sizeof buf);
                 struct spec_layout l = layout_of(&s[j]);
-                size_t ats[2];
+                size_t ats[3];
                 size_t n_at = 0;
 
                 if (carried(s[j].type) & T_NAME) {
@@ -174,6 +174,9 @@ void decode_string_length_overruns(void **state)
                 }
                 if (carried(s[j].type) & T_ADDRESS) {
                         ats[n_at++] = l.address_at;
+                }
+                if (carries_value(&s[j])) {
+                        ats[n_at++] = l.value_at;
                 }
                 for (w = 0; w < n_at; w++) {
                         size_t at = ats[w];
@@ -200,7 +203,8 @@ void decode_string_length_overruns(void **state)
                                 assert_int_equal(
                                     decode_bytes(buf, len),
                                     has_lock_name(s[j].type) &&
-                                            !(carried(s[j].type) & T_ADDRESS)
+                                            !(carried(s[j].type) & T_ADDRESS) &&
+                                            !carries_value(&s[j])
                                         ? BATON_ENAME
                                         : BATON_EMALFORMED);
                                 grown++;

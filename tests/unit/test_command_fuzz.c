@@ -138,7 +138,7 @@ void fuzz_random_bytes(void **state)
                 if (round % 4 != 0 && len >= 4) {
                         buf[0] = (uint8_t)(round % 3 == 0 ? 3 : 2);
                         buf[1] = (uint8_t)(next_rand(&seed) %
-                                           (COMMAND_REVOKE_LOCK + 2));
+                                           (COMMAND_PROCLAIM + 2));
                         buf[2] = 0;
                         buf[3] = round % 8 == 1 ? 1 : 0;
                         if (round % 2 == 0) {

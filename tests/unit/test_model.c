@@ -75,6 +75,8 @@ struct tally {
                                        or more holders */
         unsigned long multi_now;    /* multi-locks granted by their MULTI */
         unsigned long multi_later;  /* multi-locks granted after waiting */
+        unsigned long successions;  /* an election's leader after waiting */
+        unsigned long proclaims;    /* PROCLAIM events */
 };
 
 /* Per-sequence memory of the events seen, for the invariants that span
@@ -254,6 +256,8 @@ static bool ev_same(const struct ev *a, const struct ev *b)
                a->token == b->token && a->nonce == b->nonce &&
                a->wait_ms == b->wait_ms && a->status == b->status &&
                a->mode == b->mode && a->permits == b->permits &&
+               a->value_len == b->value_len &&
+               memcmp(a->value, b->value, a->value_len) == 0 &&
                a->name_len == b->name_len &&
                memcmp(a->name, b->name, a->name_len) == 0 &&
                a->has_result == b->has_result &&
@@ -265,9 +269,12 @@ static bool ev_eq(const struct ev *a, const struct ev *b)
 {
         bool lock =
             a->type == LOCKFSM_EV_GRANT || a->type == LOCKFSM_EV_RELEASE ||
-            a->type == LOCKFSM_EV_QUEUE || a->type == LOCKFSM_EV_UNQUEUE;
+            a->type == LOCKFSM_EV_QUEUE || a->type == LOCKFSM_EV_UNQUEUE ||
+            a->type == LOCKFSM_EV_PROCLAIM;
 
-        if (a->type != b->type || a->session != b->session) {
+        if (a->type != b->type || a->session != b->session ||
+            a->value_len != b->value_len ||
+            memcmp(a->value, b->value, a->value_len) != 0) {
                 return false;
         }
         if (lock && (a->owner != b->owner || a->mode != b->mode ||
@@ -282,6 +289,8 @@ static bool ev_eq(const struct ev *a, const struct ev *b)
                 return a->seq == b->seq && a->token == b->token;
         case LOCKFSM_EV_RELEASE:
                 return a->token == b->token;
+        case LOCKFSM_EV_PROCLAIM:
+                return a->seq == b->seq && a->token == b->token;
         case LOCKFSM_EV_QUEUE:
                 return a->seq == b->seq && a->wait_ms == b->wait_ms;
         case LOCKFSM_EV_UNQUEUE:
@@ -543,7 +552,7 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
              "bad checksum");
         r.left -= 8;
         WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 10, "bad version");
+        WANT(rd_n(&r, 2) == 11, "bad version");
         WANT(rd_n(&r, 2) == 0, "bad flags");
         v = rd_n(&r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
@@ -637,8 +646,9 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                 WANT(v == l->created,
                      "lock \"%.*s\" created %" PRIu64 ", expected %" PRIu64,
                      l->name_len, l->name, v, l->created);
-                WANT(rd_n(&r, 1) == ((l->semaphore ? COMMAND_MODE_SEMAPHORE
-                                                   : COMMAND_MODE_EXCLUSIVE) |
+                WANT(rd_n(&r, 1) == ((l->semaphore  ? COMMAND_MODE_SEMAPHORE
+                                      : l->election ? COMMAND_MODE_ELECTION
+                                                    : COMMAND_MODE_EXCLUSIVE) |
                                      (l->blocked ? 0x80u : 0u)),
                      "lock %u kind, and its lock-delay", i);
                 WANT(!(l->semaphore || l->blocked) || rd_n(&r, 4) == l->limit,
@@ -660,14 +670,18 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                              i, j);
                         WANT(rd_n(&r, 4) == h->count, "lock %u holder %u count",
                              i, j);
-                        WANT(rd_n(&r, 1) == h->mode, "lock %u holder %u mode",
-                             i, j);
+                        WANT(rd_n(&r, 1) == (l->election
+                                                 ? COMMAND_MODE_EXCLUSIVE
+                                                 : h->mode),
+                             "lock %u holder %u mode", i, j);
                         v = l->semaphore ? rd_n(&r, 4) : 0;
                         WANT(v == h->permits, "lock %u holder %u permits", i,
                              j);
                         used += v;
                         WANT(rd_n(&r, 4) == h->granted_s,
                              "lock %u holder %u time", i, j);
+                        WANT(!l->election || rd_str(&r, h->value, h->value_len),
+                             "election %u leader %u value", i, j);
                 }
                 /* Whatever the model says: a semaphore's holders hold at
                  * most its permits. */
@@ -691,12 +705,17 @@ static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                              "lock %u waiter %u queued_at", i, j);
                         WANT(rd_n(&r, 4) == w->wait_ms,
                              "lock %u waiter %u wait_ms", i, j);
-                        WANT(rd_n(&r, 1) == (w->mode | (w->multi ? 0x40u : 0u)),
+                        WANT(rd_n(&r, 1) ==
+                                 ((l->election ? COMMAND_MODE_EXCLUSIVE
+                                               : w->mode) |
+                                  (w->multi ? 0x40u : 0u)),
                              "lock %u waiter %u mode, and whether it is a "
                              "multi-lock's",
                              i, j);
                         WANT(rd_n(&r, l->semaphore ? 4 : 0) == w->permits,
                              "lock %u waiter %u permits", i, j);
+                        WANT(!l->election || rd_str(&r, w->value, w->value_len),
+                             "election %u candidate %u value", i, j);
                 }
         }
         WANT(r.left == 0, "%zu bytes left over", r.left);
@@ -934,6 +953,10 @@ static bool step(struct run *run, uint64_t index)
                         grants += v->type == LOCKFSM_EV_GRANT;
                         t->handovers += v->type == LOCKFSM_EV_GRANT &&
                                         v->cause != COMMAND_ACQUIRE;
+                        t->successions += v->type == LOCKFSM_EV_GRANT &&
+                                          v->cause != COMMAND_ACQUIRE &&
+                                          v->mode == COMMAND_MODE_ELECTION;
+                        t->proclaims += v->type == LOCKFSM_EV_PROCLAIM;
                 }
                 t->multi_grants += grants > 1;
                 t->batches += batch;
@@ -1119,11 +1142,12 @@ static void print_tally(const struct tally *t)
                       "deferred a grant, %lu that began with one, %lu "
                       "after which a lock was in its lock-delay, %lu "
                       "after which a lock had several holders, %lu "
-                      "multi-locks granted at once and %lu after waiting\n",
+                      "multi-locks granted at once and %lu after waiting, "
+                      "%lu leaders who waited, %lu proclaims\n",
                       t->steps, t->undecodable, t->duplicates, t->handovers,
                       t->multi_grants, t->ties, t->batches, t->deferred,
                       t->begun, t->blocked, t->shared, t->multi_now,
-                      t->multi_later);
+                      t->multi_later, t->successions, t->proclaims);
         for (unsigned k = 1; k < 16; k++) {
                 if (t->kind[k] > 0) {
                         print_message("#   kind %2u: %lu\n", k, t->kind[k]);
@@ -1270,6 +1294,12 @@ static void model_negative_partial(void **state)
         negative(BUG_PARTIAL, "partial-multi-lock");
 }
 
+static void model_negative_proclaim(void **state)
+{
+        (void)state;
+        negative(BUG_PROCLAIM, "stale-proclaim");
+}
+
 static void model_negative_nodelay(void **state)
 {
         (void)state;
@@ -1291,6 +1321,7 @@ int main(void)
             cmocka_unit_test(model_negative_starving),
             cmocka_unit_test(model_negative_overgrant),
             cmocka_unit_test(model_negative_nodelay),
+            cmocka_unit_test(model_negative_proclaim),
             cmocka_unit_test(model_negative_partial),
             cmocka_unit_test(model_negative_owndelay),
         };

@@ -48,7 +48,8 @@ static void cut(uint8_t *p, size_t *len, size_t at, size_t n)
         *len -= n;
 }
 
-/* Version 10 written as version 6, in place: the same without the
+/* Version 11 written as version 6, in place (a state with no election
+ * is written as version 10 wrote it): the same without the
  * leader's clock, each session's lock-delay and count of revoked grants
  * and each grant's time (all of which must be 0 here), and with no
  * multi-lock waiting (version 7's addition). Returns the new length,
@@ -58,7 +59,7 @@ static size_t as_version_6(uint8_t *v, size_t len)
         size_t in = 4 + 2 + 2 + 8 + 8;
         uint64_t i, m, j, k, h;
 
-        assert_int_equal(v[4], 10);
+        assert_int_equal(v[4], 11);
         v[4] = 6;
         assert_int_equal(le_at(v + in, 8), 0);
         cut(v, &len, in, 8);            /* the clock */
@@ -223,6 +224,20 @@ static struct lockfsm_result take_permits(struct fsmtest *t, uint64_t s,
 /* build_rich(), a semaphore of 3 permits (one session holds 2 and
  * another waits for 2), and a lock in its lock-delay that a session waits
  * for. */
+/* A campaign for the election "chief" by session `s` (its first
+ * request), waiting as long as it takes. */
+static struct lockfsm_result campaign(struct fsmtest *t, uint64_t s,
+                                      const char *value)
+{
+        struct command c =
+            fsmtest_acquire_cmd(s, 1, 1, "chief", COMMAND_WAIT_FOREVER);
+
+        c.mode = COMMAND_MODE_ELECTION;
+        c.value = value;
+        c.value_len = (uint8_t)strlen(value);
+        return fsmtest_apply(t, &c);
+}
+
 static void build_every_kind(struct fsmtest *t)
 {
         uint64_t lost, waiter;
@@ -246,6 +261,11 @@ static void build_every_kind(struct fsmtest *t)
         assert_int_equal(fsmtest_multi(t, fsmtest_open(t, 110), 1, 1, "m1 m2/r",
                                        COMMAND_WAIT_FOREVER)
                              .kind,
+                         PROTO_KIND_QUEUED);
+        /* An election: a leader and a candidate, each with a value. */
+        assert_int_equal(campaign(t, fsmtest_open(t, 111), "10.0.0.1:80").kind,
+                         PROTO_KIND_GRANTED);
+        assert_int_equal(campaign(t, fsmtest_open(t, 112), "").kind,
                          PROTO_KIND_QUEUED);
 }
 

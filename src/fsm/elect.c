@@ -1,0 +1,66 @@
+/* Elections in the lock state machine: the part an election adds to a
+ * lock, its leader's advertised value. */
+#include "elect.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+
+int elect_prepare(struct lockfsm *f, const struct command *c,
+                  struct grant_prep *p)
+{
+        p->lock = NULL;
+        p->hold = state_hold_alloc(f, c->value_len);
+        return p->hold != NULL ? 0 : BATON_ENOMEM;
+}
+
+/* Put `n` where `h` is in its lock's and its session's lists, with all of
+ * `h` but its value; `h` leaves both lists. */
+static void replace(struct hold *h, struct hold *n)
+{
+        uint8_t value_len = n->value_len;
+
+        memcpy(n, h, offsetof(struct hold, value));
+        n->value_len = value_len;
+        queue_init(&n->lock_link);
+        queue_init(&n->session_link);
+        queue_insert_after(&h->lock_link, &n->lock_link);
+        queue_remove(&h->lock_link);
+        queue_insert_after(&h->session_link, &n->session_link);
+        queue_remove(&h->session_link);
+}
+
+void elect_proclaim(const struct step *st, struct session *s,
+                    struct grant_prep *p, struct lockfsm_result *res)
+{
+        const struct command *c = st->c;
+        struct lock *l = state_lock(st->f, c->name, c->name_len);
+        struct hold *h;
+
+        if (l != NULL && l->mode != COMMAND_MODE_ELECTION) {
+                step_reject(res, BATON_EKIND);
+                return;
+        }
+        h = l != NULL ? grant_find_holder(l, s->id, c->owner, GRANT_ANY_MODE)
+                      : NULL;
+        if (h == NULL) {
+                step_reject(res, BATON_ENOTHOLDER);
+                return;
+        }
+        if (h->token != c->token) {
+                step_reject(res, BATON_ESTALE);
+                return;
+        }
+        /* A value of another length needs a record of another size; the
+         * one prepared serves every length, so apply cannot fail here. */
+        replace(h, p->hold);
+        mem_free(st->f->mem, h);
+        h = p->hold;
+        p->hold = NULL;
+        if (c->value_len > 0) {
+                memcpy(h->value, c->value, c->value_len);
+        }
+        step_emit(st, LOCKFSM_EV_PROCLAIM, h, 0);
+        step_describe(res, PROTO_KIND_PROCLAIMED, h);
+}
