@@ -32,6 +32,7 @@ enum {
         O_TAKE,
         O_ALL,
         O_LOCK_DELAY,
+        O_VALUE,
 };
 
 static const struct option options[] = {
@@ -50,6 +51,7 @@ static const struct option options[] = {
     {"take", required_argument, NULL, O_TAKE},
     {"all", no_argument, NULL, O_ALL},
     {"lock-delay", required_argument, NULL, O_LOCK_DELAY},
+    {"value", required_argument, NULL, O_VALUE},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -59,10 +61,12 @@ static const struct option options[] = {
 
 #define CMD(c) (1u << (c))
 #define LEASE_CMDS                                                             \
-        (CMD(ARGS_LOCK) | CMD(ARGS_SEM) | CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
-/* The commands that run a command while holding (lock, sem). */
-#define RUNS_COMMAND(c) ((c) == ARGS_LOCK || (c) == ARGS_SEM)
-#define ANY_COMMAND     (~0u)
+        (CMD(ARGS_LOCK) | CMD(ARGS_SEM) | CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY) |  \
+         CMD(ARGS_ELECT))
+/* The commands that run a command while holding (lock, sem, elect). */
+#define RUNS_COMMAND(c)                                                        \
+        ((c) == ARGS_LOCK || (c) == ARGS_SEM || (c) == ARGS_ELECT)
+#define ANY_COMMAND (~0u)
 
 /* The options that take a number, their ranges, and the commands they
  * belong to (the others belong to every command). */
@@ -77,8 +81,8 @@ static const struct number_option {
     {O_WAIT, 0, UINT32_MAX - 1, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
     {O_GRACE, 0, UINT32_MAX, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
     {O_SESSION, 1, UINT64_MAX, "", CMD(ARGS_RELEASE)},
-    {O_PERMITS, 1, UINT32_MAX, "", LEASE_CMDS},
-    {O_TAKE, 1, UINT32_MAX, "", LEASE_CMDS},
+    {O_PERMITS, 1, UINT32_MAX, "", LEASE_CMDS & ~CMD(ARGS_ELECT)},
+    {O_TAKE, 1, UINT32_MAX, "", LEASE_CMDS & ~CMD(ARGS_ELECT)},
     {O_LOCK_DELAY, 0, 3600000, " ms", LEASE_CMDS},
 };
 
@@ -112,6 +116,10 @@ static const struct command {
     {"transfer", ARGS_TRANSFER, 1, 1, "transfer ID"},
     {"session", ARGS_SESSION_CLOSE, 2, 2, "session close ID"},
     {"revoke", ARGS_REVOKE, 1, 1, "revoke NAME"},
+    {"elect", ARGS_ELECT, 1, 1,
+     "elect NAME [--value V] [--ttl MS] [--lock-delay MS] [--wait MS] "
+     "[--grace MS] -- CMD [ARG...]"},
+    {"leader", ARGS_LEADER, 1, 1, "leader NAME"},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -368,6 +376,9 @@ static int scan(struct args *a, int argc, char **argv, struct operands *ops,
                 case O_SECRET:
                         set_secret(a, optarg);
                         break;
+                case O_VALUE:
+                        a->value = optarg;
+                        break;
                 case ':':
                 case '?':
                         bad_option(a, ch, argv);
@@ -517,7 +528,8 @@ static void check_options(struct args *a, const struct command *c,
         if (given->detach && (DETACH_COMMANDS & CMD(c->command)) == 0) {
                 bad(a, "--detach is not an option of %s", c->name);
         }
-        if (given->shared && (LEASE_CMDS & CMD(c->command)) == 0) {
+        if (given->shared &&
+            (LEASE_CMDS & ~CMD(ARGS_ELECT) & CMD(c->command)) == 0) {
                 bad(a, "--shared is not an option of %s", c->name);
         }
         check_permits(a, c, given);
@@ -532,6 +544,13 @@ static void check_options(struct args *a, const struct command *c,
         }
         if (a->has_secret && c->command != ARGS_RELEASE) {
                 bad(a, "--secret is not an option of %s", c->name);
+        }
+        if (a->value != NULL && c->command != ARGS_ELECT) {
+                bad(a, "--value is not an option of %s", c->name);
+        }
+        if (a->value != NULL && strlen(a->value) > BATON_VALUE_MAX) {
+                bad(a, "--value: %zu bytes, at most %d", strlen(a->value),
+                    BATON_VALUE_MAX);
         }
 }
 
@@ -561,7 +580,7 @@ int args_parse(struct args *a, int argc, char **argv)
         if (ops.n == 0) {
                 bad(a, "no command (lock, sem, acquire, try, release, "
                        "holder, check, list, status, member, transfer, "
-                       "session or revoke)");
+                       "session, revoke, elect or leader)");
                 return ARGS_BAD;
         }
         if (c == NULL) {

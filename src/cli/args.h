@@ -25,6 +25,8 @@ enum args_command {
         ARGS_SEM,           /* lock's twin for a semaphore's permits */
         ARGS_SESSION_CLOSE, /* session close ID */
         ARGS_REVOKE,        /* revoke NAME: take it from its holders */
+        ARGS_ELECT,         /* lock's twin for an election's leadership */
+        ARGS_LEADER,        /* leader NAME: who leads an election */
 };
 
 /* What args_parse() asks the caller to do. */
@@ -59,7 +61,8 @@ struct args {
         uint64_t session; /* --session; 0: not given */
         bool has_secret;  /* --secret given */
         uint8_t secret[BATON_SECRET_SIZE]; /* --secret, from hex */
-        const char *name; /* the lock name; list's prefix ("": none) */
+        const char *value; /* elect --value: what the leader advertises */
+        const char *name;  /* the lock name; list's prefix ("": none) */
         /* lock: every name (names[0] is `name`); two or more take them all
          * at once, a multi-lock. */
         const char *names[ARGS_NAMES_MAX];

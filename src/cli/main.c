@@ -72,6 +72,10 @@ static void usage(FILE *out)
             "                      take NAME as a lease that expires TTL "
             "after\n"
             "                      exit; print NAME TOKEN SESSION\n"
+            "  elect NAME [--value V] [--wait MS] ... -- CMD [ARG...]\n"
+            "                      campaign in the election NAME advertising\n"
+            "                      V, run CMD while leading, then resign\n"
+            "  leader NAME         who leads the election NAME, and its value\n"
             "  release NAME TOKEN --session S\n"
             "                      release a detached grant\n"
             "  holder NAME [--all] who holds NAME (--all: every grant, with\n"
@@ -150,7 +154,8 @@ static int open_client(const struct args *o, const char *source,
                        baton_client **c)
 {
         struct baton_options bo;
-        bool lock = o->command == ARGS_LOCK || o->command == ARGS_SEM;
+        bool lock = o->command == ARGS_LOCK || o->command == ARGS_SEM ||
+                    o->command == ARGS_ELECT;
         int rv;
 
         baton_options_init(&bo);
@@ -200,11 +205,16 @@ static int failed(const struct args *o, const char *what, int rv)
                    : EXIT_ERROR;
 }
 
-/* The lock `name` for `owner`: --take of the --permits of a semaphore,
- * the read lock with --shared, else the write lock. */
+/* The lock `name` for `owner`: the leadership of an election for elect,
+ * --take of the --permits of a semaphore, the read lock with --shared,
+ * else the write lock. */
 static int take(baton_client *c, const struct args *o, const char *name,
                 uint64_t owner, uint64_t *token)
 {
+        if (o->command == ARGS_ELECT) {
+                return baton_campaign(c, name, o->value, owner, o->wait_ms,
+                                      token);
+        }
         if (o->permits != 0) {
                 return baton_sem_acquire(c, name, o->permits, o->take, owner,
                                          o->wait_ms, token);
@@ -405,6 +415,18 @@ static int cmd_holders(baton_client *c, const struct args *o)
         return EXIT_OK;
 }
 
+static int cmd_leader(baton_client *c, const struct args *o)
+{
+        struct baton_leader l;
+        int rv = baton_leader(c, o->name, &l);
+
+        if (rv != 0) {
+                return failed(o, "leader", rv);
+        }
+        print_leader(stdout, o->json, o->name, &l);
+        return EXIT_OK;
+}
+
 static int cmd_status(baton_client *c, const struct args *o)
 {
         char list[1024];
@@ -526,7 +548,10 @@ static int run(baton_client *c, const struct args *o)
                 return cmd_release(c, o, o->name, o->token);
         case ARGS_LOCK:
         case ARGS_SEM:
+        case ARGS_ELECT:
                 return cmd_lock(c, o, o->name, o->argv);
+        case ARGS_LEADER:
+                return cmd_leader(c, o);
         default: /* acquire, try */
                 return o->detach ? cmd_detach(c, o, o->name)
                                  : cmd_hold(c, o, o->name);
@@ -553,7 +578,8 @@ int main(int argc, char **argv)
                 fprintf(stderr,
                         "batonctl: %s\nRun 'batonctl --help' for usage.\n",
                         a.errmsg);
-                return a.command == ARGS_LOCK || a.command == ARGS_SEM
+                return a.command == ARGS_LOCK || a.command == ARGS_SEM ||
+                               a.command == ARGS_ELECT
                            ? SUPERVISE_FAILED
                            : EXIT_USAGE;
         }

@@ -144,6 +144,7 @@ static void put_kind(FILE *out, bool json, const struct baton_grant *g)
 {
         const char *mode = g->mode == BATON_MODE_SHARED    ? "read"
                            : g->mode == BATON_MODE_PERMITS ? "permits"
+                           : g->mode == BATON_MODE_LEADER  ? "leader"
                                                            : "write";
 
         if (json) {
@@ -165,17 +166,49 @@ static void put_kind(FILE *out, bool json, const struct baton_grant *g)
 
 /* When a grant was made, as the leader's clock said: " since
  * 2026-11-26T07:10:03Z", or ,"since":"..." (nothing when not known). */
-static void put_since(FILE *out, bool json, const struct baton_grant *g)
+static void put_since(FILE *out, bool json, uint32_t granted_s)
 {
-        time_t t = (time_t)g->granted_s;
+        time_t t = (time_t)granted_s;
         struct tm tm;
         char when[32];
 
-        if (g->granted_s == 0 || gmtime_r(&t, &tm) == NULL ||
+        if (granted_s == 0 || gmtime_r(&t, &tm) == NULL ||
             strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
                 return;
         }
         fprintf(out, json ? ",\"since\":\"%s\"" : " since %s", when);
+}
+
+void print_leader(FILE *out, bool json, const char *name,
+                  const struct baton_leader *l)
+{
+        if (!json) {
+                if (!l->held) {
+                        fprintf(out, "%s no leader\n", name);
+                        return;
+                }
+                fprintf(out,
+                        "%s led by session %" PRIu64 " owner %" PRIu64
+                        " token %" PRIu64 " candidates %" PRIu32,
+                        name, l->session, l->owner, l->token, l->candidates);
+                put_since(out, false, l->since_s);
+                fputs(" value ", out);
+                put_json(out, l->value, strlen(l->value), false);
+                put_client_text(out, l->client_name);
+                return;
+        }
+        fputc('{', out);
+        put_lock(out, name);
+        fprintf(out,
+                ",\"held\":%s,\"session\":%" PRIu64 ",\"owner\":%" PRIu64
+                ",\"token\":%" PRIu64 ",\"candidates\":%" PRIu32,
+                l->held ? "true" : "false", l->session, l->owner, l->token,
+                l->candidates);
+        put_since(out, true, l->since_s);
+        fputs(",\"value\":", out);
+        put_json(out, l->value, strlen(l->value), false);
+        put_client_json(out, l->client_name);
+        fputs("}\n", out);
 }
 
 void print_revoked(FILE *out, bool json, const char *name,
@@ -221,7 +254,7 @@ void print_grants(FILE *out, bool json, const char *name,
                                 i > 0 ? "," : "", g[i].session, g[i].owner,
                                 g[i].token, g[i].count);
                         put_kind(out, true, &g[i]);
-                        put_since(out, true, &g[i]);
+                        put_since(out, true, g[i].granted_s);
                         put_client_json(out, g[i].client_name);
                         fputc('}', out);
                         continue;
@@ -231,7 +264,7 @@ void print_grants(FILE *out, bool json, const char *name,
                         " token %" PRIu64 " count %" PRIu32,
                         name, g[i].session, g[i].owner, g[i].token, g[i].count);
                 put_kind(out, false, &g[i]);
-                put_since(out, false, &g[i]);
+                put_since(out, false, g[i].granted_s);
                 fprintf(out, " waiters %" PRIu32, g[i].waiters);
                 put_client_text(out, g[i].client_name);
         }

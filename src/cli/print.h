@@ -22,6 +22,11 @@ void print_grant(FILE *out, bool json, const char *name, uint64_t token,
 void print_holder(FILE *out, bool json, const char *name,
                   const struct baton_holder *h);
 /* revoke: the session of grant `g` of `name` ended. */
+/* Who leads an election: "NAME led by session S owner O token T
+ * candidates N [since TIME] value "V" [client C]", or "NAME no leader";
+ * or one JSON object. */
+void print_leader(FILE *out, bool json, const char *name,
+                  const struct baton_leader *l);
 void print_revoked(FILE *out, bool json, const char *name,
                    const struct baton_grant *g);
 /* holder --all: every grant of `name`, one line each ("NAME free" when

@@ -13,9 +13,10 @@
 _Static_assert(BATON_MULTI_MAX == COMMAND_MULTI_MAX,
                "baton.h and the protocol agree on a multi-lock's names");
 
-/* What an ACQUIRE asks for: a mode, and a semaphore's permits of limit;
- * or a MULTI's names (`list`, as command.h has it; its first name is the
- * one the calls below are given). */
+/* What an ACQUIRE asks for: a mode, and a semaphore's permits of limit,
+ * or an election candidate's value; or a MULTI's names (`list`, as
+ * command.h has it; its first name is the one the calls below are
+ * given). */
 struct ask {
         uint8_t mode;
         uint32_t permits;
@@ -23,6 +24,8 @@ struct ask {
         const uint8_t *list;
         uint16_t list_len;
         uint8_t n_names;
+        const char *value;
+        uint8_t value_len;
 };
 
 /* An ACQUIRE of `name` for `owner` asking for `a`, or its MULTI. */
@@ -40,6 +43,8 @@ static void ask_command(struct command *k, const char *name, uint8_t len,
         k->mode = a->mode;
         k->permits = a->permits;
         k->limit = a->limit;
+        k->value = a->value;
+        k->value_len = a->value_len;
 }
 
 /* Record a grant of `a` with `token`: each name of a MULTI, or `name`. */
@@ -271,11 +276,25 @@ int baton_sem_acquire(baton_client *c, const char *name, uint32_t limit,
                       uint32_t permits, uint64_t owner, int64_t wait_ms,
                       uint64_t *token)
 {
-        struct ask a = {COMMAND_MODE_SEMAPHORE, permits, limit, NULL, 0, 0};
+        struct ask a = {
+            .mode = COMMAND_MODE_SEMAPHORE, .permits = permits, .limit = limit};
 
         if (permits == 0 || permits > limit) {
                 return BATON_EINVAL;
         }
+        return acquire_one(c, name, owner, &a, wait_ms, token);
+}
+
+int baton_campaign(baton_client *c, const char *name, const char *value,
+                   uint64_t owner, int64_t wait_ms, uint64_t *token)
+{
+        struct ask a = {.mode = COMMAND_MODE_ELECTION, .value = value};
+        size_t len = value != NULL ? strlen(value) : 0;
+
+        if (len > BATON_VALUE_MAX) {
+                return BATON_EINVAL;
+        }
+        a.value_len = (uint8_t)len;
         return acquire_one(c, name, owner, &a, wait_ms, token);
 }
 

@@ -100,7 +100,10 @@ static void recheck(struct session *s, const struct request *acq)
                 if (acq->session != s->id || !session_usable(s)) {
                         return; /* the session's end released it */
                 }
-                if (acq->cmd != COMMAND_MULTI ||
+                /* A MULTI's names and a candidate's value are in the
+                 * frame. */
+                if ((acq->cmd != COMMAND_MULTI &&
+                     acq->mode != COMMAND_MODE_ELECTION) ||
                     request_command_of(acq, &k) != 0) {
                         memset(&k, 0, sizeof k);
                         k.type = COMMAND_ACQUIRE;

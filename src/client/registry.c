@@ -551,7 +551,8 @@ static void on_frame(void *data, const struct proto_header *h,
                 finish(reg, r, REGISTRY_ANSWERED);
                 return;
         case PROTO_LIST_REPLY:
-                if (r == NULL || (r->type != PROTO_LIST && r->grants == NULL)) {
+                if (r == NULL || (r->type != PROTO_LIST && r->grants == NULL &&
+                                  r->leader == NULL)) {
                         return;
                 }
                 link_leader_answered(reg->link);

@@ -176,6 +176,25 @@ struct request *request_holders(const char *name, uint8_t name_len,
         return r;
 }
 
+struct request *request_leader(const char *name, uint8_t name_len)
+{
+        struct request *r = alloc(PROTO_QUERY);
+
+        if (r == NULL) {
+                return NULL;
+        }
+        r->leader = calloc(1, sizeof *r->leader);
+        if (r->leader == NULL) {
+                free(r);
+                return NULL;
+        }
+        r->name_len = name_len;
+        memcpy(r->name, name, name_len);
+        r->len =
+            proto_write_query_values(r->frame, r->frame_cap, 0, name, name_len);
+        return r;
+}
+
 struct request *request_member_add(uint64_t id, const char *raft_address,
                                    const char *client_address, int *rv)
 {
@@ -253,6 +272,41 @@ static int take_grants(struct request *r, const uint8_t *body, uint32_t len)
         return rv;
 }
 
+/* A LIST_REPLY of every holder, with values, of the election a QUERY
+ * named: its leader (the only holder an election has). */
+static int take_leader(struct request *r, const uint8_t *body, uint32_t len)
+{
+        struct proto_lock_entry *e = calloc(PROTO_LIST_MAX, sizeof *e);
+        struct baton_leader *o = r->leader;
+        uint32_t n;
+        bool more;
+        int rv;
+
+        if (e == NULL) {
+                return BATON_ENOMEM;
+        }
+        rv = proto_read_list_reply_values(body, len, e, PROTO_LIST_MAX, &n,
+                                          &more);
+        if (rv == 0 && n > 0 && e[0].mode != COMMAND_MODE_ELECTION) {
+                rv = BATON_EKIND;
+        }
+        if (rv == 0 && n > 0) {
+                o->held = 1;
+                o->session = e[0].session;
+                o->owner = e[0].owner;
+                o->token = e[0].token;
+                o->candidates = e[0].waiters;
+                o->since_s = e[0].granted_s;
+                take_client(o->client_name, &e[0].client_name);
+                if (e[0].value.len > 0) {
+                        memcpy(o->value, e[0].value.p, e[0].value.len);
+                }
+                o->value[e[0].value.len] = '\0';
+        }
+        free(e);
+        return rv;
+}
+
 int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
                       uint32_t len)
 {
@@ -261,10 +315,14 @@ int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
         bool more;
         int rv;
 
+        if (r->leader != NULL &&
+            flags == (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES)) {
+                return take_leader(r, body, len);
+        }
         if (r->grants != NULL && flags == PROTO_FLAG_HOLDERS) {
                 return take_grants(r, body, len);
         }
-        if (r->list == NULL || flags == PROTO_FLAG_HOLDERS) {
+        if (r->list == NULL || (flags & PROTO_FLAG_HOLDERS)) {
                 return BATON_EMALFORMED;
         }
         e = calloc(r->list_cap, sizeof *e);
@@ -302,6 +360,7 @@ void request_free(struct request *r)
         free(r->reply);
         free(r->list);
         free(r->grants);
+        free(r->leader);
         free(r);
 }
 

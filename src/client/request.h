@@ -115,6 +115,8 @@ struct request {
         bool list_more;               /* LIST: the server left some out */
         /* QUERY of every holder: owned, list_cap entries, list_n filled. */
         struct baton_grant *grants;
+        /* QUERY of an election's leader: owned, filled on answer. */
+        struct baton_leader *leader;
         /* The frame, frame_cap bytes; its id is rewritten for each send. */
         size_t len;
         size_t frame_cap;
@@ -169,6 +171,11 @@ struct request *request_list(const char *prefix, uint8_t prefix_len,
 struct request *request_holders(const char *name, uint8_t name_len,
                                 uint32_t limit);
 
+/* QUERY of the leader of the election `name`: every holder with values
+ * (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES), the first of them kept in
+ * r->leader. NULL when out of memory. */
+struct request *request_leader(const char *name, uint8_t name_len);
+
 /* MEMBER_ADD. NULL when out of memory; `*rv` gets BATON_EINVAL when an
  * address is too long. */
 struct request *request_member_add(uint64_t id, const char *raft_address,
@@ -179,8 +186,10 @@ struct request *request_member_add(uint64_t id, const char *raft_address,
 int request_take_status(struct request *r, const char *peer,
                         const uint8_t *body, uint32_t len);
 
-/* Decode a LIST_REPLY into r->list, or into r->grants for a QUERY of
- * every holder: 0, BATON_EMALFORMED or BATON_ENOMEM. */
+/* Decode a LIST_REPLY into r->list, into r->grants for a QUERY of every
+ * holder, or into r->leader for one of an election's leader: 0,
+ * BATON_EMALFORMED, BATON_ENOMEM, or BATON_EKIND when the holder a leader
+ * QUERY found is not an election's. */
 int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
                       uint32_t len);
 

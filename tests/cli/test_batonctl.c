@@ -944,6 +944,70 @@ static void multi_locks(void)
         ok(p.status == 0, "lock A B --shared: both read locks");
 }
 
+/* elect NAME --value V -- CMD: CMD runs while leading, with the
+ * leadership's token; leader NAME names it and its value; a second
+ * candidate waits (a try is busy, exit 124) and leads after it with a
+ * higher token; a lock's name is refused as another kind. */
+static void elections(void)
+{
+        const char *args[] = {
+            "--endpoints", cluster.endpoints,
+            "elect",       "cli-db",
+            "--value",     "10.0.0.1:80",
+            "--",          "sh",
+            "-c",          "echo leading $BATON_TOKEN; sleep 30",
+            NULL};
+        unsigned long long first = 0, second = 0;
+        struct proc bg, p;
+
+        ctl(&p, RUN_MS, "leader", "cli-db", NULL);
+        ok(p.status == 0 && strstr(p.out, "cli-db no leader") != NULL,
+           "leader of an election no one runs: no leader");
+        if (proc_start(&bg, args) != 0) {
+                ok(false, "start elect");
+                return;
+        }
+        if (!ok(proc_wait_line(&bg, RUN_MS) &&
+                    sscanf(bg.out, "leading %llu", &first) == 1 && first > 0,
+                "elect --value V -- CMD: CMD runs leading, with "
+                "$BATON_TOKEN")) {
+                kill(bg.pid, SIGKILL);
+                proc_wait(&bg, RUN_MS);
+                proc_show(&bg);
+                return;
+        }
+        ctl(&p, RUN_MS, "leader", "cli-db", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, "cli-db led by session ") &&
+                    strstr(p.out, "value \"10.0.0.1:80\"") != NULL,
+                "leader: the leader and its value")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "leader", "cli-db", "--json", NULL);
+        ok(p.status == 0 && json_valid(p.out) &&
+               strstr(p.out, "\"value\":\"10.0.0.1:80\"") != NULL &&
+               strstr(p.out, "\"held\":true") != NULL,
+           "leader --json: one object with the value");
+        ctl(&p, RUN_MS, "elect", "cli-db", "--wait", "0", "--", "true", NULL);
+        ok(p.status == 124, "elect --wait 0 while another leads: 124");
+        ctl(&p, RUN_MS, "lock", "cli-db", "--", "true", NULL);
+        ok(p.status == 125 && strstr(p.err, "kind") != NULL,
+           "lock of an election's name: 125, another kind");
+        ctl(&p, RUN_MS, "elect", "cli-db", "--permits", "2", "--", "true",
+            NULL);
+        ok(p.status == 125, "elect --permits: a usage error");
+        /* Stopped, it stops its command and resigns: the next candidate
+         * leads well before the session's TTL would have run out. */
+        kill(bg.pid, SIGTERM);
+        ok(proc_wait(&bg, RUN_MS) != -1, "elect ends on SIGTERM");
+        ctl(&p, RUN_MS, "elect", "cli-db", "--value", "b", "--wait", "2000",
+            "--", "sh", "-c", "echo $BATON_TOKEN", NULL);
+        if (!ok(p.status == 0 && sscanf(p.out, "%llu", &second) == 1 &&
+                    second > first,
+                "the next candidate leads with a higher token")) {
+                proc_show(&p);
+        }
+}
+
 /* revoke NAME ends the session of a lease that holds NAME at once (its
  * lock is free); session close ID does the same by id; both are refused
  * for a session that ended. */
@@ -1890,6 +1954,7 @@ int main(int argc, char **argv)
         shared_locks();
         semaphores();
         multi_locks();
+        elections();
         revokes();
         status_and_members();
         usage_errors();

@@ -294,6 +294,80 @@ static void *take_two_main(void *arg)
         return NULL;
 }
 
+static void *campaign_main(void *arg)
+{
+        struct call *k = arg;
+
+        k->rv = baton_campaign(k->c, k->name, "10.0.0.2:80", k->owner, 10000,
+                               &k->token);
+        atomic_store(&k->done, true);
+        return NULL;
+}
+
+/* Elections: the first candidate leads with its value; another waits;
+ * proclaim changes the value and keeps the token; resign hands over to
+ * the waiting candidate with a higher token; and the refusals by name. */
+static void elections(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        char name[64], lock[64], longest[BATON_VALUE_MAX + 2];
+        struct baton_leader l;
+        uint64_t t1 = 0, t2 = 0;
+        struct call next;
+
+        (void)state;
+        name_of(name, sizeof name, "election");
+        name_of(lock, sizeof lock, "not-an-election");
+        assert_ok(baton_leader(a, name, &l));
+        assert_int_equal(l.held, 0);
+        assert_ok(
+            baton_campaign(a, name, "10.0.0.1:80", 1, BATON_WAIT_TRY, &t1));
+        assert_ok(baton_leader(b, name, &l));
+        assert_int_equal(l.held, 1);
+        assert_int_equal(l.token, t1);
+        assert_int_equal(l.session, baton_session_id(a));
+        assert_string_equal(l.value, "10.0.0.1:80");
+        assert_int_equal(baton_campaign(b, name, "x", 1, BATON_WAIT_TRY, NULL),
+                         BATON_EBUSY);
+        assert_int_equal(baton_campaign(a, name, "x", 1, 0, NULL), BATON_EHELD);
+        assert_int_equal(baton_acquire(b, name, 1, 0, NULL), BATON_EKIND);
+        memset(&next, 0, sizeof next);
+        next.c = b;
+        next.name = name;
+        next.owner = 1;
+        atomic_init(&next.done, false);
+        assert_int_equal(
+            pthread_create(&next.thread, NULL, campaign_main, &next), 0);
+        wait_waiters(a, name, 1);
+        assert_ok(baton_proclaim(a, name, 1, t1, "10.0.0.1:81"));
+        assert_ok(baton_leader(b, name, &l));
+        assert_string_equal(l.value, "10.0.0.1:81");
+        assert_int_equal(l.token, t1);
+        assert_int_equal(l.candidates, 1);
+        assert_int_equal(baton_proclaim(a, name, 1, t1 + 1, "y"), BATON_ESTALE);
+        assert_int_equal(baton_proclaim(b, name, 1, t1, "y"), BATON_ENOTHOLDER);
+        memset(longest, 'v', sizeof longest - 1);
+        longest[sizeof longest - 1] = '\0';
+        assert_int_equal(baton_proclaim(a, name, 1, t1, longest), BATON_EINVAL);
+        assert_ok(baton_resign(a, name, 1, t1));
+        pthread_join(next.thread, NULL);
+        assert_ok(next.rv);
+        t2 = next.token;
+        assert_true(t2 > t1);
+        assert_ok(baton_leader(a, name, &l));
+        assert_int_equal(l.session, baton_session_id(b));
+        assert_string_equal(l.value, "10.0.0.2:80");
+        assert_true(l.since_s != 0);
+        /* A lock is not an election, nor the other way round. */
+        assert_ok(baton_acquire(a, lock, 1, BATON_WAIT_TRY, NULL));
+        assert_int_equal(baton_leader(b, lock, &l), BATON_EKIND);
+        assert_int_equal(baton_campaign(b, lock, "", 1, 0, NULL), BATON_EKIND);
+        assert_ok(baton_resign(b, name, 1, t2));
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
 /* Semaphores: permits up to the limit, a large waiter at the head not
  * overtaken by a small one, each grant with a token of its own, and the
  * refusals by name. */
@@ -1446,6 +1520,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(shared_readers),
             cmocka_unit_test(semaphore_permits),
             cmocka_unit_test(multi_locks),
+            cmocka_unit_test(elections),
             cmocka_unit_test(revoke_one_lock),
             cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),
