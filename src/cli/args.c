@@ -33,6 +33,8 @@ enum {
         O_ALL,
         O_LOCK_DELAY,
         O_VALUE,
+        O_PREFIX,
+        O_FROM,
 };
 
 static const struct option options[] = {
@@ -52,6 +54,8 @@ static const struct option options[] = {
     {"all", no_argument, NULL, O_ALL},
     {"lock-delay", required_argument, NULL, O_LOCK_DELAY},
     {"value", required_argument, NULL, O_VALUE},
+    {"prefix", required_argument, NULL, O_PREFIX},
+    {"from", required_argument, NULL, O_FROM},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -120,6 +124,9 @@ static const struct command {
      "elect NAME [--value V] [--ttl MS] [--lock-delay MS] [--wait MS] "
      "[--grace MS] -- CMD [ARG...]"},
     {"leader", ARGS_LEADER, 1, 1, "leader NAME"},
+    {"watch", ARGS_WATCH, 0, 1,
+     "watch NAME | watch --prefix P [--from INDEX[:ORD]]"},
+    {"observe", ARGS_OBSERVE, 1, 1, "observe NAME"},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -304,12 +311,68 @@ static void set_secret(struct args *a, const char *s)
 }
 
 /* Which options were given, to check them against the command. */
+/* watch --from INDEX[:ORD]: the last event seen (ORD 0: before the
+ * entry's first). */
+static void set_from(struct args *a, const char *s)
+{
+        const char *colon = strchr(s, ':');
+        char index[32];
+        uint64_t ord = 0;
+        size_t n = colon != NULL ? (size_t)(colon - s) : strlen(s);
+
+        if (n == 0 || n >= sizeof index) {
+                bad(a, "--from: want INDEX or INDEX:ORD, not \"%s\"", s);
+                return;
+        }
+        memcpy(index, s, n);
+        index[n] = '\0';
+        number(a, "--from: INDEX", index, 1, UINT64_MAX, "", &a->from_index);
+        if (colon != NULL) {
+                number(a, "--from: ORD", colon + 1, 0, UINT32_MAX, "", &ord);
+        }
+        a->from_ord = (uint32_t)ord;
+}
+
 struct given {
         unsigned numbers; /* bit i: number_options[i] */
         bool detach;
         bool shared;
         bool all;
 };
+
+/* An option whose value is a string (or a string it parses): true when
+ * `ch` is one. */
+static bool string_option(struct args *a, int ch, const char *arg)
+{
+        switch (ch) {
+        case O_ENDPOINTS:
+                a->endpoints = arg;
+                return true;
+        case O_CACERT:
+                a->cacert = arg;
+                return true;
+        case O_CERT:
+                a->cert = arg;
+                return true;
+        case O_KEY:
+                a->key = arg;
+                return true;
+        case O_SECRET:
+                set_secret(a, arg);
+                return true;
+        case O_VALUE:
+                a->value = arg;
+                return true;
+        case O_PREFIX:
+                a->prefix = arg;
+                return true;
+        case O_FROM:
+                set_from(a, arg);
+                return true;
+        default:
+                return false;
+        }
+}
 
 /*
  * Read every option and operand in order. Returns ARGS_HELP or
@@ -346,18 +409,6 @@ static int scan(struct args *a, int argc, char **argv, struct operands *ops,
                                 return ch == O_HELP ? ARGS_HELP : ARGS_VERSION;
                         }
                         break;
-                case O_ENDPOINTS:
-                        a->endpoints = optarg;
-                        break;
-                case O_CACERT:
-                        a->cacert = optarg;
-                        break;
-                case O_CERT:
-                        a->cert = optarg;
-                        break;
-                case O_KEY:
-                        a->key = optarg;
-                        break;
                 case O_JSON:
                         a->json = true;
                         break;
@@ -373,17 +424,14 @@ static int scan(struct args *a, int argc, char **argv, struct operands *ops,
                         a->all = true;
                         given->all = true;
                         break;
-                case O_SECRET:
-                        set_secret(a, optarg);
-                        break;
-                case O_VALUE:
-                        a->value = optarg;
-                        break;
                 case ':':
                 case '?':
                         bad_option(a, ch, argv);
                         break;
                 default:
+                        if (string_option(a, ch, optarg)) {
+                                break;
+                        }
                         no = number_option(ch);
                         if (no != NULL) {
                                 given->numbers |=
@@ -511,6 +559,28 @@ static void check_permits(struct args *a, const struct command *c,
         }
 }
 
+/* watch takes a NAME or --prefix P (P may be empty: every name), and
+ * --from; only watch does. */
+static void check_watch(struct args *a, const struct command *c)
+{
+        if (c->command != ARGS_WATCH) {
+                if (a->prefix != NULL || a->from_index != 0) {
+                        bad(a, "--%s is not an option of %s",
+                            a->prefix != NULL ? "prefix" : "from", c->name);
+                }
+                return;
+        }
+        if ((a->prefix != NULL) == (a->name[0] != '\0')) {
+                bad(a,
+                    "watch: a NAME or --prefix P, one of them (usage: "
+                    "batonctl %s)",
+                    c->synopsis);
+        }
+        if (a->prefix != NULL && strlen(a->prefix) > 255) {
+                bad(a, "--prefix: over 255 bytes");
+        }
+}
+
 /* Options given to a command they do not belong to, and the ones a
  * command requires. */
 static void check_options(struct args *a, const struct command *c,
@@ -545,6 +615,7 @@ static void check_options(struct args *a, const struct command *c,
         if (a->has_secret && c->command != ARGS_RELEASE) {
                 bad(a, "--secret is not an option of %s", c->name);
         }
+        check_watch(a, c);
         if (a->value != NULL && c->command != ARGS_ELECT) {
                 bad(a, "--value is not an option of %s", c->name);
         }
@@ -580,7 +651,7 @@ int args_parse(struct args *a, int argc, char **argv)
         if (ops.n == 0) {
                 bad(a, "no command (lock, sem, acquire, try, release, "
                        "holder, check, list, status, member, transfer, "
-                       "session, revoke, elect or leader)");
+                       "session, revoke, elect, leader, watch or observe)");
                 return ARGS_BAD;
         }
         if (c == NULL) {

@@ -27,6 +27,8 @@ enum args_command {
         ARGS_REVOKE,        /* revoke NAME: take it from its holders */
         ARGS_ELECT,         /* lock's twin for an election's leadership */
         ARGS_LEADER,        /* leader NAME: who leads an election */
+        ARGS_WATCH,         /* watch NAME | --prefix P */
+        ARGS_OBSERVE,       /* observe NAME: an election's leaderships */
 };
 
 /* What args_parse() asks the caller to do. */
@@ -61,8 +63,11 @@ struct args {
         uint64_t session; /* --session; 0: not given */
         bool has_secret;  /* --secret given */
         uint8_t secret[BATON_SECRET_SIZE]; /* --secret, from hex */
-        const char *value; /* elect --value: what the leader advertises */
-        const char *name;  /* the lock name; list's prefix ("": none) */
+        const char *value;   /* elect --value: what the leader advertises */
+        const char *prefix;  /* watch --prefix; NULL: a name */
+        uint64_t from_index; /* watch --from INDEX[:ORD]; 0: from now */
+        uint32_t from_ord;
+        const char *name; /* the lock name; list's prefix ("": none) */
         /* lock: every name (names[0] is `name`); two or more take them all
          * at once, a multi-lock. */
         const char *names[ARGS_NAMES_MAX];

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "print.h"
 #include "supervise.h"
+#include "watch.h"
 
 /* Exit statuses of every command but `lock` (see batonctl(1)). */
 enum {
@@ -76,6 +77,13 @@ static void usage(FILE *out)
             "                      campaign in the election NAME advertising\n"
             "                      V, run CMD while leading, then resign\n"
             "  leader NAME         who leads the election NAME, and its value\n"
+            "  observe NAME        the leader of NAME, then each new leader "
+            "or\n"
+            "                      value, until SIGINT or SIGTERM\n"
+            "  watch NAME | --prefix P [--from INDEX[:ORD]]\n"
+            "                      every grant, release and proclaim of NAME\n"
+            "                      (or of names beginning with P), in log\n"
+            "                      order, from now (or after INDEX:ORD)\n"
             "  release NAME TOKEN --session S\n"
             "                      release a detached grant\n"
             "  holder NAME [--all] who holds NAME (--all: every grant, with\n"
@@ -552,6 +560,10 @@ static int run(baton_client *c, const struct args *o)
                 return cmd_lock(c, o, o->name, o->argv);
         case ARGS_LEADER:
                 return cmd_leader(c, o);
+        case ARGS_WATCH:
+                return cli_watch(c, o);
+        case ARGS_OBSERVE:
+                return cli_observe(c, o);
         default: /* acquire, try */
                 return o->detach ? cmd_detach(c, o, o->name)
                                  : cmd_hold(c, o, o->name);

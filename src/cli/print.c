@@ -211,6 +211,84 @@ void print_leader(FILE *out, bool json, const char *name,
         fputs("}\n", out);
 }
 
+/* The name of a cause (enum baton_cause: command types). */
+static const char *cause_name(int cause)
+{
+        switch (cause) {
+        case BATON_CAUSE_CLOSE:
+                return "close";
+        case BATON_CAUSE_EXPIRE:
+                return "expire";
+        case BATON_CAUSE_ACQUIRE:
+                return "acquire";
+        case BATON_CAUSE_RELEASE:
+                return "release";
+        case BATON_CAUSE_CANCEL:
+                return "cancel";
+        case BATON_CAUSE_TIMEOUT:
+                return "timeout";
+        case BATON_CAUSE_ENTRY:
+                return "handover";
+        case BATON_CAUSE_REVOKE:
+                return "revoke";
+        case BATON_CAUSE_UNBLOCK:
+                return "unblock";
+        case BATON_CAUSE_MULTI:
+                return "multi";
+        case BATON_CAUSE_REVOKE_LOCK:
+                return "revoke-lock";
+        case BATON_CAUSE_PROCLAIM:
+                return "proclaim";
+        default:
+                return "other";
+        }
+}
+
+void print_event(FILE *out, bool json, const struct baton_event *e)
+{
+        static const char *const kinds[] = {"?", "granted", "released",
+                                            "proclaimed"};
+        const char *kind = e->kind >= 1 && e->kind <= 3 ? kinds[e->kind] : "?";
+        const char *mode = e->mode == BATON_MODE_SHARED    ? "read"
+                           : e->mode == BATON_MODE_PERMITS ? "permits"
+                           : e->mode == BATON_MODE_LEADER  ? "leader"
+                                                           : "write";
+
+        if (!json) {
+                fprintf(out,
+                        "%s %s session %" PRIu64 " owner %" PRIu64
+                        " token %" PRIu64,
+                        e->name, kind, e->session, e->owner, e->token);
+                fprintf(out, " %s", mode);
+                if (e->mode == BATON_MODE_PERMITS) {
+                        fprintf(out, " %" PRIu32, e->permits);
+                }
+                fprintf(out, " at %" PRIu64 ":%" PRIu32 " by %s", e->index,
+                        e->ord, cause_name(e->cause));
+                if (e->mode == BATON_MODE_LEADER &&
+                    e->kind != BATON_EVENT_RELEASED) {
+                        fputs(" value ", out);
+                        put_json(out, e->value, strlen(e->value), false);
+                }
+                fputc('\n', out);
+                return;
+        }
+        fprintf(out, "{\"event\":\"%s\",", kind);
+        put_lock(out, e->name);
+        fprintf(out,
+                ",\"index\":%" PRIu64 ",\"ord\":%" PRIu32
+                ",\"cause\":\"%s\",\"session\":%" PRIu64 ",\"owner\":%" PRIu64
+                ",\"token\":%" PRIu64,
+                e->index, e->ord, cause_name(e->cause), e->session, e->owner,
+                e->token);
+        fprintf(out, ",\"mode\":\"%s\",\"permits\":%" PRIu32, mode, e->permits);
+        if (e->mode == BATON_MODE_LEADER && e->kind != BATON_EVENT_RELEASED) {
+                fputs(",\"value\":", out);
+                put_json(out, e->value, strlen(e->value), false);
+        }
+        fputs("}\n", out);
+}
+
 void print_revoked(FILE *out, bool json, const char *name,
                    const struct baton_grant *g)
 {

@@ -27,6 +27,9 @@ void print_holder(FILE *out, bool json, const char *name,
  * or one JSON object. */
 void print_leader(FILE *out, bool json, const char *name,
                   const struct baton_leader *l);
+/* One event of a watch: "NAME granted session S owner O token T MODE at
+ * INDEX:ORD by CAUSE [value "V"]", or one JSON object. */
+void print_event(FILE *out, bool json, const struct baton_event *e);
 void print_revoked(FILE *out, bool json, const char *name,
                    const struct baton_grant *g);
 /* holder --all: every grant of `name`, one line each ("NAME free" when

@@ -222,6 +222,7 @@ int baton_client_create(baton_client **out, const char *endpoints,
         owner.data = &c->session;
         owner.final = outcome_final;
         owner.withdraw = outcome_withdraw;
+        owner.watch_event = watch_on_event;
         locks_init(&c->locks);
         notify_init(&c->notify);
         rv = link_init(&c->link, c->endpoints, c->n_endpoints, c->tls);

@@ -94,6 +94,14 @@ static bool on_wire(const struct registry *reg, const struct request *r)
         return link_up(reg->link) && r->sends > 0 && r->gen == reg->link->gen;
 }
 
+/* Whether the server owes `r` an answer soon: not a wait, which may wait
+ * long, nor a watch it has started, whose events come when they happen. */
+static bool awaits_answer(const struct request *r)
+{
+        return r->kind != REQUEST_WAIT &&
+               !(r->kind == REQUEST_WATCH && r->watching);
+}
+
 /* An orphaned wait, which a CANCEL follows on every connection. */
 static bool withdrawn(const struct request *r)
 {
@@ -172,6 +180,7 @@ static bool put(struct registry *reg, struct request *r, int64_t now)
         r->id = id;
         r->gen = reg->link->gen;
         r->sent_ms = now;
+        r->watching = false; /* until this connection's server says so */
         if (r->sends++ == 0) {
                 r->first_sent_ms = now;
         } else {
@@ -207,8 +216,9 @@ static bool send_direct(struct registry *reg, struct request *r)
 
 void registry_submit(struct registry *reg, struct request *r)
 {
-        r->state =
-            r->kind <= REQUEST_FOREIGN ? REQUEST_AWAITED : REQUEST_BACKGROUND;
+        r->state = r->kind <= REQUEST_FOREIGN || r->kind == REQUEST_WATCH
+                       ? REQUEST_AWAITED
+                       : REQUEST_BACKGROUND;
         queue_push_tail(&reg->list, &r->link);
         if (!send_direct(reg, r)) {
                 link_wake(reg->link);
@@ -270,8 +280,8 @@ static bool silent(struct registry *reg, int64_t now)
         QUEUE_FOREACH(q, &reg->list)
         {
                 struct request *r = QUEUE_DATA(q, struct request, link);
-                if (request_pending(r) && r->kind != REQUEST_WAIT &&
-                    on_wire(reg, r) && now - r->sent_ms >= TRY_MS) {
+                if (request_pending(r) && awaits_answer(r) && on_wire(reg, r) &&
+                    now - r->sent_ms >= TRY_MS) {
                         link_fail(reg->link, now, true);
                         return true;
                 }
@@ -317,7 +327,7 @@ int64_t registry_next_event(const struct registry *reg)
                 }
                 if (!on_wire(reg, r)) {
                         t = min64(t, r->not_before);
-                } else if (r->kind != REQUEST_WAIT) {
+                } else if (awaits_answer(r)) {
                         t = min64(t, r->sent_ms + TRY_MS);
                 }
         }
@@ -498,9 +508,35 @@ static void result(struct registry *reg, struct request *r,
                 break;
         }
         link_leader_answered(reg->link);
+        if (r->kind == REQUEST_WATCH && res.status == 0 &&
+            res.kind == PROTO_KIND_WATCHING) {
+                r->watching = true; /* events follow, under its id */
+                registry_broadcast(reg);
+                return;
+        }
         r->status = res.status;
         r->res = res;
         finish(reg, r, REGISTRY_ANSWERED);
+}
+
+/* An event of the watch `r`: to its owner, and the frame resumes after
+ * it if it is sent again. */
+static void watch_event(struct registry *reg, struct request *r,
+                        const struct proto_header *h, const uint8_t *body,
+                        int64_t now)
+{
+        struct proto_watch_event e;
+
+        if (r == NULL || r->kind != REQUEST_WATCH || !r->watching) {
+                return; /* a watch closed meanwhile */
+        }
+        if (proto_read_watch_event(body, h->length, &e) != 0) {
+                link_fail(reg->link, now, false);
+                return;
+        }
+        request_watch_seen(r, e.index, e.ord);
+        reg->owner.watch_event(reg->owner.data, r, &e);
+        registry_broadcast(reg);
 }
 
 /* One whole frame from the server. */
@@ -549,6 +585,9 @@ static void on_frame(void *data, const struct proto_header *h,
                 r->status =
                     request_take_status(r, reg->link->peer, body, h->length);
                 finish(reg, r, REGISTRY_ANSWERED);
+                return;
+        case PROTO_WATCH_EVENT:
+                watch_event(reg, r, h, body, now);
                 return;
         case PROTO_LIST_REPLY:
                 if (r == NULL || (r->type != PROTO_LIST && r->grants == NULL &&

@@ -35,6 +35,9 @@ struct registry_owner {
          * a CANCEL there, so that the cluster does not grant it behind the
          * back of the caller who gave up. */
         void (*withdraw)(void *data, struct request *r);
+        /* An event `e` (borrowed for the call) of the WATCH `r`. */
+        void (*watch_event)(void *data, struct request *r,
+                            const struct proto_watch_event *e);
 };
 
 /*

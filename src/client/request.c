@@ -195,6 +195,45 @@ struct request *request_leader(const char *name, uint8_t name_len)
         return r;
 }
 
+struct request *request_watch(const char *name, uint8_t name_len, uint8_t flags,
+                              uint64_t from_index, uint32_t from_ord)
+{
+        struct proto_watch w = {flags, from_index, from_ord, {name, name_len}};
+        struct request *r = alloc(PROTO_WATCH);
+
+        if (r == NULL) {
+                return NULL;
+        }
+        r->kind = REQUEST_WATCH;
+        r->name_len = name_len;
+        if (name_len > 0) {
+                memcpy(r->name, name, name_len);
+        }
+        r->len = proto_write_watch(r->frame, r->frame_cap, 0, &w);
+        if (r->len == 0) {
+                free(r);
+                return NULL;
+        }
+        return r;
+}
+
+/* The WATCH body's position: u8 flags, then u64 from_index, u32 from_ord
+ * (proto.h). */
+#define WATCH_AT_INDEX (PROTO_HEADER_SIZE + 1)
+#define WATCH_AT_ORD   (PROTO_HEADER_SIZE + 1 + 8)
+
+void request_watch_seen(struct request *r, uint64_t index, uint32_t ord)
+{
+        unsigned i;
+
+        for (i = 0; i < 8; i++) {
+                r->frame[WATCH_AT_INDEX + i] = (uint8_t)(index >> (8 * i));
+        }
+        for (i = 0; i < 4; i++) {
+                r->frame[WATCH_AT_ORD + i] = (uint8_t)(ord >> (8 * i));
+        }
+}
+
 struct request *request_member_add(uint64_t id, const char *raft_address,
                                    const char *client_address, int *rv)
 {

@@ -35,6 +35,8 @@ enum request_kind {
         REQUEST_RECHECK,  /* QUERY: was a forgotten ACQUIRE granted? */
         REQUEST_VERIFY,   /* QUERY of every holder: is a hold still there
                              after its session saw a grant revoked? */
+        REQUEST_WATCH,    /* a caller's WATCH: pending until it ends */
+        REQUEST_UNWATCH,  /* the UNWATCH of a watch closed */
 };
 
 /*
@@ -117,6 +119,10 @@ struct request {
         struct baton_grant *grants;
         /* QUERY of an election's leader: owned, filled on answer. */
         struct baton_leader *leader;
+        /* WATCH: its events' queue (client/watch.c), and whether the
+         * server said WATCHING on the current connection. */
+        struct baton_watch *watch;
+        bool watching;
         /* The frame, frame_cap bytes; its id is rewritten for each send. */
         size_t len;
         size_t frame_cap;
@@ -175,6 +181,16 @@ struct request *request_holders(const char *name, uint8_t name_len,
  * (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES), the first of them kept in
  * r->leader. NULL when out of memory. */
 struct request *request_leader(const char *name, uint8_t name_len);
+
+/* WATCH of `name` (a prefix with PROTO_WATCH_PREFIX in `flags`) from
+ * (from_index, from_ord); NULL when out of memory, or for a bad name or
+ * prefix. */
+struct request *request_watch(const char *name, uint8_t name_len, uint8_t flags,
+                              uint64_t from_index, uint32_t from_ord);
+
+/* Rewrite a WATCH's frame to start after (index, ord): the position it
+ * has reached, which a resend on another connection resumes from. */
+void request_watch_seen(struct request *r, uint64_t index, uint32_t ord);
 
 /* MEMBER_ADD. NULL when out of memory; `*rv` gets BATON_EINVAL when an
  * address is too long. */

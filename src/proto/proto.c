@@ -58,6 +58,12 @@ const char *proto_type_name(int type)
                 return "LIST";
         case PROTO_ATTACH:
                 return "ATTACH";
+        case PROTO_WATCH:
+                return "WATCH";
+        case PROTO_UNWATCH:
+                return "UNWATCH";
+        case PROTO_WATCH_EVENT:
+                return "WATCH_EVENT";
         case PROTO_RESULT:
                 return "RESULT";
         case PROTO_NOT_LEADER:

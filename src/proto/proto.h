@@ -37,6 +37,10 @@
  *   LIST        string prefix (0..255 bytes, no NUL), u32 limit
  *               (1..PROTO_LIST_MAX)
  *   ATTACH      u64 session, 16 bytes secret (src/proto/attach.h)
+ *   WATCH       u8 flags (PROTO_WATCH_PREFIX), u64 from_index, u32
+ *               from_ord (the last event seen; from_index 0: from now),
+ *               string name or prefix (src/proto/watch.c)
+ *   UNWATCH     u64 the WATCH's id
  *
  * Responses (server to client), one per request, with the request's id:
  *
@@ -54,6 +58,9 @@
  *   LIST_REPLY  u32 n, u8 more (1: more locks matched than were sent),
  *               then n x {string name, u64 session, u64 owner, u64 token,
  *               u32 count, u32 waiters}
+ *   WATCH_EVENT pushed, with the id of the WATCH it answers: struct
+ *               proto_watch_event (after the WATCH's RESULT of kind
+ *               WATCHING, until a RESULT ends the watch)
  *
  * A QUERY with PROTO_FLAG_HOLDERS instead asks for every holder of the
  * lock: it is answered by a LIST_REPLY with that flag, one entry per
@@ -102,6 +109,8 @@ enum proto_type {
         PROTO_PING = 9,
         PROTO_LIST = 10,
         PROTO_ATTACH = 11, /* src/proto/attach.h */
+        PROTO_WATCH = 12,
+        PROTO_UNWATCH = 13,
         /* responses */
         PROTO_RESULT = 64,
         PROTO_NOT_LEADER = 65,
@@ -110,6 +119,7 @@ enum proto_type {
         PROTO_KEEPALIVE_OK = 68,
         PROTO_PONG = 69,
         PROTO_LIST_REPLY = 70,
+        PROTO_WATCH_EVENT = 71,
 };
 
 /*
@@ -136,6 +146,7 @@ enum proto_kind {
         PROTO_KIND_APPLIED,   /* a batch: count commands, each answered by its
                               own RESULT event */
         PROTO_KIND_PROCLAIMED, /* PROCLAIM: token, the leader's value changed */
+        PROTO_KIND_WATCHING,   /* WATCH: index and count = where it starts */
 };
 
 struct proto_header {
@@ -392,6 +403,57 @@ size_t proto_write_list_reply_values(uint8_t *out, size_t cap, uint64_t id,
 int proto_read_list_reply_values(const uint8_t *body, size_t len,
                                  struct proto_lock_entry *e, size_t cap,
                                  uint32_t *n, bool *more);
+
+/* --- Watches (src/proto/watch.c) ---------------------------------------- */
+
+#define PROTO_WATCH_PREFIX 0x01 /* WATCH flags: the name is a prefix */
+#define PROTO_VALUE_MAX    255  /* an election's value */
+
+/* What a WATCH asks for. A watch has seen every event up to the position
+ * (from_index, from_ord): events are ordered by the index of the entry
+ * that caused them, then by their order within it (ord, from 1). */
+struct proto_watch {
+        uint8_t flags;
+        uint64_t from_index; /* 0: from the node's applied index on */
+        uint32_t from_ord;
+        struct proto_string name; /* a lock name, or a prefix (0..255) */
+};
+
+/* What a WATCH_EVENT says (docs/protocol.md, "Watches"). */
+enum proto_watch_kind {
+        PROTO_EVENT_GRANTED = 1,    /* a grant: token, mode, permits */
+        PROTO_EVENT_RELEASED = 2,   /* a grant ended; cause says how */
+        PROTO_EVENT_PROCLAIMED = 3, /* an election's leader's new value */
+};
+
+struct proto_watch_event {
+        uint64_t index; /* the entry that caused it */
+        uint32_t ord;   /* its order among the entry's events, from 1 */
+        uint8_t kind;   /* enum proto_watch_kind */
+        uint8_t cause;  /* the command type that caused it (command.h) */
+        uint8_t mode;   /* the grant's COMMAND_MODE_* */
+        uint64_t session;
+        uint64_t owner;
+        uint64_t token;
+        uint32_t permits;
+        struct proto_string name;
+        struct proto_string value; /* an election's: the leader's value */
+};
+
+/* The largest WATCH_EVENT body: both strings at 255 bytes. */
+#define PROTO_WATCH_EVENT_MAX (8 + 4 + 3 + 3 * 8 + 4 + 2 * (1 + 255))
+
+/* WATCH: 0 for a name that is not a lock name (an exact watch) or a
+ * prefix over 255 bytes or with a NUL. */
+size_t proto_write_watch(uint8_t *out, size_t cap, uint64_t id,
+                         const struct proto_watch *w);
+/* 0, BATON_ENAME (the name or prefix), or BATON_EMALFORMED. */
+int proto_read_watch(const uint8_t *body, size_t len, struct proto_watch *w);
+/* WATCH_EVENT with the id of its WATCH: 0 for a bad name or value. */
+size_t proto_write_watch_event(uint8_t *out, size_t cap, uint64_t id,
+                               const struct proto_watch_event *e);
+int proto_read_watch_event(const uint8_t *body, size_t len,
+                           struct proto_watch_event *e);
 
 /* "RESULT", "PING", ...; "UNKNOWN" for anything else. */
 const char *proto_type_name(int type);

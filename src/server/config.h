@@ -61,6 +61,9 @@ struct config {
         uint32_t lock_delay_ms;         /* default 0: none */
         uint32_t max_inflight_entries;  /* default 8192 entries proposed
                                            and not yet applied */
+        uint32_t max_watches;           /* default 65536, on this node */
+        uint32_t max_watches_per_conn;  /* default 1024 */
+        uint32_t watch_history;         /* default 16384 events kept */
         uint32_t min_ttl_ms; /* default 0 = 2 x election timeout; when set,
                                 at least 2 x election timeout */
         uint32_t max_ttl_ms; /* default 3600000 */

@@ -64,6 +64,7 @@ struct conn {
         /* The sessions this connection proved it owns (ATTACH, or its own
          * OPEN), most recent first; 0 marks a free slot. */
         uint64_t attached[CONN_MAX_ATTACHED];
+        uint32_t n_watches; /* its watches (watches.h) */
 };
 
 /* What a client may take of a node, and for how long. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "leader.h"
+#include "raftfsm.h"
 #include "pending.h"
 
 /* Settle every request waiting for (a, b) with this outcome. */
@@ -78,12 +79,26 @@ static void unqueued(struct gateway *g, const struct lockfsm_event *ev)
         settle_key(g, ev->session, ev->seq, ev->index, &res);
 }
 
+/* Every event to the watches; the first after this node restored a
+ * leader's snapshot tells them that what came before it is not theirs. */
+static void fanout_watches(struct gateway *g, const struct lockfsm_event *ev)
+{
+        struct raftfsm_restores rs;
+
+        node_restores(g->node, &rs);
+        if (rs.started != g->watches.restores) {
+                watches_reset(&g->watches, rs.started, ev->index - 1);
+        }
+        watches_on_event(&g->watches, ev);
+}
+
 void fanout_event(void *data, const struct lockfsm_event *ev)
 {
         struct gateway *g = data;
         bool serving = node_serving(g->node);
 
         applylog_write(&g->applylog, node_entry_term(g->node), ev);
+        fanout_watches(g, ev);
         switch (ev->type) {
         case LOCKFSM_EV_RESULT:
                 g->stats.applied++;

@@ -14,6 +14,7 @@
 #include "owners.h"
 #include "log.h"
 #include "pending.h"
+#include "raftfsm.h"
 #include "reads.h"
 #include "reply.h"
 #include "roles.h"
@@ -449,6 +450,55 @@ static void on_probe(struct gateway *g, struct conn *c,
         }
 }
 
+/* The watches, with a history that starts at the state as it is. */
+static int watches_start(struct gateway *g)
+{
+        struct watches_limits l = {g->cfg->max_watches,
+                                   g->cfg->max_watches_per_conn,
+                                   g->cfg->watch_history, g->cfg->output_limit};
+        struct raftfsm_restores rs;
+
+        node_restores(g->node, &rs);
+        return watches_init(&g->watches, &l, node_last_applied(g->node),
+                            rs.started);
+}
+
+/* WATCH and UNWATCH, served by any node from what it applied: every node
+ * applies the same log, so each tells the same events in the same order.
+ * While it installs a leader's snapshot a node has not applied what the
+ * snapshot holds, so it serves no watch (BATON_EUNAVAILABLE: the client
+ * goes to another node); once it has, what came before is not kept. */
+static void on_watch(struct gateway *g, struct conn *c,
+                     const struct proto_header *h, const uint8_t *body)
+{
+        struct raftfsm_restores rs;
+        struct proto_watch req;
+        uint64_t watch_id;
+
+        if (h->type == PROTO_UNWATCH) {
+                if (proto_read_u64(body, h->length, &watch_id) != 0) {
+                        conn_fail(c, h->id, BATON_EMALFORMED, "bad UNWATCH");
+                        return;
+                }
+                watches_cancel(&g->watches, c, h->id, watch_id);
+                return;
+        }
+        if (proto_read_watch(body, h->length, &req) != 0) {
+                conn_fail(c, h->id, BATON_EMALFORMED, "bad WATCH");
+                return;
+        }
+        node_restores(g->node, &rs);
+        if (rs.pending) {
+                reply_status(c, h->id, BATON_EUNAVAILABLE);
+                return;
+        }
+        if (rs.started != g->watches.restores) {
+                watches_reset(&g->watches, rs.started,
+                              node_last_applied(g->node));
+        }
+        watches_open(&g->watches, c, h->id, &req, node_last_applied(g->node));
+}
+
 /* Whether c's role allows a request of h's type; if not, the request is
  * answered BATON_EPERM, changes nothing, and the connection stays. */
 static bool authorized(struct gateway *g, struct conn *c,
@@ -500,6 +550,10 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
         case PROTO_MEMBER_REMOVE:
                 admin_member_remove(g, c, h, body);
                 break;
+        case PROTO_WATCH:
+        case PROTO_UNWATCH:
+                on_watch(g, c, h, body);
+                break;
         default:
                 conn_fail(c, h->id, BATON_EMALFORMED,
                           "a response type sent as a request");
@@ -509,7 +563,9 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
 
 void gateway_on_gone(void *data, struct conn *c)
 {
-        (void)data;
+        struct gateway *g = data;
+
+        watches_forget_conn(&g->watches, c);
         reply_forget_conn(c);
 }
 
@@ -530,6 +586,11 @@ int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
         if (rv != 0) {
                 return rv;
         }
+        rv = watches_start(g);
+        if (rv != 0) {
+                applylog_close(&g->applylog);
+                return rv;
+        }
         /* A lost EXPIRE or TIMEOUT proposal is retried after one election
          * timeout, by when a new leader would have taken over. */
         deadlines_init(&g->deadlines, loop, cfg->election_timeout_ms,
@@ -546,5 +607,6 @@ void gateway_close(struct gateway *g)
         abandon_all(g);
         deadlines_close(&g->deadlines);
         applylog_close(&g->applylog);
+        watches_close(&g->watches);
         hmap_close(&g->pending);
 }

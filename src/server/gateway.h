@@ -14,6 +14,7 @@
 #include "deadlines.h"
 #include "histogram.h"
 #include "node.h"
+#include "watches.h"
 
 /* Request kinds for metrics: the five client commands, then the reads. */
 enum gateway_kind {
@@ -39,16 +40,16 @@ enum gateway_stage {
 struct gateway_stats {
         struct histogram latency[GATEWAY_N_KINDS];
         struct histogram stages[GATEWAY_N_STAGES];
-        uint64_t requests[PROTO_ATTACH + 1]; /* by request type */
-        uint64_t proposed;                   /* commands proposed */
-        uint64_t batches;                    /* node_apply calls (entries) */
-        uint64_t applied;                    /* commands applied (RESULTs) */
-        uint64_t barriers;                   /* read/keepalive barriers */
-        uint64_t redirects;                  /* NOT_LEADER answers */
-        uint64_t unknown;                    /* EUNKNOWN answers */
-        uint64_t expirations;                /* EXPIRE proposals */
-        uint64_t timeouts;                   /* TIMEOUT proposals */
-        uint64_t leader_changes;             /* ready transitions */
+        uint64_t requests[PROTO_UNWATCH + 1]; /* by request type */
+        uint64_t proposed;                    /* commands proposed */
+        uint64_t batches;                     /* node_apply calls (entries) */
+        uint64_t applied;                     /* commands applied (RESULTs) */
+        uint64_t barriers;                    /* read/keepalive barriers */
+        uint64_t redirects;                   /* NOT_LEADER answers */
+        uint64_t unknown;                     /* EUNKNOWN answers */
+        uint64_t expirations;                 /* EXPIRE proposals */
+        uint64_t timeouts;                    /* TIMEOUT proposals */
+        uint64_t leader_changes;              /* ready transitions */
         uint64_t refused; /* BATON_EPERM: the role, or not attached */
 };
 
@@ -75,6 +76,7 @@ struct gateway {
         unsigned inflight;   /* batches proposed and not yet answered */
         uint64_t clock_sent; /* wall ms of the last CLOCK proposed */
         struct gateway_stats stats;
+        struct watches watches;
 };
 
 /* Set up on a started node (`node` and `cfg` borrowed for the gateway's

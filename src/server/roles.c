@@ -123,6 +123,8 @@ static int needs(uint8_t type)
         case PROTO_LIST:
         case PROTO_STATUS:
         case PROTO_PING:
+        case PROTO_WATCH:
+        case PROTO_UNWATCH:
                 return ROLES_READ;
         case PROTO_COMMAND:
         case PROTO_KEEPALIVE:

@@ -1008,6 +1008,68 @@ static void elections(void)
         }
 }
 
+/* Start batonctl `args` in the background; false (after saying so) when
+ * it cannot start. */
+static bool start_bg(struct proc *bg, const char *const *args)
+{
+        if (proc_start(bg, args) != 0) {
+                ok(false, "start %s", args[2]);
+                return false;
+        }
+        return true;
+}
+
+/* Read bg's stdout until it holds `lines` lines (up to RUN_MS). */
+static bool wait_lines(struct proc *bg, unsigned lines)
+{
+        int64_t deadline = now_ms() + RUN_MS;
+
+        while (count_of(bg->out, "\n") < lines && now_ms() < deadline) {
+                proc_read(bg, 100);
+        }
+        return count_of(bg->out, "\n") >= lines;
+}
+
+/* watch NAME prints each grant and release of NAME as it happens, and
+ * exits 0 on SIGTERM; observe NAME prints each leadership with its value;
+ * a NAME and --prefix together are a usage error. */
+static void watch_and_observe(void)
+{
+        const char *wargs[] = {"--endpoints", cluster.endpoints, "watch",
+                               "cli-watched", NULL};
+        const char *oargs[] = {"--endpoints", cluster.endpoints, "observe",
+                               "cli-elected", NULL};
+        struct proc w, o, p;
+
+        if (!start_bg(&w, wargs) || !start_bg(&o, oargs)) {
+                return;
+        }
+        sleep_ms(500); /* both watches started */
+        ctl(&p, RUN_MS, "lock", "cli-watched", "--", "true", NULL);
+        ctl(&p, RUN_MS, "elect", "cli-elected", "--value", "10.1.1.1:80", "--",
+            "true", NULL);
+        if (!ok(wait_lines(&w, 2) &&
+                    strncmp(w.out, "cli-watched granted session ", 28) == 0 &&
+                    strstr(w.out, "\ncli-watched released session ") != NULL,
+                "watch NAME: the grant, then the release")) {
+                proc_show(&w);
+        }
+        if (!ok(wait_lines(&o, 1) &&
+                    strncmp(o.out, "cli-elected token ", 18) == 0 &&
+                    strstr(o.out, "value \"10.1.1.1:80\"") != NULL,
+                "observe NAME: the leadership and its value")) {
+                proc_show(&o);
+        }
+        kill(w.pid, SIGTERM);
+        kill(o.pid, SIGTERM);
+        ok(proc_wait(&w, RUN_MS) == 0, "watch ends 0 on SIGTERM");
+        ok(proc_wait(&o, RUN_MS) == 0, "observe ends 0 on SIGTERM");
+        ctl(&p, RUN_MS, "watch", "a", "--prefix", "b", NULL);
+        ok(p.status == 2, "watch NAME --prefix P: a usage error");
+        ctl(&p, RUN_MS, "watch", "--prefix", "", "--from", "x", NULL);
+        ok(p.status == 2, "watch --from x: a usage error");
+}
+
 /* revoke NAME ends the session of a lease that holds NAME at once (its
  * lock is free); session close ID does the same by id; both are refused
  * for a session that ended. */
@@ -1955,6 +2017,7 @@ int main(int argc, char **argv)
         semaphores();
         multi_locks();
         elections();
+        watch_and_observe();
         revokes();
         status_and_members();
         usage_errors();

@@ -951,6 +951,186 @@ static void leader_killed(void **state)
         baton_client_destroy(a);
 }
 
+/* The next event of `w` within OP_MS, which must come. */
+static struct baton_event next_event(baton_watch *w)
+{
+        struct baton_event e;
+
+        assert_ok(baton_watch_next(w, &e, OP_MS));
+        return e;
+}
+
+/* Whether `a` comes after `b` in log order. */
+static bool after(const struct baton_event *a, const struct baton_event *b)
+{
+        return a->index > b->index || (a->index == b->index && a->ord > b->ord);
+}
+
+/* Watches: a name's grants and releases in log order with their tokens;
+ * a prefix watch sees the names it begins and no other; a watch opened
+ * after an event it saw resumes with exactly what followed; an election
+ * is seen with its values; a name of 256 bytes is refused. */
+static void watches(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        struct baton_event e[6], f, g;
+        char name[64], pfx[64], other[64], elect[80], toolong[300];
+        baton_watch *w, *p, *again;
+        uint64_t t[3];
+        int i;
+
+        (void)state;
+        name_of(name, sizeof name, "watched");
+        name_of(pfx, sizeof pfx, "pfx/");
+        name_of(other, sizeof other, "elsewhere");
+        snprintf(elect, sizeof elect, "%sleader", pfx);
+        assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
+        assert_ok(baton_watch_open(a, pfx, BATON_WATCH_PREFIX, 0, 0, &p));
+        assert_int_equal(baton_watch_next(w, &f, 50), BATON_ETIMEDOUT);
+        for (i = 0; i < 3; i++) {
+                assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t[i]));
+                assert_ok(baton_release(b, name, 1, t[i]));
+        }
+        for (i = 0; i < 6; i++) {
+                e[i] = next_event(w);
+                assert_string_equal(e[i].name, name);
+                assert_int_equal(e[i].kind, i % 2 == 0 ? BATON_EVENT_GRANTED
+                                                       : BATON_EVENT_RELEASED);
+                assert_int_equal(e[i].cause, i % 2 == 0 ? BATON_CAUSE_ACQUIRE
+                                                        : BATON_CAUSE_RELEASE);
+                assert_true(e[i].token == t[i / 2]);
+                assert_int_equal(e[i].session, baton_session_id(b));
+                assert_true(i == 0 || after(&e[i], &e[i - 1]));
+        }
+        /* From the second event on, again: the same four after it. */
+        assert_ok(baton_watch_open(a, name, 0, e[1].index, e[1].ord, &again));
+        for (i = 2; i < 6; i++) {
+                f = next_event(again);
+                assert_true(f.index == e[i].index && f.ord == e[i].ord &&
+                            f.kind == e[i].kind && f.token == e[i].token);
+        }
+        assert_int_equal(baton_watch_next(again, &f, 50), BATON_ETIMEDOUT);
+        baton_watch_close(again);
+        /* The prefix: its election, with values; not the other name. */
+        assert_ok(baton_acquire(b, other, 1, BATON_WAIT_TRY, &t[0]));
+        assert_ok(baton_campaign(b, elect, "v1", 1, BATON_WAIT_TRY, &t[1]));
+        assert_ok(baton_proclaim(b, elect, 1, t[1], "v2"));
+        f = next_event(p);
+        g = next_event(p);
+        assert_string_equal(f.name, elect);
+        assert_int_equal(f.kind, BATON_EVENT_GRANTED);
+        assert_int_equal(f.mode, BATON_MODE_LEADER);
+        assert_string_equal(f.value, "v1");
+        assert_int_equal(g.kind, BATON_EVENT_PROCLAIMED);
+        assert_string_equal(g.value, "v2");
+        assert_true(g.token == t[1] && after(&g, &f));
+        assert_int_equal(baton_watch_next(p, &f, 50), BATON_ETIMEDOUT);
+        assert_int_equal(baton_watch_next(w, &f, 50), BATON_ETIMEDOUT);
+        memset(toolong, 'x', 256);
+        toolong[256] = '\0';
+        assert_int_equal(baton_watch_open(a, toolong, 0, 0, 0, &again),
+                         BATON_ENAME);
+        assert_int_equal(baton_watch_open(a, "", 0, 0, 0, &again), BATON_ENAME);
+        baton_watch_close(w);
+        baton_watch_close(p);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
+/* Kill the leader a watch is served by: the library resumes it on the
+ * next node from the last event delivered, so every grant and release
+ * made around the failover is seen once, in order. */
+static void watch_over_failover(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        struct baton_event last, f;
+        uint64_t t[6];
+        unsigned killed, seen = 0;
+        char name[64];
+        baton_watch *w;
+        int i;
+
+        (void)state;
+        name_of(name, sizeof name, "watched-failover");
+        assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
+        memset(&last, 0, sizeof last);
+        for (i = 0; i < 6; i++) {
+                if (i == 3) {
+                        assert_int_equal(harness_kill_leader(&cluster,
+                                                             HEALTHY_MS,
+                                                             &killed, NULL),
+                                         0);
+                        print_message("# killed leader %u\n", killed);
+                }
+                assert_ok(baton_acquire(b, name, 1, HEALTHY_MS, &t[i]));
+                assert_ok(baton_release(b, name, 1, t[i]));
+        }
+        while (seen < 12) {
+                assert_ok(baton_watch_next(w, &f, HEALTHY_MS));
+                assert_true(after(&f, &last));
+                assert_true(f.token == t[seen / 2]);
+                assert_int_equal(f.kind, seen % 2 == 0 ? BATON_EVENT_GRANTED
+                                                       : BATON_EVENT_RELEASED);
+                last = f;
+                seen++;
+        }
+        assert_int_equal(baton_watch_next(w, &f, 200), BATON_ETIMEDOUT);
+        baton_watch_close(w);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
+/* With every node keeping 16 events, a watch from before the last 16 is
+ * refused BATON_ECOMPACTED, never served with a gap; from the last of
+ * them it is served. */
+static void watch_compacted(void **state)
+{
+        static const char *const small[] = {"--watch-history", "16"};
+        baton_client *a, *b;
+        struct baton_event first, f;
+        unsigned i, leader;
+        char name[64];
+        baton_watch *w;
+        uint64_t t;
+
+        (void)state;
+        for (i = 1; i <= cluster.n; i++) {
+                assert_int_equal(harness_set_flags(&cluster, i, small, 2), 0);
+                assert_int_equal(harness_term(&cluster, i, NULL), 0);
+                assert_int_equal(
+                    harness_wait_exit(&cluster, i, HEALTHY_MS, NULL), 0);
+                assert_int_equal(harness_restart(&cluster, i), 0);
+        }
+        assert_int_equal(harness_wait_healthy(&cluster, HEALTHY_MS, &leader),
+                         0);
+        a = client_new(10000, NULL);
+        b = client_new(10000, NULL);
+        name_of(name, sizeof name, "compacted");
+        assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
+        for (i = 0; i < 20; i++) {
+                assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t));
+                assert_ok(baton_release(b, name, 1, t));
+        }
+        first = next_event(w);
+        for (i = 1; i < 40; i++) {
+                f = next_event(w);
+        }
+        baton_watch_close(w);
+        assert_int_equal(
+            baton_watch_open(a, name, 0, first.index, first.ord, &w),
+            BATON_ECOMPACTED);
+        assert_ok(baton_watch_open(a, name, 0, f.index, f.ord, &w));
+        assert_int_equal(baton_watch_next(w, &f, 50), BATON_ETIMEDOUT);
+        baton_watch_close(w);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+        for (i = 1; i <= cluster.n; i++) {
+                assert_int_equal(harness_set_flags(&cluster, i, NULL, 0), 0);
+        }
+}
+
 /* SIGSTOP the leader the handle talks to: the heartbeat gives up on it
  * and calls succeed on the new leader within a few seconds. */
 static void server_paused(void **state)
@@ -1521,6 +1701,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(semaphore_permits),
             cmocka_unit_test(multi_locks),
             cmocka_unit_test(elections),
+            cmocka_unit_test(watches),
             cmocka_unit_test(revoke_one_lock),
             cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),
@@ -1533,6 +1714,10 @@ int main(int argc, char **argv)
             cmocka_unit_test_setup_teardown(server_paused, cluster_restore,
                                             cluster_restore),
             cmocka_unit_test_setup_teardown(wait_withdrawn, cluster_restore,
+                                            cluster_restore),
+            cmocka_unit_test_setup_teardown(watch_over_failover,
+                                            cluster_restore, cluster_restore),
+            cmocka_unit_test_setup_teardown(watch_compacted, cluster_restore,
                                             cluster_restore),
             cmocka_unit_test(example_runs),
             cmocka_unit_test(endpoints_by_name),

@@ -147,7 +147,7 @@ static void positive_codes_are_unknown(void **state)
 /* Negative codes beyond the table are unknown, down to INT_MIN. */
 static void out_of_range_codes_are_unknown(void **state)
 {
-        static const int negative[] = {-46,   -47,    -100,        -1000,
+        static const int negative[] = {-49,   -50,    -100,        -1000,
                                        -4096, -65536, INT_MIN + 1, INT_MIN};
         size_t i;
 
@@ -188,7 +188,10 @@ static void names_are_the_identifiers(void **state)
         assert_string_equal(baton_errname(-43), "BATON_ETOOMANYHOLDERS");
         assert_string_equal(baton_errname(-44), "BATON_ETOOMANYNAMES");
         assert_string_equal(baton_errname(-45), "BATON_EDELAY");
-        assert_string_equal(baton_errname(-46), "BATON_E?");
+        assert_string_equal(baton_errname(-46), "BATON_ECOMPACTED");
+        assert_string_equal(baton_errname(-47), "BATON_ESLOW");
+        assert_string_equal(baton_errname(-48), "BATON_ETOOMANYWATCHES");
+        assert_string_equal(baton_errname(-49), "BATON_E?");
         assert_string_equal(baton_errname(1), "BATON_E?");
         assert_string_equal(baton_errname(INT_MIN), "BATON_E?");
 }

@@ -582,6 +582,7 @@ static void header_accepts_exactly_the_known_types(void **state)
             PROTO_RESULT,        PROTO_NOT_LEADER,   PROTO_ERROR,
             PROTO_STATUS_REPLY,  PROTO_KEEPALIVE_OK, PROTO_PONG,
             PROTO_LIST,          PROTO_LIST_REPLY,   PROTO_ATTACH,
+            PROTO_WATCH,         PROTO_UNWATCH,      PROTO_WATCH_EVENT,
         };
         struct proto_header h;
         uint8_t buf[PROTO_HEADER_SIZE];
@@ -672,9 +673,12 @@ static void type_names(void **state)
         assert_string_equal(proto_type_name(PROTO_LIST), "LIST");
         assert_string_equal(proto_type_name(PROTO_LIST_REPLY), "LIST_REPLY");
         assert_string_equal(proto_type_name(PROTO_ATTACH), "ATTACH");
-        assert_string_equal(proto_type_name(12), "UNKNOWN");
+        assert_string_equal(proto_type_name(PROTO_WATCH), "WATCH");
+        assert_string_equal(proto_type_name(PROTO_UNWATCH), "UNWATCH");
+        assert_string_equal(proto_type_name(PROTO_WATCH_EVENT), "WATCH_EVENT");
+        assert_string_equal(proto_type_name(14), "UNKNOWN");
         assert_string_equal(proto_type_name(63), "UNKNOWN");
-        assert_string_equal(proto_type_name(71), "UNKNOWN");
+        assert_string_equal(proto_type_name(72), "UNKNOWN");
         assert_string_equal(proto_type_name(-1), "UNKNOWN");
         assert_string_equal(proto_type_name(256 + PROTO_PING), "UNKNOWN");
 }
