@@ -27,6 +27,7 @@
 #include "../../include/baton.h"
 #include "conns.h"
 #include "fill.h"
+#include "watchers.h"
 
 #define DRIVER            "baton-c-libbaton"
 #define MAX_SAMPLES       (4u * 1000u * 1000u) /* per client */
@@ -58,6 +59,9 @@ struct config {
         long window;
         long connections; /* connections */
         double hold_s;
+        int election;     /* election: the contended lock is an election */
+        long watchers;    /* contended workloads: watches of the lock, */
+        long watch_conns; /* spread over this many connections */
 };
 
 struct client {
@@ -206,6 +210,10 @@ static int take(const struct config *cfg, const struct client *c,
                 return baton_multi_acquire(h, w->list, w->n, BATON_OWNER_THREAD,
                                            cfg->op_timeout_ms, token);
         }
+        if (cfg->election) {
+                return baton_campaign(h, name, "bench", BATON_OWNER_THREAD,
+                                      cfg->op_timeout_ms, token);
+        }
         if (cfg->permits > 0) {
                 return baton_sem_acquire(h, name, (uint32_t)cfg->permits, 1,
                                          BATON_OWNER_THREAD, cfg->op_timeout_ms,
@@ -313,7 +321,10 @@ static void usage(FILE *f)
 {
         fprintf(f,
                 "usage: baton-bench [--workload uncontended|contended|shared|"
-                "semaphore|multi|failover]\n"
+                "semaphore|multi|election|failover]\n"
+                "         [--watchers N [--watch-conns C] (contended "
+                "workloads: watches\n"
+                "          of the lock over C connections, default 100)]\n"
                 "         [--permits N (semaphore, default 4)]\n"
                 "         [--names K (multi: names per multi-lock, default "
                 "2)]\n"
@@ -374,6 +385,45 @@ static bool endpoints_valid(const char *endpoints)
         return rv != BATON_EINVAL;
 }
 
+/* set_flag() for the flags of one workload or another. */
+static int set_workload_flag(struct config *cfg, int ch)
+{
+        int bad = 0;
+
+        switch (ch) {
+        case 'S':
+                bad |= parse_long(optarg, 1, 100000000, &cfg->sessions);
+                break;
+        case 'L':
+                bad |= parse_long(optarg, 0, 31, &cfg->locks_per_session);
+                break;
+        case 'N':
+                bad |= parse_long(optarg, 1, 65536, &cfg->window);
+                break;
+        case 'C':
+                bad |= parse_long(optarg, 1, 1000000, &cfg->connections);
+                break;
+        case 'O':
+                bad |= parse_double(optarg, 0, 3600, &cfg->hold_s);
+                break;
+        case 'P':
+                bad |= parse_long(optarg, 1, 1048576, &cfg->permits);
+                break;
+        case 'M':
+                bad |= parse_long(optarg, 1, BATON_MULTI_MAX, &cfg->names);
+                break;
+        case 'X':
+                bad |= parse_long(optarg, 0, 1000000, &cfg->watchers);
+                break;
+        case 'Y':
+                bad |= parse_long(optarg, 1, 10000, &cfg->watch_conns);
+                break;
+        default:
+                return 1;
+        }
+        return bad;
+}
+
 /* Set the config field of flag `ch` from `optarg`. 0, -1 for a bad value,
  * 1 for a flag that is not one of parse_args()'s. */
 static int set_flag(struct config *cfg, int ch)
@@ -427,29 +477,8 @@ static int set_flag(struct config *cfg, int ch)
         case 'b':
                 bad |= parse_long(optarg, 0, 600000, &cfg->error_backoff_ms);
                 break;
-        case 'S':
-                bad |= parse_long(optarg, 1, 100000000, &cfg->sessions);
-                break;
-        case 'L':
-                bad |= parse_long(optarg, 0, 31, &cfg->locks_per_session);
-                break;
-        case 'N':
-                bad |= parse_long(optarg, 1, 65536, &cfg->window);
-                break;
-        case 'C':
-                bad |= parse_long(optarg, 1, 1000000, &cfg->connections);
-                break;
-        case 'O':
-                bad |= parse_double(optarg, 0, 3600, &cfg->hold_s);
-                break;
-        case 'P':
-                bad |= parse_long(optarg, 1, 1048576, &cfg->permits);
-                break;
-        case 'M':
-                bad |= parse_long(optarg, 1, BATON_MULTI_MAX, &cfg->names);
-                break;
         default:
-                return 1;
+                return set_workload_flag(cfg, ch);
         }
         return bad;
 }
@@ -491,6 +520,10 @@ static int set_workload(struct config *cfg)
         } else if (strcmp(cfg->workload, "semaphore") == 0) {
                 cfg->contended = 1;
                 cfg->permits = cfg->permits > 0 ? cfg->permits : 4;
+        } else if (strcmp(cfg->workload, "election") == 0) {
+                /* Every client a candidate; the leader resigns at once. */
+                cfg->contended = 1;
+                cfg->election = 1;
         } else if (strcmp(cfg->workload, "multi") == 0) {
                 cfg->contended = 1;
                 cfg->names = cfg->names > 0 ? cfg->names : 2;
@@ -536,6 +569,8 @@ static int parse_args(int argc, char **argv, struct config *cfg)
             {"hold-s", required_argument, NULL, 'O'},
             {"permits", required_argument, NULL, 'P'},
             {"names", required_argument, NULL, 'M'},
+            {"watchers", required_argument, NULL, 'X'},
+            {"watch-conns", required_argument, NULL, 'Y'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
@@ -580,6 +615,7 @@ struct summary {
         double max_gap;  /* s: the longest any client went without an op */
         double gap_p50;  /* s: the median of the clients' longest gaps */
         double sys_gap, sys_gap_at; /* s: the longest no one completed */
+        struct watchers_result watched;
 };
 
 /* Start every client's thread; the window opens after the warmup. */
@@ -698,6 +734,15 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
         if (cfg->permits > 0) {
                 printf(",\"permits\":%ld", cfg->permits);
         }
+        if (cfg->watchers > 0) {
+                printf(",\"watchers\":%ld,\"watch_conns\":%ld,"
+                       "\"watch_events\":%llu,\"watches_ended\":%llu,"
+                       "\"watches_failed\":%llu",
+                       cfg->watchers, cfg->watch_conns,
+                       (unsigned long long)sum->watched.events,
+                       (unsigned long long)sum->watched.ended,
+                       (unsigned long long)sum->watched.failed);
+        }
         if (cfg->names > 0) {
                 printf(",\"names\":%ld", cfg->names);
         }
@@ -797,7 +842,9 @@ int main(int argc, char **argv)
             .locks_per_session = 10,
             .window = 1024,
             .connections = 1000,
+            .watch_conns = 100,
         };
+        struct watchers *watching = NULL;
         struct summary sum;
         struct client *cs;
         uint32_t *done;
@@ -821,8 +868,17 @@ int main(int argc, char **argv)
                 return 1;
         }
         memset(&sum, 0, sizeof sum);
+        if (cfg.watchers > 0) {
+                char name[300];
+                snprintf(name, sizeof name, "%s-shared", cfg.prefix);
+                watching = watchers_start(cfg.endpoints, name, cfg.watchers,
+                                          cfg.watch_conns, cfg.ttl_ms);
+        }
         start_clients(&cfg, cs);
         join_clients(&cfg, cs, gaps, &sum);
+        if (watching != NULL) {
+                watchers_stop(watching, &sum.watched);
+        }
         if (merge_samples(cs, cfg.clients, sum.total, &sum.lat, &done) != 0) {
                 fprintf(stderr, "baton-bench: out of memory\n");
                 return 1;

@@ -196,6 +196,30 @@ static void check_body(const struct example *e, const struct proto_header *h)
                 n = proto_write_result(again, sizeof again, h->id, &r);
                 break;
         }
+        case PROTO_WATCH: {
+                struct proto_watch w;
+                int rv = proto_read_watch(body, len, &w);
+
+                if (rv != 0) {
+                        fail_msg("protocol.md:%u: the WATCH does not decode: "
+                                 "%s",
+                                 e->line, baton_strerror(rv));
+                }
+                n = proto_write_watch(again, sizeof again, h->id, &w);
+                break;
+        }
+        case PROTO_WATCH_EVENT: {
+                struct proto_watch_event ev;
+                int rv = proto_read_watch_event(body, len, &ev);
+
+                if (rv != 0) {
+                        fail_msg("protocol.md:%u: the WATCH_EVENT does not "
+                                 "decode: %s",
+                                 e->line, baton_strerror(rv));
+                }
+                n = proto_write_watch_event(again, sizeof again, h->id, &ev);
+                break;
+        }
         default:
                 fail_msg("protocol.md:%u: an example of frame type %u, which "
                          "this test does not know yet: teach it",
