@@ -56,7 +56,7 @@ int watches_init(struct watches *w, const struct watches_limits *limits,
         }
         w->base = base;
         w->restores = restores;
-        w->last.index = base;
+        watchfeed_init(&w->feed, base);
         hmap_init(&w->exact, &mem_libc);
         queue_init(&w->prefixes);
         queue_init(&w->all);
@@ -105,7 +105,7 @@ void watches_reset(struct watches *w, uint64_t restores, uint64_t applied)
         w->restores = restores;
         w->base = applied;
         w->evicted = (struct watch_pos){0, 0};
-        w->last = (struct watch_pos){applied, 0};
+        watchfeed_init(&w->feed, applied);
 }
 
 static bool matches(const struct watch *x, const struct proto_watch_event *e)
@@ -170,33 +170,23 @@ static void deliver(struct watches *w, const struct watch_rec *r)
         }
 }
 
-/* The record of `ev` at position `at`, or NULL when out of memory. */
-static struct watch_rec *record(const struct lockfsm_event *ev,
-                                struct watch_pos at, uint8_t kind)
+/* A kept copy of `e`, its strings in its own allocation; NULL when out
+ * of memory. */
+static struct watch_rec *record(const struct proto_watch_event *e)
 {
         struct watch_rec *r =
-            malloc(sizeof *r + (size_t)ev->name_len + ev->value_len);
+            malloc(sizeof *r + (size_t)e->name.len + e->value.len);
 
         if (r == NULL) {
                 return NULL;
         }
-        memset(&r->e, 0, sizeof r->e);
-        r->e.index = at.index;
-        r->e.ord = at.ord;
-        r->e.kind = kind;
-        r->e.cause = ev->cause;
-        r->e.mode = ev->mode;
-        r->e.session = ev->session;
-        r->e.owner = ev->owner;
-        r->e.token = ev->token;
-        r->e.permits = ev->permits;
-        memcpy(r->data, ev->name, ev->name_len);
-        if (ev->value_len > 0) {
-                memcpy(r->data + ev->name_len, ev->value, ev->value_len);
+        r->e = *e;
+        memcpy(r->data, e->name.p, e->name.len);
+        if (e->value.len > 0) {
+                memcpy(r->data + e->name.len, e->value.p, e->value.len);
         }
-        r->e.name = (struct proto_string){r->data, ev->name_len};
-        r->e.value =
-            (struct proto_string){r->data + ev->name_len, ev->value_len};
+        r->e.name = (struct proto_string){r->data, e->name.len};
+        r->e.value = (struct proto_string){r->data + e->name.len, e->value.len};
         return r;
 }
 
@@ -216,21 +206,13 @@ static void keep(struct watches *w, struct watch_rec *r)
 
 void watches_on_event(struct watches *w, const struct lockfsm_event *ev)
 {
-        uint8_t kind = ev->type == LOCKFSM_EV_GRANT     ? PROTO_EVENT_GRANTED
-                       : ev->type == LOCKFSM_EV_RELEASE ? PROTO_EVENT_RELEASED
-                       : ev->type == LOCKFSM_EV_PROCLAIM
-                           ? PROTO_EVENT_PROCLAIMED
-                           : 0;
+        struct proto_watch_event e;
         struct watch_rec *r;
 
-        if (kind == 0) {
+        if (!watchfeed_next(&w->feed, ev, &e)) {
                 return;
         }
-        if (ev->index != w->last.index) {
-                w->last = (struct watch_pos){ev->index, 0};
-        }
-        w->last.ord++;
-        r = record(ev, w->last, kind);
+        r = record(&e);
         if (r == NULL) {
                 /* Not kept, so not sent: end every watch rather than
                  * leave a gap, and resume no one from before it. */

@@ -13,6 +13,7 @@
 #include "../lib/queue.h"
 #include "../proto/proto.h"
 #include "conn.h"
+#include "watchfeed.h"
 
 /* Where a watch stands: it has seen every event up to (index, ord). */
 struct watch_pos {
@@ -50,7 +51,7 @@ struct watches {
         struct watch_rec **ring; /* history slots, oldest at head */
         uint32_t head;
         uint32_t n;
-        struct watch_pos last;    /* the newest event's */
+        struct watchfeed feed;    /* the newest event's position */
         struct watch_pos evicted; /* the newest dropped; {0, 0}: none */
         uint64_t base;            /* index from which every event is here */
         uint64_t restores;        /* the node's restores when base was set */

@@ -284,6 +284,36 @@ static int shim_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
         return n->rf.fsm.restore(&n->rf.fsm, buf);
 }
 
+/* Record the frame a watch of every name is sent for `ev`, if any. */
+static void watch_frame(struct simnode *n, const struct lockfsm_event *ev)
+{
+        uint8_t frame[PROTO_HEADER_SIZE + PROTO_WATCH_EVENT_MAX];
+        struct proto_watch_event e;
+        size_t len;
+
+        if (!watchfeed_next(&n->feed, ev, &e)) {
+                return;
+        }
+        len = proto_write_watch_event(frame, sizeof frame, 0, &e);
+        while (n->n_watched + len > n->cap_watched) {
+                size_t cap = n->cap_watched != 0 ? 2 * n->cap_watched : 4096;
+                uint8_t *p = realloc(n->watched, cap);
+                if (p == NULL) {
+                        n->c->failed = true;
+                        anomaly(n->c,
+                                "node %u: out of memory recording "
+                                "watch events",
+                                n->i);
+                        return;
+                }
+                n->watched = p;
+                n->cap_watched = cap;
+        }
+        memcpy(n->watched + n->n_watched, frame, len);
+        n->n_watched += len;
+        n->n_watch_events++;
+}
+
 static void on_event(void *data, const struct lockfsm_event *ev)
 {
         struct simnode *n = data;
@@ -318,6 +348,7 @@ static void on_event(void *data, const struct lockfsm_event *ev)
                 return;
         }
         n->events[n->n_events++] = e;
+        watch_frame(n, ev);
         if (c->listener != NULL && !c->closing &&
             raft_state(simcluster_raft(c, n->i)) == RAFT_LEADER) {
                 c->listener(c->listener_data, n->i, &e);
@@ -346,6 +377,7 @@ static void free_nodes(struct simcluster *c, unsigned n)
                 raftfsm_close(&c->nodes[i].rf);
                 simstore_close(&c->nodes[i].store);
                 free(c->nodes[i].events);
+                free(c->nodes[i].watched);
                 for (size_t k = 0; k < c->nodes[i].n_entries; k++) {
                         free(c->nodes[i].entries[k].bytes);
                 }
@@ -374,6 +406,7 @@ int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg)
 
                 n->c = c;
                 n->i = i;
+                watchfeed_init(&n->feed, 0);
                 if (raftfsm_init(&n->rf, &cfg->limits) != 0) {
                         snprintf(c->errmsg, sizeof c->errmsg, "node %u: %s", i,
                                  raftfsm_errmsg(&n->rf));

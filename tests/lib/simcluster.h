@@ -12,6 +12,7 @@
 #include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/server/raftfsm.h"
+#include "../../src/server/watchfeed.h"
 #include "rng.h"
 #include "simstore.h"
 
@@ -84,6 +85,13 @@ struct simnode {
         struct simentry *entries;
         size_t n_entries;
         size_t cap_entries;
+        /* What a watch of every name on this node is told: each event's
+         * WATCH_EVENT frame (src/server/watchfeed.h), end to end. */
+        struct watchfeed feed;
+        uint8_t *watched;
+        size_t n_watched; /* bytes */
+        size_t cap_watched;
+        size_t n_watch_events;
         struct simstore store;     /* what the node has durably stored */
         struct raft_tracer tracer; /* raft's diagnostics, when verbose */
 };

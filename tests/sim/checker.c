@@ -745,6 +745,37 @@ static int check_acknowledged(struct sim *s, char *reason, size_t cap)
         return 0;
 }
 
+/* (b'): a watch of every name on any node is told the same events, at
+ * the same positions, with the same values: every node's WATCH_EVENT
+ * frames are node 0's, byte for byte. */
+static int check_same_watches(struct sim *s, char *reason, size_t cap)
+{
+        const struct simnode *n0 = &s->c.nodes[0];
+        unsigned i;
+
+        for (i = 1; i < s->n; i++) {
+                const struct simnode *n = &s->c.nodes[i];
+                size_t k = 0;
+
+                while (k < n->n_watched && k < n0->n_watched &&
+                       n->watched[k] == n0->watched[k]) {
+                        k++;
+                }
+                if (k != n->n_watched || k != n0->n_watched) {
+                        return fail(reason, cap,
+                                    "node %u's watchers are told %zu events "
+                                    "(%zu bytes), node 0's %zu (%zu bytes); "
+                                    "they differ from byte %zu",
+                                    i, n->n_watch_events, n->n_watched,
+                                    n0->n_watch_events, n0->n_watched, k);
+                }
+        }
+        if (n0->n_watch_events == 0) {
+                return fail(reason, cap, "no watch event at all");
+        }
+        return 0;
+}
+
 /* (b): every node applied the same entries, with the same outcomes, and
  * reported the same events. */
 static int check_same_history(struct sim *s, char *reason, size_t cap)
@@ -884,6 +915,7 @@ int check_run(struct sim *s, char *reason, size_t cap)
          * (c): a lost acknowledged grant is named as such, rather than by
          * the invariant it happens to break next. */
         if (check_same_history(s, reason, cap) != 0 ||
+            check_same_watches(s, reason, cap) != 0 ||
             check_same_state(s, reason, cap) != 0 ||
             check_acknowledged(s, reason, cap) != 0 ||
             check_invariants(s, reason, cap) != 0) {

@@ -28,7 +28,8 @@
  *  (a) every node's lockfsm_snapshot() bytes are identical, and each node's
  *      snapshot survives fsm->snapshot -> fsm->restore unchanged;
  *  (b) every node applied the same entries with the same outcomes and
- *      reported the same events;
+ *      reported the same events; (b') a watch of every name is told the
+ *      same events at the same positions on every node, byte for byte;
  *  (c) the applied event sequence keeps the lock invariants (one holder at a
  *      time, GRANT only when free and in FIFO order, token = index of the
  *      granting entry and strictly increasing per lock, nothing granted to
@@ -75,13 +76,15 @@
  * committed them without a majority) in seeds 109, 463, 587, 887 and 971
  * of 1..1000 on 3 nodes; (g) is the check that found it.
  *
- * Negative controls (--break, and four TAP lines of the default run):
+ * Negative controls (--break, and five TAP lines of the default run):
  * drop-grant removes an acknowledged grant's GRANT event from every node,
  * reapply applies one entry a second time on one node, blind makes the
  * stores of all nodes but one record nothing (so every commit breaks
  * (g)), split-multi moves the GRANT of one name of a multi-lock into the
  * next entry on every node (which only the multi-lock check of (c) may
- * report); the checker must report each, while the same run untouched
+ * report), skip-watch drops one event from what one node's watchers are
+ * told (which only the watch check of (b') may report); the checker must
+ * report each, while the same run untouched
  * passes. The last comment line sums the MULTIs granted at once, after
  * waiting, and that left their queues; each TAP line has them as
  * multi=<at once>+<after waiting>/<left>.
@@ -103,10 +106,11 @@ enum brk {
                               append: every commit lacks a majority */
         BREAK_SPLIT_MULTI, /* move one name's GRANT of a multi-lock
                               into the next entry */
+        BREAK_SKIP_WATCH,  /* one node's watchers miss one event */
 };
 
-static const char *const break_names[] = {"none", "drop-grant", "reapply",
-                                          "blind", "split-multi"};
+static const char *const break_names[] = {"none",  "drop-grant",  "reapply",
+                                          "blind", "split-multi", "skip-watch"};
 
 /* ------------------------------------------------------------------------
  * Negative controls: corrupt the checker's input on purpose
@@ -195,6 +199,30 @@ static int split_multi(struct sim *s, char *reason, size_t cap)
         return 0;
 }
 
+/* Node 1's watchers miss the event in the middle of the run, as a server
+ * that drops one when its leadership changes would have them. */
+static int skip_watch(struct sim *s, char *reason, size_t cap)
+{
+        struct simnode *n = &s->c.nodes[1];
+        size_t at = 0, k = 0;
+
+        while (at + PROTO_HEADER_SIZE <= n->n_watched) {
+                size_t len = PROTO_HEADER_SIZE + (size_t)n->watched[at + 4] +
+                             ((size_t)n->watched[at + 5] << 8);
+                if (k++ == n->n_watch_events / 2) {
+                        memmove(n->watched + at, n->watched + at + len,
+                                n->n_watched - at - len);
+                        n->n_watched -= len;
+                        n->n_watch_events--;
+                        say(s, "break: node 1's watchers miss event %zu",
+                            k - 1);
+                        return 0;
+                }
+                at += len;
+        }
+        return fail(reason, cap, "break skip-watch: no watch event");
+}
+
 static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
 {
         size_t k;
@@ -205,6 +233,9 @@ static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
         }
         if (brk == BREAK_SPLIT_MULTI) {
                 return split_multi(s, reason, cap);
+        }
+        if (brk == BREAK_SKIP_WATCH) {
+                return skip_watch(s, reason, cap);
         }
         for (k = 0; k < s->c.n_props; k++) {
                 const struct simprop *p = s->c.props[k];
@@ -443,7 +474,8 @@ static void usage(FILE *f)
 {
         fprintf(f,
                 "usage: test_sim [--nodes N] [--seed S | --seeds COUNT] "
-                "[--verbose] [--break drop-grant|reapply|blind|split-multi]\n"
+                "[--verbose] [--break drop-grant|reapply|blind|split-multi|"
+                "skip-watch]\n"
                 "  default: seeds 1..%d on 3 and on 5 nodes, plus the "
                 "negative controls\n",
                 DEFAULT_SEEDS);
@@ -481,14 +513,15 @@ static int overgrant_control(void)
  * (the split multi-lock by the multi-lock check itself), while the same
  * run untouched passes, so that what the checker reports is the
  * corruption and nothing else. TAP lines from *k + 1; the failures. */
-#define N_CONTROLS    4
+#define N_CONTROLS    5
 #define CONTROL_SEEDS 20
 static unsigned run_controls(unsigned *k)
 {
         static const enum brk controls[N_CONTROLS] = {
-            BREAK_DROP_GRANT, BREAK_REAPPLY, BREAK_BLIND, BREAK_SPLIT_MULTI};
-        static const char *const expect[N_CONTROLS] = {"", "", "",
-                                                       "multi-lock s="};
+            BREAK_DROP_GRANT, BREAK_REAPPLY, BREAK_BLIND, BREAK_SPLIT_MULTI,
+            BREAK_SKIP_WATCH};
+        static const char *const expect[N_CONTROLS] = {
+            "", "", "", "multi-lock s=", "watchers are told"};
         char base[1024] = "";
         char reason[1024];
         struct outcome out;
@@ -587,6 +620,8 @@ int main(int argc, char **argv)
                                 brk = BREAK_REAPPLY;
                         } else if (strcmp(val, "blind") == 0) {
                                 brk = BREAK_BLIND;
+                        } else if (strcmp(val, "skip-watch") == 0) {
+                                brk = BREAK_SKIP_WATCH;
                         } else if (strcmp(val, "split-multi") == 0) {
                                 brk = BREAK_SPLIT_MULTI;
                         } else {
