@@ -419,7 +419,8 @@ BATON_API int baton_campaign(baton_client *c, const char *name,
  * baton_campaign()) from now on, keeping the leadership and its token.
  * Errors: BATON_ESTALE (the owner leads with another token: this one was
  * lost), BATON_ENOTHOLDER (it does not lead), BATON_EKIND, BATON_EINVAL,
- * BATON_EEXPIRED, BATON_ENAME, BATON_ENOANSWER. Thread-safe.
+ * BATON_EEXPIRED, BATON_ENAME, BATON_EPERM (a connection that could not
+ * prove it owns the session), BATON_ENOANSWER. Thread-safe.
  */
 BATON_API int baton_proclaim(baton_client *c, const char *name, uint64_t owner,
                              uint64_t token, const char *value);
@@ -451,7 +452,7 @@ struct baton_leader {
  * leader of the cluster after a barrier; needs no session). `*out` is
  * zeroed first. 0 (`out->held` says whether anyone leads), BATON_EKIND
  * (`name` is held as a lock or a semaphore), BATON_ENAME, BATON_EINVAL,
- * BATON_ENOANSWER. Thread-safe.
+ * BATON_ENOMEM, BATON_ENOANSWER. Thread-safe.
  */
 BATON_API int baton_leader(baton_client *c, const char *name,
                            struct baton_leader *out);
@@ -533,7 +534,8 @@ BATON_API int baton_watch_open(baton_client *c, const char *name, int flags,
  * BATON_ECOMPACTED, BATON_ESLOW (the server, or this library, which
  * keeps at most 65,536 undelivered events, cut off a watcher that fell
  * behind: resume from the last event), BATON_ETOOMANYWATCHES, BATON_ENOMEM,
- * BATON_ESHUTDOWN (the handle is being destroyed).
+ * or another status a server ended it with; BATON_EINVAL for a NULL
+ * argument or a `wait_ms` below BATON_WAIT_FOREVER.
  */
 BATON_API int baton_watch_next(baton_watch *w, struct baton_event *ev,
                                int64_t wait_ms);

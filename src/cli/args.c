@@ -87,7 +87,7 @@ static const struct number_option {
     {O_SESSION, 1, UINT64_MAX, "", CMD(ARGS_RELEASE)},
     {O_PERMITS, 1, UINT32_MAX, "", LEASE_CMDS & ~CMD(ARGS_ELECT)},
     {O_TAKE, 1, UINT32_MAX, "", LEASE_CMDS & ~CMD(ARGS_ELECT)},
-    {O_LOCK_DELAY, 0, 3600000, " ms", LEASE_CMDS},
+    {O_LOCK_DELAY, 0, 3600000, " ms", LEASE_CMDS & ~CMD(ARGS_ELECT)},
 };
 
 #define DETACH_COMMANDS (CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
@@ -121,11 +121,10 @@ static const struct command {
     {"session", ARGS_SESSION_CLOSE, 2, 2, "session close ID"},
     {"revoke", ARGS_REVOKE, 1, 1, "revoke NAME"},
     {"elect", ARGS_ELECT, 1, 1,
-     "elect NAME [--value V] [--ttl MS] [--lock-delay MS] [--wait MS] "
-     "[--grace MS] -- CMD [ARG...]"},
+     "elect NAME [--value V] [--ttl MS] [--wait MS] [--grace MS] -- CMD "
+     "[ARG...]"},
     {"leader", ARGS_LEADER, 1, 1, "leader NAME"},
-    {"watch", ARGS_WATCH, 0, 1,
-     "watch NAME | watch --prefix P [--from INDEX[:ORD]]"},
+    {"watch", ARGS_WATCH, 0, 1, "watch NAME|--prefix P [--from INDEX[:ORD]]"},
     {"observe", ARGS_OBSERVE, 1, 1, "observe NAME"},
 };
 

@@ -84,7 +84,7 @@ static void usage(FILE *out)
             "                      every grant, release and proclaim of NAME\n"
             "                      (or of names beginning with P), in log\n"
             "                      order, from now (or after INDEX:ORD)\n"
-            "  release NAME TOKEN --session S\n"
+            "  release NAME TOKEN --session S --secret HEX\n"
             "                      release a detached grant\n"
             "  holder NAME [--all] who holds NAME (--all: every grant, with\n"
             "                      its mode or permits)\n"

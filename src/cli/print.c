@@ -289,6 +289,25 @@ void print_event(FILE *out, bool json, const struct baton_event *e)
         fputs("}\n", out);
 }
 
+void print_leadership(FILE *out, bool json, const char *name, uint64_t token,
+                      uint64_t session, const char *value)
+{
+        if (!json) {
+                fprintf(out, "%s token %" PRIu64 " session %" PRIu64 " value ",
+                        name, token, session);
+                put_json(out, value, strlen(value), false);
+                fputc('\n', out);
+                return;
+        }
+        fputc('{', out);
+        put_lock(out, name);
+        fprintf(out,
+                ",\"token\":%" PRIu64 ",\"session\":%" PRIu64 ",\"value\":",
+                token, session);
+        put_json(out, value, strlen(value), false);
+        fputs("}\n", out);
+}
+
 void print_revoked(FILE *out, bool json, const char *name,
                    const struct baton_grant *g)
 {

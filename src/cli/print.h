@@ -27,6 +27,10 @@ void print_holder(FILE *out, bool json, const char *name,
  * or one JSON object. */
 void print_leader(FILE *out, bool json, const char *name,
                   const struct baton_leader *l);
+/* One leadership as observe prints it: "NAME token T session S value
+ * "V"", or one JSON object. */
+void print_leadership(FILE *out, bool json, const char *name, uint64_t token,
+                      uint64_t session, const char *value);
 /* One event of a watch: "NAME granted session S owner O token T MODE at
  * INDEX:ORD by CAUSE [value "V"]", or one JSON object. */
 void print_event(FILE *out, bool json, const struct baton_event *e);

@@ -47,11 +47,13 @@ static void say_compacted(const struct args *o, const char *name)
 
 /* Watch `name` with `flags` (`w`: already open, or NULL), calling `each`
  * for every event until a signal: a watch compacted away starts again
- * from now, said first. */
+ * from now, said first, and then `resync` (NULL: none) shows the state
+ * as it is, so that what changed in the gap is not left out. */
 static int watch_loop(baton_client *c, const struct args *o, const char *name,
                       int flags, baton_watch *w,
-                      void (*each)(const struct args *o,
-                                   const struct baton_event *e))
+                      void (*each)(baton_client *c, const struct args *o,
+                                   const struct baton_event *e),
+                      int (*resync)(baton_client *c, const struct args *o))
 {
         uint64_t index = o->from_index;
         uint32_t ord = o->from_ord;
@@ -67,6 +69,9 @@ static int watch_loop(baton_client *c, const struct args *o, const char *name,
                                 index = ord = 0;
                                 continue;
                         }
+                        if (rv == 0 && index == 0 && resync != NULL) {
+                                rv = resync(c, o);
+                        }
                         if (rv != 0) {
                                 print_error(o->json, "watch", rv);
                                 return EXIT_ERROR;
@@ -76,7 +81,7 @@ static int watch_loop(baton_client *c, const struct args *o, const char *name,
                 if (rv == 0) {
                         index = e.index;
                         ord = e.ord;
-                        each(o, &e);
+                        each(c, o, &e);
                         fflush(stdout);
                 } else if (rv == BATON_ECOMPACTED || rv == BATON_ESLOW) {
                         /* Resume from the last event shown; from now when
@@ -96,73 +101,74 @@ static int watch_loop(baton_client *c, const struct args *o, const char *name,
         return EXIT_OK;
 }
 
-static void show(const struct args *o, const struct baton_event *e)
+static void show(baton_client *c, const struct args *o,
+                 const struct baton_event *e)
 {
+        (void)c;
         print_event(stdout, o->json, e);
 }
 
 int cli_watch(baton_client *c, const struct args *o)
 {
         return o->prefix != NULL
-                   ? watch_loop(c, o, o->prefix, BATON_WATCH_PREFIX, NULL, show)
-                   : watch_loop(c, o, o->name, 0, NULL, show);
+                   ? watch_loop(c, o, o->prefix, BATON_WATCH_PREFIX, NULL, show,
+                                NULL)
+                   : watch_loop(c, o, o->name, 0, NULL, show, NULL);
 }
 
 /* The last leadership shown: events of it seen again are not shown. */
 static uint64_t shown_token;
 static char shown_value[BATON_VALUE_MAX + 1];
 
-static void leadership(const struct args *o, const struct baton_event *e)
+/* Show a leadership (token, session, value) unless it is the one shown
+ * last. */
+static void show_leadership(const struct args *o, const char *name,
+                            uint64_t token, uint64_t session, const char *value)
 {
-        if (e->mode != BATON_MODE_LEADER || e->kind == BATON_EVENT_RELEASED ||
-            (e->token <= shown_token && strcmp(e->value, shown_value) == 0)) {
+        if (token <= shown_token && strcmp(value, shown_value) == 0) {
                 return;
         }
-        shown_token = e->token;
-        snprintf(shown_value, sizeof shown_value, "%s", e->value);
-        if (o->json) {
-                fputs("{\"lock\":", stdout);
-                print_json_string(stdout, e->name);
-                printf(",\"token\":%" PRIu64 ",\"session\":%" PRIu64
-                       ",\"index\":%" PRIu64 ",\"value\":",
-                       e->token, e->session, e->index);
-                print_json_string(stdout, e->value);
-                fputs("}\n", stdout);
-        } else {
-                printf("%s token %" PRIu64 " session %" PRIu64 " value ",
-                       e->name, e->token, e->session);
-                print_json_string(stdout, e->value);
-                fputc('\n', stdout);
+        shown_token = token;
+        snprintf(shown_value, sizeof shown_value, "%s", value);
+        print_leadership(stdout, o->json, name, token, session, value);
+        fflush(stdout);
+}
+
+static void leadership(baton_client *c, const struct args *o,
+                       const struct baton_event *e)
+{
+        (void)c;
+        if (e->mode == BATON_MODE_LEADER && e->kind != BATON_EVENT_RELEASED) {
+                show_leadership(o, e->name, e->token, e->session, e->value);
         }
+}
+
+/* Who leads now (after a watch from now began): shown unless shown. */
+static int show_leader(baton_client *c, const struct args *o)
+{
+        struct baton_leader l;
+        int rv = baton_leader(c, o->name, &l);
+
+        if (rv == 0 && l.held) {
+                show_leadership(o, o->name, l.token, l.session, l.value);
+        }
+        return rv;
 }
 
 int cli_observe(baton_client *c, const struct args *o)
 {
-        struct baton_event now;
-        struct baton_leader l;
         baton_watch *w;
         int rv;
 
         /* The watch first, then who leads: a leadership that begins in
          * between is shown by both, and the second time not at all. */
         rv = baton_watch_open(c, o->name, 0, 0, 0, &w);
-        if (rv == 0 && (rv = baton_leader(c, o->name, &l)) != 0) {
+        if (rv == 0 && (rv = show_leader(c, o)) != 0) {
                 baton_watch_close(w);
         }
         if (rv != 0) {
                 print_error(o->json, "observe", rv);
                 return EXIT_ERROR;
         }
-        if (l.held) {
-                memset(&now, 0, sizeof now);
-                now.kind = BATON_EVENT_GRANTED;
-                now.mode = BATON_MODE_LEADER;
-                now.token = l.token;
-                now.session = l.session;
-                snprintf(now.name, sizeof now.name, "%s", o->name);
-                snprintf(now.value, sizeof now.value, "%s", l.value);
-                leadership(o, &now);
-                fflush(stdout);
-        }
-        return watch_loop(c, o, o->name, 0, w, leadership);
+        return watch_loop(c, o, o->name, 0, w, leadership, show_leader);
 }

@@ -184,7 +184,7 @@ int baton_watch_next(baton_watch *w, struct baton_event *ev, int64_t wait_ms)
                         break;
                 }
                 if (w->r == NULL) {
-                        rv = BATON_ESHUTDOWN;
+                        rv = BATON_EIO; /* ended here, with no status */
                         break;
                 }
                 if (!registry_wait(&c->registry, deadline)) {
