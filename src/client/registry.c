@@ -519,23 +519,43 @@ static void result(struct registry *reg, struct request *r,
         finish(reg, r, REGISTRY_ANSWERED);
 }
 
-/* An event of the watch `r`: to its owner, and the frame resumes after
- * it if it is sent again. */
+/* Give `e` to the watch `r`; its frame resumes after it if sent again. */
+static void deliver(struct registry *reg, struct request *r,
+                    const struct proto_watch_event *e)
+{
+        request_watch_seen(r, e->index, e->ord);
+        reg->owner.watch_event(reg->owner.data, r, e);
+}
+
+/* An event of the watch `r` (its id), or of every watch started on this
+ * connection that wants it (id 0: the server sends a new event once per
+ * connection, however many of its watches match it). */
 static void watch_event(struct registry *reg, struct request *r,
                         const struct proto_header *h, const uint8_t *body,
                         int64_t now)
 {
         struct proto_watch_event e;
+        struct queue *q, *next;
 
-        if (r == NULL || r->kind != REQUEST_WATCH || !r->watching) {
-                return; /* a watch closed meanwhile */
-        }
         if (proto_read_watch_event(body, h->length, &e) != 0) {
                 link_fail(reg->link, now, false);
                 return;
         }
-        request_watch_seen(r, e.index, e.ord);
-        reg->owner.watch_event(reg->owner.data, r, &e);
+        if (h->id != 0) {
+                if (r != NULL && r->kind == REQUEST_WATCH && r->watching) {
+                        deliver(reg, r, &e);
+                }
+        } else {
+                /* A delivery may drop its watch (a full queue). */
+                for (q = queue_head(&reg->list); q != &reg->list; q = next) {
+                        struct request *w = QUEUE_DATA(q, struct request, link);
+                        next = q->next;
+                        if (w->kind == REQUEST_WATCH && w->watching &&
+                            on_wire(reg, w) && request_watch_wants(w, &e)) {
+                                deliver(reg, w, &e);
+                        }
+                }
+        }
         registry_broadcast(reg);
 }
 

@@ -205,6 +205,7 @@ struct request *request_watch(const char *name, uint8_t name_len, uint8_t flags,
                 return NULL;
         }
         r->kind = REQUEST_WATCH;
+        r->watch_prefix = flags & PROTO_WATCH_PREFIX;
         r->name_len = name_len;
         if (name_len > 0) {
                 memcpy(r->name, name, name_len);
@@ -232,6 +233,29 @@ void request_watch_seen(struct request *r, uint64_t index, uint32_t ord)
         for (i = 0; i < 4; i++) {
                 r->frame[WATCH_AT_ORD + i] = (uint8_t)(ord >> (8 * i));
         }
+}
+
+bool request_watch_wants(const struct request *r,
+                         const struct proto_watch_event *e)
+{
+        uint64_t index = 0;
+        uint32_t ord = 0;
+        unsigned i;
+
+        if (r->watch_prefix ? e->name.len < r->name_len
+                            : e->name.len != r->name_len) {
+                return false;
+        }
+        if (r->name_len > 0 && memcmp(e->name.p, r->name, r->name_len) != 0) {
+                return false;
+        }
+        for (i = 0; i < 8; i++) {
+                index |= (uint64_t)r->frame[WATCH_AT_INDEX + i] << (8 * i);
+        }
+        for (i = 0; i < 4; i++) {
+                ord |= (uint32_t)r->frame[WATCH_AT_ORD + i] << (8 * i);
+        }
+        return e->index > index || (e->index == index && e->ord > ord);
 }
 
 struct request *request_member_add(uint64_t id, const char *raft_address,

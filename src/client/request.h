@@ -119,10 +119,12 @@ struct request {
         struct baton_grant *grants;
         /* QUERY of an election's leader: owned, filled on answer. */
         struct baton_leader *leader;
-        /* WATCH: its events' queue (client/watch.c), and whether the
-         * server said WATCHING on the current connection. */
+        /* WATCH: its events' queue (client/watch.c), whether the server
+         * said WATCHING on the current connection, and whether `name` is
+         * a prefix. */
         struct baton_watch *watch;
         bool watching;
+        bool watch_prefix;
         /* The frame, frame_cap bytes; its id is rewritten for each send. */
         size_t len;
         size_t frame_cap;
@@ -191,6 +193,11 @@ struct request *request_watch(const char *name, uint8_t name_len, uint8_t flags,
 /* Rewrite a WATCH's frame to start after (index, ord): the position it
  * has reached, which a resend on another connection resumes from. */
 void request_watch_seen(struct request *r, uint64_t index, uint32_t ord);
+
+/* Whether the WATCH `r` wants `e`: its name (or prefix) matches, and it
+ * comes after the position it has reached. */
+bool request_watch_wants(const struct request *r,
+                         const struct proto_watch_event *e);
 
 /* MEMBER_ADD. NULL when out of memory; `*rv` gets BATON_EINVAL when an
  * address is too long. */

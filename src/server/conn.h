@@ -65,6 +65,11 @@ struct conn {
          * OPEN), most recent first; 0 marks a free slot. */
         uint64_t attached[CONN_MAX_ATTACHED];
         uint32_t n_watches; /* its watches (watches.h) */
+        /* The position of the last event sent to all of its watches at
+         * once (a WATCH_EVENT of id 0): each event goes out once per
+         * connection, however many of its watches it matches. */
+        uint64_t watch_sent_index;
+        uint32_t watch_sent_ord;
 };
 
 /* What a client may take of a node, and for how long. */

@@ -976,7 +976,7 @@ static void watches(void **state)
         baton_client *b = client_new(10000, NULL);
         struct baton_event e[6], f, g;
         char name[64], pfx[64], other[64], elect[80], toolong[300];
-        baton_watch *w, *p, *again;
+        baton_watch *w, *p, *again, *twin;
         uint64_t t[3];
         int i;
 
@@ -987,6 +987,9 @@ static void watches(void **state)
         snprintf(elect, sizeof elect, "%sleader", pfx);
         assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
         assert_ok(baton_watch_open(a, pfx, BATON_WATCH_PREFIX, 0, 0, &p));
+        /* A second watch of the name on the same connection: the server
+         * sends each event once, and both get it. */
+        assert_ok(baton_watch_open(a, name, 0, 0, 0, &twin));
         assert_int_equal(baton_watch_next(w, &f, 50), BATON_ETIMEDOUT);
         for (i = 0; i < 3; i++) {
                 assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t[i]));
@@ -1003,6 +1006,13 @@ static void watches(void **state)
                 assert_int_equal(e[i].session, baton_session_id(b));
                 assert_true(i == 0 || after(&e[i], &e[i - 1]));
         }
+        for (i = 0; i < 6; i++) {
+                f = next_event(twin);
+                assert_true(f.index == e[i].index && f.ord == e[i].ord &&
+                            f.token == e[i].token);
+        }
+        assert_int_equal(baton_watch_next(twin, &f, 50), BATON_ETIMEDOUT);
+        baton_watch_close(twin);
         /* From the second event on, again: the same four after it. */
         assert_ok(baton_watch_open(a, name, 0, e[1].index, e[1].ord, &again));
         for (i = 2; i < 6; i++) {
