@@ -540,8 +540,34 @@ BATON_API int baton_watch_open(baton_client *c, const char *name, int flags,
 BATON_API int baton_watch_next(baton_watch *w, struct baton_event *ev,
                                int64_t wait_ms);
 
+/**
+ * Events of a watch opened with baton_watch_open_cb(): `ev` (borrowed for
+ * the call) with `status` 0 for each event, in order; then, once, `ev`
+ * NULL and why the watch ended (as baton_watch_next() says it). It runs on
+ * the handle's background thread, like on_lock_lost, with no lock of the
+ * library held; as the other callbacks, it must not call back into the
+ * handle (that thread brings the handle's answers), except
+ * baton_watch_close() of its own watch. The handle's other callbacks and
+ * its connection's traffic wait while it runs: keep it short.
+ */
+typedef void (*baton_watch_cb)(void *data, const struct baton_event *ev,
+                               int status);
+
+/**
+ * baton_watch_open() with the events delivered to `cb` (with `data`)
+ * rather than read with baton_watch_next(), which then answers
+ * BATON_EINVAL. BATON_EINVAL for a NULL `cb`; else as baton_watch_open().
+ */
+BATON_API int baton_watch_open_cb(baton_client *c, const char *name, int flags,
+                                  uint64_t from_index, uint32_t from_ord,
+                                  baton_watch_cb cb, void *data,
+                                  baton_watch **w);
+
 /** Stop the watch and free it (accepts NULL). Close every watch before
- * destroying its handle. */
+ * destroying its handle. Once it returns, a callback watch's callback
+ * runs no more: called from another thread while the callback runs, it
+ * waits for it; called from inside the callback, the watch is freed when
+ * the callback returns. */
 BATON_API void baton_watch_close(baton_watch *w);
 
 /**

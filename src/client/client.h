@@ -89,7 +89,7 @@ uint64_t client_owner(uint64_t owner);
 /* A lock name of 1..255 bytes: 0 with its length, or BATON_ENAME. */
 int client_check_name(const char *name, uint8_t *len);
 /* registry_owner.watch_event (watch.c): queue the event for its watch's
- * caller. */
+ * caller; `e` NULL: the watch ended (its callback, if any, is told). */
 void watch_on_event(void *data, struct request *r,
                     const struct proto_watch_event *e);
 /* A command of `type` on `name` for `owner`, its other fields zero. */

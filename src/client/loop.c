@@ -44,6 +44,13 @@ static bool deliver(struct loop *lp)
         while ((e = notify_pop(lp->notify)) != NULL) {
                 any = true;
                 lp->reg->on_loop = false; /* the callbacks are the user's */
+                if (e->kind == NOTIFY_WATCH) {
+                        /* It takes its events under the mutex. */
+                        watch_callbacks(e->watch, lp->mu);
+                        free(e);
+                        lp->reg->on_loop = true;
+                        continue;
+                }
                 pthread_mutex_unlock(lp->mu);
                 if (e->kind == NOTIFY_STATE && o->on_session != NULL) {
                         o->on_session(lp->handle, e->state, o->data);

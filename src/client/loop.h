@@ -31,6 +31,11 @@ struct loop {
         struct notify *notify;
 };
 
+/* Run the callback of watch `w` (watch.c) for each event it has, and for
+ * its end, with `mu` (held on entry and on return) released around each
+ * call. */
+void watch_callbacks(struct baton_watch *w, pthread_mutex_t *mu);
+
 /* Start the thread (it takes no signals). 0 or BATON_ENOMEM. */
 int loop_start(struct loop *lp);
 

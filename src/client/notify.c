@@ -58,6 +58,31 @@ void notify_lost(struct notify *n, const char *name, uint8_t name_len,
         }
 }
 
+bool notify_watch(struct notify *n, struct baton_watch *w)
+{
+        struct notify_event *e = push(n, NOTIFY_WATCH);
+
+        if (e != NULL) {
+                e->watch = w;
+        }
+        return e != NULL;
+}
+
+void notify_forget_watch(struct notify *n, const struct baton_watch *w)
+{
+        struct queue *q, *next;
+
+        for (q = queue_head(&n->events); q != &n->events; q = next) {
+                struct notify_event *e =
+                    QUEUE_DATA(q, struct notify_event, link);
+                next = q->next;
+                if (e->kind == NOTIFY_WATCH && e->watch == w) {
+                        queue_remove(q);
+                        free(e);
+                }
+        }
+}
+
 struct notify_event *notify_pop(struct notify *n)
 {
         struct queue *q;

@@ -12,13 +12,17 @@
 enum notify_kind {
         NOTIFY_STATE = 1, /* on_session(state) */
         NOTIFY_LOST,      /* on_lock_lost(name, token) */
+        NOTIFY_WATCH,     /* a watch's callback has events (or its end) */
 };
+
+struct baton_watch;
 
 struct notify_event {
         struct queue link;
         int kind;
         int state;
         uint64_t token;
+        struct baton_watch *watch;       /* NOTIFY_WATCH */
         char name[COMMAND_NAME_MAX + 1]; /* NUL-terminated */
 };
 
@@ -37,6 +41,12 @@ void notify_close(struct notify *n);
 void notify_state(struct notify *n, int state);
 void notify_lost(struct notify *n, const char *name, uint8_t name_len,
                  uint64_t token);
+
+/* A watch with a callback has something to deliver; false when that
+ * could not be queued (counted in `dropped`). */
+bool notify_watch(struct notify *n, struct baton_watch *w);
+/* Drop what is queued for `w` (a watch being freed). */
+void notify_forget_watch(struct notify *n, const struct baton_watch *w);
 
 /* The oldest event, taken off the queue (the caller frees it), or NULL. */
 struct notify_event *notify_pop(struct notify *n);

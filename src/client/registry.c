@@ -344,6 +344,9 @@ static void finish(struct registry *reg, struct request *r, int how)
 
         r->state = awaited ? REQUEST_DONE : REQUEST_ENDED;
         reg->owner.final(reg->owner.data, r, how);
+        if (r->kind == REQUEST_WATCH) {
+                reg->owner.watch_event(reg->owner.data, r, NULL);
+        }
         if (!awaited) {
                 registry_drop(reg, r);
         }

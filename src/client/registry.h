@@ -35,7 +35,8 @@ struct registry_owner {
          * a CANCEL there, so that the cluster does not grant it behind the
          * back of the caller who gave up. */
         void (*withdraw)(void *data, struct request *r);
-        /* An event `e` (borrowed for the call) of the WATCH `r`. */
+        /* An event `e` (borrowed for the call) of the WATCH `r`; NULL
+         * when `r` became final (the watch ended). */
         void (*watch_event)(void *data, struct request *r,
                             const struct proto_watch_event *e);
 };

@@ -23,7 +23,26 @@ struct baton_watch {
         struct queue items; /* struct watch_item, oldest first */
         unsigned n;
         int status; /* set when the watch ends here: BATON_ESLOW */
+        /* The callback form: events go to `cb` on the handle's thread. */
+        baton_watch_cb cb;
+        void *data;
+        bool notified; /* the handle's thread is told to run `cb` */
+        bool running;  /* it is running `cb` now */
+        bool closing;  /* closed from inside `cb`: that thread frees it */
+        bool closed;   /* closed from another thread, which waits */
+        bool ended;    /* `cb` was told the end */
 };
+
+static void free_watch(struct baton_watch *w);
+
+/* A callback watch has something for its callback: tell the handle's
+ * thread, once until it has run it. */
+static void wake_callback(struct baton_watch *w)
+{
+        if (w->cb != NULL && !w->notified && !w->running) {
+                w->notified = notify_watch(&w->c->notify, w);
+        }
+}
 
 static void take_string(char *out, const struct proto_string *s)
 {
@@ -59,6 +78,10 @@ void watch_on_event(void *data, struct request *r,
         if (w == NULL || w->status != 0) {
                 return;
         }
+        if (e == NULL) {
+                wake_callback(w); /* its end */
+                return;
+        }
         it = w->n < WATCH_QUEUE_MAX ? calloc(1, sizeof *it) : NULL;
         if (it == NULL) {
                 /* Never a gap: the watch ends here, and the caller resumes
@@ -68,6 +91,7 @@ void watch_on_event(void *data, struct request *r,
                 r->watch = NULL;
                 registry_drop(&w->c->registry, r);
                 w->r = NULL;
+                wake_callback(w);
                 return;
         }
         it->ev.kind = e->kind;
@@ -83,10 +107,14 @@ void watch_on_event(void *data, struct request *r,
         take_string(it->ev.value, &e->value);
         queue_push_tail(&w->items, &it->link);
         w->n++;
+        wake_callback(w);
 }
 
-int baton_watch_open(baton_client *c, const char *name, int flags,
-                     uint64_t from_index, uint32_t from_ord, baton_watch **w)
+/* baton_watch_open(), with `cb` and `data` for the callback form (NULL:
+ * the iterator). */
+static int open_watch(baton_client *c, const char *name, int flags,
+                      uint64_t from_index, uint32_t from_ord, baton_watch_cb cb,
+                      void *data, baton_watch **w)
 {
         size_t len = name != NULL ? strlen(name) : 0;
         int64_t deadline;
@@ -115,6 +143,8 @@ int baton_watch_open(baton_client *c, const char *name, int flags,
         }
         x->c = c;
         x->r = r;
+        x->cb = cb;
+        x->data = data;
         queue_init(&x->items);
         r->watch = x;
         deadline = clock_after(clock_now_ms(), c->opts.request_timeout_ms);
@@ -130,15 +160,36 @@ int baton_watch_open(baton_client *c, const char *name, int flags,
                 rv = r->status != 0 ? r->status : BATON_EINVAL;
         }
         if (rv != 0) {
+                r->watch = NULL;
                 unwatch(c, r);
                 registry_drop(&c->registry, r);
+                free_watch(x); /* and what its end queued for a callback */
                 client_unlock(c);
-                free(x);
                 return client_user_status(rv);
         }
-        client_unlock(c);
         *w = x;
+        wake_callback(x); /* events that came with its start */
+        client_unlock(c);
         return 0;
+}
+
+int baton_watch_open(baton_client *c, const char *name, int flags,
+                     uint64_t from_index, uint32_t from_ord, baton_watch **w)
+{
+        return open_watch(c, name, flags, from_index, from_ord, NULL, NULL, w);
+}
+
+int baton_watch_open_cb(baton_client *c, const char *name, int flags,
+                        uint64_t from_index, uint32_t from_ord,
+                        baton_watch_cb cb, void *data, baton_watch **w)
+{
+        if (cb == NULL) {
+                if (w != NULL) {
+                        *w = NULL;
+                }
+                return BATON_EINVAL;
+        }
+        return open_watch(c, name, flags, from_index, from_ord, cb, data, w);
 }
 
 /* The oldest queued event into `ev`, if any. */
@@ -163,7 +214,8 @@ int baton_watch_next(baton_watch *w, struct baton_event *ev, int64_t wait_ms)
         int64_t deadline;
         int rv = BATON_ETIMEDOUT;
 
-        if (w == NULL || ev == NULL || wait_ms < BATON_WAIT_FOREVER) {
+        if (w == NULL || ev == NULL || wait_ms < BATON_WAIT_FOREVER ||
+            w->cb != NULL) {
                 return BATON_EINVAL;
         }
         c = w->c;
@@ -195,21 +247,88 @@ int baton_watch_next(baton_watch *w, struct baton_event *ev, int64_t wait_ms)
         return rv == 0 ? 0 : client_user_status(rv);
 }
 
-void baton_watch_close(baton_watch *w)
+/* Why `w` ended, or 0 while it goes on. */
+static int end_status(const struct baton_watch *w)
+{
+        if (w->status != 0) {
+                return w->status;
+        }
+        if (w->r == NULL) {
+                return BATON_EIO; /* ended here, with no status */
+        }
+        if (w->r->state == REQUEST_DONE) {
+                return w->r->status != 0 ? w->r->status : BATON_EIO;
+        }
+        return 0;
+}
+
+/* Free `w` and what it holds; the mutex is held, its request gone. */
+static void free_watch(struct baton_watch *w)
 {
         struct baton_event ev;
+
+        notify_forget_watch(&w->c->notify, w);
+        while (pop(w, &ev)) {
+        }
+        free(w);
+}
+
+void watch_callbacks(struct baton_watch *w, pthread_mutex_t *mu)
+{
+        struct baton_event ev;
+        int st;
+
+        w->notified = false;
+        w->running = true;
+        for (;;) {
+                if (w->closed) {
+                        break; /* its closer waits for this return */
+                } else if (pop(w, &ev)) {
+                        pthread_mutex_unlock(mu);
+                        w->cb(w->data, &ev, 0);
+                        pthread_mutex_lock(mu);
+                } else if (!w->ended && (st = end_status(w)) != 0) {
+                        w->ended = true;
+                        pthread_mutex_unlock(mu);
+                        w->cb(w->data, NULL, client_user_status(st));
+                        pthread_mutex_lock(mu);
+                } else {
+                        break;
+                }
+                if (w->closing) {
+                        free_watch(w);
+                        return;
+                }
+        }
+        w->running = false;
+        pthread_cond_broadcast(&w->c->cv);
+}
+
+void baton_watch_close(baton_watch *w)
+{
+        struct baton_client *c;
 
         if (w == NULL) {
                 return;
         }
-        client_lock(w->c);
+        c = w->c;
+        client_lock(c);
         if (w->r != NULL) {
                 w->r->watch = NULL;
-                unwatch(w->c, w->r);
-                registry_drop(&w->c->registry, w->r);
+                unwatch(c, w->r);
+                registry_drop(&c->registry, w->r);
+                w->r = NULL;
         }
-        while (pop(w, &ev)) {
+        if (w->running && pthread_equal(pthread_self(), c->loop.thread)) {
+                /* From inside its own callback: freed when it returns. */
+                w->closing = true;
+                client_unlock(c);
+                return;
         }
-        client_unlock(w->c);
-        free(w);
+        w->closed = true;
+        while (w->running) {
+                pthread_cond_wait(&c->cv, &c->mu);
+        }
+        free_watch(w);
+        client_unlock(c);
 }

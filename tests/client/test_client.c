@@ -1048,6 +1048,97 @@ static void watches(void **state)
         baton_client_destroy(b);
 }
 
+/* What a watch's callback saw. */
+struct seen {
+        pthread_mutex_t mu;
+        struct baton_event ev[8];
+        unsigned n;
+        int end; /* the status of the end, if told */
+        baton_watch *self; /* closes itself after its second event */
+};
+
+static void on_watch_event(void *data, const struct baton_event *ev,
+                           int status)
+{
+        struct seen *s = data;
+        baton_watch *close_me = NULL;
+
+        pthread_mutex_lock(&s->mu);
+        if (ev == NULL) {
+                s->end = status;
+        } else if (s->n < 8) {
+                s->ev[s->n++] = *ev;
+                if (s->n == 2) {
+                        close_me = s->self;
+                        s->self = NULL;
+                }
+        }
+        pthread_mutex_unlock(&s->mu);
+        baton_watch_close(close_me); /* from inside its own callback */
+}
+
+static unsigned seen_count(struct seen *s)
+{
+        unsigned n;
+
+        pthread_mutex_lock(&s->mu);
+        n = s->n;
+        pthread_mutex_unlock(&s->mu);
+        return n;
+}
+
+/* The callback form: events arrive in order on the handle's thread; a
+ * watch closed from inside its callback gets no more; one closed from
+ * another thread is told no end after it was closed. */
+static void watch_callbacks(void **state)
+{
+        baton_client *a = client_new(10000, NULL);
+        baton_client *b = client_new(10000, NULL);
+        struct seen all = {.mu = PTHREAD_MUTEX_INITIALIZER};
+        struct seen two = {.mu = PTHREAD_MUTEX_INITIALIZER};
+        baton_watch *w, *w2;
+        struct baton_event f;
+        int64_t deadline;
+        char name[64];
+        uint64_t t[3];
+        unsigned i;
+
+        (void)state;
+        name_of(name, sizeof name, "watched-cb");
+        assert_ok(baton_watch_open_cb(a, name, 0, 0, 0, on_watch_event, &all,
+                                      &w));
+        assert_ok(baton_watch_open_cb(a, name, 0, 0, 0, on_watch_event, &two,
+                                      &w2));
+        pthread_mutex_lock(&two.mu);
+        two.self = w2;
+        pthread_mutex_unlock(&two.mu);
+        assert_int_equal(baton_watch_next(w, &f, 0), BATON_EINVAL);
+        for (i = 0; i < 3; i++) {
+                assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t[i]));
+                assert_ok(baton_release(b, name, 1, t[i]));
+        }
+        deadline = now_ms() + OP_MS;
+        while (seen_count(&all) < 6 && now_ms() < deadline) {
+                sleep_ms(5);
+        }
+        assert_int_equal(seen_count(&all), 6);
+        for (i = 0; i < 6; i++) {
+                assert_true(all.ev[i].token == t[i / 2]);
+                assert_int_equal(all.ev[i].kind, i % 2 == 0
+                                                     ? BATON_EVENT_GRANTED
+                                                     : BATON_EVENT_RELEASED);
+                assert_true(i == 0 || after(&all.ev[i], &all.ev[i - 1]));
+        }
+        sleep_ms(100);
+        assert_int_equal(seen_count(&two), 2); /* it closed itself */
+        baton_watch_close(w);
+        pthread_mutex_lock(&all.mu);
+        assert_int_equal(all.end, 0); /* closed: told no end after it */
+        pthread_mutex_unlock(&all.mu);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
 /* Kill the leader a watch is served by: the library resumes it on the
  * next node from the last event delivered, so every grant and release
  * made around the failover is seen once, in order. */
@@ -1712,6 +1803,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(multi_locks),
             cmocka_unit_test(elections),
             cmocka_unit_test(watches),
+            cmocka_unit_test(watch_callbacks),
             cmocka_unit_test(revoke_one_lock),
             cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),
