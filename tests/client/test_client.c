@@ -1053,12 +1053,11 @@ struct seen {
         pthread_mutex_t mu;
         struct baton_event ev[8];
         unsigned n;
-        int end; /* the status of the end, if told */
+        int end;           /* the status of the end, if told */
         baton_watch *self; /* closes itself after its second event */
 };
 
-static void on_watch_event(void *data, const struct baton_event *ev,
-                           int status)
+static void on_watch_event(void *data, const struct baton_event *ev, int status)
 {
         struct seen *s = data;
         baton_watch *close_me = NULL;
@@ -1105,10 +1104,10 @@ static void watch_callbacks(void **state)
 
         (void)state;
         name_of(name, sizeof name, "watched-cb");
-        assert_ok(baton_watch_open_cb(a, name, 0, 0, 0, on_watch_event, &all,
-                                      &w));
-        assert_ok(baton_watch_open_cb(a, name, 0, 0, 0, on_watch_event, &two,
-                                      &w2));
+        assert_ok(
+            baton_watch_open_cb(a, name, 0, 0, 0, on_watch_event, &all, &w));
+        assert_ok(
+            baton_watch_open_cb(a, name, 0, 0, 0, on_watch_event, &two, &w2));
         pthread_mutex_lock(&two.mu);
         two.self = w2;
         pthread_mutex_unlock(&two.mu);
