@@ -89,8 +89,8 @@ static const char *kindname(int kind)
 static const char *evname(int type)
 {
         static const char *const names[] = {
-            "EV?",   "RESULT",  "OPEN",  "END",
-            "GRANT", "RELEASE", "QUEUE", "UNQUEUE",
+            "EV?",   "RESULT",  "OPEN",  "END",     "GRANT",    "RELEASE",
+            "QUEUE", "UNQUEUE", "BLOCK", "UNBLOCK", "PROCLAIM",
         };
 
         return type >= 0 && (size_t)type < sizeof names / sizeof names[0]

@@ -392,6 +392,9 @@ static int check_event(struct model *m, const struct simentry *e,
         case LOCKFSM_EV_UNBLOCK:
                 return holders_delay(lock_of(m, ev->name, ev->name_len), ev,
                                      cmd, text, reason, cap);
+        case LOCKFSM_EV_PROCLAIM:
+                return holders_proclaim(lock_of(m, ev->name, ev->name_len), ev,
+                                        text, reason, cap);
         default:
                 return fail(reason, cap, "unknown event %s", text);
         }

@@ -24,8 +24,16 @@ void holders_created_by(struct lockmodel *l, const struct command *cmd)
                 /* A multi-lock's names are read/write locks. */
                 l->semaphore = cmd->type == COMMAND_ACQUIRE &&
                                cmd->mode == COMMAND_MODE_SEMAPHORE;
+                l->election = cmd->type == COMMAND_ACQUIRE &&
+                              cmd->mode == COMMAND_MODE_ELECTION;
                 l->limit = cmd->type == COMMAND_ACQUIRE ? cmd->limit : 0;
         }
+}
+
+/* A writer: a lock's, or an election's leader (one at a time). */
+static bool writer_mode(uint8_t mode)
+{
+        return mode == COMMAND_MODE_EXCLUSIVE || mode == COMMAND_MODE_ELECTION;
 }
 
 static bool same_owner(const struct holder *h, const struct simevent *ev)
@@ -39,13 +47,13 @@ static int admissible(const struct lockmodel *l, const struct simevent *ev,
 {
         uint32_t used = 0;
 
-        if (l->semaphore != (ev->mode == COMMAND_MODE_SEMAPHORE)) {
+        if (l->semaphore != (ev->mode == COMMAND_MODE_SEMAPHORE) ||
+            l->election != (ev->mode == COMMAND_MODE_ELECTION)) {
                 return fail(reason, cap, "%s: a grant of another kind", text);
         }
         for (unsigned i = 0; i < l->nh; i++) {
                 const struct holder *h = &l->h[i];
-                bool writer = h->mode == COMMAND_MODE_EXCLUSIVE ||
-                              ev->mode == COMMAND_MODE_EXCLUSIVE;
+                bool writer = writer_mode(h->mode) || writer_mode(ev->mode);
                 used += h->permits;
                 if (!l->semaphore && writer && !same_owner(h, ev)) {
                         return fail(reason, cap,
@@ -73,7 +81,7 @@ static int admissible(const struct lockmodel *l, const struct simevent *ev,
 static int token_ok(struct lockmodel *l, const struct simevent *ev,
                     uint64_t index, const char *text, char *reason, size_t cap)
 {
-        bool writer = ev->mode == COMMAND_MODE_EXCLUSIVE;
+        bool writer = writer_mode(ev->mode);
         bool other = ev->session != l->last_session ||
                      ev->owner != l->last_owner || l->last_shared;
 
@@ -202,6 +210,23 @@ int holders_unqueue(struct lockmodel *l, const struct simevent *ev,
                 }
         }
         return fail(reason, cap, "%s: not waiting", text);
+}
+
+int holders_proclaim(const struct lockmodel *l, const struct simevent *ev,
+                     const char *text, char *reason, size_t cap)
+{
+        if (l == NULL) {
+                return 0;
+        }
+        if (!l->election) {
+                return fail(reason, cap, "%s: a proclaim of no election", text);
+        }
+        for (unsigned i = 0; i < l->nh; i++) {
+                if (same_owner(&l->h[i], ev) && l->h[i].token == ev->token) {
+                        return 0;
+                }
+        }
+        return fail(reason, cap, "%s: proclaimed by no leader of it", text);
 }
 
 int holders_delay(struct lockmodel *l, const struct simevent *ev,

@@ -29,6 +29,7 @@ struct lockmodel {
         uint8_t len;
         char name[COMMAND_NAME_MAX];
         bool semaphore; /* known once a semaphore ACQUIRE created it */
+        bool election;  /* known once a campaign created it */
         bool blocked;   /* in its lock-delay: BLOCK seen, no UNBLOCK yet */
         uint32_t limit;
         struct holder h[HOLDERS_MAX];
@@ -77,6 +78,12 @@ int holders_queue(struct lockmodel *l, const struct simevent *ev, bool multi,
 /* An UNQUEUE event: the waiter must be queued. */
 int holders_unqueue(struct lockmodel *l, const struct simevent *ev,
                     const char *text, char *reason, size_t cap);
+
+/* A PROCLAIM event of `l` (NULL: more locks than modelled): only the
+ * leader of an election, with its leadership's token, proclaims. 0, or -1
+ * with `reason` filled. */
+int holders_proclaim(const struct lockmodel *l, const struct simevent *ev,
+                     const char *text, char *reason, size_t cap);
 
 /* A BLOCK or UNBLOCK event of `l` (NULL: more locks than modelled) in
  * the entry of `cmd`: an expiry or a revoke begins a lock-delay, an

@@ -15,8 +15,9 @@
 #define MAX_HELD          8
 #define MAX_WAITS         8
 #define MAX_FAULTS        8
-#define N_NAMES           5 /* lock_names[]: four locks, then a semaphore */
+#define N_NAMES           6 /* lock_names[]: four locks, a semaphore, an election */
 #define SEM_NAME          4 /* lock_names[SEM_NAME] is a semaphore of SEM_LIMIT */
+#define ELECT_NAME        5 /* lock_names[ELECT_NAME] is an election */
 #define SEM_LIMIT         3
 #define MAX_BLOCKED       16
 #define SIM_LOCK_DELAY_MS 300 /* virtual */

@@ -22,7 +22,9 @@
  * RUN_MS of virtual time. The clients' commands include MULTIs (one
  * acquire in ten: 2 or 3 names, now and then a refused one), tries and
  * waits, released name by name and cancelled or timed out by any one of
- * their names. Then every fault is healed, one more command is
+ * their names, and campaigns in an election (its leaders now and then
+ * proclaiming another value, or resigning). Then every fault is healed,
+ * one more command is
  * committed, and the run is checked:
  *
  *  (a) every node's lockfsm_snapshot() bytes are identical, and each node's
@@ -308,6 +310,8 @@ struct outcome {
         unsigned multi_now;    /* MULTIs granted by their own entry */
         unsigned multi_waited; /* granted after waiting */
         unsigned multi_left;   /* that left their queues ungranted */
+        unsigned leaderships;  /* GRANTs of the election */
+        unsigned proclaims;
         uint64_t last_index;
         uint64_t snapshot_index;
         uint64_t steps;
@@ -339,7 +343,11 @@ static void summarize(struct sim *s, struct outcome *out)
                 out->unknown += s->c.props[k]->state == SIMPROP_UNKNOWN;
         }
         for (k = 0; k < s->c.nodes[0].n_events; k++) {
-                out->grants += s->c.nodes[0].events[k].type == LOCKFSM_EV_GRANT;
+                const struct simevent *e = &s->c.nodes[0].events[k];
+                out->grants += e->type == LOCKFSM_EV_GRANT;
+                out->leaderships += e->type == LOCKFSM_EV_GRANT &&
+                                    e->mode == COMMAND_MODE_ELECTION;
+                out->proclaims += e->type == LOCKFSM_EV_PROCLAIM;
         }
         out->multi_now = s->multi_now;
         out->multi_waited = s->multi_waited;
@@ -587,6 +595,7 @@ int main(int argc, char **argv)
         char reason[1024];
         struct outcome out;
         unsigned multi[3] = {0, 0, 0};
+        unsigned elections[2] = {0, 0};
         unsigned a;
         int i;
 
@@ -666,6 +675,8 @@ int main(int argc, char **argv)
                         multi[0] += out.multi_now;
                         multi[1] += out.multi_waited;
                         multi[2] += out.multi_left;
+                        elections[0] += out.leaderships;
+                        elections[1] += out.proclaims;
                         fflush(stdout);
                 }
         }
@@ -676,6 +687,8 @@ int main(int argc, char **argv)
         printf("# MULTI: %u granted at once, %u after waiting, %u left "
                "their queues ungranted\n",
                multi[0], multi[1], multi[2]);
+        printf("# elections: %u leaderships, %u proclaims\n", elections[0],
+               elections[1]);
         printf("# %u tests, %u failed, %.2f s\n", k, failed,
                (double)(t1.tv_sec - t0.tv_sec) +
                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

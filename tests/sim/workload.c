@@ -21,7 +21,17 @@ const char *const lock_names[N_NAMES] = {
     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
     "0123456789abcdef0123456789abcdef0123456789abcd",
     "pool",
+    "leader",
 };
+
+/* What a candidate or a leader of the election advertises. */
+static const char *const values[] = {"", "10.0.0.1:7100", "n2"};
+
+static void pick_value(struct rng *r, struct command *cmd)
+{
+        cmd->value = values[rng_below(r, 3)];
+        cmd->value_len = (uint8_t)strlen(cmd->value);
+}
 
 /* ------------------------------------------------------------------------
  * Clients
@@ -449,9 +459,15 @@ static void client_start(struct sim *s, struct client *cl,
 }
 
 /* An ACQUIRE's kind: the semaphore's permits (now and then naming
- * another number of them), else a writer or a reader. */
+ * another number of them), a candidate of the election with a value, else
+ * a writer or a reader. */
 static void pick_mode(struct rng *r, unsigned name, struct command *cmd)
 {
+        if (name == ELECT_NAME) {
+                cmd->mode = COMMAND_MODE_ELECTION;
+                pick_value(r, cmd);
+                return;
+        }
         if (name == SEM_NAME) {
                 cmd->mode = COMMAND_MODE_SEMAPHORE;
                 cmd->limit = rng_chance(r, 5) ? SEM_LIMIT - 1 : SEM_LIMIT;
@@ -593,6 +609,11 @@ static void client_next(struct sim *s, struct client *cl)
                 name = h->name;
                 cmd.owner = h->owner;
                 cmd.token = h->token;
+                if (name == ELECT_NAME && rng_chance(r, 40)) {
+                        /* The leader proclaims another value. */
+                        cmd.type = COMMAND_PROCLAIM;
+                        pick_value(r, &cmd);
+                }
                 if (rng_chance(r, 20)) {
                         /* A stale token: an older grant's, or a made-up
                          * lower one. It must change nothing. */
