@@ -513,6 +513,9 @@ static void result(struct registry *reg, struct request *r,
         link_leader_answered(reg->link);
         if (r->kind == REQUEST_WATCH && res.status == 0 &&
             res.kind == PROTO_KIND_WATCHING) {
+                /* Sent again before an event comes, it must start where
+                 * this node started it, not from that node's "now". */
+                request_watch_started(r, res.index, res.count);
                 r->watching = true; /* events follow, under its id */
                 registry_broadcast(reg);
                 return;

@@ -235,6 +235,18 @@ void request_watch_seen(struct request *r, uint64_t index, uint32_t ord)
         }
 }
 
+void request_watch_started(struct request *r, uint64_t index, uint32_t ord)
+{
+        unsigned i;
+
+        for (i = 0; i < 8; i++) {
+                if (r->frame[WATCH_AT_INDEX + i] != 0) {
+                        return; /* it has a position already */
+                }
+        }
+        request_watch_seen(r, index, ord);
+}
+
 bool request_watch_wants(const struct request *r,
                          const struct proto_watch_event *e)
 {

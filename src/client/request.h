@@ -194,6 +194,10 @@ struct request *request_watch(const char *name, uint8_t name_len, uint8_t flags,
  * has reached, which a resend on another connection resumes from. */
 void request_watch_seen(struct request *r, uint64_t index, uint32_t ord);
 
+/* The server started the WATCH `r` after (index, ord): a watch asked for
+ * "from now" resumes from there if it is sent again before any event. */
+void request_watch_started(struct request *r, uint64_t index, uint32_t ord);
+
 /* Whether the WATCH `r` wants `e`: its name (or prefix) matches, and it
  * comes after the position it has reached. */
 bool request_watch_wants(const struct request *r,

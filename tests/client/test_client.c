@@ -1138,26 +1138,29 @@ static void watch_callbacks(void **state)
         baton_client_destroy(b);
 }
 
-/* Kill the leader a watch is served by: the library resumes it on the
- * next node from the last event delivered, so every grant and release
- * made around the failover is seen once, in order. */
-static void watch_over_failover(void **state)
+/* Kill the leader a watch is served by, after `kill_at` of six rounds of
+ * acquire and release: the library resumes the watch on the next node
+ * from the last event delivered (or, before any, from where the killed
+ * node started it), so every grant and release is seen once, in order. */
+static void watch_failover(unsigned kill_at)
 {
         baton_client *a = client_new(10000, NULL);
         baton_client *b = client_new(10000, NULL);
         struct baton_event last, f;
+        struct baton_holder h;
         uint64_t t[6];
         unsigned killed, seen = 0;
         char name[64];
         baton_watch *w;
-        int i;
+        unsigned i;
 
-        (void)state;
         name_of(name, sizeof name, "watched-failover");
+        /* A read first: the handle's connection is then the leader's. */
+        assert_ok(baton_holder(a, name, &h));
         assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
         memset(&last, 0, sizeof last);
         for (i = 0; i < 6; i++) {
-                if (i == 3) {
+                if (i == kill_at) {
                         assert_int_equal(harness_kill_leader(&cluster,
                                                              HEALTHY_MS,
                                                              &killed, NULL),
@@ -1180,6 +1183,20 @@ static void watch_over_failover(void **state)
         baton_watch_close(w);
         baton_client_destroy(a);
         baton_client_destroy(b);
+}
+
+static void watch_over_failover(void **state)
+{
+        (void)state;
+        watch_failover(3);
+}
+
+/* Killed before any event: the watch resumes from the position where the
+ * killed node started it, not from the next node's "now". */
+static void watch_failover_at_start(void **state)
+{
+        (void)state;
+        watch_failover(0);
 }
 
 /* With every node keeping 16 events, a watch from before the last 16 is
@@ -1817,6 +1834,8 @@ int main(int argc, char **argv)
             cmocka_unit_test_setup_teardown(wait_withdrawn, cluster_restore,
                                             cluster_restore),
             cmocka_unit_test_setup_teardown(watch_over_failover,
+                                            cluster_restore, cluster_restore),
+            cmocka_unit_test_setup_teardown(watch_failover_at_start,
                                             cluster_restore, cluster_restore),
             cmocka_unit_test_setup_teardown(watch_compacted, cluster_restore,
                                             cluster_restore),

@@ -1105,6 +1105,81 @@ static void lease_from_send(void **state)
         baton_client_destroy(c);
 }
 
+/* WATCH: started at 100:MAX ("now" there), then the connection drops;
+ * the second WATCH is answered from where it asks and gets one event of
+ * its name and one of another name (both with id 0: for every watch of
+ * the connection that wants it). */
+static int watch_script(struct fake *f, const struct frame *fr)
+{
+        struct proto_watch_event e;
+        struct proto_result r;
+        struct proto_watch w;
+        uint8_t out[512];
+        int *watches = f->data;
+
+        if (fr->h.type != PROTO_WATCH ||
+            proto_read_watch(fr->body, fr->h.length, &w) != 0) {
+                return 0;
+        }
+        memset(&r, 0, sizeof r);
+        r.kind = PROTO_KIND_WATCHING;
+        r.index = w.from_index != 0 ? w.from_index : 100;
+        r.count = w.from_index != 0 ? w.from_ord : UINT32_MAX;
+        fake_result(f, fr, &r);
+        if ((*watches)++ == 0) {
+                fake_close_conn(f, fr->conn);
+                return 1;
+        }
+        memset(&e, 0, sizeof e);
+        e.index = 101;
+        e.ord = 1;
+        e.kind = PROTO_EVENT_GRANTED;
+        e.cause = COMMAND_ACQUIRE;
+        e.session = 7;
+        e.owner = 1;
+        e.token = 101;
+        e.name = (struct proto_string){"other", 5};
+        fake_send(f, fr->conn, out,
+                  proto_write_watch_event(out, sizeof out, 0, &e));
+        e.ord = 2;
+        e.name = (struct proto_string){"job", 3};
+        fake_send(f, fr->conn, out,
+                  proto_write_watch_event(out, sizeof out, 0, &e));
+        return 1;
+}
+
+/* A watch from now whose connection drops before any event is sent again
+ * from where the server started it, not from "now" on the next node (which
+ * would skip what happened in between); an event of id 0 goes to the
+ * watches that want it only. */
+static void watch_resumes_from_its_start(void **state)
+{
+        struct baton_event ev;
+        baton_client *c;
+        baton_watch *w;
+        struct proto_watch pw;
+        struct frame a, b;
+        unsigned from = 0;
+        int watches = 0;
+
+        (void)state;
+        set_hook(watch_script, &watches);
+        c = client(F.endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_watch_open(c, "job", 0, 0, 0, &w), 0);
+        a = wait_frame(&from, PROTO_WATCH, 0);
+        b = wait_frame(&from, PROTO_WATCH, 0);
+        assert_int_equal(proto_read_watch(a.body, a.h.length, &pw), 0);
+        assert_true(pw.from_index == 0);
+        assert_int_equal(proto_read_watch(b.body, b.h.length, &pw), 0);
+        assert_true(pw.from_index == 100 && pw.from_ord == UINT32_MAX);
+        assert_int_equal(baton_watch_next(w, &ev, WAIT_MS), 0);
+        assert_string_equal(ev.name, "job");
+        assert_true(ev.index == 101 && ev.ord == 2);
+        assert_int_equal(baton_watch_next(w, &ev, 100), BATON_ETIMEDOUT);
+        baton_watch_close(w);
+        baton_client_destroy(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1122,6 +1197,7 @@ int main(void)
             cmocka_unit_test_setup(eseq_permits_recovered, fake_reset),
             cmocka_unit_test_setup(lease_from_send, fake_reset),
             cmocka_unit_test_setup(keepalive_to_old_server, fake_reset),
+            cmocka_unit_test_setup(watch_resumes_from_its_start, fake_reset),
         };
 
         return cmocka_run_group_tests_name("wire", tests, fake_up, fake_down);
