@@ -99,6 +99,7 @@ int ops_start(struct ops_worker *w)
         w->incarnation = 0;
         w->session = 0;
         w->holding = false;
+        w->held_leader = false;
         w->n_held_names = 0;
         return create_handle(w);
 }
@@ -126,6 +127,7 @@ void ops_close(struct ops_worker *w, uint64_t t, bool last)
         emit(w, &l);
         w->n_closes++;
         w->holding = false;
+        w->held_leader = false;
         w->n_held_names = 0;
         w->session = 0;
         if (last) {
@@ -214,6 +216,8 @@ static const char *lock_mode_name(enum ops_mode mode)
                 return "semaphore";
         case OPS_MULTI:
                 return "multi";
+        case OPS_LEADER:
+                return "leader";
         default:
                 return NULL;
         }
@@ -249,12 +253,13 @@ static uint64_t owner_of(enum ops_mode mode)
 }
 
 /* What an acquire asks for: its mode, a semaphore's limit and permits,
- * a multi-lock's names. */
+ * a multi-lock's names, a candidate's value. */
 struct ask {
         enum ops_mode mode;
         uint32_t limit, permits;
         const char *const *names;
         size_t n_names;
+        const char *value; /* OPS_LEADER */
 };
 
 /* " names=A,B,..." of a multi-lock's `n` names. */
@@ -288,6 +293,9 @@ static void ask_fields(struct history_line *l, const struct ask *a)
         if (a->mode == OPS_MULTI) {
                 names_field(l, a->names, a->n_names);
         }
+        if (a->mode == OPS_LEADER) {
+                history_line_str(l, "value", a->value);
+        }
 }
 
 /* baton_multi_acquire() of `a`'s names, each exclusive. */
@@ -317,6 +325,9 @@ static int call_acquire(struct ops_worker *w, const char *key,
                                          wait_ms, token);
         case OPS_MULTI:
                 return call_multi(w, a, owner, wait_ms, token);
+        case OPS_LEADER:
+                return baton_campaign(w->h, key, a->value, owner, wait_ms,
+                                      token);
         default:
                 return baton_acquire(w->h, key, owner, wait_ms, token);
         }
@@ -338,6 +349,7 @@ static void hold(struct ops_worker *w, const char *key, const struct ask *a,
         }
         w->token = token;
         w->held_owner = owner;
+        w->held_leader = a->mode == OPS_LEADER;
         w->held_session = granted_to != 0 ? granted_to : w->session;
 }
 
@@ -387,7 +399,7 @@ static enum ops_outcome acquire(struct ops_worker *w, const char *key,
 enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
                              int64_t wait_ms, bool final)
 {
-        const struct ask a = {OPS_PLAIN, 0, 0, NULL, 0};
+        const struct ask a = {OPS_PLAIN, 0, 0, NULL, 0, NULL};
 
         return acquire(w, key, wait_ms, final, &a);
 }
@@ -395,7 +407,7 @@ enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
 enum ops_outcome ops_acquire_rw(struct ops_worker *w, const char *key,
                                 int64_t wait_ms, enum ops_mode mode)
 {
-        const struct ask a = {mode, 0, 0, NULL, 0};
+        const struct ask a = {mode, 0, 0, NULL, 0, NULL};
 
         return acquire(w, key, wait_ms, false, &a);
 }
@@ -404,7 +416,7 @@ enum ops_outcome ops_acquire_sem(struct ops_worker *w, const char *key,
                                  int64_t wait_ms, uint32_t limit,
                                  uint32_t permits, bool final)
 {
-        const struct ask a = {OPS_SEM, limit, permits, NULL, 0};
+        const struct ask a = {OPS_SEM, limit, permits, NULL, 0, NULL};
 
         return acquire(w, key, wait_ms, final, &a);
 }
@@ -413,7 +425,7 @@ enum ops_outcome ops_acquire_multi(struct ops_worker *w,
                                    const char *const *names, size_t n,
                                    int64_t wait_ms, bool final)
 {
-        const struct ask a = {OPS_MULTI, 0, 0, names, n};
+        const struct ask a = {OPS_MULTI, 0, 0, names, n, NULL};
 
         if (n == 0 || n > OPS_MULTI_MAX) {
                 fprintf(stderr, "chaos-worker %d: a multi-lock of %zu names\n",
@@ -421,6 +433,14 @@ enum ops_outcome ops_acquire_multi(struct ops_worker *w,
                 exit(1);
         }
         return acquire(w, names[0], wait_ms, final, &a);
+}
+
+enum ops_outcome ops_campaign(struct ops_worker *w, const char *key,
+                              int64_t wait_ms, const char *value, bool final)
+{
+        const struct ask a = {OPS_LEADER, 0, 0, NULL, 0, value};
+
+        return acquire(w, key, wait_ms, final, &a);
 }
 
 /* What a release's error says about whether it happened; `before` is
@@ -463,6 +483,9 @@ static void release_fields(const struct ops_worker *w, struct history_line *l)
                 }
                 names_field(l, names, w->n_held_names);
         }
+        if (w->held_leader) {
+                history_line_str(l, "mode", "leader");
+        }
         history_line_u64(l, "token", w->token);
 }
 
@@ -473,6 +496,9 @@ static int call_release(struct ops_worker *w, const char *key)
         struct baton_lock_name names[OPS_MULTI_MAX];
         size_t i;
 
+        if (w->held_leader) {
+                return baton_resign(w->h, key, w->held_owner, w->token);
+        }
         if (w->n_held_names == 0) {
                 return baton_release(w->h, key, w->held_owner, w->token);
         }
@@ -520,7 +546,68 @@ enum ops_outcome ops_release(struct ops_worker *w, bool final)
                 after_info(w, t1); /* `key` is still held for the close */
         }
         w->holding = false;
+        w->held_leader = false;
         w->n_held_names = 0;
+        return o;
+}
+
+/* What a proclaim's error says about whether it happened: a refusal is
+ * sure, as a release's; a session over before the call is refused
+ * locally. */
+static enum ops_outcome proclaim_outcome(int rv, int before)
+{
+        switch (rv) {
+        case 0:
+                return OPS_OK;
+        case BATON_ENOTHOLDER:
+        case BATON_ESTALE:
+        case BATON_EKIND:
+        case BATON_ENAME:
+        case BATON_EINVAL:
+        case BATON_EPERM:
+                return OPS_FAIL;
+        case BATON_EEXPIRED:
+        case BATON_ECLOSED:
+                return before == BATON_SESSION_LIVE ||
+                               before == BATON_SESSION_JEOPARDY
+                           ? OPS_INFO
+                           : OPS_FAIL;
+        default:
+                return OPS_INFO;
+        }
+}
+
+enum ops_outcome ops_proclaim(struct ops_worker *w, const char *value)
+{
+        struct history_line l;
+        enum ops_outcome o;
+        char key[OPS_KEY_CAP];
+        uint64_t t0, t1;
+        int before, rv;
+
+        snprintf(key, sizeof key, "%s", w->held);
+        snprintf(w->key, sizeof w->key, "%s", key);
+        before = baton_session_state(w->h);
+        t0 = history_now_ns();
+        start(w, &l, t0, "invoke", "proclaim", key);
+        history_line_u64(&l, "token", w->token);
+        history_line_str(&l, "value", value);
+        emit(w, &l);
+        rv = baton_proclaim(w->h, key, w->held_owner, w->token, value);
+        t1 = history_now_ns();
+        o = proclaim_outcome(rv, before);
+        start(w, &l, t1, type_name(o), "proclaim", key);
+        history_line_u64(&l, "token", w->token);
+        history_line_str(&l, "value", value);
+        if (o != OPS_OK) {
+                history_line_str(&l, "err", baton_errname(rv));
+        }
+        session_fields(w, &l, t1);
+        emit(w, &l);
+        count(w, o);
+        if (o == OPS_INFO) {
+                after_info(w, t1); /* the close ends the leadership */
+        }
         return o;
 }
 

@@ -33,6 +33,10 @@ enum ops_mode {
                        its register requests name the grant's session */
         OPS_MULTI,  /* a multi-lock, every name exclusive (the transfers
                        workload): mode=multi names=A,B on its acquires */
+        OPS_LEADER, /* an election's candidate, its leadership held as an
+                       exclusive grant (the election workload):
+                       mode=leader value=V on its acquires (campaigns) and
+                       releases (resignations) */
 };
 
 /* How an operation ended (docs/chaos.md: ok, fail, info). */
@@ -61,6 +65,7 @@ struct ops_worker {
         size_t n_held_names;                         /* 0: a single lock */
         uint64_t token;                              /* of the held lock */
         uint64_t held_owner;   /* the owner tag it was acquired with */
+        bool held_leader;      /* a leadership: resign, not release */
         uint64_t held_session; /* the session it was granted to */
         uint64_t held_epoch;   /* the workload's epoch at the grant */
         uint64_t n_ok, n_fail, n_info;
@@ -105,7 +110,25 @@ enum ops_outcome ops_acquire_multi(struct ops_worker *w,
                                    const char *const *names, size_t n,
                                    int64_t wait_ms, bool final);
 
-/* baton_release() of the held lock, or baton_multi_release() of a held
+/* The election workload's campaign for `key`: baton_campaign() with owner
+ * BATON_OWNER_THREAD, advertising `value` (no spaces), waiting up to
+ * `wait_ms`. Logged as an acquire with mode=leader value=V, so that the
+ * per-lock checkers take a leadership for an exclusive grant whose token
+ * is the leadership's. On ok the worker holds it; ops_release() resigns
+ * it (baton_resign()), logged as a release with mode=leader. `final`
+ * marks phase=final. */
+enum ops_outcome ops_campaign(struct ops_worker *w, const char *key,
+                              int64_t wait_ms, const char *value, bool final);
+
+/* baton_proclaim() of `value` (no spaces) by the held leadership: logged
+ * as f=proclaim with token= and value=. A proclaim changes nothing when
+ * it fails, so an error but BATON_ENOANSWER is a fail; no answer is an
+ * info (it may still be applied), after which the worker goes on as its
+ * next incarnation, as after any info. */
+enum ops_outcome ops_proclaim(struct ops_worker *w, const char *value);
+
+/* baton_release() of the held lock, baton_resign() of a held leadership,
+ * or baton_multi_release() of a held
  * multi-lock (logged as one release with names=, as its acquire); the
  * worker holds nothing after it, whatever the outcome. A multi-lock's
  * release that fails for another reason than a session over before the

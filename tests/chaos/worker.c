@@ -5,7 +5,8 @@
  * gives up on the cluster, however long it is away.
  *
  *     chaos-worker --id J --endpoints E --history FILE
- *         --workload counter|mutex|fifo|session|rwlock|semaphore|transfers
+ *         --workload counter|mutex|fifo|session|rwlock|semaphore|transfers|
+ *                    election
  *         --keys N --ttl MS
  *         --seed S [--register PATH] --final-file PATH [--epoch-ms 10000]
  *         [--epoch-base-ns T] [--request-timeout MS] [--bug-writer-shared]
@@ -17,6 +18,11 @@
  * --bug-one-lock breaks the transfers workload the same way: each transfer
  * takes only its source account's lock (baton_acquire()) and still writes
  * both accounts, so two transfers in opposite directions overlap.
+ *
+ * The election workload's workers campaign for election-K (K = id mod
+ * KEYS) and, while leading, write their leadership's token to the
+ * register; each also runs an observer (observe.h), a thread with a
+ * handle of its own that watches election-K and records every event.
  *
  * Once --final-file exists it releases what it holds, does one acquire and
  * release of its key marked phase=final (retrying for up to 15 s), closes
@@ -37,6 +43,7 @@
 
 #include "../../include/baton.h"
 #include "history_out.h"
+#include "observe.h"
 #include "ops.h"
 
 #define NS_PER_MS         UINT64_C(1000000)
@@ -55,8 +62,12 @@
 #define SEMAPHORE_PERMITS 2
 #define TRANSFERS_WAIT_MS 2000
 #define TRANSFERS_MAX                                                          \
-        100                     /* moved at most per transfer (and at most     \
-                                   the source's balance) */
+        100 /* moved at most per transfer (and at most                         \
+               the source's balance) */
+#define ELECTION_WAIT_MS 2000
+#define ELECTION_PROCLAIMS                                                     \
+        2                       /* one leadership in this many proclaims a     \
+                                   new value */
 #define REGISTER_TIMEOUT   5000 /* ms for one register answer */
 #define MUTEX_THINK_MIN_MS 5    /* pause between mutex operations */
 #define MUTEX_THINK_MAX_MS 25
@@ -69,10 +80,12 @@ enum workload {
         WL_RWLOCK,
         WL_SEMAPHORE,
         WL_TRANSFERS,
+        WL_ELECTION,
 };
 
 static const char *const workload_names[] = {
-    "counter", "mutex", "fifo", "session", "rwlock", "semaphore", "transfers"};
+    "counter", "mutex",     "fifo",      "session",
+    "rwlock",  "semaphore", "transfers", "election"};
 
 struct config {
         int id;
@@ -96,6 +109,8 @@ struct worker {
         struct ops_worker ops;
         uint64_t rng;
         uint64_t next_release_ns; /* session workload */
+        uint64_t campaigns;       /* election workload: for the values */
+        struct observer observer; /* election workload */
 };
 
 static volatile sig_atomic_t stop;
@@ -193,6 +208,9 @@ static void final_key(struct worker *w, char *key, size_t cap)
         case WL_TRANSFERS:
                 snprintf(key, cap, "acct-%u", (unsigned)c->id % c->keys);
                 break;
+        case WL_ELECTION:
+                snprintf(key, cap, "election-%u", (unsigned)c->id % c->keys);
+                break;
         }
 }
 
@@ -221,6 +239,63 @@ static void counter_step(struct worker *w)
         if (o == OPS_OK && !stop) {
                 nap(rnd_in(w, 0, 20));
                 o = ops_write(&w->ops, key, value + 1, version);
+                if (o == OPS_INFO) {
+                        back_off(w, o);
+                        return;
+                }
+        }
+        if (!stop) {
+                release_held(w);
+        }
+}
+
+/* The value a candidate advertises: "wJ.I.N" (worker, incarnation, its
+ * Nth campaign), one per leadership, so that an observer's event names
+ * which one it is; `suffix` (a proclaim's ".p") appended. */
+static void candidate_value(struct worker *w, char *out, size_t cap,
+                            const char *suffix)
+{
+        snprintf(out, cap, "w%d.%u.%" PRIu64 "%s", w->cfg.id,
+                 w->ops.incarnation, w->campaigns, suffix);
+}
+
+/* campaign → fenced READ → sleep 0–20 ms → fenced WRITE of the
+ * leadership's token → now and then a proclaim → resign: the counter's
+ * round with a leadership for the lock. A refusal (STALE) skips to the
+ * resignation. */
+static void election_step(struct worker *w)
+{
+        char key[OPS_KEY_CAP], value[64];
+        uint64_t v = 0, version = 0;
+        enum ops_outcome o;
+
+        final_key(w, key, sizeof key);
+        w->campaigns++;
+        candidate_value(w, value, sizeof value, "");
+        o = ops_campaign(&w->ops, key, ELECTION_WAIT_MS, value, false);
+        if (o != OPS_OK) {
+                back_off(w, o);
+                return;
+        }
+        if (stop) {
+                return; /* the close at exit ends the leadership */
+        }
+        o = ops_read(&w->ops, key, OPS_PLAIN, &v, &version);
+        if (o == OPS_INFO) {
+                back_off(w, o); /* the close ended the leadership */
+                return;
+        }
+        if (o == OPS_OK && !stop) {
+                nap(rnd_in(w, 0, 20));
+                o = ops_write(&w->ops, key, w->ops.token, version);
+                if (o == OPS_INFO) {
+                        back_off(w, o);
+                        return;
+                }
+        }
+        if (o == OPS_OK && !stop && rnd_in(w, 1, ELECTION_PROCLAIMS) == 1) {
+                candidate_value(w, value, sizeof value, ".p");
+                o = ops_proclaim(&w->ops, value);
                 if (o == OPS_INFO) {
                         back_off(w, o);
                         return;
@@ -401,7 +476,8 @@ static void transfers_step(struct worker *w)
 
 /* The final phase's acquire of `key`: a semaphore's permit for the
  * semaphore workload (its name is no lock), a multi-lock of `key` and the
- * next account for the transfers workload, else the lock. */
+ * next account for the transfers workload, a campaign for the election
+ * workload, else the lock. */
 static enum ops_outcome final_acquire(struct worker *w, const char *key,
                                       int64_t wait_ms)
 {
@@ -416,6 +492,11 @@ static enum ops_outcome final_acquire(struct worker *w, const char *key,
                 snprintf(next, sizeof next, "acct-%u",
                          ((unsigned)w->cfg.id + 1) % w->cfg.keys);
                 return ops_acquire_multi(&w->ops, names, 2, wait_ms, true);
+        }
+        if (w->cfg.workload == WL_ELECTION) {
+                w->campaigns++;
+                candidate_value(w, next, sizeof next, "");
+                return ops_campaign(&w->ops, key, wait_ms, next, true);
         }
         return ops_acquire(&w->ops, key, wait_ms, true);
 }
@@ -591,6 +672,9 @@ static void step(struct worker *w)
         case WL_TRANSFERS:
                 transfers_step(w);
                 break;
+        case WL_ELECTION:
+                election_step(w);
+                break;
         }
 }
 
@@ -599,7 +683,8 @@ static void usage(FILE *f)
         fprintf(
             f, "usage: chaos-worker --id J --endpoints H:P,... --history FILE\n"
                "         --workload counter|mutex|fifo|session|rwlock|"
-               "semaphore|transfers --keys N --ttl MS\n"
+               "semaphore|transfers|election\n"
+               "         --keys N --ttl MS\n"
                "         --seed S [--register PATH] --final-file PATH "
                "[--epoch-ms MS]\n"
                "         [--epoch-base-ns T] [--request-timeout MS] "
@@ -642,7 +727,8 @@ static int check_config(struct config *c, const char *workload)
         }
         c->workload = (enum workload)i;
         if ((c->workload == WL_COUNTER || c->workload == WL_RWLOCK ||
-             c->workload == WL_SEMAPHORE || c->workload == WL_TRANSFERS) &&
+             c->workload == WL_SEMAPHORE || c->workload == WL_TRANSFERS ||
+             c->workload == WL_ELECTION) &&
             c->register_path == NULL) {
                 fprintf(stderr,
                         "chaos-worker: the %s workload needs --register\n",
@@ -839,6 +925,21 @@ int main(int argc, char **argv)
                         baton_strerror(rv));
                 return 1;
         }
+        if (c->workload == WL_ELECTION) {
+                w.observer.id = c->id;
+                w.observer.endpoints = c->endpoints;
+                w.observer.request_timeout_ms = c->request_timeout_ms;
+                w.observer.hist_fd = w.ops.hist_fd;
+                final_key(&w, w.observer.name, sizeof w.observer.name);
+                rv = observer_start(&w.observer);
+                if (rv != 0) {
+                        fprintf(stderr,
+                                "chaos-worker: observer: "
+                                "baton_client_create: %s\n",
+                                baton_strerror(rv));
+                        return 1;
+                }
+        }
         t_start = history_now_ns();
         while (!stop) {
                 if (final_requested(&w)) {
@@ -852,6 +953,7 @@ int main(int argc, char **argv)
         }
         /* The last close releases whatever a SIGTERM left held. */
         ops_close(&w.ops, history_now_ns(), true);
+        observer_stop(&w.observer);
         regclient_close(&w.ops.reg);
         close(w.ops.hist_fd);
         secs = (double)(history_now_ns() - t_start) / 1e9;
@@ -865,5 +967,15 @@ int main(int argc, char **argv)
                 w.ops.incarnation + 1, secs,
                 secs > 0 ? (double)w.ops.n_ok / secs : 0.0,
                 stop ? " (SIGTERM)" : "");
+        if (c->workload == WL_ELECTION) {
+                fprintf(stderr,
+                        "chaos-worker %d: observer of %s: %" PRIu64
+                        " events, %" PRIu64 " watches opened (%" PRIu64
+                        " open errors), %" PRIu64 " compacted, %" PRIu64
+                        " ended otherwise\n",
+                        c->id, w.observer.name, w.observer.n_events,
+                        w.observer.n_opens, w.observer.n_open_errors,
+                        w.observer.n_compacted, w.observer.n_ended);
+        }
         return 0;
 }

@@ -11,11 +11,12 @@
 #include "../../../include/baton.h"
 
 static const char *const event_names[] = {
-    [APPLYLOG_UNKNOWN] = "UNKNOWN", [APPLYLOG_RESULT] = "RESULT",
-    [APPLYLOG_OPEN] = "OPEN",       [APPLYLOG_END] = "END",
-    [APPLYLOG_GRANT] = "GRANT",     [APPLYLOG_RELEASE] = "RELEASE",
-    [APPLYLOG_QUEUE] = "QUEUE",     [APPLYLOG_UNQUEUE] = "UNQUEUE",
-    [APPLYLOG_ENTRY] = "ENTRY",
+    [APPLYLOG_UNKNOWN] = "UNKNOWN",   [APPLYLOG_RESULT] = "RESULT",
+    [APPLYLOG_OPEN] = "OPEN",         [APPLYLOG_END] = "END",
+    [APPLYLOG_GRANT] = "GRANT",       [APPLYLOG_RELEASE] = "RELEASE",
+    [APPLYLOG_QUEUE] = "QUEUE",       [APPLYLOG_UNQUEUE] = "UNQUEUE",
+    [APPLYLOG_BLOCK] = "BLOCK",       [APPLYLOG_UNBLOCK] = "UNBLOCK",
+    [APPLYLOG_PROCLAIM] = "PROCLAIM", [APPLYLOG_ENTRY] = "ENTRY",
 };
 
 static const char *const cause_names[] = {
@@ -36,6 +37,7 @@ static const char *const cause_names[] = {
     [APPLYLOG_C_MULTI] = "MULTI",
     [APPLYLOG_C_REVOKE_LOCK] = "REVOKE_LOCK",
     [APPLYLOG_C_CLOCK] = "CLOCK",
+    [APPLYLOG_C_PROCLAIM] = "PROCLAIM",
 };
 
 #define N_EVENTS (sizeof event_names / sizeof event_names[0])
@@ -151,10 +153,11 @@ static bool parse_number(const char **p, int64_t *neg_or_u, uint64_t *u,
         return true;
 }
 
-/* Parse one flat JSON line of the apply log into `ev`. The line stays
- * intact until the end, where it is cut before its mono_ns. */
+/* Parse one flat JSON line of the apply log into `ev`, interning its lock
+ * name into `locks` and its value (an election's) into `values`. The line
+ * stays intact until the end, where it is cut before its mono_ns. */
 static bool parse_event(char *line, struct applylog_event *ev,
-                        struct util_strtab *locks)
+                        struct util_strtab *locks, struct util_strtab *values)
 {
         char str[1024];
         const char *p = line;
@@ -164,6 +167,7 @@ static bool parse_event(char *line, struct applylog_event *ev,
 
         memset(ev, 0, sizeof *ev);
         ev->lock = -1;
+        ev->value = -1;
         ev->mode = APPLYLOG_MODE_NONE;
         len = strlen(line);
         if (len < 2 || line[0] != '{' || line[len - 1] != '}') {
@@ -191,6 +195,9 @@ static bool parse_event(char *line, struct applylog_event *ev,
                                 ev->cause = lookup(cause_names, N_CAUSES, str);
                         } else if (strcmp(key, "lock") == 0 && len > 0) {
                                 ev->lock = util_strtab_intern(locks, str, len);
+                        } else if (strcmp(key, "value") == 0) {
+                                ev->value =
+                                    util_strtab_intern(values, str, len);
                         }
                 } else {
                         int64_t i;
@@ -327,7 +334,8 @@ static void add_entry(struct applylog_node *nd, struct applylog_entry e)
 }
 
 static int load_node(struct applylog_node *nd, const char *path,
-                     struct util_strtab *locks, char *errmsg, size_t cap)
+                     struct util_strtab *locks, struct util_strtab *values,
+                     char *errmsg, size_t cap)
 {
         struct applylog_entry cur = {0, 0, 0, 0, false};
         struct applylog_event ev;
@@ -352,7 +360,7 @@ static int load_node(struct applylog_node *nd, const char *path,
                 if (line[0] == '\0') {
                         continue;
                 }
-                if (!parse_event(line, &ev, locks)) {
+                if (!parse_event(line, &ev, locks, values)) {
                         nd->n_bad++;
                         continue;
                 }
@@ -622,6 +630,7 @@ int applylog_load(struct applylog *a, const char *nodes_dir,
         DIR *d;
 
         memset(a, 0, sizeof *a);
+        util_strtab_init(&a->values);
         d = opendir(nodes_dir);
         if (d == NULL) {
                 return 0;
@@ -646,7 +655,8 @@ int applylog_load(struct applylog *a, const char *nodes_dir,
         for (i = 0; i < n; i++) {
                 snprintf(path, sizeof path, "%s/%s/apply.log", nodes_dir,
                          nodes[i].name);
-                if (load_node(&nodes[i], path, locks, errmsg, cap) != 0) {
+                if (load_node(&nodes[i], path, locks, &a->values, errmsg,
+                              cap) != 0) {
                         return -1;
                 }
         }
@@ -671,6 +681,7 @@ void applylog_free(struct applylog *a)
         free(a->releases);
         free(a->ends);
         free(a->busies);
+        util_strtab_close(&a->values);
         memset(a, 0, sizeof *a);
 }
 
@@ -709,6 +720,14 @@ bool applylog_shared(const struct applylog_event *ev)
                    : ev->mode == APPLYLOG_MODE_SHARED;
 }
 
+const char *applylog_value(const struct applylog *a,
+                           const struct applylog_event *ev)
+{
+        return ev->value >= 0 && (size_t)ev->value < a->values.n
+                   ? a->values.names[ev->value]
+                   : "";
+}
+
 bool applylog_semaphore(const struct applylog_event *ev)
 {
         return ev->mode == APPLYLOG_MODE_SEMAPHORE;
@@ -728,7 +747,7 @@ bool applylog_same_event(const struct applylog_event *x,
                x->session == y->session && x->seq == y->seq &&
                x->owner == y->owner && x->token == y->token &&
                x->status == y->status && x->lock == y->lock &&
-               x->permits == y->permits &&
+               x->permits == y->permits && x->value == y->value &&
                (x->mode == y->mode || x->mode == APPLYLOG_MODE_NONE ||
                 y->mode == APPLYLOG_MODE_NONE);
 }

@@ -20,7 +20,10 @@ enum applylog_event_type {
         APPLYLOG_RELEASE,
         APPLYLOG_QUEUE,
         APPLYLOG_UNQUEUE,
-        APPLYLOG_ENTRY, /* the end of an entry's events */
+        APPLYLOG_BLOCK,    /* a lock-delay began (none by default) */
+        APPLYLOG_UNBLOCK,  /* and ended */
+        APPLYLOG_PROCLAIM, /* an election's leader's new value */
+        APPLYLOG_ENTRY,    /* the end of an entry's events */
 };
 
 /* "cause": the same numbers as enum command_type; 0 for anything else. */
@@ -42,6 +45,7 @@ enum applylog_cause {
                                    workload): a GRANT or QUEUE per name */
         APPLYLOG_C_REVOKE_LOCK, /* an operator's, of one grant; none sent */
         APPLYLOG_C_CLOCK,       /* the leader's clock: no event but RESULT */
+        APPLYLOG_C_PROCLAIM,    /* an election's leader's new value */
 };
 
 /* "mode" of GRANT, RELEASE, QUEUE and UNQUEUE (src/proto/command.h,
@@ -51,6 +55,10 @@ enum applylog_cause {
 #define APPLYLOG_MODE_EXCLUSIVE 0
 #define APPLYLOG_MODE_SHARED    1
 #define APPLYLOG_MODE_SEMAPHORE 2 /* a semaphore's permits ("permits") */
+/* An election's leadership (the election workload's campaigns): a
+ * writer's grant, exclusive, as the checkers take it; its GRANT, QUEUE
+ * and PROCLAIM carry the candidate's or leader's "value". */
+#define APPLYLOG_MODE_LEADER 3
 
 /* The owner tag of the rwlock workload's readers (tests/chaos/ops.h,
  * OPS_OWNER_READER): what tells a reader's grant in an apply log that has
@@ -71,6 +79,8 @@ struct applylog_event {
         int mode;         /* APPLYLOG_MODE_*, or another COMMAND_MODE_* */
         uint32_t permits; /* a semaphore's GRANT, RELEASE, QUEUE, UNQUEUE */
         int lock;         /* the lock name's id in the run's names; -1 if "" */
+        int value;        /* "value" (an election's): its id in the apply
+                             log's values; -1 when the line has none */
         int64_t mono_ns;
         const char *text; /* the line without its mono_ns, for messages */
 };
@@ -143,6 +153,7 @@ struct applylog {
         struct applylog_fact *busies; /* try-acquires refused BATON_EBUSY:
                                          by lock, session, index */
         size_t n_busies;
+        struct util_strtab values; /* the elections' values, by id */
 };
 
 /*
@@ -189,6 +200,10 @@ const struct applylog_fact *applylog_end(const struct applylog *a,
  * log without modes, its owner is APPLYLOG_OWNER_READER. */
 bool applylog_shared(const struct applylog_event *ev);
 
+/* The value of `ev` ("" when it has none). */
+const char *applylog_value(const struct applylog *a,
+                           const struct applylog_event *ev);
+
 /* Whether `ev` (a GRANT) is of a semaphore's permits (mode 2). */
 bool applylog_semaphore(const struct applylog_event *ev);
 
@@ -196,8 +211,8 @@ bool applylog_semaphore(const struct applylog_event *ev);
 uint32_t applylog_permits(const struct applylog_event *ev);
 
 /* Whether two events are the same transition: every field but mono_ns is
- * equal, and the terms are, unless one is 0 (an entry that is no batch
- * names no term: src/fsm/entry.h). */
+ * equal (an election's value too), and the terms are, unless one is 0 (an
+ * entry that is no batch names no term: src/fsm/entry.h). */
 bool applylog_same_event(const struct applylog_event *x,
                          const struct applylog_event *y);
 

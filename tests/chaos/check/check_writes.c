@@ -45,21 +45,23 @@ struct regkey {
         uint64_t token;  /* the highest accepted */
         uint64_t wtoken; /* the highest accepted of a writer's request */
         bool any;
-        bool account; /* has an init line: its value is a balance (S13) */
+        bool account;  /* has an init line: its value is a balance (S13) */
+        bool election; /* an election's: leaders write their tokens */
         int last_worker;
         uint64_t last_token;
 };
 
 /* Each accepted write wrote the value it read plus one: with no lost
  * update a key's final value is its number of writes (but an account's
- * is a balance: S13's). */
+ * is a balance: S13's; and an election's leaders write their tokens: a
+ * lost update there is S5's broken chain of versions). */
 static void final_values(const struct run *r, const struct regkey *keys,
                          struct check_note *lost)
 {
         size_t i;
 
         for (i = 0; i < r->names.n; i++) {
-                if (keys[i].any && !keys[i].account &&
+                if (keys[i].any && !keys[i].account && !keys[i].election &&
                     keys[i].value != keys[i].writes) {
                         check_note(lost,
                                    "register %s ends at value %" PRIu64
@@ -91,6 +93,12 @@ void check_s4(const struct run *r, struct check_result *res)
                 }
         }
         util_sort(wrs, n_wrs, sizeof *wrs, cmp_wr);
+        for (i = 0; i < r->history.n; i++) {
+                const struct history_op *h = &r->history.ops[i];
+                if (h->leader && h->key >= 0) {
+                        keys[h->key].election = true;
+                }
+        }
         for (i = 0; i < r->history.n; i++) {
                 const struct history_op *h = &r->history.ops[i];
                 size_t n, k;

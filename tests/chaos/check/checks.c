@@ -88,6 +88,18 @@
  *     entry granted the account to no one; UNKNOWN when the entry is not
  *     logged. A holder that read every account before writing saw them
  *     sum to the total. Transfers half done at the end are judged too.
+ * S14 The observers' lines (f=observe, the election workload's), per
+ *     observer in the order it wrote them: events in strictly increasing
+ *     (index, ord); each the event of the watched name at that position of
+ *     the merged apply log, where a position's ord counts the entry's
+ *     GRANTs, RELEASEs and PROCLAIMs of any name from 1 (as
+ *     src/server/watchfeed.c does), with the same kind, session, owner,
+ *     token, mode and value; and, after the first event of a watch opened
+ *     from now (the start, or after a compacted marker), each the next of
+ *     the name in the log (else a gap; a watch resumed after an end goes
+ *     on). The first event after an open from now is not preceded by one
+ *     first applied after the open returned (unless a clock fault ran).
+ *     An entry no node logged in full where it matters: UNKNOWN.
  * L1  After the last heal-all, every worker has an ok acquire and an ok
  *     release marked phase=final completing within 15 s of it.
  * L2  Between successive ok completions (all workers, all operations) a
@@ -100,8 +112,8 @@
  *
  * The checkers are in check_replay.c (S1, S8, L3), check_tokens.c (S2, S3,
  * S6), check_writes.c (S4, S5), check_nodes.c (S9, S10), check_rw.c
- * (S11), check_sem.c (S12), check_transfers.c (S13) and check_live.c (L1,
- * L2, L4); S7 is here, a call of lincheck.c.
+ * (S11), check_sem.c (S12), check_transfers.c (S13), check_observe.c
+ * (S14) and check_live.c (L1, L2, L4); S7 is here, a call of lincheck.c.
  */
 #include "checks.h"
 
@@ -113,6 +125,7 @@
 
 #include "check_live.h"
 #include "check_nodes.h"
+#include "check_observe.h"
 #include "check_replay.h"
 #include "check_rw.h"
 #include "check_sem.h"
@@ -125,8 +138,8 @@
 #include "util.h"
 
 static const char *const names[CHECK_COUNT] = {
-    "S1",  "S2",  "S3",  "S4",  "S5", "S6", "S7", "S8", "S9",
-    "S10", "S11", "S12", "S13", "L1", "L2", "L3", "L4",
+    "S1",  "S2",  "S3",  "S4",  "S5",  "S6", "S7", "S8", "S9",
+    "S10", "S11", "S12", "S13", "S14", "L1", "L2", "L3", "L4",
 };
 
 static const char *const verdicts[] = {"PASS", "FAIL", "UNKNOWN"};
@@ -344,6 +357,7 @@ void checks_run(const struct run *r, const struct check_options *o,
         check_s11(r, &res[CHECK_S11]);
         check_s12(r, &res[CHECK_S12]);
         check_s13(r, &res[CHECK_S13]);
+        check_s14(r, &res[CHECK_S14]);
         check_l1(r, &res[CHECK_L1], st);
         check_l2(r, &res[CHECK_L2], st);
         check_l4(r, &res[CHECK_L4]);

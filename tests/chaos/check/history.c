@@ -110,6 +110,7 @@ static void take_fields(struct history_op *op, const struct util_kv *kv,
                 op->shared = op->shared || strcmp(v, "shared") == 0;
                 op->sem = op->sem || strcmp(v, "semaphore") == 0;
                 op->multi = op->multi || strcmp(v, "multi") == 0;
+                op->leader = op->leader || strcmp(v, "leader") == 0;
         }
         if ((v = util_kv_get(kv, n, "limit")) != NULL &&
             util_parse_u64(v, &u) && u <= UINT32_MAX) {
@@ -237,6 +238,91 @@ static void parse_completion(struct parse *ps, const struct util_kv *kv,
         }
 }
 
+static const char *const obs_types[] = {
+    [HISTORY_OBS_OPEN] = "open",
+    [HISTORY_OBS_EVENT] = "event",
+    [HISTORY_OBS_COMPACTED] = "compacted",
+    [HISTORY_OBS_END] = "end",
+};
+
+static const char *const obs_kinds[] = {
+    [HISTORY_OBS_GRANTED] = "granted",
+    [HISTORY_OBS_RELEASED] = "released",
+    [HISTORY_OBS_PROCLAIMED] = "proclaimed",
+};
+
+/* An observer's line (f=observe): kept apart, in file order. */
+static void parse_obs(struct parse *ps, const struct util_kv *kv, size_t n,
+                      int64_t t, unsigned lineno)
+{
+        const char *type = util_kv_get(kv, n, "type");
+        const char *key = util_kv_get(kv, n, "key");
+        const char *w = util_kv_get(kv, n, "w");
+        const char *v;
+        struct history_obs o;
+        uint64_t u;
+        int i;
+
+        memset(&o, 0, sizeof o);
+        o.t = t;
+        o.worker = w != NULL ? atoi(w) : -1;
+        o.file = ps->file;
+        o.line = lineno;
+        o.type = -1;
+        for (i = 0; i <= HISTORY_OBS_END; i++) {
+                if (strcmp(type, obs_types[i]) == 0) {
+                        o.type = i;
+                }
+        }
+        if (o.type < 0 || key == NULL) {
+                note_bad(ps, lineno,
+                         "an observer's line without a known "
+                         "type= or a key=");
+                return;
+        }
+        o.key = util_strtab_intern(ps->keys, key, strlen(key));
+        if ((v = util_kv_get(kv, n, "kind")) != NULL) {
+                for (i = HISTORY_OBS_GRANTED; i <= HISTORY_OBS_PROCLAIMED;
+                     i++) {
+                        if (strcmp(v, obs_kinds[i]) == 0) {
+                                o.kind = i;
+                        }
+                }
+        }
+        o.has_pos = util_parse_u64(util_kv_get(kv, n, "index"), &o.index) &&
+                    util_parse_u64(util_kv_get(kv, n, "ord"), &u) &&
+                    u <= UINT32_MAX;
+        o.ord = o.has_pos ? (uint32_t)u : 0;
+        if (o.type == HISTORY_OBS_EVENT && !o.has_pos) {
+                note_bad(ps, lineno,
+                         "an observer's event without index= "
+                         "and ord=");
+                return;
+        }
+        v = util_kv_get(kv, n, "from");
+        o.from_last = v != NULL && strcmp(v, "last") == 0;
+        if (o.type == HISTORY_OBS_OPEN && o.from_last && !o.has_pos) {
+                note_bad(ps, lineno,
+                         "an observer's open from=last without "
+                         "index= and ord=");
+                return;
+        }
+        util_parse_u64(util_kv_get(kv, n, "session"), &o.session);
+        util_parse_u64(util_kv_get(kv, n, "owner"), &o.owner);
+        util_parse_u64(util_kv_get(kv, n, "token"), &o.token);
+        if ((v = util_kv_get(kv, n, "mode")) != NULL) {
+                snprintf(o.mode, sizeof o.mode, "%s", v);
+        }
+        if ((v = util_kv_get(kv, n, "value")) != NULL) {
+                snprintf(o.value, sizeof o.value, "%s", v);
+        }
+        if ((v = util_kv_get(kv, n, "err")) != NULL) {
+                snprintf(o.err, sizeof o.err, "%s", v);
+        }
+        util_push((void **)&ps->h->obs, &ps->h->n_obs, &ps->h->cap_obs, &o,
+                  sizeof o);
+}
+
 static void parse_line(struct parse *ps, char *line, unsigned lineno)
 {
         struct util_kv kv[MAX_FIELDS];
@@ -255,7 +341,9 @@ static void parse_line(struct parse *ps, char *line, unsigned lineno)
                 note_bad(ps, lineno, "no t=, p=, type= or f=");
                 return;
         }
-        if (strcmp(type, "invoke") == 0) {
+        if (strcmp(f, "observe") == 0) {
+                parse_obs(ps, kv, n, t, lineno);
+        } else if (strcmp(type, "invoke") == 0) {
                 parse_invoke(ps, kv, n, t, p, lineno);
         } else {
                 parse_completion(ps, kv, n, t, p, lineno);
@@ -424,5 +512,6 @@ void history_free(struct history *h)
         }
         free(h->files);
         free(h->ops);
+        free(h->obs);
         memset(h, 0, sizeof *h);
 }

@@ -58,10 +58,48 @@ struct history_op {
         bool sem;    /* mode=semaphore: an acquire of a semaphore's permits */
         bool multi;  /* one name of a multi-lock's acquire or release
                         (names=): the line made one op per name */
+        bool leader; /* mode=leader: an election's campaign or
+                        resignation (the leadership an exclusive grant) */
         uint32_t limit;   /* a semaphore's acquire: limit= (0 if absent) */
         uint32_t permits; /* and permits= (0 if absent) */
         unsigned file;    /* index into struct history.files */
         unsigned line;    /* line number of the invoke, from 1 */
+};
+
+/* What an observer's line (f=observe) says. */
+enum history_obs_type {
+        HISTORY_OBS_OPEN = 0,  /* a watch began: from now, or after `index`,
+                                  `ord` (from=last) */
+        HISTORY_OBS_EVENT,     /* an event it was told */
+        HISTORY_OBS_COMPACTED, /* BATON_ECOMPACTED: events lost, from now */
+        HISTORY_OBS_END,       /* the watch ended otherwise: resumed */
+};
+
+/* The kinds of event (kind=), as enum baton_event_kind. */
+enum history_obs_kind {
+        HISTORY_OBS_GRANTED = 1,
+        HISTORY_OBS_RELEASED = 2,
+        HISTORY_OBS_PROCLAIMED = 3,
+};
+
+/* One line of an observer, in the order it wrote them (its file's). */
+struct history_obs {
+        int64_t t;
+        int worker;     /* w= */
+        unsigned file;  /* index into struct history.files */
+        unsigned line;  /* from 1 */
+        int type;       /* enum history_obs_type */
+        int key;        /* key=: the name watched, or the event's name */
+        bool from_last; /* OPEN: resumed after (index, ord) */
+        int kind;       /* EVENT: enum history_obs_kind, 0 unknown */
+        uint64_t index;
+        uint32_t ord;
+        uint64_t session, owner, token;
+        char mode[16];   /* EVENT: mode= (leader, exclusive, ...) */
+        char value[256]; /* EVENT: value=, "" when absent */
+        char err[40];    /* COMPACTED, END: err= */
+        bool has_pos;    /* COMPACTED, END: index= and ord= (the last
+                            event seen) */
 };
 
 /* The most names= one line may list (a multi-lock's); more are skipped. */
@@ -81,6 +119,10 @@ struct history_op {
 struct history {
         struct history_op *ops;
         size_t n, cap;
+        /* The observers' lines (f=observe), by file, then line: no
+         * operations. */
+        struct history_obs *obs;
+        size_t n_obs, cap_obs;
         char **files; /* base names, by file index */
         size_t n_files;
         size_t n_torn;       /* unterminated last lines skipped */

@@ -14,7 +14,7 @@ NEMESES=(
         "kill-random|kill -9 a random node, restart it 3-5 s later"
         "kill-majority|kill -9 a majority of the nodes at once, restart them 3-5 s later"
         "pause-node|SIGSTOP a node (the leader half the time) for TTL+0.5-1.5 s, then SIGCONT"
-        "pause-client|SIGSTOP a worker (a counter, rwlock, semaphore or transfers worker holding its lock if one can be caught) for TTL+1-2 s, then SIGCONT"
+        "pause-client|SIGSTOP a worker (a counter, rwlock, semaphore, transfers or election worker holding its lock or leadership if one can be caught) for TTL+1-2 s, then SIGCONT"
         "partition-leader|cut the leader from every other node for 4-7 s; clients still reach it"
         "partition-majority|cut a random minority from the majority for 4-7 s"
         "partition-bridge|split the nodes into two sides joined only by one bridge node, 4-7 s"
@@ -165,9 +165,10 @@ nem_pause_node() {
         nemrun end pause-node "n$n" "kill -CONT $p"
 }
 
-# Pause a counter worker caught between its fenced read and its write (the
-# window where a paused holder writes on stale data: a fencing save, or a lost
-# update without fencing), or an rwlock or semaphore worker caught inside
+# Pause a counter or election worker caught between its fenced read and its
+# write (the window where a paused holder or leader writes on stale data: a
+# fencing save, or a lost update without fencing), or an rwlock, semaphore
+# or transfers worker caught inside
 # the register (after its enter), polled for up to 3 s; else a random one of those
 # workers; else a random worker. The SIGSTOP follows the sighting within
 # ~2 ms.
@@ -175,7 +176,7 @@ nem_pause_client() {
         local counters=() j i p t="" line sign
         for j in $(seq 1 "$NWORKERS"); do
                 case "${WORKLOAD_OF[$j]}" in
-                counter | rwlock | rwlock-bug | semaphore | transfers | transfers-bug) alive "w$j" && counters+=("$j") ;;
+                counter | rwlock | rwlock-bug | semaphore | transfers | transfers-bug | election) alive "w$j" && counters+=("$j") ;;
                 esac
         done
         if [ ${#counters[@]} -gt 0 ]; then
@@ -184,7 +185,10 @@ nem_pause_client() {
                         for j in "${SHUFFLED[@]}"; do
                                 line=$(tail -n 1 "$RUN/history/w$j.log" 2>/dev/null)
                                 sign=" type=ok f=read "
-                                [ "${WORKLOAD_OF[$j]}" = counter ] || sign=" type=ok f=enter "
+                                case "${WORKLOAD_OF[$j]}" in
+                                counter | election) ;;
+                                *) sign=" type=ok f=enter " ;;
+                                esac
                                 [[ "$line" == *"$sign"* ]] || continue
                                 p=$(pid_of "w$j")
                                 [ -n "$p" ] || continue
