@@ -101,6 +101,11 @@ struct request *request_u64(uint8_t type, uint64_t v)
         } else {
                 r->len = proto_write_id(r->frame, r->frame_cap, 0, type, v);
         }
+        if (r->len == 0) {
+                /* Not a type of one u64: never send an empty frame. */
+                free(r);
+                return NULL;
+        }
         return r;
 }
 

@@ -432,7 +432,8 @@ size_t proto_write_id(uint8_t *out, size_t cap, uint64_t id, uint8_t type,
 {
         struct wcursor w;
 
-        if (type != PROTO_MEMBER_REMOVE && type != PROTO_TRANSFER) {
+        if (type != PROTO_MEMBER_REMOVE && type != PROTO_TRANSFER &&
+            type != PROTO_UNWATCH) {
                 return 0;
         }
         begin(&w, out, cap, type, id);

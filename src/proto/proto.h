@@ -281,7 +281,7 @@ size_t proto_write_empty(uint8_t *out, size_t cap, uint64_t id, uint8_t type);
 size_t proto_write_member_add(uint8_t *out, size_t cap, uint64_t id,
                               uint64_t member, const char *raft_address,
                               const char *client_address);
-/* MEMBER_REMOVE and TRANSFER: one u64. */
+/* MEMBER_REMOVE, TRANSFER and UNWATCH: one u64. */
 size_t proto_write_id(uint8_t *out, size_t cap, uint64_t id, uint8_t type,
                       uint64_t member);
 size_t proto_write_result(uint8_t *out, size_t cap, uint64_t id,

@@ -1176,7 +1176,12 @@ static void watch_resumes_from_its_start(void **state)
         assert_string_equal(ev.name, "job");
         assert_true(ev.index == 101 && ev.ord == 2);
         assert_int_equal(baton_watch_next(w, &ev, 100), BATON_ETIMEDOUT);
+        /* Closed, it tells the server which watch to forget. */
         baton_watch_close(w);
+        a = wait_frame(&from, PROTO_UNWATCH, 0);
+        assert_int_equal(a.h.length, 8);
+        assert_true(a.body[0] == (uint8_t)b.h.id &&
+                    a.body[1] == (uint8_t)(b.h.id >> 8));
         baton_client_destroy(c);
 }
 

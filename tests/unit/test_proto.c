@@ -535,7 +535,8 @@ static void writers_refuse_bad_types(void **state)
         for (t = 0; t < 256; t++) {
                 bool empty =
                     t == PROTO_STATUS || t == PROTO_PING || t == PROTO_PONG;
-                bool id = t == PROTO_MEMBER_REMOVE || t == PROTO_TRANSFER;
+                bool id = t == PROTO_MEMBER_REMOVE || t == PROTO_TRANSFER ||
+                          t == PROTO_UNWATCH;
 
                 assert_int_equal(
                     proto_write_empty(buf, sizeof buf, 1, (uint8_t)t) != 0,
