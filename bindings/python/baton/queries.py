@@ -1,0 +1,190 @@
+"""The read-only calls of a Client: who holds what, token checks, the
+cluster's status. Linearizable (served by the leader after a barrier) and
+needing no session. A mixin of Client, kept apart to keep client.py small.
+"""
+
+from __future__ import annotations
+
+from ctypes import byref, c_int, c_size_t
+from typing import Any, Callable, Optional
+
+from . import _structs
+from .errors import StaleTokenError, check
+from .records import (
+    Grant,
+    Holder,
+    Leader,
+    LockInfo,
+    Member,
+    MemberRole,
+    Mode,
+    NodeRole,
+    Page,
+    Status,
+)
+from .request import Name, encode_name
+
+PAGE_MAX = 1000  # what one holders() or list reply carries at most
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+class Queries:
+    """Client's queries (see Client)."""
+
+    _lib: Any
+    _call: Callable[..., Any]
+
+    def holder(self, name: Name) -> Holder:
+        """Who holds `name` (linearizable; needs no session)."""
+        out = _structs.Holder()
+        check(
+            self._call(self._lib.baton_holder, encode_name(name), byref(out)),
+            f"holder {name!r}",
+        )
+        return Holder(
+            held=bool(out.held),
+            session=out.session,
+            owner=out.owner,
+            token=out.token,
+            count=out.count,
+            waiters=out.waiters,
+            index=out.index,
+            client_name=_text(out.client_name),
+        )
+
+    def leader(self, name: Name) -> Leader:
+        """Who leads the election `name` (baton_leader(); linearizable;
+        needs no session). Always a Leader record: `held` is False when no
+        one leads (every other field then 0 or ""). KindError when `name`
+        is a lock's or a semaphore's."""
+        out = _structs.Leader()
+        check(
+            self._call(self._lib.baton_leader, encode_name(name), byref(out)),
+            f"leader {name!r}",
+        )
+        return Leader(
+            held=bool(out.held),
+            session=out.session,
+            owner=out.owner,
+            token=out.token,
+            candidates=out.candidates,
+            since_s=out.since_s,
+            client_name=_text(out.client_name),
+            value=out.value.decode("utf-8", "surrogateescape"),
+        )
+
+    def holders(self, name: Name, limit: int = PAGE_MAX) -> Page[Grant]:
+        """Every grant of the lock or semaphore `name`, oldest first (at
+        most `limit`, at most 1000; `.more` says if there were more)."""
+        cap = max(1, min(limit, PAGE_MAX))
+        out = (_structs.Grant * cap)()
+        n, more = c_size_t(), c_int()
+        check(
+            self._call(
+                self._lib.baton_holders,
+                encode_name(name),
+                out,
+                cap,
+                byref(n),
+                byref(more),
+            ),
+            f"holders {name!r}",
+        )
+        return Page(
+            (
+                Grant(
+                    session=g.session,
+                    owner=g.owner,
+                    token=g.token,
+                    count=g.count,
+                    mode=Mode(g.mode),
+                    permits=g.permits,
+                    limit=g.limit,
+                    waiters=g.waiters,
+                    client_name=_text(g.client_name),
+                    granted_s=g.granted_s,
+                )
+                for g in out[: n.value]
+            ),
+            bool(more.value),
+        )
+
+    def list_locks(self, prefix: Name = "", limit: int = PAGE_MAX) -> Page[LockInfo]:
+        """The held locks whose name starts with `prefix`, oldest first (at
+        most `limit`, at most 1000; `.more` says if there were more)."""
+        cap = max(1, min(limit, PAGE_MAX))
+        out = (_structs.LockInfo * cap)()
+        n, more = c_size_t(), c_int()
+        check(
+            self._call(
+                self._lib.baton_list,
+                encode_name(prefix) if prefix else None,
+                out,
+                cap,
+                byref(n),
+                byref(more),
+            ),
+            f"list {prefix!r}",
+        )
+        return Page(
+            (
+                LockInfo(
+                    name=i.name.decode("utf-8", "surrogateescape"),
+                    session=i.session,
+                    owner=i.owner,
+                    token=i.token,
+                    count=i.count,
+                    waiters=i.waiters,
+                    client_name=_text(i.client_name),
+                )
+                for i in out[: n.value]
+            ),
+            bool(more.value),
+        )
+
+    def check(self, name: Name, token: int) -> bool:
+        """Whether `token` is still the current grant of `name`
+        (linearizable; Chubby's CheckSequencer). False for a stale token."""
+        rv = self._call(self._lib.baton_check, encode_name(name), token)
+        if rv == StaleTokenError.code:  # an answer, not a failure
+            return False
+        check(rv, f"check {name!r} token {token}")
+        return True
+
+    def status(self, endpoint: Optional[str] = None) -> Status:
+        """One node's view of the cluster: `endpoint`'s, or the leader's."""
+        out = _structs.Status()
+        check(
+            self._call(
+                self._lib.baton_status,
+                endpoint.encode() if endpoint is not None else None,
+                byref(out),
+            ),
+            f"status of {endpoint or 'the leader'}",
+        )
+        members = tuple(
+            Member(
+                id=m.id,
+                role=MemberRole(m.role),
+                raft_address=_text(m.raft_address),
+                client_address=_text(m.client_address),
+            )
+            for m in out.members[: min(out.n_members, _structs.STATUS_MAX_MEMBERS)]
+        )
+        return Status(
+            endpoint=_text(out.endpoint),
+            id=out.id,
+            role=NodeRole(out.role),
+            term=out.term,
+            leader_id=out.leader_id,
+            commit_index=out.commit_index,
+            applied_index=out.applied_index,
+            last_index=out.last_index,
+            sessions=out.sessions,
+            locks=out.locks,
+            waiters=out.waiters,
+            members=members,
+        )

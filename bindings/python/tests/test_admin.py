@@ -1,0 +1,51 @@
+"""Leadership transfer and membership changes through the binding."""
+
+from __future__ import annotations
+
+import baton
+
+from conftest import wait_for
+
+
+def leader_id(client: baton.Client) -> int:
+    try:
+        return client.status().leader_id
+    except (baton.ClusterUnavailable, baton.ServerIOError):
+        return 0  # between two leaders
+
+
+def test_transfer_moves_the_leadership(cluster, client):
+    before = client.status()
+    target = next(m.id for m in before.members if m.id != before.id)
+    client.transfer(target)
+    assert wait_for(lambda: leader_id(client) == target, 10.0, step=0.1)
+    client.transfer()  # to any voter
+    assert wait_for(lambda: leader_id(client) not in (0, target), 10.0, step=0.1)
+
+
+def test_member_add_and_remove(cluster):
+    raft = f"127.0.0.1:{cluster.base + 9}"
+    serve = f"127.0.0.1:{cluster.base + 109}"
+    with baton.Client(timeout=1.0) as c:
+        try:
+            # Nothing runs as node 9: the leader records it, and would
+            # promote it once caught up, which it never is.
+            c.member_add(9, raft, serve)
+        except baton.NoAnswerError:
+            pass  # the answer waits for the catch-up
+        assert wait_for(lambda: 9 in {m.id for m in c.status().members}, 10.0, 0.1)
+        member = next(m for m in c.status().members if m.id == 9)
+        assert (member.raft_address, member.client_address) == (raft, serve)
+        assert member.role != baton.MemberRole.VOTER
+        # The removal is refused while the addition is still under way.
+        assert wait_for(lambda: removed(c, 9), 30.0, step=0.2)
+        assert wait_for(lambda: 9 not in {m.id for m in c.status().members}, 10.0, 0.1)
+        assert len(c.status().members) == 3
+
+
+def removed(c: baton.Client, id: int) -> bool:
+    try:
+        c.member_remove(id)
+        return True
+    except baton.MembershipChangeError:
+        return False
