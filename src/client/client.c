@@ -340,6 +340,15 @@ static int check_call(const baton_client *c, const char *name, uint8_t *len)
         return c == NULL ? BATON_EINVAL : client_check_name(name, len);
 }
 
+int client_holding_session(struct baton_client *c)
+{
+        if (session_usable(&c->session)) {
+                return 0;
+        }
+        return c->session.state == BATON_SESSION_EXPIRED ? BATON_EEXPIRED
+                                                         : BATON_ENOTHOLDER;
+}
+
 /* A command of `type` on `name` for `owner`, its other fields zero. */
 void client_command(struct command *k, uint8_t type, const char *name,
                     uint8_t len, uint64_t owner)
@@ -402,10 +411,8 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
                 client_unlock(c);
                 return BATON_EEXPIRED;
         }
-        if (!session_usable(&c->session)) {
-                rv = c->session.state == BATON_SESSION_EXPIRED
-                         ? BATON_EEXPIRED
-                         : BATON_ENOTHOLDER;
+        rv = client_holding_session(c);
+        if (rv != 0) {
                 client_unlock(c);
                 return rv;
         }

@@ -92,6 +92,11 @@ int client_check_name(const char *name, uint8_t *len);
  * caller; `e` NULL: the watch ended (its callback, if any, is told). */
 void watch_on_event(void *data, struct request *r,
                     const struct proto_watch_event *e);
+/* For a call that acts on what the handle's session holds (release,
+ * proclaim), which never opens a session, `c->mu` held: 0 when the
+ * session is usable, else BATON_EEXPIRED (it expired) or
+ * BATON_ENOTHOLDER (there is none). */
+int client_holding_session(struct baton_client *c);
 /* A command of `type` on `name` for `owner`, its other fields zero. */
 void client_command(struct command *k, uint8_t type, const char *name,
                     uint8_t len, uint64_t owner);

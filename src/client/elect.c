@@ -33,10 +33,8 @@ int baton_proclaim(baton_client *c, const char *name, uint64_t owner,
         client_lock(c);
         session_tick(&c->session, clock_now_ms());
         /* Only the session that leads can proclaim: never open one. */
-        if (!session_usable(&c->session)) {
-                rv = c->session.state == BATON_SESSION_EXPIRED
-                         ? BATON_EEXPIRED
-                         : BATON_ENOTHOLDER;
+        rv = client_holding_session(c);
+        if (rv != 0) {
                 client_unlock(c);
                 return rv;
         }

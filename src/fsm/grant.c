@@ -383,6 +383,29 @@ static enum admit admit_existing(const struct step *st, struct session *s,
         return admit_later(c, l, res);
 }
 
+/* Of a kind granted once per (session, owner), a semaphore's or an
+ * election's: whether `res` already answers an ACQUIRE of `owner`, with
+ * BATON_EHELD and the grant's fields when it holds `l` (a client that
+ * lost the answer to its ACQUIRE learns its token this way), or
+ * BATON_EWAITING when it waits for it. */
+static bool admit_once(const struct session *s, const struct lock *l,
+                       uint64_t owner, struct lockfsm_result *res)
+{
+        const struct hold *held =
+            grant_find_holder(l, s->id, owner, GRANT_ANY_MODE);
+
+        if (held != NULL) {
+                step_describe(res, PROTO_KIND_REJECTED, held);
+                res->status = BATON_EHELD;
+                return true;
+        }
+        if (grant_find_wait(s, l, false, owner) != NULL) {
+                step_reject(res, BATON_EWAITING);
+                return true;
+        }
+        return false;
+}
+
 /* A semaphore's: its permits fixed at creation, one grant per (session,
  * owner), at once when the permits are free and no one waits (a large
  * request at the head is not overtaken), else the queue. */
@@ -390,22 +413,12 @@ static enum admit admit_permits(const struct step *st, struct session *s,
                                 struct lock *l, struct lockfsm_result *res)
 {
         const struct command *c = st->c;
-        struct hold *held;
 
         if (c->limit != l->limit) {
                 step_reject(res, BATON_EPERMITS);
                 return ADMIT_DONE;
         }
-        held = grant_find_holder(l, s->id, c->owner, GRANT_ANY_MODE);
-        if (held != NULL) {
-                /* With the grant's fields: a client that lost the answer
-                 * to its ACQUIRE learns its token this way. */
-                step_describe(res, PROTO_KIND_REJECTED, held);
-                res->status = BATON_EHELD;
-                return ADMIT_DONE;
-        }
-        if (grant_find_wait(s, l, false, c->owner) != NULL) {
-                step_reject(res, BATON_EWAITING);
+        if (admit_once(s, l, c->owner, res)) {
                 return ADMIT_DONE;
         }
         if (l->n_waiters == 0 &&
@@ -422,20 +435,8 @@ static enum admit admit_permits(const struct step *st, struct session *s,
 static enum admit admit_candidate(const struct step *st, struct session *s,
                                   struct lock *l, struct lockfsm_result *res)
 {
-        const struct command *c = st->c;
-        struct hold *held =
-            grant_find_holder(l, s->id, c->owner, GRANT_ANY_MODE);
-
-        if (held != NULL) {
-                step_describe(res, PROTO_KIND_REJECTED, held);
-                res->status = BATON_EHELD;
-                return ADMIT_DONE;
-        }
-        if (grant_find_wait(s, l, false, c->owner) != NULL) {
-                step_reject(res, BATON_EWAITING);
-                return ADMIT_DONE;
-        }
-        return admit_later(c, l, res);
+        return admit_once(s, l, st->c->owner, res) ? ADMIT_DONE
+                                                   : admit_later(st->c, l, res);
 }
 
 /* The kind of lock an ACQUIRE of `mode` takes: its own for a semaphore or
