@@ -101,6 +101,20 @@ void watches_close(struct watches *w)
 
 void watches_reset(struct watches *w, uint64_t restores, uint64_t applied)
 {
+        struct queue *q, *next;
+
+        /* A watch that has not seen everything up to `applied` would miss
+         * what the node skipped: it ends, and its client reads again. */
+        for (q = queue_head(&w->all); q != &w->all; q = next) {
+                struct watch *x = QUEUE_DATA(q, struct watch, all_link);
+                next = q->next;
+                if (pos_cmp(x->at, (struct watch_pos){applied, UINT32_MAX}) <
+                    0) {
+                        reply_status(x->conn, x->id, BATON_ECOMPACTED);
+                        w->stats.compacted++;
+                        drop(w, x);
+                }
+        }
         forget_history(w);
         w->restores = restores;
         w->base = applied;

@@ -69,7 +69,8 @@ int watches_init(struct watches *w, const struct watches_limits *limits,
 void watches_close(struct watches *w);
 
 /* The node restored a snapshot (its count is now `restores`) and is at
- * `applied`: events before are not all here; forget the history. */
+ * `applied`: events before are not all here; forget the history, and end
+ * (BATON_ECOMPACTED) every watch that had not seen all of them. */
 void watches_reset(struct watches *w, uint64_t restores, uint64_t applied);
 
 /* A state machine event: kept, and pushed to every watch it matches. */
