@@ -58,7 +58,9 @@ def test_lease_states_match_libbaton(cluster, client, unique):
             assert 0 < lease.remaining() < TTL / 2
         finally:
             cluster.signal_all(signal.SIGCONT)
-        assert wait_for(lambda: lease.state == LeaseState.LIVE, TTL)
+        assert wait_for(
+            lambda: lease.state == LeaseState.LIVE, TTL
+        ), f"after the resume: {lease.state}; libbaton said {reported}"
         lease.guard()
         # The administrator ends the session: libbaton learns it at the
         # next keepalive.
