@@ -306,7 +306,9 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
         memcpy(h, &t, offsetof(struct hold, value));
         queue_init(&h->lock_link);
         queue_init(&h->session_link);
-        memcpy(h->value, value, t.value_len);
+        if (t.value_len > 0) {
+                memcpy(h->value, value, t.value_len);
+        }
         h->lock = l;
         h->session = s;
         if (waiting) {

@@ -908,7 +908,9 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         req.mode = c->mode;
         req.permits = c->permits;
         req.value_len = c->value_len;
-        memcpy(req.value, c->value, c->value_len);
+        if (c->value_len > 0) {
+                memcpy(req.value, c->value, c->value_len);
+        }
         if (l == NULL) {
                 l = m_new_lock(m, c->name, c->name_len, m->stamp);
                 if (l == NULL) {
@@ -939,7 +941,9 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         v->mode = c->mode;
         v->permits = c->permits;
         v->value_len = c->value_len;
-        memcpy(v->value, c->value, c->value_len);
+        if (c->value_len > 0) {
+                memcpy(v->value, c->value, c->value_len);
+        }
         ev_name(v, l);
         r = outcome(PROTO_KIND_QUEUED, c->session, c->owner);
         r.count = l->nw;
@@ -1160,7 +1164,9 @@ static struct lockfsm_result m_proclaim(struct model *m, uint64_t index,
                 return rejected(BATON_ESTALE);
         }
         h->value_len = c->value_len;
-        memcpy(h->value, c->value, c->value_len);
+        if (c->value_len > 0) {
+                memcpy(h->value, c->value, c->value_len);
+        }
         v = m_ev(log, LOCKFSM_EV_PROCLAIM, index, COMMAND_PROCLAIM);
         v->session = h->session;
         v->seq = h->seq;
