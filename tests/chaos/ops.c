@@ -443,6 +443,17 @@ enum ops_outcome ops_campaign(struct ops_worker *w, const char *key,
         return acquire(w, key, wait_ms, final, &a);
 }
 
+/* What EEXPIRED or ECLOSED says about a call on a held name, given the
+ * session's state just before it: a session that was over before the call
+ * is refused locally, never sent, so that refusal is sure; one that ended
+ * during the call may have had its command applied first. */
+static enum ops_outcome session_over_outcome(int before)
+{
+        return before == BATON_SESSION_LIVE || before == BATON_SESSION_JEOPARDY
+                   ? OPS_INFO
+                   : OPS_FAIL;
+}
+
 /* What a release's error says about whether it happened; `before` is
  * the session's state before the call. */
 static enum ops_outcome release_outcome(const struct ops_worker *w, int rv,
@@ -460,12 +471,7 @@ static enum ops_outcome release_outcome(const struct ops_worker *w, int rv,
                 return w->n_held_names > 0 ? OPS_INFO : OPS_FAIL;
         case BATON_EEXPIRED:
         case BATON_ECLOSED:
-                /* A session that was over before the call is refused
-                 * locally, never sent: that refusal is sure. */
-                return before == BATON_SESSION_LIVE ||
-                               before == BATON_SESSION_JEOPARDY
-                           ? OPS_INFO
-                           : OPS_FAIL;
+                return session_over_outcome(before);
         default:
                 return OPS_INFO;
         }
@@ -552,8 +558,7 @@ enum ops_outcome ops_release(struct ops_worker *w, bool final)
 }
 
 /* What a proclaim's error says about whether it happened: a refusal is
- * sure, as a release's; a session over before the call is refused
- * locally. */
+ * sure, as a release's. */
 static enum ops_outcome proclaim_outcome(int rv, int before)
 {
         switch (rv) {
@@ -568,10 +573,7 @@ static enum ops_outcome proclaim_outcome(int rv, int before)
                 return OPS_FAIL;
         case BATON_EEXPIRED:
         case BATON_ECLOSED:
-                return before == BATON_SESSION_LIVE ||
-                               before == BATON_SESSION_JEOPARDY
-                           ? OPS_INFO
-                           : OPS_FAIL;
+                return session_over_outcome(before);
         default:
                 return OPS_INFO;
         }

@@ -318,9 +318,10 @@ class EndingLib:
     "cls", [baton.CompactedError, baton.SlowError, baton.TooManyWatchesError]
 )
 def test_a_watch_ending_raises_from_iteration(client, unique, cls):
-    """The mapping of baton_watch_next()'s end codes (the codes stubbed:
-    test_failures.py provokes BATON_ECOMPACTED and BATON_ETOOMANYWATCHES
-    from the cluster at baton_watch_open())."""
+    """The mapping of baton_watch_next()'s end codes, each returned by a
+    stand-in for the library's baton_watch_next(); test_failures.py provokes
+    BATON_ECOMPACTED and BATON_ETOOMANYWATCHES from the cluster itself, at
+    baton_watch_open()."""
     with client.watch(unique()) as watch:
         watch._lib = EndingLib(watch._lib, cls.code)
         with pytest.raises(cls) as e:
