@@ -101,6 +101,19 @@ static void holder_fields(struct lockfsm_result *r, const struct mlock *l,
         r->waiters = l->nw;
 }
 
+/* An acquire or campaign by the holder of `h` itself: EHELD with the
+ * hold's fields, so that the caller can tell it is already its own. */
+static struct lockfsm_result rejected_held(const struct mhold *h)
+{
+        struct lockfsm_result r = rejected(BATON_EHELD);
+
+        r.session = h->session;
+        r.owner = h->owner;
+        r.token = h->token;
+        r.count = h->count;
+        return r;
+}
+
 struct msess *m_session(struct model *m, uint64_t id)
 {
         for (unsigned i = 0; i < m->ns; i++) {
@@ -788,11 +801,7 @@ static bool m_admit_permits(const struct model *m, struct mlock *l,
         }
         h = m_hold(l, c->session, c->owner, -1);
         if (h != NULL) {
-                *r = rejected(BATON_EHELD);
-                r->session = h->session;
-                r->owner = h->owner;
-                r->token = h->token;
-                r->count = h->count;
+                *r = rejected_held(h);
                 return true;
         }
         if (m_waits(l, c)) {
@@ -815,11 +824,7 @@ static bool m_admit_candidate(struct mlock *l, const struct command *c,
 
         *now = true;
         if (h != NULL) {
-                *r = rejected(BATON_EHELD);
-                r->session = h->session;
-                r->owner = h->owner;
-                r->token = h->token;
-                r->count = h->count;
+                *r = rejected_held(h);
                 return true;
         }
         if (m_waits(l, c)) {
@@ -1004,9 +1009,7 @@ static bool m_multi_how(struct model *m, uint64_t index,
         }
         h = m_hold(l, c->session, c->owner, -1);
         if (h != NULL) {
-                *r = rejected(BATON_EHELD);
-                holder_fields(r, l, h);
-                r->waiters = 0;
+                *r = rejected_held(h);
                 return true;
         }
         if (m_waits(l, c)) {
