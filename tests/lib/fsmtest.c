@@ -2,6 +2,10 @@
 #include "fsmtest.h"
 
 #include <assert.h>
+#include <stdarg.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +52,31 @@ void fsmtest_close(struct fsmtest *t)
 {
         lockfsm_destroy(t->f);
         t->f = NULL;
+}
+
+struct fsmtest *fsmtest_new(const struct lockfsm_limits *limits)
+{
+        struct fsmtest *t = malloc(sizeof *t);
+
+        assert(t != NULL);
+        fsmtest_init(t, limits, NULL);
+        return t;
+}
+
+int fsmtest_setup(void **state)
+{
+        *state = fsmtest_new(NULL);
+        return 0;
+}
+
+int fsmtest_teardown(void **state)
+{
+        struct fsmtest *t = *state;
+
+        assert_true(fsmtest_round_trips(t->f));
+        fsmtest_close(t);
+        free(t);
+        return 0;
 }
 
 struct lockfsm_result fsmtest_apply_raw(struct fsmtest *t, const void *buf,

@@ -38,6 +38,16 @@ void fsmtest_init(struct fsmtest *t, const struct lockfsm_limits *limits,
                   const struct mem *mem);
 void fsmtest_close(struct fsmtest *t);
 
+/* cmocka fixtures for the tests of one machine. fsmtest_new() allocates
+ * and initialises a harness of `limits` (NULL: the defaults);
+ * fsmtest_setup() puts one of default limits in *state. fsmtest_teardown()
+ * asserts that the test left a machine that keeps every invariant and that
+ * a snapshot restores byte for byte (fsmtest_round_trips()), then frees
+ * it. */
+struct fsmtest *fsmtest_new(const struct lockfsm_limits *limits);
+int fsmtest_setup(void **state);
+int fsmtest_teardown(void **state);
+
 /* Encode `c` and apply it at the next index. */
 struct lockfsm_result fsmtest_apply(struct fsmtest *t, const struct command *c);
 /* Apply raw bytes at the next index. */

@@ -15,27 +15,6 @@
 
 #define FOREVER COMMAND_WAIT_FOREVER
 
-static int setup(void **state)
-{
-        struct fsmtest *t = malloc(sizeof *t);
-
-        fsmtest_init(t, NULL, NULL);
-        *state = t;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        struct fsmtest *t = *state;
-
-        /* Every test leaves a consistent machine, which a snapshot
-         * restores byte for byte, values included. */
-        assert_true(fsmtest_round_trips(t->f));
-        fsmtest_close(t);
-        free(t);
-        return 0;
-}
-
 static struct command campaign_cmd(uint64_t s, uint64_t seq, const char *name,
                                    const char *value, uint32_t wait_ms)
 {
@@ -292,17 +271,18 @@ static void test_one_leadership_per_entry(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test_setup_teardown(test_first_candidate_leads, setup,
-                                            teardown),
+            cmocka_unit_test_setup_teardown(test_first_candidate_leads,
+                                            fsmtest_setup, fsmtest_teardown),
             cmocka_unit_test_setup_teardown(test_resign_hands_over_in_order,
-                                            setup, teardown),
+                                            fsmtest_setup, fsmtest_teardown),
             cmocka_unit_test_setup_teardown(test_expiry_deposes_without_delay,
-                                            setup, teardown),
-            cmocka_unit_test_setup_teardown(test_proclaim, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_kinds_and_refusals, setup,
-                                            teardown),
+                                            fsmtest_setup, fsmtest_teardown),
+            cmocka_unit_test_setup_teardown(test_proclaim, fsmtest_setup,
+                                            fsmtest_teardown),
+            cmocka_unit_test_setup_teardown(test_kinds_and_refusals,
+                                            fsmtest_setup, fsmtest_teardown),
             cmocka_unit_test_setup_teardown(test_one_leadership_per_entry,
-                                            setup, teardown),
+                                            fsmtest_setup, fsmtest_teardown),
         };
         return cmocka_run_group_tests_name("elect", tests, NULL, NULL);
 }

@@ -28,11 +28,9 @@ static void small_limits(struct lockfsm_limits *l)
 static int setup(void **state)
 {
         struct lockfsm_limits l;
-        struct fsmtest *t = malloc(sizeof *t);
 
         small_limits(&l);
-        fsmtest_init(t, &l, NULL);
-        *state = t;
+        *state = fsmtest_new(&l);
         return 0;
 }
 

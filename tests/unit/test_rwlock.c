@@ -16,27 +16,6 @@
 #define W       COMMAND_MODE_EXCLUSIVE
 #define FOREVER COMMAND_WAIT_FOREVER
 
-static int setup(void **state)
-{
-        struct fsmtest *t = malloc(sizeof *t);
-
-        fsmtest_init(t, NULL, NULL);
-        *state = t;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        struct fsmtest *t = *state;
-
-        /* Every test leaves a consistent machine, which a snapshot
-         * restores byte for byte. */
-        assert_true(fsmtest_round_trips(t->f));
-        fsmtest_close(t);
-        free(t);
-        return 0;
-}
-
 static struct command acq_cmd(uint64_t s, uint64_t seq, const char *name,
                               uint8_t mode, uint32_t wait_ms)
 {
@@ -307,7 +286,7 @@ static void test_snapshot_keeps_modes(void **state)
         free(u);
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, fsmtest_setup, fsmtest_teardown)
 
 /* max_holders_per_lock bounds the readers: one more that would be
  * granted at once is refused by name; queued readers are admitted only up

@@ -16,25 +16,11 @@
 
 static int setup(void **state)
 {
-        struct fsmtest *t = malloc(sizeof *t);
         struct lockfsm_limits limits;
 
         lockfsm_limits_default(&limits);
         limits.max_permits = 8;
-        fsmtest_init(t, &limits, NULL);
-        *state = t;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        struct fsmtest *t = *state;
-
-        /* Every test leaves a consistent machine, which a snapshot
-         * restores byte for byte. */
-        assert_true(fsmtest_round_trips(t->f));
-        fsmtest_close(t);
-        free(t);
+        *state = fsmtest_new(&limits);
         return 0;
 }
 
@@ -249,17 +235,18 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_setup_teardown(test_permits_until_full, setup,
-                                            teardown),
+                                            fsmtest_teardown),
             cmocka_unit_test_setup_teardown(test_fifo_not_overtaken, setup,
-                                            teardown),
+                                            fsmtest_teardown),
             cmocka_unit_test_setup_teardown(test_waiters_admitted_together,
-                                            setup, teardown),
-            cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+                                            setup, fsmtest_teardown),
+            cmocka_unit_test_setup_teardown(test_refusals, setup,
+                                            fsmtest_teardown),
             cmocka_unit_test_setup_teardown(test_release_and_expiry, setup,
-                                            teardown),
+                                            fsmtest_teardown),
             cmocka_unit_test(test_version_3_only_for_semaphores),
             cmocka_unit_test_setup_teardown(test_holders_listed, setup,
-                                            teardown),
+                                            fsmtest_teardown),
         };
 
         return cmocka_run_group_tests_name("semaphore", tests, NULL, NULL);
