@@ -78,7 +78,9 @@ extern "C" {
         X(EDELAY,           -45, "lock-delay above the cluster's max-lock-delay-ms") \
         X(ECOMPACTED,       -46, "the watch's events from there on are no longer kept: read the state again") \
         X(ESLOW,            -47, "the watcher fell too far behind and was cut off") \
-        X(ETOOMANYWATCHES,  -48, "too many watches on this connection or node (max-watches-per-connection, max-watches)")
+        X(ETOOMANYWATCHES,  -48, "too many watches on this connection or node (max-watches-per-connection, max-watches)") \
+        X(ENOBACKUP,        -49, "no such backup on this node: finished, idle for a minute, or another connection's") \
+        X(ENOTREADY,        -50, "not ready: the node is making a snapshot or serving other backups; ask again shortly")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,
@@ -822,6 +824,45 @@ struct baton_status {
  */
 BATON_API int baton_status(baton_client *c, const char *endpoint,
                            struct baton_status *out);
+
+/* What an online backup holds (batonctl snapshot save/inspect). Tokens
+ * are the indexes of the entries that granted them, so every token handed
+ * out up to the backup is at most `index`. */
+struct baton_backup_info {
+        uint64_t index;    /* the last entry the state includes */
+        uint64_t term;     /* the leader's term when it was taken */
+        uint64_t made_ms;  /* the leader's wall clock then, Unix ms */
+        uint64_t size;     /* bytes of snapshot in the file */
+        uint64_t sessions; /* counts of the state at `index` */
+        uint64_t locks;
+        uint64_t grants;
+        uint64_t waiters;
+};
+
+/*
+ * Take an online backup of the cluster's lock state and write it to `path`
+ * (docs/operations.md, "Backup and restore"): the leader pins the state
+ * after a read barrier (everything acknowledged before the call is in it),
+ * the bytes come over a connection of their own, and the file (with a
+ * SHA-256 of everything in it) appears at `path` only once whole and
+ * synced; "PATH.part" holds it meanwhile. Needs an admin identity.
+ * `timeout_ms` 0: ten minutes. 0, with `out` (may be NULL) filled, or
+ * BATON_EPERM, BATON_ENOANSWER, BATON_EUNAVAILABLE, BATON_ETLS, BATON_EIO
+ * or BATON_ENOSPC (the file), BATON_ENOMEM, BATON_EINVAL. Thread-safe; it
+ * does not use the handle's connection.
+ */
+BATON_API int baton_backup_save(baton_client *c, const char *path,
+                                uint32_t timeout_ms,
+                                struct baton_backup_info *out);
+
+/*
+ * Read and check the backup file at `path` (its digest covers every
+ * byte): 0 with `out` filled, BATON_ECORRUPT (truncated or changed),
+ * BATON_EVERSION (a format this build does not read), BATON_EIO,
+ * BATON_ENOMEM.
+ */
+BATON_API int baton_backup_inspect(const char *path,
+                                   struct baton_backup_info *out);
 
 /**
  * Add a member to the running cluster (it must run with join = true): the

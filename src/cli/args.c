@@ -126,6 +126,8 @@ static const struct command {
     {"leader", ARGS_LEADER, 1, 1, "leader NAME"},
     {"watch", ARGS_WATCH, 0, 1, "watch NAME|--prefix P [--from INDEX[:ORD]]"},
     {"observe", ARGS_OBSERVE, 1, 1, "observe NAME"},
+    {"snapshot", ARGS_SNAPSHOT_SAVE, 2, 2,
+     "snapshot save FILE | snapshot inspect FILE"},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -508,6 +510,18 @@ static void operands(struct args *a, const struct command *c,
                 break;
         case ARGS_MEMBER_LIST:
                 member(a, c, ops);
+                break;
+        case ARGS_SNAPSHOT_SAVE:
+                if (strcmp(ops->v[1], "inspect") == 0) {
+                        a->command = ARGS_SNAPSHOT_INSPECT;
+                } else if (strcmp(ops->v[1], "save") != 0) {
+                        bad(a,
+                            "snapshot: unknown subcommand \"%s\" (save or "
+                            "inspect)",
+                            ops->v[1]);
+                        break;
+                }
+                a->name = ops->v[2];
                 break;
         case ARGS_TRANSFER:
                 number(a, "transfer: ID", ops->v[1], 0, UINT64_MAX, "", &a->id);

@@ -22,13 +22,15 @@ enum args_command {
         ARGS_MEMBER_ADD,
         ARGS_MEMBER_REMOVE,
         ARGS_TRANSFER,
-        ARGS_SEM,           /* lock's twin for a semaphore's permits */
-        ARGS_SESSION_CLOSE, /* session close ID */
-        ARGS_REVOKE,        /* revoke NAME: take it from its holders */
-        ARGS_ELECT,         /* lock's twin for an election's leadership */
-        ARGS_LEADER,        /* leader NAME: who leads an election */
-        ARGS_WATCH,         /* watch NAME | --prefix P */
-        ARGS_OBSERVE,       /* observe NAME: an election's leaderships */
+        ARGS_SEM,              /* lock's twin for a semaphore's permits */
+        ARGS_SESSION_CLOSE,    /* session close ID */
+        ARGS_REVOKE,           /* revoke NAME: take it from its holders */
+        ARGS_ELECT,            /* lock's twin for an election's leadership */
+        ARGS_LEADER,           /* leader NAME: who leads an election */
+        ARGS_WATCH,            /* watch NAME | --prefix P */
+        ARGS_OBSERVE,          /* observe NAME: an election's leaderships */
+        ARGS_SNAPSHOT_SAVE,    /* snapshot save FILE: an online backup */
+        ARGS_SNAPSHOT_INSPECT, /* snapshot inspect FILE: what one holds */
 };
 
 /* What args_parse() asks the caller to do. */

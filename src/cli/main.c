@@ -510,6 +510,32 @@ static int cmd_list(baton_client *c, const struct args *o, const char *prefix)
 }
 
 /* Runs the command of `o`. */
+/* snapshot save FILE: an online backup from the leader. */
+static int cmd_snapshot_save(baton_client *c, const struct args *o)
+{
+        struct baton_backup_info info;
+        int rv = baton_backup_save(c, o->name, o->timeout_ms, &info);
+
+        if (rv != 0) {
+                return failed(o, "snapshot save", rv);
+        }
+        print_backup(stdout, o->json, o->name, &info);
+        return EXIT_OK;
+}
+
+/* snapshot inspect FILE: offline, no cluster needed. */
+static int cmd_snapshot_inspect(const struct args *o)
+{
+        struct baton_backup_info info;
+        int rv = baton_backup_inspect(o->name, &info);
+
+        if (rv != 0) {
+                return failed(o, o->name, rv);
+        }
+        print_backup(stdout, o->json, o->name, &info);
+        return EXIT_OK;
+}
+
 static int run(baton_client *c, const struct args *o)
 {
         struct baton_holder h;
@@ -564,6 +590,8 @@ static int run(baton_client *c, const struct args *o)
                 return cli_watch(c, o);
         case ARGS_OBSERVE:
                 return cli_observe(c, o);
+        case ARGS_SNAPSHOT_SAVE:
+                return cmd_snapshot_save(c, o);
         default: /* acquire, try */
                 return o->detach ? cmd_detach(c, o, o->name)
                                  : cmd_hold(c, o, o->name);
@@ -594,6 +622,9 @@ int main(int argc, char **argv)
                                a.command == ARGS_ELECT
                            ? SUPERVISE_FAILED
                            : EXIT_USAGE;
+        }
+        if (a.command == ARGS_SNAPSHOT_INSPECT) {
+                return cmd_snapshot_inspect(&a);
         }
         a.endpoints = endpoints(&a, &source); /* from here on, never NULL */
         status = open_client(&a, source, &c);

@@ -531,3 +531,35 @@ void print_error(bool json, const char *what, int rv)
         print_json_string(stdout, what);
         fputs("}\n", stdout);
 }
+
+void print_backup(FILE *out, bool json, const char *path,
+                  const struct baton_backup_info *b)
+{
+        char when[32] = "";
+        time_t t = (time_t)(b->made_ms / 1000);
+        struct tm tm;
+
+        if (gmtime_r(&t, &tm) != NULL) {
+                strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        }
+        if (!json) {
+                fprintf(out,
+                        "%s: index %" PRIu64 " term %" PRIu64 " taken %s"
+                        " sessions %" PRIu64 " locks %" PRIu64
+                        " grants %" PRIu64 " waiters %" PRIu64 " bytes %" PRIu64
+                        " tokens up to %" PRIu64 "\n",
+                        path, b->index, b->term, when, b->sessions, b->locks,
+                        b->grants, b->waiters, b->size, b->index);
+                return;
+        }
+        fputs("{\"file\":", out);
+        put_json(out, path, strlen(path), false);
+        fprintf(out,
+                ",\"index\":%" PRIu64 ",\"term\":%" PRIu64
+                ",\"taken_ms\":%" PRIu64 ",\"taken\":\"%s\""
+                ",\"sessions\":%" PRIu64 ",\"locks\":%" PRIu64
+                ",\"grants\":%" PRIu64 ",\"waiters\":%" PRIu64
+                ",\"bytes\":%" PRIu64 ",\"max_token\":%" PRIu64 "}\n",
+                b->index, b->term, b->made_ms, when, b->sessions, b->locks,
+                b->grants, b->waiters, b->size, b->index);
+}

@@ -29,6 +29,10 @@ void print_leader(FILE *out, bool json, const char *name,
                   const struct baton_leader *l);
 /* One leadership as observe prints it: "NAME token T session S value
  * "V"", or one JSON object. */
+/* What a backup holds (snapshot save, snapshot inspect): one line or one
+ * JSON object. Every token handed out up to it is at most its index. */
+void print_backup(FILE *out, bool json, const char *path,
+                  const struct baton_backup_info *b);
 void print_leadership(FILE *out, bool json, const char *name, uint64_t token,
                       uint64_t session, const char *value);
 /* One event of a watch: "NAME granted session S owner O token T MODE at

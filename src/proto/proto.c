@@ -64,6 +64,10 @@ const char *proto_type_name(int type)
                 return "UNWATCH";
         case PROTO_WATCH_EVENT:
                 return "WATCH_EVENT";
+        case PROTO_BACKUP:
+                return "BACKUP";
+        case PROTO_BACKUP_CHUNK:
+                return "BACKUP_CHUNK";
         case PROTO_RESULT:
                 return "RESULT";
         case PROTO_NOT_LEADER:

@@ -41,6 +41,8 @@
  *               from_ord (the last event seen; from_index 0: from now),
  *               string name or prefix (src/proto/watch.c)
  *   UNWATCH     u64 the WATCH's id
+ *   BACKUP      u64 backup (0: take a new one), u64 offset: the next
+ *               piece of an online backup (src/proto/backup.c)
  *
  * Responses (server to client), one per request, with the request's id:
  *
@@ -61,6 +63,8 @@
  *   WATCH_EVENT pushed, with the id of the WATCH it answers: struct
  *               proto_watch_event (after the WATCH's RESULT of kind
  *               WATCHING, until a RESULT ends the watch)
+ *   BACKUP_CHUNK struct proto_backup_chunk, then the backup's bytes from
+ *               offset to the end of the body
  *
  * A QUERY with PROTO_FLAG_HOLDERS instead asks for every holder of the
  * lock: it is answered by a LIST_REPLY with that flag, one entry per
@@ -111,6 +115,7 @@ enum proto_type {
         PROTO_ATTACH = 11, /* src/proto/attach.h */
         PROTO_WATCH = 12,
         PROTO_UNWATCH = 13,
+        PROTO_BACKUP = 14, /* src/proto/backup.c */
         /* responses */
         PROTO_RESULT = 64,
         PROTO_NOT_LEADER = 65,
@@ -120,6 +125,7 @@ enum proto_type {
         PROTO_PONG = 69,
         PROTO_LIST_REPLY = 70,
         PROTO_WATCH_EVENT = 71,
+        PROTO_BACKUP_CHUNK = 72,
 };
 
 /*
@@ -454,6 +460,47 @@ size_t proto_write_watch_event(uint8_t *out, size_t cap, uint64_t id,
                                const struct proto_watch_event *e);
 int proto_read_watch_event(const uint8_t *body, size_t len,
                            struct proto_watch_event *e);
+
+/* --- Online backups (src/proto/backup.c) -------------------------------- */
+
+/* BACKUP: the first asks the leader to pin a consistent snapshot of the
+ * state (backup 0, offset 0); each later one asks for the bytes of that
+ * backup from `offset` on. */
+struct proto_backup {
+        uint64_t backup; /* the id the first chunk named; 0: a new one */
+        uint64_t offset;
+};
+
+/* BACKUP_CHUNK: what the backup is, and `len` of its bytes from `offset`
+ * (every chunk repeats the description, so each can be checked alone). */
+struct proto_backup_chunk {
+        uint64_t backup;   /* the pinned backup's id on this node */
+        uint64_t index;    /* the last entry the state includes */
+        uint64_t term;     /* the leader's term when it was taken */
+        uint64_t made_ms;  /* the leader's wall clock then, Unix ms */
+        uint64_t size;     /* the snapshot's bytes in all */
+        uint64_t offset;   /* of this chunk */
+        uint64_t sessions; /* counts of the state at `index` */
+        uint64_t locks;
+        uint64_t grants;
+        uint64_t waiters;
+        const uint8_t *data; /* borrowed: the body, or the writer's bytes */
+        size_t len;
+};
+
+#define PROTO_BACKUP_CHUNK_FIXED (10 * 8)
+#define PROTO_BACKUP_CHUNK_MAX   (PROTO_MAX_BODY - PROTO_BACKUP_CHUNK_FIXED)
+
+size_t proto_write_backup(uint8_t *out, size_t cap, uint64_t id,
+                          const struct proto_backup *b);
+int proto_read_backup(const uint8_t *body, size_t len, struct proto_backup *b);
+/* 0 when `len` exceeds PROTO_BACKUP_CHUNK_MAX or the chunk ends past
+ * `size`. */
+size_t proto_write_backup_chunk(uint8_t *out, size_t cap, uint64_t id,
+                                const struct proto_backup_chunk *k);
+/* The chunk's data borrowed from `body`. 0 or BATON_EMALFORMED. */
+int proto_read_backup_chunk(const uint8_t *body, size_t len,
+                            struct proto_backup_chunk *k);
 
 /* "RESULT", "PING", ...; "UNKNOWN" for anything else. */
 const char *proto_type_name(int type);

@@ -43,9 +43,13 @@ struct config {
         /* Raft timing: failover costs about 1.3-2x the election timeout. */
         uint32_t election_timeout_ms;  /* default 300, 100..60000 */
         uint32_t heartbeat_timeout_ms; /* default 50, 10..10000, < election */
-        uint32_t snapshot_threshold;   /* default 32768 entries */
-        uint32_t snapshot_trailing;    /* default 4096 entries */
-        bool snapshot_compression;     /* default true (lz4) */
+        /* batond --restore: where the restored log starts beyond the
+         * backup's index (restore.h). */
+        uint64_t restore_margin;     /* default 1e9 entries */
+        uint64_t restore_rate;       /* default 1e6 entries per second */
+        uint32_t snapshot_threshold; /* default 32768 entries */
+        uint32_t snapshot_trailing;  /* default 4096 entries */
+        bool snapshot_compression;   /* default true (lz4) */
         /* Limits. */
         uint32_t max_connections;       /* default 10000 */
         uint32_t max_frame;             /* default 65536 bytes, body limit */

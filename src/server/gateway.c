@@ -554,6 +554,9 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
         case PROTO_UNWATCH:
                 on_watch(g, c, h, body);
                 break;
+        case PROTO_BACKUP:
+                backup_on_frame(g, c, h, body);
+                break;
         default:
                 conn_fail(c, h->id, BATON_EMALFORMED,
                           "a response type sent as a request");
@@ -566,6 +569,7 @@ void gateway_on_gone(void *data, struct conn *c)
         struct gateway *g = data;
 
         watches_forget_conn(&g->watches, c);
+        backup_forget_conn(&g->backups, c);
         reply_forget_conn(c);
 }
 
@@ -605,6 +609,7 @@ void gateway_close(struct gateway *g)
         node_set_event_cb(g->node, NULL, NULL);
         node_set_entry_cb(g->node, NULL, NULL);
         abandon_all(g);
+        backup_forget_conn(&g->backups, NULL);
         deadlines_close(&g->deadlines);
         applylog_close(&g->applylog);
         watches_close(&g->watches);

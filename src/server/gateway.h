@@ -10,6 +10,7 @@
 #include "../lib/hmap.h"
 #include "../lib/queue.h"
 #include "applylog.h"
+#include "backup.h"
 #include "conn.h"
 #include "deadlines.h"
 #include "histogram.h"
@@ -40,16 +41,16 @@ enum gateway_stage {
 struct gateway_stats {
         struct histogram latency[GATEWAY_N_KINDS];
         struct histogram stages[GATEWAY_N_STAGES];
-        uint64_t requests[PROTO_UNWATCH + 1]; /* by request type */
-        uint64_t proposed;                    /* commands proposed */
-        uint64_t batches;                     /* node_apply calls (entries) */
-        uint64_t applied;                     /* commands applied (RESULTs) */
-        uint64_t barriers;                    /* read/keepalive barriers */
-        uint64_t redirects;                   /* NOT_LEADER answers */
-        uint64_t unknown;                     /* EUNKNOWN answers */
-        uint64_t expirations;                 /* EXPIRE proposals */
-        uint64_t timeouts;                    /* TIMEOUT proposals */
-        uint64_t leader_changes;              /* ready transitions */
+        uint64_t requests[PROTO_BACKUP + 1]; /* by request type */
+        uint64_t proposed;                   /* commands proposed */
+        uint64_t batches;                    /* node_apply calls (entries) */
+        uint64_t applied;                    /* commands applied (RESULTs) */
+        uint64_t barriers;                   /* read/keepalive barriers */
+        uint64_t redirects;                  /* NOT_LEADER answers */
+        uint64_t unknown;                    /* EUNKNOWN answers */
+        uint64_t expirations;                /* EXPIRE proposals */
+        uint64_t timeouts;                   /* TIMEOUT proposals */
+        uint64_t leader_changes;             /* ready transitions */
         uint64_t refused; /* BATON_EPERM: the role, or not attached */
 };
 
@@ -77,6 +78,7 @@ struct gateway {
         uint64_t clock_sent; /* wall ms of the last CLOCK proposed */
         struct gateway_stats stats;
         struct watches watches;
+        struct backups backups;
 };
 
 /* Set up on a started node (`node` and `cfg` borrowed for the gateway's

@@ -17,6 +17,7 @@
 #include "looplag.h"
 #include "metrics.h"
 #include "node.h"
+#include "restore.h"
 #include "tlsconfig.h"
 
 struct server {
@@ -127,12 +128,56 @@ static bool wants_version(int argc, char **argv)
         return false;
 }
 
+/* `--restore FILE` anywhere on the command line: taken out of argv (the
+ * rest is the node's config as usual); NULL when absent. */
+static const char *take_restore(int *argc, char **argv)
+{
+        const char *path = NULL;
+        int i, j;
+
+        for (i = 1; i < *argc; i++) {
+                if (strcmp(argv[i], "--restore") == 0 && i + 1 < *argc) {
+                        path = argv[i + 1];
+                        for (j = i; j + 2 <= *argc; j++) {
+                                argv[j] = argv[j + 2];
+                        }
+                        *argc -= 2;
+                        break;
+                }
+        }
+        return path;
+}
+
+/* Seed the data dir from a backup and exit (restore.h). */
+static int run_restore(const struct config *cfg, const char *path)
+{
+        struct restore_report r;
+        char err[512];
+
+        if (restore_backup(cfg, path, &r, err, sizeof err) != 0) {
+                fprintf(stderr, "batond: restore: %s\n", err);
+                return 1;
+        }
+        printf("restored %s into %s: %llu sessions, %llu locks (%llu grants, "
+               "%llu waiters), highest token %llu, backup index %llu; this "
+               "node's log starts after index %llu, so every new token is "
+               "above it\n",
+               path, cfg->data_dir, (unsigned long long)r.sessions,
+               (unsigned long long)r.locks, (unsigned long long)r.grants,
+               (unsigned long long)r.waiters, (unsigned long long)r.max_token,
+               (unsigned long long)r.backup_index,
+               (unsigned long long)r.start_index);
+        return 0;
+}
+
 static void usage(FILE *out)
 {
         fprintf(out,
                 "usage: batond --config FILE [--KEY VALUE ...]\n"
                 "       batond --id N --data-dir DIR --member 'ID RAFT CLIENT' "
-                "... [--KEY VALUE ...]\n\n"
+                "... [--KEY VALUE ...]\n"
+                "       batond --config FILE --restore BACKUP  (seed an empty "
+                "data dir from `batonctl snapshot save`, then exit)\n\n"
                 "Runs one node of a Baton lock cluster. Flags override the "
                 "config file.\n\nKeys:\n");
         config_print_help(out);
@@ -351,6 +396,7 @@ int main(int argc, char **argv)
         struct server *s = &srv;
         char errmsg[CONFIG_ERRMSG_MAX];
         const struct config_member *self;
+        const char *restore;
         char raft[32];
 
         if (config_wants_help(argc, argv)) {
@@ -361,12 +407,16 @@ int main(int argc, char **argv)
                 print_version();
                 return 0;
         }
+        restore = take_restore(&argc, argv);
         config_defaults(&s->cfg);
         if (config_parse_args(&s->cfg, argc, argv, errmsg, sizeof errmsg) !=
                 0 ||
             config_validate(&s->cfg, errmsg, sizeof errmsg) != 0) {
                 fprintf(stderr, "batond: %s\n", errmsg);
                 return 2;
+        }
+        if (restore != NULL) {
+                return run_restore(&s->cfg, restore);
         }
         log_set_level(s->cfg.log_level);
         if (!s->cfg.tls) {

@@ -441,7 +441,7 @@ static void start_failed(struct node *n, int rv)
 }
 
 /* The state machine's limits: the configured ones, defaults for the rest. */
-static void fsm_limits(const struct config *cfg, struct lockfsm_limits *limits)
+void node_fsm_limits(const struct config *cfg, struct lockfsm_limits *limits)
 {
         lockfsm_limits_default(limits);
         limits->max_sessions = cfg->max_sessions;
@@ -483,7 +483,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         }
         c->node = n;
         n->core = c;
-        fsm_limits(cfg, &limits);
+        node_fsm_limits(cfg, &limits);
         rv = raftfsm_init(&c->rf, &limits);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "state machine: %s",
@@ -840,6 +840,17 @@ const struct snapimage *node_snapimage(const struct node *n)
 void node_restores(const struct node *n, struct raftfsm_restores *out)
 {
         raftfsm_restores(&n->core->rf, out);
+}
+
+int node_backup(struct node *n, struct raft_buffer *bufs[], unsigned *n_bufs,
+                uint64_t *index)
+{
+        return raftfsm_backup(&n->core->rf, bufs, n_bufs, index);
+}
+
+void node_backup_release(struct raft_buffer *bufs, unsigned n_bufs)
+{
+        raftfsm_backup_release(bufs, n_bufs);
 }
 
 const struct directory *node_directory(const struct node *n)

@@ -200,6 +200,9 @@ uint64_t node_term(struct node *n);
 /* --- The state machine -----------------------------------------------------
  */
 
+/* The state machine's limits from the config's keys. */
+void node_fsm_limits(const struct config *cfg, struct lockfsm_limits *limits);
+
 /* The lock state machine, borrowed for lookups: only raft applies entries
  * to it (raftfsm_lockfsm()). */
 struct lockfsm *node_lockfsm(struct node *n);
@@ -213,6 +216,13 @@ const struct snapimage *node_snapimage(const struct node *n);
 /* Snapshots installed from the leader and restored on the worker. */
 struct raftfsm_restores;
 void node_restores(const struct node *n, struct raftfsm_restores *out);
+
+/* The state at the last applied entry as snapshot bytes, for an online
+ * backup: raftfsm_backup() (its buffers freed by node_backup_release()). */
+struct raft_buffer;
+int node_backup(struct node *n, struct raft_buffer *bufs[], unsigned *n_bufs,
+                uint64_t *index);
+void node_backup_release(struct raft_buffer *bufs, unsigned n_bufs);
 
 /* The replicated member directory, borrowed (raftfsm_directory()). */
 const struct directory *node_directory(const struct node *n);

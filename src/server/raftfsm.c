@@ -181,6 +181,11 @@ static int encode_image(void *data, void **out, size_t *out_len)
         return rv;
 }
 
+int raftfsm_encode(struct raftfsm *rf, void **out, size_t *out_len)
+{
+        return encode_image(rf, out, out_len);
+}
+
 /* Start an image of the state at `index`; the tail starts empty. */
 static int start_image(struct raftfsm *rf, uint64_t index)
 {
@@ -210,6 +215,7 @@ static bool image_due(const struct raftfsm *rf, uint64_t index)
 static void after_apply(struct raftfsm *rf, uint64_t index, const void *buf,
                         size_t len)
 {
+        rf->state_index = index;
         /* Without memory the keep is dropped: snapshots wait for an image. */
         (void)snapkeep_add(&rf->keep, index, buf, len);
         if (rf->image.state != SNAPIMAGE_NONE) {
@@ -253,28 +259,14 @@ static void take_ready_image(struct raftfsm *rf, uint64_t index)
                            rf->image.index, &rf->tail);
 }
 
-/* Hand raft the kept image and its tail as the snapshot at `index`. An
- * image that does not reach `index` here is the failure of an allocation
- * that would have kept it (snapkeep_set, snapkeep_add). */
-static int hand_kept(struct raftfsm *rf, uint64_t index,
-                     struct raft_buffer *bufs[], unsigned *n_bufs)
+/* The kept image and its tail as the snapshot at `index`: 0, RAFT_BUSY
+ * while a restore or an image is being made (an image is started if none
+ * is), RAFT_NOMEM. An image that does not reach `index` once made is the
+ * failure of an allocation that would have kept it (snapkeep_set,
+ * snapkeep_add). */
+static int hand_state(struct raftfsm *rf, uint64_t index,
+                      struct raft_buffer *bufs[], unsigned *n_bufs)
 {
-        if (!snapkeep_covers(&rf->keep, index) ||
-            snapkeep_hand(&rf->keep, bufs, n_bufs) != 0) {
-                snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
-                         baton_strerror(BATON_ENOMEM));
-                return RAFT_NOMEM;
-        }
-        rf->snap_index = index;
-        return 0;
-}
-
-static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
-                        unsigned *n_bufs)
-{
-        struct raftfsm *rf = fsm->data;
-        uint64_t index = (uint64_t)raft_last_applied(rf->raft);
-
         if (restoring(rf) || rf->broken != 0) {
                 /* The state at `index` is still being made. */
                 snprintf(rf->errmsg, sizeof rf->errmsg,
@@ -283,23 +275,60 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
                 return RAFT_BUSY;
         }
         take_ready_image(rf, index);
-        if (snapkeep_covers(&rf->keep, index)) {
-                return hand_kept(rf, index, bufs, n_bufs);
+        if (!snapkeep_covers(&rf->keep, index)) {
+                snapkeep_drop(&rf->keep);
+                if (rf->image.state == SNAPIMAGE_NONE &&
+                    start_image(rf, index) != 0) {
+                        return RAFT_NOMEM;
+                }
+                if (rf->image.state == SNAPIMAGE_MAKING) {
+                        /* Asked again later. */
+                        snprintf(rf->errmsg, sizeof rf->errmsg,
+                                 "snapshot image at %llu still being made",
+                                 (unsigned long long)rf->image.index);
+                        return RAFT_BUSY;
+                }
+                /* Made at once (SNAPIMAGE_INLINE, or fork() failed). */
+                take_ready_image(rf, index);
         }
-        snapkeep_drop(&rf->keep);
-        if (rf->image.state == SNAPIMAGE_NONE && start_image(rf, index) != 0) {
+        if (!snapkeep_covers(&rf->keep, index) ||
+            snapkeep_hand(&rf->keep, bufs, n_bufs) != 0) {
+                snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
+                         baton_strerror(BATON_ENOMEM));
                 return RAFT_NOMEM;
         }
-        if (rf->image.state == SNAPIMAGE_MAKING) {
-                /* Raft asks again after its next event. */
-                snprintf(rf->errmsg, sizeof rf->errmsg,
-                         "snapshot image at %llu still being made",
-                         (unsigned long long)rf->image.index);
-                return RAFT_BUSY;
+        return 0;
+}
+
+static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
+                        unsigned *n_bufs)
+{
+        struct raftfsm *rf = fsm->data;
+        uint64_t index = (uint64_t)raft_last_applied(rf->raft);
+        int rv = hand_state(rf, index, bufs, n_bufs);
+
+        if (rv == 0) {
+                rf->snap_index = index;
         }
-        /* Made at once (SNAPIMAGE_INLINE, or fork() failed). */
-        take_ready_image(rf, index);
-        return hand_kept(rf, index, bufs, n_bufs);
+        return rv;
+}
+
+int raftfsm_backup(struct raftfsm *rf, struct raft_buffer *bufs[],
+                   unsigned *n_bufs, uint64_t *index)
+{
+        int rv;
+
+        *index = rf->state_index;
+        rv = hand_state(rf, *index, bufs, n_bufs);
+        if (rv == 0) {
+                return 0;
+        }
+        return rv == RAFT_BUSY ? BATON_EBUSY : BATON_ENOMEM;
+}
+
+void raftfsm_backup_release(struct raft_buffer *bufs, unsigned n_bufs)
+{
+        snapkeep_release(bufs, n_bufs);
 }
 
 static int fsm_snapshot_finalize(struct raft_fsm *fsm,
@@ -468,6 +497,7 @@ static void took_restore(struct raftfsm *rf, const struct replay *rp)
         rf->dir = rp->dir;
         rf->snap_index =
             rp->tail ? rp->r.last_index : lockfsm_last_index(rf->lockfsm);
+        rf->state_index = rf->snap_index;
 }
 
 /* What fsm_restore hands on: a snapshot with a tail is a container

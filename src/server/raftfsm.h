@@ -74,6 +74,10 @@ struct raftfsm {
         struct snapkeep keep; /* the last image, handed over again */
         uint32_t threshold;   /* raft's snapshot threshold */
         uint64_t snap_index;  /* of the last snapshot handed or restored */
+        /* The last entry the state includes, applied or restored: raft's
+         * applied index also counts barriers, which never reach the
+         * state machine. */
+        uint64_t state_index;
         struct lockfsm_limits limits; /* for the states restores build */
         lockfsm_event_cb event_cb;    /* given to every restored state */
         void *event_data;
@@ -185,6 +189,24 @@ void raftfsm_set_restore(struct raftfsm *rf, enum raftfsm_restore_mode mode,
  * or the restore's own error once it failed (after `failed` was called).
  */
 int raftfsm_adopt(struct raftfsm *rf, bool wait);
+
+/*
+ * The state at its last entry (rf->state_index, into `index`) as the bytes
+ * of a snapshot, for an online backup (docs/operations.md): the buffers
+ * of fsm->snapshot, sharing the kept image, for raftfsm_backup_release().
+ * Never on the loop in proportion to the state: when no kept image covers
+ * the index, one is started (in a forked child) and the call answers
+ * BATON_EBUSY until it is ready. BATON_EBUSY also while a restore is
+ * pending; BATON_ENOMEM.
+ */
+int raftfsm_backup(struct raftfsm *rf, struct raft_buffer *bufs[],
+                   unsigned *n_bufs, uint64_t *index);
+void raftfsm_backup_release(struct raft_buffer *bufs, unsigned n_bufs);
+
+/* The state's image as raft_malloc'd bytes (the form a snapshot without a
+ * tail has), encoded on the caller's thread: for `batond --restore`,
+ * never for a serving node. 0 or a BATON_E* code. */
+int raftfsm_encode(struct raftfsm *rf, void **out, size_t *out_len);
 
 /* Whether a restore or entries queued behind one are pending. */
 bool raftfsm_restoring(const struct raftfsm *rf);

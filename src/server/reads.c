@@ -259,6 +259,9 @@ static void answer_read(struct gateway *g, struct pending *p)
         case PROTO_LIST:
                 answer_list(f, p);
                 return;
+        case PROTO_BACKUP:
+                backup_start(g, p);
+                return;
 
         default: /* PROTO_KEEPALIVE */
                 answer_keepalive(g, f, p);

@@ -22,6 +22,7 @@ static const char *const all_keys[] = {
     "join",
     "election-timeout-ms",
     "heartbeat-timeout-ms",
+    "restore-margin",
     "snapshot-threshold",
     "snapshot-trailing",
     "snapshot-compression",

@@ -147,7 +147,7 @@ static void positive_codes_are_unknown(void **state)
 /* Negative codes beyond the table are unknown, down to INT_MIN. */
 static void out_of_range_codes_are_unknown(void **state)
 {
-        static const int negative[] = {-49,   -50,    -100,        -1000,
+        static const int negative[] = {-51,   -52,    -100,        -1000,
                                        -4096, -65536, INT_MIN + 1, INT_MIN};
         size_t i;
 
@@ -191,7 +191,9 @@ static void names_are_the_identifiers(void **state)
         assert_string_equal(baton_errname(-46), "BATON_ECOMPACTED");
         assert_string_equal(baton_errname(-47), "BATON_ESLOW");
         assert_string_equal(baton_errname(-48), "BATON_ETOOMANYWATCHES");
-        assert_string_equal(baton_errname(-49), "BATON_E?");
+        assert_string_equal(baton_errname(-49), "BATON_ENOBACKUP");
+        assert_string_equal(baton_errname(-50), "BATON_ENOTREADY");
+        assert_string_equal(baton_errname(-51), "BATON_E?");
         assert_string_equal(baton_errname(1), "BATON_E?");
         assert_string_equal(baton_errname(INT_MIN), "BATON_E?");
 }

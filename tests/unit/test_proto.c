@@ -21,6 +21,7 @@
 #include "test_proto_bodies.h"
 #include "test_proto_list.h"
 #include "test_proto_attach.h"
+#include "test_proto_backup.h"
 #include "test_proto_names.h"
 #include "test_proto_reader.h"
 
@@ -584,6 +585,7 @@ static void header_accepts_exactly_the_known_types(void **state)
             PROTO_STATUS_REPLY,  PROTO_KEEPALIVE_OK, PROTO_PONG,
             PROTO_LIST,          PROTO_LIST_REPLY,   PROTO_ATTACH,
             PROTO_WATCH,         PROTO_UNWATCH,      PROTO_WATCH_EVENT,
+            PROTO_BACKUP,        PROTO_BACKUP_CHUNK,
         };
         struct proto_header h;
         uint8_t buf[PROTO_HEADER_SIZE];
@@ -677,9 +679,12 @@ static void type_names(void **state)
         assert_string_equal(proto_type_name(PROTO_WATCH), "WATCH");
         assert_string_equal(proto_type_name(PROTO_UNWATCH), "UNWATCH");
         assert_string_equal(proto_type_name(PROTO_WATCH_EVENT), "WATCH_EVENT");
-        assert_string_equal(proto_type_name(14), "UNKNOWN");
+        assert_string_equal(proto_type_name(PROTO_BACKUP), "BACKUP");
+        assert_string_equal(proto_type_name(PROTO_BACKUP_CHUNK),
+                            "BACKUP_CHUNK");
+        assert_string_equal(proto_type_name(15), "UNKNOWN");
         assert_string_equal(proto_type_name(63), "UNKNOWN");
-        assert_string_equal(proto_type_name(72), "UNKNOWN");
+        assert_string_equal(proto_type_name(73), "UNKNOWN");
         assert_string_equal(proto_type_name(-1), "UNKNOWN");
         assert_string_equal(proto_type_name(256 + PROTO_PING), "UNKNOWN");
 }
@@ -712,6 +717,9 @@ int main(void)
             cmocka_unit_test(holders_flag_only_where_allowed),
             cmocka_unit_test(holders_list_reply_round_trip),
             cmocka_unit_test(attach_exact_bytes),
+            cmocka_unit_test(backup_frames_round_trip),
+            cmocka_unit_test(backup_chunk_bounds),
+            cmocka_unit_test(backup_file_checks_every_byte),
             cmocka_unit_test(attach_bad_bodies),
             cmocka_unit_test(refusal_in_the_old_version),
             cmocka_unit_test(writers_size_and_fit),

@@ -291,6 +291,16 @@ class TooManyWatchesError(LimitError):
     max-watches-per-connection."""
 
 
+class NoBackupError(Error, LookupError):
+    """BATON_ENOBACKUP: the node no longer holds the backup being read
+    (finished, idle for a minute, or another connection's)."""
+
+
+class NotReadyError(ClusterUnavailable):
+    """BATON_ENOTREADY: the node is making a snapshot or serving other
+    backups; ask again shortly."""
+
+
 # --- Raised by the binding itself, never by libbaton ------------------------
 
 
@@ -435,6 +445,20 @@ CODES: Tuple[Code, ...] = (
         "too many watches on this connection or node (max-watches-per-connection, "
         "max-watches)",
         TooManyWatchesError,
+    ),
+    Code(
+        "ENOBACKUP",
+        -49,
+        "no such backup on this node: finished, idle for a minute, or another "
+        "connection's",
+        NoBackupError,
+    ),
+    Code(
+        "ENOTREADY",
+        -50,
+        "not ready: the node is making a snapshot or serving other backups; ask "
+        "again shortly",
+        NotReadyError,
     ),
 )
 

@@ -1,0 +1,326 @@
+/* baton_backup_save(): an online backup pulled from the leader over a
+ * connection of its own, written to a file atomically (docs/operations.md,
+ * "Backup and restore"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../proto/backupfile.h"
+#include "client.h"
+#include "clock.h"
+#include "link.h"
+
+/* How long to wait between asks while the leader makes a snapshot image
+ * or serves other backups (BATON_ENOTREADY). */
+#define BACKUP_RETRY_MS 200
+
+/* The file's description of what libbaton reports. */
+static struct backupfile_info file_info(const struct baton_backup_info *b)
+{
+        return (struct backupfile_info){b->index,  b->term,     b->made_ms,
+                                        b->size,   b->sessions, b->locks,
+                                        b->grants, b->waiters};
+}
+
+/* One backup being pulled: the link, the file being written, and where
+ * the transfer is. */
+struct puller {
+        struct link link;
+        int fd; /* the temporary file */
+        struct backupfile_digest *digest;
+        struct baton_backup_info info;
+        uint64_t id;      /* the pin on the leader; 0 before the first chunk */
+        uint64_t offset;  /* bytes written */
+        int64_t retry_at; /* ask for a new backup then; 0: now */
+        bool asked;       /* a BACKUP is out on this connection */
+        int rv;           /* 1 while running */
+};
+
+static void ask(struct puller *p)
+{
+        uint8_t frame[PROTO_HEADER_SIZE + 16];
+        struct proto_backup b = {p->id, p->offset};
+        size_t n = proto_write_backup(frame, sizeof frame, 0, &b);
+
+        p->asked = link_put(&p->link, frame, n) != 0;
+        if (!p->asked) {
+                p->rv = BATON_ENOMEM;
+        }
+}
+
+/* Start again from nothing: a new pin, an empty file. */
+static void restart(struct puller *p, int64_t at)
+{
+        p->id = 0;
+        p->offset = 0;
+        p->retry_at = at;
+        p->asked = false;
+        backupfile_digest_free(p->digest);
+        p->digest = NULL;
+        if (ftruncate(p->fd, 0) != 0 ||
+            lseek(p->fd, BACKUPFILE_HEADER, SEEK_SET) < 0) {
+                p->rv = BATON_EIO;
+        }
+}
+
+static void on_connected(void *data, int64_t now)
+{
+        struct puller *p = data;
+
+        /* A pin belongs to the connection that made it. */
+        restart(p, 0);
+        (void)now;
+        ask(p);
+}
+
+static int write_all(int fd, const uint8_t *b, size_t n)
+{
+        while (n > 0) {
+                ssize_t w = write(fd, b, n);
+                if (w < 0 && errno == EINTR) {
+                        continue;
+                }
+                if (w < 0) {
+                        return errno == ENOSPC ? BATON_ENOSPC : BATON_EIO;
+                }
+                b += w;
+                n -= (size_t)w;
+        }
+        return 0;
+}
+
+/* A chunk: it must continue the backup at the offset asked for. */
+static void take_chunk(struct puller *p, const struct proto_backup_chunk *k)
+{
+        int rv;
+
+        if ((p->id != 0 && k->backup != p->id) || k->offset != p->offset) {
+                p->rv = BATON_EMALFORMED;
+                return;
+        }
+        if (p->id == 0) {
+                p->id = k->backup;
+                p->info = (struct baton_backup_info){
+                    k->index,    k->term,  k->made_ms, k->size,
+                    k->sessions, k->locks, k->grants,  k->waiters};
+                struct backupfile_info fi = file_info(&p->info);
+                p->digest = backupfile_digest_new(&fi);
+                if (p->digest == NULL) {
+                        p->rv = BATON_ENOMEM;
+                        return;
+                }
+        }
+        rv = write_all(p->fd, k->data, k->len);
+        if (rv == 0) {
+                rv = backupfile_digest_add(p->digest, k->data, k->len);
+        }
+        if (rv != 0) {
+                p->rv = rv;
+                return;
+        }
+        p->offset += k->len;
+        if (p->offset == p->info.size) {
+                p->rv = 0;
+        } else if (k->len == 0) {
+                p->rv = BATON_EMALFORMED; /* no progress */
+        } else {
+                ask(p);
+        }
+}
+
+static void on_frame(void *data, const struct proto_header *h,
+                     const uint8_t *body, int64_t now)
+{
+        struct puller *p = data;
+        struct proto_backup_chunk k;
+        struct proto_result res;
+
+        p->asked = false;
+        if (h->type == PROTO_RESULT &&
+            proto_read_result(body, h->length, &res) == 0 &&
+            res.status == BATON_ENOTREADY && p->id == 0) {
+                p->retry_at = now + BACKUP_RETRY_MS;
+        } else if (h->type == PROTO_RESULT &&
+                   proto_read_result(body, h->length, &res) == 0) {
+                p->rv = res.status < 0 ? res.status : BATON_EMALFORMED;
+        } else if (h->type == PROTO_ERROR) {
+                struct proto_string msg;
+                int status = BATON_EMALFORMED;
+                proto_read_error(body, h->length, &status, &msg);
+                p->rv = status < 0 ? status : BATON_EMALFORMED;
+        } else if (h->type != PROTO_BACKUP_CHUNK ||
+                   proto_read_backup_chunk(body, h->length, &k) != 0) {
+                p->rv = BATON_EMALFORMED;
+        } else {
+                take_chunk(p, &k);
+        }
+}
+
+static void on_closed(void *data, uint64_t gen)
+{
+        struct puller *p = data;
+
+        (void)gen;
+        p->asked = false; /* the next connection starts again */
+}
+
+/* Drive the link until the backup is whole, fails, or `deadline`. */
+static void drive(struct puller *p, int64_t deadline)
+{
+        struct link *l = &p->link;
+
+        while (p->rv == 1) {
+                int64_t now = clock_now_ms();
+                int64_t until = link_next_event(l, true);
+                struct pollfd pfd;
+                int n;
+                if (now >= deadline) {
+                        p->rv = l->tls_refused ? BATON_ETLS : BATON_ENOANSWER;
+                        return;
+                }
+                link_step(l, now, true);
+                if (p->rv == 1 && !p->asked && l->fd >= 0 && !l->connecting &&
+                    !l->handshaking && p->retry_at != 0 && now >= p->retry_at) {
+                        p->retry_at = 0;
+                        ask(p);
+                }
+                if (p->rv != 1) {
+                        return;
+                }
+                if (link_busy(l)) {
+                        link_flush(l, now);
+                }
+                if (p->retry_at != 0 && p->retry_at < until) {
+                        until = p->retry_at;
+                }
+                until = until < deadline ? until : deadline;
+                pfd.fd = l->fd;
+                pfd.events = link_events(l);
+                pfd.revents = 0;
+                n = poll(&pfd, l->fd >= 0 ? 1 : 0,
+                         (int)(until > now ? until - now : 0));
+                if (n < 0 && errno != EINTR) {
+                        p->rv = BATON_EIO;
+                } else if (n > 0) {
+                        link_ready(l, pfd.revents, clock_now_ms());
+                }
+        }
+}
+
+/* Make a rename in `path`'s directory durable. */
+static int sync_dir(const char *path)
+{
+        char dir[4096];
+        char *slash;
+        int fd, rv;
+
+        snprintf(dir, sizeof dir, "%s", path);
+        slash = strrchr(dir, '/');
+        if (slash == NULL) {
+                snprintf(dir, sizeof dir, ".");
+        } else if (slash == dir) {
+                dir[1] = '\0';
+        } else {
+                *slash = '\0';
+        }
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                return BATON_EIO;
+        }
+        rv = fsync(fd) == 0 ? 0 : BATON_EIO;
+        close(fd);
+        return rv;
+}
+
+/* Put the header in front, make the file durable and give it its name. */
+static int finish_file(struct puller *p, const char *tmp, const char *path)
+{
+        struct backupfile_info fi = file_info(&p->info);
+        uint8_t header[BACKUPFILE_HEADER];
+        int rv = backupfile_digest_finish(p->digest, &fi, header);
+
+        p->digest = NULL;
+        if (rv != 0) {
+                return rv;
+        }
+        if (pwrite(p->fd, header, sizeof header, 0) != (ssize_t)sizeof header ||
+            fsync(p->fd) != 0) {
+                return errno == ENOSPC ? BATON_ENOSPC : BATON_EIO;
+        }
+        if (rename(tmp, path) != 0) {
+                return BATON_EIO;
+        }
+        return sync_dir(path);
+}
+
+int baton_backup_save(baton_client *c, const char *path, uint32_t timeout_ms,
+                      struct baton_backup_info *out)
+{
+        static const struct link_cb cb0 = {NULL, on_connected, on_frame,
+                                           on_closed};
+        struct link_cb cb = cb0;
+        struct puller p;
+        char tmp[4096];
+        int rv;
+
+        if (c == NULL || path == NULL ||
+            snprintf(tmp, sizeof tmp, "%s.part", path) >= (int)sizeof tmp) {
+                return BATON_EINVAL;
+        }
+        memset(&p, 0, sizeof p);
+        p.rv = 1;
+        p.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (p.fd < 0) {
+                return BATON_EIO;
+        }
+        rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])c->endpoints,
+                       c->n_endpoints, c->tls);
+        if (rv == 0) {
+                cb.data = &p;
+                link_listen(&p.link, &cb);
+                restart(&p, 0);
+                drive(&p, clock_after(clock_now_ms(),
+                                      timeout_ms != 0 ? timeout_ms : 600000));
+                link_close(&p.link);
+                rv = p.rv;
+        }
+        if (rv == 0) {
+                rv = finish_file(&p, tmp, path);
+        }
+        backupfile_digest_free(p.digest);
+        close(p.fd);
+        if (rv != 0) {
+                unlink(tmp);
+        } else if (out != NULL) {
+                *out = p.info;
+        }
+        return rv;
+}
+
+int baton_backup_inspect(const char *path, struct baton_backup_info *out)
+{
+        struct backupfile_info fi;
+        const uint8_t *snapshot;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int rv;
+
+        if (path == NULL || out == NULL) {
+                return BATON_EINVAL;
+        }
+        rv = backupfile_read(path, &buf, &len);
+        if (rv == 0) {
+                rv = backupfile_check(buf, len, &fi, &snapshot);
+        }
+        free(buf);
+        if (rv == 0) {
+                *out = (struct baton_backup_info){
+                    fi.index,    fi.term,  fi.made_ms, fi.size,
+                    fi.sessions, fi.locks, fi.grants,  fi.waiters};
+        }
+        return rv;
+}
