@@ -369,6 +369,7 @@ int main(int argc, char **argv)
                 return 2;
         }
         log_set_level(s->cfg.log_level);
+        log_set_format(s->cfg.log_format, s->cfg.id);
         if (!s->cfg.tls) {
                 log_warn("tls is off: anyone who can reach this node's "
                          "ports can read and change every lock; use it only "
