@@ -1,4 +1,5 @@
 /* batond: one Baton node — raft, client connections and timers on one loop. */
+#include <errno.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "looplag.h"
 #include "metrics.h"
 #include "node.h"
+#include "service.h"
 #include "tlsconfig.h"
 
 struct server {
@@ -27,6 +29,7 @@ struct server {
         struct conn_set conns;
         struct metrics metrics;
         struct looplag looplag;
+        struct service service;
         uv_check_t flush;
         uv_signal_t sigint;
         uv_signal_t sigterm;
@@ -67,6 +70,8 @@ static void on_watchdog(uv_timer_t *t)
 static void shutdown_now(struct server *s)
 {
         log_info("shutting down");
+        service_stopping(&s->service, "shutting down");
+        service_close(&s->service);
         uv_timer_init(&s->loop, &s->watchdog);
         uv_timer_start(&s->watchdog, on_watchdog, SHUTDOWN_BOUND_MS, 0);
         uv_unref((uv_handle_t *)&s->watchdog); /* never keeps the loop up */
@@ -100,6 +105,8 @@ static void on_signal(uv_signal_t *h, int signum)
         if (signum == SIGTERM && node_serving(&s->node) &&
             node_transfer(&s->node, 0, on_transferred) == 0) {
                 log_info("SIGTERM: transferring leadership before exit");
+                service_stopping(&s->service,
+                                 "transferring leadership before exit");
                 return;
         }
         shutdown_now(s);
@@ -154,9 +161,26 @@ static int client_tls(const struct config *cfg, bool on, struct tls_ctx **out)
         return 0;
 }
 
-/* SIGHUP: certificates, keys and CRLs are read again, for new connections;
- * those open keep the credentials they started with. A file that does not
- * load leaves the old settings in place. */
+/* SIGHUP, first part: the apply log is opened again at its path, so that
+ * logrotate can rename it away (postrotate: systemctl kill -s HUP). */
+static void reopen_logs(struct server *s)
+{
+        if (s->cfg.apply_log[0] == '\0') {
+                return;
+        }
+        if (applylog_reopen(&s->gateway.applylog, s->cfg.apply_log) != 0) {
+                log_error("SIGHUP: cannot reopen the apply log %s: %s; "
+                          "writing to the file it had open",
+                          s->cfg.apply_log, strerror(errno));
+                return;
+        }
+        log_info("SIGHUP: apply log %s reopened", s->cfg.apply_log);
+}
+
+/* SIGHUP: the apply log is reopened; certificates, keys and CRLs are read
+ * again, for new connections; those open keep the credentials they
+ * started with. A file that does not load leaves the old settings in
+ * place. */
 static void on_sighup(uv_signal_t *h, int signum)
 {
         struct server *s = h->data;
@@ -164,6 +188,7 @@ static void on_sighup(uv_signal_t *h, int signum)
         struct tls_ctx *x;
 
         (void)signum;
+        reopen_logs(s);
         if (!s->cfg.tls) {
                 log_info("SIGHUP: tls is off; nothing to reload");
                 return;
@@ -385,6 +410,8 @@ int main(int argc, char **argv)
                 return 1;
         }
         start_loop_handles(s);
+        /* Raft runs and every port listens: the node serves. */
+        service_ready(&s->service, &s->loop, &s->node);
         log_info("node %llu: raft %s, clients %s, data %s, %u members; "
                  "batond %s, libraft %s",
                  (unsigned long long)s->cfg.id, self->raft_address,
