@@ -76,7 +76,6 @@ static bool await_answer(struct ctx *x, unsigned id, const char *path,
         return false;
 }
 
-
 /* Every node of a healthy cluster: healthy, ready, following one leader;
  * any other path is still the metrics. */
 static void sc_health_ready(struct ctx *x)
@@ -459,6 +458,35 @@ static void plain_text_to(struct ctx *x, unsigned id)
         }
 }
 
+/* Make node `id` the leader: transfers (retried: a node that has just
+ * restarted may not be caught up yet, and an election may intervene)
+ * until it leads, for up to HEALTHY_MS. */
+static bool lead(struct ctx *x, unsigned id)
+{
+        int64_t end = tclient_now_ms() + HEALTHY_MS;
+        unsigned leader = 0;
+        struct tclient c;
+        int rv = 0;
+
+        if (tclient_init(&c, x->h.endpoints) != 0) {
+                snprintf(x->why, sizeof x->why, "tclient_init failed");
+                return false;
+        }
+        while (tclient_now_ms() < end) {
+                if (harness_wait_leader(&x->h, HEALTHY_MS, &leader) == 0 &&
+                    leader == id) {
+                        tclient_close(&c);
+                        return true;
+                }
+                rv = tclient_transfer(&c, id, OP_MS);
+                poll_pause();
+        }
+        snprintf(x->why, sizeof x->why, "leader %u, last transfer: %d %s",
+                 leader, rv, c.errmsg);
+        tclient_close(&c);
+        return false;
+}
+
 static void sc_json_logs(struct ctx *x)
 {
         static const char *const flags[] = {"--log-format", "json",
@@ -478,19 +506,12 @@ static void sc_json_logs(struct ctx *x)
                    harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0,
                "restart of node %u with --log-format json: %s", id,
                x->h.errmsg);
-        EXPECT(x,
-               get(x, id, "/ready", body) == 200 && field(body, "max_lag") == 7,
+        EXPECT(x, get(x, id, "/ready", body) > 0 && field(body, "max_lag") == 7,
                "--ready-max-lag 7: GET /ready gave %s", body);
         /* The leader's lines about a session carry its id: make node `id`
          * the leader, and let a session expire there. */
-        OPEN(x, &c, SHORT_TTL);
-        EXPECT(x, tclient_transfer(&c, id, OP_MS) == 0,
-               "transfer to node %u: %s", id, c.errmsg);
-        tclient_close(&c);
-        EXPECT(x,
-               harness_wait_leader(&x->h, HEALTHY_MS, &leader) == 0 &&
-                   leader == id,
-               "leader %u after the transfer to %u", leader, id);
+        EXPECT(x, lead(x, id), "node %u did not become the leader: %s", id,
+               x->why);
         OPEN(x, &c, SHORT_TTL);
         tclient_close(&c);
         snprintf(expired, sizeof expired, "session %" PRIu64 ": lease expired",
