@@ -143,6 +143,24 @@ int applylog_open(struct applylog *a, const char *path)
         return a->fd < 0 ? BATON_EIO : 0;
 }
 
+int applylog_reopen(struct applylog *a, const char *path)
+{
+        int fd;
+
+        if (a->fd < 0) {
+                return 0;
+        }
+        /* The new file first: a path that cannot be opened leaves the
+         * lines going where they went. */
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+        if (fd < 0) {
+                return BATON_EIO;
+        }
+        close(a->fd);
+        a->fd = fd;
+        return 0;
+}
+
 void applylog_close(struct applylog *a)
 {
         if (a->fd >= 0) {

@@ -25,6 +25,15 @@ struct applylog {
 /* Open (append, create) `path`; "" or NULL leaves the log off. 0 or
  * BATON_EIO. */
 int applylog_open(struct applylog *a, const char *path);
+
+/*
+ * Open `path` again (append, create) and write there from now on, for
+ * logrotate: after the file was renamed, lines go to a new file at the
+ * path. Every line is one write(2) and the loop is single-threaded, so no
+ * line is split or lost across the two files. A log that is off stays off.
+ * 0, or BATON_EIO (errno says why) with the old file still in use.
+ */
+int applylog_reopen(struct applylog *a, const char *path);
 void applylog_close(struct applylog *a);
 void applylog_write(struct applylog *a, uint64_t term,
                     const struct lockfsm_event *ev);

@@ -22,13 +22,14 @@ enum type {
         T_U64,
         T_U32,
         T_BOOL,
-        T_PATH,      /* char[size]; "" allowed (means unset or off) */
-        T_STRING,    /* char[size]; free text, "" allowed */
-        T_ADDRESS,   /* char[size]; "host:port", "[ipv6]:port", or "" */
-        T_LOG_LEVEL, /* enum log_level */
-        T_MEMBER,    /* one more entry of members[]; min..max = list size */
-        T_ROLE,      /* uint8_t enum roles_role */
-        T_ROLE_MAP,  /* one more entry of roles[]; min..max = list size */
+        T_PATH,       /* char[size]; "" allowed (means unset or off) */
+        T_STRING,     /* char[size]; free text, "" allowed */
+        T_ADDRESS,    /* char[size]; "host:port", "[ipv6]:port", or "" */
+        T_LOG_LEVEL,  /* enum log_level */
+        T_LOG_FORMAT, /* enum log_format */
+        T_MEMBER,     /* one more entry of members[]; min..max = list size */
+        T_ROLE,       /* uint8_t enum roles_role */
+        T_ROLE_MAP,   /* one more entry of roles[]; min..max = list size */
 };
 
 struct key {
@@ -78,7 +79,8 @@ static const struct key keys[] = {
     {"metrics-address",       T_ADDRESS,   F(metrics_address),       "",        0,     0,          "Where HTTP metrics are served, e.g. 127.0.0.1:7201 (anyone who reaches it reads the cluster's state); empty = off"},
     {"metrics-tls",           T_BOOL,      F(metrics_tls),           "false",   0,     1,          "Serve metrics over TLS with the node's certificate, scrapers presenting one of the client CA's"},
     {"metrics-max-connections", T_U32,     F(metrics_max_connections), "16",    1,     1024,       "Metrics connections open at once; more are closed; each gets handshake-timeout-ms to be answered"},
-    {"apply-log",             T_PATH,      F(apply_log),             "",        0,     0,          "File that gets one JSON line per state machine event; empty = off"},
+    {"ready-max-lag",         T_U32,       F(ready_max_lag),         "1000",    0,     UINT32_MAX, "GET /ready answers 503 while this node's applied index is more than this many entries behind the leader's commit index"},
+    {"apply-log",             T_PATH,      F(apply_log),             "",        0,     0,          "File that gets one JSON line per state machine event, reopened on SIGHUP (logrotate); empty = off"},
     {"tls",                   T_BOOL,      F(tls),                   "true",    0,     1,          "TLS 1.3 with mutual authentication on the client and raft ports; off only for a trusted single host (logged as a warning)"},
     {"tls-ca",                T_PATH,      F(tls_ca),                "",        0,     0,          "PEM CA certificate that signs every node's certificate, and the clients' unless tls-client-ca is set; required with tls"},
     {"tls-cert",              T_PATH,      F(tls_cert),              "",        0,     0,          "PEM certificate of this node for both ports; carries the identity tls-peer-identity gives its id, and its client address as a SAN; required with tls"},
@@ -92,6 +94,7 @@ static const struct key keys[] = {
     {"role",                  T_ROLE_MAP,  F(roles),                 "",        0,     CONFIG_MAX_ROLES, "IDENTITY ROLE: the role (admin, lock, read, none) of clients whose certificate has this identity; one line each"},
     {"default-role",          T_ROLE,      F(default_role),          "lock",    0,     0,          "Role of client identities no role line names: admin, lock, read or none"},
     {"log-level",             T_LOG_LEVEL, F(log_level),             "info",    0,     0,          "Least severe log lines written: error, warn, info or debug"},
+    {"log-format",            T_LOG_FORMAT, F(log_format),           "text",    0,     0,          "Log lines on stderr: text, or json (one object per line: time, level, node, message, and session, seq, connection, request where known)"},
 };
 /* clang-format on */
 
@@ -104,12 +107,23 @@ static const char *const level_names[] = {
     [LOG_DEBUG] = "debug",
 };
 
+static const char *const format_names[] = {
+    [LOG_TEXT] = "text",
+    [LOG_JSON] = "json",
+};
+
 static const char *const type_names[] = {
-    [T_U64] = "u64",         [T_U32] = "u32",
-    [T_BOOL] = "bool",       [T_PATH] = "path",
-    [T_ADDRESS] = "address", [T_LOG_LEVEL] = "log-level",
-    [T_STRING] = "string",   [T_MEMBER] = "member",
-    [T_ROLE] = "role",       [T_ROLE_MAP] = "role-line",
+    [T_U64] = "u64",
+    [T_U32] = "u32",
+    [T_BOOL] = "bool",
+    [T_PATH] = "path",
+    [T_ADDRESS] = "address",
+    [T_LOG_LEVEL] = "log-level",
+    [T_STRING] = "string",
+    [T_MEMBER] = "member",
+    [T_ROLE] = "role",
+    [T_ROLE_MAP] = "role-line",
+    [T_LOG_FORMAT] = "log-format",
 };
 
 int config_fail(char *msg, size_t size, const char *fmt, ...)
@@ -277,6 +291,16 @@ static int set(struct config *c, const struct key *k, const char *value,
                     "'%s' is not a log level (error, warn, info, "
                     "debug)",
                     value);
+        case T_LOG_FORMAT:
+                for (i = 0; i < 2; i++) {
+                        if (strcmp(value, format_names[i]) == 0) {
+                                *(enum log_format *)(void *)field =
+                                    (enum log_format)i;
+                                return 0;
+                        }
+                }
+                return config_fail(
+                    msg, size, "'%s' is not a log format (text, json)", value);
         case T_MEMBER:
                 return members_add(c, value, msg, size);
         case T_ROLE:
@@ -651,6 +675,13 @@ static int check_fields(const struct config *c, char *errmsg,
                                                    k->name, (int)c->log_level);
                         }
                         break;
+                case T_LOG_FORMAT:
+                        if ((unsigned)c->log_format > (unsigned)LOG_JSON) {
+                                return config_fail(errmsg, errmsg_size,
+                                                   "%s: %d is not a log format",
+                                                   k->name, (int)c->log_format);
+                        }
+                        break;
                 case T_BOOL:
                 case T_MEMBER:
                 case T_ROLE_MAP:
@@ -756,6 +787,9 @@ static void describe(const struct key *k, const char **def, char *range,
                 break;
         case T_LOG_LEVEL:
                 snprintf(range, size, "error/warn/info/debug");
+                break;
+        case T_LOG_FORMAT:
+                snprintf(range, size, "text/json");
                 break;
         case T_ROLE:
                 snprintf(range, size, "admin/lock/read/none");

@@ -90,9 +90,11 @@ struct config {
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
         bool metrics_tls;                         /* default false */
         uint32_t metrics_max_connections;         /* default 16 */
-        char apply_log[PATH_MAX]; /* "" = off; JSON line per fsm event */
-        enum log_level log_level; /* error|warn|info|debug, default
-                                            info */
+        uint32_t ready_max_lag;     /* default 1000 entries (GET /ready) */
+        char apply_log[PATH_MAX];   /* "" = off; JSON line per fsm event */
+        enum log_level log_level;   /* error|warn|info|debug, default
+                                              info */
+        enum log_format log_format; /* text|json, default text */
 };
 
 /* Fill `c` with every key's default (no members, id 0, data_dir ""). */

@@ -111,9 +111,10 @@ static void authenticated(struct conn *c)
 {
         c->authenticated = true;
         conn_authorize(c, tls_peer(c->tls));
-        log_debug("connection %llu from %s: authenticated as '%s' (%s)",
-                  (unsigned long long)c->id, c->peer, c->identity,
-                  roles_name(c->role));
+        log_debug_f(&(struct log_fields){.connection = c->id},
+                    "connection %llu from %s: authenticated as '%s' (%s)",
+                    (unsigned long long)c->id, c->peer, c->identity,
+                    roles_name(c->role));
         if (c->refusal != 0) {
                 conn_fail(c, 0, c->refusal, baton_strerror(c->refusal));
         }
@@ -125,9 +126,10 @@ static void tls_refuse(struct conn *c, long rv)
 {
         if (rv == BATON_ETLS) {
                 c->set->tls_refused++;
-                log_warn("client connection %llu from %s refused: %s",
-                         (unsigned long long)c->id, c->peer,
-                         tls_errmsg(c->tls));
+                log_warn_f(&(struct log_fields){.connection = c->id},
+                           "client connection %llu from %s refused: %s",
+                           (unsigned long long)c->id, c->peer,
+                           tls_errmsg(c->tls));
         }
         c->closing = true;
         uv_read_stop((uv_stream_t *)&c->tcp);
@@ -139,9 +141,10 @@ static void tls_refuse(struct conn *c, long rv)
 static void refuse_plain(struct conn *c)
 {
         c->set->tls_refused++;
-        log_warn("client connection %llu from %s refused: plain text on "
-                 "the TLS port",
-                 (unsigned long long)c->id, c->peer);
+        log_warn_f(&(struct log_fields){.connection = c->id},
+                   "client connection %llu from %s refused: plain text on "
+                   "the TLS port",
+                   (unsigned long long)c->id, c->peer);
         tls_conn_destroy(c->tls);
         c->tls = NULL;
         conn_fail(c, 0, BATON_ETLS,
@@ -340,10 +343,11 @@ static void on_sweep(uv_timer_t *t)
                 }
                 if (!c->authenticated &&
                     now - c->started >= s->limits.handshake_timeout_ms) {
-                        log_warn("client connection %llu from %s: no TLS "
-                                 "handshake within %u ms; closed",
-                                 (unsigned long long)c->id, c->peer,
-                                 (unsigned)s->limits.handshake_timeout_ms);
+                        log_warn_f(&(struct log_fields){.connection = c->id},
+                                   "client connection %llu from %s: no TLS "
+                                   "handshake within %u ms; closed",
+                                   (unsigned long long)c->id, c->peer,
+                                   (unsigned)s->limits.handshake_timeout_ms);
                 } else if (now - c->last_rx >= s->limits.idle_timeout_ms) {
                         log_debug("client connection %llu from %s: idle for "
                                   "%u ms; closed",
@@ -478,8 +482,9 @@ void conn_fail(struct conn *c, uint64_t id, int status, const char *message)
 static void close_after_error(struct conn *c, bool written, int status,
                               const char *message)
 {
-        log_debug("connection %llu: closing after error %d (%s)",
-                  (unsigned long long)c->id, status, message);
+        log_debug_f(&(struct log_fields){.connection = c->id},
+                    "connection %llu: closing after error %d (%s)",
+                    (unsigned long long)c->id, status, message);
         c->closing = true;
         uv_read_stop((uv_stream_t *)&c->tcp);
         if (!written) {

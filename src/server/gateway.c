@@ -327,12 +327,16 @@ static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
         size_t n;
 
         if (c->role != ROLES_ADMIN) {
+                struct log_fields f = {.session = p->cmd.session,
+                                       .connection = c->id,
+                                       .request = p->to.id};
                 g->stats.refused++;
-                log_warn("refused %s of session %llu from '%s' "
-                         "(connection %llu): role %s",
-                         command_type_name(p->cmd.type),
-                         (unsigned long long)p->cmd.session, c->identity,
-                         (unsigned long long)c->id, roles_name(c->role));
+                log_warn_f(&f,
+                           "refused %s of session %llu from '%s' "
+                           "(connection %llu): role %s",
+                           command_type_name(p->cmd.type),
+                           (unsigned long long)p->cmd.session, c->identity,
+                           (unsigned long long)c->id, roles_name(c->role));
                 return BATON_EPERM;
         }
         if (p->cmd.type == COMMAND_REVOKE_LOCK) {
@@ -508,9 +512,10 @@ static bool authorized(struct gateway *g, struct conn *c,
                 return true; /* a response type is malformed, below */
         }
         g->stats.refused++;
-        log_warn("refused %s from '%s' (connection %llu): role %s",
-                 proto_type_name(h->type), c->identity,
-                 (unsigned long long)c->id, roles_name(c->role));
+        log_warn_f(&(struct log_fields){.connection = c->id, .request = h->id},
+                   "refused %s from '%s' (connection %llu): role %s",
+                   proto_type_name(h->type), c->identity,
+                   (unsigned long long)c->id, roles_name(c->role));
         reply_status(c, h->id, BATON_EPERM);
         return false;
 }

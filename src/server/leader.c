@@ -26,8 +26,9 @@ void leader_on_deadline(void *data, const struct deadline *d)
                 c.type = COMMAND_EXPIRE;
                 c.delay_ms = g->cfg->lock_delay_ms; /* written in the log */
                 g->stats.expirations++;
-                log_info("session %llu: lease expired, proposing EXPIRE",
-                         (unsigned long long)d->session);
+                log_info_f(&(struct log_fields){.session = d->session},
+                           "session %llu: lease expired, proposing EXPIRE",
+                           (unsigned long long)d->session);
         } else {
                 c.type = COMMAND_TIMEOUT;
                 c.target = d->seq;

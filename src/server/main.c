@@ -1,4 +1,5 @@
 /* batond: one Baton node — raft, client connections and timers on one loop. */
+#include <errno.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "metrics.h"
 #include "node.h"
 #include "restore.h"
+#include "service.h"
 #include "tlsconfig.h"
 
 struct server {
@@ -28,6 +30,7 @@ struct server {
         struct conn_set conns;
         struct metrics metrics;
         struct looplag looplag;
+        struct service service;
         uv_check_t flush;
         uv_signal_t sigint;
         uv_signal_t sigterm;
@@ -68,6 +71,8 @@ static void on_watchdog(uv_timer_t *t)
 static void shutdown_now(struct server *s)
 {
         log_info("shutting down");
+        service_stopping(&s->service, "shutting down");
+        service_close(&s->service);
         uv_timer_init(&s->loop, &s->watchdog);
         uv_timer_start(&s->watchdog, on_watchdog, SHUTDOWN_BOUND_MS, 0);
         uv_unref((uv_handle_t *)&s->watchdog); /* never keeps the loop up */
@@ -101,6 +106,8 @@ static void on_signal(uv_signal_t *h, int signum)
         if (signum == SIGTERM && node_serving(&s->node) &&
             node_transfer(&s->node, 0, on_transferred) == 0) {
                 log_info("SIGTERM: transferring leadership before exit");
+                service_stopping(&s->service,
+                                 "transferring leadership before exit");
                 return;
         }
         shutdown_now(s);
@@ -199,9 +206,26 @@ static int client_tls(const struct config *cfg, bool on, struct tls_ctx **out)
         return 0;
 }
 
-/* SIGHUP: certificates, keys and CRLs are read again, for new connections;
- * those open keep the credentials they started with. A file that does not
- * load leaves the old settings in place. */
+/* SIGHUP, first part: the apply log is opened again at its path, so that
+ * logrotate can rename it away (postrotate: systemctl kill -s HUP). */
+static void reopen_logs(struct server *s)
+{
+        if (s->cfg.apply_log[0] == '\0') {
+                return;
+        }
+        if (applylog_reopen(&s->gateway.applylog, s->cfg.apply_log) != 0) {
+                log_error("SIGHUP: cannot reopen the apply log %s: %s; "
+                          "writing to the file it had open",
+                          s->cfg.apply_log, strerror(errno));
+                return;
+        }
+        log_info("SIGHUP: apply log %s reopened", s->cfg.apply_log);
+}
+
+/* SIGHUP: the apply log is reopened; certificates, keys and CRLs are read
+ * again, for new connections; those open keep the credentials they
+ * started with. A file that does not load leaves the old settings in
+ * place. */
 static void on_sighup(uv_signal_t *h, int signum)
 {
         struct server *s = h->data;
@@ -209,6 +233,7 @@ static void on_sighup(uv_signal_t *h, int signum)
         struct tls_ctx *x;
 
         (void)signum;
+        reopen_logs(s);
         if (!s->cfg.tls) {
                 log_info("SIGHUP: tls is off; nothing to reload");
                 return;
@@ -419,6 +444,7 @@ int main(int argc, char **argv)
                 return run_restore(&s->cfg, restore);
         }
         log_set_level(s->cfg.log_level);
+        log_set_format(s->cfg.log_format, s->cfg.id);
         if (!s->cfg.tls) {
                 log_warn("tls is off: anyone who can reach this node's "
                          "ports can read and change every lock; use it only "
@@ -434,6 +460,8 @@ int main(int argc, char **argv)
                 return 1;
         }
         start_loop_handles(s);
+        /* Raft runs and every port listens: the node serves. */
+        service_ready(&s->service, &s->loop, &s->node);
         log_info("node %llu: raft %s, clients %s, data %s, %u members; "
                  "batond %s, libraft %s",
                  (unsigned long long)s->cfg.id, self->raft_address,

@@ -241,9 +241,36 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
         return o.len;
 }
 
-static size_t render(void *data, char *buf, size_t cap)
+void metrics_health_facts(const struct metrics *m, struct health_facts *f)
 {
-        return metrics_render(data, buf, cap);
+        struct proto_status ns;
+
+        node_status(m->node, &ns);
+        f->node = m->node->cfg->id;
+        f->role = ns.role;
+        f->serving = node_serving(m->node);
+        f->term = ns.term;
+        f->leader = ns.leader_id;
+        f->commit_index = ns.commit_index;
+        f->applied_index = ns.applied_index;
+        f->leader_commit = node_leader_commit(m->node);
+        f->max_lag = m->node->cfg->ready_max_lag;
+}
+
+/* GET /health and GET /ready get their JSON; every other path, metrics. */
+static size_t render(void *data, const char *path, struct scrape_reply *r,
+                     char *buf, size_t cap)
+{
+        const struct metrics *m = data;
+        struct health_facts f;
+        bool ready = strcmp(path, "/ready") == 0;
+
+        if (!ready && strcmp(path, "/health") != 0) {
+                return metrics_render(m, buf, cap);
+        }
+        metrics_health_facts(m, &f);
+        r->content_type = "application/json";
+        return health_render(&f, ready, buf, cap, &r->status);
 }
 
 int metrics_start(struct metrics *m, uv_loop_t *loop,

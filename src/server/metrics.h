@@ -9,6 +9,7 @@
 
 #include "conn.h"
 #include "gateway.h"
+#include "health.h"
 #include "looplag.h"
 #include "node.h"
 #include "scrape.h"
@@ -43,5 +44,9 @@ void metrics_close(struct metrics *m);
 /* Render the exposition text into buf (NUL-terminated); returns its length,
  * or the length it would need when `cap` is too small. */
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap);
+
+/* What GET /health and GET /ready are answered from, read from the node
+ * now. */
+void metrics_health_facts(const struct metrics *m, struct health_facts *f);
 
 #endif /* SERVER_METRICS_H */

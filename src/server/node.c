@@ -17,6 +17,7 @@
 #include <raft/uv.h>
 
 #include "../../include/baton.h"
+#include "heard.h"
 #include "log.h"
 #include "peer.h"
 #include "raftfsm.h"
@@ -36,7 +37,7 @@ struct node_core {
                            struct raft_uv_connect *req, raft_id id,
                            const char *address, raft_uv_connect_cb cb);
         raft_uv_accept_cb raft_accept;
-        struct raft_io io;
+        struct heard heard; /* raft_uv's I/O, and what a leader sent */
         struct raft raft;
         struct raftfsm rf;
         struct raft_barrier barrier; /* the one that makes the node serve */
@@ -392,7 +393,7 @@ static int init_raft(struct node *n, const char *raft_address)
         if (rv != 0) {
                 return rv;
         }
-        rv = raft_uv_init(&c->io, n->loop, cfg->data_dir, &c->transport);
+        rv = raft_uv_init(&c->heard.io, n->loop, cfg->data_dir, &c->transport);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft io on %.200s: %s",
                          cfg->data_dir, raft_strerror(rv));
@@ -401,8 +402,10 @@ static int init_raft(struct node *n, const char *raft_address)
         /* Auto-recovery (still on by default in 0.22.1) would silently drop
          * entries of a corrupt segment, possibly acknowledged ones: fail
          * loudly instead (docs/raft.md). */
-        raft_uv_set_auto_recovery(&c->io, false);
-        rv = raft_init(&c->raft, &c->io, &c->rf.fsm, cfg->id, raft_address);
+        raft_uv_set_auto_recovery(&c->heard.io, false);
+        heard_wrap(&c->heard);
+        rv = raft_init(&c->raft, &c->heard.io, &c->rf.fsm, cfg->id,
+                       raft_address);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft init: %s",
                          raft_errmsg(&c->raft));
@@ -419,7 +422,7 @@ static int init_raft(struct node *n, const char *raft_address)
         return 0;
 
 err_after_io:
-        raft_uv_close(&c->io);
+        raft_uv_close(&c->heard.io);
 err_after_transport:
         free_transport(n);
         uv_run(n->loop, UV_RUN_NOWAIT);
@@ -544,7 +547,7 @@ static void on_raft_closed(struct raft *r)
         struct node *n = r->data;
         struct node_core *c = n->core;
 
-        raft_uv_close(&c->io);
+        raft_uv_close(&c->heard.io);
         free_transport(n);
         raftfsm_close(&c->rf);
         free(c);
@@ -805,6 +808,16 @@ void node_status(struct node *n, struct proto_status *st)
                 m->client_address.p = client;
                 m->client_address.len = (uint8_t)strlen(client);
         }
+}
+
+uint64_t node_leader_commit(struct node *n)
+{
+        struct raft *r = &n->core->raft;
+        uint64_t heard =
+            heard_leader_commit(&n->core->heard, raft_current_term(r));
+        uint64_t own = raft_commit_index(r);
+
+        return heard > own ? heard : own;
 }
 
 uint64_t node_last_applied(struct node *n)

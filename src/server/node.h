@@ -191,6 +191,10 @@ bool node_has_member(struct node *n, uint64_t id, const char *raft_address);
  */
 void node_status(struct node *n, struct proto_status *st);
 
+/* The highest commit index known here: this node's own, or the one a
+ * leader of the current term last sent it (heard.h), whichever is higher. */
+uint64_t node_leader_commit(struct node *n);
+
 /* The index of the last entry applied to the state machine, and of the
  * last entry in the log; the current term. */
 uint64_t node_last_applied(struct node *n);

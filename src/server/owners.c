@@ -35,11 +35,15 @@ static void attach(struct gateway *g, struct pending *p)
         }
         if (want == NULL || CRYPTO_memcmp(got, want, ATTACH_HASH_SIZE) != 0) {
                 if (p->to.conn != NULL) {
-                        log_warn("refused ATTACH to session %llu from '%s' "
-                                 "(connection %llu): wrong secret",
-                                 (unsigned long long)p->key_a,
-                                 p->to.conn->identity,
-                                 (unsigned long long)p->to.conn->id);
+                        struct log_fields lf = {.session = p->key_a,
+                                                .connection = p->to.conn->id,
+                                                .request = p->to.id};
+                        log_warn_f(&lf,
+                                   "refused ATTACH to session %llu from '%s' "
+                                   "(connection %llu): wrong secret",
+                                   (unsigned long long)p->key_a,
+                                   p->to.conn->identity,
+                                   (unsigned long long)p->to.conn->id);
                 }
                 g->stats.refused++;
                 pending_settle_status(p, BATON_EPERM);
@@ -88,16 +92,21 @@ bool owners_admit(struct gateway *g, struct pending *p)
         /* A session that is over: say so, as the state machine would. */
         st = lockfsm_session_status(node_lockfsm(g->node), session);
         if (st == 0) {
+                struct log_fields f = {.session = session,
+                                       .seq = p->cmd.seq,
+                                       .connection = c != NULL ? c->id : 0,
+                                       .request = p->to.id};
                 st = BATON_EPERM;
                 g->stats.refused++;
-                log_warn("refused %s in session %llu from '%s' "
-                         "(connection %llu): not attached to it",
-                         p->frame_type == PROTO_COMMAND
-                             ? command_type_name(p->cmd.type)
-                             : proto_type_name(p->frame_type),
-                         (unsigned long long)session,
-                         c != NULL ? c->identity : "",
-                         c != NULL ? (unsigned long long)c->id : 0ULL);
+                log_warn_f(&f,
+                           "refused %s in session %llu from '%s' "
+                           "(connection %llu): not attached to it",
+                           p->frame_type == PROTO_COMMAND
+                               ? command_type_name(p->cmd.type)
+                               : proto_type_name(p->frame_type),
+                           (unsigned long long)session,
+                           c != NULL ? c->identity : "",
+                           c != NULL ? (unsigned long long)c->id : 0ULL);
         }
         pending_settle_status(p, st);
         return false;

@@ -36,8 +36,11 @@ void reply_forget_conn(struct conn *c)
 void reply_frame(struct conn *c, uint64_t id, size_t n)
 {
         if (n == 0) {
-                log_error("connection %llu: reply %llu did not encode",
-                          (unsigned long long)c->id, (unsigned long long)id);
+                log_write_fields(
+                    LOG_ERROR,
+                    &(struct log_fields){.connection = c->id, .request = id},
+                    "connection %llu: reply %llu did not encode",
+                    (unsigned long long)c->id, (unsigned long long)id);
                 conn_fail(c, id, BATON_EINVAL, "reply did not encode");
                 return;
         }

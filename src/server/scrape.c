@@ -105,28 +105,61 @@ static void send_sealed(struct scrape *s, bool last)
         free(p);
 }
 
+/* The request line's target, "" when there is none: "GET /ready?x
+ * HTTP/1.0" gives "/ready". */
+static void request_path(const char *head, char *path, size_t cap)
+{
+        const char *p = strchr(head, ' ');
+        size_t n;
+
+        path[0] = '\0';
+        if (p == NULL) {
+                return;
+        }
+        p++;
+        n = strcspn(p, " ?\r\n");
+        if (n >= cap) {
+                n = cap - 1;
+        }
+        memcpy(path, p, n);
+        path[n] = '\0';
+}
+
+static const char *reason_phrase(int status)
+{
+        return status == 200 ? "OK" : "Service Unavailable";
+}
+
 static void reply(struct scrape *s)
 {
-        static const char head[] = "HTTP/1.0 200 OK\r\n"
-                                   "Content-Type: text/plain; version=0.0.4\r\n"
-                                   "Connection: close\r\n\r\n";
         struct scrape_server *srv = s->server;
-        size_t need = srv->render(srv->data, NULL, 0) + 1;
-        char *text = malloc(sizeof head + need);
+        struct scrape_reply r = {200, "text/plain; version=0.0.4"};
+        char path[SCRAPE_PATH_MAX];
+        char head[160];
+        size_t need, len;
+        char *text;
+        int n;
 
         s->answered = true;
         uv_read_stop((uv_stream_t *)&s->tcp);
+        request_path(s->head, path, sizeof path);
+        need = srv->render(srv->data, path, &r, NULL, 0) + 1;
+        n = snprintf(head, sizeof head,
+                     "HTTP/1.0 %d %s\r\nContent-Type: %s\r\n"
+                     "Connection: close\r\n\r\n",
+                     r.status, reason_phrase(r.status), r.content_type);
+        text = malloc((size_t)n + need);
         if (text == NULL) {
                 drop(s);
                 return;
         }
-        memcpy(text, head, sizeof head - 1);
-        need = srv->render(srv->data, text + sizeof head - 1, need);
+        memcpy(text, head, (size_t)n);
+        len = srv->render(srv->data, path, &r, text + n, need);
+        len = (size_t)n + (len < need ? len : need - 1); /* never past it */
         srv->served++;
         if (s->tls == NULL) {
-                send_bytes(s, text, sizeof head - 1 + need, true);
-        } else if (tls_write(s->tls, (const uint8_t *)text,
-                             sizeof head - 1 + need) == 0) {
+                send_bytes(s, text, len, true);
+        } else if (tls_write(s->tls, (const uint8_t *)text, len) == 0) {
                 send_sealed(s, true);
         } else {
                 drop(s);

@@ -1,6 +1,6 @@
 /* The metrics port's HTTP: a minimal HTTP/1.0 endpoint that answers every
- * request with one text body and closes, over TLS when configured, with a
- * cap on open connections and a deadline for each. */
+ * request with one body chosen by its path and closes, over TLS when
+ * configured, with a cap on open connections and a deadline for each. */
 #ifndef SERVER_SCRAPE_H
 #define SERVER_SCRAPE_H
 
@@ -13,9 +13,24 @@
 #include "../lib/queue.h"
 #include "../tls/tls.h"
 
-/* Write the body into `buf` (NUL-terminated) and return its length, or the
- * length it would need when `cap` is too small. */
-typedef size_t (*scrape_render_cb)(void *data, char *buf, size_t cap);
+/* How a request is answered: 200 with the Prometheus text type unless the
+ * render callback says otherwise. */
+struct scrape_reply {
+        int status;               /* 200 or 503 */
+        const char *content_type; /* static text */
+};
+
+/* The longest request path kept; a longer one is passed cut short. */
+#define SCRAPE_PATH_MAX 64
+
+/* Write the body for the request of `path` (the request line's target, up
+ * to a '?') into `buf` (NUL-terminated) and return its length, or the
+ * length it would need when `cap` is too small; set `r` when the answer
+ * is not a 200 of metrics. Called twice per request, in one loop turn:
+ * once to size the buffer, once to fill it. */
+typedef size_t (*scrape_render_cb)(void *data, const char *path,
+                                   struct scrape_reply *r, char *buf,
+                                   size_t cap);
 
 struct scrape_server {
         uv_loop_t *loop;

@@ -881,36 +881,36 @@ static int http_connect(struct harness *h, const char *address, int timeout_ms)
         return fd;
 }
 
-long harness_metrics(struct harness *h, unsigned id, char *buf, size_t cap,
-                     int timeout_ms)
+long harness_http_get(struct harness *h, unsigned id, const char *path,
+                      int *status, char *buf, size_t cap, int timeout_ms)
 {
-        static const char req[] = "GET /metrics HTTP/1.0\r\n"
-                                  "Host: baton\r\n\r\n";
         const char *address = harness_metrics_address(h, id);
         int64_t deadline = tclient_now_ms() + timeout_ms;
-        char *reply, *body;
+        char *reply, *body, req[256];
         size_t len = 0;
-        int fd;
+        int fd, n_req;
 
         if (address[0] == '\0' || cap == 0) {
                 set_err(h, "node %u has no metrics address", id);
                 return -1;
         }
+        n_req = snprintf(req, sizeof req,
+                         "GET %s HTTP/1.0\r\nHost: baton\r\n\r\n", path);
         fd = http_connect(h, address, timeout_ms);
         if (fd < 0) {
                 return -1;
         }
         reply = malloc(HTTP_MAX + 1);
-        if (reply == NULL || send(fd, req, sizeof req - 1, MSG_NOSIGNAL) !=
-                                 (ssize_t)(sizeof req - 1)) {
-                set_err(h, "metrics of node %u: send failed", id);
+        if (reply == NULL ||
+            send(fd, req, (size_t)n_req, MSG_NOSIGNAL) != (ssize_t)n_req) {
+                set_err(h, "GET %s of node %u: send failed", path, id);
                 goto fail;
         }
         for (;;) {
                 ssize_t n;
                 if (tclient_now_ms() >= deadline) {
-                        set_err(h, "metrics of node %u: no end within %d ms",
-                                id, timeout_ms);
+                        set_err(h, "GET %s of node %u: no end within %d ms",
+                                path, id, timeout_ms);
                         goto fail;
                 }
                 n = recv(fd, reply + len, HTTP_MAX - len, 0);
@@ -921,8 +921,9 @@ long harness_metrics(struct harness *h, unsigned id, char *buf, size_t cap,
                         continue;
                 }
                 if (n < 0 || len + (size_t)n >= HTTP_MAX) {
-                        set_err(h, "metrics of node %u: %s after %zu bytes", id,
-                                n < 0 ? strerror(errno) : "too long", len);
+                        set_err(h, "GET %s of node %u: %s after %zu bytes",
+                                path, id, n < 0 ? strerror(errno) : "too long",
+                                len);
                         goto fail;
                 }
                 len += (size_t)n;
@@ -930,14 +931,17 @@ long harness_metrics(struct harness *h, unsigned id, char *buf, size_t cap,
         reply[len] = '\0';
         body = strstr(reply, "\r\n\r\n");
         if (strncmp(reply, "HTTP/1.", 7) != 0 || strlen(reply) != len ||
-            body == NULL || strncmp(reply + 8, " 200 ", 5) != 0) {
-                set_err(h, "metrics of node %u: bad reply: %.80s", id, reply);
+            body == NULL || len < 12 || reply[8] != ' ' || reply[12] != ' ') {
+                set_err(h, "GET %s of node %u: bad reply: %.80s", path, id,
+                        reply);
                 goto fail;
         }
+        *status = atoi(reply + 9);
         body += 4;
         len -= (size_t)(body - reply);
         if (len >= cap) {
-                set_err(h, "metrics of node %u: %zu bytes do not fit", id, len);
+                set_err(h, "GET %s of node %u: %zu bytes do not fit", path, id,
+                        len);
                 goto fail;
         }
         memcpy(buf, body, len + 1);
@@ -949,6 +953,21 @@ fail:
         free(reply);
         close(fd);
         return -1;
+}
+
+long harness_metrics(struct harness *h, unsigned id, char *buf, size_t cap,
+                     int timeout_ms)
+{
+        int status = 0;
+        long n =
+            harness_http_get(h, id, "/metrics", &status, buf, cap, timeout_ms);
+
+        if (n >= 0 && status != 200) {
+                set_err(h, "metrics of node %u: status %d: %.80s", id, status,
+                        buf);
+                return -1;
+        }
+        return n;
 }
 
 /* --- Watching --------------------------------------------------------------

@@ -176,6 +176,15 @@ int harness_add_node(struct harness *h, unsigned *id);
 long harness_metrics(struct harness *h, unsigned id, char *buf, size_t cap,
                      int timeout_ms);
 
+/*
+ * GET `path` from node `id`'s metrics address over a plain socket
+ * (HTTP/1.0, read to EOF): `*status` gets the status code, `buf` the body,
+ * NUL-terminated. Returns its length, or -1 with h->errmsg (no answer
+ * within timeout_ms, not HTTP, or a reply that does not fit).
+ */
+long harness_http_get(struct harness *h, unsigned id, const char *path,
+                      int *status, char *buf, size_t cap, int timeout_ms);
+
 /* VmRSS of node `id` in KiB, from /proc/PID/status; -1 if unknown. */
 long harness_rss_kib(const struct harness *h, unsigned id);
 

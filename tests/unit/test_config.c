@@ -46,6 +46,7 @@ static const char *const all_keys[] = {
     "metrics-address",
     "metrics-tls",
     "metrics-max-connections",
+    "ready-max-lag",
     "apply-log",
     "tls",
     "tls-ca",
@@ -60,6 +61,7 @@ static const char *const all_keys[] = {
     "role",
     "default-role",
     "log-level",
+    "log-format",
 };
 
 #define N_ALL_KEYS (sizeof all_keys / sizeof all_keys[0])
@@ -189,6 +191,8 @@ static void defaults(void **state)
         assert_string_equal(c.metrics_address, "");
         assert_string_equal(c.apply_log, "");
         assert_int_equal(c.log_level, LOG_INFO);
+        assert_int_equal(c.log_format, LOG_TEXT);
+        assert_int_equal(c.ready_max_lag, 1000);
         /* The defaults alone name no node. */
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
@@ -367,6 +371,30 @@ static void bad_bool(void **state)
                           "snapshot-compression: 'maybe' is not a boolean");
         expect_file_error("snapshot-compression = 2\n", 1,
                           "snapshot-compression: '2' is not a boolean");
+}
+
+/* log-format takes text or json, nothing else; ready-max-lag a number. */
+static void log_format_and_ready_lag(void **state)
+{
+        struct config c;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char path[64];
+
+        (void)state;
+        config_defaults(&c);
+        assert_int_equal(load_text(&c,
+                                   GOOD "log-format = json\n"
+                                        "ready-max-lag = 0\n",
+                                   path, errmsg),
+                         0);
+        assert_int_equal(c.log_format, LOG_JSON);
+        assert_int_equal(c.ready_max_lag, 0);
+        expect_file_error("log-format = xml\n", 1,
+                          "log-format: 'xml' is not a log format (text, json)");
+        expect_file_error("log-format = JSON\n", 1,
+                          "log-format: 'JSON' is not a log format");
+        expect_file_error("ready-max-lag = -1\n", 1,
+                          "ready-max-lag: '-1' is not a decimal number");
 }
 
 static void bad_address(void **state)
@@ -1183,6 +1211,7 @@ int main(void)
             cmocka_unit_test(out_of_range),
             cmocka_unit_test(junk_after_number),
             cmocka_unit_test(bad_bool),
+            cmocka_unit_test(log_format_and_ready_lag),
             cmocka_unit_test(bad_address),
             cmocka_unit_test(names_and_ipv6),
             cmocka_unit_test(bad_member_line),
