@@ -852,6 +852,11 @@ uint64_t node_entry_term(const struct node *n)
         return raftfsm_entry_term(&n->core->rf);
 }
 
+uint64_t node_snapshot_index(const struct node *n)
+{
+        return raftfsm_snapshot_index(&n->core->rf);
+}
+
 void node_set_event_cb(struct node *n, lockfsm_event_cb cb, void *data)
 {
         raftfsm_set_event_cb(&n->core->rf, cb, data);

@@ -221,6 +221,10 @@ const struct directory *node_directory(const struct node *n);
  * (raftfsm_entry_term()). */
 uint64_t node_entry_term(const struct node *n);
 
+/* The index of the node's last snapshot, taken or installed
+ * (raftfsm_snapshot_index()). */
+uint64_t node_snapshot_index(const struct node *n);
+
 /* Forward the state machine's events, and the end of every entry it
  * applied in full, as raftfsm_set_event_cb() and raftfsm_set_entry_cb()
  * do; `data` is borrowed, NULL callbacks turn them off. */
