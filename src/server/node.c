@@ -192,9 +192,11 @@ static void on_barrier(struct raft_barrier *req, int status)
 
 /* Runs before every loop poll: the legacy (raft_io) interface of libraft
  * has no state-change callback. */
-/* Say each snapshot installed from the leader once it is adopted. */
-static void log_restores(struct node_core *c)
+/* Say each snapshot installed from the leader once it is adopted, and
+ * tell the node's user. */
+static void log_restores(struct node *n)
 {
+        struct node_core *c = n->core;
         struct raftfsm_restores rs;
 
         raftfsm_restores(&c->rf, &rs);
@@ -206,6 +208,9 @@ static void log_restores(struct node_core *c)
                  "%llu, decoded in %.3f s off the loop",
                  (unsigned long long)raft_last_applied(&c->raft),
                  (double)rs.decode_us / 1e6);
+        if (n->cb.restored != NULL) {
+                n->cb.restored(n->cb.data);
+        }
 }
 
 static void on_draining(uv_idle_t *h)
@@ -229,7 +234,7 @@ static void on_monitor(uv_prepare_t *h)
                 uv_idle_start(&n->draining, on_draining);
         } else {
                 uv_idle_stop(&n->draining);
-                log_restores(c);
+                log_restores(n);
         }
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;

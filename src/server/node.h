@@ -26,10 +26,14 @@ struct node_core;
  * state machine known to hold every entry an earlier leader committed (the
  * no-op a new leader appends is not visible through raft's public calls;
  * docs/raft.md). `ready` and `lost` alternate, starting with `ready`.
+ * `restored` runs once for each snapshot installed from the leader, once
+ * the node has adopted it and applied what was queued meanwhile (may be
+ * NULL).
  */
 struct node_callbacks {
         void (*ready)(void *data);
         void (*lost)(void *data);
+        void (*restored)(void *data);
         void *data;
 };
 
