@@ -66,6 +66,13 @@ _Static_assert((int)BATON_MEMBER_STANDBY == (int)RAFT_STANDBY &&
                    (int)BATON_MEMBER_SPARE == (int)RAFT_SPARE,
                "member roles must be numbered as libraft numbers them");
 
+/* How long a leader waits for a follower to answer an InstallSnapshot
+ * before sending it again. A follower still installing an older snapshot
+ * ignores a newer one (libraft 0.22.1, replicationInstallSnapshot), so
+ * with libraft's 30 s a follower that fell behind twice stays behind that
+ * long (docs/raft.md). */
+#define INSTALL_SNAPSHOT_TIMEOUT_MS 5000
+
 /* --- Peer connections without Nagle ---------------------------------------
  *
  * raft_uv_tcp (still in libraft 0.22.1) leaves Nagle's algorithm on. A leader
@@ -420,6 +427,8 @@ static int init_raft(struct node *n, const char *raft_address)
         /* The defaults and why are in docs/raft.md. */
         raft_set_snapshot_threshold(&c->raft, cfg->snapshot_threshold);
         raft_set_snapshot_trailing(&c->raft, cfg->snapshot_trailing);
+        raft_set_install_snapshot_timeout(&c->raft,
+                                          INSTALL_SNAPSHOT_TIMEOUT_MS);
         raft_set_pre_vote(&c->raft, true);
         return 0;
 
