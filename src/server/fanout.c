@@ -89,6 +89,9 @@ static void fanout_watches(struct gateway *g, const struct lockfsm_event *ev)
         if (rs.started != g->watches.restores) {
                 watches_reset(&g->watches, rs.started, ev->index - 1);
         }
+#ifdef BATON_CHAOS_BUG_LEADERSKIP
+        watches_bug_term(&g->watches, node_entry_term(g->node));
+#endif
         watches_on_event(&g->watches, ev);
 }
 

@@ -503,6 +503,18 @@ static void on_watch(struct gateway *g, struct conn *c,
         watches_open(&g->watches, c, h->id, &req, node_last_applied(g->node));
 }
 
+void gateway_on_restored(void *data)
+{
+        struct gateway *g = data;
+        struct raftfsm_restores rs;
+
+        node_restores(g->node, &rs);
+        if (!rs.pending && rs.started != g->watches.restores) {
+                watches_reset(&g->watches, rs.started,
+                              node_last_applied(g->node));
+        }
+}
+
 /* Whether c's role allows a request of h's type; if not, the request is
  * answered BATON_EPERM, changes nothing, and the connection stays. */
 static bool authorized(struct gateway *g, struct conn *c,

@@ -103,6 +103,10 @@ void gateway_on_gone(void *data, struct conn *c);
  * clocks and answer what this node holds, as gateway_close() does. */
 void gateway_on_ready(void *data);
 void gateway_on_lost(void *data);
+/* node_callbacks.restored: the node installed a leader's snapshot; every
+ * watch that had not seen everything up to it ends (watches_reset()) now,
+ * not at the next event the node applies, which may be long in coming. */
+void gateway_on_restored(void *data);
 
 /* End of a loop iteration: propose what arrived, start the read barrier. */
 void gateway_flush(struct gateway *g);

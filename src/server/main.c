@@ -269,6 +269,7 @@ static int start_services(struct server *s, const struct config_member *self)
 
         cb.ready = gateway_on_ready;
         cb.lost = gateway_on_lost;
+        cb.restored = gateway_on_restored;
         cb.data = &s->gateway;
         rv = node_start(&s->node, &s->loop, &s->cfg, &cb);
         if (rv != 0) {

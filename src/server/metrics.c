@@ -159,12 +159,24 @@ static void snapshot_restores(struct out *o, const struct raftfsm_restores *r)
             (double)r->decode_us / 1e6);
 }
 
+/* Snapshots taken and installed. */
+static void snapshots(struct out *o, struct node *n)
+{
+        struct raftfsm_restores rs;
+
+        snapshot_images(o, node_snapimage(n));
+        node_restores(n, &rs);
+        snapshot_restores(o, &rs);
+        gauge(o, "baton_snapshot_index",
+              "Index of the last snapshot this node took or installed.",
+              node_snapshot_index(n));
+}
+
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 {
         const struct gateway_stats *st = &m->gateway->stats;
         struct proto_status ns;
         struct lockfsm_stats fs;
-        struct raftfsm_restores rs;
         struct out o = {buf, cap, 0};
 
         lockfsm_stats(node_lockfsm_nowait(m->node), &fs);
@@ -215,9 +227,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
         counter(&o, "baton_unknown_outcomes_total",
                 "Requests answered 'outcome unknown' after losing leadership.",
                 st->unknown);
-        snapshot_images(&o, node_snapimage(m->node));
-        node_restores(m->node, &rs);
-        snapshot_restores(&o, &rs);
+        snapshots(&o, m->node);
         gauge(&o, "baton_raft_term", "Current raft term.", ns.term);
         gauge(&o, "baton_raft_commit_index", "Raft commit index.",
               ns.commit_index);

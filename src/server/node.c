@@ -67,6 +67,13 @@ _Static_assert((int)BATON_MEMBER_STANDBY == (int)RAFT_STANDBY &&
                    (int)BATON_MEMBER_SPARE == (int)RAFT_SPARE,
                "member roles must be numbered as libraft numbers them");
 
+/* How long a leader waits for a follower to answer an InstallSnapshot
+ * before sending it again. A follower still installing an older snapshot
+ * ignores a newer one (libraft 0.22.1, replicationInstallSnapshot), so
+ * with libraft's 30 s a follower that fell behind twice stays behind that
+ * long (docs/raft.md). */
+#define INSTALL_SNAPSHOT_TIMEOUT_MS 5000
+
 /* --- Peer connections without Nagle ---------------------------------------
  *
  * raft_uv_tcp (still in libraft 0.22.1) leaves Nagle's algorithm on. A leader
@@ -193,9 +200,11 @@ static void on_barrier(struct raft_barrier *req, int status)
 
 /* Runs before every loop poll: the legacy (raft_io) interface of libraft
  * has no state-change callback. */
-/* Say each snapshot installed from the leader once it is adopted. */
-static void log_restores(struct node_core *c)
+/* Say each snapshot installed from the leader once it is adopted, and
+ * tell the node's user. */
+static void log_restores(struct node *n)
 {
+        struct node_core *c = n->core;
         struct raftfsm_restores rs;
 
         raftfsm_restores(&c->rf, &rs);
@@ -207,6 +216,9 @@ static void log_restores(struct node_core *c)
                  "%llu, decoded in %.3f s off the loop",
                  (unsigned long long)raft_last_applied(&c->raft),
                  (double)rs.decode_us / 1e6);
+        if (n->cb.restored != NULL) {
+                n->cb.restored(n->cb.data);
+        }
 }
 
 static void on_draining(uv_idle_t *h)
@@ -230,7 +242,7 @@ static void on_monitor(uv_prepare_t *h)
                 uv_idle_start(&n->draining, on_draining);
         } else {
                 uv_idle_stop(&n->draining);
-                log_restores(c);
+                log_restores(n);
         }
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
@@ -418,6 +430,8 @@ static int init_raft(struct node *n, const char *raft_address)
         /* The defaults and why are in docs/raft.md. */
         raft_set_snapshot_threshold(&c->raft, cfg->snapshot_threshold);
         raft_set_snapshot_trailing(&c->raft, cfg->snapshot_trailing);
+        raft_set_install_snapshot_timeout(&c->raft,
+                                          INSTALL_SNAPSHOT_TIMEOUT_MS);
         raft_set_pre_vote(&c->raft, true);
         return 0;
 
@@ -874,6 +888,11 @@ const struct directory *node_directory(const struct node *n)
 uint64_t node_entry_term(const struct node *n)
 {
         return raftfsm_entry_term(&n->core->rf);
+}
+
+uint64_t node_snapshot_index(const struct node *n)
+{
+        return raftfsm_snapshot_index(&n->core->rf);
 }
 
 void node_set_event_cb(struct node *n, lockfsm_event_cb cb, void *data)

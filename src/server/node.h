@@ -26,10 +26,14 @@ struct node_core;
  * state machine known to hold every entry an earlier leader committed (the
  * no-op a new leader appends is not visible through raft's public calls;
  * docs/raft.md). `ready` and `lost` alternate, starting with `ready`.
+ * `restored` runs once for each snapshot installed from the leader, once
+ * the node has adopted it and applied what was queued meanwhile (may be
+ * NULL).
  */
 struct node_callbacks {
         void (*ready)(void *data);
         void (*lost)(void *data);
+        void (*restored)(void *data);
         void *data;
 };
 
@@ -234,6 +238,10 @@ const struct directory *node_directory(const struct node *n);
 /* The term that the entry being applied (or last applied) names
  * (raftfsm_entry_term()). */
 uint64_t node_entry_term(const struct node *n);
+
+/* The index of the node's last snapshot, taken or installed
+ * (raftfsm_snapshot_index()). */
+uint64_t node_snapshot_index(const struct node *n);
 
 /* Forward the state machine's events, and the end of every entry it
  * applied in full, as raftfsm_set_event_cb() and raftfsm_set_entry_cb()

@@ -737,6 +737,11 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf)
         return rf->term;
 }
 
+uint64_t raftfsm_snapshot_index(const struct raftfsm *rf)
+{
+        return rf->snap_index;
+}
+
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf)
 {
         if (!rf->draining && restoring(rf)) {

@@ -238,6 +238,9 @@ void raftfsm_set_entry_cb(struct raftfsm *rf,
  */
 uint64_t raftfsm_entry_term(const struct raftfsm *rf);
 
+/* The index of the last snapshot handed to raft or restored (0: none). */
+uint64_t raftfsm_snapshot_index(const struct raftfsm *rf);
+
 /**
  * The lock state machine, borrowed for lookups (lockfsm_query(),
  * lockfsm_stats(), lockfsm_snapshot()). Callers must not apply entries to it

@@ -257,6 +257,12 @@ void watches_on_event(struct watches *w, const struct lockfsm_event *ev)
                 }
         }
 #endif
+#ifdef BATON_CHAOS_BUG_LEADERSKIP
+        if (w->bug_skip) {
+                w->bug_skip = false;
+                return; /* numbered, but neither kept nor sent */
+        }
+#endif
         r = record(&e);
         if (r == NULL) {
                 /* Not kept, so not sent: end every watch rather than
@@ -274,6 +280,22 @@ void watches_on_event(struct watches *w, const struct lockfsm_event *ev)
         keep(w, r);
         deliver(w, r);
 }
+
+#ifdef BATON_CHAOS_BUG_LEADERSKIP
+/* A deliberate bug for the chaos suite's negative control: the first
+ * watch event of every entry term after the first this node saw (the
+ * first after each leader change the log shows it: an entry names the
+ * term of the leader that proposed it) is numbered, so its position is
+ * taken, but neither kept nor sent, and no resume fills the hole. Every
+ * node drops the same event of a log they share. */
+void watches_bug_term(struct watches *w, uint64_t term)
+{
+        if (term != 0 && term != w->bug_term) {
+                w->bug_skip = w->bug_term != 0;
+                w->bug_term = term;
+        }
+}
+#endif
 
 /* The first kept event after `at` (w->n if none): the ring is in
  * position order. */

@@ -59,6 +59,10 @@ struct watches {
         struct queue prefixes;    /* watches of a prefix */
         struct queue all;         /* every watch */
         struct watches_stats stats;
+#ifdef BATON_CHAOS_BUG_LEADERSKIP
+        uint64_t bug_term; /* the term of the last entry seen */
+        bool bug_skip;     /* the next event is dropped */
+#endif
 };
 
 /* Empty history starting after index `base` (the state's at start), with
@@ -75,6 +79,13 @@ void watches_reset(struct watches *w, uint64_t restores, uint64_t applied);
 
 /* A state machine event: kept, and pushed to every watch it matches. */
 void watches_on_event(struct watches *w, const struct lockfsm_event *ev);
+
+#ifdef BATON_CHAOS_BUG_LEADERSKIP
+/* The chaos suite's negative control (tests/chaos/batond-leaderskip):
+ * the node is applying an entry of `term`; when that is a new leader's,
+ * the next watch event is dropped. Never built into batond. */
+void watches_bug_term(struct watches *w, uint64_t term);
+#endif
 
 /*
  * WATCH `req` (frame `id`) from connection `c`, the node at `applied`:

@@ -17,6 +17,7 @@
 #include "sc_owner.h"
 #include "sc_membership.h"
 #include "sc_tls.h"
+#include "sc_watch.h"
 #include "scenario.h"
 
 /*
@@ -53,8 +54,9 @@
  * This file holds the scenario table and runs it. The scenarios are in
  * sc_locking.c (grants, waiters, expiry, tokens, TTLs, LIST), sc_faults.c
  * (kill -9, SIGSTOP, SIGTERM, retries), sc_membership.c (redirects, a node
- * added and removed), sc_malformed.c (bad frames and names) and sc_load.c
- * (many clients, metrics, limits, backpressure); they are written with the
+ * added and removed), sc_malformed.c (bad frames and names), sc_load.c
+ * (many clients, metrics, limits, backpressure) and sc_watch.c (a watch on
+ * a follower that installs a snapshot); they are written with the
  * context and steps of scenario.h, the hand-made frames of rawframe.h and
  * the Prometheus text checker of prom.h. A failure prints the line of the
  * scenario's file that failed, and its TAP line names the scenario.
@@ -126,6 +128,9 @@ static const struct scenario scenarios[] = {
      sc_tls_roles},
     {"TLS raft port: another node's, another CA's, an expired certificate: out",
      sc_tls_impostor},
+    {"a watch on a follower that installs the leader's snapshot ends "
+     "ECOMPACTED at once; watches from then on are gapless",
+     sc_watch_restore},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
