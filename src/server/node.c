@@ -18,6 +18,7 @@
 
 #include "../../include/baton.h"
 #include "heard.h"
+#include "plaintcp.h"
 #include "log.h"
 #include "peer.h"
 #include "raftfsm.h"
@@ -29,14 +30,8 @@
 
 struct node_core {
         struct node *node;
-        struct raft_uv_transport transport;
-        /* raft_uv_tcp's own listen and connect, which the node wraps to
-         * turn Nagle's algorithm off on peer connections. */
-        int (*tcp_listen)(struct raft_uv_transport *t, raft_uv_accept_cb cb);
-        int (*tcp_connect)(struct raft_uv_transport *t,
-                           struct raft_uv_connect *req, raft_id id,
-                           const char *address, raft_uv_connect_cb cb);
-        raft_uv_accept_cb raft_accept;
+        /* The raft transport: peer.h's with TLS, else plaintcp.h's. */
+        struct plaintcp net;
         struct heard heard; /* raft_uv's I/O, and what a leader sent */
         struct raft raft;
         struct raftfsm rf;
@@ -73,82 +68,6 @@ _Static_assert((int)BATON_MEMBER_STANDBY == (int)RAFT_STANDBY &&
  * with libraft's 30 s a follower that fell behind twice stays behind that
  * long (docs/raft.md). */
 #define INSTALL_SNAPSHOT_TIMEOUT_MS 5000
-
-/* --- Peer connections without Nagle ---------------------------------------
- *
- * raft_uv_tcp (still in libraft 0.22.1) leaves Nagle's algorithm on. A leader
- * that sends AppendEntries while an earlier small message is unacknowledged
- * then waits for the follower's delayed ACK (40 ms on Linux): the p99 of a
- * lock operation was ~42 ms under load. The node wraps the transport's
- * listen and connect to set TCP_NODELAY on every peer stream. */
-
-#define CORE_OF(t)                                                             \
-        ((struct node_core *)((char *)(t)-offsetof(struct node_core,           \
-                                                   transport)))
-
-static void no_nagle(struct uv_stream_s *stream)
-{
-        /* raft_uv_tcp's streams are TCP handles. */
-        if (stream != NULL && stream->type == UV_TCP) {
-                uv_tcp_nodelay((uv_tcp_t *)stream, 1);
-        }
-}
-
-static void accepted(struct raft_uv_transport *t, raft_id id,
-                     const char *address, struct uv_stream_s *stream)
-{
-        no_nagle(stream);
-        CORE_OF(t)->raft_accept(t, id, address, stream);
-}
-
-static int listen_wrapped(struct raft_uv_transport *t, raft_uv_accept_cb cb)
-{
-        struct node_core *c = CORE_OF(t);
-
-        c->raft_accept = cb;
-        return c->tcp_listen(t, accepted);
-}
-
-/* One outgoing connection: raft's request and callback, around ours. */
-struct dial {
-        struct raft_uv_connect req;
-        struct raft_uv_connect *raft_req;
-        raft_uv_connect_cb cb;
-};
-
-static void dialed(struct raft_uv_connect *req, struct uv_stream_s *stream,
-                   int status)
-{
-        struct dial *d = (struct dial *)req;
-        struct raft_uv_connect *raft_req = d->raft_req;
-        raft_uv_connect_cb cb = d->cb;
-
-        free(d);
-        if (status == 0) {
-                no_nagle(stream);
-        }
-        cb(raft_req, stream, status);
-}
-
-static int connect_wrapped(struct raft_uv_transport *t,
-                           struct raft_uv_connect *req, raft_id id,
-                           const char *address, raft_uv_connect_cb cb)
-{
-        struct dial *d = malloc(sizeof *d);
-        int rv;
-
-        if (d == NULL) {
-                return RAFT_NOMEM;
-        }
-        memset(d, 0, sizeof *d);
-        d->raft_req = req;
-        d->cb = cb;
-        rv = CORE_OF(t)->tcp_connect(t, &d->req, id, address, dialed);
-        if (rv != 0) {
-                free(d); /* the callback never runs */
-        }
-        return rv;
-}
 
 /* Translate a libraft error code into the nearest BATON_E* code. */
 static int node_error(int raft_rv)
@@ -331,32 +250,25 @@ static int init_transport(struct node *n)
         int rv;
 
         if (n->cfg->tls) {
-                rv = peer_init(&c->transport, n->loop, n->cfg, n->errmsg,
+                rv = peer_init(&c->net.transport, n->loop, n->cfg, n->errmsg,
                                sizeof n->errmsg);
                 return rv == 0 ? 0 : RAFT_INVALID;
         }
-        /* 0.22.1 refuses a transport whose version is not set first. */
-        c->transport.version = 1;
-        rv = raft_uv_tcp_init(&c->transport, n->loop);
+        rv = plaintcp_init(&c->net, n->loop);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft transport: %s",
                          raft_strerror(rv));
-                return rv;
         }
-        c->tcp_listen = c->transport.listen;
-        c->tcp_connect = c->transport.connect;
-        c->transport.listen = listen_wrapped;
-        c->transport.connect = connect_wrapped;
-        return 0;
+        return rv;
 }
 
 /* What init_transport() allocated, once raft is done with it. */
 static void free_transport(struct node *n)
 {
         if (n->cfg->tls) {
-                peer_free(&n->core->transport);
+                peer_free(&n->core->net.transport);
         } else {
-                raft_uv_tcp_close(&n->core->transport);
+                plaintcp_close(&n->core->net);
         }
 }
 
@@ -365,7 +277,7 @@ int node_reload_tls(struct node *n, char *errmsg, size_t size)
         if (!n->cfg->tls || n->core == NULL) {
                 return 0;
         }
-        return peer_reload(&n->core->transport, errmsg, size);
+        return peer_reload(&n->core->net.transport, errmsg, size);
 }
 
 /*
@@ -405,7 +317,8 @@ static int init_raft(struct node *n, const char *raft_address)
         if (rv != 0) {
                 return rv;
         }
-        rv = raft_uv_init(&c->heard.io, n->loop, cfg->data_dir, &c->transport);
+        rv = raft_uv_init(&c->heard.io, n->loop, cfg->data_dir,
+                          &c->net.transport);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft io on %.200s: %s",
                          cfg->data_dir, raft_strerror(rv));

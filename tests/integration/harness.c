@@ -679,6 +679,33 @@ int harness_restart(struct harness *h, unsigned id)
         return spawn(h, nd);
 }
 
+int harness_run_once(struct harness *h, unsigned id, const char *const *flags,
+                     unsigned n, int timeout_ms, int *status)
+{
+        struct harness_node *nd = node_of(h, id);
+        struct harness_node saved;
+        unsigned i;
+        int rv;
+
+        if (nd == NULL || nd->pid > 0 || nd->n_flags + n > HARNESS_MAX_FLAGS) {
+                set_err(h, "node %u: running, or too many flags", id);
+                return -1;
+        }
+        saved = *nd;
+        for (i = 0; i < n; i++) {
+                snprintf(nd->flags[nd->n_flags++], HARNESS_FLAG_MAX, "%s",
+                         flags[i]);
+        }
+        rv = spawn(h, nd);
+        memcpy(nd->flags, saved.flags, sizeof nd->flags);
+        nd->n_flags = saved.n_flags;
+        if (rv != 0) {
+                return rv;
+        }
+        nd->stopping = true; /* it exits by itself */
+        return harness_wait_exit(h, id, timeout_ms, status);
+}
+
 static int exit_code(int st)
 {
         return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);

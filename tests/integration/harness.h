@@ -159,6 +159,16 @@ int harness_wait_exit(struct harness *h, unsigned id, int timeout_ms,
                       int *status);
 
 /*
+ * Run node `id`'s batond once with `flags` (n of them, as
+ * harness_set_flags()) added to its usual command line, for a mode that
+ * exits by itself (--restore), and wait up to timeout_ms for it. The node
+ * must not be running; its usual flags are kept for later starts. 0 with
+ * `*status` as harness_wait_exit(), or -1 with h->errmsg.
+ */
+int harness_run_once(struct harness *h, unsigned id, const char *const *flags,
+                     unsigned n, int timeout_ms, int *status);
+
+/*
  * Start one more node, id h->n + 1, on the block's next ports, with an
  * empty data dir and --join true; its --member lines name every node so
  * far and itself. It is not a member until the leader is sent MEMBER_ADD;

@@ -26,6 +26,7 @@
 #include "../../include/baton.h"
 #include "harness.h"
 #include "prom.h"
+#include "sc_backup.h"
 #include "sc_notify.h"
 #include "scenario.h"
 
@@ -565,6 +566,9 @@ static const struct op_scenario scenarios[] = {
      sc_notify_stub, true},
     {"systemd-run: batond as a Type=notify unit with a watchdog", sc_systemd,
      true},
+    {"backup and restore: snapshot of a live cluster, inspect, corrupt "
+     "file refused, batond --restore on every node, tokens above the old",
+     sc_backup_restore, true},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
