@@ -18,6 +18,7 @@
 #include "looplag.h"
 #include "metrics.h"
 #include "node.h"
+#include "recover.h"
 #include "restore.h"
 #include "service.h"
 #include "tlsconfig.h"
@@ -135,45 +136,73 @@ static bool wants_version(int argc, char **argv)
         return false;
 }
 
-/* `--restore FILE` anywhere on the command line: taken out of argv (the
- * rest is the node's config as usual); NULL when absent. */
-static const char *take_restore(int *argc, char **argv)
+/* `flag` anywhere on the command line, with a value after it when
+ * `valued` (--restore FILE) or alone (--recover): taken out of argv (the
+ * rest is the node's config as usual). Its value, or `flag` itself when it
+ * takes none; NULL when absent. */
+static const char *take_flag(int *argc, char **argv, const char *flag,
+                             bool valued)
 {
-        const char *path = NULL;
-        int i, j;
+        int i, j, n = valued ? 2 : 1;
+        const char *found;
 
-        for (i = 1; i < *argc; i++) {
-                if (strcmp(argv[i], "--restore") == 0 && i + 1 < *argc) {
-                        path = argv[i + 1];
-                        for (j = i; j + 2 <= *argc; j++) {
-                                argv[j] = argv[j + 2];
+        for (i = 1; i + n - 1 < *argc; i++) {
+                if (strcmp(argv[i], flag) == 0) {
+                        found = valued ? argv[i + 1] : flag;
+                        for (j = i; j + n <= *argc; j++) {
+                                argv[j] = argv[j + n];
                         }
-                        *argc -= 2;
-                        break;
+                        *argc -= n;
+                        return found;
                 }
         }
-        return path;
+        return NULL;
+}
+
+static void print_seed(const char *what, const struct config *cfg,
+                       const struct seed_report *r)
+{
+        printf("%s into %s: %llu sessions, %llu locks (%llu grants, %llu "
+               "waiters), highest token %llu, last index %llu; this node's "
+               "log starts after index %llu, so every new token is above it\n",
+               what, cfg->data_dir, (unsigned long long)r->sessions,
+               (unsigned long long)r->locks, (unsigned long long)r->grants,
+               (unsigned long long)r->waiters, (unsigned long long)r->max_token,
+               (unsigned long long)r->from_index,
+               (unsigned long long)r->start_index);
+}
+
+/* After losing a majority: this node as a one-node cluster (recover.h). */
+static int run_recover(const struct config *cfg)
+{
+        struct seed_report r;
+        char err[512];
+
+        if (recover_node(cfg, &r, err, sizeof err) != 0) {
+                fprintf(stderr, "batond: recover: %s\n", err);
+                return 1;
+        }
+        print_seed("recovered this node's data", cfg, &r);
+        printf("its old data is in %s%s; start batond, then add members "
+               "back with batonctl member add (their data dirs empty, "
+               "join = true)\n",
+               cfg->data_dir, RECOVER_SUFFIX);
+        return 0;
 }
 
 /* Seed the data dir from a backup and exit (restore.h). */
 static int run_restore(const struct config *cfg, const char *path)
 {
-        struct restore_report r;
+        struct seed_report r;
         char err[512];
+        char what[600];
 
         if (restore_backup(cfg, path, &r, err, sizeof err) != 0) {
                 fprintf(stderr, "batond: restore: %s\n", err);
                 return 1;
         }
-        printf("restored %s into %s: %llu sessions, %llu locks (%llu grants, "
-               "%llu waiters), highest token %llu, backup index %llu; this "
-               "node's log starts after index %llu, so every new token is "
-               "above it\n",
-               path, cfg->data_dir, (unsigned long long)r.sessions,
-               (unsigned long long)r.locks, (unsigned long long)r.grants,
-               (unsigned long long)r.waiters, (unsigned long long)r.max_token,
-               (unsigned long long)r.backup_index,
-               (unsigned long long)r.start_index);
+        snprintf(what, sizeof what, "restored %s", path);
+        print_seed(what, cfg, &r);
         return 0;
 }
 
@@ -184,7 +213,10 @@ static void usage(FILE *out)
                 "       batond --id N --data-dir DIR --member 'ID RAFT CLIENT' "
                 "... [--KEY VALUE ...]\n"
                 "       batond --config FILE --restore BACKUP  (seed an empty "
-                "data dir from `batonctl snapshot save`, then exit)\n\n"
+                "data dir from `batonctl snapshot save`, then exit)\n"
+                "       batond --config FILE --recover  (after losing a "
+                "majority: this node's data as a one-node cluster, then "
+                "exit)\n\n"
                 "Runs one node of a Baton lock cluster. Flags override the "
                 "config file.\n\nKeys:\n");
         config_print_help(out);
@@ -422,7 +454,7 @@ int main(int argc, char **argv)
         struct server *s = &srv;
         char errmsg[CONFIG_ERRMSG_MAX];
         const struct config_member *self;
-        const char *restore;
+        const char *restore, *recover;
         char raft[32];
 
         if (config_wants_help(argc, argv)) {
@@ -433,7 +465,8 @@ int main(int argc, char **argv)
                 print_version();
                 return 0;
         }
-        restore = take_restore(&argc, argv);
+        restore = take_flag(&argc, argv, "--restore", true);
+        recover = take_flag(&argc, argv, "--recover", false);
         config_defaults(&s->cfg);
         if (config_parse_args(&s->cfg, argc, argv, errmsg, sizeof errmsg) !=
                 0 ||
@@ -441,8 +474,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "batond: %s\n", errmsg);
                 return 2;
         }
-        if (restore != NULL) {
-                return run_restore(&s->cfg, restore);
+        if (restore != NULL || recover != NULL) {
+                return restore != NULL ? run_restore(&s->cfg, restore)
+                                       : run_recover(&s->cfg);
         }
         log_set_level(s->cfg.log_level);
         log_set_format(s->cfg.log_format, s->cfg.id);

@@ -181,6 +181,12 @@ static int encode_image(void *data, void **out, size_t *out_len)
         return rv;
 }
 
+int raftfsm_replay(struct raftfsm *rf, uint64_t index, const void *buf,
+                   size_t len)
+{
+        return apply_entry(rf, index, buf, len);
+}
+
 int raftfsm_encode(struct raftfsm *rf, void **out, size_t *out_len)
 {
         return encode_image(rf, out, out_len);

@@ -208,6 +208,12 @@ void raftfsm_backup_release(struct raft_buffer *bufs, unsigned n_bufs);
  * never for a serving node. 0 or a BATON_E* code. */
 int raftfsm_encode(struct raftfsm *rf, void **out, size_t *out_len);
 
+/* Apply the command entry at `index` as raft would, without a raft
+ * instance: for `batond --recover`, which replays a stopped node's log.
+ * 0 or RAFT_NOMEM. */
+int raftfsm_replay(struct raftfsm *rf, uint64_t index, const void *buf,
+                   size_t len);
+
 /* Whether a restore or entries queued behind one are pending. */
 bool raftfsm_restoring(const struct raftfsm *rf);
 

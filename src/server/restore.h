@@ -7,14 +7,7 @@
 #include <stdint.h>
 
 #include "config.h"
-
-/* What a restore did, for the operator. */
-struct restore_report {
-        uint64_t backup_index; /* the backup's last entry */
-        uint64_t start_index;  /* the new log's first index, less one */
-        uint64_t max_token;    /* the highest token the backup's holders hold */
-        uint64_t sessions, locks, grants, waiters;
-};
+#include "seed.h"
 
 /*
  * The log index a restored cluster starts above: the backup's index plus
@@ -36,6 +29,6 @@ uint64_t restore_start(const struct config *cfg, uint64_t backup_index);
  * may hold part of raft's files (empty it before trying again).
  */
 int restore_backup(const struct config *cfg, const char *path,
-                   struct restore_report *out, char *errmsg, size_t size);
+                   struct seed_report *out, char *errmsg, size_t size);
 
 #endif /* SERVER_RESTORE_H */

@@ -208,3 +208,119 @@ void sc_backup_restore(struct ctx *x)
                "restored cluster: %s", x->h.errmsg);
         after(x, &info, held, last);
 }
+
+/* A client of node `id` alone. */
+static baton_client *client_of(struct ctx *x, unsigned id)
+{
+        struct baton_options o;
+        baton_client *c = NULL;
+
+        baton_options_init(&o);
+        o.request_timeout_ms = OP_MS;
+        o.ttl_ms = 600000;
+        o.client_name = "sc_recover";
+        return baton_client_create(&c, harness_client_address(&x->h, id), &o) ==
+                       0
+                   ? c
+                   : NULL;
+}
+
+/* The majority commits grants that node `s`, paused, never receives; then
+ * the majority is lost for good. The last token it handed out. */
+static uint64_t lose_majority(struct ctx *x, unsigned s, uint64_t *held)
+{
+        baton_client *c = admin(x);
+        uint64_t last = 0;
+        unsigned id;
+        int i, rv;
+
+        if (c == NULL) {
+                return 0;
+        }
+        rv = baton_acquire(c, "rc-a", 1, BATON_WAIT_TRY, held);
+        if (rv == 0 && (harness_wait_healthy(&x->h, HEALTHY_MS, NULL) != 0 ||
+                        harness_pause(&x->h, s) != 0)) {
+                rv = BATON_EIO;
+        }
+        for (i = 0; i < 5 && rv == 0; i++) {
+                rv = baton_acquire(c, "rc-lost", 1, BATON_WAIT_TRY, &last);
+                rv = rv != 0 ? rv : baton_release(c, "rc-lost", 1, last);
+        }
+        baton_client_destroy(c);
+        for (id = 1; id <= x->h.n; id++) {
+                if (id != s) {
+                        harness_kill(&x->h, id, NULL);
+                }
+        }
+        return rv == 0 ? last : 0;
+}
+
+/* Nodes other than `s` join again with empty data dirs. */
+static bool add_back(struct ctx *x, baton_client *c, unsigned s)
+{
+        char lost[PATH_MAX + 8];
+        unsigned id;
+
+        for (id = 1; id <= x->h.n; id++) {
+                struct harness_node *nd = &x->h.nodes[id - 1];
+                if (id == s) {
+                        continue;
+                }
+                snprintf(lost, sizeof lost, "%s.lost", nd->data_dir);
+                nd->join = true;
+                if (rename(nd->data_dir, lost) != 0 ||
+                    harness_restart(&x->h, id) != 0 ||
+                    baton_member_add(c, id, nd->raft_address,
+                                     nd->client_address) != 0) {
+                        return false;
+                }
+        }
+        return harness_wait_healthy(&x->h, HEALTHY_MS, NULL) == 0;
+}
+
+void sc_recover_majority(struct ctx *x)
+{
+        struct baton_lock_info locks[8];
+        uint64_t held = 0, lost, token = 0;
+        const char *flags[] = {"--recover"};
+        baton_client *c;
+        unsigned s;
+        size_t n = 0;
+        int more, st = -1, rv;
+
+        EXPECT(x,
+               harness_start(&x->h, 3, NULL, x->run->argv0,
+                             x->run->base_port) == 0 &&
+                   harness_wait_healthy(&x->h, HEALTHY_MS, &s) == 0,
+               "cannot start: %s", x->h.errmsg);
+        x->have_cluster = true;
+        s = s % 3 + 1; /* a follower survives */
+        lost = lose_majority(x, s, &held);
+        EXPECT(x, lost != 0, "before the loss: %s", x->h.errmsg);
+        EXPECT(x,
+               harness_resume(&x->h, s) == 0 &&
+                   harness_term(&x->h, s, NULL) == 0 &&
+                   harness_wait_exit(&x->h, s, 10000, NULL) == 0,
+               "stopping the survivor: %s", x->h.errmsg);
+        EXPECT(x,
+               harness_run_once(&x->h, s, flags, 1, 30000, &st) == 0 && st == 0,
+               "batond --recover: exit %d %s", st, x->h.errmsg);
+        EXPECT(x, harness_restart(&x->h, s) == 0, "%s", x->h.errmsg);
+        c = client_of(x, s);
+        EXPECT(x, c != NULL, "no client");
+        rv = baton_list(c, "rc-a", locks, 8, &n, &more);
+        rv = rv != 0 ? rv
+                     : baton_acquire(c, "rc-new", 1, BATON_WAIT_TRY, &token);
+        if (rv != 0 || n != 1 || locks[0].token != held || token <= lost ||
+            !add_back(x, c, s)) {
+                baton_client_destroy(c);
+                EXPECT(x, false,
+                       "recovered node %u: %s, %zu locks, token %" PRIu64
+                       " after %" PRIu64 " lost; %s",
+                       s, baton_strerror(rv), n, token, lost, x->h.errmsg);
+        }
+        baton_client_destroy(c);
+        printf("# recovered node %u: token gap %" PRIu64
+               " over the lost majority's last (%" PRIu64 ")\n",
+               s, token - lost, lost);
+}

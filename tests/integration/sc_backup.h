@@ -9,4 +9,9 @@
  * every node of a new cluster, and the tokens after it. */
 void sc_backup_restore(struct ctx *x);
 
+/* A cluster of its own: a majority lost with grants the survivor never
+ * received, batond --recover on the survivor, members added back, and the
+ * tokens after it above the lost ones. */
+void sc_recover_majority(struct ctx *x);
+
 #endif /* TESTS_INTEGRATION_SC_BACKUP_H */

@@ -569,6 +569,9 @@ static const struct op_scenario scenarios[] = {
     {"backup and restore: snapshot of a live cluster, inspect, corrupt "
      "file refused, batond --restore on every node, tokens above the old",
      sc_backup_restore, true},
+    {"recovery after losing a majority: batond --recover on a survivor that "
+     "missed grants, members added back, tokens above the lost ones",
+     sc_recover_majority, true},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
