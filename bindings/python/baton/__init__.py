@@ -92,7 +92,9 @@ from .election import CampaignRequest, Leadership
 from .fence import Fence, Fences
 from .lease import Lease
 from .request import LockRequest, Name, NameSpec, Value
+from .admin import backup_inspect
 from .records import (
+    BackupInfo,
     Cause,
     DetachedSession,
     Event,
@@ -209,6 +211,8 @@ __all__ = [
     "SlowError",
     "StaleTokenError",
     "Status",
+    "BackupInfo",
+    "backup_inspect",
     "TimedOutError",
     "TLS",
     "TLSError",

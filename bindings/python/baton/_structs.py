@@ -116,6 +116,21 @@ class Member(Structure):
     ]
 
 
+class BackupInfo(Structure):
+    """struct baton_backup_info."""
+
+    _fields_ = [
+        ("index", c_uint64),
+        ("term", c_uint64),
+        ("made_ms", c_uint64),
+        ("size", c_uint64),
+        ("sessions", c_uint64),
+        ("locks", c_uint64),
+        ("grants", c_uint64),
+        ("waiters", c_uint64),
+    ]
+
+
 class Status(Structure):
     """struct baton_status."""
 
@@ -195,6 +210,7 @@ ALL = {
     "baton_grant": Grant,
     "baton_member": Member,
     "baton_status": Status,
+    "baton_backup_info": BackupInfo,
     "baton_lock_name": LockName,
     "baton_fence": Fence,
     "baton_leader": Leader,
@@ -203,6 +219,7 @@ ALL = {
 
 __all__ = [
     "ALL",
+    "BackupInfo",
     "CLIENT_NAME_MAX",
     "Event",
     "Fence",

@@ -1,14 +1,47 @@
-"""The administrative calls of a Client: revocation and membership. The
+"""The administrative calls of a Client: revocation, membership and online
+backups. The
 cluster allows them to certificates with the admin role only
 (PermissionDeniedError otherwise). A mixin of Client.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import os
+from ctypes import byref
+from typing import Any, Callable, Union
 
+from . import _structs
+from ._library import load
 from .errors import check
+from .records import BackupInfo
 from .request import Name, encode_name
+
+Path = Union[str, "os.PathLike[str]"]
+
+
+def _backup_info(out: _structs.BackupInfo) -> BackupInfo:
+    return BackupInfo(
+        index=out.index,
+        term=out.term,
+        made_ms=out.made_ms,
+        size=out.size,
+        sessions=out.sessions,
+        locks=out.locks,
+        grants=out.grants,
+        waiters=out.waiters,
+    )
+
+
+def backup_inspect(path: Path) -> BackupInfo:
+    """Check the backup file at `path` offline (a SHA-256 covers every
+    byte) and say what it holds: CorruptError for a changed or truncated
+    file, VersionError for a newer format."""
+    out = _structs.BackupInfo()
+    check(
+        load().baton_backup_inspect(os.fsencode(path), byref(out)),
+        f"inspect {os.fsdecode(path)!r}",
+    )
+    return _backup_info(out)
 
 
 class Admin:
@@ -47,6 +80,22 @@ class Admin:
     def member_remove(self, id: int) -> None:
         """Remove node `id` from the cluster."""
         check(self._call(self._lib.baton_member_remove, id), f"remove member {id}")
+
+    def backup(self, path: Path, timeout: float = 600.0) -> BackupInfo:
+        """Take an online backup of the cluster's lock state into `path`
+        (written whole or not at all; docs/operations.md, "Backup and
+        restore"). Restore it with `batond --restore`."""
+        out = _structs.BackupInfo()
+        check(
+            self._call(
+                self._lib.baton_backup_save,
+                os.fsencode(path),
+                int(timeout * 1000),
+                byref(out),
+            ),
+            f"backup to {os.fsdecode(path)!r}",
+        )
+        return _backup_info(out)
 
     def transfer(self, id: int = 0) -> None:
         """Ask the leader to hand leadership to node `id` (0: any voter)."""

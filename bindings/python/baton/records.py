@@ -184,6 +184,22 @@ class Status:
 
 
 @dataclass(frozen=True)
+class BackupInfo:
+    """What an online backup holds (Client.backup(), backup_inspect()).
+    Tokens are the indexes of the entries that granted them, so every token
+    handed out up to the backup is at most `index`."""
+
+    index: int  #: the last entry the state includes
+    term: int  #: the leader's term when it was taken
+    made_ms: int  #: the leader's wall clock then, ms since the Unix epoch
+    size: int  #: bytes of snapshot in the file
+    sessions: int
+    locks: int
+    grants: int
+    waiters: int
+
+
+@dataclass(frozen=True)
 class Leader:
     """Who leads an election (Client.leader()). When no one leads, `held`
     is False and every other field is 0 or empty."""

@@ -49,3 +49,22 @@ def removed(c: baton.Client, id: int) -> bool:
         return True
     except baton.MembershipChangeError:
         return False
+
+
+def test_backup_and_inspect(client, unique, tmp_path):
+    name = unique("backup")
+    with client.lock(name) as grant:
+        info = client.backup(tmp_path / "cluster.bak")
+        assert info.locks >= 1 and info.grants >= 1 and info.sessions >= 1
+        assert info.index >= grant.token  # every token so far is at most it
+    assert baton.backup_inspect(tmp_path / "cluster.bak") == info
+    assert not (tmp_path / "cluster.bak.part").exists()
+    data = bytearray((tmp_path / "cluster.bak").read_bytes())
+    data[-1] ^= 0x01
+    (tmp_path / "changed.bak").write_bytes(bytes(data))
+    try:
+        baton.backup_inspect(tmp_path / "changed.bak")
+    except baton.CorruptError:
+        pass
+    else:
+        raise AssertionError("a changed byte was not noticed")
