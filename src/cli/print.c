@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../lib/json.h"
+#include "../lib/rolename.h"
 
 /* Write `s` (n bytes) as JSON through one of the json.h writers; returns
  * what json_text() does (true for the others). */
@@ -426,22 +427,6 @@ void print_check(FILE *out, bool json, const char *name, uint64_t token, int rv)
         put_lock(out, name);
         fprintf(out, ",\"token\":%" PRIu64 ",\"current\":%s}\n", token,
                 rv == 0 ? "true" : "false");
-}
-
-static const char *role_name(int role)
-{
-        switch (role) {
-        case BATON_ROLE_UNAVAILABLE:
-                return "unavailable";
-        case BATON_ROLE_FOLLOWER:
-                return "follower";
-        case BATON_ROLE_CANDIDATE:
-                return "candidate";
-        case BATON_ROLE_LEADER:
-                return "leader";
-        default:
-                return "unknown";
-        }
 }
 
 static const char *member_role(int role)

@@ -3,7 +3,6 @@
  * "Backup and restore"). */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +16,6 @@
 /* How long to wait between asks while the leader makes a snapshot image
  * or serves other backups (BATON_ENOTREADY). */
 #define BACKUP_RETRY_MS 200
-
-/* The file's description of what libbaton reports. */
-static struct backupfile_info file_info(const struct baton_backup_info *b)
-{
-        return (struct backupfile_info){b->index,  b->term,     b->made_ms,
-                                        b->size,   b->sessions, b->locks,
-                                        b->grants, b->waiters};
-}
 
 /* One backup being pulled: the link, the file being written, and where
  * the transfer is. */
@@ -107,8 +98,7 @@ static void take_chunk(struct puller *p, const struct proto_backup_chunk *k)
                 p->info = (struct baton_backup_info){
                     k->index,    k->term,  k->made_ms, k->size,
                     k->sessions, k->locks, k->grants,  k->waiters};
-                struct backupfile_info fi = file_info(&p->info);
-                p->digest = backupfile_digest_new(&fi);
+                p->digest = backupfile_digest_new(&p->info);
                 if (p->digest == NULL) {
                         p->rv = BATON_ENOMEM;
                         return;
@@ -168,47 +158,23 @@ static void on_closed(void *data, uint64_t gen)
         p->asked = false; /* the next connection starts again */
 }
 
-/* Drive the link until the backup is whole, fails, or `deadline`. */
-static void drive(struct puller *p, int64_t deadline)
+/* link_drive()'s turn: after BATON_ENOTREADY, ask again once it is time
+ * (on a connection that is up; a new one asks as it comes up). */
+static int64_t retry(void *data, int64_t now)
 {
-        struct link *l = &p->link;
+        struct puller *p = data;
 
-        while (p->rv == 1) {
-                int64_t now = clock_now_ms();
-                int64_t until = link_next_event(l, true);
-                struct pollfd pfd;
-                int n;
-                if (now >= deadline) {
-                        p->rv = l->tls_refused ? BATON_ETLS : BATON_ENOANSWER;
-                        return;
-                }
-                link_step(l, now, true);
-                if (p->rv == 1 && !p->asked && l->fd >= 0 && !l->connecting &&
-                    !l->handshaking && p->retry_at != 0 && now >= p->retry_at) {
-                        p->retry_at = 0;
-                        ask(p);
-                }
-                if (p->rv != 1) {
-                        return;
-                }
-                if (link_busy(l)) {
-                        link_flush(l, now);
-                }
-                if (p->retry_at != 0 && p->retry_at < until) {
-                        until = p->retry_at;
-                }
-                until = until < deadline ? until : deadline;
-                pfd.fd = l->fd;
-                pfd.events = link_events(l);
-                pfd.revents = 0;
-                n = poll(&pfd, l->fd >= 0 ? 1 : 0,
-                         (int)(until > now ? until - now : 0));
-                if (n < 0 && errno != EINTR) {
-                        p->rv = BATON_EIO;
-                } else if (n > 0) {
-                        link_ready(l, pfd.revents, clock_now_ms());
-                }
+        if (p->retry_at == 0) {
+                return CLOCK_NEVER;
         }
+        if (now < p->retry_at) {
+                return p->retry_at;
+        }
+        if (!p->asked && link_up(&p->link)) {
+                p->retry_at = 0;
+                ask(p);
+        }
+        return CLOCK_NEVER;
 }
 
 /* Make a rename in `path`'s directory durable. */
@@ -239,9 +205,8 @@ static int sync_dir(const char *path)
 /* Put the header in front, make the file durable and give it its name. */
 static int finish_file(struct puller *p, const char *tmp, const char *path)
 {
-        struct backupfile_info fi = file_info(&p->info);
         uint8_t header[BACKUPFILE_HEADER];
-        int rv = backupfile_digest_finish(p->digest, &fi, header);
+        int rv = backupfile_digest_finish(p->digest, &p->info, header);
 
         p->digest = NULL;
         if (rv != 0) {
@@ -283,8 +248,10 @@ int baton_backup_save(baton_client *c, const char *path, uint32_t timeout_ms,
                 cb.data = &p;
                 link_listen(&p.link, &cb);
                 restart(&p, 0);
-                drive(&p, clock_after(clock_now_ms(),
-                                      timeout_ms != 0 ? timeout_ms : 600000));
+                link_drive(&p.link, &p.rv,
+                           clock_after(clock_now_ms(),
+                                       timeout_ms != 0 ? timeout_ms : 600000),
+                           retry, &p);
                 link_close(&p.link);
                 rv = p.rv;
         }
@@ -303,7 +270,6 @@ int baton_backup_save(baton_client *c, const char *path, uint32_t timeout_ms,
 
 int baton_backup_inspect(const char *path, struct baton_backup_info *out)
 {
-        struct backupfile_info fi;
         const uint8_t *snapshot;
         uint8_t *buf = NULL;
         size_t len = 0;
@@ -314,13 +280,8 @@ int baton_backup_inspect(const char *path, struct baton_backup_info *out)
         }
         rv = backupfile_read(path, &buf, &len);
         if (rv == 0) {
-                rv = backupfile_check(buf, len, &fi, &snapshot);
+                rv = backupfile_check(buf, len, out, &snapshot);
         }
         free(buf);
-        if (rv == 0) {
-                *out = (struct baton_backup_info){
-                    fi.index,    fi.term,  fi.made_ms, fi.size,
-                    fi.sessions, fi.locks, fi.grants,  fi.waiters};
-        }
         return rv;
 }

@@ -638,6 +638,41 @@ static void receive(struct link *l, int64_t now)
         }
 }
 
+void link_drive(struct link *l, int *rv, int64_t deadline,
+                int64_t (*turn)(void *data, int64_t now), void *data)
+{
+        while (*rv == 1) {
+                int64_t now = clock_now_ms();
+                int64_t until = link_next_event(l, true), next;
+                struct pollfd pfd;
+                int n;
+                if (now >= deadline) {
+                        *rv = l->tls_refused ? BATON_ETLS : BATON_ENOANSWER;
+                        return;
+                }
+                link_step(l, now, true);
+                next = turn != NULL && *rv == 1 ? turn(data, now) : CLOCK_NEVER;
+                if (*rv != 1) {
+                        return;
+                }
+                if (link_busy(l)) {
+                        link_flush(l, now);
+                }
+                until = next < until ? next : until;
+                until = until < deadline ? until : deadline;
+                pfd.fd = l->fd;
+                pfd.events = link_events(l);
+                pfd.revents = 0;
+                n = poll(&pfd, l->fd >= 0 ? 1 : 0,
+                         (int)(until > now ? until - now : 0));
+                if (n < 0 && errno != EINTR) {
+                        *rv = BATON_EIO;
+                } else if (n > 0) {
+                        link_ready(l, pfd.revents, clock_now_ms());
+                }
+        }
+}
+
 void link_ready(struct link *l, short revents, int64_t now)
 {
         if (l->connecting) {

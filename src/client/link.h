@@ -144,6 +144,19 @@ short link_events(const struct link *l);
 void link_ready(struct link *l, short revents, int64_t now);
 
 /*
+ * Drive a short-lived link on the caller's thread (probe.h,
+ * baton_backup_save) while *rv is 1: connect, call `turn` (NULL: none;
+ * it may put frames, and returns when it next wants a turn, CLOCK_NEVER
+ * for no time of its own), write, and wait in poll() for the socket or
+ * the next event. At `deadline` (CLOCK_MONOTONIC ms) *rv becomes
+ * BATON_ETLS when the last attempt failed in TLS, else BATON_ENOANSWER; a
+ * failed poll() makes it BATON_EIO. The link's callbacks set *rv when the
+ * work is done.
+ */
+void link_drive(struct link *l, int *rv, int64_t deadline,
+                int64_t (*turn)(void *data, int64_t now), void *data);
+
+/*
  * The owner's verdicts on the connection: it failed (a protocol error, a
  * refusal; `silent`: the node stopped answering and is avoided for a
  * while), its node knows no leader, or the leader answered (ending a

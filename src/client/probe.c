@@ -2,7 +2,6 @@
 #include "probe.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,41 +68,6 @@ static void on_closed(void *data, uint64_t gen)
         }
 }
 
-/* Drive the link until the probe has its answer or `deadline` passes. */
-static void drive(struct probe *p, int64_t deadline)
-{
-        struct link *l = &p->link;
-
-        while (p->rv == 1) {
-                int64_t now = clock_now_ms();
-                int64_t until = link_next_event(l, true);
-                struct pollfd pfd;
-                int n;
-                if (now >= deadline) {
-                        p->rv = l->tls_refused ? BATON_ETLS : BATON_ENOANSWER;
-                        return;
-                }
-                link_step(l, now, true);
-                if (p->rv != 1) {
-                        return;
-                }
-                if (link_busy(l)) {
-                        link_flush(l, now);
-                }
-                until = until < deadline ? until : deadline;
-                pfd.fd = l->fd;
-                pfd.events = link_events(l);
-                pfd.revents = 0;
-                n = poll(&pfd, l->fd >= 0 ? 1 : 0,
-                         (int)(until > now ? until - now : 0));
-                if (n < 0 && errno != EINTR) {
-                        p->rv = BATON_EIO;
-                } else if (n > 0) {
-                        link_ready(l, pfd.revents, clock_now_ms());
-                }
-        }
-}
-
 int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
                  struct baton_status *out)
 {
@@ -130,7 +94,7 @@ int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
         }
         cb.data = &p;
         link_listen(&p.link, &cb);
-        drive(&p, deadline);
+        link_drive(&p.link, &p.rv, deadline, NULL, NULL);
         link_close(&p.link);
         return p.rv;
 }

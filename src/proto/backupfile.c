@@ -17,7 +17,7 @@ struct backupfile_digest {
 /* The header without its digest, which the digest covers. */
 #define HEADER_FIELDS (BACKUPFILE_HEADER - BACKUPFILE_DIGEST)
 
-static void put_fields(const struct backupfile_info *info,
+static void put_fields(const struct baton_backup_info *info,
                        uint8_t out[HEADER_FIELDS])
 {
         struct wcursor w;
@@ -37,7 +37,7 @@ static void put_fields(const struct backupfile_info *info,
 }
 
 struct backupfile_digest *
-backupfile_digest_new(const struct backupfile_info *info)
+backupfile_digest_new(const struct baton_backup_info *info)
 {
         struct backupfile_digest *d;
         uint8_t fields[HEADER_FIELDS];
@@ -71,7 +71,7 @@ void backupfile_digest_free(struct backupfile_digest *d)
 }
 
 int backupfile_digest_finish(struct backupfile_digest *d,
-                             const struct backupfile_info *info,
+                             const struct baton_backup_info *info,
                              uint8_t out[BACKUPFILE_HEADER])
 {
         unsigned n = 0;
@@ -85,7 +85,7 @@ int backupfile_digest_finish(struct backupfile_digest *d,
 }
 
 int backupfile_check(const uint8_t *buf, size_t len,
-                     struct backupfile_info *info, const uint8_t **snapshot)
+                     struct baton_backup_info *info, const uint8_t **snapshot)
 {
         uint8_t want[BACKUPFILE_HEADER];
         struct backupfile_digest *d;

@@ -9,35 +9,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../include/baton.h"
+
 #define BACKUPFILE_MAGIC  "BATONBAK"
 #define BACKUPFILE_FORMAT 1
 #define BACKUPFILE_DIGEST 32
 /* magic, u32 format, u32 header size, 8 x u64, the digest */
 #define BACKUPFILE_HEADER (8 + 4 + 4 + 8 * 8 + BACKUPFILE_DIGEST)
 
-/* What a backup holds (every field little-endian in the file). */
-struct backupfile_info {
-        uint64_t index;    /* the last entry the state includes */
-        uint64_t term;     /* the leader's term when it was taken */
-        uint64_t made_ms;  /* the leader's wall clock then, Unix ms */
-        uint64_t size;     /* bytes of snapshot after the header */
-        uint64_t sessions; /* counts of the state at `index` */
-        uint64_t locks;
-        uint64_t grants;
-        uint64_t waiters;
-};
+/* What a backup holds is struct baton_backup_info (include/baton.h): its
+ * fields, in order, are the header's u64s, little-endian. */
 
 /* Digest state for a backup being written: the header's fields, then the
  * snapshot's bytes as they come. NULL when out of memory. */
 struct backupfile_digest;
 struct backupfile_digest *
-backupfile_digest_new(const struct backupfile_info *info);
+backupfile_digest_new(const struct baton_backup_info *info);
 /* 0, or BATON_ENOMEM (the digest is then unusable: free it). */
 int backupfile_digest_add(struct backupfile_digest *d, const void *p, size_t n);
 /* Write the header with the digest of everything added into `out`
  * (BACKUPFILE_HEADER bytes), and free `d`. 0 or BATON_ENOMEM. */
 int backupfile_digest_finish(struct backupfile_digest *d,
-                             const struct backupfile_info *info,
+                             const struct baton_backup_info *info,
                              uint8_t out[BACKUPFILE_HEADER]);
 void backupfile_digest_free(struct backupfile_digest *d);
 
@@ -48,7 +41,7 @@ void backupfile_digest_free(struct backupfile_digest *d);
  * for anything else wrong (truncated, a byte changed); BATON_ENOMEM.
  */
 int backupfile_check(const uint8_t *buf, size_t len,
-                     struct backupfile_info *info, const uint8_t **snapshot);
+                     struct baton_backup_info *info, const uint8_t **snapshot);
 
 /* The whole file at `path` in a malloc'd buffer (the caller frees it):
  * 0, BATON_EIO or BATON_ENOMEM. */

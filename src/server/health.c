@@ -5,20 +5,7 @@
 #include <stdio.h>
 
 #include "../../include/baton.h"
-
-static const char *role_name(uint8_t role)
-{
-        switch (role) {
-        case BATON_ROLE_FOLLOWER:
-                return "follower";
-        case BATON_ROLE_CANDIDATE:
-                return "candidate";
-        case BATON_ROLE_LEADER:
-                return "leader";
-        default:
-                return "unavailable";
-        }
-}
+#include "../lib/rolename.h"
 
 const char *health_reason_name(enum health_reason r)
 {

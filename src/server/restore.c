@@ -47,7 +47,7 @@ static int load(struct raftfsm *rf, const uint8_t *snap, size_t len,
 int restore_backup(const struct config *cfg, const char *path,
                    struct seed_report *out, char *errmsg, size_t size)
 {
-        struct backupfile_info info;
+        struct baton_backup_info info;
         struct raftfsm rf;
         const uint8_t *snap;
         uint8_t *file = NULL;

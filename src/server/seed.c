@@ -113,9 +113,9 @@ static int put_snapshot(struct seed_io *s, const struct config *cfg,
         memset(&snap, 0, sizeof snap);
         raft_configuration_init(&snap.configuration);
         for (i = 0; i < n_members && rv == 0; i++) {
-                rv = raft_configuration_add(&snap.configuration, members[i].id,
-                                            members[i].raft_address,
-                                            RAFT_VOTER);
+                rv =
+                    raft_configuration_add(&snap.configuration, members[i].id,
+                                           members[i].raft_address, RAFT_VOTER);
         }
         snap.index = start;
         snap.term = 1;

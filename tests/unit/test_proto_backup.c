@@ -92,9 +92,9 @@ void backup_chunk_bounds(void **state)
 void backup_file_checks_every_byte(void **state)
 {
         static const char snap[] = "a snapshot's bytes";
-        struct backupfile_info info = {
+        struct baton_backup_info info = {
             9001, 4, 1795700000123, sizeof snap, 2, 5, 6, 1};
-        struct backupfile_info got;
+        struct baton_backup_info got;
         uint8_t file[BACKUPFILE_HEADER + sizeof snap + 1];
         struct backupfile_digest *d = backupfile_digest_new(&info);
         const uint8_t *p;
