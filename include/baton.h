@@ -113,7 +113,7 @@ BATON_API const char *baton_errname(int code);
 
 /**
  * Return the version of the Baton release libbaton was built from, as a
- * static string ("MAJOR.MINOR.PATCH", e.g. "0.1.0"): the version the
+ * static string ("MAJOR.MINOR.PATCH", e.g. "0.2.0"): the version the
  * program runs with, which may differ from the baton.h it was compiled
  * against. Never returns NULL. Thread-safe.
  */
@@ -824,6 +824,36 @@ struct baton_status {
  */
 BATON_API int baton_status(baton_client *c, const char *endpoint,
                            struct baton_status *out);
+
+/**
+ * A node's Baton release and the newest format of each thing it replicates
+ * or keeps on disk (docs/operations.md, "Upgrades"). A node of another
+ * release may join the cluster only while it reads everything the others
+ * write.
+ */
+struct baton_node_version {
+        char release[33];   /* "0.2.0", as `batond --version` says; "" from
+                               a node older than 0.2.0, which does not say */
+        unsigned protocol;  /* the client protocol version it answered in */
+        unsigned command;   /* log entries (commands, batches): it reads
+                               versions 1..command and writes none newer */
+        unsigned snapshot;  /* snapshot images: it reads 1..snapshot and
+                               writes snapshot */
+        unsigned container; /* the snapshot container (image and tail): the
+                               one version it reads and writes */
+};
+
+/**
+ * baton_status() and the versions of the node that answered, over a short
+ * connection of its own (NULL `endpoint`: the leader, as for
+ * baton_status()). A node older than 0.2.0 refuses the question; it is
+ * asked baton_status()'s instead and `version` says so with an empty
+ * `release` and zero formats. Returns what baton_status() returns; `out`
+ * and `version` are filled on 0. Thread-safe.
+ */
+BATON_API int baton_status_version(baton_client *c, const char *endpoint,
+                                   struct baton_status *out,
+                                   struct baton_node_version *version);
 
 /* What an online backup holds (batonctl snapshot save/inspect). Tokens
  * are the indexes of the entries that granted them, so every token handed

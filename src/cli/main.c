@@ -440,6 +440,7 @@ static int cmd_status(baton_client *c, const struct args *o)
         char list[1024];
         char *ep, *save = NULL;
         struct baton_status st;
+        struct baton_node_version v;
         int shown = 0, worst = EXIT_OK;
         int rv;
 
@@ -447,9 +448,10 @@ static int cmd_status(baton_client *c, const struct args *o)
         for (ep = strtok_r(list, ",", &save); ep != NULL;
              ep = strtok_r(NULL, ",", &save)) {
                 const char *next = save != NULL ? save : "";
-                rv = baton_status(c, ep, &st);
+                rv = baton_status_version(c, ep, &st, &v);
                 if (rv != 0) {
                         memset(&st, 0, sizeof st);
+                        memset(&v, 0, sizeof v);
                         snprintf(st.endpoint, sizeof st.endpoint, "%s", ep);
                         if (!o->json) {
                                 fprintf(stderr, "batonctl: %s: %s\n", ep,
@@ -457,8 +459,8 @@ static int cmd_status(baton_client *c, const struct args *o)
                         }
                         worst = EXIT_ERROR;
                 }
-                print_status(stdout, o->json, &st, shown == 0,
-                             strchr(next, ':') == NULL);
+                print_status(stdout, o->json, &st, rv == 0 ? &v : NULL,
+                             shown == 0, strchr(next, ':') == NULL);
                 shown++;
         }
         return worst;

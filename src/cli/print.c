@@ -443,18 +443,48 @@ static const char *member_role(int role)
         }
 }
 
+/* A node's versions at the end of its status line: nothing when it did
+ * not answer, "unknown" from a node that does not say (before 0.2.0). */
+static void print_versions(FILE *out, bool json,
+                           const struct baton_node_version *v)
+{
+        if (v == NULL) {
+                return;
+        }
+        if (!json) {
+                if (v->release[0] == '\0') {
+                        fputs(" version=unknown", out);
+                        return;
+                }
+                fprintf(out, " version=%s command=%u snapshot=%u container=%u",
+                        v->release, v->command, v->snapshot, v->container);
+                return;
+        }
+        if (v->release[0] == '\0') {
+                return; /* left out, never written as "" or 0 */
+        }
+        fputs(",\"version\":", out);
+        print_json_string(out, v->release);
+        fprintf(out,
+                ",\"formats\":{\"protocol\":%u,\"command\":%u,"
+                "\"snapshot\":%u,\"container\":%u}",
+                v->protocol, v->command, v->snapshot, v->container);
+}
+
 void print_status(FILE *out, bool json, const struct baton_status *st,
-                  bool first, bool last)
+                  const struct baton_node_version *v, bool first, bool last)
 {
         if (!json) {
                 fprintf(out,
                         "%-21s id=%" PRIu64 " role=%s term=%" PRIu64
                         " leader=%" PRIu64 " commit=%" PRIu64
                         " applied=%" PRIu64 " sessions=%" PRIu64
-                        " locks=%" PRIu64 " waiters=%" PRIu64 "\n",
+                        " locks=%" PRIu64 " waiters=%" PRIu64,
                         st->endpoint, st->id, role_name(st->role), st->term,
                         st->leader_id, st->commit_index, st->applied_index,
                         st->sessions, st->locks, st->waiters);
+                print_versions(out, false, v);
+                fputc('\n', out);
                 return;
         }
         fputs(first ? "[" : ",", out);
@@ -465,10 +495,12 @@ void print_status(FILE *out, bool json, const struct baton_status *st,
                 ",\"leader\":%" PRIu64 ",\"commit\":%" PRIu64
                 ",\"applied\":%" PRIu64 ",\"last\":%" PRIu64
                 ",\"sessions\":%" PRIu64 ",\"locks\":%" PRIu64
-                ",\"waiters\":%" PRIu64 "}",
+                ",\"waiters\":%" PRIu64,
                 st->id, role_name(st->role), st->term, st->leader_id,
                 st->commit_index, st->applied_index, st->last_index,
                 st->sessions, st->locks, st->waiters);
+        print_versions(out, true, v);
+        fputc('}', out);
         if (last) {
                 fputs("]\n", out);
         }

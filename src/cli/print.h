@@ -50,9 +50,10 @@ void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                 size_t n, bool more);
 void print_check(FILE *out, bool json, const char *name, uint64_t token,
                  int rv);
-/* One node's status; `first` and `last` frame a JSON array. */
+/* One node's status and versions (NULL: the node did not answer); `first`
+ * and `last` frame a JSON array. */
 void print_status(FILE *out, bool json, const struct baton_status *st,
-                  bool first, bool last);
+                  const struct baton_node_version *v, bool first, bool last);
 void print_members(FILE *out, bool json, const struct baton_status *st);
 /* An error as text on stderr, or as JSON on stdout. */
 void print_error(bool json, const char *what, int rv);

@@ -74,6 +74,34 @@ int baton_status(baton_client *c, const char *endpoint,
         return probe_status(leader, c->tls, deadline, out);
 }
 
+int baton_status_version(baton_client *c, const char *endpoint,
+                         struct baton_status *out,
+                         struct baton_node_version *version)
+{
+        char node[sizeof out->endpoint];
+        int rv;
+
+        if (c == NULL || out == NULL || version == NULL) {
+                return BATON_EINVAL;
+        }
+        memset(version, 0, sizeof *version);
+        if (endpoint == NULL) {
+                /* Find the leader as baton_status() does, then ask it on a
+                 * connection of the call's own: an old node refuses the
+                 * question by closing the connection it came on. */
+                rv = baton_status(c, NULL, out);
+                if (rv != 0) {
+                        return rv;
+                }
+                snprintf(node, sizeof node, "%s", out->endpoint);
+                endpoint = node;
+        }
+        return probe_status_version(
+            endpoint, c->tls,
+            clock_after(clock_now_ms(), c->opts.request_timeout_ms), out,
+            version);
+}
+
 int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
                      const char *client_address)
 {

@@ -15,7 +15,8 @@ struct probe {
         struct link link;
         const char *endpoint;
         struct baton_status *out;
-        int rv;    /* 1 while waiting */
+        struct baton_node_version *ver; /* NULL: a plain STATUS */
+        int rv;                         /* 1 while waiting */
         bool sent; /* the STATUS went out on the connection */
 };
 
@@ -23,7 +24,8 @@ static void on_connected(void *data, int64_t now)
 {
         struct probe *p = data;
         uint8_t frame[PROTO_HEADER_SIZE];
-        size_t len = proto_write_empty(frame, sizeof frame, 0, PROTO_STATUS);
+        size_t len = proto_write_status_request(
+            frame, sizeof frame, 0, p->ver != NULL ? PROTO_FLAG_VERSIONS : 0);
 
         (void)now;
         p->sent = link_put(&p->link, frame, len) != 0;
@@ -37,6 +39,7 @@ static void on_frame(void *data, const struct proto_header *h,
 {
         struct probe *p = data;
         struct proto_status ps;
+        struct proto_versions pv;
 
         (void)now;
         if (h->type == PROTO_ERROR) {
@@ -49,11 +52,17 @@ static void on_frame(void *data, const struct proto_header *h,
         if (h->type != PROTO_STATUS_REPLY) {
                 return;
         }
-        if (proto_read_status(body, h->length, &ps) != 0) {
+        if (proto_read_status_versions(body, h->length, h->flags, &ps, &pv) !=
+            0) {
                 p->rv = BATON_EMALFORMED;
                 return;
         }
         proto_status_export(p->out, p->endpoint, &ps);
+        if (p->ver != NULL) {
+                proto_versions_export(p->ver, h->version,
+                                      h->flags & PROTO_FLAG_VERSIONS ? &pv
+                                                                     : NULL);
+        }
         p->rv = 0;
 }
 
@@ -68,8 +77,8 @@ static void on_closed(void *data, uint64_t gen)
         }
 }
 
-int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
-                 struct baton_status *out)
+static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
+                 struct baton_status *out, struct baton_node_version *ver)
 {
         static const struct link_cb cb0 = {NULL, on_connected, on_frame,
                                            on_closed};
@@ -86,6 +95,7 @@ int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
         memset(&p, 0, sizeof p);
         p.endpoint = endpoint;
         p.out = out;
+        p.ver = ver;
         p.rv = 1;
         rv =
             link_init(&p.link, (const char(*)[LINK_ADDR_MAX])endpoints, 1, tls);
@@ -97,4 +107,26 @@ int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
         link_drive(&p.link, &p.rv, deadline, NULL, NULL);
         link_close(&p.link);
         return p.rv;
+}
+
+int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
+                 struct baton_status *out)
+{
+        return probe(endpoint, tls, deadline, out, NULL);
+}
+
+int probe_status_version(const char *endpoint, struct tls_ctx *tls,
+                         int64_t deadline, struct baton_status *out,
+                         struct baton_node_version *ver)
+{
+        int rv = probe(endpoint, tls, deadline, out, ver);
+
+        if (rv == BATON_EMALFORMED) {
+                /* A node before 0.2.0 refuses the flag, then closes: ask
+                 * it the plain question on a new connection. */
+                rv = probe(endpoint, tls, deadline, out, NULL);
+                memset(ver, 0, sizeof *ver);
+                ver->protocol = PROTO_VERSION;
+        }
+        return rv;
 }

@@ -1,5 +1,6 @@
 /* A one-shot STATUS of one node over a short connection of its own, for
- * baton_status() on a given endpoint (never the handle's connection). */
+ * baton_status() on a given endpoint and baton_status_version() (never the
+ * handle's connection). */
 #ifndef CLIENT_PROBE_H
 #define CLIENT_PROBE_H
 
@@ -15,5 +16,13 @@
  * BATON_ENOANSWER, BATON_ETLS or BATON_EMALFORMED. */
 int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
                  struct baton_status *out);
+
+/* The same with the node's versions (STATUS with PROTO_FLAG_VERSIONS) in
+ * `*ver`; a node that refuses the flag (one before 0.2.0) is asked again
+ * without it, on a second connection, and `*ver` says nothing but the
+ * protocol version. */
+int probe_status_version(const char *endpoint, struct tls_ctx *tls,
+                         int64_t deadline, struct baton_status *out,
+                         struct baton_node_version *ver);
 
 #endif /* CLIENT_PROBE_H */

@@ -77,6 +77,24 @@ bool entry_is_batch(const void *buf, size_t len)
                p[0] <= COMMAND_VERSION && p[1] == COMMAND_BATCH;
 }
 
+unsigned entry_max_version(const void *buf, size_t len)
+{
+        const uint8_t *p = buf;
+        unsigned max = len > 0 ? p[0] : 0;
+        struct entry_reader r;
+        const uint8_t *cmd;
+        size_t n;
+
+        if (entry_is_batch(buf, len) && entry_reader_init(&r, buf, len) == 0) {
+                while (entry_reader_next(&r, &cmd, &n)) {
+                        if (n > 0 && cmd[0] > max) {
+                                max = cmd[0];
+                        }
+                }
+        }
+        return max;
+}
+
 uint64_t entry_term(const void *buf, size_t len)
 {
         struct rcursor c;

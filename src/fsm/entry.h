@@ -85,6 +85,12 @@ struct entry_reader {
  * checked by entry_reader_init(). */
 bool entry_is_batch(const void *buf, size_t len);
 
+/* The newest encoding version an entry uses: its first byte (a command's
+ * or a batch's version) and, in a batch this build reads, each of its
+ * commands' first bytes; 0 for an empty entry. Nothing else is checked.
+ * Above COMMAND_VERSION, a node of a newer release wrote the entry. */
+unsigned entry_max_version(const void *buf, size_t len);
+
 /* The term a batch was proposed in, as its header says; 0 for an entry
  * that is no batch (or too short to say). */
 uint64_t entry_term(const void *buf, size_t len);

@@ -476,3 +476,14 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
         find_deferred(f);
         return 0;
 }
+
+unsigned snapshot_peek_version(const void *buf, size_t len)
+{
+        struct rcursor r;
+
+        if (len < sizeof magic + 2 || memcmp(buf, magic, 4) != 0) {
+                return 0;
+        }
+        rcursor_init(&r, (const uint8_t *)buf + 4, 2);
+        return rcursor_u16(&r);
+}

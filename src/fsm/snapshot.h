@@ -48,4 +48,9 @@ int snapshot_encode(const struct lockfsm *f, void **buf, size_t *len);
  */
 int snapshot_decode(struct lockfsm *f, const void *buf, size_t len);
 
+/* The format version a snapshot says it is in (its header only: nothing
+ * else is checked), for saying why one was refused; 0 when `buf` is too
+ * short or not a snapshot. */
+unsigned snapshot_peek_version(const void *buf, size_t len);
+
 #endif /* FSM_SNAPSHOT_H */

@@ -196,6 +196,14 @@ static const struct fields_entry status_fields[] = {
     FIELD(struct proto_status, U8, n_members),
 };
 
+/* STATUS_REPLY's PROTO_FLAG_VERSIONS tail, after the members. */
+static const struct fields_entry versions_fields[] = {
+    FIELD(struct proto_versions, STRING, release),
+    FIELD(struct proto_versions, U16, command),
+    FIELD(struct proto_versions, U16, snapshot),
+    FIELD(struct proto_versions, U16, container),
+};
+
 static const struct fields_entry member_fields[] = {
     FIELD(struct proto_member, U64, id),
     FIELD(struct proto_member, U8, role),
@@ -208,11 +216,15 @@ static const struct fields_entry member_fields[] = {
 
 /* Only QUERY, LIST and their answers may ask for or carry client names;
  * only QUERY and LIST_REPLY every holder, with their names; only
- * KEEPALIVE and KEEPALIVE_OK revoked grants. */
+ * KEEPALIVE and KEEPALIVE_OK revoked grants; only STATUS and STATUS_REPLY
+ * versions. */
 static bool allowed_flags(uint8_t type, uint16_t flags)
 {
         if (flags == 0) {
                 return true;
+        }
+        if (flags == PROTO_FLAG_VERSIONS) {
+                return type == PROTO_STATUS || type == PROTO_STATUS_REPLY;
         }
         if (flags == PROTO_FLAG_REVOKED) {
                 return type == PROTO_KEEPALIVE || type == PROTO_KEEPALIVE_OK;
@@ -506,8 +518,10 @@ static bool valid_address(const struct proto_string *s)
                (s->len == 0 || memchr(s->p, '\0', s->len) == NULL);
 }
 
-size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
-                          const struct proto_status *st)
+/* STATUS_REPLY with `flags`, and the versions tail when `v` is given. */
+static size_t write_status(uint8_t *out, size_t cap, uint64_t id,
+                           const struct proto_status *st,
+                           const struct proto_versions *v)
 {
         struct wcursor w;
         unsigned i;
@@ -521,11 +535,45 @@ size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
                         return 0;
                 }
         }
-        begin(&w, out, cap, PROTO_STATUS_REPLY, id);
+        if (v != NULL &&
+            (v->release.len == 0 || v->release.len > PROTO_RELEASE_MAX ||
+             memchr(v->release.p, '\0', v->release.len) != NULL)) {
+                return 0;
+        }
+        proto_frame_begin(&w, out, cap, PROTO_STATUS_REPLY,
+                          v != NULL ? PROTO_FLAG_VERSIONS : 0, id);
         fields_put(&w, FIELDS(status_fields), st);
         for (i = 0; i < st->n_members; i++) {
                 fields_put(&w, FIELDS(member_fields), &st->members[i]);
         }
+        if (v != NULL) {
+                fields_put(&w, FIELDS(versions_fields), v);
+        }
+        return proto_frame_finish(&w);
+}
+
+size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
+                          const struct proto_status *st)
+{
+        return write_status(out, cap, id, st, NULL);
+}
+
+size_t proto_write_status_versions(uint8_t *out, size_t cap, uint64_t id,
+                                   const struct proto_status *st,
+                                   const struct proto_versions *v)
+{
+        return write_status(out, cap, id, st, v);
+}
+
+size_t proto_write_status_request(uint8_t *out, size_t cap, uint64_t id,
+                                  uint16_t flags)
+{
+        struct wcursor w;
+
+        if (flags != 0 && flags != PROTO_FLAG_VERSIONS) {
+                return 0;
+        }
+        proto_frame_begin(&w, out, cap, PROTO_STATUS, flags, id);
         return proto_frame_finish(&w);
 }
 
@@ -671,10 +719,20 @@ int proto_read_error(const uint8_t *body, size_t len, int *status,
 
 int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st)
 {
+        struct proto_versions v;
+
+        return proto_read_status_versions(body, len, 0, st, &v);
+}
+
+int proto_read_status_versions(const uint8_t *body, size_t len, uint16_t flags,
+                               struct proto_status *st,
+                               struct proto_versions *v)
+{
         struct rcursor r;
         unsigned i;
 
         memset(st, 0, sizeof *st);
+        memset(v, 0, sizeof *v);
         rcursor_init(&r, body, len);
         fields_get(&r, FIELDS(status_fields), st);
         if (r.bad || st->n_members > PROTO_MAX_MEMBERS) {
@@ -687,6 +745,14 @@ int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st)
                 fields_get(&r, FIELDS(member_fields), m);
                 if (r.bad || !valid_text(&m->raft_address, PROTO_ADDRESS_MAX) ||
                     !valid_text(&m->client_address, PROTO_ADDRESS_MAX)) {
+                        return BATON_EMALFORMED;
+                }
+        }
+        if (flags & PROTO_FLAG_VERSIONS) {
+                fields_get(&r, FIELDS(versions_fields), v);
+                if (r.bad || v->release.len == 0 ||
+                    !valid_text(&v->release, PROTO_RELEASE_MAX)) {
+                        memset(v, 0, sizeof *v);
                         return BATON_EMALFORMED;
                 }
         }

@@ -51,7 +51,8 @@
  *               u32 count, u32 waiters
  *   NOT_LEADER  u64 leader id (0: unknown), string leader client address
  *   ERROR       i32 status, string message; the server closes afterwards
- *   STATUS      see struct proto_status
+ *   STATUS      see struct proto_status; with PROTO_FLAG_VERSIONS (when
+ *               the STATUS had it) followed by struct proto_versions
  *   KEEPALIVE_OK u32 ttl_ms: the session's deadline is now + ttl_ms;
  *               with PROTO_FLAG_REVOKED (when the KEEPALIVE had it), then
  *               u32 revoked: how many of the session's grants an
@@ -87,6 +88,7 @@
 #define PROTO_FLAG_HOLDERS    0x0002 /* QUERY, LIST_REPLY: every holder */
 #define PROTO_FLAG_REVOKED    0x0004 /* KEEPALIVE(_OK): revoked grants */
 #define PROTO_FLAG_VALUES     0x0008 /* with _HOLDERS: elections' values */
+#define PROTO_FLAG_VERSIONS   0x0010 /* STATUS(_REPLY): the node's versions */
 #define PROTO_CLIENT_NAME_MAX 64     /* a session's client name, as OPEN's */
 #define PROTO_HEADER_SIZE     16
 #define PROTO_MAX_BODY        65536 /* largest body any peer must accept */
@@ -221,7 +223,20 @@ struct proto_status {
         struct proto_member members[PROTO_MAX_MEMBERS];
 };
 
+/* The PROTO_FLAG_VERSIONS tail of a STATUS_REPLY, after the members: what
+ * the node runs and the newest format of each thing it replicates or
+ * keeps on disk (docs/operations.md, "Upgrades"). */
+struct proto_versions {
+        struct proto_string release; /* "0.2.0": 1..PROTO_RELEASE_MAX bytes */
+        uint16_t command;   /* commands and batches: reads 1..command */
+        uint16_t snapshot;  /* snapshot images: reads 1..snapshot, writes it */
+        uint16_t container; /* the image-and-tail container: reads, writes */
+};
+
+#define PROTO_RELEASE_MAX 32
+
 struct baton_status;
+struct baton_node_version;
 
 /*
  * Copy a decoded STATUS reply into the public struct baton_status
@@ -231,6 +246,11 @@ struct baton_status;
  */
 void proto_status_export(struct baton_status *out, const char *endpoint,
                          const struct proto_status *ps);
+
+/* Copy a decoded versions tail (NULL: a node that sent none, which is
+ * one before 0.2.0) and the reply's protocol version into `*out`. */
+void proto_versions_export(struct baton_node_version *out, uint8_t protocol,
+                           const struct proto_versions *v);
 
 /* One lock of a LIST_REPLY; the name is borrowed. */
 struct proto_lock_entry {
@@ -298,6 +318,15 @@ size_t proto_write_error(uint8_t *out, size_t cap, uint64_t id, int status,
                          const char *message);
 size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
                           const struct proto_status *st);
+/* The PROTO_FLAG_VERSIONS shapes: a STATUS asking for the node's versions
+ * (an empty body, as without it), and the STATUS_REPLY that carries them
+ * after the members (0 for a release that is empty, over
+ * PROTO_RELEASE_MAX bytes or with a NUL). */
+size_t proto_write_status_request(uint8_t *out, size_t cap, uint64_t id,
+                                  uint16_t flags);
+size_t proto_write_status_versions(uint8_t *out, size_t cap, uint64_t id,
+                                   const struct proto_status *st,
+                                   const struct proto_versions *v);
 size_t proto_write_keepalive_ok(uint8_t *out, size_t cap, uint64_t id,
                                 uint32_t ttl_ms);
 /* The PROTO_FLAG_REVOKED shapes (src/proto/keepalive.c): a KEEPALIVE
@@ -358,6 +387,11 @@ int proto_read_not_leader(const uint8_t *body, size_t len, uint64_t *leader_id,
 int proto_read_error(const uint8_t *body, size_t len, int *status,
                      struct proto_string *message);
 int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st);
+/* STATUS_REPLY in the shape its header's `flags` say: `*v` is zeroed
+ * without PROTO_FLAG_VERSIONS. 0 or BATON_EMALFORMED. */
+int proto_read_status_versions(const uint8_t *body, size_t len, uint16_t flags,
+                               struct proto_status *st,
+                               struct proto_versions *v);
 /* LIST: BATON_EMALFORMED for a truncated body, trailing bytes or a limit
  * outside 1..PROTO_LIST_MAX; BATON_ENAME for a prefix with a NUL. The
  * prefix may be empty (every lock). */

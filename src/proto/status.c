@@ -1,4 +1,5 @@
-/* A STATUS reply copied into the public struct baton_status. */
+/* A STATUS reply copied into the public struct baton_status and struct
+ * baton_node_version. */
 #include <stdio.h>
 #include <string.h>
 
@@ -44,4 +45,18 @@ void proto_status_export(struct baton_status *out, const char *endpoint,
                             sizeof out->members[i].client_address,
                             &ps->members[i].client_address);
         }
+}
+
+void proto_versions_export(struct baton_node_version *out, uint8_t protocol,
+                           const struct proto_versions *v)
+{
+        memset(out, 0, sizeof *out);
+        out->protocol = protocol;
+        if (v == NULL) {
+                return;
+        }
+        copy_string(out->release, sizeof out->release, &v->release);
+        out->command = v->command;
+        out->snapshot = v->snapshot;
+        out->container = v->container;
 }

@@ -8,6 +8,7 @@
 
 #include "../../include/baton.h"
 #include "../fsm/entry.h"
+#include "../fsm/snapshot.h"
 #include "admin.h"
 #include "fanout.h"
 #include "leader.h"
@@ -18,6 +19,7 @@
 #include "reads.h"
 #include "reply.h"
 #include "roles.h"
+#include "snaptail.h"
 
 /* --- Proposals ------------------------------------------------------------ */
 
@@ -411,12 +413,26 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
         pending_route(p, &g->unsent);
 }
 
-static void on_status(struct gateway *g, struct conn *c, uint64_t id)
+/* What this node runs and writes, for a STATUS that asks for it. */
+static void own_versions(struct proto_versions *v)
+{
+        static const char release[] = PACKAGE_VERSION;
+
+        v->release.p = release;
+        v->release.len = (uint8_t)strlen(release);
+        v->command = COMMAND_VERSION;
+        v->snapshot = SNAPSHOT_VERSION;
+        v->container = SNAPTAIL_VERSION;
+}
+
+static void on_status(struct gateway *g, struct conn *c, uint64_t id,
+                      uint16_t flags)
 {
         struct proto_status st;
+        struct proto_versions v;
         struct lockfsm_stats fs;
         uint8_t *out;
-        size_t cap = PROTO_HEADER_SIZE + 128 +
+        size_t cap = PROTO_HEADER_SIZE + 128 + 1 + PROTO_RELEASE_MAX +
                      PROTO_MAX_MEMBERS * (10 + 2 * PROTO_ADDRESS_MAX);
 
         node_status(g->node, &st);
@@ -426,7 +442,14 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id)
         st.locks = fs.locks;
         st.waiters = fs.waiters;
         out = conn_reserve(c, cap);
-        if (out != NULL) {
+        if (out == NULL) {
+                return;
+        }
+        if (flags & PROTO_FLAG_VERSIONS) {
+                own_versions(&v);
+                reply_frame(c, id,
+                            proto_write_status_versions(out, cap, id, &st, &v));
+        } else {
                 reply_frame(c, id, proto_write_status(out, cap, id, &st));
         }
 }
@@ -443,7 +466,7 @@ static void on_probe(struct gateway *g, struct conn *c,
                 return;
         }
         if (h->type == PROTO_STATUS) {
-                on_status(g, c, h->id);
+                on_status(g, c, h->id, h->flags);
                 return;
         }
         out = conn_reserve(c, PROTO_HEADER_SIZE);

@@ -156,7 +156,7 @@ static void on_monitor(uv_prepare_t *h)
         /* A snapshot decoded on the worker is taken as soon as it is
          * ready, and what was queued meanwhile is applied a batch a turn
          * (the idle handle keeps the turns coming until it is all
-         * applied); failures go to restore_failed(). */
+         * applied); failures go to fsm_failed(). */
         if (raftfsm_restoring(&c->rf) && raftfsm_adopt(&c->rf, false) == 1) {
                 uv_idle_start(&n->draining, on_draining);
         } else {
@@ -185,12 +185,10 @@ static void on_monitor(uv_prepare_t *h)
 /* raft counts the snapshot as restored, but the worker could not build its
  * state: stop rather than serve a state raft does not have. A restart
  * restores the snapshot from disk again, inline, and says why it fails. */
-static void restore_failed(void *data, const char *why)
+static void fsm_failed(void *data, const char *why)
 {
         (void)data;
-        log_error("%s; stopping: this node cannot apply past a snapshot it "
-                  "failed to restore",
-                  why);
+        log_error("%s; stopping", why);
         exit(1);
 }
 
@@ -439,7 +437,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         }
         /* From now on snapshots installed from the leader are decoded on a
          * worker, so that the loop keeps serving heartbeats meanwhile. */
-        raftfsm_set_restore(&c->rf, RAFTFSM_RESTORE_THREAD, restore_failed, n);
+        raftfsm_set_restore(&c->rf, RAFTFSM_RESTORE_THREAD, fsm_failed, n);
         uv_prepare_init(loop, &n->monitor);
         n->monitor.data = n;
         uv_prepare_start(&n->monitor, on_monitor);

@@ -94,7 +94,7 @@ struct node {
         uv_timer_t transfer_timer;
         void (*transfer_cb)(struct node *n);
         void (*close_cb)(struct node *n);
-        char errmsg[256];
+        char errmsg[640];
 };
 
 /*

@@ -11,6 +11,7 @@
 
 #include "../../include/baton.h"
 #include "../fsm/entry.h"
+#include "../fsm/snapshot.h"
 #include "../lib/cursor.h"
 #include "snapkeep.h"
 #include "snapzip.h"
@@ -55,13 +56,41 @@ static void after_apply(struct raftfsm *rf, uint64_t index, const void *buf,
 static bool restoring(const struct raftfsm *rf);
 static int drain(struct raftfsm *rf, size_t max);
 
+/* The end of a message refusing data of a newer format. */
+#define NEWER_HINT                                                             \
+        "a newer Baton release wrote it; run that release (or a later one) "   \
+        "on this data directory (docs/operations.md, \"Upgrades\")"
+
+/* An entry written in a command format newer than this node reads: only a
+ * leader of a newer release can have proposed it (a leader proposes only
+ * commands it decodes), and applying it as a malformed command would
+ * leave this replica's state other than the nodes' that read it. The node
+ * stops instead, and applies nothing more. */
+static int refuse_entry(struct raftfsm *rf, uint64_t index, unsigned version)
+{
+        snprintf(rf->errmsg, sizeof rf->errmsg,
+                 "log entry %llu is in command format version %u, and this "
+                 "batond (%s) reads versions %d to %d: %s",
+                 (unsigned long long)index, version, PACKAGE_VERSION,
+                 COMMAND_VERSION_MIN, COMMAND_VERSION, NEWER_HINT);
+        rf->broken = BATON_EVERSION;
+        if (rf->failed_cb != NULL) {
+                rf->failed_cb(rf->failed_data, rf->errmsg);
+        }
+        return RAFT_NOMEM; /* never applied: raft stays at this entry */
+}
+
 /* Apply entry `index` to the state: 0, or RAFT_NOMEM with the entry to be
  * applied again (lockfsm resumes it where it stopped). */
 static int apply_entry(struct raftfsm *rf, uint64_t index, const void *buf,
                        size_t len)
 {
+        unsigned version = entry_max_version(buf, len);
         int rv;
 
+        if (version > COMMAND_VERSION) {
+                return refuse_entry(rf, index, version);
+        }
         rf->term = entry_term(buf, len);
         rf->result.index = index;
         if (apply_member(rf, buf, len)) {
@@ -353,6 +382,13 @@ struct replay {
         struct snaptail_reader r;
         struct directory dir;
         bool tail;
+        /* What a restore refused as newer than this node reads (0: none):
+         * the container's version, the image's, or an entry's in the
+         * tail (at newer_index). */
+        uint32_t newer_container;
+        unsigned newer_image;
+        unsigned newer_entry;
+        uint64_t newer_index;
 };
 
 static int next_lock_entry(void *it, uint64_t *index, const void **buf,
@@ -362,8 +398,18 @@ static int next_lock_entry(void *it, uint64_t *index, const void **buf,
         struct command c;
         int rv;
 
-        while ((rv = snaptail_next(&rp->r, index, buf, len)) == 1 &&
-               command_peek_type(*buf, *len) == COMMAND_MEMBER) {
+        while ((rv = snaptail_next(&rp->r, index, buf, len)) == 1) {
+                unsigned version = entry_max_version(*buf, *len);
+                if (version > COMMAND_VERSION) {
+                        /* Applied as malformed, it would change nothing
+                         * here and something on the nodes that read it. */
+                        rp->newer_entry = version;
+                        rp->newer_index = *index;
+                        return BATON_EVERSION;
+                }
+                if (command_peek_type(*buf, *len) != COMMAND_MEMBER) {
+                        break;
+                }
                 /* A refused change is an outcome too, as in apply. */
                 if (command_decode(&c, *buf, *len) == 0) {
                         directory_apply(&rp->dir, &c);
@@ -404,19 +450,50 @@ static int restore(struct mem *mem, struct lockfsm *f, const uint8_t *p,
                             f, p + 4 + dir_len, len - 4 - dir_len,
                             rp->tail ? next_lock_entry : NULL, rp);
                 }
+                if (rv == BATON_EVERSION && rp->newer_entry == 0) {
+                        rp->newer_image = snapshot_peek_version(
+                            p + 4 + dir_len, len - 4 - dir_len);
+                }
         }
         mem_free(mem, raw);
         return rv;
 }
 
-static void restore_failed(struct raftfsm *rf, size_t len, int rv)
+static void restore_failed(struct raftfsm *rf, size_t len, int rv,
+                           const struct replay *rp)
 {
-        snprintf(rf->errmsg, sizeof rf->errmsg,
-                 "restore snapshot of %zu bytes: %s%s", len, baton_strerror(rv),
-                 rv == BATON_ETOOMANYSESSIONS
-                     ? ": it holds more than max-sessions allows "
-                       "here; every node needs the same limits"
-                     : "");
+        const char *v = PACKAGE_VERSION;
+        unsigned long long at = (unsigned long long)rp->newer_index;
+
+        if (rp->newer_container != 0) {
+                snprintf(rf->errmsg, sizeof rf->errmsg,
+                         "restore snapshot of %zu bytes: its container is "
+                         "version %lu, and this batond (%s) reads version "
+                         "%d: %s",
+                         len, (unsigned long)rp->newer_container, v,
+                         SNAPTAIL_VERSION, NEWER_HINT);
+        } else if (rp->newer_image > SNAPSHOT_VERSION) {
+                snprintf(rf->errmsg, sizeof rf->errmsg,
+                         "restore snapshot of %zu bytes: it is in snapshot "
+                         "format version %u, and this batond (%s) reads "
+                         "versions 1 to %d: %s",
+                         len, rp->newer_image, v, SNAPSHOT_VERSION, NEWER_HINT);
+        } else if (rp->newer_entry != 0) {
+                snprintf(rf->errmsg, sizeof rf->errmsg,
+                         "restore snapshot of %zu bytes: its entry %llu is in "
+                         "command format version %u, and this batond (%s) "
+                         "reads versions %d to %d: %s",
+                         len, at, rp->newer_entry, v, COMMAND_VERSION_MIN,
+                         COMMAND_VERSION, NEWER_HINT);
+        } else {
+                snprintf(rf->errmsg, sizeof rf->errmsg,
+                         "restore snapshot of %zu bytes: %s%s", len,
+                         baton_strerror(rv),
+                         rv == BATON_ETOOMANYSESSIONS
+                             ? ": it holds more than max-sessions allows "
+                               "here; every node needs the same limits"
+                             : "");
+        }
 }
 
 /* A restore decoded on the worker (RAFTFSM_RESTORE_THREAD). Only the
@@ -510,10 +587,17 @@ static void took_restore(struct raftfsm *rf, const struct replay *rp)
  * (snaptail.h) around the image; a plain one is all image. */
 static int open_snapshot(const struct raft_buffer *buf, struct replay *rp)
 {
+        int rv;
+
         memset(rp, 0, sizeof *rp);
         if (snaptail_is(buf->base, buf->len)) {
                 rp->tail = true;
-                return snaptail_open(&rp->r, buf->base, buf->len);
+                rv = snaptail_open(&rp->r, buf->base, buf->len);
+                if (rv == BATON_EVERSION) {
+                        rp->newer_container =
+                            snaptail_peek_version(buf->base, buf->len);
+                }
+                return rv;
         }
         rp->r.image = buf->base;
         rp->r.image_len = buf->len;
@@ -538,7 +622,7 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
                              &rp);
         }
         if (rv != 0) {
-                restore_failed(rf, buf->len, rv);
+                restore_failed(rf, buf->len, rv, &rp);
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
         forget_images(rf);
@@ -565,13 +649,17 @@ static int take_job(struct raftfsm *rf)
         rf->job = NULL;
         rf->restore_us_last = j->took_us;
         if (rv != 0) {
-                restore_failed(rf, j->buf.len, rv);
+                restore_failed(rf, j->buf.len, rv, &j->rp);
                 job_free(j);
                 bgrestore_drop(&rf->bg);
                 rf->broken = rv;
                 if (rf->failed_cb == NULL) {
                         abort();
                 }
+                snprintf(rf->errmsg + strlen(rf->errmsg),
+                         sizeof rf->errmsg - strlen(rf->errmsg), "%s",
+                         "; this node cannot apply past a snapshot it "
+                         "failed to restore");
                 rf->failed_cb(rf->failed_data, rf->errmsg);
                 return rv;
         }

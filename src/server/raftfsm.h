@@ -91,7 +91,7 @@ struct raftfsm {
         int broken; /* a restore on the worker failed: its BATON_E* code */
         uint64_t n_bg_restores;   /* restores started on the worker */
         uint64_t restore_us_last; /* how long the last one decoded */
-        char errmsg[128];
+        char errmsg[384];
 };
 
 /**
@@ -167,6 +167,9 @@ void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
  * the one raft thinks and nothing more is applied (fsm->apply answers
  * RAFT_NOMEM from then on); `failed` must stop the node, whose restart
  * restores the snapshot from disk again, inline. NULL `failed`: abort().
+ * `failed` is also called when raft applies an entry in a command format
+ * newer than this build reads (a leader of a newer release wrote it):
+ * nothing is applied from that entry on, with or without `failed`.
  * `data` is borrowed.
  */
 void raftfsm_set_restore(struct raftfsm *rf, enum raftfsm_restore_mode mode,

@@ -8,9 +8,8 @@
 #include "../../include/baton.h"
 #include "../lib/cursor.h"
 
-#define MAGIC             "BTNI"
-#define CONTAINER_VERSION 1
-#define ENTRY_HEAD        12 /* u64 index, u32 length */
+#define MAGIC      "BTNI"
+#define ENTRY_HEAD 12 /* u64 index, u32 length */
 
 void snaptail_init(struct snaptail *t)
 {
@@ -69,7 +68,7 @@ void snaptail_header(uint8_t out[SNAPTAIL_HEADER_SIZE], uint64_t image_index,
 
         wcursor_init(&w, out, SNAPTAIL_HEADER_SIZE);
         wcursor_bytes(&w, MAGIC, 4);
-        wcursor_u32(&w, CONTAINER_VERSION);
+        wcursor_u32(&w, SNAPTAIL_VERSION);
         wcursor_u64(&w, image_index);
         wcursor_u64(&w, last_index);
         wcursor_u64(&w, image_len);
@@ -78,6 +77,17 @@ void snaptail_header(uint8_t out[SNAPTAIL_HEADER_SIZE], uint64_t image_index,
 bool snaptail_is(const void *p, size_t len)
 {
         return len >= 4 && memcmp(p, MAGIC, 4) == 0;
+}
+
+uint32_t snaptail_peek_version(const void *p, size_t len)
+{
+        struct rcursor c;
+
+        if (!snaptail_is(p, len) || len < 8) {
+                return 0;
+        }
+        rcursor_init(&c, (const uint8_t *)p + 4, 4);
+        return rcursor_u32(&c);
 }
 
 int snaptail_open(struct snaptail_reader *r, const void *p, size_t len)
@@ -95,7 +105,7 @@ int snaptail_open(struct snaptail_reader *r, const void *p, size_t len)
         r->image_index = rcursor_u64(&c);
         r->last_index = rcursor_u64(&c);
         image_len = rcursor_u64(&c);
-        if (version != CONTAINER_VERSION) {
+        if (version != SNAPTAIL_VERSION) {
                 return BATON_EVERSION;
         }
         if (image_len > len - SNAPTAIL_HEADER_SIZE ||

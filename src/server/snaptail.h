@@ -18,6 +18,8 @@
  * last one's index is `last index` (the image's own when there are none).
  */
 #define SNAPTAIL_HEADER_SIZE 32
+/* The one container version written and read: another is BATON_EVERSION. */
+#define SNAPTAIL_VERSION 1
 
 /* The entries applied since an image was started, kept by the leader and
  * every follower alike. The buffer comes from raft_malloc. */
@@ -54,6 +56,9 @@ bool snaptail_is(const void *p, size_t len);
 /* 0, BATON_ECORRUPT (short, or the lengths do not add up) or
  * BATON_EVERSION. */
 int snaptail_open(struct snaptail_reader *r, const void *p, size_t len);
+/* The version a container's header says (0: too short to say), for
+ * saying why one was refused. */
+uint32_t snaptail_peek_version(const void *p, size_t len);
 /* A lockfsm_entry_iter over the entries (`it` is the reader): each index
  * must be above the one before, and the last must be `last index`. */
 int snaptail_next(void *it, uint64_t *index, const void **buf, size_t *len);

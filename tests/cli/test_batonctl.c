@@ -1227,9 +1227,11 @@ static void detached_leases(void)
 
 static void status_and_members(void)
 {
-        const char *status_fields[] = {"endpoint", "id",     "role",    "term",
-                                       "leader",   "commit", "applied", "last",
-                                       "sessions", "locks",  "waiters", NULL};
+        const char *status_fields[] = {
+            "endpoint",  "id",      "role",    "term",     "leader",
+            "commit",    "applied", "last",    "sessions", "locks",
+            "waiters",   "version", "formats", "command",  "snapshot",
+            "container", NULL};
         const char *member_fields[] = {"id",     "role",   "raft",
                                        "client", "leader", NULL};
         struct proc p;
@@ -1245,6 +1247,11 @@ static void status_and_members(void)
                     count_of(p.out, "\n") == cluster.n &&
                     count_of(p.out, "role=leader") == 1,
                 "status: exit 0, every node on a line, one leader")) {
+                proc_show(&p);
+        }
+        if (!ok(count_of(p.out, " version=" PACKAGE_VERSION
+                                " command=3 snapshot=") == cluster.n,
+                "status: every node's release and formats")) {
                 proc_show(&p);
         }
 

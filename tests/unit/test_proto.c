@@ -394,6 +394,82 @@ static void round_trip_status(void **state)
         free(big);
 }
 
+/* STATUS with PROTO_FLAG_VERSIONS: the request is an empty STATUS with the
+ * flag, the reply the same body as without it and the node's versions
+ * after the members; either shape read as the other is malformed (an old
+ * client, which never asks, never sees the tail). */
+static void round_trip_status_versions(void **state)
+{
+        struct proto_status st, *back = malloc(sizeof *back);
+        struct proto_versions v = {{"0.2.0", 5}, 3, 11, 1}, got;
+        char longest[PROTO_RELEASE_MAX + 2];
+        uint8_t buf[1024];
+        struct proto_header h;
+        size_t n, plain;
+
+        (void)state;
+        assert_non_null(back);
+        memset(&st, 0, sizeof st);
+        st.id = 2;
+        st.role = 3;
+        st.n_members = 1;
+        st.members[0].id = 2;
+        st.members[0].raft_address = (struct proto_string){"127.0.0.1:1", 11};
+
+        n = proto_write_status_request(buf, sizeof buf, 9, PROTO_FLAG_VERSIONS);
+        assert_int_equal(n, PROTO_HEADER_SIZE);
+        assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
+        assert_int_equal(h.type, PROTO_STATUS);
+        assert_int_equal(h.flags, PROTO_FLAG_VERSIONS);
+        assert_int_equal(proto_write_status_request(buf, sizeof buf, 9, 0), n);
+        assert_int_equal(
+            proto_write_status_request(buf, sizeof buf, 9, PROTO_FLAG_NAMES),
+            0);
+
+        plain = proto_write_status(buf, sizeof buf, 9, &st);
+        n = proto_write_status_versions(buf, sizeof buf, 9, &st, &v);
+        assert_int_equal(n, plain + 1 + 5 + 3 * 2);
+        assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
+        assert_int_equal(h.type, PROTO_STATUS_REPLY);
+        assert_int_equal(h.flags, PROTO_FLAG_VERSIONS);
+        assert_int_equal(proto_read_status_versions(buf + PROTO_HEADER_SIZE,
+                                                    h.length, h.flags, back,
+                                                    &got),
+                         0);
+        assert_true(back->id == 2);
+        assert_int_equal(back->n_members, 1);
+        assert_true(string_is(got.release, "0.2.0"));
+        assert_int_equal(got.command, 3);
+        assert_int_equal(got.snapshot, 11);
+        assert_int_equal(got.container, 1);
+        /* Read without the flag, the tail is trailing bytes. */
+        assert_int_equal(
+            proto_read_status(buf + PROTO_HEADER_SIZE, h.length, back),
+            BATON_EMALFORMED);
+        /* A plain reply read with the flag lacks its tail. */
+        plain = proto_write_status(buf, sizeof buf, 9, &st);
+        assert_int_equal(proto_read_status_versions(
+                             buf + PROTO_HEADER_SIZE, plain - PROTO_HEADER_SIZE,
+                             PROTO_FLAG_VERSIONS, back, &got),
+                         BATON_EMALFORMED);
+
+        /* The release: 1..PROTO_RELEASE_MAX bytes, no NUL. */
+        v.release.len = 0;
+        assert_int_equal(
+            proto_write_status_versions(buf, sizeof buf, 9, &st, &v), 0);
+        memset(longest, '9', sizeof longest);
+        v.release = (struct proto_string){longest, PROTO_RELEASE_MAX};
+        assert_true(proto_write_status_versions(buf, sizeof buf, 9, &st, &v) >
+                    0);
+        v.release.len = PROTO_RELEASE_MAX + 1;
+        assert_int_equal(
+            proto_write_status_versions(buf, sizeof buf, 9, &st, &v), 0);
+        v.release = (struct proto_string){"0.\0", 3};
+        assert_int_equal(
+            proto_write_status_versions(buf, sizeof buf, 9, &st, &v), 0);
+        free(back);
+}
+
 static void round_trip_keepalive_ok(void **state)
 {
         uint8_t buf[64];
@@ -628,6 +704,18 @@ static void header_errors(void **state)
         proto_header_encode(&in, buf);
         assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
                          BATON_EMALFORMED);
+        /* Versions only on STATUS and its reply. */
+        in.flags = PROTO_FLAG_VERSIONS;
+        proto_header_encode(&in, buf);
+        assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                         BATON_EMALFORMED);
+        in.type = PROTO_STATUS;
+        proto_header_encode(&in, buf);
+        assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
+        in.type = PROTO_STATUS_REPLY;
+        proto_header_encode(&in, buf);
+        assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
+        in.type = PROTO_PING;
         in.flags = 0;
 
         in.length = 100;
@@ -704,6 +792,7 @@ int main(void)
             cmocka_unit_test(round_trip_not_leader),
             cmocka_unit_test(round_trip_error),
             cmocka_unit_test(round_trip_status),
+            cmocka_unit_test(round_trip_status_versions),
             cmocka_unit_test(round_trip_keepalive_ok),
             cmocka_unit_test(round_trip_list),
             cmocka_unit_test(list_request_bodies),

@@ -128,6 +128,17 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
     ("baton_session_remaining_ms", c_int64, [c_void_p]),
     ("baton_session_id", c_uint64, [c_void_p]),
     ("baton_status", c_int, [c_void_p, c_char_p, POINTER(s.Status)]),
+    (
+        "baton_status_version",
+        c_int,
+        [c_void_p, c_char_p, POINTER(s.Status), POINTER(s.NodeVersion)],
+    ),
+    (
+        "baton_backup_save",
+        c_int,
+        [c_void_p, c_char_p, c_uint32, POINTER(s.BackupInfo)],
+    ),
+    ("baton_backup_inspect", c_int, [c_char_p, POINTER(s.BackupInfo)]),
     ("baton_member_add", c_int, [c_void_p, c_uint64, c_char_p, c_char_p]),
     ("baton_member_remove", c_int, [c_void_p, c_uint64]),
     ("baton_session_revoke", c_int, [c_void_p, c_uint64]),

@@ -151,6 +151,33 @@ class Status(Structure):
     ]
 
 
+class NodeVersion(Structure):
+    """struct baton_node_version."""
+
+    _fields_ = [
+        ("release", c_char * 33),
+        ("protocol", c_uint),
+        ("command", c_uint),
+        ("snapshot", c_uint),
+        ("container", c_uint),
+    ]
+
+
+class BackupInfo(Structure):
+    """struct baton_backup_info."""
+
+    _fields_ = [
+        ("index", c_uint64),
+        ("term", c_uint64),
+        ("made_ms", c_uint64),
+        ("size", c_uint64),
+        ("sessions", c_uint64),
+        ("locks", c_uint64),
+        ("grants", c_uint64),
+        ("waiters", c_uint64),
+    ]
+
+
 class LockName(Structure):
     """struct baton_lock_name."""
 
@@ -210,6 +237,7 @@ ALL = {
     "baton_grant": Grant,
     "baton_member": Member,
     "baton_status": Status,
+    "baton_node_version": NodeVersion,
     "baton_backup_info": BackupInfo,
     "baton_lock_name": LockName,
     "baton_fence": Fence,
@@ -232,6 +260,7 @@ __all__ = [
     "MULTI_MAX",
     "Member",
     "NAME_MAX",
+    "NodeVersion",
     "OPTIONS_SLACK",
     "Options",
     "SECRET_SIZE",

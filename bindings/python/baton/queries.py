@@ -155,13 +155,16 @@ class Queries:
         return True
 
     def status(self, endpoint: Optional[str] = None) -> Status:
-        """One node's view of the cluster: `endpoint`'s, or the leader's."""
+        """One node's view of the cluster: `endpoint`'s, or the leader's,
+        with its release and formats (baton_status_version())."""
         out = _structs.Status()
+        version = _structs.NodeVersion()
         check(
             self._call(
-                self._lib.baton_status,
+                self._lib.baton_status_version,
                 endpoint.encode() if endpoint is not None else None,
                 byref(out),
+                byref(version),
             ),
             f"status of {endpoint or 'the leader'}",
         )
@@ -187,4 +190,9 @@ class Queries:
             locks=out.locks,
             waiters=out.waiters,
             members=members,
+            version=_text(version.release),
+            protocol=version.protocol,
+            command_format=version.command,
+            snapshot_format=version.snapshot,
+            container_format=version.container,
         )

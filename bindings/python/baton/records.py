@@ -181,6 +181,17 @@ class Status:
     locks: int
     waiters: int
     members: Tuple[Member, ...]
+    #: the node's Baton release ("0.2.0"); "" from a node before 0.2.0,
+    #: which does not say
+    version: str = ""
+    #: the client protocol version it answered in
+    protocol: int = 0
+    #: log entries: it reads command versions 1..command_format
+    command_format: int = 0
+    #: snapshots: it reads versions 1..snapshot_format and writes that one
+    snapshot_format: int = 0
+    #: the snapshot container (image and tail) it reads and writes
+    container_format: int = 0
 
 
 @dataclass(frozen=True)

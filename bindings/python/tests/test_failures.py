@@ -60,6 +60,10 @@ UNREACHABLE = {
     baton.TooManyConnectionsError: "libbaton retries another node; the limit is per node",
     baton.ShuttingDownError: "libbaton moves to another node while one shuts down",
     baton.NoSpaceError: "a node's full disk (the chaos suite's nemesis)",
+    baton.NoBackupError: "answered only to the BACKUP frames of an online "
+    "backup, which the Python API does not offer (batonctl snapshot save)",
+    baton.NotReadyError: "as ENOBACKUP: a backup's first BACKUP frame, "
+    "which libbaton itself asks again",
 }
 
 

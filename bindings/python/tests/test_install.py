@@ -4,11 +4,25 @@ Debian's packages; the installed copy then takes a lock."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 from conftest import PACKAGE, ROOT
+
+
+def project_version() -> str:
+    """The version pyproject.toml gives the package, which must be the
+    one the package says it is (baton.__version__) and Baton's."""
+    text = (PACKAGE / "pyproject.toml").read_text()
+    found = re.search(r'^version = "([^"]+)"$', text, re.M)
+    assert found is not None
+    init = (PACKAGE / "baton" / "__init__.py").read_text()
+    assert f'__version__ = "{found.group(1)}"' in init
+    configure = (ROOT / "configure.ac").read_text()
+    assert f"AC_INIT([baton], [{found.group(1)}]" in configure
+    return found.group(1)
 
 
 def test_pip_install_offline_then_lock(cluster, tmp_path, unique):
@@ -36,7 +50,7 @@ def test_pip_install_offline_then_lock(cluster, tmp_path, unique):
         timeout=300,
     )
     assert pip.returncode == 0, pip.stdout + pip.stderr
-    assert "Successfully installed baton-0.1.0" in pip.stdout
+    assert f"Successfully installed baton-{project_version()}" in pip.stdout
     name = unique()
     code = (
         "import baton, json, os; c = baton.Client();\n"

@@ -230,6 +230,10 @@ def test_status_and_membership_view(client, cluster):
     follower = next(m for m in s.members if m.id != s.id)
     f = client.status(follower.client_address)
     assert f.role == baton.NodeRole.FOLLOWER and f.leader_id == s.id
+    # Every node says what it runs: this build's release and formats.
+    assert s.version == f.version == baton.library_version()
+    assert s.protocol == 2 and s.command_format == 3
+    assert s.snapshot_format >= 11 and s.container_format == 1
 
 
 def test_session_state_and_id(cluster):
