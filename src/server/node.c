@@ -17,6 +17,7 @@
 #include <raft/uv.h>
 
 #include "../../include/baton.h"
+#include "handover.h"
 #include "heard.h"
 #include "plaintcp.h"
 #include "log.h"
@@ -145,6 +146,8 @@ static void on_draining(uv_idle_t *h)
         (void)h; /* on_monitor() does the work */
 }
 
+static void handover_step(struct node *n);
+
 static void on_monitor(uv_prepare_t *h)
 {
         struct node *n = h->data;
@@ -171,6 +174,10 @@ static void on_monitor(uv_prepare_t *h)
                 if (n->cb.lost != NULL) {
                         n->cb.lost(n->cb.data);
                 }
+        }
+        if (n->handover) {
+                handover_step(n);
+                return; /* it may have closed the node (SIGTERM) */
         }
         if (leader && !n->serving && !n->barrier_pending) {
                 n->serving_term = term;
@@ -487,6 +494,7 @@ void node_close(struct node *n, void (*cb)(struct node *n))
         n->close_cb = cb;
         n->core->raft.data = n;
         n->transfer_cb = NULL;
+        n->handover = false;
         /* Nothing may be left on the worker once raft closes. */
         raftfsm_set_restore(&n->core->rf, RAFTFSM_RESTORE_INLINE, NULL, NULL);
         uv_prepare_stop(&n->monitor);
@@ -503,6 +511,7 @@ static void transfer_done(struct node *n, bool timed_out)
         void (*cb)(struct node *) = n->transfer_cb;
 
         n->transfer_cb = NULL;
+        n->handover = false;
         uv_timer_stop(&n->transfer_timer);
         if (cb == NULL) {
                 return;
@@ -525,21 +534,50 @@ static void on_transfer_timeout(uv_timer_t *t)
         transfer_done(t->data, true);
 }
 
-int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n))
+/* Run from the monitor while a handover waits: once a voter holds the
+ * whole log (or the wait is over), libraft takes the transfer from here.
+ * Nothing is proposed meanwhile, so followers catch up and stay caught up;
+ * the voter's stored log then matches what TimeoutNow carries. */
+static void handover_step(struct node *n)
 {
         struct node_core *c = n->core;
+        uint64_t to;
         int rv;
 
         if (raft_state(&c->raft) != RAFT_LEADER) {
+                transfer_done(n, false); /* someone else leads already */
+                return;
+        }
+        to = handover_caught_up(&c->raft, n->handover_to);
+        if (to == 0 &&
+            uv_now(n->loop) - n->handover_since < NODE_HANDOVER_WAIT(n->cfg)) {
+                return;
+        }
+        n->handover = false;
+        c->transfer.data = n;
+        rv = raft_transfer(&c->raft, &c->transfer,
+                           to != 0 ? to : n->handover_to, on_transfer);
+        if (rv != 0) {
+                log_warn("leadership transfer: %s", raft_strerror(rv));
+                transfer_done(n, false);
+        }
+}
+
+int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n))
+{
+        struct node_core *c = n->core;
+
+        if (raft_state(&c->raft) != RAFT_LEADER || n->transfer_cb != NULL ||
+            raft_transferee(&c->raft) != 0) {
                 return BATON_ENOTLEADER;
         }
-        c->transfer.data = n;
-        n->transfer_cb = cb;
-        rv = raft_transfer(&c->raft, &c->transfer, to, on_transfer);
-        if (rv != 0) {
-                n->transfer_cb = NULL;
-                return node_error(rv);
+        if (!handover_possible(&c->raft, to)) {
+                return BATON_EINVAL;
         }
+        n->transfer_cb = cb;
+        n->handover = true;
+        n->handover_to = to;
+        n->handover_since = uv_now(n->loop);
         /* libraft 0.22.1 never runs the callback when the node ends up
          * candidate or without a leader (every peer stopping too): bound
          * the wait so that a SIGTERM always ends the process. */
@@ -639,6 +677,15 @@ void node_entry_free(void *buf)
         raft_free(buf);
 }
 
+/* While a handover waits, the node proposes nothing, as libraft refuses
+ * proposals once it transfers. */
+#define REFUSE_DURING_HANDOVER(n, req)                                         \
+        do {                                                                   \
+                if ((n)->handover) {                                           \
+                        return refuse(req, RAFT_NOTLEADER);                    \
+                }                                                              \
+        } while (0)
+
 int node_apply(struct node *n, struct node_request *req, void *buf, size_t len,
                node_request_cb cb)
 {
@@ -646,6 +693,7 @@ int node_apply(struct node *n, struct node_request *req, void *buf, size_t len,
         struct raft_buffer b;
         int rv;
 
+        REFUSE_DURING_HANDOVER(n, req);
         b.base = buf;
         b.len = len;
         rv = raft_apply(&n->core->raft, r, &b, 1, applied);
@@ -655,8 +703,10 @@ int node_apply(struct node *n, struct node_request *req, void *buf, size_t len,
 int node_barrier(struct node *n, struct node_request *req, node_request_cb cb)
 {
         struct raft_barrier *r = raft_request(req, cb);
-        int rv = raft_barrier(&n->core->raft, r, barrier_done);
+        int rv;
 
+        REFUSE_DURING_HANDOVER(n, req);
+        rv = raft_barrier(&n->core->raft, r, barrier_done);
         return rv != 0 ? refuse(req, rv) : 0;
 }
 
@@ -664,8 +714,10 @@ int node_add(struct node *n, struct node_request *req, uint64_t id,
              const char *raft_address, node_request_cb cb)
 {
         struct raft_change *r = raft_request(req, cb);
-        int rv = raft_add(&n->core->raft, r, id, raft_address, changed);
+        int rv;
 
+        REFUSE_DURING_HANDOVER(n, req);
+        rv = raft_add(&n->core->raft, r, id, raft_address, changed);
         return rv != 0 ? refuse(req, rv) : 0;
 }
 
@@ -673,8 +725,10 @@ int node_promote(struct node *n, struct node_request *req, uint64_t id,
                  node_request_cb cb)
 {
         struct raft_change *r = raft_request(req, cb);
-        int rv = raft_assign(&n->core->raft, r, id, RAFT_VOTER, changed);
+        int rv;
 
+        REFUSE_DURING_HANDOVER(n, req);
+        rv = raft_assign(&n->core->raft, r, id, RAFT_VOTER, changed);
         return rv != 0 ? refuse(req, rv) : 0;
 }
 
@@ -682,8 +736,10 @@ int node_remove(struct node *n, struct node_request *req, uint64_t id,
                 node_request_cb cb)
 {
         struct raft_change *r = raft_request(req, cb);
-        int rv = raft_remove(&n->core->raft, r, id, changed);
+        int rv;
 
+        REFUSE_DURING_HANDOVER(n, req);
+        rv = raft_remove(&n->core->raft, r, id, changed);
         return rv != 0 ? refuse(req, rv) : 0;
 }
 

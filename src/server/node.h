@@ -93,6 +93,10 @@ struct node {
         struct node_callbacks cb;
         uv_timer_t transfer_timer;
         void (*transfer_cb)(struct node *n);
+        /* A transfer not yet handed to libraft: its transferee (0: any
+         * voter) and when it began (uv_now); node_transfer(). */
+        bool handover;
+        uint64_t handover_to, handover_since;
         void (*close_cb)(struct node *n);
         char errmsg[640];
 };
@@ -115,10 +119,23 @@ void node_close(struct node *n, void (*cb)(struct node *n));
  * on it: three election timeouts, in milliseconds. */
 #define NODE_TRANSFER_BOUND(cfg) (3 * (cfg)->election_timeout_ms)
 
-/* Hand leadership to another voter (0: any), then run `cb` at the latest
- * NODE_TRANSFER_BOUND() later, whether the transfer finished or not.
- * Returns BATON_ENOTLEADER when this node does not lead, or the code of
- * libraft's refusal (then `cb` never runs). */
+/* How long a transfer waits for a voter that holds the whole log before
+ * it is handed to libraft anyway: two election timeouts. */
+#define NODE_HANDOVER_WAIT(cfg) (2 * (cfg)->election_timeout_ms)
+
+/*
+ * Hand leadership to another voter (0: any), then run `cb` at the latest
+ * NODE_TRANSFER_BOUND() later, whether the transfer finished or not. The
+ * node first stops proposing (node_apply() and the other requests answer
+ * BATON_ENOTLEADER, as libraft does during a transfer) and waits, for up
+ * to NODE_HANDOVER_WAIT(), until the transferee (or, for 0, any voter) has
+ * stored every entry of its log: libraft 0.22.1 sends the transferee its
+ * TimeoutNow at its first answer, caught up or not, and one that is not
+ * ignores it, leaving the cluster an election timeout without a leader
+ * that serves (docs/raft.md). Returns BATON_ENOTLEADER when this node does
+ * not lead or already transfers, BATON_EINVAL when `to` is not another
+ * voter (then `cb` never runs).
+ */
 int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n));
 
 bool node_serving(const struct node *n);

@@ -339,6 +339,67 @@ void sc_term_leader(struct ctx *x)
         RESTART(x, old);
 }
 
+/* TRANSFER to a follower that is behind (paused while the leader went on
+ * granting): the leader hands over only once that follower holds its whole
+ * log, so the follower leads soon after it catches up. libraft 0.22.1
+ * alone sends TimeoutNow at the transferee's first answer, caught up or
+ * not, and a follower still catching up ignores it: the transfer was
+ * dropped an election timeout later and the old leader kept leading. */
+void sc_transfer_lagging(struct ctx *x)
+{
+        const int64_t bound_ms = 3 * 300; /* NODE_TRANSFER_BOUND */
+        struct tclient a, adm;
+        char name[64];
+        unsigned leader, f, now = 0;
+        uint64_t t;
+        int64_t t0, end;
+        int ops = 0, rv;
+
+        lock_name(x, name, sizeof name, "transfer-lagging");
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        f = a_follower(x, leader);
+        OPEN(x, &a, TTL_MS);
+        /* The leader's address only: a paused node takes the connection
+         * and never answers the handshake. */
+        EXPECT(x,
+               tclient_init(&adm, harness_client_address(&x->h, leader)) == 0,
+               "tclient_init");
+        EXPECT(x, harness_pause(&x->h, f) == 0, "%s", x->h.errmsg);
+        /* Longer than an election timeout, so that the leader stops
+         * streaming entries to the silent follower and probes it instead. */
+        t0 = tclient_now_ms();
+        while (tclient_now_ms() < t0 + 700 || ops < 200) {
+                GRANT(x, t, &a, name);
+                RELEASE(x, &a, name, t);
+                ops++;
+        }
+        rv = tclient_transfer(&adm, f, OP_MS);
+        EXPECT(x, harness_resume(&x->h, f) == 0, "%s", x->h.errmsg);
+        EXPECT(x, rv == 0, "TRANSFER to node %u: %d (%s)", f, rv, adm.errmsg);
+        t0 = tclient_now_ms();
+        end = t0 + bound_ms + 1000;
+        while (tclient_now_ms() < end) {
+                if (harness_wait_leader(&x->h, 200, &now) == 0 && now == f) {
+                        break;
+                }
+                poll_pause();
+        }
+        EXPECT(x, now == f,
+               "node %u, %d grants behind, did not lead within %" PRId64
+               " ms of TRANSFER to it (leader %u)",
+               f, ops, tclient_now_ms() - t0, now);
+        printf("# TRANSFER to node %u, %d grants behind: it served %" PRId64
+               " ms after it resumed\n",
+               f, ops, tclient_now_ms() - t0);
+        tclient_close(&adm);
+        GRANT(x, t, &a, name);
+        RELEASE(x, &a, name, t);
+        tclient_close(&a);
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, NULL) == 0, "%s",
+               x->h.errmsg);
+}
+
 /* SIGTERM of every node at once (a whole cluster stopped by its service
  * manager): the leader's transfer can find no one to take over, which
  * libraft 0.22.1 never reports, so each node must still exit, 0, within

@@ -14,5 +14,6 @@ void sc_retry_exactly_once(struct ctx *x);
 void sc_pause_leader(struct ctx *x);
 void sc_term_leader(struct ctx *x);
 void sc_term_all(struct ctx *x);
+void sc_transfer_lagging(struct ctx *x);
 
 #endif /* TESTS_INTEGRATION_SC_FAULTS_H */

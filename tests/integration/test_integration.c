@@ -109,6 +109,8 @@ static const struct scenario scenarios[] = {
      sc_term_leader},
     {"SIGTERM of every node at once: each exits 0 within the bound",
      sc_term_all},
+    {"TRANSFER to a follower that is behind: it leads once caught up",
+     sc_transfer_lagging},
     {"a waiter's deadline: ETIMEDOUT, never granted, same answer on retry",
      sc_wait_deadline},
     {"metrics: Prometheus text, baton_is_leader, request counters", sc_metrics},

@@ -144,12 +144,6 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
     ("baton_session_revoke", c_int, [c_void_p, c_uint64]),
     ("baton_revoke", c_int, [c_void_p, c_char_p, c_uint64, c_uint64]),
     ("baton_transfer", c_int, [c_void_p, c_uint64]),
-    (
-        "baton_backup_save",
-        c_int,
-        [c_void_p, c_char_p, c_uint32, POINTER(s.BackupInfo)],
-    ),
-    ("baton_backup_inspect", c_int, [c_char_p, POINTER(s.BackupInfo)]),
     ("baton_fence_init", None, [POINTER(s.Fence)]),
     ("baton_fence_admit", c_int, [POINTER(s.Fence), c_uint64]),
 ]

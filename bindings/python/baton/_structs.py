@@ -163,21 +163,6 @@ class NodeVersion(Structure):
     ]
 
 
-class BackupInfo(Structure):
-    """struct baton_backup_info."""
-
-    _fields_ = [
-        ("index", c_uint64),
-        ("term", c_uint64),
-        ("made_ms", c_uint64),
-        ("size", c_uint64),
-        ("sessions", c_uint64),
-        ("locks", c_uint64),
-        ("grants", c_uint64),
-        ("waiters", c_uint64),
-    ]
-
-
 class LockName(Structure):
     """struct baton_lock_name."""
 
