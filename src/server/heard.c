@@ -9,6 +9,14 @@ static void on_recv(struct raft_io *io, struct raft_message *msg)
             (struct heard *)(void *)((char *)io - offsetof(struct heard, io));
         const struct raft_append_entries *a = &msg->append_entries;
 
+        if (msg->type == RAFT_INSTALL_SNAPSHOT && h->writing != NULL &&
+            *h->writing) {
+                /* Freed as raft frees a message it gets while closing. */
+                raft_configuration_close(&msg->install_snapshot.conf);
+                raft_free(msg->install_snapshot.data.base);
+                h->installs_dropped++;
+                return;
+        }
         /* A leader of an older term is refused by raft: not counted. */
         if (msg->type == RAFT_APPEND_ENTRIES && a->term >= h->term) {
                 if (a->term > h->term) {
@@ -39,6 +47,8 @@ void heard_wrap(struct heard *h)
         h->recv = NULL;
         h->term = 0;
         h->leader_commit = 0;
+        h->writing = NULL;
+        h->installs_dropped = 0;
 }
 
 uint64_t heard_leader_commit(const struct heard *h, uint64_t term)

@@ -3,10 +3,19 @@
  * on the way in, so that GET /ready can tell how far this node's state
  * machine is behind the leader's commit index (libraft 0.22.1 keeps a
  * follower's own commit index at or below what it has stored, which says
- * nothing of a follower that is still receiving the log). */
+ * nothing of a follower that is still receiving the log).
+ *
+ * The same place keeps one message from raft: an InstallSnapshot that
+ * arrives while this node writes a snapshot of its own. libraft 0.22.1
+ * puts such an install on hold until its own write is done, then starts
+ * it through a pointer it has just cleared (legacy.c, takeSnapshotCb):
+ * the node dies with SIGSEGV. Dropped, the message is lost as any message
+ * may be, and the leader sends the snapshot again after its
+ * install-snapshot timeout (node.c sets 5 s). docs/raft.md. */
 #ifndef SERVER_HEARD_H
 #define SERVER_HEARD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <raft.h>
@@ -18,6 +27,10 @@ struct heard {
         raft_io_recv_cb recv;   /* raft's own */
         uint64_t term;          /* of the newest AppendEntries seen */
         uint64_t leader_commit; /* the highest commit index sent in `term` */
+        /* While *writing is true (NULL: never), InstallSnapshot messages
+         * are dropped and counted. */
+        const bool *writing;
+        uint64_t installs_dropped;
 };
 
 /* Wrap h->io, set up by raft_uv_init() and not yet started: every message

@@ -39,6 +39,7 @@ struct node_core {
         struct raft_barrier barrier; /* the one that makes the node serve */
         struct raft_transfer transfer;
         uint64_t restores_logged; /* installed snapshots said in the log */
+        uint64_t drops_logged;    /* InstallSnapshots dropped, said too */
 };
 
 /* The libraft requests a struct node_request holds in its private words. */
@@ -141,6 +142,21 @@ static void log_restores(struct node *n)
         }
 }
 
+/* Say when an InstallSnapshot was dropped while raft wrote a snapshot of
+ * this node's own (heard.h): the install comes again a little later. */
+static void log_dropped_installs(struct node *n)
+{
+        struct node_core *c = n->core;
+
+        if (c->heard.installs_dropped == c->drops_logged) {
+                return;
+        }
+        c->drops_logged = c->heard.installs_dropped;
+        log_info("held off the leader's snapshot while writing one of this "
+                 "node's own (%llu so far); the leader sends it again",
+                 (unsigned long long)c->drops_logged);
+}
+
 static void on_draining(uv_idle_t *h)
 {
         (void)h; /* on_monitor() does the work */
@@ -165,6 +181,7 @@ static void on_monitor(uv_prepare_t *h)
         } else {
                 uv_idle_stop(&n->draining);
                 log_restores(n);
+                log_dropped_installs(n);
         }
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
@@ -334,6 +351,7 @@ static int init_raft(struct node *n, const char *raft_address)
          * loudly instead (docs/raft.md). */
         raft_uv_set_auto_recovery(&c->heard.io, false);
         heard_wrap(&c->heard);
+        c->heard.writing = &c->rf.writing;
         rv = raft_init(&c->raft, &c->heard.io, &c->rf.fsm, cfg->id,
                        raft_address);
         if (rv != 0) {

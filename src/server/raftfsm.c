@@ -344,6 +344,7 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 
         if (rv == 0) {
                 rf->snap_index = index;
+                rf->writing = true;
         }
         return rv;
 }
@@ -369,7 +370,9 @@ void raftfsm_backup_release(struct raft_buffer *bufs, unsigned n_bufs)
 static int fsm_snapshot_finalize(struct raft_fsm *fsm,
                                  struct raft_buffer *bufs[], unsigned *n_bufs)
 {
-        (void)fsm;
+        struct raftfsm *rf = fsm->data;
+
+        rf->writing = false;
         snapkeep_release(*bufs, *n_bufs);
         *bufs = NULL;
         *n_bufs = 0;

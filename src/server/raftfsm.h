@@ -74,6 +74,9 @@ struct raftfsm {
         struct snapkeep keep; /* the last image, handed over again */
         uint32_t threshold;   /* raft's snapshot threshold */
         uint64_t snap_index;  /* of the last snapshot handed or restored */
+        /* fsm->snapshot handed raft buffers that it has not finalized yet:
+         * raft is writing a snapshot of this node's own (heard.h). */
+        bool writing;
         /* The last entry the state includes, applied or restored: raft's
          * applied index also counts barriers, which never reach the
          * state machine. */

@@ -19,7 +19,7 @@
 /* Half of it is how often a node pings. */
 #define WATCHDOG_USEC 400000
 
-/* What one node sent the stub, in order of arrival. */
+/* What one node sent the socket, in order of arrival. */
 struct heard_from {
         unsigned ready;    /* READY=1 */
         unsigned pings;    /* WATCHDOG=1 */
@@ -31,14 +31,14 @@ struct heard_from {
         unsigned n_status;
 };
 
-struct stub {
+struct notify_sink {
         int fd;
         char path[108];
         struct heard_from nodes[HARNESS_MAX_NODES];
         unsigned strangers; /* messages from no node of ours */
 };
 
-static int stub_open(struct stub *s, const char *dir)
+static int sink_open(struct notify_sink *s, const char *dir)
 {
         struct sockaddr_un sa;
         int on = 1;
@@ -63,7 +63,7 @@ static int stub_open(struct stub *s, const char *dir)
         return 0;
 }
 
-static void stub_close(struct stub *s)
+static void sink_close(struct notify_sink *s)
 {
         close(s->fd);
         unlink(s->path);
@@ -83,7 +83,7 @@ static int node_of_pid(const struct harness *h, pid_t pid)
 }
 
 /* Take one message apart: its lines are assignments. */
-static void take(struct ctx *x, struct stub *s, int i, char *msg)
+static void take(struct ctx *x, struct notify_sink *s, int i, char *msg)
 {
         struct heard_from *f = &s->nodes[i];
         char *save = NULL, *line;
@@ -116,8 +116,9 @@ static void take(struct ctx *x, struct stub *s, int i, char *msg)
 }
 
 /* Read what arrives for `ms`, or until `done` says so. */
-static void stub_listen(struct ctx *x, struct stub *s, int ms,
-                        bool (*done)(const struct stub *s, const void *arg),
+static void sink_listen(struct ctx *x, struct notify_sink *s, int ms,
+                        bool (*done)(const struct notify_sink *s,
+                                     const void *arg),
                         const void *arg)
 {
         int64_t end = tclient_now_ms() + ms;
@@ -166,7 +167,7 @@ static void stub_listen(struct ctx *x, struct stub *s, int ms,
         }
 }
 
-static bool all_ready(const struct stub *s, const void *arg)
+static bool all_ready(const struct notify_sink *s, const void *arg)
 {
         const struct harness *h = arg;
         unsigned i;
@@ -180,7 +181,7 @@ static bool all_ready(const struct stub *s, const void *arg)
 }
 
 /* Some node said it leads, another that it follows. */
-static bool roles_told(const struct stub *s, const void *arg)
+static bool roles_told(const struct notify_sink *s, const void *arg)
 {
         const struct harness *h = arg;
         bool lead = false, follow = false;
@@ -197,12 +198,12 @@ static bool roles_told(const struct stub *s, const void *arg)
         return lead && follow;
 }
 
-static bool stopped_told(const struct stub *s, const void *arg)
+static bool stopped_told(const struct notify_sink *s, const void *arg)
 {
         return s->nodes[*(const unsigned *)arg].stopping > 0;
 }
 
-static bool ready_again(const struct stub *s, const void *arg)
+static bool ready_again(const struct notify_sink *s, const void *arg)
 {
         return s->nodes[*(const unsigned *)arg].ready > 0;
 }
@@ -230,11 +231,11 @@ static void manager_env(const char *socket_path, const char *pid)
 }
 
 /* The checks after the cluster started: one failure ends the scenario. */
-static void check_started(struct ctx *x, struct stub *s)
+static void check_started(struct ctx *x, struct notify_sink *s)
 {
         unsigned i;
 
-        stub_listen(x, s, HEALTHY_MS, all_ready, &x->h);
+        sink_listen(x, s, HEALTHY_MS, all_ready, &x->h);
         for (i = 0; i < x->h.n; i++) {
                 struct heard_from *f = &s->nodes[i];
                 EXPECT(x, f->ready == 1,
@@ -251,7 +252,7 @@ static void check_started(struct ctx *x, struct stub *s)
         }
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, NULL) == 0, "%s",
                x->h.errmsg);
-        stub_listen(x, s, 6000, roles_told, &x->h);
+        sink_listen(x, s, 6000, roles_told, &x->h);
         EXPECT(x, roles_told(s, &x->h),
                "no STATUS= said 'leader of term' and another 'follower of "
                "node' (node 1's last: '%s')",
@@ -260,7 +261,7 @@ static void check_started(struct ctx *x, struct stub *s)
         for (i = 0; i < x->h.n; i++) {
                 s->nodes[i].pings = 0;
         }
-        stub_listen(x, s, 1500, NULL, NULL);
+        sink_listen(x, s, 1500, NULL, NULL);
         for (i = 0; i < x->h.n; i++) {
                 EXPECT(x, s->nodes[i].pings >= 4,
                        "node %u sent %u WATCHDOG=1 in 1.5 s with "
@@ -273,7 +274,7 @@ static void check_started(struct ctx *x, struct stub *s)
 
 /* SIGTERM of a follower: STOPPING=1; restarted with the WATCHDOG_PID of
  * another process, it says READY=1 and does not ping. */
-static void check_restart(struct ctx *x, struct stub *s)
+static void check_restart(struct ctx *x, struct notify_sink *s)
 {
         unsigned leader = 0, id, i;
 
@@ -282,7 +283,7 @@ static void check_restart(struct ctx *x, struct stub *s)
         id = leader % x->h.n + 1;
         i = id - 1;
         EXPECT(x, harness_term(&x->h, id, NULL) == 0, "%s", x->h.errmsg);
-        stub_listen(x, s, 5000, stopped_told, &i);
+        sink_listen(x, s, 5000, stopped_told, &i);
         EXPECT(x, s->nodes[i].stopping == 1,
                "node %u sent STOPPING=1 %u times after SIGTERM (want once)", id,
                s->nodes[i].stopping);
@@ -291,9 +292,9 @@ static void check_restart(struct ctx *x, struct stub *s)
         memset(&s->nodes[i], 0, sizeof s->nodes[i]);
         manager_env(s->path, "1"); /* init's pid, not batond's */
         EXPECT(x, harness_restart(&x->h, id) == 0, "%s", x->h.errmsg);
-        stub_listen(x, s, HEALTHY_MS, ready_again, &i);
+        sink_listen(x, s, HEALTHY_MS, ready_again, &i);
         EXPECT(x, s->nodes[i].ready == 1, "restarted node %u: no READY=1", id);
-        stub_listen(x, s, 1500, NULL, NULL);
+        sink_listen(x, s, 1500, NULL, NULL);
         EXPECT(x, s->nodes[i].pings == 0,
                "node %u pinged %u times with WATCHDOG_PID=1", id,
                s->nodes[i].pings);
@@ -301,14 +302,15 @@ static void check_restart(struct ctx *x, struct stub *s)
                "node %u stopped pinging", (i + 1) % x->h.n + 1);
 }
 
-void sc_notify_stub(struct ctx *x)
+void sc_notify_socket(struct ctx *x)
 {
         const char *tmp = getenv("BATON_TEST_TMPDIR");
-        struct stub *s = calloc(1, sizeof *s);
+        struct notify_sink *s = calloc(1, sizeof *s);
 
         EXPECT(x, s != NULL, "out of memory");
-        if (stub_open(s, tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp") != 0) {
-                fail_at(x, __LINE__, "stub NOTIFY_SOCKET: %s", strerror(errno));
+        if (sink_open(s, tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp") != 0) {
+                fail_at(x, __LINE__, "a NOTIFY_SOCKET of the test's own: %s",
+                        strerror(errno));
                 free(s);
                 return;
         }
@@ -327,7 +329,7 @@ void sc_notify_stub(struct ctx *x)
                 x->h.failed = true;
         }
         harness_close(&x->h);
-        stub_close(s);
+        sink_close(s);
         free(s);
 }
 

@@ -1,7 +1,7 @@
 /* What an operator relies on, against real batond processes on 127.0.0.1
  * with TLS, printing TAP: GET /health and GET /ready on the metrics port,
  * log-format = json, the apply log reopened on SIGHUP (logrotate), and
- * batond under a service manager (a stub NOTIFY_SOCKET, and systemd-run
+ * batond under a service manager (a NOTIFY_SOCKET of its own, and systemd-run
  * where systemd runs; skipped otherwise, saying why). docs/operations.md
  * describes each.
  *
@@ -561,9 +561,10 @@ static const struct op_scenario scenarios[] = {
     {"log-format = json: every line an object with time, level, node, "
      "message; session and connection ids",
      sc_json_logs, false},
-    {"stub NOTIFY_SOCKET: READY=1 once serving, STATUS=, WATCHDOG=1 "
+    {"a NOTIFY_SOCKET of the test's own: READY=1 once serving, STATUS=, "
+     "WATCHDOG=1 "
      "repeating, STOPPING=1; no pings for another WATCHDOG_PID",
-     sc_notify_stub, true},
+     sc_notify_socket, true},
     {"systemd-run: batond as a Type=notify unit with a watchdog", sc_systemd,
      true},
     {"backup and restore: snapshot of a live cluster, inspect, corrupt "
