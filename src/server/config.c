@@ -12,6 +12,7 @@
 #include <ini.h>
 
 #include "../../include/baton.h"
+#include "../fsm/lockfsm.h"
 #include "../lib/address.h"
 #include "members.h"
 #include "roles.h"
@@ -839,4 +840,17 @@ void config_print_help(FILE *out)
                         keys[i].name, w_type, type_names[keys[i].type], w_def,
                         def, w_range, range, keys[i].help);
         }
+}
+
+void config_fsm_limits(const struct config *c, struct lockfsm_limits *limits)
+{
+        lockfsm_limits_default(limits);
+        limits->max_sessions = c->max_sessions;
+        limits->max_locks_per_session = c->max_locks_per_session;
+        limits->max_waiters_per_lock = c->max_waiters_per_lock;
+        limits->max_permits = c->max_permits;
+        limits->max_holders_per_lock = c->max_holders_per_lock;
+        limits->max_names_per_acquire = c->max_names_per_acquire;
+        limits->max_lock_delay_ms = c->max_lock_delay_ms;
+        limits->max_ttl_ms = c->max_ttl_ms;
 }

@@ -138,6 +138,11 @@ int config_validate(struct config *c, char *errmsg, size_t errmsg_size);
 /* The member entry of `id`, or NULL. */
 const struct config_member *config_member(const struct config *c, uint64_t id);
 
+/* The lock state machine's limits from the keys that set them (the
+ * "same value on every node" ones). */
+struct lockfsm_limits;
+void config_fsm_limits(const struct config *c, struct lockfsm_limits *limits);
+
 /* Print every key with its type, default, range and description (the
  * source of deploy/README.md's table and of `batond --help`). */
 void config_print_help(FILE *out);

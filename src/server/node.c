@@ -142,8 +142,7 @@ static void log_restores(struct node *n)
         }
 }
 
-/* Say when an InstallSnapshot was dropped while raft wrote a snapshot of
- * this node's own (heard.h): the install comes again a little later. */
+/* InstallSnapshots heard.h dropped: each comes again a little later. */
 static void log_dropped_installs(struct node *n)
 {
         struct node_core *c = n->core;
@@ -152,8 +151,8 @@ static void log_dropped_installs(struct node *n)
                 return;
         }
         c->drops_logged = c->heard.installs_dropped;
-        log_info("held off the leader's snapshot while writing one of this "
-                 "node's own (%llu so far); the leader sends it again",
+        log_info("held off the leader's snapshot while writing our own (%llu "
+                 "so far); it comes again",
                  (unsigned long long)c->drops_logged);
 }
 
@@ -394,19 +393,6 @@ static void start_failed(struct node *n, int rv)
 }
 
 /* The state machine's limits: the configured ones, defaults for the rest. */
-void node_fsm_limits(const struct config *cfg, struct lockfsm_limits *limits)
-{
-        lockfsm_limits_default(limits);
-        limits->max_sessions = cfg->max_sessions;
-        limits->max_locks_per_session = cfg->max_locks_per_session;
-        limits->max_waiters_per_lock = cfg->max_waiters_per_lock;
-        limits->max_permits = cfg->max_permits;
-        limits->max_holders_per_lock = cfg->max_holders_per_lock;
-        limits->max_names_per_acquire = cfg->max_names_per_acquire;
-        limits->max_lock_delay_ms = cfg->max_lock_delay_ms;
-        limits->max_ttl_ms = cfg->max_ttl_ms;
-}
-
 /* Long, so that its unwinding (goto err_after_<step>) reads in one place;
  * init_raft() does the steps that unwind among themselves. */
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
@@ -436,7 +422,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         }
         c->node = n;
         n->core = c;
-        node_fsm_limits(cfg, &limits);
+        config_fsm_limits(cfg, &limits);
         rv = raftfsm_init(&c->rf, &limits);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "state machine: %s",

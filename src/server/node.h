@@ -225,9 +225,6 @@ uint64_t node_term(struct node *n);
 /* --- The state machine -----------------------------------------------------
  */
 
-/* The state machine's limits from the config's keys. */
-void node_fsm_limits(const struct config *cfg, struct lockfsm_limits *limits);
-
 /* The lock state machine, borrowed for lookups: only raft applies entries
  * to it (raftfsm_lockfsm()). */
 struct lockfsm *node_lockfsm(struct node *n);

@@ -190,7 +190,7 @@ int seed_fsm(struct raftfsm *rf, const struct config *cfg)
 {
         struct lockfsm_limits limits;
 
-        node_fsm_limits(cfg, &limits);
+        config_fsm_limits(cfg, &limits);
         if (raftfsm_init(rf, &limits) != 0) {
                 return BATON_ENOMEM;
         }
