@@ -1263,17 +1263,21 @@ static int applied_load(struct harness *h, unsigned id, struct applied *a)
         if (buf == NULL) {
                 return 0; /* never applied anything */
         }
+        /* Each line is cut at its newline before it is searched: a search
+         * that ran on into the rest of the file made the check quadratic
+         * in the log's length (and ASan's strstr measures its whole
+         * haystack on every call). */
         for (p = buf; *p != '\0' && rv == 0;) {
                 char *nl = strchr(p, '\n');
-                char *ix;
+                char *ix, *mono, *g;
                 uint64_t index;
                 size_t l;
                 if (nl == NULL) {
                         break; /* a torn last line: the node died */
                 }
-                l = (size_t)(nl - p) + 1;
+                *nl = '\0';
                 ix = strstr(p, "\"index\":");
-                if (ix == NULL || ix > nl) {
+                if (ix == NULL) {
                         p = nl + 1;
                         continue;
                 }
@@ -1282,30 +1286,31 @@ static int applied_load(struct harness *h, unsigned id, struct applied *a)
                         rv = applied_put(h, id, a, group_index, group);
                         group = NULL;
                         glen = 0;
-                }
-                if (rv == 0) {
-                        /* Nodes apply at different times: compare the
-                         * lines without their trailing mono_ns. */
-                        char *mono = strstr(p, ",\"mono_ns\":");
-                        char *g;
-                        if (mono != NULL && mono < nl) {
-                                memcpy(mono, "}\n", 2);
-                                l = (size_t)(mono - p) + 2;
-                        }
-                        g = realloc(group, glen + l + 1);
-                        if (g == NULL) {
-                                rv = -1;
+                        if (rv != 0) {
                                 break;
                         }
-                        group = g;
-                        memcpy(group + glen, p, l);
-                        glen += l;
-                        group[glen] = '\0';
-                        group_index = index;
-                        /* Every entry's events end with an ENTRY line. */
-                        group_done = strstr(p, "\"event\":\"ENTRY\"") != NULL &&
-                                     strstr(p, "\"event\":\"ENTRY\"") < nl;
                 }
+                /* Nodes apply at different times: compare the lines
+                 * without their trailing mono_ns. */
+                mono = strstr(p, ",\"mono_ns\":");
+                if (mono != NULL) {
+                        *mono++ = '}';
+                        *mono = '\0';
+                }
+                l = strlen(p);
+                g = realloc(group, glen + l + 2);
+                if (g == NULL) {
+                        rv = -1;
+                        break;
+                }
+                group = g;
+                memcpy(group + glen, p, l);
+                glen += l;
+                group[glen++] = '\n';
+                group[glen] = '\0';
+                group_index = index;
+                /* Every entry's events end with an ENTRY line. */
+                group_done = strstr(p, "\"event\":\"ENTRY\"") != NULL;
                 p = nl + 1;
         }
         if (rv == 0 && group != NULL) {
