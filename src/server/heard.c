@@ -9,8 +9,9 @@ static void on_recv(struct raft_io *io, struct raft_message *msg)
             (struct heard *)(void *)((char *)io - offsetof(struct heard, io));
         const struct raft_append_entries *a = &msg->append_entries;
 
-        if (msg->type == RAFT_INSTALL_SNAPSHOT && h->writing != NULL &&
-            *h->writing) {
+        if (msg->type == RAFT_INSTALL_SNAPSHOT &&
+            ((h->writing != NULL && *h->writing) ||
+             (h->installing != NULL && *h->installing))) {
                 /* Freed as raft frees a message it gets while closing. */
                 raft_configuration_close(&msg->install_snapshot.conf);
                 raft_free(msg->install_snapshot.data.base);
@@ -48,6 +49,7 @@ void heard_wrap(struct heard *h)
         h->term = 0;
         h->leader_commit = 0;
         h->writing = NULL;
+        h->installing = NULL;
         h->installs_dropped = 0;
 }
 

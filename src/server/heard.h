@@ -11,7 +11,14 @@
  * it through a pointer it has just cleared (legacy.c, takeSnapshotCb):
  * the node dies with SIGSEGV. Dropped, the message is lost as any message
  * may be, and the leader sends the snapshot again after its
- * install-snapshot timeout (node.c sets 5 s). docs/raft.md. */
+ * install-snapshot timeout (node.c sets 5 s). docs/raft.md.
+ *
+ * And one more: an InstallSnapshot that arrives while raft is still
+ * installing an earlier one. libraft 0.22.1 ignores it, as it should, but
+ * without freeing its data and configuration (replicationInstallSnapshot
+ * returns early with async set, and recvInstallSnapshot then frees
+ * nothing), so every resend during a slow install leaked the whole
+ * snapshot. Dropped here, it is freed and ignored alike. */
 #ifndef SERVER_HEARD_H
 #define SERVER_HEARD_H
 
@@ -27,9 +34,12 @@ struct heard {
         raft_io_recv_cb recv;   /* raft's own */
         uint64_t term;          /* of the newest AppendEntries seen */
         uint64_t leader_commit; /* the highest commit index sent in `term` */
-        /* While *writing is true (NULL: never), InstallSnapshot messages
-         * are dropped and counted. */
+        /* While *writing (the state machine writes a snapshot) or
+         * *installing (raft installs one: &raft->snapshot.installing) is
+         * true, InstallSnapshot messages are dropped and counted; NULL:
+         * never. */
         const bool *writing;
+        const bool *installing;
         uint64_t installs_dropped;
 };
 

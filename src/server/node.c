@@ -151,8 +151,8 @@ static void log_dropped_installs(struct node *n)
                 return;
         }
         c->drops_logged = c->heard.installs_dropped;
-        log_info("held off the leader's snapshot while writing our own (%llu "
-                 "so far); it comes again",
+        log_info("held off the leader's snapshot while writing or installing "
+                 "one (%llu so far); it comes again",
                  (unsigned long long)c->drops_logged);
 }
 
@@ -351,6 +351,7 @@ static int init_raft(struct node *n, const char *raft_address)
         raft_uv_set_auto_recovery(&c->heard.io, false);
         heard_wrap(&c->heard);
         c->heard.writing = &c->rf.writing;
+        c->heard.installing = &c->raft.snapshot.installing;
         rv = raft_init(&c->raft, &c->heard.io, &c->rf.fsm, cfg->id,
                        raft_address);
         if (rv != 0) {
