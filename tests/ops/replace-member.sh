@@ -37,6 +37,11 @@
 #                  early        the old node is stopped (SIGKILL) while the
 #                               new one is still being added, before it
 #                               has caught up, and removed afterwards
+#                  quorum       a second original node is down too while
+#                               the old one is replaced: both are paused
+#                               (SIGSTOP) for 8 s before member add, longer
+#                               than baton-bench's 5 s operation timeout;
+#                               the negative control, which must FAIL
 #
 # Needs a build in build/ (batond, batonctl, baton-bench and
 # tests/chaos/chaos-check). Ports: see tests/ops/lib.sh (BATON_BASE_PORT,
@@ -61,8 +66,8 @@ while [ $# -gt 0 ]; do
 done
 case "$remove" in leader | follower) ;; *) echo "replace-member: --remove leader or follower" >&2; exit 2 ;; esac
 case "$mode" in
-"" | no-transfer | endpoints | early) ;;
-*) echo "replace-member: --break no-transfer, endpoints or early" >&2; exit 2 ;;
+"" | no-transfer | endpoints | early | quorum) ;;
+*) echo "replace-member: --break no-transfer, endpoints, early or quorum" >&2; exit 2 ;;
 esac
 # shellcheck source=tests/ops/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -125,6 +130,14 @@ say "at $(((t0 - bench_window_start) / 1000)) s node $new started (join = true),
 if [ "$mode" = early ]; then
         kill -KILL "$(node_pid "$old")"
         say "node $old stopped (SIGKILL) before node $new was added"
+fi
+if [ "$mode" = quorum ]; then
+        # One voter of three left: no leader, so every operation waits.
+        other=$((old % 3 + 1))
+        kill -STOP "$(node_pid "$old")" "$(node_pid "$other")"
+        say "nodes $old and $other paused (SIGSTOP) for 8 s before node $new was added"
+        sleep 8
+        kill -CONT "$(node_pid "$old")" "$(node_pid "$other")"
 fi
 "$ctl" --timeout 60000 member add $new "$(raft_address $new)" "$(client_address $new)" \
         >>"$work/member.log" 2>&1 || fail "member add $new failed: $(tail -n 1 "$work/member.log")"
