@@ -5,8 +5,7 @@
  * report exactly the events, of a replica that applied everything inline.
  *
  * Each replica is a raftfsm with a struct raft of its own standing in for
- * libraft: fsm->apply reads only its last_applied and state, which the
- * test advances as libraft does.
+ * libraft (tests/lib/replica.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,64 +24,15 @@
 #include "../../src/server/bgrestore.h"
 #include "../../src/server/raftfsm.h"
 #include "../../src/server/snaptail.h"
+#include "../lib/replica.h"
 
-#define MAX_EVENTS 8192
-
-struct seen {
-        uint8_t type;
-        uint64_t index, session, seq, token;
-        int status;
-};
-
-struct replica {
-        struct raftfsm rf;
-        struct raft raft; /* only last_applied and state are used */
-        struct seen ev[MAX_EVENTS];
-        unsigned n_ev;
-        unsigned n_failed; /* restore failures reported */
-        char why[256];
-};
-
-static void on_event(void *data, const struct lockfsm_event *e)
+/* Every replica here records its events, to compare them. */
+static struct replica *recording(enum raftfsm_restore_mode mode)
 {
-        struct replica *r = data;
-        struct seen *s = &r->ev[r->n_ev++];
+        struct replica *r = replica_new(mode);
 
-        assert_true(r->n_ev <= MAX_EVENTS);
-        s->type = e->type;
-        s->index = e->index;
-        s->session = e->session;
-        s->seq = e->seq;
-        s->token = e->token;
-        s->status = e->result != NULL ? e->result->status : e->status;
-}
-
-static void on_failed(void *data, const char *why)
-{
-        struct replica *r = data;
-
-        r->n_failed++;
-        snprintf(r->why, sizeof r->why, "%s", why);
-}
-
-static struct replica *replica_new(enum raftfsm_restore_mode mode)
-{
-        struct replica *r = calloc(1, sizeof *r);
-
-        assert_non_null(r);
-        assert_int_equal(raftfsm_init(&r->rf, NULL), 0);
-        raftfsm_attach(&r->rf, &r->raft);
-        raftfsm_set_event_cb(&r->rf, on_event, r);
-        raftfsm_set_snapshots(&r->rf, SNAPIMAGE_INLINE, 0);
-        raftfsm_set_restore(&r->rf, mode, on_failed, r);
-        r->raft.state = RAFT_FOLLOWER;
+        replica_record_events(r);
         return r;
-}
-
-static void replica_free(struct replica *r)
-{
-        raftfsm_close(&r->rf);
-        free(r);
 }
 
 /* Apply one command as libraft does: then last_applied moves on. Returns
@@ -91,18 +41,14 @@ static int apply(struct replica *r, const struct command *c,
                  struct lockfsm_result *res)
 {
         uint8_t bytes[512];
-        struct raft_buffer buf = {bytes,
-                                  command_encode(c, bytes, sizeof bytes)};
+        size_t len = command_encode(c, bytes, sizeof bytes);
         void *result = NULL;
         int rv;
 
-        assert_true(buf.len > 0);
-        rv = r->rf.fsm.apply(&r->rf.fsm, &buf, &result);
-        if (rv == 0) {
-                r->raft.last_applied++;
-                if (res != NULL) {
-                        *res = ((struct raftfsm_result *)result)->res;
-                }
+        assert_true(len > 0);
+        rv = replica_apply_bytes(r, bytes, len, &result);
+        if (rv == 0 && res != NULL) {
+                *res = ((struct raftfsm_result *)result)->res;
         }
         return rv;
 }
@@ -214,8 +160,8 @@ static void install(struct replica *a, struct replica *b)
 static void installed(struct replica **a, struct replica **b, struct load *l,
                       unsigned n)
 {
-        *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        *a = recording(RAFTFSM_RESTORE_INLINE);
+        *b = recording(RAFTFSM_RESTORE_THREAD);
         run(l, 0, n, *a, NULL, 0);
         install(*a, *b);
 }
@@ -254,8 +200,8 @@ static void same_events(const struct replica *a, unsigned from_a,
  * the queued entries' events, in order. */
 static void test_follower_queues_then_adopts(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        struct replica *a = recording(RAFTFSM_RESTORE_INLINE);
+        struct replica *b = recording(RAFTFSM_RESTORE_THREAD);
         struct raft_buffer *bufs = NULL;
         struct load l = {0};
         unsigned n = 0, a_mark, b_mark;
@@ -390,9 +336,9 @@ static void test_newer_restore_wins(void **state)
  * and nothing more is applied or snapshotted. */
 static void test_failure_stops_applying(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_THREAD);
-        struct replica *before = replica_new(RAFTFSM_RESTORE_INLINE);
+        struct replica *a = recording(RAFTFSM_RESTORE_INLINE);
+        struct replica *b = recording(RAFTFSM_RESTORE_THREAD);
+        struct replica *before = recording(RAFTFSM_RESTORE_INLINE);
         struct replica *bs[2] = {b, before};
         struct raft_buffer whole, *bufs = NULL;
         struct load l = {0};
@@ -428,7 +374,7 @@ static void test_failure_stops_applying(void **state)
  * at once, as inline, and nothing is left pending. */
 static void test_bad_container_refused_at_once(void **state)
 {
-        struct replica *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        struct replica *b = recording(RAFTFSM_RESTORE_THREAD);
         struct raft_buffer buf;
 
         (void)state;

@@ -9,7 +9,7 @@
  * would leave this replica's state other than the newer nodes'.
  *
  * Each replica is a raftfsm with a struct raft of its own standing in for
- * libraft, as in test_bgrestore.
+ * libraft (tests/lib/replica.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,53 +30,20 @@
 #include "../../src/proto/command.h"
 #include "../../src/server/raftfsm.h"
 #include "../../src/server/snaptail.h"
+#include "../lib/replica.h"
 
-struct replica {
-        struct raftfsm rf;
-        struct raft raft; /* only last_applied and state are used */
-        unsigned n_failed;
-        char why[512];
-};
-
-static void on_failed(void *data, const char *why)
+/* Images are not compressed here, so that tests can edit them by hand. */
+static struct replica *uncompressed(enum raftfsm_restore_mode mode)
 {
-        struct replica *r = data;
+        struct replica *r = replica_new(mode);
 
-        r->n_failed++;
-        snprintf(r->why, sizeof r->why, "%s", why);
-}
-
-static struct replica *replica_new(enum raftfsm_restore_mode mode)
-{
-        struct replica *r = calloc(1, sizeof *r);
-
-        assert_non_null(r);
-        assert_int_equal(raftfsm_init(&r->rf, NULL), 0);
-        raftfsm_attach(&r->rf, &r->raft);
-        raftfsm_set_snapshots(&r->rf, SNAPIMAGE_INLINE, 0);
-        raftfsm_set_restore(&r->rf, mode, on_failed, r);
-        raftfsm_set_compression(&r->rf, false); /* to edit images by hand */
-        r->raft.state = RAFT_FOLLOWER;
+        raftfsm_set_compression(&r->rf, false);
         return r;
 }
 
-static void replica_free(struct replica *r)
-{
-        raftfsm_close(&r->rf);
-        free(r);
-}
-
-/* Hand `len` bytes to fsm->apply as libraft does: 0 moves last_applied. */
 static int apply_bytes(struct replica *r, const void *bytes, size_t len)
 {
-        struct raft_buffer buf = {(void *)bytes, len};
-        void *result = NULL;
-        int rv = r->rf.fsm.apply(&r->rf.fsm, &buf, &result);
-
-        if (rv == 0) {
-                r->raft.last_applied++;
-        }
-        return rv;
+        return replica_apply_bytes(r, bytes, len, NULL);
 }
 
 static size_t open_cmd(uint8_t *out, size_t cap, uint64_t nonce)
@@ -160,8 +127,8 @@ static struct raft_buffer image_as(struct replica *a, uint16_t version)
 /* The image as this build writes it restores (the hand edit is sound). */
 static void test_own_version_restores(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_INLINE);
+        struct replica *a = uncompressed(RAFTFSM_RESTORE_INLINE);
+        struct replica *b = uncompressed(RAFTFSM_RESTORE_INLINE);
         struct raft_buffer buf;
 
         (void)state;
@@ -178,10 +145,10 @@ static void test_own_version_restores(void **state)
  * state stays what it was. */
 static void test_newer_snapshot_refused(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *c = replica_new(RAFTFSM_RESTORE_THREAD);
-        struct replica *empty = replica_new(RAFTFSM_RESTORE_INLINE);
+        struct replica *a = uncompressed(RAFTFSM_RESTORE_INLINE);
+        struct replica *b = uncompressed(RAFTFSM_RESTORE_INLINE);
+        struct replica *c = uncompressed(RAFTFSM_RESTORE_THREAD);
+        struct replica *empty = uncompressed(RAFTFSM_RESTORE_INLINE);
         struct raft_buffer buf;
         char want[128];
 
@@ -211,7 +178,7 @@ static void test_newer_snapshot_refused(void **state)
 /* A container of the next version: refused at once, naming both. */
 static void test_newer_container_refused(void **state)
 {
-        struct replica *b = replica_new(RAFTFSM_RESTORE_THREAD);
+        struct replica *b = uncompressed(RAFTFSM_RESTORE_THREAD);
         struct raft_buffer buf;
         struct wcursor w;
         char want[128];
@@ -238,9 +205,9 @@ static void test_newer_container_refused(void **state)
 /* A container whose tail holds an entry of a newer command format. */
 static void test_newer_tail_entry_refused(void **state)
 {
-        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *b = replica_new(RAFTFSM_RESTORE_INLINE);
-        struct replica *empty = replica_new(RAFTFSM_RESTORE_INLINE);
+        struct replica *a = uncompressed(RAFTFSM_RESTORE_INLINE);
+        struct replica *b = uncompressed(RAFTFSM_RESTORE_INLINE);
+        struct replica *empty = uncompressed(RAFTFSM_RESTORE_INLINE);
         struct raft_buffer image, buf;
         uint8_t cmd[128];
         size_t len = open_cmd(cmd, sizeof cmd, 900);
@@ -294,8 +261,8 @@ static void test_newer_entry_stops(void **state)
                  COMMAND_VERSION + 1, PACKAGE_VERSION, COMMAND_VERSION_MIN,
                  COMMAND_VERSION);
         for (k = 0; k < 2; k++) {
-                r = replica_new(RAFTFSM_RESTORE_THREAD);
-                ref = replica_new(RAFTFSM_RESTORE_INLINE);
+                r = uncompressed(RAFTFSM_RESTORE_THREAD);
+                ref = uncompressed(RAFTFSM_RESTORE_INLINE);
                 load(r, 2);
                 load(ref, 2);
                 len = open_cmd(cmd, sizeof cmd, 500);
@@ -328,7 +295,7 @@ static void test_newer_entry_stops(void **state)
  * knows are applied. */
 static void test_known_versions_apply(void **state)
 {
-        struct replica *r = replica_new(RAFTFSM_RESTORE_THREAD);
+        struct replica *r = uncompressed(RAFTFSM_RESTORE_THREAD);
         uint8_t cmd[128];
         size_t len = open_cmd(cmd, sizeof cmd, 7);
 
