@@ -18,7 +18,20 @@
  * without freeing its data and configuration (replicationInstallSnapshot
  * returns early with async set, and recvInstallSnapshot then frees
  * nothing), so every resend during a slow install leaked the whole
- * snapshot. Dropped here, it is freed and ignored alike. */
+ * snapshot. Dropped here, it is freed and ignored alike.
+ *
+ * And it reshapes one: an AppendEntries that carries a configuration
+ * change (RAFT_CHANGE) after its first entry. libraft 0.22.1 records a
+ * follower's uncommitted configuration at the index of the first new entry
+ * of the message, not of the change itself (replicationAppend passes
+ * `index` where 0.15 passed `index + i`), so the change, once applied,
+ * never matches it and the follower keeps a configuration change "in
+ * progress" forever: made leader, it refuses every member add and remove
+ * (RAFT_CANTCHANGE) until it restarts. A follower that catches up in big
+ * batches, as a newly added member does, gets such messages. Split before
+ * each change, every change is the first entry of its message and is
+ * recorded at its own index; raft sees the same entries in the same
+ * order, as if the leader had sent smaller batches. docs/raft.md. */
 #ifndef SERVER_HEARD_H
 #define SERVER_HEARD_H
 
@@ -41,6 +54,7 @@ struct heard {
         const bool *writing;
         const bool *installing;
         uint64_t installs_dropped;
+        uint64_t changes_split; /* AppendEntries split before a change */
 };
 
 /* Wrap h->io, set up by raft_uv_init() and not yet started: every message

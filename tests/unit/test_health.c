@@ -161,10 +161,21 @@ static void reason_names(void **state)
 
 /* --- heard.c with a stand-in raft_io -------------------------------------- */
 
+#define MAX_PARTS 8
+
+/* One AppendEntries as raft got it. */
+struct part {
+        uint64_t prev_index, prev_term, commit;
+        unsigned n;
+        char entries[16]; /* each entry's type ('c'ommand, 'C'hange) and */
+        char bytes[64];   /* its bytes, in order */
+};
+
 struct stand_in {
         raft_io_recv_cb recv; /* what heard passed to the real start() */
         unsigned started;
         unsigned delivered; /* messages raft's own callback got */
+        struct part parts[MAX_PARTS];
 };
 
 static struct stand_in io_state;
@@ -180,11 +191,33 @@ static int fake_start(struct raft_io *io, unsigned msecs, raft_io_tick_cb tick,
         return 0;
 }
 
+/* Records what raft would see of an AppendEntries, then frees its
+ * entries as raft does: the batch through the first entry, then the
+ * array. */
 static void raft_recv(struct raft_io *io, struct raft_message *msg)
 {
+        const struct raft_append_entries *a = &msg->append_entries;
+        struct part *p = &io_state.parts[io_state.delivered % MAX_PARTS];
+        unsigned i;
+
         (void)io;
-        (void)msg;
         io_state.delivered++;
+        if (msg->type != RAFT_APPEND_ENTRIES || a->n_entries == 0) {
+                return;
+        }
+        memset(p, 0, sizeof *p);
+        p->prev_index = a->prev_log_index;
+        p->prev_term = a->prev_log_term;
+        p->commit = a->leader_commit;
+        p->n = a->n_entries;
+        for (i = 0; i < a->n_entries; i++) {
+                const struct raft_entry *e = &a->entries[i];
+                assert_true(e->batch == a->entries[0].batch);
+                p->entries[i] = e->type == RAFT_CHANGE ? 'C' : 'c';
+                strncat(p->bytes, e->buf.base, e->buf.len);
+        }
+        raft_free(a->entries[0].batch);
+        raft_free(a->entries);
 }
 
 static void deliver(struct heard *h, enum raft_message_type type, uint64_t term,
@@ -288,6 +321,81 @@ static void heard_drops_installs_while_installing(void **state)
         drops_installs_while(true);
 }
 
+/* An AppendEntries with configuration changes after its first entry
+ * reaches raft split before each change, in order, with the same entries,
+ * every part's previous index and term those of the entry before it
+ * (libraft 0.22.1 would record the change at the wrong index); one with
+ * none, or with a change first, goes whole. Under ASan, nothing leaks and
+ * nothing is freed twice. */
+static void append_entries(struct heard *h, uint64_t prev, const char *types,
+                           const char *const bytes[])
+{
+        struct raft_message m;
+        unsigned n = (unsigned)strlen(types), i;
+        size_t off = 0;
+        uint8_t *batch = raft_malloc(256);
+
+        assert_non_null(batch);
+        memset(&m, 0, sizeof m);
+        m.type = RAFT_APPEND_ENTRIES;
+        m.append_entries.term = 3;
+        m.append_entries.prev_log_index = prev;
+        m.append_entries.prev_log_term = 2;
+        m.append_entries.leader_commit = prev + n;
+        m.append_entries.n_entries = n;
+        m.append_entries.entries = raft_malloc(n * sizeof(struct raft_entry));
+        assert_non_null(m.append_entries.entries);
+        for (i = 0; i < n; i++) {
+                struct raft_entry *e = &m.append_entries.entries[i];
+                size_t len = strlen(bytes[i]);
+
+                e->term = i < 2 ? 2 : 3;
+                e->type = types[i] == 'C' ? RAFT_CHANGE : RAFT_COMMAND;
+                e->batch = batch;
+                e->buf.base = batch + off;
+                e->buf.len = len;
+                memcpy(batch + off, bytes[i], len);
+                off += (len + 7) / 8 * 8;
+        }
+        io_state.recv(&h->io, &m);
+}
+
+static void heard_splits_before_changes(void **state)
+{
+        static const char *const bytes[] = {"a", "bb", "conf-1", "ccc",
+                                            "conf-2"};
+        struct heard h;
+        const struct part *p = io_state.parts;
+
+        (void)state;
+        heard_wrapped(&h);
+        assert_int_equal(h.io.start(&h.io, 50, NULL, raft_recv), 0);
+        append_entries(&h, 10, "ccCcC", bytes);
+        assert_int_equal(io_state.delivered, 3);
+        assert_int_equal(h.changes_split, 2);
+        assert_int_equal(p[0].prev_index, 10);
+        assert_int_equal(p[0].prev_term, 2);
+        assert_string_equal(p[0].entries, "cc");
+        assert_string_equal(p[0].bytes, "abb");
+        assert_int_equal(p[1].prev_index, 12);
+        assert_int_equal(p[1].prev_term, 2);
+        assert_string_equal(p[1].entries, "Cc");
+        assert_string_equal(p[1].bytes, "conf-1ccc");
+        assert_int_equal(p[2].prev_index, 14);
+        assert_int_equal(p[2].prev_term, 3);
+        assert_string_equal(p[2].entries, "C");
+        assert_string_equal(p[2].bytes, "conf-2");
+        assert_int_equal(p[2].commit, 15);
+        /* A change first, and no change at all: whole. */
+        append_entries(&h, 20, "Ccc", bytes);
+        append_entries(&h, 30, "ccc", bytes);
+        assert_int_equal(io_state.delivered, 5);
+        assert_int_equal(h.changes_split, 2);
+        assert_string_equal(p[3].entries, "Ccc");
+        assert_string_equal(p[4].entries, "ccc");
+        assert_int_equal(heard_leader_commit(&h, 3), 33);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -300,6 +408,7 @@ int main(void)
             cmocka_unit_test(heard_tracks_leader_commit),
             cmocka_unit_test(heard_drops_installs_while_writing),
             cmocka_unit_test(heard_drops_installs_while_installing),
+            cmocka_unit_test(heard_splits_before_changes),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
