@@ -88,12 +88,16 @@ metrics_url() { echo "http://127.0.0.1:$((BATON_BASE_PORT + 200 + $1))"; }
 client_address() { echo "127.0.0.1:$((BATON_BASE_PORT + 100 + $1))"; }
 raft_address() { echo "127.0.0.1:$((BATON_BASE_PORT + $1))"; }
 
-# Start the 3-node TLS cluster and point this shell's clients at it.
+# Build if needed, start the 3-node TLS cluster, point this shell's
+# clients at it, and set $leader to its leader's id.
 cluster_up() {
+        need_build
         "$root/scripts/cluster" up >"$work/cluster-up.log" 2>&1 ||
                 fail "scripts/cluster up failed: $(tail -n 3 "$work/cluster-up.log" | tr '\n' ' ')"
         eval "$("$root/scripts/cluster" env)"
         export BATON_ENDPOINTS
+        leader=$(leader_id)
+        [ -n "$leader" ] || fail "no leader after scripts/cluster up"
 }
 
 node_pid() { cat "$state/node$1.pid" 2>/dev/null || true; }

@@ -73,10 +73,7 @@ esac
 . "$(dirname "$0")/lib.sh"
 [ -z "$mode" ] || name="$name --break $mode"
 
-need_build
 cluster_up
-leader=$(leader_id)
-[ -n "$leader" ] || fail "no leader after scripts/cluster up"
 new=4
 if [ "$remove" = leader ]; then
         old=$leader

@@ -50,10 +50,7 @@ esac
 . "$(dirname "$0")/lib.sh"
 [ -z "$mode" ] || name="$name --break $mode"
 
-need_build
 cluster_up
-leader=$(leader_id)
-[ -n "$leader" ] || fail "no leader after scripts/cluster up"
 # The followers first, the leader last: its restart is the one that hands
 # leadership over, and it should happen once, not at every step.
 order=()
