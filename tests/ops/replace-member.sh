@@ -25,9 +25,9 @@
 #   --transfer-to original|new
 #                  where the leader to replace hands leadership: an original
 #                  node (default), or the new one (its clients then reach a
-#                  node they were never told of, through NOT_LEADER; see
-#                  docs/operations.md for what libraft 0.22.1 does to
-#                  member remove on a leader that joined by a snapshot)
+#                  node they were never told of, through NOT_LEADER; a
+#                  leader that joined by catching up is the case that
+#                  libraft 0.22.1 broke, see docs/raft.md)
 #   --break MODE   done wrong on purpose, to see what the checks catch
 #                  (docs/operations.md has what each gave):
 #                  no-transfer  member remove of the leader itself, with no
