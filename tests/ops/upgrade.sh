@@ -40,12 +40,17 @@
 #                              variant
 #   BATON_UPGRADE_LOAD_S       seconds of load (default 90); the upgrade
 #                              and the rollback must finish within it
+#   BATON_UPGRADE_SNAPSHOTS    "THRESHOLD TRAILING" for every node
+#                              (default "2048 1024"); "512 64" makes
+#                              snapshots, and installs of the leader's,
+#                              far more frequent
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BATON_BUILD_DIR:-$root/build}
 base=${BATON_BASE_PORT:-24000}
 load_s=${BATON_UPGRADE_LOAD_S:-90}
+read -r snap_threshold snap_trailing <<<"${BATON_UPGRADE_SNAPSHOTS:-2048 1024}"
 keep=${BATON_UPGRADE_KEEP:-0}
 [ "${1:-}" = "--keep" ] && keep=1
 
@@ -171,8 +176,8 @@ for i in 1 2 3; do
                 echo "tls-cert = $tmp/tls/node$i.crt"
                 echo "tls-key = $tmp/tls/node$i.key"
                 echo "role = admin admin"
-                echo "snapshot-threshold = 2048"
-                echo "snapshot-trailing = 1024"
+                echo "snapshot-threshold = $snap_threshold"
+                echo "snapshot-trailing = $snap_trailing"
         } >"$tmp/node$i.conf"
 done
 
