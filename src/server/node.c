@@ -71,6 +71,13 @@ _Static_assert((int)BATON_MEMBER_STANDBY == (int)RAFT_STANDBY &&
  * long (docs/raft.md). */
 #define INSTALL_SNAPSHOT_TIMEOUT_MS 5000
 
+/* How soon raft dials a peer again after a connection failed. With
+ * libraft's 1 s, a leader whose follower had just restarted reached it up
+ * to a second later, and the follower was not ready until then. A refused
+ * connection costs next to nothing, and a failure is logged at debug
+ * level only (peer.c), except name resolution's (docs/raft.md). */
+#define CONNECT_RETRY_DELAY_MS 200
+
 /* Translate a libraft error code into the nearest BATON_E* code. */
 static int node_error(int raft_rv)
 {
@@ -349,6 +356,7 @@ static int init_raft(struct node *n, const char *raft_address)
          * entries of a corrupt segment, possibly acknowledged ones: fail
          * loudly instead (docs/raft.md). */
         raft_uv_set_auto_recovery(&c->heard.io, false);
+        raft_uv_set_connect_retry_delay(&c->heard.io, CONNECT_RETRY_DELAY_MS);
         heard_wrap(&c->heard);
         c->heard.writing = &c->rf.writing;
         c->heard.installing = &c->raft.snapshot.installing;
