@@ -225,6 +225,24 @@ compare_apply_logs() {
         return "$st"
 }
 
+# The verdict of a procedure run under load, once baton-bench is done and
+# the cluster down: FAIL on any failed operation or any disagreement
+# between the apply logs of the nodes named after the first two
+# arguments, else PASS. $1 says what was done, $2 how each step went.
+verdict_under_load() {
+        local what=$1 steps=$2 applylog_ok=1
+        shift 2
+        compare_apply_logs "$@" || applylog_ok=0
+        say "apply logs of nodes $*: $applylog_verdict"
+        if [ "$bench_errors" -ne 0 ]; then
+                fail "$bench_errors failed operations ($(bench_first_errors)); $steps; longest gap $bench_gap_ms ms"
+        fi
+        if [ "$applylog_ok" -ne 1 ]; then
+                fail "the apply logs disagree or a checker failed: $(check_failures); longest gap $bench_gap_ms ms"
+        fi
+        pass "$what under load, $bench_ops operations, 0 failed, apply logs agree; $steps; longest gap $bench_gap_ms ms"
+}
+
 # The first checker that failed, for a FAIL line.
 check_failures() {
         grep -E '^[SL][0-9]+ (FAIL|UNKNOWN)' "$work/check.out" | head -n 2 | tr '\n' ' '

@@ -197,14 +197,5 @@ wait_converged 60000 || fail "the final members did not converge within 60 s aft
 kill -TERM "$new_pid" 2>/dev/null || true
 wait_exit "$new_pid" 30000 || true
 "$root/scripts/cluster" down >/dev/null 2>&1
-applylog_ok=1
-compare_apply_logs 1 2 3 $new || applylog_ok=0
-say "apply logs of nodes 1-3 and $new: $applylog_verdict"
-
-if [ "$bench_errors" -ne 0 ]; then
-        fail "$bench_errors failed operations ($(bench_first_errors)); $steps; longest gap $bench_gap_ms ms"
-fi
-if [ "$applylog_ok" -ne 1 ]; then
-        fail "the apply logs disagree or a checker failed: $(check_failures); longest gap $bench_gap_ms ms"
-fi
-pass "node $old ($remove) replaced by node $new under load, $bench_ops operations, 0 failed, apply logs agree; $steps; node $new served $reqs requests; longest gap $bench_gap_ms ms"
+verdict_under_load "node $old ($remove) replaced by node $new" \
+        "$steps; node $new served $reqs requests" 1 2 3 $new

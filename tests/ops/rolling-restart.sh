@@ -107,14 +107,4 @@ bench_wait
 say "baton-bench: $bench_summary"
 wait_converged 60000 || fail "the nodes did not converge within 60 s after the load"
 "$root/scripts/cluster" down >/dev/null 2>&1
-applylog_ok=1
-compare_apply_logs 1 2 3 || applylog_ok=0
-say "apply logs: $applylog_verdict"
-
-if [ "$bench_errors" -ne 0 ]; then
-        fail "$bench_errors failed operations ($(bench_first_errors)); $timings; longest gap $bench_gap_ms ms"
-fi
-if [ "$applylog_ok" -ne 1 ]; then
-        fail "the apply logs disagree or a checker failed: $(check_failures); longest gap $bench_gap_ms ms"
-fi
-pass "3 nodes restarted in turn under load, $bench_ops operations, 0 failed, apply logs agree; $timings; longest gap $bench_gap_ms ms"
+verdict_under_load "3 nodes restarted in turn" "$timings" 1 2 3
