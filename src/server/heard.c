@@ -19,6 +19,12 @@ static unsigned change_after_first(const struct raft_append_entries *a)
         return 0;
 }
 
+/* The room an entry's `len` bytes take in a batch: a multiple of 8. */
+static size_t padded(size_t len)
+{
+        return (len + 7) / 8 * 8;
+}
+
 /* Make `tail` an AppendEntries of the entries of `msg` from position `k`
  * on, with a copy of their bytes in a batch of its own laid out as raft's
  * uv backend decodes one (each buffer 8-byte aligned, an empty one NULL),
@@ -34,7 +40,7 @@ static int split_tail(const struct raft_message *msg, unsigned k,
         uint8_t *batch;
 
         for (i = k; i < a->n_entries; i++) {
-                size += (a->entries[i].buf.len + 7) / 8 * 8;
+                size += padded(a->entries[i].buf.len);
         }
         *tail = *msg;
         t->entries = raft_malloc(n * sizeof *t->entries);
@@ -50,11 +56,12 @@ static int split_tail(const struct raft_message *msg, unsigned k,
 
                 *to = *from;
                 to->batch = batch;
-                to->buf.base = from->buf.len > 0 ? batch + off : NULL;
+                to->buf.base = NULL;
                 if (from->buf.len > 0) {
+                        to->buf.base = batch + off;
                         memcpy(to->buf.base, from->buf.base, from->buf.len);
                 }
-                off += (from->buf.len + 7) / 8 * 8;
+                off += padded(from->buf.len);
         }
         t->n_entries = n;
         t->prev_log_index = a->prev_log_index + k;
