@@ -89,9 +89,10 @@ uint64_t client_owner(uint64_t owner);
 /* A lock name of 1..255 bytes: 0 with its length, or BATON_ENAME. */
 int client_check_name(const char *name, uint8_t *len);
 /* registry_owner.watch_event (watch.c): queue the event for its watch's
- * caller; `e` NULL: the watch ended (its callback, if any, is told). */
+ * caller, one copy per frame in `*shared` for all the watches it goes to;
+ * `e` NULL: the watch ended (its callback, if any, is told). */
 void watch_on_event(void *data, struct request *r,
-                    const struct proto_watch_event *e);
+                    const struct proto_watch_event *e, void **shared);
 /* For a call that acts on what the handle's session holds (release,
  * proclaim), which never opens a session, `c->mu` held: 0 when the
  * session is usable, else BATON_EEXPIRED (it expired) or

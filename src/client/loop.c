@@ -45,9 +45,9 @@ static bool deliver(struct loop *lp)
                 any = true;
                 lp->reg->on_loop = false; /* the callbacks are the user's */
                 if (e->kind == NOTIFY_WATCH) {
-                        /* It takes its events under the mutex. */
+                        /* It takes its events under the mutex. `e` is
+                         * the watch's own, and may be freed with it. */
                         watch_callbacks(e->watch, lp->mu);
-                        free(e);
                         lp->reg->on_loop = true;
                         continue;
                 }

@@ -16,7 +16,9 @@ void notify_close(struct notify *n)
         struct notify_event *e;
 
         while ((e = notify_pop(n)) != NULL) {
-                free(e);
+                if (e->kind != NOTIFY_WATCH) {
+                        free(e);
+                }
         }
 }
 
@@ -58,29 +60,19 @@ void notify_lost(struct notify *n, const char *name, uint8_t name_len,
         }
 }
 
-bool notify_watch(struct notify *n, struct baton_watch *w)
+bool notify_watch(struct notify *n, struct notify_event *e)
 {
-        struct notify_event *e = push(n, NOTIFY_WATCH);
-
-        if (e != NULL) {
-                e->watch = w;
+        if (n->muted) {
+                return false;
         }
-        return e != NULL;
+        queue_push_tail(&n->events, &e->link);
+        return true;
 }
 
-void notify_forget_watch(struct notify *n, const struct baton_watch *w)
+void notify_withdraw(struct notify *n, struct notify_event *e)
 {
-        struct queue *q, *next;
-
-        for (q = queue_head(&n->events); q != &n->events; q = next) {
-                struct notify_event *e =
-                    QUEUE_DATA(q, struct notify_event, link);
-                next = q->next;
-                if (e->kind == NOTIFY_WATCH && e->watch == w) {
-                        queue_remove(q);
-                        free(e);
-                }
-        }
+        (void)n;
+        queue_remove(&e->link);
 }
 
 struct notify_event *notify_pop(struct notify *n)

@@ -42,13 +42,16 @@ void notify_state(struct notify *n, int state);
 void notify_lost(struct notify *n, const char *name, uint8_t name_len,
                  uint64_t token);
 
-/* A watch with a callback has something to deliver; false when that
- * could not be queued (counted in `dropped`). */
-bool notify_watch(struct notify *n, struct baton_watch *w);
-/* Drop what is queued for `w` (a watch being freed). */
-void notify_forget_watch(struct notify *n, const struct baton_watch *w);
+/* A watch with a callback has something to deliver: queue `e`, the
+ * watch's own NOTIFY_WATCH event (never allocated nor freed here, so a
+ * wake costs nothing and cannot fail), which must not be queued already.
+ * False while the handle is being destroyed. */
+bool notify_watch(struct notify *n, struct notify_event *e);
+/* Take the queued `e` of a watch being freed off the queue. */
+void notify_withdraw(struct notify *n, struct notify_event *e);
 
-/* The oldest event, taken off the queue (the caller frees it), or NULL. */
+/* The oldest event, taken off the queue, or NULL. The caller frees it,
+ * unless it is a NOTIFY_WATCH: that one belongs to its watch. */
 struct notify_event *notify_pop(struct notify *n);
 
 #endif /* CLIENT_NOTIFY_H */

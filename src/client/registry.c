@@ -345,7 +345,7 @@ static void finish(struct registry *reg, struct request *r, int how)
         r->state = awaited ? REQUEST_DONE : REQUEST_ENDED;
         reg->owner.final(reg->owner.data, r, how);
         if (r->kind == REQUEST_WATCH) {
-                reg->owner.watch_event(reg->owner.data, r, NULL);
+                reg->owner.watch_event(reg->owner.data, r, NULL, NULL);
         }
         if (!awaited) {
                 registry_drop(reg, r);
@@ -527,10 +527,10 @@ static void result(struct registry *reg, struct request *r,
 
 /* Give `e` to the watch `r`; its frame resumes after it if sent again. */
 static void deliver(struct registry *reg, struct request *r,
-                    const struct proto_watch_event *e)
+                    const struct proto_watch_event *e, void **shared)
 {
         request_watch_seen(r, e->index, e->ord);
-        reg->owner.watch_event(reg->owner.data, r, e);
+        reg->owner.watch_event(reg->owner.data, r, e, shared);
 }
 
 /* An event of the watch `r` (its id), or of every watch started on this
@@ -542,6 +542,7 @@ static void watch_event(struct registry *reg, struct request *r,
 {
         struct proto_watch_event e;
         struct queue *q, *next;
+        void *shared = NULL; /* the owner's one copy of `e` */
 
         if (proto_read_watch_event(body, h->length, &e) != 0) {
                 link_fail(reg->link, now, false);
@@ -549,7 +550,7 @@ static void watch_event(struct registry *reg, struct request *r,
         }
         if (h->id != 0) {
                 if (r != NULL && r->kind == REQUEST_WATCH && r->watching) {
-                        deliver(reg, r, &e);
+                        deliver(reg, r, &e, &shared);
                 }
         } else {
                 /* A delivery may drop its watch (a full queue). */
@@ -558,7 +559,7 @@ static void watch_event(struct registry *reg, struct request *r,
                         next = q->next;
                         if (w->kind == REQUEST_WATCH && w->watching &&
                             on_wire(reg, w) && request_watch_wants(w, &e)) {
-                                deliver(reg, w, &e);
+                                deliver(reg, w, &e, &shared);
                         }
                 }
         }

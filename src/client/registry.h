@@ -36,9 +36,14 @@ struct registry_owner {
          * back of the caller who gave up. */
         void (*withdraw)(void *data, struct request *r);
         /* An event `e` (borrowed for the call) of the WATCH `r`; NULL
-         * when `r` became final (the watch ended). */
+         * when `r` became final (the watch ended). `shared` is NULL for an
+         * end, else a slot of the frame's, NULL at first and kept across
+         * the calls for every watch of the frame: what the owner puts
+         * there on the first call is handed to it again on the others, so
+         * that it can keep one copy of an event however many watches it
+         * goes to (the owner frees what it put there). */
         void (*watch_event)(void *data, struct request *r,
-                            const struct proto_watch_event *e);
+                            const struct proto_watch_event *e, void **shared);
 };
 
 /*

@@ -1185,6 +1185,259 @@ static void watch_resumes_from_its_start(void **state)
         baton_client_destroy(c);
 }
 
+/* Many events of id 0 in a row, at 1001 + i, of names[i % 3] (i from
+ * `first`). */
+static const char *const share_names[] = {"a/1", "a/2", "b/1"};
+
+static void send_events(struct fake *f, unsigned conn, unsigned first,
+                        unsigned n, bool mixed)
+{
+        struct proto_watch_event e;
+        uint8_t out[512];
+        unsigned i;
+
+        memset(&e, 0, sizeof e);
+        e.ord = 1;
+        e.kind = PROTO_EVENT_GRANTED;
+        e.cause = COMMAND_ACQUIRE;
+        e.session = 7;
+        e.owner = 1;
+        for (i = first; i < first + n; i++) {
+                const char *name = mixed ? share_names[i % 3] : "job";
+                e.index = 1001 + i;
+                e.token = i;
+                e.name = (struct proto_string){name, (uint8_t)strlen(name)};
+                fake_send(f, conn, out,
+                          proto_write_watch_event(out, sizeof out, 0, &e));
+        }
+}
+
+/* Every WATCH is started at 1000 ("now"); once `want` watches are, the
+ * events follow: `n` of them. An UNWATCH brings 10 more. */
+struct share {
+        unsigned watches, want, n;
+        bool mixed;
+};
+
+static int share_script(struct fake *f, const struct frame *fr)
+{
+        struct share *sh = f->data;
+        struct proto_result r;
+        struct proto_watch w;
+
+        if (fr->h.type == PROTO_UNWATCH) {
+                send_events(f, fr->conn, sh->n, 10, sh->mixed);
+                return 0; /* and the default answers it */
+        }
+        if (fr->h.type != PROTO_WATCH ||
+            proto_read_watch(fr->body, fr->h.length, &w) != 0) {
+                return 0;
+        }
+        memset(&r, 0, sizeof r);
+        r.kind = PROTO_KIND_WATCHING;
+        r.index = 1000;
+        r.count = UINT32_MAX;
+        fake_result(f, fr, &r);
+        if (++sh->watches == sh->want) {
+                send_events(f, fr->conn, 0, sh->n, sh->mixed);
+        }
+        return 1;
+}
+
+/* Read up to `n` events of `w`: each must be the next at or after `*next`
+ * that `pick` accepts. */
+static unsigned read_own(baton_watch *w, unsigned n, unsigned *next,
+                         unsigned end, bool (*pick)(unsigned i))
+{
+        struct baton_event ev;
+        unsigned got = 0;
+
+        while (got < n && *next < end) {
+                while (*next < end && !pick(*next)) {
+                        (*next)++;
+                }
+                if (*next == end) {
+                        break;
+                }
+                assert_int_equal(baton_watch_next(w, &ev, WAIT_MS), 0);
+                assert_true(ev.index == 1001 + *next);
+                assert_string_equal(ev.name, share_names[*next % 3]);
+                assert_true(ev.token == *next && ev.session == 7);
+                (*next)++;
+                got++;
+        }
+        return got;
+}
+
+static bool pick_a1(unsigned i)
+{
+        return i % 3 == 0;
+}
+static bool pick_a(unsigned i)
+{
+        return i % 3 != 2;
+}
+static bool pick_all(unsigned i)
+{
+        (void)i;
+        return true;
+}
+
+/* Three watches of one handle, of a name, a prefix and every name, fed
+ * one stream of id 0 and each read at its own speed: each sees exactly its
+ * events, in order, and nothing more. */
+static void watches_share_one_log(void **state)
+{
+        struct share sh = {0, 3, 3000, true};
+        struct baton_event ev;
+        baton_watch *a1, *a, *all;
+        unsigned na1 = 0, na = 0, nall = 0;
+        unsigned got[3] = {0, 0, 0};
+        baton_client *c;
+
+        (void)state;
+        set_hook(share_script, &sh);
+        c = client(F.endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_watch_open(c, "a/1", 0, 0, 0, &a1), 0);
+        assert_int_equal(
+            baton_watch_open(c, "a/", BATON_WATCH_PREFIX, 0, 0, &a), 0);
+        assert_int_equal(
+            baton_watch_open(c, "", BATON_WATCH_PREFIX, 0, 0, &all), 0);
+        while (na1 < sh.n || na < sh.n || nall < sh.n) {
+                got[0] += read_own(a1, 1, &na1, sh.n, pick_a1);
+                got[1] += read_own(a, 2, &na, sh.n, pick_a);
+                got[2] += read_own(all, 5, &nall, sh.n, pick_all);
+        }
+        assert_int_equal(got[0], 1000);
+        assert_int_equal(got[1], 2000);
+        assert_int_equal(got[2], 3000);
+        assert_int_equal(baton_watch_next(a1, &ev, 50), BATON_ETIMEDOUT);
+        assert_int_equal(baton_watch_next(a, &ev, 50), BATON_ETIMEDOUT);
+        assert_int_equal(baton_watch_next(all, &ev, 50), BATON_ETIMEDOUT);
+        baton_watch_close(a1);
+        baton_watch_close(a);
+        baton_watch_close(all);
+        baton_client_destroy(c);
+}
+
+/* Two watches of one name on one handle: the one never read falls more
+ * than 65,536 events behind and ends with BATON_ESLOW after exactly its
+ * first 65,536 (and tells the server), while the one read keeps going. */
+static void slow_watch_cut_fast_goes_on(void **state)
+{
+        struct share sh = {0, 2, 65536 + 1000, false};
+        struct baton_event ev;
+        baton_watch *fast, *slow;
+        unsigned from = 0, i;
+        baton_client *c;
+        struct frame u;
+
+        (void)state;
+        set_hook(share_script, &sh);
+        c = client(F.endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_watch_open(c, "job", 0, 0, 0, &slow), 0);
+        assert_int_equal(baton_watch_open(c, "job", 0, 0, 0, &fast), 0);
+        for (i = 0; i < sh.n; i++) {
+                assert_int_equal(baton_watch_next(fast, &ev, WAIT_MS), 0);
+                assert_true(ev.index == 1001 + i);
+        }
+        for (i = 0; i < 65536; i++) {
+                assert_int_equal(baton_watch_next(slow, &ev, 0), 0);
+                assert_true(ev.index == 1001 + i);
+                assert_string_equal(ev.name, "job");
+        }
+        assert_int_equal(baton_watch_next(slow, &ev, 0), BATON_ESLOW);
+        assert_int_equal(baton_watch_next(slow, &ev, 0), BATON_ESLOW);
+        u = wait_frame(&from, PROTO_UNWATCH, 0);
+        assert_int_equal(u.h.length, 8);
+        /* Its UNWATCH brought 10 more: the fast one has them. */
+        for (i = sh.n; i < sh.n + 10; i++) {
+                assert_int_equal(baton_watch_next(fast, &ev, WAIT_MS), 0);
+                assert_true(ev.index == 1001 + i);
+        }
+        baton_watch_close(slow);
+        baton_watch_close(fast);
+        baton_client_destroy(c);
+}
+
+/* What one callback watch of shared_callbacks() saw. */
+struct counted {
+        pthread_mutex_t mu;
+        unsigned n, bad, stop_at; /* stop_at: closes itself there (0: never) */
+        int end;
+        baton_watch *self;
+};
+
+static void on_counted(void *data, const struct baton_event *ev, int status)
+{
+        struct counted *k = data;
+        baton_watch *close_me = NULL;
+
+        pthread_mutex_lock(&k->mu);
+        if (ev == NULL) {
+                k->end = status;
+        } else {
+                /* In order, each the shared copy of the one sent. */
+                if (ev->index != 1001 + k->n || ev->token != k->n ||
+                    strcmp(ev->name, "job") != 0 || ev->value[0] != '\0') {
+                        k->bad++;
+                }
+                if (++k->n == k->stop_at) {
+                        close_me = k->self;
+                }
+        }
+        pthread_mutex_unlock(&k->mu);
+        baton_watch_close(close_me); /* from inside its own callback */
+}
+
+static unsigned counted(struct counted *k)
+{
+        unsigned n;
+
+        pthread_mutex_lock(&k->mu);
+        n = k->n;
+        pthread_mutex_unlock(&k->mu);
+        return n;
+}
+
+/* Two callback watches of one name on one handle, lent the same events in
+ * bursts: each is told every one in order; the one that closes itself
+ * inside its callback at the 100th, in the middle of a burst, is told
+ * nothing more while the other goes on to the end (and the 10 that
+ * follow its UNWATCH). */
+static void shared_callbacks(void **state)
+{
+        struct share sh = {0, 2, 5000, false};
+        struct counted quits = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 100, 0, NULL};
+        struct counted stays = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, NULL};
+        baton_watch *w;
+        baton_client *c;
+        int64_t deadline;
+
+        (void)state;
+        set_hook(share_script, &sh);
+        c = client(F.endpoints, 10000, 2000, NULL);
+        pthread_mutex_lock(&quits.mu);
+        assert_int_equal(
+            baton_watch_open_cb(c, "job", 0, 0, 0, on_counted, &quits, &w), 0);
+        quits.self = w;
+        pthread_mutex_unlock(&quits.mu);
+        assert_int_equal(
+            baton_watch_open_cb(c, "job", 0, 0, 0, on_counted, &stays, &w), 0);
+        deadline = now_ms() + WAIT_MS;
+        /* The UNWATCH of the one that quits brings 10 more. */
+        while (counted(&stays) < sh.n + 10 && now_ms() < deadline) {
+                struct timespec ts = {0, 5 * 1000000};
+                nanosleep(&ts, NULL);
+        }
+        assert_int_equal(counted(&stays), sh.n + 10);
+        assert_int_equal(counted(&quits), 100);
+        assert_int_equal(stays.bad + quits.bad, 0);
+        assert_int_equal(quits.end, 0); /* closed: told no end */
+        baton_watch_close(w);
+        baton_client_destroy(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1203,6 +1456,9 @@ int main(void)
             cmocka_unit_test_setup(lease_from_send, fake_reset),
             cmocka_unit_test_setup(keepalive_to_old_server, fake_reset),
             cmocka_unit_test_setup(watch_resumes_from_its_start, fake_reset),
+            cmocka_unit_test_setup(watches_share_one_log, fake_reset),
+            cmocka_unit_test_setup(slow_watch_cut_fast_goes_on, fake_reset),
+            cmocka_unit_test_setup(shared_callbacks, fake_reset),
         };
 
         return cmocka_run_group_tests_name("wire", tests, fake_up, fake_down);
