@@ -27,6 +27,7 @@
 #include "../../include/baton.h"
 #include "conns.h"
 #include "fill.h"
+#include "stats.h"
 #include "watchers.h"
 
 #define DRIVER            "baton-c-libbaton"
@@ -59,9 +60,11 @@ struct config {
         long window;
         long connections; /* connections */
         double hold_s;
-        int election;     /* election: the contended lock is an election */
-        long watchers;    /* contended workloads: watches of the lock, */
-        long watch_conns; /* spread over this many connections */
+        int election;        /* election: the contended lock is an election */
+        long watchers;       /* contended workloads: watches of the lock, */
+        long watch_conns;    /* spread over this many connections, */
+        int watch_callbacks; /* read by callbacks, not baton_watch_next */
+        double rate; /* acquisitions a second, all clients (0: no limit) */
 };
 
 struct client {
@@ -234,6 +237,8 @@ static void *client_main(void *arg)
         double last_ok = c->t_measure; /* the window start is a boundary */
         baton_client *h = NULL;
         struct names w;
+        double every = cfg->rate > 0 ? cfg->clients / cfg->rate : 0;
+        double next = now_s() + every * c->idx / cfg->clients;
         int rc;
 
         names_of(cfg, c->idx, &w);
@@ -241,6 +246,16 @@ static void *client_main(void *arg)
                 uint64_t token = 0;
                 double t0, t1, t2;
 
+                if (every > 0) {
+                        /* --rate: each client its share, on a schedule
+                         * that does not make up for time lost by more
+                         * than one turn. */
+                        t0 = now_s();
+                        if (next > t0) {
+                                sleep_us((long)((next - t0) * 1e6));
+                        }
+                        next = (next < t0 - every ? t0 : next) + every;
+                }
                 if (now_s() >= c->t_end) {
                         break;
                 }
@@ -287,36 +302,6 @@ static void *client_main(void *arg)
         return NULL;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-        return x < y ? -1 : x > y;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *)a, y = *(const double *)b;
-
-        return x < y ? -1 : x > y;
-}
-
-/* Nearest rank: s[ceil(q * n) - 1] of the sorted samples. */
-static size_t rank_of(size_t n, double q)
-{
-        size_t r = (size_t)ceil(q * (double)n);
-
-        if (r < 1) {
-                r = 1;
-        }
-        return r > n ? n : r;
-}
-
-static uint32_t percentile(const uint32_t *s, size_t n, double q)
-{
-        return n == 0 ? 0 : s[rank_of(n, q) - 1];
-}
-
 static void usage(FILE *f)
 {
         fprintf(f,
@@ -324,7 +309,10 @@ static void usage(FILE *f)
                 "semaphore|multi|election|failover]\n"
                 "         [--watchers N [--watch-conns C] (contended "
                 "workloads: watches\n"
-                "          of the lock over C connections, default 100)]\n"
+                "          of the lock over C connections, default 100;\n"
+                "          --watch-callbacks: read by callbacks)]\n"
+                "         [--rate R (acquisitions a second, all clients "
+                "together)]\n"
                 "         [--permits N (semaphore, default 4)]\n"
                 "         [--names K (multi: names per multi-lock, default "
                 "2)]\n"
@@ -417,6 +405,12 @@ static int set_workload_flag(struct config *cfg, int ch)
                 break;
         case 'Y':
                 bad |= parse_long(optarg, 1, 10000, &cfg->watch_conns);
+                break;
+        case 'Z':
+                cfg->watch_callbacks = 1;
+                break;
+        case 'R':
+                bad |= parse_double(optarg, 0, 1e7, &cfg->rate);
                 break;
         default:
                 return 1;
@@ -571,6 +565,8 @@ static int parse_args(int argc, char **argv, struct config *cfg)
             {"names", required_argument, NULL, 'M'},
             {"watchers", required_argument, NULL, 'X'},
             {"watch-conns", required_argument, NULL, 'Y'},
+            {"watch-callbacks", no_argument, NULL, 'Z'},
+            {"rate", required_argument, NULL, 'R'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
@@ -683,32 +679,6 @@ static int merge_samples(struct client *cs, int n, size_t total, uint32_t **lat,
         return 0;
 }
 
-/* The longest interval of the window with no completion by anyone (the
- * sorted completion times `done`, in µs); the window's start and end are
- * boundaries. Its start goes to `*at`. */
-static double longest_silence(const uint32_t *done, size_t total,
-                              double duration_s, double *at)
-{
-        double gap = 0, prev = 0;
-        size_t k;
-
-        *at = 0;
-        for (k = 0; k < total; k++) {
-                double t = done[k] / 1e6;
-
-                if (t - prev > gap) {
-                        gap = t - prev;
-                        *at = prev;
-                }
-                prev = t;
-        }
-        if (duration_s - prev > gap) {
-                gap = duration_s - prev;
-                *at = prev;
-        }
-        return gap;
-}
-
 static void print_summary(const struct config *cfg, const struct summary *sum)
 {
         const uint32_t *lat = sum->lat;
@@ -736,15 +706,19 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
         }
         if (cfg->watchers > 0) {
                 printf(",\"watchers\":%ld,\"watch_conns\":%ld,"
-                       "\"watch_events\":%llu,\"watches_ended\":%llu,"
-                       "\"watches_failed\":%llu",
+                       "\"watch_form\":\"%s\",\"watch_events\":%llu,"
+                       "\"watches_ended\":%llu,\"watches_failed\":%llu",
                        cfg->watchers, cfg->watch_conns,
+                       cfg->watch_callbacks ? "callback" : "next",
                        (unsigned long long)sum->watched.events,
                        (unsigned long long)sum->watched.ended,
                        (unsigned long long)sum->watched.failed);
         }
         if (cfg->names > 0) {
                 printf(",\"names\":%ld", cfg->names);
+        }
+        if (cfg->rate > 0) {
+                printf(",\"rate\":%.0f", cfg->rate);
         }
         printf("}\n");
         fflush(stdout);
@@ -872,7 +846,8 @@ int main(int argc, char **argv)
                 char name[300];
                 snprintf(name, sizeof name, "%s-shared", cfg.prefix);
                 watching = watchers_start(cfg.endpoints, name, cfg.watchers,
-                                          cfg.watch_conns, cfg.ttl_ms);
+                                          cfg.watch_conns, cfg.ttl_ms,
+                                          cfg.watch_callbacks != 0);
         }
         start_clients(&cfg, cs);
         join_clients(&cfg, cs, gaps, &sum);

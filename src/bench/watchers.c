@@ -15,6 +15,8 @@ struct drain {
         baton_client *c;
         baton_watch **w;
         long n;
+        bool callbacks; /* no thread: the watches' callbacks count */
+        /* With `callbacks`, counted on the handle's thread only. */
         uint64_t events, ended, failed;
         atomic_bool *stop;
 };
@@ -60,6 +62,20 @@ static void *drain_main(void *arg)
         return NULL;
 }
 
+/* A callback watch's events: counted (`d`'s watches share one handle,
+ * so one thread runs them all). */
+static void on_event(void *data, const struct baton_event *ev, int status)
+{
+        struct drain *d = data;
+
+        (void)status;
+        if (ev != NULL) {
+                d->events++;
+        } else {
+                d->ended++;
+        }
+}
+
 static int open_drain(struct drain *d, const char *endpoints, const char *name,
                       long n, long ttl_ms)
 {
@@ -78,16 +94,23 @@ static int open_drain(struct drain *d, const char *endpoints, const char *name,
         }
         d->n = n;
         for (long i = 0; i < n; i++) {
-                if (baton_watch_open(d->c, name, 0, 0, 0, &d->w[i]) != 0) {
+                int rv = d->callbacks
+                             ? baton_watch_open_cb(d->c, name, 0, 0, 0,
+                                                   on_event, d, &d->w[i])
+                             : baton_watch_open(d->c, name, 0, 0, 0, &d->w[i]);
+                if (rv != 0) {
                         d->w[i] = NULL;
                         d->failed++;
                 }
+        }
+        if (d->callbacks) {
+                return 0;
         }
         return pthread_create(&d->thread, NULL, drain_main, d) == 0 ? 0 : -1;
 }
 
 struct watchers *watchers_start(const char *endpoints, const char *name, long n,
-                                long conns, long ttl_ms)
+                                long conns, long ttl_ms, bool callbacks)
 {
         struct watchers *w = calloc(1, sizeof *w);
 
@@ -104,6 +127,7 @@ struct watchers *watchers_start(const char *endpoints, const char *name, long n,
         atomic_init(&w->stop, false);
         for (long i = 0; i < conns; i++) {
                 w->d[i].stop = &w->stop;
+                w->d[i].callbacks = callbacks;
                 /* n spread evenly: the first n % conns get one more. */
                 if (open_drain(&w->d[i], endpoints, name,
                                n / conns + (i < n % conns), ttl_ms) != 0) {
@@ -121,9 +145,11 @@ void watchers_stop(struct watchers *w, struct watchers_result *out)
         atomic_store(&w->stop, true);
         for (long i = 0; i < w->conns; i++) {
                 struct drain *d = &w->d[i];
-                if (d->w != NULL) {
+                if (d->w != NULL && !d->callbacks) {
                         pthread_join(d->thread, NULL);
                 }
+                /* Once closed, a watch's callback runs no more: its counts
+                 * are final and seen here (the handle's mutex orders them). */
                 for (long j = 0; j < d->n; j++) {
                         baton_watch_close(d->w[j]);
                 }

@@ -1,9 +1,12 @@
 /* baton-bench --watchers: a load of watches on the contended workloads'
- * lock, spread over connections of their own, each drained as fast as it
- * can be, to measure what watching costs the lock's handoffs. */
+ * lock, spread over connections of their own, each read as fast as it
+ * can be, to measure what watching costs the lock's handoffs. The watches
+ * are read either with baton_watch_next() by a thread per connection, or
+ * (--watch-callbacks) by their callbacks on each handle's own thread. */
 #ifndef BENCH_WATCHERS_H
 #define BENCH_WATCHERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct watchers;
@@ -16,11 +19,12 @@ struct watchers_result {
 };
 
 /* Open `n` watches of `name` over `conns` handles to `endpoints` (each
- * handle one connection, drained by a thread of its own). NULL when out of
- * memory or a thread cannot start; a watch that does not open is counted
- * in `failed`. Returns once every watch was opened or failed. */
+ * handle one connection, drained by a thread of its own, or with
+ * `callbacks` by the watches' callbacks). NULL when out of memory or a
+ * thread cannot start; a watch that does not open is counted in `failed`.
+ * Returns once every watch was opened or failed. */
 struct watchers *watchers_start(const char *endpoints, const char *name, long n,
-                                long conns, long ttl_ms);
+                                long conns, long ttl_ms, bool callbacks);
 
 /* Stop them all, free them, and say what they saw. */
 void watchers_stop(struct watchers *w, struct watchers_result *out);

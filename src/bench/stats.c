@@ -1,0 +1,60 @@
+/* baton-bench: the statistics of a run's samples. */
+#include "stats.h"
+
+#include <math.h>
+
+int cmp_u32(const void *a, const void *b)
+{
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: s[ceil(q * n) - 1] of the sorted samples. */
+size_t rank_of(size_t n, double q)
+{
+        size_t r = (size_t)ceil(q * (double)n);
+
+        if (r < 1) {
+                r = 1;
+        }
+        return r > n ? n : r;
+}
+
+uint32_t percentile(const uint32_t *s, size_t n, double q)
+{
+        return n == 0 ? 0 : s[rank_of(n, q) - 1];
+}
+
+/* The longest interval of the window with no completion by anyone (the
+ * sorted completion times `done`, in µs); the window's start and end are
+ * boundaries. Its start goes to `*at`. */
+double longest_silence(const uint32_t *done, size_t total, double duration_s,
+                       double *at)
+{
+        double gap = 0, prev = 0;
+        size_t k;
+
+        *at = 0;
+        for (k = 0; k < total; k++) {
+                double t = done[k] / 1e6;
+
+                if (t - prev > gap) {
+                        gap = t - prev;
+                        *at = prev;
+                }
+                prev = t;
+        }
+        if (duration_s - prev > gap) {
+                gap = duration_s - prev;
+                *at = prev;
+        }
+        return gap;
+}
