@@ -469,6 +469,9 @@ static struct request *find(struct registry *reg, uint64_t id)
 {
         struct queue *q;
 
+        if (id == 0) {
+                return NULL; /* a server's own (a shared watch event) */
+        }
         QUEUE_FOREACH(q, &reg->list)
         {
                 struct request *r = QUEUE_DATA(q, struct request, link);
