@@ -557,8 +557,12 @@ typedef void (*baton_watch_cb)(void *data, const struct baton_event *ev,
 
 /**
  * baton_watch_open() with the events delivered to `cb` (with `data`)
- * rather than read with baton_watch_next(), which then answers
- * BATON_EINVAL. BATON_EINVAL for a NULL `cb`; else as baton_watch_open().
+ * rather than read with baton_watch_next(); the cheaper form for many
+ * watches: the watches of one handle keep one copy of each event between
+ * them, which a callback is lent where baton_watch_next() copies it out,
+ * and no thread of the caller's has to visit each watch.
+ * baton_watch_next() then answers BATON_EINVAL. BATON_EINVAL for a NULL
+ * `cb`; else as baton_watch_open().
  */
 BATON_API int baton_watch_open_cb(baton_client *c, const char *name, int flags,
                                   uint64_t from_index, uint32_t from_ord,
