@@ -64,6 +64,7 @@ struct config {
         long watchers;       /* contended workloads: watches of the lock, */
         long watch_conns;    /* spread over this many connections, */
         int watch_callbacks; /* read by callbacks, not baton_watch_next */
+        const char *watch_endpoints; /* theirs (NULL: the clients') */
         double rate; /* acquisitions a second, all clients (0: no limit) */
 };
 
@@ -310,7 +311,9 @@ static void usage(FILE *f)
                 "         [--watchers N [--watch-conns C] (contended "
                 "workloads: watches\n"
                 "          of the lock over C connections, default 100;\n"
-                "          --watch-callbacks: read by callbacks)]\n"
+                "          --watch-callbacks: read by callbacks;\n"
+                "          --watch-endpoints H:P,...: theirs, e.g. a "
+                "follower)]\n"
                 "         [--rate R (acquisitions a second, all clients "
                 "together)]\n"
                 "         [--permits N (semaphore, default 4)]\n"
@@ -408,6 +411,10 @@ static int set_workload_flag(struct config *cfg, int ch)
                 break;
         case 'Z':
                 cfg->watch_callbacks = 1;
+                break;
+        case 'E':
+                cfg->watch_endpoints = optarg;
+                bad |= endpoints_valid(optarg) ? 0 : -1;
                 break;
         case 'R':
                 bad |= parse_double(optarg, 0, 1e7, &cfg->rate);
@@ -566,6 +573,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
             {"watchers", required_argument, NULL, 'X'},
             {"watch-conns", required_argument, NULL, 'Y'},
             {"watch-callbacks", no_argument, NULL, 'Z'},
+            {"watch-endpoints", required_argument, NULL, 'E'},
             {"rate", required_argument, NULL, 'R'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
@@ -845,9 +853,11 @@ int main(int argc, char **argv)
         if (cfg.watchers > 0) {
                 char name[300];
                 snprintf(name, sizeof name, "%s-shared", cfg.prefix);
-                watching = watchers_start(cfg.endpoints, name, cfg.watchers,
-                                          cfg.watch_conns, cfg.ttl_ms,
-                                          cfg.watch_callbacks != 0);
+                watching = watchers_start(cfg.watch_endpoints != NULL
+                                              ? cfg.watch_endpoints
+                                              : cfg.endpoints,
+                                          name, cfg.watchers, cfg.watch_conns,
+                                          cfg.ttl_ms, cfg.watch_callbacks != 0);
         }
         start_clients(&cfg, cs);
         join_clients(&cfg, cs, gaps, &sum);
