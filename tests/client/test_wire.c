@@ -1213,10 +1213,12 @@ static void send_events(struct fake *f, unsigned conn, unsigned first,
 }
 
 /* Every WATCH is started at 1000 ("now"); once `want` watches are, the
- * events follow: `n` of them. An UNWATCH brings 10 more. */
+ * events follow: `n` of them; the next WATCH brings `later` more, and an
+ * UNWATCH 10 more after those. */
 struct share {
         unsigned watches, want, n;
         bool mixed;
+        unsigned later;
 };
 
 static int share_script(struct fake *f, const struct frame *fr)
@@ -1226,7 +1228,7 @@ static int share_script(struct fake *f, const struct frame *fr)
         struct proto_watch w;
 
         if (fr->h.type == PROTO_UNWATCH) {
-                send_events(f, fr->conn, sh->n, 10, sh->mixed);
+                send_events(f, fr->conn, sh->n + sh->later, 10, sh->mixed);
                 return 0; /* and the default answers it */
         }
         if (fr->h.type != PROTO_WATCH ||
@@ -1240,6 +1242,8 @@ static int share_script(struct fake *f, const struct frame *fr)
         fake_result(f, fr, &r);
         if (++sh->watches == sh->want) {
                 send_events(f, fr->conn, 0, sh->n, sh->mixed);
+        } else if (sh->watches == sh->want + 1) {
+                send_events(f, fr->conn, sh->n, sh->later, sh->mixed);
         }
         return 1;
 }
@@ -1288,7 +1292,7 @@ static bool pick_all(unsigned i)
  * events, in order, and nothing more. */
 static void watches_share_one_log(void **state)
 {
-        struct share sh = {0, 3, 3000, true};
+        struct share sh = {0, 3, 3000, true, 0};
         struct baton_event ev;
         baton_watch *a1, *a, *all;
         unsigned na1 = 0, na = 0, nall = 0;
@@ -1322,10 +1326,14 @@ static void watches_share_one_log(void **state)
 
 /* Two watches of one name on one handle: the one never read falls more
  * than 65,536 events behind and ends with BATON_ESLOW after exactly its
- * first 65,536 (and tells the server), while the one read keeps going. */
+ * first 65,536 (and tells the server), while the one read keeps going.
+ * The events come in two bursts, 65,536 and then (brought by a third
+ * WATCH, of another name) 1,000 once the fast one has read the first:
+ * however slowly this thread runs, only the slow one passes the bound. */
 static void slow_watch_cut_fast_goes_on(void **state)
 {
-        struct share sh = {0, 2, 65536 + 1000, false};
+        struct share sh = {0, 2, 65536, false, 1000};
+        baton_watch *other;
         struct baton_event ev;
         baton_watch *fast, *slow;
         unsigned from = 0, i;
@@ -1341,6 +1349,11 @@ static void slow_watch_cut_fast_goes_on(void **state)
                 assert_int_equal(baton_watch_next(fast, &ev, WAIT_MS), 0);
                 assert_true(ev.index == 1001 + i);
         }
+        assert_int_equal(baton_watch_open(c, "other", 0, 0, 0, &other), 0);
+        for (; i < sh.n + sh.later; i++) {
+                assert_int_equal(baton_watch_next(fast, &ev, WAIT_MS), 0);
+                assert_true(ev.index == 1001 + i);
+        }
         for (i = 0; i < 65536; i++) {
                 assert_int_equal(baton_watch_next(slow, &ev, 0), 0);
                 assert_true(ev.index == 1001 + i);
@@ -1350,11 +1363,14 @@ static void slow_watch_cut_fast_goes_on(void **state)
         assert_int_equal(baton_watch_next(slow, &ev, 0), BATON_ESLOW);
         u = wait_frame(&from, PROTO_UNWATCH, 0);
         assert_int_equal(u.h.length, 8);
-        /* Its UNWATCH brought 10 more: the fast one has them. */
-        for (i = sh.n; i < sh.n + 10; i++) {
+        /* Its UNWATCH brought 10 more: the fast one has them, and the
+         * other name's watch none of them. */
+        for (i = sh.n + sh.later; i < sh.n + sh.later + 10; i++) {
                 assert_int_equal(baton_watch_next(fast, &ev, WAIT_MS), 0);
                 assert_true(ev.index == 1001 + i);
         }
+        assert_int_equal(baton_watch_next(other, &ev, 0), BATON_ETIMEDOUT);
+        baton_watch_close(other);
         baton_watch_close(slow);
         baton_watch_close(fast);
         baton_client_destroy(c);
@@ -1407,7 +1423,7 @@ static unsigned counted(struct counted *k)
  * follow its UNWATCH). */
 static void shared_callbacks(void **state)
 {
-        struct share sh = {0, 2, 5000, false};
+        struct share sh = {0, 2, 5000, false, 0};
         struct counted quits = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 100, 0, NULL};
         struct counted stays = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, NULL};
         baton_watch *w;
