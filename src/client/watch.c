@@ -20,8 +20,11 @@
 
 /* Undelivered events a watch keeps before it cuts itself off. */
 #define WATCH_QUEUE_MAX 65536
-/* A new watch's ring; it doubles up to WATCH_QUEUE_MAX as needed. */
-#define WATCH_RING_MIN 8
+/* A new watch's ring; it doubles up to WATCH_QUEUE_MAX as needed, and a
+ * ring emptied after it grew past WATCH_RING_KEEP is given back (a burst
+ * does not leave 512 KiB behind in each watch it went through). */
+#define WATCH_RING_MIN  8
+#define WATCH_RING_KEEP 256
 /* Events a callback watch takes per turn of the mutex. */
 #define WATCH_BATCH 64
 
@@ -277,6 +280,12 @@ static struct watch_item *pop(struct baton_watch *w)
         it = w->ring[w->head];
         w->head = (w->head + 1) % w->cap;
         w->n--;
+        if (w->n == 0 && w->cap > WATCH_RING_KEEP) {
+                free(w->ring);
+                w->ring = NULL;
+                w->cap = 0;
+                w->head = 0;
+        }
         return it;
 }
 
