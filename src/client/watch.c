@@ -227,12 +227,18 @@ static int open_watch(baton_client *c, const char *name, int flags,
         client_lock(c);
         registry_submit(&c->registry, r);
         rv = 0;
-        while (r->state == REQUEST_AWAITED && !r->watching && rv == 0) {
+        /* `x->r` NULL: started, and then cut off (BATON_ESLOW, its request
+         * freed) by the events that came with its start before this
+         * thread looked again; its caller reads them, then that end. */
+        while (x->r != NULL && r->state == REQUEST_AWAITED && !r->watching &&
+               rv == 0) {
                 if (!registry_wait(&c->registry, deadline)) {
                         rv = registry_no_answer(&c->registry);
                 }
         }
-        if (rv == 0 && r->state == REQUEST_DONE) {
+        if (x->r == NULL) {
+                rv = 0;
+        } else if (rv == 0 && r->state == REQUEST_DONE) {
                 rv = r->status != 0 ? r->status : BATON_EINVAL;
         }
         if (rv != 0) {

@@ -1376,6 +1376,37 @@ static void slow_watch_cut_fast_goes_on(void **state)
         baton_client_destroy(c);
 }
 
+/* A watch whose start brings more than 65,536 events at once: whether
+ * the library cuts it off before or after baton_watch_open() has
+ * returned (the two threads race, and under the sanitizers the first
+ * order was a use of the freed WATCH), the open succeeds, and a caller
+ * that reads nothing until the cut reads exactly the first 65,536, then
+ * BATON_ESLOW. */
+static void watch_cut_while_opening(void **state)
+{
+        struct share sh = {0, 1, 65536 + 100, false, 0};
+        struct baton_event ev;
+        unsigned from = 0, i;
+        baton_watch *w;
+        baton_client *c;
+        struct frame u;
+
+        (void)state;
+        set_hook(share_script, &sh);
+        c = client(F.endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_watch_open(c, "job", 0, 0, 0, &w), 0);
+        /* Nothing read until the library has cut it off and said so. */
+        u = wait_frame(&from, PROTO_UNWATCH, 0);
+        assert_int_equal(u.h.length, 8);
+        for (i = 0; i < 65536; i++) {
+                assert_int_equal(baton_watch_next(w, &ev, WAIT_MS), 0);
+                assert_true(ev.index == 1001 + i);
+        }
+        assert_int_equal(baton_watch_next(w, &ev, WAIT_MS), BATON_ESLOW);
+        baton_watch_close(w);
+        baton_client_destroy(c);
+}
+
 /* What one callback watch of shared_callbacks() saw. */
 struct counted {
         pthread_mutex_t mu;
@@ -1475,6 +1506,7 @@ int main(void)
             cmocka_unit_test_setup(watches_share_one_log, fake_reset),
             cmocka_unit_test_setup(slow_watch_cut_fast_goes_on, fake_reset),
             cmocka_unit_test_setup(shared_callbacks, fake_reset),
+            cmocka_unit_test_setup(watch_cut_while_opening, fake_reset),
         };
 
         return cmocka_run_group_tests_name("wire", tests, fake_up, fake_down);
