@@ -1324,6 +1324,18 @@ static void watches_share_one_log(void **state)
         baton_client_destroy(c);
 }
 
+/* Read the events of `w` from the `first`-th of the fake's stream to
+ * before the `end`-th: each must be the next one. */
+static void read_in_order(baton_watch *w, unsigned first, unsigned end)
+{
+        struct baton_event ev;
+
+        for (unsigned i = first; i < end; i++) {
+                assert_int_equal(baton_watch_next(w, &ev, WAIT_MS), 0);
+                assert_true(ev.index == 1001 + i);
+        }
+}
+
 /* Two watches of one name on one handle: the one never read falls more
  * than 65,536 events behind and ends with BATON_ESLOW after exactly its
  * first 65,536 (and tells the server), while the one read keeps going.
@@ -1345,15 +1357,9 @@ static void slow_watch_cut_fast_goes_on(void **state)
         c = client(F.endpoints, 10000, 2000, NULL);
         assert_int_equal(baton_watch_open(c, "job", 0, 0, 0, &slow), 0);
         assert_int_equal(baton_watch_open(c, "job", 0, 0, 0, &fast), 0);
-        for (i = 0; i < sh.n; i++) {
-                assert_int_equal(baton_watch_next(fast, &ev, WAIT_MS), 0);
-                assert_true(ev.index == 1001 + i);
-        }
+        read_in_order(fast, 0, sh.n);
         assert_int_equal(baton_watch_open(c, "other", 0, 0, 0, &other), 0);
-        for (; i < sh.n + sh.later; i++) {
-                assert_int_equal(baton_watch_next(fast, &ev, WAIT_MS), 0);
-                assert_true(ev.index == 1001 + i);
-        }
+        read_in_order(fast, sh.n, sh.n + sh.later);
         for (i = 0; i < 65536; i++) {
                 assert_int_equal(baton_watch_next(slow, &ev, 0), 0);
                 assert_true(ev.index == 1001 + i);
@@ -1365,10 +1371,7 @@ static void slow_watch_cut_fast_goes_on(void **state)
         assert_int_equal(u.h.length, 8);
         /* Its UNWATCH brought 10 more: the fast one has them, and the
          * other name's watch none of them. */
-        for (i = sh.n + sh.later; i < sh.n + sh.later + 10; i++) {
-                assert_int_equal(baton_watch_next(fast, &ev, WAIT_MS), 0);
-                assert_true(ev.index == 1001 + i);
-        }
+        read_in_order(fast, sh.n + sh.later, sh.n + sh.later + 10);
         assert_int_equal(baton_watch_next(other, &ev, 0), BATON_ETIMEDOUT);
         baton_watch_close(other);
         baton_watch_close(slow);
@@ -1386,7 +1389,7 @@ static void watch_cut_while_opening(void **state)
 {
         struct share sh = {0, 1, 65536 + 100, false, 0};
         struct baton_event ev;
-        unsigned from = 0, i;
+        unsigned from = 0;
         baton_watch *w;
         baton_client *c;
         struct frame u;
@@ -1398,10 +1401,7 @@ static void watch_cut_while_opening(void **state)
         /* Nothing read until the library has cut it off and said so. */
         u = wait_frame(&from, PROTO_UNWATCH, 0);
         assert_int_equal(u.h.length, 8);
-        for (i = 0; i < 65536; i++) {
-                assert_int_equal(baton_watch_next(w, &ev, WAIT_MS), 0);
-                assert_true(ev.index == 1001 + i);
-        }
+        read_in_order(w, 0, 65536);
         assert_int_equal(baton_watch_next(w, &ev, WAIT_MS), BATON_ESLOW);
         baton_watch_close(w);
         baton_client_destroy(c);
