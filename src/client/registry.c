@@ -214,8 +214,28 @@ static bool send_direct(struct registry *reg, struct request *r)
         return link_write(reg->link);
 }
 
+/* The WATCH `r`'s name id: that of a watch of the same name in the
+ * list, else a new one. */
+static void name_watch(struct registry *reg, struct request *r)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &reg->list)
+        {
+                struct request *w = QUEUE_DATA(q, struct request, link);
+                if (w->kind == REQUEST_WATCH && request_watch_same(w, r)) {
+                        r->watch_name_id = w->watch_name_id;
+                        return;
+                }
+        }
+        r->watch_name_id = ++reg->watch_names;
+}
+
 void registry_submit(struct registry *reg, struct request *r)
 {
+        if (r->kind == REQUEST_WATCH) {
+                name_watch(reg, r);
+        }
         r->state = r->kind <= REQUEST_FOREIGN || r->kind == REQUEST_WATCH
                        ? REQUEST_AWAITED
                        : REQUEST_BACKGROUND;
@@ -545,7 +565,9 @@ static void watch_event(struct registry *reg, struct request *r,
 {
         struct proto_watch_event e;
         struct queue *q, *next;
-        void *shared = NULL; /* the owner's one copy of `e` */
+        void *shared = NULL;  /* the owner's one copy of `e` */
+        uint64_t name_id = 0; /* the last name matched against `e` */
+        bool name_matches = false;
 
         if (proto_read_watch_event(body, h->length, &e) != 0) {
                 link_fail(reg->link, now, false);
@@ -560,8 +582,15 @@ static void watch_event(struct registry *reg, struct request *r,
                 for (q = queue_head(&reg->list); q != &reg->list; q = next) {
                         struct request *w = QUEUE_DATA(q, struct request, link);
                         next = q->next;
-                        if (w->kind == REQUEST_WATCH && w->watching &&
-                            on_wire(reg, w) && request_watch_wants(w, &e)) {
+                        if (w->kind != REQUEST_WATCH || !w->watching ||
+                            !on_wire(reg, w)) {
+                                continue;
+                        }
+                        if (w->watch_name_id != name_id) {
+                                name_id = w->watch_name_id;
+                                name_matches = request_watch_matches(w, &e);
+                        }
+                        if (name_matches && request_watch_after(w, &e)) {
                                 deliver(reg, w, &e, &shared);
                         }
                 }

@@ -98,6 +98,7 @@ struct registry {
         struct request *ping; /* in flight */
         int hb_idle_ms;
         int hb_timeout_ms;
+        uint64_t watch_names; /* the last WATCH name id given */
         /* Counters, for tests and curiosity. */
         unsigned long resends;
         unsigned long heartbeat_drops;

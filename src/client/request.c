@@ -252,20 +252,23 @@ void request_watch_started(struct request *r, uint64_t index, uint32_t ord)
         request_watch_seen(r, index, ord);
 }
 
-bool request_watch_wants(const struct request *r,
+bool request_watch_matches(const struct request *r,
+                           const struct proto_watch_event *e)
+{
+        if (r->watch_prefix ? e->name.len < r->name_len
+                            : e->name.len != r->name_len) {
+                return false;
+        }
+        return r->name_len == 0 || memcmp(e->name.p, r->name, r->name_len) == 0;
+}
+
+bool request_watch_after(const struct request *r,
                          const struct proto_watch_event *e)
 {
         uint64_t index = 0;
         uint32_t ord = 0;
         unsigned i;
 
-        if (r->watch_prefix ? e->name.len < r->name_len
-                            : e->name.len != r->name_len) {
-                return false;
-        }
-        if (r->name_len > 0 && memcmp(e->name.p, r->name, r->name_len) != 0) {
-                return false;
-        }
         for (i = 0; i < 8; i++) {
                 index |= (uint64_t)r->frame[WATCH_AT_INDEX + i] << (8 * i);
         }
@@ -273,6 +276,13 @@ bool request_watch_wants(const struct request *r,
                 ord |= (uint32_t)r->frame[WATCH_AT_ORD + i] << (8 * i);
         }
         return e->index > index || (e->index == index && e->ord > ord);
+}
+
+bool request_watch_same(const struct request *a, const struct request *b)
+{
+        return a->watch_prefix == b->watch_prefix &&
+               a->name_len == b->name_len &&
+               memcmp(a->name, b->name, a->name_len) == 0;
 }
 
 struct request *request_member_add(uint64_t id, const char *raft_address,

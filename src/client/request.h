@@ -125,6 +125,10 @@ struct request {
         struct baton_watch *watch;
         bool watching;
         bool watch_prefix;
+        /* Equal for the WATCHes of a handle with the same name (or
+         * prefix) and flags, different otherwise (registry.c): an event
+         * is matched against each name once, not once per watch. */
+        uint64_t watch_name_id;
         /* The frame, frame_cap bytes; its id is rewritten for each send. */
         size_t len;
         size_t frame_cap;
@@ -198,10 +202,15 @@ void request_watch_seen(struct request *r, uint64_t index, uint32_t ord);
  * "from now" resumes from there if it is sent again before any event. */
 void request_watch_started(struct request *r, uint64_t index, uint32_t ord);
 
-/* Whether the WATCH `r` wants `e`: its name (or prefix) matches, and it
- * comes after the position it has reached. */
-bool request_watch_wants(const struct request *r,
+/* Whether the name (or prefix) of the WATCH `r` matches `e`'s, and
+ * whether `e` comes after the position it has reached: it wants `e` if
+ * both. */
+bool request_watch_matches(const struct request *r,
+                           const struct proto_watch_event *e);
+bool request_watch_after(const struct request *r,
                          const struct proto_watch_event *e);
+/* Whether two WATCHes watch the same name (or prefix) the same way. */
+bool request_watch_same(const struct request *a, const struct request *b);
 
 /* MEMBER_ADD. NULL when out of memory; `*rv` gets BATON_EINVAL when an
  * address is too long. */
