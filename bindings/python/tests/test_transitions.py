@@ -84,7 +84,9 @@ def test_lease_states_match_libbaton(cluster, client, unique):
     assert from_library == expected
     assert [s for _, s in lease.transitions] == expected
     # Polling lease.state (baton_session_state()) saw the same states in the
-    # same order, perhaps missing a short one.
+    # same order, perhaps missing a short one. That polling sees JEOPARDY
+    # is asserted above, by this thread's wait for it: the sampler thread
+    # may not run at all during the pause on a loaded machine.
     seen = dedup(sampled)
-    assert is_subsequence(seen, expected) and LeaseState.JEOPARDY in seen
+    assert is_subsequence(seen, expected)
     assert lease.state == LeaseState.EXPIRED and not lease.held
