@@ -290,6 +290,25 @@ static void on_sighup(uv_signal_t *h, int signum)
 
 static int start_metrics(struct server *s);
 
+/*
+ * Whether node_start() failed on the one data directory libraft 0.22.1
+ * refuses once and then loads: the one a kill leaves after an installed
+ * snapshot is written and before the segments it replaces are removed
+ * (docs/raft.md, section 2). There, every segment is behind the snapshot,
+ * and the empty open segments libraft keeps ready make it load them all
+ * "hoping" they follow the snapshot; the entries it finds end behind it,
+ * so it fails with RAFT_CORRUPT and this message. That failed load has
+ * already removed the empty open segments (and closed any written ones),
+ * so the next load drops the segments as behind the snapshot, as it does
+ * for any, and starts from the snapshot: nothing is lost, since every
+ * entry on disk is behind it, and the leader sends what follows.
+ */
+static bool start_failed_behind_snapshot(const struct node *n)
+{
+        return strstr(n->errmsg, "which is behind last snapshot's index") !=
+               NULL;
+}
+
 /* Start the node, the gateway, the client listener, the loop-lag probe and
  * metrics, each on the one before it. 0, or 1 after logging what failed. */
 static int start_services(struct server *s, const struct config_member *self)
@@ -304,6 +323,12 @@ static int start_services(struct server *s, const struct config_member *self)
         cb.restored = gateway_on_restored;
         cb.data = &s->gateway;
         rv = node_start(&s->node, &s->loop, &s->cfg, &cb);
+        if (rv != 0 && start_failed_behind_snapshot(&s->node)) {
+                log_warn("node %llu: %s: starting again from the snapshot, "
+                         "as a kill during its install leaves it",
+                         (unsigned long long)s->cfg.id, s->node.errmsg);
+                rv = node_start(&s->node, &s->loop, &s->cfg, &cb);
+        }
         if (rv != 0) {
                 log_error("cannot start node %llu: %s",
                           (unsigned long long)s->cfg.id, s->node.errmsg);

@@ -271,3 +271,35 @@ bool scrape(struct ctx *x, unsigned id, char *text, const char *series,
         }
         return true;
 }
+
+bool restart_all(struct ctx *x, const char *const *flags, unsigned n, int line)
+{
+        unsigned i;
+
+        for (i = 1; i <= x->n; i++) {
+                if (harness_set_flags(&x->h, i, flags, n) != 0 ||
+                    harness_term(&x->h, i, NULL) != 0 ||
+                    harness_wait_exit(&x->h, i, HEALTHY_MS, NULL) != 0 ||
+                    harness_restart(&x->h, i) != 0 ||
+                    harness_wait_healthy(&x->h, HEALTHY_MS, NULL) != 0) {
+                        fail_at(x, line, "restart of node %u: %s", i,
+                                x->h.errmsg);
+                        return false;
+                }
+        }
+        return true;
+}
+
+bool metric(struct ctx *x, unsigned id, const char *series, double *v, int line)
+{
+        char *text = malloc(METRICS_MAX);
+        bool ok;
+
+        if (text == NULL) {
+                fail_at(x, line, "out of memory");
+                return false;
+        }
+        ok = scrape(x, id, text, series, v, line);
+        free(text);
+        return ok;
+}

@@ -198,4 +198,14 @@ bool scrape(struct ctx *x, unsigned id, char *text, const char *series,
                 }                                                              \
         } while (0)
 
+/* The value of `series` in node `id`'s metrics (scrape() on a buffer of
+ * its own). */
+bool metric(struct ctx *x, unsigned id, const char *series, double *v,
+            int line);
+
+/* Stop every node in turn and start it again with `flags` (n of them; 0:
+ * none), the cluster healthy again after each: one node down at a time,
+ * so the cluster serves throughout. */
+bool restart_all(struct ctx *x, const char *const *flags, unsigned n, int line);
+
 #endif /* TESTS_INTEGRATION_SCENARIO_H */

@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "sc_faults.h"
 #include "sc_holder.h"
+#include "sc_install.h"
 #include "sc_load.h"
 #include "sc_locking.h"
 #include "sc_malformed.h"
@@ -55,8 +56,9 @@
  * sc_locking.c (grants, waiters, expiry, tokens, TTLs, LIST), sc_faults.c
  * (kill -9, SIGSTOP, SIGTERM, retries), sc_membership.c (redirects, a node
  * added and removed), sc_malformed.c (bad frames and names), sc_load.c
- * (many clients, metrics, limits, backpressure) and sc_watch.c (a watch on
- * a follower that installs a snapshot); they are written with the
+ * (many clients, metrics, limits, backpressure), sc_watch.c (a watch on
+ * a follower that installs a snapshot) and sc_install.c (a follower's
+ * directory as a kill during an install leaves it); they are written with the
  * context and steps of scenario.h, the hand-made frames of rawframe.h and
  * the Prometheus text checker of prom.h. A failure prints the line of the
  * scenario's file that failed, and its TAP line names the scenario.
@@ -133,6 +135,9 @@ static const struct scenario scenarios[] = {
     {"a watch on a follower that installs the leader's snapshot ends "
      "ECOMPACTED at once; watches from then on are gapless",
      sc_watch_restore},
+    {"a follower killed between writing an installed snapshot and removing "
+     "its old segments starts at once and catches up",
+     sc_install_cut_short},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
