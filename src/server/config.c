@@ -73,6 +73,7 @@ static const struct key keys[] = {
     {"lock-delay-ms",         T_U32,       F(lock_delay_ms),         "0",       0,     3600000,    "Lock-delay: a lock whose holder's session expires or is revoked is granted to no one for this long (0: none); the leader writes it into each EXPIRE and REVOKE"},
     {"max-watches",           T_U32,       F(max_watches),           "65536",   0,     16777216,   "Watches this node serves at once (BATON_ETOOMANYWATCHES above); 0: none"},
     {"max-watches-per-connection", T_U32,  F(max_watches_per_conn),  "1024",    0,     16777216,   "Watches one client connection may have at once"},
+    {"watch-batch-ms",        T_U32,       F(watch_batch_ms),        "5",       0,     1000,       "Longest a watch event waits for more to share its write to a connection (0: sent at the end of the loop turn that applied it); with many watchers, fewer and larger writes are what keeps watching cheap (docs/performance.md)"},
     {"watch-history",         T_U32,       F(watch_history),         "16384",   16,    16777216,   "Grants, releases and proclaims this node keeps so that a watch can resume after a reconnect (BATON_ECOMPACTED from before them); about 100 bytes each"},
     {"max-inflight-entries",  T_U32,       F(max_inflight_entries),  "8192",    1,     1048576,    "Entries proposed to raft and not yet applied, at most"},
     {"min-ttl-ms",            T_U32,       F(min_ttl_ms),            "0",       0,     86400000,   "Shortest session TTL; 0 = 2 x election-timeout-ms, never less; same on every node"},

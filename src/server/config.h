@@ -67,6 +67,7 @@ struct config {
                                            and not yet applied */
         uint32_t max_watches;           /* default 65536, on this node */
         uint32_t max_watches_per_conn;  /* default 1024 */
+        uint32_t watch_batch_ms;        /* default 5 */
         uint32_t watch_history;         /* default 16384 events kept */
         uint32_t min_ttl_ms; /* default 0 = 2 x election timeout; when set,
                                 at least 2 x election timeout */

@@ -39,6 +39,7 @@ static void conn_drop(struct conn *c)
         }
         queue_remove(&c->link);
         queue_remove(&c->dirty_link);
+        queue_remove(&c->later_link);
         s->n--;
         uv_close((uv_handle_t *)&c->tcp, on_closed);
 }
@@ -92,6 +93,7 @@ static void deliver(struct conn *c, const uint8_t *p, size_t left)
 
 static void mark_dirty(struct conn *c)
 {
+        queue_remove(&c->later_link); /* what waited goes out with it */
         if (queue_empty(&c->dirty_link)) {
                 queue_push_tail(&c->set->dirty, &c->dirty_link);
         }
@@ -274,6 +276,7 @@ static void on_accept(uv_stream_t *listener, int status)
         c->id = ++s->next_id;
         c->started = c->last_rx = uv_now(s->loop);
         queue_init(&c->dirty_link);
+        queue_init(&c->later_link);
         queue_init(&c->pendings);
         proto_reader_init(&c->reader, s->limits.max_frame, &mem_libc);
         if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
@@ -384,6 +387,7 @@ int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
         s->data = data;
         queue_init(&s->all);
         queue_init(&s->dirty);
+        queue_init(&s->later);
         addrcount_init(&s->by_address);
         rv = listen_tcp(loop, &s->listener, address, 511, on_accept, "listen");
         if (rv != 0) {
@@ -398,6 +402,8 @@ int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
         uv_timer_init(loop, &s->sweep);
         s->sweep.data = s;
         uv_timer_start(&s->sweep, on_sweep, period, period);
+        uv_timer_init(loop, &s->later_timer);
+        s->later_timer.data = s;
         return 0;
 }
 
@@ -411,6 +417,7 @@ void conn_close_all(struct conn_set *s)
 {
         uv_close((uv_handle_t *)&s->listener, NULL);
         uv_close((uv_handle_t *)&s->sweep, NULL);
+        uv_close((uv_handle_t *)&s->later_timer, NULL);
         while (!queue_empty(&s->all)) {
                 conn_drop(QUEUE_DATA(queue_head(&s->all), struct conn, link));
         }
@@ -451,18 +458,61 @@ uint8_t *conn_reserve(struct conn *c, size_t n)
         return c->out + c->out_len;
 }
 
-void conn_commit(struct conn *c, size_t n)
+static void backpressure(struct conn *c)
 {
         struct conn_set *s = c->set;
 
-        c->out_len += n;
-        mark_dirty(c);
         /* Backpressure: a client that does not read its replies stops being
          * read from until they drain. */
         if (!c->paused && c->out_len + c->wlen > s->limits.output_limit) {
                 c->paused = true;
                 uv_read_stop((uv_stream_t *)&c->tcp);
         }
+}
+
+void conn_commit(struct conn *c, size_t n)
+{
+        c->out_len += n;
+        mark_dirty(c);
+        backpressure(c);
+}
+
+/* watch_batch_ms after the first event waited: every connection's
+ * waiting output goes out. */
+static void on_later(uv_timer_t *t)
+{
+        struct conn_set *s = t->data;
+
+        while (!queue_empty(&s->later)) {
+                struct conn *c =
+                    QUEUE_DATA(queue_head(&s->later), struct conn, later_link);
+                queue_remove(&c->later_link);
+                mark_dirty(c);
+        }
+        conn_flush_all(s);
+}
+
+/* One write carries all the events a connection got in the batch: with
+ * 100 connections watching a lock that changes hands 1,000 times a second,
+ * a write per event per connection (200,000 a second, each a TLS record
+ * the client decrypts and wakes for) is what made watching expensive. */
+void conn_commit_later(struct conn *c, size_t n)
+{
+        struct conn_set *s = c->set;
+
+        if (s->limits.watch_batch_ms == 0) {
+                conn_commit(c, n);
+                return;
+        }
+        c->out_len += n;
+        if (queue_empty(&c->dirty_link) && queue_empty(&c->later_link)) {
+                queue_push_tail(&s->later, &c->later_link);
+                if (!uv_is_active((uv_handle_t *)&s->later_timer)) {
+                        uv_timer_start(&s->later_timer, on_later,
+                                       s->limits.watch_batch_ms, 0);
+                }
+        }
+        backpressure(c);
 }
 
 void conn_fail(struct conn *c, uint64_t id, int status, const char *message)

@@ -36,6 +36,7 @@ struct conn {
         struct proto_reader reader;
         struct queue link;       /* set->all */
         struct queue dirty_link; /* set->dirty while replies wait */
+        struct queue later_link; /* set->later while only events wait */
         struct queue pendings;   /* the gateway's requests from this conn */
         uint8_t *out;            /* replies gathered this loop iteration */
         size_t out_len;
@@ -80,14 +81,17 @@ struct conn_limits {
         uint32_t output_limit;
         uint32_t handshake_timeout_ms;
         uint32_t idle_timeout_ms;
+        uint32_t watch_batch_ms;
 };
 
 struct conn_set {
         uv_loop_t *loop;
         uv_tcp_t listener;
-        uv_timer_t sweep; /* handshake and idle timeouts */
+        uv_timer_t sweep;       /* handshake and idle timeouts */
+        uv_timer_t later_timer; /* sends set->later's output */
         struct queue all;
         struct queue dirty;
+        struct queue later;
         struct addrcount by_address;
         struct conn_limits limits;
         struct tls_ctx *tls;      /* new connections' TLS; NULL: plain */
@@ -128,6 +132,10 @@ void conn_close_all(struct conn_set *s);
  * memory or the connection is closing. Follow with conn_commit(). */
 uint8_t *conn_reserve(struct conn *c, size_t n);
 void conn_commit(struct conn *c, size_t n);
+/* As conn_commit(), for output that may wait up to the limits'
+ * watch_batch_ms for more to go with it (watch events): it goes out with
+ * the connection's next reply, or when that time is up. */
+void conn_commit_later(struct conn *c, size_t n);
 
 /* The TLS handshake proved that `c`'s client is `identity` (copied): give
  * it the role the config has for it (roles_for()). */

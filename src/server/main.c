@@ -345,6 +345,7 @@ static int start_services(struct server *s, const struct config_member *self)
         limits.output_limit = s->cfg.output_limit;
         limits.handshake_timeout_ms = s->cfg.handshake_timeout_ms;
         limits.idle_timeout_ms = s->cfg.idle_timeout_ms;
+        limits.watch_batch_ms = s->cfg.watch_batch_ms;
         if (client_tls(&s->cfg, s->cfg.tls, &tls) != 0) {
                 return 1;
         }

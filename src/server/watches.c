@@ -146,6 +146,7 @@ static bool push(struct watches *w, struct watch *x, const struct watch_rec *r,
         struct conn *c = x->conn;
         size_t cap = PROTO_HEADER_SIZE + PROTO_WATCH_EVENT_MAX;
         uint8_t *out;
+        size_t len;
 
         if (pos_cmp(pos_of(r), x->at) <= 0) {
                 return true;
@@ -165,9 +166,13 @@ static bool push(struct watches *w, struct watch *x, const struct watch_rec *r,
         if (out == NULL) {
                 return true; /* closing: the watch goes with it */
         }
-        reply_frame(
-            c, shared ? 0 : x->id,
-            proto_write_watch_event(out, cap, shared ? 0 : x->id, &r->e));
+        len = proto_write_watch_event(out, cap, shared ? 0 : x->id, &r->e);
+        if (len == 0) {
+                reply_frame(c, shared ? 0 : x->id, 0); /* logs, fails */
+        } else {
+                /* Events may wait watch-batch-ms for company (conn.h). */
+                conn_commit_later(c, len);
+        }
         if (shared) {
                 c->watch_sent_index = r->e.index;
                 c->watch_sent_ord = r->e.ord;

@@ -39,6 +39,7 @@ static const char *const all_keys[] = {
     "lock-delay-ms",
     "max-watches",
     "max-watches-per-connection",
+    "watch-batch-ms",
     "watch-history",
     "max-inflight-entries",
     "min-ttl-ms",
