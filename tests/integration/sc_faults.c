@@ -278,22 +278,6 @@ void sc_pause_leader(struct ctx *x)
         tclient_close(&b);
 }
 
-/* Whether node `id`'s log has a line containing `text`. */
-static bool log_has(struct ctx *x, unsigned id, const char *text)
-{
-        char line[1024];
-        bool found = false;
-        FILE *f = fopen(x->h.nodes[id - 1].log_path, "r");
-
-        while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
-                found = strstr(line, text) != NULL;
-        }
-        if (f != NULL) {
-                fclose(f);
-        }
-        return found;
-}
-
 /* SIGTERM makes the leader hand leadership over before it exits: the
  * cluster does not wait for an election timeout. */
 void sc_term_leader(struct ctx *x)

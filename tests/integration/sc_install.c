@@ -22,7 +22,7 @@ static const char *const small_snapshots[] = {"--snapshot-threshold", "64",
 /* What one data directory holds, by libraft's file names. */
 struct dir_scan {
         unsigned long long snapshot;    /* newest snapshot's index (0: none) */
-        char snapshot_name[128];        /* its file (".meta" beside it) */
+        char snapshot_name[256];        /* its file (".meta" beside it) */
         unsigned long long last_closed; /* highest end of a closed segment */
         unsigned closed;
         unsigned open;
@@ -109,21 +109,6 @@ static bool write_empty_open(const char *dir)
         return fclose(f) == 0 && ok;
 }
 
-static bool log_has(const char *path, const char *needle)
-{
-        FILE *f = fopen(path, "r");
-        char line[2048];
-        bool found = false;
-
-        while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
-                found = strstr(line, needle) != NULL;
-        }
-        if (f != NULL) {
-                fclose(f);
-        }
-        return found;
-}
-
 /* `steps` acquire + release pairs of `name` on `c`. */
 static bool steps(struct ctx *x, struct tclient *c, const char *name,
                   unsigned steps, int line)
@@ -202,7 +187,7 @@ static void install_cut_short_run(struct ctx *x, struct tclient *c,
         EXPECT(x, harness_reap(&x->h) == 0 && harness_running(&x->h, f),
                "node %u exited: see %s", f, fn->log_path);
         /* Proof that the directory was the one libraft refuses once. */
-        EXPECT(x, log_has(fn->log_path, "starting again from the snapshot"),
+        EXPECT(x, log_has(x, f, "starting again from the snapshot"),
                "node %u's log does not say it started again", f);
         EXPECT(x, steps(x, c, name, 10, __LINE__), "steps after");
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",

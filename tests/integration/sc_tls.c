@@ -479,8 +479,6 @@ void sc_metrics_guarded(struct ctx *x)
         RESTART_WITH(x, node, NULL, 0);
 }
 
-static bool file_has(const char *path, const char *needle);
-
 /* REVOKE of `session` sent by `c`: its status, `r` filled. */
 static int revoke_session(struct tclient *c, uint64_t session,
                           struct tclient_result *r)
@@ -592,28 +590,6 @@ void sc_tls_roles(struct ctx *x)
         tclient_close(&reader);
         tclient_close(&locker);
         tclient_close(&admin);
-}
-
-/* Whether the log of node `id` has a line with `needle` in it. */
-static bool log_has(struct ctx *x, unsigned id, const char *needle)
-{
-        return file_has(x->h.nodes[id - 1].log_path, needle);
-}
-
-/* Whether the file at `path` has a line with `needle` in it. */
-static bool file_has(const char *path, const char *needle)
-{
-        FILE *f = fopen(path, "r");
-        char line[1024];
-        bool found = false;
-
-        while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
-                found = strstr(line, needle) != NULL;
-        }
-        if (f != NULL) {
-                fclose(f);
-        }
-        return found;
 }
 
 /* Wait up to `ms` for `needle` in any node's log but node `skip`'s. */

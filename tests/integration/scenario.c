@@ -303,3 +303,23 @@ bool metric(struct ctx *x, unsigned id, const char *series, double *v, int line)
         free(text);
         return ok;
 }
+
+bool file_has(const char *path, const char *needle)
+{
+        FILE *f = fopen(path, "r");
+        char line[1024];
+        bool found = false;
+
+        while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+                found = strstr(line, needle) != NULL;
+        }
+        if (f != NULL) {
+                fclose(f);
+        }
+        return found;
+}
+
+bool log_has(struct ctx *x, unsigned id, const char *needle)
+{
+        return file_has(x->h.nodes[id - 1].log_path, needle);
+}

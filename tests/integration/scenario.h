@@ -208,4 +208,11 @@ bool metric(struct ctx *x, unsigned id, const char *series, double *v,
  * so the cluster serves throughout. */
 bool restart_all(struct ctx *x, const char *const *flags, unsigned n, int line);
 
+/* Whether the file at `path` has a line with `needle` in it (lines are
+ * read 1,023 bytes at a time). */
+bool file_has(const char *path, const char *needle);
+
+/* Whether the log of node `id` has a line with `needle` in it. */
+bool log_has(struct ctx *x, unsigned id, const char *needle);
+
 #endif /* TESTS_INTEGRATION_SCENARIO_H */
