@@ -1,6 +1,7 @@
 /* The leader's clocks: session lease deadlines and waiter wait deadlines. */
 #include "deadlines.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,31 +65,59 @@ static void sift_down(struct deadlines *d, uint32_t i)
 
 static void on_timer(uv_timer_t *t);
 
+/* A lease: what leases.h packs, for the session's seq 0. */
+static bool is_lease(uint64_t session, uint64_t seq, size_t name_len)
+{
+        return seq == 0 && session != 0 && name_len == 0;
+}
+
+/* The earliest lease if it is due no later than every other deadline. */
+static const struct lease *lease_first(const struct deadlines *d)
+{
+        const struct lease *l = leases_first(&d->leases);
+
+        return l != NULL && (d->n == 0 || l->at <= d->heap[0]->at) ? l : NULL;
+}
+
 /* Arm the one timer for the earliest deadline. */
 static void rearm(struct deadlines *d)
 {
+        const struct lease *l = lease_first(d);
         uint64_t now = uv_now(d->loop);
         uint64_t at;
 
-        if (d->n == 0) {
+        if (l == NULL && d->n == 0) {
                 uv_timer_stop(&d->timer);
                 return;
         }
-        at = d->heap[0]->at;
+        at = l != NULL ? l->at : d->heap[0]->at;
         uv_timer_start(&d->timer, on_timer, at > now ? at - now : 0, 0);
 }
 
+/* Every deadline past `now` fires, earliest first; each re-arms
+ * retry_ms later before it fires, as the callback may drop it. */
 static void on_timer(uv_timer_t *t)
 {
         struct deadlines *d = t->data;
         uint64_t now = uv_now(d->loop);
+        const struct lease *l;
 
-        while (d->n > 0 && d->heap[0]->at <= now) {
-                struct deadline *x = d->heap[0];
-                /* Re-arm before firing: the callback may drop the item. */
-                x->at = now + d->retry_ms;
-                sift_down(d, 0);
-                d->fire(d->data, x);
+        for (;;) {
+                l = lease_first(d);
+                if (l != NULL && l->at <= now) {
+                        struct deadline x;
+                        memset(&x, 0, sizeof x);
+                        x.session = l->session;
+                        leases_move_first(&d->leases, now + d->retry_ms);
+                        d->fire(d->data, &x);
+                } else if (l == NULL && d->n > 0 && d->heap[0]->at <= now) {
+                        struct deadline *x = d->heap[0];
+                        x->at = now + d->retry_ms;
+                        sift_down(d, 0);
+                        d->fire(d->data, x);
+                } else {
+                        break;
+                }
         }
         rearm(d);
 }
@@ -101,6 +130,7 @@ int deadlines_init(struct deadlines *d, uv_loop_t *loop, uint64_t retry_ms,
         d->retry_ms = retry_ms;
         d->fire = fire;
         d->data = data;
+        leases_init(&d->leases);
         hmap_init(&d->items, &mem_libc);
         uv_timer_init(loop, &d->timer);
         d->timer.data = d;
@@ -116,6 +146,7 @@ void deadlines_clear(struct deadlines *d)
                 free(d->heap[i]);
         }
         d->n = 0;
+        leases_clear(&d->leases);
         uv_timer_stop(&d->timer);
 }
 
@@ -125,13 +156,22 @@ void deadlines_close(struct deadlines *d)
         free(d->heap);
         d->heap = NULL;
         hmap_close(&d->items);
+        leases_close(&d->leases);
         uv_close((uv_handle_t *)&d->timer, NULL);
 }
 
 int deadlines_set(struct deadlines *d, uint64_t session, uint64_t seq,
                   const char *name, size_t name_len, uint64_t at)
 {
-        struct deadline *x = find(d, session, seq);
+        struct deadline *x;
+        int rv;
+
+        if (is_lease(session, seq, name_len)) {
+                rv = leases_set(&d->leases, session, at);
+                rearm(d);
+                return rv;
+        }
+        x = find(d, session, seq);
 
         if (x == NULL) {
                 if (d->n == d->cap) {
@@ -166,9 +206,15 @@ int deadlines_set(struct deadlines *d, uint64_t session, uint64_t seq,
 
 void deadlines_drop(struct deadlines *d, uint64_t session, uint64_t seq)
 {
-        struct deadline *x = find(d, session, seq);
+        struct deadline *x;
         uint32_t i;
 
+        if (is_lease(session, seq, 0)) {
+                leases_drop(&d->leases, session);
+                rearm(d);
+                return;
+        }
+        x = find(d, session, seq);
         if (x == NULL) {
                 return;
         }

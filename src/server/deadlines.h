@@ -8,6 +8,7 @@
 
 #include "../proto/command.h"
 #include "../lib/hmap.h"
+#include "leases.h"
 
 /*
  * Only the serving leader keeps deadlines, on its monotonic loop clock
@@ -31,6 +32,9 @@ typedef void (*deadlines_fire_cb)(void *data, const struct deadline *d);
 struct deadlines {
         uv_loop_t *loop;
         uv_timer_t timer;
+        /* Sessions' leases (seq 0), one per session: packed. */
+        struct leases leases;
+        /* Everything else (waiters, lock-delays): a record each. */
         struct hmap items;
         struct deadline **heap;
         uint32_t n;
