@@ -12,9 +12,12 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
         memset(f, 0, sizeof *f);
         f->limits = *limits;
         f->mem = mem;
-        hmap_init(&f->sessions, mem);
-        hmap_init(&f->nonces, mem);
-        hmap_init(&f->locks, mem);
+        /* Maps that grow with the state grow a little at a time: a
+         * doubling at a million locks moved them all in one apply, a
+         * freeze of the loop (hmap.h). */
+        hmap_init_gradual(&f->sessions, mem);
+        hmap_init_gradual(&f->nonces, mem);
+        hmap_init_gradual(&f->locks, mem);
         hmap_init(&f->tombs, mem);
         queue_init(&f->session_list);
         queue_init(&f->lock_list);

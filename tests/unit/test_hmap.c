@@ -540,6 +540,145 @@ static void hash_bytes_deterministic(void **state)
         assert_true(hash_bytes(all, 1) != hash_bytes(all, 2));
 }
 
+/* A gradual map's doubling moves no node at the reserve: the old array
+ * stays and each insert or remove moves 8 of its buckets, every node
+ * findable all along; the old array goes once all are moved. */
+static void gradual_growth_moves_a_few_buckets_per_call(void **state)
+{
+        enum { N = 20000 };
+        struct item *items = calloc(N, sizeof *items);
+        struct hmap m;
+        size_t i, j, old_buckets;
+
+        (void)state;
+        assert_non_null(items);
+        hmap_init_gradual(&m, &mem_libc);
+        for (i = 0; i < N; i++) {
+                items[i].key = i * 7 + 3;
+                if (m.count == m.n_buckets && m.n_buckets > 0) {
+                        assert_null(m.old); /* the last doubling ended */
+                        old_buckets = m.n_buckets;
+                        assert_int_equal(hmap_reserve(&m, m.count + 1), 0);
+                        assert_ptr_not_equal(m.old, NULL);
+                        assert_int_equal(m.n_old, old_buckets);
+                        assert_int_equal(m.n_buckets, 2 * old_buckets);
+                        assert_int_equal(m.moved, 0);
+                        hmap_insert(&m, &items[i].node, hash_u64(items[i].key));
+                        assert_true(m.old == NULL || m.moved == 8);
+                } else {
+                        add(&m, &items[i], hash_u64(items[i].key));
+                }
+                if (i % 61 == 0 || m.old != NULL) {
+                        for (j = 0; j <= i; j += 1 + (i > 5000) * 37) {
+                                assert_ptr_equal(find(&m,
+                                                      hash_u64(items[j].key),
+                                                      items[j].key),
+                                                 &items[j]);
+                        }
+                }
+        }
+        assert_int_equal(m.count, N);
+        /* Removes move buckets too, and find what is left. */
+        for (i = 0; i < N; i += 2) {
+                hmap_remove(&m, &items[i].node);
+        }
+        for (i = 0; i < N; i++) {
+                struct item *got =
+                    find(&m, hash_u64(items[i].key), items[i].key);
+                if (i % 2 == 0) {
+                        assert_null(got);
+                } else {
+                        assert_ptr_equal(got, &items[i]);
+                }
+        }
+        for (i = 1; i < N; i += 2) {
+                hmap_remove(&m, &items[i].node);
+        }
+        assert_int_equal(m.count, 0);
+        hmap_close(&m);
+        free(items);
+}
+
+/* Random inserts and removes on a gradual map, checked against a plain
+ * array after every step while a doubling is under way. */
+static void gradual_random_against_reference(void **state)
+{
+        enum { N = 6000 };
+        struct item *items = calloc(N, sizeof *items);
+        bool *in = calloc(N, sizeof *in);
+        uint64_t seed = 88172645463325252ULL;
+        struct hmap m;
+        size_t step, i, count = 0;
+
+        (void)state;
+        assert_non_null(items);
+        assert_non_null(in);
+        hmap_init_gradual(&m, &mem_libc);
+        for (i = 0; i < N; i++) {
+                items[i].key = i;
+        }
+        for (step = 0; step < 60000; step++) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                i = (size_t)(seed % N);
+                if (!in[i]) {
+                        add(&m, &items[i], hash_u64(items[i].key) & ~0xfULL);
+                        in[i] = true;
+                        count++;
+                } else if (seed & 0x100) {
+                        hmap_remove(&m, &items[i].node);
+                        in[i] = false;
+                        count--;
+                }
+                assert_int_equal(m.count, count);
+                if (m.old != NULL || step % 1000 == 0) {
+                        size_t k = (size_t)(seed >> 20) % N;
+                        struct item *got = find(
+                            &m, hash_u64(items[k].key) & ~0xfULL, items[k].key);
+                        assert_ptr_equal(got, in[k] ? &items[k] : NULL);
+                }
+        }
+        for (i = 0; i < N; i++) {
+                struct item *got =
+                    find(&m, hash_u64(items[i].key) & ~0xfULL, items[i].key);
+                assert_ptr_equal(got, in[i] ? &items[i] : NULL);
+        }
+        hmap_close(&m);
+        free(items);
+        free(in);
+}
+
+/* A failed reserve of a gradual map changes nothing, also while a
+ * doubling is under way; closing frees both arrays. */
+static void gradual_reserve_failure(void **state)
+{
+        enum { N = 100 };
+        struct item items[N];
+        struct failalloc fa;
+        struct hmap m;
+        size_t i;
+
+        (void)state;
+        memset(items, 0, sizeof items);
+        failalloc_init(&fa);
+        hmap_init_gradual(&m, &fa.mem);
+        for (i = 0; i < 17; i++) {
+                items[i].key = i;
+                add(&m, &items[i], hash_u64(i));
+        }
+        assert_ptr_not_equal(m.old, NULL); /* 16 -> 32, under way */
+        failalloc_arm(&fa, 0, true);
+        assert_int_equal(hmap_reserve(&m, 1000), BATON_ENOMEM);
+        failalloc_disarm(&fa);
+        assert_int_equal(m.count, 17);
+        for (i = 0; i < 17; i++) {
+                assert_ptr_equal(find(&m, hash_u64(i), i), &items[i]);
+        }
+        hmap_close(&m);
+        assert_int_equal(fa.live, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -557,6 +696,9 @@ int main(void)
             cmocka_unit_test(close_frees_everything),
             cmocka_unit_test(hash_u64_deterministic),
             cmocka_unit_test(hash_bytes_deterministic),
+            cmocka_unit_test(gradual_growth_moves_a_few_buckets_per_call),
+            cmocka_unit_test(gradual_random_against_reference),
+            cmocka_unit_test(gradual_reserve_failure),
         };
         return cmocka_run_group_tests_name("hmap", tests, NULL, NULL);
 }
