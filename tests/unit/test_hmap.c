@@ -53,6 +53,31 @@ static void add(struct hmap *m, struct item *it, uint64_t hash)
         hmap_insert(m, &it->node, hash);
 }
 
+/* Remove the even entries of items[0..n), check that exactly the odd ones
+ * are found, then remove the rest: the map is empty again. */
+static void remove_evens_then_odds(struct hmap *m, struct item *items, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i += 2) {
+                hmap_remove(m, &items[i].node);
+        }
+        assert_int_equal(m->count, n / 2);
+        for (i = 0; i < n; i++) {
+                struct item *got =
+                    find(m, hash_u64(items[i].key), items[i].key);
+                if (i % 2 == 0) {
+                        assert_null(got);
+                } else {
+                        assert_ptr_equal(got, &items[i]);
+                }
+        }
+        for (i = 1; i < n; i += 2) {
+                hmap_remove(m, &items[i].node);
+        }
+        assert_int_equal(m->count, 0);
+}
+
 /* True when n is a non-zero power of two. */
 static bool pow2(size_t n)
 {
@@ -102,25 +127,7 @@ static void insert_find_remove_many(void **state)
                 uint64_t key = i * 3 + 2;
                 assert_null(find(&m, hash_u64(key), key));
         }
-        /* Remove the even entries. */
-        for (i = 0; i < N; i += 2) {
-                hmap_remove(&m, &items[i].node);
-        }
-        assert_int_equal(m.count, N / 2);
-        for (i = 0; i < N; i++) {
-                struct item *got =
-                    find(&m, hash_u64(items[i].key), items[i].key);
-                if (i % 2 == 0) {
-                        assert_null(got);
-                } else {
-                        assert_ptr_equal(got, &items[i]);
-                }
-        }
-        /* Remove the rest: the map is empty again. */
-        for (i = 1; i < N; i += 2) {
-                hmap_remove(&m, &items[i].node);
-        }
-        assert_int_equal(m.count, 0);
+        remove_evens_then_odds(&m, items, N);
         for (i = 0; i < N; i++) {
                 assert_null(find(&m, hash_u64(items[i].key), items[i].key));
         }
@@ -579,22 +586,7 @@ static void gradual_growth_moves_a_few_buckets_per_call(void **state)
         }
         assert_int_equal(m.count, N);
         /* Removes move buckets too, and find what is left. */
-        for (i = 0; i < N; i += 2) {
-                hmap_remove(&m, &items[i].node);
-        }
-        for (i = 0; i < N; i++) {
-                struct item *got =
-                    find(&m, hash_u64(items[i].key), items[i].key);
-                if (i % 2 == 0) {
-                        assert_null(got);
-                } else {
-                        assert_ptr_equal(got, &items[i]);
-                }
-        }
-        for (i = 1; i < N; i += 2) {
-                hmap_remove(&m, &items[i].node);
-        }
-        assert_int_equal(m.count, 0);
+        remove_evens_then_odds(&m, items, N);
         hmap_close(&m);
         free(items);
 }
