@@ -156,7 +156,7 @@ void deadlines_close(struct deadlines *d)
         free(d->heap);
         d->heap = NULL;
         hmap_close(&d->items);
-        leases_close(&d->leases);
+        leases_clear(&d->leases);
         uv_close((uv_handle_t *)&d->timer, NULL);
 }
 

@@ -135,11 +135,6 @@ void leases_clear(struct leases *l)
         leases_init(l);
 }
 
-void leases_close(struct leases *l)
-{
-        leases_clear(l);
-}
-
 int leases_set(struct leases *l, uint64_t session, uint64_t at)
 {
         uint32_t s, p;

@@ -32,9 +32,9 @@ struct leases {
 };
 
 void leases_init(struct leases *l);
-/* Forget every lease and give the memory back. */
+/* Forget every lease and give the memory back (also the way to close:
+ * the table is then as leases_init() left it). */
 void leases_clear(struct leases *l);
-void leases_close(struct leases *l);
 
 /* Set or move `session`'s deadline (session != 0). 0, or BATON_ENOMEM
  * with nothing changed. */
