@@ -82,7 +82,12 @@ static size_t next_frame(struct fill *f, uint8_t *out, size_t cap)
                 k.type = COMMAND_ACQUIRE;
                 k.session = f->ids[s];
                 k.seq = j;
-                k.ack = 1;
+                /* The fill never retries a request, so it needs no
+                 * outcome remembered but the last: each ACQUIRE
+                 * acknowledges the ones before it, and a session keeps
+                 * one outcome as a client that waits for each answer
+                 * does. The figures per lock are then the lock's own. */
+                k.ack = j;
                 k.owner = 1;
                 k.name = name;
                 k.name_len = (uint8_t)strlen(name);

@@ -11,7 +11,7 @@ struct fill_config {
         const char *endpoints; /* the cluster, as libbaton takes them */
         const char *prefix;    /* lock names: PREFIX/SESSION/LOCK */
         long sessions;
-        long locks_per_session; /* 0..31: one session remembers 32 outcomes */
+        long locks_per_session; /* 0..1024, max-locks-per-session's default */
         long ttl_ms;            /* of every session */
         long window;            /* frames sent and not yet answered */
 };

@@ -386,7 +386,7 @@ static int set_workload_flag(struct config *cfg, int ch)
                 bad |= parse_long(optarg, 1, 100000000, &cfg->sessions);
                 break;
         case 'L':
-                bad |= parse_long(optarg, 0, 31, &cfg->locks_per_session);
+                bad |= parse_long(optarg, 0, 1024, &cfg->locks_per_session);
                 break;
         case 'N':
                 bad |= parse_long(optarg, 1, 65536, &cfg->window);
