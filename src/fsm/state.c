@@ -6,18 +6,35 @@
 
 #include "../../include/baton.h"
 
+static uint64_t session_id_hash(const void *record)
+{
+        return hash_u64(((const struct session *)record)->id);
+}
+
+static uint64_t session_nonce_hash(const void *record)
+{
+        return hash_u64(((const struct session *)record)->nonce);
+}
+
+static uint64_t lock_name_hash(const void *record)
+{
+        const struct lock *l = record;
+        return hash_bytes(l->name, l->name_len);
+}
+
 int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
                const struct mem *mem)
 {
         memset(f, 0, sizeof *f);
         f->limits = *limits;
         f->mem = mem;
-        /* Maps that grow with the state grow a little at a time: a
-         * doubling at a million locks moved them all in one apply, a
-         * freeze of the loop (hmap.h). */
-        hmap_init_gradual(&f->sessions, mem);
-        hmap_init_gradual(&f->nonces, mem);
-        hmap_init_gradual(&f->locks, mem);
+        /* Tables that grow with the state grow a little at a time (a
+         * doubling at a million locks that moved them all in one apply
+         * froze the loop) and never write into the records they hold,
+         * whose pages a snapshot's child shares (ptable.h). */
+        ptable_init(&f->sessions, mem, session_id_hash);
+        ptable_init(&f->nonces, mem, session_nonce_hash);
+        ptable_init(&f->locks, mem, lock_name_hash);
         hmap_init(&f->tombs, mem);
         queue_init(&f->session_list);
         queue_init(&f->lock_list);
@@ -65,9 +82,9 @@ void state_close(struct lockfsm *f)
                 queue_remove(&s->link);
                 state_session_free(f, s);
         }
-        hmap_close(&f->sessions);
-        hmap_close(&f->nonces);
-        hmap_close(&f->locks);
+        ptable_close(&f->sessions);
+        ptable_close(&f->nonces);
+        ptable_close(&f->locks);
         hmap_close(&f->tombs);
         mem_free(f->mem, f->tomb_ring);
         f->tomb_ring = NULL;
@@ -101,46 +118,44 @@ void state_move(struct lockfsm *dst, struct lockfsm *src)
         move_head(&dst->deferred, &deferred);
 }
 
+static bool session_id_is(const void *record, const void *key)
+{
+        return ((const struct session *)record)->id == *(const uint64_t *)key;
+}
+
+static bool session_nonce_is(const void *record, const void *key)
+{
+        return ((const struct session *)record)->nonce ==
+               *(const uint64_t *)key;
+}
+
 struct session *state_session(const struct lockfsm *f, uint64_t id)
 {
-        struct hnode *n;
-
-        for (n = hmap_first(&f->sessions, hash_u64(id)); n != NULL;
-             n = hmap_next(n)) {
-                struct session *s = HMAP_DATA(n, struct session, by_id);
-                if (s->id == id) {
-                        return s;
-                }
-        }
-        return NULL;
+        return ptable_find(&f->sessions, hash_u64(id), session_id_is, &id);
 }
 
 struct session *state_session_by_nonce(const struct lockfsm *f, uint64_t nonce)
 {
-        struct hnode *n;
+        return ptable_find(&f->nonces, hash_u64(nonce), session_nonce_is,
+                           &nonce);
+}
 
-        for (n = hmap_first(&f->nonces, hash_u64(nonce)); n != NULL;
-             n = hmap_next(n)) {
-                struct session *s = HMAP_DATA(n, struct session, by_nonce);
-                if (s->nonce == nonce) {
-                        return s;
-                }
-        }
-        return NULL;
+struct name_key {
+        const char *name;
+        size_t len;
+};
+
+static bool lock_name_is(const void *record, const void *key)
+{
+        const struct lock *l = record;
+        const struct name_key *k = key;
+        return l->name_len == k->len && memcmp(l->name, k->name, k->len) == 0;
 }
 
 struct lock *state_lock(const struct lockfsm *f, const char *name, size_t len)
 {
-        struct hnode *n;
-
-        for (n = hmap_first(&f->locks, hash_bytes(name, len)); n != NULL;
-             n = hmap_next(n)) {
-                struct lock *l = HMAP_DATA(n, struct lock, by_name);
-                if (l->name_len == len && memcmp(l->name, name, len) == 0) {
-                        return l;
-                }
-        }
-        return NULL;
+        struct name_key k = {name, len};
+        return ptable_find(&f->locks, hash_bytes(name, len), lock_name_is, &k);
 }
 
 int state_tomb(const struct lockfsm *f, uint64_t id)
@@ -181,8 +196,8 @@ void state_session_free(struct lockfsm *f, struct session *s)
 
 int state_session_reserve(struct lockfsm *f)
 {
-        if (hmap_reserve(&f->sessions, f->sessions.count + 1) != 0 ||
-            hmap_reserve(&f->nonces, f->nonces.count + 1) != 0) {
+        if (ptable_reserve(&f->sessions, f->sessions.count + 1) != 0 ||
+            ptable_reserve(&f->nonces, f->nonces.count + 1) != 0) {
                 return BATON_ENOMEM;
         }
         return 0;
@@ -195,9 +210,9 @@ void state_session_link(struct lockfsm *f, struct session *s)
             queue_empty(&f->session_list) ||
             QUEUE_DATA(queue_tail(&f->session_list), struct session, link)->id <
                 s->id);
-        hmap_insert(&f->sessions, &s->by_id, hash_u64(s->id));
+        ptable_insert(&f->sessions, s, hash_u64(s->id));
         if (s->nonce != 0) {
-                hmap_insert(&f->nonces, &s->by_nonce, hash_u64(s->nonce));
+                ptable_insert(&f->nonces, s, hash_u64(s->nonce));
         }
         queue_push_tail(&f->session_list, &s->link);
         f->n_sessions++;
@@ -206,9 +221,9 @@ void state_session_link(struct lockfsm *f, struct session *s)
 void state_session_end(struct lockfsm *f, struct session *s, int reason)
 {
         assert(s->n_holds == 0);
-        hmap_remove(&f->sessions, &s->by_id);
+        ptable_remove(&f->sessions, s, hash_u64(s->id));
         if (s->nonce != 0) {
-                hmap_remove(&f->nonces, &s->by_nonce);
+                ptable_remove(&f->nonces, s, hash_u64(s->nonce));
         }
         queue_remove(&s->link);
         f->n_sessions--;
@@ -240,12 +255,12 @@ void state_lock_free(struct lockfsm *f, struct lock *l)
 
 int state_lock_reserve(struct lockfsm *f, size_t n)
 {
-        return hmap_reserve(&f->locks, f->locks.count + n);
+        return ptable_reserve(&f->locks, f->locks.count + n);
 }
 
 void state_lock_link(struct lockfsm *f, struct lock *l)
 {
-        hmap_insert(&f->locks, &l->by_name, hash_bytes(l->name, l->name_len));
+        ptable_insert(&f->locks, l, hash_bytes(l->name, l->name_len));
         queue_push_tail(&f->lock_list, &l->link);
         f->n_locks++;
 }
@@ -253,7 +268,7 @@ void state_lock_link(struct lockfsm *f, struct lock *l)
 void state_lock_drop(struct lockfsm *f, struct lock *l)
 {
         assert(l->n_holders == 0 && l->n_waiters == 0);
-        hmap_remove(&f->locks, &l->by_name);
+        ptable_remove(&f->locks, l, hash_bytes(l->name, l->name_len));
         queue_remove(&l->link);
         queue_remove(&l->entry_link);
         f->n_locks--;

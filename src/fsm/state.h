@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../lib/hmap.h"
+#include "../lib/ptable.h"
 #include "../lib/queue.h"
 #include "lockfsm.h"
 
@@ -28,10 +29,8 @@ struct memo {
 };
 
 struct session {
-        struct hnode by_id;
-        struct hnode by_nonce; /* only when nonce != 0 */
-        struct queue link;     /* lockfsm.sessions, ordered by id */
-        uint64_t id;           /* the OPEN command's stamp */
+        struct queue link; /* lockfsm.sessions, ordered by id */
+        uint64_t id;       /* the OPEN command's stamp */
         uint64_t nonce;
         uint64_t floor; /* outcomes of seq < floor are forgotten */
         uint32_t ttl_ms;
@@ -114,7 +113,6 @@ struct hold {
  * delay, so time still only reaches the machine through the log.
  */
 struct lock {
-        struct hnode by_name;
         struct queue link; /* lockfsm.locks, by created */
         /* In lockfsm.touched while an entry that granted it is applied,
          * in lockfsm.deferred between entries while its next grant waits
@@ -178,10 +176,12 @@ struct lockfsm {
         struct queue touched;  /* locks granted by the current entry */
         struct queue deferred; /* locks whose next grant waits for an entry */
         uint64_t n_deferred;
-        struct hmap sessions; /* by id */
-        struct hmap nonces;
-        struct hmap locks; /* by name */
-        struct hmap tombs; /* by id; room for max_tombstones reserved */
+        /* Records by key, in tables that never write into a record
+         * (ptable.h): a session is in `nonces` when its nonce is not 0. */
+        struct ptable sessions; /* by id */
+        struct ptable nonces;
+        struct ptable locks; /* by name */
+        struct hmap tombs;   /* by id; room for max_tombstones reserved */
         struct queue session_list;
         struct queue lock_list;
         uint64_t n_sessions;

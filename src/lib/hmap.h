@@ -24,26 +24,11 @@ struct hmap {
         size_t n_buckets; /* 0 or a power of two */
         size_t count;
         const struct mem *mem;
-        /* A gradual map (hmap_init_gradual) grows a few buckets at a time:
-         * while `old` is not NULL, its buckets from `moved` on still hold
-         * their nodes, and every insert or remove moves a few more. */
-        struct hnode **old;
-        size_t n_old;
-        size_t moved;
-        int gradual;
 };
 
 #define HMAP_DATA(N, T, M) ((T *)(void *)((char *)(N)-offsetof(T, M)))
 
 void hmap_init(struct hmap *m, const struct mem *mem);
-/*
- * As hmap_init(), for a map that may hold millions of nodes on an event
- * loop: hmap_reserve() then allocates the larger bucket array and moves
- * no node; each later insert and remove moves the nodes of a few old
- * buckets, so no call does work in proportion to the map's size. Do not
- * walk its `buckets` directly.
- */
-void hmap_init_gradual(struct hmap *m, const struct mem *mem);
 /* Frees the bucket array; the nodes belong to the caller. */
 void hmap_close(struct hmap *m);
 /* Make room for `n` nodes in total. 0 or BATON_ENOMEM (map unchanged). */

@@ -131,7 +131,7 @@ static void test_bytes_per_session(void **state)
         size_t per = (x->c.live - before) / N_SESSIONS;
 
         printf("# %zu bytes per session\n", per);
-        assert_true(per <= 200);
+        assert_true(per <= 190);
         free(ids);
 }
 
@@ -187,10 +187,11 @@ static void test_outcomes_follow_what_is_in_flight(void **state)
         size_t piped, waited;
 
         /* Room in the lock table for what follows, so neither session
-         * pays for its growth. */
-        take(x, ids[2], "r2", 1, 60, 0);
-        take(x, ids[3], "r3", 1, 60, 0);
-        take(x, ids[4], "r4", 1, 60, 0);
+         * pays for its growth: 300 locks grow it to 512 slots, which hold
+         * 384. */
+        take(x, ids[2], "r2", 1, 100, 0);
+        take(x, ids[3], "r3", 1, 100, 0);
+        take(x, ids[4], "r4", 1, 100, 0);
         /* Session 0 pipelines 16 requests (all ack 1), session 1 waits. */
         piped = take(x, ids[0], "p", 1, 16, 1);
         waited = take(x, ids[1], "w", 1, 16, 0);

@@ -1,0 +1,261 @@
+/* An open-addressing table of record pointers (linear probing). */
+#include "ptable.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+#include "../../include/baton.h"
+
+/* A slot of the old array whose record was removed during a doubling: a
+ * probe goes past it. Never a record's slot, whose low 3 bits are 0. */
+#define GONE ((uint64_t)1)
+
+#define ADDR_BITS 48
+#define ADDR_MASK (((uint64_t)1 << ADDR_BITS) - 1)
+
+/* Old slots moved by each insert and remove while a doubling is under
+ * way. A doubling starts when the table is 3/4 full and gives it twice
+ * the slots, so the move (n_old / MOVE_STEP calls) is over long before
+ * the new array can fill (that takes 3/4 * n_old inserts). */
+#define MOVE_STEP 4
+
+#define MIN_SLOTS 16
+
+/* The records the table holds at most with `n` slots. */
+static size_t room(size_t n)
+{
+        return n - n / 4;
+}
+
+static uint64_t pack(const void *record, uint64_t hash)
+{
+        uint64_t a = (uint64_t)(uintptr_t)record;
+
+        /* Both hold for every heap address on Linux (see ptable.h); a
+         * platform where they do not cannot use this table. */
+        if ((a & ~ADDR_MASK) != 0 || (a & 7) != 0 || a == 0) {
+                abort();
+        }
+        return (hash & ~ADDR_MASK) | a;
+}
+
+static void *unpack(uint64_t v)
+{
+        return (void *)(uintptr_t)(v & ADDR_MASK);
+}
+
+static bool same_tag(uint64_t v, uint64_t hash)
+{
+        return ((v ^ hash) & ~ADDR_MASK) == 0;
+}
+
+void ptable_init(struct ptable *t, const struct mem *mem, ptable_hash_fn hash)
+{
+        t->slots = NULL;
+        t->n_slots = 0;
+        t->count = 0;
+        t->old = NULL;
+        t->n_old = 0;
+        t->moved = 0;
+        t->hash = hash;
+        t->mem = mem;
+}
+
+void ptable_close(struct ptable *t)
+{
+        mem_free(t->mem, t->slots);
+        mem_free(t->mem, t->old);
+        ptable_init(t, t->mem, t->hash);
+}
+
+/* Put `v` (of a record with this hash) in the first empty slot from its
+ * home on. */
+static void put(uint64_t *slots, size_t n, uint64_t v, uint64_t hash)
+{
+        size_t i = hash & (n - 1);
+
+        while (slots[i] != 0) {
+                i = (i + 1) & (n - 1);
+        }
+        slots[i] = v;
+}
+
+/* Move up to `k` more old slots; the old array goes once the last is
+ * moved. Probes of the old array never look before `moved`; the slots
+ * there are emptied all the same, so that a probe that did would miss
+ * rather than find a record that may since have been removed. */
+static void move_some(struct ptable *t, size_t k)
+{
+        while (t->old != NULL && k-- > 0) {
+                uint64_t v = t->old[t->moved];
+                t->old[t->moved++] = 0;
+                if (v != 0 && v != GONE) {
+                        put(t->slots, t->n_slots, v, t->hash(unpack(v)));
+                }
+                if (t->moved == t->n_old) {
+                        mem_free(t->mem, t->old);
+                        t->old = NULL;
+                        t->n_old = 0;
+                        t->moved = 0;
+                }
+        }
+}
+
+int ptable_reserve(struct ptable *t, size_t n)
+{
+        size_t size = t->n_slots == 0 ? MIN_SLOTS : t->n_slots;
+        uint64_t *s;
+
+        if (n <= room(t->n_slots)) {
+                return 0;
+        }
+        while (room(size) < n) {
+                if (size > SIZE_MAX / 2 / sizeof *s) {
+                        return BATON_ENOMEM;
+                }
+                size *= 2;
+        }
+        s = mem_calloc(t->mem, size, sizeof *s);
+        if (s == NULL) {
+                return BATON_ENOMEM;
+        }
+        /* A doubling still under way ends first (the current array has
+         * room for every record): only a reserve of more than the table
+         * grew by since can get here. */
+        move_some(t, SIZE_MAX);
+        if (t->count == 0) {
+                mem_free(t->mem, t->slots);
+        } else {
+                t->old = t->slots;
+                t->n_old = t->n_slots;
+                t->moved = 0;
+        }
+        t->slots = s;
+        t->n_slots = size;
+        return 0;
+}
+
+void ptable_insert(struct ptable *t, void *record, uint64_t hash)
+{
+        assert(t->count < room(t->n_slots));
+        move_some(t, MOVE_STEP);
+        put(t->slots, t->n_slots, pack(record, hash), hash);
+        t->count++;
+}
+
+/*
+ * The old array's probe sequence for `hash`: from its home, or from
+ * `moved` if the home was moved, around the part not moved yet. A record
+ * whose sequence passed through the moved part (or began there) is found
+ * by skipping it, since the slots moved were full; one that lay in it was
+ * moved. Returns the slot index of the first full slot for which `match`
+ * holds, or n_old.
+ */
+static size_t old_probe(const struct ptable *t, uint64_t hash,
+                        bool (*match)(uint64_t v, const void *arg),
+                        const void *arg)
+{
+        size_t span = t->n_old - t->moved, i = hash & (t->n_old - 1), k;
+
+        if (i < t->moved) {
+                i = t->moved;
+        }
+        for (k = 0; k < span; k++) {
+                uint64_t v = t->old[i];
+                if (v == 0) {
+                        break;
+                }
+                if (v != GONE && match(v, arg)) {
+                        return i;
+                }
+                if (++i == t->n_old) {
+                        i = t->moved;
+                }
+        }
+        return t->n_old;
+}
+
+struct find_arg {
+        uint64_t hash;
+        ptable_eq_fn eq;
+        const void *key;
+};
+
+static bool find_match(uint64_t v, const void *arg)
+{
+        const struct find_arg *a = arg;
+        return same_tag(v, a->hash) && a->eq(unpack(v), a->key);
+}
+
+static bool addr_match(uint64_t v, const void *arg)
+{
+        return unpack(v) == arg;
+}
+
+void *ptable_find(const struct ptable *t, uint64_t hash, ptable_eq_fn eq,
+                  const void *key)
+{
+        struct find_arg a = {hash, eq, key};
+        size_t i;
+
+        if (t->n_slots != 0) {
+                uint64_t v;
+                for (i = hash & (t->n_slots - 1); (v = t->slots[i]) != 0;
+                     i = (i + 1) & (t->n_slots - 1)) {
+                        if (find_match(v, &a)) {
+                                return unpack(v);
+                        }
+                }
+        }
+        if (t->old != NULL) {
+                i = old_probe(t, hash, find_match, &a);
+                if (i != t->n_old) {
+                        return unpack(t->old[i]);
+                }
+        }
+        return NULL;
+}
+
+/* Whether home `h` lies cyclically in (i, j]: the record there cannot
+ * move back to the hole at i. */
+static bool home_between(size_t h, size_t i, size_t j)
+{
+        return i <= j ? (h > i && h <= j) : (h > i || h <= j);
+}
+
+/* Empty slot `i` of the current array, shifting back the records after it
+ * that the hole would hide from their probes. */
+static void delete_at(struct ptable *t, size_t i)
+{
+        size_t mask = t->n_slots - 1, j = i;
+        uint64_t v;
+
+        for (j = (i + 1) & mask; (v = t->slots[j]) != 0; j = (j + 1) & mask) {
+                size_t h = t->hash(unpack(v)) & mask;
+                if (!home_between(h, i, j)) {
+                        t->slots[i] = v;
+                        i = j;
+                }
+        }
+        t->slots[i] = 0;
+}
+
+void ptable_remove(struct ptable *t, const void *record, uint64_t hash)
+{
+        size_t i;
+        uint64_t v;
+
+        move_some(t, MOVE_STEP);
+        t->count--;
+        for (i = hash & (t->n_slots - 1); (v = t->slots[i]) != 0;
+             i = (i + 1) & (t->n_slots - 1)) {
+                if (unpack(v) == record) {
+                        delete_at(t, i);
+                        return;
+                }
+        }
+        assert(t->old != NULL);
+        i = old_probe(t, hash, addr_match, record);
+        assert(i != t->n_old);
+        t->old[i] = GONE;
+}
