@@ -1,5 +1,6 @@
 /* batond: one Baton node — raft, client connections and timers on one loop. */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -483,6 +484,17 @@ int main(int argc, char **argv)
         const char *restore, *recover;
         char raft[32];
 
+        /* No fastbins: glibc keeps small chunks freed there uncoalesced
+         * until a large request merges them all at once, on whichever
+         * thread makes it. A million-lock state freed off the loop (after
+         * an install, bgrestore.h) left two million such chunks, and the
+         * loop's next large malloc merged them, with a copy-on-write
+         * fault per page after the snapshot image's fork(): a 381 ms
+         * freeze (docs/performance.md, "Tables that never write into a
+         * record"). The per-thread caches keep small allocations fast. */
+#ifdef M_MXFAST
+        mallopt(M_MXFAST, 0);
+#endif
         if (config_wants_help(argc, argv)) {
                 usage(stdout);
                 return 0;
