@@ -210,7 +210,7 @@ static void doubling_with_a_wrapped_cluster(void **state)
  * those removed from the old array meanwhile. */
 static void doubling_moves_a_few_slots_per_call(void **state)
 {
-        enum { N = 1000 };
+        enum { N = 1100 }; /* 769 + the 255 calls of the move, and some */
         static struct item items[N];
         struct ptable t;
         size_t i, n_old, calls = 0;
@@ -233,6 +233,7 @@ static void doubling_moves_a_few_slots_per_call(void **state)
         assert_int_equal(n_old, 1024);
         assert_true(t.moved <= 4);
         for (i = 769; t.old != NULL; i++) {
+                assert_true(i < N);
                 if (i % 3 == 0) {
                         drop(&t, &items[i / 3]); /* mostly from old */
                 } else {
