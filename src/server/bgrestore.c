@@ -20,7 +20,17 @@ static void *run_job(void *data)
         /* Release: the loop that sees `finished` sees everything the job
          * wrote before it. */
         atomic_store_explicit(&b->finished, true, memory_order_release);
+        if (b->wake != NULL) {
+                b->wake(b->wake_data);
+        }
         return NULL;
+}
+
+void bgrestore_set_wake(struct bgrestore *b, void (*wake)(void *data),
+                        void *data)
+{
+        b->wake = wake;
+        b->wake_data = data;
 }
 
 int bgrestore_start(struct bgrestore *b, int (*job)(void *arg), void *arg)

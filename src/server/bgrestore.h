@@ -35,6 +35,9 @@ struct bgrestore {
         int (*job)(void *arg);
         void *arg;
         int rv; /* the job's result, once finished */
+        /* bgrestore_set_wake(): called on the worker once it finished. */
+        void (*wake)(void *data);
+        void *wake_data;
         pthread_t disposer;
         bool disposing; /* started and not joined */
         void (*dispose_fn)(void *p);
@@ -50,6 +53,14 @@ void bgrestore_init(struct bgrestore *b);
  * borrowed until bgrestore_join(). 0, or BATON_ENOMEM when no thread can
  * be started (the job does not run). */
 int bgrestore_start(struct bgrestore *b, int (*job)(void *arg), void *arg);
+
+/* Have `wake(data)` called on the worker thread each time a job returns,
+ * right after bgrestore_finished() turns true: a loop that waits for the
+ * job then needs no polling (e.g. `wake` calls uv_async_send()). Set it
+ * before bgrestore_start(); `wake` must be safe to call from any thread
+ * until the job is joined. NULL: nobody is told. */
+void bgrestore_set_wake(struct bgrestore *b, void (*wake)(void *data),
+                        void *data);
 
 /* Whether a job was started and not joined yet. */
 bool bgrestore_running(const struct bgrestore *b);

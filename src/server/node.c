@@ -168,6 +168,18 @@ static void on_draining(uv_idle_t *h)
         (void)h; /* on_monitor() does the work */
 }
 
+static void on_restored(uv_async_t *h)
+{
+        (void)h; /* the wake-up is all: on_monitor() adopts the state */
+}
+
+/* On the restore's worker thread. */
+static void wake_restored(void *data)
+{
+        struct node *n = data;
+        uv_async_send(&n->restored);
+}
+
 static void handover_step(struct node *n);
 
 static void on_monitor(uv_prepare_t *h)
@@ -179,10 +191,15 @@ static void on_monitor(uv_prepare_t *h)
         int rv;
 
         /* A snapshot decoded on the worker is taken as soon as it is
-         * ready, and what was queued meanwhile is applied a batch a turn
-         * (the idle handle keeps the turns coming until it is all
-         * applied); failures go to fsm_failed(). */
-        if (raftfsm_restoring(&c->rf) && raftfsm_adopt(&c->rf, false) == 1) {
+         * ready (its wake-up brings the loop here; the loop does not spin
+         * meanwhile, which would take a core from the worker), and what
+         * was queued meanwhile is applied a batch a turn (the idle handle
+         * keeps the turns coming until it is all applied); failures go
+         * to fsm_failed(). */
+        if (raftfsm_decoding(&c->rf)) {
+                uv_idle_stop(&n->draining);
+        } else if (raftfsm_restoring(&c->rf) &&
+                   raftfsm_adopt(&c->rf, false) == 1) {
                 uv_idle_start(&n->draining, on_draining);
         } else {
                 uv_idle_stop(&n->draining);
@@ -457,6 +474,8 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         }
         /* From now on snapshots installed from the leader are decoded on a
          * worker, so that the loop keeps serving heartbeats meanwhile. */
+        uv_async_init(loop, &n->restored, on_restored);
+        raftfsm_set_restore_wake(&c->rf, wake_restored, n);
         raftfsm_set_restore(&c->rf, RAFTFSM_RESTORE_THREAD, fsm_failed, n);
         uv_prepare_init(loop, &n->monitor);
         n->monitor.data = n;
@@ -508,8 +527,10 @@ void node_close(struct node *n, void (*cb)(struct node *n))
         n->core->raft.data = n;
         n->transfer_cb = NULL;
         n->handover = false;
-        /* Nothing may be left on the worker once raft closes. */
+        /* Nothing may be left on the worker once raft closes, and so
+         * nothing can wake `restored` once it is closed. */
         raftfsm_set_restore(&n->core->rf, RAFTFSM_RESTORE_INLINE, NULL, NULL);
+        uv_close((uv_handle_t *)&n->restored, NULL);
         uv_prepare_stop(&n->monitor);
         uv_close((uv_handle_t *)&n->monitor, NULL);
         uv_close((uv_handle_t *)&n->draining, NULL);

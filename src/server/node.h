@@ -87,6 +87,9 @@ struct node {
         /* Active while entries queued behind a restore remain: keeps the
          * loop turning so that the monitor drains them a batch a turn. */
         uv_idle_t draining;
+        /* Sent by the restore's worker when its state is decoded: wakes
+         * the loop, whose monitor then adopts it. */
+        uv_async_t restored;
         bool barrier_pending;
         bool serving;
         uint64_t serving_term;

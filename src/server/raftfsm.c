@@ -731,6 +731,17 @@ bool raftfsm_restoring(const struct raftfsm *rf)
         return restoring(rf);
 }
 
+bool raftfsm_decoding(const struct raftfsm *rf)
+{
+        return rf->job != NULL && !bgrestore_finished(&rf->bg);
+}
+
+void raftfsm_set_restore_wake(struct raftfsm *rf, void (*wake)(void *data),
+                              void *data)
+{
+        bgrestore_set_wake(&rf->bg, wake, data);
+}
+
 void raftfsm_restores(const struct raftfsm *rf, struct raftfsm_restores *out)
 {
         out->started = rf->n_bg_restores;

@@ -179,6 +179,12 @@ void raftfsm_set_restore(struct raftfsm *rf, enum raftfsm_restore_mode mode,
                          void (*failed)(void *data, const char *why),
                          void *data);
 
+/* Have `wake(data)` called on the worker thread when a restore it decodes
+ * is done, for a loop that waits for it without polling (bgrestore.h,
+ * bgrestore_set_wake()). Set before any restore starts. */
+void raftfsm_set_restore_wake(struct raftfsm *rf, void (*wake)(void *data),
+                              void *data);
+
 /* Queued entries applied by one raftfsm_adopt() that does not wait: a
  * few milliseconds of work, however long the queue grew. */
 #define RAFTFSM_DRAIN_BATCH 256
@@ -222,6 +228,10 @@ int raftfsm_replay(struct raftfsm *rf, uint64_t index, const void *buf,
 
 /* Whether a restore or entries queued behind one are pending. */
 bool raftfsm_restoring(const struct raftfsm *rf);
+
+/* Whether the worker is still decoding a restore: raftfsm_adopt() has
+ * nothing to do until it is done (and the wake-up says so). */
+bool raftfsm_decoding(const struct raftfsm *rf);
 
 /* Restores on the worker, for the metrics. */
 struct raftfsm_restores {

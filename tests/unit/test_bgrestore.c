@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <raft.h>
@@ -406,6 +408,65 @@ static void test_close_while_restoring(void **state)
         replica_free(a);
 }
 
+/* What the worker's wake-up saw, for test_worker_wakes_the_loop. */
+struct wakes {
+        atomic_uint n;
+        atomic_bool finished_first; /* bgrestore_finished() already true */
+        struct bgrestore *bg;
+};
+
+static void count_wake(void *data)
+{
+        struct wakes *w = data;
+
+        atomic_store(&w->finished_first, bgrestore_finished(w->bg));
+        atomic_fetch_add(&w->n, 1);
+}
+
+/* Waits up to 30 s for `n` wake-ups; whether they came. */
+static bool woken(struct wakes *w, unsigned n)
+{
+        struct timespec pause = {0, 1000000};
+        int i;
+
+        for (i = 0; i < 30000 && atomic_load(&w->n) < n; i++) {
+                nanosleep(&pause, NULL);
+        }
+        return atomic_load(&w->n) == n;
+}
+
+/* The worker wakes whoever waits once per restore, after the restore is
+ * done, so the loop needs no polling: it finds nothing left to decode. */
+static void test_worker_wakes_the_loop(void **state)
+{
+        struct replica *a = recording(RAFTFSM_RESTORE_INLINE);
+        struct replica *b = recording(RAFTFSM_RESTORE_THREAD);
+        struct wakes w;
+        struct load l = {0};
+
+        (void)state;
+        atomic_init(&w.n, 0);
+        atomic_init(&w.finished_first, false);
+        w.bg = &b->rf.bg;
+        raftfsm_set_restore_wake(&b->rf, count_wake, &w);
+        run(&l, 0, 100, a, NULL, 0);
+        install(a, b);
+        assert_true(woken(&w, 1));
+        assert_true(atomic_load(&w.finished_first));
+        assert_false(raftfsm_decoding(&b->rf));
+        assert_true(raftfsm_restoring(&b->rf)); /* to adopt, not decode */
+        assert_int_equal(raftfsm_adopt(&b->rf, false), 0);
+        assert_false(raftfsm_restoring(&b->rf));
+        /* A second install, a second wake-up. */
+        run(&l, 100, 150, a, NULL, 0);
+        install(a, b);
+        assert_true(woken(&w, 2));
+        assert_int_equal(raftfsm_adopt(&b->rf, true), 0);
+        assert_true(same_state(a, b));
+        replica_free(a);
+        replica_free(b);
+}
+
 /* The queue keeps order and bytes across growth and pops. */
 static void test_queue_order(void **state)
 {
@@ -452,6 +513,7 @@ int main(void)
             cmocka_unit_test(test_failure_stops_applying),
             cmocka_unit_test(test_bad_container_refused_at_once),
             cmocka_unit_test(test_close_while_restoring),
+            cmocka_unit_test(test_worker_wakes_the_loop),
             cmocka_unit_test(test_queue_order),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
