@@ -210,9 +210,9 @@ void state_session_link(struct lockfsm *f, struct session *s)
             queue_empty(&f->session_list) ||
             QUEUE_DATA(queue_tail(&f->session_list), struct session, link)->id <
                 s->id);
-        ptable_insert(&f->sessions, s, hash_u64(s->id));
+        ptable_insert(&f->sessions, s, session_id_hash(s));
         if (s->nonce != 0) {
-                ptable_insert(&f->nonces, s, hash_u64(s->nonce));
+                ptable_insert(&f->nonces, s, session_nonce_hash(s));
         }
         queue_push_tail(&f->session_list, &s->link);
         f->n_sessions++;
@@ -221,9 +221,9 @@ void state_session_link(struct lockfsm *f, struct session *s)
 void state_session_end(struct lockfsm *f, struct session *s, int reason)
 {
         assert(s->n_holds == 0);
-        ptable_remove(&f->sessions, s, hash_u64(s->id));
+        ptable_remove(&f->sessions, s, session_id_hash(s));
         if (s->nonce != 0) {
-                ptable_remove(&f->nonces, s, hash_u64(s->nonce));
+                ptable_remove(&f->nonces, s, session_nonce_hash(s));
         }
         queue_remove(&s->link);
         f->n_sessions--;
@@ -260,7 +260,7 @@ int state_lock_reserve(struct lockfsm *f, size_t n)
 
 void state_lock_link(struct lockfsm *f, struct lock *l)
 {
-        ptable_insert(&f->locks, l, hash_bytes(l->name, l->name_len));
+        ptable_insert(&f->locks, l, lock_name_hash(l));
         queue_push_tail(&f->lock_list, &l->link);
         f->n_locks++;
 }
@@ -268,7 +268,7 @@ void state_lock_link(struct lockfsm *f, struct lock *l)
 void state_lock_drop(struct lockfsm *f, struct lock *l)
 {
         assert(l->n_holders == 0 && l->n_waiters == 0);
-        ptable_remove(&f->locks, l, hash_bytes(l->name, l->name_len));
+        ptable_remove(&f->locks, l, lock_name_hash(l));
         queue_remove(&l->link);
         queue_remove(&l->entry_link);
         f->n_locks--;

@@ -227,7 +227,7 @@ static bool home_between(size_t h, size_t i, size_t j)
  * that the hole would hide from their probes. */
 static void delete_at(struct ptable *t, size_t i)
 {
-        size_t mask = t->n_slots - 1, j = i;
+        size_t mask = t->n_slots - 1, j;
         uint64_t v;
 
         for (j = (i + 1) & mask; (v = t->slots[j]) != 0; j = (j + 1) & mask) {
