@@ -411,7 +411,7 @@ static void test_close_while_restoring(void **state)
 /* What the worker's wake-up saw, for test_worker_wakes_the_loop. */
 struct wakes {
         atomic_uint n;
-        atomic_bool finished_first; /* bgrestore_finished() already true */
+        atomic_bool finished_first; /* `finished` already set */
         struct bgrestore *bg;
 };
 
@@ -419,7 +419,9 @@ static void count_wake(void *data)
 {
         struct wakes *w = data;
 
-        atomic_store(&w->finished_first, bgrestore_finished(w->bg));
+        /* The flag itself: bgrestore_finished() also reads `running`,
+         * which only the loop's thread may. */
+        atomic_store(&w->finished_first, atomic_load(&w->bg->finished));
         atomic_fetch_add(&w->n, 1);
 }
 

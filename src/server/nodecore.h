@@ -1,0 +1,45 @@
+/* What node.c and nodereq.c share of a node: libraft's instance and the
+ * raft glue around it. Private to those two files. */
+#ifndef SERVER_NODECORE_H
+#define SERVER_NODECORE_H
+
+#include <stdalign.h>
+#include <stdint.h>
+
+#include <raft.h>
+
+#include "../../include/baton.h"
+#include "heard.h"
+#include "node.h"
+#include "plaintcp.h"
+#include "raftfsm.h"
+
+struct node_core {
+        struct node *node;
+        /* The raft transport: peer.h's with TLS, else plaintcp.h's. */
+        struct plaintcp net;
+        struct heard heard; /* raft_uv's I/O, and what a leader sent */
+        struct raft raft;
+        struct raftfsm rf;
+        struct raft_barrier barrier; /* the one that makes the node serve */
+        struct raft_transfer transfer;
+        uint64_t restores_logged; /* installed snapshots said in the log */
+        uint64_t drops_logged;    /* InstallSnapshots dropped, said too */
+};
+
+/* The libraft requests a struct node_request holds in its private words. */
+union node_raft_request {
+        struct raft_apply apply;
+        struct raft_barrier barrier;
+        struct raft_change change;
+};
+
+_Static_assert(sizeof(union node_raft_request) <=
+                   sizeof(((struct node_request *)0)->priv),
+               "a libraft request does not fit in struct node_request");
+_Static_assert(alignof(union node_raft_request) <= alignof(uint64_t),
+               "a libraft request needs more alignment than node_request has");
+/* Translate a libraft error code into the nearest BATON_E* code. */
+int node_error(int raft_rv);
+
+#endif /* SERVER_NODECORE_H */

@@ -1,0 +1,135 @@
+/* A node's proposals and membership changes: libraft's requests behind
+ * node_apply(), node_barrier(), node_add(), node_promote() and
+ * node_remove(). */
+#include <raft.h>
+
+#include "../../include/baton.h"
+#include "node.h"
+#include "nodecore.h"
+
+/* --- Requests --------------------------------------------------------------
+ *
+ * A node_request holds libraft's request in its private words; the raft
+ * request's `data` points back at it, and libraft's callback ends here,
+ * where its code is translated before the caller's callback runs. */
+
+static void *raft_request(struct node_request *req, node_request_cb cb)
+{
+        union node_raft_request *r = (union node_raft_request *)req->priv;
+
+        req->cb = cb;
+        req->errmsg = "";
+        req->result = NULL;
+        r->apply.data = req; /* `data` comes first in every request kind */
+        return r;
+}
+
+static void finish(struct node_request *req, int status)
+{
+        if (status != 0) {
+                req->errmsg = raft_strerror(status);
+        }
+        req->cb(req, node_error(status));
+}
+
+/* libraft refused a request: its callback never runs. */
+static int refuse(struct node_request *req, int rv)
+{
+        req->errmsg = raft_strerror(rv);
+        return node_error(rv);
+}
+
+static void applied(struct raft_apply *r, int status, void *result)
+{
+        struct node_request *req = r->data;
+        const struct raftfsm_result *res = result;
+
+        req->result = status == 0 && res != NULL ? &res->res : NULL;
+        finish(req, status);
+}
+
+static void barrier_done(struct raft_barrier *r, int status)
+{
+        finish(r->data, status);
+}
+
+static void changed(struct raft_change *r, int status)
+{
+        finish(r->data, status);
+}
+
+void *node_entry_alloc(size_t size)
+{
+        return raft_malloc(size);
+}
+
+void node_entry_free(void *buf)
+{
+        raft_free(buf);
+}
+
+/* While a handover waits, the node proposes nothing, as libraft refuses
+ * proposals once it transfers. */
+#define REFUSE_DURING_HANDOVER(n, req)                                         \
+        do {                                                                   \
+                if ((n)->handover) {                                           \
+                        return refuse(req, RAFT_NOTLEADER);                    \
+                }                                                              \
+        } while (0)
+
+int node_apply(struct node *n, struct node_request *req, void *buf, size_t len,
+               node_request_cb cb)
+{
+        struct raft_apply *r = raft_request(req, cb);
+        struct raft_buffer b;
+        int rv;
+
+        REFUSE_DURING_HANDOVER(n, req);
+        b.base = buf;
+        b.len = len;
+        rv = raft_apply(&n->core->raft, r, &b, 1, applied);
+        return rv != 0 ? refuse(req, rv) : 0;
+}
+
+int node_barrier(struct node *n, struct node_request *req, node_request_cb cb)
+{
+        struct raft_barrier *r = raft_request(req, cb);
+        int rv;
+
+        REFUSE_DURING_HANDOVER(n, req);
+        rv = raft_barrier(&n->core->raft, r, barrier_done);
+        return rv != 0 ? refuse(req, rv) : 0;
+}
+
+int node_add(struct node *n, struct node_request *req, uint64_t id,
+             const char *raft_address, node_request_cb cb)
+{
+        struct raft_change *r = raft_request(req, cb);
+        int rv;
+
+        REFUSE_DURING_HANDOVER(n, req);
+        rv = raft_add(&n->core->raft, r, id, raft_address, changed);
+        return rv != 0 ? refuse(req, rv) : 0;
+}
+
+int node_promote(struct node *n, struct node_request *req, uint64_t id,
+                 node_request_cb cb)
+{
+        struct raft_change *r = raft_request(req, cb);
+        int rv;
+
+        REFUSE_DURING_HANDOVER(n, req);
+        rv = raft_assign(&n->core->raft, r, id, RAFT_VOTER, changed);
+        return rv != 0 ? refuse(req, rv) : 0;
+}
+
+int node_remove(struct node *n, struct node_request *req, uint64_t id,
+                node_request_cb cb)
+{
+        struct raft_change *r = raft_request(req, cb);
+        int rv;
+
+        REFUSE_DURING_HANDOVER(n, req);
+        rv = raft_remove(&n->core->raft, r, id, changed);
+        return rv != 0 ? refuse(req, rv) : 0;
+}
