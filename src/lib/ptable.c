@@ -143,6 +143,26 @@ void ptable_insert(struct ptable *t, void *record, uint64_t hash)
         t->count++;
 }
 
+/* The current array's probe sequence for `hash`, from its home to the
+ * first empty slot: the index of the first slot for which `match` holds,
+ * or n_slots. */
+static size_t probe(const struct ptable *t, uint64_t hash,
+                    bool (*match)(uint64_t v, const void *arg), const void *arg)
+{
+        size_t mask = t->n_slots - 1, i;
+        uint64_t v;
+
+        if (t->n_slots == 0) {
+                return 0;
+        }
+        for (i = hash & mask; (v = t->slots[i]) != 0; i = (i + 1) & mask) {
+                if (match(v, arg)) {
+                        return i;
+                }
+        }
+        return t->n_slots;
+}
+
 /*
  * The old array's probe sequence for `hash`: from its home, or from
  * `moved` if the home was moved, around the part not moved yet. A record
@@ -196,16 +216,10 @@ void *ptable_find(const struct ptable *t, uint64_t hash, ptable_eq_fn eq,
                   const void *key)
 {
         struct find_arg a = {hash, eq, key};
-        size_t i;
+        size_t i = probe(t, hash, find_match, &a);
 
-        if (t->n_slots != 0) {
-                uint64_t v;
-                for (i = hash & (t->n_slots - 1); (v = t->slots[i]) != 0;
-                     i = (i + 1) & (t->n_slots - 1)) {
-                        if (find_match(v, &a)) {
-                                return unpack(v);
-                        }
-                }
+        if (i != t->n_slots) {
+                return unpack(t->slots[i]);
         }
         if (t->old != NULL) {
                 i = old_probe(t, hash, find_match, &a);
@@ -243,16 +257,13 @@ static void delete_at(struct ptable *t, size_t i)
 void ptable_remove(struct ptable *t, const void *record, uint64_t hash)
 {
         size_t i;
-        uint64_t v;
 
         move_some(t, MOVE_STEP);
         t->count--;
-        for (i = hash & (t->n_slots - 1); (v = t->slots[i]) != 0;
-             i = (i + 1) & (t->n_slots - 1)) {
-                if (unpack(v) == record) {
-                        delete_at(t, i);
-                        return;
-                }
+        i = probe(t, hash, addr_match, record);
+        if (i != t->n_slots) {
+                delete_at(t, i);
+                return;
         }
         assert(t->old != NULL);
         i = old_probe(t, hash, addr_match, record);
