@@ -285,6 +285,27 @@ static void new_ping(struct registry *reg)
         }
 }
 
+static int64_t min64(int64_t a, int64_t b)
+{
+        return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+        return a > b ? a : b;
+}
+
+/* When the PING in flight makes the connection silent: hb_timeout_ms after
+ * the later of its send and the last frame received. Frames still coming
+ * prove the server alive, with the answer queued behind them; a burst of
+ * watch events to a slow reader is not silence, and dropping the
+ * connection would only bring the burst again. */
+static int64_t ping_deadline(const struct registry *reg)
+{
+        return max64(reg->ping->sent_ms, reg->link->last_rx) +
+               reg->hb_timeout_ms;
+}
+
 /* Heartbeat and per-request silence: a server that does not answer is
  * abandoned. True when the connection was dropped. */
 static bool silent(struct registry *reg, int64_t now)
@@ -292,7 +313,7 @@ static bool silent(struct registry *reg, int64_t now)
         struct queue *q;
 
         if (reg->ping != NULL && on_wire(reg, reg->ping) &&
-            now - reg->ping->sent_ms >= reg->hb_timeout_ms) {
+            now >= ping_deadline(reg)) {
                 reg->heartbeat_drops++;
                 link_fail(reg->link, now, true);
                 return true;
@@ -323,11 +344,6 @@ void registry_step(struct registry *reg, int64_t now)
         }
 }
 
-static int64_t min64(int64_t a, int64_t b)
-{
-        return a < b ? a : b;
-}
-
 int64_t registry_next_event(const struct registry *reg)
 {
         const struct request *ping = reg->ping;
@@ -335,7 +351,7 @@ int64_t registry_next_event(const struct registry *reg)
         struct queue *q;
 
         if (ping != NULL && on_wire(reg, ping)) {
-                t = ping->sent_ms + reg->hb_timeout_ms;
+                t = ping_deadline(reg);
         } else {
                 t = reg->link->last_rx + reg->hb_idle_ms;
         }

@@ -62,8 +62,9 @@ struct registry_owner {
  * next send, so they go out in list order on that round).
  *
  * Silence: a PING goes out whenever nothing has arrived for hb_idle_ms; a
- * connection on which the PING, or a request that is not a wait, stays
- * unanswered too long (hb_timeout_ms, TRY_MS) is dropped as silent.
+ * connection is dropped as silent when nothing at all has arrived for
+ * hb_timeout_ms since the PING went out, or when a request that is not a
+ * wait stays unanswered for TRY_MS.
  *
  * Ownership: the cluster lets a connection act in a session only once it
  * has proved it owns it (src/proto/attach.h). The registry keeps the

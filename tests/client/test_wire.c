@@ -1407,6 +1407,56 @@ static void watch_cut_while_opening(void **state)
         baton_client_destroy(c);
 }
 
+/* The first PING is answered only after a stream of STREAM_EVENTS events,
+ * STREAM_GAP_MS apart: the answer comes long after the heartbeat's
+ * timeout, but frames never stop coming. */
+#define STREAM_EVENTS 25
+#define STREAM_GAP_MS 40
+_Static_assert(STREAM_EVENTS *STREAM_GAP_MS > 3 * 300,
+               "the stream outlasts a 300 ms heartbeat three times over");
+
+static int stream_script(struct fake *f, const struct frame *fr)
+{
+        unsigned *pings = f->data;
+        struct proto_result r;
+        struct timespec gap = {0, STREAM_GAP_MS * 1000000};
+
+        if (fr->h.type == PROTO_WATCH) {
+                memset(&r, 0, sizeof r);
+                r.kind = PROTO_KIND_WATCHING;
+                r.index = 1000;
+                r.count = UINT32_MAX;
+                fake_result(f, fr, &r);
+                return 1;
+        }
+        if (fr->h.type == PROTO_PING && (*pings)++ == 0) {
+                for (unsigned i = 0; i < STREAM_EVENTS; i++) {
+                        send_events(f, fr->conn, i, 1, false);
+                        nanosleep(&gap, NULL);
+                }
+        }
+        return 0; /* and the default answers it */
+}
+
+/* A server that answers a PING behind a stream of frames (a burst of
+ * events to a slow reader) is not silent: the connection is kept, and the
+ * watch is not started again on another. */
+static void ping_answered_behind_stream(void **state)
+{
+        unsigned pings = 0;
+        baton_watch *w;
+        baton_client *c;
+
+        (void)state;
+        set_hook(stream_script, &pings);
+        c = client(F.endpoints, 1500, 5000, NULL); /* heartbeat 300 ms */
+        assert_int_equal(baton_watch_open(c, "job", 0, 0, 0, &w), 0);
+        read_in_order(w, 0, STREAM_EVENTS);
+        assert_int_equal(count_frames(PROTO_WATCH, 0), 1);
+        baton_watch_close(w);
+        baton_client_destroy(c);
+}
+
 /* What one callback watch of shared_callbacks() saw. */
 struct counted {
         pthread_mutex_t mu;
@@ -1507,6 +1557,7 @@ int main(void)
             cmocka_unit_test_setup(slow_watch_cut_fast_goes_on, fake_reset),
             cmocka_unit_test_setup(shared_callbacks, fake_reset),
             cmocka_unit_test_setup(watch_cut_while_opening, fake_reset),
+            cmocka_unit_test_setup(ping_answered_behind_stream, fake_reset),
         };
 
         return cmocka_run_group_tests_name("wire", tests, fake_up, fake_down);
