@@ -142,8 +142,10 @@ BATON_API const char *baton_version(void);
  * slot, within their deadline. No function prints.
  *
  * The heartbeat: a PING whenever nothing has arrived for half the
- * heartbeat timeout, max(300, min(1000, ttl_ms / 5)) ms; a server silent
- * for the timeout is abandoned for another node, and avoided for 3 s.
+ * heartbeat timeout, max(300, min(1000, ttl_ms / 5)) ms; a server that
+ * then sends nothing at all for the timeout is abandoned for another node,
+ * and avoided for 3 s. Frames still arriving, the PING's answer queued
+ * behind them, are not silence.
  *
  * Callbacks run on the background thread with no lock held, in the order
  * of the events; none runs after baton_client_destroy() has returned.
