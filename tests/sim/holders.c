@@ -189,8 +189,10 @@ int holders_queue(struct lockmodel *l, const struct simevent *ev, bool multi,
         }
         if (empty) {
                 /* A multi-lock waits on its free names too, as a
-                 * read/write lock's waiter. */
+                 * read/write lock's waiter, whatever the name was
+                 * before it was last freed. */
                 l->semaphore = false;
+                l->election = false;
                 l->limit = 0;
         }
         l->q[l->nq].session = ev->session;
