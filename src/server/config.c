@@ -57,7 +57,7 @@ static const struct key keys[] = {
     {"election-timeout-ms",   T_U32,       F(election_timeout_ms),   "300",     100,   60000,      "Raft election timeout; losing the leader costs about 1.3-2x this"},
     {"heartbeat-timeout-ms",  T_U32,       F(heartbeat_timeout_ms),  "50",      10,    10000,      "Leader heartbeat period and raft tick; below election-timeout-ms"},
     {"restore-margin",        T_U64,       F(restore_margin),        "1099511627776", 1, UINT64_C(1) << 62, "batond --restore: the restored log starts this many entries (default 2^40) above the backup's index, so new tokens exceed every token the old cluster handed out before and after the backup (docs/operations.md)"},
-    {"snapshot-threshold",    T_U32,       F(snapshot_threshold),    "4096",    1,     16777216,   "Log entries applied between snapshots; a follower installing a snapshot freezes for time quadratic in this (docs/raft.md)"},
+    {"snapshot-threshold",    T_U32,       F(snapshot_threshold),    "4096",    1,     16777216,   "Most log entries applied between snapshots, which each node takes at indexes of its own; a follower installing a snapshot freezes for time quadratic in this (docs/raft.md)"},
     {"snapshot-trailing",     T_U32,       F(snapshot_trailing),     "2048",    0,     16777216,   "Log entries kept behind a snapshot, so a follower that lags less needs no snapshot; at least snapshot-threshold / 8"},
     {"snapshot-compression",  T_BOOL,      F(snapshot_compression),  "true",    0,     1,          "Compress snapshots with lz4"},
     {"max-connections",       T_U32,       F(max_connections),       "10000",   1,     1048576,    "Client connections open at once; more are refused"},

@@ -363,8 +363,8 @@ static int init_raft(struct node *n, const char *raft_address)
         raft_seed(&c->raft, election_seed(cfg->id));
         raft_set_election_timeout(&c->raft, cfg->election_timeout_ms);
         raft_set_heartbeat_timeout(&c->raft, cfg->heartbeat_timeout_ms);
-        /* The defaults and why are in docs/raft.md. */
-        raft_set_snapshot_threshold(&c->raft, cfg->snapshot_threshold);
+        /* The defaults and why are in docs/raft.md. The threshold is
+         * raftfsm's to set, at each snapshot (raftfsm_set_snapshots). */
         raft_set_snapshot_trailing(&c->raft, cfg->snapshot_trailing);
         raft_set_install_snapshot_timeout(&c->raft,
                                           INSTALL_SNAPSHOT_TIMEOUT_MS);

@@ -14,6 +14,7 @@
 #include "../fsm/snapshot.h"
 #include "../lib/cursor.h"
 #include "snapkeep.h"
+#include "snapphase.h"
 #include "snapzip.h"
 
 /* The state machine allocates from raft's heap so that a snapshot buffer can
@@ -221,6 +222,18 @@ int raftfsm_encode(struct raftfsm *rf, void **out, size_t *out_len)
         return encode_image(rf, out, out_len);
 }
 
+/* raft's threshold for this node's next snapshot after the one (or the
+ * restore) at snap_index: at its own phase (snapphase.h), so that the
+ * nodes do not all stall and write at once. */
+static void plan_snapshot(struct raftfsm *rf)
+{
+        if (rf->raft == NULL || rf->threshold == 0) {
+                return;
+        }
+        rf->gap = snapphase_gap(rf->raft->id, rf->snap_index, rf->threshold);
+        raft_set_snapshot_threshold(rf->raft, rf->gap);
+}
+
 /* Start an image of the state at `index`; the tail starts empty. */
 static int start_image(struct raftfsm *rf, uint64_t index)
 {
@@ -239,7 +252,7 @@ static int start_image(struct raftfsm *rf, uint64_t index)
  * kept image's tail has grown to its size (snapkeep.h). */
 static bool image_due(const struct raftfsm *rf, uint64_t index)
 {
-        if (rf->threshold == 0 || index < rf->snap_index + rf->threshold / 2) {
+        if (rf->threshold == 0 || index < rf->snap_index + rf->gap / 2) {
                 return false;
         }
         return rf->keep.image == NULL || snapkeep_stale(&rf->keep);
@@ -345,6 +358,7 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
         if (rv == 0) {
                 rf->snap_index = index;
                 rf->writing = true;
+                plan_snapshot(rf);
         }
         return rv;
 }
@@ -584,6 +598,7 @@ static void took_restore(struct raftfsm *rf, const struct replay *rp)
         rf->snap_index =
             rp->tail ? rp->r.last_index : lockfsm_last_index(rf->lockfsm);
         rf->state_index = rf->snap_index;
+        plan_snapshot(rf);
 }
 
 /* What fsm_restore hands on: a snapshot with a tail is a container
@@ -798,6 +813,7 @@ void raftfsm_close(struct raftfsm *rf)
 void raftfsm_attach(struct raftfsm *rf, struct raft *r)
 {
         rf->raft = r;
+        plan_snapshot(rf);
 }
 
 void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data)
@@ -830,6 +846,7 @@ void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
         forget_images(rf);
         rf->image.mode = mode;
         rf->threshold = threshold;
+        plan_snapshot(rf);
 }
 
 void raftfsm_set_entry_cb(struct raftfsm *rf,

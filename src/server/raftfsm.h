@@ -72,8 +72,11 @@ struct raftfsm {
         struct snapimage image;
         struct snaptail tail;
         struct snapkeep keep; /* the last image, handed over again */
-        uint32_t threshold;   /* raft's snapshot threshold */
-        uint64_t snap_index;  /* of the last snapshot handed or restored */
+        uint32_t threshold;   /* snapshot-threshold, as configured */
+        /* raft's threshold now: entries from snap_index to this node's
+         * next snapshot index (snapphase.h), at most `threshold`. */
+        uint32_t gap;
+        uint64_t snap_index; /* of the last snapshot handed or restored */
         /* fsm->snapshot handed raft buffers that it has not finalized yet:
          * raft is writing a snapshot of this node's own (heard.h). */
         bool writing;
@@ -144,9 +147,13 @@ void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data);
 void raftfsm_set_compression(struct raftfsm *rf, bool on);
 
 /**
- * How snapshots are made (docs/fsm.md, "Snapshots"). Once the applied index
- * is half of `threshold` (raft's snapshot threshold; 0: never early) past
- * the last snapshot, an image of the state is started: in a forked child
+ * How snapshots are made (docs/fsm.md, "Snapshots"). `threshold` is
+ * snapshot-threshold (0: raft's threshold is left alone and no image is
+ * started early). raftfsm sets raft's threshold after every snapshot and
+ * restore so that this node's snapshots fall at indexes of its own, spread
+ * by its id, never more than `threshold` apart (snapphase.h). Once the
+ * applied index is half-way from the last snapshot to the next, an image
+ * of the state is started: in a forked child
  * with SNAPIMAGE_FORK (batond), at once with SNAPIMAGE_INLINE (the default,
  * for the simulation and tests). Every entry applied after it is copied
  * into a tail. When raft asks for a snapshot, `snapshot` hands over the

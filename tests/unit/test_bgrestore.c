@@ -25,6 +25,7 @@
 #include "../../src/proto/command.h"
 #include "../../src/server/bgrestore.h"
 #include "../../src/server/raftfsm.h"
+#include "../../src/server/snapphase.h"
 #include "../../src/server/snaptail.h"
 #include "../lib/replica.h"
 
@@ -232,6 +233,37 @@ static void test_follower_queues_then_adopts(void **state)
         assert_int_equal(b->rf.fsm.snapshot(&b->rf.fsm, &bufs, &n), 0);
         b->rf.fsm.snapshot_finalize(&b->rf.fsm, &bufs, &n);
         assert_int_equal(b->n_failed, 0);
+        replica_free(a);
+        replica_free(b);
+}
+
+/* With a snapshot threshold, each node plans its next snapshot at its own
+ * phase (src/server/snapphase.h): from the start, after a snapshot it took
+ * and after one it installed, raft's threshold reaches the next index at
+ * that phase, never more than the threshold away. */
+static void test_snapshots_at_each_nodes_phase(void **state)
+{
+        struct replica *a = recording(RAFTFSM_RESTORE_INLINE);
+        struct replica *b = recording(RAFTFSM_RESTORE_INLINE);
+        struct raft_buffer whole;
+        struct load l = {0};
+        const uint32_t th = 64;
+
+        (void)state;
+        a->raft.id = 1;
+        b->raft.id = 2;
+        raftfsm_set_snapshots(&a->rf, SNAPIMAGE_INLINE, th);
+        raftfsm_set_snapshots(&b->rf, SNAPIMAGE_INLINE, th);
+        assert_int_equal(a->rf.gap, snapphase_of(1, th));
+        assert_int_equal(b->rf.gap, snapphase_of(2, th));
+        assert_int_not_equal(a->rf.gap, b->rf.gap);
+        run(&l, 0, 100, a, NULL, 0);
+        whole = snapshot_of(a); /* at 100 */
+        assert_int_equal((100 + a->rf.gap) % th, snapphase_of(1, th));
+        assert_true(a->rf.gap >= 1 && a->rf.gap <= th);
+        assert_int_equal(b->rf.fsm.restore(&b->rf.fsm, &whole), 0);
+        assert_int_equal((100 + b->rf.gap) % th, snapphase_of(2, th));
+        assert_true(b->rf.gap >= 1 && b->rf.gap <= th);
         replica_free(a);
         replica_free(b);
 }
@@ -508,6 +540,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_follower_queues_then_adopts),
+            cmocka_unit_test(test_snapshots_at_each_nodes_phase),
             cmocka_unit_test(test_drain_in_batches),
             cmocka_unit_test(test_lookup_waits),
             cmocka_unit_test(test_leader_waits),
