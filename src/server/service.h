@@ -2,12 +2,15 @@
  * READY=1 once the node serves, STATUS= lines that say what it is doing,
  * WATCHDOG=1 from the event loop when the manager asks for it, and
  * STOPPING=1 at shutdown. Without NOTIFY_SOCKET in the environment every
- * call does nothing. */
+ * call does nothing. Nothing here blocks: a manager whose queue is full
+ * misses pings, and is told the rest at the next timer tick. */
 #ifndef SERVER_SERVICE_H
 #define SERVER_SERVICE_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <uv.h>
 
@@ -26,7 +29,14 @@ struct service {
         bool stopping;
         bool timers; /* the timers are initialised and not closed */
         uint64_t watchdog_usec;
-        char last[160]; /* the last STATUS= text sent */
+        char last[160]; /* the last STATUS= text sent, or owed */
+        /* The manager's socket (-1: none, or sd_notify sends). */
+        int fd;
+        struct sockaddr_un addr;
+        socklen_t addr_len;
+        /* What the manager has not been told yet: its queue was full. */
+        bool owe_ready, owe_stopping, owe_status;
+        uint64_t pings_dropped; /* WATCHDOG=1 its full queue refused */
 };
 
 /*

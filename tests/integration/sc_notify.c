@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tlsfiles.h"
@@ -272,6 +273,31 @@ static void check_started(struct ctx *x, struct notify_sink *s)
                s->strangers);
 }
 
+/* A manager that stops reading: its queue is full after 10 datagrams
+ * (net.unix.max_dgram_qlen), 3 nodes pinging 5 times a second fill it in
+ * a second. The nodes go on serving, and ping again once it reads again.
+ * With sd_notify's blocking send, every node's loop froze here. */
+static void check_not_reading(struct ctx *x, struct notify_sink *s)
+{
+        struct timespec pause = {2, 500000000};
+        unsigned i;
+
+        nanosleep(&pause, NULL);
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, NULL) == 0,
+               "with the manager not reading: %s", x->h.errmsg);
+        sink_listen(x, s, 500, NULL, NULL); /* what was queued */
+        for (i = 0; i < x->h.n; i++) {
+                s->nodes[i].pings = 0;
+        }
+        sink_listen(x, s, 1500, NULL, NULL);
+        for (i = 0; i < x->h.n; i++) {
+                EXPECT(x, s->nodes[i].pings >= 4,
+                       "node %u sent %u WATCHDOG=1 in 1.5 s once the "
+                       "manager read again (want >= 4)",
+                       i + 1, s->nodes[i].pings);
+        }
+}
+
 /* SIGTERM of a follower: STOPPING=1; restarted with the WATCHDOG_PID of
  * another process, it says READY=1 and does not ping. */
 static void check_restart(struct ctx *x, struct notify_sink *s)
@@ -320,6 +346,9 @@ void sc_notify_socket(struct ctx *x)
                 fail_at(x, __LINE__, "%s", x->h.errmsg);
         } else {
                 check_started(x, s);
+                if (x->ok) {
+                        check_not_reading(x, s);
+                }
                 if (x->ok) {
                         check_restart(x, s);
                 }

@@ -562,8 +562,8 @@ static const struct op_scenario scenarios[] = {
      "message; session and connection ids",
      sc_json_logs, false},
     {"a NOTIFY_SOCKET of the test's own: READY=1 once serving, STATUS=, "
-     "WATCHDOG=1 "
-     "repeating, STOPPING=1; no pings for another WATCHDOG_PID",
+     "WATCHDOG=1 repeating, serving on while the manager does not read, "
+     "STOPPING=1; no pings for another WATCHDOG_PID",
      sc_notify_socket, true},
     {"systemd-run: batond as a Type=notify unit with a watchdog", sc_systemd,
      true},
