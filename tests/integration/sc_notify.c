@@ -231,6 +231,23 @@ static void manager_env(const char *socket_path, const char *pid)
         }
 }
 
+/* Pings every 200 ms: in the next 1.5 s at least 4 from every node. */
+static void expect_pings(struct ctx *x, struct notify_sink *s, const char *when)
+{
+        unsigned i;
+
+        for (i = 0; i < x->h.n; i++) {
+                s->nodes[i].pings = 0;
+        }
+        sink_listen(x, s, 1500, NULL, NULL);
+        for (i = 0; i < x->h.n; i++) {
+                EXPECT(x, s->nodes[i].pings >= 4,
+                       "node %u sent %u WATCHDOG=1 in 1.5 s %s with "
+                       "WATCHDOG_USEC=%d (want >= 4)",
+                       i + 1, s->nodes[i].pings, when, WATCHDOG_USEC);
+        }
+}
+
 /* The checks after the cluster started: one failure ends the scenario. */
 static void check_started(struct ctx *x, struct notify_sink *s)
 {
@@ -258,16 +275,9 @@ static void check_started(struct ctx *x, struct notify_sink *s)
                "no STATUS= said 'leader of term' and another 'follower of "
                "node' (node 1's last: '%s')",
                s->nodes[0].status[s->nodes[0].n_status - 1]);
-        /* Pings every 200 ms: in 1.5 s at least 4 from every node. */
-        for (i = 0; i < x->h.n; i++) {
-                s->nodes[i].pings = 0;
-        }
-        sink_listen(x, s, 1500, NULL, NULL);
-        for (i = 0; i < x->h.n; i++) {
-                EXPECT(x, s->nodes[i].pings >= 4,
-                       "node %u sent %u WATCHDOG=1 in 1.5 s with "
-                       "WATCHDOG_USEC=%d (want >= 4)",
-                       i + 1, s->nodes[i].pings, WATCHDOG_USEC);
+        expect_pings(x, s, "from the start");
+        if (!x->ok) {
+                return;
         }
         EXPECT(x, s->strangers == 0, "%u messages from unknown processes",
                s->strangers);
@@ -280,22 +290,12 @@ static void check_started(struct ctx *x, struct notify_sink *s)
 static void check_not_reading(struct ctx *x, struct notify_sink *s)
 {
         struct timespec pause = {2, 500000000};
-        unsigned i;
 
         nanosleep(&pause, NULL);
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, NULL) == 0,
                "with the manager not reading: %s", x->h.errmsg);
         sink_listen(x, s, 500, NULL, NULL); /* what was queued */
-        for (i = 0; i < x->h.n; i++) {
-                s->nodes[i].pings = 0;
-        }
-        sink_listen(x, s, 1500, NULL, NULL);
-        for (i = 0; i < x->h.n; i++) {
-                EXPECT(x, s->nodes[i].pings >= 4,
-                       "node %u sent %u WATCHDOG=1 in 1.5 s once the "
-                       "manager read again (want >= 4)",
-                       i + 1, s->nodes[i].pings);
-        }
+        expect_pings(x, s, "once the manager read again");
 }
 
 /* SIGTERM of a follower: STOPPING=1; restarted with the WATCHDOG_PID of
