@@ -1221,10 +1221,21 @@ struct share {
         unsigned later;
 };
 
+/* Answer a WATCH: started at index 1000, "now" (no events before it). */
+static void start_now(struct fake *f, const struct frame *fr)
+{
+        struct proto_result r;
+
+        memset(&r, 0, sizeof r);
+        r.kind = PROTO_KIND_WATCHING;
+        r.index = 1000;
+        r.count = UINT32_MAX;
+        fake_result(f, fr, &r);
+}
+
 static int share_script(struct fake *f, const struct frame *fr)
 {
         struct share *sh = f->data;
-        struct proto_result r;
         struct proto_watch w;
 
         if (fr->h.type == PROTO_UNWATCH) {
@@ -1235,11 +1246,7 @@ static int share_script(struct fake *f, const struct frame *fr)
             proto_read_watch(fr->body, fr->h.length, &w) != 0) {
                 return 0;
         }
-        memset(&r, 0, sizeof r);
-        r.kind = PROTO_KIND_WATCHING;
-        r.index = 1000;
-        r.count = UINT32_MAX;
-        fake_result(f, fr, &r);
+        start_now(f, fr);
         if (++sh->watches == sh->want) {
                 send_events(f, fr->conn, 0, sh->n, sh->mixed);
         } else if (sh->watches == sh->want + 1) {
@@ -1418,15 +1425,10 @@ _Static_assert(STREAM_EVENTS *STREAM_GAP_MS > 3 * 300,
 static int stream_script(struct fake *f, const struct frame *fr)
 {
         unsigned *pings = f->data;
-        struct proto_result r;
         struct timespec gap = {0, STREAM_GAP_MS * 1000000};
 
         if (fr->h.type == PROTO_WATCH) {
-                memset(&r, 0, sizeof r);
-                r.kind = PROTO_KIND_WATCHING;
-                r.index = 1000;
-                r.count = UINT32_MAX;
-                fake_result(f, fr, &r);
+                start_now(f, fr);
                 return 1;
         }
         if (fr->h.type == PROTO_PING && (*pings)++ == 0) {
