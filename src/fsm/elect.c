@@ -55,7 +55,7 @@ void elect_proclaim(const struct step *st, struct session *s,
         /* A value of another length needs a record of another size; the
          * one prepared serves every length, so apply cannot fail here. */
         replace(h, p->hold);
-        mem_free(st->f->mem, h);
+        state_hold_free(st->f, h);
         h = p->hold;
         p->hold = NULL;
         if (c->value_len > 0) {

@@ -256,7 +256,7 @@ void grant_end(const struct step *st, struct hold *g)
         l->entry_ended |= g->token == st->index;
         state_hold_detach(st->f, g);
         step_emit(st, LOCKFSM_EV_RELEASE, g, 0);
-        mem_free(st->f->mem, g);
+        state_hold_free(st->f, g);
         grant_settle(st, l);
 }
 
@@ -271,7 +271,7 @@ void grant_drop_wait(const struct step *st, struct hold *w, int status)
         }
         state_hold_detach(st->f, w);
         step_emit(st, LOCKFSM_EV_UNQUEUE, w, status);
-        mem_free(st->f->mem, w);
+        state_hold_free(st->f, w);
         /* A writer leaving the head of the queue lets readers behind it
          * join the readers holding the lock. */
         grant_settle(st, l);
@@ -292,7 +292,7 @@ int grant_prepare(struct lockfsm *f, const struct command *c,
         p->lock = state_lock_alloc(f, c->name, c->name_len);
         if (p->lock == NULL || state_lock_reserve(f, 1) != 0) {
                 state_lock_free(f, p->lock);
-                mem_free(f->mem, p->hold);
+                state_hold_free(f, p->hold);
                 return BATON_ENOMEM;
         }
         return 0;

@@ -44,7 +44,7 @@ void multi_prep_free(struct lockfsm *f, struct multi_prep *p)
         unsigned i;
 
         for (i = 0; i < p->n; i++) {
-                mem_free(f->mem, p->hold[i]);
+                state_hold_free(f, p->hold[i]);
                 state_lock_free(f, p->lock[i]);
         }
         p->n = 0;
@@ -327,7 +327,7 @@ void multi_drop(const struct step *st, struct hold *w, int status)
                 locks[i] = m[i]->lock;
                 state_hold_detach(st->f, m[i]);
                 step_emit(st, LOCKFSM_EV_UNQUEUE, m[i], status);
-                mem_free(st->f->mem, m[i]);
+                state_hold_free(st->f, m[i]);
         }
         for (i = 0; i < n; i++) {
                 grant_settle(st, locks[i]);

@@ -34,7 +34,7 @@ static void run(const struct step *st, struct session *s, struct grant_prep *p,
         switch (st->c->type) {
         case COMMAND_ACQUIRE:
                 grant_acquire(st, s, p, res);
-                mem_free(f->mem, p->hold);
+                state_hold_free(f, p->hold);
                 if (p->lock != NULL) {
                         state_lock_free(f, p->lock);
                 }
@@ -48,7 +48,7 @@ static void run(const struct step *st, struct session *s, struct grant_prep *p,
                 break;
         case COMMAND_PROCLAIM:
                 elect_proclaim(st, s, p, res);
-                mem_free(f->mem, p->hold);
+                state_hold_free(f, p->hold);
                 break;
         default:
                 assert(st->c->type == COMMAND_CANCEL);

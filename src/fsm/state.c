@@ -6,6 +6,16 @@
 
 #include "../../include/baton.h"
 
+/* The pool's slabs: below glibc's mmap threshold (128 KiB), so that they
+ * come from the heap, and large against the largest record (about 400
+ * bytes: a session with a 255-byte name). */
+#define STATE_SLAB (64 * 1024)
+
+/* state_close() leaves locks and holds to the pool's slabs: none may be
+ * too large for them (names and values are at most 255 bytes). */
+static_assert(sizeof(struct lock) + UINT8_MAX <= POOL_MAX, "lock in slabs");
+static_assert(sizeof(struct hold) + UINT8_MAX <= POOL_MAX, "hold in slabs");
+
 static uint64_t session_id_hash(const void *record)
 {
         return hash_u64(((const struct session *)record)->id);
@@ -28,6 +38,7 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
         memset(f, 0, sizeof *f);
         f->limits = *limits;
         f->mem = mem;
+        pool_init(&f->pool, mem, mem->each ? 0 : STATE_SLAB);
         /* Tables that grow with the state grow a little at a time (a
          * doubling at a million locks that moved them all in one apply
          * froze the loop) and never write into the records they hold,
@@ -59,20 +70,25 @@ static void free_holds(struct lockfsm *f, struct queue *list)
         while (!queue_empty(list)) {
                 struct queue *q = queue_head(list);
                 queue_remove(q);
-                mem_free(f->mem, QUEUE_DATA(q, struct hold, lock_link));
+                state_hold_free(f, QUEUE_DATA(q, struct hold, lock_link));
         }
 }
 
 void state_close(struct lockfsm *f)
 {
-        while (!queue_empty(&f->lock_list)) {
+        /* Locks and holds all live in the pool's slabs, unless it asks
+         * for each record: then closing the pool frees them without
+         * reading a million records. Sessions are walked either way, as
+         * an outcome array can be too large for the pool. */
+        while (!pool_frees_all(&f->pool) && !queue_empty(&f->lock_list)) {
                 struct lock *l =
                     QUEUE_DATA(queue_head(&f->lock_list), struct lock, link);
                 free_holds(f, &l->holders);
                 free_holds(f, &l->waiters);
                 queue_remove(&l->link);
-                mem_free(f->mem, l);
+                state_lock_free(f, l);
         }
+        queue_init(&f->lock_list);
         queue_init(&f->touched);
         queue_init(&f->deferred);
         f->n_deferred = 0;
@@ -88,6 +104,7 @@ void state_close(struct lockfsm *f)
         hmap_close(&f->tombs);
         mem_free(f->mem, f->tomb_ring);
         f->tomb_ring = NULL;
+        pool_close(&f->pool);
 }
 
 /* Re-points a list's neighbours at its head after the head moved. */
@@ -174,11 +191,13 @@ int state_tomb(const struct lockfsm *f, uint64_t id)
 
 struct session *state_session_alloc(struct lockfsm *f, size_t name_len)
 {
-        struct session *s = mem_calloc(f->mem, 1, sizeof *s + name_len);
+        struct session *s = pool_alloc(&f->pool, sizeof *s + name_len);
 
         if (s == NULL) {
                 return NULL;
         }
+        memset(s, 0, sizeof *s + name_len);
+        s->name_len = (uint8_t)name_len;
         queue_init(&s->link);
         queue_init(&s->grants);
         queue_init(&s->waits);
@@ -190,8 +209,8 @@ void state_session_free(struct lockfsm *f, struct session *s)
         if (s == NULL) {
                 return;
         }
-        mem_free(f->mem, s->memo);
-        mem_free(f->mem, s);
+        pool_free(&f->pool, s->memo, s->memo_cap * sizeof *s->memo);
+        pool_free(&f->pool, s, sizeof *s + s->name_len);
 }
 
 int state_session_reserve(struct lockfsm *f)
@@ -233,7 +252,7 @@ void state_session_end(struct lockfsm *f, struct session *s, int reason)
 
 struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len)
 {
-        struct lock *l = mem_alloc(f->mem, sizeof *l + len);
+        struct lock *l = pool_alloc(&f->pool, sizeof *l + len);
 
         if (l == NULL) {
                 return NULL;
@@ -250,7 +269,9 @@ struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len)
 
 void state_lock_free(struct lockfsm *f, struct lock *l)
 {
-        mem_free(f->mem, l);
+        if (l != NULL) {
+                pool_free(&f->pool, l, sizeof *l + l->name_len);
+        }
 }
 
 int state_lock_reserve(struct lockfsm *f, size_t n)
@@ -277,14 +298,22 @@ void state_lock_drop(struct lockfsm *f, struct lock *l)
 
 struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len)
 {
-        struct hold *h = mem_calloc(f->mem, 1, sizeof *h + value_len);
+        struct hold *h = pool_alloc(&f->pool, sizeof *h + value_len);
 
         if (h != NULL) {
+                memset(h, 0, sizeof *h + value_len);
                 queue_init(&h->lock_link);
                 queue_init(&h->session_link);
                 h->value_len = (uint8_t)value_len;
         }
         return h;
+}
+
+void state_hold_free(struct lockfsm *f, struct hold *h)
+{
+        if (h != NULL) {
+                pool_free(&f->pool, h, sizeof *h + h->value_len);
+        }
 }
 
 /* Orders a session's grants by (token, lock age), a function of the log. */
@@ -413,14 +442,14 @@ int state_memo_reserve(struct lockfsm *f, struct session *s, unsigned n)
         if (n <= s->memo_cap && (n == 0 || 2 * (unsigned)n > s->memo_cap)) {
                 return 0;
         }
-        m = mem_alloc(f->mem, n * sizeof *m);
+        m = pool_alloc(&f->pool, n * sizeof *m);
         if (m == NULL) {
                 return n <= s->memo_cap ? 0 : BATON_ENOMEM;
         }
         if (s->n_memo > 0) {
                 memcpy(m, s->memo, s->n_memo * sizeof *m);
         }
-        mem_free(f->mem, s->memo);
+        pool_free(&f->pool, s->memo, s->memo_cap * sizeof *s->memo);
         s->memo = m;
         s->memo_cap = (uint8_t)n;
         return 0;

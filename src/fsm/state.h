@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../lib/hmap.h"
+#include "../lib/pool.h"
 #include "../lib/ptable.h"
 #include "../lib/queue.h"
 #include "lockfsm.h"
@@ -156,6 +157,9 @@ struct tomb {
 struct lockfsm {
         struct lockfsm_limits limits;
         const struct mem *mem;
+        /* Sessions, locks, holds and outcome arrays: at their size rounded
+         * to 8 bytes, with no allocator's header (pool.h). */
+        struct pool pool;
         lockfsm_event_cb cb;
         void *cb_data;
         uint64_t last_index;
@@ -230,6 +234,8 @@ void state_lock_drop(struct lockfsm *f, struct lock *l);
 /* A hold with room for a value of `value_len` bytes (0 but for an
  * election's), its links self-linked, every field zero but value_len. */
 struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len);
+/* Free a hold detached from every list. */
+void state_hold_free(struct lockfsm *f, struct hold *h);
 /* Attach a grant (token and count set) or a waiter (queued at the tail). */
 void state_grant_attach(struct lockfsm *f, struct hold *h);
 void state_wait_attach(struct lockfsm *f, struct hold *h);

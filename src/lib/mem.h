@@ -2,6 +2,7 @@
 #ifndef LIB_MEM_H
 #define LIB_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -13,6 +14,11 @@ struct mem {
         void *(*alloc)(void *ctx, size_t size); /* NULL on failure */
         void (*free)(void *ctx, void *ptr);     /* accepts NULL */
         void *ctx;
+        /* Ask this allocator for every record on its own, even where the
+         * caller would carve small records from larger blocks (pool.h):
+         * for allocators that inject failures, so that each record's
+         * allocation can be made to fail. */
+        bool each;
 };
 
 /* The libc allocator. */

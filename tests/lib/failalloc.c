@@ -39,6 +39,7 @@ void failalloc_init(struct failalloc *fa)
         fa->mem.alloc = fa_alloc;
         fa->mem.free = fa_free;
         fa->mem.ctx = fa;
+        fa->mem.each = true;
         fa->countdown = -1;
         fa->sticky = false;
         fa->failed = false;
