@@ -16,6 +16,14 @@
 static_assert(sizeof(struct lock) + UINT8_MAX <= POOL_MAX, "lock in slabs");
 static_assert(sizeof(struct hold) + UINT8_MAX <= POOL_MAX, "hold in slabs");
 
+/* A record's bytes with a name of `len` bytes: the name begins inside the
+ * struct's tail padding (a lock's at byte 95 of 96), and never less than
+ * the whole struct. */
+#define WITH_NAME(type, len)                                                   \
+        (offsetof(type, name) + (len) > sizeof(type)                           \
+             ? offsetof(type, name) + (len)                                    \
+             : sizeof(type))
+
 static uint64_t session_id_hash(const void *record)
 {
         return hash_u64(((const struct session *)record)->id);
@@ -191,12 +199,13 @@ int state_tomb(const struct lockfsm *f, uint64_t id)
 
 struct session *state_session_alloc(struct lockfsm *f, size_t name_len)
 {
-        struct session *s = pool_alloc(&f->pool, sizeof *s + name_len);
+        struct session *s =
+            pool_alloc(&f->pool, WITH_NAME(struct session, name_len));
 
         if (s == NULL) {
                 return NULL;
         }
-        memset(s, 0, sizeof *s + name_len);
+        memset(s, 0, WITH_NAME(struct session, name_len));
         s->name_len = (uint8_t)name_len;
         queue_init(&s->link);
         queue_init(&s->grants);
@@ -210,7 +219,7 @@ void state_session_free(struct lockfsm *f, struct session *s)
                 return;
         }
         pool_free(&f->pool, s->memo, s->memo_cap * sizeof *s->memo);
-        pool_free(&f->pool, s, sizeof *s + s->name_len);
+        pool_free(&f->pool, s, WITH_NAME(struct session, s->name_len));
 }
 
 int state_session_reserve(struct lockfsm *f)
@@ -252,7 +261,7 @@ void state_session_end(struct lockfsm *f, struct session *s, int reason)
 
 struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len)
 {
-        struct lock *l = pool_alloc(&f->pool, sizeof *l + len);
+        struct lock *l = pool_alloc(&f->pool, WITH_NAME(struct lock, len));
 
         if (l == NULL) {
                 return NULL;
@@ -270,7 +279,7 @@ struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len)
 void state_lock_free(struct lockfsm *f, struct lock *l)
 {
         if (l != NULL) {
-                pool_free(&f->pool, l, sizeof *l + l->name_len);
+                pool_free(&f->pool, l, WITH_NAME(struct lock, l->name_len));
         }
 }
 

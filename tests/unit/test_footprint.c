@@ -242,7 +242,8 @@ static void test_outcomes_follow_what_is_in_flight(void **state)
         free(ids);
 }
 
-/* Fills `x` with N_SESSIONS sessions of 4 locks each. */
+/* Fills `x` with N_SESSIONS sessions of 4 locks each, named as
+ * `baton-bench --workload fill` names them (17 bytes). */
 static void fill(struct fixture *x)
 {
         uint64_t *ids = open_all(x);
@@ -252,8 +253,7 @@ static void fill(struct fixture *x)
         for (i = 0; i < N_SESSIONS; i++) {
                 for (j = 1; j <= 4; j++) {
                         struct command c;
-                        snprintf(name, sizeof name,
-                                 "bench-123456-1764230000/%u/%u", i, j);
+                        snprintf(name, sizeof name, "lockbench/%05u/%u", i, j);
                         c = acquire(ids[i], j, j, name);
                         assert_int_equal(apply(x, &c).kind, PROTO_KIND_GRANTED);
                 }
