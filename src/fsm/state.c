@@ -85,16 +85,18 @@ static void free_holds(struct lockfsm *f, struct queue *list)
 void state_close(struct lockfsm *f)
 {
         /* Locks and holds all live in the pool's slabs, unless it asks
-         * for each record: then closing the pool frees them without
+         * mem for each record: closing the pool then frees them without
          * reading a million records. Sessions are walked either way, as
          * an outcome array can be too large for the pool. */
-        while (!pool_frees_all(&f->pool) && !queue_empty(&f->lock_list)) {
-                struct lock *l =
-                    QUEUE_DATA(queue_head(&f->lock_list), struct lock, link);
-                free_holds(f, &l->holders);
-                free_holds(f, &l->waiters);
-                queue_remove(&l->link);
-                state_lock_free(f, l);
+        if (!pool_frees_all(&f->pool)) {
+                while (!queue_empty(&f->lock_list)) {
+                        struct lock *l = QUEUE_DATA(queue_head(&f->lock_list),
+                                                    struct lock, link);
+                        free_holds(f, &l->holders);
+                        free_holds(f, &l->waiters);
+                        queue_remove(&l->link);
+                        state_lock_free(f, l);
+                }
         }
         queue_init(&f->lock_list);
         queue_init(&f->touched);
