@@ -173,6 +173,25 @@ static void test_bytes_per_session(void **state)
         free(ids);
 }
 
+/* Each session of `ids` takes 4 locks, PREFIX/I/J with I its index
+ * (`width` digits at least) and J 1 to 4, acknowledging every answer. */
+static void take_four_each(struct fixture *x, const uint64_t *ids,
+                           const char *prefix, int width)
+{
+        char name[40];
+        unsigned i, j;
+
+        for (i = 0; i < N_SESSIONS; i++) {
+                for (j = 1; j <= 4; j++) {
+                        struct command c;
+                        snprintf(name, sizeof name, "%s/%0*u/%u", prefix, width,
+                                 i, j);
+                        c = acquire(ids[i], j, j, name);
+                        assert_int_equal(apply(x, &c).kind, PROTO_KIND_GRANTED);
+                }
+        }
+}
+
 /* A lock taken by a client that waits for each answer costs the lock, its
  * grant, one remembered outcome and its share of the lock table. */
 static void test_bytes_per_lock(void **state)
@@ -180,17 +199,8 @@ static void test_bytes_per_lock(void **state)
         struct fixture *x = *state;
         uint64_t *ids = open_all(x);
         size_t before = x->c.live, per;
-        char name[32];
-        unsigned i, j;
 
-        for (i = 0; i < N_SESSIONS; i++) {
-                for (j = 1; j <= 4; j++) {
-                        struct command c;
-                        snprintf(name, sizeof name, "fleet/%u/%u", i, j);
-                        c = acquire(ids[i], j, j, name);
-                        assert_int_equal(apply(x, &c).kind, PROTO_KIND_GRANTED);
-                }
-        }
+        take_four_each(x, ids, "fleet", 0);
         per = (x->c.live - before) / (4 * N_SESSIONS);
         printf("# %zu bytes per lock\n", per);
         assert_true(per <= 230 + REDZONES);
@@ -247,17 +257,8 @@ static void test_outcomes_follow_what_is_in_flight(void **state)
 static void fill(struct fixture *x)
 {
         uint64_t *ids = open_all(x);
-        char name[40];
-        unsigned i, j;
 
-        for (i = 0; i < N_SESSIONS; i++) {
-                for (j = 1; j <= 4; j++) {
-                        struct command c;
-                        snprintf(name, sizeof name, "lockbench/%05u/%u", i, j);
-                        c = acquire(ids[i], j, j, name);
-                        assert_int_equal(apply(x, &c).kind, PROTO_KIND_GRANTED);
-                }
-        }
+        take_four_each(x, ids, "lockbench", 5);
         free(ids);
 }
 
