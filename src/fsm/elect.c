@@ -23,12 +23,12 @@ static void replace(struct hold *h, struct hold *n)
 
         memcpy(n, h, offsetof(struct hold, value));
         n->value_len = value_len;
-        queue_init(&n->lock_link);
-        queue_init(&n->session_link);
-        queue_insert_after(&h->lock_link, &n->lock_link);
-        queue_remove(&h->lock_link);
-        queue_insert_after(&h->session_link, &n->session_link);
-        queue_remove(&h->session_link);
+        rqueue_init(&n->lock_link);
+        rqueue_init(&n->session_link);
+        rqueue_insert_after(&h->lock_link, &n->lock_link);
+        rqueue_remove(&h->lock_link);
+        rqueue_insert_after(&h->session_link, &n->session_link);
+        rqueue_remove(&h->session_link);
 }
 
 void elect_proclaim(const struct step *st, struct session *s,

@@ -35,11 +35,11 @@ static void resolve_memo(struct hold *w, uint8_t kind, int status)
 struct hold *grant_find_holder(const struct lock *l, uint64_t session,
                                uint64_t owner, int mode)
 {
-        struct queue *q;
+        struct rqueue *q;
 
-        QUEUE_FOREACH(q, &l->holders)
+        RQUEUE_FOREACH(q, &l->holders)
         {
-                struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 if (h->session->id == session && h->owner == owner &&
                     (mode == GRANT_ANY_MODE || h->mode == mode)) {
                         return h;
@@ -51,11 +51,11 @@ struct hold *grant_find_holder(const struct lock *l, uint64_t session,
 struct hold *grant_find_wait(const struct session *s, const struct lock *l,
                              bool by_seq, uint64_t key)
 {
-        struct queue *q;
+        struct rqueue *q;
 
-        QUEUE_FOREACH(q, &s->waits)
+        RQUEUE_FOREACH(q, &s->waits)
         {
-                struct hold *h = QUEUE_DATA(q, struct hold, session_link);
+                struct hold *h = RQUEUE_DATA(q, struct hold, session_link);
                 if (h->lock == l && (by_seq ? h->seq : h->owner) == key) {
                         return h;
                 }
@@ -66,7 +66,7 @@ struct hold *grant_find_wait(const struct session *s, const struct lock *l,
 /* Whether the entry being applied has granted `l` already. */
 static bool granted_in_entry(const struct lock *l)
 {
-        return !queue_empty(&l->entry_link) && !l->deferred;
+        return !rqueue_empty(&l->entry_link) && !l->deferred;
 }
 
 bool grant_entry_allows(const struct lock *l, uint8_t mode)
@@ -83,7 +83,7 @@ static void grant(const struct step *st, struct hold *h)
         if (l->deferred) {
                 /* A multi-lock took it before the entry's start reached
                  * it: it is this entry's now, like any lock it grants. */
-                queue_remove(&l->entry_link);
+                rqueue_remove(&l->entry_link);
                 l->deferred = false;
                 st->f->n_deferred--;
         }
@@ -94,7 +94,7 @@ static void grant(const struct step *st, struct hold *h)
         if (!granted_in_entry(l)) {
                 l->entry_writer = false;
                 l->entry_ended = false;
-                queue_push_tail(&st->f->touched, &l->entry_link);
+                rqueue_push_tail(&st->f->lists->touched, &l->entry_link);
         }
         l->entry_writer |= h->mode == COMMAND_MODE_EXCLUSIVE;
 }
@@ -104,7 +104,7 @@ bool grant_fits(const struct lockfsm *f, const struct hold *w)
         const struct lock *l = w->lock;
 
         if (l->blocked || l->n_holders >= f->limits.max_holders_per_lock ||
-            queue_head(&l->waiters) != &w->lock_link) {
+            rqueue_head(&l->waiters) != &w->lock_link) {
                 return false;
         }
         switch (w->mode) {
@@ -124,7 +124,7 @@ bool grant_admissible(const struct lockfsm *f, const struct lock *l)
         if (l->n_waiters == 0) {
                 return false;
         }
-        w = QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
+        w = RQUEUE_DATA(rqueue_head(&l->waiters), struct hold, lock_link);
         return grant_fits(f, w) && (!w->multi || multi_ready(f, w, false));
 }
 
@@ -145,8 +145,8 @@ void grant_take(const struct step *st, struct hold *w)
 void grant_admit(const struct step *st, struct lock *l, bool groups)
 {
         while (grant_admissible(st->f, l)) {
-                struct hold *w =
-                    QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
+                struct hold *w = RQUEUE_DATA(rqueue_head(&l->waiters),
+                                             struct hold, lock_link);
                 if (!grant_entry_allows(l, w->mode)) {
                         return; /* the entry's end defers it */
                 }
@@ -196,16 +196,16 @@ void grant_revoke(const struct step *st, struct lockfsm_result *res)
         const struct command *c = st->c;
         struct lock *l = state_lock(st->f, c->name, c->name_len);
         struct session *s = state_session(st->f, c->session);
-        struct queue *q, *next;
+        struct rqueue *q, *next;
         unsigned left = 0;
 
         if (l == NULL || s == NULL || c->token == 0) {
                 step_reject(res, BATON_ENOTHOLDER);
                 return;
         }
-        QUEUE_FOREACH(q, &l->holders)
+        RQUEUE_FOREACH(q, &l->holders)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 left += h->session == s && h->token == c->token;
         }
         if (left == 0) {
@@ -219,9 +219,9 @@ void grant_revoke(const struct step *st, struct lockfsm_result *res)
         /* Ending a grant can hand the lock on (new grants go last) or,
          * with the last of them, drop the lock: count first, and stop at
          * the last one before touching the list again. */
-        for (q = queue_head(&l->holders); left > 0; q = next) {
-                struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
-                next = q->next;
+        for (q = rqueue_head(&l->holders); left > 0; q = next) {
+                struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
+                next = rqueue_next(q);
                 if (h->session == s && h->token == c->token) {
                         res->owner = h->owner;
                         s->revoked++;
@@ -562,12 +562,12 @@ static struct hold *find_grant(const struct lock *l, uint64_t session,
                                uint64_t owner, uint64_t token, bool *held)
 {
         struct hold *found = NULL;
-        struct queue *q;
+        struct rqueue *q;
 
         *held = false;
-        QUEUE_FOREACH(q, &l->holders)
+        RQUEUE_FOREACH(q, &l->holders)
         {
-                struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 if (h->session->id != session || h->owner != owner) {
                         continue;
                 }

@@ -175,13 +175,13 @@ static void entry_begin(struct lockfsm *f, uint64_t index)
         static const struct command cause = {.type = COMMAND_BATCH};
         struct step st = {f, index, f->stamp, &cause};
 
-        assert(index > f->last_index && queue_empty(&f->touched));
+        assert(index > f->last_index && rqueue_empty(&f->lists->touched));
         f->entry_index = index;
         f->entry_done = 0;
-        while (!queue_empty(&f->deferred)) {
-                struct lock *l = QUEUE_DATA(queue_head(&f->deferred),
-                                            struct lock, entry_link);
-                queue_remove(&l->entry_link);
+        while (!rqueue_empty(&f->lists->deferred)) {
+                struct lock *l = RQUEUE_DATA(rqueue_head(&f->lists->deferred),
+                                             struct lock, entry_link);
+                rqueue_remove(&l->entry_link);
                 l->deferred = false;
                 f->n_deferred--;
                 grant_next(&st, l);
@@ -192,16 +192,16 @@ static void entry_begin(struct lockfsm *f, uint64_t index)
  * restored replica, which finds them lock by lock, hands them on too. */
 static void defer_one(struct lockfsm *f, struct lock *l)
 {
-        struct queue *at = queue_tail(&f->deferred);
+        struct rqueue *at = rqueue_tail(&f->lists->deferred);
 
-        if (!queue_empty(&l->entry_link)) {
+        if (!rqueue_empty(&l->entry_link)) {
                 return; /* deferred, or in touched: entry_end reaches it */
         }
-        while (at != &f->deferred &&
-               QUEUE_DATA(at, struct lock, entry_link)->created > l->created) {
-                at = at->prev;
+        while (at != &f->lists->deferred &&
+               RQUEUE_DATA(at, struct lock, entry_link)->created > l->created) {
+                at = rqueue_prev(at);
         }
-        queue_insert_after(at, &l->entry_link);
+        rqueue_insert_after(at, &l->entry_link);
         l->deferred = true;
         f->n_deferred++;
 }
@@ -212,7 +212,7 @@ static void defer_one(struct lockfsm *f, struct lock *l)
 static void defer(struct lockfsm *f, struct lock *l)
 {
         const struct hold *head =
-            QUEUE_DATA(queue_head(&l->waiters), struct hold, lock_link);
+            RQUEUE_DATA(rqueue_head(&l->waiters), struct hold, lock_link);
         struct lock *locks[COMMAND_MULTI_MAX];
         unsigned i, n;
 
@@ -232,10 +232,10 @@ static void defer(struct lockfsm *f, struct lock *l)
  * the next entry. */
 static void entry_end(struct lockfsm *f, uint64_t index)
 {
-        while (!queue_empty(&f->touched)) {
-                struct lock *l = QUEUE_DATA(queue_head(&f->touched),
-                                            struct lock, entry_link);
-                queue_remove(&l->entry_link);
+        while (!rqueue_empty(&f->lists->touched)) {
+                struct lock *l = RQUEUE_DATA(rqueue_head(&f->lists->touched),
+                                             struct lock, entry_link);
+                rqueue_remove(&l->entry_link);
                 if (l->n_holders == 0 && l->n_waiters == 0 && !l->blocked) {
                         state_lock_drop(f, l);
                 } else if (grant_admissible(f, l)) {
@@ -264,7 +264,7 @@ static int entry_leave(struct lockfsm *f, uint64_t index, int rv)
 {
         if (rv == 0) {
                 entry_end(f, index);
-        } else if (f->entry_done == 0 && queue_empty(&f->touched)) {
+        } else if (f->entry_done == 0 && rqueue_empty(&f->lists->touched)) {
                 f->entry_index = 0;
         }
         return rv;
@@ -341,6 +341,8 @@ void lockfsm_stats(const struct lockfsm *f, struct lockfsm_stats *st)
         st->grants = f->n_grants;
         st->waiters = f->n_waiters;
         st->tombstones = f->tomb_count;
+        st->record_bytes = pool_live_bytes(&f->pool);
+        st->slab_bytes = pool_slab_bytes(&f->pool);
 }
 
 int lockfsm_snapshot(const struct lockfsm *f, void **buf, size_t *len)
@@ -417,7 +419,7 @@ static const char *check_session(const struct lockfsm *f,
         const struct hold *prev = NULL;
         const char *err;
         uint32_t holds = 0;
-        struct queue *q;
+        struct rqueue *q;
         unsigned i;
 
         if (state_session(f, s->id) != s) {
@@ -429,9 +431,10 @@ static const char *check_session(const struct lockfsm *f,
         if (state_tomb(f, s->id) != 0) {
                 return "live session has a tombstone";
         }
-        QUEUE_FOREACH(q, &s->grants)
+        RQUEUE_FOREACH(q, &s->grants)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, session_link);
+                const struct hold *h =
+                    RQUEUE_DATA(q, struct hold, session_link);
                 if (h->waiting || h->session != s || h->count == 0) {
                         return "bad grant in a session's list";
                 }
@@ -449,9 +452,10 @@ static const char *check_session(const struct lockfsm *f,
                 holds++;
         }
         prev = NULL;
-        QUEUE_FOREACH(q, &s->waits)
+        RQUEUE_FOREACH(q, &s->waits)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, session_link);
+                const struct hold *h =
+                    RQUEUE_DATA(q, struct hold, session_link);
                 if (!h->waiting || h->session != s) {
                         return "bad waiter in a session's list";
                 }
@@ -481,14 +485,14 @@ static const char *check_session(const struct lockfsm *f,
 
 /* True when (session, owner) appears among a lock's holds before `h`, in
  * h's mode (or in any mode when `any_mode`). */
-static bool seen_before(const struct queue *list, const struct hold *h,
+static bool seen_before(const struct rqueue *list, const struct hold *h,
                         bool any_mode)
 {
-        struct queue *q;
+        struct rqueue *q;
 
-        QUEUE_FOREACH(q, list)
+        RQUEUE_FOREACH(q, list)
         {
-                const struct hold *o = QUEUE_DATA(q, struct hold, lock_link);
+                const struct hold *o = RQUEUE_DATA(q, struct hold, lock_link);
                 if (o == h) {
                         return false;
                 }
@@ -505,7 +509,7 @@ static bool seen_before(const struct queue *list, const struct hold *h,
 static const char *check_writers(const struct lock *l, uint32_t writers)
 {
         const struct hold *w = state_first_holder(l);
-        struct queue *q;
+        struct rqueue *q;
 
         if (writers != l->n_writers || writers > 1) {
                 return "lock writer count disagrees, or two writers";
@@ -513,9 +517,9 @@ static const char *check_writers(const struct lock *l, uint32_t writers)
         if (writers == 0) {
                 return NULL;
         }
-        QUEUE_FOREACH(q, &l->holders)
+        RQUEUE_FOREACH(q, &l->holders)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 if (h->session != w->session || h->owner != w->owner) {
                         return "a writer holds a lock with someone else";
                 }
@@ -547,14 +551,14 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         uint64_t last_queued = 0, used = 0;
         uint32_t n = 0, writers = 0;
         const char *err;
-        struct queue *q;
+        struct rqueue *q;
 
         if (state_lock(f, l->name, l->name_len) != l) {
                 return "lock missing from its map";
         }
-        QUEUE_FOREACH(q, &l->holders)
+        RQUEUE_FOREACH(q, &l->holders)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 if (h->waiting || h->lock != l) {
                         return "bad holder in a lock's list";
                 }
@@ -586,8 +590,8 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         if (l->blocked && l->mode != COMMAND_MODE_EXCLUSIVE) {
                 return "a semaphore or an election in a lock-delay";
         }
-        if (grant_admissible(f, l) == queue_empty(&l->entry_link) ||
-            l->deferred == queue_empty(&l->entry_link)) {
+        if (grant_admissible(f, l) == rqueue_empty(&l->entry_link) ||
+            l->deferred == rqueue_empty(&l->entry_link)) {
                 return "a lock is deferred if and only if its queue's head "
                        "can be admitted: not so";
         }
@@ -595,9 +599,9 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
                 return err;
         }
         n = 0;
-        QUEUE_FOREACH(q, &l->waiters)
+        RQUEUE_FOREACH(q, &l->waiters)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 if (!h->waiting || h->lock != l || !fits_kind(l, h)) {
                         return "bad waiter in a lock's queue";
                 }
@@ -625,11 +629,11 @@ const char *lockfsm_check(const struct lockfsm *f)
 {
         uint64_t n = 0, grants = 0, waiters = 0, last = 0;
         const char *err;
-        struct queue *q;
+        struct rqueue *q;
 
-        QUEUE_FOREACH(q, &f->session_list)
+        RQUEUE_FOREACH(q, &f->lists->session_list)
         {
-                const struct session *s = QUEUE_DATA(q, struct session, link);
+                const struct session *s = RQUEUE_DATA(q, struct session, link);
                 if (s->id <= last || s->id > f->stamp) {
                         return "sessions out of order";
                 }
@@ -645,9 +649,9 @@ const char *lockfsm_check(const struct lockfsm *f)
         }
         n = 0;
         last = 0;
-        QUEUE_FOREACH(q, &f->lock_list)
+        RQUEUE_FOREACH(q, &f->lists->lock_list)
         {
-                const struct lock *l = QUEUE_DATA(q, struct lock, link);
+                const struct lock *l = RQUEUE_DATA(q, struct lock, link);
                 if (l->created <= last) {
                         return "locks out of order";
                 }
@@ -662,14 +666,14 @@ const char *lockfsm_check(const struct lockfsm *f)
         if (n != f->n_locks || n != f->locks.count) {
                 return "lock count disagrees";
         }
-        if (!queue_empty(&f->touched) || f->entry_index != 0) {
+        if (!rqueue_empty(&f->lists->touched) || f->entry_index != 0) {
                 return "an entry is half-applied";
         }
         n = 0;
         last = 0;
-        QUEUE_FOREACH(q, &f->deferred)
+        RQUEUE_FOREACH(q, &f->lists->deferred)
         {
-                const struct lock *l = QUEUE_DATA(q, struct lock, entry_link);
+                const struct lock *l = RQUEUE_DATA(q, struct lock, entry_link);
                 if (!grant_admissible(f, l) || l->created <= last) {
                         return "deferred lock with no one to admit, or out "
                                "of order";

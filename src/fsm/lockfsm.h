@@ -257,6 +257,12 @@ struct lockfsm_stats {
         uint64_t grants;
         uint64_t waiters;
         uint64_t tombstones;
+        /* Memory the sessions, locks, holds and outcomes take: their
+         * records' bytes, each rounded to 8, and the slabs holding them
+         * (src/lib/pool.h). Tables and records too large for a slab are
+         * not counted. */
+        uint64_t record_bytes;
+        uint64_t slab_bytes;
 };
 
 void lockfsm_stats(const struct lockfsm *f, struct lockfsm_stats *st);

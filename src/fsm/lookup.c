@@ -24,7 +24,7 @@ void lockfsm_check_token(const struct lockfsm *f, const char *name, size_t len,
                          uint64_t token, struct lockfsm_result *res)
 {
         const struct lock *l = state_lock(f, name, len);
-        struct queue *q;
+        struct rqueue *q;
 
         lockfsm_query(f, name, len, res);
         if (res->kind != PROTO_KIND_HOLDER) {
@@ -34,9 +34,9 @@ void lockfsm_check_token(const struct lockfsm *f, const char *name, size_t len,
         }
         /* Current: the token of any grant held now (readers admitted by
          * one entry share it). */
-        QUEUE_FOREACH(q, &l->holders)
+        RQUEUE_FOREACH(q, &l->holders)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 if (h->token == token) {
                         step_describe(res, PROTO_KIND_CURRENT, h);
                         res->waiters = l->n_waiters;
@@ -71,11 +71,11 @@ void lockfsm_foreach_blocked(const struct lockfsm *f,
                                         uint32_t delay_ms),
                              void *data)
 {
-        struct queue *q;
+        struct rqueue *q;
 
-        QUEUE_FOREACH(q, &f->lock_list)
+        RQUEUE_FOREACH(q, &f->lists->lock_list)
         {
-                const struct lock *l = QUEUE_DATA(q, struct lock, link);
+                const struct lock *l = RQUEUE_DATA(q, struct lock, link);
                 if (l->blocked) {
                         cb(data, l->name, l->name_len, l->created, l->delay_ms);
                 }
@@ -88,15 +88,15 @@ void lockfsm_foreach_waiter(const struct lockfsm *f,
                                        size_t name_len, uint32_t wait_ms),
                             void *data)
 {
-        struct queue *lq, *wq;
+        struct rqueue *lq, *wq;
 
-        QUEUE_FOREACH(lq, &f->lock_list)
+        RQUEUE_FOREACH(lq, &f->lists->lock_list)
         {
-                const struct lock *l = QUEUE_DATA(lq, struct lock, link);
-                QUEUE_FOREACH(wq, &l->waiters)
+                const struct lock *l = RQUEUE_DATA(lq, struct lock, link);
+                RQUEUE_FOREACH(wq, &l->waiters)
                 {
                         const struct hold *h =
-                            QUEUE_DATA(wq, struct hold, lock_link);
+                            RQUEUE_DATA(wq, struct hold, lock_link);
                         cb(data, h->session->id, h->seq, l->name, l->name_len,
                            h->wait_ms);
                 }
@@ -109,14 +109,14 @@ void lockfsm_foreach_holder(
 {
         const struct lock *l = state_lock(f, name, len);
         struct lockfsm_holder out;
-        struct queue *q;
+        struct rqueue *q;
 
         if (l == NULL) {
                 return;
         }
-        QUEUE_FOREACH(q, &l->holders)
+        RQUEUE_FOREACH(q, &l->holders)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 out.session = h->session->id;
                 out.owner = h->owner;
                 out.token = h->token;
@@ -144,11 +144,11 @@ void lockfsm_foreach_lock(const struct lockfsm *f, const char *prefix,
                           void *data)
 {
         struct lockfsm_result res;
-        struct queue *q;
+        struct rqueue *q;
 
-        QUEUE_FOREACH(q, &f->lock_list)
+        RQUEUE_FOREACH(q, &f->lists->lock_list)
         {
-                const struct lock *l = QUEUE_DATA(q, struct lock, link);
+                const struct lock *l = RQUEUE_DATA(q, struct lock, link);
                 const struct hold *h;
 
                 if (l->n_holders == 0 || l->name_len < len ||

@@ -246,14 +246,15 @@ void multi_acquire(const struct step *st, struct session *s,
  * multi-lock, else NULL; the same before it. */
 static struct hold *sibling(const struct hold *h, bool next)
 {
-        const struct queue *end = &h->session->waits;
-        struct queue *q = next ? h->session_link.next : h->session_link.prev;
+        const struct rqueue *end = &h->session->waits;
+        struct rqueue *q = next ? rqueue_next(&h->session_link)
+                                : rqueue_prev(&h->session_link);
         struct hold *o;
 
         if (q == end) {
                 return NULL;
         }
-        o = QUEUE_DATA(q, struct hold, session_link);
+        o = RQUEUE_DATA(q, struct hold, session_link);
         return o->multi && o->seq == h->seq ? o : NULL;
 }
 
@@ -337,11 +338,12 @@ void multi_drop(const struct step *st, struct hold *w, int status)
 const char *multi_check(const struct session *s)
 {
         const struct hold *prev = NULL;
-        struct queue *q;
+        struct rqueue *q;
 
-        QUEUE_FOREACH(q, &s->waits)
+        RQUEUE_FOREACH(q, &s->waits)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, session_link);
+                const struct hold *h =
+                    RQUEUE_DATA(q, struct hold, session_link);
                 /* Only a multi-lock's names share an ACQUIRE's stamp. */
                 if (prev != NULL && prev->queued_at == h->queued_at &&
                     (!prev->multi || !h->multi || prev->seq != h->seq ||

@@ -14,15 +14,15 @@ void sessions_end(const struct step *st, struct session *s, int reason,
 {
         uint64_t id = s->id;
 
-        while (!queue_empty(&s->waits)) {
+        while (!rqueue_empty(&s->waits)) {
                 grant_drop_wait(st,
-                                QUEUE_DATA(queue_head(&s->waits), struct hold,
-                                           session_link),
+                                RQUEUE_DATA(rqueue_head(&s->waits), struct hold,
+                                            session_link),
                                 reason);
         }
-        while (!queue_empty(&s->grants)) {
-                struct hold *g = QUEUE_DATA(queue_head(&s->grants), struct hold,
-                                            session_link);
+        while (!rqueue_empty(&s->grants)) {
+                struct hold *g = RQUEUE_DATA(rqueue_head(&s->grants),
+                                             struct hold, session_link);
                 if (reason == BATON_EEXPIRED) {
                         grant_lost(st, g); /* EXPIRE, REVOKE */
                 } else {
@@ -116,11 +116,11 @@ void lockfsm_foreach_session(const struct lockfsm *f,
                                         uint32_t ttl_ms),
                              void *data)
 {
-        struct queue *q;
+        struct rqueue *q;
 
-        QUEUE_FOREACH(q, &f->session_list)
+        RQUEUE_FOREACH(q, &f->lists->session_list)
         {
-                const struct session *s = QUEUE_DATA(q, struct session, link);
+                const struct session *s = RQUEUE_DATA(q, struct session, link);
                 cb(data, s->id, s->ttl_ms);
         }
 }

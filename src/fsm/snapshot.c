@@ -56,7 +56,7 @@ static void put_value(struct wcursor *w, const struct lock *l,
 
 static void put_lock(struct wcursor *w, const struct lock *l)
 {
-        struct queue *q;
+        struct rqueue *q;
 
         wcursor_u8(w, l->name_len);
         wcursor_bytes(w, l->name, l->name_len);
@@ -66,9 +66,9 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 wcursor_u32(w, l->limit);
         }
         wcursor_u32(w, l->n_holders);
-        QUEUE_FOREACH(q, &l->holders)
+        RQUEUE_FOREACH(q, &l->holders)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 wcursor_u64(w, h->session->id);
                 wcursor_u64(w, h->owner);
                 wcursor_u64(w, h->seq);
@@ -82,9 +82,9 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 put_value(w, l, h);
         }
         wcursor_u32(w, l->n_waiters);
-        QUEUE_FOREACH(q, &l->waiters)
+        RQUEUE_FOREACH(q, &l->waiters)
         {
-                const struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 wcursor_u64(w, h->session->id);
                 wcursor_u64(w, h->owner);
                 wcursor_u64(w, h->seq);
@@ -101,7 +101,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
 /* Writes everything but the checksum; with a NULL buffer it only counts. */
 static void put_state(struct wcursor *w, const struct lockfsm *f)
 {
-        struct queue *q;
+        struct rqueue *q;
         uint32_t i;
 
         wcursor_bytes(w, magic, sizeof magic);
@@ -118,14 +118,14 @@ static void put_state(struct wcursor *w, const struct lockfsm *f)
                 wcursor_u8(w, (uint8_t)-t->reason);
         }
         wcursor_u32(w, (uint32_t)f->n_sessions);
-        QUEUE_FOREACH(q, &f->session_list)
+        RQUEUE_FOREACH(q, &f->lists->session_list)
         {
-                put_session(w, QUEUE_DATA(q, struct session, link));
+                put_session(w, RQUEUE_DATA(q, struct session, link));
         }
         wcursor_u32(w, (uint32_t)f->n_locks);
-        QUEUE_FOREACH(q, &f->lock_list)
+        RQUEUE_FOREACH(q, &f->lists->lock_list)
         {
-                put_lock(w, QUEUE_DATA(q, struct lock, link));
+                put_lock(w, RQUEUE_DATA(q, struct lock, link));
         }
 }
 
@@ -304,8 +304,8 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
                 return BATON_ENOMEM;
         }
         memcpy(h, &t, offsetof(struct hold, value));
-        queue_init(&h->lock_link);
-        queue_init(&h->session_link);
+        rqueue_init(&h->lock_link);
+        rqueue_init(&h->session_link);
         if (t.value_len > 0) {
                 memcpy(h->value, value, t.value_len);
         }
@@ -395,13 +395,13 @@ static int get_lock(struct lockfsm *f, struct rcursor *r, uint64_t *last,
  * is in: a multi-lock's head is admissible when all its names are. */
 static void find_deferred(struct lockfsm *f)
 {
-        struct queue *q;
+        struct rqueue *q;
 
-        QUEUE_FOREACH(q, &f->lock_list)
+        RQUEUE_FOREACH(q, &f->lists->lock_list)
         {
-                struct lock *l = QUEUE_DATA(q, struct lock, link);
+                struct lock *l = RQUEUE_DATA(q, struct lock, link);
                 if (grant_admissible(f, l)) {
-                        queue_push_tail(&f->deferred, &l->entry_link);
+                        rqueue_push_tail(&f->lists->deferred, &l->entry_link);
                         l->deferred = true;
                         f->n_deferred++;
                 }

@@ -6,18 +6,21 @@
 
 #include "../../include/baton.h"
 
-/* The pool's slabs: below glibc's mmap threshold (128 KiB), so that they
- * come from the heap, and large against the largest record (about 400
- * bytes: a session with a 255-byte name). */
+/* The pool's slabs, committed one at a time: large against the largest
+ * record (about 400 bytes: a session with a 255-byte name). */
 #define STATE_SLAB (64 * 1024)
 
-/* state_close() leaves locks and holds to the pool's slabs: none may be
- * too large for them (names and values are at most 255 bytes). */
+/* Every record with a link lives in the pool's region, where a 32-bit
+ * link reaches it (rqueue.h), and state_close() leaves them all to the
+ * pool: none may be too large for it (names and values are at most 255
+ * bytes). */
 static_assert(sizeof(struct lock) + UINT8_MAX <= POOL_MAX, "lock in slabs");
 static_assert(sizeof(struct hold) + UINT8_MAX <= POOL_MAX, "hold in slabs");
+static_assert(sizeof(struct session) + UINT8_MAX <= POOL_MAX,
+              "session in slabs");
 
 /* A record's bytes with a name of `len` bytes: the name begins inside the
- * struct's tail padding (a lock's at byte 95 of 96), and never less than
+ * struct's tail padding (a lock's at byte 63 of 64), and never less than
  * the whole struct. */
 #define WITH_NAME(type, len)                                                   \
         (offsetof(type, name) + (len) > sizeof(type)                           \
@@ -46,7 +49,7 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
         memset(f, 0, sizeof *f);
         f->limits = *limits;
         f->mem = mem;
-        pool_init(&f->pool, mem, mem->each ? 0 : STATE_SLAB);
+        pool_init(&f->pool, mem, STATE_SLAB);
         /* Tables that grow with the state grow a little at a time (a
          * doubling at a million locks that moved them all in one apply
          * froze the loop) and never write into the records they hold,
@@ -55,10 +58,6 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
         ptable_init(&f->nonces, mem, session_nonce_hash);
         ptable_init(&f->locks, mem, lock_name_hash);
         hmap_init(&f->tombs, mem);
-        queue_init(&f->session_list);
-        queue_init(&f->lock_list);
-        queue_init(&f->touched);
-        queue_init(&f->deferred);
         /* Tombstones live in a preallocated ring, so ending a session never
          * allocates. */
         f->tomb_ring =
@@ -66,48 +65,34 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
         if (f->tomb_ring == NULL) {
                 return BATON_ENOMEM;
         }
-        if (hmap_reserve(&f->tombs, limits->max_tombstones) != 0) {
+        f->lists = pool_alloc(&f->pool, sizeof *f->lists);
+        if (f->lists == NULL ||
+            hmap_reserve(&f->tombs, limits->max_tombstones) != 0) {
+                hmap_close(&f->tombs);
                 mem_free(mem, f->tomb_ring);
+                pool_close(&f->pool);
                 return BATON_ENOMEM;
         }
+        rqueue_init(&f->lists->session_list);
+        rqueue_init(&f->lists->lock_list);
+        rqueue_init(&f->lists->touched);
+        rqueue_init(&f->lists->deferred);
         return 0;
-}
-
-static void free_holds(struct lockfsm *f, struct queue *list)
-{
-        while (!queue_empty(list)) {
-                struct queue *q = queue_head(list);
-                queue_remove(q);
-                state_hold_free(f, QUEUE_DATA(q, struct hold, lock_link));
-        }
 }
 
 void state_close(struct lockfsm *f)
 {
-        /* Locks and holds all live in the pool's slabs, unless it asks
-         * mem for each record: closing the pool then frees them without
-         * reading a million records. Sessions are walked either way, as
-         * an outcome array can be too large for the pool. */
-        if (!pool_frees_all(&f->pool)) {
-                while (!queue_empty(&f->lock_list)) {
-                        struct lock *l = QUEUE_DATA(queue_head(&f->lock_list),
-                                                    struct lock, link);
-                        free_holds(f, &l->holders);
-                        free_holds(f, &l->waiters);
-                        queue_remove(&l->link);
-                        state_lock_free(f, l);
-                }
-        }
-        queue_init(&f->lock_list);
-        queue_init(&f->touched);
-        queue_init(&f->deferred);
-        f->n_deferred = 0;
-        while (!queue_empty(&f->session_list)) {
-                struct session *s = QUEUE_DATA(queue_head(&f->session_list),
-                                               struct session, link);
-                queue_remove(&s->link);
+        /* Locks and holds all live in the pool's region: closing the pool
+         * frees them without reading a million records. Sessions are
+         * walked, as an outcome array can be too large for the pool. */
+        while (!rqueue_empty(&f->lists->session_list)) {
+                struct session *s = RQUEUE_DATA(
+                    rqueue_head(&f->lists->session_list), struct session, link);
+                rqueue_remove(&s->link);
                 state_session_free(f, s);
         }
+        f->lists = NULL;
+        f->n_deferred = 0;
         ptable_close(&f->sessions);
         ptable_close(&f->nonces);
         ptable_close(&f->locks);
@@ -117,32 +102,12 @@ void state_close(struct lockfsm *f)
         pool_close(&f->pool);
 }
 
-/* Re-points a list's neighbours at its head after the head moved. */
-static void move_head(struct queue *dst, struct queue *src)
-{
-        if (queue_empty(src)) {
-                queue_init(dst);
-                return;
-        }
-        *dst = *src;
-        dst->next->prev = dst;
-        dst->prev->next = dst;
-        queue_init(src);
-}
-
 void state_move(struct lockfsm *dst, struct lockfsm *src)
 {
-        struct queue sessions, locks, touched, deferred;
-
-        move_head(&sessions, &src->session_list);
-        move_head(&locks, &src->lock_list);
-        move_head(&touched, &src->touched);
-        move_head(&deferred, &src->deferred);
+        /* The lists' heads are in the pool's region, which stays where it
+         * is: only the struct moves. */
         *dst = *src;
-        move_head(&dst->session_list, &sessions);
-        move_head(&dst->lock_list, &locks);
-        move_head(&dst->touched, &touched);
-        move_head(&dst->deferred, &deferred);
+        memset(src, 0, sizeof *src);
 }
 
 static bool session_id_is(const void *record, const void *key)
@@ -209,9 +174,9 @@ struct session *state_session_alloc(struct lockfsm *f, size_t name_len)
         }
         memset(s, 0, WITH_NAME(struct session, name_len));
         s->name_len = (uint8_t)name_len;
-        queue_init(&s->link);
-        queue_init(&s->grants);
-        queue_init(&s->waits);
+        rqueue_init(&s->link);
+        rqueue_init(&s->grants);
+        rqueue_init(&s->waits);
         return s;
 }
 
@@ -236,15 +201,15 @@ int state_session_reserve(struct lockfsm *f)
 void state_session_link(struct lockfsm *f, struct session *s)
 {
         /* Ids are entry indexes, so appending keeps the list ordered. */
-        assert(
-            queue_empty(&f->session_list) ||
-            QUEUE_DATA(queue_tail(&f->session_list), struct session, link)->id <
-                s->id);
+        assert(rqueue_empty(&f->lists->session_list) ||
+               RQUEUE_DATA(rqueue_tail(&f->lists->session_list), struct session,
+                           link)
+                       ->id < s->id);
         ptable_insert(&f->sessions, s, session_id_hash(s));
         if (s->nonce != 0) {
                 ptable_insert(&f->nonces, s, session_nonce_hash(s));
         }
-        queue_push_tail(&f->session_list, &s->link);
+        rqueue_push_tail(&f->lists->session_list, &s->link);
         f->n_sessions++;
 }
 
@@ -255,7 +220,7 @@ void state_session_end(struct lockfsm *f, struct session *s, int reason)
         if (s->nonce != 0) {
                 ptable_remove(&f->nonces, s, session_nonce_hash(s));
         }
-        queue_remove(&s->link);
+        rqueue_remove(&s->link);
         f->n_sessions--;
         state_tomb_add(f, s->id, reason);
         state_session_free(f, s);
@@ -269,10 +234,10 @@ struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len)
                 return NULL;
         }
         memset(l, 0, sizeof *l);
-        queue_init(&l->link);
-        queue_init(&l->entry_link);
-        queue_init(&l->holders);
-        queue_init(&l->waiters);
+        rqueue_init(&l->link);
+        rqueue_init(&l->entry_link);
+        rqueue_init(&l->holders);
+        rqueue_init(&l->waiters);
         l->name_len = (uint8_t)len;
         memcpy(l->name, name, len);
         return l;
@@ -293,7 +258,7 @@ int state_lock_reserve(struct lockfsm *f, size_t n)
 void state_lock_link(struct lockfsm *f, struct lock *l)
 {
         ptable_insert(&f->locks, l, lock_name_hash(l));
-        queue_push_tail(&f->lock_list, &l->link);
+        rqueue_push_tail(&f->lists->lock_list, &l->link);
         f->n_locks++;
 }
 
@@ -301,8 +266,8 @@ void state_lock_drop(struct lockfsm *f, struct lock *l)
 {
         assert(l->n_holders == 0 && l->n_waiters == 0);
         ptable_remove(&f->locks, l, lock_name_hash(l));
-        queue_remove(&l->link);
-        queue_remove(&l->entry_link);
+        rqueue_remove(&l->link);
+        rqueue_remove(&l->entry_link);
         f->n_locks--;
         state_lock_free(f, l);
 }
@@ -313,8 +278,8 @@ struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len)
 
         if (h != NULL) {
                 memset(h, 0, sizeof *h + value_len);
-                queue_init(&h->lock_link);
-                queue_init(&h->session_link);
+                rqueue_init(&h->lock_link);
+                rqueue_init(&h->session_link);
                 h->value_len = (uint8_t)value_len;
         }
         return h;
@@ -338,21 +303,21 @@ static bool grant_before(const struct hold *a, const struct hold *b)
 
 void state_grant_attach(struct lockfsm *f, struct hold *h)
 {
-        struct queue *at = queue_tail(&h->session->grants);
+        struct rqueue *at = rqueue_tail(&h->session->grants);
 
         h->waiting = false;
         h->multi = false; /* a multi-lock's grants are grants like others */
-        queue_push_tail(&h->lock->holders, &h->lock_link);
+        rqueue_push_tail(&h->lock->holders, &h->lock_link);
         h->lock->n_holders++;
         h->lock->n_writers += h->mode == COMMAND_MODE_EXCLUSIVE;
         h->lock->used += h->permits;
         /* New grants carry the largest token so far; only the handovers of
          * one CLOSE or EXPIRE tie, so this walk is short. */
         while (at != &h->session->grants &&
-               grant_before(h, QUEUE_DATA(at, struct hold, session_link))) {
-                at = at->prev;
+               grant_before(h, RQUEUE_DATA(at, struct hold, session_link))) {
+                at = rqueue_prev(at);
         }
-        queue_insert_after(at, &h->session_link);
+        rqueue_insert_after(at, &h->session_link);
         h->session->n_holds++;
         f->n_grants++;
 }
@@ -366,47 +331,48 @@ bool state_wait_after(const struct hold *a, const struct hold *b)
 
 void state_wait_attach(struct lockfsm *f, struct hold *h)
 {
-        struct queue *at = queue_tail(&h->session->waits);
+        struct rqueue *at = rqueue_tail(&h->session->waits);
 
         h->waiting = true;
-        queue_push_tail(&h->lock->waiters, &h->lock_link);
+        rqueue_push_tail(&h->lock->waiters, &h->lock_link);
         h->lock->n_waiters++;
         /* Ordered by (queued_at, lock age): new waits go last, and a
          * restore, which attaches them lock by lock, walks back to their
          * place; a multi-lock's waits, which share queued_at, end up in
          * the same order either way. */
-        while (at != &h->session->waits &&
-               state_wait_after(QUEUE_DATA(at, struct hold, session_link), h)) {
-                at = at->prev;
+        while (
+            at != &h->session->waits &&
+            state_wait_after(RQUEUE_DATA(at, struct hold, session_link), h)) {
+                at = rqueue_prev(at);
         }
-        queue_insert_after(at, &h->session_link);
+        rqueue_insert_after(at, &h->session_link);
         h->session->n_holds++;
         f->n_waiters++;
 }
 
 struct hold *state_first_holder(const struct lock *l)
 {
-        struct queue *q;
+        struct rqueue *q;
 
         if (l->n_holders == 0) {
                 return NULL;
         }
         if (l->n_writers > 0) {
-                QUEUE_FOREACH(q, &l->holders)
+                RQUEUE_FOREACH(q, &l->holders)
                 {
-                        struct hold *h = QUEUE_DATA(q, struct hold, lock_link);
+                        struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                         if (h->mode == COMMAND_MODE_EXCLUSIVE) {
                                 return h;
                         }
                 }
         }
-        return QUEUE_DATA(queue_head(&l->holders), struct hold, lock_link);
+        return RQUEUE_DATA(rqueue_head(&l->holders), struct hold, lock_link);
 }
 
 void state_hold_detach(struct lockfsm *f, struct hold *h)
 {
-        queue_remove(&h->lock_link);
-        queue_remove(&h->session_link);
+        rqueue_remove(&h->lock_link);
+        rqueue_remove(&h->session_link);
         h->session->n_holds--;
         if (h->waiting) {
                 h->lock->n_waiters--;

@@ -9,7 +9,7 @@
 #include "../lib/hmap.h"
 #include "../lib/pool.h"
 #include "../lib/ptable.h"
-#include "../lib/queue.h"
+#include "../lib/rqueue.h"
 #include "lockfsm.h"
 
 /*
@@ -30,8 +30,8 @@ struct memo {
 };
 
 struct session {
-        struct queue link; /* lockfsm.sessions, ordered by id */
-        uint64_t id;       /* the OPEN command's stamp */
+        struct rqueue link; /* lockfsm.sessions, ordered by id */
+        uint64_t id;        /* the OPEN command's stamp */
         uint64_t nonce;
         uint64_t floor; /* outcomes of seq < floor are forgotten */
         uint32_t ttl_ms;
@@ -43,8 +43,8 @@ struct session {
          * so that its client, which sees the count in keepalive answers,
          * learns that one went (wrapping). */
         uint32_t revoked;
-        struct queue grants; /* hold.session_link, by (token, lock age) */
-        struct queue waits;  /* hold.session_link, by (queued_at, lock
+        struct rqueue grants; /* hold.session_link, by (token, lock age) */
+        struct rqueue waits;  /* hold.session_link, by (queued_at, lock
                                 age): a multi-lock's waits are adjacent */
         /* Outcomes by seq in memo[0..n_memo); the array holds memo_cap
          * and is sized to what the session has in flight, not to
@@ -64,8 +64,8 @@ struct session {
  * next waiter needs no allocation: apply cannot fail half-way.
  */
 struct hold {
-        struct queue lock_link;    /* lock.holders or lock.waiters */
-        struct queue session_link; /* session.grants or session.waits */
+        struct rqueue lock_link;    /* lock.holders or lock.waiters */
+        struct rqueue session_link; /* session.grants or session.waits */
         struct lock *lock;
         struct session *session;
         uint64_t owner;
@@ -114,14 +114,14 @@ struct hold {
  * delay, so time still only reaches the machine through the log.
  */
 struct lock {
-        struct queue link; /* lockfsm.locks, by created */
+        struct rqueue link; /* lockfsm.locks, by created */
         /* In lockfsm.touched while an entry that granted it is applied,
          * in lockfsm.deferred between entries while its next grant waits
          * for the next entry; else self-linked. */
-        struct queue entry_link;
-        struct queue holders;
-        struct queue waiters; /* FIFO */
-        uint64_t created;     /* the stamp of the command that created it */
+        struct rqueue entry_link;
+        struct rqueue holders;
+        struct rqueue waiters; /* FIFO */
+        uint64_t created;      /* the stamp of the command that created it */
         uint32_t n_holders;
         uint32_t n_waiters;
         union {
@@ -154,6 +154,13 @@ struct tomb {
         int reason; /* BATON_EEXPIRED or BATON_ECLOSED */
 };
 
+struct state_lists {
+        struct rqueue session_list;
+        struct rqueue lock_list;
+        struct rqueue touched;  /* locks granted by the current entry */
+        struct rqueue deferred; /* locks whose next grant waits for an entry */
+};
+
 struct lockfsm {
         struct lockfsm_limits limits;
         const struct mem *mem;
@@ -177,8 +184,9 @@ struct lockfsm {
          * BATON_ENOMEM resumes where it stopped when raft retries it. */
         uint64_t entry_index;
         uint32_t entry_done;
-        struct queue touched;  /* locks granted by the current entry */
-        struct queue deferred; /* locks whose next grant waits for an entry */
+        /* The lists' heads, a record of the pool like the records in
+         * them: a link reaches only that far (rqueue.h). */
+        struct state_lists *lists;
         uint64_t n_deferred;
         /* Records by key, in tables that never write into a record
          * (ptable.h): a session is in `nonces` when its nonce is not 0. */
@@ -186,8 +194,6 @@ struct lockfsm {
         struct ptable nonces;
         struct ptable locks; /* by name */
         struct hmap tombs;   /* by id; room for max_tombstones reserved */
-        struct queue session_list;
-        struct queue lock_list;
         uint64_t n_sessions;
         uint64_t n_locks;
         uint64_t n_grants;
@@ -202,7 +208,8 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
                const struct mem *mem);
 /* Free everything the state owns. */
 void state_close(struct lockfsm *f);
-/* Move the contents of src into dst (which must be closed or fresh). */
+/* Move the contents of src into dst (which must be closed or fresh);
+ * src is left owning nothing. */
 void state_move(struct lockfsm *dst, struct lockfsm *src);
 
 struct session *state_session(const struct lockfsm *f, uint64_t id);

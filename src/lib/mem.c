@@ -17,7 +17,7 @@ static void libc_free(void *ctx, void *ptr)
         free(ptr);
 }
 
-const struct mem mem_libc = {libc_alloc, libc_free, NULL, false};
+const struct mem mem_libc = {libc_alloc, libc_free, NULL, NULL};
 
 void *mem_alloc(const struct mem *m, size_t size)
 {

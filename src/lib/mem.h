@@ -14,11 +14,12 @@ struct mem {
         void *(*alloc)(void *ctx, size_t size); /* NULL on failure */
         void (*free)(void *ctx, void *ptr);     /* accepts NULL */
         void *ctx;
-        /* Ask this allocator for every record on its own, even where the
-         * caller would carve small records from larger blocks (pool.h):
-         * for allocators that inject failures, so that each record's
-         * allocation can be made to fail. */
-        bool each;
+        /* Asked before each small record a pool carves from its own
+         * memory (pool.h), which this allocator never sees: false fails
+         * that record as if memory had run out. For allocators that
+         * inject failures, so that each record's allocation can be made
+         * to fail; NULL admits every record. */
+        bool (*admit)(void *ctx, size_t size);
 };
 
 /* The libc allocator. */

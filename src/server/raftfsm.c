@@ -775,7 +775,7 @@ int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
         rf->mem.alloc = heap_alloc;
         rf->mem.free = heap_free;
         rf->mem.ctx = NULL;
-        rf->mem.each = false; /* records in slabs (pool.h) */
+        rf->mem.admit = NULL; /* records in its pool (pool.h) */
         rf->lockfsm = lockfsm_create(&rf->limits, &rf->mem);
         if (rf->lockfsm == NULL) {
                 snprintf(rf->errmsg, sizeof rf->errmsg,

@@ -3,19 +3,37 @@
 
 #include <stdlib.h>
 
+/* Whether this allocation is the one to fail. */
+static bool fa_fails(struct failalloc *fa)
+{
+        fa->calls++;
+        if (fa->countdown == 0 || (fa->sticky && fa->failed)) {
+                fa->failed = true;
+                fa->countdown = -1;
+                return true;
+        }
+        if (fa->countdown > 0) {
+                fa->countdown--;
+        }
+        return false;
+}
+
+static bool fa_admit(void *ctx, size_t size)
+{
+        struct failalloc *fa = ctx;
+
+        (void)size;
+        fa->admits++;
+        return !fa_fails(fa);
+}
+
 static void *fa_alloc(void *ctx, size_t size)
 {
         struct failalloc *fa = ctx;
         void *p;
 
-        fa->calls++;
-        if (fa->countdown == 0 || (fa->sticky && fa->failed)) {
-                fa->failed = true;
-                fa->countdown = -1;
+        if (fa_fails(fa)) {
                 return NULL;
-        }
-        if (fa->countdown > 0) {
-                fa->countdown--;
         }
         p = malloc(size);
         if (p != NULL) {
@@ -39,11 +57,12 @@ void failalloc_init(struct failalloc *fa)
         fa->mem.alloc = fa_alloc;
         fa->mem.free = fa_free;
         fa->mem.ctx = fa;
-        fa->mem.each = true;
+        fa->mem.admit = fa_admit;
         fa->countdown = -1;
         fa->sticky = false;
         fa->failed = false;
         fa->calls = 0;
+        fa->admits = 0;
         fa->live = 0;
 }
 

@@ -8,12 +8,15 @@
 #include "../../src/lib/mem.h"
 
 struct failalloc {
-        struct mem mem;      /* pass &fa->mem to the code under test */
-        long countdown;      /* allocations left before one fails; <0: never */
-        bool sticky;         /* once failed, keep failing */
-        bool failed;         /* an allocation has failed since arming */
-        unsigned long calls; /* allocation calls so far */
-        long live;           /* allocations not yet freed */
+        struct mem mem; /* pass &fa->mem to the code under test */
+        /* Allocations left before one fails (<0: never); a pool's record
+         * that mem.admit() refuses counts as an allocation. */
+        long countdown;
+        bool sticky;          /* once failed, keep failing */
+        bool failed;          /* an allocation has failed since arming */
+        unsigned long calls;  /* allocation calls so far, admits included */
+        unsigned long admits; /* records a pool asked to admit (mem.h) */
+        long live;            /* allocations not yet freed */
 };
 
 void failalloc_init(struct failalloc *fa);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../src/lib/pool.h"
+#include "../../src/lib/rqueue.h"
 #include "../lib/failalloc.h"
 
 #define SLAB 4096
@@ -43,10 +44,14 @@ static void records_are_packed(void **state)
                 assert_int_equal((uintptr_t)r[i] % 8, 0);
                 memset(r[i], (int)(i & 0xff), 101);
         }
-        /* Without sanitizers, (SLAB - 8) / 104 = 39 records a slab. */
-        per = (SLAB - 8) / ((101 + POOL_REDZONE + 7) / 8 * 8);
-        assert_int_equal(fa.calls, (1000 + per - 1) / per);
-        assert_int_equal(pool_slab_bytes(&p), fa.calls * SLAB);
+        /* Without sanitizers, SLAB / 104 = 39 records a slab, each of
+         * them admitted by mem, which allocated nothing. */
+        per = SLAB / ((101 + POOL_REDZONE + 7) / 8 * 8);
+        assert_int_equal(pool_slab_bytes(&p), (1000 + per - 1) / per * SLAB);
+        assert_int_equal(pool_live_bytes(&p),
+                         1000 * ((101 + POOL_REDZONE + 7) / 8 * 8));
+        assert_int_equal(fa.admits, 1000);
+        assert_int_equal(fa.live, 0);
         for (i = 0; i < 1000; i++) {
                 unsigned j;
                 for (j = 0; j < 101; j++) {
@@ -76,7 +81,7 @@ static void freed_records_come_back(void **state)
         pool_free(&p, c, 48);
         assert_ptr_equal(pool_alloc(&p, 48), c);
         assert_ptr_equal(pool_alloc(&p, 40), b);
-        assert_int_equal(fa.calls, 1);
+        assert_int_equal(pool_slab_bytes(&p), SLAB);
         finish(&fa, &p);
 }
 
@@ -90,10 +95,6 @@ static void slab_ends_are_kept(void **state)
 
         (void)state;
         start(&fa, &p, SLAB);
-        first = pool_alloc(&p, SLAB - 8 - 64); /* too big: asked of mem */
-        assert_int_equal(fa.calls, 1);
-        assert_int_equal(pool_slab_bytes(&p), 0);
-        pool_free(&p, first, SLAB - 8 - 64);
         first = pool_alloc(&p, 64);
         big = pool_alloc(&p, POOL_MAX);
         while (p.left >= POOL_MAX) {
@@ -103,43 +104,67 @@ static void slab_ends_are_kept(void **state)
         assert_non_null(pool_alloc(&p, POOL_MAX)); /* a second slab */
         assert_int_equal(pool_slab_bytes(&p), 2 * SLAB);
         if (tail != NULL) {
-                size_t n = (size_t)(first + SLAB - 8 - tail);
+                size_t n = (size_t)(first + SLAB - tail);
                 assert_ptr_equal(pool_alloc(&p, n - POOL_REDZONE), tail);
         }
         (void)big;
         finish(&fa, &p);
 }
 
-/* A pool without slabs, and records over POOL_MAX, ask mem for each. */
-static void without_slabs_each_record_is_asked(void **state)
+/* Records over POOL_MAX are asked of mem, one by one; small ones only
+ * admitted by it, and they are gone with the pool. */
+static void large_records_are_asked_of_mem(void **state)
 {
         struct failalloc fa;
         struct pool p;
         void *a, *b;
 
         (void)state;
-        start(&fa, &p, 0);
-        assert_false(pool_frees_all(&p));
-        a = pool_alloc(&p, 16);
-        b = pool_alloc(&p, 16);
-        assert_int_equal(fa.calls, 2);
-        assert_int_equal(fa.live, 2);
-        pool_free(&p, a, 16);
-        pool_free(&p, b, 16);
-        assert_int_equal(fa.live, 0);
-        pool_close(&p);
-
-        pool_init(&p, &fa.mem, SLAB);
-        assert_true(pool_frees_all(&p));
+        start(&fa, &p, SLAB);
         a = pool_alloc(&p, POOL_MAX + 1);
+        b = pool_alloc(&p, 16);
         assert_int_equal(fa.live, 1);
+        assert_int_equal(fa.calls, 2);
+        assert_int_equal(fa.admits, 1);
         pool_free(&p, a, POOL_MAX + 1);
         assert_int_equal(fa.live, 0);
-        pool_close(&p);
+        (void)b;
+        finish(&fa, &p);
 }
 
-/* A slab that cannot be had fails that record and nothing else. */
-static void failed_slab_fails_one_record(void **state)
+/* Every record of a pool lies within reach of a 32-bit link of every
+ * other (rqueue.h), across slabs. */
+static void records_are_within_a_link(void **state)
+{
+        struct failalloc fa;
+        struct pool p;
+        struct rqueue *head, *q;
+        unsigned i, n = 0;
+
+        (void)state;
+        start(&fa, &p, SLAB);
+        head = pool_alloc(&p, sizeof *head);
+        rqueue_init(head);
+        for (i = 0; i < 5000; i++) {
+                q = pool_alloc(&p, 8 + i % 200);
+                assert_non_null(q);
+                rqueue_push_tail(head, q);
+        }
+        assert_true(pool_slab_bytes(&p) > 10 * SLAB);
+        while (!rqueue_empty(head)) {
+                q = rqueue_head(head);
+                assert_ptr_equal(rqueue_prev(q), head);
+                rqueue_remove(q);
+                pool_free(&p, q, 8 + n % 200);
+                n++;
+        }
+        assert_int_equal(n, 5000);
+        assert_int_equal(pool_live_bytes(&p), 8 + POOL_REDZONE);
+        finish(&fa, &p);
+}
+
+/* A record mem's admit() refuses fails, and nothing else. */
+static void refused_record_fails_alone(void **state)
 {
         struct failalloc fa;
         struct pool p;
@@ -147,20 +172,40 @@ static void failed_slab_fails_one_record(void **state)
 
         (void)state;
         start(&fa, &p, SLAB);
+        a = pool_alloc(&p, 24);
+        memset(a, 7, 24);
         failalloc_arm(&fa, 0, false);
         assert_null(pool_alloc(&p, 24));
         failalloc_disarm(&fa);
+        assert_int_equal(pool_live_bytes(&p), 24 + POOL_REDZONE);
+        assert_non_null(pool_alloc(&p, 24));
+        assert_int_equal(a[23], 7);
+        finish(&fa, &p);
+}
+
+/* A pool whose region is full fails the record, and nothing else: freed
+ * room is still handed out. */
+static void full_region_fails_one_record(void **state)
+{
+        struct failalloc fa;
+        struct pool p;
+        char *a, *last = NULL;
+
+        (void)state;
+        start(&fa, &p, SLAB);
+        pool_cap(&p, 2 * SLAB + SLAB / 2);
         a = pool_alloc(&p, 24);
         assert_non_null(a);
         memset(a, 7, 24);
-        while (p.left >= 24) {
-                assert_non_null(pool_alloc(&p, 24));
+        while (pool_slab_bytes(&p) < 2 * SLAB || p.left >= 24 + POOL_REDZONE) {
+                last = pool_alloc(&p, 24);
+                assert_non_null(last);
         }
-        failalloc_arm(&fa, 0, false);
         assert_null(pool_alloc(&p, 24));
-        failalloc_disarm(&fa);
+        assert_int_equal(pool_slab_bytes(&p), 2 * SLAB);
         assert_int_equal(a[23], 7);
-        assert_non_null(pool_alloc(&p, 24));
+        pool_free(&p, last, 24);
+        assert_ptr_equal(pool_alloc(&p, 24), last);
         finish(&fa, &p);
 }
 
@@ -211,8 +256,10 @@ int main(void)
             cmocka_unit_test(records_are_packed),
             cmocka_unit_test(freed_records_come_back),
             cmocka_unit_test(slab_ends_are_kept),
-            cmocka_unit_test(without_slabs_each_record_is_asked),
-            cmocka_unit_test(failed_slab_fails_one_record),
+            cmocka_unit_test(large_records_are_asked_of_mem),
+            cmocka_unit_test(records_are_within_a_link),
+            cmocka_unit_test(refused_record_fails_alone),
+            cmocka_unit_test(full_region_fails_one_record),
             cmocka_unit_test(random_records_never_overlap),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
