@@ -22,6 +22,9 @@ static void replace(struct hold *h, struct hold *n)
         uint8_t value_len = n->value_len;
 
         memcpy(n, h, offsetof(struct hold, value));
+        /* References are relative to the record that holds them. */
+        hold_set_lock(n, hold_lock(h));
+        hold_set_session(n, hold_session(h));
         n->value_len = value_len;
         rqueue_init(&n->lock_link);
         rqueue_init(&n->session_link);

@@ -21,7 +21,7 @@
  * so a retried ACQUIRE learns what became of it. */
 static void resolve_memo(struct hold *w, uint8_t kind, int status)
 {
-        struct memo *m = state_memo_find(w->session, w->seq);
+        struct memo *m = state_memo_find(hold_session(w), w->seq);
         struct lockfsm_result res;
 
         if (m == NULL) {
@@ -40,7 +40,7 @@ struct hold *grant_find_holder(const struct lock *l, uint64_t session,
         RQUEUE_FOREACH(q, &l->holders)
         {
                 struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                if (h->session->id == session && h->owner == owner &&
+                if (hold_session(h)->id == session && h->owner == owner &&
                     (mode == GRANT_ANY_MODE || h->mode == mode)) {
                         return h;
                 }
@@ -56,7 +56,7 @@ struct hold *grant_find_wait(const struct session *s, const struct lock *l,
         RQUEUE_FOREACH(q, &s->waits)
         {
                 struct hold *h = RQUEUE_DATA(q, struct hold, session_link);
-                if (h->lock == l && (by_seq ? h->seq : h->owner) == key) {
+                if (hold_lock(h) == l && (by_seq ? h->seq : h->owner) == key) {
                         return h;
                 }
         }
@@ -78,7 +78,7 @@ bool grant_entry_allows(const struct lock *l, uint8_t mode)
 /* Make `h` a grant of its lock with this entry's index as its token. */
 static void grant(const struct step *st, struct hold *h)
 {
-        struct lock *l = h->lock;
+        struct lock *l = hold_lock(h);
 
         if (l->deferred) {
                 /* A multi-lock took it before the entry's start reached
@@ -101,7 +101,7 @@ static void grant(const struct step *st, struct hold *h)
 
 bool grant_fits(const struct lockfsm *f, const struct hold *w)
 {
-        const struct lock *l = w->lock;
+        const struct lock *l = hold_lock(w);
 
         if (l->blocked || l->n_holders >= f->limits.max_holders_per_lock ||
             rqueue_head(&l->waiters) != &w->lock_link) {
@@ -176,12 +176,12 @@ void grant_settle(const struct step *st, struct lock *l)
 
 void grant_lost(const struct step *st, struct hold *g)
 {
-        struct lock *l = g->lock;
+        struct lock *l = hold_lock(g);
         /* The cluster's, which the entry carries, or the session's own,
          * whichever is longer. */
-        uint32_t delay = st->c->delay_ms > g->session->lock_delay_ms
+        uint32_t delay = st->c->delay_ms > hold_session(g)->lock_delay_ms
                              ? st->c->delay_ms
-                             : g->session->lock_delay_ms;
+                             : hold_session(g)->lock_delay_ms;
 
         if (delay > 0 && l->mode == COMMAND_MODE_EXCLUSIVE && !l->blocked) {
                 l->blocked = true;
@@ -206,7 +206,7 @@ void grant_revoke(const struct step *st, struct lockfsm_result *res)
         RQUEUE_FOREACH(q, &l->holders)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                left += h->session == s && h->token == c->token;
+                left += hold_session(h) == s && h->token == c->token;
         }
         if (left == 0) {
                 step_reject(res, BATON_ENOTHOLDER);
@@ -222,7 +222,7 @@ void grant_revoke(const struct step *st, struct lockfsm_result *res)
         for (q = rqueue_head(&l->holders); left > 0; q = next) {
                 struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 next = rqueue_next(q);
-                if (h->session == s && h->token == c->token) {
+                if (hold_session(h) == s && h->token == c->token) {
                         res->owner = h->owner;
                         s->revoked++;
                         left--;
@@ -251,7 +251,7 @@ void grant_unblock(const struct step *st, struct lockfsm_result *res)
 
 void grant_end(const struct step *st, struct hold *g)
 {
-        struct lock *l = g->lock;
+        struct lock *l = hold_lock(g);
 
         l->entry_ended |= g->token == st->index;
         state_hold_detach(st->f, g);
@@ -263,7 +263,7 @@ void grant_end(const struct step *st, struct hold *g)
 /* Remove a waiter that leaves without a grant. */
 void grant_drop_wait(const struct step *st, struct hold *w, int status)
 {
-        struct lock *l = w->lock;
+        struct lock *l = hold_lock(w);
 
         if (w->multi) {
                 multi_drop(st, w, status); /* every name of it */
@@ -520,7 +520,7 @@ void grant_acquire(const struct step *st, struct session *s,
         }
         h = p->hold;
         p->hold = NULL;
-        h->session = s;
+        hold_set_session(h, s);
         h->owner = c->owner;
         h->seq = c->seq;
         /* An election's candidates are writers of a lock of that kind:
@@ -541,7 +541,7 @@ void grant_acquire(const struct step *st, struct session *s,
                 l->limit = c->limit;
                 state_lock_link(f, l);
         }
-        h->lock = l;
+        hold_set_lock(h, l);
         if (how == ADMIT_NOW) {
                 grant_new(st, h);
                 step_describe(res, PROTO_KIND_GRANTED, h);
@@ -568,7 +568,7 @@ static struct hold *find_grant(const struct lock *l, uint64_t session,
         RQUEUE_FOREACH(q, &l->holders)
         {
                 struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                if (h->session->id != session || h->owner != owner) {
+                if (hold_session(h)->id != session || h->owner != owner) {
                         continue;
                 }
                 *held = true;

@@ -435,7 +435,7 @@ static const char *check_session(const struct lockfsm *f,
         {
                 const struct hold *h =
                     RQUEUE_DATA(q, struct hold, session_link);
-                if (h->waiting || h->session != s || h->count == 0) {
+                if (h->waiting || hold_session(h) != s || h->count == 0) {
                         return "bad grant in a session's list";
                 }
                 if (h->token > f->last_index) {
@@ -445,7 +445,7 @@ static const char *check_session(const struct lockfsm *f,
                 if (prev != NULL &&
                     (h->token < prev->token ||
                      (h->token == prev->token &&
-                      h->lock->created < prev->lock->created))) {
+                      hold_lock(h)->created < hold_lock(prev)->created))) {
                         return "session grants out of order";
                 }
                 prev = h;
@@ -456,7 +456,7 @@ static const char *check_session(const struct lockfsm *f,
         {
                 const struct hold *h =
                     RQUEUE_DATA(q, struct hold, session_link);
-                if (!h->waiting || h->session != s) {
+                if (!h->waiting || hold_session(h) != s) {
                         return "bad waiter in a session's list";
                 }
                 if (prev != NULL && !state_wait_after(h, prev)) {
@@ -496,8 +496,8 @@ static bool seen_before(const struct rqueue *list, const struct hold *h,
                 if (o == h) {
                         return false;
                 }
-                if (o->session == h->session && o->owner == h->owner &&
-                    (any_mode || o->mode == h->mode)) {
+                if (hold_session(o) == hold_session(h) &&
+                    o->owner == h->owner && (any_mode || o->mode == h->mode)) {
                         return true;
                 }
         }
@@ -520,7 +520,8 @@ static const char *check_writers(const struct lock *l, uint32_t writers)
         RQUEUE_FOREACH(q, &l->holders)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                if (h->session != w->session || h->owner != w->owner) {
+                if (hold_session(h) != hold_session(w) ||
+                    h->owner != w->owner) {
                         return "a writer holds a lock with someone else";
                 }
         }
@@ -559,10 +560,10 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         RQUEUE_FOREACH(q, &l->holders)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                if (h->waiting || h->lock != l) {
+                if (h->waiting || hold_lock(h) != l) {
                         return "bad holder in a lock's list";
                 }
-                if (state_session(f, h->session->id) != h->session) {
+                if (state_session(f, hold_session(h)->id) != hold_session(h)) {
                         return "holder of an ended session";
                 }
                 if (seen_before(&l->holders, h,
@@ -602,16 +603,16 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         RQUEUE_FOREACH(q, &l->waiters)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                if (!h->waiting || h->lock != l || !fits_kind(l, h)) {
+                if (!h->waiting || hold_lock(h) != l || !fits_kind(l, h)) {
                         return "bad waiter in a lock's queue";
                 }
-                if (state_session(f, h->session->id) != h->session) {
+                if (state_session(f, hold_session(h)->id) != hold_session(h)) {
                         return "waiter of an ended session";
                 }
                 if (h->queued_at <= last_queued) {
                         return "lock queue out of FIFO order";
                 }
-                if (grant_find_holder(l, h->session->id, h->owner,
+                if (grant_find_holder(l, hold_session(h)->id, h->owner,
                                       GRANT_ANY_MODE) != NULL ||
                     seen_before(&l->waiters, h, true)) {
                         return "owner both holds and waits, or waits twice";

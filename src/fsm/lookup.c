@@ -97,8 +97,8 @@ void lockfsm_foreach_waiter(const struct lockfsm *f,
                 {
                         const struct hold *h =
                             RQUEUE_DATA(wq, struct hold, lock_link);
-                        cb(data, h->session->id, h->seq, l->name, l->name_len,
-                           h->wait_ms);
+                        cb(data, hold_session(h)->id, h->seq, l->name,
+                           l->name_len, h->wait_ms);
                 }
         }
 }
@@ -117,7 +117,7 @@ void lockfsm_foreach_holder(
         RQUEUE_FOREACH(q, &l->holders)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                out.session = h->session->id;
+                out.session = hold_session(h)->id;
                 out.owner = h->owner;
                 out.token = h->token;
                 out.count = h->count;

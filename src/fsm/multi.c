@@ -150,11 +150,11 @@ static void attach(const struct step *st, struct session *s,
                 l->mode = COMMAND_MODE_EXCLUSIVE; /* a read/write lock */
                 state_lock_link(st->f, l);
         }
-        h->session = s;
+        hold_set_session(h, s);
         h->owner = c->owner;
         h->seq = c->seq;
         h->mode = a->mode;
-        h->lock = l;
+        hold_set_lock(h, l);
         if (now) {
                 grant_new(st, h);
                 return;
@@ -238,7 +238,7 @@ void multi_acquire(const struct step *st, struct session *s,
         /* Answered as an ACQUIRE of the first name. */
         step_describe(res, now ? PROTO_KIND_GRANTED : PROTO_KIND_QUEUED, first);
         if (!now) {
-                res->count = first->lock->n_waiters;
+                res->count = hold_lock(first)->n_waiters;
         }
 }
 
@@ -246,7 +246,7 @@ void multi_acquire(const struct step *st, struct session *s,
  * multi-lock, else NULL; the same before it. */
 static struct hold *sibling(const struct hold *h, bool next)
 {
-        const struct rqueue *end = &h->session->waits;
+        const struct rqueue *end = &hold_session(h)->waits;
         struct rqueue *q = next ? rqueue_next(&h->session_link)
                                 : rqueue_prev(&h->session_link);
         struct hold *o;
@@ -280,7 +280,7 @@ unsigned multi_locks(const struct hold *w, struct lock **out)
         unsigned i, n = members(w, m);
 
         for (i = 0; i < n; i++) {
-                out[i] = m[i]->lock;
+                out[i] = hold_lock(m[i]);
         }
         return n;
 }
@@ -292,7 +292,8 @@ bool multi_ready(const struct lockfsm *f, const struct hold *w, bool entry)
 
         for (i = 0; i < n; i++) {
                 if (!grant_fits(f, m[i]) ||
-                    (entry && !grant_entry_allows(m[i]->lock, m[i]->mode))) {
+                    (entry &&
+                     !grant_entry_allows(hold_lock(m[i]), m[i]->mode))) {
                         return false;
                 }
         }
@@ -302,7 +303,7 @@ bool multi_ready(const struct lockfsm *f, const struct hold *w, bool entry)
 void multi_grant(const struct step *st, struct hold *w)
 {
         struct hold *m[COMMAND_MULTI_MAX];
-        struct lock *trigger = w->lock;
+        struct lock *trigger = hold_lock(w);
         unsigned i, n = members(w, m);
 
         for (i = 0; i < n; i++) {
@@ -312,8 +313,8 @@ void multi_grant(const struct step *st, struct hold *w)
          * multi-lock at that lock's head waits for the entry's end, which
          * defers it, so that one grant never recurses into the next. */
         for (i = 0; i < n; i++) {
-                if (m[i]->lock != trigger) {
-                        grant_admit(st, m[i]->lock, false);
+                if (hold_lock(m[i]) != trigger) {
+                        grant_admit(st, hold_lock(m[i]), false);
                 }
         }
 }
@@ -325,7 +326,7 @@ void multi_drop(const struct step *st, struct hold *w, int status)
         unsigned i, n = members(w, m);
 
         for (i = 0; i < n; i++) {
-                locks[i] = m[i]->lock;
+                locks[i] = hold_lock(m[i]);
                 state_hold_detach(st->f, m[i]);
                 step_emit(st, LOCKFSM_EV_UNQUEUE, m[i], status);
                 state_hold_free(st->f, m[i]);

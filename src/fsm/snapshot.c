@@ -69,7 +69,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
         RQUEUE_FOREACH(q, &l->holders)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                wcursor_u64(w, h->session->id);
+                wcursor_u64(w, hold_session(h)->id);
                 wcursor_u64(w, h->owner);
                 wcursor_u64(w, h->seq);
                 wcursor_u64(w, h->token);
@@ -85,7 +85,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
         RQUEUE_FOREACH(q, &l->waiters)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                wcursor_u64(w, h->session->id);
+                wcursor_u64(w, hold_session(h)->id);
                 wcursor_u64(w, h->owner);
                 wcursor_u64(w, h->seq);
                 wcursor_u64(w, h->queued_at);
@@ -309,8 +309,8 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
         if (t.value_len > 0) {
                 memcpy(h->value, value, t.value_len);
         }
-        h->lock = l;
-        h->session = s;
+        hold_set_lock(h, l);
+        hold_set_session(h, s);
         if (waiting) {
                 state_wait_attach(f, h);
         } else {

@@ -298,27 +298,27 @@ static bool grant_before(const struct hold *a, const struct hold *b)
         if (a->token != b->token) {
                 return a->token < b->token;
         }
-        return a->lock->created < b->lock->created;
+        return hold_lock(a)->created < hold_lock(b)->created;
 }
 
 void state_grant_attach(struct lockfsm *f, struct hold *h)
 {
-        struct rqueue *at = rqueue_tail(&h->session->grants);
+        struct rqueue *at = rqueue_tail(&hold_session(h)->grants);
 
         h->waiting = false;
         h->multi = false; /* a multi-lock's grants are grants like others */
-        rqueue_push_tail(&h->lock->holders, &h->lock_link);
-        h->lock->n_holders++;
-        h->lock->n_writers += h->mode == COMMAND_MODE_EXCLUSIVE;
-        h->lock->used += h->permits;
+        rqueue_push_tail(&hold_lock(h)->holders, &h->lock_link);
+        hold_lock(h)->n_holders++;
+        hold_lock(h)->n_writers += h->mode == COMMAND_MODE_EXCLUSIVE;
+        hold_lock(h)->used += h->permits;
         /* New grants carry the largest token so far; only the handovers of
          * one CLOSE or EXPIRE tie, so this walk is short. */
-        while (at != &h->session->grants &&
+        while (at != &hold_session(h)->grants &&
                grant_before(h, RQUEUE_DATA(at, struct hold, session_link))) {
                 at = rqueue_prev(at);
         }
         rqueue_insert_after(at, &h->session_link);
-        h->session->n_holds++;
+        hold_session(h)->n_holds++;
         f->n_grants++;
 }
 
@@ -326,27 +326,27 @@ bool state_wait_after(const struct hold *a, const struct hold *b)
 {
         return a->queued_at > b->queued_at ||
                (a->queued_at == b->queued_at &&
-                a->lock->created > b->lock->created);
+                hold_lock(a)->created > hold_lock(b)->created);
 }
 
 void state_wait_attach(struct lockfsm *f, struct hold *h)
 {
-        struct rqueue *at = rqueue_tail(&h->session->waits);
+        struct rqueue *at = rqueue_tail(&hold_session(h)->waits);
 
         h->waiting = true;
-        rqueue_push_tail(&h->lock->waiters, &h->lock_link);
-        h->lock->n_waiters++;
+        rqueue_push_tail(&hold_lock(h)->waiters, &h->lock_link);
+        hold_lock(h)->n_waiters++;
         /* Ordered by (queued_at, lock age): new waits go last, and a
          * restore, which attaches them lock by lock, walks back to their
          * place; a multi-lock's waits, which share queued_at, end up in
          * the same order either way. */
         while (
-            at != &h->session->waits &&
+            at != &hold_session(h)->waits &&
             state_wait_after(RQUEUE_DATA(at, struct hold, session_link), h)) {
                 at = rqueue_prev(at);
         }
         rqueue_insert_after(at, &h->session_link);
-        h->session->n_holds++;
+        hold_session(h)->n_holds++;
         f->n_waiters++;
 }
 
@@ -373,14 +373,14 @@ void state_hold_detach(struct lockfsm *f, struct hold *h)
 {
         rqueue_remove(&h->lock_link);
         rqueue_remove(&h->session_link);
-        h->session->n_holds--;
+        hold_session(h)->n_holds--;
         if (h->waiting) {
-                h->lock->n_waiters--;
+                hold_lock(h)->n_waiters--;
                 f->n_waiters--;
         } else {
-                h->lock->n_holders--;
-                h->lock->n_writers -= h->mode == COMMAND_MODE_EXCLUSIVE;
-                h->lock->used -= h->permits;
+                hold_lock(h)->n_holders--;
+                hold_lock(h)->n_writers -= h->mode == COMMAND_MODE_EXCLUSIVE;
+                hold_lock(h)->used -= h->permits;
                 f->n_grants--;
         }
 }

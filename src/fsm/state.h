@@ -66,8 +66,10 @@ struct session {
 struct hold {
         struct rqueue lock_link;    /* lock.holders or lock.waiters */
         struct rqueue session_link; /* session.grants or session.waits */
-        struct lock *lock;
-        struct session *session;
+        /* Its lock and its session, as 32-bit references (rqueue.h):
+         * hold_lock(), hold_session(). */
+        int32_t lock_ref;
+        int32_t session_ref;
         uint64_t owner;
         uint64_t seq; /* the ACQUIRE that created it */
         /* A waiter's fields and a grant's share their room: granting a
@@ -153,6 +155,26 @@ struct tomb {
         uint64_t id;
         int reason; /* BATON_EEXPIRED or BATON_ECLOSED */
 };
+
+static inline struct lock *hold_lock(const struct hold *h)
+{
+        return rref_at(h, h->lock_ref);
+}
+
+static inline struct session *hold_session(const struct hold *h)
+{
+        return rref_at(h, h->session_ref);
+}
+
+static inline void hold_set_lock(struct hold *h, const struct lock *l)
+{
+        h->lock_ref = rref_of(h, l);
+}
+
+static inline void hold_set_session(struct hold *h, const struct session *s)
+{
+        h->session_ref = rref_of(h, s);
+}
 
 struct state_lists {
         struct rqueue session_list;

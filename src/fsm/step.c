@@ -29,7 +29,7 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
         }
         ev.status = status;
         if (h != NULL) {
-                ev.session = h->session->id;
+                ev.session = hold_session(h)->id;
                 ev.seq = h->seq;
                 ev.owner = h->owner;
                 ev.token = h->waiting ? 0 : h->token;
@@ -39,7 +39,7 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                 ev.wait_ms = h->waiting ? h->wait_ms : 0;
                 /* An election's candidates are writers inside; outside,
                  * their mode says what they are. */
-                ev.mode = h->lock->mode == COMMAND_MODE_ELECTION
+                ev.mode = hold_lock(h)->mode == COMMAND_MODE_ELECTION
                               ? COMMAND_MODE_ELECTION
                               : h->mode;
                 ev.permits = h->permits;
@@ -48,8 +48,8 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                         ev.value = h->value;
                         ev.value_len = h->value_len;
                 }
-                ev.name = h->lock->name;
-                ev.name_len = h->lock->name_len;
+                ev.name = hold_lock(h)->name;
+                ev.name_len = hold_lock(h)->name_len;
         }
         if (st->c->type == COMMAND_REVOKE_LOCK) {
                 ev.by = st->c->address; /* who asked */
@@ -124,7 +124,7 @@ void step_describe(struct lockfsm_result *res, uint8_t kind,
 {
         memset(res, 0, sizeof *res);
         res->kind = kind;
-        res->session = h->session->id;
+        res->session = hold_session(h)->id;
         res->owner = h->owner;
         res->token = h->waiting ? 0 : h->token;
         res->count = h->waiting ? 0 : h->count;

@@ -27,20 +27,31 @@ struct rqueue {
 #define RQUEUE_FOREACH(Q, H)                                                   \
         for ((Q) = rqueue_next(H); (Q) != (H); (Q) = rqueue_next(Q))
 
-static inline struct rqueue *rqueue_at(const struct rqueue *q, int32_t off)
-{
-        return (struct rqueue *)(void *)((char *)(uintptr_t)q +
-                                         (ptrdiff_t)off * 8);
-}
-
-/* The offset that leads from `from` to `to`. */
-static inline int32_t rqueue_off(const struct rqueue *from,
-                                 const struct rqueue *to)
+/* A 32-bit reference from one record to another within 16 GiB of it
+ * (both aligned to 8): the offset that leads from `from` to `to`, in
+ * units of 8 bytes, and back. */
+static inline int32_t rref_of(const void *from, const void *to)
 {
         ptrdiff_t d = ((const char *)to - (const char *)from) / 8;
 
         assert(d >= INT32_MIN && d <= INT32_MAX);
         return (int32_t)d;
+}
+
+static inline void *rref_at(const void *from, int32_t off)
+{
+        return (char *)(uintptr_t)from + (ptrdiff_t)off * 8;
+}
+
+static inline struct rqueue *rqueue_at(const struct rqueue *q, int32_t off)
+{
+        return (struct rqueue *)rref_at(q, off);
+}
+
+static inline int32_t rqueue_off(const struct rqueue *from,
+                                 const struct rqueue *to)
+{
+        return rref_of(from, to);
 }
 
 static inline struct rqueue *rqueue_next(const struct rqueue *q)
