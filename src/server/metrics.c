@@ -202,6 +202,14 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
         gauge(&o, "baton_sessions", "Live sessions.", fs.sessions);
         gauge(&o, "baton_locks", "Locks held.", fs.locks);
         gauge(&o, "baton_waiters", "Queued waiters.", fs.waiters);
+        gauge(&o, "baton_state_record_bytes",
+              "Bytes the state machine's sessions, locks, holds and "
+              "outcomes take, each rounded to 8.",
+              fs.record_bytes);
+        gauge(&o, "baton_state_slab_bytes",
+              "Bytes committed in slabs for those records; freed records' "
+              "room stays committed for new ones.",
+              fs.slab_bytes);
         counter(&o, "baton_expirations_total",
                 "Session expiries this node proposed as leader.",
                 st->expirations);
