@@ -5,8 +5,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../../src/lib/pool.h"
 #include "../../src/lib/rqueue.h"
@@ -209,6 +211,58 @@ static void full_region_fails_one_record(void **state)
         finish(&fa, &p);
 }
 
+/* The process's virtual size now, in bytes; 0 if unknown. */
+static size_t vm_size(void)
+{
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[128];
+        size_t kib = 0;
+
+        while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+                if (sscanf(line, "VmSize: %zu kB", &kib) == 1) {
+                        break;
+                }
+        }
+        if (f != NULL) {
+                fclose(f);
+        }
+        return kib * 1024;
+}
+
+/* A process that may not map POOL_SPAN (ulimit -v) gets a smaller
+ * region, which works as the full one does. */
+static void region_fits_an_address_space_limit(void **state)
+{
+#if defined(__SANITIZE_ADDRESS__)
+        (void)state;
+        skip(); /* the sanitizer itself maps more than any such limit */
+#else
+        struct failalloc fa;
+        struct rlimit old, lim;
+        struct pool p;
+        size_t vm = vm_size();
+        unsigned i;
+
+        (void)state;
+        assert_true(vm > 0);
+        assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
+        lim = old;
+        lim.rlim_cur = vm + ((rlim_t)1 << 30);
+        if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < lim.rlim_cur) {
+                skip(); /* already limited below what this needs */
+        }
+        assert_int_equal(setrlimit(RLIMIT_AS, &lim), 0);
+        start(&fa, &p, SLAB);
+        for (i = 0; i < 1000; i++) {
+                assert_non_null(pool_alloc(&p, 64));
+        }
+        assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+        assert_true(p.reserved < POOL_SPAN);
+        assert_true(p.reserved >= ((size_t)1 << 28));
+        finish(&fa, &p);
+#endif
+}
+
 /* Random sizes allocated and freed: every live record keeps its bytes. */
 static void random_records_never_overlap(void **state)
 {
@@ -260,6 +314,7 @@ int main(void)
             cmocka_unit_test(records_are_within_a_link),
             cmocka_unit_test(refused_record_fails_alone),
             cmocka_unit_test(full_region_fails_one_record),
+            cmocka_unit_test(region_fits_an_address_space_limit),
             cmocka_unit_test(random_records_never_overlap),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
