@@ -17,6 +17,7 @@
 #include "gateway.h"
 #include "log.h"
 #include "looplag.h"
+#include "memtrim.h"
 #include "metrics.h"
 #include "node.h"
 #include "recover.h"
@@ -32,6 +33,7 @@ struct server {
         struct conn_set conns;
         struct metrics metrics;
         struct looplag looplag;
+        struct memtrim memtrim;
         struct service service;
         uv_check_t flush;
         uv_signal_t sigint;
@@ -80,6 +82,7 @@ static void shutdown_now(struct server *s)
         uv_unref((uv_handle_t *)&s->watchdog); /* never keeps the loop up */
         metrics_close(&s->metrics);
         looplag_close(&s->looplag);
+        memtrim_close(&s->memtrim);
         conn_close_all(&s->conns);
         gateway_close(&s->gateway);
         uv_check_stop(&s->flush);
@@ -360,6 +363,7 @@ static int start_services(struct server *s, const struct config_member *self)
         }
         s->conns.cfg = &s->cfg; /* the roles of TLS identities */
         looplag_start(&s->looplag, &s->loop);
+        memtrim_start(&s->memtrim, &s->loop, &s->node);
         return start_metrics(s);
 }
 
@@ -396,7 +400,7 @@ static int start_metrics(struct server *s)
                 return 1;
         }
         rv = metrics_start(&s->metrics, &s->loop, &set, &s->gateway, &s->node,
-                           &s->conns, &s->looplag);
+                           &s->conns, &s->looplag, &s->memtrim);
         if (rv != 0) {
                 tls_ctx_destroy(set.tls);
                 log_error("cannot serve metrics on %s", s->cfg.metrics_address);

@@ -194,6 +194,17 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
             "since start.\n# TYPE baton_loop_lag_max_seconds gauge\n"
             "baton_loop_lag_max_seconds %.6f\n",
             (double)m->looplag->lag.max_us / 1e6);
+        put(&o,
+            "# HELP baton_heap_trim_seconds How long giving the heap's free "
+            "memory back to the kernel took, after a snapshot.\n"
+            "# TYPE baton_heap_trim_seconds histogram\n");
+        put_histogram(&o, "baton_heap_trim_seconds", NULL, NULL,
+                      &m->memtrim->took);
+        put(&o,
+            "# HELP baton_heap_trim_max_seconds The longest heap trim "
+            "since start.\n# TYPE baton_heap_trim_max_seconds gauge\n"
+            "baton_heap_trim_max_seconds %.6f\n",
+            (double)m->memtrim->took.max_us / 1e6);
         gauge(&o, "baton_is_leader", "1 when this node is the serving leader.",
               node_serving(m->node) ? 1 : 0);
         counter(&o, "baton_leader_changes_total",
@@ -294,7 +305,7 @@ static size_t render(void *data, const char *path, struct scrape_reply *r,
 int metrics_start(struct metrics *m, uv_loop_t *loop,
                   const struct metrics_settings *set, struct gateway *g,
                   struct node *n, struct conn_set *conns,
-                  const struct looplag *lag)
+                  const struct looplag *lag, const struct memtrim *trim)
 {
         int rv;
 
@@ -304,6 +315,7 @@ int metrics_start(struct metrics *m, uv_loop_t *loop,
         m->node = n;
         m->conns = conns;
         m->looplag = lag;
+        m->memtrim = trim;
         if (set->address == NULL || set->address[0] == '\0') {
                 return 0;
         }

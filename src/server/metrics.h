@@ -11,6 +11,7 @@
 #include "gateway.h"
 #include "health.h"
 #include "looplag.h"
+#include "memtrim.h"
 #include "node.h"
 #include "scrape.h"
 
@@ -21,6 +22,7 @@ struct metrics {
         struct node *node;
         struct conn_set *conns;
         const struct looplag *looplag;
+        const struct memtrim *memtrim;
         int active; /* listening */
 };
 
@@ -38,7 +40,7 @@ struct metrics_settings {
 int metrics_start(struct metrics *m, uv_loop_t *loop,
                   const struct metrics_settings *set, struct gateway *g,
                   struct node *n, struct conn_set *conns,
-                  const struct looplag *lag);
+                  const struct looplag *lag, const struct memtrim *trim);
 void metrics_close(struct metrics *m);
 
 /* Render the exposition text into buf (NUL-terminated); returns its length,

@@ -744,6 +744,11 @@ uint64_t node_snapshot_index(const struct node *n)
         return raftfsm_snapshot_index(&n->core->rf);
 }
 
+bool node_snapshot_writing(const struct node *n)
+{
+        return raftfsm_snapshot_writing(&n->core->rf);
+}
+
 void node_set_event_cb(struct node *n, lockfsm_event_cb cb, void *data)
 {
         raftfsm_set_event_cb(&n->core->rf, cb, data);

@@ -259,6 +259,9 @@ uint64_t node_entry_term(const struct node *n);
 /* The index of the node's last snapshot, taken or installed
  * (raftfsm_snapshot_index()). */
 uint64_t node_snapshot_index(const struct node *n);
+/* Whether raft is still writing that snapshot, if it is this node's own
+ * (raftfsm_snapshot_writing()). */
+bool node_snapshot_writing(const struct node *n);
 
 /* Forward the state machine's events, and the end of every entry it
  * applied in full, as raftfsm_set_event_cb() and raftfsm_set_entry_cb()

@@ -868,6 +868,11 @@ uint64_t raftfsm_snapshot_index(const struct raftfsm *rf)
         return rf->snap_index;
 }
 
+bool raftfsm_snapshot_writing(const struct raftfsm *rf)
+{
+        return rf->writing;
+}
+
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf)
 {
         if (!rf->draining && restoring(rf)) {

@@ -269,6 +269,9 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf);
 
 /* The index of the last snapshot handed to raft or restored (0: none). */
 uint64_t raftfsm_snapshot_index(const struct raftfsm *rf);
+/* Whether raft is writing the last snapshot handed to it: raft frees the
+ * log behind it once it is written. */
+bool raftfsm_snapshot_writing(const struct raftfsm *rf);
 
 /**
  * The lock state machine, borrowed for lookups (lockfsm_query(),
