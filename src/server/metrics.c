@@ -172,55 +172,64 @@ static void snapshots(struct out *o, struct node *n)
               node_snapshot_index(n));
 }
 
+/* What the lock state machine holds, and the memory its records take. */
+static void state_gauges(struct out *o, const struct lockfsm_stats *fs)
+{
+        gauge(o, "baton_sessions", "Live sessions.", fs->sessions);
+        gauge(o, "baton_locks", "Locks held.", fs->locks);
+        gauge(o, "baton_waiters", "Queued waiters.", fs->waiters);
+        gauge(o, "baton_state_record_bytes",
+              "Bytes the state machine's sessions, locks, holds and "
+              "outcomes take, each rounded to 8.",
+              fs->record_bytes);
+        gauge(o, "baton_state_slab_bytes",
+              "Bytes committed in slabs for those records; freed records' "
+              "room stays committed for new ones.",
+              fs->slab_bytes);
+}
+
+/* Durations as a histogram, NAME_seconds, and the longest of them,
+ * NAME_max_seconds; `what` names one in the second's help. */
+static void durations(struct out *o, const char *name, const char *help,
+                      const char *what, const struct histogram *h)
+{
+        char full[64];
+
+        snprintf(full, sizeof full, "%s_seconds", name);
+        put(o, "# HELP %s %s\n# TYPE %s histogram\n", full, help, full);
+        put_histogram(o, full, NULL, NULL, h);
+        put(o,
+            "# HELP %s_max_seconds The longest %s since start.\n"
+            "# TYPE %s_max_seconds gauge\n%s_max_seconds %.6f\n",
+            name, what, name, name, (double)h->max_us / 1e6);
+}
+
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 {
         const struct gateway_stats *st = &m->gateway->stats;
         struct proto_status ns;
         struct lockfsm_stats fs;
         struct out o = {buf, cap, 0};
+        char help[128];
 
         lockfsm_stats(node_lockfsm_nowait(m->node), &fs);
         node_status(m->node, &ns);
         latencies(&o, st);
-        put(&o,
-            "# HELP baton_loop_lag_seconds How late a timer due every "
-            "%d ms fired: time the event loop spent on one task.\n"
-            "# TYPE baton_loop_lag_seconds histogram\n",
-            LOOPLAG_PERIOD_MS);
-        put_histogram(&o, "baton_loop_lag_seconds", NULL, NULL,
-                      &m->looplag->lag);
-        put(&o,
-            "# HELP baton_loop_lag_max_seconds The longest loop lag "
-            "since start.\n# TYPE baton_loop_lag_max_seconds gauge\n"
-            "baton_loop_lag_max_seconds %.6f\n",
-            (double)m->looplag->lag.max_us / 1e6);
-        put(&o,
-            "# HELP baton_heap_trim_seconds How long giving the heap's free "
-            "memory back to the kernel took, after a snapshot.\n"
-            "# TYPE baton_heap_trim_seconds histogram\n");
-        put_histogram(&o, "baton_heap_trim_seconds", NULL, NULL,
-                      &m->memtrim->took);
-        put(&o,
-            "# HELP baton_heap_trim_max_seconds The longest heap trim "
-            "since start.\n# TYPE baton_heap_trim_max_seconds gauge\n"
-            "baton_heap_trim_max_seconds %.6f\n",
-            (double)m->memtrim->took.max_us / 1e6);
+        snprintf(help, sizeof help,
+                 "How late a timer due every %d ms fired: time the event "
+                 "loop spent on one task.",
+                 LOOPLAG_PERIOD_MS);
+        durations(&o, "baton_loop_lag", help, "loop lag", &m->looplag->lag);
+        durations(&o, "baton_heap_trim",
+                  "How long giving the heap's free memory back to the kernel "
+                  "took, after a snapshot.",
+                  "heap trim", &m->memtrim->took);
         gauge(&o, "baton_is_leader", "1 when this node is the serving leader.",
               node_serving(m->node) ? 1 : 0);
         counter(&o, "baton_leader_changes_total",
                 "Times this node became the serving leader.",
                 st->leader_changes);
-        gauge(&o, "baton_sessions", "Live sessions.", fs.sessions);
-        gauge(&o, "baton_locks", "Locks held.", fs.locks);
-        gauge(&o, "baton_waiters", "Queued waiters.", fs.waiters);
-        gauge(&o, "baton_state_record_bytes",
-              "Bytes the state machine's sessions, locks, holds and "
-              "outcomes take, each rounded to 8.",
-              fs.record_bytes);
-        gauge(&o, "baton_state_slab_bytes",
-              "Bytes committed in slabs for those records; freed records' "
-              "room stays committed for new ones.",
-              fs.slab_bytes);
+        state_gauges(&o, &fs);
         counter(&o, "baton_expirations_total",
                 "Session expiries this node proposed as leader.",
                 st->expirations);

@@ -863,14 +863,12 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf)
         return rf->term;
 }
 
-uint64_t raftfsm_snapshot_index(const struct raftfsm *rf)
+uint64_t raftfsm_snapshot_index(const struct raftfsm *rf, bool *writing)
 {
+        if (writing != NULL) {
+                *writing = rf->writing;
+        }
         return rf->snap_index;
-}
-
-bool raftfsm_snapshot_writing(const struct raftfsm *rf)
-{
-        return rf->writing;
 }
 
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf)
