@@ -667,6 +667,10 @@ const char *lockfsm_check(const struct lockfsm *f)
         if (n != f->n_locks || n != f->locks.count) {
                 return "lock count disagrees";
         }
+        if (state_records_room(f) != pool_live_bytes(&f->pool)) {
+                return "records in the pool that no list reaches, or "
+                       "fewer than the lists hold";
+        }
         if (!rqueue_empty(&f->lists->touched) || f->entry_index != 0) {
                 return "an entry is half-applied";
         }

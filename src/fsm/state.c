@@ -110,6 +110,41 @@ void state_move(struct lockfsm *dst, struct lockfsm *src)
         memset(src, 0, sizeof *src);
 }
 
+static size_t holds_room(const struct rqueue *list)
+{
+        const struct rqueue *q;
+        size_t room = 0;
+
+        RQUEUE_FOREACH(q, list)
+        {
+                const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
+                room += pool_room(sizeof *h + h->value_len);
+        }
+        return room;
+}
+
+size_t state_records_room(const struct lockfsm *f)
+{
+        size_t room = pool_room(sizeof *f->lists);
+        const struct rqueue *q;
+
+        RQUEUE_FOREACH(q, &f->lists->session_list)
+        {
+                const struct session *s = RQUEUE_DATA(q, struct session, link);
+                room += pool_room(WITH_NAME(struct session, s->name_len));
+                if (s->memo != NULL) {
+                        room += pool_room(s->memo_cap * sizeof *s->memo);
+                }
+        }
+        RQUEUE_FOREACH(q, &f->lists->lock_list)
+        {
+                const struct lock *l = RQUEUE_DATA(q, struct lock, link);
+                room += pool_room(WITH_NAME(struct lock, l->name_len)) +
+                        holds_room(&l->holders) + holds_room(&l->waiters);
+        }
+        return room;
+}
+
 static bool session_id_is(const void *record, const void *key)
 {
         return ((const struct session *)record)->id == *(const uint64_t *)key;

@@ -230,6 +230,10 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
                const struct mem *mem);
 /* Free everything the state owns. */
 void state_close(struct lockfsm *f);
+/* What the records reachable from the state's lists take in its pool:
+ * equal to pool_live_bytes() unless a record leaked or was freed twice
+ * (lockfsm_check()). */
+size_t state_records_room(const struct lockfsm *f);
 /* Move the contents of src into dst (which must be closed or fresh);
  * src is left owning nothing. */
 void state_move(struct lockfsm *dst, struct lockfsm *src);

@@ -160,3 +160,8 @@ size_t pool_live_bytes(const struct pool *p)
 {
         return p->live;
 }
+
+size_t pool_room(size_t size)
+{
+        return size > POOL_MAX ? 0 : class_of(size) * 8;
+}

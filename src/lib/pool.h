@@ -77,5 +77,8 @@ size_t pool_slab_bytes(const struct pool *p);
 /* Bytes the small records in use take: their sizes rounded to 8 (with
  * their redzones under AddressSanitizer). */
 size_t pool_live_bytes(const struct pool *p);
+/* What a record of `size` bytes adds to pool_live_bytes(): 0 for one
+ * asked of mem (over POOL_MAX). */
+size_t pool_room(size_t size);
 
 #endif /* LIB_POOL_H */
