@@ -27,6 +27,28 @@ static_assert(sizeof(struct session) + UINT8_MAX <= POOL_MAX,
              ? offsetof(type, name) + (len)                                    \
              : sizeof(type))
 
+/* What each record was allocated with: what pool_free() is given, and
+ * what state_records_room() counts. */
+static size_t session_bytes(const struct session *s)
+{
+        return WITH_NAME(struct session, s->name_len);
+}
+
+static size_t memo_bytes(const struct session *s)
+{
+        return s->memo_cap * sizeof *s->memo;
+}
+
+static size_t lock_bytes(const struct lock *l)
+{
+        return WITH_NAME(struct lock, l->name_len);
+}
+
+static size_t hold_bytes(const struct hold *h)
+{
+        return sizeof *h + h->value_len;
+}
+
 static uint64_t session_id_hash(const void *record)
 {
         return hash_u64(((const struct session *)record)->id);
@@ -118,7 +140,7 @@ static size_t holds_room(const struct rqueue *list)
         RQUEUE_FOREACH(q, list)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                room += pool_room(sizeof *h + h->value_len);
+                room += pool_room(hold_bytes(h));
         }
         return room;
 }
@@ -131,16 +153,16 @@ size_t state_records_room(const struct lockfsm *f)
         RQUEUE_FOREACH(q, &f->lists->session_list)
         {
                 const struct session *s = RQUEUE_DATA(q, struct session, link);
-                room += pool_room(WITH_NAME(struct session, s->name_len));
+                room += pool_room(session_bytes(s));
                 if (s->memo != NULL) {
-                        room += pool_room(s->memo_cap * sizeof *s->memo);
+                        room += pool_room(memo_bytes(s));
                 }
         }
         RQUEUE_FOREACH(q, &f->lists->lock_list)
         {
                 const struct lock *l = RQUEUE_DATA(q, struct lock, link);
-                room += pool_room(WITH_NAME(struct lock, l->name_len)) +
-                        holds_room(&l->holders) + holds_room(&l->waiters);
+                room += pool_room(lock_bytes(l)) + holds_room(&l->holders) +
+                        holds_room(&l->waiters);
         }
         return room;
 }
@@ -220,8 +242,8 @@ void state_session_free(struct lockfsm *f, struct session *s)
         if (s == NULL) {
                 return;
         }
-        pool_free(&f->pool, s->memo, s->memo_cap * sizeof *s->memo);
-        pool_free(&f->pool, s, WITH_NAME(struct session, s->name_len));
+        pool_free(&f->pool, s->memo, memo_bytes(s));
+        pool_free(&f->pool, s, session_bytes(s));
 }
 
 int state_session_reserve(struct lockfsm *f)
@@ -281,7 +303,7 @@ struct lock *state_lock_alloc(struct lockfsm *f, const char *name, size_t len)
 void state_lock_free(struct lockfsm *f, struct lock *l)
 {
         if (l != NULL) {
-                pool_free(&f->pool, l, WITH_NAME(struct lock, l->name_len));
+                pool_free(&f->pool, l, lock_bytes(l));
         }
 }
 
@@ -323,7 +345,7 @@ struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len)
 void state_hold_free(struct lockfsm *f, struct hold *h)
 {
         if (h != NULL) {
-                pool_free(&f->pool, h, sizeof *h + h->value_len);
+                pool_free(&f->pool, h, hold_bytes(h));
         }
 }
 
@@ -461,7 +483,7 @@ int state_memo_reserve(struct lockfsm *f, struct session *s, unsigned n)
         if (s->n_memo > 0) {
                 memcpy(m, s->memo, s->n_memo * sizeof *m);
         }
-        pool_free(&f->pool, s->memo, s->memo_cap * sizeof *s->memo);
+        pool_free(&f->pool, s->memo, memo_bytes(s));
         s->memo = m;
         s->memo_cap = (uint8_t)n;
         return 0;

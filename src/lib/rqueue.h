@@ -43,25 +43,14 @@ static inline void *rref_at(const void *from, int32_t off)
         return (char *)(uintptr_t)from + (ptrdiff_t)off * 8;
 }
 
-static inline struct rqueue *rqueue_at(const struct rqueue *q, int32_t off)
-{
-        return (struct rqueue *)rref_at(q, off);
-}
-
-static inline int32_t rqueue_off(const struct rqueue *from,
-                                 const struct rqueue *to)
-{
-        return rref_of(from, to);
-}
-
 static inline struct rqueue *rqueue_next(const struct rqueue *q)
 {
-        return rqueue_at(q, q->next);
+        return rref_at(q, q->next);
 }
 
 static inline struct rqueue *rqueue_prev(const struct rqueue *q)
 {
-        return rqueue_at(q, q->prev);
+        return rref_at(q, q->prev);
 }
 
 static inline void rqueue_init(struct rqueue *q)
@@ -90,10 +79,10 @@ static inline void rqueue_insert_after(struct rqueue *at, struct rqueue *e)
 {
         struct rqueue *n = rqueue_next(at);
 
-        e->prev = rqueue_off(e, at);
-        e->next = rqueue_off(e, n);
-        n->prev = rqueue_off(n, e);
-        at->next = rqueue_off(at, e);
+        e->prev = rref_of(e, at);
+        e->next = rref_of(e, n);
+        n->prev = rref_of(n, e);
+        at->next = rref_of(at, e);
 }
 
 static inline void rqueue_push_tail(struct rqueue *h, struct rqueue *e)
@@ -106,8 +95,8 @@ static inline void rqueue_remove(struct rqueue *e)
         struct rqueue *p = rqueue_prev(e);
         struct rqueue *n = rqueue_next(e);
 
-        p->next = rqueue_off(p, n);
-        n->prev = rqueue_off(n, p);
+        p->next = rref_of(p, n);
+        n->prev = rref_of(n, p);
         rqueue_init(e);
 }
 
