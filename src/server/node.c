@@ -393,14 +393,41 @@ static void start_failed(struct node *n, int rv)
                  raftfsm_errmsg(&c->rf));
 }
 
-/* The state machine's limits: the configured ones, defaults for the rest. */
+/* The state machine, with the configured limits (defaults for the rest)
+ * and snapshot settings. 0, or a BATON_E* code with n->errmsg set and
+ * nothing of it left. */
+static int init_fsm(struct node *n, struct node_core *c)
+{
+        const struct config *cfg = n->cfg;
+        struct lockfsm_limits limits;
+        int rv;
+
+        config_fsm_limits(cfg, &limits);
+        rv = raftfsm_init(&c->rf, &limits);
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "state machine: %s",
+                         raftfsm_errmsg(&c->rf));
+                return rv;
+        }
+        raftfsm_set_compression(&c->rf, cfg->snapshot_compression);
+        /* Snapshots are encoded in a forked child, never on the loop, into
+         * a file of the data directory rather than memory. */
+        rv = raftfsm_set_snapshots(&c->rf, SNAPIMAGE_FORK,
+                                   cfg->snapshot_threshold, cfg->data_dir);
+        if (rv != 0) {
+                snprintf(n->errmsg, sizeof n->errmsg, "%s",
+                         raftfsm_image(&c->rf)->errmsg);
+                raftfsm_close(&c->rf);
+        }
+        return rv;
+}
+
 /* Long, so that its unwinding (goto err_after_<step>) reads in one place;
  * init_raft() does the steps that unwind among themselves. */
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                const struct node_callbacks *cb)
 {
         const struct config_member *self = config_member(cfg, cfg->id);
-        struct lockfsm_limits limits;
         struct node_core *c;
         int rv;
 
@@ -423,16 +450,10 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         }
         c->node = n;
         n->core = c;
-        config_fsm_limits(cfg, &limits);
-        rv = raftfsm_init(&c->rf, &limits);
+        rv = init_fsm(n, c);
         if (rv != 0) {
-                snprintf(n->errmsg, sizeof n->errmsg, "state machine: %s",
-                         raftfsm_errmsg(&c->rf));
                 goto err_after_core;
         }
-        raftfsm_set_compression(&c->rf, cfg->snapshot_compression);
-        /* Snapshots are encoded in a forked child, never on the loop. */
-        raftfsm_set_snapshots(&c->rf, SNAPIMAGE_FORK, cfg->snapshot_threshold);
         rv = init_raft(n, self->raft_address);
         if (rv != 0) {
                 goto err_after_fsm;

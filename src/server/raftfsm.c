@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../include/baton.h"
 #include "../fsm/entry.h"
 #include "../fsm/snapshot.h"
 #include "../lib/cursor.h"
+#include "../lib/monotonic.h"
 #include "snapkeep.h"
 #include "snapphase.h"
 #include "snapzip.h"
@@ -524,14 +524,6 @@ struct raftfsm_job {
         uint64_t took_us;
 };
 
-static uint64_t now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static int run_job(void *arg)
 {
         struct raftfsm_job *j = arg;
@@ -542,7 +534,7 @@ static int run_job(void *arg)
                 rv = restore(&j->rf->mem, j->fresh, j->rp.r.image,
                              j->rp.r.image_len, &j->rp);
         }
-        j->took_us = now_us() - j->started_us;
+        j->took_us = monotonic_us() - j->started_us;
         return rv;
 }
 
@@ -579,7 +571,7 @@ static int start_job(struct raftfsm *rf, const struct raft_buffer *buf,
         j->rf = rf;
         j->buf = *buf;
         j->rp = *rp;
-        j->started_us = now_us();
+        j->started_us = monotonic_us();
         if (bgrestore_start(&rf->bg, run_job, j) != 0) {
                 free(j);
                 return BATON_ENOMEM;
@@ -804,6 +796,7 @@ void raftfsm_close(struct raftfsm *rf)
                 return;
         }
         forget_images(rf);
+        snapimage_close(&rf->image);
         discard_job(rf);
         bgrestore_close(&rf->bg);
         lockfsm_destroy(rf->lockfsm);
@@ -841,13 +834,14 @@ void raftfsm_set_compression(struct raftfsm *rf, bool on)
         rf->compress = on;
 }
 
-void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
-                           uint32_t threshold)
+int raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
+                          uint32_t threshold, const char *image_dir)
 {
         forget_images(rf);
         rf->image.mode = mode;
         rf->threshold = threshold;
         plan_snapshot(rf);
+        return image_dir ? snapimage_set_dir(&rf->image, image_dir) : 0;
 }
 
 void raftfsm_set_entry_cb(struct raftfsm *rf,

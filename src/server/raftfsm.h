@@ -163,10 +163,12 @@ void raftfsm_set_compression(struct raftfsm *rf, bool on);
  * event. The image is kept and handed over again with a longer tail until
  * the tail is as large as the image (snapkeep.h); only then, and no
  * sooner than half-way to the next snapshot, is a new one started. Drops
- * any image made or being made.
+ * any image made or being made. With `image_dir` (FORK mode) images are
+ * made in files of that directory, not in memory (snapimage_set_dir()):
+ * 0, or BATON_EIO when it cannot be opened (errmsg of raftfsm_image()).
  */
-void raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
-                           uint32_t threshold);
+int raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
+                          uint32_t threshold, const char *image_dir);
 
 /**
  * How fsm->restore replaces the state (see enum raftfsm_restore_mode;

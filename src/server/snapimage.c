@@ -2,6 +2,7 @@
 #include "snapimage.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,12 +11,12 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <raft.h>
 
 #include "../../include/baton.h"
+#include "../lib/monotonic.h"
 
 /* Exit codes of the child, for the parent's message. */
 enum { CHILD_OK = 0, CHILD_ORPHAN = 70, CHILD_ENCODE = 71, CHILD_WRITE = 72 };
@@ -25,6 +26,43 @@ void snapimage_init(struct snapimage *s, enum snapimage_mode mode)
         memset(s, 0, sizeof *s);
         s->mode = mode;
         s->fd = -1;
+        s->dir_fd = -1;
+}
+
+void snapimage_close(struct snapimage *s)
+{
+        if (s->dir_fd >= 0) {
+                close(s->dir_fd);
+                s->dir_fd = -1;
+        }
+}
+
+int snapimage_set_dir(struct snapimage *s, const char *dir)
+{
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0) {
+                snprintf(s->errmsg, sizeof s->errmsg,
+                         "snapshot images: open %s: %s", dir, strerror(errno));
+                return BATON_EIO;
+        }
+        snapimage_close(s);
+        s->dir_fd = fd;
+        return 0;
+}
+
+/* A file for the child to write: unnamed in the image directory, so that
+ * nothing is left behind by a crash, or a memfd. */
+static int image_file(const struct snapimage *s, bool *on_disk)
+{
+        int fd = -1;
+
+        if (s->dir_fd >= 0) {
+                fd = openat(s->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC,
+                            0600);
+        }
+        *on_disk = fd >= 0;
+        return fd >= 0 ? fd : memfd_create("baton-snapshot", MFD_CLOEXEC);
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -47,7 +85,7 @@ static int write_all(int fd, const void *p, size_t n)
  * The child: it holds a copy of every descriptor of batond (client and
  * peer sockets, listeners, the data directory's files), which would keep
  * a closed connection open, or a port bound after batond died, for as long
- * as it runs. So it closes all but its memfd first, dies with its parent,
+ * as it runs. So it closes all but its image file first, dies with its parent,
  * and leaves the parent's signal handlers behind.
  */
 static void child(int fd, pid_t parent, snapimage_encode_fn fn, void *data)
@@ -79,6 +117,7 @@ static void ready(struct snapimage *s, void *base, size_t len, bool mapped)
         s->bytes.base = base;
         s->bytes.len = len;
         s->bytes.mapped = mapped;
+        s->bytes.on_disk = mapped && s->on_disk;
         s->state = SNAPIMAGE_READY;
         s->n_made++;
 }
@@ -99,14 +138,6 @@ static int start_inline(struct snapimage *s, snapimage_encode_fn fn, void *data)
         return 0;
 }
 
-static uint64_t now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 int snapimage_start(struct snapimage *s, uint64_t index, snapimage_encode_fn fn,
                     void *data)
 {
@@ -118,17 +149,17 @@ int snapimage_start(struct snapimage *s, uint64_t index, snapimage_encode_fn fn,
         if (s->mode == SNAPIMAGE_INLINE) {
                 return start_inline(s, fn, data);
         }
-        fd = memfd_create("baton-snapshot", MFD_CLOEXEC);
+        fd = image_file(s, &s->on_disk);
         if (fd < 0) {
                 s->n_inline++;
                 return start_inline(s, fn, data);
         }
-        t0 = now_us();
+        t0 = monotonic_us();
         s->pid = fork();
         if (s->pid == 0) {
                 child(fd, parent, fn, data);
         }
-        s->started_us = now_us();
+        s->started_us = monotonic_us();
         s->fork_us_last = s->started_us - t0;
         if (s->fork_us_last > s->fork_us_max) {
                 s->fork_us_max = s->fork_us_last;
@@ -149,7 +180,7 @@ static void finished(struct snapimage *s, int status)
         struct stat st;
         void *p;
 
-        s->make_us_last = now_us() - s->started_us;
+        s->make_us_last = monotonic_us() - s->started_us;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != CHILD_OK) {
                 snprintf(s->errmsg, sizeof s->errmsg,
                          "snapshot image at %llu: the child %s %d",
@@ -225,6 +256,13 @@ void snapimage_bytes_free(struct snapimage_bytes *b)
                 raft_free(b->base);
         }
         memset(b, 0, sizeof *b);
+}
+
+void snapimage_bytes_evict(const struct snapimage_bytes *b)
+{
+        if (b->on_disk) {
+                (void)madvise(b->base, b->len, MADV_DONTNEED);
+        }
 }
 
 void snapimage_cancel(struct snapimage *s)

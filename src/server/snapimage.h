@@ -31,20 +31,22 @@ enum snapimage_state {
         SNAPIMAGE_READY,  /* bytes at `index` can be taken */
 };
 
-/* Bytes handed over by snapimage_take(): mapped from the child's memfd or
- * from raft_malloc; give them back with snapimage_bytes_free(). */
+/* Bytes handed over by snapimage_take(): mapped from the file the child
+ * wrote or from raft_malloc; give them back with snapimage_bytes_free(). */
 struct snapimage_bytes {
         void *base;
         size_t len;
         bool mapped;
+        bool on_disk; /* mapped from a file on disk, not from memory */
 };
 
 struct snapimage {
         enum snapimage_mode mode;
         enum snapimage_state state;
-        uint64_t index;               /* the applied index the image is of */
-        pid_t pid;                    /* MAKING: the child */
-        int fd;                       /* MAKING: the memfd the child writes */
+        uint64_t index; /* the applied index the image is of */
+        pid_t pid;      /* MAKING: the child */
+        int fd;         /* MAKING: the file the child writes */
+        bool on_disk;   /* MAKING: that file is on disk, not a memfd */
         struct snapimage_bytes bytes; /* READY */
         uint64_t n_made;              /* images made */
         uint64_t n_failed; /* children that failed (errmsg says why) */
@@ -56,10 +58,26 @@ struct snapimage {
         uint64_t fork_us_max;
         uint64_t started_us; /* MAKING: when the child was started */
         uint64_t make_us_last;
+        /* FORK mode: the directory the child writes its image in (an
+         * unnamed file, gone once unmapped), or -1 for a memfd. */
+        int dir_fd;
         char errmsg[128];
 };
 
 void snapimage_init(struct snapimage *s, enum snapimage_mode mode);
+/* Close the directory of snapimage_set_dir(), after snapimage_cancel(). */
+void snapimage_close(struct snapimage *s);
+
+/*
+ * Make images in files of directory `dir` (the node's data directory)
+ * rather than in memory. An image of a million locks is 15 MB; kept in a
+ * memfd it is resident for as long as it is kept, while a file's pages
+ * are the page cache's, written back to disk and dropped under memory
+ * pressure (snapimage_bytes_evict()). Where the directory's file system
+ * has no unnamed files (O_TMPFILE), images fall back to a memfd. 0, or
+ * BATON_EIO with errmsg set (images stay in memory).
+ */
+int snapimage_set_dir(struct snapimage *s, const char *dir);
 
 /* Start an image of the state at `index` (state must be NONE). In FORK
  * mode a fork() that fails falls back to encoding in the caller (counted
@@ -75,6 +93,12 @@ enum snapimage_state snapimage_poll(struct snapimage *s);
 /* Take the READY image's bytes; the state becomes NONE. */
 struct snapimage_bytes snapimage_take(struct snapimage *s);
 void snapimage_bytes_free(struct snapimage_bytes *b);
+
+/* Let the process's resident memory go of on-disk bytes once read (raft
+ * wrote them): their pages stay in the file and are read back from the
+ * page cache, or the disk, when next touched. Does nothing to bytes in
+ * memory, which a page dropped from the mapping would not free. */
+void snapimage_bytes_evict(const struct snapimage_bytes *b);
 
 /* Drop whatever is made or being made (the state changed under it, or
  * the node stops): a child is killed and reaped. State NONE. */

@@ -36,8 +36,13 @@ static struct snapshare *share_new(struct snapimage_bytes bytes)
         return s;
 }
 
+/* Raft has written `s` (or a backup has read it): while it is kept for
+ * the next snapshot, its pages need not stay resident (an image on disk). */
 static void share_put(struct snapshare *s)
 {
+        if (s != NULL && s->refs > 1) {
+                snapimage_bytes_evict(&s->bytes);
+        }
         if (s != NULL && --s->refs == 0) {
                 snapimage_bytes_free(&s->bytes);
                 raft_free(s);
@@ -117,7 +122,7 @@ size_t snapkeep_size(const struct snapkeep *k)
  * name it without a copy. `seg` and room in `segs` are allocated. */
 static void freeze(struct snapkeep *k, struct snapshare *seg)
 {
-        struct snapimage_bytes bytes = {NULL, 0, false};
+        struct snapimage_bytes bytes = {NULL, 0, false, false};
 
         bytes.base = snaptail_detach(&k->open, &bytes.len);
         share_init(seg, bytes);

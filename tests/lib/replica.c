@@ -38,7 +38,7 @@ struct replica *replica_new(enum raftfsm_restore_mode mode)
         assert_non_null(r);
         assert_int_equal(raftfsm_init(&r->rf, NULL), 0);
         raftfsm_attach(&r->rf, &r->raft);
-        raftfsm_set_snapshots(&r->rf, SNAPIMAGE_INLINE, 0);
+        raftfsm_set_snapshots(&r->rf, SNAPIMAGE_INLINE, 0, NULL);
         raftfsm_set_restore(&r->rf, mode, on_failed, r);
         r->raft.state = RAFT_FOLLOWER;
         return r;

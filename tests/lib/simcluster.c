@@ -463,7 +463,7 @@ int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg)
                 /* Images at once, so that seeds replay; the tail after
                  * them is what batond's forked images have too. */
                 raftfsm_set_snapshots(&c->nodes[i].rf, SNAPIMAGE_INLINE,
-                                      cfg->snapshot_threshold);
+                                      cfg->snapshot_threshold, NULL);
                 raft_set_pre_vote(r, cfg->pre_vote);
         }
         rv = raft_fixture_start(&c->f);

@@ -252,8 +252,8 @@ static void test_snapshots_at_each_nodes_phase(void **state)
         (void)state;
         a->raft.id = 1;
         b->raft.id = 2;
-        raftfsm_set_snapshots(&a->rf, SNAPIMAGE_INLINE, th);
-        raftfsm_set_snapshots(&b->rf, SNAPIMAGE_INLINE, th);
+        raftfsm_set_snapshots(&a->rf, SNAPIMAGE_INLINE, th, NULL);
+        raftfsm_set_snapshots(&b->rf, SNAPIMAGE_INLINE, th, NULL);
         assert_int_equal(a->rf.gap, snapphase_of(1, th));
         assert_int_equal(b->rf.gap, snapphase_of(2, th));
         assert_int_not_equal(a->rf.gap, b->rf.gap);

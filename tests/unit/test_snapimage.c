@@ -7,7 +7,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -136,6 +139,99 @@ static void cancel_kills_the_child(void **state)
         snapimage_cancel(&s);
         assert_int_equal(s.state, SNAPIMAGE_NONE);
         assert_int_equal(kill(pid, 0), -1); /* reaped: no such process */
+}
+
+/* Whether `dir`'s file system has unnamed files (O_TMPFILE). */
+static bool tmpfile_works(const char *dir)
+{
+        int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+
+        if (fd < 0) {
+                return false;
+        }
+        close(fd);
+        return true;
+}
+
+static size_t entries(const char *dir)
+{
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        size_t n = 0;
+
+        assert_non_null(d);
+        while ((e = readdir(d)) != NULL) {
+                n +=
+                    strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+        }
+        closedir(d);
+        return n;
+}
+
+/* The process's resident pages of files, in KiB (/proc/self/status). */
+static long rss_file_kib(void)
+{
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        long kib = -1;
+
+        assert_non_null(f);
+        while (fgets(line, sizeof line, f) != NULL) {
+                if (sscanf(line, "RssFile: %ld", &kib) == 1) {
+                        break;
+                }
+        }
+        fclose(f);
+        return kib;
+}
+
+/* With a directory, the child writes the image into an unnamed file of
+ * it (where the file system has them): the same bytes, no name left in
+ * the directory, and once evicted the pages leave the process's resident
+ * memory while the bytes stay readable. */
+static void image_in_a_directory(void **state)
+{
+        char dir[] = "/tmp/baton-snapimage-XXXXXX";
+        struct fake f = {8 << 20, 11, 0, 0};
+        struct snapimage s;
+        struct snapimage_bytes b;
+        long before;
+
+        (void)state;
+        assert_non_null(mkdtemp(dir));
+        snapimage_init(&s, SNAPIMAGE_FORK);
+        assert_int_equal(snapimage_set_dir(&s, dir), 0);
+        assert_int_equal(snapimage_start(&s, 5, encode, &f), 0);
+        assert_int_equal(wait_done(&s), SNAPIMAGE_READY);
+        b = snapimage_take(&s);
+        assert_true(b.mapped);
+        assert_int_equal(b.on_disk, tmpfile_works(dir));
+        assert_int_equal(entries(dir), 0);
+        check_bytes(&b, f.len, 11); /* every page touched */
+        before = rss_file_kib();
+        snapimage_bytes_evict(&b);
+        if (b.on_disk) {
+                assert_true(before - rss_file_kib() >= (long)(f.len >> 10) / 2);
+        }
+        check_bytes(&b, f.len, 11); /* read back from the file */
+        snapimage_bytes_free(&b);
+        snapimage_close(&s);
+        assert_int_equal(s.dir_fd, -1);
+        assert_int_equal(rmdir(dir), 0);
+}
+
+/* A directory that cannot be opened is an error that names it; images
+ * stay in memory. */
+static void missing_directory_is_named(void **state)
+{
+        struct snapimage s;
+
+        (void)state;
+        snapimage_init(&s, SNAPIMAGE_FORK);
+        assert_int_equal(snapimage_set_dir(&s, "/nonexistent/baton"),
+                         BATON_EIO);
+        assert_non_null(strstr(s.errmsg, "/nonexistent/baton"));
+        assert_int_equal(s.dir_fd, -1);
 }
 
 /* --- The container --------------------------------------------------- */
@@ -270,7 +366,7 @@ static int entries_of(const uint8_t *p, size_t len, uint64_t *got)
  * is dropped. */
 static void kept_image_is_handed_again(void **state)
 {
-        struct snapimage_bytes img = {raft_malloc(5), 5, false};
+        struct snapimage_bytes img = {raft_malloc(5), 5, false, false};
         struct snapkeep k;
         struct snaptail t;
         struct raft_buffer *b1, *b2;
@@ -311,7 +407,7 @@ static void kept_image_is_handed_again(void **state)
 /* A new image is due once the tail is as large as the kept one. */
 static void keep_goes_stale_at_the_image_size(void **state)
 {
-        struct snapimage_bytes img = {raft_malloc(64), 64, false};
+        struct snapimage_bytes img = {raft_malloc(64), 64, false, false};
         struct snapkeep k;
         struct snaptail t;
         uint64_t i;
@@ -340,6 +436,8 @@ int main(void)
             cmocka_unit_test(inline_is_ready_at_once),
             cmocka_unit_test(failing_child_leaves_nothing),
             cmocka_unit_test(cancel_kills_the_child),
+            cmocka_unit_test(image_in_a_directory),
+            cmocka_unit_test(missing_directory_is_named),
             cmocka_unit_test(tail_round_trip),
             cmocka_unit_test(damaged_tails_are_refused),
             cmocka_unit_test(kept_image_is_handed_again),
