@@ -76,9 +76,9 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
          * doubling at a million locks that moved them all in one apply
          * froze the loop) and never write into the records they hold,
          * whose pages a snapshot's child shares (ptable.h). */
-        ptable_init(&f->sessions, mem, session_id_hash);
-        ptable_init(&f->nonces, mem, session_nonce_hash);
-        ptable_init(&f->locks, mem, lock_name_hash);
+        ptable_init(&f->sessions, mem, session_id_hash, &f->pool.base);
+        ptable_init(&f->nonces, mem, session_nonce_hash, &f->pool.base);
+        ptable_init(&f->locks, mem, lock_name_hash, &f->pool.base);
         hmap_init(&f->tombs, mem);
         /* Tombstones live in a preallocated ring, so ending a session never
          * allocates. */
@@ -127,8 +127,12 @@ void state_close(struct lockfsm *f)
 void state_move(struct lockfsm *dst, struct lockfsm *src)
 {
         /* The lists' heads are in the pool's region, which stays where it
-         * is: only the struct moves. */
+         * is: only the struct moves, with the pool's base that the tables
+         * count their slots from. */
         *dst = *src;
+        dst->sessions.base = &dst->pool.base;
+        dst->nonces.base = &dst->pool.base;
+        dst->locks.base = &dst->pool.base;
         memset(src, 0, sizeof *src);
 }
 

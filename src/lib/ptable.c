@@ -7,11 +7,8 @@
 #include "../../include/baton.h"
 
 /* A slot of the old array whose record was removed during a doubling: a
- * probe goes past it. Never a record's slot, whose low 3 bits are 0. */
-#define GONE ((uint64_t)1)
-
-#define ADDR_BITS 48
-#define ADDR_MASK (((uint64_t)1 << ADDR_BITS) - 1)
+ * probe goes past it. Never a record's slot (see pack()). */
+#define GONE UINT32_MAX
 
 /* Old slots moved by each insert and remove while a doubling is under
  * way. A doubling starts when the table is 3/4 full and gives it twice
@@ -27,29 +24,28 @@ static size_t room(size_t n)
         return n - n / 4;
 }
 
-static uint64_t pack(const void *record, uint64_t hash)
+/* A record's slot: its offset from the region's start in 8-byte units,
+ * plus one so that 0 is an empty slot. */
+static uint32_t pack(const struct ptable *t, const void *record)
 {
-        uint64_t a = (uint64_t)(uintptr_t)record;
+        uintptr_t a = (uintptr_t)record, b = (uintptr_t)*t->base;
 
-        /* Both hold for every heap address on Linux (see ptable.h); a
-         * platform where they do not cannot use this table. */
-        if ((a & ~ADDR_MASK) != 0 || (a & 7) != 0 || a == 0) {
+        /* A record outside the region, or misaligned, would be another
+         * record's slot: the caller broke ptable.h's contract. */
+        if (*t->base == NULL || a < b || (a - b) % 8 != 0 ||
+            (a - b) / 8 >= (uintptr_t)GONE - 1) {
                 abort();
         }
-        return (hash & ~ADDR_MASK) | a;
+        return (uint32_t)((a - b) / 8 + 1);
 }
 
-static void *unpack(uint64_t v)
+static void *unpack(const struct ptable *t, uint32_t v)
 {
-        return (void *)(uintptr_t)(v & ADDR_MASK);
+        return (void *)(*t->base + ((size_t)v - 1) * 8);
 }
 
-static bool same_tag(uint64_t v, uint64_t hash)
-{
-        return ((v ^ hash) & ~ADDR_MASK) == 0;
-}
-
-void ptable_init(struct ptable *t, const struct mem *mem, ptable_hash_fn hash)
+void ptable_init(struct ptable *t, const struct mem *mem, ptable_hash_fn hash,
+                 char *const *base)
 {
         t->slots = NULL;
         t->n_slots = 0;
@@ -59,18 +55,19 @@ void ptable_init(struct ptable *t, const struct mem *mem, ptable_hash_fn hash)
         t->moved = 0;
         t->hash = hash;
         t->mem = mem;
+        t->base = base;
 }
 
 void ptable_close(struct ptable *t)
 {
         mem_free(t->mem, t->slots);
         mem_free(t->mem, t->old);
-        ptable_init(t, t->mem, t->hash);
+        ptable_init(t, t->mem, t->hash, t->base);
 }
 
 /* Put `v` (of a record with this hash) in the first empty slot from its
  * home on. */
-static void put(uint64_t *slots, size_t n, uint64_t v, uint64_t hash)
+static void put(uint32_t *slots, size_t n, uint32_t v, uint64_t hash)
 {
         size_t i = hash & (n - 1);
 
@@ -87,10 +84,10 @@ static void put(uint64_t *slots, size_t n, uint64_t v, uint64_t hash)
 static void move_some(struct ptable *t, size_t k)
 {
         while (t->old != NULL && k-- > 0) {
-                uint64_t v = t->old[t->moved];
+                uint32_t v = t->old[t->moved];
                 t->old[t->moved++] = 0;
                 if (v != 0 && v != GONE) {
-                        put(t->slots, t->n_slots, v, t->hash(unpack(v)));
+                        put(t->slots, t->n_slots, v, t->hash(unpack(t, v)));
                 }
                 if (t->moved == t->n_old) {
                         mem_free(t->mem, t->old);
@@ -104,7 +101,7 @@ static void move_some(struct ptable *t, size_t k)
 int ptable_reserve(struct ptable *t, size_t n)
 {
         size_t size = t->n_slots == 0 ? MIN_SLOTS : t->n_slots;
-        uint64_t *s;
+        uint32_t *s;
 
         if (n <= room(t->n_slots)) {
                 return 0;
@@ -139,7 +136,7 @@ void ptable_insert(struct ptable *t, void *record, uint64_t hash)
 {
         assert(t->count < room(t->n_slots));
         move_some(t, MOVE_STEP);
-        put(t->slots, t->n_slots, pack(record, hash), hash);
+        put(t->slots, t->n_slots, pack(t, record), hash);
         t->count++;
 }
 
@@ -147,16 +144,18 @@ void ptable_insert(struct ptable *t, void *record, uint64_t hash)
  * first empty slot: the index of the first slot for which `match` holds,
  * or n_slots. */
 static size_t probe(const struct ptable *t, uint64_t hash,
-                    bool (*match)(uint64_t v, const void *arg), const void *arg)
+                    bool (*match)(const struct ptable *t, uint32_t v,
+                                  const void *arg),
+                    const void *arg)
 {
         size_t mask = t->n_slots - 1, i;
-        uint64_t v;
+        uint32_t v;
 
         if (t->n_slots == 0) {
                 return 0;
         }
         for (i = hash & mask; (v = t->slots[i]) != 0; i = (i + 1) & mask) {
-                if (match(v, arg)) {
+                if (match(t, v, arg)) {
                         return i;
                 }
         }
@@ -172,7 +171,8 @@ static size_t probe(const struct ptable *t, uint64_t hash,
  * holds, or n_old.
  */
 static size_t old_probe(const struct ptable *t, uint64_t hash,
-                        bool (*match)(uint64_t v, const void *arg),
+                        bool (*match)(const struct ptable *t, uint32_t v,
+                                      const void *arg),
                         const void *arg)
 {
         size_t span = t->n_old - t->moved, i = hash & (t->n_old - 1), k;
@@ -181,11 +181,11 @@ static size_t old_probe(const struct ptable *t, uint64_t hash,
                 i = t->moved;
         }
         for (k = 0; k < span; k++) {
-                uint64_t v = t->old[i];
+                uint32_t v = t->old[i];
                 if (v == 0) {
                         break;
                 }
-                if (v != GONE && match(v, arg)) {
+                if (v != GONE && match(t, v, arg)) {
                         return i;
                 }
                 if (++i == t->n_old) {
@@ -196,35 +196,35 @@ static size_t old_probe(const struct ptable *t, uint64_t hash,
 }
 
 struct find_arg {
-        uint64_t hash;
         ptable_eq_fn eq;
         const void *key;
 };
 
-static bool find_match(uint64_t v, const void *arg)
+static bool find_match(const struct ptable *t, uint32_t v, const void *arg)
 {
         const struct find_arg *a = arg;
-        return same_tag(v, a->hash) && a->eq(unpack(v), a->key);
+        return a->eq(unpack(t, v), a->key);
 }
 
-static bool addr_match(uint64_t v, const void *arg)
+static bool slot_match(const struct ptable *t, uint32_t v, const void *arg)
 {
-        return unpack(v) == arg;
+        (void)t;
+        return v == *(const uint32_t *)arg;
 }
 
 void *ptable_find(const struct ptable *t, uint64_t hash, ptable_eq_fn eq,
                   const void *key)
 {
-        struct find_arg a = {hash, eq, key};
+        struct find_arg a = {eq, key};
         size_t i = probe(t, hash, find_match, &a);
 
         if (i != t->n_slots) {
-                return unpack(t->slots[i]);
+                return unpack(t, t->slots[i]);
         }
         if (t->old != NULL) {
                 i = old_probe(t, hash, find_match, &a);
                 if (i != t->n_old) {
-                        return unpack(t->old[i]);
+                        return unpack(t, t->old[i]);
                 }
         }
         return NULL;
@@ -242,10 +242,10 @@ static bool home_between(size_t h, size_t i, size_t j)
 static void delete_at(struct ptable *t, size_t i)
 {
         size_t mask = t->n_slots - 1, j;
-        uint64_t v;
+        uint32_t v;
 
         for (j = (i + 1) & mask; (v = t->slots[j]) != 0; j = (j + 1) & mask) {
-                size_t h = t->hash(unpack(v)) & mask;
+                size_t h = t->hash(unpack(t, v)) & mask;
                 if (!home_between(h, i, j)) {
                         t->slots[i] = v;
                         i = j;
@@ -256,17 +256,18 @@ static void delete_at(struct ptable *t, size_t i)
 
 void ptable_remove(struct ptable *t, const void *record, uint64_t hash)
 {
+        uint32_t v = pack(t, record);
         size_t i;
 
         move_some(t, MOVE_STEP);
         t->count--;
-        i = probe(t, hash, addr_match, record);
+        i = probe(t, hash, slot_match, &v);
         if (i != t->n_slots) {
                 delete_at(t, i);
                 return;
         }
         assert(t->old != NULL);
-        i = old_probe(t, hash, addr_match, record);
+        i = old_probe(t, hash, slot_match, &v);
         assert(i != t->n_old);
         t->old[i] = GONE;
 }
