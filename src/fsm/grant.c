@@ -66,7 +66,7 @@ struct hold *grant_find_wait(const struct session *s, const struct lock *l,
 /* Whether the entry being applied has granted `l` already. */
 static bool granted_in_entry(const struct lock *l)
 {
-        return !rqueue_empty(&l->entry_link) && !l->deferred;
+        return l->touched;
 }
 
 bool grant_entry_allows(const struct lock *l, uint8_t mode)
@@ -83,9 +83,8 @@ static void grant(const struct step *st, struct hold *h)
         if (l->deferred) {
                 /* A multi-lock took it before the entry's start reached
                  * it: it is this entry's now, like any lock it grants. */
-                rqueue_remove(&l->entry_link);
+                lockchain_remove(&st->f->deferred, l);
                 l->deferred = false;
-                st->f->n_deferred--;
         }
         h->token = st->index;
         h->count = 1;
@@ -94,7 +93,8 @@ static void grant(const struct step *st, struct hold *h)
         if (!granted_in_entry(l)) {
                 l->entry_writer = false;
                 l->entry_ended = false;
-                rqueue_push_tail(&st->f->lists->touched, &l->entry_link);
+                l->touched = true;
+                lockchain_push(&st->f->touched, l);
         }
         l->entry_writer |= h->mode == COMMAND_MODE_EXCLUSIVE;
 }

@@ -175,35 +175,27 @@ static void entry_begin(struct lockfsm *f, uint64_t index)
         static const struct command cause = {.type = COMMAND_BATCH};
         struct step st = {f, index, f->stamp, &cause};
 
-        assert(index > f->last_index && rqueue_empty(&f->lists->touched));
+        struct lock *l;
+
+        assert(index > f->last_index && f->touched.head == NULL);
         f->entry_index = index;
         f->entry_done = 0;
-        while (!rqueue_empty(&f->lists->deferred)) {
-                struct lock *l = RQUEUE_DATA(rqueue_head(&f->lists->deferred),
-                                             struct lock, entry_link);
-                rqueue_remove(&l->entry_link);
+        while ((l = lockchain_pop(&f->deferred)) != NULL) {
                 l->deferred = false;
-                f->n_deferred--;
                 grant_next(&st, l);
         }
 }
 
-/* Queue `l` for the next entry's start, in lock age order: the order a
- * restored replica, which finds them lock by lock, hands them on too. */
+/* Queue `l` for the next entry's start (entry_end() puts the queue in
+ * lock age order: the order a restored replica, which finds them lock by
+ * lock, hands them on too). */
 static void defer_one(struct lockfsm *f, struct lock *l)
 {
-        struct rqueue *at = rqueue_tail(&f->lists->deferred);
-
-        if (!rqueue_empty(&l->entry_link)) {
+        if (l->deferred || l->touched) {
                 return; /* deferred, or in touched: entry_end reaches it */
         }
-        while (at != &f->lists->deferred &&
-               RQUEUE_DATA(at, struct lock, entry_link)->created > l->created) {
-                at = rqueue_prev(at);
-        }
-        rqueue_insert_after(at, &l->entry_link);
+        lockchain_push(&f->deferred, l);
         l->deferred = true;
-        f->n_deferred++;
 }
 
 /* Defer `l`, whose queue's head can be admitted; when that head is a
@@ -232,16 +224,19 @@ static void defer(struct lockfsm *f, struct lock *l)
  * the next entry. */
 static void entry_end(struct lockfsm *f, uint64_t index)
 {
-        while (!rqueue_empty(&f->lists->touched)) {
-                struct lock *l = RQUEUE_DATA(rqueue_head(&f->lists->touched),
-                                             struct lock, entry_link);
-                rqueue_remove(&l->entry_link);
+        struct lock *l;
+
+        /* entry_begin() took every deferred lock; only this defers. */
+        assert(f->deferred.head == NULL);
+        while ((l = lockchain_pop(&f->touched)) != NULL) {
+                l->touched = false;
                 if (l->n_holders == 0 && l->n_waiters == 0 && !l->blocked) {
                         state_lock_drop(f, l);
                 } else if (grant_admissible(f, l)) {
                         defer(f, l);
                 }
         }
+        lockchain_sort(&f->deferred);
         f->last_index = index;
         f->entry_index = 0;
 }
@@ -264,7 +259,7 @@ static int entry_leave(struct lockfsm *f, uint64_t index, int rv)
 {
         if (rv == 0) {
                 entry_end(f, index);
-        } else if (f->entry_done == 0 && rqueue_empty(&f->lists->touched)) {
+        } else if (f->entry_done == 0 && f->touched.head == NULL) {
                 f->entry_index = 0;
         }
         return rv;
@@ -331,7 +326,7 @@ int lockfsm_apply(struct lockfsm *f, uint64_t index, const void *buf,
 
 uint64_t lockfsm_deferred(const struct lockfsm *f)
 {
-        return f->n_deferred;
+        return f->deferred.n;
 }
 
 void lockfsm_stats(const struct lockfsm *f, struct lockfsm_stats *st)
@@ -591,8 +586,7 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         if (l->blocked && l->mode != COMMAND_MODE_EXCLUSIVE) {
                 return "a semaphore or an election in a lock-delay";
         }
-        if (grant_admissible(f, l) == rqueue_empty(&l->entry_link) ||
-            l->deferred == rqueue_empty(&l->entry_link)) {
+        if (grant_admissible(f, l) != l->deferred || l->touched) {
                 return "a lock is deferred if and only if its queue's head "
                        "can be admitted: not so";
         }
@@ -630,6 +624,7 @@ const char *lockfsm_check(const struct lockfsm *f)
 {
         uint64_t n = 0, grants = 0, waiters = 0, last = 0;
         const char *err;
+        const struct lock *l;
         struct rqueue *q;
 
         RQUEUE_FOREACH(q, &f->lists->session_list)
@@ -652,7 +647,7 @@ const char *lockfsm_check(const struct lockfsm *f)
         last = 0;
         RQUEUE_FOREACH(q, &f->lists->lock_list)
         {
-                const struct lock *l = RQUEUE_DATA(q, struct lock, link);
+                l = RQUEUE_DATA(q, struct lock, link);
                 if (l->created <= last) {
                         return "locks out of order";
                 }
@@ -671,22 +666,21 @@ const char *lockfsm_check(const struct lockfsm *f)
                 return "records in the pool that no list reaches, or "
                        "fewer than the lists hold";
         }
-        if (!rqueue_empty(&f->lists->touched) || f->entry_index != 0) {
+        if (f->touched.head != NULL || f->entry_index != 0) {
                 return "an entry is half-applied";
         }
         n = 0;
         last = 0;
-        RQUEUE_FOREACH(q, &f->lists->deferred)
-        {
-                const struct lock *l = RQUEUE_DATA(q, struct lock, entry_link);
-                if (!grant_admissible(f, l) || l->created <= last) {
+        for (l = f->deferred.head; l != NULL; l = lockchain_next(l)) {
+                if (!l->deferred || !grant_admissible(f, l) ||
+                    l->created <= last) {
                         return "deferred lock with no one to admit, or out "
                                "of order";
                 }
                 last = l->created;
                 n++;
         }
-        if (n != f->n_deferred) {
+        if (n != f->deferred.n) {
                 return "deferred lock count disagrees";
         }
         if (grants != f->n_grants || waiters != f->n_waiters) {

@@ -401,9 +401,8 @@ static void find_deferred(struct lockfsm *f)
         {
                 struct lock *l = RQUEUE_DATA(q, struct lock, link);
                 if (grant_admissible(f, l)) {
-                        rqueue_push_tail(&f->lists->deferred, &l->entry_link);
+                        lockchain_push(&f->deferred, l);
                         l->deferred = true;
-                        f->n_deferred++;
                 }
         }
 }

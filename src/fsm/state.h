@@ -10,6 +10,7 @@
 #include "../lib/pool.h"
 #include "../lib/ptable.h"
 #include "../lib/rqueue.h"
+#include "lockchain.h"
 #include "lockfsm.h"
 
 /*
@@ -117,10 +118,6 @@ struct hold {
  */
 struct lock {
         struct rqueue link; /* lockfsm.locks, by created */
-        /* In lockfsm.touched while an entry that granted it is applied,
-         * in lockfsm.deferred between entries while its next grant waits
-         * for the next entry; else self-linked. */
-        struct rqueue entry_link;
         struct rqueue holders;
         struct rqueue waiters; /* FIFO */
         uint64_t created;      /* the stamp of the command that created it */
@@ -131,23 +128,30 @@ struct lock {
                 uint32_t delay_ms; /* a blocked read/write lock's delay */
         };
         uint32_t used; /* a semaphore's permits its holders hold */
+        /* Its link in lockfsm.touched or lockfsm.deferred (lockchain.h),
+         * when `touched` or `deferred` says it is in one. */
+        int32_t entry_next;
         /* The kind: COMMAND_MODE_EXCLUSIVE (a read/write lock) or
          * COMMAND_MODE_SEMAPHORE. */
         uint8_t mode;
         uint8_t name_len;
-        uint8_t n_writers; /* exclusive holders: 0 or 1 */
-        /* While in lockfsm.touched: the entry granted it to a writer, so
-         * it admits no one else before the next entry; a grant the entry
-         * made has ended, so no one may upgrade to a writer before the
-         * next entry (the writer would share that grant's token). */
-        bool entry_writer;
-        bool entry_ended;
+        /* Exclusive holders: 0 or 1 (two bits, so that lockfsm_check()
+         * sees a second one). */
+        uint8_t n_writers : 2;
+        /* In lockfsm.touched: an entry that granted it is being applied. */
+        bool touched : 1;
+        /* While touched: the entry granted it to a writer, so it admits
+         * no one else before the next entry; a grant the entry made has
+         * ended, so no one may upgrade to a writer before the next entry
+         * (the writer would share that grant's token). */
+        bool entry_writer : 1;
+        bool entry_ended : 1;
         /* In its lock-delay: a holder was lost to EXPIRE or REVOKE, and
          * no one is granted the lock until an UNBLOCK entry. A read/write
          * lock only; it exists while blocked even with no one in it. */
-        bool blocked;
-        bool deferred; /* entry_link is in lockfsm.deferred */
-        char name[];   /* name_len bytes, not NUL-terminated */
+        bool blocked : 1;
+        bool deferred : 1; /* in lockfsm.deferred */
+        char name[];       /* name_len bytes, not NUL-terminated */
 };
 
 struct tomb {
@@ -179,8 +183,6 @@ static inline void hold_set_session(struct hold *h, const struct session *s)
 struct state_lists {
         struct rqueue session_list;
         struct rqueue lock_list;
-        struct rqueue touched;  /* locks granted by the current entry */
-        struct rqueue deferred; /* locks whose next grant waits for an entry */
 };
 
 struct lockfsm {
@@ -209,7 +211,9 @@ struct lockfsm {
         /* The lists' heads, a record of the pool like the records in
          * them: a link reaches only that far (rqueue.h). */
         struct state_lists *lists;
-        uint64_t n_deferred;
+        struct lockchain touched;  /* locks granted by the current entry */
+        struct lockchain deferred; /* locks whose next grant waits for an
+                                      entry, by age */
         /* Records by key, in tables that never write into a record
          * (ptable.h): a session is in `nonces` when its nonce is not 0. */
         struct ptable sessions; /* by id */

@@ -171,7 +171,7 @@ static void test_bytes_per_session(void **state)
         size_t per = (taken(x) - before) / N_SESSIONS;
 
         printf("# %zu bytes per session\n", per);
-        assert_true(per <= 165 + REDZONES);
+        assert_true(per <= 150 + REDZONES);
         free(ids);
 }
 
@@ -205,7 +205,7 @@ static void test_bytes_per_lock(void **state)
         take_four_each(x, ids, "fleet", 0);
         per = (taken(x) - before) / (4 * N_SESSIONS);
         printf("# %zu bytes per lock\n", per);
-        assert_true(per <= 172 + REDZONES);
+        assert_true(per <= 156 + REDZONES);
         free(ids);
 }
 
