@@ -460,9 +460,17 @@ int snapshot_decode(struct lockfsm *f, const void *buf, size_t len)
                         return rv;
                 }
         }
+        /* The lock table is sized once, for every lock: grown a step at
+         * a time it would stay up to 3/4 full, and each name's check for
+         * a duplicate would read more records on its way (ptable.h). A
+         * lock takes 19 bytes at least, so a count the bytes left cannot
+         * hold is damage, not a table to allocate. */
         n = rcursor_u32(&r);
-        if (r.bad) {
+        if (r.bad || n > r.left / 19) {
                 return BATON_ECORRUPT;
+        }
+        if (state_lock_reserve(f, n) != 0) {
+                return BATON_ENOMEM;
         }
         for (i = 0, last = 0; i < n; i++) {
                 if ((rv = get_lock(f, &r, &last, version)) != 0) {

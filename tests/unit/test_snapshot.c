@@ -398,6 +398,26 @@ static void test_unknown_version_refused(void **state)
         fsmtest_close(&t);
 }
 
+/* A lock count that the bytes left cannot hold is damage: refused before
+ * the lock table is sized for it. */
+static void test_lock_count_past_the_bytes_refused(void **state)
+{
+        struct fsmtest t;
+        uint8_t *buf;
+        size_t len;
+
+        (void)state;
+        fsmtest_init(&t, NULL, NULL);
+        buf = fsmtest_snapshot(t.f, &len);
+        /* Header (32), no tombstone, no session, no lock, checksum. */
+        assert_int_equal(len, 32 + 4 + 4 + 4 + 8);
+        memset(buf + 40, 0xff, 4);
+        reseal(buf, len);
+        expect_refused(t.f, buf, len, BATON_ECORRUPT);
+        free(buf);
+        fsmtest_close(&t);
+}
+
 /* A version 1 snapshot (no stamp: every id was its entry's index) still
  * loads, as the state a version 2 machine would have had. */
 static void test_version_1_loads(void **state)
@@ -798,6 +818,7 @@ int main(void)
             cmocka_unit_test(test_restore_then_continue_in_lockstep),
             cmocka_unit_test(test_truncations_and_bit_flips_refused),
             cmocka_unit_test(test_unknown_version_refused),
+            cmocka_unit_test(test_lock_count_past_the_bytes_refused),
             cmocka_unit_test(test_version_1_loads),
             cmocka_unit_test(test_owner_hash_kept),
             cmocka_unit_test(test_resealed_mutations_are_refused_or_canonical),
