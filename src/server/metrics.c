@@ -11,6 +11,7 @@
 #include "log.h"
 #include "raftfsm.h"
 #include "snapimage.h"
+#include "snapkeep.h"
 
 /* Appends formatted text, tracking the length it would need. */
 struct out {
@@ -110,6 +111,25 @@ static void latencies(struct out *o, const struct gateway_stats *st)
         }
 }
 
+/* What a node keeps to hand over at its next snapshot (snapkeep.h). */
+static void snapshot_kept(struct out *o, const struct snapkeep *k)
+{
+        const struct snapimage_bytes *image =
+            k->image != NULL ? snapkeep_image(k) : NULL;
+
+        gauge(o, "baton_snapshot_kept_image_bytes",
+              "The snapshot image kept to hand over again, in bytes.",
+              image != NULL ? image->len : 0);
+        gauge(o, "baton_snapshot_kept_image_on_disk",
+              "1 when that image is in a file of the data directory, whose "
+              "pages the kernel may drop, 0 when it is in memory.",
+              image != NULL && image->on_disk);
+        gauge(o, "baton_snapshot_kept_tail_bytes",
+              "The entries applied since that image, kept in memory to "
+              "hand over with it.",
+              snapkeep_size(k) - (image != NULL ? image->len : 0));
+}
+
 /* Snapshot images (snapimage.h): what they cost the loop and how they
  * fared. */
 static void snapshot_images(struct out *o, const struct snapimage *im)
@@ -165,6 +185,7 @@ static void snapshots(struct out *o, struct node *n)
         struct raftfsm_restores rs;
 
         snapshot_images(o, node_snapimage(n));
+        snapshot_kept(o, node_snapkeep(n));
         node_restores(n, &rs);
         snapshot_restores(o, &rs);
         gauge(o, "baton_snapshot_index",

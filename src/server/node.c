@@ -734,6 +734,11 @@ const struct snapimage *node_snapimage(const struct node *n)
         return raftfsm_image(&n->core->rf);
 }
 
+const struct snapkeep *node_snapkeep(const struct node *n)
+{
+        return raftfsm_keep(&n->core->rf);
+}
+
 void node_restores(const struct node *n, struct raftfsm_restores *out)
 {
         raftfsm_restores(&n->core->rf, out);

@@ -237,6 +237,9 @@ struct lockfsm *node_lockfsm(struct node *n);
 const struct lockfsm *node_lockfsm_nowait(const struct node *n);
 /* The snapshot image maker's counters and timings. */
 const struct snapimage *node_snapimage(const struct node *n);
+/* The snapshot image kept and its tail (snapkeep.h). */
+struct snapkeep;
+const struct snapkeep *node_snapkeep(const struct node *n);
 
 /* Snapshots installed from the leader and restored on the worker. */
 struct raftfsm_restores;

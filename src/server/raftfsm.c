@@ -883,6 +883,11 @@ const struct snapimage *raftfsm_image(const struct raftfsm *rf)
         return &rf->image;
 }
 
+const struct snapkeep *raftfsm_keep(const struct raftfsm *rf)
+{
+        return &rf->keep;
+}
+
 const struct directory *raftfsm_directory(const struct raftfsm *rf)
 {
         return &rf->dir;

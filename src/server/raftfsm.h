@@ -290,6 +290,8 @@ const struct lockfsm *raftfsm_lockfsm_nowait(const struct raftfsm *rf);
 
 /* The snapshot image maker, for its counters and timings (metrics). */
 const struct snapimage *raftfsm_image(const struct raftfsm *rf);
+/* The image kept to hand over again and its tail (snapkeep.h). */
+const struct snapkeep *raftfsm_keep(const struct raftfsm *rf);
 
 /**
  * The replicated member directory, borrowed (MEMBER entries, src/fsm/

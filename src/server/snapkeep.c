@@ -111,6 +111,11 @@ bool snapkeep_stale(const struct snapkeep *k)
                k->frozen_len + k->open.len >= k->image->bytes.len;
 }
 
+const struct snapimage_bytes *snapkeep_image(const struct snapkeep *k)
+{
+        return &k->image->bytes;
+}
+
 size_t snapkeep_size(const struct snapkeep *k)
 {
         return k->image == NULL

@@ -67,6 +67,9 @@ bool snapkeep_stale(const struct snapkeep *k);
 /* Bytes kept: the image and its tail. */
 size_t snapkeep_size(const struct snapkeep *k);
 
+/* The kept image's bytes; only when one is kept (k->image not NULL). */
+const struct snapimage_bytes *snapkeep_image(const struct snapkeep *k);
+
 /*
  * The snapshot at the last entry kept, as raft's buffers: the container's
  * header, the image, then each tail segment. The caller checked
