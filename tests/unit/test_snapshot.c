@@ -375,15 +375,20 @@ static void test_truncations_and_bit_flips_refused(void **state)
         free(dst);
 }
 
+/* A fresh machine in `t` and its snapshot (of nothing). */
+static uint8_t *empty_snapshot(struct fsmtest *t, size_t *len)
+{
+        fsmtest_init(t, NULL, NULL);
+        return fsmtest_snapshot(t->f, len);
+}
+
 static void test_unknown_version_refused(void **state)
 {
         struct fsmtest t;
-        uint8_t *buf;
         size_t len;
+        uint8_t *buf = empty_snapshot(&t, &len);
 
         (void)state;
-        fsmtest_init(&t, NULL, NULL);
-        buf = fsmtest_snapshot(t.f, &len);
         buf[4] = SNAPSHOT_VERSION + 1;
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_EVERSION);
@@ -403,12 +408,10 @@ static void test_unknown_version_refused(void **state)
 static void test_lock_count_past_the_bytes_refused(void **state)
 {
         struct fsmtest t;
-        uint8_t *buf;
         size_t len;
+        uint8_t *buf = empty_snapshot(&t, &len);
 
         (void)state;
-        fsmtest_init(&t, NULL, NULL);
-        buf = fsmtest_snapshot(t.f, &len);
         /* Header (32), no tombstone, no session, no lock, checksum. */
         assert_int_equal(len, 32 + 4 + 4 + 4 + 8);
         memset(buf + 40, 0xff, 4);
