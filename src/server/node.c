@@ -350,7 +350,7 @@ static int init_raft(struct node *n, const char *raft_address)
         raft_uv_set_auto_recovery(&c->heard.io, false);
         raft_uv_set_connect_retry_delay(&c->heard.io, CONNECT_RETRY_DELAY_MS);
         heard_wrap(&c->heard);
-        c->heard.writing = &c->rf.writing;
+        c->heard.writing = &c->rf.snaps.writing;
         c->heard.installing = &c->raft.snapshot.installing;
         rv = raft_init(&c->raft, &c->heard.io, &c->rf.fsm, cfg->id,
                        raft_address);

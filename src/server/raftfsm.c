@@ -13,8 +13,7 @@
 #include "../fsm/snapshot.h"
 #include "../lib/cursor.h"
 #include "../lib/monotonic.h"
-#include "snapkeep.h"
-#include "snapphase.h"
+#include "snapsource.h"
 #include "snapzip.h"
 
 /* The state machine allocates from raft's heap so that a snapshot buffer can
@@ -222,96 +221,17 @@ int raftfsm_encode(struct raftfsm *rf, void **out, size_t *out_len)
         return encode_image(rf, out, out_len);
 }
 
-/* raft's threshold for this node's next snapshot after the one (or the
- * restore) at snap_index: at its own phase (snapphase.h), so that the
- * nodes do not all stall and write at once. */
-static void plan_snapshot(struct raftfsm *rf)
-{
-        if (rf->raft == NULL || rf->threshold == 0) {
-                return;
-        }
-        rf->gap = snapphase_gap(rf->raft->id, rf->snap_index, rf->threshold);
-        raft_set_snapshot_threshold(rf->raft, rf->gap);
-}
-
-/* Start an image of the state at `index`; the tail starts empty. */
-static int start_image(struct raftfsm *rf, uint64_t index)
-{
-        int rv;
-
-        snaptail_reset(&rf->tail);
-        rv = snapimage_start(&rf->image, index, encode_image, rf);
-        if (rv != 0) {
-                snprintf(rf->errmsg, sizeof rf->errmsg, "%s", rf->image.errmsg);
-        }
-        return rv;
-}
-
-/* Whether to start a new image after entry `index`: half-way to the next
- * snapshot, so that it is usually ready when raft asks, and only once the
- * kept image's tail has grown to its size (snapkeep.h). */
-static bool image_due(const struct raftfsm *rf, uint64_t index)
-{
-        if (rf->threshold == 0 || index < rf->snap_index + rf->gap / 2) {
-                return false;
-        }
-        return rf->keep.image == NULL || snapkeep_stale(&rf->keep);
-}
-
-/* After entry `index` was applied: add it to the kept image's tail and to
- * the tail of the image being made, or start the next image. */
+/* After entry `index` was applied: the state includes it, and so do the
+ * tails of the snapshots to come. */
 static void after_apply(struct raftfsm *rf, uint64_t index, const void *buf,
                         size_t len)
 {
         rf->state_index = index;
-        /* Without memory the keep is dropped: snapshots wait for an image. */
-        (void)snapkeep_add(&rf->keep, index, buf, len);
-        if (rf->image.state != SNAPIMAGE_NONE) {
-                /* A tail that raft never takes (or no memory for it) only
-                 * costs a newer image. */
-                if (rf->tail.n < 2 * (uint64_t)rf->threshold + 1024 &&
-                    snaptail_add(&rf->tail, index, buf, len) == 0) {
-                        return;
-                }
-                snapimage_cancel(&rf->image);
-                start_image(rf, index); /* with an empty tail */
-                return;
-        }
-        if (image_due(rf, index)) {
-                start_image(rf, index);
-        }
+        snapsource_applied(&rf->snaps, index, buf, len);
 }
 
-/* Drop every image, kept or being made: the state they are of is gone. */
-static void forget_images(struct raftfsm *rf)
-{
-        snapimage_cancel(&rf->image);
-        snaptail_reset(&rf->tail);
-        snapkeep_drop(&rf->keep);
-}
-
-/* An image made is kept in place of the last one once its tail reaches
- * `index`; one of another state is dropped. */
-static void take_ready_image(struct raftfsm *rf, uint64_t index)
-{
-        if (snapimage_poll(&rf->image) != SNAPIMAGE_READY) {
-                return;
-        }
-        if ((rf->tail.n > 0 ? rf->tail.last : rf->image.index) != index) {
-                /* Not the state raft asks for: never hand it over. */
-                snapimage_cancel(&rf->image);
-                snaptail_reset(&rf->tail);
-                return;
-        }
-        (void)snapkeep_set(&rf->keep, snapimage_take(&rf->image),
-                           rf->image.index, &rf->tail);
-}
-
-/* The kept image and its tail as the snapshot at `index`: 0, RAFT_BUSY
- * while a restore or an image is being made (an image is started if none
- * is), RAFT_NOMEM. An image that does not reach `index` once made is the
- * failure of an allocation that would have kept it (snapkeep_set,
- * snapkeep_add). */
+/* The snapshot at `index` (snapsource_hand()): 0, RAFT_BUSY while a
+ * restore or an image is being made, RAFT_NOMEM. */
 static int hand_state(struct raftfsm *rf, uint64_t index,
                       struct raft_buffer *bufs[], unsigned *n_bufs)
 {
@@ -322,30 +242,7 @@ static int hand_state(struct raftfsm *rf, uint64_t index,
                          (unsigned long long)index);
                 return RAFT_BUSY;
         }
-        take_ready_image(rf, index);
-        if (!snapkeep_covers(&rf->keep, index)) {
-                snapkeep_drop(&rf->keep);
-                if (rf->image.state == SNAPIMAGE_NONE &&
-                    start_image(rf, index) != 0) {
-                        return RAFT_NOMEM;
-                }
-                if (rf->image.state == SNAPIMAGE_MAKING) {
-                        /* Asked again later. */
-                        snprintf(rf->errmsg, sizeof rf->errmsg,
-                                 "snapshot image at %llu still being made",
-                                 (unsigned long long)rf->image.index);
-                        return RAFT_BUSY;
-                }
-                /* Made at once (SNAPIMAGE_INLINE, or fork() failed). */
-                take_ready_image(rf, index);
-        }
-        if (!snapkeep_covers(&rf->keep, index) ||
-            snapkeep_hand(&rf->keep, bufs, n_bufs) != 0) {
-                snprintf(rf->errmsg, sizeof rf->errmsg, "snapshot: %s",
-                         baton_strerror(BATON_ENOMEM));
-                return RAFT_NOMEM;
-        }
-        return 0;
+        return snapsource_hand(&rf->snaps, index, bufs, n_bufs);
 }
 
 static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
@@ -356,9 +253,8 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
         int rv = hand_state(rf, index, bufs, n_bufs);
 
         if (rv == 0) {
-                rf->snap_index = index;
-                rf->writing = true;
-                plan_snapshot(rf);
+                rf->snaps.writing = true;
+                snapsource_at(&rf->snaps, rf->raft, index);
         }
         return rv;
 }
@@ -386,7 +282,7 @@ static int fsm_snapshot_finalize(struct raft_fsm *fsm,
 {
         struct raftfsm *rf = fsm->data;
 
-        rf->writing = false;
+        rf->snaps.writing = false;
         snapkeep_release(*bufs, *n_bufs);
         *bufs = NULL;
         *n_bufs = 0;
@@ -577,7 +473,7 @@ static int start_job(struct raftfsm *rf, const struct raft_buffer *buf,
                 return BATON_ENOMEM;
         }
         rf->job = j;
-        forget_images(rf);
+        snapsource_forget(&rf->snaps);
         rf->n_bg_restores++;
         return 0;
 }
@@ -587,10 +483,9 @@ static int start_job(struct raftfsm *rf, const struct raft_buffer *buf,
 static void took_restore(struct raftfsm *rf, const struct replay *rp)
 {
         rf->dir = rp->dir;
-        rf->snap_index =
+        rf->state_index =
             rp->tail ? rp->r.last_index : lockfsm_last_index(rf->lockfsm);
-        rf->state_index = rf->snap_index;
-        plan_snapshot(rf);
+        snapsource_at(&rf->snaps, rf->raft, rf->state_index);
 }
 
 /* What fsm_restore hands on: a snapshot with a tail is a container
@@ -635,7 +530,7 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
                 restore_failed(rf, buf->len, rv, &rp);
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
-        forget_images(rf);
+        snapsource_forget(&rf->snaps);
         took_restore(rf, &rp);
         /* Raft hands the buffer over only when the restore succeeds. */
         raft_free(buf->base);
@@ -776,9 +671,8 @@ int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
                 return BATON_ENOMEM;
         }
         directory_init(&rf->dir);
-        snapimage_init(&rf->image, SNAPIMAGE_INLINE);
-        snaptail_init(&rf->tail);
-        snapkeep_init(&rf->keep);
+        snapsource_init(&rf->snaps, encode_image, rf, rf->errmsg,
+                        sizeof rf->errmsg);
         bgrestore_init(&rf->bg);
         rf->compress = true;
         rf->fsm.version = 2;
@@ -795,8 +689,7 @@ void raftfsm_close(struct raftfsm *rf)
         if (rf == NULL) {
                 return;
         }
-        forget_images(rf);
-        snapimage_close(&rf->image);
+        snapsource_close(&rf->snaps);
         discard_job(rf);
         bgrestore_close(&rf->bg);
         lockfsm_destroy(rf->lockfsm);
@@ -807,7 +700,7 @@ void raftfsm_close(struct raftfsm *rf)
 void raftfsm_attach(struct raftfsm *rf, struct raft *r)
 {
         rf->raft = r;
-        plan_snapshot(rf);
+        snapsource_at(&rf->snaps, r, rf->snaps.snap_index);
 }
 
 void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data)
@@ -837,11 +730,10 @@ void raftfsm_set_compression(struct raftfsm *rf, bool on)
 int raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
                           uint32_t threshold, const char *image_dir)
 {
-        forget_images(rf);
-        rf->image.mode = mode;
-        rf->threshold = threshold;
-        plan_snapshot(rf);
-        return image_dir ? snapimage_set_dir(&rf->image, image_dir) : 0;
+        int rv = snapsource_configure(&rf->snaps, mode, threshold, image_dir);
+
+        snapsource_at(&rf->snaps, rf->raft, rf->snaps.snap_index);
+        return rv;
 }
 
 void raftfsm_set_entry_cb(struct raftfsm *rf,
@@ -860,9 +752,9 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf)
 uint64_t raftfsm_snapshot_index(const struct raftfsm *rf, bool *writing)
 {
         if (writing != NULL) {
-                *writing = rf->writing;
+                *writing = rf->snaps.writing;
         }
-        return rf->snap_index;
+        return rf->snaps.snap_index;
 }
 
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf)
@@ -880,12 +772,12 @@ const struct lockfsm *raftfsm_lockfsm_nowait(const struct raftfsm *rf)
 
 const struct snapimage *raftfsm_image(const struct raftfsm *rf)
 {
-        return &rf->image;
+        return &rf->snaps.image;
 }
 
 const struct snapkeep *raftfsm_keep(const struct raftfsm *rf)
 {
-        return &rf->keep;
+        return &rf->snaps.keep;
 }
 
 const struct directory *raftfsm_directory(const struct raftfsm *rf)

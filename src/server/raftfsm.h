@@ -13,6 +13,7 @@
 #include "bgrestore.h"
 #include "snapimage.h"
 #include "snapkeep.h"
+#include "snapsource.h"
 #include "snaptail.h"
 
 /*
@@ -67,19 +68,9 @@ struct raftfsm {
         void (*entry_cb)(void *data, uint64_t index, uint8_t kind);
         void *entry_data;
         uint64_t n_nomem; /* applies refused for lack of memory */
-        /* Snapshots are an image made off the loop plus the entries
-         * applied since (snapimage.h, snaptail.h). */
-        struct snapimage image;
-        struct snaptail tail;
-        struct snapkeep keep; /* the last image, handed over again */
-        uint32_t threshold;   /* snapshot-threshold, as configured */
-        /* raft's threshold now: entries from snap_index to this node's
-         * next snapshot index (snapphase.h), at most `threshold`. */
-        uint32_t gap;
-        uint64_t snap_index; /* of the last snapshot handed or restored */
-        /* fsm->snapshot handed raft buffers that it has not finalized yet:
-         * raft is writing a snapshot of this node's own (heard.h). */
-        bool writing;
+        /* Snapshots: an image made off the loop plus the entries applied
+         * since, at this node's own indexes (snapsource.h). */
+        struct snapsource snaps;
         /* The last entry the state includes, applied or restored: raft's
          * applied index also counts barriers, which never reach the
          * state machine. */
@@ -147,25 +138,18 @@ void raftfsm_set_event_cb(struct raftfsm *rf, lockfsm_event_cb cb, void *data);
 void raftfsm_set_compression(struct raftfsm *rf, bool on);
 
 /**
- * How snapshots are made (docs/fsm.md, "Snapshots"). `threshold` is
- * snapshot-threshold (0: raft's threshold is left alone and no image is
- * started early). raftfsm sets raft's threshold after every snapshot and
- * restore so that this node's snapshots fall at indexes of its own, spread
- * by its id, never more than `threshold` apart (snapphase.h). Once the
- * applied index is half-way from the last snapshot to the next, an image
- * of the state is started: in a forked child
- * with SNAPIMAGE_FORK (batond), at once with SNAPIMAGE_INLINE (the default,
- * for the simulation and tests). Every entry applied after it is copied
- * into a tail. When raft asks for a snapshot, `snapshot` hands over the
- * image and the tail, buffers that `snapshot_finalize` frees (struct
- * raft_fsm version 2), without encoding anything; if the image is still
- * being made it answers RAFT_BUSY and raft asks again after its next
- * event. The image is kept and handed over again with a longer tail until
- * the tail is as large as the image (snapkeep.h); only then, and no
- * sooner than half-way to the next snapshot, is a new one started. Drops
- * any image made or being made. With `image_dir` (FORK mode) images are
- * made in files of that directory, not in memory (snapimage_set_dir()):
- * 0, or BATON_EIO when it cannot be opened (errmsg of raftfsm_image()).
+ * How snapshots are made (docs/fsm.md, "Snapshots"; snapsource.h): images
+ * in `mode` (SNAPIMAGE_FORK in batond, in a forked child; SNAPIMAGE_INLINE,
+ * the default, at once, for the simulation and tests), a snapshot every
+ * `threshold` entries at this node's own indexes (0: raft's threshold is
+ * left alone and no image is started early), and with `image_dir` (FORK
+ * mode) images in files of that directory, not in memory. When raft asks,
+ * `snapshot` hands over the kept image and its tail, buffers that
+ * `snapshot_finalize` frees (struct raft_fsm version 2), without encoding
+ * anything; while the image is still being made it answers RAFT_BUSY and
+ * raft asks again after its next event. Drops any image made or being
+ * made. 0, or BATON_EIO when `image_dir` cannot be opened (errmsg of
+ * raftfsm_image()).
  */
 int raftfsm_set_snapshots(struct raftfsm *rf, enum snapimage_mode mode,
                           uint32_t threshold, const char *image_dir);

@@ -254,16 +254,16 @@ static void test_snapshots_at_each_nodes_phase(void **state)
         b->raft.id = 2;
         raftfsm_set_snapshots(&a->rf, SNAPIMAGE_INLINE, th, NULL);
         raftfsm_set_snapshots(&b->rf, SNAPIMAGE_INLINE, th, NULL);
-        assert_int_equal(a->rf.gap, snapphase_of(1, th));
-        assert_int_equal(b->rf.gap, snapphase_of(2, th));
-        assert_int_not_equal(a->rf.gap, b->rf.gap);
+        assert_int_equal(a->rf.snaps.gap, snapphase_of(1, th));
+        assert_int_equal(b->rf.snaps.gap, snapphase_of(2, th));
+        assert_int_not_equal(a->rf.snaps.gap, b->rf.snaps.gap);
         run(&l, 0, 100, a, NULL, 0);
         whole = snapshot_of(a); /* at 100 */
-        assert_int_equal((100 + a->rf.gap) % th, snapphase_of(1, th));
-        assert_true(a->rf.gap >= 1 && a->rf.gap <= th);
+        assert_int_equal((100 + a->rf.snaps.gap) % th, snapphase_of(1, th));
+        assert_true(a->rf.snaps.gap >= 1 && a->rf.snaps.gap <= th);
         assert_int_equal(b->rf.fsm.restore(&b->rf.fsm, &whole), 0);
-        assert_int_equal((100 + b->rf.gap) % th, snapphase_of(2, th));
-        assert_true(b->rf.gap >= 1 && b->rf.gap <= th);
+        assert_int_equal((100 + b->rf.snaps.gap) % th, snapphase_of(2, th));
+        assert_true(b->rf.snaps.gap >= 1 && b->rf.snaps.gap <= th);
         replica_free(a);
         replica_free(b);
 }
