@@ -767,15 +767,12 @@ uint64_t node_entry_term(const struct node *n)
 
 uint64_t node_snapshot_index(const struct node *n)
 {
-        return raftfsm_snapshot_index(&n->core->rf, NULL);
+        return raftfsm_snapshot_index(&n->core->rf);
 }
 
 bool node_snapshot_writing(const struct node *n)
 {
-        bool writing;
-
-        (void)raftfsm_snapshot_index(&n->core->rf, &writing);
-        return writing;
+        return raftfsm_snapshot_writing(&n->core->rf);
 }
 
 void node_set_event_cb(struct node *n, lockfsm_event_cb cb, void *data)

@@ -51,8 +51,15 @@ static bool apply_member(struct raftfsm *rf, const void *buf, size_t len)
         return true;
 }
 
+/* After entry `index` was applied: the state includes it, and so do the
+ * tails of the snapshots to come. */
 static void after_apply(struct raftfsm *rf, uint64_t index, const void *buf,
-                        size_t len);
+                        size_t len)
+{
+        rf->state_index = index;
+        snapsource_applied(&rf->snaps, index, buf, len);
+}
+
 static bool restoring(const struct raftfsm *rf);
 static int drain(struct raftfsm *rf, size_t max);
 
@@ -219,15 +226,6 @@ int raftfsm_replay(struct raftfsm *rf, uint64_t index, const void *buf,
 int raftfsm_encode(struct raftfsm *rf, void **out, size_t *out_len)
 {
         return encode_image(rf, out, out_len);
-}
-
-/* After entry `index` was applied: the state includes it, and so do the
- * tails of the snapshots to come. */
-static void after_apply(struct raftfsm *rf, uint64_t index, const void *buf,
-                        size_t len)
-{
-        rf->state_index = index;
-        snapsource_applied(&rf->snaps, index, buf, len);
 }
 
 /* The snapshot at `index` (snapsource_hand()): 0, RAFT_BUSY while a
@@ -749,12 +747,14 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf)
         return rf->term;
 }
 
-uint64_t raftfsm_snapshot_index(const struct raftfsm *rf, bool *writing)
+uint64_t raftfsm_snapshot_index(const struct raftfsm *rf)
 {
-        if (writing != NULL) {
-                *writing = rf->snaps.writing;
-        }
         return rf->snaps.snap_index;
+}
+
+bool raftfsm_snapshot_writing(const struct raftfsm *rf)
+{
+        return rf->snaps.writing;
 }
 
 struct lockfsm *raftfsm_lockfsm(struct raftfsm *rf)

@@ -253,10 +253,11 @@ void raftfsm_set_entry_cb(struct raftfsm *rf,
  */
 uint64_t raftfsm_entry_term(const struct raftfsm *rf);
 
-/* The index of the last snapshot handed to raft or restored (0: none),
- * and in `*writing` (if not NULL) whether raft is still writing it: raft
- * frees the log behind a snapshot once it is written. */
-uint64_t raftfsm_snapshot_index(const struct raftfsm *rf, bool *writing);
+/* The index of the last snapshot handed to raft or restored (0: none). */
+uint64_t raftfsm_snapshot_index(const struct raftfsm *rf);
+/* Whether raft is writing the last snapshot handed to it: raft frees the
+ * log behind it once it is written. */
+bool raftfsm_snapshot_writing(const struct raftfsm *rf);
 
 /**
  * The lock state machine, borrowed for lookups (lockfsm_query(),

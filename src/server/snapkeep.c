@@ -36,13 +36,8 @@ static struct snapshare *share_new(struct snapimage_bytes bytes)
         return s;
 }
 
-/* Raft has written `s` (or a backup has read it): while it is kept for
- * the next snapshot, its pages need not stay resident (an image on disk). */
 static void share_put(struct snapshare *s)
 {
-        if (s != NULL && s->refs > 1) {
-                snapimage_bytes_evict(&s->bytes);
-        }
         if (s != NULL && --s->refs == 0) {
                 snapimage_bytes_free(&s->bytes);
                 raft_free(s);
@@ -209,6 +204,12 @@ void snapkeep_release(struct raft_buffer *bufs, unsigned n_bufs)
         (void)n_bufs;
         held = (struct held *)(void *)((uint8_t *)bufs[0].base + HELD_OFFSET);
         for (i = 0; i < held->n; i++) {
+                /* Raft has written it (or a backup has read it): while it
+                 * is kept for the next snapshot, its pages need not stay
+                 * resident (an image on disk). */
+                if (held->share[i]->refs > 1) {
+                        snapimage_bytes_evict(&held->share[i]->bytes);
+                }
                 share_put(held->share[i]);
         }
         raft_free(bufs[0].base);
