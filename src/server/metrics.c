@@ -12,6 +12,7 @@
 #include "raftfsm.h"
 #include "snapimage.h"
 #include "snapkeep.h"
+#include "snapspill.h"
 
 /* Appends formatted text, tracking the length it would need. */
 struct out {
@@ -111,8 +112,10 @@ static void latencies(struct out *o, const struct gateway_stats *st)
         }
 }
 
-/* What a node keeps to hand over at its next snapshot (snapkeep.h). */
-static void snapshot_kept(struct out *o, const struct snapkeep *k)
+/* What a node keeps to hand over at its next snapshot (snapkeep.h), and
+ * how much of its tail moved into files (snapspill.h). */
+static void snapshot_kept(struct out *o, const struct snapkeep *k,
+                          const struct snapspill *sp)
 {
         const struct snapimage_bytes *image =
             k->image != NULL ? snapkeep_image(k) : NULL;
@@ -125,9 +128,20 @@ static void snapshot_kept(struct out *o, const struct snapkeep *k)
               "pages the kernel may drop, 0 when it is in memory.",
               image != NULL && image->on_disk);
         gauge(o, "baton_snapshot_kept_tail_bytes",
-              "The entries applied since that image, kept in memory to "
-              "hand over with it.",
+              "The entries applied since that image, kept to hand over "
+              "with it, in bytes.",
               snapkeep_size(k) - (image != NULL ? image->len : 0));
+        gauge(o, "baton_snapshot_kept_tail_on_disk_bytes",
+              "Of those, the bytes in files of the data directory; the "
+              "rest is in memory.",
+              snapkeep_spilled(k));
+        counter(o, "baton_snapshot_tail_spills_total",
+                "Tail segments written into files of the data directory.",
+                sp->n_spilled);
+        counter(o, "baton_snapshot_tail_spill_failures_total",
+                "Tail segments that could not be written into a file (a "
+                "full disk): the tail stays in memory until the next image.",
+                sp->n_failed);
 }
 
 /* Snapshot images (snapimage.h): what they cost the loop and how they
@@ -185,7 +199,7 @@ static void snapshots(struct out *o, struct node *n)
         struct raftfsm_restores rs;
 
         snapshot_images(o, node_snapimage(n));
-        snapshot_kept(o, node_snapkeep(n));
+        snapshot_kept(o, node_snapkeep(n), node_snapspill(n));
         node_restores(n, &rs);
         snapshot_restores(o, &rs);
         gauge(o, "baton_snapshot_index",

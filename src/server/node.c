@@ -181,6 +181,7 @@ static void on_monitor(uv_prepare_t *h)
                 log_restores(n);
                 log_dropped_installs(n);
         }
+        raftfsm_spill(&c->rf);
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
                 log_info("stopped serving: now %s in term %llu",
@@ -737,6 +738,11 @@ const struct snapimage *node_snapimage(const struct node *n)
 const struct snapkeep *node_snapkeep(const struct node *n)
 {
         return raftfsm_keep(&n->core->rf);
+}
+
+const struct snapspill *node_snapspill(const struct node *n)
+{
+        return raftfsm_spills(&n->core->rf);
 }
 
 void node_restores(const struct node *n, struct raftfsm_restores *out)

@@ -240,6 +240,9 @@ const struct snapimage *node_snapimage(const struct node *n);
 /* The snapshot image kept and its tail (snapkeep.h). */
 struct snapkeep;
 const struct snapkeep *node_snapkeep(const struct node *n);
+/* Its tail's writes into files (snapspill.h). */
+struct snapspill;
+const struct snapspill *node_snapspill(const struct node *n);
 
 /* Snapshots installed from the leader and restored on the worker. */
 struct raftfsm_restores;

@@ -780,6 +780,16 @@ const struct snapkeep *raftfsm_keep(const struct raftfsm *rf)
         return &rf->snaps.keep;
 }
 
+void raftfsm_spill(struct raftfsm *rf)
+{
+        snapsource_spill(&rf->snaps);
+}
+
+const struct snapspill *raftfsm_spills(const struct raftfsm *rf)
+{
+        return &rf->snaps.spill;
+}
+
 const struct directory *raftfsm_directory(const struct raftfsm *rf)
 {
         return &rf->dir;

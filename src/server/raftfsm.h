@@ -219,6 +219,10 @@ int raftfsm_encode(struct raftfsm *rf, void **out, size_t *out_len);
 int raftfsm_replay(struct raftfsm *rf, uint64_t index, const void *buf,
                    size_t len);
 
+/* Move the kept snapshot tail out of memory a step (snapsource_spill()):
+ * on the loop, at every turn. */
+void raftfsm_spill(struct raftfsm *rf);
+
 /* Whether a restore or entries queued behind one are pending. */
 bool raftfsm_restoring(const struct raftfsm *rf);
 
@@ -277,6 +281,8 @@ const struct lockfsm *raftfsm_lockfsm_nowait(const struct raftfsm *rf);
 const struct snapimage *raftfsm_image(const struct raftfsm *rf);
 /* The image kept to hand over again and its tail (snapkeep.h). */
 const struct snapkeep *raftfsm_keep(const struct raftfsm *rf);
+/* Its tail's writes into files (snapspill.h), for their counters. */
+const struct snapspill *raftfsm_spills(const struct raftfsm *rf);
 
 /**
  * The replicated member directory, borrowed (MEMBER entries, src/fsm/

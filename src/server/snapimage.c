@@ -51,16 +51,19 @@ int snapimage_set_dir(struct snapimage *s, const char *dir)
         return 0;
 }
 
-/* A file for the child to write: unnamed in the image directory, so that
- * nothing is left behind by a crash, or a memfd. */
+/* A file of directory `dir_fd` with no name, so that nothing is left
+ * behind by a crash: -1 with errno set where there is none. */
+static int unnamed_file(int dir_fd)
+{
+        return openat(dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
+
+/* A file for the child to write: unnamed in the image directory, or a
+ * memfd. */
 static int image_file(const struct snapimage *s, bool *on_disk)
 {
-        int fd = -1;
+        int fd = s->dir_fd >= 0 ? unnamed_file(s->dir_fd) : -1;
 
-        if (s->dir_fd >= 0) {
-                fd = openat(s->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC,
-                            0600);
-        }
         *on_disk = fd >= 0;
         return fd >= 0 ? fd : memfd_create("baton-snapshot", MFD_CLOEXEC);
 }
@@ -256,6 +259,36 @@ void snapimage_bytes_free(struct snapimage_bytes *b)
                 raft_free(b->base);
         }
         memset(b, 0, sizeof *b);
+}
+
+int snapimage_bytes_write(int dir_fd, const void *p, size_t len,
+                          struct snapimage_bytes *out)
+{
+        int fd = unnamed_file(dir_fd);
+        int err = 0;
+        void *m = MAP_FAILED;
+
+        memset(out, 0, sizeof *out);
+        if (fd < 0) {
+                return errno;
+        }
+        errno = 0;
+        if (write_all(fd, p, len) == 0) {
+                m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+        }
+        if (m == MAP_FAILED) {
+                /* write(2) returning 0 sets no errno: say it was short. */
+                err = errno != 0 ? errno : EIO;
+        }
+        close(fd); /* the mapping keeps the file */
+        if (err != 0) {
+                return err;
+        }
+        out->base = m;
+        out->len = len;
+        out->mapped = true;
+        out->on_disk = true;
+        return 0;
 }
 
 void snapimage_bytes_evict(const struct snapimage_bytes *b)

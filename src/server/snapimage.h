@@ -94,6 +94,13 @@ enum snapimage_state snapimage_poll(struct snapimage *s);
 struct snapimage_bytes snapimage_take(struct snapimage *s);
 void snapimage_bytes_free(struct snapimage_bytes *b);
 
+/* Write `len` bytes (more than 0) from `p` into a new unnamed file of
+ * directory `dir_fd` and map it into `out` (on_disk), for bytes that need
+ * not stay resident (snapspill.h). Touches nothing but its arguments, so
+ * it may run on any thread. 0, or an errno value with nothing made. */
+int snapimage_bytes_write(int dir_fd, const void *p, size_t len,
+                          struct snapimage_bytes *out);
+
 /* Let the process's resident memory go of on-disk bytes once read (raft
  * wrote them): their pages stay in the file and are read back from the
  * page cache, or the disk, when next touched. Does nothing to bytes in

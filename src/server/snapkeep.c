@@ -9,6 +9,9 @@
 struct snapshare {
         struct snapimage_bytes bytes;
         unsigned refs;
+        /* Of the references, those of snapshots handed over and not
+         * released: their buffers point at `bytes`, which must not move. */
+        unsigned handed;
 };
 
 /* Behind the container's header in the first buffer, past what raft
@@ -24,6 +27,7 @@ static void share_init(struct snapshare *s, struct snapimage_bytes bytes)
 {
         s->bytes = bytes;
         s->refs = 1;
+        s->handed = 0;
 }
 
 static struct snapshare *share_new(struct snapimage_bytes bytes)
@@ -118,6 +122,53 @@ size_t snapkeep_size(const struct snapkeep *k)
                    : k->image->bytes.len + k->frozen_len + k->open.len;
 }
 
+struct snapshare *snapkeep_spill_take(struct snapkeep *k, size_t min,
+                                      const void **p, size_t *len)
+{
+        struct snapshare *seg = NULL;
+
+        while (!k->spill_failed && k->spill_next < k->n_segs) {
+                seg = k->segs[k->spill_next];
+                if (seg->bytes.len >= min) {
+                        break;
+                }
+                k->spill_next++;
+                seg = NULL;
+        }
+        if (seg == NULL || seg->handed > 0) {
+                return NULL;
+        }
+        seg->refs++;
+        *p = seg->bytes.base;
+        *len = seg->bytes.len;
+        return seg;
+}
+
+void snapkeep_spill_done(struct snapkeep *k, struct snapshare *seg,
+                         struct snapimage_bytes *bytes)
+{
+        bool kept = k->spill_next < k->n_segs && k->segs[k->spill_next] == seg;
+
+        if (bytes->base == NULL) {
+                if (kept) {
+                        k->spill_failed = true;
+                }
+        } else if (kept && seg->handed == 0) {
+                snapimage_bytes_free(&seg->bytes);
+                seg->bytes = *bytes;
+                k->spill_next++;
+                k->spilled_len += bytes->len;
+        } else {
+                snapimage_bytes_free(bytes);
+        }
+        share_put(seg);
+}
+
+size_t snapkeep_spilled(const struct snapkeep *k)
+{
+        return k->spilled_len;
+}
+
 /* Make the open segment a shared one, so this snapshot and the next can
  * name it without a copy. `seg` and room in `segs` are allocated. */
 static void freeze(struct snapkeep *k, struct snapshare *seg)
@@ -185,6 +236,7 @@ int snapkeep_hand(struct snapkeep *k, struct raft_buffer *bufs[],
         }
         for (i = 0; i < n; i++) {
                 held->share[i]->refs++;
+                held->share[i]->handed++;
                 array[1 + i].base = held->share[i]->bytes.base;
                 array[1 + i].len = held->share[i]->bytes.len;
         }
@@ -210,6 +262,7 @@ void snapkeep_release(struct raft_buffer *bufs, unsigned n_bufs)
                 if (held->share[i]->refs > 1) {
                         snapimage_bytes_evict(&held->share[i]->bytes);
                 }
+                held->share[i]->handed--;
                 share_put(held->share[i]);
         }
         raft_free(bufs[0].base);

@@ -38,6 +38,12 @@ struct snapkeep {
         size_t frozen_len;    /* bytes in segs */
         struct snaptail open; /* entries since the last freeze */
         uint64_t last;        /* the last entry the tail holds, or index */
+        /* segs[0 .. spill_next) are in files (snapspill.h), spilled_len
+         * bytes of them, or too small to be worth one; a failed spill
+         * stops the others until the next image. */
+        unsigned spill_next;
+        size_t spilled_len;
+        bool spill_failed;
 };
 
 void snapkeep_init(struct snapkeep *k);
@@ -69,6 +75,31 @@ size_t snapkeep_size(const struct snapkeep *k);
 
 /* The kept image's bytes; only when one is kept (k->image not NULL). */
 const struct snapimage_bytes *snapkeep_image(const struct snapkeep *k);
+
+/*
+ * Moving the tail out of memory (snapspill.h), one segment at a time in
+ * entry order. snapkeep_spill_take(): the oldest frozen segment still in
+ * memory, when raft is not writing a snapshot that holds it, with a
+ * reference taken for the spill and its bytes in *p / *len; NULL when
+ * there is none (or it is in a snapshot being written: asked again later).
+ * Segments under `min` bytes are passed over and stay in memory. The bytes
+ * stay valid and unchanged until snapkeep_spill_done().
+ */
+struct snapshare *snapkeep_spill_take(struct snapkeep *k, size_t min,
+                                      const void **p, size_t *len);
+
+/* Bytes of the tail in files (a part of snapkeep_size()). */
+size_t snapkeep_spilled(const struct snapkeep *k);
+
+/*
+ * The spill of `seg` ended with `bytes`, the file's (or all zero: it
+ * failed, and no other segment is spilled until the next image). They
+ * replace the segment's copy in memory if it is still kept and no
+ * snapshot being written holds it; otherwise they are freed, and the
+ * segment is taken again later. Drops the spill's reference.
+ */
+void snapkeep_spill_done(struct snapkeep *k, struct snapshare *seg,
+                         struct snapimage_bytes *bytes);
 
 /*
  * The snapshot at the last entry kept, as raft's buffers: the container's

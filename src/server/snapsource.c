@@ -2,6 +2,7 @@
 #include "snapsource.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "../../include/baton.h"
 #include "snapphase.h"
@@ -12,6 +13,7 @@ void snapsource_init(struct snapsource *s, snapimage_encode_fn encode,
         snapimage_init(&s->image, SNAPIMAGE_INLINE);
         snaptail_init(&s->tail);
         snapkeep_init(&s->keep);
+        snapspill_init(&s->spill);
         s->encode = encode;
         s->encode_data = encode_data;
         s->threshold = 0;
@@ -22,8 +24,45 @@ void snapsource_init(struct snapsource *s, snapimage_encode_fn encode,
         s->errmsg_size = errmsg_size;
 }
 
+/* A segment smaller than a page stays in memory: its file's page and
+ * mapping would cost more. */
+#define SPILL_MIN 4096
+
+/* Take a finished spill's file into the keep (waiting for it if `wait`),
+ * then start the next one. Cheap enough for every applied entry. */
+static void spill_step(struct snapsource *s, bool wait)
+{
+        struct snapimage_bytes bytes;
+        struct snapshare *seg;
+        const void *p;
+        size_t len;
+        void *tag;
+
+        if (s->spill.running) {
+                if (!wait && !snapspill_finished(&s->spill)) {
+                        return;
+                }
+                (void)snapspill_join(&s->spill, &bytes, &tag);
+                snapkeep_spill_done(&s->keep, tag, &bytes);
+        }
+        if (wait || s->spill.dir_fd < 0) {
+                return;
+        }
+        seg = snapkeep_spill_take(&s->keep, SPILL_MIN, &p, &len);
+        if (seg != NULL && snapspill_start(&s->spill, p, len, seg) != 0) {
+                memset(&bytes, 0, sizeof bytes); /* failed */
+                snapkeep_spill_done(&s->keep, seg, &bytes);
+        }
+}
+
+void snapsource_spill(struct snapsource *s)
+{
+        spill_step(s, false);
+}
+
 void snapsource_forget(struct snapsource *s)
 {
+        spill_step(s, true);
         snapimage_cancel(&s->image);
         snaptail_reset(&s->tail);
         snapkeep_drop(&s->keep);
@@ -33,15 +72,24 @@ void snapsource_close(struct snapsource *s)
 {
         snapsource_forget(s);
         snapimage_close(&s->image);
+        s->spill.dir_fd = -1;
 }
 
 int snapsource_configure(struct snapsource *s, enum snapimage_mode mode,
                          uint32_t threshold, const char *image_dir)
 {
+        int rv = 0;
+
         snapsource_forget(s);
         s->image.mode = mode;
         s->threshold = threshold;
-        return image_dir ? snapimage_set_dir(&s->image, image_dir) : 0;
+        if (image_dir != NULL) {
+                rv = snapimage_set_dir(&s->image, image_dir);
+        }
+        /* Tails follow images into files, only where a child writes them
+         * (a test's inline images stay deterministic and in memory). */
+        s->spill.dir_fd = mode == SNAPIMAGE_FORK ? s->image.dir_fd : -1;
+        return rv;
 }
 
 /* Start an image of the state at `index`; the tail starts empty. */
@@ -71,6 +119,7 @@ static bool image_due(const struct snapsource *s, uint64_t index)
 void snapsource_applied(struct snapsource *s, uint64_t index, const void *buf,
                         size_t len)
 {
+        spill_step(s, false);
         /* Without memory the keep is dropped: snapshots wait for an image. */
         (void)snapkeep_add(&s->keep, index, buf, len);
         if (s->image.state != SNAPIMAGE_NONE) {

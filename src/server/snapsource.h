@@ -11,6 +11,7 @@
 
 #include "snapimage.h"
 #include "snapkeep.h"
+#include "snapspill.h"
 #include "snaptail.h"
 
 /*
@@ -23,6 +24,9 @@
  * the image; only then, and no sooner than half-way to the next snapshot,
  * is a new one started.
  *
+ * With an image directory, the tail's segments follow the image out of
+ * memory once raft has written them (snapspill.h).
+ *
  * After every snapshot and restore, raft's threshold is set so that this
  * node's snapshots fall at indexes of its own (snapphase.h).
  *
@@ -33,6 +37,9 @@ struct snapsource {
         struct snapimage image; /* the next image, made or being made */
         struct snaptail tail;   /* the entries applied since it started */
         struct snapkeep keep;   /* the last image, handed over again */
+        /* The keep's tail moving out of memory into files of the image
+         * directory, when there is one (never in SNAPIMAGE_INLINE). */
+        struct snapspill spill;
         snapimage_encode_fn encode;
         void *encode_data;
         uint32_t threshold; /* snapshot-threshold, as configured; 0: off */
@@ -69,6 +76,11 @@ void snapsource_forget(struct snapsource *s);
  * of the image being made, or start the next image. */
 void snapsource_applied(struct snapsource *s, uint64_t index, const void *buf,
                         size_t len);
+
+/* Take a tail segment written to its file, and start writing the next
+ * (snapspill.h): on the loop, cheap, at every turn, so that the tail leaves
+ * memory also while no entry is applied. */
+void snapsource_spill(struct snapsource *s);
 
 /*
  * The state at `index` as raft's buffers, from the kept image and its

@@ -1,6 +1,7 @@
 /* Tests of snapshot images made in a forked child (snapimage.h) and of the
  * image-and-tail container (snaptail.h), and of the kept image handed over
- * again with a longer tail (snapkeep.h). */
+ * again with a longer tail (snapkeep.h), whose segments move into files
+ * (snapspill.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "../../include/baton.h"
 #include "../../src/server/snapimage.h"
 #include "../../src/server/snapkeep.h"
+#include "../../src/server/snapspill.h"
 #include "../../src/server/snaptail.h"
 
 /* The state an encoder sees: a counter and a byte pattern. */
@@ -429,6 +432,180 @@ static void keep_goes_stale_at_the_image_size(void **state)
         snapkeep_drop(&k);
 }
 
+/* --- The tail moved into files ------------------------------------------ */
+
+#define SEG_ENTRY 3000 /* bytes per entry: a segment of 4 spans pages */
+
+/* A keep of a 5-byte image at 10 whose tail is entries 11 .. `last`,
+ * each SEG_ENTRY bytes of (index & 0xff). */
+static void keep_with_tail(struct snapkeep *k, uint64_t from, uint64_t last)
+{
+        static uint8_t e[SEG_ENTRY];
+        struct snapimage_bytes img = {raft_malloc(5), 5, false, false};
+        struct snaptail t;
+
+        memcpy(img.base, "IMAGE", 5);
+        snaptail_init(&t);
+        if (from == 11) {
+                snapkeep_init(k);
+                assert_int_equal(snapkeep_set(k, img, 10, &t), 0);
+        } else {
+                raft_free(img.base);
+        }
+        for (uint64_t i = from; i <= last; i++) {
+                memset(e, (int)(i & 0xff), sizeof e);
+                assert_int_equal(snapkeep_add(k, i, e, sizeof e), 0);
+        }
+}
+
+/* Whether a handed snapshot holds entries 11 .. last, each as written. */
+static void check_tail(struct raft_buffer *b, unsigned n, uint64_t last)
+{
+        struct snaptail_reader r;
+        const void *e;
+        uint64_t index, want = 11;
+        size_t len, elen;
+        uint8_t *p = join(b, n, &len);
+
+        assert_int_equal(snaptail_open(&r, p, len), 0);
+        while (snaptail_next(&r, &index, &e, &elen) == 1) {
+                assert_int_equal(index, want++);
+                assert_int_equal(elen, SEG_ENTRY);
+                assert_int_equal(((const uint8_t *)e)[0], index & 0xff);
+                assert_int_equal(((const uint8_t *)e)[elen - 1], index & 0xff);
+        }
+        assert_int_equal(want, last + 1);
+        free(p);
+}
+
+/* Spill the segment snapkeep_spill_take() gives, on the worker. */
+static void spill_one(struct snapkeep *k, struct snapspill *sp)
+{
+        struct snapimage_bytes bytes;
+        const void *p;
+        size_t len;
+        void *tag;
+        struct snapshare *seg = snapkeep_spill_take(k, 1, &p, &len);
+
+        assert_non_null(seg);
+        assert_int_equal(snapspill_start(sp, p, len, seg), 0);
+        (void)snapspill_join(sp, &bytes, &tag);
+        assert_ptr_equal(tag, seg);
+        snapkeep_spill_done(k, seg, &bytes);
+}
+
+/* A frozen segment moves into an unnamed file once raft has written the
+ * snapshot that froze it; later snapshots read the same entries back from
+ * it, and the bytes leave resident memory at their release. */
+static void tail_segments_move_into_files(void **state)
+{
+        char dir[] = "/tmp/baton-snapspill-XXXXXX";
+        struct snapspill sp;
+        struct snapkeep k;
+        struct raft_buffer *b1, *b2;
+        const void *p;
+        size_t len;
+        unsigned n1, n2;
+
+        (void)state;
+        assert_non_null(mkdtemp(dir));
+        if (!tmpfile_works(dir)) {
+                assert_int_equal(rmdir(dir), 0);
+                skip();
+        }
+        snapspill_init(&sp);
+        sp.dir_fd = open(dir, O_RDONLY | O_DIRECTORY);
+        assert_true(sp.dir_fd >= 0);
+        keep_with_tail(&k, 11, 14);
+        assert_int_equal(snapkeep_hand(&k, &b1, &n1), 0);
+        /* Raft is writing it: the segment stays where the buffers point. */
+        assert_null(snapkeep_spill_take(&k, 1, &p, &len));
+        snapkeep_release(b1, n1);
+        spill_one(&k, &sp);
+        assert_int_equal(snapkeep_spilled(&k), 4 * (12 + SEG_ENTRY));
+        assert_int_equal(sp.n_spilled, 1);
+        assert_int_equal(entries(dir), 0);
+        assert_null(snapkeep_spill_take(&k, 1, &p, &len)); /* none left */
+
+        keep_with_tail(&k, 15, 16);
+        assert_int_equal(snapkeep_hand(&k, &b2, &n2), 0);
+        assert_int_equal(n2, 4); /* header, image, two segments */
+        check_tail(b2, n2, 16);
+        snapkeep_release(b2, n2);
+        assert_int_equal(snapkeep_size(&k), 5 + 6 * (12 + SEG_ENTRY));
+        snapkeep_drop(&k);
+        assert_int_equal(snapkeep_spilled(&k), 0);
+        close(sp.dir_fd);
+        assert_int_equal(rmdir(dir), 0);
+}
+
+/* A spill that ends while a snapshot holds its segment, or after the keep
+ * moved on, changes nothing; one that fails leaves the tail in memory and
+ * stops the spills until the next image. */
+static void spills_yield_to_snapshots_and_failures(void **state)
+{
+        char dir[] = "/tmp/baton-snapspill-XXXXXX";
+        struct snapimage_bytes bytes;
+        struct snapspill sp;
+        struct snapkeep k;
+        struct snapshare *seg;
+        struct raft_buffer *b1, *b2;
+        const void *p;
+        size_t len;
+        unsigned n1, n2;
+        void *tag;
+
+        (void)state;
+        assert_non_null(mkdtemp(dir));
+        snapspill_init(&sp);
+        sp.dir_fd = open(dir, O_RDONLY | O_DIRECTORY);
+        keep_with_tail(&k, 11, 12);
+        assert_int_equal(snapkeep_hand(&k, &b1, &n1), 0);
+        snapkeep_release(b1, n1);
+        seg = snapkeep_spill_take(&k, 1, &p, &len);
+        assert_non_null(seg);
+        assert_int_equal(snapspill_start(&sp, p, len, seg), 0);
+        assert_int_equal(snapkeep_hand(&k, &b2, &n2), 0); /* meanwhile */
+        (void)snapspill_join(&sp, &bytes, &tag);
+        snapkeep_spill_done(&k, tag, &bytes);
+        assert_int_equal(snapkeep_spilled(&k), 0);
+        check_tail(b2, n2, 12); /* its buffers did not move */
+        snapkeep_release(b2, n2);
+        assert_ptr_equal(snapkeep_spill_take(&k, 1, &p, &len), seg);
+        snapkeep_spill_done(&k, seg, &(struct snapimage_bytes){0});
+        assert_true(k.spill_failed);
+        assert_null(snapkeep_spill_take(&k, 1, &p, &len));
+        snapkeep_drop(&k);
+
+        /* Too small for the spill's minimum: passed over, in memory. */
+        keep_with_tail(&k, 11, 12);
+        assert_int_equal(snapkeep_hand(&k, &b1, &n1), 0);
+        snapkeep_release(b1, n1);
+        assert_null(snapkeep_spill_take(&k, 1 << 20, &p, &len));
+        assert_int_equal(k.spill_next, 1);
+        snapkeep_drop(&k);
+
+        /* A spill of a keep dropped meanwhile is freed. */
+        keep_with_tail(&k, 11, 12);
+        assert_int_equal(snapkeep_hand(&k, &b1, &n1), 0);
+        snapkeep_release(b1, n1);
+        seg = snapkeep_spill_take(&k, 1, &p, &len);
+        assert_int_equal(snapspill_start(&sp, p, len, seg), 0);
+        snapkeep_drop(&k);
+        (void)snapspill_join(&sp, &bytes, &tag);
+        snapkeep_spill_done(&k, tag, &bytes);
+        assert_int_equal(snapkeep_spilled(&k), 0);
+
+        /* A file that cannot be made: the errno, counted, nothing made. */
+        close(sp.dir_fd);
+        sp.dir_fd = -1;
+        assert_int_equal(snapspill_start(&sp, "abc", 3, NULL), 0);
+        assert_int_equal(snapspill_join(&sp, &bytes, &tag), EBADF);
+        assert_null(bytes.base);
+        assert_int_equal(sp.n_failed, 1);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -442,6 +619,8 @@ int main(void)
             cmocka_unit_test(damaged_tails_are_refused),
             cmocka_unit_test(kept_image_is_handed_again),
             cmocka_unit_test(keep_goes_stale_at_the_image_size),
+            cmocka_unit_test(tail_segments_move_into_files),
+            cmocka_unit_test(spills_yield_to_snapshots_and_failures),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
