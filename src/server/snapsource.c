@@ -28,8 +28,9 @@ void snapsource_init(struct snapsource *s, snapimage_encode_fn encode,
  * mapping would cost more. */
 #define SPILL_MIN 4096
 
-/* Take a finished spill's file into the keep (waiting for it if `wait`),
- * then start the next one. Cheap enough for every applied entry. */
+/* Take a finished spill's file into the keep, then start the next one:
+ * cheap enough for every applied entry. With `wait`, wait for a running
+ * spill and start none (the directory is about to change or close). */
 static void spill_step(struct snapsource *s, bool wait)
 {
         struct snapimage_bytes bytes;
@@ -60,9 +61,10 @@ void snapsource_spill(struct snapsource *s)
         spill_step(s, false);
 }
 
+/* A spill running on may outlive the keep it came from (its reference
+ * keeps its segment), but not the directory it writes into. */
 void snapsource_forget(struct snapsource *s)
 {
-        spill_step(s, true);
         snapimage_cancel(&s->image);
         snaptail_reset(&s->tail);
         snapkeep_drop(&s->keep);
@@ -71,6 +73,7 @@ void snapsource_forget(struct snapsource *s)
 void snapsource_close(struct snapsource *s)
 {
         snapsource_forget(s);
+        spill_step(s, true);
         snapimage_close(&s->image);
         s->spill.dir_fd = -1;
 }
@@ -81,6 +84,7 @@ int snapsource_configure(struct snapsource *s, enum snapimage_mode mode,
         int rv = 0;
 
         snapsource_forget(s);
+        spill_step(s, true);
         s->image.mode = mode;
         s->threshold = threshold;
         if (image_dir != NULL) {
