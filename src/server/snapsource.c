@@ -29,7 +29,7 @@ void snapsource_init(struct snapsource *s, snapimage_encode_fn encode,
 #define SPILL_MIN 4096
 
 /* Take a finished spill's file into the keep, then start the next one:
- * cheap enough for every applied entry. With `wait`, wait for a running
+ * cheap enough for every turn of the loop. With `wait`, wait for a running
  * spill and start none (the directory is about to change or close). */
 static void spill_step(struct snapsource *s, bool wait)
 {
@@ -123,7 +123,6 @@ static bool image_due(const struct snapsource *s, uint64_t index)
 void snapsource_applied(struct snapsource *s, uint64_t index, const void *buf,
                         size_t len)
 {
-        spill_step(s, false);
         /* Without memory the keep is dropped: snapshots wait for an image. */
         (void)snapkeep_add(&s->keep, index, buf, len);
         if (s->image.state != SNAPIMAGE_NONE) {

@@ -78,8 +78,8 @@ void snapsource_applied(struct snapsource *s, uint64_t index, const void *buf,
                         size_t len);
 
 /* Take a tail segment written to its file, and start writing the next
- * (snapspill.h): on the loop, cheap, at every turn, so that the tail leaves
- * memory also while no entry is applied. */
+ * (snapspill.h): on the loop, cheap, at every turn of it (batond's
+ * on_monitor), whether or not entries are applied. */
 void snapsource_spill(struct snapsource *s);
 
 /*
