@@ -154,6 +154,11 @@ static void snapshot_images(struct out *o, const struct snapimage *im)
                 "Snapshot image children that failed; the next snapshot "
                 "starts a new one.",
                 im->n_failed);
+        counter(o, "baton_snapshot_images_cancelled_total",
+                "Snapshot image children killed before they finished: the "
+                "state they were of was replaced, or they took so long that "
+                "a newer image was started.",
+                im->n_cancelled);
         counter(o, "baton_snapshot_images_inline_total",
                 "Snapshot images encoded on the event loop because fork() "
                 "failed.",

@@ -120,6 +120,22 @@ static bool image_due(const struct snapsource *s, uint64_t index)
         return s->keep.image == NULL || snapkeep_stale(&s->keep);
 }
 
+/*
+ * Whether the image being made has waited long enough: its tail (in
+ * memory) holds 2 x threshold entries, and, while a kept image serves the
+ * snapshots meanwhile, is as large as that image's own, as the keep's tail
+ * may grow. The child runs behind the loops (SNAPIMAGE_NICE), so on a busy
+ * machine an image of a million locks takes several seconds; restarting it
+ * then would start one that never finishes.
+ */
+static bool making_tail_full(const struct snapsource *s)
+{
+        size_t kept = s->keep.image != NULL ? snapkeep_image(&s->keep)->len : 0;
+
+        return s->tail.n >= 2 * (uint64_t)s->threshold + 1024 &&
+               s->tail.len >= kept;
+}
+
 void snapsource_applied(struct snapsource *s, uint64_t index, const void *buf,
                         size_t len)
 {
@@ -128,7 +144,7 @@ void snapsource_applied(struct snapsource *s, uint64_t index, const void *buf,
         if (s->image.state != SNAPIMAGE_NONE) {
                 /* A tail that raft never takes (or no memory for it) only
                  * costs a newer image. */
-                if (s->tail.n < 2 * (uint64_t)s->threshold + 1024 &&
+                if (!making_tail_full(s) &&
                     snaptail_add(&s->tail, index, buf, len) == 0) {
                         return;
                 }

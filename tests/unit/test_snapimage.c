@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <raft.h>
@@ -141,6 +142,7 @@ static void cancel_kills_the_child(void **state)
         pid = s.pid;
         snapimage_cancel(&s);
         assert_int_equal(s.state, SNAPIMAGE_NONE);
+        assert_int_equal(s.n_cancelled, 1);
         assert_int_equal(kill(pid, 0), -1); /* reaped: no such process */
 }
 
@@ -235,6 +237,41 @@ static void missing_directory_is_named(void **state)
                          BATON_EIO);
         assert_non_null(strstr(s.errmsg, "/nonexistent/baton"));
         assert_int_equal(s.dir_fd, -1);
+}
+
+/* An encoder that writes the niceness it runs at. */
+static int encode_nice(void *data, void **buf, size_t *len)
+{
+        int *p = raft_malloc(sizeof *p);
+
+        (void)data;
+        if (p == NULL) {
+                return BATON_ENOMEM;
+        }
+        errno = 0;
+        *p = getpriority(PRIO_PROCESS, 0);
+        *buf = p;
+        *len = sizeof *p;
+        return 0;
+}
+
+/* The child runs behind the loops: SNAPIMAGE_NICE above its parent. */
+static void child_yields_to_the_loops(void **state)
+{
+        struct snapimage s;
+        struct snapimage_bytes b;
+        int parent = getpriority(PRIO_PROCESS, 0), want;
+
+        (void)state;
+        want = parent + SNAPIMAGE_NICE > 19 ? 19 : parent + SNAPIMAGE_NICE;
+        snapimage_init(&s, SNAPIMAGE_FORK);
+        assert_int_equal(snapimage_start(&s, 1, encode_nice, NULL), 0);
+        assert_int_equal(wait_done(&s), SNAPIMAGE_READY);
+        b = snapimage_take(&s);
+        assert_int_equal(b.len, sizeof(int));
+        assert_int_equal(*(const int *)b.base, want);
+        assert_int_equal(getpriority(PRIO_PROCESS, 0), parent);
+        snapimage_bytes_free(&b);
 }
 
 /* --- The container --------------------------------------------------- */
@@ -613,6 +650,7 @@ int main(void)
             cmocka_unit_test(inline_is_ready_at_once),
             cmocka_unit_test(failing_child_leaves_nothing),
             cmocka_unit_test(cancel_kills_the_child),
+            cmocka_unit_test(child_yields_to_the_loops),
             cmocka_unit_test(image_in_a_directory),
             cmocka_unit_test(missing_directory_is_named),
             cmocka_unit_test(tail_round_trip),
