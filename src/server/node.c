@@ -24,6 +24,7 @@
 #include "nodecore.h"
 #include "peer.h"
 #include "raftfsm.h"
+#include "snapspill.h"
 
 /* configure requires 0.22.1 or later; so does the build. */
 #if RAFT_VERSION_NUMBER < 2201
@@ -138,6 +139,23 @@ static void log_dropped_installs(struct node *n)
                  (unsigned long long)c->drops_logged);
 }
 
+/* A snapshot tail that could not be written into a file (snapspill.h),
+ * most likely a full disk: it stays in memory until the next image. */
+static void log_spill_failures(struct node *n)
+{
+        struct node_core *c = n->core;
+        const struct snapspill *sp = raftfsm_spills(&c->rf);
+
+        if (sp->n_failed == c->spill_fails_logged) {
+                return;
+        }
+        c->spill_fails_logged = sp->n_failed;
+        log_warn("snapshot tail: cannot write it into %s: %s; it stays in "
+                 "memory until the next image (%llu such failures so far)",
+                 n->cfg->data_dir, strerror(sp->last_err),
+                 (unsigned long long)sp->n_failed);
+}
+
 static void on_draining(uv_idle_t *h)
 {
         (void)h; /* on_monitor() does the work */
@@ -182,6 +200,7 @@ static void on_monitor(uv_prepare_t *h)
                 log_dropped_installs(n);
         }
         raftfsm_spill(&c->rf);
+        log_spill_failures(n);
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
                 log_info("stopped serving: now %s in term %llu",

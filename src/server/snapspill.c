@@ -53,6 +53,7 @@ int snapspill_join(struct snapspill *sp, struct snapimage_bytes *out,
         memset(&sp->out, 0, sizeof sp->out);
         if (sp->err != 0) {
                 sp->n_failed++;
+                sp->last_err = sp->err;
         } else {
                 sp->n_spilled++;
                 sp->bytes_spilled += sp->len;

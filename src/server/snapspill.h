@@ -35,7 +35,8 @@ struct snapspill {
         size_t len;
         void *tag;
         struct snapimage_bytes out;
-        int err; /* an errno value, 0 when `out` holds the file's bytes */
+        int err;      /* an errno value, 0 when `out` holds the file's bytes */
+        int last_err; /* the errno value of the last failure, for logs */
         uint64_t n_spilled, bytes_spilled, n_failed;
 };
 
