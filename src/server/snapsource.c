@@ -46,11 +46,14 @@ static void spill_step(struct snapsource *s, bool wait)
                 (void)snapspill_join(&s->spill, &bytes, &tag);
                 snapkeep_spill_done(&s->keep, tag, &bytes);
         }
-        if (wait || s->spill.dir_fd < 0) {
+        /* Tails follow images into files, only where a child writes them
+         * (a test's inline images stay deterministic and in memory). */
+        if (wait || s->image.mode != SNAPIMAGE_FORK || s->image.dir_fd < 0) {
                 return;
         }
         seg = snapkeep_spill_take(&s->keep, SPILL_MIN, &p, &len);
-        if (seg != NULL && snapspill_start(&s->spill, p, len, seg) != 0) {
+        if (seg != NULL &&
+            snapspill_start(&s->spill, s->image.dir_fd, p, len, seg) != 0) {
                 memset(&bytes, 0, sizeof bytes); /* failed */
                 snapkeep_spill_done(&s->keep, seg, &bytes);
         }
@@ -75,25 +78,16 @@ void snapsource_close(struct snapsource *s)
         snapsource_forget(s);
         spill_step(s, true);
         snapimage_close(&s->image);
-        s->spill.dir_fd = -1;
 }
 
 int snapsource_configure(struct snapsource *s, enum snapimage_mode mode,
                          uint32_t threshold, const char *image_dir)
 {
-        int rv = 0;
-
         snapsource_forget(s);
         spill_step(s, true);
         s->image.mode = mode;
         s->threshold = threshold;
-        if (image_dir != NULL) {
-                rv = snapimage_set_dir(&s->image, image_dir);
-        }
-        /* Tails follow images into files, only where a child writes them
-         * (a test's inline images stay deterministic and in memory). */
-        s->spill.dir_fd = mode == SNAPIMAGE_FORK ? s->image.dir_fd : -1;
-        return rv;
+        return image_dir ? snapimage_set_dir(&s->image, image_dir) : 0;
 }
 
 /* Start an image of the state at `index`; the tail starts empty. */

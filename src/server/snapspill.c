@@ -22,8 +22,10 @@ static void *run(void *data)
         return NULL;
 }
 
-int snapspill_start(struct snapspill *sp, const void *p, size_t len, void *tag)
+int snapspill_start(struct snapspill *sp, int dir_fd, const void *p, size_t len,
+                    void *tag)
 {
+        sp->dir_fd = dir_fd;
         sp->src = p;
         sp->len = len;
         sp->tag = tag;
@@ -56,7 +58,6 @@ int snapspill_join(struct snapspill *sp, struct snapimage_bytes *out,
                 sp->last_err = sp->err;
         } else {
                 sp->n_spilled++;
-                sp->bytes_spilled += sp->len;
         }
         return sp->err;
 }

@@ -25,27 +25,28 @@
  * (snapkeep_spill_done()). Everything here but the worker runs on the loop.
  */
 struct snapspill {
-        int dir_fd; /* borrowed (the image's directory); -1: spill nothing */
         pthread_t worker;
         bool running;         /* started and not joined */
         atomic_bool finished; /* the worker returned */
-        /* The job: bytes the loop leaves alone until joined, the caller's
-         * tag for them, and the result. */
+        /* The job: the directory (borrowed), bytes the loop leaves alone
+         * until joined, the caller's tag for them, and the result. */
+        int dir_fd;
         const void *src;
         size_t len;
         void *tag;
         struct snapimage_bytes out;
         int err;      /* an errno value, 0 when `out` holds the file's bytes */
         int last_err; /* the errno value of the last failure, for logs */
-        uint64_t n_spilled, bytes_spilled, n_failed;
+        uint64_t n_spilled, n_failed;
 };
 
 void snapspill_init(struct snapspill *sp);
 
 /* Start writing `len` bytes from `p` (they must not change until joined)
- * into a file of dir_fd; no job may be running. 0, or BATON_ENOMEM when no
- * thread can be started. */
-int snapspill_start(struct snapspill *sp, const void *p, size_t len, void *tag);
+ * into a file of directory `dir_fd` (open until joined); no job may be
+ * running. 0, or BATON_ENOMEM when no thread can be started. */
+int snapspill_start(struct snapspill *sp, int dir_fd, const void *p, size_t len,
+                    void *tag);
 
 /* Whether the running job has returned, so that joining will not wait. */
 bool snapspill_finished(const struct snapspill *sp);

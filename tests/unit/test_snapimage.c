@@ -516,7 +516,7 @@ static void check_tail(struct raft_buffer *b, unsigned n, uint64_t last)
 }
 
 /* Spill the segment snapkeep_spill_take() gives, on the worker. */
-static void spill_one(struct snapkeep *k, struct snapspill *sp)
+static void spill_one(struct snapkeep *k, struct snapspill *sp, int dir_fd)
 {
         struct snapimage_bytes bytes;
         const void *p;
@@ -525,7 +525,7 @@ static void spill_one(struct snapkeep *k, struct snapspill *sp)
         struct snapshare *seg = snapkeep_spill_take(k, 1, &p, &len);
 
         assert_non_null(seg);
-        assert_int_equal(snapspill_start(sp, p, len, seg), 0);
+        assert_int_equal(snapspill_start(sp, dir_fd, p, len, seg), 0);
         (void)snapspill_join(sp, &bytes, &tag);
         assert_ptr_equal(tag, seg);
         snapkeep_spill_done(k, seg, &bytes);
@@ -539,6 +539,7 @@ static void tail_segments_move_into_files(void **state)
         char dir[] = "/tmp/baton-snapspill-XXXXXX";
         struct snapspill sp;
         struct snapkeep k;
+        int dir_fd;
         struct raft_buffer *b1, *b2;
         const void *p;
         size_t len;
@@ -551,14 +552,14 @@ static void tail_segments_move_into_files(void **state)
                 skip();
         }
         snapspill_init(&sp);
-        sp.dir_fd = open(dir, O_RDONLY | O_DIRECTORY);
-        assert_true(sp.dir_fd >= 0);
+        dir_fd = open(dir, O_RDONLY | O_DIRECTORY);
+        assert_true(dir_fd >= 0);
         keep_with_tail(&k, 11, 14);
         assert_int_equal(snapkeep_hand(&k, &b1, &n1), 0);
         /* Raft is writing it: the segment stays where the buffers point. */
         assert_null(snapkeep_spill_take(&k, 1, &p, &len));
         snapkeep_release(b1, n1);
-        spill_one(&k, &sp);
+        spill_one(&k, &sp, dir_fd);
         assert_int_equal(snapkeep_spilled(&k), 4 * (12 + SEG_ENTRY));
         assert_int_equal(sp.n_spilled, 1);
         assert_int_equal(entries(dir), 0);
@@ -572,7 +573,7 @@ static void tail_segments_move_into_files(void **state)
         assert_int_equal(snapkeep_size(&k), 5 + 6 * (12 + SEG_ENTRY));
         snapkeep_drop(&k);
         assert_int_equal(snapkeep_spilled(&k), 0);
-        close(sp.dir_fd);
+        close(dir_fd);
         assert_int_equal(rmdir(dir), 0);
 }
 
@@ -585,6 +586,7 @@ static void spills_yield_to_snapshots_and_failures(void **state)
         struct snapimage_bytes bytes;
         struct snapspill sp;
         struct snapkeep k;
+        int dir_fd;
         struct snapshare *seg;
         struct raft_buffer *b1, *b2;
         const void *p;
@@ -595,13 +597,13 @@ static void spills_yield_to_snapshots_and_failures(void **state)
         (void)state;
         assert_non_null(mkdtemp(dir));
         snapspill_init(&sp);
-        sp.dir_fd = open(dir, O_RDONLY | O_DIRECTORY);
+        dir_fd = open(dir, O_RDONLY | O_DIRECTORY);
         keep_with_tail(&k, 11, 12);
         assert_int_equal(snapkeep_hand(&k, &b1, &n1), 0);
         snapkeep_release(b1, n1);
         seg = snapkeep_spill_take(&k, 1, &p, &len);
         assert_non_null(seg);
-        assert_int_equal(snapspill_start(&sp, p, len, seg), 0);
+        assert_int_equal(snapspill_start(&sp, dir_fd, p, len, seg), 0);
         assert_int_equal(snapkeep_hand(&k, &b2, &n2), 0); /* meanwhile */
         (void)snapspill_join(&sp, &bytes, &tag);
         snapkeep_spill_done(&k, tag, &bytes);
@@ -627,16 +629,15 @@ static void spills_yield_to_snapshots_and_failures(void **state)
         assert_int_equal(snapkeep_hand(&k, &b1, &n1), 0);
         snapkeep_release(b1, n1);
         seg = snapkeep_spill_take(&k, 1, &p, &len);
-        assert_int_equal(snapspill_start(&sp, p, len, seg), 0);
+        assert_int_equal(snapspill_start(&sp, dir_fd, p, len, seg), 0);
         snapkeep_drop(&k);
         (void)snapspill_join(&sp, &bytes, &tag);
         snapkeep_spill_done(&k, tag, &bytes);
         assert_int_equal(snapkeep_spilled(&k), 0);
 
         /* A file that cannot be made: the errno, counted, nothing made. */
-        close(sp.dir_fd);
-        sp.dir_fd = -1;
-        assert_int_equal(snapspill_start(&sp, "abc", 3, NULL), 0);
+        close(dir_fd);
+        assert_int_equal(snapspill_start(&sp, -1, "abc", 3, NULL), 0);
         assert_int_equal(snapspill_join(&sp, &bytes, &tag), EBADF);
         assert_null(bytes.base);
         assert_int_equal(sp.n_failed, 1);
