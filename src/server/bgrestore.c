@@ -9,62 +9,33 @@
 void bgrestore_init(struct bgrestore *b)
 {
         memset(b, 0, sizeof *b);
-        atomic_init(&b->finished, false);
+        bgjob_init(&b->job);
 }
 
-static void *run_job(void *data)
+int bgrestore_start(struct bgrestore *b, int (*job)(void *arg), void *arg)
 {
-        struct bgrestore *b = data;
-
-        b->rv = b->job(b->arg);
-        /* Release: the loop that sees `finished` sees everything the job
-         * wrote before it. */
-        atomic_store_explicit(&b->finished, true, memory_order_release);
-        if (b->wake != NULL) {
-                b->wake(b->wake_data);
-        }
-        return NULL;
+        return bgjob_start(&b->job, job, arg);
 }
 
 void bgrestore_set_wake(struct bgrestore *b, void (*wake)(void *data),
                         void *data)
 {
-        b->wake = wake;
-        b->wake_data = data;
-}
-
-int bgrestore_start(struct bgrestore *b, int (*job)(void *arg), void *arg)
-{
-        b->job = job;
-        b->arg = arg;
-        b->rv = 0;
-        atomic_store(&b->finished, false);
-        if (pthread_create(&b->worker, NULL, run_job, b) != 0) {
-                return BATON_ENOMEM;
-        }
-        b->running = true;
-        return 0;
+        bgjob_set_wake(&b->job, wake, data);
 }
 
 bool bgrestore_running(const struct bgrestore *b)
 {
-        return b->running;
+        return bgjob_running(&b->job);
 }
 
 bool bgrestore_finished(const struct bgrestore *b)
 {
-        return b->running &&
-               atomic_load_explicit(&b->finished, memory_order_acquire);
+        return bgjob_finished(&b->job);
 }
 
 int bgrestore_join(struct bgrestore *b)
 {
-        if (!b->running) {
-                return 0;
-        }
-        pthread_join(b->worker, NULL);
-        b->running = false;
-        return b->rv;
+        return bgjob_join(&b->job);
 }
 
 int bgrestore_queue(struct bgrestore *b, uint64_t index, const void *buf,

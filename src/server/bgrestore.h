@@ -4,10 +4,11 @@
 #define SERVER_BGRESTORE_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "bgjob.h"
 
 /*
  * libraft calls fsm->restore on its loop and takes the state as restored
@@ -19,8 +20,8 @@
  * a thread too (bgrestore_dispose()), since that is as long.
  *
  * Everything here but the job's function runs on the loop thread; the job
- * runs alone on its worker and shares nothing with the loop until it
- * finished (bgrestore_finished(), bgrestore_join()).
+ * runs alone on its worker (bgjob.h) and shares nothing with the loop
+ * until it finished (bgrestore_finished(), bgrestore_join()).
  */
 struct bgrestore_entry {
         uint64_t index;
@@ -29,15 +30,7 @@ struct bgrestore_entry {
 };
 
 struct bgrestore {
-        pthread_t worker;
-        bool running;         /* started and not joined */
-        atomic_bool finished; /* the job returned */
-        int (*job)(void *arg);
-        void *arg;
-        int rv; /* the job's result, once finished */
-        /* bgrestore_set_wake(): called on the worker once it finished. */
-        void (*wake)(void *data);
-        void *wake_data;
+        struct bgjob job;
         pthread_t disposer;
         bool disposing; /* started and not joined */
         void (*dispose_fn)(void *p);

@@ -39,7 +39,7 @@ static void spill_step(struct snapsource *s, bool wait)
         size_t len;
         void *tag;
 
-        if (s->spill.running) {
+        if (snapspill_running(&s->spill)) {
                 if (!wait && !snapspill_finished(&s->spill)) {
                         return;
                 }

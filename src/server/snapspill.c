@@ -3,23 +3,19 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
-
 void snapspill_init(struct snapspill *sp)
 {
         memset(sp, 0, sizeof *sp);
+        bgjob_init(&sp->job);
         sp->dir_fd = -1;
-        atomic_init(&sp->finished, false);
 }
 
-static void *run(void *data)
+/* On the worker: the file's bytes in `out`; its result is the errno. */
+static int write_job(void *data)
 {
         struct snapspill *sp = data;
 
-        sp->err = snapimage_bytes_write(sp->dir_fd, sp->src, sp->len, &sp->out);
-        /* Release: the loop that sees `finished` sees `out` and `err`. */
-        atomic_store_explicit(&sp->finished, true, memory_order_release);
-        return NULL;
+        return snapimage_bytes_write(sp->dir_fd, sp->src, sp->len, &sp->out);
 }
 
 int snapspill_start(struct snapspill *sp, int dir_fd, const void *p, size_t len,
@@ -29,35 +25,33 @@ int snapspill_start(struct snapspill *sp, int dir_fd, const void *p, size_t len,
         sp->src = p;
         sp->len = len;
         sp->tag = tag;
-        sp->err = 0;
         memset(&sp->out, 0, sizeof sp->out);
-        atomic_store(&sp->finished, false);
-        if (pthread_create(&sp->worker, NULL, run, sp) != 0) {
-                return BATON_ENOMEM;
-        }
-        sp->running = true;
-        return 0;
+        return bgjob_start(&sp->job, write_job, sp);
+}
+
+bool snapspill_running(const struct snapspill *sp)
+{
+        return bgjob_running(&sp->job);
 }
 
 bool snapspill_finished(const struct snapspill *sp)
 {
-        return sp->running &&
-               atomic_load_explicit(&sp->finished, memory_order_acquire);
+        return bgjob_finished(&sp->job);
 }
 
 int snapspill_join(struct snapspill *sp, struct snapimage_bytes *out,
                    void **tag)
 {
-        pthread_join(sp->worker, NULL);
-        sp->running = false;
+        int err = bgjob_join(&sp->job);
+
         *out = sp->out;
         *tag = sp->tag;
         memset(&sp->out, 0, sizeof sp->out);
-        if (sp->err != 0) {
+        if (err != 0) {
                 sp->n_failed++;
-                sp->last_err = sp->err;
+                sp->last_err = err;
         } else {
                 sp->n_spilled++;
         }
-        return sp->err;
+        return err;
 }

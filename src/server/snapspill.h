@@ -4,11 +4,10 @@
 #ifndef SERVER_SNAPSPILL_H
 #define SERVER_SNAPSPILL_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bgjob.h"
 #include "snapimage.h"
 
 /*
@@ -19,23 +18,21 @@
  * next snapshot write reads them back from there, and snapkeep_release()
  * lets them go again.
  *
- * The write runs on a thread of its own: a write from the loop can wait
- * behind the disk (dirty-page throttling) for as long as the disk is slow.
+ * The write runs on a thread of its own (bgjob.h): a write from the loop
+ * can wait behind the disk (dirty-page throttling) for as long as the disk
+ * is slow.
  * One segment at a time; snapsource.c takes the result on the loop
  * (snapkeep_spill_done()). Everything here but the worker runs on the loop.
  */
 struct snapspill {
-        pthread_t worker;
-        bool running;         /* started and not joined */
-        atomic_bool finished; /* the worker returned */
+        struct bgjob job;
         /* The job: the directory (borrowed), bytes the loop leaves alone
          * until joined, the caller's tag for them, and the result. */
         int dir_fd;
         const void *src;
         size_t len;
         void *tag;
-        struct snapimage_bytes out;
-        int err;      /* an errno value, 0 when `out` holds the file's bytes */
+        struct snapimage_bytes out; /* the file's bytes, when it worked */
         int last_err; /* the errno value of the last failure, for logs */
         uint64_t n_spilled, n_failed;
 };
@@ -47,6 +44,9 @@ void snapspill_init(struct snapspill *sp);
  * running. 0, or BATON_ENOMEM when no thread can be started. */
 int snapspill_start(struct snapspill *sp, int dir_fd, const void *p, size_t len,
                     void *tag);
+
+/* Whether a job was started and not joined yet. */
+bool snapspill_running(const struct snapspill *sp);
 
 /* Whether the running job has returned, so that joining will not wait. */
 bool snapspill_finished(const struct snapspill *sp);

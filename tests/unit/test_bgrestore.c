@@ -453,7 +453,7 @@ static void count_wake(void *data)
 
         /* The flag itself: bgrestore_finished() also reads `running`,
          * which only the loop's thread may. */
-        atomic_store(&w->finished_first, atomic_load(&w->bg->finished));
+        atomic_store(&w->finished_first, atomic_load(&w->bg->job.finished));
         atomic_fetch_add(&w->n, 1);
 }
 
