@@ -140,7 +140,8 @@ static void snapshot_kept(struct out *o, const struct snapkeep *k,
                 sp->n_spilled);
         counter(o, "baton_snapshot_tail_spill_failures_total",
                 "Tail segments that could not be written into a file (a "
-                "full disk): the tail stays in memory until the next image.",
+                "full disk): the tail stays in memory, tried again at each "
+                "snapshot.",
                 sp->n_failed);
 }
 

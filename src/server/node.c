@@ -140,18 +140,24 @@ static void log_dropped_installs(struct node *n)
 }
 
 /* A snapshot tail that could not be written into a file (snapspill.h),
- * most likely a full disk: it stays in memory until the next image. */
+ * most likely a full disk: it stays in memory, and each snapshot tries
+ * again. Said at the 1st, 2nd, 4th, 8th... failure, so that a disk that
+ * stays full fills the log with a line per doubling, not per snapshot. */
 static void log_spill_failures(struct node *n)
 {
         struct node_core *c = n->core;
         const struct snapspill *sp = raftfsm_spills(&c->rf);
 
-        if (sp->n_failed == c->spill_fails_logged) {
+        if (sp->n_failed == c->spill_fails_seen) {
                 return;
         }
-        c->spill_fails_logged = sp->n_failed;
+        c->spill_fails_seen = sp->n_failed;
+        if ((sp->n_failed & (sp->n_failed - 1)) != 0) {
+                return;
+        }
         log_warn("snapshot tail: cannot write it into %s: %s; it stays in "
-                 "memory until the next image (%llu such failures so far)",
+                 "memory, tried again at each snapshot (%llu such failures "
+                 "so far)",
                  n->cfg->data_dir, strerror(sp->last_err),
                  (unsigned long long)sp->n_failed);
 }

@@ -23,9 +23,9 @@ struct node_core {
         struct raftfsm rf;
         struct raft_barrier barrier; /* the one that makes the node serve */
         struct raft_transfer transfer;
-        uint64_t restores_logged;    /* installed snapshots said in the log */
-        uint64_t drops_logged;       /* InstallSnapshots dropped, said too */
-        uint64_t spill_fails_logged; /* tail spills that failed, said */
+        uint64_t restores_logged;  /* installed snapshots said in the log */
+        uint64_t drops_logged;     /* InstallSnapshots dropped, said too */
+        uint64_t spill_fails_seen; /* tail spills that failed, looked at */
 };
 
 /* The libraft requests a struct node_request holds in its private words. */

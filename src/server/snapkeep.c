@@ -179,6 +179,9 @@ static void freeze(struct snapkeep *k, struct snapshare *seg)
         share_init(seg, bytes);
         k->segs[k->n_segs++] = seg;
         k->frozen_len += bytes.len;
+        /* A spill that failed (a full disk) is tried again now: once per
+         * snapshot, so a disk that stays full costs one try each time. */
+        k->spill_failed = false;
 }
 
 /* Room for one more segment. 0 or BATON_ENOMEM. */

@@ -40,7 +40,8 @@ struct snapkeep {
         uint64_t last;        /* the last entry the tail holds, or index */
         /* segs[0 .. spill_next) are in files (snapspill.h), spilled_len
          * bytes of them, or too small to be worth one; a failed spill
-         * stops the others until the next image. */
+         * stops the spills until the next snapshot freezes a segment,
+         * which tries again (one try per snapshot at most). */
         unsigned spill_next;
         size_t spilled_len;
         bool spill_failed;
@@ -93,7 +94,7 @@ size_t snapkeep_spilled(const struct snapkeep *k);
 
 /*
  * The spill of `seg` ended with `bytes`, the file's (or all zero: it
- * failed, and no other segment is spilled until the next image). They
+ * failed, and no segment is spilled until the next snapshot). They
  * replace the segment's copy in memory if it is still kept and no
  * snapshot being written holds it; otherwise they are freed, and the
  * segment is taken again later. Drops the spill's reference.

@@ -579,7 +579,7 @@ static void tail_segments_move_into_files(void **state)
 
 /* A spill that ends while a snapshot holds its segment, or after the keep
  * moved on, changes nothing; one that fails leaves the tail in memory and
- * stops the spills until the next image. */
+ * stops the spills until the next snapshot, which tries again. */
 static void spills_yield_to_snapshots_and_failures(void **state)
 {
         char dir[] = "/tmp/baton-snapspill-XXXXXX";
@@ -614,6 +614,15 @@ static void spills_yield_to_snapshots_and_failures(void **state)
         snapkeep_spill_done(&k, seg, &(struct snapimage_bytes){0});
         assert_true(k.spill_failed);
         assert_null(snapkeep_spill_take(&k, 1, &p, &len));
+        /* The next snapshot tries again, from the segment that failed. */
+        keep_with_tail(&k, 13, 13);
+        assert_int_equal(snapkeep_hand(&k, &b1, &n1), 0);
+        assert_false(k.spill_failed);
+        snapkeep_release(b1, n1);
+        spill_one(&k, &sp, dir_fd);
+        assert_int_equal(snapkeep_spilled(&k), 2 * (12 + SEG_ENTRY));
+        spill_one(&k, &sp, dir_fd); /* and the one that snapshot froze */
+        assert_int_equal(snapkeep_spilled(&k), 3 * (12 + SEG_ENTRY));
         snapkeep_drop(&k);
 
         /* Too small for the spill's minimum: passed over, in memory. */
