@@ -142,16 +142,29 @@ static void log_dropped_installs(struct node *n)
 /* A snapshot tail that could not be written into a file (snapspill.h),
  * most likely a full disk: it stays in memory, and each snapshot tries
  * again. Said at the 1st, 2nd, 4th, 8th... failure, so that a disk that
- * stays full fills the log with a line per doubling, not per snapshot. */
-static void log_spill_failures(struct node *n)
+ * stays full fills the log with a line per doubling, not per snapshot;
+ * and said again when a spill works after them. At most one spill ends
+ * per turn of the loop, so one look per turn sees each. */
+static void log_spills(struct node *n)
 {
         struct node_core *c = n->core;
         const struct snapspill *sp = raftfsm_spills(&c->rf);
 
+        if (sp->n_spilled != c->spills_seen) {
+                c->spills_seen = sp->n_spilled;
+                if (c->spill_failing) {
+                        c->spill_failing = false;
+                        log_info("snapshot tail: written into %s again, "
+                                 "after %llu failures in all",
+                                 n->cfg->data_dir,
+                                 (unsigned long long)sp->n_failed);
+                }
+        }
         if (sp->n_failed == c->spill_fails_seen) {
                 return;
         }
         c->spill_fails_seen = sp->n_failed;
+        c->spill_failing = true;
         if ((sp->n_failed & (sp->n_failed - 1)) != 0) {
                 return;
         }
@@ -206,7 +219,7 @@ static void on_monitor(uv_prepare_t *h)
                 log_dropped_installs(n);
         }
         raftfsm_spill(&c->rf);
-        log_spill_failures(n);
+        log_spills(n);
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
                 log_info("stopped serving: now %s in term %llu",

@@ -23,9 +23,12 @@ struct node_core {
         struct raftfsm rf;
         struct raft_barrier barrier; /* the one that makes the node serve */
         struct raft_transfer transfer;
-        uint64_t restores_logged;  /* installed snapshots said in the log */
-        uint64_t drops_logged;     /* InstallSnapshots dropped, said too */
-        uint64_t spill_fails_seen; /* tail spills that failed, looked at */
+        uint64_t restores_logged; /* installed snapshots said in the log */
+        uint64_t drops_logged;    /* InstallSnapshots dropped, said too */
+        /* Tail spills that worked and that failed, as last looked at, and
+         * whether the last one failed (log_spills()). */
+        uint64_t spills_seen, spill_fails_seen;
+        bool spill_failing;
 };
 
 /* The libraft requests a struct node_request holds in its private words. */
