@@ -11,7 +11,7 @@ int elect_prepare(struct lockfsm *f, const struct command *c,
                   struct grant_prep *p)
 {
         p->lock = NULL;
-        p->hold = state_hold_alloc(f, COMMAND_MODE_ELECTION, c->value_len);
+        p->hold = state_hold_alloc(f, c->value_len);
         return p->hold != NULL ? 0 : BATON_ENOMEM;
 }
 
@@ -19,13 +19,13 @@ int elect_prepare(struct lockfsm *f, const struct command *c,
  * `h` but its value; `h` leaves both lists. */
 static void replace(struct hold *h, struct hold *n)
 {
-        uint32_t value_len = n->amount; /* an election's: its value's */
+        uint8_t value_len = n->value_len;
 
         memcpy(n, h, offsetof(struct hold, value));
         /* References are relative to the record that holds them. */
         hold_set_lock(n, hold_lock(h));
         hold_set_session(n, hold_session(h));
-        n->amount = value_len;
+        n->value_len = value_len;
         rqueue_init(&n->lock_link);
         rqueue_init(&n->session_link);
         rqueue_insert_after(&h->lock_link, &n->lock_link);

@@ -87,9 +87,7 @@ static void grant(const struct step *st, struct hold *h)
                 l->deferred = false;
         }
         h->token = st->index;
-        if (h->kind == COMMAND_MODE_EXCLUSIVE) {
-                h->amount = 1; /* its count; other kinds keep theirs */
-        }
+        h->count = 1;
         h->granted_s = (uint32_t)(st->f->clock_ms / 1000);
         state_grant_attach(st->f, h);
         if (!granted_in_entry(l)) {
@@ -111,7 +109,7 @@ bool grant_fits(const struct lockfsm *f, const struct hold *w)
         }
         switch (w->mode) {
         case COMMAND_MODE_SEMAPHORE:
-                return l->used + hold_permits(w) <= l->limit + PERMIT_SLACK;
+                return l->used + w->permits <= l->limit + PERMIT_SLACK;
         case COMMAND_MODE_SHARED:
                 return l->n_writers == 0;
         default:
@@ -279,22 +277,12 @@ void grant_drop_wait(const struct step *st, struct hold *w, int status)
         grant_settle(st, l);
 }
 
-/* The kind of lock an ACQUIRE of `mode` takes: its own for a semaphore or
- * an election, else a read/write lock. */
-static uint8_t lock_kind(uint8_t mode)
-{
-        return mode == COMMAND_MODE_SEMAPHORE || mode == COMMAND_MODE_ELECTION
-                   ? mode
-                   : COMMAND_MODE_EXCLUSIVE;
-}
-
 int grant_prepare(struct lockfsm *f, const struct command *c,
                   struct grant_prep *p)
 {
         p->lock = NULL;
         p->hold = state_hold_alloc(
-            f, lock_kind(c->mode),
-            c->mode == COMMAND_MODE_ELECTION ? c->value_len : 0);
+            f, c->mode == COMMAND_MODE_ELECTION ? c->value_len : 0);
         if (p->hold == NULL) {
                 return BATON_ENOMEM;
         }
@@ -346,11 +334,11 @@ static enum admit admit_existing(const struct step *st, struct session *s,
         struct hold *h = grant_find_holder(l, s->id, c->owner, c->mode);
 
         if (h != NULL) {
-                if (h->amount == LOCKFSM_COUNT_MAX) {
+                if (h->count == UINT32_MAX) {
                         step_reject(res, BATON_EOVERFLOW);
                         return ADMIT_DONE;
                 }
-                h->amount++;
+                h->count++;
                 step_describe(res, PROTO_KIND_REENTERED, h);
                 return ADMIT_DONE;
         }
@@ -451,6 +439,15 @@ static enum admit admit_candidate(const struct step *st, struct session *s,
                                                    : admit_later(st->c, l, res);
 }
 
+/* The kind of lock an ACQUIRE of `mode` takes: its own for a semaphore or
+ * an election, else a read/write lock. */
+static uint8_t lock_kind(uint8_t mode)
+{
+        return mode == COMMAND_MODE_SEMAPHORE || mode == COMMAND_MODE_ELECTION
+                   ? mode
+                   : COMMAND_MODE_EXCLUSIVE;
+}
+
 /* How an ACQUIRE of a lock that exists goes, by the lock's kind. */
 static enum admit admit(const struct step *st, struct session *s,
                         struct lock *l, struct lockfsm_result *res)
@@ -530,9 +527,7 @@ void grant_acquire(const struct step *st, struct session *s,
          * one leader at a time, and one leadership per entry. */
         h->mode =
             c->mode == COMMAND_MODE_ELECTION ? COMMAND_MODE_EXCLUSIVE : c->mode;
-        if (h->kind == COMMAND_MODE_SEMAPHORE) {
-                h->amount = c->permits; /* at most max_permits */
-        }
+        h->permits = c->permits;
         if (c->mode == COMMAND_MODE_ELECTION && c->value_len > 0) {
                 memcpy(h->value, c->value, c->value_len);
         }
@@ -593,7 +588,6 @@ void grant_release(const struct step *st, struct session *s,
         bool held = false;
         struct hold *h =
             l != NULL ? find_grant(l, s->id, c->owner, c->token, &held) : NULL;
-        uint32_t left;
 
         if (!held) {
                 step_reject(res, BATON_ENOTHOLDER);
@@ -603,13 +597,9 @@ void grant_release(const struct step *st, struct session *s,
                 step_reject(res, BATON_ESTALE);
                 return;
         }
-        /* Only a read/write lock's grant is held more than once. */
-        left = hold_count(h) - 1;
+        h->count--;
         step_describe(res, PROTO_KIND_RELEASED, h);
-        res->count = left;
-        if (left > 0) {
-                h->amount = left;
-        } else {
+        if (h->count == 0) {
                 grant_end(st, h);
         }
 }

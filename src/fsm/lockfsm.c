@@ -37,8 +37,8 @@ static bool limits_valid(const struct lockfsm_limits *l)
         return l->max_sessions > 0 && l->max_locks_per_session > 0 &&
                l->max_inflight > 0 && l->max_inflight <= 255 &&
                l->min_ttl_ms > 0 && l->min_ttl_ms <= l->max_ttl_ms &&
-               l->max_permits > 0 && l->max_permits <= LOCKFSM_COUNT_MAX &&
-               l->max_holders_per_lock > 0 && l->max_names_per_acquire > 0 &&
+               l->max_permits > 0 && l->max_holders_per_lock > 0 &&
+               l->max_names_per_acquire > 0 &&
                l->max_names_per_acquire <= COMMAND_MULTI_MAX;
 }
 
@@ -430,7 +430,7 @@ static const char *check_session(const struct lockfsm *f,
         {
                 const struct hold *h =
                     RQUEUE_DATA(q, struct hold, session_link);
-                if (h->waiting || hold_session(h) != s || hold_count(h) == 0) {
+                if (h->waiting || hold_session(h) != s || h->count == 0) {
                         return "bad grant in a session's list";
                 }
                 if (h->token > f->last_index) {
@@ -523,26 +523,21 @@ static const char *check_writers(const struct lock *l, uint32_t writers)
         return NULL;
 }
 
-/* A hold's mode fits its lock's kind, which it records: a semaphore's
- * holds take 1..limit permits each; an election's are writers; a
- * read/write lock's are writers or readers, granted 1..LOCKFSM_COUNT_MAX
- * times, and its waiters count nothing. */
+/* A hold's mode fits its lock's kind: a semaphore's holds take 1..limit
+ * permits each, a read/write lock's none, an election's are writers that
+ * alone have values. */
 static bool fits_kind(const struct lock *l, const struct hold *h)
 {
-        if (h->kind != l->mode) {
-                return false;
-        }
         if (l->mode == COMMAND_MODE_SEMAPHORE) {
-                return h->mode == COMMAND_MODE_SEMAPHORE && h->amount > 0 &&
-                       h->amount <= l->limit;
+                return h->mode == COMMAND_MODE_SEMAPHORE && h->permits > 0 &&
+                       h->permits <= l->limit && h->value_len == 0;
         }
         if (l->mode == COMMAND_MODE_ELECTION) {
-                return h->mode == COMMAND_MODE_EXCLUSIVE && !h->multi &&
-                       l->limit == 0 && !l->blocked;
+                return h->mode == COMMAND_MODE_EXCLUSIVE && h->permits == 0 &&
+                       !h->multi && l->limit == 0 && !l->blocked;
         }
-        return l->mode == COMMAND_MODE_EXCLUSIVE &&
-               (l->limit == 0 || l->blocked) &&
-               (h->waiting ? h->amount == 0 : h->amount > 0) &&
+        return l->mode == COMMAND_MODE_EXCLUSIVE && h->value_len == 0 &&
+               (l->limit == 0 || l->blocked) && h->permits == 0 &&
                (h->mode == COMMAND_MODE_EXCLUSIVE ||
                 h->mode == COMMAND_MODE_SHARED);
 }
@@ -575,7 +570,7 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
                         return "holder in a mode its lock's kind has not";
                 }
                 writers += h->mode == COMMAND_MODE_EXCLUSIVE;
-                used += hold_permits(h);
+                used += h->permits;
                 n++;
         }
         if (n != l->n_holders) {

@@ -108,10 +108,6 @@ struct lockfsm_event {
 
 typedef void (*lockfsm_event_cb)(void *data, const struct lockfsm_event *ev);
 
-/* The most times one owner can hold a lock at once: the re-entry past it
- * is refused with BATON_EOVERFLOW. Also the bound on max_permits. */
-#define LOCKFSM_COUNT_MAX 0xffffffU
-
 /* Limits. Every replica must use the same values: they decide outcomes. */
 struct lockfsm_limits {
         uint32_t max_sessions;          /* default 65536 */
@@ -122,9 +118,8 @@ struct lockfsm_limits {
         uint32_t max_tombstones;        /* default 4096 */
         uint32_t min_ttl_ms;            /* default 1 */
         uint32_t max_ttl_ms;            /* default 3,600,000 (one hour) */
-        uint32_t max_permits;           /* a semaphore's permits, default 4096,
-                                           at most LOCKFSM_COUNT_MAX: they bound
-                                           its holders too */
+        uint32_t max_permits; /* a semaphore's permits, default 4096: they
+                                 bound its holders too */
         uint32_t max_holders_per_lock;  /* grants of one lock (readers,
                                            a semaphore's), default 65536 */
         uint32_t max_names_per_acquire; /* names of a multi-lock, default

@@ -120,13 +120,13 @@ void lockfsm_foreach_holder(
                 out.session = hold_session(h)->id;
                 out.owner = h->owner;
                 out.token = h->token;
-                out.count = hold_count(h);
+                out.count = h->count;
                 out.mode = l->mode == COMMAND_MODE_ELECTION
                                ? COMMAND_MODE_ELECTION
                                : h->mode;
-                out.permits = hold_permits(h);
+                out.permits = h->permits;
                 out.value = h->value;
-                out.value_len = (uint8_t)hold_value_len(h);
+                out.value_len = h->value_len;
                 out.limit = l->mode == COMMAND_MODE_SEMAPHORE ? l->limit : 0;
                 out.waiters = l->n_waiters;
                 out.granted_s = h->granted_s;

@@ -49,8 +49,8 @@ static void put_value(struct wcursor *w, const struct lock *l,
                       const struct hold *h)
 {
         if (l->mode == COMMAND_MODE_ELECTION) {
-                wcursor_u8(w, (uint8_t)hold_value_len(h));
-                wcursor_bytes(w, h->value, hold_value_len(h));
+                wcursor_u8(w, h->value_len);
+                wcursor_bytes(w, h->value, h->value_len);
         }
 }
 
@@ -73,10 +73,10 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 wcursor_u64(w, h->owner);
                 wcursor_u64(w, h->seq);
                 wcursor_u64(w, h->token);
-                wcursor_u32(w, hold_count(h));
+                wcursor_u32(w, h->count);
                 wcursor_u8(w, h->mode);
                 if (l->mode == COMMAND_MODE_SEMAPHORE) {
-                        wcursor_u32(w, hold_permits(h));
+                        wcursor_u32(w, h->permits);
                 }
                 wcursor_u32(w, h->granted_s);
                 put_value(w, l, h);
@@ -92,7 +92,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 wcursor_u32(w, h->wait_ms);
                 wcursor_u8(w, h->mode | (h->multi ? SNAPSHOT_MULTI : 0));
                 if (l->mode == COMMAND_MODE_SEMAPHORE) {
-                        wcursor_u32(w, hold_permits(h));
+                        wcursor_u32(w, h->permits);
                 }
                 put_value(w, l, h);
         }
@@ -246,73 +246,36 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         return 0;
 }
 
-/* One holder or waiter as a snapshot has it: read whole, and checked
- * before it goes into a record, whose fields are narrower. */
-struct wire_hold {
-        uint64_t owner;
-        uint64_t seq;
-        uint64_t stamp; /* a grant's token, a waiter's queued_at */
-        uint32_t count; /* a grant's */
-        uint32_t wait_ms;
-        uint32_t permits;
-        uint32_t granted_s;
-        uint8_t mode;
-        bool multi;
-        uint8_t value_len;
-        const uint8_t *value; /* borrowed from the cursor */
-};
-
-/* Reads one holder or waiter of `l` into `w`. */
+/* Reads one holder or waiter of `l` into `h`, and an election's value
+ * into `*value` (borrowed from `r`). */
 static void read_hold(struct rcursor *r, const struct lock *l, bool waiting,
-                      uint16_t version, struct wire_hold *w)
+                      uint16_t version, struct hold *h, const uint8_t **value)
 {
-        memset(w, 0, sizeof *w);
-        w->owner = rcursor_u64(r);
-        w->seq = rcursor_u64(r);
-        w->stamp = rcursor_u64(r);
+        h->owner = rcursor_u64(r);
+        h->seq = rcursor_u64(r);
         if (waiting) {
-                w->wait_ms = rcursor_u32(r);
+                h->queued_at = rcursor_u64(r);
+                h->wait_ms = rcursor_u32(r);
         } else {
-                w->count = rcursor_u32(r);
+                h->token = rcursor_u64(r);
+                h->count = rcursor_u32(r);
         }
-        w->mode = version >= 4 ? rcursor_u8(r) : COMMAND_MODE_EXCLUSIVE;
-        if (waiting && version >= 7 && (w->mode & SNAPSHOT_MULTI)) {
-                w->mode &= (uint8_t)~SNAPSHOT_MULTI;
-                w->multi = true;
+        h->mode = version >= 4 ? rcursor_u8(r) : COMMAND_MODE_EXCLUSIVE;
+        if (waiting && version >= 7 && (h->mode & SNAPSHOT_MULTI)) {
+                h->mode &= (uint8_t)~SNAPSHOT_MULTI;
+                h->multi = true;
         }
         if (l->mode == COMMAND_MODE_SEMAPHORE) {
-                w->permits = rcursor_u32(r);
+                h->permits = rcursor_u32(r);
         }
         if (!waiting && version >= 10) {
-                w->granted_s = rcursor_u32(r);
+                h->granted_s = rcursor_u32(r);
         }
+        *value = NULL;
         if (l->mode == COMMAND_MODE_ELECTION) {
-                w->value_len = rcursor_u8(r);
-                w->value = rcursor_bytes(r, w->value_len);
+                h->value_len = rcursor_u8(r);
+                *value = rcursor_bytes(r, h->value_len);
         }
-}
-
-/* Whether `w`, a holder or waiter of `l`, fits a record: a grant's count
- * is 1..LOCKFSM_COUNT_MAX, and 1 but for a read/write lock's; permits fit
- * the record's field (lockfsm_check() compares them with the limit); a
- * value has no NUL. The rest of what a hold must be is lockfsm_check()'s,
- * which every restore runs. */
-static bool wire_hold_fits(const struct lockfsm *f, const struct lock *l,
-                           bool waiting, const struct wire_hold *w)
-{
-        if (w->mode > COMMAND_MODE_SEMAPHORE ||
-            w->permits > LOCKFSM_COUNT_MAX ||
-            (w->value_len > 0 &&
-             memchr(w->value, '\0', w->value_len) != NULL)) {
-                return false;
-        }
-        if (waiting) {
-                return w->stamp <= f->stamp;
-        }
-        return w->stamp <= f->last_index && w->count > 0 &&
-               (l->mode == COMMAND_MODE_EXCLUSIVE
-                    ? w->count <= LOCKFSM_COUNT_MAX
-                    : w->count == 1);
 }
 
 /* Reads one holder or waiter of `l`. */
@@ -320,38 +283,31 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
                     bool waiting, uint16_t version)
 {
         struct session *s = state_session(f, rcursor_u64(r));
-        struct wire_hold w;
-        struct hold *h;
+        const uint8_t *value;
+        struct hold t, *h;
 
         if (s == NULL) {
                 return BATON_ECORRUPT;
         }
-        read_hold(r, l, waiting, version, &w);
-        if (r->bad || !wire_hold_fits(f, l, waiting, &w)) {
+        memset(&t, 0, sizeof t);
+        read_hold(r, l, waiting, version, &t, &value);
+        /* The rest of what a hold must be is lockfsm_check()'s, which
+         * every restore runs. */
+        if (r->bad || t.mode > COMMAND_MODE_SEMAPHORE ||
+            (waiting ? t.queued_at > f->stamp : t.token > f->last_index) ||
+            (!waiting && t.count == 0) ||
+            (t.value_len > 0 && memchr(value, '\0', t.value_len) != NULL)) {
                 return BATON_ECORRUPT;
         }
-        h = state_hold_alloc(f, l->mode, w.value_len);
+        h = state_hold_alloc(f, t.value_len);
         if (h == NULL) {
                 return BATON_ENOMEM;
         }
-        h->owner = w.owner;
-        h->seq = w.seq;
-        if (waiting) {
-                h->queued_at = w.stamp;
-                h->wait_ms = w.wait_ms;
-        } else {
-                h->token = w.stamp;
-                h->granted_s = w.granted_s;
-        }
-        h->mode = w.mode;
-        h->multi = w.multi;
-        if (l->mode == COMMAND_MODE_SEMAPHORE) {
-                h->amount = w.permits;
-        } else if (l->mode == COMMAND_MODE_EXCLUSIVE && !waiting) {
-                h->amount = w.count;
-        }
-        if (w.value_len > 0) {
-                memcpy(h->value, w.value, w.value_len);
+        memcpy(h, &t, offsetof(struct hold, value));
+        rqueue_init(&h->lock_link);
+        rqueue_init(&h->session_link);
+        if (t.value_len > 0) {
+                memcpy(h->value, value, t.value_len);
         }
         hold_set_lock(h, l);
         hold_set_session(h, s);

@@ -47,16 +47,9 @@ static size_t lock_bytes(const struct lock *l)
         return WITH_NAME(struct lock, l->name_len);
 }
 
-/* 56 bytes and its value: a grant of a read/write lock or a semaphore
- * is one of the records a million locks are made of. */
-static_assert(sizeof(struct hold) == 56, "struct hold grew");
-static_assert(COMMAND_MODE_ELECTION <= 3 && LOCKFSM_COUNT_MAX < (1U << 24) &&
-                  UINT8_MAX <= LOCKFSM_COUNT_MAX,
-              "a hold's kind, mode and amount fit their bits");
-
 static size_t hold_bytes(const struct hold *h)
 {
-        return sizeof *h + hold_value_len(h);
+        return sizeof *h + h->value_len;
 }
 
 static uint64_t session_id_hash(const void *record)
@@ -344,18 +337,15 @@ void state_lock_drop(struct lockfsm *f, struct lock *l)
         state_lock_free(f, l);
 }
 
-struct hold *state_hold_alloc(struct lockfsm *f, uint8_t kind, size_t value_len)
+struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len)
 {
-        struct hold *h;
+        struct hold *h = pool_alloc(&f->pool, sizeof *h + value_len);
 
-        assert(value_len == 0 || kind == COMMAND_MODE_ELECTION);
-        h = pool_alloc(&f->pool, sizeof *h + value_len);
         if (h != NULL) {
                 memset(h, 0, sizeof *h + value_len);
                 rqueue_init(&h->lock_link);
                 rqueue_init(&h->session_link);
-                h->kind = kind & 3U;
-                h->amount = (uint32_t)value_len;
+                h->value_len = (uint8_t)value_len;
         }
         return h;
 }
@@ -385,7 +375,7 @@ void state_grant_attach(struct lockfsm *f, struct hold *h)
         rqueue_push_tail(&hold_lock(h)->holders, &h->lock_link);
         hold_lock(h)->n_holders++;
         hold_lock(h)->n_writers += h->mode == COMMAND_MODE_EXCLUSIVE;
-        hold_lock(h)->used += hold_permits(h);
+        hold_lock(h)->used += h->permits;
         /* New grants carry the largest token so far; only the handovers of
          * one CLOSE or EXPIRE tie, so this walk is short. */
         while (at != &hold_session(h)->grants &&
@@ -455,7 +445,7 @@ void state_hold_detach(struct lockfsm *f, struct hold *h)
         } else {
                 hold_lock(h)->n_holders--;
                 hold_lock(h)->n_writers -= h->mode == COMMAND_MODE_EXCLUSIVE;
-                hold_lock(h)->used -= hold_permits(h);
+                hold_lock(h)->used -= h->permits;
                 f->n_grants--;
         }
 }

@@ -76,35 +76,31 @@ struct hold {
         /* A waiter's fields and a grant's share their room: granting a
          * waiter overwrites what only a waiter needs. */
         union {
-                uint64_t token;     /* a grant's: the granting entry's index */
-                uint64_t queued_at; /* a waiter's: its ACQUIRE's stamp */
+                struct {
+                        uint64_t token; /* index of the granting entry */
+                        uint32_t count; /* reentrant hold count */
+                        /* The leader's wall clock when it was granted,
+                         * in s since the Unix epoch, as the last CLOCK
+                         * said (0: no CLOCK yet). */
+                        uint32_t granted_s;
+                }; /* a grant */
+                struct {
+                        uint64_t queued_at; /* the ACQUIRE's stamp */
+                        uint32_t wait_ms;
+                }; /* a waiter */
         };
-        union {
-                /* A grant's: the leader's wall clock when it was granted,
-                 * in s since the Unix epoch, as the last CLOCK said (0: no
-                 * CLOCK yet). */
-                uint32_t granted_s;
-                uint32_t wait_ms; /* a waiter's */
-        };
-        /* One word for the rest, so that a hold takes 56 bytes: what
-         * `amount` counts depends on the hold's kind (hold_count(),
-         * hold_permits(), hold_value_len()). A read/write lock's grant:
-         * its reentrant count, 1..LOCKFSM_COUNT_MAX (its waiter: 0). A
-         * semaphore's grant or waiter: its permits (max_permits is at
-         * most LOCKFSM_COUNT_MAX). An election's: its value's bytes. */
-        uint32_t amount : 24;
-        /* COMMAND_MODE_*: a writer, a reader, permits. An election's
-         * candidates and leader are writers of a lock of that kind. */
-        uint32_t mode : 2;
-        /* Its lock's kind (lock.mode), fixed when it is allocated. */
-        uint32_t kind : 2;
-        bool waiting : 1;
+        bool waiting;
         /* A waiter that is one name of a multi-lock: its group is the
          * waits of its session with its seq (adjacent in session.waits),
          * admitted all at once or not at all (src/fsm/multi.h). */
-        bool multi : 1;
+        bool multi;
+        /* COMMAND_MODE_*: a writer, a reader, permits. An election's
+         * candidates and leader are writers of a lock of that kind. */
+        uint8_t mode;
+        uint8_t value_len; /* an election's: the value's bytes; else 0 */
+        uint32_t permits;  /* a semaphore's grant or waiter: permits; else 0 */
         /* An election's candidate or leader: the value it advertises,
-         * hold_value_len() bytes in the record's own allocation (not
+         * value_len bytes in the record's own allocation (not
          * NUL-terminated). A PROCLAIM of another length replaces the
          * record (src/fsm/elect.h). */
         char value[];
@@ -172,29 +168,6 @@ static inline struct lock *hold_lock(const struct hold *h)
 static inline struct session *hold_session(const struct hold *h)
 {
         return rref_at(h, h->session_ref);
-}
-
-/* A grant's reentrant count: a read/write lock's grant's own, 1 for a
- * semaphore's or an election's, which are never re-entered; 0 while it
- * waits. */
-static inline uint32_t hold_count(const struct hold *h)
-{
-        if (h->waiting) {
-                return 0;
-        }
-        return h->kind == COMMAND_MODE_EXCLUSIVE ? h->amount : 1;
-}
-
-/* A semaphore's grant's or waiter's permits; 0 for any other hold. */
-static inline uint32_t hold_permits(const struct hold *h)
-{
-        return h->kind == COMMAND_MODE_SEMAPHORE ? h->amount : 0;
-}
-
-/* The bytes of an election's candidate's value; 0 for any other hold. */
-static inline uint32_t hold_value_len(const struct hold *h)
-{
-        return h->kind == COMMAND_MODE_ELECTION ? h->amount : 0;
 }
 
 static inline void hold_set_lock(struct hold *h, const struct lock *l)
@@ -295,12 +268,9 @@ void state_lock_link(struct lockfsm *f, struct lock *l);
 /* Unlink and free a lock with no holders and no waiters. */
 void state_lock_drop(struct lockfsm *f, struct lock *l);
 
-/* A hold of a lock of `kind` (COMMAND_MODE_EXCLUSIVE for a read/write
- * lock, _SEMAPHORE, _ELECTION) with room for a value of `value_len` bytes
- * (0 but for an election's, at most UINT8_MAX), its links self-linked,
- * every field zero but its kind and an election's value_len. */
-struct hold *state_hold_alloc(struct lockfsm *f, uint8_t kind,
-                              size_t value_len);
+/* A hold with room for a value of `value_len` bytes (0 but for an
+ * election's), its links self-linked, every field zero but value_len. */
+struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len);
 /* Free a hold detached from every list. */
 void state_hold_free(struct lockfsm *f, struct hold *h);
 /* Attach a grant (token and count set) or a waiter (queued at the tail). */

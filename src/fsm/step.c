@@ -42,11 +42,11 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                 ev.mode = hold_lock(h)->mode == COMMAND_MODE_ELECTION
                               ? COMMAND_MODE_ELECTION
                               : h->mode;
-                ev.permits = hold_permits(h);
+                ev.permits = h->permits;
                 if (type == LOCKFSM_EV_GRANT || type == LOCKFSM_EV_QUEUE ||
                     type == LOCKFSM_EV_PROCLAIM) {
                         ev.value = h->value;
-                        ev.value_len = (uint8_t)hold_value_len(h);
+                        ev.value_len = h->value_len;
                 }
                 ev.name = hold_lock(h)->name;
                 ev.name_len = hold_lock(h)->name_len;
@@ -127,5 +127,5 @@ void step_describe(struct lockfsm_result *res, uint8_t kind,
         res->session = hold_session(h)->id;
         res->owner = h->owner;
         res->token = h->waiting ? 0 : h->token;
-        res->count = hold_count(h);
+        res->count = h->waiting ? 0 : h->count;
 }

@@ -748,7 +748,7 @@ static bool m_admit(struct model *m, struct mlock *l, uint64_t index,
 
         *now = true;
         if (h != NULL) {
-                if (h->count == LOCKFSM_COUNT_MAX) {
+                if (h->count == UINT32_MAX) {
                         *r = rejected(BATON_EOVERFLOW);
                         return true;
                 }
