@@ -80,7 +80,12 @@ extern "C" {
         X(ESLOW,            -47, "the watcher fell too far behind and was cut off") \
         X(ETOOMANYWATCHES,  -48, "too many watches on this connection or node (max-watches-per-connection, max-watches)") \
         X(ENOBACKUP,        -49, "no such backup on this node: finished, idle for a minute, or another connection's") \
-        X(ENOTREADY,        -50, "not ready: the node is making a snapshot or serving other backups; ask again shortly")
+        X(ENOTREADY,        -50, "not ready: the node is making a snapshot or serving other backups; ask again shortly") \
+        X(ENOMEMBER,        -51, "no such member") \
+        X(EIDINUSE,         -52, "a member with this id exists already") \
+        X(EISLEADER,        -53, "that member is the leader already") \
+        X(EUNREACHABLE,     -54, "the member cannot be reached") \
+        X(ECONNECT,         -55, "cannot connect to any node of the cluster")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,
@@ -110,6 +115,23 @@ BATON_API const char *baton_strerror(int code);
  * output, where the text of baton_strerror() may change. Thread-safe.
  */
 BATON_API const char *baton_errname(int code);
+
+/**
+ * Return what the last libbaton call on the calling thread that failed
+ * with `code` knew of the cause: the endpoint and the system's reason for
+ * a connection that failed ("127.0.0.1:7101: connection refused"), the
+ * TLS verification result, the path and errno text of a file, the range
+ * the cluster accepts. The text stands alone (it says what
+ * baton_strerror() says, and more) and has no trailing newline.
+ *
+ * When the calling thread's last failing call returned another code, or
+ * knew no more than the code says, returns baton_strerror(code). Never
+ * returns NULL. The string is the calling thread's own and stays valid
+ * until that thread's next libbaton call. Thread-safe: as with errno,
+ * each thread sees the detail of its own calls, so call it on the thread
+ * that made the failing call, before it makes another.
+ */
+BATON_API const char *baton_errmsg(int code);
 
 /**
  * Return the version of the Baton release libbaton was built from, as a

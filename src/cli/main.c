@@ -140,22 +140,6 @@ static const char *tls_file(const char *flag, const char *var)
         return env != NULL && env[0] != '\0' ? env : NULL;
 }
 
-/* Tell what is wrong with the TLS files, by name. */
-static void tls_files_error(const struct baton_options *bo, int rv)
-{
-        if (rv == BATON_EINVAL) {
-                fprintf(stderr, "batonctl: TLS needs all of --cacert, --cert "
-                                "and --key (or BATON_CACERT, BATON_CERT, "
-                                "BATON_KEY); some are missing\n");
-        } else {
-                fprintf(stderr,
-                        "batonctl: cannot use the TLS files (CA %s, "
-                        "certificate %s, key %s): unreadable, not PEM, or a "
-                        "key that does not match the certificate\n",
-                        bo->tls_ca, bo->tls_cert, bo->tls_key);
-        }
-}
-
 /* The handle; 0, or the exit status of a command whose handle cannot be
  * made (2 or 125 for bad endpoints, else 3 or 125). */
 static int open_client(const struct args *o, const char *source,
@@ -179,21 +163,14 @@ static int open_client(const struct args *o, const char *source,
         bo.tls_cert = tls_file(o->cert, "BATON_CERT");
         bo.tls_key = tls_file(o->key, "BATON_KEY");
         rv = baton_client_create(c, o->endpoints, &bo);
-        if (rv == BATON_ETLS ||
-            (rv == BATON_EINVAL &&
-             (bo.tls_ca != NULL || bo.tls_cert != NULL || bo.tls_key != NULL) &&
-             (bo.tls_ca == NULL || bo.tls_cert == NULL ||
-              bo.tls_key == NULL))) {
-                tls_files_error(&bo, rv);
-                return lock ? SUPERVISE_FAILED : EXIT_USAGE;
-        }
-        if (rv == BATON_EINVAL) {
-                /* The options are checked: only the endpoints can be bad. */
-                fprintf(stderr,
-                        "batonctl: bad endpoints \"%s\" (from %s): want "
-                        "host:port or [ipv6]:port, comma separated, at most "
-                        "16\n",
-                        o->endpoints, source);
+        if (rv == BATON_ETLS || rv == BATON_EINVAL) {
+                /* libbaton's detail names the file, the option or the
+                 * endpoint at fault ("bad endpoint ..."); for endpoints,
+                 * say too where they came from. */
+                const char *detail = baton_errmsg(rv);
+                bool ep = strncmp(detail, "bad endpoint", 12) == 0;
+                fprintf(stderr, "batonctl: %s%s%s%s\n", detail,
+                        ep ? " (from " : "", ep ? source : "", ep ? ")" : "");
                 return lock ? SUPERVISE_FAILED : EXIT_USAGE;
         }
         if (rv != 0) {

@@ -538,14 +538,24 @@ void print_members(FILE *out, bool json, const struct baton_status *st)
 
 void print_error(bool json, const char *what, int rv)
 {
+        /* libbaton's detail of the failure, where it knows more than the
+         * code says (the endpoint and the system's reason, the range the
+         * cluster accepts, a file's path); baton_strerror() otherwise. */
+        const char *detail = baton_errmsg(rv);
+
         if (!json) {
-                fprintf(stderr, "batonctl: %s: %s\n", what, baton_strerror(rv));
+                fprintf(stderr, "batonctl: %s: %s\n", what, detail);
                 return;
         }
         fputs("{\"error\":", stdout);
         print_json_string(stdout, baton_strerror(rv));
-        fprintf(stdout, ",\"code\":%d,\"during\":", rv);
+        fprintf(stdout, ",\"code\":%d,\"name\":\"%s\",\"during\":", rv,
+                baton_errname(rv));
         print_json_string(stdout, what);
+        if (strcmp(detail, baton_strerror(rv)) != 0) {
+                fputs(",\"detail\":", stdout);
+                print_json_string(stdout, detail);
+        }
         fputs("}\n", stdout);
 }
 

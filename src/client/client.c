@@ -9,6 +9,7 @@
 
 #include "../proto/proto.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "outcome.h"
 #include "request.h"
 #include "resolve.h"
@@ -91,15 +92,25 @@ static int parse_endpoints(struct baton_client *c, const char *list)
         for (;;) {
                 size_t n = strcspn(p, ",");
                 char *e;
-                if (n == 0 || n >= LINK_ADDR_MAX ||
-                    c->n_endpoints == CLIENT_MAX_ENDPOINTS) {
-                        return BATON_EINVAL;
+                if (c->n_endpoints == CLIENT_MAX_ENDPOINTS) {
+                        return errmsg_set(BATON_EINVAL,
+                                          "bad endpoints \"%s\": more than "
+                                          "%d",
+                                          list, CLIENT_MAX_ENDPOINTS);
+                }
+                if (n == 0 || n >= LINK_ADDR_MAX) {
+                        return errmsg_set(
+                            BATON_EINVAL, "bad endpoints \"%s\": %s", list,
+                            n == 0 ? "an empty one" : "one over 64 bytes");
                 }
                 e = c->endpoints[c->n_endpoints];
                 memcpy(e, p, n);
                 e[n] = '\0';
                 if (resolve_check(e) != 0) {
-                        return BATON_EINVAL;
+                        return errmsg_set(BATON_EINVAL,
+                                          "bad endpoint \"%s\": want "
+                                          "host:port or [ipv6]:port",
+                                          e);
                 }
                 c->n_endpoints++;
                 if (p[n] == '\0') {
@@ -130,11 +141,22 @@ static int take_options(struct baton_client *c,
         } else {
                 baton_options_init(&c->opts);
         }
-        if (c->opts.ttl_ms == 0 || c->opts.request_timeout_ms == 0 ||
-            c->opts.request_timeout_ms > INT32_MAX ||
-            (c->opts.client_name != NULL &&
-             strlen(c->opts.client_name) > COMMAND_CLIENT_NAME_MAX)) {
-                return BATON_EINVAL;
+        if (c->opts.ttl_ms == 0) {
+                return errmsg_set(BATON_EINVAL, "ttl_ms 0: a session needs "
+                                                "a TTL");
+        }
+        if (c->opts.request_timeout_ms == 0 ||
+            c->opts.request_timeout_ms > INT32_MAX) {
+                return errmsg_set(BATON_EINVAL,
+                                  "request_timeout_ms %u out of range: "
+                                  "1..%d",
+                                  (unsigned)c->opts.request_timeout_ms,
+                                  INT32_MAX);
+        }
+        if (c->opts.client_name != NULL &&
+            strlen(c->opts.client_name) > COMMAND_CLIENT_NAME_MAX) {
+                return errmsg_set(BATON_EINVAL, "client_name over %d bytes",
+                                  COMMAND_CLIENT_NAME_MAX);
         }
         if (c->opts.client_name != NULL) {
                 snprintf(c->client_name, sizeof c->client_name, "%s",
@@ -160,6 +182,7 @@ static int load_tls(struct baton_client *c)
         const char *key = c->opts.tls_key;
         char err[TLS_ERRMSG_MAX];
         struct tls_files f;
+        int rv;
 
         if (unset(ca) && unset(cert) && unset(key)) {
                 ca = getenv("BATON_CACERT");
@@ -170,13 +193,19 @@ static int load_tls(struct baton_client *c)
                 return 0;
         }
         if (unset(ca) || unset(cert) || unset(key)) {
-                return BATON_EINVAL;
+                return errmsg_set(BATON_EINVAL,
+                                  "TLS needs the CA, the certificate and its "
+                                  "key; the %s is missing",
+                                  unset(ca)     ? "CA"
+                                  : unset(cert) ? "certificate"
+                                                : "key");
         }
         f.ca = ca;
         f.cert = cert;
         f.key = key;
         f.crl = NULL;
-        return tls_ctx_create(&c->tls, TLS_CLIENT, &f, err, sizeof err);
+        rv = tls_ctx_create(&c->tls, TLS_CLIENT, &f, err, sizeof err);
+        return rv == BATON_ETLS ? errmsg_set(rv, "TLS files: %s", err) : rv;
 }
 
 /* The options, the endpoints and the TLS files: everything a handle is

@@ -1,9 +1,11 @@
 /* TLS 1.3 with mutual authentication over memory (see tls.h). */
 #include "tls.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -43,9 +45,17 @@ static const char *ssl_reason(const char *none)
 
 /* --- Contexts ------------------------------------------------------------- */
 
+/* A file that could not be loaded: the system's reason when it cannot be
+ * read at all (OpenSSL says only "system lib" then), else OpenSSL's. */
 static int ctx_fail(char *errmsg, size_t size, const char *what,
                     const char *path)
 {
+        if (access(path, R_OK) != 0) {
+                int e = errno;
+                ERR_clear_error();
+                snprintf(errmsg, size, "%s %s: %s", what, path, strerror(e));
+                return BATON_ETLS;
+        }
         snprintf(errmsg, size, "%s %s: %s", what, path,
                  ssl_reason("unreadable or not PEM"));
         return BATON_ETLS;

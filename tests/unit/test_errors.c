@@ -58,17 +58,29 @@ static const int codes[] = {
     BATON_ETOOMANYPERMITS,
     BATON_EHELD,
     BATON_ETOOMANYHOLDERS,
+    BATON_ETOOMANYNAMES,
+    BATON_EDELAY,
+    BATON_ECOMPACTED,
+    BATON_ESLOW,
+    BATON_ETOOMANYWATCHES,
+    BATON_ENOBACKUP,
+    BATON_ENOTREADY,
+    BATON_ENOMEMBER,
+    BATON_EIDINUSE,
+    BATON_EISLEADER,
+    BATON_EUNREACHABLE,
+    BATON_ECONNECT,
 };
 
 #define N_CODES (sizeof codes / sizeof codes[0])
 
-/* The codes are wire protocol: exactly -1..-43, contiguous, none skipped. */
+/* The codes are wire protocol: exactly -1..-55, contiguous, none skipped. */
 static void codes_are_contiguous(void **state)
 {
         size_t i;
 
         (void)state;
-        assert_int_equal(N_CODES, 43);
+        assert_int_equal(N_CODES, 55);
         for (i = 0; i < N_CODES; i++) {
                 assert_int_equal(codes[i], -(int)(i + 1));
         }
@@ -147,7 +159,7 @@ static void positive_codes_are_unknown(void **state)
 /* Negative codes beyond the table are unknown, down to INT_MIN. */
 static void out_of_range_codes_are_unknown(void **state)
 {
-        static const int negative[] = {-51,   -52,    -100,        -1000,
+        static const int negative[] = {-56,   -57,    -100,        -1000,
                                        -4096, -65536, INT_MIN + 1, INT_MIN};
         size_t i;
 
@@ -193,7 +205,9 @@ static void names_are_the_identifiers(void **state)
         assert_string_equal(baton_errname(-48), "BATON_ETOOMANYWATCHES");
         assert_string_equal(baton_errname(-49), "BATON_ENOBACKUP");
         assert_string_equal(baton_errname(-50), "BATON_ENOTREADY");
-        assert_string_equal(baton_errname(-51), "BATON_E?");
+        assert_string_equal(baton_errname(-51), "BATON_ENOMEMBER");
+        assert_string_equal(baton_errname(-55), "BATON_ECONNECT");
+        assert_string_equal(baton_errname(-56), "BATON_E?");
         assert_string_equal(baton_errname(1), "BATON_E?");
         assert_string_equal(baton_errname(INT_MIN), "BATON_E?");
 }

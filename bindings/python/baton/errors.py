@@ -301,6 +301,29 @@ class NotReadyError(ClusterUnavailable):
     backups; ask again shortly."""
 
 
+class NoMemberError(InvalidRequest, LookupError):
+    """BATON_ENOMEMBER: no member has that id (a transfer or a removal)."""
+
+
+class IdInUseError(ConflictError):
+    """BATON_EIDINUSE: a member with that id exists already, with other
+    addresses."""
+
+
+class IsLeaderError(ConflictError):
+    """BATON_EISLEADER: the transfer's target leads already."""
+
+
+class UnreachableError(ClusterUnavailable):
+    """BATON_EUNREACHABLE: the member cannot be reached (a node being added
+    did not answer at its raft address, or a transfer's target is down)."""
+
+
+class ConnectError(ClusterUnavailable, ConnectionError):
+    """BATON_ECONNECT: no node of the cluster could be reached; the message
+    says what each endpoint answered."""
+
+
 # --- Raised by the binding itself, never by libbaton ------------------------
 
 
@@ -459,6 +482,16 @@ CODES: Tuple[Code, ...] = (
         "not ready: the node is making a snapshot or serving other backups; ask "
         "again shortly",
         NotReadyError,
+    ),
+    Code("ENOMEMBER", -51, "no such member", NoMemberError),
+    Code("EIDINUSE", -52, "a member with this id exists already", IdInUseError),
+    Code("EISLEADER", -53, "that member is the leader already", IsLeaderError),
+    Code("EUNREACHABLE", -54, "the member cannot be reached", UnreachableError),
+    Code(
+        "ECONNECT",
+        -55,
+        "cannot connect to any node of the cluster",
+        ConnectError,
     ),
 )
 
