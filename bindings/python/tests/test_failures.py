@@ -64,6 +64,14 @@ UNREACHABLE = {
     "backup, which the Python API does not offer (batonctl snapshot save)",
     baton.NotReadyError: "as ENOBACKUP: a backup's first BACKUP frame, "
     "which libbaton itself asks again",
+    # Codes this build reserves and does not answer yet: membership and
+    # transfer refusals still answer BATON_EINVAL, and libbaton waits for
+    # its timeout where no node can be reached.
+    baton.NoMemberError: "reserved: this build answers BATON_EINVAL",
+    baton.IdInUseError: "reserved: this build answers BATON_EINVAL",
+    baton.IsLeaderError: "reserved: this build answers BATON_EINVAL",
+    baton.UnreachableError: "reserved: this build answers BATON_ENOANSWER",
+    baton.ConnectError: "reserved: this build answers BATON_ENOANSWER",
 }
 
 
