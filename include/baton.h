@@ -630,8 +630,10 @@ BATON_API int baton_client_detach(baton_client *c, uint64_t *session,
  * nanosecond (a later one with a lower seq gets BATON_ESEQ).
  *
  * Errors: BATON_ESTALE, BATON_ENOTHOLDER, BATON_EEXPIRED or
- * BATON_ENOSESSION (the session already ended: its locks are free),
- * BATON_ECLOSED, BATON_ENAME, BATON_EPERM (a wrong secret), BATON_EINVAL
+ * BATON_ECLOSED (the session already ended: its locks are free),
+ * BATON_ENOSESSION (the cluster knows no such session: it never existed,
+ * or it ended before the last 4096 sessions that ended, whose ends the
+ * cluster remembers), BATON_ENAME, BATON_EPERM (a wrong secret), BATON_EINVAL
  * (`session` 0, `secret` NULL, `owner` BATON_OWNER_THREAD), BATON_ESEQ (a
  * release of that session with a later seq came first), BATON_ENOANSWER (no
  * answer within request_timeout_ms: the same release goes on in the background
