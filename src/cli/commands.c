@@ -13,7 +13,7 @@
 #define INDENT 22 /* where a command's summary starts in the global help */
 
 /* Options several commands share, in the words of each command's help. */
-#define OPT_TTL        "--ttl MS\tthe session's TTL (default 10000)\n"
+#define OPT_TTL "--ttl MS\tthe session's TTL (default 10000)\n"
 #define OPT_LOCK_DELAY                                                         \
         "--lock-delay MS\tif the session expires or is revoked, what it "      \
         "held is granted to no one for MS (default 0)\n"

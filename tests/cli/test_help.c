@@ -68,7 +68,8 @@ static void diag_text(const char *what, const char *text)
         }
 }
 
-/* --- Running batonctl ------------------------------------------------------ */
+/* --- Running batonctl ------------------------------------------------------
+ */
 
 struct run {
         int status; /* exit code, or 128 + signal */
@@ -279,7 +280,8 @@ static void check_command_help(const char *name)
            "batonctl --help %s prints the same", name);
 }
 
-/* --- --detach's fields ----------------------------------------------------- */
+/* --- --detach's fields -----------------------------------------------------
+ */
 
 /* The words of a run of capitals that starts "NAME TOKEN SESSION" in
  * `text`, for each such run: how many words the help says `--detach`
@@ -311,8 +313,7 @@ static unsigned detach_phrases(const char *raw, unsigned *counts, unsigned cap)
                         while (isupper((unsigned char)*q)) {
                                 q++;
                         }
-                        if (q == w ||
-                            (*q != ' ' && *q != '.' && *q != '\0')) {
+                        if (q == w || (*q != ' ' && *q != '.' && *q != '\0')) {
                                 break; /* not a word of capitals alone */
                         }
                         words++;
@@ -384,15 +385,15 @@ static void check_detach_fields(struct harness *h)
         }
 }
 
-/* --- release --session of a session that is not live ----------------------- */
+/* --- release --session of a session that is not live -----------------------
+ */
 
 static void check_release_messages(struct harness *h)
 {
         const char *zeros = "00000000000000000000000000000000";
-        const char *const never[] = {"--endpoints", h->endpoints, "release",
-                                     "th-never",    "5",          "--session",
-                                     "999999999",   "--secret",   zeros,
-                                     NULL};
+        const char *const never[] = {
+            "--endpoints", h->endpoints, "release",  "th-never", "5",
+            "--session",   "999999999",  "--secret", zeros,      NULL};
         const char *const take[] = {"--endpoints", h->endpoints, "acquire",
                                     "th-expire",   "--detach",   "--ttl",
                                     "1000",        NULL};
@@ -405,8 +406,7 @@ static void check_release_messages(struct harness *h)
 
         run(&r, never);
         if (!ok(r.status == 1 && strstr(r.err, "no session 999999999") &&
-                    strstr(r.err, "never existed") &&
-                    !strstr(r.err, "ran out"),
+                    strstr(r.err, "never existed") && !strstr(r.err, "ran out"),
                 "release --session of a session never opened: exit 1 (%d), "
                 "says it never existed (or ended long ago), not that a lease "
                 "ran out",
@@ -428,9 +428,8 @@ static void check_release_messages(struct harness *h)
         }
         {
                 const char *const late[] = {
-                    "--endpoints", h->endpoints, "release", "th-expire",
-                    token,         "--session",  session,   "--secret",
-                    secret,        NULL};
+                    "--endpoints", h->endpoints, "release",  "th-expire", token,
+                    "--session",   session,      "--secret", secret,      NULL};
                 run(&r, late);
         }
         if (!ok(r.status == 1 && strstr(r.err, "expired") &&
