@@ -256,9 +256,9 @@ struct baton_options {
 
 /* The client endpoints of the local cluster that scripts/cluster starts
  * (3 nodes, ports 7101..7103): what baton_client_create() connects to when
- * given no endpoints. batonctl and baton-bench use it when neither
- * --endpoints nor the environment variable BATON_ENDPOINTS names a
- * cluster. */
+ * given no endpoints and the environment variable BATON_ENDPOINTS is unset
+ * or empty. batonctl and baton-bench use it when neither --endpoints nor
+ * BATON_ENDPOINTS names a cluster. */
 #define BATON_DEFAULT_ENDPOINTS "127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103"
 
 /** Fill `o` with the defaults. */
@@ -267,15 +267,17 @@ BATON_API void baton_options_init(struct baton_options *o);
 /**
  * Create a handle for the cluster at `endpoints` ("host:port,host:port",
  * each numeric IPv4 or a host name, or "[ipv6]:port", 64 bytes at most;
- * NULL: BATON_DEFAULT_ENDPOINTS, the local cluster of scripts/cluster).
- * A host name is resolved (blocking the background thread) each time the
- * handle connects to it, and its addresses are tried in turn. The library
- * reads no environment variable but the three TLS ones (see struct
- * baton_options; the tools read BATON_ENDPOINTS themselves). `opts` may be
+ * NULL: the environment variable BATON_ENDPOINTS, read once here, unless
+ * it is unset or empty, else BATON_DEFAULT_ENDPOINTS, the local cluster of
+ * scripts/cluster). A host name is resolved (blocking the background
+ * thread) each time the handle connects to it, and its addresses are
+ * tried in turn. The library reads no other environment variable but the
+ * three TLS ones (see struct baton_options). `opts` may be
  * NULL for the defaults. Starts the background
  * thread; connects lazily.
  *
- * Returns 0 and the handle in `*out`, or BATON_EINVAL (bad endpoints, more
+ * Returns 0 and the handle in `*out`, or BATON_EINVAL (bad endpoints,
+ * given or from BATON_ENDPOINTS, more
  * than 16, a zero TTL or timeout, a client name over 64 bytes, some but
  * not all of the three TLS files), BATON_ETLS (a TLS file that cannot be
  * read, or a key that does not match its certificate) or BATON_ENOMEM.
@@ -650,8 +652,10 @@ BATON_API int baton_client_detach(baton_client *c, uint64_t *session,
  * nanosecond (a later one with a lower seq gets BATON_ESEQ).
  *
  * Errors: BATON_ESTALE, BATON_ENOTHOLDER, BATON_EEXPIRED or
- * BATON_ENOSESSION (the session already ended: its locks are free),
- * BATON_ECLOSED, BATON_ENAME, BATON_EPERM (a wrong secret), BATON_EINVAL
+ * BATON_ECLOSED (the session already ended: its locks are free),
+ * BATON_ENOSESSION (the cluster knows no such session: it never existed,
+ * or it ended before the last 4096 sessions that ended, whose ends the
+ * cluster remembers), BATON_ENAME, BATON_EPERM (a wrong secret), BATON_EINVAL
  * (`session` 0, `secret` NULL, `owner` BATON_OWNER_THREAD), BATON_ESEQ (a
  * release of that session with a later seq came first), BATON_ENOANSWER (no
  * answer within request_timeout_ms: the same release goes on in the background

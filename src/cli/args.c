@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "commands.h"
 
 /* Long options' values: above every character, so that getopt's optopt
  * tells a long option from an unknown short one. */
@@ -91,46 +92,6 @@ static const struct number_option {
 };
 
 #define DETACH_COMMANDS (CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
-
-/* The commands, with their operands after the name (member's subcommands
- * count as one operand here, and are checked on their own). */
-static const struct command {
-        const char *name;
-        int command;
-        unsigned min, max;
-        const char *synopsis;
-} commands[] = {
-    {"lock", ARGS_LOCK, 1, ARGS_NAMES_MAX,
-     "lock NAME [NAME...] [--shared] [--ttl MS] [--lock-delay MS] [--wait MS] "
-     "[--grace MS] -- CMD [ARG...]"},
-    {"acquire", ARGS_ACQUIRE, 1, 1,
-     "acquire NAME [--shared] [--ttl MS] [--wait MS] [--detach]"},
-    {"try", ARGS_TRY, 1, 1, "try NAME [--shared] [--ttl MS] [--detach]"},
-    {"sem", ARGS_SEM, 1, 1,
-     "sem NAME --permits N [--take K] [--ttl MS] [--wait MS] [--grace MS] "
-     "-- CMD [ARG...]"},
-    {"release", ARGS_RELEASE, 2, 2,
-     "release NAME TOKEN --session S --secret HEX"},
-    {"holder", ARGS_HOLDER, 1, 1, "holder NAME [--all]"},
-    {"check", ARGS_CHECK, 2, 2, "check NAME TOKEN"},
-    {"list", ARGS_LIST, 0, 1, "list [PREFIX]"},
-    {"status", ARGS_STATUS, 0, 0, "status"},
-    {"member", ARGS_MEMBER_LIST, 1, 4,
-     "member list | member add ID RAFT CLIENT | member remove ID"},
-    {"transfer", ARGS_TRANSFER, 1, 1, "transfer ID"},
-    {"session", ARGS_SESSION_CLOSE, 2, 2, "session close ID"},
-    {"revoke", ARGS_REVOKE, 1, 1, "revoke NAME"},
-    {"elect", ARGS_ELECT, 1, 1,
-     "elect NAME [--value V] [--ttl MS] [--wait MS] [--grace MS] -- CMD "
-     "[ARG...]"},
-    {"leader", ARGS_LEADER, 1, 1, "leader NAME"},
-    {"watch", ARGS_WATCH, 0, 1, "watch NAME|--prefix P [--from INDEX[:ORD]]"},
-    {"observe", ARGS_OBSERVE, 1, 1, "observe NAME"},
-    {"snapshot", ARGS_SNAPSHOT_SAVE, 2, 2,
-     "snapshot save FILE | snapshot inspect FILE"},
-};
-
-#define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 /* The operands kept; more only count (the first extra one is named). */
 #define MAX_OPERANDS (1 + ARGS_NAMES_MAX)
@@ -444,20 +405,8 @@ static int scan(struct args *a, int argc, char **argv, struct operands *ops,
         }
 }
 
-static const struct command *find_command(const char *name)
-{
-        size_t i;
-
-        for (i = 0; i < N_COMMANDS; i++) {
-                if (strcmp(commands[i].name, name) == 0) {
-                        return &commands[i];
-                }
-        }
-        return NULL;
-}
-
 /* member list | add ID RAFT CLIENT | remove ID. */
-static void member(struct args *a, const struct command *c,
+static void member(struct args *a, const struct commands_entry *c,
                    const struct operands *ops)
 {
         const char *sub = ops->v[1];
@@ -496,7 +445,7 @@ static void member(struct args *a, const struct command *c,
 }
 
 /* The operands of `c`, whose count is right. */
-static void operands(struct args *a, const struct command *c,
+static void operands(struct args *a, const struct commands_entry *c,
                      const struct operands *ops)
 {
         char what[32];
@@ -545,7 +494,7 @@ static void operands(struct args *a, const struct command *c,
 
 /* A semaphore's options: sem needs --permits; --take needs --permits and
  * is at most that; --shared is a lock's. */
-static void check_permits(struct args *a, const struct command *c,
+static void check_permits(struct args *a, const struct commands_entry *c,
                           const struct given *given)
 {
         if (c->command == ARGS_SEM && a->permits == 0) {
@@ -574,7 +523,7 @@ static void check_permits(struct args *a, const struct command *c,
 
 /* watch takes a NAME or --prefix P (P may be empty: every name), and
  * --from; only watch does. */
-static void check_watch(struct args *a, const struct command *c)
+static void check_watch(struct args *a, const struct commands_entry *c)
 {
         if (c->command != ARGS_WATCH) {
                 if (a->prefix != NULL || a->from_index != 0) {
@@ -596,7 +545,7 @@ static void check_watch(struct args *a, const struct command *c)
 
 /* Options given to a command they do not belong to, and the ones a
  * command requires. */
-static void check_options(struct args *a, const struct command *c,
+static void check_options(struct args *a, const struct commands_entry *c,
                           const struct given *given)
 {
         size_t i;
@@ -642,7 +591,7 @@ int args_parse(struct args *a, int argc, char **argv)
 {
         struct operands ops = {{NULL}, 0};
         struct given given = {0, false, false, false};
-        const struct command *c;
+        const struct commands_entry *c;
         int dashdash, rv;
         unsigned n;
 
@@ -650,10 +599,19 @@ int args_parse(struct args *a, int argc, char **argv)
         a->wait_ms = INT64_MIN; /* not given */
         a->grace_ms = 2000;
         rv = scan(a, argc, argv, &ops, &given, &dashdash);
+        if (rv == ARGS_HELP) {
+                /* `batonctl COMMAND --help`, `batonctl --help COMMAND`:
+                 * that command's help. */
+                c = ops.n > 0       ? commands_find(ops.v[0])
+                    : optind < argc ? commands_find(argv[optind])
+                                    : NULL;
+                a->command = c != NULL ? c->command : ARGS_NONE;
+                return rv;
+        }
         if (rv != ARGS_RUN) {
                 return rv;
         }
-        c = ops.n > 0 ? find_command(ops.v[0]) : NULL;
+        c = ops.n > 0 ? commands_find(ops.v[0]) : NULL;
         if (c != NULL && RUNS_COMMAND(c->command) && dashdash > 0) {
                 a->argv = argv + dashdash + 1;
         } else if (dashdash > 0) {
@@ -662,9 +620,10 @@ int args_parse(struct args *a, int argc, char **argv)
                 }
         }
         if (ops.n == 0) {
-                bad(a, "no command (lock, sem, acquire, try, release, "
-                       "holder, check, list, status, member, transfer, "
-                       "session, revoke, elect, leader, watch or observe)");
+                char names[256];
+
+                commands_names(names, sizeof names);
+                bad(a, "no command (%s)", names);
                 return ARGS_BAD;
         }
         if (c == NULL) {

@@ -36,7 +36,9 @@ enum args_command {
 /* What args_parse() asks the caller to do. */
 enum args_result {
         ARGS_RUN,     /* run the command */
-        ARGS_HELP,    /* --help or -h: print the usage */
+        ARGS_HELP,    /* --help or -h: print the usage (of `command`, the
+                       * command named before it or just after it, unless
+                       * ARGS_NONE) */
         ARGS_VERSION, /* --version */
         ARGS_BAD,     /* a bad command line: errmsg says what is wrong */
 };

@@ -9,6 +9,7 @@
 
 #include "../../include/baton.h"
 #include "args.h"
+#include "commands.h"
 #include "print.h"
 #include "supervise.h"
 #include "watch.h"
@@ -38,77 +39,6 @@ static void on_lock_lost(baton_client *c, const char *name, uint64_t token,
 static void on_stop(int sig)
 {
         stop_signal = sig;
-}
-
-static void usage(FILE *out)
-{
-        fputs(
-            "usage: batonctl [--endpoints H:P,...] [--cacert F --cert F --key "
-            "F]\n"
-            "                [--json] [--timeout MS] COMMAND ...\n\n"
-            "  lock NAME [--ttl MS] [--wait MS] [--grace MS] -- CMD [ARG...]\n"
-            "                      run CMD while holding NAME\n"
-            "  lock|sem|acquire|try NAME ... --lock-delay MS\n"
-            "                      if the session expires or is revoked, its\n"
-            "                      locks are granted to no one for MS\n"
-            "  lock NAME NAME... -- CMD [ARG...]\n"
-            "                      the same holding every NAME, all taken at\n"
-            "                      once or none (a multi-lock; --shared: "
-            "read\n"
-            "                      locks)\n"
-            "  lock|acquire|try NAME --shared ...\n"
-            "                      the same with the read lock of NAME, which\n"
-            "                      readers hold together while no writer "
-            "does\n"
-            "  sem NAME --permits N [--take K] ... -- CMD [ARG...]\n"
-            "                      run CMD holding K (default 1) of the N "
-            "permits\n"
-            "                      of the semaphore NAME (acquire and try "
-            "take\n"
-            "                      --permits and --take too)\n"
-            "  acquire NAME [--ttl MS] [--wait MS]\n"
-            "                      hold NAME until SIGINT or SIGTERM\n"
-            "  try NAME [--ttl MS] the same, without waiting\n"
-            "  acquire|try NAME [--ttl MS] [--wait MS] --detach\n"
-            "                      take NAME as a lease that expires TTL "
-            "after\n"
-            "                      exit; print NAME TOKEN SESSION\n"
-            "  elect NAME [--value V] [--wait MS] ... -- CMD [ARG...]\n"
-            "                      campaign in the election NAME advertising\n"
-            "                      V, run CMD while leading, then resign\n"
-            "  leader NAME         who leads the election NAME, and its value\n"
-            "  observe NAME        the leader of NAME, then each new leader "
-            "or\n"
-            "                      value, until SIGINT or SIGTERM\n"
-            "  watch NAME | --prefix P [--from INDEX[:ORD]]\n"
-            "                      every grant, release and proclaim of NAME\n"
-            "                      (or of names beginning with P), in log\n"
-            "                      order, from now (or after INDEX:ORD)\n"
-            "  release NAME TOKEN --session S --secret HEX\n"
-            "                      release a detached grant\n"
-            "  holder NAME [--all] who holds NAME (--all: every grant, with\n"
-            "                      its mode or permits)\n"
-            "  check NAME TOKEN    is TOKEN the current grant of NAME\n"
-            "  list [PREFIX]       held locks (whose names start with PREFIX)\n"
-            "  status              every node's view of the cluster\n"
-            "  member list | add ID RAFT CLIENT | remove ID\n"
-            "  transfer ID         hand leadership to ID (0: any)\n"
-            "  session close ID    end session ID now, as its expiry would "
-            "(admin)\n"
-            "  revoke NAME         take NAME away from its holders, their\n"
-            "                      sessions living on (admin)\n\n"
-            "Options go anywhere on the line, as --opt VALUE or --opt=VALUE;\n"
-            "-- ends them. The cluster: --endpoints, else $BATON_ENDPOINTS,\n"
-            "else " BATON_DEFAULT_ENDPOINTS ".\n"
-            "TLS: --cacert (the cluster's CA), --cert and --key (this "
-            "client's\n"
-            "certificate), each else $BATON_CACERT, $BATON_CERT, $BATON_KEY;\n"
-            "none of them: plain TCP, for nodes run with tls = off.\n"
-            "--version prints the versions of batonctl and libbaton.\n\n"
-            "Exit status: 0 ok, 1 no (busy, stale, not acquired), 2 usage,\n"
-            "3 cluster error, 4 lock lost; lock: the command's status, or\n"
-            "121 lost, 124 not acquired, 125 error, 126/127 cannot run.\n",
-            out);
 }
 
 /* The cluster to ask: --endpoints, else $BATON_ENDPOINTS unless empty,
@@ -296,6 +226,37 @@ static int cmd_detach(baton_client *c, const struct args *o, const char *name)
         return EXIT_OK;
 }
 
+/* Why a release through a session that is not live did nothing, in words
+ * true to what the cluster can tell: a session that ended recently leaves a
+ * tombstone saying how (expired or closed); one it knows nothing of never
+ * existed or ended too long ago for it to remember. */
+static void release_ended(const struct args *o, const char *name, int rv)
+{
+        if (o->json) {
+                print_error(true, "release", rv);
+        } else if (rv == BATON_ENOSESSION) {
+                fprintf(stderr,
+                        "batonctl: release: no session %" PRIu64
+                        " on the cluster: it never existed, or it ended "
+                        "before the last 4096 sessions that ended (which the "
+                        "cluster remembers); %s is not held under it\n",
+                        o->session, name);
+        } else if (rv == BATON_ECLOSED) {
+                fprintf(stderr,
+                        "batonctl: release: session %" PRIu64
+                        " already ended: it was closed, and %s was released "
+                        "then\n",
+                        o->session, name);
+        } else {
+                fprintf(stderr,
+                        "batonctl: release: session %" PRIu64
+                        " already ended: it expired (its lease ran out, or "
+                        "an administrator ended it), and %s was released "
+                        "then\n",
+                        o->session, name);
+        }
+}
+
 /* release NAME TOKEN --session S --secret HEX: release a detached grant. */
 static int cmd_release(baton_client *c, const struct args *o, const char *name,
                        uint64_t token)
@@ -305,15 +266,7 @@ static int cmd_release(baton_client *c, const struct args *o, const char *name,
 
         if (rv == BATON_EEXPIRED || rv == BATON_ENOSESSION ||
             rv == BATON_ECLOSED) {
-                if (o->json) {
-                        print_error(true, "release", rv);
-                } else {
-                        fprintf(stderr,
-                                "batonctl: release: session %" PRIu64
-                                " already ended (%s): its lease ran out and "
-                                "%s was released then\n",
-                                o->session, baton_strerror(rv), name);
-                }
+                release_ended(o, name, rv);
                 return EXIT_NO;
         }
         return rv == 0 ? EXIT_OK : failed(o, "release", rv);
@@ -587,7 +540,11 @@ int main(int argc, char **argv)
         signal(SIGPIPE, SIG_IGN);
         switch (args_parse(&a, argc, argv)) {
         case ARGS_HELP:
-                usage(stdout);
+                if (a.command != ARGS_NONE) {
+                        commands_help(stdout, commands_of(a.command));
+                } else {
+                        commands_usage(stdout);
+                }
                 return EXIT_OK;
         case ARGS_VERSION:
                 printf("batonctl %s (libbaton %s)\n", PACKAGE_VERSION,
@@ -595,8 +552,11 @@ int main(int argc, char **argv)
                 return EXIT_OK;
         case ARGS_BAD:
                 fprintf(stderr,
-                        "batonctl: %s\nRun 'batonctl --help' for usage.\n",
-                        a.errmsg);
+                        "batonctl: %s\nRun 'batonctl %s%s--help' for usage.\n",
+                        a.errmsg,
+                        a.command != ARGS_NONE ? commands_of(a.command)->name
+                                               : "",
+                        a.command != ARGS_NONE ? " " : "");
                 return a.command == ARGS_LOCK || a.command == ARGS_SEM ||
                                a.command == ARGS_ELECT
                            ? SUPERVISE_FAILED

@@ -208,6 +208,16 @@ static int load_tls(struct baton_client *c)
         return rv == BATON_ETLS ? errmsg_set(rv, "TLS files: %s", err) : rv;
 }
 
+/* The cluster of a handle given no endpoints: BATON_ENDPOINTS unless it is
+ * unset or empty, as batonctl and baton-bench take it, else the local
+ * cluster of scripts/cluster. */
+static const char *default_endpoints(void)
+{
+        const char *env = getenv("BATON_ENDPOINTS");
+
+        return unset(env) ? BATON_DEFAULT_ENDPOINTS : env;
+}
+
 /* The options, the endpoints and the TLS files: everything a handle is
  * told, checked before anything starts. */
 static int take_settings(struct baton_client *c, const char *endpoints,
@@ -219,7 +229,7 @@ static int take_settings(struct baton_client *c, const char *endpoints,
                 return rv;
         }
         rv = parse_endpoints(c, endpoints != NULL ? endpoints
-                                                  : BATON_DEFAULT_ENDPOINTS);
+                                                  : default_endpoints());
         if (rv != 0) {
                 return rv;
         }

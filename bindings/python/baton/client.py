@@ -638,10 +638,12 @@ class Client(Queries, Admin):
         prefix: bool = False,
         from_position: Optional[Tuple[int, int]] = None,
     ) -> AsyncWatch:
-        """watch() for asyncio: `async for event in client.watch_async(n):`
-        or `async with client.watch_async(n) as w:`. Opened on first use,
-        on a daemon thread, as every wait for an event: the event loop never
-        blocks."""
+        """watch() for asyncio. The open starts now, on a daemon thread, as
+        every wait for an event: the event loop never blocks. `w = await
+        client.watch_async(n)` (or `async with client.watch_async(n) as
+        w:`) returns once it is watching, so that nothing done after it is
+        missed; then `async for event in w:`. Errors of the open come where
+        it is awaited or first used."""
         encoded, index, ord_ = _watch_args(name, from_position)
         return AsyncWatch(
             lambda: self._open_watch(encoded, prefix, index, ord_),
@@ -686,9 +688,9 @@ class Client(Queries, Admin):
         return observer
 
     def observe_async(self, name: Name) -> AsyncObserver:
-        """observe() for asyncio: `async for change in
-        client.observe_async(name):`. Starts on first use, on a daemon
-        thread."""
+        """observe() for asyncio: `o = await client.observe_async(name)`
+        (or `async with`) returns once it is watching; then `async for
+        change in o:`. Starts now, on a daemon thread."""
         encoded = encode_name(name)
 
         def start() -> Observer:

@@ -329,7 +329,11 @@ class ConnectError(ClusterUnavailable, ConnectionError):
 
 class RevokedError(LockLost, NotHolderError):
     """An administrator revoked this grant (baton_revoke()); the session
-    lives on. Carries BATON_ENOTHOLDER, what a release of it answers."""
+    lives on. Carries BATON_ENOTHOLDER, what a release of it answers (or
+    BATON_ESTALE, when the release found the owner holding the lock again
+    under a newer token). Lease.release() and leaving a `with`/`async
+    with` raise it whether the revoke reached this client first or the
+    release learnt it from the cluster."""
 
 
 class JeopardyError(LockLost):

@@ -225,8 +225,10 @@ class Lease:
         """Release the grant (compare-and-delete with its token).
 
         Raises ExpiredError (the session ended: the lock was lost before
-        it), RevokedError (an administrator took it), NotHolderError
-        (released already), NoAnswerError (no answer in time: libbaton
+        it), RevokedError (an administrator took it, whether this client
+        had heard of it yet or the cluster says so now: the grant is gone
+        while the session lives), NotHolderError (released already),
+        NoAnswerError (no answer in time: libbaton
         goes on releasing it in the background, and the lease counts as
         released), or what libbaton answers otherwise."""
         tracker = self._client._tracker
@@ -250,6 +252,17 @@ class Lease:
         else:
             tracker.unfile(self)
             self._finish(end)
+        if end == LeaseState.REVOKED:
+            # The grant was taken away while the session lived, and the
+            # release is the first to hear of it (the revoke reaches this
+            # client only at its next keepalive): the same LockLost as
+            # when the client heard first, with the cluster's code.
+            raise RevokedError(
+                code,
+                f"release {self._what()}: the cluster no longer has this "
+                "grant (an administrator revoked it, or another call "
+                "released it)",
+            )
         if code != 0:
             raise error_for(code, f"release {self._what()}")
 

@@ -30,6 +30,7 @@ from typing import (
     Any,
     Callable,
     Deque,
+    Generator,
     Generic,
     Optional,
     Tuple,
@@ -565,18 +566,39 @@ S = TypeVar("S", Watch, Observer)
 
 class _AsyncSource(Generic[S, T]):
     """An async iterator over a Watch or an Observer, opened and waited on
-    by the binding's daemon threads."""
+    by the binding's daemon threads.
+
+    The open starts when the object is made, on a daemon thread, and
+    `await`ing the object (or entering `async with` it) waits until it is
+    done: from then on every event is delivered. A watch from now watches
+    from when its open reaches the cluster, so events between the call and
+    that moment are not its events: await it before acting."""
 
     def __init__(self, opener: Callable[[], S]) -> None:
         self._opener: Callable[[], S] = opener
         self._source: Optional[S] = None
-        self._opening: "Optional[Future[S]]" = None
         self._pending: "Optional[Future[Union[T, None, _Closed]]]" = None
         self._closing = False
+        self._opening: "Optional[Future[S]]" = _workers.pool().submit(opener)
 
     @property
     def closed(self) -> bool:
         return self._closing
+
+    def _settled(self) -> Optional[S]:
+        """The source, once its open has finished well (whether or not
+        anyone awaited it yet); None before."""
+        fut = self._opening
+        if (
+            self._source is None
+            and fut is not None
+            and fut.done()
+            and not fut.cancelled()
+            and fut.exception() is None
+        ):
+            self._source = fut.result()
+            self._opening = None
+        return self._source
 
     async def _open(self) -> S:
         if self._source is not None:
@@ -664,12 +686,14 @@ def _close_opened(fut: "Future[Any]") -> None:
 
 
 class AsyncWatch(_AsyncSource[Watch, Event]):
-    """Client.watch_async(): a Watch for asyncio. `async for event in
-    client.watch_async(name):` (or `async with` it first, which opens it
-    and closes it on exit); `await w.next(timeout)`; `await w.aclose()`.
-    The watch is opened by the first of these, on a daemon thread, and
-    each event is waited for on one; the event loop never blocks. The
-    iteration raises CompactedError, SlowError... as a Watch's."""
+    """Client.watch_async(): a Watch for asyncio. `w = await
+    client.watch_async(name)` returns once it is watching (`async with
+    client.watch_async(name) as w:` too, and closes it on exit); then
+    `async for event in w:`, `await w.next(timeout)`, `await w.aclose()`.
+    The open starts at the call, on a daemon thread, and each event is
+    waited for on one; the event loop never blocks. The open's errors and
+    the iteration's (CompactedError, SlowError...) are raised where the
+    watch is awaited or used, as a Watch's."""
 
     def __init__(
         self, opener: Callable[[], Watch], position: Optional[Position]
@@ -680,14 +704,22 @@ class AsyncWatch(_AsyncSource[Watch, Event]):
     @property
     def position(self) -> Optional[Position]:
         """The position of the last event taken (see Watch.position)."""
-        return self._source.position if self._source is not None else self._from
+        source = self._settled()
+        return source.position if source is not None else self._from
 
     @property
     def watch(self) -> Optional[Watch]:
-        """The Watch underneath, once open."""
-        return self._source
+        """The Watch underneath, once open (None while it opens)."""
+        return self._settled()
 
     def __aiter__(self) -> "AsyncWatch":
+        return self
+
+    def __await__(self) -> Generator[Any, None, "AsyncWatch"]:
+        return self._opened_watch().__await__()
+
+    async def _opened_watch(self) -> "AsyncWatch":
+        await self._open()
         return self
 
     async def __aenter__(self) -> "AsyncWatch":
@@ -696,11 +728,20 @@ class AsyncWatch(_AsyncSource[Watch, Event]):
 
 
 class AsyncObserver(_AsyncSource[Observer, LeaderChange]):
-    """Client.observe_async(): an Observer for asyncio. `async for change
-    in client.observe_async(name):`, `await o.next(timeout)`, `await
-    o.aclose()`; blocking work runs on daemon threads."""
+    """Client.observe_async(): an Observer for asyncio. `o = await
+    client.observe_async(name)` returns once it is watching (as `async
+    with` does); `async for change in o:`, `await o.next(timeout)`, `await
+    o.aclose()`; blocking work runs on daemon threads, and the start
+    begins at the call."""
 
     def __aiter__(self) -> "AsyncObserver":
+        return self
+
+    def __await__(self) -> Generator[Any, None, "AsyncObserver"]:
+        return self._opened_observer().__await__()
+
+    async def _opened_observer(self) -> "AsyncObserver":
+        await self._open()
         return self
 
     async def __aenter__(self) -> "AsyncObserver":
