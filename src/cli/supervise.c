@@ -22,6 +22,10 @@
 /* How often batonctl looks at the session and renews the deadlines. */
 #define POLL_MS 10
 
+/* The watchdog stops the command this long after the moment batonctl
+ * would, so that a batonctl that runs is always first (and says why). */
+#define TERM_LATER_MS 100
+
 /* libbaton's lease margin, as include/baton.h states it for
  * baton_session_remaining_ms(): max(TTL/10, 200 ms). Only the moment of
  * the SIGTERM depends on it, never the SIGKILL's. */
@@ -61,8 +65,8 @@ static void set_env(const struct supervise *s)
  * KILL_SLACK_MS before the lease ends, and term_at, the moment the session
  * goes into jeopardy when no further keepalive is acknowledged (TTL/2
  * after the send of the last acknowledged one, which is the lease's end
- * minus TTL plus the margin), when batonctl itself would stop the command.
- * Both are CLOCK_MONOTONIC ms, libbaton's clock.
+ * minus TTL plus the margin), when batonctl itself would stop the command,
+ * plus TERM_LATER_MS. Both are CLOCK_MONOTONIC ms, libbaton's clock.
  */
 static void deadlines(const struct supervise *s, int64_t *term_at,
                       int64_t *kill_at)
@@ -75,7 +79,7 @@ static void deadlines(const struct supervise *s, int64_t *term_at,
         int64_t margin = ttl / 10 > MARGIN_MIN_MS ? ttl / 10 : MARGIN_MIN_MS;
 
         *kill_at = end - KILL_SLACK_MS;
-        *term_at = end - ttl + margin + ttl / 2;
+        *term_at = end - ttl + margin + ttl / 2 + TERM_LATER_MS;
         if (*term_at > *kill_at) {
                 *term_at = *kill_at;
         }
@@ -132,10 +136,16 @@ static bool watch(const struct supervise *s, const struct watchdog *w,
 {
         for (;;) {
                 struct pollfd pfd = {w->report_fd, POLLIN, 0};
+                int ready = poll(&pfd, 1, POLL_MS);
                 ssize_t n;
 
-                if (poll(&pfd, 1, POLL_MS) <= 0) {
+                if (ready == 0) {
                         tick(s, w, stopping, &kill_at);
+                }
+                if (ready <= 0) {
+                        /* A signal, or SIGCONT after a stop: the answer
+                         * may be waiting, so look again before the
+                         * session. */
                         continue;
                 }
                 do {

@@ -30,13 +30,13 @@ struct supervise {
  * in its environment, under a watchdog process (watchdog.h), forwarding
  * SIGINT and SIGTERM to it. When the session leaves the live state
  * (jeopardy or expiry) or the lock is reported lost, the command gets
- * SIGTERM, then SIGKILL after grace_ms or KILL_SLACK_MS before the local
- * lease runs out, whichever is first. batonctl renews the watchdog's
- * deadlines with each acknowledged keepalive; if it cannot (killed,
- * stopped, starved), the watchdog does the same on its own at the moment
+ * SIGTERM, then SIGKILL after grace_ms or 50 ms before the local lease
+ * runs out, whichever is first. batonctl renews the watchdog's deadlines
+ * with each acknowledged keepalive; if it cannot (killed, stopped,
+ * starved), the watchdog does the same on its own just after the moment
  * the session would have gone into jeopardy, and at once when batonctl is
- * gone. Either way the command is dead before the local lease ends, and
- * so before the cluster can grant the lock to anyone else.
+ * gone. Either way the command is dead before the local lease ends, and so
+ * before the cluster can grant the lock to anyone else.
  *
  * Returns the command's exit status (128 + N when a signal N killed it),
  * SUPERVISE_LOST when it was stopped for a lost lock, or
