@@ -20,9 +20,10 @@
 #define EXEC_NOT_FOUND 127
 
 /* batonctl's process forks the watchdog while libbaton's thread runs, so
- * the watchdog calls only async-signal-safe functions (no stdio, no
- * malloc) up to the command's exec, as a child of a threaded process
- * must. */
+ * the watchdog, and the command up to its exec, call only
+ * async-signal-safe functions (no stdio, no malloc), as a child of a
+ * threaded process must; strerror() for a failed exec's one message is
+ * the exception, as batonctl's child always had it. */
 
 /* The signals an operator, a terminal or systemd sends to the whole
  * process group: the command gets them itself (batonctl passes SIGINT
