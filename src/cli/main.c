@@ -160,6 +160,18 @@ static size_t multi_names(const struct args *o, struct baton_lock_name *out,
         return o->n_names;
 }
 
+/* The TTL of the handle's session: --ttl, else libbaton's default. */
+static uint32_t session_ttl(const struct args *o)
+{
+        struct baton_options bo;
+
+        if (o->ttl_ms != 0) {
+                return o->ttl_ms;
+        }
+        baton_options_init(&bo);
+        return bo.ttl_ms;
+}
+
 static int cmd_lock(baton_client *c, const struct args *o, const char *name,
                     char **argv)
 {
@@ -187,6 +199,7 @@ static int cmd_lock(baton_client *c, const struct args *o, const char *name,
         s.client = c;
         s.name = name;
         s.token = token;
+        s.ttl_ms = session_ttl(o);
         s.grace_ms = o->grace_ms;
         s.argv = argv;
         s.lost = &lock_lost;

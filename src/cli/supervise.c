@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,24 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "watchdog.h"
+
+/* The command is sent SIGKILL this long before the local lease ends, so
+ * that it is gone, not merely signalled, by then. */
+#define KILL_SLACK_MS 50
+
+/* How often batonctl looks at the session and renews the deadlines. */
+#define POLL_MS 10
+
+/* The watchdog stops the command this long after the moment batonctl
+ * would, so that a batonctl that runs is always first (and says why). */
+#define TERM_LATER_MS 100
+
+/* libbaton's lease margin, as include/baton.h states it for
+ * baton_session_remaining_ms(): max(TTL/10, 200 ms). Only the moment of
+ * the SIGTERM depends on it, never the SIGKILL's. */
+#define MARGIN_MIN_MS 200
 
 /* Signals to pass on to the command: set by the handler, read by the loop. */
 static volatile sig_atomic_t pending_signal;
@@ -40,68 +60,138 @@ static void set_env(const struct supervise *s)
         setenv("BATON_DEADLINE_MS", buf, 1);
 }
 
-static void child(const struct supervise *s)
+/*
+ * The watchdog's deadlines, from the local lease as it stands: kill_at,
+ * KILL_SLACK_MS before the lease ends, and term_at, the moment the session
+ * goes into jeopardy when no further keepalive is acknowledged (TTL/2
+ * after the send of the last acknowledged one, which is the lease's end
+ * minus TTL plus the margin), when batonctl itself would stop the command,
+ * plus TERM_LATER_MS. Both are CLOCK_MONOTONIC ms, libbaton's clock.
+ */
+static void deadlines(const struct supervise *s, int64_t *term_at,
+                      int64_t *kill_at)
 {
-        execvp(s->argv[0], s->argv);
-        fprintf(stderr, "batonctl: cannot run %s: %s\n", s->argv[0],
-                strerror(errno));
-        _exit(errno == ENOENT ? SUPERVISE_NOT_FOUND : SUPERVISE_CANNOT);
+        /* The clock first, the lease second: the lease's end computed from
+         * the two is then never later than libbaton's own. */
+        int64_t now = now_ms(CLOCK_MONOTONIC);
+        int64_t end = now + baton_session_remaining_ms(s->client);
+        int64_t ttl = s->ttl_ms;
+        int64_t margin = ttl / 10 > MARGIN_MIN_MS ? ttl / 10 : MARGIN_MIN_MS;
+
+        *kill_at = end - KILL_SLACK_MS;
+        *term_at = end - ttl + margin + ttl / 2 + TERM_LATER_MS;
+        if (*term_at > *kill_at) {
+                *term_at = *kill_at;
+        }
 }
 
-int supervise_run(const struct supervise *s)
+/* Why the lock is lost, for the message. */
+static const char *lost_why(const struct supervise *s, int state)
 {
-        struct sigaction sa = {0};
-        bool stopping = false;
-        int64_t kill_at = 0;
-        int status;
-        pid_t pid;
+        if (!*s->lost) {
+                return "session in jeopardy";
+        }
+        return state == BATON_SESSION_LIVE ? "revoked by an administrator"
+                                           : "session expired";
+}
 
-        set_env(s);
-        sa.sa_handler = on_signal;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        pid = fork();
-        if (pid < 0) {
+/*
+ * One look at the session: pass a signal on; when the lock is lost, stop
+ * the command (once); else renew the deadlines when the lease moved on.
+ */
+static void tick(const struct supervise *s, const struct watchdog *w,
+                 bool *stopping, int64_t *sent_kill_at)
+{
+        int64_t term_at, kill_at;
+        int sig = pending_signal;
+        int state;
+
+        if (sig != 0) {
+                pending_signal = 0;
+                watchdog_send(w, WATCHDOG_SIGNAL, sig, 0, 0);
+        }
+        if (*stopping) {
+                return;
+        }
+        state = baton_session_state(s->client);
+        if (*s->lost || state != BATON_SESSION_LIVE) {
+                fprintf(stderr,
+                        "batonctl: lock %s lost (%s): stopping the command\n",
+                        s->name, lost_why(s, state));
+                watchdog_send(w, WATCHDOG_STOP, 0, 0, 0);
+                *stopping = true;
+                return;
+        }
+        deadlines(s, &term_at, &kill_at);
+        if (kill_at > *sent_kill_at) {
+                watchdog_send(w, WATCHDOG_DEADLINE, 0, term_at, kill_at);
+                *sent_kill_at = kill_at;
+        }
+}
+
+/* Wait for the watchdog's answer, looking at the session meanwhile.
+ * Returns whether it answered (else it died without a word). */
+static bool watch(const struct supervise *s, const struct watchdog *w,
+                  int64_t kill_at, bool *stopping, struct watchdog_msg *m)
+{
+        for (;;) {
+                struct pollfd pfd = {w->report_fd, POLLIN, 0};
+                int ready = poll(&pfd, 1, POLL_MS);
+                ssize_t n;
+
+                if (ready == 0) {
+                        tick(s, w, stopping, &kill_at);
+                }
+                if (ready <= 0) {
+                        /* A signal, or SIGCONT after a stop: the answer
+                         * may be waiting, so look again before the
+                         * session. */
+                        continue;
+                }
+                do {
+                        n = read(w->report_fd, m, sizeof *m);
+                } while (n < 0 && errno == EINTR);
+                return n == (ssize_t)sizeof *m && m->kind == WATCHDOG_END;
+        }
+}
+
+/* The exit status for the watchdog's answer (or its silent death). */
+static int outcome(const struct supervise *s, const struct watchdog *w,
+                   bool answered, const struct watchdog_msg *m, bool stopping)
+{
+        int status = (int)m->a;
+
+        if (!answered) {
+                waitpid(w->pid, &status, 0);
+                fprintf(stderr,
+                        "batonctl: the command's watchdog (pid %d) died "
+                        "(%s %d): the command was killed with it\n",
+                        (int)w->pid,
+                        WIFSIGNALED(status) ? "signal" : "exit status",
+                        WIFSIGNALED(status) ? WTERMSIG(status)
+                                            : WEXITSTATUS(status));
                 return SUPERVISE_FAILED;
         }
-        if (pid == 0) {
-                child(s);
-        }
-        for (;;) {
-                pid_t done = waitpid(pid, &status, WNOHANG);
-                int state;
-
-                if (done == pid) {
-                        break;
-                }
-                if (pending_signal != 0) {
-                        kill(pid, pending_signal);
-                        pending_signal = 0;
-                }
-                state = baton_session_state(s->client);
-                if (!stopping && (*s->lost || state != BATON_SESSION_LIVE)) {
-                        int64_t left = baton_session_remaining_ms(s->client);
-                        int64_t grace = s->grace_ms;
-                        /* Dead before the lease ends, whatever the grace. */
-                        if (left - 50 < grace) {
-                                grace = left > 50 ? left - 50 : 0;
-                        }
+        waitpid(w->pid, NULL, 0);
+        switch (m->arg) {
+        case WATCHDOG_NOFORK:
+                fprintf(stderr, "batonctl: cannot start the command: %s\n",
+                        strerror((int)m->a));
+                return SUPERVISE_FAILED;
+        case WATCHDOG_EXPIRED:
+        case WATCHDOG_ORPHANED:
+                if (!stopping) {
                         fprintf(stderr,
-                                "batonctl: lock %s lost (%s): stopping the "
-                                "command\n",
-                                s->name,
-                                !*s->lost ? "session in jeopardy"
-                                : state == BATON_SESSION_LIVE
-                                    ? "revoked by an administrator"
-                                    : "session expired");
-                        kill(pid, SIGTERM);
-                        stopping = true;
-                        kill_at = now_ms(CLOCK_MONOTONIC) + grace;
+                                "batonctl: lock %s lost (its lease was not "
+                                "renewed in time: batonctl could not run): "
+                                "the command was stopped\n",
+                                s->name);
                 }
-                if (stopping && now_ms(CLOCK_MONOTONIC) >= kill_at) {
-                        kill(pid, SIGKILL);
-                }
-                usleep(10 * 1000);
+                return SUPERVISE_LOST;
+        case WATCHDOG_STOPPED:
+                return SUPERVISE_LOST;
+        default:
+                break;
         }
         if (stopping) {
                 return SUPERVISE_LOST;
@@ -110,4 +200,38 @@ int supervise_run(const struct supervise *s)
                 return 128 + WTERMSIG(status);
         }
         return WEXITSTATUS(status);
+}
+
+int supervise_run(const struct supervise *s)
+{
+        struct sigaction sa = {0};
+        struct watchdog_msg m = {0};
+        struct watchdog w;
+        sigset_t handled, mask;
+        int64_t term_at, kill_at;
+        bool stopping = false, answered;
+        int rv;
+
+        set_env(s);
+        sa.sa_handler = on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        /* Not in the watchdog before it has handlers of its own. */
+        sigemptyset(&handled);
+        sigaddset(&handled, SIGINT);
+        sigaddset(&handled, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &handled, &mask);
+        deadlines(s, &term_at, &kill_at);
+        rv = watchdog_start(&w, s->argv, s->grace_ms, term_at, kill_at, &mask);
+        pthread_sigmask(SIG_SETMASK, &mask, NULL);
+        if (rv != 0) {
+                fprintf(stderr, "batonctl: cannot start the command: %s\n",
+                        strerror(errno));
+                return SUPERVISE_FAILED;
+        }
+        answered = watch(s, &w, kill_at, &stopping, &m);
+        rv = outcome(s, &w, answered, &m, stopping);
+        close(w.ctl_fd);
+        close(w.report_fd);
+        return rv;
 }

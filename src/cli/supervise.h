@@ -18,6 +18,7 @@ struct supervise {
         baton_client *client;
         const char *name;
         uint64_t token;
+        uint32_t ttl_ms;             /* the session's TTL */
         uint32_t grace_ms;           /* SIGTERM to SIGKILL, at most */
         char **argv;                 /* the command, NULL-terminated */
         volatile sig_atomic_t *lost; /* set by the on_lock_lost callback */
@@ -26,11 +27,16 @@ struct supervise {
 /*
  * Run argv with BATON_LOCK, BATON_TOKEN and BATON_DEADLINE_MS (wall-clock
  * ms until which the lock is held even if no further keepalive succeeds)
- * in its environment, forwarding SIGINT and SIGTERM to it. When the
- * session leaves the live state (jeopardy or expiry) or the lock is
- * reported lost, send SIGTERM, then SIGKILL after grace_ms or before the
- * local lease runs out, whichever is first, so the command is dead before
- * the cluster can grant the lock to anyone else.
+ * in its environment, under a watchdog process (watchdog.h), forwarding
+ * SIGINT and SIGTERM to it. When the session leaves the live state
+ * (jeopardy or expiry) or the lock is reported lost, the command gets
+ * SIGTERM, then SIGKILL after grace_ms or 50 ms before the local lease
+ * runs out, whichever is first. batonctl renews the watchdog's deadlines
+ * with each acknowledged keepalive; if it cannot (killed, stopped,
+ * starved), the watchdog does the same on its own just after the moment
+ * the session would have gone into jeopardy, and at once when batonctl is
+ * gone. Either way the command is dead before the local lease ends, and so
+ * before the cluster can grant the lock to anyone else.
  *
  * Returns the command's exit status (128 + N when a signal N killed it),
  * SUPERVISE_LOST when it was stopped for a lost lock, or

@@ -100,6 +100,12 @@
  *     on). The first event after an open from now is not preceded by one
  *     first applied after the open returned (unless a clock fault ran).
  *     An entry no node logged in full where it matters: UNKNOWN.
+ * S15 The unfenced register's log (the supervise workload's commands,
+ *     run by batonctl lock -- CMD, writing without tokens), per lock: in
+ *     log order tokens never go down (two holders' writes interleaved);
+ *     unless a clock fault ran, no write's time (taken before it) is after
+ *     the first apply of its grant's end (RELEASE, or its session's END)
+ *     or of the lock's next GRANT. A grant not in the logs: UNKNOWN.
  * L1  After the last heal-all, every worker has an ok acquire and an ok
  *     release marked phase=final completing within 15 s of it.
  * L2  Between successive ok completions (all workers, all operations) a
@@ -113,7 +119,8 @@
  * The checkers are in check_replay.c (S1, S8, L3), check_tokens.c (S2, S3,
  * S6), check_writes.c (S4, S5), check_nodes.c (S9, S10), check_rw.c
  * (S11), check_sem.c (S12), check_transfers.c (S13), check_observe.c
- * (S14) and check_live.c (L1, L2, L4); S7 is here, a call of lincheck.c.
+ * (S14), check_unfenced.c (S15) and check_live.c (L1, L2, L4); S7 is here, a
+ * call of lincheck.c.
  */
 #include "checks.h"
 
@@ -131,6 +138,7 @@
 #include "check_sem.h"
 #include "check_tokens.h"
 #include "check_transfers.h"
+#include "check_unfenced.h"
 #include "check_util.h"
 #include "check_writes.h"
 #include "lincheck.h"
@@ -138,8 +146,8 @@
 #include "util.h"
 
 static const char *const names[CHECK_COUNT] = {
-    "S1",  "S2",  "S3",  "S4",  "S5",  "S6", "S7", "S8", "S9",
-    "S10", "S11", "S12", "S13", "S14", "L1", "L2", "L3", "L4",
+    "S1",  "S2",  "S3",  "S4",  "S5",  "S6", "S7", "S8", "S9", "S10",
+    "S11", "S12", "S13", "S14", "S15", "L1", "L2", "L3", "L4",
 };
 
 static const char *const verdicts[] = {"PASS", "FAIL", "UNKNOWN"};
@@ -212,7 +220,9 @@ int checks_exit_status(const struct check_result res[CHECK_COUNT])
 /* --- S7 ------------------------------------------------------------------- */
 
 /* The read/write locks and the semaphores: those the history acquired
- * shared, or acquired permits of. */
+ * shared, or acquired permits of; and the supervise workload's locks,
+ * acquired by batonctl lock -- CMD (mode=cmd), whose releases the history
+ * cannot confirm (S1 and S15 check them). */
 static bool *shared_locks(const struct run *r)
 {
         bool *shared = util_calloc(r->names.n, sizeof *shared);
@@ -220,8 +230,8 @@ static bool *shared_locks(const struct run *r)
 
         for (i = 0; i < r->history.n; i++) {
                 const struct history_op *h = &r->history.ops[i];
-                if (h->f == HISTORY_ACQUIRE && (h->shared || h->sem) &&
-                    h->key >= 0) {
+                if (h->f == HISTORY_ACQUIRE &&
+                    (h->shared || h->sem || h->cmd) && h->key >= 0) {
                         shared[h->key] = true;
                 }
         }
@@ -244,7 +254,8 @@ static void check_s7(const struct run *r, const struct check_options *o,
                 int rv;
 
                 /* The model is a mutex: S1 and S11 check read/write
-                 * locks, S1 and S12 semaphores. */
+                 * locks, S1 and S12 semaphores, S1 and S15 the supervise
+                 * workload's. */
                 if (shared[k->key]) {
                         n_rw++;
                         continue;
@@ -275,8 +286,9 @@ static void check_s7(const struct run *r, const struct check_options *o,
                           unknown.first, unknown.count, lo.n_keys - n_rw);
         } else if (n_rw > 0 && n_rw == lo.n_keys) {
                 check_set(res, CHECK_PASS,
-                          "no exclusive lock: %zu read/write locks and "
-                          "semaphores left to S1, S11 and S12",
+                          "no exclusive lock: %zu read/write locks, "
+                          "semaphores and commands' locks left to S1, S11, "
+                          "S12 and S15",
                           n_rw);
         } else {
                 check_set(
@@ -286,8 +298,8 @@ static void check_s7(const struct run *r, const struct check_options *o,
                     "ops, %zu unknown acquires placed by the apply logs)%s",
                     lo.n_keys - n_rw, n_ops, fast, explored, lo.n_synthetic,
                     lo.n_attributed,
-                    n_rw > 0 ? "; read/write locks and semaphores left to S1, "
-                               "S11 and S12"
+                    n_rw > 0 ? "; read/write locks, semaphores and commands' "
+                               "locks left to S1, S11, S12 and S15"
                              : "");
         }
         linops_free(&lo);
@@ -358,6 +370,7 @@ void checks_run(const struct run *r, const struct check_options *o,
         check_s12(r, &res[CHECK_S12]);
         check_s13(r, &res[CHECK_S13]);
         check_s14(r, &res[CHECK_S14]);
+        check_s15(r, &res[CHECK_S15]);
         check_l1(r, &res[CHECK_L1], st);
         check_l2(r, &res[CHECK_L2], st);
         check_l4(r, &res[CHECK_L4]);

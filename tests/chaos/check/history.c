@@ -111,6 +111,7 @@ static void take_fields(struct history_op *op, const struct util_kv *kv,
                 op->sem = op->sem || strcmp(v, "semaphore") == 0;
                 op->multi = op->multi || strcmp(v, "multi") == 0;
                 op->leader = op->leader || strcmp(v, "leader") == 0;
+                op->cmd = op->cmd || strcmp(v, "cmd") == 0;
         }
         if ((v = util_kv_get(kv, n, "limit")) != NULL &&
             util_parse_u64(v, &u) && u <= UINT32_MAX) {

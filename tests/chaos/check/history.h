@@ -60,6 +60,8 @@ struct history_op {
                         (names=): the line made one op per name */
         bool leader; /* mode=leader: an election's campaign or
                         resignation (the leadership an exclusive grant) */
+        bool cmd;    /* mode=cmd: the supervise workload's, through
+                        batonctl lock -- CMD (its ok written by CMD) */
         uint32_t limit;   /* a semaphore's acquire: limit= (0 if absent) */
         uint32_t permits; /* and permits= (0 if absent) */
         unsigned file;    /* index into struct history.files */

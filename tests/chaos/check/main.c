@@ -3,8 +3,8 @@
  *
  *     chaos-check [--budget STATES] RUN_DIR
  *
- * Runs every checker (S1-S14, L1-L4) on the run's histories, apply logs,
- * register log, nemesis log and exits, writes RUN/results and RUN/summary,
+ * Runs every checker (S1-S15, L1-L4) on the run's histories, apply logs,
+ * register logs, nemesis log and exits, writes RUN/results and RUN/summary,
  * and prints the summary. Exit status: 0 every checker passed, 1 a safety
  * checker failed, 2 a checker could not decide (or the run directory could
  * not be read), 3 only liveness checkers failed.

@@ -33,6 +33,10 @@ int run_load(struct run *r, const char *dir, char *errmsg, size_t cap)
         if (reglog_load(&r->reglog, path, &r->names, errmsg, cap) != 0) {
                 goto err;
         }
+        snprintf(path, sizeof path, "%s/unfenced.log", dir);
+        if (unflog_load(&r->unflog, path, &r->names, errmsg, cap) != 0) {
+                goto err;
+        }
         if (nemlog_load(&r->nemlog, dir, errmsg, cap) != 0) {
                 goto err;
         }
@@ -48,6 +52,7 @@ void run_free(struct run *r)
         history_free(&r->history);
         applylog_free(&r->applylog);
         reglog_free(&r->reglog);
+        unflog_free(&r->unflog);
         nemlog_free(&r->nemlog);
         util_strtab_close(&r->names);
         free(r->dir);

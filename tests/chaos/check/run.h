@@ -1,5 +1,5 @@
 /* A chaos run directory loaded into memory: the plan, the histories, the
- * apply logs, the register log, the nemesis log and the exits. */
+ * apply logs, the register logs, the nemesis log and the exits. */
 #ifndef CHAOS_CHECK_RUN_H
 #define CHAOS_CHECK_RUN_H
 
@@ -9,6 +9,7 @@
 #include "history.h"
 #include "nemlog.h"
 #include "reglog.h"
+#include "unflog.h"
 #include "util.h"
 
 /* Everything the checkers read. Lock and register key names share one
@@ -19,6 +20,7 @@ struct run {
         struct history history;
         struct applylog applylog;
         struct reglog reglog;
+        struct unflog unflog; /* the supervise workload's unfenced register */
         struct nemlog nemlog;
 };
 

@@ -27,7 +27,13 @@ NEMESES=(
         "slow-fsync|strace-inject a 300 ms delay into one node's io_submit/fdatasync/fsync for 3-5 s"
         "snapshot-crash|nodes snapshot every 128 entries; kill a follower, restart it, kill it again while it catches up"
         "partition+kill|isolate the leader, then kill -9 the new leader; heal and restart 2-4 s later"
+        "kill-batonctl|kill -9 a supervise worker's batonctl alone (not its command) while the command runs"
+        "pause-batonctl|SIGSTOP a supervise worker's batonctl alone (not its command) while the command runs, for TTL+1-2 s, then SIGCONT"
 )
+
+# Nemeses that strike only the supervise workload's batonctl (the
+# matrices run them with that workload alone).
+nemesis_batonctl() { [ "$1" = kill-batonctl ] || [ "$1" = pause-batonctl ]; }
 
 # Nemeses that need the netns topology.
 NET_NEMESES=" partition-leader partition-majority partition-bridge partition-ring client-cut-short client-cut-long packet-loss partition+kill "
@@ -214,6 +220,65 @@ nem_pause_client() {
         rnd_range $((TTL_MS + 1000)) $((TTL_MS + 2000))
         sleep_ms "$R"
         nemrun end pause-client "w$j" "kill -CONT $p"
+}
+
+# A supervise worker's batonctl whose command runs (the worker's last
+# history line is the command's ok of the acquire: the hold has not been
+# ended yet), polled for up to 3 s: BCTL (its pid) and BW (w<j>). The pid
+# is the worker's pid file's, checked to be a batonctl's.
+pick_batonctl() {
+        local ws=() j i line p
+        BCTL=""
+        BW=""
+        for j in $(seq 1 "$NWORKERS"); do
+                [ "${WORKLOAD_OF[$j]}" = supervise ] && alive "w$j" && ws+=("$j")
+        done
+        [ ${#ws[@]} -gt 0 ] || return 1
+        shuffle "${ws[@]}"
+        for i in $(seq 1 300); do
+                for j in "${SHUFFLED[@]}"; do
+                        line=$(tail -n 1 "$RUN/history/w$j.log" 2>/dev/null)
+                        [[ "$line" == *" type=ok f=acquire "* ]] || continue
+                        p=$(cat "$RUN/workers/w$j.batonctl" 2>/dev/null)
+                        if [ -z "$p" ] || ! grep -qa batonctl "/proc/$p/cmdline" 2>/dev/null; then
+                                continue
+                        fi
+                        BCTL=$p
+                        BW="w$j"
+                        return 0
+                done
+                sleep 0.01
+        done
+        return 1
+}
+
+# kill -9 batonctl alone, as the OOM killer or a unit with
+# KillMode=process would: its command must be dead before the lease ends
+# (S15). The worker goes on with its next run.
+nem_kill_batonctl() {
+        if ! pick_batonctl; then
+                nemlog info kill-batonctl none "none (no batonctl with a running command within 3 s)"
+                return 0
+        fi
+        nemrun start kill-batonctl "$BW" "kill -9 $BCTL"
+        nemlog end kill-batonctl "$BW" "none (the worker starts its next batonctl)"
+}
+
+# SIGSTOP batonctl alone for TTL + 1-2 s: its watchdog must stop the
+# command before the lease ends (S15); after SIGCONT it exits 121.
+nem_pause_batonctl() {
+        if ! pick_batonctl; then
+                nemlog info pause-batonctl none "none (no batonctl with a running command within 3 s)"
+                return 0
+        fi
+        local p=$BCTL w=$BW
+        # heal_all continues it and the cleanup kills it, should the run end
+        # meanwhile.
+        echo "$p" >>"$ST/started"
+        nemrun start pause-batonctl "$w" "kill -STOP $p"
+        rnd_range $((TTL_MS + 1000)) $((TTL_MS + 2000))
+        sleep_ms "$R"
+        nemrun end pause-batonctl "$w" "kill -CONT $p"
 }
 
 # Cut the pairs "a:b" given as FAULT ($1) on TARGET ($2), hold 4-7 s

@@ -205,9 +205,22 @@ register_start() {
 
 # Worker $1 (workload $2, $3 keys). rwlock-bug is the rwlock workload with
 # its writers holding only the read lock, transfers-bug the transfers
-# workload locking only the source account (negative controls).
+# workload locking only the source account (negative controls). A
+# supervise worker is chaos-cmdworker: it runs $BATONCTL_BIN lock -- the
+# unfenced register's writer, and keeps the running batonctl's pid in
+# RUN/workers/wJ.batonctl for the nemeses that strike it alone.
 worker_start() {
         local j=$1 w=$2 k=$3 cmd
+        if [ "$w" = supervise ]; then
+                cmd="$(ns_exec "w$j")$CMDWORKER_BIN --id $j --endpoints $ENDPOINTS"
+                cmd="$cmd --history $RUN/history/w$j.log --batonctl $BATONCTL_BIN"
+                cmd="$cmd --command $UNFENCED_BIN --log $RUN/unfenced.log"
+                cmd="$cmd --pid-file $RUN/workers/w$j.batonctl --keys $k --ttl $TTL_MS"
+                cmd="$cmd --seed $((SEED * 100 + j)) --final-file $RUN/final"
+                echo "$cmd" >"$RUN/workers/w$j.cmd"
+                spawn "w$j" "$RUN/workers/w$j.err" "$cmd"
+                return
+        fi
         cmd="$(ns_exec "w$j")$WORKER_BIN --id $j --endpoints $ENDPOINTS"
         if [ "$w" = rwlock-bug ]; then
                 cmd="$cmd --history $RUN/history/w$j.log --workload rwlock --bug-writer-shared --keys $k"
