@@ -1,8 +1,10 @@
 /* GET /health and GET /ready on the metrics port (see health.h). */
 #include "health.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../../include/baton.h"
 #include "../lib/rolename.h"
@@ -14,8 +16,14 @@ const char *health_reason_name(enum health_reason r)
                 return "ok";
         case HEALTH_RAFT_NOT_RUNNING:
                 return "raft-not-running";
+        case HEALTH_DISK_FULL:
+                return "disk-full";
+        case HEALTH_DISK_ERROR:
+                return "disk-error";
         case HEALTH_NO_LEADER:
                 return "no-leader";
+        case HEALTH_CANNOT_COMMIT:
+                return "cannot-commit";
         case HEALTH_NOT_SERVING:
                 return "leader-not-serving";
         case HEALTH_LAGGING:
@@ -43,8 +51,22 @@ enum health_reason ready_check(const struct health_facts *f)
         if (f->role == BATON_ROLE_UNAVAILABLE) {
                 return HEALTH_RAFT_NOT_RUNNING;
         }
+        /* A node that cannot write its log stores nothing it is sent and,
+         * leading, nothing it appends; it catches up by itself once it
+         * can (docs/operations.md, "Full disk"). */
+        if (f->disk_errno != 0) {
+                return f->disk_errno == ENOSPC ? HEALTH_DISK_FULL
+                                               : HEALTH_DISK_ERROR;
+        }
         if (f->leader == 0 || f->role == BATON_ROLE_CANDIDATE) {
                 return HEALTH_NO_LEADER;
+        }
+        /* A leader that appends and cannot commit answers no client: a
+         * majority does not store its entries. Under load entries always
+         * wait a round trip; one waiting an election timeout does not. */
+        if (f->leader == f->node && f->role == BATON_ROLE_LEADER &&
+            f->uncommitted_ms > f->commit_bound_ms) {
+                return HEALTH_CANNOT_COMMIT;
         }
         /* A new leader answers no client until a barrier of its term is
          * applied (docs/raft.md): not ready until then. */
@@ -66,10 +88,26 @@ static int explain(char *buf, size_t cap, enum health_reason r,
                 return snprintf(buf, cap,
                                 "raft is not running on this node "
                                 "(starting or stopping)");
+        case HEALTH_DISK_FULL:
+        case HEALTH_DISK_ERROR:
+                return snprintf(buf, cap,
+                                "raft cannot write to this node's data "
+                                "directory (%s) and has not for %.1f s",
+                                strerror(f->disk_errno),
+                                (double)f->disk_failing_ms / 1e3);
         case HEALTH_NO_LEADER:
                 return snprintf(buf, cap,
                                 "this node knows no leader in term %" PRIu64,
                                 f->term);
+        case HEALTH_CANNOT_COMMIT:
+                return snprintf(buf, cap,
+                                "this node leads term %" PRIu64
+                                " and has not committed for %.1f s, more "
+                                "than an election timeout (%" PRIu32
+                                " ms): a majority of voters does not store "
+                                "its entries",
+                                f->term, (double)f->uncommitted_ms / 1e3,
+                                f->commit_bound_ms);
         case HEALTH_NOT_SERVING:
                 return snprintf(buf, cap,
                                 "this node leads term %" PRIu64
@@ -91,7 +129,7 @@ size_t health_render(const struct health_facts *f, bool ready, char *buf,
                      size_t cap, int *status)
 {
         enum health_reason r = ready ? ready_check(f) : health_check(f);
-        char why[160];
+        char why[256];
         int n;
 
         *status = r == HEALTH_OK ? 200 : 503;

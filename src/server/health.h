@@ -1,7 +1,8 @@
 /* GET /health and GET /ready on the metrics port, for load balancers,
  * Kubernetes probes and scripts: whether this node runs raft, and whether
- * it knows a leader and has applied close enough to the leader's commit
- * index to be given clients. The bodies are JSON (docs/operations.md). */
+ * it can write its log, knows a leader that commits, and has applied close
+ * enough to the leader's commit index to be given clients. The bodies are
+ * JSON (docs/operations.md). */
 #ifndef SERVER_HEALTH_H
 #define SERVER_HEALTH_H
 
@@ -20,13 +21,26 @@ struct health_facts {
         uint64_t applied_index; /* this node's */
         uint64_t leader_commit; /* the leader's, as last heard (>= own) */
         uint32_t max_lag;       /* ready-max-lag */
+        /* raft cannot write to the data directory: ENOSPC (a full disk),
+         * EROFS, or EIO (not known why); 0: it can. For how long, in
+         * milliseconds. */
+        int disk_errno;
+        uint64_t disk_failing_ms;
+        /* On a leader: how long its oldest uncommitted entry has waited,
+         * and the longest that is normal (election-timeout-ms). */
+        uint64_t uncommitted_ms;
+        uint32_t commit_bound_ms;
 };
 
-/* Why a node is not healthy or not ready: the "reason" of a 503 body. */
+/* Why a node is not healthy or not ready: the "reason" of a 503 body.
+ * This node's own faults come before the cluster's. */
 enum health_reason {
         HEALTH_OK = 0,
         HEALTH_RAFT_NOT_RUNNING, /* "raft-not-running" */
+        HEALTH_DISK_FULL,        /* "disk-full" */
+        HEALTH_DISK_ERROR,       /* "disk-error" */
         HEALTH_NO_LEADER,        /* "no-leader" */
+        HEALTH_CANNOT_COMMIT,    /* "cannot-commit" */
         HEALTH_NOT_SERVING,      /* "leader-not-serving" */
         HEALTH_LAGGING,          /* "lagging" */
 };
@@ -34,7 +48,8 @@ enum health_reason {
 /* How far the state machine is behind the leader's commit index. */
 uint64_t health_lag(const struct health_facts *f);
 
-/* The verdict of GET /health (HEALTH_OK or HEALTH_RAFT_NOT_RUNNING) and of
+/* The verdict of GET /health (HEALTH_OK or HEALTH_RAFT_NOT_RUNNING: a node
+ * whose disk is full is alive, and restarting it frees no space) and of
  * GET /ready (any reason, checked in the order of the enum). */
 enum health_reason health_check(const struct health_facts *f);
 enum health_reason ready_check(const struct health_facts *f);

@@ -13,6 +13,7 @@
 #include "snapimage.h"
 #include "snapkeep.h"
 #include "snapspill.h"
+#include "stallwatch.h"
 
 /* Appends formatted text, tracking the length it would need. */
 struct out {
@@ -229,6 +230,58 @@ static void state_gauges(struct out *o, const struct lockfsm_stats *fs)
               fs->slab_bytes);
 }
 
+/* The data directory's room and raft's writes into it, and how long a
+ * leader's entries wait to be committed (stallwatch.h). */
+static void disk(struct out *o, const struct stallwatch *w)
+{
+        unsigned k;
+
+        /* Not sampled yet (the first sample is taken at start), or not
+         * counted by the file system: left out rather than 0. */
+        if (w->space.known) {
+                gauge(o, "baton_data_dir_free_bytes",
+                      "Bytes free in the data directory's file system for an "
+                      "unprivileged process (statvfs f_bavail), sampled "
+                      "every second; raft needs 8 MiB free to start a new "
+                      "log segment.",
+                      w->space.free_bytes);
+                gauge(o, "baton_data_dir_size_bytes",
+                      "Size of the data directory's file system.",
+                      w->space.size_bytes);
+        }
+        if (w->space.known && w->space.free_inodes != UINT64_MAX) {
+                gauge(o, "baton_data_dir_free_inodes",
+                      "Inodes free in the data directory's file system.",
+                      w->space.free_inodes);
+        }
+        put(o, "# HELP baton_disk_write_errors_total Writes into the data "
+               "directory that raft tried and that failed (each is retried "
+               "every second), by kind: creating a log segment, writing "
+               "entries into one, creating a snapshot's files.\n"
+               "# TYPE baton_disk_write_errors_total counter\n");
+        for (k = 0; k < DISKFULL_N_KINDS; k++) {
+                put(o,
+                    "baton_disk_write_errors_total{kind=\"%s\"} %" PRIu64 "\n",
+                    diskfull_kind_name(k), w->disk.errors[k]);
+        }
+        gauge(o, "baton_disk_write_failing",
+              "1 while raft cannot write to the data directory: its writes "
+              "fail, or its log has no room left and the file system none "
+              "to give (GET /ready: disk-full or disk-error); 0 otherwise.",
+              stallwatch_disk_errno(w) != 0 ? 1 : 0);
+        counter(o, "baton_disk_write_episodes_total",
+                "Times raft could not write to the data directory, each "
+                "from its first sign until it writes again.",
+                w->disk.episodes);
+        put(o,
+            "# HELP baton_raft_uncommitted_seconds On the leader, how long "
+            "its oldest uncommitted entry has waited (GET /ready: "
+            "cannot-commit past an election timeout); 0 elsewhere.\n"
+            "# TYPE baton_raft_uncommitted_seconds gauge\n"
+            "baton_raft_uncommitted_seconds %.3f\n",
+            (double)stallwatch_uncommitted_ms(w) / 1e3);
+}
+
 /* Durations as a histogram, NAME_seconds, and the longest of them,
  * NAME_max_seconds; `what` names one in the second's help. */
 static void durations(struct out *o, const char *name, const char *help,
@@ -297,6 +350,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
                 "Requests answered 'outcome unknown' after losing leadership.",
                 st->unknown);
         snapshots(&o, m->node);
+        disk(&o, node_stallwatch(m->node));
         gauge(&o, "baton_raft_term", "Current raft term.", ns.term);
         gauge(&o, "baton_raft_commit_index", "Raft commit index.",
               ns.commit_index);
@@ -322,6 +376,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 
 void metrics_health_facts(const struct metrics *m, struct health_facts *f)
 {
+        const struct stallwatch *w = node_stallwatch(m->node);
         struct proto_status ns;
 
         node_status(m->node, &ns);
@@ -334,6 +389,10 @@ void metrics_health_facts(const struct metrics *m, struct health_facts *f)
         f->applied_index = ns.applied_index;
         f->leader_commit = node_leader_commit(m->node);
         f->max_lag = m->node->cfg->ready_max_lag;
+        f->disk_errno = stallwatch_disk_errno(w);
+        f->disk_failing_ms = stallwatch_disk_failing_ms(w);
+        f->uncommitted_ms = stallwatch_uncommitted_ms(w);
+        f->commit_bound_ms = m->node->cfg->election_timeout_ms;
 }
 
 /* GET /health and GET /ready get their JSON; every other path, metrics. */

@@ -25,6 +25,7 @@
 #include "peer.h"
 #include "raftfsm.h"
 #include "snapspill.h"
+#include "stallwatch.h"
 
 /* configure requires 0.22.1 or later; so does the build. */
 #if RAFT_VERSION_NUMBER < 2201
@@ -220,6 +221,8 @@ static void on_monitor(uv_prepare_t *h)
         }
         raftfsm_spill(&c->rf);
         log_spills(n);
+        stallwatch_tick(&c->watch, leader, raft_commit_index(&c->raft),
+                        raft_last_index(&c->raft));
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
                 log_info("stopped serving: now %s in term %llu",
@@ -388,6 +391,9 @@ static int init_raft(struct node *n, const char *raft_address)
          * loudly instead (docs/raft.md). */
         raft_uv_set_auto_recovery(&c->heard.io, false);
         raft_uv_set_connect_retry_delay(&c->heard.io, CONNECT_RETRY_DELAY_MS);
+        /* libraft says of a failed disk write only to its tracer. */
+        stallwatch_init(&c->watch, n->loop, cfg, raftfsm_keep(&c->rf),
+                        &c->heard.io);
         heard_wrap(&c->heard);
         c->heard.writing = &c->rf.snaps.writing;
         c->heard.installing = &c->raft.snapshot.installing;
@@ -399,6 +405,12 @@ static int init_raft(struct node *n, const char *raft_address)
                 goto err_after_io;
         }
         raftfsm_attach(&c->rf, &c->raft);
+        /* No refusals for a majority short of room: with them a cluster
+         * whose followers started on full disks never recovered once space
+         * was freed (docs/raft.md). The leader appends, the followers'
+         * segment creation is retried, and once it works they store and
+         * the entries commit. */
+        raft_set_capacity_threshold(&c->raft, 0);
         raft_seed(&c->raft, election_seed(cfg->id));
         raft_set_election_timeout(&c->raft, cfg->election_timeout_ms);
         raft_set_heartbeat_timeout(&c->raft, cfg->heartbeat_timeout_ms);
@@ -527,6 +539,7 @@ err_after_raft:
         rv = node_error(rv) != 0 ? node_error(rv) : BATON_EIO;
         n->close_cb = NULL;
         c->raft.data = n;
+        stallwatch_close(&c->watch);
         raft_close(&c->raft, on_raft_closed);
         uv_run(loop, UV_RUN_DEFAULT);
         return rv;
@@ -570,6 +583,7 @@ void node_close(struct node *n, void (*cb)(struct node *n))
         uv_close((uv_handle_t *)&n->monitor, NULL);
         uv_close((uv_handle_t *)&n->draining, NULL);
         uv_close((uv_handle_t *)&n->transfer_timer, NULL);
+        stallwatch_close(&n->core->watch);
         raft_close(&n->core->raft, on_raft_closed);
 }
 
@@ -781,6 +795,11 @@ const struct snapkeep *node_snapkeep(const struct node *n)
 const struct snapspill *node_snapspill(const struct node *n)
 {
         return raftfsm_spills(&n->core->rf);
+}
+
+const struct stallwatch *node_stallwatch(const struct node *n)
+{
+        return &n->core->watch;
 }
 
 void node_restores(const struct node *n, struct raftfsm_restores *out)

@@ -243,6 +243,10 @@ const struct snapkeep *node_snapkeep(const struct node *n);
 /* Its tail's writes into files (snapspill.h). */
 struct snapspill;
 const struct snapspill *node_snapspill(const struct node *n);
+/* Its data directory's writes and room, and a leader's uncommitted
+ * entries (stallwatch.h). */
+struct stallwatch;
+const struct stallwatch *node_stallwatch(const struct node *n);
 
 /* Snapshots installed from the leader and restored on the worker. */
 struct raftfsm_restores;

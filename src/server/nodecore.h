@@ -13,6 +13,7 @@
 #include "node.h"
 #include "plaintcp.h"
 #include "raftfsm.h"
+#include "stallwatch.h"
 
 struct node_core {
         struct node *node;
@@ -23,6 +24,7 @@ struct node_core {
         struct raftfsm rf;
         struct raft_barrier barrier; /* the one that makes the node serve */
         struct raft_transfer transfer;
+        struct stallwatch watch;  /* full disks, entries left uncommitted */
         uint64_t restores_logged; /* installed snapshots said in the log */
         uint64_t drops_logged;    /* InstallSnapshots dropped, said too */
         /* Tail spills that worked and that failed, as last looked at, and

@@ -27,6 +27,7 @@
 #include "harness.h"
 #include "prom.h"
 #include "sc_backup.h"
+#include "sc_diskfull.h"
 #include "sc_notify.h"
 #include "scenario.h"
 
@@ -547,6 +548,8 @@ struct op_scenario {
 };
 
 static void sc_systemd(struct ctx *x);
+static void sc_full_disk(struct ctx *x);
+static void sc_full_disk_restart(struct ctx *x);
 
 static const struct op_scenario scenarios[] = {
     {"GET /health and GET /ready: 200 with JSON on every node; other "
@@ -573,6 +576,15 @@ static const struct op_scenario scenarios[] = {
     {"recovery after losing a majority: batond --recover on a survivor that "
      "missed grants, members added back, tokens above the lost ones",
      sc_recover_majority, true},
+    {"full disk: a follower on one says ENOSPC and its path once, GET /ready "
+     "503 disk-full, free bytes and failed writes in its metrics; a majority "
+     "on them: clients time out, the leader 503 cannot-commit; space freed: "
+     "ready again, said once, every grant kept",
+     sc_full_disk, true},
+    {"full disk: both followers restarted onto full disks: GET /ready 503 "
+     "disk-full, clients time out; space freed: the cluster commits again "
+     "without a restart, said once, every grant kept",
+     sc_full_disk_restart, true},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
@@ -582,6 +594,16 @@ static bool skipped_last;
 static void sc_systemd(struct ctx *x)
 {
         sc_systemd_run(x, &skipped_last);
+}
+
+static void sc_full_disk(struct ctx *x)
+{
+        sc_disk_full(x, &skipped_last);
+}
+
+static void sc_full_disk_restart(struct ctx *x)
+{
+        sc_disk_full_restart(x, &skipped_last);
 }
 
 static bool fresh(struct ctx *x)

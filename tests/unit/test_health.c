@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -157,6 +158,90 @@ static void reason_names(void **state)
         assert_string_equal(health_reason_name(HEALTH_NOT_SERVING),
                             "leader-not-serving");
         assert_string_equal(health_reason_name(HEALTH_LAGGING), "lagging");
+        assert_string_equal(health_reason_name(HEALTH_DISK_FULL), "disk-full");
+        assert_string_equal(health_reason_name(HEALTH_DISK_ERROR),
+                            "disk-error");
+        assert_string_equal(health_reason_name(HEALTH_CANNOT_COMMIT),
+                            "cannot-commit");
+}
+
+/* A node whose raft cannot write its data directory: not ready, whatever
+ * else holds (its own fault before the cluster's), and still healthy:
+ * it is alive, and a restart would free no space. */
+static void not_ready_while_disk_full(void **state)
+{
+        struct health_facts f = follower();
+        char body[512];
+        int status = 0;
+
+        (void)state;
+        f.disk_errno = ENOSPC;
+        f.disk_failing_ms = 12345;
+        render(&f, true, body, sizeof body, &status);
+        assert_int_equal(status, 503);
+        assert_non_null(strstr(body, "{\"status\":\"not-ready\","
+                                     "\"reason\":\"disk-full\","
+                                     "\"message\":\"raft cannot write to "
+                                     "this node's data directory (No space "
+                                     "left on device) and has not for 12.3 "
+                                     "s\","));
+        f.leader = 0; /* no leader either: the disk is said first */
+        f.applied_index = 0;
+        assert_int_equal(ready_check(&f), HEALTH_DISK_FULL);
+        assert_int_equal(health_check(&f), HEALTH_OK);
+        render(&f, false, body, sizeof body, &status);
+        assert_int_equal(status, 200);
+        f.disk_errno = EROFS;
+        assert_int_equal(ready_check(&f), HEALTH_DISK_ERROR);
+        f.disk_errno = EIO;
+        render(&f, true, body, sizeof body, &status);
+        assert_int_equal(status, 503);
+        assert_non_null(strstr(body, "\"reason\":\"disk-error\""));
+        assert_non_null(strstr(body, "(Input/output error)"));
+        f.role = BATON_ROLE_UNAVAILABLE;
+        assert_int_equal(ready_check(&f), HEALTH_RAFT_NOT_RUNNING);
+        f = follower();
+        f.disk_errno = 0;
+        assert_int_equal(ready_check(&f), HEALTH_OK);
+}
+
+/* A leader whose oldest uncommitted entry has waited longer than an
+ * election timeout cannot commit: not ready, still healthy. Exactly the
+ * bound is not yet more; a follower never says it. */
+static void leader_that_cannot_commit(void **state)
+{
+        struct health_facts f = follower();
+        char body[512];
+        int status = 0;
+
+        (void)state;
+        f.role = BATON_ROLE_LEADER;
+        f.leader = 1;
+        f.serving = true;
+        f.commit_bound_ms = 300;
+        f.uncommitted_ms = 300;
+        assert_int_equal(ready_check(&f), HEALTH_OK);
+        f.uncommitted_ms = 2500;
+        render(&f, true, body, sizeof body, &status);
+        assert_int_equal(status, 503);
+        assert_non_null(strstr(body, "\"reason\":\"cannot-commit\","
+                                     "\"message\":\"this node leads term 7 "
+                                     "and has not committed for 2.5 s, more "
+                                     "than an election timeout (300 ms): a "
+                                     "majority of voters does not store its "
+                                     "entries\""));
+        assert_int_equal(health_check(&f), HEALTH_OK);
+        /* A new leader whose barrier cannot commit says why, too. */
+        f.serving = false;
+        assert_int_equal(ready_check(&f), HEALTH_CANNOT_COMMIT);
+        /* Its own full disk comes first. */
+        f.disk_errno = ENOSPC;
+        assert_int_equal(ready_check(&f), HEALTH_DISK_FULL);
+        /* A follower's facts never make it. */
+        f = follower();
+        f.commit_bound_ms = 300;
+        f.uncommitted_ms = 5000;
+        assert_int_equal(ready_check(&f), HEALTH_OK);
 }
 
 /* --- heard.c with a stand-in raft_io -------------------------------------- */
@@ -405,6 +490,8 @@ int main(void)
             cmocka_unit_test(not_ready_without_leader),
             cmocka_unit_test(leader_ready_once_serving),
             cmocka_unit_test(reason_names),
+            cmocka_unit_test(not_ready_while_disk_full),
+            cmocka_unit_test(leader_that_cannot_commit),
             cmocka_unit_test(heard_tracks_leader_commit),
             cmocka_unit_test(heard_drops_installs_while_writing),
             cmocka_unit_test(heard_drops_installs_while_installing),
