@@ -92,6 +92,17 @@ static int open_client(const struct args *o, const char *source,
         bo.tls_ca = tls_file(o->cacert, "BATON_CACERT");
         bo.tls_cert = tls_file(o->cert, "BATON_CERT");
         bo.tls_key = tls_file(o->key, "BATON_KEY");
+        if ((bo.tls_ca != NULL || bo.tls_cert != NULL || bo.tls_key != NULL) &&
+            (bo.tls_ca == NULL || bo.tls_cert == NULL || bo.tls_key == NULL)) {
+                fprintf(stderr,
+                        "batonctl: TLS needs all of --cacert, --cert and "
+                        "--key (or BATON_CACERT, BATON_CERT, BATON_KEY); %s "
+                        "is missing\n",
+                        bo.tls_ca == NULL     ? "--cacert"
+                        : bo.tls_cert == NULL ? "--cert"
+                                              : "--key");
+                return lock ? SUPERVISE_FAILED : EXIT_USAGE;
+        }
         rv = baton_client_create(c, o->endpoints, &bo);
         if (rv == BATON_ETLS || rv == BATON_EINVAL) {
                 /* libbaton's detail names the file, the option or the
