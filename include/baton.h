@@ -85,7 +85,9 @@ extern "C" {
         X(EIDINUSE,         -52, "a member with this id exists already") \
         X(EISLEADER,        -53, "that member is the leader already") \
         X(EUNREACHABLE,     -54, "the member cannot be reached") \
-        X(ECONNECT,         -55, "cannot connect to any node of the cluster")
+        X(ECONNECT,         -55, "cannot connect to any node of the cluster") \
+        X(ENOTVOTER,        -56, "that member does not vote, so it cannot lead") \
+        X(EADDRINUSE,       -57, "another member has this address")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,
