@@ -1,7 +1,11 @@
 /* A node's proposals and membership changes: libraft's requests behind
  * node_apply(), node_barrier(), node_add(), node_promote() and
- * node_remove(). */
+ * node_remove(), and node_probe()'s connection to a member to be. */
+#include <stdlib.h>
+
 #include <raft.h>
+#include <raft/uv.h>
+#include <uv.h>
 
 #include "../../include/baton.h"
 #include "node.h"
@@ -132,4 +136,104 @@ int node_remove(struct node *n, struct node_request *req, uint64_t id,
         REFUSE_DURING_HANDOVER(n, req);
         rv = raft_remove(&n->core->raft, r, id, changed);
         return rv != 0 ? refuse(req, rv) : 0;
+}
+
+/* --- Probes ----------------------------------------------------------------
+ *
+ * A probe outlives its answer when the wait ran out first: raft's connect
+ * request cannot be taken back, so the record is freed once both the
+ * transport has called back and the timer is closed. */
+
+struct probe {
+        struct raft_uv_connect req;
+        uv_timer_t timer;
+        node_probe_cb cb; /* NULL once answered */
+        void *data;
+        bool connecting; /* the transport has yet to call back */
+        bool timing;     /* the timer is not closed yet */
+};
+
+static void probe_release(struct probe *p)
+{
+        if (!p->connecting && !p->timing) {
+                free(p);
+        }
+}
+
+static void probe_timer_closed(uv_handle_t *h)
+{
+        struct probe *p = h->data;
+
+        p->timing = false;
+        probe_release(p);
+}
+
+static void probe_answer(struct probe *p, int status)
+{
+        node_probe_cb cb = p->cb;
+
+        p->cb = NULL;
+        if (!uv_is_closing((uv_handle_t *)&p->timer)) {
+                uv_close((uv_handle_t *)&p->timer, probe_timer_closed);
+        }
+        if (cb != NULL) {
+                cb(p->data, status);
+        }
+}
+
+static void probe_timeout(uv_timer_t *t)
+{
+        probe_answer(t->data, BATON_EUNREACHABLE);
+}
+
+/* The stream a transport hands over is raft's to free, once closed. */
+static void free_stream(uv_handle_t *h)
+{
+        raft_free(h);
+}
+
+static void probed(struct raft_uv_connect *req, struct uv_stream_s *stream,
+                   int status)
+{
+        struct probe *p = req->data;
+
+        p->connecting = false;
+        if (stream != NULL) {
+                uv_close((uv_handle_t *)stream, free_stream);
+        }
+        probe_answer(p, status == 0               ? 0
+                        : status == RAFT_CANCELED ? BATON_ESHUTDOWN
+                                                  : BATON_EUNREACHABLE);
+        probe_release(p);
+}
+
+int node_probe(struct node *n, uint64_t id, const char *address,
+               unsigned timeout_ms, node_probe_cb cb, void *data)
+{
+        /* Both transports, TCP and TLS, sit first in struct plaintcp. */
+        struct raft_uv_transport *t = &n->core->net.transport;
+        struct probe *p = calloc(1, sizeof *p);
+        int rv;
+
+        if (p == NULL) {
+                return BATON_ENOMEM;
+        }
+        p->req.data = p;
+        p->data = data;
+        p->connecting = true;
+        p->timing = true;
+        uv_timer_init(n->loop, &p->timer);
+        p->timer.data = p;
+        p->cb = cb;
+        rv = t->connect(t, &p->req, id, address, probed);
+        if (rv != 0) {
+                /* Refused at once: no callback of raft's or ours. */
+                p->cb = NULL;
+                p->connecting = false;
+                uv_close((uv_handle_t *)&p->timer, probe_timer_closed);
+                return rv == RAFT_NOMEM ? BATON_ENOMEM : BATON_EUNREACHABLE;
+        }
+        /* Both transports call back from the loop, never from here. */
+        uv_timer_start(&p->timer, probe_timeout, timeout_ms, 0);
+        return 0;
 }
