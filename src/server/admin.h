@@ -23,7 +23,8 @@
 
 /*
  * Check that a node answers at the raft address as that member (through
- * the raft transport, for up to 2 s: else BATON_EUNREACHABLE), record the
+ * the raft transport, trying for up to 2 s: else BATON_EUNREACHABLE,
+ * nothing changed), record the
  * member's addresses in the directory (a MEMBER entry), add it as a
  * spare, then make it a voter once it has caught up. A member that stops
  * answering while it catches up is answered BATON_EUNREACHABLE and left a

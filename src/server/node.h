@@ -219,14 +219,15 @@ bool node_has_member(struct node *n, uint64_t id, const char *raft_address);
 typedef void (*node_probe_cb)(void *data, int status);
 
 /*
- * Whether a node answers at `address` (copied) as member `id`: one
+ * Whether a node answers at `address` (copied) as member `id`: a
  * connection through the raft transport, as the leader would open to
  * replicate to it (with TLS, the handshake and the check that its
- * certificate is that member's), closed at once. `cb` runs once the
- * connection is made, or failed, or `timeout_ms` passed, whichever comes
- * first, and also when the node closes meanwhile; `data` must stay valid
- * until then. 0, or BATON_ENOMEM / BATON_EUNREACHABLE (refused at once:
- * then `cb` never runs).
+ * certificate is that member's), closed at once; one that fails is tried
+ * again every 100 ms, for a node still starting. `cb` runs once a
+ * connection is made, or `timeout_ms` passed without one, and also when
+ * the node closes meanwhile; `data` must stay valid until then. 0, or
+ * BATON_ENOMEM / BATON_EUNREACHABLE (refused at once: then `cb` never
+ * runs).
  */
 int node_probe(struct node *n, uint64_t id, const char *address,
                unsigned timeout_ms, node_probe_cb cb, void *data);

@@ -1,6 +1,7 @@
 /* A node's proposals and membership changes: libraft's requests behind
  * node_apply(), node_barrier(), node_add(), node_promote() and
  * node_remove(), and node_probe()'s connection to a member to be. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <raft.h>
@@ -140,17 +141,25 @@ int node_remove(struct node *n, struct node_request *req, uint64_t id,
 
 /* --- Probes ----------------------------------------------------------------
  *
- * A probe outlives its answer when the wait ran out first: raft's connect
- * request cannot be taken back, so the record is freed once both the
+ * A refused connection is tried again every PROBE_RETRY_MS until the wait
+ * runs out, so that a node still starting up is found. A probe outlives
+ * its answer when the wait ran out during a connection attempt: raft's
+ * connect request cannot be taken back, so the record is freed once the
  * transport has called back and the timer is closed. */
+
+#define PROBE_RETRY_MS 100
 
 struct probe {
         struct raft_uv_connect req;
-        uv_timer_t timer;
+        struct raft_uv_transport *t;
+        uv_timer_t timer; /* the deadline while connecting, else the retry */
         node_probe_cb cb; /* NULL once answered */
         void *data;
-        bool connecting; /* the transport has yet to call back */
-        bool timing;     /* the timer is not closed yet */
+        uint64_t id;
+        uint64_t deadline; /* in uv_now()'s time */
+        bool connecting;   /* the transport has yet to call back */
+        bool timing;       /* the timer is not closed yet */
+        char address[PROTO_ADDRESS_MAX + 1];
 };
 
 static void probe_release(struct probe *p)
@@ -181,59 +190,99 @@ static void probe_answer(struct probe *p, int status)
         }
 }
 
-static void probe_timeout(uv_timer_t *t)
+static void probed(struct raft_uv_connect *req, struct uv_stream_s *stream,
+                   int status);
+static void probe_tick(uv_timer_t *t);
+
+/* One connection attempt, with the timer at the deadline meanwhile. 0, or
+ * BATON_ENOMEM / BATON_EUNREACHABLE (refused at once: no callback). */
+static int probe_connect(struct probe *p)
 {
-        probe_answer(t->data, BATON_EUNREACHABLE);
+        uint64_t now = uv_now(p->timer.loop);
+        int rv;
+
+        p->connecting = true;
+        rv = p->t->connect(p->t, &p->req, p->id, p->address, probed);
+        if (rv != 0) {
+                p->connecting = false;
+                return rv == RAFT_NOMEM ? BATON_ENOMEM : BATON_EUNREACHABLE;
+        }
+        /* Both transports call back from the loop, never from here. */
+        uv_timer_start(&p->timer, probe_tick,
+                       p->deadline > now ? p->deadline - now : 0, 0);
+        return 0;
 }
 
-/* The stream a transport hands over is raft's to free, once closed. */
+/* The deadline, during an attempt; else the time to try again. */
+static void probe_tick(uv_timer_t *t)
+{
+        struct probe *p = t->data;
+        int rv;
+
+        if (p->connecting || uv_now(t->loop) >= p->deadline) {
+                probe_answer(p, BATON_EUNREACHABLE);
+                return;
+        }
+        rv = probe_connect(p);
+        if (rv != 0) {
+                probe_answer(p, rv);
+        }
+}
+
 static void free_stream(uv_handle_t *h)
 {
-        raft_free(h);
+        raft_free(h); /* a transport's stream is raft's to free, closed */
 }
 
 static void probed(struct raft_uv_connect *req, struct uv_stream_s *stream,
                    int status)
 {
         struct probe *p = req->data;
+        uint64_t now;
 
         p->connecting = false;
         if (stream != NULL) {
                 uv_close((uv_handle_t *)stream, free_stream);
         }
-        probe_answer(p, status == 0               ? 0
-                        : status == RAFT_CANCELED ? BATON_ESHUTDOWN
-                                                  : BATON_EUNREACHABLE);
-        probe_release(p);
+        if (p->cb == NULL) {
+                probe_release(p); /* answered already: the wait ran out */
+                return;
+        }
+        now = uv_now(p->timer.loop);
+        if (status == 0 || status == RAFT_CANCELED ||
+            now + PROBE_RETRY_MS >= p->deadline) {
+                probe_answer(p, status == 0               ? 0
+                                : status == RAFT_CANCELED ? BATON_ESHUTDOWN
+                                                          : BATON_EUNREACHABLE);
+                return;
+        }
+        uv_timer_start(&p->timer, probe_tick, PROBE_RETRY_MS, 0);
 }
 
 int node_probe(struct node *n, uint64_t id, const char *address,
                unsigned timeout_ms, node_probe_cb cb, void *data)
 {
-        /* Both transports, TCP and TLS, sit first in struct plaintcp. */
-        struct raft_uv_transport *t = &n->core->net.transport;
         struct probe *p = calloc(1, sizeof *p);
         int rv;
 
         if (p == NULL) {
                 return BATON_ENOMEM;
         }
+        /* Both transports, TCP and TLS, sit first in struct plaintcp. */
+        p->t = &n->core->net.transport;
         p->req.data = p;
         p->data = data;
-        p->connecting = true;
+        p->id = id;
+        snprintf(p->address, sizeof p->address, "%s", address);
         p->timing = true;
         uv_timer_init(n->loop, &p->timer);
         p->timer.data = p;
+        p->deadline = uv_now(n->loop) + timeout_ms;
         p->cb = cb;
-        rv = t->connect(t, &p->req, id, address, probed);
+        rv = probe_connect(p);
         if (rv != 0) {
-                /* Refused at once: no callback of raft's or ours. */
                 p->cb = NULL;
-                p->connecting = false;
                 uv_close((uv_handle_t *)&p->timer, probe_timer_closed);
-                return rv == RAFT_NOMEM ? BATON_ENOMEM : BATON_EUNREACHABLE;
         }
-        /* Both transports call back from the loop, never from here. */
-        uv_timer_start(&p->timer, probe_timeout, timeout_ms, 0);
-        return 0;
+        return rv;
 }
