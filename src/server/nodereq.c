@@ -106,6 +106,18 @@ int node_barrier(struct node *n, struct node_request *req, node_request_cb cb)
         return rv != 0 ? refuse(req, rv) : 0;
 }
 
+/* libraft 0.22.1 refuses a configuration change while another is under
+ * way (RAFT_CANTCHANGE) only after it has encoded the new configuration,
+ * whose buffer it then leaks (clientChangeConfiguration in legacy.c):
+ * refuse it here first (docs/raft.md). */
+#define REFUSE_WHILE_CHANGING(n, req)                                          \
+        do {                                                                   \
+                if ((n)->core->raft.legacy.change != NULL ||                   \
+                    (n)->core->raft.configuration_uncommitted_index != 0) {    \
+                        return refuse(req, RAFT_CANTCHANGE);                   \
+                }                                                              \
+        } while (0)
+
 int node_add(struct node *n, struct node_request *req, uint64_t id,
              const char *raft_address, node_request_cb cb)
 {
@@ -113,6 +125,7 @@ int node_add(struct node *n, struct node_request *req, uint64_t id,
         int rv;
 
         REFUSE_DURING_HANDOVER(n, req);
+        REFUSE_WHILE_CHANGING(n, req);
         rv = raft_add(&n->core->raft, r, id, raft_address, changed);
         return rv != 0 ? refuse(req, rv) : 0;
 }
@@ -124,6 +137,7 @@ int node_promote(struct node *n, struct node_request *req, uint64_t id,
         int rv;
 
         REFUSE_DURING_HANDOVER(n, req);
+        REFUSE_WHILE_CHANGING(n, req);
         rv = raft_assign(&n->core->raft, r, id, RAFT_VOTER, changed);
         return rv != 0 ? refuse(req, rv) : 0;
 }
@@ -135,6 +149,7 @@ int node_remove(struct node *n, struct node_request *req, uint64_t id,
         int rv;
 
         REFUSE_DURING_HANDOVER(n, req);
+        REFUSE_WHILE_CHANGING(n, req);
         rv = raft_remove(&n->core->raft, r, id, changed);
         return rv != 0 ? refuse(req, rv) : 0;
 }
