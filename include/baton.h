@@ -1003,7 +1003,8 @@ BATON_API int baton_member_remove(baton_client *c, uint64_t id);
  * such member), BATON_EISLEADER (it leads already), BATON_ENOTVOTER (a
  * spare or a standby, which cannot lead; for 0: no other voter),
  * BATON_EUNREACHABLE (it did not take over in time: down, or too far
- * behind; the leader stays), BATON_ENOANSWER. Thread-safe.
+ * behind; the leader kept leading, though a node that was only paused may
+ * take over when it resumes), BATON_ENOANSWER. Thread-safe.
  */
 BATON_API int baton_transfer_to(baton_client *c, uint64_t id, uint64_t *from,
                                 uint64_t *to);

@@ -206,7 +206,15 @@ int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
  * would come back as "no such member". A MEMBER_REMOVE is sent again too
  * when its outcome is unknown (the connection closed, or leadership was
  * lost), and a later "no such member" then means it was done; a TRANSFER
- * is not, and fails with BATON_ENOANSWER. */
+ * is not, and fails with BATON_ENOANSWER.
+ *
+ * A PING follows the request on each connection: a node that took the
+ * connection but does not answer it within ONCE_SILENT_MS (one stopped
+ * with SIGSTOP: the kernel completes the connection) has read neither,
+ * and the request goes to another node. The leader answers a PING at
+ * once, even while it transfers. */
+
+#define ONCE_SILENT_MS 1000
 
 struct once {
         struct link link;
@@ -214,6 +222,8 @@ struct once {
         size_t len;
         bool again;              /* send it again after an unknown outcome */
         uint64_t id;             /* the frame id of the last send */
+        uint64_t ping;           /* the PING's that followed it */
+        int64_t sent_ms;         /* when; 0 once the PONG came */
         bool resend;             /* send on the next connection */
         bool unknown;            /* an earlier send may have been acted on */
         unsigned long redirects; /* link.redirects at the last send */
@@ -221,23 +231,44 @@ struct once {
         int rv; /* 1 while waiting; then 0 (answered: res) or an error */
 };
 
-static void once_send(struct once *o)
+static void once_send(struct once *o, int64_t now)
 {
+        uint8_t ping[PROTO_HEADER_SIZE];
+
         o->id = link_put(&o->link, o->frame, o->len);
+        o->ping = link_put(&o->link, ping,
+                           proto_write_empty(ping, sizeof ping, 0, PROTO_PING));
+        o->sent_ms = now;
         o->resend = false;
         o->redirects = o->link.redirects;
-        if (o->id == 0) {
+        if (o->id == 0 || o->ping == 0) {
                 o->rv = BATON_ENOMEM;
         }
+}
+
+/* link_drive()'s turn: a node silent since the send has read nothing. */
+static int64_t once_turn(void *data, int64_t now)
+{
+        struct once *o = data;
+
+        if (o->sent_ms == 0 || !link_up(&o->link)) {
+                return CLOCK_NEVER;
+        }
+        if (now < o->sent_ms + ONCE_SILENT_MS) {
+                return o->sent_ms + ONCE_SILENT_MS;
+        }
+        o->sent_ms = 0;
+        o->resend = true;
+        link_fail(&o->link, now, true);
+        return now; /* a turn again at once, to connect elsewhere */
 }
 
 static void once_connected(void *data, int64_t now)
 {
         struct once *o = data;
 
-        (void)now;
         if (o->resend || o->link.redirects != o->redirects) {
-                once_send(o);
+                once_send(o, now);
                 return;
         }
         /* The connection closed after the send, with no NOT_LEADER. */
@@ -249,7 +280,7 @@ static void once_connected(void *data, int64_t now)
                 return;
         }
         o->unknown = true;
-        once_send(o);
+        once_send(o, now);
 }
 
 static void once_frame(void *data, const struct proto_header *h,
@@ -258,6 +289,10 @@ static void once_frame(void *data, const struct proto_header *h,
         struct once *o = data;
         struct proto_result res;
 
+        if (h->type == PROTO_PONG && h->id == o->ping) {
+                o->sent_ms = 0; /* alive: it read the request too */
+                return;
+        }
         if (h->id != o->id) {
                 return;
         }
@@ -317,7 +352,7 @@ static int ask_once(baton_client *c, uint8_t type, uint64_t v, bool again,
         link_listen(&o.link, &cb);
         link_drive(&o.link, &o.rv,
                    clock_after(clock_now_ms(), c->opts.request_timeout_ms),
-                   NULL, NULL);
+                   once_turn, &o);
         link_close(&o.link);
         *res = o.res;
         *unknown = o.unknown;
@@ -373,8 +408,9 @@ static int transfer_refused(baton_client *c, uint64_t id, int rv)
         case BATON_EUNREACHABLE:
                 return errmsg_set(
                     rv,
-                    "%s did not take over in time (down, or too far "
-                    "behind): the leader stays",
+                    "%s did not take over in time: down, or too far behind "
+                    "(the leader kept leading; a node that was only paused "
+                    "may still take over when it resumes)",
                     id == 0 ? "no voter" : "the member");
         case BATON_ENOANSWER:
                 return errmsg_set(rv,

@@ -207,7 +207,7 @@ static void ctl_bare(struct run *r, ...)
 
 static void show(const struct run *r)
 {
-        diag("exit %d after %" PRId64 " ms; stdout: %.600s; stderr: %.600s",
+        diag("exit %d after %" PRId64 " ms; stdout: %.600s; stderr: %.3000s",
              r->status, r->elapsed_ms, r->out, r->err);
 }
 
@@ -508,6 +508,38 @@ static void success_lines(void)
         baton_client_destroy(c);
 }
 
+/* A transfer to a voter that is down: the leader waits for it, then says
+ * it did not take over. The paused node is the first endpoint: without
+ * TLS it takes the connection (the kernel does) and reads nothing, and
+ * batonctl must go on to another node rather than wait for it. */
+static void transfer_to_down(void)
+{
+        unsigned leader = leader_now(), follower = a_follower(leader);
+        char fol[16], endpoints[3 * 32];
+        struct run r;
+
+        snprintf(fol, sizeof fol, "%u", follower);
+        snprintf(endpoints, sizeof endpoints, "%s,%s",
+                 harness_client_address(&cluster, follower),
+                 harness_client_address(&cluster, leader));
+        if (!ok(harness_pause(&cluster, follower) == 0, "pause follower %u",
+                follower)) {
+                return;
+        }
+        ctl_bare(&r, "--endpoints", endpoints, "transfer", fol, NULL);
+        harness_resume(&cluster, follower);
+        expect(&r, 3, "",
+               "batonctl: transfer: the member did not take over in time: "
+               "down, or too far behind (the leader kept leading; a node "
+               "that was only paused may still take over when it resumes)\n",
+               "transfer to a paused voter: refused once the leader waited");
+        ok(r.elapsed_ms < 4000,
+           "... within the transfer's bound, not the client's timeout (%" PRId64
+           " ms)",
+           r.elapsed_ms);
+        ok(leader_now() != 0, "the cluster has a leader again");
+}
+
 /* Start node `id` (the next one: harness_add_node) with join = true and
  * pause it, as a node that stops answering would. */
 static bool paused_joiner(unsigned *id)
@@ -696,11 +728,20 @@ int main(int argc, char **argv)
         ttl_range();
         file_errors();
         success_lines();
+        transfer_to_down();
         add_retried();
         add_undone();
 
         if (harness_reap(&cluster) != 0) {
                 ok(false, "no node exited unexpectedly");
+        }
+        /* Stopped first, so that what a sanitizer says at exit is in. */
+        harness_stop(&cluster);
+        {
+                char first[512] = "";
+                ok(harness_scan_logs(&cluster, first, sizeof first) == 0,
+                   "no sanitizer or assertion report in the nodes' logs %s",
+                   first);
         }
         if (tests_failed != 0) {
                 cluster.failed = true;
