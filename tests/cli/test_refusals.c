@@ -458,6 +458,7 @@ static void file_errors(void)
                  "does not match)\n",
                  file);
         expect(&r, 3, "", want, "snapshot inspect of an empty file");
+        unlink(file);
 }
 
 /* What a change did, one line each. */
