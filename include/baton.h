@@ -85,7 +85,9 @@ extern "C" {
         X(EIDINUSE,         -52, "a member with this id exists already") \
         X(EISLEADER,        -53, "that member is the leader already") \
         X(EUNREACHABLE,     -54, "the member cannot be reached") \
-        X(ECONNECT,         -55, "cannot connect to any node of the cluster")
+        X(ECONNECT,         -55, "cannot connect to any node of the cluster") \
+        X(ENOTVOTER,        -56, "that member does not vote, so it cannot lead") \
+        X(EADDRINUSE,       -57, "another member has this address")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,
@@ -928,12 +930,25 @@ BATON_API int baton_backup_inspect(const char *path,
 
 /**
  * Add a member to the running cluster (it must run with join = true): the
- * leader records its addresses, adds it and promotes it to voter once it
- * has caught up. Addresses as in batond's member lines: "host:port" or
- * "[ipv6]:port", but the raft address not IPv6 (libraft 0.22.1 cannot use
- * one). 0 or BATON_ECANTCHANGE (another change runs), BATON_EINVAL (an
- * id in use, a malformed address, an IPv6 raft address), BATON_ENOANSWER
- * (the outcome is then unknown: check baton_status()).
+ * leader checks that a node answers at `raft_address` as member `id`,
+ * records its addresses, adds it and promotes it to voter once it has
+ * caught up; 0 means it is a voter. Addresses as in batond's member lines:
+ * "host:port" or "[ipv6]:port", but the raft address not IPv6 (libraft
+ * 0.22.1 cannot use one).
+ *
+ * An add of a member that is one already with the same addresses carries
+ * on where an earlier add stopped: so after BATON_ENOANSWER (the outcome
+ * unknown) or BATON_EUNREACHABLE, the same call again finishes the add,
+ * and baton_member_remove() undoes it.
+ *
+ * Errors, each with its detail in baton_errmsg(): BATON_EINVAL (id 0, a
+ * malformed address, an IPv6 raft address: refused before anything is
+ * sent), BATON_EIDINUSE (`id` is a member with other addresses),
+ * BATON_EADDRINUSE (another member has one of the addresses),
+ * BATON_EUNREACHABLE (no node answered at `raft_address` within 2 s:
+ * nothing changed; or the node stopped answering while it caught up: it
+ * is left a spare), BATON_ECANTCHANGE (another change runs),
+ * BATON_ENOANSWER. Thread-safe.
  */
 BATON_API int baton_member_add(baton_client *c, uint64_t id,
                                const char *raft_address,
@@ -969,10 +984,36 @@ BATON_API int baton_session_revoke(baton_client *c, uint64_t session);
 BATON_API int baton_revoke(baton_client *c, const char *name, uint64_t session,
                            uint64_t token);
 
-/** Remove a member. 0 or BATON_ECANTCHANGE, BATON_EINVAL, BATON_ENOANSWER. */
+/**
+ * Remove a member (a voter, or a spare an add left). 0 or BATON_ENOMEMBER
+ * (no member has that id; baton_errmsg() lists the members),
+ * BATON_ECANTCHANGE, BATON_EINVAL (id 0), BATON_ENOANSWER. Thread-safe.
+ */
 BATON_API int baton_member_remove(baton_client *c, uint64_t id);
 
-/** Ask the leader to hand leadership to member `id` (0: any voter). */
+/**
+ * Ask the leader to hand leadership to member `id` (0: any other voter),
+ * and wait until it has moved, over a connection of its own (sent again
+ * only to a node that did not act on it). The leader first waits, for up
+ * to two election timeouts, until the member has stored its whole log,
+ * then hands over; the call returns once the leader knows its successor,
+ * at most three election timeouts after the start (or the handle's
+ * request timeout, if shorter). On 0, `*from` (may be NULL) is the member
+ * that led and `*to` (may be NULL) the one leading now: another than `id`
+ * if it won the election instead, 0 if none is known yet (both 0 from a
+ * node of an earlier release, which answers when the transfer starts).
+ *
+ * Errors, each with its detail in baton_errmsg(): BATON_ENOMEMBER (no
+ * such member), BATON_EISLEADER (it leads already), BATON_ENOTVOTER (a
+ * spare or a standby, which cannot lead; for 0: no other voter),
+ * BATON_EUNREACHABLE (it did not take over in time: down, or too far
+ * behind; the leader kept leading, though a node that was only paused may
+ * take over when it resumes), BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_transfer_to(baton_client *c, uint64_t id, uint64_t *from,
+                                uint64_t *to);
+
+/** baton_transfer_to(c, id, NULL, NULL). */
 BATON_API int baton_transfer(baton_client *c, uint64_t id);
 
 /**

@@ -454,6 +454,14 @@ static void operands(struct args *a, const struct commands_entry *c,
         switch (c->command) {
         case ARGS_LOCK:
                 for (unsigned i = 1; i < ops->n; i++) {
+                        for (unsigned j = 0; j < a->n_names; j++) {
+                                if (strcmp(a->names[j], ops->v[i]) == 0) {
+                                        bad(a,
+                                            "lock: \"%s\" named twice: a "
+                                            "multi-lock takes each name once",
+                                            ops->v[i]);
+                                }
+                        }
                         a->names[a->n_names++] = ops->v[i];
                 }
                 break;

@@ -436,11 +436,40 @@ static int cmd_member(baton_client *c, const struct args *o)
         case ARGS_MEMBER_ADD:
                 rv = baton_member_add(c, o->id, o->raft_address,
                                       o->client_address);
-                return rv == 0 ? EXIT_OK : failed(o, "member add", rv);
+                if (rv == BATON_EINVAL) {
+                        /* libbaton refuses a malformed address before it
+                         * sends anything: the command line is wrong. */
+                        print_error(o->json, "member add", rv);
+                        return EXIT_USAGE;
+                }
+                if (rv != 0) {
+                        return failed(o, "member add", rv);
+                }
+                print_member_added(stdout, o->json, o->id);
+                return EXIT_OK;
         default:
                 rv = baton_member_remove(c, o->id);
-                return rv == 0 ? EXIT_OK : failed(o, "member remove", rv);
+                if (rv != 0) {
+                        return failed(o, "member remove", rv);
+                }
+                print_member_removed(stdout, o->json, o->id);
+                return EXIT_OK;
         }
+}
+
+/* transfer ID: where leadership went; exit 1 when it is not where it was
+ * asked to go (another member won, or none is known yet). */
+static int cmd_transfer(baton_client *c, const struct args *o)
+{
+        uint64_t from = 0, to = 0;
+        int rv = baton_transfer_to(c, o->id, &from, &to);
+
+        if (rv != 0) {
+                return failed(o, "transfer", rv);
+        }
+        print_transferred(stdout, o->json, o->id, from, to);
+        return from != 0 && (to == 0 || (o->id != 0 && to != o->id)) ? EXIT_NO
+                                                                     : EXIT_OK;
 }
 
 /* The most locks `list` shows: as many as one request returns. */
@@ -486,7 +515,7 @@ static int cmd_snapshot_inspect(const struct args *o)
         int rv = baton_backup_inspect(o->name, &info);
 
         if (rv != 0) {
-                return failed(o, o->name, rv);
+                return failed(o, "snapshot inspect", rv); /* names the file */
         }
         print_backup(stdout, o->json, o->name, &info);
         return EXIT_OK;
@@ -507,13 +536,13 @@ static int run(baton_client *c, const struct args *o)
         case ARGS_LIST:
                 return cmd_list(c, o, o->name);
         case ARGS_TRANSFER:
-                rv = baton_transfer(c, o->id);
-                return rv == 0 ? EXIT_OK : failed(o, "transfer", rv);
+                return cmd_transfer(c, o);
         case ARGS_SESSION_CLOSE:
                 rv = baton_session_revoke(c, o->id);
                 if (rv != 0) {
                         return failed(o, "session close", rv);
                 }
+                print_session_closed(stdout, o->json, o->id);
                 return EXIT_OK;
         case ARGS_REVOKE:
                 return cmd_revoke(c, o);

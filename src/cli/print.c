@@ -590,3 +590,59 @@ void print_backup(FILE *out, bool json, const char *path,
                 b->index, b->term, b->made_ms, when, b->sessions, b->locks,
                 b->grants, b->waiters, b->size, b->index);
 }
+
+void print_member_added(FILE *out, bool json, uint64_t id)
+{
+        if (!json) {
+                fprintf(out, "member %" PRIu64 " added as voter\n", id);
+                return;
+        }
+        fprintf(out, "{\"member\":%" PRIu64 ",\"role\":\"voter\"}\n", id);
+}
+
+void print_member_removed(FILE *out, bool json, uint64_t id)
+{
+        if (!json) {
+                fprintf(out, "member %" PRIu64 " removed\n", id);
+                return;
+        }
+        fprintf(out, "{\"member\":%" PRIu64 ",\"removed\":true}\n", id);
+}
+
+void print_transferred(FILE *out, bool json, uint64_t asked, uint64_t from,
+                       uint64_t to)
+{
+        if (json) {
+                fprintf(out,
+                        "{\"asked\":%" PRIu64 ",\"from\":%" PRIu64
+                        ",\"to\":%" PRIu64 "}\n",
+                        asked, from, to);
+        } else if (from == 0) {
+                fputs("leadership transfer started (the node does not say "
+                      "where leadership went)\n",
+                      out);
+        } else if (to == 0) {
+                fprintf(out,
+                        "leadership left %" PRIu64 "; no leader known yet\n",
+                        from);
+        } else if (asked != 0 && to != asked) {
+                fprintf(out,
+                        "leadership transferred from %" PRIu64 " to %" PRIu64
+                        ", not to %" PRIu64 "\n",
+                        from, to, asked);
+        } else {
+                fprintf(out,
+                        "leadership transferred from %" PRIu64 " to %" PRIu64
+                        "\n",
+                        from, to);
+        }
+}
+
+void print_session_closed(FILE *out, bool json, uint64_t session)
+{
+        if (!json) {
+                fprintf(out, "session %" PRIu64 " closed\n", session);
+                return;
+        }
+        fprintf(out, "{\"session\":%" PRIu64 ",\"closed\":true}\n", session);
+}

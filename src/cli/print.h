@@ -58,4 +58,16 @@ void print_members(FILE *out, bool json, const struct baton_status *st);
 /* An error as text on stderr, or as JSON on stdout. */
 void print_error(bool json, const char *what, int rv);
 
+/* What a change did, one line or one JSON object each: "member ID added
+ * as voter", "member ID removed", "session ID closed". */
+void print_member_added(FILE *out, bool json, uint64_t id);
+void print_member_removed(FILE *out, bool json, uint64_t id);
+void print_session_closed(FILE *out, bool json, uint64_t session);
+/* Where leadership went, asked to go to `asked` (0: any): "leadership
+ * transferred from FROM to TO" (", not to ASKED" when another won),
+ * "leadership left FROM; no leader known yet" (`to` 0), or, from a node
+ * that does not say (`from` 0), that it started. */
+void print_transferred(FILE *out, bool json, uint64_t asked, uint64_t from,
+                       uint64_t to);
+
 #endif /* CLI_PRINT_H */

@@ -8,6 +8,7 @@
 #include "../../include/baton.h"
 #include "client.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "request.h"
 
 _Static_assert(BATON_MULTI_MAX == COMMAND_MULTI_MAX,
@@ -320,6 +321,15 @@ int baton_multi_acquire(baton_client *c, const struct baton_lock_name *names,
                         return BATON_EINVAL;
                 }
                 rv = client_check_name(names[i].name, &len);
+                for (size_t j = 0; rv == 0 && j < i; j++) {
+                        if (strcmp(names[j].name, names[i].name) == 0) {
+                                return errmsg_set(BATON_EINVAL,
+                                                  "lock \"%s\" named twice: "
+                                                  "a multi-lock takes each "
+                                                  "name once",
+                                                  names[i].name);
+                        }
+                }
                 if (rv != 0 ||
                     (rv = command_list_add(list, sizeof list, &used,
                                            (uint8_t)names[i].mode,

@@ -1,6 +1,6 @@
 /* libbaton's cluster administration calls (include/baton.h): the status
- * of a node and of the cluster, membership changes, leadership transfer,
- * and ending another client's session. */
+ * of a node and of the cluster, and ending another client's session or
+ * grant (membership and leadership: members.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,6 @@
 #include "clock.h"
 #include "probe.h"
 #include "request.h"
-#include "resolve.h"
 
 static const struct baton_member *member(const struct baton_status *st,
                                          uint64_t id)
@@ -102,32 +101,6 @@ int baton_status_version(baton_client *c, const char *endpoint,
             version);
 }
 
-int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
-                     const char *client_address)
-{
-        struct request *r;
-        int rv;
-
-        if (c == NULL || id == 0 || raft_address == NULL ||
-            client_address == NULL || resolve_check(raft_address) != 0 ||
-            resolve_check(client_address) != 0) {
-                return BATON_EINVAL;
-        }
-        r = request_member_add(id, raft_address, client_address, &rv);
-        if (r == NULL) {
-                return rv;
-        }
-        return client_ask(c, r);
-}
-
-int baton_member_remove(baton_client *c, uint64_t id)
-{
-        if (c == NULL || id == 0) {
-                return BATON_EINVAL;
-        }
-        return client_ask(c, request_u64(PROTO_MEMBER_REMOVE, id));
-}
-
 int baton_session_revoke(baton_client *c, uint64_t session)
 {
         struct command k;
@@ -176,12 +149,4 @@ int baton_revoke(baton_client *c, const char *name, uint64_t session,
         }
         r->kind = REQUEST_FOREIGN; /* as baton_session_revoke()'s */
         return client_ask(c, r);
-}
-
-int baton_transfer(baton_client *c, uint64_t id)
-{
-        if (c == NULL) {
-                return BATON_EINVAL;
-        }
-        return client_ask(c, request_u64(PROTO_TRANSFER, id));
 }

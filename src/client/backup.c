@@ -11,6 +11,7 @@
 #include "../proto/backupfile.h"
 #include "client.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "link.h"
 
 /* How long to wait between asks while the leader makes a snapshot image
@@ -21,7 +22,8 @@
  * the transfer is. */
 struct puller {
         struct link link;
-        int fd; /* the temporary file */
+        int fd;          /* the temporary file */
+        const char *tmp; /* its name, for errors */
         struct backupfile_digest *digest;
         struct baton_backup_info info;
         uint64_t id;      /* the pin on the leader; 0 before the first chunk */
@@ -54,7 +56,8 @@ static void restart(struct puller *p, int64_t at)
         p->digest = NULL;
         if (ftruncate(p->fd, 0) != 0 ||
             lseek(p->fd, BACKUPFILE_HEADER, SEEK_SET) < 0) {
-                p->rv = BATON_EIO;
+                p->rv = errmsg_set(BATON_EIO, "cannot truncate %s: %s", p->tmp,
+                                   strerror(errno));
         }
 }
 
@@ -68,7 +71,17 @@ static void on_connected(void *data, int64_t now)
         ask(p);
 }
 
-static int write_all(int fd, const uint8_t *b, size_t n)
+/* A file operation on `path` failed with errno: BATON_ENOSPC or
+ * BATON_EIO, saying which and why. */
+static int file_error(const char *what, const char *path)
+{
+        int err = errno;
+
+        return errmsg_set(err == ENOSPC ? BATON_ENOSPC : BATON_EIO,
+                          "cannot %s %s: %s", what, path, strerror(err));
+}
+
+static int write_all(int fd, const char *path, const uint8_t *b, size_t n)
 {
         while (n > 0) {
                 ssize_t w = write(fd, b, n);
@@ -76,7 +89,7 @@ static int write_all(int fd, const uint8_t *b, size_t n)
                         continue;
                 }
                 if (w < 0) {
-                        return errno == ENOSPC ? BATON_ENOSPC : BATON_EIO;
+                        return file_error("write", path);
                 }
                 b += w;
                 n -= (size_t)w;
@@ -104,7 +117,7 @@ static void take_chunk(struct puller *p, const struct proto_backup_chunk *k)
                         return;
                 }
         }
-        rv = write_all(p->fd, k->data, k->len);
+        rv = write_all(p->fd, p->tmp, k->data, k->len);
         if (rv == 0) {
                 rv = backupfile_digest_add(p->digest, k->data, k->len);
         }
@@ -195,9 +208,9 @@ static int sync_dir(const char *path)
         }
         fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
-                return BATON_EIO;
+                return file_error("open the directory", dir);
         }
-        rv = fsync(fd) == 0 ? 0 : BATON_EIO;
+        rv = fsync(fd) == 0 ? 0 : file_error("sync the directory", dir);
         close(fd);
         return rv;
 }
@@ -212,12 +225,16 @@ static int finish_file(struct puller *p, const char *tmp, const char *path)
         if (rv != 0) {
                 return rv;
         }
-        if (pwrite(p->fd, header, sizeof header, 0) != (ssize_t)sizeof header ||
-            fsync(p->fd) != 0) {
-                return errno == ENOSPC ? BATON_ENOSPC : BATON_EIO;
+        if (pwrite(p->fd, header, sizeof header, 0) != (ssize_t)sizeof header) {
+                return file_error("write", tmp);
+        }
+        if (fsync(p->fd) != 0) {
+                return file_error("sync", tmp);
         }
         if (rename(tmp, path) != 0) {
-                return BATON_EIO;
+                int err = errno;
+                return errmsg_set(BATON_EIO, "cannot rename %s to %s: %s", tmp,
+                                  path, strerror(err));
         }
         return sync_dir(path);
 }
@@ -238,9 +255,10 @@ int baton_backup_save(baton_client *c, const char *path, uint32_t timeout_ms,
         }
         memset(&p, 0, sizeof p);
         p.rv = 1;
+        p.tmp = tmp;
         p.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (p.fd < 0) {
-                return BATON_EIO;
+                return file_error("create", tmp);
         }
         rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])c->endpoints,
                        c->n_endpoints, c->tls);
@@ -279,9 +297,25 @@ int baton_backup_inspect(const char *path, struct baton_backup_info *out)
                 return BATON_EINVAL;
         }
         rv = backupfile_read(path, &buf, &len);
+        if (rv == BATON_EIO) {
+                return file_error("read", path);
+        }
         if (rv == 0) {
                 rv = backupfile_check(buf, len, out, &snapshot);
         }
         free(buf);
+        if (rv == BATON_ECORRUPT) {
+                return errmsg_set(rv,
+                                  "%s: not a whole backup (truncated, or "
+                                  "changed since it was written: its digest "
+                                  "does not match)",
+                                  path);
+        }
+        if (rv == BATON_EVERSION) {
+                return errmsg_set(rv,
+                                  "%s: a backup format this build does not "
+                                  "read",
+                                  path);
+        }
         return rv;
 }

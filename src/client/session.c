@@ -9,6 +9,7 @@
 
 #include "../../include/baton.h"
 #include "clock.h"
+#include "errmsg.h"
 #include "outcome.h"
 #include "request.h"
 
@@ -146,6 +147,8 @@ static void opened(struct session *s, struct request *r, int64_t now)
 {
         s->opening = NULL;
         if (r->status != 0) {
+                s->ttl_min = r->res.count;
+                s->ttl_max = r->res.waiters;
                 conclude(s, r->status);
                 return;
         }
@@ -279,6 +282,26 @@ static int start_open(struct session *s)
         return 0;
 }
 
+/* The cluster's refusal of our OPEN, with what it said of its limits. */
+static int refused(const struct session *s)
+{
+        if (s->open_status != BATON_ETTL) {
+                return s->open_status;
+        }
+        if (s->ttl_max == 0) {
+                return errmsg_set(BATON_ETTL,
+                                  "session TTL %u ms out of range (the "
+                                  "cluster does not say its limits: see its "
+                                  "min-ttl-ms and max-ttl-ms)",
+                                  (unsigned)s->ttl_ms);
+        }
+        return errmsg_set(BATON_ETTL,
+                          "session TTL %u ms out of range: the cluster "
+                          "accepts %u..%u ms",
+                          (unsigned)s->ttl_ms, (unsigned)s->ttl_min,
+                          (unsigned)s->ttl_max);
+}
+
 int session_ensure(struct session *s, int64_t deadline)
 {
         uint64_t seen = s->epoch;
@@ -295,7 +318,7 @@ int session_ensure(struct session *s, int64_t deadline)
                          * session; a refusal is the caller's answer. */
                         if (s->open_status != 0 &&
                             s->open_status != BATON_EEXPIRED) {
-                                return s->open_status;
+                                return refused(s);
                         }
                 }
                 if (s->opening == NULL && !s->validating) {

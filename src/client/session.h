@@ -57,6 +57,9 @@ struct session {
         struct request *opening;   /* the OPEN in flight, internal */
         uint64_t epoch;            /* counts concluded open attempts */
         int open_status;           /* how the last attempt concluded */
+        /* A BATON_ETTL refusal's range of TTLs the cluster accepts (0..0
+         * from a node that does not say). */
+        uint32_t ttl_min, ttl_max;
         uint64_t next_seq;
         /* The count of the session's revoked grants its last keepalive
          * answer said; a new count makes the holds be verified. */
@@ -78,7 +81,8 @@ void session_init(struct session *s, uint32_t ttl_ms, struct registry *reg,
  * Make sure the handle has a live session, opening one (or joining the
  * open in flight) if needed, waiting on the handle's condition variable
  * until `deadline`. 0, BATON_ENOANSWER, or the cluster's refusal
- * (BATON_ETTL, BATON_ETOOMANYSESSIONS, ...).
+ * (BATON_ETTL, with the range the cluster accepts in the calling thread's
+ * errmsg; BATON_ETOOMANYSESSIONS, ...).
  */
 int session_ensure(struct session *s, int64_t deadline);
 

@@ -1,9 +1,11 @@
 /* Backup files: header, digest, snapshot. */
 #include "backupfile.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <openssl/evp.h>
 
@@ -137,29 +139,37 @@ int backupfile_check(const uint8_t *buf, size_t len,
 int backupfile_read(const char *path, uint8_t **buf, size_t *len)
 {
         FILE *f = fopen(path, "rb");
+        struct stat st;
         uint8_t *b = NULL;
-        long size;
+        size_t size = 0;
         int rv = BATON_EIO;
+        int err = 0;
 
         if (f == NULL) {
-                return BATON_EIO;
+                return BATON_EIO; /* errno says why */
         }
-        if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 &&
-            fseek(f, 0, SEEK_SET) == 0) {
-                b = malloc(size > 0 ? (size_t)size : 1);
-                rv = BATON_ENOMEM;
-                if (b != NULL) {
-                        rv = fread(b, 1, (size_t)size, f) == (size_t)size
-                                 ? 0
-                                 : BATON_EIO;
+        if (fstat(fileno(f), &st) != 0) {
+                err = errno;
+        } else if (S_ISDIR(st.st_mode)) {
+                err = EISDIR;
+        } else {
+                size = (size_t)st.st_size;
+                b = malloc(size > 0 ? size : 1);
+                rv = b == NULL ? BATON_ENOMEM : BATON_EIO;
+                if (b != NULL && fread(b, 1, size, f) == size) {
+                        rv = 0;
+                } else if (b != NULL) {
+                        /* A short read with no error: the file shrank. */
+                        err = ferror(f) ? errno : EIO;
                 }
         }
         fclose(f);
         if (rv != 0) {
                 free(b);
+                errno = err;
                 return rv;
         }
         *buf = b;
-        *len = (size_t)size;
+        *len = size;
         return 0;
 }

@@ -44,7 +44,8 @@ int backupfile_check(const uint8_t *buf, size_t len,
                      struct baton_backup_info *info, const uint8_t **snapshot);
 
 /* The whole file at `path` in a malloc'd buffer (the caller frees it):
- * 0, BATON_EIO or BATON_ENOMEM. */
+ * 0, BATON_EIO (errno says why: that of the call that failed) or
+ * BATON_ENOMEM. */
 int backupfile_read(const char *path, uint8_t **buf, size_t *len);
 
 #endif /* PROTO_BACKUPFILE_H */

@@ -155,6 +155,9 @@ enum proto_kind {
                               own RESULT event */
         PROTO_KIND_PROCLAIMED, /* PROCLAIM: token, the leader's value changed */
         PROTO_KIND_WATCHING,   /* WATCH: index and count = where it starts */
+        PROTO_KIND_TRANSFERRED, /* TRANSFER: session = the leader that handed
+                                   over, owner = the leader now (0: none
+                                   known yet) */
 };
 
 struct proto_header {

@@ -307,7 +307,8 @@ static int check_command(struct gateway *g, const struct command *c)
                 if (c->nonce == 0) {
                         return BATON_EINVAL;
                 }
-                if (c->ttl_ms < g->cfg->min_ttl_ms) {
+                if (c->ttl_ms < g->cfg->min_ttl_ms ||
+                    c->ttl_ms > g->cfg->max_ttl_ms) {
                         return BATON_ETTL;
                 }
                 /* A session no secret can attach to would be anyone's
@@ -398,6 +399,18 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
         if (rv == 0 && (p->cmd.type == COMMAND_REVOKE ||
                         p->cmd.type == COMMAND_REVOKE_LOCK)) {
                 rv = take_revoke(g, c, p);
+        }
+        if (rv == BATON_ETTL) {
+                /* The range accepted, for the client to say (RESULT's
+                 * count and waiters: docs/protocol.md, "RESULT"). */
+                struct lockfsm_result res = {
+                    .status = rv,
+                    .kind = PROTO_KIND_REJECTED,
+                    .count = g->cfg->min_ttl_ms,
+                    .waiters = g->cfg->max_ttl_ms,
+                };
+                pending_settle(p, 0, &res);
+                return;
         }
         if (rv != 0) {
                 pending_settle_status(p, rv);

@@ -17,6 +17,8 @@
 #include "node.h"
 #include "watches.h"
 
+struct admin;
+
 /* Request kinds for metrics: the five client commands, then the reads. */
 enum gateway_kind {
         GATEWAY_OPEN = 0,
@@ -79,6 +81,9 @@ struct gateway {
         struct gateway_stats stats;
         struct watches watches;
         struct backups backups;
+        /* admin.c's MEMBER_ADD under way (NULL: none), which a retry of
+         * the same add joins rather than being refused. */
+        struct admin *adding;
 };
 
 /* Set up on a started node (`node` and `cfg` borrowed for the gateway's

@@ -569,11 +569,17 @@ static void on_raft_closed(struct raft *r)
         }
 }
 
+static void transfer_done(struct node *n, bool timed_out);
+
 void node_close(struct node *n, void (*cb)(struct node *n))
 {
         n->close_cb = cb;
         n->core->raft.data = n;
         n->transfer_cb = NULL;
+        if (n->transfer_for_cb != NULL) {
+                /* Its caller waits for an answer: give it now. */
+                transfer_done(n, false);
+        }
         n->handover = false;
         /* Nothing may be left on the worker once raft closes, and so
          * nothing can wake `restored` once it is closed. */
@@ -592,11 +598,15 @@ void node_close(struct node *n, void (*cb)(struct node *n))
 static void transfer_done(struct node *n, bool timed_out)
 {
         void (*cb)(struct node *) = n->transfer_cb;
+        void (*cb_for)(struct node *, void *) = n->transfer_for_cb;
+        void *data = n->transfer_data;
 
         n->transfer_cb = NULL;
+        n->transfer_for_cb = NULL;
+        n->transfer_data = NULL;
         n->handover = false;
         uv_timer_stop(&n->transfer_timer);
-        if (cb == NULL) {
+        if (cb == NULL && cb_for == NULL) {
                 return;
         }
         if (timed_out) {
@@ -604,7 +614,11 @@ static void transfer_done(struct node *n, bool timed_out)
                          "going on without it",
                          NODE_TRANSFER_BOUND(n->cfg));
         }
-        cb(n);
+        if (cb_for != NULL) {
+                cb_for(n, data);
+        } else {
+                cb(n);
+        }
 }
 
 static void on_transfer(struct raft_transfer *req)
@@ -648,16 +662,29 @@ static void handover_step(struct node *n)
 
 int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n))
 {
+        int rv = node_transfer_for(n, to, NULL, NULL);
+
+        if (rv == 0) {
+                n->transfer_cb = cb;
+        }
+        return rv;
+}
+
+int node_transfer_for(struct node *n, uint64_t to,
+                      void (*cb)(struct node *n, void *data), void *data)
+{
         struct node_core *c = n->core;
 
         if (raft_state(&c->raft) != RAFT_LEADER || n->transfer_cb != NULL ||
+            n->transfer_for_cb != NULL || n->handover ||
             raft_transferee(&c->raft) != 0) {
                 return BATON_ENOTLEADER;
         }
         if (!handover_possible(&c->raft, to)) {
                 return BATON_EINVAL;
         }
-        n->transfer_cb = cb;
+        n->transfer_for_cb = cb;
+        n->transfer_data = data;
         n->handover = true;
         n->handover_to = to;
         n->handover_since = uv_now(n->loop);

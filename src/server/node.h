@@ -96,6 +96,9 @@ struct node {
         struct node_callbacks cb;
         uv_timer_t transfer_timer;
         void (*transfer_cb)(struct node *n);
+        /* Or, for node_transfer_for(): its callback and what it is for. */
+        void (*transfer_for_cb)(struct node *n, void *data);
+        void *transfer_data;
         /* A transfer not yet handed to libraft: its transferee (0: any
          * voter) and when it began (uv_now); node_transfer(). */
         bool handover;
@@ -140,6 +143,18 @@ void node_close(struct node *n, void (*cb)(struct node *n));
  * voter (then `cb` never runs).
  */
 int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n));
+
+/*
+ * node_transfer() for a caller that waits on it (a client's TRANSFER):
+ * `cb` gets `data` back, and also runs when the node closes first. Once
+ * libraft has finished a transfer that this node lost, the callback runs
+ * only when the node knows its new leader (libraft 0.22.1 closes the
+ * transfer then), so node_leader() in it names where leadership went; it
+ * names this node when the transfer failed, and no one when the bound ran
+ * out first.
+ */
+int node_transfer_for(struct node *n, uint64_t to,
+                      void (*cb)(struct node *n, void *data), void *data);
 
 bool node_serving(const struct node *n);
 
@@ -198,6 +213,24 @@ int node_remove(struct node *n, struct node_request *req, uint64_t id,
 /* Whether raft's configuration has a member with this id or, unless
  * `raft_address` is NULL, with this raft address. */
 bool node_has_member(struct node *n, uint64_t id, const char *raft_address);
+
+/* How a node_probe() ends: 0 when the address answered, else
+ * BATON_EUNREACHABLE (BATON_ESHUTDOWN when the node closed first). */
+typedef void (*node_probe_cb)(void *data, int status);
+
+/*
+ * Whether a node answers at `address` (copied) as member `id`: a
+ * connection through the raft transport, as the leader would open to
+ * replicate to it (with TLS, the handshake and the check that its
+ * certificate is that member's), closed at once; one that fails is tried
+ * again every 100 ms, for a node still starting. `cb` runs once a
+ * connection is made, or `timeout_ms` passed without one, and also when
+ * the node closes meanwhile; `data` must stay valid until then. 0, or
+ * BATON_ENOMEM / BATON_EUNREACHABLE (refused at once: then `cb` never
+ * runs).
+ */
+int node_probe(struct node *n, uint64_t id, const char *address,
+               unsigned timeout_ms, node_probe_cb cb, void *data);
 
 /* --- What the node knows ---------------------------------------------------
  */

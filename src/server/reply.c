@@ -47,8 +47,7 @@ void reply_frame(struct conn *c, uint64_t id, size_t n)
         conn_commit(c, n);
 }
 
-static void reply_result(struct conn *c, uint64_t id,
-                         const struct proto_result *r)
+void reply_result(struct conn *c, uint64_t id, const struct proto_result *r)
 {
         uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
 

@@ -53,6 +53,10 @@ void reply_frame(struct conn *c, uint64_t id, size_t n);
 
 void reply_status(struct conn *c, uint64_t id, int status);
 
+/* A RESULT with every field of `r` (borrowed), for answers that are no
+ * state machine outcome (a TRANSFER's). */
+void reply_result(struct conn *c, uint64_t id, const struct proto_result *r);
+
 /* A state machine outcome: the entry at `index` gave request `id` `res`. */
 /* A QUERY's outcome in the PROTO_FLAG_NAMES shape, with the holder's
  * client name (`name_len` bytes, borrowed; may be NULL when 0). */

@@ -934,8 +934,8 @@ static void multi_locks(void)
                 proc_show(&p);
         }
         ctl(&p, RUN_MS, "lock", "cli-m1", "cli-m1", "--", "true", NULL);
-        ok(p.status == 125 && strstr(p.err, "invalid") != NULL,
-           "lock A A: 125, a name twice is invalid");
+        ok(p.status == 125 && strstr(p.err, "\"cli-m1\" named twice") != NULL,
+           "lock A A: 125, a usage error naming the name given twice");
         ctl(&p, RUN_MS, "release", "cli-m2", t1, "--session", s1, "--secret",
             k1, NULL);
         ok(p.status == 0, "release of the lease: exit 0");

@@ -333,10 +333,15 @@ void sc_transfer_lagging(struct ctx *x)
 {
         const int64_t bound_ms = 3 * 300; /* NODE_TRANSFER_BOUND */
         struct tclient a, adm;
+        struct proto_header h = {0};
+        struct proto_result res = {0};
+        const uint8_t *body = NULL;
+        uint8_t f_buf[PROTO_HEADER_SIZE + 8];
         char name[64];
         unsigned leader, f, now = 0;
         uint64_t t;
         int64_t t0, end;
+        size_t len;
         int ops = 0, rv;
 
         lock_name(x, name, sizeof name, "transfer-lagging");
@@ -358,10 +363,29 @@ void sc_transfer_lagging(struct ctx *x)
                 RELEASE(x, &a, name, t);
                 ops++;
         }
-        rv = tclient_transfer(&adm, f, OP_MS);
+        /* Sent, not waited for: the leader answers once leadership has
+         * moved, which it cannot while the follower is paused. */
+        len = proto_write_id(f_buf, sizeof f_buf, 361, PROTO_TRANSFER, f);
+        EXPECT(x,
+               tclient_connect(&adm, harness_client_address(&x->h, leader),
+                               OP_MS) == 0 &&
+                   tclient_raw_send(&adm, f_buf, len, OP_MS) == 0,
+               "send TRANSFER to node %u: %s", leader, adm.errmsg);
         EXPECT(x, harness_resume(&x->h, f) == 0, "%s", x->h.errmsg);
-        EXPECT(x, rv == 0, "TRANSFER to node %u: %d (%s)", f, rv, adm.errmsg);
         t0 = tclient_now_ms();
+        rv = tclient_raw_recv(&adm, (int)bound_ms + 1000, &h, &body);
+        EXPECT(x,
+               rv == 0 && h.type == PROTO_RESULT && h.id == 361 &&
+                   proto_read_result(body, h.length, &res) == 0 &&
+                   res.status == 0 && res.kind == PROTO_KIND_TRANSFERRED &&
+                   res.session == leader && res.owner == f,
+               "TRANSFER to node %u: %d, type %u, status %d kind %u from "
+               "%" PRIu64 " to %" PRIu64 " (%s)",
+               f, rv, h.type, res.status, res.kind, res.session, res.owner,
+               adm.errmsg);
+        printf("# TRANSFER to node %u answered %" PRId64
+               " ms after it resumed: from %u to %" PRIu64 "\n",
+               f, tclient_now_ms() - t0, leader, res.owner);
         end = t0 + bound_ms + 1000;
         while (tclient_now_ms() < end) {
                 if (harness_wait_leader(&x->h, 200, &now) == 0 && now == f) {

@@ -98,5 +98,6 @@ class Admin:
         return _backup_info(out)
 
     def transfer(self, id: int = 0) -> None:
-        """Ask the leader to hand leadership to node `id` (0: any voter)."""
+        """Ask the leader to hand leadership to node `id` (0: any voter), and
+        wait until it has moved (baton_transfer())."""
         check(self._call(self._lib.baton_transfer, id), f"transfer to {id or 'any'}")

@@ -324,6 +324,16 @@ class ConnectError(ClusterUnavailable, ConnectionError):
     says what each endpoint answered."""
 
 
+class NotVoterError(InvalidRequest):
+    """BATON_ENOTVOTER: the transfer's target is a spare or a standby, which
+    cannot lead (or no other member votes)."""
+
+
+class AddressInUseError(ConflictError):
+    """BATON_EADDRINUSE: a member being added names a raft or client address
+    that another member has."""
+
+
 # --- Raised by the binding itself, never by libbaton ------------------------
 
 
@@ -497,6 +507,13 @@ CODES: Tuple[Code, ...] = (
         "cannot connect to any node of the cluster",
         ConnectError,
     ),
+    Code(
+        "ENOTVOTER",
+        -56,
+        "that member does not vote, so it cannot lead",
+        NotVoterError,
+    ),
+    Code("EADDRINUSE", -57, "another member has this address", AddressInUseError),
 )
 
 BY_NUMBER: Dict[int, Code] = {row.number: row for row in CODES}

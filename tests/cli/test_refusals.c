@@ -1,0 +1,756 @@
+/*
+ * Refusals that say what they are, against a live 3-node cluster
+ * (tests/integration/harness): batonctl ($BATONCTL, or ./batonctl in the
+ * build dir) is run and its exit status and exact one-line messages are
+ * checked, and libbaton's baton_errmsg() is called directly:
+ *
+ * - membership and transfer refusals, each named: an unknown member, the
+ *   leader itself, an id in use, an address in use, a malformed address
+ *   (a usage error), a node that does not answer, a spare;
+ * - `lock M1 M1` names the duplicate;
+ * - the lines that say what a change did (member added, removed, session
+ *   closed, where leadership went);
+ * - a `member add` that got no answer in time, retried with the same
+ *   addresses (it carries on and succeeds) and undone (member remove);
+ * - a session TTL out of range states the range the cluster accepts;
+ * - snapshot save and inspect name the file and the system's reason.
+ *
+ * With BATON_TEST_TLS=off (tests/cli/test_refusals_plain.sh) the nodes run
+ * without TLS: a paused node then still completes a TCP connection, so a
+ * `member add` of it gets as far as leaving a spare; with TLS its
+ * handshake never finishes and the add is refused before anything
+ * changes. Both paths are checked, each in its mode. Prints TAP; every
+ * wait is bounded; the harness kills every node by PID on any exit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../include/baton.h"
+#include "../integration/harness.h"
+#include "../integration/tlsfiles.h"
+
+#define WATCHDOG_S 240
+#define HEALTHY_MS 20000
+#define RUN_MS     30000 /* a batonctl run that should end on its own */
+#define OUT_MAX    8192
+
+static struct harness cluster;
+static const char *batonctl = "./batonctl";
+static unsigned tests_run, tests_failed;
+static char tmpdir[256];
+
+/* --- TAP ------------------------------------------------------------------ */
+
+static bool ok(bool cond, const char *fmt, ...)
+{
+        va_list ap;
+
+        tests_run++;
+        if (!cond) {
+                tests_failed++;
+        }
+        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        printf("\n");
+        fflush(stdout);
+        return cond;
+}
+
+static void diag(const char *fmt, ...)
+{
+        va_list ap;
+
+        printf("# ");
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        printf("\n");
+        fflush(stdout);
+}
+
+static int64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+}
+
+/* --- Running batonctl ----------------------------------------------------- */
+
+struct run {
+        int status; /* exit code, 128 + signal, or -1: did not end in time */
+        int64_t elapsed_ms;
+        char out[OUT_MAX];
+        char err[OUT_MAX];
+};
+
+static void slurp(const char *path, char *buf)
+{
+        int fd = open(path, O_RDONLY);
+        ssize_t n = fd >= 0 ? read(fd, buf, OUT_MAX - 1) : -1;
+
+        buf[n > 0 ? n : 0] = '\0';
+        if (fd >= 0) {
+                close(fd);
+        }
+        unlink(path);
+}
+
+/* Run batonctl with `args` (NULL-terminated; --endpoints of the cluster
+ * first unless `bare`), its output into files, to its end. */
+static void run_argv(struct run *r, bool bare, const char *const *args)
+{
+        const char *argv[40];
+        char out[300], err[300];
+        unsigned n = 0;
+        int64_t t0 = now_ms();
+        int st;
+        pid_t pid, w;
+
+        memset(r, 0, sizeof *r);
+        argv[n++] = batonctl;
+        if (!bare) {
+                argv[n++] = "--endpoints";
+                argv[n++] = cluster.endpoints;
+        }
+        while (*args != NULL && n < 39) {
+                argv[n++] = *args++;
+        }
+        argv[n] = NULL;
+        snprintf(out, sizeof out, "%s/out", tmpdir);
+        snprintf(err, sizeof err, "%s/err", tmpdir);
+        pid = fork();
+        if (pid == 0) {
+                int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+                int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+                dup2(o, 1);
+                dup2(e, 2);
+                execv(batonctl, (char *const *)argv);
+                _exit(99);
+        }
+        for (;;) {
+                w = waitpid(pid, &st, WNOHANG);
+                if (w == pid) {
+                        r->status = WIFEXITED(st) ? WEXITSTATUS(st)
+                                                  : 128 + WTERMSIG(st);
+                        break;
+                }
+                if (now_ms() - t0 > RUN_MS) {
+                        kill(pid, SIGKILL);
+                        waitpid(pid, &st, 0);
+                        r->status = -1;
+                        break;
+                }
+                sleep_ms(5);
+        }
+        r->elapsed_ms = now_ms() - t0;
+        slurp(out, r->out);
+        slurp(err, r->err);
+}
+
+#define MAXARGS 32
+static void vctl(struct run *r, bool bare, va_list ap)
+{
+        const char *args[MAXARGS];
+        unsigned n = 0;
+        const char *a;
+
+        while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 1) {
+                args[n++] = a;
+        }
+        args[n] = NULL;
+        run_argv(r, bare, args);
+}
+
+/* batonctl --endpoints E args... */
+static void ctl(struct run *r, ...)
+{
+        va_list ap;
+
+        va_start(ap, r);
+        vctl(r, false, ap);
+        va_end(ap);
+}
+
+/* batonctl args... (no cluster named) */
+static void ctl_bare(struct run *r, ...)
+{
+        va_list ap;
+
+        va_start(ap, r);
+        vctl(r, true, ap);
+        va_end(ap);
+}
+
+static void show(const struct run *r)
+{
+        diag("exit %d after %" PRId64 " ms; stdout: %.600s; stderr: %.3000s",
+             r->status, r->elapsed_ms, r->out, r->err);
+}
+
+/* The run exited `status` with exactly `out` on stdout and `err` on
+ * stderr (NULL: not checked). */
+static bool expect(const struct run *r, int status, const char *out,
+                   const char *err, const char *what)
+{
+        bool good = r->status == status &&
+                    (out == NULL || strcmp(r->out, out) == 0) &&
+                    (err == NULL || strcmp(r->err, err) == 0);
+
+        if (!ok(good, "%s: exit %d, %s", what, status,
+                err != NULL && err[0] != '\0' ? err
+                : out != NULL                 ? out
+                                              : "")) {
+                show(r);
+        }
+        return good;
+}
+
+/* --- The cluster ---------------------------------------------------------- */
+
+static unsigned leader_now(void)
+{
+        unsigned leader = 0;
+
+        if (harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
+                diag("%s", cluster.errmsg);
+        }
+        return leader;
+}
+
+static unsigned a_follower(unsigned leader)
+{
+        return leader == 1 ? 2 : 1;
+}
+
+/* The role `member list` shows for `id` ("voter", "spare"...), "" when it
+ * does not list it; "?" when it cannot be asked. */
+static const char *role_of(unsigned id, char *buf, size_t cap)
+{
+        struct run r;
+        char want[16];
+        const char *line;
+
+        ctl(&r, "member", "list", NULL);
+        if (r.status != 0) {
+                return "?";
+        }
+        snprintf(want, sizeof want, "%u ", id);
+        buf[0] = '\0';
+        for (line = r.out; line != NULL && *line != '\0';) {
+                if (strncmp(line, want, strlen(want)) == 0) {
+                        sscanf(line + strlen(want), "%15s", buf);
+                        (void)cap;
+                        return buf;
+                }
+                line = strchr(line, '\n');
+                line = line != NULL ? line + 1 : NULL;
+        }
+        return buf;
+}
+
+/* Poll `member list` until `id` has `role` ("" : is not listed). */
+static bool await_role(unsigned id, const char *role, int timeout_ms)
+{
+        int64_t end = now_ms() + timeout_ms;
+        char buf[32];
+
+        do {
+                if (strcmp(role_of(id, buf, sizeof buf), role) == 0) {
+                        return true;
+                }
+                sleep_ms(100);
+        } while (now_ms() < end);
+        diag("member %u is \"%s\", not \"%s\"", id, buf, role);
+        return false;
+}
+
+/* --- Scenarios ------------------------------------------------------------ */
+
+/* Refused by batonctl and libbaton before anything is sent. */
+static void usage_refusals(void)
+{
+        struct run r;
+
+        ctl_bare(&r, "lock", "M1", "M1", "--", "true", NULL);
+        expect(&r, 125, "",
+               "batonctl: lock: \"M1\" named twice: a multi-lock takes each "
+               "name once\nRun 'batonctl --help' for usage.\n",
+               "lock M1 M1 is a usage error naming the duplicate");
+        ctl_bare(&r, "lock", "A", "B", "A", "--", "true", NULL);
+        expect(&r, 125, "",
+               "batonctl: lock: \"A\" named twice: a multi-lock takes each "
+               "name once\nRun 'batonctl --help' for usage.\n",
+               "lock A B A: the same");
+        ctl(&r, "member", "add", "4", "127.0.0.1:1", "nothostport", NULL);
+        expect(&r, 2, "",
+               "batonctl: member add: client address \"nothostport\": no "
+               "':port' (expected host:port, [ipv6]:port)\n",
+               "member add with a malformed client address is a usage "
+               "error");
+        ctl(&r, "member", "add", "4", "[::1]:7001", "127.0.0.1:2", NULL);
+        expect(&r, 2, "",
+               "batonctl: member add: raft address \"[::1]:7001\": libraft "
+               "0.22.1 cannot use an IPv6 raft address (expected "
+               "a.b.c.d:port or host:port)\n",
+               "member add with an IPv6 raft address is a usage error");
+        ctl(&r, "acquire", "x", "--ttl", "0", NULL);
+        expect(&r, 2, "",
+               "batonctl: --ttl: 0 is out of range (1 to 4294967295 ms)\n"
+               "Run 'batonctl --help' for usage.\n",
+               "batonctl's own range check of --ttl states the range");
+}
+
+/* The leader refuses, by name, what its configuration says cannot be. */
+static void named_refusals(void)
+{
+        const struct harness_node *n1 = &cluster.nodes[0];
+        const struct harness_node *n2 = &cluster.nodes[1];
+        unsigned leader = leader_now();
+        char id[16], want[512], raft[40], client[40], buf[32];
+        struct run r;
+
+        ctl(&r, "transfer", "9", NULL);
+        expect(&r, 3, "",
+               "batonctl: transfer: no member 9 (the members are 1, 2, 3)\n",
+               "transfer 9 names the unknown member and lists the members");
+        snprintf(id, sizeof id, "%u", leader);
+        snprintf(want, sizeof want,
+                 "batonctl: transfer: member %u leads already\n", leader);
+        ctl(&r, "transfer", id, NULL);
+        expect(&r, 3, "", want, "transfer to the leader says it leads");
+        ctl(&r, "member", "remove", "9", NULL);
+        expect(&r, 3, "",
+               "batonctl: member remove: no member 9 (the members are 1, 2, "
+               "3)\n",
+               "member remove 9 names the unknown member");
+        ctl(&r, "member", "add", "2", "127.0.0.1:1", "127.0.0.1:2", NULL);
+        snprintf(want, sizeof want,
+                 "batonctl: member add: member 2 exists already, as a voter "
+                 "at %s (clients %s): remove it first, or add the new node "
+                 "under another id\n",
+                 n2->raft_address, n2->client_address);
+        expect(&r, 3, "", want, "member add of an id in use names the member");
+        snprintf(client, sizeof client, "127.0.0.1:%d", cluster.base_port + 19);
+        ctl(&r, "member", "add", "7", n1->raft_address, client, NULL);
+        snprintf(want, sizeof want,
+                 "batonctl: member add: address %s is member 1's already\n",
+                 n1->raft_address);
+        expect(&r, 3, "", want,
+               "member add of another member's raft address names it");
+        /* Ports of the harness's block that no node uses: nothing
+         * listens there. */
+        snprintf(raft, sizeof raft, "127.0.0.1:%d", cluster.base_port + 18);
+        ctl(&r, "member", "add", "4", raft, client, NULL);
+        snprintf(want, sizeof want,
+                 "batonctl: member add: no node answers as member 4 at %s (is "
+                 "batond running there, with join = true and this cluster's "
+                 "CA?); nothing was changed\n",
+                 raft);
+        expect(&r, 3, "", want,
+               "member add of a node that does not run: refused as "
+               "unreachable");
+        ok(r.elapsed_ms < 4000,
+           "... within 4 s, not after the client's timeout (%" PRId64 " ms)",
+           r.elapsed_ms);
+        ok(strcmp(role_of(4, buf, sizeof buf), "") == 0,
+           "... and member 4 is not in the member list (\"%s\")", buf);
+        ctl(&r, "member", "add", "4", raft, client, NULL);
+        expect(&r, 3, "", want,
+               "the same again: unreachable again, never \"invalid "
+               "argument\"");
+}
+
+/* A session's TTL out of the cluster's range: the range, from the node. */
+static void ttl_range(void)
+{
+        struct baton_options o;
+        baton_client *c = NULL;
+        uint64_t token = 0;
+        struct run r;
+        int rv;
+
+        ctl(&r, "acquire", "ttl-lock", "--ttl", "599", "--detach", NULL);
+        expect(&r, 3, "",
+               "batonctl: acquire: session TTL 599 ms out of range: the "
+               "cluster accepts 600..3600000 ms\n",
+               "acquire --ttl 599 states the range the cluster accepts");
+        ctl(&r, "lock", "ttl-lock", "--ttl", "3600001", "--", "true", NULL);
+        expect(&r, 125, "",
+               "batonctl: acquire: session TTL 3600001 ms out of range: the "
+               "cluster accepts 600..3600000 ms\n",
+               "lock --ttl 3600001: the same above the range");
+
+        baton_options_init(&o);
+        o.ttl_ms = 599;
+        if (!ok(baton_client_create(&c, cluster.endpoints, &o) == 0,
+                "libbaton: a handle with a TTL of 599 ms")) {
+                return;
+        }
+        rv = baton_acquire(c, "ttl-lock", BATON_OWNER_THREAD, BATON_WAIT_TRY,
+                           &token);
+        ok(rv == BATON_ETTL &&
+               strcmp(baton_errmsg(rv),
+                      "session TTL 599 ms out of range: the cluster accepts "
+                      "600..3600000 ms") == 0,
+           "libbaton: baton_acquire() fails with BATON_ETTL and "
+           "baton_errmsg() says the range (%d: %s)",
+           rv, baton_errmsg(rv));
+        baton_client_destroy(c);
+}
+
+/* Files name the path and the system's reason. A path under a regular
+ * file fails for root too, as a read-only directory would not. */
+static void file_errors(void)
+{
+        char file[300], path[400], want[900];
+        struct run r;
+        int fd;
+
+        snprintf(file, sizeof file, "%s/a-file", tmpdir);
+        fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+                close(fd);
+        }
+        snprintf(path, sizeof path, "%s/x.snap", file);
+        ctl(&r, "snapshot", "save", path, NULL);
+        snprintf(want, sizeof want,
+                 "batonctl: snapshot save: cannot create %s.part: Not a "
+                 "directory\n",
+                 path);
+        expect(&r, 3, "", want,
+               "snapshot save into a path that cannot be made names it and "
+               "the reason");
+        snprintf(path, sizeof path, "%s/missing.snap", tmpdir);
+        ctl_bare(&r, "snapshot", "inspect", path, NULL);
+        snprintf(want, sizeof want,
+                 "batonctl: snapshot inspect: cannot read %s: No such file or "
+                 "directory\n",
+                 path);
+        expect(&r, 3, "", want, "snapshot inspect of a missing file");
+        ctl_bare(&r, "snapshot", "inspect", file, NULL);
+        snprintf(want, sizeof want,
+                 "batonctl: snapshot inspect: %s: not a whole backup "
+                 "(truncated, or changed since it was written: its digest "
+                 "does not match)\n",
+                 file);
+        expect(&r, 3, "", want, "snapshot inspect of an empty file");
+        unlink(file);
+}
+
+/* What a change did, one line each. */
+static void success_lines(void)
+{
+        unsigned leader = leader_now(), follower = a_follower(leader);
+        char name[32], lead[16], fol[16], want[256];
+        unsigned long long token = 0, session = 0;
+        uint64_t from = 0, to = 0;
+        baton_client *c = NULL;
+        struct run r;
+        int rv;
+
+        ctl(&r, "acquire", "closing", "--detach", NULL);
+        if (!ok(r.status == 0 && sscanf(r.out, "%31s %llu %llu", name, &token,
+                                        &session) == 3,
+                "acquire --detach for a session to close")) {
+                show(&r);
+                return;
+        }
+        snprintf(lead, sizeof lead, "%llu", session);
+        snprintf(want, sizeof want, "session %llu closed\n", session);
+        ctl(&r, "session", "close", lead, NULL);
+        expect(&r, 0, want, "", "session close says it closed the session");
+
+        snprintf(lead, sizeof lead, "%u", leader);
+        snprintf(fol, sizeof fol, "%u", follower);
+        snprintf(want, sizeof want, "leadership transferred from %u to %u\n",
+                 leader, follower);
+        ctl(&r, "transfer", fol, NULL);
+        expect(&r, 0, want, "", "transfer says where leadership went");
+        ok(leader_now() == follower, "... and member %u leads", follower);
+        snprintf(want, sizeof want, "{\"asked\":%u,\"from\":%u,\"to\":%u}\n",
+                 leader, follower, leader);
+        ctl(&r, "--json", "transfer", lead, NULL);
+        expect(&r, 0, want, "", "transfer --json, back");
+        leader = leader_now();
+
+        if (!ok(baton_client_create(&c, cluster.endpoints, NULL) == 0,
+                "libbaton: a handle")) {
+                return;
+        }
+        rv = baton_transfer_to(c, 0, &from, &to);
+        ok(rv == 0 && from == leader && to != 0 && to != leader,
+           "libbaton: baton_transfer_to(0) says it went from %u to another "
+           "(%d: %" PRIu64 " to %" PRIu64 ")",
+           leader, rv, from, to);
+        baton_client_destroy(c);
+}
+
+/* A transfer to a voter that is down: the leader waits for it, then says
+ * it did not take over. The paused node is the first endpoint: without
+ * TLS it takes the connection (the kernel does) and reads nothing, and
+ * batonctl must go on to another node rather than wait for it. */
+static void transfer_to_down(void)
+{
+        unsigned leader = leader_now(), follower = a_follower(leader);
+        char fol[16], endpoints[3 * 32];
+        struct run r;
+
+        snprintf(fol, sizeof fol, "%u", follower);
+        snprintf(endpoints, sizeof endpoints, "%s,%s",
+                 harness_client_address(&cluster, follower),
+                 harness_client_address(&cluster, leader));
+        if (!ok(harness_pause(&cluster, follower) == 0, "pause follower %u",
+                follower)) {
+                return;
+        }
+        ctl_bare(&r, "--endpoints", endpoints, "transfer", fol, NULL);
+        harness_resume(&cluster, follower);
+        expect(&r, 3, "",
+               "batonctl: transfer: the member did not take over in time: "
+               "down, or too far behind (the leader kept leading; a node "
+               "that was only paused may still take over when it resumes)\n",
+               "transfer to a paused voter: refused once the leader waited");
+        ok(r.elapsed_ms < 4000,
+           "... within the transfer's bound, not the client's timeout (%" PRId64
+           " ms)",
+           r.elapsed_ms);
+        ok(leader_now() != 0, "the cluster has a leader again");
+}
+
+/* Start node `id` (the next one: harness_add_node) with join = true and
+ * pause it, as a node that stops answering would. */
+static bool paused_joiner(unsigned *id)
+{
+        if (!ok(harness_add_node(&cluster, id) == 0, "start a node to add")) {
+                diag("%s", cluster.errmsg);
+                return false;
+        }
+        sleep_ms(300); /* listening (a paused node is still listening) */
+        return ok(harness_pause(&cluster, *id) == 0, "pause node %u", *id);
+}
+
+static void stop_node(unsigned id)
+{
+        harness_resume(&cluster, id);
+        harness_term(&cluster, id, NULL);
+        harness_wait_exit(&cluster, id, HEALTHY_MS, NULL);
+}
+
+/* An add that got no answer in time, retried with the same addresses:
+ * with TLS the paused node never finishes its handshake and the add is
+ * refused, nothing changed; without, it is left a spare. Either way the
+ * same command once the node runs carries on and succeeds. */
+static void add_retried(void)
+{
+        const struct harness_node *nd;
+        char id[16], want[512], buf[32];
+        unsigned n;
+        struct run r;
+
+        if (!paused_joiner(&n)) {
+                return;
+        }
+        nd = &cluster.nodes[n - 1];
+        snprintf(id, sizeof id, "%u", n);
+        if (tlsfiles_on()) {
+                ctl(&r, "--timeout", "4000", "member", "add", id,
+                    nd->raft_address, nd->client_address, NULL);
+                snprintf(want, sizeof want,
+                         "batonctl: member add: no node answers as member %u "
+                         "at %s (is batond running there, with join = true "
+                         "and this cluster's CA?); nothing was changed\n",
+                         n, nd->raft_address);
+                expect(&r, 3, "", want,
+                       "member add of a paused node (TLS): unreachable, "
+                       "nothing changed");
+                ok(strcmp(role_of(n, buf, sizeof buf), "") == 0,
+                   "... member %u is not listed (\"%s\")", n, buf);
+        } else {
+                ctl(&r, "--timeout", "1500", "member", "add", id,
+                    nd->raft_address, nd->client_address, NULL);
+                snprintf(want, sizeof want,
+                         "; member %u may still be added: the member list "
+                         "shows where it got to; add it again with the same "
+                         "addresses to finish, or remove it to undo\n",
+                         n);
+                if (!ok(r.status == 3 &&
+                            strncmp(r.err,
+                                    "batonctl: member "
+                                    "add: ",
+                                    22) == 0 &&
+                            strlen(r.err) > strlen(want) &&
+                            strcmp(r.err + strlen(r.err) - strlen(want),
+                                   want) == 0,
+                        "member add of a paused node (no TLS): no answer in "
+                        "time, and what to do")) {
+                        show(&r);
+                } else {
+                        diag("%s", r.err);
+                }
+                ok(await_role(n, "spare", HEALTHY_MS),
+                   "... it is left a spare");
+                ctl(&r, "transfer", id, NULL);
+                snprintf(want, sizeof want,
+                         "batonctl: transfer: member %u is a spare, not a "
+                         "voter: only a voter can lead\n",
+                         n);
+                expect(&r, 3, "", want, "transfer to a spare is refused");
+        }
+        harness_resume(&cluster, n);
+        ctl(&r, "--timeout", "20000", "member", "add", id, nd->raft_address,
+            nd->client_address, NULL);
+        snprintf(want, sizeof want, "member %u added as voter\n", n);
+        expect(&r, 0, want, "",
+               "the same member add once the node runs: it carries on");
+        ok(await_role(n, "voter", HEALTHY_MS), "... member %u is a voter", n);
+        ctl(&r, "member", "add", id, nd->raft_address, nd->client_address,
+            NULL);
+        expect(&r, 0, want, "", "the same member add once more: still 0");
+        snprintf(want, sizeof want, "member %u removed\n", n);
+        ctl(&r, "member", "remove", id, NULL);
+        expect(&r, 0, want, "", "member remove says it removed the member");
+        stop_node(n);
+        ok(await_role(n, "", HEALTHY_MS), "... member %u is gone", n);
+}
+
+/* An add that got no answer, undone: `member remove` of what it left
+ * (without TLS: a spare) works once the add has given up, and meanwhile
+ * says a change is in progress, never "invalid argument". */
+static void add_undone(void)
+{
+        const struct harness_node *nd;
+        char id[16], want[128];
+        int64_t end;
+        unsigned n, refusals = 0;
+        bool removed = false, named = true;
+        struct run r;
+
+        if (!paused_joiner(&n)) {
+                return;
+        }
+        nd = &cluster.nodes[n - 1];
+        snprintf(id, sizeof id, "%u", n);
+        ctl(&r, "--timeout", "1500", "member", "add", id, nd->raft_address,
+            nd->client_address, NULL);
+        ok(r.status == 3, "member add of paused node %u fails (exit %d)", n,
+           r.status);
+        snprintf(want, sizeof want, "member %u removed\n", n);
+        end = now_ms() + HEALTHY_MS;
+        while (!removed && now_ms() < end) {
+                ctl(&r, "member", "remove", id, NULL);
+                removed = r.status == 0 && strcmp(r.out, want) == 0;
+                if (!removed && !tlsfiles_on() &&
+                    strcmp(r.err, "batonctl: member remove: a membership "
+                                  "change is already in progress: wait "
+                                  "until the member list shows it done, then "
+                                  "ask again\n") != 0) {
+                        named = false;
+                        show(&r);
+                }
+                if (!removed && tlsfiles_on()) {
+                        break; /* nothing was left to remove */
+                }
+                refusals += removed ? 0 : 1;
+                sleep_ms(removed ? 0 : 200);
+        }
+        if (tlsfiles_on()) {
+                snprintf(want, sizeof want,
+                         "batonctl: member remove: no member %u (the members "
+                         "are 1, 2, 3)\n",
+                         n);
+                expect(&r, 3, "", want,
+                       "(TLS) nothing was left: member remove says no such "
+                       "member");
+        } else {
+                ok(removed && named,
+                   "(no TLS) member remove of the spare it left: removed, "
+                   "after %u refusals that each said a change runs",
+                   refusals);
+        }
+        stop_node(n);
+}
+
+int main(int argc, char **argv)
+{
+        const char *b = getenv("BATONCTL");
+        unsigned leader;
+        int64_t t0 = now_ms();
+
+        (void)argc;
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        if (b != NULL && *b != '\0') {
+                batonctl = b;
+        }
+        unsetenv("BATON_ENDPOINTS");
+        if (access(batonctl, X_OK) != 0) {
+                printf("1..0 # SKIP no batonctl at %s\n", batonctl);
+                return 0;
+        }
+        snprintf(tmpdir, sizeof tmpdir, "/tmp/baton-refusals-XXXXXX");
+        if (mkdtemp(tmpdir) == NULL) {
+                printf("Bail out! mkdtemp: %s\n", strerror(errno));
+                return 1;
+        }
+        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
+                                 &leader) != 0) {
+                printf("Bail out! cluster: %s\n", cluster.errmsg);
+                harness_close(&cluster);
+                return 1;
+        }
+        diag("cluster %s, leader %u, TLS %s, batonctl %s", cluster.endpoints,
+             leader, tlsfiles_on() ? "on" : "off", batonctl);
+
+        usage_refusals();
+        named_refusals();
+        ttl_range();
+        file_errors();
+        success_lines();
+        transfer_to_down();
+        add_retried();
+        add_undone();
+
+        if (harness_reap(&cluster) != 0) {
+                ok(false, "no node exited unexpectedly");
+        }
+        /* Stopped first, so that what a sanitizer says at exit is in. */
+        harness_stop(&cluster);
+        {
+                char first[512] = "";
+                ok(harness_scan_logs(&cluster, first, sizeof first) == 0,
+                   "no sanitizer or assertion report in the nodes' logs %s",
+                   first);
+        }
+        if (tests_failed != 0) {
+                cluster.failed = true;
+        }
+        harness_close(&cluster);
+        rmdir(tmpdir);
+        printf("1..%u\n", tests_run);
+        diag("%u of %u failed; %" PRId64 " ms", tests_failed, tests_run,
+             now_ms() - t0);
+        return tests_failed != 0;
+}
