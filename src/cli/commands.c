@@ -99,10 +99,12 @@ static const struct commands_entry table[] = {
     {"member", ARGS_MEMBER_LIST, 1, 4,
      "member list | member add ID RAFT CLIENT | member remove ID",
      "the cluster's members; add node ID with its raft and client "
-     "addresses (it starts as a spare); remove node ID (admin).",
+     "addresses (answered once it votes); remove node ID (admin).",
      NULL},
     {"transfer", ARGS_TRANSFER, 1, 1, "transfer ID",
-     "hand the leadership to node ID (0: to any other node) (admin).", NULL},
+     "hand the leadership to node ID (0: to any other node) and say "
+     "where it went (admin).",
+     NULL},
     {"session", ARGS_SESSION_CLOSE, 2, 2, "session close ID",
      "end session ID now, as its expiry would: its locks are released "
      "(admin).",

@@ -298,12 +298,12 @@ static void usage_refusals(void)
         ctl_bare(&r, "lock", "M1", "M1", "--", "true", NULL);
         expect(&r, 125, "",
                "batonctl: lock: \"M1\" named twice: a multi-lock takes each "
-               "name once\nRun 'batonctl --help' for usage.\n",
+               "name once\nRun 'batonctl lock --help' for usage.\n",
                "lock M1 M1 is a usage error naming the duplicate");
         ctl_bare(&r, "lock", "A", "B", "A", "--", "true", NULL);
         expect(&r, 125, "",
                "batonctl: lock: \"A\" named twice: a multi-lock takes each "
-               "name once\nRun 'batonctl --help' for usage.\n",
+               "name once\nRun 'batonctl lock --help' for usage.\n",
                "lock A B A: the same");
         ctl(&r, "member", "add", "4", "127.0.0.1:1", "nothostport", NULL);
         expect(&r, 2, "",
@@ -320,7 +320,7 @@ static void usage_refusals(void)
         ctl(&r, "acquire", "x", "--ttl", "0", NULL);
         expect(&r, 2, "",
                "batonctl: --ttl: 0 is out of range (1 to 4294967295 ms)\n"
-               "Run 'batonctl --help' for usage.\n",
+               "Run 'batonctl acquire --help' for usage.\n",
                "batonctl's own range check of --ttl states the range");
 }
 

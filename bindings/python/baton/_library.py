@@ -145,6 +145,11 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
     ("baton_session_revoke", c_int, [c_void_p, c_uint64]),
     ("baton_revoke", c_int, [c_void_p, c_char_p, c_uint64, c_uint64]),
     ("baton_transfer", c_int, [c_void_p, c_uint64]),
+    (
+        "baton_transfer_to",
+        c_int,
+        [c_void_p, c_uint64, POINTER(c_uint64), POINTER(c_uint64)],
+    ),
     ("baton_fence_init", None, [POINTER(s.Fence)]),
     ("baton_fence_admit", c_int, [POINTER(s.Fence), c_uint64]),
 ]

@@ -7,7 +7,7 @@ cluster allows them to certificates with the admin role only
 from __future__ import annotations
 
 import os
-from ctypes import byref
+from ctypes import byref, c_uint64
 from typing import Any, Callable, Union
 
 from . import _structs
@@ -97,7 +97,14 @@ class Admin:
         )
         return _backup_info(out)
 
-    def transfer(self, id: int = 0) -> None:
+    def transfer(self, id: int = 0) -> int:
         """Ask the leader to hand leadership to node `id` (0: any voter), and
-        wait until it has moved (baton_transfer())."""
-        check(self._call(self._lib.baton_transfer, id), f"transfer to {id or 'any'}")
+        wait until it has moved (baton_transfer_to()). Returns the id of the
+        member leading now: another than `id` if it won the election
+        instead, 0 if none is known yet."""
+        led, leads = c_uint64(0), c_uint64(0)
+        check(
+            self._call(self._lib.baton_transfer_to, id, byref(led), byref(leads)),
+            f"transfer to {id or 'any'}",
+        )
+        return int(leads.value)

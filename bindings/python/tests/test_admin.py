@@ -19,7 +19,7 @@ def leader_id(client: baton.Client) -> int:
 def test_transfer_moves_the_leadership(cluster, client):
     before = client.status()
     target = next(m.id for m in before.members if m.id != before.id)
-    client.transfer(target)
+    assert client.transfer(target) == target
     assert wait_for(lambda: leader_id(client) == target, 10.0, step=0.1)
     client.transfer()  # to any voter
     assert wait_for(lambda: leader_id(client) not in (0, target), 10.0, step=0.1)
