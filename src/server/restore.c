@@ -3,6 +3,8 @@
 #include "restore.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +46,30 @@ static int load(struct raftfsm *rf, const uint8_t *snap, size_t len,
         return 0;
 }
 
-int restore_backup(const struct config *cfg, const char *path,
-                   struct seed_report *out, char *errmsg, size_t size)
+/* The new cluster's identity in the claimed directory, before raft
+ * writes there: a cluster id of the backup and the member lines. */
+static int identity(const struct config *cfg, struct datadir *dir,
+                    const struct baton_backup_info *info, char *errmsg,
+                    size_t size)
+{
+        char salt[96];
+
+        snprintf(salt, sizeof salt, "restore %" PRIu64 " %" PRIu64 " %" PRIu64,
+                 info->index, info->term, info->made_ms);
+        memset(&dir->id, 0, sizeof dir->id);
+        dir->id.cluster = dirid_cluster_of(cfg->members, cfg->n_members,
+                                           cfg->cluster_name, salt);
+        dir->id.node = cfg->id;
+        dir->id.incarnation = datadir_random();
+        if (datadir_save(dir) != 0) {
+                return seed_fail(errmsg, size, BATON_EIO, "%s", dir->errmsg);
+        }
+        return 0;
+}
+
+int restore_backup(const struct config *cfg, struct datadir *dir,
+                   const char *path, struct seed_report *out, char *errmsg,
+                   size_t size)
 {
         struct baton_backup_info info;
         struct raftfsm rf;
@@ -76,6 +100,9 @@ int restore_backup(const struct config *cfg, const char *path,
                 rv = seed_fail(errmsg, size, BATON_ENOMEM, "out of memory");
         } else if (rv == 0) {
                 rv = load(&rf, snap, (size_t)info.size, errmsg, size);
+                if (rv == 0) {
+                        rv = identity(cfg, dir, &info, errmsg, size);
+                }
                 if (rv == 0) {
                         rv =
                             seed_write(&rf, cfg, out->start_index, cfg->members,
