@@ -241,7 +241,9 @@ static int run_restore(const struct config *cfg, struct datadir *dir,
 }
 
 /* --restore and --recover hold the data directory as a running node does
- * (datadir.h), so that neither writes under a node that serves from it. */
+ * (datadir.h), so that neither writes under a node that serves from it: a
+ * lock file there is taken now, and a restore makes and takes it once the
+ * backup has loaded. */
 static int run_offline(struct server *s, const char *restore)
 {
         int rv;
@@ -253,9 +255,6 @@ static int run_offline(struct server *s, const char *restore)
                         "exist: nothing to recover\n",
                         s->cfg.data_dir);
                 return 1;
-        }
-        if (rv == 0) {
-                rv = datadir_claim(&s->dir, s->cfg.id, 0, false);
         }
         if (rv != 0) {
                 fprintf(
@@ -544,6 +543,12 @@ static int claim_data_dir(struct server *s, const struct config_member *self)
                                               "peers)"
                                             : "",
                          (unsigned long long)d->id.incarnation);
+        }
+        if (cfg->tls && strlen(self->raft_address) > RAFTHELLO_ADDRESS_FITS) {
+                log_warn("raft address %s is over %d bytes: its hellos have "
+                         "no room for this data directory's cluster and "
+                         "incarnation, and the peers accept it unchecked",
+                         self->raft_address, RAFTHELLO_ADDRESS_FITS);
         }
         peercheck_init(&s->check, d, cfg);
         s->check.refused = on_refused;

@@ -35,6 +35,8 @@
 
 #define RAFTHELLO_EXT_LEN     19
 #define RAFTHELLO_VERDICT_LEN 28
+/* The longest raft address the TLS hello carries the addition with. */
+#define RAFTHELLO_ADDRESS_FITS (ADDRESS_MAX - 1 - RAFTHELLO_EXT_LEN)
 
 /* The TLS transport's hello (peer.h): "BATONPR1", u64 raft id, then u16
  * length and the address field (1..ADDRESS_MAX bytes), little-endian. */
