@@ -28,9 +28,9 @@ uint64_t restore_start(const struct config *cfg, uint64_t backup_index);
  * claimed (made, held) only once the backup has loaded, and its identity
  * written before raft writes, for a new cluster whose id every node
  * restoring the same file with the same member lines and cluster-name
- * computes alike, and which differs from the old cluster's. Sessions come back whole; the new
- * leader gives each a full TTL from when it takes over. 0 with `out`
- * filled, or a BATON_E* code with `errmsg` set: a data dir that was not
+ * computes alike, and which differs from the old cluster's. Sessions come back
+ * whole; the new leader gives each a full TTL from when it takes over. 0 with
+ * `out` filled, or a BATON_E* code with `errmsg` set: a data dir that was not
  * empty is left alone; one that failed while being written may hold part
  * of raft's files (empty it before trying again).
  */
