@@ -510,6 +510,16 @@ static int ports_free(const struct server *s, const struct config_member *self)
         return 0;
 }
 
+/* What the peers taught the data directory's identity (peercheck.h). */
+static void save_identity(void *data)
+{
+        struct datadir *d = data;
+
+        if (datadir_save(d) != 0) {
+                log_error("%s", d->errmsg);
+        }
+}
+
 /* The data directory, this node's alone (datadir.h), and the checks of
  * the peers' (peercheck.h); each port free before anything is written. 0,
  * or 1 after logging the one line that says why not. */
@@ -550,7 +560,9 @@ static int claim_data_dir(struct server *s, const struct config_member *self)
                          "incarnation, and the peers accept it unchecked",
                          self->raft_address, RAFTHELLO_ADDRESS_FITS);
         }
-        peercheck_init(&s->check, d, cfg);
+        peercheck_init(&s->check, &d->id, d->path, cfg);
+        s->check.save = save_identity;
+        s->check.save_data = d;
         s->check.refused = on_refused;
         s->check.refused_data = s;
         return 0;

@@ -8,14 +8,15 @@
 
 #include "log.h"
 
-void peercheck_init(struct peercheck *pc, struct datadir *dir,
+void peercheck_init(struct peercheck *pc, struct dirid *id, const char *path,
                     const struct config *cfg)
 {
         unsigned n = cfg->n_members;
         unsigned majority = n / 2 + 1;
 
         memset(pc, 0, sizeof *pc);
-        pc->dir = dir;
+        pc->id = id;
+        pc->path = path;
         pc->self = cfg->id;
         pc->need = majority < n - 1 ? majority : n - 1;
         if (pc->need == 0) {
@@ -26,8 +27,8 @@ void peercheck_init(struct peercheck *pc, struct datadir *dir,
 
 void peercheck_ext(const struct peercheck *pc, struct rafthello_ext *e)
 {
-        e->cluster = pc->dir->id.cluster;
-        e->incarnation = pc->dir->id.incarnation;
+        e->cluster = pc->id->cluster;
+        e->incarnation = pc->id->incarnation;
 }
 
 static struct peercheck_peer *peer(struct peercheck *pc, uint64_t id)
@@ -55,8 +56,8 @@ static bool voter(const struct peercheck *pc, uint64_t id)
 /* Write what changed in the identity before raft sees the connection. */
 static void save(struct peercheck *pc)
 {
-        if (datadir_save(pc->dir) != 0) {
-                log_error("%s", pc->dir->errmsg);
+        if (pc->save != NULL) {
+                pc->save(pc->save_data);
         }
 }
 
@@ -64,7 +65,7 @@ static void save(struct peercheck *pc)
 static void learn(struct peercheck *pc, uint64_t id, uint64_t cluster,
                   uint64_t incarnation)
 {
-        struct dirid *d = &pc->dir->id;
+        struct dirid *d = pc->id;
         bool changed = false;
 
         if (d->cluster == 0 && cluster != 0) {
@@ -72,7 +73,7 @@ static void learn(struct peercheck *pc, uint64_t id, uint64_t cluster,
                 changed = true;
                 log_info("data directory %s: cluster %016" PRIx64
                          " recorded, as node %" PRIu64 " knows it",
-                         pc->dir->path, cluster, id);
+                         pc->path, cluster, id);
         }
         if (incarnation != 0) {
                 changed |= dirid_remember(d, id, incarnation);
@@ -124,9 +125,9 @@ static void other_cluster(struct peercheck *pc, struct peercheck_peer *p,
                   "cluster (or made anew with other member lines or "
                   "cluster-name); start this node on its own cluster's "
                   "directory (docs/operations.md, \"The data directory\")",
-                  pc->dir->path, count > 1 ? "s" : "", ids,
+                  pc->path, count > 1 ? "s" : "", ids,
                   count > 1 ? "their" : "its", count > 1 ? "ies are" : "y is",
-                  cluster, pc->dir->id.cluster,
+                  cluster, pc->id->cluster,
                   count < pc->need ? ", and no other peer accepted it" : "");
         give_up(pc);
 }
@@ -137,7 +138,7 @@ static void log_ours(struct peercheck *pc, struct peercheck_peer *p,
                      const char *what, enum rafthello_code code,
                      uint64_t cluster, uint64_t incarnation)
 {
-        const struct dirid *d = &pc->dir->id;
+        const struct dirid *d = pc->id;
 
         if (p != NULL && p->ours == code) {
                 return;
@@ -169,13 +170,13 @@ bool peercheck_incoming(struct peercheck *pc, uint64_t id, const char *from,
         char how[160];
 
         memset(v, 0, sizeof *v);
-        v->cluster = pc->dir->id.cluster;
-        v->incarnation = pc->dir->id.incarnation;
-        v->known = dirid_peer(&pc->dir->id, id);
+        v->cluster = pc->id->cluster;
+        v->incarnation = pc->id->incarnation;
+        v->known = dirid_peer(pc->id, id);
         if (!has_ext) {
                 return true; /* an older batond: nothing to check */
         }
-        code = rafthello_judge(&pc->dir->id, id, voter(pc, id), e->cluster,
+        code = rafthello_judge(pc->id, id, voter(pc, id), e->cluster,
                                e->incarnation);
         v->code = (uint8_t)code;
         if (code != RAFTHELLO_OK) {
@@ -198,7 +199,8 @@ bool peercheck_incoming(struct peercheck *pc, uint64_t id, const char *from,
                 p->other_cluster = false;
         }
         learn(pc, id, e->cluster, e->incarnation);
-        if (e->cluster != 0 && e->cluster == pc->dir->id.cluster) {
+        v->cluster = pc->id->cluster;
+        if (e->cluster != 0 && e->cluster == pc->id->cluster) {
                 pc->accepted = true;
         }
         return true;
@@ -209,7 +211,7 @@ static void refused_by(struct peercheck *pc, struct peercheck_peer *p,
                        uint64_t id, const struct rafthello_verdict *v,
                        uint64_t now)
 {
-        const struct dirid *d = &pc->dir->id;
+        const struct dirid *d = pc->id;
 
         if (v->code == RAFTHELLO_INCARNATION) {
                 if (pc->gave_up) {
@@ -224,7 +226,7 @@ static void refused_by(struct peercheck *pc, struct peercheck_peer *p,
                           "%" PRIu64 ", then member add it with an empty "
                           "data directory and join = true "
                           "(docs/operations.md, \"The data directory\")",
-                          pc->dir->path, id, pc->self, v->known, d->incarnation,
+                          pc->path, id, pc->self, v->known, d->incarnation,
                           pc->self, pc->self);
                 give_up(pc);
                 return;
@@ -235,7 +237,7 @@ static void refused_by(struct peercheck *pc, struct peercheck_peer *p,
                          "connections: its data directory was made for "
                          "cluster %016" PRIx64 ", this one (%s) for cluster "
                          "%016" PRIx64,
-                         id, v->cluster, pc->dir->path, d->cluster);
+                         id, v->cluster, pc->path, d->cluster);
         }
         if (p != NULL) {
                 other_cluster(pc, p, v->cluster, now);
@@ -260,7 +262,7 @@ bool peercheck_verdict(struct peercheck *pc, uint64_t id,
                 p->theirs = 0;
         }
         /* It accepted us; we judge it as it judged us. */
-        code = rafthello_judge(&pc->dir->id, id, voter(pc, id), v->cluster,
+        code = rafthello_judge(pc->id, id, voter(pc, id), v->cluster,
                                v->incarnation);
         if (code != RAFTHELLO_OK) {
                 snprintf(how, sizeof how,
@@ -273,7 +275,7 @@ bool peercheck_verdict(struct peercheck *pc, uint64_t id,
                 p->other_cluster = false;
         }
         learn(pc, id, v->cluster, v->incarnation);
-        if (v->cluster != 0 && v->cluster == pc->dir->id.cluster) {
+        if (v->cluster != 0 && v->cluster == pc->id->cluster) {
                 pc->accepted = true;
         }
         return true;
@@ -281,7 +283,7 @@ bool peercheck_verdict(struct peercheck *pc, uint64_t id,
 
 void peercheck_voters(struct peercheck *pc, const uint64_t *ids, unsigned n)
 {
-        if (dirid_forget_others(&pc->dir->id, ids, n)) {
+        if (dirid_forget_others(pc->id, ids, n)) {
                 save(pc);
         }
 }

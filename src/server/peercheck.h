@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "datadir.h"
+#include "dirid.h"
 #include "rafthello.h"
 
 /*
@@ -59,7 +59,12 @@
 
 /* Caller-allocated, and not to move once the node starts. Loop thread. */
 struct peercheck {
-        struct datadir *dir; /* borrowed; its identity is updated and saved */
+        struct dirid *id; /* borrowed: this directory's, updated */
+        const char *path; /* borrowed: its path, for the log */
+        /* Write `id` (datadir_save()), before raft sees a connection that
+         * taught it something; it logs its own failure (NULL: nothing). */
+        void (*save)(void *data);
+        void *save_data;
         uint64_t self;
         unsigned need;          /* cluster refusals that end a start */
         uint64_t grace_ms;      /* ... or time after the first, with fewer */
@@ -84,8 +89,10 @@ struct peercheck {
         } peers[PEERCHECK_MAX_PEERS];
 };
 
-/* Checks for node cfg->id on `dir` (borrowed, claimed). */
-void peercheck_init(struct peercheck *pc, struct datadir *dir,
+/* Checks for node cfg->id whose data directory at `path` has the
+ * identity `id` (both borrowed for the checks' life); set `save`, `voter`
+ * and `refused` after. */
+void peercheck_init(struct peercheck *pc, struct dirid *id, const char *path,
                     const struct config *cfg);
 
 /* The addition this node's hellos carry. */
