@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "../../include/baton.h"
+#include "log.h"
 
 /* How long a lock held by a process that no longer runs is waited for: a
  * child of a batond killed a moment ago (the snapshot image's) can hold a
@@ -309,17 +310,21 @@ static int make_dirs(struct datadir *d)
         return 0;
 }
 
-static int write_pid(struct datadir *d)
+/* The pid, written over the last holder's in place: the same 20 bytes
+ * each time, so that a full disk, which a node must still start on, needs
+ * no new block for it. Only the refusals of others read it, so a failure
+ * is said and ignored. */
+static void write_pid(struct datadir *d)
 {
         char buf[32];
-        int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+        int n = snprintf(buf, sizeof buf, "%-19ld\n", (long)getpid());
 
-        if (ftruncate(d->lock_fd, 0) != 0 ||
-            pwrite(d->lock_fd, buf, (size_t)n, 0) != n) {
-                return fail(d, BATON_EIO, "data directory %s: writing %s: %s",
-                            d->path, DATADIR_LOCK, strerror(errno));
+        if (pwrite(d->lock_fd, buf, (size_t)n, 0) != n) {
+                log_warn("data directory %s: cannot write this process's pid "
+                         "into %s (%s): a second process on it will be told "
+                         "an older one",
+                         d->path, DATADIR_LOCK, strerror(errno));
         }
-        return 0;
 }
 
 int datadir_claim(struct datadir *d, uint64_t node, uint64_t cluster,
@@ -336,7 +341,7 @@ int datadir_claim(struct datadir *d, uint64_t node, uint64_t cluster,
         /* Another process may have made or changed it before we held it. */
         rv = look(d, node);
         if (rv == 0) {
-                rv = write_pid(d);
+                write_pid(d);
         }
         if (rv != 0 || !write_identity || d->state == DATADIR_KNOWN) {
                 return rv;

@@ -12,7 +12,9 @@
 /*
  * The lock. `batond.lock` in the directory, locked with flock(LOCK_EX |
  * LOCK_NB) for the whole life of batond (and of --restore and --recover),
- * holds the holder's pid as text, so that a refusal can name it. flock
+ * holds the holder's pid as text (padded to 20 bytes, written in place,
+ * so that restarting on a full disk needs no new block), so that a refusal
+ * can name it. flock
  * rather than a POSIX record lock: closing some other descriptor of the
  * file, in the process or in a child, does not drop it. The descriptor is
  * close-on-exec; the snapshot image's fork()ed child (snapimage.c) closes
