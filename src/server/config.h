@@ -40,6 +40,8 @@ struct config {
         struct config_member members[CONFIG_MAX_MEMBERS];
         bool join; /* default false: bootstrap the members on a pristine
                       data dir; true: wait to be added with `member add` */
+        /* Told into the cluster id a new data dir records (dirid.h). */
+        char cluster_name[CONFIG_IDENTITY_MAX]; /* default "" */
         /* Raft timing: failover costs about 1.3-2x the election timeout. */
         uint32_t election_timeout_ms;  /* default 300, 100..60000 */
         uint32_t heartbeat_timeout_ms; /* default 50, 10..10000, < election */

@@ -14,12 +14,15 @@
 #include "../lib/address.h"
 #include "config.h"
 #include "conn.h"
+#include "datadir.h"
 #include "gateway.h"
+#include "listen.h"
 #include "log.h"
 #include "looplag.h"
 #include "memtrim.h"
 #include "metrics.h"
 #include "node.h"
+#include "peercheck.h"
 #include "recover.h"
 #include "restore.h"
 #include "service.h"
@@ -28,6 +31,8 @@
 struct server {
         uv_loop_t loop;
         struct config cfg;
+        struct datadir dir;
+        struct peercheck check;
         struct node node;
         struct gateway gateway;
         struct conn_set conns;
@@ -40,7 +45,9 @@ struct server {
         uv_signal_t sigterm;
         uv_signal_t sighup;
         uv_timer_t watchdog;
+        uv_timer_t refused; /* the cluster refused the data dir: stop */
         bool stopping;
+        int exit_code;
 };
 
 /* How long closing raft and every handle may take once shutdown starts. */
@@ -90,7 +97,29 @@ static void shutdown_now(struct server *s)
         uv_close((uv_handle_t *)&s->sigint, NULL);
         uv_close((uv_handle_t *)&s->sigterm, NULL);
         uv_close((uv_handle_t *)&s->sighup, NULL);
+        uv_close((uv_handle_t *)&s->refused, NULL);
         node_close(&s->node, on_node_closed);
+}
+
+static void on_refused_timer(uv_timer_t *t)
+{
+        struct server *s = t->data;
+
+        if (!s->stopping) {
+                s->stopping = true;
+                shutdown_now(s);
+        }
+}
+
+/* The peers refused this node's data directory (peercheck.h has logged
+ * why): stop with status 1, from a callback of its own rather than from
+ * inside the raft transport's. */
+static void on_refused(void *data)
+{
+        struct server *s = data;
+
+        s->exit_code = 1;
+        uv_timer_start(&s->refused, on_refused_timer, 0, 0);
 }
 
 static void on_transferred(struct node *n)
@@ -180,7 +209,7 @@ static void print_seed(const char *what, const struct config *cfg,
 static int run_recover(const struct config *cfg)
 {
         struct seed_report r;
-        char err[512];
+        char err[PATH_MAX + 512];
 
         if (recover_node(cfg, &r, err, sizeof err) != 0) {
                 fprintf(stderr, "batond: recover: %s\n", err);
@@ -195,19 +224,49 @@ static int run_recover(const struct config *cfg)
 }
 
 /* Seed the data dir from a backup and exit (restore.h). */
-static int run_restore(const struct config *cfg, const char *path)
+static int run_restore(const struct config *cfg, struct datadir *dir,
+                       const char *path)
 {
         struct seed_report r;
-        char err[512];
+        char err[PATH_MAX + 512];
         char what[600];
 
-        if (restore_backup(cfg, path, &r, err, sizeof err) != 0) {
+        if (restore_backup(cfg, dir, path, &r, err, sizeof err) != 0) {
                 fprintf(stderr, "batond: restore: %s\n", err);
                 return 1;
         }
         snprintf(what, sizeof what, "restored %s", path);
         print_seed(what, cfg, &r);
         return 0;
+}
+
+/* --restore and --recover hold the data directory as a running node does
+ * (datadir.h), so that neither writes under a node that serves from it: a
+ * lock file there is taken now, and a restore makes and takes it once the
+ * backup has loaded. */
+static int run_offline(struct server *s, const char *restore)
+{
+        int rv;
+
+        rv = datadir_check(&s->dir, s->cfg.data_dir, s->cfg.id);
+        if (rv == 0 && restore == NULL && s->dir.state == DATADIR_MISSING) {
+                fprintf(stderr,
+                        "batond: recover: data directory %s does not "
+                        "exist: nothing to recover\n",
+                        s->cfg.data_dir);
+                return 1;
+        }
+        if (rv != 0) {
+                fprintf(
+                    stderr, "batond: %s %s\n",
+                    restore != NULL ? "restore:" : "recover:", s->dir.errmsg);
+                datadir_close(&s->dir);
+                return 1;
+        }
+        rv = restore != NULL ? run_restore(&s->cfg, &s->dir, restore)
+                             : run_recover(&s->cfg);
+        datadir_close(&s->dir);
+        return rv;
 }
 
 static void usage(FILE *out)
@@ -326,12 +385,12 @@ static int start_services(struct server *s, const struct config_member *self)
         cb.lost = gateway_on_lost;
         cb.restored = gateway_on_restored;
         cb.data = &s->gateway;
-        rv = node_start(&s->node, &s->loop, &s->cfg, &cb);
+        rv = node_start(&s->node, &s->loop, &s->cfg, &cb, &s->check);
         if (rv != 0 && start_failed_behind_snapshot(&s->node)) {
                 log_warn("node %llu: %s: starting again from the snapshot, "
                          "as a kill during its install leaves it",
                          (unsigned long long)s->cfg.id, s->node.errmsg);
-                rv = node_start(&s->node, &s->loop, &s->cfg, &cb);
+                rv = node_start(&s->node, &s->loop, &s->cfg, &cb, &s->check);
         }
         if (rv != 0) {
                 log_error("cannot start node %llu: %s",
@@ -427,6 +486,88 @@ static void start_loop_handles(struct server *s)
         uv_signal_start(&s->sighup, on_sighup, SIGHUP);
 }
 
+/* Each port this node listens on can be listened on: asked before the data
+ * directory is touched, so that a busy port costs nothing. 0, or 1 after
+ * logging which port and why. */
+static int ports_free(const struct server *s, const struct config_member *self)
+{
+        const char *what[] = {"raft", "client", "metrics"};
+        const char *where[] = {self->raft_address, self->client_address,
+                               s->cfg.metrics_address};
+        char err[256];
+        unsigned i;
+
+        for (i = 0; i < 3; i++) {
+                if (where[i][0] != '\0' &&
+                    listen_probe(where[i], err, sizeof err) != 0) {
+                        log_error("cannot start node %llu: %s address %s; "
+                                  "data directory %s not touched",
+                                  (unsigned long long)s->cfg.id, what[i], err,
+                                  s->cfg.data_dir);
+                        return 1;
+                }
+        }
+        return 0;
+}
+
+/* What the peers taught the data directory's identity (peercheck.h). */
+static void save_identity(void *data)
+{
+        struct datadir *d = data;
+
+        if (datadir_save(d) != 0) {
+                log_error("%s", d->errmsg);
+        }
+}
+
+/* The data directory, this node's alone (datadir.h), and the checks of
+ * the peers' (peercheck.h); each port free before anything is written. 0,
+ * or 1 after logging the one line that says why not. */
+static int claim_data_dir(struct server *s, const struct config_member *self)
+{
+        const struct config *cfg = &s->cfg;
+        uint64_t cluster = cfg->join
+                               ? 0
+                               : dirid_cluster_of(cfg->members, cfg->n_members,
+                                                  cfg->cluster_name, "");
+        struct datadir *d = &s->dir;
+
+        if (datadir_check(d, cfg->data_dir, cfg->id) != 0 ||
+            ports_free(s, self) != 0 ||
+            datadir_claim(d, cfg->id, cluster, true) != 0) {
+                if (d->errmsg[0] != '\0') {
+                        log_error("cannot start node %llu: %s",
+                                  (unsigned long long)cfg->id, d->errmsg);
+                }
+                return 1;
+        }
+        if (d->made) {
+                log_info("data directory %s: %s node %llu, cluster %016llx%s, "
+                         "incarnation %016llx",
+                         d->path,
+                         d->adopted ? "adopted (an older batond's) for"
+                                    : "made for",
+                         (unsigned long long)cfg->id,
+                         (unsigned long long)d->id.cluster,
+                         d->id.cluster == 0 ? " (unknown: learned from the "
+                                              "peers)"
+                                            : "",
+                         (unsigned long long)d->id.incarnation);
+        }
+        if (cfg->tls && strlen(self->raft_address) > RAFTHELLO_ADDRESS_FITS) {
+                log_warn("raft address %s is over %d bytes: its hellos have "
+                         "no room for this data directory's cluster and "
+                         "incarnation, and the peers accept it unchecked",
+                         self->raft_address, RAFTHELLO_ADDRESS_FITS);
+        }
+        peercheck_init(&s->check, &d->id, d->path, cfg);
+        s->check.save = save_identity;
+        s->check.save_data = d;
+        s->check.refused = on_refused;
+        s->check.refused_data = s;
+        return 0;
+}
+
 /* Run the loop until shutdown has closed every handle, then close it. */
 static void run_until_stopped(struct server *s)
 {
@@ -477,8 +618,9 @@ static void descriptors(const struct config *cfg)
         }
 }
 
-/* Startup reads top to bottom, each part on the one before it: config, node,
- * gateway, listener, metrics, the loop's own handles. */
+/* Startup reads top to bottom, each part on the one before it: config, the
+ * data directory (held, checked, each port free before it is written),
+ * node, gateway, listener, metrics, the loop's own handles. */
 int main(int argc, char **argv)
 {
         static struct server srv; /* large (read buffer); lives until exit */
@@ -517,8 +659,7 @@ int main(int argc, char **argv)
                 return 2;
         }
         if (restore != NULL || recover != NULL) {
-                return restore != NULL ? run_restore(&s->cfg, restore)
-                                       : run_recover(&s->cfg);
+                return run_offline(s, restore);
         }
         log_set_level(s->cfg.log_level);
         log_set_format(s->cfg.log_format, s->cfg.id);
@@ -530,9 +671,16 @@ int main(int argc, char **argv)
         descriptors(&s->cfg);
         node_raft_version(raft, sizeof raft);
         signal(SIGPIPE, SIG_IGN);
+        self = config_member(&s->cfg, s->cfg.id);
+        if (claim_data_dir(s, self) != 0) {
+                return 1;
+        }
         uv_loop_init(&s->loop);
         s->loop.data = s;
-        self = config_member(&s->cfg, s->cfg.id);
+        /* Ready before raft starts: the peers may refuse this node as
+         * soon as it connects. */
+        uv_timer_init(&s->loop, &s->refused);
+        s->refused.data = s;
         if (start_services(s, self) != 0) {
                 return 1;
         }
@@ -545,5 +693,6 @@ int main(int argc, char **argv)
                  self->client_address, s->cfg.data_dir, s->cfg.n_members,
                  PACKAGE_VERSION, raft);
         run_until_stopped(s);
-        return 0;
+        datadir_close(&s->dir);
+        return s->exit_code;
 }

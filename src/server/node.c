@@ -23,6 +23,7 @@
 #include "log.h"
 #include "nodecore.h"
 #include "peer.h"
+#include "peercheck.h"
 #include "raftfsm.h"
 #include "snapspill.h"
 #include "stallwatch.h"
@@ -223,6 +224,7 @@ static void on_monitor(uv_prepare_t *h)
         log_spills(n);
         stallwatch_tick(&c->watch, leader, raft_commit_index(&c->raft),
                         raft_last_index(&c->raft));
+        nodedir_tell_voters(n);
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
                 log_info("stopped serving: now %s in term %llu",
@@ -312,11 +314,12 @@ static int init_transport(struct node *n)
         int rv;
 
         if (n->cfg->tls) {
-                rv = peer_init(&c->net.transport, n->loop, n->cfg, n->errmsg,
-                               sizeof n->errmsg);
+                rv = peer_init(&c->net.transport, n->loop, n->cfg, n->check,
+                               n->errmsg, sizeof n->errmsg);
                 return rv == 0 ? 0 : RAFT_INVALID;
         }
-        rv = plaintcp_init(&c->net, n->loop);
+        rv = plaintcp_init(&c->net, n->loop, n->check,
+                           n->cfg->handshake_timeout_ms);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft transport: %s",
                          raft_strerror(rv));
@@ -476,7 +479,7 @@ static int init_fsm(struct node *n, struct node_core *c)
 /* Long, so that its unwinding (goto err_after_<step>) reads in one place;
  * init_raft() does the steps that unwind among themselves. */
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
-               const struct node_callbacks *cb)
+               const struct node_callbacks *cb, struct peercheck *check)
 {
         const struct config_member *self = config_member(cfg, cfg->id);
         struct node_core *c;
@@ -485,6 +488,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         memset(n, 0, sizeof *n);
         n->loop = loop;
         n->cfg = cfg;
+        nodedir_attach(n, check);
         if (cb != NULL) {
                 n->cb = *cb;
         }
@@ -518,6 +522,10 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         if (rv != 0) {
                 start_failed(n, rv);
                 goto err_after_raft;
+        }
+        rv = nodedir_own_address(n, self->raft_address);
+        if (rv != 0) {
+                goto err_after_raft; /* before the loop runs: nothing sent */
         }
         /* From now on snapshots installed from the leader are decoded on a
          * worker, so that the loop keeps serving heartbeats meanwhile. */

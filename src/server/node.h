@@ -104,17 +104,25 @@ struct node {
         bool handover;
         uint64_t handover_to, handover_since;
         void (*close_cb)(struct node *n);
+        /* The transports' data directory checks (NULL: none), and the
+         * configuration index whose voters they were last told of. */
+        struct peercheck *check;
+        uint64_t voters_at;
         char errmsg[640];
 };
 
 /*
  * Set up raft on cfg->data_dir (created if missing) with the settings of
  * `cfg` (borrowed for the node's life), bootstrap the configured members if
- * the directory is pristine, and start. Returns 0 or a BATON_E* code with
- * the reason in n->errmsg; on failure nothing is left to clean up.
+ * the directory is pristine, and start. The raft transport checks every
+ * peer's data directory with `check` (borrowed for the node's life; NULL:
+ * no checks), which learns from the node which members are voters.
+ * Returns 0 or a BATON_E* code with the reason in n->errmsg; on failure
+ * nothing is left to clean up.
  */
+struct peercheck;
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
-               const struct node_callbacks *cb);
+               const struct node_callbacks *cb, struct peercheck *check);
 
 /* Stop raft and close every handle; `cb` runs once everything is closed
  * (pending requests have been failed by then). No other node_* call may

@@ -1,5 +1,5 @@
-/* What node.c and nodereq.c share of a node: libraft's instance and the
- * raft glue around it. Private to those two files. */
+/* What node.c, nodereq.c and nodedir.c share of a node: libraft's instance
+ * and the raft glue around it. Private to those files. */
 #ifndef SERVER_NODECORE_H
 #define SERVER_NODECORE_H
 
@@ -47,5 +47,15 @@ _Static_assert(alignof(union node_raft_request) <= alignof(uint64_t),
                "a libraft request needs more alignment than node_request has");
 /* Translate a libraft error code into the nearest BATON_E* code. */
 int node_error(int raft_rv);
+
+/* nodedir.c. The data directory checks of node `n`: it tells `check`
+ * (may be NULL) who votes. */
+struct peercheck;
+void nodedir_attach(struct node *n, struct peercheck *check);
+/* Tell n->check the voters when raft's configuration changed. */
+void nodedir_tell_voters(struct node *n);
+/* 0 when raft's configuration, as loaded, has this node at `raft_address`
+ * or not at all; else BATON_EINVAL with n->errmsg. */
+int nodedir_own_address(struct node *n, const char *raft_address);
 
 #endif /* SERVER_NODECORE_H */

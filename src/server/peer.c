@@ -9,23 +9,22 @@
 
 #include "../../include/baton.h"
 #include "../lib/address.h"
-#include "../lib/cursor.h"
 #include "../lib/queue.h"
 #include "../tls/tls.h"
 #include "listen.h"
 #include "log.h"
+#include "peercheck.h"
+#include "rafthello.h"
 #include "tlsconfig.h"
 
-#define HELLO_MAGIC 0x315250544f544142ull /* "BATONPR1" little-endian */
-#define HELLO_FIXED (8 + 8 + 2)
-#define HELLO_MAX   (HELLO_FIXED + ADDRESS_MAX)
-#define QUEUED_MAX  (4u << 20) /* bytes queued on a side before pausing */
+#define QUEUED_MAX (4u << 20) /* bytes queued on a side before pausing */
 
 /* The transport: what raft told it, its credentials and its tunnels. */
 struct peer {
         struct raft_uv_transport *t;
         uv_loop_t *loop;
         const struct config *cfg;
+        struct peercheck *check; /* NULL: no data directory checks */
         raft_id id;
         char address[ADDRESS_MAX + 1];
         struct tls_ctx *server; /* accepting: require a cluster certificate */
@@ -74,8 +73,11 @@ struct tunnel {
         bool pipe_open;
         struct tls_conn *tls;
         uint64_t started;
-        uint8_t hello[HELLO_MAX];
-        size_t hello_len;
+        /* Accepting: the hello as it arrives, and its addition. Dialling:
+         * the verdict as it arrives, when the hello had an addition. */
+        struct rafthello_in in;
+        struct rafthello_hello hello;
+        bool awaiting_verdict;
 };
 
 /* One write and its bytes. */
@@ -317,8 +319,7 @@ static void on_pipe_written(uv_write_t *req, int status)
         }
 }
 
-/* --- Raft's end
- * --------------------------------------------------------------- */
+/* --- Raft's end ----------------------------------------------------------- */
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
@@ -387,60 +388,36 @@ static int open_pipe(struct tunnel *tn, uv_pipe_t **raft_end)
 
 /* --- The hello ------------------------------------------------------------ */
 
-static size_t hello_encode(uint8_t *out, raft_id id, const char *address)
+/* The hello's addition passed the data directory checks (peercheck.h)?
+ * The verdict goes back first when the dialling node sent one. Refused:
+ * the verdict is sent and the connection closes without raft. */
+static bool checked(struct tunnel *tn)
 {
-        struct wcursor w;
-        size_t len = strlen(address);
+        struct peer *p = tn->p;
+        struct rafthello_verdict v;
+        uint8_t buf[RAFTHELLO_VERDICT_LEN];
+        bool ok;
 
-        wcursor_init(&w, out, HELLO_MAX);
-        wcursor_u64(&w, HELLO_MAGIC);
-        wcursor_u64(&w, id);
-        wcursor_u16(&w, (uint16_t)len);
-        wcursor_bytes(&w, address, len);
-        return HELLO_FIXED + len;
-}
-
-/* Take the bytes of the hello from `p`: how many were its (the rest are
- * raft's), with `*done` set once it is whole; -1: not a hello. */
-static long hello_take(struct tunnel *tn, const uint8_t *p, size_t n,
-                       bool *done)
-{
-        size_t used = 0;
-        struct rcursor r;
-        uint16_t len = 0;
-
-        while (used < n && !*done) {
-                size_t need = tn->hello_len < HELLO_FIXED ? HELLO_FIXED
-                                                          : HELLO_FIXED + len;
-                size_t take = need - tn->hello_len < n - used
-                                  ? need - tn->hello_len
-                                  : n - used;
-                memcpy(tn->hello + tn->hello_len, p + used, take);
-                tn->hello_len += take;
-                used += take;
-                if (tn->hello_len < HELLO_FIXED) {
-                        break;
-                }
-                rcursor_init(&r, tn->hello, HELLO_FIXED);
-                if (rcursor_u64(&r) != HELLO_MAGIC) {
-                        return -1;
-                }
-                tn->id = rcursor_u64(&r);
-                len = rcursor_u16(&r);
-                if (tn->id == 0 || len == 0 || len > ADDRESS_MAX) {
-                        return -1;
-                }
-                if (tn->hello_len == HELLO_FIXED + (size_t)len) {
-                        memcpy(tn->address, tn->hello + HELLO_FIXED, len);
-                        tn->address[len] = '\0';
-                        *done = true;
-                }
+        if (p->check == NULL) {
+                return true;
         }
-        return (long)used;
+        ok = peercheck_incoming(p->check, tn->id, tn->from, &tn->hello.ext,
+                                tn->hello.has_ext, uv_now(p->loop), &v);
+        if (!tn->hello.has_ext) {
+                return ok;
+        }
+        rafthello_verdict_encode(buf, &v);
+        if (tls_write(tn->tls, buf, sizeof buf) != 0 || !ok) {
+                refuse(tn, LOG_DEBUG, NULL); /* sends what is written */
+                return false;
+        }
+        flush_tls(tn, false);
+        return tn->phase != CLOSING;
 }
 
-/* The whole hello arrived: is the certificate the claimed node's? Then
- * raft gets the connection, as from that node. */
+/* The whole hello arrived: is the certificate the claimed node's, and its
+ * data directory one this node accepts? Then raft gets the connection, as
+ * from that node. */
 static void greeted(struct tunnel *tn)
 {
         struct peer *p = tn->p;
@@ -459,6 +436,9 @@ static void greeted(struct tunnel *tn)
                 refuse(tn, LOG_WARN, why);
                 return;
         }
+        if (!checked(tn)) {
+                return;
+        }
         if (open_pipe(tn, &raft_end) != 0) {
                 fail(tn, RAFT_NOCONNECTION, LOG_WARN, "no socketpair");
                 return;
@@ -470,13 +450,22 @@ static void greeted(struct tunnel *tn)
 }
 
 /* The dialled node is who it should be (TLS checked its identity): say who
- * we are, and give raft its end. */
+ * we are and what our data directory is, and give raft its end. */
 static void dialed(struct tunnel *tn)
 {
-        uint8_t hello[HELLO_MAX];
-        size_t len = hello_encode(hello, tn->p->id, tn->p->address);
+        struct peer *p = tn->p;
+        uint8_t field[ADDRESS_MAX], hello[RAFTHELLO_TLS_MAX];
+        struct rafthello_ext ext;
+        size_t len;
         uv_pipe_t *raft_end;
 
+        if (p->check != NULL) {
+                peercheck_ext(p->check, &ext);
+        }
+        len = rafthello_own_field(field, sizeof field, p->address,
+                                  p->check != NULL ? &ext : NULL,
+                                  &tn->awaiting_verdict);
+        len = rafthello_tls_encode(hello, p->id, field, len);
         if (tls_write(tn->tls, hello, len) != 0 ||
             open_pipe(tn, &raft_end) != 0) {
                 fail(tn, RAFT_NOCONNECTION, LOG_WARN, "cannot start");
@@ -487,8 +476,31 @@ static void dialed(struct tunnel *tn)
         report(tn, (uv_stream_t *)raft_end, 0);
 }
 
-/* --- The peer's end
- * ------------------------------------------------------------ */
+/* Bytes from the node this one dialled: its verdict on our hello, once;
+ * raft reads nothing on the connections it dials. */
+static void answered(struct tunnel *tn, const uint8_t *p, size_t n)
+{
+        struct rafthello_verdict v;
+        bool done = false;
+
+        if (!tn->awaiting_verdict) {
+                return;
+        }
+        if (rafthello_verdict_take(&tn->in, p, n, &done, &v) < 0) {
+                fail(tn, RAFT_NOCONNECTION, LOG_WARN,
+                     "closed: its answer to the hello is not a verdict");
+                return;
+        }
+        if (done) {
+                tn->awaiting_verdict = false;
+                if (!peercheck_verdict(tn->p->check, tn->id, &v,
+                                       uv_now(tn->p->loop))) {
+                        fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
+                }
+        }
+}
+
+/* --- The peer's end ------------------------------------------------------- */
 
 static void secured(struct tunnel *tn)
 {
@@ -504,13 +516,20 @@ static void plain(struct tunnel *tn, const uint8_t *p, size_t n)
         bool done = false;
         long used;
 
+        if (tn->outgoing) {
+                answered(tn, p, n);
+                return;
+        }
         if (tn->phase == GREETING) {
-                used = hello_take(tn, p, n, &done);
+                used = rafthello_tls_take(&tn->in, p, n, &done, &tn->hello);
                 if (used < 0) {
                         refuse(tn, LOG_WARN, "refused: no Baton raft hello");
                         return;
                 }
                 if (done) {
+                        tn->id = tn->hello.id;
+                        memcpy(tn->address, tn->hello.address,
+                               sizeof tn->address);
                         greeted(tn);
                 }
                 p += used;
@@ -577,8 +596,7 @@ static int start_tls(struct tunnel *tn, struct tls_ctx *x, const char *expect)
         return 0;
 }
 
-/* --- Dialling
- * ------------------------------------------------------------------ */
+/* --- Dialling ------------------------------------------------------------- */
 
 static void on_connected(uv_connect_t *req, int status)
 {
@@ -683,8 +701,7 @@ static int peer_connect(struct raft_uv_transport *t,
         return 0;
 }
 
-/* --- Accepting
- * ----------------------------------------------------------------- */
+/* --- Accepting ------------------------------------------------------------ */
 
 static void on_accept(uv_stream_t *listener, int status)
 {
@@ -756,8 +773,7 @@ static int peer_listen(struct raft_uv_transport *t, raft_uv_accept_cb cb)
         return 0;
 }
 
-/* --- The transport
- * ------------------------------------------------------------- */
+/* --- The transport -------------------------------------------------------- */
 
 static int peer_init_cb(struct raft_uv_transport *t, raft_id id,
                         const char *address)
@@ -819,7 +835,8 @@ static int load(const struct config *cfg, struct tls_ctx **server,
 }
 
 int peer_init(struct raft_uv_transport *t, uv_loop_t *loop,
-              const struct config *cfg, char *errmsg, size_t size)
+              const struct config *cfg, struct peercheck *check, char *errmsg,
+              size_t size)
 {
         struct peer *p = calloc(1, sizeof *p);
         int rv;
@@ -836,6 +853,7 @@ int peer_init(struct raft_uv_transport *t, uv_loop_t *loop,
         p->t = t;
         p->loop = loop;
         p->cfg = cfg;
+        p->check = check;
         queue_init(&p->tunnels);
         t->version = 1;
         t->impl = p;

@@ -14,6 +14,8 @@
 
 #include "config.h"
 
+struct peercheck;
+
 /*
  * Every connection, in both directions:
  *
@@ -22,10 +24,15 @@
  * - the dialling node checks the certificate of the node it dials carries
  *   that node's identity (tls-peer-identity with its raft id), then sends a
  *   hello inside TLS: "BATONPR1", its raft id (u64) and its raft address
- *   (u16 length and bytes), little-endian;
+ *   (u16 length and bytes), little-endian, with what its data directory
+ *   is behind the address's NUL (rafthello.h);
  * - the accepting node checks the certificate carries the identity of the
  *   id the hello claims (a node with node 2's certificate cannot speak as
- *   node 3), then gives raft the connection as from that id;
+ *   node 3), and the data directory (peercheck.h), answers with its
+ *   verdict, then gives raft the connection as from that id, or closes
+ *   it;
+ * - the dialling node reads the verdict, judges the accepting node's
+ *   directory the same way, and closes the connection if either refused;
  * - connecting (resolve, TCP connect, handshake, hello) must end within
  *   handshake-timeout-ms; a failure is logged with the peer's address and
  *   the reason (TLS and identity failures as warnings, refused TCP connects
@@ -39,11 +46,13 @@
  */
 
 /* Fill `t` (its version, data and functions) with the TLS transport on
- * `loop`, with the credentials and settings of `cfg` (borrowed for the
- * transport's life). 0, or BATON_ETLS / BATON_ENOMEM with the reason in
- * `errmsg`; nothing is left to free then. */
+ * `loop`, with the credentials and settings of `cfg` and the data
+ * directory checks of `check` (both borrowed for the transport's life;
+ * `check` may be NULL: no checks). 0, or BATON_ETLS / BATON_ENOMEM with
+ * the reason in `errmsg`; nothing is left to free then. */
 int peer_init(struct raft_uv_transport *t, uv_loop_t *loop,
-              const struct config *cfg, char *errmsg, size_t size);
+              const struct config *cfg, struct peercheck *check, char *errmsg,
+              size_t size);
 
 /* Free what peer_init() allocated, once raft has closed the transport (its
  * close callback ran). */

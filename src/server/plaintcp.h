@@ -1,5 +1,5 @@
-/* The raft transport of a node with tls = off: libraft's own TCP transport
- * with Nagle's algorithm turned off on every peer stream. */
+/* The raft transport of a node with tls = off: plain TCP, speaking
+ * libraft's own TCP handshake, with Baton's data directory checks. */
 #ifndef SERVER_PLAINTCP_H
 #define SERVER_PLAINTCP_H
 
@@ -7,21 +7,41 @@
 #include <raft/uv.h>
 #include <uv.h>
 
-/* Caller-allocated; `transport` is what raft_uv_init() is given (first, so
- * a struct plaintcp can also hold peer.h's TLS transport instead). */
+struct peercheck;
+
+/*
+ * On the wire it is libraft's raft_uv_tcp (0.22.1): the dialling node
+ * sends u64 protocol 1, u64 raft id, u64 length and its address,
+ * NUL-padded to 8 bytes, little-endian, then raft's messages. Baton's
+ * addition (rafthello.h) rides behind the address's NUL, inside that
+ * length, where libraft does not look; the accepting node answers a hello
+ * that has one with its verdict and, refused, closes the connection
+ * before raft sees it; the dialling node reads the verdict from the
+ * connection raft writes on (raft never reads it). So batond 0.1, which
+ * used raft_uv_tcp itself, and this build talk to each other either way
+ * (a rolling upgrade), the checks applying between nodes of this build.
+ *
+ * Every stream has Nagle's algorithm off: with it on, a leader sending
+ * AppendEntries while an earlier small message was unacknowledged waited
+ * for the follower's delayed ACK (40 ms on Linux), and the p99 of a lock
+ * operation was ~42 ms under load. A connection that has not finished its
+ * handshake within handshake-timeout-ms is closed.
+ */
+
+/* Caller-allocated; `transport` is what raft_uv_init() is given (first,
+ * so that a struct plaintcp can also hold peer.h's TLS transport). */
 struct plaintcp {
         struct raft_uv_transport transport;
-        /* raft_uv_tcp's own listen and connect, wrapped. */
-        int (*tcp_listen)(struct raft_uv_transport *t, raft_uv_accept_cb cb);
-        int (*tcp_connect)(struct raft_uv_transport *t,
-                           struct raft_uv_connect *req, raft_id id,
-                           const char *address, raft_uv_connect_cb cb);
-        raft_uv_accept_cb raft_accept;
 };
 
-/* Set up raft_uv_tcp on `loop` and wrap it. 0 or a libraft code. */
-int plaintcp_init(struct plaintcp *p, uv_loop_t *loop);
-/* Once raft is done with the transport. */
+/* Set up the transport on `loop` with the data directory checks of
+ * `check` (borrowed; NULL: none) and `handshake_ms` for each connection's
+ * handshake. 0 or RAFT_NOMEM. */
+int plaintcp_init(struct plaintcp *p, uv_loop_t *loop, struct peercheck *check,
+                  unsigned handshake_ms);
+
+/* Free what plaintcp_init() allocated, once raft has closed the
+ * transport. */
 void plaintcp_close(struct plaintcp *p);
 
 #endif /* SERVER_PLAINTCP_H */

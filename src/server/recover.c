@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "../../include/baton.h"
+#include "datadir.h"
 #include "restore.h"
 
 /* Free what raft_io's load gave: entries share batches, each freed once. */
@@ -111,11 +112,25 @@ static int load(const struct config *cfg, struct raftfsm *rf, uint64_t *last,
         return rv;
 }
 
+/* The new directory, held as the old one is (the caller holds that), with
+ * the identity of a new cluster: its id is drawn at random, since this node
+ * is its only member and the members added back learn it (join = true). */
+static int claim_new(const struct config *cfg, struct datadir *dir,
+                     char *errmsg, size_t size)
+{
+        if (datadir_check(dir, cfg->data_dir, cfg->id) != 0 ||
+            datadir_claim(dir, cfg->id, datadir_random(), true) != 0) {
+                return seed_fail(errmsg, size, BATON_EIO, "%s", dir->errmsg);
+        }
+        return 0;
+}
+
 int recover_node(const struct config *cfg, struct seed_report *out,
                  char *errmsg, size_t size)
 {
         const struct config_member *self = config_member(cfg, cfg->id);
         char old[PATH_MAX + sizeof RECOVER_SUFFIX];
+        struct datadir dir = {.lock_fd = -1};
         struct raftfsm rf;
         struct stat st;
         int rv;
@@ -148,9 +163,13 @@ int recover_node(const struct config *cfg, struct seed_report *out,
                 rv = seed_empty_dir(cfg->data_dir, errmsg, size);
         }
         if (rv == 0) {
+                rv = claim_new(cfg, &dir, errmsg, size);
+        }
+        if (rv == 0) {
                 rv = seed_write(&rf, cfg, out->start_index, self, 1, out,
                                 errmsg, size);
         }
+        datadir_close(&dir);
         raftfsm_close(&rf);
         return rv;
 }

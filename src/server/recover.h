@@ -25,7 +25,10 @@
  * log at the node's own last index, which could hand out a token again.
  * 0 with `out` filled, or a BATON_E* code with `errmsg` (the data dir is
  * left as it was unless the new one failed while being written; the old
- * one is then under RECOVER_SUFFIX).
+ * one is then under RECOVER_SUFFIX). The caller holds cfg->data_dir's lock
+ * (datadir.h); the new directory is held while it is written, and records
+ * a new cluster, drawn at random: the lost majority's directories are
+ * another cluster's from then on.
  */
 int recover_node(const struct config *cfg, struct seed_report *out,
                  char *errmsg, size_t size);

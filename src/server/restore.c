@@ -3,8 +3,11 @@
 #include "restore.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../include/baton.h"
 #include "../proto/backupfile.h"
@@ -44,8 +47,52 @@ static int load(struct raftfsm *rf, const uint8_t *snap, size_t len,
         return 0;
 }
 
-int restore_backup(const struct config *cfg, const char *path,
-                   struct seed_report *out, char *errmsg, size_t size)
+/* Nothing is written before every check passed: the directory is looked
+ * at here, and made and held only once the backup has loaded. */
+static int empty_or_missing(const struct config *cfg, char *errmsg, size_t size)
+{
+        struct stat st;
+
+        if (stat(cfg->data_dir, &st) != 0 && errno == ENOENT) {
+                return 0;
+        }
+        return seed_empty_dir(cfg->data_dir, errmsg, size);
+}
+
+/* Make and hold the directory, look again under the lock, and write the
+ * new cluster's identity before raft writes there: a cluster id of the
+ * backup and the member lines. */
+static int claim(const struct config *cfg, struct datadir *dir,
+                 const struct baton_backup_info *info, char *errmsg,
+                 size_t size)
+{
+        char salt[96];
+        int rv;
+
+        if (datadir_claim(dir, cfg->id, 0, false) != 0) {
+                return seed_fail(errmsg, size, BATON_EIO, "%s", dir->errmsg);
+        }
+        rv = seed_empty_dir(cfg->data_dir, errmsg, size);
+        if (rv != 0) {
+                return rv;
+        }
+
+        snprintf(salt, sizeof salt, "restore %" PRIu64 " %" PRIu64 " %" PRIu64,
+                 info->index, info->term, info->made_ms);
+        memset(&dir->id, 0, sizeof dir->id);
+        dir->id.cluster = dirid_cluster_of(cfg->members, cfg->n_members,
+                                           cfg->cluster_name, salt);
+        dir->id.node = cfg->id;
+        dir->id.incarnation = datadir_random();
+        if (datadir_save(dir) != 0) {
+                return seed_fail(errmsg, size, BATON_EIO, "%s", dir->errmsg);
+        }
+        return 0;
+}
+
+int restore_backup(const struct config *cfg, struct datadir *dir,
+                   const char *path, struct seed_report *out, char *errmsg,
+                   size_t size)
 {
         struct baton_backup_info info;
         struct raftfsm rf;
@@ -71,11 +118,14 @@ int restore_backup(const struct config *cfg, const char *path,
         rv = out->start_index == 0
                  ? seed_fail(errmsg, size, BATON_EINVAL,
                              "restore-margin puts the new log beyond 2^63")
-                 : seed_empty_dir(cfg->data_dir, errmsg, size);
+                 : empty_or_missing(cfg, errmsg, size);
         if (rv == 0 && seed_fsm(&rf, cfg) != 0) {
                 rv = seed_fail(errmsg, size, BATON_ENOMEM, "out of memory");
         } else if (rv == 0) {
                 rv = load(&rf, snap, (size_t)info.size, errmsg, size);
+                if (rv == 0) {
+                        rv = claim(cfg, dir, &info, errmsg, size);
+                }
                 if (rv == 0) {
                         rv =
                             seed_write(&rf, cfg, out->start_index, cfg->members,

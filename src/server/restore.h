@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "datadir.h"
 #include "seed.h"
 
 /*
@@ -21,14 +22,20 @@ uint64_t restore_start(const struct config *cfg, uint64_t backup_index);
 /*
  * Check the backup at `path` whole (digest, then every record of the
  * state, as a node restoring it would), and write it as the snapshot at
- * restore_start() into cfg->data_dir, which must be empty or missing, with
- * the config's members as the new cluster's voters. Sessions come back
- * whole; the new leader gives each a full TTL from when it takes over.
- * 0 with `out` filled, or a BATON_E* code with `errmsg` set: a data dir
- * that was not empty is left alone; one that failed while being written
- * may hold part of raft's files (empty it before trying again).
+ * restore_start() into cfg->data_dir, which must hold no data (datadir.h's
+ * own files aside), with the config's members as the new cluster's voters.
+ * `dir` is that directory, checked by the caller (datadir_check()): it is
+ * claimed (made, held) only once the backup has loaded, and its identity
+ * written before raft writes, for a new cluster whose id every node
+ * restoring the same file with the same member lines and cluster-name
+ * computes alike, and which differs from the old cluster's. Sessions come back
+ * whole; the new leader gives each a full TTL from when it takes over. 0 with
+ * `out` filled, or a BATON_E* code with `errmsg` set: a data dir that was not
+ * empty is left alone; one that failed while being written may hold part
+ * of raft's files (empty it before trying again).
  */
-int restore_backup(const struct config *cfg, const char *path,
-                   struct seed_report *out, char *errmsg, size_t size);
+int restore_backup(const struct config *cfg, struct datadir *dir,
+                   const char *path, struct seed_report *out, char *errmsg,
+                   size_t size);
 
 #endif /* SERVER_RESTORE_H */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "../../include/baton.h"
+#include "datadir.h"
 #include "node.h"
 
 int seed_fail(char *errmsg, size_t size, int rv, const char *fmt, ...)
@@ -39,7 +40,9 @@ int seed_empty_dir(const char *path, char *errmsg, size_t size)
         }
         while (rv == 0 && (e = readdir(d)) != NULL) {
                 if (strcmp(e->d_name, ".") != 0 &&
-                    strcmp(e->d_name, "..") != 0) {
+                    strcmp(e->d_name, "..") != 0 &&
+                    strcmp(e->d_name, DATADIR_LOCK) != 0 &&
+                    strcmp(e->d_name, DATADIR_IDENTITY) != 0) {
                         rv = seed_fail(
                             errmsg, size, BATON_EINVAL,
                             "data dir %s is not empty (%s): a restore "

@@ -47,8 +47,9 @@ void seed_close(struct seed_io *s);
  * BATON_ENOMEM. */
 int seed_fsm(struct raftfsm *rf, const struct config *cfg);
 
-/* The data dir exists (made if missing) and holds nothing: 0, or
- * BATON_EINVAL / BATON_EIO with `errmsg`. */
+/* The data dir exists (made if missing) and holds nothing but the lock
+ * and identity files (datadir.h): 0, or BATON_EINVAL / BATON_EIO with
+ * `errmsg`. */
 int seed_empty_dir(const char *path, char *errmsg, size_t size);
 
 /*

@@ -20,6 +20,7 @@ static const char *const all_keys[] = {
     "data-dir",
     "member",
     "join",
+    "cluster-name",
     "election-timeout-ms",
     "heartbeat-timeout-ms",
     "restore-margin",
