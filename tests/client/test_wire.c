@@ -1414,9 +1414,10 @@ static void watch_cut_while_opening(void **state)
         baton_client_destroy(c);
 }
 
-/* The first PING is answered only after a stream of STREAM_EVENTS events,
- * STREAM_GAP_MS apart: the answer comes long after the heartbeat's
- * timeout, but frames never stop coming. */
+/* The first heartbeat PING (the connection's second: the first greets the
+ * node before any request goes out) is answered only after a stream of
+ * STREAM_EVENTS events, STREAM_GAP_MS apart: the answer comes long after
+ * the heartbeat's timeout, but frames never stop coming. */
 #define STREAM_EVENTS 25
 #define STREAM_GAP_MS 40
 _Static_assert(STREAM_EVENTS *STREAM_GAP_MS > 3 * 300,
@@ -1431,7 +1432,7 @@ static int stream_script(struct fake *f, const struct frame *fr)
                 start_now(f, fr);
                 return 1;
         }
-        if (fr->h.type == PROTO_PING && (*pings)++ == 0) {
+        if (fr->h.type == PROTO_PING && (*pings)++ == 1) {
                 for (unsigned i = 0; i < STREAM_EVENTS; i++) {
                         send_events(f, fr->conn, i, 1, false);
                         nanosleep(&gap, NULL);

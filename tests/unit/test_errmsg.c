@@ -35,7 +35,8 @@ static void detail_only_for_its_code(void **state)
         errmsg_set(BATON_ETLS, "certificate has expired");
         assert_string_equal(baton_errmsg(BATON_ECONNECT),
                             baton_strerror(BATON_ECONNECT));
-        assert_string_equal(baton_errmsg(BATON_ETLS), "certificate has expired");
+        assert_string_equal(baton_errmsg(BATON_ETLS),
+                            "certificate has expired");
         /* An empty detail says nothing more than the code. */
         errmsg_set(BATON_ETLS, "%s", "");
         assert_string_equal(baton_errmsg(BATON_ETLS),
