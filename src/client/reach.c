@@ -66,8 +66,9 @@ static enum reach_verdict close_pass(struct reach *r)
         return REACH_FAILED;
 }
 
-enum reach_verdict reach_note(struct reach *r, int i, enum reach_outcome outcome,
-                              bool tls, const char *why)
+enum reach_verdict reach_note(struct reach *r, int i,
+                              enum reach_outcome outcome, bool tls,
+                              const char *why)
 {
         struct reach_endpoint *e;
 

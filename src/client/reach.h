@@ -11,7 +11,7 @@
 #include "../proto/proto.h"
 
 #define REACH_ADDR_MAX (PROTO_ADDRESS_MAX + 1) /* an endpoint, with its NUL */
-#define REACH_WHY_MAX  256 /* one endpoint's reason, with its NUL */
+#define REACH_WHY_MAX  256  /* one endpoint's reason, with its NUL */
 #define REACH_TEXT_MAX 1024 /* every endpoint's reasons, with the NUL */
 
 /*
@@ -78,8 +78,9 @@ enum reach_verdict {
 /* Record that endpoint `i` (-1: not an endpoint, nothing is recorded) came
  * to `outcome` for the reason `why` (copied; `tls`: a TLS failure). What
  * the pass came to. */
-enum reach_verdict reach_note(struct reach *r, int i, enum reach_outcome outcome,
-                              bool tls, const char *why);
+enum reach_verdict reach_note(struct reach *r, int i,
+                              enum reach_outcome outcome, bool tls,
+                              const char *why);
 
 /* Endpoint `i` is skipped in this pass (it went silent a moment ago): its
  * last outcome counts for this pass too. What the pass came to. */

@@ -44,13 +44,13 @@
 #include "../lib/certs.h"
 #include "../lib/tclient.h"
 
-#define WATCHDOG_S   240
-#define HEALTHY_MS   20000
-#define LONG_MS      15000 /* the request timeout of the failing calls */
-#define PROMPT_MS    5000  /* they must end well before it */
-#define SHORT_MS     3000  /* the timeout of calls that must wait it out */
-#define SLACK_MS     1000  /* a call may end this much past its deadline */
-#define DETAIL_MAX   1024
+#define WATCHDOG_S 240
+#define HEALTHY_MS 20000
+#define LONG_MS    15000 /* the request timeout of the failing calls */
+#define PROMPT_MS  5000  /* they must end well before it */
+#define SHORT_MS   3000  /* the timeout of calls that must wait it out */
+#define SLACK_MS   1000  /* a call may end this much past its deadline */
+#define DETAIL_MAX 1024
 
 static struct harness cluster;
 static const char *argv0;
@@ -162,9 +162,9 @@ static struct outcome call(const char *endpoints, uint32_t timeout_ms,
         }
         assert_int_equal(rv, 0);
         t0 = now_ms();
-        out.rv = holder ? baton_holder(c, "failfast", &h)
-                        : baton_acquire(c, "failfast", 0, BATON_WAIT_TRY,
-                                        &token);
+        out.rv = holder
+                     ? baton_holder(c, "failfast", &h)
+                     : baton_acquire(c, "failfast", 0, BATON_WAIT_TRY, &token);
         out.ms = now_ms() - t0;
         snprintf(out.detail, sizeof out.detail, "%s", baton_errmsg(out.rv));
         print_message("# %s: %s after %" PRId64 " ms: %s\n", endpoints,
@@ -189,8 +189,8 @@ static void expect_prompt(const struct outcome *o, int rv, ...)
         while ((want = va_arg(ap, const char *)) != NULL) {
                 if (strstr(o->detail, want) == NULL) {
                         va_end(ap);
-                        fail_msg("detail \"%s\" does not say \"%s\"",
-                                 o->detail, want);
+                        fail_msg("detail \"%s\" does not say \"%s\"", o->detail,
+                                 want);
                 }
         }
         va_end(ap);
@@ -270,8 +270,7 @@ static bool listening(const char *endpoint)
  * started again, since the harness gives flags from a node's next start.
  * The harness's own client cannot always talk to the node then (that is
  * the point), so this waits only for its client port to listen. */
-static void single_node(struct harness *h, const char *const *flags,
-                        unsigned n)
+static void single_node(struct harness *h, const char *const *flags, unsigned n)
 {
         unsigned leader;
         int64_t until;
@@ -404,8 +403,7 @@ static void expired_certificate(void **state)
         need_tls();
         assert_int_equal(tlsfiles_issue("ff-expired", "admin", -30, -1, 0), 0);
         o = call(cluster.endpoints, LONG_MS, tls_path("ca.crt"),
-                 tls_path("ff-expired.crt"), tls_path("ff-expired.key"),
-                 false);
+                 tls_path("ff-expired.crt"), tls_path("ff-expired.key"), false);
         expect_prompt(&o, BATON_ETLS, cluster.nodes[0].client_address,
                       "refused this client's certificate",
                       "certificate expired", NULL);
@@ -420,8 +418,7 @@ static void certificate_of_another_ca(void **state)
         need_tls();
         assert_int_equal(tlsfiles_issue("ff-foreign", "admin", -1, 30, 1), 0);
         o = call(cluster.endpoints, LONG_MS, tls_path("ca.crt"),
-                 tls_path("ff-foreign.crt"), tls_path("ff-foreign.key"),
-                 false);
+                 tls_path("ff-foreign.crt"), tls_path("ff-foreign.key"), false);
         expect_prompt(&o, BATON_ETLS, cluster.nodes[1].client_address,
                       "refused this client's certificate", "unknown CA", NULL);
 }
@@ -436,8 +433,7 @@ static void wrong_ca_file(void **state)
         need_tls();
         other = certs_ca_create("Not the cluster's CA");
         assert_non_null(other);
-        assert_int_equal(certs_ca_write(other, tls_path("ff-other-ca.crt")),
-                         0);
+        assert_int_equal(certs_ca_write(other, tls_path("ff-other-ca.crt")), 0);
         certs_ca_destroy(other);
         o = call(cluster.endpoints, LONG_MS, tls_path("ff-other-ca.crt"),
                  tls_path("admin.crt"), tls_path("admin.key"), false);
@@ -655,8 +651,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(name_mismatch),
             cmocka_unit_test_teardown(lost_majority, cluster_restore),
             cmocka_unit_test_teardown(sent_before_all_died, cluster_restore),
-            cmocka_unit_test_teardown(session_outlives_outage,
-                                      cluster_restore),
+            cmocka_unit_test_teardown(session_outlives_outage, cluster_restore),
         };
 
         (void)argc;
