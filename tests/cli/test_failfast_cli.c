@@ -168,8 +168,8 @@ static void expect_prompt(const struct run *r, const char *name,
 {
         char prefix[64];
         const char *want, *nl = strchr(r->err, '\n');
-        bool good = r->status == 3 && r->ms < PROMPT_MS && nl != NULL &&
-                    nl[1] == '\0';
+        bool good =
+            r->status == 3 && r->ms < PROMPT_MS && nl != NULL && nl[1] == '\0';
         va_list ap;
 
         snprintf(prefix, sizeof prefix, "batonctl: %s: ", what);
@@ -179,8 +179,9 @@ static void expect_prompt(const struct run *r, const char *name,
                 good = good && strstr(r->err, want) != NULL;
         }
         va_end(ap);
-        if (!ok(good, "%s: exit 3 in %" PRId64 " ms (< %d), one line naming "
-                      "the endpoint and the reason",
+        if (!ok(good,
+                "%s: exit 3 in %" PRId64 " ms (< %d), one line naming "
+                "the endpoint and the reason",
                 name, r->ms, PROMPT_MS)) {
                 printf("# exit %d after %" PRId64 " ms; stderr: %s", r->status,
                        r->ms, r->err);
@@ -351,8 +352,8 @@ static void tls_against_plain_node(void)
            r.status);
         r = ctl(false, "--endpoints", h.endpoints, "--timeout", LONG, "holder",
                 "x", NULL);
-        expect_prompt(&r, "TLS against a tls = off node", "holder",
-                      h.endpoints, "speaks plain TCP (tls = off)", NULL);
+        expect_prompt(&r, "TLS against a tls = off node", "holder", h.endpoints,
+                      "speaks plain TCP (tls = off)", NULL);
         harness_close(&h);
 }
 
@@ -380,8 +381,8 @@ static void name_mismatch(void)
         }
         snprintf(by_name, sizeof by_name, "localhost%s",
                  strrchr(h.endpoints, ':'));
-        r = ctl(false, "--endpoints", by_name, "--timeout", LONG, "holder",
-                "x", NULL);
+        r = ctl(false, "--endpoints", by_name, "--timeout", LONG, "holder", "x",
+                NULL);
         expect_prompt(&r, "a certificate for another host", "holder", by_name,
                       "hostname mismatch", NULL);
         harness_close(&h);
@@ -402,8 +403,9 @@ static void status_rows(void)
                strstr(r.out, "error: cannot connect to") != NULL &&
                strstr(r.out, dead) != NULL &&
                strstr(r.out, "connection refused") != NULL;
-        if (!ok(good, "status: the dead node's line says why, exit 3 in %" PRId64
-                      " ms",
+        if (!ok(good,
+                "status: the dead node's line says why, exit 3 in %" PRId64
+                " ms",
                 r.ms)) {
                 printf("# exit %d; stdout: %s; stderr: %s\n", r.status, r.out,
                        r.err);
@@ -436,8 +438,9 @@ static void lost_majority(void)
                strstr(r.err, "batonctl: holder: timed out waiting for an "
                              "answer: no leader") != NULL &&
                strstr(r.err, cluster.nodes[2].client_address) != NULL;
-        if (!ok(good, "a lost majority: waits out --timeout (%" PRId64
-                      " ms) and says no leader",
+        if (!ok(good,
+                "a lost majority: waits out --timeout (%" PRId64
+                " ms) and says no leader",
                 r.ms)) {
                 printf("# exit %d; stderr: %s\n", r.status, r.err);
         } else {

@@ -15,7 +15,8 @@
  * BATON_ETIMEDOUT at its deadline, never BATON_ECONNECT); a session
  * outlives an outage during which calls failed at once.
  *
- * One cmocka case per scenario. Every wait is bounded; a watchdog
+ * One cmocka case per scenario (a pattern as the first argument runs only
+ * the cases it matches). Every wait is bounded; a watchdog
  * (BATON_TEST_WATCHDOG seconds, default 240) bails out of a hung run, and
  * every node is killed by PID on any exit. Environment as the integration
  * tests: BATOND, BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR, BATON_TEST_TLS.
@@ -654,8 +655,10 @@ int main(int argc, char **argv)
             cmocka_unit_test_teardown(session_outlives_outage, cluster_restore),
         };
 
-        (void)argc;
         argv0 = argv[0];
+        if (argc > 1) {
+                cmocka_set_test_filter(argv[1]); /* e.g. "sent_*" */
+        }
         return cmocka_run_group_tests_name("failfast", tests, cluster_up,
                                            cluster_down);
 }

@@ -762,6 +762,64 @@ static void silent_node_abandoned(void **state)
         baton_client_destroy(c);
 }
 
+/* Once `*swallowed` (f->data) is set by the first ACQUIRE, which gets no
+ * answer, every node closes each connection at its first frame: as a
+ * cluster that went away, every endpoint now fails before answering. */
+static int swallow_then_close(struct fake *f, const struct frame *fr)
+{
+        bool *swallowed = f->data;
+
+        if (fr->h.type == PROTO_COMMAND && fr->k.type == COMMAND_ACQUIRE) {
+                *swallowed = true;
+        } else if (!*swallowed) {
+                return 0;
+        }
+        fake_close_conn(f, fr->conn);
+        return 1;
+}
+
+/*
+ * A request that went out and got no answer keeps its outcome unknown,
+ * even when every endpoint then fails at once: the try waits out its
+ * timeout and says so (BATON_ENOANSWER), never BATON_ECONNECT. A request
+ * that never goes out fails within a pass: BATON_ECONNECT, each endpoint
+ * named with its reason.
+ */
+static void sent_then_nodes_gone(void **state)
+{
+        bool swallowed = false;
+        struct baton_holder h;
+        baton_client *c;
+        int64_t t0, took;
+        int rv;
+
+        (void)state;
+        set_hook(swallow_then_close, &swallowed);
+        c = client(F.endpoints, 10000, 4000, NULL);
+        t0 = now_ms();
+        rv = baton_acquire(c, "job", 0, 0, NULL);
+        took = now_ms() - t0;
+        print_message("# sent: %s after %" PRId64 " ms: %s\n",
+                      baton_errname(rv), took, baton_errmsg(rv));
+        assert_int_equal(rv, BATON_ENOANSWER);
+        assert_true(took >= 3950);
+        assert_non_null(strstr(baton_errmsg(rv), "outcome is unknown"));
+        assert_non_null(strstr(baton_errmsg(rv), F.addr[1]));
+        assert_non_null(strstr(baton_errmsg(rv), "without answering"));
+        /* A QUERY never gets out: it fails with the next pass, after at
+         * most the longest pause between passes (1.5 s). */
+        t0 = now_ms();
+        rv = baton_holder(c, "job", &h);
+        took = now_ms() - t0;
+        print_message("# never sent: %s after %" PRId64 " ms: %s\n",
+                      baton_errname(rv), took, baton_errmsg(rv));
+        assert_int_equal(rv, BATON_ECONNECT);
+        assert_true(took < 2500);
+        assert_non_null(strstr(baton_errmsg(rv), F.addr[0]));
+        assert_non_null(strstr(baton_errmsg(rv), F.addr[1]));
+        baton_client_destroy(c);
+}
+
 /* The cluster says the session expired: it is over for good. Its locks
  * are reported lost, a release of them is refused without a word to the
  * cluster, and the next acquire opens a NEW session. */
@@ -1549,6 +1607,7 @@ int main(void)
             cmocka_unit_test_setup(wait_withdrawn, fake_reset),
             cmocka_unit_test_setup(election_ridden_out, fake_reset),
             cmocka_unit_test_setup(silent_node_abandoned, fake_reset),
+            cmocka_unit_test_setup(sent_then_nodes_gone, fake_reset),
             cmocka_unit_test_setup(expired_for_good, fake_reset),
             cmocka_unit_test_setup(eseq_recovered, fake_reset),
             cmocka_unit_test_setup(eseq_shared_recovered, fake_reset),
