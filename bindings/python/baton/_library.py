@@ -33,6 +33,7 @@ SONAME = "libbaton.so.1"
 _SIGNATURES: List[Tuple[str, object, List[object]]] = [
     ("baton_strerror", c_char_p, [c_int]),
     ("baton_errname", c_char_p, [c_int]),
+    ("baton_errmsg", c_char_p, [c_int]),
     ("baton_version", c_char_p, []),
     ("baton_options_init", None, [c_void_p]),
     ("baton_client_create", c_int, [POINTER(c_void_p), c_char_p, c_void_p]),

@@ -26,7 +26,7 @@ from .errors import (
     NotHolderError,
     RevokedError,
     StaleTokenError,
-    error_for,
+    failure,
 )
 from .records import LeaseState, Mode
 
@@ -241,6 +241,8 @@ class Lease:
             )
         try:
             code = self._client._release_native(self)
+            # Read on this thread, before anything else calls libbaton.
+            error = failure(code, f"release {self._what()}") if code else None
         except BaseException:
             self._releasing = False  # nothing was sent (a closed client)
             raise
@@ -250,8 +252,8 @@ class Lease:
         else:
             tracker.unfile(self)
             self._finish(end)
-        if code != 0:
-            raise error_for(code, f"release {self._what()}")
+        if error is not None:
+            raise error
 
     async def arelease(self) -> None:
         """release() without blocking the event loop."""
