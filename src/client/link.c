@@ -349,16 +349,20 @@ static void try_next(struct link *l, int64_t now)
         connect_failed(l, now);
 }
 
-/* The next endpoint that has not gone silent (any, if all have); each
- * one skipped counts in the pass with what it did last. */
+/* The next endpoint that has not gone silent (the next one, if all have).
+ * Those skipped count in the pass with what they did last, under
+ * SUSPECT_MS ago; a pass never ends on skips alone. */
 static void pick_endpoint(struct link *l, int64_t now)
 {
-        unsigned i;
+        unsigned i, at = l->next;
 
         for (i = 0; i < l->n_endpoints; i++) {
-                if (!suspect(l, l->endpoints[l->next], now)) {
+                if (!suspect(l, l->endpoints[at], now)) {
                         break;
                 }
+                at = (at + 1) % l->n_endpoints;
+        }
+        while (i < l->n_endpoints && l->next != at) {
                 if (reach_skip(&l->reach, (int)l->next) == REACH_FAILED &&
                     l->cb.unreachable != NULL) {
                         l->cb.unreachable(l->cb.data);
