@@ -199,7 +199,9 @@ static void fake_frame(struct fake *f, unsigned conn,
         fr->node = f->conns[conn].node;
         fr->conn = conn;
         fr->h = *h;
-        if (h->length <= sizeof fr->body) {
+        /* An empty first frame (the PING libbaton greets a node with)
+         * comes with no body buffer at all. */
+        if (h->length > 0 && h->length <= sizeof fr->body) {
                 memcpy(fr->body, body, h->length);
         }
         if (h->type == PROTO_COMMAND &&

@@ -36,12 +36,12 @@ static void refused_everywhere(void **state)
 {
         struct reach *r = *state;
 
-        assert_int_equal(reach_note(r, 0, REACH_REFUSED, false,
-                                    "connection refused"),
-                         REACH_GOING);
-        assert_int_equal(reach_note(r, 2, REACH_REFUSED, false,
-                                    "name does not resolve"),
-                         REACH_GOING);
+        assert_int_equal(
+            reach_note(r, 0, REACH_REFUSED, false, "connection refused"),
+            REACH_GOING);
+        assert_int_equal(
+            reach_note(r, 2, REACH_REFUSED, false, "name does not resolve"),
+            REACH_GOING);
         assert_false(reach_failed_since(r, 1));
         assert_int_equal(
             reach_note(r, 1, REACH_REFUSED, false, "connection refused"),
@@ -134,28 +134,25 @@ static void answers_of_a_call(void **state)
                          0);
         assert_int_equal(reach_answer(r, mark, true, true, buf, sizeof buf),
                          BATON_ENOANSWER);
-        assert_string_equal(buf,
-                            "timed out waiting for an answer (the request "
-                            "went out: its outcome is unknown): a:1: "
-                            "connection refused; b:2: connection refused; "
-                            "c:3: connection refused");
+        assert_string_equal(buf, "timed out waiting for an answer (the request "
+                                 "went out: its outcome is unknown): a:1: "
+                                 "connection refused; b:2: connection refused; "
+                                 "c:3: connection refused");
         /* A call that began after that pass waits for the next. */
         assert_int_equal(
             reach_answer(r, r->pass, false, false, buf, sizeof buf), 0);
         /* Nodes that know no leader: "no leader" at the deadline. */
         reach_note(r, 1, REACH_NO_LEADER, false, "no leader");
-        assert_int_equal(
-            reach_answer(r, r->pass, true, true, buf, sizeof buf),
-            BATON_ENOANSWER);
+        assert_int_equal(reach_answer(r, r->pass, true, true, buf, sizeof buf),
+                         BATON_ENOANSWER);
         assert_string_equal(buf, "timed out waiting for an answer: no leader: "
                                  "a:1: connection refused; b:2: no leader; "
                                  "c:3: connection refused");
         /* Never sent, no node answered (one lost): at the deadline, the
          * connection is the reason. */
         reach_note(r, 1, REACH_LOST, false, "stopped answering");
-        assert_int_equal(
-            reach_answer(r, r->pass, false, true, buf, sizeof buf),
-            BATON_ECONNECT);
+        assert_int_equal(reach_answer(r, r->pass, false, true, buf, sizeof buf),
+                         BATON_ECONNECT);
         assert_non_null(strstr(buf, "b:2: stopped answering"));
 }
 
@@ -184,8 +181,7 @@ int main(void)
                                             teardown),
             cmocka_unit_test_setup_teardown(skips_and_strangers, setup,
                                             teardown),
-            cmocka_unit_test_setup_teardown(answers_of_a_call, setup,
-                                            teardown),
+            cmocka_unit_test_setup_teardown(answers_of_a_call, setup, teardown),
             cmocka_unit_test_setup_teardown(words, setup, teardown),
         };
 
