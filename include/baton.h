@@ -123,8 +123,13 @@ BATON_API const char *baton_errname(int code);
  * with `code` knew of the cause: the endpoint and the system's reason for
  * a connection that failed ("127.0.0.1:7101: connection refused"), the
  * TLS verification result, the path and errno text of a file, the range
- * the cluster accepts. The text stands alone (it says what
- * baton_strerror() says, and more) and has no trailing newline.
+ * the cluster accepts. For BATON_ECONNECT and BATON_ETLS of a call that
+ * reached no node, every endpoint with its reason ("cannot connect to any
+ * node: 127.0.0.1:7101: connection refused; nosuchhost.invalid:8601: name
+ * does not resolve"); for BATON_ENOANSWER, what the nodes answered
+ * ("timed out waiting for an answer: no leader: ..."). The text stands
+ * alone (it says what baton_strerror() says, and more) and has no
+ * trailing newline.
  *
  * When the calling thread's last failing call returned another code, or
  * knew no more than the code says, returns baton_strerror(code). Never
@@ -285,10 +290,22 @@ BATON_API void baton_options_init(struct baton_options *o);
  * read, or a key that does not match its certificate) or BATON_ENOMEM.
  * `endpoints` is copied. Free it with baton_client_destroy().
  *
- * With TLS, a call that finds no node because every node refused the
- * handshake (a certificate from another CA, expired, without the node's
- * host name, or refused by the node) fails with BATON_ETLS rather than
- * BATON_ENOANSWER.
+ * Connection failures (docs/protocol.md, "Connection failures"): the
+ * handle tries its endpoints in turn, each once per pass, without a pause
+ * within a pass. When every endpoint of a pass fails in a way that
+ * waiting a little cannot mend (connection refused or no connection
+ * within a second, a name that does not resolve, TLS refused by either
+ * side or spoken by one side only, a peer that is no Baton client port),
+ * every call of the handle that is waiting and has sent nothing to the
+ * cluster fails at once: with BATON_ETLS when TLS was the trouble at some
+ * endpoint, else BATON_ECONNECT, and baton_errmsg() names each endpoint
+ * with its reason. Every call that talks to the cluster may fail so. A
+ * request already sent keeps its unknown outcome until its deadline
+ * (BATON_ENOANSWER), however the endpoints fail meanwhile, and a node
+ * that answers "no leader" keeps a call waiting (BATON_ENOANSWER at the
+ * deadline, its detail saying "no leader"). The background thread keeps
+ * reconnecting for the session all along: an outage shorter than the TTL
+ * ends no session.
  */
 BATON_API int baton_client_create(baton_client **out, const char *endpoints,
                                   const struct baton_options *opts);
@@ -854,7 +871,10 @@ struct baton_status {
  * over a short connection of its own) for its status; NULL asks the
  * leader (the node the handle is connected to, or the leader it names).
  * Does not open a session. 0 or BATON_ENOANSWER, BATON_EUNAVAILABLE (no
- * leader known), BATON_EIO (no connection), BATON_EINVAL. Thread-safe.
+ * leader known), BATON_ECONNECT or BATON_ETLS (no connection to
+ * `endpoint`: baton_errmsg() says "cannot connect to 127.0.0.1:7102:
+ * connection refused"), BATON_EIO (the node closed the connection after
+ * answering), BATON_EINVAL. Thread-safe.
  */
 BATON_API int baton_status(baton_client *c, const char *endpoint,
                            struct baton_status *out);
@@ -911,8 +931,9 @@ struct baton_backup_info {
  * SHA-256 of everything in it) appears at `path` only once whole and
  * synced; "PATH.part" holds it meanwhile. Needs an admin identity.
  * `timeout_ms` 0: ten minutes. 0, with `out` (may be NULL) filled, or
- * BATON_EPERM, BATON_ENOANSWER, BATON_EUNAVAILABLE, BATON_ETLS, BATON_EIO
- * or BATON_ENOSPC (the file), BATON_ENOMEM, BATON_EINVAL. Thread-safe; it
+ * BATON_EPERM, BATON_ENOANSWER, BATON_EUNAVAILABLE, BATON_ECONNECT,
+ * BATON_ETLS, BATON_EIO or BATON_ENOSPC (the file), BATON_ENOMEM,
+ * BATON_EINVAL. Thread-safe; it
  * does not use the handle's connection.
  */
 BATON_API int baton_backup_save(baton_client *c, const char *path,

@@ -405,16 +405,15 @@ static int cmd_status(baton_client *c, const struct args *o)
                 rv = baton_status_version(c, ep, &st, &v);
                 if (rv != 0) {
                         memset(&st, 0, sizeof st);
-                        memset(&v, 0, sizeof v);
                         snprintf(st.endpoint, sizeof st.endpoint, "%s", ep);
-                        if (!o->json) {
-                                fprintf(stderr, "batonctl: %s: %s\n", ep,
-                                        baton_strerror(rv));
-                        }
+                        print_status_error(stdout, o->json, &st, rv, shown == 0,
+                                           strchr(next, ':') == NULL);
                         worst = EXIT_ERROR;
+                        shown++;
+                        continue;
                 }
-                print_status(stdout, o->json, &st, rv == 0 ? &v : NULL,
-                             shown == 0, strchr(next, ':') == NULL);
+                print_status(stdout, o->json, &st, &v, shown == 0,
+                             strchr(next, ':') == NULL);
                 shown++;
         }
         return worst;

@@ -506,6 +506,31 @@ void print_status(FILE *out, bool json, const struct baton_status *st,
         }
 }
 
+void print_status_error(FILE *out, bool json, const struct baton_status *st,
+                        int rv, bool first, bool last)
+{
+        /* Read before anything else is called: the detail is the calling
+         * thread's last failure's. */
+        const char *detail = baton_errmsg(rv);
+
+        if (!json) {
+                fprintf(out, "%-21s error: %s\n", st->endpoint, detail);
+                return;
+        }
+        fputs(first ? "[" : ",", out);
+        fputs("{\"endpoint\":", out);
+        print_json_string(out, st->endpoint);
+        fputs(",\"error\":", out);
+        print_json_string(out, baton_strerror(rv));
+        fprintf(out, ",\"code\":%d,\"name\":\"%s\",\"detail\":", rv,
+                baton_errname(rv));
+        print_json_string(out, detail);
+        fputc('}', out);
+        if (last) {
+                fputs("]\n", out);
+        }
+}
+
 void print_members(FILE *out, bool json, const struct baton_status *st)
 {
         unsigned i;

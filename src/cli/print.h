@@ -54,6 +54,12 @@ void print_check(FILE *out, bool json, const char *name, uint64_t token,
  * and `last` frame a JSON array. */
 void print_status(FILE *out, bool json, const struct baton_status *st,
                   const struct baton_node_version *v, bool first, bool last);
+/* A node that could not be asked, in its place among print_status()'s
+ * lines: its endpoint (st->endpoint) and libbaton's reason for failure
+ * `rv` ("error: cannot connect to 127.0.0.1:7102: connection refused"),
+ * or one JSON object with "error", "code", "name" and "detail". */
+void print_status_error(FILE *out, bool json, const struct baton_status *st,
+                        int rv, bool first, bool last);
 void print_members(FILE *out, bool json, const struct baton_status *st);
 /* An error as text on stderr, or as JSON on stdout. */
 void print_error(bool json, const char *what, int rv);

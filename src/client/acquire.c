@@ -3,6 +3,7 @@
  * recovering an ACQUIRE whose outcome the cluster forgot. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../../include/baton.h"
@@ -174,6 +175,18 @@ static int next_wait(int64_t start, int64_t wait_ms, bool first, uint32_t *wait)
         return 0;
 }
 
+/* A wait whose answer did not come by its deadline: BATON_ETIMEDOUT, with
+ * what the deadline's BATON_ENOANSWER said of the nodes. */
+static int timed_out(void)
+{
+        char why[ERRMSG_MAX];
+
+        /* Copied first: the detail lives in the record errmsg_set()
+         * writes. */
+        snprintf(why, sizeof why, "%s", baton_errmsg(BATON_ENOANSWER));
+        return errmsg_set(BATON_ETIMEDOUT, "%s", why);
+}
+
 /* One loop: an ACQUIRE whose outcome the cluster forgot (BATON_ESEQ) is
  * recovered and asked again for what is left of the wait. `name` (`len`
  * bytes) is checked. */
@@ -221,9 +234,14 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
                         break;
                 }
                 r->before = before;
-                if (registry_await(&c->registry, r, deadline) != 0) {
+                rv = registry_await(&c->registry, r, deadline);
+                if (rv != 0) {
                         registry_abandon(&c->registry, r);
-                        rv = wait_ms == 0 ? BATON_ENOANSWER : BATON_ETIMEDOUT;
+                        /* Never sent (no node could be reached): say so.
+                         * Else the deadline came: a wait ran out. */
+                        if (rv == BATON_ENOANSWER && wait_ms != 0) {
+                                rv = timed_out();
+                        }
                         break;
                 }
                 rv = r->status;

@@ -11,6 +11,7 @@
 #include "../proto/backupfile.h"
 #include "client.h"
 #include "clock.h"
+#include "drive.h"
 #include "errmsg.h"
 #include "link.h"
 
@@ -171,7 +172,7 @@ static void on_closed(void *data, uint64_t gen)
         p->asked = false; /* the next connection starts again */
 }
 
-/* link_drive()'s turn: after BATON_ENOTREADY, ask again once it is time
+/* drive_link()'s turn: after BATON_ENOTREADY, ask again once it is time
  * (on a connection that is up; a new one asks as it comes up). */
 static int64_t retry(void *data, int64_t now)
 {
@@ -243,7 +244,7 @@ int baton_backup_save(baton_client *c, const char *path, uint32_t timeout_ms,
                       struct baton_backup_info *out)
 {
         static const struct link_cb cb0 = {NULL, on_connected, on_frame,
-                                           on_closed};
+                                           on_closed, NULL};
         struct link_cb cb = cb0;
         struct puller p;
         char tmp[4096];
@@ -266,7 +267,7 @@ int baton_backup_save(baton_client *c, const char *path, uint32_t timeout_ms,
                 cb.data = &p;
                 link_listen(&p.link, &cb);
                 restart(&p, 0);
-                link_drive(&p.link, &p.rv,
+                drive_link(&p.link, &p.rv,
                            clock_after(clock_now_ms(),
                                        timeout_ms != 0 ? timeout_ms : 600000),
                            retry, &p);

@@ -47,8 +47,9 @@ int client_roundtrip(struct baton_client *c, struct request *r,
 }
 
 /* Submit a command and wait for its final answer: its status with `*res`
- * filled, or BATON_ENOANSWER / BATON_ETLS (it then goes on in the
- * background). */
+ * filled, or BATON_ENOANSWER (it then goes on in the background), or
+ * BATON_ECONNECT / BATON_ETLS when it never went out and no node can be
+ * reached (it is dropped). */
 int client_run(struct baton_client *c, struct command *k, int64_t deadline,
                struct proto_result *res)
 {

@@ -17,7 +17,7 @@
 #include "clock.h"
 #include "resolve.h"
 
-#define CONNECT_MS       1000    /* one connect attempt, at most */
+#define CONNECT_MS       1000    /* a connect, a handshake, the first PING */
 #define BACKOFF_BASE_MS  10      /* first pause after failures in a row */
 #define BACKOFF_MAX_MS   1000    /* longest pause between attempts */
 #define SUSPECT_MS       3000    /* ignore a silent node's hints this long */
@@ -33,8 +33,13 @@ int link_init(struct link *l, const char (*endpoints)[LINK_ADDR_MAX],
         l->tls = tls;
         l->endpoints = endpoints;
         l->n_endpoints = n_endpoints;
+        l->peer_index = -1;
+        if (reach_init(&l->reach, endpoints, n_endpoints) != 0) {
+                return BATON_ENOMEM;
+        }
         l->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (l->wake < 0) {
+                reach_close(&l->reach);
                 return errno == ENOMEM ? BATON_ENOMEM : BATON_EIO;
         }
         proto_reader_init(&l->reader, PROTO_MAX_BODY, &mem_libc);
@@ -69,6 +74,7 @@ void link_close(struct link *l)
         proto_reader_close(&l->reader);
         free(l->out);
         l->out = NULL;
+        reach_close(&l->reach);
 }
 
 void link_listen(struct link *l, const struct link_cb *cb)
@@ -86,7 +92,7 @@ void link_wake(struct link *l)
 
 bool link_up(const struct link *l)
 {
-        return l->fd >= 0 && !l->connecting && !l->handshaking;
+        return l->fd >= 0 && !l->connecting && !l->handshaking && !l->greeting;
 }
 
 bool link_busy(const struct link *l)
@@ -139,6 +145,7 @@ static void drop(struct link *l)
         }
         l->connecting = false;
         l->handshaking = false;
+        l->greeting = false;
         tls_conn_destroy(l->tc);
         l->tc = NULL;
         l->out_len = 0;
@@ -153,19 +160,58 @@ void link_disconnect(struct link *l)
         drop(l);
 }
 
-/* The connection or the attempt failed: move on, and back off when
- * failures repeat. A node that went silent is avoided for a while, even
- * when others name it as the leader (they learn of its death late). */
-void link_fail(struct link *l, int64_t now, bool silent)
+/* Whether the connection (or the attempt) has yet to be answered by its
+ * node: a failure now says that no Baton node is there to answer. */
+static bool unanswered(const struct link *l)
 {
+        return l->fd < 0 || l->connecting || l->handshaking || l->greeting;
+}
+
+/* After an attempt: the rest of the pass goes on at once; a pass that
+ * ended without a leader backs off, longer each time, and one that failed
+ * everywhere tells the owner. */
+static void settle(struct link *l, int64_t now, enum reach_verdict v)
+{
+        if (v == REACH_GOING) {
+                l->retry_at = now;
+                return;
+        }
+        l->failures++;
+        l->retry_at = now + backoff(l->failures);
+        if (v == REACH_FAILED && l->cb.unreachable != NULL) {
+                l->cb.unreachable(l->cb.data);
+        }
+}
+
+/* The connection or the attempt failed with `outcome`, for the reason
+ * `why`: record it, move on. A node that went silent is avoided for a
+ * while, even when others name it as the leader (they learn of its death
+ * late). */
+static void fail_as(struct link *l, int64_t now, bool silent,
+                    enum reach_outcome outcome, bool tls, const char *why)
+{
+        enum reach_verdict v =
+            reach_note(&l->reach, l->peer_index, outcome, tls, why);
+
         if (silent) {
                 memcpy(l->suspect, l->peer, sizeof l->suspect);
                 l->suspect_until = now + SUSPECT_MS;
         }
         drop(l);
         advance(l);
-        l->failures++;
-        l->retry_at = now + backoff(l->failures);
+        settle(l, now, v);
+}
+
+void link_fail(struct link *l, int64_t now, bool silent)
+{
+        if (unanswered(l)) {
+                fail_as(l, now, silent, REACH_REFUSED, false,
+                        "closed the connection without answering (not a "
+                        "Baton client port?)");
+                return;
+        }
+        fail_as(l, now, silent, REACH_LOST, false,
+                silent ? "stopped answering" : "dropped the connection");
 }
 
 /* A live node knows no leader, or names the one that went silent: an
@@ -175,15 +221,20 @@ void link_fail(struct link *l, int64_t now, bool silent)
  * the election; once ELECTION_FAST_MS pass without a leader (no majority,
  * most likely) it takes over again, so that a leaderless cluster is not
  * polled hard for long. */
-void link_no_leader(struct link *l, int64_t now)
+static void no_leader(struct link *l, int64_t now, const char *why)
 {
         if (l->leaderless_since == 0) {
                 l->leaderless_since = now;
         }
-        link_fail(l, now, false);
+        fail_as(l, now, false, REACH_NO_LEADER, false, why);
         if (now - l->leaderless_since < ELECTION_FAST_MS) {
                 l->retry_at = now + clock_jitter(ELECTION_POLL_MS);
         }
+}
+
+void link_no_leader(struct link *l, int64_t now)
+{
+        no_leader(l, now, "no leader");
 }
 
 void link_leader_answered(struct link *l)
@@ -191,18 +242,39 @@ void link_leader_answered(struct link *l)
         l->failures = 0;
         l->bounces = 0;
         l->leaderless_since = 0;
+        reach_answered(&l->reach, l->peer_index);
 }
 
 static void pump_tls(struct link *l, int64_t now);
 
-/* The connection is up, TLS and all: the owner may send. */
+/* The node answered the first PING: the owner may send. */
 static void up(struct link *l, int64_t now)
 {
-        l->handshaking = false;
+        l->greeting = false;
         l->gen++;
         l->connects++;
         l->last_rx = now;
+        reach_note(&l->reach, l->peer_index, REACH_ANSWERED, false, "answered");
         l->cb.connected(l->cb.data, now);
+}
+
+/* TCP (and TLS) is through: ask the node a PING, and hold every request
+ * back until it answers, so that a port that is not Baton's, or a node
+ * that refuses this client, never gets one. */
+static void greet(struct link *l, int64_t now)
+{
+        uint8_t frame[PROTO_HEADER_SIZE];
+        size_t n = proto_write_empty(frame, sizeof frame, 0, PROTO_PING);
+
+        l->handshaking = false;
+        l->greeting = true;
+        l->deadline = now + CONNECT_MS;
+        l->hello = link_put(l, frame, n);
+        if (l->hello == 0) {
+                fail_as(l, now, false, REACH_LOST, false, "out of memory");
+                return;
+        }
+        link_flush(l, now);
 }
 
 /* TCP is connected: with TLS, the handshake starts, with the same deadline
@@ -216,18 +288,34 @@ static void connected(struct link *l, int64_t now)
         setsockopt(l->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         forget_addrs(l);
         l->connecting = false;
+        l->heard = false;
         if (l->tls == NULL) {
-                up(l, now);
+                greet(l, now);
                 return;
         }
         if (address_parse(l->peer, &a) != 0 ||
             tls_conn_create(&l->tc, l->tls, NULL, a.host) != 0) {
-                link_fail(l, now, false);
+                fail_as(l, now, false, REACH_LOST, false,
+                        "cannot start TLS: out of memory");
                 return;
         }
         l->handshaking = true;
         l->deadline = now + CONNECT_MS;
         pump_tls(l, now);
+}
+
+/* Why no address of the peer took the connection, in a few words. */
+static void connect_failed(struct link *l, int64_t now)
+{
+        char why[REACH_WHY_MAX];
+
+        if (l->connect_err == ETIMEDOUT) {
+                snprintf(why, sizeof why, "no connection within %d ms",
+                         CONNECT_MS);
+        } else {
+                reach_why_errno(why, sizeof why, l->connect_err, "");
+        }
+        fail_as(l, now, true, REACH_REFUSED, false, why);
 }
 
 /* Connect to the next resolved address of the peer; when none is left,
@@ -244,40 +332,60 @@ static void try_next(struct link *l, int64_t now)
                 l->fd = socket(ai->ai_family,
                                SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
                 if (l->fd < 0) {
+                        l->connect_err = errno;
                         continue;
                 }
                 if (connect(l->fd, ai->ai_addr, ai->ai_addrlen) == 0) {
                         connected(l, now);
                         return;
                 }
+                l->connect_err = errno;
                 if (errno == EINPROGRESS) {
                         l->connecting = true;
                         l->deadline = now + CONNECT_MS;
                         return;
                 }
         }
-        link_fail(l, now, true);
+        connect_failed(l, now);
+}
+
+/* The next endpoint that has not gone silent (the next one, if all have).
+ * Those skipped count in the pass with what they did last, under
+ * SUSPECT_MS ago; a pass never ends on skips alone. */
+static void pick_endpoint(struct link *l, int64_t now)
+{
+        unsigned i, at = l->next;
+
+        for (i = 0; i < l->n_endpoints; i++) {
+                if (!suspect(l, l->endpoints[at], now)) {
+                        break;
+                }
+                at = (at + 1) % l->n_endpoints;
+        }
+        while (i < l->n_endpoints && l->next != at) {
+                if (reach_skip(&l->reach, (int)l->next) == REACH_FAILED &&
+                    l->cb.unreachable != NULL) {
+                        l->cb.unreachable(l->cb.data);
+                }
+                l->next = (l->next + 1) % l->n_endpoints;
+        }
+        memcpy(l->peer, l->endpoints[l->next], sizeof l->peer);
 }
 
 static void start_connect(struct link *l, int64_t now)
 {
-        unsigned i;
+        char why[REACH_WHY_MAX];
 
         if (l->hint[0] != '\0' && !suspect(l, l->hint, now)) {
                 memcpy(l->peer, l->hint, sizeof l->peer);
         } else {
-                for (i = 0; i < l->n_endpoints; i++) {
-                        if (!suspect(l, l->endpoints[l->next], now)) {
-                                break;
-                        }
-                        l->next = (l->next + 1) % l->n_endpoints;
-                }
-                memcpy(l->peer, l->endpoints[l->next], sizeof l->peer);
+                pick_endpoint(l, now);
         }
         l->hint[0] = '\0';
+        l->peer_index = reach_index(&l->reach, l->peer);
         /* A bad address in a NOT_LEADER, or a name that does not resolve. */
-        if (resolve_endpoint(l->peer, &l->addrs) != 0) {
-                link_fail(l, now, false);
+        if (resolve_endpoint(l->peer, &l->addrs, why, sizeof why) != 0) {
+                fail_as(l, now, false, REACH_REFUSED, false, why);
                 return;
         }
         l->next_addr = l->addrs;
@@ -293,6 +401,7 @@ static void finish_connect(struct link *l, int64_t now)
                 err = errno;
         }
         if (err != 0) {
+                l->connect_err = err;
                 try_next(l, now); /* refused: killed, or not up yet */
                 return;
         }
@@ -301,6 +410,8 @@ static void finish_connect(struct link *l, int64_t now)
 
 bool link_step(struct link *l, int64_t now, bool needed)
 {
+        char why[REACH_WHY_MAX];
+
         if (l->fd < 0) {
                 if (!needed || now < l->retry_at) {
                         return false;
@@ -311,13 +422,19 @@ bool link_step(struct link *l, int64_t now, bool needed)
                 }
         }
         if (l->connecting && now >= l->deadline) {
+                l->connect_err = ETIMEDOUT;
                 try_next(l, now); /* the next address, if any */
         } else if (l->handshaking && now >= l->deadline) {
-                snprintf(l->tls_errmsg, sizeof l->tls_errmsg,
-                         "%s: no TLS handshake within %d ms", l->peer,
+                snprintf(why, sizeof why, "no TLS handshake within %d ms",
                          CONNECT_MS);
-                l->tls_refused = true;
-                link_fail(l, now, true);
+                fail_as(l, now, true, REACH_REFUSED, false, why);
+        } else if (l->greeting && now >= l->deadline) {
+                snprintf(why, sizeof why,
+                         "accepted the connection but did not answer within "
+                         "%d ms (not a Baton client port, or a node that is "
+                         "stopped?)",
+                         CONNECT_MS);
+                fail_as(l, now, true, REACH_REFUSED, false, why);
         }
         return link_up(l);
 }
@@ -327,7 +444,7 @@ int64_t link_next_event(const struct link *l, bool needed)
         if (l->fd < 0) {
                 return needed ? l->retry_at : CLOCK_NEVER;
         }
-        return l->connecting || l->handshaking ? l->deadline : CLOCK_NEVER;
+        return unanswered(l) ? l->deadline : CLOCK_NEVER;
 }
 
 /* Ciphertext waits, in the link or still in the TLS state. */
@@ -473,6 +590,7 @@ static void not_leader(struct link *l, const uint8_t *body, uint32_t len,
                        int64_t now)
 {
         struct proto_string a = {NULL, 0};
+        char why[REACH_WHY_MAX];
         uint64_t leader = 0;
 
         l->redirects++;
@@ -486,39 +604,85 @@ static void not_leader(struct link *l, const uint8_t *body, uint32_t len,
                 if (suspect(l, l->hint, now)) {
                         /* It names the node that went silent: it has not
                          * noticed yet. */
+                        snprintf(why, sizeof why,
+                                 "no leader (it names %s, which went silent)",
+                                 l->hint);
                         l->hint[0] = '\0';
-                        link_no_leader(l, now);
+                        no_leader(l, now, why);
                         return;
                 }
+                snprintf(why, sizeof why, "not the leader; it names %s",
+                         l->hint);
+                reach_note(&l->reach, l->peer_index, REACH_REDIRECTED, false,
+                           why);
                 /* Every request goes to the leader, so leave this node. */
                 drop(l);
                 l->bounces++;
                 l->retry_at = now + (l->bounces > 2 ? backoff(l->bounces) : 0);
                 return;
         }
-        link_no_leader(l, now);
+        no_leader(l, now, "no leader");
 }
 
-/* A node that requires TLS answers a plain connection with one plain
- * ERROR frame (BATON_ETLS): remember it, as for a refused handshake. */
-static void plain_refused(struct link *l)
+/* An ERROR in answer to the first PING: the node refuses the connection.
+ * Only a full node (too many connections) may take it later. */
+static void refused(struct link *l, int64_t now)
 {
-        struct proto_string msg = {NULL, 0};
-        int status = 0;
+        struct proto_string msg = {"", 0};
+        char why[REACH_WHY_MAX];
+        int status = BATON_EMALFORMED;
 
-        if (l->tc == NULL &&
-            proto_read_error(l->reader.body, l->reader.h.length, &status,
-                             &msg) == 0 &&
-            status == BATON_ETLS) {
-                l->tls_refused = true;
-                snprintf(l->tls_errmsg, sizeof l->tls_errmsg, "%s: %.*s",
-                         l->peer, (int)msg.len, msg.p);
+        if (proto_read_error(l->reader.body, l->reader.h.length, &status,
+                             &msg) != 0 ||
+            msg.p == NULL) {
+                msg.p = "";
+                msg.len = 0;
         }
+        if (status == BATON_ETLS) {
+                fail_as(l, now, false, REACH_REFUSED, true,
+                        "the node requires TLS but this client uses plain "
+                        "TCP (it was given no CA, certificate and key)");
+                return;
+        }
+        snprintf(why, sizeof why, "refused the connection: %.*s", (int)msg.len,
+                 msg.p);
+        fail_as(l, now, false,
+                status == BATON_ETOOMANYCONNS ? REACH_LOST : REACH_REFUSED,
+                false, why);
+}
+
+/* A frame while the first PING waits for its answer: a refusal, or the
+ * node's answer, which brings the connection up. True when the frame is
+ * done with here (the refusal, or the PING's own answer). */
+static bool greeting_frame(struct link *l, int64_t now)
+{
+        const struct proto_header *h = &l->reader.h;
+
+        if (h->type == PROTO_ERROR) {
+                refused(l, now);
+                return true;
+        }
+        up(l, now);
+        return h->id == l->hello;
+}
+
+/* Bytes that are not frames: from a node, a protocol error; before its
+ * first answer, no Baton node at all. */
+static void garbled(struct link *l, int64_t now)
+{
+        if (unanswered(l)) {
+                fail_as(l, now, false, REACH_REFUSED, false,
+                        "answered in another protocol than Baton's (not a "
+                        "Baton client port?)");
+                return;
+        }
+        link_fail(l, now, false);
 }
 
 /* Hand over the frames in `n` bytes of plaintext. False when one of them
- * dropped the connection or a new one replaced it. */
-static bool frames(struct link *l, const uint8_t *buf, size_t n, uint64_t gen,
+ * dropped the connection or a new one replaced it; `*gen` follows the
+ * connection as it comes up. */
+static bool frames(struct link *l, const uint8_t *buf, size_t n, uint64_t *gen,
                    int64_t now)
 {
         size_t off = 0;
@@ -526,7 +690,7 @@ static bool frames(struct link *l, const uint8_t *buf, size_t n, uint64_t gen,
         while (off < n) {
                 long used = proto_reader_feed(&l->reader, buf + off, n - off);
                 if (used < 0) {
-                        link_fail(l, now, false);
+                        garbled(l, now);
                         return false;
                 }
                 off += (size_t)used;
@@ -534,8 +698,15 @@ static bool frames(struct link *l, const uint8_t *buf, size_t n, uint64_t gen,
                         continue;
                 }
                 l->last_rx = now;
-                if (l->reader.h.type == PROTO_ERROR) {
-                        plain_refused(l);
+                if (l->greeting) {
+                        bool done = greeting_frame(l, now);
+                        if (l->fd < 0) {
+                                return false; /* refused */
+                        }
+                        *gen = l->gen;
+                        if (done) {
+                                continue;
+                        }
                 }
                 if (l->reader.h.type == PROTO_NOT_LEADER) {
                         not_leader(l, l->reader.body, l->reader.h.length, now);
@@ -543,7 +714,7 @@ static bool frames(struct link *l, const uint8_t *buf, size_t n, uint64_t gen,
                         l->cb.frame(l->cb.data, &l->reader.h, l->reader.body,
                                     now);
                 }
-                if (l->fd < 0 || l->gen != gen) {
+                if (l->fd < 0 || l->gen != *gen) {
                         return false; /* the frame dropped it */
                 }
         }
@@ -551,20 +722,32 @@ static bool frames(struct link *l, const uint8_t *buf, size_t n, uint64_t gen,
 }
 
 /* The TLS handshake or a record failed (the node refused our certificate,
- * or we its), or the node closed: try elsewhere, and remember why for the
- * requests that find no node. */
+ * or we its), or the node closed: try elsewhere, and remember why. Before
+ * the node's first answer this is a refusal, said in the words of the side
+ * that refused: our verification of its certificate, or the alert it
+ * sent. */
 static void tls_failed(struct link *l, long rv, int64_t now)
 {
-        if (rv == BATON_ETLS) {
-                snprintf(l->tls_errmsg, sizeof l->tls_errmsg, "%s: %s", l->peer,
-                         tls_errmsg(l->tc));
-                l->tls_refused = true;
+        char why[REACH_WHY_MAX];
+
+        if (!unanswered(l)) {
+                link_fail(l, now, rv != BATON_ETLS);
+                return;
         }
-        link_fail(l, now, rv != BATON_ETLS);
+        if (rv != BATON_ETLS) {
+                fail_as(l, now, true, REACH_REFUSED, false,
+                        l->handshaking ? "closed the connection during the "
+                                         "TLS handshake"
+                                       : "closed the connection without "
+                                         "answering");
+                return;
+        }
+        reach_why_tls(why, sizeof why, l->tc);
+        fail_as(l, now, false, REACH_REFUSED, true, why);
 }
 
-/* Decrypt what arrived: the handshake's end brings the connection up, and
- * records carry frames. False when the connection dropped or changed. */
+/* Decrypt what arrived: the handshake's end greets the node, and records
+ * carry frames. False when the connection dropped or changed. */
 static bool unseal(struct link *l, uint64_t *gen, int64_t now)
 {
         uint8_t plain[16384];
@@ -576,9 +759,7 @@ static bool unseal(struct link *l, uint64_t *gen, int64_t now)
                         return false;
                 }
                 if (l->handshaking && tls_ready(l->tc)) {
-                        l->tls_refused = false;
-                        up(l, now);
-                        *gen = l->gen;
+                        greet(l, now);
                         if (l->fd < 0) {
                                 return false;
                         }
@@ -586,7 +767,7 @@ static bool unseal(struct link *l, uint64_t *gen, int64_t now)
                 if (rv == 0) {
                         return true;
                 }
-                if (!frames(l, plain, (size_t)rv, *gen, now)) {
+                if (!frames(l, plain, (size_t)rv, gen, now)) {
                         return false;
                 }
         }
@@ -602,6 +783,51 @@ static void pump_tls(struct link *l, int64_t now)
         }
 }
 
+/* The first bytes a node sends show whether it speaks what this client
+ * speaks: a TLS record, or a plain frame (whose first byte, the protocol
+ * version, is never a TLS record's type). False when it does not; the
+ * connection is dropped then. */
+static bool first_bytes(struct link *l, const uint8_t *buf, size_t n,
+                        int64_t now)
+{
+        bool tls = tls_looks_like_record(buf, n);
+
+        if (l->tc != NULL && !tls) {
+                fail_as(l, now, false, REACH_REFUSED, true,
+                        "the node speaks plain TCP (tls = off) but this "
+                        "client uses TLS");
+                return false;
+        }
+        if (l->tc == NULL && tls) {
+                fail_as(l, now, false, REACH_REFUSED, true,
+                        "the node speaks TLS but this client uses plain TCP "
+                        "(it was given no CA, certificate and key)");
+                return false;
+        }
+        return true;
+}
+
+/* The node closed the connection (`err` 0) or it failed: before the
+ * node's first answer, nothing that answers Baton is there. */
+static void closed(struct link *l, int err, int64_t now)
+{
+        char why[REACH_WHY_MAX];
+        const char *when = l->handshaking ? " during the TLS handshake"
+                                          : " without answering (not a Baton "
+                                            "client port?)";
+
+        if (!unanswered(l)) {
+                link_fail(l, now, true); /* killed, or left */
+                return;
+        }
+        if (err == 0) {
+                snprintf(why, sizeof why, "closed the connection%s", when);
+        } else {
+                reach_why_errno(why, sizeof why, err, when);
+        }
+        fail_as(l, now, true, REACH_REFUSED, false, why);
+}
+
 static void receive(struct link *l, int64_t now)
 {
         uint8_t buf[16384];
@@ -610,7 +836,7 @@ static void receive(struct link *l, int64_t now)
         for (;;) {
                 ssize_t n = read(l->fd, buf, sizeof buf);
                 if (n == 0) {
-                        link_fail(l, now, true); /* closed: killed, or left */
+                        closed(l, 0, now);
                         return;
                 }
                 if (n < 0) {
@@ -618,12 +844,18 @@ static void receive(struct link *l, int64_t now)
                                 continue;
                         }
                         if (errno != EAGAIN && errno != EWOULDBLOCK) {
-                                link_fail(l, now, true);
+                                closed(l, errno, now);
                         }
                         return;
                 }
+                if (!l->heard) {
+                        l->heard = true;
+                        if (!first_bytes(l, buf, (size_t)n, now)) {
+                                return;
+                        }
+                }
                 if (l->tc == NULL) {
-                        if (!frames(l, buf, (size_t)n, gen, now)) {
+                        if (!frames(l, buf, (size_t)n, &gen, now)) {
                                 return;
                         }
                         continue;
@@ -634,41 +866,6 @@ static void receive(struct link *l, int64_t now)
                                 link_fail(l, now, false); /* no memory */
                         }
                         return;
-                }
-        }
-}
-
-void link_drive(struct link *l, int *rv, int64_t deadline,
-                int64_t (*turn)(void *data, int64_t now), void *data)
-{
-        while (*rv == 1) {
-                int64_t now = clock_now_ms();
-                int64_t until = link_next_event(l, true), next;
-                struct pollfd pfd;
-                int n;
-                if (now >= deadline) {
-                        *rv = l->tls_refused ? BATON_ETLS : BATON_ENOANSWER;
-                        return;
-                }
-                link_step(l, now, true);
-                next = turn != NULL && *rv == 1 ? turn(data, now) : CLOCK_NEVER;
-                if (*rv != 1) {
-                        return;
-                }
-                if (link_busy(l)) {
-                        link_flush(l, now);
-                }
-                until = next < until ? next : until;
-                until = until < deadline ? until : deadline;
-                pfd.fd = l->fd;
-                pfd.events = link_events(l);
-                pfd.revents = 0;
-                n = poll(&pfd, l->fd >= 0 ? 1 : 0,
-                         (int)(until > now ? until - now : 0));
-                if (n < 0 && errno != EINTR) {
-                        *rv = BATON_EIO;
-                } else if (n > 0) {
-                        link_ready(l, pfd.revents, clock_now_ms());
                 }
         }
 }

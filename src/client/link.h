@@ -1,7 +1,8 @@
 /* The transport of a handle: one connection to the cluster at a time, which
  * finds the leader (following NOT_LEADER redirects), reconnects with
- * jittered exponential backoff, writes frames and reads them, and reports
- * what happens to its owner through callbacks. */
+ * jittered exponential backoff, writes frames and reads them, records what
+ * each endpoint answered, and reports what happens to its owner through
+ * callbacks. */
 #ifndef CLIENT_LINK_H
 #define CLIENT_LINK_H
 
@@ -13,8 +14,9 @@
 
 #include "../proto/proto.h"
 #include "../tls/tls.h"
+#include "reach.h"
 
-#define LINK_ADDR_MAX (PROTO_ADDRESS_MAX + 1) /* with the NUL */
+#define LINK_ADDR_MAX REACH_ADDR_MAX /* an address, with the NUL */
 
 /*
  * What the link tells its owner. Every callback runs on the thread that
@@ -33,15 +35,27 @@ struct link_cb {
         /* The connection of generation `gen` closed; whatever was written
          * on it is lost. */
         void (*closed)(void *data, uint64_t gen);
+        /* A pass over the endpoints failed: none of them can be reached
+         * (l->reach says why). May be NULL. */
+        void (*unreachable)(void *data);
 };
 
 /*
  * Choosing a node: the leader named by the last NOT_LEADER, else the
  * endpoints in turn (each resolved when it is tried, its addresses then
  * tried in getaddrinfo's order until one connects), skipping a node that went
- * silent for SUSPECT_MS. The first failure moves on at once; failures in a row
+ * silent for SUSPECT_MS. A pass tries every endpoint once, one after the
+ * other without a pause (reach.h); passes that end without a leader in a row
  * back off exponentially. While live nodes know no leader (an election runs),
  * the link asks again every 20-60 ms for up to 3 s before backing off.
+ *
+ * A connection is up once the node has answered its first frame, a PING
+ * the link sends as soon as TCP (and TLS) is through: only then do
+ * requests go out on it. A peer that is not a Baton client port (a raft
+ * port, something else), or a node that refuses the connection (TLS
+ * required, a client certificate refused after TLS 1.3's handshake), thus
+ * never sees a request, and the link knows that what it holds back was
+ * never sent.
  *
  * Threading: every field is guarded by the handle's mutex. Any thread
  * holding it may put frames and write them (link_up(), link_put(),
@@ -57,15 +71,17 @@ struct link {
         uint8_t *cout;       /* ciphertext not yet written */
         size_t cout_len;
         size_t cout_cap;
-        /* The last attempt failed in TLS (cleared by a handshake that
-         * succeeds), and why: requests that find no node say so. */
-        bool tls_refused;
-        char tls_errmsg[TLS_ERRMSG_MAX];
-        int wake;                    /* eventfd: other threads wake the loop */
-        uint64_t gen;                /* bumped by each new connection */
-        uint64_t next_id;            /* frame ids */
-        char peer[LINK_ADDR_MAX];    /* where fd goes */
-        struct addrinfo *addrs;      /* peer resolved, while connecting */
+        bool greeting;            /* the first PING is out, not yet answered */
+        bool heard;               /* some bytes came on this connection */
+        uint64_t hello;           /* frame id of the first PING */
+        int connect_err;          /* errno of the peer's last failed connect */
+        int peer_index;           /* of `peer` among the endpoints; -1: none */
+        struct reach reach;       /* what each endpoint answered */
+        int wake;                 /* eventfd: other threads wake the loop */
+        uint64_t gen;             /* bumped by each new connection */
+        uint64_t next_id;         /* frame ids */
+        char peer[LINK_ADDR_MAX]; /* where fd goes */
+        struct addrinfo *addrs;   /* peer resolved, while connecting */
         struct addrinfo *next_addr;  /* of addrs, the next one to try */
         char hint[LINK_ADDR_MAX];    /* leader from NOT_LEADER; "" none */
         char suspect[LINK_ADDR_MAX]; /* a node that went silent */
@@ -73,11 +89,11 @@ struct link {
         const char (*endpoints)[LINK_ADDR_MAX]; /* borrowed */
         unsigned n_endpoints;
         unsigned next;            /* endpoint to try when there is no hint */
-        unsigned failures;        /* in a row, for the backoff */
+        unsigned failures;        /* passes without a leader, in a row */
         unsigned bounces;         /* NOT_LEADER redirects in a row */
         int64_t leaderless_since; /* first "no leader" answer; 0 none */
         int64_t retry_at;         /* no connection attempt before this */
-        int64_t deadline;         /* of the connect in progress */
+        int64_t deadline;         /* of the connect, handshake or PING */
         int64_t last_rx;          /* last frame received */
         struct link_cb cb;
         struct proto_reader reader;
@@ -90,9 +106,9 @@ struct link {
 };
 
 /* `endpoints` (1..n "host:port" or "[ipv6]:port") and `tls` (NULL: plain
- * connections) are borrowed for the link's life. With `tls`, a connection is
- * up once its TLS handshake has verified the node's certificate against the
- * endpoint's host. 0 or BATON_ENOMEM / BATON_EIO (no eventfd). */
+ * connections) are borrowed for the link's life. With `tls`, a connection
+ * needs a TLS handshake that has verified the node's certificate against
+ * the endpoint's host. 0 or BATON_ENOMEM / BATON_EIO (no eventfd). */
 int link_init(struct link *l, const char (*endpoints)[LINK_ADDR_MAX],
               unsigned n_endpoints, struct tls_ctx *tls);
 void link_close(struct link *l);
@@ -104,7 +120,8 @@ void link_listen(struct link *l, const struct link_cb *cb);
  * or not). */
 void link_wake(struct link *l);
 
-/* Whether a connection is established (not merely being attempted). */
+/* Whether a connection is established and its node has answered (not
+ * merely being attempted). */
 bool link_up(const struct link *l);
 
 /* Whether frames wait in the link for the socket to take them. */
@@ -144,23 +161,10 @@ short link_events(const struct link *l);
 void link_ready(struct link *l, short revents, int64_t now);
 
 /*
- * Drive a short-lived link on the caller's thread (probe.h,
- * baton_backup_save) while *rv is 1: connect, call `turn` (NULL: none;
- * it may put frames, and returns when it next wants a turn, CLOCK_NEVER
- * for no time of its own), write, and wait in poll() for the socket or
- * the next event. At `deadline` (CLOCK_MONOTONIC ms) *rv becomes
- * BATON_ETLS when the last attempt failed in TLS, else BATON_ENOANSWER; a
- * failed poll() makes it BATON_EIO. The link's callbacks set *rv when the
- * work is done.
- */
-void link_drive(struct link *l, int *rv, int64_t deadline,
-                int64_t (*turn)(void *data, int64_t now), void *data);
-
-/*
  * The owner's verdicts on the connection: it failed (a protocol error, a
  * refusal; `silent`: the node stopped answering and is avoided for a
  * while), its node knows no leader, or the leader answered (ending a
- * streak of failures).
+ * streak of failures). Each is recorded as the endpoint's outcome.
  */
 void link_fail(struct link *l, int64_t now, bool silent);
 void link_no_leader(struct link *l, int64_t now);

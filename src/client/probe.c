@@ -7,6 +7,8 @@
 
 #include "../lib/address.h"
 #include "clock.h"
+#include "drive.h"
+#include "errmsg.h"
 #include "link.h"
 
 /* One probe: a link of its own to one node, driven here until the answer,
@@ -66,14 +68,16 @@ static void on_frame(void *data, const struct proto_header *h,
         p->rv = 0;
 }
 
-/* One attempt only: a connection that fails or closes ends the probe. */
+/* One attempt only: a connection that fails or closes ends the probe,
+ * with what the link recorded of its one endpoint. */
 static void on_closed(void *data, uint64_t gen)
 {
         struct probe *p = data;
+        const struct reach *r = &p->link.reach;
 
         (void)gen;
         if (p->rv == 1) {
-                p->rv = p->link.tls_refused ? BATON_ETLS : BATON_EIO;
+                p->rv = reach_failed_since(r, 1) ? r->failed_code : BATON_EIO;
         }
 }
 
@@ -81,7 +85,7 @@ static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
                  struct baton_status *out, struct baton_node_version *ver)
 {
         static const struct link_cb cb0 = {NULL, on_connected, on_frame,
-                                           on_closed};
+                                           on_closed, NULL};
         char endpoints[1][LINK_ADDR_MAX];
         struct address a;
         struct link_cb cb = cb0;
@@ -104,9 +108,16 @@ static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
         }
         cb.data = &p;
         link_listen(&p.link, &cb);
-        link_drive(&p.link, &p.rv, deadline, NULL, NULL);
+        drive_link(&p.link, &p.rv, deadline, NULL, NULL);
+        rv = p.rv;
+        if (rv == BATON_ECONNECT || rv == BATON_ETLS || rv == BATON_EIO) {
+                /* The node's own reason, for its line in a status. */
+                errmsg_set(rv, "%s%s: %s",
+                           rv == BATON_EIO ? "" : "cannot connect to ",
+                           endpoint, p.link.reach.ends[0].why);
+        }
         link_close(&p.link);
-        return p.rv;
+        return rv;
 }
 
 int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,

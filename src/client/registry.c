@@ -5,6 +5,7 @@
 
 #include "../../include/baton.h"
 #include "clock.h"
+#include "errmsg.h"
 
 #define TRY_MS   3000 /* a quick request unanswered on a live link */
 #define RETRY_MS 50   /* resend after BATON_EUNKNOWN / EINFLIGHT */
@@ -13,12 +14,14 @@ static void on_connected(void *data, int64_t now);
 static void on_frame(void *data, const struct proto_header *h,
                      const uint8_t *body, int64_t now);
 static void on_closed(void *data, uint64_t gen);
+static void on_unreachable(void *data);
 
 void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
                    pthread_cond_t *cv, uint32_t ttl_ms,
                    const struct registry_owner *owner)
 {
-        struct link_cb cb = {reg, on_connected, on_frame, on_closed};
+        struct link_cb cb = {reg, on_connected, on_frame, on_closed,
+                             on_unreachable};
         int hb = (int)(ttl_ms / 5);
 
         queue_init(&reg->list);
@@ -239,6 +242,7 @@ void registry_submit(struct registry *reg, struct request *r)
         r->state = r->kind <= REQUEST_FOREIGN || r->kind == REQUEST_WATCH
                        ? REQUEST_AWAITED
                        : REQUEST_BACKGROUND;
+        r->mark = registry_mark(reg);
         queue_push_tail(&reg->list, &r->link);
         if (!send_direct(reg, r)) {
                 link_wake(reg->link);
@@ -443,19 +447,53 @@ uint64_t registry_lowest_seq(const struct registry *reg, uint64_t session,
 
 int registry_await(struct registry *reg, struct request *r, int64_t deadline)
 {
+        int rv;
+
         while (r->state != REQUEST_DONE) {
+                rv = registry_unreachable(reg, r->mark, r);
+                if (rv != 0) {
+                        return rv;
+                }
                 if (!registry_wait(reg, deadline)) {
-                        return registry_no_answer(reg);
+                        return registry_no_answer(reg, r->mark, r);
                 }
         }
         return 0;
 }
 
-int registry_no_answer(const struct registry *reg)
+uint64_t registry_mark(const struct registry *reg)
 {
-        /* No node would have us: say so, rather than that the cluster was
-         * slow. */
-        return reg->link->tls_refused ? BATON_ETLS : BATON_ENOANSWER;
+        return reg->link->reach.pass;
+}
+
+/* Whether `r` (NULL: the call has no request of its own) went out: then
+ * the cluster may have applied it, and only its answer or the deadline
+ * ends the wait. The first PING of a connection is answered before any
+ * request goes out on it (link.h), so a request never sent is one no node
+ * has seen. */
+static bool sent(const struct request *r)
+{
+        return r != NULL && r->sends > 0;
+}
+
+int registry_unreachable(const struct registry *reg, uint64_t mark,
+                         const struct request *r)
+{
+        char why[ERRMSG_MAX];
+        int rv = reach_answer(&reg->link->reach, mark, sent(r), false, why,
+                              sizeof why);
+
+        return rv != 0 ? errmsg_set(rv, "%s", why) : 0;
+}
+
+int registry_no_answer(const struct registry *reg, uint64_t mark,
+                       const struct request *r)
+{
+        char why[ERRMSG_MAX];
+        int rv = reach_answer(&reg->link->reach, mark, sent(r), true, why,
+                              sizeof why);
+
+        return errmsg_set(rv, "%s", why);
 }
 
 void registry_abandon(struct registry *reg, struct request *r)
@@ -475,12 +513,17 @@ void registry_abandon(struct registry *reg, struct request *r)
 
 static void on_connected(void *data, int64_t now)
 {
-        struct registry *reg = data;
-
+        (void)data;
         (void)now;
-        /* A paused server accepts connections: only an answer shows it
-         * is alive, so ask for one at once. */
-        new_ping(reg);
+        /* The node has answered the link's PING: it is alive, and what is
+         * pending goes out on this round of the background thread. */
+}
+
+/* A pass over the endpoints failed: the callers of requests never sent
+ * may stop waiting. */
+static void on_unreachable(void *data)
+{
+        registry_broadcast(data);
 }
 
 static void on_closed(void *data, uint64_t gen)

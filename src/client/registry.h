@@ -122,8 +122,32 @@ void registry_close(struct registry *reg);
 void registry_submit(struct registry *reg, struct request *r);
 
 /* Wait for `r` (AWAITED) to become DONE until `deadline`: 0, or what
- * registry_no_answer() says. Mutex held; released while waiting. */
+ * registry_unreachable() or registry_no_answer() says (for r->mark, the
+ * pass in progress when it was submitted). Mutex held; released while
+ * waiting. */
 int registry_await(struct registry *reg, struct request *r, int64_t deadline);
+
+/*
+ * What a waiting call answers when the cluster cannot be reached. A call
+ * takes registry_mark() when it starts waiting (a request takes it when
+ * it is submitted). registry_unreachable() is for each wake-up: when the
+ * call's request `r` was never written to a connection (NULL: the call
+ * waits for nothing of its own that went out) and a pass over the
+ * endpoints since `mark` failed everywhere, the call may end at once with
+ * BATON_ECONNECT or BATON_ETLS, since no node can have applied it; else 0.
+ * A request that went out keeps its outcome unknown: only its answer or
+ * the deadline ends the wait, whatever the endpoints do meanwhile.
+ * registry_no_answer() is for the deadline: BATON_ENOANSWER (saying "no
+ * leader" when the nodes that answered knew none), or for a request never
+ * sent that no node answered, BATON_ECONNECT / BATON_ETLS. Both record
+ * the detail (what each endpoint answered) for the calling thread
+ * (baton_errmsg()). Mutex held.
+ */
+uint64_t registry_mark(const struct registry *reg);
+int registry_unreachable(const struct registry *reg, uint64_t mark,
+                         const struct request *r);
+int registry_no_answer(const struct registry *reg, uint64_t mark,
+                       const struct request *r);
 
 /*
  * The caller stops waiting for `r` (AWAITED or DONE). A command that went
@@ -131,10 +155,6 @@ int registry_await(struct registry *reg, struct request *r, int64_t deadline);
  * reused and the ack can pass it; a wait is withdrawn with a CANCEL, and a
  * grant that races either is released. Anything else is freed.
  */
-/* What a call that got no answer in time fails with: BATON_ETLS when the
- * last node tried refused our TLS (or required it), else BATON_ENOANSWER. */
-int registry_no_answer(const struct registry *reg);
-
 void registry_abandon(struct registry *reg, struct request *r);
 
 /* Unlink and free `r` without a final answer (or after its caller

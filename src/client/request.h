@@ -103,6 +103,7 @@ struct request {
         int64_t first_sent_ms; /* time of the first send; 0: never sent */
         int64_t not_before;    /* no resend before (after EUNKNOWN) */
         unsigned sends;
+        uint64_t mark; /* the link's pass when it was submitted (reach.h) */
         /* The answer. */
         int status;
         struct proto_result res; /* res.client_name points at client_name */

@@ -10,9 +10,11 @@
  * for a TCP connection. A host name is looked up with getaddrinfo(), which
  * blocks. Returns 0 with the list in *out (free it with freeaddrinfo()),
  * BATON_EINVAL when the endpoint is malformed, or BATON_EIO when it names
- * no address (an unknown name, or no resolver).
+ * no address (an unknown name, or no resolver); then `why` (`size` bytes)
+ * says which, in a few words ("name does not resolve").
  */
-int resolve_endpoint(const char *endpoint, struct addrinfo **out);
+int resolve_endpoint(const char *endpoint, struct addrinfo **out, char *why,
+                     size_t size);
 
 /* Whether `endpoint` is well formed (no I/O). */
 int resolve_check(const char *endpoint);

@@ -304,7 +304,7 @@ static int refused(const struct session *s)
 
 int session_ensure(struct session *s, int64_t deadline)
 {
-        uint64_t seen = s->epoch;
+        uint64_t seen = s->epoch, mark = registry_mark(s->reg);
         int rv;
 
         for (;;) {
@@ -327,8 +327,15 @@ int session_ensure(struct session *s, int64_t deadline)
                                 return rv;
                         }
                 }
+                /* The OPEN is the session's: an OPEN that never went out
+                 * lets the call give up when no node can be reached (the
+                 * OPEN itself goes on in the background). */
+                rv = registry_unreachable(s->reg, mark, s->opening);
+                if (rv != 0) {
+                        return rv;
+                }
                 if (!registry_wait(s->reg, deadline)) {
-                        return registry_no_answer(s->reg);
+                        return registry_no_answer(s->reg, mark, s->opening);
                 }
         }
 }
@@ -365,6 +372,7 @@ struct request *session_command(struct session *s, struct command *k,
 int session_submit(struct session *s, struct command *k, int64_t deadline,
                    struct request **out)
 {
+        uint64_t mark = registry_mark(s->reg);
         struct request *r;
         int rv;
 
@@ -376,8 +384,13 @@ int session_submit(struct session *s, struct command *k, int64_t deadline,
                 if (window_open(s)) {
                         break;
                 }
+                /* Waiting for room: the command is not made yet. */
+                rv = registry_unreachable(s->reg, mark, NULL);
+                if (rv != 0) {
+                        return rv;
+                }
                 if (!registry_wait(s->reg, deadline)) {
-                        return registry_no_answer(s->reg);
+                        return registry_no_answer(s->reg, mark, NULL);
                 }
         }
         r = session_command(s, k,

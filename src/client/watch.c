@@ -232,8 +232,9 @@ static int open_watch(baton_client *c, const char *name, int flags,
          * thread looked again; its caller reads them, then that end. */
         while (x->r != NULL && r->state == REQUEST_AWAITED && !r->watching &&
                rv == 0) {
-                if (!registry_wait(&c->registry, deadline)) {
-                        rv = registry_no_answer(&c->registry);
+                rv = registry_unreachable(&c->registry, r->mark, r);
+                if (rv == 0 && !registry_wait(&c->registry, deadline)) {
+                        rv = registry_no_answer(&c->registry, r->mark, r);
                 }
         }
         if (x->r == NULL) {

@@ -30,6 +30,9 @@ struct tls_conn {
         char expect[TLS_IDENTITY_MAX]; /* "" = any identity */
         char peer[TLS_IDENTITY_MAX];
         char errmsg[TLS_ERRMSG_MAX];
+        char verify[TLS_IDENTITY_MAX + 16]; /* why the peer's cert failed */
+        char alert[64];                     /* the fatal alert the peer sent */
+        int alert_code;                     /* its description's number */
 };
 
 /* The reason of the last OpenSSL error on this thread, or `none`; clears
@@ -129,6 +132,7 @@ static int load_files(struct tls_ctx *x, const struct tls_files *f,
 }
 
 static int verify_cb(int ok, X509_STORE_CTX *store);
+static void info_cb(const SSL *ssl, int where, int ret);
 
 int tls_ctx_create(struct tls_ctx **out, enum tls_side side,
                    const struct tls_files *f, char *errmsg, size_t size)
@@ -258,10 +262,11 @@ static int verify_cb(int ok, X509_STORE_CTX *store)
                                   sizeof subject);
         }
         if (!ok) {
-                snprintf(t->errmsg, sizeof t->errmsg,
-                         "certificate %s refused: %s", subject,
+                snprintf(t->verify, sizeof t->verify, "%s",
                          X509_verify_cert_error_string(
                              X509_STORE_CTX_get_error(store)));
+                snprintf(t->errmsg, sizeof t->errmsg,
+                         "certificate %s refused: %s", subject, t->verify);
                 return 0;
         }
         if (X509_STORE_CTX_get_error_depth(store) != 0 ||
@@ -269,9 +274,10 @@ static int verify_cb(int ok, X509_STORE_CTX *store)
                 return 1;
         }
         if (!each_identity(cert, equals, t->expect)) {
-                snprintf(t->errmsg, sizeof t->errmsg,
-                         "certificate %s refused: it is not '%s'", subject,
+                snprintf(t->verify, sizeof t->verify, "it is not '%s'",
                          t->expect);
+                snprintf(t->errmsg, sizeof t->errmsg,
+                         "certificate %s refused: %s", subject, t->verify);
                 X509_STORE_CTX_set_error(store,
                                          X509_V_ERR_APPLICATION_VERIFICATION);
                 return 0;
@@ -323,6 +329,7 @@ int tls_conn_create(struct tls_conn **out, struct tls_ctx *x,
         BIO_set_mem_eof_return(t->in, -1);
         SSL_set_bio(t->ssl, t->in, t->out); /* the SSL owns both now */
         SSL_set_app_data(t->ssl, t);
+        SSL_set_info_callback(t->ssl, info_cb);
         if (x->side == TLS_SERVER) {
                 SSL_set_accept_state(t->ssl);
         } else {
@@ -536,6 +543,50 @@ bool tls_peer_is(const struct tls_conn *t, const char *identity)
 const char *tls_errmsg(const struct tls_conn *t)
 {
         return t->errmsg;
+}
+
+const char *tls_verify_error(const struct tls_conn *t)
+{
+        return t->verify;
+}
+
+/* The alerts by which a peer refuses the certificate this side sent (or
+ * that it sent none): RFC 8446 section 6.2. */
+static bool about_certificate(int code)
+{
+        return (code >= 42 && code <= 46) || code == 48 || code == 49 ||
+               code == 116;
+}
+
+const char *tls_peer_alert(const struct tls_conn *t, bool *about_cert)
+{
+        if (about_cert != NULL) {
+                *about_cert =
+                    t->alert[0] != '\0' && about_certificate(t->alert_code);
+        }
+        return t->alert;
+}
+
+/* The first fatal alert the peer sends says why it ended the handshake
+ * or the connection: OpenSSL's error queue has only "alert NNN" for it. */
+static void info_cb(const SSL *ssl, int where, int ret)
+{
+        struct tls_conn *t = SSL_get_app_data(ssl);
+
+        if (t == NULL || !(where & SSL_CB_READ_ALERT) ||
+            (ret >> 8) != SSL3_AL_FATAL || t->alert[0] != '\0') {
+                return;
+        }
+        t->alert_code = ret & 0xff;
+        snprintf(t->alert, sizeof t->alert, "%s",
+                 SSL_alert_desc_string_long(ret));
+}
+
+bool tls_looks_like_record(const uint8_t *p, size_t n)
+{
+        /* change_cipher_spec (20), alert (21), handshake (22) or
+         * application data (23), of record-layer version 3.x. */
+        return n >= 1 && p[0] >= 20 && p[0] <= 23 && (n < 2 || p[1] == 3);
 }
 
 bool tls_looks_like_hello(const uint8_t *p, size_t n)

@@ -120,6 +120,23 @@ bool tls_peer_is(const struct tls_conn *t, const char *identity);
 /* Why the connection failed, in one line; "" while it has not. */
 const char *tls_errmsg(const struct tls_conn *t);
 
+/* Why this side refused the peer's certificate: OpenSSL's verification
+ * result ("certificate has expired", "unable to get local issuer
+ * certificate", "hostname mismatch") or the identity check's; "" when it
+ * did not. */
+const char *tls_verify_error(const struct tls_conn *t);
+
+/* The fatal alert the peer sent, as OpenSSL names it ("certificate
+ * expired", "unknown CA", "certificate required"), or "" when none came;
+ * `*about_cert` (may be NULL) says whether it refuses this side's
+ * certificate (or its lack of one). */
+const char *tls_peer_alert(const struct tls_conn *t, bool *about_cert);
+
+/* Whether `p` (`n` >= 1 bytes, the first a peer sent) can be the start of
+ * a TLS record. False means a peer speaking something else, such as
+ * Baton's plain protocol, to a TLS client. */
+bool tls_looks_like_record(const uint8_t *p, size_t n);
+
 /* Whether `p` (`n` >= 1 bytes, the first of a connection) can be the
  * start of a TLS handshake record. False means a peer speaking something
  * else, such as Baton's plain protocol, to a TLS port. */

@@ -167,6 +167,9 @@ void ops_check_session(struct ops_worker *w)
  * libbaton's own deadline (wait + request timeout) had not yet come.
  * BATON_EEXPIRED is not sure: libbaton also fails a request in flight with
  * it when its local lease runs out, and the cluster may have applied it.
+ * BATON_ECONNECT and BATON_ETLS are sure: libbaton gives them only to a
+ * call none of whose requests was ever written to a connection (one that
+ * went out keeps its unknown outcome, BATON_ENOANSWER / BATON_ETIMEDOUT).
  */
 static enum ops_outcome acquire_outcome(const struct ops_worker *w, int rv,
                                         int64_t wait_ms, uint64_t elapsed_ns)
@@ -190,6 +193,8 @@ static enum ops_outcome acquire_outcome(const struct ops_worker *w, int rv,
         case BATON_ETOOMANYNAMES:
         case BATON_ETOOMANYHOLDERS:
         case BATON_EUNSUPPORTED:
+        case BATON_ECONNECT:
+        case BATON_ETLS:
                 return OPS_FAIL;
         case BATON_ETIMEDOUT:
                 if (wait_ms > 0 &&
@@ -473,6 +478,11 @@ static enum ops_outcome release_outcome(const struct ops_worker *w, int rv,
         case BATON_ECLOSED:
                 return session_over_outcome(before);
         default:
+                /* BATON_ECONNECT / BATON_ETLS too, though the release was
+                 * surely not sent: the worker holds nothing after a
+                 * release, and only an info makes it close the session
+                 * that still holds the lock (a fail would leave that hold
+                 * to the session's expiry, unknown to the checkers). */
                 return OPS_INFO;
         }
 }
@@ -570,6 +580,8 @@ static enum ops_outcome proclaim_outcome(int rv, int before)
         case BATON_ENAME:
         case BATON_EINVAL:
         case BATON_EPERM:
+        case BATON_ECONNECT: /* never sent: nothing changed */
+        case BATON_ETLS:
                 return OPS_FAIL;
         case BATON_EEXPIRED:
         case BATON_ECLOSED:

@@ -121,10 +121,11 @@ enum ops_outcome ops_campaign(struct ops_worker *w, const char *key,
                               int64_t wait_ms, const char *value, bool final);
 
 /* baton_proclaim() of `value` (no spaces) by the held leadership: logged
- * as f=proclaim with token= and value=. A proclaim changes nothing when
- * it fails, so an error but BATON_ENOANSWER is a fail; no answer is an
- * info (it may still be applied), after which the worker goes on as its
- * next incarnation, as after any info. */
+ * as f=proclaim with token= and value=. A refusal (or BATON_ECONNECT /
+ * BATON_ETLS: never sent) changed nothing and is a fail; no answer, or a
+ * session that ended during the call, is an info (it may still be
+ * applied), after which the worker goes on as its next incarnation, as
+ * after any info. */
 enum ops_outcome ops_proclaim(struct ops_worker *w, const char *value);
 
 /* baton_release() of the held lock, baton_resign() of a held leadership,

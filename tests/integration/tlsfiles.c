@@ -65,6 +65,11 @@ int tlsfiles_issue_san(const char *name, const char *cn, const char *san)
         return issue(name, cn, sans, -1, 30, 0);
 }
 
+int tlsfiles_issue_only(const char *name, const char *cn, const char *sans)
+{
+        return issue(name, cn, sans, -1, 30, 0);
+}
+
 static int make_all(char *errmsg, size_t size)
 {
         char name[16];

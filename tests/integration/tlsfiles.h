@@ -38,4 +38,9 @@ int tlsfiles_issue(const char *name, const char *cn, int from_days, int to_days,
  * alternative name `san` (OpenSSL's syntax) beside the loopback ones. */
 int tlsfiles_issue_san(const char *name, const char *cn, const char *san);
 
+/* The same with the subject alternative names `sans` only (OpenSSL's
+ * syntax; NULL: none), for a node whose certificate names another host
+ * than the one a client dials. */
+int tlsfiles_issue_only(const char *name, const char *cn, const char *sans);
+
 #endif /* TESTS_INTEGRATION_TLSFILES_H */

@@ -39,7 +39,7 @@ from . import _callbacks, _library, _structs, _workers, owners
 from .admin import Admin
 from .config import TLS, Endpoints, endpoints_from, tls_from
 from .election import CampaignRequest, Leadership
-from .errors import BusyError, check, error_for
+from .errors import BusyError, check, failure
 from .lease import Lease
 from .queries import Queries
 from .records import DetachedSession, LeaseState, Mode, Position, SessionState
@@ -507,7 +507,7 @@ class Client(Queries, Admin):
                 rv = lib.baton_acquire(ptr, encoded[0], owner, wait_ms, byref(token))
             if rv != 0:
                 what = "campaign" if modes[0] == Mode.LEADER else "acquire"
-                raise error_for(rv, f"{what} {_show(encoded)}")
+                raise failure(rv, f"{what} {_show(encoded)}")
             session = lib.baton_session_id(ptr)
             now = self._tracker.state
             state = LeaseState(now) if now == SessionState.JEOPARDY else LeaseState.LIVE
@@ -742,7 +742,7 @@ class Client(Queries, Admin):
             if rv != 0:
                 where = f" after ({index}, {ord_})" if index else ""
                 what = "prefix" if prefix else "name"
-                raise error_for(rv, f"watch {what} {_show((encoded,))}{where}")
+                raise failure(rv, f"watch {what} {_show((encoded,))}{where}")
             assert raw.value is not None
             watch: Union[Watch, CallbackWatch]
             if callback is None:

@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generator, Optional, Tuple, Type, cast
 
 from . import _workers
-from .errors import error_for
+from .errors import failure
 from .lease import Lease
 from .records import LeaseState, Mode
 from .request import LockRequest, Value, encode_value
@@ -77,7 +77,7 @@ class Leadership(Lease):
             client._lib.baton_proclaim, self._encoded[0], self.owner, self.token, data
         )
         if code != 0:
-            raise error_for(code, f"proclaim {self._what()}")
+            raise failure(code, f"proclaim {self._what()}")
         self.value = data.decode("utf-8", "surrogateescape")
 
     async def aproclaim(self, value: Value) -> None:

@@ -1,8 +1,10 @@
 """Baton's exceptions: one class per BATON_E* code, from one table.
 
 Every failure of a libbaton call raises a subclass of `Error` carrying the
-code (`e.code`, negative as in C), its name (`e.name`, "BATON_EBUSY") and
-the library's text for it (`e.message`, baton_strerror()). Related codes
+code (`e.code`, negative as in C), its name (`e.name`, "BATON_EBUSY"), the
+library's text for it (`e.message`, baton_strerror()) and what the library
+knew of the cause (`e.detail`, baton_errmsg(): which endpoint refused and
+why, the TLS verification result, what the nodes answered). Related codes
 share a base class, so that `except baton.LockLost` catches every way of
 losing a lock, and classes that mean what a builtin exception means also
 derive from it (`TimedOutError` is a `TimeoutError`, `InvalidNameError` a
@@ -23,29 +25,37 @@ class Error(Exception):
     a BATON_E* code.
 
     Attributes: `code` (the negative BATON_E* number), `name`
-    ("BATON_EBUSY"), `message` (baton_strerror()'s text) and `context`
-    (what was being done, e.g. "acquire 'jobs'"; may be empty).
+    ("BATON_EBUSY"), `message` (baton_strerror()'s text), `detail`
+    (baton_errmsg()'s: what libbaton knew of the cause, e.g. "cannot
+    connect to any node: 127.0.0.1:7101: connection refused"; `message`
+    when it knew no more) and `context` (what was being done, e.g.
+    "acquire 'jobs'"; may be empty). The text is the context, the detail
+    and the name.
     """
 
     #: The code this class stands for; 0 for a group of codes.
     code: int = 0
 
-    def __init__(self, code: Optional[int] = None, context: str = "") -> None:
+    def __init__(
+        self, code: Optional[int] = None, context: str = "", detail: str = ""
+    ) -> None:
         if code is None:
             code = type(self).code
         self.code = code
         self.name = errname(code)
         self.message = strerror(code)
+        self.detail = detail or self.message
         self.context = context
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
         where = f"{self.context}: " if self.context else ""
-        return f"{where}{self.message} ({self.name})"
+        return f"{where}{self.detail} ({self.name})"
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
-        # Picklable (multiprocessing): rebuild from the code and context.
-        return (type(self), (self.code, self.context))
+        # Picklable (multiprocessing): rebuild from the code, context and
+        # detail.
+        return (type(self), (self.code, self.context, self.detail))
 
 
 # --- Groups: one base for related codes ----------------------------------
@@ -549,15 +559,39 @@ def strerror(code: int) -> str:
     return row.text if row is not None else "unknown error"
 
 
-def error_for(code: int, context: str = "") -> Error:
+def last_detail(code: int) -> str:
+    """What the calling thread's last libbaton call that failed with `code`
+    knew of the cause (baton_errmsg()); "" when it knew no more than the
+    code says. As errno, it belongs to the thread that made the call: ask
+    on that thread, before it makes another call."""
+    from . import _library
+
+    lib = _library._lib
+    if lib is None or code == 0:
+        return ""
+    text = lib.baton_errmsg(code)
+    detail = str(text.decode("utf-8", "replace")) if text else ""
+    return "" if detail == strerror(code) else detail
+
+
+def error_for(code: int, context: str = "", detail: str = "") -> Error:
     """The exception for a negative BATON_E* `code` (a plain `Error` for a
-    code this table does not know, e.g. a newer server's)."""
+    code this table does not know, e.g. a newer server's), with `detail`
+    (see Error)."""
     row = BY_NUMBER.get(code)
     cls: Type[Error] = row.cls if row is not None else Error
-    return cls(code, context)
+    return cls(code, context, detail)
+
+
+def failure(code: int, context: str = "") -> Error:
+    """The exception for a libbaton call that has just returned `code` on
+    this thread, with libbaton's detail of it (last_detail())."""
+    return error_for(code, context, last_detail(code))
 
 
 def check(code: int, context: str = "") -> None:
-    """Raise the exception for `code` unless it is 0."""
+    """Raise the exception for `code` unless it is 0. For the result of a
+    libbaton call, on the thread that made it, right after it: the
+    exception carries libbaton's detail of the failure."""
     if code != 0:
-        raise error_for(code, context)
+        raise failure(code, context)

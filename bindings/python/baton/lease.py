@@ -26,7 +26,7 @@ from .errors import (
     NotHolderError,
     RevokedError,
     StaleTokenError,
-    error_for,
+    failure,
 )
 from .records import LeaseState, Mode
 
@@ -243,6 +243,8 @@ class Lease:
             )
         try:
             code = self._client._release_native(self)
+            # Read on this thread, before anything else calls libbaton.
+            error = failure(code, f"release {self._what()}") if code else None
         except BaseException:
             self._releasing = False  # nothing was sent (a closed client)
             raise
@@ -262,9 +264,10 @@ class Lease:
                 f"release {self._what()}: the cluster no longer has this "
                 "grant (an administrator revoked it, or another call "
                 "released it)",
+                error.detail if error is not None else "",
             )
-        if code != 0:
-            raise error_for(code, f"release {self._what()}")
+        if error is not None:
+            raise error
 
     async def arelease(self) -> None:
         """release() without blocking the event loop."""

@@ -40,7 +40,14 @@ from typing import (
 )
 
 from . import _callbacks, _structs, _workers
-from .errors import CompactedError, Error, SlowError, TimedOutError, error_for
+from .errors import (
+    CompactedError,
+    Error,
+    SlowError,
+    TimedOutError,
+    error_for,
+    failure,
+)
 from .records import (
     Cause,
     Event,
@@ -198,8 +205,10 @@ class Watch:
                     event = _event(self._buf)
                     self.position = event.position
                     return event
-            if rv != TimedOutError.code:
-                raise error_for(rv, f"watch {self.name!r}")
+                if rv != TimedOutError.code:
+                    # The detail is this thread's, of this call: read it
+                    # now.
+                    raise failure(rv, f"watch {self.name!r}")
             if deadline is not None and time.monotonic() >= deadline:
                 return None
 

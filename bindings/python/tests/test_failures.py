@@ -9,6 +9,7 @@ also in test_pause.py, JeopardyError in test_transitions.py.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import threading
 from typing import Callable, Dict, Type
@@ -391,15 +392,32 @@ def _membership(cluster, client, unique):
 
 @provokes(baton.NoAnswerError)
 def _no_answer(cluster, client, unique):
-    with baton.Client(free_endpoint(cluster), timeout=0.5) as c:
-        with pytest.raises(baton.NoAnswerError):
+    # A request that goes out on a live connection to nodes that then stop
+    # answering (SIGSTOP): its outcome is unknown until the timeout.
+    with baton.Client(timeout=0.5) as c:
+        c.holder(unique())  # connected
+        cluster.signal_all(signal.SIGSTOP)
+        try:
+            with pytest.raises(baton.NoAnswerError):
+                c.holder(unique())
+        finally:
+            cluster.signal_all(signal.SIGCONT)
+
+
+@provokes(baton.ConnectError)
+def _connect(cluster, client, unique):
+    # Nothing listens: no request can go out, the call says so at once.
+    with baton.Client(free_endpoint(cluster), timeout=5.0) as c:
+        with pytest.raises(baton.ConnectError) as e:
             c.try_lock(unique())
+        assert "connection refused" in str(e.value)
 
 
 @provokes(baton.ServerIOError)
 def _io(cluster, client, unique):
+    # The backup's file cannot be made.
     with pytest.raises(baton.ServerIOError):
-        client.status(free_endpoint(cluster))
+        client.backup(cluster.dir / "no-such-dir" / "backup.snap", timeout=5.0)
 
 
 @provokes(baton.TLSError)

@@ -48,7 +48,7 @@ def test_no_leader_is_unavailable(cluster, client):
             client.status()
         except baton.UnavailableError:
             return True
-        except (baton.ServerIOError, baton.NoAnswerError) as e:
+        except (baton.ConnectError, baton.ServerIOError, baton.NoAnswerError) as e:
             seen.append(type(e))  # the dead leader, for a moment
         return False
 

@@ -1,0 +1,26 @@
+/* A short-lived link driven on the caller's thread until its work is done,
+ * no node can be reached, or a deadline: baton_status()'s probes of one
+ * node and baton_backup_save()'s transfer. */
+#ifndef CLIENT_DRIVE_H
+#define CLIENT_DRIVE_H
+
+#include <stdint.h>
+
+#include "link.h"
+
+/*
+ * Drive `l` on the calling thread while *rv is 1: connect, call `turn`
+ * (NULL: none; it may put frames, and returns when it next wants a turn,
+ * CLOCK_NEVER for no time of its own), write, and wait in poll() for the
+ * socket or the next event. The link's callbacks set *rv when the work is
+ * done. What the link asks for is never applied by the cluster (a STATUS,
+ * a BACKUP), so when a pass over the endpoints fails everywhere, or at
+ * `deadline` (CLOCK_MONOTONIC ms), *rv becomes what reach_answer() says
+ * of a request never sent: BATON_ECONNECT, BATON_ETLS or BATON_ENOANSWER,
+ * with the detail recorded for the calling thread (baton_errmsg()). A
+ * failed poll() makes it BATON_EIO.
+ */
+void drive_link(struct link *l, int *rv, int64_t deadline,
+                int64_t (*turn)(void *data, int64_t now), void *data);
+
+#endif /* CLIENT_DRIVE_H */
