@@ -270,7 +270,7 @@ int baton_backup_save(baton_client *c, const char *path, uint32_t timeout_ms,
                 drive_link(&p.link, &p.rv,
                            clock_after(clock_now_ms(),
                                        timeout_ms != 0 ? timeout_ms : 600000),
-                           retry, &p);
+                           retry, &p, NULL);
                 link_close(&p.link);
                 rv = p.rv;
         }

@@ -9,7 +9,8 @@
 #include "errmsg.h"
 
 void drive_link(struct link *l, int *rv, int64_t deadline,
-                int64_t (*turn)(void *data, int64_t now), void *data)
+                int64_t (*turn)(void *data, int64_t now), void *data,
+                const bool *sent)
 {
         uint64_t mark = l->reach.pass;
         char why[ERRMSG_MAX];
@@ -19,8 +20,8 @@ void drive_link(struct link *l, int *rv, int64_t deadline,
                 int64_t until = link_next_event(l, true), next;
                 struct pollfd pfd;
                 int n, code;
-                code = reach_answer(&l->reach, mark, false, now >= deadline,
-                                    why, sizeof why);
+                code = reach_answer(&l->reach, mark, sent != NULL && *sent,
+                                    now >= deadline, why, sizeof why);
                 if (code != 0) {
                         *rv = errmsg_set(code, "%s", why);
                         return;

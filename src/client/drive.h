@@ -4,6 +4,7 @@
 #ifndef CLIENT_DRIVE_H
 #define CLIENT_DRIVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "link.h"
@@ -13,14 +14,17 @@
  * (NULL: none; it may put frames, and returns when it next wants a turn,
  * CLOCK_NEVER for no time of its own), write, and wait in poll() for the
  * socket or the next event. The link's callbacks set *rv when the work is
- * done. What the link asks for is never applied by the cluster (a STATUS,
- * a BACKUP), so when a pass over the endpoints fails everywhere, or at
- * `deadline` (CLOCK_MONOTONIC ms), *rv becomes what reach_answer() says
- * of a request never sent: BATON_ECONNECT, BATON_ETLS or BATON_ENOANSWER,
- * with the detail recorded for the calling thread (baton_errmsg()). A
- * failed poll() makes it BATON_EIO.
+ * done. When a pass over the endpoints fails everywhere, or at `deadline`
+ * (CLOCK_MONOTONIC ms), *rv becomes what reach_answer() says, with the
+ * detail recorded for the calling thread (baton_errmsg()): for work the
+ * cluster never applies (a STATUS, a BACKUP: `sent` NULL) or a request
+ * not written yet (`*sent` false), BATON_ECONNECT or BATON_ETLS at once;
+ * for a request that went out (`*sent` true, read at each turn), whose
+ * outcome is then unknown, BATON_ENOANSWER at the deadline. A failed
+ * poll() makes it BATON_EIO.
  */
 void drive_link(struct link *l, int *rv, int64_t deadline,
-                int64_t (*turn)(void *data, int64_t now), void *data);
+                int64_t (*turn)(void *data, int64_t now), void *data,
+                const bool *sent);
 
 #endif /* CLIENT_DRIVE_H */

@@ -9,6 +9,7 @@
 #include "../proto/proto.h"
 #include "client.h"
 #include "clock.h"
+#include "drive.h"
 #include "errmsg.h"
 #include "link.h"
 #include "request.h"
@@ -226,6 +227,7 @@ struct once {
         int64_t sent_ms;         /* when; 0 once the PONG came */
         bool resend;             /* send on the next connection */
         bool unknown;            /* an earlier send may have been acted on */
+        bool went_out;           /* sent at least once: may have been */
         unsigned long redirects; /* link.redirects at the last send */
         struct proto_result res;
         int rv; /* 1 while waiting; then 0 (answered: res) or an error */
@@ -239,6 +241,7 @@ static void once_send(struct once *o, int64_t now)
         o->ping = link_put(&o->link, ping,
                            proto_write_empty(ping, sizeof ping, 0, PROTO_PING));
         o->sent_ms = now;
+        o->went_out = true;
         o->resend = false;
         o->redirects = o->link.redirects;
         if (o->id == 0 || o->ping == 0) {
@@ -246,7 +249,7 @@ static void once_send(struct once *o, int64_t now)
         }
 }
 
-/* link_drive()'s turn: a node silent since the send has read nothing. */
+/* drive_link()'s turn: a node silent since the send has read nothing. */
 static int64_t once_turn(void *data, int64_t now)
 {
         struct once *o = data;
@@ -333,7 +336,7 @@ static int ask_once(baton_client *c, uint8_t type, uint64_t v, bool again,
                     struct proto_result *res, bool *unknown)
 {
         static const struct link_cb cb0 = {NULL, once_connected, once_frame,
-                                           once_closed};
+                                           once_closed, NULL};
         struct link_cb cb = cb0;
         struct once o;
         int rv;
@@ -350,9 +353,11 @@ static int ask_once(baton_client *c, uint8_t type, uint64_t v, bool again,
         }
         cb.data = &o;
         link_listen(&o.link, &cb);
-        link_drive(&o.link, &o.rv,
+        /* Until it first goes out, no node can have acted on it: a pass
+         * that reaches none ends the call at once. */
+        drive_link(&o.link, &o.rv,
                    clock_after(clock_now_ms(), c->opts.request_timeout_ms),
-                   once_turn, &o);
+                   once_turn, &o, &o.went_out);
         link_close(&o.link);
         *res = o.res;
         *unknown = o.unknown;

@@ -108,7 +108,7 @@ static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
         }
         cb.data = &p;
         link_listen(&p.link, &cb);
-        drive_link(&p.link, &p.rv, deadline, NULL, NULL);
+        drive_link(&p.link, &p.rv, deadline, NULL, NULL, NULL);
         rv = p.rv;
         if (rv == BATON_ECONNECT || rv == BATON_ETLS || rv == BATON_EIO) {
                 /* The node's own reason, for its line in a status. */

@@ -46,6 +46,10 @@ struct server {
         uv_signal_t sighup;
         uv_timer_t watchdog;
         uv_timer_t refused; /* the cluster refused the data dir: stop */
+        /* The client port's credentials, read before the data dir is
+         * touched so that a wrong file changes nothing; the listener
+         * takes them over. */
+        struct tls_ctx *client_tls;
         bool stopping;
         int exit_code;
 };
@@ -409,9 +413,8 @@ static int start_services(struct server *s, const struct config_member *self)
         limits.handshake_timeout_ms = s->cfg.handshake_timeout_ms;
         limits.idle_timeout_ms = s->cfg.idle_timeout_ms;
         limits.watch_batch_ms = s->cfg.watch_batch_ms;
-        if (client_tls(&s->cfg, s->cfg.tls, &tls) != 0) {
-                return 1;
-        }
+        tls = s->client_tls;
+        s->client_tls = NULL;
         rv = conn_listen(&s->conns, &s->loop, self->client_address, &limits,
                          tls, gateway_on_frame, gateway_on_gone, &s->gateway);
         if (rv != 0) {
@@ -520,9 +523,21 @@ static void save_identity(void *data)
         }
 }
 
+/* The data dir could not be checked or claimed: say why, when the check
+ * left a reason (the port probe logs its own). Returns 1. */
+static int not_claimed(const struct config *cfg, const struct datadir *d)
+{
+        if (d->errmsg[0] != '\0') {
+                log_error("cannot start node %llu: %s",
+                          (unsigned long long)cfg->id, d->errmsg);
+        }
+        return 1;
+}
+
 /* The data directory, this node's alone (datadir.h), and the checks of
- * the peers' (peercheck.h); each port free before anything is written. 0,
- * or 1 after logging the one line that says why not. */
+ * the peers' (peercheck.h); each port free and the client port's TLS
+ * files read before anything is written. 0, or 1 after logging the one
+ * line that says why not. */
 static int claim_data_dir(struct server *s, const struct config_member *self)
 {
         const struct config *cfg = &s->cfg;
@@ -533,13 +548,18 @@ static int claim_data_dir(struct server *s, const struct config_member *self)
         struct datadir *d = &s->dir;
 
         if (datadir_check(d, cfg->data_dir, cfg->id) != 0 ||
-            ports_free(s, self) != 0 ||
-            datadir_claim(d, cfg->id, cluster, true) != 0) {
-                if (d->errmsg[0] != '\0') {
-                        log_error("cannot start node %llu: %s",
-                                  (unsigned long long)cfg->id, d->errmsg);
-                }
+            ports_free(s, self) != 0) {
+                return not_claimed(cfg, d);
+        }
+        /* The certificate, key and CA files too, before anything is
+         * written: a mistake in them leaves the directory as it was. */
+        if (client_tls(cfg, cfg->tls, &s->client_tls) != 0) {
                 return 1;
+        }
+        if (datadir_claim(d, cfg->id, cluster, true) != 0) {
+                tls_ctx_destroy(s->client_tls);
+                s->client_tls = NULL;
+                return not_claimed(cfg, d);
         }
         if (d->made) {
                 log_info("data directory %s: %s node %llu, cluster %016llx%s, "

@@ -303,6 +303,10 @@ void sc_recover_majority(struct ctx *x)
                harness_run_once(&x->h, s, flags, 1, 30000, &st) == 0 && st == 0,
                "batond --recover: exit %d %s", st, x->h.errmsg);
         EXPECT(x, harness_restart(&x->h, s) == 0, "%s", x->h.errmsg);
+        /* Serving before the client asks: a node not listening yet would
+         * refuse its one endpoint, and libbaton says so at once. */
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, NULL) == 0,
+               "the recovered node: %s", x->h.errmsg);
         c = client_of(x, s);
         EXPECT(x, c != NULL, "no client");
         rv = baton_list(c, "rc-a", locks, 8, &n, &more);

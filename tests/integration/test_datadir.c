@@ -419,6 +419,25 @@ static bool log_says(const struct oneoff *o, const char *text, int ms)
         return true;
 }
 
+/* A CA file that does not exist: named with the system's reason (not
+ * OpenSSL's "system lib"), before the data directory is made. */
+static void tls_file_unreadable(struct ctx *x, const int *ports)
+{
+        char fresh[PATH_MAX], after[LIST_MAX];
+        struct oneoff o;
+
+        path_in(x, fresh, sizeof fresh, "tls-files");
+        single(x, &o, "tls-files", fresh, ports);
+        oneoff_args(&o, "--tls", "on", "--tls-ca", "/nonexistent/ca.crt",
+                    "--tls-cert", "/nonexistent/node1.crt", "--tls-key",
+                    "/nonexistent/node1.key", NULL);
+        EXITS(x, &o, PEERS_MS, "a missing CA file");
+        REFUSED(x, &o, "/nonexistent/ca.crt", strerror(ENOENT));
+        oneoff_listing(fresh, after, sizeof after);
+        EXPECT(x, strcmp(after, "(missing)") == 0,
+               "a missing CA file: the data directory was made: %s", after);
+}
+
 /*
  * A busy raft port failed with "raft start: I/O error ()" once the data
  * directory was written; each busy port is now named before the
@@ -460,6 +479,7 @@ static void sc_busy_ports(struct ctx *x)
                        what[i], i == 0 ? "(missing)" : before, after);
         }
         close(fd);
+        tls_file_unreadable(x, ports);
 }
 
 /* --recover and --restore on the directory of a running node: refused,
@@ -516,8 +536,8 @@ static const struct dd_scenario scenarios[] = {
     {"a wiped data directory under an existing id: refused with the remedy; "
      "member remove, empty directory, join = true, member add: serves",
      sc_wiped},
-    {"a busy raft, client or metrics port: refused naming it, before the "
-     "data directory is made or changed",
+    {"a busy raft, client or metrics port, or a TLS file that cannot be "
+     "read: refused naming it, before the data directory is made or changed",
      sc_busy_ports},
     {"--recover and --restore on a running node's data directory: refused "
      "naming its pid; nothing changed",

@@ -68,9 +68,6 @@ UNREACHABLE = {
     baton.NotVoterError: "needs a spare member, which only a node left half "
     "added makes (tests/cli/test_refusals_plain.sh provokes it through "
     "libbaton); the binding maps the code like any other",
-    # Reserved, not answered yet: libbaton waits for its timeout where no
-    # node can be reached.
-    baton.ConnectError: "reserved: this build answers BATON_ENOANSWER",
 }
 
 
