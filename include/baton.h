@@ -299,8 +299,11 @@ BATON_API void baton_options_init(struct baton_options *o);
  * every call of the handle that is waiting and has sent nothing to the
  * cluster fails at once: with BATON_ETLS when TLS was the trouble at some
  * endpoint, else BATON_ECONNECT, and baton_errmsg() names each endpoint
- * with its reason. Every call that talks to the cluster may fail so. A
- * request already sent keeps its unknown outcome until its deadline
+ * with its reason. Where some endpoint refused the connection (nothing
+ * listens there yet, as while nodes start), passes go on for a second
+ * before one fails, so that a program that starts a cluster and then
+ * asks it is answered by the cluster. Every call that talks to the cluster may
+ * fail so. A request already sent keeps its unknown outcome until its deadline
  * (BATON_ENOANSWER), however the endpoints fail meanwhile, and a node
  * that answers "no leader" keeps a call waiting (BATON_ENOANSWER at the
  * deadline, its detail saying "no leader"). The background thread keeps

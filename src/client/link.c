@@ -191,7 +191,7 @@ static void fail_as(struct link *l, int64_t now, bool silent,
                     enum reach_outcome outcome, bool tls, const char *why)
 {
         enum reach_verdict v =
-            reach_note(&l->reach, l->peer_index, outcome, tls, why);
+            reach_note(&l->reach, l->peer_index, outcome, tls, why, now);
 
         if (silent) {
                 memcpy(l->suspect, l->peer, sizeof l->suspect);
@@ -254,7 +254,8 @@ static void up(struct link *l, int64_t now)
         l->gen++;
         l->connects++;
         l->last_rx = now;
-        reach_note(&l->reach, l->peer_index, REACH_ANSWERED, false, "answered");
+        reach_note(&l->reach, l->peer_index, REACH_ANSWERED, false, "answered",
+                   now);
         l->cb.connected(l->cb.data, now);
 }
 
@@ -315,7 +316,10 @@ static void connect_failed(struct link *l, int64_t now)
         } else {
                 reach_why_errno(why, sizeof why, l->connect_err, "");
         }
-        fail_as(l, now, true, REACH_REFUSED, false, why);
+        fail_as(l, now, true,
+                l->connect_err == ECONNREFUSED ? REACH_NOT_LISTENING
+                                               : REACH_REFUSED,
+                false, why);
 }
 
 /* Connect to the next resolved address of the peer; when none is left,
@@ -363,7 +367,7 @@ static void pick_endpoint(struct link *l, int64_t now)
                 at = (at + 1) % l->n_endpoints;
         }
         while (i < l->n_endpoints && l->next != at) {
-                if (reach_skip(&l->reach, (int)l->next) == REACH_FAILED &&
+                if (reach_skip(&l->reach, (int)l->next, now) == REACH_FAILED &&
                     l->cb.unreachable != NULL) {
                         l->cb.unreachable(l->cb.data);
                 }
@@ -614,7 +618,7 @@ static void not_leader(struct link *l, const uint8_t *body, uint32_t len,
                 snprintf(why, sizeof why, "not the leader; it names %s",
                          l->hint);
                 reach_note(&l->reach, l->peer_index, REACH_REDIRECTED, false,
-                           why);
+                           why, now);
                 /* Every request goes to the leader, so leave this node. */
                 drop(l);
                 l->bounces++;

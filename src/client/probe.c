@@ -69,15 +69,22 @@ static void on_frame(void *data, const struct proto_header *h,
 }
 
 /* One attempt only: a connection that fails or closes ends the probe,
- * with what the link recorded of its one endpoint. */
+ * with what the link recorded of its one endpoint (a status shows a node
+ * that is down at once, without the second a call gives nodes that are
+ * starting). */
 static void on_closed(void *data, uint64_t gen)
 {
         struct probe *p = data;
-        const struct reach *r = &p->link.reach;
+        const struct reach_endpoint *e = &p->link.reach.ends[0];
 
         (void)gen;
-        if (p->rv == 1) {
-                p->rv = reach_failed_since(r, 1) ? r->failed_code : BATON_EIO;
+        if (p->rv != 1) {
+                return;
+        }
+        if (e->outcome == REACH_REFUSED || e->outcome == REACH_NOT_LISTENING) {
+                p->rv = e->tls ? BATON_ETLS : BATON_ECONNECT;
+        } else {
+                p->rv = BATON_EIO;
         }
 }
 

@@ -37,12 +37,19 @@ int reach_index(const struct reach *r, const char *address)
         return -1;
 }
 
-/* The pass ends when every endpoint has been tried in it; it failed when
- * every one of them was REFUSED. A failed pass keeps what each endpoint
- * said, for the calls that give up on it after the next pass began. */
-static enum reach_verdict close_pass(struct reach *r)
+static bool refused(const struct reach_endpoint *e)
 {
-        bool failed = true, tls = false;
+        return e->outcome == REACH_REFUSED || e->outcome == REACH_NOT_LISTENING;
+}
+
+/* The pass ends when every endpoint has been tried in it; it failed when
+ * every one of them was refused, and, if some were only NOT_LISTENING,
+ * once such passes have gone on for REACH_MEND_MS since `mending_since`.
+ * A failed pass keeps what each endpoint said, for the calls that give up
+ * on it after the next pass began. */
+static enum reach_verdict close_pass(struct reach *r, int64_t now)
+{
+        bool failed = true, tls = false, mendable = false;
         size_t off;
         unsigned i;
 
@@ -50,10 +57,17 @@ static enum reach_verdict close_pass(struct reach *r)
                 if (r->ends[i].pass != r->pass) {
                         return REACH_GOING;
                 }
-                failed = failed && r->ends[i].outcome == REACH_REFUSED;
+                failed = failed && refused(&r->ends[i]);
+                mendable =
+                    mendable || r->ends[i].outcome == REACH_NOT_LISTENING;
                 tls = tls || r->ends[i].tls;
         }
         if (!failed) {
+                r->mending_since = 0;
+        } else if (mendable && r->mending_since == 0) {
+                r->mending_since = now;
+        }
+        if (!failed || (mendable && now - r->mending_since < REACH_MEND_MS)) {
                 r->pass++;
                 return REACH_OVER;
         }
@@ -68,7 +82,7 @@ static enum reach_verdict close_pass(struct reach *r)
 
 enum reach_verdict reach_note(struct reach *r, int i,
                               enum reach_outcome outcome, bool tls,
-                              const char *why)
+                              const char *why, int64_t now)
 {
         struct reach_endpoint *e;
 
@@ -80,23 +94,25 @@ enum reach_verdict reach_note(struct reach *r, int i,
         e->outcome = (uint8_t)outcome;
         e->tls = tls && outcome == REACH_REFUSED;
         snprintf(e->why, sizeof e->why, "%s", why);
-        return close_pass(r);
+        return close_pass(r, now);
 }
 
-enum reach_verdict reach_skip(struct reach *r, int i)
+enum reach_verdict reach_skip(struct reach *r, int i, int64_t now)
 {
         if (i < 0 || (unsigned)i >= r->n || r->ends[i].pass == 0) {
                 return REACH_GOING;
         }
         r->ends[i].pass = r->pass;
-        return close_pass(r);
+        return close_pass(r, now);
 }
 
 void reach_answered(struct reach *r, int i)
 {
+        /* An answer ends the pass's failure and any mending: the time it
+         * is recorded at never matters. */
         if (i >= 0 && (unsigned)i < r->n &&
             r->ends[i].outcome != REACH_ANSWERED) {
-                reach_note(r, i, REACH_ANSWERED, false, "answered");
+                reach_note(r, i, REACH_ANSWERED, false, "answered", 0);
         }
 }
 
@@ -149,7 +165,7 @@ static bool none_answered(const struct reach *r, bool *tls)
                 if (e->pass == 0) {
                         continue;
                 }
-                if (e->outcome != REACH_REFUSED && e->outcome != REACH_LOST) {
+                if (!refused(e) && e->outcome != REACH_LOST) {
                         return false;
                 }
                 tried = true;

@@ -16,12 +16,14 @@
 
 /*
  * What became of the last attempt on an endpoint. The first four are
- * answers: a node is there and speaks Baton. LOST may pass by itself. Only
- * REFUSED is a failure that waiting a little cannot mend: nothing listens
- * (connection refused, no connection within the connect timeout), the name
- * does not resolve, TLS failed (a certificate refused either way, TLS on
- * one side only), or the peer is not a Baton client port (it closed, or
- * said nothing, before answering the connection's first PING).
+ * answers: a node is there and speaks Baton. LOST may pass by itself.
+ * REFUSED is a failure that waiting a little cannot mend: no connection
+ * within the connect timeout, the name does not resolve, TLS failed (a
+ * certificate refused either way, TLS on one side only), or the peer is
+ * not a Baton client port (it closed, or said nothing, before answering
+ * the connection's first PING). NOT_LISTENING, the connection refused, is
+ * a refusal too, but one that a node starting or restarting mends within
+ * a moment (a script that starts batond and then asks it).
  */
 enum reach_outcome {
         REACH_UNTRIED = 0,
@@ -30,7 +32,12 @@ enum reach_outcome {
         REACH_NO_LEADER,  /* the node answered that it knows no leader */
         REACH_LOST,       /* a node that had answered went away or silent */
         REACH_REFUSED,    /* no Baton node can be reached there */
+        REACH_NOT_LISTENING, /* connection refused: nothing listens yet */
 };
+
+/* How long passes refused everywhere, some for want of a listener, go on
+ * before they count as failed: a node that is starting listens within it. */
+#define REACH_MEND_MS 1000
 
 struct reach_endpoint {
         uint64_t pass;   /* the pass it was last tried in; 0: never */
@@ -43,8 +50,10 @@ struct reach_endpoint {
  * A pass tries every endpoint once, in turn, and ends when the last of them
  * has been tried. A pass in which every endpoint was REFUSED fails: no node
  * can be reached, and a call whose request was never sent can say so at
- * once (registry.h decides). Any answer, or a LOST, keeps the pass from
- * failing: an election runs, or a node is on its way back.
+ * once (registry.h decides). When some of them were NOT_LISTENING instead,
+ * passes like it fail only once they have gone on for REACH_MEND_MS. Any
+ * answer, or a LOST, keeps the pass from failing: an election runs, or a
+ * node is on its way back.
  *
  * Not thread-safe: the link's owner guards it (the handle's mutex).
  */
@@ -54,7 +63,9 @@ struct reach {
         struct reach_endpoint *ends; /* n of them */
         uint64_t pass;               /* the pass in progress, from 1 */
         uint64_t failed_pass;        /* the last that failed; 0: none */
-        int failed_code;             /* of it: BATON_ETLS or BATON_ECONNECT */
+        int64_t mending_since; /* first refused pass of a run in which some
+                                  were NOT_LISTENING; 0: none */
+        int failed_code;       /* of it: BATON_ETLS or BATON_ECONNECT */
         char failed_why[REACH_TEXT_MAX]; /* of it: each endpoint's reason */
 };
 
@@ -76,15 +87,15 @@ enum reach_verdict {
 };
 
 /* Record that endpoint `i` (-1: not an endpoint, nothing is recorded) came
- * to `outcome` for the reason `why` (copied; `tls`: a TLS failure). What
- * the pass came to. */
+ * to `outcome` for the reason `why` (copied; `tls`: a TLS failure) at
+ * `now` (ms, the link's clock). What the pass came to. */
 enum reach_verdict reach_note(struct reach *r, int i,
                               enum reach_outcome outcome, bool tls,
-                              const char *why);
+                              const char *why, int64_t now);
 
 /* Endpoint `i` is skipped in this pass (it went silent a moment ago): its
  * last outcome counts for this pass too. What the pass came to. */
-enum reach_verdict reach_skip(struct reach *r, int i);
+enum reach_verdict reach_skip(struct reach *r, int i, int64_t now);
 
 /* Endpoint `i` answered again, as it did last time: only the outcome is
  * kept (cheap enough for every answer). */

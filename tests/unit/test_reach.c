@@ -37,14 +37,14 @@ static void refused_everywhere(void **state)
         struct reach *r = *state;
 
         assert_int_equal(
-            reach_note(r, 0, REACH_REFUSED, false, "connection refused"),
+            reach_note(r, 0, REACH_REFUSED, false, "connection refused", 0),
             REACH_GOING);
         assert_int_equal(
-            reach_note(r, 2, REACH_REFUSED, false, "name does not resolve"),
+            reach_note(r, 2, REACH_REFUSED, false, "name does not resolve", 0),
             REACH_GOING);
         assert_false(reach_failed_since(r, 1));
         assert_int_equal(
-            reach_note(r, 1, REACH_REFUSED, false, "connection refused"),
+            reach_note(r, 1, REACH_REFUSED, false, "connection refused", 0),
             REACH_FAILED);
         assert_true(reach_failed_since(r, 1));
         assert_false(reach_failed_since(r, 2));
@@ -61,10 +61,10 @@ static void tls_anywhere(void **state)
 {
         struct reach *r = *state;
 
-        reach_note(r, 0, REACH_REFUSED, false, "connection refused");
-        reach_note(r, 1, REACH_REFUSED, true, "TLS: unknown CA");
+        reach_note(r, 0, REACH_REFUSED, false, "connection refused", 0);
+        reach_note(r, 1, REACH_REFUSED, true, "TLS: unknown CA", 0);
         assert_int_equal(
-            reach_note(r, 2, REACH_REFUSED, false, "connection refused"),
+            reach_note(r, 2, REACH_REFUSED, false, "connection refused", 0),
             REACH_FAILED);
         assert_int_equal(r->failed_code, BATON_ETLS);
 }
@@ -75,15 +75,15 @@ static void answers_keep_it_alive(void **state)
 {
         struct reach *r = *state;
 
-        reach_note(r, 0, REACH_REFUSED, false, "connection refused");
-        reach_note(r, 1, REACH_NO_LEADER, false, "no leader");
+        reach_note(r, 0, REACH_REFUSED, false, "connection refused", 0);
+        reach_note(r, 1, REACH_NO_LEADER, false, "no leader", 0);
         assert_int_equal(
-            reach_note(r, 2, REACH_REFUSED, false, "connection refused"),
+            reach_note(r, 2, REACH_REFUSED, false, "connection refused", 0),
             REACH_OVER);
-        reach_note(r, 0, REACH_LOST, false, "stopped answering");
-        reach_note(r, 1, REACH_REFUSED, false, "connection refused");
+        reach_note(r, 0, REACH_LOST, false, "stopped answering", 0);
+        reach_note(r, 1, REACH_REFUSED, false, "connection refused", 0);
         assert_int_equal(
-            reach_note(r, 2, REACH_REFUSED, false, "connection refused"),
+            reach_note(r, 2, REACH_REFUSED, false, "connection refused", 0),
             REACH_OVER);
         assert_int_equal(r->failed_pass, 0);
         assert_int_equal(r->pass, 3);
@@ -95,19 +95,64 @@ static void skips_and_strangers(void **state)
 {
         struct reach *r = *state;
 
-        assert_int_equal(reach_skip(r, 0), REACH_GOING);
+        assert_int_equal(reach_skip(r, 0, 0), REACH_GOING);
         assert_int_equal(r->ends[0].pass, 0);
         assert_int_equal(reach_index(r, "d:4"), -1);
         assert_int_equal(reach_index(r, "b:2"), 1);
-        assert_int_equal(reach_note(r, -1, REACH_REFUSED, false, "x"),
+        assert_int_equal(reach_note(r, -1, REACH_REFUSED, false, "x", 0),
                          REACH_GOING);
-        reach_note(r, 0, REACH_REFUSED, false, "connection refused");
-        reach_note(r, 1, REACH_REFUSED, false, "connection refused");
-        assert_int_equal(reach_note(r, 2, REACH_LOST, false, "lost"),
+        reach_note(r, 0, REACH_REFUSED, false, "connection refused", 0);
+        reach_note(r, 1, REACH_REFUSED, false, "connection refused", 0);
+        assert_int_equal(reach_note(r, 2, REACH_LOST, false, "lost", 0),
                          REACH_OVER);
-        assert_int_equal(reach_skip(r, 0), REACH_GOING);
-        reach_note(r, 2, REACH_REFUSED, false, "connection refused");
-        assert_int_equal(reach_skip(r, 1), REACH_FAILED);
+        assert_int_equal(reach_skip(r, 0, 0), REACH_GOING);
+        reach_note(r, 2, REACH_REFUSED, false, "connection refused", 0);
+        assert_int_equal(reach_skip(r, 1, 0), REACH_FAILED);
+}
+
+/* The connection refused everywhere (nothing listens yet, as while the
+ * nodes start): such passes go on for REACH_MEND_MS before one fails;
+ * another refusal among them does not shorten it; an answer ends it. */
+static void not_listening_mends_a_moment(void **state)
+{
+        struct reach *r = *state;
+        unsigned i;
+
+        for (i = 0; i < 3; i++) {
+                reach_note(r, 0, REACH_NOT_LISTENING, false,
+                           "connection refused", 100);
+                reach_note(r, 1, REACH_REFUSED, false, "name does not resolve",
+                           100 + 400 * i);
+                assert_int_equal(reach_note(r, 2, REACH_NOT_LISTENING, false,
+                                            "connection refused",
+                                            100 + 500 * i),
+                                 i < 2 ? REACH_OVER : REACH_FAILED);
+        }
+        assert_int_equal(r->failed_code, BATON_ECONNECT);
+        /* Once failed, the next refused pass fails at once. */
+        reach_note(r, 0, REACH_NOT_LISTENING, false, "connection refused",
+                   1200);
+        reach_note(r, 1, REACH_REFUSED, false, "name does not resolve", 1200);
+        assert_int_equal(reach_note(r, 2, REACH_NOT_LISTENING, false,
+                                    "connection refused", 1200),
+                         REACH_FAILED);
+        /* An answer ends the run: refusals mend for a second again. */
+        reach_answered(r, 1);
+        reach_note(r, 0, REACH_NOT_LISTENING, false, "connection refused",
+                   5000);
+        assert_int_equal(reach_note(r, 2, REACH_NOT_LISTENING, false,
+                                    "connection refused", 5000),
+                         REACH_OVER);
+        for (i = 0; i < 2; i++) {
+                reach_note(r, 0, REACH_NOT_LISTENING, false,
+                           "connection refused", 5100 + 1000 * i);
+                reach_note(r, 1, REACH_NOT_LISTENING, false,
+                           "connection refused", 5100 + 1000 * i);
+                assert_int_equal(reach_note(r, 2, REACH_NOT_LISTENING, false,
+                                            "connection refused",
+                                            5100 + 1000 * i),
+                                 i == 0 ? REACH_OVER : REACH_FAILED);
+        }
 }
 
 /* What a waiting call answers. */
@@ -123,9 +168,9 @@ static void answers_of_a_call(void **state)
         assert_int_equal(reach_answer(r, mark, false, true, buf, sizeof buf),
                          BATON_ENOANSWER);
         assert_string_equal(buf, "timed out waiting for an answer");
-        reach_note(r, 0, REACH_REFUSED, false, "connection refused");
-        reach_note(r, 1, REACH_REFUSED, false, "connection refused");
-        reach_note(r, 2, REACH_REFUSED, false, "connection refused");
+        reach_note(r, 0, REACH_REFUSED, false, "connection refused", 0);
+        reach_note(r, 1, REACH_REFUSED, false, "connection refused", 0);
+        reach_note(r, 2, REACH_REFUSED, false, "connection refused", 0);
         /* Never sent: at once. Sent: only at the deadline, unknown. */
         assert_int_equal(reach_answer(r, mark, false, false, buf, sizeof buf),
                          BATON_ECONNECT);
@@ -142,7 +187,7 @@ static void answers_of_a_call(void **state)
         assert_int_equal(
             reach_answer(r, r->pass, false, false, buf, sizeof buf), 0);
         /* Nodes that know no leader: "no leader" at the deadline. */
-        reach_note(r, 1, REACH_NO_LEADER, false, "no leader");
+        reach_note(r, 1, REACH_NO_LEADER, false, "no leader", 0);
         assert_int_equal(reach_answer(r, r->pass, true, true, buf, sizeof buf),
                          BATON_ENOANSWER);
         assert_string_equal(buf, "timed out waiting for an answer: no leader: "
@@ -150,7 +195,7 @@ static void answers_of_a_call(void **state)
                                  "c:3: connection refused");
         /* Never sent, no node answered (one lost): at the deadline, the
          * connection is the reason. */
-        reach_note(r, 1, REACH_LOST, false, "stopped answering");
+        reach_note(r, 1, REACH_LOST, false, "stopped answering", 0);
         assert_int_equal(reach_answer(r, r->pass, false, true, buf, sizeof buf),
                          BATON_ECONNECT);
         assert_non_null(strstr(buf, "b:2: stopped answering"));
@@ -180,6 +225,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(answers_keep_it_alive, setup,
                                             teardown),
             cmocka_unit_test_setup_teardown(skips_and_strangers, setup,
+                                            teardown),
+            cmocka_unit_test_setup_teardown(not_listening_mends_a_moment, setup,
                                             teardown),
             cmocka_unit_test_setup_teardown(answers_of_a_call, setup, teardown),
             cmocka_unit_test_setup_teardown(words, setup, teardown),
