@@ -160,7 +160,11 @@ static void verdicts(void **state)
                     rafthello_verdict_take(&in, buf + i, 1, &done, &w), 1);
                 assert_int_equal(done, i + 1 == RAFTHELLO_VERDICT_LEN);
         }
-        assert_memory_equal(&w, &v, sizeof v);
+        /* Field by field: the structs' padding is not theirs to compare. */
+        assert_int_equal(w.code, v.code);
+        assert_int_equal(w.cluster, v.cluster);
+        assert_int_equal(w.incarnation, v.incarnation);
+        assert_int_equal(w.known, v.known);
         /* A code this build does not know, or no verdict at all. */
         buf[3] = 9;
         memset(&in, 0, sizeof in);
