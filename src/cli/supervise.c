@@ -2,7 +2,6 @@
 #include "supervise.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -13,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lockenv.h"
 #include "watchdog.h"
 
 /* The command is sent SIGKILL this long before the local lease ends, so
@@ -45,19 +45,6 @@ static int64_t now_ms(clockid_t clock)
 
         clock_gettime(clock, &ts);
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void set_env(const struct supervise *s)
-{
-        char buf[32];
-
-        setenv("BATON_LOCK", s->name, 1);
-        snprintf(buf, sizeof buf, "%" PRIu64, s->token);
-        setenv("BATON_TOKEN", buf, 1);
-        snprintf(buf, sizeof buf, "%" PRId64,
-                 now_ms(CLOCK_REALTIME) +
-                     baton_session_remaining_ms(s->client));
-        setenv("BATON_DEADLINE_MS", buf, 1);
 }
 
 /*
@@ -212,7 +199,7 @@ int supervise_run(const struct supervise *s)
         bool stopping = false, answered;
         int rv;
 
-        set_env(s);
+        lockenv_set(s->client, s->name, s->token);
         sa.sa_handler = on_signal;
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);

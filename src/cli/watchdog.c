@@ -36,6 +36,21 @@ static void on_signal(int sig)
         (void)sig; /* SIGCHLD wakes ppoll(); the others are the command's */
 }
 
+/* Give the group's signals and SIGCHLD `handler`: on_signal in the
+ * watchdog, and SIG_DFL again in the command, so that the command gets
+ * back exactly the dispositions the watchdog changed. */
+static void handle(void (*handler)(int))
+{
+        struct sigaction sa = {0};
+        size_t i;
+
+        sa.sa_handler = handler;
+        for (i = 0; i < sizeof group_signals / sizeof group_signals[0]; i++) {
+                sigaction(group_signals[i], &sa, NULL);
+        }
+        sigaction(SIGCHLD, &sa, NULL);
+}
+
 static int64_t now_ms(void)
 {
         struct timespec ts;
@@ -84,15 +99,9 @@ static void say_cannot_run(const char *cmd, int err)
  * signal dispositions and mask batonctl had, and execs. */
 static void command(char **argv, pid_t watchdog, const sigset_t *mask)
 {
-        struct sigaction dfl = {0};
-        size_t i;
         int err;
 
-        dfl.sa_handler = SIG_DFL;
-        for (i = 0; i < sizeof group_signals / sizeof group_signals[0]; i++) {
-                sigaction(group_signals[i], &dfl, NULL);
-        }
-        sigaction(SIGCHLD, &dfl, NULL);
+        handle(SIG_DFL);
         /* The watchdog may have died between fork() and prctl(): then
          * nobody would stop the command, so it must not run. */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != watchdog) {
@@ -215,15 +224,9 @@ static void report(const struct wd *w, int how, int status)
 static void run(struct wd *w, char **argv, const sigset_t *mask)
 {
         sigset_t all, waiting;
-        struct sigaction sa = {0};
         pid_t self;
-        size_t i;
 
-        sa.sa_handler = on_signal;
-        for (i = 0; i < sizeof group_signals / sizeof group_signals[0]; i++) {
-                sigaction(group_signals[i], &sa, NULL);
-        }
-        sigaction(SIGCHLD, &sa, NULL);
+        handle(on_signal);
         sigfillset(&all);
         sigprocmask(SIG_SETMASK, &all, NULL);
         self = getpid();

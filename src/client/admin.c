@@ -8,21 +8,9 @@
 #include "../proto/proto.h"
 #include "client.h"
 #include "clock.h"
+#include "members.h"
 #include "probe.h"
 #include "request.h"
-
-static const struct baton_member *member(const struct baton_status *st,
-                                         uint64_t id)
-{
-        unsigned i;
-
-        for (i = 0; i < st->n_members && i < 16; i++) {
-                if (st->members[i].id == id) {
-                        return &st->members[i];
-                }
-        }
-        return NULL;
-}
 
 int baton_status(baton_client *c, const char *endpoint,
                  struct baton_status *out)
@@ -65,7 +53,7 @@ int baton_status(baton_client *c, const char *endpoint,
         if (rv != 0 || out->role == BATON_ROLE_LEADER) {
                 return rv;
         }
-        m = out->leader_id != 0 ? member(out, out->leader_id) : NULL;
+        m = out->leader_id != 0 ? members_find(out, out->leader_id) : NULL;
         if (m == NULL || m->client_address[0] == '\0') {
                 return BATON_EUNAVAILABLE;
         }

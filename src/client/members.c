@@ -12,6 +12,7 @@
 #include "drive.h"
 #include "errmsg.h"
 #include "link.h"
+#include "members.h"
 #include "request.h"
 
 /* The leader's member list, for a refusal's detail; false when it cannot
@@ -21,8 +22,8 @@ static bool members(baton_client *c, struct baton_status *st)
         return baton_status(c, NULL, st) == 0;
 }
 
-static const struct baton_member *find(const struct baton_status *st,
-                                       uint64_t id)
+const struct baton_member *members_find(const struct baton_status *st,
+                                        uint64_t id)
 {
         unsigned i;
 
@@ -123,7 +124,8 @@ static int add_refused(baton_client *c, uint64_t id, const char *raft,
         bool known = members(c, &st);
         unsigned i;
 
-        if (rv == BATON_EIDINUSE && known && (m = find(&st, id)) != NULL) {
+        if (rv == BATON_EIDINUSE && known &&
+            (m = members_find(&st, id)) != NULL) {
                 return errmsg_set(rv,
                                   "member %" PRIu64 " exists already, as a "
                                   "%s at %s (clients %s): remove it first, or "
@@ -144,7 +146,8 @@ static int add_refused(baton_client *c, uint64_t id, const char *raft,
                             m->id);
                 }
         }
-        if (rv == BATON_EUNREACHABLE && known && (m = find(&st, id)) != NULL) {
+        if (rv == BATON_EUNREACHABLE && known &&
+            (m = members_find(&st, id)) != NULL) {
                 return errmsg_set(rv,
                                   "member %" PRIu64 " stopped answering at %s "
                                   "while it caught up, and is left a %s: add "
@@ -405,7 +408,7 @@ static int transfer_refused(baton_client *c, uint64_t id, int rv)
                         return errmsg_set(rv, "no member but the leader "
                                               "votes: none can take over");
                 }
-                m = members(c, &st) ? find(&st, id) : NULL;
+                m = members(c, &st) ? members_find(&st, id) : NULL;
                 return errmsg_set(rv,
                                   "member %" PRIu64 " is a %s, not a voter: "
                                   "only a voter can lead",

@@ -8,71 +8,45 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
-#include "../lib/address.h"
-#include "../lib/queue.h"
 #include "../tls/tls.h"
-#include "listen.h"
 #include "log.h"
 #include "peercheck.h"
 #include "rafthello.h"
+#include "rafttcp.h"
 #include "tlsconfig.h"
 
 #define QUEUED_MAX (4u << 20) /* bytes queued on a side before pausing */
 
-/* The transport: what raft told it, its credentials and its tunnels. */
+/* The transport: its TCP side, its credentials and what it checks. */
 struct peer {
-        struct raft_uv_transport *t;
-        uv_loop_t *loop;
+        struct rafttcp rt; /* first: the transport's impl */
         const struct config *cfg;
         struct peercheck *check; /* NULL: no data directory checks */
-        raft_id id;
-        char address[ADDRESS_MAX + 1];
-        struct tls_ctx *server; /* accepting: require a cluster certificate */
-        struct tls_ctx *client; /* dialling */
-        raft_uv_accept_cb accept_cb;
-        uv_tcp_t listener;
-        uv_timer_t sweep; /* connection deadlines */
-        unsigned handles; /* listener and timer not yet closed */
-        bool listening;
-        bool closing;
-        raft_uv_transport_close_cb close_cb;
-        struct queue tunnels;
-        uint8_t rbuf[65536]; /* reads are handled one at a time */
+        struct tls_ctx *server;  /* accepting: require a cluster certificate */
+        struct tls_ctx *client;  /* dialling */
+        uint8_t rbuf[65536];     /* reads are handled one at a time */
 };
 
+/* Where a tunnel is until it closes (c.closing). */
 enum phase {
         DIALING,  /* resolving, then connecting TCP */
         SECURING, /* the TLS handshake */
         GREETING, /* accepting: waiting for the hello */
         OPEN,     /* raft has its end; bytes flow */
-        CLOSING,
 };
 
 /* One peer connection: TCP and TLS on one side, our end of the socketpair
  * whose other end raft has on the other. */
 struct tunnel {
-        struct peer *p;
-        struct queue link; /* p->tunnels */
+        struct rafttcp_conn c; /* the TCP; id and address: dialled, or
+                                  claimed in the hello */
         enum phase phase;
-        bool outgoing;
-        raft_id id;                    /* dialled, or claimed in the hello */
-        char address[ADDRESS_MAX + 1]; /* dialled, or from the hello */
-        char from[64];                 /* accepting: the TCP peer, for logs */
-        struct raft_uv_connect *req;   /* dialling, until answered */
-        raft_uv_connect_cb cb;
-        uv_getaddrinfo_t gai;
-        uv_connect_t connect;
-        uv_tcp_t tcp;
         uv_pipe_t pipe;   /* our end of the socketpair */
-        unsigned handles; /* open handles and pending lookups */
-        bool resolving;   /* the address lookup runs */
-        bool tcp_init;    /* tcp is a handle to close */
         bool draining;    /* refused: the alert is being sent, then close */
         bool tcp_paused;  /* reading TCP waits for the pipe to drain */
         bool pipe_paused; /* reading the pipe waits for TCP to drain */
         bool pipe_open;
         struct tls_conn *tls;
-        uint64_t started;
         /* Accepting: the hello as it arrives, and its addition. Dialling:
          * the verdict as it arrives, when the hello had an addition. */
         struct rafthello_in in;
@@ -90,59 +64,22 @@ struct wreq {
 
 #define PEER(t) ((struct peer *)(t)->impl)
 
-static void maybe_closed(struct peer *p)
+static struct peer *peer_of(const struct tunnel *tn)
 {
-        if (p->closing && queue_empty(&p->tunnels) && p->handles == 0 &&
-            p->close_cb != NULL) {
-                raft_uv_transport_close_cb cb = p->close_cb;
-                p->close_cb = NULL;
-                cb(p->t);
-        }
+        return (struct peer *)tn->c.rt;
 }
 
 /* --- Ending a tunnel ------------------------------------------------------ */
 
-static void maybe_free(struct tunnel *tn)
-{
-        struct peer *p = tn->p;
-
-        if (tn->phase != CLOSING || tn->handles > 0) {
-                return;
-        }
-        queue_remove(&tn->link);
-        tls_conn_destroy(tn->tls);
-        free(tn);
-        maybe_closed(p);
-}
-
-static void on_handle_closed(uv_handle_t *h)
-{
-        struct tunnel *tn = h->data;
-
-        tn->handles--;
-        maybe_free(tn);
-}
-
 /* Answer raft's connect request, once. */
 static void report(struct tunnel *tn, uv_stream_t *stream, int status)
 {
-        struct raft_uv_connect *req = tn->req;
+        struct raft_uv_connect *req = tn->c.req;
 
         if (req != NULL) {
-                tn->req = NULL;
-                tn->cb(req, stream, status);
+                tn->c.req = NULL;
+                tn->c.cb(req, stream, status);
         }
-}
-
-static const char *who(const struct tunnel *tn, char *buf, size_t size)
-{
-        if (tn->outgoing) {
-                snprintf(buf, size, "connection to node %llu at %s",
-                         (unsigned long long)tn->id, tn->address);
-        } else {
-                snprintf(buf, size, "connection from %s", tn->from);
-        }
-        return buf;
 }
 
 /*
@@ -155,25 +92,42 @@ static void fail(struct tunnel *tn, int status, enum log_level level,
 {
         char name[128];
 
-        if (tn->phase == CLOSING) {
+        if (tn->c.closing) {
                 return;
         }
         if (why != NULL) {
-                log_write(level, "raft %s: %s", who(tn, name, sizeof name),
-                          why);
+                log_write(level, "raft %s: %s",
+                          rafttcp_who(&tn->c, name, sizeof name), why);
         }
-        tn->phase = CLOSING;
+        tn->c.closing = true;
         report(tn, NULL, status);
-        if (tn->resolving) {
-                uv_cancel((uv_req_t *)&tn->gai); /* its callback frees */
-        }
-        if (tn->tcp_init && !uv_is_closing((uv_handle_t *)&tn->tcp)) {
-                uv_close((uv_handle_t *)&tn->tcp, on_handle_closed);
-        }
         if (tn->pipe_open && !uv_is_closing((uv_handle_t *)&tn->pipe)) {
-                uv_close((uv_handle_t *)&tn->pipe, on_handle_closed);
+                uv_close((uv_handle_t *)&tn->pipe, rafttcp_handle_closed);
         }
-        maybe_free(tn);
+        rafttcp_conn_close(&tn->c);
+}
+
+/* rafttcp's calls (rafttcp_ops): drop, too late, release once closed. */
+static void on_drop(struct rafttcp_conn *c, int status)
+{
+        fail((struct tunnel *)c, status, LOG_DEBUG, NULL);
+}
+
+static void on_late(struct rafttcp_conn *c)
+{
+        char why[96];
+
+        if (((struct tunnel *)c)->phase == OPEN) {
+                return;
+        }
+        snprintf(why, sizeof why, "not connected within %u ms",
+                 c->rt->handshake_ms);
+        fail((struct tunnel *)c, RAFT_NOCONNECTION, LOG_WARN, why);
+}
+
+static void on_release(struct rafttcp_conn *c)
+{
+        tls_conn_destroy(((struct tunnel *)c)->tls);
 }
 
 static void flush_tls(struct tunnel *tn, bool last);
@@ -185,13 +139,13 @@ static void refuse(struct tunnel *tn, enum log_level level, const char *why)
         char name[128];
 
         if (why != NULL) {
-                log_write(level, "raft %s: %s", who(tn, name, sizeof name),
-                          why);
+                log_write(level, "raft %s: %s",
+                          rafttcp_who(&tn->c, name, sizeof name), why);
         }
         report(tn, NULL, RAFT_NOCONNECTION);
-        if (tn->tcp_init && tls_pending(tn->tls) > 0) {
+        if (tn->c.tcp_init && tls_pending(tn->tls) > 0) {
                 tn->draining = true;
-                uv_read_stop((uv_stream_t *)&tn->tcp);
+                uv_read_stop((uv_stream_t *)&tn->c.tcp);
                 flush_tls(tn, true);
                 return;
         }
@@ -223,7 +177,7 @@ static void flush_tls(struct tunnel *tn, bool last)
         struct wreq *w;
         uv_buf_t buf;
 
-        if (n == 0 || uv_is_closing((uv_handle_t *)&tn->tcp)) {
+        if (n == 0 || uv_is_closing((uv_handle_t *)&tn->c.tcp)) {
                 return;
         }
         w = wreq_new(tn, n);
@@ -234,7 +188,7 @@ static void flush_tls(struct tunnel *tn, bool last)
         w->last = last;
         buf = uv_buf_init((char *)w->bytes,
                           (unsigned)tls_take(tn->tls, w->bytes, n));
-        if (uv_write(&w->req, (uv_stream_t *)&tn->tcp, &buf, 1,
+        if (uv_write(&w->req, (uv_stream_t *)&tn->c.tcp, &buf, 1,
                      on_tcp_written) != 0) {
                 free(w);
                 fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
@@ -242,7 +196,7 @@ static void flush_tls(struct tunnel *tn, bool last)
         }
         /* Raft writes faster than the peer reads: stop taking its bytes. */
         if (tn->pipe_open && !tn->pipe_paused &&
-            uv_stream_get_write_queue_size((uv_stream_t *)&tn->tcp) >
+            uv_stream_get_write_queue_size((uv_stream_t *)&tn->c.tcp) >
                 QUEUED_MAX) {
                 tn->pipe_paused = true;
                 uv_read_stop((uv_stream_t *)&tn->pipe);
@@ -260,15 +214,16 @@ static void on_tcp_written(uv_write_t *req, int status)
         bool last = w->last;
 
         free(w);
-        if (tn->phase == CLOSING) {
+        if (tn->c.closing) {
                 return;
         }
         if (status != 0 || last) {
                 fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
                 return;
         }
-        if (tn->pipe_paused && uv_stream_get_write_queue_size(
-                                   (uv_stream_t *)&tn->tcp) < QUEUED_MAX / 2) {
+        if (tn->pipe_paused &&
+            uv_stream_get_write_queue_size((uv_stream_t *)&tn->c.tcp) <
+                QUEUED_MAX / 2) {
                 tn->pipe_paused = false;
                 uv_read_start((uv_stream_t *)&tn->pipe, on_alloc, on_pipe_read);
         }
@@ -295,7 +250,7 @@ static void to_raft(struct tunnel *tn, const uint8_t *p, size_t n)
         if (!tn->tcp_paused && uv_stream_get_write_queue_size(
                                    (uv_stream_t *)&tn->pipe) > QUEUED_MAX) {
                 tn->tcp_paused = true;
-                uv_read_stop((uv_stream_t *)&tn->tcp);
+                uv_read_stop((uv_stream_t *)&tn->c.tcp);
         }
 }
 
@@ -305,7 +260,7 @@ static void on_pipe_written(uv_write_t *req, int status)
         struct tunnel *tn = w->tn;
 
         free(w);
-        if (tn->phase == CLOSING) {
+        if (tn->c.closing) {
                 return;
         }
         if (status != 0) {
@@ -315,7 +270,7 @@ static void on_pipe_written(uv_write_t *req, int status)
         if (tn->tcp_paused && uv_stream_get_write_queue_size(
                                   (uv_stream_t *)&tn->pipe) < QUEUED_MAX / 2) {
                 tn->tcp_paused = false;
-                uv_read_start((uv_stream_t *)&tn->tcp, on_alloc, on_tcp_read);
+                uv_read_start((uv_stream_t *)&tn->c.tcp, on_alloc, on_tcp_read);
         }
 }
 
@@ -326,8 +281,8 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
         struct tunnel *tn = h->data;
 
         (void)hint;
-        buf->base = (char *)tn->p->rbuf;
-        buf->len = sizeof tn->p->rbuf;
+        buf->base = (char *)peer_of(tn)->rbuf;
+        buf->len = sizeof peer_of(tn)->rbuf;
 }
 
 /* Raft wrote to its end: seal it for the peer. Raft closing its end (EOF)
@@ -354,7 +309,7 @@ static void on_pipe_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
  * raft_malloc, as raft frees it), the other read here. 0 or -1. */
 static int open_pipe(struct tunnel *tn, uv_pipe_t **raft_end)
 {
-        uv_loop_t *loop = tn->p->loop;
+        uv_loop_t *loop = peer_of(tn)->rt.loop;
         uv_pipe_t *r = raft_malloc(sizeof *r);
         int fds[2];
 
@@ -373,9 +328,9 @@ static int open_pipe(struct tunnel *tn, uv_pipe_t **raft_end)
                 return -1;
         }
         uv_pipe_init(loop, &tn->pipe, 0);
-        tn->pipe.data = tn;
+        tn->pipe.data = &tn->c;
         tn->pipe_open = true;
-        tn->handles++;
+        tn->c.handles++;
         if (uv_pipe_open(&tn->pipe, fds[1]) != 0) {
                 close(fds[1]);
                 uv_close((uv_handle_t *)r, (uv_close_cb)raft_free);
@@ -393,7 +348,7 @@ static int open_pipe(struct tunnel *tn, uv_pipe_t **raft_end)
  * the verdict is sent and the connection closes without raft. */
 static bool checked(struct tunnel *tn)
 {
-        struct peer *p = tn->p;
+        struct peer *p = peer_of(tn);
         struct rafthello_verdict v;
         uint8_t buf[RAFTHELLO_VERDICT_LEN];
         bool ok;
@@ -401,8 +356,8 @@ static bool checked(struct tunnel *tn)
         if (p->check == NULL) {
                 return true;
         }
-        ok = peercheck_incoming(p->check, tn->id, tn->from, &tn->hello.ext,
-                                tn->hello.has_ext, uv_now(p->loop), &v);
+        ok = peercheck_incoming(p->check, tn->c.id, tn->c.from, &tn->hello.ext,
+                                tn->hello.has_ext, uv_now(p->rt.loop), &v);
         if (!tn->hello.has_ext) {
                 return ok;
         }
@@ -412,7 +367,7 @@ static bool checked(struct tunnel *tn)
                 return false;
         }
         flush_tls(tn, false);
-        return tn->phase != CLOSING;
+        return !tn->c.closing;
 }
 
 /* The whole hello arrived: is the certificate the claimed node's, and its
@@ -420,18 +375,18 @@ static bool checked(struct tunnel *tn)
  * from that node. */
 static void greeted(struct tunnel *tn)
 {
-        struct peer *p = tn->p;
+        struct peer *p = peer_of(tn);
         char identity[TLS_IDENTITY_MAX];
         char why[TLS_IDENTITY_MAX * 2 + 64];
         uv_pipe_t *raft_end;
 
-        if (tlsconfig_peer_identity(p->cfg, tn->id, identity,
+        if (tlsconfig_peer_identity(p->cfg, tn->c.id, identity,
                                     sizeof identity) != 0 ||
             !tls_peer_is(tn->tls, identity)) {
                 snprintf(why, sizeof why,
                          "refused: it claims node %llu (identity '%s') but "
                          "its certificate is '%s'",
-                         (unsigned long long)tn->id, identity,
+                         (unsigned long long)tn->c.id, identity,
                          tls_peer(tn->tls));
                 refuse(tn, LOG_WARN, why);
                 return;
@@ -444,16 +399,17 @@ static void greeted(struct tunnel *tn)
                 return;
         }
         tn->phase = OPEN;
-        log_debug("raft connection from %s: node %llu at %s", tn->from,
-                  (unsigned long long)tn->id, tn->address);
-        p->accept_cb(p->t, tn->id, tn->address, (uv_stream_t *)raft_end);
+        log_debug("raft connection from %s: node %llu at %s", tn->c.from,
+                  (unsigned long long)tn->c.id, tn->c.address);
+        p->rt.accept_cb(p->rt.t, tn->c.id, tn->c.address,
+                        (uv_stream_t *)raft_end);
 }
 
 /* The dialled node is who it should be (TLS checked its identity): say who
  * we are and what our data directory is, and give raft its end. */
 static void dialed(struct tunnel *tn)
 {
-        struct peer *p = tn->p;
+        struct peer *p = peer_of(tn);
         uint8_t field[ADDRESS_MAX], hello[RAFTHELLO_TLS_MAX];
         struct rafthello_ext ext;
         size_t len;
@@ -462,10 +418,10 @@ static void dialed(struct tunnel *tn)
         if (p->check != NULL) {
                 peercheck_ext(p->check, &ext);
         }
-        len = rafthello_own_field(field, sizeof field, p->address,
+        len = rafthello_own_field(field, sizeof field, p->rt.address,
                                   p->check != NULL ? &ext : NULL,
                                   &tn->awaiting_verdict);
-        len = rafthello_tls_encode(hello, p->id, field, len);
+        len = rafthello_tls_encode(hello, p->rt.id, field, len);
         if (tls_write(tn->tls, hello, len) != 0 ||
             open_pipe(tn, &raft_end) != 0) {
                 fail(tn, RAFT_NOCONNECTION, LOG_WARN, "cannot start");
@@ -493,8 +449,8 @@ static void answered(struct tunnel *tn, const uint8_t *p, size_t n)
         }
         if (done) {
                 tn->awaiting_verdict = false;
-                if (!peercheck_verdict(tn->p->check, tn->id, &v,
-                                       uv_now(tn->p->loop))) {
+                if (!peercheck_verdict(peer_of(tn)->check, tn->c.id, &v,
+                                       uv_now(peer_of(tn)->rt.loop))) {
                         fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
                 }
         }
@@ -504,7 +460,7 @@ static void answered(struct tunnel *tn, const uint8_t *p, size_t n)
 
 static void secured(struct tunnel *tn)
 {
-        if (tn->outgoing) {
+        if (tn->c.outgoing) {
                 dialed(tn);
         } else {
                 tn->phase = GREETING;
@@ -516,7 +472,7 @@ static void plain(struct tunnel *tn, const uint8_t *p, size_t n)
         bool done = false;
         long used;
 
-        if (tn->outgoing) {
+        if (tn->c.outgoing) {
                 answered(tn, p, n);
                 return;
         }
@@ -527,9 +483,9 @@ static void plain(struct tunnel *tn, const uint8_t *p, size_t n)
                         return;
                 }
                 if (done) {
-                        tn->id = tn->hello.id;
-                        memcpy(tn->address, tn->hello.address,
-                               sizeof tn->address);
+                        tn->c.id = tn->hello.id;
+                        memcpy(tn->c.address, tn->hello.address,
+                               sizeof tn->c.address);
                         greeted(tn);
                 }
                 p += used;
@@ -560,7 +516,7 @@ static void on_tcp_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                 fail(tn, RAFT_NOCONNECTION, LOG_WARN, "out of memory");
                 return;
         }
-        while (tn->phase != CLOSING) {
+        while (!tn->c.closing) {
                 rv = tls_read(tn->tls, out, sizeof out);
                 if (tn->phase == SECURING && tls_ready(tn->tls)) {
                         secured(tn);
@@ -575,7 +531,7 @@ static void on_tcp_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                 }
                 plain(tn, out, (size_t)rv);
         }
-        if (tn->phase != CLOSING) {
+        if (!tn->c.closing) {
                 flush_tls(tn, false);
         }
 }
@@ -585,235 +541,49 @@ static int start_tls(struct tunnel *tn, struct tls_ctx *x, const char *expect)
 {
         uint8_t none[1];
 
-        uv_tcp_nodelay(&tn->tcp, 1);
         if (tls_conn_create(&tn->tls, x, expect, NULL) != 0) {
                 return -1;
         }
         tn->phase = SECURING;
-        uv_read_start((uv_stream_t *)&tn->tcp, on_alloc, on_tcp_read);
+        uv_read_start((uv_stream_t *)&tn->c.tcp, on_alloc, on_tcp_read);
         tls_read(tn->tls, none, 0);
         flush_tls(tn, false);
         return 0;
 }
 
-/* --- Dialling ------------------------------------------------------------- */
-
-static void on_connected(uv_connect_t *req, int status)
+/* Dialled TCP is up: TLS, expecting the identity of the node dialled. */
+static void on_connected(struct rafttcp_conn *c)
 {
-        struct tunnel *tn = req->data;
+        struct tunnel *tn = (struct tunnel *)c;
         char identity[TLS_IDENTITY_MAX];
-        char why[128];
 
-        if (tn->phase == CLOSING) {
-                return;
-        }
-        if (status != 0) {
-                snprintf(why, sizeof why, "%s", uv_strerror(status));
-                fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, why);
-                return;
-        }
-        if (tlsconfig_peer_identity(tn->p->cfg, tn->id, identity,
+        if (tlsconfig_peer_identity(peer_of(tn)->cfg, c->id, identity,
                                     sizeof identity) != 0 ||
-            start_tls(tn, tn->p->client, identity) != 0) {
+            start_tls(tn, peer_of(tn)->client, identity) != 0) {
                 fail(tn, RAFT_NOCONNECTION, LOG_WARN, "cannot start TLS");
         }
 }
 
-static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+/* Accepted TCP: TLS, the certificate to be matched with the hello. */
+static void on_accepted(struct rafttcp_conn *c)
 {
-        struct tunnel *tn = req->data;
-        char why[128];
-        int rv;
+        struct tunnel *tn = (struct tunnel *)c;
 
-        tn->handles--;
-        tn->resolving = false;
-        if (tn->phase == CLOSING || status != 0 || res == NULL) {
-                if (tn->phase != CLOSING) {
-                        snprintf(why, sizeof why, "cannot resolve: %s",
-                                 uv_strerror(status));
-                        fail(tn, RAFT_NOCONNECTION, LOG_WARN, why);
-                }
-                uv_freeaddrinfo(res);
-                maybe_free(tn);
-                return;
-        }
-        uv_tcp_init(tn->p->loop, &tn->tcp);
-        tn->tcp.data = tn;
-        tn->tcp_init = true;
-        tn->handles++;
-        tn->connect.data = tn;
-        /* The first address: raft retries the connection anyway. */
-        rv = uv_tcp_connect(&tn->connect, &tn->tcp, res->ai_addr, on_connected);
-        uv_freeaddrinfo(res);
-        if (rv != 0) {
-                snprintf(why, sizeof why, "%s", uv_strerror(rv));
-                fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, why);
-        }
-}
-
-static struct tunnel *tunnel_new(struct peer *p, bool outgoing)
-{
-        struct tunnel *tn = calloc(1, sizeof *tn);
-
-        if (tn == NULL) {
-                return NULL;
-        }
-        tn->p = p;
-        tn->outgoing = outgoing;
-        tn->phase = DIALING;
-        tn->started = uv_now(p->loop);
-        queue_push_tail(&p->tunnels, &tn->link);
-        return tn;
-}
-
-static int peer_connect(struct raft_uv_transport *t,
-                        struct raft_uv_connect *req, raft_id id,
-                        const char *address, raft_uv_connect_cb cb)
-{
-        static const struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
-        struct peer *p = PEER(t);
-        struct address a;
-        struct tunnel *tn;
-
-        if (address_parse(address, &a) != 0) {
-                snprintf(t->errmsg, sizeof t->errmsg, "bad address %s",
-                         address);
-                return RAFT_NOCONNECTION;
-        }
-        tn = tunnel_new(p, true);
-        if (tn == NULL) {
-                return RAFT_NOMEM;
-        }
-        tn->id = id;
-        snprintf(tn->address, sizeof tn->address, "%s", address);
-        tn->req = req;
-        tn->cb = cb;
-        req->cb = cb;
-        tn->gai.data = tn;
-        if (uv_getaddrinfo(p->loop, &tn->gai, on_resolved, a.host, a.service,
-                           &hints) != 0) {
-                queue_remove(&tn->link);
-                free(tn);
-                return RAFT_NOCONNECTION;
-        }
-        tn->resolving = true;
-        tn->handles++;
-        return 0;
-}
-
-/* --- Accepting ------------------------------------------------------------ */
-
-static void on_accept(uv_stream_t *listener, int status)
-{
-        struct peer *p = listener->data;
-        struct sockaddr_storage sa;
-        int len = sizeof sa;
-        struct tunnel *tn;
-
-        if (status != 0 || p->closing || (tn = tunnel_new(p, false)) == NULL) {
-                return;
-        }
-        uv_tcp_init(p->loop, &tn->tcp);
-        tn->tcp.data = tn;
-        tn->tcp_init = true;
-        tn->handles++;
-        if (uv_accept(listener, (uv_stream_t *)&tn->tcp) != 0) {
-                fail(tn, 0, LOG_DEBUG, NULL);
-                return;
-        }
-        snprintf(tn->from, sizeof tn->from, "?");
-        if (uv_tcp_getpeername(&tn->tcp, (struct sockaddr *)&sa, &len) == 0) {
-                uv_ip_name((struct sockaddr *)&sa, tn->from, sizeof tn->from);
-        }
-        if (start_tls(tn, p->server, NULL) != 0) {
+        if (start_tls(tn, peer_of(tn)->server, NULL) != 0) {
                 fail(tn, 0, LOG_WARN, "cannot start TLS");
         }
 }
 
-static void on_sweep(uv_timer_t *timer)
-{
-        struct peer *p = timer->data;
-        uint64_t now = uv_now(p->loop);
-        struct queue *q = queue_head(&p->tunnels);
-        char why[96];
-
-        snprintf(why, sizeof why, "not connected within %u ms",
-                 (unsigned)p->cfg->handshake_timeout_ms);
-        while (q != &p->tunnels) {
-                struct tunnel *tn = QUEUE_DATA(q, struct tunnel, link);
-                q = q->next;
-                if (tn->phase != OPEN && tn->phase != CLOSING &&
-                    now - tn->started >= p->cfg->handshake_timeout_ms) {
-                        fail(tn, RAFT_NOCONNECTION, LOG_WARN, why);
-                }
-        }
-}
-
-static int peer_listen(struct raft_uv_transport *t, raft_uv_accept_cb cb)
-{
-        struct peer *p = PEER(t);
-        uint64_t period = p->cfg->handshake_timeout_ms < 1000
-                              ? p->cfg->handshake_timeout_ms
-                              : 1000;
-
-        p->accept_cb = cb;
-        if (listen_tcp(p->loop, &p->listener, p->address, 128, on_accept,
-                       "raft") != 0) {
-                snprintf(t->errmsg, sizeof t->errmsg, "cannot listen on %s",
-                         p->address);
-                return RAFT_IOERR;
-        }
-        p->listener.data = p;
-        p->listening = true;
-        p->handles++;
-        uv_timer_init(p->loop, &p->sweep);
-        p->sweep.data = p;
-        uv_timer_start(&p->sweep, on_sweep, period, period);
-        p->handles++;
-        return 0;
-}
-
 /* --- The transport -------------------------------------------------------- */
 
-static int peer_init_cb(struct raft_uv_transport *t, raft_id id,
-                        const char *address)
-{
-        struct peer *p = PEER(t);
-
-        p->id = id;
-        snprintf(p->address, sizeof p->address, "%s", address);
-        return 0;
-}
-
-static void on_own_closed(uv_handle_t *h)
-{
-        struct peer *p = h->data;
-
-        p->handles--;
-        maybe_closed(p);
-}
-
-static void peer_close(struct raft_uv_transport *t,
-                       raft_uv_transport_close_cb cb)
-{
-        struct peer *p = PEER(t);
-        struct queue *q;
-
-        p->closing = true;
-        p->close_cb = cb;
-        if (p->listening) {
-                p->listening = false;
-                uv_close((uv_handle_t *)&p->listener, on_own_closed);
-                uv_close((uv_handle_t *)&p->sweep, on_own_closed);
-        }
-        q = queue_head(&p->tunnels);
-        while (q != &p->tunnels) {
-                struct tunnel *tn = QUEUE_DATA(q, struct tunnel, link);
-                q = q->next;
-                fail(tn, RAFT_CANCELED, LOG_DEBUG, NULL);
-        }
-        maybe_closed(p);
-}
+static const struct rafttcp_ops ops = {
+    .conn_size = sizeof(struct tunnel),
+    .accepted = on_accepted,
+    .connected = on_connected,
+    .drop = on_drop,
+    .late = on_late,
+    .release = on_release,
+};
 
 /* Both contexts from the config's files, or neither. */
 static int load(const struct config *cfg, struct tls_ctx **server,
@@ -850,17 +620,9 @@ int peer_init(struct raft_uv_transport *t, uv_loop_t *loop,
                 free(p);
                 return rv;
         }
-        p->t = t;
-        p->loop = loop;
+        rafttcp_init(&p->rt, t, loop, cfg->handshake_timeout_ms, &ops);
         p->cfg = cfg;
         p->check = check;
-        queue_init(&p->tunnels);
-        t->version = 1;
-        t->impl = p;
-        t->init = peer_init_cb;
-        t->listen = peer_listen;
-        t->connect = peer_connect;
-        t->close = peer_close;
         return 0;
 }
 

@@ -21,11 +21,9 @@ struct peercheck;
  * used raft_uv_tcp itself, and this build talk to each other either way
  * (a rolling upgrade), the checks applying between nodes of this build.
  *
- * Every stream has Nagle's algorithm off: with it on, a leader sending
- * AppendEntries while an earlier small message was unacknowledged waited
- * for the follower's delayed ACK (40 ms on Linux), and the p99 of a lock
- * operation was ~42 ms under load. A connection that has not finished its
- * handshake within handshake-timeout-ms is closed.
+ * The TCP beneath is rafttcp.h's, as for TLS: Nagle's algorithm off on
+ * every stream, and a connection that has not finished its handshake
+ * within handshake-timeout-ms closed.
  */
 
 /* Caller-allocated; `transport` is what raft_uv_init() is given (first,

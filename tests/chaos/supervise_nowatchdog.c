@@ -5,12 +5,12 @@
  * in place of src/cli/supervise.c. The command is batonctl's own child,
  * stopped by batonctl's loop alone: when batonctl is killed or stopped,
  * nothing stops the command, and the supervise workload's checker (S15)
- * must see it write while another holder holds the lock.
+ * must see it write while another holder holds the lock. The command's
+ * environment is batonctl's own (lockenv.h): only the stopping differs.
  */
 #include "../../src/cli/supervise.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../../src/cli/lockenv.h"
 
 /* Signals to pass on to the command: set by the handler, read by the loop. */
 static volatile sig_atomic_t pending_signal;
@@ -33,19 +35,6 @@ static int64_t now_ms(clockid_t clock)
 
         clock_gettime(clock, &ts);
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void set_env(const struct supervise *s)
-{
-        char buf[32];
-
-        setenv("BATON_LOCK", s->name, 1);
-        snprintf(buf, sizeof buf, "%" PRIu64, s->token);
-        setenv("BATON_TOKEN", buf, 1);
-        snprintf(buf, sizeof buf, "%" PRId64,
-                 now_ms(CLOCK_REALTIME) +
-                     baton_session_remaining_ms(s->client));
-        setenv("BATON_DEADLINE_MS", buf, 1);
 }
 
 static void child(const struct supervise *s)
@@ -64,7 +53,7 @@ int supervise_run(const struct supervise *s)
         int status;
         pid_t pid;
 
-        set_env(s);
+        lockenv_set(s->client, s->name, s->token);
         sa.sa_handler = on_signal;
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);

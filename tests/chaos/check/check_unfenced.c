@@ -159,7 +159,7 @@ void check_s15(const struct run *r, struct check_result *res)
         size_t n_b = 0, i, n_term = 0, n_holders = 0, n_bad = 0;
         struct bound *b;
 
-        if (!u->present || u->n == 0) {
+        if (!u->log.present || u->n == 0) {
                 check_set(res, CHECK_PASS, "no unfenced register writes");
                 free(high);
                 return;

@@ -144,7 +144,7 @@ void check_s4(const struct run *r, struct check_result *res)
                            h->has_value && h->has_version) {
                         struct wr w = {h->key, h->worker, h->value, h->version};
                         checked++;
-                        if (!rl->present) {
+                        if (!rl->log.present) {
                                 check_note(&unknown, "no register log");
                         } else if (util_bsearch(&w, wrs, n_wrs, sizeof *wrs,
                                                 cmp_wr) == NULL) {
@@ -258,7 +258,7 @@ void check_s5(const struct run *r, struct check_result *res)
                     "(readers': never below a writer's), every write based on "
                     "the current version (%zu malformed or torn register "
                     "lines skipped)",
-                    writes, n_keys, rl->n_bad + rl->n_torn);
+                    writes, n_keys, rl->log.n_bad + rl->log.n_torn);
         }
         free(keys);
 }

@@ -1,7 +1,6 @@
 /* The fenced register's log of a chaos run. */
 #include "reglog.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +23,10 @@ uint64_t reglog_bound(const struct reglog_line *l)
         return l->reader ? l->wmax : l->max;
 }
 
-static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
+static bool parse_line(char *s, unsigned lineno, void *rec, void *arg)
 {
+        struct reglog_line *l = rec;
+        struct util_strtab *keys = arg;
         struct util_kv kv[MAX_FIELDS];
         size_t n = util_split_kv(s, kv, MAX_FIELDS);
         const char *op = util_kv_get(kv, n, "op");
@@ -78,6 +79,7 @@ static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
         } else if (strcmp(result, "stale") != 0) {
                 return false;
         }
+        l->line = lineno;
         l->worker = (int)w;
         l->key = util_strtab_intern(keys, key, strlen(key));
         return true;
@@ -86,40 +88,10 @@ static bool parse_line(char *s, struct reglog_line *l, struct util_strtab *keys)
 int reglog_load(struct reglog *r, const char *path, struct util_strtab *keys,
                 char *errmsg, size_t cap)
 {
-        struct reglog_line l;
-        size_t len, pos = 0;
-        unsigned lineno = 0;
-        char *buf, *s;
-        bool complete;
-
         memset(r, 0, sizeof *r);
-        if (util_read_file(path, &buf, &len) != 0) {
-                if (errno == ENOENT) {
-                        return 0;
-                }
-                snprintf(errmsg, cap, "%s: %s", path, strerror(errno));
-                return -1;
-        }
-        r->present = true;
-        while ((s = util_next_line(buf, len, &pos, &complete)) != NULL) {
-                lineno++;
-                if (!complete) {
-                        r->n_torn += s[0] != '\0';
-                        break;
-                }
-                if (s[0] == '\0') {
-                        continue;
-                }
-                memset(&l, 0, sizeof l);
-                if (!parse_line(s, &l, keys)) {
-                        r->n_bad++;
-                        continue;
-                }
-                l.line = lineno;
-                util_push((void **)&r->lines, &r->n, &r->cap, &l, sizeof l);
-        }
-        free(buf);
-        return 0;
+        return util_load_log(path, sizeof *r->lines, parse_line, keys,
+                             (void **)&r->lines, &r->n, &r->cap, &r->log,
+                             errmsg, cap);
 }
 
 void reglog_free(struct reglog *r)

@@ -51,11 +51,9 @@ struct reglog_line {
 /* The lines in file order, which is the order the register served them (it
  * is one thread and logs before it answers). */
 struct reglog {
-        bool present; /* the file exists */
         struct reglog_line *lines;
         size_t n, cap;
-        size_t n_bad;  /* malformed lines skipped */
-        size_t n_torn; /* unterminated last line skipped */
+        struct util_log log; /* whether there was a file, what was skipped */
 };
 
 /* Load the register log at `path`, interning keys into `keys`. A missing

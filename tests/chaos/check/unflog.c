@@ -1,15 +1,16 @@
 /* The unfenced register's log of a chaos run. */
 #include "unflog.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_FIELDS 12
 
-static bool parse_line(char *s, struct unflog_line *l, struct util_strtab *keys)
+static bool parse_line(char *s, unsigned lineno, void *rec, void *arg)
 {
+        struct unflog_line *l = rec;
+        struct util_strtab *keys = arg;
         struct util_kv kv[MAX_FIELDS];
         size_t n = util_split_kv(s, kv, MAX_FIELDS);
         const char *key = util_kv_get(kv, n, "key");
@@ -28,6 +29,7 @@ static bool parse_line(char *s, struct unflog_line *l, struct util_strtab *keys)
                 return false;
         }
         l->term = phase != NULL;
+        l->line = lineno;
         l->worker = (int)w;
         l->pid = (long)pid;
         l->key = util_strtab_intern(keys, key, strlen(key));
@@ -37,40 +39,10 @@ static bool parse_line(char *s, struct unflog_line *l, struct util_strtab *keys)
 int unflog_load(struct unflog *u, const char *path, struct util_strtab *keys,
                 char *errmsg, size_t cap)
 {
-        struct unflog_line l;
-        size_t len, pos = 0;
-        unsigned lineno = 0;
-        char *buf, *s;
-        bool complete;
-
         memset(u, 0, sizeof *u);
-        if (util_read_file(path, &buf, &len) != 0) {
-                if (errno == ENOENT) {
-                        return 0;
-                }
-                snprintf(errmsg, cap, "%s: %s", path, strerror(errno));
-                return -1;
-        }
-        u->present = true;
-        while ((s = util_next_line(buf, len, &pos, &complete)) != NULL) {
-                lineno++;
-                if (!complete) {
-                        u->n_torn += s[0] != '\0';
-                        break;
-                }
-                if (s[0] == '\0') {
-                        continue;
-                }
-                memset(&l, 0, sizeof l);
-                if (!parse_line(s, &l, keys)) {
-                        u->n_bad++;
-                        continue;
-                }
-                l.line = lineno;
-                util_push((void **)&u->lines, &u->n, &u->cap, &l, sizeof l);
-        }
-        free(buf);
-        return 0;
+        return util_load_log(path, sizeof *u->lines, parse_line, keys,
+                             (void **)&u->lines, &u->n, &u->cap, &u->log,
+                             errmsg, cap);
 }
 
 void unflog_free(struct unflog *u)

@@ -31,11 +31,9 @@ struct unflog_line {
  * command appends each line with one write(2) to a file opened with
  * O_APPEND. */
 struct unflog {
-        bool present; /* the file exists */
         struct unflog_line *lines;
         size_t n, cap;
-        size_t n_bad;  /* malformed lines skipped */
-        size_t n_torn; /* unterminated last line skipped */
+        struct util_log log; /* whether there was a file, what was skipped */
 };
 
 /* Load the log at `path`, interning keys into `keys`. A missing file is an

@@ -135,6 +135,48 @@ char *util_next_line(char *buf, size_t len, size_t *pos, bool *complete)
         return start;
 }
 
+int util_load_log(const char *path, size_t size,
+                  bool (*parse)(char *line, unsigned lineno, void *rec,
+                                void *arg),
+                  void *arg, void **lines, size_t *n, size_t *cap,
+                  struct util_log *log, char *errmsg, size_t errcap)
+{
+        size_t len, pos = 0;
+        unsigned lineno = 0;
+        char *buf, *s, *rec;
+        bool complete;
+
+        memset(log, 0, sizeof *log);
+        if (util_read_file(path, &buf, &len) != 0) {
+                if (errno == ENOENT) {
+                        return 0;
+                }
+                snprintf(errmsg, errcap, "%s: %s", path, strerror(errno));
+                return -1;
+        }
+        log->present = true;
+        while ((s = util_next_line(buf, len, &pos, &complete)) != NULL) {
+                lineno++;
+                if (!complete) {
+                        log->n_torn += s[0] != '\0';
+                        break;
+                }
+                if (s[0] == '\0') {
+                        continue;
+                }
+                util_reserve(lines, cap, *n + 1, size);
+                rec = (char *)*lines + *n * size;
+                memset(rec, 0, size);
+                if (parse(s, lineno, rec, arg)) {
+                        (*n)++;
+                } else {
+                        log->n_bad++;
+                }
+        }
+        free(buf);
+        return 0;
+}
+
 size_t util_split_kv(char *line, struct util_kv *kv, size_t cap)
 {
         size_t n = 0;

@@ -41,6 +41,30 @@ int util_read_file(const char *path, char **buf, size_t *len);
  */
 char *util_next_line(char *buf, size_t len, size_t *pos, bool *complete);
 
+/* What util_load_log() found besides the records: whether there was a
+ * file, and the lines it skipped. */
+struct util_log {
+        bool present;  /* the file exists */
+        size_t n_bad;  /* malformed lines skipped */
+        size_t n_torn; /* unterminated last line skipped */
+};
+
+/*
+ * Read the log at `path`, one record a line: each complete, non-empty line
+ * goes to `parse` with its number (from 1) and a zeroed record of `size`
+ * bytes at the end of the array `*lines` of `*n` (capacity `*cap`), which
+ * keeps the record when `parse` returns true, and counts the line in
+ * log->n_bad when it returns false. An unterminated last line is counted
+ * in log->n_torn (a writer stopped in the middle of it). A missing file is
+ * an empty log, log->present false. 0, or -1 with "PATH: reason" in
+ * `errmsg`.
+ */
+int util_load_log(const char *path, size_t size,
+                  bool (*parse)(char *line, unsigned lineno, void *rec,
+                                void *arg),
+                  void *arg, void **lines, size_t *n, size_t *cap,
+                  struct util_log *log, char *errmsg, size_t errcap);
+
 /* One key=value field of a line; both point into the line, NUL-terminated. */
 struct util_kv {
         const char *key;
