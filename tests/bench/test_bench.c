@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../lib/tap.h"
 
 #define WATCHDOG_S 120
 #define HEALTHY_MS 20000
@@ -30,25 +31,10 @@
 
 static struct harness cluster;
 static const char *bench = "./baton-bench";
-static unsigned tests_run, tests_failed;
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 static pid_t child;
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        if (!cond) {
-                tests_failed++;
-        }
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
 
 static void cleanup(void)
 {
@@ -449,10 +435,9 @@ int main(int argc, char **argv)
         if (harness_reap(&cluster) != 0) {
                 ok(false, "no node exited unexpectedly");
         }
-        if (tests_failed != 0) {
+        if (tap.failed != 0) {
                 cluster.failed = true;
         }
         harness_close(&cluster);
-        printf("1..%u\n", tests_run);
-        return tests_failed != 0;
+        return tap_plan(&tap);
 }

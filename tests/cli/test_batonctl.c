@@ -36,6 +36,7 @@
 
 #include "../integration/harness.h"
 #include "../integration/tlsfiles.h"
+#include "../lib/tap.h"
 #include "../lib/tclient.h"
 
 #define WATCHDOG_S 180
@@ -47,45 +48,12 @@
 static struct harness cluster;
 static const char *batonctl = "./batonctl";
 static const char *bench = "./baton-bench"; /* $BATON_BENCH */
-static unsigned tests_run, tests_failed;
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 static pid_t stray_child; /* a lock's command, killed at exit if alive */
 
-/* --- TAP ------------------------------------------------------------------ */
-
-static bool vok(bool cond, const char *fmt, va_list ap)
-{
-        tests_run++;
-        if (!cond) {
-                tests_failed++;
-        }
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        vprintf(fmt, ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-        bool r;
-
-        va_start(ap, fmt);
-        r = vok(cond, fmt, ap);
-        va_end(ap);
-        return r;
-}
-static void diag(const char *fmt, ...)
-{
-        va_list ap;
-
-        printf("# ");
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-}
+/* --- Time ----------------------------------------------------------------- */
 
 static int64_t now_ms(void)
 {
@@ -258,8 +226,8 @@ static int proc_wait(struct proc *p, int timeout_ms)
 
 static void proc_show(const struct proc *p)
 {
-        diag("exit %d after %" PRId64 " ms; stdout: %.400s; stderr: %.400s",
-             p->status, p->elapsed_ms, p->out, p->err);
+        tap_diag("exit %d after %" PRId64 " ms; stdout: %.400s; stderr: %.400s",
+                 p->status, p->elapsed_ms, p->out, p->err);
 }
 
 /* Run batonctl --endpoints E args... to its end. */
@@ -463,7 +431,7 @@ static bool json_has_fields(const char *json, const char *const *fields)
         for (; *fields != NULL; fields++) {
                 snprintf(key, sizeof key, "\"%s\":", *fields);
                 if (strstr(json, key) == NULL) {
-                        diag("JSON lacks %s", key);
+                        tap_diag("JSON lacks %s", key);
                         return false;
                 }
         }
@@ -543,7 +511,8 @@ static void lock_env(void)
         /* The default TTL is 10 s: the deadline is within it, not past. */
         if (!ok(n == 3 && deadline > before && deadline <= wall_ms() + 10000,
                 "BATON_DEADLINE_MS is a wall-clock time within the TTL")) {
-                diag("deadline %lld, started at %" PRId64, deadline, before);
+                tap_diag("deadline %lld, started at %" PRId64, deadline,
+                         before);
         }
 }
 
@@ -1216,7 +1185,7 @@ static void detached_leases(void)
                 "a detached lock nobody releases is free after the TTL")) {
                 return;
         }
-        diag("freed %" PRId64 " ms after the detached try", now_ms() - t0);
+        tap_diag("freed %" PRId64 " ms after the detached try", now_ms() - t0);
         ctl(&p, RUN_MS, "release", "cli-lease2", tok, "--session", sess,
             "--secret", secret, NULL);
         if (!ok(p.status == 1 && strstr(p.err, "already ended") != NULL,
@@ -1314,7 +1283,7 @@ static void usage_error(const struct proc *p, int status,
         }
         if (!ok(good && missing == NULL, "%s", what)) {
                 if (missing != NULL) {
-                        diag("the first line lacks \"%s\"", missing);
+                        tap_diag("the first line lacks \"%s\"", missing);
                 }
                 proc_show(p);
         }
@@ -1650,8 +1619,8 @@ static void endpoints_env(void)
                 proc_show(&p);
         }
         if (access(bench, X_OK) != 0) {
-                diag("no baton-bench at %s: its BATON_ENDPOINTS not tried",
-                     bench);
+                tap_diag("no baton-bench at %s: its BATON_ENDPOINTS not tried",
+                         bench);
                 return;
         }
         run_env(&p, bench, cluster.endpoints, "--duration", "0.3", "--warmup",
@@ -1694,7 +1663,7 @@ static void client_names(void)
                 rv = tclient_acquire(&c, "cli-names", 1, 0, RUN_MS, &r);
         }
         if (!ok(rv == 0, "a session named build-42 holds cli-names")) {
-                diag("%d %s", rv, c.errmsg);
+                tap_diag("%d %s", rv, c.errmsg);
                 tclient_close(&c);
                 return;
         }
@@ -1756,7 +1725,7 @@ static void tls_flags(void)
         struct proc p;
 
         if (!tlsfiles_on()) {
-                diag("the cluster runs without TLS: TLS flags not tried");
+                tap_diag("the cluster runs without TLS: TLS flags not tried");
                 return;
         }
         snprintf(ca, sizeof ca, "%s/ca.crt", tlsfiles_dir());
@@ -1917,18 +1886,19 @@ static void lock_lost(bool ignore_term)
                 usleep(1000);
         }
         if (t_dead < 0) {
-                diag("the command (pid %d) still runs %" PRId64
-                     " ms after SIGSTOP",
-                     child, eff_ttl + 1000);
+                tap_diag("the command (pid %d) still runs %" PRId64
+                         " ms after SIGSTOP",
+                         child, eff_ttl + 1000);
                 kill(child, SIGKILL);
         } else {
                 stray_child = 0;
-                diag("lock (%s), session TTL %" PRId64
-                     " ms: SIGSTOP to child death %" PRId64
-                     " ms; margin before t_stop + TTL %" PRId64
-                     " ms; before t_stop + 2/3 TTL %" PRId64 " ms",
-                     what, eff_ttl, t_dead - t_stop, t_stop + eff_ttl - t_dead,
-                     t_stop + eff_ttl * 2 / 3 - t_dead);
+                tap_diag("lock (%s), session TTL %" PRId64
+                         " ms: SIGSTOP to child death %" PRId64
+                         " ms; margin before t_stop + TTL %" PRId64
+                         " ms; before t_stop + 2/3 TTL %" PRId64 " ms",
+                         what, eff_ttl, t_dead - t_stop,
+                         t_stop + eff_ttl - t_dead,
+                         t_stop + eff_ttl * 2 / 3 - t_dead);
         }
         ok(t_dead >= 0 && t_dead < t_stop + LOSS_TTL,
            "lock --ttl %d (%s), every node stopped: the command is dead "
@@ -1945,8 +1915,8 @@ static void lock_lost(bool ignore_term)
                 what)) {
                 proc_show(&p);
         } else {
-                diag("batonctl exited %" PRId64 " ms after SIGSTOP",
-                     p.started_ms + p.elapsed_ms - t_stop);
+                tap_diag("batonctl exited %" PRId64 " ms after SIGSTOP",
+                         p.started_ms + p.elapsed_ms - t_stop);
         }
 
         for (i = 1; i <= cluster.n; i++) {
@@ -1954,7 +1924,7 @@ static void lock_lost(bool ignore_term)
         }
         if (!ok(harness_wait_healthy(&cluster, HEALTHY_MS, &leader) == 0,
                 "the cluster recovers after SIGCONT")) {
-                diag("%s", cluster.errmsg);
+                tap_diag("%s", cluster.errmsg);
                 return;
         }
         /* The session's TTL has run out: the cluster frees the lock. */
@@ -2012,8 +1982,8 @@ int main(int argc, char **argv)
                 harness_close(&cluster);
                 return 1;
         }
-        diag("cluster %s, leader %u, batonctl %s", cluster.endpoints, leader,
-             batonctl);
+        tap_diag("cluster %s, leader %u, batonctl %s", cluster.endpoints,
+                 leader, batonctl);
 
         lock_env();
         lock_status();
@@ -2042,12 +2012,12 @@ int main(int argc, char **argv)
         if (harness_reap(&cluster) != 0) {
                 ok(false, "no node exited unexpectedly");
         }
-        if (tests_failed != 0) {
+        if (tap.failed != 0) {
                 cluster.failed = true;
         }
         harness_close(&cluster);
-        printf("1..%u\n", tests_run);
-        diag("%u of %u failed; %" PRId64 " ms", tests_failed, tests_run,
-             now_ms() - t0);
-        return tests_failed != 0;
+        printf("1..%u\n", tap.run);
+        tap_diag("%u of %u failed; %" PRId64 " ms", tap.failed, tap.run,
+                 now_ms() - t0);
+        return tap.failed != 0;
 }

@@ -32,6 +32,7 @@
 
 #include "../integration/harness.h"
 #include "../integration/tlsfiles.h"
+#include "../lib/tap.h"
 #include "../lib/tclient.h"
 
 #define WATCHDOG_S 180
@@ -48,22 +49,9 @@
 static struct harness cluster;
 static const char *batonctl = "./batonctl";
 static const char *argv0;
-static unsigned tests_run, tests_failed;
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        tests_failed += !cond;
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 
 /* --- Running batonctl ----------------------------------------------------- */
 
@@ -483,6 +471,5 @@ int main(int argc, char **argv)
         }
         lost_majority();
         harness_close(&cluster);
-        printf("1..%u\n", tests_run);
-        return tests_failed == 0 ? 0 : 1;
+        return tap_plan(&tap);
 }

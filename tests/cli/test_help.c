@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../lib/tap.h"
 
 #define WATCHDOG_S   120
 #define HEALTHY_MS   20000
@@ -34,25 +35,9 @@
 #define FREE_MS      20000 /* an expired session's lock is freed by then */
 
 static const char *batonctl = "./batonctl";
-static unsigned tests_run, tests_failed;
-
-static bool ok(bool cond, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        tests_failed += !cond;
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 
 /* Each line of `text` as a TAP comment. */
 static void diag_text(const char *what, const char *text)
@@ -465,6 +450,5 @@ int main(int argc, char **argv)
                 check_release_messages(&h);
         }
         harness_close(&h);
-        printf("1..%u\n", tests_run);
-        return tests_failed == 0 ? 0 : 1;
+        return tap_plan(&tap);
 }

@@ -40,6 +40,7 @@
 #include "../../include/baton.h"
 #include "../integration/harness.h"
 #include "../integration/tlsfiles.h"
+#include "../lib/tap.h"
 
 #define WATCHDOG_S 240
 #define HEALTHY_MS 20000
@@ -48,39 +49,12 @@
 
 static struct harness cluster;
 static const char *batonctl = "./batonctl";
-static unsigned tests_run, tests_failed;
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 static char tmpdir[256];
 
-/* --- TAP ------------------------------------------------------------------ */
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        if (!cond) {
-                tests_failed++;
-        }
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
-
-static void diag(const char *fmt, ...)
-{
-        va_list ap;
-
-        printf("# ");
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-}
+/* --- Time ----------------------------------------------------------------- */
 
 static int64_t now_ms(void)
 {
@@ -207,8 +181,9 @@ static void ctl_bare(struct run *r, ...)
 
 static void show(const struct run *r)
 {
-        diag("exit %d after %" PRId64 " ms; stdout: %.600s; stderr: %.3000s",
-             r->status, r->elapsed_ms, r->out, r->err);
+        tap_diag("exit %d after %" PRId64
+                 " ms; stdout: %.600s; stderr: %.3000s",
+                 r->status, r->elapsed_ms, r->out, r->err);
 }
 
 /* The run exited `status` with exactly `out` on stdout and `err` on
@@ -236,7 +211,7 @@ static unsigned leader_now(void)
         unsigned leader = 0;
 
         if (harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
-                diag("%s", cluster.errmsg);
+                tap_diag("%s", cluster.errmsg);
         }
         return leader;
 }
@@ -284,7 +259,7 @@ static bool await_role(unsigned id, const char *role, int timeout_ms)
                 }
                 sleep_ms(100);
         } while (now_ms() < end);
-        diag("member %u is \"%s\", not \"%s\"", id, buf, role);
+        tap_diag("member %u is \"%s\", not \"%s\"", id, buf, role);
         return false;
 }
 
@@ -546,7 +521,7 @@ static void transfer_to_down(void)
 static bool paused_joiner(unsigned *id)
 {
         if (!ok(harness_add_node(&cluster, id) == 0, "start a node to add")) {
-                diag("%s", cluster.errmsg);
+                tap_diag("%s", cluster.errmsg);
                 return false;
         }
         sleep_ms(300); /* listening (a paused node is still listening) */
@@ -609,7 +584,7 @@ static void add_retried(void)
                         "time, and what to do")) {
                         show(&r);
                 } else {
-                        diag("%s", r.err);
+                        tap_diag("%s", r.err);
                 }
                 ok(await_role(n, "spare", HEALTHY_MS),
                    "... it is left a spare");
@@ -721,8 +696,9 @@ int main(int argc, char **argv)
                 harness_close(&cluster);
                 return 1;
         }
-        diag("cluster %s, leader %u, TLS %s, batonctl %s", cluster.endpoints,
-             leader, tlsfiles_on() ? "on" : "off", batonctl);
+        tap_diag("cluster %s, leader %u, TLS %s, batonctl %s",
+                 cluster.endpoints, leader, tlsfiles_on() ? "on" : "off",
+                 batonctl);
 
         usage_refusals();
         named_refusals();
@@ -744,13 +720,13 @@ int main(int argc, char **argv)
                    "no sanitizer or assertion report in the nodes' logs %s",
                    first);
         }
-        if (tests_failed != 0) {
+        if (tap.failed != 0) {
                 cluster.failed = true;
         }
         harness_close(&cluster);
         rmdir(tmpdir);
-        printf("1..%u\n", tests_run);
-        diag("%u of %u failed; %" PRId64 " ms", tests_failed, tests_run,
-             now_ms() - t0);
-        return tests_failed != 0;
+        printf("1..%u\n", tap.run);
+        tap_diag("%u of %u failed; %" PRId64 " ms", tap.failed, tap.run,
+                 now_ms() - t0);
+        return tap.failed != 0;
 }

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../lib/tap.h"
 
 #define WATCHDOG_S 240
 #define HEALTHY_MS 20000
@@ -55,40 +56,13 @@
 static struct harness cluster;
 static const char *batonctl = "./batonctl";
 static char self[4096]; /* this program, as the commands' path */
-static unsigned tests_run, tests_failed;
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 static pid_t strays[MAX_STRAYS]; /* commands to kill at exit */
 static unsigned n_strays;
 
-/* --- TAP ------------------------------------------------------------------ */
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        if (!cond) {
-                tests_failed++;
-        }
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
-
-static void diag(const char *fmt, ...)
-{
-        va_list ap;
-
-        printf("# ");
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-}
+/* --- Time ----------------------------------------------------------------- */
 
 static int64_t now_ns(void)
 {
@@ -464,7 +438,7 @@ static void fault(const char *kind, bool stop, bool ignore_term)
                 kind, name)) {
                 kill(first.pid, SIGKILL);
                 ctl_wait(&first, RUN_MS);
-                diag("batonctl: %s", first.err);
+                tap_diag("batonctl: %s", first.err);
                 return;
         }
         /* Some keepalives go through: the session is in its steady state. */
@@ -492,13 +466,14 @@ static void fault(const char *kind, bool stop, bool ignore_term)
         if (!ok(second.status == 0 && l2.n == 1,
                 "%s %s, batonctl %s: a second holder takes it", kind, name,
                 what)) {
-                diag("second batonctl: exit %d: %s", second.status, second.err);
+                tap_diag("second batonctl: exit %d: %s", second.status,
+                         second.err);
         }
         read_life(alive, &l1);
-        diag("%s %s%s: %s at 0; the command's last sign of life at %.0f "
-             "ms; the second holder at %.0f ms",
-             kind, name, cmd, what, (l1.last - t_fault) / 1e6,
-             (t_second - t_fault) / 1e6);
+        tap_diag("%s %s%s: %s at 0; the command's last sign of life at %.0f "
+                 "ms; the second holder at %.0f ms",
+                 kind, name, cmd, what, (l1.last - t_fault) / 1e6,
+                 (t_second - t_fault) / 1e6);
         ok(t_second > 0 && l1.last < t_second,
            "%s --ttl %d, batonctl %s%s: the command's last sign of life "
            "comes before the second holder's (%.0f ms before)",
@@ -512,7 +487,7 @@ static void fault(const char *kind, bool stop, bool ignore_term)
                         "%s, batonctl %s then SIGCONT: exit 121, the lock "
                         "lost",
                         kind, what)) {
-                        diag("exit %d: %s", first.status, first.err);
+                        tap_diag("exit %d: %s", first.status, first.err);
                 }
         } else {
                 ctl_wait(&first, RUN_MS);
@@ -558,7 +533,7 @@ static void group_term(void)
         if (!ok(c.status == 0 && l.term,
                 "lock, SIGTERM to the process group: the command lingers "
                 "and exits 0, batonctl exits 0")) {
-                diag("exit %d, term %d: %s", c.status, l.term, c.err);
+                tap_diag("exit %d, term %d: %s", c.status, l.term, c.err);
         }
         ok(l.last - t_term >= INT64_C(250000000),
            "lock, SIGTERM to the process group: the command had its "
@@ -598,8 +573,8 @@ static void watchdog_killed(void)
         parent = parent_of(l.pid);
         if (!ok(parent > 0 && parent != c.pid,
                 "lock: the command's parent is a watchdog, not batonctl")) {
-                diag("batonctl %d, command %d, its parent %d", (int)c.pid,
-                     (int)l.pid, (int)parent);
+                tap_diag("batonctl %d, command %d, its parent %d", (int)c.pid,
+                         (int)l.pid, (int)parent);
                 kill(c.pid, SIGKILL);
                 ctl_wait(&c, RUN_MS);
                 return;
@@ -609,13 +584,13 @@ static void watchdog_killed(void)
         ok(wait_dead(l.pid, 1000),
            "lock, the watchdog killed: the command dies with it");
         read_life(alive, &l);
-        diag("the watchdog killed at 0, the command's last sign of life at "
-             "%.0f ms",
-             (l.last - t_kill) / 1e6);
+        tap_diag("the watchdog killed at 0, the command's last sign of life at "
+                 "%.0f ms",
+                 (l.last - t_kill) / 1e6);
         ctl_wait(&c, RUN_MS);
         if (!ok(c.status == 125 && strstr(c.err, "watchdog") != NULL,
                 "lock, the watchdog killed: batonctl exits 125 and says so")) {
-                diag("exit %d: %s", c.status, c.err);
+                tap_diag("exit %d: %s", c.status, c.err);
         }
 }
 
@@ -652,8 +627,8 @@ int main(int argc, char **argv)
                 harness_close(&cluster);
                 return 1;
         }
-        diag("cluster %s, leader %u, batonctl %s", cluster.endpoints, leader,
-             batonctl);
+        tap_diag("cluster %s, leader %u, batonctl %s", cluster.endpoints,
+                 leader, batonctl);
 
         fault("lock", false, false);
         fault("lock", true, true);
@@ -665,12 +640,12 @@ int main(int argc, char **argv)
         if (harness_reap(&cluster) != 0) {
                 ok(false, "no node exited unexpectedly");
         }
-        if (tests_failed != 0) {
+        if (tap.failed != 0) {
                 cluster.failed = true;
         }
         harness_close(&cluster);
-        printf("1..%u\n", tests_run);
-        diag("%u of %u failed; %" PRId64 " ms", tests_failed, tests_run,
-             now_ms() - t0);
-        return tests_failed != 0;
+        printf("1..%u\n", tap.run);
+        tap_diag("%u of %u failed; %" PRId64 " ms", tap.failed, tap.run,
+                 now_ms() - t0);
+        return tap.failed != 0;
 }
