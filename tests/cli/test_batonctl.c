@@ -55,28 +55,12 @@ static pid_t stray_child; /* a lock's command, killed at exit if alive */
 
 /* --- Time ----------------------------------------------------------------- */
 
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int64_t wall_ms(void)
 {
         struct timespec ts;
 
         clock_gettime(CLOCK_REALTIME, &ts);
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
 }
 
 /* --- Running batonctl ----------------------------------------------------- */
@@ -109,7 +93,7 @@ static int proc_start_prog(struct proc *p, const char *prog,
         if (pipe(out) != 0 || pipe(err) != 0) {
                 return -1;
         }
-        p->started_ms = now_ms();
+        p->started_ms = tclient_now_ms();
         p->pid = fork();
         if (p->pid < 0) {
                 return -1;
@@ -174,9 +158,9 @@ static void proc_read(struct proc *p, int timeout_ms)
 /* Wait until stdout holds a full line (up to timeout_ms). */
 static bool proc_wait_line(struct proc *p, int timeout_ms)
 {
-        int64_t end = now_ms() + timeout_ms;
+        int64_t end = tclient_now_ms() + timeout_ms;
 
-        while (strchr(p->out, '\n') == NULL && now_ms() < end &&
+        while (strchr(p->out, '\n') == NULL && tclient_now_ms() < end &&
                p->out_fd >= 0) {
                 proc_read(p, 50);
         }
@@ -186,21 +170,21 @@ static bool proc_wait_line(struct proc *p, int timeout_ms)
 /* Wait for exit (up to timeout_ms, then SIGKILL) reading its output. */
 static int proc_wait(struct proc *p, int timeout_ms)
 {
-        int64_t end = now_ms() + timeout_ms;
+        int64_t end = tclient_now_ms() + timeout_ms;
         int st;
 
         for (;;) {
                 pid_t r = waitpid(p->pid, &st, WNOHANG);
                 if (r == p->pid) {
-                        p->elapsed_ms = now_ms() - p->started_ms;
+                        p->elapsed_ms = tclient_now_ms() - p->started_ms;
                         p->status = WIFEXITED(st) ? WEXITSTATUS(st)
                                                   : 128 + WTERMSIG(st);
                         break;
                 }
-                if (now_ms() >= end) {
+                if (tclient_now_ms() >= end) {
                         kill(p->pid, SIGKILL);
                         waitpid(p->pid, &st, 0);
-                        p->elapsed_ms = now_ms() - p->started_ms;
+                        p->elapsed_ms = tclient_now_ms() - p->started_ms;
                         p->status = -1;
                         break;
                 }
@@ -628,12 +612,12 @@ static void hold_and_query(void)
                 proc_show(&p);
         }
 
-        t0 = now_ms();
+        t0 = tclient_now_ms();
         kill(bg.pid, SIGTERM);
         proc_wait(&bg, RUN_MS);
         if (!ok(bg.status == 0,
                 "acquire ended by SIGTERM: exit 0 (%" PRId64 " ms)",
-                now_ms() - t0)) {
+                tclient_now_ms() - t0)) {
                 proc_show(&bg);
         }
         ctl(&p, RUN_MS, "holder", "cli-held", NULL);
@@ -744,7 +728,7 @@ out:
 /* Poll holder until `name` is free, for at most `ms`. */
 static bool wait_free(const char *name, int64_t ms)
 {
-        int64_t end = now_ms() + ms;
+        int64_t end = tclient_now_ms() + ms;
         struct proc h;
 
         for (;;) {
@@ -752,11 +736,11 @@ static bool wait_free(const char *name, int64_t ms)
                 if (h.status == 0 && strstr(h.out, " free\n") != NULL) {
                         return true;
                 }
-                if (now_ms() >= end) {
+                if (tclient_now_ms() >= end) {
                         proc_show(&h);
                         return false;
                 }
-                sleep_ms(200);
+                tclient_sleep_ms(200);
         }
 }
 
@@ -991,9 +975,9 @@ static bool start_bg(struct proc *bg, const char *const *args)
 /* Read bg's stdout until it holds `lines` lines (up to RUN_MS). */
 static bool wait_lines(struct proc *bg, unsigned lines)
 {
-        int64_t deadline = now_ms() + RUN_MS;
+        int64_t deadline = tclient_now_ms() + RUN_MS;
 
-        while (count_of(bg->out, "\n") < lines && now_ms() < deadline) {
+        while (count_of(bg->out, "\n") < lines && tclient_now_ms() < deadline) {
                 proc_read(bg, 100);
         }
         return count_of(bg->out, "\n") >= lines;
@@ -1013,7 +997,7 @@ static void watch_and_observe(void)
         if (!start_bg(&w, wargs) || !start_bg(&o, oargs)) {
                 return;
         }
-        sleep_ms(500); /* both watches started */
+        tclient_sleep_ms(500); /* both watches started */
         ctl(&p, RUN_MS, "lock", "cli-watched", "--", "true", NULL);
         ctl(&p, RUN_MS, "elect", "cli-elected", "--value", "10.1.1.1:80", "--",
             "true", NULL);
@@ -1164,7 +1148,7 @@ static void detached_leases(void)
                 proc_show(&p);
                 return;
         }
-        t0 = now_ms();
+        t0 = tclient_now_ms();
         {
                 const char *t = strstr(p.out, "\"token\":");
                 const char *ss = strstr(p.out, "\"session\":");
@@ -1185,7 +1169,8 @@ static void detached_leases(void)
                 "a detached lock nobody releases is free after the TTL")) {
                 return;
         }
-        tap_diag("freed %" PRId64 " ms after the detached try", now_ms() - t0);
+        tap_diag("freed %" PRId64 " ms after the detached try",
+                 tclient_now_ms() - t0);
         ctl(&p, RUN_MS, "release", "cli-lease2", tok, "--session", sess,
             "--secret", secret, NULL);
         if (!ok(p.status == 1 && strstr(p.err, "already ended") != NULL,
@@ -1865,7 +1850,7 @@ static void lock_lost(bool ignore_term)
            LOSS_TTL, what, lease_left);
         eff_ttl = LOSS_TTL;
         /* Some keepalives go through: the session is in its steady state. */
-        sleep_ms(LOSS_TTL / 2);
+        tclient_sleep_ms(LOSS_TTL / 2);
         if (!ok(!pid_dead(child) && waitpid(p.pid, NULL, WNOHANG) == 0,
                 "lock (%s): the command runs while the cluster is up", what)) {
                 proc_wait(&p, RUN_MS);
@@ -1873,13 +1858,13 @@ static void lock_lost(bool ignore_term)
                 return;
         }
 
-        t_stop = now_ms();
+        t_stop = tclient_now_ms();
         for (i = 1; i <= cluster.n; i++) {
                 harness_pause(&cluster, i);
         }
-        while (now_ms() < t_stop + eff_ttl + 1000) {
+        while (tclient_now_ms() < t_stop + eff_ttl + 1000) {
                 if (pid_dead(child)) {
-                        t_dead = now_ms();
+                        t_dead = tclient_now_ms();
                         break;
                 }
                 proc_read(&p, 0);
@@ -1929,16 +1914,16 @@ static void lock_lost(bool ignore_term)
         }
         /* The session's TTL has run out: the cluster frees the lock. */
         {
-                int64_t end = now_ms() + eff_ttl + 5000;
+                int64_t end = tclient_now_ms() + eff_ttl + 5000;
                 struct proc h;
                 bool freed = false;
 
-                while (!freed && now_ms() < end) {
+                while (!freed && tclient_now_ms() < end) {
                         ctl(&h, RUN_MS, "holder", name, NULL);
                         freed =
                             h.status == 0 && strstr(h.out, " free\n") != NULL;
                         if (!freed) {
-                                sleep_ms(200);
+                                tclient_sleep_ms(200);
                         }
                 }
                 ok(freed,
@@ -1958,7 +1943,7 @@ int main(int argc, char **argv)
 {
         const char *b = getenv("BATONCTL");
         unsigned leader;
-        int64_t t0 = now_ms();
+        int64_t t0 = tclient_now_ms();
 
         (void)argc;
         setvbuf(stdout, NULL, _IOLBF, 0);
@@ -2018,6 +2003,6 @@ int main(int argc, char **argv)
         harness_close(&cluster);
         printf("1..%u\n", tap.run);
         tap_diag("%u of %u failed; %" PRId64 " ms", tap.failed, tap.run,
-                 now_ms() - t0);
+                 tclient_now_ms() - t0);
         return tap.failed != 0;
 }

@@ -41,6 +41,7 @@
 #include "../integration/harness.h"
 #include "../integration/tlsfiles.h"
 #include "../lib/tap.h"
+#include "../lib/tclient.h"
 
 #define WATCHDOG_S 240
 #define HEALTHY_MS 20000
@@ -53,24 +54,6 @@ static const char *batonctl = "./batonctl";
 static struct tap tap;
 #define ok(...) tap_ok(&tap, __VA_ARGS__)
 static char tmpdir[256];
-
-/* --- Time ----------------------------------------------------------------- */
-
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
-}
 
 /* --- Running batonctl ----------------------------------------------------- */
 
@@ -100,7 +83,7 @@ static void run_argv(struct run *r, bool bare, const char *const *args)
         const char *argv[40];
         char out[300], err[300];
         unsigned n = 0;
-        int64_t t0 = now_ms();
+        int64_t t0 = tclient_now_ms();
         int st;
         pid_t pid, w;
 
@@ -132,15 +115,15 @@ static void run_argv(struct run *r, bool bare, const char *const *args)
                                                   : 128 + WTERMSIG(st);
                         break;
                 }
-                if (now_ms() - t0 > RUN_MS) {
+                if (tclient_now_ms() - t0 > RUN_MS) {
                         kill(pid, SIGKILL);
                         waitpid(pid, &st, 0);
                         r->status = -1;
                         break;
                 }
-                sleep_ms(5);
+                tclient_sleep_ms(5);
         }
-        r->elapsed_ms = now_ms() - t0;
+        r->elapsed_ms = tclient_now_ms() - t0;
         slurp(out, r->out);
         slurp(err, r->err);
 }
@@ -250,15 +233,15 @@ static const char *role_of(unsigned id, char *buf, size_t cap)
 /* Poll `member list` until `id` has `role` ("" : is not listed). */
 static bool await_role(unsigned id, const char *role, int timeout_ms)
 {
-        int64_t end = now_ms() + timeout_ms;
+        int64_t end = tclient_now_ms() + timeout_ms;
         char buf[32];
 
         do {
                 if (strcmp(role_of(id, buf, sizeof buf), role) == 0) {
                         return true;
                 }
-                sleep_ms(100);
-        } while (now_ms() < end);
+                tclient_sleep_ms(100);
+        } while (tclient_now_ms() < end);
         tap_diag("member %u is \"%s\", not \"%s\"", id, buf, role);
         return false;
 }
@@ -524,7 +507,8 @@ static bool paused_joiner(unsigned *id)
                 tap_diag("%s", cluster.errmsg);
                 return false;
         }
-        sleep_ms(300); /* listening (a paused node is still listening) */
+        tclient_sleep_ms(
+            300); /* listening (a paused node is still listening) */
         return ok(harness_pause(&cluster, *id) == 0, "pause node %u", *id);
 }
 
@@ -634,8 +618,8 @@ static void add_undone(void)
         ok(r.status == 3, "member add of paused node %u fails (exit %d)", n,
            r.status);
         snprintf(want, sizeof want, "member %u removed\n", n);
-        end = now_ms() + HEALTHY_MS;
-        while (!removed && now_ms() < end) {
+        end = tclient_now_ms() + HEALTHY_MS;
+        while (!removed && tclient_now_ms() < end) {
                 ctl(&r, "member", "remove", id, NULL);
                 removed = r.status == 0 && strcmp(r.out, want) == 0;
                 if (!removed && !tlsfiles_on() &&
@@ -650,7 +634,7 @@ static void add_undone(void)
                         break; /* nothing was left to remove */
                 }
                 refusals += removed ? 0 : 1;
-                sleep_ms(removed ? 0 : 200);
+                tclient_sleep_ms(removed ? 0 : 200);
         }
         if (tlsfiles_on()) {
                 snprintf(want, sizeof want,
@@ -673,7 +657,7 @@ int main(int argc, char **argv)
 {
         const char *b = getenv("BATONCTL");
         unsigned leader;
-        int64_t t0 = now_ms();
+        int64_t t0 = tclient_now_ms();
 
         (void)argc;
         setvbuf(stdout, NULL, _IOLBF, 0);
@@ -727,6 +711,6 @@ int main(int argc, char **argv)
         rmdir(tmpdir);
         printf("1..%u\n", tap.run);
         tap_diag("%u of %u failed; %" PRId64 " ms", tap.failed, tap.run,
-                 now_ms() - t0);
+                 tclient_now_ms() - t0);
         return tap.failed != 0;
 }

@@ -45,6 +45,7 @@
 
 #include "../integration/harness.h"
 #include "../lib/tap.h"
+#include "../lib/tclient.h"
 
 #define WATCHDOG_S 240
 #define HEALTHY_MS 20000
@@ -62,29 +63,6 @@ static struct tap tap;
 static pid_t strays[MAX_STRAYS]; /* commands to kill at exit */
 static unsigned n_strays;
 
-/* --- Time ----------------------------------------------------------------- */
-
-static int64_t now_ns(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t now_ms(void)
-{
-        return now_ns() / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
-}
-
 /* --- The command ------------------------------------------------------------
  */
 
@@ -99,9 +77,9 @@ static void on_term(int sig)
 static void stamp(int fd, const char *what)
 {
         char line[64];
-        int n = what != NULL
-                    ? snprintf(line, sizeof line, "%s\n", what)
-                    : snprintf(line, sizeof line, "%" PRId64 "\n", now_ns());
+        int n = what != NULL ? snprintf(line, sizeof line, "%s\n", what)
+                             : snprintf(line, sizeof line, "%" PRId64 "\n",
+                                        tclient_now_ns());
 
         if (write(fd, line, (size_t)n) != n) {
                 _exit(3);
@@ -112,7 +90,7 @@ static void stamp(int fd, const char *what)
 static int command(int argc, char **argv)
 {
         bool ignore = false, mark = strcmp(argv[1], "--mark") == 0;
-        int64_t linger = 0, end = now_ms() + 60000, i;
+        int64_t linger = 0, end = tclient_now_ms() + 60000, i;
         struct sigaction sa = {0};
         char line[32];
         int fd;
@@ -138,20 +116,20 @@ static int command(int argc, char **argv)
         snprintf(line, sizeof line, "pid %d", (int)getpid());
         stamp(fd, line);
         /* At most a minute, in case nothing stops it. */
-        while (now_ms() < end) {
+        while (tclient_now_ms() < end) {
                 if (got_term) {
                         got_term = 0;
-                        end = now_ms() + linger;
+                        end = tclient_now_ms() + linger;
                         stamp(fd, NULL);
-                        while (now_ms() < end) {
+                        while (tclient_now_ms() < end) {
                                 stamp(fd, NULL);
-                                sleep_ms(5);
+                                tclient_sleep_ms(5);
                         }
                         stamp(fd, "term");
                         return 0;
                 }
                 stamp(fd, NULL);
-                sleep_ms(5);
+                tclient_sleep_ms(5);
         }
         return 4;
 }
@@ -240,13 +218,13 @@ static pid_t parent_of(pid_t pid)
 
 static bool wait_dead(pid_t pid, int timeout_ms)
 {
-        int64_t end = now_ms() + timeout_ms;
+        int64_t end = tclient_now_ms() + timeout_ms;
 
         while (!pid_dead(pid)) {
-                if (now_ms() >= end) {
+                if (tclient_now_ms() >= end) {
                         return false;
                 }
-                sleep_ms(5);
+                tclient_sleep_ms(5);
         }
         return true;
 }
@@ -334,7 +312,7 @@ static void ctl_read(struct ctl *c)
 /* Wait for batonctl's exit (up to timeout_ms, then SIGKILL). */
 static int ctl_wait(struct ctl *c, int timeout_ms)
 {
-        int64_t end = now_ms() + timeout_ms;
+        int64_t end = tclient_now_ms() + timeout_ms;
         int st;
 
         for (;;) {
@@ -345,14 +323,14 @@ static int ctl_wait(struct ctl *c, int timeout_ms)
                                                   : 128 + WTERMSIG(st);
                         break;
                 }
-                if (now_ms() >= end) {
+                if (tclient_now_ms() >= end) {
                         kill(c->pid, SIGCONT);
                         kill(c->pid, SIGKILL);
                         waitpid(c->pid, &st, 0);
                         c->status = -1;
                         break;
                 }
-                sleep_ms(5);
+                tclient_sleep_ms(5);
         }
         ctl_read(c);
         close(c->err_fd);
@@ -364,7 +342,7 @@ static int ctl_wait(struct ctl *c, int timeout_ms)
  * signs of life). */
 static bool wait_running(const char *path, struct ctl *c, struct life *l)
 {
-        int64_t end = now_ms() + RUN_MS;
+        int64_t end = tclient_now_ms() + RUN_MS;
 
         for (;;) {
                 read_life(path, l);
@@ -372,10 +350,11 @@ static bool wait_running(const char *path, struct ctl *c, struct life *l)
                         stray(l->pid);
                         return true;
                 }
-                if (now_ms() >= end || waitpid(c->pid, NULL, WNOHANG) != 0) {
+                if (tclient_now_ms() >= end ||
+                    waitpid(c->pid, NULL, WNOHANG) != 0) {
                         return false;
                 }
-                sleep_ms(10);
+                tclient_sleep_ms(10);
         }
 }
 
@@ -442,8 +421,8 @@ static void fault(const char *kind, bool stop, bool ignore_term)
                 return;
         }
         /* Some keepalives go through: the session is in its steady state. */
-        sleep_ms(TTL_MS / 2);
-        t_fault = now_ns();
+        tclient_sleep_ms(TTL_MS / 2);
+        t_fault = tclient_now_ns();
         kill(first.pid, stop ? SIGSTOP : SIGKILL);
 
         n = kind_args(kind, name, args);
@@ -526,7 +505,7 @@ static void group_term(void)
                 ctl_wait(&c, RUN_MS);
                 return;
         }
-        t_term = now_ns();
+        t_term = tclient_now_ns();
         kill(-c.pid, SIGTERM);
         ctl_wait(&c, RUN_MS);
         read_life(alive, &l);
@@ -579,7 +558,7 @@ static void watchdog_killed(void)
                 ctl_wait(&c, RUN_MS);
                 return;
         }
-        t_kill = now_ns();
+        t_kill = tclient_now_ns();
         kill(parent, SIGKILL);
         ok(wait_dead(l.pid, 1000),
            "lock, the watchdog killed: the command dies with it");
@@ -598,7 +577,7 @@ int main(int argc, char **argv)
 {
         const char *b = getenv("BATONCTL");
         unsigned leader;
-        int64_t t0 = now_ms();
+        int64_t t0 = tclient_now_ms();
         ssize_t n;
 
         if (argc >= 3 && (strcmp(argv[1], "--alive") == 0 ||
@@ -646,6 +625,6 @@ int main(int argc, char **argv)
         harness_close(&cluster);
         printf("1..%u\n", tap.run);
         tap_diag("%u of %u failed; %" PRId64 " ms", tap.failed, tap.run,
-                 now_ms() - t0);
+                 tclient_now_ms() - t0);
         return tap.failed != 0;
 }

@@ -52,14 +52,6 @@ static int64_t now_ms(void)
         return tclient_now_ms();
 }
 
-static void sleep_ms(int ms)
-{
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
-}
-
 static void name_of(char *buf, size_t cap, const char *what)
 {
         snprintf(buf, cap, "tc-%s-%u", what, ++names);
@@ -201,7 +193,7 @@ static void wait_waiters(baton_client *c, const char *name, uint32_t waiters)
                         return;
                 }
                 assert_true(now_ms() < deadline);
-                sleep_ms(10);
+                tclient_sleep_ms(10);
         }
 }
 
@@ -534,7 +526,7 @@ static void multi_locks(void **state)
         assert_ok(baton_session_revoke(adm, baton_session_id(a)));
         for (int64_t end = now_ms() + HEALTHY_MS;
              atomic_load(&multi_lost) < 2 && now_ms() < end;) {
-                sleep_ms(20);
+                tclient_sleep_ms(20);
         }
         assert_int_equal(atomic_load(&multi_lost), 2);
         assert_int_equal(baton_multi_release(a, both, 2, 1, t2),
@@ -590,7 +582,7 @@ static void revoke_one_lock(void **state)
                          BATON_ENOTHOLDER);
         for (int64_t end = now_ms() + HEALTHY_MS;
              atomic_load(&revoke_lost) < 1 && now_ms() < end;) {
-                sleep_ms(20);
+                tclient_sleep_ms(20);
         }
         assert_int_equal(atomic_load(&revoke_lost), 1);
         assert_int_equal(atomic_load(&revoke_lost_token), tx);
@@ -871,7 +863,7 @@ static void wait_times_out(void **state)
         while (now_ms() < until) {
                 assert_ok(baton_holder(a, name, &h));
                 assert_int_equal(h.held, 0);
-                sleep_ms(50);
+                tclient_sleep_ms(50);
         }
         /* And b waits for nothing any more: it can take the lock. */
         assert_ok(
@@ -1118,7 +1110,7 @@ static void watch_callbacks(void **state)
         }
         deadline = now_ms() + OP_MS;
         while (seen_count(&all) < 6 && now_ms() < deadline) {
-                sleep_ms(5);
+                tclient_sleep_ms(5);
         }
         assert_int_equal(seen_count(&all), 6);
         for (i = 0; i < 6; i++) {
@@ -1128,7 +1120,7 @@ static void watch_callbacks(void **state)
                                                      : BATON_EVENT_RELEASED);
                 assert_true(i == 0 || after(&all.ev[i], &all.ev[i - 1]));
         }
-        sleep_ms(100);
+        tclient_sleep_ms(100);
         assert_int_equal(seen_count(&two), 2); /* it closed itself */
         baton_watch_close(w);
         pthread_mutex_lock(&all.mu);
@@ -1343,7 +1335,7 @@ static void wait_withdrawn(void **state)
                 } else if (free_since == 0) {
                         free_since = now_ms();
                 }
-                sleep_ms(50);
+                tclient_sleep_ms(50);
         }
         /* b's owner 5 waits for nothing: it can take the lock at once. */
         assert_ok(baton_acquire(b, name, 5, BATON_WAIT_TRY, &t2));
@@ -1464,7 +1456,7 @@ static void child_main(const char *name, int up, int down)
         /* Resumed: the lease ran out while we were stopped. */
         deadline = now_ms() + 3000;
         while (atomic_load(&child_lost) == 0 && now_ms() < deadline) {
-                sleep_ms(10);
+                tclient_sleep_ms(10);
         }
         rep.state = baton_session_state(c);
         rep.lost = atomic_load(&child_lost);
