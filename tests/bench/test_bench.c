@@ -11,9 +11,7 @@
  * any exit. Environment as the integration tests: BATOND,
  * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR.
  */
-#include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +20,11 @@
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../lib/proc.h"
 #include "../lib/tap.h"
 
 #define WATCHDOG_S 120
 #define HEALTHY_MS 20000
-#define OUT_MAX    8192
 #define MAX_FIELDS 32
 
 static struct harness cluster;
@@ -45,65 +43,18 @@ static void cleanup(void)
         }
 }
 
-/* Run baton-bench with `args` (NULL-terminated); its stdout goes to `out`
- * (NUL-terminated), its stderr to ours. Returns its exit code, 128 + the
- * signal, or -1. */
-static int run(const char *const *args, char *out, size_t cap)
+/* Run baton-bench with `args` (NULL-terminated) to its end; its stderr is
+ * passed on to ours. Returns its exit code, 128 + the signal, or -1. */
+static int run(struct proc *p, const char *const *args)
 {
-        const char *argv[32];
-        size_t n = 0, len = 0;
-        int fds[2], status;
-
-        argv[n++] = bench;
-        while (*args != NULL && n < 31) {
-                argv[n++] = *args++;
-        }
-        argv[n] = NULL;
-        out[0] = '\0';
-        if (pipe(fds) != 0) {
+        if (proc_start(p, bench, 0, NULL, args) != 0) {
                 return -1;
         }
-        child = fork();
-        if (child < 0) {
-                return -1;
-        }
-        if (child == 0) {
-                dup2(fds[1], 1);
-                close(fds[0]);
-                close(fds[1]);
-                execv(bench, (char *const *)argv);
-                fprintf(stderr, "exec %s: %s\n", bench, strerror(errno));
-                _exit(99);
-        }
-        close(fds[1]);
-        for (;;) {
-                char buf[1024];
-                ssize_t r = read(fds[0], buf, sizeof buf);
-
-                if (r < 0 && errno == EINTR) {
-                        continue;
-                }
-                if (r <= 0) {
-                        break;
-                }
-                if (len + (size_t)r < cap) {
-                        memcpy(out + len, buf, (size_t)r);
-                        len += (size_t)r;
-                }
-        }
-        out[len] = '\0';
-        close(fds[0]);
-        while (waitpid(child, &status, 0) < 0) {
-                if (errno != EINTR) {
-                        child = 0;
-                        return -1;
-                }
-        }
+        child = p->pid;
+        proc_wait(p, WATCHDOG_S * 1000); /* the watchdog bails out first */
         child = 0;
-        if (WIFEXITED(status)) {
-                return WEXITSTATUS(status);
-        }
-        return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+        fputs(p->err, stderr);
+        return p->status;
 }
 
 /* --- A flat JSON object: "key":"string" or "key":number ------------------ */
@@ -296,13 +247,14 @@ static void check_run(const char *workload, const char *clients)
                               clients,           "--duration", "1",
                               "--warmup",        "0.2",        "--endpoints",
                               cluster.endpoints, NULL};
-        static char out[OUT_MAX];
+        static struct proc p;
         struct field f[MAX_FIELDS];
         unsigned n = 0, missing = 0, i;
+        char *out = p.out;
         size_t len;
         int rc;
 
-        rc = run(args, out, sizeof out);
+        rc = run(&p, args);
         printf("# %s: %s", workload, out);
         ok(rc == 0, "%s: exit status 0 (got %d)", workload, rc);
         len = strlen(out);
@@ -351,12 +303,13 @@ static int run_connections(const char *conns, struct field *f, unsigned *n)
                               "--hold-s",   "0.5",         "--ttl-ms",
                               "10000",      "--endpoints", cluster.endpoints,
                               NULL};
-        static char out[OUT_MAX];
+        static struct proc p;
+        char *out = p.out;
         size_t len;
         int rc;
 
         *n = 0;
-        rc = run(args, out, sizeof out);
+        rc = run(&p, args);
         printf("# connections %s: %s", conns, out);
         len = strlen(out);
         if (len > 0 && out[len - 1] == '\n') {

@@ -19,10 +19,8 @@
  * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -36,13 +34,13 @@
 
 #include "../integration/harness.h"
 #include "../integration/tlsfiles.h"
+#include "../lib/proc.h"
 #include "../lib/tap.h"
 #include "../lib/tclient.h"
 
 #define WATCHDOG_S 180
 #define HEALTHY_MS 20000
 #define RUN_MS     20000 /* a batonctl run that should end on its own */
-#define OUT_MAX    16384
 #define LOSS_TTL   2000
 
 static struct harness cluster;
@@ -65,200 +63,34 @@ static int64_t wall_ms(void)
 
 /* --- Running batonctl ----------------------------------------------------- */
 
-struct proc {
-        pid_t pid;
-        int out_fd, err_fd;
-        char out[OUT_MAX];
-        char err[OUT_MAX];
-        size_t n_out, n_err;
-        int status; /* exit code, 128 + signal, or -1: did not end in time */
-        int64_t started_ms, elapsed_ms;
-};
-
-/* Start `prog` with `args` (NULL-terminated, after the program name). */
-static int proc_start_prog(struct proc *p, const char *prog,
-                           const char *const *args)
-{
-        const char *argv[64];
-        int out[2], err[2];
-        unsigned n = 0;
-
-        memset(p, 0, sizeof *p);
-        p->status = -1;
-        argv[n++] = prog;
-        while (*args != NULL && n < 63) {
-                argv[n++] = *args++;
-        }
-        argv[n] = NULL;
-        if (pipe(out) != 0 || pipe(err) != 0) {
-                return -1;
-        }
-        p->started_ms = tclient_now_ms();
-        p->pid = fork();
-        if (p->pid < 0) {
-                return -1;
-        }
-        if (p->pid == 0) {
-                dup2(out[1], 1);
-                dup2(err[1], 2);
-                close(out[0]);
-                close(out[1]);
-                close(err[0]);
-                close(err[1]);
-                execv(prog, (char *const *)argv);
-                fprintf(stderr, "exec %s: %s\n", prog, strerror(errno));
-                _exit(99);
-        }
-        close(out[1]);
-        close(err[1]);
-        p->out_fd = out[0];
-        p->err_fd = err[0];
-        return 0;
-}
-
-/* Start batonctl with `args` (NULL-terminated, after the program name). */
-static int proc_start(struct proc *p, const char *const *args)
-{
-        return proc_start_prog(p, batonctl, args);
-}
-
-/* Read what is there on stdout/stderr for up to timeout_ms. */
-static void proc_read(struct proc *p, int timeout_ms)
-{
-        struct pollfd fds[2] = {{p->out_fd, POLLIN, 0}, {p->err_fd, POLLIN, 0}};
-        int i;
-
-        if (poll(fds, 2, timeout_ms) <= 0) {
-                return;
-        }
-        for (i = 0; i < 2; i++) {
-                char *buf = i == 0 ? p->out : p->err;
-                size_t *len = i == 0 ? &p->n_out : &p->n_err;
-                ssize_t r;
-
-                if (fds[i].fd < 0 ||
-                    (fds[i].revents & (POLLIN | POLLHUP)) == 0) {
-                        continue;
-                }
-                r = read(fds[i].fd, buf + *len, OUT_MAX - 1 - *len);
-                if (r > 0) {
-                        *len += (size_t)r;
-                        buf[*len] = '\0';
-                } else {
-                        close(fds[i].fd);
-                        if (i == 0) {
-                                p->out_fd = -1;
-                        } else {
-                                p->err_fd = -1;
-                        }
-                }
-        }
-}
-
-/* Wait until stdout holds a full line (up to timeout_ms). */
-static bool proc_wait_line(struct proc *p, int timeout_ms)
-{
-        int64_t end = tclient_now_ms() + timeout_ms;
-
-        while (strchr(p->out, '\n') == NULL && tclient_now_ms() < end &&
-               p->out_fd >= 0) {
-                proc_read(p, 50);
-        }
-        return strchr(p->out, '\n') != NULL;
-}
-
-/* Wait for exit (up to timeout_ms, then SIGKILL) reading its output. */
-static int proc_wait(struct proc *p, int timeout_ms)
-{
-        int64_t end = tclient_now_ms() + timeout_ms;
-        int st;
-
-        for (;;) {
-                pid_t r = waitpid(p->pid, &st, WNOHANG);
-                if (r == p->pid) {
-                        p->elapsed_ms = tclient_now_ms() - p->started_ms;
-                        p->status = WIFEXITED(st) ? WEXITSTATUS(st)
-                                                  : 128 + WTERMSIG(st);
-                        break;
-                }
-                if (tclient_now_ms() >= end) {
-                        kill(p->pid, SIGKILL);
-                        waitpid(p->pid, &st, 0);
-                        p->elapsed_ms = tclient_now_ms() - p->started_ms;
-                        p->status = -1;
-                        break;
-                }
-                proc_read(p, 10);
-        }
-        while (p->out_fd >= 0 || p->err_fd >= 0) {
-                int before = (int)(p->n_out + p->n_err);
-                proc_read(p, 200);
-                if ((int)(p->n_out + p->n_err) == before &&
-                    (p->out_fd >= 0 || p->err_fd >= 0)) {
-                        /* A grandchild keeps a pipe open: stop reading. */
-                        if (p->out_fd >= 0) {
-                                close(p->out_fd);
-                        }
-                        if (p->err_fd >= 0) {
-                                close(p->err_fd);
-                        }
-                        p->out_fd = p->err_fd = -1;
-                }
-        }
-        return p->status;
-}
-
-static void proc_show(const struct proc *p)
-{
-        tap_diag("exit %d after %" PRId64 " ms; stdout: %.400s; stderr: %.400s",
-                 p->status, p->elapsed_ms, p->out, p->err);
-}
-
 /* Run batonctl --endpoints E args... to its end. */
-#define MAXARGS 32
 static int ctl(struct proc *p, int timeout_ms, ...)
 {
-        const char *args[MAXARGS];
-        unsigned n = 0;
-        const char *a;
+        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
         va_list ap;
+        int rv;
 
-        args[n++] = "--endpoints";
-        args[n++] = cluster.endpoints;
         va_start(ap, timeout_ms);
-        while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 1) {
-                args[n++] = a;
-        }
+        rv = proc_vrun(p, batonctl, 0, timeout_ms, head, ap);
         va_end(ap);
-        args[n] = NULL;
-        if (proc_start(p, args) != 0) {
-                return -1;
-        }
-        return proc_wait(p, timeout_ms);
+        return rv;
 }
 
 /* Run `prog` args... (nothing added) to its end, with BATON_ENDPOINTS set
  * to `env` (NULL: unset) in its environment. */
 static int run_env(struct proc *p, const char *prog, const char *env, ...)
 {
-        const char *args[MAXARGS];
-        unsigned n = 0;
-        const char *a;
         va_list ap;
         int rv;
 
-        va_start(ap, env);
-        while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 1) {
-                args[n++] = a;
-        }
-        va_end(ap);
-        args[n] = NULL;
         if (env != NULL) {
                 setenv("BATON_ENDPOINTS", env, 1);
         }
-        rv = proc_start_prog(p, prog, args);
+        va_start(ap, env);
+        rv = proc_vrun(p, prog, 0, RUN_MS, NULL, ap);
+        va_end(ap);
         unsetenv("BATON_ENDPOINTS");
-        return rv != 0 ? -1 : proc_wait(p, RUN_MS);
+        return rv;
 }
 
 /* --- A minimal JSON validator --------------------------------------------- */
@@ -534,7 +366,7 @@ static void hold_and_query(void)
         unsigned long long token = 0;
         int64_t t0;
 
-        if (proc_start(&bg, args) != 0) {
+        if (proc_start(&bg, batonctl, 0, NULL, args) != 0) {
                 ok(false, "start acquire");
                 return;
         }
@@ -650,7 +482,7 @@ static void list_locks(void)
         for (i = 0; i < 3; i++) {
                 const char *args[] = {"--endpoints", cluster.endpoints,
                                       "acquire", names[i], NULL};
-                if (proc_start(&bg[i], args) != 0) {
+                if (proc_start(&bg[i], batonctl, 0, NULL, args) != 0) {
                         ok(false, "start acquire %s", names[i]);
                         goto out;
                 }
@@ -916,7 +748,7 @@ static void elections(void)
         ctl(&p, RUN_MS, "leader", "cli-db", NULL);
         ok(p.status == 0 && strstr(p.out, "cli-db no leader") != NULL,
            "leader of an election no one runs: no leader");
-        if (proc_start(&bg, args) != 0) {
+        if (proc_start(&bg, batonctl, 0, NULL, args) != 0) {
                 ok(false, "start elect");
                 return;
         }
@@ -965,7 +797,7 @@ static void elections(void)
  * it cannot start. */
 static bool start_bg(struct proc *bg, const char *const *args)
 {
-        if (proc_start(bg, args) != 0) {
+        if (proc_start(bg, batonctl, 0, NULL, args) != 0) {
                 ok(false, "start %s", args[2]);
                 return false;
         }
@@ -1283,15 +1115,15 @@ static void usage_errors(void)
         const char *bad_json[] = {"--json=yes", "status", NULL};
         struct proc p;
 
-        proc_start(&p, none);
+        proc_start(&p, batonctl, 0, NULL, none);
         proc_wait(&p, RUN_MS);
         usage_error(&p, 2, WANT("no command"),
                     "no command: exit 2, one line says so");
-        proc_start(&p, bad_opt);
+        proc_start(&p, batonctl, 0, NULL, bad_opt);
         proc_wait(&p, RUN_MS);
         usage_error(&p, 2, WANT("unknown option --bogus"),
                     "unknown global option: exit 2, one line names it");
-        proc_start(&p, bad_json);
+        proc_start(&p, batonctl, 0, NULL, bad_json);
         proc_wait(&p, RUN_MS);
         usage_error(&p, 2, WANT("--json takes no value"),
                     "--json=yes: exit 2, one line says --json takes no value");
@@ -1401,7 +1233,7 @@ static void options_anywhere(void)
         struct proc p;
 
         after[4] = cluster.endpoints;
-        proc_start(&p, after);
+        proc_start(&p, batonctl, 0, NULL, after);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && json_valid(p.out) &&
                     strstr(p.out, "\"held\":false") != NULL,
@@ -1410,7 +1242,7 @@ static void options_anywhere(void)
         }
         snprintf(ep, sizeof ep, "--endpoints=%s", cluster.endpoints);
         equals[0] = ep;
-        proc_start(&p, equals);
+        proc_start(&p, batonctl, 0, NULL, equals);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 1 && strcmp(p.out, "cli-opt 1 stale\n") == 0,
                 "--endpoints=E --timeout=3000 check NAME 1: exit 1, stale")) {
@@ -1540,19 +1372,19 @@ static void versions(void)
         const char *want_d = "batond " PACKAGE_VERSION " (libraft 0.";
         struct proc p;
 
-        proc_start(&p, only);
+        proc_start(&p, batonctl, 0, NULL, only);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strcmp(p.out, want_ctl) == 0 && p.n_err == 0,
                 "batonctl --version: exit 0, batonctl and libbaton versions")) {
                 proc_show(&p);
         }
-        proc_start(&p, late);
+        proc_start(&p, batonctl, 0, NULL, late);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strcmp(p.out, want_ctl) == 0,
                 "batonctl holder x --version: the version, nothing asked")) {
                 proc_show(&p);
         }
-        proc_start_prog(&p, cluster.batond, only);
+        proc_start(&p, cluster.batond, 0, NULL, only);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strncmp(p.out, want_d, strlen(want_d)) == 0 &&
                     strstr(p.out, ", libuv 1.") != NULL &&
@@ -1560,13 +1392,13 @@ static void versions(void)
                 "batond --version: exit 0, libraft, libuv and liblz4")) {
                 proc_show(&p);
         }
-        proc_start_prog(&p, cluster.batond, id_only);
+        proc_start(&p, cluster.batond, 0, NULL, id_only);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strncmp(p.out, want_d, strlen(want_d)) == 0,
                 "batond --id 1 --version: exit 0 without the other keys")) {
                 proc_show(&p);
         }
-        proc_start_prog(&p, cluster.batond, no_file);
+        proc_start(&p, cluster.batond, 0, NULL, no_file);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strncmp(p.out, want_d, strlen(want_d)) == 0,
                 "batond --config MISSING --version: exit 0, nothing read")) {
@@ -1682,24 +1514,7 @@ static void client_names(void)
 /* Run batonctl `args` with the TLS variables cleared. */
 static void run_without_tls_env(struct proc *p, const char *const *args)
 {
-        static const char *const vars[] = {"BATON_CACERT", "BATON_CERT",
-                                           "BATON_KEY"};
-        char saved[3][512];
-        unsigned i;
-
-        for (i = 0; i < 3; i++) {
-                const char *v = getenv(vars[i]);
-                snprintf(saved[i], sizeof saved[i], "%s", v != NULL ? v : "");
-                unsetenv(vars[i]);
-        }
-        if (proc_start_prog(p, batonctl, args) == 0) {
-                proc_wait(p, RUN_MS);
-        }
-        for (i = 0; i < 3; i++) {
-                if (saved[i][0] != '\0') {
-                        setenv(vars[i], saved[i], 1);
-                }
-        }
+        proc_run(p, batonctl, PROC_NO_TLS_ENV, RUN_MS, NULL, args);
 }
 
 /* --cacert, --cert and --key, over the environment or without it; a node
@@ -1760,7 +1575,7 @@ static void unreachable(void)
                                 "500",         "status",      NULL};
         struct proc p;
 
-        proc_start(&p, holder);
+        proc_start(&p, batonctl, 0, NULL, holder);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 3 && p.elapsed_ms < 5000 && p.n_err > 0,
                 "holder on an unreachable cluster: exit 3 in %" PRId64
@@ -1768,7 +1583,7 @@ static void unreachable(void)
                 p.elapsed_ms)) {
                 proc_show(&p);
         }
-        proc_start(&p, status);
+        proc_start(&p, batonctl, 0, NULL, status);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 3 && p.elapsed_ms < 5000,
                 "status on an unreachable cluster: exit 3 in %" PRId64
@@ -1776,26 +1591,6 @@ static void unreachable(void)
                 p.elapsed_ms)) {
                 proc_show(&p);
         }
-}
-
-/* Whether `pid` is gone or a zombie (dead, not yet reaped). */
-static bool pid_dead(pid_t pid)
-{
-        char path[64], buf[512];
-        const char *rp;
-        FILE *f;
-        size_t n;
-
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        f = fopen(path, "r");
-        if (f == NULL) {
-                return true;
-        }
-        n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        rp = strrchr(buf, ')');
-        return rp == NULL || rp[1] == '\0' || rp[2] == 'Z' || rp[2] == 'X';
 }
 
 /*
@@ -1832,7 +1627,8 @@ static void lock_lost(bool ignore_term)
         int child = 0;
 
         snprintf(ttl, sizeof ttl, "%d", LOSS_TTL);
-        if (proc_start(&p, args) != 0 || !proc_wait_line(&p, RUN_MS) ||
+        if (proc_start(&p, batonctl, 0, NULL, args) != 0 ||
+            !proc_wait_line(&p, RUN_MS) ||
             sscanf(p.out, "%d %lld", &child, &deadline) != 2 || child <= 1) {
                 ok(false, "lock (%s): the command started and printed $$",
                    what);
@@ -1851,7 +1647,7 @@ static void lock_lost(bool ignore_term)
         eff_ttl = LOSS_TTL;
         /* Some keepalives go through: the session is in its steady state. */
         tclient_sleep_ms(LOSS_TTL / 2);
-        if (!ok(!pid_dead(child) && waitpid(p.pid, NULL, WNOHANG) == 0,
+        if (!ok(!proc_gone(child) && waitpid(p.pid, NULL, WNOHANG) == 0,
                 "lock (%s): the command runs while the cluster is up", what)) {
                 proc_wait(&p, RUN_MS);
                 proc_show(&p);
@@ -1863,7 +1659,7 @@ static void lock_lost(bool ignore_term)
                 harness_pause(&cluster, i);
         }
         while (tclient_now_ms() < t_stop + eff_ttl + 1000) {
-                if (pid_dead(child)) {
+                if (proc_gone(child)) {
                         t_dead = tclient_now_ms();
                         break;
                 }
@@ -1934,7 +1730,7 @@ static void lock_lost(bool ignore_term)
 
 static void cleanup(void)
 {
-        if (stray_child > 0 && !pid_dead(stray_child)) {
+        if (stray_child > 0 && !proc_gone(stray_child)) {
                 kill(stray_child, SIGKILL);
         }
 }

@@ -33,20 +33,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../include/baton.h"
 #include "../integration/harness.h"
 #include "../integration/tlsfiles.h"
+#include "../lib/proc.h"
 #include "../lib/tap.h"
 #include "../lib/tclient.h"
 
 #define WATCHDOG_S 240
 #define HEALTHY_MS 20000
 #define RUN_MS     30000 /* a batonctl run that should end on its own */
-#define OUT_MAX    8192
 
 static struct harness cluster;
 static const char *batonctl = "./batonctl";
@@ -57,93 +55,17 @@ static char tmpdir[256];
 
 /* --- Running batonctl ----------------------------------------------------- */
 
-struct run {
-        int status; /* exit code, 128 + signal, or -1: did not end in time */
-        int64_t elapsed_ms;
-        char out[OUT_MAX];
-        char err[OUT_MAX];
-};
-
-static void slurp(const char *path, char *buf)
+/* batonctl --endpoints E args... (or with `bare`, args... alone: no
+ * cluster named), to its end. */
+static void vctl(struct proc *r, bool bare, va_list ap)
 {
-        int fd = open(path, O_RDONLY);
-        ssize_t n = fd >= 0 ? read(fd, buf, OUT_MAX - 1) : -1;
+        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
 
-        buf[n > 0 ? n : 0] = '\0';
-        if (fd >= 0) {
-                close(fd);
-        }
-        unlink(path);
-}
-
-/* Run batonctl with `args` (NULL-terminated; --endpoints of the cluster
- * first unless `bare`), its output into files, to its end. */
-static void run_argv(struct run *r, bool bare, const char *const *args)
-{
-        const char *argv[40];
-        char out[300], err[300];
-        unsigned n = 0;
-        int64_t t0 = tclient_now_ms();
-        int st;
-        pid_t pid, w;
-
-        memset(r, 0, sizeof *r);
-        argv[n++] = batonctl;
-        if (!bare) {
-                argv[n++] = "--endpoints";
-                argv[n++] = cluster.endpoints;
-        }
-        while (*args != NULL && n < 39) {
-                argv[n++] = *args++;
-        }
-        argv[n] = NULL;
-        snprintf(out, sizeof out, "%s/out", tmpdir);
-        snprintf(err, sizeof err, "%s/err", tmpdir);
-        pid = fork();
-        if (pid == 0) {
-                int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-                int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-                dup2(o, 1);
-                dup2(e, 2);
-                execv(batonctl, (char *const *)argv);
-                _exit(99);
-        }
-        for (;;) {
-                w = waitpid(pid, &st, WNOHANG);
-                if (w == pid) {
-                        r->status = WIFEXITED(st) ? WEXITSTATUS(st)
-                                                  : 128 + WTERMSIG(st);
-                        break;
-                }
-                if (tclient_now_ms() - t0 > RUN_MS) {
-                        kill(pid, SIGKILL);
-                        waitpid(pid, &st, 0);
-                        r->status = -1;
-                        break;
-                }
-                tclient_sleep_ms(5);
-        }
-        r->elapsed_ms = tclient_now_ms() - t0;
-        slurp(out, r->out);
-        slurp(err, r->err);
-}
-
-#define MAXARGS 32
-static void vctl(struct run *r, bool bare, va_list ap)
-{
-        const char *args[MAXARGS];
-        unsigned n = 0;
-        const char *a;
-
-        while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 1) {
-                args[n++] = a;
-        }
-        args[n] = NULL;
-        run_argv(r, bare, args);
+        proc_vrun(r, batonctl, 0, RUN_MS, bare ? NULL : head, ap);
 }
 
 /* batonctl --endpoints E args... */
-static void ctl(struct run *r, ...)
+static void ctl(struct proc *r, ...)
 {
         va_list ap;
 
@@ -153,7 +75,7 @@ static void ctl(struct run *r, ...)
 }
 
 /* batonctl args... (no cluster named) */
-static void ctl_bare(struct run *r, ...)
+static void ctl_bare(struct proc *r, ...)
 {
         va_list ap;
 
@@ -162,16 +84,9 @@ static void ctl_bare(struct run *r, ...)
         va_end(ap);
 }
 
-static void show(const struct run *r)
-{
-        tap_diag("exit %d after %" PRId64
-                 " ms; stdout: %.600s; stderr: %.3000s",
-                 r->status, r->elapsed_ms, r->out, r->err);
-}
-
 /* The run exited `status` with exactly `out` on stdout and `err` on
  * stderr (NULL: not checked). */
-static bool expect(const struct run *r, int status, const char *out,
+static bool expect(const struct proc *r, int status, const char *out,
                    const char *err, const char *what)
 {
         bool good = r->status == status &&
@@ -182,7 +97,7 @@ static bool expect(const struct run *r, int status, const char *out,
                 err != NULL && err[0] != '\0' ? err
                 : out != NULL                 ? out
                                               : "")) {
-                show(r);
+                proc_show(r);
         }
         return good;
 }
@@ -208,7 +123,7 @@ static unsigned a_follower(unsigned leader)
  * does not list it; "?" when it cannot be asked. */
 static const char *role_of(unsigned id, char *buf, size_t cap)
 {
-        struct run r;
+        struct proc r;
         char want[16];
         const char *line;
 
@@ -251,7 +166,7 @@ static bool await_role(unsigned id, const char *role, int timeout_ms)
 /* Refused by batonctl and libbaton before anything is sent. */
 static void usage_refusals(void)
 {
-        struct run r;
+        struct proc r;
 
         ctl_bare(&r, "lock", "M1", "M1", "--", "true", NULL);
         expect(&r, 125, "",
@@ -289,7 +204,7 @@ static void named_refusals(void)
         const struct harness_node *n2 = &cluster.nodes[1];
         unsigned leader = leader_now();
         char id[16], want[512], raft[40], client[40], buf[32];
-        struct run r;
+        struct proc r;
 
         ctl(&r, "transfer", "9", NULL);
         expect(&r, 3, "",
@@ -348,7 +263,7 @@ static void ttl_range(void)
         struct baton_options o;
         baton_client *c = NULL;
         uint64_t token = 0;
-        struct run r;
+        struct proc r;
         int rv;
 
         ctl(&r, "acquire", "ttl-lock", "--ttl", "599", "--detach", NULL);
@@ -385,7 +300,7 @@ static void ttl_range(void)
 static void file_errors(void)
 {
         char file[300], path[400], want[900];
-        struct run r;
+        struct proc r;
         int fd;
 
         snprintf(file, sizeof file, "%s/a-file", tmpdir);
@@ -427,14 +342,14 @@ static void success_lines(void)
         unsigned long long token = 0, session = 0;
         uint64_t from = 0, to = 0;
         baton_client *c = NULL;
-        struct run r;
+        struct proc r;
         int rv;
 
         ctl(&r, "acquire", "closing", "--detach", NULL);
         if (!ok(r.status == 0 && sscanf(r.out, "%31s %llu %llu", name, &token,
                                         &session) == 3,
                 "acquire --detach for a session to close")) {
-                show(&r);
+                proc_show(&r);
                 return;
         }
         snprintf(lead, sizeof lead, "%llu", session);
@@ -475,7 +390,7 @@ static void transfer_to_down(void)
 {
         unsigned leader = leader_now(), follower = a_follower(leader);
         char fol[16], endpoints[3 * 32];
-        struct run r;
+        struct proc r;
 
         snprintf(fol, sizeof fol, "%u", follower);
         snprintf(endpoints, sizeof endpoints, "%s,%s",
@@ -528,7 +443,7 @@ static void add_retried(void)
         const struct harness_node *nd;
         char id[16], want[512], buf[32];
         unsigned n;
-        struct run r;
+        struct proc r;
 
         if (!paused_joiner(&n)) {
                 return;
@@ -566,7 +481,7 @@ static void add_retried(void)
                                    want) == 0,
                         "member add of a paused node (no TLS): no answer in "
                         "time, and what to do")) {
-                        show(&r);
+                        proc_show(&r);
                 } else {
                         tap_diag("%s", r.err);
                 }
@@ -606,7 +521,7 @@ static void add_undone(void)
         int64_t end;
         unsigned n, refusals = 0;
         bool removed = false, named = true;
-        struct run r;
+        struct proc r;
 
         if (!paused_joiner(&n)) {
                 return;
@@ -628,7 +543,7 @@ static void add_undone(void)
                                   "until the member list shows it done, then "
                                   "ask again\n") != 0) {
                         named = false;
-                        show(&r);
+                        proc_show(&r);
                 }
                 if (!removed && tlsfiles_on()) {
                         break; /* nothing was left to remove */

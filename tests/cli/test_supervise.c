@@ -28,22 +28,19 @@
  * Environment as the integration tests: BATOND, BATON_TEST_BASE_PORT,
  * BATON_TEST_TMPDIR. Prints TAP.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../lib/proc.h"
 #include "../lib/tap.h"
 #include "../lib/tclient.h"
 
@@ -51,7 +48,6 @@
 #define HEALTHY_MS 20000
 #define TTL_MS     2000
 #define RUN_MS     30000 /* the longest a batonctl here may take */
-#define ERR_MAX    4096
 #define MAX_STRAYS 16
 
 static struct harness cluster;
@@ -172,55 +168,11 @@ static void read_life(const char *path, struct life *l)
         fclose(f);
 }
 
-/* Whether `pid` is gone (or a zombie no one reaped yet). */
-static bool pid_dead(pid_t pid)
-{
-        char path[64], buf[512];
-        const char *rp;
-        FILE *f;
-        size_t n;
-
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        f = fopen(path, "r");
-        if (f == NULL) {
-                return true;
-        }
-        n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        rp = strrchr(buf, ')');
-        return rp == NULL || rp[1] == '\0' || rp[2] == 'Z' || rp[2] == 'X';
-}
-
-/* The parent of `pid` (0 if unknown). */
-static pid_t parent_of(pid_t pid)
-{
-        char path[64], buf[512];
-        const char *rp;
-        int ppid = 0;
-        FILE *f;
-        size_t n;
-
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        f = fopen(path, "r");
-        if (f == NULL) {
-                return 0;
-        }
-        n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        rp = strrchr(buf, ')');
-        if (rp == NULL || sscanf(rp + 2, "%*c %d", &ppid) != 1) {
-                return 0;
-        }
-        return ppid;
-}
-
 static bool wait_dead(pid_t pid, int timeout_ms)
 {
         int64_t end = tclient_now_ms() + timeout_ms;
 
-        while (!pid_dead(pid)) {
+        while (!proc_gone(pid)) {
                 if (tclient_now_ms() >= end) {
                         return false;
                 }
@@ -241,106 +193,25 @@ static void cleanup(void)
         unsigned i;
 
         for (i = 0; i < n_strays; i++) {
-                if (!pid_dead(strays[i])) {
+                if (!proc_gone(strays[i])) {
                         kill(strays[i], SIGKILL);
                 }
         }
 }
 
-/* A batonctl run: its own process group (so that a group signal reaches
- * it, its watchdog and its command, and nothing of ours), stderr kept. */
-struct ctl {
-        pid_t pid;
-        int err_fd;
-        char err[ERR_MAX];
-        size_t n_err;
-        int status; /* exit code, 128 + signal, -1: not ended in time */
-};
-
-static int ctl_start(struct ctl *c, const char *const *args)
+/* Start batonctl --endpoints E `args` in a process group of its own (so
+ * that a group signal reaches it, its watchdog and its command, and
+ * nothing of ours). */
+static int ctl_start(struct proc *c, const char *const *args)
 {
-        const char *argv[32];
-        unsigned n = 0;
-        int err[2];
+        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
 
-        memset(c, 0, sizeof *c);
-        c->status = -1;
-        argv[n++] = batonctl;
-        argv[n++] = "--endpoints";
-        argv[n++] = cluster.endpoints;
-        while (*args != NULL && n < 31) {
-                argv[n++] = *args++;
-        }
-        argv[n] = NULL;
-        if (pipe(err) != 0) {
-                return -1;
-        }
-        c->pid = fork();
-        if (c->pid < 0) {
-                return -1;
-        }
-        if (c->pid == 0) {
-                int null = open("/dev/null", O_RDWR);
-                setpgid(0, 0);
-                dup2(null, 0);
-                dup2(null, 1);
-                dup2(err[1], 2);
-                close(err[0]);
-                close(err[1]);
-                execv(batonctl, (char *const *)argv);
-                _exit(99);
-        }
-        setpgid(c->pid, c->pid);
-        close(err[1]);
-        c->err_fd = err[0];
-        fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
-        return 0;
-}
-
-static void ctl_read(struct ctl *c)
-{
-        ssize_t r;
-
-        while (c->err_fd >= 0 && c->n_err < ERR_MAX - 1 &&
-               (r = read(c->err_fd, c->err + c->n_err,
-                         ERR_MAX - 1 - c->n_err)) > 0) {
-                c->n_err += (size_t)r;
-                c->err[c->n_err] = '\0';
-        }
-}
-
-/* Wait for batonctl's exit (up to timeout_ms, then SIGKILL). */
-static int ctl_wait(struct ctl *c, int timeout_ms)
-{
-        int64_t end = tclient_now_ms() + timeout_ms;
-        int st;
-
-        for (;;) {
-                pid_t r = waitpid(c->pid, &st, WNOHANG);
-                ctl_read(c);
-                if (r == c->pid) {
-                        c->status = WIFEXITED(st) ? WEXITSTATUS(st)
-                                                  : 128 + WTERMSIG(st);
-                        break;
-                }
-                if (tclient_now_ms() >= end) {
-                        kill(c->pid, SIGCONT);
-                        kill(c->pid, SIGKILL);
-                        waitpid(c->pid, &st, 0);
-                        c->status = -1;
-                        break;
-                }
-                tclient_sleep_ms(5);
-        }
-        ctl_read(c);
-        close(c->err_fd);
-        c->err_fd = -1;
-        return c->status;
+        return proc_start(c, batonctl, PROC_OWN_GROUP, head, args);
 }
 
 /* Wait until the command's file shows it running (its pid and a few
  * signs of life). */
-static bool wait_running(const char *path, struct ctl *c, struct life *l)
+static bool wait_running(const char *path, struct proc *c, struct life *l)
 {
         int64_t end = tclient_now_ms() + RUN_MS;
 
@@ -389,7 +260,7 @@ static void fault(const char *kind, bool stop, bool ignore_term)
         const char *what = stop ? "SIGSTOP" : "SIGKILL";
         const char *cmd = ignore_term ? " (SIGTERM ignored)" : "";
         const char *args[32];
-        struct ctl first, second;
+        struct proc first, second;
         struct life l1, l2;
         int64_t t_fault, t_second;
         unsigned n;
@@ -416,7 +287,7 @@ static void fault(const char *kind, bool stop, bool ignore_term)
             !ok(wait_running(alive, &first, &l1), "%s %s: the command runs",
                 kind, name)) {
                 kill(first.pid, SIGKILL);
-                ctl_wait(&first, RUN_MS);
+                proc_wait(&first, RUN_MS);
                 tap_diag("batonctl: %s", first.err);
                 return;
         }
@@ -439,7 +310,7 @@ static void fault(const char *kind, bool stop, bool ignore_term)
                 ok(false, "%s %s: a second batonctl starts", kind, name);
                 return;
         }
-        ctl_wait(&second, RUN_MS);
+        proc_wait(&second, RUN_MS);
         read_life(mark, &l2);
         t_second = l2.n > 0 ? l2.last : 0;
         if (!ok(second.status == 0 && l2.n == 1,
@@ -461,7 +332,7 @@ static void fault(const char *kind, bool stop, bool ignore_term)
            kind, what, cmd);
         if (stop) {
                 kill(first.pid, SIGCONT);
-                ctl_wait(&first, RUN_MS);
+                proc_wait(&first, RUN_MS);
                 if (!ok(first.status == 121 && strstr(first.err, "lost"),
                         "%s, batonctl %s then SIGCONT: exit 121, the lock "
                         "lost",
@@ -469,7 +340,7 @@ static void fault(const char *kind, bool stop, bool ignore_term)
                         tap_diag("exit %d: %s", first.status, first.err);
                 }
         } else {
-                ctl_wait(&first, RUN_MS);
+                proc_wait(&first, RUN_MS);
                 /* Stopped at once (SIGTERM); ignoring it, at the lease's
                  * deadline (SIGKILL), which the check above bounds. */
                 if (!ignore_term) {
@@ -493,7 +364,7 @@ static void group_term(void)
         const char *args[] = {"lock",        "sv-group", "--ttl",   "2000",
                               "--",          self,       "--alive", alive,
                               "--linger-ms", "300",      NULL};
-        struct ctl c, h;
+        struct proc c, h;
         struct life l;
         int64_t t_term;
 
@@ -502,12 +373,12 @@ static void group_term(void)
             !ok(wait_running(alive, &c, &l),
                 "lock sv-group: the command runs")) {
                 kill(c.pid, SIGKILL);
-                ctl_wait(&c, RUN_MS);
+                proc_wait(&c, RUN_MS);
                 return;
         }
         t_term = tclient_now_ns();
         kill(-c.pid, SIGTERM);
-        ctl_wait(&c, RUN_MS);
+        proc_wait(&c, RUN_MS);
         read_life(alive, &l);
         if (!ok(c.status == 0 && l.term,
                 "lock, SIGTERM to the process group: the command lingers "
@@ -521,7 +392,7 @@ static void group_term(void)
         {
                 const char *try[] = {"try", "sv-group", "--detach", NULL};
                 ctl_start(&h, try);
-                ctl_wait(&h, RUN_MS);
+                proc_wait(&h, RUN_MS);
                 ok(h.status == 0,
                    "lock, SIGTERM to the process group: the "
                    "lock was released (exit %d)",
@@ -536,7 +407,7 @@ static void watchdog_killed(void)
         char alive[512];
         const char *args[] = {"lock", "sv-watchdog", "--ttl", "2000", "--",
                               self,   "--alive",     alive,   NULL};
-        struct ctl c;
+        struct proc c;
         struct life l;
         pid_t parent;
         int64_t t_kill;
@@ -546,16 +417,16 @@ static void watchdog_killed(void)
             !ok(wait_running(alive, &c, &l),
                 "lock sv-watchdog: the command runs")) {
                 kill(c.pid, SIGKILL);
-                ctl_wait(&c, RUN_MS);
+                proc_wait(&c, RUN_MS);
                 return;
         }
-        parent = parent_of(l.pid);
+        parent = proc_parent(l.pid);
         if (!ok(parent > 0 && parent != c.pid,
                 "lock: the command's parent is a watchdog, not batonctl")) {
                 tap_diag("batonctl %d, command %d, its parent %d", (int)c.pid,
                          (int)l.pid, (int)parent);
                 kill(c.pid, SIGKILL);
-                ctl_wait(&c, RUN_MS);
+                proc_wait(&c, RUN_MS);
                 return;
         }
         t_kill = tclient_now_ns();
@@ -566,7 +437,7 @@ static void watchdog_killed(void)
         tap_diag("the watchdog killed at 0, the command's last sign of life at "
                  "%.0f ms",
                  (l.last - t_kill) / 1e6);
-        ctl_wait(&c, RUN_MS);
+        proc_wait(&c, RUN_MS);
         if (!ok(c.status == 125 && strstr(c.err, "watchdog") != NULL,
                 "lock, the watchdog killed: batonctl exits 125 and says so")) {
                 tap_diag("exit %d: %s", c.status, c.err);
