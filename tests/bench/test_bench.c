@@ -19,16 +19,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../cli/ctlcluster.h"
 #include "../integration/harness.h"
 #include "../lib/proc.h"
 #include "../lib/tap.h"
+#include "../lib/tclient.h"
 
 #define WATCHDOG_S 120
-#define HEALTHY_MS 20000
 #define MAX_FIELDS 32
 
 static struct harness cluster;
-static const char *bench = "./baton-bench";
+static const char *bench; /* $BATON_BENCH, or ./baton-bench */
 /* Every case of this program, in one TAP stream. */
 static struct tap tap;
 #define ok(...) tap_ok(&tap, __VA_ARGS__)
@@ -359,23 +360,16 @@ static void check_connections(void)
 
 int main(int argc, char **argv)
 {
-        const char *b = getenv("BATON_BENCH");
+        int64_t t0 = tclient_now_ms();
         unsigned leader;
 
         (void)argc;
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        if (b != NULL && *b != '\0') {
-                bench = b;
-        }
-        if (access(bench, X_OK) != 0) {
-                printf("1..0 # SKIP no baton-bench at %s\n", bench);
+        bench = ctlcluster_program("BATON_BENCH", "./baton-bench");
+        if (bench == NULL) {
                 return 0;
         }
         atexit(cleanup);
-        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv[0], WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
         printf("# cluster %s, leader %u, baton-bench %s\n", cluster.endpoints,
@@ -385,12 +379,5 @@ int main(int argc, char **argv)
         check_run("contended", "3");
         check_connections();
 
-        if (harness_reap(&cluster) != 0) {
-                ok(false, "no node exited unexpectedly");
-        }
-        if (tap.failed != 0) {
-                cluster.failed = true;
-        }
-        harness_close(&cluster);
-        return tap_plan(&tap);
+        return ctlcluster_close(&cluster, &tap, false, t0);
 }

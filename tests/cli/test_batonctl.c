@@ -37,6 +37,7 @@
 #include "../lib/proc.h"
 #include "../lib/tap.h"
 #include "../lib/tclient.h"
+#include "ctlcluster.h"
 
 #define WATCHDOG_S 180
 #define HEALTHY_MS 20000
@@ -44,7 +45,7 @@
 #define LOSS_TTL   2000
 
 static struct harness cluster;
-static const char *batonctl = "./batonctl";
+static const char *batonctl;                /* $BATONCTL, or ./batonctl */
 static const char *bench = "./baton-bench"; /* $BATON_BENCH */
 /* Every case of this program, in one TAP stream. */
 static struct tap tap;
@@ -1737,30 +1738,21 @@ static void cleanup(void)
 
 int main(int argc, char **argv)
 {
-        const char *b = getenv("BATONCTL");
-        unsigned leader;
         int64_t t0 = tclient_now_ms();
+        const char *b;
+        unsigned leader;
 
         (void)argc;
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        if (b != NULL && *b != '\0') {
-                batonctl = b;
+        batonctl = ctlcluster_program("BATONCTL", "./batonctl");
+        if (batonctl == NULL) {
+                return 0;
         }
         b = getenv("BATON_BENCH");
         if (b != NULL && *b != '\0') {
                 bench = b;
         }
-        /* Every run names its cluster: none may reach another one. */
-        unsetenv("BATON_ENDPOINTS");
-        if (access(batonctl, X_OK) != 0) {
-                printf("1..0 # SKIP no batonctl at %s\n", batonctl);
-                return 0;
-        }
         atexit(cleanup);
-        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv[0], WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
         tap_diag("cluster %s, leader %u, batonctl %s", cluster.endpoints,
@@ -1790,15 +1782,5 @@ int main(int argc, char **argv)
         lock_lost(false);
         lock_lost(true);
 
-        if (harness_reap(&cluster) != 0) {
-                ok(false, "no node exited unexpectedly");
-        }
-        if (tap.failed != 0) {
-                cluster.failed = true;
-        }
-        harness_close(&cluster);
-        printf("1..%u\n", tap.run);
-        tap_diag("%u of %u failed; %" PRId64 " ms", tap.failed, tap.run,
-                 tclient_now_ms() - t0);
-        return tap.failed != 0;
+        return ctlcluster_close(&cluster, &tap, false, t0);
 }

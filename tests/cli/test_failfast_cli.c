@@ -32,6 +32,7 @@
 #include "../lib/proc.h"
 #include "../lib/tap.h"
 #include "../lib/tclient.h"
+#include "ctlcluster.h"
 
 #define WATCHDOG_S 180
 #define HEALTHY_MS 20000
@@ -371,10 +372,7 @@ int main(int argc, char **argv)
                 batonctl = env;
         }
         printf("TAP version 13\n");
-        if (harness_open_healthy(&cluster, 3, argv0, WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv0, WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
         nothing_to_connect_to();

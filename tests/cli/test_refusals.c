@@ -41,13 +41,14 @@
 #include "../lib/proc.h"
 #include "../lib/tap.h"
 #include "../lib/tclient.h"
+#include "ctlcluster.h"
 
 #define WATCHDOG_S 240
 #define HEALTHY_MS 20000
 #define RUN_MS     30000 /* a batonctl run that should end on its own */
 
 static struct harness cluster;
-static const char *batonctl = "./batonctl";
+static const char *batonctl; /* $BATONCTL, or ./batonctl */
 /* Every case of this program, in one TAP stream. */
 static struct tap tap;
 #define ok(...) tap_ok(&tap, __VA_ARGS__)
@@ -570,18 +571,13 @@ static void add_undone(void)
 
 int main(int argc, char **argv)
 {
-        const char *b = getenv("BATONCTL");
-        unsigned leader;
         int64_t t0 = tclient_now_ms();
+        unsigned leader;
+        int status;
 
         (void)argc;
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        if (b != NULL && *b != '\0') {
-                batonctl = b;
-        }
-        unsetenv("BATON_ENDPOINTS");
-        if (access(batonctl, X_OK) != 0) {
-                printf("1..0 # SKIP no batonctl at %s\n", batonctl);
+        batonctl = ctlcluster_program("BATONCTL", "./batonctl");
+        if (batonctl == NULL) {
                 return 0;
         }
         snprintf(tmpdir, sizeof tmpdir, "/tmp/baton-refusals-XXXXXX");
@@ -589,10 +585,7 @@ int main(int argc, char **argv)
                 printf("Bail out! mkdtemp: %s\n", strerror(errno));
                 return 1;
         }
-        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv[0], WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
         tap_diag("cluster %s, leader %u, TLS %s, batonctl %s",
@@ -608,24 +601,7 @@ int main(int argc, char **argv)
         add_retried();
         add_undone();
 
-        if (harness_reap(&cluster) != 0) {
-                ok(false, "no node exited unexpectedly");
-        }
-        /* Stopped first, so that what a sanitizer says at exit is in. */
-        harness_stop(&cluster);
-        {
-                char first[512] = "";
-                ok(harness_scan_logs(&cluster, first, sizeof first) == 0,
-                   "no sanitizer or assertion report in the nodes' logs %s",
-                   first);
-        }
-        if (tap.failed != 0) {
-                cluster.failed = true;
-        }
-        harness_close(&cluster);
+        status = ctlcluster_close(&cluster, &tap, true, t0);
         rmdir(tmpdir);
-        printf("1..%u\n", tap.run);
-        tap_diag("%u of %u failed; %" PRId64 " ms", tap.failed, tap.run,
-                 tclient_now_ms() - t0);
-        return tap.failed != 0;
+        return status;
 }

@@ -43,16 +43,16 @@
 #include "../lib/proc.h"
 #include "../lib/tap.h"
 #include "../lib/tclient.h"
+#include "ctlcluster.h"
 
 #define WATCHDOG_S 240
-#define HEALTHY_MS 20000
 #define TTL_MS     2000
 #define RUN_MS     30000 /* the longest a batonctl here may take */
 #define MAX_STRAYS 16
 
 static struct harness cluster;
-static const char *batonctl = "./batonctl";
-static char self[4096]; /* this program, as the commands' path */
+static const char *batonctl; /* $BATONCTL, or ./batonctl */
+static char self[4096];      /* this program, as the commands' path */
 /* Every case of this program, in one TAP stream. */
 static struct tap tap;
 #define ok(...) tap_ok(&tap, __VA_ARGS__)
@@ -446,22 +446,16 @@ static void watchdog_killed(void)
 
 int main(int argc, char **argv)
 {
-        const char *b = getenv("BATONCTL");
-        unsigned leader;
         int64_t t0 = tclient_now_ms();
+        unsigned leader;
         ssize_t n;
 
         if (argc >= 3 && (strcmp(argv[1], "--alive") == 0 ||
                           strcmp(argv[1], "--mark") == 0)) {
                 return command(argc, argv);
         }
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        if (b != NULL && *b != '\0') {
-                batonctl = b;
-        }
-        unsetenv("BATON_ENDPOINTS");
-        if (access(batonctl, X_OK) != 0) {
-                printf("1..0 # SKIP no batonctl at %s\n", batonctl);
+        batonctl = ctlcluster_program("BATONCTL", "./batonctl");
+        if (batonctl == NULL) {
                 return 0;
         }
         n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -471,10 +465,7 @@ int main(int argc, char **argv)
         }
         self[n] = '\0';
         atexit(cleanup);
-        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv[0], WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
         tap_diag("cluster %s, leader %u, batonctl %s", cluster.endpoints,
@@ -487,15 +478,5 @@ int main(int argc, char **argv)
         group_term();
         watchdog_killed();
 
-        if (harness_reap(&cluster) != 0) {
-                ok(false, "no node exited unexpectedly");
-        }
-        if (tap.failed != 0) {
-                cluster.failed = true;
-        }
-        harness_close(&cluster);
-        printf("1..%u\n", tap.run);
-        tap_diag("%u of %u failed; %" PRId64 " ms", tap.failed, tap.run,
-                 tclient_now_ms() - t0);
-        return tap.failed != 0;
+        return ctlcluster_close(&cluster, &tap, false, t0);
 }
