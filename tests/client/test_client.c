@@ -34,6 +34,7 @@
 #include "../../include/baton.h"
 #include "../integration/harness.h"
 #include "../lib/tclient.h"
+#include "livecluster.h"
 
 #define WATCHDOG_S     240
 #define HEALTHY_MS     20000 /* a cluster (re)converging after a fault */
@@ -91,52 +92,6 @@ static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
                 }                                                              \
                 assert_int_equal(rv_, 0);                                      \
         } while (0)
-
-/* --- Fixtures ------------------------------------------------------------- */
-
-static int cluster_up(void **state)
-{
-        unsigned leader;
-
-        (void)state;
-        if (harness_open_healthy(&cluster, 3, argv0, WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                print_message("# cluster: %s\n", cluster.errmsg);
-                return -1;
-        }
-        return 0;
-}
-
-static int cluster_down(void **state)
-{
-        (void)state;
-        harness_close(&cluster);
-        return 0;
-}
-
-/* After a case that killed or paused nodes, even one that failed: every
- * node running again and following one leader. */
-static int cluster_restore(void **state)
-{
-        unsigned i, leader;
-
-        (void)state;
-        for (i = 1; i <= cluster.n; i++) {
-                struct harness_node *nd = &cluster.nodes[i - 1];
-                if (nd->pid > 0 && nd->paused) {
-                        harness_resume(&cluster, i);
-                } else if (nd->pid == 0) {
-                        harness_restart(&cluster, i);
-                }
-        }
-        if (harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
-                print_message("# cluster did not recover: %s\n",
-                              cluster.errmsg);
-                cluster.failed = true;
-                return -1;
-        }
-        return 0;
-}
 
 /* --- Threads that call into a handle -------------------------------------- */
 
@@ -1819,18 +1774,19 @@ int main(int argc, char **argv)
             cmocka_unit_test(wait_times_out),
             cmocka_unit_test(client_paused),
             cmocka_unit_test(many_threads),
-            cmocka_unit_test_setup_teardown(leader_killed, cluster_restore,
-                                            cluster_restore),
-            cmocka_unit_test_setup_teardown(server_paused, cluster_restore,
-                                            cluster_restore),
-            cmocka_unit_test_setup_teardown(wait_withdrawn, cluster_restore,
-                                            cluster_restore),
-            cmocka_unit_test_setup_teardown(watch_over_failover,
-                                            cluster_restore, cluster_restore),
+            cmocka_unit_test_setup_teardown(leader_killed, livecluster_restore,
+                                            livecluster_restore),
+            cmocka_unit_test_setup_teardown(server_paused, livecluster_restore,
+                                            livecluster_restore),
+            cmocka_unit_test_setup_teardown(wait_withdrawn, livecluster_restore,
+                                            livecluster_restore),
+            cmocka_unit_test_setup_teardown(
+                watch_over_failover, livecluster_restore, livecluster_restore),
             cmocka_unit_test_setup_teardown(watch_failover_at_start,
-                                            cluster_restore, cluster_restore),
-            cmocka_unit_test_setup_teardown(watch_compacted, cluster_restore,
-                                            cluster_restore),
+                                            livecluster_restore,
+                                            livecluster_restore),
+            cmocka_unit_test_setup_teardown(
+                watch_compacted, livecluster_restore, livecluster_restore),
             cmocka_unit_test(example_runs),
             cmocka_unit_test(endpoints_by_name),
             cmocka_unit_test(endpoints_ipv6),
@@ -1838,6 +1794,7 @@ int main(int argc, char **argv)
 
         (void)argc;
         argv0 = argv[0];
-        return cmocka_run_group_tests_name("client", tests, cluster_up,
-                                           cluster_down);
+        livecluster_use(&cluster, argv0, WATCHDOG_S);
+        return cmocka_run_group_tests_name("client", tests, livecluster_up,
+                                           livecluster_down);
 }

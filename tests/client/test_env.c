@@ -26,33 +26,19 @@
 
 #include "../../include/baton.h"
 #include "../integration/harness.h"
+#include "livecluster.h"
 
 #define WATCHDOG_S 120
-#define HEALTHY_MS 20000
 #define OP_MS      5000
 
 static struct harness cluster;
-static const char *argv0;
 
-static int cluster_up(void **state)
-{
-        unsigned leader;
-
-        (void)state;
-        if (harness_open_healthy(&cluster, 3, argv0, WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                print_message("# cluster: %s\n", cluster.errmsg);
-                return -1;
-        }
-        return 0;
-}
-
+/* The group's teardown: the cluster this program named in the
+ * environment goes, and so does the name. */
 static int cluster_down(void **state)
 {
-        (void)state;
         unsetenv("BATON_ENDPOINTS");
-        harness_close(&cluster);
-        return 0;
+        return livecluster_down(state);
 }
 
 /* A handle for `endpoints` (NULL: none given) with a bounded timeout; its
@@ -202,7 +188,7 @@ int main(int argc, char **argv)
         };
 
         (void)argc;
-        argv0 = argv[0];
-        return cmocka_run_group_tests_name("client_env", tests, cluster_up,
+        livecluster_use(&cluster, argv[0], WATCHDOG_S);
+        return cmocka_run_group_tests_name("client_env", tests, livecluster_up,
                                            cluster_down);
 }

@@ -44,6 +44,7 @@
 #include "../integration/tlsfiles.h"
 #include "../lib/certs.h"
 #include "../lib/tclient.h"
+#include "livecluster.h"
 
 #define WATCHDOG_S 240
 #define HEALTHY_MS 20000
@@ -208,48 +209,6 @@ static void need_tls(void)
                 print_message("# SKIP: the clusters run without TLS\n");
                 skip();
         }
-}
-
-/* --- Fixtures ------------------------------------------------------------- */
-
-static int cluster_up(void **state)
-{
-        unsigned leader;
-
-        (void)state;
-        if (harness_open_healthy(&cluster, 3, argv0, WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                print_message("# cluster: %s\n", cluster.errmsg);
-                return -1;
-        }
-        return 0;
-}
-
-static int cluster_down(void **state)
-{
-        (void)state;
-        harness_close(&cluster);
-        return 0;
-}
-
-/* After a case that killed nodes: every node running, one leader. */
-static int cluster_restore(void **state)
-{
-        unsigned i, leader;
-
-        (void)state;
-        for (i = 1; i <= cluster.n; i++) {
-                if (cluster.nodes[i - 1].pid == 0) {
-                        harness_restart(&cluster, i);
-                }
-        }
-        if (harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
-                print_message("# cluster did not recover: %s\n",
-                              cluster.errmsg);
-                cluster.failed = true;
-                return -1;
-        }
-        return 0;
 }
 
 /* Whether something accepts TCP connections at `endpoint` (127.0.0.1). */
@@ -656,15 +615,18 @@ int main(int argc, char **argv)
             cmocka_unit_test(wrong_ca_file),
             cmocka_unit_test(tls_against_plain_node),
             cmocka_unit_test(name_mismatch),
-            cmocka_unit_test_teardown(lost_majority, cluster_restore),
-            cmocka_unit_test_teardown(sent_before_all_died, cluster_restore),
-            cmocka_unit_test_teardown(session_outlives_outage, cluster_restore),
+            cmocka_unit_test_teardown(lost_majority, livecluster_restore),
+            cmocka_unit_test_teardown(sent_before_all_died,
+                                      livecluster_restore),
+            cmocka_unit_test_teardown(session_outlives_outage,
+                                      livecluster_restore),
         };
 
         argv0 = argv[0];
         if (argc > 1) {
                 cmocka_set_test_filter(argv[1]); /* e.g. "sent_*" */
         }
-        return cmocka_run_group_tests_name("failfast", tests, cluster_up,
-                                           cluster_down);
+        livecluster_use(&cluster, argv0, WATCHDOG_S);
+        return cmocka_run_group_tests_name("failfast", tests, livecluster_up,
+                                           livecluster_down);
 }
