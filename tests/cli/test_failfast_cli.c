@@ -16,7 +16,6 @@
  * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR, BATON_TEST_TLS.
  */
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,10 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../integration/lonenode.h"
 #include "../integration/tlsfiles.h"
 #include "../lib/proc.h"
 #include "../lib/tap.h"
@@ -102,78 +101,13 @@ static void expect_within(const struct proc *r, int64_t extra_ms,
 
 /* --- Helpers -------------------------------------------------------------- */
 
-static unsigned free_port(void)
-{
-        struct sockaddr_in sa;
-        socklen_t len = sizeof sa;
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        unsigned port = 0;
-
-        memset(&sa, 0, sizeof sa);
-        sa.sin_family = AF_INET;
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
-            getsockname(fd, (struct sockaddr *)&sa, &len) == 0) {
-                port = ntohs(sa.sin_port);
-        }
-        if (fd >= 0) {
-                close(fd);
-        }
-        return port;
-}
-
-static const char *tls_path(const char *name)
-{
-        static char buf[8][512];
-        static unsigned next;
-        char *p = buf[next++ % 8];
-
-        snprintf(p, sizeof buf[0], "%s/%s", tlsfiles_dir(), name);
-        return p;
-}
-
-/* Whether something accepts TCP connections at 127.0.0.1:`port`. */
-static bool listening(const char *endpoint)
-{
-        const char *colon = strrchr(endpoint, ':');
-        struct sockaddr_in sa;
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        bool up;
-
-        memset(&sa, 0, sizeof sa);
-        sa.sin_family = AF_INET;
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        sa.sin_port = htons((uint16_t)atoi(colon != NULL ? colon + 1 : "0"));
-        up = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        if (fd >= 0) {
-                close(fd);
-        }
-        return up;
-}
-
-/* A one-node cluster whose node runs with `flags` from its second start
- * (the harness gives flags from a node's next start). 0 or -1. */
+/* A one-node cluster whose node runs with `flags` (lonenode.h). 0 or -1,
+ * after saying why. */
 static int single_node(struct harness *h, const char *const *flags, unsigned n)
 {
-        unsigned leader;
-        int64_t until;
-
-        if (harness_start(h, 1, NULL, argv0, 0) != 0 ||
-            harness_wait_leader(h, HEALTHY_MS, &leader) != 0 ||
-            harness_term(h, 1, NULL) != 0 ||
-            harness_wait_exit(h, 1, HEALTHY_MS, NULL) != 0 ||
-            harness_set_flags(h, 1, flags, n) != 0 ||
-            harness_restart(h, 1) != 0) {
+        if (lonenode_start(h, flags, n, argv0, HEALTHY_MS) != 0) {
                 printf("# one-node cluster: %s\n", h->errmsg);
                 return -1;
-        }
-        for (until = tclient_now_ms() + HEALTHY_MS; !listening(h->endpoints);
-             usleep(20 * 1000)) {
-                if (tclient_now_ms() > until) {
-                        printf("# the node does not listen on %s\n",
-                               h->endpoints);
-                        return -1;
-                }
         }
         return 0;
 }
@@ -186,8 +120,8 @@ static void nothing_to_connect_to(void)
         const char *raft = cluster.nodes[0].raft_address;
         struct proc r;
 
-        snprintf(a, sizeof a, "127.0.0.1:%u", free_port());
-        snprintf(b, sizeof b, "127.0.0.1:%u", free_port());
+        snprintf(a, sizeof a, "127.0.0.1:%u", lonenode_free_port());
+        snprintf(b, sizeof b, "127.0.0.1:%u", lonenode_free_port());
         snprintf(eps, sizeof eps, "%s,%s", a, b);
         ctl(&r, false, "--endpoints", eps, "--timeout", LONG, "holder", "x",
             NULL);
@@ -223,22 +157,23 @@ static void tls_refusals(void)
                 return;
         }
         ctl(&r, false, "--endpoints", ep, "--timeout", LONG, "--cacert",
-            tls_path("ca.crt"), "--cert", tls_path("cli-expired.crt"), "--key",
-            tls_path("cli-expired.key"), "holder", "x", NULL);
+            tlsfiles_path("ca.crt"), "--cert", tlsfiles_path("cli-expired.crt"),
+            "--key", tlsfiles_path("cli-expired.key"), "holder", "x", NULL);
         expect_within(&r, 0, "an expired certificate", "holder", ep,
                       "the node refused this client's certificate",
                       "certificate expired", NULL);
         ctl(&r, false, "--endpoints", ep, "--timeout", LONG, "--cacert",
-            tls_path("ca.crt"), "--cert", tls_path("cli-foreign.crt"), "--key",
-            tls_path("cli-foreign.key"), "holder", "x", NULL);
+            tlsfiles_path("ca.crt"), "--cert", tlsfiles_path("cli-foreign.crt"),
+            "--key", tlsfiles_path("cli-foreign.key"), "holder", "x", NULL);
         expect_within(&r, 0, "a certificate of another CA", "holder", ep,
                       "unknown CA", NULL);
         /* Another CA's file as --cacert: a client certificate will do, it
          * signs nothing of the cluster's. */
-        snprintf(other_ca, sizeof other_ca, "%s", tls_path("cli-other.crt"));
+        snprintf(other_ca, sizeof other_ca, "%s",
+                 tlsfiles_path("cli-other.crt"));
         ctl(&r, false, "--endpoints", ep, "--timeout", LONG, "--cacert",
-            other_ca, "--cert", tls_path("admin.crt"), "--key",
-            tls_path("admin.key"), "holder", "x", NULL);
+            other_ca, "--cert", tlsfiles_path("admin.crt"), "--key",
+            tlsfiles_path("admin.key"), "holder", "x", NULL);
         expect_within(&r, 0, "a wrong --cacert", "holder", ep,
                       "the node's certificate is refused here", NULL);
 }
@@ -280,9 +215,9 @@ static void name_mismatch(void)
                 return;
         }
         flags[0] = "--tls-cert";
-        flags[1] = tls_path("cli-elsewhere.crt");
+        flags[1] = tlsfiles_path("cli-elsewhere.crt");
         flags[2] = "--tls-key";
-        flags[3] = tls_path("cli-elsewhere.key");
+        flags[3] = tlsfiles_path("cli-elsewhere.key");
         if (single_node(&h, flags, 4) != 0) {
                 ok(false, "a node with another host's certificate");
                 h.failed = true;
@@ -304,7 +239,7 @@ static void status_rows(void)
         struct proc r;
         bool good;
 
-        snprintf(dead, sizeof dead, "127.0.0.1:%u", free_port());
+        snprintf(dead, sizeof dead, "127.0.0.1:%u", lonenode_free_port());
         snprintf(eps, sizeof eps, "%s,%s", cluster.nodes[0].client_address,
                  dead);
         ctl(&r, false, "--endpoints", eps, "--timeout", LONG, "status", NULL);
