@@ -33,6 +33,7 @@
 
 #include "../../include/baton.h"
 #include "../integration/harness.h"
+#include "../lib/proc.h"
 #include "../lib/tclient.h"
 #include "livecluster.h"
 
@@ -43,6 +44,7 @@
 #define SHORT_TTL      1000  /* a client meant to lose its session */
 #define STRESS_THREADS 16
 #define STRESS_ROUNDS  40
+#define EXAMPLE_MS     60000 /* examples/lock_example runs this long at most */
 
 static struct harness cluster;
 static const char *argv0;
@@ -1304,30 +1306,19 @@ static void wait_withdrawn(void **state)
 static void example_runs(void **state)
 {
         const char *path = "./examples/lock_example";
-        int status = 0;
-        pid_t pid;
+        const char *const args[] = {cluster.endpoints, "tc-example", NULL};
+        struct proc p;
 
         (void)state;
         if (access(path, X_OK) != 0) {
                 skip();
         }
-        fflush(stdout);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                int null = open("/dev/null", O_WRONLY);
-                if (null >= 0) {
-                        dup2(null, STDOUT_FILENO);
-                        dup2(null, STDERR_FILENO);
-                }
-                signal(SIGALRM, SIG_DFL);
-                execl(path, path, cluster.endpoints, "tc-example",
-                      (char *)NULL);
-                _exit(127);
+        assert_int_equal(proc_start(&p, path, 0, NULL, args), 0);
+        if (proc_wait(&p, EXAMPLE_MS) != 0) {
+                proc_show(&p);
         }
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_true(p.status >= 0 && p.status < 128); /* it exited */
+        assert_int_equal(p.status, 0);
 }
 
 /* --- A client process paused past its TTL --------------------------------- */
