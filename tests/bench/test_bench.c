@@ -11,9 +11,7 @@
  * any exit. Environment as the integration tests: BATOND,
  * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR.
  */
-#include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,34 +19,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../cli/ctlcluster.h"
 #include "../integration/harness.h"
+#include "../lib/proc.h"
+#include "../lib/tap.h"
+#include "../lib/tclient.h"
 
 #define WATCHDOG_S 120
-#define HEALTHY_MS 20000
-#define OUT_MAX    8192
 #define MAX_FIELDS 32
 
 static struct harness cluster;
-static const char *bench = "./baton-bench";
-static unsigned tests_run, tests_failed;
+static const char *bench; /* $BATON_BENCH, or ./baton-bench */
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 static pid_t child;
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        if (!cond) {
-                tests_failed++;
-        }
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
 
 static void cleanup(void)
 {
@@ -59,65 +44,18 @@ static void cleanup(void)
         }
 }
 
-/* Run baton-bench with `args` (NULL-terminated); its stdout goes to `out`
- * (NUL-terminated), its stderr to ours. Returns its exit code, 128 + the
- * signal, or -1. */
-static int run(const char *const *args, char *out, size_t cap)
+/* Run baton-bench with `args` (NULL-terminated) to its end; its stderr is
+ * passed on to ours. Returns its exit code, 128 + the signal, or -1. */
+static int run(struct proc *p, const char *const *args)
 {
-        const char *argv[32];
-        size_t n = 0, len = 0;
-        int fds[2], status;
-
-        argv[n++] = bench;
-        while (*args != NULL && n < 31) {
-                argv[n++] = *args++;
-        }
-        argv[n] = NULL;
-        out[0] = '\0';
-        if (pipe(fds) != 0) {
+        if (proc_start(p, bench, 0, NULL, args) != 0) {
                 return -1;
         }
-        child = fork();
-        if (child < 0) {
-                return -1;
-        }
-        if (child == 0) {
-                dup2(fds[1], 1);
-                close(fds[0]);
-                close(fds[1]);
-                execv(bench, (char *const *)argv);
-                fprintf(stderr, "exec %s: %s\n", bench, strerror(errno));
-                _exit(99);
-        }
-        close(fds[1]);
-        for (;;) {
-                char buf[1024];
-                ssize_t r = read(fds[0], buf, sizeof buf);
-
-                if (r < 0 && errno == EINTR) {
-                        continue;
-                }
-                if (r <= 0) {
-                        break;
-                }
-                if (len + (size_t)r < cap) {
-                        memcpy(out + len, buf, (size_t)r);
-                        len += (size_t)r;
-                }
-        }
-        out[len] = '\0';
-        close(fds[0]);
-        while (waitpid(child, &status, 0) < 0) {
-                if (errno != EINTR) {
-                        child = 0;
-                        return -1;
-                }
-        }
+        child = p->pid;
+        proc_wait(p, WATCHDOG_S * 1000); /* the watchdog bails out first */
         child = 0;
-        if (WIFEXITED(status)) {
-                return WEXITSTATUS(status);
-        }
-        return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+        fputs(p->err, stderr);
+        return p->status;
 }
 
 /* --- A flat JSON object: "key":"string" or "key":number ------------------ */
@@ -310,13 +248,14 @@ static void check_run(const char *workload, const char *clients)
                               clients,           "--duration", "1",
                               "--warmup",        "0.2",        "--endpoints",
                               cluster.endpoints, NULL};
-        static char out[OUT_MAX];
+        static struct proc p;
         struct field f[MAX_FIELDS];
         unsigned n = 0, missing = 0, i;
+        char *out = p.out;
         size_t len;
         int rc;
 
-        rc = run(args, out, sizeof out);
+        rc = run(&p, args);
         printf("# %s: %s", workload, out);
         ok(rc == 0, "%s: exit status 0 (got %d)", workload, rc);
         len = strlen(out);
@@ -365,12 +304,13 @@ static int run_connections(const char *conns, struct field *f, unsigned *n)
                               "--hold-s",   "0.5",         "--ttl-ms",
                               "10000",      "--endpoints", cluster.endpoints,
                               NULL};
-        static char out[OUT_MAX];
+        static struct proc p;
+        char *out = p.out;
         size_t len;
         int rc;
 
         *n = 0;
-        rc = run(args, out, sizeof out);
+        rc = run(&p, args);
         printf("# connections %s: %s", conns, out);
         len = strlen(out);
         if (len > 0 && out[len - 1] == '\n') {
@@ -420,23 +360,16 @@ static void check_connections(void)
 
 int main(int argc, char **argv)
 {
-        const char *b = getenv("BATON_BENCH");
+        int64_t t0 = tclient_now_ms();
         unsigned leader;
 
         (void)argc;
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        if (b != NULL && *b != '\0') {
-                bench = b;
-        }
-        if (access(bench, X_OK) != 0) {
-                printf("1..0 # SKIP no baton-bench at %s\n", bench);
+        bench = ctlcluster_program("BATON_BENCH", "./baton-bench");
+        if (bench == NULL) {
                 return 0;
         }
         atexit(cleanup);
-        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv[0], WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
         printf("# cluster %s, leader %u, baton-bench %s\n", cluster.endpoints,
@@ -446,13 +379,5 @@ int main(int argc, char **argv)
         check_run("contended", "3");
         check_connections();
 
-        if (harness_reap(&cluster) != 0) {
-                ok(false, "no node exited unexpectedly");
-        }
-        if (tests_failed != 0) {
-                cluster.failed = true;
-        }
-        harness_close(&cluster);
-        printf("1..%u\n", tests_run);
-        return tests_failed != 0;
+        return ctlcluster_close(&cluster, &tap, false, t0);
 }

@@ -19,10 +19,8 @@
  * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -36,64 +34,25 @@
 
 #include "../integration/harness.h"
 #include "../integration/tlsfiles.h"
+#include "../lib/proc.h"
+#include "../lib/tap.h"
 #include "../lib/tclient.h"
+#include "ctlcluster.h"
 
 #define WATCHDOG_S 180
 #define HEALTHY_MS 20000
 #define RUN_MS     20000 /* a batonctl run that should end on its own */
-#define OUT_MAX    16384
 #define LOSS_TTL   2000
 
 static struct harness cluster;
-static const char *batonctl = "./batonctl";
+static const char *batonctl;                /* $BATONCTL, or ./batonctl */
 static const char *bench = "./baton-bench"; /* $BATON_BENCH */
-static unsigned tests_run, tests_failed;
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 static pid_t stray_child; /* a lock's command, killed at exit if alive */
 
-/* --- TAP ------------------------------------------------------------------ */
-
-static bool vok(bool cond, const char *fmt, va_list ap)
-{
-        tests_run++;
-        if (!cond) {
-                tests_failed++;
-        }
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        vprintf(fmt, ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-        bool r;
-
-        va_start(ap, fmt);
-        r = vok(cond, fmt, ap);
-        va_end(ap);
-        return r;
-}
-static void diag(const char *fmt, ...)
-{
-        va_list ap;
-
-        printf("# ");
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-}
-
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+/* --- Time ----------------------------------------------------------------- */
 
 static int64_t wall_ms(void)
 {
@@ -103,210 +62,36 @@ static int64_t wall_ms(void)
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void sleep_ms(int ms)
-{
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
-}
-
 /* --- Running batonctl ----------------------------------------------------- */
 
-struct proc {
-        pid_t pid;
-        int out_fd, err_fd;
-        char out[OUT_MAX];
-        char err[OUT_MAX];
-        size_t n_out, n_err;
-        int status; /* exit code, 128 + signal, or -1: did not end in time */
-        int64_t started_ms, elapsed_ms;
-};
-
-/* Start `prog` with `args` (NULL-terminated, after the program name). */
-static int proc_start_prog(struct proc *p, const char *prog,
-                           const char *const *args)
-{
-        const char *argv[64];
-        int out[2], err[2];
-        unsigned n = 0;
-
-        memset(p, 0, sizeof *p);
-        p->status = -1;
-        argv[n++] = prog;
-        while (*args != NULL && n < 63) {
-                argv[n++] = *args++;
-        }
-        argv[n] = NULL;
-        if (pipe(out) != 0 || pipe(err) != 0) {
-                return -1;
-        }
-        p->started_ms = now_ms();
-        p->pid = fork();
-        if (p->pid < 0) {
-                return -1;
-        }
-        if (p->pid == 0) {
-                dup2(out[1], 1);
-                dup2(err[1], 2);
-                close(out[0]);
-                close(out[1]);
-                close(err[0]);
-                close(err[1]);
-                execv(prog, (char *const *)argv);
-                fprintf(stderr, "exec %s: %s\n", prog, strerror(errno));
-                _exit(99);
-        }
-        close(out[1]);
-        close(err[1]);
-        p->out_fd = out[0];
-        p->err_fd = err[0];
-        return 0;
-}
-
-/* Start batonctl with `args` (NULL-terminated, after the program name). */
-static int proc_start(struct proc *p, const char *const *args)
-{
-        return proc_start_prog(p, batonctl, args);
-}
-
-/* Read what is there on stdout/stderr for up to timeout_ms. */
-static void proc_read(struct proc *p, int timeout_ms)
-{
-        struct pollfd fds[2] = {{p->out_fd, POLLIN, 0}, {p->err_fd, POLLIN, 0}};
-        int i;
-
-        if (poll(fds, 2, timeout_ms) <= 0) {
-                return;
-        }
-        for (i = 0; i < 2; i++) {
-                char *buf = i == 0 ? p->out : p->err;
-                size_t *len = i == 0 ? &p->n_out : &p->n_err;
-                ssize_t r;
-
-                if (fds[i].fd < 0 ||
-                    (fds[i].revents & (POLLIN | POLLHUP)) == 0) {
-                        continue;
-                }
-                r = read(fds[i].fd, buf + *len, OUT_MAX - 1 - *len);
-                if (r > 0) {
-                        *len += (size_t)r;
-                        buf[*len] = '\0';
-                } else {
-                        close(fds[i].fd);
-                        if (i == 0) {
-                                p->out_fd = -1;
-                        } else {
-                                p->err_fd = -1;
-                        }
-                }
-        }
-}
-
-/* Wait until stdout holds a full line (up to timeout_ms). */
-static bool proc_wait_line(struct proc *p, int timeout_ms)
-{
-        int64_t end = now_ms() + timeout_ms;
-
-        while (strchr(p->out, '\n') == NULL && now_ms() < end &&
-               p->out_fd >= 0) {
-                proc_read(p, 50);
-        }
-        return strchr(p->out, '\n') != NULL;
-}
-
-/* Wait for exit (up to timeout_ms, then SIGKILL) reading its output. */
-static int proc_wait(struct proc *p, int timeout_ms)
-{
-        int64_t end = now_ms() + timeout_ms;
-        int st;
-
-        for (;;) {
-                pid_t r = waitpid(p->pid, &st, WNOHANG);
-                if (r == p->pid) {
-                        p->elapsed_ms = now_ms() - p->started_ms;
-                        p->status = WIFEXITED(st) ? WEXITSTATUS(st)
-                                                  : 128 + WTERMSIG(st);
-                        break;
-                }
-                if (now_ms() >= end) {
-                        kill(p->pid, SIGKILL);
-                        waitpid(p->pid, &st, 0);
-                        p->elapsed_ms = now_ms() - p->started_ms;
-                        p->status = -1;
-                        break;
-                }
-                proc_read(p, 10);
-        }
-        while (p->out_fd >= 0 || p->err_fd >= 0) {
-                int before = (int)(p->n_out + p->n_err);
-                proc_read(p, 200);
-                if ((int)(p->n_out + p->n_err) == before &&
-                    (p->out_fd >= 0 || p->err_fd >= 0)) {
-                        /* A grandchild keeps a pipe open: stop reading. */
-                        if (p->out_fd >= 0) {
-                                close(p->out_fd);
-                        }
-                        if (p->err_fd >= 0) {
-                                close(p->err_fd);
-                        }
-                        p->out_fd = p->err_fd = -1;
-                }
-        }
-        return p->status;
-}
-
-static void proc_show(const struct proc *p)
-{
-        diag("exit %d after %" PRId64 " ms; stdout: %.400s; stderr: %.400s",
-             p->status, p->elapsed_ms, p->out, p->err);
-}
-
 /* Run batonctl --endpoints E args... to its end. */
-#define MAXARGS 32
 static int ctl(struct proc *p, int timeout_ms, ...)
 {
-        const char *args[MAXARGS];
-        unsigned n = 0;
-        const char *a;
+        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
         va_list ap;
+        int rv;
 
-        args[n++] = "--endpoints";
-        args[n++] = cluster.endpoints;
         va_start(ap, timeout_ms);
-        while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 1) {
-                args[n++] = a;
-        }
+        rv = proc_vrun(p, batonctl, 0, timeout_ms, head, ap);
         va_end(ap);
-        args[n] = NULL;
-        if (proc_start(p, args) != 0) {
-                return -1;
-        }
-        return proc_wait(p, timeout_ms);
+        return rv;
 }
 
 /* Run `prog` args... (nothing added) to its end, with BATON_ENDPOINTS set
  * to `env` (NULL: unset) in its environment. */
 static int run_env(struct proc *p, const char *prog, const char *env, ...)
 {
-        const char *args[MAXARGS];
-        unsigned n = 0;
-        const char *a;
         va_list ap;
         int rv;
 
-        va_start(ap, env);
-        while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 1) {
-                args[n++] = a;
-        }
-        va_end(ap);
-        args[n] = NULL;
         if (env != NULL) {
                 setenv("BATON_ENDPOINTS", env, 1);
         }
-        rv = proc_start_prog(p, prog, args);
+        va_start(ap, env);
+        rv = proc_vrun(p, prog, 0, RUN_MS, NULL, ap);
+        va_end(ap);
         unsetenv("BATON_ENDPOINTS");
-        return rv != 0 ? -1 : proc_wait(p, RUN_MS);
+        return rv;
 }
 
 /* --- A minimal JSON validator --------------------------------------------- */
@@ -463,7 +248,7 @@ static bool json_has_fields(const char *json, const char *const *fields)
         for (; *fields != NULL; fields++) {
                 snprintf(key, sizeof key, "\"%s\":", *fields);
                 if (strstr(json, key) == NULL) {
-                        diag("JSON lacks %s", key);
+                        tap_diag("JSON lacks %s", key);
                         return false;
                 }
         }
@@ -543,7 +328,8 @@ static void lock_env(void)
         /* The default TTL is 10 s: the deadline is within it, not past. */
         if (!ok(n == 3 && deadline > before && deadline <= wall_ms() + 10000,
                 "BATON_DEADLINE_MS is a wall-clock time within the TTL")) {
-                diag("deadline %lld, started at %" PRId64, deadline, before);
+                tap_diag("deadline %lld, started at %" PRId64, deadline,
+                         before);
         }
 }
 
@@ -581,7 +367,7 @@ static void hold_and_query(void)
         unsigned long long token = 0;
         int64_t t0;
 
-        if (proc_start(&bg, args) != 0) {
+        if (proc_start(&bg, batonctl, 0, NULL, args) != 0) {
                 ok(false, "start acquire");
                 return;
         }
@@ -659,12 +445,12 @@ static void hold_and_query(void)
                 proc_show(&p);
         }
 
-        t0 = now_ms();
+        t0 = tclient_now_ms();
         kill(bg.pid, SIGTERM);
         proc_wait(&bg, RUN_MS);
         if (!ok(bg.status == 0,
                 "acquire ended by SIGTERM: exit 0 (%" PRId64 " ms)",
-                now_ms() - t0)) {
+                tclient_now_ms() - t0)) {
                 proc_show(&bg);
         }
         ctl(&p, RUN_MS, "holder", "cli-held", NULL);
@@ -697,7 +483,7 @@ static void list_locks(void)
         for (i = 0; i < 3; i++) {
                 const char *args[] = {"--endpoints", cluster.endpoints,
                                       "acquire", names[i], NULL};
-                if (proc_start(&bg[i], args) != 0) {
+                if (proc_start(&bg[i], batonctl, 0, NULL, args) != 0) {
                         ok(false, "start acquire %s", names[i]);
                         goto out;
                 }
@@ -775,7 +561,7 @@ out:
 /* Poll holder until `name` is free, for at most `ms`. */
 static bool wait_free(const char *name, int64_t ms)
 {
-        int64_t end = now_ms() + ms;
+        int64_t end = tclient_now_ms() + ms;
         struct proc h;
 
         for (;;) {
@@ -783,11 +569,11 @@ static bool wait_free(const char *name, int64_t ms)
                 if (h.status == 0 && strstr(h.out, " free\n") != NULL) {
                         return true;
                 }
-                if (now_ms() >= end) {
+                if (tclient_now_ms() >= end) {
                         proc_show(&h);
                         return false;
                 }
-                sleep_ms(200);
+                tclient_sleep_ms(200);
         }
 }
 
@@ -963,7 +749,7 @@ static void elections(void)
         ctl(&p, RUN_MS, "leader", "cli-db", NULL);
         ok(p.status == 0 && strstr(p.out, "cli-db no leader") != NULL,
            "leader of an election no one runs: no leader");
-        if (proc_start(&bg, args) != 0) {
+        if (proc_start(&bg, batonctl, 0, NULL, args) != 0) {
                 ok(false, "start elect");
                 return;
         }
@@ -1012,7 +798,7 @@ static void elections(void)
  * it cannot start. */
 static bool start_bg(struct proc *bg, const char *const *args)
 {
-        if (proc_start(bg, args) != 0) {
+        if (proc_start(bg, batonctl, 0, NULL, args) != 0) {
                 ok(false, "start %s", args[2]);
                 return false;
         }
@@ -1022,9 +808,9 @@ static bool start_bg(struct proc *bg, const char *const *args)
 /* Read bg's stdout until it holds `lines` lines (up to RUN_MS). */
 static bool wait_lines(struct proc *bg, unsigned lines)
 {
-        int64_t deadline = now_ms() + RUN_MS;
+        int64_t deadline = tclient_now_ms() + RUN_MS;
 
-        while (count_of(bg->out, "\n") < lines && now_ms() < deadline) {
+        while (count_of(bg->out, "\n") < lines && tclient_now_ms() < deadline) {
                 proc_read(bg, 100);
         }
         return count_of(bg->out, "\n") >= lines;
@@ -1044,7 +830,7 @@ static void watch_and_observe(void)
         if (!start_bg(&w, wargs) || !start_bg(&o, oargs)) {
                 return;
         }
-        sleep_ms(500); /* both watches started */
+        tclient_sleep_ms(500); /* both watches started */
         ctl(&p, RUN_MS, "lock", "cli-watched", "--", "true", NULL);
         ctl(&p, RUN_MS, "elect", "cli-elected", "--value", "10.1.1.1:80", "--",
             "true", NULL);
@@ -1195,7 +981,7 @@ static void detached_leases(void)
                 proc_show(&p);
                 return;
         }
-        t0 = now_ms();
+        t0 = tclient_now_ms();
         {
                 const char *t = strstr(p.out, "\"token\":");
                 const char *ss = strstr(p.out, "\"session\":");
@@ -1216,7 +1002,8 @@ static void detached_leases(void)
                 "a detached lock nobody releases is free after the TTL")) {
                 return;
         }
-        diag("freed %" PRId64 " ms after the detached try", now_ms() - t0);
+        tap_diag("freed %" PRId64 " ms after the detached try",
+                 tclient_now_ms() - t0);
         ctl(&p, RUN_MS, "release", "cli-lease2", tok, "--session", sess,
             "--secret", secret, NULL);
         if (!ok(p.status == 1 && strstr(p.err, "already ended") != NULL,
@@ -1314,7 +1101,7 @@ static void usage_error(const struct proc *p, int status,
         }
         if (!ok(good && missing == NULL, "%s", what)) {
                 if (missing != NULL) {
-                        diag("the first line lacks \"%s\"", missing);
+                        tap_diag("the first line lacks \"%s\"", missing);
                 }
                 proc_show(p);
         }
@@ -1329,15 +1116,15 @@ static void usage_errors(void)
         const char *bad_json[] = {"--json=yes", "status", NULL};
         struct proc p;
 
-        proc_start(&p, none);
+        proc_start(&p, batonctl, 0, NULL, none);
         proc_wait(&p, RUN_MS);
         usage_error(&p, 2, WANT("no command"),
                     "no command: exit 2, one line says so");
-        proc_start(&p, bad_opt);
+        proc_start(&p, batonctl, 0, NULL, bad_opt);
         proc_wait(&p, RUN_MS);
         usage_error(&p, 2, WANT("unknown option --bogus"),
                     "unknown global option: exit 2, one line names it");
-        proc_start(&p, bad_json);
+        proc_start(&p, batonctl, 0, NULL, bad_json);
         proc_wait(&p, RUN_MS);
         usage_error(&p, 2, WANT("--json takes no value"),
                     "--json=yes: exit 2, one line says --json takes no value");
@@ -1447,7 +1234,7 @@ static void options_anywhere(void)
         struct proc p;
 
         after[4] = cluster.endpoints;
-        proc_start(&p, after);
+        proc_start(&p, batonctl, 0, NULL, after);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && json_valid(p.out) &&
                     strstr(p.out, "\"held\":false") != NULL,
@@ -1456,7 +1243,7 @@ static void options_anywhere(void)
         }
         snprintf(ep, sizeof ep, "--endpoints=%s", cluster.endpoints);
         equals[0] = ep;
-        proc_start(&p, equals);
+        proc_start(&p, batonctl, 0, NULL, equals);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 1 && strcmp(p.out, "cli-opt 1 stale\n") == 0,
                 "--endpoints=E --timeout=3000 check NAME 1: exit 1, stale")) {
@@ -1586,19 +1373,19 @@ static void versions(void)
         const char *want_d = "batond " PACKAGE_VERSION " (libraft 0.";
         struct proc p;
 
-        proc_start(&p, only);
+        proc_start(&p, batonctl, 0, NULL, only);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strcmp(p.out, want_ctl) == 0 && p.n_err == 0,
                 "batonctl --version: exit 0, batonctl and libbaton versions")) {
                 proc_show(&p);
         }
-        proc_start(&p, late);
+        proc_start(&p, batonctl, 0, NULL, late);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strcmp(p.out, want_ctl) == 0,
                 "batonctl holder x --version: the version, nothing asked")) {
                 proc_show(&p);
         }
-        proc_start_prog(&p, cluster.batond, only);
+        proc_start(&p, cluster.batond, 0, NULL, only);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strncmp(p.out, want_d, strlen(want_d)) == 0 &&
                     strstr(p.out, ", libuv 1.") != NULL &&
@@ -1606,13 +1393,13 @@ static void versions(void)
                 "batond --version: exit 0, libraft, libuv and liblz4")) {
                 proc_show(&p);
         }
-        proc_start_prog(&p, cluster.batond, id_only);
+        proc_start(&p, cluster.batond, 0, NULL, id_only);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strncmp(p.out, want_d, strlen(want_d)) == 0,
                 "batond --id 1 --version: exit 0 without the other keys")) {
                 proc_show(&p);
         }
-        proc_start_prog(&p, cluster.batond, no_file);
+        proc_start(&p, cluster.batond, 0, NULL, no_file);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 0 && strncmp(p.out, want_d, strlen(want_d)) == 0,
                 "batond --config MISSING --version: exit 0, nothing read")) {
@@ -1650,8 +1437,8 @@ static void endpoints_env(void)
                 proc_show(&p);
         }
         if (access(bench, X_OK) != 0) {
-                diag("no baton-bench at %s: its BATON_ENDPOINTS not tried",
-                     bench);
+                tap_diag("no baton-bench at %s: its BATON_ENDPOINTS not tried",
+                         bench);
                 return;
         }
         run_env(&p, bench, cluster.endpoints, "--duration", "0.3", "--warmup",
@@ -1694,7 +1481,7 @@ static void client_names(void)
                 rv = tclient_acquire(&c, "cli-names", 1, 0, RUN_MS, &r);
         }
         if (!ok(rv == 0, "a session named build-42 holds cli-names")) {
-                diag("%d %s", rv, c.errmsg);
+                tap_diag("%d %s", rv, c.errmsg);
                 tclient_close(&c);
                 return;
         }
@@ -1728,24 +1515,7 @@ static void client_names(void)
 /* Run batonctl `args` with the TLS variables cleared. */
 static void run_without_tls_env(struct proc *p, const char *const *args)
 {
-        static const char *const vars[] = {"BATON_CACERT", "BATON_CERT",
-                                           "BATON_KEY"};
-        char saved[3][512];
-        unsigned i;
-
-        for (i = 0; i < 3; i++) {
-                const char *v = getenv(vars[i]);
-                snprintf(saved[i], sizeof saved[i], "%s", v != NULL ? v : "");
-                unsetenv(vars[i]);
-        }
-        if (proc_start_prog(p, batonctl, args) == 0) {
-                proc_wait(p, RUN_MS);
-        }
-        for (i = 0; i < 3; i++) {
-                if (saved[i][0] != '\0') {
-                        setenv(vars[i], saved[i], 1);
-                }
-        }
+        proc_run(p, batonctl, PROC_NO_TLS_ENV, RUN_MS, NULL, args);
 }
 
 /* --cacert, --cert and --key, over the environment or without it; a node
@@ -1756,7 +1526,7 @@ static void tls_flags(void)
         struct proc p;
 
         if (!tlsfiles_on()) {
-                diag("the cluster runs without TLS: TLS flags not tried");
+                tap_diag("the cluster runs without TLS: TLS flags not tried");
                 return;
         }
         snprintf(ca, sizeof ca, "%s/ca.crt", tlsfiles_dir());
@@ -1806,7 +1576,7 @@ static void unreachable(void)
                                 "500",         "status",      NULL};
         struct proc p;
 
-        proc_start(&p, holder);
+        proc_start(&p, batonctl, 0, NULL, holder);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 3 && p.elapsed_ms < 5000 && p.n_err > 0,
                 "holder on an unreachable cluster: exit 3 in %" PRId64
@@ -1814,7 +1584,7 @@ static void unreachable(void)
                 p.elapsed_ms)) {
                 proc_show(&p);
         }
-        proc_start(&p, status);
+        proc_start(&p, batonctl, 0, NULL, status);
         proc_wait(&p, RUN_MS);
         if (!ok(p.status == 3 && p.elapsed_ms < 5000,
                 "status on an unreachable cluster: exit 3 in %" PRId64
@@ -1822,26 +1592,6 @@ static void unreachable(void)
                 p.elapsed_ms)) {
                 proc_show(&p);
         }
-}
-
-/* Whether `pid` is gone or a zombie (dead, not yet reaped). */
-static bool pid_dead(pid_t pid)
-{
-        char path[64], buf[512];
-        const char *rp;
-        FILE *f;
-        size_t n;
-
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        f = fopen(path, "r");
-        if (f == NULL) {
-                return true;
-        }
-        n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        rp = strrchr(buf, ')');
-        return rp == NULL || rp[1] == '\0' || rp[2] == 'Z' || rp[2] == 'X';
 }
 
 /*
@@ -1878,7 +1628,8 @@ static void lock_lost(bool ignore_term)
         int child = 0;
 
         snprintf(ttl, sizeof ttl, "%d", LOSS_TTL);
-        if (proc_start(&p, args) != 0 || !proc_wait_line(&p, RUN_MS) ||
+        if (proc_start(&p, batonctl, 0, NULL, args) != 0 ||
+            !proc_wait_line(&p, RUN_MS) ||
             sscanf(p.out, "%d %lld", &child, &deadline) != 2 || child <= 1) {
                 ok(false, "lock (%s): the command started and printed $$",
                    what);
@@ -1896,39 +1647,40 @@ static void lock_lost(bool ignore_term)
            LOSS_TTL, what, lease_left);
         eff_ttl = LOSS_TTL;
         /* Some keepalives go through: the session is in its steady state. */
-        sleep_ms(LOSS_TTL / 2);
-        if (!ok(!pid_dead(child) && waitpid(p.pid, NULL, WNOHANG) == 0,
+        tclient_sleep_ms(LOSS_TTL / 2);
+        if (!ok(!proc_gone(child) && waitpid(p.pid, NULL, WNOHANG) == 0,
                 "lock (%s): the command runs while the cluster is up", what)) {
                 proc_wait(&p, RUN_MS);
                 proc_show(&p);
                 return;
         }
 
-        t_stop = now_ms();
+        t_stop = tclient_now_ms();
         for (i = 1; i <= cluster.n; i++) {
                 harness_pause(&cluster, i);
         }
-        while (now_ms() < t_stop + eff_ttl + 1000) {
-                if (pid_dead(child)) {
-                        t_dead = now_ms();
+        while (tclient_now_ms() < t_stop + eff_ttl + 1000) {
+                if (proc_gone(child)) {
+                        t_dead = tclient_now_ms();
                         break;
                 }
                 proc_read(&p, 0);
                 usleep(1000);
         }
         if (t_dead < 0) {
-                diag("the command (pid %d) still runs %" PRId64
-                     " ms after SIGSTOP",
-                     child, eff_ttl + 1000);
+                tap_diag("the command (pid %d) still runs %" PRId64
+                         " ms after SIGSTOP",
+                         child, eff_ttl + 1000);
                 kill(child, SIGKILL);
         } else {
                 stray_child = 0;
-                diag("lock (%s), session TTL %" PRId64
-                     " ms: SIGSTOP to child death %" PRId64
-                     " ms; margin before t_stop + TTL %" PRId64
-                     " ms; before t_stop + 2/3 TTL %" PRId64 " ms",
-                     what, eff_ttl, t_dead - t_stop, t_stop + eff_ttl - t_dead,
-                     t_stop + eff_ttl * 2 / 3 - t_dead);
+                tap_diag("lock (%s), session TTL %" PRId64
+                         " ms: SIGSTOP to child death %" PRId64
+                         " ms; margin before t_stop + TTL %" PRId64
+                         " ms; before t_stop + 2/3 TTL %" PRId64 " ms",
+                         what, eff_ttl, t_dead - t_stop,
+                         t_stop + eff_ttl - t_dead,
+                         t_stop + eff_ttl * 2 / 3 - t_dead);
         }
         ok(t_dead >= 0 && t_dead < t_stop + LOSS_TTL,
            "lock --ttl %d (%s), every node stopped: the command is dead "
@@ -1945,8 +1697,8 @@ static void lock_lost(bool ignore_term)
                 what)) {
                 proc_show(&p);
         } else {
-                diag("batonctl exited %" PRId64 " ms after SIGSTOP",
-                     p.started_ms + p.elapsed_ms - t_stop);
+                tap_diag("batonctl exited %" PRId64 " ms after SIGSTOP",
+                         p.started_ms + p.elapsed_ms - t_stop);
         }
 
         for (i = 1; i <= cluster.n; i++) {
@@ -1954,21 +1706,21 @@ static void lock_lost(bool ignore_term)
         }
         if (!ok(harness_wait_healthy(&cluster, HEALTHY_MS, &leader) == 0,
                 "the cluster recovers after SIGCONT")) {
-                diag("%s", cluster.errmsg);
+                tap_diag("%s", cluster.errmsg);
                 return;
         }
         /* The session's TTL has run out: the cluster frees the lock. */
         {
-                int64_t end = now_ms() + eff_ttl + 5000;
+                int64_t end = tclient_now_ms() + eff_ttl + 5000;
                 struct proc h;
                 bool freed = false;
 
-                while (!freed && now_ms() < end) {
+                while (!freed && tclient_now_ms() < end) {
                         ctl(&h, RUN_MS, "holder", name, NULL);
                         freed =
                             h.status == 0 && strstr(h.out, " free\n") != NULL;
                         if (!freed) {
-                                sleep_ms(200);
+                                tclient_sleep_ms(200);
                         }
                 }
                 ok(freed,
@@ -1979,41 +1731,32 @@ static void lock_lost(bool ignore_term)
 
 static void cleanup(void)
 {
-        if (stray_child > 0 && !pid_dead(stray_child)) {
+        if (stray_child > 0 && !proc_gone(stray_child)) {
                 kill(stray_child, SIGKILL);
         }
 }
 
 int main(int argc, char **argv)
 {
-        const char *b = getenv("BATONCTL");
+        int64_t t0 = tclient_now_ms();
+        const char *b;
         unsigned leader;
-        int64_t t0 = now_ms();
 
         (void)argc;
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        if (b != NULL && *b != '\0') {
-                batonctl = b;
+        batonctl = ctlcluster_program("BATONCTL", "./batonctl");
+        if (batonctl == NULL) {
+                return 0;
         }
         b = getenv("BATON_BENCH");
         if (b != NULL && *b != '\0') {
                 bench = b;
         }
-        /* Every run names its cluster: none may reach another one. */
-        unsetenv("BATON_ENDPOINTS");
-        if (access(batonctl, X_OK) != 0) {
-                printf("1..0 # SKIP no batonctl at %s\n", batonctl);
-                return 0;
-        }
         atexit(cleanup);
-        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv[0], WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
-        diag("cluster %s, leader %u, batonctl %s", cluster.endpoints, leader,
-             batonctl);
+        tap_diag("cluster %s, leader %u, batonctl %s", cluster.endpoints,
+                 leader, batonctl);
 
         lock_env();
         lock_status();
@@ -2039,15 +1782,5 @@ int main(int argc, char **argv)
         lock_lost(false);
         lock_lost(true);
 
-        if (harness_reap(&cluster) != 0) {
-                ok(false, "no node exited unexpectedly");
-        }
-        if (tests_failed != 0) {
-                cluster.failed = true;
-        }
-        harness_close(&cluster);
-        printf("1..%u\n", tests_run);
-        diag("%u of %u failed; %" PRId64 " ms", tests_failed, tests_run,
-             now_ms() - t0);
-        return tests_failed != 0;
+        return ctlcluster_close(&cluster, &tap, false, t0);
 }

@@ -15,10 +15,7 @@
  * exit. Environment as the integration tests: BATOND,
  * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR, BATON_TEST_TLS.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,13 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../integration/lonenode.h"
 #include "../integration/tlsfiles.h"
+#include "../lib/proc.h"
+#include "../lib/tap.h"
 #include "../lib/tclient.h"
+#include "ctlcluster.h"
 
 #define WATCHDOG_S 180
 #define HEALTHY_MS 20000
@@ -40,7 +39,6 @@
 #define PROMPT_MS  5000  /* ... and these must end this soon */
 #define LONG       "15000"
 #define SHORT_MS   3000
-#define OUT_MAX    8192
 /* A resolver that loses a query asks again after resolv.conf's timeout,
  * 5 s by default: a name lookup may take that long on its own. */
 #define RESOLVER_MS 5000
@@ -48,117 +46,24 @@
 static struct harness cluster;
 static const char *batonctl = "./batonctl";
 static const char *argv0;
-static unsigned tests_run, tests_failed;
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        tests_failed += !cond;
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 
 /* --- Running batonctl ----------------------------------------------------- */
 
-struct run {
-        int status; /* exit code, 128 + signal, or -1: killed after RUN_MS */
-        int64_t ms;
-        char out[OUT_MAX];
-        char err[OUT_MAX];
-};
-
-/* Read both pipes to their end (or RUN_MS), then reap the child. */
-static void collect(struct run *r, pid_t pid, int out, int err, int64_t t0)
-{
-        struct pollfd p[2] = {{out, POLLIN, 0}, {err, POLLIN, 0}};
-        size_t n[2] = {0, 0};
-        int st;
-
-        while (p[0].fd >= 0 || p[1].fd >= 0) {
-                int64_t left = t0 + RUN_MS - tclient_now_ms();
-                if (left <= 0 || poll(p, 2, (int)left) <= 0) {
-                        kill(pid, SIGKILL);
-                        break;
-                }
-                for (int i = 0; i < 2; i++) {
-                        char *buf = i == 0 ? r->out : r->err;
-                        ssize_t got;
-                        if (p[i].fd < 0 || p[i].revents == 0) {
-                                continue;
-                        }
-                        got = read(p[i].fd, buf + n[i], OUT_MAX - 1 - n[i]);
-                        if (got <= 0) {
-                                close(p[i].fd);
-                                p[i].fd = -1;
-                                continue;
-                        }
-                        n[i] += (size_t)got;
-                        buf[n[i]] = '\0';
-                }
-        }
-        for (int i = 0; i < 2; i++) {
-                if (p[i].fd >= 0) {
-                        close(p[i].fd);
-                }
-        }
-        waitpid(pid, &st, 0);
-        r->ms = tclient_now_ms() - t0;
-        r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /*
- * Run batonctl with the NULL-terminated arguments that follow; with
- * `plain`, without the environment's TLS files (a client given none).
+ * Run batonctl with the NULL-terminated arguments that follow, to its end
+ * (killed after RUN_MS); with `plain`, without the environment's TLS
+ * files (a client given none).
  */
-static struct run ctl(bool plain, ...)
+static void ctl(struct proc *r, bool plain, ...)
 {
-        const char *argv[40];
-        struct run r;
-        unsigned n = 0;
-        int out[2], err[2];
-        int64_t t0;
         va_list ap;
-        pid_t pid;
 
-        memset(&r, 0, sizeof r);
-        argv[n++] = batonctl;
         va_start(ap, plain);
-        while (n < 39 && (argv[n] = va_arg(ap, const char *)) != NULL) {
-                n++;
-        }
+        proc_vrun(r, batonctl, plain ? PROC_NO_TLS_ENV : 0, RUN_MS, NULL, ap);
         va_end(ap);
-        argv[n] = NULL;
-        if (pipe(out) != 0 || pipe(err) != 0) {
-                r.status = -1;
-                return r;
-        }
-        t0 = tclient_now_ms();
-        pid = fork();
-        if (pid == 0) {
-                dup2(out[1], 1);
-                dup2(err[1], 2);
-                close(out[0]);
-                close(err[0]);
-                if (plain) {
-                        unsetenv("BATON_CACERT");
-                        unsetenv("BATON_CERT");
-                        unsetenv("BATON_KEY");
-                }
-                execv(batonctl, (char *const *)argv);
-                fprintf(stderr, "exec %s: %s\n", batonctl, strerror(errno));
-                _exit(99);
-        }
-        close(out[1]);
-        close(err[1]);
-        collect(&r, pid, out[0], err[0], t0);
-        return r;
 }
 
 /*
@@ -167,12 +72,12 @@ static struct run ctl(bool plain, ...)
  * "batonctl: `what`: " and says each of the NULL-terminated strings that
  * follow.
  */
-static void expect_within(const struct run *r, int64_t extra_ms,
+static void expect_within(const struct proc *r, int64_t extra_ms,
                           const char *name, const char *what, ...)
 {
         char prefix[64];
         const char *want, *nl = strchr(r->err, '\n');
-        bool good = r->status == 3 && r->ms < PROMPT_MS + extra_ms &&
+        bool good = r->status == 3 && r->elapsed_ms < PROMPT_MS + extra_ms &&
                     nl != NULL && nl[1] == '\0';
         va_list ap;
 
@@ -186,9 +91,9 @@ static void expect_within(const struct run *r, int64_t extra_ms,
         if (!ok(good,
                 "%s: exit 3 in %" PRId64 " ms (< %" PRId64 "), one line "
                 "naming the endpoint and the reason",
-                name, r->ms, PROMPT_MS + extra_ms)) {
+                name, r->elapsed_ms, PROMPT_MS + extra_ms)) {
                 printf("# exit %d after %" PRId64 " ms; stderr: %s", r->status,
-                       r->ms, r->err);
+                       r->elapsed_ms, r->err);
         } else {
                 printf("# %s", r->err);
         }
@@ -196,78 +101,13 @@ static void expect_within(const struct run *r, int64_t extra_ms,
 
 /* --- Helpers -------------------------------------------------------------- */
 
-static unsigned free_port(void)
-{
-        struct sockaddr_in sa;
-        socklen_t len = sizeof sa;
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        unsigned port = 0;
-
-        memset(&sa, 0, sizeof sa);
-        sa.sin_family = AF_INET;
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
-            getsockname(fd, (struct sockaddr *)&sa, &len) == 0) {
-                port = ntohs(sa.sin_port);
-        }
-        if (fd >= 0) {
-                close(fd);
-        }
-        return port;
-}
-
-static const char *tls_path(const char *name)
-{
-        static char buf[8][512];
-        static unsigned next;
-        char *p = buf[next++ % 8];
-
-        snprintf(p, sizeof buf[0], "%s/%s", tlsfiles_dir(), name);
-        return p;
-}
-
-/* Whether something accepts TCP connections at 127.0.0.1:`port`. */
-static bool listening(const char *endpoint)
-{
-        const char *colon = strrchr(endpoint, ':');
-        struct sockaddr_in sa;
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        bool up;
-
-        memset(&sa, 0, sizeof sa);
-        sa.sin_family = AF_INET;
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        sa.sin_port = htons((uint16_t)atoi(colon != NULL ? colon + 1 : "0"));
-        up = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        if (fd >= 0) {
-                close(fd);
-        }
-        return up;
-}
-
-/* A one-node cluster whose node runs with `flags` from its second start
- * (the harness gives flags from a node's next start). 0 or -1. */
+/* A one-node cluster whose node runs with `flags` (lonenode.h). 0 or -1,
+ * after saying why. */
 static int single_node(struct harness *h, const char *const *flags, unsigned n)
 {
-        unsigned leader;
-        int64_t until;
-
-        if (harness_start(h, 1, NULL, argv0, 0) != 0 ||
-            harness_wait_leader(h, HEALTHY_MS, &leader) != 0 ||
-            harness_term(h, 1, NULL) != 0 ||
-            harness_wait_exit(h, 1, HEALTHY_MS, NULL) != 0 ||
-            harness_set_flags(h, 1, flags, n) != 0 ||
-            harness_restart(h, 1) != 0) {
+        if (lonenode_start(h, flags, n, argv0, HEALTHY_MS) != 0) {
                 printf("# one-node cluster: %s\n", h->errmsg);
                 return -1;
-        }
-        for (until = tclient_now_ms() + HEALTHY_MS; !listening(h->endpoints);
-             usleep(20 * 1000)) {
-                if (tclient_now_ms() > until) {
-                        printf("# the node does not listen on %s\n",
-                               h->endpoints);
-                        return -1;
-                }
         }
         return 0;
 }
@@ -278,24 +118,24 @@ static void nothing_to_connect_to(void)
 {
         char eps[128], a[32], b[32];
         const char *raft = cluster.nodes[0].raft_address;
-        struct run r;
+        struct proc r;
 
-        snprintf(a, sizeof a, "127.0.0.1:%u", free_port());
-        snprintf(b, sizeof b, "127.0.0.1:%u", free_port());
+        snprintf(a, sizeof a, "127.0.0.1:%u", lonenode_free_port());
+        snprintf(b, sizeof b, "127.0.0.1:%u", lonenode_free_port());
         snprintf(eps, sizeof eps, "%s,%s", a, b);
-        r = ctl(false, "--endpoints", eps, "--timeout", LONG, "holder", "x",
-                NULL);
+        ctl(&r, false, "--endpoints", eps, "--timeout", LONG, "holder", "x",
+            NULL);
         expect_within(&r, 0, "nothing listening", "holder",
                       "cannot connect to any node", a, b, "connection refused",
                       NULL);
         snprintf(eps, sizeof eps, "nosuchhost.invalid:8601,%s", a);
-        r = ctl(false, "--endpoints", eps, "--timeout", LONG, "acquire", "x",
-                "--detach", NULL);
+        ctl(&r, false, "--endpoints", eps, "--timeout", LONG, "acquire", "x",
+            "--detach", NULL);
         expect_within(
             &r, RESOLVER_MS, "a name that does not resolve", "acquire",
             "nosuchhost.invalid:8601: name does not resolve", a, NULL);
-        r = ctl(false, "--endpoints", raft, "--timeout", LONG, "holder", "x",
-                NULL);
+        ctl(&r, false, "--endpoints", raft, "--timeout", LONG, "holder", "x",
+            NULL);
         expect_within(&r, 0, "the raft port", "holder", raft, "did not answer",
                       NULL);
 }
@@ -304,10 +144,10 @@ static void tls_refusals(void)
 {
         const char *ep = cluster.nodes[0].client_address;
         char other_ca[512];
-        struct run r;
+        struct proc r;
 
-        r = ctl(true, "--endpoints", cluster.endpoints, "--timeout", LONG,
-                "holder", "x", NULL);
+        ctl(&r, true, "--endpoints", cluster.endpoints, "--timeout", LONG,
+            "holder", "x", NULL);
         expect_within(&r, 0, "no TLS files against TLS nodes", "holder", ep,
                       "the node requires TLS", NULL);
         if (tlsfiles_issue("cli-expired", "admin", -30, -1, 0) != 0 ||
@@ -316,23 +156,24 @@ static void tls_refusals(void)
                 ok(false, "cannot make the certificates");
                 return;
         }
-        r = ctl(false, "--endpoints", ep, "--timeout", LONG, "--cacert",
-                tls_path("ca.crt"), "--cert", tls_path("cli-expired.crt"),
-                "--key", tls_path("cli-expired.key"), "holder", "x", NULL);
+        ctl(&r, false, "--endpoints", ep, "--timeout", LONG, "--cacert",
+            tlsfiles_path("ca.crt"), "--cert", tlsfiles_path("cli-expired.crt"),
+            "--key", tlsfiles_path("cli-expired.key"), "holder", "x", NULL);
         expect_within(&r, 0, "an expired certificate", "holder", ep,
                       "the node refused this client's certificate",
                       "certificate expired", NULL);
-        r = ctl(false, "--endpoints", ep, "--timeout", LONG, "--cacert",
-                tls_path("ca.crt"), "--cert", tls_path("cli-foreign.crt"),
-                "--key", tls_path("cli-foreign.key"), "holder", "x", NULL);
+        ctl(&r, false, "--endpoints", ep, "--timeout", LONG, "--cacert",
+            tlsfiles_path("ca.crt"), "--cert", tlsfiles_path("cli-foreign.crt"),
+            "--key", tlsfiles_path("cli-foreign.key"), "holder", "x", NULL);
         expect_within(&r, 0, "a certificate of another CA", "holder", ep,
                       "unknown CA", NULL);
         /* Another CA's file as --cacert: a client certificate will do, it
          * signs nothing of the cluster's. */
-        snprintf(other_ca, sizeof other_ca, "%s", tls_path("cli-other.crt"));
-        r = ctl(false, "--endpoints", ep, "--timeout", LONG, "--cacert",
-                other_ca, "--cert", tls_path("admin.crt"), "--key",
-                tls_path("admin.key"), "holder", "x", NULL);
+        snprintf(other_ca, sizeof other_ca, "%s",
+                 tlsfiles_path("cli-other.crt"));
+        ctl(&r, false, "--endpoints", ep, "--timeout", LONG, "--cacert",
+            other_ca, "--cert", tlsfiles_path("admin.crt"), "--key",
+            tlsfiles_path("admin.key"), "holder", "x", NULL);
         expect_within(&r, 0, "a wrong --cacert", "holder", ep,
                       "the node's certificate is refused here", NULL);
 }
@@ -341,7 +182,7 @@ static void tls_against_plain_node(void)
 {
         static const char *const plain[] = {"--tls", "false"};
         struct harness h;
-        struct run r;
+        struct proc r;
 
         if (single_node(&h, plain, 2) != 0) {
                 ok(false, "a tls = off node");
@@ -350,12 +191,12 @@ static void tls_against_plain_node(void)
                 return;
         }
         /* The control first (the node may still be electing itself). */
-        r = ctl(true, "--endpoints", h.endpoints, "--timeout", LONG, "holder",
-                "x", NULL);
+        ctl(&r, true, "--endpoints", h.endpoints, "--timeout", LONG, "holder",
+            "x", NULL);
         ok(r.status == 0, "a plain client of a tls = off node: exit %d",
            r.status);
-        r = ctl(false, "--endpoints", h.endpoints, "--timeout", LONG, "holder",
-                "x", NULL);
+        ctl(&r, false, "--endpoints", h.endpoints, "--timeout", LONG, "holder",
+            "x", NULL);
         expect_within(&r, 0, "TLS against a tls = off node", "holder",
                       h.endpoints, "speaks plain TCP (tls = off)", NULL);
         harness_close(&h);
@@ -366,7 +207,7 @@ static void name_mismatch(void)
         const char *flags[4];
         char by_name[64];
         struct harness h;
-        struct run r;
+        struct proc r;
 
         if (tlsfiles_issue_only("cli-elsewhere", "node-1",
                                 "DNS:elsewhere.example") != 0) {
@@ -374,9 +215,9 @@ static void name_mismatch(void)
                 return;
         }
         flags[0] = "--tls-cert";
-        flags[1] = tls_path("cli-elsewhere.crt");
+        flags[1] = tlsfiles_path("cli-elsewhere.crt");
         flags[2] = "--tls-key";
-        flags[3] = tls_path("cli-elsewhere.key");
+        flags[3] = tlsfiles_path("cli-elsewhere.key");
         if (single_node(&h, flags, 4) != 0) {
                 ok(false, "a node with another host's certificate");
                 h.failed = true;
@@ -385,8 +226,8 @@ static void name_mismatch(void)
         }
         snprintf(by_name, sizeof by_name, "localhost%s",
                  strrchr(h.endpoints, ':'));
-        r = ctl(false, "--endpoints", by_name, "--timeout", LONG, "holder", "x",
-                NULL);
+        ctl(&r, false, "--endpoints", by_name, "--timeout", LONG, "holder", "x",
+            NULL);
         expect_within(&r, 0, "a certificate for another host", "holder",
                       by_name, "hostname mismatch", NULL);
         harness_close(&h);
@@ -395,14 +236,14 @@ static void name_mismatch(void)
 static void status_rows(void)
 {
         char eps[256], dead[32];
-        struct run r;
+        struct proc r;
         bool good;
 
-        snprintf(dead, sizeof dead, "127.0.0.1:%u", free_port());
+        snprintf(dead, sizeof dead, "127.0.0.1:%u", lonenode_free_port());
         snprintf(eps, sizeof eps, "%s,%s", cluster.nodes[0].client_address,
                  dead);
-        r = ctl(false, "--endpoints", eps, "--timeout", LONG, "status", NULL);
-        good = r.status == 3 && r.ms < PROMPT_MS &&
+        ctl(&r, false, "--endpoints", eps, "--timeout", LONG, "status", NULL);
+        good = r.status == 3 && r.elapsed_ms < PROMPT_MS &&
                strstr(r.out, "role=") != NULL &&
                strstr(r.out, "error: cannot connect to") != NULL &&
                strstr(r.out, dead) != NULL &&
@@ -410,12 +251,12 @@ static void status_rows(void)
         if (!ok(good,
                 "status: the dead node's line says why, exit 3 in %" PRId64
                 " ms",
-                r.ms)) {
+                r.elapsed_ms)) {
                 printf("# exit %d; stdout: %s; stderr: %s\n", r.status, r.out,
                        r.err);
         }
-        r = ctl(false, "--json", "--endpoints", eps, "--timeout", LONG,
-                "status", NULL);
+        ctl(&r, false, "--json", "--endpoints", eps, "--timeout", LONG,
+            "status", NULL);
         good = r.status == 3 && strstr(r.out, "\"name\":\"BATON_ECONNECT\"") &&
                strstr(r.out, "\"detail\":\"cannot connect to ") != NULL;
         if (!ok(good, "status --json: the dead node's object has its error")) {
@@ -427,7 +268,7 @@ static void lost_majority(void)
 {
         char timeout[16];
         unsigned leader;
-        struct run r;
+        struct proc r;
         bool good;
 
         snprintf(timeout, sizeof timeout, "%d", SHORT_MS);
@@ -436,16 +277,16 @@ static void lost_majority(void)
                 ok(false, "kill: %s", cluster.errmsg);
                 return;
         }
-        r = ctl(false, "--endpoints", cluster.endpoints, "--timeout", timeout,
-                "holder", "x", NULL);
-        good = r.status == 3 && r.ms >= SHORT_MS - 50 &&
+        ctl(&r, false, "--endpoints", cluster.endpoints, "--timeout", timeout,
+            "holder", "x", NULL);
+        good = r.status == 3 && r.elapsed_ms >= SHORT_MS - 50 &&
                strstr(r.err, "batonctl: holder: timed out waiting for an "
                              "answer: no leader") != NULL &&
                strstr(r.err, cluster.nodes[2].client_address) != NULL;
         if (!ok(good,
                 "a lost majority: waits out --timeout (%" PRId64
                 " ms) and says no leader",
-                r.ms)) {
+                r.elapsed_ms)) {
                 printf("# exit %d; stderr: %s\n", r.status, r.err);
         } else {
                 printf("# %s", r.err);
@@ -466,10 +307,7 @@ int main(int argc, char **argv)
                 batonctl = env;
         }
         printf("TAP version 13\n");
-        if (harness_open_healthy(&cluster, 3, argv0, WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv0, WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
         nothing_to_connect_to();
@@ -483,6 +321,5 @@ int main(int argc, char **argv)
         }
         lost_majority();
         harness_close(&cluster);
-        printf("1..%u\n", tests_run);
-        return tests_failed == 0 ? 0 : 1;
+        return tap_plan(&tap);
 }

@@ -15,44 +15,27 @@
  * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../lib/proc.h"
+#include "../lib/tap.h"
 
 #define WATCHDOG_S   120
 #define HEALTHY_MS   20000
-#define OUT_MAX      32768
+#define RUN_MS       60000 /* a batonctl run, at most */
 #define COMMANDS_MAX 64
 #define FREE_MS      20000 /* an expired session's lock is freed by then */
 
 static const char *batonctl = "./batonctl";
-static unsigned tests_run, tests_failed;
-
-static bool ok(bool cond, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        tests_failed += !cond;
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 
 /* Each line of `text` as a TAP comment. */
 static void diag_text(const char *what, const char *text)
@@ -71,67 +54,11 @@ static void diag_text(const char *what, const char *text)
 /* --- Running batonctl ------------------------------------------------------
  */
 
-struct run {
-        int status; /* exit code, or 128 + signal */
-        char out[OUT_MAX];
-        char err[OUT_MAX];
-};
-
-static void slurp(int fd, char *buf)
+/* batonctl with `args` (NULL-terminated), to its end or for a minute at
+ * most. */
+static void run(struct proc *r, const char *const *args)
 {
-        size_t n = 0;
-        ssize_t r;
-
-        while (n < OUT_MAX - 1 &&
-               ((r = read(fd, buf + n, OUT_MAX - 1 - n)) > 0 ||
-                (r < 0 && errno == EINTR))) {
-                n += r > 0 ? (size_t)r : 0;
-        }
-        buf[n] = '\0';
-        close(fd);
-}
-
-/* batonctl with `args` (NULL-terminated); stdout and stderr go to files
- * first, so that neither pipe can fill while the other is read. */
-static void run(struct run *r, const char *const *args)
-{
-        const char *argv[32];
-        char out_path[] = "/tmp/baton-help-out.XXXXXX";
-        char err_path[] = "/tmp/baton-help-err.XXXXXX";
-        int out = mkstemp(out_path), err = mkstemp(err_path);
-        unsigned n = 0;
-        int status = 0;
-        pid_t pid;
-
-        memset(r, 0, sizeof *r);
-        r->status = -1;
-        argv[n++] = batonctl;
-        while (*args != NULL && n < 31) {
-                argv[n++] = *args++;
-        }
-        argv[n] = NULL;
-        if (out < 0 || err < 0) {
-                return;
-        }
-        unlink(out_path);
-        unlink(err_path);
-        fflush(stdout);
-        pid = fork();
-        if (pid == 0) {
-                dup2(out, 1);
-                dup2(err, 2);
-                alarm(60);
-                execv(batonctl, (char *const *)argv);
-                _exit(99);
-        }
-        if (pid > 0 && waitpid(pid, &status, 0) == pid) {
-                r->status = WIFEXITED(status) ? WEXITSTATUS(status)
-                                              : 128 + WTERMSIG(status);
-        }
-        lseek(out, 0, SEEK_SET);
-        lseek(err, 0, SEEK_SET);
-        slurp(out, r->out);
-        slurp(err, r->err);
+        proc_run(r, batonctl, 0, RUN_MS, NULL, args);
 }
 
 /* --- The commands the man page lists -------------------------------------- */
@@ -221,7 +148,7 @@ static void check_global_help(char names[][32], unsigned n)
 {
         static const char *const args[] = {"--help", NULL};
         static const char *const none[] = {NULL};
-        struct run r;
+        struct proc r;
         unsigned i, missing = 0, unlisted = 0;
 
         run(&r, args);
@@ -261,7 +188,7 @@ static void check_command_help(const char *name)
         const char *const before[] = {"--help", name, NULL};
         const char *want = "usage: batonctl ";
         size_t len = strlen(want), n = strlen(name);
-        struct run r, r2;
+        struct proc r, r2;
         bool own;
 
         run(&r, after);
@@ -288,7 +215,7 @@ static void check_command_help(const char *name)
  * prints. Fills counts[], returns how many runs there were. */
 static unsigned detach_phrases(const char *raw, unsigned *counts, unsigned cap)
 {
-        static char text[OUT_MAX];
+        static char text[PROC_OUT_MAX];
         const char *p;
         size_t at = 0;
         unsigned n = 0;
@@ -351,7 +278,7 @@ static void check_detach_fields(struct harness *h)
             {"acquire", "--help", NULL},
             {"try", "--help", NULL},
         };
-        struct run r;
+        struct proc r;
         unsigned printed, i, j;
 
         run(&r, take);
@@ -401,7 +328,7 @@ static void check_release_messages(struct harness *h)
                                       "th-expire", NULL};
         char token[32] = "", session[32] = "", secret[40] = "";
         struct timespec pause = {0, 100 * 1000000};
-        struct run r;
+        struct proc r;
         int waited;
 
         run(&r, never);
@@ -465,6 +392,5 @@ int main(int argc, char **argv)
                 check_release_messages(&h);
         }
         harness_close(&h);
-        printf("1..%u\n", tests_run);
-        return tests_failed == 0 ? 0 : 1;
+        return tap_plan(&tap);
 }

@@ -33,160 +33,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../include/baton.h"
 #include "../integration/harness.h"
 #include "../integration/tlsfiles.h"
+#include "../lib/proc.h"
+#include "../lib/tap.h"
+#include "../lib/tclient.h"
+#include "ctlcluster.h"
 
 #define WATCHDOG_S 240
 #define HEALTHY_MS 20000
 #define RUN_MS     30000 /* a batonctl run that should end on its own */
-#define OUT_MAX    8192
 
 static struct harness cluster;
-static const char *batonctl = "./batonctl";
-static unsigned tests_run, tests_failed;
+static const char *batonctl; /* $BATONCTL, or ./batonctl */
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 static char tmpdir[256];
-
-/* --- TAP ------------------------------------------------------------------ */
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        if (!cond) {
-                tests_failed++;
-        }
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
-
-static void diag(const char *fmt, ...)
-{
-        va_list ap;
-
-        printf("# ");
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-}
-
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
-}
 
 /* --- Running batonctl ----------------------------------------------------- */
 
-struct run {
-        int status; /* exit code, 128 + signal, or -1: did not end in time */
-        int64_t elapsed_ms;
-        char out[OUT_MAX];
-        char err[OUT_MAX];
-};
-
-static void slurp(const char *path, char *buf)
+/* batonctl --endpoints E args... (or with `bare`, args... alone: no
+ * cluster named), to its end. */
+static void vctl(struct proc *r, bool bare, va_list ap)
 {
-        int fd = open(path, O_RDONLY);
-        ssize_t n = fd >= 0 ? read(fd, buf, OUT_MAX - 1) : -1;
+        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
 
-        buf[n > 0 ? n : 0] = '\0';
-        if (fd >= 0) {
-                close(fd);
-        }
-        unlink(path);
-}
-
-/* Run batonctl with `args` (NULL-terminated; --endpoints of the cluster
- * first unless `bare`), its output into files, to its end. */
-static void run_argv(struct run *r, bool bare, const char *const *args)
-{
-        const char *argv[40];
-        char out[300], err[300];
-        unsigned n = 0;
-        int64_t t0 = now_ms();
-        int st;
-        pid_t pid, w;
-
-        memset(r, 0, sizeof *r);
-        argv[n++] = batonctl;
-        if (!bare) {
-                argv[n++] = "--endpoints";
-                argv[n++] = cluster.endpoints;
-        }
-        while (*args != NULL && n < 39) {
-                argv[n++] = *args++;
-        }
-        argv[n] = NULL;
-        snprintf(out, sizeof out, "%s/out", tmpdir);
-        snprintf(err, sizeof err, "%s/err", tmpdir);
-        pid = fork();
-        if (pid == 0) {
-                int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-                int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-                dup2(o, 1);
-                dup2(e, 2);
-                execv(batonctl, (char *const *)argv);
-                _exit(99);
-        }
-        for (;;) {
-                w = waitpid(pid, &st, WNOHANG);
-                if (w == pid) {
-                        r->status = WIFEXITED(st) ? WEXITSTATUS(st)
-                                                  : 128 + WTERMSIG(st);
-                        break;
-                }
-                if (now_ms() - t0 > RUN_MS) {
-                        kill(pid, SIGKILL);
-                        waitpid(pid, &st, 0);
-                        r->status = -1;
-                        break;
-                }
-                sleep_ms(5);
-        }
-        r->elapsed_ms = now_ms() - t0;
-        slurp(out, r->out);
-        slurp(err, r->err);
-}
-
-#define MAXARGS 32
-static void vctl(struct run *r, bool bare, va_list ap)
-{
-        const char *args[MAXARGS];
-        unsigned n = 0;
-        const char *a;
-
-        while ((a = va_arg(ap, const char *)) != NULL && n < MAXARGS - 1) {
-                args[n++] = a;
-        }
-        args[n] = NULL;
-        run_argv(r, bare, args);
+        proc_vrun(r, batonctl, 0, RUN_MS, bare ? NULL : head, ap);
 }
 
 /* batonctl --endpoints E args... */
-static void ctl(struct run *r, ...)
+static void ctl(struct proc *r, ...)
 {
         va_list ap;
 
@@ -196,7 +76,7 @@ static void ctl(struct run *r, ...)
 }
 
 /* batonctl args... (no cluster named) */
-static void ctl_bare(struct run *r, ...)
+static void ctl_bare(struct proc *r, ...)
 {
         va_list ap;
 
@@ -205,15 +85,9 @@ static void ctl_bare(struct run *r, ...)
         va_end(ap);
 }
 
-static void show(const struct run *r)
-{
-        diag("exit %d after %" PRId64 " ms; stdout: %.600s; stderr: %.3000s",
-             r->status, r->elapsed_ms, r->out, r->err);
-}
-
 /* The run exited `status` with exactly `out` on stdout and `err` on
  * stderr (NULL: not checked). */
-static bool expect(const struct run *r, int status, const char *out,
+static bool expect(const struct proc *r, int status, const char *out,
                    const char *err, const char *what)
 {
         bool good = r->status == status &&
@@ -224,7 +98,7 @@ static bool expect(const struct run *r, int status, const char *out,
                 err != NULL && err[0] != '\0' ? err
                 : out != NULL                 ? out
                                               : "")) {
-                show(r);
+                proc_show(r);
         }
         return good;
 }
@@ -236,7 +110,7 @@ static unsigned leader_now(void)
         unsigned leader = 0;
 
         if (harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
-                diag("%s", cluster.errmsg);
+                tap_diag("%s", cluster.errmsg);
         }
         return leader;
 }
@@ -250,7 +124,7 @@ static unsigned a_follower(unsigned leader)
  * does not list it; "?" when it cannot be asked. */
 static const char *role_of(unsigned id, char *buf, size_t cap)
 {
-        struct run r;
+        struct proc r;
         char want[16];
         const char *line;
 
@@ -275,16 +149,16 @@ static const char *role_of(unsigned id, char *buf, size_t cap)
 /* Poll `member list` until `id` has `role` ("" : is not listed). */
 static bool await_role(unsigned id, const char *role, int timeout_ms)
 {
-        int64_t end = now_ms() + timeout_ms;
+        int64_t end = tclient_now_ms() + timeout_ms;
         char buf[32];
 
         do {
                 if (strcmp(role_of(id, buf, sizeof buf), role) == 0) {
                         return true;
                 }
-                sleep_ms(100);
-        } while (now_ms() < end);
-        diag("member %u is \"%s\", not \"%s\"", id, buf, role);
+                tclient_sleep_ms(100);
+        } while (tclient_now_ms() < end);
+        tap_diag("member %u is \"%s\", not \"%s\"", id, buf, role);
         return false;
 }
 
@@ -293,7 +167,7 @@ static bool await_role(unsigned id, const char *role, int timeout_ms)
 /* Refused by batonctl and libbaton before anything is sent. */
 static void usage_refusals(void)
 {
-        struct run r;
+        struct proc r;
 
         ctl_bare(&r, "lock", "M1", "M1", "--", "true", NULL);
         expect(&r, 125, "",
@@ -331,7 +205,7 @@ static void named_refusals(void)
         const struct harness_node *n2 = &cluster.nodes[1];
         unsigned leader = leader_now();
         char id[16], want[512], raft[40], client[40], buf[32];
-        struct run r;
+        struct proc r;
 
         ctl(&r, "transfer", "9", NULL);
         expect(&r, 3, "",
@@ -390,7 +264,7 @@ static void ttl_range(void)
         struct baton_options o;
         baton_client *c = NULL;
         uint64_t token = 0;
-        struct run r;
+        struct proc r;
         int rv;
 
         ctl(&r, "acquire", "ttl-lock", "--ttl", "599", "--detach", NULL);
@@ -427,7 +301,7 @@ static void ttl_range(void)
 static void file_errors(void)
 {
         char file[300], path[400], want[900];
-        struct run r;
+        struct proc r;
         int fd;
 
         snprintf(file, sizeof file, "%s/a-file", tmpdir);
@@ -469,14 +343,14 @@ static void success_lines(void)
         unsigned long long token = 0, session = 0;
         uint64_t from = 0, to = 0;
         baton_client *c = NULL;
-        struct run r;
+        struct proc r;
         int rv;
 
         ctl(&r, "acquire", "closing", "--detach", NULL);
         if (!ok(r.status == 0 && sscanf(r.out, "%31s %llu %llu", name, &token,
                                         &session) == 3,
                 "acquire --detach for a session to close")) {
-                show(&r);
+                proc_show(&r);
                 return;
         }
         snprintf(lead, sizeof lead, "%llu", session);
@@ -517,7 +391,7 @@ static void transfer_to_down(void)
 {
         unsigned leader = leader_now(), follower = a_follower(leader);
         char fol[16], endpoints[3 * 32];
-        struct run r;
+        struct proc r;
 
         snprintf(fol, sizeof fol, "%u", follower);
         snprintf(endpoints, sizeof endpoints, "%s,%s",
@@ -546,10 +420,11 @@ static void transfer_to_down(void)
 static bool paused_joiner(unsigned *id)
 {
         if (!ok(harness_add_node(&cluster, id) == 0, "start a node to add")) {
-                diag("%s", cluster.errmsg);
+                tap_diag("%s", cluster.errmsg);
                 return false;
         }
-        sleep_ms(300); /* listening (a paused node is still listening) */
+        tclient_sleep_ms(
+            300); /* listening (a paused node is still listening) */
         return ok(harness_pause(&cluster, *id) == 0, "pause node %u", *id);
 }
 
@@ -569,7 +444,7 @@ static void add_retried(void)
         const struct harness_node *nd;
         char id[16], want[512], buf[32];
         unsigned n;
-        struct run r;
+        struct proc r;
 
         if (!paused_joiner(&n)) {
                 return;
@@ -607,9 +482,9 @@ static void add_retried(void)
                                    want) == 0,
                         "member add of a paused node (no TLS): no answer in "
                         "time, and what to do")) {
-                        show(&r);
+                        proc_show(&r);
                 } else {
-                        diag("%s", r.err);
+                        tap_diag("%s", r.err);
                 }
                 ok(await_role(n, "spare", HEALTHY_MS),
                    "... it is left a spare");
@@ -647,7 +522,7 @@ static void add_undone(void)
         int64_t end;
         unsigned n, refusals = 0;
         bool removed = false, named = true;
-        struct run r;
+        struct proc r;
 
         if (!paused_joiner(&n)) {
                 return;
@@ -659,8 +534,8 @@ static void add_undone(void)
         ok(r.status == 3, "member add of paused node %u fails (exit %d)", n,
            r.status);
         snprintf(want, sizeof want, "member %u removed\n", n);
-        end = now_ms() + HEALTHY_MS;
-        while (!removed && now_ms() < end) {
+        end = tclient_now_ms() + HEALTHY_MS;
+        while (!removed && tclient_now_ms() < end) {
                 ctl(&r, "member", "remove", id, NULL);
                 removed = r.status == 0 && strcmp(r.out, want) == 0;
                 if (!removed && !tlsfiles_on() &&
@@ -669,13 +544,13 @@ static void add_undone(void)
                                   "until the member list shows it done, then "
                                   "ask again\n") != 0) {
                         named = false;
-                        show(&r);
+                        proc_show(&r);
                 }
                 if (!removed && tlsfiles_on()) {
                         break; /* nothing was left to remove */
                 }
                 refusals += removed ? 0 : 1;
-                sleep_ms(removed ? 0 : 200);
+                tclient_sleep_ms(removed ? 0 : 200);
         }
         if (tlsfiles_on()) {
                 snprintf(want, sizeof want,
@@ -696,18 +571,13 @@ static void add_undone(void)
 
 int main(int argc, char **argv)
 {
-        const char *b = getenv("BATONCTL");
+        int64_t t0 = tclient_now_ms();
         unsigned leader;
-        int64_t t0 = now_ms();
+        int status;
 
         (void)argc;
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        if (b != NULL && *b != '\0') {
-                batonctl = b;
-        }
-        unsetenv("BATON_ENDPOINTS");
-        if (access(batonctl, X_OK) != 0) {
-                printf("1..0 # SKIP no batonctl at %s\n", batonctl);
+        batonctl = ctlcluster_program("BATONCTL", "./batonctl");
+        if (batonctl == NULL) {
                 return 0;
         }
         snprintf(tmpdir, sizeof tmpdir, "/tmp/baton-refusals-XXXXXX");
@@ -715,14 +585,12 @@ int main(int argc, char **argv)
                 printf("Bail out! mkdtemp: %s\n", strerror(errno));
                 return 1;
         }
-        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv[0], WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
-        diag("cluster %s, leader %u, TLS %s, batonctl %s", cluster.endpoints,
-             leader, tlsfiles_on() ? "on" : "off", batonctl);
+        tap_diag("cluster %s, leader %u, TLS %s, batonctl %s",
+                 cluster.endpoints, leader, tlsfiles_on() ? "on" : "off",
+                 batonctl);
 
         usage_refusals();
         named_refusals();
@@ -733,24 +601,7 @@ int main(int argc, char **argv)
         add_retried();
         add_undone();
 
-        if (harness_reap(&cluster) != 0) {
-                ok(false, "no node exited unexpectedly");
-        }
-        /* Stopped first, so that what a sanitizer says at exit is in. */
-        harness_stop(&cluster);
-        {
-                char first[512] = "";
-                ok(harness_scan_logs(&cluster, first, sizeof first) == 0,
-                   "no sanitizer or assertion report in the nodes' logs %s",
-                   first);
-        }
-        if (tests_failed != 0) {
-                cluster.failed = true;
-        }
-        harness_close(&cluster);
+        status = ctlcluster_close(&cluster, &tap, true, t0);
         rmdir(tmpdir);
-        printf("1..%u\n", tests_run);
-        diag("%u of %u failed; %" PRId64 " ms", tests_failed, tests_run,
-             now_ms() - t0);
-        return tests_failed != 0;
+        return status;
 }

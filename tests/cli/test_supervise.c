@@ -28,88 +28,36 @@
  * Environment as the integration tests: BATOND, BATON_TEST_BASE_PORT,
  * BATON_TEST_TMPDIR. Prints TAP.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../integration/harness.h"
+#include "../lib/proc.h"
+#include "../lib/tap.h"
+#include "../lib/tclient.h"
+#include "ctlcluster.h"
 
 #define WATCHDOG_S 240
-#define HEALTHY_MS 20000
 #define TTL_MS     2000
 #define RUN_MS     30000 /* the longest a batonctl here may take */
-#define ERR_MAX    4096
 #define MAX_STRAYS 16
 
 static struct harness cluster;
-static const char *batonctl = "./batonctl";
-static char self[4096]; /* this program, as the commands' path */
-static unsigned tests_run, tests_failed;
+static const char *batonctl; /* $BATONCTL, or ./batonctl */
+static char self[4096];      /* this program, as the commands' path */
+/* Every case of this program, in one TAP stream. */
+static struct tap tap;
+#define ok(...) tap_ok(&tap, __VA_ARGS__)
 static pid_t strays[MAX_STRAYS]; /* commands to kill at exit */
 static unsigned n_strays;
-
-/* --- TAP ------------------------------------------------------------------ */
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        tests_run++;
-        if (!cond) {
-                tests_failed++;
-        }
-        printf("%s %u - ", cond ? "ok" : "not ok", tests_run);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-        return cond;
-}
-
-static void diag(const char *fmt, ...)
-{
-        va_list ap;
-
-        printf("# ");
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-}
-
-static int64_t now_ns(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t now_ms(void)
-{
-        return now_ns() / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
-}
 
 /* --- The command ------------------------------------------------------------
  */
@@ -125,9 +73,9 @@ static void on_term(int sig)
 static void stamp(int fd, const char *what)
 {
         char line[64];
-        int n = what != NULL
-                    ? snprintf(line, sizeof line, "%s\n", what)
-                    : snprintf(line, sizeof line, "%" PRId64 "\n", now_ns());
+        int n = what != NULL ? snprintf(line, sizeof line, "%s\n", what)
+                             : snprintf(line, sizeof line, "%" PRId64 "\n",
+                                        tclient_now_ns());
 
         if (write(fd, line, (size_t)n) != n) {
                 _exit(3);
@@ -138,7 +86,7 @@ static void stamp(int fd, const char *what)
 static int command(int argc, char **argv)
 {
         bool ignore = false, mark = strcmp(argv[1], "--mark") == 0;
-        int64_t linger = 0, end = now_ms() + 60000, i;
+        int64_t linger = 0, end = tclient_now_ms() + 60000, i;
         struct sigaction sa = {0};
         char line[32];
         int fd;
@@ -164,20 +112,20 @@ static int command(int argc, char **argv)
         snprintf(line, sizeof line, "pid %d", (int)getpid());
         stamp(fd, line);
         /* At most a minute, in case nothing stops it. */
-        while (now_ms() < end) {
+        while (tclient_now_ms() < end) {
                 if (got_term) {
                         got_term = 0;
-                        end = now_ms() + linger;
+                        end = tclient_now_ms() + linger;
                         stamp(fd, NULL);
-                        while (now_ms() < end) {
+                        while (tclient_now_ms() < end) {
                                 stamp(fd, NULL);
-                                sleep_ms(5);
+                                tclient_sleep_ms(5);
                         }
                         stamp(fd, "term");
                         return 0;
                 }
                 stamp(fd, NULL);
-                sleep_ms(5);
+                tclient_sleep_ms(5);
         }
         return 4;
 }
@@ -220,59 +168,15 @@ static void read_life(const char *path, struct life *l)
         fclose(f);
 }
 
-/* Whether `pid` is gone (or a zombie no one reaped yet). */
-static bool pid_dead(pid_t pid)
-{
-        char path[64], buf[512];
-        const char *rp;
-        FILE *f;
-        size_t n;
-
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        f = fopen(path, "r");
-        if (f == NULL) {
-                return true;
-        }
-        n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        rp = strrchr(buf, ')');
-        return rp == NULL || rp[1] == '\0' || rp[2] == 'Z' || rp[2] == 'X';
-}
-
-/* The parent of `pid` (0 if unknown). */
-static pid_t parent_of(pid_t pid)
-{
-        char path[64], buf[512];
-        const char *rp;
-        int ppid = 0;
-        FILE *f;
-        size_t n;
-
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        f = fopen(path, "r");
-        if (f == NULL) {
-                return 0;
-        }
-        n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        rp = strrchr(buf, ')');
-        if (rp == NULL || sscanf(rp + 2, "%*c %d", &ppid) != 1) {
-                return 0;
-        }
-        return ppid;
-}
-
 static bool wait_dead(pid_t pid, int timeout_ms)
 {
-        int64_t end = now_ms() + timeout_ms;
+        int64_t end = tclient_now_ms() + timeout_ms;
 
-        while (!pid_dead(pid)) {
-                if (now_ms() >= end) {
+        while (!proc_gone(pid)) {
+                if (tclient_now_ms() >= end) {
                         return false;
                 }
-                sleep_ms(5);
+                tclient_sleep_ms(5);
         }
         return true;
 }
@@ -289,108 +193,27 @@ static void cleanup(void)
         unsigned i;
 
         for (i = 0; i < n_strays; i++) {
-                if (!pid_dead(strays[i])) {
+                if (!proc_gone(strays[i])) {
                         kill(strays[i], SIGKILL);
                 }
         }
 }
 
-/* A batonctl run: its own process group (so that a group signal reaches
- * it, its watchdog and its command, and nothing of ours), stderr kept. */
-struct ctl {
-        pid_t pid;
-        int err_fd;
-        char err[ERR_MAX];
-        size_t n_err;
-        int status; /* exit code, 128 + signal, -1: not ended in time */
-};
-
-static int ctl_start(struct ctl *c, const char *const *args)
+/* Start batonctl --endpoints E `args` in a process group of its own (so
+ * that a group signal reaches it, its watchdog and its command, and
+ * nothing of ours). */
+static int ctl_start(struct proc *c, const char *const *args)
 {
-        const char *argv[32];
-        unsigned n = 0;
-        int err[2];
+        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
 
-        memset(c, 0, sizeof *c);
-        c->status = -1;
-        argv[n++] = batonctl;
-        argv[n++] = "--endpoints";
-        argv[n++] = cluster.endpoints;
-        while (*args != NULL && n < 31) {
-                argv[n++] = *args++;
-        }
-        argv[n] = NULL;
-        if (pipe(err) != 0) {
-                return -1;
-        }
-        c->pid = fork();
-        if (c->pid < 0) {
-                return -1;
-        }
-        if (c->pid == 0) {
-                int null = open("/dev/null", O_RDWR);
-                setpgid(0, 0);
-                dup2(null, 0);
-                dup2(null, 1);
-                dup2(err[1], 2);
-                close(err[0]);
-                close(err[1]);
-                execv(batonctl, (char *const *)argv);
-                _exit(99);
-        }
-        setpgid(c->pid, c->pid);
-        close(err[1]);
-        c->err_fd = err[0];
-        fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
-        return 0;
-}
-
-static void ctl_read(struct ctl *c)
-{
-        ssize_t r;
-
-        while (c->err_fd >= 0 && c->n_err < ERR_MAX - 1 &&
-               (r = read(c->err_fd, c->err + c->n_err,
-                         ERR_MAX - 1 - c->n_err)) > 0) {
-                c->n_err += (size_t)r;
-                c->err[c->n_err] = '\0';
-        }
-}
-
-/* Wait for batonctl's exit (up to timeout_ms, then SIGKILL). */
-static int ctl_wait(struct ctl *c, int timeout_ms)
-{
-        int64_t end = now_ms() + timeout_ms;
-        int st;
-
-        for (;;) {
-                pid_t r = waitpid(c->pid, &st, WNOHANG);
-                ctl_read(c);
-                if (r == c->pid) {
-                        c->status = WIFEXITED(st) ? WEXITSTATUS(st)
-                                                  : 128 + WTERMSIG(st);
-                        break;
-                }
-                if (now_ms() >= end) {
-                        kill(c->pid, SIGCONT);
-                        kill(c->pid, SIGKILL);
-                        waitpid(c->pid, &st, 0);
-                        c->status = -1;
-                        break;
-                }
-                sleep_ms(5);
-        }
-        ctl_read(c);
-        close(c->err_fd);
-        c->err_fd = -1;
-        return c->status;
+        return proc_start(c, batonctl, PROC_OWN_GROUP, head, args);
 }
 
 /* Wait until the command's file shows it running (its pid and a few
  * signs of life). */
-static bool wait_running(const char *path, struct ctl *c, struct life *l)
+static bool wait_running(const char *path, struct proc *c, struct life *l)
 {
-        int64_t end = now_ms() + RUN_MS;
+        int64_t end = tclient_now_ms() + RUN_MS;
 
         for (;;) {
                 read_life(path, l);
@@ -398,10 +221,11 @@ static bool wait_running(const char *path, struct ctl *c, struct life *l)
                         stray(l->pid);
                         return true;
                 }
-                if (now_ms() >= end || waitpid(c->pid, NULL, WNOHANG) != 0) {
+                if (tclient_now_ms() >= end ||
+                    waitpid(c->pid, NULL, WNOHANG) != 0) {
                         return false;
                 }
-                sleep_ms(10);
+                tclient_sleep_ms(10);
         }
 }
 
@@ -436,7 +260,7 @@ static void fault(const char *kind, bool stop, bool ignore_term)
         const char *what = stop ? "SIGSTOP" : "SIGKILL";
         const char *cmd = ignore_term ? " (SIGTERM ignored)" : "";
         const char *args[32];
-        struct ctl first, second;
+        struct proc first, second;
         struct life l1, l2;
         int64_t t_fault, t_second;
         unsigned n;
@@ -463,13 +287,13 @@ static void fault(const char *kind, bool stop, bool ignore_term)
             !ok(wait_running(alive, &first, &l1), "%s %s: the command runs",
                 kind, name)) {
                 kill(first.pid, SIGKILL);
-                ctl_wait(&first, RUN_MS);
-                diag("batonctl: %s", first.err);
+                proc_wait(&first, RUN_MS);
+                tap_diag("batonctl: %s", first.err);
                 return;
         }
         /* Some keepalives go through: the session is in its steady state. */
-        sleep_ms(TTL_MS / 2);
-        t_fault = now_ns();
+        tclient_sleep_ms(TTL_MS / 2);
+        t_fault = tclient_now_ns();
         kill(first.pid, stop ? SIGSTOP : SIGKILL);
 
         n = kind_args(kind, name, args);
@@ -486,19 +310,20 @@ static void fault(const char *kind, bool stop, bool ignore_term)
                 ok(false, "%s %s: a second batonctl starts", kind, name);
                 return;
         }
-        ctl_wait(&second, RUN_MS);
+        proc_wait(&second, RUN_MS);
         read_life(mark, &l2);
         t_second = l2.n > 0 ? l2.last : 0;
         if (!ok(second.status == 0 && l2.n == 1,
                 "%s %s, batonctl %s: a second holder takes it", kind, name,
                 what)) {
-                diag("second batonctl: exit %d: %s", second.status, second.err);
+                tap_diag("second batonctl: exit %d: %s", second.status,
+                         second.err);
         }
         read_life(alive, &l1);
-        diag("%s %s%s: %s at 0; the command's last sign of life at %.0f "
-             "ms; the second holder at %.0f ms",
-             kind, name, cmd, what, (l1.last - t_fault) / 1e6,
-             (t_second - t_fault) / 1e6);
+        tap_diag("%s %s%s: %s at 0; the command's last sign of life at %.0f "
+                 "ms; the second holder at %.0f ms",
+                 kind, name, cmd, what, (l1.last - t_fault) / 1e6,
+                 (t_second - t_fault) / 1e6);
         ok(t_second > 0 && l1.last < t_second,
            "%s --ttl %d, batonctl %s%s: the command's last sign of life "
            "comes before the second holder's (%.0f ms before)",
@@ -507,15 +332,15 @@ static void fault(const char *kind, bool stop, bool ignore_term)
            kind, what, cmd);
         if (stop) {
                 kill(first.pid, SIGCONT);
-                ctl_wait(&first, RUN_MS);
+                proc_wait(&first, RUN_MS);
                 if (!ok(first.status == 121 && strstr(first.err, "lost"),
                         "%s, batonctl %s then SIGCONT: exit 121, the lock "
                         "lost",
                         kind, what)) {
-                        diag("exit %d: %s", first.status, first.err);
+                        tap_diag("exit %d: %s", first.status, first.err);
                 }
         } else {
-                ctl_wait(&first, RUN_MS);
+                proc_wait(&first, RUN_MS);
                 /* Stopped at once (SIGTERM); ignoring it, at the lease's
                  * deadline (SIGKILL), which the check above bounds. */
                 if (!ignore_term) {
@@ -539,7 +364,7 @@ static void group_term(void)
         const char *args[] = {"lock",        "sv-group", "--ttl",   "2000",
                               "--",          self,       "--alive", alive,
                               "--linger-ms", "300",      NULL};
-        struct ctl c, h;
+        struct proc c, h;
         struct life l;
         int64_t t_term;
 
@@ -548,17 +373,17 @@ static void group_term(void)
             !ok(wait_running(alive, &c, &l),
                 "lock sv-group: the command runs")) {
                 kill(c.pid, SIGKILL);
-                ctl_wait(&c, RUN_MS);
+                proc_wait(&c, RUN_MS);
                 return;
         }
-        t_term = now_ns();
+        t_term = tclient_now_ns();
         kill(-c.pid, SIGTERM);
-        ctl_wait(&c, RUN_MS);
+        proc_wait(&c, RUN_MS);
         read_life(alive, &l);
         if (!ok(c.status == 0 && l.term,
                 "lock, SIGTERM to the process group: the command lingers "
                 "and exits 0, batonctl exits 0")) {
-                diag("exit %d, term %d: %s", c.status, l.term, c.err);
+                tap_diag("exit %d, term %d: %s", c.status, l.term, c.err);
         }
         ok(l.last - t_term >= INT64_C(250000000),
            "lock, SIGTERM to the process group: the command had its "
@@ -567,7 +392,7 @@ static void group_term(void)
         {
                 const char *try[] = {"try", "sv-group", "--detach", NULL};
                 ctl_start(&h, try);
-                ctl_wait(&h, RUN_MS);
+                proc_wait(&h, RUN_MS);
                 ok(h.status == 0,
                    "lock, SIGTERM to the process group: the "
                    "lock was released (exit %d)",
@@ -582,7 +407,7 @@ static void watchdog_killed(void)
         char alive[512];
         const char *args[] = {"lock", "sv-watchdog", "--ttl", "2000", "--",
                               self,   "--alive",     alive,   NULL};
-        struct ctl c;
+        struct proc c;
         struct life l;
         pid_t parent;
         int64_t t_kill;
@@ -592,51 +417,45 @@ static void watchdog_killed(void)
             !ok(wait_running(alive, &c, &l),
                 "lock sv-watchdog: the command runs")) {
                 kill(c.pid, SIGKILL);
-                ctl_wait(&c, RUN_MS);
+                proc_wait(&c, RUN_MS);
                 return;
         }
-        parent = parent_of(l.pid);
+        parent = proc_parent(l.pid);
         if (!ok(parent > 0 && parent != c.pid,
                 "lock: the command's parent is a watchdog, not batonctl")) {
-                diag("batonctl %d, command %d, its parent %d", (int)c.pid,
-                     (int)l.pid, (int)parent);
+                tap_diag("batonctl %d, command %d, its parent %d", (int)c.pid,
+                         (int)l.pid, (int)parent);
                 kill(c.pid, SIGKILL);
-                ctl_wait(&c, RUN_MS);
+                proc_wait(&c, RUN_MS);
                 return;
         }
-        t_kill = now_ns();
+        t_kill = tclient_now_ns();
         kill(parent, SIGKILL);
         ok(wait_dead(l.pid, 1000),
            "lock, the watchdog killed: the command dies with it");
         read_life(alive, &l);
-        diag("the watchdog killed at 0, the command's last sign of life at "
-             "%.0f ms",
-             (l.last - t_kill) / 1e6);
-        ctl_wait(&c, RUN_MS);
+        tap_diag("the watchdog killed at 0, the command's last sign of life at "
+                 "%.0f ms",
+                 (l.last - t_kill) / 1e6);
+        proc_wait(&c, RUN_MS);
         if (!ok(c.status == 125 && strstr(c.err, "watchdog") != NULL,
                 "lock, the watchdog killed: batonctl exits 125 and says so")) {
-                diag("exit %d: %s", c.status, c.err);
+                tap_diag("exit %d: %s", c.status, c.err);
         }
 }
 
 int main(int argc, char **argv)
 {
-        const char *b = getenv("BATONCTL");
+        int64_t t0 = tclient_now_ms();
         unsigned leader;
-        int64_t t0 = now_ms();
         ssize_t n;
 
         if (argc >= 3 && (strcmp(argv[1], "--alive") == 0 ||
                           strcmp(argv[1], "--mark") == 0)) {
                 return command(argc, argv);
         }
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        if (b != NULL && *b != '\0') {
-                batonctl = b;
-        }
-        unsetenv("BATON_ENDPOINTS");
-        if (access(batonctl, X_OK) != 0) {
-                printf("1..0 # SKIP no batonctl at %s\n", batonctl);
+        batonctl = ctlcluster_program("BATONCTL", "./batonctl");
+        if (batonctl == NULL) {
                 return 0;
         }
         n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -646,14 +465,11 @@ int main(int argc, char **argv)
         }
         self[n] = '\0';
         atexit(cleanup);
-        if (harness_open_healthy(&cluster, 3, argv[0], WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                printf("Bail out! cluster: %s\n", cluster.errmsg);
-                harness_close(&cluster);
+        if (ctlcluster_open(&cluster, argv[0], WATCHDOG_S, &leader) != 0) {
                 return 1;
         }
-        diag("cluster %s, leader %u, batonctl %s", cluster.endpoints, leader,
-             batonctl);
+        tap_diag("cluster %s, leader %u, batonctl %s", cluster.endpoints,
+                 leader, batonctl);
 
         fault("lock", false, false);
         fault("lock", true, true);
@@ -662,15 +478,5 @@ int main(int argc, char **argv)
         group_term();
         watchdog_killed();
 
-        if (harness_reap(&cluster) != 0) {
-                ok(false, "no node exited unexpectedly");
-        }
-        if (tests_failed != 0) {
-                cluster.failed = true;
-        }
-        harness_close(&cluster);
-        printf("1..%u\n", tests_run);
-        diag("%u of %u failed; %" PRId64 " ms", tests_failed, tests_run,
-             now_ms() - t0);
-        return tests_failed != 0;
+        return ctlcluster_close(&cluster, &tap, false, t0);
 }

@@ -33,7 +33,9 @@
 
 #include "../../include/baton.h"
 #include "../integration/harness.h"
+#include "../lib/proc.h"
 #include "../lib/tclient.h"
+#include "livecluster.h"
 
 #define WATCHDOG_S     240
 #define HEALTHY_MS     20000 /* a cluster (re)converging after a fault */
@@ -42,6 +44,7 @@
 #define SHORT_TTL      1000  /* a client meant to lose its session */
 #define STRESS_THREADS 16
 #define STRESS_ROUNDS  40
+#define EXAMPLE_MS     60000 /* examples/lock_example runs this long at most */
 
 static struct harness cluster;
 static const char *argv0;
@@ -50,14 +53,6 @@ static unsigned names;
 static int64_t now_ms(void)
 {
         return tclient_now_ms();
-}
-
-static void sleep_ms(int ms)
-{
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
 }
 
 static void name_of(char *buf, size_t cap, const char *what)
@@ -99,52 +94,6 @@ static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
                 }                                                              \
                 assert_int_equal(rv_, 0);                                      \
         } while (0)
-
-/* --- Fixtures ------------------------------------------------------------- */
-
-static int cluster_up(void **state)
-{
-        unsigned leader;
-
-        (void)state;
-        if (harness_open_healthy(&cluster, 3, argv0, WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                print_message("# cluster: %s\n", cluster.errmsg);
-                return -1;
-        }
-        return 0;
-}
-
-static int cluster_down(void **state)
-{
-        (void)state;
-        harness_close(&cluster);
-        return 0;
-}
-
-/* After a case that killed or paused nodes, even one that failed: every
- * node running again and following one leader. */
-static int cluster_restore(void **state)
-{
-        unsigned i, leader;
-
-        (void)state;
-        for (i = 1; i <= cluster.n; i++) {
-                struct harness_node *nd = &cluster.nodes[i - 1];
-                if (nd->pid > 0 && nd->paused) {
-                        harness_resume(&cluster, i);
-                } else if (nd->pid == 0) {
-                        harness_restart(&cluster, i);
-                }
-        }
-        if (harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
-                print_message("# cluster did not recover: %s\n",
-                              cluster.errmsg);
-                cluster.failed = true;
-                return -1;
-        }
-        return 0;
-}
 
 /* --- Threads that call into a handle -------------------------------------- */
 
@@ -201,7 +150,7 @@ static void wait_waiters(baton_client *c, const char *name, uint32_t waiters)
                         return;
                 }
                 assert_true(now_ms() < deadline);
-                sleep_ms(10);
+                tclient_sleep_ms(10);
         }
 }
 
@@ -534,7 +483,7 @@ static void multi_locks(void **state)
         assert_ok(baton_session_revoke(adm, baton_session_id(a)));
         for (int64_t end = now_ms() + HEALTHY_MS;
              atomic_load(&multi_lost) < 2 && now_ms() < end;) {
-                sleep_ms(20);
+                tclient_sleep_ms(20);
         }
         assert_int_equal(atomic_load(&multi_lost), 2);
         assert_int_equal(baton_multi_release(a, both, 2, 1, t2),
@@ -590,7 +539,7 @@ static void revoke_one_lock(void **state)
                          BATON_ENOTHOLDER);
         for (int64_t end = now_ms() + HEALTHY_MS;
              atomic_load(&revoke_lost) < 1 && now_ms() < end;) {
-                sleep_ms(20);
+                tclient_sleep_ms(20);
         }
         assert_int_equal(atomic_load(&revoke_lost), 1);
         assert_int_equal(atomic_load(&revoke_lost_token), tx);
@@ -871,7 +820,7 @@ static void wait_times_out(void **state)
         while (now_ms() < until) {
                 assert_ok(baton_holder(a, name, &h));
                 assert_int_equal(h.held, 0);
-                sleep_ms(50);
+                tclient_sleep_ms(50);
         }
         /* And b waits for nothing any more: it can take the lock. */
         assert_ok(
@@ -1118,7 +1067,7 @@ static void watch_callbacks(void **state)
         }
         deadline = now_ms() + OP_MS;
         while (seen_count(&all) < 6 && now_ms() < deadline) {
-                sleep_ms(5);
+                tclient_sleep_ms(5);
         }
         assert_int_equal(seen_count(&all), 6);
         for (i = 0; i < 6; i++) {
@@ -1128,7 +1077,7 @@ static void watch_callbacks(void **state)
                                                      : BATON_EVENT_RELEASED);
                 assert_true(i == 0 || after(&all.ev[i], &all.ev[i - 1]));
         }
-        sleep_ms(100);
+        tclient_sleep_ms(100);
         assert_int_equal(seen_count(&two), 2); /* it closed itself */
         baton_watch_close(w);
         pthread_mutex_lock(&all.mu);
@@ -1343,7 +1292,7 @@ static void wait_withdrawn(void **state)
                 } else if (free_since == 0) {
                         free_since = now_ms();
                 }
-                sleep_ms(50);
+                tclient_sleep_ms(50);
         }
         /* b's owner 5 waits for nothing: it can take the lock at once. */
         assert_ok(baton_acquire(b, name, 5, BATON_WAIT_TRY, &t2));
@@ -1357,30 +1306,19 @@ static void wait_withdrawn(void **state)
 static void example_runs(void **state)
 {
         const char *path = "./examples/lock_example";
-        int status = 0;
-        pid_t pid;
+        const char *const args[] = {cluster.endpoints, "tc-example", NULL};
+        struct proc p;
 
         (void)state;
         if (access(path, X_OK) != 0) {
                 skip();
         }
-        fflush(stdout);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                int null = open("/dev/null", O_WRONLY);
-                if (null >= 0) {
-                        dup2(null, STDOUT_FILENO);
-                        dup2(null, STDERR_FILENO);
-                }
-                signal(SIGALRM, SIG_DFL);
-                execl(path, path, cluster.endpoints, "tc-example",
-                      (char *)NULL);
-                _exit(127);
+        assert_int_equal(proc_start(&p, path, 0, NULL, args), 0);
+        if (proc_wait(&p, EXAMPLE_MS) != 0) {
+                proc_show(&p);
         }
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_true(p.status >= 0 && p.status < 128); /* it exited */
+        assert_int_equal(p.status, 0);
 }
 
 /* --- A client process paused past its TTL --------------------------------- */
@@ -1464,7 +1402,7 @@ static void child_main(const char *name, int up, int down)
         /* Resumed: the lease ran out while we were stopped. */
         deadline = now_ms() + 3000;
         while (atomic_load(&child_lost) == 0 && now_ms() < deadline) {
-                sleep_ms(10);
+                tclient_sleep_ms(10);
         }
         rep.state = baton_session_state(c);
         rep.lost = atomic_load(&child_lost);
@@ -1827,18 +1765,19 @@ int main(int argc, char **argv)
             cmocka_unit_test(wait_times_out),
             cmocka_unit_test(client_paused),
             cmocka_unit_test(many_threads),
-            cmocka_unit_test_setup_teardown(leader_killed, cluster_restore,
-                                            cluster_restore),
-            cmocka_unit_test_setup_teardown(server_paused, cluster_restore,
-                                            cluster_restore),
-            cmocka_unit_test_setup_teardown(wait_withdrawn, cluster_restore,
-                                            cluster_restore),
-            cmocka_unit_test_setup_teardown(watch_over_failover,
-                                            cluster_restore, cluster_restore),
+            cmocka_unit_test_setup_teardown(leader_killed, livecluster_restore,
+                                            livecluster_restore),
+            cmocka_unit_test_setup_teardown(server_paused, livecluster_restore,
+                                            livecluster_restore),
+            cmocka_unit_test_setup_teardown(wait_withdrawn, livecluster_restore,
+                                            livecluster_restore),
+            cmocka_unit_test_setup_teardown(
+                watch_over_failover, livecluster_restore, livecluster_restore),
             cmocka_unit_test_setup_teardown(watch_failover_at_start,
-                                            cluster_restore, cluster_restore),
-            cmocka_unit_test_setup_teardown(watch_compacted, cluster_restore,
-                                            cluster_restore),
+                                            livecluster_restore,
+                                            livecluster_restore),
+            cmocka_unit_test_setup_teardown(
+                watch_compacted, livecluster_restore, livecluster_restore),
             cmocka_unit_test(example_runs),
             cmocka_unit_test(endpoints_by_name),
             cmocka_unit_test(endpoints_ipv6),
@@ -1846,6 +1785,7 @@ int main(int argc, char **argv)
 
         (void)argc;
         argv0 = argv[0];
-        return cmocka_run_group_tests_name("client", tests, cluster_up,
-                                           cluster_down);
+        livecluster_use(&cluster, argv0, WATCHDOG_S);
+        return cmocka_run_group_tests_name("client", tests, livecluster_up,
+                                           livecluster_down);
 }

@@ -10,49 +10,34 @@
  * Environment as the integration tests: BATOND, BATON_TEST_BASE_PORT,
  * BATON_TEST_TMPDIR, BATON_TEST_WATCHDOG.
  */
-#include <fcntl.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "../../include/baton.h"
 #include "../integration/harness.h"
+#include "../lib/proc.h"
+#include "livecluster.h"
 
 #define WATCHDOG_S 120
-#define HEALTHY_MS 20000
 #define OP_MS      5000
+#define EXAMPLE_MS 60000 /* examples/lock_example runs this long at most */
 
 static struct harness cluster;
-static const char *argv0;
 
-static int cluster_up(void **state)
-{
-        unsigned leader;
-
-        (void)state;
-        if (harness_open_healthy(&cluster, 3, argv0, WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                print_message("# cluster: %s\n", cluster.errmsg);
-                return -1;
-        }
-        return 0;
-}
-
+/* The group's teardown: the cluster this program named in the
+ * environment goes, and so does the name. */
 static int cluster_down(void **state)
 {
-        (void)state;
         unsetenv("BATON_ENDPOINTS");
-        harness_close(&cluster);
-        return 0;
+        return livecluster_down(state);
 }
 
 /* A handle for `endpoints` (NULL: none given) with a bounded timeout; its
@@ -152,11 +137,12 @@ static void given_endpoints_win(void **state)
 static void example_without_endpoints(void **state)
 {
         const char *path = "./examples/lock_example";
+        const char *const none[] = {NULL};
         struct baton_event ev;
         baton_client *watcher;
         baton_watch *w = NULL;
-        int status = 0, rv;
-        pid_t pid;
+        struct proc p;
+        int rv;
 
         (void)state;
         if (access(path, X_OK) != 0) {
@@ -169,22 +155,12 @@ static void example_without_endpoints(void **state)
         assert_int_equal(rv, 0);
         assert_int_equal(baton_watch_open(watcher, "example", 0, 0, 0, &w), 0);
         assert_int_equal(setenv("BATON_ENDPOINTS", cluster.endpoints, 1), 0);
-        fflush(stdout);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                int null = open("/dev/null", O_WRONLY);
-                if (null >= 0) {
-                        dup2(null, STDOUT_FILENO);
-                }
-                signal(SIGALRM, SIG_DFL);
-                alarm(60);
-                execl(path, path, (char *)NULL);
-                _exit(127);
+        assert_int_equal(proc_start(&p, path, 0, NULL, none), 0);
+        if (proc_wait(&p, EXAMPLE_MS) != 0) {
+                proc_show(&p);
         }
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_true(p.status >= 0 && p.status < 128); /* it exited */
+        assert_int_equal(p.status, 0);
         assert_int_equal(baton_watch_next(w, &ev, OP_MS), 0);
         assert_int_equal(ev.kind, BATON_EVENT_GRANTED);
         assert_string_equal(ev.name, "example");
@@ -202,7 +178,7 @@ int main(int argc, char **argv)
         };
 
         (void)argc;
-        argv0 = argv[0];
-        return cmocka_run_group_tests_name("client_env", tests, cluster_up,
+        livecluster_use(&cluster, argv[0], WATCHDOG_S);
+        return cmocka_run_group_tests_name("client_env", tests, livecluster_up,
                                            cluster_down);
 }

@@ -23,7 +23,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,9 +39,11 @@
 
 #include "../../include/baton.h"
 #include "../integration/harness.h"
+#include "../integration/lonenode.h"
 #include "../integration/tlsfiles.h"
 #include "../lib/certs.h"
 #include "../lib/tclient.h"
+#include "livecluster.h"
 
 #define WATCHDOG_S 240
 #define HEALTHY_MS 20000
@@ -64,35 +64,13 @@ static int64_t now_ms(void)
         return tclient_now_ms();
 }
 
-/* A port of 127.0.0.1 nothing listens on: one the kernel just gave out
- * and took back. */
+/* A port of 127.0.0.1 nothing listens on (lonenode.h). */
 static unsigned free_port(void)
 {
-        struct sockaddr_in sa;
-        socklen_t len = sizeof sa;
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        unsigned port;
+        unsigned port = lonenode_free_port();
 
-        assert_true(fd >= 0);
-        memset(&sa, 0, sizeof sa);
-        sa.sin_family = AF_INET;
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-        assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-        port = ntohs(sa.sin_port);
-        close(fd);
+        assert_true(port != 0);
         return port;
-}
-
-/* The path of the tests' TLS file `name` (in tlsfiles_dir()). */
-static const char *tls_path(const char *name)
-{
-        static char buf[4][512];
-        static unsigned next;
-        char *p = buf[next++ % 4];
-
-        snprintf(p, sizeof buf[0], "%s/%s", tlsfiles_dir(), name);
-        return p;
 }
 
 /* What one call came to. */
@@ -210,96 +188,15 @@ static void need_tls(void)
         }
 }
 
-/* --- Fixtures ------------------------------------------------------------- */
-
-static int cluster_up(void **state)
-{
-        unsigned leader;
-
-        (void)state;
-        if (harness_open_healthy(&cluster, 3, argv0, WATCHDOG_S, HEALTHY_MS,
-                                 &leader) != 0) {
-                print_message("# cluster: %s\n", cluster.errmsg);
-                return -1;
-        }
-        return 0;
-}
-
-static int cluster_down(void **state)
-{
-        (void)state;
-        harness_close(&cluster);
-        return 0;
-}
-
-/* After a case that killed nodes: every node running, one leader. */
-static int cluster_restore(void **state)
-{
-        unsigned i, leader;
-
-        (void)state;
-        for (i = 1; i <= cluster.n; i++) {
-                if (cluster.nodes[i - 1].pid == 0) {
-                        harness_restart(&cluster, i);
-                }
-        }
-        if (harness_wait_healthy(&cluster, HEALTHY_MS, &leader) != 0) {
-                print_message("# cluster did not recover: %s\n",
-                              cluster.errmsg);
-                cluster.failed = true;
-                return -1;
-        }
-        return 0;
-}
-
-/* Whether something accepts TCP connections at `endpoint` (127.0.0.1). */
-static bool listening(const char *endpoint)
-{
-        const char *colon = strrchr(endpoint, ':');
-        struct sockaddr_in sa;
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        bool up;
-
-        memset(&sa, 0, sizeof sa);
-        sa.sin_family = AF_INET;
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        sa.sin_port = htons((uint16_t)atoi(colon != NULL ? colon + 1 : "0"));
-        up = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        if (fd >= 0) {
-                close(fd);
-        }
-        return up;
-}
-
 /* A one-node cluster of its own whose node starts with `flags` (n of
- * them, as harness_set_flags()): started, stopped, given the flags and
- * started again, since the harness gives flags from a node's next start.
- * The harness's own client cannot always talk to the node then (that is
- * the point), so this waits only for its client port to listen. */
+ * them, lonenode.h); the case fails when it does not listen. */
 static void single_node(struct harness *h, const char *const *flags, unsigned n)
 {
-        unsigned leader;
-        int64_t until;
-
-        if (harness_start(h, 1, NULL, argv0, 0) != 0 ||
-            harness_wait_leader(h, HEALTHY_MS, &leader) != 0 ||
-            harness_term(h, 1, NULL) != 0 ||
-            harness_wait_exit(h, 1, HEALTHY_MS, NULL) != 0 ||
-            harness_set_flags(h, 1, flags, n) != 0 ||
-            harness_restart(h, 1) != 0) {
+        if (lonenode_start(h, flags, n, argv0, HEALTHY_MS) != 0) {
                 print_message("# one-node cluster: %s\n", h->errmsg);
                 h->failed = true;
                 harness_close(h);
                 fail();
-        }
-        for (until = now_ms() + HEALTHY_MS; !listening(h->endpoints);) {
-                if (now_ms() > until) {
-                        h->failed = true;
-                        harness_close(h);
-                        fail_msg("the node does not listen on %s",
-                                 h->endpoints);
-                }
-                usleep(20 * 1000);
         }
 }
 
@@ -409,8 +306,9 @@ static void expired_certificate(void **state)
         (void)state;
         need_tls();
         assert_int_equal(tlsfiles_issue("ff-expired", "admin", -30, -1, 0), 0);
-        o = call(cluster.endpoints, LONG_MS, tls_path("ca.crt"),
-                 tls_path("ff-expired.crt"), tls_path("ff-expired.key"), false);
+        o = call(cluster.endpoints, LONG_MS, tlsfiles_path("ca.crt"),
+                 tlsfiles_path("ff-expired.crt"),
+                 tlsfiles_path("ff-expired.key"), false);
         expect_within(&o, 0, BATON_ETLS, cluster.nodes[0].client_address,
                       "refused this client's certificate",
                       "certificate expired", NULL);
@@ -424,8 +322,9 @@ static void certificate_of_another_ca(void **state)
         (void)state;
         need_tls();
         assert_int_equal(tlsfiles_issue("ff-foreign", "admin", -1, 30, 1), 0);
-        o = call(cluster.endpoints, LONG_MS, tls_path("ca.crt"),
-                 tls_path("ff-foreign.crt"), tls_path("ff-foreign.key"), false);
+        o = call(cluster.endpoints, LONG_MS, tlsfiles_path("ca.crt"),
+                 tlsfiles_path("ff-foreign.crt"),
+                 tlsfiles_path("ff-foreign.key"), false);
         expect_within(&o, 0, BATON_ETLS, cluster.nodes[1].client_address,
                       "refused this client's certificate", "unknown CA", NULL);
 }
@@ -440,10 +339,11 @@ static void wrong_ca_file(void **state)
         need_tls();
         other = certs_ca_create("Not the cluster's CA");
         assert_non_null(other);
-        assert_int_equal(certs_ca_write(other, tls_path("ff-other-ca.crt")), 0);
+        assert_int_equal(
+            certs_ca_write(other, tlsfiles_path("ff-other-ca.crt")), 0);
         certs_ca_destroy(other);
-        o = call(cluster.endpoints, LONG_MS, tls_path("ff-other-ca.crt"),
-                 tls_path("admin.crt"), tls_path("admin.key"), false);
+        o = call(cluster.endpoints, LONG_MS, tlsfiles_path("ff-other-ca.crt"),
+                 tlsfiles_path("admin.crt"), tlsfiles_path("admin.key"), false);
         expect_within(&o, 0, BATON_ETLS, cluster.nodes[2].client_address,
                       "the node's certificate is refused here", NULL);
 }
@@ -486,9 +386,9 @@ static void name_mismatch(void **state)
                                              "DNS:elsewhere.example"),
                          0);
         flags[0] = "--tls-cert";
-        flags[1] = tls_path("ff-elsewhere.crt");
+        flags[1] = tlsfiles_path("ff-elsewhere.crt");
         flags[2] = "--tls-key";
-        flags[3] = tls_path("ff-elsewhere.key");
+        flags[3] = tlsfiles_path("ff-elsewhere.key");
         single_node(&h, flags, 4);
         o = call(h.endpoints, LONG_MS, NULL, NULL, NULL, false);
         expect_within(&o, 0, BATON_ETLS, h.endpoints,
@@ -656,15 +556,18 @@ int main(int argc, char **argv)
             cmocka_unit_test(wrong_ca_file),
             cmocka_unit_test(tls_against_plain_node),
             cmocka_unit_test(name_mismatch),
-            cmocka_unit_test_teardown(lost_majority, cluster_restore),
-            cmocka_unit_test_teardown(sent_before_all_died, cluster_restore),
-            cmocka_unit_test_teardown(session_outlives_outage, cluster_restore),
+            cmocka_unit_test_teardown(lost_majority, livecluster_restore),
+            cmocka_unit_test_teardown(sent_before_all_died,
+                                      livecluster_restore),
+            cmocka_unit_test_teardown(session_outlives_outage,
+                                      livecluster_restore),
         };
 
         argv0 = argv[0];
         if (argc > 1) {
                 cmocka_set_test_filter(argv[1]); /* e.g. "sent_*" */
         }
-        return cmocka_run_group_tests_name("failfast", tests, cluster_up,
-                                           cluster_down);
+        livecluster_use(&cluster, argv0, WATCHDOG_S);
+        return cmocka_run_group_tests_name("failfast", tests, livecluster_up,
+                                           livecluster_down);
 }

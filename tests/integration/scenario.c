@@ -323,3 +323,55 @@ bool log_has(struct ctx *x, unsigned id, const char *needle)
 {
         return file_has(x->h.nodes[id - 1].log_path, needle);
 }
+
+/* --- A program of scenarios ----------------------------------------------- */
+
+static bool selected(const struct run *r, const struct scenario_entry *s)
+{
+        return r->only == NULL || strstr(s->name, r->only) != NULL;
+}
+
+int scenario_main(int argc, char **argv, const char *prog, unsigned watchdog_s,
+                  const struct scenario_entry *list, unsigned n,
+                  void (*run_one)(struct ctx *x,
+                                  const struct scenario_entry *s))
+{
+        const char *wd = getenv("BATON_TEST_WATCHDOG");
+        struct run r;
+        struct ctx x;
+        unsigned i, planned = 0;
+        int a;
+
+        memset(&r, 0, sizeof r);
+        r.argv0 = argv[0];
+        for (a = 1; a < argc; a++) {
+                if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) {
+                        r.only = argv[++a];
+                } else if (strcmp(argv[a], "--keep") == 0) {
+                        r.keep = true;
+                } else {
+                        fprintf(stderr, "usage: %s [--only TEXT] [--keep]\n",
+                                prog);
+                        return 2;
+                }
+        }
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        harness_setup_process(wd != NULL ? (unsigned)atoi(wd) : watchdog_s);
+        for (i = 0; i < n; i++) {
+                planned += selected(&r, &list[i]);
+        }
+        printf("1..%u\n", planned);
+        memset(&x, 0, sizeof x);
+        x.run = &r;
+        x.n = 3;
+        for (i = 0; i < n; i++) {
+                if (selected(&r, &list[i])) {
+                        run_one(&x, &list[i]);
+                }
+        }
+        if (x.have_cluster) {
+                harness_close(&x.h);
+        }
+        printf("# %u of %u failed\n", r.failed, planned);
+        return r.failed == 0 ? 0 : 1;
+}

@@ -215,4 +215,29 @@ bool file_has(const char *path, const char *needle);
 /* Whether the log of node `id` has a line with `needle` in it. */
 bool log_has(struct ctx *x, unsigned id, const char *needle);
 
+/* --- A program of scenarios ----------------------------------------------- */
+
+/* One scenario of a program that runs a list of them in turn: its TAP
+ * name, its body, and whether the body starts and closes a cluster of
+ * its own rather than being given one. */
+struct scenario_entry {
+        const char *name;
+        void (*fn)(struct ctx *x);
+        bool own_cluster;
+};
+
+/*
+ * The main() of such a program (`prog` in its usage line): --only TEXT
+ * (the scenarios whose name has TEXT) and --keep (every cluster's
+ * directory kept), the watchdog ($BATON_TEST_WATCHDOG, else `watchdog_s`
+ * seconds, for each scenario), the plan, `run_one` for each scenario
+ * selected, on one context of 3 nodes, the cluster it left open closed,
+ * and a comment with the failures. Returns the exit status (2: a bad
+ * argument).
+ */
+int scenario_main(int argc, char **argv, const char *prog, unsigned watchdog_s,
+                  const struct scenario_entry *list, unsigned n,
+                  void (*run_one)(struct ctx *x,
+                                  const struct scenario_entry *s));
+
 #endif /* TESTS_INTEGRATION_SCENARIO_H */

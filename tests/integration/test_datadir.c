@@ -520,33 +520,28 @@ static void sc_offline_on_held(struct ctx *x)
 /* --- The run ---------------------------------------------------------------
  */
 
-struct dd_scenario {
-        const char *name;
-        void (*fn)(struct ctx *x);
-};
-
-static const struct dd_scenario scenarios[] = {
+static const struct scenario_entry scenarios[] = {
     {"a second batond on a running node's data directory: refused within a "
      "second naming it and the first's pid; nothing changed; still serving",
-     sc_second_process},
-    {"node 3 on a copy of node 2's data directory: refused", sc_copy},
+     sc_second_process, false},
+    {"node 3 on a copy of node 2's data directory: refused", sc_copy, false},
     {"a node on another cluster's data directory (same addresses): its "
      "peers refuse it, it exits, no election",
-     sc_other_cluster},
+     sc_other_cluster, false},
     {"a wiped data directory under an existing id: refused with the remedy; "
      "member remove, empty directory, join = true, member add: serves",
-     sc_wiped},
+     sc_wiped, false},
     {"a busy raft, client or metrics port, or a TLS file that cannot be "
      "read: refused naming it, before the data directory is made or changed",
-     sc_busy_ports},
+     sc_busy_ports, false},
     {"--recover and --restore on a running node's data directory: refused "
      "naming its pid; nothing changed",
-     sc_offline_on_held},
+     sc_offline_on_held, false},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
-static void run_one(struct ctx *x, const struct dd_scenario *s)
+static void run_one(struct ctx *x, const struct scenario_entry *s)
 {
         int64_t t0 = tclient_now_ms();
 
@@ -580,39 +575,6 @@ static void run_one(struct ctx *x, const struct dd_scenario *s)
 
 int main(int argc, char **argv)
 {
-        const char *wd = getenv("BATON_TEST_WATCHDOG");
-        struct run r;
-        struct ctx x;
-        unsigned i, planned = 0;
-        int a;
-
-        memset(&r, 0, sizeof r);
-        r.argv0 = argv[0];
-        for (a = 1; a < argc; a++) {
-                if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) {
-                        r.only = argv[++a];
-                } else if (strcmp(argv[a], "--keep") == 0) {
-                        r.keep = true;
-                } else {
-                        fprintf(stderr, "usage: test_datadir [--only TEXT] "
-                                        "[--keep]\n");
-                        return 2;
-                }
-        }
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        harness_setup_process(wd != NULL ? (unsigned)atoi(wd) : WATCHDOG_S);
-        for (i = 0; i < N_SCENARIOS; i++) {
-                planned += r.only == NULL || strstr(scenarios[i].name, r.only);
-        }
-        printf("1..%u\n", planned);
-        memset(&x, 0, sizeof x);
-        x.run = &r;
-        x.n = 3;
-        for (i = 0; i < N_SCENARIOS; i++) {
-                if (r.only == NULL || strstr(scenarios[i].name, r.only)) {
-                        run_one(&x, &scenarios[i]);
-                }
-        }
-        printf("# %u of %u failed\n", r.failed, planned);
-        return r.failed == 0 ? 0 : 1;
+        return scenario_main(argc, argv, "test_datadir", WATCHDOG_S, scenarios,
+                             N_SCENARIOS, run_one);
 }

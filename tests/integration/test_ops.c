@@ -541,17 +541,11 @@ static void sc_json_logs(struct ctx *x)
 
 /* --- Running ------------------------------------------------------------- */
 
-struct op_scenario {
-        const char *name;
-        void (*fn)(struct ctx *x);
-        bool own_cluster; /* starts and closes its own */
-};
-
 static void sc_systemd(struct ctx *x);
 static void sc_full_disk(struct ctx *x);
 static void sc_full_disk_restart(struct ctx *x);
 
-static const struct op_scenario scenarios[] = {
+static const struct scenario_entry scenarios[] = {
     {"GET /health and GET /ready: 200 with JSON on every node; other "
      "paths still serve metrics",
      sc_health_ready, false},
@@ -629,7 +623,7 @@ static bool fresh(struct ctx *x)
         return true;
 }
 
-static void run_one(struct ctx *x, const struct op_scenario *s)
+static void run_one(struct ctx *x, const struct scenario_entry *s)
 {
         int64_t t0 = tclient_now_ms();
 
@@ -671,42 +665,6 @@ static void run_one(struct ctx *x, const struct op_scenario *s)
 
 int main(int argc, char **argv)
 {
-        const char *wd = getenv("BATON_TEST_WATCHDOG");
-        struct run r;
-        struct ctx x;
-        unsigned i, planned = 0;
-        int a;
-
-        memset(&r, 0, sizeof r);
-        r.argv0 = argv[0];
-        for (a = 1; a < argc; a++) {
-                if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) {
-                        r.only = argv[++a];
-                } else if (strcmp(argv[a], "--keep") == 0) {
-                        r.keep = true;
-                } else {
-                        fprintf(stderr, "usage: test_ops [--only TEXT] "
-                                        "[--keep]\n");
-                        return 2;
-                }
-        }
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        harness_setup_process(wd != NULL ? (unsigned)atoi(wd) : WATCHDOG_S);
-        for (i = 0; i < N_SCENARIOS; i++) {
-                planned += r.only == NULL || strstr(scenarios[i].name, r.only);
-        }
-        printf("1..%u\n", planned);
-        memset(&x, 0, sizeof x);
-        x.run = &r;
-        x.n = 3;
-        for (i = 0; i < N_SCENARIOS; i++) {
-                if (r.only == NULL || strstr(scenarios[i].name, r.only)) {
-                        run_one(&x, &scenarios[i]);
-                }
-        }
-        if (x.have_cluster) {
-                harness_close(&x.h);
-        }
-        printf("# %u of %u failed\n", r.failed, planned);
-        return r.failed == 0 ? 0 : 1;
+        return scenario_main(argc, argv, "test_ops", WATCHDOG_S, scenarios,
+                             N_SCENARIOS, run_one);
 }

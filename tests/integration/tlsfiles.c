@@ -27,11 +27,13 @@ static void remove_dir(void)
         }
 }
 
+/* DIR/NAME then `ext`, in one of 8 buffers used in turn: a few can be
+ * arguments of one call. */
 static const char *path(const char *name, const char *ext)
 {
-        static char buf[4][300];
+        static char buf[8][300];
         static unsigned next;
-        char *p = buf[next++ % 4];
+        char *p = buf[next++ % 8];
 
         snprintf(p, sizeof buf[0], "%s/%s%s", files.dir, name, ext);
         return p;
@@ -139,6 +141,11 @@ int tlsfiles_on(void)
 const char *tlsfiles_dir(void)
 {
         return files.dir;
+}
+
+const char *tlsfiles_path(const char *name)
+{
+        return path(name, "");
 }
 
 void tlsfiles_node_args(unsigned id, char **argv, unsigned *a)

@@ -23,6 +23,11 @@ int tlsfiles_on(void);
 /* The directory of the files (after tlsfiles_prepare()). */
 const char *tlsfiles_dir(void);
 
+/* The path of the file `name` ("ca.crt", "admin.key", ...) in that
+ * directory; it lasts until the 8th call after (of this or of the
+ * functions that make files), so that a call can take a few. */
+const char *tlsfiles_path(const char *name);
+
 /* The batond flags that give node `id` its TLS settings and the roles of
  * the tests' identities ("admin" admin, "reader" read): up to 12 strings
  * appended to argv at *a (they live until exit). */

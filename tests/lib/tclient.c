@@ -37,6 +37,19 @@ int64_t tclient_now_ms(void)
         return tclient_now_ns() / 1000000;
 }
 
+void tclient_sleep_ms(int64_t ms)
+{
+        struct timespec ts;
+
+        if (ms <= 0) {
+                return;
+        }
+        ts.tv_sec = (time_t)(ms / 1000);
+        ts.tv_nsec = (long)(ms % 1000) * 1000000;
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+}
+
 static int64_t min64(int64_t a, int64_t b)
 {
         return a < b ? a : b;
@@ -46,19 +59,7 @@ static int64_t min64(int64_t a, int64_t b)
  * for some state to be reached. */
 static void pause_until(int64_t ms, int64_t deadline)
 {
-        int64_t left = deadline - tclient_now_ms();
-        struct timespec ts;
-
-        if (ms > left) {
-                ms = left;
-        }
-        if (ms <= 0) {
-                return;
-        }
-        ts.tv_sec = (time_t)(ms / 1000);
-        ts.tv_nsec = (long)(ms % 1000) * 1000000;
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-        }
+        tclient_sleep_ms(min64(ms, deadline - tclient_now_ms()));
 }
 
 static uint64_t random_u64(void)

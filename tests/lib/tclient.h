@@ -127,6 +127,10 @@ struct tclient {
 int64_t tclient_now_ms(void);
 int64_t tclient_now_ns(void);
 
+/* Sleep `ms` (nothing when <= 0), the whole of it even when a signal
+ * comes: the pause between two polls of a test. */
+void tclient_sleep_ms(int64_t ms);
+
 /*
  * Set up a client for a comma-separated list of "a.b.c.d:port" client
  * endpoints (copied). Connects lazily, over TLS when BATON_CACERT,

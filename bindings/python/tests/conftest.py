@@ -86,24 +86,29 @@ class Cluster:
         """TLS files of a client certificate `name` signed by the cluster's
         CA (role: the cluster's default, `lock`)."""
         tls = self.dir / "tls"
-        subprocess.run(
-            [
-                str(ROOT / "scripts" / "certs"),
-                str(tls),
-                "--nodes",
-                "3",
-                "--client",
-                name,
-            ],
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
+        certs(tls, "--nodes", "3", "--client", name)
         return {
             "ca": str(tls / "ca.crt"),
             "cert": str(tls / f"{name}.crt"),
             "key": str(tls / f"{name}.key"),
         }
+
+    def other_ca(self, name: str) -> Path:
+        """Another CA than the cluster's, in the cluster's directory under
+        `name`: its ca.crt, and admin.crt and admin.key that it signed."""
+        other = self.dir / name
+        certs(other, "--nodes", "1")
+        return other
+
+
+def certs(directory: Path, *args: str) -> None:
+    """scripts/certs DIRECTORY ARGS: the files it lacks, made."""
+    subprocess.run(
+        [str(ROOT / "scripts" / "certs"), str(directory), *args],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def cluster_env(state: Path, base: int) -> Dict[str, str]:

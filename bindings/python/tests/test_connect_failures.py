@@ -20,7 +20,7 @@ import socket
 import subprocess
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Optional, Union
 
 import pytest
 
@@ -52,6 +52,21 @@ def raises_at_once(
         assert word in text, f"{word!r} not in {text!r}"
     assert caught.value.detail in text
     return caught.value
+
+
+def try_lock_raises(
+    cls,
+    unique: Callable[[str], str],
+    *words: str,
+    endpoints: Optional[str] = None,
+    tls: Union[baton.TLS, bool, None] = None,
+    extra: float = 0.0,
+) -> baton.Error:
+    """A new client of `endpoints` with `tls` and a LONG timeout: its
+    try_lock() raises `cls` at once, saying every one of `words`
+    (raises_at_once); the exception."""
+    with baton.Client(endpoints, tls=tls, timeout=LONG) as c:
+        return raises_at_once(cls, lambda: c.try_lock(unique()), *words, extra=extra)
 
 
 def openssl(*args: str) -> None:
@@ -142,21 +157,18 @@ def test_nothing_listening(cluster, unique):
 
 
 def test_name_does_not_resolve(cluster, unique):
-    with baton.Client("nosuchhost.invalid:8601", timeout=LONG) as c:
-        raises_at_once(
-            baton.ConnectError,
-            lambda: c.try_lock(unique()),
-            "nosuchhost.invalid:8601: name does not resolve",
-            extra=RESOLVER,
-        )
+    try_lock_raises(
+        baton.ConnectError,
+        unique,
+        "nosuchhost.invalid:8601: name does not resolve",
+        endpoints="nosuchhost.invalid:8601",
+        extra=RESOLVER,
+    )
 
 
 def test_raft_port(cluster, unique):
     raft = f"127.0.0.1:{cluster.base + 1}"
-    with baton.Client(raft, timeout=LONG) as c:
-        raises_at_once(
-            baton.ConnectError, lambda: c.try_lock(unique()), raft, "did not answer"
-        )
+    try_lock_raises(baton.ConnectError, unique, raft, "did not answer", endpoints=raft)
 
 
 def test_asyncio_says_why(cluster, unique):
@@ -187,64 +199,58 @@ def test_status_of_a_dead_node(client, cluster):
 def test_no_tls_files(cluster, unique, monkeypatch):
     for var in ("BATON_CACERT", "BATON_CERT", "BATON_KEY"):
         monkeypatch.delenv(var, raising=False)
-    with baton.Client(cluster.endpoints, tls=False, timeout=LONG) as c:
-        raises_at_once(
-            baton.TLSError,
-            lambda: c.try_lock(unique()),
-            f"127.0.0.1:{cluster.base + 101}",
-            "the node requires TLS",
-            "BATON_ETLS",
-        )
+    try_lock_raises(
+        baton.TLSError,
+        unique,
+        f"127.0.0.1:{cluster.base + 101}",
+        "the node requires TLS",
+        "BATON_ETLS",
+        endpoints=cluster.endpoints,
+        tls=False,
+    )
 
 
 def test_expired_certificate(cluster, unique):
     tls = signed(cluster, "expired", "admin", -1)
-    with baton.Client(tls=tls, timeout=LONG) as c:
-        raises_at_once(
-            baton.TLSError,
-            lambda: c.try_lock(unique()),
-            f"127.0.0.1:{cluster.base + 102}",
-            "the node refused this client's certificate",
-            "certificate expired",
-        )
+    try_lock_raises(
+        baton.TLSError,
+        unique,
+        f"127.0.0.1:{cluster.base + 102}",
+        "the node refused this client's certificate",
+        "certificate expired",
+        tls=tls,
+    )
 
 
 def test_certificate_of_another_ca(cluster, unique):
-    other = cluster.dir / "failfast-other-ca"
-    subprocess.run(
-        [str(ROOT / "scripts" / "certs"), str(other), "--nodes", "1"],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
+    other = cluster.other_ca("failfast-other-ca")
     mine = cluster.dir / "tls" / "ca.crt"
     tls = baton.TLS(str(mine), str(other / "admin.crt"), str(other / "admin.key"))
-    with baton.Client(tls=tls, timeout=LONG) as c:
-        raises_at_once(baton.TLSError, lambda: c.try_lock(unique()), "unknown CA")
+    try_lock_raises(baton.TLSError, unique, "unknown CA", tls=tls)
     # And trusting that CA instead: the client refuses the nodes.
     wrong = baton.TLS(
         str(other / "ca.crt"),
         str(cluster.dir / "tls" / "admin.crt"),
         str(cluster.dir / "tls" / "admin.key"),
     )
-    with baton.Client(tls=wrong, timeout=LONG) as c:
-        raises_at_once(
-            baton.TLSError,
-            lambda: c.try_lock(unique()),
-            f"127.0.0.1:{cluster.base + 103}",
-            "the node's certificate is refused here",
-        )
+    try_lock_raises(
+        baton.TLSError,
+        unique,
+        f"127.0.0.1:{cluster.base + 103}",
+        "the node's certificate is refused here",
+        tls=wrong,
+    )
 
 
 def test_tls_against_a_plain_node(cluster, unique):
     with lone_node(cluster, cluster.base + 140, "--tls", "false") as ep:
-        with baton.Client(ep, timeout=LONG) as c:
-            raises_at_once(
-                baton.TLSError,
-                lambda: c.try_lock(unique()),
-                ep,
-                "the node speaks plain TCP (tls = off) but this client uses TLS",
-            )
+        try_lock_raises(
+            baton.TLSError,
+            unique,
+            ep,
+            "the node speaks plain TCP (tls = off) but this client uses TLS",
+            endpoints=ep,
+        )
 
 
 def test_certificate_for_another_host(cluster, unique):
@@ -252,13 +258,13 @@ def test_certificate_for_another_host(cluster, unique):
     flags = ("--tls", "true", "--tls-ca", node.ca, "--tls-cert", node.cert)
     with lone_node(cluster, cluster.base + 142, *flags, "--tls-key", node.key) as ep:
         port = ep.rsplit(":", 1)[1]
-        with baton.Client(f"localhost:{port}", timeout=LONG) as c:
-            raises_at_once(
-                baton.TLSError,
-                lambda: c.try_lock(unique()),
-                f"localhost:{port}",
-                "hostname mismatch",
-            )
+        try_lock_raises(
+            baton.TLSError,
+            unique,
+            f"localhost:{port}",
+            "hostname mismatch",
+            endpoints=f"localhost:{port}",
+        )
 
 
 # --- What must still wait ----------------------------------------------------

@@ -10,7 +10,6 @@ also in test_pause.py, JeopardyError in test_transitions.py.
 from __future__ import annotations
 
 import signal
-import subprocess
 import threading
 from typing import Callable, Dict, Type
 
@@ -19,7 +18,7 @@ import pytest
 import baton
 from baton import errors
 
-from conftest import ROOT, Cluster, wait_for
+from conftest import Cluster, wait_for
 
 
 def free_endpoint(cluster: Cluster) -> str:
@@ -424,13 +423,7 @@ def _tls(cluster, client, unique):
             tls=baton.TLS("/nonexistent/ca", "/nonexistent/c", "/nonexistent/k")
         )
     # A certificate from another CA: the nodes refuse the handshake.
-    other = cluster.dir / "other-ca"
-    subprocess.run(
-        [str(ROOT / "scripts" / "certs"), str(other), "--nodes", "1"],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
+    other = cluster.other_ca("other-ca")
     tls = baton.TLS(
         str(other / "ca.crt"), str(other / "admin.crt"), str(other / "admin.key")
     )

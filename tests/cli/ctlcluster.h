@@ -1,0 +1,44 @@
+/* The program a command-line test runs (batonctl, baton-bench) and the
+ * live 3-node cluster it runs it against: found, started, and at the end
+ * reaped and closed under the TAP plan. */
+#ifndef TESTS_CLI_CTLCLUSTER_H
+#define TESTS_CLI_CTLCLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../integration/harness.h"
+#include "../lib/tap.h"
+
+#define CTLCLUSTER_HEALTHY_MS 20000 /* the cluster up and converged */
+
+/*
+ * The program under test, called first: stdout is made line-buffered (a
+ * TAP line reaches the log when it is printed), and the program is $`env`
+ * when that is set and not empty, else `dflt` (a path relative to the
+ * build dir). NULL, after the plan "1..0 # SKIP no NAME at PATH" with
+ * NAME the last part of `dflt`, when it is not an executable.
+ */
+const char *ctlcluster_program(const char *env, const char *dflt);
+
+/*
+ * Start the test's cluster: BATON_ENDPOINTS is unset first (every run
+ * names the cluster it talks to, so that none reaches another one), then
+ * harness_open_healthy() of 3 nodes with the watchdog `watchdog_s`. 0 with
+ * `*leader`, or -1 after "Bail out! cluster: ..." with `h` closed.
+ */
+int ctlcluster_open(struct harness *h, const char *argv0, unsigned watchdog_s,
+                    unsigned *leader);
+
+/*
+ * The end of the test: a node that exited on its own is a failed case;
+ * with `scan_logs`, every node is stopped and a case checks that their
+ * logs hold no sanitizer or assertion report; the cluster is closed (its
+ * directory kept when a case failed); then the plan, and a comment with
+ * the failures and the time since `started_ms` (tclient_now_ms()).
+ * Returns the program's exit status.
+ */
+int ctlcluster_close(struct harness *h, struct tap *t, bool scan_logs,
+                     int64_t started_ms);
+
+#endif /* TESTS_CLI_CTLCLUSTER_H */
