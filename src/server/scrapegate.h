@@ -23,8 +23,8 @@ enum scrapegate_wire scrapegate_sniff(const uint8_t *p, size_t n);
 
 /* What a request asks for. */
 enum scrapegate_path {
-        SCRAPEGATE_HEALTH, /* GET /health */
-        SCRAPEGATE_READY,  /* GET /ready */
+        SCRAPEGATE_HEALTH,  /* GET /health */
+        SCRAPEGATE_READY,   /* GET /ready */
         SCRAPEGATE_METRICS, /* any other path, as it always was */
 };
 

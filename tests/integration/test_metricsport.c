@@ -84,8 +84,7 @@ static void parse(const char *text, struct answer *a)
 
         if (strncmp(text, "HTTP/1.", 7) != 0 || body == NULL ||
             strlen(text) < 12) {
-                snprintf(a->why, sizeof a->why, "no HTTP reply: '%.60s'",
-                         text);
+                snprintf(a->why, sizeof a->why, "no HTTP reply: '%.60s'", text);
                 return;
         }
         a->status = atoi(text + 9);
@@ -100,9 +99,8 @@ static SSL_CTX *client_ctx(const char *cert, struct answer *a)
         SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
         char crt[200], key[200];
 
-        if (ctx == NULL ||
-            SSL_CTX_load_verify_locations(ctx, tlsfiles_path("ca.crt"),
-                                          NULL) != 1) {
+        if (ctx == NULL || SSL_CTX_load_verify_locations(
+                               ctx, tlsfiles_path("ca.crt"), NULL) != 1) {
                 snprintf(a->why, sizeof a->why, "cannot load the CA");
                 SSL_CTX_free(ctx);
                 return NULL;
@@ -161,8 +159,7 @@ static void tls_get(int port, const char *path, const char *cert,
         }
         text[len] = '\0';
         if (len == 0) {
-                snprintf(a->why, sizeof a->why, "TLS: no reply: %s",
-                         ssl_why());
+                snprintf(a->why, sizeof a->why, "TLS: no reply: %s", ssl_why());
                 goto out;
         }
         parse(text, a);
@@ -182,8 +179,7 @@ static void plain_get(struct harness *h, const char *path, struct answer *a)
         long n;
 
         memset(a, 0, sizeof *a);
-        n = harness_http_get(h, 1, path, &a->status, body, sizeof body,
-                             GET_MS);
+        n = harness_http_get(h, 1, path, &a->status, body, sizeof body, GET_MS);
         if (n < 0) {
                 a->status = 0;
                 snprintf(a->why, sizeof a->why, "%.200s", h->errmsg);
@@ -325,8 +321,7 @@ static void with_tls(struct harness *h, struct tap *t, int port)
         }
         tls_get(port, "/metrics", "locker", &a);
         if (!tap_ok(t,
-                    a.status == 403 &&
-                        strstr(a.body, "has role lock") != NULL,
+                    a.status == 403 && strstr(a.body, "has role lock") != NULL,
                     "metrics-tls: TLS /metrics with a lock-role certificate "
                     "is 403")) {
                 show("TLS /metrics, role lock", &a);

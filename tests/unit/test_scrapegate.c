@@ -61,9 +61,9 @@ static void plain_http(void **state)
 
         (void)state;
         for (int p = SCRAPEGATE_HEALTH; p <= SCRAPEGATE_METRICS; p++) {
-                assert_int_equal(scrapegate_decide(&loop_plain, false, p,
-                                                   ROLES_NONE),
-                                 SCRAPEGATE_FULL);
+                assert_int_equal(
+                    scrapegate_decide(&loop_plain, false, p, ROLES_NONE),
+                    SCRAPEGATE_FULL);
         }
         for (unsigned i = 0; i < 3; i++) {
                 /* The role is never looked at without TLS. */
@@ -139,8 +139,7 @@ static void refusal_bodies(void **state)
         assert_non_null(strstr(body, "'app-1' has role lock"));
         assert_non_null(strstr(body, "read or admin"));
         /* No certificate at all: an empty identity, role none. */
-        refusal(SCRAPEGATE_NEEDS_ROLE, &net_tls, "", "none", body,
-                sizeof body);
+        refusal(SCRAPEGATE_NEEDS_ROLE, &net_tls, "", "none", body, sizeof body);
         assert_non_null(strstr(body, "no client certificate"));
 }
 
@@ -187,9 +186,8 @@ static void liveness_bodies(void **state)
         (void)state;
         liveness(&f, true, body, sizeof body, &status);
         assert_int_equal(status, 200);
-        assert_string_equal(body,
-                            "{\"status\":\"ready\",\"reason\":\"ok\","
-                            "\"node\":3}\n");
+        assert_string_equal(body, "{\"status\":\"ready\",\"reason\":\"ok\","
+                                  "\"node\":3}\n");
         liveness(&f, false, body, sizeof body, &status);
         assert_int_equal(status, 200);
         assert_string_equal(body, "{\"status\":\"ok\",\"reason\":\"ok\","
