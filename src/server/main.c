@@ -305,6 +305,21 @@ static int client_tls(const struct config *cfg, bool on, struct tls_ctx **out)
         return 0;
 }
 
+/* The metrics port's credentials when `on` (client certificates optional:
+ * scrapegate.h decides per request), else NULL. 0, or 1 after logging
+ * what failed. */
+static int metrics_tls(const struct config *cfg, bool on, struct tls_ctx **out)
+{
+        char err[TLS_ERRMSG_MAX];
+
+        *out = NULL;
+        if (on && tlsconfig_metrics_port(cfg, out, err, sizeof err) != 0) {
+                log_error("TLS: %s", err);
+                return 1;
+        }
+        return 0;
+}
+
 /* SIGHUP, first part: the apply log is opened again at its path, so that
  * logrotate can rename it away (postrotate: systemctl kill -s HUP). */
 static void reopen_logs(struct server *s)
@@ -349,7 +364,7 @@ static void on_sighup(uv_signal_t *h, int signum)
                          err);
         }
         if (s->metrics.active && s->cfg.metrics_tls &&
-            client_tls(&s->cfg, true, &x) == 0) {
+            metrics_tls(&s->cfg, true, &x) == 0) {
                 scrape_set_tls(&s->metrics.http, x);
         }
         log_info("SIGHUP: certificates reloaded for new connections");
@@ -449,16 +464,23 @@ static int start_metrics(struct server *s)
         int rv;
 
         set.address = s->cfg.metrics_address;
-        if (set.address[0] != '\0' && !s->cfg.metrics_tls &&
-            !loopback(set.address)) {
-                log_warn("metrics on %s without metrics-tls: anyone who can "
-                         "reach it reads every lock's counters and the "
-                         "cluster's state",
+        set.loopback = loopback(set.address);
+        if (set.address[0] != '\0' && s->cfg.metrics_tls) {
+                log_info("metrics on %s: /health and /ready over plain HTTP "
+                         "(liveness only) or TLS; /metrics over TLS for a "
+                         "client certificate of role read or admin",
+                         set.address);
+        } else if (set.address[0] != '\0' && !set.loopback) {
+                log_warn("metrics on %s without metrics-tls: not on "
+                         "loopback, so /health and /ready answer liveness "
+                         "only and /metrics answers 403; set metrics-tls = "
+                         "true to scrape it with a client certificate of "
+                         "role read or admin",
                          set.address);
         }
         set.max_conns = s->cfg.metrics_max_connections;
         set.timeout_ms = s->cfg.handshake_timeout_ms;
-        if (client_tls(&s->cfg, s->cfg.metrics_tls, &set.tls) != 0) {
+        if (metrics_tls(&s->cfg, s->cfg.metrics_tls, &set.tls) != 0) {
                 return 1;
         }
         rv = metrics_start(&s->metrics, &s->loop, &set, &s->gateway, &s->node,
