@@ -228,10 +228,11 @@ static void sc_client_listen(struct ctx *x)
                listen, told, st.leader_id);
 }
 
-/* Node 1 of 3 binds both ports on 0.0.0.0, its member line naming
- * 127.0.0.2: the peers reach it through the advertised raft address, the
- * clients through the advertised client address, and a tool on the node
- * through 127.0.0.1; then it leads. */
+/* Node 1 of 3 binds its raft port on [::] (which takes IPv4 too) and its
+ * client port on 0.0.0.0, its member line naming 127.0.0.2: the peers
+ * reach it through the advertised raft address, the clients through the
+ * advertised client address, and a tool on the node through 127.0.0.1;
+ * then it leads. */
 static void sc_wildcards(struct ctx *x)
 {
         char raft_flag[HARNESS_FLAG_MAX], client_flag[HARNESS_FLAG_MAX];
@@ -245,7 +246,7 @@ static void sc_wildcards(struct ctx *x)
         CLUSTER(x, 3, "127.0.0.2", "127.0.0.2");
         raft_port = port_of(x->h.nodes[0].raft_address);
         client_port = port_of(x->h.nodes[0].client_address);
-        snprintf(raft_flag, sizeof raft_flag, "--raft-listen=0.0.0.0:%d",
+        snprintf(raft_flag, sizeof raft_flag, "--raft-listen=[::]:%d",
                  raft_port);
         snprintf(client_flag, sizeof client_flag, "--client-listen=0.0.0.0:%d",
                  client_port);
@@ -257,7 +258,7 @@ static void sc_wildcards(struct ctx *x)
         ANSWERS(x, local, 1, &st);
         EXPECT(x, accepts("127.0.0.3", raft_port),
                "node 1's raft port does not take 127.0.0.3:%d (not bound on "
-               "0.0.0.0)",
+               "[::])",
                raft_port);
         /* Node 1 leads: the peers answer it on its advertised raft
          * address. */
@@ -397,8 +398,8 @@ static const struct scenario_entry scenarios[] = {
      "127.0.0.2:P: clients on 127.0.0.1:P, told 127.0.0.2:P; the cluster "
      "serves",
      sc_client_listen, true},
-    {"raft-listen and client-listen on 0.0.0.0, advertised 127.0.0.2: the "
-     "node rejoins and leads; tools use 127.0.0.1",
+    {"raft-listen on [::] and client-listen on 0.0.0.0, advertised "
+     "127.0.0.2: the node rejoins and leads; tools use 127.0.0.1",
      sc_wildcards, true},
     {"raft-listen 127.0.0.1 with the member line on 127.0.0.2, "
      "client-listen [::]: raft binds only 127.0.0.1, clients on ::1 and "
