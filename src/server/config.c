@@ -53,6 +53,8 @@ static const struct key keys[] = {
     {"id",                    T_U64,       F(id),                    NULL,      1,     UINT64_MAX, "This node's raft id; must be one of the members"},
     {"data-dir",              T_PATH,      F(data_dir),              NULL,      1,     0,          "Directory of this node's raft log and snapshots, never shared; created if missing"},
     {"member",                T_MEMBER,    F(members),               NULL,      1,     CONFIG_MAX_MEMBERS, "ID RAFT_ADDRESS CLIENT_ADDRESS of one node of the initial cluster; same lines on every node"},
+    {"client-listen",         T_ADDRESS,   F(client_listen),         "",        0,     0,          "Address the client port binds, e.g. 0.0.0.0:7101 for every interface, or the inside of a port mapping; clients are told the member line's client address; empty = that address"},
+    {"raft-listen",           T_ADDRESS,   F(raft_listen),           "",        0,     0,          "Address the raft port binds, e.g. 0.0.0.0:7001; the peers dial the member line's raft address; empty = that address"},
     {"join",                  T_BOOL,      F(join),                  "false",   0,     1,          "Start without bootstrapping, to be added to a running cluster with member add"},
     {"cluster-name",          T_STRING,    F(cluster_name),          "",        0,     0,          "Mixed into the cluster id that a new data directory records, so that clusters with the same member lines refuse each other's directories (as etcd's initial-cluster-token does); same on every node; read only when a directory is made"},
     {"election-timeout-ms",   T_U32,       F(election_timeout_ms),   "300",     100,   60000,      "Raft election timeout; losing the leader costs about 1.3-2x this"},
@@ -710,6 +712,9 @@ int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
                 return rv;
         }
         rv = members_check(c, errmsg, errmsg_size);
+        if (rv == 0) {
+                rv = members_listen(c, errmsg, errmsg_size);
+        }
         if (rv != 0) {
                 return rv;
         }

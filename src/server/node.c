@@ -319,7 +319,7 @@ static int init_transport(struct node *n)
                 return rv == 0 ? 0 : RAFT_INVALID;
         }
         rv = plaintcp_init(&c->net, n->loop, n->check,
-                           n->cfg->handshake_timeout_ms);
+                           n->cfg->handshake_timeout_ms, n->cfg->raft_listen);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft transport: %s",
                          raft_strerror(rv));
