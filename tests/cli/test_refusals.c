@@ -597,8 +597,7 @@ static void stop_while_probing(void)
            "%d, %s)",
            r.status, r.err);
         stopped = harness_term(&cluster, leader, NULL) == 0 &&
-                  harness_wait_exit(&cluster, leader, HEALTHY_MS, &status) ==
-                      0;
+                  harness_wait_exit(&cluster, leader, HEALTHY_MS, &status) == 0;
         ok(stopped && status == 0,
            "member %u, stopped while its probe dials again, exits 0 "
            "(status %d)",
