@@ -53,6 +53,8 @@ static const struct key keys[] = {
     {"id",                    T_U64,       F(id),                    NULL,      1,     UINT64_MAX, "This node's raft id; must be one of the members"},
     {"data-dir",              T_PATH,      F(data_dir),              NULL,      1,     0,          "Directory of this node's raft log and snapshots, never shared; created if missing"},
     {"member",                T_MEMBER,    F(members),               NULL,      1,     CONFIG_MAX_MEMBERS, "ID RAFT_ADDRESS CLIENT_ADDRESS of one node of the initial cluster; same lines on every node"},
+    {"client-listen",         T_ADDRESS,   F(client_listen),         "",        0,     0,          "Address the client port binds, e.g. 0.0.0.0:7101 for every interface, or the inside of a port mapping; clients are told the member line's client address; empty = that address"},
+    {"raft-listen",           T_ADDRESS,   F(raft_listen),           "",        0,     0,          "Address the raft port binds, e.g. 0.0.0.0:7001; the peers dial the member line's raft address; empty = that address"},
     {"join",                  T_BOOL,      F(join),                  "false",   0,     1,          "Start without bootstrapping, to be added to a running cluster with member add"},
     {"cluster-name",          T_STRING,    F(cluster_name),          "",        0,     0,          "Mixed into the cluster id that a new data directory records, so that clusters with the same member lines refuse each other's directories (as etcd's initial-cluster-token does); same on every node; read only when a directory is made"},
     {"election-timeout-ms",   T_U32,       F(election_timeout_ms),   "300",     100,   60000,      "Raft election timeout; losing the leader costs about 1.3-2x this"},
@@ -79,8 +81,8 @@ static const struct key keys[] = {
     {"max-inflight-entries",  T_U32,       F(max_inflight_entries),  "8192",    1,     1048576,    "Entries proposed to raft and not yet applied, at most"},
     {"min-ttl-ms",            T_U32,       F(min_ttl_ms),            "0",       0,     86400000,   "Shortest session TTL; 0 = 2 x election-timeout-ms, never less; same on every node"},
     {"max-ttl-ms",            T_U32,       F(max_ttl_ms),            "3600000", 1000,  86400000,   "Longest session TTL; same value on every node"},
-    {"metrics-address",       T_ADDRESS,   F(metrics_address),       "",        0,     0,          "Where HTTP metrics are served, e.g. 127.0.0.1:7201 (anyone who reaches it reads the cluster's state); empty = off"},
-    {"metrics-tls",           T_BOOL,      F(metrics_tls),           "false",   0,     1,          "Serve metrics over TLS with the node's certificate, scrapers presenting one of the client CA's"},
+    {"metrics-address",       T_ADDRESS,   F(metrics_address),       "",        0,     0,          "Where /health, /ready and /metrics are served, e.g. 10.0.0.1:7201; plain HTTP off loopback or with metrics-tls gets liveness only, metrics need TLS; empty = off"},
+    {"metrics-tls",           T_BOOL,      F(metrics_tls),           "false",   0,     1,          "Serve TLS too on the metrics port, with the node's certificate: /metrics for client certificates of role read or admin"},
     {"metrics-max-connections", T_U32,     F(metrics_max_connections), "16",    1,     1024,       "Metrics connections open at once; more are closed; each gets handshake-timeout-ms to be answered"},
     {"ready-max-lag",         T_U32,       F(ready_max_lag),         "1000",    0,     UINT32_MAX, "GET /ready answers 503 while this node's applied index is more than this many entries behind the leader's commit index"},
     {"apply-log",             T_PATH,      F(apply_log),             "",        0,     0,          "File that gets one JSON line per state machine event, reopened on SIGHUP (logrotate); empty = off"},
@@ -710,6 +712,9 @@ int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
                 return rv;
         }
         rv = members_check(c, errmsg, errmsg_size);
+        if (rv == 0) {
+                rv = members_listen(c, errmsg, errmsg_size);
+        }
         if (rv != 0) {
                 return rv;
         }

@@ -38,6 +38,11 @@ struct config {
         char data_dir[PATH_MAX]; /* raft log and snapshots; created */
         unsigned n_members;
         struct config_member members[CONFIG_MAX_MEMBERS];
+        /* What this node's ports bind; "" in the file means its member
+         * line's address (the advertised one), which config_validate()
+         * fills in. */
+        char client_listen[CONFIG_ADDRESS_MAX];
+        char raft_listen[CONFIG_ADDRESS_MAX];
         bool join; /* default false: bootstrap the members on a pristine
                       data dir; true: wait to be added with `member add` */
         /* Told into the cluster id a new data dir records (dirid.h). */
@@ -133,8 +138,10 @@ bool config_wants_help(int argc, char **argv);
  * min_ttl_ms = 0 resolved to 2 x election (or refused when set below that),
  * snapshot_trailing >= snapshot_threshold / 8, idle_timeout_ms = 0 resolved
  * to max_ttl_ms, and with tls the CA, certificate and key set and
- * tls_peer_identity holding "{id}". Returns 0 or BATON_EINVAL
- * with a message naming the key.
+ * tls_peer_identity holding "{id}"; client_listen and raft_listen, when
+ * empty, set to this node's member line's addresses, and this node's
+ * listeners (those two and metrics_address) on ports that cannot clash.
+ * Returns 0 or BATON_EINVAL with a message naming the key.
  */
 int config_validate(struct config *c, char *errmsg, size_t errmsg_size);
 

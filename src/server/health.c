@@ -125,6 +125,15 @@ static int explain(char *buf, size_t cap, enum health_reason r,
         return snprintf(buf, cap, "ok");
 }
 
+/* The body's "status": /ready's words, or /health's. */
+static const char *status_word(enum health_reason r, bool ready)
+{
+        if (ready) {
+                return r == HEALTH_OK ? "ready" : "not-ready";
+        }
+        return r == HEALTH_OK ? "ok" : "unavailable";
+}
+
 size_t health_render(const struct health_facts *f, bool ready, char *buf,
                      size_t cap, int *status)
 {
@@ -139,9 +148,8 @@ size_t health_render(const struct health_facts *f, bool ready, char *buf,
                              "{\"status\":\"%s\",\"reason\":\"%s\","
                              "\"message\":\"%s\",\"node\":%" PRIu64
                              ",\"role\":\"%s\",\"term\":%" PRIu64 "}\n",
-                             r == HEALTH_OK ? "ok" : "unavailable",
-                             health_reason_name(r), why, f->node,
-                             role_name(f->role), f->term);
+                             status_word(r, ready), health_reason_name(r), why,
+                             f->node, role_name(f->role), f->term);
         } else {
                 n = snprintf(
                     buf, cap,
@@ -151,10 +159,24 @@ size_t health_render(const struct health_facts *f, bool ready, char *buf,
                     ",\"applied_index\":%" PRIu64
                     ",\"leader_commit_index\":%" PRIu64 ",\"lag\":%" PRIu64
                     ",\"max_lag\":%" PRIu32 "}\n",
-                    r == HEALTH_OK ? "ready" : "not-ready",
-                    health_reason_name(r), why, f->node, role_name(f->role),
-                    f->term, f->leader, f->commit_index, f->applied_index,
-                    f->leader_commit, health_lag(f), f->max_lag);
+                    status_word(r, ready), health_reason_name(r), why, f->node,
+                    role_name(f->role), f->term, f->leader, f->commit_index,
+                    f->applied_index, f->leader_commit, health_lag(f),
+                    f->max_lag);
         }
+        return n < 0 ? 0 : (size_t)n;
+}
+
+size_t health_render_liveness(const struct health_facts *f, bool ready,
+                              char *buf, size_t cap, int *status)
+{
+        enum health_reason r = ready ? ready_check(f) : health_check(f);
+        int n;
+
+        *status = r == HEALTH_OK ? 200 : 503;
+        n = snprintf(buf, cap,
+                     "{\"status\":\"%s\",\"reason\":\"%s\",\"node\":%" PRIu64
+                     "}\n",
+                     status_word(r, ready), health_reason_name(r), f->node);
         return n < 0 ? 0 : (size_t)n;
 }

@@ -65,4 +65,13 @@ const char *health_reason_name(enum health_reason r);
 size_t health_render(const struct health_facts *f, bool ready, char *buf,
                      size_t cap, int *status);
 
+/*
+ * The same answer with liveness only, for plain HTTP from anywhere
+ * (scrapegate.h): the same status code and verdict, as
+ * {"status":..,"reason":..,"node":N}, without the role, term, indexes,
+ * leader or message (which quotes them).
+ */
+size_t health_render_liveness(const struct health_facts *f, bool ready,
+                              char *buf, size_t cap, int *status);
+
 #endif /* SERVER_HEALTH_H */

@@ -305,6 +305,21 @@ static int client_tls(const struct config *cfg, bool on, struct tls_ctx **out)
         return 0;
 }
 
+/* The metrics port's credentials when `on` (client certificates optional:
+ * scrapegate.h decides per request), else NULL. 0, or 1 after logging
+ * what failed. */
+static int metrics_tls(const struct config *cfg, bool on, struct tls_ctx **out)
+{
+        char err[TLS_ERRMSG_MAX];
+
+        *out = NULL;
+        if (on && tlsconfig_metrics_port(cfg, out, err, sizeof err) != 0) {
+                log_error("TLS: %s", err);
+                return 1;
+        }
+        return 0;
+}
+
 /* SIGHUP, first part: the apply log is opened again at its path, so that
  * logrotate can rename it away (postrotate: systemctl kill -s HUP). */
 static void reopen_logs(struct server *s)
@@ -349,7 +364,7 @@ static void on_sighup(uv_signal_t *h, int signum)
                          err);
         }
         if (s->metrics.active && s->cfg.metrics_tls &&
-            client_tls(&s->cfg, true, &x) == 0) {
+            metrics_tls(&s->cfg, true, &x) == 0) {
                 scrape_set_tls(&s->metrics.http, x);
         }
         log_info("SIGHUP: certificates reloaded for new connections");
@@ -378,7 +393,7 @@ static bool start_failed_behind_snapshot(const struct node *n)
 
 /* Start the node, the gateway, the client listener, the loop-lag probe and
  * metrics, each on the one before it. 0, or 1 after logging what failed. */
-static int start_services(struct server *s, const struct config_member *self)
+static int start_services(struct server *s)
 {
         struct node_callbacks cb;
         struct conn_limits limits;
@@ -415,12 +430,12 @@ static int start_services(struct server *s, const struct config_member *self)
         limits.watch_batch_ms = s->cfg.watch_batch_ms;
         tls = s->client_tls;
         s->client_tls = NULL;
-        rv = conn_listen(&s->conns, &s->loop, self->client_address, &limits,
+        rv = conn_listen(&s->conns, &s->loop, s->cfg.client_listen, &limits,
                          tls, gateway_on_frame, gateway_on_gone, &s->gateway);
         if (rv != 0) {
                 tls_ctx_destroy(tls);
                 log_error("cannot listen for clients on %s",
-                          self->client_address);
+                          s->cfg.client_listen);
                 return 1;
         }
         s->conns.cfg = &s->cfg; /* the roles of TLS identities */
@@ -449,16 +464,23 @@ static int start_metrics(struct server *s)
         int rv;
 
         set.address = s->cfg.metrics_address;
-        if (set.address[0] != '\0' && !s->cfg.metrics_tls &&
-            !loopback(set.address)) {
-                log_warn("metrics on %s without metrics-tls: anyone who can "
-                         "reach it reads every lock's counters and the "
-                         "cluster's state",
+        set.loopback = loopback(set.address);
+        if (set.address[0] != '\0' && s->cfg.metrics_tls) {
+                log_info("metrics on %s: /health and /ready over plain HTTP "
+                         "(liveness only) or TLS; /metrics over TLS for a "
+                         "client certificate of role read or admin",
+                         set.address);
+        } else if (set.address[0] != '\0' && !set.loopback) {
+                log_warn("metrics on %s without metrics-tls: not on "
+                         "loopback, so /health and /ready answer liveness "
+                         "only and /metrics answers 403; set metrics-tls = "
+                         "true to scrape it with a client certificate of "
+                         "role read or admin",
                          set.address);
         }
         set.max_conns = s->cfg.metrics_max_connections;
         set.timeout_ms = s->cfg.handshake_timeout_ms;
-        if (client_tls(&s->cfg, s->cfg.metrics_tls, &set.tls) != 0) {
+        if (metrics_tls(&s->cfg, s->cfg.metrics_tls, &set.tls) != 0) {
                 return 1;
         }
         rv = metrics_start(&s->metrics, &s->loop, &set, &s->gateway, &s->node,
@@ -495,20 +517,33 @@ static void start_loop_handles(struct server *s)
 static int ports_free(const struct server *s, const struct config_member *self)
 {
         const char *what[] = {"raft", "client", "metrics"};
-        const char *where[] = {self->raft_address, self->client_address,
+        const char *key[] = {"raft-listen", "client-listen", ""};
+        const char *where[] = {s->cfg.raft_listen, s->cfg.client_listen,
                                s->cfg.metrics_address};
+        const char *told[] = {self->raft_address, self->client_address, ""};
         char err[256];
         unsigned i;
 
         for (i = 0; i < 3; i++) {
-                if (where[i][0] != '\0' &&
-                    listen_probe(where[i], err, sizeof err) != 0) {
+                if (where[i][0] == '\0' ||
+                    listen_probe(where[i], err, sizeof err) == 0) {
+                        continue;
+                }
+                /* Named as the operator wrote it: the listen key when it
+                 * differs from the member line. */
+                if (strcmp(where[i], told[i]) != 0 && key[i][0] != '\0') {
+                        log_error("cannot start node %llu: %s address "
+                                  "(%s, advertised as %s) %s; data "
+                                  "directory %s not touched",
+                                  (unsigned long long)s->cfg.id, what[i],
+                                  key[i], told[i], err, s->cfg.data_dir);
+                } else {
                         log_error("cannot start node %llu: %s address %s; "
                                   "data directory %s not touched",
                                   (unsigned long long)s->cfg.id, what[i], err,
                                   s->cfg.data_dir);
-                        return 1;
                 }
+                return 1;
         }
         return 0;
 }
@@ -605,6 +640,19 @@ static void run_until_stopped(struct server *s)
         log_info("stopped");
 }
 
+/* An address the peers or clients are told, and what this node binds
+ * for it when that differs (client-listen, raft-listen). */
+static const char *shown(char *buf, size_t size, const char *told,
+                         const char *bound)
+{
+        if (strcmp(told, bound) == 0) {
+                return told;
+        }
+        snprintf(buf, size, "%.*s (listening on %.*s)", CONFIG_ADDRESS_MAX,
+                 told, CONFIG_ADDRESS_MAX, bound);
+        return buf;
+}
+
 /* Descriptors kept apart from client connections: raft peers (one each
  * way), the data directory's segments and snapshots, the listeners. */
 #define FD_RESERVE 128
@@ -649,6 +697,8 @@ int main(int argc, char **argv)
         const struct config_member *self;
         const char *restore, *recover;
         char raft[32];
+        char rbuf[2 * CONFIG_ADDRESS_MAX + 32];
+        char cbuf[2 * CONFIG_ADDRESS_MAX + 32];
 
         /* No fastbins: glibc keeps small chunks freed there uncoalesced
          * until a large request merges them all at once, on whichever
@@ -701,17 +751,20 @@ int main(int argc, char **argv)
          * soon as it connects. */
         uv_timer_init(&s->loop, &s->refused);
         s->refused.data = s;
-        if (start_services(s, self) != 0) {
+        if (start_services(s) != 0) {
                 return 1;
         }
         start_loop_handles(s);
         /* Raft runs and every port listens: the node serves. */
         service_ready(&s->service, &s->loop, &s->node);
-        log_info("node %llu: raft %s, clients %s, data %s, %u members; "
-                 "batond %s, libraft %s",
-                 (unsigned long long)s->cfg.id, self->raft_address,
-                 self->client_address, s->cfg.data_dir, s->cfg.n_members,
-                 PACKAGE_VERSION, raft);
+        log_info(
+            "node %llu: raft %s, clients %s, data %s, %u members; "
+            "batond %s, libraft %s",
+            (unsigned long long)s->cfg.id,
+            shown(rbuf, sizeof rbuf, self->raft_address, s->cfg.raft_listen),
+            shown(cbuf, sizeof cbuf, self->client_address,
+                  s->cfg.client_listen),
+            s->cfg.data_dir, s->cfg.n_members, PACKAGE_VERSION, raft);
         run_until_stopped(s);
         datadir_close(&s->dir);
         return s->exit_code;

@@ -177,3 +177,62 @@ int members_add(struct config *c, const char *value, char *msg, size_t size)
         strcpy(m->client_address, fields[2]);
         return 0;
 }
+
+/* Whether listeners on `a` and `b` (both parse) would take the same port:
+ * the same address, or the same port with a wildcard on one side (an IPv4
+ * wildcard and an IPv6 address apart: they are separate sockets). */
+static bool clash(const char *a, const char *b)
+{
+        struct address x, y;
+
+        if (address_parse(a, &x) != 0 || address_parse(b, &y) != 0 ||
+            x.port != y.port) {
+                return false;
+        }
+        if (strcmp(x.host, y.host) == 0 || strcmp(x.host, "::") == 0 ||
+            strcmp(y.host, "::") == 0) {
+                return true;
+        }
+        return (strcmp(x.host, "0.0.0.0") == 0 && y.kind != ADDRESS_IPV6) ||
+               (strcmp(y.host, "0.0.0.0") == 0 && x.kind != ADDRESS_IPV6);
+}
+
+int members_listen(struct config *c, char *errmsg, size_t errmsg_size)
+{
+        const struct config_member *self = config_member(c, c->id);
+        const char *name[] = {"raft-listen", "client-listen",
+                              "metrics-address"};
+        const char *how[] = {"", "", ""};
+        const char *addr[3];
+        unsigned i, j;
+
+        if (self == NULL) {
+                return config_fail(errmsg, errmsg_size,
+                                   "id: %llu is not one of the members",
+                                   (unsigned long long)c->id);
+        }
+        if (c->raft_listen[0] == '\0') {
+                memcpy(c->raft_listen, self->raft_address, CONFIG_ADDRESS_MAX);
+                how[0] = " (the member line's)";
+        }
+        if (c->client_listen[0] == '\0') {
+                memcpy(c->client_listen, self->client_address,
+                       CONFIG_ADDRESS_MAX);
+                how[1] = " (the member line's)";
+        }
+        addr[0] = c->raft_listen;
+        addr[1] = c->client_listen;
+        addr[2] = c->metrics_address;
+        for (i = 0; i < 3; i++) {
+                for (j = 0; j < i; j++) {
+                        if (addr[i][0] != '\0' && clash(addr[i], addr[j])) {
+                                return config_fail(
+                                    errmsg, errmsg_size,
+                                    "%s: %s%s takes the port of %s %s%s",
+                                    name[i], addr[i], how[i], name[j], addr[j],
+                                    how[j]);
+                        }
+                }
+        }
+        return 0;
+}

@@ -32,4 +32,14 @@ int members_add(struct config *c, const char *value, char *msg, size_t size);
  */
 int members_check(const struct config *c, char *errmsg, size_t errmsg_size);
 
+/*
+ * This node's listen addresses, after members_check(): client_listen and
+ * raft_listen, when empty, become the member line's client and raft
+ * addresses; then no two of this node's listeners (client, raft, metrics)
+ * may be the same address, nor share a port where one is a wildcard
+ * (0.0.0.0 or [::], which take the port on every address). Returns 0 or
+ * BATON_EINVAL with a message naming the keys.
+ */
+int members_listen(struct config *c, char *errmsg, size_t errmsg_size);
+
 #endif /* SERVER_MEMBERS_H */

@@ -10,6 +10,7 @@
 #include "../../include/baton.h"
 #include "log.h"
 #include "raftfsm.h"
+#include "roles.h"
 #include "snapimage.h"
 #include "snapkeep.h"
 #include "snapspill.h"
@@ -298,6 +299,31 @@ static void durations(struct out *o, const char *name, const char *help,
             name, what, name, name, (double)h->max_us / 1e6);
 }
 
+/* The client port's connections and the metrics port's requests. */
+static void ports(struct out *o, const struct metrics *m)
+{
+        gauge(o, "baton_connections", "Open client connections.", m->conns->n);
+        counter(o, "baton_connections_refused_total",
+                "Client connections refused at a connection limit.",
+                m->conns->refused);
+        counter(o, "baton_connections_tls_refused_total",
+                "Client connections refused for their TLS: a failed "
+                "handshake, a refused certificate, plain text.",
+                m->conns->tls_refused);
+        counter(o, "baton_connections_timed_out_total",
+                "Client connections closed at the handshake or idle timeout.",
+                m->conns->timed_out);
+        counter(o, "baton_metrics_scrapes_total",
+                "Requests the metrics port answered (health, readiness, "
+                "metrics, refusals).",
+                m->http.served);
+        counter(o, "baton_metrics_forbidden_total",
+                "Metrics-port requests answered 403: metrics over plain "
+                "HTTP, or over TLS with a certificate of neither the read nor "
+                "the admin role.",
+                m->http.forbidden);
+}
+
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 {
         const struct gateway_stats *st = &m->gateway->stats;
@@ -358,19 +384,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
               ns.applied_index);
         gauge(&o, "baton_raft_last_index", "Last raft log index.",
               ns.last_index);
-        gauge(&o, "baton_connections", "Open client connections.", m->conns->n);
-        counter(&o, "baton_connections_refused_total",
-                "Client connections refused at a connection limit.",
-                m->conns->refused);
-        counter(&o, "baton_connections_tls_refused_total",
-                "Client connections refused for their TLS: a failed "
-                "handshake, a refused certificate, plain text.",
-                m->conns->tls_refused);
-        counter(&o, "baton_connections_timed_out_total",
-                "Client connections closed at the handshake or idle timeout.",
-                m->conns->timed_out);
-        counter(&o, "baton_metrics_scrapes_total", "Metrics scrapes served.",
-                m->http.served);
+        ports(&o, m);
         return o.len;
 }
 
@@ -395,19 +409,50 @@ void metrics_health_facts(const struct metrics *m, struct health_facts *f)
         f->commit_bound_ms = m->node->cfg->election_timeout_ms;
 }
 
-/* GET /health and GET /ready get their JSON; every other path, metrics. */
-static size_t render(void *data, const char *path, struct scrape_reply *r,
-                     char *buf, size_t cap)
+/* The role of a scraper's certificate identity, the one lookup of the
+ * metrics port: the client port's. No certificate (identity "") is role
+ * none, whatever default-role says: the port lets such a client in for
+ * /health and /ready only. */
+static enum roles_role scraper_role(const struct metrics *m,
+                                    const char *identity)
+{
+        if (identity == NULL || identity[0] == '\0') {
+                return ROLES_NONE;
+        }
+        return roles_for(m->node->cfg, identity);
+}
+
+/* GET /health and GET /ready get their JSON; every other path, metrics;
+ * each as scrapegate_decide() allows. */
+static size_t render(void *data, const struct scrape_request *req,
+                     struct scrape_reply *r, char *buf, size_t cap)
 {
         const struct metrics *m = data;
+        enum scrapegate_path path = scrapegate_path(req->path);
+        int role = req->tls && path == SCRAPEGATE_METRICS
+                       ? (int)scraper_role(m, req->identity)
+                       : ROLES_NONE;
+        enum scrapegate_answer a =
+            scrapegate_decide(&m->port, req->tls, path, role);
         struct health_facts f;
-        bool ready = strcmp(path, "/ready") == 0;
+        bool ready = path == SCRAPEGATE_READY;
 
-        if (!ready && strcmp(path, "/health") != 0) {
+        if (a == SCRAPEGATE_NEEDS_TLS || a == SCRAPEGATE_NEEDS_ROLE) {
+                r->status = 403;
+                r->content_type = "text/plain; charset=utf-8";
+                return scrapegate_refusal(
+                    a, &m->port, req->identity,
+                    a == SCRAPEGATE_NEEDS_ROLE ? roles_name(role) : NULL, buf,
+                    cap);
+        }
+        if (path == SCRAPEGATE_METRICS) {
                 return metrics_render(m, buf, cap);
         }
         metrics_health_facts(m, &f);
         r->content_type = "application/json";
+        if (a == SCRAPEGATE_LIVENESS) {
+                return health_render_liveness(&f, ready, buf, cap, &r->status);
+        }
         return health_render(&f, ready, buf, cap, &r->status);
 }
 
@@ -425,6 +470,8 @@ int metrics_start(struct metrics *m, uv_loop_t *loop,
         m->conns = conns;
         m->looplag = lag;
         m->memtrim = trim;
+        m->port.tls = set->tls != NULL;
+        m->port.loopback = set->loopback;
         if (set->address == NULL || set->address[0] == '\0') {
                 return 0;
         }

@@ -14,6 +14,7 @@
 #include "memtrim.h"
 #include "node.h"
 #include "scrape.h"
+#include "scrapegate.h"
 
 struct metrics {
         uv_loop_t *loop;
@@ -23,7 +24,8 @@ struct metrics {
         struct conn_set *conns;
         const struct looplag *looplag;
         const struct memtrim *memtrim;
-        int active; /* listening */
+        struct scrapegate_port port; /* who gets what */
+        int active;                  /* listening */
 };
 
 /* Where and how metrics are served. */
@@ -32,11 +34,13 @@ struct metrics_settings {
         uint32_t max_conns;  /* scrapers at once */
         uint32_t timeout_ms; /* for a scrape, from accept to reply */
         struct tls_ctx *tls; /* NULL: plain HTTP; see scrape_listen() */
+        bool loopback;       /* `address` reachable from this host only */
 };
 
 /* Serve metrics as `set` says (ownership of set->tls transferred on
- * success). The sources are borrowed for the life of the endpoint. 0 or
- * a BATON_E* code. */
+ * success), each request answered as scrapegate_decide() says. The
+ * sources are borrowed for the life of the endpoint. 0 or a BATON_E*
+ * code. */
 int metrics_start(struct metrics *m, uv_loop_t *loop,
                   const struct metrics_settings *set, struct gateway *g,
                   struct node *n, struct conn_set *conns,

@@ -319,7 +319,7 @@ static int init_transport(struct node *n)
                 return rv == 0 ? 0 : RAFT_INVALID;
         }
         rv = plaintcp_init(&c->net, n->loop, n->check,
-                           n->cfg->handshake_timeout_ms);
+                           n->cfg->handshake_timeout_ms, n->cfg->raft_listen);
         if (rv != 0) {
                 snprintf(n->errmsg, sizeof n->errmsg, "raft transport: %s",
                          raft_strerror(rv));
@@ -538,6 +538,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         uv_idle_init(loop, &n->draining);
         uv_timer_init(loop, &n->transfer_timer);
         n->transfer_timer.data = n;
+        queue_init(&n->probes);
         return 0;
 
 err_after_raft:
@@ -598,6 +599,7 @@ void node_close(struct node *n, void (*cb)(struct node *n))
         uv_close((uv_handle_t *)&n->draining, NULL);
         uv_close((uv_handle_t *)&n->transfer_timer, NULL);
         stallwatch_close(&n->core->watch);
+        node_probes_close(n);
         raft_close(&n->core->raft, on_raft_closed);
 }
 

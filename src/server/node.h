@@ -11,6 +11,7 @@
 
 #include "../fsm/directory.h"
 #include "../fsm/lockfsm.h"
+#include "../lib/queue.h"
 #include "../proto/proto.h"
 #include "config.h"
 
@@ -108,6 +109,9 @@ struct node {
          * configuration index whose voters they were last told of. */
         struct peercheck *check;
         uint64_t voters_at;
+        /* node_probe()'s probes, until freed: node_close() ends them
+         * before raft closes the transport they dial through. */
+        struct queue probes;
         char errmsg[640];
 };
 

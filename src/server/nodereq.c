@@ -160,12 +160,16 @@ int node_remove(struct node *n, struct node_request *req, uint64_t id,
  * runs out, so that a node still starting up is found. A probe outlives
  * its answer when the wait ran out during a connection attempt: raft's
  * connect request cannot be taken back, so the record is freed once the
- * transport has called back and the timer is closed. */
+ * transport has called back and the timer is closed. The node's closing
+ * answers every probe first (node_probes_close()): the transport a probe
+ * dials through is freed with the node, and a retry timer left running
+ * would dial through it after. */
 
 #define PROBE_RETRY_MS 100
 
 struct probe {
         struct raft_uv_connect req;
+        struct queue link; /* node->probes */
         struct raft_uv_transport *t;
         uv_timer_t timer; /* the deadline while connecting, else the retry */
         node_probe_cb cb; /* NULL once answered */
@@ -180,6 +184,7 @@ struct probe {
 static void probe_release(struct probe *p)
 {
         if (!p->connecting && !p->timing) {
+                queue_remove(&p->link);
                 free(p);
         }
 }
@@ -274,6 +279,20 @@ static void probed(struct raft_uv_connect *req, struct uv_stream_s *stream,
         uv_timer_start(&p->timer, probe_tick, PROBE_RETRY_MS, 0);
 }
 
+void node_probes_close(struct node *n)
+{
+        struct queue *q = queue_head(&n->probes);
+
+        while (q != &n->probes) {
+                struct probe *p = QUEUE_DATA(q, struct probe, link);
+
+                q = q->next;
+                if (p->cb != NULL) {
+                        probe_answer(p, BATON_ESHUTDOWN);
+                }
+        }
+}
+
 int node_probe(struct node *n, uint64_t id, const char *address,
                unsigned timeout_ms, node_probe_cb cb, void *data)
 {
@@ -289,6 +308,7 @@ int node_probe(struct node *n, uint64_t id, const char *address,
         p->data = data;
         p->id = id;
         snprintf(p->address, sizeof p->address, "%s", address);
+        queue_push_tail(&n->probes, &p->link);
         p->timing = true;
         uv_timer_init(n->loop, &p->timer);
         p->timer.data = p;

@@ -620,7 +620,8 @@ int peer_init(struct raft_uv_transport *t, uv_loop_t *loop,
                 free(p);
                 return rv;
         }
-        rafttcp_init(&p->rt, t, loop, cfg->handshake_timeout_ms, &ops);
+        rafttcp_init(&p->rt, t, loop, cfg->handshake_timeout_ms,
+                     cfg->raft_listen, &ops);
         p->cfg = cfg;
         p->check = check;
         return 0;

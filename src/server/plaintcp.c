@@ -347,7 +347,7 @@ static const struct rafttcp_ops ops = {
 };
 
 int plaintcp_init(struct plaintcp *pt, uv_loop_t *loop, struct peercheck *check,
-                  unsigned handshake_ms)
+                  unsigned handshake_ms, const char *listen)
 {
         struct plain *p = calloc(1, sizeof *p);
 
@@ -355,7 +355,7 @@ int plaintcp_init(struct plaintcp *pt, uv_loop_t *loop, struct peercheck *check,
         if (p == NULL) {
                 return RAFT_NOMEM;
         }
-        rafttcp_init(&p->rt, &pt->transport, loop, handshake_ms, &ops);
+        rafttcp_init(&p->rt, &pt->transport, loop, handshake_ms, listen, &ops);
         p->check = check;
         return 0;
 }

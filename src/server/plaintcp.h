@@ -34,9 +34,10 @@ struct plaintcp {
 
 /* Set up the transport on `loop` with the data directory checks of
  * `check` (borrowed; NULL: none) and `handshake_ms` for each connection's
- * handshake. 0 or RAFT_NOMEM. */
+ * handshake, listening on `listen` (copied; NULL or "": this node's raft
+ * address, rafttcp_init()). 0 or RAFT_NOMEM. */
 int plaintcp_init(struct plaintcp *p, uv_loop_t *loop, struct peercheck *check,
-                  unsigned handshake_ms);
+                  unsigned handshake_ms, const char *listen);
 
 /* Free what plaintcp_init() allocated, once raft has closed the
  * transport. */

@@ -231,12 +231,13 @@ static int rt_listen(struct raft_uv_transport *t, raft_uv_accept_cb cb)
 {
         struct rafttcp *rt = t->impl;
         uint64_t period = rt->handshake_ms < 1000 ? rt->handshake_ms : 1000;
+        const char *at = rt->listen[0] != '\0' ? rt->listen : rt->address;
 
         rt->accept_cb = cb;
-        if (listen_tcp(rt->loop, &rt->listener, rt->address, 128, on_accept,
-                       "raft") != 0) {
+        if (listen_tcp(rt->loop, &rt->listener, at, 128, on_accept, "raft") !=
+            0) {
                 snprintf(t->errmsg, sizeof t->errmsg, "cannot listen on %s",
-                         rt->address);
+                         at);
                 return RAFT_IOERR;
         }
         rt->listener.data = rt;
@@ -291,13 +292,15 @@ static void rt_close(struct raft_uv_transport *t, raft_uv_transport_close_cb cb)
 }
 
 void rafttcp_init(struct rafttcp *rt, struct raft_uv_transport *t,
-                  uv_loop_t *loop, unsigned handshake_ms,
+                  uv_loop_t *loop, unsigned handshake_ms, const char *listen,
                   const struct rafttcp_ops *ops)
 {
         rt->t = t;
         rt->loop = loop;
         rt->ops = ops;
         rt->handshake_ms = handshake_ms;
+        snprintf(rt->listen, sizeof rt->listen, "%s",
+                 listen != NULL ? listen : "");
         queue_init(&rt->conns);
         /* 0.22.1 refuses a transport whose version is not set. */
         t->version = 1;

@@ -73,6 +73,7 @@ struct rafttcp {
         unsigned handshake_ms;
         raft_id id;                    /* this node's, from raft */
         char address[ADDRESS_MAX + 1]; /* this node's raft address */
+        char listen[ADDRESS_MAX + 1];  /* what the listener binds */
         raft_uv_accept_cb accept_cb;
         uv_tcp_t listener;
         uv_timer_t sweep; /* handshake deadlines */
@@ -107,11 +108,14 @@ struct rafttcp_conn {
 
 /* Fill `t` (its version, impl and functions) with a transport on `loop`
  * whose connections have `handshake_ms` to finish their handshake, doing
- * `ops` (borrowed for the transport's life) on top of TCP. `rt` is the
+ * `ops` (borrowed for the transport's life) on top of TCP. The listener
+ * binds `listen` (copied; NULL or "": the raft address raft gives the
+ * transport, which is what the hellos carry either way: the address the
+ * peers dial, perhaps through a port mapping to `listen`). `rt` is the
  * first member of the transport's state, which the caller allocated
  * zeroed and frees once raft has closed the transport. */
 void rafttcp_init(struct rafttcp *rt, struct raft_uv_transport *t,
-                  uv_loop_t *loop, unsigned handshake_ms,
+                  uv_loop_t *loop, unsigned handshake_ms, const char *listen,
                   const struct rafttcp_ops *ops);
 
 /* The end of ops->drop: close `c`'s lookup and TCP handle (the transport

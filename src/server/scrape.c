@@ -7,14 +7,16 @@
 #include "../../include/baton.h"
 #include "listen.h"
 #include "log.h"
+#include "scrapegate.h"
 
 /* One connection: read the request head (bounded), answer, close. */
 struct scrape {
         uv_tcp_t tcp;
         struct scrape_server *server;
-        struct queue link; /* server->open */
-        struct tls_conn *tls;
+        struct queue link;    /* server->open */
+        struct tls_conn *tls; /* NULL: plain HTTP (or not yet known) */
         uint64_t started;
+        bool sniffed; /* the first byte told TLS from plain HTTP */
         bool answered;
         bool closing;
         char head[2048];
@@ -127,13 +129,21 @@ static void request_path(const char *head, char *path, size_t cap)
 
 static const char *reason_phrase(int status)
 {
-        return status == 200 ? "OK" : "Service Unavailable";
+        switch (status) {
+        case 200:
+                return "OK";
+        case 403:
+                return "Forbidden";
+        default:
+                return "Service Unavailable";
+        }
 }
 
 static void reply(struct scrape *s)
 {
         struct scrape_server *srv = s->server;
         struct scrape_reply r = {200, "text/plain; version=0.0.4"};
+        struct scrape_request req;
         char path[SCRAPE_PATH_MAX];
         char head[160];
         size_t need, len;
@@ -143,7 +153,10 @@ static void reply(struct scrape *s)
         s->answered = true;
         uv_read_stop((uv_stream_t *)&s->tcp);
         request_path(s->head, path, sizeof path);
-        need = srv->render(srv->data, path, &r, NULL, 0) + 1;
+        req.path = path;
+        req.tls = s->tls != NULL;
+        req.identity = s->tls != NULL ? tls_peer(s->tls) : "";
+        need = srv->render(srv->data, &req, &r, NULL, 0) + 1;
         n = snprintf(head, sizeof head,
                      "HTTP/1.0 %d %s\r\nContent-Type: %s\r\n"
                      "Connection: close\r\n\r\n",
@@ -154,9 +167,10 @@ static void reply(struct scrape *s)
                 return;
         }
         memcpy(text, head, (size_t)n);
-        len = srv->render(srv->data, path, &r, text + n, need);
+        len = srv->render(srv->data, &req, &r, text + n, need);
         len = (size_t)n + (len < need ? len : need - 1); /* never past it */
         srv->served++;
+        srv->forbidden += r.status == 403;
         if (s->tls == NULL) {
                 send_bytes(s, text, len, true);
         } else if (tls_write(s->tls, (const uint8_t *)text, len) == 0) {
@@ -218,12 +232,42 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
         buf->len = sizeof s->rbuf;
 }
 
+/* The first bytes of a connection: TLS (when the port has it) or plain
+ * HTTP; anything else, or TLS on a port without it, is closed at once.
+ * Whether the connection may go on. */
+static bool sniff(struct scrape *s, const char *p, size_t n)
+{
+        struct scrape_server *srv = s->server;
+        enum scrapegate_wire w = scrapegate_sniff((const uint8_t *)p, n);
+
+        if (w == SCRAPEGATE_MORE) {
+                return true;
+        }
+        s->sniffed = true;
+        if (w == SCRAPEGATE_HTTP) {
+                return true;
+        }
+        if (w == SCRAPEGATE_TLS && srv->tls != NULL &&
+            tls_conn_create(&s->tls, srv->tls, NULL, NULL) == 0) {
+                return true;
+        }
+        srv->refused++;
+        log_debug("metrics connection closed: %s",
+                  w == SCRAPEGATE_TLS ? "TLS, and metrics-tls is off"
+                                      : "neither HTTP nor TLS");
+        drop(s);
+        return false;
+}
+
 static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
         struct scrape *s = stream->data;
 
         if (n < 0) {
                 drop(s);
+                return;
+        }
+        if (!s->sniffed && !sniff(s, buf->base, (size_t)n)) {
                 return;
         }
         if (s->tls != NULL) {
@@ -247,9 +291,7 @@ static void on_connection(uv_stream_t *listener, int status)
         s->tcp.data = s;
         queue_push_tail(&srv->open, &s->link);
         srv->n++;
-        if (uv_accept(listener, (uv_stream_t *)&s->tcp) != 0 ||
-            (srv->tls != NULL &&
-             tls_conn_create(&s->tls, srv->tls, NULL, NULL) != 0)) {
+        if (uv_accept(listener, (uv_stream_t *)&s->tcp) != 0) {
                 drop(s);
                 return;
         }

@@ -74,3 +74,14 @@ int tlsconfig_client_port(const struct config *c, struct tls_ctx **out,
         f.crl = c->tls_crl;
         return tls_ctx_create(out, TLS_SERVER, &f, errmsg, size);
 }
+
+int tlsconfig_metrics_port(const struct config *c, struct tls_ctx **out,
+                           char *errmsg, size_t size)
+{
+        int rv = tlsconfig_client_port(c, out, errmsg, size);
+
+        if (rv == 0) {
+                tls_ctx_client_cert_optional(*out);
+        }
+        return rv;
+}

@@ -27,4 +27,11 @@ int tlsconfig_peer_identity(const struct config *c, uint64_t id, char *out,
 int tlsconfig_client_port(const struct config *c, struct tls_ctx **out,
                           char *errmsg, size_t size);
 
+/* The credentials of the metrics port: those of the client port, with the
+ * client certificate optional, since /health and /ready over TLS are for
+ * anyone and /metrics checks the certificate's role itself (scrapegate.h).
+ * 0, or as tlsconfig_client_port(). */
+int tlsconfig_metrics_port(const struct config *c, struct tls_ctx **out,
+                           char *errmsg, size_t size);
+
 #endif /* SERVER_TLSCONFIG_H */

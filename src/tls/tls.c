@@ -176,6 +176,13 @@ int tls_ctx_create(struct tls_ctx **out, enum tls_side side,
         return 0;
 }
 
+void tls_ctx_client_cert_optional(struct tls_ctx *x)
+{
+        /* OpenSSL still verifies a certificate that is sent; only its
+         * absence stops failing the handshake. */
+        SSL_CTX_set_verify(x->ssl, SSL_VERIFY_PEER, verify_cb);
+}
+
 void tls_ctx_destroy(struct tls_ctx *x)
 {
         if (x == NULL) {

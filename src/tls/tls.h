@@ -51,6 +51,15 @@ int tls_ctx_create(struct tls_ctx **out, enum tls_side side,
 /* Accepts NULL. */
 void tls_ctx_destroy(struct tls_ctx *x);
 
+/*
+ * Make a TLS_SERVER context's client certificate optional: a client that
+ * presents none completes the handshake unauthenticated (tls_peer() is
+ * ""), one that presents a certificate must still pass every check. For
+ * a port that answers some requests to anyone and the rest by identity
+ * (batond's metrics port); its connections are made after this call.
+ */
+void tls_ctx_client_cert_optional(struct tls_ctx *x);
+
 /* One connection's TLS state. */
 struct tls_conn;
 
@@ -84,7 +93,8 @@ int tls_feed(struct tls_conn *t, const uint8_t *p, size_t n);
 long tls_read(struct tls_conn *t, uint8_t *out, size_t cap);
 #define TLS_EOF (-1000)
 
-/* Whether the handshake is complete (the peer is authenticated). */
+/* Whether the handshake is complete (the peer is authenticated, or, on a
+ * context of tls_ctx_client_cert_optional(), presented no certificate). */
 bool tls_ready(const struct tls_conn *t);
 
 /* Encrypt `n` bytes of plaintext (all of it; call once tls_ready()). 0, or

@@ -569,6 +569,41 @@ static void add_undone(void)
         stop_node(n);
 }
 
+/* The leader stopped while a member add still probes the new member's
+ * address (nothing answers there, so it dials again every 100 ms for two
+ * seconds): it exits at once and cleanly, and the probe dials no more
+ * through a transport that is gone (a sanitizer build saw it use the freed
+ * node). Last, as it stops the leader. */
+static void stop_while_probing(void)
+{
+        unsigned leader = leader_now();
+        int status = -1;
+        int64_t end;
+        bool stopped;
+        struct proc r;
+
+        if (!ok(leader != 0, "a leader to stop")) {
+                return;
+        }
+        /* Until the add of the test before has given up its own probe. */
+        end = tclient_now_ms() + HEALTHY_MS;
+        do {
+                ctl(&r, "--timeout", "300", "member", "add", "9",
+                    "127.0.0.77:1", "127.0.0.77:2", NULL);
+        } while (strstr(r.err, "already in progress") != NULL &&
+                 tclient_now_ms() < end && (tclient_sleep_ms(100), true));
+        ok(r.status != 0,
+           "member add of an address nobody answers at is not done (exit "
+           "%d, %s)",
+           r.status, r.err);
+        stopped = harness_term(&cluster, leader, NULL) == 0 &&
+                  harness_wait_exit(&cluster, leader, HEALTHY_MS, &status) == 0;
+        ok(stopped && status == 0,
+           "member %u, stopped while its probe dials again, exits 0 "
+           "(status %d)",
+           leader, status);
+}
+
 int main(int argc, char **argv)
 {
         int64_t t0 = tclient_now_ms();
@@ -600,6 +635,7 @@ int main(int argc, char **argv)
         transfer_to_down();
         add_retried();
         add_undone();
+        stop_while_probing();
 
         status = ctlcluster_close(&cluster, &tap, true, t0);
         rmdir(tmpdir);

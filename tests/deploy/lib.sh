@@ -24,19 +24,20 @@ not_ok() {
         echo "not ok $tap_n - $*"
 }
 # check NAME CMD...: ok when CMD exits 0; its output is shown as TAP
-# comments when it fails (and always with DEPLOYTEST_VERBOSE=1).
+# comments before the case's line when it fails (and always with
+# DEPLOYTEST_VERBOSE=1), where scripts/test looks for a case's diagnostics.
 check() {
         local name=$1 out rc
         shift
         out=$("$@" 2>&1)
         rc=$?
         if [ "$rc" -eq 0 ]; then
-                ok "$name"
                 [ "${DEPLOYTEST_VERBOSE:-0}" = 1 ] && diag "$out"
+                ok "$name"
         else
-                not_ok "$name"
                 diag "$out"
                 diag "(exit $rc)"
+                not_ok "$name"
         fi
         return "$rc"
 }

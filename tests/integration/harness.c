@@ -1399,6 +1399,29 @@ unsigned harness_undecodable_entries(struct harness *h, unsigned *node)
         return total;
 }
 
+/* Print the first report's line and the ones after it (up to REPORT_LINES):
+ * a sanitizer's stack, which the summary line alone does not give. `nl` is
+ * where `line` ended (NULL: the end of the log). */
+#define REPORT_LINES 36
+static void report_lines(unsigned node, const char *line, const char *nl)
+{
+        unsigned k;
+
+        printf("# node %u's log: %s\n", node, line);
+        for (k = 1; k < REPORT_LINES && nl != NULL; k++) {
+                const char *next = nl + 1;
+                const char *end = strchr(next, '\n');
+
+                if (*next == '\0') {
+                        break;
+                }
+                printf("#   %.*s\n",
+                       (int)(end != NULL ? end - next : (long)strlen(next)),
+                       next);
+                nl = end;
+        }
+}
+
 unsigned harness_scan_logs(struct harness *h, char *first, size_t cap)
 {
         static const char *const bad[] = {
@@ -1427,7 +1450,10 @@ unsigned harness_scan_logs(struct harness *h, char *first, size_t cap)
                                 if (strstr(line, bad[k]) == NULL) {
                                         continue;
                                 }
-                                if (n++ == 0 && first != NULL) {
+                                if (n++ == 0) {
+                                        report_lines(i + 1, line, nl);
+                                }
+                                if (n == 1 && first != NULL) {
                                         snprintf(first, cap, "node %u: %.200s",
                                                  i + 1, line);
                                 }

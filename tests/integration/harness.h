@@ -226,7 +226,9 @@ unsigned harness_undecodable_entries(struct harness *h, unsigned *node);
 
 /*
  * docs/chaos.md L4: lines of the nodes' logs that report a sanitizer error or a
- * failed assertion. `first` (may be NULL) gets the first, with its node.
+ * failed assertion. `first` (may be NULL) gets the first, with its node; the
+ * lines after it (a sanitizer's stack) are printed as TAP comments, so that a
+ * run that cannot be repeated still says where it broke.
  */
 unsigned harness_scan_logs(struct harness *h, char *first, size_t cap);
 

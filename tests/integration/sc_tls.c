@@ -435,7 +435,8 @@ static bool restart_with(struct ctx *x, unsigned id, const char *const *flags,
         } while (0)
 
 /* The metrics port: a cap on connections, a deadline for silent ones, and
- * TLS when asked for (then plain HTTP gets nothing). */
+ * TLS when asked for (then plain HTTP gets no metrics: test_metricsport
+ * checks what it gets instead). */
 void sc_metrics_guarded(struct ctx *x)
 {
         static const char *const limits[] = {"--handshake-timeout-ms", "500",

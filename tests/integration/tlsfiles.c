@@ -39,7 +39,7 @@ static const char *path(const char *name, const char *ext)
         return p;
 }
 
-#define LOOPBACK_SANS "IP:127.0.0.1,IP:::1,DNS:localhost"
+#define LOOPBACK_SANS "IP:127.0.0.1,IP:127.0.0.2,IP:::1,DNS:localhost"
 
 static int issue(const char *name, const char *cn, const char *sans,
                  int from_days, int to_days, int foreign)

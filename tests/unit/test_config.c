@@ -19,6 +19,8 @@ static const char *const all_keys[] = {
     "id",
     "data-dir",
     "member",
+    "client-listen",
+    "raft-listen",
     "join",
     "cluster-name",
     "election-timeout-ms",
