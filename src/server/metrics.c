@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../include/baton.h"
 #include "log.h"
@@ -298,6 +299,20 @@ static void durations(struct out *o, const char *name, const char *help,
             name, what, name, name, (double)h->max_us / 1e6);
 }
 
+/* With TLS: the time the node's certificate has left. */
+static void cert_expiry(struct out *o, const struct certwatch *w)
+{
+        if (w == NULL || w->not_after == 0) {
+                return;
+        }
+        put(o,
+            "# HELP baton_tls_cert_expiry_seconds Seconds until this node's "
+            "certificate (tls-cert) expires; negative once it has.\n"
+            "# TYPE baton_tls_cert_expiry_seconds gauge\n"
+            "baton_tls_cert_expiry_seconds %lld\n",
+            (long long)certwatch_left(w, (int64_t)time(NULL)));
+}
+
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 {
         const struct gateway_stats *st = &m->gateway->stats;
@@ -371,6 +386,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
                 m->conns->timed_out);
         counter(&o, "baton_metrics_scrapes_total", "Metrics scrapes served.",
                 m->http.served);
+        cert_expiry(&o, m->certwatch);
         return o.len;
 }
 

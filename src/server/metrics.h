@@ -7,6 +7,7 @@
 
 #include <uv.h>
 
+#include "certwatch.h"
 #include "conn.h"
 #include "gateway.h"
 #include "health.h"
@@ -23,6 +24,9 @@ struct metrics {
         struct conn_set *conns;
         const struct looplag *looplag;
         const struct memtrim *memtrim;
+        /* The node's certificate, for baton_tls_cert_expiry_seconds;
+         * NULL or not_after 0: no such gauge. */
+        const struct certwatch *certwatch;
         int active; /* listening */
 };
 
