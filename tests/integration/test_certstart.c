@@ -72,8 +72,8 @@ static void node(struct oneoff *o, const char *name, const char *host,
         snprintf(ca_path, sizeof ca_path, "%s", tlsfiles_path("ca.crt"));
         oneoff_init(o, batond, log);
         oneoff_args(o, "--id", "1", "--data-dir", data, "--member", member,
-                    "--tls", "on", "--tls-ca", ca_path, "--tls-cert",
-                    crt_path, "--tls-key", key_path, NULL);
+                    "--tls", "on", "--tls-ca", ca_path, "--tls-cert", crt_path,
+                    "--tls-key", key_path, NULL);
         if (metrics != NULL) {
                 *metrics = oneoff_free_port();
                 snprintf(addr, sizeof addr, "127.0.0.1:%d", *metrics);
@@ -184,7 +184,7 @@ static void served(struct oneoff *o, const char *what, bool warned, int days,
                         "tls-expiry-warn-days"
                       : "no warning");
         if (warned) {
-                char want[64], or[64];
+                char want[64], or [64];
 
                 /* Whole days left, rounded down: 9 once a second has
                  * passed since the certificate was made for 10. */
@@ -197,8 +197,8 @@ static void served(struct oneoff *o, const char *what, bool warned, int days,
         up = up && get_metrics(metrics, text, sizeof text) &&
              prom_value(text, "baton_tls_cert_expiry_seconds", &v);
         tap_ok(&tap, up && v > days * DAY_S && v <= (days + 1) * DAY_S,
-               "%s: baton_tls_cert_expiry_seconds %.0f, %d to %d days", what,
-               v, days, days + 1);
+               "%s: baton_tls_cert_expiry_seconds %.0f, %d to %d days", what, v,
+               days, days + 1);
         oneoff_stop(o);
 }
 
@@ -242,8 +242,7 @@ int main(int argc, char **argv)
              NULL);
         refused(&o, "a certificate without the client address's IP",
                 "cs-elsewhere", "does not name 127.0.0.1", data);
-        node(&o, "by-name", "localhost", "cs-ip-only", data, sizeof data,
-             NULL);
+        node(&o, "by-name", "localhost", "cs-ip-only", data, sizeof data, NULL);
         refused(&o, "a client address by name, a certificate with its IP only",
                 "cs-ip-only", "does not name localhost", data);
         node(&o, "foreign", "127.0.0.1", "cs-foreign", data, sizeof data, NULL);

@@ -120,8 +120,7 @@ static void names_the_address(void **state)
                          0);
         assert_int_equal(check("hosted", "ca.crt", "[2001:db8::4]:7101"), 0);
         /* As clients check a name: a wildcard covers one label. */
-        assert_int_equal(check("wild", "ca.crt", "baton5.example.net:7101"),
-                         0);
+        assert_int_equal(check("wild", "ca.crt", "baton5.example.net:7101"), 0);
 }
 
 /* scripts/certs without --node-san: loopback only, and a multi-host
@@ -169,8 +168,7 @@ static void other_ca_refused(void **state)
         has("does not chain to tls-ca");
         has(path("ca.crt"));
         /* The negative control: against its own CA it passes. */
-        assert_int_equal(check("foreign", "other-ca.crt", "127.0.0.1:7101"),
-                         0);
+        assert_int_equal(check("foreign", "other-ca.crt", "127.0.0.1:7101"), 0);
 }
 
 static void expired_refused(void **state)
@@ -201,13 +199,12 @@ static void not_after_read(void **state)
         int64_t t = 0, now = (int64_t)time(NULL);
 
         (void)state;
-        assert_int_equal(certcheck_not_after(path("expired.crt"), &t, said,
-                                             sizeof said),
-                         0);
+        assert_int_equal(
+            certcheck_not_after(path("expired.crt"), &t, said, sizeof said), 0);
         assert_true(t < now && t > now - 2 * DAY_S);
-        assert_int_equal(certcheck_not_after(path("missing.crt"), &t, said,
-                                             sizeof said),
-                         BATON_ETLS);
+        assert_int_equal(
+            certcheck_not_after(path("missing.crt"), &t, said, sizeof said),
+            BATON_ETLS);
 }
 
 /* The warning: within the window (days left, the date, the remedy), not
@@ -231,10 +228,10 @@ static void expiry_warning(void **state)
                                        sizeof out));
         assert_true(certwatch_warning("x.crt", now + 30 * DAY_S - 1, now, 30,
                                       out, sizeof out));
-        assert_false(certwatch_warning("x.crt", now + DAY_S, now, 0, out,
-                                       sizeof out));
-        assert_true(certwatch_warning("x.crt", now - 1, now, 30, out,
-                                      sizeof out));
+        assert_false(
+            certwatch_warning("x.crt", now + DAY_S, now, 0, out, sizeof out));
+        assert_true(
+            certwatch_warning("x.crt", now - 1, now, 30, out, sizeof out));
         assert_non_null(strstr(out, "expired on"));
 }
 
