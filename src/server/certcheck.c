@@ -168,8 +168,7 @@ static int check_chain(const char *cert, const char *ca, X509 *leaf,
                 rv = fail(errmsg, size, BATON_ENOMEM, "out of memory");
                 goto out;
         }
-        X509_VERIFY_PARAM_set_time(X509_STORE_CTX_get0_param(ctx),
-                                   (time_t)now);
+        X509_VERIFY_PARAM_set_time(X509_STORE_CTX_get0_param(ctx), (time_t)now);
         if (X509_verify_cert(ctx) != 1) {
                 rv = fail(errmsg, size, BATON_ETLS,
                           "tls-cert %s: does not chain to tls-ca %s (%s): "
@@ -188,8 +187,8 @@ out:
  * `out` ("none" without any). */
 static void list_names(X509 *x, char *out, size_t size)
 {
-        GENERAL_NAMES *names = X509_get_ext_d2i(x, NID_subject_alt_name, NULL,
-                                                NULL);
+        GENERAL_NAMES *names =
+            X509_get_ext_d2i(x, NID_subject_alt_name, NULL, NULL);
         size_t len = 0;
         int i;
 
@@ -200,11 +199,10 @@ static void list_names(X509 *x, char *out, size_t size)
                 int n = 0;
 
                 if (g->type == GEN_DNS) {
-                        n = snprintf(out + len, size - len, "%sDNS:%.*s",
-                                     len ? ", " : "",
-                                     ASN1_STRING_length(g->d.dNSName),
-                                     (const char *)ASN1_STRING_get0_data(
-                                         g->d.dNSName));
+                        n = snprintf(
+                            out + len, size - len, "%sDNS:%.*s",
+                            len ? ", " : "", ASN1_STRING_length(g->d.dNSName),
+                            (const char *)ASN1_STRING_get0_data(g->d.dNSName));
                 } else if (g->type == GEN_IPADD) {
                         int l = ASN1_STRING_length(g->d.iPAddress);
                         inet_ntop(l == 16 ? AF_INET6 : AF_INET,
@@ -233,8 +231,8 @@ static int check_host(const char *cert, X509 *leaf, const char *address,
         bool named;
 
         if (address_parse(address, &a) != 0) {
-                return fail(errmsg, size, BATON_ETLS,
-                            "client address %s: %s", address, a.errmsg);
+                return fail(errmsg, size, BATON_ETLS, "client address %s: %s",
+                            address, a.errmsg);
         }
         named = a.kind == ADDRESS_NAME
                     ? X509_check_host(leaf, a.host, 0,

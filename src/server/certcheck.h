@@ -23,8 +23,7 @@
  * file and what is wrong (BATON_ENOMEM when OpenSSL runs out of memory).
  */
 int certcheck_start(const char *cert, const char *ca, const char *address,
-                    int64_t now, int64_t *not_after, char *errmsg,
-                    size_t size);
+                    int64_t now, int64_t *not_after, char *errmsg, size_t size);
 
 /* The end of validity of the certificate in `cert` (its first one), in
  * seconds since the epoch, into `*not_after`. 0, or BATON_ETLS with the

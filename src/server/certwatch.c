@@ -41,8 +41,8 @@ static void warn_when_due(const struct certwatch *w)
 
         if (w->not_after != 0 &&
             certwatch_warning(w->cfg->tls_cert, w->not_after,
-                              (int64_t)time(NULL),
-                              w->cfg->tls_expiry_warn_days, msg, sizeof msg)) {
+                              (int64_t)time(NULL), w->cfg->tls_expiry_warn_days,
+                              msg, sizeof msg)) {
                 log_warn("%s", msg);
         }
 }
