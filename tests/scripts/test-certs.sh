@@ -123,6 +123,9 @@ check "without node1.san, node1 made again keeps the SANs it had" \
 check "and node1.san records them" grep -qx "DNS:baton1.example.net" "$r/node1.san"
 fails "a --node-san for a node past --nodes is refused" \
         "$script" "$r" --nodes 2 --node-san 3=IP:10.0.0.3
+check "a --node-san written 02 is node 2's" \
+        "$script" "$tmp/zero" --nodes 2 --node-san 02=IP:10.0.0.2
+check "and node2 has it" grep -q "IP Address:10.0.0.2" <(sans "$tmp/zero/node2.crt")
 
 # An IPv6 SAN, which openssl prints in another form, is found in the
 # certificate: a second run keeps the certificate.
