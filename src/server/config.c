@@ -92,6 +92,7 @@ static const struct key keys[] = {
     {"tls-key",               T_PATH,      F(tls_key),               "",        0,     0,          "PEM private key of tls-cert; required with tls"},
     {"tls-crl",               T_PATH,      F(tls_crl),               "",        0,     0,          "PEM certificate revocation list checked on both ports; empty = none"},
     {"tls-client-ca",         T_PATH,      F(tls_client_ca),         "",        0,     0,          "PEM CA that signs client certificates; empty = tls-ca"},
+    {"tls-expiry-warn-days",  T_U32,       F(tls_expiry_warn_days),  "30",      0,     3650,       "batond warns at start and once a day while tls-cert expires within this many days (0: never); an expired tls-cert stops it from starting"},
     {"tls-peer-identity",     T_STRING,    F(tls_peer_identity),     "node-{id}", 1,   0,          "Identity (certificate CN or DNS/URI SAN) a node must present on the raft port; {id} stands for its raft id"},
     {"handshake-timeout-ms",  T_U32,       F(handshake_timeout_ms),  "5000",    100,   600000,     "Time a new connection has to complete its TLS handshake on any port"},
     {"idle-timeout-ms",       T_U32,       F(idle_timeout_ms),       "0",       0,     86400000,   "A client connection that sends nothing for this long is closed; 0 = max-ttl-ms"},

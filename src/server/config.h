@@ -87,6 +87,7 @@ struct config {
         char tls_crl[PATH_MAX];                      /* "" = none */
         char tls_client_ca[PATH_MAX];                /* "" = tls_ca */
         char tls_peer_identity[CONFIG_IDENTITY_MAX]; /* "node-{id}" */
+        uint32_t tls_expiry_warn_days;               /* default 30 */
         uint32_t handshake_timeout_ms;               /* default 5000 */
         uint32_t idle_timeout_ms;             /* default 0 = max_ttl_ms */
         uint32_t max_connections_per_address; /* default 256 */

@@ -6,12 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <lz4.h>
 #include <uv.h>
 
 #include "../../include/baton.h"
 #include "../lib/address.h"
+#include "certcheck.h"
+#include "certwatch.h"
 #include "config.h"
 #include "conn.h"
 #include "datadir.h"
@@ -40,6 +43,7 @@ struct server {
         struct looplag looplag;
         struct memtrim memtrim;
         struct service service;
+        struct certwatch certwatch;
         uv_check_t flush;
         uv_signal_t sigint;
         uv_signal_t sigterm;
@@ -50,6 +54,7 @@ struct server {
          * touched so that a wrong file changes nothing; the listener
          * takes them over. */
         struct tls_ctx *client_tls;
+        int64_t cert_not_after; /* of tls-cert, once checked; 0: no TLS */
         bool stopping;
         int exit_code;
 };
@@ -92,6 +97,7 @@ static void shutdown_now(struct server *s)
         uv_timer_start(&s->watchdog, on_watchdog, SHUTDOWN_BOUND_MS, 0);
         uv_unref((uv_handle_t *)&s->watchdog); /* never keeps the loop up */
         metrics_close(&s->metrics);
+        certwatch_close(&s->certwatch);
         looplag_close(&s->looplag);
         memtrim_close(&s->memtrim);
         conn_close_all(&s->conns);
@@ -367,6 +373,7 @@ static void on_sighup(uv_signal_t *h, int signum)
             metrics_tls(&s->cfg, true, &x) == 0) {
                 scrape_set_tls(&s->metrics.http, x);
         }
+        certwatch_reread(&s->certwatch);
         log_info("SIGHUP: certificates reloaded for new connections");
 }
 
@@ -548,6 +555,28 @@ static int ports_free(const struct server *s, const struct config_member *self)
         return 0;
 }
 
+/* With TLS, the node's certificate is one its clients and peers accept
+ * (certcheck.h): asked before the data directory is touched, like the
+ * ports. 0, or 1 after logging the file and what is wrong. */
+static int own_cert_ok(struct server *s, const struct config_member *self)
+{
+        const struct config *cfg = &s->cfg;
+        char err[CERTCHECK_ERRMSG_MAX];
+
+        if (!cfg->tls) {
+                return 0;
+        }
+        if (certcheck_start(cfg->tls_cert, cfg->tls_ca, self->client_address,
+                            (int64_t)time(NULL), &s->cert_not_after, err,
+                            sizeof err) != 0) {
+                log_error("cannot start node %llu: %s; data directory %s not "
+                          "touched",
+                          (unsigned long long)cfg->id, err, cfg->data_dir);
+                return 1;
+        }
+        return 0;
+}
+
 /* What the peers taught the data directory's identity (peercheck.h). */
 static void save_identity(void *data)
 {
@@ -589,6 +618,11 @@ static int claim_data_dir(struct server *s, const struct config_member *self)
         /* The certificate, key and CA files too, before anything is
          * written: a mistake in them leaves the directory as it was. */
         if (client_tls(cfg, cfg->tls, &s->client_tls) != 0) {
+                return 1;
+        }
+        if (own_cert_ok(s, self) != 0) {
+                tls_ctx_destroy(s->client_tls);
+                s->client_tls = NULL;
                 return 1;
         }
         if (datadir_claim(d, cfg->id, cluster, true) != 0) {
@@ -751,9 +785,11 @@ int main(int argc, char **argv)
          * soon as it connects. */
         uv_timer_init(&s->loop, &s->refused);
         s->refused.data = s;
+        certwatch_start(&s->certwatch, &s->loop, &s->cfg, s->cert_not_after);
         if (start_services(s) != 0) {
                 return 1;
         }
+        s->metrics.certwatch = &s->certwatch;
         start_loop_handles(s);
         /* Raft runs and every port listens: the node serves. */
         service_ready(&s->service, &s->loop, &s->node);

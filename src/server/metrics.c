@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../include/baton.h"
 #include "log.h"
@@ -324,6 +325,20 @@ static void ports(struct out *o, const struct metrics *m)
                 m->http.forbidden);
 }
 
+/* With TLS: the time the node's certificate has left. */
+static void cert_expiry(struct out *o, const struct certwatch *w)
+{
+        if (w == NULL || w->not_after == 0) {
+                return;
+        }
+        put(o,
+            "# HELP baton_tls_cert_expiry_seconds Seconds until this node's "
+            "certificate (tls-cert) expires; negative once it has.\n"
+            "# TYPE baton_tls_cert_expiry_seconds gauge\n"
+            "baton_tls_cert_expiry_seconds %lld\n",
+            (long long)certwatch_left(w, (int64_t)time(NULL)));
+}
+
 size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 {
         const struct gateway_stats *st = &m->gateway->stats;
@@ -385,6 +400,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
         gauge(&o, "baton_raft_last_index", "Last raft log index.",
               ns.last_index);
         ports(&o, m);
+        cert_expiry(&o, m->certwatch);
         return o.len;
 }
 

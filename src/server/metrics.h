@@ -7,6 +7,7 @@
 
 #include <uv.h>
 
+#include "certwatch.h"
 #include "conn.h"
 #include "gateway.h"
 #include "health.h"
@@ -25,7 +26,10 @@ struct metrics {
         const struct looplag *looplag;
         const struct memtrim *memtrim;
         struct scrapegate_port port; /* who gets what */
-        int active;                  /* listening */
+        /* The node's certificate, for baton_tls_cert_expiry_seconds;
+         * NULL or not_after 0: no such gauge. */
+        const struct certwatch *certwatch;
+        int active; /* listening */
 };
 
 /* Where and how metrics are served. */

@@ -209,8 +209,10 @@ static void name_mismatch(void)
         struct harness h;
         struct proc r;
 
-        if (tlsfiles_issue_only("cli-elsewhere", "node-1",
-                                "DNS:elsewhere.example") != 0) {
+        /* Its own address alone (batond does not start with a certificate
+         * that lacks it), dialled by a name it does not have. */
+        if (tlsfiles_issue_only("cli-elsewhere", "node-1", "IP:127.0.0.1") !=
+            0) {
                 ok(false, "cannot make the certificate");
                 return;
         }

@@ -10,7 +10,7 @@
 
 #define HARNESS_MAX_NODES 6 /* a cluster of 5 and a node joining it */
 #define HARNESS_ADDR_MAX  32
-#define HARNESS_MAX_FLAGS 4
+#define HARNESS_MAX_FLAGS 6
 #define HARNESS_FLAG_MAX  64
 
 struct harness_node {

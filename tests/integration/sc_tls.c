@@ -630,10 +630,11 @@ static long long applied_of(struct ctx *x, unsigned id)
  * others refuse its raft traffic (`why` in their logs), so it never sees
  * the entries the cluster commits meanwhile, nor disturbs its leader. */
 static void impostor(struct ctx *x, unsigned node, const char *cert,
-                     const char *why)
+                     const char *ca, const char *why)
 {
-        char crt[300], key[300], name[64];
-        const char *flags[] = {"--tls-cert", crt, "--tls-key", key};
+        char crt[300], key[300], cafile[300], name[64];
+        const char *flags[] = {"--tls-cert", crt,        "--tls-key",
+                               key,          "--tls-ca", cafile};
         struct tclient c;
         struct tclient_result r;
         struct baton_status st;
@@ -644,6 +645,8 @@ static void impostor(struct ctx *x, unsigned node, const char *cert,
 
         snprintf(crt, sizeof crt, "%s/%s.crt", tlsfiles_dir(), cert);
         snprintf(key, sizeof key, "%s/%s.key", tlsfiles_dir(), cert);
+        snprintf(cafile, sizeof cafile, "%s/%s.crt", tlsfiles_dir(),
+                 ca != NULL ? ca : "ca");
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
                x->h.errmsg);
         EXPECT(x,
@@ -654,7 +657,8 @@ static void impostor(struct ctx *x, unsigned node, const char *cert,
         EXPECT(x,
                harness_term(&x->h, node, NULL) == 0 &&
                    harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0 &&
-                   harness_set_flags(&x->h, node, flags, 4) == 0 &&
+                   harness_set_flags(&x->h, node, flags, ca != NULL ? 6 : 4) ==
+                       0 &&
                    harness_restart(&x->h, node) == 0,
                "%s", x->h.errmsg);
         EXPECT(x, some_log_has(x, node, why, OP_MS),
@@ -687,8 +691,30 @@ static void impostor(struct ctx *x, unsigned node, const char *cert,
         RESTART(x, node);
 }
 
-/* A node presenting another node's certificate, one of another CA, or an
- * expired one, is kept out of the raft traffic; with its own it rejoins. */
+/* A node with an expired certificate does not start: it says so and
+ * exits 1; with its own it rejoins. */
+static void expired_refused(struct ctx *x, unsigned node, const char *cert)
+{
+        char crt[300], key[300];
+        const char *flags[] = {"--tls-cert", crt, "--tls-key", key};
+        int status = -1;
+
+        snprintf(crt, sizeof crt, "%s/%s.crt", tlsfiles_dir(), cert);
+        snprintf(key, sizeof key, "%s/%s.key", tlsfiles_dir(), cert);
+        EXPECT(x,
+               harness_term(&x->h, node, NULL) == 0 &&
+                   harness_wait_exit(&x->h, node, HEALTHY_MS, NULL) == 0 &&
+                   harness_run_once(&x->h, node, flags, 4, OP_MS, &status) == 0,
+               "%s", x->h.errmsg);
+        EXPECT(x, status == 1 && log_has(x, node, "expired on"),
+               "node %u with %s: exit %d, and its log should say 'expired on'",
+               node, cert, status);
+        RESTART(x, node);
+}
+
+/* A node presenting another node's certificate, or one of another CA (with
+ * that CA beside the cluster's as its tls-ca), is kept out of the raft traffic;
+ * one with an expired certificate does not start; with its own it rejoins. */
 void sc_tls_impostor(struct ctx *x)
 {
         unsigned leader, node, other;
@@ -702,14 +728,16 @@ void sc_tls_impostor(struct ctx *x)
         snprintf(cn, sizeof cn, "node%u", other);
         snprintf(why, sizeof why, "claims node %u (identity 'node-%u') but",
                  node, node);
-        impostor(x, node, cn, why);
+        impostor(x, node, cn, NULL, why);
         EXPECT(x, x->ok, "another node's certificate");
         snprintf(cn, sizeof cn, "node-%u", node);
         EXPECT(x,
                tlsfiles_issue("foreign-node", cn, -1, 30, 1) == 0 &&
                    tlsfiles_issue("expired-node", cn, -30, -1, 0) == 0,
                "cannot make the refused node certificates");
-        impostor(x, node, "foreign-node", "unable to get local issuer");
+        /* It sends the other CA with its certificate, and the peers
+         * refuse that CA. */
+        impostor(x, node, "foreign-node", "both-ca", "Some other CA refused");
         EXPECT(x, x->ok, "another CA's certificate");
-        impostor(x, node, "expired-node", "certificate has expired");
+        expired_refused(x, node, "expired-node");
 }

@@ -130,7 +130,8 @@ static const struct scenario scenarios[] = {
      sc_metrics_guarded},
     {"TLS roles: read may look, not lock; lock may lock, not administer",
      sc_tls_roles},
-    {"TLS raft port: another node's, another CA's, an expired certificate: out",
+    {"TLS raft port: another node's, another CA's certificate: out; an "
+     "expired one: refused at start",
      sc_tls_impostor},
     {"a watch on a follower that installs the leader's snapshot ends "
      "ECOMPACTED at once; watches from then on are gapless",

@@ -72,6 +72,35 @@ int tlsfiles_issue_only(const char *name, const char *cn, const char *sans)
         return issue(name, cn, sans, -1, 30, 0);
 }
 
+/* The file `out`: the PEM of `a`, then that of `b`. 0 or -1. */
+static int bundle(const char *a, const char *b, const char *out)
+{
+        const char *in[2] = {a, b};
+        FILE *o = fopen(out, "w");
+        char buf[4096];
+        size_t n;
+        int i, rv = o != NULL ? 0 : -1;
+
+        for (i = 0; i < 2 && rv == 0; i++) {
+                FILE *f = fopen(in[i], "r");
+
+                if (f == NULL) {
+                        rv = -1;
+                        break;
+                }
+                while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+                        if (fwrite(buf, 1, n, o) != n) {
+                                rv = -1;
+                        }
+                }
+                fclose(f);
+        }
+        if (o != NULL && fclose(o) != 0) {
+                rv = -1;
+        }
+        return rv;
+}
+
 static int make_all(char *errmsg, size_t size)
 {
         char name[16];
@@ -88,6 +117,9 @@ static int make_all(char *errmsg, size_t size)
         files.foreign = certs_ca_create("Some other CA");
         if (files.ca == NULL || files.foreign == NULL ||
             certs_ca_write(files.ca, path("ca", ".crt")) != 0 ||
+            certs_ca_write(files.foreign, path("foreign-ca", ".crt")) != 0 ||
+            bundle(path("foreign-ca", ".crt"), path("ca", ".crt"),
+                   path("both-ca", ".crt")) != 0 ||
             tlsfiles_issue("admin", "admin", -1, 30, 0) != 0) {
                 snprintf(errmsg, size, "cannot make the CA in %s", files.dir);
                 return -1;
@@ -95,7 +127,8 @@ static int make_all(char *errmsg, size_t size)
         for (i = 1; i <= TLSFILES_MAX_NODES; i++) {
                 snprintf(name, sizeof name, "node%u", i);
                 snprintf(cn, sizeof cn, "node-%u", i);
-                if (tlsfiles_issue(name, cn, -1, 30, 0) != 0) {
+                /* Good for longer than tls-expiry-warn-days. */
+                if (tlsfiles_issue(name, cn, -1, 400, 0) != 0) {
                         snprintf(errmsg, size, "cannot make %s", name);
                         return -1;
                 }

@@ -1,7 +1,9 @@
 /* The certificates of the integration tests' clusters, made once per
- * process: a CA, node-1..node-N with the loopback addresses as SANs, and
- * an "admin" client whose files the environment gives every client of the
- * process (BATON_CACERT, BATON_CERT, BATON_KEY), as users run Baton. */
+ * process: a CA, node-1..node-N with the loopback addresses as SANs (good
+ * for 400 days), another CA (foreign-ca.crt; both-ca.crt has it and the
+ * tests' CA, for a node whose certificate is the other CA's), and an
+ * "admin" client whose files the environment gives every client of
+ * the process (BATON_CACERT, BATON_CERT, BATON_KEY), as users run Baton. */
 #ifndef TESTS_INTEGRATION_TLSFILES_H
 #define TESTS_INTEGRATION_TLSFILES_H
 

@@ -3,7 +3,9 @@
 # against the CA it made (and not against another one: the negative
 # control), the identities and SANs nodes and clients need, key modes, and
 # that a second run keeps the CA and adds only what is missing, makes again
-# a certificate that lacks a SAN asked for, and refuses a half-gone CA.
+# a certificate that lacks a SAN asked for, keeps every node's SANs when it
+# makes one again (and says what it made and why), and refuses a half-gone
+# CA.
 set -u
 
 script="$(cd "$(dirname "$0")/../.." && pwd)/scripts/certs"
@@ -52,7 +54,7 @@ check "node2 has the loopback and its extra SAN" \
 fails "node1 has no other node's SAN" grep -q "10.0.0.2" <(sans "$d/node1.crt")
 check "keys are 0600" test "$(mode "$d/node1.key")$(mode "$d/ca.key")$(mode "$d/admin.key")" = 600600600
 check "every key is 0600" test -z "$(find "$d" -name '*.key' ! -perm 0600)"
-check "a run prints nothing" test -z "$("$script" "$d" --nodes 3 --node-san 2=IP:10.0.0.2 --client app 2>&1)"
+check "a run that makes nothing prints nothing" test -z "$("$script" "$d" --nodes 3 --node-san 2=IP:10.0.0.2 --client app 2>&1)"
 ca_days=$((($(date -d "$(openssl x509 -in "$d/ca.crt" -noout -enddate | cut -d= -f2)" +%s) - $(date +%s)) / 86400))
 check "the CA is good for 10 years ($ca_days days)" test "$ca_days" -ge 3649 -a "$ca_days" -le 3651
 check "node certificates serve and are clients (raft peers)" \
@@ -82,6 +84,55 @@ check "its new key matches it" test "$(openssl x509 -in "$d/node1.crt" -noout -p
         "$(openssl pkey -in "$d/node1.key" -pubout)"
 check "node2 is kept" test "$(openssl x509 -in "$d/node2.crt" -noout -fingerprint -sha256)" = "$node2_before"
 check "the CA is kept" test "$(openssl x509 -in "$d/ca.crt" -noout -fingerprint -sha256)" = "$ca_before"
+
+# What each node was given is kept: a run that names only another node's
+# SAN (operations.md's "Replacing a member") makes again the certificates
+# expiring within 30 days with the SANs they had, and says so.
+r=$tmp/renew
+check "a set whose node certificates expire in 20 days" \
+        "$script" "$r" --nodes 3 --days 20 \
+        --node-san 1=DNS:baton1.example.net,IP:10.0.0.1 --node-san 2=IP:10.0.0.2
+check "node1.san records node1's SANs" grep -qx "IP:10.0.0.1" "$r/node1.san"
+out=$("$script" "$r" --nodes 4 --node-san 4=IP:10.0.0.4 2>&1)
+echo "# the run for node 4 said:"
+sed 's/^/#   /' <<<"$out"
+check "node1 made again keeps its host name" \
+        grep -q "DNS:baton1.example.net" <(sans "$r/node1.crt")
+check "and its address" grep -q "IP Address:10.0.0.1" <(sans "$r/node1.crt")
+check "node2 made again keeps its address" \
+        grep -q "IP Address:10.0.0.2" <(sans "$r/node2.crt")
+check "node1 is good for 825 days now" \
+        openssl x509 -in "$r/node1.crt" -noout -checkend $((800 * 86400))
+check "the run says it made node1 again, why, and with which SANs" \
+        grep -q "^certs: made node1.crt (expires within 30 days): CN node-1, SAN DNS:node-1,IP:127.0.0.1,DNS:localhost,DNS:baton1.example.net,IP:10.0.0.1$" <<<"$out"
+check "and node4, new, with its SAN" \
+        grep -q "^certs: made node4.crt (missing): CN node-4, SAN .*IP:10.0.0.4$" <<<"$out"
+check "one line per certificate made: nodes 1 to 4" \
+        test "$(grep -c "^certs: made node" <<<"$out")" = 4
+fails "node3's line has no other node's SAN" grep -q "^certs: made node3.crt.*10.0.0" <<<"$out"
+check "a run with nothing to make says nothing" \
+        test -z "$("$script" "$r" --nodes 4 2>&1)"
+
+# A directory made before the SAN files existed: the certificate's own
+# SANs are kept when it is made again.
+rm -f "$r/node1.san"
+"$script" "$r" --nodes 4 --node-san 1=DNS:extra.example >/dev/null 2>&1
+check "without node1.san, node1 made again keeps the SANs it had" \
+        grep -q "DNS:baton1.example.net, IP Address:10.0.0.1, DNS:extra.example" \
+        <(sans "$r/node1.crt")
+check "and node1.san records them" grep -qx "DNS:baton1.example.net" "$r/node1.san"
+fails "a --node-san for a node past --nodes is refused" \
+        "$script" "$r" --nodes 2 --node-san 3=IP:10.0.0.3
+check "a --node-san written 02 is node 2's" \
+        "$script" "$tmp/zero" --nodes 2 --node-san 02=IP:10.0.0.2
+check "and node2 has it" grep -q "IP Address:10.0.0.2" <(sans "$tmp/zero/node2.crt")
+
+# An IPv6 SAN, which openssl prints in another form, is found in the
+# certificate: a second run keeps the certificate.
+check "a node with an IPv6 SAN" "$script" "$tmp/v6" --nodes 1 --node-san 1=IP:2001:db8::1
+v6_before=$(openssl x509 -in "$tmp/v6/node1.crt" -noout -fingerprint -sha256)
+check "a second run keeps it" test -z "$("$script" "$tmp/v6" --nodes 1 --node-san 1=IP:2001:db8::1 2>&1)"
+check "the same certificate" test "$(openssl x509 -in "$tmp/v6/node1.crt" -noout -fingerprint -sha256)" = "$v6_before"
 
 # A CA whose key is gone is refused: a new CA would leave every node
 # certificate already made unverifiable.

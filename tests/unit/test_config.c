@@ -58,6 +58,7 @@ static const char *const all_keys[] = {
     "tls-key",
     "tls-crl",
     "tls-client-ca",
+    "tls-expiry-warn-days",
     "tls-peer-identity",
     "handshake-timeout-ms",
     "idle-timeout-ms",
