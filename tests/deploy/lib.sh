@@ -45,7 +45,10 @@ diag() {
         [ -n "$1" ] && sed 's/^/# /' <<<"$1" | tail -n 40
         return 0
 }
-note() { echo "# $*"; }
+# note TEXT: a TAP comment on the test's own stdout (fd 3), also from
+# inside a case, whose output check captures: what a case measured.
+exec 3>&1
+note() { echo "# $*" >&3; }
 
 # --- hosts --------------------------------------------------------------
 # host_ns NAME: the network namespace of host NAME.
