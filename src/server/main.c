@@ -720,6 +720,25 @@ static void descriptors(const struct config *cfg)
         }
 }
 
+/* The line that says the node serves, and where. */
+static void log_serving(const struct server *s,
+                        const struct config_member *self)
+{
+        char raft[32];
+        char rbuf[2 * CONFIG_ADDRESS_MAX + 32];
+        char cbuf[2 * CONFIG_ADDRESS_MAX + 32];
+
+        node_raft_version(raft, sizeof raft);
+        log_info(
+            "node %llu: raft %s, clients %s, data %s, %u members; "
+            "batond %s, libraft %s",
+            (unsigned long long)s->cfg.id,
+            shown(rbuf, sizeof rbuf, self->raft_address, s->cfg.raft_listen),
+            shown(cbuf, sizeof cbuf, self->client_address,
+                  s->cfg.client_listen),
+            s->cfg.data_dir, s->cfg.n_members, PACKAGE_VERSION, raft);
+}
+
 /* Startup reads top to bottom, each part on the one before it: config, the
  * data directory (held, checked, each port free before it is written),
  * node, gateway, listener, metrics, the loop's own handles. */
@@ -730,9 +749,6 @@ int main(int argc, char **argv)
         char errmsg[CONFIG_ERRMSG_MAX];
         const struct config_member *self;
         const char *restore, *recover;
-        char raft[32];
-        char rbuf[2 * CONFIG_ADDRESS_MAX + 32];
-        char cbuf[2 * CONFIG_ADDRESS_MAX + 32];
 
         /* No fastbins: glibc keeps small chunks freed there uncoalesced
          * until a large request merges them all at once, on whichever
@@ -773,7 +789,6 @@ int main(int argc, char **argv)
                          "on a trusted single host");
         }
         descriptors(&s->cfg);
-        node_raft_version(raft, sizeof raft);
         signal(SIGPIPE, SIG_IGN);
         self = config_member(&s->cfg, s->cfg.id);
         if (claim_data_dir(s, self) != 0) {
@@ -793,14 +808,7 @@ int main(int argc, char **argv)
         start_loop_handles(s);
         /* Raft runs and every port listens: the node serves. */
         service_ready(&s->service, &s->loop, &s->node);
-        log_info(
-            "node %llu: raft %s, clients %s, data %s, %u members; "
-            "batond %s, libraft %s",
-            (unsigned long long)s->cfg.id,
-            shown(rbuf, sizeof rbuf, self->raft_address, s->cfg.raft_listen),
-            shown(cbuf, sizeof cbuf, self->client_address,
-                  s->cfg.client_listen),
-            s->cfg.data_dir, s->cfg.n_members, PACKAGE_VERSION, raft);
+        log_serving(s, self);
         run_until_stopped(s);
         datadir_close(&s->dir);
         return s->exit_code;
