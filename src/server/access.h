@@ -1,0 +1,53 @@
+/* The cluster's access list on this node: the roles of clients from the
+ * applied list, the first leader's seed, and administrators' ACL requests. */
+#ifndef SERVER_ACCESS_H
+#define SERVER_ACCESS_H
+
+#include <stdint.h>
+
+#include "../proto/proto.h"
+#include "conn.h"
+#include "gateway.h"
+
+/*
+ * Roles are replicated state (src/fsm/acl.h): every node decides a
+ * client's role from the list it applied (roles_decide()), and until the
+ * cluster has one, from its config's role lines, which also seed it: the
+ * leader of a cluster whose applied state has no list (new, restored,
+ * recovered, upgraded) proposes them and default-role, once. From then on
+ * the config's role lines are ignored; batond logs once when they differ
+ * from the cluster's list.
+ */
+
+/* Build the config's list (the fallback and the seed) into g, and have
+ * the node's ACL entries reported to access_on_applied(). */
+void access_init(struct gateway *g);
+void access_close(struct gateway *g);
+
+/* Give a TLS connection the role its identity has now: recomputed when
+ * the applied list may have changed since it was last decided. */
+void access_refresh(struct gateway *g, struct conn *c);
+
+/* On becoming the serving leader: propose the seed when the applied state
+ * has no list yet. */
+void access_seed(struct gateway *g);
+
+/* Say, once, that the config's role lines differ from the cluster's list
+ * (when one is applied). */
+void access_compare(struct gateway *g);
+
+/*
+ * An ACL frame from `c` (an administrator's: the gateway checked the
+ * role). LIST is answered with an ACL_REPLY of this node's applied list
+ * (an error RESULT BATON_EBUSY while the cluster has none); SET and
+ * REMOVE go into the log as an ACL entry carrying c's identity, and are
+ * answered with a RESULT: 0, or BATON_EINVAL (the list would have no
+ * admin left, or it is full), BATON_ENOTFOUND (REMOVE of an identity
+ * without a rule), BATON_EBUSY (no list yet: retry), BATON_EUNKNOWN
+ * (leadership lost on the way). A node that does not lead answers
+ * NOT_LEADER; a malformed body fails the connection.
+ */
+void access_on_frame(struct gateway *g, struct conn *c,
+                     const struct proto_header *h, const uint8_t *body);
+
+#endif /* SERVER_ACCESS_H */

@@ -1,0 +1,314 @@
+/*
+ * The replicated access list (src/fsm/acl.h): its rule table (the first
+ * seed stands, set and remove need a table and keep an admin, node
+ * identities get role none unless named), its encoding and the ACL
+ * command's, and its round trip through a snapshot of the server's state
+ * machine, restored inline and on the worker (tests/lib/replica.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <raft.h>
+
+#include "../../include/baton.h"
+#include "../../src/fsm/acl.h"
+#include "../../src/proto/command.h"
+#include "../../src/server/raftfsm.h"
+#include "../lib/replica.h"
+
+static uint8_t table_buf[ACL_ENCODED_MAX];
+
+/* A seed of `acl`'s rules (its encoding in table_buf). */
+static struct command seed_of(const struct acl *acl)
+{
+        struct command c;
+
+        memset(&c, 0, sizeof c);
+        c.type = COMMAND_ACL;
+        c.mode = COMMAND_ACL_SEED;
+        c.list = table_buf;
+        c.list_len = (uint16_t)acl_encode(acl, table_buf, sizeof table_buf);
+        return c;
+}
+
+static struct command change(uint8_t mode, const char *id, uint8_t role)
+{
+        struct command c;
+
+        memset(&c, 0, sizeof c);
+        c.type = COMMAND_ACL;
+        c.mode = mode;
+        c.role = role;
+        c.name = id;
+        c.name_len = (uint8_t)strlen(id);
+        c.address = "admin";
+        c.address_len = 5;
+        return c;
+}
+
+/* The tests' usual list: admin is admin, reader reads, default lock. */
+static void usual(struct acl *a)
+{
+        acl_start(a, ACL_LOCK);
+        assert_int_equal(acl_put(a, "reader", 6, ACL_READ), 0);
+        assert_int_equal(acl_put(a, "admin", 5, ACL_ADMIN), 0);
+}
+
+static void test_seed_once(void **state)
+{
+        struct acl a, seed, other;
+        struct command c;
+
+        (void)state;
+        acl_init(&a);
+        assert_false(a.seeded);
+        c = change(COMMAND_ACL_SET, "alice", ACL_READ);
+        assert_int_equal(acl_apply(&a, &c), BATON_EBUSY); /* no table yet */
+        assert_false(a.seeded);
+        usual(&seed);
+        c = seed_of(&seed);
+        assert_int_equal(acl_apply(&a, &c), 0);
+        assert_true(a.seeded);
+        assert_true(acl_equal(&a, &seed));
+        /* A second seed (another leader's) changes nothing. */
+        acl_start(&other, ACL_ADMIN);
+        c = seed_of(&other);
+        assert_int_equal(acl_apply(&a, &c), 0);
+        assert_true(acl_equal(&a, &seed));
+        assert_int_equal(a.default_role, ACL_LOCK);
+}
+
+static void test_set_remove(void **state)
+{
+        struct acl a;
+        struct command c;
+
+        (void)state;
+        usual(&a);
+        c = change(COMMAND_ACL_SET, "alice", ACL_READ);
+        assert_int_equal(acl_apply(&a, &c), 0);
+        assert_int_equal(acl_role(&a, "alice", "node-{id}"), ACL_READ);
+        c = change(COMMAND_ACL_SET, "alice", ACL_ADMIN); /* changes it */
+        assert_int_equal(acl_apply(&a, &c), 0);
+        assert_int_equal(acl_role(&a, "alice", "node-{id}"), ACL_ADMIN);
+        assert_int_equal(a.n, 3);
+        /* Kept sorted: admin, alice, reader. */
+        assert_string_equal(a.rules[0].identity, "admin");
+        assert_string_equal(a.rules[1].identity, "alice");
+        assert_string_equal(a.rules[2].identity, "reader");
+        c = change(COMMAND_ACL_REMOVE, "alice", 0);
+        assert_int_equal(acl_apply(&a, &c), 0);
+        assert_int_equal(acl_role(&a, "alice", "node-{id}"), ACL_LOCK);
+        assert_int_equal(acl_apply(&a, &c), BATON_ENOTFOUND);
+        assert_int_equal(a.n, 2);
+}
+
+/* Nobody could change the list again: refused, nothing changed. */
+static void test_last_admin_kept(void **state)
+{
+        struct acl a, before;
+        struct command c;
+
+        (void)state;
+        usual(&a);
+        before = a;
+        c = change(COMMAND_ACL_REMOVE, "admin", 0);
+        assert_int_equal(acl_apply(&a, &c), BATON_EINVAL);
+        c = change(COMMAND_ACL_SET, "admin", ACL_LOCK);
+        assert_int_equal(acl_apply(&a, &c), BATON_EINVAL);
+        assert_true(acl_equal(&a, &before));
+        /* With a second admin, the first may go. */
+        c = change(COMMAND_ACL_SET, "ops", ACL_ADMIN);
+        assert_int_equal(acl_apply(&a, &c), 0);
+        c = change(COMMAND_ACL_REMOVE, "admin", 0);
+        assert_int_equal(acl_apply(&a, &c), 0);
+}
+
+static void test_node_identities(void **state)
+{
+        struct acl a;
+        struct command c;
+
+        (void)state;
+        usual(&a);
+        assert_true(acl_is_node("node-{id}", "node-4"));
+        assert_true(acl_is_node("node-{id}", "node-12345678901234567890"));
+        assert_true(acl_is_node("baton-{id}.example", "baton-7.example"));
+        assert_false(acl_is_node("node-{id}", "node-"));
+        assert_false(acl_is_node("node-{id}", "node-4x"));
+        assert_false(acl_is_node("node-{id}", "xnode-4"));
+        assert_false(acl_is_node("node-{id}", "alice"));
+        assert_false(acl_is_node(NULL, "node-4"));
+        /* A node's identity gets nothing, whatever the default... */
+        assert_int_equal(acl_role(&a, "node-4", "node-{id}"), ACL_NONE);
+        assert_int_equal(acl_role(&a, "node-99", "node-{id}"), ACL_NONE);
+        assert_int_equal(acl_role(&a, "stranger", "node-{id}"), ACL_LOCK);
+        /* ...unless a rule names it. */
+        c = change(COMMAND_ACL_SET, "node-4", ACL_READ);
+        assert_int_equal(acl_apply(&a, &c), 0);
+        assert_int_equal(acl_role(&a, "node-4", "node-{id}"), ACL_READ);
+        assert_int_equal(acl_role(&a, "node-5", "node-{id}"), ACL_NONE);
+}
+
+static void test_encoding(void **state)
+{
+        struct acl a, b;
+        uint8_t buf[ACL_ENCODED_MAX];
+        size_t len;
+        char id[ACL_IDENTITY_MAX + 1];
+        unsigned i;
+
+        (void)state;
+        acl_start(&a, ACL_READ);
+        for (i = 0; i < ACL_MAX; i++) {
+                memset(id, 'a' + (int)(i % 26), ACL_IDENTITY_MAX);
+                snprintf(id, 8, "%05u", i);
+                id[5] = 'x';
+                assert_int_equal(acl_put(&a, id, ACL_IDENTITY_MAX, i % 4), 0);
+        }
+        assert_int_equal(acl_put(&a, "full", 4, ACL_READ), BATON_EINVAL);
+        len = acl_encode(&a, buf, sizeof buf);
+        assert_int_equal(len, ACL_ENCODED_MAX); /* the largest */
+        assert_int_equal(acl_decode(&b, buf, len), 0);
+        assert_true(acl_equal(&a, &b));
+        assert_int_equal(acl_decode(&b, buf, len - 1), BATON_ECORRUPT);
+        buf[0] = ACL_FORMAT + 1;
+        assert_int_equal(acl_decode(&b, buf, len), BATON_EVERSION);
+        /* Rules out of order are not what acl_put() builds. */
+        {
+                const uint8_t sorted[] = {1,   2,   2,   0,   0,   0,  3, 5,
+                                          'a', 'd', 'm', 'i', 'n', 0,  1, 6,
+                                          'r', 'e', 'a', 'd', 'e', 'r'};
+                const uint8_t unsorted[] = {1,   2,   2,   0,   0,   0,   1, 6,
+                                            'r', 'e', 'a', 'd', 'e', 'r', 0, 3,
+                                            5,   'a', 'd', 'm', 'i', 'n'};
+                assert_int_equal(acl_decode(&b, sorted, sizeof sorted), 0);
+                usual(&a);
+                assert_true(acl_equal(&a, &b));
+                assert_int_equal(acl_decode(&b, unsorted, sizeof unsorted),
+                                 BATON_ECORRUPT);
+        }
+}
+
+static void test_command_round_trip(void **state)
+{
+        uint8_t buf[ACL_ENCODED_MAX + 64];
+        struct command c, d;
+        struct acl a, got;
+        size_t len;
+
+        (void)state;
+        c = change(COMMAND_ACL_SET, "alice", ACL_READ);
+        len = command_encode(&c, buf, sizeof buf);
+        assert_true(len > 0 && len % 8 == 0);
+        assert_int_equal(command_size(&c), len);
+        assert_int_equal(command_decode(&d, buf, len), 0);
+        assert_int_equal(d.type, COMMAND_ACL);
+        assert_int_equal(d.mode, COMMAND_ACL_SET);
+        assert_int_equal(d.role, ACL_READ);
+        assert_memory_equal(d.name, "alice", 5);
+        assert_memory_equal(d.address, "admin", 5);
+        usual(&a);
+        c = seed_of(&a);
+        len = command_encode(&c, buf, sizeof buf);
+        assert_true(len > 0);
+        assert_int_equal(command_size(&c), len);
+        assert_int_equal(command_decode(&d, buf, len), 0);
+        assert_int_equal(d.mode, COMMAND_ACL_SEED);
+        assert_int_equal(acl_decode(&got, d.list, d.list_len), 0);
+        assert_true(acl_equal(&a, &got));
+        /* A remove carries no role, a seed no identity. */
+        c = change(COMMAND_ACL_REMOVE, "alice", ACL_READ);
+        assert_int_equal(command_encode(&c, buf, sizeof buf), 0);
+        c = seed_of(&a);
+        c.name = "x";
+        c.name_len = 1;
+        assert_int_equal(command_encode(&c, buf, sizeof buf), 0);
+}
+
+/* Apply command `c` to replica `r` as raft would. */
+static void apply(struct replica *r, const struct command *c)
+{
+        static uint8_t buf[ACL_ENCODED_MAX + 64];
+        size_t len = command_encode(c, buf, sizeof buf);
+
+        assert_true(len > 0);
+        assert_int_equal(replica_apply_bytes(r, buf, len, NULL), 0);
+}
+
+/* The list goes into the snapshot and comes back from it, inline and on
+ * the worker; a snapshot taken before any seed restores no list. */
+static void check_round_trip(enum raftfsm_restore_mode mode)
+{
+        struct replica *a = replica_new(RAFTFSM_RESTORE_INLINE);
+        struct replica *b = replica_new(mode);
+        struct replica *c = replica_new(mode);
+        struct raft_buffer buf;
+        struct command cmd;
+        struct acl seed;
+        void *out;
+        uint64_t epoch;
+
+        assert_int_equal(raftfsm_encode(&a->rf, &out, &buf.len), 0);
+        buf.base = out;
+        assert_int_equal(c->rf.fsm.restore(&c->rf.fsm, &buf), 0);
+        assert_int_equal(raftfsm_adopt(&c->rf, true), 0);
+        assert_false(raftfsm_acl(&c->rf)->seeded);
+
+        usual(&seed);
+        cmd = seed_of(&seed);
+        apply(a, &cmd);
+        cmd = change(COMMAND_ACL_SET, "node-4", ACL_LOCK);
+        apply(a, &cmd);
+        cmd = change(COMMAND_ACL_REMOVE, "reader", 0);
+        apply(a, &cmd);
+        assert_true(raftfsm_acl(&a->rf)->seeded);
+        assert_int_equal(raftfsm_acl(&a->rf)->n, 2);
+
+        epoch = raftfsm_acl_epoch(&b->rf);
+        assert_int_equal(raftfsm_encode(&a->rf, &out, &buf.len), 0);
+        buf.base = out;
+        assert_int_equal(b->rf.fsm.restore(&b->rf.fsm, &buf), 0);
+        assert_int_equal(raftfsm_adopt(&b->rf, true), 0);
+        assert_true(acl_equal(raftfsm_acl(&a->rf), raftfsm_acl(&b->rf)));
+        assert_true(raftfsm_acl_epoch(&b->rf) != epoch);
+        assert_int_equal(acl_role(raftfsm_acl(&b->rf), "node-4", "node-{id}"),
+                         ACL_LOCK);
+        replica_free(a);
+        replica_free(b);
+        replica_free(c);
+}
+
+static void test_snapshot_inline(void **state)
+{
+        (void)state;
+        check_round_trip(RAFTFSM_RESTORE_INLINE);
+}
+
+static void test_snapshot_worker(void **state)
+{
+        (void)state;
+        check_round_trip(RAFTFSM_RESTORE_THREAD);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_seed_once),
+            cmocka_unit_test(test_set_remove),
+            cmocka_unit_test(test_last_admin_kept),
+            cmocka_unit_test(test_node_identities),
+            cmocka_unit_test(test_encoding),
+            cmocka_unit_test(test_command_round_trip),
+            cmocka_unit_test(test_snapshot_inline),
+            cmocka_unit_test(test_snapshot_worker),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
