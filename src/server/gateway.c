@@ -560,14 +560,31 @@ void gateway_on_restored(void *data)
         }
 }
 
+/* Whether only the leader answers requests of `type`: a node that does
+ * not serve sends them on (NOT_LEADER). */
+static bool leaders_only(uint8_t type)
+{
+        return type != PROTO_STATUS && type != PROTO_PING &&
+               type != PROTO_WATCH && type != PROTO_UNWATCH &&
+               type != PROTO_BACKUP;
+}
+
 /* Whether c's role allows a request of h's type; if not, the request is
- * answered BATON_EPERM, changes nothing, and the connection stays. */
+ * answered BATON_EPERM, changes nothing, and the connection stays. A node
+ * that does not serve sends a refused request the leader would answer to
+ * the leader instead, which decides from its own list: a follower that
+ * has not applied the latest change yet (or a joining node catching up)
+ * refuses no one the cluster allows. */
 static bool authorized(struct gateway *g, struct conn *c,
                        const struct proto_header *h)
 {
         access_refresh(g, c);
         if (h->type >= PROTO_RESULT || roles_allows(c->role, h->type)) {
                 return true; /* a response type is malformed, below */
+        }
+        if (!node_serving(g->node) && leaders_only(h->type)) {
+                reply_not_leader(g, c, h->id);
+                return false;
         }
         g->stats.refused++;
         log_warn_f(&(struct log_fields){.connection = c->id, .request = h->id},
