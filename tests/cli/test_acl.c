@@ -51,10 +51,9 @@ static void vrun(struct proc *r, const char *endpoints, const char *who,
                  va_list ap)
 {
         char cert[64], key[64];
-        const char *head[7] = {"--endpoints",
-                               endpoints != NULL ? endpoints
-                                                 : cluster.endpoints,
-                               NULL};
+        const char *head[7] = {
+            "--endpoints", endpoints != NULL ? endpoints : cluster.endpoints,
+            NULL};
 
         if (who != NULL) {
                 snprintf(cert, sizeof cert, "%s.crt", who);
@@ -140,8 +139,7 @@ static bool await_access(unsigned id, const char *who, bool want_refused)
         return false;
 }
 
-#define SEEDED                                                                 \
-        "default-role = lock\nrole = admin admin\nrole = reader read\n"
+#define SEEDED "default-role = lock\nrole = admin admin\nrole = reader read\n"
 
 /* The first leader proposed its config's lines: the list says so. */
 static void seeded(void)
@@ -179,8 +177,7 @@ static void add_remove(unsigned leader)
         expect(&r, 0,
                "default-role = lock\nrole = admin admin\nrole = alice "
                "admin\nrole = reader read\n",
-               "",
-               "alice, now admin, lists the list");
+               "", "alice, now admin, lists the list");
         ok(await_access(follower, "alice", false),
            "the follower answers alice's status again");
         ctl(&r, "acl", "remove", "alice", "--json", NULL);
@@ -247,7 +244,7 @@ static bool file_has(const char *path, const char *needle)
 }
 
 #define DIFFER                                                                 \
-        "role lines in the config differ from the cluster's access list, "    \
+        "role lines in the config differ from the cluster's access list, "     \
         "which wins: batonctl acl list"
 
 /* The issue's scenario: node 4, started without role lines, leads; the
@@ -286,8 +283,7 @@ static void node4_leads(void)
         expect(&r, 0, "leadership transferred from 4 to 1\n", "",
                "the admin moves leadership away from node 4");
         ctl(&r, "member", "remove", sid, NULL);
-        expect(&r, 0, "member 4 removed\n", "",
-               "the admin removes node 4");
+        expect(&r, 0, "member 4 removed\n", "", "the admin removes node 4");
         if (harness_wait_leader(&cluster, 20000, &leader) != 0) {
                 tap_diag("%s", cluster.errmsg);
         }

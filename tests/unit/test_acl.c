@@ -19,6 +19,7 @@
 #include "../../include/baton.h"
 #include "../../src/fsm/acl.h"
 #include "../../src/proto/command.h"
+#include "../../src/proto/proto.h"
 #include "../../src/server/raftfsm.h"
 #include "../lib/replica.h"
 
@@ -232,6 +233,67 @@ static void test_command_round_trip(void **state)
         assert_int_equal(command_encode(&c, buf, sizeof buf), 0);
 }
 
+/* The client protocol's ACL request and answer (aclwire.c). */
+static void test_wire(void **state)
+{
+        uint8_t buf[PROTO_HEADER_SIZE + ACL_ENCODED_MAX + 8];
+        struct proto_acl_request rq = {PROTO_ACL_SET, ACL_READ, {"alice", 5}};
+        struct proto_acl_request got;
+        struct proto_acl_reply rp, back;
+        struct proto_header h;
+        size_t len;
+
+        (void)state;
+        len = proto_write_acl(buf, sizeof buf, 7, &rq);
+        assert_int_equal(len, PROTO_HEADER_SIZE + 3 + 5);
+        assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
+        assert_int_equal(h.type, PROTO_ACL);
+        assert_int_equal(
+            proto_read_acl(buf + PROTO_HEADER_SIZE, h.length, &got), 0);
+        assert_int_equal(got.op, PROTO_ACL_SET);
+        assert_int_equal(got.role, ACL_READ);
+        assert_memory_equal(got.identity.p, "alice", 5);
+        /* Refused: a role out of range, a LIST with an identity, a
+         * REMOVE with a role, an unknown op, a trailing byte. */
+        rq.role = 4;
+        assert_int_equal(proto_write_acl(buf, sizeof buf, 7, &rq), 0);
+        rq = (struct proto_acl_request){PROTO_ACL_LIST, 0, {"x", 1}};
+        assert_int_equal(proto_write_acl(buf, sizeof buf, 7, &rq), 0);
+        rq = (struct proto_acl_request){PROTO_ACL_REMOVE, 1, {"x", 1}};
+        assert_int_equal(proto_write_acl(buf, sizeof buf, 7, &rq), 0);
+        {
+                const uint8_t op9[] = {9, 0, 0};
+                const uint8_t extra[] = {PROTO_ACL_LIST, 0, 0, 0};
+                assert_int_equal(proto_read_acl(op9, sizeof op9, &got),
+                                 BATON_EMALFORMED);
+                assert_int_equal(proto_read_acl(extra, sizeof extra, &got),
+                                 BATON_EMALFORMED);
+        }
+        memset(&rp, 0, sizeof rp);
+        rp.seeded = 1;
+        rp.default_role = ACL_LOCK;
+        rp.n = 2;
+        rp.rules[0] = (struct proto_acl_rule){0, ACL_ADMIN, {"admin", 5}};
+        rp.rules[1] = (struct proto_acl_rule){0, ACL_READ, {"reader", 6}};
+        len = proto_write_acl_reply(buf, sizeof buf, 7, &rp);
+        assert_true(len > PROTO_HEADER_SIZE);
+        assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
+        assert_int_equal(h.type, PROTO_ACL_REPLY);
+        assert_int_equal(
+            proto_read_acl_reply(buf + PROTO_HEADER_SIZE, h.length, &back), 0);
+        assert_int_equal(back.n, 2);
+        assert_int_equal(back.default_role, ACL_LOCK);
+        assert_memory_equal(back.rules[1].identity.p, "reader", 6);
+        buf[PROTO_HEADER_SIZE] = PROTO_ACL_FORMAT + 1;
+        assert_int_equal(
+            proto_read_acl_reply(buf + PROTO_HEADER_SIZE, h.length, &back),
+            BATON_EVERSION);
+        buf[PROTO_HEADER_SIZE] = PROTO_ACL_FORMAT;
+        assert_int_equal(
+            proto_read_acl_reply(buf + PROTO_HEADER_SIZE, h.length - 1, &back),
+            BATON_EMALFORMED);
+}
+
 /* Apply command `c` to replica `r` as raft would. */
 static void apply(struct replica *r, const struct command *c)
 {
@@ -306,6 +368,7 @@ int main(void)
             cmocka_unit_test(test_node_identities),
             cmocka_unit_test(test_encoding),
             cmocka_unit_test(test_command_round_trip),
+            cmocka_unit_test(test_wire),
             cmocka_unit_test(test_snapshot_inline),
             cmocka_unit_test(test_snapshot_worker),
         };
