@@ -28,9 +28,22 @@ void access_close(struct gateway *g);
  * the applied list may have changed since it was last decided. */
 void access_refresh(struct gateway *g, struct conn *c);
 
-/* On becoming the serving leader: propose the seed when the applied state
- * has no list yet. */
+/* On becoming the serving leader: the seed is due when the applied state
+ * still has no list ACCESS_SEED_DELAY_MS(cfg) from now (access_tick()). */
 void access_seed(struct gateway *g);
+
+/* The wait before a new leader seeds: a former leader of an older release
+ * that handed over and is stopping (a rolling upgrade, leader last) is
+ * gone by then, and never applies an entry it does not read. */
+#define ACCESS_SEED_DELAY_MS(cfg)                                              \
+        ((cfg)->election_timeout_ms * 2 > 1000                                 \
+             ? (cfg)->election_timeout_ms * 2                                  \
+             : 1000)
+
+/* On every loop turn of a serving leader: propose the seed once it is due
+ * (again each ACCESS_SEED_DELAY_MS while it has not been applied: a later
+ * seed changes nothing). */
+void access_tick(struct gateway *g);
 
 /* Say, once, that the config's role lines differ from the cluster's list
  * (when one is applied). */

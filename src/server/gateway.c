@@ -245,6 +245,7 @@ void gateway_flush(struct gateway *g)
         /* Locks an applied entry left between holders are handed on by the
          * next entry; when none is on its way, propose an empty one. */
         nudge = g->inflight == 0 && lockfsm_deferred(node_lockfsm(g->node)) > 0;
+        access_tick(g);
         /* Bound what is proposed but not applied: libraft has no limit of
          * its own. The rest waits for the next iteration. */
         while ((!queue_empty(&g->unsent) || nudge) &&

@@ -92,6 +92,7 @@ struct gateway {
         struct acl config_acl;
         struct queue acl_inflight;
         bool acl_compared;
+        uint64_t acl_due_ms; /* uv_now() when the seed is due */
 };
 
 /* Set up on a started node (`node` and `cfg` borrowed for the gateway's
