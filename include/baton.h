@@ -1090,7 +1090,8 @@ BATON_API void baton_acl_free(struct baton_acl *acl);
  * identity had that role already) or BATON_EINVAL (bad identity or role,
  * the list is full, or it would leave no admin: baton_errmsg() says
  * which), BATON_EBUSY (the cluster's first list is not applied yet: try
- * again), BATON_EPERM, BATON_ENOANSWER, BATON_ETLS. Thread-safe.
+ * again), BATON_EUNSUPPORTED (the cluster runs without TLS: no list),
+ * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS. Thread-safe.
  */
 BATON_API int baton_acl_set(baton_client *c, const char *identity, int role);
 
@@ -1098,7 +1099,8 @@ BATON_API int baton_acl_set(baton_client *c, const char *identity, int role);
  * Take `identity`'s rule out of the access list: it gets the default
  * role again (a node identity, none). 0 or BATON_ENOTFOUND (no rule
  * names it), BATON_EINVAL (it would leave no admin), BATON_EBUSY,
- * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS. Thread-safe.
+ * BATON_EUNSUPPORTED, BATON_EPERM, BATON_ENOANSWER, BATON_ETLS.
+ * Thread-safe.
  */
 BATON_API int baton_acl_remove(baton_client *c, const char *identity);
 

@@ -90,6 +90,10 @@ static int refused(int rv, const char *identity)
                                       "seeded: try again");
         case BATON_EPERM:
                 return errmsg_set(rv, "the access list needs the admin role");
+        case BATON_EUNSUPPORTED:
+                return errmsg_set(rv, "the cluster runs without TLS (tls = "
+                                      "false): there are no identities, and "
+                                      "every client is an administrator");
         default:
                 return rv;
         }

@@ -254,6 +254,8 @@ void access_on_frame(struct gateway *g, struct conn *c,
         }
         if (r.op == PROTO_ACL_LIST) {
                 list(g, c, h->id);
+        } else if (!g->cfg->tls) {
+                reply_status(c, h->id, BATON_EUNSUPPORTED); /* no list */
         } else {
                 change(g, c, h->id, &r);
         }

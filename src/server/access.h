@@ -57,8 +57,9 @@ void access_compare(struct gateway *g);
  * answered with a RESULT: 0, or BATON_EINVAL (the list would have no
  * admin left, or it is full), BATON_ENOTFOUND (REMOVE of an identity
  * without a rule), BATON_EBUSY (no list yet: retry), BATON_EUNKNOWN
- * (leadership lost on the way). A node that does not lead answers
- * NOT_LEADER; a malformed body fails the connection.
+ * (leadership lost on the way), BATON_EUNSUPPORTED (tls = off: no
+ * identities, no list). A node that does not lead answers NOT_LEADER; a
+ * malformed body fails the connection.
  */
 void access_on_frame(struct gateway *g, struct conn *c,
                      const struct proto_header *h, const uint8_t *body);
