@@ -38,6 +38,8 @@ static int take_list(void *data, const uint8_t *body, size_t len)
         return rv;
 }
 
+static int refused(int rv, const char *identity);
+
 int baton_acl_list(baton_client *c, struct baton_acl *out)
 {
         struct proto_acl_request req = {.op = PROTO_ACL_LIST};
@@ -57,6 +59,9 @@ int baton_acl_list(baton_client *c, struct baton_acl *out)
         if (rv == 0 && out->n_rules == 0 && out->rules == NULL &&
             res.status != 0) {
                 rv = res.status; /* a RESULT: refused (BATON_EPERM) */
+        }
+        if (rv == BATON_EPERM || rv == BATON_EMALFORMED) {
+                rv = refused(rv, "");
         }
         if (rv != 0) {
                 baton_acl_free(out);
@@ -89,7 +94,13 @@ static int refused(int rv, const char *identity)
                 return errmsg_set(rv, "the cluster's access list is being "
                                       "seeded: try again");
         case BATON_EPERM:
-                return errmsg_set(rv, "the access list needs the admin role");
+                return errmsg_set(rv, "permission denied: the access list "
+                                      "needs the admin role");
+        case BATON_EMALFORMED:
+                return errmsg_set(rv, "the leader does not know ACL requests: "
+                                      "it runs a release without the access "
+                                      "list (batonctl status shows each "
+                                      "node's version)");
         case BATON_EUNSUPPORTED:
                 return errmsg_set(rv, "the cluster runs without TLS (tls = "
                                       "false): there are no identities, and "

@@ -11,6 +11,7 @@
  *   apply log records who changed what;
  * - a node's certificate (node-1) can do nothing as a client until the
  *   list names it (a retired member's certificate is worth nothing);
+ * - the list travels in backups: a cluster restored from one has it;
  * - the issue's scenario: a node 4 started without role lines, added and
  *   made leader, still lets the admin certificate transfer leadership
  *   away and remove it, because it authorizes from the cluster's list.
@@ -19,6 +20,7 @@
  * on any exit.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -139,6 +141,26 @@ static bool await_access(unsigned id, const char *who, bool want_refused)
         return false;
 }
 
+/* Whether the file at `path` holds `needle`. */
+static bool file_has(const char *path, const char *needle)
+{
+        static char buf[1 << 20];
+        FILE *f = fopen(path, "r");
+        size_t n;
+
+        if (f == NULL) {
+                return false;
+        }
+        n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        return strstr(buf, needle) != NULL;
+}
+
+#define DIFFER                                                                 \
+        "role lines in the config differ from the cluster's access list, "     \
+        "which wins: batonctl acl list"
+
 #define SEEDED "default-role = lock\nrole = admin admin\nrole = reader read\n"
 
 /* The first leader proposed its config's lines: the list says so. */
@@ -158,6 +180,10 @@ static void seeded(void)
                "{\"identity\":\"admin\",\"role\":\"admin\"},"
                "{\"identity\":\"reader\",\"role\":\"read\"}]}\n",
                "", "acl list --json");
+        ok(!file_has(cluster.nodes[0].log_path, DIFFER) &&
+               !file_has(cluster.nodes[1].log_path, DIFFER) &&
+               !file_has(cluster.nodes[2].log_path, DIFFER),
+           "no node says its role lines differ: they are the list's");
 }
 
 static void add_remove(unsigned leader)
@@ -227,25 +253,53 @@ static void node_identity(unsigned leader)
            "removed from the list, it is refused again");
 }
 
-/* Whether the file at `path` holds `needle`. */
-static bool file_has(const char *path, const char *needle)
+/* The list is in a backup: a cluster restored from it (every node
+ * stopped, its data moved aside, `batond --restore`) has the rule added
+ * before the backup. */
+static void backup_restore(void)
 {
-        static char buf[1 << 20];
-        FILE *f = fopen(path, "r");
-        size_t n;
+        char file[PATH_MAX], old[PATH_MAX + 8];
+        const char *flags[2] = {"--restore", file};
+        unsigned id, leader = 0;
+        bool good = true;
+        struct proc r;
+        int st = -1;
 
-        if (f == NULL) {
-                return false;
+        snprintf(file, sizeof file, "%s/acl.bak", cluster.dir);
+        ctl(&r, "acl", "add", "backup-probe", "read", NULL);
+        expect(&r, 0, "acl: backup-probe is read\n", "",
+               "acl add backup-probe");
+        ctl(&r, "snapshot", "save", file, NULL);
+        if (!expect(&r, 0, NULL, "", "snapshot save")) {
+                return;
         }
-        n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        return strstr(buf, needle) != NULL;
+        for (id = 1; id <= cluster.n && good; id++) {
+                snprintf(old, sizeof old, "%s.old",
+                         cluster.nodes[id - 1].data_dir);
+                good =
+                    harness_term(&cluster, id, NULL) == 0 &&
+                    harness_wait_exit(&cluster, id, 10000, &st) == 0 &&
+                    rename(cluster.nodes[id - 1].data_dir, old) == 0 &&
+                    harness_run_once(&cluster, id, flags, 2, 30000, &st) == 0 &&
+                    st == 0 && harness_restart(&cluster, id) == 0;
+        }
+        if (!ok(good && harness_wait_healthy(&cluster, 20000, &leader) == 0,
+                "every node restored from the backup and restarted")) {
+                tap_diag("%s", cluster.errmsg);
+                return;
+        }
+        ctl(&r, "acl", "list", NULL);
+        expect(&r, 0,
+               "default-role = lock\nrole = admin admin\nrole = backup-probe "
+               "read\nrole = reader read\n",
+               "", "the restored cluster has the list of the backup");
+        ok(file_has(cluster.nodes[0].log_path, DIFFER),
+           "restarted with role lines other than the restored list, node 1 "
+           "says so");
+        ctl(&r, "acl", "remove", "backup-probe", NULL);
+        expect(&r, 0, "acl: backup-probe removed\n", "",
+               "acl remove backup-probe");
 }
-
-#define DIFFER                                                                 \
-        "role lines in the config differ from the cluster's access list, "     \
-        "which wins: batonctl acl list"
 
 /* The issue's scenario: node 4, started without role lines, leads; the
  * admin certificate still moves leadership away and removes it. */
@@ -275,10 +329,6 @@ static void node4_leads(void)
                "node 4, leading, lists the cluster's list, not its config's");
         ok(file_has(cluster.nodes[id - 1].log_path, DIFFER),
            "node 4 says its role lines differ from the cluster's list");
-        ok(!file_has(cluster.nodes[0].log_path, DIFFER) &&
-               !file_has(cluster.nodes[1].log_path, DIFFER) &&
-               !file_has(cluster.nodes[2].log_path, DIFFER),
-           "nodes 1 to 3, whose lines are the list's, do not");
         ctl(&r, "transfer", "1", NULL);
         expect(&r, 0, "leadership transferred from 4 to 1\n", "",
                "the admin moves leadership away from node 4");
@@ -317,6 +367,7 @@ int main(int argc, char **argv)
         seeded();
         add_remove(leader);
         node_identity(leader);
+        backup_restore();
         node4_leads();
         return ctlcluster_close(&cluster, &tap, true, t0);
 }
