@@ -43,6 +43,12 @@ void access_close(struct gateway *g)
         node_set_acl_cb(g->node, NULL, NULL);
 }
 
+enum roles_role access_role(struct gateway *g, const char *identity)
+{
+        return roles_decide(node_acl(g->node), &g->config_acl, g->cfg,
+                            identity);
+}
+
 void access_refresh(struct gateway *g, struct conn *c)
 {
         uint64_t epoch;
@@ -52,8 +58,7 @@ void access_refresh(struct gateway *g, struct conn *c)
         }
         epoch = node_acl_epoch(g->node);
         if (c->role_epoch != epoch) {
-                c->role = (uint8_t)roles_decide(
-                    node_acl(g->node), &g->config_acl, g->cfg, c->identity);
+                c->role = (uint8_t)access_role(g, c->identity);
                 c->role_epoch = epoch;
         }
 }

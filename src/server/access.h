@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../proto/proto.h"
+#include "roles.h"
 #include "conn.h"
 #include "gateway.h"
 
@@ -23,6 +24,11 @@
  * the node's ACL entries reported to access_on_applied(). */
 void access_init(struct gateway *g);
 void access_close(struct gateway *g);
+
+/* The role `identity` (borrowed) has on this node now: from the applied
+ * list, else the config's lines (roles_decide()). For any port that
+ * authorizes clients (the metrics port's /metrics too). */
+enum roles_role access_role(struct gateway *g, const char *identity);
 
 /* Give a TLS connection the role its identity has now: recomputed when
  * the applied list may have changed since it was last decided. */

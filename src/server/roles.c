@@ -110,14 +110,11 @@ int roles_add(struct config *c, const char *value, char *msg, size_t size)
 
 enum roles_role roles_for(const struct config *c, const char *identity)
 {
-        unsigned i;
+        struct acl lines;
 
-        for (i = 0; i < c->n_roles && i < CONFIG_MAX_ROLES; i++) {
-                if (strcmp(c->roles[i].identity, identity) == 0) {
-                        return (enum roles_role)c->roles[i].role;
-                }
-        }
-        return (enum roles_role)c->default_role;
+        roles_config_acl(c, &lines);
+        return (enum roles_role)acl_role(&lines, identity,
+                                         c->tls_peer_identity);
 }
 
 void roles_config_acl(const struct config *c, struct acl *out)

@@ -46,8 +46,10 @@ int roles_parse(const char *name, uint8_t *role, char *msg, size_t size);
  */
 int roles_add(struct config *c, const char *value, char *msg, size_t size);
 
-/* The role of certificate identity `identity` (borrowed): its line in
- * c->roles, else c->default_role. Identities compare as exact bytes. */
+/* The role of certificate identity `identity` (borrowed) by the config's
+ * lines alone (roles_decide() with no list applied): its line in
+ * c->roles, else none for a node identity, else c->default_role.
+ * Identities compare as exact bytes. */
 enum roles_role roles_for(const struct config *c, const char *identity);
 
 /* The config's role lines and default-role as an access list (the seed
