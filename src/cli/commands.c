@@ -104,8 +104,8 @@ static const struct commands_entry table[] = {
     {"acl", ARGS_ACL_LIST, 1, 3,
      "acl list | acl add IDENTITY ROLE | acl remove IDENTITY",
      "the cluster's access list: which role (admin, lock, read or none) "
-     "each client certificate identity has; add or change one, or remove "
-     "one, which then has the default role (admin).",
+     "each client certificate identity has; add an identity or change its "
+     "role, or remove it (it then has the default role); admin only.",
      NULL},
     {"transfer", ARGS_TRANSFER, 1, 1, "transfer ID",
      "hand the leadership to node ID (0: to any other node) and say "
