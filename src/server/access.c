@@ -127,7 +127,9 @@ static void on_applied(void *data, uint64_t index, const struct command *c,
         struct gateway *g = data;
         const struct acl *a = node_acl(g->node);
 
+        /* Its line, then where its entry ends, as for a lock entry. */
         applylog_write_acl(&g->applylog, 0, index, c, status);
+        applylog_write_entry(&g->applylog, 0, index, COMMAND_ACL);
         if (c->mode == COMMAND_ACL_SEED) {
                 log_info("access list (entry %llu): %s, %u rules, "
                          "default-role %s",

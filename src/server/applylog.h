@@ -44,7 +44,8 @@ void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
 
 /* The line of an ACL entry (src/fsm/acl.h): event ACL_SET, ACL_REMOVE or
  * ACL_SEED, cause ACL, the identity as "lock", its role as "mode", who
- * asked as "by", and the status the list gave it. */
+ * asked as "by", and the status the list gave it (an ENTRY line follows,
+ * applylog_write_entry()). */
 void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
                         const struct command *c, int status);
 
