@@ -127,9 +127,9 @@ static void on_applied(void *data, uint64_t index, const struct command *c,
         struct gateway *g = data;
         const struct acl *a = node_acl(g->node);
 
-        /* Its line, then where its entry ends, as for a lock entry. */
+        /* Its line, after the lock state's answer and before the ENTRY
+         * line, as for any entry the lock state machine applies. */
         applylog_write_acl(&g->applylog, 0, index, c, status);
-        applylog_write_entry(&g->applylog, 0, index, COMMAND_ACL);
         if (c->mode == COMMAND_ACL_SEED) {
                 log_info("access list (entry %llu): %s, %u rules, "
                          "default-role %s",
@@ -157,9 +157,8 @@ static void on_done(struct node_request *req, int status)
         struct aclreq *a = req->data;
 
         if (status == 0) {
-                status = a->decided            ? a->status
-                         : req->result != NULL ? req->result->status
-                                               : 0;
+                /* Decided when its entry was applied, before this runs. */
+                status = a->decided ? a->status : BATON_EUNKNOWN;
         }
         reply_status(a->to.conn, a->to.id, status);
         reply_to_close(&a->to);

@@ -30,33 +30,49 @@ static void heap_free(void *ctx, void *ptr)
         raft_free(ptr);
 }
 
-/* MEMBER entries change the directory, ACL entries the access list; every
- * other entry is the lock state machine's. All are pure, so every replica
- * agrees. */
+/* MEMBER entries change the directory; every other entry is the lock
+ * state machine's. Both are pure, so every replica agrees. */
 static bool apply_member(struct raftfsm *rf, const void *buf, size_t len)
 {
-        int type = command_peek_type(buf, len);
         struct command c;
         int rv;
 
-        if (type != COMMAND_MEMBER && type != COMMAND_ACL) {
+        if (command_peek_type(buf, len) != COMMAND_MEMBER) {
                 return false;
         }
         memset(&rf->result.res, 0, sizeof rf->result.res);
         rv = command_decode(&c, buf, len);
-        if (rv == 0 && type == COMMAND_MEMBER) {
+        if (rv == 0) {
                 rv = directory_apply(&rf->dir, &c);
-        } else if (rv == 0) {
-                rv = acl_apply(&rf->acl, &c);
-                rf->acl_epoch++;
-                if (rf->acl_cb != NULL) {
-                        rf->acl_cb(rf->acl_data, rf->result.index, &c, rv);
-                }
         }
         rf->result.res.status = rv;
         rf->result.res.kind =
             rv == 0 ? PROTO_KIND_UPDATED : PROTO_KIND_REJECTED;
         return true;
+}
+
+/* An ACL entry, after the lock state machine answered it as a command not
+ * its own (BATON_EMALFORMED: it took a stamp and changed nothing else,
+ * exactly as a release without the access list does, so that the lock
+ * states of both stay the same during an upgrade): the access list's
+ * change, whose outcome is the entry's result. */
+static void apply_acl(struct raftfsm *rf, const void *buf, size_t len)
+{
+        struct command c;
+        int rv;
+
+        if (command_peek_type(buf, len) != COMMAND_ACL ||
+            command_decode(&c, buf, len) != 0) {
+                return;
+        }
+        rv = acl_apply(&rf->acl, &c);
+        rf->acl_epoch++;
+        if (rf->acl_cb != NULL) {
+                rf->acl_cb(rf->acl_data, rf->result.index, &c, rv);
+        }
+        rf->result.res.status = rv;
+        rf->result.res.kind =
+            rv == 0 ? PROTO_KIND_UPDATED : PROTO_KIND_REJECTED;
 }
 
 /* After entry `index` was applied: the state includes it, and so do the
@@ -123,6 +139,7 @@ static int apply_entry(struct raftfsm *rf, uint64_t index, const void *buf,
                          (unsigned long long)index, baton_strerror(rv));
                 return RAFT_NOMEM;
         }
+        apply_acl(rf, buf, len);
         after_apply(rf, index, buf, len);
         if (rf->entry_cb != NULL) {
                 rf->entry_cb(rf->entry_data, index,
@@ -334,6 +351,7 @@ static int next_lock_entry(void *it, uint64_t *index, const void **buf,
 
         while ((rv = snaptail_next(&rp->r, index, buf, len)) == 1) {
                 unsigned version = entry_max_version(*buf, *len);
+                int type = command_peek_type(*buf, *len);
                 if (version > COMMAND_VERSION) {
                         /* Applied as malformed, it would change nothing
                          * here and something on the nodes that read it. */
@@ -341,18 +359,18 @@ static int next_lock_entry(void *it, uint64_t *index, const void **buf,
                         rp->newer_index = *index;
                         return BATON_EVERSION;
                 }
-                int type = command_peek_type(*buf, *len);
-                if (type != COMMAND_MEMBER && type != COMMAND_ACL) {
+                if (type == COMMAND_ACL &&
+                    command_decode(&c, *buf, *len) == 0) {
+                        /* The access list's, and the lock state's too
+                         * (apply_acl()). */
+                        acl_apply(&rp->acl, &c);
+                }
+                if (type != COMMAND_MEMBER) {
                         break;
                 }
                 /* A refused change is an outcome too, as in apply. */
-                if (command_decode(&c, *buf, *len) != 0) {
-                        continue;
-                }
-                if (type == COMMAND_MEMBER) {
+                if (command_decode(&c, *buf, *len) == 0) {
                         directory_apply(&rp->dir, &c);
-                } else {
-                        acl_apply(&rp->acl, &c);
                 }
         }
         return rv;

@@ -338,8 +338,11 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  *   A MEMBER entry goes to the directory (result kind
  *   PROTO_KIND_UPDATED, or REJECTED with its status); any other entry (a
  *   batch of commands, or one command) to lockfsm_apply() with index =
- *   raft_last_applied() + 1. `*result` points at rf's struct
- *   raftfsm_result, valid until the next apply on `rf` (see above).
+ *   raft_last_applied() + 1; an ACL entry then to the access list too
+ *   (the lock state machine answers it BATON_EMALFORMED, not its command,
+ *   taking a stamp as a release without the list does; the result is the
+ *   list's: UPDATED, or REJECTED with its status). `*result` points at rf's
+ * struct raftfsm_result, valid until the next apply on `rf` (see above).
  *   Returns 0 for every entry, including malformed or refused
  *   commands, whose error is in the result; returns RAFT_NOMEM only when
  *   lockfsm_apply() ran out of memory, so raft stops at this entry and

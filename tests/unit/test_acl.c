@@ -18,6 +18,8 @@
 
 #include "../../include/baton.h"
 #include "../../src/fsm/acl.h"
+#include "../../src/fsm/entry.h"
+#include "../../src/fsm/lockfsm.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
 #include "../../src/server/raftfsm.h"
@@ -347,6 +349,76 @@ static void check_round_trip(enum raftfsm_restore_mode mode)
         replica_free(c);
 }
 
+/* Apply `len` bytes to `r`. */
+static void apply_raw(struct replica *r, const void *bytes, size_t len)
+{
+        assert_int_equal(replica_apply_bytes(r, bytes, len, NULL), 0);
+}
+
+/* A batch of three OPENs, which runs the stamps ahead of the index. */
+static void three_opens(struct replica *r)
+{
+        uint8_t cmd[128], buf[1024];
+        struct entry_writer w;
+        struct command c;
+        unsigned i;
+
+        entry_writer_init(&w, buf, sizeof buf, 1);
+        for (i = 0; i < 3; i++) {
+                size_t len;
+                memset(&c, 0, sizeof c);
+                c.type = COMMAND_OPEN;
+                c.nonce = 100 + i;
+                c.ttl_ms = 60000;
+                len = command_encode(&c, cmd, sizeof cmd);
+                assert_true(entry_writer_add(&w, cmd, len));
+        }
+        apply_raw(r, buf, entry_writer_finish(&w));
+}
+
+/* The lock state of a node of this release after an ACL entry is that of
+ * a node of a release without the access list, which applies it as a
+ * command it cannot decode: the same stamps, so the same session ids
+ * after it, in a cluster part-way through an upgrade. */
+static void test_lock_state_as_older(void **state)
+{
+        struct replica *now = replica_new(RAFTFSM_RESTORE_INLINE);
+        struct replica *old = replica_new(RAFTFSM_RESTORE_INLINE);
+        uint8_t buf[ACL_ENCODED_MAX + 64], open[128];
+        struct command c;
+        struct acl seed;
+        void *x, *y;
+        size_t len, xl, yl, ol;
+
+        (void)state;
+        three_opens(now);
+        three_opens(old);
+        usual(&seed);
+        c = seed_of(&seed);
+        len = command_encode(&c, buf, sizeof buf);
+        apply_raw(now, buf, len);
+        buf[1] = 99; /* a type the older release does not know */
+        apply_raw(old, buf, len);
+        memset(&c, 0, sizeof c);
+        c.type = COMMAND_OPEN;
+        c.nonce = 200;
+        c.ttl_ms = 60000;
+        ol = command_encode(&c, open, sizeof open);
+        apply_raw(now, open, ol);
+        apply_raw(old, open, ol);
+        assert_true(raftfsm_acl(&now->rf)->seeded);
+        assert_int_equal(lockfsm_snapshot(raftfsm_lockfsm(&now->rf), &x, &xl),
+                         0);
+        assert_int_equal(lockfsm_snapshot(raftfsm_lockfsm(&old->rf), &y, &yl),
+                         0);
+        assert_int_equal(xl, yl);
+        assert_memory_equal(x, y, xl);
+        raft_free(x);
+        raft_free(y);
+        replica_free(now);
+        replica_free(old);
+}
+
 static void test_snapshot_inline(void **state)
 {
         (void)state;
@@ -369,6 +441,7 @@ int main(void)
             cmocka_unit_test(test_encoding),
             cmocka_unit_test(test_command_round_trip),
             cmocka_unit_test(test_wire),
+            cmocka_unit_test(test_lock_state_as_older),
             cmocka_unit_test(test_snapshot_inline),
             cmocka_unit_test(test_snapshot_worker),
         };
