@@ -131,10 +131,12 @@ static void on_applied(void *data, uint64_t index, const struct command *c,
          * line, as for any entry the lock state machine applies. */
         applylog_write_acl(&g->applylog, 0, index, c, status);
         if (c->mode == COMMAND_ACL_SEED) {
-                log_info("access list (entry %llu): %s, %u rules, "
-                         "default-role %s",
+                /* The first seed sets the list, a later one changes
+                 * nothing: either way, say what the list is now. */
+                log_info("access list (entry %llu): seed %s; the list has "
+                         "%u rules, default-role %s",
                          (unsigned long long)index,
-                         status == 0 ? "seeded" : baton_strerror(status), a->n,
+                         status == 0 ? "applied" : baton_strerror(status), a->n,
                          acl_role_name(a->default_role));
         } else {
                 log_info("access list (entry %llu): %s '%.*s'%s%s by '%.*s': "
