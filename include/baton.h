@@ -1041,6 +1041,70 @@ BATON_API int baton_transfer_to(baton_client *c, uint64_t id, uint64_t *from,
 BATON_API int baton_transfer(baton_client *c, uint64_t id);
 
 /**
+ * The roles of the cluster's access list (docs/security.md, "Roles"):
+ * each allows what the one below it does, and more.
+ */
+enum baton_access_role {
+        BATON_ACCESS_NONE = 0,  /* nothing */
+        BATON_ACCESS_READ = 1,  /* status, queries, lists, watches */
+        BATON_ACCESS_LOCK = 2,  /* and sessions, locks, keepalives */
+        BATON_ACCESS_ADMIN = 3, /* and members, transfers, backups, the list */
+};
+
+#define BATON_ACL_IDENTITY_MAX 255 /* bytes of a certificate identity */
+
+/** One rule of the access list: an identity and its role. */
+struct baton_acl_rule {
+        char identity[BATON_ACL_IDENTITY_MAX + 1]; /* NUL-terminated */
+        int role;                                  /* enum baton_access_role */
+};
+
+/** The cluster's access list, as baton_acl_list() fills it. */
+struct baton_acl {
+        /* 0: the cluster has no list yet (its first leader is seeding it);
+         * the rules and default are then the leader's config's, which
+         * decide meanwhile. */
+        int seeded;
+        int default_role; /* of identities no rule names (not nodes') */
+        unsigned n_rules;
+        struct baton_acl_rule *rules; /* by identity; baton_acl_free() */
+};
+
+/**
+ * Read the cluster's access list from the leader into `*out` (its rules
+ * allocated; free them with baton_acl_free()). Admin role. 0 or
+ * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS, BATON_ENOMEM, BATON_EVERSION
+ * (a newer list format), BATON_EINVAL. Thread-safe.
+ */
+BATON_API int baton_acl_list(baton_client *c, struct baton_acl *out);
+
+/** Free what baton_acl_list() allocated in `acl` (accepts NULL). */
+BATON_API void baton_acl_free(struct baton_acl *acl);
+
+/**
+ * Give certificate identity `identity` (1..BATON_ACL_IDENTITY_MAX bytes)
+ * the role `role` (enum baton_access_role) in the cluster's access list,
+ * through the log (the apply log records who asked); every node applies
+ * it to every connection's next request. Admin role. A node identity
+ * (tls-peer-identity) needs a rule to act as a client. 0 (also when the
+ * identity had that role already) or BATON_EINVAL (bad identity or role,
+ * the list is full, or it would leave no admin: baton_errmsg() says
+ * which), BATON_EBUSY (the cluster's first list is not applied yet: try
+ * again), BATON_EUNSUPPORTED (the cluster runs without TLS: no list),
+ * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS. Thread-safe.
+ */
+BATON_API int baton_acl_set(baton_client *c, const char *identity, int role);
+
+/**
+ * Take `identity`'s rule out of the access list: it gets the default
+ * role again (a node identity, none). 0 or BATON_ENOTFOUND (no rule
+ * names it), BATON_EINVAL (it would leave no admin), BATON_EBUSY,
+ * BATON_EUNSUPPORTED, BATON_EPERM, BATON_ENOANSWER, BATON_ETLS.
+ * Thread-safe.
+ */
+BATON_API int baton_acl_remove(baton_client *c, const char *identity);
+
+/**
  * A fence for resource servers written in C: remembers the highest token
  * seen for a name and admits only tokens not lower than it. Caller-
  * allocated; not thread-safe (lock it yourself if shared).

@@ -444,6 +444,48 @@ static void member(struct args *a, const struct commands_entry *c,
         }
 }
 
+/* acl list | add IDENTITY ROLE | remove IDENTITY. */
+static void acl(struct args *a, const struct commands_entry *c,
+                const struct operands *ops)
+{
+        static const char *const roles[] = {"none", "read", "lock", "admin"};
+        const char *sub = ops->v[1];
+        unsigned want, i;
+
+        if (strcmp(sub, "list") == 0) {
+                a->command = ARGS_ACL_LIST;
+                want = 2;
+        } else if (strcmp(sub, "add") == 0) {
+                a->command = ARGS_ACL_ADD;
+                want = 4;
+        } else if (strcmp(sub, "remove") == 0) {
+                a->command = ARGS_ACL_REMOVE;
+                want = 3;
+        } else {
+                bad(a, "acl: unknown subcommand \"%s\" (list, add or remove)",
+                    sub);
+                return;
+        }
+        if (ops->n != want) {
+                bad(a, "acl %s: %s (usage: batonctl %s)", sub,
+                    ops->n < want ? "too few arguments" : "too many arguments",
+                    c->synopsis);
+                return;
+        }
+        a->identity = ops->n > 2 ? ops->v[2] : NULL;
+        if (a->command != ARGS_ACL_ADD) {
+                return;
+        }
+        for (i = 0; i < 4; i++) {
+                if (strcmp(ops->v[3], roles[i]) == 0) {
+                        a->role = (int)i;
+                        return;
+                }
+        }
+        bad(a, "acl add: \"%s\" is not a role (admin, lock, read or none)",
+            ops->v[3]);
+}
+
 /* The operands of `c`, whose count is right. */
 static void operands(struct args *a, const struct commands_entry *c,
                      const struct operands *ops)
@@ -467,6 +509,9 @@ static void operands(struct args *a, const struct commands_entry *c,
                 break;
         case ARGS_MEMBER_LIST:
                 member(a, c, ops);
+                break;
+        case ARGS_ACL_LIST:
+                acl(a, c, ops);
                 break;
         case ARGS_SNAPSHOT_SAVE:
                 if (strcmp(ops->v[1], "inspect") == 0) {

@@ -31,6 +31,9 @@ enum args_command {
         ARGS_OBSERVE,          /* observe NAME: an election's leaderships */
         ARGS_SNAPSHOT_SAVE,    /* snapshot save FILE: an online backup */
         ARGS_SNAPSHOT_INSPECT, /* snapshot inspect FILE: what one holds */
+        ARGS_ACL_LIST,         /* acl list: the cluster's access list */
+        ARGS_ACL_ADD,          /* acl add IDENTITY ROLE */
+        ARGS_ACL_REMOVE,       /* acl remove IDENTITY */
 };
 
 /* What args_parse() asks the caller to do. */
@@ -80,6 +83,8 @@ struct args {
         uint64_t id;                /* member add, member remove, transfer */
         const char *raft_address;   /* member add */
         const char *client_address; /* member add */
+        const char *identity;       /* acl add, acl remove */
+        int role;                   /* acl add: enum baton_access_role */
         char **argv;                /* lock: the command, NULL-terminated */
         char errmsg[ARGS_ERRMSG_MAX];
 };

@@ -101,6 +101,12 @@ static const struct commands_entry table[] = {
      "the cluster's members; add node ID with its raft and client "
      "addresses (answered once it votes); remove node ID (admin).",
      NULL},
+    {"acl", ARGS_ACL_LIST, 1, 3,
+     "acl list | acl add IDENTITY ROLE | acl remove IDENTITY",
+     "the cluster's access list: which role (admin, lock, read or none) "
+     "each client certificate identity has; add an identity or change its "
+     "role, or remove it (it then has the default role); admin only.",
+     NULL},
     {"transfer", ARGS_TRANSFER, 1, 1, "transfer ID",
      "hand the leadership to node ID (0: to any other node) and say "
      "where it went (admin).",
@@ -158,6 +164,10 @@ const struct commands_entry *commands_of(int command)
                 break;
         case ARGS_SNAPSHOT_INSPECT:
                 command = ARGS_SNAPSHOT_SAVE;
+                break;
+        case ARGS_ACL_ADD:
+        case ARGS_ACL_REMOVE:
+                command = ARGS_ACL_LIST;
                 break;
         }
         for (size_t i = 0; i < N_ENTRIES; i++) {

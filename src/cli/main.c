@@ -456,6 +456,38 @@ static int cmd_member(baton_client *c, const struct args *o)
         }
 }
 
+/* acl list | add | remove: one line on success (list: one a rule). */
+static int cmd_acl(baton_client *c, const struct args *o)
+{
+        struct baton_acl acl;
+        int rv;
+
+        switch (o->command) {
+        case ARGS_ACL_LIST:
+                rv = baton_acl_list(c, &acl);
+                if (rv != 0) {
+                        return failed(o, "acl list", rv);
+                }
+                print_acl(stdout, o->json, &acl);
+                baton_acl_free(&acl);
+                return EXIT_OK;
+        case ARGS_ACL_ADD:
+                rv = baton_acl_set(c, o->identity, o->role);
+                if (rv != 0) {
+                        return failed(o, "acl add", rv);
+                }
+                print_acl_changed(stdout, o->json, o->identity, o->role);
+                return EXIT_OK;
+        default:
+                rv = baton_acl_remove(c, o->identity);
+                if (rv != 0) {
+                        return failed(o, "acl remove", rv);
+                }
+                print_acl_changed(stdout, o->json, o->identity, -1);
+                return EXIT_OK;
+        }
+}
+
 /* transfer ID: where leadership went; exit 1 when it is not where it was
  * asked to go (another member won, or none is known yet). */
 static int cmd_transfer(baton_client *c, const struct args *o)
@@ -536,6 +568,10 @@ static int run(baton_client *c, const struct args *o)
                 return cmd_list(c, o, o->name);
         case ARGS_TRANSFER:
                 return cmd_transfer(c, o);
+        case ARGS_ACL_LIST:
+        case ARGS_ACL_ADD:
+        case ARGS_ACL_REMOVE:
+                return cmd_acl(c, o);
         case ARGS_SESSION_CLOSE:
                 rv = baton_session_revoke(c, o->id);
                 if (rv != 0) {

@@ -671,3 +671,56 @@ void print_session_closed(FILE *out, bool json, uint64_t session)
         }
         fprintf(out, "{\"session\":%" PRIu64 ",\"closed\":true}\n", session);
 }
+
+static const char *access_name(int role)
+{
+        static const char *const names[] = {"none", "read", "lock", "admin"};
+
+        return role >= 0 && role < 4 ? names[role] : "unknown";
+}
+
+void print_acl(FILE *out, bool json, const struct baton_acl *acl)
+{
+        unsigned i;
+
+        if (!json) {
+                if (!acl->seeded) {
+                        fputs("# the cluster has no access list yet: the "
+                              "leader's config decides until it is seeded\n",
+                              out);
+                }
+                fprintf(out, "default-role = %s\n",
+                        access_name(acl->default_role));
+                for (i = 0; i < acl->n_rules; i++) {
+                        fprintf(out, "role = %s %s\n", acl->rules[i].identity,
+                                access_name(acl->rules[i].role));
+                }
+                return;
+        }
+        fprintf(out, "{\"seeded\":%s,\"default_role\":\"%s\",\"rules\":[",
+                acl->seeded ? "true" : "false", access_name(acl->default_role));
+        for (i = 0; i < acl->n_rules; i++) {
+                fputs(i > 0 ? ",{\"identity\":" : "{\"identity\":", out);
+                print_json_string(out, acl->rules[i].identity);
+                fprintf(out, ",\"role\":\"%s\"}",
+                        access_name(acl->rules[i].role));
+        }
+        fputs("]}\n", out);
+}
+
+void print_acl_changed(FILE *out, bool json, const char *identity, int role)
+{
+        if (json) {
+                fputs("{\"identity\":", out);
+                print_json_string(out, identity);
+                if (role < 0) {
+                        fputs(",\"removed\":true}\n", out);
+                } else {
+                        fprintf(out, ",\"role\":\"%s\"}\n", access_name(role));
+                }
+        } else if (role < 0) {
+                fprintf(out, "acl: %s removed\n", identity);
+        } else {
+                fprintf(out, "acl: %s is %s\n", identity, access_name(role));
+        }
+}

@@ -66,6 +66,12 @@ void print_error(bool json, const char *what, int rv);
 
 /* What a change did, one line or one JSON object each: "member ID added
  * as voter", "member ID removed", "session ID closed". */
+/* The access list: `default-role = ROLE`, then `role = IDENTITY ROLE` a
+ * rule, as a config file says them (a comment first while the cluster
+ * has none yet); or one JSON object. */
+void print_acl(FILE *out, bool json, const struct baton_acl *acl);
+/* One line: `IDENTITY` set to `role`, or removed (role -1). */
+void print_acl_changed(FILE *out, bool json, const char *identity, int role);
 void print_member_added(FILE *out, bool json, uint64_t id);
 void print_member_removed(FILE *out, bool json, uint64_t id);
 void print_session_closed(FILE *out, bool json, uint64_t session);

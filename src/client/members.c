@@ -222,7 +222,7 @@ int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
 
 struct once {
         struct link link;
-        uint8_t frame[PROTO_HEADER_SIZE + 8];
+        uint8_t frame[MEMBERS_FRAME_MAX];
         size_t len;
         bool again;              /* send it again after an unknown outcome */
         uint64_t id;             /* the frame id of the last send */
@@ -233,6 +233,7 @@ struct once {
         bool went_out;           /* sent at least once: may have been */
         unsigned long redirects; /* link.redirects at the last send */
         struct proto_result res;
+        const struct members_reply *reply; /* NULL: a RESULT only */
         int rv; /* 1 while waiting; then 0 (answered: res) or an error */
 };
 
@@ -302,6 +303,10 @@ static void once_frame(void *data, const struct proto_header *h,
         if (h->id != o->id) {
                 return;
         }
+        if (o->reply != NULL && h->type == o->reply->type) {
+                o->rv = o->reply->cb(o->reply->data, body, h->length);
+                return;
+        }
         if (h->type != PROTO_RESULT ||
             proto_read_result(body, h->length, &res) != 0) {
                 o->rv = BATON_EMALFORMED;
@@ -333,10 +338,9 @@ static void once_closed(void *data, uint64_t gen)
         (void)gen;
 }
 
-/* Send a request of `type` with the u64 body `v`, as above; 0 with its
- * RESULT in `*res`, or BATON_ENOANSWER, BATON_ETLS, BATON_ENOMEM. */
-static int ask_once(baton_client *c, uint8_t type, uint64_t v, bool again,
-                    struct proto_result *res, bool *unknown)
+int members_ask(baton_client *c, const uint8_t *frame, size_t len, bool again,
+                const struct members_reply *reply, struct proto_result *res,
+                bool *unknown)
 {
         static const struct link_cb cb0 = {NULL, once_connected, once_frame,
                                            once_closed, NULL};
@@ -344,11 +348,16 @@ static int ask_once(baton_client *c, uint8_t type, uint64_t v, bool again,
         struct once o;
         int rv;
 
+        if (len == 0 || len > sizeof o.frame) {
+                return BATON_EINVAL;
+        }
         memset(&o, 0, sizeof o);
         o.rv = 1;
         o.resend = true;
         o.again = again;
-        o.len = proto_write_id(o.frame, sizeof o.frame, 0, type, v);
+        o.reply = reply;
+        memcpy(o.frame, frame, len);
+        o.len = len;
         rv = link_init(&o.link, (const char(*)[LINK_ADDR_MAX])c->endpoints,
                        c->n_endpoints, c->tls);
         if (rv != 0) {
@@ -365,6 +374,17 @@ static int ask_once(baton_client *c, uint8_t type, uint64_t v, bool again,
         *res = o.res;
         *unknown = o.unknown;
         return o.rv;
+}
+
+/* Send a request of `type` with the u64 body `v`, as above; 0 with its
+ * RESULT in `*res`, or BATON_ENOANSWER, BATON_ETLS, BATON_ENOMEM. */
+static int ask_once(baton_client *c, uint8_t type, uint64_t v, bool again,
+                    struct proto_result *res, bool *unknown)
+{
+        uint8_t frame[PROTO_HEADER_SIZE + 8];
+        size_t len = proto_write_id(frame, sizeof frame, 0, type, v);
+
+        return members_ask(c, frame, len, again, NULL, res, unknown);
 }
 
 int baton_member_remove(baton_client *c, uint64_t id)

@@ -51,6 +51,16 @@ static void on_frame(void *data, const struct proto_header *h,
                 p->rv = status < 0 ? status : BATON_EMALFORMED;
                 return;
         }
+        if (h->type == PROTO_RESULT) {
+                /* A refusal (BATON_EPERM: the identity's role allows no
+                 * STATUS) answers the probe at once. */
+                struct proto_result res;
+                p->rv = proto_read_result(body, h->length, &res) == 0 &&
+                                res.status < 0
+                            ? res.status
+                            : BATON_EMALFORMED;
+                return;
+        }
         if (h->type != PROTO_STATUS_REPLY) {
                 return;
         }

@@ -24,6 +24,7 @@ enum {
         F_BY2 = 1 << 12,   /* who asked, a second string (in `address`) */
         F_TIME = 1 << 13,  /* time_ms */
         F_VALUE = 1 << 14, /* value (string), after the name */
+        F_ACL = 1 << 15,   /* mode, role, identity, by, table */
 };
 
 /* Whether `c` carries a value: a PROCLAIM, and an election's ACQUIRE,
@@ -69,6 +70,8 @@ static unsigned fields_of(int type)
                 return F_TIME;
         case COMMAND_PROCLAIM:
                 return F_SESSION | F_SEQ | F_OWNER | F_TOKEN | F_NAME | F_VALUE;
+        case COMMAND_ACL:
+                return F_ACL;
         default:
                 return 0;
         }
@@ -94,6 +97,7 @@ const char *command_type_name(int type)
             [COMMAND_REVOKE_LOCK] = "REVOKE_LOCK",
             [COMMAND_CLOCK] = "CLOCK",
             [COMMAND_PROCLAIM] = "PROCLAIM",
+            [COMMAND_ACL] = "ACL",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -174,12 +178,39 @@ static int check_list(const struct command *c)
         return n == c->n_names ? 0 : BATON_EMALFORMED;
 }
 
+/* A string of 0..max bytes with no NUL. */
+static bool text_ok(const char *p, size_t len, size_t max)
+{
+        return len <= max &&
+               (len == 0 || (p != NULL && memchr(p, '\0', len) == NULL));
+}
+
+/* An ACL: a set (role 0..3) or remove names an identity of 1..255 bytes
+ * and carries no table; a seed carries a table and no identity. */
+static int check_acl(const struct command *c)
+{
+        bool seed = c->mode == COMMAND_ACL_SEED;
+
+        if (c->mode > COMMAND_ACL_SEED ||
+            !text_ok(c->address, c->address_len, COMMAND_CLIENT_NAME_MAX) ||
+            !text_ok(c->name, c->name_len, COMMAND_NAME_MAX) ||
+            (c->name_len == 0) != seed || (c->list_len == 0) == seed ||
+            (seed && c->list == NULL) || c->role > 3 ||
+            (c->mode != COMMAND_ACL_SET && c->role != 0)) {
+                return BATON_EMALFORMED;
+        }
+        return 0;
+}
+
 int command_validate(const struct command *c)
 {
         unsigned f = fields_of(c->type);
 
         if (f == 0) {
                 return BATON_EMALFORMED;
+        }
+        if (f & F_ACL) {
+                return check_acl(c);
         }
         if (f & F_MEMBER) {
                 bool set = c->mode == COMMAND_MEMBER_SET;
@@ -232,7 +263,7 @@ static uint8_t version_of(const struct command *c)
                        c->type == COMMAND_MULTI ||
                        c->type == COMMAND_REVOKE_LOCK ||
                        c->type == COMMAND_CLOCK ||
-                       c->type == COMMAND_PROCLAIM ||
+                       c->type == COMMAND_PROCLAIM || c->type == COMMAND_ACL ||
                        ((c->type == COMMAND_EXPIRE ||
                          c->type == COMMAND_OPEN) &&
                         c->delay_ms != 0) ||
@@ -241,6 +272,31 @@ static uint8_t version_of(const struct command *c)
                          c->mode == COMMAND_MODE_ELECTION))
                    ? 3
                    : 2;
+}
+
+/* An ACL's fields, after its header. */
+static void put_acl(const struct command *c, struct wcursor *w)
+{
+        wcursor_u8(w, c->mode);
+        wcursor_u8(w, c->role);
+        wcursor_u8(w, c->name_len);
+        wcursor_bytes(w, c->name, c->name_len);
+        wcursor_u8(w, c->address_len);
+        wcursor_bytes(w, c->address, c->address_len);
+        wcursor_u16(w, c->list_len);
+        wcursor_bytes(w, c->list, c->list_len);
+}
+
+static void read_acl(struct command *c, struct rcursor *r)
+{
+        c->mode = rcursor_u8(r);
+        c->role = rcursor_u8(r);
+        c->name_len = rcursor_u8(r);
+        c->name = (const char *)rcursor_bytes(r, c->name_len);
+        c->address_len = rcursor_u8(r);
+        c->address = (const char *)rcursor_bytes(r, c->address_len);
+        c->list_len = rcursor_u16(r);
+        c->list = rcursor_bytes(r, c->list_len);
 }
 
 /* Encodes or sizes `c`: the same walk serves both so they cannot disagree. */
@@ -313,6 +369,9 @@ static void put(const struct command *c, struct wcursor *w)
                 wcursor_u8(w, c->address_len);
                 wcursor_bytes(w, c->address, c->address_len);
         }
+        if (f & F_ACL) {
+                put_acl(c, w);
+        }
         while (!w->bad && w->len % 8 != 0) {
                 wcursor_u8(w, 0);
         }
@@ -320,13 +379,12 @@ static void put(const struct command *c, struct wcursor *w)
 
 size_t command_size(const struct command *c)
 {
-        uint8_t scratch[COMMAND_ANY_MAX_SIZE];
         struct wcursor w;
 
         if (command_validate(c) != 0) {
                 return 0;
         }
-        wcursor_init(&w, scratch, sizeof scratch);
+        wcursor_init(&w, NULL, SIZE_MAX); /* counts, writes nothing */
         put(c, &w);
         return w.bad ? 0 : w.len;
 }
@@ -387,11 +445,15 @@ static int read_list(struct command *c, struct rcursor *r)
         return 0;
 }
 
-/* The end of a decode: each command has one encoding (version 3 carries
- * only what needs it), the padding, and the checks of validate. */
-static int finish(const struct command *c, uint8_t version, struct rcursor *r,
+/* The end of a decode: an ACL's fields (which no other type shares, all
+ * after the header), then each command has one encoding (version 3
+ * carries only what needs it), the padding, and the checks of validate. */
+static int finish(struct command *c, uint8_t version, struct rcursor *r,
                   size_t len)
 {
+        if (fields_of(c->type) & F_ACL) {
+                read_acl(c, r);
+        }
         if ((version == 3) != (version_of(c) == 3) || !padding_ok(r, len)) {
                 return BATON_EMALFORMED;
         }

@@ -61,6 +61,11 @@
  *            (string), value (string) (version 3): the leader of the
  *            election `name`, whose leadership `token` names, advertises
  *            `value` instead of the one it campaigned with
+ *   ACL      mode u8 (0 set, 1 remove, 2 seed), role u8, identity
+ *            (string; empty for a seed), by (string, 0..64 bytes: who
+ *            asked), table u16 length and bytes (a seed's whole access
+ *            list, src/fsm/acl.h's encoding; empty otherwise) (version 3):
+ *            a change of the replicated access list
  *
  * REVOKE ends a session as EXPIRE does, at an operator's request (the
  * leader fills `by` with the certificate identity of the client that
@@ -138,7 +143,18 @@ enum command_type {
         COMMAND_REVOKE_LOCK = 15,
         COMMAND_CLOCK = 16,
         COMMAND_PROCLAIM = 17,
+        COMMAND_ACL = 18,
 };
+
+/* ACL modes (src/fsm/acl.h). */
+enum command_acl_mode {
+        COMMAND_ACL_SET = 0,
+        COMMAND_ACL_REMOVE = 1,
+        COMMAND_ACL_SEED = 2,
+};
+
+/* The largest ACL table a seed carries. */
+#define COMMAND_ACL_TABLE_MAX 65535
 
 /* MEMBER modes. */
 enum command_member_mode {
@@ -161,11 +177,13 @@ enum command_mode {
  * not NUL-terminated. For OPEN it holds the client name, for MEMBER the raft
  * address (and `address` the client address), for REVOKE who asked, for
  * MULTI its first lock name (`list` has them all); for REVOKE_LOCK the lock
- * name, and `address` who asked.
+ * name, and `address` who asked; for ACL the identity, `address` who
+ * asked and `list` a seed's table.
  */
 struct command {
         uint8_t type;
         uint8_t mode;
+        uint8_t role; /* ACL: the role a SET gives */
         uint8_t name_len;
         uint32_t ttl_ms;
         uint32_t wait_ms;
@@ -197,8 +215,8 @@ struct command {
          * (and a version 1 OPEN decodes to NULL). */
         const uint8_t *hash;
         /* MULTI: `n_names` entries of {mode u8, name string}, `list_len`
-         * bytes as on the wire, borrowed (command_list_add() builds one,
-         * command_list_next() walks it). */
+         * bytes as on the wire (ACL: a seed's table), borrowed
+         * (command_list_add() builds one, command_list_next() walks it). */
         const uint8_t *list;
         uint16_t list_len;
         uint8_t n_names;
@@ -216,7 +234,8 @@ int command_list_add(uint8_t *buf, size_t cap, size_t *len, uint8_t mode,
 bool command_list_next(const struct command *c, size_t *at, uint8_t *mode,
                        const char **name, uint8_t *name_len);
 
-/* Encoded size of `c`, or 0 if `c` cannot be encoded (bad type or name). */
+/* Encoded size of `c`, or 0 if `c` cannot be encoded (bad type or name).
+ * Every command but an ACL seed fits COMMAND_ANY_MAX_SIZE. */
 size_t command_size(const struct command *c);
 
 /*

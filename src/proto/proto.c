@@ -68,6 +68,10 @@ const char *proto_type_name(int type)
                 return "BACKUP";
         case PROTO_BACKUP_CHUNK:
                 return "BACKUP_CHUNK";
+        case PROTO_ACL:
+                return "ACL";
+        case PROTO_ACL_REPLY:
+                return "ACL_REPLY";
         case PROTO_RESULT:
                 return "RESULT";
         case PROTO_NOT_LEADER:

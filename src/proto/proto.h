@@ -43,6 +43,8 @@
  *   UNWATCH     u64 the WATCH's id
  *   BACKUP      u64 backup (0: take a new one), u64 offset: the next
  *               piece of an online backup (src/proto/backup.c)
+ *   ACL         u8 op (enum proto_acl_op), u8 role, string identity
+ *               (empty for LIST): the cluster's access list (aclwire.c)
  *
  * Responses (server to client), one per request, with the request's id:
  *
@@ -66,6 +68,9 @@
  *               WATCHING, until a RESULT ends the watch)
  *   BACKUP_CHUNK struct proto_backup_chunk, then the backup's bytes from
  *               offset to the end of the body
+ *   ACL_REPLY   the access list, answering an ACL of op LIST: u8 format
+ *               (1), u8 seeded, u8 default role, u16 n, then n x {u8 kind,
+ *               u8 role, string identity} (SET and REMOVE get a RESULT)
  *
  * A QUERY with PROTO_FLAG_HOLDERS instead asks for every holder of the
  * lock: it is answered by a LIST_REPLY with that flag, one entry per
@@ -118,6 +123,7 @@ enum proto_type {
         PROTO_WATCH = 12,
         PROTO_UNWATCH = 13,
         PROTO_BACKUP = 14, /* src/proto/backup.c */
+        PROTO_ACL = 15,    /* src/proto/aclwire.c */
         /* responses */
         PROTO_RESULT = 64,
         PROTO_NOT_LEADER = 65,
@@ -128,6 +134,7 @@ enum proto_type {
         PROTO_LIST_REPLY = 70,
         PROTO_WATCH_EVENT = 71,
         PROTO_BACKUP_CHUNK = 72,
+        PROTO_ACL_REPLY = 73,
 };
 
 /*
@@ -544,5 +551,52 @@ const char *proto_type_name(int type);
 
 /* The frame reader is part of the protocol's interface. */
 #include "reader.h"
+
+/* --- The access list (aclwire.c) --------------------------------------- */
+
+enum proto_acl_op {
+        PROTO_ACL_LIST = 0,
+        PROTO_ACL_SET = 1,    /* identity, role */
+        PROTO_ACL_REMOVE = 2, /* identity */
+};
+
+#define PROTO_ACL_IDENTITY_MAX 255 /* bytes of an identity, no NUL */
+#define PROTO_ACL_RULES_MAX    64  /* rules in an ACL_REPLY */
+#define PROTO_ACL_FORMAT       1
+
+struct proto_acl_request {
+        uint8_t op;   /* enum proto_acl_op */
+        uint8_t role; /* SET: 0 none, 1 read, 2 lock, 3 admin; else 0 */
+        struct proto_string identity;
+};
+
+struct proto_acl_rule {
+        uint8_t kind; /* 0: one identity */
+        uint8_t role;
+        struct proto_string identity;
+};
+
+struct proto_acl_reply {
+        uint8_t seeded; /* 0: the cluster has no access list yet */
+        uint8_t default_role;
+        uint16_t n;
+        struct proto_acl_rule rules[PROTO_ACL_RULES_MAX];
+};
+
+/* An ACL request; 0 when `r` is invalid (bad op, role or identity: LIST
+ * carries none, SET and REMOVE 1..255 bytes) or it does not fit. */
+size_t proto_write_acl(uint8_t *out, size_t cap, uint64_t id,
+                       const struct proto_acl_request *r);
+/* 0 or BATON_EMALFORMED (as proto_write_acl() would refuse). */
+int proto_read_acl(const uint8_t *body, size_t len,
+                   struct proto_acl_request *r);
+
+/* An ACL_REPLY; 0 when it does not fit `cap`. */
+size_t proto_write_acl_reply(uint8_t *out, size_t cap, uint64_t id,
+                             const struct proto_acl_reply *r);
+/* 0, BATON_EVERSION (a newer format) or BATON_EMALFORMED; identities
+ * borrowed from `body`. */
+int proto_read_acl_reply(const uint8_t *body, size_t len,
+                         struct proto_acl_reply *r);
 
 #endif /* PROTO_PROTO_H */

@@ -199,3 +199,27 @@ void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
                                                kind));
         }
 }
+
+void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
+                        const struct command *c, int status)
+{
+        static const char *const events[] = {"ACL_SET", "ACL_REMOVE",
+                                             "ACL_SEED"};
+        struct lockfsm_event ev;
+        char line[4096];
+
+        if (a->fd < 0 || c->mode > COMMAND_ACL_SEED) {
+                return;
+        }
+        memset(&ev, 0, sizeof ev);
+        ev.index = index;
+        ev.cause = COMMAND_ACL;
+        ev.status = status;
+        ev.mode = c->role;
+        ev.name = c->name;
+        ev.name_len = c->name_len;
+        ev.by = c->address;
+        ev.by_len = c->address_len;
+        put_line(a, line,
+                 format(line, sizeof line, term, &ev, events[c->mode]));
+}

@@ -42,6 +42,14 @@ void applylog_write(struct applylog *a, uint64_t term,
 void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
                           uint8_t kind);
 
+/* The line of an ACL entry (src/fsm/acl.h): event ACL_SET, ACL_REMOVE or
+ * ACL_SEED, cause ACL, the identity as "lock", its role as "mode", who
+ * asked as "by", and the status the list gave it. It follows the lock
+ * state machine's RESULT for the entry (BATON_EMALFORMED: not its
+ * command) and comes before the entry's ENTRY line. */
+void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
+                        const struct command *c, int status);
+
 /* Format one line (with its newline) into `buf`; returns its length, or 0
  * if it does not fit. Exposed for tests. */
 size_t applylog_format(char *buf, size_t cap, uint64_t term,

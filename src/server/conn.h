@@ -62,6 +62,9 @@ struct conn {
         /* The client's certificate identity; "" without TLS. */
         char identity[TLS_IDENTITY_MAX];
         uint8_t role; /* enum roles_role: what this client may do */
+        /* The access list's epoch `role` was decided at (access.h); 0:
+         * not yet. */
+        uint64_t role_epoch;
         /* The sessions this connection proved it owns (ATTACH, or its own
          * OPEN), most recent first; 0 marks a free slot. */
         uint64_t attached[CONN_MAX_ATTACHED];

@@ -9,6 +9,7 @@
 #include "../../include/baton.h"
 #include "../fsm/entry.h"
 #include "../fsm/snapshot.h"
+#include "access.h"
 #include "admin.h"
 #include "fanout.h"
 #include "leader.h"
@@ -98,8 +99,15 @@ static struct pending *take_unsent(struct gateway *g, struct batch *b)
         return p;
 }
 
-/* Propose the MEMBER command at the head of the unsent queue (the leader's
- * own, recording a member's addresses) as an entry of its own. */
+/* MEMBER and ACL entries go alone: the raft glue gives them to the member
+ * directory and the access list, not to the lock state machine. */
+static bool alone(uint8_t type)
+{
+        return type == COMMAND_MEMBER || type == COMMAND_ACL;
+}
+
+/* Propose the MEMBER or ACL command at the head of the unsent queue (the
+ * leader's own, recording a member's addresses) as an entry of its own. */
 static bool propose_member(struct gateway *g)
 {
         struct pending *p =
@@ -169,8 +177,8 @@ static bool propose_batch(struct gateway *g, bool nudge)
                 return false;
         }
         if (!queue_empty(&g->unsent) &&
-            QUEUE_DATA(queue_head(&g->unsent), struct pending, link)
-                    ->cmd.type == COMMAND_MEMBER) {
+            alone(QUEUE_DATA(queue_head(&g->unsent), struct pending, link)
+                      ->cmd.type)) {
                 return propose_member(g);
         }
         stamp_clock(g);
@@ -181,7 +189,7 @@ static bool propose_batch(struct gateway *g, bool nudge)
         QUEUE_FOREACH(q, &g->unsent)
         {
                 const struct pending *p = QUEUE_DATA(q, struct pending, link);
-                if (n == ENTRY_MAX_COMMANDS || p->cmd.type == COMMAND_MEMBER) {
+                if (n == ENTRY_MAX_COMMANDS || alone(p->cmd.type)) {
                         break;
                 }
                 size += 2 + p->len;
@@ -199,7 +207,7 @@ static bool propose_batch(struct gateway *g, bool nudge)
         while (!queue_empty(&g->unsent)) {
                 const struct pending *p =
                     QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
-                if (p->cmd.type == COMMAND_MEMBER ||
+                if (alone(p->cmd.type) ||
                     !entry_writer_add(&w, p->buf, p->len)) {
                         break;
                 }
@@ -237,6 +245,7 @@ void gateway_flush(struct gateway *g)
         /* Locks an applied entry left between holders are handed on by the
          * next entry; when none is on its way, propose an empty one. */
         nudge = g->inflight == 0 && lockfsm_deferred(node_lockfsm(g->node)) > 0;
+        access_tick(g);
         /* Bound what is proposed but not applied: libraft has no limit of
          * its own. The rest waits for the next iteration. */
         while ((!queue_empty(&g->unsent) || nudge) &&
@@ -498,6 +507,7 @@ static int watches_start(struct gateway *g)
                                    g->cfg->watch_history, g->cfg->output_limit};
         struct raftfsm_restores rs;
 
+        access_compare(g);
         node_restores(g->node, &rs);
         return watches_init(&g->watches, &l, node_last_applied(g->node),
                             rs.started);
@@ -551,13 +561,31 @@ void gateway_on_restored(void *data)
         }
 }
 
+/* Whether only the leader answers requests of `type`: a node that does
+ * not serve sends them on (NOT_LEADER). */
+static bool leaders_only(uint8_t type)
+{
+        return type != PROTO_STATUS && type != PROTO_PING &&
+               type != PROTO_WATCH && type != PROTO_UNWATCH &&
+               type != PROTO_BACKUP;
+}
+
 /* Whether c's role allows a request of h's type; if not, the request is
- * answered BATON_EPERM, changes nothing, and the connection stays. */
+ * answered BATON_EPERM, changes nothing, and the connection stays. A node
+ * that does not serve sends a refused request the leader would answer to
+ * the leader instead, which decides from its own list: a follower that
+ * has not applied the latest change yet (or a joining node catching up)
+ * refuses no one the cluster allows. */
 static bool authorized(struct gateway *g, struct conn *c,
                        const struct proto_header *h)
 {
+        access_refresh(g, c);
         if (h->type >= PROTO_RESULT || roles_allows(c->role, h->type)) {
                 return true; /* a response type is malformed, below */
+        }
+        if (!node_serving(g->node) && leaders_only(h->type)) {
+                reply_not_leader(g, c, h->id);
+                return false;
         }
         g->stats.refused++;
         log_warn_f(&(struct log_fields){.connection = c->id, .request = h->id},
@@ -610,6 +638,9 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
         case PROTO_BACKUP:
                 backup_on_frame(g, c, h, body);
                 break;
+        case PROTO_ACL:
+                access_on_frame(g, c, h, body);
+                break;
         default:
                 conn_fail(c, h->id, BATON_EMALFORMED,
                           "a response type sent as a request");
@@ -654,6 +685,7 @@ int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
                        leader_on_deadline, g);
         node_set_event_cb(node, fanout_event, g);
         node_set_entry_cb(node, fanout_entry, g);
+        access_init(g);
         return 0;
 }
 
@@ -661,6 +693,7 @@ void gateway_close(struct gateway *g)
 {
         node_set_event_cb(g->node, NULL, NULL);
         node_set_entry_cb(g->node, NULL, NULL);
+        access_close(g);
         abandon_all(g);
         backup_forget_conn(&g->backups, NULL);
         deadlines_close(&g->deadlines);

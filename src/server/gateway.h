@@ -7,6 +7,7 @@
 
 #include <uv.h>
 
+#include "../fsm/acl.h"
 #include "../lib/hmap.h"
 #include "../lib/queue.h"
 #include "applylog.h"
@@ -84,6 +85,14 @@ struct gateway {
         /* admin.c's MEMBER_ADD under way (NULL: none), which a retry of
          * the same add joins rather than being refused. */
         struct admin *adding;
+        /* access.c: the config's role lines as a list (the seed, and the
+         * fallback until the cluster has one), ACL changes waiting for
+         * their entries, and whether the config was compared with the
+         * cluster's list. */
+        struct acl config_acl;
+        struct queue acl_inflight;
+        bool acl_compared;
+        uint64_t acl_due_ms; /* uv_now() when the seed is due */
 };
 
 /* Set up on a started node (`node` and `cfg` borrowed for the gateway's

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "access.h"
 #include "log.h"
 #include "pending.h"
 
@@ -112,6 +113,7 @@ void leader_start(struct gateway *g)
         struct lockfsm *f = node_lockfsm(g->node);
 
         seed_directory(g);
+        access_seed(g);
         deadlines_clear(&g->deadlines);
         lockfsm_foreach_session(f, start_session_clock, g);
         lockfsm_foreach_waiter(f, start_wait_clock, g);

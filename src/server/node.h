@@ -9,6 +9,7 @@
 
 #include <uv.h>
 
+#include "../fsm/acl.h"
 #include "../fsm/directory.h"
 #include "../fsm/lockfsm.h"
 #include "../lib/queue.h"
@@ -306,6 +307,16 @@ void node_backup_release(struct raft_buffer *bufs, unsigned n_bufs);
 
 /* The replicated member directory, borrowed (raftfsm_directory()). */
 const struct directory *node_directory(const struct node *n);
+
+/* The replicated access list, borrowed, and its epoch (raftfsm_acl(),
+ * raftfsm_acl_epoch(); nodeacl.c). */
+const struct acl *node_acl(const struct node *n);
+uint64_t node_acl_epoch(const struct node *n);
+/* raftfsm_set_acl_cb() on the node's state machine. */
+void node_set_acl_cb(struct node *n,
+                     void (*cb)(void *data, uint64_t index,
+                                const struct command *c, int status),
+                     void *data);
 
 /* The term that the entry being applied (or last applied) names
  * (raftfsm_entry_term()). */

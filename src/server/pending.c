@@ -94,8 +94,9 @@ void pending_free(struct pending *p)
 
 void pending_queue_own(struct gateway *g, const struct command *c)
 {
-        struct pending *p =
-            pending_new(g, NULL, 0, PROTO_COMMAND, COMMAND_MAX_SIZE);
+        size_t room = command_size(c); /* an ACL seed can be larger */
+        struct pending *p = pending_new(g, NULL, 0, PROTO_COMMAND,
+                                        room > 0 ? room : COMMAND_MAX_SIZE);
 
         if (p == NULL) {
                 return; /* the deadline fires again after retry_ms */

@@ -51,6 +51,30 @@ static bool apply_member(struct raftfsm *rf, const void *buf, size_t len)
         return true;
 }
 
+/* An ACL entry, after the lock state machine answered it as a command not
+ * its own (BATON_EMALFORMED: it took a stamp and changed nothing else,
+ * exactly as a release without the access list does, so that the lock
+ * states of both stay the same during an upgrade): the access list's
+ * change, whose outcome is the entry's result. */
+static void apply_acl(struct raftfsm *rf, const void *buf, size_t len)
+{
+        struct command c;
+        int rv;
+
+        if (command_peek_type(buf, len) != COMMAND_ACL ||
+            command_decode(&c, buf, len) != 0) {
+                return;
+        }
+        rv = acl_apply(&rf->acl, &c);
+        rf->acl_epoch++;
+        if (rf->acl_cb != NULL) {
+                rf->acl_cb(rf->acl_data, rf->result.index, &c, rv);
+        }
+        rf->result.res.status = rv;
+        rf->result.res.kind =
+            rv == 0 ? PROTO_KIND_UPDATED : PROTO_KIND_REJECTED;
+}
+
 /* After entry `index` was applied: the state includes it, and so do the
  * tails of the snapshots to come. */
 static void after_apply(struct raftfsm *rf, uint64_t index, const void *buf,
@@ -115,6 +139,7 @@ static int apply_entry(struct raftfsm *rf, uint64_t index, const void *buf,
                          (unsigned long long)index, baton_strerror(rv));
                 return RAFT_NOMEM;
         }
+        apply_acl(rf, buf, len);
         after_apply(rf, index, buf, len);
         if (rf->entry_cb != NULL) {
                 rf->entry_cb(rf->entry_data, index,
@@ -169,16 +194,24 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
         return apply_entry(rf, index, buf->base, buf->len);
 }
 
+/* The access list's section of an image: "BACL", u32 length, then
+ * acl_encode(); none while the list is not seeded (an image without it
+ * is one of an older release, or of a cluster not seeded yet). */
+static const uint8_t acl_magic[4] = {'B', 'A', 'C', 'L'};
+
 /*
- * An image: the member directory (u32 length, then directory_encode())
- * followed by the lock state machine's snapshot, packed by snapzip when
- * compression is on (the default): libraft 0.22.1 no longer compresses.
- * One raft_malloc buffer. In batond this runs in the forked child.
+ * An image: the member directory (u32 length, then directory_encode()),
+ * the access list's section, then the lock state machine's snapshot,
+ * packed by snapzip when compression is on (the default): libraft 0.22.1
+ * no longer compresses. One raft_malloc buffer. In batond this runs in
+ * the forked child.
  */
 static int encode_image(void *data, void **out, size_t *out_len)
 {
         struct raftfsm *rf = data;
         size_t dir_len = directory_encode(&rf->dir, NULL, 0);
+        size_t acl_len = rf->acl.seeded ? acl_encode(&rf->acl, NULL, 0) : 0;
+        size_t head = 4 + dir_len + (rf->acl.seeded ? 8 + acl_len : 0);
         struct iovec parts[2];
         struct wcursor w;
         uint8_t *dir, *whole;
@@ -186,7 +219,7 @@ static int encode_image(void *data, void **out, size_t *out_len)
         size_t len;
         int rv;
 
-        dir = raft_malloc(4 + dir_len);
+        dir = raft_malloc(head);
         if (dir == NULL) {
                 return BATON_ENOMEM;
         }
@@ -195,20 +228,26 @@ static int encode_image(void *data, void **out, size_t *out_len)
                 raft_free(dir);
                 return rv;
         }
-        wcursor_init(&w, dir, 4);
+        wcursor_init(&w, dir, head);
         wcursor_u32(&w, (uint32_t)dir_len);
         directory_encode(&rf->dir, dir + 4, dir_len);
+        if (rf->acl.seeded) {
+                wcursor_init(&w, dir + 4 + dir_len, 8);
+                wcursor_bytes(&w, acl_magic, 4);
+                wcursor_u32(&w, (uint32_t)acl_len);
+                acl_encode(&rf->acl, dir + 12 + dir_len, acl_len);
+        }
         parts[0].iov_base = dir;
-        parts[0].iov_len = 4 + dir_len;
+        parts[0].iov_len = head;
         parts[1].iov_base = state;
         parts[1].iov_len = len;
         if (rf->compress) {
                 rv = snapzip_pack(&rf->mem, parts, 2, out, out_len);
-        } else if ((whole = raft_malloc(4 + dir_len + len)) != NULL) {
-                memcpy(whole, dir, 4 + dir_len);
-                memcpy(whole + 4 + dir_len, state, len);
+        } else if ((whole = raft_malloc(head + len)) != NULL) {
+                memcpy(whole, dir, head);
+                memcpy(whole + head, state, len);
                 *out = whole;
-                *out_len = 4 + dir_len + len;
+                *out_len = head + len;
         } else {
                 rv = BATON_ENOMEM;
         }
@@ -292,6 +331,7 @@ static int fsm_snapshot_finalize(struct raft_fsm *fsm,
 struct replay {
         struct snaptail_reader r;
         struct directory dir;
+        struct acl acl;
         bool tail;
         /* What a restore refused as newer than this node reads (0: none):
          * the container's version, the image's, or an entry's in the
@@ -311,6 +351,7 @@ static int next_lock_entry(void *it, uint64_t *index, const void **buf,
 
         while ((rv = snaptail_next(&rp->r, index, buf, len)) == 1) {
                 unsigned version = entry_max_version(*buf, *len);
+                int type = command_peek_type(*buf, *len);
                 if (version > COMMAND_VERSION) {
                         /* Applied as malformed, it would change nothing
                          * here and something on the nodes that read it. */
@@ -318,7 +359,13 @@ static int next_lock_entry(void *it, uint64_t *index, const void **buf,
                         rp->newer_index = *index;
                         return BATON_EVERSION;
                 }
-                if (command_peek_type(*buf, *len) != COMMAND_MEMBER) {
+                if (type == COMMAND_ACL &&
+                    command_decode(&c, *buf, *len) == 0) {
+                        /* The access list's, and the lock state's too
+                         * (apply_acl()). */
+                        acl_apply(&rp->acl, &c);
+                }
+                if (type != COMMAND_MEMBER) {
                         break;
                 }
                 /* A refused change is an outcome too, as in apply. */
@@ -327,6 +374,29 @@ static int next_lock_entry(void *it, uint64_t *index, const void **buf,
                 }
         }
         return rv;
+}
+
+/* The access list's section after the directory of the image `p` (`len`
+ * bytes), if it has one, into `acl` (absent if not), adding its size to
+ * `*skip` (the bytes from offset 4 to the lock state). 0 or
+ * BATON_ECORRUPT. */
+static int take_acl(struct acl *acl, const uint8_t *p, size_t len, size_t *skip)
+{
+        size_t at = 4 + *skip;
+        struct rcursor r;
+        size_t n;
+
+        acl_init(acl);
+        if (len - at < 8 || memcmp(p + at, acl_magic, 4) != 0) {
+                return 0;
+        }
+        rcursor_init(&r, p + at + 4, 4);
+        n = rcursor_u32(&r);
+        if (n > len - at - 8 || acl_decode(acl, p + at + 8, n) != 0) {
+                return BATON_ECORRUPT;
+        }
+        *skip += 8 + n;
+        return 0;
 }
 
 /* Replace `f`'s state with an image's (and the entries after it), the
@@ -356,12 +426,14 @@ static int restore(struct mem *mem, struct lockfsm *f, const uint8_t *p,
                 rcursor_init(&r, p, 4);
                 dir_len = rcursor_u32(&r);
                 if (dir_len <= len - 4 &&
-                    directory_decode(&rp->dir, p + 4, dir_len) == 0) {
+                    directory_decode(&rp->dir, p + 4, dir_len) == 0 &&
+                    take_acl(&rp->acl, p, len, &dir_len) == 0) {
                         rv = lockfsm_restore_with(
                             f, p + 4 + dir_len, len - 4 - dir_len,
                             rp->tail ? next_lock_entry : NULL, rp);
                 }
-                if (rv == BATON_EVERSION && rp->newer_entry == 0) {
+                if (rv == BATON_EVERSION && rp->newer_entry == 0 &&
+                    dir_len <= len - 4) {
                         rp->newer_image = snapshot_peek_version(
                             p + 4 + dir_len, len - 4 - dir_len);
                 }
@@ -481,6 +553,8 @@ static int start_job(struct raftfsm *rf, const struct raft_buffer *buf,
 static void took_restore(struct raftfsm *rf, const struct replay *rp)
 {
         rf->dir = rp->dir;
+        rf->acl = rp->acl;
+        rf->acl_epoch++;
         rf->state_index =
             rp->tail ? rp->r.last_index : lockfsm_last_index(rf->lockfsm);
         snapsource_at(&rf->snaps, rf->raft, rf->state_index);
@@ -669,6 +743,8 @@ int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
                 return BATON_ENOMEM;
         }
         directory_init(&rf->dir);
+        acl_init(&rf->acl);
+        rf->acl_epoch = 1;
         snapsource_init(&rf->snaps, encode_image, rf, rf->errmsg,
                         sizeof rf->errmsg);
         bgrestore_init(&rf->bg);
@@ -788,6 +864,25 @@ void raftfsm_spill(struct raftfsm *rf)
 const struct snapspill *raftfsm_spills(const struct raftfsm *rf)
 {
         return &rf->snaps.spill;
+}
+
+const struct acl *raftfsm_acl(const struct raftfsm *rf)
+{
+        return &rf->acl;
+}
+
+uint64_t raftfsm_acl_epoch(const struct raftfsm *rf)
+{
+        return rf->acl_epoch;
+}
+
+void raftfsm_set_acl_cb(struct raftfsm *rf,
+                        void (*cb)(void *data, uint64_t index,
+                                   const struct command *c, int status),
+                        void *data)
+{
+        rf->acl_cb = cb;
+        rf->acl_data = data;
 }
 
 const struct directory *raftfsm_directory(const struct raftfsm *rf)

@@ -7,6 +7,7 @@
 
 #include <raft.h>
 
+#include "../fsm/acl.h"
 #include "../fsm/directory.h"
 #include "../fsm/lockfsm.h"
 #include "../lib/mem.h"
@@ -64,7 +65,15 @@ struct raftfsm {
         struct raftfsm_result result; /* the last apply's outcome */
         uint64_t term;                /* the term its batch names, or 0 */
         struct directory dir;         /* members' addresses (MEMBER) */
-        bool compress;                /* pack snapshots (snapzip.h) */
+        struct acl acl;               /* the access list (ACL) */
+        /* Bumped whenever the access list may have changed (an ACL entry
+         * applied, a restore taken), from 1: roles derived from it are
+         * current while it holds. */
+        uint64_t acl_epoch;
+        void (*acl_cb)(void *data, uint64_t index, const struct command *c,
+                       int status);
+        void *acl_data;
+        bool compress; /* pack snapshots (snapzip.h) */
         void (*entry_cb)(void *data, uint64_t index, uint8_t kind);
         void *entry_data;
         uint64_t n_nomem; /* applies refused for lack of memory */
@@ -291,6 +300,27 @@ const struct snapspill *raftfsm_spills(const struct raftfsm *rf);
 const struct directory *raftfsm_directory(const struct raftfsm *rf);
 
 /**
+ * The replicated access list, borrowed (ACL entries, src/fsm/acl.h):
+ * absent (not seeded) until the first seed is applied. During a restore
+ * on the worker, the one before it.
+ */
+const struct acl *raftfsm_acl(const struct raftfsm *rf);
+
+/* raftfsm_acl()'s epoch: it changes whenever the list may have changed. */
+uint64_t raftfsm_acl_epoch(const struct raftfsm *rf);
+
+/**
+ * Call `cb` after every ACL entry applied (not replayed in a restore),
+ * with its index, the decoded command (borrowed for the call) and its
+ * status (0, or why the list refused it), for the server's logs. `data`
+ * is borrowed. NULL `cb` turns it off.
+ */
+void raftfsm_set_acl_cb(struct raftfsm *rf,
+                        void (*cb)(void *data, uint64_t index,
+                                   const struct command *c, int status),
+                        void *data);
+
+/**
  * A description of the last failure of raftfsm_init(), of an apply refused
  * for lack of memory, of a snapshot or of a restore. Never NULL; "" when
  * nothing has failed. Valid until the next call on `rf`.
@@ -308,8 +338,11 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  *   A MEMBER entry goes to the directory (result kind
  *   PROTO_KIND_UPDATED, or REJECTED with its status); any other entry (a
  *   batch of commands, or one command) to lockfsm_apply() with index =
- *   raft_last_applied() + 1. `*result` points at rf's struct
- *   raftfsm_result, valid until the next apply on `rf` (see above).
+ *   raft_last_applied() + 1; an ACL entry then to the access list too
+ *   (the lock state machine answers it BATON_EMALFORMED, not its command,
+ *   taking a stamp as a release without the list does; the result is the
+ *   list's: UPDATED, or REJECTED with its status). `*result` points at rf's
+ * struct raftfsm_result, valid until the next apply on `rf` (see above).
  *   Returns 0 for every entry, including malformed or refused
  *   commands, whose error is in the result; returns RAFT_NOMEM only when
  *   lockfsm_apply() ran out of memory, so raft stops at this entry and
@@ -317,7 +350,8 @@ const char *raftfsm_errmsg(const struct raftfsm *rf);
  *   deterministic error must never be returned: it would wedge the node at
  *   that entry).
  *
- * snapshot: (u32 length, directory_encode()) then lockfsm_snapshot(), as
+ * snapshot: (u32 length, directory_encode()), then, once the access list
+ *   is seeded, ("BACL", u32 length, acl_encode()), then lockfsm_snapshot(), as
  *   two raft_malloc'ed buffers, or packed into one by snapzip_pack() when
  *   compression is on, in a raft_malloc'ed array; raft owns them on
  *   success (version 1: raft frees them after writing). RAFT_NOMEM on

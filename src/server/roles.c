@@ -7,6 +7,12 @@
 #include "../../include/baton.h"
 #include "../proto/proto.h"
 
+_Static_assert((int)ROLES_NONE == (int)ACL_NONE &&
+                   (int)ROLES_READ == (int)ACL_READ &&
+                   (int)ROLES_LOCK == (int)ACL_LOCK &&
+                   (int)ROLES_ADMIN == (int)ACL_ADMIN,
+               "the access list's roles are the server's");
+
 static const char *const names[] = {
     [ROLES_NONE] = "none",
     [ROLES_READ] = "read",
@@ -104,14 +110,31 @@ int roles_add(struct config *c, const char *value, char *msg, size_t size)
 
 enum roles_role roles_for(const struct config *c, const char *identity)
 {
+        struct acl lines;
+
+        roles_config_acl(c, &lines);
+        return (enum roles_role)acl_role(&lines, identity,
+                                         c->tls_peer_identity);
+}
+
+void roles_config_acl(const struct config *c, struct acl *out)
+{
         unsigned i;
 
+        acl_start(out, c->default_role);
         for (i = 0; i < c->n_roles && i < CONFIG_MAX_ROLES; i++) {
-                if (strcmp(c->roles[i].identity, identity) == 0) {
-                        return (enum roles_role)c->roles[i].role;
-                }
+                const char *id = c->roles[i].identity;
+                (void)acl_put(out, id, strlen(id), c->roles[i].role);
         }
-        return (enum roles_role)c->default_role;
+}
+
+enum roles_role roles_decide(const struct acl *applied,
+                             const struct acl *fallback, const struct config *c,
+                             const char *identity)
+{
+        const struct acl *a = applied->seeded ? applied : fallback;
+
+        return (enum roles_role)acl_role(a, identity, c->tls_peer_identity);
 }
 
 /* The least role a request type needs. */

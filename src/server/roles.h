@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../fsm/acl.h"
 #include "config.h"
 
 /*
@@ -45,9 +46,28 @@ int roles_parse(const char *name, uint8_t *role, char *msg, size_t size);
  */
 int roles_add(struct config *c, const char *value, char *msg, size_t size);
 
-/* The role of certificate identity `identity` (borrowed): its line in
- * c->roles, else c->default_role. Identities compare as exact bytes. */
+/* The role of certificate identity `identity` (borrowed) by the config's
+ * lines alone (roles_decide() with no list applied): its line in
+ * c->roles, else none for a node identity, else c->default_role.
+ * Identities compare as exact bytes. */
 enum roles_role roles_for(const struct config *c, const char *identity);
+
+/* The config's role lines and default-role as an access list (the seed
+ * the first leader proposes, and the fallback until one is applied).
+ * Lines acl_put() refuses (none: the config checks them) are left out. */
+void roles_config_acl(const struct config *c, struct acl *out);
+
+/*
+ * The role of certificate identity `identity` (borrowed): the one place
+ * roles are decided. From the cluster's applied access list `applied`
+ * once it is seeded, else from `fallback` (roles_config_acl()), so that
+ * nothing is refused while the first seed is on its way; in both, a node
+ * identity (c->tls_peer_identity with any id) no rule names gets role
+ * none (acl_role()).
+ */
+enum roles_role roles_decide(const struct acl *applied,
+                             const struct acl *fallback, const struct config *c,
+                             const char *identity);
 
 /* Whether `role` may send a request frame of `type` (enum proto_type).
  * Request types this module does not know are for ADMIN only. */

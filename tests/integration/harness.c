@@ -334,7 +334,11 @@ static int spawn(struct harness *h, struct harness_node *nd)
                 argv[a++] = "--join";
                 argv[a++] = "true";
         }
-        tlsfiles_node_args(nd->id, argv, &a);
+        if (nd->no_roles) {
+                tlsfiles_node_tls_args(nd->id, argv, &a);
+        } else {
+                tlsfiles_node_args(nd->id, argv, &a);
+        }
         for (i = 0; i < nd->n_flags; i++) {
                 argv[a++] = nd->flags[i];
         }
@@ -834,6 +838,7 @@ int harness_add_node(struct harness *h, unsigned *id)
                 return -1;
         }
         nd->join = true;
+        nd->no_roles = h->add_without_roles;
         h->n++;
         if (spawn(h, nd) != 0) {
                 h->n--;

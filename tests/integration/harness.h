@@ -19,6 +19,7 @@ struct harness_node {
         bool paused;     /* SIGSTOPped */
         bool stopping;   /* sent SIGTERM: its exit is expected */
         bool join;       /* started with --join true (harness_add_node) */
+        bool no_roles;   /* started without the tests' role lines */
         int exit_status; /* of the last expected exit: code, or 128 + signal */
         unsigned starts;
         char raft_address[HARNESS_ADDR_MAX];
@@ -44,6 +45,9 @@ struct harness {
         struct harness_node nodes[HARNESS_MAX_NODES];
         bool failed; /* keep the directory at close, and say where */
         bool keep;   /* keep it whatever happens */
+        /* harness_add_node() starts the new node without the tests' role
+         * lines, as a config that has none. */
+        bool add_without_roles;
         unsigned unexpected_exits;
         char errmsg[512];
 };

@@ -183,6 +183,20 @@ const char *tlsfiles_path(const char *name)
 
 void tlsfiles_node_args(unsigned id, char **argv, unsigned *a)
 {
+        tlsfiles_node_tls_args(id, argv, a);
+        if (files.state != 1 || id < 1 || id > TLSFILES_MAX_NODES) {
+                return;
+        }
+        /* The tests' client administers the cluster (member add, transfer);
+         * other identities get the default role. */
+        argv[(*a)++] = "--role";
+        argv[(*a)++] = "admin admin";
+        argv[(*a)++] = "--role";
+        argv[(*a)++] = "reader read";
+}
+
+void tlsfiles_node_tls_args(unsigned id, char **argv, unsigned *a)
+{
         if (files.state != 1 || id < 1 || id > TLSFILES_MAX_NODES) {
                 argv[(*a)++] = "--tls";
                 argv[(*a)++] = "false";
@@ -196,10 +210,4 @@ void tlsfiles_node_args(unsigned id, char **argv, unsigned *a)
         argv[(*a)++] = files.args[id - 1][1];
         argv[(*a)++] = "--tls-key";
         argv[(*a)++] = files.args[id - 1][2];
-        /* The tests' client administers the cluster (member add, transfer);
-         * other identities get the default role. */
-        argv[(*a)++] = "--role";
-        argv[(*a)++] = "admin admin";
-        argv[(*a)++] = "--role";
-        argv[(*a)++] = "reader read";
 }

@@ -35,6 +35,10 @@ const char *tlsfiles_path(const char *name);
  * appended to argv at *a (they live until exit). */
 void tlsfiles_node_args(unsigned id, char **argv, unsigned *a);
 
+/* The same without the role lines (a node whose config has none): up to
+ * 8 strings. */
+void tlsfiles_node_tls_args(unsigned id, char **argv, unsigned *a);
+
 /* Make a certificate signed by the tests' CA, or by a CA of its own when
  * `foreign`, for `cn`, valid from `from_days` to `to_days` from now, into
  * DIR/NAME.crt and DIR/NAME.key. 0 or -1. */

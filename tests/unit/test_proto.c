@@ -661,7 +661,8 @@ static void header_accepts_exactly_the_known_types(void **state)
             PROTO_STATUS_REPLY,  PROTO_KEEPALIVE_OK, PROTO_PONG,
             PROTO_LIST,          PROTO_LIST_REPLY,   PROTO_ATTACH,
             PROTO_WATCH,         PROTO_UNWATCH,      PROTO_WATCH_EVENT,
-            PROTO_BACKUP,        PROTO_BACKUP_CHUNK,
+            PROTO_BACKUP,        PROTO_BACKUP_CHUNK, PROTO_ACL,
+            PROTO_ACL_REPLY,
         };
         struct proto_header h;
         uint8_t buf[PROTO_HEADER_SIZE];
@@ -770,9 +771,11 @@ static void type_names(void **state)
         assert_string_equal(proto_type_name(PROTO_BACKUP), "BACKUP");
         assert_string_equal(proto_type_name(PROTO_BACKUP_CHUNK),
                             "BACKUP_CHUNK");
-        assert_string_equal(proto_type_name(15), "UNKNOWN");
+        assert_string_equal(proto_type_name(PROTO_ACL), "ACL");
+        assert_string_equal(proto_type_name(PROTO_ACL_REPLY), "ACL_REPLY");
+        assert_string_equal(proto_type_name(16), "UNKNOWN");
         assert_string_equal(proto_type_name(63), "UNKNOWN");
-        assert_string_equal(proto_type_name(73), "UNKNOWN");
+        assert_string_equal(proto_type_name(74), "UNKNOWN");
         assert_string_equal(proto_type_name(-1), "UNKNOWN");
         assert_string_equal(proto_type_name(256 + PROTO_PING), "UNKNOWN");
 }

@@ -59,6 +59,40 @@ static void default_role(void **state)
         assert_int_equal(roles_for(&c, "other"), ROLES_NONE);
 }
 
+/* The one lookup: the config's lines until the cluster's list is applied,
+ * the list alone afterwards; a node identity gets none from both unless
+ * named. */
+static void decide(void **state)
+{
+        struct config c;
+        struct acl applied, lines;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char *argv[] = {"batond", "--role", "ops admin"};
+
+        (void)state;
+        assert_int_equal(parse(&c, 3, argv, errmsg), 0);
+        roles_config_acl(&c, &lines);
+        acl_init(&applied);
+        assert_int_equal(roles_decide(&applied, &lines, &c, "ops"),
+                         ROLES_ADMIN);
+        assert_int_equal(roles_decide(&applied, &lines, &c, "x"), ROLES_LOCK);
+        assert_int_equal(roles_decide(&applied, &lines, &c, "node-3"),
+                         ROLES_NONE);
+        assert_int_equal(roles_for(&c, "node-3"), ROLES_NONE);
+        assert_int_equal(roles_for(&c, "node-x"), ROLES_LOCK);
+        acl_start(&applied, ROLES_READ);
+        assert_int_equal(acl_put(&applied, "alice", 5, ROLES_ADMIN), 0);
+        assert_int_equal(acl_put(&applied, "node-2", 6, ROLES_LOCK), 0);
+        assert_int_equal(roles_decide(&applied, &lines, &c, "ops"),
+                         ROLES_READ); /* the config's line no longer counts */
+        assert_int_equal(roles_decide(&applied, &lines, &c, "alice"),
+                         ROLES_ADMIN);
+        assert_int_equal(roles_decide(&applied, &lines, &c, "node-3"),
+                         ROLES_NONE);
+        assert_int_equal(roles_decide(&applied, &lines, &c, "node-2"),
+                         ROLES_LOCK);
+}
+
 /* `--role VALUE` fails with a message that starts with `what`. */
 static void expect_bad(const char *flag, const char *value, const char *what)
 {
@@ -206,6 +240,7 @@ int main(void)
             cmocka_unit_test(table),     cmocka_unit_test(default_role),
             cmocka_unit_test(bad_lines), cmocka_unit_test(allows),
             cmocka_unit_test(authorize), cmocka_unit_test(attached),
+            cmocka_unit_test(decide),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

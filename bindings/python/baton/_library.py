@@ -150,6 +150,10 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
         c_int,
         [c_void_p, c_uint64, POINTER(c_uint64), POINTER(c_uint64)],
     ),
+    ("baton_acl_list", c_int, [c_void_p, POINTER(s.Acl)]),
+    ("baton_acl_free", None, [POINTER(s.Acl)]),
+    ("baton_acl_set", c_int, [c_void_p, c_char_p, c_int]),
+    ("baton_acl_remove", c_int, [c_void_p, c_char_p]),
     ("baton_fence_init", None, [POINTER(s.Fence)]),
     ("baton_fence_admit", c_int, [POINTER(s.Fence), c_uint64]),
 ]

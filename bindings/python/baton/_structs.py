@@ -214,6 +214,29 @@ class Fence(Structure):
 
 Secret = c_uint8 * SECRET_SIZE
 
+ACL_IDENTITY_MAX = 255  # BATON_ACL_IDENTITY_MAX
+
+
+class AclRule(Structure):
+    """struct baton_acl_rule."""
+
+    _fields_ = [
+        ("identity", c_char * (ACL_IDENTITY_MAX + 1)),
+        ("role", c_int),
+    ]
+
+
+class Acl(Structure):
+    """struct baton_acl."""
+
+    _fields_ = [
+        ("seeded", c_int),
+        ("default_role", c_int),
+        ("n_rules", c_uint),
+        ("rules", ctypes.POINTER(AclRule)),
+    ]
+
+
 # Every struct mirrored here, by its C name, for the layout test.
 ALL = {
     "baton_options": Options,
@@ -228,10 +251,15 @@ ALL = {
     "baton_fence": Fence,
     "baton_leader": Leader,
     "baton_event": Event,
+    "baton_acl_rule": AclRule,
+    "baton_acl": Acl,
 }
 
 __all__ = [
+    "ACL_IDENTITY_MAX",
     "ALL",
+    "Acl",
+    "AclRule",
     "BackupInfo",
     "CLIENT_NAME_MAX",
     "Event",

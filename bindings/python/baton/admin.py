@@ -1,5 +1,5 @@
-"""The administrative calls of a Client: revocation, membership and online
-backups. The
+"""The administrative calls of a Client: revocation, membership, the access
+list and online backups. The
 cluster allows them to certificates with the admin role only
 (PermissionDeniedError otherwise). A mixin of Client.
 """
@@ -17,6 +17,9 @@ from .records import BackupInfo
 from .request import Name, encode_name
 
 Path = Union[str, "os.PathLike[str]"]
+
+# The access list's roles, by value (enum baton_access_role).
+_ROLES = ["none", "read", "lock", "admin"]
 
 
 def _backup_info(out: _structs.BackupInfo) -> BackupInfo:
@@ -80,6 +83,45 @@ class Admin:
     def member_remove(self, id: int) -> None:
         """Remove node `id` from the cluster."""
         check(self._call(self._lib.baton_member_remove, id), f"remove member {id}")
+
+    def acl_list(self) -> dict:
+        """The cluster's access list (docs/security.md, "Roles"):
+        {"seeded": bool, "default_role": str, "rules": {identity: role}},
+        roles as "admin", "lock", "read" or "none"."""
+        out = _structs.Acl()
+        check(self._call(self._lib.baton_acl_list, byref(out)), "acl list")
+        try:
+            rules = {
+                out.rules[i].identity.decode(): _ROLES[out.rules[i].role]
+                for i in range(out.n_rules)
+            }
+        finally:
+            self._lib.baton_acl_free(byref(out))
+        return {
+            "seeded": bool(out.seeded),
+            "default_role": _ROLES[out.default_role],
+            "rules": rules,
+        }
+
+    def acl_add(self, identity: str, role: str) -> None:
+        """Give certificate identity `identity` the role `role` ("admin",
+        "lock", "read" or "none") in the cluster's access list."""
+        if role not in _ROLES:
+            raise ValueError(f"{role!r} is not a role (admin, lock, read, none)")
+        check(
+            self._call(
+                self._lib.baton_acl_set, identity.encode(), _ROLES.index(role)
+            ),
+            f"acl add {identity}",
+        )
+
+    def acl_remove(self, identity: str) -> None:
+        """Take `identity`'s rule out of the access list: it then has the
+        default role (a node's identity, none)."""
+        check(
+            self._call(self._lib.baton_acl_remove, identity.encode()),
+            f"acl remove {identity}",
+        )
 
     def backup(self, path: Path, timeout: float = 600.0) -> BackupInfo:
         """Take an online backup of the cluster's lock state into `path`

@@ -56,3 +56,16 @@ def test_backup_and_inspect(client, unique, tmp_path):
         pass
     else:
         raise AssertionError("a changed byte was not noticed")
+
+
+def test_access_list(client):
+    acl = client.acl_list()
+    assert acl["seeded"] and acl["rules"].get("admin") == "admin"
+    client.acl_add("py-probe", "read")
+    assert client.acl_list()["rules"]["py-probe"] == "read"
+    client.acl_remove("py-probe")
+    assert "py-probe" not in client.acl_list()["rules"]
+    with pytest.raises(baton.NotFoundError):
+        client.acl_remove("py-probe")
+    with pytest.raises(ValueError):
+        client.acl_add("py-probe", "root")
