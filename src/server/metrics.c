@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../../include/baton.h"
+#include "access.h"
 #include "log.h"
 #include "raftfsm.h"
 #include "roles.h"
@@ -426,7 +427,8 @@ void metrics_health_facts(const struct metrics *m, struct health_facts *f)
 }
 
 /* The role of a scraper's certificate identity, the one lookup of the
- * metrics port: the client port's. No certificate (identity "") is role
+ * metrics port: the client port's (access.h: the cluster's access list
+ * once applied, else the config's lines). No certificate (identity "") is role
  * none, whatever default-role says: the port lets such a client in for
  * /health and /ready only. */
 static enum roles_role scraper_role(const struct metrics *m,
@@ -435,7 +437,7 @@ static enum roles_role scraper_role(const struct metrics *m,
         if (identity == NULL || identity[0] == '\0') {
                 return ROLES_NONE;
         }
-        return roles_for(m->node->cfg, identity);
+        return access_role(m->gateway, identity);
 }
 
 /* GET /health and GET /ready get their JSON; every other path, metrics;
