@@ -15,6 +15,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -28,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../lib/proc.h"
 #include "../lib/tap.h"
 #include "../lib/tclient.h"
 #include "harness.h"
@@ -355,6 +357,59 @@ static void with_tls(struct harness *h, struct tap *t, int port)
         }
 }
 
+/* batonctl acl add IDENTITY ROLE as the admin: 0 when it says so. */
+static int acl_add(struct harness *h, const char *identity, const char *role)
+{
+        const char *env = getenv("BATONCTL");
+        char cert[PATH_MAX], key[PATH_MAX];
+        const char *head[] = {"--endpoints", h->endpoints, "--cert", cert,
+                              "--key",       key,          NULL};
+        const char *args[] = {"acl", "add", identity, role, NULL};
+        struct proc r;
+        int64_t end = tclient_now_ms() + START_MS;
+
+        snprintf(cert, sizeof cert, "%s", tlsfiles_path("admin.crt"));
+        snprintf(key, sizeof key, "%s", tlsfiles_path("admin.key"));
+        /* A leader seeds the list a second or so after it is elected. */
+        do {
+                proc_run(&r, env != NULL ? env : "./batonctl", 0, START_MS,
+                         head, args);
+        } while (r.status != 0 && strstr(r.err, "being seeded") != NULL &&
+                 tclient_now_ms() < end && (tclient_sleep_ms(100), true));
+        if (r.status != 0) {
+                proc_show(&r);
+        }
+        return r.status == 0 ? 0 : -1;
+}
+
+/* The role /metrics asks for is the cluster's access list's, as on the
+ * client port: `acl add` gives the lock-role certificate read, and takes
+ * it back, without a restart or a reload. */
+static void acl_decides(struct harness *h, struct tap *t, int port)
+{
+        struct answer a;
+
+        if (!tap_ok(t, acl_add(h, "app-locker", "read") == 0,
+                    "batonctl acl add app-locker read")) {
+                return;
+        }
+        tls_get(port, "/metrics", "locker", &a);
+        if (!tap_ok(t, a.status == 200,
+                    "access list: TLS /metrics with the certificate the "
+                    "list now gives read is 200")) {
+                show("TLS /metrics, role read by the list", &a);
+        }
+        if (!tap_ok(t, acl_add(h, "app-locker", "lock") == 0,
+                    "batonctl acl add app-locker lock")) {
+                return;
+        }
+        tls_get(port, "/metrics", "locker", &a);
+        if (!tap_ok(t, a.status == 403,
+                    "access list: and 403 again once it gives lock")) {
+                show("TLS /metrics, role lock by the list", &a);
+        }
+}
+
 /* curl's exit status on `url`, as the docs run it (-1: no curl here). */
 static int curl_exit(const char *url)
 {
@@ -498,6 +553,7 @@ int main(int argc, char **argv)
         if (tlsfiles_on() && restart_with(&h, any_flags, 4)) {
                 with_tls(&h, &t, port);
                 tls_checks(&h, &t, port);
+                acl_decides(&h, &t, port);
         }
         harness_close(&h);
         return tap_plan(&t);
