@@ -85,6 +85,16 @@ const char *rafttcp_who(const struct rafttcp_conn *c, char *buf, size_t size)
         return buf;
 }
 
+void rafttcp_unreachable(struct rafttcp_conn *c, const char *why)
+{
+        peerreach_failed(&c->rt->reach, c->id, c->address, why);
+}
+
+void rafttcp_reached(struct rafttcp_conn *c)
+{
+        peerreach_reached(&c->rt->reach, c->id, c->address);
+}
+
 /* Say why (`why` NULL: nothing worth saying) and have the transport drop
  * `c`. */
 static void fail(struct rafttcp_conn *c, int status, enum log_level level,
@@ -104,12 +114,14 @@ static void fail(struct rafttcp_conn *c, int status, enum log_level level,
 static void on_connected(uv_connect_t *req, int status)
 {
         struct rafttcp_conn *c = req->data;
+        char why[PEERREACH_WHY_MAX];
 
         if (c->closing) {
                 return;
         }
         if (status != 0) {
-                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, uv_strerror(status));
+                rafttcp_unreachable(c, peerreach_why(status, why, sizeof why));
+                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, why);
                 return;
         }
         uv_tcp_nodelay(&c->tcp, 1);
@@ -131,9 +143,10 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
         }
         if (status != 0 || res == NULL) {
                 uv_freeaddrinfo(res);
-                snprintf(why, sizeof why, "cannot resolve: %s",
+                snprintf(why, sizeof why, "name does not resolve (%s)",
                          uv_strerror(status));
-                fail(c, RAFT_NOCONNECTION, LOG_WARN, why);
+                rafttcp_unreachable(c, why);
+                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, why);
                 return;
         }
         uv_tcp_init(c->rt->loop, &c->tcp);
@@ -145,7 +158,8 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
         rv = uv_tcp_connect(&c->connect, &c->tcp, res->ai_addr, on_connected);
         uv_freeaddrinfo(res);
         if (rv != 0) {
-                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, uv_strerror(rv));
+                rafttcp_unreachable(c, peerreach_why(rv, why, sizeof why));
+                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, why);
         }
 }
 

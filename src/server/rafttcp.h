@@ -15,6 +15,7 @@
 
 #include "../lib/address.h"
 #include "../lib/queue.h"
+#include "peerreach.h"
 
 /*
  * A transport on rafttcp puts a struct rafttcp first in its own state and
@@ -23,9 +24,9 @@
  *
  * - dials: parses raft's address, resolves it and connects to its first
  *   address (raft dials again anyway); a failure is logged with the
- *   peer's address (an address that does not resolve as a warning, a
- *   refused connect at debug level, as raft retries every second), and
- *   raft's connect callback gets RAFT_NOCONNECTION;
+ *   peer's id, address and reason once per episode (peerreach.h: raft
+ *   dials again every second or so), and raft's connect callback gets
+ *   RAFT_NOCONNECTION;
  * - accepts, noting the peer's IP for the logs;
  * - turns Nagle's algorithm off on every stream: with it on, a leader
  *   sending AppendEntries while an earlier small message was
@@ -81,6 +82,7 @@ struct rafttcp {
         bool closing;
         raft_uv_transport_close_cb close_cb;
         struct queue conns; /* struct rafttcp_conn, until freed or raft's */
+        struct peerreach reach; /* the peers this node cannot dial */
 };
 
 /* One connection, as much of it as rafttcp knows. */
@@ -126,6 +128,13 @@ void rafttcp_handle_closed(uv_handle_t *h);
 /* Raft has `c` now, as its stream, and frees it: rafttcp forgets it (a
  * connection that stays the transport's stays until dropped). */
 void rafttcp_conn_give(struct rafttcp_conn *c);
+
+/* Dialled `c` failed for `why` ("refused (...)", "TLS refused: ..."):
+ * logged once per episode of its peer (peerreach.h). */
+void rafttcp_unreachable(struct rafttcp_conn *c, const char *why);
+
+/* Dialled `c` works: ends its peer's episode, if one runs. */
+void rafttcp_reached(struct rafttcp_conn *c);
 
 /* "connection to node ID at ADDRESS" or "connection from IP" into `buf`,
  * for the logs. Returns `buf`. */

@@ -1,0 +1,189 @@
+/* Network faults between batond nodes, on real processes on 127.0.0.1 with
+ * TLS (BATON_TEST_TLS=off: without), printing TAP: a peer whose raft port
+ * refuses is logged once per episode, from the first start on, and once
+ * when it is reached again; a member removed from the cluster learns it,
+ * says so and exits 0. Environment as test_integration (BATOND,
+ * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR, BATON_TEST_WATCHDOG). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "../../include/baton.h"
+#include "harness.h"
+#include "scenario.h"
+
+#define WATCHDOG_S 240
+#define QUIET_MS   3000 /* a dial about every heartbeat: ~60 in this time */
+
+/* Lines of the file at `path` with `needle` in them. */
+static unsigned count_lines(const char *path, const char *needle)
+{
+        FILE *f = fopen(path, "r");
+        char line[2048];
+        unsigned n = 0;
+
+        if (f == NULL) {
+                return 0;
+        }
+        while (fgets(line, sizeof line, f) != NULL) {
+                n += strstr(line, needle) != NULL;
+        }
+        fclose(f);
+        return n;
+}
+
+/* Poll node `id`'s log until it has at least `want` lines with `needle`,
+ * for up to `ms`. The count. */
+static unsigned await_lines(struct harness *h, unsigned id, const char *needle,
+                            unsigned want, int ms)
+{
+        int64_t deadline = tclient_now_ms() + ms;
+        unsigned n = 0;
+
+        while ((n = count_lines(h->nodes[id - 1].log_path, needle)) < want &&
+               tclient_now_ms() < deadline) {
+                poll_pause();
+        }
+        return n;
+}
+
+/* Start nodes `first`..`last` of the cluster on fresh directories named
+ * `tag`, so that their member lines bootstrap anew. */
+static bool fresh(struct ctx *x, unsigned first, unsigned last,
+                  const char *tag)
+{
+        struct harness *h = &x->h;
+        unsigned id;
+
+        for (id = first; id <= last; id++) {
+                struct harness_node *nd = &h->nodes[id - 1];
+                snprintf(nd->data_dir, sizeof nd->data_dir, "%s/%s%u", h->dir,
+                         tag, id);
+                snprintf(nd->apply_log, sizeof nd->apply_log, "%s/%s-apply%u.log",
+                         h->dir, tag, id);
+                if (harness_restart(h, id) != 0) {
+                        fail_at(x, __LINE__, "start node %u: %s", id,
+                                h->errmsg);
+                        return false;
+                }
+        }
+        return true;
+}
+
+/*
+ * Nodes 1 and 2 start a new cluster whose member 3 is not running: its
+ * raft port refuses. The leader logs that once, with node 3's id, address
+ * and "refused", and not again while it dials on; once node 3 runs, one
+ * line says it is reached again; killed, a second episode gets one line.
+ */
+static void sc_peer_refused(struct ctx *x)
+{
+        struct harness *h = &x->h;
+        char down[160], up[160];
+        unsigned leader, id, n;
+        int64_t until;
+
+        for (id = 1; id <= 3; id++) {
+                EXPECT(x, harness_kill(h, id, NULL) == 0, "kill node %u: %s",
+                       id, h->errmsg);
+        }
+        if (!fresh(x, 1, 2, "refused")) {
+                return;
+        }
+        EXPECT(x, harness_wait_leader(h, HEALTHY_MS, &leader) == 0,
+               "nodes 1 and 2 without node 3: %s", h->errmsg);
+        snprintf(down, sizeof down,
+                 "raft peer node 3 at %s cannot be reached: refused",
+                 h->nodes[2].raft_address);
+        snprintf(up, sizeof up, "raft peer node 3 at %s reached again",
+                 h->nodes[2].raft_address);
+        n = await_lines(h, leader, down, 1, HEALTHY_MS);
+        EXPECT(x, n == 1,
+               "node %u (leader) logged \"%s\" %u times, not once, at its "
+               "first start",
+               leader, down, n);
+        /* The leader dials node 3 at every heartbeat meanwhile. */
+        until = tclient_now_ms() + QUIET_MS;
+        while (tclient_now_ms() < until) {
+                poll_pause();
+        }
+        n = count_lines(h->nodes[leader - 1].log_path, down);
+        EXPECT(x, n == 1, "node %u logged \"%s\" %u times in one episode",
+               leader, down, n);
+        if (!fresh(x, 3, 3, "refused")) {
+                return;
+        }
+        n = await_lines(h, leader, up, 1, HEALTHY_MS);
+        EXPECT(x, n == 1, "node %u logged \"%s\" %u times once node 3 ran",
+               leader, up, n);
+        EXPECT(x, harness_kill(h, 3, NULL) == 0, "kill node 3: %s", h->errmsg);
+        n = await_lines(h, leader, down, 2, HEALTHY_MS);
+        EXPECT(x, n == 2,
+               "node %u logged \"%s\" %u times after node 3 was killed (a "
+               "second episode: 2 expected)",
+               leader, down, n);
+        printf("# node %u: \"%s\", once per episode\n", leader, down);
+}
+
+/* Scenarios, each on a cluster of its own. */
+static const struct scenario {
+        const char *name;
+        void (*run)(struct ctx *x);
+} scenarios[] = {
+    {"a peer whose raft port refuses is logged once per episode, from the "
+     "first start, and once when reached again",
+     sc_peer_refused},
+};
+
+#define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
+
+int main(int argc, char **argv)
+{
+        const char *wd = getenv("BATON_TEST_WATCHDOG");
+        const char *only = getenv("BATON_TEST_ONLY");
+        struct run r;
+        struct ctx x;
+        char first[256];
+        unsigned i;
+        int64_t t0;
+        bool all_ok = true;
+
+        (void)argc;
+        memset(&r, 0, sizeof r);
+        r.argv0 = argv[0];
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        harness_setup_process(wd != NULL ? (unsigned)atoi(wd) : WATCHDOG_S);
+        printf("1..%zu\n", N_SCENARIOS);
+        for (i = 0; i < N_SCENARIOS; i++) {
+                if (only != NULL && strstr(scenarios[i].name, only) == NULL) {
+                        printf("ok %u - %s # SKIP\n", i + 1, scenarios[i].name);
+                        continue;
+                }
+                memset(&x, 0, sizeof x);
+                x.run = &r;
+                x.n = 3;
+                x.ok = true;
+                harness_rearm_watchdog();
+                t0 = tclient_now_ms();
+                if (harness_start(&x.h, 3, NULL, r.argv0, 0) != 0) {
+                        fail_at(&x, __LINE__, "a new cluster: %s", x.h.errmsg);
+                } else {
+                        scenarios[i].run(&x);
+                }
+                harness_stop(&x.h);
+                if (x.ok && harness_scan_logs(&x.h, first, sizeof first) > 0) {
+                        fail_at(&x, __LINE__, "a sanitizer or assertion "
+                                              "report: %s",
+                                first);
+                }
+                printf("%s %u - %s (%" PRId64 " ms)%s%s\n",
+                       x.ok ? "ok" : "not ok", i + 1, scenarios[i].name,
+                       tclient_now_ms() - t0, x.ok ? "" : ": ", x.why);
+                all_ok = all_ok && x.ok;
+                x.h.failed = !x.ok;
+                harness_close(&x.h);
+        }
+        return all_ok ? 0 : 1;
+}
