@@ -108,6 +108,10 @@ struct node {
          * configuration index whose voters they were last told of. */
         struct peercheck *check;
         uint64_t voters_at;
+        /* Whether a committed configuration had this node, and the
+         * appended one without it, since when (nodedir_tell_voters()). */
+        bool was_member;
+        uint64_t removed_at, removed_since;
         char errmsg[640];
 };
 

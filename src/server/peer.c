@@ -659,6 +659,10 @@ int peer_init(struct raft_uv_transport *t, uv_loop_t *loop,
         rafttcp_init(&p->rt, t, loop, cfg->handshake_timeout_ms, &ops);
         p->cfg = cfg;
         p->check = check;
+        if (check != NULL) {
+                check->drop = rafttcp_drop_peer;
+                check->drop_data = &p->rt;
+        }
         return 0;
 }
 

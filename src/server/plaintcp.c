@@ -373,6 +373,10 @@ int plaintcp_init(struct plaintcp *pt, uv_loop_t *loop, struct peercheck *check,
         }
         rafttcp_init(&p->rt, &pt->transport, loop, handshake_ms, &ops);
         p->check = check;
+        if (check != NULL) {
+                check->drop = rafttcp_drop_peer;
+                check->drop_data = &p->rt;
+        }
         return 0;
 }
 

@@ -68,10 +68,39 @@ void rafttcp_conn_close(struct rafttcp_conn *c)
         maybe_release(c);
 }
 
+/* The descriptor of `g`, if it is still that connection (a descriptor
+ * closed by raft may have been reused), else -1. */
+static int given_fd(const struct rafttcp_given *g)
+{
+        struct sockaddr_storage local, peer;
+        socklen_t ll = sizeof local, pl = sizeof peer;
+
+        if (getsockname(g->fd, (struct sockaddr *)&local, &ll) != 0 ||
+            getpeername(g->fd, (struct sockaddr *)&peer, &pl) != 0 ||
+            memcmp(&local, &g->local, ll) != 0 ||
+            memcmp(&peer, &g->peer, pl) != 0) {
+                return -1;
+        }
+        return g->fd;
+}
+
 void rafttcp_conn_give(struct rafttcp_conn *c)
 {
+        struct rafttcp *rt = c->rt;
+        struct rafttcp_given *g = &rt->given[rt->n_given % RAFTTCP_GIVEN_MAX];
+        socklen_t ll = sizeof g->local, pl = sizeof g->peer;
+        uv_os_fd_t fd;
+
         queue_remove(&c->link);
         c->req = NULL;
+        memset(g, 0, sizeof *g);
+        if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0 &&
+            getsockname(fd, (struct sockaddr *)&g->local, &ll) == 0 &&
+            getpeername(fd, (struct sockaddr *)&g->peer, &pl) == 0) {
+                g->id = c->id;
+                g->fd = fd;
+                rt->n_given++;
+        }
 }
 
 const char *rafttcp_who(const struct rafttcp_conn *c, char *buf, size_t size)
@@ -93,6 +122,30 @@ void rafttcp_unreachable(struct rafttcp_conn *c, const char *why)
 void rafttcp_reached(struct rafttcp_conn *c)
 {
         peerreach_reached(&c->rt->reach, c->id, c->address);
+}
+
+void rafttcp_drop_peer(void *data, uint64_t id)
+{
+        struct rafttcp *rt = data;
+        struct queue *q = queue_head(&rt->conns);
+        unsigned i;
+
+        while (q != &rt->conns) {
+                struct rafttcp_conn *c =
+                    QUEUE_DATA(q, struct rafttcp_conn, link);
+                q = q->next;
+                if (c->id == id && !c->closing) {
+                        rt->ops->drop(c, RAFT_NOCONNECTION);
+                }
+        }
+        for (i = 0; i < RAFTTCP_GIVEN_MAX; i++) {
+                if (rt->given[i].id == id && given_fd(&rt->given[i]) >= 0) {
+                        shutdown(rt->given[i].fd, SHUT_RDWR);
+                }
+                if (rt->given[i].id == id) {
+                        rt->given[i].id = 0;
+                }
+        }
 }
 
 /* Say why (`why` NULL: nothing worth saying) and have the transport drop

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <raft.h>
 #include <raft/uv.h>
@@ -66,6 +67,16 @@ struct rafttcp_ops {
         void (*release)(struct rafttcp_conn *c);
 };
 
+/* A connection given to raft (rafttcp_conn_give()), as the kernel names
+ * it: found again by its descriptor and both ends, to be shut down when
+ * its peer is removed (rafttcp_drop_peer()). */
+#define RAFTTCP_GIVEN_MAX (4 * CONFIG_MAX_MEMBERS)
+struct rafttcp_given {
+        uint64_t id; /* 0: none */
+        int fd;
+        struct sockaddr_storage local, peer;
+};
+
 /* The transport's TCP side, set up by rafttcp_init(). */
 struct rafttcp {
         struct raft_uv_transport *t;
@@ -83,6 +94,8 @@ struct rafttcp {
         raft_uv_transport_close_cb close_cb;
         struct queue conns; /* struct rafttcp_conn, until freed or raft's */
         struct peerreach reach; /* the peers this node cannot dial */
+        struct rafttcp_given given[RAFTTCP_GIVEN_MAX]; /* newest overwrite */
+        unsigned n_given;
 };
 
 /* One connection, as much of it as rafttcp knows. */
@@ -135,6 +148,11 @@ void rafttcp_unreachable(struct rafttcp_conn *c, const char *why);
 
 /* Dialled `c` works: ends its peer's episode, if one runs. */
 void rafttcp_reached(struct rafttcp_conn *c);
+
+/* Drop every connection the transport `rt` (a struct rafttcp) still holds
+ * with node `id`, either way, and shut down those it gave raft (raft then
+ * closes them as lost) (peercheck.h's drop). */
+void rafttcp_drop_peer(void *rt, uint64_t id);
 
 /* "connection to node ID at ADDRESS" or "connection from IP" into `buf`,
  * for the logs. Returns `buf`. */

@@ -1,8 +1,8 @@
 /* Network faults between batond nodes, on real processes on 127.0.0.1 with
  * TLS (BATON_TEST_TLS=off: without), printing TAP: a peer whose raft port
  * refuses is logged once per episode, from the first start on, and once
- * when it is reached again; a member removed from the cluster learns it,
- * says so and exits 0. Environment as test_integration (BATOND,
+ * when it is reached again; a member removed from the cluster, follower or
+ * leader, learns it, says so and exits 0. Environment as test_integration (BATOND,
  * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR, BATON_TEST_WATCHDOG). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -127,6 +127,80 @@ static void sc_peer_refused(struct ctx *x)
         printf("# node %u: \"%s\", once per episode\n", leader, down);
 }
 
+#define REMOVED_LINE                                                           \
+        "this node is no longer a member of the cluster (member remove): "     \
+        "stopping"
+
+/* Wait up to `ms` for node `id` to exit by itself: 0 with its exit code
+ * (128 + a signal) in `*status`, or -1 while it runs. */
+static int await_own_exit(struct harness *h, unsigned id, int ms, int *status)
+{
+        struct harness_node *nd = &h->nodes[id - 1];
+        int64_t deadline = tclient_now_ms() + ms;
+        int st;
+
+        while (tclient_now_ms() < deadline) {
+                if (waitpid(nd->pid, &st, WNOHANG) == nd->pid) {
+                        nd->pid = 0;
+                        *status = WIFEXITED(st) ? WEXITSTATUS(st)
+                                                : 128 + WTERMSIG(st);
+                        return 0;
+                }
+                poll_pause();
+        }
+        return -1;
+}
+
+/* Remove member `id` through the leader; it must log REMOVED_LINE and
+ * exit 0 by itself, and the rest serve a lock. */
+static void removed_exits(struct ctx *x, unsigned id)
+{
+        struct harness *h = &x->h;
+        struct tclient c;
+        char name[64];
+        uint64_t token;
+        int rv, status = -1;
+
+        EXPECT(x, tclient_init(&c, h->endpoints) == 0, "client");
+        rv = tclient_member_remove(&c, id, OP_MS);
+        tclient_close(&c);
+        EXPECT(x, rv == 0, "member remove %u: %s", id, baton_strerror(rv));
+        EXPECT(x, await_own_exit(h, id, HEALTHY_MS, &status) == 0,
+               "node %u still runs %d ms after its removal (log: %s)", id,
+               HEALTHY_MS, h->nodes[id - 1].log_path);
+        EXPECT(x, status == 0, "removed node %u exited with status %d", id,
+               status);
+        EXPECT(x, count_lines(h->nodes[id - 1].log_path, REMOVED_LINE) == 1,
+               "removed node %u did not log \"%s\" once", id, REMOVED_LINE);
+        lock_name(x, name, sizeof name, "removed");
+        OPEN(x, &c, TTL_MS);
+        GRANT(x, token, &c, name);
+        RELEASE(x, &c, name, token);
+        tclient_close(&c);
+        printf("# node %u: \"%s\", exit status 0\n", id, REMOVED_LINE);
+}
+
+/* A follower removed from a 3-node cluster learns it and exits 0. */
+static void sc_removed_follower(struct ctx *x)
+{
+        unsigned leader;
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0,
+               "healthy: %s", x->h.errmsg);
+        removed_exits(x, a_follower(x, leader));
+}
+
+/* The leader removed from a 3-node cluster learns it from the committed
+ * configuration and exits 0; the other two elect a leader. */
+static void sc_removed_leader(struct ctx *x)
+{
+        unsigned leader;
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0,
+               "healthy: %s", x->h.errmsg);
+        removed_exits(x, leader);
+}
+
 /* Scenarios, each on a cluster of its own. */
 static const struct scenario {
         const char *name;
@@ -135,6 +209,10 @@ static const struct scenario {
     {"a peer whose raft port refuses is logged once per episode, from the "
      "first start, and once when reached again",
      sc_peer_refused},
+    {"a follower removed (member remove) says so and exits 0",
+     sc_removed_follower},
+    {"a leader removed (member remove) says so and exits 0",
+     sc_removed_leader},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
