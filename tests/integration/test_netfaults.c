@@ -8,11 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../include/baton.h"
 #include "harness.h"
 #include "scenario.h"
+#include "tlsfiles.h"
 
 #define WATCHDOG_S 240
 #define QUIET_MS   3000 /* a dial about every heartbeat: ~60 in this time */
@@ -127,6 +132,73 @@ static void sc_peer_refused(struct ctx *x)
         printf("# node %u: \"%s\", once per episode\n", leader, down);
 }
 
+/* A socket listening on `address` (127.0.0.1:PORT) that never accepts:
+ * connections complete in the kernel, and nothing answers on them. The
+ * descriptor, or -1. */
+static int silent_listener(const char *address)
+{
+        const char *port = strrchr(address, ':');
+        struct sockaddr_in sa;
+        int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+        if (fd < 0 || port == NULL) {
+                return -1;
+        }
+        memset(&sa, 0, sizeof sa);
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons((uint16_t)atoi(port + 1));
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+            listen(fd, 64) != 0) {
+                close(fd);
+                return -1;
+        }
+        return fd;
+}
+
+/*
+ * TLS: nodes 1 and 2 start a new cluster whose member 3's raft port takes
+ * connections and never answers (a stopped process, or not batond): the
+ * leader logs once that node 3 timed out in the TLS handshake.
+ */
+static void sc_peer_silent(struct ctx *x)
+{
+        struct harness *h = &x->h;
+        char down[192];
+        unsigned leader, id, n;
+        int fd;
+
+        if (!tlsfiles_on()) {
+                printf("# plain raft has no handshake to wait for: skipped\n");
+                return;
+        }
+        for (id = 1; id <= 3; id++) {
+                EXPECT(x, harness_kill(h, id, NULL) == 0, "kill node %u: %s",
+                       id, h->errmsg);
+        }
+        fd = silent_listener(h->nodes[2].raft_address);
+        EXPECT(x, fd >= 0, "listen on %s", h->nodes[2].raft_address);
+        if (!fresh(x, 1, 2, "silent")) {
+                close(fd);
+                return;
+        }
+        if (harness_wait_leader(h, HEALTHY_MS, &leader) != 0) {
+                close(fd);
+                fail_at(x, __LINE__, "nodes 1 and 2: %s", h->errmsg);
+                return;
+        }
+        snprintf(down, sizeof down,
+                 "raft peer node 3 at %s cannot be reached: timed out (no "
+                 "TLS handshake within",
+                 h->nodes[2].raft_address);
+        n = await_lines(h, leader, down, 1, HEALTHY_MS);
+        close(fd);
+        EXPECT(x, n == 1, "node %u logged \"%s\" %u times, not once", leader,
+               down, n);
+        printf("# node %u: \"%s ...\"\n", leader, down);
+}
+
 #define REMOVED_LINE                                                           \
         "this node is no longer a member of the cluster (member remove): "     \
         "stopping"
@@ -209,6 +281,9 @@ static const struct scenario {
     {"a peer whose raft port refuses is logged once per episode, from the "
      "first start, and once when reached again",
      sc_peer_refused},
+    {"a peer whose raft port never answers is logged as timed out in the "
+     "TLS handshake",
+     sc_peer_silent},
     {"a follower removed (member remove) says so and exits 0",
      sc_removed_follower},
     {"a leader removed (member remove) says so and exits 0",
