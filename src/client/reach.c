@@ -165,8 +165,9 @@ void reach_describe(const struct reach *r, char *buf, size_t size,
                 off += n > 0 ? (size_t)n : 0;
         }
         if (r->named_end.pass != 0 && off < size) {
-                snprintf(buf + off, size - off, "%sthe leader they name, %s: %s",
-                         off > 0 ? "; " : "", r->named, r->named_end.why);
+                snprintf(buf + off, size - off,
+                         "%sthe leader they name, %s: %s", off > 0 ? "; " : "",
+                         r->named, r->named_end.why);
         }
         if (leaderless != NULL) {
                 *leaderless = asked_leader && !answered;
@@ -244,8 +245,8 @@ void reach_why_connect(char *why, size_t size, int err, int connect_ms)
         if (err == ETIMEDOUT) {
                 snprintf(why, size, "timed out: no connection within %d ms",
                          connect_ms);
-        } else if (err == EHOSTUNREACH || err == ENETUNREACH ||
-                   err == EACCES || err == EPERM) {
+        } else if (err == EHOSTUNREACH || err == ENETUNREACH || err == EACCES ||
+                   err == EPERM) {
                 char sys[REACH_WHY_MAX];
                 reach_why_errno(sys, sizeof sys, err, "");
                 snprintf(why, size, "unreachable: %s", sys);

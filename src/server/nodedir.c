@@ -103,8 +103,9 @@ static void tell_removed(struct node *n)
                 n->removed_at = at;
                 n->removed_since = now;
         }
-        if (committed || now - n->removed_since >=
-                             REMOVED_WAIT * (uint64_t)n->cfg->election_timeout_ms) {
+        if (committed ||
+            now - n->removed_since >=
+                REMOVED_WAIT * (uint64_t)n->cfg->election_timeout_ms) {
                 peercheck_removed(n->check);
         }
 }

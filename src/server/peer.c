@@ -532,7 +532,7 @@ static void on_tcp_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         if (tn->draining) {
                 return;
         }
-        if (n < 0 && tn->c.outgoing && (tn->phase != OPEN || tn->awaiting_verdict)) {
+        if (n < 0 && tn->c.outgoing && tn->phase != OPEN) {
                 rafttcp_unreachable(&tn->c, "closed by the peer during the "
                                             "TLS handshake");
                 fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);

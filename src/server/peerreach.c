@@ -9,8 +9,7 @@
 
 #include "log.h"
 
-static struct peerreach_peer *find(struct peerreach *r, uint64_t id,
-                                   bool add)
+static struct peerreach_peer *find(struct peerreach *r, uint64_t id, bool add)
 {
         unsigned i;
 
@@ -51,8 +50,7 @@ void peerreach_reached(struct peerreach *r, uint64_t id, const char *address)
                 return;
         }
         p->down = false;
-        log_info("raft peer node %" PRIu64 " at %s reached again", id,
-                 address);
+        log_info("raft peer node %" PRIu64 " at %s reached again", id, address);
 }
 
 bool peerreach_down(const struct peerreach *r, uint64_t id)

@@ -22,7 +22,7 @@
  * none (as before) left a blocked raft port unseen.
  */
 
-#define PEERREACH_MAX (2 * CONFIG_MAX_MEMBERS)
+#define PEERREACH_MAX     (2 * CONFIG_MAX_MEMBERS)
 #define PEERREACH_WHY_MAX 160
 
 /* Caller-allocated, zeroed. Loop thread. */

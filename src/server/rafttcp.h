@@ -92,7 +92,7 @@ struct rafttcp {
         bool listening;
         bool closing;
         raft_uv_transport_close_cb close_cb;
-        struct queue conns; /* struct rafttcp_conn, until freed or raft's */
+        struct queue conns;     /* struct rafttcp_conn, until freed or raft's */
         struct peerreach reach; /* the peers this node cannot dial */
         struct rafttcp_given given[RAFTTCP_GIVEN_MAX]; /* newest overwrite */
         unsigned n_given;

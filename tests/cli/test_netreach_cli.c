@@ -122,10 +122,8 @@ static void endpoints(void)
         char refused[32], dropped[32], unroutable[32], want[96];
         struct proc r;
 
-        snprintf(refused, sizeof refused, "127.0.0.1:%u",
-                 lonenode_free_port());
-        ctl(&r, "--endpoints", refused, "--timeout", LONG, "holder", "x",
-            NULL);
+        snprintf(refused, sizeof refused, "127.0.0.1:%u", lonenode_free_port());
+        ctl(&r, "--endpoints", refused, "--timeout", LONG, "holder", "x", NULL);
         expect(&r, 3, PROMPT_MS, "a port that refuses", "holder", refused,
                "connection refused", NULL);
 
@@ -144,8 +142,7 @@ static void endpoints(void)
                 ok(false, "a DROP rule for %s", DROPPED);
                 return;
         }
-        ctl(&r, "--endpoints", dropped, "--timeout", LONG, "holder", "x",
-            NULL);
+        ctl(&r, "--endpoints", dropped, "--timeout", LONG, "holder", "x", NULL);
         expect(&r, 3, PROMPT_MS, "an address whose packets are dropped",
                "holder", want, NULL);
 }

@@ -2,8 +2,8 @@
  * TLS (BATON_TEST_TLS=off: without), printing TAP: a peer whose raft port
  * refuses is logged once per episode, from the first start on, and once
  * when it is reached again; a member removed from the cluster, follower or
- * leader, learns it, says so and exits 0. Environment as test_integration (BATOND,
- * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR, BATON_TEST_WATCHDOG). */
+ * leader, learns it, says so and exits 0. Environment as test_integration
+ * (BATOND, BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR, BATON_TEST_WATCHDOG). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +56,7 @@ static unsigned await_lines(struct harness *h, unsigned id, const char *needle,
 
 /* Start nodes `first`..`last` of the cluster on fresh directories named
  * `tag`, so that their member lines bootstrap anew. */
-static bool fresh(struct ctx *x, unsigned first, unsigned last,
-                  const char *tag)
+static bool fresh(struct ctx *x, unsigned first, unsigned last, const char *tag)
 {
         struct harness *h = &x->h;
         unsigned id;
@@ -66,8 +65,8 @@ static bool fresh(struct ctx *x, unsigned first, unsigned last,
                 struct harness_node *nd = &h->nodes[id - 1];
                 snprintf(nd->data_dir, sizeof nd->data_dir, "%s/%s%u", h->dir,
                          tag, id);
-                snprintf(nd->apply_log, sizeof nd->apply_log, "%s/%s-apply%u.log",
-                         h->dir, tag, id);
+                snprintf(nd->apply_log, sizeof nd->apply_log,
+                         "%s/%s-apply%u.log", h->dir, tag, id);
                 if (harness_restart(h, id) != 0) {
                         fail_at(x, __LINE__, "start node %u: %s", id,
                                 h->errmsg);
@@ -286,8 +285,7 @@ static const struct scenario {
      sc_peer_silent},
     {"a follower removed (member remove) says so and exits 0",
      sc_removed_follower},
-    {"a leader removed (member remove) says so and exits 0",
-     sc_removed_leader},
+    {"a leader removed (member remove) says so and exits 0", sc_removed_leader},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
@@ -327,8 +325,9 @@ int main(int argc, char **argv)
                 }
                 harness_stop(&x.h);
                 if (x.ok && harness_scan_logs(&x.h, first, sizeof first) > 0) {
-                        fail_at(&x, __LINE__, "a sanitizer or assertion "
-                                              "report: %s",
+                        fail_at(&x, __LINE__,
+                                "a sanitizer or assertion "
+                                "report: %s",
                                 first);
                 }
                 printf("%s %u - %s (%" PRId64 " ms)%s%s\n",

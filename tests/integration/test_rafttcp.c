@@ -93,8 +93,7 @@ static void sc_unresolvable(struct ctx *x)
                  "resolve",
                  addr);
         seen = count_lines(h->nodes[leader - 1].log_path, warned);
-        EXPECT(x, seen == 1, "\"%s\" logged %u times, not once", warned,
-               seen);
+        EXPECT(x, seen == 1, "\"%s\" logged %u times, not once", warned, seen);
         EXPECT(x,
                harness_reap(h) == 0 && harness_running(h, 1) &&
                    harness_running(h, 2),

@@ -253,7 +253,7 @@ static void removed_member_told(void **state)
 
         (void)state;
         setup(&f, 4, OURS);
-        f.voters[4] = f.members[4] = false; /* member remove 4 */
+        f.voters[4] = f.members[4] = false;           /* member remove 4 */
         assert_true(hello(&f, 4, OURS, 0x44, 1, &v)); /* not leading */
         assert_int_equal(v.code, RAFTHELLO_OK);
         f.leading = true;
@@ -295,7 +295,8 @@ static void told_it_was_removed_gives_up(void **state)
         assert_int_equal(f.gave_up, 1);
         assert_true(f.pc.removed);
         setup(&f, 3, OURS);
-        assert_false(verdict(&f, 2, RAFTHELLO_INCARNATION, OURS, 0x22, 0x30, 1));
+        assert_false(
+            verdict(&f, 2, RAFTHELLO_INCARNATION, OURS, 0x22, 0x30, 1));
         assert_int_equal(f.gave_up, 1);
         assert_false(f.pc.removed);
 }
