@@ -27,19 +27,24 @@ static struct peerreach_peer *find(struct peerreach *r, uint64_t id, bool add)
 }
 
 void peerreach_failed(struct peerreach *r, uint64_t id, const char *address,
-                      const char *why)
+                      const char *why, uint64_t started, uint64_t now)
 {
         struct peerreach_peer *p = find(r, id, true);
 
-        if (p != NULL && p->down) {
+        if (p == NULL) {
+                return; /* more peers than members: not tracked */
+        }
+        if (!p->down) {
+                p->down = true;
+                p->since = started;
+        }
+        if (p->said || now - p->since < PEERREACH_GRACE_MS) {
                 return;
         }
-        if (p != NULL) {
-                p->down = true;
-        }
+        p->said = true;
         log_warn("raft peer node %" PRIu64 " at %s cannot be reached: %s "
-                 "(said once until it is reached again)",
-                 id, address, why);
+                 "(for %" PRIu64 " ms; said once until it is reached again)",
+                 id, address, why, now - p->since);
 }
 
 void peerreach_reached(struct peerreach *r, uint64_t id, const char *address)
@@ -50,6 +55,10 @@ void peerreach_reached(struct peerreach *r, uint64_t id, const char *address)
                 return;
         }
         p->down = false;
+        if (!p->said) {
+                return;
+        }
+        p->said = false;
         log_info("raft peer node %" PRIu64 " at %s reached again", id, address);
 }
 

@@ -15,12 +15,17 @@
  * timed out, no route, a name that does not resolve, TLS refused either
  * way, closed during the handshake), whether the peer was ever reached or
  * not (a first start with a peer's port blocked is one), and ends when a
- * dial of that peer gets a working connection. Each beginning is logged
- * once as a warning, with the peer's id, its raft address and the first
- * reason; each end once at info level. Raft dials a lost peer again about
- * once a second, so logging every failure would flood the log, and logging
- * none (as before) left a blocked raft port unseen.
+ * dial of that peer gets a working connection. An episode that has lasted
+ * PEERREACH_GRACE_MS since its first dial began is logged once as a
+ * warning, with the peer's id, its raft address and the reason of the
+ * failure that found it so; its end is then logged once at info level.
+ * Shorter ones are not: the nodes of a cluster starting together, or a
+ * peer restarting, refuse each other for a moment. Raft dials a lost peer
+ * again about once a second, so logging every failure would flood the
+ * log, and logging none (as before) left a blocked raft port unseen.
  */
+
+#define PEERREACH_GRACE_MS 2000
 
 #define PEERREACH_MAX     (2 * CONFIG_MAX_MEMBERS)
 #define PEERREACH_WHY_MAX 160
@@ -30,17 +35,20 @@ struct peerreach {
         unsigned n;
         struct peerreach_peer {
                 uint64_t id;
-                bool down; /* in an episode */
+                bool down;      /* in an episode */
+                bool said;      /* ... and it was logged */
+                uint64_t since; /* when its first failed dial began */
         } peers[PEERREACH_MAX];
 };
 
-/* A dial of node `id` at `address` failed for `why` ("refused: ...").
- * Logs when this begins an episode. */
+/* A dial of node `id` at `address`, begun at `started`, failed for `why`
+ * ("refused (...)") at `now` (ms, one monotonic clock). Logs when the
+ * episode has lasted PEERREACH_GRACE_MS and was not logged yet. */
 void peerreach_failed(struct peerreach *r, uint64_t id, const char *address,
-                      const char *why);
+                      const char *why, uint64_t started, uint64_t now);
 
 /* A dial of node `id` at `address` got a working connection. Logs when
- * this ends an episode. */
+ * this ends an episode that was logged. */
 void peerreach_reached(struct peerreach *r, uint64_t id, const char *address);
 
 /* Whether node `id` is in an episode. */

@@ -116,7 +116,8 @@ const char *rafttcp_who(const struct rafttcp_conn *c, char *buf, size_t size)
 
 void rafttcp_unreachable(struct rafttcp_conn *c, const char *why)
 {
-        peerreach_failed(&c->rt->reach, c->id, c->address, why);
+        peerreach_failed(&c->rt->reach, c->id, c->address, why, c->started,
+                         uv_now(c->rt->loop));
 }
 
 void rafttcp_reached(struct rafttcp_conn *c)

@@ -1,7 +1,8 @@
 /* Unit tests for the episodes of raft peers that cannot be reached
- * (peerreach.c): one line when a peer stops being reachable, none while
- * it stays so, one when it is reached again, per peer; and the reason
- * named by its kind. The log goes to a temporary file read back here. */
+ * (peerreach.c): one line when a peer has not been reachable for the
+ * grace, none while it stays so, one when it is reached again, per peer,
+ * nothing for a moment's refusal; and the reason named by its kind. The log
+ * goes to a temporary file read back here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,16 @@ static int to_file(void **state)
         return 0;
 }
 
+/* A refused dial of node 3 at `ms`, begun then. */
+static void refused_at(struct peerreach *r, uint64_t ms)
+{
+        char why[PEERREACH_WHY_MAX];
+
+        peerreach_failed(r, 3, "10.0.0.3:7001",
+                         peerreach_why(UV_ECONNREFUSED, why, sizeof why), ms,
+                         ms);
+}
+
 static void once_per_episode(void **state)
 {
         static struct peerreach r;
@@ -55,24 +66,28 @@ static void once_per_episode(void **state)
         const char *down = "raft peer node 3 at 10.0.0.3:7001 cannot be "
                            "reached: refused (connection refused)";
         const char *up = "raft peer node 3 at 10.0.0.3:7001 reached again";
-        char why[PEERREACH_WHY_MAX];
-        int i;
+        uint64_t ms;
 
         memset(&r, 0, sizeof r);
         /* Reached before any failure: nothing to say. */
         peerreach_reached(&r, 3, "10.0.0.3:7001");
-        for (i = 0; i < 50; i++) {
-                peerreach_failed(
-                    &r, 3, "10.0.0.3:7001",
-                    peerreach_why(UV_ECONNREFUSED, why, sizeof why));
-        }
+        /* Refused for a moment (a peer starting): nothing said. */
+        refused_at(&r, 1000);
+        refused_at(&r, 1000 + PEERREACH_GRACE_MS - 1);
         assert_true(peerreach_down(&r, 3));
+        peerreach_reached(&r, 3, "10.0.0.3:7001");
+        assert_int_equal(logged(f, "10.0.0.3:7001"), 0);
+        /* Refused for longer, once a second: one line. */
+        for (ms = 10000; ms < 60000; ms += 1000) {
+                refused_at(&r, ms);
+        }
         assert_int_equal(logged(f, down), 1);
-        /* Another peer has an episode of its own. */
-        peerreach_failed(&r, 2, "10.0.0.2:7001", "timed out");
-        assert_int_equal(logged(f,
-                                "raft peer node 2 at 10.0.0.2:7001 cannot be "
-                                "reached: timed out"),
+        /* Another peer has an episode of its own: a dial that timed out
+         * after longer than the grace is said at once. */
+        peerreach_failed(&r, 2, "10.0.0.2:7001", "timed out", 60000,
+                         60000 + 5000);
+        assert_int_equal(logged(f, "raft peer node 2 at 10.0.0.2:7001 cannot "
+                                   "be reached: timed out (for 5000 ms"),
                          1);
         peerreach_reached(&r, 3, "10.0.0.3:7001");
         peerreach_reached(&r, 3, "10.0.0.3:7001");
@@ -80,8 +95,9 @@ static void once_per_episode(void **state)
         assert_true(peerreach_down(&r, 2));
         assert_int_equal(logged(f, up), 1);
         /* A second episode: one line more. */
-        peerreach_failed(&r, 3, "10.0.0.3:7001",
-                         peerreach_why(UV_ECONNREFUSED, why, sizeof why));
+        for (ms = 70000; ms < 80000; ms += 1000) {
+                refused_at(&r, ms);
+        }
         assert_int_equal(logged(f, down), 2);
 }
 
