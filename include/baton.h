@@ -1024,8 +1024,12 @@ BATON_API int baton_member_remove(baton_client *c, uint64_t id);
  * at most three election timeouts after the start (or the handle's
  * request timeout, if shorter). On 0, `*from` (may be NULL) is the member
  * that led and `*to` (may be NULL) the one leading now: another than `id`
- * if it won the election instead, 0 if none is known yet (both 0 from a
- * node of an earlier release, which answers when the transfer starts).
+ * if it won the election instead. When the node that led stepped down
+ * before the election ended, the call asks the cluster's status until a
+ * leader is known (within the request timeout), so `*to` is where
+ * leadership actually went; 0 only if no leader was known by then (both
+ * 0 from a node of an earlier release, which answers when the transfer
+ * starts).
  *
  * Errors, each with its detail in baton_errmsg(): BATON_ENOMEMBER (no
  * such member), BATON_EISLEADER (it leads already), BATON_ENOTVOTER (a

@@ -193,6 +193,10 @@ static void fail_as(struct link *l, int64_t now, bool silent,
         enum reach_verdict v =
             reach_note(&l->reach, l->peer_index, outcome, tls, why, now);
 
+        if (l->peer_index < 0) {
+                reach_note_named(&l->reach, l->peer, outcome, tls, why);
+        }
+
         if (silent) {
                 memcpy(l->suspect, l->peer, sizeof l->suspect);
                 l->suspect_until = now + SUSPECT_MS;
@@ -256,6 +260,9 @@ static void up(struct link *l, int64_t now)
         l->last_rx = now;
         reach_note(&l->reach, l->peer_index, REACH_ANSWERED, false, "answered",
                    now);
+        if (l->peer_index < 0) {
+                reach_note_named(&l->reach, l->peer, REACH_ANSWERED, false, "");
+        }
         l->cb.connected(l->cb.data, now);
 }
 
@@ -310,12 +317,7 @@ static void connect_failed(struct link *l, int64_t now)
 {
         char why[REACH_WHY_MAX];
 
-        if (l->connect_err == ETIMEDOUT) {
-                snprintf(why, sizeof why, "no connection within %d ms",
-                         CONNECT_MS);
-        } else {
-                reach_why_errno(why, sizeof why, l->connect_err, "");
-        }
+        reach_why_connect(why, sizeof why, l->connect_err, CONNECT_MS);
         fail_as(l, now, true,
                 l->connect_err == ECONNREFUSED ? REACH_NOT_LISTENING
                                                : REACH_REFUSED,

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../lib/address.h"
 #include "../proto/proto.h"
@@ -451,6 +452,30 @@ static int transfer_refused(baton_client *c, uint64_t id, int rv)
         }
 }
 
+/* Between two questions to a cluster that is electing. */
+#define ELECTING_POLL_MS 50
+
+/* Leadership left the node that led, and it knew no successor yet (it
+ * steps down when the member asked for starts its election, before anyone
+ * has won it; another member may win instead): ask the cluster's status
+ * until a leader is known, within the handle's request timeout. The
+ * leader's id, or 0 when none was known by then. */
+static uint64_t successor(baton_client *c)
+{
+        int64_t deadline =
+            clock_after(clock_now_ms(), c->opts.request_timeout_ms);
+        struct timespec pause = {0, ELECTING_POLL_MS * 1000000L};
+        struct baton_status st;
+
+        while (clock_now_ms() < deadline) {
+                if (baton_status(c, NULL, &st) == 0 && st.leader_id != 0) {
+                        return st.leader_id;
+                }
+                nanosleep(&pause, NULL);
+        }
+        return 0;
+}
+
 int baton_transfer_to(baton_client *c, uint64_t id, uint64_t *from,
                       uint64_t *to)
 {
@@ -479,7 +504,7 @@ int baton_transfer_to(baton_client *c, uint64_t id, uint64_t *from,
                         *from = res.session;
                 }
                 if (to != NULL) {
-                        *to = res.owner;
+                        *to = res.owner != 0 ? res.owner : successor(c);
                 }
         }
         return 0;

@@ -1,6 +1,7 @@
 /* What each endpoint of a link answered when it was last tried. */
 #include "reach.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,22 @@ enum reach_verdict reach_note(struct reach *r, int i,
         return close_pass(r, now);
 }
 
+void reach_note_named(struct reach *r, const char *address,
+                      enum reach_outcome outcome, bool tls, const char *why)
+{
+        struct reach_endpoint *e = &r->named_end;
+
+        if (outcome != REACH_REFUSED && outcome != REACH_NOT_LISTENING) {
+                e->pass = 0;
+                return;
+        }
+        snprintf(r->named, sizeof r->named, "%s", address);
+        e->pass = r->pass;
+        e->outcome = (uint8_t)outcome;
+        e->tls = tls && outcome == REACH_REFUSED;
+        snprintf(e->why, sizeof e->why, "%s", why);
+}
+
 enum reach_verdict reach_skip(struct reach *r, int i, int64_t now)
 {
         if (i < 0 || (unsigned)i >= r->n || r->ends[i].pass == 0) {
@@ -147,6 +164,11 @@ void reach_describe(const struct reach *r, char *buf, size_t size,
                              off > 0 ? "; " : "", r->endpoints[i], e->why);
                 off += n > 0 ? (size_t)n : 0;
         }
+        if (r->named_end.pass != 0 && off < size) {
+                snprintf(buf + off, size - off,
+                         "%sthe leader they name, %s: %s", off > 0 ? "; " : "",
+                         r->named, r->named_end.why);
+        }
         if (leaderless != NULL) {
                 *leaderless = asked_leader && !answered;
         }
@@ -192,10 +214,17 @@ int reach_answer(const struct reach *r, uint64_t mark, bool sent, bool expired,
                 snprintf(buf, size, "cannot connect to any node: %s", what);
                 return tls ? BATON_ETLS : BATON_ECONNECT;
         }
+        if (!sent && leaderless && r->named_end.pass != 0) {
+                snprintf(buf, size, "cannot connect to the leader: %s", what);
+                return r->named_end.tls ? BATON_ETLS : BATON_ECONNECT;
+        }
         /* The text stands alone: it starts with what baton_strerror()
          * says of the code. */
         snprintf(buf, size, "%s%s%s%s%s", baton_strerror(BATON_ENOANSWER),
-                 leaderless ? ": no leader" : "",
+                 leaderless && r->named_end.pass != 0
+                     ? ": cannot connect to the leader"
+                 : leaderless ? ": no leader"
+                              : "",
                  sent && !leaderless
                      ? " (the request went out: its outcome is unknown)"
                      : "",
@@ -208,6 +237,21 @@ void reach_why_errno(char *why, size_t size, int err, const char *more)
         snprintf(why, size, "%s%s", strerror(err), more);
         if (why[0] >= 'A' && why[0] <= 'Z') {
                 why[0] = (char)(why[0] - 'A' + 'a');
+        }
+}
+
+void reach_why_connect(char *why, size_t size, int err, int connect_ms)
+{
+        if (err == ETIMEDOUT) {
+                snprintf(why, size, "timed out: no connection within %d ms",
+                         connect_ms);
+        } else if (err == EHOSTUNREACH || err == ENETUNREACH || err == EACCES ||
+                   err == EPERM) {
+                char sys[REACH_WHY_MAX];
+                reach_why_errno(sys, sizeof sys, err, "");
+                snprintf(why, size, "unreachable: %s", sys);
+        } else {
+                reach_why_errno(why, size, err, "");
         }
 }
 

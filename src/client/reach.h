@@ -67,6 +67,11 @@ struct reach {
                                   were NOT_LISTENING; 0: none */
         int failed_code;       /* of it: BATON_ETLS or BATON_ECONNECT */
         char failed_why[REACH_TEXT_MAX]; /* of it: each endpoint's reason */
+        /* The leader the nodes named, when it is not an endpoint: its
+         * address and its last attempt (pass 0: none recorded, or it
+         * answered since). */
+        char named[REACH_ADDR_MAX];
+        struct reach_endpoint named_end;
 };
 
 /* `endpoints` (n >= 1) are borrowed for the life of `r`. 0 or
@@ -93,6 +98,14 @@ enum reach_verdict reach_note(struct reach *r, int i,
                               enum reach_outcome outcome, bool tls,
                               const char *why, int64_t now);
 
+/* An attempt on `address`, the leader a node named, which is not an
+ * endpoint, came to `outcome` for `why` (copied; `tls`: a TLS failure):
+ * kept for what a call that gives up says (a refusal), or forgotten (an
+ * answer). It never makes a pass fail: the nodes name a leader that died
+ * until they notice, which an election mends. */
+void reach_note_named(struct reach *r, const char *address,
+                      enum reach_outcome outcome, bool tls, const char *why);
+
 /* Endpoint `i` is skipped in this pass (it went silent a moment ago): its
  * last outcome counts for this pass too. What the pass came to. */
 enum reach_verdict reach_skip(struct reach *r, int i, int64_t now);
@@ -105,9 +118,11 @@ void reach_answered(struct reach *r, int i);
 bool reach_failed_since(const struct reach *r, uint64_t mark);
 
 /* "A: why; B: why" for every endpoint tried, from its last attempt, into
- * `buf` (cut short to fit). Whether some node answered that it knows no
- * leader, or named one that could not be reached, goes to `*leaderless`
- * (may be NULL): an election runs, or no majority is left. */
+ * `buf` (cut short to fit), then "; the leader they name, L: why" when
+ * the last attempt on a named leader that is not an endpoint failed.
+ * Whether some node answered that it knows no leader, or named one that
+ * could not be reached, goes to `*leaderless` (may be NULL): an election
+ * runs, or no majority is left. */
 void reach_describe(const struct reach *r, char *buf, size_t size,
                     bool *leaderless);
 
@@ -120,9 +135,14 @@ void reach_describe(const struct reach *r, char *buf, size_t size,
  *   the cluster, so nothing can have been applied);
  * - otherwise 0 (wait on) until `expired`, the call's deadline; then
  *   BATON_ENOANSWER, saying "no leader" when the nodes that answered knew
- *   none and, for a request that went out, that its outcome is unknown;
- *   or, for a request never sent when no node answered at all,
- *   BATON_ETLS / BATON_ECONNECT as above.
+ *   none ("cannot connect to the leader" when they named one that could
+ *   not be reached) and, for a request that went out, that its outcome
+ *   is unknown;
+ *   or, for a request never sent when no node answered at all, or when
+ *   the nodes named a leader that could not be reached (refused,
+ *   unreachable, timed out, a name that does not resolve),
+ *   BATON_ETLS / BATON_ECONNECT as above, saying which address failed
+ *   and why.
  */
 int reach_answer(const struct reach *r, uint64_t mark, bool sent, bool expired,
                  char *buf, size_t size);
@@ -130,6 +150,13 @@ int reach_answer(const struct reach *r, uint64_t mark, bool sent, bool expired,
 /* An endpoint's reason from the system's: strerror(err), lower-cased
  * ("connection refused"), then `more`. */
 void reach_why_errno(char *why, size_t size, int err, const char *more);
+
+/* An endpoint's reason for a connect that failed with `err` (or took
+ * over `connect_ms`: ETIMEDOUT), named by its kind: "connection refused",
+ * "unreachable: no route to host" (a firewall's or a prohibit route's
+ * "permission denied" too), "timed out: no connection within N ms", else
+ * the system's words. */
+void reach_why_connect(char *why, size_t size, int err, int connect_ms);
 
 struct tls_conn;
 

@@ -122,13 +122,14 @@ static void on_refused_timer(uv_timer_t *t)
 }
 
 /* The peers refused this node's data directory (peercheck.h has logged
- * why): stop with status 1, from a callback of its own rather than from
- * inside the raft transport's. */
+ * why): stop with status 1, or 0 when it was removed from the cluster
+ * (nothing is wrong: it was asked to go), from a callback of its own
+ * rather than from inside the raft transport's. */
 static void on_refused(void *data)
 {
         struct server *s = data;
 
-        s->exit_code = 1;
+        s->exit_code = s->check.removed ? 0 : 1;
         uv_timer_start(&s->refused, on_refused_timer, 0, 0);
 }
 

@@ -113,6 +113,10 @@ struct node {
         /* node_probe()'s probes, until freed: node_close() ends them
          * before raft closes the transport they dial through. */
         struct queue probes;
+        /* Whether a committed configuration had this node, and the
+         * appended one without it, since when (nodedir_tell_voters()). */
+        bool was_member;
+        uint64_t removed_at, removed_since;
         char errmsg[640];
 };
 

@@ -29,12 +29,84 @@ static bool is_voter(void *data, uint64_t id)
         return false;
 }
 
+static bool has(const struct raft_configuration *conf, uint64_t id)
+{
+        unsigned i;
+
+        for (i = 0; i < conf->n; i++) {
+                if (conf->servers[i].id == id) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* Whether `id` is in raft's configuration now, in any role. */
+static bool is_member(void *data, uint64_t id)
+{
+        struct node *n = data;
+
+        return n->core != NULL && has(&n->core->raft.configuration, id);
+}
+
+static bool is_leading(void *data)
+{
+        struct node *n = data;
+
+        return n->core != NULL && raft_state(&n->core->raft) == RAFT_LEADER;
+}
+
 void nodedir_attach(struct node *n, struct peercheck *check)
 {
         n->check = check;
         if (check != NULL) {
                 check->voter = is_voter;
+                check->member = is_member;
+                check->leading = is_leading;
                 check->voter_data = n;
+        }
+}
+
+/*
+ * A configuration without this node, after a committed one with it: it
+ * was removed (member remove), and says so and stops (peercheck.h). A
+ * committed one says so at once. The leader stops sending to a node it
+ * removes as soon as it appends that configuration, so a removed follower
+ * often never learns it was committed: one appended without it, left
+ * alone for REMOVED_WAIT election timeouts, says so too (had it been
+ * rolled back, a leader of the configuration with this node would have
+ * replaced it meanwhile). A node joining replays the configurations from
+ * before it was added: no committed one had it yet, so none counts.
+ */
+#define REMOVED_WAIT 5
+
+static void tell_removed(struct node *n)
+{
+        const struct raft *r = &n->core->raft;
+        bool committed = r->configuration_uncommitted_index == 0;
+        uint64_t at = committed ? r->configuration_committed_index
+                                : r->configuration_uncommitted_index;
+        uint64_t now = uv_now(n->loop);
+
+        if (at == 0) {
+                return;
+        }
+        if (has(&r->configuration, n->cfg->id)) {
+                n->was_member = n->was_member || committed;
+                n->removed_at = 0;
+                return;
+        }
+        if (!n->was_member) {
+                return;
+        }
+        if (n->removed_at != at) {
+                n->removed_at = at;
+                n->removed_since = now;
+        }
+        if (committed ||
+            now - n->removed_since >=
+                REMOVED_WAIT * (uint64_t)n->cfg->election_timeout_ms) {
+                peercheck_removed(n->check);
         }
 }
 
@@ -50,6 +122,9 @@ void nodedir_tell_voters(struct node *n)
         uint64_t ids[2 * CONFIG_MAX_MEMBERS];
         unsigned i, k = 0;
 
+        if (n->check != NULL) {
+                tell_removed(n);
+        }
         if (n->check == NULL || at == 0 || at == n->voters_at ||
             r->configuration.n > sizeof ids / sizeof ids[0]) {
                 return;
@@ -61,6 +136,10 @@ void nodedir_tell_voters(struct node *n)
                 }
         }
         peercheck_voters(n->check, ids, k);
+        for (i = 0; i < r->configuration.n; i++) {
+                ids[i] = r->configuration.servers[i].id;
+        }
+        peercheck_members(n->check, ids, r->configuration.n);
 }
 
 /* Raft's configuration as loaded from the data dir must put this node at

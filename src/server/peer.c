@@ -120,6 +120,16 @@ static void on_late(struct rafttcp_conn *c)
         if (((struct tunnel *)c)->phase == OPEN) {
                 return;
         }
+        if (c->outgoing) {
+                snprintf(why, sizeof why, "timed out (no %s within %u ms)",
+                         ((struct tunnel *)c)->phase == DIALING
+                             ? "connection"
+                             : "TLS handshake",
+                         c->rt->handshake_ms);
+                rafttcp_unreachable(c, why);
+                fail((struct tunnel *)c, RAFT_NOCONNECTION, LOG_DEBUG, why);
+                return;
+        }
         snprintf(why, sizeof why, "not connected within %u ms",
                  c->rt->handshake_ms);
         fail((struct tunnel *)c, RAFT_NOCONNECTION, LOG_WARN, why);
@@ -429,6 +439,9 @@ static void dialed(struct tunnel *tn)
         }
         flush_tls(tn, false);
         tn->phase = OPEN;
+        if (!tn->awaiting_verdict) {
+                rafttcp_reached(&tn->c); /* else once the verdict came */
+        }
         report(tn, (uv_stream_t *)raft_end, 0);
 }
 
@@ -452,7 +465,9 @@ static void answered(struct tunnel *tn, const uint8_t *p, size_t n)
                 if (!peercheck_verdict(peer_of(tn)->check, tn->c.id, &v,
                                        uv_now(peer_of(tn)->rt.loop))) {
                         fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
+                        return;
                 }
+                rafttcp_reached(&tn->c);
         }
 }
 
@@ -496,6 +511,17 @@ static void plain(struct tunnel *tn, const uint8_t *p, size_t n)
         }
 }
 
+/* TLS failed on a connection this node dialled: once per episode of the
+ * peer (either side may have refused the other's certificate). */
+static void refused_tls(struct tunnel *tn)
+{
+        char why[PEERREACH_WHY_MAX];
+
+        snprintf(why, sizeof why, "TLS refused (%s)", tls_errmsg(tn->tls));
+        rafttcp_unreachable(&tn->c, why);
+        refuse(tn, LOG_DEBUG, NULL);
+}
+
 /* Ciphertext from the peer: the handshake, the hello, then raft's bytes. */
 static void on_tcp_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
@@ -504,6 +530,12 @@ static void on_tcp_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         long rv;
 
         if (tn->draining) {
+                return;
+        }
+        if (n < 0 && tn->c.outgoing && tn->phase != OPEN) {
+                rafttcp_unreachable(&tn->c, "closed by the peer during the "
+                                            "TLS handshake");
+                fail(tn, RAFT_NOCONNECTION, LOG_DEBUG, NULL);
                 return;
         }
         if (n < 0) {
@@ -520,6 +552,10 @@ static void on_tcp_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                 rv = tls_read(tn->tls, out, sizeof out);
                 if (tn->phase == SECURING && tls_ready(tn->tls)) {
                         secured(tn);
+                }
+                if (rv < 0 && rv != TLS_EOF && tn->c.outgoing) {
+                        refused_tls(tn);
+                        return;
                 }
                 if (rv < 0) {
                         refuse(tn, rv == TLS_EOF ? LOG_DEBUG : LOG_WARN,
@@ -624,6 +660,10 @@ int peer_init(struct raft_uv_transport *t, uv_loop_t *loop,
                      cfg->raft_listen, &ops);
         p->cfg = cfg;
         p->check = check;
+        if (check != NULL) {
+                check->drop = rafttcp_drop_peer;
+                check->drop_data = &p->rt;
+        }
         return 0;
 }
 

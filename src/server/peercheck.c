@@ -146,6 +146,12 @@ static void log_ours(struct peercheck *pc, struct peercheck_peer *p,
         if (p != NULL) {
                 p->ours = (uint8_t)code;
         }
+        if (code == RAFTHELLO_REMOVED) {
+                log_warn("%s: it is not a member of the cluster (member "
+                         "remove): told so",
+                         what);
+                return;
+        }
         if (code == RAFTHELLO_CLUSTER) {
                 log_warn("%s: its data directory was made for cluster "
                          "%016" PRIx64 ", this node's for cluster %016" PRIx64
@@ -159,6 +165,16 @@ static void log_ours(struct peercheck *pc, struct peercheck_peer *p,
                  "replaced, and it must not vote or count towards commits "
                  "as if it had kept its data",
                  what, incarnation, p != NULL ? dirid_peer(d, p->id) : 0);
+}
+
+/* Whether node `id`, presenting `cluster`, was removed: this node leads
+ * (its configuration is the newest), both are of one known cluster, and
+ * `id` is in no role of the configuration. */
+static bool removed(const struct peercheck *pc, uint64_t id, uint64_t cluster)
+{
+        return pc->member != NULL && pc->leading != NULL &&
+               pc->id->cluster != 0 && cluster == pc->id->cluster &&
+               pc->leading(pc->voter_data) && !pc->member(pc->voter_data, id);
 }
 
 bool peercheck_incoming(struct peercheck *pc, uint64_t id, const char *from,
@@ -178,6 +194,9 @@ bool peercheck_incoming(struct peercheck *pc, uint64_t id, const char *from,
         }
         code = rafthello_judge(pc->id, id, voter(pc, id), e->cluster,
                                e->incarnation);
+        if (code == RAFTHELLO_OK && removed(pc, id, e->cluster)) {
+                code = RAFTHELLO_REMOVED;
+        }
         v->code = (uint8_t)code;
         if (code != RAFTHELLO_OK) {
                 snprintf(how, sizeof how,
@@ -213,6 +232,17 @@ static void refused_by(struct peercheck *pc, struct peercheck_peer *p,
 {
         const struct dirid *d = pc->id;
 
+        if (v->code == RAFTHELLO_REMOVED) {
+                if (pc->gave_up) {
+                        return;
+                }
+                log_info("node %" PRIu64 " (leader) refuses this node's raft "
+                         "connections: this node is not in its "
+                         "configuration",
+                         id);
+                peercheck_removed(pc);
+                return;
+        }
         if (v->code == RAFTHELLO_INCARNATION) {
                 if (pc->gave_up) {
                         return;
@@ -279,6 +309,32 @@ bool peercheck_verdict(struct peercheck *pc, uint64_t id,
                 pc->accepted = true;
         }
         return true;
+}
+
+void peercheck_members(struct peercheck *pc, const uint64_t *ids, unsigned n)
+{
+        unsigned i, j;
+
+        for (i = 0; i < pc->n_members; i++) {
+                for (j = 0; j < n && ids[j] != pc->members[i]; j++) {
+                }
+                if (j == n && pc->members[i] != pc->self && pc->drop != NULL) {
+                        pc->drop(pc->drop_data, pc->members[i]);
+                }
+        }
+        pc->n_members = n < PEERCHECK_MAX_PEERS ? n : PEERCHECK_MAX_PEERS;
+        memcpy(pc->members, ids, pc->n_members * sizeof ids[0]);
+}
+
+void peercheck_removed(struct peercheck *pc)
+{
+        if (pc->gave_up) {
+                return;
+        }
+        log_warn("this node is no longer a member of the cluster (member "
+                 "remove): stopping");
+        pc->removed = true;
+        give_up(pc);
 }
 
 void peercheck_voters(struct peercheck *pc, const uint64_t *ids, unsigned n)

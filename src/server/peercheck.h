@@ -46,6 +46,17 @@
  * foreign directory whose raft configuration names no peer of this
  * cluster hears from the leader alone).
  *
+ * A removed member learns it: the leader (whose configuration is the
+ * newest) refuses a hello of its own cluster from a node that is not in
+ * its raft configuration in any role, with the verdict REMOVED; the node
+ * refused so, or one that sees a committed configuration without itself
+ * after one with itself (peercheck_removed()), logs "this node is no
+ * longer a member of the cluster (member remove): stopping" and gives up
+ * with `removed` set (batond then exits 0). A node not added yet has no
+ * cluster in its hello (an empty directory), or is not dialled by raft
+ * before it is added, so it is never told so; a wiped voter is refused
+ * for its incarnation, as before, since it is still a member.
+ *
  * Peers without the addition (batond 0.1, or an address over 44 bytes)
  * are accepted unchecked, as before. What this cannot see: a peer that
  * never heard from a wiped directory (it received no connection from it
@@ -73,12 +84,25 @@ struct peercheck {
          * NULL: nobody is). */
         bool (*voter)(void *data, uint64_t id);
         void *voter_data;
+        /* Whether `id` is in raft's configuration now, in any role, and
+         * whether this node leads (node.c's, with voter_data; NULL: no
+         * node is told it was removed). */
+        bool (*member)(void *data, uint64_t id);
+        bool (*leading)(void *data);
+        /* The transport's: close every connection with node `id` (NULL:
+         * none), so that a removed node dials again and hears why. */
+        void (*drop)(void *data, uint64_t id);
+        void *drop_data;
+        /* The members of the configuration last told (peercheck_members). */
+        unsigned n_members;
+        uint64_t members[PEERCHECK_MAX_PEERS];
         /* Called once when this node gives up, after the line is logged
          * (NULL: nothing happens). */
         void (*refused)(void *data);
         void *refused_data;
         bool accepted; /* a peer of this node's cluster accepted it */
         bool gave_up;
+        bool removed; /* gave up: this node is no longer a member */
         unsigned n_peers;
         struct peercheck_peer {
                 uint64_t id;
@@ -112,6 +136,16 @@ bool peercheck_incoming(struct peercheck *pc, uint64_t id, const char *from,
  * `now`: whether the connection may stay open. */
 bool peercheck_verdict(struct peercheck *pc, uint64_t id,
                        const struct rafthello_verdict *v, uint64_t now);
+
+/* The `n` members (any role) of raft's configuration now: connections
+ * with a node that was a member and is no more are dropped, since raft
+ * keeps using those it has, and a removed node hears the REMOVED verdict
+ * only when it dials again. */
+void peercheck_members(struct peercheck *pc, const uint64_t *ids, unsigned n);
+
+/* This node learned that it is no longer a member: say so, once, and
+ * give up with `removed` set. */
+void peercheck_removed(struct peercheck *pc);
 
 /* The `n` voters of raft's configuration now: the others' incarnations
  * are forgotten (and the identity file saved if that changed it). */

@@ -81,6 +81,16 @@ static void on_release(struct rafttcp_conn *rc)
 
 static void on_late(struct rafttcp_conn *rc)
 {
+        char why[PEERREACH_WHY_MAX];
+
+        if (rc->outgoing) {
+                snprintf(why, sizeof why,
+                         "timed out (no connection within %u ms)",
+                         rc->rt->handshake_ms);
+                rafttcp_unreachable(rc, why);
+                drop((struct conn *)rc, RAFT_NOCONNECTION);
+                return;
+        }
         log_warn("raft connection %s %s: no handshake within %u ms",
                  rc->outgoing ? "to" : "from",
                  rc->outgoing ? rc->address : rc->from, rc->rt->handshake_ms);
@@ -271,11 +281,14 @@ static void on_verdict(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                          "hello is not a verdict",
                          (unsigned long long)c->c.id);
         }
-        if ((used < 0 ||
-             !peercheck_verdict(p->check, c->c.id, &v, uv_now(p->rt.loop))) &&
-            uv_fileno((uv_handle_t *)s, &fd) == 0) {
-                shutdown(fd, SHUT_RDWR);
+        if (used < 0 ||
+            !peercheck_verdict(p->check, c->c.id, &v, uv_now(p->rt.loop))) {
+                if (uv_fileno((uv_handle_t *)s, &fd) == 0) {
+                        shutdown(fd, SHUT_RDWR);
+                }
+                return;
         }
+        rafttcp_reached(&c->c);
 }
 
 static void on_handshake_written(uv_write_t *req, int status)
@@ -290,6 +303,9 @@ static void on_handshake_written(uv_write_t *req, int status)
         if (status != 0) {
                 drop(c, RAFT_NOCONNECTION);
                 return;
+        }
+        if (!c->awaiting) {
+                rafttcp_reached(&c->c); /* else once the verdict came */
         }
         rafttcp_conn_give(&c->c);
         if (c->awaiting) {
@@ -357,6 +373,10 @@ int plaintcp_init(struct plaintcp *pt, uv_loop_t *loop, struct peercheck *check,
         }
         rafttcp_init(&p->rt, &pt->transport, loop, handshake_ms, listen, &ops);
         p->check = check;
+        if (check != NULL) {
+                check->drop = rafttcp_drop_peer;
+                check->drop_data = &p->rt;
+        }
         return 0;
 }
 

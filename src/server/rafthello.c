@@ -168,7 +168,7 @@ bool rafthello_verdict_decode(const uint8_t *in, struct rafthello_verdict *v)
         v->cluster = rcursor_u64(&r);
         v->incarnation = rcursor_u64(&r);
         v->known = rcursor_u64(&r);
-        return v->code <= RAFTHELLO_INCARNATION;
+        return v->code <= RAFTHELLO_REMOVED;
 }
 
 enum rafthello_code rafthello_judge(const struct dirid *self, uint64_t peer,

@@ -61,6 +61,11 @@ enum rafthello_code {
         /* The judge knows the other node's id by another data directory,
          * and that node is a voter. */
         RAFTHELLO_INCARNATION = 2,
+        /* The judge leads, both know the same cluster, and the dialling
+         * node is not in the judge's raft configuration: it was removed
+         * (member remove). Nodes before this code read it as no verdict
+         * (and close the connection all the same). */
+        RAFTHELLO_REMOVED = 3,
 };
 
 struct rafthello_verdict {

@@ -68,10 +68,39 @@ void rafttcp_conn_close(struct rafttcp_conn *c)
         maybe_release(c);
 }
 
+/* The descriptor of `g`, if it is still that connection (a descriptor
+ * closed by raft may have been reused), else -1. */
+static int given_fd(const struct rafttcp_given *g)
+{
+        struct sockaddr_storage local, peer;
+        socklen_t ll = sizeof local, pl = sizeof peer;
+
+        if (getsockname(g->fd, (struct sockaddr *)&local, &ll) != 0 ||
+            getpeername(g->fd, (struct sockaddr *)&peer, &pl) != 0 ||
+            memcmp(&local, &g->local, ll) != 0 ||
+            memcmp(&peer, &g->peer, pl) != 0) {
+                return -1;
+        }
+        return g->fd;
+}
+
 void rafttcp_conn_give(struct rafttcp_conn *c)
 {
+        struct rafttcp *rt = c->rt;
+        struct rafttcp_given *g = &rt->given[rt->n_given % RAFTTCP_GIVEN_MAX];
+        socklen_t ll = sizeof g->local, pl = sizeof g->peer;
+        uv_os_fd_t fd;
+
         queue_remove(&c->link);
         c->req = NULL;
+        memset(g, 0, sizeof *g);
+        if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0 &&
+            getsockname(fd, (struct sockaddr *)&g->local, &ll) == 0 &&
+            getpeername(fd, (struct sockaddr *)&g->peer, &pl) == 0) {
+                g->id = c->id;
+                g->fd = fd;
+                rt->n_given++;
+        }
 }
 
 const char *rafttcp_who(const struct rafttcp_conn *c, char *buf, size_t size)
@@ -83,6 +112,41 @@ const char *rafttcp_who(const struct rafttcp_conn *c, char *buf, size_t size)
                 snprintf(buf, size, "connection from %s", c->from);
         }
         return buf;
+}
+
+void rafttcp_unreachable(struct rafttcp_conn *c, const char *why)
+{
+        peerreach_failed(&c->rt->reach, c->id, c->address, why, c->started,
+                         uv_now(c->rt->loop));
+}
+
+void rafttcp_reached(struct rafttcp_conn *c)
+{
+        peerreach_reached(&c->rt->reach, c->id, c->address);
+}
+
+void rafttcp_drop_peer(void *data, uint64_t id)
+{
+        struct rafttcp *rt = data;
+        struct queue *q = queue_head(&rt->conns);
+        unsigned i;
+
+        while (q != &rt->conns) {
+                struct rafttcp_conn *c =
+                    QUEUE_DATA(q, struct rafttcp_conn, link);
+                q = q->next;
+                if (c->id == id && !c->closing) {
+                        rt->ops->drop(c, RAFT_NOCONNECTION);
+                }
+        }
+        for (i = 0; i < RAFTTCP_GIVEN_MAX; i++) {
+                if (rt->given[i].id == id && given_fd(&rt->given[i]) >= 0) {
+                        shutdown(rt->given[i].fd, SHUT_RDWR);
+                }
+                if (rt->given[i].id == id) {
+                        rt->given[i].id = 0;
+                }
+        }
 }
 
 /* Say why (`why` NULL: nothing worth saying) and have the transport drop
@@ -104,12 +168,14 @@ static void fail(struct rafttcp_conn *c, int status, enum log_level level,
 static void on_connected(uv_connect_t *req, int status)
 {
         struct rafttcp_conn *c = req->data;
+        char why[PEERREACH_WHY_MAX];
 
         if (c->closing) {
                 return;
         }
         if (status != 0) {
-                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, uv_strerror(status));
+                rafttcp_unreachable(c, peerreach_why(status, why, sizeof why));
+                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, why);
                 return;
         }
         uv_tcp_nodelay(&c->tcp, 1);
@@ -131,9 +197,10 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
         }
         if (status != 0 || res == NULL) {
                 uv_freeaddrinfo(res);
-                snprintf(why, sizeof why, "cannot resolve: %s",
+                snprintf(why, sizeof why, "name does not resolve (%s)",
                          uv_strerror(status));
-                fail(c, RAFT_NOCONNECTION, LOG_WARN, why);
+                rafttcp_unreachable(c, why);
+                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, why);
                 return;
         }
         uv_tcp_init(c->rt->loop, &c->tcp);
@@ -145,7 +212,8 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
         rv = uv_tcp_connect(&c->connect, &c->tcp, res->ai_addr, on_connected);
         uv_freeaddrinfo(res);
         if (rv != 0) {
-                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, uv_strerror(rv));
+                rafttcp_unreachable(c, peerreach_why(rv, why, sizeof why));
+                fail(c, RAFT_NOCONNECTION, LOG_DEBUG, why);
         }
 }
 

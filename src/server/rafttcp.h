@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <raft.h>
 #include <raft/uv.h>
@@ -15,6 +16,7 @@
 
 #include "../lib/address.h"
 #include "../lib/queue.h"
+#include "peerreach.h"
 
 /*
  * A transport on rafttcp puts a struct rafttcp first in its own state and
@@ -23,9 +25,9 @@
  *
  * - dials: parses raft's address, resolves it and connects to its first
  *   address (raft dials again anyway); a failure is logged with the
- *   peer's address (an address that does not resolve as a warning, a
- *   refused connect at debug level, as raft retries every second), and
- *   raft's connect callback gets RAFT_NOCONNECTION;
+ *   peer's id, address and reason once per episode (peerreach.h: raft
+ *   dials again every second or so), and raft's connect callback gets
+ *   RAFT_NOCONNECTION;
  * - accepts, noting the peer's IP for the logs;
  * - turns Nagle's algorithm off on every stream: with it on, a leader
  *   sending AppendEntries while an earlier small message was
@@ -65,6 +67,16 @@ struct rafttcp_ops {
         void (*release)(struct rafttcp_conn *c);
 };
 
+/* A connection given to raft (rafttcp_conn_give()), as the kernel names
+ * it: found again by its descriptor and both ends, to be shut down when
+ * its peer is removed (rafttcp_drop_peer()). */
+#define RAFTTCP_GIVEN_MAX (4 * CONFIG_MAX_MEMBERS)
+struct rafttcp_given {
+        uint64_t id; /* 0: none */
+        int fd;
+        struct sockaddr_storage local, peer;
+};
+
 /* The transport's TCP side, set up by rafttcp_init(). */
 struct rafttcp {
         struct raft_uv_transport *t;
@@ -81,7 +93,10 @@ struct rafttcp {
         bool listening;
         bool closing;
         raft_uv_transport_close_cb close_cb;
-        struct queue conns; /* struct rafttcp_conn, until freed or raft's */
+        struct queue conns;     /* struct rafttcp_conn, until freed or raft's */
+        struct peerreach reach; /* the peers this node cannot dial */
+        struct rafttcp_given given[RAFTTCP_GIVEN_MAX]; /* newest overwrite */
+        unsigned n_given;
 };
 
 /* One connection, as much of it as rafttcp knows. */
@@ -130,6 +145,18 @@ void rafttcp_handle_closed(uv_handle_t *h);
 /* Raft has `c` now, as its stream, and frees it: rafttcp forgets it (a
  * connection that stays the transport's stays until dropped). */
 void rafttcp_conn_give(struct rafttcp_conn *c);
+
+/* Dialled `c` failed for `why` ("refused (...)", "TLS refused: ..."):
+ * logged once per episode of its peer (peerreach.h). */
+void rafttcp_unreachable(struct rafttcp_conn *c, const char *why);
+
+/* Dialled `c` works: ends its peer's episode, if one runs. */
+void rafttcp_reached(struct rafttcp_conn *c);
+
+/* Drop every connection the transport `rt` (a struct rafttcp) still holds
+ * with node `id`, either way, and shut down those it gave raft (raft then
+ * closes them as lost) (peercheck.h's drop). */
+void rafttcp_drop_peer(void *rt, uint64_t id);
 
 /* "connection to node ID at ADDRESS" or "connection from IP" into `buf`,
  * for the logs. Returns `buf`. */

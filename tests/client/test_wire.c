@@ -593,6 +593,54 @@ static void not_leader_followed(void **state)
         baton_client_destroy(c);
 }
 
+/* TRANSFER answered as a leader that stepped down knowing no successor
+ * yet (it was told of a newer term), then STATUS: no leader for three
+ * answers (the election runs), then node 2 leads. */
+static int transfer_unknown_winner(struct fake *f, const struct frame *fr)
+{
+        struct proto_result r;
+        struct proto_status st;
+        uint8_t out[512];
+        unsigned *asked = f->data;
+
+        memset(&r, 0, sizeof r);
+        memset(&st, 0, sizeof st);
+        if (fr->h.type == PROTO_TRANSFER) {
+                r.kind = PROTO_KIND_TRANSFERRED;
+                r.session = 1; /* it led */
+                fake_result(f, fr, &r);
+                return 1;
+        }
+        if (fr->h.type != PROTO_STATUS) {
+                return 0;
+        }
+        st.id = 1;
+        st.role = ++*asked > 3 ? BATON_ROLE_LEADER : BATON_ROLE_FOLLOWER;
+        st.leader_id = *asked > 3 ? 2 : 0;
+        fake_send(f, fr->conn, out,
+                  proto_write_status(out, sizeof out, fr->h.id, &st));
+        return 1;
+}
+
+/* baton_transfer_to() reports where leadership actually went: the node
+ * that led stepped down before the election ended, so the call asks the
+ * cluster until a leader is known, and it is node 2, not node 3. */
+static void transfer_reports_the_winner(void **state)
+{
+        baton_client *c;
+        uint64_t from = 9, to = 9;
+        unsigned asked = 0;
+
+        (void)state;
+        set_hook(transfer_unknown_winner, &asked);
+        c = client(F.addr[0], 10000, 3000, NULL);
+        assert_int_equal(baton_transfer_to(c, 3, &from, &to), 0);
+        assert_int_equal(from, 1);
+        assert_int_equal(to, 2);
+        assert_true(asked > 3);
+        baton_client_destroy(c);
+}
+
 /* An election: every node answers NOT_LEADER naming no leader, 20 times
  * in all, then serves. The library asks again every few tens of ms, so
  * the acquire is served within its 5 s deadline; backing off exponentially
@@ -1603,6 +1651,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_setup(bad_arguments, fake_reset),
             cmocka_unit_test(fence),
+            cmocka_unit_test_setup(transfer_reports_the_winner, fake_reset),
             cmocka_unit_test_setup(unknown_resent_same_bytes, fake_reset),
             cmocka_unit_test_setup(not_leader_followed, fake_reset),
             cmocka_unit_test_setup(late_grant_released, fake_reset),

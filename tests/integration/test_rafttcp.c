@@ -1,7 +1,8 @@
 /* How batond's raft transports dial (src/server/rafttcp.h), on real batond
  * processes on 127.0.0.1 with TLS (BATON_TEST_TLS=off: without), printing
  * TAP: a member whose raft address does not resolve is dialled again and
- * again, each failure logged, while the other nodes keep serving.
+ * again, each failure logged at debug level and the episode warned about
+ * once, while the other nodes keep serving.
  * Environment as test_integration (BATOND, BATON_TEST_BASE_PORT,
  * BATON_TEST_TMPDIR, BATON_TEST_WATCHDOG). */
 #include <inttypes.h>
@@ -41,7 +42,10 @@ static unsigned count_lines(const char *path, const char *needle)
  */
 static void sc_unresolvable(struct ctx *x)
 {
-        const char *cause = "cannot resolve";
+        /* Each failure at debug level; the warning once (peerreach.h). */
+        const char *cause = "name does not resolve";
+        const char *const debug[] = {"--log-level", "debug"};
+        char warned[160];
         struct harness *h = &x->h;
         struct tclient c;
         char addr[HARNESS_ADDR_MAX], name[64], *port;
@@ -65,6 +69,8 @@ static void sc_unresolvable(struct ctx *x)
                          h->dir, id);
                 snprintf(nd->apply_log, sizeof nd->apply_log,
                          "%s/unresolved-apply%u.log", h->dir, id);
+                EXPECT(x, harness_set_flags(h, id, debug, 2) == 0, "flags: %s",
+                       h->errmsg);
                 EXPECT(x, harness_restart(h, id) == 0, "restart node %u: %s",
                        id, h->errmsg);
         }
@@ -82,6 +88,12 @@ static void sc_unresolvable(struct ctx *x)
                addr);
         EXPECT(x, seen >= RESOLVES, "%u failed lookups logged in %d ms", seen,
                RESOLVE_MS);
+        snprintf(warned, sizeof warned,
+                 "raft peer node 3 at %s cannot be reached: name does not "
+                 "resolve",
+                 addr);
+        seen = count_lines(h->nodes[leader - 1].log_path, warned);
+        EXPECT(x, seen == 1, "\"%s\" logged %u times, not once", warned, seen);
         EXPECT(x,
                harness_reap(h) == 0 && harness_running(h, 1) &&
                    harness_running(h, 2),

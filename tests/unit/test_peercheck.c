@@ -24,7 +24,9 @@ struct fix {
         struct peercheck pc;
         unsigned saves;
         unsigned gave_up;
-        bool voters[8]; /* by id */
+        bool voters[8];  /* by id */
+        bool members[8]; /* by id: in the configuration in any role */
+        bool leading;
 };
 
 static void on_save(void *data)
@@ -42,6 +44,16 @@ static bool is_voter(void *data, uint64_t id)
         return id < 8 && ((struct fix *)data)->voters[id];
 }
 
+static bool is_member(void *data, uint64_t id)
+{
+        return id < 8 && ((struct fix *)data)->members[id];
+}
+
+static bool is_leading(void *data)
+{
+        return ((struct fix *)data)->leading;
+}
+
 /* Node 3 of `n` members, all voters, in cluster `cluster` (0: unknown). */
 static void setup(struct fix *f, unsigned n, uint64_t cluster)
 {
@@ -56,6 +68,7 @@ static void setup(struct fix *f, unsigned n, uint64_t cluster)
         f->id.incarnation = 0x33;
         for (i = 1; i <= n; i++) {
                 f->voters[i] = true;
+                f->members[i] = true;
         }
         peercheck_init(&f->pc, &f->id, "/data/n3", &f->cfg);
         f->pc.save = on_save;
@@ -63,6 +76,8 @@ static void setup(struct fix *f, unsigned n, uint64_t cluster)
         f->pc.refused = on_refused;
         f->pc.refused_data = f;
         f->pc.voter = is_voter;
+        f->pc.member = is_member;
+        f->pc.leading = is_leading;
         f->pc.voter_data = f;
 }
 
@@ -227,6 +242,65 @@ static void accepted_once_stays(void **state)
         assert_int_equal(f.gave_up, 0);
 }
 
+/* The leader refuses a node of its cluster that is in no role of its
+ * configuration, saying it was removed; a follower (whose configuration
+ * may lag), a node not yet told its cluster (an empty directory, as a
+ * replacement has) and a member are not. */
+static void removed_member_told(void **state)
+{
+        struct rafthello_verdict v;
+        struct fix f;
+
+        (void)state;
+        setup(&f, 4, OURS);
+        f.voters[4] = f.members[4] = false;           /* member remove 4 */
+        assert_true(hello(&f, 4, OURS, 0x44, 1, &v)); /* not leading */
+        assert_int_equal(v.code, RAFTHELLO_OK);
+        f.leading = true;
+        assert_false(hello(&f, 4, OURS, 0x44, 2, &v));
+        assert_int_equal(v.code, RAFTHELLO_REMOVED);
+        assert_true(hello(&f, 4, 0, 0x45, 3, &v)); /* a new directory */
+        assert_int_equal(v.code, RAFTHELLO_OK);
+        f.members[4] = true; /* added again, not yet a voter */
+        assert_true(hello(&f, 4, OURS, 0x44, 4, &v));
+        assert_int_equal(v.code, RAFTHELLO_OK);
+        assert_int_equal(f.gave_up, 0);
+}
+
+/* A wiped voter is refused for its incarnation, as before: it is a
+ * member, so never taken for a removed one. */
+static void wiped_voter_not_removed(void **state)
+{
+        struct rafthello_verdict v;
+        struct fix f;
+
+        (void)state;
+        setup(&f, 3, OURS);
+        f.leading = true;
+        assert_true(hello(&f, 2, OURS, 0x22, 1, NULL));
+        assert_false(hello(&f, 2, OURS, 0x99, 2, &v));
+        assert_int_equal(v.code, RAFTHELLO_INCARNATION);
+}
+
+/* Told it was removed: it gives up once, as removed; told it was wiped,
+ * it gives up not as removed. */
+static void told_it_was_removed_gives_up(void **state)
+{
+        struct fix f;
+
+        (void)state;
+        setup(&f, 3, OURS);
+        assert_false(verdict(&f, 1, RAFTHELLO_REMOVED, OURS, 0x11, 0, 1));
+        assert_false(verdict(&f, 1, RAFTHELLO_REMOVED, OURS, 0x11, 0, 2));
+        assert_int_equal(f.gave_up, 1);
+        assert_true(f.pc.removed);
+        setup(&f, 3, OURS);
+        assert_false(
+            verdict(&f, 2, RAFTHELLO_INCARNATION, OURS, 0x22, 0x30, 1));
+        assert_int_equal(f.gave_up, 1);
+        assert_false(f.pc.removed);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -238,6 +312,9 @@ int main(void)
             cmocka_unit_test(other_cluster_by_majority),
             cmocka_unit_test(one_peer_after_a_while),
             cmocka_unit_test(accepted_once_stays),
+            cmocka_unit_test(removed_member_told),
+            cmocka_unit_test(wiped_voter_not_removed),
+            cmocka_unit_test(told_it_was_removed_gives_up),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

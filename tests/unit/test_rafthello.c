@@ -165,6 +165,13 @@ static void verdicts(void **state)
         assert_int_equal(w.cluster, v.cluster);
         assert_int_equal(w.incarnation, v.incarnation);
         assert_int_equal(w.known, v.known);
+        /* REMOVED, the newest code, decodes. */
+        buf[3] = RAFTHELLO_REMOVED;
+        memset(&in, 0, sizeof in);
+        assert_int_equal(
+            rafthello_verdict_take(&in, buf, RAFTHELLO_VERDICT_LEN, &done, &w),
+            RAFTHELLO_VERDICT_LEN);
+        assert_int_equal(w.code, RAFTHELLO_REMOVED);
         /* A code this build does not know, or no verdict at all. */
         buf[3] = 9;
         memset(&in, 0, sizeof in);

@@ -216,6 +216,38 @@ static void words(void **state)
         assert_string_equal(why, "connection refused before answering");
 }
 
+/* Every endpoint names a leader that is not an endpoint and cannot be
+ * reached: the pass does not fail (an election mends that), and a call
+ * that gives up says which address failed and why; once it answers, that
+ * is forgotten. */
+static void named_leader_unreachable(void **state)
+{
+        struct reach *r = *state;
+        char buf[REACH_TEXT_MAX];
+        unsigned i;
+
+        for (i = 0; i < 3; i++) {
+                assert_int_equal(reach_note(r, (int)i, REACH_REDIRECTED, false,
+                                            "not the leader; it names l:9", 0),
+                                 i < 2 ? REACH_GOING : REACH_OVER);
+                reach_note_named(r, "l:9", REACH_REFUSED, false,
+                                 "timed out: no connection within 1000 ms");
+        }
+        assert_int_equal(reach_answer(r, 1, false, false, buf, sizeof buf), 0);
+        assert_int_equal(reach_answer(r, 1, false, true, buf, sizeof buf),
+                         BATON_ECONNECT);
+        assert_non_null(strstr(buf, "cannot connect to the leader: "));
+        assert_non_null(strstr(buf, "the leader they name, l:9: timed out: "
+                                    "no connection within 1000 ms"));
+        assert_int_equal(reach_answer(r, 1, true, true, buf, sizeof buf),
+                         BATON_ENOANSWER);
+        assert_non_null(strstr(buf, ": cannot connect to the leader: "));
+        reach_note_named(r, "l:9", REACH_ANSWERED, false, "");
+        assert_int_equal(reach_answer(r, 1, false, true, buf, sizeof buf),
+                         BATON_ENOANSWER);
+        assert_null(strstr(buf, "l:9: timed out"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -230,6 +262,8 @@ int main(void)
                                             teardown),
             cmocka_unit_test_setup_teardown(answers_of_a_call, setup, teardown),
             cmocka_unit_test_setup_teardown(words, setup, teardown),
+            cmocka_unit_test_setup_teardown(named_leader_unreachable, setup,
+                                            teardown),
         };
 
         return cmocka_run_group_tests_name("reach", tests, NULL, NULL);

@@ -143,7 +143,8 @@ class Admin:
         """Ask the leader to hand leadership to node `id` (0: any voter), and
         wait until it has moved (baton_transfer_to()). Returns the id of the
         member leading now: another than `id` if it won the election
-        instead, 0 if none is known yet."""
+        instead (asked of the cluster when the node that led stepped down
+        before the election ended), 0 if none was known in time."""
         led, leads = c_uint64(0), c_uint64(0)
         check(
             self._call(self._lib.baton_transfer_to, id, byref(led), byref(leads)),
