@@ -375,3 +375,22 @@ int scenario_main(int argc, char **argv, const char *prog, unsigned watchdog_s,
         printf("# %u of %u failed\n", r.failed, planned);
         return r.failed == 0 ? 0 : 1;
 }
+
+void scenario_close(struct ctx *x, const struct scenario_entry *s, int64_t t0)
+{
+        harness_reap(&x->h);
+        if (x->ok && x->h.unexpected_exits > 0) {
+                fail_at(x, __LINE__, "a node of the cluster exited on its own");
+        }
+        x->run->tap++;
+        if (x->ok) {
+                printf("ok %u - %s (%" PRId64 " ms)\n", x->run->tap, s->name,
+                       tclient_now_ms() - t0);
+        } else {
+                x->run->failed++;
+                x->h.failed = true;
+                printf("not ok %u - %s: %s\n", x->run->tap, s->name, x->why);
+        }
+        fflush(stdout);
+        harness_close(&x->h);
+}

@@ -240,4 +240,9 @@ int scenario_main(int argc, char **argv, const char *prog, unsigned watchdog_s,
                   void (*run_one)(struct ctx *x,
                                   const struct scenario_entry *s));
 
+/* The end of a scenario that had its cluster to itself (begun at `t0`,
+ * tclient_now_ms()): a node that exited on its own fails it, its TAP line
+ * says how it went, and the cluster is closed (kept when it failed). */
+void scenario_close(struct ctx *x, const struct scenario_entry *s, int64_t t0);
+
 #endif /* TESTS_INTEGRATION_SCENARIO_H */

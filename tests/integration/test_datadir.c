@@ -556,21 +556,7 @@ static void run_one(struct ctx *x, const struct scenario_entry *s)
                 x->h.keep = x->run->keep;
                 s->fn(x);
         }
-        harness_reap(&x->h);
-        if (x->ok && x->h.unexpected_exits > 0) {
-                fail_at(x, __LINE__, "a node of the cluster exited on its own");
-        }
-        x->run->tap++;
-        if (x->ok) {
-                printf("ok %u - %s (%" PRId64 " ms)\n", x->run->tap, s->name,
-                       tclient_now_ms() - t0);
-        } else {
-                x->run->failed++;
-                x->h.failed = true;
-                printf("not ok %u - %s: %s\n", x->run->tap, s->name, x->why);
-        }
-        fflush(stdout);
-        harness_close(&x->h);
+        scenario_close(x, s, t0);
 }
 
 int main(int argc, char **argv)
