@@ -69,3 +69,29 @@ int ctlcluster_close(struct harness *h, struct tap *t, bool scan_logs,
                  tclient_now_ms() - started_ms);
         return status;
 }
+
+bool ctlcluster_one_line(struct tap *t, const struct proc *r, int status,
+                         int64_t within_ms, const char *name, const char *what,
+                         va_list ap)
+{
+        char prefix[64];
+        const char *want, *nl = strchr(r->err, '\n');
+        bool good = r->status == status && r->elapsed_ms < within_ms &&
+                    nl != NULL && nl[1] == '\0';
+
+        snprintf(prefix, sizeof prefix, "batonctl: %s: ", what);
+        good = good && strncmp(r->err, prefix, strlen(prefix)) == 0;
+        while ((want = va_arg(ap, const char *)) != NULL) {
+                good = good && strstr(r->err, want) != NULL;
+        }
+        if (!tap_ok(t, good,
+                    "%s: exit %d in %" PRId64 " ms (< %" PRId64 "), one line "
+                    "naming the address and the reason",
+                    name, status, r->elapsed_ms, within_ms)) {
+                printf("# exit %d after %" PRId64 " ms; stderr: %s", r->status,
+                       r->elapsed_ms, r->err);
+        } else {
+                printf("# %s", r->err);
+        }
+        return good;
+}

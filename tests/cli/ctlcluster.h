@@ -4,10 +4,12 @@
 #ifndef TESTS_CLI_CTLCLUSTER_H
 #define TESTS_CLI_CTLCLUSTER_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "../integration/harness.h"
+#include "../lib/proc.h"
 #include "../lib/tap.h"
 
 #define CTLCLUSTER_HEALTHY_MS 20000 /* the cluster up and converged */
@@ -40,5 +42,15 @@ int ctlcluster_open(struct harness *h, const char *argv0, unsigned watchdog_s,
  */
 int ctlcluster_close(struct harness *h, struct tap *t, bool scan_logs,
                      int64_t started_ms);
+
+/*
+ * A TAP line `name`: batonctl's run `r` exited `status` within `within_ms`
+ * and wrote one line to stderr, "batonctl: WHAT: ...", holding each of the
+ * NULL-terminated strings in `ap` (the address, the reason). The line it
+ * wrote follows as a comment. Returns the verdict.
+ */
+bool ctlcluster_one_line(struct tap *t, const struct proc *r, int status,
+                         int64_t within_ms, const char *name, const char *what,
+                         va_list ap);
 
 #endif /* TESTS_CLI_CTLCLUSTER_H */

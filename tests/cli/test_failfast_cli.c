@@ -75,28 +75,11 @@ static void ctl(struct proc *r, bool plain, ...)
 static void expect_within(const struct proc *r, int64_t extra_ms,
                           const char *name, const char *what, ...)
 {
-        char prefix[64];
-        const char *want, *nl = strchr(r->err, '\n');
-        bool good = r->status == 3 && r->elapsed_ms < PROMPT_MS + extra_ms &&
-                    nl != NULL && nl[1] == '\0';
         va_list ap;
 
-        snprintf(prefix, sizeof prefix, "batonctl: %s: ", what);
-        good = good && strncmp(r->err, prefix, strlen(prefix)) == 0;
         va_start(ap, what);
-        while ((want = va_arg(ap, const char *)) != NULL) {
-                good = good && strstr(r->err, want) != NULL;
-        }
+        ctlcluster_one_line(&tap, r, 3, PROMPT_MS + extra_ms, name, what, ap);
         va_end(ap);
-        if (!ok(good,
-                "%s: exit 3 in %" PRId64 " ms (< %" PRId64 "), one line "
-                "naming the endpoint and the reason",
-                name, r->elapsed_ms, PROMPT_MS + extra_ms)) {
-                printf("# exit %d after %" PRId64 " ms; stderr: %s", r->status,
-                       r->elapsed_ms, r->err);
-        } else {
-                printf("# %s", r->err);
-        }
 }
 
 /* --- Helpers -------------------------------------------------------------- */

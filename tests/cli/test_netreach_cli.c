@@ -92,28 +92,11 @@ static bool private_network(void)
 static void expect(const struct proc *r, int status, int64_t within_ms,
                    const char *name, const char *what, ...)
 {
-        char prefix[64];
-        const char *want, *nl = strchr(r->err, '\n');
-        bool good = r->status == status && r->elapsed_ms < within_ms &&
-                    nl != NULL && nl[1] == '\0';
         va_list ap;
 
-        snprintf(prefix, sizeof prefix, "batonctl: %s: ", what);
-        good = good && strncmp(r->err, prefix, strlen(prefix)) == 0;
         va_start(ap, what);
-        while ((want = va_arg(ap, const char *)) != NULL) {
-                good = good && strstr(r->err, want) != NULL;
-        }
+        ctlcluster_one_line(&tap, r, status, within_ms, name, what, ap);
         va_end(ap);
-        if (!ok(good,
-                "%s: exit %d in %" PRId64 " ms (< %" PRId64 "), one line "
-                "naming the address and the reason",
-                name, status, r->elapsed_ms, within_ms)) {
-                printf("# exit %d after %" PRId64 " ms; stderr: %s", r->status,
-                       r->elapsed_ms, r->err);
-        } else {
-                printf("# %s", r->err);
-        }
 }
 
 /* Refused, unreachable and timed out, each named. */

@@ -1404,6 +1404,23 @@ unsigned harness_undecodable_entries(struct harness *h, unsigned *node)
         return total;
 }
 
+unsigned harness_log_count(const struct harness *h, unsigned id,
+                           const char *needle)
+{
+        FILE *f = fopen(h->nodes[id - 1].log_path, "r");
+        char line[2048];
+        unsigned n = 0;
+
+        if (f == NULL) {
+                return 0;
+        }
+        while (fgets(line, sizeof line, f) != NULL) {
+                n += strstr(line, needle) != NULL;
+        }
+        fclose(f);
+        return n;
+}
+
 /* Print the first report's line and the ones after it (up to REPORT_LINES):
  * a sanitizer's stack, which the summary line alone does not give. `nl` is
  * where `line` ended (NULL: the end of the log). */

@@ -228,6 +228,10 @@ bool harness_apply_log_has(struct harness *h, const char *needle);
  */
 unsigned harness_undecodable_entries(struct harness *h, unsigned *node);
 
+/* Lines of node `id`'s log with `needle` in them (0 when it has no log). */
+unsigned harness_log_count(const struct harness *h, unsigned id,
+                           const char *needle);
+
 /*
  * docs/chaos.md L4: lines of the nodes' logs that report a sanitizer error or a
  * failed assertion. `first` (may be NULL) gets the first, with its node; the

@@ -22,23 +22,6 @@
 #define WATCHDOG_S 240
 #define QUIET_MS   3000 /* a dial about every heartbeat: ~60 in this time */
 
-/* Lines of the file at `path` with `needle` in them. */
-static unsigned count_lines(const char *path, const char *needle)
-{
-        FILE *f = fopen(path, "r");
-        char line[2048];
-        unsigned n = 0;
-
-        if (f == NULL) {
-                return 0;
-        }
-        while (fgets(line, sizeof line, f) != NULL) {
-                n += strstr(line, needle) != NULL;
-        }
-        fclose(f);
-        return n;
-}
-
 /* Poll node `id`'s log until it has at least `want` lines with `needle`,
  * for up to `ms`. The count. */
 static unsigned await_lines(struct harness *h, unsigned id, const char *needle,
@@ -47,7 +30,7 @@ static unsigned await_lines(struct harness *h, unsigned id, const char *needle,
         int64_t deadline = tclient_now_ms() + ms;
         unsigned n = 0;
 
-        while ((n = count_lines(h->nodes[id - 1].log_path, needle)) < want &&
+        while ((n = harness_log_count(h, id, needle)) < want &&
                tclient_now_ms() < deadline) {
                 poll_pause();
         }
@@ -113,7 +96,7 @@ static void sc_peer_refused(struct ctx *x)
         while (tclient_now_ms() < until) {
                 poll_pause();
         }
-        n = count_lines(h->nodes[leader - 1].log_path, down);
+        n = harness_log_count(h, leader, down);
         EXPECT(x, n == 1, "node %u logged \"%s\" %u times in one episode",
                leader, down, n);
         if (!fresh(x, 3, 3, "refused")) {
@@ -241,7 +224,7 @@ static void removed_exits(struct ctx *x, unsigned id)
                HEALTHY_MS, h->nodes[id - 1].log_path);
         EXPECT(x, status == 0, "removed node %u exited with status %d", id,
                status);
-        EXPECT(x, count_lines(h->nodes[id - 1].log_path, REMOVED_LINE) == 1,
+        EXPECT(x, harness_log_count(h, id, REMOVED_LINE) == 1,
                "removed node %u did not log \"%s\" once", id, REMOVED_LINE);
         lock_name(x, name, sizeof name, "removed");
         OPEN(x, &c, TTL_MS);

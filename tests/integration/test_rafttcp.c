@@ -17,23 +17,6 @@
 #define RESOLVES   20    /* failed lookups the leader must live through */
 #define RESOLVE_MS 60000 /* for them, about one per heartbeat */
 
-/* Lines of the file at `path` with `needle` in them. */
-static unsigned count_lines(const char *path, const char *needle)
-{
-        FILE *f = fopen(path, "r");
-        char line[1024];
-        unsigned n = 0;
-
-        if (f == NULL) {
-                return 0;
-        }
-        while (fgets(line, sizeof line, f) != NULL) {
-                n += strstr(line, needle) != NULL;
-        }
-        fclose(f);
-        return n;
-}
-
 /*
  * Nodes 1 and 2 bootstrap a cluster whose member 3 has a raft address in
  * .invalid (RFC 6761: it never resolves) and node 3 never runs. The
@@ -82,7 +65,7 @@ static void sc_unresolvable(struct ctx *x)
                        "node %u exited after %u failed lookups of %s", leader,
                        seen, addr);
                 poll_pause();
-                seen = count_lines(h->nodes[leader - 1].log_path, cause);
+                seen = harness_log_count(h, leader, cause);
         }
         printf("# node %u logged %u failed lookups of %s\n", leader, seen,
                addr);
@@ -92,7 +75,7 @@ static void sc_unresolvable(struct ctx *x)
                  "raft peer node 3 at %s cannot be reached: name does not "
                  "resolve",
                  addr);
-        seen = count_lines(h->nodes[leader - 1].log_path, warned);
+        seen = harness_log_count(h, leader, warned);
         EXPECT(x, seen == 1, "\"%s\" logged %u times, not once", warned, seen);
         EXPECT(x,
                harness_reap(h) == 0 && harness_running(h, 1) &&
