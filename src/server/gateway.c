@@ -100,7 +100,8 @@ static struct pending *take_unsent(struct gateway *g, struct batch *b)
 }
 
 /* MEMBER and ACL entries go alone: the raft glue gives them to the member
- * directory and the access list, not to the lock state machine. */
+ * directory and to the access list (an ACL entry also passes the lock
+ * state machine, which takes its stamp and answers its RESULT). */
 static bool alone(uint8_t type)
 {
         return type == COMMAND_MEMBER || type == COMMAND_ACL;
@@ -114,6 +115,7 @@ static bool propose_member(struct gateway *g)
             QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
         struct batch *b = batch_new(g);
         void *buf = node_entry_alloc(p->len);
+        bool acl = p->cmd.type == COMMAND_ACL;
 
         if (b == NULL || buf == NULL) {
                 free(b);
@@ -122,7 +124,16 @@ static bool propose_member(struct gateway *g)
         }
         memcpy(buf, p->buf, p->len);
         take_unsent(g, b);
-        return apply_entry(g, b, buf, p->len);
+        if (!apply_entry(g, b, buf, p->len)) {
+                return false;
+        }
+        /* An ACL entry's RESULT is counted as applied on every node (a
+         * MEMBER entry has none): count it as proposed too. */
+        if (acl) {
+                g->stats.batches++;
+                g->stats.proposed++;
+        }
+        return true;
 }
 
 /* How often the leader's wall clock goes into the log: the grants of a
