@@ -394,3 +394,16 @@ void scenario_close(struct ctx *x, const struct scenario_entry *s, int64_t t0)
         fflush(stdout);
         harness_close(&x->h);
 }
+
+bool scenario_restart(struct ctx *x, unsigned id, const char *const *flags,
+                      unsigned n, bool stop, int line)
+{
+        if ((stop && (harness_term(&x->h, id, NULL) != 0 ||
+                      harness_wait_exit(&x->h, id, HEALTHY_MS, NULL) != 0)) ||
+            harness_set_flags(&x->h, id, flags, n) != 0 ||
+            harness_restart(&x->h, id) != 0) {
+                fail_at(x, line, "restarting node %u: %s", id, x->h.errmsg);
+                return false;
+        }
+        return true;
+}

@@ -215,6 +215,19 @@ bool file_has(const char *path, const char *needle);
 /* Whether the log of node `id` has a line with `needle` in it. */
 bool log_has(struct ctx *x, unsigned id, const char *needle);
 
+/* Start node `id` again with `flags` (n of them, as harness_set_flags()),
+ * SIGTERMing it first and waiting for its exit when `stop` (else it is
+ * stopped already); a failure fails the scenario at `line`. */
+bool scenario_restart(struct ctx *x, unsigned id, const char *const *flags,
+                      unsigned n, bool stop, int line);
+
+#define RESTART_WITH(x, id, flags, n, stop)                                    \
+        do {                                                                   \
+                if (!scenario_restart(x, id, flags, n, stop, __LINE__)) {      \
+                        return;                                                \
+                }                                                              \
+        } while (0)
+
 /* --- A program of scenarios ----------------------------------------------- */
 
 /* One scenario of a program that runs a list of them in turn: its TAP

@@ -202,12 +202,7 @@ static bool restart_on(struct ctx *x, unsigned id, const char *dir,
 {
         const char *flags[] = {"--data-dir", dir, "--member", member};
 
-        if (harness_set_flags(&x->h, id, flags, dir != NULL ? 4 : 0) != 0 ||
-            harness_restart(&x->h, id) != 0) {
-                fail_at(x, line, "restarting node %u: %s", id, x->h.errmsg);
-                return false;
-        }
-        return true;
+        return scenario_restart(x, id, flags, dir != NULL ? 4 : 0, false, line);
 }
 
 #define RESTART_ON(x, id, dir, member)                                         \

@@ -100,27 +100,6 @@ static bool answers(struct ctx *x, const char *endpoint, unsigned id,
                 }                                                              \
         } while (0)
 
-/* Stop node `id`, give it `flags` and start it again. */
-static bool restart_with(struct ctx *x, unsigned id, const char *const *flags,
-                         unsigned n, int line)
-{
-        if (harness_term(&x->h, id, NULL) != 0 ||
-            harness_wait_exit(&x->h, id, START_MS, NULL) != 0 ||
-            harness_set_flags(&x->h, id, flags, n) != 0 ||
-            harness_restart(&x->h, id) != 0) {
-                fail_at(x, line, "restarting node %u: %s", id, x->h.errmsg);
-                return false;
-        }
-        return true;
-}
-
-#define RESTART_WITH(x, id, flags, n)                                          \
-        do {                                                                   \
-                if (!restart_with(x, id, flags, n, __LINE__)) {                \
-                        return;                                                \
-                }                                                              \
-        } while (0)
-
 /* A cluster of `n` nodes whose member lines name `raft_host` and
  * `client_host`, healthy. */
 static bool cluster(struct ctx *x, unsigned n, const char *raft_host,
@@ -201,7 +180,7 @@ static void sc_client_listen(struct ctx *x)
         port = port_of(told);
         snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
         snprintf(flag, sizeof flag, "--client-listen=%s", listen);
-        RESTART_WITH(x, 1, flags, 1);
+        RESTART_WITH(x, 1, flags, 1, true);
         ANSWERS(x, listen, 1, &st);
         EXPECT(x, !accepts("127.0.0.2", port),
                "node 1 still listens on its member line's %s", told);
@@ -250,7 +229,7 @@ static void sc_wildcards(struct ctx *x)
                  raft_port);
         snprintf(client_flag, sizeof client_flag, "--client-listen=0.0.0.0:%d",
                  client_port);
-        RESTART_WITH(x, 1, flags, 2);
+        RESTART_WITH(x, 1, flags, 2, true);
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0,
                "node 1 on 0.0.0.0 does not rejoin through 127.0.0.2: %s",
                x->h.errmsg);
@@ -293,7 +272,7 @@ static void sc_raft_listen_ipv6(struct ctx *x)
                  raft_port);
         snprintf(client_flag, sizeof client_flag, "--client-listen=[::]:%d",
                  client_port);
-        RESTART_WITH(x, 1, flags, 2);
+        RESTART_WITH(x, 1, flags, 2, true);
         snprintf(v6, sizeof v6, "[::1]:%d", client_port);
         ANSWERS(x, v6, 1, &st);
         ANSWERS(x, x->h.nodes[0].client_address, 1, &st);
