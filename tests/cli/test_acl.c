@@ -306,7 +306,7 @@ static void backup_restore(void)
 static void node4_leads(void)
 {
         struct proc r;
-        unsigned id = 0, leader = 0;
+        unsigned id = 0, leader = 0, tries;
         char sid[8];
 
         cluster.add_without_roles = true;
@@ -329,7 +329,16 @@ static void node4_leads(void)
                "node 4, leading, lists the cluster's list, not its config's");
         ok(file_has(cluster.nodes[id - 1].log_path, DIFFER),
            "node 4 says its role lines differ from the cluster's list");
-        ctl(&r, "transfer", "1", NULL);
+        /* Accepted is the point; a transfer node 1 cannot win in time
+         * (a busy machine) says where leadership stayed, and is asked
+         * again, as an operator would. */
+        for (tries = 0; tries < 3; tries++) {
+                ctl(&r, "transfer", "1", NULL);
+                if (r.status != 1 || strstr(r.out, "not to 1") == NULL) {
+                        break;
+                }
+                tap_diag("%s", r.out);
+        }
         expect(&r, 0, "leadership transferred from 4 to 1\n", "",
                "the admin moves leadership away from node 4");
         ctl(&r, "member", "remove", sid, NULL);

@@ -443,7 +443,7 @@ static void add_retried(void)
 {
         const struct harness_node *nd;
         char id[16], want[512], buf[32];
-        unsigned n;
+        unsigned n, tries;
         struct proc r;
 
         if (!paused_joiner(&n)) {
@@ -467,6 +467,17 @@ static void add_retried(void)
         } else {
                 ctl(&r, "--timeout", "1500", "member", "add", id,
                     nd->raft_address, nd->client_address, NULL);
+                /* A leader change (the transfer before may still finish
+                 * when its node resumes) ends an add before it records
+                 * the spare: nothing is left, and the same add again is
+                 * what an operator does. */
+                for (tries = 0;
+                     tries < 2 && !await_role(n, "spare", HEALTHY_MS / 4);
+                     tries++) {
+                        tap_diag("member %u not a spare: adding it again", n);
+                        ctl(&r, "--timeout", "1500", "member", "add", id,
+                            nd->raft_address, nd->client_address, NULL);
+                }
                 snprintf(want, sizeof want,
                          "; member %u may still be added: the member list "
                          "shows where it got to; add it again with the same "
