@@ -397,6 +397,38 @@ void sc_backpressure(struct ctx *x)
  * commands in one log entry. A raft that dropped all but the first
  * command of an entry (libraft 0.22.1 takes one buffer per raft_apply)
  * shows here as timeouts and as fewer commands applied than proposed. */
+/* Until every node has applied as many commands as the others, and still
+ * the same 200 ms later: what a leader proposed of its own before the
+ * count begins (the access list's seed, an expiry) is applied everywhere
+ * by then, not counted as applied without having been counted as
+ * proposed. False (the scenario failed) when a scrape failed. */
+static bool settled(struct ctx *x, char *text, const char *applied)
+{
+        int64_t end = tclient_now_ms() + HEALTHY_MS;
+        double was = -1, v, first = 0;
+        unsigned i;
+        bool same;
+
+        do {
+                same = true;
+                for (i = 1; i <= x->n; i++) {
+                        if (!scrape(x, i, text, applied, &v, __LINE__)) {
+                                return false;
+                        }
+                        if (i == 1) {
+                                first = v;
+                        }
+                        same = same && v == first;
+                }
+                if (same && first == was) {
+                        return true;
+                }
+                was = same ? first : -1;
+                tclient_sleep_ms(200);
+        } while (tclient_now_ms() < end);
+        return true; /* the count that follows says what differs */
+}
+
 void sc_counted(struct ctx *x)
 {
         enum { N = 32, ROUNDS = 8 };
@@ -416,6 +448,9 @@ void sc_counted(struct ctx *x)
         EXPECT(x, c != NULL && names != NULL && text != NULL, "out of memory");
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
                x->h.errmsg);
+        if (!settled(x, text, applied)) {
+                goto out;
+        }
         SCRAPE(x, leader, text, proposed, &p0);
         SCRAPE(x, leader, text, entries, &e0);
         for (i = 1; i <= x->n; i++) {
