@@ -376,6 +376,14 @@ int scenario_main(int argc, char **argv, const char *prog, unsigned watchdog_s,
         return r.failed == 0 ? 0 : 1;
 }
 
+int64_t scenario_begin(struct ctx *x)
+{
+        harness_rearm_watchdog();
+        x->ok = true;
+        x->why[0] = '\0';
+        return tclient_now_ms();
+}
+
 void scenario_close(struct ctx *x, const struct scenario_entry *s, int64_t t0)
 {
         harness_reap(&x->h);

@@ -253,6 +253,10 @@ int scenario_main(int argc, char **argv, const char *prog, unsigned watchdog_s,
                   void (*run_one)(struct ctx *x,
                                   const struct scenario_entry *s));
 
+/* The start of a scenario: the watchdog rearmed, no failure yet. Returns
+ * the time it began (tclient_now_ms()), for scenario_close(). */
+int64_t scenario_begin(struct ctx *x);
+
 /* The end of a scenario that had its cluster to itself (begun at `t0`,
  * tclient_now_ms()): a node that exited on its own fails it, its TAP line
  * says how it went, and the cluster is closed (kept when it failed). */

@@ -538,11 +538,8 @@ static const struct scenario_entry scenarios[] = {
 
 static void run_one(struct ctx *x, const struct scenario_entry *s)
 {
-        int64_t t0 = tclient_now_ms();
+        int64_t t0 = scenario_begin(x);
 
-        harness_rearm_watchdog();
-        x->ok = true;
-        x->why[0] = '\0';
         if (harness_start(&x->h, 3, NULL, x->run->argv0, x->run->base_port) !=
                 0 ||
             harness_wait_healthy(&x->h, HEALTHY_MS, NULL) != 0) {

@@ -393,11 +393,8 @@ static const struct scenario_entry scenarios[] = {
 
 static void run_one(struct ctx *x, const struct scenario_entry *s)
 {
-        int64_t t0 = tclient_now_ms();
+        int64_t t0 = scenario_begin(x);
 
-        harness_rearm_watchdog();
-        x->ok = true;
-        x->why[0] = '\0';
         s->fn(x);
         scenario_close(x, s, t0);
 }
