@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks `make install`: stages an install of a configured, built tree with
 # DESTDIR, then checks that every installed file is there (batond, batonctl,
-# baton-bench, libbaton, baton.h, baton.pc, the man pages), that
+# baton-bench, libbaton, baton.h and baton/*.h, baton.pc, the man pages), that
 # examples/lock_example.c compiles and links against the staged tree through
 # pkg-config and loads the staged libbaton, and that every installed man
 # page renders without warnings. Prints TAP.
@@ -31,7 +31,7 @@ var() {
 }
 
 pages="man1/batonctl.1 man1/baton-bench.1 man8/batond.8 man3/baton.3"
-planned=24
+planned=26
 echo "1..$planned"
 
 if make -C "$build" install DESTDIR="$stage" >"$work/install.log" 2>&1; then
@@ -71,6 +71,14 @@ fi
 check "lib: libbaton.so and its versioned file" \
         test -e "$libdir/libbaton.so" -a -n "$(ls "$libdir"/libbaton.so.1* 2>/dev/null)"
 check "include: baton.h" cmp -s "$includedir/baton.h" "$srcdir/include/baton.h"
+# baton.h includes every topic header of include/baton/: each is installed,
+# as it is in the source tree.
+missing=
+for h in "$srcdir"/include/baton/*.h; do
+        cmp -s "$includedir/baton/${h##*/}" "$h" || missing="$missing ${h##*/}"
+done
+check "include: baton/*.h${missing:+ (missing or different:$missing)}" \
+        test -z "$missing"
 check "pkgconfig: baton.pc" test -f "$libdir/pkgconfig/baton.pc"
 for p in $pages; do
         check "man: $p" test -s "$mandir/$p"
@@ -100,6 +108,26 @@ if ${CC:-cc} -o "$work/lock_example" "$srcdir/examples/lock_example.c" \
         ok "examples/lock_example.c compiles and links against the staged install"
 else
         notok "examples/lock_example.c compiles and links against the staged install"
+        sed 's/^/# /' "$work/cc.log" | head -20
+fi
+
+# A program that needs only the error codes includes their topic header.
+cat >"$work/codes.c" <<'EOF'
+#include <baton/errors.h>
+#include <stdio.h>
+
+int main(void)
+{
+        printf("%s\n", baton_errname(BATON_EBUSY));
+        return 0;
+}
+EOF
+# shellcheck disable=SC2086 # $flags is a list of words
+if ${CC:-cc} -o "$work/codes" "$work/codes.c" $flags >"$work/cc.log" 2>&1 &&
+        [ "$(LD_LIBRARY_PATH="$libdir" "$work/codes")" = BATON_EBUSY ]; then
+        ok "#include <baton/errors.h> alone compiles, links and runs"
+else
+        notok "#include <baton/errors.h> alone compiles, links and runs"
         sed 's/^/# /' "$work/cc.log" | head -20
 fi
 

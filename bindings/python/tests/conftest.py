@@ -10,6 +10,7 @@ every limit error can be reached with a few requests (a watch's too).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -24,6 +25,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "bindings" / "python"
 CLUSTER = ROOT / "scripts" / "cluster"
+HEADER = ROOT / "include" / "baton.h"
+
+
+def public_header_text() -> str:
+    """include/baton.h and the topic headers it includes, in that order.
+
+    baton.h declares nothing itself: each function, struct and constant is
+    in one of the include/baton/ headers it includes, so the binding's
+    tests read what a C program including baton.h sees.
+    """
+    text = HEADER.read_text()
+    parts = [text]
+    for name in re.findall(r'^#include "(baton/\w+\.h)"', text, re.M):
+        parts.append((HEADER.parent / name).read_text())
+    return "\n".join(parts)
 
 # Small limits, so that each BATON_E* limit error takes a handful of calls.
 CLUSTER_CONFIG = "\n".join(

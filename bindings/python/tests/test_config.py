@@ -13,7 +13,7 @@ import pytest
 import baton
 from baton import _library, config, owners
 
-from conftest import PACKAGE, ROOT
+from conftest import PACKAGE, ROOT, public_header_text
 
 
 def test_endpoints_argument_then_environment_then_default(monkeypatch):
@@ -44,7 +44,7 @@ def test_tls_from_environment(monkeypatch):
 
 
 def test_default_default_endpoints_are_libbatons():
-    header = (ROOT / "include" / "baton.h").read_text()
+    header = public_header_text()
     assert f'#define BATON_DEFAULT_ENDPOINTS "{baton.DEFAULT_ENDPOINTS}"' in header
 
 

@@ -1,4 +1,4 @@
-"""The table of codes against baton.h and libbaton, and the hierarchy."""
+"""The table of codes against baton/errors.h and libbaton, and the hierarchy."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 import baton
 from baton import _library, errors
 
-from conftest import ROOT
+from conftest import public_header_text
 
-HEADER = (ROOT / "include" / "baton.h").read_text()
+HEADER = public_header_text()
 
 
 def header_codes():

@@ -11,14 +11,13 @@ import pytest
 
 from baton import _library, _structs
 
-from conftest import ROOT
+from conftest import HEADER, public_header_text
 
-HEADER = ROOT / "include" / "baton.h"
 
 
 def test_every_function_of_the_header_is_bound():
     declared = set(
-        re.findall(r"BATON_API\s+[^;(]*?\b(baton_\w+)\s*\(", HEADER.read_text())
+        re.findall(r"BATON_API\s+[^;(]*?\b(baton_\w+)\s*\(", public_header_text())
     )
     assert len(declared) >= 36
     assert {"baton_campaign", "baton_watch_next", "baton_watch_close"} <= declared
@@ -26,7 +25,7 @@ def test_every_function_of_the_header_is_bound():
 
 
 def test_every_struct_of_the_header_is_mirrored():
-    defined = set(re.findall(r"^struct (baton_\w+) \{", HEADER.read_text(), re.M))
+    defined = set(re.findall(r"^struct (baton_\w+) \{", public_header_text(), re.M))
     # The election's and the watch's structs among them.
     assert {"baton_leader", "baton_event", "baton_options", "baton_fence"} <= defined
     assert defined == set(_structs.ALL)

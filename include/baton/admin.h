@@ -1,0 +1,230 @@
+/*
+ * Cluster administration through a libbaton handle: status and versions,
+ * online backups, members, leadership transfer, revoking sessions and
+ * grants, and the access list.
+ */
+#ifndef BATON_ADMIN_H
+#define BATON_ADMIN_H
+
+#include <stdint.h>
+
+#include "api.h"
+#include "client.h"
+#include "cluster.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Ask one node (`endpoint`, "host:port", one of the handle's or any other,
+ * over a short connection of its own) for its status; NULL asks the
+ * leader (the node the handle is connected to, or the leader it names).
+ * Does not open a session. 0 or BATON_ENOANSWER, BATON_EUNAVAILABLE (no
+ * leader known), BATON_ECONNECT or BATON_ETLS (no connection to
+ * `endpoint`: baton_errmsg() says "cannot connect to 127.0.0.1:7102:
+ * connection refused"), BATON_EIO (the node closed the connection after
+ * answering), BATON_EINVAL. Thread-safe.
+ */
+BATON_API int baton_status(baton_client *c, const char *endpoint,
+                           struct baton_status *out);
+
+/**
+ * baton_status() and the versions of the node that answered, over a short
+ * connection of its own (NULL `endpoint`: the leader, as for
+ * baton_status()). A node older than 0.2.0 refuses the question; it is
+ * asked baton_status()'s instead and `version` says so with an empty
+ * `release` and zero formats. Returns what baton_status() returns; `out`
+ * and `version` are filled on 0. Thread-safe.
+ */
+BATON_API int baton_status_version(baton_client *c, const char *endpoint,
+                                   struct baton_status *out,
+                                   struct baton_node_version *version);
+
+/*
+ * Take an online backup of the cluster's lock state and write it to `path`
+ * (docs/operations.md, "Backup and restore"): the leader pins the state
+ * after a read barrier (everything acknowledged before the call is in it),
+ * the bytes come over a connection of their own, and the file (with a
+ * SHA-256 of everything in it) appears at `path` only once whole and
+ * synced; "PATH.part" holds it meanwhile. Needs an admin identity.
+ * `timeout_ms` 0: ten minutes. 0, with `out` (may be NULL) filled, or
+ * BATON_EPERM, BATON_ENOANSWER, BATON_EUNAVAILABLE, BATON_ECONNECT,
+ * BATON_ETLS, BATON_EIO or BATON_ENOSPC (the file), BATON_ENOMEM,
+ * BATON_EINVAL. Thread-safe; it
+ * does not use the handle's connection.
+ */
+BATON_API int baton_backup_save(baton_client *c, const char *path,
+                                uint32_t timeout_ms,
+                                struct baton_backup_info *out);
+
+/*
+ * Read and check the backup file at `path` (its digest covers every
+ * byte): 0 with `out` filled, BATON_ECORRUPT (truncated or changed),
+ * BATON_EVERSION (a format this build does not read), BATON_EIO,
+ * BATON_ENOMEM.
+ */
+BATON_API int baton_backup_inspect(const char *path,
+                                   struct baton_backup_info *out);
+
+/**
+ * Add a member to the running cluster (it must run with join = true): the
+ * leader checks that a node answers at `raft_address` as member `id`,
+ * records its addresses, adds it and promotes it to voter once it has
+ * caught up; 0 means it is a voter. Addresses as in batond's member lines:
+ * "host:port" or "[ipv6]:port", but the raft address not IPv6 (libraft
+ * 0.22.1 cannot use one).
+ *
+ * An add of a member that is one already with the same addresses carries
+ * on where an earlier add stopped: so after BATON_ENOANSWER (the outcome
+ * unknown) or BATON_EUNREACHABLE, the same call again finishes the add,
+ * and baton_member_remove() undoes it.
+ *
+ * Errors, each with its detail in baton_errmsg(): BATON_EINVAL (id 0, a
+ * malformed address, an IPv6 raft address: refused before anything is
+ * sent), BATON_EIDINUSE (`id` is a member with other addresses),
+ * BATON_EADDRINUSE (another member has one of the addresses),
+ * BATON_EUNREACHABLE (no node answered at `raft_address` within 2 s:
+ * nothing changed; or the node stopped answering while it caught up: it
+ * is left a spare), BATON_ECANTCHANGE (another change runs),
+ * BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_member_add(baton_client *c, uint64_t id,
+                               const char *raft_address,
+                               const char *client_address);
+
+/**
+ * End the session `session` at once, as if its TTL had run out (Consul's
+ * session destroy, Hazelcast's forceCloseSession): its locks are released
+ * and handed to their queues with higher tokens, its waits are dropped,
+ * and its client learns it as an expiry (on_lock_lost for each lock,
+ * BATON_EEXPIRED for its calls). For an operator: the client's
+ * certificate must have the admin role, and the apply log records its
+ * identity. Does not need a session of this handle. 0, or BATON_EEXPIRED /
+ * BATON_ECLOSED / BATON_ENOSESSION (the session had ended already, perhaps
+ * by an earlier attempt of this call whose answer was lost), BATON_EPERM
+ * (not an admin), BATON_EINVAL (`session` 0), BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_session_revoke(baton_client *c, uint64_t session);
+
+/**
+ * Take the lock `name` away from the session `session` that holds it
+ * with `token` (as baton_holders() lists them), its session living on:
+ * that grant ends as if lost (the lock-delay applies), the lock goes to
+ * its queue with a higher token, and the holder's client learns it at
+ * its next keepalive (on_lock_lost for that lock; batonctl lock stops its
+ * command). For an operator, as baton_session_revoke(): admin role, and
+ * the apply log records who asked. Naming the token makes a retry safe:
+ * it can never take away a later grant. 0, or BATON_ENOTHOLDER (no such
+ * grant, perhaps taken away by an earlier attempt of this call),
+ * BATON_EPERM, BATON_EINVAL (`session` or `token` 0), BATON_ENAME,
+ * BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_revoke(baton_client *c, const char *name, uint64_t session,
+                           uint64_t token);
+
+/**
+ * Remove a member (a voter, or a spare an add left). 0 or BATON_ENOMEMBER
+ * (no member has that id; baton_errmsg() lists the members),
+ * BATON_ECANTCHANGE, BATON_EINVAL (id 0), BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_member_remove(baton_client *c, uint64_t id);
+
+/**
+ * Ask the leader to hand leadership to member `id` (0: any other voter),
+ * and wait until it has moved, over a connection of its own (sent again
+ * only to a node that did not act on it). The leader first waits, for up
+ * to two election timeouts, until the member has stored its whole log,
+ * then hands over; the call returns once the leader knows its successor,
+ * at most three election timeouts after the start (or the handle's
+ * request timeout, if shorter). On 0, `*from` (may be NULL) is the member
+ * that led and `*to` (may be NULL) the one leading now: another than `id`
+ * if it won the election instead. When the node that led stepped down
+ * before the election ended, the call asks the cluster's status until a
+ * leader is known (within the request timeout), so `*to` is where
+ * leadership actually went; 0 only if no leader was known by then (both
+ * 0 from a node of an earlier release, which answers when the transfer
+ * starts).
+ *
+ * Errors, each with its detail in baton_errmsg(): BATON_ENOMEMBER (no
+ * such member), BATON_EISLEADER (it leads already), BATON_ENOTVOTER (a
+ * spare or a standby, which cannot lead; for 0: no other voter),
+ * BATON_EUNREACHABLE (it did not take over in time: down, or too far
+ * behind; the leader kept leading, though a node that was only paused may
+ * take over when it resumes), BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_transfer_to(baton_client *c, uint64_t id, uint64_t *from,
+                                uint64_t *to);
+
+/** baton_transfer_to(c, id, NULL, NULL). */
+BATON_API int baton_transfer(baton_client *c, uint64_t id);
+
+/**
+ * The roles of the cluster's access list (docs/security.md, "Roles"):
+ * each allows what the one below it does, and more.
+ */
+enum baton_access_role {
+        BATON_ACCESS_NONE = 0,  /* nothing */
+        BATON_ACCESS_READ = 1,  /* status, queries, lists, watches */
+        BATON_ACCESS_LOCK = 2,  /* and sessions, locks, keepalives */
+        BATON_ACCESS_ADMIN = 3, /* and members, transfers, backups, the list */
+};
+
+#define BATON_ACL_IDENTITY_MAX 255 /* bytes of a certificate identity */
+
+/** One rule of the access list: an identity and its role. */
+struct baton_acl_rule {
+        char identity[BATON_ACL_IDENTITY_MAX + 1]; /* NUL-terminated */
+        int role;                                  /* enum baton_access_role */
+};
+
+/** The cluster's access list, as baton_acl_list() fills it. */
+struct baton_acl {
+        /* 0: the cluster has no list yet (its first leader is seeding it);
+         * the rules and default are then the leader's config's, which
+         * decide meanwhile. */
+        int seeded;
+        int default_role; /* of identities no rule names (not nodes') */
+        unsigned n_rules;
+        struct baton_acl_rule *rules; /* by identity; baton_acl_free() */
+};
+
+/**
+ * Read the cluster's access list from the leader into `*out` (its rules
+ * allocated; free them with baton_acl_free()). Admin role. 0 or
+ * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS, BATON_ENOMEM, BATON_EVERSION
+ * (a newer list format), BATON_EINVAL. Thread-safe.
+ */
+BATON_API int baton_acl_list(baton_client *c, struct baton_acl *out);
+
+/** Free what baton_acl_list() allocated in `acl` (accepts NULL). */
+BATON_API void baton_acl_free(struct baton_acl *acl);
+
+/**
+ * Give certificate identity `identity` (1..BATON_ACL_IDENTITY_MAX bytes)
+ * the role `role` (enum baton_access_role) in the cluster's access list,
+ * through the log (the apply log records who asked); every node applies
+ * it to every connection's next request. Admin role. A node identity
+ * (tls-peer-identity) needs a rule to act as a client. 0 (also when the
+ * identity had that role already) or BATON_EINVAL (bad identity or role,
+ * the list is full, or it would leave no admin: baton_errmsg() says
+ * which), BATON_EBUSY (the cluster's first list is not applied yet: try
+ * again), BATON_EUNSUPPORTED (the cluster runs without TLS: no list),
+ * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS. Thread-safe.
+ */
+BATON_API int baton_acl_set(baton_client *c, const char *identity, int role);
+
+/**
+ * Take `identity`'s rule out of the access list: it gets the default
+ * role again (a node identity, none). 0 or BATON_ENOTFOUND (no rule
+ * names it), BATON_EINVAL (it would leave no admin), BATON_EBUSY,
+ * BATON_EUNSUPPORTED, BATON_EPERM, BATON_ENOANSWER, BATON_ETLS.
+ * Thread-safe.
+ */
+BATON_API int baton_acl_remove(baton_client *c, const char *identity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BATON_ADMIN_H */
