@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 
 static const char *const names[] = {

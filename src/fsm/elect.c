@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 int elect_prepare(struct lockfsm *f, const struct command *c,
                   struct grant_prep *p)

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 
 static void put_u16(uint8_t *p, uint16_t v)

@@ -5,7 +5,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "multi.h"
 
 /* The chaos suite's negative control tests/chaos/batond-overgrant is built

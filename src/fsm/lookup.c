@@ -5,7 +5,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "state.h"
 #include "step.h"
 

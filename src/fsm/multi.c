@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "grant.h"
 
 int multi_prepare(struct lockfsm *f, const struct command *c,

@@ -6,7 +6,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "elect.h"
 #include "grant.h"
 #include "multi.h"

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "grant.h"
 
 /* CLOSE and EXPIRE: waits go first, so a released lock is never handed to

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 #include "grant.h"
 #include "state.h"

@@ -4,7 +4,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 /* The pool's slabs, committed one at a time: large against the largest
  * record (about 400 bytes: a session with a 255-byte name). */

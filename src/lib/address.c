@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 static int refuse(struct address *out, const char *why)
 {

@@ -1,5 +1,5 @@
 /* baton_strerror() and baton_errname(), both from BATON_ERROR_MAP. */
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 #include <stddef.h>
 

@@ -4,7 +4,7 @@
 #include <assert.h>
 #include <stdint.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 void hmap_init(struct hmap *m, const struct mem *mem)
 {

@@ -4,7 +4,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 /* A slot of the old array whose record was removed during a doubling: a
  * probe goes past it. Never a record's slot (see pack()). */

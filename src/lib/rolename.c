@@ -1,7 +1,7 @@
 /* Raft roles by name. */
 #include "rolename.h"
 
-#include "../../include/baton.h"
+#include "../../include/baton/cluster.h"
 
 const char *role_name(int role)
 {

@@ -1,5 +1,5 @@
 /* baton_version(): the Baton release a library or program was built from. */
-#include "../../include/baton.h"
+#include "../../include/baton/api.h"
 
 const char *baton_version(void)
 {

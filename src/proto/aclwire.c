@@ -1,7 +1,7 @@
 /* The access list requests and their answer on the client protocol. */
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 #include "frame.h"
 #include "proto.h"

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 #include "proto.h"
 

@@ -1,7 +1,7 @@
 /* BACKUP requests and the BACKUP_CHUNK frames that answer them. */
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "fields.h"
 #include "frame.h"
 #include "proto.h"

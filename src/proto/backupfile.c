@@ -9,7 +9,8 @@
 
 #include <openssl/evp.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/cluster.h"
+#include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 
 struct backupfile_digest {

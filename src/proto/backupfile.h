@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/cluster.h"
+#include "../../include/baton/errors.h"
 
 #define BACKUPFILE_MAGIC  "BATONBAK"
 #define BACKUPFILE_FORMAT 1
@@ -17,8 +18,8 @@
 /* magic, u32 format, u32 header size, 8 x u64, the digest */
 #define BACKUPFILE_HEADER (8 + 4 + 4 + 8 * 8 + BACKUPFILE_DIGEST)
 
-/* What a backup holds is struct baton_backup_info (include/baton.h): its
- * fields, in order, are the header's u64s, little-endian. */
+/* What a backup holds is struct baton_backup_info (include/baton/cluster.h):
+ * its fields, in order, are the header's u64s, little-endian. */
 
 /* Digest state for a backup being written: the header's fields, then the
  * snapshot's bytes as they come. NULL when out of memory. */

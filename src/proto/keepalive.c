@@ -3,7 +3,7 @@
  * session's grants an administrator has revoked. */
 #include <stdbool.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "frame.h"
 #include "proto.h"
 

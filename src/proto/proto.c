@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../proto/command.h"
 #include "../lib/address.h"
 #include "../lib/cursor.h"

@@ -250,7 +250,7 @@ struct baton_node_version;
 
 /*
  * Copy a decoded STATUS reply into the public struct baton_status
- * (include/baton.h), strings included, so that it outlives the frame;
+ * (include/baton/cluster.h), strings included, so that it outlives the frame;
  * `endpoint` (copied; may be NULL) names the node that answered. `*out` is
  * zeroed first.
  */

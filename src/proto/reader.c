@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 void proto_reader_init(struct proto_reader *r, uint32_t max_body,
                        const struct mem *mem)

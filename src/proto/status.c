@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/cluster.h"
 #include "proto.h"
 
 static void copy_string(char *dst, size_t cap, const struct proto_string *s)

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/cluster.h"
+#include "../../include/baton/errors.h"
 #include "log.h"
 #include "members.h"
 #include "pending.h"

@@ -7,7 +7,7 @@
 
 #include <raft.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "gateway.h"
 #include "log.h"
 #include "pending.h"

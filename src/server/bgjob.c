@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 void bgjob_init(struct bgjob *j)
 {

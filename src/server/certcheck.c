@@ -14,7 +14,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/address.h"
 
 static int fail(char *errmsg, size_t size, int rv, const char *fmt, ...)

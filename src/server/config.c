@@ -11,7 +11,7 @@
 
 #include <ini.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../fsm/lockfsm.h"
 #include "../lib/address.h"
 #include "members.h"

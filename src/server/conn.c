@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "listen.h"
 #include "log.h"
 

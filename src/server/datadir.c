@@ -15,7 +15,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "log.h"
 
 /* How long a lock held by a process that no longer runs is waited for: a

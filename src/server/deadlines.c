@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 static uint64_t key_hash(uint64_t session, uint64_t seq)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 size_t dirid_format(const struct dirid *d, char *buf, size_t cap)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../fsm/entry.h"
 #include "../fsm/snapshot.h"
 #include "access.h"

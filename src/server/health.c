@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/cluster.h"
 #include "../lib/rolename.h"
 
 const char *health_reason_name(enum health_reason r)

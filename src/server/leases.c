@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/hmap.h"
 
 #define EMPTY     UINT32_MAX

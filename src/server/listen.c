@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/address.h"
 #include "log.h"
 

@@ -11,7 +11,7 @@
 #include <lz4.h>
 #include <uv.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/address.h"
 #include "certcheck.h"
 #include "certwatch.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/address.h"
 
 /* "host:port" or "[ipv6]:port", by the one parser of src/lib/address.c.

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "access.h"
 #include "log.h"
 #include "raftfsm.h"

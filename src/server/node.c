@@ -16,7 +16,8 @@
 #include <raft.h>
 #include <raft/uv.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/cluster.h"
+#include "../../include/baton/errors.h"
 #include "handover.h"
 #include "heard.h"
 #include "plaintcp.h"

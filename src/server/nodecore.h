@@ -8,7 +8,7 @@
 
 #include <raft.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "heard.h"
 #include "node.h"
 #include "plaintcp.h"

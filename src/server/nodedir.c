@@ -5,7 +5,7 @@
 
 #include <raft.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "node.h"
 #include "nodecore.h"
 #include "peercheck.h"

@@ -8,7 +8,7 @@
 #include <raft/uv.h>
 #include <uv.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "node.h"
 #include "nodecore.h"
 

@@ -7,7 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../proto/attach.h"
 #include "log.h"
 #include "pending.h"

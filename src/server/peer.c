@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../tls/tls.h"
 #include "log.h"
 #include "peercheck.h"

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "owners.h"
 
 static uint64_t key_hash(uint64_t a, uint64_t b)

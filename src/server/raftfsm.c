@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../fsm/entry.h"
 #include "../fsm/snapshot.h"
 #include "../lib/cursor.h"

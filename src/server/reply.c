@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "gateway.h"
 #include "log.h"
 

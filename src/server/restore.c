@@ -9,7 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/cluster.h"
+#include "../../include/baton/errors.h"
 #include "../proto/backupfile.h"
 
 uint64_t restore_start(const struct config *cfg, uint64_t backup_index)

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../proto/proto.h"
 
 _Static_assert((int)ROLES_NONE == (int)ACL_NONE &&

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "datadir.h"
 #include "node.h"
 

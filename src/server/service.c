@@ -12,7 +12,7 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/cluster.h"
 #include "log.h"
 
 void service_describe(char *buf, size_t cap, uint8_t role, uint64_t self,

@@ -15,7 +15,7 @@
 
 #include <raft.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/monotonic.h"
 
 /* Exit codes of the child, for the parent's message. */

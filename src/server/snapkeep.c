@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 /* Bytes shared by the keep and the snapshots raft is writing. */
 struct snapshare {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "snapphase.h"
 
 void snapsource_init(struct snapsource *s, snapimage_encode_fn encode,

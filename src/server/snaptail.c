@@ -5,7 +5,7 @@
 
 #include <raft.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 
 #define MAGIC      "BTNI"

@@ -6,7 +6,7 @@
 
 #include <lz4frame.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 
 static const uint8_t magic[4] = {'B', 'T', 'N', 'Z'};

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 /* TLS is on unless turned off, and then needs its three files. Without
  * "{id}" every node would present the same identity, and one node's key

@@ -13,7 +13,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
-#include "../../include/baton.h"
+#include "../../include/baton/errors.h"
 
 struct tls_ctx {
         SSL_CTX *ssl;

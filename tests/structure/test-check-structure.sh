@@ -45,7 +45,7 @@ func() { # name, len
 }
 
 tree=$tmp/tree
-mkdir -p "$tree"/{include,src/client,src/proto,src/server,src/fsm,src/lib,tests/unit}
+mkdir -p "$tree"/{include/baton,src/client,src/proto,src/server,src/fsm,src/lib,tests/unit}
 
 # a. Includes of src/fsm/ headers: two violations, three allowed.
 cat >"$tree/src/client/bad.c" <<'EOF'
@@ -64,7 +64,28 @@ echo '#include "../fsm/lockfsm.h"' >"$tree/src/server/node.c"
 echo '#include "../../src/fsm/lockfsm.h"' >"$tree/tests/unit/test_x.c"
 echo '#include "../proto/proto.h"' >"$tree/src/proto/ok.c"
 
-# b. A file of 901 lines, one of 900, and one of 1000 that says why.
+# d. The client API's baton.h below the client: two violations (a relative
+# path and the installed form), and the allowed cases closest to them: a
+# topic header of include/baton/, a name that only ends in baton.h, one in
+# a comment, and baton.h in the client library and in a test.
+cat >"$tree/src/fsm/codes.c" <<'EOF'
+/* A state machine file that takes the whole client API for its codes. */
+#include <stdint.h>
+#include "../../include/baton/errors.h"
+#include "../../include/baton.h"
+EOF
+echo '# include <baton.h>' >"$tree/src/server/conn.c"
+cat >"$tree/src/lib/okerr.c" <<'EOF'
+#include "../../include/baton/errors.h"
+#include "../../include/baton/cluster.h"
+#include "mybaton.h"
+/* #include "../../include/baton.h" is only a comment */
+EOF
+echo '#include "../../include/baton.h"' >"$tree/src/client/api.c"
+echo '#include "../../include/baton.h"' >"$tree/tests/unit/test_y.c"
+
+# b. A file of 901 lines, one of 900, and one of 1000 that says why; and in
+# include/, a header of 901 lines and one of 900.
 {
         echo "/* Too long. */"
         filler 900
@@ -78,6 +99,14 @@ echo '#include "../proto/proto.h"' >"$tree/src/proto/ok.c"
         echo " * splitting the table would hide its order. */"
         filler 998
 } >"$tree/src/fsm/table.c"
+{
+        echo "/* A public header too long to read. */"
+        filler 900
+} >"$tree/include/baton/huge.h"
+{
+        echo "/* A public header just short enough. */"
+        filler 899
+} >"$tree/include/baton/edge.h"
 
 # c. Functions: 81 lines (violation), 80 (allowed), 81 with a reason right
 # above (allowed), 81 with the reason separated by a blank line and one
@@ -119,13 +148,16 @@ two_lines_at=$(($(lines_before two_lines) - 1)) # its attribute line
 
 expected=$(
         cat <<EOF
+include/baton/huge.h:1:
 include/pub.h:3:
 src/client/bad.c:3:
 src/client/funcs.c:4:
 src/client/funcs.c:$(lines_before detached):
 src/client/funcs.c:$(lines_before unexplained):
 src/client/funcs.c:$two_lines_at:
+src/fsm/codes.c:4:
 src/lib/big.c:1:
+src/server/conn.c:1:
 EOF
 )
 
@@ -148,10 +180,15 @@ check "a two-line signature after an attribute is named" \
         grep -q "function two_lines is 81 lines" <<<"$out"
 check "the long file says its length" \
         grep -q "^src/lib/big.c:1: 901 lines" <<<"$out"
+check "the long public header says its length" \
+        grep -q "^include/baton/huge.h:1: 901 lines" <<<"$out"
+check "the include of baton.h is named, with where the codes are" \
+        grep -q '^src/fsm/codes.c:4: includes baton.h (#include "../../include/baton.h"): .*baton/errors.h' <<<"$out"
 
 # The same tree with the violations taken out passes.
 rm "$tree/src/client/bad.c" "$tree/include/pub.h" "$tree/src/lib/big.c" \
-        "$tree/src/client/funcs.c"
+        "$tree/src/client/funcs.c" "$tree/include/baton/huge.h" \
+        "$tree/src/fsm/codes.c" "$tree/src/server/conn.c"
 {
         func just_right 80
         echo
@@ -165,8 +202,8 @@ check "and prints nothing" test -z "$out"
 
 out=$("$script" --help 2>&1)
 rc=$?
-check "--help exits 0 and describes the three rules" \
-        test "$rc" -eq 0 -a "$(grep -c '^  [abc]\. ' <<<"$out")" -eq 3
+check "--help exits 0 and describes the four rules" \
+        test "$rc" -eq 0 -a "$(grep -c '^  [abcd]\. ' <<<"$out")" -eq 4
 "$script" --no-such-option >/dev/null 2>&1
 rc=$?
 check "an unknown option exits 2" test "$rc" -eq 2
