@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../include/baton/errors.h"
+#include "../proto/proto.h"
 
 int elect_prepare(struct lockfsm *f, const struct command *c,
                   struct grant_prep *p)

@@ -4,9 +4,9 @@
 #define FSM_ELECT_H
 
 #include "grant.h"
-#include "lockfsm.h"
 #include "state.h"
 #include "step.h"
+#include "types.h"
 
 /* Allocate the record a PROCLAIM of `c` needs (the leader's hold, with
  * room for the new value) into `p->hold` before anything changes. 0 or

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../include/baton/errors.h"
+#include "../proto/proto.h"
 #include "multi.h"
 
 /* The chaos suite's negative control tests/chaos/batond-overgrant is built

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "../proto/command.h"
-#include "lockfsm.h"
 #include "state.h"
 #include "step.h"
+#include "types.h"
 
 /* Memory an ACQUIRE may need, allocated before anything changes. */
 struct grant_prep {

@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "../../include/baton/errors.h"
+#include "../proto/proto.h"
+/* It defines lockfsm_query() and the walks: the machine's reads, declared in
+ * its interface. */
+#include "lockfsm.h"
 #include "state.h"
 #include "step.h"
 

@@ -4,7 +4,9 @@
 #define FSM_LOOKUP_H
 
 #include "../proto/command.h"
-#include "lockfsm.h"
+#include "types.h"
+
+struct lockfsm;
 
 /* Apply a QUERY or CHECK entry: fill `res` as lockfsm_query() or
  * lockfsm_check_token() would; nothing changes. */

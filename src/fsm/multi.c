@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../include/baton/errors.h"
+#include "../proto/proto.h"
 #include "grant.h"
 
 int multi_prepare(struct lockfsm *f, const struct command *c,

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "../proto/command.h"
-#include "lockfsm.h"
 #include "state.h"
 #include "step.h"
+#include "types.h"
 
 /*
  * A MULTI names n distinct read/write locks, each in its own mode. It is

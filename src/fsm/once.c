@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../include/baton/errors.h"
+#include "../proto/proto.h"
 #include "elect.h"
 #include "grant.h"
 #include "multi.h"

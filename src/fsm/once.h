@@ -4,8 +4,8 @@
 #ifndef FSM_ONCE_H
 #define FSM_ONCE_H
 
-#include "lockfsm.h"
 #include "step.h"
+#include "types.h"
 
 /* Apply a client command: a duplicate gets its remembered outcome, a new
  * one runs and is remembered. 0 or BATON_ENOMEM (nothing changed). */

@@ -5,7 +5,11 @@
 #include <string.h>
 
 #include "../../include/baton/errors.h"
+#include "../proto/proto.h"
 #include "grant.h"
+/* It defines lockfsm_session_status() and the other lookups of sessions,
+ * declared in the machine's interface. */
+#include "lockfsm.h"
 
 /* CLOSE and EXPIRE: waits go first, so a released lock is never handed to
  * the session that is ending. */

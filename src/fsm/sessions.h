@@ -5,9 +5,9 @@
 
 #include <stdint.h>
 
-#include "lockfsm.h"
 #include "state.h"
 #include "step.h"
+#include "types.h"
 
 /* OPEN: a new session, or the one an OPEN with the same nonce made. 0 or
  * BATON_ENOMEM (nothing changed). */

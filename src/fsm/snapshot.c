@@ -6,6 +6,7 @@
 
 #include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
+#include "../proto/proto.h"
 #include "grant.h"
 #include "state.h"
 

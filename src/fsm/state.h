@@ -7,11 +7,13 @@
 #include <stdint.h>
 
 #include "../lib/hmap.h"
+#include "../lib/mem.h"
 #include "../lib/pool.h"
 #include "../lib/ptable.h"
 #include "../lib/rqueue.h"
+#include "../proto/command.h"
 #include "lockchain.h"
-#include "lockfsm.h"
+#include "types.h"
 
 /*
  * One remembered outcome of a client request (the exactly-once memory): a

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "../proto/proto.h"
+
 /* Start `ev` as an event of `type` of the command being applied; false
  * when no one listens (then nothing is to be reported). */
 static bool event_begin(const struct step *st, uint8_t type,

@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "../proto/command.h"
-#include "lockfsm.h"
 #include "state.h"
+#include "types.h"
 
 /* The context of one command's apply, so helpers can emit events. */
 struct step {

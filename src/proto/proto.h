@@ -139,9 +139,8 @@ enum proto_type {
 
 /*
  * What the outcome of a command says: RESULT's `kind` on the wire, and
- * struct lockfsm_result's in the state machine that decides it
- * (src/fsm/lockfsm.h says which fields each kind sets). The numbers are
- * part of the protocol (docs/protocol.md).
+ * struct lockfsm_result's (src/fsm/types.h) in the state machine that
+ * decides it. The numbers are part of the protocol (docs/protocol.md).
  */
 enum proto_kind {
         PROTO_KIND_REJECTED =
