@@ -7,9 +7,9 @@
 
 #include "../../../include/baton.h"
 #include "../base/log.h"
+#include "../config/roles.h"
 #include "pending.h"
 #include "reply.h"
-#include "../config/roles.h"
 
 /* An ACL SET or REMOVE from its arrival to its answer. Its outcome is
  * taken when its entry is applied (on_applied()): the raft callback runs
@@ -257,7 +257,7 @@ void access_on_frame(struct gateway *g, struct conn *c,
                 return;
         }
         if (!node_serving(g->node)) {
-                reply_not_leader(g, c, h->id);
+                pending_not_leader(g, c, h->id);
                 return;
         }
         if (r.op == PROTO_ACL_LIST) {

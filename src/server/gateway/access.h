@@ -8,7 +8,7 @@
 #include "../../proto/proto.h"
 #include "../config/roles.h"
 #include "../net/conn.h"
-#include "gateway.h"
+#include "core.h"
 
 /*
  * Roles are replicated state (src/fsm/acl.h): every node decides a

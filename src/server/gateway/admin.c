@@ -43,7 +43,7 @@ static bool admissible(struct gateway *g, struct conn *c, uint64_t id, int rv,
                 return false;
         }
         if (!node_serving(g->node)) {
-                reply_not_leader(g, c, id);
+                pending_not_leader(g, c, id);
                 return false;
         }
         return true;

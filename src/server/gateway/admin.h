@@ -7,7 +7,7 @@
 
 #include "../../proto/proto.h"
 #include "../net/conn.h"
-#include "gateway.h"
+#include "core.h"
 
 /*
  * Each takes one frame of its type from `c` (borrowed; `body` only during

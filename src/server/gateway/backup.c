@@ -8,8 +8,9 @@
 #include <raft.h>
 
 #include "../../../include/baton.h"
-#include "gateway.h"
 #include "../base/log.h"
+#include "admit.h"
+#include "core.h"
 #include "pending.h"
 #include "reply.h"
 
@@ -196,7 +197,7 @@ void backup_on_frame(struct gateway *g, struct conn *c,
                         reply_status(c, h->id, BATON_ENOMEM);
                         return;
                 }
-                pending_route(p, &g->reads);
+                admit_route(p, &g->reads);
                 return;
         }
         pin = find_pin(&g->backups, req.backup, c);

@@ -6,8 +6,8 @@
 
 #include <uv.h>
 
-#include "../../proto/command.h"
 #include "../../lib/hmap.h"
+#include "../../proto/command.h"
 #include "leases.h"
 
 /*

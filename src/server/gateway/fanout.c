@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#include "leader.h"
 #include "../raft/raftfsm.h"
+#include "leader.h"
 #include "pending.h"
 
 /* Settle every request waiting for (a, b) with this outcome. */

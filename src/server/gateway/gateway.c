@@ -9,18 +9,18 @@
 #include "../../../include/baton.h"
 #include "../../fsm/entry.h"
 #include "../../fsm/snapshot.h"
+#include "../base/log.h"
+#include "../config/roles.h"
+#include "../raft/raftfsm.h"
+#include "../snap/snaptail.h"
 #include "access.h"
 #include "admin.h"
+#include "admit.h"
 #include "fanout.h"
 #include "leader.h"
-#include "owners.h"
-#include "../base/log.h"
 #include "pending.h"
-#include "../raft/raftfsm.h"
 #include "reads.h"
 #include "reply.h"
-#include "../config/roles.h"
-#include "../snap/snaptail.h"
 
 /* --- Proposals ------------------------------------------------------------ */
 
@@ -277,16 +277,7 @@ void gateway_on_ready(void *data)
 
         g->stats.leader_changes++;
         leader_start(g);
-        while (!queue_empty(&g->held)) {
-                struct queue *q = queue_head(&g->held);
-                struct pending *p = QUEUE_DATA(q, struct pending, link);
-                queue_remove(q);
-                if (!owners_admit(g, p)) {
-                        continue; /* answered: ATTACH, or not its session */
-                }
-                queue_push_tail(
-                    p->frame_type == PROTO_COMMAND ? &g->unsent : &g->reads, q);
-        }
+        admit_held(g);
 }
 
 /* Answer everything this node holds for clients: what it never proposed
@@ -349,19 +340,6 @@ static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
         uint8_t buf[COMMAND_MAX_SIZE];
         size_t n;
 
-        if (c->role != ROLES_ADMIN) {
-                struct log_fields f = {.session = p->cmd.session,
-                                       .connection = c->id,
-                                       .request = p->to.id};
-                g->stats.refused++;
-                log_warn_f(&f,
-                           "refused %s of session %llu from '%s' "
-                           "(connection %llu): role %s",
-                           command_type_name(p->cmd.type),
-                           (unsigned long long)p->cmd.session, c->identity,
-                           (unsigned long long)c->id, roles_name(c->role));
-                return BATON_EPERM;
-        }
         if (p->cmd.type == COMMAND_REVOKE_LOCK) {
                 p->cmd.address = c->identity;
                 p->cmd.address_len =
@@ -418,7 +396,10 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
         }
         if (rv == 0 && (p->cmd.type == COMMAND_REVOKE ||
                         p->cmd.type == COMMAND_REVOKE_LOCK)) {
-                rv = take_revoke(g, c, p);
+                rv = admit_revoke(g, c, p);
+                if (rv == 0) {
+                        rv = take_revoke(g, c, p);
+                }
         }
         if (rv == BATON_ETTL) {
                 /* The range accepted, for the client to say (RESULT's
@@ -443,7 +424,7 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
                 p->key_a = p->cmd.session;
                 p->key_b = p->cmd.seq;
         }
-        pending_route(p, &g->unsent);
+        admit_route(p, &g->unsent);
 }
 
 /* What this node runs and writes, for a STATUS that asks for it. */
@@ -572,41 +553,6 @@ void gateway_on_restored(void *data)
         }
 }
 
-/* Whether only the leader answers requests of `type`: a node that does
- * not serve sends them on (NOT_LEADER). */
-static bool leaders_only(uint8_t type)
-{
-        return type != PROTO_STATUS && type != PROTO_PING &&
-               type != PROTO_WATCH && type != PROTO_UNWATCH &&
-               type != PROTO_BACKUP;
-}
-
-/* Whether c's role allows a request of h's type; if not, the request is
- * answered BATON_EPERM, changes nothing, and the connection stays. A node
- * that does not serve sends a refused request the leader would answer to
- * the leader instead, which decides from its own list: a follower that
- * has not applied the latest change yet (or a joining node catching up)
- * refuses no one the cluster allows. */
-static bool authorized(struct gateway *g, struct conn *c,
-                       const struct proto_header *h)
-{
-        access_refresh(g, c);
-        if (h->type >= PROTO_RESULT || roles_allows(c->role, h->type)) {
-                return true; /* a response type is malformed, below */
-        }
-        if (!node_serving(g->node) && leaders_only(h->type)) {
-                reply_not_leader(g, c, h->id);
-                return false;
-        }
-        g->stats.refused++;
-        log_warn_f(&(struct log_fields){.connection = c->id, .request = h->id},
-                   "refused %s from '%s' (connection %llu): role %s",
-                   proto_type_name(h->type), c->identity,
-                   (unsigned long long)c->id, roles_name(c->role));
-        reply_status(c, h->id, BATON_EPERM);
-        return false;
-}
-
 void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
                       const uint8_t *body)
 {
@@ -615,7 +561,7 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
         if (h->type <= PROTO_ATTACH) {
                 g->stats.requests[h->type]++;
         }
-        if (!authorized(g, c, h)) {
+        if (!admit_frame(g, c, h)) {
                 return;
         }
         switch (h->type) {

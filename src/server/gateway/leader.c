@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#include "access.h"
 #include "../base/log.h"
+#include "access.h"
 #include "pending.h"
 
 void leader_on_deadline(void *data, const struct deadline *d)

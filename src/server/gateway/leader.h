@@ -4,8 +4,8 @@
 #ifndef SERVER_LEADER_H
 #define SERVER_LEADER_H
 
+#include "core.h"
 #include "deadlines.h"
-#include "gateway.h"
 
 /*
  * This node has just started serving: seed the member directory if it is

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "../../../include/baton.h"
-#include "owners.h"
 
 static uint64_t key_hash(uint64_t a, uint64_t b)
 {
@@ -110,28 +109,6 @@ void pending_queue_own(struct gateway *g, const struct command *c)
         queue_push_tail(&g->unsent, &p->link);
 }
 
-bool pending_route(struct pending *p, struct queue *serving)
-{
-        struct gateway *g = p->g;
-        uint64_t leader;
-        const char *address;
-
-        if (node_serving(g->node)) {
-                if (!owners_admit(g, p)) {
-                        return false; /* answered */
-                }
-                queue_push_tail(serving, &p->link);
-                return true;
-        }
-        node_leader(g->node, &leader, &address);
-        if (leader == g->cfg->id) {
-                queue_push_tail(&g->held, &p->link);
-                return true;
-        }
-        pending_redirect(p);
-        return false;
-}
-
 void pending_track(struct pending *p)
 {
         hmap_insert(&p->g->pending, &p->by_key, key_hash(p->key_a, p->key_b));
@@ -176,9 +153,30 @@ void pending_settle_status(struct pending *p, int status)
         pending_free(p);
 }
 
+void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id)
+{
+        uint64_t leader;
+        const char *address;
+        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+
+        if (out == NULL) {
+                return;
+        }
+        node_leader(g->node, &leader, &address);
+        /* A leader that is not serving yet must not send clients to
+         * itself: say the leader is unknown, so they retry shortly. */
+        if (leader == g->cfg->id) {
+                leader = 0;
+                address = "";
+        }
+        g->stats.redirects++;
+        reply_frame(
+            c, id, proto_write_not_leader(out, REPLY_MAX, id, leader, address));
+}
+
 void pending_redirect(struct pending *p)
 {
-        reply_not_leader(p->g, p->to.conn, p->to.id);
+        pending_not_leader(p->g, p->to.conn, p->to.id);
         p->redirected = true;
         pending_free(p);
 }

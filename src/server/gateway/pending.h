@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../proto/command.h"
 #include "../../fsm/lockfsm.h"
 #include "../../lib/hmap.h"
 #include "../../lib/queue.h"
-#include "gateway.h"
+#include "../../proto/command.h"
+#include "core.h"
 #include "reply.h"
 
 /*
@@ -63,12 +63,6 @@ void pending_free(struct pending *p);
  * again) covers it. */
 void pending_queue_own(struct gateway *g, const struct command *c);
 
-/* Queue `p` where it waits: on `serving` when this node serves (unless
- * owners_admit() answers it at once), on g->held when it leads but does
- * not serve yet; otherwise answer it NOT_LEADER. False when `p` was
- * answered (then it is gone). */
-bool pending_route(struct pending *p, struct queue *serving);
-
 /* Key a proposed client command by (key_a, key_b) in g->pending, where the
  * state machine's events find it. The map must have room (hmap_reserve()). */
 void pending_track(struct pending *p);
@@ -85,6 +79,12 @@ void pending_settle(struct pending *p, uint64_t index,
 /* Answer `p` with a bare status (counted when BATON_EUNKNOWN), and forget
  * it. */
 void pending_settle_status(struct pending *p, int status);
+
+/* NOT_LEADER to request `id` of `c` (NULL: nobody to answer), naming the
+ * leader this node knows of, counted in g's stats when written; a leader
+ * that does not serve yet names none, so that its clients retry shortly
+ * rather than come back to it. */
+void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id);
 
 /* Send `p` elsewhere (NOT_LEADER) and forget it; it does not count as
  * served. */

@@ -8,6 +8,7 @@
 
 #include "../../../include/baton.h"
 #include "../../proto/attach.h"
+#include "admit.h"
 #include "pending.h"
 
 /* The reads one barrier answers. */
@@ -357,5 +358,5 @@ void reads_on_frame(struct gateway *g, struct conn *c,
                 p->cmd.name = (const char *)p->buf;
                 p->cmd.name_len = name.len;
         }
-        pending_route(p, &g->reads);
+        admit_route(p, &g->reads);
 }

@@ -1,5 +1,5 @@
 /* Linearizable reads and keepalives: QUERY, CHECK, LIST and KEEPALIVE
- * (and ATTACH's body, which owners.h answers at once),
+ * (and ATTACH's body, which admit.h answers at once),
  * answered from this node's state machine once a raft barrier proves it
  * still leads. */
 #ifndef SERVER_READS_H
@@ -9,7 +9,7 @@
 
 #include "../../proto/proto.h"
 #include "../net/conn.h"
-#include "gateway.h"
+#include "core.h"
 
 /*
  * A KEEPALIVE, QUERY, CHECK, LIST or ATTACH frame from `c` (borrowed; `body`

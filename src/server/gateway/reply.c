@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "../../../include/baton.h"
-#include "gateway.h"
 #include "../base/log.h"
 
 void reply_to_init(struct reply_to *to, struct conn *c, uint64_t id)
@@ -102,25 +101,4 @@ void reply_outcome(struct conn *c, uint64_t id, uint64_t index,
 
         export_result(&r, index, res);
         reply_result(c, id, &r);
-}
-
-void reply_not_leader(struct gateway *g, struct conn *c, uint64_t id)
-{
-        uint64_t leader;
-        const char *address;
-        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
-
-        if (out == NULL) {
-                return;
-        }
-        node_leader(g->node, &leader, &address);
-        /* A leader that is not serving yet must not send clients to
-         * itself: say the leader is unknown, so they retry shortly. */
-        if (leader == g->cfg->id) {
-                leader = 0;
-                address = "";
-        }
-        g->stats.redirects++;
-        reply_frame(
-            c, id, proto_write_not_leader(out, REPLY_MAX, id, leader, address));
 }

@@ -11,8 +11,6 @@
 #include "../../proto/proto.h"
 #include "../net/conn.h"
 
-struct gateway;
-
 /* Room reserved for one reply of a fixed-size kind. */
 #define REPLY_MAX (PROTO_HEADER_SIZE + 512)
 
@@ -65,10 +63,5 @@ void reply_outcome_names(struct conn *c, uint64_t id, uint64_t index,
                          uint8_t name_len);
 void reply_outcome(struct conn *c, uint64_t id, uint64_t index,
                    const struct lockfsm_result *res);
-
-/* NOT_LEADER naming the leader this node knows of, counted in g's stats
- * when written; a leader that does not serve yet names none, so that its
- * clients retry shortly rather than come back to it. */
-void reply_not_leader(struct gateway *g, struct conn *c, uint64_t id);
 
 #endif /* SERVER_REPLY_H */

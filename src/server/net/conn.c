@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "../../../include/baton.h"
-#include "listen.h"
 #include "../base/log.h"
+#include "listen.h"
 
 static void on_closed(uv_handle_t *h)
 {

@@ -13,8 +13,8 @@
 #include "../../lib/queue.h"
 #include "../../proto/proto.h"
 #include "../../tls/tls.h"
-#include "addrcount.h"
 #include "../config/roles.h"
+#include "addrcount.h"
 
 struct conn;
 struct conn_set;

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "../config/certcheck.h"
 #include "../base/log.h"
+#include "../config/certcheck.h"
 
 #define DAY_S 86400
 

@@ -9,14 +9,14 @@
 #include <time.h>
 
 #include "../../../include/baton.h"
-#include "../gateway/access.h"
 #include "../base/log.h"
-#include "../raft/raftfsm.h"
 #include "../config/roles.h"
+#include "../gateway/access.h"
+#include "../raft/raftfsm.h"
+#include "../raft/stallwatch.h"
 #include "../snap/snapimage.h"
 #include "../snap/snapkeep.h"
 #include "../snap/snapspill.h"
-#include "../raft/stallwatch.h"
 
 /* Appends formatted text, tracking the length it would need. */
 struct out {

@@ -7,13 +7,13 @@
 
 #include <uv.h>
 
-#include "certwatch.h"
-#include "../net/conn.h"
 #include "../gateway/gateway.h"
+#include "../net/conn.h"
+#include "../raft/node.h"
+#include "certwatch.h"
 #include "health.h"
 #include "looplag.h"
 #include "memtrim.h"
-#include "../raft/node.h"
 #include "scrape.h"
 #include "scrapegate.h"
 

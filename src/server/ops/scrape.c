@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "../../../include/baton.h"
-#include "../net/listen.h"
 #include "../base/log.h"
+#include "../net/listen.h"
 #include "scrapegate.h"
 
 /* One connection: read the request head (bounded), answer, close. */

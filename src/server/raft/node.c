@@ -17,15 +17,15 @@
 #include <raft/uv.h>
 
 #include "../../../include/baton.h"
+#include "../base/log.h"
+#include "../snap/snapspill.h"
 #include "handover.h"
 #include "heard.h"
-#include "plaintcp.h"
-#include "../base/log.h"
 #include "nodecore.h"
 #include "peer.h"
 #include "peercheck.h"
+#include "plaintcp.h"
 #include "raftfsm.h"
-#include "../snap/snapspill.h"
 #include "stallwatch.h"
 
 /* configure requires 0.22.1 or later; so does the build. */

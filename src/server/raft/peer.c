@@ -10,10 +10,10 @@
 #include "../../../include/baton.h"
 #include "../../tls/tls.h"
 #include "../base/log.h"
+#include "../config/tlsconfig.h"
 #include "peercheck.h"
 #include "rafthello.h"
 #include "rafttcp.h"
-#include "../config/tlsconfig.h"
 
 #define QUEUED_MAX (4u << 20) /* bytes queued on a side before pausing */
 

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../net/listen.h"
 #include "../base/log.h"
+#include "../net/listen.h"
 
 static void maybe_closed(struct rafttcp *rt)
 {

@@ -12,9 +12,9 @@
 #include <raft.h>
 #include <uv.h>
 
-#include "commitage.h"
 #include "../config/config.h"
 #include "../disk/diskfull.h"
+#include "commitage.h"
 
 /* How often raft_uv retries a failed write (libraft's default is 5 s): a
  * node whose disk was full writes again within about this long of space

@@ -1,6 +1,7 @@
-/* Session ownership on the leader: which connection may act in which
- * session, and ATTACH, which proves it. */
-#include "owners.h"
+/* Who may do what, decided in one place before a request is routed: the
+ * role a frame type needs, the administrator a revoke needs, and session
+ * ownership on the leader (ATTACH proves it). */
+#include "admit.h"
 
 #include <string.h>
 
@@ -10,6 +11,8 @@
 #include "../../../include/baton.h"
 #include "../../proto/attach.h"
 #include "../base/log.h"
+#include "../config/roles.h"
+#include "access.h"
 #include "pending.h"
 
 /* ATTACH: the connection owns the session if the secret (in p->buf)
@@ -72,7 +75,14 @@ static uint64_t acts_in(const struct pending *p)
         return 0;
 }
 
-bool owners_admit(struct gateway *g, struct pending *p)
+/* A request about to be served, in arrival order: ATTACH is answered here,
+ * from the applied state (a serving leader has applied every OPEN whose
+ * answer any client saw, and a session's hash never changes); a request
+ * in a session its connection is not attached to is answered BATON_EPERM
+ * while the session is live (logged), else with the session's status.
+ * True when `p` goes on to be served; false when it was answered (and
+ * freed). */
+static bool owns(struct gateway *g, struct pending *p)
 {
         struct conn *c = p->to.conn;
         uint64_t session;
@@ -110,4 +120,87 @@ bool owners_admit(struct gateway *g, struct pending *p)
         }
         pending_settle_status(p, st);
         return false;
+}
+
+/* Whether only the leader answers requests of `type`: a node that does
+ * not serve sends them on (NOT_LEADER). */
+static bool leaders_only(uint8_t type)
+{
+        return type != PROTO_STATUS && type != PROTO_PING &&
+               type != PROTO_WATCH && type != PROTO_UNWATCH &&
+               type != PROTO_BACKUP;
+}
+
+bool admit_frame(struct gateway *g, struct conn *c,
+                 const struct proto_header *h)
+{
+        access_refresh(g, c);
+        if (h->type >= PROTO_RESULT || roles_allows(c->role, h->type)) {
+                return true; /* a response type is malformed, below */
+        }
+        if (!node_serving(g->node) && leaders_only(h->type)) {
+                pending_not_leader(g, c, h->id);
+                return false;
+        }
+        g->stats.refused++;
+        log_warn_f(&(struct log_fields){.connection = c->id, .request = h->id},
+                   "refused %s from '%s' (connection %llu): role %s",
+                   proto_type_name(h->type), c->identity,
+                   (unsigned long long)c->id, roles_name(c->role));
+        reply_status(c, h->id, BATON_EPERM);
+        return false;
+}
+
+int admit_revoke(struct gateway *g, struct conn *c, const struct pending *p)
+{
+        if (c->role != ROLES_ADMIN) {
+                struct log_fields f = {.session = p->cmd.session,
+                                       .connection = c->id,
+                                       .request = p->to.id};
+                g->stats.refused++;
+                log_warn_f(&f,
+                           "refused %s of session %llu from '%s' "
+                           "(connection %llu): role %s",
+                           command_type_name(p->cmd.type),
+                           (unsigned long long)p->cmd.session, c->identity,
+                           (unsigned long long)c->id, roles_name(c->role));
+                return BATON_EPERM;
+        }
+        return 0;
+}
+
+bool admit_route(struct pending *p, struct queue *serving)
+{
+        struct gateway *g = p->g;
+        uint64_t leader;
+        const char *address;
+
+        if (node_serving(g->node)) {
+                if (!owns(g, p)) {
+                        return false; /* answered */
+                }
+                queue_push_tail(serving, &p->link);
+                return true;
+        }
+        node_leader(g->node, &leader, &address);
+        if (leader == g->cfg->id) {
+                queue_push_tail(&g->held, &p->link);
+                return true;
+        }
+        pending_redirect(p);
+        return false;
+}
+
+void admit_held(struct gateway *g)
+{
+        while (!queue_empty(&g->held)) {
+                struct queue *q = queue_head(&g->held);
+                struct pending *p = QUEUE_DATA(q, struct pending, link);
+                queue_remove(q);
+                if (!owns(g, p)) {
+                        continue; /* answered: ATTACH, or not its session */
+                }
+                queue_push_tail(
+                    p->frame_type == PROTO_COMMAND ? &g->unsent : &g->reads, q);
+        }
 }
