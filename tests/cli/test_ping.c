@@ -59,10 +59,9 @@ static void endpoints_but(unsigned skip, char *buf, size_t cap)
         buf[0] = '\0';
         for (unsigned i = 1; i <= cluster.n && at < cap; i++) {
                 if (i != skip) {
-                        at += (size_t)snprintf(buf + at, cap - at, "%s%s",
-                                               at > 0 ? "," : "",
-                                               harness_client_address(
-                                                   &cluster, i));
+                        at += (size_t)snprintf(
+                            buf + at, cap - at, "%s%s", at > 0 ? "," : "",
+                            harness_client_address(&cluster, i));
                 }
         }
 }
@@ -78,8 +77,8 @@ static unsigned served_by(const struct proc *r)
         const char *nl = strchr(r->out, '\n');
 
         if (r->status != 0 || nl == NULL || nl[1] != '\0' ||
-            sscanf(r->out, "%63s id=%" SCNu64 " term=%" SCNu64
-                           " rtt_us=%" SCNd64 "%7s",
+            sscanf(r->out,
+                   "%63s id=%" SCNu64 " term=%" SCNu64 " rtt_us=%" SCNd64 "%7s",
                    ep, &id, &term, &rtt, rest) != 4) {
                 return 0;
         }
@@ -177,8 +176,8 @@ static bool followers(unsigned leader, bool pause)
 static void no_majority(unsigned leader)
 {
         char eps[3 * (HARNESS_ADDR_MAX + 1)];
-        const char *args[] = {"--endpoints", eps,       "--timeout", "1000",
-                              "--wait",      "60000",   "ping",      NULL};
+        const char *args[] = {"--endpoints", eps,     "--timeout", "1000",
+                              "--wait",      "60000", "ping",      NULL};
         struct proc r, waiting;
         unsigned now_leader = 0;
 
