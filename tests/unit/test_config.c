@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/config.h"
-#include "../../src/server/tlsconfig.h"
+#include "../../src/server/config/config.h"
+#include "../../src/server/config/tlsconfig.h"
 
 /* Every key of the table, as config.h's struct lists them. */
 static const char *const all_keys[] = {
