@@ -791,7 +791,7 @@ int main(int argc, char **argv)
         }
         descriptors(&s->cfg);
         signal(SIGPIPE, SIG_IGN);
-        self = config_member(&s->cfg, s->cfg.id);
+        self = settings_member(&s->cfg, s->cfg.id);
         if (claim_data_dir(s, self) != 0) {
                 return 1;
         }
