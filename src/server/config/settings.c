@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "../../../include/baton.h"
+#include "../../../include/baton/errors.h"
 
 int settings_fail(char *msg, size_t size, const char *fmt, ...)
 {

@@ -3,7 +3,7 @@
 
 #include <raft.h>
 
-#include "../../../include/baton.h"
+#include "../../../include/baton/errors.h"
 
 int rafterr_baton(int raft_rv)
 {
