@@ -35,7 +35,7 @@ max-connections-per-address = $((n + 100))"
         line=$(tail -n 1 "$tmp")
         rm -f "$tmp" "$tmp.err"
         lag=$(max_ms baton_loop_lag_max_seconds)
-        jq -e 'has("held")' >/dev/null 2>&1 <<<"$line" || line='{"failed":true}'
+        is_result "$line" held || line='{"failed":true}'
         emit "$line" '. + {rss_kib_before: $r0, rss_kib_held: $r1}' --arg r0 "$r0" --arg r1 "$r1"
         summary_connections "$n" "$r0" "$r1" "$line" "$lag"
 }

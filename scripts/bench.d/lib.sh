@@ -193,6 +193,13 @@ emit() {
         jq -c --arg tls "$tls" "$@" "$filter | . + {tls: \$tls}" <<<"$line" >>"$out"
 }
 
+# is_result LINE KEY: LINE is a JSON object with KEY, baton-bench's result.
+# Empty is not (jq -e says yes to no input at all: a baton-bench that died
+# printing nothing must not pass).
+is_result() {
+        [ -n "$1" ] && jq -e --arg k "$2" 'type == "object" and has($k)' >/dev/null 2>&1 <<<"$1"
+}
+
 # record LINE FILTER [JQ_ARGS...]: a baton-bench result with the nodes'
 # memory now added (a line without a result becomes {"failed":true}, which
 # the standard table counts).
@@ -200,7 +207,7 @@ record() {
         local line=$1 filter=$2 rss hwm
         shift 2
         read -r rss hwm < <(rss_mib)
-        if ! jq -e 'type == "object" and has("ops_per_s")' >/dev/null 2>&1 <<<"$line"; then
+        if ! is_result "$line" ops_per_s; then
                 echo "bench: baton-bench printed no result" >&2
                 line='{"failed":true}'
         fi

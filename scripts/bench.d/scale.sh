@@ -131,6 +131,7 @@ experiment_scale() {
         echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         for setting in $scale; do
                 ns=${setting%%:*} nl=${setting#*:}
+                # shellcheck disable=SC2034 # read through namerefs
                 fig=([setting]="$setting" [ns]="$ns" [nl]="$nl")
                 stop_cluster
                 # Restarts rewrite the configs: the limit must hold for them too.

@@ -5,7 +5,10 @@
 # experiment and a bad value for each experiment are refused with exit
 # status 2 and a message naming what was refused, before any cluster
 # starts or the results file is made. No cluster runs: the refusals come
-# first. BENCH=path runs another scripts/bench (an older one, say).
+# first. And the results file: a baton-bench that printed nothing is
+# recorded as a failed figure. BENCH=path runs another scripts/bench (an
+# older one, say) for the command-line cases.
+# shellcheck disable=SC2016 # jq filters in single quotes
 set -u
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -68,6 +71,23 @@ refused "--scale with --pairs 0" "--pairs" --scale 1:0 --pairs 0
 refused "--connections 0" "--connections: a positive number, got 0" \
         --connections "10 0"
 refused "--election-crash 0" "--election-crash" --election-crash 0
+
+# A baton-bench that died printing nothing is a failed figure: the
+# standard table counts it, and the run's exit status says so.
+(
+        # shellcheck disable=SC2034 # read by the library
+        out="$tmp/record.jsonl" tls=on BATON_CLUSTER_DIR="$tmp/no-cluster"
+        # shellcheck source=/dev/null
+        . "$root/scripts/bench.d/lib.sh"
+        : >"$out"
+        record "" '. + {rep: $rep}' --argjson rep 1 2>/dev/null
+        record '{"ops_per_s":5}' '. + {rep: $rep}' --argjson rep 2 2>/dev/null
+)
+echo "# recorded: $(tr '\n' ' ' <"$tmp/record.jsonl")"
+ok "an empty baton-bench output is recorded as failed" \
+        grep -q '^{"failed":true,"rep":1,' "$tmp/record.jsonl"
+ok "a result is recorded as it came, with its RSS and tls" \
+        grep -q '^{"ops_per_s":5,"rep":2,"rss_mib":0,"peak_rss_mib":0,"tls":"on"}$' "$tmp/record.jsonl"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
