@@ -1,5 +1,5 @@
 # --connections "N ...": what client connections cost (docs/
-# performance.md, "Many connections"). For each N, a fresh 3-node cluster
+# history/performance.md, "Many connections"). For each N, a fresh 3-node cluster
 # allowing N connections (from this one address, too); baton-bench
 # --workload connections opens N connections to the leader, each with its
 # session and lock, holds them all with keepalives while every node's RSS

@@ -1,5 +1,5 @@
 # --election-crash N: how long an election is without a leader when the
-# process that leads crashes (docs/performance.md, "Elections and
+# process that leads crashes (docs/history/performance.md, "Elections and
 # watches"). A fresh 3-node cluster; three candidates, each `batonctl elect
 # --ttl 2000 -- CMD` whose CMD, once it leads, appends its token and the
 # time to a file (its first write as leader) and sleeps; N times, the
