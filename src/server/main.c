@@ -757,7 +757,7 @@ int main(int argc, char **argv)
          * an install, bgrestore.h) left two million such chunks, and the
          * loop's next large malloc merged them, with a copy-on-write
          * fault per page after the snapshot image's fork(): a 381 ms
-         * freeze (docs/performance.md, "Tables that never write into a
+         * freeze (docs/history/scale.md, "Tables that never write into a
          * record"). The per-thread caches keep small allocations fast. */
 #ifdef M_MXFAST
         mallopt(M_MXFAST, 0);

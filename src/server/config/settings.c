@@ -35,8 +35,8 @@ void settings_range(char *buf, size_t size, uint64_t min, uint64_t max)
         }
 }
 
-int settings_number(const char *s, uint64_t min, uint64_t max,
-                        uint64_t *out, char *msg, size_t size)
+int settings_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+                    char *msg, size_t size)
 {
         const char *p;
         uint64_t v = 0;
@@ -45,7 +45,7 @@ int settings_number(const char *s, uint64_t min, uint64_t max,
 
         if (!is_digit(s[0])) {
                 return settings_fail(msg, size, "'%s' is not a decimal number",
-                                   s);
+                                     s);
         }
         for (p = s; is_digit(*p); p++) {
                 unsigned d = (unsigned)(*p - '0');
@@ -57,12 +57,12 @@ int settings_number(const char *s, uint64_t min, uint64_t max,
         }
         if (*p != '\0') {
                 return settings_fail(msg, size, "junk after the number in '%s'",
-                                   s);
+                                     s);
         }
         if (too_big || v < min || v > max) {
                 settings_range(range, sizeof range, min, max);
                 return settings_fail(msg, size, "%s is out of range %s", s,
-                                   range);
+                                     range);
         }
         *out = v;
         return 0;

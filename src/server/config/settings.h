@@ -111,7 +111,8 @@ struct config {
 };
 
 /* The member entry of `id`, or NULL. */
-const struct config_member *settings_member(const struct config *c, uint64_t id);
+const struct config_member *settings_member(const struct config *c,
+                                            uint64_t id);
 
 /* A decimal number in min..max: 0, or BATON_EINVAL with a message. */
 int settings_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
