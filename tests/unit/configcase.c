@@ -88,7 +88,7 @@ void configcase_tmp_remove(struct configcase_tmpfile *t)
 
 /* Load `text` as a file; returns the result, message in `errmsg`. */
 int configcase_load(struct config *c, const char *text, char *path_out,
-                     char *errmsg)
+                    char *errmsg)
 {
         struct configcase_tmpfile t;
         int rv;
@@ -114,4 +114,3 @@ int configcase_parse(struct config *c, char **argv, char *errmsg)
         config_defaults(c);
         return config_parse_args(c, argc, argv, errmsg, CONFIG_ERRMSG_MAX);
 }
-

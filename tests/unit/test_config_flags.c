@@ -25,7 +25,8 @@ static void flags_override_file(void **state)
         char config_eq[128];
 
         (void)state;
-        configcase_tmp_write(&t, GOOD "election-timeout-ms = 400\nlog-level = warn\n");
+        configcase_tmp_write(&t, GOOD
+                             "election-timeout-ms = 400\nlog-level = warn\n");
         snprintf(config_eq, sizeof config_eq, "--config=%s", t.path);
         {
                 char *argv[] = {"batond", "--election-timeout-ms=500",
@@ -93,7 +94,8 @@ static void member_flags_replace_file(void **state)
                 char *argv[] = {
                     "batond", "--member=7 127.0.0.1:9001 127.0.0.1:9101",
                     "--member=7 127.0.0.1:9002 127.0.0.1:9102", NULL};
-                assert_int_equal(configcase_parse(&c, argv, errmsg), BATON_EINVAL);
+                assert_int_equal(configcase_parse(&c, argv, errmsg),
+                                 BATON_EINVAL);
                 assert_string_equal(errmsg, "flag --member: duplicate id 7");
         }
         configcase_tmp_remove(&t);
@@ -222,7 +224,8 @@ static void flag_config_file_error(void **state)
         configcase_tmp_write(&t, "id = 1\nbogus = 2\n");
         {
                 char *argv[] = {"batond", "--id=1", "--config", t.path, NULL};
-                assert_int_equal(configcase_parse(&c, argv, errmsg), BATON_EINVAL);
+                assert_int_equal(configcase_parse(&c, argv, errmsg),
+                                 BATON_EINVAL);
         }
         snprintf(want, sizeof want, "%s:2: unknown key 'bogus'", t.path);
         assert_string_equal(errmsg, want);
