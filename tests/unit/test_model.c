@@ -28,6 +28,7 @@
 #include "../lib/rng.h"
 #include "../../src/lib/mem.h"
 #include "model.h"
+#include "modelcmd.h"
 #include "modelgen.h"
 
 /* How much work the seed ranges do, and how often the machine is
