@@ -7,7 +7,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../../include/baton.h"
@@ -682,4 +684,23 @@ struct lockfsm_result m_open(struct model *m, uint64_t index,
         v->nonce = c->nonce;
         r = outcome(PROTO_KIND_OPENED, s->id, 0);
         return r;
+}
+
+void m_result_str(char *out, size_t cap, const struct lockfsm_result *r)
+{
+        snprintf(out, cap,
+                 "{status=%d kind=%u dup=%d session=%" PRIu64 " owner=%" PRIu64
+                 " token=%" PRIu64 " count=%" PRIu32 " waiters=%" PRIu32 "}",
+                 r->status, r->kind, r->duplicate, r->session, r->owner,
+                 r->token, r->count, r->waiters);
+}
+
+bool m_result_eq(const struct lockfsm_result *want,
+                 const struct lockfsm_result *got, bool check_dup)
+{
+        return got->status == want->status && got->kind == want->kind &&
+               (!check_dup || got->duplicate == want->duplicate) &&
+               got->session == want->session && got->owner == want->owner &&
+               got->token == want->token && got->count == want->count &&
+               got->waiters == want->waiters;
 }

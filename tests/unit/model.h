@@ -188,6 +188,14 @@ struct model {
 struct lockfsm_result rejected(int status);
 struct lockfsm_result outcome(uint8_t kind, uint64_t session, uint64_t owner);
 
+/* An outcome as "{status=... waiters=...}", for failure messages. */
+void m_result_str(char *out, size_t cap, const struct lockfsm_result *r);
+
+/* Whether two outcomes agree on every field (and on `duplicate` when
+ * `check_dup`). */
+bool m_result_eq(const struct lockfsm_result *want,
+                 const struct lockfsm_result *got, bool check_dup);
+
 /* The live session `id`, or NULL. */
 struct msess *m_session(struct model *m, uint64_t id);
 
