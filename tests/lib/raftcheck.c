@@ -22,7 +22,8 @@ static void violation(struct simcluster *c, const char *fmt, ...)
                 va_start(ap, fmt);
                 vsnprintf(c->violation, sizeof c->violation, fmt, ap);
                 va_end(ap);
-                simcluster_trace(c, "libraft did what it must not: %s", c->violation);
+                simcluster_trace(c, "libraft did what it must not: %s",
+                                 c->violation);
         }
 }
 
@@ -84,18 +85,19 @@ static void check_commit(struct simcluster *c, unsigned i, raft_index from,
                 for (j = 0; j < c->cfg.n; j++) {
                         struct raft *f = simcluster_raft(c, j);
 
-                        simcluster_trace(c,
-                              "  n%u term %llu last %llu stored %llu..%llu: "
-                              "entry %llu has term %llu (leader's: %llu)",
-                              j, (unsigned long long)raft_current_term(f),
-                              (unsigned long long)raft_last_index(f),
-                              (unsigned long long)c->nodes[j].store.first,
-                              (unsigned long long)simstore_last(
-                                  &c->nodes[j].store),
-                              (unsigned long long)h + 1,
-                              (unsigned long long)simstore_term(
-                                  &c->nodes[j].store, h + 1),
-                              (unsigned long long)simstore_term(own, h + 1));
+                        simcluster_trace(
+                            c,
+                            "  n%u term %llu last %llu stored %llu..%llu: "
+                            "entry %llu has term %llu (leader's: %llu)",
+                            j, (unsigned long long)raft_current_term(f),
+                            (unsigned long long)raft_last_index(f),
+                            (unsigned long long)c->nodes[j].store.first,
+                            (unsigned long long)simstore_last(
+                                &c->nodes[j].store),
+                            (unsigned long long)h + 1,
+                            (unsigned long long)simstore_term(
+                                &c->nodes[j].store, h + 1),
+                            (unsigned long long)simstore_term(own, h + 1));
                 }
         }
 }

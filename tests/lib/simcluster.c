@@ -90,7 +90,8 @@ static void raft_trace(struct raft_tracer *t, int type, const void *data)
 
         if (n->c->verbose && type == RAFT_TRACER_DIAGNOSTIC &&
             info->diagnostic.level <= 3) {
-                simcluster_trace(n->c, "n%u raft: %s", n->i, info->diagnostic.message);
+                simcluster_trace(n->c, "n%u raft: %s", n->i,
+                                 info->diagnostic.message);
         }
 }
 
@@ -440,8 +441,8 @@ static void barrier_cb(struct raft_barrier *req, int status)
                 if (raft_state(r) == RAFT_LEADER &&
                     raft_current_term(r) == b->term) {
                         c->ready_term[b->node] = b->term;
-                        simcluster_trace(c, "n%u ready as leader in term %llu", b->node,
-                              (unsigned long long)b->term);
+                        simcluster_trace(c, "n%u ready as leader in term %llu",
+                                         b->node, (unsigned long long)b->term);
                 }
         } else if (c->barrier_term[b->node] == b->term) {
                 /* Let the next step issue another one if still leader. */
@@ -499,11 +500,11 @@ static void trace_states(struct simcluster *c)
                 }
                 c->seen_state[i] = state;
                 c->seen_term[i] = raft_current_term(r);
-                simcluster_trace(c, "n%u %s in term %llu (last=%llu applied=%llu)", i,
-                      names[state & 3],
-                      (unsigned long long)raft_current_term(r),
-                      (unsigned long long)raft_last_index(r),
-                      (unsigned long long)raft_last_applied(r));
+                simcluster_trace(
+                    c, "n%u %s in term %llu (last=%llu applied=%llu)", i,
+                    names[state & 3], (unsigned long long)raft_current_term(r),
+                    (unsigned long long)raft_last_index(r),
+                    (unsigned long long)raft_last_applied(r));
         }
 }
 
@@ -624,18 +625,19 @@ static void prop_cb(struct raft_apply *req, int status, void *result)
                 }
                 p->state = SIMPROP_ACKED;
                 simformat_result(buf, sizeof buf, &p->result.res);
-                simcluster_trace(c, "#%u acked idx=%llu fsm_idx=%llu: %s", p->id,
-                      (unsigned long long)p->raft_index,
-                      (unsigned long long)p->result.index, buf);
+                simcluster_trace(c, "#%u acked idx=%llu fsm_idx=%llu: %s",
+                                 p->id, (unsigned long long)p->raft_index,
+                                 (unsigned long long)p->result.index, buf);
         } else {
                 p->state = status == RAFT_LEADERSHIPLOST ||
                                    status == RAFT_NOTLEADER ||
                                    status == RAFT_SHUTDOWN
                                ? SIMPROP_UNKNOWN
                                : SIMPROP_FAILED;
-                simcluster_trace(c, "#%u %s idx=%llu: %s", p->id,
-                      p->state == SIMPROP_UNKNOWN ? "unknown" : "failed",
-                      (unsigned long long)p->raft_index, raft_strerror(status));
+                simcluster_trace(
+                    c, "#%u %s idx=%llu: %s", p->id,
+                    p->state == SIMPROP_UNKNOWN ? "unknown" : "failed",
+                    (unsigned long long)p->raft_index, raft_strerror(status));
         }
         if (!c->closing && p->cb != NULL) {
                 p->cb(p);
@@ -757,7 +759,7 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
         c->props[c->n_props++] = p;
         simformat_command(text, sizeof text, &p->cmd);
         simcluster_trace(c, "#%u propose on n%u idx=%llu: %s", p->id, l,
-              (unsigned long long)p->raft_index, text);
+                         (unsigned long long)p->raft_index, text);
         if (out != NULL) {
                 *out = p;
         }

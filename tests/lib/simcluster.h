@@ -28,7 +28,9 @@
  *   number of proposals in flight per leader is bounded, and each proposal's
  *   outcome is tracked (acknowledged with the leader's result, or unknown);
  * - fault helpers with reference counts, so that overlapping faults heal
- *   independently.
+ *   independently (simlinks.h); beside them, a watch for what libraft must
+ *   never do (raftcheck.h), snapshot checks (simsnap.h) and one-line
+ *   renderings for traces (simformat.h).
  *
  * Everything runs on the caller's thread in virtual time; nothing here is
  * thread-safe. A struct simcluster must not move once initialized: raft

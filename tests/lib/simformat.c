@@ -120,8 +120,7 @@ void simformat_command(char *buf, size_t cap, const struct command *c)
         }
 }
 
-void simformat_result(char *buf, size_t cap,
-                              const struct lockfsm_result *r)
+void simformat_result(char *buf, size_t cap, const struct lockfsm_result *r)
 {
         snprintf(buf, cap,
                  "%s %s%s s=%" PRIu64 " o=%" PRIu64 " tok=%" PRIu64

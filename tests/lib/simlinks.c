@@ -44,7 +44,7 @@ static void sync_link(struct simcluster *c, unsigned i, unsigned j)
                         raft_fixture_desaturate(&c->f, i, j);
                 }
                 simcluster_trace(c, "link n%u->n%u %s", i, j,
-                      drop ? "drops messages" : "delivers again");
+                                 drop ? "drops messages" : "delivers again");
         }
         if (fail != c->fx_disconnected[i][j]) {
                 c->fx_disconnected[i][j] = fail;
@@ -54,7 +54,7 @@ static void sync_link(struct simcluster *c, unsigned i, unsigned j)
                         raft_fixture_reconnect(&c->f, i, j);
                 }
                 simcluster_trace(c, "link n%u->n%u %s", i, j,
-                      fail ? "fails sends" : "connected again");
+                                 fail ? "fails sends" : "connected again");
         }
 }
 

@@ -27,18 +27,18 @@ void simsnap_trace_install(struct simcluster *c)
                 raft_index match;
                 unsigned j;
 
-                simcluster_trace(c,
-                      "  n%u state=%d term=%llu last=%llu applied=%llu "
-                      "stored=%llu",
-                      i, raft_state(r),
-                      (unsigned long long)raft_current_term(r),
-                      (unsigned long long)raft_last_index(r),
-                      (unsigned long long)raft_last_applied(r),
-                      (unsigned long long)simstore_last(&c->nodes[i].store));
+                simcluster_trace(
+                    c,
+                    "  n%u state=%d term=%llu last=%llu applied=%llu "
+                    "stored=%llu",
+                    i, raft_state(r), (unsigned long long)raft_current_term(r),
+                    (unsigned long long)raft_last_index(r),
+                    (unsigned long long)raft_last_applied(r),
+                    (unsigned long long)simstore_last(&c->nodes[i].store));
                 for (j = 0; j < c->cfg.n; j++) {
                         if (raft_match_index(r, j + 1, &match) == 0) {
                                 simcluster_trace(c, "    match n%u=%llu", j,
-                                      (unsigned long long)match);
+                                                 (unsigned long long)match);
                         }
                 }
         }

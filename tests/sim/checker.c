@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../lib/simformat.h"
+#include "../lib/simsnap.h"
 #include "holders.h"
 
 /* ------------------------------------------------------------------------
@@ -820,10 +822,8 @@ static int check_same_history(struct sim *s, char *reason, size_t cap)
                 for (k = 0; k < n->n_events && k < n0->n_events; k++) {
                         if (!ev_equal(&n0->events[k], &n->events[k])) {
                                 s->fail_index = n0->events[k].index;
-                                simformat_event(a, sizeof a,
-                                                        &n0->events[k]);
-                                simformat_event(b, sizeof b,
-                                                        &n->events[k]);
+                                simformat_event(a, sizeof a, &n0->events[k]);
+                                simformat_event(b, sizeof b, &n->events[k]);
                                 return fail(reason, cap,
                                             "event %zu differs: node 0 %s, "
                                             "node %u %s",

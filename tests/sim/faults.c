@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../lib/simlinks.h"
+
 enum fault_kind {
         F_KILL_LEADER,
         F_KILL_NODE,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../lib/simformat.h"
 
 #define CLIENT_TIMEOUT_MS 1500 /* a pending attempt is retried after this */
 
