@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../../src/server/config.h"
+#include "../../src/server/config/config.h"
 
 /* The members of a file, without its TLS files. */
 #define GOOD_MEMBERS                                                           \

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/config.h"
-#include "../../src/server/tlsconfig.h"
+#include "../../src/server/config/config.h"
+#include "../../src/server/config/tlsconfig.h"
 #include "configcase.h"
 
 /* Loading `text` fails with "PATH:LINE: " followed by `what`. */

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/config.h"
-#include "../../src/server/tlsconfig.h"
+#include "../../src/server/config/config.h"
+#include "../../src/server/config/tlsconfig.h"
 #include "configcase.h"
 
 /* Flags win over the file, before or after --config. */

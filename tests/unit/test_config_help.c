@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/config.h"
-#include "../../src/server/tlsconfig.h"
+#include "../../src/server/config/config.h"
+#include "../../src/server/config/tlsconfig.h"
 #include "configcase.h"
 
 /* Capture config_print_help() in `*text`, which the caller frees. */
