@@ -757,7 +757,7 @@ int main(int argc, char **argv)
          * an install, bgrestore.h) left two million such chunks, and the
          * loop's next large malloc merged them, with a copy-on-write
          * fault per page after the snapshot image's fork(): a 381 ms
-         * freeze (docs/performance.md, "Tables that never write into a
+         * freeze (docs/history/scale.md, "Tables that never write into a
          * record"). The per-thread caches keep small allocations fast. */
 #ifdef M_MXFAST
         mallopt(M_MXFAST, 0);
@@ -791,7 +791,7 @@ int main(int argc, char **argv)
         }
         descriptors(&s->cfg);
         signal(SIGPIPE, SIG_IGN);
-        self = config_member(&s->cfg, s->cfg.id);
+        self = settings_member(&s->cfg, s->cfg.id);
         if (claim_data_dir(s, self) != 0) {
                 return 1;
         }

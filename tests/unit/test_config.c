@@ -137,12 +137,12 @@ static void full_file(void **state)
         assert_int_equal(c.members[0].id, 1);
         assert_string_equal(c.members[0].raft_address, "10.0.0.1:7001");
         assert_string_equal(c.members[0].client_address, "10.0.0.1:7101");
-        m = config_member(&c, 2);
+        m = settings_member(&c, 2);
         assert_non_null(m);
         assert_ptr_equal(m, &c.members[1]);
         assert_string_equal(m->raft_address, "10.0.0.2:7001");
         assert_string_equal(m->client_address, "10.0.0.2:7101");
-        assert_null(config_member(&c, 4));
+        assert_null(settings_member(&c, 4));
         assert_int_equal(c.election_timeout_ms, 1000);
         assert_int_equal(c.heartbeat_timeout_ms, 100);
         assert_int_equal(c.snapshot_threshold, 1024);

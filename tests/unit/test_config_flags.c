@@ -87,7 +87,7 @@ static void member_flags_replace_file(void **state)
                 assert_int_equal(c.members[1].id, 8);
                 assert_string_equal(c.members[1].client_address,
                                     "127.0.0.1:9102");
-                assert_null(config_member(&c, 1));
+                assert_null(settings_member(&c, 1));
                 assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         }
         {

@@ -132,18 +132,6 @@ static const char *const type_names[] = {
     [T_LOG_FORMAT] = "log-format",
 };
 
-int config_fail(char *msg, size_t size, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (msg != NULL && size > 0) {
-                va_start(ap, fmt);
-                vsnprintf(msg, size, fmt, ap);
-                va_end(ap);
-        }
-        return BATON_EINVAL;
-}
-
 static const struct key *lookup(const char *name, size_t len)
 {
         size_t i;
@@ -157,57 +145,9 @@ static const struct key *lookup(const char *name, size_t len)
         return NULL;
 }
 
-static bool is_digit(char ch)
-{
-        return ch >= '0' && ch <= '9';
-}
-
 /* Write "MIN..MAX" of a number key, with 2^N-1 for the type's maximum. */
-static void format_range(char *buf, size_t size, uint64_t min, uint64_t max)
-{
-        if (max == UINT64_MAX) {
-                snprintf(buf, size, "%llu..2^64-1", (unsigned long long)min);
-        } else if (max == UINT32_MAX) {
-                snprintf(buf, size, "%llu..2^32-1", (unsigned long long)min);
-        } else {
-                snprintf(buf, size, "%llu..%llu", (unsigned long long)min,
-                         (unsigned long long)max);
-        }
-}
 
 /* A decimal number in min..max: digits only, nothing before or after. */
-int config_parse_number(const char *s, uint64_t min, uint64_t max,
-                        uint64_t *out, char *msg, size_t size)
-{
-        const char *p;
-        uint64_t v = 0;
-        bool too_big = false;
-        char range[64];
-
-        if (!is_digit(s[0])) {
-                return config_fail(msg, size, "'%s' is not a decimal number",
-                                   s);
-        }
-        for (p = s; is_digit(*p); p++) {
-                unsigned d = (unsigned)(*p - '0');
-                if (v > (UINT64_MAX - d) / 10) {
-                        too_big = true;
-                } else {
-                        v = v * 10 + d;
-                }
-        }
-        if (*p != '\0') {
-                return config_fail(msg, size, "junk after the number in '%s'",
-                                   s);
-        }
-        if (too_big || v < min || v > max) {
-                format_range(range, sizeof range, min, max);
-                return config_fail(msg, size, "%s is out of range %s", s,
-                                   range);
-        }
-        *out = v;
-        return 0;
-}
 
 static int parse_bool(const char *s, bool *out, char *msg, size_t size)
 {
@@ -225,7 +165,7 @@ static int parse_bool(const char *s, bool *out, char *msg, size_t size)
                         return 0;
                 }
         }
-        return config_fail(
+        return settings_fail(
             msg, size,
             "'%s' is not a boolean (true/false, yes/no, on/off, 1/0)", s);
 }
@@ -236,8 +176,8 @@ static int set_string(char *field, size_t field_size, const char *value,
         size_t len = strlen(value);
 
         if (len >= field_size) {
-                return config_fail(msg, size, "too long (at most %zu bytes)",
-                                   field_size - 1);
+                return settings_fail(msg, size, "too long (at most %zu bytes)",
+                                     field_size - 1);
         }
         memcpy(field, value, len + 1);
         return 0;
@@ -256,7 +196,7 @@ static int set(struct config *c, const struct key *k, const char *value,
         switch (k->type) {
         case T_U64:
         case T_U32:
-                rv = config_parse_number(value, k->min, k->max, &v, msg, size);
+                rv = settings_number(value, k->min, k->max, &v, msg, size);
                 if (rv != 0) {
                         return rv;
                 }
@@ -292,7 +232,7 @@ static int set(struct config *c, const struct key *k, const char *value,
                                 return 0;
                         }
                 }
-                return config_fail(
+                return settings_fail(
                     msg, size,
                     "'%s' is not a log level (error, warn, info, "
                     "debug)",
@@ -305,7 +245,7 @@ static int set(struct config *c, const struct key *k, const char *value,
                                 return 0;
                         }
                 }
-                return config_fail(
+                return settings_fail(
                     msg, size, "'%s' is not a log format (text, json)", value);
         case T_MEMBER:
                 return members_add(c, value, msg, size);
@@ -462,33 +402,33 @@ int config_load_file(struct config *c, const char *path, char *errmsg,
         l.f = fopen(path, "r");
         if (l.f == NULL) {
                 rv = errno;
-                config_fail(errmsg, errmsg_size, "%s: cannot open: %s", path,
-                            strerror(rv));
+                settings_fail(errmsg, errmsg_size, "%s: cannot open: %s", path,
+                              strerror(rv));
                 return BATON_EIO;
         }
         rv = ini_parse_stream(reader, &l, handler, &l);
         free(l.buf);
         fclose(l.f);
         if (l.read_errno != 0) {
-                config_fail(errmsg, errmsg_size, "%s:%d: cannot read: %s", path,
-                            l.line + 1, strerror(l.read_errno));
+                settings_fail(errmsg, errmsg_size, "%s:%d: cannot read: %s",
+                              path, l.line + 1, strerror(l.read_errno));
                 return BATON_EIO;
         }
         if (rv < 0) { /* -1 cannot happen with our reader, -2 is malloc */
-                config_fail(errmsg, errmsg_size, "%s: out of memory", path);
+                settings_fail(errmsg, errmsg_size, "%s: out of memory", path);
                 return BATON_ENOMEM;
         }
         /* inih returns the first line it found wrong, or that the handler
          * refused; an earlier one of ours (the reader's) wins. */
         if (l.err_line != 0 && (rv == 0 || l.err_line <= rv)) {
-                return config_fail(errmsg, errmsg_size, "%s:%d: %s", path,
-                                   l.err_line, l.err);
+                return settings_fail(errmsg, errmsg_size, "%s:%d: %s", path,
+                                     l.err_line, l.err);
         }
         if (rv > 0) {
-                return config_fail(errmsg, errmsg_size,
-                                   "%s:%d: expected 'key = value', a comment "
-                                   "or a blank line",
-                                   path, rv);
+                return settings_fail(errmsg, errmsg_size,
+                                     "%s:%d: expected 'key = value', a comment "
+                                     "or a blank line",
+                                     path, rv);
         }
         return 0;
 }
@@ -524,7 +464,7 @@ static int split_flag(int argc, char **argv, int *i, const char **name,
         const char *eq;
 
         if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-                return config_fail(
+                return settings_fail(
                     errmsg, errmsg_size,
                     "argument '%s': expected --KEY=VALUE or --KEY "
                     "VALUE",
@@ -541,8 +481,8 @@ static int split_flag(int argc, char **argv, int *i, const char **name,
         *name_len = strlen(*name);
         /* A value that looks like a flag is a forgotten value. */
         if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
-                return config_fail(errmsg, errmsg_size,
-                                   "flag %s: missing value", arg);
+                return settings_fail(errmsg, errmsg_size,
+                                     "flag %s: missing value", arg);
         }
         *value = argv[*i + 1];
         *i += 2;
@@ -576,7 +516,7 @@ int config_parse_args(struct config *c, int argc, char **argv, char *errmsg,
                 if (len == strlen("config") &&
                     memcmp(name, "config", len) == 0) {
                         if (config_path != NULL) {
-                                return config_fail(
+                                return settings_fail(
                                     errmsg, errmsg_size,
                                     "flag --config: given twice");
                         }
@@ -604,7 +544,7 @@ int config_parse_args(struct config *c, int argc, char **argv, char *errmsg,
                 }
                 k = lookup(name, len);
                 if (k == NULL) {
-                        return config_fail(
+                        return settings_fail(
                             errmsg, errmsg_size,
                             "flag --%.*s: unknown flag (see --help)", (int)len,
                             name);
@@ -614,8 +554,8 @@ int config_parse_args(struct config *c, int argc, char **argv, char *errmsg,
                         members = true;
                 }
                 if (set(c, k, value, msg, sizeof msg) != 0) {
-                        return config_fail(errmsg, errmsg_size, "flag --%s: %s",
-                                           k->name, msg);
+                        return settings_fail(errmsg, errmsg_size,
+                                             "flag --%s: %s", k->name, msg);
                 }
         }
         return 0;
@@ -643,13 +583,13 @@ static int check_fields(const struct config *c, char *errmsg,
                                 ? *(const uint64_t *)(const void *)field
                                 : *(const uint32_t *)(const void *)field;
                         if (v == 0 && k->def == NULL) {
-                                return config_fail(errmsg, errmsg_size,
-                                                   "%s: not set", k->name);
+                                return settings_fail(errmsg, errmsg_size,
+                                                     "%s: not set", k->name);
                         }
                         if (v < k->min || v > k->max) {
-                                format_range(range, sizeof range, k->min,
-                                             k->max);
-                                return config_fail(
+                                settings_range(range, sizeof range, k->min,
+                                               k->max);
+                                return settings_fail(
                                     errmsg, errmsg_size,
                                     "%s: %llu is out of range %s", k->name,
                                     (unsigned long long)v, range);
@@ -659,33 +599,35 @@ static int check_fields(const struct config *c, char *errmsg,
                 case T_STRING:
                 case T_ADDRESS:
                         if (memchr(field, '\0', k->size) == NULL) {
-                                return config_fail(errmsg, errmsg_size,
-                                                   "%s: not NUL-terminated",
-                                                   k->name);
+                                return settings_fail(errmsg, errmsg_size,
+                                                     "%s: not NUL-terminated",
+                                                     k->name);
                         }
                         if (field[0] == '\0' && k->def == NULL) {
-                                return config_fail(errmsg, errmsg_size,
-                                                   "%s: not set", k->name);
+                                return settings_fail(errmsg, errmsg_size,
+                                                     "%s: not set", k->name);
                         }
                         if (k->type == T_ADDRESS && field[0] != '\0' &&
                             members_parse_address(field, false, msg,
                                                   sizeof msg) != 0) {
-                                return config_fail(errmsg, errmsg_size,
-                                                   "%s: %s", k->name, msg);
+                                return settings_fail(errmsg, errmsg_size,
+                                                     "%s: %s", k->name, msg);
                         }
                         break;
                 case T_LOG_LEVEL:
                         if ((unsigned)c->log_level > (unsigned)LOG_DEBUG) {
-                                return config_fail(errmsg, errmsg_size,
-                                                   "%s: %d is not a log level",
-                                                   k->name, (int)c->log_level);
+                                return settings_fail(
+                                    errmsg, errmsg_size,
+                                    "%s: %d is not a log level", k->name,
+                                    (int)c->log_level);
                         }
                         break;
                 case T_LOG_FORMAT:
                         if ((unsigned)c->log_format > (unsigned)LOG_JSON) {
-                                return config_fail(errmsg, errmsg_size,
-                                                   "%s: %d is not a log format",
-                                                   k->name, (int)c->log_format);
+                                return settings_fail(
+                                    errmsg, errmsg_size,
+                                    "%s: %d is not a log format", k->name,
+                                    (int)c->log_format);
                         }
                         break;
                 case T_BOOL:
@@ -694,8 +636,8 @@ static int check_fields(const struct config *c, char *errmsg,
                         break;
                 case T_ROLE:
                         if (c->default_role > ROLES_ADMIN) {
-                                return config_fail(errmsg, errmsg_size,
-                                                   "%s: not a role", k->name);
+                                return settings_fail(errmsg, errmsg_size,
+                                                     "%s: not a role", k->name);
                         }
                         break;
                 }
@@ -720,54 +662,44 @@ int config_validate(struct config *c, char *errmsg, size_t errmsg_size)
                 return rv;
         }
         if (c->heartbeat_timeout_ms >= c->election_timeout_ms) {
-                return config_fail(errmsg, errmsg_size,
-                                   "heartbeat-timeout-ms: %u must be below "
-                                   "election-timeout-ms (%u)",
-                                   (unsigned)c->heartbeat_timeout_ms,
-                                   (unsigned)c->election_timeout_ms);
+                return settings_fail(errmsg, errmsg_size,
+                                     "heartbeat-timeout-ms: %u must be below "
+                                     "election-timeout-ms (%u)",
+                                     (unsigned)c->heartbeat_timeout_ms,
+                                     (unsigned)c->election_timeout_ms);
         }
         if (c->snapshot_trailing < c->snapshot_threshold / 8) {
-                return config_fail(errmsg, errmsg_size,
-                                   "snapshot-trailing: %u is below "
-                                   "snapshot-threshold / 8 (%u)",
-                                   (unsigned)c->snapshot_trailing,
-                                   (unsigned)(c->snapshot_threshold / 8));
+                return settings_fail(errmsg, errmsg_size,
+                                     "snapshot-trailing: %u is below "
+                                     "snapshot-threshold / 8 (%u)",
+                                     (unsigned)c->snapshot_trailing,
+                                     (unsigned)(c->snapshot_threshold / 8));
         }
         /* A session must outlive a failover, which takes up to about 2x
          * the election timeout, or a leader change expires sessions. The
          * range check above keeps this product far below 2^32. */
         min_ttl = 2 * c->election_timeout_ms;
         if (c->min_ttl_ms != 0 && c->min_ttl_ms < min_ttl) {
-                return config_fail(errmsg, errmsg_size,
-                                   "min-ttl-ms: %u is below 2 x "
-                                   "election-timeout-ms (%u)",
-                                   (unsigned)c->min_ttl_ms, (unsigned)min_ttl);
+                return settings_fail(errmsg, errmsg_size,
+                                     "min-ttl-ms: %u is below 2 x "
+                                     "election-timeout-ms (%u)",
+                                     (unsigned)c->min_ttl_ms,
+                                     (unsigned)min_ttl);
         }
         if (c->min_ttl_ms != 0) {
                 min_ttl = c->min_ttl_ms;
         }
         if (c->max_ttl_ms < min_ttl) {
-                return config_fail(errmsg, errmsg_size,
-                                   "max-ttl-ms: %u is below min-ttl-ms (%u)",
-                                   (unsigned)c->max_ttl_ms, (unsigned)min_ttl);
+                return settings_fail(errmsg, errmsg_size,
+                                     "max-ttl-ms: %u is below min-ttl-ms (%u)",
+                                     (unsigned)c->max_ttl_ms,
+                                     (unsigned)min_ttl);
         }
         c->min_ttl_ms = min_ttl;
         if (c->idle_timeout_ms == 0) {
                 c->idle_timeout_ms = c->max_ttl_ms;
         }
         return tlsconfig_check(c, errmsg, errmsg_size);
-}
-
-const struct config_member *config_member(const struct config *c, uint64_t id)
-{
-        unsigned i;
-
-        for (i = 0; i < c->n_members && i < CONFIG_MAX_MEMBERS; i++) {
-                if (c->members[i].id == id) {
-                        return &c->members[i];
-                }
-        }
-        return NULL;
 }
 
 /* --- Help ----------------------------------------------------------------- */
@@ -781,7 +713,7 @@ static void describe(const struct key *k, const char **def, char *range,
         switch (k->type) {
         case T_U64:
         case T_U32:
-                format_range(range, size, k->min, k->max);
+                settings_range(range, size, k->min, k->max);
                 break;
         case T_BOOL:
                 snprintf(range, size, "true/false");

@@ -16,11 +16,11 @@ int members_parse_address(const char *s, bool raft, char *msg, size_t size)
         struct address a;
 
         if (address_parse(s, &a) != 0) {
-                return config_fail(msg, size, "'%s': %s (expected %s)", s,
-                                   a.errmsg, ADDRESS_FORMS);
+                return settings_fail(msg, size, "'%s': %s (expected %s)", s,
+                                     a.errmsg, ADDRESS_FORMS);
         }
         if (raft && a.kind == ADDRESS_IPV6) {
-                return config_fail(
+                return settings_fail(
                     msg, size,
                     "'%s': libraft 0.22.1 cannot use an IPv6 raft "
                     "address (expected a.b.c.d:port or host:port)",
@@ -36,10 +36,10 @@ int members_parse_pair(const char *raft, const char *client, char *msg,
         char detail[CONFIG_ERRMSG_MAX];
 
         if (members_parse_address(raft, true, detail, sizeof detail) != 0) {
-                return config_fail(msg, size, "raft address %s", detail);
+                return settings_fail(msg, size, "raft address %s", detail);
         }
         if (members_parse_address(client, false, detail, sizeof detail) != 0) {
-                return config_fail(msg, size, "client address %s", detail);
+                return settings_fail(msg, size, "client address %s", detail);
         }
         return 0;
 }
@@ -53,41 +53,42 @@ int members_check(const struct config *c, char *errmsg, size_t errmsg_size)
         unsigned j;
 
         if (c->n_members == 0) {
-                return config_fail(errmsg, errmsg_size,
-                                   "member: none listed (one 'member = ID "
-                                   "RAFT_ADDRESS CLIENT_ADDRESS' per node)");
+                return settings_fail(errmsg, errmsg_size,
+                                     "member: none listed (one 'member = ID "
+                                     "RAFT_ADDRESS CLIENT_ADDRESS' per node)");
         }
         if (c->n_members > CONFIG_MAX_MEMBERS) {
-                return config_fail(errmsg, errmsg_size,
-                                   "member: too many members (at most %d)",
-                                   CONFIG_MAX_MEMBERS);
+                return settings_fail(errmsg, errmsg_size,
+                                     "member: too many members (at most %d)",
+                                     CONFIG_MAX_MEMBERS);
         }
         for (i = 0; i < c->n_members; i++) {
                 const struct config_member *m = &c->members[i];
                 if (m->id == 0) {
-                        return config_fail(errmsg, errmsg_size,
-                                           "member: id 0 (ids start at 1)");
+                        return settings_fail(errmsg, errmsg_size,
+                                             "member: id 0 (ids start at 1)");
                 }
                 for (j = 0; j < i; j++) {
                         if (c->members[j].id == m->id) {
-                                return config_fail(errmsg, errmsg_size,
-                                                   "member: duplicate id %llu",
-                                                   (unsigned long long)m->id);
+                                return settings_fail(
+                                    errmsg, errmsg_size,
+                                    "member: duplicate id %llu",
+                                    (unsigned long long)m->id);
                         }
                 }
                 if (memchr(m->raft_address, '\0', CONFIG_ADDRESS_MAX) == NULL ||
                     memchr(m->client_address, '\0', CONFIG_ADDRESS_MAX) ==
                         NULL) {
-                        return config_fail(
+                        return settings_fail(
                             errmsg, errmsg_size,
                             "member %llu: address not NUL-terminated",
                             (unsigned long long)m->id);
                 }
                 if (members_parse_pair(m->raft_address, m->client_address, msg,
                                        sizeof msg) != 0) {
-                        return config_fail(errmsg, errmsg_size,
-                                           "member %llu: %s",
-                                           (unsigned long long)m->id, msg);
+                        return settings_fail(errmsg, errmsg_size,
+                                             "member %llu: %s",
+                                             (unsigned long long)m->id, msg);
                 }
                 addrs[n++] = m->raft_address;
                 addrs[n++] = m->client_address;
@@ -95,17 +96,18 @@ int members_check(const struct config *c, char *errmsg, size_t errmsg_size)
         for (i = 0; i < n; i++) {
                 for (j = 0; j < i; j++) {
                         if (strcmp(addrs[i], addrs[j]) == 0) {
-                                return config_fail(errmsg, errmsg_size,
-                                                   "member: address %s is used "
-                                                   "twice",
-                                                   addrs[i]);
+                                return settings_fail(
+                                    errmsg, errmsg_size,
+                                    "member: address %s is used "
+                                    "twice",
+                                    addrs[i]);
                         }
                 }
         }
         if (c->metrics_address[0] != '\0') {
                 for (i = 0; i < n; i++) {
                         if (strcmp(c->metrics_address, addrs[i]) == 0) {
-                                return config_fail(
+                                return settings_fail(
                                     errmsg, errmsg_size,
                                     "metrics-address: %s is also a "
                                     "member's address",
@@ -113,10 +115,10 @@ int members_check(const struct config *c, char *errmsg, size_t errmsg_size)
                         }
                 }
         }
-        if (config_member(c, c->id) == NULL) {
-                return config_fail(errmsg, errmsg_size,
-                                   "id: %llu is not one of the members",
-                                   (unsigned long long)c->id);
+        if (settings_member(c, c->id) == NULL) {
+                return settings_fail(errmsg, errmsg_size,
+                                     "id: %llu is not one of the members",
+                                     (unsigned long long)c->id);
         }
         return 0;
 }
@@ -133,7 +135,7 @@ int members_add(struct config *c, const char *value, char *msg, size_t size)
         unsigned n = 0;
 
         if (strlen(value) >= sizeof buf) {
-                return config_fail(msg, size, "line too long");
+                return settings_fail(msg, size, "line too long");
         }
         strcpy(buf, value);
         p = buf;
@@ -149,26 +151,26 @@ int members_add(struct config *c, const char *value, char *msg, size_t size)
                 }
         }
         if (n != 3) {
-                return config_fail(
+                return settings_fail(
                     msg, size,
                     "expected 'ID RAFT_ADDRESS CLIENT_ADDRESS', got "
                     "'%s'",
                     value);
         }
-        if (config_parse_number(fields[0], 1, UINT64_MAX, &id, detail,
-                                sizeof detail) != 0) {
-                return config_fail(msg, size, "id %s", detail);
+        if (settings_number(fields[0], 1, UINT64_MAX, &id, detail,
+                            sizeof detail) != 0) {
+                return settings_fail(msg, size, "id %s", detail);
         }
         if (members_parse_pair(fields[1], fields[2], msg, size) != 0) {
                 return BATON_EINVAL;
         }
-        if (config_member(c, id) != NULL) {
-                return config_fail(msg, size, "duplicate id %llu",
-                                   (unsigned long long)id);
+        if (settings_member(c, id) != NULL) {
+                return settings_fail(msg, size, "duplicate id %llu",
+                                     (unsigned long long)id);
         }
         if (c->n_members >= CONFIG_MAX_MEMBERS) {
-                return config_fail(msg, size, "too many members (at most %d)",
-                                   CONFIG_MAX_MEMBERS);
+                return settings_fail(msg, size, "too many members (at most %d)",
+                                     CONFIG_MAX_MEMBERS);
         }
         m = &c->members[c->n_members++];
         memset(m, 0, sizeof *m);
@@ -199,7 +201,7 @@ static bool clash(const char *a, const char *b)
 
 int members_listen(struct config *c, char *errmsg, size_t errmsg_size)
 {
-        const struct config_member *self = config_member(c, c->id);
+        const struct config_member *self = settings_member(c, c->id);
         const char *name[] = {"raft-listen", "client-listen",
                               "metrics-address"};
         const char *how[] = {"", "", ""};
@@ -207,9 +209,9 @@ int members_listen(struct config *c, char *errmsg, size_t errmsg_size)
         unsigned i, j;
 
         if (self == NULL) {
-                return config_fail(errmsg, errmsg_size,
-                                   "id: %llu is not one of the members",
-                                   (unsigned long long)c->id);
+                return settings_fail(errmsg, errmsg_size,
+                                     "id: %llu is not one of the members",
+                                     (unsigned long long)c->id);
         }
         if (c->raft_listen[0] == '\0') {
                 memcpy(c->raft_listen, self->raft_address, CONFIG_ADDRESS_MAX);
@@ -226,7 +228,7 @@ int members_listen(struct config *c, char *errmsg, size_t errmsg_size)
         for (i = 0; i < 3; i++) {
                 for (j = 0; j < i; j++) {
                         if (addr[i][0] != '\0' && clash(addr[i], addr[j])) {
-                                return config_fail(
+                                return settings_fail(
                                     errmsg, errmsg_size,
                                     "%s: %s%s takes the port of %s %s%s",
                                     name[i], addr[i], how[i], name[j], addr[j],

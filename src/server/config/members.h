@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config.h"
+#include "settings.h"
 
 /*
  * Check one address, "host:port" or "[ipv6]:port" (`raft`: a raft address,

@@ -40,7 +40,7 @@ int roles_parse(const char *name, uint8_t *role, char *msg, size_t size)
                         return 0;
                 }
         }
-        return config_fail(
+        return settings_fail(
             msg, size, "'%s' is not a role (admin, lock, read, none)", name);
 }
 
@@ -70,11 +70,11 @@ int roles_add(struct config *c, const char *value, char *msg, size_t size)
                 word--;
         }
         if (word == start) {
-                return config_fail(msg, size,
-                                   "expected 'IDENTITY ROLE', got '%s'", value);
+                return settings_fail(
+                    msg, size, "expected 'IDENTITY ROLE', got '%s'", value);
         }
         if (end - word >= sizeof role_name) {
-                return config_fail(msg, size, "'%s' ends in no role", value);
+                return settings_fail(msg, size, "'%s' ends in no role", value);
         }
         memcpy(role_name, value + word, end - word);
         role_name[end - word] = '\0';
@@ -85,22 +85,22 @@ int roles_add(struct config *c, const char *value, char *msg, size_t size)
                 word--;
         }
         if (word - start >= CONFIG_IDENTITY_MAX) {
-                return config_fail(msg, size,
-                                   "identity too long (at most %d bytes)",
-                                   CONFIG_IDENTITY_MAX - 1);
+                return settings_fail(msg, size,
+                                     "identity too long (at most %d bytes)",
+                                     CONFIG_IDENTITY_MAX - 1);
         }
         if (c->n_roles >= CONFIG_MAX_ROLES) {
-                return config_fail(msg, size, "too many roles (at most %d)",
-                                   CONFIG_MAX_ROLES);
+                return settings_fail(msg, size, "too many roles (at most %d)",
+                                     CONFIG_MAX_ROLES);
         }
         r = &c->roles[c->n_roles];
         memset(r, 0, sizeof *r);
         memcpy(r->identity, value + start, word - start);
         for (i = 0; i < c->n_roles; i++) {
                 if (strcmp(c->roles[i].identity, r->identity) == 0) {
-                        return config_fail(msg, size,
-                                           "identity '%s' given twice",
-                                           r->identity);
+                        return settings_fail(msg, size,
+                                             "identity '%s' given twice",
+                                             r->identity);
                 }
         }
         r->role = role;

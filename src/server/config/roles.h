@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "../../fsm/acl.h"
-#include "config.h"
+#include "settings.h"
 
 /*
  * A connection's role, from its certificate identity (roles_for()). Each

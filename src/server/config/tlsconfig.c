@@ -20,28 +20,30 @@ int tlsconfig_check(const struct config *c, char *errmsg, size_t errmsg_size)
                 return 0;
         }
         if (c->tls_ca[0] == '\0') {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-ca: not set, and TLS is on: %s", hint);
+                return settings_fail(errmsg, errmsg_size,
+                                     "tls-ca: not set, and TLS is on: %s",
+                                     hint);
         }
         if (c->tls_cert[0] == '\0') {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-cert: not set, and TLS is on: %s",
-                                   hint);
+                return settings_fail(errmsg, errmsg_size,
+                                     "tls-cert: not set, and TLS is on: %s",
+                                     hint);
         }
         if (c->tls_key[0] == '\0') {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-key: not set, and TLS is on: %s", hint);
+                return settings_fail(errmsg, errmsg_size,
+                                     "tls-key: not set, and TLS is on: %s",
+                                     hint);
         }
         if (c->tls && strstr(c->tls_peer_identity, "{id}") == NULL) {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-peer-identity: '%s' has no {id}, so "
-                                   "every node would have the same identity",
-                                   c->tls_peer_identity);
+                return settings_fail(errmsg, errmsg_size,
+                                     "tls-peer-identity: '%s' has no {id}, so "
+                                     "every node would have the same identity",
+                                     c->tls_peer_identity);
         }
         if (tlsconfig_peer_identity(c, UINT64_MAX, identity, sizeof identity) !=
             0) {
-                return config_fail(errmsg, errmsg_size,
-                                   "tls-peer-identity: too long");
+                return settings_fail(errmsg, errmsg_size,
+                                     "tls-peer-identity: too long");
         }
         return 0;
 }

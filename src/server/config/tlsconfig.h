@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "../../tls/tls.h"
-#include "config.h"
+#include "settings.h"
 
 /* With tls (or metrics-tls) on: the CA, certificate and key are set, and
  * tls-peer-identity holds "{id}". 0, or BATON_EINVAL with a message

@@ -61,13 +61,13 @@ struct gateway_stats {
 
 /*
  * The gateway and what its modules share: pending.h (a request's record),
- * admit.h (who may do what), reply.h (answers), reads.h (barrier reads and keepalives), admin.h
- * (membership and leadership transfer), fanout.h (the state machine's
- * events), leader.h (the serving leader's clocks and own proposals). A
- * command's or read's record (pending.h) waits on `unsent`, `held` or
- * `reads`, then among the members of one proposal or read barrier; a client
- * command, once proposed, is in `pending` until answered. Caller-allocated;
- * used only from the loop's thread.
+ * admit.h (who may do what), reply.h (answers), reads.h (barrier reads and
+ * keepalives), admin.h (membership and leadership transfer), fanout.h (the
+ * state machine's events), leader.h (the serving leader's clocks and own
+ * proposals). A command's or read's record (pending.h) waits on `unsent`,
+ * `held` or `reads`, then among the members of one proposal or read barrier; a
+ * client command, once proposed, is in `pending` until answered.
+ * Caller-allocated; used only from the loop's thread.
  */
 struct gateway {
         uv_loop_t *loop;

@@ -128,7 +128,7 @@ static int claim_new(const struct config *cfg, struct datadir *dir,
 int recover_node(const struct config *cfg, struct seed_report *out,
                  char *errmsg, size_t size)
 {
-        const struct config_member *self = config_member(cfg, cfg->id);
+        const struct config_member *self = settings_member(cfg, cfg->id);
         char old[PATH_MAX + sizeof RECOVER_SUFFIX];
         struct datadir dir = {.lock_fd = -1};
         struct raftfsm rf;

@@ -148,7 +148,7 @@ static int put_snapshot(struct seed_io *s, const struct config *cfg,
 int seed_open(struct seed_io *s, const struct config *cfg, const char *dir,
               char *errmsg, size_t size)
 {
-        const struct config_member *self = config_member(cfg, cfg->id);
+        const struct config_member *self = settings_member(cfg, cfg->id);
         int rv;
 
         memset(s, 0, sizeof *s);

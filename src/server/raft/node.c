@@ -25,6 +25,7 @@
 #include "peer.h"
 #include "peercheck.h"
 #include "plaintcp.h"
+#include "rafterr.h"
 #include "raftfsm.h"
 #include "stallwatch.h"
 
@@ -56,34 +57,6 @@ _Static_assert((int)BATON_MEMBER_STANDBY == (int)RAFT_STANDBY &&
  * connection costs next to nothing, and a failure is logged at debug
  * level only (peer.c), except name resolution's (docs/raft.md). */
 #define CONNECT_RETRY_DELAY_MS 200
-
-int node_error(int raft_rv)
-{
-        switch (raft_rv) {
-        case 0:
-                return 0;
-        case RAFT_NOMEM:
-                return BATON_ENOMEM;
-        case RAFT_NOTLEADER:
-                return BATON_ENOTLEADER;
-        case RAFT_LEADERSHIPLOST:
-                return BATON_EUNKNOWN;
-        case RAFT_SHUTDOWN:
-                return BATON_ESHUTDOWN;
-        case RAFT_CANTCHANGE:
-                return BATON_ECANTCHANGE;
-        case RAFT_NOSPACE:
-                return BATON_ENOSPC;
-        case RAFT_IOERR:
-                return BATON_EIO;
-        case RAFT_CORRUPT:
-                return BATON_ECORRUPT;
-        case RAFT_NOCONNECTION:
-                return BATON_EUNAVAILABLE;
-        default:
-                return BATON_EINVAL;
-        }
-}
 
 static void on_barrier(struct raft_barrier *req, int status)
 {
@@ -481,7 +454,7 @@ static int init_fsm(struct node *n, struct node_core *c)
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                const struct node_callbacks *cb, struct peercheck *check)
 {
-        const struct config_member *self = config_member(cfg, cfg->id);
+        const struct config_member *self = settings_member(cfg, cfg->id);
         struct node_core *c;
         int rv;
 
@@ -538,14 +511,14 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         uv_idle_init(loop, &n->draining);
         uv_timer_init(loop, &n->transfer_timer);
         n->transfer_timer.data = n;
-        queue_init(&n->probes);
+        queue_init(&n->closers);
         return 0;
 
 err_after_raft:
         /* raft_init succeeded: raft closes its I/O asynchronously, and its
          * close callback (as on a normal shutdown) frees the rest. Nothing
          * else runs on the loop yet, so run it until that is done. */
-        rv = node_error(rv) != 0 ? node_error(rv) : BATON_EIO;
+        rv = rafterr_baton(rv) != 0 ? rafterr_baton(rv) : BATON_EIO;
         n->close_cb = NULL;
         c->raft.data = n;
         stallwatch_close(&c->watch);
@@ -554,7 +527,7 @@ err_after_raft:
         return rv;
 err_after_fsm:
         raftfsm_close(&c->rf);
-        rv = node_error(rv) != 0 ? node_error(rv) : BATON_EIO;
+        rv = rafterr_baton(rv) != 0 ? rafterr_baton(rv) : BATON_EIO;
 err_after_core:
         free(c);
         n->core = NULL;
@@ -580,6 +553,19 @@ static void on_raft_closed(struct raft *r)
 
 static void transfer_done(struct node *n, bool timed_out);
 
+/* End what must not outlive raft's transport (node_closer). */
+static void end_closers(struct node *n)
+{
+        struct queue *q = queue_head(&n->closers);
+
+        while (q != &n->closers) {
+                struct node_closer *c = QUEUE_DATA(q, struct node_closer, link);
+
+                q = q->next; /* `end` may take c off the list */
+                c->end(c);
+        }
+}
+
 void node_close(struct node *n, void (*cb)(struct node *n))
 {
         n->close_cb = cb;
@@ -599,7 +585,7 @@ void node_close(struct node *n, void (*cb)(struct node *n))
         uv_close((uv_handle_t *)&n->draining, NULL);
         uv_close((uv_handle_t *)&n->transfer_timer, NULL);
         stallwatch_close(&n->core->watch);
-        node_probes_close(n);
+        end_closers(n);
         raft_close(&n->core->raft, on_raft_closed);
 }
 
@@ -722,7 +708,7 @@ const char *node_client_address(const struct node *n, uint64_t id)
         if (d != NULL) {
                 return d->client_address;
         }
-        m = config_member(n->cfg, id);
+        m = settings_member(n->cfg, id);
         return m != NULL ? m->client_address : "";
 }
 

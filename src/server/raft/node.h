@@ -81,6 +81,16 @@ struct node_request {
 
 /* One node, caller-allocated and not to move once started. Every field is
  * private except `loop` and `errmsg`. Used only from the loop's thread. */
+/* Something that must end before raft closes its transport (a probe
+ * dialling through it, say): node_close() calls `end`, which answers
+ * whoever waits on it and stops its timers; it may take itself off the
+ * list then or later. Lets node.c end what nodereq.c started without
+ * calling into it. */
+struct node_closer {
+        struct queue link; /* node->closers */
+        void (*end)(struct node_closer *c);
+};
+
 struct node {
         uv_loop_t *loop;
         const struct config *cfg;
@@ -110,9 +120,9 @@ struct node {
          * configuration index whose voters they were last told of. */
         struct peercheck *check;
         uint64_t voters_at;
-        /* node_probe()'s probes, until freed: node_close() ends them
-         * before raft closes the transport they dial through. */
-        struct queue probes;
+        /* What must end before raft closes the transport it uses
+         * (node_probe()'s probes, until freed): node_close() ends each. */
+        struct queue closers;
         /* Whether a committed configuration had this node, and the
          * appended one without it, since when (nodedir_tell_voters()). */
         bool was_member;

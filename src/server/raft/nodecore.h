@@ -45,14 +45,6 @@ _Static_assert(sizeof(union node_raft_request) <=
                "a libraft request does not fit in struct node_request");
 _Static_assert(alignof(union node_raft_request) <= alignof(uint64_t),
                "a libraft request needs more alignment than node_request has");
-/* nodereq.c. Answer every probe of `n` not yet answered with
- * BATON_ESHUTDOWN and stop its retries: none dials again, and one still
- * dialling is freed when the transport, closing, cancels it. */
-void node_probes_close(struct node *n);
-
-/* Translate a libraft error code into the nearest BATON_E* code. */
-int node_error(int raft_rv);
-
 /* nodedir.c. The data directory checks of node `n`: it tells `check`
  * (may be NULL) who votes. */
 struct peercheck;

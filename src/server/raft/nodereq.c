@@ -11,6 +11,7 @@
 #include "../../../include/baton.h"
 #include "node.h"
 #include "nodecore.h"
+#include "rafterr.h"
 
 /* --- Requests --------------------------------------------------------------
  *
@@ -34,14 +35,14 @@ static void finish(struct node_request *req, int status)
         if (status != 0) {
                 req->errmsg = raft_strerror(status);
         }
-        req->cb(req, node_error(status));
+        req->cb(req, rafterr_baton(status));
 }
 
 /* libraft refused a request: its callback never runs. */
 static int refuse(struct node_request *req, int rv)
 {
         req->errmsg = raft_strerror(rv);
-        return node_error(rv);
+        return rafterr_baton(rv);
 }
 
 static void applied(struct raft_apply *r, int status, void *result)
@@ -161,7 +162,7 @@ int node_remove(struct node *n, struct node_request *req, uint64_t id,
  * its answer when the wait ran out during a connection attempt: raft's
  * connect request cannot be taken back, so the record is freed once the
  * transport has called back and the timer is closed. The node's closing
- * answers every probe first (node_probes_close()): the transport a probe
+ * answers every probe first (node_closer, probe_end()): the transport a probe
  * dials through is freed with the node, and a retry timer left running
  * would dial through it after. */
 
@@ -169,7 +170,7 @@ int node_remove(struct node *n, struct node_request *req, uint64_t id,
 
 struct probe {
         struct raft_uv_connect req;
-        struct queue link; /* node->probes */
+        struct node_closer closer; /* on node->closers */
         struct raft_uv_transport *t;
         uv_timer_t timer; /* the deadline while connecting, else the retry */
         node_probe_cb cb; /* NULL once answered */
@@ -184,7 +185,7 @@ struct probe {
 static void probe_release(struct probe *p)
 {
         if (!p->connecting && !p->timing) {
-                queue_remove(&p->link);
+                queue_remove(&p->closer.link);
                 free(p);
         }
 }
@@ -279,17 +280,15 @@ static void probed(struct raft_uv_connect *req, struct uv_stream_s *stream,
         uv_timer_start(&p->timer, probe_tick, PROBE_RETRY_MS, 0);
 }
 
-void node_probes_close(struct node *n)
+/* node_closer.end: the node closes. Answer the probe (BATON_ESHUTDOWN)
+ * and stop its retries: it dials no more, and one still dialling is freed
+ * when the transport, closing, cancels it. */
+static void probe_end(struct node_closer *c)
 {
-        struct queue *q = queue_head(&n->probes);
+        struct probe *p = QUEUE_DATA(c, struct probe, closer);
 
-        while (q != &n->probes) {
-                struct probe *p = QUEUE_DATA(q, struct probe, link);
-
-                q = q->next;
-                if (p->cb != NULL) {
-                        probe_answer(p, BATON_ESHUTDOWN);
-                }
+        if (p->cb != NULL) {
+                probe_answer(p, BATON_ESHUTDOWN);
         }
 }
 
@@ -308,7 +307,8 @@ int node_probe(struct node *n, uint64_t id, const char *address,
         p->data = data;
         p->id = id;
         snprintf(p->address, sizeof p->address, "%s", address);
-        queue_push_tail(&n->probes, &p->link);
+        p->closer.end = probe_end;
+        queue_push_tail(&n->closers, &p->closer.link);
         p->timing = true;
         uv_timer_init(n->loop, &p->timer);
         p->timer.data = p;

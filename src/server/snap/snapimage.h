@@ -28,7 +28,7 @@ enum snapimage_mode {
 /* The child's niceness (FORK mode): it yields the cores to the event
  * loops. With a million locks held, three nodes on two cores, 16 clients
  * ran at 1.09-1.15x the rate they had with the child at the loops'
- * priority (three sittings; docs/performance.md, "The image child behind
+ * priority (three sittings; docs/history/scale.md, "The image child behind
  * the loops"). */
 #define SNAPIMAGE_NICE 10
 
