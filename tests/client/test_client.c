@@ -35,6 +35,7 @@
 #include "../integration/harness.h"
 #include "../lib/proc.h"
 #include "../lib/tclient.h"
+#include "acqthread.h"
 #include "livecluster.h"
 
 #define WATCHDOG_S     240
@@ -95,65 +96,6 @@ static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
                 assert_int_equal(rv_, 0);                                      \
         } while (0)
 
-/* --- Threads that call into a handle -------------------------------------- */
-
-struct call {
-        pthread_t thread;
-        baton_client *c;
-        const char *name;
-        uint64_t owner;
-        int64_t wait_ms;
-        int rv;
-        uint64_t token;
-        int64_t started;
-        int64_t took;
-        atomic_bool done;
-};
-
-static void *acquire_main(void *arg)
-{
-        struct call *k = arg;
-
-        k->started = now_ms();
-        k->rv = baton_acquire(k->c, k->name, k->owner, k->wait_ms, &k->token);
-        k->took = now_ms() - k->started;
-        atomic_store(&k->done, true);
-        return NULL;
-}
-
-static void call_owner(struct call *k, baton_client *c, const char *name,
-                       uint64_t owner, int64_t wait_ms)
-{
-        memset(k, 0, sizeof *k);
-        k->c = c;
-        k->name = name;
-        k->owner = owner;
-        k->wait_ms = wait_ms;
-        atomic_init(&k->done, false);
-        assert_int_equal(pthread_create(&k->thread, NULL, acquire_main, k), 0);
-}
-
-static void call_start(struct call *k, baton_client *c, const char *name,
-                       int64_t wait_ms)
-{
-        call_owner(k, c, name, BATON_OWNER_THREAD, wait_ms);
-}
-
-/* Poll until the lock has `waiters` waiters (a QUERY is linearizable). */
-static void wait_waiters(baton_client *c, const char *name, uint32_t waiters)
-{
-        int64_t deadline = now_ms() + HEALTHY_MS;
-        struct baton_holder h;
-
-        for (;;) {
-                if (baton_holder(c, name, &h) == 0 && h.waiters >= waiters) {
-                        return;
-                }
-                assert_true(now_ms() < deadline);
-                tclient_sleep_ms(10);
-        }
-}
-
 /* --- Cases ---------------------------------------------------------------- */
 
 static void try_busy(void **state)
@@ -192,7 +134,7 @@ static void shared_readers(void **state)
         baton_client *a = client_new(10000, NULL);
         baton_client *b = client_new(10000, NULL);
         uint64_t ta = 0, tb = 0, tw = 0, tr = 0;
-        struct call writer;
+        struct acqthread writer;
         char name[64];
 
         (void)state;
@@ -204,8 +146,8 @@ static void shared_readers(void **state)
                          BATON_EUPGRADE);
         assert_int_equal(baton_acquire(b, name, 2, BATON_WAIT_TRY, NULL),
                          BATON_EBUSY);
-        call_owner(&writer, b, name, 2, 10000);
-        wait_waiters(a, name, 1);
+        acqthread_start_owner(&writer, b, name, 2, 10000);
+        acqthread_wait_waiters(a, name, 1);
         /* A reader after a waiting writer waits too. */
         assert_int_equal(baton_acquire_shared(a, name, 3, BATON_WAIT_TRY, NULL),
                          BATON_EBUSY);
@@ -235,7 +177,7 @@ static void shared_readers(void **state)
 /* A thread that takes 2 of the 3 permits of `name` and waits up to 10 s. */
 static void *take_two_main(void *arg)
 {
-        struct call *k = arg;
+        struct acqthread *k = arg;
 
         k->rv =
             baton_sem_acquire(k->c, k->name, 3, 2, k->owner, 10000, &k->token);
@@ -245,7 +187,7 @@ static void *take_two_main(void *arg)
 
 static void *campaign_main(void *arg)
 {
-        struct call *k = arg;
+        struct acqthread *k = arg;
 
         k->rv = baton_campaign(k->c, k->name, "10.0.0.2:80", k->owner, 10000,
                                &k->token);
@@ -263,7 +205,7 @@ static void elections(void **state)
         char name[64], lock[64], longest[BATON_VALUE_MAX + 2];
         struct baton_leader l;
         uint64_t t1 = 0, t2 = 0;
-        struct call next;
+        struct acqthread next;
 
         (void)state;
         name_of(name, sizeof name, "election");
@@ -288,7 +230,7 @@ static void elections(void **state)
         atomic_init(&next.done, false);
         assert_int_equal(
             pthread_create(&next.thread, NULL, campaign_main, &next), 0);
-        wait_waiters(a, name, 1);
+        acqthread_wait_waiters(a, name, 1);
         assert_ok(baton_proclaim(a, name, 1, t1, "10.0.0.1:81"));
         assert_ok(baton_leader(b, name, &l));
         assert_string_equal(l.value, "10.0.0.1:81");
@@ -325,7 +267,7 @@ static void semaphore_permits(void **state)
         baton_client *a = client_new(10000, NULL);
         baton_client *b = client_new(10000, NULL);
         uint64_t t1 = 0, t2 = 0, t3 = 0;
-        struct call big;
+        struct acqthread big;
         char name[64];
 
         (void)state;
@@ -349,7 +291,7 @@ static void semaphore_permits(void **state)
         atomic_init(&big.done, false);
         assert_int_equal(pthread_create(&big.thread, NULL, take_two_main, &big),
                          0);
-        wait_waiters(a, name, 1);
+        acqthread_wait_waiters(a, name, 1);
         assert_int_equal(
             baton_sem_acquire(a, name, 3, 1, 2, BATON_WAIT_TRY, NULL),
             BATON_EBUSY);
@@ -394,7 +336,7 @@ static void semaphore_permits(void **state)
 /* A thread that takes the multi-lock of k->name and k->name2 (the second
  * shared), waiting up to 10 s. */
 struct multi_call {
-        struct call k;
+        struct acqthread k;
         const char *name2;
 };
 
@@ -457,7 +399,7 @@ static void multi_locks(void **state)
         m.name2 = y;
         atomic_init(&m.k.done, false);
         assert_int_equal(pthread_create(&m.k.thread, NULL, multi_main, &m), 0);
-        wait_waiters(a, x, 1);
+        acqthread_wait_waiters(a, x, 1);
         assert_ok(baton_holder(a, x, &h));
         assert_int_equal(h.token, 0); /* waiting, it holds nothing */
         assert_ok(baton_release(a, y, 1, t1));
@@ -518,7 +460,7 @@ static void revoke_one_lock(void **state)
         char x[64], y[64];
         uint64_t tx = 0, ty = 0;
         struct baton_holder h;
-        struct call w;
+        struct acqthread w;
 
         (void)state;
         name_of(x, sizeof x, "revoke-x");
@@ -529,8 +471,8 @@ static void revoke_one_lock(void **state)
         a = client_new(3000, &o);
         assert_ok(baton_acquire(a, x, 1, BATON_WAIT_TRY, &tx));
         assert_ok(baton_acquire(a, y, 1, BATON_WAIT_TRY, &ty));
-        call_owner(&w, b, x, 1, 10000);
-        wait_waiters(adm, x, 1);
+        acqthread_start_owner(&w, b, x, 1, 10000);
+        acqthread_wait_waiters(adm, x, 1);
         assert_ok(baton_revoke(adm, x, baton_session_id(a), tx));
         pthread_join(w.thread, NULL);
         assert_ok(w.rv);
@@ -559,7 +501,7 @@ static void reentrancy(void **state)
         baton_client *a = client_new(10000, NULL);
         struct baton_holder h;
         uint64_t t1 = 0, t2 = 0;
-        struct call other;
+        struct acqthread other;
         char name[64];
 
         (void)state;
@@ -572,7 +514,7 @@ static void reentrancy(void **state)
         assert_int_equal(h.count, 2);
         assert_int_equal(h.token, t1);
         /* Another thread of the same handle is another owner. */
-        call_start(&other, a, name, BATON_WAIT_TRY);
+        acqthread_start(&other, a, name, BATON_WAIT_TRY);
         pthread_join(other.thread, NULL);
         assert_int_equal(other.rv, BATON_EBUSY);
         /* An explicit owner tag is another owner too. */
@@ -747,7 +689,7 @@ static void stale_holder_check(void **state)
         baton_client *b = client_new(10000, NULL);
         struct baton_holder h, hb;
         uint64_t t1 = 0, t2 = 0;
-        struct call waiter;
+        struct acqthread waiter;
         char name[64];
 
         (void)state;
@@ -763,8 +705,8 @@ static void stale_holder_check(void **state)
         assert_ok(baton_check(b, name, t2));
         assert_int_equal(baton_check(b, name, t1), BATON_ESTALE);
         /* The holder, as another session sees it, with a waiter queued. */
-        call_start(&waiter, b, name, 10000);
-        wait_waiters(b, name, 1);
+        acqthread_start(&waiter, b, name, 10000);
+        acqthread_wait_waiters(b, name, 1);
         assert_ok(baton_holder(b, name, &hb));
         assert_int_equal(hb.held, 1);
         assert_int_equal(hb.owner, 7);
@@ -831,477 +773,6 @@ static void wait_times_out(void **state)
         baton_client_destroy(b);
 }
 
-/*
- * kill -9 the leader while a lock is held and another thread of the same
- * handle waits for it. The holder keeps its lock and token; the waiter is
- * granted after the release. Before the kill the holder's thread issues
- * more commands, so the cluster has forgotten the waiter's outcome by the
- * time the waiter retries (BATON_ESEQ: the library finds the wait again).
- */
-static void leader_killed(void **state)
-{
-        baton_client *a = client_new(10000, NULL);
-        struct baton_holder h;
-        uint64_t t1 = 0, t = 0;
-        struct call waiter;
-        char name[64], other[64];
-        int64_t t0, took;
-        unsigned killed;
-        int i;
-
-        (void)state;
-        name_of(name, sizeof name, "failover");
-        name_of(other, sizeof other, "failover-other");
-        assert_ok(
-            baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
-        call_start(&waiter, a, name, BATON_WAIT_FOREVER);
-        wait_waiters(a, name, 1);
-        for (i = 0; i < 3; i++) {
-                assert_ok(baton_acquire(a, other, BATON_OWNER_THREAD,
-                                        BATON_WAIT_TRY, &t));
-                assert_ok(baton_release(a, other, BATON_OWNER_THREAD, t));
-        }
-        assert_int_equal(
-            harness_kill_leader(&cluster, HEALTHY_MS, &killed, NULL), 0);
-        print_message("# killed leader %u\n", killed);
-        /* The holder still holds, with its token, on the new leader. */
-        t0 = now_ms();
-        for (;;) {
-                int64_t c0 = now_ms();
-                int rv = baton_holder(a, name, &h);
-                assert_true(now_ms() - c0 <= OP_MS + SLACK_MS);
-                if (rv == 0) {
-                        break;
-                }
-                assert_int_equal(rv, BATON_ENOANSWER);
-                assert_true(now_ms() - t0 < HEALTHY_MS);
-        }
-        print_message("# holder query answered %" PRId64 " ms after the "
-                      "kill\n",
-                      now_ms() - t0);
-        assert_int_equal(h.held, 1);
-        assert_int_equal(h.token, t1);
-        assert_int_equal(baton_session_state(a), BATON_SESSION_LIVE);
-        assert_false(atomic_load(&waiter.done));
-        wait_waiters(a, name, 1);
-        t0 = now_ms();
-        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t1));
-        took = now_ms() - t0;
-        assert_true(took <= OP_MS + SLACK_MS);
-        pthread_join(waiter.thread, NULL);
-        print_message("# waiter granted %" PRId64 " ms after the release\n",
-                      now_ms() - t0);
-        assert_ok(waiter.rv);
-        assert_true(waiter.token > t1);
-        assert_ok(baton_holder(a, name, &h));
-        assert_int_equal(h.token, waiter.token);
-        /* The waiter's thread is gone; its owner tag still holds. */
-        assert_int_equal(h.count, 1);
-        baton_client_destroy(a);
-}
-
-/* The next event of `w` within OP_MS, which must come. */
-static struct baton_event next_event(baton_watch *w)
-{
-        struct baton_event e;
-
-        assert_ok(baton_watch_next(w, &e, OP_MS));
-        return e;
-}
-
-/* Whether `a` comes after `b` in log order. */
-static bool after(const struct baton_event *a, const struct baton_event *b)
-{
-        return a->index > b->index || (a->index == b->index && a->ord > b->ord);
-}
-
-/* Watches: a name's grants and releases in log order with their tokens;
- * a prefix watch sees the names it begins and no other; a watch opened
- * after an event it saw resumes with exactly what followed; an election
- * is seen with its values; a name of 256 bytes is refused. */
-static void watches(void **state)
-{
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
-        struct baton_event e[6], f, g;
-        char name[64], pfx[64], other[64], elect[80], toolong[300];
-        baton_watch *w, *p, *again, *twin;
-        uint64_t t[3];
-        int i;
-
-        (void)state;
-        name_of(name, sizeof name, "watched");
-        name_of(pfx, sizeof pfx, "pfx/");
-        name_of(other, sizeof other, "elsewhere");
-        snprintf(elect, sizeof elect, "%sleader", pfx);
-        assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
-        assert_ok(baton_watch_open(a, pfx, BATON_WATCH_PREFIX, 0, 0, &p));
-        /* A second watch of the name on the same connection: the server
-         * sends each event once, and both get it. */
-        assert_ok(baton_watch_open(a, name, 0, 0, 0, &twin));
-        assert_int_equal(baton_watch_next(w, &f, 50), BATON_ETIMEDOUT);
-        for (i = 0; i < 3; i++) {
-                assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t[i]));
-                assert_ok(baton_release(b, name, 1, t[i]));
-        }
-        for (i = 0; i < 6; i++) {
-                e[i] = next_event(w);
-                assert_string_equal(e[i].name, name);
-                assert_int_equal(e[i].kind, i % 2 == 0 ? BATON_EVENT_GRANTED
-                                                       : BATON_EVENT_RELEASED);
-                assert_int_equal(e[i].cause, i % 2 == 0 ? BATON_CAUSE_ACQUIRE
-                                                        : BATON_CAUSE_RELEASE);
-                assert_true(e[i].token == t[i / 2]);
-                assert_int_equal(e[i].session, baton_session_id(b));
-                assert_true(i == 0 || after(&e[i], &e[i - 1]));
-        }
-        for (i = 0; i < 6; i++) {
-                f = next_event(twin);
-                assert_true(f.index == e[i].index && f.ord == e[i].ord &&
-                            f.token == e[i].token);
-        }
-        assert_int_equal(baton_watch_next(twin, &f, 50), BATON_ETIMEDOUT);
-        baton_watch_close(twin);
-        /* From the second event on, again: the same four after it. */
-        assert_ok(baton_watch_open(a, name, 0, e[1].index, e[1].ord, &again));
-        for (i = 2; i < 6; i++) {
-                f = next_event(again);
-                assert_true(f.index == e[i].index && f.ord == e[i].ord &&
-                            f.kind == e[i].kind && f.token == e[i].token);
-        }
-        assert_int_equal(baton_watch_next(again, &f, 50), BATON_ETIMEDOUT);
-        baton_watch_close(again);
-        /* The prefix: its election, with values; not the other name. */
-        assert_ok(baton_acquire(b, other, 1, BATON_WAIT_TRY, &t[0]));
-        assert_ok(baton_campaign(b, elect, "v1", 1, BATON_WAIT_TRY, &t[1]));
-        assert_ok(baton_proclaim(b, elect, 1, t[1], "v2"));
-        f = next_event(p);
-        g = next_event(p);
-        assert_string_equal(f.name, elect);
-        assert_int_equal(f.kind, BATON_EVENT_GRANTED);
-        assert_int_equal(f.mode, BATON_MODE_LEADER);
-        assert_string_equal(f.value, "v1");
-        assert_int_equal(g.kind, BATON_EVENT_PROCLAIMED);
-        assert_string_equal(g.value, "v2");
-        assert_true(g.token == t[1] && after(&g, &f));
-        assert_int_equal(baton_watch_next(p, &f, 50), BATON_ETIMEDOUT);
-        assert_int_equal(baton_watch_next(w, &f, 50), BATON_ETIMEDOUT);
-        memset(toolong, 'x', 256);
-        toolong[256] = '\0';
-        assert_int_equal(baton_watch_open(a, toolong, 0, 0, 0, &again),
-                         BATON_ENAME);
-        assert_int_equal(baton_watch_open(a, "", 0, 0, 0, &again), BATON_ENAME);
-        baton_watch_close(w);
-        baton_watch_close(p);
-        baton_client_destroy(a);
-        baton_client_destroy(b);
-}
-
-/* What a watch's callback saw. */
-struct seen {
-        pthread_mutex_t mu;
-        struct baton_event ev[8];
-        unsigned n;
-        int end;           /* the status of the end, if told */
-        baton_watch *self; /* closes itself after its second event */
-};
-
-static void on_watch_event(void *data, const struct baton_event *ev, int status)
-{
-        struct seen *s = data;
-        baton_watch *close_me = NULL;
-
-        pthread_mutex_lock(&s->mu);
-        if (ev == NULL) {
-                s->end = status;
-        } else if (s->n < 8) {
-                s->ev[s->n++] = *ev;
-                if (s->n == 2) {
-                        close_me = s->self;
-                        s->self = NULL;
-                }
-        }
-        pthread_mutex_unlock(&s->mu);
-        baton_watch_close(close_me); /* from inside its own callback */
-}
-
-static unsigned seen_count(struct seen *s)
-{
-        unsigned n;
-
-        pthread_mutex_lock(&s->mu);
-        n = s->n;
-        pthread_mutex_unlock(&s->mu);
-        return n;
-}
-
-/* The callback form: events arrive in order on the handle's thread; a
- * watch closed from inside its callback gets no more; one closed from
- * another thread is told no end after it was closed. */
-static void watch_callbacks(void **state)
-{
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
-        struct seen all = {.mu = PTHREAD_MUTEX_INITIALIZER};
-        struct seen two = {.mu = PTHREAD_MUTEX_INITIALIZER};
-        baton_watch *w, *w2;
-        struct baton_event f;
-        int64_t deadline;
-        char name[64];
-        uint64_t t[3];
-        unsigned i;
-
-        (void)state;
-        name_of(name, sizeof name, "watched-cb");
-        assert_ok(
-            baton_watch_open_cb(a, name, 0, 0, 0, on_watch_event, &all, &w));
-        assert_ok(
-            baton_watch_open_cb(a, name, 0, 0, 0, on_watch_event, &two, &w2));
-        pthread_mutex_lock(&two.mu);
-        two.self = w2;
-        pthread_mutex_unlock(&two.mu);
-        assert_int_equal(baton_watch_next(w, &f, 0), BATON_EINVAL);
-        for (i = 0; i < 3; i++) {
-                assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t[i]));
-                assert_ok(baton_release(b, name, 1, t[i]));
-        }
-        deadline = now_ms() + OP_MS;
-        while (seen_count(&all) < 6 && now_ms() < deadline) {
-                tclient_sleep_ms(5);
-        }
-        assert_int_equal(seen_count(&all), 6);
-        for (i = 0; i < 6; i++) {
-                assert_true(all.ev[i].token == t[i / 2]);
-                assert_int_equal(all.ev[i].kind, i % 2 == 0
-                                                     ? BATON_EVENT_GRANTED
-                                                     : BATON_EVENT_RELEASED);
-                assert_true(i == 0 || after(&all.ev[i], &all.ev[i - 1]));
-        }
-        tclient_sleep_ms(100);
-        assert_int_equal(seen_count(&two), 2); /* it closed itself */
-        baton_watch_close(w);
-        pthread_mutex_lock(&all.mu);
-        assert_int_equal(all.end, 0); /* closed: told no end after it */
-        pthread_mutex_unlock(&all.mu);
-        baton_client_destroy(a);
-        baton_client_destroy(b);
-}
-
-/* Kill the leader a watch is served by, after `kill_at` of six rounds of
- * acquire and release: the library resumes the watch on the next node
- * from the last event delivered (or, before any, from where the killed
- * node started it), so every grant and release is seen once, in order. */
-static void watch_failover(unsigned kill_at)
-{
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
-        struct baton_event last, f;
-        struct baton_holder h;
-        uint64_t t[6];
-        unsigned killed, seen = 0;
-        char name[64];
-        baton_watch *w;
-        unsigned i;
-
-        name_of(name, sizeof name, "watched-failover");
-        /* A read first: the handle's connection is then the leader's. */
-        assert_ok(baton_holder(a, name, &h));
-        assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
-        memset(&last, 0, sizeof last);
-        for (i = 0; i < 6; i++) {
-                if (i == kill_at) {
-                        assert_int_equal(harness_kill_leader(&cluster,
-                                                             HEALTHY_MS,
-                                                             &killed, NULL),
-                                         0);
-                        print_message("# killed leader %u\n", killed);
-                }
-                assert_ok(baton_acquire(b, name, 1, HEALTHY_MS, &t[i]));
-                assert_ok(baton_release(b, name, 1, t[i]));
-        }
-        while (seen < 12) {
-                assert_ok(baton_watch_next(w, &f, HEALTHY_MS));
-                assert_true(after(&f, &last));
-                assert_true(f.token == t[seen / 2]);
-                assert_int_equal(f.kind, seen % 2 == 0 ? BATON_EVENT_GRANTED
-                                                       : BATON_EVENT_RELEASED);
-                last = f;
-                seen++;
-        }
-        assert_int_equal(baton_watch_next(w, &f, 200), BATON_ETIMEDOUT);
-        baton_watch_close(w);
-        baton_client_destroy(a);
-        baton_client_destroy(b);
-}
-
-static void watch_over_failover(void **state)
-{
-        (void)state;
-        watch_failover(3);
-}
-
-/* Killed before any event: the watch resumes from the position where the
- * killed node started it, not from the next node's "now". */
-static void watch_failover_at_start(void **state)
-{
-        (void)state;
-        watch_failover(0);
-}
-
-/* With every node keeping 16 events, a watch from before the last 16 is
- * refused BATON_ECOMPACTED, never served with a gap; from the last of
- * them it is served. */
-static void watch_compacted(void **state)
-{
-        static const char *const small[] = {"--watch-history", "16"};
-        baton_client *a, *b;
-        struct baton_event first, f;
-        unsigned i, leader;
-        char name[64];
-        baton_watch *w;
-        uint64_t t;
-
-        (void)state;
-        for (i = 1; i <= cluster.n; i++) {
-                assert_int_equal(harness_set_flags(&cluster, i, small, 2), 0);
-                assert_int_equal(harness_term(&cluster, i, NULL), 0);
-                assert_int_equal(
-                    harness_wait_exit(&cluster, i, HEALTHY_MS, NULL), 0);
-                assert_int_equal(harness_restart(&cluster, i), 0);
-        }
-        assert_int_equal(harness_wait_healthy(&cluster, HEALTHY_MS, &leader),
-                         0);
-        a = client_new(10000, NULL);
-        b = client_new(10000, NULL);
-        name_of(name, sizeof name, "compacted");
-        assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
-        for (i = 0; i < 20; i++) {
-                assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t));
-                assert_ok(baton_release(b, name, 1, t));
-        }
-        first = next_event(w);
-        for (i = 1; i < 40; i++) {
-                f = next_event(w);
-        }
-        baton_watch_close(w);
-        assert_int_equal(
-            baton_watch_open(a, name, 0, first.index, first.ord, &w),
-            BATON_ECOMPACTED);
-        assert_ok(baton_watch_open(a, name, 0, f.index, f.ord, &w));
-        assert_int_equal(baton_watch_next(w, &f, 50), BATON_ETIMEDOUT);
-        baton_watch_close(w);
-        baton_client_destroy(a);
-        baton_client_destroy(b);
-        for (i = 1; i <= cluster.n; i++) {
-                assert_int_equal(harness_set_flags(&cluster, i, NULL, 0), 0);
-        }
-}
-
-/* SIGSTOP the leader the handle talks to: the heartbeat gives up on it
- * and calls succeed on the new leader within a few seconds. */
-static void server_paused(void **state)
-{
-        baton_client *a = client_new(10000, NULL);
-        uint64_t t = 0;
-        unsigned leader;
-        char name[64];
-        int64_t t0, took;
-        int rv = -1;
-
-        (void)state;
-        name_of(name, sizeof name, "paused-server");
-        assert_ok(
-            baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t));
-        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t));
-        assert_int_equal(harness_wait_leader(&cluster, HEALTHY_MS, &leader), 0);
-        assert_int_equal(harness_pause(&cluster, leader), 0);
-        t0 = now_ms();
-        while (now_ms() - t0 < 3 * OP_MS) {
-                int64_t c0 = now_ms();
-                rv = baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY,
-                                   &t);
-                assert_true(now_ms() - c0 <= OP_MS + SLACK_MS);
-                if (rv == 0) {
-                        break;
-                }
-        }
-        took = now_ms() - t0;
-        print_message("# acquire succeeded %" PRId64 " ms after pausing "
-                      "leader %u\n",
-                      took, leader);
-        assert_ok(rv);
-        assert_true(took < 8000);
-        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t));
-        assert_int_not_equal(baton_session_state(a), BATON_SESSION_EXPIRED);
-        assert_int_equal(harness_resume(&cluster, leader), 0);
-        baton_client_destroy(a);
-}
-
-/*
- * The caller's own deadline (wait 300 ms + request timeout 1 s) passes
- * while the cluster cannot answer (its leader is paused): the call returns
- * BATON_ETIMEDOUT in time, and the library withdraws the wait in the
- * background (CANCEL, and a release if a grant raced it), so the lock ends
- * up free, never left to the caller who gave up.
- */
-static void wait_withdrawn(void **state)
-{
-        struct baton_options o;
-        baton_client *a = client_new(10000, NULL), *b;
-        struct baton_holder h;
-        uint64_t t1 = 0, t2 = 0;
-        struct call waiter;
-        int64_t free_since = 0, t0;
-        unsigned leader;
-        char name[64];
-
-        (void)state;
-        baton_options_init(&o);
-        o.request_timeout_ms = 1000;
-        b = client_new(10000, &o);
-        name_of(name, sizeof name, "withdrawn");
-        assert_ok(
-            baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
-        call_owner(&waiter, b, name, 5, 300);
-        wait_waiters(a, name, 1);
-        assert_int_equal(harness_wait_leader(&cluster, HEALTHY_MS, &leader), 0);
-        assert_int_equal(harness_pause(&cluster, leader), 0);
-        pthread_join(waiter.thread, NULL);
-        print_message("# the wait ended after %" PRId64 " ms: %s\n",
-                      waiter.took, baton_strerror(waiter.rv));
-        assert_int_equal(waiter.rv, BATON_ETIMEDOUT);
-        assert_true(waiter.took <= 300 + 1000 + SLACK_MS);
-        t0 = now_ms();
-        for (;;) {
-                int rv = baton_release(a, name, BATON_OWNER_THREAD, t1);
-                if (rv == 0) {
-                        break;
-                }
-                assert_int_equal(rv, BATON_ENOANSWER);
-                assert_true(now_ms() - t0 < HEALTHY_MS);
-        }
-        /* Free, and staying free, soon after the release. */
-        t0 = now_ms();
-        while (free_since == 0 || now_ms() - free_since < 1000) {
-                assert_true(now_ms() - t0 < HEALTHY_MS);
-                if (baton_holder(a, name, &h) != 0) {
-                        continue;
-                }
-                if (h.held) {
-                        free_since = 0;
-                } else if (free_since == 0) {
-                        free_since = now_ms();
-                }
-                tclient_sleep_ms(50);
-        }
-        /* b's owner 5 waits for nothing: it can take the lock at once. */
-        assert_ok(baton_acquire(b, name, 5, BATON_WAIT_TRY, &t2));
-        assert_true(t2 > t1);
-        assert_ok(baton_release(b, name, 5, t2));
-        baton_client_destroy(a);
-        baton_client_destroy(b);
-}
-
 /* examples/lock_example, built by make check, runs against the cluster. */
 static void example_runs(void **state)
 {
@@ -1319,307 +790,6 @@ static void example_runs(void **state)
         }
         assert_true(p.status >= 0 && p.status < 128); /* it exited */
         assert_int_equal(p.status, 0);
-}
-
-/* --- A client process paused past its TTL --------------------------------- */
-
-struct child_report {
-        int state;
-        int lost;
-        uint64_t lost_token;
-        int release_rv;
-        int acquire_rv;
-};
-
-static atomic_int child_lost;
-static atomic_uint_fast64_t child_lost_token;
-
-static void child_on_lost(baton_client *c, const char *name, uint64_t token,
-                          void *data)
-{
-        (void)c;
-        (void)name;
-        (void)data;
-        atomic_store(&child_lost_token, token);
-        atomic_fetch_add(&child_lost, 1);
-}
-
-static bool read_all(int fd, void *buf, size_t len, int timeout_ms)
-{
-        int64_t deadline = now_ms() + timeout_ms;
-        size_t off = 0;
-
-        while (off < len) {
-                struct timespec ts = {0, 5 * 1000000};
-                ssize_t n = read(fd, (char *)buf + off, len - off);
-                if (n > 0) {
-                        off += (size_t)n;
-                        continue;
-                }
-                if (n == 0 || (errno != EAGAIN && errno != EINTR) ||
-                    now_ms() > deadline) {
-                        return false;
-                }
-                nanosleep(&ts, NULL);
-        }
-        return true;
-}
-
-/* The child: take the lock, say so, wait to be told to go on (it is
- * paused meanwhile), then report what the library says. Never returns. */
-static void child_main(const char *name, int up, int down)
-{
-        static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGALRM,
-                                   SIGABRT, SIGSEGV, SIGBUS, SIGFPE,  SIGILL};
-        struct baton_options o;
-        struct child_report rep;
-        baton_client *c = NULL;
-        uint64_t token = 0;
-        int64_t deadline;
-        unsigned i;
-        char go;
-
-        /* The harness's handlers would kill the cluster from here. */
-        for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-                signal(sigs[i], SIG_DFL);
-        }
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        memset(&rep, 0, sizeof rep);
-        baton_options_init(&o);
-        o.ttl_ms = SHORT_TTL;
-        o.request_timeout_ms = OP_MS;
-        o.client_name = "paused-child";
-        o.on_lock_lost = child_on_lost;
-        if (baton_client_create(&c, cluster.endpoints, &o) != 0) {
-                _exit(2);
-        }
-        rep.acquire_rv =
-            baton_acquire(c, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &token);
-        if (write(up, &token, sizeof token) != (ssize_t)sizeof token ||
-            read(down, &go, 1) != 1) {
-                _exit(3);
-        }
-        /* Resumed: the lease ran out while we were stopped. */
-        deadline = now_ms() + 3000;
-        while (atomic_load(&child_lost) == 0 && now_ms() < deadline) {
-                tclient_sleep_ms(10);
-        }
-        rep.state = baton_session_state(c);
-        rep.lost = atomic_load(&child_lost);
-        rep.lost_token = atomic_load(&child_lost_token);
-        rep.release_rv = baton_release(c, name, BATON_OWNER_THREAD, token);
-        if (write(up, &rep, sizeof rep) != (ssize_t)sizeof rep) {
-                _exit(4);
-        }
-        baton_client_destroy(c);
-        _exit(0);
-}
-
-static void client_paused(void **state)
-{
-        int up[2], down[2], status = 0;
-        struct child_report rep;
-        struct baton_holder h;
-        baton_client *a;
-        uint64_t t1 = 0, t2 = 0;
-        int64_t t0, took;
-        char name[64];
-        pid_t pid;
-        int rv;
-
-        (void)state;
-        name_of(name, sizeof name, "paused-client");
-        assert_int_equal(pipe(up), 0);
-        assert_int_equal(pipe(down), 0);
-        fflush(stdout);
-        /* Fork before this process has any thread of its own. */
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                close(up[0]);
-                close(down[1]);
-                child_main(name, up[1], down[0]);
-        }
-        close(up[1]);
-        close(down[0]);
-        if (!read_all(up[0], &t1, sizeof t1, 2 * OP_MS) || t1 == 0) {
-                kill(pid, SIGKILL);
-                waitpid(pid, NULL, 0);
-                fail_msg("the child did not take the lock");
-        }
-        a = client_new(10000, NULL);
-        assert_int_equal(kill(pid, SIGSTOP), 0);
-        t0 = now_ms();
-        rv = baton_acquire(a, name, BATON_OWNER_THREAD, 10000, &t2);
-        took = now_ms() - t0;
-        print_message("# the paused child's lock came after %" PRId64 " ms\n",
-                      took);
-        kill(pid, SIGCONT);
-        if (write(down[1], "g", 1) != 1 ||
-            !read_all(up[0], &rep, sizeof rep, 2 * OP_MS)) {
-                kill(pid, SIGKILL);
-                waitpid(pid, NULL, 0);
-                fail_msg("no report from the child");
-        }
-        waitpid(pid, &status, 0);
-        close(up[0]);
-        close(down[1]);
-        assert_ok(rv);
-        assert_true(t2 > t1);
-        assert_true(took < SHORT_TTL + 3000);
-        assert_ok(baton_holder(a, name, &h));
-        assert_int_equal(h.token, t2);
-        print_message("# child: state %d, lost %d (token %" PRIu64
-                      "), release %d (%s)\n",
-                      rep.state, rep.lost, rep.lost_token, rep.release_rv,
-                      baton_strerror(rep.release_rv));
-        assert_int_equal(rep.acquire_rv, 0);
-        assert_int_equal(rep.state, BATON_SESSION_EXPIRED);
-        assert_int_equal(rep.lost, 1);
-        assert_int_equal(rep.lost_token, t1);
-        assert_int_equal(rep.release_rv, BATON_EEXPIRED);
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        /* The new holder was not disturbed. */
-        assert_ok(baton_check(a, name, t2));
-        assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t2));
-        baton_client_destroy(a);
-}
-
-/* --- Many threads on one handle ------------------------------------------- */
-
-#define SHARED_LOCKS 2
-
-struct stress {
-        baton_client *c;
-        char shared[SHARED_LOCKS][64];
-        pthread_mutex_t mu; /* guards the fences and `inside` */
-        struct baton_fence fence[SHARED_LOCKS];
-        int inside[SHARED_LOCKS];
-        atomic_int errors;
-        atomic_int ops;
-        char first_error[256];
-};
-
-static void stress_error(struct stress *s, const char *what, int rv)
-{
-        pthread_mutex_lock(&s->mu);
-        if (atomic_fetch_add(&s->errors, 1) == 0) {
-                snprintf(s->first_error, sizeof s->first_error, "%s: %d %s",
-                         what, rv, baton_strerror(rv));
-        }
-        pthread_mutex_unlock(&s->mu);
-}
-
-struct worker {
-        pthread_t thread;
-        struct stress *s;
-        unsigned no;
-};
-
-static void *stress_main(void *arg)
-{
-        struct worker *w = arg;
-        struct stress *s = w->s;
-        char mine[96];
-        unsigned i;
-        int rv;
-
-        snprintf(mine, sizeof mine, "%.64s-private-%u", s->shared[0], w->no);
-        for (i = 0; i < STRESS_ROUNDS; i++) {
-                unsigned k = (w->no + i) % SHARED_LOCKS;
-                uint64_t t = 0, t2 = 0;
-                struct baton_holder h;
-                rv = baton_acquire(s->c, s->shared[k], BATON_OWNER_THREAD,
-                                   20000, &t);
-                if (rv != 0) {
-                        stress_error(s, "acquire shared", rv);
-                        continue;
-                }
-                pthread_mutex_lock(&s->mu);
-                if (s->inside[k]++ != 0) {
-                        stress_error(s, "two holders at once", 0);
-                }
-                if (baton_fence_admit(&s->fence[k], t) != 0 ||
-                    s->fence[k].highest != t) {
-                        stress_error(s, "token not increasing", 0);
-                }
-                pthread_mutex_unlock(&s->mu);
-                if (i % 8 == 0 &&
-                    ((rv = baton_holder(s->c, s->shared[k], &h)) != 0 ||
-                     h.token != t)) {
-                        stress_error(s, "holder", rv);
-                }
-                pthread_mutex_lock(&s->mu);
-                s->inside[k]--;
-                pthread_mutex_unlock(&s->mu);
-                rv = baton_release(s->c, s->shared[k], BATON_OWNER_THREAD, t);
-                if (rv != 0) {
-                        stress_error(s, "release shared", rv);
-                }
-                /* A private lock, reentrantly. */
-                rv = baton_acquire(s->c, mine, BATON_OWNER_THREAD,
-                                   BATON_WAIT_TRY, &t);
-                if (rv == 0) {
-                        rv = baton_acquire(s->c, mine, BATON_OWNER_THREAD,
-                                           BATON_WAIT_TRY, &t2);
-                }
-                if (rv != 0 || t2 != t) {
-                        stress_error(s, "acquire private", rv);
-                        continue;
-                }
-                if ((rv = baton_release(s->c, mine, BATON_OWNER_THREAD, t)) !=
-                        0 ||
-                    (rv = baton_release(s->c, mine, BATON_OWNER_THREAD, t)) !=
-                        0) {
-                        stress_error(s, "release private", rv);
-                }
-                atomic_fetch_add(&s->ops, 6);
-        }
-        return NULL;
-}
-
-static void many_threads(void **state)
-{
-        static struct stress s;
-        struct worker w[STRESS_THREADS];
-        struct baton_holder h;
-        int64_t t0, took;
-        unsigned i;
-
-        (void)state;
-        memset(&s, 0, sizeof s);
-        pthread_mutex_init(&s.mu, NULL);
-        atomic_init(&s.errors, 0);
-        atomic_init(&s.ops, 0);
-        for (i = 0; i < SHARED_LOCKS; i++) {
-                name_of(s.shared[i], sizeof s.shared[i], "stress");
-                baton_fence_init(&s.fence[i]);
-        }
-        s.c = client_new(10000, NULL);
-        t0 = now_ms();
-        for (i = 0; i < STRESS_THREADS; i++) {
-                w[i].s = &s;
-                w[i].no = i;
-                assert_int_equal(
-                    pthread_create(&w[i].thread, NULL, stress_main, &w[i]), 0);
-        }
-        for (i = 0; i < STRESS_THREADS; i++) {
-                pthread_join(w[i].thread, NULL);
-        }
-        took = now_ms() - t0;
-        print_message(
-            "# %d operations by %d threads in %" PRId64 " ms, %d errors%s%s\n",
-            atomic_load(&s.ops), STRESS_THREADS, took, atomic_load(&s.errors),
-            atomic_load(&s.errors) > 0 ? ": first " : "", s.first_error);
-        assert_int_equal(atomic_load(&s.errors), 0);
-        assert_int_equal(atomic_load(&s.ops),
-                         STRESS_THREADS * STRESS_ROUNDS * 6);
-        for (i = 0; i < SHARED_LOCKS; i++) {
-                assert_ok(baton_holder(s.c, s.shared[i], &h));
-                assert_int_equal(h.held, 0);
-        }
-        baton_client_destroy(s.c);
-        pthread_mutex_destroy(&s.mu);
 }
 
 /* --- Addresses ------------------------------------------------------------ */
@@ -1756,28 +926,11 @@ int main(int argc, char **argv)
             cmocka_unit_test(semaphore_permits),
             cmocka_unit_test(multi_locks),
             cmocka_unit_test(elections),
-            cmocka_unit_test(watches),
-            cmocka_unit_test(watch_callbacks),
             cmocka_unit_test(revoke_one_lock),
             cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),
             cmocka_unit_test(detach_release_in),
             cmocka_unit_test(wait_times_out),
-            cmocka_unit_test(client_paused),
-            cmocka_unit_test(many_threads),
-            cmocka_unit_test_setup_teardown(leader_killed, livecluster_restore,
-                                            livecluster_restore),
-            cmocka_unit_test_setup_teardown(server_paused, livecluster_restore,
-                                            livecluster_restore),
-            cmocka_unit_test_setup_teardown(wait_withdrawn, livecluster_restore,
-                                            livecluster_restore),
-            cmocka_unit_test_setup_teardown(
-                watch_over_failover, livecluster_restore, livecluster_restore),
-            cmocka_unit_test_setup_teardown(watch_failover_at_start,
-                                            livecluster_restore,
-                                            livecluster_restore),
-            cmocka_unit_test_setup_teardown(
-                watch_compacted, livecluster_restore, livecluster_restore),
             cmocka_unit_test(example_runs),
             cmocka_unit_test(endpoints_by_name),
             cmocka_unit_test(endpoints_ipv6),

@@ -17,13 +17,49 @@ static int cmp_double(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
+/* The samples of `done` rounds in `ms`, sorted for min, median and max,
+ * and how many rounds found their lock still held (`lost`). */
+static void print_summary(unsigned n, const double *ms, unsigned done,
+                          unsigned lost)
+{
+        double *sorted;
+        unsigned i;
+
+        if (done == 0) {
+                return;
+        }
+        sorted = calloc(done, sizeof *sorted);
+        if (sorted != NULL) {
+                memcpy(sorted, ms, done * sizeof *sorted);
+                qsort(sorted, done, sizeof *sorted, cmp_double);
+                printf("failover, %u nodes, kill -9 of the leader to "
+                       "the next granted ACQUIRE, %u samples: "
+                       "min %.1f ms, median %.1f ms, max %.1f ms\n",
+                       n, done, sorted[0],
+                       done % 2 ? sorted[done / 2]
+                                : (sorted[done / 2 - 1] + sorted[done / 2]) / 2,
+                       sorted[done - 1]);
+                if (lost > 0) {
+                        printf("# %u rounds found the lock still "
+                               "held: releases were lost\n",
+                               lost);
+                }
+                printf("samples (ms):");
+                for (i = 0; i < done; i++) {
+                        printf(" %.1f", ms[i]);
+                }
+                printf("\n");
+                free(sorted);
+        }
+}
+
 int failover(struct run *r, unsigned n, unsigned rounds)
 {
         struct harness h;
         struct tclient p;
         struct tclient_result res;
         struct command k;
-        double *ms = calloc(rounds, sizeof *ms), *sorted;
+        double *ms = calloc(rounds, sizeof *ms);
         char text[256];
         unsigned i, done = 0, lost = 0, leader, killed;
         int64_t killed_at;
@@ -119,33 +155,7 @@ int failover(struct run *r, unsigned n, unsigned rounds)
         }
         status = lost > 0 ? 1 : 0;
 out:
-        if (done > 0) {
-                sorted = calloc(done, sizeof *sorted);
-                if (sorted != NULL) {
-                        memcpy(sorted, ms, done * sizeof *sorted);
-                        qsort(sorted, done, sizeof *sorted, cmp_double);
-                        printf("failover, %u nodes, kill -9 of the leader to "
-                               "the next granted ACQUIRE, %u samples: "
-                               "min %.1f ms, median %.1f ms, max %.1f ms\n",
-                               n, done, sorted[0],
-                               done % 2
-                                   ? sorted[done / 2]
-                                   : (sorted[done / 2 - 1] + sorted[done / 2]) /
-                                         2,
-                               sorted[done - 1]);
-                        if (lost > 0) {
-                                printf("# %u rounds found the lock still "
-                                       "held: releases were lost\n",
-                                       lost);
-                        }
-                        printf("samples (ms):");
-                        for (i = 0; i < done; i++) {
-                                printf(" %.1f", ms[i]);
-                        }
-                        printf("\n");
-                        free(sorted);
-                }
-        }
+        print_summary(n, ms, done, lost);
         if (status != 0) {
                 h.failed = true;
         }

@@ -100,19 +100,6 @@ void harness_stop(struct harness *h);
 void harness_close(struct harness *h);
 
 /*
- * Poll every running node's STATUS until the leader with the highest term
- * answers a linearizable QUERY (so it serves). 0 with *leader, or -1 after
- * timeout_ms with h->errmsg.
- */
-int harness_wait_leader(struct harness *h, int timeout_ms, unsigned *leader);
-
-/*
- * As harness_wait_leader(), and every running, unpaused node follows that
- * leader in its term and has applied the leader's commit index.
- */
-int harness_wait_healthy(struct harness *h, int timeout_ms, unsigned *leader);
-
-/*
  * The usual start of a test program that needs one healthy cluster:
  * harness_setup_process() with `watchdog_s` ($BATON_TEST_WATCHDOG
  * overrides it), harness_start() of n nodes from `argv0`'s neighbourhood,
@@ -181,64 +168,11 @@ int harness_run_once(struct harness *h, unsigned id, const char *const *flags,
  */
 int harness_add_node(struct harness *h, unsigned *id);
 
-/*
- * GET /metrics from node `id`'s metrics address over a plain socket
- * (HTTP/1.0, read to EOF). The body, NUL-terminated, goes to `buf`.
- * Returns its length, or -1 with h->errmsg (no answer within timeout_ms,
- * a status other than 200, or a reply that does not fit).
- */
-long harness_metrics(struct harness *h, unsigned id, char *buf, size_t cap,
-                     int timeout_ms);
-
-/*
- * GET `path` from node `id`'s metrics address over a plain socket
- * (HTTP/1.0, read to EOF): `*status` gets the status code, `buf` the body,
- * NUL-terminated. Returns its length, or -1 with h->errmsg (no answer
- * within timeout_ms, not HTTP, or a reply that does not fit).
- */
-long harness_http_get(struct harness *h, unsigned id, const char *path,
-                      int *status, char *buf, size_t cap, int timeout_ms);
-
-/* VmRSS of node `id` in KiB, from /proc/PID/status; -1 if unknown. */
-long harness_rss_kib(const struct harness *h, unsigned id);
-
 /* Reap nodes that exited without being told to; each one counts in
  * h->unexpected_exits and is reported on stdout as a TAP comment. Nodes
  * sent SIGTERM by harness_term() are reaped quietly, their exit status
  * kept. */
 unsigned harness_reap(struct harness *h);
-
-/*
- * docs/chaos.md S9: every pair of nodes' apply logs agree on every index both
- * applied (a node's replay after a restart must repeat itself too). 0 with
- * `*compared` = (pair of nodes, index) comparisons made, or -1 with the
- * first difference in h->errmsg.
- */
-int harness_check_apply_logs(struct harness *h, unsigned *compared);
-
-/* Whether some node's apply log has a line with `needle` in it. */
-bool harness_apply_log_has(struct harness *h, const char *needle);
-
-/*
- * Apply-log RESULT lines of committed entries that did not decode as a
- * command (BATON_EVERSION or BATON_EMALFORMED with cause UNKNOWN), over all
- * nodes. The gateway proposes only commands that decode, so each one is an
- * entry corrupted between the leader's proposal and a node's apply.
- * `*node` (may be NULL) gets the first node that has one.
- */
-unsigned harness_undecodable_entries(struct harness *h, unsigned *node);
-
-/* Lines of node `id`'s log with `needle` in them (0 when it has no log). */
-unsigned harness_log_count(const struct harness *h, unsigned id,
-                           const char *needle);
-
-/*
- * docs/chaos.md L4: lines of the nodes' logs that report a sanitizer error or a
- * failed assertion. `first` (may be NULL) gets the first, with its node; the
- * lines after it (a sanitizer's stack) are printed as TAP comments, so that a
- * run that cannot be repeated still says where it broke.
- */
-unsigned harness_scan_logs(struct harness *h, char *first, size_t cap);
 
 /* The client address of node `id` ("" when out of range). */
 const char *harness_client_address(const struct harness *h, unsigned id);
@@ -248,5 +182,10 @@ const char *harness_metrics_address(const struct harness *h, unsigned id);
 
 /* Whether node `id` runs, is not paused and was not told to stop. */
 bool harness_running(const struct harness *h, unsigned id);
+
+/* The harness's other parts, for every test that includes it. */
+#include "harnesshttp.h"
+#include "harnesslogs.h"
+#include "harnesswait.h"
 
 #endif /* TESTS_INTEGRATION_HARNESS_H */

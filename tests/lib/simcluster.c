@@ -1,6 +1,11 @@
 /* A simulated Baton cluster for tests: raft_fixture nodes running raftfsm. */
 #include "simcluster.h"
 
+#include "raftcheck.h"
+#include "simformat.h"
+#include "simlinks.h"
+#include "simsnap.h"
+
 #include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -22,10 +27,7 @@ struct simbarrier {
         unsigned n_callbacks;
 };
 
-static void trace(struct simcluster *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void trace(struct simcluster *c, const char *fmt, ...)
+void simcluster_trace(struct simcluster *c, const char *fmt, ...)
 {
         va_list ap;
 
@@ -73,140 +75,6 @@ static int reserve(void **array, size_t *cap, size_t n, size_t size)
         return 0;
 }
 
-static const char *kindname(int kind)
-{
-        static const char *const names[] = {
-            "REJECTED",  "OPENED",    "CLOSED", "EXPIRED",
-            "GRANTED",   "REENTERED", "QUEUED", "RELEASED",
-            "CANCELLED", "HOLDER",    "FREE",   "CURRENT",
-        };
-
-        return kind >= 0 && (size_t)kind < sizeof names / sizeof names[0]
-                   ? names[kind]
-                   : "KIND?";
-}
-
-static const char *evname(int type)
-{
-        static const char *const names[] = {
-            "EV?",   "RESULT",  "OPEN",  "END",     "GRANT",    "RELEASE",
-            "QUEUE", "UNQUEUE", "BLOCK", "UNBLOCK", "PROCLAIM",
-        };
-
-        return type >= 0 && (size_t)type < sizeof names / sizeof names[0]
-                   ? names[type]
-                   : "EV?";
-}
-
-/* A MULTI's names, as "x:name s:name" (each name cut to 24 bytes). */
-static void format_list(char *buf, size_t cap, const struct command *c)
-{
-        const char *name;
-        uint8_t mode, len;
-        size_t at = 0;
-        size_t used = 0;
-
-        buf[0] = '\0';
-        while (used < cap && command_list_next(c, &at, &mode, &name, &len)) {
-                int n = snprintf(buf + used, cap - used, "%s%c:%.*s",
-                                 used > 0 ? " " : "",
-                                 mode == COMMAND_MODE_SHARED ? 's' : 'x',
-                                 len > 24 ? 24 : (int)len, name);
-                used += n > 0 ? (size_t)n : 0;
-        }
-}
-
-void simcluster_format_command(char *buf, size_t cap, const struct command *c)
-{
-        int len = c->name_len;
-        const char *name = c->name != NULL ? c->name : "";
-        char list[160];
-
-        switch (c->type) {
-        case COMMAND_OPEN:
-                snprintf(buf, cap, "OPEN nonce=%" PRIx64 " ttl=%u client=%.*s",
-                         c->nonce, c->ttl_ms, len, name);
-                break;
-        case COMMAND_CLOSE:
-                snprintf(buf, cap,
-                         "CLOSE s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64,
-                         c->session, c->seq, c->ack);
-                break;
-        case COMMAND_EXPIRE:
-                snprintf(buf, cap, "EXPIRE s=%" PRIu64, c->session);
-                break;
-        case COMMAND_ACQUIRE:
-                snprintf(buf, cap,
-                         "ACQUIRE s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64
-                         " o=%" PRIu64 " wait=%u %.*s",
-                         c->session, c->seq, c->ack, c->owner, c->wait_ms, len,
-                         name);
-                break;
-        case COMMAND_RELEASE:
-                snprintf(buf, cap,
-                         "RELEASE s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64
-                         " o=%" PRIu64 " tok=%" PRIu64 " %.*s",
-                         c->session, c->seq, c->ack, c->owner, c->token, len,
-                         name);
-                break;
-        case COMMAND_CANCEL:
-                snprintf(buf, cap,
-                         "CANCEL s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64
-                         " target=%" PRIu64 " %.*s",
-                         c->session, c->seq, c->ack, c->target, len, name);
-                break;
-        case COMMAND_TIMEOUT:
-                snprintf(buf, cap,
-                         "TIMEOUT s=%" PRIu64 " target=%" PRIu64 " %.*s",
-                         c->session, c->target, len, name);
-                break;
-        case COMMAND_MULTI:
-                format_list(list, sizeof list, c);
-                snprintf(buf, cap,
-                         "MULTI s=%" PRIu64 " q=%" PRIu64 " ack=%" PRIu64
-                         " o=%" PRIu64 " wait=%u %s",
-                         c->session, c->seq, c->ack, c->owner, c->wait_ms,
-                         list);
-                break;
-        case COMMAND_QUERY:
-                snprintf(buf, cap, "QUERY %.*s", len, name);
-                break;
-        case COMMAND_CHECK:
-                snprintf(buf, cap, "CHECK tok=%" PRIu64 " %.*s", c->token, len,
-                         name);
-                break;
-        default:
-                snprintf(buf, cap, "type %d", c->type);
-                break;
-        }
-}
-
-void simcluster_format_result(char *buf, size_t cap,
-                              const struct lockfsm_result *r)
-{
-        snprintf(buf, cap,
-                 "%s %s%s s=%" PRIu64 " o=%" PRIu64 " tok=%" PRIu64
-                 " count=%u waiters=%u",
-                 kindname(r->kind), baton_errname(r->status),
-                 r->duplicate ? " dup" : "", r->session, r->owner, r->token,
-                 r->count, r->waiters);
-}
-
-void simcluster_format_event(char *buf, size_t cap, const struct simevent *e)
-{
-        char res[160] = "";
-
-        if (e->has_result) {
-                simcluster_format_result(res, sizeof res, &e->result);
-        }
-        snprintf(buf, cap,
-                 "@%" PRIu64 " %s(%s) s=%" PRIu64 " q=%" PRIu64 " o=%" PRIu64
-                 " tok=%" PRIu64 " m=%u/%" PRIu32 " %s '%.*s' %s",
-                 e->index, evname(e->type), command_type_name(e->cause),
-                 e->session, e->seq, e->owner, e->token, e->mode, e->permits,
-                 baton_errname(e->status), (int)e->name_len, e->name, res);
-}
-
 int simentry_command(const struct simentry *e, struct command *c)
 {
         return command_decode(c, e->bytes, e->len);
@@ -222,7 +90,8 @@ static void raft_trace(struct raft_tracer *t, int type, const void *data)
 
         if (n->c->verbose && type == RAFT_TRACER_DIAGNOSTIC &&
             info->diagnostic.level <= 3) {
-                trace(n->c, "n%u raft: %s", n->i, info->diagnostic.message);
+                simcluster_trace(n->c, "n%u raft: %s", n->i,
+                                 info->diagnostic.message);
         }
 }
 
@@ -572,8 +441,8 @@ static void barrier_cb(struct raft_barrier *req, int status)
                 if (raft_state(r) == RAFT_LEADER &&
                     raft_current_term(r) == b->term) {
                         c->ready_term[b->node] = b->term;
-                        trace(c, "n%u ready as leader in term %llu", b->node,
-                              (unsigned long long)b->term);
+                        simcluster_trace(c, "n%u ready as leader in term %llu",
+                                         b->node, (unsigned long long)b->term);
                 }
         } else if (c->barrier_term[b->node] == b->term) {
                 /* Let the next step issue another one if still leader. */
@@ -614,40 +483,6 @@ static void issue_barriers(struct simcluster *c)
         }
 }
 
-/* In verbose runs, say when an InstallSnapshot goes out and where every
- * node stands. */
-static void trace_install_snapshot(struct simcluster *c)
-{
-        unsigned n = simcluster_n_install_snapshot(c);
-        unsigned i;
-
-        if (n == c->n_install_snapshot) {
-                return;
-        }
-        c->n_install_snapshot = n;
-        trace(c, "InstallSnapshot sent (%u so far)", n);
-        for (i = 0; i < c->cfg.n; i++) {
-                struct raft *r = simcluster_raft(c, i);
-                raft_index match;
-                unsigned j;
-
-                trace(c,
-                      "  n%u state=%d term=%llu last=%llu applied=%llu "
-                      "stored=%llu",
-                      i, raft_state(r),
-                      (unsigned long long)raft_current_term(r),
-                      (unsigned long long)raft_last_index(r),
-                      (unsigned long long)raft_last_applied(r),
-                      (unsigned long long)simstore_last(&c->nodes[i].store));
-                for (j = 0; j < c->cfg.n; j++) {
-                        if (raft_match_index(r, j + 1, &match) == 0) {
-                                trace(c, "    match n%u=%llu", j,
-                                      (unsigned long long)match);
-                        }
-                }
-        }
-}
-
 /* Trace every change of a node's state or term. */
 static void trace_states(struct simcluster *c)
 {
@@ -665,11 +500,11 @@ static void trace_states(struct simcluster *c)
                 }
                 c->seen_state[i] = state;
                 c->seen_term[i] = raft_current_term(r);
-                trace(c, "n%u %s in term %llu (last=%llu applied=%llu)", i,
-                      names[state & 3],
-                      (unsigned long long)raft_current_term(r),
-                      (unsigned long long)raft_last_index(r),
-                      (unsigned long long)raft_last_applied(r));
+                simcluster_trace(
+                    c, "n%u %s in term %llu (last=%llu applied=%llu)", i,
+                    names[state & 3], (unsigned long long)raft_current_term(r),
+                    (unsigned long long)raft_last_index(r),
+                    (unsigned long long)raft_last_applied(r));
         }
 }
 
@@ -693,118 +528,6 @@ static void redraw_timeouts(struct simcluster *c)
         }
 }
 
-static void violation(struct simcluster *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void violation(struct simcluster *c, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (c->violations++ == 0) {
-                va_start(ap, fmt);
-                vsnprintf(c->violation, sizeof c->violation, fmt, ap);
-                va_end(ap);
-                trace(c, "libraft did what it must not: %s", c->violation);
-        }
-}
-
-/* Whether node j has stored entry `index` of term `term`. */
-static bool holds(struct simcluster *c, unsigned j, raft_index index,
-                  raft_term term)
-{
-        return simstore_holds(&c->nodes[j].store, index, term);
-}
-
-static bool majority_holds(struct simcluster *c, raft_index index,
-                           raft_term term)
-{
-        unsigned n = 0;
-        unsigned j;
-
-        for (j = 0; j < c->cfg.n; j++) {
-                n += holds(c, j, index, term);
-        }
-        return n > c->cfg.n / 2;
-}
-
-/* Record that leader i committed (from, to] with fewer than a majority
- * holding the top of that range. */
-static void check_commit(struct simcluster *c, unsigned i, raft_index from,
-                         raft_index to)
-{
-        struct raft *r = simcluster_raft(c, i);
-        const struct simstore *own = &c->nodes[i].store;
-        raft_term term = simstore_term(own, to);
-        raft_index h = to;
-
-        if (term == 0 || majority_holds(c, to, term)) {
-                return;
-        }
-        while (h > from) {
-                raft_term t = simstore_term(own, h);
-
-                if (t == 0 || majority_holds(c, h, t)) {
-                        break;
-                }
-                h--;
-        }
-        if (c->n_bogus < SIMCLUSTER_MAX_BOGUS) {
-                c->bogus[c->n_bogus].from = h;
-                c->bogus[c->n_bogus].to = to;
-                c->bogus[c->n_bogus].term = raft_current_term(r);
-                c->bogus[c->n_bogus].leader = i;
-                c->n_bogus++;
-        }
-        violation(c,
-                  "leader n%u (term %llu) committed up to index %llu while "
-                  "fewer than a majority held index %llu",
-                  i, (unsigned long long)raft_current_term(r),
-                  (unsigned long long)to, (unsigned long long)h + 1);
-        if (c->verbose) {
-                unsigned j;
-
-                for (j = 0; j < c->cfg.n; j++) {
-                        struct raft *f = simcluster_raft(c, j);
-
-                        trace(c,
-                              "  n%u term %llu last %llu stored %llu..%llu: "
-                              "entry %llu has term %llu (leader's: %llu)",
-                              j, (unsigned long long)raft_current_term(f),
-                              (unsigned long long)raft_last_index(f),
-                              (unsigned long long)c->nodes[j].store.first,
-                              (unsigned long long)simstore_last(
-                                  &c->nodes[j].store),
-                              (unsigned long long)h + 1,
-                              (unsigned long long)simstore_term(
-                                  &c->nodes[j].store, h + 1),
-                              (unsigned long long)simstore_term(own, h + 1));
-                }
-        }
-}
-
-/* Watch for what libraft must never do (see simcluster_step). */
-static void watch_raft(struct simcluster *c)
-{
-        unsigned i;
-
-        for (i = 0; i < c->cfg.n; i++) {
-                struct raft *r = simcluster_raft(c, i);
-
-                if (raft_state(r) == RAFT_UNAVAILABLE && !c->unavailable[i]) {
-                        c->unavailable[i] = true;
-                        c->n_unavailable++;
-                        violation(c, "libraft shut n%u down (RAFT_UNAVAILABLE)",
-                                  i);
-                }
-                if (raft_state(r) == RAFT_LEADER &&
-                    raft_commit_index(r) > c->seen_commit[i]) {
-                        check_commit(c, i, c->seen_commit[i],
-                                     raft_commit_index(r));
-                }
-                c->seen_commit[i] = raft_commit_index(r);
-        }
-}
-
 bool simcluster_bogus_commit(const struct simcluster *c, uint64_t index)
 {
         unsigned k;
@@ -824,10 +547,10 @@ struct raft_fixture_event *simcluster_step(struct simcluster *c)
         c->n_steps++;
         issue_barriers(c);
         redraw_timeouts(c);
-        watch_raft(c);
+        raftcheck_step(c);
         if (c->verbose) {
                 trace_states(c);
-                trace_install_snapshot(c);
+                simsnap_trace_install(c);
         }
         return ev;
 }
@@ -901,19 +624,20 @@ static void prop_cb(struct raft_apply *req, int status, void *result)
                         p->result.res = e->res;
                 }
                 p->state = SIMPROP_ACKED;
-                simcluster_format_result(buf, sizeof buf, &p->result.res);
-                trace(c, "#%u acked idx=%llu fsm_idx=%llu: %s", p->id,
-                      (unsigned long long)p->raft_index,
-                      (unsigned long long)p->result.index, buf);
+                simformat_result(buf, sizeof buf, &p->result.res);
+                simcluster_trace(c, "#%u acked idx=%llu fsm_idx=%llu: %s",
+                                 p->id, (unsigned long long)p->raft_index,
+                                 (unsigned long long)p->result.index, buf);
         } else {
                 p->state = status == RAFT_LEADERSHIPLOST ||
                                    status == RAFT_NOTLEADER ||
                                    status == RAFT_SHUTDOWN
                                ? SIMPROP_UNKNOWN
                                : SIMPROP_FAILED;
-                trace(c, "#%u %s idx=%llu: %s", p->id,
-                      p->state == SIMPROP_UNKNOWN ? "unknown" : "failed",
-                      (unsigned long long)p->raft_index, raft_strerror(status));
+                simcluster_trace(
+                    c, "#%u %s idx=%llu: %s", p->id,
+                    p->state == SIMPROP_UNKNOWN ? "unknown" : "failed",
+                    (unsigned long long)p->raft_index, raft_strerror(status));
         }
         if (!c->closing && p->cb != NULL) {
                 p->cb(p);
@@ -1033,9 +757,9 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
         p->raft_index = p->req.index;
         c->inflight[l]++;
         c->props[c->n_props++] = p;
-        simcluster_format_command(text, sizeof text, &p->cmd);
-        trace(c, "#%u propose on n%u idx=%llu: %s", p->id, l,
-              (unsigned long long)p->raft_index, text);
+        simformat_command(text, sizeof text, &p->cmd);
+        simcluster_trace(c, "#%u propose on n%u idx=%llu: %s", p->id, l,
+                         (unsigned long long)p->raft_index, text);
         if (out != NULL) {
                 *out = p;
         }
@@ -1058,153 +782,6 @@ size_t simcluster_pending(struct simcluster *c)
 
         for (i = 0; i < c->cfg.n; i++) {
                 n += c->inflight[i];
-        }
-        return n;
-}
-
-void simcluster_kill(struct simcluster *c, unsigned i)
-{
-        if (c->killed[i]++ == 0) {
-                raft_fixture_kill(&c->f, i);
-                trace(c, "fault: kill n%u", i);
-        }
-}
-
-void simcluster_revive(struct simcluster *c, unsigned i)
-{
-        assert(c->killed[i] > 0);
-        if (--c->killed[i] == 0) {
-                raft_fixture_revive(&c->f, i);
-                trace(c, "heal: revive n%u", i);
-        }
-}
-
-/* Bring the fixture's view of the link i->j in line with the faults on it:
- * saturated (silent drop) or disconnected (sends fail) or neither. */
-static void sync_link(struct simcluster *c, unsigned i, unsigned j)
-{
-        bool drop = c->saturated[i][j] > 0;
-        bool fail = c->disconnected[i][j] > 0;
-
-        if (drop != c->fx_saturated[i][j]) {
-                c->fx_saturated[i][j] = drop;
-                if (drop) {
-                        raft_fixture_saturate(&c->f, i, j);
-                } else {
-                        raft_fixture_desaturate(&c->f, i, j);
-                }
-                trace(c, "link n%u->n%u %s", i, j,
-                      drop ? "drops messages" : "delivers again");
-        }
-        if (fail != c->fx_disconnected[i][j]) {
-                c->fx_disconnected[i][j] = fail;
-                if (fail) {
-                        raft_fixture_disconnect(&c->f, i, j);
-                } else {
-                        raft_fixture_reconnect(&c->f, i, j);
-                }
-                trace(c, "link n%u->n%u %s", i, j,
-                      fail ? "fails sends" : "connected again");
-        }
-}
-
-void simcluster_saturate(struct simcluster *c, unsigned i, unsigned j)
-{
-        if (c->saturated[i][j]++ == 0) {
-                trace(c, "fault: saturate n%u->n%u", i, j);
-        }
-        sync_link(c, i, j);
-}
-
-void simcluster_desaturate(struct simcluster *c, unsigned i, unsigned j)
-{
-        assert(c->saturated[i][j] > 0);
-        if (--c->saturated[i][j] == 0) {
-                trace(c, "heal: desaturate n%u->n%u", i, j);
-        }
-        sync_link(c, i, j);
-}
-
-void simcluster_disconnect(struct simcluster *c, unsigned i, unsigned j)
-{
-        if (c->disconnected[i][j]++ == 0) {
-                trace(c, "fault: disconnect n%u->n%u", i, j);
-        }
-        sync_link(c, i, j);
-}
-
-void simcluster_reconnect(struct simcluster *c, unsigned i, unsigned j)
-{
-        assert(c->disconnected[i][j] > 0);
-        if (--c->disconnected[i][j] == 0) {
-                trace(c, "heal: reconnect n%u->n%u", i, j);
-        }
-        sync_link(c, i, j);
-}
-
-void simcluster_isolate(struct simcluster *c, unsigned i)
-{
-        unsigned j;
-
-        for (j = 0; j < c->cfg.n; j++) {
-                if (j != i) {
-                        simcluster_saturate(c, i, j);
-                        simcluster_saturate(c, j, i);
-                }
-        }
-}
-
-void simcluster_unisolate(struct simcluster *c, unsigned i)
-{
-        unsigned j;
-
-        for (j = 0; j < c->cfg.n; j++) {
-                if (j != i) {
-                        simcluster_desaturate(c, i, j);
-                        simcluster_desaturate(c, j, i);
-                }
-        }
-}
-
-void simcluster_heal(struct simcluster *c)
-{
-        unsigned i;
-        unsigned j;
-
-        for (i = 0; i < c->cfg.n; i++) {
-                for (j = 0; j < c->cfg.n; j++) {
-                        if (c->saturated[i][j] > 0) {
-                                c->saturated[i][j] = 1;
-                                simcluster_desaturate(c, i, j);
-                        }
-                        if (c->disconnected[i][j] > 0) {
-                                c->disconnected[i][j] = 1;
-                                simcluster_reconnect(c, i, j);
-                        }
-                }
-                if (c->killed[i] > 0) {
-                        c->killed[i] = 1;
-                        simcluster_revive(c, i);
-                }
-        }
-}
-
-unsigned simcluster_n_down(struct simcluster *c)
-{
-        unsigned n = 0;
-        unsigned i;
-        unsigned j;
-
-        for (i = 0; i < c->cfg.n; i++) {
-                bool down = c->killed[i] > 0;
-
-                for (j = 0; j < c->cfg.n && !down; j++) {
-                        down = c->saturated[i][j] > 0 ||
-                               c->saturated[j][i] > 0 ||
-                               c->disconnected[i][j] > 0 ||
-                               c->disconnected[j][i] > 0;
-                }
-                n += down;
         }
         return n;
 }
@@ -1261,7 +838,7 @@ int simcluster_converge(struct simcluster *c, const struct command *final,
         char nodes[400];
         int rv;
 
-        simcluster_heal(c);
+        simlinks_heal(c);
         while (simcluster_now(c) < deadline) {
                 if (p == NULL || p->state == SIMPROP_UNKNOWN ||
                     p->state == SIMPROP_FAILED) {
@@ -1299,97 +876,4 @@ int simcluster_converge(struct simcluster *c, const struct command *final,
                 *out = p;
         }
         return 0;
-}
-
-unsigned simcluster_n_install_snapshot(struct simcluster *c)
-{
-        unsigned n = 0;
-        unsigned i;
-
-        for (i = 0; i < c->cfg.n; i++) {
-                n += raft_fixture_n_send(&c->f, i, RAFT_INSTALL_SNAPSHOT);
-        }
-        return n;
-}
-
-int simcluster_check_snapshot_roundtrip(struct simcluster *c, unsigned i)
-{
-        struct raftfsm *rf = &c->nodes[i].rf;
-        struct raftfsm fresh;
-        struct raft_buffer *bufs = NULL;
-        struct raft_buffer whole = {NULL, 0};
-        unsigned n_bufs = 0, k;
-        size_t off;
-        void *a = NULL;
-        void *b = NULL;
-        size_t alen = 0;
-        size_t blen = 0;
-        int result = -1;
-        int rv;
-
-        rv = rf->fsm.snapshot(&rf->fsm, &bufs, &n_bufs);
-        if (rv != 0 || n_bufs == 0) {
-                snprintf(c->errmsg, sizeof c->errmsg,
-                         "node %u: fsm->snapshot: %d (%u buffers): %s", i, rv,
-                         n_bufs, raftfsm_errmsg(rf));
-                return -1;
-        }
-        /* Raft stores the buffers back to back and restores them as one. */
-        for (k = 0; k < n_bufs; k++) {
-                whole.len += bufs[k].len;
-        }
-        whole.base = raft_malloc(whole.len);
-        if (whole.base == NULL) {
-                snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
-                goto out_bufs;
-        }
-        for (k = 0, off = 0; k < n_bufs; k++) {
-                memcpy((char *)whole.base + off, bufs[k].base, bufs[k].len);
-                off += bufs[k].len;
-        }
-        if (raftfsm_init(&fresh, &c->cfg.limits) != 0) {
-                snprintf(c->errmsg, sizeof c->errmsg, "raftfsm_init: %s",
-                         raftfsm_errmsg(&fresh));
-                goto out_bufs;
-        }
-        /* On success restore owns whole.base. */
-        rv = fresh.fsm.restore(&fresh.fsm, &whole);
-        if (rv != 0) {
-                snprintf(c->errmsg, sizeof c->errmsg,
-                         "node %u: fsm->restore of its own snapshot: %d: %s", i,
-                         rv, raftfsm_errmsg(&fresh));
-                goto out_fresh;
-        }
-        whole.base = NULL;
-        if (lockfsm_snapshot(raftfsm_lockfsm(rf), &a, &alen) != 0 ||
-            lockfsm_snapshot(raftfsm_lockfsm(&fresh), &b, &blen) != 0) {
-                snprintf(c->errmsg, sizeof c->errmsg,
-                         "node %u: lockfsm_snapshot failed", i);
-                goto out_snapshots;
-        }
-        if (alen != blen || memcmp(a, b, alen) != 0) {
-                snprintf(c->errmsg, sizeof c->errmsg,
-                         "node %u: snapshot -> restore -> snapshot changed "
-                         "the bytes (%zu vs %zu)",
-                         i, alen, blen);
-                goto out_snapshots;
-        }
-        if (lockfsm_check(raftfsm_lockfsm(&fresh)) != NULL) {
-                snprintf(c->errmsg, sizeof c->errmsg,
-                         "node %u: restored state: %s", i,
-                         lockfsm_check(raftfsm_lockfsm(&fresh)));
-                goto out_snapshots;
-        }
-        result = 0;
-out_snapshots:
-        /* lockfsm_snapshot() buffers come from the machines' allocator,
-         * which is raft's heap. */
-        raft_free(a);
-        raft_free(b);
-out_fresh:
-        raftfsm_close(&fresh);
-out_bufs:
-        raft_free(whole.base);
-        rf->fsm.snapshot_finalize(&rf->fsm, &bufs, &n_bufs);
-        return result;
 }

@@ -28,7 +28,9 @@
  *   number of proposals in flight per leader is bounded, and each proposal's
  *   outcome is tracked (acknowledged with the leader's result, or unknown);
  * - fault helpers with reference counts, so that overlapping faults heal
- *   independently.
+ *   independently (simlinks.h); beside them, a watch for what libraft must
+ *   never do (raftcheck.h), snapshot checks (simsnap.h) and one-line
+ *   renderings for traces (simformat.h).
  *
  * Everything runs on the caller's thread in virtual time; nothing here is
  * thread-safe. A struct simcluster must not move once initialized: raft
@@ -291,31 +293,6 @@ bool simcluster_set_disk_latency(struct simcluster *c, unsigned i, unsigned ms);
 size_t simcluster_pending(struct simcluster *c);
 
 /*
- * Faults. Each call counts, and the fault lasts until as many undo calls:
- * overlapping faults heal independently.
- *
- * saturate(i, j) drops messages from i to j silently; disconnect(i, j)
- * makes i's sends to j fail with RAFT_NOCONNECTION. (libraft 0.15.0 turned
- * a failed send into an InstallSnapshot, and the simulation degraded
- * disconnects to drops; 0.22.1 ignores failed sends, and 1,500 seeds with
- * real disconnects sent none.)
- */
-void simcluster_kill(struct simcluster *c, unsigned i);
-void simcluster_revive(struct simcluster *c, unsigned i);
-void simcluster_saturate(struct simcluster *c, unsigned i, unsigned j);
-void simcluster_desaturate(struct simcluster *c, unsigned i, unsigned j);
-void simcluster_disconnect(struct simcluster *c, unsigned i, unsigned j);
-void simcluster_reconnect(struct simcluster *c, unsigned i, unsigned j);
-/* Saturate (undo: desaturate) both directions between i and every other
- * node. */
-void simcluster_isolate(struct simcluster *c, unsigned i);
-void simcluster_unisolate(struct simcluster *c, unsigned i);
-/* Undo every fault still in place, whatever its count. */
-void simcluster_heal(struct simcluster *c);
-/* Nodes killed or with any saturated/disconnected link right now. */
-unsigned simcluster_n_down(struct simcluster *c);
-
-/*
  * Heal, then drive the cluster until a leader is ready, propose `final` and
  * retry it until acknowledged, then step until every node has applied the
  * same last index and no proposal is pending. Returns 0 with *out the
@@ -329,21 +306,8 @@ int simcluster_converge(struct simcluster *c, const struct command *final,
  * (see simcluster_step). */
 bool simcluster_bogus_commit(const struct simcluster *c, uint64_t index);
 
-/* InstallSnapshot messages sent by any node so far (should stay 0). */
-unsigned simcluster_n_install_snapshot(struct simcluster *c);
-
-/*
- * Take node i's snapshot through its struct raft_fsm (as raft does), restore
- * it into a fresh raftfsm through fsm->restore, and compare the two
- * machines' lockfsm_snapshot() bytes. 0 when identical; -1 with the reason
- * in c->errmsg.
- */
-int simcluster_check_snapshot_roundtrip(struct simcluster *c, unsigned i);
-
-/* Human-readable one-line renderings for traces and failure reasons. */
-void simcluster_format_command(char *buf, size_t cap, const struct command *c);
-void simcluster_format_result(char *buf, size_t cap,
-                              const struct lockfsm_result *r);
-void simcluster_format_event(char *buf, size_t cap, const struct simevent *e);
+/* In verbose runs, prints "# t=TIME " and the message as a TAP comment. */
+void simcluster_trace(struct simcluster *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif /* TESTS_SIMCLUSTER_H */

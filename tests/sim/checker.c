@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../lib/simformat.h"
+#include "../lib/simsnap.h"
 #include "holders.h"
 
 /* ------------------------------------------------------------------------
@@ -332,7 +334,7 @@ static int check_event(struct model *m, const struct simentry *e,
                              ? kv_get(&m->kv, ev->session, ev->seq)
                              : NULL;
 
-        simcluster_format_event(text, sizeof text, ev);
+        simformat_event(text, sizeof text, ev);
         if (ev->type == LOCKFSM_EV_GRANT || ev->type == LOCKFSM_EV_RELEASE ||
             ev->type == LOCKFSM_EV_QUEUE || ev->type == LOCKFSM_EV_UNQUEUE) {
                 l = lock_of(m, ev->name, ev->name_len);
@@ -430,8 +432,8 @@ static int check_result(struct model *m, const struct simentry *e,
                 return 0;
         }
         req = kv_get(&m->kv, cmd->session, cmd->seq);
-        simcluster_format_command(text, sizeof text, cmd);
-        simcluster_format_result(rtext, sizeof rtext, res);
+        simformat_command(text, sizeof text, cmd);
+        simformat_result(rtext, sizeof rtext, res);
         if (!res->duplicate && res->status == 0) {
                 if (req->succeeded) {
                         return fail(reason, cap,
@@ -645,8 +647,8 @@ static int check_acknowledged(struct sim *s, char *reason, size_t cap)
                 if (p->state != SIMPROP_ACKED) {
                         continue;
                 }
-                simcluster_format_command(text, sizeof text, &p->cmd);
-                simcluster_format_result(rtext, sizeof rtext, res);
+                simformat_command(text, sizeof text, &p->cmd);
+                simformat_result(rtext, sizeof rtext, res);
                 s->fail_index = p->raft_index;
                 if (p->result.index != p->raft_index) {
                         return fail(
@@ -820,10 +822,8 @@ static int check_same_history(struct sim *s, char *reason, size_t cap)
                 for (k = 0; k < n->n_events && k < n0->n_events; k++) {
                         if (!ev_equal(&n0->events[k], &n->events[k])) {
                                 s->fail_index = n0->events[k].index;
-                                simcluster_format_event(a, sizeof a,
-                                                        &n0->events[k]);
-                                simcluster_format_event(b, sizeof b,
-                                                        &n->events[k]);
+                                simformat_event(a, sizeof a, &n0->events[k]);
+                                simformat_event(b, sizeof b, &n->events[k]);
                                 return fail(reason, cap,
                                             "event %zu differs: node 0 %s, "
                                             "node %u %s",
@@ -887,7 +887,7 @@ static int check_same_state(struct sim *s, char *reason, size_t cap)
                 return rv;
         }
         for (i = 0; i < s->n; i++) {
-                if (simcluster_check_snapshot_roundtrip(c, i) != 0) {
+                if (simsnap_roundtrip(c, i) != 0) {
                         return fail(reason, cap, "%s", c->errmsg);
                 }
         }
@@ -907,7 +907,7 @@ int check_run(struct sim *s, char *reason, size_t cap)
         if (s->c.violations > 0) {
                 return fail(reason, cap, "raft: %s", s->c.violation);
         }
-        n = simcluster_n_install_snapshot(&s->c);
+        n = simsnap_n_install(&s->c);
         if (n > 0) {
                 return fail(reason, cap,
                             "%u InstallSnapshot sent: outside what the "

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../lib/simlinks.h"
+
 enum fault_kind {
         F_KILL_LEADER,
         F_KILL_NODE,
@@ -35,10 +37,10 @@ void fault_undo(struct sim *s, struct fault *ft)
         switch (ft->kind) {
         case F_KILL_LEADER:
         case F_KILL_NODE:
-                simcluster_revive(c, ft->a);
+                simlinks_revive(c, ft->a);
                 break;
         case F_ISOLATE_LEADER:
-                simcluster_unisolate(c, ft->a);
+                simlinks_unisolate(c, ft->a);
                 break;
         case F_PARTITION:
         case F_SPLIT_ALL:
@@ -49,20 +51,20 @@ void fault_undo(struct sim *s, struct fault *ft)
                                         ? ((ft->mask >> i) & 1) &&
                                               !((ft->mask >> j) & 1)
                                         : i < j) {
-                                        simcluster_desaturate(c, i, j);
-                                        simcluster_desaturate(c, j, i);
+                                        simlinks_desaturate(c, i, j);
+                                        simlinks_desaturate(c, j, i);
                                 }
                         }
                 }
                 break;
         case F_DISCONNECT:
-                simcluster_reconnect(c, ft->a, ft->b);
+                simlinks_reconnect(c, ft->a, ft->b);
                 if (ft->both) {
-                        simcluster_reconnect(c, ft->b, ft->a);
+                        simlinks_reconnect(c, ft->b, ft->a);
                 }
                 break;
         case F_SATURATE_ONEWAY:
-                simcluster_desaturate(c, ft->a, ft->b);
+                simlinks_desaturate(c, ft->a, ft->b);
                 break;
         default:
                 break;
@@ -102,7 +104,7 @@ void drive_faults(struct sim *s, raft_time now)
         /* Faults that take nodes away must leave a majority up, except the
          * short, rare split of everyone. */
         if ((ft.kind <= F_PARTITION || ft.kind == F_SPLIT_ALL) &&
-            simcluster_n_down(c) >= f) {
+            simlinks_n_down(c) >= f) {
                 return;
         }
         switch (ft.kind) {
@@ -113,14 +115,14 @@ void drive_faults(struct sim *s, raft_time now)
                 }
                 ft.a = leader;
                 if (ft.kind == F_KILL_LEADER) {
-                        simcluster_kill(c, ft.a);
+                        simlinks_kill(c, ft.a);
                 } else {
-                        simcluster_isolate(c, ft.a);
+                        simlinks_isolate(c, ft.a);
                 }
                 break;
         case F_KILL_NODE:
                 ft.a = rng_below(r, s->n);
-                simcluster_kill(c, ft.a);
+                simlinks_kill(c, ft.a);
                 break;
         case F_PARTITION:
                 for (i = 0, j = rng_range(r, 1, f); i < j; i++) {
@@ -130,8 +132,8 @@ void drive_faults(struct sim *s, raft_time now)
                         for (j = 0; j < s->n; j++) {
                                 if (((ft.mask >> i) & 1) &&
                                     !((ft.mask >> j) & 1)) {
-                                        simcluster_saturate(c, i, j);
-                                        simcluster_saturate(c, j, i);
+                                        simlinks_saturate(c, i, j);
+                                        simlinks_saturate(c, j, i);
                                 }
                         }
                 }
@@ -144,8 +146,8 @@ void drive_faults(struct sim *s, raft_time now)
                 ft.mask = (1u << s->n) - 1;
                 for (i = 0; i < s->n; i++) {
                         for (j = i + 1; j < s->n; j++) {
-                                simcluster_saturate(c, i, j);
-                                simcluster_saturate(c, j, i);
+                                simlinks_saturate(c, i, j);
+                                simlinks_saturate(c, j, i);
                         }
                 }
                 break;
@@ -154,12 +156,12 @@ void drive_faults(struct sim *s, raft_time now)
                 ft.a = rng_below(r, s->n);
                 ft.b = (ft.a + rng_range(r, 1, s->n - 1)) % s->n;
                 if (ft.kind == F_SATURATE_ONEWAY) {
-                        simcluster_saturate(c, ft.a, ft.b);
+                        simlinks_saturate(c, ft.a, ft.b);
                 } else {
                         ft.both = rng_chance(r, 50);
-                        simcluster_disconnect(c, ft.a, ft.b);
+                        simlinks_disconnect(c, ft.a, ft.b);
                         if (ft.both) {
-                                simcluster_disconnect(c, ft.b, ft.a);
+                                simlinks_disconnect(c, ft.b, ft.a);
                         }
                 }
                 break;

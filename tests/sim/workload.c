@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../lib/simformat.h"
 
 #define CLIENT_TIMEOUT_MS 1500 /* a pending attempt is retried after this */
 
@@ -452,7 +453,7 @@ static void client_start(struct sim *s, struct client *cl,
         cl->busy = true;
         cl->attempts = 0;
         if (s->verbose) {
-                simcluster_format_command(text, sizeof text, cmd);
+                simformat_command(text, sizeof text, cmd);
                 say(s, "client %u: %s", cl->id, text);
         }
         client_send(s, cl);
@@ -699,7 +700,7 @@ static void server_propose(struct sim *s, const struct command *cmd)
 
         rv = simcluster_propose(&s->c, cmd, NULL, NULL, NULL);
         if (s->verbose) {
-                simcluster_format_command(text, sizeof text, cmd);
+                simformat_command(text, sizeof text, cmd);
                 say(s, "server: %s%s%s", text, rv != 0 ? ": refused, " : "",
                     rv != 0 ? raft_strerror(rv) : "");
         }

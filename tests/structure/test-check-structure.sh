@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Self-test of scripts/check-structure, printing TAP: it builds a small fake
-# tree in a temporary directory with one violation of each kind next to the
-# allowed cases closest to them, and checks that exactly the violations are
+# tree in a temporary directory with one violation of each kind (and of each
+# folder's caps: src/, tests/, bindings/) next to the allowed cases closest
+# to them, and checks that exactly the violations are
 # reported, each as `file:line: message`, with exit status 1; that the tree
 # with the violations removed passes with exit status 0; and --help.
 set -u
@@ -45,7 +46,8 @@ func() { # name, len
 }
 
 tree=$tmp/tree
-mkdir -p "$tree"/{include/baton,src/client,src/proto,src/server/{raft,snap,gateway,net,attic},src/fsm,src/lib,tests/unit}
+mkdir -p "$tree"/{include/baton,src/client,src/proto,src/server/{raft,snap,gateway,net,attic},src/fsm,src/lib,tests/unit,tests/lib}
+mkdir -p "$tree"/bindings/{c,python/pkg}
 
 # a. Includes of src/fsm/ headers: two violations, three allowed.
 cat >"$tree/src/client/bad.c" <<'EOF'
@@ -152,6 +154,61 @@ echo '#include "../../include/baton.h"' >"$tree/tests/unit/test_y.c"
         echo "        return x;"
         echo "}"
 } >"$tree/src/client/funcs.c"
+# b and c in tests/: looser caps. A file of 1001 lines (violation), one of
+# 1000 (allowed); functions of 121 lines (violation), 120 (allowed, though
+# over src/'s 80) and 121 with a reason right above (allowed).
+{
+        echo "/* Too long even for a test. */"
+        filler 1000
+} >"$tree/tests/unit/test_big.c"
+{
+        echo "/* Just short enough for a test. */"
+        filler 999
+} >"$tree/tests/lib/edge.c"
+{
+        echo "/* Test functions. */"
+        echo
+        func test_too_long 121 # line 3
+        echo
+        func test_just_right 120
+        echo
+        echo "/* Long because the scenario is one story. */"
+        func test_explained 121
+} >"$tree/tests/unit/test_funcs.c"
+
+# b and c in bindings/: src/'s caps, Python files by line count. Violations:
+# a .py of 901 lines, a .c of 901 lines and a C function of 81 lines;
+# allowed: a .py of 900 lines, one of 1000 whose docstring says why and one
+# of 1000 whose # comment says why, and a 2000-line header under include/
+# (not size-checked).
+{
+        echo '"""Too long."""'
+        for ((i = 1; i < 901; i++)); do echo "x = $i"; done
+} >"$tree/bindings/python/pkg/big.py"
+{
+        echo '"""Just short enough."""'
+        for ((i = 1; i < 900; i++)); do echo "x = $i"; done
+} >"$tree/bindings/python/pkg/edge.py"
+{
+        echo '"""The generated table of every call.'
+        echo
+        echo 'This module is long because the table is generated."""'
+        for ((i = 3; i < 1000; i++)); do echo "x = $i"; done
+} >"$tree/bindings/python/pkg/table.py"
+{
+        echo '# Every error: long because'
+        echo '# the list is the whole API.'
+        for ((i = 2; i < 1000; i++)); do echo "x = $i"; done
+} >"$tree/bindings/python/pkg/errs.py"
+{
+        echo "/* A binding's glue, too long. */"
+        filler 900
+} >"$tree/bindings/c/big.c"
+{
+        echo "/* A binding's function. */"
+        func glue_too_long 81 # line 2
+} >"$tree/bindings/c/funcs.c"
+
 lines_before() { # the line number where function $1 starts in funcs.c
         grep -n "^static int $1(\|^$1(" "$tree/src/client/funcs.c" | cut -d: -f1
 }
@@ -159,6 +216,9 @@ two_lines_at=$(($(lines_before two_lines) - 1)) # its attribute line
 
 expected=$(
         cat <<EOF
+bindings/c/big.c:1:
+bindings/c/funcs.c:2:
+bindings/python/pkg/big.py:1:
 include/baton/huge.h:1:
 include/pub.h:3:
 src/client/bad.c:3:
@@ -172,6 +232,8 @@ src/server/attic/old.c:1:
 src/server/net/conn.c:1:
 src/server/snap/bad.c:2:
 src/server/stray.c:1:
+tests/unit/test_big.c:1:
+tests/unit/test_funcs.c:3:
 EOF
 )
 
@@ -194,6 +256,15 @@ check "a two-line signature after an attribute is named" \
         grep -q "function two_lines is 81 lines" <<<"$out"
 check "the long file says its length" \
         grep -q "^src/lib/big.c:1: 901 lines" <<<"$out"
+check "a test file is held to 1000 lines" \
+        grep -q "^tests/unit/test_big.c:1: 1001 lines (over 1000)" <<<"$out"
+check "a test function is held to 120 lines" \
+        grep -q "^tests/unit/test_funcs.c:3: function test_too_long is 121 lines (over 120)" <<<"$out"
+check "a Python file in bindings/ is held to 900 lines" \
+        grep -q "^bindings/python/pkg/big.py:1: 901 lines (over 900)" <<<"$out"
+check "a C function in bindings/ is held to 80 lines" \
+        grep -q "^bindings/c/funcs.c:2: function glue_too_long is 81 lines (over 80)" <<<"$out"
+
 check "the wrong include names both rooms" \
         grep -q "^src/server/snap/bad.c:2: room snap includes a header of room gateway" <<<"$out"
 check "the long public header says its length" \
@@ -206,13 +277,17 @@ rm "$tree/src/client/bad.c" "$tree/include/pub.h" "$tree/src/lib/big.c" \
         "$tree/src/client/funcs.c" "$tree/src/server/snap/bad.c" \
         "$tree/src/server/stray.c" "$tree/src/server/attic/old.c" \
         "$tree/include/baton/huge.h" "$tree/src/fsm/codes.c" \
-        "$tree/src/server/net/conn.c"
+        "$tree/src/server/net/conn.c" \
+        "$tree/tests/unit/test_big.c" "$tree/tests/unit/test_funcs.c" \
+        "$tree/bindings/python/pkg/big.py" "$tree/bindings/c/big.c" \
+        "$tree/bindings/c/funcs.c"
 {
         func just_right 80
         echo
         echo "/* Long because it says so. */"
         func explained 81
 } >"$tree/src/client/funcs.c"
+func test_just_right 120 >"$tree/tests/unit/test_funcs.c"
 out=$("$script" "$tree" 2>&1)
 rc=$?
 check "the tree without violations exits 0" test "$rc" -eq 0

@@ -188,6 +188,14 @@ struct model {
 struct lockfsm_result rejected(int status);
 struct lockfsm_result outcome(uint8_t kind, uint64_t session, uint64_t owner);
 
+/* An outcome as "{status=... waiters=...}", for failure messages. */
+void m_result_str(char *out, size_t cap, const struct lockfsm_result *r);
+
+/* Whether two outcomes agree on every field (and on `duplicate` when
+ * `check_dup`). */
+bool m_result_eq(const struct lockfsm_result *want,
+                 const struct lockfsm_result *got, bool check_dup);
+
 /* The live session `id`, or NULL. */
 struct msess *m_session(struct model *m, uint64_t id);
 
@@ -209,11 +217,84 @@ void m_entry_end(struct model *m);
 /* Each command takes a stamp: max(last + 1, the entry's index). */
 uint64_t m_stamp(struct model *m, uint64_t index);
 
-/* What QUERY of `name` answers. */
-struct lockfsm_result m_query(struct model *m, const char *name, size_t len);
+/* ------------------------------------------------------------------------ */
+/* The model's inner steps, which its commands (modelcmd.c) are built from. */
 
-/* Applies one decoded command at `index`, with its events to `log`. */
-struct lockfsm_result m_apply(struct model *m, uint64_t index,
-                              const struct command *c, struct evlog *log);
+/* What HOLDER, CURRENT and a CHECK's ESTALE say about a lock: `h`'s grant
+ * (none: zeros) and the count of waiters. */
+void m_holder_fields(struct lockfsm_result *r, const struct mlock *l,
+                     const struct mhold *h);
+
+/* An acquire or campaign by the holder of `h` itself: EHELD with the
+ * hold's fields, so that the caller can tell it is already its own. */
+struct lockfsm_result m_rejected_held(const struct mhold *h);
+
+/* See model.c. */
+const struct mtomb *m_tomb(const struct model *m, uint64_t id);
+
+/* The answer for a session that is not live: its tombstone or none. */
+struct lockfsm_result m_not_live(const struct model *m, uint64_t id);
+
+/* Locks a session holds plus locks it waits for: what the limit counts. */
+unsigned m_nlocks(const struct model *m, uint64_t sid);
+
+/* See model.c. */
+struct mout *m_out(struct msess *s, uint64_t seq);
+
+/* See model.c. */
+void m_remember(struct msess *s, uint64_t seq, const struct lockfsm_result *r);
+
+/* A queued ACQUIRE's remembered outcome follows its waiter; if the client
+ * has acknowledged it already there is nothing left to update. */
+void m_set_out(struct model *m, uint64_t sid, uint64_t seq,
+               const struct lockfsm_result *r);
+
+/* See model.c. */
+void m_ev_name(struct ev *v, const struct mlock *l);
+
+/* See model.c. */
+void m_remove_waiter(struct mlock *l, unsigned i);
+
+/* See model.c. */
+unsigned m_writers(const struct mlock *l);
+
+/* Whether `k` more permits of semaphore `l` are free. */
+bool m_permits_free(const struct model *m, const struct mlock *l, uint32_t k);
+
+/* Whether this entry may still admit `mode`: a writer only to a lock it
+ * has not granted yet, a reader or a semaphore's waiter to one it granted
+ * to no writer. */
+bool m_entry_allows(const struct model *m, const struct mlock *l,
+                    uint64_t index, uint8_t mode);
+
+/* A new grant of `l` with this entry's index, with its GRANT event. */
+struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
+                      uint8_t cause, const struct mwaiter *w,
+                      struct evlog *log);
+
+/* A holder or a waiter has left: admit whom the queue's head allows, or
+ * delete the lock when no one holds or waits; unless this entry granted
+ * it already, when its end settles it. */
+void m_settle(struct model *m, struct mlock *l, uint64_t index, uint8_t cause,
+              struct evlog *log);
+
+/* Ends hold `i` of `l`, with its RELEASE event, and settles the lock. */
+void m_end_hold(struct model *m, struct mlock *l, unsigned i, uint64_t index,
+                uint8_t cause, struct evlog *log);
+
+/* The multi-lock of (session, seq) leaves every queue (UNQUEUE events in
+ * lock age order, with `why`), then each of its locks settles. */
+void m_drop_group(struct model *m, uint64_t session, uint64_t seq,
+                  uint64_t index, uint8_t cause, int why, struct evlog *log);
+
+/* CLOSE and EXPIRE: waits leave in queue order, then grants end by token,
+ * then lock age, each lock settling as it goes, then the session ends
+ * with a tombstone. */
+void m_end(struct model *m, uint64_t sid, int status, uint64_t index,
+           uint8_t cause, uint32_t delay_ms, struct evlog *log);
+
+/* See model.c. */
+struct lockfsm_result m_open(struct model *m, uint64_t index,
+                             const struct command *c, struct evlog *log);
 
 #endif /* TESTS_UNIT_MODEL_H */

@@ -408,6 +408,70 @@ static bool gen_revoke_lock(struct gen *g, struct model *m, uint64_t index,
         return true;
 }
 
+/* A RELEASE, mostly of a grant the model knows, now and then stale. */
+static void gen_release(struct gen *g, struct model *m, uint64_t index,
+                        struct command *c)
+{
+        const struct mhold *h;
+        struct mlock *l;
+
+        c->type = COMMAND_RELEASE;
+        l = m->nl > 0 && chance(&g->rng, 65) ? &m->l[rng_below(&g->rng, m->nl)]
+                                             : NULL;
+        h = l != NULL ? gen_hold(g, l) : NULL;
+        if (h != NULL) {
+                c->session = h->session;
+                c->owner = h->owner;
+                gen_copy_name(g, c, l);
+                c->token =
+                    chance(&g->rng, 88) ? h->token : gen_stale(g, h->token);
+        } else {
+                c->session = gen_session(g, m, index);
+                c->owner = gen_owner(g);
+                gen_name(g, c);
+                l = m_lock(m, c->name, c->name_len);
+                h = l != NULL ? gen_hold(g, l) : NULL;
+                c->token = h != NULL && chance(&g->rng, 50)
+                               ? h->token
+                               : gen_stale(g, index);
+        }
+}
+
+/* An ACQUIRE (or a MULTI) in any mode, with any wait. */
+static void gen_acquire(struct gen *g, struct model *m, uint64_t index,
+                        struct command *c)
+{
+        uint32_t p;
+
+        c->type = COMMAND_ACQUIRE;
+        c->session = gen_session(g, m, index);
+        c->owner = gen_owner(g);
+        if (chance(&g->rng, 20)) {
+                gen_multi(g, c);
+        } else {
+                gen_name(g, c);
+        }
+        p = rng_below(&g->rng, 100);
+        c->wait_ms = p < 40   ? COMMAND_WAIT_TRY
+                     : p < 70 ? COMMAND_WAIT_FOREVER
+                              : 1 + rng_below(&g->rng, 60000);
+        p = rng_below(&g->rng, 100);
+        if (c->type == COMMAND_MULTI) {
+                p = 0; /* each name has its mode */
+        }
+        c->mode = p < 45   ? COMMAND_MODE_EXCLUSIVE
+                  : p < 70 ? COMMAND_MODE_SHARED
+                  : p < 85 ? COMMAND_MODE_SEMAPHORE
+                  : p < 99 ? COMMAND_MODE_ELECTION
+                           : (uint8_t)(4 + rng_below(&g->rng, 252));
+        if (c->mode == COMMAND_MODE_SEMAPHORE) {
+                gen_permits(g, c);
+        }
+        if (c->mode == COMMAND_MODE_ELECTION) {
+                gen_candidate(g, c);
+        }
+}
+
 /* One well-formed command, in memory. */
 
 static void gen_command(struct gen *g, struct model *m, uint64_t index,
@@ -507,55 +571,9 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                         gen_name(g, c);
                 }
         } else if (p < 65) {
-                c->type = COMMAND_RELEASE;
-                l = m->nl > 0 && chance(&g->rng, 65)
-                        ? &m->l[rng_below(&g->rng, m->nl)]
-                        : NULL;
-                h = l != NULL ? gen_hold(g, l) : NULL;
-                if (h != NULL) {
-                        c->session = h->session;
-                        c->owner = h->owner;
-                        gen_copy_name(g, c, l);
-                        c->token = chance(&g->rng, 88) ? h->token
-                                                       : gen_stale(g, h->token);
-                } else {
-                        c->session = gen_session(g, m, index);
-                        c->owner = gen_owner(g);
-                        gen_name(g, c);
-                        l = m_lock(m, c->name, c->name_len);
-                        h = l != NULL ? gen_hold(g, l) : NULL;
-                        c->token = h != NULL && chance(&g->rng, 50)
-                                       ? h->token
-                                       : gen_stale(g, index);
-                }
+                gen_release(g, m, index, c);
         } else {
-                c->type = COMMAND_ACQUIRE;
-                c->session = gen_session(g, m, index);
-                c->owner = gen_owner(g);
-                if (chance(&g->rng, 20)) {
-                        gen_multi(g, c);
-                } else {
-                        gen_name(g, c);
-                }
-                p = rng_below(&g->rng, 100);
-                c->wait_ms = p < 40   ? COMMAND_WAIT_TRY
-                             : p < 70 ? COMMAND_WAIT_FOREVER
-                                      : 1 + rng_below(&g->rng, 60000);
-                p = rng_below(&g->rng, 100);
-                if (c->type == COMMAND_MULTI) {
-                        p = 0; /* each name has its mode */
-                }
-                c->mode = p < 45   ? COMMAND_MODE_EXCLUSIVE
-                          : p < 70 ? COMMAND_MODE_SHARED
-                          : p < 85 ? COMMAND_MODE_SEMAPHORE
-                          : p < 99 ? COMMAND_MODE_ELECTION
-                                   : (uint8_t)(4 + rng_below(&g->rng, 252));
-                if (c->mode == COMMAND_MODE_SEMAPHORE) {
-                        gen_permits(g, c);
-                }
-                if (c->mode == COMMAND_MODE_ELECTION) {
-                        gen_candidate(g, c);
-                }
+                gen_acquire(g, m, index, c);
         }
         gen_seq(g, c);
         gen_remember(g, c);

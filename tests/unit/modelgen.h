@@ -10,6 +10,7 @@
 
 #include "../lib/rng.h"
 #include "model.h"
+#include "modelcmd.h"
 
 /* ------------------------------------------------------------------------ */
 /* Seeded randomness: splitmix64, so a seed names one sequence forever. */

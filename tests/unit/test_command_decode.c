@@ -555,57 +555,11 @@ void validate_agrees_with_decode(void **state)
         }
 }
 
-/* validate's own verdicts, on commands built in memory. */
-void validate_verdicts(void **state)
+/* validate's verdicts on MEMBER commands, sets and removals (`name` is
+ * COMMAND_NAME_MAX bytes of filler). */
+static void member_verdicts(char *name)
 {
-        char name[COMMAND_NAME_MAX];
         struct command c;
-        size_t i;
-
-        (void)state;
-        memset(name, 'p', sizeof name);
-        for (i = 0; i < N_TYPES; i++) {
-                c = only_carried(full(all_types[i]));
-                assert_int_equal(command_validate(&c), 0);
-        }
-        c = member_removal();
-        assert_int_equal(command_validate(&c), 0);
-
-        /* Unknown types. */
-        c = only_carried(full(COMMAND_QUERY));
-        c.type = 0;
-        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
-        c.type = 11;
-        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
-        c.type = 255;
-        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
-
-        /* Lock names. */
-        c = only_carried(full(COMMAND_ACQUIRE));
-        c.name_len = 0;
-        assert_int_equal(command_validate(&c), BATON_ENAME);
-        c.name = NULL;
-        c.name_len = 3;
-        assert_int_equal(command_validate(&c), BATON_ENAME);
-        c.name = "a\0b";
-        assert_int_equal(command_validate(&c), BATON_ENAME);
-
-        /* Client names. */
-        c = only_carried(full(COMMAND_OPEN));
-        c.name = NULL;
-        c.name_len = 0;
-        assert_int_equal(command_validate(&c), 0);
-        c.name = name;
-        c.name_len = COMMAND_CLIENT_NAME_MAX;
-        assert_int_equal(command_validate(&c), 0);
-        c.name_len = COMMAND_CLIENT_NAME_MAX + 1;
-        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
-        c.name = NULL;
-        c.name_len = 1;
-        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
-        c.name = "x\0";
-        c.name_len = 2;
-        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
 
         /* MEMBER sets: id not 0, mode 0 or 1, addresses 1..64 bytes without
          * NUL. Every failure is malformed, never a bad name. */
@@ -674,6 +628,61 @@ void validate_verdicts(void **state)
         /* A set with both addresses empty is not a removal. */
         c.mode = COMMAND_MEMBER_SET;
         assert_int_equal(command_validate(&c), BATON_EMALFORMED);
+}
+
+/* validate's own verdicts, on commands built in memory. */
+void validate_verdicts(void **state)
+{
+        char name[COMMAND_NAME_MAX];
+        struct command c;
+        size_t i;
+
+        (void)state;
+        memset(name, 'p', sizeof name);
+        for (i = 0; i < N_TYPES; i++) {
+                c = only_carried(full(all_types[i]));
+                assert_int_equal(command_validate(&c), 0);
+        }
+        c = member_removal();
+        assert_int_equal(command_validate(&c), 0);
+
+        /* Unknown types. */
+        c = only_carried(full(COMMAND_QUERY));
+        c.type = 0;
+        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
+        c.type = 11;
+        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
+        c.type = 255;
+        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
+
+        /* Lock names. */
+        c = only_carried(full(COMMAND_ACQUIRE));
+        c.name_len = 0;
+        assert_int_equal(command_validate(&c), BATON_ENAME);
+        c.name = NULL;
+        c.name_len = 3;
+        assert_int_equal(command_validate(&c), BATON_ENAME);
+        c.name = "a\0b";
+        assert_int_equal(command_validate(&c), BATON_ENAME);
+
+        /* Client names. */
+        c = only_carried(full(COMMAND_OPEN));
+        c.name = NULL;
+        c.name_len = 0;
+        assert_int_equal(command_validate(&c), 0);
+        c.name = name;
+        c.name_len = COMMAND_CLIENT_NAME_MAX;
+        assert_int_equal(command_validate(&c), 0);
+        c.name_len = COMMAND_CLIENT_NAME_MAX + 1;
+        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
+        c.name = NULL;
+        c.name_len = 1;
+        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
+        c.name = "x\0";
+        c.name_len = 2;
+        assert_int_equal(command_validate(&c), BATON_EMALFORMED);
+
+        member_verdicts(name);
 
         /* Types without a string ignore the name fields, and every type
          * but MEMBER and REVOKE_LOCK ignores the address fields. */

@@ -13,118 +13,7 @@
 #include "../../include/baton.h"
 #include "../../src/server/config/config.h"
 #include "../../src/server/config/tlsconfig.h"
-
-/* Every key of the table, as config.h's struct lists them. */
-static const char *const all_keys[] = {
-    "id",
-    "data-dir",
-    "member",
-    "client-listen",
-    "raft-listen",
-    "join",
-    "cluster-name",
-    "election-timeout-ms",
-    "heartbeat-timeout-ms",
-    "restore-margin",
-    "snapshot-threshold",
-    "snapshot-trailing",
-    "snapshot-compression",
-    "max-connections",
-    "max-frame",
-    "output-limit",
-    "max-sessions",
-    "max-locks-per-session",
-    "max-waiters-per-lock",
-    "max-permits",
-    "max-holders-per-lock",
-    "max-names-per-acquire",
-    "max-lock-delay-ms",
-    "lock-delay-ms",
-    "max-watches",
-    "max-watches-per-connection",
-    "watch-batch-ms",
-    "watch-history",
-    "max-inflight-entries",
-    "min-ttl-ms",
-    "max-ttl-ms",
-    "metrics-address",
-    "metrics-tls",
-    "metrics-max-connections",
-    "ready-max-lag",
-    "apply-log",
-    "tls",
-    "tls-ca",
-    "tls-cert",
-    "tls-key",
-    "tls-crl",
-    "tls-client-ca",
-    "tls-expiry-warn-days",
-    "tls-peer-identity",
-    "handshake-timeout-ms",
-    "idle-timeout-ms",
-    "max-connections-per-address",
-    "role",
-    "default-role",
-    "log-level",
-    "log-format",
-};
-
-#define N_ALL_KEYS (sizeof all_keys / sizeof all_keys[0])
-
-/* The members of a file, without its TLS files. */
-#define GOOD_MEMBERS                                                           \
-        "id = 1\n"                                                             \
-        "data-dir = /tmp/baton-test\n"                                         \
-        "member = 1 127.0.0.1:7001 127.0.0.1:7101\n"                           \
-        "member = 2 127.0.0.1:7002 127.0.0.1:7102\n"                           \
-        "member = 3 127.0.0.1:7003 127.0.0.1:7103\n"
-
-/* A file that loads and validates; tests append one bad line to it. */
-#define GOOD                                                                   \
-        GOOD_MEMBERS                                                           \
-        "tls-ca = /etc/baton/tls/ca.crt\n"                                     \
-        "tls-cert = /etc/baton/tls/node1.crt\n"                                \
-        "tls-key = /etc/baton/tls/node1.key\n"
-#define GOOD_LINES 8
-
-struct tmpfile {
-        char path[64];
-};
-
-/* Write `text` to a fresh file under /tmp. */
-static void tmp_write(struct tmpfile *t, const char *text)
-{
-        size_t len = strlen(text);
-        int fd;
-
-        strcpy(t->path, "/tmp/baton-config-XXXXXX");
-        fd = mkstemp(t->path);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, text, len), (ssize_t)len);
-        assert_int_equal(close(fd), 0);
-}
-
-static void tmp_remove(struct tmpfile *t)
-{
-        assert_int_equal(unlink(t->path), 0);
-}
-
-/* Load `text` as a file; returns the result, message in `errmsg`. */
-static int load_text(struct config *c, const char *text, char *path_out,
-                     char *errmsg)
-{
-        struct tmpfile t;
-        int rv;
-
-        tmp_write(&t, text);
-        config_defaults(c);
-        rv = config_load_file(c, t.path, errmsg, CONFIG_ERRMSG_MAX);
-        if (path_out != NULL) {
-                strcpy(path_out, t.path);
-        }
-        tmp_remove(&t);
-        return rv;
-}
+#include "configcase.h"
 
 /* Loading `text` fails with "PATH:LINE: " followed by `what`. */
 static void expect_file_error(const char *text, int line, const char *what)
@@ -135,7 +24,7 @@ static void expect_file_error(const char *text, int line, const char *what)
         char want[CONFIG_ERRMSG_MAX];
 
         errmsg[0] = '\0';
-        assert_int_equal(load_text(&c, text, path, errmsg), BATON_EINVAL);
+        assert_int_equal(configcase_load(&c, text, path, errmsg), BATON_EINVAL);
         snprintf(want, sizeof want, "%s:%d: %s", path, line, what);
         if (strncmp(errmsg, want, strlen(want)) != 0) {
                 fail_msg("got '%s', want a message starting '%s'", errmsg,
@@ -153,7 +42,7 @@ static void expect_invalid_on(const char *base, const char *extra,
 
         snprintf(text, sizeof text, "%s%s", base, extra);
         errmsg[0] = '\0';
-        assert_int_equal(load_text(&c, text, NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, text, NULL, errmsg), 0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
         if (strncmp(errmsg, what, strlen(what)) != 0) {
@@ -240,7 +129,7 @@ static void full_file(void **state)
         const struct config_member *m;
 
         (void)state;
-        assert_int_equal(load_text(&c, text, NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, text, NULL, errmsg), 0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         assert_int_equal(c.id, 2);
         assert_string_equal(c.data_dir, "/var/lib/baton/node2");
@@ -280,8 +169,9 @@ static void min_ttl_resolved(void **state)
         char errmsg[CONFIG_ERRMSG_MAX];
 
         (void)state;
-        assert_int_equal(
-            load_text(&c, GOOD "election-timeout-ms = 400\n", NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, GOOD "election-timeout-ms = 400\n",
+                                         NULL, errmsg),
+                         0);
         assert_int_equal(c.min_ttl_ms, 0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         assert_int_equal(c.min_ttl_ms, 800);
@@ -310,7 +200,7 @@ static void bool_spellings(void **state)
         for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
                 snprintf(text, sizeof text, "snapshot-compression = %s\n",
                          cases[i].text);
-                assert_int_equal(load_text(&c, text, NULL, errmsg), 0);
+                assert_int_equal(configcase_load(&c, text, NULL, errmsg), 0);
                 assert_int_equal(c.snapshot_compression, cases[i].value);
         }
 }
@@ -387,10 +277,10 @@ static void log_format_and_ready_lag(void **state)
 
         (void)state;
         config_defaults(&c);
-        assert_int_equal(load_text(&c,
-                                   GOOD "log-format = json\n"
-                                        "ready-max-lag = 0\n",
-                                   path, errmsg),
+        assert_int_equal(configcase_load(&c,
+                                         GOOD "log-format = json\n"
+                                              "ready-max-lag = 0\n",
+                                         path, errmsg),
                          0);
         assert_int_equal(c.log_format, LOG_JSON);
         assert_int_equal(c.ready_max_lag, 0);
@@ -450,8 +340,6 @@ static void bad_address(void **state)
                           "cannot use an IPv6 raft address");
 }
 
-static int parse(struct config *c, char **argv, char *errmsg);
-
 /* Host names and IPv6 literals, where each is accepted. */
 static void names_and_ipv6(void **state)
 {
@@ -460,17 +348,18 @@ static void names_and_ipv6(void **state)
         char longest[CONFIG_ADDRESS_MAX + 64];
 
         (void)state;
-        assert_int_equal(load_text(&c,
-                                   "id = 2\n"
-                                   "data-dir = /tmp/x\n"
-                                   "member = 1 localhost:7001 [::1]:7101\n"
-                                   "member = 2 node-2.example.com:7001 "
-                                   "[fe80::2]:7101\n"
-                                   "member = 3 10.0.0.3:7001 node3:7101\n"
-                                   "metrics-address = [::]:9100\n"
-                                   "tls = off\n",
-                                   NULL, errmsg),
-                         0);
+        assert_int_equal(
+            configcase_load(&c,
+                            "id = 2\n"
+                            "data-dir = /tmp/x\n"
+                            "member = 1 localhost:7001 [::1]:7101\n"
+                            "member = 2 node-2.example.com:7001 "
+                            "[fe80::2]:7101\n"
+                            "member = 3 10.0.0.3:7001 node3:7101\n"
+                            "metrics-address = [::]:9100\n"
+                            "tls = off\n",
+                            NULL, errmsg),
+            0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         assert_string_equal(c.members[0].raft_address, "localhost:7001");
         assert_string_equal(c.members[0].client_address, "[::1]:7101");
@@ -481,7 +370,7 @@ static void names_and_ipv6(void **state)
         {
                 char *argv[] = {"batond", "--metrics-address=localhost:9100",
                                 NULL};
-                assert_int_equal(parse(&c, argv, errmsg), 0);
+                assert_int_equal(configcase_parse(&c, argv, errmsg), 0);
                 assert_string_equal(c.metrics_address, "localhost:9100");
         }
         /* 64 bytes, the wire's limit, fit in a member line; 65 do not. */
@@ -490,7 +379,7 @@ static void names_and_ipv6(void **state)
                  "127.0.0.1:7101\n",
                  "a23456789.123456789.123456789.123456789.123456789."
                  "123456789");
-        assert_int_equal(load_text(&c, longest, NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, longest, NULL, errmsg), 0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         assert_int_equal(strlen(c.members[0].raft_address), 64);
         expect_file_error("member = 1 "
@@ -604,18 +493,19 @@ static void id_not_a_member(void **state)
         char errmsg[CONFIG_ERRMSG_MAX];
 
         (void)state;
-        assert_int_equal(load_text(&c, GOOD, NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, GOOD, NULL, errmsg), 0);
         c.id = 4;
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
         assert_string_equal(errmsg, "id: 4 is not one of the members");
         /* The same from a file. */
-        assert_int_equal(load_text(&c,
-                                   "id = 4\n"
-                                   "data-dir = /tmp/x\n"
-                                   "member = 1 127.0.0.1:7001 127.0.0.1:7101\n",
-                                   NULL, errmsg),
-                         0);
+        assert_int_equal(
+            configcase_load(&c,
+                            "id = 4\n"
+                            "data-dir = /tmp/x\n"
+                            "member = 1 127.0.0.1:7001 127.0.0.1:7101\n",
+                            NULL, errmsg),
+            0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
         assert_string_equal(errmsg, "id: 4 is not one of the members");
@@ -650,11 +540,12 @@ static void missing_data_dir(void **state)
         char errmsg[CONFIG_ERRMSG_MAX];
 
         (void)state;
-        assert_int_equal(load_text(&c,
-                                   "id = 1\n"
-                                   "member = 1 127.0.0.1:7001 127.0.0.1:7101\n",
-                                   NULL, errmsg),
-                         0);
+        assert_int_equal(
+            configcase_load(&c,
+                            "id = 1\n"
+                            "member = 1 127.0.0.1:7001 127.0.0.1:7101\n",
+                            NULL, errmsg),
+            0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
         assert_string_equal(errmsg, "data-dir: not set");
@@ -685,7 +576,7 @@ static void tls_settings(void **state)
         snprintf(text, sizeof text,
                  "%s%stls-peer-identity = baton://n/{id}.x\n", GOOD_MEMBERS,
                  files);
-        assert_int_equal(load_text(&c, text, NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, text, NULL, errmsg), 0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         assert_int_equal(tlsconfig_peer_identity(&c, 42, id, sizeof id), 0);
         assert_string_equal(id, "baton://n/42.x");
@@ -710,12 +601,13 @@ static void other_invalid(void **state)
                        "metrics-address: 127.0.0.1:7101 is also a member");
 
         /* Addresses must be distinct across members. */
-        assert_int_equal(load_text(&c,
-                                   "id = 1\ndata-dir = /tmp/x\n"
-                                   "member = 1 127.0.0.1:7001 127.0.0.1:7101\n"
-                                   "member = 2 127.0.0.1:7001 127.0.0.1:7102\n",
-                                   NULL, errmsg),
-                         0);
+        assert_int_equal(
+            configcase_load(&c,
+                            "id = 1\ndata-dir = /tmp/x\n"
+                            "member = 1 127.0.0.1:7001 127.0.0.1:7101\n"
+                            "member = 2 127.0.0.1:7001 127.0.0.1:7102\n",
+                            NULL, errmsg),
+            0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
         assert_string_equal(errmsg,
@@ -723,23 +615,24 @@ static void other_invalid(void **state)
 
         /* No members at all. */
         assert_int_equal(
-            load_text(&c, "id = 1\ndata-dir = /tmp/x\n", NULL, errmsg), 0);
+            configcase_load(&c, "id = 1\ndata-dir = /tmp/x\n", NULL, errmsg),
+            0);
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
         assert_true(strncmp(errmsg, "member: none listed", 19) == 0);
 
         /* A struct filled by hand is checked as strictly as a file. */
-        assert_int_equal(load_text(&c, GOOD, NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, GOOD, NULL, errmsg), 0);
         c.max_frame = 1;
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
         assert_string_equal(errmsg, "max-frame: 1 is out of range 1024..65536");
-        assert_int_equal(load_text(&c, GOOD, NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, GOOD, NULL, errmsg), 0);
         c.members[2].id = 1;
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
         assert_string_equal(errmsg, "member: duplicate id 1");
-        assert_int_equal(load_text(&c, GOOD, NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, GOOD, NULL, errmsg), 0);
         strcpy(c.members[1].client_address, "host_1:1");
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
@@ -747,461 +640,12 @@ static void other_invalid(void **state)
                             "member 2: client address 'host_1:1': the host "
                             "name may hold only letters, digits, '-' and '.' "
                             "(expected host:port, [ipv6]:port)");
-        assert_int_equal(load_text(&c, GOOD, NULL, errmsg), 0);
+        assert_int_equal(configcase_load(&c, GOOD, NULL, errmsg), 0);
         strcpy(c.members[1].raft_address, "[::1]:1");
         assert_int_equal(config_validate(&c, errmsg, sizeof errmsg),
                          BATON_EINVAL);
         assert_true(strncmp(errmsg, "member 2: raft address '[::1]:1': libraft",
                             40) == 0);
-}
-
-/* Parse argv (NULL-terminated) over defaults. */
-static int parse(struct config *c, char **argv, char *errmsg)
-{
-        int argc = 0;
-
-        while (argv[argc] != NULL) {
-                argc++;
-        }
-        config_defaults(c);
-        return config_parse_args(c, argc, argv, errmsg, CONFIG_ERRMSG_MAX);
-}
-
-/* Flags win over the file, before or after --config. */
-static void flags_override_file(void **state)
-{
-        struct tmpfile t;
-        struct config c;
-        char errmsg[CONFIG_ERRMSG_MAX];
-        char config_eq[128];
-
-        (void)state;
-        tmp_write(&t, GOOD "election-timeout-ms = 400\nlog-level = warn\n");
-        snprintf(config_eq, sizeof config_eq, "--config=%s", t.path);
-        {
-                char *argv[] = {"batond", "--election-timeout-ms=500",
-                                "--config", t.path, NULL};
-                assert_int_equal(parse(&c, argv, errmsg), 0);
-                assert_int_equal(c.election_timeout_ms, 500);
-                assert_int_equal(c.log_level, LOG_WARN);
-                assert_int_equal(c.n_members, 3);
-        }
-        {
-                char *argv[] = {"batond", config_eq, "--election-timeout-ms",
-                                "500", NULL};
-                assert_int_equal(parse(&c, argv, errmsg), 0);
-                assert_int_equal(c.election_timeout_ms, 500);
-                assert_int_equal(c.log_level, LOG_WARN);
-        }
-        {
-                char *argv[] = {"batond",  "--log-level", "error",
-                                config_eq, "--id=3",      NULL};
-                assert_int_equal(parse(&c, argv, errmsg), 0);
-                assert_int_equal(c.election_timeout_ms, 400);
-                assert_int_equal(c.log_level, LOG_ERROR);
-                assert_int_equal(c.id, 3);
-                assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
-        }
-        {
-                /* A later flag wins over an earlier one. */
-                char *argv[] = {"batond", "--id=2", "--id", "3", NULL};
-                assert_int_equal(parse(&c, argv, errmsg), 0);
-                assert_int_equal(c.id, 3);
-        }
-        tmp_remove(&t);
-}
-
-/* Any --member replaces the file's list; several accumulate. */
-static void member_flags_replace_file(void **state)
-{
-        struct tmpfile t;
-        struct config c;
-        char errmsg[CONFIG_ERRMSG_MAX];
-
-        (void)state;
-        tmp_write(&t, GOOD);
-        {
-                char *argv[] = {"batond",
-                                "--member",
-                                "7 127.0.0.1:9001 127.0.0.1:9101",
-                                "--config",
-                                t.path,
-                                "--member=8 127.0.0.1:9002 127.0.0.1:9102",
-                                "--id=8",
-                                NULL};
-                assert_int_equal(parse(&c, argv, errmsg), 0);
-                assert_int_equal(c.n_members, 2);
-                assert_int_equal(c.members[0].id, 7);
-                assert_string_equal(c.members[0].raft_address,
-                                    "127.0.0.1:9001");
-                assert_int_equal(c.members[1].id, 8);
-                assert_string_equal(c.members[1].client_address,
-                                    "127.0.0.1:9102");
-                assert_null(settings_member(&c, 1));
-                assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
-        }
-        {
-                char *argv[] = {
-                    "batond", "--member=7 127.0.0.1:9001 127.0.0.1:9101",
-                    "--member=7 127.0.0.1:9002 127.0.0.1:9102", NULL};
-                assert_int_equal(parse(&c, argv, errmsg), BATON_EINVAL);
-                assert_string_equal(errmsg, "flag --member: duplicate id 7");
-        }
-        tmp_remove(&t);
-}
-
-/* Both spellings of a flag, for every type. */
-static void flag_forms(void **state)
-{
-        struct config c;
-        char errmsg[CONFIG_ERRMSG_MAX];
-        char *argv[] = {"batond",
-                        "--id",
-                        "18446744073709551615",
-                        "--data-dir=/srv/baton",
-                        "--snapshot-compression",
-                        "no",
-                        "--max-frame=32768",
-                        "--metrics-address",
-                        "127.0.0.1:9100",
-                        "--apply-log=",
-                        "--log-level",
-                        "debug",
-                        "--help",
-                        "--version",
-                        NULL};
-
-        (void)state;
-        assert_int_equal(parse(&c, argv, errmsg), 0);
-        assert_true(c.id == UINT64_MAX);
-        assert_string_equal(c.data_dir, "/srv/baton");
-        assert_false(c.snapshot_compression);
-        assert_int_equal(c.max_frame, 32768);
-        assert_string_equal(c.metrics_address, "127.0.0.1:9100");
-        assert_string_equal(c.apply_log, "");
-        assert_int_equal(c.log_level, LOG_DEBUG);
-}
-
-static void expect_flag_error(char **argv, const char *what)
-{
-        struct config c;
-        char errmsg[CONFIG_ERRMSG_MAX];
-
-        errmsg[0] = '\0';
-        assert_int_equal(parse(&c, argv, errmsg), BATON_EINVAL);
-        if (strncmp(errmsg, what, strlen(what)) != 0) {
-                fail_msg("got '%s', want a message starting '%s'", errmsg,
-                         what);
-        }
-}
-
-static void flag_errors(void **state)
-{
-        (void)state;
-        {
-                char *argv[] = {"batond", "--bogus=1", NULL};
-                expect_flag_error(argv, "flag --bogus: unknown flag");
-        }
-        {
-                char *argv[] = {"batond", "--bogus", "1", NULL};
-                expect_flag_error(argv, "flag --bogus: unknown flag");
-        }
-        {
-                char *argv[] = {"batond", "--election-timeout-ms=5", NULL};
-                expect_flag_error(argv, "flag --election-timeout-ms: 5 is out "
-                                        "of range 100..60000");
-        }
-        {
-                char *argv[] = {"batond", "--max-frame", "64k", NULL};
-                expect_flag_error(argv,
-                                  "flag --max-frame: junk after the number");
-        }
-        {
-                char *argv[] = {"batond", "--metrics-address=localhost:0",
-                                NULL};
-                expect_flag_error(argv, "flag --metrics-address: "
-                                        "'localhost:0': the port must be");
-        }
-        {
-                char *argv[] = {"batond", "--member", "1 127.0.0.1:7001", NULL};
-                expect_flag_error(argv, "flag --member: expected 'ID");
-        }
-        {
-                char *argv[] = {"batond", "--id", NULL};
-                expect_flag_error(argv, "flag --id: missing value");
-        }
-        {
-                char *argv[] = {"batond", "--data-dir", "--id=1", NULL};
-                expect_flag_error(argv, "flag --data-dir: missing value");
-        }
-        {
-                char *argv[] = {"batond", "stray", NULL};
-                expect_flag_error(argv, "argument 'stray': expected --KEY");
-        }
-        {
-                char *argv[] = {"batond", "-x", NULL};
-                expect_flag_error(argv, "argument '-x': expected --KEY");
-        }
-        {
-                char *argv[] = {"batond", "--config=/a", "--config=/b", NULL};
-                expect_flag_error(argv, "flag --config: given twice");
-        }
-}
-
-/* A file that cannot be read is an I/O error, as config_load_file's. */
-static void flag_config_unreadable(void **state)
-{
-        struct config c;
-        char errmsg[CONFIG_ERRMSG_MAX];
-        char *argv[] = {"batond", "--config", "/nonexistent/b.conf", NULL};
-
-        (void)state;
-        assert_int_equal(parse(&c, argv, errmsg), BATON_EIO);
-        assert_string_equal(errmsg, "/nonexistent/b.conf: cannot open: No "
-                                    "such file or directory");
-}
-
-/* An error in the file named by --config keeps its file:line. */
-static void flag_config_file_error(void **state)
-{
-        struct tmpfile t;
-        struct config c;
-        char errmsg[CONFIG_ERRMSG_MAX];
-        char want[CONFIG_ERRMSG_MAX];
-
-        (void)state;
-        tmp_write(&t, "id = 1\nbogus = 2\n");
-        {
-                char *argv[] = {"batond", "--id=1", "--config", t.path, NULL};
-                assert_int_equal(parse(&c, argv, errmsg), BATON_EINVAL);
-        }
-        snprintf(want, sizeof want, "%s:2: unknown key 'bogus'", t.path);
-        assert_string_equal(errmsg, want);
-        tmp_remove(&t);
-}
-
-static void wants_help(void **state)
-{
-        char *none[] = {"batond", "--id=1", NULL};
-        char *longf[] = {"batond", "--id=1", "--help", NULL};
-        char *shortf[] = {"batond", "-h", NULL};
-
-        (void)state;
-        assert_false(config_wants_help(2, none));
-        assert_true(config_wants_help(3, longf));
-        assert_true(config_wants_help(2, shortf));
-        assert_false(config_wants_help(1, shortf));
-}
-
-/* Capture config_print_help() in `*text`, which the caller frees. */
-static void help_text(char **text)
-{
-        size_t len = 0;
-        FILE *f;
-
-        *text = NULL;
-        f = open_memstream(text, &len);
-        assert_non_null(f);
-        config_print_help(f);
-        assert_int_equal(fclose(f), 0);
-        assert_non_null(*text);
-        assert_int_equal(strlen(*text), len);
-}
-
-/* The help lists every key, one row each, after the KEY header row. */
-static void help_lists_every_key(void **state)
-{
-        char *text;
-        char *rows;
-        char *line;
-        char *save = NULL;
-        size_t n_rows = 0;
-        size_t i;
-        bool seen[N_ALL_KEYS] = {false};
-
-        (void)state;
-        help_text(&text);
-        rows = strstr(text, "\nKEY ");
-        assert_non_null(rows);
-        for (line = strtok_r(rows + 1, "\n", &save); line != NULL;
-             line = strtok_r(NULL, "\n", &save)) {
-                if (strncmp(line, "KEY ", 4) == 0) {
-                        continue;
-                }
-                n_rows++;
-                for (i = 0; i < N_ALL_KEYS; i++) {
-                        size_t len = strlen(all_keys[i]);
-                        if (strncmp(line, all_keys[i], len) == 0 &&
-                            line[len] == ' ') {
-                                assert_false(seen[i]);
-                                seen[i] = true;
-                        }
-                }
-        }
-        assert_int_equal(n_rows, N_ALL_KEYS);
-        for (i = 0; i < N_ALL_KEYS; i++) {
-                if (!seen[i]) {
-                        fail_msg("help does not list '%s'", all_keys[i]);
-                }
-        }
-        free(text);
-}
-
-/* Read a file of the source tree (automake's test harness sets $srcdir);
- * NULL when run by hand without it. */
-static char *read_source(const char *rel)
-{
-        const char *srcdir = getenv("srcdir");
-        char path[4096];
-        FILE *f;
-        char *buf;
-        long len;
-
-        if (srcdir == NULL) {
-                return NULL;
-        }
-        snprintf(path, sizeof path, "%s/%s", srcdir, rel);
-        f = fopen(path, "rb");
-        if (f == NULL) {
-                fail_msg("cannot open %s", path);
-        }
-        assert_int_equal(fseek(f, 0, SEEK_END), 0);
-        len = ftell(f);
-        assert_true(len >= 0);
-        rewind(f);
-        buf = malloc((size_t)len + 1);
-        assert_non_null(buf);
-        assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-        buf[len] = '\0';
-        fclose(f);
-        return buf;
-}
-
-/* The example configs load and validate, list every key, and give every
- * key but the node's own its default. */
-static void example_configs(void **state)
-{
-        static const unsigned sizes[] = {3, 5};
-        struct config c;
-        struct config d;
-        char rel[128];
-        char path[4096];
-        char errmsg[CONFIG_ERRMSG_MAX];
-        char want[64];
-        char *text;
-        unsigned s;
-        unsigned node;
-        size_t i;
-
-        (void)state;
-        if (getenv("srcdir") == NULL) {
-                skip();
-        }
-        for (s = 0; s < 2; s++) {
-                for (node = 1; node <= sizes[s]; node++) {
-                        snprintf(rel, sizeof rel,
-                                 "deploy/baton-%u.conf.d/node%u.conf", sizes[s],
-                                 node);
-                        text = read_source(rel);
-                        for (i = 0; i < N_ALL_KEYS; i++) {
-                                snprintf(want, sizeof want,
-                                         "\n%s =", all_keys[i]);
-                                if (strstr(text, want) == NULL) {
-                                        fail_msg("%s does not set %s", rel,
-                                                 all_keys[i]);
-                                }
-                        }
-                        free(text);
-                        snprintf(path, sizeof path, "%s/%s", getenv("srcdir"),
-                                 rel);
-                        config_defaults(&c);
-                        if (config_load_file(&c, path, errmsg, sizeof errmsg) !=
-                            0) {
-                                fail_msg("%s", errmsg);
-                        }
-                        config_defaults(&d);
-                        d.id = c.id;
-                        memcpy(d.data_dir, c.data_dir, sizeof d.data_dir);
-                        d.n_members = c.n_members;
-                        memcpy(d.members, c.members, sizeof d.members);
-                        /* The node's own credentials; TLS is on. */
-                        assert_true(c.tls);
-                        d.tls = c.tls;
-                        memcpy(d.tls_ca, c.tls_ca, sizeof d.tls_ca);
-                        memcpy(d.tls_cert, c.tls_cert, sizeof d.tls_cert);
-                        memcpy(d.tls_key, c.tls_key, sizeof d.tls_key);
-                        assert_memory_equal(&c, &d, sizeof c);
-                        assert_int_equal(c.id, node);
-                        assert_int_equal(c.n_members, sizes[s]);
-                        for (i = 0; i < sizes[s]; i++) {
-                                snprintf(want, sizeof want, "127.0.0.1:%zu",
-                                         7001 + i);
-                                assert_string_equal(c.members[i].raft_address,
-                                                    want);
-                                snprintf(want, sizeof want, "127.0.0.1:%zu",
-                                         7101 + i);
-                                assert_string_equal(c.members[i].client_address,
-                                                    want);
-                        }
-                        if (config_validate(&c, errmsg, sizeof errmsg) != 0) {
-                                fail_msg("%s: %s", rel, errmsg);
-                        }
-                }
-        }
-}
-
-/* deploy/README.md's table is the help's table, row for row: a row
- * "KEY  TYPE  DEFAULT  RANGE  DESCRIPTION" (columns split by two or more
- * spaces) is "| `KEY` | TYPE | DEFAULT | RANGE | DESCRIPTION |" there. */
-static void readme_matches_help(void **state)
-{
-        char *readme;
-        char *text;
-        char *line;
-        char *save = NULL;
-        char row[1024];
-        size_t n_rows = 0;
-
-        (void)state;
-        readme = read_source("deploy/README.md");
-        if (readme == NULL) {
-                skip();
-        }
-        help_text(&text);
-        line = strstr(text, "\nKEY ");
-        assert_non_null(line);
-        line = strchr(line + 1, '\n');
-        assert_non_null(line);
-        for (line = strtok_r(line + 1, "\n", &save); line != NULL;
-             line = strtok_r(NULL, "\n", &save)) {
-                const char *p = line;
-                size_t len = 0;
-                int col = 0;
-
-                len += (size_t)snprintf(row, sizeof row, "| `");
-                while (*p != '\0') {
-                        if (p[0] == ' ' && p[1] == ' ') {
-                                p += strspn(p, " ");
-                                len += (size_t)snprintf(
-                                    row + len, sizeof row - len, "%s",
-                                    col == 0 ? "` | " : " | ");
-                                col++;
-                                continue;
-                        }
-                        assert_true(len + 1 < sizeof row);
-                        row[len++] = *p++;
-                        row[len] = '\0';
-                }
-                assert_int_equal(col, 4);
-                snprintf(row + len, sizeof row - len, " |\n");
-                if (strstr(readme, row) == NULL) {
-                        fail_msg("deploy/README.md lacks the row\n%s", row);
-                }
-                n_rows++;
-        }
-        assert_int_equal(n_rows, N_ALL_KEYS);
-        free(text);
-        free(readme);
 }
 
 int main(void)
@@ -1230,16 +674,6 @@ int main(void)
             cmocka_unit_test(missing_data_dir),
             cmocka_unit_test(other_invalid),
             cmocka_unit_test(tls_settings),
-            cmocka_unit_test(flags_override_file),
-            cmocka_unit_test(member_flags_replace_file),
-            cmocka_unit_test(flag_forms),
-            cmocka_unit_test(flag_errors),
-            cmocka_unit_test(flag_config_unreadable),
-            cmocka_unit_test(flag_config_file_error),
-            cmocka_unit_test(wants_help),
-            cmocka_unit_test(help_lists_every_key),
-            cmocka_unit_test(example_configs),
-            cmocka_unit_test(readme_matches_help),
         };
 
         return cmocka_run_group_tests_name("config", tests, NULL, NULL);

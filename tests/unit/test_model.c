@@ -28,7 +28,10 @@
 #include "../lib/rng.h"
 #include "../../src/lib/mem.h"
 #include "model.h"
+#include "modelcmd.h"
 #include "modelgen.h"
+#include "modelsnap.h"
+#include "modeltally.h"
 
 /* How much work the seed ranges do, and how often the machine is
  * snapshotted, restored and replayed in lockstep. */
@@ -49,34 +52,6 @@ struct mismatch {
         unsigned step;
         char cmd[640];
         char what[1024];
-};
-
-/* How often each outcome came up, so that a change to the generator that
- * stops reaching some rule shows (BATON_MODEL_STATS=1 prints it). */
-/* Room for every error code's count, by -code. */
-#define N_STATUS 64
-
-struct tally {
-        unsigned long steps;
-        unsigned long undecodable;
-        unsigned long status[N_STATUS]; /* by -status */
-        unsigned long kind[16];         /* successes by kind */
-        unsigned long duplicates;
-        unsigned long handovers;    /* GRANT events to a waiter */
-        unsigned long multi_grants; /* entries with two or more GRANTs */
-        unsigned long ties;         /* ends that ordered grants by age */
-        unsigned long batches;      /* entries of several commands */
-        unsigned long blocked;      /* entries after which a lock was in
-                                       its lock-delay */
-        unsigned long deferred;     /* entries that left a lock between
-                                       holders for the next one */
-        unsigned long begun;        /* entries that began with a grant */
-        unsigned long shared;       /* entries after which a lock had two
-                                       or more holders */
-        unsigned long multi_now;    /* multi-locks granted by their MULTI */
-        unsigned long multi_later;  /* multi-locks granted after waiting */
-        unsigned long successions;  /* an election's leader after waiting */
-        unsigned long proclaims;    /* PROCLAIM events */
 };
 
 /* Per-sequence memory of the events seen, for the invariants that span
@@ -194,36 +169,17 @@ static void describe(char *out, size_t cap, const uint8_t *buf, size_t len,
                  c->name != NULL ? c->name : "");
 }
 
-static void result_str(char *out, size_t cap, const struct lockfsm_result *r)
-{
-        snprintf(out, cap,
-                 "{status=%d kind=%u dup=%d session=%" PRIu64 " owner=%" PRIu64
-                 " token=%" PRIu64 " count=%" PRIu32 " waiters=%" PRIu32 "}",
-                 r->status, r->kind, r->duplicate, r->session, r->owner,
-                 r->token, r->count, r->waiters);
-}
-
-static bool result_eq(const struct lockfsm_result *want,
-                      const struct lockfsm_result *got, bool check_dup)
-{
-        return got->status == want->status && got->kind == want->kind &&
-               (!check_dup || got->duplicate == want->duplicate) &&
-               got->session == want->session && got->owner == want->owner &&
-               got->token == want->token && got->count == want->count &&
-               got->waiters == want->waiters;
-}
-
 static bool check_result(struct run *run, const char *what,
                          const struct lockfsm_result *want,
                          const struct lockfsm_result *got)
 {
         char a[256], b[256];
 
-        if (result_eq(want, got, true)) {
+        if (m_result_eq(want, got, true)) {
                 return true;
         }
-        result_str(a, sizeof a, want);
-        result_str(b, sizeof b, got);
+        m_result_str(a, sizeof a, want);
+        m_result_str(b, sizeof b, got);
         return diverge(run, "%s: expected %s, got %s", what, a, b);
 }
 
@@ -261,7 +217,7 @@ static bool ev_same(const struct ev *a, const struct ev *b)
                a->name_len == b->name_len &&
                memcmp(a->name, b->name, a->name_len) == 0 &&
                a->has_result == b->has_result &&
-               (!a->has_result || result_eq(&a->result, &b->result, true));
+               (!a->has_result || m_result_eq(&a->result, &b->result, true));
 }
 
 /* The fields each event type is documented to carry. */
@@ -394,7 +350,7 @@ static bool check_events(struct run *run, uint64_t index, int type)
                     want->cause == got->cause && got->index == index &&
                     got->has_result == want->has_result &&
                     (!want->has_result ||
-                     (result_eq(&want->result, &got->result, true) &&
+                     (m_result_eq(&want->result, &got->result, true) &&
                       got->status == want->status))) {
                         continue;
                 }
@@ -410,8 +366,8 @@ static bool check_events(struct run *run, uint64_t index, int type)
                     got->has_result) {
                         size_t k = strlen(a), l = strlen(b);
 
-                        result_str(a + k, sizeof a - k, &want->result);
-                        result_str(b + l, sizeof b - l, &got->result);
+                        m_result_str(a + k, sizeof a - k, &want->result);
+                        m_result_str(b + l, sizeof b - l, &got->result);
                 }
                 return diverge(run,
                                "event %u of %u: expected %s (cause %u), got "
@@ -485,244 +441,14 @@ static bool check_events(struct run *run, uint64_t index, int type)
         return true;
 }
 
-/* A bounds-checked little-endian reader for the snapshot format. */
-struct rd {
-        const uint8_t *p;
-        size_t left;
-        bool bad;
-};
-
-static uint64_t rd_n(struct rd *r, unsigned n)
-{
-        uint64_t v = 0;
-
-        if (r->bad || r->left < n) {
-                r->bad = true;
-                return 0;
-        }
-        for (unsigned i = 0; i < n; i++) {
-                v |= (uint64_t)r->p[i] << (8 * i);
-        }
-        r->p += n;
-        r->left -= n;
-        return v;
-}
-
-/* Compares a string field; false (and the reader bad) when it differs. */
-static bool rd_str(struct rd *r, const char *want, size_t len)
-{
-        size_t n = (size_t)rd_n(r, 1);
-
-        if (r->bad || n != len || r->left < n || memcmp(r->p, want, n) != 0) {
-                return false;
-        }
-        r->p += n;
-        r->left -= n;
-        return true;
-}
-
-static uint64_t fnv1a(const uint8_t *p, size_t n)
-{
-        uint64_t h = 0xcbf29ce484222325ULL;
-
-        for (size_t i = 0; i < n; i++) {
-                h = (h ^ p[i]) * 0x100000001b3ULL;
-        }
-        return h;
-}
-
-#define WANT(cond, ...)                                                        \
-        do {                                                                   \
-                if (r.bad || !(cond)) {                                        \
-                        return diverge(run, "snapshot: " __VA_ARGS__);         \
-                }                                                              \
-        } while (0)
-
-/* Parses the machine's snapshot (the format of docs/fsm.md) and compares
- * every field with the model's state. */
+/* Parses the machine's snapshot and compares every field with the
+ * model's state (modelsnap.c). */
 static bool check_snapshot(struct run *run, const uint8_t *buf, size_t len,
                            uint64_t index)
 {
-        const struct model *m = &run->m;
-        struct rd r = {buf, len, false};
-        uint64_t v, used;
-
-        WANT(len >= 8 && fnv1a(buf, len - 8) ==
-                             rd_n(&(struct rd){buf + len - 8, 8, false}, 8),
-             "bad checksum");
-        r.left -= 8;
-        WANT(rd_n(&r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&r, 2) == 11, "bad version");
-        WANT(rd_n(&r, 2) == 0, "bad flags");
-        v = rd_n(&r, 8);
-        WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
-        v = rd_n(&r, 8);
-        WANT(v == m->stamp, "stamp %" PRIu64 ", expected %" PRIu64, v,
-             m->stamp);
-        v = rd_n(&r, 8);
-        WANT(v == m->clock_ms, "clock %" PRIu64 ", expected %" PRIu64, v,
-             m->clock_ms);
-        v = rd_n(&r, 4);
-        WANT(v == m->nt, "%" PRIu64 " tombstones, expected %u", v, m->nt);
-        for (unsigned i = 0; i < m->nt; i++) {
-                v = rd_n(&r, 8);
-                WANT(v == m->t[i].session,
-                     "tombstone %u is %" PRIu64 ", expected %" PRIu64, i, v,
-                     m->t[i].session);
-                v = rd_n(&r, 1);
-                WANT(v == (uint64_t)-m->t[i].status,
-                     "tombstone %u reason %" PRIu64, i, v);
-        }
-        v = rd_n(&r, 4);
-        WANT(v == m->ns, "%" PRIu64 " sessions, expected %u", v, m->ns);
-        for (unsigned i = 0; i < m->ns; i++) {
-                const struct msess *s = &m->s[i];
-
-                v = rd_n(&r, 8);
-                WANT(v == s->id, "session %u is %" PRIu64 ", expected %" PRIu64,
-                     i, v, s->id);
-                WANT(rd_n(&r, 8) == s->nonce, "session %" PRIu64 " nonce",
-                     s->id);
-                WANT(rd_n(&r, 4) == s->ttl, "session %" PRIu64 " ttl", s->id);
-                v = rd_n(&r, 8);
-                WANT(v == s->floor,
-                     "session %" PRIu64 " floor %" PRIu64 ", expected %" PRIu64,
-                     s->id, v, s->floor);
-                WANT(rd_str(&r, s->client, s->client_len),
-                     "session %" PRIu64 " client name", s->id);
-                WANT(r.left >= COMMAND_HASH_SIZE &&
-                         memcmp(r.p, s->hash, COMMAND_HASH_SIZE) == 0,
-                     "session %" PRIu64 " owner hash", s->id);
-                r.p += COMMAND_HASH_SIZE;
-                r.left -= COMMAND_HASH_SIZE;
-                v = rd_n(&r, 4);
-                WANT(v == s->delay,
-                     "session %" PRIu64 " lock-delay %" PRIu64 ", expected %u",
-                     s->id, v, s->delay);
-                v = rd_n(&r, 4);
-                WANT(v == s->revoked,
-                     "session %" PRIu64 " revoked %" PRIu64 ", expected %u",
-                     s->id, v, s->revoked);
-                v = rd_n(&r, 1);
-                WANT(v == s->nout,
-                     "session %" PRIu64 " remembers %" PRIu64
-                     " outcomes, expected %u",
-                     s->id, v, s->nout);
-                for (unsigned j = 0; j < s->nout; j++) {
-                        const struct lockfsm_result *want = &s->out[j].res;
-                        struct lockfsm_result got;
-                        char a[256], b[256];
-
-                        memset(&got, 0, sizeof got);
-                        v = rd_n(&r, 8);
-                        WANT(v == s->out[j].seq,
-                             "session %" PRIu64 " remembers seq %" PRIu64
-                             ", expected %" PRIu64,
-                             s->id, v, s->out[j].seq);
-                        got.kind = (uint8_t)rd_n(&r, 1);
-                        got.status = (int)(int32_t)rd_n(&r, 4);
-                        got.session = rd_n(&r, 8);
-                        got.owner = rd_n(&r, 8);
-                        got.token = rd_n(&r, 8);
-                        got.count = (uint32_t)rd_n(&r, 4);
-                        got.waiters = (uint32_t)rd_n(&r, 4);
-                        if (!r.bad && !result_eq(want, &got, false)) {
-                                result_str(a, sizeof a, want);
-                                result_str(b, sizeof b, &got);
-                        }
-                        WANT(result_eq(want, &got, false),
-                             "session %" PRIu64 " seq %" PRIu64
-                             " remembers %s, expected %s",
-                             s->id, s->out[j].seq, b, a);
-                }
-        }
-        v = rd_n(&r, 4);
-        WANT(v == m->nl, "%" PRIu64 " locks, expected %u", v, m->nl);
-        for (unsigned i = 0; i < m->nl; i++) {
-                const struct mlock *l = &m->l[i];
-
-                WANT(rd_str(&r, l->name, l->name_len), "lock %u name", i);
-                v = rd_n(&r, 8);
-                WANT(v == l->created,
-                     "lock \"%.*s\" created %" PRIu64 ", expected %" PRIu64,
-                     l->name_len, l->name, v, l->created);
-                WANT(rd_n(&r, 1) == ((l->semaphore  ? COMMAND_MODE_SEMAPHORE
-                                      : l->election ? COMMAND_MODE_ELECTION
-                                                    : COMMAND_MODE_EXCLUSIVE) |
-                                     (l->blocked ? 0x80u : 0u)),
-                     "lock %u kind, and its lock-delay", i);
-                WANT(!(l->semaphore || l->blocked) || rd_n(&r, 4) == l->limit,
-                     "semaphore %u limit, or lock %u delay", i, i);
-                v = rd_n(&r, 4);
-                WANT(v == l->nh, "lock %u has %" PRIu64 " holders, expected %u",
-                     i, v, l->nh);
-                used = 0;
-                for (unsigned j = 0; j < l->nh; j++) {
-                        const struct mhold *h = &l->h[j];
-
-                        WANT(rd_n(&r, 8) == h->session,
-                             "lock %u holder %u session", i, j);
-                        WANT(rd_n(&r, 8) == h->owner, "lock %u holder %u owner",
-                             i, j);
-                        WANT(rd_n(&r, 8) == h->seq, "lock %u holder %u seq", i,
-                             j);
-                        WANT(rd_n(&r, 8) == h->token, "lock %u holder %u token",
-                             i, j);
-                        WANT(rd_n(&r, 4) == h->count, "lock %u holder %u count",
-                             i, j);
-                        WANT(rd_n(&r, 1) == (l->election
-                                                 ? COMMAND_MODE_EXCLUSIVE
-                                                 : h->mode),
-                             "lock %u holder %u mode", i, j);
-                        v = l->semaphore ? rd_n(&r, 4) : 0;
-                        WANT(v == h->permits, "lock %u holder %u permits", i,
-                             j);
-                        used += v;
-                        WANT(rd_n(&r, 4) == h->granted_s,
-                             "lock %u holder %u time", i, j);
-                        WANT(!l->election || rd_str(&r, h->value, h->value_len),
-                             "election %u leader %u value", i, j);
-                }
-                /* Whatever the model says: a semaphore's holders hold at
-                 * most its permits. */
-                WANT(used <= l->limit,
-                     "semaphore \"%.*s\" grants %" PRIu64 " of %" PRIu32
-                     " permits",
-                     l->name_len, l->name, used, l->limit);
-                v = rd_n(&r, 4);
-                WANT(v == l->nw, "lock %u has %" PRIu64 " waiters, expected %u",
-                     i, v, l->nw);
-                for (unsigned j = 0; j < l->nw; j++) {
-                        const struct mwaiter *w = &l->w[j];
-
-                        WANT(rd_n(&r, 8) == w->session,
-                             "lock %u waiter %u session", i, j);
-                        WANT(rd_n(&r, 8) == w->owner, "lock %u waiter %u owner",
-                             i, j);
-                        WANT(rd_n(&r, 8) == w->seq, "lock %u waiter %u seq", i,
-                             j);
-                        WANT(rd_n(&r, 8) == w->queued_at,
-                             "lock %u waiter %u queued_at", i, j);
-                        WANT(rd_n(&r, 4) == w->wait_ms,
-                             "lock %u waiter %u wait_ms", i, j);
-                        WANT(rd_n(&r, 1) ==
-                                 ((l->election ? COMMAND_MODE_EXCLUSIVE
-                                               : w->mode) |
-                                  (w->multi ? 0x40u : 0u)),
-                             "lock %u waiter %u mode, and whether it is a "
-                             "multi-lock's",
-                             i, j);
-                        WANT(rd_n(&r, l->semaphore ? 4 : 0) == w->permits,
-                             "lock %u waiter %u permits", i, j);
-                        WANT(!l->election || rd_str(&r, w->value, w->value_len),
-                             "election %u candidate %u value", i, j);
-                }
-        }
-        WANT(r.left == 0, "%zu bytes left over", r.left);
-        return true;
+        return modelsnap_check(&run->m, buf, len, index, run->mm->what,
+                               sizeof run->mm->what);
 }
-
-#undef WANT
 
 /* Whether a lock has one of the names the generator makes up. */
 static bool generated(const struct run *run, const struct mlock *l)
@@ -766,7 +492,7 @@ static bool check_lookups(struct run *run)
                 memset(&got, 0, sizeof got);
                 lockfsm_query(run->f, name, len, &got);
                 want = m_query(&run->m, name, len);
-                if (result_eq(&want, &got, true)) {
+                if (m_result_eq(&want, &got, true)) {
                         continue;
                 }
                 snprintf(what, sizeof what, "lockfsm_query(\"%.*s\")",
@@ -925,60 +651,8 @@ static bool step(struct run *run, uint64_t index)
                 return false;
         }
         if (run->tally != NULL) {
-                struct tally *t = run->tally;
-                unsigned grants = 0;
-
-                t->steps++;
-                t->undecodable += dec != 0;
-                if (want.status < 0 && -want.status < N_STATUS) {
-                        t->status[-want.status]++;
-                } else if (want.kind < 16) {
-                        t->kind[want.kind]++;
-                }
-                t->duplicates += want.duplicate;
-                for (unsigned i = 0; i < run->mev.n; i++) {
-                        const struct ev *v = &run->mev.ev[i];
-                        const struct ev *n = &run->mev.ev[i + 1];
-
-                        /* A multi-lock's second name: the same seq. */
-                        if (i + 1 < run->mev.n && v->type == LOCKFSM_EV_GRANT &&
-                            n->type == LOCKFSM_EV_GRANT &&
-                            n->session == v->session && n->seq == v->seq &&
-                            (i == 0 || v[-1].type != LOCKFSM_EV_GRANT ||
-                             v[-1].session != v->session ||
-                             v[-1].seq != v->seq)) {
-                                t->multi_now += v->cause == COMMAND_MULTI;
-                                t->multi_later += v->cause != COMMAND_MULTI;
-                        }
-                        grants += v->type == LOCKFSM_EV_GRANT;
-                        t->handovers += v->type == LOCKFSM_EV_GRANT &&
-                                        v->cause != COMMAND_ACQUIRE;
-                        t->successions += v->type == LOCKFSM_EV_GRANT &&
-                                          v->cause != COMMAND_ACQUIRE &&
-                                          v->mode == COMMAND_MODE_ELECTION;
-                        t->proclaims += v->type == LOCKFSM_EV_PROCLAIM;
-                }
-                t->multi_grants += grants > 1;
-                t->batches += batch;
-                t->begun += run->began > 0;
-                for (unsigned i = 0; i < run->m.nl; i++) {
-                        if (run->m.l[i].nh == 0 && !run->m.l[i].blocked) {
-                                t->deferred++;
-                                break;
-                        }
-                }
-                for (unsigned i = 0; i < run->m.nl; i++) {
-                        if (run->m.l[i].blocked) {
-                                t->blocked++;
-                                break;
-                        }
-                }
-                for (unsigned i = 0; i < run->m.nl; i++) {
-                        if (run->m.l[i].nh > 1) {
-                                t->shared++;
-                                break;
-                        }
-                }
+                modeltally_count(run->tally, &run->m, &run->mev, &want,
+                                 dec != 0, batch, run->began);
         }
         if (run->m.overflow || run->mev.overflow) {
                 return diverge(run, "the model outgrew its arrays");
@@ -992,8 +666,8 @@ static bool step(struct run *run, uint64_t index)
                 char a[256], b[256];
 
                 describe(run->mm->cmd, sizeof run->mm->cmd, buf, len, dec, &c);
-                result_str(a, sizeof a, &res);
-                result_str(b, sizeof b, &want);
+                m_result_str(a, sizeof a, &res);
+                m_result_str(b, sizeof b, &want);
                 print_message("# %" PRIu64 ": %s\n#   -> %s\n#   model %s\n",
                               index, run->mm->cmd, a, b);
         }
@@ -1042,7 +716,7 @@ static bool step(struct run *run, uint64_t index)
                 rv = !batch && dec == 0 && index % 2 == 1
                          ? lockfsm_apply_command(run->r, index, &c, &rres)
                          : lockfsm_apply(run->r, index, buf, len, &rres);
-                if (rv != 0 || !result_eq(&res, &rres, true) ||
+                if (rv != 0 || !m_result_eq(&res, &rres, true) ||
                     run->rev.n != run->fev.n) {
                         diverge(run,
                                 "the restored replica diverged (rv %d, "
@@ -1134,33 +808,6 @@ static void report(const struct mismatch *mm)
                     mm->seed);
 }
 
-static void print_tally(const struct tally *t)
-{
-        print_message("# %lu steps, %lu undecodable, %lu duplicates, "
-                      "%lu handovers, %lu multi-grant entries, %lu ends "
-                      "with tied tokens, %lu batches, %lu entries that "
-                      "deferred a grant, %lu that began with one, %lu "
-                      "after which a lock was in its lock-delay, %lu "
-                      "after which a lock had several holders, %lu "
-                      "multi-locks granted at once and %lu after waiting, "
-                      "%lu leaders who waited, %lu proclaims\n",
-                      t->steps, t->undecodable, t->duplicates, t->handovers,
-                      t->multi_grants, t->ties, t->batches, t->deferred,
-                      t->begun, t->blocked, t->shared, t->multi_now,
-                      t->multi_later, t->successions, t->proclaims);
-        for (unsigned k = 1; k < 16; k++) {
-                if (t->kind[k] > 0) {
-                        print_message("#   kind %2u: %lu\n", k, t->kind[k]);
-                }
-        }
-        for (unsigned e = 1; e < N_STATUS; e++) {
-                if (t->status[e] > 0) {
-                        print_message("#   %-36s %lu\n",
-                                      baton_strerror(-(int)e), t->status[e]);
-                }
-        }
-}
-
 /* Runs seeds [first, first + count), or only BATON_MODEL_SEED if set (in
  * the first range; the others are skipped). */
 static void run_range(uint64_t first, uint64_t count)
@@ -1187,7 +834,7 @@ static void run_range(uint64_t first, uint64_t count)
                 }
         }
         if (stats) {
-                print_tally(&tally);
+                modeltally_print(&tally);
         }
 }
 

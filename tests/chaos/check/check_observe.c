@@ -288,6 +288,106 @@ struct s14 {
             n_starts_checked;
 };
 
+/* An event the observer was told that its watch's key does not have at
+ * that position: unknown when no apply log has that entry in full, wrong
+ * otherwise. */
+static void unmatched(struct s14 *s, const struct history_obs *o,
+                      const char *who)
+{
+        const struct run *r = s->r;
+        const struct applylog_event *ev;
+        bool logged, complete;
+        char what[300];
+
+        ev = event_at(r, o->index, o->ord, &logged, &complete);
+        if (ev == NULL && (!logged || !complete)) {
+                check_note(&s->unknown,
+                           "observer %s:%u of %s: (%" PRIu64 ",%" PRIu32
+                           ") is in no apply log%s",
+                           who, o->line, run_name(r, o->key), o->index, o->ord,
+                           logged ? " in full" : "");
+        } else {
+                s->n_wrong++;
+                if (ev != NULL) {
+                        describe(r, ev, what, sizeof what);
+                } else {
+                        snprintf(what, sizeof what, "no such event");
+                }
+                check_note(&s->bad,
+                           "observer %s:%u of %s: told (%" PRIu64 ",%" PRIu32
+                           ") %s token %" PRIu64
+                           ", but the apply logs have there: "
+                           "%s",
+                           who, o->line, run_name(r, o->key), o->index, o->ord,
+                           kind_name(o->kind), o->token, what);
+        }
+}
+
+/* The observer's event `at` came after `cur` with events of its key in
+ * between: a gap, unless an entry between them was logged by no node in
+ * full. */
+static void check_gap(struct s14 *s, const struct history_obs *o,
+                      const char *who, const struct wev *evs, long cur, long at)
+{
+        const struct run *r = s->r;
+        char what[300];
+
+        const struct wev *miss = &evs[cur + 1];
+        if (cut_between(s->cut, s->n_cut, evs[cur].index, o->index)) {
+                check_note(&s->unknown,
+                           "observer %s:%u of %s: %ld events "
+                           "between (%" PRIu64 ",%" PRIu32 ") and (%" PRIu64
+                           ",%" PRIu32 "), and an entry between them no "
+                           "node logged in full",
+                           who, o->line, run_name(r, o->key), at - cur - 1,
+                           evs[cur].index, evs[cur].ord, o->index, o->ord);
+        } else {
+                s->n_gaps++;
+                describe(r, miss->ev, what, sizeof what);
+                check_note(&s->bad,
+                           "observer %s:%u of %s: gap: told (%" PRIu64
+                           ",%" PRIu32 ") %s right after (%" PRIu64 ",%" PRIu32
+                           "); the apply logs have %ld "
+                           "event(s) of it in between, first (%" PRIu64
+                           ",%" PRIu32 ") %s",
+                           who, o->line, run_name(r, o->key), o->index, o->ord,
+                           kind_name(o->kind), evs[cur].index, evs[cur].ord,
+                           at - cur - 1, miss->index, miss->ord, what);
+        }
+}
+
+/* The first event after a watch opened from now (at `open_t`): no event of
+ * its key may have been applied after the open and before it. */
+static void check_start(struct s14 *s, const struct history_obs *o,
+                        const char *who, const struct wev *evs, long at,
+                        int64_t open_t)
+{
+        const struct run *r = s->r;
+        char what[300];
+
+        /* Earliest applies grow with the index: the first
+         * event applied after the open is enough. */
+        long k = at;
+        s->n_starts_checked++;
+        while (k > 0 && evs[k - 1].mono_ns > open_t) {
+                k--;
+        }
+        if (k < at) {
+                s->n_start++;
+                describe(r, evs[k].ev, what, sizeof what);
+                check_note(&s->bad,
+                           "observer %s:%u of %s: gap at the start: "
+                           "its watch opened from now at %" PRId64
+                           ", its first event is (%" PRIu64 ",%" PRIu32
+                           "), but (%" PRIu64 ",%" PRIu32
+                           ") %s was first applied at %" PRId64
+                           ", after the open (%ld such)",
+                           who, o->line, run_name(r, o->key), open_t, o->index,
+                           o->ord, evs[k].index, evs[k].ord, what,
+                           evs[k].mono_ns, at - k);
+        }
+}
+
 /* The run of one observer: the f=observe lines of file `file`, from
  * `first`, `n` of them. */
 static void one_observer(struct s14 *s, const struct history_obs *lines,
@@ -307,8 +407,6 @@ static void one_observer(struct s14 *s, const struct history_obs *lines,
         for (i = 0; i < n; i++) {
                 const struct history_obs *o = &lines[i];
                 const char *who = r->history.files[o->file];
-                const struct applylog_event *ev;
-                bool logged, complete;
                 const char *diff;
                 long at;
 
@@ -367,31 +465,7 @@ static void one_observer(struct s14 *s, const struct history_obs *lines,
                 }
                 at = find_pos(evs, n_evs, o->index, o->ord);
                 if (at < 0) {
-                        ev = event_at(r, o->index, o->ord, &logged, &complete);
-                        if (ev == NULL && (!logged || !complete)) {
-                                check_note(&s->unknown,
-                                           "observer %s:%u of %s: (%" PRIu64
-                                           ",%" PRIu32 ") is in no apply log%s",
-                                           who, o->line, run_name(r, o->key),
-                                           o->index, o->ord,
-                                           logged ? " in full" : "");
-                        } else {
-                                s->n_wrong++;
-                                if (ev != NULL) {
-                                        describe(r, ev, what, sizeof what);
-                                } else {
-                                        snprintf(what, sizeof what,
-                                                 "no such event");
-                                }
-                                check_note(
-                                    &s->bad,
-                                    "observer %s:%u of %s: told (%" PRIu64
-                                    ",%" PRIu32 ") %s token %" PRIu64
-                                    ", but the apply logs have there: "
-                                    "%s",
-                                    who, o->line, run_name(r, o->key), o->index,
-                                    o->ord, kind_name(o->kind), o->token, what);
-                        }
+                        unmatched(s, o, who);
                         anchored = false;
                         continue;
                 }
@@ -408,56 +482,9 @@ static void one_observer(struct s14 *s, const struct history_obs *lines,
                                    o->token, diff, what);
                 }
                 if (anchored && at != cur + 1) {
-                        const struct wev *miss = &evs[cur + 1];
-                        if (cut_between(s->cut, s->n_cut, evs[cur].index,
-                                        o->index)) {
-                                check_note(&s->unknown,
-                                           "observer %s:%u of %s: %ld events "
-                                           "between (%" PRIu64 ",%" PRIu32
-                                           ") and (%" PRIu64 ",%" PRIu32
-                                           "), and an entry between them no "
-                                           "node logged in full",
-                                           who, o->line, run_name(r, o->key),
-                                           at - cur - 1, evs[cur].index,
-                                           evs[cur].ord, o->index, o->ord);
-                        } else {
-                                s->n_gaps++;
-                                describe(r, miss->ev, what, sizeof what);
-                                check_note(
-                                    &s->bad,
-                                    "observer %s:%u of %s: gap: told (%" PRIu64
-                                    ",%" PRIu32 ") %s right after (%" PRIu64
-                                    ",%" PRIu32 "); the apply logs have %ld "
-                                    "event(s) of it in between, first (%" PRIu64
-                                    ",%" PRIu32 ") %s",
-                                    who, o->line, run_name(r, o->key), o->index,
-                                    o->ord, kind_name(o->kind), evs[cur].index,
-                                    evs[cur].ord, at - cur - 1, miss->index,
-                                    miss->ord, what);
-                        }
+                        check_gap(s, o, who, evs, cur, at);
                 } else if (!anchored && open_t >= 0 && !s->clock_fault) {
-                        /* Earliest applies grow with the index: the first
-                         * event applied after the open is enough. */
-                        long k = at;
-                        s->n_starts_checked++;
-                        while (k > 0 && evs[k - 1].mono_ns > open_t) {
-                                k--;
-                        }
-                        if (k < at) {
-                                s->n_start++;
-                                describe(r, evs[k].ev, what, sizeof what);
-                                check_note(
-                                    &s->bad,
-                                    "observer %s:%u of %s: gap at the start: "
-                                    "its watch opened from now at %" PRId64
-                                    ", its first event is (%" PRIu64 ",%" PRIu32
-                                    "), but (%" PRIu64 ",%" PRIu32
-                                    ") %s was first applied at %" PRId64
-                                    ", after the open (%ld such)",
-                                    who, o->line, run_name(r, o->key), open_t,
-                                    o->index, o->ord, evs[k].index, evs[k].ord,
-                                    what, evs[k].mono_ns, at - k);
-                        }
+                        check_start(s, o, who, evs, at, open_t);
                 }
                 anchored = true;
                 cur = at;

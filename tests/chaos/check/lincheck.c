@@ -793,6 +793,39 @@ static void report_invalid(const struct search *s, const struct deepest *d,
         add_state(out, c, &d->state);
 }
 
+/* Places op `i` (`o`), leading to state `nx`, on the search's path: the
+ * key needs the dead sessions and acquires left as they will be, so those
+ * are applied first, then the key goes into the cache. 1 when the state is
+ * new; 0 when it was seen before, or a negative error (-ENOSPC: the cache's
+ * budget ran out, said in `out`), both with the op taken off again. */
+static int place(struct search *s, const struct op *o, size_t i,
+                 const struct state *nx, struct lincheck_result *out)
+{
+        struct checker *c = s->c;
+        int rv;
+
+        s->bits[i / 64] |= (uint64_t)1 << (i % 64);
+        if (is_kill(o->kind)) {
+                c->dead[o->session]++;
+        }
+        if (o->kind == LINCHECK_ACQUIRE) {
+                s->acq_left[o->session]--;
+        }
+        make_key(s, nx);
+        rv = cache_add(&s->cache, s->key);
+        if (rv <= 0) {
+                undo(s, i);
+        }
+        if (rv == -ENOSPC) {
+                add(out,
+                    "memory budget of %zu MiB for the search cache ran out "
+                    "after %" PRIu64 " states",
+                    (size_t)(LINCHECK_MEMORY_BUDGET >> 20), out->explored);
+                out->verdict = LINCHECK_UNKNOWN;
+        }
+        return rv;
+}
+
 static int search_run(struct search *s, uint64_t budget,
                       struct lincheck_result *out)
 {
@@ -838,28 +871,8 @@ static int search_run(struct search *s, uint64_t budget,
                         if (!step(o, c->dead, &nx)) {
                                 continue;
                         }
-                        /* The key needs the dead sessions and acquires left
-                         * as they will be, so apply those first. */
-                        s->bits[i / 64] |= (uint64_t)1 << (i % 64);
-                        if (is_kill(o->kind)) {
-                                c->dead[o->session]++;
-                        }
-                        if (o->kind == LINCHECK_ACQUIRE) {
-                                s->acq_left[o->session]--;
-                        }
-                        make_key(s, &nx);
-                        rv = cache_add(&s->cache, s->key);
-                        if (rv <= 0) {
-                                undo(s, i);
-                        }
+                        rv = place(s, o, i, &nx, out);
                         if (rv == -ENOSPC) {
-                                add(out,
-                                    "memory budget of %zu MiB for the "
-                                    "search cache ran out after %" PRIu64
-                                    " states",
-                                    (size_t)(LINCHECK_MEMORY_BUDGET >> 20),
-                                    out->explored);
-                                out->verdict = LINCHECK_UNKNOWN;
                                 return 0;
                         }
                         if (rv < 0) {
