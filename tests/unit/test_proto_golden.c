@@ -85,14 +85,14 @@ static void status_in(struct proto_status *st)
         st->n_members = 2;
         st->members[0] = (struct proto_member){
             1, 0, {"127.0.0.1:7001", 14}, {"127.0.0.1:8001", 14}};
-        st->members[1] = (struct proto_member){
-            2, 1, {"127.0.0.1:7002", 14}, {NULL, 0}};
+        st->members[1] =
+            (struct proto_member){2, 1, {"127.0.0.1:7002", 14}, {NULL, 0}};
 }
 
 static const struct proto_versions versions_in = {{"0.2.0", 5}, 6, 3, 1};
 
-static const struct proto_watch watch_in = {PROTO_WATCH_PREFIX, 300, 2,
-                                            {"db/", 3}};
+static const struct proto_watch watch_in = {
+    PROTO_WATCH_PREFIX, 300, 2, {"db/", 3}};
 
 static const struct proto_watch_event event_in = {
     .index = 301,
@@ -405,8 +405,8 @@ static size_t r_watch(uint16_t flags, const uint8_t *b, size_t n, uint8_t *o,
         }
         return proto_write_watch(o, c, ID, &w);
 }
-static size_t r_unwatch(uint16_t flags, const uint8_t *b, size_t n,
-                        uint8_t *o, size_t c)
+static size_t r_unwatch(uint16_t flags, const uint8_t *b, size_t n, uint8_t *o,
+                        size_t c)
 {
         uint64_t v;
 
@@ -520,22 +520,22 @@ static size_t r_list_reply(uint16_t flags, const uint8_t *b, size_t n,
                            ? proto_write_list_reply(o, c, ID, e, count, more)
                            : 0;
         case PROTO_FLAG_NAMES:
-                return proto_read_list_reply_names(b, n, e, 4, &count,
-                                                   &more) == 0
+                return proto_read_list_reply_names(b, n, e, 4, &count, &more) ==
+                               0
                            ? proto_write_list_reply_names(o, c, ID, e, count,
                                                           more)
                            : 0;
         case PROTO_FLAG_HOLDERS:
                 return proto_read_list_reply_holders(b, n, e, 4, &count,
                                                      &more) == 0
-                           ? proto_write_list_reply_holders(o, c, ID, e,
-                                                            count, more)
+                           ? proto_write_list_reply_holders(o, c, ID, e, count,
+                                                            more)
                            : 0;
         default:
                 return proto_read_list_reply_values(b, n, e, 4, &count,
                                                     &more) == 0
-                           ? proto_write_list_reply_values(o, c, ID, e,
-                                                           count, more)
+                           ? proto_write_list_reply_values(o, c, ID, e, count,
+                                                           more)
                            : 0;
         }
 }
@@ -622,8 +622,7 @@ static const struct golden goldens[] = {
     {"TRANSFER", w_transfer, NULL,
      "02 08 00 00 08 00 00 00 88 77 66 55 44 33 22 11 "
      "02 00 00 00 00 00 00 00"},
-    {"PING", w_ping, NULL,
-     "02 09 00 00 00 00 00 00 88 77 66 55 44 33 22 11"},
+    {"PING", w_ping, NULL, "02 09 00 00 00 00 00 00 88 77 66 55 44 33 22 11"},
     {"LIST", w_list, r_list,
      "02 0a 00 00 08 00 00 00 88 77 66 55 44 33 22 11 "
      "03 64 62 2f 19 00 00 00"},
@@ -697,8 +696,7 @@ static const struct golden goldens[] = {
     {"KEEPALIVE_OK REVOKED", w_keepalive_ok_revoked, r_keepalive_ok,
      "02 44 04 00 08 00 00 00 88 77 66 55 44 33 22 11 "
      "98 3a 00 00 03 00 00 00"},
-    {"PONG", w_pong, NULL,
-     "02 45 00 00 00 00 00 00 88 77 66 55 44 33 22 11"},
+    {"PONG", w_pong, NULL, "02 45 00 00 00 00 00 00 88 77 66 55 44 33 22 11"},
     {"LIST_REPLY", w_list_reply, r_list_reply,
      "02 46 00 00 4f 00 00 00 88 77 66 55 44 33 22 11 "
      "02 00 00 00 01 04 64 62 2f 61 07 00 00 00 00 00 "
@@ -791,8 +789,7 @@ static void check_bytes(const char *name, const uint8_t *got, size_t n,
 {
         if (n != want_len || memcmp(got, want, n) != 0) {
                 print_hex(name, got, n);
-                fail_msg("%s: the frame differs from its recorded bytes",
-                         name);
+                fail_msg("%s: the frame differs from its recorded bytes", name);
         }
 }
 
@@ -829,8 +826,7 @@ int main(void)
         /* One cmocka test per case, named for its message and flags. */
         for (i = 0; i < sizeof goldens / sizeof goldens[0]; i++) {
                 tests[i] = (struct CMUnitTest){goldens[i].name, golden_case,
-                                               NULL, NULL,
-                                               (void *)&goldens[i]};
+                                               NULL, NULL, (void *)&goldens[i]};
         }
         return cmocka_run_group_tests_name("proto_golden", tests, NULL, NULL);
 }
