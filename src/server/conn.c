@@ -10,6 +10,7 @@
 #include "../../include/baton.h"
 #include "listen.h"
 #include "log.h"
+#include "../proto/reply.h"
 
 static void on_closed(uv_handle_t *h)
 {

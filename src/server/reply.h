@@ -9,6 +9,7 @@
 #include "../fsm/lockfsm.h"
 #include "../lib/queue.h"
 #include "../proto/proto.h"
+#include "../proto/reply.h"
 #include "conn.h"
 
 struct gateway;

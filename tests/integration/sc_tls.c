@@ -20,6 +20,8 @@
 #include "../../include/baton.h"
 #include "../../src/tls/tls.h"
 #include "tlsfiles.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/query.h"
 
 #define REFUSAL_MS 2000 /* a refused handshake is known by then */
 
@@ -150,7 +152,7 @@ static void plain_gets_nothing(struct ctx *x, const char *addr,
         uint8_t reply[512];
         struct proto_header h;
         struct proto_string msg;
-        size_t len = proto_write_query(f, sizeof f, 7, name, strlen(name));
+        size_t len = proto_write_query(f, sizeof f, 7, 0, name, strlen(name));
         ssize_t n = 0;
         int fd = tcp_to(addr);
         int status = 0;
