@@ -36,8 +36,27 @@ size_t proto_cstr_len(const char *s, size_t max);
  * their answers may ask for or carry client names; only QUERY and
  * LIST_REPLY every holder, with their names and maybe values; only
  * KEEPALIVE and KEEPALIVE_OK revoked grants; only STATUS and STATUS_REPLY
- * versions. */
-bool proto_flags_allowed(uint8_t type, uint16_t flags);
+ * versions. Inline, since every writer of a frame with flags asks, on the
+ * request path. */
+static inline bool proto_flags_allowed(uint8_t type, uint16_t flags)
+{
+        if (flags == 0) {
+                return true;
+        }
+        if (flags == PROTO_FLAG_VERSIONS) {
+                return type == PROTO_STATUS || type == PROTO_STATUS_REPLY;
+        }
+        if (flags == PROTO_FLAG_REVOKED) {
+                return type == PROTO_KEEPALIVE || type == PROTO_KEEPALIVE_OK;
+        }
+        if (flags == PROTO_FLAG_HOLDERS ||
+            flags == (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES)) {
+                return type == PROTO_QUERY || type == PROTO_LIST_REPLY;
+        }
+        return flags == PROTO_FLAG_NAMES &&
+               (type == PROTO_QUERY || type == PROTO_LIST ||
+                type == PROTO_RESULT || type == PROTO_LIST_REPLY);
+}
 
 /* Whether the whole body was read, exactly. */
 bool proto_read_done(const struct rcursor *r);

@@ -100,27 +100,6 @@ static const struct fields_entry header_fields[] = {
     FIELD(struct proto_header, U64, id),
 };
 
-/* The table of which flags each type takes is this function (frame.h). */
-bool proto_flags_allowed(uint8_t type, uint16_t flags)
-{
-        if (flags == 0) {
-                return true;
-        }
-        if (flags == PROTO_FLAG_VERSIONS) {
-                return type == PROTO_STATUS || type == PROTO_STATUS_REPLY;
-        }
-        if (flags == PROTO_FLAG_REVOKED) {
-                return type == PROTO_KEEPALIVE || type == PROTO_KEEPALIVE_OK;
-        }
-        if (flags == PROTO_FLAG_HOLDERS ||
-            flags == (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES)) {
-                return type == PROTO_QUERY || type == PROTO_LIST_REPLY;
-        }
-        return flags == PROTO_FLAG_NAMES &&
-               (type == PROTO_QUERY || type == PROTO_LIST ||
-                type == PROTO_RESULT || type == PROTO_LIST_REPLY);
-}
-
 static void put_header(struct wcursor *w, const struct proto_header *h)
 {
         fields_put(w, FIELDS(header_fields), h);
