@@ -83,7 +83,8 @@ static const struct number_option {
 } number_options[] = {
     {O_TIMEOUT, 1, INT32_MAX, " ms", ANY_COMMAND},
     {O_TTL, 1, UINT32_MAX, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
-    {O_WAIT, 0, UINT32_MAX - 1, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
+    {O_WAIT, 0, UINT32_MAX - 1, " ms",
+     LEASE_CMDS | CMD(ARGS_RELEASE) | CMD(ARGS_PING)},
     {O_GRACE, 0, UINT32_MAX, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
     {O_SESSION, 1, UINT64_MAX, "", CMD(ARGS_RELEASE)},
     {O_PERMITS, 1, UINT32_MAX, "", LEASE_CMDS & ~CMD(ARGS_ELECT)},

@@ -34,6 +34,7 @@ enum args_command {
         ARGS_ACL_LIST,         /* acl list: the cluster's access list */
         ARGS_ACL_ADD,          /* acl add IDENTITY ROLE */
         ARGS_ACL_REMOVE,       /* acl remove IDENTITY */
+        ARGS_PING,             /* ping: a read through the leader */
 };
 
 /* What args_parse() asks the caller to do. */
@@ -60,7 +61,8 @@ struct args {
         uint32_t timeout_ms;    /* --timeout; 0: not given */
         uint32_t ttl_ms;        /* --ttl; 0: not given */
         uint32_t lock_delay_ms; /* --lock-delay; 0: none */
-        int64_t wait_ms;        /* --wait; else 0 for try, else -1 */
+        int64_t wait_ms;        /* --wait; else 0 for try, else -1 (ping:
+                                 * one try) */
         uint32_t grace_ms;      /* --grace; default 2000 */
         bool detach;            /* --detach */
         bool shared;            /* --shared: the read lock */

@@ -96,6 +96,12 @@ static const struct commands_entry table[] = {
      "every node's view of the cluster: role, term, leader, indexes and "
      "version.",
      NULL},
+    {"ping", ARGS_PING, 0, 0, "ping [--wait MS]",
+     "one read through the cluster's leader, which answers it only once a "
+     "majority confirms its leadership: print the leader's endpoint, id and "
+     "term and the round trip (exit 3 if no leader serves).",
+     "--wait MS\task again until a leader serves or MS have passed "
+     "(default: one try, within --timeout)\n"},
     {"member", ARGS_MEMBER_LIST, 1, 4,
      "member list | member add ID RAFT CLIENT | member remove ID",
      "the cluster's members; add node ID with its raft and client "

@@ -10,6 +10,7 @@
 #include "../../include/baton.h"
 #include "args.h"
 #include "commands.h"
+#include "ping.h"
 #include "print.h"
 #include "supervise.h"
 #include "watch.h"
@@ -560,6 +561,8 @@ static int run(baton_client *c, const struct args *o)
         switch (o->command) {
         case ARGS_STATUS:
                 return cmd_status(c, o);
+        case ARGS_PING:
+                return cli_ping(c, o);
         case ARGS_MEMBER_LIST:
         case ARGS_MEMBER_ADD:
         case ARGS_MEMBER_REMOVE:

@@ -325,7 +325,7 @@ typedef int (*lockfsm_entry_iter)(void *it, uint64_t *index, const void **buf,
 /*
  * lockfsm_restore(), then lockfsm_apply() of every entry `next` yields,
  * before the state is replaced: a snapshot made of an older state and the
- * entries since (src/server/snaptail.h) becomes the state at its last
+ * entries since (src/server/snap/snaptail.h) becomes the state at its last
  * entry, or nothing changes. No event is reported for those entries (a
  * restore reports none). Errors as lockfsm_restore(), and lockfsm_apply()'s.
  */

@@ -13,23 +13,23 @@
 
 #include "../../include/baton.h"
 #include "../lib/address.h"
-#include "certcheck.h"
-#include "certwatch.h"
-#include "config.h"
-#include "conn.h"
-#include "datadir.h"
-#include "gateway.h"
-#include "listen.h"
-#include "log.h"
-#include "looplag.h"
-#include "memtrim.h"
-#include "metrics.h"
-#include "node.h"
-#include "peercheck.h"
-#include "recover.h"
-#include "restore.h"
-#include "service.h"
-#include "tlsconfig.h"
+#include "base/log.h"
+#include "config/certcheck.h"
+#include "config/config.h"
+#include "config/tlsconfig.h"
+#include "disk/datadir.h"
+#include "gateway/gateway.h"
+#include "net/conn.h"
+#include "net/listen.h"
+#include "offline/recover.h"
+#include "offline/restore.h"
+#include "ops/certwatch.h"
+#include "ops/looplag.h"
+#include "ops/memtrim.h"
+#include "ops/metrics.h"
+#include "ops/service.h"
+#include "raft/node.h"
+#include "raft/peercheck.h"
 
 struct server {
         uv_loop_t loop;
@@ -757,7 +757,7 @@ int main(int argc, char **argv)
          * an install, bgrestore.h) left two million such chunks, and the
          * loop's next large malloc merged them, with a copy-on-write
          * fault per page after the snapshot image's fork(): a 381 ms
-         * freeze (docs/performance.md, "Tables that never write into a
+         * freeze (docs/history/scale.md, "Tables that never write into a
          * record"). The per-thread caches keep small allocations fast. */
 #ifdef M_MXFAST
         mallopt(M_MXFAST, 0);
@@ -791,7 +791,7 @@ int main(int argc, char **argv)
         }
         descriptors(&s->cfg);
         signal(SIGPIPE, SIG_IGN);
-        self = config_member(&s->cfg, s->cfg.id);
+        self = settings_member(&s->cfg, s->cfg.id);
         if (claim_data_dir(s, self) != 0) {
                 return 1;
         }

@@ -398,44 +398,82 @@ void sc_backpressure(struct ctx *x)
  * commands in one log entry. A raft that dropped all but the first
  * command of an entry (libraft 0.22.1 takes one buffer per raft_apply)
  * shows here as timeouts and as fewer commands applied than proposed. */
-/* Until every node has applied as many commands as the others, and still
- * the same 200 ms later: what a leader proposed of its own before the
- * count begins (the access list's seed, an expiry) is applied everywhere
- * by then, not counted as applied without having been counted as
- * proposed. False (the scenario failed) when a scrape failed. */
-static bool settled(struct ctx *x, char *text, const char *applied)
+/* Whether every node has applied the leader's last index `last`. */
+static bool all_applied(struct ctx *x, char *text, double last)
+{
+        unsigned i;
+        double v;
+
+        for (i = 1; i <= x->n; i++) {
+                if (!scrape(x, i, text, "baton_raft_applied_index", &v,
+                            __LINE__) ||
+                    v != last) {
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* The leader's proposed commands and entries, and every node's applied
+ * commands (a[1..n]). */
+static bool read_counts(struct ctx *x, unsigned leader, char *text, double *p,
+                        double *e, double *a)
+{
+        unsigned i;
+
+        if (!scrape(x, leader, text, "baton_proposed_commands_total", p,
+                    __LINE__) ||
+            !scrape(x, leader, text, "baton_proposed_entries_total", e,
+                    __LINE__)) {
+                return false;
+        }
+        for (i = 1; i <= x->n; i++) {
+                if (!scrape(x, i, text, "baton_applied_commands_total", &a[i],
+                            __LINE__)) {
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* The counts the scenario compares, read while nothing is in flight: the
+ * leader's last index applied on every node, and the same after every
+ * count was read. Otherwise an entry proposed before `*p` was read and
+ * applied after `a` was (a new leader's access-list seed, an expiry, on a
+ * machine slow enough that applying it takes a while) is counted as
+ * applied without having been counted as proposed, or the other way
+ * round. False (the scenario failed) when a scrape failed or the cluster
+ * did not go quiet in HEALTHY_MS. */
+static bool quiet_counts(struct ctx *x, unsigned leader, char *text, double *p,
+                         double *e, double *a)
 {
         int64_t end = tclient_now_ms() + HEALTHY_MS;
-        double was = -1, v, first = 0;
-        unsigned i;
-        bool same;
 
         do {
-                same = true;
-                for (i = 1; i <= x->n; i++) {
-                        if (!scrape(x, i, text, applied, &v, __LINE__)) {
-                                return false;
-                        }
-                        if (i == 1) {
-                                first = v;
-                        }
-                        same = same && v == first;
+                double last, again;
+
+                if (!scrape(x, leader, text, "baton_raft_last_index", &last,
+                            __LINE__) ||
+                    !all_applied(x, text, last)) {
+                        tclient_sleep_ms(100);
+                        continue;
                 }
-                if (same && first == was) {
+                if (!read_counts(x, leader, text, p, e, a) ||
+                    !scrape(x, leader, text, "baton_raft_last_index", &again,
+                            __LINE__)) {
+                        return false;
+                }
+                if (again == last && all_applied(x, text, last)) {
                         return true;
                 }
-                was = same ? first : -1;
-                tclient_sleep_ms(200);
         } while (tclient_now_ms() < end);
-        return true; /* the count that follows says what differs */
+        fail_at(x, __LINE__, "the cluster was never quiet for a count");
+        return false;
 }
 
 void sc_counted(struct ctx *x)
 {
         enum { N = 32, ROUNDS = 8 };
-        static const char proposed[] = "baton_proposed_commands_total";
-        static const char entries[] = "baton_proposed_entries_total";
-        static const char applied[] = "baton_applied_commands_total";
         struct tclient *c = calloc(N, sizeof *c);
         char(*names)[64] = calloc(N, sizeof *names);
         double p0, p1, e0, e1, a0[HARNESS_MAX_NODES + 1],
@@ -449,13 +487,8 @@ void sc_counted(struct ctx *x)
         EXPECT(x, c != NULL && names != NULL && text != NULL, "out of memory");
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
                x->h.errmsg);
-        if (!settled(x, text, applied)) {
+        if (!quiet_counts(x, leader, text, &p0, &e0, a0)) {
                 goto out;
-        }
-        SCRAPE(x, leader, text, proposed, &p0);
-        SCRAPE(x, leader, text, entries, &e0);
-        for (i = 1; i <= x->n; i++) {
-                SCRAPE(x, i, text, applied, &a0[i]);
         }
         for (i = 0; i < N; i++) {
                 lock_name(x, names[i], sizeof names[i], "counted");
@@ -496,10 +529,8 @@ void sc_counted(struct ctx *x)
         opened = 0;
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, NULL) == 0, "%s",
                x->h.errmsg);
-        SCRAPE(x, leader, text, proposed, &p1);
-        SCRAPE(x, leader, text, entries, &e1);
-        for (i = 1; i <= x->n; i++) {
-                SCRAPE(x, i, text, applied, &a1[i]);
+        if (!quiet_counts(x, leader, text, &p1, &e1, a1)) {
+                goto out;
         }
         printf("# leader %u: %g commands in %g entries; %u answers\n", leader,
                p1 - p0, e1 - e0, answered);

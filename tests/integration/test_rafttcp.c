@@ -1,4 +1,4 @@
-/* How batond's raft transports dial (src/server/rafttcp.h), on real batond
+/* How batond's raft transports dial (src/server/raft/rafttcp.h), on real batond
  * processes on 127.0.0.1 with TLS (BATON_TEST_TLS=off: without), printing
  * TAP: a member whose raft address does not resolve is dialled again and
  * again, each failure logged at debug level and the episode warned about

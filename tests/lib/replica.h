@@ -11,7 +11,7 @@
 
 #include <raft.h>
 
-#include "../../src/server/raftfsm.h"
+#include "../../src/server/raft/raftfsm.h"
 
 /* One lock state machine event, as far as these tests compare them. */
 struct replica_event {

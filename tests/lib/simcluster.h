@@ -11,8 +11,8 @@
 
 #include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"
-#include "../../src/server/raftfsm.h"
-#include "../../src/server/watchfeed.h"
+#include "../../src/server/raft/raftfsm.h"
+#include "../../src/server/gateway/watchfeed.h"
 #include "rng.h"
 #include "simstore.h"
 
@@ -86,7 +86,7 @@ struct simnode {
         size_t n_entries;
         size_t cap_entries;
         /* What a watch of every name on this node is told: each event's
-         * WATCH_EVENT frame (src/server/watchfeed.h), end to end. */
+         * WATCH_EVENT frame (src/server/gateway/watchfeed.h), end to end. */
         struct watchfeed feed;
         uint8_t *watched;
         size_t n_watched; /* bytes */

@@ -45,7 +45,7 @@ func() { # name, len
 }
 
 tree=$tmp/tree
-mkdir -p "$tree"/{include,src/client,src/proto,src/server,src/fsm,src/lib,tests/unit}
+mkdir -p "$tree"/{include,src/client,src/proto,src/server/{raft,snap,gateway,attic},src/fsm,src/lib,tests/unit}
 
 # a. Includes of src/fsm/ headers: two violations, three allowed.
 cat >"$tree/src/client/bad.c" <<'EOF'
@@ -60,9 +60,20 @@ cat >"$tree/include/pub.h" <<'EOF'
 #  include <fsm/command.h>
 #endif
 EOF
-echo '#include "../fsm/lockfsm.h"' >"$tree/src/server/node.c"
+echo '#include "../fsm/lockfsm.h"' >"$tree/src/server/raft/node.c"
 echo '#include "../../src/fsm/lockfsm.h"' >"$tree/tests/unit/test_x.c"
 echo '#include "../proto/proto.h"' >"$tree/src/proto/ok.c"
+
+# d. batond's rooms: a lower room including a higher one, a file outside
+# any room and a room missing from the allow-table (violations); a room
+# including its own header, a lower room and another layer, and main.c
+# including any room (allowed).
+printf '/* Snapshots. */\n#include "../gateway/pending.h"\n' >"$tree/src/server/snap/bad.c"
+printf '#include "pending.h"\n#include "../raft/node.h"\n#include "../../proto/proto.h"\n' \
+        >"$tree/src/server/gateway/ok.c"
+echo '#include "gateway/gateway.h"' >"$tree/src/server/main.c"
+echo '/* Nowhere. */' >"$tree/src/server/stray.c"
+echo '/* A room nobody named. */' >"$tree/src/server/attic/old.c"
 
 # b. A file of 901 lines, one of 900, and one of 1000 that says why.
 {
@@ -126,6 +137,9 @@ src/client/funcs.c:$(lines_before detached):
 src/client/funcs.c:$(lines_before unexplained):
 src/client/funcs.c:$two_lines_at:
 src/lib/big.c:1:
+src/server/attic/old.c:1:
+src/server/snap/bad.c:2:
+src/server/stray.c:1:
 EOF
 )
 
@@ -148,10 +162,13 @@ check "a two-line signature after an attribute is named" \
         grep -q "function two_lines is 81 lines" <<<"$out"
 check "the long file says its length" \
         grep -q "^src/lib/big.c:1: 901 lines" <<<"$out"
+check "the wrong include names both rooms" \
+        grep -q "^src/server/snap/bad.c:2: room snap includes a header of room gateway" <<<"$out"
 
 # The same tree with the violations taken out passes.
 rm "$tree/src/client/bad.c" "$tree/include/pub.h" "$tree/src/lib/big.c" \
-        "$tree/src/client/funcs.c"
+        "$tree/src/client/funcs.c" "$tree/src/server/snap/bad.c" \
+        "$tree/src/server/stray.c" "$tree/src/server/attic/old.c"
 {
         func just_right 80
         echo
@@ -165,8 +182,10 @@ check "and prints nothing" test -z "$out"
 
 out=$("$script" --help 2>&1)
 rc=$?
-check "--help exits 0 and describes the three rules" \
-        test "$rc" -eq 0 -a "$(grep -c '^  [abc]\. ' <<<"$out")" -eq 3
+check "--help exits 0 and describes the four rules" \
+        test "$rc" -eq 0 -a "$(grep -c '^  [abcd]\. ' <<<"$out")" -eq 4
+out=$("$script" --rooms 2>&1)
+check "--rooms prints the allow-table, snap on base alone" grep -qx 'snap: base' <<<"$out"
 "$script" --no-such-option >/dev/null 2>&1
 rc=$?
 check "an unknown option exits 2" test "$rc" -eq 2

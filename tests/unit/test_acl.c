@@ -23,7 +23,7 @@
 #include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
 #include "../../src/proto/aclwire.h"
-#include "../../src/server/raftfsm.h"
+#include "../../src/server/raft/raftfsm.h"
 #include "../lib/replica.h"
 
 static uint8_t table_buf[ACL_ENCODED_MAX];

@@ -1,5 +1,5 @@
 /*
- * Restores on a worker thread (src/server/bgrestore.h, raftfsm's
+ * Restores on a worker thread (src/server/snap/bgrestore.h, raftfsm's
  * RAFTFSM_RESTORE_THREAD): a follower that restores a snapshot this way
  * and keeps applying entries meanwhile must end in exactly the state, and
  * report exactly the events, of a replica that applied everything inline.
@@ -23,10 +23,10 @@
 #include "../../include/baton.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/proto/command.h"
-#include "../../src/server/bgrestore.h"
-#include "../../src/server/raftfsm.h"
-#include "../../src/server/snapphase.h"
-#include "../../src/server/snaptail.h"
+#include "../../src/server/snap/bgrestore.h"
+#include "../../src/server/raft/raftfsm.h"
+#include "../../src/server/snap/snapphase.h"
+#include "../../src/server/snap/snaptail.h"
 #include "../lib/replica.h"
 
 /* Every replica here records its events, to compare them. */
@@ -238,7 +238,7 @@ static void test_follower_queues_then_adopts(void **state)
 }
 
 /* With a snapshot threshold, each node plans its next snapshot at its own
- * phase (src/server/snapphase.h): from the start, after a snapshot it took
+ * phase (src/server/snap/snapphase.h): from the start, after a snapshot it took
  * and after one it installed, raft's threshold reaches the next index at
  * that phase, never more than the threshold away. */
 static void test_snapshots_at_each_nodes_phase(void **state)

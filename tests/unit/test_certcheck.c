@@ -1,7 +1,7 @@
 /* The checks batond makes of its own certificate before it starts
- * (src/server/certcheck.h): chained to the CA, naming the host of the
+ * (src/server/config/certcheck.h): chained to the CA, naming the host of the
  * node's client address as clients check it, not expired; and the
- * warning of one that expires soon (src/server/certwatch.h).
+ * warning of one that expires soon (src/server/ops/certwatch.h).
  * Certificates are made by tests/lib/certs.c in a temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/certcheck.h"
-#include "../../src/server/certwatch.h"
+#include "../../src/server/config/certcheck.h"
+#include "../../src/server/ops/certwatch.h"
 #include "../lib/certs.h"
 
 #define DAY_S 86400

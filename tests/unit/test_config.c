@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/config.h"
-#include "../../src/server/tlsconfig.h"
+#include "../../src/server/config/config.h"
+#include "../../src/server/config/tlsconfig.h"
 
 /* Every key of the table, as config.h's struct lists them. */
 static const char *const all_keys[] = {
@@ -248,12 +248,12 @@ static void full_file(void **state)
         assert_int_equal(c.members[0].id, 1);
         assert_string_equal(c.members[0].raft_address, "10.0.0.1:7001");
         assert_string_equal(c.members[0].client_address, "10.0.0.1:7101");
-        m = config_member(&c, 2);
+        m = settings_member(&c, 2);
         assert_non_null(m);
         assert_ptr_equal(m, &c.members[1]);
         assert_string_equal(m->raft_address, "10.0.0.2:7001");
         assert_string_equal(m->client_address, "10.0.0.2:7101");
-        assert_null(config_member(&c, 4));
+        assert_null(settings_member(&c, 4));
         assert_int_equal(c.election_timeout_ms, 1000);
         assert_int_equal(c.heartbeat_timeout_ms, 100);
         assert_int_equal(c.snapshot_threshold, 1024);
@@ -837,7 +837,7 @@ static void member_flags_replace_file(void **state)
                 assert_int_equal(c.members[1].id, 8);
                 assert_string_equal(c.members[1].client_address,
                                     "127.0.0.1:9102");
-                assert_null(config_member(&c, 1));
+                assert_null(settings_member(&c, 1));
                 assert_int_equal(config_validate(&c, errmsg, sizeof errmsg), 0);
         }
         {

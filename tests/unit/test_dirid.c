@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/server/dirid.h"
+#include "../../src/server/disk/dirid.h"
 
 static struct dirid sample(void)
 {

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../../src/server/commitage.h"
-#include "../../src/server/diskfull.h"
+#include "../../src/server/raft/commitage.h"
+#include "../../src/server/disk/diskfull.h"
 
 /* libraft 0.22.1's lines, as its uv backend formats them. */
 static void classifies_raft_lines(void **state)

@@ -265,7 +265,7 @@ static void fill(struct fixture *x)
 }
 
 /* A session with 4 locks named as the fill names them, in slabs: the
- * figure docs/performance.md breaks down ("Where a lock's bytes go"). */
+ * figure docs/history/scale.md breaks down ("Where a lock's bytes go"). */
 static void test_fill_session(void **state)
 {
         struct fixture *x = *state;

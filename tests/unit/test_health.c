@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/health.h"
-#include "../../src/server/heard.h"
+#include "../../src/server/ops/health.h"
+#include "../../src/server/raft/heard.h"
 
 /* A follower of node 2 in term 7 that is caught up. */
 static struct health_facts follower(void)

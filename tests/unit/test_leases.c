@@ -1,4 +1,4 @@
-/* Unit tests for the leader's packed lease table (src/server/leases.h):
+/* Unit tests for the leader's packed lease table (src/server/gateway/leases.h):
  * random sets, moves and drops checked against a plain array after every
  * step, the heap and the index checked whole. */
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 
 #include "../../include/baton.h"
 #include "../../src/lib/hmap.h"
-#include "../../src/server/leases.h"
+#include "../../src/server/gateway/leases.h"
 
 #define MAX_SESSION 3000 /* ids 1..MAX_SESSION: sets and drops collide */
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/config.h"
+#include "../../src/server/config/config.h"
 
 /* Parse node 1's flags (plain text, three members on 10.0.0.N) followed
  * by `extra` (NULL-terminated) and validate; the result, message in

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/server/log.h"
+#include "../../src/server/base/log.h"
 
 /* 2024-02-29T23:59:58.007Z */
 static const struct timespec leap = {1709251198, 7000000};

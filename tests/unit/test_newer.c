@@ -28,8 +28,8 @@
 #include "../../src/fsm/snapshot.h"
 #include "../../src/lib/cursor.h"
 #include "../../src/proto/command.h"
-#include "../../src/server/raftfsm.h"
-#include "../../src/server/snaptail.h"
+#include "../../src/server/raft/raftfsm.h"
+#include "../../src/server/snap/snaptail.h"
 #include "../lib/replica.h"
 
 /* Images are not compressed here, so that tests can edit them by hand. */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/server/peercheck.h"
+#include "../../src/server/raft/peercheck.h"
 
 #define OURS   UINT64_C(0xc1)
 #define THEIRS UINT64_C(0xc2)

@@ -16,8 +16,8 @@
 
 #include <uv.h>
 
-#include "../../src/server/log.h"
-#include "../../src/server/peerreach.h"
+#include "../../src/server/base/log.h"
+#include "../../src/server/raft/peerreach.h"
 
 /* Lines of the log (stderr, sent to the temporary file `f`) with
  * `needle`. */

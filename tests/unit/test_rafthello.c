@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/server/rafthello.h"
+#include "../../src/server/raft/rafthello.h"
 
 static const struct rafthello_ext ext = {UINT64_C(0x1122334455667788),
                                          UINT64_C(0x99aabbccddeeff01)};

@@ -11,9 +11,9 @@
 
 #include "../../include/baton.h"
 #include "../../src/proto/proto.h"
-#include "../../src/server/config.h"
-#include "../../src/server/conn.h"
-#include "../../src/server/roles.h"
+#include "../../src/server/config/config.h"
+#include "../../src/server/net/conn.h"
+#include "../../src/server/config/roles.h"
 
 /* Parse flags into a default config: 0 or the error. */
 static int parse(struct config *c, int argc, char **argv, char *errmsg)

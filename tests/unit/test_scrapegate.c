@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/health.h"
-#include "../../src/server/roles.h"
-#include "../../src/server/scrapegate.h"
+#include "../../src/server/ops/health.h"
+#include "../../src/server/config/roles.h"
+#include "../../src/server/ops/scrapegate.h"
 
 static const struct scrapegate_port loop_plain = {false, true};
 static const struct scrapegate_port net_plain = {false, false};

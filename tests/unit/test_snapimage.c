@@ -21,10 +21,10 @@
 #include <raft.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/snapimage.h"
-#include "../../src/server/snapkeep.h"
-#include "../../src/server/snapspill.h"
-#include "../../src/server/snaptail.h"
+#include "../../src/server/snap/snapimage.h"
+#include "../../src/server/snap/snapkeep.h"
+#include "../../src/server/snap/snapspill.h"
+#include "../../src/server/snap/snaptail.h"
 
 /* The state an encoder sees: a counter and a byte pattern. */
 struct fake {

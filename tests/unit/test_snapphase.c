@@ -1,11 +1,11 @@
-/* Staggered snapshot indexes (src/server/snapphase.h). */
+/* Staggered snapshot indexes (src/server/snap/snapphase.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../src/server/snapphase.h"
+#include "../../src/server/snap/snapphase.h"
 
 static const uint32_t thresholds[] = {1,    2,    3,     7,       128,
                                       4096, 4097, 65536, 16777216};

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../../src/server/snapzip.h"
+#include "../../src/server/snap/snapzip.h"
 #include "../lib/failalloc.h"
 
 /* Parts that look like a snapshot: repetitive, with some noise. */

@@ -567,7 +567,7 @@ static void exchange(struct pair *p, const char *up, const char *down)
  * A node holds thousands of client connections at rest: handshake done, a
  * request and its answer exchanged, nothing buffered, and tls_rest()
  * called. What one keeps of OpenSSL's memory is bounded (docs/
- * performance.md, "Many connections"): the record buffers (17 KB each
+ * history/performance.md, "Many connections"): the record buffers (17 KB each
  * way) go back, and the memory BIOs do not keep what the handshake put
  * through them. A rested connection then works as before.
  */

@@ -1,5 +1,5 @@
-/* The nodes' apply logs of a chaos run (src/server/applylog.c writes them),
- * parsed per node and merged into one log by Raft index. */
+/* The nodes' apply logs of a chaos run (src/server/gateway/applylog.c writes
+ * them), parsed per node and merged into one log by Raft index. */
 #ifndef CHAOS_CHECK_APPLYLOG_H
 #define CHAOS_CHECK_APPLYLOG_H
 
@@ -10,7 +10,7 @@
 #include "util.h"
 
 /* "event": the same numbers as enum lockfsm_event_type, then the apply
- * log's own ENTRY line (src/server/applylog.h). */
+ * log's own ENTRY line (src/server/gateway/applylog.h). */
 enum applylog_event_type {
         APPLYLOG_UNKNOWN = 0,
         APPLYLOG_RESULT = 1,

@@ -6,7 +6,7 @@
  * A watch is told every GRANT, RELEASE and PROCLAIM of its name, in log
  * order, each at its position (index, ord): the entry that made it and its
  * order among that entry's GRANTs, RELEASEs and PROCLAIMs of any name,
- * from 1 (src/server/watchfeed.c). The merged apply log numbers its
+ * from 1 (src/server/gateway/watchfeed.c). The merged apply log numbers its
  * events the same way, so for each observer, line by line:
  *
  * - its events come in strictly increasing position (else FAIL: out of

@@ -10,7 +10,7 @@
  * and, from each watch opened from now (or after a compacted marker) to
  * the next, are a contiguous run of the watched name's GRANTs, RELEASEs
  * and PROCLAIMs in the merged apply log (numbered as
- * src/server/watchfeed.c numbers them), each with the apply log's kind,
+ * src/server/gateway/watchfeed.c numbers them), each with the apply log's kind,
  * session, owner, token, mode and value. */
 void check_s14(const struct run *r, struct check_result *res);
 

@@ -93,7 +93,7 @@
  *     (index, ord); each the event of the watched name at that position of
  *     the merged apply log, where a position's ord counts the entry's
  *     GRANTs, RELEASEs and PROCLAIMs of any name from 1 (as
- *     src/server/watchfeed.c does), with the same kind, session, owner,
+ *     src/server/gateway/watchfeed.c does), with the same kind, session, owner,
  *     token, mode and value; and, after the first event of a watch opened
  *     from now (the start, or after a compacted marker), each the next of
  *     the name in the log (else a gap; a watch resumed after an end goes

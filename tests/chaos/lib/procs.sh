@@ -113,7 +113,7 @@ node_conf() {
 
 # The run's certificates, with each node's client address as a SAN, and
 # the admin client's files in the environment of every client this run
-# starts (workers, tclient-cli), as `scripts/cluster env` does for a shell.
+# starts (workers, batonctl), as `scripts/cluster env` does for a shell.
 tls_setup() {
         local i sans=()
         for i in $(seq 1 "$NODES"); do
@@ -143,10 +143,11 @@ node_start() {
         spawn "node$i" "$RUN/nodes/n$i/node.log" "$cmd"
 }
 
-# The status lines of every node that answers, asked from the control
-# namespace: "ENDPOINT id=I role=R term=T leader=L ...".
+# The status lines of every node, asked from the control namespace
+# (batonctl status): "ENDPOINT id=I role=R term=T leader=L ..." for a node
+# that answers, "ENDPOINT error: ..." for one that does not.
 cluster_status() {
-        $(ns_exec ctl) "$TCLI" --endpoints "$ENDPOINTS" --timeout 500 status 2>/dev/null || true
+        $(ns_exec ctl) "$CTL" --endpoints "$ENDPOINTS" --timeout 500 status 2>/dev/null || true
 }
 
 # LEADER = the id of the node that claims leadership with the highest term,

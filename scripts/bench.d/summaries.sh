@@ -1,0 +1,173 @@
+# How scripts/bench turns its readings into figures: one function per
+# table or row an experiment prints, so that every median, mean, ratio and
+# per-item cost is computed here and nowhere else. Sourced by scripts/bench.
+# shellcheck shell=bash disable=SC2154,SC2016,SC2178 # globals: scripts/bench; jq filters
+
+# --- standard ------------------------------------------------------------
+
+# summary_standard FILE: the standard table, medians over the repetitions
+# of each (nodes, workload, clients) in the JSON lines of FILE; the sum of
+# errors; the largest RSS and peak. Failed runs are left out (and counted
+# by count_failed).
+summary_standard() {
+        jq -rs '
+  def median: sort | if length == 0 then null
+                     else .[(length - 1) / 2 | floor] end;
+  "| nodes | workload | clients | ops/s | p50 µs | p99 µs | max client gap ms | system gap ms | errors | RSS MiB (peak) |",
+  "|---|---|---|---|---|---|---|---|---|---|",
+  (map(select(.failed != true))
+   | group_by([.nodes, (.workload | if . == "uncontended" then 0
+                                    elif . == "contended" then 1
+                                    elif . == "shared" then 2
+                                    elif . == "semaphore" then 3
+                                    elif . == "multi" then 4
+                                    elif . == "election" then 5 else 6 end),
+               .clients])[]
+   | "| \(.[0].nodes) | \(.[0].workload) | \(.[0].clients) | \(map(.ops_per_s) | median | floor) | \(map(.p50_us) | median) | \(map(.p99_us) | median) | \(map(.max_gap_ms) | median) | \(map(.sys_gap_ms) | median) | \(map(.errors) | add) | \(map(.rss_mib) | max) (\(map(.peak_rss_mib) | max)) |")
+' "$1"
+}
+
+# count_failed FILE: how many lines of FILE are {"failed":true}.
+count_failed() {
+        jq -s 'map(select(.failed == true)) | length' "$1"
+}
+
+# --- breakdown -----------------------------------------------------------
+
+# mean_us BEFORE AFTER SERIES LABELS: the mean of a histogram over the run,
+# in µs, from the metrics text scraped before and after it ("-" when no
+# observation fell in the run). The differences are taken to six
+# significant digits, as awk prints them, as they always were.
+mean_us() {
+        awk -v sa="$(metric "$2" "$3_sum{$4}")" -v sb="$(metric "$1" "$3_sum{$4}")" \
+                -v ca="$(metric "$2" "$3_count{$4}")" -v cb="$(metric "$1" "$3_count{$4}")" 'BEGIN {
+                s = ((sa - sb) "") + 0; c = ((ca - cb) "") + 0
+                if (c > 0) printf "%.0f", s * 1e6 / c; else print "-" }'
+}
+
+# summary_breakdown LINE LEADER BEFORE AFTER: where one request's time goes,
+# from the baton-bench result LINE and the leader's metrics text before
+# and after the run. The server's stages come from its histograms; the
+# client's round trip from ops/s (one op is an acquire and a release); the
+# rest is outside the leader.
+summary_breakdown() {
+        local line=$1 id=$2 b=$3 a=$4 queued raft acquire release ops
+        queued=$(mean_us "$b" "$a" baton_command_stage_seconds 'stage="queued"')
+        raft=$(mean_us "$b" "$a" baton_command_stage_seconds 'stage="raft"')
+        acquire=$(mean_us "$b" "$a" baton_request_duration_seconds 'type="acquire"')
+        release=$(mean_us "$b" "$a" baton_request_duration_seconds 'type="release"')
+        ops=$(jq -r .ops_per_s <<<"$line")
+        awk -v q="$queued" -v r="$raft" -v a="$acquire" -v rel="$release" -v ops="$ops" -v id="$id" 'BEGIN {
+                op = 1e6 / ops; req = op / 2; srv = (a + rel) / 2
+                printf "One client, acquire/release pairs back to back: %.0f ops/s; leader: node %s\n\n", ops, id
+                print "| stage (mean per request) | µs |"
+                print "|---|---|"
+                printf "| client round trip (1/ops/s, halved: an op is two requests) | %.0f |\n", req
+                printf "| in the leader, arrival to answer (acquire %s, release %s) | %.0f |\n", a, rel, srv
+                printf "|   queued for the next raft_apply | %s |\n", q
+                printf "|   raft: leader disk write and majority acknowledgement, apply | %s |\n", r
+                printf "|   the rest: decode, state machine, reply | %.0f |\n", srv - q - r
+                printf "| outside the leader: loopback TCP both ways, libbaton | %.0f |\n", req - srv
+        }'
+}
+
+# --- freeze --------------------------------------------------------------
+
+# summary_freeze THRESHOLD TRAILING KILLED T0 T1 LAG: one row; T0 and T1
+# bracket the follower's restart (seconds since the epoch), LAG is its
+# longest loop lag in seconds.
+summary_freeze() {
+        awk -v t="$1" -v r="$2" -v k="$3" -v a="$4" -v b="$5" -v l="$6" \
+                'BEGIN { printf "| %d | %d | %d | %.1f | %.0f |\n", t, r, k, b - a, l * 1000 }'
+}
+
+# --- scale ---------------------------------------------------------------
+
+# per_node_growth BEFORE AFTER COUNT: bytes per item, largest over the nodes.
+per_node_growth() {
+        awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN {
+                k = split(a, x, " "); split(b, y, " "); w = 0
+                for (i = 1; i <= k; i++) { g = (y[i] - x[i]) * 1024 / n; if (g > w) w = g }
+                printf "%.0f", w }'
+}
+
+# per_lock_growth R0 R1 R2 R3 LOCKS: bytes per lock, largest over the
+# nodes, where R0 -> R1 added N sessions and R2 -> R3 another N sessions
+# and LOCKS locks: the second step less the first.
+per_lock_growth() {
+        awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" -v n="$5" 'BEGIN {
+                k = split(a, x, " "); split(b, y, " "); split(c, z, " "); split(d, u, " "); w = 0
+                for (i = 1; i <= k; i++) { g = ((u[i] - z[i]) - (y[i] - x[i])) * 1024 / n; if (g > w) w = g }
+                printf "%.0f", w }'
+}
+
+# summary_ratio "FULL_OPS..." "EMPTY_OPS...": the interleaved pairs'
+# ratio, the sum of the full runs' ops/s over the empty ones' (their means'
+# ratio: as many runs each), "-" without empty runs. Each running sum is
+# kept as awk prints a number (six significant digits), as the figures
+# quoted in docs/performance.md were summed.
+summary_ratio() {
+        awk -v f="$1" -v e="$2" '
+          function sum(list, x, n, i, s) {
+                n = split(list, x, " "); s = 0
+                for (i = 1; i <= n; i++) s = (s + x[i]) ""
+                return s + 0
+          }
+          BEGIN { a = sum(f); b = sum(e); if (b > 0) printf "%.2f", a / b; else print "-" }'
+}
+
+# summary_scale NAME: one row of the --scale table from the readings the
+# experiment gathered in the associative array NAME (see scale.sh: the
+# baton-bench results empty, full, f1, f2; the RSS lists r0 r1 r1s r2 r3;
+# the times t0..t3; the metrics and probes).
+summary_scale() {
+        local -n v=$1
+        local ns=${v[ns]} nl=${v[nl]} locks rss snap back flag iback ilag idec
+        locks=$((ns * nl))
+        # The largest node's RSS in MiB, the snapshot in MiB, the
+        # follower's two returns in s and its lags in ms, its decode in s.
+        read -r rss snap back flag iback ilag idec < <(awk -v r="${v[r2]}" -v snap="${v[snap]}" \
+                -v t0="${v[t0]}" -v t1="${v[t1]}" -v t2="${v[t2]}" -v t3="${v[t3]}" \
+                -v flag="${v[flag]}" -v ilag="${v[ilag]}" -v idec="${v[idec]}" 'BEGIN {
+                n = split(r, x, " "); m = 0
+                for (i = 1; i <= n; i++) if (x[i] > m) m = x[i]
+                printf "%.0f %.1f %.1f %.0f %.1f %.0f %.1f\n", m / 1024, snap / 1048576,
+                        t1 - t0, flag * 1000, t3 - t2, ilag * 1000, idec }')
+        jq -rn --argjson e "${v[empty]}" --argjson u "${v[full]}" \
+                --argjson a "${v[f1]:-{\}}" --argjson b "${v[f2]:-{\}}" \
+                --arg ns "$ns" --arg nl "$nl" \
+                --arg ps "$(per_node_growth "${v[r0]}" "${v[r1]}" "$ns")" \
+                --arg pl "$(per_lock_growth "${v[r0]}" "${v[r1]}" "${v[r1s]}" "${v[r2]}" "$locks")" \
+                --arg pss "$(per_node_growth "${v[r0]}" "${v[r1s]}" "$ns")" \
+                --arg pls "$(per_lock_growth "${v[r0]}" "${v[r1s]}" "${v[r1s]}" "${v[r3]}" "$locks")" \
+                --arg rss "$rss" --arg snap "$snap" --arg lag "${v[lag]}" --arg fork "${v[fork]}" \
+                --arg back "$back" --arg flag "$flag" --arg iback "$iback" --arg ilag "$ilag" \
+                --arg idec "$idec" --arg ratio "${v[ratio]}" \
+                --arg disk_w "${v[dw0]}–${v[dw1]}" --arg disk_m "${v[dm0]}–${v[dm1]}" '
+          "| \($ns) | \(($ns | tonumber) * ($nl | tonumber)) | \((($a.open_s // 0) + ($b.open_s // 0) + ($b.lock_s // 0)) * 1000 | round / 1000) | \(($a.errors // -1) + ($b.errors // -1)) | \(($b.term_before // 0) == ($b.term_after // -1) and ($a.term_before // 0) == ($b.term_after // -1)) | \($ps) | \($pl) | \($rss) | \($snap) | \($e.ops_per_s | floor) | \($u.ops_per_s | floor) | \(($u.ops_per_s / $e.ops_per_s * 100 | round) / 100) | \($e.sys_gap_ms) | \($u.sys_gap_ms) | \($lag) | \($fork) | \($back) | \($flag) | \($iback) | \($ilag) | \($idec) | \($ratio) | \($pss) | \($pls) | \($disk_w) | \($disk_m) |"'
+}
+
+# --- connections ---------------------------------------------------------
+
+# summary_connections N R0 R1 LINE LAG: one row. R0 and R1 are every
+# node's RSS in KiB before and while the N connections are held; the
+# leader (from LINE, the baton-bench result) holds the connections, the
+# followers only their sessions and locks.
+summary_connections() {
+        local n=$1 r0=$2 r1=$3 line=$4 lag=$5 leader lb fb lr
+        leader=$(jq -r '.leader_before // 1' <<<"$line")
+        read -r lb fb lr < <(awk -v a="$r0" -v b="$r1" -v n="$n" -v l="$leader" 'BEGIN {
+                k = split(a, x, " "); split(b, y, " "); f = 0
+                for (i = 1; i <= k; i++) if (i != l) { g = (y[i] - x[i]) * 1024 / n; if (g > f) f = g }
+                printf "%.0f %.0f %.0f\n", (y[l] - x[l]) * 1024 / n, f, y[l] / 1024 }')
+        jq -rn --argjson r "$line" --arg n "$n" --arg lb "$lb" --arg fb "$fb" --arg lr "$lr" --arg lag "$lag" '
+          "| \($n) | \($r.held // 0) | \($r.errors // -1) | \(($r.term_before // 0) == ($r.term_after // -1)) | \($r.setup_s // 0) | \(if ($r.setup_s // 0) > 0 then ($r.connected / $r.setup_s | floor) else 0 end) | \(($r.round_p50_us // 0) / 1000 | round) | \(($r.round_p99_us // 0) / 1000 | round) | \($r.round_s // 0) | \($lb) | \($fb) | \($lr) | \($lag) |"'
+}
+
+# --- election-crash ------------------------------------------------------
+
+# summary_crashes GAP_MS...: min, median and max of the gaps.
+summary_crashes() {
+        printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END {
+                printf "crashes %d, ms from kill -9 to the next leader'"'"'s first write: min %d, median %d, max %d\n", NR, v[1], v[int((NR + 1) / 2)], v[NR] }'
+}

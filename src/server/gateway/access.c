@@ -1,0 +1,271 @@
+/* The cluster's access list on this node: the roles of clients from the
+ * applied list, the first leader's seed, and administrators' ACL requests. */
+#include "access.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../include/baton.h"
+#include "../base/log.h"
+#include "../config/roles.h"
+#include "pending.h"
+#include "reply.h"
+#include "../../proto/aclwire.h"
+
+/* An ACL SET or REMOVE from its arrival to its answer. Its outcome is
+ * taken when its entry is applied (on_applied()): the raft callback runs
+ * later, when other entries may have been applied over raft's result. */
+struct aclreq {
+        struct node_request req;
+        struct reply_to to;
+        struct gateway *g;
+        struct queue link; /* g->acl_inflight */
+        uint8_t mode;      /* COMMAND_ACL_SET or _REMOVE */
+        uint8_t role;
+        uint8_t len;
+        char identity[ACL_IDENTITY_MAX + 1];
+        bool decided; /* its entry was applied, with `status` */
+        int status;
+};
+
+static void on_applied(void *data, uint64_t index, const struct command *c,
+                       int status);
+
+void access_init(struct gateway *g)
+{
+        roles_config_acl(g->cfg, &g->config_acl);
+        queue_init(&g->acl_inflight);
+        node_set_acl_cb(g->node, on_applied, g);
+        access_compare(g);
+}
+
+void access_close(struct gateway *g)
+{
+        node_set_acl_cb(g->node, NULL, NULL);
+}
+
+enum roles_role access_role(struct gateway *g, const char *identity)
+{
+        return roles_decide(node_acl(g->node), &g->config_acl, g->cfg,
+                            identity);
+}
+
+void access_refresh(struct gateway *g, struct conn *c)
+{
+        uint64_t epoch;
+
+        if (c->tls == NULL) {
+                return; /* plain mode: every client is an administrator */
+        }
+        epoch = node_acl_epoch(g->node);
+        if (c->role_epoch != epoch) {
+                c->role = (uint8_t)access_role(g, c->identity);
+                c->role_epoch = epoch;
+        }
+}
+
+void access_compare(struct gateway *g)
+{
+        const struct acl *a = node_acl(g->node);
+
+        if (g->acl_compared || !a->seeded || !g->cfg->tls) {
+                return;
+        }
+        g->acl_compared = true;
+        if (!acl_equal(a, &g->config_acl)) {
+                log_warn("role lines in the config differ from the cluster's "
+                         "access list, which wins: batonctl acl list");
+        }
+}
+
+void access_seed(struct gateway *g)
+{
+        g->acl_due_ms = uv_now(g->loop) + ACCESS_SEED_DELAY_MS(g->cfg);
+}
+
+void access_tick(struct gateway *g)
+{
+        uint8_t table[ACL_ENCODED_MAX];
+        struct command c;
+        uint64_t now = uv_now(g->loop);
+
+        if (!g->cfg->tls || node_acl(g->node)->seeded || now < g->acl_due_ms) {
+                return;
+        }
+        g->acl_due_ms = now + ACCESS_SEED_DELAY_MS(g->cfg);
+        memset(&c, 0, sizeof c);
+        c.type = COMMAND_ACL;
+        c.mode = COMMAND_ACL_SEED;
+        c.list = table;
+        c.list_len = (uint16_t)acl_encode(&g->config_acl, table, sizeof table);
+        log_info("access list: proposing the config's %u role lines and "
+                 "default-role %s as the cluster's",
+                 g->config_acl.n, acl_role_name(g->config_acl.default_role));
+        pending_queue_own(g, &c);
+}
+
+/* The first request waiting for this entry's outcome, if any. */
+static void decide(struct gateway *g, const struct command *c, int status)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &g->acl_inflight)
+        {
+                struct aclreq *a = QUEUE_DATA(q, struct aclreq, link);
+                if (!a->decided && a->mode == c->mode && a->role == c->role &&
+                    a->len == c->name_len &&
+                    memcmp(a->identity, c->name, a->len) == 0) {
+                        a->decided = true;
+                        a->status = status;
+                        return;
+                }
+        }
+}
+
+static void on_applied(void *data, uint64_t index, const struct command *c,
+                       int status)
+{
+        struct gateway *g = data;
+        const struct acl *a = node_acl(g->node);
+
+        /* Its line, after the lock state's answer and before the ENTRY
+         * line, as for any entry the lock state machine applies. */
+        applylog_write_acl(&g->applylog, 0, index, c, status);
+        if (c->mode == COMMAND_ACL_SEED) {
+                /* The first seed sets the list, a later one changes
+                 * nothing: either way, say what the list is now. */
+                log_info("access list (entry %llu): seed %s; the list has "
+                         "%u rules, default-role %s",
+                         (unsigned long long)index,
+                         status == 0 ? "applied" : baton_strerror(status), a->n,
+                         acl_role_name(a->default_role));
+        } else {
+                log_info("access list (entry %llu): %s '%.*s'%s%s by '%.*s': "
+                         "%s",
+                         (unsigned long long)index,
+                         c->mode == COMMAND_ACL_SET ? "set" : "remove",
+                         (int)c->name_len, c->name,
+                         c->mode == COMMAND_ACL_SET ? " to " : "",
+                         c->mode == COMMAND_ACL_SET ? acl_role_name(c->role)
+                                                    : "",
+                         (int)c->address_len, c->address,
+                         status == 0 ? "done" : baton_strerror(status));
+                decide(g, c, status);
+        }
+        access_compare(g);
+}
+
+static void on_done(struct node_request *req, int status)
+{
+        struct aclreq *a = req->data;
+
+        if (status == 0) {
+                /* Decided when its entry was applied, before this runs. */
+                status = a->decided ? a->status : BATON_EUNKNOWN;
+        }
+        reply_status(a->to.conn, a->to.id, status);
+        reply_to_close(&a->to);
+        queue_remove(&a->link);
+        free(a);
+}
+
+/* Propose an ACL entry for a SET or REMOVE; the answer comes from
+ * on_done(). */
+static void change(struct gateway *g, struct conn *c, uint64_t id,
+                   const struct proto_acl_request *r)
+{
+        uint8_t buf[COMMAND_MAX_SIZE];
+        struct aclreq *a = calloc(1, sizeof *a);
+        struct command cmd;
+        void *entry = NULL;
+        size_t len;
+        int rv = BATON_ENOMEM;
+
+        if (a == NULL) {
+                reply_status(c, id, BATON_ENOMEM);
+                return;
+        }
+        a->req.data = a;
+        a->g = g;
+        a->mode = r->op == PROTO_ACL_SET ? COMMAND_ACL_SET : COMMAND_ACL_REMOVE;
+        a->role = r->op == PROTO_ACL_SET ? r->role : 0;
+        a->len = r->identity.len;
+        memcpy(a->identity, r->identity.p, r->identity.len);
+        memset(&cmd, 0, sizeof cmd);
+        cmd.type = COMMAND_ACL;
+        cmd.mode = a->mode;
+        cmd.role = a->role;
+        cmd.name = a->identity;
+        cmd.name_len = a->len;
+        cmd.address = c->identity; /* who asked, from the certificate */
+        cmd.address_len =
+            (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
+        len = command_encode(&cmd, buf, sizeof buf);
+        if (len > 0 && (entry = node_entry_alloc(len)) != NULL) {
+                memcpy(entry, buf, len);
+                rv = node_apply(g->node, &a->req, entry, len, on_done);
+        }
+        if (len == 0 || rv != 0) {
+                node_entry_free(entry);
+                free(a);
+                reply_status(c, id, len == 0 ? BATON_EINVAL : rv);
+                return;
+        }
+        reply_to_init(&a->to, c, id);
+        queue_push_tail(&g->acl_inflight, &a->link);
+}
+
+/* Answer a LIST with this node's applied list, or while the cluster has
+ * none, the config's that stands in for it (seeded 0). */
+static void list(struct gateway *g, struct conn *c, uint64_t id)
+{
+        const struct acl *a = node_acl(g->node);
+        struct proto_acl_reply *r = calloc(1, sizeof *r);
+        size_t cap = PROTO_HEADER_SIZE + ACL_ENCODED_MAX + 8;
+        uint8_t *out;
+        unsigned i;
+
+        if (r == NULL) {
+                reply_status(c, id, BATON_ENOMEM);
+                return;
+        }
+        r->seeded = a->seeded;
+        if (!a->seeded) {
+                a = &g->config_acl;
+        }
+        r->default_role = a->default_role;
+        r->n = (uint16_t)a->n;
+        for (i = 0; i < a->n; i++) {
+                r->rules[i].kind = a->rules[i].kind;
+                r->rules[i].role = a->rules[i].role;
+                r->rules[i].identity.p = a->rules[i].identity;
+                r->rules[i].identity.len = a->rules[i].len;
+        }
+        out = conn_reserve(c, cap);
+        if (out != NULL) {
+                reply_frame(c, id, proto_write_acl_reply(out, cap, id, r));
+        }
+        free(r);
+}
+
+void access_on_frame(struct gateway *g, struct conn *c,
+                     const struct proto_header *h, const uint8_t *body)
+{
+        struct proto_acl_request r;
+
+        if (proto_read_acl(body, h->length, &r) != 0) {
+                conn_fail(c, h->id, BATON_EMALFORMED, "malformed ACL request");
+                return;
+        }
+        if (!node_serving(g->node)) {
+                pending_not_leader(g, c, h->id);
+                return;
+        }
+        if (r.op == PROTO_ACL_LIST) {
+                list(g, c, h->id);
+        } else if (!g->cfg->tls) {
+                reply_status(c, h->id, BATON_EUNSUPPORTED); /* no list */
+        } else {
+                change(g, c, h->id, &r);
+        }
+}

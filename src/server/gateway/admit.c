@@ -1,0 +1,206 @@
+/* Who may do what, decided in one place before a request is routed: the
+ * role a frame type needs, the administrator a revoke needs, and session
+ * ownership on the leader (ATTACH proves it). */
+#include "admit.h"
+
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include "../../../include/baton.h"
+#include "../../proto/attach.h"
+#include "../base/log.h"
+#include "../config/roles.h"
+#include "access.h"
+#include "pending.h"
+
+/* ATTACH: the connection owns the session if the secret (in p->buf)
+ * hashes to what the session's OPEN carried, compared in constant time. */
+static void attach(struct gateway *g, struct pending *p)
+{
+        const struct lockfsm *f = node_lockfsm(g->node);
+        const uint8_t *want = lockfsm_session_hash(f, p->key_a);
+        int st = lockfsm_session_status(f, p->key_a);
+        uint8_t got[EVP_MAX_MD_SIZE];
+        unsigned got_len = 0;
+        struct lockfsm_result res;
+
+        if (st != 0) {
+                pending_settle_status(p, st);
+                return;
+        }
+        if (EVP_Digest(p->buf, ATTACH_SECRET_SIZE, got, &got_len, EVP_sha256(),
+                       NULL) != 1 ||
+            got_len != ATTACH_HASH_SIZE) {
+                pending_settle_status(p, BATON_ENOMEM);
+                return;
+        }
+        if (want == NULL || CRYPTO_memcmp(got, want, ATTACH_HASH_SIZE) != 0) {
+                if (p->to.conn != NULL) {
+                        struct log_fields lf = {.session = p->key_a,
+                                                .connection = p->to.conn->id,
+                                                .request = p->to.id};
+                        log_warn_f(&lf,
+                                   "refused ATTACH to session %llu from '%s' "
+                                   "(connection %llu): wrong secret",
+                                   (unsigned long long)p->key_a,
+                                   p->to.conn->identity,
+                                   (unsigned long long)p->to.conn->id);
+                }
+                g->stats.refused++;
+                pending_settle_status(p, BATON_EPERM);
+                return;
+        }
+        if (p->to.conn != NULL) {
+                conn_attach(p->to.conn, p->key_a);
+        }
+        memset(&res, 0, sizeof res);
+        res.kind = PROTO_KIND_OPENED;
+        res.session = p->key_a;
+        pending_settle(p, node_last_applied(g->node), &res);
+}
+
+/* The session `p` acts in, or 0 when it acts in none. */
+static uint64_t acts_in(const struct pending *p)
+{
+        if (p->frame_type == PROTO_KEEPALIVE) {
+                return p->key_a;
+        }
+        if (p->frame_type == PROTO_COMMAND && p->cmd.type != COMMAND_OPEN &&
+            p->cmd.type != COMMAND_REVOKE &&
+            p->cmd.type != COMMAND_REVOKE_LOCK) {
+                return p->cmd.session; /* a REVOKE is an operator's */
+        }
+        return 0;
+}
+
+/* A request about to be served, in arrival order: ATTACH is answered here,
+ * from the applied state (a serving leader has applied every OPEN whose
+ * answer any client saw, and a session's hash never changes); a request
+ * in a session its connection is not attached to is answered BATON_EPERM
+ * while the session is live (logged), else with the session's status.
+ * True when `p` goes on to be served; false when it was answered (and
+ * freed). */
+static bool owns(struct gateway *g, struct pending *p)
+{
+        struct conn *c = p->to.conn;
+        uint64_t session;
+        int st;
+
+        if (p->internal) {
+                return true;
+        }
+        if (p->frame_type == PROTO_ATTACH) {
+                attach(g, p);
+                return false;
+        }
+        session = acts_in(p);
+        if (session == 0 || (c != NULL && conn_attached(c, session))) {
+                return true;
+        }
+        /* A session that is over: say so, as the state machine would. */
+        st = lockfsm_session_status(node_lockfsm(g->node), session);
+        if (st == 0) {
+                struct log_fields f = {.session = session,
+                                       .seq = p->cmd.seq,
+                                       .connection = c != NULL ? c->id : 0,
+                                       .request = p->to.id};
+                st = BATON_EPERM;
+                g->stats.refused++;
+                log_warn_f(&f,
+                           "refused %s in session %llu from '%s' "
+                           "(connection %llu): not attached to it",
+                           p->frame_type == PROTO_COMMAND
+                               ? command_type_name(p->cmd.type)
+                               : proto_type_name(p->frame_type),
+                           (unsigned long long)session,
+                           c != NULL ? c->identity : "",
+                           c != NULL ? (unsigned long long)c->id : 0ULL);
+        }
+        pending_settle_status(p, st);
+        return false;
+}
+
+/* Whether only the leader answers requests of `type`: a node that does
+ * not serve sends them on (NOT_LEADER). */
+static bool leaders_only(uint8_t type)
+{
+        return type != PROTO_STATUS && type != PROTO_PING &&
+               type != PROTO_WATCH && type != PROTO_UNWATCH &&
+               type != PROTO_BACKUP;
+}
+
+bool admit_frame(struct gateway *g, struct conn *c,
+                 const struct proto_header *h)
+{
+        access_refresh(g, c);
+        if (h->type >= PROTO_RESULT || roles_allows(c->role, h->type)) {
+                return true; /* a response type is malformed, below */
+        }
+        if (!node_serving(g->node) && leaders_only(h->type)) {
+                pending_not_leader(g, c, h->id);
+                return false;
+        }
+        g->stats.refused++;
+        log_warn_f(&(struct log_fields){.connection = c->id, .request = h->id},
+                   "refused %s from '%s' (connection %llu): role %s",
+                   proto_type_name(h->type), c->identity,
+                   (unsigned long long)c->id, roles_name(c->role));
+        reply_status(c, h->id, BATON_EPERM);
+        return false;
+}
+
+int admit_revoke(struct gateway *g, struct conn *c, const struct pending *p)
+{
+        if (c->role != ROLES_ADMIN) {
+                struct log_fields f = {.session = p->cmd.session,
+                                       .connection = c->id,
+                                       .request = p->to.id};
+                g->stats.refused++;
+                log_warn_f(&f,
+                           "refused %s of session %llu from '%s' "
+                           "(connection %llu): role %s",
+                           command_type_name(p->cmd.type),
+                           (unsigned long long)p->cmd.session, c->identity,
+                           (unsigned long long)c->id, roles_name(c->role));
+                return BATON_EPERM;
+        }
+        return 0;
+}
+
+bool admit_route(struct pending *p, struct queue *serving)
+{
+        struct gateway *g = p->g;
+        uint64_t leader;
+        const char *address;
+
+        if (node_serving(g->node)) {
+                if (!owns(g, p)) {
+                        return false; /* answered */
+                }
+                queue_push_tail(serving, &p->link);
+                return true;
+        }
+        node_leader(g->node, &leader, &address);
+        if (leader == g->cfg->id) {
+                queue_push_tail(&g->held, &p->link);
+                return true;
+        }
+        pending_redirect(p);
+        return false;
+}
+
+void admit_held(struct gateway *g)
+{
+        while (!queue_empty(&g->held)) {
+                struct queue *q = queue_head(&g->held);
+                struct pending *p = QUEUE_DATA(q, struct pending, link);
+                queue_remove(q);
+                if (!owns(g, p)) {
+                        continue; /* answered: ATTACH, or not its session */
+                }
+                queue_push_tail(
+                    p->frame_type == PROTO_COMMAND ? &g->unsent : &g->reads, q);
+        }
+}

@@ -1,0 +1,48 @@
+/* Who may do what, decided in one place before a request is routed: the
+ * role a frame type needs, the administrator a revoke needs, and session
+ * ownership on the leader, which ATTACH proves. */
+#ifndef SERVER_ADMIT_H
+#define SERVER_ADMIT_H
+
+#include <stdbool.h>
+
+#include "../../proto/proto.h"
+#include "../net/conn.h"
+#include "core.h"
+#include "pending.h"
+
+/*
+ * The order a request goes through: admit_frame() as it arrives, on every
+ * node; admit_revoke() for a REVOKE or REVOKE_LOCK once decoded; then
+ * admit_route(), which on a serving leader checks session ownership before
+ * the request is queued, and holds it on a leader not serving yet, where
+ * admit_held() checks it once the leader serves (gateway_on_ready()).
+ * Every refusal is BATON_EPERM, counted in g->stats.refused and logged
+ * with who was refused and why; nothing else changes.
+ */
+
+/* Whether c's role allows a request of h's type; if not, the request is
+ * answered BATON_EPERM and the connection stays. A node that does not
+ * serve sends a refused request the leader would answer to the leader
+ * instead (NOT_LEADER), which decides from its own list: a follower that
+ * has not applied the latest change yet (or a joining node catching up)
+ * refuses no one the cluster allows. */
+bool admit_frame(struct gateway *g, struct conn *c,
+                 const struct proto_header *h);
+
+/* 0 when `c` may revoke (an administrator), else BATON_EPERM (logged). */
+int admit_revoke(struct gateway *g, struct conn *c, const struct pending *p);
+
+/* Queue `p` where it waits: on `serving` when this node serves (unless it
+ * is answered at once: an ATTACH, or a request in a session its connection
+ * does not own), on g->held when it leads but does not serve yet;
+ * otherwise answer it NOT_LEADER. False when `p` was answered (then it is
+ * gone). */
+bool admit_route(struct pending *p, struct queue *serving);
+
+/* The leader serves now: check what it held, in arrival order, as
+ * admit_route() does, and queue what passes for the next proposal or read
+ * barrier. */
+void admit_held(struct gateway *g);
+
+#endif /* SERVER_ADMIT_H */

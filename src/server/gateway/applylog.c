@@ -1,0 +1,225 @@
+/* The apply log: one JSON line per state machine event, for checkers. */
+#include "applylog.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../../include/baton.h"
+#include "../../lib/json.h"
+
+static const char *event_name(int type)
+{
+        switch (type) {
+        case LOCKFSM_EV_RESULT:
+                return "RESULT";
+        case LOCKFSM_EV_OPEN:
+                return "OPEN";
+        case LOCKFSM_EV_END:
+                return "END";
+        case LOCKFSM_EV_GRANT:
+                return "GRANT";
+        case LOCKFSM_EV_RELEASE:
+                return "RELEASE";
+        case LOCKFSM_EV_QUEUE:
+                return "QUEUE";
+        case LOCKFSM_EV_UNQUEUE:
+                return "UNQUEUE";
+        case LOCKFSM_EV_BLOCK:
+                return "BLOCK";
+        case LOCKFSM_EV_UNBLOCK:
+                return "UNBLOCK";
+        case LOCKFSM_EV_PROCLAIM:
+                return "PROCLAIM";
+        default:
+                return "UNKNOWN";
+        }
+}
+
+/* Append `,"key":` and the bytes `p` as a JSON string at `*n`; false
+ * when `buf` is full. */
+static bool put_bytes(char *buf, size_t cap, size_t *n, const char *key,
+                      const char *p, size_t len)
+{
+        size_t k = strlen(key);
+        struct wcursor w;
+
+        if (cap - *n < k + 4) {
+                return false;
+        }
+        buf[(*n)++] = ',';
+        buf[(*n)++] = '"';
+        memcpy(buf + *n, key, k);
+        *n += k;
+        buf[(*n)++] = '"';
+        buf[(*n)++] = ':';
+        wcursor_init(&w, buf + *n, cap - *n);
+        json_bytes(&w, p, len);
+        *n += w.len;
+        return !w.bad;
+}
+
+/* One line for `ev`, whose event is called `event`. */
+static size_t format(char *buf, size_t cap, uint64_t term,
+                     const struct lockfsm_event *ev, const char *event)
+{
+        struct timespec now;
+        struct wcursor name;
+        int head;
+        size_t n;
+
+        /* CLOCK_MONOTONIC is one clock for every process on the machine:
+         * checkers place applies between client operations with it. */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        head = snprintf(
+            buf, cap,
+            "{\"index\":%" PRIu64 ",\"term\":%" PRIu64
+            ",\"event\":\"%s\",\"cause\":\"%s\",\"session\":%" PRIu64
+            ",\"seq\":%" PRIu64 ",\"owner\":%" PRIu64 ",\"token\":%" PRIu64
+            ",\"status\":%d,\"mode\":%u"
+            ",\"permits\":%" PRIu32 ",\"lock\":",
+            ev->index, term, event, command_type_name(ev->cause), ev->session,
+            ev->seq, ev->owner, ev->token, ev->status, ev->mode, ev->permits);
+
+        if (head < 0 || (size_t)head >= cap) {
+                return 0;
+        }
+        n = (size_t)head;
+        /* Lock names are arbitrary bytes: kept exactly, for the checkers. */
+        wcursor_init(&name, buf + n, cap - n);
+        json_bytes(&name, ev->name, ev->name_len);
+        if (name.bad) {
+                return 0;
+        }
+        n += name.len;
+        /* A REVOKE's END: who asked, from its certificate. An
+         * election's GRANT, QUEUE or PROCLAIM: the value. */
+        if ((ev->by_len > 0 &&
+             !put_bytes(buf, cap, &n, "by", ev->by, ev->by_len)) ||
+            (ev->mode == COMMAND_MODE_ELECTION &&
+             (ev->type == LOCKFSM_EV_GRANT || ev->type == LOCKFSM_EV_QUEUE ||
+              ev->type == LOCKFSM_EV_PROCLAIM) &&
+             !put_bytes(buf, cap, &n, "value", ev->value, ev->value_len))) {
+                return 0;
+        }
+        /* Last, so that lines of one entry compare equal across nodes up
+         * to here. */
+        head = snprintf(buf + n, cap - n, ",\"mono_ns\":%" PRId64 "}\n",
+                        (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+        if (head < 0 || (size_t)head >= cap - n) {
+                return 0;
+        }
+        return n + (size_t)head;
+}
+
+size_t applylog_format(char *buf, size_t cap, uint64_t term,
+                       const struct lockfsm_event *ev)
+{
+        return format(buf, cap, term, ev, event_name(ev->type));
+}
+
+size_t applylog_format_entry(char *buf, size_t cap, uint64_t term,
+                             uint64_t index, uint8_t kind)
+{
+        struct lockfsm_event ev;
+
+        memset(&ev, 0, sizeof ev);
+        ev.index = index;
+        ev.cause = kind;
+        return format(buf, cap, term, &ev, "ENTRY");
+}
+
+int applylog_open(struct applylog *a, const char *path)
+{
+        a->fd = -1;
+        if (path == NULL || path[0] == '\0') {
+                return 0;
+        }
+        a->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+        return a->fd < 0 ? BATON_EIO : 0;
+}
+
+int applylog_reopen(struct applylog *a, const char *path)
+{
+        int fd;
+
+        if (a->fd < 0) {
+                return 0;
+        }
+        /* The new file first: a path that cannot be opened leaves the
+         * lines going where they went. */
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+        if (fd < 0) {
+                return BATON_EIO;
+        }
+        close(a->fd);
+        a->fd = fd;
+        return 0;
+}
+
+void applylog_close(struct applylog *a)
+{
+        if (a->fd >= 0) {
+                close(a->fd);
+                a->fd = -1;
+        }
+}
+
+static void put_line(struct applylog *a, const char *line, size_t n)
+{
+        if (n > 0 && write(a->fd, line, n) < 0) {
+                /* A checker's aid must never stop the node: drop the line. */
+                return;
+        }
+}
+
+void applylog_write(struct applylog *a, uint64_t term,
+                    const struct lockfsm_event *ev)
+{
+        /* A 255-byte name and value, each byte escaped in 6. */
+        char line[4096];
+
+        if (a->fd >= 0) {
+                put_line(a, line, applylog_format(line, sizeof line, term, ev));
+        }
+}
+
+void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
+                          uint8_t kind)
+{
+        char line[256];
+
+        if (a->fd >= 0) {
+                put_line(a, line,
+                         applylog_format_entry(line, sizeof line, term, index,
+                                               kind));
+        }
+}
+
+void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
+                        const struct command *c, int status)
+{
+        static const char *const events[] = {"ACL_SET", "ACL_REMOVE",
+                                             "ACL_SEED"};
+        struct lockfsm_event ev;
+        char line[4096];
+
+        if (a->fd < 0 || c->mode > COMMAND_ACL_SEED) {
+                return;
+        }
+        memset(&ev, 0, sizeof ev);
+        ev.index = index;
+        ev.cause = COMMAND_ACL;
+        ev.status = status;
+        ev.mode = c->role;
+        ev.name = c->name;
+        ev.name_len = c->name_len;
+        ev.by = c->address;
+        ev.by_len = c->address_len;
+        put_line(a, line,
+                 format(line, sizeof line, term, &ev, events[c->mode]));
+}

@@ -1,0 +1,100 @@
+/* What the gateway's modules share of it: struct gateway, its statistics
+ * and the request kinds they count. Private to src/server/gateway/; the
+ * rest of batond uses gateway.h. */
+#ifndef SERVER_GATEWAY_CORE_H
+#define SERVER_GATEWAY_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "../../fsm/acl.h"
+#include "../../lib/hmap.h"
+#include "../../lib/queue.h"
+#include "../base/histogram.h"
+#include "../net/conn.h"
+#include "../raft/node.h"
+#include "applylog.h"
+#include "backup.h"
+#include "deadlines.h"
+#include "watches.h"
+
+struct admin;
+
+/* Request kinds for metrics: the five client commands, then the reads. */
+enum gateway_kind {
+        GATEWAY_OPEN = 0,
+        GATEWAY_CLOSE,
+        GATEWAY_ACQUIRE,
+        GATEWAY_RELEASE,
+        GATEWAY_CANCEL,
+        GATEWAY_KEEPALIVE,
+        GATEWAY_QUERY,
+        GATEWAY_CHECK,
+        GATEWAY_LIST,
+        GATEWAY_N_KINDS,
+};
+
+/* Where a command's time goes on the leader (metrics). */
+enum gateway_stage {
+        GATEWAY_STAGE_QUEUED = 0, /* arrival -> node_apply */
+        GATEWAY_STAGE_RAFT,       /* node_apply -> its entry applied */
+        GATEWAY_N_STAGES,
+};
+
+struct gateway_stats {
+        struct histogram latency[GATEWAY_N_KINDS];
+        struct histogram stages[GATEWAY_N_STAGES];
+        uint64_t requests[PROTO_BACKUP + 1]; /* by request type */
+        uint64_t proposed;                   /* commands proposed */
+        uint64_t batches;                    /* node_apply calls (entries) */
+        uint64_t applied;                    /* commands applied (RESULTs) */
+        uint64_t barriers;                   /* read/keepalive barriers */
+        uint64_t redirects;                  /* NOT_LEADER answers */
+        uint64_t unknown;                    /* EUNKNOWN answers */
+        uint64_t expirations;                /* EXPIRE proposals */
+        uint64_t timeouts;                   /* TIMEOUT proposals */
+        uint64_t leader_changes;             /* ready transitions */
+        uint64_t refused; /* BATON_EPERM: the role, or not attached */
+};
+
+/*
+ * The gateway and what its modules share: pending.h (a request's record),
+ * admit.h (who may do what), reply.h (answers), reads.h (barrier reads and
+ * keepalives), admin.h (membership and leadership transfer), fanout.h (the
+ * state machine's events), leader.h (the serving leader's clocks and own
+ * proposals). A command's or read's record (pending.h) waits on `unsent`,
+ * `held` or `reads`, then among the members of one proposal or read barrier; a
+ * client command, once proposed, is in `pending` until answered.
+ * Caller-allocated; used only from the loop's thread.
+ */
+struct gateway {
+        uv_loop_t *loop;
+        struct node *node;
+        const struct config *cfg;
+        struct deadlines deadlines;
+        struct applylog applylog;
+        struct hmap pending; /* proposed client commands, by key */
+        struct queue unsent; /* commands for the next node_apply */
+        struct queue held;   /* arrived while the leader was not serving */
+        struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
+        unsigned inflight;   /* batches proposed and not yet answered */
+        uint64_t clock_sent; /* wall ms of the last CLOCK proposed */
+        struct gateway_stats stats;
+        struct watches watches;
+        struct backups backups;
+        /* admin.c's MEMBER_ADD under way (NULL: none), which a retry of
+         * the same add joins rather than being refused. */
+        struct admin *adding;
+        /* access.c: the config's role lines as a list (the seed, and the
+         * fallback until the cluster has one), ACL changes waiting for
+         * their entries, and whether the config was compared with the
+         * cluster's list. */
+        struct acl config_acl;
+        struct queue acl_inflight;
+        bool acl_compared;
+        uint64_t acl_due_ms; /* uv_now() when the seed is due */
+};
+
+#endif /* SERVER_GATEWAY_CORE_H */

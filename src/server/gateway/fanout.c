@@ -1,0 +1,171 @@
+/* The state machine's events fanned out on this node: each answers the
+ * requests it settles, starts or stops a leader's deadline, and goes into
+ * the apply log. */
+#include "fanout.h"
+
+#include <string.h>
+
+#include "../raft/raftfsm.h"
+#include "leader.h"
+#include "pending.h"
+
+/* Settle every request waiting for (a, b) with this outcome. */
+static void settle_key(struct gateway *g, uint64_t a, uint64_t b,
+                       uint64_t index, const struct lockfsm_result *res)
+{
+        struct pending *p = pending_find(g, a, b);
+
+        while (p != NULL) {
+                struct pending *next = pending_find_next(p);
+                if (p->applied_ns == 0) {
+                        /* The first event for a request is its own
+                         * entry's; a grant after a wait comes later. */
+                        p->applied_ns = uv_hrtime();
+                }
+                if (res->status != 0 || res->kind != PROTO_KIND_QUEUED) {
+                        /* Else the grant or the timeout answers it. */
+                        pending_settle(p, index, res);
+                }
+                p = next;
+        }
+}
+
+/* An OPEN succeeded: the connections that sent it (once, or again with the
+ * same nonce) own the session, if their OPEN carried its hash; a repeated
+ * OPEN with another hash gets the answer but not the session. */
+static void attach_openers(struct gateway *g, const struct lockfsm_event *ev)
+{
+        const uint8_t *hash;
+        struct pending *p;
+
+        if (ev->result->status != 0 || ev->result->kind != PROTO_KIND_OPENED) {
+                return;
+        }
+        hash = lockfsm_session_hash(node_lockfsm(g->node), ev->result->session);
+        for (p = pending_find(g, 0, ev->nonce); p != NULL;
+             p = pending_find_next(p)) {
+                if (p->to.conn != NULL && hash != NULL && p->cmd.hash != NULL &&
+                    memcmp(p->cmd.hash, hash, COMMAND_HASH_SIZE) == 0) {
+                        conn_attach(p->to.conn, ev->result->session);
+                }
+        }
+}
+
+/* The lock a waiter was handed by another session's entry: its ACQUIRE
+ * is answered now. */
+static void granted(struct gateway *g, const struct lockfsm_event *ev)
+{
+        struct lockfsm_result res;
+
+        memset(&res, 0, sizeof res);
+        res.kind = PROTO_KIND_GRANTED;
+        res.session = ev->session;
+        res.owner = ev->owner;
+        res.token = ev->token;
+        res.count = 1;
+        settle_key(g, ev->session, ev->seq, ev->index, &res);
+}
+
+/* A waiter taken out of its queue (timed out, cancelled, or its session
+ * ended): its ACQUIRE is answered with why. */
+static void unqueued(struct gateway *g, const struct lockfsm_event *ev)
+{
+        struct lockfsm_result res;
+
+        memset(&res, 0, sizeof res);
+        res.status = ev->status;
+        res.session = ev->session;
+        res.owner = ev->owner;
+        settle_key(g, ev->session, ev->seq, ev->index, &res);
+}
+
+/* Every event to the watches; the first after this node restored a
+ * leader's snapshot tells them that what came before it is not theirs. */
+static void fanout_watches(struct gateway *g, const struct lockfsm_event *ev)
+{
+        struct raftfsm_restores rs;
+
+        node_restores(g->node, &rs);
+        if (rs.started != g->watches.restores) {
+                watches_reset(&g->watches, rs.started, ev->index - 1);
+        }
+#ifdef BATON_CHAOS_BUG_LEADERSKIP
+        watches_bug_term(&g->watches, node_entry_term(g->node));
+#endif
+        watches_on_event(&g->watches, ev);
+}
+
+void fanout_event(void *data, const struct lockfsm_event *ev)
+{
+        struct gateway *g = data;
+        bool serving = node_serving(g->node);
+
+        applylog_write(&g->applylog, node_entry_term(g->node), ev);
+        fanout_watches(g, ev);
+        switch (ev->type) {
+        case LOCKFSM_EV_RESULT:
+                g->stats.applied++;
+                if (ev->cause == COMMAND_OPEN) {
+                        attach_openers(g, ev);
+                        settle_key(g, 0, ev->nonce, ev->index, ev->result);
+                } else {
+                        settle_key(g, ev->session, ev->seq, ev->index,
+                                   ev->result);
+                }
+                break;
+        case LOCKFSM_EV_GRANT:
+                deadlines_drop(&g->deadlines, ev->session, ev->seq);
+                /* An ACQUIRE or MULTI granted by its own entry is
+                 * answered by its RESULT. */
+                if (ev->cause != COMMAND_ACQUIRE &&
+                    ev->cause != COMMAND_MULTI) {
+                        granted(g, ev);
+                }
+                break;
+        case LOCKFSM_EV_UNQUEUE:
+                deadlines_drop(&g->deadlines, ev->session, ev->seq);
+                unqueued(g, ev);
+                break;
+        case LOCKFSM_EV_QUEUE:
+                /* A try queues only behind a lock its own entry freed, and
+                 * the next entry grants it: no deadline to keep. */
+                if (serving && ev->wait_ms != COMMAND_WAIT_FOREVER &&
+                    ev->wait_ms != COMMAND_WAIT_TRY) {
+                        deadlines_set(&g->deadlines, ev->session, ev->seq,
+                                      ev->name, ev->name_len,
+                                      uv_now(g->loop) + ev->wait_ms);
+                }
+                break;
+        case LOCKFSM_EV_OPEN:
+                if (serving) {
+                        deadlines_set(
+                            &g->deadlines, ev->session, 0, NULL, 0,
+                            uv_now(g->loop) +
+                                lockfsm_session_ttl(node_lockfsm(g->node),
+                                                    ev->session));
+                }
+                break;
+        case LOCKFSM_EV_END:
+                deadlines_drop(&g->deadlines, ev->session, 0);
+                break;
+        case LOCKFSM_EV_BLOCK:
+                if (serving) {
+                        leader_start_delay(g, ev->name, ev->name_len, ev->seq,
+                                           ev->wait_ms);
+                }
+                break;
+        case LOCKFSM_EV_UNBLOCK:
+                deadlines_drop(&g->deadlines, LEADER_LOCK_DELAY, ev->seq);
+                break;
+        default:
+                break;
+        }
+}
+
+void fanout_entry(void *data, uint64_t index, uint8_t kind)
+{
+        struct gateway *g = data;
+
+        applylog_write_entry(&g->applylog, node_entry_term(g->node), index,
+                             kind);
+}

@@ -1,0 +1,658 @@
+/* batond's request gateway: takes every client frame, and proposes lock
+ * commands to raft in one batch entry per loop iteration (the write path). */
+#include "gateway.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../../include/baton.h"
+#include "../../fsm/entry.h"
+#include "../../fsm/snapshot.h"
+#include "../base/log.h"
+#include "../config/roles.h"
+#include "../raft/raftfsm.h"
+#include "../snap/snaptail.h"
+#include "access.h"
+#include "admin.h"
+#include "admit.h"
+#include "fanout.h"
+#include "leader.h"
+#include "pending.h"
+#include "reads.h"
+#include "reply.h"
+
+/* --- Proposals ------------------------------------------------------------ */
+
+/* The commands of one proposed entry, answered by their events once it is
+ * applied, or all at once when it fails. */
+struct batch {
+        struct node_request req;
+        struct gateway *g;
+        struct queue members;
+};
+
+static void on_applied(struct node_request *req, int status)
+{
+        struct batch *b = req->data;
+
+        b->g->inflight--;
+        while (!queue_empty(&b->members)) {
+                struct pending *p =
+                    QUEUE_DATA(queue_head(&b->members), struct pending, link);
+                queue_remove(&p->link);
+                /* On success the first entry is applied and the rest follow;
+                 * their events answer them. On failure none of the batch
+                 * answered yet can know its fate: the entries may still
+                 * commit under the next leader. */
+                if (p->internal) {
+                        pending_free(p); /* a deadline re-fires if lost */
+                } else if (status != 0) {
+                        pending_settle_status(p, BATON_EUNKNOWN);
+                }
+        }
+        if (status != 0) {
+                log_warn("proposal failed: %s", req->errmsg);
+        }
+        free(b);
+}
+
+/* Hand one entry to raft for batch `b`; `buf` is raft's on success. If raft
+ * refuses it, the members were never proposed: they go elsewhere. */
+static bool apply_entry(struct gateway *g, struct batch *b, void *buf,
+                        size_t len)
+{
+        int rv = node_apply(g->node, &b->req, buf, len, on_applied);
+
+        if (rv != 0) {
+                node_entry_free(buf);
+                log_warn("raft_apply: %s", b->req.errmsg);
+                pending_redirect_all(&b->members);
+                free(b);
+                return false;
+        }
+        g->inflight++;
+        return true;
+}
+
+/* A batch for the entry about to be proposed; NULL when out of memory. */
+static struct batch *batch_new(struct gateway *g)
+{
+        struct batch *b = malloc(sizeof *b);
+
+        if (b != NULL) {
+                b->g = g;
+                b->req.data = b;
+                queue_init(&b->members);
+        }
+        return b;
+}
+
+/* Move the head of the unsent queue into batch `b`. */
+static struct pending *take_unsent(struct gateway *g, struct batch *b)
+{
+        struct pending *p =
+            QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
+
+        queue_remove(&p->link);
+        queue_push_tail(&b->members, &p->link);
+        return p;
+}
+
+/* MEMBER and ACL entries go alone: the raft glue gives them to the member
+ * directory and to the access list (an ACL entry also passes the lock
+ * state machine, which takes its stamp and answers its RESULT). */
+static bool alone(uint8_t type)
+{
+        return type == COMMAND_MEMBER || type == COMMAND_ACL;
+}
+
+/* Propose the MEMBER or ACL command at the head of the unsent queue (the
+ * leader's own, recording a member's addresses) as an entry of its own. */
+static bool propose_member(struct gateway *g)
+{
+        struct pending *p =
+            QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
+        struct batch *b = batch_new(g);
+        void *buf = node_entry_alloc(p->len);
+        bool acl = p->cmd.type == COMMAND_ACL;
+
+        if (b == NULL || buf == NULL) {
+                free(b);
+                node_entry_free(buf);
+                return false;
+        }
+        memcpy(buf, p->buf, p->len);
+        take_unsent(g, b);
+        if (!apply_entry(g, b, buf, p->len)) {
+                return false;
+        }
+        /* An ACL entry's RESULT is counted as applied on every node (a
+         * MEMBER entry has none): count it as proposed too. */
+        if (acl) {
+                g->stats.batches++;
+                g->stats.proposed++;
+        }
+        return true;
+}
+
+/* How often the leader's wall clock goes into the log: the grants of a
+ * batch record the last CLOCK before them, so their time is this late at
+ * most (docs/fsm.md, "Holder identity"). */
+#define CLOCK_EVERY_MS 1000
+
+/* Put a CLOCK at the head of the next batch when a second has passed
+ * since the last one. Nothing when out of memory: the next batch tries. */
+static void stamp_clock(struct gateway *g)
+{
+        struct command c = {.type = COMMAND_CLOCK};
+        struct timespec ts;
+        struct queue *t;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        c.time_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+        if (c.time_ms < g->clock_sent + CLOCK_EVERY_MS) {
+                return;
+        }
+        pending_queue_own(g, &c);
+        t = queue_tail(&g->unsent);
+        if (t == &g->unsent ||
+            QUEUE_DATA(t, struct pending, link)->cmd.type != COMMAND_CLOCK) {
+                return; /* not queued */
+        }
+        g->clock_sent = c.time_ms;
+        queue_remove(t);
+        queue_insert_after(&g->unsent, t);
+}
+
+/* Propose the unsent commands that fit in one batch entry (entry.h), in
+ * one node_apply: libraft 0.22.1 takes one buffer per call and sends every
+ * entry to every follower at once, so an entry per loop iteration, not per
+ * command, is what keeps followers' messages and disk writes few. With
+ * `nudge`, an empty batch is proposed when nothing is unsent: the next
+ * entry, whatever it carries, hands on the locks an earlier one had to
+ * defer (lockfsm.h). False when nothing could be proposed (out of memory,
+ * or raft refused). */
+static bool propose_batch(struct gateway *g, bool nudge)
+{
+        struct entry_writer w;
+        struct batch *b;
+        struct queue *q;
+        void *buf;
+        size_t len;
+        uint64_t now_ns;
+        unsigned n = 0;
+        size_t size = ENTRY_HEADER_SIZE + 8;
+
+        if (queue_empty(&g->unsent) && !nudge) {
+                return false;
+        }
+        if (!queue_empty(&g->unsent) &&
+            alone(QUEUE_DATA(queue_head(&g->unsent), struct pending, link)
+                      ->cmd.type)) {
+                return propose_member(g);
+        }
+        stamp_clock(g);
+        /* Size the entry first: a full batch of single-name commands is
+         * ~78 KiB (MULTIs can make it larger), most are small.
+         * MEMBER entries go alone (the raft glue gives them to the member
+         * directory, not to the lock state machine). */
+        QUEUE_FOREACH(q, &g->unsent)
+        {
+                const struct pending *p = QUEUE_DATA(q, struct pending, link);
+                if (n == ENTRY_MAX_COMMANDS || alone(p->cmd.type)) {
+                        break;
+                }
+                size += 2 + p->len;
+                n++;
+        }
+        b = batch_new(g);
+        buf = node_entry_alloc(size);
+        if (b == NULL || buf == NULL ||
+            hmap_reserve(&g->pending, g->pending.count + n) != 0) {
+                free(b);
+                node_entry_free(buf);
+                return false;
+        }
+        entry_writer_init(&w, buf, size, node_term(g->node));
+        while (!queue_empty(&g->unsent)) {
+                const struct pending *p =
+                    QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
+                if (alone(p->cmd.type) ||
+                    !entry_writer_add(&w, p->buf, p->len)) {
+                        break;
+                }
+                take_unsent(g, b);
+        }
+        n = w.count;
+        len = entry_writer_finish(&w);
+        /* Before the call: node_apply itself starts the disk write and
+         * sends to the followers, and that is raft's time. */
+        now_ns = uv_hrtime();
+        if (!apply_entry(g, b, buf, len)) {
+                return false;
+        }
+        g->stats.batches++;
+        g->stats.proposed += n;
+        /* Keyed only now: an answer can only come from an applied entry. */
+        QUEUE_FOREACH(q, &b->members)
+        {
+                struct pending *p = QUEUE_DATA(q, struct pending, link);
+                p->proposed_ns = now_ns;
+                if (!p->internal) {
+                        pending_track(p);
+                }
+        }
+        return true;
+}
+
+void gateway_flush(struct gateway *g)
+{
+        bool nudge;
+
+        if (!node_serving(g->node)) {
+                return;
+        }
+        /* Locks an applied entry left between holders are handed on by the
+         * next entry; when none is on its way, propose an empty one. */
+        nudge = g->inflight == 0 && lockfsm_deferred(node_lockfsm(g->node)) > 0;
+        access_tick(g);
+        /* Bound what is proposed but not applied: libraft has no limit of
+         * its own. The rest waits for the next iteration. */
+        while ((!queue_empty(&g->unsent) || nudge) &&
+               node_last_index(g->node) - node_last_applied(g->node) <
+                   g->cfg->max_inflight_entries &&
+               propose_batch(g, nudge)) {
+                nudge = false;
+        }
+        reads_start(g);
+}
+
+/* --- Leadership ------------------------------------------------------------
+ */
+
+void gateway_on_ready(void *data)
+{
+        struct gateway *g = data;
+
+        g->stats.leader_changes++;
+        leader_start(g);
+        admit_held(g);
+}
+
+/* Answer everything this node holds for clients: what it never proposed
+ * goes elsewhere; what it proposed may still commit under the next leader,
+ * so its outcome is unknown. */
+static void abandon_all(struct gateway *g)
+{
+        pending_redirect_all(&g->unsent);
+        pending_redirect_all(&g->held);
+        pending_redirect_all(&g->reads);
+        pending_abandon_tracked(g);
+}
+
+void gateway_on_lost(void *data)
+{
+        struct gateway *g = data;
+
+        deadlines_clear(&g->deadlines);
+        abandon_all(g);
+}
+
+/* --- Requests --------------------------------------------------------------
+ */
+
+/* Whether a decoded client command may be proposed: 0, or the status that
+ * answers it. */
+static int check_command(struct gateway *g, const struct command *c)
+{
+        if (c->type != COMMAND_OPEN && c->type != COMMAND_CLOSE &&
+            c->type != COMMAND_ACQUIRE && c->type != COMMAND_MULTI &&
+            c->type != COMMAND_RELEASE && c->type != COMMAND_CANCEL &&
+            c->type != COMMAND_PROCLAIM && c->type != COMMAND_REVOKE &&
+            c->type != COMMAND_REVOKE_LOCK) {
+                return BATON_EINVAL; /* EXPIRE and TIMEOUT are the leader's */
+        }
+        if (c->type == COMMAND_OPEN) {
+                /* The nonce is how the answer finds this request. */
+                if (c->nonce == 0) {
+                        return BATON_EINVAL;
+                }
+                if (c->ttl_ms < g->cfg->min_ttl_ms ||
+                    c->ttl_ms > g->cfg->max_ttl_ms) {
+                        return BATON_ETTL;
+                }
+                /* A session no secret can attach to would be anyone's
+                 * whose connection repeats its OPEN: refuse it. */
+                if (c->hash == NULL) {
+                        return BATON_EINVAL;
+                }
+        }
+        return 0;
+}
+
+/* A REVOKE or REVOKE_LOCK is an administrator's, and says who asked: the
+ * identity of the client's certificate, whatever the client put there;
+ * the lock-delay is the cluster's, as an expiry's. 0, or the status that
+ * answers it. */
+static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
+{
+        uint8_t buf[COMMAND_MAX_SIZE];
+        size_t n;
+
+        if (p->cmd.type == COMMAND_REVOKE_LOCK) {
+                p->cmd.address = c->identity;
+                p->cmd.address_len =
+                    (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
+        } else {
+                p->cmd.name = c->identity;
+                p->cmd.name_len =
+                    (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
+        }
+        p->cmd.delay_ms = g->cfg->lock_delay_ms;
+        n = command_encode(&p->cmd, buf, sizeof buf);
+        if (n == 0) {
+                return BATON_EINVAL;
+        }
+        memcpy(p->buf, buf, n);
+        p->len = n;
+        return command_decode(&p->cmd, p->buf, p->len);
+}
+
+static void on_command(struct gateway *g, struct conn *c, uint64_t id,
+                       const uint8_t *body, uint32_t len)
+{
+        struct pending *p;
+        int rv, type;
+
+        if (len > COMMAND_ANY_MAX_SIZE) {
+                conn_fail(c, id, BATON_EMALFORMED, "command too long");
+                return;
+        }
+        /* Room for the command as sent, but a REVOKE's or REVOKE_LOCK's
+         * for the largest command: the leader encodes it again with who
+         * asked. */
+        type = command_peek_type(body, len);
+        p = pending_new(
+            g, c, id, PROTO_COMMAND,
+            (type == COMMAND_REVOKE || type == COMMAND_REVOKE_LOCK) &&
+                    len < COMMAND_MAX_SIZE
+                ? COMMAND_MAX_SIZE
+                : len);
+        if (p == NULL) {
+                reply_status(c, id, BATON_ENOMEM);
+                return;
+        }
+        memcpy(p->buf, body, len);
+        p->len = len;
+        rv = command_decode(&p->cmd, p->buf, p->len);
+        if (rv == BATON_EMALFORMED || rv == BATON_EVERSION) {
+                pending_free(p);
+                conn_fail(c, id, rv, "malformed command");
+                return;
+        }
+        if (rv == 0) {
+                rv = check_command(g, &p->cmd);
+        }
+        if (rv == 0 && (p->cmd.type == COMMAND_REVOKE ||
+                        p->cmd.type == COMMAND_REVOKE_LOCK)) {
+                rv = admit_revoke(g, c, p);
+                if (rv == 0) {
+                        rv = take_revoke(g, c, p);
+                }
+        }
+        if (rv == BATON_ETTL) {
+                /* The range accepted, for the client to say (RESULT's
+                 * count and waiters: docs/protocol.md, "RESULT"). */
+                struct lockfsm_result res = {
+                    .status = rv,
+                    .kind = PROTO_KIND_REJECTED,
+                    .count = g->cfg->min_ttl_ms,
+                    .waiters = g->cfg->max_ttl_ms,
+                };
+                pending_settle(p, 0, &res);
+                return;
+        }
+        if (rv != 0) {
+                pending_settle_status(p, rv);
+                return;
+        }
+        if (p->cmd.type == COMMAND_OPEN) {
+                p->key_a = 0;
+                p->key_b = p->cmd.nonce;
+        } else {
+                p->key_a = p->cmd.session;
+                p->key_b = p->cmd.seq;
+        }
+        admit_route(p, &g->unsent);
+}
+
+/* What this node runs and writes, for a STATUS that asks for it. */
+static void own_versions(struct proto_versions *v)
+{
+        static const char release[] = PACKAGE_VERSION;
+
+        v->release.p = release;
+        v->release.len = (uint8_t)strlen(release);
+        v->command = COMMAND_VERSION;
+        v->snapshot = SNAPSHOT_VERSION;
+        v->container = SNAPTAIL_VERSION;
+}
+
+static void on_status(struct gateway *g, struct conn *c, uint64_t id,
+                      uint16_t flags)
+{
+        struct proto_status st;
+        struct proto_versions v;
+        struct lockfsm_stats fs;
+        uint8_t *out;
+        size_t cap = PROTO_HEADER_SIZE + 128 + 1 + PROTO_RELEASE_MAX +
+                     PROTO_MAX_MEMBERS * (10 + 2 * PROTO_ADDRESS_MAX);
+
+        node_status(g->node, &st);
+        lockfsm_stats(node_lockfsm_nowait(g->node), &fs);
+        st.id = g->cfg->id;
+        st.sessions = fs.sessions;
+        st.locks = fs.locks;
+        st.waiters = fs.waiters;
+        out = conn_reserve(c, cap);
+        if (out == NULL) {
+                return;
+        }
+        flags &= PROTO_FLAG_VERSIONS;
+        if (flags != 0) {
+                own_versions(&v);
+        }
+        reply_frame(c, id, proto_write_status(out, cap, id, flags, &st, &v));
+}
+
+/* STATUS and PING: answered here, by any node, with no body. */
+static void on_probe(struct gateway *g, struct conn *c,
+                     const struct proto_header *h)
+{
+        uint8_t *out;
+
+        if (h->length != 0) {
+                conn_fail(c, h->id, BATON_EMALFORMED,
+                          "STATUS and PING have no body");
+                return;
+        }
+        if (h->type == PROTO_STATUS) {
+                on_status(g, c, h->id, h->flags);
+                return;
+        }
+        out = conn_reserve(c, PROTO_HEADER_SIZE);
+        if (out != NULL) {
+                reply_frame(c, h->id,
+                            proto_write_empty(out, PROTO_HEADER_SIZE, h->id,
+                                              PROTO_PONG));
+        }
+}
+
+/* The watches, with a history that starts at the state as it is. */
+static int watches_start(struct gateway *g)
+{
+        struct watches_limits l = {g->cfg->max_watches,
+                                   g->cfg->max_watches_per_conn,
+                                   g->cfg->watch_history, g->cfg->output_limit};
+        struct raftfsm_restores rs;
+
+        access_compare(g);
+        node_restores(g->node, &rs);
+        return watches_init(&g->watches, &l, node_last_applied(g->node),
+                            rs.started);
+}
+
+/* WATCH and UNWATCH, served by any node from what it applied: every node
+ * applies the same log, so each tells the same events in the same order.
+ * While it installs a leader's snapshot a node has not applied what the
+ * snapshot holds, so it serves no watch (BATON_EUNAVAILABLE: the client
+ * goes to another node); once it has, what came before is not kept. */
+static void on_watch(struct gateway *g, struct conn *c,
+                     const struct proto_header *h, const uint8_t *body)
+{
+        struct raftfsm_restores rs;
+        struct proto_watch req;
+        uint64_t watch_id;
+
+        if (h->type == PROTO_UNWATCH) {
+                if (proto_read_u64(body, h->length, &watch_id) != 0) {
+                        conn_fail(c, h->id, BATON_EMALFORMED, "bad UNWATCH");
+                        return;
+                }
+                watches_cancel(&g->watches, c, h->id, watch_id);
+                return;
+        }
+        if (proto_read_watch(body, h->length, &req) != 0) {
+                conn_fail(c, h->id, BATON_EMALFORMED, "bad WATCH");
+                return;
+        }
+        node_restores(g->node, &rs);
+        if (rs.pending) {
+                reply_status(c, h->id, BATON_EUNAVAILABLE);
+                return;
+        }
+        if (rs.started != g->watches.restores) {
+                watches_reset(&g->watches, rs.started,
+                              node_last_applied(g->node));
+        }
+        watches_open(&g->watches, c, h->id, &req, node_last_applied(g->node));
+}
+
+void gateway_on_restored(void *data)
+{
+        struct gateway *g = data;
+        struct raftfsm_restores rs;
+
+        node_restores(g->node, &rs);
+        if (!rs.pending && rs.started != g->watches.restores) {
+                watches_reset(&g->watches, rs.started,
+                              node_last_applied(g->node));
+        }
+}
+
+void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
+                      const uint8_t *body)
+{
+        struct gateway *g = data;
+
+        if (h->type <= PROTO_ATTACH) {
+                g->stats.requests[h->type]++;
+        }
+        if (!admit_frame(g, c, h)) {
+                return;
+        }
+        switch (h->type) {
+        case PROTO_COMMAND:
+                on_command(g, c, h->id, body, h->length);
+                break;
+        case PROTO_KEEPALIVE:
+        case PROTO_QUERY:
+        case PROTO_CHECK:
+        case PROTO_LIST:
+        case PROTO_ATTACH:
+                reads_on_frame(g, c, h, body);
+                break;
+        case PROTO_STATUS:
+        case PROTO_PING:
+                on_probe(g, c, h);
+                break;
+        case PROTO_TRANSFER:
+                admin_transfer(g, c, h, body);
+                break;
+        case PROTO_MEMBER_ADD:
+                admin_member_add(g, c, h, body);
+                break;
+        case PROTO_MEMBER_REMOVE:
+                admin_member_remove(g, c, h, body);
+                break;
+        case PROTO_WATCH:
+        case PROTO_UNWATCH:
+                on_watch(g, c, h, body);
+                break;
+        case PROTO_BACKUP:
+                backup_on_frame(g, c, h, body);
+                break;
+        case PROTO_ACL:
+                access_on_frame(g, c, h, body);
+                break;
+        default:
+                conn_fail(c, h->id, BATON_EMALFORMED,
+                          "a response type sent as a request");
+                break;
+        }
+}
+
+void gateway_on_gone(void *data, struct conn *c)
+{
+        struct gateway *g = data;
+
+        watches_forget_conn(&g->watches, c);
+        backup_forget_conn(&g->backups, c);
+        reply_forget_conn(c);
+}
+
+int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
+                 const struct config *cfg)
+{
+        int rv;
+
+        memset(g, 0, sizeof *g);
+        g->loop = loop;
+        g->node = node;
+        g->cfg = cfg;
+        hmap_init(&g->pending, &mem_libc);
+        queue_init(&g->unsent);
+        queue_init(&g->held);
+        queue_init(&g->reads);
+        rv = applylog_open(&g->applylog, cfg->apply_log);
+        if (rv != 0) {
+                return rv;
+        }
+        rv = watches_start(g);
+        if (rv != 0) {
+                applylog_close(&g->applylog);
+                return rv;
+        }
+        /* A lost EXPIRE or TIMEOUT proposal is retried after one election
+         * timeout, by when a new leader would have taken over. */
+        deadlines_init(&g->deadlines, loop, cfg->election_timeout_ms,
+                       leader_on_deadline, g);
+        node_set_event_cb(node, fanout_event, g);
+        node_set_entry_cb(node, fanout_entry, g);
+        access_init(g);
+        return 0;
+}
+
+void gateway_close(struct gateway *g)
+{
+        node_set_event_cb(g->node, NULL, NULL);
+        node_set_entry_cb(g->node, NULL, NULL);
+        access_close(g);
+        abandon_all(g);
+        backup_forget_conn(&g->backups, NULL);
+        deadlines_close(&g->deadlines);
+        applylog_close(&g->applylog);
+        watches_close(&g->watches);
+        hmap_close(&g->pending);
+}

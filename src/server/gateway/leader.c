@@ -1,0 +1,123 @@
+/* What the serving leader does on its own: keep the clocks of sessions,
+ * waits and lock-delays, propose EXPIRE, TIMEOUT and UNBLOCK when they run
+ * out, and record the bootstrap members in a new cluster's directory. */
+#include "leader.h"
+
+#include <string.h>
+
+#include "../base/log.h"
+#include "access.h"
+#include "pending.h"
+
+void leader_on_deadline(void *data, const struct deadline *d)
+{
+        struct gateway *g = data;
+        struct command c;
+
+        memset(&c, 0, sizeof c);
+        c.session = d->session;
+        if (d->session == LEADER_LOCK_DELAY) {
+                /* A lock-delay, keyed by the lock's creation stamp. */
+                c.type = COMMAND_UNBLOCK;
+                c.session = 0;
+                c.target = d->seq;
+                c.name = d->name;
+                c.name_len = d->name_len;
+        } else if (d->seq == 0) {
+                c.type = COMMAND_EXPIRE;
+                c.delay_ms = g->cfg->lock_delay_ms; /* written in the log */
+                g->stats.expirations++;
+                log_info_f(&(struct log_fields){.session = d->session},
+                           "session %llu: lease expired, proposing EXPIRE",
+                           (unsigned long long)d->session);
+        } else {
+                c.type = COMMAND_TIMEOUT;
+                c.target = d->seq;
+                c.name = d->name;
+                c.name_len = d->name_len;
+                g->stats.timeouts++;
+        }
+        pending_queue_own(g, &c);
+}
+
+static void start_session_clock(void *data, uint64_t session, uint32_t ttl_ms)
+{
+        struct gateway *g = data;
+
+#ifdef BATON_CHAOS_BUG_SHORT_TTL
+        /* A deliberate bug for the chaos suite's negative control
+         * (tests/chaos/batond-bug): a new leader expires every session at
+         * once instead of giving it a full TTL, so it expires sessions
+         * whose clients still hold a valid lease. (An eighth of the TTL
+         * went unnoticed once libbaton found a new leader within tens of
+         * milliseconds: its clients renewed in time.) Never built into
+         * batond. */
+        ttl_ms = 0;
+#endif
+        deadlines_set(&g->deadlines, session, 0, NULL, 0,
+                      uv_now(g->loop) + ttl_ms);
+}
+
+static void start_wait_clock(void *data, uint64_t session, uint64_t seq,
+                             const char *name, size_t name_len,
+                             uint32_t wait_ms)
+{
+        struct gateway *g = data;
+
+        if (wait_ms != COMMAND_WAIT_FOREVER && wait_ms != COMMAND_WAIT_TRY) {
+                deadlines_set(&g->deadlines, session, seq, name, name_len,
+                              uv_now(g->loop) + wait_ms);
+        }
+}
+
+void leader_start_delay(struct gateway *g, const char *name, size_t name_len,
+                        uint64_t created, uint32_t delay_ms)
+{
+        deadlines_set(&g->deadlines, LEADER_LOCK_DELAY, created, name, name_len,
+                      uv_now(g->loop) + delay_ms);
+}
+
+static void start_delay_clock(void *data, const char *name, size_t name_len,
+                              uint64_t created, uint32_t delay_ms)
+{
+        leader_start_delay(data, name, name_len, created, delay_ms);
+}
+
+/* The first leader of a new cluster records the bootstrap members'
+ * addresses, so nodes added later learn them from the log. */
+static void seed_directory(struct gateway *g)
+{
+        const struct directory *d = node_directory(g->node);
+        struct command c;
+        unsigned i;
+
+        if (d->n > 0) {
+                return;
+        }
+        for (i = 0; i < g->cfg->n_members; i++) {
+                const struct config_member *m = &g->cfg->members[i];
+                memset(&c, 0, sizeof c);
+                c.type = COMMAND_MEMBER;
+                c.mode = COMMAND_MEMBER_SET;
+                c.target = m->id;
+                c.name = m->raft_address;
+                c.name_len = (uint8_t)strlen(m->raft_address);
+                c.address = m->client_address;
+                c.address_len = (uint8_t)strlen(m->client_address);
+                pending_queue_own(g, &c);
+        }
+}
+
+void leader_start(struct gateway *g)
+{
+        struct lockfsm *f = node_lockfsm(g->node);
+
+        seed_directory(g);
+        access_seed(g);
+        deadlines_clear(&g->deadlines);
+        lockfsm_foreach_session(f, start_session_clock, g);
+        lockfsm_foreach_waiter(f, start_wait_clock, g);
+        /* A delay a former leader had started runs in full again: a lock
+         * is freed late rather than early. */
+        lockfsm_foreach_blocked(f, start_delay_clock, g);
+}

@@ -1,0 +1,32 @@
+/* What the serving leader does on its own: keep the clocks of sessions,
+ * waits and lock-delays, propose EXPIRE, TIMEOUT and UNBLOCK when they run
+ * out, and record the bootstrap members in a new cluster's directory. */
+#ifndef SERVER_LEADER_H
+#define SERVER_LEADER_H
+
+#include "core.h"
+#include "deadlines.h"
+
+/*
+ * This node has just started serving: seed the member directory if it is
+ * empty, and restart every clock from now, since a new leader cannot know
+ * its predecessor's: every session gets a full TTL and every waiter its
+ * full wait. The proposals are queued on g->unsent.
+ */
+void leader_start(struct gateway *g);
+
+/* The deadlines key of a lock-delay: no session has id UINT64_MAX (ids
+ * are stamps), and the seq is the lock's creation stamp. */
+#define LEADER_LOCK_DELAY UINT64_MAX
+
+/* deadlines_fire_cb (`data` is the struct gateway): queue EXPIRE for a
+ * session whose lease ran out (d->seq == 0), TIMEOUT for a wait, or
+ * UNBLOCK for a lock-delay (d->session == LEADER_LOCK_DELAY). */
+void leader_on_deadline(void *data, const struct deadline *d);
+
+/* A lock's lock-delay of `delay_ms` began (its BLOCK event): propose its
+ * UNBLOCK that long from now. */
+void leader_start_delay(struct gateway *g, const char *name, size_t name_len,
+                        uint64_t created, uint32_t delay_ms);
+
+#endif /* SERVER_LEADER_H */

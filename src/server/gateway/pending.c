@@ -1,0 +1,203 @@
+/* A client request of the write path or of a read, from its arrival to its
+ * answer: its record, where it waits, and how it is answered. */
+#include "pending.h"
+
+#include <stdlib.h>
+
+#include "../../../include/baton.h"
+
+static uint64_t key_hash(uint64_t a, uint64_t b)
+{
+        return hash_u64(a ^ hash_u64(b));
+}
+
+struct pending *pending_new(struct gateway *g, struct conn *c, uint64_t req_id,
+                            uint8_t type, size_t room)
+{
+        struct pending *p = calloc(1, sizeof *p + room);
+
+        if (p == NULL) {
+                return NULL;
+        }
+        p->room = room;
+        p->g = g;
+        p->frame_type = type;
+        p->received = uv_now(g->loop);
+        p->received_ns = uv_hrtime();
+        queue_init(&p->link);
+        reply_to_init(&p->to, c, req_id);
+        return p;
+}
+
+static int kind_of(const struct pending *p)
+{
+        switch (p->frame_type) {
+        case PROTO_KEEPALIVE:
+                return GATEWAY_KEEPALIVE;
+        case PROTO_QUERY:
+                return GATEWAY_QUERY;
+        case PROTO_CHECK:
+                return GATEWAY_CHECK;
+        case PROTO_LIST:
+                return GATEWAY_LIST;
+        default:
+                break;
+        }
+        switch (p->cmd.type) {
+        case COMMAND_OPEN:
+                return GATEWAY_OPEN;
+        case COMMAND_CLOSE:
+                return GATEWAY_CLOSE;
+        case COMMAND_ACQUIRE:
+        case COMMAND_MULTI:
+                return GATEWAY_ACQUIRE;
+        case COMMAND_RELEASE:
+                return GATEWAY_RELEASE;
+        case COMMAND_CANCEL:
+                return GATEWAY_CANCEL;
+        default:
+                return -1;
+        }
+}
+
+/* Record how long an answered client request took, and for a command
+ * where the time went: waiting to be proposed (group commit), then raft
+ * (the leader's disk write and a majority's acknowledgements). */
+static void observe(struct pending *p)
+{
+        struct gateway_stats *st = &p->g->stats;
+        int kind = kind_of(p);
+
+        if (p->to.conn == NULL || p->internal || p->redirected || kind < 0) {
+                return;
+        }
+        histogram_add(&st->latency[kind], uv_hrtime() - p->received_ns);
+        if (p->proposed_ns != 0 && p->applied_ns != 0) {
+                histogram_add(&st->stages[GATEWAY_STAGE_QUEUED],
+                              p->proposed_ns - p->received_ns);
+                histogram_add(&st->stages[GATEWAY_STAGE_RAFT],
+                              p->applied_ns - p->proposed_ns);
+        }
+}
+
+void pending_free(struct pending *p)
+{
+        observe(p);
+        if (p->in_map) {
+                hmap_remove(&p->g->pending, &p->by_key);
+        }
+        queue_remove(&p->link);
+        reply_to_close(&p->to);
+        free(p);
+}
+
+void pending_queue_own(struct gateway *g, const struct command *c)
+{
+        size_t room = command_size(c); /* an ACL seed can be larger */
+        struct pending *p = pending_new(g, NULL, 0, PROTO_COMMAND,
+                                        room > 0 ? room : COMMAND_MAX_SIZE);
+
+        if (p == NULL) {
+                return; /* the deadline fires again after retry_ms */
+        }
+        p->len = command_encode(c, p->buf, p->room);
+        if (p->len == 0 || command_decode(&p->cmd, p->buf, p->len) != 0) {
+                free(p);
+                return;
+        }
+        p->internal = true;
+        queue_push_tail(&g->unsent, &p->link);
+}
+
+void pending_track(struct pending *p)
+{
+        hmap_insert(&p->g->pending, &p->by_key, key_hash(p->key_a, p->key_b));
+        p->in_map = true;
+}
+
+/* From `n` on along its hash chain, the first request keyed (a, b). */
+static struct pending *match(struct hnode *n, uint64_t a, uint64_t b)
+{
+        for (; n != NULL; n = hmap_next(n)) {
+                struct pending *p = HMAP_DATA(n, struct pending, by_key);
+                if (p->key_a == a && p->key_b == b) {
+                        return p;
+                }
+        }
+        return NULL;
+}
+
+struct pending *pending_find(struct gateway *g, uint64_t a, uint64_t b)
+{
+        return match(hmap_first(&g->pending, key_hash(a, b)), a, b);
+}
+
+struct pending *pending_find_next(const struct pending *p)
+{
+        return match(hmap_next(&p->by_key), p->key_a, p->key_b);
+}
+
+void pending_settle(struct pending *p, uint64_t index,
+                    const struct lockfsm_result *res)
+{
+        reply_outcome(p->to.conn, p->to.id, index, res);
+        pending_free(p);
+}
+
+void pending_settle_status(struct pending *p, int status)
+{
+        if (status == BATON_EUNKNOWN) {
+                p->g->stats.unknown++;
+        }
+        reply_status(p->to.conn, p->to.id, status);
+        pending_free(p);
+}
+
+void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id)
+{
+        uint64_t leader;
+        const char *address;
+        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+
+        if (out == NULL) {
+                return;
+        }
+        node_leader(g->node, &leader, &address);
+        /* A leader that is not serving yet must not send clients to
+         * itself: say the leader is unknown, so they retry shortly. */
+        if (leader == g->cfg->id) {
+                leader = 0;
+                address = "";
+        }
+        g->stats.redirects++;
+        reply_frame(
+            c, id, proto_write_not_leader(out, REPLY_MAX, id, leader, address));
+}
+
+void pending_redirect(struct pending *p)
+{
+        pending_not_leader(p->g, p->to.conn, p->to.id);
+        p->redirected = true;
+        pending_free(p);
+}
+
+void pending_redirect_all(struct queue *list)
+{
+        while (!queue_empty(list)) {
+                pending_redirect(
+                    QUEUE_DATA(queue_head(list), struct pending, link));
+        }
+}
+
+void pending_abandon_tracked(struct gateway *g)
+{
+        size_t i;
+
+        for (i = 0; i < g->pending.n_buckets; i++) {
+                while (g->pending.buckets[i] != NULL) {
+                        pending_settle_status(HMAP_DATA(g->pending.buckets[i],
+                                                        struct pending, by_key),
+                                              BATON_EUNKNOWN);
+                }
+        }
+}

@@ -1,0 +1,101 @@
+/* A client request of the write path or of a read, from its arrival to its
+ * answer: its record, where it waits, and how it is answered. */
+#ifndef SERVER_PENDING_H
+#define SERVER_PENDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../fsm/lockfsm.h"
+#include "../../lib/hmap.h"
+#include "../../lib/queue.h"
+#include "../../proto/command.h"
+#include "core.h"
+#include "reply.h"
+
+/*
+ * A request between its arrival and its answer. Client commands are keyed
+ * by (session, seq), or (0, nonce) for OPEN, which is what the state
+ * machine's events name, so whichever entry settles a request (its own, or
+ * another client's RELEASE that hands it a lock) finds it. A record is
+ * heap-allocated by pending_new() and freed by whichever call answers it
+ * (pending_settle(), pending_settle_status(), pending_redirect()) or by
+ * pending_free(); each of those takes it off every list it is on.
+ */
+struct pending {
+        struct hnode by_key;
+        struct queue link;  /* unsent, held, reads, or a proposal's members */
+        struct reply_to to; /* to.conn NULL: the client left, or internal */
+        struct gateway *g;
+        uint64_t key_a;
+        uint64_t key_b;
+        uint64_t received;    /* uv_now() at arrival */
+        uint64_t received_ns; /* uv_hrtime() at arrival, for latency */
+        uint64_t proposed_ns; /* handed to node_apply; 0 never */
+        uint64_t applied_ns;  /* its own entry applied; 0 not yet */
+        uint64_t token;       /* CHECK */
+        uint32_t limit;       /* LIST */
+        uint16_t flags;       /* QUERY, LIST: the frame's PROTO_FLAG_NAMES */
+        uint8_t frame_type;
+        bool in_map;
+        bool internal;      /* the leader's own EXPIRE, TIMEOUT or MEMBER */
+        bool redirected;    /* answered NOT_LEADER: not counted as served */
+        struct command cmd; /* decoded; cmd.name points into buf */
+        size_t len;
+        size_t room; /* bytes of buf: a command's, or a read's name */
+        uint8_t buf[];
+};
+
+/* A record for request `req_id` of type `type` from `c` (borrowed; NULL for
+ * the leader's own) with `room` bytes of buf, on no list yet; NULL when
+ * out of memory. */
+struct pending *pending_new(struct gateway *g, struct conn *c, uint64_t req_id,
+                            uint8_t type, size_t room);
+
+/* Forget `p` without an answer, after recording how long an answered
+ * client request took. */
+void pending_free(struct pending *p);
+
+/* Queue a command of the leader's own (EXPIRE, TIMEOUT, MEMBER) on
+ * g->unsent for the next proposal; `c` is encoded (copied). Nothing is
+ * queued when out of memory: the caller's retry (a deadline that fires
+ * again) covers it. */
+void pending_queue_own(struct gateway *g, const struct command *c);
+
+/* Key a proposed client command by (key_a, key_b) in g->pending, where the
+ * state machine's events find it. The map must have room (hmap_reserve()). */
+void pending_track(struct pending *p);
+
+/* The first tracked request keyed (a, b), or the next after `p` with p's
+ * key; NULL when there is none. */
+struct pending *pending_find(struct gateway *g, uint64_t a, uint64_t b);
+struct pending *pending_find_next(const struct pending *p);
+
+/* Answer `p` with the outcome of the entry at `index`, and forget it. */
+void pending_settle(struct pending *p, uint64_t index,
+                    const struct lockfsm_result *res);
+
+/* Answer `p` with a bare status (counted when BATON_EUNKNOWN), and forget
+ * it. */
+void pending_settle_status(struct pending *p, int status);
+
+/* NOT_LEADER to request `id` of `c` (NULL: nobody to answer), naming the
+ * leader this node knows of, counted in g's stats when written; a leader
+ * that does not serve yet names none, so that its clients retry shortly
+ * rather than come back to it. */
+void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id);
+
+/* Send `p` elsewhere (NOT_LEADER) and forget it; it does not count as
+ * served. */
+void pending_redirect(struct pending *p);
+
+/* pending_redirect() every request on `list`: requests never proposed,
+ * which the client may send anywhere, safely. */
+void pending_redirect_all(struct queue *list);
+
+/* Answer every tracked request BATON_EUNKNOWN: proposed, it may still
+ * commit under the next leader. */
+void pending_abandon_tracked(struct gateway *g);
+
+#endif /* SERVER_PENDING_H */

@@ -1,0 +1,354 @@
+/* Linearizable reads and keepalives: QUERY, CHECK, LIST and KEEPALIVE,
+ * answered from this node's state machine once a raft barrier proves it
+ * still leads. */
+#include "reads.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../include/baton.h"
+#include "../../proto/attach.h"
+#include "admit.h"
+#include "pending.h"
+#include "../../proto/query.h"
+#include "../../proto/keepalive.h"
+#include "../../proto/list.h"
+
+/* The reads one barrier answers. */
+struct readbatch {
+        struct node_request req;
+        struct gateway *g;
+        struct queue members;
+};
+
+/* A LIST, or a QUERY of every holder, being answered: the entries
+ * gathered so far (names borrowed from the state machine, which does not
+ * change until the reply is written). */
+struct listing {
+        const struct lockfsm *f;
+        uint16_t shape;   /* the reply's flags: PROTO_FLAG_NAMES, _HOLDERS,
+                             _HOLDERS | _VALUES */
+        const char *name; /* the holders of one lock: its name */
+        uint8_t name_len;
+        struct proto_lock_entry *e;
+        uint32_t n;
+        uint32_t limit;
+        size_t size; /* body bytes so far */
+        bool more;
+};
+
+/* Room for `limit` entries of a reply in `shape` to `p`; false when out
+ * of memory (then `p` is answered so). */
+static bool listing_init(struct listing *ls, const struct lockfsm *f,
+                         struct pending *p, uint16_t shape, uint32_t limit)
+{
+        memset(ls, 0, sizeof *ls);
+        ls->f = f;
+        ls->shape = shape;
+        ls->limit = limit;
+        ls->size = PROTO_LIST_REPLY_FIXED;
+        ls->e = calloc(limit, sizeof *ls->e);
+        if (ls->e == NULL) {
+                pending_settle_status(p, BATON_ENOMEM);
+                return false;
+        }
+        return true;
+}
+
+/* The next entry, of `size` encoded bytes, or NULL when the limit or the
+ * frame is reached (the reply then says there is more). */
+static struct proto_lock_entry *listing_add(struct listing *ls, size_t size)
+{
+        if (ls->n == ls->limit || ls->size + size > PROTO_MAX_BODY) {
+                ls->more = true;
+                return NULL;
+        }
+        ls->size += size;
+        return &ls->e[ls->n++];
+}
+
+/* Write the LIST_REPLY, then forget the listing and `p`. */
+static void listing_send(struct listing *ls, struct pending *p)
+{
+        struct conn *c = p->to.conn;
+        size_t cap = PROTO_HEADER_SIZE + ls->size;
+        uint8_t *out = c != NULL ? conn_reserve(c, cap) : NULL;
+        size_t n = 0;
+
+        if (out != NULL) {
+                n = proto_write_list_reply(out, cap, p->to.id, ls->shape, ls->e,
+                                           ls->n, ls->more);
+                reply_frame(c, p->to.id, n);
+        }
+        free(ls->e);
+        pending_free(p);
+}
+
+static bool list_one(void *data, const char *name, size_t name_len,
+                     const struct lockfsm_result *holder)
+{
+        struct listing *ls = data;
+        const char *client = NULL;
+        uint8_t client_len = 0;
+        struct proto_lock_entry *e;
+
+        if (ls->shape == PROTO_FLAG_NAMES) {
+                client =
+                    lockfsm_session_name(ls->f, holder->session, &client_len);
+        }
+        e = listing_add(ls,
+                        ls->shape == PROTO_FLAG_NAMES
+                            ? PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len)
+                            : PROTO_LIST_ENTRY_SIZE(name_len));
+        if (e == NULL) {
+                return false;
+        }
+        e->name.p = name;
+        e->name.len = (uint8_t)name_len;
+        e->session = holder->session;
+        e->owner = holder->owner;
+        e->token = holder->token;
+        e->count = holder->count;
+        e->waiters = holder->waiters;
+        e->client_name.p = client;
+        e->client_name.len = client_len;
+        return true;
+}
+
+static bool holder_one(void *data, const struct lockfsm_holder *h)
+{
+        struct listing *ls = data;
+        uint8_t client_len = 0;
+        const char *client =
+            lockfsm_session_name(ls->f, h->session, &client_len);
+        bool values = ls->shape & PROTO_FLAG_VALUES;
+        struct proto_lock_entry *e = listing_add(
+            ls, values
+                    ? PROTO_LIST_ENTRY_VALUES_SIZE(ls->name_len, client_len,
+                                                   h->value_len)
+                    : PROTO_LIST_ENTRY_HOLDERS_SIZE(ls->name_len, client_len));
+
+        if (e == NULL) {
+                return false;
+        }
+        e->name.p = ls->name;
+        e->name.len = ls->name_len;
+        e->session = h->session;
+        e->owner = h->owner;
+        e->token = h->token;
+        e->count = h->count;
+        e->waiters = h->waiters;
+        e->client_name.p = client;
+        e->client_name.len = client_len;
+        e->mode = h->mode;
+        e->permits = h->permits;
+        e->limit = h->limit;
+        e->granted_s = h->granted_s;
+        e->value.p = h->value;
+        e->value.len = h->value_len;
+        return true;
+}
+
+/* A QUERY with PROTO_FLAG_HOLDERS: every holder, in a LIST_REPLY (with
+ * PROTO_FLAG_VALUES too, each with its value). */
+static void answer_holders(struct lockfsm *f, struct pending *p)
+{
+        struct listing ls;
+
+        if (!listing_init(&ls, f, p,
+                          p->flags & (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES),
+                          PROTO_LIST_MAX)) {
+                return;
+        }
+        ls.name = p->cmd.name;
+        ls.name_len = p->cmd.name_len;
+        lockfsm_foreach_holder(f, p->cmd.name, p->cmd.name_len, holder_one,
+                               &ls);
+        listing_send(&ls, p);
+}
+
+static void answer_list(struct lockfsm *f, struct pending *p)
+{
+        struct listing ls;
+
+        if (!listing_init(&ls, f, p, p->flags & PROTO_FLAG_NAMES, p->limit)) {
+                return;
+        }
+        lockfsm_foreach_lock(f, p->cmd.name, p->cmd.name_len, list_one, &ls);
+        listing_send(&ls, p);
+}
+
+/* A keepalive of a live session restarts its lease deadline; asked with
+ * PROTO_FLAG_REVOKED, its answer says how many of the session's grants
+ * were revoked, so its client learns that one was. */
+static void answer_keepalive(struct gateway *g, struct lockfsm *f,
+                             struct pending *p)
+{
+        struct conn *c = p->to.conn;
+        int st = lockfsm_session_status(f, p->key_a);
+        uint32_t ttl;
+        uint8_t *out;
+
+        if (st != 0) {
+                pending_settle_status(p, st);
+                return;
+        }
+        /* Dated from arrival: the client dates its lease from its send,
+         * earlier, so the leader never expires it first. */
+        ttl = lockfsm_session_ttl(f, p->key_a);
+        deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0, p->received + ttl);
+        out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+        if (out != NULL) {
+                uint16_t flags = p->flags & PROTO_FLAG_REVOKED;
+
+                reply_frame(
+                    c, p->to.id,
+                    proto_write_keepalive_ok(
+                        out, REPLY_MAX, p->to.id, flags, ttl,
+                        flags != 0 ? lockfsm_session_revoked(f, p->key_a) : 0));
+        }
+        pending_free(p);
+}
+
+/* A QUERY that asked for client names: a free lock's is empty. */
+static void answer_query_names(const struct lockfsm *f, struct pending *p,
+                               uint64_t applied,
+                               const struct lockfsm_result *res)
+{
+        const char *name = NULL;
+        uint8_t len = 0;
+
+        if (res->kind == PROTO_KIND_HOLDER) {
+                name = lockfsm_session_name(f, res->session, &len);
+        }
+        reply_outcome_names(p->to.conn, p->to.id, applied, res, name, len);
+        pending_free(p);
+}
+
+static void answer_read(struct gateway *g, struct pending *p)
+{
+        struct lockfsm *f = node_lockfsm(g->node);
+        uint64_t applied = node_last_applied(g->node);
+        struct lockfsm_result res;
+
+        switch (p->frame_type) {
+        case PROTO_QUERY:
+                if (p->flags & PROTO_FLAG_HOLDERS) {
+                        answer_holders(f, p);
+                        return;
+                }
+                lockfsm_query(f, p->cmd.name, p->cmd.name_len, &res);
+                if (p->flags & PROTO_FLAG_NAMES) {
+                        answer_query_names(f, p, applied, &res);
+                        return;
+                }
+                pending_settle(p, applied, &res);
+                return;
+        case PROTO_CHECK:
+                lockfsm_check_token(f, p->cmd.name, p->cmd.name_len, p->token,
+                                    &res);
+                pending_settle(p, applied, &res);
+                return;
+        case PROTO_LIST:
+                answer_list(f, p);
+                return;
+        case PROTO_BACKUP:
+                backup_start(g, p);
+                return;
+
+        default: /* PROTO_KEEPALIVE */
+                answer_keepalive(g, f, p);
+                return;
+        }
+}
+
+static void on_read_barrier(struct node_request *req, int status)
+{
+        struct readbatch *rb = req->data;
+        struct gateway *g = rb->g;
+
+        /* A committed barrier of this leader's term proves it still led
+         * after every read in the batch arrived: no newer leader can have
+         * changed the answer or expired the session before. */
+        while (!queue_empty(&rb->members)) {
+                struct pending *p =
+                    QUEUE_DATA(queue_head(&rb->members), struct pending, link);
+                if (status == 0) {
+                        answer_read(g, p);
+                } else {
+                        pending_redirect(p);
+                }
+        }
+        free(rb);
+}
+
+void reads_start(struct gateway *g)
+{
+        struct readbatch *rb;
+        int rv;
+
+        if (queue_empty(&g->reads)) {
+                return;
+        }
+        rb = malloc(sizeof *rb);
+        if (rb == NULL) {
+                return;
+        }
+        rb->g = g;
+        queue_init(&rb->members);
+        while (!queue_empty(&g->reads)) {
+                struct queue *q = queue_head(&g->reads);
+                queue_remove(q);
+                queue_push_tail(&rb->members, q);
+        }
+        rb->req.data = rb;
+        rv = node_barrier(g->node, &rb->req, on_read_barrier);
+        if (rv != 0) {
+                pending_redirect_all(&rb->members);
+                free(rb);
+                return;
+        }
+        g->stats.barriers++;
+}
+
+void reads_on_frame(struct gateway *g, struct conn *c,
+                    const struct proto_header *h, const uint8_t *body)
+{
+        struct proto_string name = {NULL, 0};
+        struct pending *p;
+        int rv = 0;
+
+        /* Room for a name, or ATTACH's secret. */
+        p = pending_new(g, c, h->id, h->type, COMMAND_NAME_MAX);
+        if (p == NULL) {
+                reply_status(c, h->id, BATON_ENOMEM);
+                return;
+        }
+        p->flags = h->flags;
+        if (h->type == PROTO_KEEPALIVE) {
+                rv = proto_read_u64(body, h->length, &p->key_a);
+        } else if (h->type == PROTO_ATTACH) {
+                rv = attach_read(body, h->length, &p->key_a, p->buf);
+        } else if (h->type == PROTO_QUERY) {
+                rv = proto_read_query(body, h->length, &name);
+        } else if (h->type == PROTO_LIST) {
+                rv = proto_read_list(body, h->length, &name, &p->limit);
+        } else {
+                rv = proto_read_check(body, h->length, &name, &p->token);
+        }
+        if (rv == BATON_ENAME) {
+                pending_settle_status(p, rv);
+                return;
+        }
+        if (rv != 0) {
+                pending_free(p);
+                conn_fail(c, h->id, rv, "malformed request body");
+                return;
+        }
+        if (name.len > 0) {
+                memcpy(p->buf, name.p, name.len);
+                p->cmd.name = (const char *)p->buf;
+                p->cmd.name_len = name.len;
+        }
+        admit_route(p, &g->reads);
+}

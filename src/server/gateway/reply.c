@@ -1,0 +1,107 @@
+/* Answers to clients: where a request's answer goes, and the frames that
+ * carry it into its connection's output. */
+#include "reply.h"
+
+#include <string.h>
+
+#include "../../../include/baton.h"
+#include "../base/log.h"
+
+void reply_to_init(struct reply_to *to, struct conn *c, uint64_t id)
+{
+        to->conn = c;
+        to->id = id;
+        queue_init(&to->link);
+        if (c != NULL) {
+                queue_push_tail(&c->pendings, &to->link);
+        }
+}
+
+void reply_to_close(struct reply_to *to)
+{
+        queue_remove(&to->link);
+}
+
+void reply_forget_conn(struct conn *c)
+{
+        while (!queue_empty(&c->pendings)) {
+                struct queue *q = queue_head(&c->pendings);
+                struct reply_to *to = QUEUE_DATA(q, struct reply_to, link);
+                queue_remove(q);
+                to->conn = NULL;
+        }
+}
+
+void reply_frame(struct conn *c, uint64_t id, size_t n)
+{
+        if (n == 0) {
+                log_write_fields(
+                    LOG_ERROR,
+                    &(struct log_fields){.connection = c->id, .request = id},
+                    "connection %llu: reply %llu did not encode",
+                    (unsigned long long)c->id, (unsigned long long)id);
+                conn_fail(c, id, BATON_EINVAL, "reply did not encode");
+                return;
+        }
+        conn_commit(c, n);
+}
+
+void reply_result(struct conn *c, uint64_t id, const struct proto_result *r)
+{
+        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+
+        if (out != NULL) {
+                reply_frame(c, id,
+                            proto_write_result(out, REPLY_MAX, id, 0, r));
+        }
+}
+
+void reply_status(struct conn *c, uint64_t id, int status)
+{
+        struct proto_result r;
+
+        memset(&r, 0, sizeof r);
+        r.status = status;
+        reply_result(c, id, &r);
+}
+
+static void export_result(struct proto_result *r, uint64_t index,
+                          const struct lockfsm_result *res)
+{
+        memset(r, 0, sizeof *r);
+        r->status = res->status;
+        r->kind = res->kind;
+        r->index = index;
+        r->session = res->session;
+        r->owner = res->owner;
+        r->token = res->token;
+        r->count = res->count;
+        r->waiters = res->waiters;
+}
+
+void reply_outcome_names(struct conn *c, uint64_t id, uint64_t index,
+                         const struct lockfsm_result *res, const char *name,
+                         uint8_t name_len)
+{
+        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+        struct proto_result r;
+
+        if (out == NULL) {
+                return;
+        }
+        export_result(&r, index, res);
+        r.client_name.p = name;
+        r.client_name.len = name_len;
+        reply_frame(
+            c, id,
+            proto_write_result(out, REPLY_MAX, id, PROTO_FLAG_NAMES, &r));
+}
+
+void reply_outcome(struct conn *c, uint64_t id, uint64_t index,
+                   const struct lockfsm_result *res)
+{
+        struct proto_result r;
+
+        export_result(&r, index, res);
+        reply_result(c, id, &r);
+}

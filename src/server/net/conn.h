@@ -1,0 +1,159 @@
+/* Client connections: accept, TLS, read frames, batch replies,
+ * backpressure, and the limits on who may hold a connection (per-address
+ * cap, handshake and idle timeouts). */
+#ifndef SERVER_CONN_H
+#define SERVER_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <netinet/in.h>
+#include <uv.h>
+
+#include "../../lib/queue.h"
+#include "../../proto/proto.h"
+#include "../../tls/tls.h"
+#include "../config/roles.h"
+#include "addrcount.h"
+
+struct conn;
+struct conn_set;
+
+/* Sessions one connection may act in at once; attaching one more forgets
+ * the one attached longest ago (the client attaches it again). */
+#define CONN_MAX_ATTACHED 8
+
+/* A whole frame arrived; `body` is valid only during the call. */
+typedef void (*conn_frame_cb)(void *data, struct conn *c,
+                              const struct proto_header *h,
+                              const uint8_t *body);
+/* A connection is going away: drop every reference to it. */
+typedef void (*conn_gone_cb)(void *data, struct conn *c);
+
+struct conn {
+        uv_tcp_t tcp;
+        struct conn_set *set;
+        struct proto_reader reader;
+        struct queue link;       /* set->all */
+        struct queue dirty_link; /* set->dirty while replies wait */
+        struct queue later_link; /* set->later while only events wait */
+        struct queue pendings;   /* the gateway's requests from this conn */
+        uint8_t *out;            /* replies gathered this loop iteration */
+        size_t out_len;
+        size_t out_cap;
+        uint8_t *wbuf; /* replies being written (one write at a time) */
+        size_t wlen;
+        size_t wcap;
+        uv_write_t wreq;
+        bool writing;
+        bool paused;  /* reading stopped: too much output queued */
+        bool closing; /* close once the queued output is written */
+        bool closed;
+        bool authenticated; /* TLS handshake done; always, without TLS */
+        bool heard;         /* some bytes arrived */
+        bool rested;        /* buffers given back; cleared when bytes arrive */
+        int refusal; /* BATON_E* to answer once authenticated, then close */
+        uint64_t id;
+        uint64_t started;             /* uv_now() at accept */
+        uint64_t last_rx;             /* uv_now() of the last bytes read */
+        struct tls_conn *tls;         /* NULL: plain (tls = off) */
+        struct addrcount_entry *from; /* the source address's count */
+        char peer[INET6_ADDRSTRLEN];  /* the source address, for logs */
+        /* The client's certificate identity; "" without TLS. */
+        char identity[TLS_IDENTITY_MAX];
+        uint8_t role; /* enum roles_role: what this client may do */
+        /* The access list's epoch `role` was decided at (access.h); 0:
+         * not yet. */
+        uint64_t role_epoch;
+        /* The sessions this connection proved it owns (ATTACH, or its own
+         * OPEN), most recent first; 0 marks a free slot. */
+        uint64_t attached[CONN_MAX_ATTACHED];
+        uint32_t n_watches; /* its watches (watches.h) */
+        /* The position of the last event sent to all of its watches at
+         * once (a WATCH_EVENT of id 0): each event goes out once per
+         * connection, however many of its watches it matches. */
+        uint64_t watch_sent_index;
+        uint32_t watch_sent_ord;
+};
+
+/* What a client may take of a node, and for how long. */
+struct conn_limits {
+        uint32_t max_conns;
+        uint32_t max_per_address;
+        uint32_t max_frame;
+        uint32_t output_limit;
+        uint32_t handshake_timeout_ms;
+        uint32_t idle_timeout_ms;
+        uint32_t watch_batch_ms;
+};
+
+struct conn_set {
+        uv_loop_t *loop;
+        uv_tcp_t listener;
+        uv_timer_t sweep;       /* handshake and idle timeouts */
+        uv_timer_t later_timer; /* sends set->later's output */
+        struct queue all;
+        struct queue dirty;
+        struct queue later;
+        struct addrcount by_address;
+        struct conn_limits limits;
+        struct tls_ctx *tls;      /* new connections' TLS; NULL: plain */
+        const struct config *cfg; /* roles of identities (borrowed) */
+        uint32_t n;
+        uint64_t next_id;
+        uint64_t accepted;
+        uint64_t refused;     /* over max-connections or the address cap */
+        uint64_t tls_refused; /* handshake failed, or plain text */
+        uint64_t timed_out;   /* handshake or idle timeout */
+        uint32_t let_go;      /* connections closed or rested since a trim */
+        conn_frame_cb on_frame;
+        conn_gone_cb on_gone;
+        void *data;
+        char rbuf[65536];
+        uint8_t plain[16384]; /* one TLS record's plaintext at a time */
+};
+
+/*
+ * Listen on "host:port" or "[ipv6]:port" (see listen.h) with `limits`
+ * (copied). With `tls` (ownership transferred on success; NULL for plain
+ * connections) every connection must complete a TLS handshake with a client
+ * certificate within the handshake timeout before its bytes are read as
+ * frames; plain text gets one plain ERROR frame (BATON_ETLS) and the
+ * connection closes. 0 or a BATON_E* code.
+ */
+int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
+                const struct conn_limits *limits, struct tls_ctx *tls,
+                conn_frame_cb on_frame, conn_gone_cb on_gone, void *data);
+
+/* New connections use `tls` from now on (ownership transferred); existing
+ * ones keep theirs. For rotating certificates on SIGHUP. */
+void conn_set_tls(struct conn_set *s, struct tls_ctx *tls);
+/* Stop listening and close every connection. */
+void conn_close_all(struct conn_set *s);
+
+/* Room for `n` bytes of reply at the end of c's output; NULL when out of
+ * memory or the connection is closing. Follow with conn_commit(). */
+uint8_t *conn_reserve(struct conn *c, size_t n);
+void conn_commit(struct conn *c, size_t n);
+/* As conn_commit(), for output that may wait up to the limits'
+ * watch_batch_ms for more to go with it (watch events): it goes out with
+ * the connection's next reply, or when that time is up. */
+void conn_commit_later(struct conn *c, size_t n);
+
+/* The TLS handshake proved that `c`'s client is `identity` (copied): give
+ * it the role the config has for it (roles_for()). */
+void conn_authorize(struct conn *c, const char *identity);
+
+/* Whether `c` proved it owns `session` (ATTACH, or the OPEN that made it). */
+bool conn_attached(const struct conn *c, uint64_t session);
+/* Remember that `c` owns `session`. */
+void conn_attach(struct conn *c, uint64_t session);
+
+/* Send an ERROR frame, then close once it is written (protocol errors). */
+void conn_fail(struct conn *c, uint64_t id, int status, const char *message);
+
+/* Start writing what every connection gathered in this loop iteration:
+ * one write per connection, however many replies. */
+void conn_flush_all(struct conn_set *s);
+
+#endif /* SERVER_CONN_H */

@@ -1,0 +1,58 @@
+/* What node.c, nodereq.c and nodedir.c share of a node: libraft's instance
+ * and the raft glue around it. Private to those files. */
+#ifndef SERVER_NODECORE_H
+#define SERVER_NODECORE_H
+
+#include <stdalign.h>
+#include <stdint.h>
+
+#include <raft.h>
+
+#include "../../../include/baton.h"
+#include "heard.h"
+#include "node.h"
+#include "plaintcp.h"
+#include "raftfsm.h"
+#include "stallwatch.h"
+
+struct node_core {
+        struct node *node;
+        /* The raft transport: peer.h's with TLS, else plaintcp.h's. */
+        struct plaintcp net;
+        struct heard heard; /* raft_uv's I/O, and what a leader sent */
+        struct raft raft;
+        struct raftfsm rf;
+        struct raft_barrier barrier; /* the one that makes the node serve */
+        struct raft_transfer transfer;
+        struct stallwatch watch;  /* full disks, entries left uncommitted */
+        uint64_t restores_logged; /* installed snapshots said in the log */
+        uint64_t drops_logged;    /* InstallSnapshots dropped, said too */
+        /* Tail spills that worked and that failed, as last looked at, and
+         * whether the last one failed (log_spills()). */
+        uint64_t spills_seen, spill_fails_seen;
+        bool spill_failing;
+};
+
+/* The libraft requests a struct node_request holds in its private words. */
+union node_raft_request {
+        struct raft_apply apply;
+        struct raft_barrier barrier;
+        struct raft_change change;
+};
+
+_Static_assert(sizeof(union node_raft_request) <=
+                   sizeof(((struct node_request *)0)->priv),
+               "a libraft request does not fit in struct node_request");
+_Static_assert(alignof(union node_raft_request) <= alignof(uint64_t),
+               "a libraft request needs more alignment than node_request has");
+/* nodedir.c. The data directory checks of node `n`: it tells `check`
+ * (may be NULL) who votes. */
+struct peercheck;
+void nodedir_attach(struct node *n, struct peercheck *check);
+/* Tell n->check the voters when raft's configuration changed. */
+void nodedir_tell_voters(struct node *n);
+/* 0 when raft's configuration, as loaded, has this node at `raft_address`
+ * or not at all; else BATON_EINVAL with n->errmsg. */
+int nodedir_own_address(struct node *n, const char *raft_address);
+
+#endif /* SERVER_NODECORE_H */

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Test of scripts/bench's command line, printing TAP: --help describes
+# every experiment (each scripts/bench.d/<experiment>.sh, by the first
+# line of its header) and names each experiment's flag; an unknown
+# experiment and a bad value for each experiment are refused with exit
+# status 2 and a message naming what was refused, before any cluster
+# starts or the results file is made. No cluster runs: the refusals come
+# first. And the results file: a baton-bench that printed nothing is
+# recorded as a failed figure. BENCH=path runs another scripts/bench (an
+# older one, say) for the command-line cases.
+# shellcheck disable=SC2016 # jq filters in single quotes
+set -u
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+script=${BENCH:-$root/scripts/bench}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() { # description, then a command that must succeed
+        local what=$1
+        shift
+        n=$((n + 1))
+        if "$@"; then
+                echo "ok $n - $what"
+        else
+                failed=$((failed + 1))
+                echo "not ok $n - $what"
+        fi
+}
+
+help=$("$script" --help 2>&1)
+rc=$?
+ok "--help exits 0" test "$rc" -eq 0
+for f in "$root"/scripts/bench.d/*.sh; do
+        name=$(basename "$f" .sh)
+        case $name in lib | summaries) continue ;; esac
+        first=$(sed -n '/^# shellcheck /d; s/^# \{0,1\}//p; q' "$f")
+        ok "--help describes the experiment $name" grep -qF -- "$first" <<<"$help"
+done
+for flag in --quick --breakdown --freeze --scale --connections --election-crash; do
+        ok "--help names $flag" grep -qF -- "$flag" <<<"$help"
+done
+
+# refused WHAT NAMED ARGS...: scripts/bench ARGS exits 2, its message
+# contains NAMED, and it made no results file.
+refused() {
+        local what=$1 named=$2 err rc
+        shift 2
+        err=$("$script" --out "$tmp/out.jsonl" "$@" 2>&1 >/dev/null)
+        rc=$?
+        echo "# scripts/bench $* -> exit $rc: $err"
+        ok "$what: exit 2" test "$rc" -eq 2
+        ok "$what: the message names $named" grep -qF -- "$named" <<<"$err"
+        ok "$what: no results file" test ! -e "$tmp/out.jsonl"
+}
+
+refused "an unknown experiment" 'unknown experiment or flag "--no-such-experiment"' \
+        --no-such-experiment
+refused "a word that is no flag" 'unknown experiment or flag "scale"' scale 1:0
+refused "--nodes 4" "--nodes" --nodes 4
+refused "--reps 0" "--reps" --reps 0
+refused "--tls maybe" "--tls" --tls maybe
+refused "--freeze without its settings" "--freeze needs" --freeze
+refused "--freeze with a bad last setting" "--freeze: THRESHOLD:TRAILING, got x" \
+        --freeze "4096:2048 x"
+refused "--scale with a bad last setting" "--scale: SESSIONS:LOCKS, got 1:y" \
+        --scale "1:0 1:y"
+refused "--scale with --pairs 0" "--pairs" --scale 1:0 --pairs 0
+refused "--connections 0" "--connections: a positive number, got 0" \
+        --connections "10 0"
+refused "--election-crash 0" "--election-crash" --election-crash 0
+
+# A baton-bench that died printing nothing is a failed figure: the
+# standard table counts it, and the run's exit status says so.
+(
+        # shellcheck disable=SC2034 # read by the library
+        out="$tmp/record.jsonl" tls=on BATON_CLUSTER_DIR="$tmp/no-cluster"
+        # shellcheck source=/dev/null
+        . "$root/scripts/bench.d/lib.sh"
+        : >"$out"
+        record "" '. + {rep: $rep}' --argjson rep 1 2>/dev/null
+        record '{"ops_per_s":5}' '. + {rep: $rep}' --argjson rep 2 2>/dev/null
+)
+echo "# recorded: $(tr '\n' ' ' <"$tmp/record.jsonl")"
+ok "an empty baton-bench output is recorded as failed" \
+        grep -q '^{"failed":true,"rep":1,' "$tmp/record.jsonl"
+ok "a result is recorded as it came, with its RSS and tls" \
+        grep -q '^{"ops_per_s":5,"rep":2,"rss_mib":0,"peak_rss_mib":0,"tls":"on"}$' "$tmp/record.jsonl"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

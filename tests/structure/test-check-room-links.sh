@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Self-test of scripts/check-room-links, printing TAP: it compiles one tiny
+# archive per room into a fake build directory, where the snap room calls a
+# function of the gateway room (a call that runs back up) and the gateway
+# room calls one of raft (allowed), and checks that exactly the first is
+# reported and that the tree without it passes.
+set -u
+
+script="$(cd "$(dirname "$0")/../.." && pwd)/scripts/check-room-links"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-room-links.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cc=${CC:-cc}
+
+n=0
+failed=0
+check() { # description, then a command that must succeed
+        local what=$1
+        shift
+        n=$((n + 1))
+        if "$@"; then
+                echo "ok $n - $what"
+        else
+                failed=$((failed + 1))
+                echo "not ok $n - $what"
+        fi
+}
+
+# room_archive ROOM C-SOURCE: .libs/libbatonROOM.a holding the source's object.
+room_archive() {
+        mkdir -p "$tmp/build/.libs"
+        printf '%s\n' "$2" >"$tmp/$1.c"
+        "$cc" -c -o "$tmp/$1.o" "$tmp/$1.c" &&
+                rm -f "$tmp/build/.libs/libbaton$1.a" &&
+                ar rcs "$tmp/build/.libs/libbaton$1.a" "$tmp/$1.o"
+}
+
+rooms="base config disk net offline ops"
+for r in $rooms; do
+        room_archive "$r" "int ${r}_thing(void) { return 0; }"
+done
+room_archive raft "int raft_apply(void) { return 1; }"
+room_archive gateway "int raft_apply(void); int gateway_route(void) { return raft_apply(); }"
+room_archive snap "int gateway_route(void); int snap_save(void) { return gateway_route(); }"
+
+out=$("$script" "$tmp/build" 2>&1)
+rc=$?
+echo "# check-room-links on the fake build (exit $rc):"
+echo "$out" | sed 's/^/#   /'
+check "a call from snap into gateway exits 1" test "$rc" -eq 1
+check "it names the object, both rooms and the symbol" \
+        grep -q 'libbatonsnap.a:snap.o: room snap calls gateway_route of room gateway$' <<<"$out"
+check "the allowed call from gateway into raft is not reported" \
+        test "$(wc -l <<<"$out")" -eq 1
+
+room_archive snap "int snap_save(void) { return 0; }"
+out=$("$script" "$tmp/build" 2>&1)
+rc=$?
+check "without the call it exits 0" test "$rc" -eq 0
+check "and prints nothing" test -z "$out"
+
+rm "$tmp/build/.libs/libbatonops.a"
+"$script" "$tmp/build" >/dev/null 2>&1
+rc=$?
+check "a missing room archive exits 2" test "$rc" -eq 2
+
+echo "1..$n"
+exit $((failed > 0))
