@@ -22,6 +22,8 @@
 
 #include "../proto/command.h"
 #include "wire.h"
+#include "../proto/reply.h"
+#include "../proto/keepalive.h"
 
 #define SILENCE_MS 30000 /* no progress for this long: the run is broken */
 
@@ -221,7 +223,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 return;
         }
         if (h->type != PROTO_RESULT ||
-            proto_read_result(body, h->length, &res) != 0 ||
+            proto_read_result(body, h->length, 0, &res) != 0 ||
             res.kind != expected(p->step) || res.status != 0) {
                 status = h->type == PROTO_RESULT && res.status != 0
                              ? res.status
@@ -337,8 +339,8 @@ static void keepalive(struct conns *r)
                 if (out == NULL) {
                         fail(p, BATON_ENOMEM, p->w.why);
                 } else {
-                        wire_commit(&p->w, proto_write_keepalive(out, room, 9,
-                                                                 p->session));
+                        wire_commit(&p->w, proto_write_keepalive(
+                                               out, room, 9, 0, p->session));
                 }
                 flush(p);
         }

@@ -22,6 +22,7 @@
 #include "../proto/attach.h"
 #include "../proto/command.h"
 #include "../proto/proto.h"
+#include "../proto/reply.h"
 #include "wire.h"
 
 #define SILENCE_MS 30000 /* no answer for this long: the run is broken */
@@ -124,7 +125,7 @@ static void answer(struct fill *f, const struct proto_header *h,
                 return;
         }
         if (h->type != PROTO_RESULT ||
-            proto_read_result(body, h->length, &r) != 0) {
+            proto_read_result(body, h->length, 0, &r) != 0) {
                 count_error(f, BATON_EMALFORMED);
                 return;
         }

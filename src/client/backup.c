@@ -14,6 +14,8 @@
 #include "drive.h"
 #include "errmsg.h"
 #include "link.h"
+#include "../proto/reply.h"
+#include "../proto/backup.h"
 
 /* How long to wait between asks while the leader makes a snapshot image
  * or serves other backups (BATON_ENOTREADY). */
@@ -145,11 +147,11 @@ static void on_frame(void *data, const struct proto_header *h,
 
         p->asked = false;
         if (h->type == PROTO_RESULT &&
-            proto_read_result(body, h->length, &res) == 0 &&
+            proto_read_result(body, h->length, 0, &res) == 0 &&
             res.status == BATON_ENOTREADY && p->id == 0) {
                 p->retry_at = now + BACKUP_RETRY_MS;
         } else if (h->type == PROTO_RESULT &&
-                   proto_read_result(body, h->length, &res) == 0) {
+                   proto_read_result(body, h->length, 0, &res) == 0) {
                 p->rv = res.status < 0 ? res.status : BATON_EMALFORMED;
         } else if (h->type == PROTO_ERROR) {
                 struct proto_string msg;

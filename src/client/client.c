@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "../proto/proto.h"
+#include "../proto/reply.h"
+#include "../proto/list.h"
 #include "clock.h"
 #include "errmsg.h"
 #include "outcome.h"

@@ -16,6 +16,7 @@
 #include "../lib/address.h"
 #include "clock.h"
 #include "resolve.h"
+#include "../proto/reply.h"
 
 #define CONNECT_MS       1000    /* a connect, a handshake, the first PING */
 #define BACKOFF_BASE_MS  10      /* first pause after failures in a row */

@@ -309,7 +309,7 @@ static void once_frame(void *data, const struct proto_header *h,
                 return;
         }
         if (h->type != PROTO_RESULT ||
-            proto_read_result(body, h->length, &res) != 0) {
+            proto_read_result(body, h->length, 0, &res) != 0) {
                 o->rv = BATON_EMALFORMED;
                 return;
         }

@@ -10,6 +10,8 @@
 
 #include "../../include/baton.h"
 #include "../proto/proto.h"
+#include "../proto/reply.h"
+#include "../proto/aclwire.h"
 
 /* The member of `st` (borrowed) with raft id `id`, or NULL when its list
  * has none. */

@@ -10,6 +10,8 @@
 #include "drive.h"
 #include "errmsg.h"
 #include "link.h"
+#include "../proto/reply.h"
+#include "../proto/status.h"
 
 /* One probe: a link of its own to one node, driven here until the answer,
  * a failure or the deadline. */
@@ -55,7 +57,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 /* A refusal (BATON_EPERM: the identity's role allows no
                  * STATUS) answers the probe at once. */
                 struct proto_result res;
-                p->rv = proto_read_result(body, h->length, &res) == 0 &&
+                p->rv = proto_read_result(body, h->length, 0, &res) == 0 &&
                                 res.status < 0
                             ? res.status
                             : BATON_EMALFORMED;
@@ -64,8 +66,7 @@ static void on_frame(void *data, const struct proto_header *h,
         if (h->type != PROTO_STATUS_REPLY) {
                 return;
         }
-        if (proto_read_status_versions(body, h->length, h->flags, &ps, &pv) !=
-            0) {
+        if (proto_read_status(body, h->length, h->flags, &ps, &pv) != 0) {
                 p->rv = BATON_EMALFORMED;
                 return;
         }

@@ -6,6 +6,9 @@
 #include "../../include/baton.h"
 #include "clock.h"
 #include "errmsg.h"
+#include "../proto/reply.h"
+#include "../proto/keepalive.h"
+#include "../proto/watch.h"
 
 #define TRY_MS   3000 /* a quick request unanswered on a live link */
 #define RETRY_MS 50   /* resend after BATON_EUNKNOWN / EINFLIGHT */

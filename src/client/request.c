@@ -5,6 +5,13 @@
 #include <string.h>
 
 #include "probe.h"
+#include "../proto/reply.h"
+#include "../proto/query.h"
+#include "../proto/member.h"
+#include "../proto/status.h"
+#include "../proto/keepalive.h"
+#include "../proto/list.h"
+#include "../proto/watch.h"
 
 /* A request with room for a frame of `cap` bytes. */
 static struct request *alloc_room(uint8_t type, size_t cap)
@@ -83,7 +90,11 @@ struct request *request_empty(uint8_t type)
         struct request *r = alloc(type);
 
         if (r != NULL) {
-                r->len = proto_write_empty(r->frame, r->frame_cap, 0, type);
+                r->len =
+                    type == PROTO_STATUS
+                        ? proto_write_status_request(r->frame, r->frame_cap, 0,
+                                                     0)
+                        : proto_write_empty(r->frame, r->frame_cap, 0, type);
         }
         return r;
 }
@@ -96,7 +107,7 @@ struct request *request_u64(uint8_t type, uint64_t v)
                 return NULL;
         }
         if (type == PROTO_KEEPALIVE) {
-                r->len = proto_write_keepalive(r->frame, r->frame_cap, 0, v);
+                r->len = proto_write_keepalive(r->frame, r->frame_cap, 0, 0, v);
                 r->session = v;
         } else {
                 r->len = proto_write_id(r->frame, r->frame_cap, 0, type, v);
@@ -114,8 +125,8 @@ struct request *request_keepalive(uint64_t session)
         struct request *r = alloc(PROTO_KEEPALIVE);
 
         if (r != NULL) {
-                r->len = proto_write_keepalive_revoked(r->frame, r->frame_cap,
-                                                       0, session);
+                r->len = proto_write_keepalive(r->frame, r->frame_cap, 0,
+                                               PROTO_FLAG_REVOKED, session);
                 r->session = session;
         }
         return r;
@@ -134,8 +145,8 @@ struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
         /* QUERY asks for the holder's client name: every server of
          * protocol version 2 gives it. */
         r->len = type == PROTO_QUERY
-                     ? proto_write_query_names(r->frame, r->frame_cap, 0, name,
-                                               name_len)
+                     ? proto_write_query(r->frame, r->frame_cap, 0,
+                                         PROTO_FLAG_NAMES, name, name_len)
                      : proto_write_check(r->frame, r->frame_cap, 0, name,
                                          name_len, token);
         return r;
@@ -155,8 +166,8 @@ struct request *request_list(const char *prefix, uint8_t prefix_len,
                 return NULL;
         }
         r->list_cap = limit;
-        r->len = proto_write_list_names(r->frame, r->frame_cap, 0, prefix,
-                                        prefix_len, limit);
+        r->len = proto_write_list(r->frame, r->frame_cap, 0, PROTO_FLAG_NAMES,
+                                  prefix, prefix_len, limit);
         return r;
 }
 
@@ -176,8 +187,8 @@ struct request *request_holders(const char *name, uint8_t name_len,
         r->list_cap = limit;
         r->name_len = name_len;
         memcpy(r->name, name, name_len);
-        r->len = proto_write_query_holders(r->frame, r->frame_cap, 0, name,
-                                           name_len);
+        r->len = proto_write_query(r->frame, r->frame_cap, 0,
+                                   PROTO_FLAG_HOLDERS, name, name_len);
         return r;
 }
 
@@ -195,8 +206,9 @@ struct request *request_leader(const char *name, uint8_t name_len)
         }
         r->name_len = name_len;
         memcpy(r->name, name, name_len);
-        r->len =
-            proto_write_query_values(r->frame, r->frame_cap, 0, name, name_len);
+        r->len = proto_write_query(r->frame, r->frame_cap, 0,
+                                   PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES, name,
+                                   name_len);
         return r;
 }
 
@@ -309,7 +321,7 @@ int request_take_status(struct request *r, const char *peer,
                         const uint8_t *body, uint32_t len)
 {
         struct proto_status ps;
-        int rv = proto_read_status(body, len, &ps);
+        int rv = proto_read_status(body, len, 0, &ps, NULL);
 
         if (rv != 0 || r->reply == NULL) {
                 return rv != 0 ? rv : BATON_EINVAL;
@@ -339,8 +351,8 @@ static int take_grants(struct request *r, const uint8_t *body, uint32_t len)
         if (e == NULL) {
                 return BATON_ENOMEM;
         }
-        rv =
-            proto_read_list_reply_holders(body, len, e, r->list_cap, &n, &more);
+        rv = proto_read_list_reply(body, len, PROTO_FLAG_HOLDERS, e,
+                                   r->list_cap, &n, &more);
         for (i = 0; rv == 0 && i < n; i++) {
                 struct baton_grant *o = &r->grants[i];
                 o->session = e[i].session;
@@ -375,8 +387,9 @@ static int take_leader(struct request *r, const uint8_t *body, uint32_t len)
         if (e == NULL) {
                 return BATON_ENOMEM;
         }
-        rv = proto_read_list_reply_values(body, len, e, PROTO_LIST_MAX, &n,
-                                          &more);
+        rv = proto_read_list_reply(body, len,
+                                   PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES, e,
+                                   PROTO_LIST_MAX, &n, &more);
         if (rv == 0 && n > 0 && e[0].mode != COMMAND_MODE_ELECTION) {
                 rv = BATON_EKIND;
         }
@@ -419,10 +432,7 @@ int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
         if (e == NULL) {
                 return BATON_ENOMEM;
         }
-        rv = flags & PROTO_FLAG_NAMES
-                 ? proto_read_list_reply_names(body, len, e, r->list_cap, &n,
-                                               &more)
-                 : proto_read_list_reply(body, len, e, r->list_cap, &n, &more);
+        rv = proto_read_list_reply(body, len, flags, e, r->list_cap, &n, &more);
         if (rv == 0) {
                 for (i = 0; i < n; i++) {
                         struct baton_lock_info *o = &r->list[i];
@@ -457,9 +467,7 @@ void request_free(struct request *r)
 int request_take_result(struct request *r, uint16_t flags, const uint8_t *body,
                         uint32_t len, struct proto_result *res)
 {
-        int rv = flags & PROTO_FLAG_NAMES
-                     ? proto_read_result_names(body, len, res)
-                     : proto_read_result(body, len, res);
+        int rv = proto_read_result(body, len, flags, res);
 
         if (rv != 0) {
                 return rv;

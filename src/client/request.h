@@ -12,6 +12,8 @@
 #include "../proto/command.h"
 #include "../lib/queue.h"
 #include "../proto/proto.h"
+#include "../proto/reply.h"
+#include "../proto/watch.h"
 
 /* The room of a request's frame but a MULTI's (sized to fit it): a
  * COMMAND with the largest single-name command. */

@@ -4,7 +4,7 @@
 #include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 #include "frame.h"
-#include "proto.h"
+#include "aclwire.h"
 
 /* An identity: 1..255 bytes, no NUL. */
 static bool identity_ok(const struct proto_string *s)

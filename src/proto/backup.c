@@ -4,7 +4,7 @@
 #include "../../include/baton/errors.h"
 #include "fields.h"
 #include "frame.h"
-#include "proto.h"
+#include "backup.h"
 
 static const struct fields_entry backup_fields[] = {
     FIELD(struct proto_backup, U64, backup),

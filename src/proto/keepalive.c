@@ -5,49 +5,35 @@
 
 #include "../../include/baton/errors.h"
 #include "frame.h"
-#include "proto.h"
+#include "keepalive.h"
 
-static size_t write_keepalive(uint8_t *out, size_t cap, uint64_t id,
-                              uint16_t flags, uint64_t session)
+size_t proto_write_keepalive(uint8_t *out, size_t cap, uint64_t id,
+                             uint16_t flags, uint64_t session)
 {
         struct wcursor w;
 
+        if (!proto_flags_allowed(PROTO_KEEPALIVE, flags)) {
+                return 0;
+        }
         proto_frame_begin(&w, out, cap, PROTO_KEEPALIVE, flags, id);
         wcursor_u64(&w, session);
         return proto_frame_finish(&w);
 }
 
-size_t proto_write_keepalive(uint8_t *out, size_t cap, uint64_t id,
-                             uint64_t session)
-{
-        return write_keepalive(out, cap, id, 0, session);
-}
-
-size_t proto_write_keepalive_revoked(uint8_t *out, size_t cap, uint64_t id,
-                                     uint64_t session)
-{
-        return write_keepalive(out, cap, id, PROTO_FLAG_REVOKED, session);
-}
-
 size_t proto_write_keepalive_ok(uint8_t *out, size_t cap, uint64_t id,
-                                uint32_t ttl_ms)
+                                uint16_t flags, uint32_t ttl_ms,
+                                uint32_t revoked)
 {
         struct wcursor w;
 
-        proto_frame_begin(&w, out, cap, PROTO_KEEPALIVE_OK, 0, id);
+        if (!proto_flags_allowed(PROTO_KEEPALIVE_OK, flags)) {
+                return 0;
+        }
+        proto_frame_begin(&w, out, cap, PROTO_KEEPALIVE_OK, flags, id);
         wcursor_u32(&w, ttl_ms);
-        return proto_frame_finish(&w);
-}
-
-size_t proto_write_keepalive_ok_revoked(uint8_t *out, size_t cap, uint64_t id,
-                                        uint32_t ttl_ms, uint32_t revoked)
-{
-        struct wcursor w;
-
-        proto_frame_begin(&w, out, cap, PROTO_KEEPALIVE_OK, PROTO_FLAG_REVOKED,
-                          id);
-        wcursor_u32(&w, ttl_ms);
-        wcursor_u32(&w, revoked);
+        if (flags & PROTO_FLAG_REVOKED) {
+                wcursor_u32(&w, revoked);
+        }
         return proto_frame_finish(&w);
 }
 

@@ -8,7 +8,13 @@
 #include "../proto/command.h"
 #include "fields.h"
 #include "frame.h"
-#include "proto.h"
+#include "list.h"
+
+_Static_assert(COMMAND_NAME_MAX == 255, "LIST entries hold any lock name");
+_Static_assert(PROTO_LIST_ENTRY_MAX == PROTO_LIST_ENTRY_SIZE(255),
+               "LIST entry sizes agree");
+_Static_assert(PROTO_LIST_ENTRY_MIN == PROTO_LIST_ENTRY_SIZE(1),
+               "LIST entry sizes agree");
 
 struct list_body {
         struct proto_string prefix;
@@ -63,14 +69,14 @@ static bool valid_prefix(const char *prefix, size_t len)
                 (prefix != NULL && memchr(prefix, '\0', len) == NULL));
 }
 
-static size_t write_list(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
-                         const char *prefix, size_t prefix_len, uint32_t limit)
+size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
+                        const char *prefix, size_t prefix_len, uint32_t limit)
 {
         struct list_body b = {{prefix, (uint8_t)prefix_len}, limit};
         struct wcursor w;
 
         if (!valid_prefix(prefix, prefix_len) || limit == 0 ||
-            limit > PROTO_LIST_MAX) {
+            limit > PROTO_LIST_MAX || !proto_flags_allowed(PROTO_LIST, flags)) {
                 return 0;
         }
         proto_frame_begin(&w, out, cap, PROTO_LIST, flags, id);
@@ -78,23 +84,9 @@ static size_t write_list(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
         return proto_frame_finish(&w);
 }
 
-size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id,
-                        const char *prefix, size_t prefix_len, uint32_t limit)
-{
-        return write_list(out, cap, id, 0, prefix, prefix_len, limit);
-}
-
-size_t proto_write_list_names(uint8_t *out, size_t cap, uint64_t id,
-                              const char *prefix, size_t prefix_len,
-                              uint32_t limit)
-{
-        return write_list(out, cap, id, PROTO_FLAG_NAMES, prefix, prefix_len,
-                          limit);
-}
-
-static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
-                               uint16_t flags, const struct proto_lock_entry *e,
-                               uint32_t n, bool more)
+size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
+                              uint16_t flags, const struct proto_lock_entry *e,
+                              uint32_t n, bool more)
 {
         bool holders = flags & PROTO_FLAG_HOLDERS;
         bool names = holders || (flags & PROTO_FLAG_NAMES);
@@ -102,7 +94,8 @@ static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
         struct wcursor w;
         uint32_t i;
 
-        if (n > 0 && e == NULL) {
+        if ((n > 0 && e == NULL) ||
+            !proto_flags_allowed(PROTO_LIST_REPLY, flags)) {
                 return 0;
         }
         for (i = 0; i < n; i++) {
@@ -130,27 +123,6 @@ static size_t write_list_reply(uint8_t *out, size_t cap, uint64_t id,
         return proto_frame_finish(&w);
 }
 
-size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
-                              const struct proto_lock_entry *e, uint32_t n,
-                              bool more)
-{
-        return write_list_reply(out, cap, id, 0, e, n, more);
-}
-
-size_t proto_write_list_reply_names(uint8_t *out, size_t cap, uint64_t id,
-                                    const struct proto_lock_entry *e,
-                                    uint32_t n, bool more)
-{
-        return write_list_reply(out, cap, id, PROTO_FLAG_NAMES, e, n, more);
-}
-
-size_t proto_write_list_reply_holders(uint8_t *out, size_t cap, uint64_t id,
-                                      const struct proto_lock_entry *e,
-                                      uint32_t n, bool more)
-{
-        return write_list_reply(out, cap, id, PROTO_FLAG_HOLDERS, e, n, more);
-}
-
 int proto_read_list(const uint8_t *body, size_t len,
                     struct proto_string *prefix, uint32_t *limit)
 {
@@ -167,9 +139,9 @@ int proto_read_list(const uint8_t *body, size_t len,
         return valid_prefix(prefix->p, prefix->len) ? 0 : BATON_ENAME;
 }
 
-static int read_list_reply(const uint8_t *body, size_t len, uint16_t flags,
-                           struct proto_lock_entry *e, size_t cap, uint32_t *n,
-                           bool *more)
+int proto_read_list_reply(const uint8_t *body, size_t len, uint16_t flags,
+                          struct proto_lock_entry *e, size_t cap, uint32_t *n,
+                          bool *more)
 {
         bool holders = flags & PROTO_FLAG_HOLDERS;
         bool names = holders || (flags & PROTO_FLAG_NAMES);
@@ -219,41 +191,4 @@ static int read_list_reply(const uint8_t *body, size_t len, uint16_t flags,
         *n = count;
         *more = flag == 1;
         return 0;
-}
-
-int proto_read_list_reply(const uint8_t *body, size_t len,
-                          struct proto_lock_entry *e, size_t cap, uint32_t *n,
-                          bool *more)
-{
-        return read_list_reply(body, len, 0, e, cap, n, more);
-}
-
-int proto_read_list_reply_names(const uint8_t *body, size_t len,
-                                struct proto_lock_entry *e, size_t cap,
-                                uint32_t *n, bool *more)
-{
-        return read_list_reply(body, len, PROTO_FLAG_NAMES, e, cap, n, more);
-}
-
-int proto_read_list_reply_holders(const uint8_t *body, size_t len,
-                                  struct proto_lock_entry *e, size_t cap,
-                                  uint32_t *n, bool *more)
-{
-        return read_list_reply(body, len, PROTO_FLAG_HOLDERS, e, cap, n, more);
-}
-
-size_t proto_write_list_reply_values(uint8_t *out, size_t cap, uint64_t id,
-                                     const struct proto_lock_entry *e,
-                                     uint32_t n, bool more)
-{
-        return write_list_reply(
-            out, cap, id, PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES, e, n, more);
-}
-
-int proto_read_list_reply_values(const uint8_t *body, size_t len,
-                                 struct proto_lock_entry *e, size_t cap,
-                                 uint32_t *n, bool *more)
-{
-        return read_list_reply(
-            body, len, PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES, e, cap, n, more);
 }

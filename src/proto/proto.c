@@ -1,8 +1,9 @@
-/* The client protocol: frame codec and incremental reader, with no I/O. */
+/* The client protocol's frames: the header, the type names, the writing
+ * and checking every family shares, and the bodies of no family (COMMAND,
+ * PING, PONG and the one-u64 ones). */
 #include "proto.h"
 #include "frame.h"
 
-#include <limits.h>
 #include <string.h>
 
 #include "../../include/baton/errors.h"
@@ -11,27 +12,12 @@
 #include "../lib/cursor.h"
 #include "fields.h"
 
-/* The largest STATUS_REPLY body: fixed fields, then every member at its
- * largest (id, role, two strings of PROTO_ADDRESS_MAX bytes). */
-#define STATUS_FIXED_SIZE (8 + 1 + 8 * 8 + 1)
-#define MEMBER_MAX_SIZE   (8 + 1 + 2 * (1 + PROTO_ADDRESS_MAX))
-#define STATUS_MAX_SIZE                                                        \
-        (STATUS_FIXED_SIZE + PROTO_MAX_MEMBERS * MEMBER_MAX_SIZE)
-
-_Static_assert(STATUS_MAX_SIZE <= PROTO_MAX_BODY, "status reply fits a frame");
 _Static_assert(COMMAND_ANY_MAX_SIZE <= PROTO_MAX_BODY,
                "a command fits a frame");
 _Static_assert(PROTO_ADDRESS_MAX <= UINT8_MAX, "addresses are u8 strings");
 _Static_assert(PROTO_ADDRESS_MAX == ADDRESS_MAX &&
                    COMMAND_ADDRESS_MAX == ADDRESS_MAX,
                "every address the parser accepts fits the wire");
-_Static_assert(PROTO_MESSAGE_MAX <= UINT8_MAX, "messages are u8 strings");
-_Static_assert(COMMAND_NAME_MAX == 255, "LIST entries hold any lock name");
-_Static_assert(PROTO_LIST_ENTRY_MAX == PROTO_LIST_ENTRY_SIZE(255),
-               "LIST entry sizes agree");
-_Static_assert(PROTO_LIST_ENTRY_MIN == PROTO_LIST_ENTRY_SIZE(1),
-               "LIST entry sizes agree");
-_Static_assert(INT_MAX == INT32_MAX, "a status is an i32 on the wire");
 
 const char *proto_type_name(int type)
 {
@@ -103,10 +89,7 @@ bool proto_valid_name(const char *name, size_t len)
                memchr(name, '\0', len) == NULL;
 }
 
-/* ---- Bodies --------------------------------------------------------------
- *
- * Every body of fixed shape is one table (fields.h); bodies passed as
- * arguments get a private struct to describe.
+/* ---- Header --------------------------------------------------------------
  */
 
 static const struct fields_entry header_fields[] = {
@@ -116,131 +99,6 @@ static const struct fields_entry header_fields[] = {
     FIELD(struct proto_header, U32, length),
     FIELD(struct proto_header, U64, id),
 };
-
-/* QUERY: one string, read straight into a struct proto_string. */
-static const struct fields_entry query_fields[] = {
-    {FIELDS_STRING, 0},
-};
-
-/* CHECK */
-struct check_body {
-        uint64_t token;
-        struct proto_string name;
-};
-
-static const struct fields_entry check_fields[] = {
-    FIELD(struct check_body, U64, token),
-    FIELD(struct check_body, STRING, name),
-};
-
-/* MEMBER_ADD */
-struct member_add_body {
-        uint64_t member;
-        struct proto_string raft_address;
-        struct proto_string client_address;
-};
-
-static const struct fields_entry member_add_fields[] = {
-    FIELD(struct member_add_body, U64, member),
-    FIELD(struct member_add_body, STRING, raft_address),
-    FIELD(struct member_add_body, STRING, client_address),
-};
-
-/* NOT_LEADER */
-struct not_leader_body {
-        uint64_t leader_id;
-        struct proto_string address;
-};
-
-static const struct fields_entry not_leader_fields[] = {
-    FIELD(struct not_leader_body, U64, leader_id),
-    FIELD(struct not_leader_body, STRING, address),
-};
-
-/* ERROR */
-struct error_body {
-        int32_t status;
-        struct proto_string message;
-};
-
-static const struct fields_entry error_fields[] = {
-    FIELD(struct error_body, I32, status),
-    FIELD(struct error_body, STRING, message),
-};
-
-/* LIST */
-static const struct fields_entry result_fields[] = {
-    FIELD(struct proto_result, I32, status),
-    FIELD(struct proto_result, U8, kind),
-    FIELD(struct proto_result, U64, index),
-    FIELD(struct proto_result, U64, session),
-    FIELD(struct proto_result, U64, owner),
-    FIELD(struct proto_result, U64, token),
-    FIELD(struct proto_result, U32, count),
-    FIELD(struct proto_result, U32, waiters),
-};
-
-/* RESULT's PROTO_FLAG_NAMES tail. */
-static const struct fields_entry result_names_fields[] = {
-    FIELD(struct proto_result, STRING, client_name),
-};
-
-/* STATUS_REPLY: the fixed part, then n_members of member_fields. */
-static const struct fields_entry status_fields[] = {
-    FIELD(struct proto_status, U64, id),
-    FIELD(struct proto_status, U8, role),
-    FIELD(struct proto_status, U64, term),
-    FIELD(struct proto_status, U64, leader_id),
-    FIELD(struct proto_status, U64, commit_index),
-    FIELD(struct proto_status, U64, applied_index),
-    FIELD(struct proto_status, U64, last_index),
-    FIELD(struct proto_status, U64, sessions),
-    FIELD(struct proto_status, U64, locks),
-    FIELD(struct proto_status, U64, waiters),
-    FIELD(struct proto_status, U8, n_members),
-};
-
-/* STATUS_REPLY's PROTO_FLAG_VERSIONS tail, after the members. */
-static const struct fields_entry versions_fields[] = {
-    FIELD(struct proto_versions, STRING, release),
-    FIELD(struct proto_versions, U16, command),
-    FIELD(struct proto_versions, U16, snapshot),
-    FIELD(struct proto_versions, U16, container),
-};
-
-static const struct fields_entry member_fields[] = {
-    FIELD(struct proto_member, U64, id),
-    FIELD(struct proto_member, U8, role),
-    FIELD(struct proto_member, STRING, raft_address),
-    FIELD(struct proto_member, STRING, client_address),
-};
-
-/* ---- Header --------------------------------------------------------------
- */
-
-/* Only QUERY, LIST and their answers may ask for or carry client names;
- * only QUERY and LIST_REPLY every holder, with their names; only
- * KEEPALIVE and KEEPALIVE_OK revoked grants; only STATUS and STATUS_REPLY
- * versions. */
-static bool allowed_flags(uint8_t type, uint16_t flags)
-{
-        if (flags == 0) {
-                return true;
-        }
-        if (flags == PROTO_FLAG_VERSIONS) {
-                return type == PROTO_STATUS || type == PROTO_STATUS_REPLY;
-        }
-        if (flags == PROTO_FLAG_REVOKED) {
-                return type == PROTO_KEEPALIVE || type == PROTO_KEEPALIVE_OK;
-        }
-        if (flags == PROTO_FLAG_HOLDERS ||
-            flags == (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES)) {
-                return type == PROTO_QUERY || type == PROTO_LIST_REPLY;
-        }
-        return flags == PROTO_FLAG_NAMES &&
-               (type == PROTO_QUERY || type == PROTO_LIST ||
-                type == PROTO_RESULT || type == PROTO_LIST_REPLY);
-}
 
 static void put_header(struct wcursor *w, const struct proto_header *h)
 {
@@ -273,7 +131,7 @@ int proto_header_decode(struct proto_header *h, const uint8_t *in,
         if (h->version != PROTO_VERSION) {
                 return BATON_EVERSION;
         }
-        if (!known_type(h->type) || !allowed_flags(h->type, h->flags)) {
+        if (!known_type(h->type) || !proto_flags_allowed(h->type, h->flags)) {
                 return BATON_EMALFORMED;
         }
         if (h->length > max_body) {
@@ -332,8 +190,7 @@ size_t proto_frame_finish(struct wcursor *w)
         return w->len;
 }
 
-/* The length of an optional C string, or SIZE_MAX when over `max`. */
-static size_t cstr_len(const char *s, size_t max)
+size_t proto_cstr_len(const char *s, size_t max)
 {
         size_t i;
 
@@ -363,87 +220,14 @@ size_t proto_write_command(uint8_t *out, size_t cap, uint64_t id,
         return proto_frame_finish(&w);
 }
 
-static size_t write_query(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
-                          const char *name, size_t name_len)
-{
-        struct proto_string b = {name, (uint8_t)name_len};
-        struct wcursor w;
-
-        if (!proto_valid_name(name, name_len)) {
-                return 0;
-        }
-        proto_frame_begin(&w, out, cap, PROTO_QUERY, flags, id);
-        fields_put(&w, FIELDS(query_fields), &b);
-        return proto_frame_finish(&w);
-}
-
-size_t proto_write_query(uint8_t *out, size_t cap, uint64_t id,
-                         const char *name, size_t name_len)
-{
-        return write_query(out, cap, id, 0, name, name_len);
-}
-
-size_t proto_write_query_names(uint8_t *out, size_t cap, uint64_t id,
-                               const char *name, size_t name_len)
-{
-        return write_query(out, cap, id, PROTO_FLAG_NAMES, name, name_len);
-}
-
-size_t proto_write_query_holders(uint8_t *out, size_t cap, uint64_t id,
-                                 const char *name, size_t name_len)
-{
-        return write_query(out, cap, id, PROTO_FLAG_HOLDERS, name, name_len);
-}
-
-size_t proto_write_query_values(uint8_t *out, size_t cap, uint64_t id,
-                                const char *name, size_t name_len)
-{
-        return write_query(out, cap, id, PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES,
-                           name, name_len);
-}
-
-size_t proto_write_check(uint8_t *out, size_t cap, uint64_t id,
-                         const char *name, size_t name_len, uint64_t token)
-{
-        struct check_body b = {token, {name, (uint8_t)name_len}};
-        struct wcursor w;
-
-        if (!proto_valid_name(name, name_len)) {
-                return 0;
-        }
-        begin(&w, out, cap, PROTO_CHECK, id);
-        fields_put(&w, FIELDS(check_fields), &b);
-        return proto_frame_finish(&w);
-}
-
 size_t proto_write_empty(uint8_t *out, size_t cap, uint64_t id, uint8_t type)
 {
         struct wcursor w;
 
-        if (type != PROTO_STATUS && type != PROTO_PING && type != PROTO_PONG) {
+        if (type != PROTO_PING && type != PROTO_PONG) {
                 return 0;
         }
         begin(&w, out, cap, type, id);
-        return proto_frame_finish(&w);
-}
-
-size_t proto_write_member_add(uint8_t *out, size_t cap, uint64_t id,
-                              uint64_t member, const char *raft_address,
-                              const char *client_address)
-{
-        size_t raft_len = cstr_len(raft_address, PROTO_ADDRESS_MAX);
-        size_t client_len = cstr_len(client_address, PROTO_ADDRESS_MAX);
-        struct member_add_body b = {member,
-                                    {raft_address, (uint8_t)raft_len},
-                                    {client_address, (uint8_t)client_len}};
-        struct wcursor w;
-
-        if (raft_len == 0 || raft_len == SIZE_MAX || client_len == 0 ||
-            client_len == SIZE_MAX) {
-                return 0;
-        }
-        begin(&w, out, cap, PROTO_MEMBER_ADD, id);
-        fields_put(&w, FIELDS(member_add_fields), &b);
         return proto_frame_finish(&w);
 }
 
@@ -461,126 +245,6 @@ size_t proto_write_id(uint8_t *out, size_t cap, uint64_t id, uint8_t type,
         return proto_frame_finish(&w);
 }
 
-size_t proto_write_result(uint8_t *out, size_t cap, uint64_t id,
-                          const struct proto_result *r)
-{
-        struct wcursor w;
-
-        begin(&w, out, cap, PROTO_RESULT, id);
-        fields_put(&w, FIELDS(result_fields), r);
-        return proto_frame_finish(&w);
-}
-
-size_t proto_write_result_names(uint8_t *out, size_t cap, uint64_t id,
-                                const struct proto_result *r)
-{
-        struct wcursor w;
-
-        if (!proto_valid_client(&r->client_name)) {
-                return 0;
-        }
-        proto_frame_begin(&w, out, cap, PROTO_RESULT, PROTO_FLAG_NAMES, id);
-        fields_put(&w, FIELDS(result_fields), r);
-        fields_put(&w, FIELDS(result_names_fields), r);
-        return proto_frame_finish(&w);
-}
-
-size_t proto_write_not_leader(uint8_t *out, size_t cap, uint64_t id,
-                              uint64_t leader_id, const char *address)
-{
-        size_t len = cstr_len(address, PROTO_ADDRESS_MAX);
-        struct not_leader_body b = {leader_id, {address, (uint8_t)len}};
-        struct wcursor w;
-
-        if (len == SIZE_MAX) {
-                return 0;
-        }
-        begin(&w, out, cap, PROTO_NOT_LEADER, id);
-        fields_put(&w, FIELDS(not_leader_fields), &b);
-        return proto_frame_finish(&w);
-}
-
-size_t proto_write_error(uint8_t *out, size_t cap, uint64_t id, int status,
-                         const char *message)
-{
-        size_t len = cstr_len(message, PROTO_MESSAGE_MAX);
-        struct error_body b = {(int32_t)status, {message, (uint8_t)len}};
-        struct wcursor w;
-
-        if (len == SIZE_MAX) {
-                return 0;
-        }
-        begin(&w, out, cap, PROTO_ERROR, id);
-        fields_put(&w, FIELDS(error_fields), &b);
-        return proto_frame_finish(&w);
-}
-
-/* A member's addresses may be empty (not known yet), never too long. */
-static bool valid_address(const struct proto_string *s)
-{
-        return s->len <= PROTO_ADDRESS_MAX && (s->len == 0 || s->p != NULL) &&
-               (s->len == 0 || memchr(s->p, '\0', s->len) == NULL);
-}
-
-/* STATUS_REPLY with `flags`, and the versions tail when `v` is given. */
-static size_t write_status(uint8_t *out, size_t cap, uint64_t id,
-                           const struct proto_status *st,
-                           const struct proto_versions *v)
-{
-        struct wcursor w;
-        unsigned i;
-
-        if (st->n_members > PROTO_MAX_MEMBERS) {
-                return 0;
-        }
-        for (i = 0; i < st->n_members; i++) {
-                if (!valid_address(&st->members[i].raft_address) ||
-                    !valid_address(&st->members[i].client_address)) {
-                        return 0;
-                }
-        }
-        if (v != NULL &&
-            (v->release.len == 0 || v->release.len > PROTO_RELEASE_MAX ||
-             memchr(v->release.p, '\0', v->release.len) != NULL)) {
-                return 0;
-        }
-        proto_frame_begin(&w, out, cap, PROTO_STATUS_REPLY,
-                          v != NULL ? PROTO_FLAG_VERSIONS : 0, id);
-        fields_put(&w, FIELDS(status_fields), st);
-        for (i = 0; i < st->n_members; i++) {
-                fields_put(&w, FIELDS(member_fields), &st->members[i]);
-        }
-        if (v != NULL) {
-                fields_put(&w, FIELDS(versions_fields), v);
-        }
-        return proto_frame_finish(&w);
-}
-
-size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id,
-                          const struct proto_status *st)
-{
-        return write_status(out, cap, id, st, NULL);
-}
-
-size_t proto_write_status_versions(uint8_t *out, size_t cap, uint64_t id,
-                                   const struct proto_status *st,
-                                   const struct proto_versions *v)
-{
-        return write_status(out, cap, id, st, v);
-}
-
-size_t proto_write_status_request(uint8_t *out, size_t cap, uint64_t id,
-                                  uint16_t flags)
-{
-        struct wcursor w;
-
-        if (flags != 0 && flags != PROTO_FLAG_VERSIONS) {
-                return 0;
-        }
-        proto_frame_begin(&w, out, cap, PROTO_STATUS, flags, id);
-        return proto_frame_finish(&w);
-}
-
 /* ---- Body readers --------------------------------------------------------
  */
 
@@ -589,9 +253,7 @@ bool proto_read_done(const struct rcursor *r)
         return !r->bad && r->left == 0;
 }
 
-/* Addresses and messages: at most `max` bytes and no NUL, since the writers
- * take C strings and a peer that sends otherwise is broken. */
-static bool valid_text(const struct proto_string *s, size_t max)
+bool proto_valid_text(const struct proto_string *s, size_t max)
 {
         return s->len <= max &&
                (s->len == 0 || memchr(s->p, '\0', s->len) == NULL);
@@ -603,162 +265,5 @@ int proto_read_u64(const uint8_t *body, size_t len, uint64_t *v)
 
         rcursor_init(&r, body, len);
         *v = rcursor_u64(&r);
-        return proto_read_done(&r) ? 0 : BATON_EMALFORMED;
-}
-
-int proto_read_u32(const uint8_t *body, size_t len, uint32_t *v)
-{
-        struct rcursor r;
-
-        rcursor_init(&r, body, len);
-        *v = rcursor_u32(&r);
-        return proto_read_done(&r) ? 0 : BATON_EMALFORMED;
-}
-
-int proto_read_query(const uint8_t *body, size_t len, struct proto_string *name)
-{
-        struct rcursor r;
-
-        rcursor_init(&r, body, len);
-        fields_get(&r, FIELDS(query_fields), name);
-        if (!proto_read_done(&r)) {
-                return BATON_EMALFORMED;
-        }
-        return proto_valid_name(name->p, name->len) ? 0 : BATON_ENAME;
-}
-
-int proto_read_check(const uint8_t *body, size_t len, struct proto_string *name,
-                     uint64_t *token)
-{
-        struct check_body b;
-        struct rcursor r;
-
-        rcursor_init(&r, body, len);
-        fields_get(&r, FIELDS(check_fields), &b);
-        *token = b.token;
-        *name = b.name;
-        if (!proto_read_done(&r)) {
-                return BATON_EMALFORMED;
-        }
-        return proto_valid_name(name->p, name->len) ? 0 : BATON_ENAME;
-}
-
-int proto_read_member_add(const uint8_t *body, size_t len, uint64_t *member,
-                          struct proto_string *raft_address,
-                          struct proto_string *client_address)
-{
-        struct member_add_body b;
-        struct rcursor r;
-
-        rcursor_init(&r, body, len);
-        fields_get(&r, FIELDS(member_add_fields), &b);
-        *member = b.member;
-        *raft_address = b.raft_address;
-        *client_address = b.client_address;
-        if (!proto_read_done(&r) || raft_address->len == 0 ||
-            client_address->len == 0 ||
-            !valid_text(raft_address, PROTO_ADDRESS_MAX) ||
-            !valid_text(client_address, PROTO_ADDRESS_MAX)) {
-                return BATON_EMALFORMED;
-        }
-        return 0;
-}
-
-int proto_read_result(const uint8_t *body, size_t len, struct proto_result *res)
-{
-        struct rcursor r;
-
-        rcursor_init(&r, body, len);
-        fields_get(&r, FIELDS(result_fields), res);
-        res->client_name.p = NULL;
-        res->client_name.len = 0;
-        return proto_read_done(&r) ? 0 : BATON_EMALFORMED;
-}
-
-int proto_read_result_names(const uint8_t *body, size_t len,
-                            struct proto_result *res)
-{
-        struct rcursor r;
-
-        rcursor_init(&r, body, len);
-        fields_get(&r, FIELDS(result_fields), res);
-        fields_get(&r, FIELDS(result_names_fields), res);
-        if (!proto_read_done(&r) || !proto_valid_client(&res->client_name)) {
-                return BATON_EMALFORMED;
-        }
-        return 0;
-}
-
-int proto_read_not_leader(const uint8_t *body, size_t len, uint64_t *leader_id,
-                          struct proto_string *address)
-{
-        struct not_leader_body b;
-        struct rcursor r;
-
-        rcursor_init(&r, body, len);
-        fields_get(&r, FIELDS(not_leader_fields), &b);
-        *leader_id = b.leader_id;
-        *address = b.address;
-        if (!proto_read_done(&r) || !valid_text(address, PROTO_ADDRESS_MAX)) {
-                return BATON_EMALFORMED;
-        }
-        return 0;
-}
-
-int proto_read_error(const uint8_t *body, size_t len, int *status,
-                     struct proto_string *message)
-{
-        struct error_body b;
-        struct rcursor r;
-
-        rcursor_init(&r, body, len);
-        fields_get(&r, FIELDS(error_fields), &b);
-        *status = b.status;
-        *message = b.message;
-        if (!proto_read_done(&r) || !valid_text(message, PROTO_MESSAGE_MAX)) {
-                return BATON_EMALFORMED;
-        }
-        return 0;
-}
-
-int proto_read_status(const uint8_t *body, size_t len, struct proto_status *st)
-{
-        struct proto_versions v;
-
-        return proto_read_status_versions(body, len, 0, st, &v);
-}
-
-int proto_read_status_versions(const uint8_t *body, size_t len, uint16_t flags,
-                               struct proto_status *st,
-                               struct proto_versions *v)
-{
-        struct rcursor r;
-        unsigned i;
-
-        memset(st, 0, sizeof *st);
-        memset(v, 0, sizeof *v);
-        rcursor_init(&r, body, len);
-        fields_get(&r, FIELDS(status_fields), st);
-        if (r.bad || st->n_members > PROTO_MAX_MEMBERS) {
-                st->n_members = 0;
-                return BATON_EMALFORMED;
-        }
-        for (i = 0; i < st->n_members; i++) {
-                struct proto_member *m = &st->members[i];
-
-                fields_get(&r, FIELDS(member_fields), m);
-                if (r.bad || !valid_text(&m->raft_address, PROTO_ADDRESS_MAX) ||
-                    !valid_text(&m->client_address, PROTO_ADDRESS_MAX)) {
-                        return BATON_EMALFORMED;
-                }
-        }
-        if (flags & PROTO_FLAG_VERSIONS) {
-                fields_get(&r, FIELDS(versions_fields), v);
-                if (r.bad || v->release.len == 0 ||
-                    !valid_text(&v->release, PROTO_RELEASE_MAX)) {
-                        memset(v, 0, sizeof *v);
-                        return BATON_EMALFORMED;
-                }
-        }
         return proto_read_done(&r) ? 0 : BATON_EMALFORMED;
 }

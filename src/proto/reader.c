@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../include/baton/errors.h"
+#include "reply.h"
 
 void proto_reader_init(struct proto_reader *r, uint32_t max_body,
                        const struct mem *mem)

@@ -1,10 +1,145 @@
-/* A STATUS reply copied into the public struct baton_status and struct
- * baton_node_version. */
+/* STATUS and STATUS_REPLY frames, and a reply copied into the public
+ * struct baton_status and struct baton_node_version. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../../include/baton/cluster.h"
-#include "proto.h"
+#include "../../include/baton/errors.h"
+#include "fields.h"
+#include "frame.h"
+#include "status.h"
+
+/* The largest STATUS_REPLY body: fixed fields, then every member at its
+ * largest (id, role, two strings of PROTO_ADDRESS_MAX bytes). */
+#define STATUS_FIXED_SIZE (8 + 1 + 8 * 8 + 1)
+#define MEMBER_MAX_SIZE   (8 + 1 + 2 * (1 + PROTO_ADDRESS_MAX))
+#define STATUS_MAX_SIZE                                                        \
+        (STATUS_FIXED_SIZE + PROTO_MAX_MEMBERS * MEMBER_MAX_SIZE)
+
+_Static_assert(STATUS_MAX_SIZE <= PROTO_MAX_BODY, "status reply fits a frame");
+
+/* STATUS_REPLY: the fixed part, then n_members of member_fields. */
+static const struct fields_entry status_fields[] = {
+    FIELD(struct proto_status, U64, id),
+    FIELD(struct proto_status, U8, role),
+    FIELD(struct proto_status, U64, term),
+    FIELD(struct proto_status, U64, leader_id),
+    FIELD(struct proto_status, U64, commit_index),
+    FIELD(struct proto_status, U64, applied_index),
+    FIELD(struct proto_status, U64, last_index),
+    FIELD(struct proto_status, U64, sessions),
+    FIELD(struct proto_status, U64, locks),
+    FIELD(struct proto_status, U64, waiters),
+    FIELD(struct proto_status, U8, n_members),
+};
+
+/* STATUS_REPLY's PROTO_FLAG_VERSIONS tail, after the members. */
+static const struct fields_entry versions_fields[] = {
+    FIELD(struct proto_versions, STRING, release),
+    FIELD(struct proto_versions, U16, command),
+    FIELD(struct proto_versions, U16, snapshot),
+    FIELD(struct proto_versions, U16, container),
+};
+
+static const struct fields_entry member_fields[] = {
+    FIELD(struct proto_member, U64, id),
+    FIELD(struct proto_member, U8, role),
+    FIELD(struct proto_member, STRING, raft_address),
+    FIELD(struct proto_member, STRING, client_address),
+};
+
+/* A member's addresses may be empty (not known yet), never too long. */
+static bool valid_address(const struct proto_string *s)
+{
+        return s->len <= PROTO_ADDRESS_MAX && (s->len == 0 || s->p != NULL) &&
+               (s->len == 0 || memchr(s->p, '\0', s->len) == NULL);
+}
+
+size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
+                          const struct proto_status *st,
+                          const struct proto_versions *v)
+{
+        bool versions = flags & PROTO_FLAG_VERSIONS;
+        struct wcursor w;
+        unsigned i;
+
+        if (st->n_members > PROTO_MAX_MEMBERS ||
+            !proto_flags_allowed(PROTO_STATUS_REPLY, flags)) {
+                return 0;
+        }
+        for (i = 0; i < st->n_members; i++) {
+                if (!valid_address(&st->members[i].raft_address) ||
+                    !valid_address(&st->members[i].client_address)) {
+                        return 0;
+                }
+        }
+        if (versions && (v == NULL || v->release.len == 0 ||
+                         v->release.len > PROTO_RELEASE_MAX ||
+                         memchr(v->release.p, '\0', v->release.len) != NULL)) {
+                return 0;
+        }
+        proto_frame_begin(&w, out, cap, PROTO_STATUS_REPLY, flags, id);
+        fields_put(&w, FIELDS(status_fields), st);
+        for (i = 0; i < st->n_members; i++) {
+                fields_put(&w, FIELDS(member_fields), &st->members[i]);
+        }
+        if (versions) {
+                fields_put(&w, FIELDS(versions_fields), v);
+        }
+        return proto_frame_finish(&w);
+}
+
+size_t proto_write_status_request(uint8_t *out, size_t cap, uint64_t id,
+                                  uint16_t flags)
+{
+        struct wcursor w;
+
+        if (!proto_flags_allowed(PROTO_STATUS, flags)) {
+                return 0;
+        }
+        proto_frame_begin(&w, out, cap, PROTO_STATUS, flags, id);
+        return proto_frame_finish(&w);
+}
+
+int proto_read_status(const uint8_t *body, size_t len, uint16_t flags,
+                      struct proto_status *st, struct proto_versions *v)
+{
+        struct proto_versions none;
+        struct rcursor r;
+        unsigned i;
+
+        if (v == NULL) {
+                v = &none;
+        }
+        memset(st, 0, sizeof *st);
+        memset(v, 0, sizeof *v);
+        rcursor_init(&r, body, len);
+        fields_get(&r, FIELDS(status_fields), st);
+        if (r.bad || st->n_members > PROTO_MAX_MEMBERS) {
+                st->n_members = 0;
+                return BATON_EMALFORMED;
+        }
+        for (i = 0; i < st->n_members; i++) {
+                struct proto_member *m = &st->members[i];
+
+                fields_get(&r, FIELDS(member_fields), m);
+                if (r.bad ||
+                    !proto_valid_text(&m->raft_address, PROTO_ADDRESS_MAX) ||
+                    !proto_valid_text(&m->client_address, PROTO_ADDRESS_MAX)) {
+                        return BATON_EMALFORMED;
+                }
+        }
+        if (flags & PROTO_FLAG_VERSIONS) {
+                fields_get(&r, FIELDS(versions_fields), v);
+                if (r.bad || v->release.len == 0 ||
+                    !proto_valid_text(&v->release, PROTO_RELEASE_MAX)) {
+                        memset(v, 0, sizeof *v);
+                        return BATON_EMALFORMED;
+                }
+        }
+        return proto_read_done(&r) ? 0 : BATON_EMALFORMED;
+}
 
 static void copy_string(char *dst, size_t cap, const struct proto_string *s)
 {

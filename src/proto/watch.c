@@ -6,7 +6,7 @@
 #include "../proto/command.h"
 #include "fields.h"
 #include "frame.h"
-#include "proto.h"
+#include "watch.h"
 
 _Static_assert(PROTO_VALUE_MAX == COMMAND_VALUE_MAX,
                "a watched value is a command's");

@@ -30,6 +30,10 @@
 #include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/proto/proto.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/status.h"
+#include "../../src/proto/keepalive.h"
+#include "../../src/proto/watch.h"
 
 #define NODES     2
 #define MAX_CONNS 16
@@ -107,7 +111,7 @@ static void fake_result(struct fake *f, const struct frame *fr,
         uint8_t out[128];
 
         fake_send(f, fr->conn, out,
-                  proto_write_result(out, sizeof out, fr->h.id, r));
+                  proto_write_result(out, sizeof out, fr->h.id, 0, r));
 }
 
 static void fake_status(struct fake *f, const struct frame *fr, int status)
@@ -143,8 +147,8 @@ static void fake_default(struct fake *f, const struct frame *fr)
                 return;
         case PROTO_KEEPALIVE:
                 fake_send(f, fr->conn, out,
-                          proto_write_keepalive_ok(out, sizeof out, fr->h.id,
-                                                   f->ttl_ms));
+                          proto_write_keepalive_ok(out, sizeof out, fr->h.id, 0,
+                                                   f->ttl_ms, 0));
                 return;
         case PROTO_QUERY:
                 r.kind = PROTO_KIND_FREE;
@@ -618,7 +622,7 @@ static int transfer_unknown_winner(struct fake *f, const struct frame *fr)
         st.role = ++*asked > 3 ? BATON_ROLE_LEADER : BATON_ROLE_FOLLOWER;
         st.leader_id = *asked > 3 ? 2 : 0;
         fake_send(f, fr->conn, out,
-                  proto_write_status(out, sizeof out, fr->h.id, &st));
+                  proto_write_status(out, sizeof out, fr->h.id, 0, &st, NULL));
         return 1;
 }
 

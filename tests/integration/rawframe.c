@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../src/lib/cursor.h"
+#include "../../src/proto/reply.h"
 
 size_t header(uint8_t *out, uint8_t version, uint8_t type, uint16_t flags,
               uint32_t length, uint64_t id)
@@ -76,13 +77,14 @@ bool raw_result(struct ctx *x, struct tclient *c, const uint8_t *frame,
                 return false;
         }
         if (h.type != PROTO_RESULT || h.id != id ||
-            proto_read_result(body, h.length, &r) != 0 || r.status != status) {
+            proto_read_result(body, h.length, 0, &r) != 0 ||
+            r.status != status) {
                 fail_at(x, line,
                         "%s: got %s id %" PRIu64 " status %d, expected RESULT "
                         "id %" PRIu64 " status %d",
                         what, proto_type_name(h.type), h.id,
                         h.type == PROTO_RESULT &&
-                                proto_read_result(body, h.length, &r) == 0
+                                proto_read_result(body, h.length, 0, &r) == 0
                             ? r.status
                             : 0,
                         id, status);

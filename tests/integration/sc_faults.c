@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/proto/reply.h"
 
 void sc_kill_leader_holder(struct ctx *x)
 {
@@ -376,7 +377,7 @@ void sc_transfer_lagging(struct ctx *x)
         rv = tclient_raw_recv(&adm, (int)bound_ms + 1000, &h, &body);
         EXPECT(x,
                rv == 0 && h.type == PROTO_RESULT && h.id == 361 &&
-                   proto_read_result(body, h.length, &res) == 0 &&
+                   proto_read_result(body, h.length, 0, &res) == 0 &&
                    res.status == 0 && res.kind == PROTO_KIND_TRANSFERRED &&
                    res.session == leader && res.owner == f,
                "TRANSFER to node %u: %d, type %u, status %d kind %u from "

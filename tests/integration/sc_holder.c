@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/query.h"
+#include "../../src/proto/list.h"
 
 /* Send `f` on `raw` and take its answer, which must be of `type`. */
 static bool exchange(struct ctx *x, struct tclient *raw, const uint8_t *f,
@@ -59,42 +62,45 @@ void sc_client_names(struct ctx *x)
                "connect to the leader (%s)", raw.errmsg);
 
         /* Asked for: the RESULT carries the holder's client name. */
-        len = proto_write_query_names(f, sizeof f, 11, name, strlen(name));
+        len = proto_write_query(f, sizeof f, 11, PROTO_FLAG_NAMES, name,
+                                strlen(name));
         if (!exchange(x, &raw, f, len, PROTO_RESULT, &h, &body, __LINE__)) {
                 return;
         }
         EXPECT(x,
                h.flags == PROTO_FLAG_NAMES &&
-                   proto_read_result_names(body, h.length, &r) == 0 &&
+                   proto_read_result(body, h.length, PROTO_FLAG_NAMES, &r) ==
+                       0 &&
                    r.kind == PROTO_KIND_HOLDER && r.token == token &&
                    r.client_name.len == 8 &&
                    memcmp(r.client_name.p, "build-42", 8) == 0,
                "QUERY with names: flags %u length %" PRIu32, h.flags, h.length);
 
         /* Not asked for: the old shape, byte for byte. */
-        len = proto_write_query(f, sizeof f, 12, name, strlen(name));
+        len = proto_write_query(f, sizeof f, 12, 0, name, strlen(name));
         if (!exchange(x, &raw, f, len, PROTO_RESULT, &h, &body, __LINE__)) {
                 return;
         }
         EXPECT(x,
                h.flags == 0 && h.length == 45 &&
-                   proto_read_result(body, h.length, &r) == 0 &&
+                   proto_read_result(body, h.length, 0, &r) == 0 &&
                    r.token == token,
                "plain QUERY: flags %u length %" PRIu32, h.flags, h.length);
 
-        len = proto_write_list_names(f, sizeof f, 13, name, strlen(name), 4);
+        len = proto_write_list(f, sizeof f, 13, PROTO_FLAG_NAMES, name,
+                               strlen(name), 4);
         if (!exchange(x, &raw, f, len, PROTO_LIST_REPLY, &h, &body, __LINE__)) {
                 return;
         }
         EXPECT(x,
                h.flags == PROTO_FLAG_NAMES &&
-                   proto_read_list_reply_names(body, h.length, e, 4, &n,
-                                               &more) == 0 &&
+                   proto_read_list_reply(body, h.length, PROTO_FLAG_NAMES, e, 4,
+                                         &n, &more) == 0 &&
                    n == 1 && e[0].client_name.len == 8 &&
                    memcmp(e[0].client_name.p, "build-42", 8) == 0,
                "LIST with names: flags %u length %" PRIu32, h.flags, h.length);
 
-        len = proto_write_list(f, sizeof f, 14, name, strlen(name), 4);
+        len = proto_write_list(f, sizeof f, 14, 0, name, strlen(name), 4);
         if (!exchange(x, &raw, f, len, PROTO_LIST_REPLY, &h, &body, __LINE__)) {
                 return;
         }
@@ -102,7 +108,8 @@ void sc_client_names(struct ctx *x)
                h.flags == 0 &&
                    h.length == PROTO_LIST_REPLY_FIXED +
                                    PROTO_LIST_ENTRY_SIZE(strlen(name)) &&
-                   proto_read_list_reply(body, h.length, e, 4, &n, &more) == 0,
+                   proto_read_list_reply(body, h.length, 0, e, 4, &n, &more) ==
+                       0,
                "plain LIST: flags %u length %" PRIu32, h.flags, h.length);
         tclient_close(&raw);
         tclient_close(&a);

@@ -10,6 +10,7 @@
 
 #include "../../include/baton.h"
 #include "rawframe.h"
+#include "../../src/proto/reply.h"
 
 /* Several clients' commands in flight at once: the leader proposes what
  * arrives in one loop iteration as one raft batch (one AppendEntries with

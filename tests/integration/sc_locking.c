@@ -10,6 +10,7 @@
 
 #include "../../include/baton.h"
 #include "rawframe.h"
+#include "../../src/proto/list.h"
 
 #define MIN_TTL_MS 600 /* 2 x election-timeout-ms (300) */
 #define MAX_TTL_MS 3600000
@@ -451,8 +452,8 @@ void sc_list(struct ctx *x)
                 }
                 EXPECT(x, tclient_connect(&raw, addr, OP_MS) == 0,
                        "connect %s: %s", addr, raw.errmsg);
-                len = proto_write_list(f, sizeof f, 301, prefix, strlen(prefix),
-                                       10);
+                len = proto_write_list(f, sizeof f, 301, 0, prefix,
+                                       strlen(prefix), 10);
                 if (!redirected(x, &raw, f, len, 301, leader, "LIST",
                                 __LINE__)) {
                         return;

@@ -10,6 +10,7 @@
 
 #include "../../include/baton.h"
 #include "rawframe.h"
+#include "../../src/proto/reply.h"
 
 struct bad_frame {
         const char *what;

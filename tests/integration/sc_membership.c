@@ -10,6 +10,9 @@
 
 #include "../../include/baton.h"
 #include "rawframe.h"
+#include "../../src/proto/query.h"
+#include "../../src/proto/member.h"
+#include "../../src/proto/keepalive.h"
 
 void sc_not_leader(struct ctx *x)
 {
@@ -43,7 +46,7 @@ void sc_not_leader(struct ctx *x)
                                 __LINE__)) {
                         return;
                 }
-                len = proto_write_keepalive(f, sizeof f, 203, 1);
+                len = proto_write_keepalive(f, sizeof f, 203, 0, 1);
                 if (!redirected(x, &raw, f, len, 203, leader, "KEEPALIVE",
                                 __LINE__)) {
                         return;
@@ -255,7 +258,7 @@ void sc_membership(struct ctx *x)
         EXPECT(x, tclient_init(&raw, nd->client_address) == 0, "tclient_init");
         EXPECT(x, tclient_connect(&raw, nd->client_address, OP_MS) == 0,
                "connect to node %u: %s", nid, raw.errmsg);
-        len = proto_write_query(f, sizeof f, 303, name, strlen(name));
+        len = proto_write_query(f, sizeof f, 303, 0, name, strlen(name));
         if (!redirected(x, &raw, f, len, 303, leader, "QUERY", __LINE__)) {
                 return;
         }

@@ -10,6 +10,7 @@
 
 #include "../../include/baton.h"
 #include "rawframe.h"
+#include "../../src/proto/reply.h"
 
 /* Every request `b` (which does not own `session`) makes in it is refused
  * BATON_EPERM; `wait_seq` is a queued ACQUIRE of that session on `wname`. */

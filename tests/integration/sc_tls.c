@@ -20,6 +20,8 @@
 #include "../../include/baton.h"
 #include "../../src/tls/tls.h"
 #include "tlsfiles.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/query.h"
 
 #define REFUSAL_MS 2000 /* a refused handshake is known by then */
 
@@ -150,7 +152,7 @@ static void plain_gets_nothing(struct ctx *x, const char *addr,
         uint8_t reply[512];
         struct proto_header h;
         struct proto_string msg;
-        size_t len = proto_write_query(f, sizeof f, 7, name, strlen(name));
+        size_t len = proto_write_query(f, sizeof f, 7, 0, name, strlen(name));
         ssize_t n = 0;
         int fd = tcp_to(addr);
         int status = 0;
@@ -414,22 +416,25 @@ static bool tls_scrape(const char *addr)
         return ok;
 }
 
-/* Restart node `id` with `flags` (n of them; 0: none). */
-static bool restart_with(struct ctx *x, unsigned id, const char *const *flags,
-                         unsigned n, int line)
+/* Restart node `id` with `flags` (n of them; 0: none), then wait for the
+ * cluster to be healthy again. */
+static bool restart_healthy(struct ctx *x, unsigned id,
+                            const char *const *flags, unsigned n, int line)
 {
-        if (harness_term(&x->h, id, NULL) != 0 ||
-            harness_wait_exit(&x->h, id, HEALTHY_MS, NULL) != 0 ||
-            harness_set_flags(&x->h, id, flags, n) != 0) {
-                fail_at(x, line, "%s", x->h.errmsg);
+        if (!scenario_restart(x, id, flags, n, true, line)) {
                 return false;
         }
-        return restarted(x, id, line);
+        if (harness_wait_healthy(&x->h, HEALTHY_MS, NULL) != 0) {
+                fail_at(x, line, "after restarting node %u: %s", id,
+                        x->h.errmsg);
+                return false;
+        }
+        return true;
 }
 
-#define RESTART_WITH(x, id, flags, n)                                          \
+#define RESTART_HEALTHY(x, id, flags, n)                                       \
         do {                                                                   \
-                if (!restart_with(x, id, flags, n, __LINE__)) {                \
+                if (!restart_healthy(x, id, flags, n, __LINE__)) {             \
                         return;                                                \
                 }                                                              \
         } while (0)
@@ -452,7 +457,7 @@ void sc_metrics_guarded(struct ctx *x)
                x->h.errmsg);
         node = a_follower(x, leader);
         addr = x->h.nodes[node - 1].metrics_address;
-        RESTART_WITH(x, node, limits, 4);
+        RESTART_HEALTHY(x, node, limits, 4);
         fd[0] = tcp_to(addr);
         fd[1] = tcp_to(addr);
         fd[2] = tcp_to(addr);
@@ -470,14 +475,14 @@ void sc_metrics_guarded(struct ctx *x)
         EXPECT(x, harness_metrics(&x->h, node, text, sizeof text, OP_MS) > 0,
                "a scrape after the silent ones: %s", x->h.errmsg);
         if (!tlsfiles_on()) {
-                RESTART_WITH(x, node, NULL, 0);
+                RESTART_HEALTHY(x, node, NULL, 0);
                 return;
         }
-        RESTART_WITH(x, node, tls, 2);
+        RESTART_HEALTHY(x, node, tls, 2);
         EXPECT(x, harness_metrics(&x->h, node, text, sizeof text, 2000) < 0,
                "plain HTTP got metrics from a TLS metrics port");
         EXPECT(x, tls_scrape(addr), "no metrics over TLS from %s", addr);
-        RESTART_WITH(x, node, NULL, 0);
+        RESTART_HEALTHY(x, node, NULL, 0);
 }
 
 /* REVOKE of `session` sent by `c`: its status, `r` filled. */

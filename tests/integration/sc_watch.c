@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/watch.h"
 
 /* Snapshots every 64 entries, 64 kept behind: a follower paused through
  * BEHIND_ENTRIES entries (more than the two together) finds those it
@@ -64,7 +66,7 @@ static int recv_frame(struct tclient *c, int ms, struct wframe *f)
                            : BATON_EMALFORMED;
         }
         if (h.type == PROTO_RESULT) {
-                return proto_read_result(body, h.length, &f->res) == 0
+                return proto_read_result(body, h.length, 0, &f->res) == 0
                            ? 0
                            : BATON_EMALFORMED;
         }

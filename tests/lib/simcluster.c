@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/proto/watch.h"
 
 /* A barrier request. Barriers are kept until the cluster is closed, so that
  * a callback fired twice (libraft 0.15.0 did) is caught as an anomaly rather

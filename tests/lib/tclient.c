@@ -21,6 +21,12 @@
 
 #include "../../include/baton.h"
 #include "../../src/lib/address.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/query.h"
+#include "../../src/proto/member.h"
+#include "../../src/proto/status.h"
+#include "../../src/proto/keepalive.h"
+#include "../../src/proto/list.h"
 
 #define CONNECT_MS_MAX 1000 /* one connect attempt, at most */
 
@@ -719,7 +725,7 @@ static int exchange(struct tclient *c, struct tclient_req *r, int64_t deadline)
                         if (r->ah.type == PROTO_RESULT) {
                                 struct proto_result res;
                                 if (proto_read_result(r->answer, r->ah.length,
-                                                      &res) == 0 &&
+                                                      0, &res) == 0 &&
                                     (res.status == BATON_EUNKNOWN ||
                                      res.status == BATON_ESHUTDOWN)) {
                                         /* Same frame again: exactly-once
@@ -994,7 +1000,7 @@ static int take_result(struct tclient *c, const struct tclient_req *r,
         struct proto_result pr;
 
         if (r->ah.type != PROTO_RESULT ||
-            proto_read_result(r->answer, r->ah.length, &pr) != 0) {
+            proto_read_result(r->answer, r->ah.length, 0, &pr) != 0) {
                 snprintf(c->errmsg, sizeof c->errmsg,
                          "expected RESULT, got %s (%u bytes)",
                          proto_type_name(r->ah.type), r->ah.length);
@@ -1207,18 +1213,20 @@ int tclient_keepalive(struct tclient *c, int timeout_ms, uint32_t *ttl_ms)
 {
         struct tclient_req r;
         struct tclient_result res;
-        uint32_t ttl = 0;
+        uint32_t ttl = 0, revoked;
         int rv;
 
         req_init(&r);
-        r.len = proto_write_keepalive(r.frame, sizeof r.frame, 0, c->session);
+        r.len =
+            proto_write_keepalive(r.frame, sizeof r.frame, 0, 0, c->session);
         r.acts_in = c->session;
         rv = exchange(c, &r, deadline_of(timeout_ms));
         if (rv != 0) {
                 return rv;
         }
         if (r.ah.type == PROTO_KEEPALIVE_OK) {
-                if (proto_read_u32(r.answer, r.ah.length, &ttl) != 0) {
+                if (proto_read_keepalive_ok(r.answer, r.ah.length, 0, &ttl,
+                                            &revoked) != 0) {
                         return BATON_EMALFORMED;
                 }
                 if (ttl_ms != NULL) {
@@ -1247,10 +1255,10 @@ static int read_request(struct tclient *c, uint8_t type, const char *name,
                 return BATON_ENAME;
         }
         req_init(&r);
-        r.len = type == PROTO_QUERY
-                    ? proto_write_query(r.frame, sizeof r.frame, 0, name, len)
-                    : proto_write_check(r.frame, sizeof r.frame, 0, name, len,
-                                        token);
+        r.len = type == PROTO_QUERY ? proto_write_query(r.frame, sizeof r.frame,
+                                                        0, 0, name, len)
+                                    : proto_write_check(r.frame, sizeof r.frame,
+                                                        0, name, len, token);
         if (r.len == 0) {
                 res->status = BATON_ENAME;
                 return BATON_ENAME;
@@ -1290,7 +1298,7 @@ int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
         *more = false;
         req_init(&r);
         r.len =
-            proto_write_list(r.frame, sizeof r.frame, 0, prefix, len, limit);
+            proto_write_list(r.frame, sizeof r.frame, 0, 0, prefix, len, limit);
         if (r.len == 0) {
                 return BATON_EINVAL;
         }
@@ -1306,7 +1314,7 @@ int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
                 return BATON_ENOMEM;
         }
         if (r.ah.type != PROTO_LIST_REPLY ||
-            proto_read_list_reply(r.answer, r.ah.length, e, limit, &got,
+            proto_read_list_reply(r.answer, r.ah.length, 0, e, limit, &got,
                                   more) != 0) {
                 snprintf(c->errmsg, sizeof c->errmsg,
                          "bad LIST reply (%s, %u bytes)",
@@ -1336,13 +1344,13 @@ int tclient_status(struct tclient *c, int timeout_ms, struct baton_status *st)
 
         memset(st, 0, sizeof *st);
         req_init(&r);
-        r.len = proto_write_empty(r.frame, sizeof r.frame, 0, PROTO_STATUS);
+        r.len = proto_write_status_request(r.frame, sizeof r.frame, 0, 0);
         rv = exchange(c, &r, deadline_of(timeout_ms));
         if (rv != 0) {
                 return rv;
         }
         if (r.ah.type != PROTO_STATUS_REPLY ||
-            proto_read_status(r.answer, r.ah.length, &ps) != 0) {
+            proto_read_status(r.answer, r.ah.length, 0, &ps, NULL) != 0) {
                 snprintf(c->errmsg, sizeof c->errmsg, "bad STATUS reply (%s)",
                          proto_type_name(r.ah.type));
                 return BATON_EMALFORMED;

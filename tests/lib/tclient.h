@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../include/baton.h"
 #include "../../src/proto/attach.h"
 #include "../../src/proto/command.h"
 #include "../../src/fsm/lockfsm.h"

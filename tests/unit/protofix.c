@@ -13,6 +13,11 @@
 
 #include "../../include/baton.h"
 #include "../../src/proto/command.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/query.h"
+#include "../../src/proto/member.h"
+#include "../../src/proto/status.h"
+#include "../../src/proto/keepalive.h"
 
 /* xorshift64: a tiny, seeded generator so every run sees the same inputs. */
 uint64_t next_rand(uint64_t *s)
@@ -114,10 +119,10 @@ size_t write_nth(int i, uint8_t *out, size_t cap)
                 assert_true(n > 0);
                 return proto_write_command(out, cap, id, cmd, n);
         case 1:
-                return proto_write_keepalive(out, cap, id,
+                return proto_write_keepalive(out, cap, id, 0,
                                              0x1122334455667788ULL);
         case 2:
-                return proto_write_query(out, cap, id, lock_name,
+                return proto_write_query(out, cap, id, 0, lock_name,
                                          sizeof lock_name - 1);
         case 3:
                 memset(long_name, 'n', sizeof long_name);
@@ -125,7 +130,7 @@ size_t write_nth(int i, uint8_t *out, size_t cap)
                                          sizeof long_name,
                                          0xfedcba9876543210ULL);
         case 4:
-                return proto_write_empty(out, cap, id, PROTO_STATUS);
+                return proto_write_status_request(out, cap, id, 0);
         case 5:
                 return proto_write_member_add(out, cap, id, 4, "10.0.0.4:7001",
                                               "10.0.0.4:7101");
@@ -136,7 +141,7 @@ size_t write_nth(int i, uint8_t *out, size_t cap)
         case 8:
                 return proto_write_empty(out, cap, id, PROTO_PING);
         case 9:
-                return proto_write_result(out, cap, id, &full_result);
+                return proto_write_result(out, cap, id, 0, &full_result);
         case 10:
                 return proto_write_not_leader(out, cap, id, 2, "10.0.0.2:7101");
         case 11:
@@ -146,18 +151,18 @@ size_t write_nth(int i, uint8_t *out, size_t cap)
                                          "bad frame");
         case 13:
                 fill_big_status(&big);
-                return proto_write_status(out, cap, id, &big.st);
+                return proto_write_status(out, cap, id, 0, &big.st, NULL);
         case 14:
                 memset(&small, 0, sizeof small);
                 small.id = 1;
                 small.role = 1;
-                return proto_write_status(out, cap, id, &small);
+                return proto_write_status(out, cap, id, 0, &small, NULL);
         case 15:
-                return proto_write_keepalive_ok(out, cap, id, 10000);
+                return proto_write_keepalive_ok(out, cap, id, 0, 10000, 0);
         case 16:
                 return proto_write_empty(out, cap, id, PROTO_PONG);
         case 17:
-                return proto_write_query(out, cap, id, "x", 1);
+                return proto_write_query(out, cap, id, 0, "x", 1);
         case 18:
                 memset(message, 'm', PROTO_MESSAGE_MAX);
                 message[PROTO_MESSAGE_MAX] = '\0';
@@ -189,7 +194,7 @@ int read_body(uint8_t type, const uint8_t *body, size_t len)
         struct proto_result res;
         struct proto_status st;
         uint64_t u64;
-        uint32_t u32;
+        uint32_t u32, revoked;
         int status;
 
         switch (type) {
@@ -209,15 +214,15 @@ int read_body(uint8_t type, const uint8_t *body, size_t len)
         case PROTO_MEMBER_ADD:
                 return proto_read_member_add(body, len, &u64, &s1, &s2);
         case PROTO_RESULT:
-                return proto_read_result(body, len, &res);
+                return proto_read_result(body, len, 0, &res);
         case PROTO_NOT_LEADER:
                 return proto_read_not_leader(body, len, &u64, &s1);
         case PROTO_ERROR:
                 return proto_read_error(body, len, &status, &s1);
         case PROTO_STATUS_REPLY:
-                return proto_read_status(body, len, &st);
+                return proto_read_status(body, len, 0, &st, NULL);
         case PROTO_KEEPALIVE_OK:
-                return proto_read_u32(body, len, &u32);
+                return proto_read_keepalive_ok(body, len, 0, &u32, &revoked);
         case PROTO_STATUS:
         case PROTO_PING:
         case PROTO_PONG:

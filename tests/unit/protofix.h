@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "../../src/proto/proto.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/status.h"
 
 #define CANARY    0xA5
 #define FRAME_MAX (PROTO_HEADER_SIZE + 2400)

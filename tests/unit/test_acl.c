@@ -22,6 +22,7 @@
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
+#include "../../src/proto/aclwire.h"
 #include "../../src/server/raft/raftfsm.h"
 #include "../lib/replica.h"
 

@@ -14,6 +14,7 @@
 #include "../../src/lib/mem.h"
 #include "../../src/proto/attach.h"
 #include "../../src/proto/proto.h"
+#include "../../src/proto/reply.h"
 
 static const uint8_t secret[ATTACH_SECRET_SIZE] = {
     0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,

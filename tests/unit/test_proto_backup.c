@@ -9,6 +9,7 @@
 #include "../../include/baton.h"
 #include "../../src/proto/backupfile.h"
 #include "../../src/proto/proto.h"
+#include "../../src/proto/backup.h"
 #include "test_proto_backup.h"
 
 static const struct proto_backup_chunk about = {

@@ -15,6 +15,11 @@
 #include "../../include/baton.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/query.h"
+#include "../../src/proto/member.h"
+#include "../../src/proto/status.h"
+#include "../../src/proto/keepalive.h"
 #include "../lib/failalloc.h"
 #include "protofix.h"
 
@@ -61,16 +66,17 @@ void fixed_bodies_exact(void **state)
         uint8_t body[64] = {0};
         struct proto_result res;
         uint64_t u64;
-        uint32_t u32;
+        uint32_t u32, revoked;
         size_t k;
 
         (void)state;
         for (k = 0; k < sizeof body; k++) {
                 assert_int_equal(proto_read_u64(body, k, &u64),
                                  k == 8 ? 0 : BATON_EMALFORMED);
-                assert_int_equal(proto_read_u32(body, k, &u32),
-                                 k == 4 ? 0 : BATON_EMALFORMED);
-                assert_int_equal(proto_read_result(body, k, &res),
+                assert_int_equal(
+                    proto_read_keepalive_ok(body, k, 0, &u32, &revoked),
+                    k == 4 ? 0 : BATON_EMALFORMED);
+                assert_int_equal(proto_read_result(body, k, 0, &res),
                                  k == 45 ? 0 : BATON_EMALFORMED);
         }
         assert_int_equal(proto_read_u64(NULL, 0, &u64), BATON_EMALFORMED);
@@ -158,23 +164,25 @@ void bodies_bad_strings(void **state)
         memset(body, 0, sizeof body);
         body[73] = PROTO_MAX_MEMBERS + 1;
         for (n = 74; n < sizeof body; n += 11) {
-                assert_int_equal(proto_read_status(body, n, st),
+                assert_int_equal(proto_read_status(body, n, 0, st, NULL),
                                  BATON_EMALFORMED);
         }
         body[73] = 255;
-        assert_int_equal(proto_read_status(body, sizeof body, st),
+        assert_int_equal(proto_read_status(body, sizeof body, 0, st, NULL),
                          BATON_EMALFORMED);
         /* PROTO_MAX_MEMBERS empty members: fine. */
         body[73] = PROTO_MAX_MEMBERS;
         assert_int_equal(
-            proto_read_status(body, 74 + PROTO_MAX_MEMBERS * 11, st), 0);
+            proto_read_status(body, 74 + PROTO_MAX_MEMBERS * 11, 0, st, NULL),
+            0);
         assert_int_equal(st->n_members, PROTO_MAX_MEMBERS);
         /* A member address one byte too long. */
         body[74 + 9] = PROTO_ADDRESS_MAX + 1;
-        assert_int_equal(
-            proto_read_status(
-                body, 74 + PROTO_MAX_MEMBERS * 11 + PROTO_ADDRESS_MAX + 1, st),
-            BATON_EMALFORMED);
+        assert_int_equal(proto_read_status(body,
+                                           74 + PROTO_MAX_MEMBERS * 11 +
+                                               PROTO_ADDRESS_MAX + 1,
+                                           0, st, NULL),
+                         BATON_EMALFORMED);
         free(st);
 }
 
@@ -202,7 +210,7 @@ static int read_all(const uint8_t *body, size_t len, struct proto_status *st)
         struct proto_string s1, s2;
         struct proto_result res;
         uint64_t u64;
-        uint32_t u32;
+        uint32_t u32, revoked;
         int status, ok = 0;
         size_t n;
 
@@ -218,13 +226,13 @@ static int read_all(const uint8_t *body, size_t len, struct proto_status *st)
         } while (0)
 
         if (proto_read_u64(body, len, &u64) == 0) {
-                SAME(proto_write_keepalive(out, sizeof out, 1, u64));
+                SAME(proto_write_keepalive(out, sizeof out, 1, 0, u64));
         }
-        if (proto_read_u32(body, len, &u32) == 0) {
-                SAME(proto_write_keepalive_ok(out, sizeof out, 1, u32));
+        if (proto_read_keepalive_ok(body, len, 0, &u32, &revoked) == 0) {
+                SAME(proto_write_keepalive_ok(out, sizeof out, 1, 0, u32, 0));
         }
         if (proto_read_query(body, len, &s1) == 0) {
-                SAME(proto_write_query(out, sizeof out, 1, s1.p, s1.len));
+                SAME(proto_write_query(out, sizeof out, 1, 0, s1.p, s1.len));
         }
         if (proto_read_check(body, len, &s1, &u64) == 0) {
                 SAME(proto_write_check(out, sizeof out, 1, s1.p, s1.len, u64));
@@ -233,8 +241,8 @@ static int read_all(const uint8_t *body, size_t len, struct proto_status *st)
                 SAME(proto_write_member_add(out, sizeof out, 1, u64,
                                             cstr(s1, c1), cstr(s2, c2)));
         }
-        if (proto_read_result(body, len, &res) == 0) {
-                SAME(proto_write_result(out, sizeof out, 1, &res));
+        if (proto_read_result(body, len, 0, &res) == 0) {
+                SAME(proto_write_result(out, sizeof out, 1, 0, &res));
         }
         if (proto_read_not_leader(body, len, &u64, &s1) == 0) {
                 SAME(proto_write_not_leader(out, sizeof out, 1, u64,
@@ -244,9 +252,9 @@ static int read_all(const uint8_t *body, size_t len, struct proto_status *st)
                 SAME(proto_write_error(out, sizeof out, 1, status,
                                        cstr(s1, c1)));
         }
-        if (proto_read_status(body, len, st) == 0) {
+        if (proto_read_status(body, len, 0, st, NULL) == 0) {
                 assert_true(st->n_members <= PROTO_MAX_MEMBERS);
-                SAME(proto_write_status(out, sizeof out, 1, st));
+                SAME(proto_write_status(out, sizeof out, 1, 0, st, NULL));
         }
 #undef SAME
         return ok;

@@ -15,6 +15,7 @@
 #include "../../include/baton.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
+#include "../../src/proto/list.h"
 #include "protofix.h"
 
 /* --- LIST ----------------------------------------------------------------- */
@@ -29,7 +30,7 @@ void round_trip_list(void **state)
         uint32_t limit;
 
         (void)state;
-        n = proto_write_list(buf, sizeof buf, 9, "db/", 3, 25);
+        n = proto_write_list(buf, sizeof buf, 9, 0, "db/", 3, 25);
         assert_int_equal(n, PROTO_HEADER_SIZE + 1 + 3 + 4);
         body = check_frame(buf, n, PROTO_LIST, 9, &len);
         assert_int_equal(proto_read_list(body, len, &s, &limit), 0);
@@ -37,7 +38,7 @@ void round_trip_list(void **state)
         assert_int_equal(limit, 25);
 
         /* An empty prefix lists every lock; the limits are inclusive. */
-        n = proto_write_list(buf, sizeof buf, 10, NULL, 0, PROTO_LIST_MAX);
+        n = proto_write_list(buf, sizeof buf, 10, 0, NULL, 0, PROTO_LIST_MAX);
         assert_int_equal(n, PROTO_HEADER_SIZE + 1 + 4);
         body = check_frame(buf, n, PROTO_LIST, 10, &len);
         assert_int_equal(proto_read_list(body, len, &s, &limit), 0);
@@ -45,7 +46,8 @@ void round_trip_list(void **state)
         assert_int_equal(limit, PROTO_LIST_MAX);
 
         memset(longest, 'x', sizeof longest);
-        n = proto_write_list(buf, sizeof buf, 11, longest, COMMAND_NAME_MAX, 1);
+        n = proto_write_list(buf, sizeof buf, 11, 0, longest, COMMAND_NAME_MAX,
+                             1);
         assert_int_equal(n, PROTO_HEADER_SIZE + 1 + COMMAND_NAME_MAX + 4);
         body = check_frame(buf, n, PROTO_LIST, 11, &len);
         assert_int_equal(proto_read_list(body, len, &s, &limit), 0);
@@ -53,16 +55,17 @@ void round_trip_list(void **state)
         assert_int_equal(limit, 1);
 
         /* Refused: too long a prefix, a NUL, a limit out of range, no room. */
-        assert_int_equal(proto_write_list(buf, sizeof buf, 1, longest,
+        assert_int_equal(proto_write_list(buf, sizeof buf, 1, 0, longest,
                                           COMMAND_NAME_MAX + 1, 1),
                          0);
-        assert_int_equal(proto_write_list(buf, sizeof buf, 1, "a\0b", 3, 1), 0);
-        assert_int_equal(proto_write_list(buf, sizeof buf, 1, "a", 1, 0), 0);
+        assert_int_equal(proto_write_list(buf, sizeof buf, 1, 0, "a\0b", 3, 1),
+                         0);
+        assert_int_equal(proto_write_list(buf, sizeof buf, 1, 0, "a", 1, 0), 0);
         assert_int_equal(
-            proto_write_list(buf, sizeof buf, 1, "a", 1, PROTO_LIST_MAX + 1),
+            proto_write_list(buf, sizeof buf, 1, 0, "a", 1, PROTO_LIST_MAX + 1),
             0);
         assert_int_equal(
-            proto_write_list(buf, PROTO_HEADER_SIZE + 5, 1, "a", 1, 1), 0);
+            proto_write_list(buf, PROTO_HEADER_SIZE + 5, 1, 0, "a", 1, 1), 0);
 }
 
 void list_request_bodies(void **state)
@@ -75,7 +78,7 @@ void list_request_bodies(void **state)
         uint32_t limit;
 
         (void)state;
-        n = proto_write_list(buf, sizeof buf, 1, "ab", 2, 7);
+        n = proto_write_list(buf, sizeof buf, 1, 0, "ab", 2, 7);
         body = check_frame(buf, n, PROTO_LIST, 1, &len);
         for (cut = 0; cut < len; cut++) {
                 assert_int_equal(proto_read_list(body, cut, &s, &limit),
@@ -128,13 +131,13 @@ void round_trip_list_reply(void **state)
 
         (void)state;
         fill_entries(in, 3, names);
-        n = proto_write_list_reply(buf, sizeof buf, 4, in, 3, true);
+        n = proto_write_list_reply(buf, sizeof buf, 4, 0, in, 3, true);
         assert_int_equal(n, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
                                 PROTO_LIST_ENTRY_SIZE(3) * 2 +
                                 PROTO_LIST_ENTRY_SIZE(1));
         body = check_frame(buf, n, PROTO_LIST_REPLY, 4, &len);
-        assert_int_equal(proto_read_list_reply(body, len, out, 3, &got, &more),
-                         0);
+        assert_int_equal(
+            proto_read_list_reply(body, len, 0, out, 3, &got, &more), 0);
         assert_int_equal(got, 3);
         assert_true(more);
         for (i = 0; i < 3; i++) {
@@ -146,16 +149,17 @@ void round_trip_list_reply(void **state)
                 assert_int_equal(out[i].waiters, in[i].waiters);
         }
         /* More entries than the caller has room for: refused. */
-        assert_int_equal(proto_read_list_reply(body, len, out, 2, &got, &more),
-                         BATON_EMALFORMED);
+        assert_int_equal(
+            proto_read_list_reply(body, len, 0, out, 2, &got, &more),
+            BATON_EMALFORMED);
         assert_int_equal(got, 0);
 
         /* An empty reply. */
-        n = proto_write_list_reply(buf, sizeof buf, 5, NULL, 0, false);
+        n = proto_write_list_reply(buf, sizeof buf, 5, 0, NULL, 0, false);
         assert_int_equal(n, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED);
         body = check_frame(buf, n, PROTO_LIST_REPLY, 5, &len);
-        assert_int_equal(proto_read_list_reply(body, len, out, 0, &got, &more),
-                         0);
+        assert_int_equal(
+            proto_read_list_reply(body, len, 0, out, 0, &got, &more), 0);
         assert_int_equal(got, 0);
         assert_false(more);
 }
@@ -177,31 +181,31 @@ void list_reply_limits(void **state)
         /* Bad names are refused by the writer. */
         fill_entries(in, 3, names);
         assert_int_equal(
-            proto_write_list_reply(buf, sizeof buf, 1, in, 3, false), 0);
+            proto_write_list_reply(buf, sizeof buf, 1, 0, in, 3, false), 0);
         in[1].name.p = "x\0y";
         in[1].name.len = 3;
         assert_int_equal(
-            proto_write_list_reply(buf, sizeof buf, 1, in, 3, false), 0);
+            proto_write_list_reply(buf, sizeof buf, 1, 0, in, 3, false), 0);
         in[1].name.p = "b";
         in[1].name.len = 1;
-        n = proto_write_list_reply(buf, sizeof buf, 1, in, 3, false);
+        n = proto_write_list_reply(buf, sizeof buf, 1, 0, in, 3, false);
         assert_true(n > 0);
-        assert_int_equal(proto_write_list_reply(buf, n - 1, 1, in, 3, false),
+        assert_int_equal(proto_write_list_reply(buf, n - 1, 1, 0, in, 3, false),
                          0);
         assert_int_equal(
-            proto_write_list_reply(buf, sizeof buf, 1, in, 3, false), n);
+            proto_write_list_reply(buf, sizeof buf, 1, 0, in, 3, false), n);
         body = check_frame(buf, n, PROTO_LIST_REPLY, 1, &len);
 
         /* Every truncation, and a trailing byte, is malformed. */
         for (cut = 0; cut < len; cut++) {
                 assert_int_equal(
-                    proto_read_list_reply(body, cut, out, 3, &got, &more),
+                    proto_read_list_reply(body, cut, 0, out, 3, &got, &more),
                     BATON_EMALFORMED);
                 assert_int_equal(got, 0);
         }
         memcpy(buf + n, "", 1);
         assert_int_equal(
-            proto_read_list_reply(body, len + 1, out, 3, &got, &more),
+            proto_read_list_reply(body, len + 1, 0, out, 3, &got, &more),
             BATON_EMALFORMED);
 
         /* A count the bytes cannot hold, a bad `more`, a bad name. */
@@ -209,24 +213,29 @@ void list_reply_limits(void **state)
         assert_non_null(big);
         memcpy(big, body, len);
         big[0] = 4;
-        assert_int_equal(proto_read_list_reply(big, len, out, 3, &got, &more),
-                         BATON_EMALFORMED);
+        assert_int_equal(
+            proto_read_list_reply(big, len, 0, out, 3, &got, &more),
+            BATON_EMALFORMED);
         big[0] = 0xff;
         big[3] = 0xff;
-        assert_int_equal(proto_read_list_reply(big, len, out, 3, &got, &more),
-                         BATON_EMALFORMED);
+        assert_int_equal(
+            proto_read_list_reply(big, len, 0, out, 3, &got, &more),
+            BATON_EMALFORMED);
         memcpy(big, body, len);
         big[4] = 2;
-        assert_int_equal(proto_read_list_reply(big, len, out, 3, &got, &more),
-                         BATON_EMALFORMED);
+        assert_int_equal(
+            proto_read_list_reply(big, len, 0, out, 3, &got, &more),
+            BATON_EMALFORMED);
         memcpy(big, body, len);
         big[PROTO_LIST_REPLY_FIXED] = 0; /* first name empty */
-        assert_int_equal(proto_read_list_reply(big, len, out, 3, &got, &more),
-                         BATON_EMALFORMED);
+        assert_int_equal(
+            proto_read_list_reply(big, len, 0, out, 3, &got, &more),
+            BATON_EMALFORMED);
         memcpy(big, body, len);
         big[PROTO_LIST_REPLY_FIXED + 1] = '\0'; /* a NUL in the name */
-        assert_int_equal(proto_read_list_reply(big, len, out, 3, &got, &more),
-                         BATON_EMALFORMED);
+        assert_int_equal(
+            proto_read_list_reply(big, len, 0, out, 3, &got, &more),
+            BATON_EMALFORMED);
         free(big);
 
         /* Longest names: as many as fit PROTO_MAX_BODY, and not one more. */
@@ -243,16 +252,16 @@ void list_reply_limits(void **state)
         }
         assert_int_equal(proto_write_list_reply(
                              big, PROTO_HEADER_SIZE + PROTO_MAX_BODY + 1024, 2,
-                             many, (uint32_t)fit + 1, true),
+                             0, many, (uint32_t)fit + 1, true),
                          0);
         n = proto_write_list_reply(big,
                                    PROTO_HEADER_SIZE + PROTO_MAX_BODY + 1024, 2,
-                                   many, (uint32_t)fit, true);
+                                   0, many, (uint32_t)fit, true);
         assert_int_equal(n, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
                                 fit * PROTO_LIST_ENTRY_MAX);
         body = check_frame(big, n, PROTO_LIST_REPLY, 2, &len);
         assert_int_equal(
-            proto_read_list_reply(body, len, many, fit, &got, &more), 0);
+            proto_read_list_reply(body, len, 0, many, fit, &got, &more), 0);
         assert_int_equal(got, fit);
         assert_true(many[fit - 1].token == fit - 1);
         free(big);

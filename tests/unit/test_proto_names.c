@@ -13,6 +13,9 @@
 
 #include "../../include/baton.h"
 #include "../../src/proto/proto.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/query.h"
+#include "../../src/proto/list.h"
 
 void names_flag_only_where_allowed(void **state)
 {
@@ -59,20 +62,23 @@ void names_requests_exact_bytes(void **state)
         size_t n;
 
         (void)state;
-        n = proto_write_query_names(buf, sizeof buf, 7, "a", 1);
+        n = proto_write_query(buf, sizeof buf, 7, PROTO_FLAG_NAMES, "a", 1);
         assert_int_equal(n, sizeof query);
         assert_memory_equal(buf, query, sizeof query);
         /* Without the flag: the same body, flags 0. */
-        assert_int_equal(proto_write_query(plain, sizeof plain, 7, "a", 1), n);
+        assert_int_equal(proto_write_query(plain, sizeof plain, 7, 0, "a", 1),
+                         n);
         assert_int_equal(plain[2], 0);
         assert_memory_equal(plain + 4, buf + 4, n - 4);
 
-        n = proto_write_list_names(buf, sizeof buf, 7, "a", 1, 10);
+        n = proto_write_list(buf, sizeof buf, 7, PROTO_FLAG_NAMES, "a", 1, 10);
         assert_int_equal(n, sizeof list);
         assert_memory_equal(buf, list, sizeof list);
-        assert_int_equal(proto_write_list_names(buf, sizeof buf, 7, "a", 1, 0),
-                         0);
-        assert_int_equal(proto_write_query_names(buf, sizeof buf, 7, "", 0), 0);
+        assert_int_equal(
+            proto_write_list(buf, sizeof buf, 7, PROTO_FLAG_NAMES, "a", 1, 0),
+            0);
+        assert_int_equal(
+            proto_write_query(buf, sizeof buf, 7, PROTO_FLAG_NAMES, "", 0), 0);
 }
 
 void names_result_exact_bytes(void **state)
@@ -97,9 +103,9 @@ void names_result_exact_bytes(void **state)
 
         (void)state;
         /* The plain writer never sends the name: old clients get old bytes. */
-        m = proto_write_result(plain, sizeof plain, 1, &r);
+        m = proto_write_result(plain, sizeof plain, 1, 0, &r);
         assert_int_equal(m, PROTO_HEADER_SIZE + 45);
-        n = proto_write_result_names(buf, sizeof buf, 1, &r);
+        n = proto_write_result(buf, sizeof buf, 1, PROTO_FLAG_NAMES, &r);
         assert_int_equal(n, m + sizeof tail);
         assert_int_equal(buf[2], PROTO_FLAG_NAMES);
         assert_int_equal(buf[4], 45 + sizeof tail);
@@ -109,21 +115,21 @@ void names_result_exact_bytes(void **state)
         assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
         assert_int_equal(h.flags, PROTO_FLAG_NAMES);
         memset(&back, 0xee, sizeof back);
-        assert_int_equal(
-            proto_read_result_names(buf + PROTO_HEADER_SIZE, h.length, &back),
-            0);
+        assert_int_equal(proto_read_result(buf + PROTO_HEADER_SIZE, h.length,
+                                           PROTO_FLAG_NAMES, &back),
+                         0);
         assert_int_equal(back.token, 5);
         assert_int_equal(back.client_name.len, 8);
         assert_memory_equal(back.client_name.p, "build-42", 8);
         /* Each reader refuses the other shape. */
         assert_int_equal(
-            proto_read_result(buf + PROTO_HEADER_SIZE, h.length, &back),
+            proto_read_result(buf + PROTO_HEADER_SIZE, h.length, 0, &back),
             BATON_EMALFORMED);
+        assert_int_equal(proto_read_result(plain + PROTO_HEADER_SIZE, 45,
+                                           PROTO_FLAG_NAMES, &back),
+                         BATON_EMALFORMED);
         assert_int_equal(
-            proto_read_result_names(plain + PROTO_HEADER_SIZE, 45, &back),
-            BATON_EMALFORMED);
-        assert_int_equal(
-            proto_read_result(plain + PROTO_HEADER_SIZE, 45, &back), 0);
+            proto_read_result(plain + PROTO_HEADER_SIZE, 45, 0, &back), 0);
         assert_int_equal(back.client_name.len, 0);
 }
 
@@ -138,31 +144,37 @@ void names_result_limits(void **state)
         memset(name, 'x', sizeof name);
         memset(&r, 0, sizeof r);
         /* Empty (a free lock) and the longest name both go out. */
-        assert_int_equal(proto_write_result_names(buf, sizeof buf, 1, &r),
-                         PROTO_HEADER_SIZE + 46);
+        assert_int_equal(
+            proto_write_result(buf, sizeof buf, 1, PROTO_FLAG_NAMES, &r),
+            PROTO_HEADER_SIZE + 46);
         r.client_name.p = name;
         r.client_name.len = PROTO_CLIENT_NAME_MAX;
-        n = proto_write_result_names(buf, sizeof buf, 1, &r);
+        n = proto_write_result(buf, sizeof buf, 1, PROTO_FLAG_NAMES, &r);
         assert_int_equal(n, PROTO_HEADER_SIZE + 46 + PROTO_CLIENT_NAME_MAX);
-        assert_int_equal(proto_read_result_names(buf + PROTO_HEADER_SIZE,
-                                                 n - PROTO_HEADER_SIZE, &r),
+        assert_int_equal(proto_read_result(buf + PROTO_HEADER_SIZE,
+                                           n - PROTO_HEADER_SIZE,
+                                           PROTO_FLAG_NAMES, &r),
                          0);
         /* One byte more, or a NUL, is refused both ways. */
         r.client_name.p = name;
         r.client_name.len = PROTO_CLIENT_NAME_MAX + 1;
-        assert_int_equal(proto_write_result_names(buf, sizeof buf, 1, &r), 0);
+        assert_int_equal(
+            proto_write_result(buf, sizeof buf, 1, PROTO_FLAG_NAMES, &r), 0);
         name[3] = '\0';
         r.client_name.len = 8;
-        assert_int_equal(proto_write_result_names(buf, sizeof buf, 1, &r), 0);
+        assert_int_equal(
+            proto_write_result(buf, sizeof buf, 1, PROTO_FLAG_NAMES, &r), 0);
         name[3] = 'x';
-        n = proto_write_result_names(buf, sizeof buf, 1, &r);
+        n = proto_write_result(buf, sizeof buf, 1, PROTO_FLAG_NAMES, &r);
         buf[n - 2] = '\0';
-        assert_int_equal(proto_read_result_names(buf + PROTO_HEADER_SIZE,
-                                                 n - PROTO_HEADER_SIZE, &r),
+        assert_int_equal(proto_read_result(buf + PROTO_HEADER_SIZE,
+                                           n - PROTO_HEADER_SIZE,
+                                           PROTO_FLAG_NAMES, &r),
                          BATON_EMALFORMED);
         buf[PROTO_HEADER_SIZE + 45] = PROTO_CLIENT_NAME_MAX + 1;
-        assert_int_equal(proto_read_result_names(buf + PROTO_HEADER_SIZE,
-                                                 n - PROTO_HEADER_SIZE, &r),
+        assert_int_equal(proto_read_result(buf + PROTO_HEADER_SIZE,
+                                           n - PROTO_HEADER_SIZE,
+                                           PROTO_FLAG_NAMES, &r),
                          BATON_EMALFORMED);
 }
 
@@ -186,12 +198,13 @@ void names_list_reply_round_trip(void **state)
         size_t len, old;
 
         (void)state;
-        old = proto_write_list_reply(plain, sizeof plain, 1, e, 2, true);
+        old = proto_write_list_reply(plain, sizeof plain, 1, 0, e, 2, true);
         assert_int_equal(old, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
                                   PROTO_LIST_ENTRY_SIZE(2) +
                                   PROTO_LIST_ENTRY_SIZE(1));
         assert_int_equal(plain[2], 0);
-        len = proto_write_list_reply_names(buf, sizeof buf, 1, e, 2, true);
+        len = proto_write_list_reply(buf, sizeof buf, 1, PROTO_FLAG_NAMES, e, 2,
+                                     true);
         assert_int_equal(len, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
                                   PROTO_LIST_ENTRY_NAMES_SIZE(2, 8) +
                                   PROTO_LIST_ENTRY_NAMES_SIZE(1, 0));
@@ -200,9 +213,9 @@ void names_list_reply_round_trip(void **state)
         assert_int_equal(buf[PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
                              PROTO_LIST_ENTRY_SIZE(2)],
                          8);
-        assert_int_equal(proto_read_list_reply_names(buf + PROTO_HEADER_SIZE,
-                                                     len - PROTO_HEADER_SIZE,
-                                                     back, 2, &n, &more),
+        assert_int_equal(proto_read_list_reply(
+                             buf + PROTO_HEADER_SIZE, len - PROTO_HEADER_SIZE,
+                             PROTO_FLAG_NAMES, back, 2, &n, &more),
                          0);
         assert_int_equal(n, 2);
         assert_true(more);
@@ -211,16 +224,17 @@ void names_list_reply_round_trip(void **state)
         assert_int_equal(back[1].client_name.len, 0);
         assert_int_equal(back[1].token, 8);
         assert_int_equal(proto_read_list_reply(buf + PROTO_HEADER_SIZE,
-                                               len - PROTO_HEADER_SIZE, back, 2,
-                                               &n, &more),
+                                               len - PROTO_HEADER_SIZE, 0, back,
+                                               2, &n, &more),
                          BATON_EMALFORMED);
-        assert_int_equal(proto_read_list_reply_names(plain + PROTO_HEADER_SIZE,
-                                                     old - PROTO_HEADER_SIZE,
-                                                     back, 2, &n, &more),
+        assert_int_equal(proto_read_list_reply(
+                             plain + PROTO_HEADER_SIZE, old - PROTO_HEADER_SIZE,
+                             PROTO_FLAG_NAMES, back, 2, &n, &more),
                          BATON_EMALFORMED);
         e[0].client_name.len = PROTO_CLIENT_NAME_MAX + 1;
-        assert_int_equal(
-            proto_write_list_reply_names(buf, sizeof buf, 1, e, 2, true), 0);
+        assert_int_equal(proto_write_list_reply(buf, sizeof buf, 1,
+                                                PROTO_FLAG_NAMES, e, 2, true),
+                         0);
 }
 
 /* PROTO_FLAG_HOLDERS: a QUERY asks with it, a LIST_REPLY answers with it;
@@ -245,8 +259,9 @@ void holders_flag_only_where_allowed(void **state)
                 assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
                                  BATON_EMALFORMED);
         }
-        assert_int_equal(proto_write_query_holders(buf, sizeof buf, 1, "a", 1),
-                         0); /* 16 bytes: no room for the body */
+        assert_int_equal(
+            proto_write_query(buf, sizeof buf, 1, PROTO_FLAG_HOLDERS, "a", 1),
+            0); /* 16 bytes: no room for the body */
 }
 
 /* Every holder's entry: the names shape, then mode, permits and limit;
@@ -276,7 +291,8 @@ void holders_list_reply_round_trip(void **state)
         e[1].mode = 2;
         e[1].permits = 3;
         e[1].limit = 5;
-        len = proto_write_list_reply_holders(buf, sizeof buf, 1, e, 2, false);
+        len = proto_write_list_reply(buf, sizeof buf, 1, PROTO_FLAG_HOLDERS, e,
+                                     2, false);
         assert_int_equal(len, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
                                   PROTO_LIST_ENTRY_HOLDERS_SIZE(4, 3) +
                                   PROTO_LIST_ENTRY_HOLDERS_SIZE(4, 0));
@@ -287,9 +303,9 @@ void holders_list_reply_round_trip(void **state)
         assert_int_equal(buf[at], 2);
         assert_int_equal(buf[at + 1], 2);
         assert_int_equal(buf[at + 5], 5);
-        assert_int_equal(proto_read_list_reply_holders(buf + PROTO_HEADER_SIZE,
-                                                       len - PROTO_HEADER_SIZE,
-                                                       back, 2, &n, &more),
+        assert_int_equal(proto_read_list_reply(
+                             buf + PROTO_HEADER_SIZE, len - PROTO_HEADER_SIZE,
+                             PROTO_FLAG_HOLDERS, back, 2, &n, &more),
                          0);
         assert_int_equal(n, 2);
         assert_false(more);
@@ -299,12 +315,12 @@ void holders_list_reply_round_trip(void **state)
         assert_int_equal(back[1].limit, 5);
         assert_memory_equal(back[0].client_name.p, "w-1", 3);
         assert_int_equal(back[1].session, 8);
-        assert_int_equal(proto_read_list_reply_names(buf + PROTO_HEADER_SIZE,
-                                                     len - PROTO_HEADER_SIZE,
-                                                     back, 2, &n, &more),
+        assert_int_equal(proto_read_list_reply(
+                             buf + PROTO_HEADER_SIZE, len - PROTO_HEADER_SIZE,
+                             PROTO_FLAG_NAMES, back, 2, &n, &more),
                          BATON_EMALFORMED);
-        assert_int_equal(proto_read_list_reply_holders(buf + PROTO_HEADER_SIZE,
-                                                       len - PROTO_HEADER_SIZE,
-                                                       back, 1, &n, &more),
+        assert_int_equal(proto_read_list_reply(
+                             buf + PROTO_HEADER_SIZE, len - PROTO_HEADER_SIZE,
+                             PROTO_FLAG_HOLDERS, back, 1, &n, &more),
                          BATON_EMALFORMED); /* more entries than room */
 }

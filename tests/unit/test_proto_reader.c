@@ -15,6 +15,9 @@
 #include "../../include/baton.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/query.h"
+#include "../../src/proto/keepalive.h"
 #include "../lib/failalloc.h"
 #include "protofix.h"
 
@@ -285,7 +288,7 @@ void reader_out_of_memory(void **state)
 
         (void)state;
         failalloc_init(&fa);
-        n = proto_write_keepalive(buf, sizeof buf, 1, 42);
+        n = proto_write_keepalive(buf, sizeof buf, 1, 0, 42);
         proto_reader_init(&r, PROTO_MAX_BODY, &fa.mem);
         failalloc_arm(&fa, 0, false);
         assert_int_equal(proto_reader_feed(&r, buf, n), BATON_ENOMEM);
@@ -303,7 +306,7 @@ void reader_out_of_memory(void **state)
         assert_int_equal(proto_reader_feed(&r, buf, n), (long)n);
         assert_true(r.ready);
         assert_int_equal(fa.live, 1);
-        n = proto_write_result(buf, sizeof buf, 2, &full_result);
+        n = proto_write_result(buf, sizeof buf, 2, 0, &full_result);
         failalloc_arm(&fa, 0, false);
         assert_int_equal(proto_reader_feed(&r, buf, n), BATON_ENOMEM);
         assert_int_equal(r.err, BATON_ENOMEM);
@@ -333,22 +336,22 @@ void reader_reuses_body_buffer(void **state)
         assert_int_equal(fa.calls, 0);
 
         memset(name, 'q', sizeof name);
-        n = proto_write_query(buf, sizeof buf, 2, name, 100);
+        n = proto_write_query(buf, sizeof buf, 2, 0, name, 100);
         assert_int_equal(proto_reader_feed(&r, buf, n), (long)n);
         assert_int_equal(fa.calls, 1);
         assert_int_equal(r.body_cap, 101);
         /* Equal, then smaller, then empty: no allocation. */
-        n = proto_write_query(buf, sizeof buf, 3, name, 100);
+        n = proto_write_query(buf, sizeof buf, 3, 0, name, 100);
         assert_int_equal(proto_reader_feed(&r, buf, n), (long)n);
         assert_true(r.ready);
         assert_int_equal(proto_read_query(r.body, r.body_len, &s), 0);
         assert_int_equal(s.len, 100);
-        n = proto_write_query(buf, sizeof buf, 4, "a", 1);
+        n = proto_write_query(buf, sizeof buf, 4, 0, "a", 1);
         assert_int_equal(proto_reader_feed(&r, buf, n), (long)n);
         assert_true(r.ready);
         assert_int_equal(proto_read_query(r.body, r.body_len, &s), 0);
         assert_true(string_is(s, "a"));
-        n = proto_write_keepalive(buf, sizeof buf, 5, 1);
+        n = proto_write_keepalive(buf, sizeof buf, 5, 0, 1);
         assert_int_equal(proto_reader_feed(&r, buf, n), (long)n);
         n = proto_write_empty(buf, sizeof buf, 6, PROTO_PONG);
         assert_int_equal(proto_reader_feed(&r, buf, n), (long)n);
@@ -356,12 +359,12 @@ void reader_reuses_body_buffer(void **state)
         assert_int_equal(fa.calls, 1);
         assert_int_equal(fa.live, 1);
         /* Larger: one more allocation, the old buffer freed. */
-        n = proto_write_query(buf, sizeof buf, 7, name, 200);
+        n = proto_write_query(buf, sizeof buf, 7, 0, name, 200);
         assert_int_equal(proto_reader_feed(&r, buf, n), (long)n);
         assert_int_equal(fa.calls, 2);
         assert_int_equal(fa.live, 1);
         assert_int_equal(r.body_cap, 201);
-        n = proto_write_query(buf, sizeof buf, 8, name, 150);
+        n = proto_write_query(buf, sizeof buf, 8, 0, name, 150);
         assert_int_equal(proto_reader_feed(&r, buf, n), (long)n);
         assert_int_equal(fa.calls, 2);
         proto_reader_close(&r);

@@ -23,6 +23,9 @@
 #include "../../src/proto/attach.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
+#include "../../src/proto/reply.h"
+#include "../../src/proto/status.h"
+#include "../../src/proto/watch.h"
 
 #ifndef PROTOCOL_MD
 #error "PROTOCOL_MD must name docs/protocol.md"
@@ -153,7 +156,11 @@ static void check_body(const struct example *e, const struct proto_header *h)
                         fail_msg("protocol.md:%u: PING/STATUS with a body",
                                  e->line);
                 }
-                n = proto_write_empty(again, sizeof again, h->id, h->type);
+                n = h->type == PROTO_STATUS
+                        ? proto_write_status_request(again, sizeof again, h->id,
+                                                     h->flags)
+                        : proto_write_empty(again, sizeof again, h->id,
+                                            h->type);
                 break;
         case PROTO_COMMAND: {
                 struct command c;
@@ -186,14 +193,14 @@ static void check_body(const struct example *e, const struct proto_header *h)
         }
         case PROTO_RESULT: {
                 struct proto_result r;
-                int rv = proto_read_result(body, len, &r);
+                int rv = proto_read_result(body, len, 0, &r);
 
                 if (rv != 0) {
                         fail_msg("protocol.md:%u: the RESULT does not "
                                  "decode: %s",
                                  e->line, baton_strerror(rv));
                 }
-                n = proto_write_result(again, sizeof again, h->id, &r);
+                n = proto_write_result(again, sizeof again, h->id, 0, &r);
                 break;
         }
         case PROTO_WATCH: {

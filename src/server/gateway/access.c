@@ -10,6 +10,7 @@
 #include "../config/roles.h"
 #include "pending.h"
 #include "reply.h"
+#include "../../proto/aclwire.h"
 
 /* An ACL SET or REMOVE from its arrival to its answer. Its outcome is
  * taken when its entry is applied (on_applied()): the raft callback runs

@@ -11,6 +11,7 @@
 #include "../config/members.h"
 #include "pending.h"
 #include "reply.h"
+#include "../../proto/member.h"
 
 /* How long a MEMBER_ADD waits for the new node to answer at its raft
  * address before it is refused as unreachable: well inside a client's

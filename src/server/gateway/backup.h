@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../../proto/proto.h"
+#include "../../proto/backup.h"
 #include "../net/conn.h"
 
 struct gateway;

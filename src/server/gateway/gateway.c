@@ -459,13 +459,11 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
         if (out == NULL) {
                 return;
         }
-        if (flags & PROTO_FLAG_VERSIONS) {
+        flags &= PROTO_FLAG_VERSIONS;
+        if (flags != 0) {
                 own_versions(&v);
-                reply_frame(c, id,
-                            proto_write_status_versions(out, cap, id, &st, &v));
-        } else {
-                reply_frame(c, id, proto_write_status(out, cap, id, &st));
         }
+        reply_frame(c, id, proto_write_status(out, cap, id, flags, &st, &v));
 }
 
 /* STATUS and PING: answered here, by any node, with no body. */

@@ -10,6 +10,9 @@
 #include "../../proto/attach.h"
 #include "admit.h"
 #include "pending.h"
+#include "../../proto/query.h"
+#include "../../proto/keepalive.h"
+#include "../../proto/list.h"
 
 /* The reads one barrier answers. */
 struct readbatch {
@@ -73,19 +76,8 @@ static void listing_send(struct listing *ls, struct pending *p)
         size_t n = 0;
 
         if (out != NULL) {
-                if (ls->shape & PROTO_FLAG_VALUES) {
-                        n = proto_write_list_reply_values(
-                            out, cap, p->to.id, ls->e, ls->n, ls->more);
-                } else if (ls->shape == PROTO_FLAG_HOLDERS) {
-                        n = proto_write_list_reply_holders(
-                            out, cap, p->to.id, ls->e, ls->n, ls->more);
-                } else if (ls->shape == PROTO_FLAG_NAMES) {
-                        n = proto_write_list_reply_names(
-                            out, cap, p->to.id, ls->e, ls->n, ls->more);
-                } else {
-                        n = proto_write_list_reply(out, cap, p->to.id, ls->e,
-                                                   ls->n, ls->more);
-                }
+                n = proto_write_list_reply(out, cap, p->to.id, ls->shape, ls->e,
+                                           ls->n, ls->more);
                 reply_frame(c, p->to.id, n);
         }
         free(ls->e);
@@ -207,13 +199,13 @@ static void answer_keepalive(struct gateway *g, struct lockfsm *f,
         deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0, p->received + ttl);
         out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
         if (out != NULL) {
-                reply_frame(c, p->to.id,
-                            p->flags & PROTO_FLAG_REVOKED
-                                ? proto_write_keepalive_ok_revoked(
-                                      out, REPLY_MAX, p->to.id, ttl,
-                                      lockfsm_session_revoked(f, p->key_a))
-                                : proto_write_keepalive_ok(out, REPLY_MAX,
-                                                           p->to.id, ttl));
+                uint16_t flags = p->flags & PROTO_FLAG_REVOKED;
+
+                reply_frame(
+                    c, p->to.id,
+                    proto_write_keepalive_ok(
+                        out, REPLY_MAX, p->to.id, flags, ttl,
+                        flags != 0 ? lockfsm_session_revoked(f, p->key_a) : 0));
         }
         pending_free(p);
 }

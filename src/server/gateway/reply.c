@@ -51,7 +51,8 @@ void reply_result(struct conn *c, uint64_t id, const struct proto_result *r)
         uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
 
         if (out != NULL) {
-                reply_frame(c, id, proto_write_result(out, REPLY_MAX, id, r));
+                reply_frame(c, id,
+                            proto_write_result(out, REPLY_MAX, id, 0, r));
         }
 }
 
@@ -91,7 +92,9 @@ void reply_outcome_names(struct conn *c, uint64_t id, uint64_t index,
         export_result(&r, index, res);
         r.client_name.p = name;
         r.client_name.len = name_len;
-        reply_frame(c, id, proto_write_result_names(out, REPLY_MAX, id, &r));
+        reply_frame(
+            c, id,
+            proto_write_result(out, REPLY_MAX, id, PROTO_FLAG_NAMES, &r));
 }
 
 void reply_outcome(struct conn *c, uint64_t id, uint64_t index,

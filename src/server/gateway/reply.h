@@ -9,6 +9,7 @@
 #include "../../fsm/lockfsm.h"
 #include "../../lib/queue.h"
 #include "../../proto/proto.h"
+#include "../../proto/reply.h"
 #include "../net/conn.h"
 
 /* Room reserved for one reply of a fixed-size kind. */

@@ -12,6 +12,7 @@
 #include "../../lib/hmap.h"
 #include "../../lib/queue.h"
 #include "../../proto/proto.h"
+#include "../../proto/watch.h"
 #include "../net/conn.h"
 #include "watchfeed.h"
 

@@ -9,6 +9,7 @@
 
 #include "../../fsm/lockfsm.h"
 #include "../../proto/proto.h"
+#include "../../proto/watch.h"
 
 /* The position of the last event numbered. */
 struct watchfeed {

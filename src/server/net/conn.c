@@ -10,6 +10,7 @@
 #include "../../../include/baton/errors.h"
 #include "../base/log.h"
 #include "listen.h"
+#include "../../proto/reply.h"
 
 static void on_closed(uv_handle_t *h)
 {

@@ -14,6 +14,7 @@
 #include "../../fsm/lockfsm.h"
 #include "../../lib/queue.h"
 #include "../../proto/proto.h"
+#include "../../proto/status.h"
 #include "../config/config.h"
 
 struct node;
