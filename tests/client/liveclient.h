@@ -9,8 +9,10 @@
 
 #include "../../include/baton.h"
 
-#define LIVECLIENT_OP_MS    5000 /* request_timeout_ms of the handles */
-#define LIVECLIENT_SLACK_MS 500  /* a call may end this much past its deadline */
+#define LIVECLIENT_OP_MS 5000 /* request_timeout_ms of the handles */
+#define LIVECLIENT_SLACK_MS                                                    \
+        500 /* a call may end this much past its deadline                      \
+             */
 
 /*
  * A handle on the cluster livecluster_use() was given, with session TTL
