@@ -4,9 +4,11 @@
 #include "ctlcluster.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../lib/tclient.h"
@@ -26,6 +28,39 @@ const char *ctlcluster_program(const char *env, const char *dflt)
                 return NULL;
         }
         return path;
+}
+
+int ctlcluster_ctl(struct proc *p, const char *prog, const struct harness *h,
+                   int timeout_ms, ...)
+{
+        const char *const head[] = {"--endpoints",
+                                    h != NULL ? h->endpoints : NULL, NULL};
+        va_list ap;
+        int rv;
+
+        va_start(ap, timeout_ms);
+        rv = proc_vrun(p, prog, 0, timeout_ms, h != NULL ? head : NULL, ap);
+        va_end(ap);
+        return rv;
+}
+
+int64_t ctlcluster_wall_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+unsigned ctlcluster_count(const char *s, const char *what)
+{
+        unsigned n = 0;
+
+        while ((s = strstr(s, what)) != NULL) {
+                n++;
+                s += strlen(what);
+        }
+        return n;
 }
 
 int ctlcluster_open(struct harness *h, const char *argv0, unsigned watchdog_s,

@@ -24,6 +24,22 @@
 const char *ctlcluster_program(const char *env, const char *dflt);
 
 /*
+ * Run `prog` with --endpoints of `h` (NULL: no --endpoints) and the
+ * NULL-terminated arguments that follow, to its end within `timeout_ms`:
+ * p->status, as proc_run().
+ * A test names it ctl() with its program and cluster bound.
+ */
+int ctlcluster_ctl(struct proc *p, const char *prog, const struct harness *h,
+                   int timeout_ms, ...);
+
+/* The wall clock in ms since the epoch, which batonctl's BATON_DEADLINE_MS
+ * counts in (tclient_now_ms() is monotonic). */
+int64_t ctlcluster_wall_ms(void);
+
+/* How many times `what` occurs in `s` (a run's output). */
+unsigned ctlcluster_count(const char *s, const char *what);
+
+/*
  * Start the test's cluster: BATON_ENDPOINTS is unset first (every run
  * names the cluster it talks to, so that none reaches another one), then
  * harness_open_healthy() of 3 nodes with the watchdog `watchdog_s`. 0 with

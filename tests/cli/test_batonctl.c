@@ -46,41 +46,11 @@ static const char *batonctl; /* $BATONCTL, or ./batonctl */
 static struct tap tap;
 #define ok(...) tap_ok(&tap, __VA_ARGS__)
 
-/* --- Time ----------------------------------------------------------------- */
-
-static int64_t wall_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* --- Running batonctl ----------------------------------------------------- */
 
-/* Run batonctl --endpoints E args... to its end. */
-static int ctl(struct proc *p, int timeout_ms, ...)
-{
-        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
-        va_list ap;
-        int rv;
-
-        va_start(ap, timeout_ms);
-        rv = proc_vrun(p, batonctl, 0, timeout_ms, head, ap);
-        va_end(ap);
-        return rv;
-}
-
-static unsigned count_of(const char *s, const char *what)
-{
-        unsigned n = 0;
-
-        while ((s = strstr(s, what)) != NULL) {
-                n++;
-                s += strlen(what);
-        }
-        return n;
-}
+/* batonctl --endpoints E args... run to its end. */
+#define ctl(p, timeout_ms, ...)                                                \
+        ctlcluster_ctl((p), batonctl, &cluster, (timeout_ms), __VA_ARGS__)
 
 /* --- Cases ---------------------------------------------------------------- */
 
@@ -92,7 +62,7 @@ static void lock_env(void)
         char lock[64];
         unsigned long long token = 0;
         long long deadline = 0;
-        int64_t before = wall_ms();
+        int64_t before = ctlcluster_wall_ms();
         int n;
 
         ctl(&p, RUN_MS, "lock", "cli-env", "--", "sh", "-c",
@@ -105,7 +75,8 @@ static void lock_env(void)
         first_token = token;
         ok(n >= 2 && strcmp(lock, "cli-env") == 0, "BATON_LOCK is the name");
         /* The default TTL is 10 s: the deadline is within it, not past. */
-        if (!ok(n == 3 && deadline > before && deadline <= wall_ms() + 10000,
+        if (!ok(n == 3 && deadline > before &&
+                    deadline <= ctlcluster_wall_ms() + 10000,
                 "BATON_DEADLINE_MS is a wall-clock time within the TTL")) {
                 tap_diag("deadline %lld, started at %" PRId64, deadline,
                          before);
@@ -279,7 +250,7 @@ static void list_locks(void)
         }
 
         ctl(&p, RUN_MS, "list", "a/", NULL);
-        if (!ok(p.status == 0 && count_of(p.out, "\n") == 2 &&
+        if (!ok(p.status == 0 && ctlcluster_count(p.out, "\n") == 2 &&
                     strncmp(p.out, "a/1 session ", 12) == 0 &&
                     strstr(p.out, "\na/2 session ") != NULL &&
                     strstr(p.out, "b/1") == NULL,
@@ -300,7 +271,7 @@ static void list_locks(void)
         ctl(&p, RUN_MS, "--json", "list", "a/", NULL);
         if (!ok(p.status == 0 && jsoncheck_valid(p.out) && p.out[0] == '[' &&
                     jsoncheck_has_fields(p.out, fields) &&
-                    count_of(p.out, "\"lock\":") == 2 &&
+                    ctlcluster_count(p.out, "\"lock\":") == 2 &&
                     strstr(p.out, "\"lock\":\"a/1\"") != NULL &&
                     strstr(p.out, "\"lock\":\"a/2\"") != NULL,
                 "--json list a/: exit 0, a JSON array of a/1 and a/2")) {
@@ -589,10 +560,11 @@ static bool wait_lines(struct proc *bg, unsigned lines)
 {
         int64_t deadline = tclient_now_ms() + RUN_MS;
 
-        while (count_of(bg->out, "\n") < lines && tclient_now_ms() < deadline) {
+        while (ctlcluster_count(bg->out, "\n") < lines &&
+               tclient_now_ms() < deadline) {
                 proc_read(bg, 100);
         }
-        return count_of(bg->out, "\n") >= lines;
+        return ctlcluster_count(bg->out, "\n") >= lines;
 }
 
 /* watch NAME prints each grant and release of NAME as it happens, and
@@ -810,13 +782,13 @@ static void status_and_members(void)
                     strstr(p.out, harness_client_address(&cluster, i)) != NULL;
         }
         if (!ok(p.status == 0 && listed == cluster.n &&
-                    count_of(p.out, "\n") == cluster.n &&
-                    count_of(p.out, "role=leader") == 1,
+                    ctlcluster_count(p.out, "\n") == cluster.n &&
+                    ctlcluster_count(p.out, "role=leader") == 1,
                 "status: exit 0, every node on a line, one leader")) {
                 proc_show(&p);
         }
-        if (!ok(count_of(p.out, " version=" PACKAGE_VERSION
-                                " command=3 snapshot=") == cluster.n,
+        if (!ok(ctlcluster_count(p.out, " version=" PACKAGE_VERSION
+                                        " command=3 snapshot=") == cluster.n,
                 "status: every node's release and formats")) {
                 proc_show(&p);
         }
@@ -830,7 +802,7 @@ static void status_and_members(void)
         }
         if (!ok(p.status == 0 && jsoncheck_valid(p.out) && p.out[0] == '[' &&
                     listed == cluster.n &&
-                    count_of(p.out, "\"endpoint\":") == cluster.n &&
+                    ctlcluster_count(p.out, "\"endpoint\":") == cluster.n &&
                     jsoncheck_has_fields(p.out, status_fields),
                 "--json status: valid JSON array listing every node")) {
                 proc_show(&p);
@@ -843,16 +815,17 @@ static void status_and_members(void)
                          harness_client_address(&cluster, i));
                 listed += strstr(p.out, want) != NULL;
         }
-        leaders = count_of(p.out, " leader\n");
+        leaders = ctlcluster_count(p.out, " leader\n");
         if (!ok(p.status == 0 && listed == cluster.n &&
-                    count_of(p.out, " voter ") == cluster.n && leaders == 1,
+                    ctlcluster_count(p.out, " voter ") == cluster.n &&
+                    leaders == 1,
                 "member list: exit 0, every node a voter, one leader")) {
                 proc_show(&p);
         }
         ctl(&p, RUN_MS, "--json", "member", "list", NULL);
         if (!ok(p.status == 0 && jsoncheck_valid(p.out) &&
-                    count_of(p.out, "\"client\":") == cluster.n &&
-                    count_of(p.out, "\"leader\":true") == 1 &&
+                    ctlcluster_count(p.out, "\"client\":") == cluster.n &&
+                    ctlcluster_count(p.out, "\"leader\":true") == 1 &&
                     jsoncheck_has_fields(p.out, member_fields),
                 "--json member list: valid JSON, every node, one leader")) {
                 proc_show(&p);

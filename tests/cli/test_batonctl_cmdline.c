@@ -46,18 +46,9 @@ static struct tap tap;
 
 /* --- Running batonctl ----------------------------------------------------- */
 
-/* Run batonctl --endpoints E args... to its end. */
-static int ctl(struct proc *p, int timeout_ms, ...)
-{
-        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
-        va_list ap;
-        int rv;
-
-        va_start(ap, timeout_ms);
-        rv = proc_vrun(p, batonctl, 0, timeout_ms, head, ap);
-        va_end(ap);
-        return rv;
-}
+/* batonctl --endpoints E args... run to its end. */
+#define ctl(p, timeout_ms, ...)                                                \
+        ctlcluster_ctl((p), batonctl, &cluster, (timeout_ms), __VA_ARGS__)
 
 /* Run `prog` args... (nothing added) to its end, with BATON_ENDPOINTS set
  * to `env` (NULL: unset) in its environment. */
@@ -76,17 +67,6 @@ static int run_env(struct proc *p, const char *prog, const char *env, ...)
         return rv;
 }
 
-static unsigned count_of(const char *s, const char *what)
-{
-        unsigned n = 0;
-
-        while ((s = strstr(s, what)) != NULL) {
-                n++;
-                s += strlen(what);
-        }
-        return n;
-}
-
 /* --- Cases ---------------------------------------------------------------- */
 
 #define WANT(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -99,7 +79,8 @@ static void usage_error(const struct proc *p, int status,
 {
         const char *nl = strchr(p->err, '\n');
         const char *missing = NULL;
-        bool good = p->status == status && count_of(p->err, "\n") == 2 &&
+        bool good = p->status == status &&
+                    ctlcluster_count(p->err, "\n") == 2 &&
                     strncmp(p->err, "batonctl: ", 10) == 0 &&
                     strstr(p->err, "--help") != NULL &&
                     strstr(p->err, "Exit status") == NULL && p->n_out == 0;
@@ -357,8 +338,9 @@ static void json_names(void)
         ctl(&p, RUN_MS, "--json", "list", "cli-caf", NULL);
         if (!ok(p.status == 0 && jsoncheck_valid(p.out) &&
                     jsoncheck_utf8(p.out) &&
-                    count_of(p.out, "\"lock\":") == 2 &&
-                    count_of(p.out, "\"lock_hex\":\"636c692d636166e9\"") == 1,
+                    ctlcluster_count(p.out, "\"lock\":") == 2 &&
+                    ctlcluster_count(p.out,
+                                     "\"lock_hex\":\"636c692d636166e9\"") == 1,
                 "--json list: both names, valid UTF-8, one lock_hex")) {
                 proc_show(&p);
         }
@@ -431,7 +413,7 @@ static void endpoints_env(void)
                     strstr(p.out, harness_client_address(&cluster, i)) != NULL;
         }
         if (!ok(p.status == 0 && listed == cluster.n &&
-                    count_of(p.out, "\n") == cluster.n,
+                    ctlcluster_count(p.out, "\n") == cluster.n,
                 "BATON_ENDPOINTS=E status: every node of E")) {
                 proc_show(&p);
         }

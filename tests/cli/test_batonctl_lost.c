@@ -44,30 +44,11 @@ static pid_t stray_child;    /* a lock's command, killed at exit if alive */
 static struct tap tap;
 #define ok(...) tap_ok(&tap, __VA_ARGS__)
 
-/* --- Time ----------------------------------------------------------------- */
-
-static int64_t wall_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* --- Running batonctl ----------------------------------------------------- */
 
-/* Run batonctl --endpoints E args... to its end. */
-static int ctl(struct proc *p, int timeout_ms, ...)
-{
-        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
-        va_list ap;
-        int rv;
-
-        va_start(ap, timeout_ms);
-        rv = proc_vrun(p, batonctl, 0, timeout_ms, head, ap);
-        va_end(ap);
-        return rv;
-}
+/* batonctl --endpoints E args... run to its end. */
+#define ctl(p, timeout_ms, ...)                                                \
+        ctlcluster_ctl((p), batonctl, &cluster, (timeout_ms), __VA_ARGS__)
 
 /* --- Cases ---------------------------------------------------------------- */
 
@@ -149,7 +130,7 @@ static void lock_lost(bool ignore_term)
                 proc_show(&p);
                 return;
         }
-        t_read = wall_ms();
+        t_read = ctlcluster_wall_ms();
         stray_child = child;
         lease_left = deadline - t_read;
         ok(lease_left <= LOSS_TTL,

@@ -45,14 +45,9 @@ static const char *batonctl = "./batonctl";
 static struct tap tap;
 #define ok(...) tap_ok(&tap, __VA_ARGS__)
 
-static void ctl(struct proc *r, ...)
-{
-        va_list ap;
-
-        va_start(ap, r);
-        proc_vrun(r, batonctl, 0, RUN_MS, NULL, ap);
-        va_end(ap);
-}
+/* batonctl with the NULL-terminated arguments that follow, run to its
+ * end. */
+#define ctl(r, ...) ctlcluster_ctl((r), batonctl, NULL, RUN_MS, __VA_ARGS__)
 
 /* Run a shell command (the namespace's network setup); whether it
  * succeeded. */

@@ -40,16 +40,9 @@ static const char *batonctl = "./batonctl";
 static struct tap tap;
 #define ok(...) tap_ok(&tap, __VA_ARGS__)
 
-/* Run batonctl with the NULL-terminated arguments that follow, to its
+/* batonctl with the NULL-terminated arguments that follow, run to its
  * end. */
-static void ctl(struct proc *r, ...)
-{
-        va_list ap;
-
-        va_start(ap, r);
-        proc_vrun(r, batonctl, 0, RUN_MS, NULL, ap);
-        va_end(ap);
-}
+#define ctl(r, ...) ctlcluster_ctl((r), batonctl, NULL, RUN_MS, __VA_ARGS__)
 
 /* Every node's client address but node `skip`'s (0: none skipped). */
 static void endpoints_but(unsigned skip, char *buf, size_t cap)

@@ -24,6 +24,11 @@ void livecluster_use(struct harness *h, const char *argv0, unsigned watchdog_s)
         live.watchdog_s = watchdog_s;
 }
 
+const char *livecluster_endpoints(void)
+{
+        return live.h->endpoints;
+}
+
 int livecluster_up(void **state)
 {
         unsigned leader;

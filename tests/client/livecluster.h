@@ -17,6 +17,9 @@
  */
 void livecluster_use(struct harness *h, const char *argv0, unsigned watchdog_s);
 
+/* The client endpoints of the cluster livecluster_use() was given. */
+const char *livecluster_endpoints(void);
+
 /* Group setup: harness_open_healthy() of 3 nodes; -1 (after saying why)
  * fails the group. */
 int livecluster_up(void **state);

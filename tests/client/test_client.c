@@ -36,77 +36,26 @@
 #include "../lib/proc.h"
 #include "../lib/tclient.h"
 #include "acqthread.h"
+#include "liveclient.h"
 #include "livecluster.h"
 
-#define WATCHDOG_S     240
-#define HEALTHY_MS     20000 /* a cluster (re)converging after a fault */
-#define OP_MS          5000  /* request_timeout_ms of the handles */
-#define SLACK_MS       500   /* a call may end this much past its deadline */
-#define SHORT_TTL      1000  /* a client meant to lose its session */
-#define STRESS_THREADS 16
-#define STRESS_ROUNDS  40
-#define EXAMPLE_MS     60000 /* examples/lock_example runs this long at most */
+#define WATCHDOG_S 240
+#define EXAMPLE_MS 60000 /* examples/lock_example runs this long at most */
 
 static struct harness cluster;
 static const char *argv0;
-static unsigned names;
-
-static int64_t now_ms(void)
-{
-        return tclient_now_ms();
-}
-
-static void name_of(char *buf, size_t cap, const char *what)
-{
-        snprintf(buf, cap, "tc-%s-%u", what, ++names);
-}
-
-static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
-{
-        struct baton_options def;
-        baton_client *c = NULL;
-        int rv;
-
-        if (o == NULL) {
-                baton_options_init(&def);
-                def.request_timeout_ms = OP_MS;
-                o = &def;
-        }
-        o->ttl_ms = ttl_ms;
-        if (o->client_name == NULL) {
-                o->client_name = "test_client";
-        }
-        rv = baton_client_create(&c, cluster.endpoints, o);
-        if (rv != 0) {
-                print_message("# baton_client_create: %s\n",
-                              baton_strerror(rv));
-        }
-        assert_int_equal(rv, 0);
-        return c;
-}
-
-/* Fails the case with the call's error text. */
-#define assert_ok(expr)                                                        \
-        do {                                                                   \
-                int rv_ = (expr);                                              \
-                if (rv_ != 0) {                                                \
-                        print_message("# %s: %d %s\n", #expr, rv_,             \
-                                      baton_strerror(rv_));                    \
-                }                                                              \
-                assert_int_equal(rv_, 0);                                      \
-        } while (0)
 
 /* --- Cases ---------------------------------------------------------------- */
 
 static void try_busy(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         uint64_t t1 = 0, t2 = 0, t3 = 0;
         char name[64];
 
         (void)state;
-        name_of(name, sizeof name, "try");
+        liveclient_name(name, sizeof name, "try");
         assert_ok(
             baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
         assert_true(t1 > 0);
@@ -131,14 +80,14 @@ static void try_busy(void **state)
  * others is refused BATON_EUPGRADE; a writer downgrades. */
 static void shared_readers(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         uint64_t ta = 0, tb = 0, tw = 0, tr = 0;
         struct acqthread writer;
         char name[64];
 
         (void)state;
-        name_of(name, sizeof name, "shared");
+        liveclient_name(name, sizeof name, "shared");
         assert_ok(baton_acquire_shared(a, name, 1, BATON_WAIT_TRY, &ta));
         assert_ok(baton_acquire_shared(b, name, 1, BATON_WAIT_TRY, &tb));
         assert_true(ta > 0 && tb > ta);
@@ -200,16 +149,16 @@ static void *campaign_main(void *arg)
  * the waiting candidate with a higher token; and the refusals by name. */
 static void elections(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         char name[64], lock[64], longest[BATON_VALUE_MAX + 2];
         struct baton_leader l;
         uint64_t t1 = 0, t2 = 0;
         struct acqthread next;
 
         (void)state;
-        name_of(name, sizeof name, "election");
-        name_of(lock, sizeof lock, "not-an-election");
+        liveclient_name(name, sizeof name, "election");
+        liveclient_name(lock, sizeof lock, "not-an-election");
         assert_ok(baton_leader(a, name, &l));
         assert_int_equal(l.held, 0);
         assert_ok(
@@ -264,14 +213,14 @@ static void elections(void **state)
  * refusals by name. */
 static void semaphore_permits(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         uint64_t t1 = 0, t2 = 0, t3 = 0;
         struct acqthread big;
         char name[64];
 
         (void)state;
-        name_of(name, sizeof name, "sem");
+        liveclient_name(name, sizeof name, "sem");
         assert_ok(baton_sem_acquire(a, name, 3, 1, 1, BATON_WAIT_TRY, &t1));
         assert_ok(baton_sem_acquire(b, name, 3, 1, 1, BATON_WAIT_TRY, &t2));
         assert_true(t1 > 0 && t2 > t1);
@@ -373,8 +322,8 @@ static void multi_on_lost(baton_client *c, const char *name, uint64_t token,
 static void multi_locks(void **state)
 {
         struct baton_options o;
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         baton_client *adm;
         char x[64], y[64];
         struct baton_lock_name both[2] = {{x, BATON_MODE_EXCLUSIVE},
@@ -384,8 +333,8 @@ static void multi_locks(void **state)
         uint64_t t1 = 0, t2 = 0;
 
         (void)state;
-        name_of(x, sizeof x, "multi-x");
-        name_of(y, sizeof y, "multi-y");
+        liveclient_name(x, sizeof x, "multi-x");
+        liveclient_name(y, sizeof y, "multi-y");
         assert_ok(baton_acquire(a, y, 1, BATON_WAIT_TRY, &t1));
         assert_int_equal(
             baton_multi_acquire(b, both, 2, 1, BATON_WAIT_TRY, NULL),
@@ -416,15 +365,15 @@ static void multi_locks(void **state)
         assert_ok(baton_release(b, x, 2, m.k.token));
         /* Lost: every name, one callback each. */
         baton_options_init(&o);
-        o.request_timeout_ms = OP_MS;
+        o.request_timeout_ms = LIVECLIENT_OP_MS;
         o.on_lock_lost = multi_on_lost;
         baton_client_destroy(a);
-        a = client_new(10000, &o);
+        a = liveclient_new(10000, &o);
         assert_ok(baton_multi_acquire(a, both, 2, 1, BATON_WAIT_TRY, &t2));
-        adm = client_new(10000, NULL);
+        adm = liveclient_new(10000, NULL);
         assert_ok(baton_session_revoke(adm, baton_session_id(a)));
-        for (int64_t end = now_ms() + HEALTHY_MS;
-             atomic_load(&multi_lost) < 2 && now_ms() < end;) {
+        for (int64_t end = tclient_now_ms() + LIVECLUSTER_HEALTHY_MS;
+             atomic_load(&multi_lost) < 2 && tclient_now_ms() < end;) {
                 tclient_sleep_ms(20);
         }
         assert_int_equal(atomic_load(&multi_lost), 2);
@@ -455,20 +404,20 @@ static void revoke_on_lost(baton_client *c, const char *name, uint64_t token,
 static void revoke_one_lock(void **state)
 {
         struct baton_options o;
-        baton_client *a, *b = client_new(10000, NULL);
-        baton_client *adm = client_new(10000, NULL);
+        baton_client *a, *b = liveclient_new(10000, NULL);
+        baton_client *adm = liveclient_new(10000, NULL);
         char x[64], y[64];
         uint64_t tx = 0, ty = 0;
         struct baton_holder h;
         struct acqthread w;
 
         (void)state;
-        name_of(x, sizeof x, "revoke-x");
-        name_of(y, sizeof y, "revoke-y");
+        liveclient_name(x, sizeof x, "revoke-x");
+        liveclient_name(y, sizeof y, "revoke-y");
         baton_options_init(&o);
-        o.request_timeout_ms = OP_MS;
+        o.request_timeout_ms = LIVECLIENT_OP_MS;
         o.on_lock_lost = revoke_on_lost;
-        a = client_new(3000, &o);
+        a = liveclient_new(3000, &o);
         assert_ok(baton_acquire(a, x, 1, BATON_WAIT_TRY, &tx));
         assert_ok(baton_acquire(a, y, 1, BATON_WAIT_TRY, &ty));
         acqthread_start_owner(&w, b, x, 1, 10000);
@@ -479,8 +428,8 @@ static void revoke_one_lock(void **state)
         assert_true(w.token > tx);
         assert_int_equal(baton_revoke(adm, x, baton_session_id(a), tx),
                          BATON_ENOTHOLDER);
-        for (int64_t end = now_ms() + HEALTHY_MS;
-             atomic_load(&revoke_lost) < 1 && now_ms() < end;) {
+        for (int64_t end = tclient_now_ms() + LIVECLUSTER_HEALTHY_MS;
+             atomic_load(&revoke_lost) < 1 && tclient_now_ms() < end;) {
                 tclient_sleep_ms(20);
         }
         assert_int_equal(atomic_load(&revoke_lost), 1);
@@ -498,14 +447,14 @@ static void revoke_one_lock(void **state)
 
 static void reentrancy(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
         struct baton_holder h;
         uint64_t t1 = 0, t2 = 0;
         struct acqthread other;
         char name[64];
 
         (void)state;
-        name_of(name, sizeof name, "reenter");
+        liveclient_name(name, sizeof name, "reenter");
         assert_ok(baton_acquire(a, name, BATON_OWNER_THREAD, 1000, &t1));
         assert_ok(baton_acquire(a, name, BATON_OWNER_THREAD, 1000, &t2));
         assert_int_equal(t1, t2);
@@ -545,11 +494,11 @@ static void holder_names(void **state)
 
         (void)state;
         baton_options_init(&o);
-        o.request_timeout_ms = OP_MS;
+        o.request_timeout_ms = LIVECLIENT_OP_MS;
         o.client_name = "build-42";
-        a = client_new(10000, &o);
-        b = client_new(10000, NULL);
-        name_of(name, sizeof name, "names");
+        a = liveclient_new(10000, &o);
+        b = liveclient_new(10000, NULL);
+        liveclient_name(name, sizeof name, "names");
         assert_ok(baton_acquire(a, name, BATON_OWNER_THREAD, 1000, &t));
         assert_ok(baton_holder(b, name, &h));
         assert_int_equal(h.held, 1);
@@ -570,8 +519,8 @@ static void holder_names(void **state)
  * (baton_release_in), and a retry of such a release answered exactly once. */
 static void detach_release_in(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         struct tclient raw;
         struct tclient_result res;
         struct baton_holder h;
@@ -583,7 +532,7 @@ static void detach_release_in(void **state)
         int rv;
 
         (void)state;
-        name_of(name, sizeof name, "detach");
+        liveclient_name(name, sizeof name, "detach");
         assert_int_equal(baton_client_detach(a, &session, secret),
                          BATON_ENOSESSION);
         assert_int_equal(baton_session_id(a), 0); /* none opened yet */
@@ -650,7 +599,7 @@ static void detach_release_in(void **state)
         k.mode = COMMAND_MODE_EXCLUSIVE;
         k.name = name;
         k.name_len = (uint8_t)strlen(name);
-        assert_ok(tclient_command(&raw, &k, OP_MS, &res));
+        assert_ok(tclient_command(&raw, &k, LIVECLIENT_OP_MS, &res));
         t3 = res.token;
         memset(&k, 0, sizeof k);
         k.type = COMMAND_RELEASE;
@@ -662,9 +611,9 @@ static void detach_release_in(void **state)
         k.token = t3;
         k.name = name;
         k.name_len = (uint8_t)strlen(name);
-        assert_ok(tclient_command(&raw, &k, OP_MS, &res));
+        assert_ok(tclient_command(&raw, &k, LIVECLIENT_OP_MS, &res));
         assert_ok(baton_acquire(b, name, BATON_OWNER_THREAD, 1000, &t2));
-        rv = tclient_command(&raw, &k, OP_MS, &res); /* the retry */
+        rv = tclient_command(&raw, &k, LIVECLIENT_OP_MS, &res); /* the retry */
         assert_int_equal(rv, 0);
         assert_ok(baton_holder(b, name, &h));
         assert_int_equal(h.held, 1);
@@ -685,15 +634,15 @@ static void detach_release_in(void **state)
 
 static void stale_holder_check(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         struct baton_holder h, hb;
         uint64_t t1 = 0, t2 = 0;
         struct acqthread waiter;
         char name[64];
 
         (void)state;
-        name_of(name, sizeof name, "stale");
+        liveclient_name(name, sizeof name, "stale");
         assert_ok(baton_holder(a, name, &h));
         assert_int_equal(h.held, 0);
         assert_ok(baton_acquire(a, name, 7, BATON_WAIT_TRY, &t1));
@@ -735,8 +684,8 @@ static void stale_holder_check(void **state)
  * later release does not hand it the lock behind its back. */
 static void wait_times_out(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         struct baton_holder h;
         uint64_t t1 = 0, t2 = 0;
         int64_t t0, took, until;
@@ -744,22 +693,22 @@ static void wait_times_out(void **state)
         int rv;
 
         (void)state;
-        name_of(name, sizeof name, "timeout");
+        liveclient_name(name, sizeof name, "timeout");
         assert_ok(
             baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
-        t0 = now_ms();
+        t0 = tclient_now_ms();
         rv = baton_acquire(b, name, BATON_OWNER_THREAD, 400, &t2);
-        took = now_ms() - t0;
+        took = tclient_now_ms() - t0;
         print_message("# wait of 400 ms ended after %" PRId64 " ms\n", took);
         assert_int_equal(rv, BATON_ETIMEDOUT);
         assert_true(took >= 350);
-        assert_true(took <= 400 + OP_MS + SLACK_MS);
+        assert_true(took <= 400 + LIVECLIENT_OP_MS + LIVECLIENT_SLACK_MS);
         assert_ok(baton_holder(a, name, &h));
         assert_int_equal(h.waiters, 0);
         assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t1));
         /* Never granted later: the lock stays free. */
-        until = now_ms() + 500;
-        while (now_ms() < until) {
+        until = tclient_now_ms() + 500;
+        while (tclient_now_ms() < until) {
                 assert_ok(baton_holder(a, name, &h));
                 assert_int_equal(h.held, 0);
                 tclient_sleep_ms(50);
@@ -824,11 +773,11 @@ static void lock_through(const char *endpoints)
         uint64_t t = 0;
 
         baton_options_init(&o);
-        o.request_timeout_ms = OP_MS;
+        o.request_timeout_ms = LIVECLIENT_OP_MS;
         o.client_name = "test_client";
         print_message("# endpoints %s\n", endpoints);
         assert_ok(baton_client_create(&c, endpoints, &o));
-        name_of(name, sizeof name, "addr");
+        liveclient_name(name, sizeof name, "addr");
         assert_ok(
             baton_acquire(c, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t));
         assert_true(t > 0);
@@ -905,7 +854,7 @@ static void endpoints_ipv6(void **state)
         }
         if (harness_start_on(&h, 3, NULL, argv0, 0, "localhost", "[::1]") !=
                 0 ||
-            harness_wait_healthy(&h, HEALTHY_MS, &leader) != 0) {
+            harness_wait_healthy(&h, LIVECLUSTER_HEALTHY_MS, &leader) != 0) {
                 print_message("# cluster on [::1]: %s\n", h.errmsg);
                 h.failed = true;
                 harness_close(&h);

@@ -33,65 +33,16 @@
 #include "../lib/proc.h"
 #include "../lib/tclient.h"
 #include "acqthread.h"
+#include "liveclient.h"
 #include "livecluster.h"
 
 #define WATCHDOG_S     240
-#define HEALTHY_MS     20000 /* a cluster (re)converging after a fault */
-#define OP_MS          5000  /* request_timeout_ms of the handles */
-#define SLACK_MS       500   /* a call may end this much past its deadline */
-#define SHORT_TTL      1000  /* a client meant to lose its session */
+#define SHORT_TTL      1000 /* a client meant to lose its session */
 #define STRESS_THREADS 16
 #define STRESS_ROUNDS  40
-#define EXAMPLE_MS     60000 /* examples/lock_example runs this long at most */
 
 static struct harness cluster;
 static const char *argv0;
-static unsigned names;
-
-static int64_t now_ms(void)
-{
-        return tclient_now_ms();
-}
-
-static void name_of(char *buf, size_t cap, const char *what)
-{
-        snprintf(buf, cap, "tc-%s-%u", what, ++names);
-}
-
-static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
-{
-        struct baton_options def;
-        baton_client *c = NULL;
-        int rv;
-
-        if (o == NULL) {
-                baton_options_init(&def);
-                def.request_timeout_ms = OP_MS;
-                o = &def;
-        }
-        o->ttl_ms = ttl_ms;
-        if (o->client_name == NULL) {
-                o->client_name = "test_client";
-        }
-        rv = baton_client_create(&c, cluster.endpoints, o);
-        if (rv != 0) {
-                print_message("# baton_client_create: %s\n",
-                              baton_strerror(rv));
-        }
-        assert_int_equal(rv, 0);
-        return c;
-}
-
-/* Fails the case with the call's error text. */
-#define assert_ok(expr)                                                        \
-        do {                                                                   \
-                int rv_ = (expr);                                              \
-                if (rv_ != 0) {                                                \
-                        print_message("# %s: %d %s\n", #expr, rv_,             \
-                                      baton_strerror(rv_));                    \
-                }                                                              \
-                assert_int_equal(rv_, 0);                                      \
-        } while (0)
 
 /*
  * kill -9 the leader while a lock is held and another thread of the same
@@ -102,7 +53,7 @@ static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
  */
 static void leader_killed(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
         struct baton_holder h;
         uint64_t t1 = 0, t = 0;
         struct acqthread waiter;
@@ -112,8 +63,8 @@ static void leader_killed(void **state)
         int i;
 
         (void)state;
-        name_of(name, sizeof name, "failover");
-        name_of(other, sizeof other, "failover-other");
+        liveclient_name(name, sizeof name, "failover");
+        liveclient_name(other, sizeof other, "failover-other");
         assert_ok(
             baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
         acqthread_start(&waiter, a, name, BATON_WAIT_FOREVER);
@@ -123,36 +74,38 @@ static void leader_killed(void **state)
                                         BATON_WAIT_TRY, &t));
                 assert_ok(baton_release(a, other, BATON_OWNER_THREAD, t));
         }
-        assert_int_equal(
-            harness_kill_leader(&cluster, HEALTHY_MS, &killed, NULL), 0);
+        assert_int_equal(harness_kill_leader(&cluster, LIVECLUSTER_HEALTHY_MS,
+                                             &killed, NULL),
+                         0);
         print_message("# killed leader %u\n", killed);
         /* The holder still holds, with its token, on the new leader. */
-        t0 = now_ms();
+        t0 = tclient_now_ms();
         for (;;) {
-                int64_t c0 = now_ms();
+                int64_t c0 = tclient_now_ms();
                 int rv = baton_holder(a, name, &h);
-                assert_true(now_ms() - c0 <= OP_MS + SLACK_MS);
+                assert_true(tclient_now_ms() - c0 <=
+                            LIVECLIENT_OP_MS + LIVECLIENT_SLACK_MS);
                 if (rv == 0) {
                         break;
                 }
                 assert_int_equal(rv, BATON_ENOANSWER);
-                assert_true(now_ms() - t0 < HEALTHY_MS);
+                assert_true(tclient_now_ms() - t0 < LIVECLUSTER_HEALTHY_MS);
         }
         print_message("# holder query answered %" PRId64 " ms after the "
                       "kill\n",
-                      now_ms() - t0);
+                      tclient_now_ms() - t0);
         assert_int_equal(h.held, 1);
         assert_int_equal(h.token, t1);
         assert_int_equal(baton_session_state(a), BATON_SESSION_LIVE);
         assert_false(atomic_load(&waiter.done));
         acqthread_wait_waiters(a, name, 1);
-        t0 = now_ms();
+        t0 = tclient_now_ms();
         assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t1));
-        took = now_ms() - t0;
-        assert_true(took <= OP_MS + SLACK_MS);
+        took = tclient_now_ms() - t0;
+        assert_true(took <= LIVECLIENT_OP_MS + LIVECLIENT_SLACK_MS);
         pthread_join(waiter.thread, NULL);
         print_message("# waiter granted %" PRId64 " ms after the release\n",
-                      now_ms() - t0);
+                      tclient_now_ms() - t0);
         assert_ok(waiter.rv);
         assert_true(waiter.token > t1);
         assert_ok(baton_holder(a, name, &h));
@@ -166,7 +119,7 @@ static void leader_killed(void **state)
  * and calls succeed on the new leader within a few seconds. */
 static void server_paused(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
         uint64_t t = 0;
         unsigned leader;
         char name[64];
@@ -174,23 +127,25 @@ static void server_paused(void **state)
         int rv = -1;
 
         (void)state;
-        name_of(name, sizeof name, "paused-server");
+        liveclient_name(name, sizeof name, "paused-server");
         assert_ok(
             baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t));
         assert_ok(baton_release(a, name, BATON_OWNER_THREAD, t));
-        assert_int_equal(harness_wait_leader(&cluster, HEALTHY_MS, &leader), 0);
+        assert_int_equal(
+            harness_wait_leader(&cluster, LIVECLUSTER_HEALTHY_MS, &leader), 0);
         assert_int_equal(harness_pause(&cluster, leader), 0);
-        t0 = now_ms();
-        while (now_ms() - t0 < 3 * OP_MS) {
-                int64_t c0 = now_ms();
+        t0 = tclient_now_ms();
+        while (tclient_now_ms() - t0 < 3 * LIVECLIENT_OP_MS) {
+                int64_t c0 = tclient_now_ms();
                 rv = baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY,
                                    &t);
-                assert_true(now_ms() - c0 <= OP_MS + SLACK_MS);
+                assert_true(tclient_now_ms() - c0 <=
+                            LIVECLIENT_OP_MS + LIVECLIENT_SLACK_MS);
                 if (rv == 0) {
                         break;
                 }
         }
-        took = now_ms() - t0;
+        took = tclient_now_ms() - t0;
         print_message("# acquire succeeded %" PRId64 " ms after pausing "
                       "leader %u\n",
                       took, leader);
@@ -212,7 +167,7 @@ static void server_paused(void **state)
 static void wait_withdrawn(void **state)
 {
         struct baton_options o;
-        baton_client *a = client_new(10000, NULL), *b;
+        baton_client *a = liveclient_new(10000, NULL), *b;
         struct baton_holder h;
         uint64_t t1 = 0, t2 = 0;
         struct acqthread waiter;
@@ -223,39 +178,40 @@ static void wait_withdrawn(void **state)
         (void)state;
         baton_options_init(&o);
         o.request_timeout_ms = 1000;
-        b = client_new(10000, &o);
-        name_of(name, sizeof name, "withdrawn");
+        b = liveclient_new(10000, &o);
+        liveclient_name(name, sizeof name, "withdrawn");
         assert_ok(
             baton_acquire(a, name, BATON_OWNER_THREAD, BATON_WAIT_TRY, &t1));
         acqthread_start_owner(&waiter, b, name, 5, 300);
         acqthread_wait_waiters(a, name, 1);
-        assert_int_equal(harness_wait_leader(&cluster, HEALTHY_MS, &leader), 0);
+        assert_int_equal(
+            harness_wait_leader(&cluster, LIVECLUSTER_HEALTHY_MS, &leader), 0);
         assert_int_equal(harness_pause(&cluster, leader), 0);
         pthread_join(waiter.thread, NULL);
         print_message("# the wait ended after %" PRId64 " ms: %s\n",
                       waiter.took, baton_strerror(waiter.rv));
         assert_int_equal(waiter.rv, BATON_ETIMEDOUT);
-        assert_true(waiter.took <= 300 + 1000 + SLACK_MS);
-        t0 = now_ms();
+        assert_true(waiter.took <= 300 + 1000 + LIVECLIENT_SLACK_MS);
+        t0 = tclient_now_ms();
         for (;;) {
                 int rv = baton_release(a, name, BATON_OWNER_THREAD, t1);
                 if (rv == 0) {
                         break;
                 }
                 assert_int_equal(rv, BATON_ENOANSWER);
-                assert_true(now_ms() - t0 < HEALTHY_MS);
+                assert_true(tclient_now_ms() - t0 < LIVECLUSTER_HEALTHY_MS);
         }
         /* Free, and staying free, soon after the release. */
-        t0 = now_ms();
-        while (free_since == 0 || now_ms() - free_since < 1000) {
-                assert_true(now_ms() - t0 < HEALTHY_MS);
+        t0 = tclient_now_ms();
+        while (free_since == 0 || tclient_now_ms() - free_since < 1000) {
+                assert_true(tclient_now_ms() - t0 < LIVECLUSTER_HEALTHY_MS);
                 if (baton_holder(a, name, &h) != 0) {
                         continue;
                 }
                 if (h.held) {
                         free_since = 0;
                 } else if (free_since == 0) {
-                        free_since = now_ms();
+                        free_since = tclient_now_ms();
                 }
                 tclient_sleep_ms(50);
         }
@@ -293,7 +249,7 @@ static void child_on_lost(baton_client *c, const char *name, uint64_t token,
 
 static bool read_all(int fd, void *buf, size_t len, int timeout_ms)
 {
-        int64_t deadline = now_ms() + timeout_ms;
+        int64_t deadline = tclient_now_ms() + timeout_ms;
         size_t off = 0;
 
         while (off < len) {
@@ -304,7 +260,7 @@ static bool read_all(int fd, void *buf, size_t len, int timeout_ms)
                         continue;
                 }
                 if (n == 0 || (errno != EAGAIN && errno != EINTR) ||
-                    now_ms() > deadline) {
+                    tclient_now_ms() > deadline) {
                         return false;
                 }
                 nanosleep(&ts, NULL);
@@ -334,7 +290,7 @@ static void child_main(const char *name, int up, int down)
         memset(&rep, 0, sizeof rep);
         baton_options_init(&o);
         o.ttl_ms = SHORT_TTL;
-        o.request_timeout_ms = OP_MS;
+        o.request_timeout_ms = LIVECLIENT_OP_MS;
         o.client_name = "paused-child";
         o.on_lock_lost = child_on_lost;
         if (baton_client_create(&c, cluster.endpoints, &o) != 0) {
@@ -347,8 +303,8 @@ static void child_main(const char *name, int up, int down)
                 _exit(3);
         }
         /* Resumed: the lease ran out while we were stopped. */
-        deadline = now_ms() + 3000;
-        while (atomic_load(&child_lost) == 0 && now_ms() < deadline) {
+        deadline = tclient_now_ms() + 3000;
+        while (atomic_load(&child_lost) == 0 && tclient_now_ms() < deadline) {
                 tclient_sleep_ms(10);
         }
         rep.state = baton_session_state(c);
@@ -375,7 +331,7 @@ static void client_paused(void **state)
         int rv;
 
         (void)state;
-        name_of(name, sizeof name, "paused-client");
+        liveclient_name(name, sizeof name, "paused-client");
         assert_int_equal(pipe(up), 0);
         assert_int_equal(pipe(down), 0);
         fflush(stdout);
@@ -389,21 +345,21 @@ static void client_paused(void **state)
         }
         close(up[1]);
         close(down[0]);
-        if (!read_all(up[0], &t1, sizeof t1, 2 * OP_MS) || t1 == 0) {
+        if (!read_all(up[0], &t1, sizeof t1, 2 * LIVECLIENT_OP_MS) || t1 == 0) {
                 kill(pid, SIGKILL);
                 waitpid(pid, NULL, 0);
                 fail_msg("the child did not take the lock");
         }
-        a = client_new(10000, NULL);
+        a = liveclient_new(10000, NULL);
         assert_int_equal(kill(pid, SIGSTOP), 0);
-        t0 = now_ms();
+        t0 = tclient_now_ms();
         rv = baton_acquire(a, name, BATON_OWNER_THREAD, 10000, &t2);
-        took = now_ms() - t0;
+        took = tclient_now_ms() - t0;
         print_message("# the paused child's lock came after %" PRId64 " ms\n",
                       took);
         kill(pid, SIGCONT);
         if (write(down[1], "g", 1) != 1 ||
-            !read_all(up[0], &rep, sizeof rep, 2 * OP_MS)) {
+            !read_all(up[0], &rep, sizeof rep, 2 * LIVECLIENT_OP_MS)) {
                 kill(pid, SIGKILL);
                 waitpid(pid, NULL, 0);
                 fail_msg("no report from the child");
@@ -539,11 +495,11 @@ static void many_threads(void **state)
         atomic_init(&s.errors, 0);
         atomic_init(&s.ops, 0);
         for (i = 0; i < SHARED_LOCKS; i++) {
-                name_of(s.shared[i], sizeof s.shared[i], "stress");
+                liveclient_name(s.shared[i], sizeof s.shared[i], "stress");
                 baton_fence_init(&s.fence[i]);
         }
-        s.c = client_new(10000, NULL);
-        t0 = now_ms();
+        s.c = liveclient_new(10000, NULL);
+        t0 = tclient_now_ms();
         for (i = 0; i < STRESS_THREADS; i++) {
                 w[i].s = &s;
                 w[i].no = i;
@@ -553,7 +509,7 @@ static void many_threads(void **state)
         for (i = 0; i < STRESS_THREADS; i++) {
                 pthread_join(w[i].thread, NULL);
         }
-        took = now_ms() - t0;
+        took = tclient_now_ms() - t0;
         print_message(
             "# %d operations by %d threads in %" PRId64 " ms, %d errors%s%s\n",
             atomic_load(&s.ops), STRESS_THREADS, took, atomic_load(&s.errors),

@@ -32,72 +32,20 @@
 #include "../lib/proc.h"
 #include "../lib/tclient.h"
 #include "acqthread.h"
+#include "liveclient.h"
 #include "livecluster.h"
 
-#define WATCHDOG_S     240
-#define HEALTHY_MS     20000 /* a cluster (re)converging after a fault */
-#define OP_MS          5000  /* request_timeout_ms of the handles */
-#define SLACK_MS       500   /* a call may end this much past its deadline */
-#define SHORT_TTL      1000  /* a client meant to lose its session */
-#define STRESS_THREADS 16
-#define STRESS_ROUNDS  40
-#define EXAMPLE_MS     60000 /* examples/lock_example runs this long at most */
+#define WATCHDOG_S 240
 
 static struct harness cluster;
 static const char *argv0;
-static unsigned names;
 
-static int64_t now_ms(void)
-{
-        return tclient_now_ms();
-}
-
-static void name_of(char *buf, size_t cap, const char *what)
-{
-        snprintf(buf, cap, "tc-%s-%u", what, ++names);
-}
-
-static baton_client *client_new(uint32_t ttl_ms, struct baton_options *o)
-{
-        struct baton_options def;
-        baton_client *c = NULL;
-        int rv;
-
-        if (o == NULL) {
-                baton_options_init(&def);
-                def.request_timeout_ms = OP_MS;
-                o = &def;
-        }
-        o->ttl_ms = ttl_ms;
-        if (o->client_name == NULL) {
-                o->client_name = "test_client";
-        }
-        rv = baton_client_create(&c, cluster.endpoints, o);
-        if (rv != 0) {
-                print_message("# baton_client_create: %s\n",
-                              baton_strerror(rv));
-        }
-        assert_int_equal(rv, 0);
-        return c;
-}
-
-/* Fails the case with the call's error text. */
-#define assert_ok(expr)                                                        \
-        do {                                                                   \
-                int rv_ = (expr);                                              \
-                if (rv_ != 0) {                                                \
-                        print_message("# %s: %d %s\n", #expr, rv_,             \
-                                      baton_strerror(rv_));                    \
-                }                                                              \
-                assert_int_equal(rv_, 0);                                      \
-        } while (0)
-
-/* The next event of `w` within OP_MS, which must come. */
+/* The next event of `w` within LIVECLIENT_OP_MS, which must come. */
 static struct baton_event next_event(baton_watch *w)
 {
         struct baton_event e;
 
-        assert_ok(baton_watch_next(w, &e, OP_MS));
+        assert_ok(baton_watch_next(w, &e, LIVECLIENT_OP_MS));
         return e;
 }
 
@@ -113,8 +61,8 @@ static bool after(const struct baton_event *a, const struct baton_event *b)
  * is seen with its values; a name of 256 bytes is refused. */
 static void watches(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         struct baton_event e[6], f, g;
         char name[64], pfx[64], other[64], elect[80], toolong[300];
         baton_watch *w, *p, *again, *twin;
@@ -122,9 +70,9 @@ static void watches(void **state)
         int i;
 
         (void)state;
-        name_of(name, sizeof name, "watched");
-        name_of(pfx, sizeof pfx, "pfx/");
-        name_of(other, sizeof other, "elsewhere");
+        liveclient_name(name, sizeof name, "watched");
+        liveclient_name(pfx, sizeof pfx, "pfx/");
+        liveclient_name(other, sizeof other, "elsewhere");
         snprintf(elect, sizeof elect, "%sleader", pfx);
         assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
         assert_ok(baton_watch_open(a, pfx, BATON_WATCH_PREFIX, 0, 0, &p));
@@ -232,8 +180,8 @@ static unsigned seen_count(struct seen *s)
  * another thread is told no end after it was closed. */
 static void watch_callbacks(void **state)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         struct seen all = {.mu = PTHREAD_MUTEX_INITIALIZER};
         struct seen two = {.mu = PTHREAD_MUTEX_INITIALIZER};
         baton_watch *w, *w2;
@@ -244,7 +192,7 @@ static void watch_callbacks(void **state)
         unsigned i;
 
         (void)state;
-        name_of(name, sizeof name, "watched-cb");
+        liveclient_name(name, sizeof name, "watched-cb");
         assert_ok(
             baton_watch_open_cb(a, name, 0, 0, 0, on_watch_event, &all, &w));
         assert_ok(
@@ -257,8 +205,8 @@ static void watch_callbacks(void **state)
                 assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t[i]));
                 assert_ok(baton_release(b, name, 1, t[i]));
         }
-        deadline = now_ms() + OP_MS;
-        while (seen_count(&all) < 6 && now_ms() < deadline) {
+        deadline = tclient_now_ms() + LIVECLIENT_OP_MS;
+        while (seen_count(&all) < 6 && tclient_now_ms() < deadline) {
                 tclient_sleep_ms(5);
         }
         assert_int_equal(seen_count(&all), 6);
@@ -285,8 +233,8 @@ static void watch_callbacks(void **state)
  * node started it), so every grant and release is seen once, in order. */
 static void watch_failover(unsigned kill_at)
 {
-        baton_client *a = client_new(10000, NULL);
-        baton_client *b = client_new(10000, NULL);
+        baton_client *a = liveclient_new(10000, NULL);
+        baton_client *b = liveclient_new(10000, NULL);
         struct baton_event last, f;
         struct baton_holder h;
         uint64_t t[6];
@@ -295,24 +243,25 @@ static void watch_failover(unsigned kill_at)
         baton_watch *w;
         unsigned i;
 
-        name_of(name, sizeof name, "watched-failover");
+        liveclient_name(name, sizeof name, "watched-failover");
         /* A read first: the handle's connection is then the leader's. */
         assert_ok(baton_holder(a, name, &h));
         assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
         memset(&last, 0, sizeof last);
         for (i = 0; i < 6; i++) {
                 if (i == kill_at) {
-                        assert_int_equal(harness_kill_leader(&cluster,
-                                                             HEALTHY_MS,
-                                                             &killed, NULL),
+                        assert_int_equal(harness_kill_leader(
+                                             &cluster, LIVECLUSTER_HEALTHY_MS,
+                                             &killed, NULL),
                                          0);
                         print_message("# killed leader %u\n", killed);
                 }
-                assert_ok(baton_acquire(b, name, 1, HEALTHY_MS, &t[i]));
+                assert_ok(
+                    baton_acquire(b, name, 1, LIVECLUSTER_HEALTHY_MS, &t[i]));
                 assert_ok(baton_release(b, name, 1, t[i]));
         }
         while (seen < 12) {
-                assert_ok(baton_watch_next(w, &f, HEALTHY_MS));
+                assert_ok(baton_watch_next(w, &f, LIVECLUSTER_HEALTHY_MS));
                 assert_true(after(&f, &last));
                 assert_true(f.token == t[seen / 2]);
                 assert_int_equal(f.kind, seen % 2 == 0 ? BATON_EVENT_GRANTED
@@ -357,15 +306,16 @@ static void watch_compacted(void **state)
         for (i = 1; i <= cluster.n; i++) {
                 assert_int_equal(harness_set_flags(&cluster, i, small, 2), 0);
                 assert_int_equal(harness_term(&cluster, i, NULL), 0);
-                assert_int_equal(
-                    harness_wait_exit(&cluster, i, HEALTHY_MS, NULL), 0);
+                assert_int_equal(harness_wait_exit(
+                                     &cluster, i, LIVECLUSTER_HEALTHY_MS, NULL),
+                                 0);
                 assert_int_equal(harness_restart(&cluster, i), 0);
         }
-        assert_int_equal(harness_wait_healthy(&cluster, HEALTHY_MS, &leader),
-                         0);
-        a = client_new(10000, NULL);
-        b = client_new(10000, NULL);
-        name_of(name, sizeof name, "compacted");
+        assert_int_equal(
+            harness_wait_healthy(&cluster, LIVECLUSTER_HEALTHY_MS, &leader), 0);
+        a = liveclient_new(10000, NULL);
+        b = liveclient_new(10000, NULL);
+        liveclient_name(name, sizeof name, "compacted");
         assert_ok(baton_watch_open(a, name, 0, 0, 0, &w));
         for (i = 0; i < 20; i++) {
                 assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t));

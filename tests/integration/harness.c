@@ -171,10 +171,7 @@ void harness_rearm_watchdog(void)
         }
 }
 
-static void set_err(struct harness *h, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_err(struct harness *h, const char *fmt, ...)
+void harness_set_err(struct harness *h, const char *fmt, ...)
 {
         va_list ap;
 
@@ -303,7 +300,8 @@ static int find_batond(struct harness *h, const char *batond, const char *argv0)
                 snprintf(h->batond, sizeof h->batond, "batond");
         }
         if (!executable(h->batond)) {
-                set_err(h, "no batond binary at %s (set BATOND)", h->batond);
+                harness_set_err(h, "no batond binary at %s (set BATOND)",
+                                h->batond);
                 return -1;
         }
         return 0;
@@ -352,7 +350,8 @@ static int spawn(struct harness *h, struct harness_node *nd)
         fd =
             open(nd->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0) {
-                set_err(h, "open %s: %s", nd->log_path, strerror(errno));
+                harness_set_err(h, "open %s: %s", nd->log_path,
+                                strerror(errno));
                 return -1;
         }
         dprintf(fd, "=== harness: start %u of node %u at %" PRId64 " ms\n",
@@ -366,7 +365,7 @@ static int spawn(struct harness *h, struct harness_node *nd)
         if (pid < 0) {
                 sigprocmask(SIG_SETMASK, &old, NULL);
                 close(fd);
-                set_err(h, "fork: %s", strerror(errno));
+                harness_set_err(h, "fork: %s", strerror(errno));
                 return -1;
         }
         if (pid == 0) {
@@ -445,7 +444,7 @@ int harness_start_on(struct harness *h, unsigned n, const char *batond,
                 tmp = "/tmp";
         }
         if (n < 1 || n > HARNESS_MAX_NODES) {
-                set_err(h, "bad cluster size %u", n);
+                harness_set_err(h, "bad cluster size %u", n);
                 return -1;
         }
         h->n = n;
@@ -485,14 +484,14 @@ int harness_start_on(struct harness *h, unsigned n, const char *batond,
         }
         reg.clusters++;
         if (block < 0) {
-                set_err(h, "no free block of ports near %d", base_port);
+                harness_set_err(h, "no free block of ports near %d", base_port);
                 return -1;
         }
         h->base_port = block;
         snprintf(h->dir, sizeof h->dir, "%s/baton-it-%d-XXXXXX", tmp,
                  (int)getpid());
         if (mkdtemp(h->dir) == NULL) {
-                set_err(h, "mkdtemp: %s", strerror(errno));
+                harness_set_err(h, "mkdtemp: %s", strerror(errno));
                 return -1;
         }
         reg_dir(h->dir, true);
@@ -608,7 +607,7 @@ static void poll_pause(void)
 static struct harness_node *node_of(struct harness *h, unsigned id)
 {
         if (id < 1 || id > h->n) {
-                set_err(h, "no node %u", id);
+                harness_set_err(h, "no node %u", id);
                 return NULL;
         }
         return &h->nodes[id - 1];
@@ -619,7 +618,7 @@ int harness_kill(struct harness *h, unsigned id, int64_t *when_ns)
         struct harness_node *nd = node_of(h, id);
 
         if (nd == NULL || nd->pid <= 0) {
-                set_err(h, "node %u is not running", id);
+                harness_set_err(h, "node %u is not running", id);
                 return -1;
         }
         if (when_ns != NULL) {
@@ -675,7 +674,7 @@ int harness_restart(struct harness *h, unsigned id)
                 return -1;
         }
         if (nd->pid > 0) {
-                set_err(h, "node %u is still running", id);
+                harness_set_err(h, "node %u is still running", id);
                 return -1;
         }
         return spawn(h, nd);
@@ -690,7 +689,7 @@ int harness_run_once(struct harness *h, unsigned id, const char *const *flags,
         int rv;
 
         if (nd == NULL || nd->pid > 0 || nd->n_flags + n > HARNESS_MAX_FLAGS) {
-                set_err(h, "node %u: running, or too many flags", id);
+                harness_set_err(h, "node %u: running, or too many flags", id);
                 return -1;
         }
         saved = *nd;
@@ -752,12 +751,13 @@ int harness_set_flags(struct harness *h, unsigned id, const char *const *flags,
                 return -1;
         }
         if (n > HARNESS_MAX_FLAGS) {
-                set_err(h, "%u flags: at most %d", n, HARNESS_MAX_FLAGS);
+                harness_set_err(h, "%u flags: at most %d", n,
+                                HARNESS_MAX_FLAGS);
                 return -1;
         }
         for (i = 0; i < n; i++) {
                 if (strlen(flags[i]) >= HARNESS_FLAG_MAX) {
-                        set_err(h, "flag %s too long", flags[i]);
+                        harness_set_err(h, "flag %s too long", flags[i]);
                         return -1;
                 }
                 snprintf(nd->flags[i], sizeof nd->flags[i], "%s", flags[i]);
@@ -771,7 +771,7 @@ int harness_term(struct harness *h, unsigned id, int64_t *when_ns)
         struct harness_node *nd = node_of(h, id);
 
         if (nd == NULL || nd->pid <= 0) {
-                set_err(h, "node %u is not running", id);
+                harness_set_err(h, "node %u is not running", id);
                 return -1;
         }
         if (nd->paused) {
@@ -804,10 +804,11 @@ int harness_wait_exit(struct harness *h, unsigned id, int timeout_ms,
                         break;
                 }
                 if (tclient_now_ms() >= deadline) {
-                        set_err(h,
-                                "node %u (pid %d) still runs %d ms after "
-                                "SIGTERM",
-                                id, (int)nd->pid, timeout_ms);
+                        harness_set_err(
+                            h,
+                            "node %u (pid %d) still runs %d ms after "
+                            "SIGTERM",
+                            id, (int)nd->pid, timeout_ms);
                         return -1;
                 }
                 poll_pause();
@@ -824,7 +825,8 @@ int harness_add_node(struct harness *h, unsigned *id)
         unsigned i = h->n;
 
         if (i >= HARNESS_MAX_NODES) {
-                set_err(h, "the cluster has %u nodes: no room for another", i);
+                harness_set_err(
+                    h, "the cluster has %u nodes: no room for another", i);
                 return -1;
         }
         node_setup(h, i);
@@ -832,7 +834,7 @@ int harness_add_node(struct harness *h, unsigned *id)
         if (!port_free(h->base_port + RAFT_PORT + (int)i) ||
             !port_free(h->base_port + CLIENT_PORT + (int)i) ||
             !port_free(h->base_port + METRICS_PORT + (int)i)) {
-                set_err(h, "the ports of node %u are taken", nd->id);
+                harness_set_err(h, "the ports of node %u are taken", nd->id);
                 return -1;
         }
         nd->join = true;

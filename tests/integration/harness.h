@@ -69,6 +69,11 @@ void harness_setup_process(unsigned watchdog_s);
  */
 void harness_rearm_watchdog(void);
 
+/* Set h->errmsg to the printf-formatted text (the harness's parts say why
+ * a call failed this way). */
+void harness_set_err(struct harness *h, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /*
  * Start an n-node cluster (3 or 5) of `batond` (path `batond`, or NULL:
  * $BATOND, ./batond, then next to the test binary `argv0`) on free ports

@@ -22,18 +22,6 @@
 
 #define HTTP_MAX (1 << 20) /* a metrics reply, at most */
 
-static void set_err(struct harness *h, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_err(struct harness *h, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(h->errmsg, sizeof h->errmsg, fmt, ap);
-        va_end(ap);
-}
-
 long harness_rss_kib(const struct harness *h, unsigned id)
 {
         char path[64], line[256];
@@ -69,7 +57,7 @@ static int http_connect(struct harness *h, const char *address, int timeout_ms)
         int fd;
 
         if (colon == NULL || (size_t)(colon - address) >= sizeof host) {
-                set_err(h, "bad address %s", address);
+                harness_set_err(h, "bad address %s", address);
                 return -1;
         }
         memcpy(host, address, (size_t)(colon - address));
@@ -78,19 +66,19 @@ static int http_connect(struct harness *h, const char *address, int timeout_ms)
         sa.sin_family = AF_INET;
         sa.sin_port = htons((uint16_t)atoi(colon + 1));
         if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
-                set_err(h, "bad address %s", address);
+                harness_set_err(h, "bad address %s", address);
                 return -1;
         }
         fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) {
-                set_err(h, "socket: %s", strerror(errno));
+                harness_set_err(h, "socket: %s", strerror(errno));
                 return -1;
         }
         /* Every later send and recv gives up after the timeout. */
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
         if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-                set_err(h, "connect %s: %s", address, strerror(errno));
+                harness_set_err(h, "connect %s: %s", address, strerror(errno));
                 close(fd);
                 return -1;
         }
@@ -107,7 +95,7 @@ long harness_http_get(struct harness *h, unsigned id, const char *path,
         int fd, n_req;
 
         if (address[0] == '\0' || cap == 0) {
-                set_err(h, "node %u has no metrics address", id);
+                harness_set_err(h, "node %u has no metrics address", id);
                 return -1;
         }
         n_req = snprintf(req, sizeof req,
@@ -119,14 +107,15 @@ long harness_http_get(struct harness *h, unsigned id, const char *path,
         reply = malloc(HTTP_MAX + 1);
         if (reply == NULL ||
             send(fd, req, (size_t)n_req, MSG_NOSIGNAL) != (ssize_t)n_req) {
-                set_err(h, "GET %s of node %u: send failed", path, id);
+                harness_set_err(h, "GET %s of node %u: send failed", path, id);
                 goto fail;
         }
         for (;;) {
                 ssize_t n;
                 if (tclient_now_ms() >= deadline) {
-                        set_err(h, "GET %s of node %u: no end within %d ms",
-                                path, id, timeout_ms);
+                        harness_set_err(
+                            h, "GET %s of node %u: no end within %d ms", path,
+                            id, timeout_ms);
                         goto fail;
                 }
                 n = recv(fd, reply + len, HTTP_MAX - len, 0);
@@ -137,9 +126,9 @@ long harness_http_get(struct harness *h, unsigned id, const char *path,
                         continue;
                 }
                 if (n < 0 || len + (size_t)n >= HTTP_MAX) {
-                        set_err(h, "GET %s of node %u: %s after %zu bytes",
-                                path, id, n < 0 ? strerror(errno) : "too long",
-                                len);
+                        harness_set_err(
+                            h, "GET %s of node %u: %s after %zu bytes", path,
+                            id, n < 0 ? strerror(errno) : "too long", len);
                         goto fail;
                 }
                 len += (size_t)n;
@@ -148,16 +137,16 @@ long harness_http_get(struct harness *h, unsigned id, const char *path,
         body = strstr(reply, "\r\n\r\n");
         if (strncmp(reply, "HTTP/1.", 7) != 0 || strlen(reply) != len ||
             body == NULL || len < 12 || reply[8] != ' ' || reply[12] != ' ') {
-                set_err(h, "GET %s of node %u: bad reply: %.80s", path, id,
-                        reply);
+                harness_set_err(h, "GET %s of node %u: bad reply: %.80s", path,
+                                id, reply);
                 goto fail;
         }
         *status = atoi(reply + 9);
         body += 4;
         len -= (size_t)(body - reply);
         if (len >= cap) {
-                set_err(h, "GET %s of node %u: %zu bytes do not fit", path, id,
-                        len);
+                harness_set_err(h, "GET %s of node %u: %zu bytes do not fit",
+                                path, id, len);
                 goto fail;
         }
         memcpy(buf, body, len + 1);
@@ -179,8 +168,8 @@ long harness_metrics(struct harness *h, unsigned id, char *buf, size_t cap,
             harness_http_get(h, id, "/metrics", &status, buf, cap, timeout_ms);
 
         if (n >= 0 && status != 200) {
-                set_err(h, "metrics of node %u: status %d: %.80s", id, status,
-                        buf);
+                harness_set_err(h, "metrics of node %u: status %d: %.80s", id,
+                                status, buf);
                 return -1;
         }
         return n;

@@ -21,18 +21,6 @@
 #include "../lib/tclient.h"
 #include "harness.h"
 
-static void set_err(struct harness *h, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_err(struct harness *h, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(h->errmsg, sizeof h->errmsg, fmt, ap);
-        va_end(ap);
-}
-
 /* --- Apply logs (S9) ---------------------------------------------------------
  */
 
@@ -121,11 +109,12 @@ static int applied_put(struct harness *h, unsigned id, struct applied *a,
                         free(*slot);
                         *slot = text;
                 } else if (!is_prefix(text, *slot)) {
-                        set_err(h,
-                                "node %u applied index %" PRIu64
-                                " differently when it replayed its log:\n"
-                                "#   first:  %.300s\n#   replay: %.300s",
-                                id, index, *slot, text);
+                        harness_set_err(
+                            h,
+                            "node %u applied index %" PRIu64
+                            " differently when it replayed its log:\n"
+                            "#   first:  %.300s\n#   replay: %.300s",
+                            id, index, *slot, text);
                         free(text);
                         return -1;
                 }
@@ -242,11 +231,12 @@ int harness_check_apply_logs(struct harness *h, unsigned *compared)
                                     (k == logs[j].last && is_prefix(y, x))) {
                                         continue;
                                 }
-                                set_err(h,
-                                        "apply logs differ at index %" PRIu64
-                                        ":\n#   node %u: %.300s\n#   node "
-                                        "%u: %.300s",
-                                        k, i + 1, x, j + 1, y);
+                                harness_set_err(
+                                    h,
+                                    "apply logs differ at index %" PRIu64
+                                    ":\n#   node %u: %.300s\n#   node "
+                                    "%u: %.300s",
+                                    k, i + 1, x, j + 1, y);
                                 rv = -1;
                         }
                 }

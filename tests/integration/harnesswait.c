@@ -31,18 +31,6 @@ static void poll_pause(void)
         nanosleep(&ts, NULL);
 }
 
-static void set_err(struct harness *h, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_err(struct harness *h, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(h->errmsg, sizeof h->errmsg, fmt, ap);
-        va_end(ap);
-}
-
 /* The running node that claims leadership in the highest term, or 0. */
 static unsigned claimed_leader(struct harness *h, struct baton_status *out)
 {
@@ -102,8 +90,8 @@ int harness_wait_leader(struct harness *h, int timeout_ms, unsigned *leader)
                         return 0;
                 }
                 if (tclient_now_ms() >= deadline) {
-                        set_err(h, "no serving leader within %d ms",
-                                timeout_ms);
+                        harness_set_err(h, "no serving leader within %d ms",
+                                        timeout_ms);
                         return -1;
                 }
                 poll_pause();
@@ -126,8 +114,9 @@ int harness_wait_healthy(struct harness *h, int timeout_ms, unsigned *leader)
 
                 if (left <= 0 ||
                     (id == 0 && harness_wait_leader(h, (int)left, &id) != 0)) {
-                        set_err(h, "cluster not healthy within %d ms%s%s",
-                                timeout_ms, why[0] ? ": " : "", why);
+                        harness_set_err(h,
+                                        "cluster not healthy within %d ms%s%s",
+                                        timeout_ms, why[0] ? ": " : "", why);
                         return -1;
                 }
                 if (!harness_running(h, id) ||

@@ -27,8 +27,8 @@
 #include "../../src/proto/status.h"
 #include "../../src/proto/keepalive.h"
 #include "../../src/proto/list.h"
-
-#define CONNECT_MS_MAX 1000 /* one connect attempt, at most */
+#include "tclientconn.h"
+#include "tclientreq.h"
 
 int64_t tclient_now_ns(void)
 {
@@ -56,19 +56,7 @@ void tclient_sleep_ms(int64_t ms)
         }
 }
 
-static int64_t min64(int64_t a, int64_t b)
-{
-        return a < b ? a : b;
-}
-
-/* Sleep up to `ms`, never past `deadline`: a retry pause, never a wait
- * for some state to be reached. */
-static void pause_until(int64_t ms, int64_t deadline)
-{
-        tclient_sleep_ms(min64(ms, deadline - tclient_now_ms()));
-}
-
-static uint64_t random_u64(void)
+uint64_t tclient_random(void)
 {
         uint64_t v = 0;
 
@@ -87,10 +75,15 @@ static void new_secret(uint8_t *secret, uint8_t *hash)
         unsigned len = 0;
 
         for (size_t i = 0; i < ATTACH_SECRET_SIZE; i += 8) {
-                uint64_t v = random_u64();
+                uint64_t v = tclient_random();
                 memcpy(secret + i, &v, 8);
         }
         EVP_Digest(secret, ATTACH_SECRET_SIZE, hash, &len, EVP_sha256(), NULL);
+}
+
+void tclient_disconnect(struct tclient *c)
+{
+        tclientconn_drop(c);
 }
 
 void tclient_own(struct tclient *c, uint64_t session, const uint8_t *secret)
@@ -98,716 +91,6 @@ void tclient_own(struct tclient *c, uint64_t session, const uint8_t *secret)
         c->owned = session;
         memcpy(c->secret, secret, ATTACH_SECRET_SIZE);
         c->attached_gen = 0;
-}
-
-/* --- Connection ------------------------------------------------------------
- */
-
-void tclient_disconnect(struct tclient *c)
-{
-        if (c->fd >= 0) {
-                close(c->fd);
-                c->fd = -1;
-        }
-        tls_conn_destroy(c->tc);
-        c->tc = NULL;
-        c->cout_len = 0;
-        c->in_off = 0;
-        c->in_len = 0;
-        proto_reader_close(&c->reader);
-        proto_reader_init(&c->reader, PROTO_MAX_BODY, &mem_libc);
-}
-
-static int send_cipher(struct tclient *c, int64_t deadline);
-
-/* Wait until fd is readable (or writable) or `deadline`: 0 or
- * BATON_ENOANSWER. */
-static int wait_fd(int fd, short events, int64_t deadline)
-{
-        struct pollfd pfd;
-
-        for (;;) {
-                int64_t left = deadline - tclient_now_ms();
-                int rv;
-                if (left <= 0) {
-                        return BATON_ENOANSWER;
-                }
-                pfd.fd = fd;
-                pfd.events = events;
-                rv = poll(&pfd, 1, (int)left);
-                if (rv > 0) {
-                        return 0;
-                }
-                if (rv < 0 && errno != EINTR) {
-                        return BATON_EIO;
-                }
-        }
-}
-
-/* A TLS failure, or the node closing: the connection is dropped. */
-static int tls_broken(struct tclient *c, long rv)
-{
-        snprintf(c->errmsg, sizeof c->errmsg, "%s: %s", c->peer,
-                 rv == BATON_ETLS ? tls_errmsg(c->tc) : "connection closed");
-        tclient_disconnect(c);
-        return rv == BATON_ETLS ? BATON_ETLS : BATON_EIO;
-}
-
-/* Read what the socket has (waiting until `deadline`) into the TLS state.
- * 0, BATON_ENOANSWER, or BATON_EIO when the connection is gone (it is
- * dropped). */
-static int send_cipher(struct tclient *c, int64_t deadline);
-
-static int feed_cipher(struct tclient *c, int64_t deadline)
-{
-        uint8_t buf[16384];
-        ssize_t n;
-        int rv;
-
-        for (;;) {
-                /* Records sealed earlier go out while we wait (one try, no
-                 * blocking): their frames were counted as sent, and the
-                 * answers to them never come if they stay here. */
-                if (c->cout_len > 0) {
-                        rv = send_cipher(c, tclient_now_ms());
-                        if (rv != 0 && rv != BATON_ENOANSWER) {
-                                return rv;
-                        }
-                }
-                rv = wait_fd(c->fd, c->cout_len > 0 ? POLLIN | POLLOUT : POLLIN,
-                             deadline);
-                if (rv != 0) {
-                        return rv;
-                }
-                n = read(c->fd, buf, sizeof buf);
-                if (n > 0) {
-                        break;
-                }
-                if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-                        continue;
-                }
-                snprintf(c->errmsg, sizeof c->errmsg, "connection to %s %s",
-                         c->peer, n == 0 ? "closed" : strerror(errno));
-                tclient_disconnect(c);
-                return BATON_EIO;
-        }
-        if (tls_feed(c->tc, buf, (size_t)n) != 0) {
-                tclient_disconnect(c);
-                return BATON_ENOMEM;
-        }
-        return 0;
-}
-
-/* The TLS handshake on the new connection, verifying the node's
- * certificate against `host`. 0, or a BATON_E* code with errmsg set. */
-static int handshake(struct tclient *c, const char *host, int64_t deadline)
-{
-        uint8_t none[1];
-        long rv;
-
-        if (tls_conn_create(&c->tc, c->tls,
-                            c->expect[0] != '\0' ? c->expect : NULL,
-                            host) != 0) {
-                tclient_disconnect(c);
-                return BATON_ENOMEM;
-        }
-        for (;;) {
-                rv = tls_read(c->tc, none, 0);
-                if (rv < 0) {
-                        return tls_broken(c, rv);
-                }
-                rv = send_cipher(c, deadline);
-                if (rv != 0 || tls_ready(c->tc)) {
-                        return (int)rv;
-                }
-                rv = feed_cipher(c, deadline);
-                if (rv != 0) {
-                        return (int)rv;
-                }
-        }
-}
-
-/* TLS from the environment, as libbaton reads it, when the client is
- * first used (so that a client set up and dropped holds nothing). */
-static int load_tls(struct tclient *c)
-{
-        struct tls_files f;
-
-        if (c->tls != NULL) {
-                return 0;
-        }
-        f.ca = getenv("BATON_CACERT");
-        f.cert = getenv("BATON_CERT");
-        f.key = getenv("BATON_KEY");
-        f.crl = NULL;
-        if (f.ca == NULL || f.cert == NULL || f.key == NULL ||
-            f.ca[0] == '\0') {
-                return 0;
-        }
-        return tls_ctx_create(&c->tls, TLS_CLIENT, &f, c->errmsg,
-                              sizeof c->errmsg);
-}
-
-static int connect_to(struct tclient *c, const char *address, int64_t deadline)
-{
-        struct address a;
-        struct addrinfo hints, *ai;
-        struct sockaddr_storage sa;
-        socklen_t sa_len;
-        struct pollfd pfd;
-        socklen_t len = sizeof(int);
-        int fd, err = 0, one = 1, rv;
-
-        tclient_disconnect(c);
-        if (load_tls(c) != 0) {
-                return BATON_ETLS;
-        }
-        memset(&hints, 0, sizeof hints);
-        hints.ai_socktype = SOCK_STREAM;
-        hints.ai_flags = AI_NUMERICSERV;
-        if (address_parse(address, &a) != 0 ||
-            getaddrinfo(a.host, a.service, &hints, &ai) != 0) {
-                snprintf(c->errmsg, sizeof c->errmsg, "bad address %s",
-                         address);
-                return BATON_EINVAL;
-        }
-        /* The first address is enough for the clusters of the tests. */
-        memcpy(&sa, ai->ai_addr, ai->ai_addrlen);
-        sa_len = ai->ai_addrlen;
-        fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                    0);
-        freeaddrinfo(ai);
-        if (fd < 0) {
-                return BATON_EIO;
-        }
-        /* Before connect(), so that the window scale follows them. */
-        if (c->rcvbuf > 0) {
-                setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &c->rcvbuf,
-                           sizeof c->rcvbuf);
-        }
-        if (c->sndbuf > 0) {
-                setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &c->sndbuf,
-                           sizeof c->sndbuf);
-        }
-        rv = connect(fd, (struct sockaddr *)&sa, sa_len);
-        if (rv != 0 && errno != EINPROGRESS) {
-                err = errno;
-                goto fail;
-        }
-        if (rv != 0) {
-                for (;;) {
-                        int64_t left = deadline - tclient_now_ms();
-                        if (left <= 0) {
-                                close(fd);
-                                return BATON_ENOANSWER;
-                        }
-                        pfd.fd = fd;
-                        pfd.events = POLLOUT;
-                        rv = poll(&pfd, 1, (int)left);
-                        if (rv > 0) {
-                                break;
-                        }
-                        if (rv < 0 && errno != EINTR) {
-                                err = errno;
-                                goto fail;
-                        }
-                }
-                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) {
-                        err = errno;
-                }
-                if (err != 0) {
-                        goto fail;
-                }
-        }
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        c->fd = fd;
-        snprintf(c->peer, sizeof c->peer, "%s", address);
-        if (c->tls != NULL) {
-                rv = handshake(c, a.host, deadline);
-                if (rv != 0) {
-                        return rv;
-                }
-        }
-        c->gen++;
-        c->reconnects++;
-        return 0;
-
-fail:
-        close(fd);
-        snprintf(c->errmsg, sizeof c->errmsg, "connect %s: %s", address,
-                 strerror(err));
-        return BATON_EIO;
-}
-
-/* After a lost or useless connection: forget the hint and move on to the
- * endpoint after the one we were on. */
-static void advance(struct tclient *c)
-{
-        unsigned i;
-
-        c->hint[0] = '\0';
-        for (i = 0; i < c->n_endpoints; i++) {
-                if (strcmp(c->endpoints[i], c->peer) == 0) {
-                        c->next = (i + 1) % c->n_endpoints;
-                        return;
-                }
-        }
-        c->next = (c->next + 1) % c->n_endpoints;
-}
-
-/* Whether the server has closed the connection (EOF or an error waiting
- * and nothing left to read), as a killed node's has: better found before
- * sending than after. */
-static bool peer_gone(struct tclient *c)
-{
-        struct pollfd pfd = {c->fd, POLLIN, 0};
-        char b;
-
-        if (c->in_off < c->in_len || poll(&pfd, 1, 0) <= 0) {
-                return false;
-        }
-        if (pfd.revents & (POLLERR | POLLNVAL)) {
-                return true;
-        }
-        return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
-}
-
-/* Connect to the hinted leader, or else the next endpoint. */
-static int ensure_connected(struct tclient *c, int64_t deadline)
-{
-        const char *target;
-        bool hinted = c->hint[0] != '\0';
-        int rv;
-
-        if (c->fd >= 0 && peer_gone(c)) {
-                tclient_disconnect(c);
-                advance(c);
-        }
-        if (c->fd >= 0) {
-                return 0;
-        }
-        target = hinted ? c->hint : c->endpoints[c->next % c->n_endpoints];
-        rv = connect_to(c, target,
-                        min64(deadline, tclient_now_ms() + CONNECT_MS_MAX));
-        if (rv != 0) {
-                if (hinted) {
-                        c->hint[0] = '\0';
-                } else {
-                        c->next = (c->next + 1) % c->n_endpoints;
-                }
-        }
-        return rv;
-}
-
-/* Send until `len` bytes are sent or `deadline`; `*sent` counts. */
-static int send_raw(struct tclient *c, const uint8_t *p, size_t len,
-                    int64_t deadline, size_t *sent)
-{
-        while (len > 0) {
-                ssize_t n;
-                if (c->fd < 0) {
-                        return BATON_EIO;
-                }
-                n = send(c->fd, p, len, MSG_NOSIGNAL);
-                if (n > 0) {
-                        p += n;
-                        len -= (size_t)n;
-                        *sent += (size_t)n;
-                        continue;
-                }
-                if (n < 0 && errno == EINTR) {
-                        continue;
-                }
-                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                        if (wait_fd(c->fd, POLLOUT, deadline) != 0) {
-                                return BATON_ENOANSWER;
-                        }
-                        continue;
-                }
-                snprintf(c->errmsg, sizeof c->errmsg, "send to %s: %s", c->peer,
-                         strerror(errno));
-                tclient_disconnect(c);
-                return BATON_EIO;
-        }
-        return 0;
-}
-
-/* Send the ciphertext waiting, in `cout` and in the TLS state. */
-static int send_cipher(struct tclient *c, int64_t deadline)
-{
-        size_t need = c->cout_len + tls_pending(c->tc);
-        size_t sent = 0;
-        int rv;
-
-        if (need > c->cout_cap) {
-                uint8_t *p = realloc(c->cout, need);
-                if (p == NULL) {
-                        return BATON_ENOMEM;
-                }
-                c->cout = p;
-                c->cout_cap = need;
-        }
-        c->cout_len +=
-            tls_take(c->tc, c->cout + c->cout_len, c->cout_cap - c->cout_len);
-        rv = send_raw(c, c->cout, c->cout_len, deadline, &sent);
-        if (c->fd >= 0) {
-                memmove(c->cout, c->cout + sent, c->cout_len - sent);
-                c->cout_len -= sent;
-        }
-        return rv;
-}
-
-/* Send until all is sent or `deadline`; `*sent` (may be NULL) counts. With
- * TLS, a record of at most 16 KiB is sealed only once the one before it
- * went, so that `*sent` counts what the node can read. */
-static int send_some(struct tclient *c, const uint8_t *p, size_t len,
-                     int64_t deadline, size_t *sent)
-{
-        size_t none = 0;
-        int rv;
-
-        if (sent == NULL) {
-                sent = &none;
-        }
-        if (c->tc == NULL) {
-                return send_raw(c, p, len, deadline, sent);
-        }
-        do {
-                size_t chunk = len < 16384 ? len : 16384;
-                rv = send_cipher(c, deadline);
-                if (rv != 0) {
-                        return rv;
-                }
-                if (tls_write(c->tc, p, chunk) != 0) {
-                        return tls_broken(c, BATON_ETLS);
-                }
-                p += chunk;
-                len -= chunk;
-                *sent += chunk;
-        } while (len > 0);
-        return send_cipher(c, deadline);
-}
-
-static int send_all(struct tclient *c, const uint8_t *p, size_t len,
-                    int64_t deadline)
-{
-        return send_some(c, p, len, deadline, NULL);
-}
-
-/* The next plaintext from the TLS connection into `in`: 0, BATON_ENOANSWER,
- * or BATON_EIO / BATON_ETLS when the connection is gone (it is dropped). */
-static int recv_plain(struct tclient *c, int64_t deadline)
-{
-        for (;;) {
-                long n = tls_read(c->tc, c->in, sizeof c->in);
-                int rv;
-                if (n > 0) {
-                        c->in_off = 0;
-                        c->in_len = (size_t)n;
-                        return 0;
-                }
-                if (n < 0) {
-                        return tls_broken(c, n);
-                }
-                if (tls_pending(c->tc) > 0) {
-                        send_cipher(c, deadline); /* a key update */
-                }
-                rv = feed_cipher(c, deadline);
-                if (rv != 0) {
-                        return rv;
-                }
-        }
-}
-
-/* The next whole frame from the connection: 0, BATON_ENOANSWER, or
- * BATON_EIO when the connection is gone (it is dropped). */
-static int recv_frame(struct tclient *c, int64_t deadline,
-                      struct proto_header *h, const uint8_t **body)
-{
-        struct pollfd pfd;
-
-        for (;;) {
-                if (c->in_off < c->in_len) {
-                        long used =
-                            proto_reader_feed(&c->reader, c->in + c->in_off,
-                                              c->in_len - c->in_off);
-                        if (used < 0) {
-                                snprintf(c->errmsg, sizeof c->errmsg,
-                                         "bad frame from %s: %s", c->peer,
-                                         baton_strerror((int)used));
-                                tclient_disconnect(c);
-                                return BATON_EIO;
-                        }
-                        c->in_off += (size_t)used;
-                        if (c->reader.ready) {
-                                *h = c->reader.h;
-                                *body = c->reader.body;
-                                return 0;
-                        }
-                        continue;
-                }
-                if (c->fd < 0) {
-                        return BATON_EIO;
-                }
-                if (c->tc != NULL) {
-                        int rv = recv_plain(c, deadline);
-                        if (rv != 0) {
-                                return rv;
-                        }
-                        continue;
-                }
-                {
-                        int64_t left = deadline - tclient_now_ms();
-                        ssize_t n;
-                        int rv;
-                        if (left <= 0) {
-                                return BATON_ENOANSWER;
-                        }
-                        pfd.fd = c->fd;
-                        pfd.events = POLLIN;
-                        rv = poll(&pfd, 1, (int)left);
-                        if (rv < 0 && errno == EINTR) {
-                                continue;
-                        }
-                        if (rv == 0) {
-                                return BATON_ENOANSWER;
-                        }
-                        n = read(c->fd, c->in, sizeof c->in);
-                        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-                                continue;
-                        }
-                        if (n <= 0) {
-                                snprintf(c->errmsg, sizeof c->errmsg,
-                                         "connection to %s %s", c->peer,
-                                         n == 0 ? "closed" : strerror(errno));
-                                tclient_disconnect(c);
-                                return BATON_EIO;
-                        }
-                        c->in_off = 0;
-                        c->in_len = (size_t)n;
-                }
-        }
-}
-
-/* --- Requests --------------------------------------------------------------
- */
-
-static void patch_id(uint8_t *frame, uint64_t id)
-{
-        unsigned i;
-
-        for (i = 0; i < 8; i++) {
-                frame[8 + i] = (uint8_t)(id >> (8 * i));
-        }
-}
-
-static void stash(struct tclient_req *r, const struct proto_header *h,
-                  const uint8_t *body)
-{
-        size_t n =
-            h->length < TCLIENT_ANSWER_MAX ? h->length : TCLIENT_ANSWER_MAX;
-
-        r->answered = true;
-        r->ah = *h;
-        r->ah.length = (uint32_t)n;
-        if (n > 0) {
-                memcpy(r->answer, body, n);
-        }
-}
-
-static bool on_live_conn(const struct tclient *c, const struct tclient_req *r)
-{
-        return c->fd >= 0 && r->gen == c->gen;
-}
-
-/* Read frames until `r` is answered. Answers to the command in flight are
- * kept for it; answers to requests given up on are dropped. */
-static int wait_answer(struct tclient *c, struct tclient_req *r, int64_t until)
-{
-        struct proto_header h;
-        const uint8_t *body;
-        int rv;
-
-        while (!r->answered) {
-                if (!on_live_conn(c, r)) {
-                        return BATON_EIO;
-                }
-                rv = recv_frame(c, until, &h, &body);
-                if (rv != 0) {
-                        return rv;
-                }
-                if (h.id == r->id) {
-                        stash(r, &h, body);
-                } else if (c->inflight && r != &c->cmd &&
-                           on_live_conn(c, &c->cmd) && h.id == c->cmd.id) {
-                        stash(&c->cmd, &h, body);
-                }
-        }
-        return 0;
-}
-
-/* The pause after the leader turned out unknown or unreachable: jittered
- * so that clients do not move in step. */
-static void back_off(struct tclient *c, int64_t deadline)
-{
-        int64_t ms = c->backoff_ms / 2 +
-                     (int64_t)(random_u64() % (uint64_t)(c->backoff_ms + 1));
-
-        pause_until(ms, deadline);
-}
-
-/*
- * Send `r` and wait for its answer until `deadline`, following NOT_LEADER,
- * moving to another endpoint when the connection is lost or silent for
- * try_ms, and sending the same frame again after BATON_EUNKNOWN. Returns 0
- * with the answer in r->ah / r->answer (RESULT, KEEPALIVE_OK, STATUS_REPLY
- * or PONG), an ERROR frame's status, BATON_ENOTLEADER when not following,
- * or BATON_ENOANSWER.
- */
-/* Before `r` goes out on this connection: ATTACH to the owned session,
- * if `r` acts in it and this connection has not attached yet. The answer
- * is not waited for: the node serves the connection's frames in order. */
-static int attach_first(struct tclient *c, const struct tclient_req *r,
-                        int64_t deadline)
-{
-        uint8_t frame[PROTO_HEADER_SIZE + ATTACH_BODY_SIZE];
-        size_t n;
-
-        if (!c->attach || r->acts_in == 0 || r->acts_in != c->owned ||
-            c->attached_gen == c->gen) {
-                return 0;
-        }
-        n = attach_write(frame, sizeof frame, ++c->next_id, c->owned,
-                         c->secret);
-        if (send_all(c, frame, n, deadline) != 0) {
-                return BATON_EIO;
-        }
-        c->attached_gen = c->gen;
-        c->attaches++;
-        return 0;
-}
-
-static int exchange(struct tclient *c, struct tclient_req *r, int64_t deadline)
-{
-        unsigned failures = 0;
-        int rv;
-
-        for (;;) {
-                if (r->answered) {
-                        r->answered = false;
-                        if (r->ah.type == PROTO_NOT_LEADER) {
-                                struct proto_string a = {NULL, 0};
-                                uint64_t leader = 0;
-                                c->redirects++;
-                                r->gen = 0;
-                                proto_read_not_leader(r->answer, r->ah.length,
-                                                      &leader, &a);
-                                if (!c->follow) {
-                                        return BATON_ENOTLEADER;
-                                }
-                                tclient_disconnect(c);
-                                if (leader != 0 && a.len > 0 &&
-                                    a.len < TCLIENT_ADDR_MAX &&
-                                    (a.len != strlen(c->peer) ||
-                                     memcmp(a.p, c->peer, a.len) != 0)) {
-                                        memcpy(c->hint, a.p, a.len);
-                                        c->hint[a.len] = '\0';
-                                        if (++failures > 2) {
-                                                back_off(c, deadline);
-                                        }
-                                } else {
-                                        advance(c);
-                                        failures++;
-                                        back_off(c, deadline);
-                                }
-                                continue;
-                        }
-                        if (r->ah.type == PROTO_RESULT) {
-                                struct proto_result res;
-                                if (proto_read_result(r->answer, r->ah.length,
-                                                      0, &res) == 0 &&
-                                    (res.status == BATON_EUNKNOWN ||
-                                     res.status == BATON_ESHUTDOWN)) {
-                                        /* Same frame again: exactly-once
-                                         * makes the retry safe. */
-                                        c->unknowns++;
-                                        r->gen = 0;
-                                        if (res.status == BATON_ESHUTDOWN) {
-                                                tclient_disconnect(c);
-                                                advance(c);
-                                        }
-                                        back_off(c, deadline);
-                                        continue;
-                                }
-                                return 0;
-                        }
-                        if (r->ah.type == PROTO_ERROR) {
-                                struct proto_string m = {NULL, 0};
-                                int status = BATON_EMALFORMED;
-                                proto_read_error(r->answer, r->ah.length,
-                                                 &status, &m);
-                                snprintf(c->errmsg, sizeof c->errmsg,
-                                         "ERROR %d from %s: %.*s", status,
-                                         c->peer, (int)m.len,
-                                         m.p != NULL ? m.p : "");
-                                tclient_disconnect(c);
-                                return status < 0 ? status : BATON_EMALFORMED;
-                        }
-                        return 0;
-                }
-                if (tclient_now_ms() >= deadline) {
-                        return BATON_ENOANSWER;
-                }
-                if (!on_live_conn(c, r)) {
-                        if (ensure_connected(c, deadline) != 0) {
-                                if (++failures % c->n_endpoints == 0) {
-                                        back_off(c, deadline);
-                                }
-                                continue;
-                        }
-                        if (attach_first(c, r, deadline) != 0) {
-                                tclient_disconnect(c);
-                                advance(c);
-                                continue;
-                        }
-                        r->id = ++c->next_id;
-                        patch_id(r->frame, r->id);
-                        if (send_all(c, r->frame, r->len, deadline) != 0) {
-                                tclient_disconnect(c);
-                                advance(c);
-                                continue;
-                        }
-                        if (r->sends++ > 0) {
-                                c->resends++;
-                        }
-                        r->gen = c->gen;
-                        r->sent_ms = tclient_now_ms();
-                }
-                {
-                        int64_t until = deadline;
-                        if (!r->slow && c->try_ms > 0) {
-                                until = min64(until, r->sent_ms + c->try_ms);
-                        }
-                        rv = wait_answer(c, r, until);
-                }
-                if (rv == 0) {
-                        continue;
-                }
-                if (rv == BATON_ENOANSWER && tclient_now_ms() >= deadline) {
-                        return BATON_ENOANSWER;
-                }
-                /* Lost, or silent for try_ms (a paused node): elsewhere. */
-                tclient_disconnect(c);
-                advance(c);
-                if (++failures % c->n_endpoints == 0) {
-                        back_off(c, deadline);
-                }
-        }
-}
-
-static void req_init(struct tclient_req *r)
-{
-        memset(r, 0, sizeof *r);
 }
 
 static int64_t deadline_of(int timeout_ms)
@@ -954,7 +237,7 @@ int tclient_start(struct tclient *c, const struct command *cmd, uint64_t *seq)
                 return command_validate(&k) == BATON_ENAME ? BATON_ENAME
                                                            : BATON_EINVAL;
         }
-        req_init(&c->cmd);
+        tclientreq_init(&c->cmd);
         c->cmd.len =
             proto_write_command(c->cmd.frame, sizeof c->cmd.frame, 0, body, n);
         c->cmd.acts_in = k.type != COMMAND_OPEN ? k.session : 0;
@@ -966,12 +249,16 @@ int tclient_start(struct tclient *c, const struct command *cmd, uint64_t *seq)
         }
         /* One attempt now, so the request is on its way when this returns;
          * tclient_finish() does every retry. */
-        if (ensure_connected(c, tclient_now_ms() + CONNECT_MS_MAX) == 0 &&
-            attach_first(c, &c->cmd, tclient_now_ms() + CONNECT_MS_MAX) == 0) {
+        if (tclientconn_ensure(c, tclient_now_ms() +
+                                      TCLIENTCONN_CONNECT_MS_MAX) == 0 &&
+            tclientreq_attach_first(
+                c, &c->cmd, tclient_now_ms() + TCLIENTCONN_CONNECT_MS_MAX) ==
+                0) {
                 c->cmd.id = ++c->next_id;
-                patch_id(c->cmd.frame, c->cmd.id);
-                if (send_all(c, c->cmd.frame, c->cmd.len,
-                             tclient_now_ms() + CONNECT_MS_MAX) == 0) {
+                tclientreq_patch_id(c->cmd.frame, c->cmd.id);
+                if (tclientconn_send_all(c, c->cmd.frame, c->cmd.len,
+                                         tclient_now_ms() +
+                                             TCLIENTCONN_CONNECT_MS_MAX) == 0) {
                         c->cmd.gen = c->gen;
                         c->cmd.sent_ms = tclient_now_ms();
                         c->cmd.sends = 1;
@@ -1029,7 +316,7 @@ int tclient_finish(struct tclient *c, int timeout_ms,
                 res->status = BATON_EINVAL;
                 return BATON_EINVAL;
         }
-        rv = exchange(c, &c->cmd, deadline_of(timeout_ms));
+        rv = tclientreq_exchange(c, &c->cmd, deadline_of(timeout_ms));
         if (rv == BATON_ENOANSWER) {
                 snprintf(c->errmsg, sizeof c->errmsg,
                          "no final answer within %d ms", timeout_ms);
@@ -1087,7 +374,7 @@ int tclient_session_open(struct tclient *c, uint32_t ttl_ms,
         new_secret(secret, hash);
         memset(&k, 0, sizeof k);
         k.type = COMMAND_OPEN;
-        k.nonce = random_u64();
+        k.nonce = tclient_random();
         k.ttl_ms = ttl_ms;
         k.hash = hash;
         if (client_name != NULL) {
@@ -1200,9 +487,9 @@ int tclient_attach(struct tclient *c, uint64_t session, const uint8_t *secret,
         struct tclient_result scratch;
         int rv;
 
-        req_init(&r);
+        tclientreq_init(&r);
         r.len = attach_write(r.frame, sizeof r.frame, 0, session, secret);
-        rv = exchange(c, &r, deadline_of(timeout_ms));
+        rv = tclientreq_exchange(c, &r, deadline_of(timeout_ms));
         if (rv != 0) {
                 return rv;
         }
@@ -1216,11 +503,11 @@ int tclient_keepalive(struct tclient *c, int timeout_ms, uint32_t *ttl_ms)
         uint32_t ttl = 0, revoked;
         int rv;
 
-        req_init(&r);
+        tclientreq_init(&r);
         r.len =
             proto_write_keepalive(r.frame, sizeof r.frame, 0, 0, c->session);
         r.acts_in = c->session;
-        rv = exchange(c, &r, deadline_of(timeout_ms));
+        rv = tclientreq_exchange(c, &r, deadline_of(timeout_ms));
         if (rv != 0) {
                 return rv;
         }
@@ -1254,7 +541,7 @@ static int read_request(struct tclient *c, uint8_t type, const char *name,
                 res->status = BATON_ENAME;
                 return BATON_ENAME;
         }
-        req_init(&r);
+        tclientreq_init(&r);
         r.len = type == PROTO_QUERY ? proto_write_query(r.frame, sizeof r.frame,
                                                         0, 0, name, len)
                                     : proto_write_check(r.frame, sizeof r.frame,
@@ -1263,7 +550,7 @@ static int read_request(struct tclient *c, uint8_t type, const char *name,
                 res->status = BATON_ENAME;
                 return BATON_ENAME;
         }
-        rv = exchange(c, &r, deadline_of(timeout_ms));
+        rv = tclientreq_exchange(c, &r, deadline_of(timeout_ms));
         if (rv != 0) {
                 res->status = rv;
                 return rv;
@@ -1296,13 +583,13 @@ int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
 
         *n = 0;
         *more = false;
-        req_init(&r);
+        tclientreq_init(&r);
         r.len =
             proto_write_list(r.frame, sizeof r.frame, 0, 0, prefix, len, limit);
         if (r.len == 0) {
                 return BATON_EINVAL;
         }
-        rv = exchange(c, &r, deadline_of(timeout_ms));
+        rv = tclientreq_exchange(c, &r, deadline_of(timeout_ms));
         if (rv != 0) {
                 return rv;
         }
@@ -1343,9 +630,9 @@ int tclient_status(struct tclient *c, int timeout_ms, struct baton_status *st)
         int rv;
 
         memset(st, 0, sizeof *st);
-        req_init(&r);
+        tclientreq_init(&r);
         r.len = proto_write_status_request(r.frame, sizeof r.frame, 0, 0);
-        rv = exchange(c, &r, deadline_of(timeout_ms));
+        rv = tclientreq_exchange(c, &r, deadline_of(timeout_ms));
         if (rv != 0) {
                 return rv;
         }
@@ -1379,10 +666,10 @@ int tclient_ping(struct tclient *c, int timeout_ms, int64_t *rtt_us)
         int64_t t0;
         int rv;
 
-        req_init(&r);
+        tclientreq_init(&r);
         r.len = proto_write_empty(r.frame, sizeof r.frame, 0, PROTO_PING);
         t0 = tclient_now_ns();
-        rv = exchange(c, &r, deadline_of(timeout_ms));
+        rv = tclientreq_exchange(c, &r, deadline_of(timeout_ms));
         if (rv != 0) {
                 return rv;
         }
@@ -1409,7 +696,7 @@ static int admin(struct tclient *c, struct tclient_req *r, int timeout_ms)
                 return BATON_EINVAL;
         }
         r->slow = true;
-        rv = exchange(c, r, deadline_of(timeout_ms));
+        rv = tclientreq_exchange(c, r, deadline_of(timeout_ms));
         if (rv != 0) {
                 return rv;
         }
@@ -1421,7 +708,7 @@ int tclient_member_add(struct tclient *c, uint64_t id, const char *raft_address,
 {
         struct tclient_req r;
 
-        req_init(&r);
+        tclientreq_init(&r);
         r.len = proto_write_member_add(r.frame, sizeof r.frame, 0, id,
                                        raft_address, client_address);
         return admin(c, &r, timeout_ms);
@@ -1431,7 +718,7 @@ int tclient_transfer(struct tclient *c, uint64_t id, int timeout_ms)
 {
         struct tclient_req r;
 
-        req_init(&r);
+        tclientreq_init(&r);
         r.len = proto_write_id(r.frame, sizeof r.frame, 0, PROTO_TRANSFER, id);
         return admin(c, &r, timeout_ms);
 }
@@ -1440,7 +727,7 @@ int tclient_member_remove(struct tclient *c, uint64_t id, int timeout_ms)
 {
         struct tclient_req r;
 
-        req_init(&r);
+        tclientreq_init(&r);
         r.len =
             proto_write_id(r.frame, sizeof r.frame, 0, PROTO_MEMBER_REMOVE, id);
         return admin(c, &r, timeout_ms);
@@ -1451,7 +738,7 @@ int tclient_member_remove(struct tclient *c, uint64_t id, int timeout_ms)
 
 int tclient_connect(struct tclient *c, const char *endpoint, int timeout_ms)
 {
-        return connect_to(c, endpoint, deadline_of(timeout_ms));
+        return tclientconn_open(c, endpoint, deadline_of(timeout_ms));
 }
 
 int tclient_raw_send(struct tclient *c, const void *bytes, size_t len,
@@ -1460,7 +747,7 @@ int tclient_raw_send(struct tclient *c, const void *bytes, size_t len,
         if (c->fd < 0) {
                 return BATON_EIO;
         }
-        return send_all(c, bytes, len, deadline_of(timeout_ms));
+        return tclientconn_send_all(c, bytes, len, deadline_of(timeout_ms));
 }
 
 int tclient_raw_send_some(struct tclient *c, const void *bytes, size_t len,
@@ -1470,53 +757,18 @@ int tclient_raw_send_some(struct tclient *c, const void *bytes, size_t len,
         if (c->fd < 0) {
                 return BATON_EIO;
         }
-        return send_some(c, bytes, len, deadline_of(timeout_ms), sent);
+        return tclientconn_send(c, bytes, len, deadline_of(timeout_ms), sent);
 }
 
 int tclient_raw_recv(struct tclient *c, int timeout_ms, struct proto_header *h,
                      const uint8_t **body)
 {
-        return recv_frame(c, deadline_of(timeout_ms), h, body);
+        return tclientconn_recv(c, deadline_of(timeout_ms), h, body);
 }
 
 bool tclient_raw_read(struct tclient *c, uint8_t *p, size_t len, int timeout_ms)
 {
-        int64_t deadline = deadline_of(timeout_ms);
-        ssize_t n;
-
-        while (len > 0) {
-                if (c->in_off < c->in_len) {
-                        size_t k = c->in_len - c->in_off;
-                        k = k < len ? k : len;
-                        memcpy(p, c->in + c->in_off, k);
-                        c->in_off += k;
-                        p += k;
-                        len -= k;
-                        continue;
-                }
-                if (c->fd < 0) {
-                        return false;
-                }
-                if (c->tc != NULL) {
-                        if (recv_plain(c, deadline) != 0) {
-                                return false;
-                        }
-                        continue;
-                }
-                if (wait_fd(c->fd, POLLIN, deadline) != 0) {
-                        return false;
-                }
-                n = read(c->fd, c->in, sizeof c->in);
-                if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
-                        continue;
-                }
-                if (n <= 0) {
-                        return false;
-                }
-                c->in_off = 0;
-                c->in_len = (size_t)n;
-        }
-        return true;
+        return tclientconn_read(c, p, len, deadline_of(timeout_ms));
 }
 
 bool tclient_wait_closed(struct tclient *c, int timeout_ms)
@@ -1526,7 +778,7 @@ bool tclient_wait_closed(struct tclient *c, int timeout_ms)
         const uint8_t *body;
 
         for (;;) {
-                int rv = recv_frame(c, deadline, &h, &body);
+                int rv = tclientconn_recv(c, deadline, &h, &body);
                 if (rv == BATON_EIO) {
                         return true;
                 }

@@ -132,6 +132,9 @@ int64_t tclient_now_ns(void);
  * comes: the pause between two polls of a test. */
 void tclient_sleep_ms(int64_t ms);
 
+/* A random number other than 0 (a nonce, a secret's bytes, a jitter). */
+uint64_t tclient_random(void);
+
 /*
  * Set up a client for a comma-separated list of "a.b.c.d:port" client
  * endpoints (copied). Connects lazily, over TLS when BATON_CACERT,

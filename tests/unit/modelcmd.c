@@ -38,6 +38,25 @@ static bool m_waits(const struct mlock *l, const struct command *c)
         return false;
 }
 
+/* An owner of `c` that holds `l` already (in any mode) or waits for it:
+ * its refusal in `*r`, EHELD with the hold's fields or EWAITING, and
+ * true. */
+static bool m_again(struct mlock *l, const struct command *c,
+                    struct lockfsm_result *r)
+{
+        const struct mhold *h = m_hold(l, c->session, c->owner, -1);
+
+        if (h != NULL) {
+                *r = m_rejected_held(h);
+                return true;
+        }
+        if (m_waits(l, c)) {
+                *r = rejected(BATON_EWAITING);
+                return true;
+        }
+        return false;
+}
+
 /* Not granted now: queued, or a try refused busy with the first holder's
  * fields. Between holders the lock belongs to its queue; with no queue
  * even a try waits for the next entry. */
@@ -117,20 +136,12 @@ static bool m_admit_permits(const struct model *m, struct mlock *l,
                             const struct command *c, bool *now,
                             struct lockfsm_result *r)
 {
-        const struct mhold *h;
-
         *now = true;
         if (c->limit != l->limit) {
                 *r = rejected(BATON_EPERMITS);
                 return true;
         }
-        h = m_hold(l, c->session, c->owner, -1);
-        if (h != NULL) {
-                *r = m_rejected_held(h);
-                return true;
-        }
-        if (m_waits(l, c)) {
-                *r = rejected(BATON_EWAITING);
+        if (m_again(l, c, r)) {
                 return true;
         }
         if (l->nw == 0 && m_permits_free(m, l, c->permits)) {
@@ -145,15 +156,8 @@ static bool m_admit_permits(const struct model *m, struct mlock *l,
 static bool m_admit_candidate(struct mlock *l, const struct command *c,
                               bool *now, struct lockfsm_result *r)
 {
-        const struct mhold *h = m_hold(l, c->session, c->owner, -1);
-
         *now = true;
-        if (h != NULL) {
-                *r = m_rejected_held(h);
-                return true;
-        }
-        if (m_waits(l, c)) {
-                *r = rejected(BATON_EWAITING);
+        if (m_again(l, c, r)) {
                 return true;
         }
         return m_later(l, c, now, r);
@@ -322,7 +326,6 @@ static bool m_multi_how(struct model *m, uint64_t index,
                         struct lockfsm_result *r)
 {
         struct mlock *l = m_lock(m, a->name, a->len);
-        const struct mhold *h;
 
         a->how = 0;
         if (l == NULL) {
@@ -332,13 +335,7 @@ static bool m_multi_how(struct model *m, uint64_t index,
                 *r = rejected(BATON_EKIND);
                 return true;
         }
-        h = m_hold(l, c->session, c->owner, -1);
-        if (h != NULL) {
-                *r = m_rejected_held(h);
-                return true;
-        }
-        if (m_waits(l, c)) {
-                *r = rejected(BATON_EWAITING);
+        if (m_again(l, c, r)) {
                 return true;
         }
         if (l->nh == 0 && l->nw == 0 && !l->blocked) {
