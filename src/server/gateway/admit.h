@@ -17,8 +17,9 @@
  * admit_route(), which on a serving leader checks session ownership before
  * the request is queued, and holds it on a leader not serving yet, where
  * admit_held() checks it once the leader serves (gateway_on_ready()).
- * Every refusal is BATON_EPERM, counted in g->stats.refused and logged
- * with who was refused and why; nothing else changes.
+ * A refusal is BATON_EPERM, counted in g->stats.refused and logged with
+ * who was refused and why, and changes nothing else; a request in a
+ * session that has ended is answered with that session's status.
  */
 
 /* Whether c's role allows a request of h's type; if not, the request is
