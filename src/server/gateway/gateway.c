@@ -10,7 +10,6 @@
 #include "../../fsm/entry.h"
 #include "../../fsm/snapshot.h"
 #include "../base/log.h"
-#include "../config/roles.h"
 #include "../raft/raftfsm.h"
 #include "../snap/snaptail.h"
 #include "access.h"
