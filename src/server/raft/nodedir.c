@@ -49,6 +49,13 @@ static bool is_member(void *data, uint64_t id)
         return n->core != NULL && has(&n->core->raft.configuration, id);
 }
 
+static bool is_configured(void *data)
+{
+        struct node *n = data;
+
+        return n->core != NULL && n->core->raft.configuration.n > 0;
+}
+
 static bool is_leading(void *data)
 {
         struct node *n = data;
@@ -63,20 +70,25 @@ void nodedir_attach(struct node *n, struct peercheck *check)
                 check->voter = is_voter;
                 check->member = is_member;
                 check->leading = is_leading;
+                check->configured = is_configured;
                 check->voter_data = n;
         }
 }
 
 /*
  * A configuration without this node, after a committed one with it: it
- * was removed (member remove), and says so and stops (peercheck.h). A
- * committed one says so at once. The leader stops sending to a node it
- * removes as soon as it appends that configuration, so a removed follower
- * often never learns it was committed: one appended without it, left
- * alone for REMOVED_WAIT election timeouts, says so too (had it been
- * rolled back, a leader of the configuration with this node would have
- * replaced it meanwhile). A node joining replays the configurations from
- * before it was added: no committed one had it yet, so none counts.
+ * was removed (member remove), and says so and stops (peercheck.h), once
+ * that configuration has stood for REMOVED_WAIT election timeouts. The
+ * leader stops sending to a node it removes as soon as it appends that
+ * configuration, so a removed follower often never learns it was
+ * committed: one appended without it says so too (had it been rolled
+ * back, a leader of the configuration with this node would have replaced
+ * it meanwhile). A committed one waits as well: a node joining replays
+ * the configurations from before it was added, and when its id was a
+ * member before (removed, then added again with an empty directory), those
+ * hold a committed one with it and then its removal, which the entries
+ * that add it again follow within milliseconds. A removed node also hears
+ * it at once from the leader, which refuses its connections.
  */
 #define REMOVED_WAIT 5
 
@@ -103,9 +115,8 @@ static void tell_removed(struct node *n)
                 n->removed_at = at;
                 n->removed_since = now;
         }
-        if (committed ||
-            now - n->removed_since >=
-                REMOVED_WAIT * (uint64_t)n->cfg->election_timeout_ms) {
+        if (now - n->removed_since >=
+            REMOVED_WAIT * (uint64_t)n->cfg->election_timeout_ms) {
                 peercheck_removed(n->check);
         }
 }

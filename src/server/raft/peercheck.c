@@ -236,6 +236,20 @@ static void refused_by(struct peercheck *pc, struct peercheck_peer *p,
                 if (pc->gave_up) {
                         return;
                 }
+                /* A node waiting to be added presents the cluster once a
+                 * peer has told it which, and the leader, which has not
+                 * added it yet, answers that it is not a member: not yet,
+                 * and it waits for its member add. */
+                if (pc->configured != NULL && !pc->configured(pc->voter_data)) {
+                        if (p != NULL && p->theirs != v->code) {
+                                p->theirs = v->code;
+                                log_info("node %" PRIu64 " (leader) has not "
+                                         "added this node yet: waiting for "
+                                         "batonctl member add",
+                                         id);
+                        }
+                        return;
+                }
                 log_info("node %" PRIu64 " (leader) refuses this node's raft "
                          "connections: this node is not in its "
                          "configuration",
