@@ -57,7 +57,15 @@ targets() {
         echo "${out:-none}"
 }
 
-all_nodes() { seq 1 "$NODES"; }
+# The current members: nodes 1..NODES, or those of $ST/members in a run
+# that changes its membership (nem_member.sh).
+all_nodes() {
+        if [ -s "$ST/members" ]; then
+                sort -n "$ST/members"
+        else
+                seq 1 "$NODES"
+        fi
+}
 
 # SHUFFLED = every node id, in a seeded random order.
 shuffle_nodes() {
@@ -467,12 +475,17 @@ nem_partition_kill() {
 # --- Schedule and heal --------------------------------------------------------------
 
 # Repeat the nemesis until END_NS: a 2-3 s warm-up, then fault, 2-4 s gap,
-# fault... Every fault is healed before the next one starts.
+# fault... Every fault is healed before the next one starts. A mix
+# (mix.sh) draws each fault's nemesis.
 nemesis_loop() {
         local fn="nem_${NEMESIS//[-+]/_}"
         rnd_range 2000 3000
         sleep_ms_bounded "$R"
         while [ "$(now_ns)" -lt "$END_NS" ]; do
+                if [ "$NEMESIS" = mix ]; then
+                        mix_pick
+                        fn="nem_${NEXT//[-+]/_}"
+                fi
                 "$fn"
                 rnd_range 2000 4000
                 sleep_ms_bounded "$R"

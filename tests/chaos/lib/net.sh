@@ -42,14 +42,15 @@ net_attach() {
                 ip -n "$ns" link set lo up
 }
 
-# Build the topology for NODES nodes and NWORKERS workers.
+# Build the topology for SLOTS (NODES, or one more: nem_member.sh) nodes
+# and NWORKERS workers.
 net_setup() {
         local i
         ip netns add "$P-sw" || return 1
         ip -n "$P-sw" link set lo up &&
                 ip -n "$P-sw" link add br0 type bridge &&
                 ip -n "$P-sw" link set br0 up || return 1
-        for i in $(seq 1 "$NODES"); do
+        for i in $(seq 1 "${SLOTS:-$NODES}"); do
                 net_attach "n$i" "10.199.0.$i" || return 1
         done
         for i in $(seq 1 "$NWORKERS"); do
@@ -87,7 +88,7 @@ net_pick_ports() {
         for k in $(seq 0 99); do
                 b=$((20000 + ((($$ + k) % 200) * 200)))
                 busy=0
-                for i in $(seq 1 "$NODES"); do
+                for i in $(seq 1 "${SLOTS:-$NODES}"); do
                         if ss -Htln "sport = :$((b + i))" 2>/dev/null | grep -q . ||
                                 ss -Htln "sport = :$((b + 100 + i))" 2>/dev/null | grep -q .; then
                                 busy=1

@@ -116,10 +116,10 @@ node_conf() {
 # starts (workers, batonctl), as `scripts/cluster env` does for a shell.
 tls_setup() {
         local i sans=()
-        for i in $(seq 1 "$NODES"); do
+        for i in $(seq 1 "${SLOTS:-$NODES}"); do
                 sans+=(--node-san "$i=IP:${NODE_HOSTS[$i]}")
         done
-        "$CERTS" "$RUN/tls" --nodes "$NODES" "${sans[@]}" || return 1
+        "$CERTS" "$RUN/tls" --nodes "${SLOTS:-$NODES}" "${sans[@]}" || return 1
         export BATON_CACERT="$RUN/tls/ca.crt"
         export BATON_CERT="$RUN/tls/admin.crt"
         export BATON_KEY="$RUN/tls/admin.key"
@@ -187,7 +187,7 @@ wait_leader() {
 register_start() {
         local cmd="$REGISTER_BIN --socket $SOCK --log $RUN/register.log" i
         [ "$FENCING" = off ] && cmd="$cmd --no-fencing"
-        for i in $(seq 1 "$NODES"); do
+        for i in $(seq 1 "${SLOTS:-$NODES}"); do
                 cmd="$cmd --apply-log $RUN/nodes/n$i/apply.log"
         done
         # The transfers workload's accounts and their starting balances.
