@@ -162,6 +162,42 @@ static void test_summary(void)
         tap(ok, "summary ends with '19 passed, 0 failed'", ok ? "" : last);
 }
 
+/* The summary of a mixed run says what each fault's nemesis was. */
+static void test_mix_summary(void)
+{
+        const char *want = "mix drew: pause-client x1, member-add-remove "
+                           "x1, kill-leader x1\n";
+        char dir[4096], errmsg[512], line[512];
+        struct check_result res[CHECK_COUNT];
+        struct check_options o;
+        struct check_stats st;
+        struct run r;
+        bool ok = false;
+        FILE *f;
+
+        snprintf(dir, sizeof dir, "%s/mix_membership", CHAOS_CASES_DIR);
+        if (run_load(&r, dir, errmsg, sizeof errmsg) != 0) {
+                tap(false, "mix summary", errmsg);
+                return;
+        }
+        checks_options_init(&o);
+        checks_run(&r, &o, res, &st);
+        f = tmpfile();
+        if (f == NULL) {
+                run_free(&r);
+                tap(false, "mix summary", "tmpfile failed");
+                return;
+        }
+        report_summary(f, &r, res, &st);
+        rewind(f);
+        while (!ok && fgets(line, sizeof line, f) != NULL) {
+                ok = strcmp(line, want) == 0;
+        }
+        fclose(f);
+        run_free(&r);
+        tap(ok, "a mixed run's summary says what the mix drew", "");
+}
+
 /* Exit statuses: safety beats liveness beats unknown. */
 static void test_exit_status(void)
 {
@@ -202,13 +238,14 @@ int main(void)
         }
         closedir(d);
         util_sort(names, n, sizeof *names, cmp_str);
-        printf("1..%zu\n", n + 5);
+        printf("1..%zu\n", n + 6);
         for (i = 0; i < n; i++) {
                 run_case(names[i]);
                 free(names[i]);
         }
         free(names);
         test_summary();
+        test_mix_summary();
         test_exit_status();
         return n_failed > 0 ? 1 : 0;
 }

@@ -19,7 +19,40 @@ void report_results(FILE *f, const struct check_result res[CHECK_COUNT])
 static const char *const plan_keys[] = {
     "seed",      "nemesis", "nodes",       "time_s",  "ttl_ms",
     "workloads", "network", "clock_fault", "fencing", "server",
+    "mix",
 };
+
+/* A mixed run (scripts/chaos --mix): how many faults each nemesis drawn
+ * made, from the "fault=mix" lines before each, in order of first draw. */
+static void report_mix(FILE *f, const struct nemlog *nl)
+{
+        const char *names[64];
+        size_t counts[64], n = 0, i, j;
+
+        for (i = 0; i < nl->n_actions; i++) {
+                const struct nemlog_action *a = &nl->actions[i];
+                if (a->action != NEMLOG_INFO || strcmp(a->fault, "mix") != 0) {
+                        continue;
+                }
+                for (j = 0; j < n && strcmp(names[j], a->target) != 0; j++) {
+                }
+                if (j == n && n < 64) {
+                        names[n] = a->target;
+                        counts[n++] = 0;
+                }
+                if (j < n) {
+                        counts[j]++;
+                }
+        }
+        if (n == 0) {
+                return;
+        }
+        fprintf(f, "mix drew:");
+        for (i = 0; i < n; i++) {
+                fprintf(f, "%s %s x%zu", i > 0 ? "," : "", names[i], counts[i]);
+        }
+        fprintf(f, "\n");
+}
 
 void report_summary(FILE *f, const struct run *r,
                     const struct check_result res[CHECK_COUNT],
@@ -41,6 +74,7 @@ void report_summary(FILE *f, const struct run *r,
         fprintf(f, "operations: %zu ok, %zu fail, %zu info\n", st->ops_ok,
                 st->ops_fail, st->ops_info);
         fprintf(f, "faults injected: %zu\n", st->faults);
+        report_mix(f, nl);
         fprintf(f, "elections: %zu\n", st->elections);
         fprintf(f, "fencing saves: %zu\n", st->fencing_saves);
         if (st->longest_gap_ns < 0) {
