@@ -17,9 +17,8 @@ void report_results(FILE *f, const struct check_result res[CHECK_COUNT])
 
 /* The plan's parameters the summary repeats (RUN/plan has them all). */
 static const char *const plan_keys[] = {
-    "seed",      "nemesis", "nodes",       "time_s",  "ttl_ms",
-    "workloads", "network", "clock_fault", "fencing", "server",
-    "mix",
+    "seed",    "nemesis",     "nodes",   "time_s", "ttl_ms", "workloads",
+    "network", "clock_fault", "fencing", "server", "mix",
 };
 
 /* A mixed run (scripts/chaos --mix): how many faults each nemesis drawn
