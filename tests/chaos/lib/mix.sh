@@ -40,7 +40,11 @@ mix_ok_partition_ring() {
         [ "$NODES" -ge 5 ]
 }
 
-# 0 when the run can carry nemesis $1; else MIX_WHY says why not.
+# 0 when the run can carry nemesis $1; else MIX_WHY says why not. A
+# nemesis without a mix_ok_<fn> whose name scripts/chaos or a library
+# file tests as [ "$NEMESIS" = NAME ] has a per-run setup a mix would not
+# make: it is left out until that test becomes run_has NAME (or it
+# declares mix_ok_<fn>).
 mix_can() {
         local f="mix_ok_${1//[-+]/_}"
         MIX_WHY=""
@@ -48,8 +52,13 @@ mix_can() {
                 MIX_WHY="needs network namespaces"
                 return 1
         fi
-        if declare -F "$f" >/dev/null && ! "$f"; then
+        if declare -F "$f" >/dev/null; then
+                "$f" && return 0
                 MIX_WHY=${MIX_WHY:-"$f says no"}
+                return 1
+        fi
+        if grep -qF "\"\$NEMESIS\" = $1 " "$self" "$lib"/*.sh 2>/dev/null; then
+                MIX_WHY="a per-run setup tests [ \"\$NEMESIS\" = $1 ]: make it run_has $1"
                 return 1
         fi
         return 0
