@@ -28,7 +28,15 @@ struct fix {
         bool members[8]; /* by id: in the configuration in any role */
         bool leading;
         bool unconfigured; /* raft has no configuration yet */
+        unsigned drops[8]; /* by id: connections dropped */
 };
+
+static void on_drop(void *data, uint64_t id)
+{
+        if (id < 8) {
+                ((struct fix *)data)->drops[id]++;
+        }
+}
 
 static void on_save(void *data)
 {
@@ -330,6 +338,34 @@ static void waiting_to_be_added_not_removed(void **state)
         assert_true(f.pc.removed);
 }
 
+/* A voter removed and added back (or a node that joins replaying that):
+ * its incarnation, forgotten when it stopped voting, would come only with
+ * the hello of a new connection, so its connections are dropped once
+ * when it votes again; then a wiped directory of it is refused again. */
+static void voter_again_heard_again(void **state)
+{
+        uint64_t with[] = {1, 2, 3}, without[] = {1, 3};
+        struct fix f;
+
+        (void)state;
+        setup(&f, 3, OURS);
+        f.pc.drop = on_drop;
+        f.pc.drop_data = &f;
+        assert_true(hello(&f, 2, OURS, 0x22, 1, NULL));
+        peercheck_voters(&f.pc, with, 3);
+        peercheck_voters(&f.pc, without, 2); /* member remove 2 */
+        assert_int_equal(dirid_peer(&f.id, 2), 0);
+        assert_int_equal(f.drops[2], 0);
+        peercheck_voters(&f.pc, with, 3); /* member add 2 */
+        assert_int_equal(f.drops[2], 1);
+        peercheck_voters(&f.pc, with, 3);
+        assert_int_equal(f.drops[2], 1);
+        assert_int_equal(f.drops[1], 0);
+        assert_true(hello(&f, 2, OURS, 0x2a, 2, NULL)); /* its new hello */
+        assert_int_equal(dirid_peer(&f.id, 2), 0x2a);
+        assert_false(hello(&f, 2, OURS, 0x99, 3, NULL)); /* wiped */
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -345,6 +381,7 @@ int main(void)
             cmocka_unit_test(wiped_voter_not_removed),
             cmocka_unit_test(told_it_was_removed_gives_up),
             cmocka_unit_test(waiting_to_be_added_not_removed),
+            cmocka_unit_test(voter_again_heard_again),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

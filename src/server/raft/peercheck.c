@@ -353,7 +353,31 @@ void peercheck_removed(struct peercheck *pc)
 
 void peercheck_voters(struct peercheck *pc, const uint64_t *ids, unsigned n)
 {
+        const struct dirid *d = pc->id;
+        struct peercheck_peer *p;
+        unsigned i, j;
+
+        for (i = 0; i < d->n_peers; i++) {
+                for (j = 0; j < n && ids[j] != d->peers[i].id; j++) {
+                }
+                if (j == n && (p = peer(pc, d->peers[i].id)) != NULL) {
+                        p->forgotten = true;
+                }
+        }
         if (dirid_forget_others(pc->id, ids, n)) {
                 save(pc);
+        }
+        /* A node that joins replays the configurations from before it
+         * was added: a member's removal and its return come after this
+         * node learned that member's incarnation on a connection still
+         * open, and would leave it unknown for good. */
+        for (i = 0; i < n; i++) {
+                p = ids[i] != pc->self ? peer(pc, ids[i]) : NULL;
+                if (p != NULL && p->forgotten && dirid_peer(d, ids[i]) == 0) {
+                        p->forgotten = false;
+                        if (pc->drop != NULL) {
+                                pc->drop(pc->drop_data, ids[i]);
+                        }
+                }
         }
 }

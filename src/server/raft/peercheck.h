@@ -113,6 +113,7 @@ struct peercheck {
                 uint8_t theirs;     /* its refusal of us, last logged */
                 uint8_t ours;       /* our refusal of it, last logged */
                 bool other_cluster; /* counted towards `need` */
+                bool forgotten;     /* its incarnation, as it left voting */
                 uint64_t cluster;   /* the cluster it said it is of */
         } peers[PEERCHECK_MAX_PEERS];
 };
@@ -152,7 +153,10 @@ void peercheck_members(struct peercheck *pc, const uint64_t *ids, unsigned n);
 void peercheck_removed(struct peercheck *pc);
 
 /* The `n` voters of raft's configuration now: the others' incarnations
- * are forgotten (and the identity file saved if that changed it). */
+ * are forgotten (and the identity file saved if that changed it). One
+ * forgotten that votes again (removed, then added back) has its
+ * connections dropped: those still open are from before, and its
+ * incarnation comes only with the hello of a new one. */
 void peercheck_voters(struct peercheck *pc, const uint64_t *ids, unsigned n);
 
 #endif /* SERVER_PEERCHECK_H */
