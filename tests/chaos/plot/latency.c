@@ -1,0 +1,138 @@
+/* The latency scatter: x the completion time, y how long the op took. */
+#include "latency.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP    8
+#define HEIGHT 240
+/* Thinned points: one per occupied cell of this many px, per outcome. */
+#define CELL_PX 2
+/* The scale's floor: faster ops sit on it. */
+#define FLOOR_NS 10000.0
+
+enum { C_OK = 0, C_FAIL, C_INFO, N_CLASSES };
+
+static const char *const class_name[N_CLASSES] = {"ok", "fail", "info"};
+
+struct scale {
+        double lo, hi; /* log10 of ns */
+};
+
+static double lat_y(const struct scale *s, int64_t ns)
+{
+        double v = log10(ns < FLOOR_NS ? FLOOR_NS : (double)ns);
+
+        return TOP + HEIGHT * (1.0 - (v - s->lo) / (s->hi - s->lo));
+}
+
+static int op_class(const struct history_op *op)
+{
+        return op->type == HISTORY_OK     ? C_OK
+               : op->type == HISTORY_FAIL ? C_FAIL
+                                          : C_INFO;
+}
+
+/* Whether op `i` gets a point: drawn, and completed. */
+static bool has_point(const struct plot *p, size_t i)
+{
+        return plot_op_drawn(p, i) &&
+               p->history.ops[i].complete_ns != INT64_MAX;
+}
+
+static void grid(FILE *f, const struct plot *p, const struct scale *s)
+{
+        static const char *const names[] = {"10 µs", "100 µs", "1 ms",
+                                            "10 ms", "100 ms", "1 s",
+                                            "10 s",  "100 s",  "1000 s"};
+        int d;
+
+        fputs("<g class=\"grid\">\n", f);
+        for (d = 0; d < 9 && 4 + d <= s->hi + 1e-9; d++) {
+                double y = lat_y(s, (int64_t)pow(10, 4 + d));
+
+                fprintf(f,
+                        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+                        "<text x=\"%d\" y=\"%.1f\">%s</text>\n",
+                        PLOT_LEFT, y, p->width - PLOT_RIGHT, y, PLOT_LEFT - 4,
+                        y + 3, names[d]);
+        }
+        fputs("</g>\n", f);
+}
+
+static void point(FILE *f, double x, double y)
+{
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.6\"/>", x, y);
+}
+
+/* One class's points: every op's, or one per occupied cell. */
+static size_t points(FILE *f, const struct plot *p, const struct scale *s,
+                     int c)
+{
+        const struct history *h = &p->history;
+        int nx = p->width / CELL_PX + 1, ny = (HEIGHT + TOP) / CELL_PX + 2;
+        unsigned char *seen =
+            p->detail ? NULL : util_calloc((size_t)nx * ny, 1);
+        size_t i, n = 0;
+
+        fprintf(f, "<g class=\"pts %s\">\n", class_name[c]);
+        for (i = 0; i < h->n; i++) {
+                const struct history_op *op = &h->ops[i];
+                double x, y;
+                int cx, cy;
+
+                if (!has_point(p, i) || op_class(op) != c) {
+                        continue;
+                }
+                x = plot_x(p, op->complete_ns);
+                y = lat_y(s, op->complete_ns - op->invoke_ns);
+                if (seen != NULL) {
+                        cx = (int)(x / CELL_PX);
+                        cy = (int)(y / CELL_PX);
+                        if (seen[(size_t)cy * nx + cx]) {
+                                continue;
+                        }
+                        seen[(size_t)cy * nx + cx] = 1;
+                        x = (cx + 0.5) * CELL_PX;
+                        y = (cy + 0.5) * CELL_PX;
+                }
+                point(f, x, y);
+                n++;
+        }
+        fputs("</g>\n", f);
+        free(seen);
+        return n;
+}
+
+void latency_write(FILE *f, const struct plot *p)
+{
+        const struct history *h = &p->history;
+        struct scale s = {.lo = log10(FLOOR_NS), .hi = 9}; /* at least 1 s */
+        size_t i, n_ops = 0;
+        int c;
+
+        for (i = 0; i < h->n; i++) {
+                if (has_point(p, i)) {
+                        double v = log10(
+                            fmax(FLOOR_NS, (double)(h->ops[i].complete_ns -
+                                                    h->ops[i].invoke_ns)));
+
+                        n_ops++;
+                        s.hi = v > s.hi ? ceil(v) : s.hi;
+                }
+        }
+        fprintf(f,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"latency\" "
+                "data-mode=\"%s\" data-ops=\"%zu\" width=\"%d\" "
+                "height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+                p->detail ? "ops" : "thinned", n_ops, p->width,
+                TOP + HEIGHT + 18, p->width, TOP + HEIGHT + 18);
+        plot_faults(f, p, TOP, TOP + HEIGHT, false);
+        plot_ticks(f, p, TOP + HEIGHT + 14, TOP, TOP + HEIGHT);
+        grid(f, p, &s);
+        for (c = 0; c < N_CLASSES; c++) {
+                points(f, p, &s, c);
+        }
+        fputs("</svg>\n", f);
+}
