@@ -61,9 +61,11 @@ static void grid(FILE *f, const struct plot *p, const struct scale *s)
         fputs("</g>\n", f);
 }
 
-static void point(FILE *f, double x, double y)
+/* A point is an empty subpath its round cap makes a dot of: a dozen bytes
+ * where a <circle> takes forty. */
+static void point(FILE *f, double x, double y, bool whole)
 {
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.6\"/>", x, y);
+        fprintf(f, whole ? "M%.0f %.0fh0" : "M%.1f %.1fh0", x, y);
 }
 
 /* One class's points: every op's, or one per occupied cell. */
@@ -76,7 +78,7 @@ static size_t points(FILE *f, const struct plot *p, const struct scale *s,
             p->detail ? NULL : util_calloc((size_t)nx * ny, 1);
         size_t i, n = 0;
 
-        fprintf(f, "<g class=\"pts %s\">\n", class_name[c]);
+        fprintf(f, "<path class=\"pts %s\" d=\"", class_name[c]);
         for (i = 0; i < h->n; i++) {
                 const struct history_op *op = &h->ops[i];
                 double x, y;
@@ -97,10 +99,10 @@ static size_t points(FILE *f, const struct plot *p, const struct scale *s,
                         x = (cx + 0.5) * CELL_PX;
                         y = (cy + 0.5) * CELL_PX;
                 }
-                point(f, x, y);
+                point(f, x, y, seen != NULL);
                 n++;
         }
-        fputs("</g>\n", f);
+        fputs("\"/>\n", f);
         free(seen);
         return n;
 }
@@ -131,7 +133,9 @@ void latency_write(FILE *f, const struct plot *p)
         plot_faults(f, p, TOP, TOP + HEIGHT, false);
         plot_ticks(f, p, TOP + HEIGHT + 14, TOP, TOP + HEIGHT);
         grid(f, p, &s);
-        for (c = 0; c < N_CLASSES; c++) {
+        /* The common outcome last, so the rare ones show where ok ops
+         * are rare: as outliers. */
+        for (c = N_CLASSES - 1; c >= 0; c--) {
                 points(f, p, &s, c);
         }
         fputs("</svg>\n", f);

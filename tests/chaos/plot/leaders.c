@@ -125,19 +125,31 @@ static int read_node(struct leaders *l, struct evs *e, const char *run_dir,
         return 0;
 }
 
+/* The node an exit's proc= names: "node3" (scripts/chaos) or "n3"; 0 for
+ * other processes. */
+static int proc_node(const char *proc)
+{
+        int node, used = 0;
+
+        if ((sscanf(proc, "node%d%n", &node, &used) == 1 ||
+             sscanf(proc, "n%d%n", &node, &used) == 1) &&
+            proc[used] == '\0' && node > 0) {
+                return node;
+        }
+        return 0;
+}
+
 /* The first monotonic time after `after` at which node `node` exited, or
  * INT64_MAX. */
 static int64_t next_exit(const struct nemlog *nl, int node, int64_t after)
 {
         int64_t best = INT64_MAX;
-        char name[32];
         size_t i;
 
-        snprintf(name, sizeof name, "node%d", node);
         for (i = 0; i < nl->n_exits; i++) {
                 const struct nemlog_exit *x = &nl->exits[i];
 
-                if (x->t > after && x->t < best && strcmp(x->proc, name) == 0) {
+                if (x->t > after && x->t < best && proc_node(x->proc) == node) {
                         best = x->t;
                 }
         }
@@ -210,7 +222,7 @@ static void build(struct leaders *l, struct evs *e, const struct nemlog *nl,
                 const struct nemlog_exit *x = &nl->exits[i];
                 struct leaders_down d;
 
-                if (sscanf(x->proc, "node%d", &d.node) != 1 || d.node < 1) {
+                if ((d.node = proc_node(x->proc)) == 0) {
                         continue;
                 }
                 d.start = x->t;

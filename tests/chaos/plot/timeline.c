@@ -155,8 +155,75 @@ static void lane_detail(FILE *f, const struct plot *p, int w, double y)
         }
 }
 
+/* A run of a worker's long ops that touch on the axis, coloured by the
+ * least certain outcome among them (info over fail over ok). */
+struct long_run {
+        int c; /* class; -1: none yet */
+        double x0, x1;
+        int64_t t0, t1;
+        unsigned n;
+};
+
+static void long_flush(FILE *f, const struct plot *p, struct long_run *r,
+                       double y)
+{
+        char a[32], b[32];
+
+        if (r->c < 0) {
+                return;
+        }
+        fprintf(f,
+                "<rect class=\"long %s\" data-n=\"%u\" x=\"%.1f\" "
+                "y=\"%.1f\" width=\"%.1f\" height=\"2\"><title>%u "
+                "op(s) of 0.5 s or more, at worst %s, %s to %s</title>"
+                "</rect>\n",
+                class_name[r->c], r->n, r->x0, y,
+                r->x1 - r->x0 < 1 ? 1 : r->x1 - r->x0, r->n, class_name[r->c],
+                util_fmt_secs(a, sizeof a, r->t0 - p->t0),
+                util_fmt_secs(b, sizeof b, r->t1 - p->t0));
+        r->c = -1;
+}
+
+/* Worker `w`'s ops that took LONG_OP_NS or more, as thin spans at the
+ * lane's top; neighbours within a px merged, so a stall of many retries is
+ * one span. */
+static void lane_long(FILE *f, const struct plot *p, int w, double y)
+{
+        const struct history *h = &p->history;
+        struct long_run r = {.c = -1};
+        size_t i;
+
+        for (i = 0; i < h->n; i++) {
+                const struct history_op *op = &h->ops[i];
+                int64_t end = plot_op_end(p, op);
+                double x0, x1;
+
+                if (op->worker != w || !plot_op_drawn(p, i) ||
+                    end - op->invoke_ns < LONG_OP_NS) {
+                        continue;
+                }
+                x0 = plot_x(p, op->invoke_ns);
+                x1 = plot_x(p, end);
+                if (r.c >= 0 && x0 <= r.x1 + 1) {
+                        r.c = op_class(op) > r.c ? op_class(op) : r.c;
+                        r.x1 = x1 > r.x1 ? x1 : r.x1;
+                        r.t1 = end > r.t1 ? end : r.t1;
+                        r.n++;
+                        continue;
+                }
+                long_flush(f, p, &r, y);
+                r = (struct long_run){.c = op_class(op),
+                                      .x0 = x0,
+                                      .x1 = x1,
+                                      .t0 = op->invoke_ns,
+                                      .t1 = end,
+                                      .n = 1};
+        }
+        long_flush(f, p, &r, y);
+}
+
 /* Worker `w`'s completions per column, stacked by outcome (ok at the
- * bottom, info on top, at least 2 px when there is one), scaled to the
+ * bottom, info on top, at least 1 px when there is one), scaled to the
  * lane's busiest column; and its long ops as thin spans on top. */
 static void lane_aggregate(FILE *f, const struct plot *p, int w, double y)
 {
@@ -201,8 +268,8 @@ static void lane_aggregate(FILE *f, const struct plot *p, int w, double y)
                         }
                         hgt =
                             (double)(LANE_H - 1) * cnt[b * N_CLASSES + c] / max;
-                        if (c == C_INFO && hgt < 2) {
-                                hgt = 2;
+                        if (c == C_INFO && hgt < 1) {
+                                hgt = 1;
                         }
                         fprintf(f, "M%d %.1fh%dv%.1fh-%dz",
                                 PLOT_LEFT + b * BUCKET_PX,
@@ -212,23 +279,7 @@ static void lane_aggregate(FILE *f, const struct plot *p, int w, double y)
                 fputs("\"/>\n", f);
         }
         free(cnt);
-        for (i = 0; i < h->n; i++) {
-                const struct history_op *op = &h->ops[i];
-                double x0, x1;
-
-                if (op->worker != w || !plot_op_drawn(p, i) ||
-                    plot_op_end(p, op) - op->invoke_ns < LONG_OP_NS) {
-                        continue;
-                }
-                x0 = plot_x(p, op->invoke_ns);
-                x1 = plot_x(p, plot_op_end(p, op));
-                fprintf(f,
-                        "<rect class=\"long %s\" x=\"%.1f\" y=\"%.1f\" "
-                        "width=\"%.1f\" height=\"2\">",
-                        plot_op_class(op), x0, y, x1 - x0 < 1 ? 1 : x1 - x0);
-                op_title(f, p, op);
-                fputs("</rect>\n", f);
-        }
+        lane_long(f, p, w, y);
 }
 
 static void write_lane(FILE *f, const struct plot *p, int nn, int w)
