@@ -60,9 +60,8 @@ static double node_y(int node)
                (node - 1) * (NODE_H + ROW_GAP);
 }
 
-static double lane_y(const struct plot *p, int n_nodes, int w)
+static double lane_y(int n_nodes, int w)
 {
-        (void)p;
         return node_y(n_nodes + 1) + 8 + (w - 1) * (LANE_H + ROW_GAP);
 }
 
@@ -286,7 +285,7 @@ static void write_lane(FILE *f, const struct plot *p, int nn, int w)
 {
         const struct history *h = &p->history;
         unsigned n[N_CLASSES] = {0};
-        double y = lane_y(p, nn, w);
+        double y = lane_y(nn, w);
         char key[32];
         const char *wl;
         size_t i, len;
@@ -319,7 +318,7 @@ static void write_lane(FILE *f, const struct plot *p, int nn, int w)
 void timeline_write(FILE *f, const struct plot *p)
 {
         int nn = n_nodes(p), w;
-        double y0 = node_y(1) - 2, y1 = lane_y(p, nn, p->n_workers + 1);
+        double y0 = node_y(1) - 2, y1 = lane_y(nn, p->n_workers + 1);
 
         fprintf(f,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" "
