@@ -41,9 +41,12 @@ chrome() {
         local page=$1
         shift
         # Root (the test machines) needs --no-sandbox; a profile of our own
-        # keeps it from others' Chromium.
+        # keeps it from others' Chromium; a virtual time budget makes the
+        # screenshot wait for the whole page to be painted (without it a
+        # loaded machine gets a part of the page).
         timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
                 --user-data-dir="$tmp/profile" --enable-logging=stderr --v=0 \
+                --virtual-time-budget=5000 \
                 --hide-scrollbars --window-size=1440,1000 "$@" \
                 "file://$page" 2>"$tmp/$(basename "$page").log"
 }

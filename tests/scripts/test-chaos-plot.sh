@@ -8,8 +8,8 @@
 # per completed operation. Then a large generated run (10 minutes, 8
 # workers, thousands of operations; tests/scripts/chaos-run-gen.py):
 # aggregated lanes whose counts are the generator's, its faults and
-# leaders, thinned points, and a page of a few MB at most. And a directory
-# that does not exist is refused. CHAOS_PLOT=path runs another chaos-plot.
+# leaders, thinned points with latency quantile lines, and a page of a
+# few MB at most. And a directory that does not exist is refused. CHAOS_PLOT=path runs another chaos-plot.
 set -u
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -226,6 +226,14 @@ for p in lat.iter(SVG + "path"):
         cells[classes(p)[1]] = (len(xy), len(set(xy)), len(re.findall("M", p.get("d"))))
 ok("thinned: at most one point per 2 px cell and outcome",
    all(a == b == c for a, b, c in cells.values()), cells)
+
+q = {}
+for p in lat.iter(SVG + "path"):
+    if classes(p)[:1] in (["q50"], ["q99"]):
+        q[classes(p)[0]] = dict((x, float(y)) for x, y in re.findall(r"[ML]([\d.]+) ([\d.]+)", p.get("d")))
+ok("median and 99th percentile lines, the 99th never below the median",
+   set(q) == {"q50", "q99"} and len(q["q50"]) > 50 and q["q50"].keys() == q["q99"].keys() and
+   all(q["q99"][x] <= q["q50"][x] for x in q["q50"]), {k: len(v) for k, v in q.items()})
 
 # --- refusals ---------------------------------------------------------------
 err = open(os.path.join(tmp, "missing.err")).read()

@@ -9,6 +9,8 @@
 #define HEIGHT 240
 /* Thinned points: one per occupied cell of this many px, per outcome. */
 #define CELL_PX 2
+/* Columns of the quantile lines, px. */
+#define QUANT_PX 8
 /* The scale's floor: faster ops sit on it. */
 #define FLOOR_NS 10000.0
 
@@ -107,6 +109,62 @@ static size_t points(FILE *f, const struct plot *p, const struct scale *s,
         return n;
 }
 
+/* A completed op's latency in its quantile column. */
+struct sample {
+        int col;
+        int64_t ns;
+};
+
+static int cmp_sample(const void *a, const void *b)
+{
+        const struct sample *x = a, *y = b;
+
+        if (x->col != y->col) {
+                return x->col < y->col ? -1 : 1;
+        }
+        return (x->ns > y->ns) - (x->ns < y->ns);
+}
+
+/* The median and the 99th percentile of every completed op's latency per
+ * QUANT_PX column, as lines (broken where a column has none): where the
+ * thinned points hide how many there are, these show where most lie. */
+static void quantiles(FILE *f, const struct plot *p, const struct scale *s)
+{
+        static const int pct[] = {50, 99};
+        const struct history *h = &p->history;
+        struct sample *v = util_malloc((h->n + 1) * sizeof *v);
+        size_t i, j, n = 0;
+        unsigned q;
+
+        for (i = 0; i < h->n; i++) {
+                if (has_point(p, i)) {
+                        const struct history_op *op = &h->ops[i];
+
+                        v[n].col = (int)((plot_x(p, op->complete_ns) -
+                                          PLOT_LEFT) /
+                                         QUANT_PX);
+                        v[n++].ns = op->complete_ns - op->invoke_ns;
+                }
+        }
+        util_sort(v, n, sizeof *v, cmp_sample);
+        for (q = 0; q < sizeof pct / sizeof pct[0]; q++) {
+                int last = -2;
+
+                fprintf(f, "<path class=\"q%d\" d=\"", pct[q]);
+                for (i = 0; i < n; i = j) {
+                        for (j = i; j < n && v[j].col == v[i].col; j++) {
+                        }
+                        fprintf(f, "%c%.1f %.1f",
+                                v[i].col == last + 1 ? 'L' : 'M',
+                                PLOT_LEFT + (v[i].col + 0.5) * QUANT_PX,
+                                lat_y(s, v[i + (j - i - 1) * pct[q] / 100].ns));
+                        last = v[i].col;
+                }
+                fputs("\"/>\n", f);
+        }
+        free(v);
+}
+
 void latency_write(FILE *f, const struct plot *p)
 {
         const struct history *h = &p->history;
@@ -137,6 +195,9 @@ void latency_write(FILE *f, const struct plot *p)
          * are rare: as outliers. */
         for (c = N_CLASSES - 1; c >= 0; c--) {
                 points(f, p, &s, c);
+        }
+        if (!p->detail) {
+                quantiles(f, p, &s);
         }
         fputs("</svg>\n", f);
 }

@@ -35,6 +35,8 @@ static const char style[] =
     ".pts.ok{stroke:#4cae4c}.pts.fail{stroke:#d9534f}"
     ".pts.info{stroke:#f0a020}"
     ".fault{fill:#7a5195;fill-opacity:.14}"
+    ".q50,.q99{fill:none;stroke:#222;stroke-width:1.2}"
+    ".q99{stroke-dasharray:3 2}"
     ".fault-label{fill:#5a3175}"
     ".heal{stroke:#333;stroke-dasharray:4 3}"
     ".down{fill:#888;fill-opacity:.55}"
@@ -152,7 +154,9 @@ static void body(FILE *f, const struct plot *p)
         fputs(p->detail ? ".</p>\n"
                         : "; one point per occupied 2 px cell and outcome, so "
                           "every outlier stays and dense regions are "
-                          "thinned.</p>\n",
+                          "thinned. The solid line is the median latency of "
+                          "each 8 px column's operations, the dashed one "
+                          "their 99th percentile.</p>\n",
               f);
         latency_write(f, p);
         fputs("</body></html>\n", f);
