@@ -140,9 +140,9 @@ static void quantiles(FILE *f, const struct plot *p, const struct scale *s)
                 if (has_point(p, i)) {
                         const struct history_op *op = &h->ops[i];
 
-                        v[n].col = (int)((plot_x(p, op->complete_ns) -
-                                          PLOT_LEFT) /
-                                         QUANT_PX);
+                        v[n].col =
+                            (int)((plot_x(p, op->complete_ns) - PLOT_LEFT) /
+                                  QUANT_PX);
                         v[n++].ns = op->complete_ns - op->invoke_ns;
                 }
         }
