@@ -12,12 +12,12 @@
 # node never reads half a line.
 #
 # The CPU: cgroup v1's cpu controller (CPU_CGROUP): a cgroup of its own,
-# chaos-PREFIX-nI, with a CFS quota of 5-10 % of one CPU per period (100 ms
+# chaos-PREFIX-nI, with a CFS quota of 2-6 % of one CPU per period (100 ms
 # or 1 s), holds the node's process (every thread) while it starves.
 
 NEMESES+=("clock-jump|step a node's wall clock (the leader half the time) 30-180 s forward or back for 4-7 s, then back to true time; CLOCK_MONOTONIC runs on")
 NEMESES+=("clock-strobe|step a node's wall clock (the leader half the time) back and forth by 30-180 s every 100-300 ms for 3-5 s, then back to true time")
-NEMESES+=("cpu-starve|cap a node (the leader half the time) at 5-10% of one CPU (cgroup v1 cpu quota, per 100 ms or 1 s period) for 5-8 s, then lift the cap")
+NEMESES+=("cpu-starve|cap a node (the leader half the time) at 2-6% of one CPU (cgroup v1 cpu quota, per 100 ms or 1 s period) for 5-8 s, then lift the cap")
 
 CPU_CGROUP=/sys/fs/cgroup/cpu
 
@@ -123,11 +123,11 @@ nem_cpu_starve() {
         d="$CPU_CGROUP/chaos-$P-n$n"
         home=$(cpu_cgroup_of "$p")
         # A 100 ms period (the kernel's and Kubernetes' default) stalls the
-        # node 90-95 ms at a time, below the election timeout; 1 s (the
-        # most cgroup v1 allows) stalls it 900-950 ms, past it.
+        # node up to 94-98 ms at a time, below the election timeout; 1 s
+        # (the most cgroup v1 allows) up to 940-980 ms, past it.
         rnd 2
         if [ "$R" = 0 ]; then per=100000; else per=1000000; fi
-        rnd_range 5 10
+        rnd_range 2 6
         q=$((per / 100 * R))
         echo "$d" >>"$ST/cgroups"
         nemrun start cpu-starve "n$n" "mkdir -p $d && echo $per >$d/cpu.cfs_period_us && echo $q >$d/cpu.cfs_quota_us && echo $p >$d/cgroup.procs"
