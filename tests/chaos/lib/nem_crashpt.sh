@@ -89,21 +89,29 @@ crashpt_member_remove() {
 
 # Node $1, removed, back as a new member: its data dir emptied, started
 # with join = true, added (batonctl member add answers once it is a
-# caught-up voter; tried for up to 30 s), then join taken out of its config.
+# caught-up voter; tried up to 3 times), then join taken out of its config.
+# The removed node must have stopped by itself (exit 0, said in the log);
+# the new one must not exit: its exits are no longer expected.
 crashpt_member_readd() {
         local v=$1 p i conf="$RUN/nodes/n$1/node.conf"
         p=$(pid_of "node$v")
         if [ -n "$p" ] && ! wait_gone "$p" 10000; then
+                nemlog info crash-point "n$v" "none (removed, still running after 10 s)"
                 kill_nodes info crash-point "$v"
+        else
+                nemlog info crash-point "n$v" "none (removed, it stopped)"
         fi
+        sleep_ms 200 # its exit recorded while still expected
+        rm -f "$ST/expect-name.node$v"
         nemrun info crash-point "n$v" "rm -rf $RUN/nodes/n$v/data/* ; echo 'join = true' >>$conf"
         restart_nodes info crash-point "$v"
         for i in 1 2 3; do
                 nemrun info crash-point "n$v" "$(ns_exec ctl)$CTL --endpoints $ENDPOINTS --timeout 10000 member add $v $(node_raft_addr "$v") $(node_client_addr "$v")" && break
+                alive "node$v" || nemlog info crash-point "n$v" "none (the new member exited during its add)"
+                restart_nodes info crash-point "$v"
                 sleep 1
         done
         nemrun info crash-point "n$v" "sed -i '/^join = true\$/d' $conf"
-        rm -f "$ST/expect-name.node$v"
 }
 
 nem_crash_point() {
