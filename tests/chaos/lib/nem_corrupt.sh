@@ -10,7 +10,11 @@ NEMESES+=(
         "corrupt-acked|stop a follower, let the others commit for 1.5 s, kill -9 the other follower and the leader, zero a batch the follower stored meanwhile (valid ones after it), restart: it must refuse, not lead without the entries it acknowledged; then removed, wiped and added back"
 )
 
+# shellcheck disable=SC2154 # build: set by scripts/chaos
 DAMAGE_BIN="$build/tests/chaos/chaos-damage"
+
+# The names of the files of directory $1 that match the pattern $2.
+corrupt_names() { find "$1" -maxdepth 1 -type f -printf '%f\n' | grep -E "$2" | sort; }
 
 # Run batonctl against the cluster from the control namespace.
 corrupt_ctl() { $(ns_exec ctl) "$CTL" --endpoints "$ENDPOINTS" "$@"; }
@@ -20,11 +24,11 @@ corrupt_ctl() { $(ns_exec ctl) "$CTL" --endpoints "$ENDPOINTS" "$@"; }
 corrupt_pick_file() {
         local d="$RUN/nodes/n$1/data" files=() f
         case "$2" in
-        segment) mapfile -t files < <(cd "$d" && ls | grep -E '^[0-9]{16}-[0-9]{16}$') ;;
+        segment) mapfile -t files < <(corrupt_names "$d" '^[0-9]{16}-[0-9]{16}$') ;;
         open) f=$("$DAMAGE_BIN" open "$d" | awk '{print $1}'); [ -n "$f" ] && files=("$f") ;;
-        snapshot) mapfile -t files < <(cd "$d" && ls | grep -E '^snapshot-[0-9-]+$') ;;
-        meta) mapfile -t files < <(cd "$d" && ls | grep -E '^snapshot-.*\.meta$') ;;
-        metadata) mapfile -t files < <(cd "$d" && ls | grep -E '^metadata[12]$') ;;
+        snapshot) mapfile -t files < <(corrupt_names "$d" '^snapshot-[0-9-]+$') ;;
+        meta) mapfile -t files < <(corrupt_names "$d" '^snapshot-.*\.meta$') ;;
+        metadata) mapfile -t files < <(corrupt_names "$d" '^metadata[12]$') ;;
         esac
         FILE=""
         [ ${#files[@]} -gt 0 ] || return 1
@@ -114,7 +118,7 @@ nem_corrupt_minority() {
 }
 
 nem_corrupt_acked() {
-        local l f g pg name0 used0 name1 used1 from what
+        local l f g pg name0 used0 name1 from what
         corrupt_followers
         l=$LEADER
         if [ -z "$l" ] || [ ${#FOLLOWERS[@]} -lt 2 ]; then
@@ -128,7 +132,7 @@ nem_corrupt_acked() {
         nemrun start corrupt-acked "n$g" "kill -STOP $pg"
         sleep_ms 1500
         kill_nodes info corrupt-acked "$f" "$l"
-        read -r name1 used1 < <("$DAMAGE_BIN" open "$RUN/nodes/n$f/data")
+        read -r name1 _ < <("$DAMAGE_BIN" open "$RUN/nodes/n$f/data")
         if [ -z "${name1:-}" ]; then
                 what="none (no open segment with entries)"
         else
