@@ -21,12 +21,15 @@ corrupt_ctl() { $(ns_exec ctl) "$CTL" --endpoints "$ENDPOINTS" "$@"; }
 
 # FILE = a file of node $1's data dir of the kind KIND ($2: segment,
 # open, snapshot, meta, metadata), picked with the seed; "" if none.
+# ("open" is the newest open segment with entries, "snapshot" the newest.)
 corrupt_pick_file() {
         local d="$RUN/nodes/n$1/data" files=() f
         case "$2" in
         segment) mapfile -t files < <(corrupt_names "$d" '^[0-9]{16}-[0-9]{16}$') ;;
         open) f=$("$DAMAGE_BIN" open "$d" | awk '{print $1}'); [ -n "$f" ] && files=("$f") ;;
-        snapshot) mapfile -t files < <(corrupt_names "$d" '^snapshot-[0-9-]+$') ;;
+        # The newest snapshot: the one raft loads (an older one is never
+        # read again, and goes at the next snapshot).
+        snapshot) mapfile -t files < <(corrupt_names "$d" '^snapshot-[0-9-]+$' | sort -t- -k3,3n | tail -n 1) ;;
         meta) mapfile -t files < <(corrupt_names "$d" '^snapshot-.*\.meta$') ;;
         metadata) mapfile -t files < <(corrupt_names "$d" '^metadata[12]$') ;;
         esac
