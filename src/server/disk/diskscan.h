@@ -34,6 +34,12 @@
  * - Closed segments are refused by libraft itself (auto-recovery is off,
  *   node.c); checked here all the same, to say it in the same words.
  *
+ * Refused though nothing acknowledged is lost: a power cut on a disk that
+ * persists the blocks of one write out of order can leave a bad batch
+ * before a valid one within the last write (a kill cannot: the write is
+ * the kernel's by then). The node is then wiped and added back for
+ * nothing worse than a lost write.
+ *
  * Not seen: a bit flipped in a term or vote (no checksum), a rolled-back
  * open segment (an older copy of valid batches), damage in an open
  * segment's last batch (a torn write looks the same), a whole directory
