@@ -39,21 +39,58 @@ corrupt_pick_file() {
         FILE=${files[$R]}
 }
 
+# Wait up to 10 s until every node but $1 runs and has applied the
+# leader's commit index as it is now (the configuration without node $1):
+# a node that comes back after a `member remove` still knows the removed
+# member's old directory until it applies it, and would refuse the new one
+# (docs/operations.md, "What this does not see").
+corrupt_wait_applied() {
+        local n=$1 i st want
+        for i in $(seq 1 100); do
+                st=$(cluster_status)
+                [ -n "${want:-}" ] || want=$(awk '/ role=leader / { for (i = 2; i <= NF; i++) { split($i, a, "="); if (a[1] == "commit") print a[2] } }' <<<"$st" | sort -n | tail -n 1)
+                if [ -n "$want" ] && awk -v n="$n" -v want="$want" -v nodes="$NODES" '
+                        { id = ""; ap = -1
+                          for (i = 2; i <= NF; i++) { split($i, a, "=")
+                                  if (a[1] == "id") id = a[2]; else if (a[1] == "applied") ap = a[2] + 0 }
+                          if (id != "" && id != n && ap >= want) ok++ }
+                        END { exit !(ok == nodes - 1) }' <<<"$st"; then
+                        return 0
+                fi
+                sleep 0.1
+        done
+        return 1
+}
+
 # Node $1 refused its directory (exit 3, announced): take it out, wipe its
 # directory, start it with join = true and add it back, as
-# docs/operations.md says. Logged as info lines of FAULT ($2).
+# docs/operations.md says. Logged as info lines of FAULT ($2). A peer
+# that had not applied the removal yet refuses the new directory and the
+# node exits 1 (announced): then remove and add it again, as the same
+# section says, up to 3 times.
 corrupt_rejoin() {
         local n=$1 fault=$2 i d="$RUN/nodes/n$1"
         nemlog info "$fault" "n$n" "refused its damaged data dir: $(grep -a 'is damaged' "$d/node.log" | tail -n 1 | sed 's/.* is damaged: //; s/; this node refuses.*//')"
-        for i in $(seq 1 20); do
-                nemrun info "$fault" "n$n" "corrupt_ctl --timeout 5000 member remove $n" && break
-                sleep 1
-        done
-        nemrun info "$fault" "n$n" "rm -rf $d/data && mkdir $d/data && (grep -q '^join = true' $d/node.conf || echo 'join = true' >>$d/node.conf)"
-        restart_nodes info "$fault" "$n"
-        for i in $(seq 1 6); do
-                nemrun info "$fault" "n$n" "corrupt_ctl --timeout 10000 member add $n $(node_raft_addr "$n") $(node_client_addr "$n")" && return 0
-                sleep 1
+        for _ in 1 2 3; do
+                for i in $(seq 1 20); do
+                        nemrun info "$fault" "n$n" "corrupt_ctl --timeout 5000 member remove $n" && break
+                        sleep 1
+                done
+                corrupt_wait_applied "$n" || nemlog info "$fault" "n$n" "none (the others did not all apply the removal within 10 s)"
+                nemrun info "$fault" "n$n" "rm -rf $d/data && mkdir $d/data && (grep -q '^join = true' $d/node.conf || echo 'join = true' >>$d/node.conf)"
+                echo 1 >"$ST/expect-name.node$n"
+                restart_nodes info "$fault" "$n"
+                for i in $(seq 1 6); do
+                        if nemrun info "$fault" "n$n" "corrupt_ctl --timeout 10000 member add $n $(node_raft_addr "$n") $(node_client_addr "$n")"; then
+                                rm -f "$ST/expect-name.node$n"
+                                return 0
+                        fi
+                        alive "node$n" || break
+                        sleep 1
+                done
+                rm -f "$ST/expect-name.node$n"
+                alive "node$n" && break
+                nemlog info "$fault" "n$n" "exited: $(grep -a 'refused by' "$d/node.log" | tail -n 1 | cut -c1-200)"
         done
         warn "n$n was not added back"
 }
