@@ -14,6 +14,9 @@
 #include "plaintcp.h"
 #include "raftfsm.h"
 #include "stallwatch.h"
+#ifdef BATON_CHAOS_EARLYACK
+#include "earlyack.h"
+#endif
 
 struct node_core {
         struct node *node;
@@ -31,6 +34,9 @@ struct node_core {
          * whether the last one failed (log_spills()). */
         uint64_t spills_seen, spill_fails_seen;
         bool spill_failing;
+#ifdef BATON_CHAOS_EARLYACK
+        struct earlyack early; /* the negative control's bug */
+#endif
 };
 
 /* The libraft requests a struct node_request holds in its private words. */
