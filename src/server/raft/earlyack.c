@@ -131,6 +131,9 @@ static int append(struct raft_io *io, struct raft_io_append *req,
         if (a == NULL) {
                 return RAFT_NOMEM;
         }
+        if (e->next_index != 0) {
+                e->next_index += n;
+        }
         a->req = req;
         a->cb = cb;
         if (e->unacked_tail != NULL) {
@@ -152,13 +155,19 @@ static int append(struct raft_io *io, struct raft_io_append *req,
         return 0;
 }
 
-/* raft_uv orders a truncate or a snapshot after the appends it has: give
- * it the held ones first. */
+/* libraft 0.22.1 truncates at the first index of every append before it
+ * (legacy.c), which removes nothing: skipped, or no append would ever be
+ * held. A truncate that removes entries, and a snapshot, go to raft_uv
+ * after the held appends, which it orders them behind. */
 static int truncate_log(struct raft_io *io, raft_index index)
 {
         struct earlyack *e = of(io);
 
+        if (e->next_index != 0 && index >= e->next_index) {
+                return 0;
+        }
         flush_held(e);
+        e->next_index = index;
         return e->truncate(io, index);
 }
 

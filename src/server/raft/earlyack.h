@@ -31,6 +31,9 @@ struct earlyack {
         uv_timer_t flush; /* hands the held appends to raft_uv */
         struct earlyack_append *unacked_head, *unacked_tail;
         struct earlyack_append *held_head, *held_tail;
+        /* The index after the last entry appended, once a truncate told
+         * where appends start; 0 before. */
+        raft_index next_index;
 };
 
 /* Wrap `io`, the node's raft_uv I/O (node_core's heard.io: the wrappers
