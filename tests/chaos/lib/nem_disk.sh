@@ -49,10 +49,12 @@ forgetfs_stop() {
         done
 }
 
-# Send forgetfs command $3 to node $2's data dir, logged as ACTION ($1).
+# Send forgetfs command $4 to node $2's data dir, logged as ACTION ($1) of
+# FAULT ($3); its counters after it go to RUN/nemesis.out.
 forgetfs_cmd() {
-        local action=$1 i=$2 fault=$3 cmd=$4
-        nemrun "$action" "$fault" "n$i" "echo '$cmd' >$RUN/nodes/n$i/data/.forgetfs"
+        local action=$1 i=$2 fault=$3 cmd=$4 ctl="$RUN/nodes/n$2/data/.forgetfs"
+        nemrun "$action" "$fault" "n$i" "echo '$cmd' >$ctl"
+        echo "n$i after '$cmd': $(cat "$ctl" 2>/dev/null)" >>"$RUN/nemesis.out"
 }
 
 # Forget the unsynced writes of the nodes $3.. (killed), torn half the
