@@ -372,6 +372,12 @@ static int init_raft(struct node *n, const char *raft_address)
         stallwatch_init(&c->watch, n->loop, cfg, raftfsm_keep(&c->rf),
                         &c->heard.io);
         heard_wrap(&c->heard);
+#ifdef BATON_CHAOS_EARLYACK
+        if (earlyack_wrap(&c->early, n->loop, &c->heard.io) != 0) {
+                rv = RAFT_NOMEM;
+                goto err_after_io;
+        }
+#endif
         c->heard.writing = &c->rf.snaps.writing;
         c->heard.installing = &c->raft.snapshot.installing;
         CRASHIO_WRAP(c);

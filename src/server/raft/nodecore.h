@@ -15,6 +15,9 @@
 #include "plaintcp.h"
 #include "raftfsm.h"
 #include "stallwatch.h"
+#ifdef BATON_CHAOS_EARLYACK
+#include "earlyack.h"
+#endif
 
 struct node_core {
         struct node *node;
@@ -34,6 +37,9 @@ struct node_core {
         bool spill_failing;
 #ifdef BATON_CHAOS_CRASHPOINTS
         struct crashio crash; /* batond-crashpoints only (crashio.h) */
+#endif
+#ifdef BATON_CHAOS_EARLYACK
+        struct earlyack early; /* the negative control's bug */
 #endif
 };
 

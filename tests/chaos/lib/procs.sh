@@ -297,5 +297,6 @@ cleanup_all() {
                 umount "$p" 2>/dev/null || umount -l "$p" 2>/dev/null ||
                         warn "could not unmount $p"
         done
+        forgetfs_stop 2>/dev/null || true
         [ "$SOCK" != "$RUN/register.sock" ] && rm -f "$SOCK"
 }
