@@ -154,9 +154,9 @@ static void sc_diverged(struct ctx *x)
                        "node %u /ready %d, diverged %s (leader %u)", id, st,
                        has ? "said" : "not said", leader);
                 EXPECT(x,
-                       (harness_log_count(&x->h, id,
-                                          "state machine digest MISMATCH") >
-                        0) == expect,
+                       (harness_log_count(
+                            &x->h, id, "state machine digest MISMATCH") > 0) ==
+                           expect,
                        "node %u's log and its mismatch disagree", id);
                 EXPECT(x, value(x, id, "baton_fsm_diverged") == expect,
                        "node %u: baton_fsm_diverged", id);
@@ -191,15 +191,14 @@ static void sc_agree(struct ctx *x)
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
                x->h.errmsg);
         for (id = 1; id <= 3; id++) {
-                double checked =
-                    value(x, id, "baton_fsm_digest_checked_total");
+                double checked = value(x, id, "baton_fsm_digest_checked_total");
                 printf("# node %u compared %.0f digests\n", id, checked);
                 EXPECT(x, checked >= 3, "node %u compared %.0f digests", id,
                        checked);
                 EXPECT(x, value(x, id, "baton_fsm_digest_mismatch_total") == 0,
                        "node %u counted a mismatch", id);
-                EXPECT(x, ready(x, id, "\"status\":\"ready\"", &has) == 200 &&
-                              has,
+                EXPECT(x,
+                       ready(x, id, "\"status\":\"ready\"", &has) == 200 && has,
                        "node %u is not ready", id);
         }
 }

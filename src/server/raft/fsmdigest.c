@@ -174,8 +174,7 @@ static void compare(struct fsmdigest *d, const struct fsmdigest_slot *s,
 
 /* A DIGEST entry at `at`: compare now, when our digest is made, or never
  * (not in the ring). */
-static void check(struct fsmdigest *d, uint64_t at, const void *buf,
-                  size_t len)
+static void check(struct fsmdigest *d, uint64_t at, const void *buf, size_t len)
 {
         struct fsmdigest_slot *s;
         struct command c;
@@ -258,8 +257,7 @@ static void diverge(struct fsmdigest *d, uint64_t index)
 }
 #endif
 
-void fsmdigest_applied(void *data, uint64_t index, const void *buf,
-                       size_t len)
+void fsmdigest_applied(void *data, uint64_t index, const void *buf, size_t len)
 {
         struct fsmdigest *d = data;
 
@@ -279,8 +277,8 @@ bool fsmdigest_to_propose(struct fsmdigest *d, uint64_t *index,
 {
         const struct fsmdigest_slot *s;
 
-        if (d->latest <= d->proposed ||
-            (s = find(d, d->latest)) == NULL || !s->made) {
+        if (d->latest <= d->proposed || (s = find(d, d->latest)) == NULL ||
+            !s->made) {
                 return false;
         }
         d->proposed = d->latest;

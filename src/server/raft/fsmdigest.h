@@ -49,8 +49,8 @@ struct fsmdigest {
         struct snapimage image;
         struct raftfsm *rf; /* borrowed: the state digested */
         struct fsmdigest_slot ring[FSMDIGEST_RING];
-        uint64_t latest;   /* the newest index with a digest made */
-        uint64_t proposed; /* the newest one handed to the leader */
+        uint64_t latest;     /* the newest index with a digest made */
+        uint64_t proposed;   /* the newest one handed to the leader */
         uint64_t n_made;     /* digests made */
         uint64_t n_checked;  /* DIGEST entries compared with our own */
         uint64_t n_mismatch; /* of those, different */
@@ -80,8 +80,7 @@ void fsmdigest_close(struct fsmdigest *d);
 /* After entry `index` (`buf`, `len`) was applied to rf's state: compare a
  * DIGEST entry, start a digest at a multiple of `every`. For
  * raftfsm_set_applied_cb(); `data` is the struct fsmdigest. */
-void fsmdigest_applied(void *data, uint64_t index, const void *buf,
-                       size_t len);
+void fsmdigest_applied(void *data, uint64_t index, const void *buf, size_t len);
 
 /* Take a digest the child finished (never blocks): on the loop, each
  * turn. */
