@@ -257,8 +257,9 @@ int lockfsm_restore_with(struct lockfsm *f, const void *buf, size_t len,
 
 #ifdef BATON_CHAOS_BUG_DIVERGE
 /* batond-diverge only (docs/chaos.md, "Negative controls"): alter the
- * owner of the oldest lock's first grant, in this replica alone. true
- * when a lock was held. */
+ * holder of the oldest held lock's first grant (its owner tag), in this
+ * replica alone: the holder's release is then refused here and nowhere
+ * else, so the difference lasts. true when a lock was held. */
 bool lockfsm_chaos_diverge(struct lockfsm *f);
 #endif
 

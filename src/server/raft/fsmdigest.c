@@ -241,9 +241,11 @@ static void start(struct fsmdigest *d, uint64_t index)
 }
 
 #ifdef BATON_CHAOS_BUG_DIVERGE
-/* batond-diverge: node 2 alters one grant's holder in its own memory
- * once, after entry 100, which no other replica does: the negative
- * control of the digests (docs/chaos.md, "Negative controls"). */
+/* batond-diverge: node 2 alters one grant's holder in its own
+ * memory once, at the first entry from 100 on that finds a lock held,
+ * which no other replica does: the negative control of the digests
+ * (docs/chaos.md, "Negative controls"). After a restart it does so
+ * again. */
 #define DIVERGE_NODE  2
 #define DIVERGE_AFTER 100
 
