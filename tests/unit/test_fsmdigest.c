@@ -187,7 +187,7 @@ static void test_agree_then_differ(void **state)
         assert_int_equal(index, 8);
         assert_int_equal(fsmdigest_compute(&a.r->rf, &now), 0);
         assert_int_equal(now, digest); /* nothing applied since 8 */
-        apply_digest(a.r, 3, 1); /* entry 9: no digest of 3 */
+        apply_digest(a.r, 3, 1);       /* entry 9: no digest of 3 */
         apply_digest(b.r, 3, 1);
         assert_int_equal(b.d.n_checked, 1);
         assert_int_equal(b.d.n_unknown, 1);

@@ -23,7 +23,8 @@ static long count_lines(const char *path, const char *needle, char *first,
         end = buf + len;
         for (at = buf; (at = memmem(at, (size_t)(end - at), needle, n)) != NULL;
              at += n) {
-                const char *bol = at, *eol = memchr(at, '\n', (size_t)(end - at));
+                const char *bol = at,
+                           *eol = memchr(at, '\n', (size_t)(end - at));
                 while (bol > buf && bol[-1] != '\n') {
                         bol--;
                 }
@@ -52,16 +53,15 @@ void check_s16(const struct run *r, struct check_result *res)
                 const char *node = a->nodes[i].name;
                 snprintf(path, sizeof path, "%s/nodes/%s/node.log", r->dir,
                          node);
-                n = count_lines(path, CHECK_DIGEST_MISMATCH, line,
-                                sizeof line);
+                n = count_lines(path, CHECK_DIGEST_MISMATCH, line, sizeof line);
                 logs += n >= 0;
                 if (n > 0) {
                         check_note(&bad, "nodes/%s/node.log: %s", node, line);
                 }
                 snprintf(path, sizeof path, "%s/nodes/%s/apply.log", r->dir,
                          node);
-                n = count_lines(path, "\"event\":\"ENTRY\",\"cause\":\"DIGEST\"",
-                                NULL, 0);
+                n = count_lines(
+                    path, "\"event\":\"ENTRY\",\"cause\":\"DIGEST\"", NULL, 0);
                 digests = n > digests ? n : digests;
         }
         if (bad.count > 0) {
