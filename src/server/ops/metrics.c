@@ -241,6 +241,21 @@ static void digests(struct out *o, const struct fsmdigest *d)
               "1 once this node's state machine digest differed from the "
               "leader's, until it restarts.",
               d->diverged ? 1 : 0);
+        put(o,
+            "# HELP baton_fsm_digest_fork_seconds What the event loop paid "
+            "for fork() at the last digest.\n"
+            "# TYPE baton_fsm_digest_fork_seconds gauge\n"
+            "baton_fsm_digest_fork_seconds %.6f\n"
+            "# HELP baton_fsm_digest_fork_max_seconds The longest of them "
+            "since start.\n# TYPE baton_fsm_digest_fork_max_seconds gauge\n"
+            "baton_fsm_digest_fork_max_seconds %.6f\n"
+            "# HELP baton_fsm_digest_seconds How long the last digest took "
+            "to make, off the loop.\n"
+            "# TYPE baton_fsm_digest_seconds gauge\n"
+            "baton_fsm_digest_seconds %.6f\n",
+            (double)d->image.fork_us_last / 1e6,
+            (double)d->image.fork_us_max / 1e6,
+            (double)d->image.make_us_last / 1e6);
 }
 
 /* What the lock state machine holds, and the memory its records take. */
