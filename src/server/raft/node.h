@@ -310,6 +310,14 @@ const struct snapspill *node_snapspill(const struct node *n);
 struct stallwatch;
 const struct stallwatch *node_stallwatch(const struct node *n);
 
+/* The digests of the state and how their comparisons went (fsmdigest.h;
+ * nodedigest.c). */
+struct fsmdigest;
+const struct fsmdigest *node_digest(const struct node *n);
+/* The newest digest this node made and has not proposed yet: true once
+ * per digest, for the leader to propose as a DIGEST entry. */
+bool node_digest_to_propose(struct node *n, uint64_t *index, uint64_t *digest);
+
 /* Snapshots installed from the leader and restored on the worker. */
 struct raftfsm_restores;
 void node_restores(const struct node *n, struct raftfsm_restores *out);

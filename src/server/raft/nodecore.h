@@ -10,6 +10,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "crashio.h"
+#include "fsmdigest.h"
 #include "heard.h"
 #include "node.h"
 #include "plaintcp.h"
@@ -26,6 +27,7 @@ struct node_core {
         struct heard heard; /* raft_uv's I/O, and what a leader sent */
         struct raft raft;
         struct raftfsm rf;
+        struct fsmdigest digest; /* of rf's state, compared through the log */
         struct raft_barrier barrier; /* the one that makes the node serve */
         struct raft_transfer transfer;
         struct stallwatch watch;  /* full disks, entries left uncommitted */

@@ -96,6 +96,7 @@ node_conf() {
                 echo "data-dir = $d/data"
                 echo "apply-log = $d/apply.log"
                 echo "election-timeout-ms = $ELECTION_MS"
+                echo "digest-interval = ${DIGEST_EVERY:-256}"
                 if [ -n "$SNAP_THRESHOLD" ]; then
                         echo "snapshot-threshold = $SNAP_THRESHOLD"
                         echo "snapshot-trailing = $SNAP_TRAILING"
