@@ -692,3 +692,22 @@ const char *lockfsm_check(const struct lockfsm *f)
         }
         return NULL;
 }
+
+#ifdef BATON_CHAOS_BUG_DIVERGE
+bool lockfsm_chaos_diverge(struct lockfsm *f)
+{
+        struct rqueue *q;
+
+        RQUEUE_FOREACH(q, &f->lists->lock_list)
+        {
+                struct lock *l = RQUEUE_DATA(q, struct lock, link);
+                if (l->n_holders > 0) {
+                        RQUEUE_DATA(rqueue_head(&l->holders), struct hold,
+                                    lock_link)
+                            ->owner ^= 1;
+                        return true;
+                }
+        }
+        return false;
+}
+#endif

@@ -255,4 +255,12 @@ typedef int (*lockfsm_entry_iter)(void *it, uint64_t *index, const void **buf,
 int lockfsm_restore_with(struct lockfsm *f, const void *buf, size_t len,
                          lockfsm_entry_iter next, void *it);
 
+#ifdef BATON_CHAOS_BUG_DIVERGE
+/* batond-diverge only (docs/chaos.md, "Negative controls"): alter the
+ * holder of the oldest held lock's first grant (its owner tag), in this
+ * replica alone: the holder's release is then refused here and nowhere
+ * else, so the difference lasts. true when a lock was held. */
+bool lockfsm_chaos_diverge(struct lockfsm *f);
+#endif
+
 #endif /* FSM_LOCKFSM_H */

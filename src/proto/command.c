@@ -72,6 +72,8 @@ static unsigned fields_of(int type)
                 return F_SESSION | F_SEQ | F_OWNER | F_TOKEN | F_NAME | F_VALUE;
         case COMMAND_ACL:
                 return F_ACL;
+        case COMMAND_DIGEST:
+                return F_TOKEN | F_TARGET;
         default:
                 return 0;
         }
@@ -98,6 +100,7 @@ const char *command_type_name(int type)
             [COMMAND_CLOCK] = "CLOCK",
             [COMMAND_PROCLAIM] = "PROCLAIM",
             [COMMAND_ACL] = "ACL",
+            [COMMAND_DIGEST] = "DIGEST",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -264,6 +267,7 @@ static uint8_t version_of(const struct command *c)
                        c->type == COMMAND_REVOKE_LOCK ||
                        c->type == COMMAND_CLOCK ||
                        c->type == COMMAND_PROCLAIM || c->type == COMMAND_ACL ||
+                       c->type == COMMAND_DIGEST ||
                        ((c->type == COMMAND_EXPIRE ||
                          c->type == COMMAND_OPEN) &&
                         c->delay_ms != 0) ||

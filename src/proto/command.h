@@ -66,6 +66,13 @@
  *            asked), table u16 length and bytes (a seed's whole access
  *            list, src/fsm/acl.h's encoding; empty otherwise) (version 3):
  *            a change of the replicated access list
+ *   DIGEST   token u64 (a digest of the state), target u64 (the index
+ *            of the entry after which it was taken) (version 3): the
+ *            leader's digest of its state machine, which every node
+ *            compares with its own (src/server/raft/fsmdigest.h); the
+ *            lock state machine answers it BATON_EMALFORMED, as a node
+ *            of a release before DIGEST does, so that both take the
+ *            same stamp and change nothing else
  *
  * REVOKE ends a session as EXPIRE does, at an operator's request (the
  * leader fills `by` with the certificate identity of the client that
@@ -86,7 +93,7 @@
  * every node until someone uses what only the new version has. Each
  * command has one encoding: a version 3 command that is not a semaphore
  * ACQUIRE, an OPEN or EXPIRE with a delay, a REVOKE, a REVOKE_LOCK, an
- * UNBLOCK, a MULTI or a CLOCK is malformed, and so is one of those of
+ * UNBLOCK, a MULTI, a CLOCK or a DIGEST is malformed, and so is one of those of
  * another version,
  * and permits and limit are zero in an ACQUIRE of another mode. Only an
  * election's ACQUIRE and a PROCLAIM carry a value.
@@ -144,6 +151,7 @@ enum command_type {
         COMMAND_CLOCK = 16,
         COMMAND_PROCLAIM = 17,
         COMMAND_ACL = 18,
+        COMMAND_DIGEST = 19,
 };
 
 /* ACL modes (src/fsm/acl.h). */

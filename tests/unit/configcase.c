@@ -47,6 +47,7 @@ const char *const configcase_keys[] = {
     "metrics-address",
     "metrics-tls",
     "metrics-max-connections",
+    "digest-interval",
     "ready-max-lag",
     "apply-log",
     "tls",

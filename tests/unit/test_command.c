@@ -577,7 +577,7 @@ static void encode_rejects_invalid(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   19, 20,      255,
+        static const int unknown[] = {0,   20, 21,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -601,6 +601,7 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_CLOCK), "CLOCK");
         assert_string_equal(command_type_name(COMMAND_PROCLAIM), "PROCLAIM");
         assert_string_equal(command_type_name(COMMAND_ACL), "ACL");
+        assert_string_equal(command_type_name(COMMAND_DIGEST), "DIGEST");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }

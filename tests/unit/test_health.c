@@ -97,6 +97,32 @@ static void ready_when_caught_up(void **state)
         assert_non_null(strstr(body, "\"lag\":11,\"max_lag\":10}"));
 }
 
+/* A replica whose state digest differed from the leader's is not ready,
+ * before every other reason but raft not running, and says which digests;
+ * it is alive (GET /health). */
+static void diverged_not_ready(void **state)
+{
+        struct health_facts f = follower();
+        char body[1024];
+        int status;
+
+        (void)state;
+        f.diverged = true;
+        f.diverged_index = 4096;
+        f.diverged_own = 0x1111222233334444ULL;
+        f.diverged_leader = 0xaaaabbbbccccddddULL;
+        f.disk_errno = ENOSPC;
+        assert_int_equal(ready_check(&f), HEALTH_DIVERGED);
+        assert_int_equal(health_check(&f), HEALTH_OK);
+        render(&f, true, body, sizeof body, &status);
+        assert_int_equal(status, 503);
+        assert_non_null(strstr(body, "\"reason\":\"diverged\""));
+        assert_non_null(strstr(body, "digest at index 4096 is "
+                                     "1111222233334444, the leader's "
+                                     "aaaabbbbccccdddd"));
+        assert_string_equal(health_reason_name(HEALTH_DIVERGED), "diverged");
+}
+
 /* The node's own commit index counts when nothing was heard (a leader). */
 static void lag_from_own_commit(void **state)
 {
@@ -487,6 +513,7 @@ int main(void)
             cmocka_unit_test(health_ok_and_raft_not_running),
             cmocka_unit_test(ready_when_caught_up),
             cmocka_unit_test(lag_from_own_commit),
+            cmocka_unit_test(diverged_not_ready),
             cmocka_unit_test(not_ready_without_leader),
             cmocka_unit_test(leader_ready_once_serving),
             cmocka_unit_test(reason_names),

@@ -27,7 +27,6 @@ struct fix {
         bool voters[8];  /* by id */
         bool members[8]; /* by id: in the configuration in any role */
         bool leading;
-        bool unconfigured; /* raft has no configuration yet */
         unsigned drops[8]; /* by id: connections dropped */
 };
 
@@ -63,11 +62,6 @@ static bool is_leading(void *data)
         return ((struct fix *)data)->leading;
 }
 
-static bool is_configured(void *data)
-{
-        return !((struct fix *)data)->unconfigured;
-}
-
 /* Node 3 of `n` members, all voters, in cluster `cluster` (0: unknown). */
 static void setup(struct fix *f, unsigned n, uint64_t cluster)
 {
@@ -92,7 +86,6 @@ static void setup(struct fix *f, unsigned n, uint64_t cluster)
         f->pc.voter = is_voter;
         f->pc.member = is_member;
         f->pc.leading = is_leading;
-        f->pc.configured = is_configured;
         f->pc.voter_data = f;
 }
 
@@ -316,23 +309,21 @@ static void told_it_was_removed_gives_up(void **state)
         assert_false(f.pc.removed);
 }
 
-/* A node started empty with join = true learns its cluster from the
- * first peer that accepts it and presents it from then on; the leader,
- * which has not added it yet, answers that it is not a member. With no
- * configuration yet, it keeps waiting for its member add; once it has
- * one, the same answer means it was removed. */
-static void waiting_to_be_added_not_removed(void **state)
+/* Told it was removed before it was ever in a configuration (an empty
+ * directory that learned the cluster's id from a peer before its `member
+ * add`): it waits to be added, and gives up only once it has been in one. */
+static void not_added_yet_waits(void **state)
 {
         struct fix f;
 
         (void)state;
         setup(&f, 3, OURS);
-        f.unconfigured = true;
+        f.members[f.pc.self] = false;
         assert_false(verdict(&f, 1, RAFTHELLO_REMOVED, OURS, 0x11, 0, 1));
         assert_false(verdict(&f, 1, RAFTHELLO_REMOVED, OURS, 0x11, 0, 2));
         assert_int_equal(f.gave_up, 0);
         assert_false(f.pc.removed);
-        f.unconfigured = false; /* added, then removed */
+        f.members[f.pc.self] = true;
         assert_false(verdict(&f, 1, RAFTHELLO_REMOVED, OURS, 0x11, 0, 3));
         assert_int_equal(f.gave_up, 1);
         assert_true(f.pc.removed);
@@ -380,7 +371,7 @@ int main(void)
             cmocka_unit_test(removed_member_told),
             cmocka_unit_test(wiped_voter_not_removed),
             cmocka_unit_test(told_it_was_removed_gives_up),
-            cmocka_unit_test(waiting_to_be_added_not_removed),
+            cmocka_unit_test(not_added_yet_waits),
             cmocka_unit_test(voter_again_heard_again),
         };
 

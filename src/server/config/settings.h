@@ -104,6 +104,7 @@ struct config {
         bool metrics_tls;                         /* default false */
         uint32_t metrics_max_connections;         /* default 16 */
         uint32_t ready_max_lag;     /* default 1000 entries (GET /ready) */
+        uint32_t digest_interval;   /* default 16384 entries; 0 = off */
         char apply_log[PATH_MAX];   /* "" = off; JSON line per fsm event */
         enum log_level log_level;   /* error|warn|info|debug, default
                                               info */

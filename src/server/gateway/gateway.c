@@ -98,12 +98,14 @@ static struct pending *take_unsent(struct gateway *g, struct batch *b)
         return p;
 }
 
-/* MEMBER and ACL entries go alone: the raft glue gives them to the member
- * directory and to the access list (an ACL entry also passes the lock
- * state machine, which takes its stamp and answers its RESULT). */
+/* MEMBER, ACL and DIGEST entries go alone: the raft glue gives them to
+ * the member directory, to the access list and to the state digests (an
+ * ACL or DIGEST entry also passes the lock state machine, which takes its
+ * stamp and answers its RESULT). */
 static bool alone(uint8_t type)
 {
-        return type == COMMAND_MEMBER || type == COMMAND_ACL;
+        return type == COMMAND_MEMBER || type == COMMAND_ACL ||
+               type == COMMAND_DIGEST;
 }
 
 /* Propose the MEMBER or ACL command at the head of the unsent queue (the
@@ -114,7 +116,9 @@ static bool propose_member(struct gateway *g)
             QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
         struct batch *b = batch_new(g);
         void *buf = node_entry_alloc(p->len);
-        bool acl = p->cmd.type == COMMAND_ACL;
+        /* An ACL or DIGEST entry has a RESULT; a MEMBER entry none. */
+        bool result =
+            p->cmd.type == COMMAND_ACL || p->cmd.type == COMMAND_DIGEST;
 
         if (b == NULL || buf == NULL) {
                 free(b);
@@ -126,9 +130,9 @@ static bool propose_member(struct gateway *g)
         if (!apply_entry(g, b, buf, p->len)) {
                 return false;
         }
-        /* An ACL entry's RESULT is counted as applied on every node (a
-         * MEMBER entry has none): count it as proposed too. */
-        if (acl) {
+        /* Its RESULT is counted as applied on every node: count it as
+         * proposed too. */
+        if (result) {
                 g->stats.batches++;
                 g->stats.proposed++;
         }
@@ -245,6 +249,18 @@ static bool propose_batch(struct gateway *g, bool nudge)
         return true;
 }
 
+/* Propose the newest digest this leader made of its state, for every
+ * node to compare with its own (src/server/raft/fsmdigest.h). Nothing
+ * when out of memory: the next digest tries. */
+static void propose_digest(struct gateway *g)
+{
+        struct command c = {.type = COMMAND_DIGEST};
+
+        if (node_digest_to_propose(g->node, &c.target, &c.token)) {
+                pending_queue_own(g, &c);
+        }
+}
+
 void gateway_flush(struct gateway *g)
 {
         bool nudge;
@@ -256,6 +272,7 @@ void gateway_flush(struct gateway *g)
          * next entry; when none is on its way, propose an empty one. */
         nudge = g->inflight == 0 && lockfsm_deferred(node_lockfsm(g->node)) > 0;
         access_tick(g);
+        propose_digest(g);
         /* Bound what is proposed but not applied: libraft has no limit of
          * its own. The rest waits for the next iteration. */
         while ((!queue_empty(&g->unsent) || nudge) &&

@@ -16,6 +16,8 @@ const char *health_reason_name(enum health_reason r)
                 return "ok";
         case HEALTH_RAFT_NOT_RUNNING:
                 return "raft-not-running";
+        case HEALTH_DIVERGED:
+                return "diverged";
         case HEALTH_DISK_FULL:
                 return "disk-full";
         case HEALTH_DISK_ERROR:
@@ -50,6 +52,12 @@ enum health_reason ready_check(const struct health_facts *f)
 {
         if (f->role == BATON_ROLE_UNAVAILABLE) {
                 return HEALTH_RAFT_NOT_RUNNING;
+        }
+        /* Its state is not the leader's: its answers cannot be trusted,
+         * and only a wipe and a rejoin mend it (docs/operations.md,
+         * "Diverged replicas"). */
+        if (f->diverged) {
+                return HEALTH_DIVERGED;
         }
         /* A node that cannot write its log stores nothing it is sent and,
          * leading, nothing it appends; it catches up by itself once it
@@ -88,6 +96,14 @@ static int explain(char *buf, size_t cap, enum health_reason r,
                 return snprintf(buf, cap,
                                 "raft is not running on this node "
                                 "(starting or stopping)");
+        case HEALTH_DIVERGED:
+                return snprintf(
+                    buf, cap,
+                    "this node's state machine digest at index "
+                    "%" PRIu64 " is %016" PRIx64 ", the leader's %016" PRIx64
+                    ": its state diverged; wipe its data "
+                    "directory and let it rejoin",
+                    f->diverged_index, f->diverged_own, f->diverged_leader);
         case HEALTH_DISK_FULL:
         case HEALTH_DISK_ERROR:
                 return snprintf(buf, cap,

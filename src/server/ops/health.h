@@ -30,6 +30,13 @@ struct health_facts {
          * and the longest that is normal (election-timeout-ms). */
         uint64_t uncommitted_ms;
         uint32_t commit_bound_ms;
+        /* This node's state machine digest at `diverged_index` differed
+         * from the one the leader proposed (fsmdigest.h): its own, the
+         * leader's. */
+        bool diverged;
+        uint64_t diverged_index;
+        uint64_t diverged_own;
+        uint64_t diverged_leader;
 };
 
 /* Why a node is not healthy or not ready: the "reason" of a 503 body.
@@ -37,6 +44,7 @@ struct health_facts {
 enum health_reason {
         HEALTH_OK = 0,
         HEALTH_RAFT_NOT_RUNNING, /* "raft-not-running" */
+        HEALTH_DIVERGED,         /* "diverged" */
         HEALTH_DISK_FULL,        /* "disk-full" */
         HEALTH_DISK_ERROR,       /* "disk-error" */
         HEALTH_NO_LEADER,        /* "no-leader" */

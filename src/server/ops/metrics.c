@@ -12,6 +12,7 @@
 #include "../base/log.h"
 #include "../config/roles.h"
 #include "../gateway/access.h"
+#include "../raft/fsmdigest.h"
 #include "../raft/raftfsm.h"
 #include "../raft/stallwatch.h"
 #include "../snap/snapimage.h"
@@ -217,6 +218,46 @@ static void snapshots(struct out *o, struct node *n)
               node_snapshot_index(n));
 }
 
+/* The state digests compared through the log (fsmdigest.h). */
+static void digests(struct out *o, const struct fsmdigest *d)
+{
+        counter(o, "baton_fsm_digests_total",
+                "Digests of the state machine this node made, one every "
+                "digest-interval entries, in a forked child.",
+                d->n_made);
+        counter(o, "baton_fsm_digest_checked_total",
+                "DIGEST entries whose digest this node compared with its "
+                "own of the same index.",
+                d->n_checked);
+        counter(o, "baton_fsm_digest_mismatch_total",
+                "Of those, digests that differed: this node's state is not "
+                "the leader's (GET /ready: diverged).",
+                d->n_mismatch);
+        counter(o, "baton_fsm_digest_unknown_total",
+                "DIGEST entries of an index this node has no digest of "
+                "(installed a snapshot past it, or missed it): skipped.",
+                d->n_unknown + d->n_missed);
+        gauge(o, "baton_fsm_diverged",
+              "1 once this node's state machine digest differed from the "
+              "leader's, until it restarts.",
+              d->diverged ? 1 : 0);
+        put(o,
+            "# HELP baton_fsm_digest_fork_seconds What the event loop paid "
+            "for fork() at the last digest.\n"
+            "# TYPE baton_fsm_digest_fork_seconds gauge\n"
+            "baton_fsm_digest_fork_seconds %.6f\n"
+            "# HELP baton_fsm_digest_fork_max_seconds The longest of them "
+            "since start.\n# TYPE baton_fsm_digest_fork_max_seconds gauge\n"
+            "baton_fsm_digest_fork_max_seconds %.6f\n"
+            "# HELP baton_fsm_digest_seconds How long the last digest took "
+            "to make, off the loop.\n"
+            "# TYPE baton_fsm_digest_seconds gauge\n"
+            "baton_fsm_digest_seconds %.6f\n",
+            (double)d->image.fork_us_last / 1e6,
+            (double)d->image.fork_us_max / 1e6,
+            (double)d->image.make_us_last / 1e6);
+}
+
 /* What the lock state machine holds, and the memory its records take. */
 static void state_gauges(struct out *o, const struct lockfsm_stats *fs)
 {
@@ -392,6 +433,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
                 "Requests answered 'outcome unknown' after losing leadership.",
                 st->unknown);
         snapshots(&o, m->node);
+        digests(&o, node_digest(m->node));
         disk(&o, node_stallwatch(m->node));
         gauge(&o, "baton_raft_term", "Current raft term.", ns.term);
         gauge(&o, "baton_raft_commit_index", "Raft commit index.",
@@ -408,6 +450,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
 void metrics_health_facts(const struct metrics *m, struct health_facts *f)
 {
         const struct stallwatch *w = node_stallwatch(m->node);
+        const struct fsmdigest *d = node_digest(m->node);
         struct proto_status ns;
 
         node_status(m->node, &ns);
@@ -424,6 +467,10 @@ void metrics_health_facts(const struct metrics *m, struct health_facts *f)
         f->disk_failing_ms = stallwatch_disk_failing_ms(w);
         f->uncommitted_ms = stallwatch_uncommitted_ms(w);
         f->commit_bound_ms = m->node->cfg->election_timeout_ms;
+        f->diverged = d->diverged;
+        f->diverged_index = d->diverged_index;
+        f->diverged_own = d->diverged_own;
+        f->diverged_leader = d->diverged_leader;
 }
 
 /* The role of a scraper's certificate identity, the one lookup of the

@@ -195,6 +195,7 @@ static void on_monitor(uv_prepare_t *h)
                 log_dropped_installs(n);
         }
         raftfsm_spill(&c->rf);
+        fsmdigest_poll(&c->digest);
         log_spills(n);
         stallwatch_tick(&c->watch, leader, raft_commit_index(&c->raft),
                         raft_last_index(&c->raft));
@@ -372,6 +373,12 @@ static int init_raft(struct node *n, const char *raft_address)
         stallwatch_init(&c->watch, n->loop, cfg, raftfsm_keep(&c->rf),
                         &c->heard.io);
         heard_wrap(&c->heard);
+#ifdef BATON_CHAOS_EARLYACK
+        if (earlyack_wrap(&c->early, n->loop, &c->heard.io) != 0) {
+                rv = RAFT_NOMEM;
+                goto err_after_io;
+        }
+#endif
         c->heard.writing = &c->rf.snaps.writing;
         c->heard.installing = &c->raft.snapshot.installing;
         CRASHIO_WRAP(c);
@@ -439,6 +446,10 @@ static int init_fsm(struct node *n, struct node_core *c)
                 return rv;
         }
         raftfsm_set_compression(&c->rf, cfg->snapshot_compression);
+        /* Digests of the state, in a forked child too (fsmdigest.h). */
+        fsmdigest_init(&c->digest, &c->rf, SNAPIMAGE_FORK,
+                       cfg->digest_interval);
+        raftfsm_set_applied_cb(&c->rf, fsmdigest_applied, &c->digest);
         /* Snapshots are encoded in a forked child, never on the loop, into
          * a file of the data directory rather than memory. */
         rv = raftfsm_set_snapshots(&c->rf, SNAPIMAGE_FORK,
@@ -545,6 +556,7 @@ static void on_raft_closed(struct raft *r)
 
         raft_uv_close(&c->heard.io);
         free_transport(n);
+        fsmdigest_close(&c->digest);
         raftfsm_close(&c->rf);
         free(c);
         n->core = NULL;

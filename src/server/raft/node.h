@@ -125,9 +125,10 @@ struct node {
          * (node_probe()'s probes, until freed): node_close() ends each. */
         struct queue closers;
         /* Whether a committed configuration had this node, and the
-         * appended one without it, since when (nodedir_tell_voters()). */
+         * appended one without it, since when, and the last index then
+         * (nodedir_tell_voters()). */
         bool was_member;
-        uint64_t removed_at, removed_since;
+        uint64_t removed_at, removed_since, removed_last;
         char errmsg[640];
 };
 
@@ -308,6 +309,14 @@ const struct snapspill *node_snapspill(const struct node *n);
  * entries (stallwatch.h). */
 struct stallwatch;
 const struct stallwatch *node_stallwatch(const struct node *n);
+
+/* The digests of the state and how their comparisons went (fsmdigest.h;
+ * nodedigest.c). */
+struct fsmdigest;
+const struct fsmdigest *node_digest(const struct node *n);
+/* The newest digest this node made and has not proposed yet: true once
+ * per digest, for the leader to propose as a DIGEST entry. */
+bool node_digest_to_propose(struct node *n, uint64_t *index, uint64_t *digest);
 
 /* Snapshots installed from the leader and restored on the worker. */
 struct raftfsm_restores;

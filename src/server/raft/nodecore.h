@@ -10,11 +10,15 @@
 
 #include "../../../include/baton/errors.h"
 #include "crashio.h"
+#include "fsmdigest.h"
 #include "heard.h"
 #include "node.h"
 #include "plaintcp.h"
 #include "raftfsm.h"
 #include "stallwatch.h"
+#ifdef BATON_CHAOS_EARLYACK
+#include "earlyack.h"
+#endif
 
 struct node_core {
         struct node *node;
@@ -23,6 +27,7 @@ struct node_core {
         struct heard heard; /* raft_uv's I/O, and what a leader sent */
         struct raft raft;
         struct raftfsm rf;
+        struct fsmdigest digest; /* of rf's state, compared through the log */
         struct raft_barrier barrier; /* the one that makes the node serve */
         struct raft_transfer transfer;
         struct stallwatch watch;  /* full disks, entries left uncommitted */
@@ -34,6 +39,9 @@ struct node_core {
         bool spill_failing;
 #ifdef BATON_CHAOS_CRASHPOINTS
         struct crashio crash; /* batond-crashpoints only (crashio.h) */
+#endif
+#ifdef BATON_CHAOS_EARLYACK
+        struct earlyack early; /* the negative control's bug */
 #endif
 };
 

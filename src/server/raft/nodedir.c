@@ -49,13 +49,6 @@ static bool is_member(void *data, uint64_t id)
         return n->core != NULL && has(&n->core->raft.configuration, id);
 }
 
-static bool is_configured(void *data)
-{
-        struct node *n = data;
-
-        return n->core != NULL && n->core->raft.configuration.n > 0;
-}
-
 static bool is_leading(void *data)
 {
         struct node *n = data;
@@ -70,25 +63,23 @@ void nodedir_attach(struct node *n, struct peercheck *check)
                 check->voter = is_voter;
                 check->member = is_member;
                 check->leading = is_leading;
-                check->configured = is_configured;
                 check->voter_data = n;
         }
 }
 
 /*
- * A configuration without this node, after a committed one with it: it
- * was removed (member remove), and says so and stops (peercheck.h), once
- * that configuration has stood for REMOVED_WAIT election timeouts. The
+ * A configuration without this node, after a committed one with it, and
+ * no entry received for REMOVED_WAIT election timeouts since: it was
+ * removed (member remove), and says so and stops (peercheck.h). The
  * leader stops sending to a node it removes as soon as it appends that
  * configuration, so a removed follower often never learns it was
- * committed: one appended without it says so too (had it been rolled
- * back, a leader of the configuration with this node would have replaced
- * it meanwhile). A committed one waits as well: a node joining replays
- * the configurations from before it was added, and when its id was a
- * member before (removed, then added again with an empty directory), those
- * hold a committed one with it and then its removal, which the entries
- * that add it again follow within milliseconds. A removed node also hears
- * it at once from the leader, which refuses its connections.
+ * committed, and hears nothing more (had it been rolled back, a leader of
+ * the configuration with this node would have replaced it meanwhile). A
+ * node joining replays the configurations from before it was added: none
+ * had it, unless it is a member removed and added back under its id (a
+ * wiped directory, docs/operations.md), which replays its old membership
+ * and its removal, a committed one, while entries keep coming: hence the
+ * wait for the entries to stop, and not for a commit.
  */
 #define REMOVED_WAIT 5
 
@@ -111,8 +102,9 @@ static void tell_removed(struct node *n)
         if (!n->was_member) {
                 return;
         }
-        if (n->removed_at != at) {
+        if (n->removed_at != at || n->removed_last != raft_last_index(&n->core->raft)) {
                 n->removed_at = at;
+                n->removed_last = raft_last_index(&n->core->raft);
                 n->removed_since = now;
         }
         if (now - n->removed_since >=

@@ -236,18 +236,19 @@ static void refused_by(struct peercheck *pc, struct peercheck_peer *p,
                 if (pc->gave_up) {
                         return;
                 }
-                /* A node waiting to be added presents the cluster once a
-                 * peer has told it which, and the leader, which has not
-                 * added it yet, answers that it is not a member: not yet,
-                 * and it waits for its member add. */
-                if (pc->configured != NULL && !pc->configured(pc->voter_data)) {
-                        if (p != NULL && p->theirs != v->code) {
-                                p->theirs = v->code;
+                /* Never in a configuration: a node with an empty directory
+                 * that learned the cluster's id from a peer before its
+                 * `member add`, as a member removed and added back with a
+                 * wiped directory does. It waits to be added. */
+                if (pc->member != NULL &&
+                    !pc->member(pc->voter_data, pc->self)) {
+                        if (!pc->waiting_add) {
                                 log_info("node %" PRIu64 " (leader) has not "
                                          "added this node yet: waiting for "
-                                         "batonctl member add",
+                                         "member add",
                                          id);
                         }
+                        pc->waiting_add = true;
                         return;
                 }
                 log_info("node %" PRIu64 " (leader) refuses this node's raft "

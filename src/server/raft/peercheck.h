@@ -89,10 +89,6 @@ struct peercheck {
          * node is told it was removed). */
         bool (*member)(void *data, uint64_t id);
         bool (*leading)(void *data);
-        /* Whether raft has a configuration yet (with voter_data; NULL: it
-         * has). A node started empty with join = true has none until the
-         * leader that adds it sends one. */
-        bool (*configured)(void *data);
         /* The transport's: close every connection with node `id` (NULL:
          * none), so that a removed node dials again and hears why. */
         void (*drop)(void *data, uint64_t id);
@@ -107,6 +103,7 @@ struct peercheck {
         bool accepted; /* a peer of this node's cluster accepted it */
         bool gave_up;
         bool removed; /* gave up: this node is no longer a member */
+        bool waiting_add; /* told REMOVED before it was ever added: said */
         unsigned n_peers;
         struct peercheck_peer {
                 uint64_t id;

@@ -82,6 +82,9 @@ static void after_apply(struct raftfsm *rf, uint64_t index, const void *buf,
 {
         rf->state_index = index;
         snapsource_applied(&rf->snaps, index, buf, len);
+        if (rf->applied_cb != NULL) {
+                rf->applied_cb(rf->applied_data, index, buf, len);
+        }
 }
 
 static bool restoring(const struct raftfsm *rf);

@@ -76,6 +76,10 @@ struct raftfsm {
         bool compress; /* pack snapshots (snapzip.h) */
         void (*entry_cb)(void *data, uint64_t index, uint8_t kind);
         void *entry_data;
+        /* raftfsm_set_applied_cb() */
+        void (*applied_cb)(void *data, uint64_t index, const void *buf,
+                           size_t len);
+        void *applied_data;
         uint64_t n_nomem; /* applies refused for lack of memory */
         /* Snapshots: an image made off the loop plus the entries applied
          * since, at this node's own indexes (snapsource.h). */
@@ -257,6 +261,19 @@ void raftfsm_restores(const struct raftfsm *rf, struct raftfsm_restores *out);
 void raftfsm_set_entry_cb(struct raftfsm *rf,
                           void (*cb)(void *data, uint64_t index, uint8_t kind),
                           void *data);
+
+/* Call `cb` after every entry applied to the state (MEMBER entries too,
+ * not one stopped by RAFT_NOMEM, nor those a restore replays), with its
+ * index and bytes: the state digests' hook (fsmdigest.h). */
+static inline void raftfsm_set_applied_cb(struct raftfsm *rf,
+                                          void (*cb)(void *data, uint64_t index,
+                                                     const void *buf,
+                                                     size_t len),
+                                          void *data)
+{
+        rf->applied_cb = cb;
+        rf->applied_data = data;
+}
 
 /**
  * The term of the entry being applied (call it from an event callback) or

@@ -238,6 +238,23 @@ static void on_sampled(uv_work_t *req, int status)
         }
 }
 
+/* Entries could not be written into a log segment (an I/O error, a short
+ * write, a failed sync of RWF_DSYNC): stop at once. They were never
+ * acknowledged, and must never be on the strength of a retry: after a
+ * failed sync the kernel may have dropped the data while a later sync
+ * succeeds (fsyncgate), and libraft 0.22.1's retry arms the wrong timer
+ * and runs on the wrong object, which killed batond with SIGSEGV a retry
+ * period later (docs/raft.md). A restart loads what the disk stored. */
+static void entries_failed(const struct stallwatch *w, const char *what)
+{
+        log_error("raft could not write entries into a log segment in %s "
+                  "(raft says: %s); stopping, so that this node acknowledges "
+                  "nothing it did not store: restart batond once the disk "
+                  "works, and it goes on from what it stored",
+                  w->dir, what);
+        exit(1);
+}
+
 /* A trace line about a write, on the loop's thread. */
 static void on_line(struct stallwatch *w, const char *message)
 {
@@ -248,6 +265,9 @@ static void on_line(struct stallwatch *w, const char *message)
         uint64_t now = uv_now(w->loop);
 
         line = diskfull_classify(message, &kind, what, sizeof what);
+        if (line == DISKFULL_LINE_FAILED && kind == DISKFULL_ENTRIES) {
+                entries_failed(w, what);
+        }
         if (line == DISKFULL_LINE_FAILED) {
                 ch = diskfull_failed(&w->disk, kind, what, now);
         } else if (line == DISKFULL_LINE_WORKED) {

@@ -519,6 +519,7 @@ heal_all() {
         done
         nemrun start heal-all all "${c:-true}"
         heal_clock 2>/dev/null || true
+        heal_disk 2>/dev/null || true
         for i in $(all_nodes); do
                 if ! alive "node$i"; then
                         dead+=("$i")

@@ -96,6 +96,7 @@ node_conf() {
                 echo "data-dir = $d/data"
                 echo "apply-log = $d/apply.log"
                 echo "election-timeout-ms = $ELECTION_MS"
+                echo "digest-interval = ${DIGEST_EVERY:-256}"
                 if [ -n "$SNAP_THRESHOLD" ]; then
                         echo "snapshot-threshold = $SNAP_THRESHOLD"
                         echo "snapshot-trailing = $SNAP_TRAILING"
@@ -297,5 +298,6 @@ cleanup_all() {
                 umount "$p" 2>/dev/null || umount -l "$p" 2>/dev/null ||
                         warn "could not unmount $p"
         done
+        forgetfs_stop 2>/dev/null || true
         [ "$SOCK" != "$RUN/register.sock" ] && rm -f "$SOCK"
 }

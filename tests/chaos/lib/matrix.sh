@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# scripts/chaos: a matrix's runs (--smoke, --all): each run in a child
+# scripts/chaos of its own, one line per run, the count at the end.
+
+M_PASSED=0
+M_FAILED=0
+M_SKIPPED=0
+M_FAILURES=()
+
+# One run of a matrix in $MATRIX_DIR/LABEL, its console output kept in
+# RUN/console; one line here.
+matrix_run() {
+        local label=$1 dir con st t0 t1 summary
+        shift
+        dir="$MATRIX_DIR/$label"
+        con="$MATRIX_DIR/$label.console"
+        t0=$(date +%s)
+        run_forwarding_signals "$self" --matrix-child --run-dir "$dir" "${MATRIX_EXTRA[@]}" "$@" >"$con" 2>&1
+        st=$?
+        if [ "$st" -eq 130 ]; then
+                echo "interrupted in $label ($dir)"
+                exit 130
+        fi
+        t1=$(date +%s)
+        if [ -d "$dir" ]; then
+                mv "$con" "$dir/console"
+                con="$dir/console"
+        fi
+        summary=$(tail -n 1 "$dir/summary" 2>/dev/null || true)
+        case "$st" in
+        0)
+                M_PASSED=$((M_PASSED + 1))
+                printf 'PASS %-32s %4ss  %s  (%s)\n' "$label" $((t1 - t0)) "$dir" "${summary:-no summary}"
+                ;;
+        77)
+                M_SKIPPED=$((M_SKIPPED + 1))
+                printf 'SKIP %-32s %s\n' "$label" "$(grep -m1 SKIP "$con" | sed 's/^chaos: SKIP //')"
+                ;;
+        *)
+                M_FAILED=$((M_FAILED + 1))
+                M_FAILURES+=("$label: $dir")
+                printf 'FAIL %-32s %4ss  %s  (exit %s; %s)\n' "$label" $((t1 - t0)) "$dir" "$st" "${summary:-no summary}"
+                ;;
+        esac
+}
+
+matrix_end() {
+        if [ ${#M_FAILURES[@]} -gt 0 ]; then
+                echo "failed runs:"
+                printf '  %s\n' "${M_FAILURES[@]}"
+        fi
+        if [ "$M_SKIPPED" -gt 0 ]; then
+                echo "$M_PASSED passed, $M_FAILED failed, $M_SKIPPED skipped"
+        else
+                echo "$M_PASSED passed, $M_FAILED failed"
+        fi
+        [ "$M_FAILED" -eq 0 ]
+}

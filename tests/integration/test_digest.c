@@ -1,0 +1,227 @@
+/* The state digests (src/server/raft/fsmdigest.h) on real batond processes
+ * on 127.0.0.1, printing TAP: with batond-diverge, whose node 2 alters one
+ * grant in its own memory, the replicas whose state is not the leader's
+ * say so (the log line, baton_fsm_digest_mismatch_total, GET /ready 503
+ * "diverged"); with batond, every node compares digests and stays ready.
+ * Environment as test_integration (BATOND, BATON_TEST_BASE_PORT,
+ * BATON_TEST_TMPDIR, BATON_TEST_WATCHDOG), and BATOND_DIVERGE: the
+ * deliberately broken server (default: tests/chaos/batond-diverge of
+ * this build). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "scenario.h"
+
+#define WATCHDOG_S 240
+#define DRIVE_MS   60000 /* for the digests to be compared */
+#define ROUNDS_MIN 120   /* grants and releases: past entry 100 and more */
+
+/* Small, so that a few hundred entries make many digests. */
+static const char *const every_20[] = {"--digest-interval", "20"};
+
+static const char *diverge_path(const struct ctx *x, char *buf, size_t cap)
+{
+        const char *env = getenv("BATOND_DIVERGE");
+        const char *slash = strrchr(x->run->argv0, '/');
+
+        if (env != NULL && env[0] != '\0') {
+                return env;
+        }
+        /* tests/integration/test_digest -> ../chaos/batond-diverge */
+        snprintf(buf, cap, "%.*s/../chaos/batond-diverge",
+                 slash != NULL ? (int)(slash - x->run->argv0) : 1,
+                 slash != NULL ? x->run->argv0 : ".");
+        return buf;
+}
+
+/* Node `id`'s /ready: its status code, and whether its body has `word`. */
+static int ready(struct ctx *x, unsigned id, const char *word, bool *has)
+{
+        char body[2048];
+        int status = 0;
+
+        *has = false;
+        if (harness_http_get(&x->h, id, "/ready", &status, body, sizeof body,
+                             OP_MS) < 0) {
+                return -1;
+        }
+        *has = strstr(body, word) != NULL;
+        return status;
+}
+
+static double value(struct ctx *x, unsigned id, const char *series)
+{
+        double v = -1;
+
+        return metric(x, id, series, &v, __LINE__) ? v : -1;
+}
+
+/* The nodes of the cluster with at least one mismatch counted. */
+static unsigned mismatched(struct ctx *x, bool which[4])
+{
+        unsigned id, n = 0;
+
+        for (id = 1; id <= 3; id++) {
+                which[id] =
+                    value(x, id, "baton_fsm_digest_mismatch_total") >= 1;
+                n += which[id];
+        }
+        return n;
+}
+
+/* Start 3 nodes of `batond`, then restart each with digests every 20
+ * entries; hold one lock, then grant and release another until `done`
+ * says so (or DRIVE_MS passed and ROUNDS_MIN were made). */
+static bool drive(struct ctx *x, const char *batond,
+                  bool (*done)(struct ctx *x, unsigned rounds))
+{
+        char held[64], name[64];
+        struct tclient c;
+        uint64_t token, t;
+        unsigned rounds = 0;
+        int64_t deadline;
+
+        if (harness_start(&x->h, 3, batond, x->run->argv0, 0) != 0) {
+                fail_at(x, __LINE__, "start %s: %s", batond, x->h.errmsg);
+                return false;
+        }
+        x->h.keep = x->run->keep;
+        if (!restart_all(x, every_20, 2, __LINE__)) {
+                return false;
+        }
+        lock_name(x, held, sizeof held, "held");
+        lock_name(x, name, sizeof name, "busy");
+        if (!client_open(x, &c, TTL_MS, __LINE__)) {
+                return false;
+        }
+        token = granted(x, &c, held, 1000, __LINE__);
+        deadline = tclient_now_ms() + DRIVE_MS;
+        while (x->ok && token != 0 && tclient_now_ms() < deadline &&
+               !(rounds >= ROUNDS_MIN && done(x, rounds))) {
+                t = granted(x, &c, name, 1000, __LINE__);
+                if (t == 0 || !released(x, &c, name, t, __LINE__)) {
+                        break;
+                }
+                rounds++;
+                if (rounds % 20 == 0 && !kept_alive(x, &c, __LINE__)) {
+                        break;
+                }
+        }
+        printf("# %u rounds of grant and release\n", rounds);
+        tclient_close(&c);
+        return x->ok && token != 0;
+}
+
+static bool some_mismatch(struct ctx *x, unsigned rounds)
+{
+        bool which[4];
+
+        return rounds % 10 == 0 && mismatched(x, which) > 0;
+}
+
+/*
+ * batond-diverge's node 2 alters a grant of the held lock after entry 100.
+ * The leader proposes its digests: if node 2 follows, it alone differs
+ * from the leader; if it leads, the two others do. Those say so once each
+ * in their log, count it, and answer /ready 503 "diverged"; the others
+ * stay ready.
+ */
+static void sc_diverged(struct ctx *x)
+{
+        char path[512];
+        bool which[4], has;
+        unsigned leader, id;
+
+        if (!drive(x, diverge_path(x, path, sizeof path), some_mismatch)) {
+                return;
+        }
+        EXPECT(x, mismatched(x, which) > 0, "no node counted a mismatch");
+        EXPECT(x, harness_wait_leader(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        printf("# leader %u; mismatches at nodes%s%s%s\n", leader,
+               which[1] ? " 1" : "", which[2] ? " 2" : "",
+               which[3] ? " 3" : "");
+        for (id = 1; id <= 3; id++) {
+                bool expect = leader == 2 ? id != 2 : id == 2;
+                int st = ready(x, id, "\"reason\":\"diverged\"", &has);
+                EXPECT(x, which[id] == expect,
+                       "node %u %s a mismatch (leader %u)", id,
+                       which[id] ? "counted" : "did not count", leader);
+                EXPECT(x, (st == 503 && has) == expect,
+                       "node %u /ready %d, diverged %s (leader %u)", id, st,
+                       has ? "said" : "not said", leader);
+                EXPECT(x,
+                       (harness_log_count(
+                            &x->h, id, "state machine digest MISMATCH") > 0) ==
+                           expect,
+                       "node %u's log and its mismatch disagree", id);
+                EXPECT(x, value(x, id, "baton_fsm_diverged") == expect,
+                       "node %u: baton_fsm_diverged", id);
+        }
+}
+
+static bool all_checked(struct ctx *x, unsigned rounds)
+{
+        unsigned id;
+
+        if (rounds % 10 != 0) {
+                return false;
+        }
+        for (id = 1; id <= 3; id++) {
+                if (value(x, id, "baton_fsm_digest_checked_total") < 3) {
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* The same with batond: every node compares digests, none differs, and
+ * every node stays ready. */
+static void sc_agree(struct ctx *x)
+{
+        unsigned id, leader;
+        bool has;
+
+        if (!drive(x, NULL, all_checked)) {
+                return;
+        }
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        for (id = 1; id <= 3; id++) {
+                double checked = value(x, id, "baton_fsm_digest_checked_total");
+                printf("# node %u compared %.0f digests\n", id, checked);
+                EXPECT(x, checked >= 3, "node %u compared %.0f digests", id,
+                       checked);
+                EXPECT(x, value(x, id, "baton_fsm_digest_mismatch_total") == 0,
+                       "node %u counted a mismatch", id);
+                EXPECT(x,
+                       ready(x, id, "\"status\":\"ready\"", &has) == 200 && has,
+                       "node %u is not ready", id);
+        }
+}
+
+static const struct scenario_entry scenarios[] = {
+    {"batond-diverge: the replicas not in the leader's state say so, and "
+     "only they",
+     sc_diverged, true},
+    {"batond: every node compares the leader's digests, all agree, all "
+     "stay ready",
+     sc_agree, true},
+};
+
+static void run_one(struct ctx *x, const struct scenario_entry *s)
+{
+        int64_t t0 = scenario_begin(x);
+
+        s->fn(x);
+        scenario_close(x, s, t0);
+}
+
+int main(int argc, char **argv)
+{
+        return scenario_main(argc, argv, "test_digest", WATCHDOG_S, scenarios,
+                             sizeof scenarios / sizeof scenarios[0], run_one);
+}
