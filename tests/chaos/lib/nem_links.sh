@@ -68,6 +68,33 @@ log_leader_during() {
         nemlog info "$1" "$2" "none (leader while it lasts: ${LEADER:+n}${LEADER:-none})"
 }
 
+# After the heal of fault $1 on $2: poll (15 s at most) until every node
+# reports the same term and leader, and log (info) how long that took: how
+# long the node cut stays deaf after the heal.
+log_rejoin() {
+        local t0 t agreed
+        t0=$(now_ns)
+        while :; do
+                agreed=$(cluster_status | awk -v n="$NODES" '
+                        / error/ { bad = 1 }
+                        { for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] }
+                          k = f["term"] " " f["leader"]; seen[k] = 1; c++
+                          if (f["leader"] == "" || f["leader"] == 0) bad = 1 }
+                        END { m = 0; for (k in seen) { m++; last = k }
+                              if (!bad && c == n && m == 1) print last }')
+                t=$(now_ns)
+                if [ -n "$agreed" ]; then
+                        nemlog info "$1" "$2" "none (every node follows n${agreed#* } in term ${agreed% *}, $(((t - t0) / 1000000)) ms after the heal)"
+                        return 0
+                fi
+                if [ $((t - t0)) -gt 15000000000 ]; then
+                        nemlog info "$1" "$2" "none (the nodes do not agree on a leader 15 s after the heal)"
+                        return 0
+                fi
+                sleep 0.1
+        done
+}
+
 # A node (the leader half the time) stops hearing the others, or they stop
 # hearing it; the majority still talks both ways.
 nem_partition_oneway() {
@@ -91,6 +118,7 @@ nem_partition_oneway() {
         sleep_ms 1000
         nemrun end partition-oneway "$target" \
                 "$(links_stats_cmd oneway "ip netns exec $P-sw nft list chain bridge chaos cut") ; $(heal_cmd)"
+        log_rejoin partition-oneway "$target"
 }
 
 # Cut a node or a minority from the rest both ways and heal it, each for
