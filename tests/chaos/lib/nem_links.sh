@@ -9,7 +9,7 @@
 NEMESES+=(
         "partition-oneway|drop one direction only between a node (the leader half the time) and the others: it hears them and they do not hear it, or the reverse, 4-7 s"
         "partition-flap|cut one node (the leader half the time) or a minority from the others and heal, again and again every 0.2-1 s, for 5-8 s"
-        "slow-link|hold every packet of one node for 40-80 ms +- up to that less 10 ms (drawn per packet: they reorder) and send 5-15% twice, 5-8 s"
+        "slow-link|hold every packet of one node, both ways, for D +- J ms (D 40-80, J from D/2 to D-10, drawn per packet: they reorder) and send 5-15% twice, 5-8 s"
         "narrow-link|limit one node's veth to 64, 128 or 256 kbit/s in both directions (tbf), 5-8 s"
 )
 NET_NEMESES+="partition-oneway partition-flap slow-link narrow-link "
@@ -163,7 +163,7 @@ nem_slow_link() {
         local n=$TGT delay jitter dup sp rep seed
         rnd_range 40 80
         delay=$R
-        rnd_range 0 $((delay - 10))
+        rnd_range $((delay / 2)) $((delay - 10))
         jitter=$R
         rnd_range 5 15
         dup=$R
