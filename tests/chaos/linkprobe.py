@@ -28,13 +28,16 @@ def echo(port):
     def sink():
         while True:
             c, _ = t.accept()
-            n = 0
+            n, first, last = 0, None, None
             while True:
                 b = c.recv(65536)
                 if not b:
                     break
+                last = time.monotonic()
+                first = first or last
                 n += len(b)
-            c.sendall(struct.pack("!Q", n))
+            us = int(((last or 0) - (first or 0)) * 1e6)
+            c.sendall(struct.pack("!QQ", n, us))
             c.close()
 
     threading.Thread(target=sink, daemon=True).start()
@@ -86,8 +89,13 @@ def udp(host, port, n=200, gap_ms=20):
 
 
 def tcp(host, port, seconds=4.0):
-    c = socket.create_connection((host, port), timeout=30)
-    buf = b"x" * 16384
+    # A small send buffer: what the sender queues must drain at the
+    # link's rate before the sink answers.
+    c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+    c.settimeout(30)
+    c.connect((host, port))
+    buf = b"x" * 4096
     t0 = time.monotonic()
     c.settimeout(0.5)
     while time.monotonic() - t0 < seconds:
@@ -96,10 +104,10 @@ def tcp(host, port, seconds=4.0):
         except socket.timeout:
             pass
     c.shutdown(socket.SHUT_WR)
-    c.settimeout(60)
-    n = struct.unpack("!Q", c.recv(8))[0]
-    t = time.monotonic() - t0
-    print(f"tcp {host}:{port}: {n} bytes in {t:.1f} s = {n * 8 / t / 1000:.0f} kbit/s")
+    c.settimeout(120)
+    n, us = struct.unpack("!QQ", c.recv(16))
+    t = max(us / 1e6, 1e-6)
+    print(f"tcp {host}:{port}: the sink received {n} bytes in {t:.1f} s = {n * 8 / t / 1000:.0f} kbit/s")
 
 
 def main(a):
