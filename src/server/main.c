@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "config/tlsconfig.h"
 #include "disk/datadir.h"
+#include "disk/diskscan.h"
 #include "gateway/gateway.h"
 #include "net/conn.h"
 #include "net/listen.h"
@@ -399,8 +400,40 @@ static bool start_failed_behind_snapshot(const struct node *n)
                NULL;
 }
 
+/* The exit status of a node that refuses a damaged data directory, and
+ * what its one line tells the operator to do. */
+#define EXIT_DAMAGED 3
+#define DAMAGED_REMEDY                                                        \
+        "this node refuses to start (exit status 3): remove it, wipe the "   \
+        "directory and add it again (docs/operations.md, \"A damaged data "  \
+        "directory\")"
+
+/* Raft's files, before raft reads them (diskscan.h): 0, or EXIT_DAMAGED
+ * (1 when they cannot be read) after the one line that says why. */
+static int check_raft_files(const struct server *s)
+{
+        struct diskscan scan;
+        int rv = diskscan_check(&scan, s->dir.path);
+
+        if (scan.note[0] != '\0') {
+                log_warn("data directory %s: %s", s->dir.path, scan.note);
+        }
+        if (rv == BATON_ECORRUPT) {
+                log_error("data directory %s is damaged: %s; " DAMAGED_REMEDY,
+                          s->dir.path, scan.errmsg);
+                return EXIT_DAMAGED;
+        }
+        if (rv != 0) {
+                log_error("data directory %s: cannot read raft's files: %s",
+                          s->dir.path, scan.errmsg);
+                return 1;
+        }
+        return 0;
+}
+
 /* Start the node, the gateway, the client listener, the loop-lag probe and
- * metrics, each on the one before it. 0, or 1 after logging what failed. */
+ * metrics, each on the one before it. 0, or 1 (EXIT_DAMAGED for a data
+ * directory raft finds damaged) after logging what failed. */
 static int start_services(struct server *s)
 {
         struct node_callbacks cb;
@@ -418,6 +451,13 @@ static int start_services(struct server *s)
                          "as a kill during its install leaves it",
                          (unsigned long long)s->cfg.id, s->node.errmsg);
                 rv = node_start(&s->node, &s->loop, &s->cfg, &cb, &s->check);
+        }
+        if (rv != 0 && strstr(s->node.errmsg, "persisted data is corrupted")) {
+                log_error("data directory %s is damaged: cannot start node "
+                          "%llu: %s; " DAMAGED_REMEDY,
+                          s->dir.path, (unsigned long long)s->cfg.id,
+                          s->node.errmsg);
+                return EXIT_DAMAGED;
         }
         if (rv != 0) {
                 log_error("cannot start node %llu: %s",
@@ -750,6 +790,7 @@ int main(int argc, char **argv)
         char errmsg[CONFIG_ERRMSG_MAX];
         const struct config_member *self;
         const char *restore, *recover;
+        int rv;
 
         /* No fastbins: glibc keeps small chunks freed there uncoalesced
          * until a large request merges them all at once, on whichever
@@ -802,8 +843,12 @@ int main(int argc, char **argv)
         uv_timer_init(&s->loop, &s->refused);
         s->refused.data = s;
         certwatch_start(&s->certwatch, &s->loop, &s->cfg, s->cert_not_after);
-        if (start_services(s) != 0) {
-                return 1;
+        rv = check_raft_files(s);
+        if (rv == 0) {
+                rv = start_services(s);
+        }
+        if (rv != 0) {
+                return rv;
         }
         s->metrics.certwatch = &s->certwatch;
         start_loop_handles(s);

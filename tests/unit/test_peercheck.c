@@ -301,6 +301,26 @@ static void told_it_was_removed_gives_up(void **state)
         assert_false(f.pc.removed);
 }
 
+/* Told it was removed before it was ever in a configuration (an empty
+ * directory that learned the cluster's id from a peer before its `member
+ * add`): it waits to be added, and gives up only once it has been in one. */
+static void not_added_yet_waits(void **state)
+{
+        struct fix f;
+
+        (void)state;
+        setup(&f, 3, OURS);
+        f.members[f.pc.self] = false;
+        assert_false(verdict(&f, 1, RAFTHELLO_REMOVED, OURS, 0x11, 0, 1));
+        assert_false(verdict(&f, 1, RAFTHELLO_REMOVED, OURS, 0x11, 0, 2));
+        assert_int_equal(f.gave_up, 0);
+        assert_false(f.pc.removed);
+        f.members[f.pc.self] = true;
+        assert_false(verdict(&f, 1, RAFTHELLO_REMOVED, OURS, 0x11, 0, 3));
+        assert_int_equal(f.gave_up, 1);
+        assert_true(f.pc.removed);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -315,6 +335,7 @@ int main(void)
             cmocka_unit_test(removed_member_told),
             cmocka_unit_test(wiped_voter_not_removed),
             cmocka_unit_test(told_it_was_removed_gives_up),
+            cmocka_unit_test(not_added_yet_waits),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -285,6 +285,7 @@ static uint8_t *container(const struct snaptail *t, size_t tail_len,
         snaptail_header(p, image_index, last, 5);
         memcpy(p + SNAPTAIL_HEADER_SIZE, image, 5);
         memcpy(p + SNAPTAIL_HEADER_SIZE + 5, t->buf, tail_len);
+        snaptail_seal(p, snaptail_crc(0, t->buf, tail_len));
         *len = SNAPTAIL_HEADER_SIZE + 5 + tail_len;
         return p;
 }
@@ -356,7 +357,7 @@ static void damaged_tails_are_refused(void **state)
         p = container(&t, t.len, 10, 12, &len);
         assert_int_equal(snaptail_open(&r, p, SNAPTAIL_HEADER_SIZE + 4),
                          BATON_ECORRUPT);
-        p[4] = 2; /* version */
+        p[4] = SNAPTAIL_VERSION + 1; /* version */
         assert_int_equal(snaptail_open(&r, p, len), BATON_EVERSION);
         free(p);
         snaptail_reset(&t);

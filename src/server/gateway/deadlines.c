@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../../include/baton/errors.h"
 
@@ -65,6 +66,32 @@ static void sift_down(struct deadlines *d, uint32_t i)
 
 static void on_timer(uv_timer_t *t);
 
+#ifdef BATON_CHAOS_BUG_WALLCLOCK
+static int64_t bug_wall_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+#endif
+
+/* The time deadlines are compared with: the loop's monotonic clock, which
+ * no step of the wall clock moves. */
+static uint64_t deadlines_now(const struct deadlines *d)
+{
+#ifdef BATON_CHAOS_BUG_WALLCLOCK
+        /* A deliberate bug for the chaos suite's negative control
+         * (tests/chaos/batond-wallclock): the leader times leases and
+         * waits by the wall clock, so a step forward (clock-jump,
+         * clock-strobe) expires sessions whose clients still hold a valid
+         * lease. Never built into batond. */
+        return (uint64_t)(bug_wall_ms() - d->bug_wall_base);
+#else
+        return uv_now(d->loop);
+#endif
+}
+
 /* A lease: what leases.h packs, for the session's seq 0. */
 static bool is_lease(uint64_t session, uint64_t seq, size_t name_len)
 {
@@ -83,7 +110,7 @@ static const struct lease *lease_first(const struct deadlines *d)
 static void rearm(struct deadlines *d)
 {
         const struct lease *l = lease_first(d);
-        uint64_t now = uv_now(d->loop);
+        uint64_t now = deadlines_now(d);
         uint64_t at;
 
         if (l == NULL && d->n == 0) {
@@ -99,7 +126,7 @@ static void rearm(struct deadlines *d)
 static void on_timer(uv_timer_t *t)
 {
         struct deadlines *d = t->data;
-        uint64_t now = uv_now(d->loop);
+        uint64_t now = deadlines_now(d);
         const struct lease *l;
 
         for (;;) {
@@ -130,6 +157,9 @@ int deadlines_init(struct deadlines *d, uv_loop_t *loop, uint64_t retry_ms,
         d->retry_ms = retry_ms;
         d->fire = fire;
         d->data = data;
+#ifdef BATON_CHAOS_BUG_WALLCLOCK
+        d->bug_wall_base = bug_wall_ms() - (int64_t)uv_now(loop);
+#endif
         leases_init(&d->leases);
         hmap_init(&d->items, &mem_libc);
         uv_timer_init(loop, &d->timer);

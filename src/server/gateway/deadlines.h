@@ -42,6 +42,9 @@ struct deadlines {
         uint64_t retry_ms;
         deadlines_fire_cb fire;
         void *data;
+#ifdef BATON_CHAOS_BUG_WALLCLOCK
+        int64_t bug_wall_base; /* wall ms minus uv_now() at init */
+#endif
 };
 
 int deadlines_init(struct deadlines *d, uv_loop_t *loop, uint64_t retry_ms,

@@ -374,6 +374,7 @@ static int init_raft(struct node *n, const char *raft_address)
         heard_wrap(&c->heard);
         c->heard.writing = &c->rf.snaps.writing;
         c->heard.installing = &c->raft.snapshot.installing;
+        CRASHIO_WRAP(c);
         rv = raft_init(&c->raft, &c->heard.io, &c->rf.fsm, cfg->id,
                        raft_address);
         if (rv != 0) {

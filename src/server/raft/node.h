@@ -125,9 +125,10 @@ struct node {
          * (node_probe()'s probes, until freed): node_close() ends each. */
         struct queue closers;
         /* Whether a committed configuration had this node, and the
-         * appended one without it, since when (nodedir_tell_voters()). */
+         * appended one without it, since when, and the last index then
+         * (nodedir_tell_voters()). */
         bool was_member;
-        uint64_t removed_at, removed_since;
+        uint64_t removed_at, removed_since, removed_last;
         char errmsg[640];
 };
 

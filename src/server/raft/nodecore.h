@@ -9,6 +9,7 @@
 #include <raft.h>
 
 #include "../../../include/baton/errors.h"
+#include "crashio.h"
 #include "heard.h"
 #include "node.h"
 #include "plaintcp.h"
@@ -31,6 +32,9 @@ struct node_core {
          * whether the last one failed (log_spills()). */
         uint64_t spills_seen, spill_fails_seen;
         bool spill_failing;
+#ifdef BATON_CHAOS_CRASHPOINTS
+        struct crashio crash; /* batond-crashpoints only (crashio.h) */
+#endif
 };
 
 /* The libraft requests a struct node_request holds in its private words. */

@@ -68,15 +68,18 @@ void nodedir_attach(struct node *n, struct peercheck *check)
 }
 
 /*
- * A configuration without this node, after a committed one with it: it
- * was removed (member remove), and says so and stops (peercheck.h). A
- * committed one says so at once. The leader stops sending to a node it
- * removes as soon as it appends that configuration, so a removed follower
- * often never learns it was committed: one appended without it, left
- * alone for REMOVED_WAIT election timeouts, says so too (had it been
- * rolled back, a leader of the configuration with this node would have
- * replaced it meanwhile). A node joining replays the configurations from
- * before it was added: no committed one had it yet, so none counts.
+ * A configuration without this node, after a committed one with it, and
+ * no entry received for REMOVED_WAIT election timeouts since: it was
+ * removed (member remove), and says so and stops (peercheck.h). The
+ * leader stops sending to a node it removes as soon as it appends that
+ * configuration, so a removed follower often never learns it was
+ * committed, and hears nothing more (had it been rolled back, a leader of
+ * the configuration with this node would have replaced it meanwhile). A
+ * node joining replays the configurations from before it was added: none
+ * had it, unless it is a member removed and added back under its id (a
+ * wiped directory, docs/operations.md), which replays its old membership
+ * and its removal, a committed one, while entries keep coming: hence the
+ * wait for the entries to stop, and not for a commit.
  */
 #define REMOVED_WAIT 5
 
@@ -99,13 +102,13 @@ static void tell_removed(struct node *n)
         if (!n->was_member) {
                 return;
         }
-        if (n->removed_at != at) {
+        if (n->removed_at != at || n->removed_last != raft_last_index(&n->core->raft)) {
                 n->removed_at = at;
+                n->removed_last = raft_last_index(&n->core->raft);
                 n->removed_since = now;
         }
-        if (committed ||
-            now - n->removed_since >=
-                REMOVED_WAIT * (uint64_t)n->cfg->election_timeout_ms) {
+        if (now - n->removed_since >=
+            REMOVED_WAIT * (uint64_t)n->cfg->election_timeout_ms) {
                 peercheck_removed(n->check);
         }
 }

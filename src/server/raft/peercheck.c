@@ -236,6 +236,21 @@ static void refused_by(struct peercheck *pc, struct peercheck_peer *p,
                 if (pc->gave_up) {
                         return;
                 }
+                /* Never in a configuration: a node with an empty directory
+                 * that learned the cluster's id from a peer before its
+                 * `member add`, as a member removed and added back with a
+                 * wiped directory does. It waits to be added. */
+                if (pc->member != NULL &&
+                    !pc->member(pc->voter_data, pc->self)) {
+                        if (!pc->waiting_add) {
+                                log_info("node %" PRIu64 " (leader) has not "
+                                         "added this node yet: waiting for "
+                                         "member add",
+                                         id);
+                        }
+                        pc->waiting_add = true;
+                        return;
+                }
                 log_info("node %" PRIu64 " (leader) refuses this node's raft "
                          "connections: this node is not in its "
                          "configuration",

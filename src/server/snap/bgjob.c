@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
+#include "../base/crashpoint.h"
 
 void bgjob_init(struct bgjob *j)
 {
@@ -16,6 +17,8 @@ static void *run(void *data)
         struct bgjob *j = data;
 
         j->rv = j->fn(j->arg);
+        /* A restore decoded or a tail spilled, the loop not told yet. */
+        CRASHPOINT("bgjob-after");
         /* Release: the loop that sees `finished` sees everything the job
          * wrote before it. */
         atomic_store_explicit(&j->finished, true, memory_order_release);

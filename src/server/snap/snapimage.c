@@ -17,6 +17,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "../../lib/monotonic.h"
+#include "../base/crashpoint.h"
 
 /* Exit codes of the child, for the parent's message. */
 enum { CHILD_OK = 0, CHILD_ORPHAN = 70, CHILD_ENCODE = 71, CHILD_WRITE = 72 };
@@ -115,6 +116,7 @@ static void child(int fd, pid_t parent, snapimage_encode_fn fn, void *data)
         if (fn(data, &buf, &len) != 0) {
                 _exit(CHILD_ENCODE);
         }
+        CRASHPOINT("image-child"); /* encoded, nothing written yet */
         _exit(write_all(fd, buf, len) == 0 ? CHILD_OK : CHILD_WRITE);
 }
 

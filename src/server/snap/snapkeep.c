@@ -210,6 +210,7 @@ int snapkeep_hand(struct snapkeep *k, struct raft_buffer *bufs[],
         struct raft_buffer *array;
         struct held *held;
         uint8_t *head;
+        uint32_t crc = 0;
         unsigned i, n;
 
         if (k->open.len > 0 &&
@@ -243,6 +244,12 @@ int snapkeep_hand(struct snapkeep *k, struct raft_buffer *bufs[],
                 array[1 + i].base = held->share[i]->bytes.base;
                 array[1 + i].len = held->share[i]->bytes.len;
         }
+        /* The entries' checksum, so that a restore refuses a damaged tail
+         * (a few MiB at most: the entries since the image). */
+        for (i = 2; i < 1 + n; i++) {
+                crc = snaptail_crc(crc, array[i].base, array[i].len);
+        }
+        snaptail_seal(head, crc);
         *bufs = array;
         *n_bufs = 1 + n;
         return 0;

@@ -1,6 +1,7 @@
 /* Image-and-tail snapshots (snaptail.h). */
 #include "snaptail.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include <raft.h>
@@ -72,6 +73,37 @@ void snaptail_header(uint8_t out[SNAPTAIL_HEADER_SIZE], uint64_t image_index,
         wcursor_u64(&w, image_index);
         wcursor_u64(&w, last_index);
         wcursor_u64(&w, image_len);
+        wcursor_u32(&w, 0);
+        wcursor_u32(&w, 0);
+}
+
+uint32_t snaptail_crc(uint32_t crc, const void *p, size_t n)
+{
+        /* Half a byte at a time: 16 entries, no table to build. */
+        static const uint32_t nib[16] = {
+            0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
+            0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+            0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+            0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c};
+        const uint8_t *b = p;
+        size_t i;
+
+        crc = ~crc;
+        for (i = 0; i < n; i++) {
+                crc ^= b[i];
+                crc = (crc >> 4) ^ nib[crc & 15];
+                crc = (crc >> 4) ^ nib[crc & 15];
+        }
+        return ~crc;
+}
+
+void snaptail_seal(uint8_t out[SNAPTAIL_HEADER_SIZE], uint32_t tail_crc)
+{
+        struct wcursor w;
+
+        wcursor_init(&w, out + 32, 8);
+        wcursor_u32(&w, tail_crc);
+        wcursor_u32(&w, snaptail_crc(0, out, 36));
 }
 
 bool snaptail_is(const void *p, size_t len)
@@ -90,33 +122,53 @@ uint32_t snaptail_peek_version(const void *p, size_t len)
         return rcursor_u32(&c);
 }
 
+/* A version 2 header's checksums against the header and `tail`. */
+static bool sealed(const uint8_t *p, const uint8_t *tail, size_t n)
+{
+        struct rcursor c;
+        uint32_t tail_crc, head_crc;
+
+        rcursor_init(&c, p + 32, 8);
+        tail_crc = rcursor_u32(&c);
+        head_crc = rcursor_u32(&c);
+        return head_crc == snaptail_crc(0, p, 36) &&
+               tail_crc == snaptail_crc(0, tail, n);
+}
+
 int snaptail_open(struct snaptail_reader *r, const void *p, size_t len)
 {
         struct rcursor c;
         uint64_t image_len;
         uint32_t version;
+        size_t head = SNAPTAIL_HEADER_SIZE;
 
         memset(r, 0, sizeof *r);
-        if (!snaptail_is(p, len) || len < SNAPTAIL_HEADER_SIZE) {
+        if (!snaptail_is(p, len) || len < SNAPTAIL_HEADER_SIZE_V1) {
                 return BATON_ECORRUPT;
         }
-        rcursor_init(&c, (const uint8_t *)p + 4, SNAPTAIL_HEADER_SIZE - 4);
+        rcursor_init(&c, (const uint8_t *)p + 4, SNAPTAIL_HEADER_SIZE_V1 - 4);
         version = rcursor_u32(&c);
         r->image_index = rcursor_u64(&c);
         r->last_index = rcursor_u64(&c);
         image_len = rcursor_u64(&c);
-        if (version != SNAPTAIL_VERSION) {
+        if (version != SNAPTAIL_VERSION && version != 1) {
                 return BATON_EVERSION;
         }
-        if (image_len > len - SNAPTAIL_HEADER_SIZE ||
+        if (version == 1) {
+                head = SNAPTAIL_HEADER_SIZE_V1;
+        }
+        if (len < head || image_len > len - head ||
             r->last_index < r->image_index) {
                 return BATON_ECORRUPT;
         }
-        r->image = (const uint8_t *)p + SNAPTAIL_HEADER_SIZE;
+        r->image = (const uint8_t *)p + head;
         r->image_len = (size_t)image_len;
         r->p = r->image + r->image_len;
-        r->left = len - SNAPTAIL_HEADER_SIZE - r->image_len;
+        r->left = len - head - r->image_len;
         r->prev = r->image_index;
+        if (version != 1 && !sealed(p, r->p, r->left)) {
+                return BATON_ECORRUPT;
+        }
         return 0;
 }
 

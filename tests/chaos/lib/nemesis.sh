@@ -505,6 +505,7 @@ heal_all() {
                 c="$c${c:+ ; }$p"
         done
         nemrun start heal-all all "${c:-true}"
+        heal_clock 2>/dev/null || true
         heal_links 2>/dev/null || true
         for i in $(all_nodes); do
                 if ! alive "node$i"; then

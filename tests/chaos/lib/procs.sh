@@ -125,13 +125,14 @@ tls_setup() {
         export BATON_KEY="$RUN/tls/admin.key"
 }
 
-# The command line of node $1; $2 = a FAKETIME spec to run it under.
+# The command line of node $1; $2 = a FAKETIME spec to run it under
+# (else the wall-clock preload of clock-jump and clock-strobe, nem_clock.sh).
 node_cmd() {
         local i=$1 ft=${2:-}
         if [ -n "$ft" ]; then
                 echo "$(ns_exec "n$i")env LD_PRELOAD=$FAKETIME_LIB FAKETIME=\"$ft\" $SERVER_BIN --config $RUN/nodes/n$i/node.conf"
         else
-                echo "$(ns_exec "n$i")$SERVER_BIN --config $RUN/nodes/n$i/node.conf"
+                echo "$(ns_exec "n$i")$(clock_preload "$i")$SERVER_BIN --config $RUN/nodes/n$i/node.conf"
         fi
 }
 
@@ -287,6 +288,7 @@ cleanup_all() {
         for p in $(cat "$ST/watchers" 2>/dev/null); do
                 wait_gone "$p" 1000
         done
+        heal_clock 2>/dev/null || true
         [ "$NETWORK" = netns ] && net_teardown
         for p in $(cat "$ST/mounts" 2>/dev/null); do
                 # Keep what the node wrote (the tmpfs goes with the mount).
