@@ -105,7 +105,8 @@ static void count_streams(const struct harness *h, unsigned n, pid_t pid,
                     (is_raft_port(h, n, end_port(fd, false)) ||
                      is_raft_port(h, n, end_port(fd, true)))) {
                         t->streams++;
-                        if (getsockopt(fd, IPPROTO_TCP, TCP_RTO_MAX_MS, &v, &len) != 0) {
+                        if (getsockopt(fd, IPPROTO_TCP, TCP_RTO_MAX_MS, &v,
+                                       &len) != 0) {
                                 t->unsupported++;
                         } else if (v == WANT_MS) {
                                 t->capped++;
@@ -137,16 +138,19 @@ static int sc_backoff(struct ctx *x, char *why, size_t cap)
                "%u descriptors denied\n",
                t.streams, t.capped, WANT_MS, t.unsupported, t.denied);
         if (t.streams == 0 && t.denied > 0) {
-                snprintf(why, cap, "cannot take batond's descriptors (pidfd_getfd)");
+                snprintf(why, cap,
+                         "cannot take batond's descriptors (pidfd_getfd)");
                 return 77;
         }
         if (t.unsupported > 0 && t.capped == 0) {
-                snprintf(why, cap, "the kernel has no TCP_RTO_MAX_MS (Linux 6.15)");
+                snprintf(why, cap,
+                         "the kernel has no TCP_RTO_MAX_MS (Linux 6.15)");
                 return 77;
         }
         /* Each node dials its 2 peers and accepts their 2 dials. */
         if (t.streams < 2 * x->n) {
-                snprintf(why, cap, "%u raft streams found, expected at least %u",
+                snprintf(why, cap,
+                         "%u raft streams found, expected at least %u",
                          t.streams, 2 * x->n);
                 return 1;
         }
