@@ -403,9 +403,9 @@ static bool start_failed_behind_snapshot(const struct node *n)
 /* The exit status of a node that refuses a damaged data directory, and
  * what its one line tells the operator to do. */
 #define EXIT_DAMAGED 3
-#define DAMAGED_REMEDY                                                        \
-        "this node refuses to start (exit status 3): remove it, wipe the "   \
-        "directory and add it again (docs/operations.md, \"A damaged data "  \
+#define DAMAGED_REMEDY                                                         \
+        "this node refuses to start (exit status 3): remove it, wipe the "     \
+        "directory and add it again (docs/operations.md, \"A damaged data "    \
         "directory\")"
 
 /* Raft's files, before raft reads them (diskscan.h): 0, or EXIT_DAMAGED

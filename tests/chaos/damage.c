@@ -168,9 +168,10 @@ int main(int argc, char **argv)
         p = load(argv[2], &len);
         u = used(p, len);
         base = strrchr(argv[2], '/') ? strrchr(argv[2], '/') + 1 : argv[2];
-        lo = (strncmp(base, "open-", 5) == 0 || (base[0] >= '0' && base[0] <= '9'))
-                     ? 8
-                     : 0;
+        lo = (strncmp(base, "open-", 5) == 0 ||
+              (base[0] >= '0' && base[0] <= '9'))
+                 ? 8
+                 : 0;
         if (argc > 4 && strtoul(argv[4], NULL, 10) > lo) {
                 lo = strtoul(argv[4], NULL, 10);
         }

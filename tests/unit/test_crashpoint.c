@@ -21,8 +21,8 @@
 
 /* How a child that arms `at` (NULL: unset) and hits `name` `hits` times
  * ended: its wait status, and what it wrote on stderr into `said`. */
-static int run_hits(const char *at, const char *name, unsigned hits,
-                    char *said, size_t cap)
+static int run_hits(const char *at, const char *name, unsigned hits, char *said,
+                    size_t cap)
 {
         int fds[2], status = 0;
         ssize_t n;
@@ -73,8 +73,8 @@ static void test_unarmed(void **state)
         char said[256];
 
         (void)state;
-        assert_true(exited_0(run_hits(NULL, "append-before", 50, said,
-                                      sizeof said)));
+        assert_true(
+            exited_0(run_hits(NULL, "append-before", 50, said, sizeof said)));
         assert_string_equal(said, "");
         assert_true(
             exited_0(run_hits("", "append-before", 50, said, sizeof said)));
@@ -112,12 +112,13 @@ static void test_other_points(void **state)
         char said[256];
 
         (void)state;
-        assert_true(exited_0(run_hits("snapshot-put-after", "snapshot-put-before",
-                                      5, said, sizeof said)));
+        assert_true(
+            exited_0(run_hits("snapshot-put-after", "snapshot-put-before", 5,
+                              said, sizeof said)));
         assert_true(exited_0(
             run_hits("append", "append-before", 5, said, sizeof said)));
-        assert_true(exited_0(
-            run_hits("append-before-x", "append-before", 5, said, sizeof said)));
+        assert_true(exited_0(run_hits("append-before-x", "append-before", 5,
+                                      said, sizeof said)));
         assert_string_equal(said, "");
 }
 

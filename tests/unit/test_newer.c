@@ -229,8 +229,8 @@ static void test_newer_tail_entry_refused(void **state)
         wcursor_u64(&w, 4);
         wcursor_u32(&w, (uint32_t)len);
         memcpy(p + SNAPTAIL_HEADER_SIZE + image.len + 12, cmd, len);
-        snaptail_seal(p, snaptail_crc(0, p + SNAPTAIL_HEADER_SIZE + image.len,
-                                      12 + len));
+        snaptail_seal(
+            p, snaptail_crc(0, p + SNAPTAIL_HEADER_SIZE + image.len, 12 + len));
         raft_free(image.base);
         assert_int_equal(b->rf.fsm.restore(&b->rf.fsm, &buf), RAFT_CORRUPT);
         snprintf(want, sizeof want,

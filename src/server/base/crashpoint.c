@@ -50,8 +50,8 @@ void crashpoint_hit(const char *name)
         }
         /* write(), not the log: the point may be in a forked child. */
         len = snprintf(line, sizeof line,
-                       "crash point %s hit (%u) in pid %ld: SIGKILL\n", name,
-                       k, (long)getpid());
+                       "crash point %s hit (%u) in pid %ld: SIGKILL\n", name, k,
+                       (long)getpid());
         if (len > 0) {
                 (void)!write(2, line, (size_t)len);
         }

@@ -129,8 +129,7 @@ struct batch {
         bool past_end;
 };
 
-static int batch_read(const uint8_t *p, size_t len, size_t off,
-                      struct batch *b)
+static int batch_read(const uint8_t *p, size_t len, size_t off, struct batch *b)
 {
         size_t hlen, dlen = 0, i;
 
@@ -142,7 +141,8 @@ static int batch_read(const uint8_t *p, size_t len, size_t off,
         }
         b->n = get64(p + off + 8);
         if (b->n == 0 || b->n > SEG_MAX_ENTRIES) {
-                b->why = b->n == 0 ? "entry count zero" : "entry count too high";
+                b->why =
+                    b->n == 0 ? "entry count zero" : "entry count too high";
                 return -1;
         }
         hlen = 8 + 16 * (size_t)b->n;
@@ -221,7 +221,8 @@ static int closed_segment(struct diskscan *s, const char *name,
                 off = b.end;
         }
         if (n != last - first + 1) {
-                return damaged(s, "%s at byte %zu: %" PRIu64 " entries, its "
+                return damaged(s,
+                               "%s at byte %zu: %" PRIu64 " entries, its "
                                "name says %llu (truncated)",
                                name, len, n, last - first + 1);
         }
@@ -232,8 +233,8 @@ static int closed_segment(struct diskscan *s, const char *name,
         return 0;
 }
 
-static int open_segment(struct diskscan *s, const char *name,
-                        const uint8_t *p, size_t len, struct logend *e)
+static int open_segment(struct diskscan *s, const char *name, const uint8_t *p,
+                        size_t len, struct logend *e)
 {
         unsigned long no;
         uint64_t term = 0;
@@ -253,14 +254,16 @@ static int open_segment(struct diskscan *s, const char *name,
                         continue;
                 }
                 if (b.past_end && len < SEG_MAX_SIZE) {
-                        return damaged(s, "%s at byte %zu: %s, %zu bytes "
+                        return damaged(s,
+                                       "%s at byte %zu: %s, %zu bytes "
                                        "long (truncated)",
                                        name, off, b.why, len);
                 }
                 next = valid_after(p, len, off);
 #ifndef BATON_CHAOS_TRUST_CORRUPT
                 if (next != 0) {
-                        return damaged(s, "%s at byte %zu: %s, and a valid "
+                        return damaged(s,
+                                       "%s at byte %zu: %s, and a valid "
                                        "batch follows at byte %zu: raft "
                                        "would drop the entries from there",
                                        name, off, b.why, next);
@@ -284,9 +287,8 @@ static int open_segment(struct diskscan *s, const char *name,
 
 /* snapshot-T-I-M.meta: format, its CRC32 (in a 64-bit word) over the
  * configuration's index and length and the configuration. */
-static int snapshot_meta(struct diskscan *s, const char *dir,
-                         const char *name, const uint8_t *p, size_t len,
-                         uint64_t *term)
+static int snapshot_meta(struct diskscan *s, const char *dir, const char *name,
+                         const uint8_t *p, size_t len, uint64_t *term)
 {
         unsigned long long t, i, m;
         char data[NAME_MAX + 1];
@@ -307,7 +309,8 @@ static int snapshot_meta(struct diskscan *s, const char *dir,
         crc = crc32_raft(0, p + 16, 16);
         crc = crc32_raft(crc, p + META_SIZE, len - META_SIZE);
         if (crc != (uint32_t)get64(p + 8)) {
-                return damaged(s, "%s at byte 8: checksum mismatch (raft "
+                return damaged(s,
+                               "%s at byte 8: checksum mismatch (raft "
                                "would skip this snapshot)",
                                name);
         }
@@ -328,13 +331,12 @@ static int snapshot_meta(struct diskscan *s, const char *dir,
 }
 
 struct meta {
-        bool present; /* 32 bytes */
+        bool present;   /* 32 bytes */
         long long size; /* -1: absent */
         uint64_t format, version, term, vote;
 };
 
-static int meta_read(struct diskscan *s, const char *dir, int k,
-                     struct meta *m)
+static int meta_read(struct diskscan *s, const char *dir, int k, struct meta *m)
 {
         char name[16];
         uint8_t *p;
@@ -373,12 +375,14 @@ static int meta_whole(struct diskscan *s, const struct meta *m, int k,
                 return 0;
         }
         if (m->size < 0) {
-                return damaged(s, "metadata%d at byte 0: missing, and "
+                return damaged(s,
+                               "metadata%d at byte 0: missing, and "
                                "metadata%d is at version %" PRIu64 ": raft "
                                "would take the older term and vote",
                                k, 3 - k, other->version);
         }
-        return damaged(s, "metadata%d at byte %lld: %lld bytes, not %d, and "
+        return damaged(s,
+                       "metadata%d at byte %lld: %lld bytes, not %d, and "
                        "metadata%d is at version %" PRIu64 ": raft would "
                        "delete it and forget this node's vote",
                        k, m->size, m->size, META_SIZE, 3 - k, other->version);
@@ -398,20 +402,20 @@ static int meta_check(struct diskscan *s, const struct meta m[2],
                         return rv;
                 }
                 if (x->size > META_SIZE ||
-                    (x->present && (x->format != SEG_FORMAT ||
-                                    x->version == 0 ||
-                                    x->version % 2 != (uint64_t)(k % 2)))) {
+                    (x->present &&
+                     (x->format != SEG_FORMAT || x->version == 0 ||
+                      x->version % 2 != (uint64_t)(k % 2)))) {
                         return damaged(s, "metadata%d at byte 0: %s", k,
                                        x->size > META_SIZE
-                                               ? "longer than 32 bytes"
-                                               : "its format or version does "
-                                                 "not read");
+                                           ? "longer than 32 bytes"
+                                           : "its format or version does "
+                                             "not read");
                 }
         }
-        if (m[0].present && m[1].present &&
-            m[0].version + 1 != m[1].version &&
+        if (m[0].present && m[1].present && m[0].version + 1 != m[1].version &&
             m[1].version + 1 != m[0].version) {
-                return damaged(s, "metadata1 at byte 8: versions %" PRIu64
+                return damaged(s,
+                               "metadata1 at byte 8: versions %" PRIu64
                                " and %" PRIu64 " (metadata2) are not "
                                "consecutive: one file was rolled back or "
                                "damaged",
@@ -419,7 +423,8 @@ static int meta_check(struct diskscan *s, const struct meta m[2],
         }
         cur = m[0].version > m[1].version ? &m[0] : &m[1];
         if (cur->present && cur->term < log_term) {
-                return damaged(s, "metadata%d at byte 16: term %" PRIu64
+                return damaged(s,
+                               "metadata%d at byte 16: term %" PRIu64
                                ", below term %" PRIu64 " of %s: the "
                                "metadata lost writes (rolled back or "
                                "damaged)",
@@ -507,9 +512,9 @@ int diskscan_check(struct diskscan *s, const char *dir)
         s->note[0] = s->errmsg[0] = '\0';
         rv = list_files(s, dir, &names, &n);
         for (i = 0; rv == 0 && i < n; i++) {
-                rv = names[i] == NULL ? BATON_ENOMEM
-                                      : scan_file(s, dir, names[i], &e,
-                                                  &snap_term);
+                rv = names[i] == NULL
+                         ? BATON_ENOMEM
+                         : scan_file(s, dir, names[i], &e, &snap_term);
         }
         for (i = 0; i < n; i++) {
                 free(names[i]);

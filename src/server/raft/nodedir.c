@@ -102,7 +102,8 @@ static void tell_removed(struct node *n)
         if (!n->was_member) {
                 return;
         }
-        if (n->removed_at != at || n->removed_last != raft_last_index(&n->core->raft)) {
+        if (n->removed_at != at ||
+            n->removed_last != raft_last_index(&n->core->raft)) {
                 n->removed_at = at;
                 n->removed_last = raft_last_index(&n->core->raft);
                 n->removed_since = now;

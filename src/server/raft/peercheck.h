@@ -102,7 +102,7 @@ struct peercheck {
         void *refused_data;
         bool accepted; /* a peer of this node's cluster accepted it */
         bool gave_up;
-        bool removed; /* gave up: this node is no longer a member */
+        bool removed;     /* gave up: this node is no longer a member */
         bool waiting_add; /* told REMOVED before it was ever added: said */
         unsigned n_peers;
         struct peercheck_peer {

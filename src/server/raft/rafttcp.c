@@ -1,12 +1,39 @@
 /* The TCP under both of batond's raft transports (rafttcp.h). */
 #include "rafttcp.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "../base/log.h"
 #include "../net/listen.h"
+
+/* Linux 6.15's option (linux/tcp.h), which libc's headers may not have. */
+#ifndef TCP_RTO_MAX_MS
+#define TCP_RTO_MAX_MS 44
+#endif
+/* The longest a connection waits between retransmissions (the kernel's
+ * least). */
+#define RTO_MAX_MS 1000
+
+/* Cap the connection's retransmission backoff. Unacknowledged data is
+ * sent again at doubling intervals (up to 120 s): after a cut of a few
+ * seconds, one-way cuts too, the next try came seconds after the heal,
+ * and the peer heard nothing from this node until then; a node cut off
+ * this way missed the next election (docs/chaos.md, "Link faults").
+ * Kernels before 6.15 refuse the option and keep their backoff. */
+static void cap_backoff(uv_tcp_t *tcp)
+{
+        uv_os_fd_t fd;
+        int ms = RTO_MAX_MS;
+
+        if (uv_fileno((uv_handle_t *)tcp, &fd) == 0) {
+                (void)setsockopt(fd, IPPROTO_TCP, TCP_RTO_MAX_MS, &ms,
+                                 sizeof ms);
+        }
+}
 
 static void maybe_closed(struct rafttcp *rt)
 {
@@ -179,6 +206,7 @@ static void on_connected(uv_connect_t *req, int status)
                 return;
         }
         uv_tcp_nodelay(&c->tcp, 1);
+        cap_backoff(&c->tcp);
         c->rt->ops->connected(c);
 }
 
@@ -276,6 +304,7 @@ static void on_accept(uv_stream_t *listener, int status)
                 uv_ip_name((struct sockaddr *)&sa, c->from, sizeof c->from);
         }
         uv_tcp_nodelay(&c->tcp, 1);
+        cap_backoff(&c->tcp);
         rt->ops->accepted(c);
 }
 

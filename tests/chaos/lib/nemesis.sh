@@ -520,6 +520,7 @@ heal_all() {
         nemrun start heal-all all "${c:-true}"
         heal_clock 2>/dev/null || true
         heal_disk 2>/dev/null || true
+        heal_links 2>/dev/null || true
         for i in $(all_nodes); do
                 if ! alive "node$i"; then
                         dead+=("$i")
