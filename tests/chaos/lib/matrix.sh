@@ -6,12 +6,22 @@ M_PASSED=0
 M_FAILED=0
 M_SKIPPED=0
 M_FAILURES=()
+M_LISTED=0
 
 # One run of a matrix in $MATRIX_DIR/LABEL, its console output kept in
-# RUN/console; one line here.
+# RUN/console; one line here. A label --only does not match is not run
+# and not counted.
 matrix_run() {
         local label=$1 dir con st t0 t1 summary
         shift
+        if [ -n "${ONLY:-}" ] && ! [[ "$label" =~ $ONLY ]]; then
+                return 0
+        fi
+        M_LISTED=$((M_LISTED + 1))
+        if [ "${LIST_RUNS:-0}" = 1 ]; then
+                echo "$label $*"
+                return 0
+        fi
         dir="$MATRIX_DIR/$label"
         con="$MATRIX_DIR/$label.console"
         t0=$(date +%s)
@@ -44,7 +54,18 @@ matrix_run() {
         esac
 }
 
+# The count, last; status 1 if a run failed, or if --only left no run.
 matrix_end() {
+        if [ "${LIST_RUNS:-0}" = 1 ]; then
+                echo "$M_LISTED runs"
+                [ "$M_LISTED" -gt 0 ]
+                return
+        fi
+        if [ "$M_LISTED" -eq 0 ]; then
+                echo "no run's label matches --only '${ONLY:-}' (--list-runs shows them)"
+                echo "0 passed, 0 failed"
+                return 1
+        fi
         if [ ${#M_FAILURES[@]} -gt 0 ]; then
                 echo "failed runs:"
                 printf '  %s\n' "${M_FAILURES[@]}"
