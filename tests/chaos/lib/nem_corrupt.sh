@@ -77,7 +77,9 @@ corrupt_rejoin() {
                         sleep 1
                 done
                 corrupt_wait_applied "$n" || nemlog info "$fault" "n$n" "none (the others did not all apply the removal within 10 s)"
-                nemrun info "$fault" "n$n" "rm -rf $d/data && mkdir $d/data && (grep -q '^join = true' $d/node.conf || echo 'join = true' >>$d/node.conf)"
+                # The directory's contents, not the directory: under a mix
+                # it may be a mount point (disk-full's tmpfs).
+                nemrun info "$fault" "n$n" "find $d/data -mindepth 1 -delete && (grep -q '^join = true' $d/node.conf || echo 'join = true' >>$d/node.conf)"
                 echo 1 >"$ST/expect-name.node$n"
                 restart_nodes info "$fault" "$n"
                 for i in $(seq 1 6); do
