@@ -127,36 +127,49 @@ static void run_case(const char *name)
 }
 
 /* The summary of the valid case ends with "N passed, N failed". */
-static void test_summary(void)
+/* chaos-check's summary of case NAME (every checker run), in a temporary
+ * file rewound to its start; NULL after a failed tap line for WHAT. */
+static FILE *case_summary(const char *name, const char *what)
 {
-        char dir[4096], errmsg[512], line[512], last[512] = "";
+        char dir[4096], errmsg[512];
         struct check_result res[CHECK_COUNT];
         struct check_options o;
         struct check_stats st;
         struct run r;
-        bool ok;
         FILE *f;
 
-        snprintf(dir, sizeof dir, "%s/valid", CHAOS_CASES_DIR);
+        snprintf(dir, sizeof dir, "%s/%s", CHAOS_CASES_DIR, name);
         if (run_load(&r, dir, errmsg, sizeof errmsg) != 0) {
-                tap(false, "summary", errmsg);
-                return;
+                tap(false, what, errmsg);
+                return NULL;
         }
         checks_options_init(&o);
         checks_run(&r, &o, res, &st);
         f = tmpfile();
         if (f == NULL) {
                 run_free(&r);
-                tap(false, "summary", "tmpfile failed");
-                return;
+                tap(false, what, "tmpfile failed");
+                return NULL;
         }
         report_summary(f, &r, res, &st);
+        run_free(&r);
         rewind(f);
+        return f;
+}
+
+static void test_summary(void)
+{
+        char line[512], last[512] = "";
+        bool ok;
+        FILE *f = case_summary("valid", "summary");
+
+        if (f == NULL) {
+                return;
+        }
         while (fgets(line, sizeof line, f) != NULL) {
                 snprintf(last, sizeof last, "%s", line);
         }
         fclose(f);
-        run_free(&r);
         ok = strcmp(last, "20 passed, 0 failed\n") == 0;
         last[strcspn(last, "\n")] = '\0';
         tap(ok, "summary ends with '20 passed, 0 failed'", ok ? "" : last);
@@ -167,34 +180,17 @@ static void test_mix_summary(void)
 {
         const char *want = "mix drew: pause-client x1, member-add-remove "
                            "x1, kill-leader x1\n";
-        char dir[4096], errmsg[512], line[512];
-        struct check_result res[CHECK_COUNT];
-        struct check_options o;
-        struct check_stats st;
-        struct run r;
+        char line[512];
         bool ok = false;
-        FILE *f;
+        FILE *f = case_summary("mix_membership", "mix summary");
 
-        snprintf(dir, sizeof dir, "%s/mix_membership", CHAOS_CASES_DIR);
-        if (run_load(&r, dir, errmsg, sizeof errmsg) != 0) {
-                tap(false, "mix summary", errmsg);
-                return;
-        }
-        checks_options_init(&o);
-        checks_run(&r, &o, res, &st);
-        f = tmpfile();
         if (f == NULL) {
-                run_free(&r);
-                tap(false, "mix summary", "tmpfile failed");
                 return;
         }
-        report_summary(f, &r, res, &st);
-        rewind(f);
         while (!ok && fgets(line, sizeof line, f) != NULL) {
                 ok = strcmp(line, want) == 0;
         }
         fclose(f);
-        run_free(&r);
         tap(ok, "a mixed run's summary says what the mix drew", "");
 }
 
