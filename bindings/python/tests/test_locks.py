@@ -233,7 +233,7 @@ def test_status_and_membership_view(client, cluster):
     # Every node says what it runs: this build's release and formats.
     assert s.version == f.version == baton.library_version()
     assert s.protocol == 2 and s.command_format == 3
-    assert s.snapshot_format >= 11 and s.container_format == 1
+    assert s.snapshot_format >= 11 and s.container_format == 2
 
 
 def test_session_state_and_id(cluster):
