@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
+#include "../base/fnv.h"
 
 size_t dirid_format(const struct dirid *d, char *buf, size_t cap)
 {
@@ -146,19 +147,6 @@ int dirid_parse(struct dirid *d, const char *text, size_t len, char *errmsg,
         return 0;
 }
 
-/* 64-bit FNV-1a over `n` bytes, continuing from `h`. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-        const unsigned char *b = p;
-        size_t i;
-
-        for (i = 0; i < n; i++) {
-                h ^= b[i];
-                h *= UINT64_C(0x100000001b3);
-        }
-        return h;
-}
-
 static int by_id(const void *a, const void *b)
 {
         uint64_t x = (*(const struct config_member *const *)a)->id;
@@ -171,7 +159,7 @@ uint64_t dirid_cluster_of(const struct config_member *members, unsigned n,
                           const char *name, const char *salt)
 {
         const struct config_member *sorted[CONFIG_MAX_MEMBERS];
-        uint64_t h = UINT64_C(0xcbf29ce484222325);
+        uint64_t h = FNV1A64_OFFSET;
         char line[CONFIG_ADDRESS_MAX + 32];
         unsigned i;
         int len;
@@ -181,13 +169,13 @@ uint64_t dirid_cluster_of(const struct config_member *members, unsigned n,
                 sorted[i] = &members[i];
         }
         qsort(sorted, n, sizeof sorted[0], by_id);
-        h = fnv(h, "baton cluster 1\n", 16);
-        h = fnv(h, name, strlen(name) + 1);
-        h = fnv(h, salt, strlen(salt) + 1);
+        h = fnv1a64(h, "baton cluster 1\n", 16);
+        h = fnv1a64(h, name, strlen(name) + 1);
+        h = fnv1a64(h, salt, strlen(salt) + 1);
         for (i = 0; i < n; i++) {
                 len = snprintf(line, sizeof line, "%" PRIu64 " %s\n",
                                sorted[i]->id, sorted[i]->raft_address);
-                h = fnv(h, line, (size_t)len);
+                h = fnv1a64(h, line, (size_t)len);
         }
         /* FNV's last bytes reach only the low bits well: mix them all. */
         h ^= h >> 33;

@@ -11,22 +11,9 @@
 #include "../../fsm/directory.h"
 #include "../../fsm/lockfsm.h"
 #include "../../proto/command.h"
+#include "../base/fnv.h"
 #include "../base/log.h"
 #include "raftfsm.h"
-
-/* FNV-1a 64, continued from `h` over `n` bytes at `p`. */
-static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
-{
-        size_t i;
-
-        for (i = 0; i < n; i++) {
-                h ^= p[i];
-                h *= 0x100000001b3ULL;
-        }
-        return h;
-}
-
-#define FNV_OFFSET 0xcbf29ce484222325ULL
 
 /* The directory's or the access list's encoding (`enc` with a NULL buffer
  * sizes it), hashed into `*h`. 0 or BATON_ENOMEM. */
@@ -40,7 +27,7 @@ static int hash_part(uint64_t *h, const void *obj,
                 return BATON_ENOMEM;
         }
         enc(obj, buf, len);
-        *h = fnv(*h, buf, len);
+        *h = fnv1a64(*h, buf, len);
         raft_free(buf);
         return 0;
 }
@@ -58,7 +45,7 @@ static size_t enc_acl(const void *obj, uint8_t *buf, size_t cap)
 int fsmdigest_compute(const struct raftfsm *rf, uint64_t *digest)
 {
         const struct acl *acl = raftfsm_acl(rf);
-        uint64_t h = FNV_OFFSET;
+        uint64_t h = FNV1A64_OFFSET;
         void *state;
         size_t len;
         int rv;
@@ -74,7 +61,7 @@ int fsmdigest_compute(const struct raftfsm *rf, uint64_t *digest)
         if (rv != 0) {
                 return rv;
         }
-        h = fnv(h, state, len);
+        h = fnv1a64(h, state, len);
         lockfsm_snapshot_free(raftfsm_lockfsm_nowait(rf), state);
         *digest = h;
         return 0;
