@@ -423,10 +423,17 @@ static void start_failed(struct node *n, int rv)
 {
         struct node_core *c = n->core;
 
+        const char *r = raft_errmsg(&c->raft), *f = raftfsm_errmsg(&c->rf);
+
+        if (raftfsm_refused_newer(&c->rf)) {
+                /* raft's words ("persisted data is corrupted") would say
+                 * damage: the state machine's say what it is. */
+                snprintf(n->errmsg, sizeof n->errmsg, "%s", f);
+                return;
+        }
         snprintf(n->errmsg, sizeof n->errmsg, "raft start: %s (%s%s%s)",
-                 raft_strerror(rv), raft_errmsg(&c->raft),
-                 raftfsm_errmsg(&c->rf)[0] != '\0' ? "; " : "",
-                 raftfsm_errmsg(&c->rf));
+                 raft_strerror(rv), r, r[0] != '\0' && f[0] != '\0' ? "; " : "",
+                 f);
 }
 
 /* The state machine, with the configured limits (defaults for the rest)
@@ -469,6 +476,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
 {
         const struct config_member *self = settings_member(cfg, cfg->id);
         struct node_core *c;
+        bool newer = false;
         int rv;
 
         memset(n, 0, sizeof *n);
@@ -507,6 +515,7 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         }
         if (rv != 0) {
                 start_failed(n, rv);
+                newer = raftfsm_refused_newer(&c->rf);
                 goto err_after_raft;
         }
         rv = nodedir_own_address(n, self->raft_address);
@@ -532,6 +541,9 @@ err_after_raft:
          * close callback (as on a normal shutdown) frees the rest. Nothing
          * else runs on the loop yet, so run it until that is done. */
         rv = rafterr_baton(rv) != 0 ? rafterr_baton(rv) : BATON_EIO;
+        if (newer) {
+                rv = BATON_EVERSION; /* a newer release's data, not damage */
+        }
         n->close_cb = NULL;
         c->raft.data = n;
         stallwatch_close(&c->watch);

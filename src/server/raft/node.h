@@ -138,8 +138,9 @@ struct node {
  * the directory is pristine, and start. The raft transport checks every
  * peer's data directory with `check` (borrowed for the node's life; NULL:
  * no checks), which learns from the node which members are voters.
- * Returns 0 or a BATON_E* code with the reason in n->errmsg; on failure
- * nothing is left to clean up.
+ * Returns 0 or a BATON_E* code with the reason in n->errmsg (BATON_EVERSION:
+ * the directory holds a snapshot of a newer release, which is whole and
+ * must not be wiped); on failure nothing is left to clean up.
  */
 struct peercheck;
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,

@@ -451,6 +451,10 @@ static void restore_failed(struct raftfsm *rf, size_t len, int rv,
         const char *v = PACKAGE_VERSION;
         unsigned long long at = (unsigned long long)rp->newer_index;
 
+        rf->refused_newer = rp->newer_container != 0 ||
+                            rp->newer_image > SNAPSHOT_VERSION ||
+                            rp->newer_entry != 0;
+
         if (rp->newer_container != 0) {
                 snprintf(rf->errmsg, sizeof rf->errmsg,
                          "restore snapshot of %zu bytes: its container is "
@@ -480,6 +484,19 @@ static void restore_failed(struct raftfsm *rf, size_t len, int rv,
                                "here; every node needs the same limits"
                              : "");
         }
+}
+
+/* A running node (restores on the worker) failed to restore a snapshot
+ * from its leader: it must not apply past it, and says so through the
+ * failure callback (batond stops), with why in errmsg. */
+static void stop_applying(struct raftfsm *rf, int rv)
+{
+        rf->broken = rv;
+        snprintf(rf->errmsg + strlen(rf->errmsg),
+                 sizeof rf->errmsg - strlen(rf->errmsg), "%s",
+                 "; this node cannot apply past a snapshot it failed to "
+                 "restore");
+        rf->failed_cb(rf->failed_data, rf->errmsg);
 }
 
 /* A restore decoded on the worker (RAFTFSM_RESTORE_THREAD). Only the
@@ -603,6 +620,16 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
         }
         if (rv != 0) {
                 restore_failed(rf, buf->len, rv, &rp);
+                /* Refused before a worker could take it (a container of a
+                 * newer release, a damaged one): raft 0.22.1 keeps the
+                 * snapshot it wrote and waits, so a running node would
+                 * stay behind without a word. At start (no callback yet)
+                 * raft_start fails with errmsg instead. */
+                if (rv != BATON_ENOMEM &&
+                    rf->restore_mode == RAFTFSM_RESTORE_THREAD &&
+                    rf->failed_cb != NULL) {
+                        stop_applying(rf, rv);
+                }
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
         snapsource_forget(&rf->snaps);
@@ -632,15 +659,10 @@ static int take_job(struct raftfsm *rf)
                 restore_failed(rf, j->buf.len, rv, &j->rp);
                 job_free(j);
                 bgrestore_drop(&rf->bg);
-                rf->broken = rv;
                 if (rf->failed_cb == NULL) {
                         abort();
                 }
-                snprintf(rf->errmsg + strlen(rf->errmsg),
-                         sizeof rf->errmsg - strlen(rf->errmsg), "%s",
-                         "; this node cannot apply past a snapshot it "
-                         "failed to restore");
-                rf->failed_cb(rf->failed_data, rf->errmsg);
+                stop_applying(rf, rv);
                 return rv;
         }
         rf->lockfsm = j->fresh;
@@ -891,6 +913,11 @@ void raftfsm_set_acl_cb(struct raftfsm *rf,
 const struct directory *raftfsm_directory(const struct raftfsm *rf)
 {
         return &rf->dir;
+}
+
+bool raftfsm_refused_newer(const struct raftfsm *rf)
+{
+        return rf->refused_newer;
 }
 
 const char *raftfsm_errmsg(const struct raftfsm *rf)
