@@ -129,6 +129,7 @@ struct node {
          * (nodedir_tell_voters()). */
         bool was_member;
         uint64_t removed_at, removed_since, removed_last;
+        bool dir_leading; /* led at the last nodedir_tell_voters() */
         char errmsg[640];
 };
 
