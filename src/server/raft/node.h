@@ -106,6 +106,9 @@ struct node {
         bool barrier_pending;
         bool serving;
         uint64_t serving_term;
+        /* The term in which this node, diverged, last refused to serve as
+         * leader (hand_over_diverged()). */
+        uint64_t diverged_term;
         struct node_callbacks cb;
         uv_timer_t transfer_timer;
         void (*transfer_cb)(struct node *n);

@@ -127,7 +127,7 @@ void nodedir_tell_voters(struct node *n)
                             : r->configuration_committed_index;
         uint64_t ids[2 * CONFIG_MAX_MEMBERS];
         unsigned i, k = 0;
-        bool leading = raft_state(r) == RAFT_LEADER;
+        bool leading = raft_state(&n->core->raft) == RAFT_LEADER;
 
         if (n->check != NULL) {
                 tell_removed(n);
