@@ -170,6 +170,32 @@ static void wake_restored(void *data)
 
 static void handover_step(struct node *n);
 
+/*
+ * Elected, with a state the digests showed is not the leader's
+ * (fsmdigest.h): it must not serve from that state, nor propose its
+ * digests, which would make every other replica look diverged. It says
+ * so once a term and hands leadership to a caught-up voter; with none
+ * (a one-node cluster, or no voter caught up within the handover's
+ * bound), it leads without serving until it restarts, which a diverged
+ * node needs anyway (docs/operations.md).
+ */
+static void hand_over_diverged(struct node *n, uint64_t term)
+{
+        int rv;
+
+        if (n->diverged_term == term) {
+                return;
+        }
+        n->diverged_term = term;
+        rv = node_transfer(n, 0, NULL);
+        log_error("elected in term %llu, but this node's state diverged from "
+                  "the leader's at entry %llu: not serving; %s",
+                  (unsigned long long)term,
+                  (unsigned long long)n->core->digest.diverged_index,
+                  rv == 0 ? "handing leadership over"
+                          : "no voter to hand leadership to");
+}
+
 static void on_monitor(uv_prepare_t *h)
 {
         struct node *n = h->data;
@@ -212,6 +238,10 @@ static void on_monitor(uv_prepare_t *h)
         if (n->handover) {
                 handover_step(n);
                 return; /* it may have closed the node (SIGTERM) */
+        }
+        if (leader && !n->serving && c->digest.diverged) {
+                hand_over_diverged(n, term);
+                return;
         }
         if (leader && !n->serving && !n->barrier_pending) {
                 n->serving_term = term;

@@ -106,6 +106,9 @@ struct node {
         bool barrier_pending;
         bool serving;
         uint64_t serving_term;
+        /* The term in which this node, diverged, last refused to serve as
+         * leader (hand_over_diverged()). */
+        uint64_t diverged_term;
         struct node_callbacks cb;
         uv_timer_t transfer_timer;
         void (*transfer_cb)(struct node *n);
@@ -129,6 +132,7 @@ struct node {
          * (nodedir_tell_voters()). */
         bool was_member;
         uint64_t removed_at, removed_since, removed_last;
+        bool dir_leading; /* led at the last nodedir_tell_voters() */
         char errmsg[640];
 };
 
