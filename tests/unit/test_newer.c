@@ -205,12 +205,14 @@ static void test_newer_container_refused(void **state)
         assert_non_null(strstr(b->why, want));
         assert_non_null(strstr(b->why, "cannot apply past a snapshot"));
         assert_true(raftfsm_refused_newer(&b->rf));
-        /* Damage instead (a bad magic past the header): not newer. */
+        /* Damage instead (a bad magic past the header): not newer, and
+         * refused at once as before (test_bgrestore). */
         wcursor_init(&w, (uint8_t *)buf.base + 4, 4);
         wcursor_u32(&w, SNAPTAIL_VERSION);
         memset((uint8_t *)buf.base + SNAPTAIL_HEADER_SIZE, 0xff, 16);
         assert_int_equal(b->rf.fsm.restore(&b->rf.fsm, &buf), RAFT_CORRUPT);
         assert_false(raftfsm_refused_newer(&b->rf));
+        assert_int_equal(b->n_failed, 1);
         raft_free(buf.base);
         replica_free(b);
 }
