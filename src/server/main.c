@@ -452,6 +452,14 @@ static int start_services(struct server *s)
                          (unsigned long long)s->cfg.id, s->node.errmsg);
                 rv = node_start(&s->node, &s->loop, &s->cfg, &cb, &s->check);
         }
+        if (rv == BATON_EVERSION) {
+                /* Whole, written by a newer release: never "damaged", whose
+                 * remedy (wipe and rejoin) would throw it away. */
+                log_error("cannot start node %llu on data directory %s: %s",
+                          (unsigned long long)s->cfg.id, s->dir.path,
+                          s->node.errmsg);
+                return 1;
+        }
         if (rv != 0 && strstr(s->node.errmsg, "persisted data is corrupted")) {
                 log_error("data directory %s is damaged: cannot start node "
                           "%llu: %s; " DAMAGED_REMEDY,
