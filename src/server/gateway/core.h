@@ -15,7 +15,6 @@
 #include "../base/histogram.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
-#include "applylog.h"
 #include "backup.h"
 #include "deadlines.h"
 #include "watches.h"
@@ -74,7 +73,6 @@ struct gateway {
         struct node *node;
         const struct config *cfg;
         struct deadlines deadlines;
-        struct applylog applylog;
         struct hmap pending; /* proposed client commands, by key */
         struct queue unsent; /* commands for the next node_apply */
         struct queue held;   /* arrived while the leader was not serving */
