@@ -20,6 +20,7 @@
 #include "watches.h"
 
 struct admin;
+struct gateway_host;
 
 /* Request kinds for metrics: the five client commands, then the reads. */
 enum gateway_kind {
@@ -69,6 +70,7 @@ struct gateway_stats {
  * Caller-allocated; used only from the loop's thread.
  */
 struct gateway {
+        struct gateway_host *host; /* what the core asks of its host */
         uv_loop_t *loop;
         struct node *node;
         const struct config *cfg;

@@ -630,12 +630,13 @@ void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,
         access_on_applied(g, index, c, status);
 }
 
-int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
-                 const struct config *cfg)
+int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
+                 struct node *node, const struct config *cfg)
 {
         int rv;
 
         memset(g, 0, sizeof *g);
+        g->host = host;
         g->loop = loop;
         g->node = node;
         g->cfg = cfg;

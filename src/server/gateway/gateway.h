@@ -17,10 +17,25 @@
  * registers itself with the node and the connections and calls these.
  */
 
-/* Set up on a started node (`node` and `cfg` borrowed for the gateway's
- * life). 0 or BATON_ENOMEM; on failure nothing is left to clean up. */
-int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
-                 const struct config *cfg);
+/*
+ * What the core asks of its host, which does it (batond: corehost.c).
+ * Caller-allocated; the core borrows it for its life. No op calls an
+ * input of the core before it returns.
+ */
+struct gateway_host {
+        void *data; /* the host's */
+        /* The SHA-256 of an ATTACH secret (ATTACH_SECRET_SIZE bytes, borrowed
+         * for the call) into `hash` (ATTACH_HASH_SIZE bytes): 0, or
+         * BATON_ENOMEM. */
+        int (*hash_secret)(struct gateway_host *h, const uint8_t *secret,
+                           uint8_t *hash);
+};
+
+/* Set up on a started node (`host`, `node` and `cfg` borrowed for the
+ * gateway's life). 0 or BATON_ENOMEM; on failure nothing is left to
+ * clean up. */
+int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
+                 struct node *node, const struct config *cfg);
 /* Answer everything pending (NOT_LEADER, or outcome unknown for what was
  * proposed) and close the deadline timer. */
 void gateway_close(struct gateway *g);

@@ -1,7 +1,14 @@
 /* batond's host of its request core (src/server/gateway/): it hands the
  * core every input from the raft node and the client connections, and
- * does the I/O the core leaves to it (the apply log). */
+ * does the I/O the core leaves to it (the apply log, the ATTACH hash). */
 #include "corehost.h"
+
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "../../../include/baton/errors.h"
+#include "../../proto/attach.h"
 
 static void on_ready(void *data)
 {
@@ -64,17 +71,36 @@ static void on_acl(void *data, uint64_t index, const struct command *c,
         gateway_on_acl(&h->core, index, c, status);
 }
 
+/* gateway_host.hash_secret: SHA-256, as the client hashed it for OPEN. */
+static int hash_secret(struct gateway_host *ops, const uint8_t *secret,
+                       uint8_t *hash)
+{
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned len = 0;
+
+        (void)ops;
+        if (EVP_Digest(secret, ATTACH_SECRET_SIZE, md, &len, EVP_sha256(),
+                       NULL) != 1 ||
+            len != ATTACH_HASH_SIZE) {
+                return BATON_ENOMEM;
+        }
+        memcpy(hash, md, ATTACH_HASH_SIZE);
+        return 0;
+}
+
 int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
                   const struct config *cfg)
 {
         int rv;
 
         h->node = node;
+        h->ops.data = h;
+        h->ops.hash_secret = hash_secret;
         rv = applylog_open(&h->applylog, cfg->apply_log);
         if (rv != 0) {
                 goto err;
         }
-        rv = gateway_init(&h->core, loop, node, cfg);
+        rv = gateway_init(&h->core, &h->ops, loop, node, cfg);
         if (rv != 0) {
                 goto err_after_applylog;
         }

@@ -1,6 +1,6 @@
 /* batond's host of its request core (src/server/gateway/): it hands the
  * core every input from the raft node and the client connections, and
- * does the I/O the core leaves to it (the apply log). */
+ * does the I/O the core leaves to it (the apply log, the ATTACH hash). */
 #ifndef SERVER_COREHOST_H
 #define SERVER_COREHOST_H
 
@@ -28,10 +28,14 @@
  * its events, goes only to the log. main.c reopens it on SIGHUP
  * (applylog_reopen() of `applylog`).
  *
+ * What the core asks of its host (struct gateway_host, `ops`) is done
+ * here too: the SHA-256 of an ATTACH secret, with OpenSSL.
+ *
  * Caller-allocated; used only from the loop's thread.
  */
 struct corehost {
         struct gateway core; /* the metrics port reads its counters */
+        struct gateway_host ops;
         struct node *node;
         struct applylog applylog;
 };
