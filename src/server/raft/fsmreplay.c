@@ -121,8 +121,7 @@ int replay_open(const void *buf, size_t len, struct replay *rp)
                 rp->tail = true;
                 rv = snaptail_open(&rp->r, buf, len);
                 if (rv == BATON_EVERSION) {
-                        rp->newer_container =
-                            snaptail_peek_version(buf, len);
+                        rp->newer_container = snaptail_peek_version(buf, len);
                 }
                 return rv;
         }
