@@ -63,6 +63,8 @@ int replay_digest(unsigned nodes, uint64_t seed, const char *brk,
                   uint64_t *digest, char *reason, size_t cap)
 {
         char *env[ENV_MAX + 1];
+        char path[4096];
+        ssize_t len;
         char n_arg[16], s_arg[32], b_arg[32], out[4096];
         char name[] = "test_sim", o_nodes[] = "--nodes", o_seed[] = "--seed",
              o_break[] = "--break";
@@ -74,6 +76,15 @@ int replay_digest(unsigned nodes, uint64_t seed, const char *brk,
         int fds[2], status, rv;
         pid_t pid;
 
+        /* The file /proc/self/exe names, not the link itself: under
+         * valgrind the link is valgrind's tool, while readlink() of it
+         * gives this program (and the replay then runs natively). */
+        len = readlink("/proc/self/exe", path, sizeof path - 1);
+        if (len <= 0) {
+                return fail(reason, cap, "readlink /proc/self/exe: %s",
+                            strerror(errno));
+        }
+        path[len] = '\0';
         snprintf(n_arg, sizeof n_arg, "%u", nodes);
         snprintf(s_arg, sizeof s_arg, "%" PRIu64, seed);
         snprintf(b_arg, sizeof b_arg, "%s", brk != NULL ? brk : "");
@@ -85,12 +96,12 @@ int replay_digest(unsigned nodes, uint64_t seed, const char *brk,
         posix_spawn_file_actions_addclose(&fa, fds[0]);
         posix_spawn_file_actions_addclose(&fa, fds[1]);
         replay_env(env);
-        rv = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, env);
+        rv = posix_spawn(&pid, path, &fa, NULL, argv, env);
         posix_spawn_file_actions_destroy(&fa);
         close(fds[1]);
         if (rv != 0) {
                 close(fds[0]);
-                return fail(reason, cap, "cannot run /proc/self/exe: %s",
+                return fail(reason, cap, "cannot run %s: %s", path,
                             strerror(rv));
         }
         read_all(fds[0], out, sizeof out);

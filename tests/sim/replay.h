@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 /*
- * Runs this program again (/proc/self/exe) as `--nodes N --seed S`, and
+ * Runs this program again (the file /proc/self/exe links to) as `--nodes N
+ * --seed S`, and
  * `--break BRK` if `brk` is not NULL, and reads the digest from the
  * "digest=" of its one TAP line, passed or failed. A fresh process has
  * nothing of this one's history and, with address-space randomisation,

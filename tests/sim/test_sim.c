@@ -335,9 +335,9 @@ struct outcome {
         uint64_t last_index;
         uint64_t snapshot_index;
         uint64_t steps;
-        uint64_t digest; /* of the whole run (digest.h) */
-        unsigned hints;  /* messages simwire patched, 1. and 2. */
-        unsigned lowered;
+        uint64_t digest;  /* of the whole run (digest.h) */
+        unsigned hints;   /* messages simwire patched: 1. of simwire.h */
+        unsigned lowered; /* and 2. */
 };
 
 static void configure(struct sim *s, struct simcluster_config *cfg)
