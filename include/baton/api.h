@@ -16,7 +16,7 @@ extern "C" {
 
 /**
  * Return the version of the Baton release libbaton was built from, as a
- * static string ("MAJOR.MINOR.PATCH", e.g. "0.2.0"): the version the
+ * static string ("MAJOR.MINOR.PATCH", e.g. "0.3.0"): the version the
  * program runs with, which may differ from the baton.h it was compiled
  * against. Never returns NULL. Thread-safe.
  */

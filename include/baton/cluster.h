@@ -62,7 +62,7 @@ struct baton_status {
  * write.
  */
 struct baton_node_version {
-        char release[33];   /* "0.2.0", as `batond --version` says; "" from
+        char release[33];   /* "0.3.0", as `batond --version` says; "" from
                                a node older than 0.2.0, which does not say */
         unsigned protocol;  /* the client protocol version it answered in */
         unsigned command;   /* log entries (commands, batches): it reads

@@ -38,7 +38,7 @@ struct proto_status {
  * the node runs and the newest format of each thing it replicates or
  * keeps on disk (docs/operations.md, "Upgrades"). */
 struct proto_versions {
-        struct proto_string release; /* "0.2.0": 1..PROTO_RELEASE_MAX bytes */
+        struct proto_string release; /* "0.3.0": 1..PROTO_RELEASE_MAX bytes */
         uint16_t command;   /* commands and batches: reads 1..command */
         uint16_t snapshot;  /* snapshot images: reads 1..snapshot, writes it */
         uint16_t container; /* the image-and-tail container: reads, writes */

@@ -19,7 +19,7 @@
 #include "config/tlsconfig.h"
 #include "disk/datadir.h"
 #include "disk/diskscan.h"
-#include "gateway/gateway.h"
+#include "host/corehost.h"
 #include "net/conn.h"
 #include "net/listen.h"
 #include "offline/recover.h"
@@ -38,7 +38,7 @@ struct server {
         struct datadir dir;
         struct peercheck check;
         struct node node;
-        struct gateway gateway;
+        struct corehost host;
         struct conn_set conns;
         struct metrics metrics;
         struct looplag looplag;
@@ -69,7 +69,7 @@ static void on_flush(uv_check_t *h)
 {
         struct server *s = h->data;
 
-        gateway_flush(&s->gateway);
+        corehost_flush(&s->host);
         conn_flush_all(&s->conns);
 }
 
@@ -102,7 +102,7 @@ static void shutdown_now(struct server *s)
         looplag_close(&s->looplag);
         memtrim_close(&s->memtrim);
         conn_close_all(&s->conns);
-        gateway_close(&s->gateway);
+        corehost_close(&s->host);
         uv_check_stop(&s->flush);
         uv_close((uv_handle_t *)&s->flush, NULL);
         uv_close((uv_handle_t *)&s->sigint, NULL);
@@ -335,7 +335,7 @@ static void reopen_logs(struct server *s)
         if (s->cfg.apply_log[0] == '\0') {
                 return;
         }
-        if (applylog_reopen(&s->gateway.applylog, s->cfg.apply_log) != 0) {
+        if (applylog_reopen(&s->host.applylog, s->cfg.apply_log) != 0) {
                 log_error("SIGHUP: cannot reopen the apply log %s: %s; "
                           "writing to the file it had open",
                           s->cfg.apply_log, strerror(errno));
@@ -441,16 +441,21 @@ static int start_services(struct server *s)
         struct tls_ctx *tls;
         int rv;
 
-        cb.ready = gateway_on_ready;
-        cb.lost = gateway_on_lost;
-        cb.restored = gateway_on_restored;
-        cb.data = &s->gateway;
+        corehost_node_callbacks(&s->host, &cb);
         rv = node_start(&s->node, &s->loop, &s->cfg, &cb, &s->check);
         if (rv != 0 && start_failed_behind_snapshot(&s->node)) {
                 log_warn("node %llu: %s: starting again from the snapshot, "
                          "as a kill during its install leaves it",
                          (unsigned long long)s->cfg.id, s->node.errmsg);
                 rv = node_start(&s->node, &s->loop, &s->cfg, &cb, &s->check);
+        }
+        if (rv == BATON_EVERSION) {
+                /* Whole, written by a newer release: never "damaged", whose
+                 * remedy (wipe and rejoin) would throw it away. */
+                log_error("cannot start node %llu on data directory %s: %s",
+                          (unsigned long long)s->cfg.id, s->dir.path,
+                          s->node.errmsg);
+                return 1;
         }
         if (rv != 0 && strstr(s->node.errmsg, "persisted data is corrupted")) {
                 log_error("data directory %s is damaged: cannot start node "
@@ -464,7 +469,7 @@ static int start_services(struct server *s)
                           (unsigned long long)s->cfg.id, s->node.errmsg);
                 return 1;
         }
-        rv = gateway_init(&s->gateway, &s->loop, &s->node, &s->cfg);
+        rv = corehost_init(&s->host, &s->loop, &s->node, &s->cfg);
         if (rv != 0) {
                 log_error("cannot open the apply log %s", s->cfg.apply_log);
                 return 1;
@@ -479,7 +484,7 @@ static int start_services(struct server *s)
         tls = s->client_tls;
         s->client_tls = NULL;
         rv = conn_listen(&s->conns, &s->loop, s->cfg.client_listen, &limits,
-                         tls, gateway_on_frame, gateway_on_gone, &s->gateway);
+                         tls, corehost_on_frame, corehost_on_gone, &s->host);
         if (rv != 0) {
                 tls_ctx_destroy(tls);
                 log_error("cannot listen for clients on %s",
@@ -531,7 +536,7 @@ static int start_metrics(struct server *s)
         if (metrics_tls(&s->cfg, s->cfg.metrics_tls, &set.tls) != 0) {
                 return 1;
         }
-        rv = metrics_start(&s->metrics, &s->loop, &set, &s->gateway, &s->node,
+        rv = metrics_start(&s->metrics, &s->loop, &set, &s->host.core, &s->node,
                            &s->conns, &s->looplag, &s->memtrim);
         if (rv != 0) {
                 tls_ctx_destroy(set.tls);

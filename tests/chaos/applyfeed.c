@@ -128,7 +128,7 @@ static bool number(const char *s, const char *name, uint64_t *out)
 }
 
 /*
- * One line of an apply log (src/server/gateway/applylog.c): a RELEASE of a
+ * One line of an apply log (src/server/host/applylog.c): a RELEASE of a
  * semaphore's grant or a session's END. Its numbers all come before
  * "lock", whose value is the only string that may hold anything: the line
  * is cut there so that a lock name never passes for a field. A lock name

@@ -512,6 +512,100 @@ static void sc_offline_on_held(struct ctx *x)
         SERVES(x);
 }
 
+/* The newest snapshot data file (not its .meta) in `dir`, into `out`. */
+static bool newest_snapshot(const char *dir, char *out, size_t cap)
+{
+        char cmd[PATH_MAX + 96];
+        FILE *p;
+        bool ok;
+
+        snprintf(cmd, sizeof cmd,
+                 "ls -t '%s'/snapshot-* 2>/dev/null | grep -v '\\.meta$' | "
+                 "head -n 1",
+                 dir);
+        p = popen(cmd, "r");
+        if (p == NULL) {
+                return false;
+        }
+        ok = fgets(out, (int)cap, p) != NULL;
+        pclose(p);
+        if (ok) {
+                out[strcspn(out, "\n")] = '\0';
+        }
+        return ok && out[0] != '\0';
+}
+
+/* Write the little-endian `v` at byte `at` of the file at `path`. */
+static bool put_u32_at(const char *path, long at, uint32_t v)
+{
+        uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+                        (uint8_t)(v >> 24)};
+        FILE *f = fopen(path, "r+b");
+        bool ok = f != NULL && fseek(f, at, SEEK_SET) == 0 &&
+                  fwrite(b, 1, sizeof b, f) == sizeof b;
+
+        return f != NULL && fclose(f) == 0 && ok;
+}
+
+/*
+ * Node 1's newest snapshot as a newer release would write it (its
+ * container version one past this build's, at byte 4): refused with exit
+ * 1 and the line naming both versions and the release to run, never as a
+ * damaged directory (exit 3, "wipe"), which would have the operator
+ * throw away a whole directory; nothing in it changed.
+ */
+static void sc_newer_snapshot(struct ctx *x)
+{
+        static const char *const small[] = {"--snapshot-threshold", "64",
+                                            "--snapshot-trailing", "16"};
+        const struct harness_node *nd = &x->h.nodes[0];
+        char snap[PATH_MAX], before[LIST_MAX], after[LIST_MAX], log[PATH_MAX];
+        char want[64];
+        struct tclient c;
+        char name[64];
+        unsigned i;
+        uint64_t t;
+        struct oneoff o;
+
+        if (!restart_all(x, small, 4, __LINE__) ||
+            !client_open(x, &c, TTL_MS, __LINE__)) {
+                return;
+        }
+        lock_name(x, name, sizeof name, "newer");
+        for (i = 0; i < 60 && x->ok; i++) {
+                t = granted(x, &c, name, 1000, __LINE__);
+                if (t == 0 || !released(x, &c, name, t, __LINE__)) {
+                        break;
+                }
+        }
+        tclient_close(&c);
+        if (!x->ok) {
+                return;
+        }
+        STOP(x, 1);
+        EXPECT(x, newest_snapshot(nd->data_dir, snap, sizeof snap),
+               "node 1 took no snapshot in 120 grants and releases");
+        if (!x->ok) {
+                return;
+        }
+        EXPECT(x, put_u32_at(snap, 4, 3), "cannot rewrite %s", snap);
+        oneoff_listing(nd->data_dir, before, sizeof before);
+        path_in(x, log, sizeof log, "newer.log");
+        oneoff_init(&o, x->h.batond, log);
+        oneoff_node_args(&o, &x->h, 1, nd->data_dir);
+        EXITS(x, &o, PEERS_MS, "node 1 on a newer release's snapshot");
+        snprintf(want, sizeof want, "its container is version %d", 3);
+        REFUSED(x, &o, want, "a newer Baton release wrote it");
+        EXPECT(x, !oneoff_log_has(&o, "is damaged"),
+               "a newer release's snapshot was called damage");
+        oneoff_listing(nd->data_dir, after, sizeof after);
+        /* The lock file names the last process that held it. */
+        before[strcspn(before, "'")] = after[strcspn(after, "'")] = '\0';
+        EXPECT(x, strcmp(before, after) == 0,
+               "node 1's data directory changed:\n# before: %s\n# after:  %s",
+               before, after);
+}
+
 /* --- The run ---------------------------------------------------------------
  */
 
@@ -532,6 +626,9 @@ static const struct scenario_entry scenarios[] = {
     {"--recover and --restore on a running node's data directory: refused "
      "naming its pid; nothing changed",
      sc_offline_on_held, false},
+    {"a snapshot of a newer release: refused with exit 1 naming the "
+     "versions, not as damage; nothing changed",
+     sc_newer_snapshot, false},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])

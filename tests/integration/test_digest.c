@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../include/baton.h"
 #include "harness.h"
 #include "scenario.h"
 
@@ -115,6 +116,35 @@ static bool drive(struct ctx *x, const char *batond,
         return x->ok && token != 0;
 }
 
+/* Leadership handed to diverged node `to`: it must not serve, and hands
+ * it on; the leader that serves is a node that counted no mismatch. */
+static void diverged_hands_over(struct ctx *x, unsigned to, const bool which[4])
+{
+        struct baton_options o;
+        baton_client *c = NULL;
+        unsigned leader = 0;
+        int rv;
+
+        baton_options_init(&o);
+        o.request_timeout_ms = OP_MS;
+        o.client_name = "test_digest";
+        if (baton_client_create(&c, x->h.endpoints, &o) != 0) {
+                fail_at(x, __LINE__, "client for the transfer");
+                return;
+        }
+        rv = baton_transfer(c, to);
+        printf("# transfer to node %u: %d\n", to, rv);
+        baton_client_destroy(c);
+        EXPECT(x, harness_wait_leader(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        printf("# serving leader after the transfer: node %u\n", leader);
+        EXPECT(x, leader != 0 && !which[leader],
+               "node %u, diverged, serves as leader", leader);
+        EXPECT(x,
+               harness_log_count(&x->h, to, "diverged from the leader's") > 0,
+               "node %u never said it would not serve diverged", to);
+}
+
 static bool some_mismatch(struct ctx *x, unsigned rounds)
 {
         bool which[4];
@@ -127,7 +157,8 @@ static bool some_mismatch(struct ctx *x, unsigned rounds)
  * The leader proposes its digests: if node 2 follows, it alone differs
  * from the leader; if it leads, the two others do. Those say so once each
  * in their log, count it, and answer /ready 503 "diverged"; the others
- * stay ready.
+ * stay ready. Leadership handed to a diverged node comes back to a node
+ * that is not: a diverged node never serves.
  */
 static void sc_diverged(struct ctx *x)
 {
@@ -160,6 +191,11 @@ static void sc_diverged(struct ctx *x)
                        "node %u's log and its mismatch disagree", id);
                 EXPECT(x, value(x, id, "baton_fsm_diverged") == expect,
                        "node %u: baton_fsm_diverged", id);
+        }
+        for (id = 1; id <= 3 && !which[id]; id++) {
+        }
+        if (x->ok && id <= 3) {
+                diverged_hands_over(x, id, which);
         }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A rolling upgrade from the last release to this build, as an operator
-# runs it (docs/operations.md, "Upgrades"), under load, then a rollback of
-# one node.
+# runs it (docs/operations.md, "Upgrades"), under load, with the rollbacks
+# the policy allows and refuses.
 #
 #   tests/ops/upgrade.sh [--keep]
 #
@@ -11,17 +11,28 @@
 # 2. Starts a 3-node TLS cluster of that release on 127.0.0.1 with an
 #    apply log per node and a snapshot every 2048 entries, so that every node
 #    takes snapshots during the run and restarted nodes may need one.
-# 3. Runs this build's baton-bench against it (contended and uncontended
+#    STATUS must report each node as the release (its version, or unknown
+#    from a release before versions in STATUS).
+# 3. Before the load, the two releases the other way round: one follower
+#    runs this build (with digest-interval = 16 in its config), leads the
+#    release's nodes for a few hundred entries, which must apply its
+#    DIGEST entries and keep up, then goes back to the release on its data
+#    directory, where it took no snapshot (the rollback the policy allows).
+# 4. Runs this build's baton-bench against it (contended and uncontended
 #    locks: the client protocol is the same), and upgrades one node at a
 #    time, followers first and the leader last: SIGTERM (a leader hands
 #    over first), wait for the exit, start this build's batond on the same
 #    data directory and config, wait until it follows the leader and has
-#    applied what the leader had committed. STATUS must report the old
-#    release as unknown and the new one as this build's version.
-# 4. Rolls one follower back to the release, on the data directory this
-#    build wrote snapshots into (the policy says it can: both write the
-#    same formats), and waits until it has caught up.
-# 5. Passes with zero failed client operations and the apply logs of all
+#    applied what the leader had committed. STATUS must report the new
+#    release as this build's version. At least one node must be upgraded
+#    on snapshots the release took.
+# 5. Rolls one follower back to the release, on the data directory this
+#    build wrote snapshots into. If this build writes a newer snapshot or
+#    container version than the release reads (STATUS says which), the
+#    release must refuse that directory at its start, with the line that
+#    names the version, and leave it as it was: the follower then runs this
+#    build again on it. Otherwise the release must run on it and catch up.
+# 6. Passes with zero failed client operations and the apply logs of all
 #    nodes agreeing, index by index (chaos-check's S9).
 #
 # Prints "PASS upgrade: ..." or "FAIL upgrade: REASON" last; exit 0 or 1.
@@ -144,6 +155,10 @@ old_batond=$old/batond
 [ -x "$old_batond" ] || fail "no batond in $old"
 "$old_batond" --version | grep -q "^batond $old_version " ||
         fail "$old_batond is not release $old_version: $("$old_batond" --version)"
+# What STATUS says the release runs: its version, but "unknown" from
+# 0.1.0, which predates versions in STATUS.
+old_says=$old_version
+[ "$old_version" = 0.1.0 ] && old_says=unknown
 
 # --- The cluster -------------------------------------------------------------
 
@@ -181,12 +196,13 @@ for i in 1 2 3; do
         } >"$tmp/node$i.conf"
 done
 
-# start I BATOND: on node I's data directory and config.
+# start I BATOND [CONFIG]: on node I's data directory, with its config
+# (or CONFIG).
 start() {
-        local i=$1 bin=$2
+        local i=$1 bin=$2 conf=${3:-$tmp/node$1.conf}
         mkdir -p "$tmp/node$i"
         echo "=== upgrade.sh: $($bin --version) at $(date -u +%FT%TZ)" >>"$tmp/node$i.log"
-        setsid "$bin" --config "$tmp/node$i.conf" >>"$tmp/node$i.log" 2>&1 </dev/null &
+        setsid "$bin" --config "$conf" >>"$tmp/node$i.log" 2>&1 </dev/null &
         pids[$i]=$!
         ran[$i]=$bin
 }
@@ -251,6 +267,43 @@ version_of() {
                 '.[] | select(.id == $i) | .version // "unknown"' 2>/dev/null
 }
 
+# expect_version I RELEASE SAYS: node I runs RELEASE, and STATUS must say
+# SAYS.
+expect_version() {
+        local v
+        v=$(version_of "$1")
+        [ "$v" = "$3" ] ||
+                fail "node $1 runs $2 but STATUS says version $v, not $3"
+}
+
+# formats_of I: "CONTAINER SNAPSHOT", the snapshot container and snapshot
+# versions node I writes, as STATUS says (0.1.0 does not say: it writes
+# container 1 and snapshot 11).
+formats_of() {
+        status_json | jq -r --argjson i "$1" '.[] | select(.id == $i)
+            | "\(.formats.container // 1) \(.formats.snapshot // 11)"' 2>/dev/null
+}
+
+# wait_leader I: node I leads, as all three say. 30 s at most.
+wait_leader() {
+        local t
+        for t in $(seq 1 300); do
+                [ "$(leader)" = "$1" ] && return 0
+                sleep 0.1
+        done
+        fail "node $1 is not the leader 30 s after batonctl transfer $1"
+}
+
+# snapshot_files I: node I's snapshot files, names and sizes.
+snapshot_files() {
+        find "$tmp/node$1/data" -name 'snapshot-*' -printf '%f %s\n' | sort
+}
+
+# The "index" of an apply log line.
+index_of() {
+        sed -n 's/^{"index":\([0-9]*\),.*/\1/p'
+}
+
 say "starting release $old_version on 3 nodes (ports from $base)"
 for i in 1 2 3; do
         start "$i" "$old_batond"
@@ -263,11 +316,68 @@ L=$(leader)
 [ -n "$L" ] || fail "the $old_version cluster elected no leader in 30 s"
 for i in 1 2 3; do
         wait_ready "$i"
-        v=$(version_of "$i")
-        [ "$v" = unknown ] ||
-                fail "node $i runs $old_version but STATUS says version $v"
+        expect_version "$i" "$old_version" "$old_says"
 done
-say "release $old_version serving, leader node $L"
+read -r old_container old_snapshot <<<"$(formats_of "$L")"
+say "release $old_version serving, leader node $L (snapshot container $old_container, snapshots $old_snapshot)"
+
+# --- This build leading the release, then back to the release ---------------
+
+# Before the load, so that no node takes a snapshot meanwhile: follower F
+# runs this build and leads the release's nodes through a few hundred
+# entries. With digest-interval = 16 in its config (a key the release
+# does not know, taken out again for the rollback, as docs/operations.md
+# says), its DIGEST entries reach the release's nodes, which must apply
+# them and keep up: what happens when a node of this build takes over in
+# the middle of an upgrade. Then F goes back to the release on the data
+# directory this build wrote, which holds no snapshot of this build.
+F=""
+for i in 1 2 3; do
+        [ "$i" != "$L" ] && { F=$i; break; }
+done
+{
+        cat "$tmp/node$F.conf"
+        echo "digest-interval = 16"
+} >"$tmp/node$F-new.conf"
+touch "$tmp/mixed"
+say "node $F (follower) to $new_version with digest-interval = 16, then leading the $old_version nodes"
+stop "$F"
+start "$F" "$new_batond" "$tmp/node$F-new.conf"
+wait_ready "$F"
+expect_version "$F" "$new_version" "$new_version"
+"$ctl" transfer "$F" >"$tmp/transfer.out" 2>&1 ||
+        fail "batonctl transfer $F: $(tr '\n' ' ' <"$tmp/transfer.out")"
+wait_leader "$F"
+"$bench" --workload uncontended --clients 1 --duration 3 --warmup 0 --rate 20 \
+        --prefix upg-m- --ttl-ms 10000 --op-timeout-ms 30000 \
+        >"$tmp/bench-mixed.json" 2>"$tmp/bench-mixed.err" ||
+        fail "baton-bench under node $F ($new_version) failed: $(tail -n 3 "$tmp/bench-mixed.err" | tr '\n' ' ')"
+js=$(tail -n 1 "$tmp/bench-mixed.json")
+[ "$(jq -r '.errors' <<<"$js" 2>/dev/null)" = 0 ] && [ "$(jq -r '.ops' <<<"$js")" -gt 0 ] ||
+        fail "baton-bench under node $F ($new_version): $js"
+for i in 1 2 3; do
+        wait_ready "$i"
+done
+digests=$(grep -c '"event":"ENTRY","cause":"DIGEST"' "$tmp/run/nodes/n$F/apply.log")
+last_digest=$(grep '"event":"ENTRY","cause":"DIGEST"' "$tmp/run/nodes/n$F/apply.log" |
+        tail -n 1 | index_of)
+[ "$digests" -gt 0 ] ||
+        fail "node $F led with digest-interval = 16 and applied no DIGEST entry"
+for i in 1 2 3; do
+        [ "$i" = "$F" ] && continue
+        grep -q "^{\"index\":$last_digest,.*\"event\":\"ENTRY\"" "$tmp/run/nodes/n$i/apply.log" ||
+                fail "node $i ($old_version) has not applied DIGEST entry $last_digest"
+done
+[ -z "$(find "$tmp/node$F/data" -name 'snapshot-*' -newer "$tmp/mixed")" ] ||
+        fail "node $F took a snapshot while it ran $new_version, before the load: the rollback below needs a directory without one (BATON_UPGRADE_SNAPSHOTS too low)"
+say "node $F led; the $old_version nodes applied its $digests DIGEST entries (the last at index $last_digest) and kept up"
+stop "$F"
+start "$F" "$old_batond"
+wait_ready "$F"
+expect_version "$F" "$old_version" "$old_says"
+mixed_note="node $F ran $new_version and led the $old_version nodes through $digests DIGEST entries, then went back to $old_version (no snapshot taken)"
+say "node $F runs $old_version again and has caught up"
+L=$(leader)
 
 # --- Load --------------------------------------------------------------------
 
@@ -285,6 +395,7 @@ sleep 4
 # --- Upgrade, followers first, the leader last ------------------------------
 
 order=""
+on_snapshots=0
 for step in 1 2 3; do
         L=$(leader)
         for t in $(seq 1 100); do
@@ -308,21 +419,25 @@ for step in 1 2 3; do
         say "upgrading node $next ($role) to $new_version"
         t0=$(date +%s%N)
         stop "$next"
+        # The snapshots the release took there, which this build loads.
+        snaps=$(find "$tmp/node$next/data" -name 'snapshot-*' ! -name '*.meta' | wc -l)
+        [ "$snaps" -gt 0 ] && on_snapshots=$((on_snapshots + 1))
         start "$next" "$new_batond"
         wait_ready "$next"
         ms=$((($(date +%s%N) - t0) / 1000000))
-        v=$(version_of "$next")
-        [ "$v" = "$new_version" ] ||
-                fail "node $next runs $new_version but STATUS says version $v"
-        say "node $next runs $new_version and has caught up (${ms} ms from SIGTERM)"
+        expect_version "$next" "$new_version" "$new_version"
+        say "node $next runs $new_version and has caught up (${ms} ms from SIGTERM, $snaps snapshots of $old_version on its disk)"
         order="$order $next($role)"
 done
 touch "$tmp/upgraded"
+# The test must have shown that this build reads the release's snapshots.
+[ "$on_snapshots" -gt 0 ] ||
+        fail "no node had a snapshot of $old_version on its disk when it was upgraded: more load (BATON_UPGRADE_LOAD_S) or lower BATON_UPGRADE_SNAPSHOTS"
 
 # --- Rollback of one follower -------------------------------------------------
 
-# Let every node take a snapshot in the new release first, so the one
-# rolled back has to read what this build wrote.
+# Let the follower take a snapshot in the new release first, so that the
+# release has to read what this build wrote, or refuse it.
 L=$(leader)
 back=""
 for i in 1 2 3; do
@@ -334,11 +449,47 @@ for t in $(seq 1 600); do
 done
 [ -n "$(find "$tmp/node$back/data" -name 'snapshot-*' -newer "$tmp/upgraded")" ] ||
         fail "node $back took no snapshot in 60 s after the upgrade"
-say "rolling node $back (follower) back to $old_version on the data $new_version wrote"
-stop "$back"
-start "$back" "$old_batond"
-wait_ready "$back"
-say "node $back runs $old_version again and has caught up"
+read -r new_container new_snapshot <<<"$(formats_of "$L")"
+[ -n "$new_snapshot" ] || fail "node $L did not say which formats it writes"
+if [ "$new_container" -gt "$old_container" ] || [ "$new_snapshot" -gt "$old_snapshot" ]; then
+        # The policy: the release refuses a snapshot version it does not
+        # read, at its start, with a line that says so, and changes
+        # nothing; the node runs this build again on the same directory.
+        if [ "$new_container" -gt "$old_container" ]; then
+                want="its container is version $new_container, and this batond ($old_version) reads version $old_container"
+        else
+                want="it is in snapshot format version $new_snapshot, and this batond ($old_version) reads versions 1 to $old_snapshot"
+        fi
+        say "rolling node $back (follower) back to $old_version on the snapshots $new_version wrote: it must refuse them"
+        stop "$back"
+        before=$(snapshot_files "$back")
+        echo "=== upgrade.sh: $($old_batond --version) at $(date -u +%FT%TZ), expected to refuse" >>"$tmp/node$back.log"
+        timeout 60 "$old_batond" --config "$tmp/node$back.conf" >"$tmp/refused.out" 2>&1 </dev/null
+        rc=$?
+        cat "$tmp/refused.out" >>"$tmp/node$back.log"
+        [ "$rc" != 124 ] ||
+                fail "$old_version ran for 60 s on node $back's data directory, with snapshots of container $new_container and snapshot format $new_snapshot"
+        [ "$rc" != 0 ] ||
+                fail "$old_version exited 0 on node $back's data directory instead of refusing it"
+        grep -qF "$want" "$tmp/refused.out" ||
+                fail "$old_version refused node $back's data directory (exit $rc) without saying \"$want\": $(tail -n 2 "$tmp/refused.out" | tr '\n' ' ')"
+        [ "$(snapshot_files "$back")" = "$before" ] ||
+                fail "$old_version changed node $back's snapshots while refusing them"
+        say "$old_version refused node $back's data directory (exit $rc): $(grep -F "$want" "$tmp/refused.out" | sed 's/^[^ ]* //' | head -c 300)"
+        start "$back" "$new_batond"
+        wait_ready "$back"
+        expect_version "$back" "$new_version" "$new_version"
+        say "node $back runs $new_version again on it and has caught up"
+        rollback_note="rollback of node $back to $old_version refused as the policy says (exit $rc, \"$want\"), node $back back on $new_version"
+else
+        say "rolling node $back (follower) back to $old_version on the data $new_version wrote"
+        stop "$back"
+        start "$back" "$old_batond"
+        wait_ready "$back"
+        expect_version "$back" "$old_version" "$old_says"
+        say "node $back runs $old_version again and has caught up"
+        rollback_note="rollback of node $back to $old_version"
+fi
 
 # --- Verdict -----------------------------------------------------------------
 
@@ -397,5 +548,5 @@ case "$s9" in
 *) fail "the apply logs disagree: ${s9:-chaos-check gave no S9 verdict: $(tail -n 3 "$tmp/check.out" | tr '\n' ' ')}" ;;
 esac
 
-echo "PASS upgrade: $old_version -> $new_version, 3-node TLS cluster, order$order, rollback of node $back to $old_version: $ops client ops, 0 failed, longest client gap ${gap} ms;${s9#S9 PASS}; $build_note, total $(($(date +%s) - t_start))s"
+echo "PASS upgrade: $old_version -> $new_version, 3-node TLS cluster; $mixed_note; order$order, $on_snapshots of 3 upgraded on snapshots of $old_version; $rollback_note: $ops client ops, 0 failed, longest client gap ${gap} ms;${s9#S9 PASS}; $build_note, total $(($(date +%s) - t_start))s"
 exit 0

@@ -5,7 +5,10 @@
 # that a second run keeps the CA and adds only what is missing, makes again
 # a certificate that lacks a SAN asked for, keeps every node's SANs when it
 # makes one again (and says what it made and why), and refuses a half-gone
-# CA.
+# CA. Every certificate starts an hour before it was made (--backdate), so
+# that it verifies on a host whose clock is behind (openssl verify -attime,
+# with a time before the start as the negative control), its validity
+# still counted from when it was made; and the serial numbers follow ca.srl.
 set -u
 
 script="$(cd "$(dirname "$0")/../.." && pwd)/scripts/certs"
@@ -41,6 +44,7 @@ sans() { openssl x509 -in "$1" -noout -ext subjectAltName; }
 mode() { stat -c %a "$1"; }
 
 d=$tmp/tls
+t0=$(date +%s)
 check "makes a 3-node set" "$script" "$d" --nodes 3 --node-san 2=IP:10.0.0.2 --client app
 for f in ca.crt ca.key node1.crt node1.key node2.crt node3.key admin.crt admin.key app.crt app.key; do
         check "$f exists" test -s "$d/$f"
@@ -61,6 +65,48 @@ check "node certificates serve and are clients (raft peers)" \
         grep -q "TLS Web Server Authentication, TLS Web Client Authentication" \
         <(openssl x509 -in "$d/node1.crt" -noout -ext extendedKeyUsage)
 check "the directory is 0700" test "$(mode "$d")" = 700
+
+# Each certificate starts an hour before it was made (between t0 and now),
+# so that a host whose clock is behind this one's by less than that (a
+# clock stepped back, skewed hosts) accepts it at once; its validity is
+# still counted from when it was made.
+epoch() { date -d "$(openssl x509 -in "$1" -noout "-$2" | cut -d= -f2)" +%s; }
+now=$(date +%s)
+for f in ca node2 admin; do
+        nb=$(epoch "$d/$f.crt" startdate)
+        echo "# $f.crt starts $((now - nb)) s before now, made $((now - t0)) s or less ago"
+        check "$f.crt starts an hour before it was made" \
+                test "$nb" -ge $((t0 - 3600 - 2)) -a "$nb" -le $((now - 3600 + 2))
+done
+check "the CA is good for 3650 days from when it was made" \
+        test $(($(epoch "$d/ca.crt" enddate) - $(epoch "$d/ca.crt" startdate))) = $((3650 * 86400 + 3600))
+check "node2 is good for 825 days from when it was made" \
+        test $(($(epoch "$d/node2.crt" enddate) - $(epoch "$d/node2.crt" startdate))) = $((825 * 86400 + 3600))
+check "node2 and its CA verify on a clock 10 minutes behind" \
+        openssl verify -attime $((now - 600)) -CAfile "$d/ca.crt" "$d/node2.crt"
+check "and admin" openssl verify -attime $((now - 600)) -CAfile "$d/ca.crt" "$d/admin.crt"
+fails "but not on a clock two hours behind (before their start)" \
+        openssl verify -attime $((now - 7200)) -CAfile "$d/ca.crt" "$d/node2.crt"
+check "a set made with --backdate 0" "$script" "$tmp/now" --nodes 1 --backdate 0
+fails "starts now: it does not verify on a clock 10 minutes behind" \
+        openssl verify -attime $(($(date +%s) - 600)) -CAfile "$tmp/now/ca.crt" "$tmp/now/node1.crt"
+check "and verifies now" openssl verify -CAfile "$tmp/now/ca.crt" "$tmp/now/node1.crt"
+fails "--backdate -5 is refused" "$script" "$tmp/x" --nodes 1 --backdate -5
+fails "--days 1x is refused" "$script" "$tmp/x" --nodes 1 --days 1x
+
+# Serial numbers: each certificate the CA signs has its own, one past the
+# last, which ca.srl keeps (app's, made last), as openssl x509
+# -CAcreateserial kept it in directories made before.
+serial() { openssl x509 -in "$1" -noout -serial | cut -d= -f2; }
+serials=$(for f in "$d"/*.crt; do serial "$f"; done)
+check "every certificate has its own serial (of 6)" \
+        test "$(sort -u <<<"$serials" | wc -l)" = 6 -a "$(wc -l <<<"$serials")" = 6
+check "ca.srl holds the last one given (app's)" test "$(cat "$d/ca.srl")" = "$(serial "$d/app.crt")"
+cp -a "$d" "$tmp/serial"
+echo 01FF >"$tmp/serial/ca.srl"
+check "a client added after ca.srl 01FF" "$script" "$tmp/serial" --nodes 3 --client next
+check "has serial 0200" test "$(serial "$tmp/serial/next.crt")" = 0200
+check "and ca.srl says so" test "$(cat "$tmp/serial/ca.srl")" = 0200
 
 # The negative control: another CA's certificates do not verify here.
 check "a second set in another directory" "$script" "$tmp/other" --nodes 1

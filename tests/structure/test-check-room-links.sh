@@ -3,7 +3,9 @@
 # archive per room into a fake build directory, where the snap room calls a
 # function of the gateway room (a call that runs back up) and the gateway
 # room calls one of raft (allowed), and checks that exactly the first is
-# reported and that the tree without it passes.
+# reported and that the tree without it passes; then that the gateway's
+# I/O ledger reports a libuv call it does not list and a listed call the
+# room no longer makes.
 set -u
 
 script="$(cd "$(dirname "$0")/../.." && pwd)/scripts/check-room-links"
@@ -34,7 +36,7 @@ room_archive() {
                 ar rcs "$tmp/build/.libs/libbaton$1.a" "$tmp/$1.o"
 }
 
-rooms="base config disk net offline ops"
+rooms="base config disk net offline host ops"
 for r in $rooms; do
         room_archive "$r" "int ${r}_thing(void) { return 0; }"
 done
@@ -42,6 +44,8 @@ room_archive raft "int raft_apply(void) { return 1; }"
 room_archive gateway "int raft_apply(void); int gateway_route(void) { return raft_apply(); }"
 room_archive snap "int gateway_route(void); int snap_save(void) { return gateway_route(); }"
 
+export BATON_ROOM_IO_LEDGER="$tmp/ledger"
+echo "# the fake gateway does no I/O" >"$BATON_ROOM_IO_LEDGER"
 out=$("$script" "$tmp/build" 2>&1)
 rc=$?
 echo "# check-room-links on the fake build (exit $rc):"
@@ -57,6 +61,25 @@ out=$("$script" "$tmp/build" 2>&1)
 rc=$?
 check "without the call it exits 0" test "$rc" -eq 0
 check "and prints nothing" test -z "$out"
+
+# The ledger: a gateway that reads libuv's clock, unlisted, then listed,
+# then no longer calling it while still listed.
+room_archive gateway "unsigned long uv_now(void *l); int gateway_route(void) { return (int)uv_now(0); }"
+out=$("$script" "$tmp/build" 2>&1)
+rc=$?
+check "an unlisted uv_now in the gateway exits 1" test "$rc" -eq 1
+check "it names the room and the call" \
+        grep -q 'room gateway does I/O: uv_now ' <<<"$out"
+echo "gateway uv_now" >>"$BATON_ROOM_IO_LEDGER"
+out=$("$script" "$tmp/build" 2>&1)
+rc=$?
+check "listed in the ledger, it passes" test "$rc" -eq 0 -a -z "$out"
+room_archive gateway "int raft_apply(void); int gateway_route(void) { return raft_apply(); }"
+out=$("$script" "$tmp/build" 2>&1)
+rc=$?
+check "a listed call the gateway no longer makes exits 1" test "$rc" -eq 1
+check "and says to take it out of the ledger" \
+        grep -q 'room gateway no longer calls uv_now: take it out of ledger$' <<<"$out"
 
 rm "$tmp/build/.libs/libbatonops.a"
 "$script" "$tmp/build" >/dev/null 2>&1

@@ -299,6 +299,10 @@ check "--help exits 0 and describes the five rules" \
         test "$rc" -eq 0 -a "$(grep -c '^  [abcde]\. ' <<<"$out")" -eq 5
 out=$("$script" --rooms 2>&1)
 check "--rooms prints the allow-table, snap on base alone" grep -qx 'snap: base' <<<"$out"
+check "the request core's host may include the core" \
+        grep -qx 'host: base config disk snap net raft gateway' <<<"$out"
+check "and nothing below it may include the host" \
+        test -z "$(grep -v '^host:' <<<"$out" | grep -w host)"
 "$script" --no-such-option >/dev/null 2>&1
 rc=$?
 check "an unknown option exits 2" test "$rc" -eq 2

@@ -175,7 +175,10 @@ static void test_newer_snapshot_refused(void **state)
         replica_free(empty);
 }
 
-/* A container of the next version: refused at once, naming both. */
+/* A container of the next version: refused at once, naming both; a
+ * running node (restores on the worker) says so through the failure
+ * callback, as batond stops, instead of waiting behind the snapshot
+ * without a word; and it is a newer release's, not damage. */
 static void test_newer_container_refused(void **state)
 {
         struct replica *b = uncompressed(RAFTFSM_RESTORE_THREAD);
@@ -198,6 +201,18 @@ static void test_newer_container_refused(void **state)
                  SNAPTAIL_VERSION + 1, PACKAGE_VERSION, SNAPTAIL_VERSION);
         assert_non_null(strstr(raftfsm_errmsg(&b->rf), want));
         assert_false(raftfsm_restoring(&b->rf));
+        assert_int_equal(b->n_failed, 1);
+        assert_non_null(strstr(b->why, want));
+        assert_non_null(strstr(b->why, "cannot apply past a snapshot"));
+        assert_true(raftfsm_refused_newer(&b->rf));
+        /* Damage instead (a bad magic past the header): not newer, and
+         * refused at once as before (test_bgrestore). */
+        wcursor_init(&w, (uint8_t *)buf.base + 4, 4);
+        wcursor_u32(&w, SNAPTAIL_VERSION);
+        memset((uint8_t *)buf.base + SNAPTAIL_HEADER_SIZE, 0xff, 16);
+        assert_int_equal(b->rf.fsm.restore(&b->rf.fsm, &buf), RAFT_CORRUPT);
+        assert_false(raftfsm_refused_newer(&b->rf));
+        assert_int_equal(b->n_failed, 1);
         raft_free(buf.base);
         replica_free(b);
 }

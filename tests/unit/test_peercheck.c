@@ -357,6 +357,30 @@ static void voter_again_heard_again(void **state)
         assert_false(hello(&f, 2, OURS, 0x99, 3, NULL)); /* wiped */
 }
 
+/* A node removed while another led, accepted by this one as a follower,
+ * keeps that connection; once this node leads, its connections are
+ * dropped (it dials again and hears REMOVED), and members' are not. */
+static void leader_drops_removed_nodes(void **state)
+{
+        struct rafthello_verdict v;
+        struct fix f;
+
+        (void)state;
+        setup(&f, 4, OURS);
+        f.pc.drop = on_drop;
+        f.pc.drop_data = &f;
+        assert_true(hello(&f, 1, OURS, 0x11, 1, NULL));
+        assert_true(hello(&f, 4, OURS, 0x44, 2, NULL));
+        f.voters[4] = f.members[4] = false; /* member remove 4 */
+        peercheck_leading(&f.pc);
+        assert_int_equal(f.drops[4], 1);
+        assert_int_equal(f.drops[1], 0);
+        assert_int_equal(f.drops[3], 0);
+        f.leading = true;
+        assert_false(hello(&f, 4, OURS, 0x44, 3, &v));
+        assert_int_equal(v.code, RAFTHELLO_REMOVED);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -373,6 +397,7 @@ int main(void)
             cmocka_unit_test(told_it_was_removed_gives_up),
             cmocka_unit_test(not_added_yet_waits),
             cmocka_unit_test(voter_again_heard_again),
+            cmocka_unit_test(leader_drops_removed_nodes),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

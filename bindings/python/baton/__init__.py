@@ -123,7 +123,7 @@ from .records import (
 )
 from .watch import AsyncObserver, AsyncWatch, CallbackWatch, Observer, Watch
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def library_version() -> str:

@@ -181,7 +181,7 @@ class Status:
     locks: int
     waiters: int
     members: Tuple[Member, ...]
-    #: the node's Baton release ("0.2.0"); "" from a node before 0.2.0,
+    #: the node's Baton release ("0.3.0"); "" from a node before 0.2.0,
     #: which does not say
     version: str = ""
     #: the client protocol version it answered in

@@ -13,7 +13,7 @@
 #include "../../proto/aclwire.h"
 
 /* An ACL SET or REMOVE from its arrival to its answer. Its outcome is
- * taken when its entry is applied (on_applied()): the raft callback runs
+ * taken when its entry is applied (access_on_applied()): the raft callback runs
  * later, when other entries may have been applied over raft's result. */
 struct aclreq {
         struct node_request req;
@@ -28,20 +28,11 @@ struct aclreq {
         int status;
 };
 
-static void on_applied(void *data, uint64_t index, const struct command *c,
-                       int status);
-
 void access_init(struct gateway *g)
 {
         roles_config_acl(g->cfg, &g->config_acl);
         queue_init(&g->acl_inflight);
-        node_set_acl_cb(g->node, on_applied, g);
         access_compare(g);
-}
-
-void access_close(struct gateway *g)
-{
-        node_set_acl_cb(g->node, NULL, NULL);
 }
 
 enum roles_role access_role(struct gateway *g, const char *identity)
@@ -122,15 +113,11 @@ static void decide(struct gateway *g, const struct command *c, int status)
         }
 }
 
-static void on_applied(void *data, uint64_t index, const struct command *c,
-                       int status)
+void access_on_applied(struct gateway *g, uint64_t index,
+                       const struct command *c, int status)
 {
-        struct gateway *g = data;
         const struct acl *a = node_acl(g->node);
 
-        /* Its line, after the lock state's answer and before the ENTRY
-         * line, as for any entry the lock state machine applies. */
-        applylog_write_acl(&g->applylog, 0, index, c, status);
         if (c->mode == COMMAND_ACL_SEED) {
                 /* The first seed sets the list, a later one changes
                  * nothing: either way, say what the list is now. */

@@ -20,10 +20,14 @@
  * from the cluster's list.
  */
 
-/* Build the config's list (the fallback and the seed) into g, and have
- * the node's ACL entries reported to access_on_applied(). */
+/* Build the config's list (the fallback and the seed) into g. */
 void access_init(struct gateway *g);
-void access_close(struct gateway *g);
+
+/* An ACL entry at `index` was applied with `status` (gateway_on_acl()):
+ * log what the list is now, and decide the SET or REMOVE waiting for it.
+ * `c` is borrowed for the call. */
+void access_on_applied(struct gateway *g, uint64_t index,
+                       const struct command *c, int status);
 
 /* The role `identity` (borrowed) has on this node now: from the applied
  * list, else the config's lines (roles_decide()). For any port that

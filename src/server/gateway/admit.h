@@ -5,6 +5,8 @@
 #define SERVER_ADMIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "../../proto/proto.h"
 #include "../net/conn.h"
@@ -45,5 +47,10 @@ bool admit_route(struct pending *p, struct queue *serving);
  * admit_route() does, and queue what passes for the next proposal or read
  * barrier. */
 void admit_held(struct gateway *g);
+
+/* Whether the `n` bytes at `a` and `b` are equal, in a time that does
+ * not depend on where they differ (an ATTACH secret's hash against the
+ * session's). */
+bool admit_equal(const uint8_t *a, const uint8_t *b, size_t n);
 
 #endif /* SERVER_ADMIT_H */

@@ -15,12 +15,12 @@
 #include "../base/histogram.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
-#include "applylog.h"
 #include "backup.h"
 #include "deadlines.h"
 #include "watches.h"
 
 struct admin;
+struct gateway_host;
 
 /* Request kinds for metrics: the five client commands, then the reads. */
 enum gateway_kind {
@@ -70,11 +70,11 @@ struct gateway_stats {
  * Caller-allocated; used only from the loop's thread.
  */
 struct gateway {
+        struct gateway_host *host; /* what the core asks of its host */
         uv_loop_t *loop;
         struct node *node;
         const struct config *cfg;
         struct deadlines deadlines;
-        struct applylog applylog;
         struct hmap pending; /* proposed client commands, by key */
         struct queue unsent; /* commands for the next node_apply */
         struct queue held;   /* arrived while the leader was not serving */

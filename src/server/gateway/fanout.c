@@ -1,6 +1,5 @@
 /* The state machine's events fanned out on this node: each answers the
- * requests it settles, starts or stops a leader's deadline, and goes into
- * the apply log. */
+ * requests it settles, and starts or stops a leader's deadline. */
 #include "fanout.h"
 
 #include <string.h>
@@ -95,12 +94,10 @@ static void fanout_watches(struct gateway *g, const struct lockfsm_event *ev)
         watches_on_event(&g->watches, ev);
 }
 
-void fanout_event(void *data, const struct lockfsm_event *ev)
+void fanout_event(struct gateway *g, const struct lockfsm_event *ev)
 {
-        struct gateway *g = data;
         bool serving = node_serving(g->node);
 
-        applylog_write(&g->applylog, node_entry_term(g->node), ev);
         fanout_watches(g, ev);
         switch (ev->type) {
         case LOCKFSM_EV_RESULT:
@@ -160,12 +157,4 @@ void fanout_event(void *data, const struct lockfsm_event *ev)
         default:
                 break;
         }
-}
-
-void fanout_entry(void *data, uint64_t index, uint8_t kind)
-{
-        struct gateway *g = data;
-
-        applylog_write_entry(&g->applylog, node_entry_term(g->node), index,
-                             kind);
 }

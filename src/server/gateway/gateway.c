@@ -287,10 +287,8 @@ void gateway_flush(struct gateway *g)
 /* --- Leadership ------------------------------------------------------------
  */
 
-void gateway_on_ready(void *data)
+void gateway_on_ready(struct gateway *g)
 {
-        struct gateway *g = data;
-
         g->stats.leader_changes++;
         leader_start(g);
         admit_held(g);
@@ -307,10 +305,8 @@ static void abandon_all(struct gateway *g)
         pending_abandon_tracked(g);
 }
 
-void gateway_on_lost(void *data)
+void gateway_on_lost(struct gateway *g)
 {
-        struct gateway *g = data;
-
         deadlines_clear(&g->deadlines);
         abandon_all(g);
 }
@@ -555,9 +551,8 @@ static void on_watch(struct gateway *g, struct conn *c,
         watches_open(&g->watches, c, h->id, &req, node_last_applied(g->node));
 }
 
-void gateway_on_restored(void *data)
+void gateway_on_restored(struct gateway *g)
 {
-        struct gateway *g = data;
         struct raftfsm_restores rs;
 
         node_restores(g->node, &rs);
@@ -567,11 +562,9 @@ void gateway_on_restored(void *data)
         }
 }
 
-void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
-                      const uint8_t *body)
+void gateway_on_frame(struct gateway *g, struct conn *c,
+                      const struct proto_header *h, const uint8_t *body)
 {
-        struct gateway *g = data;
-
         if (h->type <= PROTO_ATTACH) {
                 g->stats.requests[h->type]++;
         }
@@ -619,21 +612,31 @@ void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
         }
 }
 
-void gateway_on_gone(void *data, struct conn *c)
+void gateway_on_gone(struct gateway *g, struct conn *c)
 {
-        struct gateway *g = data;
-
         watches_forget_conn(&g->watches, c);
         backup_forget_conn(&g->backups, c);
         reply_forget_conn(c);
 }
 
-int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
-                 const struct config *cfg)
+void gateway_on_event(struct gateway *g, const struct lockfsm_event *ev)
+{
+        fanout_event(g, ev);
+}
+
+void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,
+                    int status)
+{
+        access_on_applied(g, index, c, status);
+}
+
+int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
+                 struct node *node, const struct config *cfg)
 {
         int rv;
 
         memset(g, 0, sizeof *g);
+        g->host = host;
         g->loop = loop;
         g->node = node;
         g->cfg = cfg;
@@ -641,34 +644,23 @@ int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
         queue_init(&g->unsent);
         queue_init(&g->held);
         queue_init(&g->reads);
-        rv = applylog_open(&g->applylog, cfg->apply_log);
-        if (rv != 0) {
-                return rv;
-        }
         rv = watches_start(g);
         if (rv != 0) {
-                applylog_close(&g->applylog);
                 return rv;
         }
         /* A lost EXPIRE or TIMEOUT proposal is retried after one election
          * timeout, by when a new leader would have taken over. */
         deadlines_init(&g->deadlines, loop, cfg->election_timeout_ms,
                        leader_on_deadline, g);
-        node_set_event_cb(node, fanout_event, g);
-        node_set_entry_cb(node, fanout_entry, g);
         access_init(g);
         return 0;
 }
 
 void gateway_close(struct gateway *g)
 {
-        node_set_event_cb(g->node, NULL, NULL);
-        node_set_entry_cb(g->node, NULL, NULL);
-        access_close(g);
         abandon_all(g);
         backup_forget_conn(&g->backups, NULL);
         deadlines_close(&g->deadlines);
-        applylog_close(&g->applylog);
         watches_close(&g->watches);
         hmap_close(&g->pending);
 }

@@ -3,38 +3,67 @@
 #ifndef SERVER_GATEWAY_H
 #define SERVER_GATEWAY_H
 
+#include <stdint.h>
+
 #include <uv.h>
 
+#include "../../fsm/lockfsm.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
 #include "core.h"
 
-/* Set up on a started node (`node` and `cfg` borrowed for the gateway's
- * life). Installs itself as the node's event sink. 0 or a BATON_E* code
- * (the apply log could not be opened); on failure nothing is left to clean
- * up. */
-int gateway_init(struct gateway *g, uv_loop_t *loop, struct node *node,
-                 const struct config *cfg);
+/*
+ * Its inputs come from its host (src/server/host/corehost.h), which
+ * registers itself with the node and the connections and calls these.
+ */
+
+/*
+ * What the core asks of its host, which does it (batond: corehost.c).
+ * Caller-allocated; the core borrows it for its life. No op calls an
+ * input of the core before it returns.
+ */
+struct gateway_host {
+        void *data; /* the host's */
+        /* The SHA-256 of an ATTACH secret (ATTACH_SECRET_SIZE bytes, borrowed
+         * for the call) into `hash` (ATTACH_HASH_SIZE bytes): 0, or
+         * BATON_ENOMEM. */
+        int (*hash_secret)(struct gateway_host *h, const uint8_t *secret,
+                           uint8_t *hash);
+};
+
+/* Set up on a started node (`host`, `node` and `cfg` borrowed for the
+ * gateway's life). 0 or BATON_ENOMEM; on failure nothing is left to
+ * clean up. */
+int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
+                 struct node *node, const struct config *cfg);
 /* Answer everything pending (NOT_LEADER, or outcome unknown for what was
- * proposed), close the deadline timer and the apply log. */
+ * proposed) and close the deadline timer. */
 void gateway_close(struct gateway *g);
 
-/* conn_frame_cb (`data` is the gateway): answer or queue the request. */
-void gateway_on_frame(void *data, struct conn *c, const struct proto_header *h,
-                      const uint8_t *body);
-/* conn_gone_cb: requests of `c` already proposed still run; only their
- * answers are dropped. */
-void gateway_on_gone(void *data, struct conn *c);
+/* A frame from `c`: answer or queue the request. */
+void gateway_on_frame(struct gateway *g, struct conn *c,
+                      const struct proto_header *h, const uint8_t *body);
+/* `c` is going away: requests of `c` already proposed still run; only
+ * their answers are dropped. */
+void gateway_on_gone(struct gateway *g, struct conn *c);
 
-/* node_callbacks (`data` is the gateway). ready: restart the leader's
- * clocks and queue what was held for proposal or a barrier. lost: drop the
- * clocks and answer what this node holds, as gateway_close() does. */
-void gateway_on_ready(void *data);
-void gateway_on_lost(void *data);
-/* node_callbacks.restored: the node installed a leader's snapshot; every
- * watch that had not seen everything up to it ends (watches_reset()) now,
- * not at the next event the node applies, which may be long in coming. */
-void gateway_on_restored(void *data);
+/* Leadership (node_callbacks). ready: restart the leader's clocks and
+ * queue what was held for proposal or a barrier. lost: drop the clocks
+ * and answer what this node holds, as gateway_close() does. */
+void gateway_on_ready(struct gateway *g);
+void gateway_on_lost(struct gateway *g);
+/* The node installed a leader's snapshot; every watch that had not seen
+ * everything up to it ends (watches_reset()) now, not at the next event
+ * the node applies, which may be long in coming. */
+void gateway_on_restored(struct gateway *g);
+
+/* A state machine event, from inside the apply of its entry, on every
+ * node, in log order (fanout.h); `ev` is borrowed for the call. */
+void gateway_on_event(struct gateway *g, const struct lockfsm_event *ev);
+/* An ACL entry at `index` was applied with `status`, after its events
+ * (access_on_applied()); `c` is borrowed for the call. */
+void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,
+                    int status);
 
 /* End of a loop iteration: propose what arrived, start the read barrier. */
 void gateway_flush(struct gateway *g);

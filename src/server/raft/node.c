@@ -168,8 +168,6 @@ static void wake_restored(void *data)
         uv_async_send(&n->restored);
 }
 
-static void handover_step(struct node *n);
-
 static void on_monitor(uv_prepare_t *h)
 {
         struct node *n = h->data;
@@ -210,8 +208,12 @@ static void on_monitor(uv_prepare_t *h)
                 }
         }
         if (n->handover) {
-                handover_step(n);
+                nodetransfer_step(n);
                 return; /* it may have closed the node (SIGTERM) */
+        }
+        if (leader && !n->serving && c->digest.diverged) {
+                nodetransfer_diverged(n, term);
+                return;
         }
         if (leader && !n->serving && !n->barrier_pending) {
                 n->serving_term = term;
@@ -423,10 +425,17 @@ static void start_failed(struct node *n, int rv)
 {
         struct node_core *c = n->core;
 
+        const char *r = raft_errmsg(&c->raft), *f = raftfsm_errmsg(&c->rf);
+
+        if (raftfsm_refused_newer(&c->rf)) {
+                /* raft's words ("persisted data is corrupted") would say
+                 * damage: the state machine's say what it is. */
+                snprintf(n->errmsg, sizeof n->errmsg, "%s", f);
+                return;
+        }
         snprintf(n->errmsg, sizeof n->errmsg, "raft start: %s (%s%s%s)",
-                 raft_strerror(rv), raft_errmsg(&c->raft),
-                 raftfsm_errmsg(&c->rf)[0] != '\0' ? "; " : "",
-                 raftfsm_errmsg(&c->rf));
+                 raft_strerror(rv), r, r[0] != '\0' && f[0] != '\0' ? "; " : "",
+                 f);
 }
 
 /* The state machine, with the configured limits (defaults for the rest)
@@ -464,11 +473,31 @@ static int init_fsm(struct node *n, struct node_core *c)
 
 /* Long, so that its unwinding (goto err_after_<step>) reads in one place;
  * init_raft() does the steps that unwind among themselves. */
+/* Raft started: the loop's part of the node from now on. */
+static void start_running(struct node *n)
+{
+        struct node_core *c = n->core;
+
+        /* From now on snapshots installed from the leader are decoded on a
+         * worker, so that the loop keeps serving heartbeats meanwhile. */
+        uv_async_init(n->loop, &n->restored, on_restored);
+        raftfsm_set_restore_wake(&c->rf, wake_restored, n);
+        raftfsm_set_restore(&c->rf, RAFTFSM_RESTORE_THREAD, fsm_failed, n);
+        uv_prepare_init(n->loop, &n->monitor);
+        n->monitor.data = n;
+        uv_prepare_start(&n->monitor, on_monitor);
+        uv_idle_init(n->loop, &n->draining);
+        uv_timer_init(n->loop, &n->transfer_timer);
+        n->transfer_timer.data = n;
+        queue_init(&n->closers);
+}
+
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
                const struct node_callbacks *cb, struct peercheck *check)
 {
         const struct config_member *self = settings_member(cfg, cfg->id);
         struct node_core *c;
+        bool newer = false;
         int rv;
 
         memset(n, 0, sizeof *n);
@@ -507,31 +536,24 @@ int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,
         }
         if (rv != 0) {
                 start_failed(n, rv);
+                newer = raftfsm_refused_newer(&c->rf);
                 goto err_after_raft;
         }
         rv = nodedir_own_address(n, self->raft_address);
         if (rv != 0) {
                 goto err_after_raft; /* before the loop runs: nothing sent */
         }
-        /* From now on snapshots installed from the leader are decoded on a
-         * worker, so that the loop keeps serving heartbeats meanwhile. */
-        uv_async_init(loop, &n->restored, on_restored);
-        raftfsm_set_restore_wake(&c->rf, wake_restored, n);
-        raftfsm_set_restore(&c->rf, RAFTFSM_RESTORE_THREAD, fsm_failed, n);
-        uv_prepare_init(loop, &n->monitor);
-        n->monitor.data = n;
-        uv_prepare_start(&n->monitor, on_monitor);
-        uv_idle_init(loop, &n->draining);
-        uv_timer_init(loop, &n->transfer_timer);
-        n->transfer_timer.data = n;
-        queue_init(&n->closers);
+        start_running(n);
         return 0;
 
 err_after_raft:
         /* raft_init succeeded: raft closes its I/O asynchronously, and its
          * close callback (as on a normal shutdown) frees the rest. Nothing
-         * else runs on the loop yet, so run it until that is done. */
-        rv = rafterr_baton(rv) != 0 ? rafterr_baton(rv) : BATON_EIO;
+         * else runs on the loop yet, so run it until that is done. A newer
+         * release's data is not damage (node.h). */
+        rv = newer                    ? BATON_EVERSION
+             : rafterr_baton(rv) != 0 ? rafterr_baton(rv)
+                                      : BATON_EIO;
         n->close_cb = NULL;
         c->raft.data = n;
         stallwatch_close(&c->watch);
@@ -565,8 +587,6 @@ static void on_raft_closed(struct raft *r)
         }
 }
 
-static void transfer_done(struct node *n, bool timed_out);
-
 /* End what must not outlive raft's transport (node_closer). */
 static void end_closers(struct node *n)
 {
@@ -587,7 +607,7 @@ void node_close(struct node *n, void (*cb)(struct node *n))
         n->transfer_cb = NULL;
         if (n->transfer_for_cb != NULL) {
                 /* Its caller waits for an answer: give it now. */
-                transfer_done(n, false);
+                nodetransfer_done(n, false);
         }
         n->handover = false;
         /* Nothing may be left on the worker once raft closes, and so
@@ -601,109 +621,6 @@ void node_close(struct node *n, void (*cb)(struct node *n))
         stallwatch_close(&n->core->watch);
         end_closers(n);
         raft_close(&n->core->raft, on_raft_closed);
-}
-
-/* The transfer ended (raft's callback), or took too long (the timer):
- * whichever comes first runs the caller's callback, once. */
-static void transfer_done(struct node *n, bool timed_out)
-{
-        void (*cb)(struct node *) = n->transfer_cb;
-        void (*cb_for)(struct node *, void *) = n->transfer_for_cb;
-        void *data = n->transfer_data;
-
-        n->transfer_cb = NULL;
-        n->transfer_for_cb = NULL;
-        n->transfer_data = NULL;
-        n->handover = false;
-        uv_timer_stop(&n->transfer_timer);
-        if (cb == NULL && cb_for == NULL) {
-                return;
-        }
-        if (timed_out) {
-                log_warn("leadership transfer did not finish in %u ms; "
-                         "going on without it",
-                         NODE_TRANSFER_BOUND(n->cfg));
-        }
-        if (cb_for != NULL) {
-                cb_for(n, data);
-        } else {
-                cb(n);
-        }
-}
-
-static void on_transfer(struct raft_transfer *req)
-{
-        transfer_done(req->data, false);
-}
-
-static void on_transfer_timeout(uv_timer_t *t)
-{
-        transfer_done(t->data, true);
-}
-
-/* Run from the monitor while a handover waits: once a voter holds the
- * whole log (or the wait is over), libraft takes the transfer from here.
- * Nothing is proposed meanwhile, so followers catch up and stay caught up;
- * the voter's stored log then matches what TimeoutNow carries. */
-static void handover_step(struct node *n)
-{
-        struct node_core *c = n->core;
-        uint64_t to;
-        int rv;
-
-        if (raft_state(&c->raft) != RAFT_LEADER) {
-                transfer_done(n, false); /* someone else leads already */
-                return;
-        }
-        to = handover_caught_up(&c->raft, n->handover_to);
-        if (to == 0 &&
-            uv_now(n->loop) - n->handover_since < NODE_HANDOVER_WAIT(n->cfg)) {
-                return;
-        }
-        n->handover = false;
-        c->transfer.data = n;
-        rv = raft_transfer(&c->raft, &c->transfer,
-                           to != 0 ? to : n->handover_to, on_transfer);
-        if (rv != 0) {
-                log_warn("leadership transfer: %s", raft_strerror(rv));
-                transfer_done(n, false);
-        }
-}
-
-int node_transfer(struct node *n, uint64_t to, void (*cb)(struct node *n))
-{
-        int rv = node_transfer_for(n, to, NULL, NULL);
-
-        if (rv == 0) {
-                n->transfer_cb = cb;
-        }
-        return rv;
-}
-
-int node_transfer_for(struct node *n, uint64_t to,
-                      void (*cb)(struct node *n, void *data), void *data)
-{
-        struct node_core *c = n->core;
-
-        if (raft_state(&c->raft) != RAFT_LEADER || n->transfer_cb != NULL ||
-            n->transfer_for_cb != NULL || n->handover ||
-            raft_transferee(&c->raft) != 0) {
-                return BATON_ENOTLEADER;
-        }
-        if (!handover_possible(&c->raft, to)) {
-                return BATON_EINVAL;
-        }
-        n->transfer_for_cb = cb;
-        n->transfer_data = data;
-        n->handover = true;
-        n->handover_to = to;
-        n->handover_since = uv_now(n->loop);
-        /* libraft 0.22.1 never runs the callback when the node ends up
-         * candidate or without a leader (every peer stopping too): bound
-         * the wait so that a SIGTERM always ends the process. */
-        uv_timer_start(&n->transfer_timer, on_transfer_timeout,
-                       NODE_TRANSFER_BOUND(n->cfg), 0);
-        return 0;
 }
 
 bool node_serving(const struct node *n)

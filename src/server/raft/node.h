@@ -106,6 +106,9 @@ struct node {
         bool barrier_pending;
         bool serving;
         uint64_t serving_term;
+        /* The term in which this node, diverged, last refused to serve as
+         * leader (hand_over_diverged()). */
+        uint64_t diverged_term;
         struct node_callbacks cb;
         uv_timer_t transfer_timer;
         void (*transfer_cb)(struct node *n);
@@ -129,6 +132,7 @@ struct node {
          * (nodedir_tell_voters()). */
         bool was_member;
         uint64_t removed_at, removed_since, removed_last;
+        bool dir_leading; /* led at the last nodedir_tell_voters() */
         char errmsg[640];
 };
 
@@ -138,8 +142,9 @@ struct node {
  * the directory is pristine, and start. The raft transport checks every
  * peer's data directory with `check` (borrowed for the node's life; NULL:
  * no checks), which learns from the node which members are voters.
- * Returns 0 or a BATON_E* code with the reason in n->errmsg; on failure
- * nothing is left to clean up.
+ * Returns 0 or a BATON_E* code with the reason in n->errmsg (BATON_EVERSION:
+ * the directory holds a snapshot of a newer release, which is whole and
+ * must not be wiped); on failure nothing is left to clean up.
  */
 struct peercheck;
 int node_start(struct node *n, uv_loop_t *loop, const struct config *cfg,

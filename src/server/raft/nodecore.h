@@ -1,9 +1,10 @@
-/* What node.c, nodereq.c and nodedir.c share of a node: libraft's instance
- * and the raft glue around it. Private to those files. */
+/* What node.c, nodereq.c, nodedir.c and nodetransfer.c share of a node:
+ * libraft's instance and the raft glue around it. Private to those files. */
 #ifndef SERVER_NODECORE_H
 #define SERVER_NODECORE_H
 
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <raft.h>
@@ -66,5 +67,14 @@ void nodedir_tell_voters(struct node *n);
 /* 0 when raft's configuration, as loaded, has this node at `raft_address`
  * or not at all; else BATON_EINVAL with n->errmsg. */
 int nodedir_own_address(struct node *n, const char *raft_address);
+
+/* nodetransfer.c. The transfer ended, or took too long (`timed_out`):
+ * the caller's callback runs, once. */
+void nodetransfer_done(struct node *n, bool timed_out);
+/* From the monitor while n->handover: hand over once a voter caught up. */
+void nodetransfer_step(struct node *n);
+/* From the monitor: leading in `term` with a diverged state (fsmdigest.h),
+ * not serving; says so and hands leadership over, once a term. */
+void nodetransfer_diverged(struct node *n, uint64_t term);
 
 #endif /* SERVER_NODECORE_H */

@@ -116,7 +116,9 @@ static void tell_removed(struct node *n)
 
 /* Each configuration raft takes (appended, installed or rolled back) tells
  * the data directory checks who the voters are: members that stopped
- * being voters may come back with a new directory (peercheck.h). */
+ * being voters may come back with a new directory (peercheck.h). Each
+ * start of leadership tells them too, so that a removed node still
+ * connected hears it (peercheck_leading()). */
 void nodedir_tell_voters(struct node *n)
 {
         const struct raft *r = &n->core->raft;
@@ -125,10 +127,15 @@ void nodedir_tell_voters(struct node *n)
                             : r->configuration_committed_index;
         uint64_t ids[2 * CONFIG_MAX_MEMBERS];
         unsigned i, k = 0;
+        bool leading = raft_state(&n->core->raft) == RAFT_LEADER;
 
         if (n->check != NULL) {
                 tell_removed(n);
+                if (leading && !n->dir_leading) {
+                        peercheck_leading(n->check);
+                }
         }
+        n->dir_leading = leading;
         if (n->check == NULL || at == 0 || at == n->voters_at ||
             r->configuration.n > sizeof ids / sizeof ids[0]) {
                 return;

@@ -341,6 +341,21 @@ void peercheck_members(struct peercheck *pc, const uint64_t *ids, unsigned n)
         memcpy(pc->members, ids, pc->n_members * sizeof ids[0]);
 }
 
+void peercheck_leading(struct peercheck *pc)
+{
+        unsigned i;
+
+        if (pc->member == NULL || pc->drop == NULL) {
+                return;
+        }
+        for (i = 0; i < pc->n_peers; i++) {
+                uint64_t id = pc->peers[i].id;
+                if (id != pc->self && !pc->member(pc->voter_data, id)) {
+                        pc->drop(pc->drop_data, id);
+                }
+        }
+}
+
 void peercheck_removed(struct peercheck *pc)
 {
         if (pc->gave_up) {

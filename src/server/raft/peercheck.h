@@ -52,7 +52,10 @@
  * refused so, or one that sees a committed configuration without itself
  * after one with itself (peercheck_removed()), logs "this node is no
  * longer a member of the cluster (member remove): stopping" and gives up
- * with `removed` set (batond then exits 0). A node not added yet has no
+ * with `removed` set (batond then exits 0). A new leader drops the
+ * connections it accepted from nodes that are not in its configuration
+ * (peercheck_leading()), so that one removed while another node led
+ * dials it again and hears so. A node not added yet has no
  * cluster in its hello (an empty directory), or is not dialled by raft
  * before it is added, so it is never told so; a wiped voter is refused
  * for its incarnation, as before, since it is still a member.
@@ -144,6 +147,14 @@ bool peercheck_verdict(struct peercheck *pc, uint64_t id,
  * keeps using those it has, and a removed node hears the REMOVED verdict
  * only when it dials again. */
 void peercheck_members(struct peercheck *pc, const uint64_t *ids, unsigned n);
+
+/* This node has just become leader: connections from nodes that said
+ * hello and are in no role of its configuration are dropped. A node
+ * removed by a leader that lost leadership before the removed node heard
+ * of it keeps the connections the new leader accepted while it followed,
+ * and campaigns on them, refused, for ever; dialling again, it hears the
+ * REMOVED verdict and stops. */
+void peercheck_leading(struct peercheck *pc);
 
 /* This node learned that it is no longer a member: say so, once, and
  * give up with `removed` set. */

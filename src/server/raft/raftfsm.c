@@ -15,6 +15,7 @@
 #include "../../lib/monotonic.h"
 #include "../snap/snapsource.h"
 #include "../snap/snapzip.h"
+#include "fsmreplay.h"
 
 /* The state machine allocates from raft's heap so that a snapshot buffer can
  * be given to raft as it is, and raft_heap_set() reaches it too. */
@@ -197,11 +198,6 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
         return apply_entry(rf, index, buf->base, buf->len);
 }
 
-/* The access list's section of an image: "BACL", u32 length, then
- * acl_encode(); none while the list is not seeded (an image without it
- * is one of an older release, or of a cluster not seeded yet). */
-static const uint8_t acl_magic[4] = {'B', 'A', 'C', 'L'};
-
 /*
  * An image: the member directory (u32 length, then directory_encode()),
  * the access list's section, then the lock state machine's snapshot,
@@ -236,7 +232,7 @@ static int encode_image(void *data, void **out, size_t *out_len)
         directory_encode(&rf->dir, dir + 4, dir_len);
         if (rf->acl.seeded) {
                 wcursor_init(&w, dir + 4 + dir_len, 8);
-                wcursor_bytes(&w, acl_magic, 4);
+                wcursor_bytes(&w, FSMREPLAY_ACL_MAGIC, 4);
                 wcursor_u32(&w, (uint32_t)acl_len);
                 acl_encode(&rf->acl, dir + 12 + dir_len, acl_len);
         }
@@ -329,127 +325,15 @@ static int fsm_snapshot_finalize(struct raft_fsm *fsm,
         return 0;
 }
 
-/* Restoring: the directory being rebuilt, and the entries after the
- * image (MEMBER ones go to the directory, the rest to the lock state). */
-struct replay {
-        struct snaptail_reader r;
-        struct directory dir;
-        struct acl acl;
-        bool tail;
-        /* What a restore refused as newer than this node reads (0: none):
-         * the container's version, the image's, or an entry's in the
-         * tail (at newer_index). */
-        uint32_t newer_container;
-        unsigned newer_image;
-        unsigned newer_entry;
-        uint64_t newer_index;
-};
-
-static int next_lock_entry(void *it, uint64_t *index, const void **buf,
-                           size_t *len)
-{
-        struct replay *rp = it;
-        struct command c;
-        int rv;
-
-        while ((rv = snaptail_next(&rp->r, index, buf, len)) == 1) {
-                unsigned version = entry_max_version(*buf, *len);
-                int type = command_peek_type(*buf, *len);
-                if (version > COMMAND_VERSION) {
-                        /* Applied as malformed, it would change nothing
-                         * here and something on the nodes that read it. */
-                        rp->newer_entry = version;
-                        rp->newer_index = *index;
-                        return BATON_EVERSION;
-                }
-                if (type == COMMAND_ACL &&
-                    command_decode(&c, *buf, *len) == 0) {
-                        /* The access list's, and the lock state's too
-                         * (apply_acl()). */
-                        acl_apply(&rp->acl, &c);
-                }
-                if (type != COMMAND_MEMBER) {
-                        break;
-                }
-                /* A refused change is an outcome too, as in apply. */
-                if (command_decode(&c, *buf, *len) == 0) {
-                        directory_apply(&rp->dir, &c);
-                }
-        }
-        return rv;
-}
-
-/* The access list's section after the directory of the image `p` (`len`
- * bytes), if it has one, into `acl` (absent if not), adding its size to
- * `*skip` (the bytes from offset 4 to the lock state). 0 or
- * BATON_ECORRUPT. */
-static int take_acl(struct acl *acl, const uint8_t *p, size_t len, size_t *skip)
-{
-        size_t at = 4 + *skip;
-        struct rcursor r;
-        size_t n;
-
-        acl_init(acl);
-        if (len - at < 8 || memcmp(p + at, acl_magic, 4) != 0) {
-                return 0;
-        }
-        rcursor_init(&r, p + at + 4, 4);
-        n = rcursor_u32(&r);
-        if (n > len - at - 8 || acl_decode(acl, p + at + 8, n) != 0) {
-                return BATON_ECORRUPT;
-        }
-        *skip += 8 + n;
-        return 0;
-}
-
-/* Replace `f`'s state with an image's (and the entries after it), the
- * directory into rp->dir, checking everything before changing `f`. Runs
- * on the loop, or on the restore's worker with a state of its own. */
-static int restore(struct mem *mem, struct lockfsm *f, const uint8_t *p,
-                   size_t len, struct replay *rp)
-{
-        struct rcursor r;
-        size_t dir_len;
-        void *raw = NULL;
-        size_t raw_len;
-        int rv;
-
-        /* Packed or not, whatever compression is set to now: a node reads
-         * the snapshots of nodes configured otherwise. */
-        if (snapzip_is_packed(p, len)) {
-                rv = snapzip_unpack(mem, p, len, &raw, &raw_len);
-                if (rv != 0) {
-                        return rv;
-                }
-                p = raw;
-                len = raw_len;
-        }
-        rv = BATON_ECORRUPT;
-        if (len >= 4) {
-                rcursor_init(&r, p, 4);
-                dir_len = rcursor_u32(&r);
-                if (dir_len <= len - 4 &&
-                    directory_decode(&rp->dir, p + 4, dir_len) == 0 &&
-                    take_acl(&rp->acl, p, len, &dir_len) == 0) {
-                        rv = lockfsm_restore_with(
-                            f, p + 4 + dir_len, len - 4 - dir_len,
-                            rp->tail ? next_lock_entry : NULL, rp);
-                }
-                if (rv == BATON_EVERSION && rp->newer_entry == 0 &&
-                    dir_len <= len - 4) {
-                        rp->newer_image = snapshot_peek_version(
-                            p + 4 + dir_len, len - 4 - dir_len);
-                }
-        }
-        mem_free(mem, raw);
-        return rv;
-}
-
 static void restore_failed(struct raftfsm *rf, size_t len, int rv,
                            const struct replay *rp)
 {
         const char *v = PACKAGE_VERSION;
         unsigned long long at = (unsigned long long)rp->newer_index;
+
+        rf->refused_newer = rp->newer_container != 0 ||
+                            rp->newer_image > SNAPSHOT_VERSION ||
+                            rp->newer_entry != 0;
 
         if (rp->newer_container != 0) {
                 snprintf(rf->errmsg, sizeof rf->errmsg,
@@ -482,6 +366,19 @@ static void restore_failed(struct raftfsm *rf, size_t len, int rv,
         }
 }
 
+/* A running node (restores on the worker) failed to restore a snapshot
+ * from its leader: it must not apply past it, and says so through the
+ * failure callback (batond stops), with why in errmsg. */
+static void stop_applying(struct raftfsm *rf, int rv)
+{
+        rf->broken = rv;
+        snprintf(rf->errmsg + strlen(rf->errmsg),
+                 sizeof rf->errmsg - strlen(rf->errmsg), "%s",
+                 "; this node cannot apply past a snapshot it failed to "
+                 "restore");
+        rf->failed_cb(rf->failed_data, rf->errmsg);
+}
+
 /* A restore decoded on the worker (RAFTFSM_RESTORE_THREAD). Only the
  * worker touches it until bgrestore_join(). */
 struct raftfsm_job {
@@ -500,8 +397,8 @@ static int run_job(void *arg)
 
         j->fresh = lockfsm_create(&j->rf->limits, &j->rf->mem);
         if (j->fresh != NULL) {
-                rv = restore(&j->rf->mem, j->fresh, j->rp.r.image,
-                             j->rp.r.image_len, &j->rp);
+                rv = replay_restore(&j->rf->mem, j->fresh, j->rp.r.image,
+                                    j->rp.r.image_len, &j->rp);
         }
         j->took_us = monotonic_us() - j->started_us;
         return rv;
@@ -563,34 +460,13 @@ static void took_restore(struct raftfsm *rf, const struct replay *rp)
         snapsource_at(&rf->snaps, rf->raft, rf->state_index);
 }
 
-/* What fsm_restore hands on: a snapshot with a tail is a container
- * (snaptail.h) around the image; a plain one is all image. */
-static int open_snapshot(const struct raft_buffer *buf, struct replay *rp)
-{
-        int rv;
-
-        memset(rp, 0, sizeof *rp);
-        if (snaptail_is(buf->base, buf->len)) {
-                rp->tail = true;
-                rv = snaptail_open(&rp->r, buf->base, buf->len);
-                if (rv == BATON_EVERSION) {
-                        rp->newer_container =
-                            snaptail_peek_version(buf->base, buf->len);
-                }
-                return rv;
-        }
-        rp->r.image = buf->base;
-        rp->r.image_len = buf->len;
-        return 0;
-}
-
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
         struct raftfsm *rf = fsm->data;
         struct replay rp;
         int rv;
 
-        rv = open_snapshot(buf, &rp);
+        rv = replay_open(buf->base, buf->len, &rp);
         if (rv == 0 && rf->restore_mode == RAFTFSM_RESTORE_THREAD &&
             start_job(rf, buf, &rp) == 0) {
                 return 0; /* raftfsm_adopt() takes the state */
@@ -598,11 +474,22 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
         if (rv == 0) {
                 /* Inline, also when no worker could be started. */
                 discard_job(rf);
-                rv = restore(&rf->mem, rf->lockfsm, rp.r.image, rp.r.image_len,
-                             &rp);
+                rv = replay_restore(&rf->mem, rf->lockfsm, rp.r.image,
+                                    rp.r.image_len, &rp);
         }
         if (rv != 0) {
                 restore_failed(rf, buf->len, rv, &rp);
+                /* A container of a newer release, refused before a
+                 * worker could take it: no later try reads it, and raft
+                 * 0.22.1 keeps the snapshot it wrote and waits, so a
+                 * running node would stay behind without a word. At start
+                 * (no callback yet) raft_start fails with errmsg instead.
+                 * A damaged one is refused at once, as inline. */
+                if (rf->refused_newer &&
+                    rf->restore_mode == RAFTFSM_RESTORE_THREAD &&
+                    rf->failed_cb != NULL) {
+                        stop_applying(rf, rv);
+                }
                 return rv == BATON_ENOMEM ? RAFT_NOMEM : RAFT_CORRUPT;
         }
         snapsource_forget(&rf->snaps);
@@ -632,15 +519,10 @@ static int take_job(struct raftfsm *rf)
                 restore_failed(rf, j->buf.len, rv, &j->rp);
                 job_free(j);
                 bgrestore_drop(&rf->bg);
-                rf->broken = rv;
                 if (rf->failed_cb == NULL) {
                         abort();
                 }
-                snprintf(rf->errmsg + strlen(rf->errmsg),
-                         sizeof rf->errmsg - strlen(rf->errmsg), "%s",
-                         "; this node cannot apply past a snapshot it "
-                         "failed to restore");
-                rf->failed_cb(rf->failed_data, rf->errmsg);
+                stop_applying(rf, rv);
                 return rv;
         }
         rf->lockfsm = j->fresh;
@@ -891,6 +773,11 @@ void raftfsm_set_acl_cb(struct raftfsm *rf,
 const struct directory *raftfsm_directory(const struct raftfsm *rf)
 {
         return &rf->dir;
+}
+
+bool raftfsm_refused_newer(const struct raftfsm *rf)
+{
+        return rf->refused_newer;
 }
 
 const char *raftfsm_errmsg(const struct raftfsm *rf)

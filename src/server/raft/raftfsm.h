@@ -99,6 +99,10 @@ struct raftfsm {
         struct raftfsm_job *job; /* the restore being decoded, or NULL */
         bool draining;           /* applying the queue */
         int broken; /* a restore on the worker failed: its BATON_E* code */
+        /* The last restore that failed did so on data of a newer release
+         * (a container, snapshot or command format this build does not
+         * read), not on damage: raftfsm_refused_newer(). */
+        bool refused_newer;
         uint64_t n_bg_restores;   /* restores started on the worker */
         uint64_t restore_us_last; /* how long the last one decoded */
         char errmsg[384];
@@ -336,6 +340,11 @@ void raftfsm_set_acl_cb(struct raftfsm *rf,
                         void (*cb)(void *data, uint64_t index,
                                    const struct command *c, int status),
                         void *data);
+
+/* Whether the last restore that failed was refused for data of a newer
+ * release rather than damage: the directory is whole, and a newer batond
+ * runs on it (docs/operations.md, "Upgrades"). */
+bool raftfsm_refused_newer(const struct raftfsm *rf);
 
 /**
  * A description of the last failure of raftfsm_init(), of an apply refused

@@ -1,4 +1,4 @@
-/* The nodes' apply logs of a chaos run (src/server/gateway/applylog.c writes
+/* The nodes' apply logs of a chaos run (src/server/host/applylog.c writes
  * them), parsed per node and merged into one log by Raft index. */
 #ifndef CHAOS_CHECK_APPLYLOG_H
 #define CHAOS_CHECK_APPLYLOG_H
@@ -10,7 +10,7 @@
 #include "util.h"
 
 /* "event": the same numbers as enum lockfsm_event_type, then the apply
- * log's own ENTRY line (src/server/gateway/applylog.h). */
+ * log's own ENTRY line (src/server/host/applylog.h). */
 enum applylog_event_type {
         APPLYLOG_UNKNOWN = 0,
         APPLYLOG_RESULT = 1,

@@ -66,6 +66,10 @@ matrix_end() {
                 echo "0 passed, 0 failed"
                 return 1
         fi
+        # The figures of this sitting's runs (docs/chaos.md quotes them).
+        if [ -n "${MATRIX_DIR:-}" ]; then
+                "$root/tests/chaos/chaos-tally" "$MATRIX_DIR" | sed 's/^/  /'
+        fi
         if [ ${#M_FAILURES[@]} -gt 0 ]; then
                 echo "failed runs:"
                 printf '  %s\n' "${M_FAILURES[@]}"

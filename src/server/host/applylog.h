@@ -51,10 +51,13 @@ void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
                         const struct command *c, int status);
 
 /* Format one line (with its newline) into `buf`; returns its length, or 0
- * if it does not fit. Exposed for tests. */
+ * if it does not fit (or, for an ACL entry, its mode is none of the
+ * three). Exposed for tests (tests/unit/test_applylog.c). */
 size_t applylog_format(char *buf, size_t cap, uint64_t term,
                        const struct lockfsm_event *ev);
 size_t applylog_format_entry(char *buf, size_t cap, uint64_t term,
                              uint64_t index, uint8_t kind);
+size_t applylog_format_acl(char *buf, size_t cap, uint64_t term, uint64_t index,
+                           const struct command *c, int status);
 
 #endif /* SERVER_APPLYLOG_H */

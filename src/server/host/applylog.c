@@ -200,16 +200,15 @@ void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
         }
 }
 
-void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
-                        const struct command *c, int status)
+size_t applylog_format_acl(char *buf, size_t cap, uint64_t term, uint64_t index,
+                           const struct command *c, int status)
 {
         static const char *const events[] = {"ACL_SET", "ACL_REMOVE",
                                              "ACL_SEED"};
         struct lockfsm_event ev;
-        char line[4096];
 
-        if (a->fd < 0 || c->mode > COMMAND_ACL_SEED) {
-                return;
+        if (c->mode > COMMAND_ACL_SEED) {
+                return 0;
         }
         memset(&ev, 0, sizeof ev);
         ev.index = index;
@@ -220,6 +219,17 @@ void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
         ev.name_len = c->name_len;
         ev.by = c->address;
         ev.by_len = c->address_len;
-        put_line(a, line,
-                 format(line, sizeof line, term, &ev, events[c->mode]));
+        return format(buf, cap, term, &ev, events[c->mode]);
+}
+
+void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
+                        const struct command *c, int status)
+{
+        char line[4096];
+
+        if (a->fd >= 0) {
+                put_line(a, line,
+                         applylog_format_acl(line, sizeof line, term, index, c,
+                                             status));
+        }
 }

@@ -1,0 +1,67 @@
+/* batond's host of its request core (src/server/gateway/): it hands the
+ * core every input from the raft node and the client connections, and
+ * does the I/O the core leaves to it (the apply log, the ATTACH hash). */
+#ifndef SERVER_COREHOST_H
+#define SERVER_COREHOST_H
+
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "../config/config.h"
+#include "../gateway/gateway.h"
+#include "../net/conn.h"
+#include "../raft/node.h"
+#include "applylog.h"
+
+/*
+ * Every input reaches the core through here, unchanged and in the order
+ * it happens: leadership (the node_callbacks of corehost_node_callbacks(),
+ * given to node_start()), the state machine's events and ACL entries (the
+ * node's callbacks, set by corehost_init()), frames and connections gone
+ * (corehost_on_frame() and corehost_on_gone(), given to conn_listen()),
+ * and the end of each loop turn (corehost_flush()).
+ *
+ * The apply log is the host's: an event's or an ACL entry's line is
+ * written before the core hears of it, so a node killed inside the core
+ * still leaves the line of what it applied; an entry's ENTRY line, after
+ * its events, goes only to the log. main.c reopens it on SIGHUP
+ * (applylog_reopen() of `applylog`).
+ *
+ * What the core asks of its host (struct gateway_host, `ops`) is done
+ * here too: the SHA-256 of an ATTACH secret, with OpenSSL.
+ *
+ * Caller-allocated; used only from the loop's thread.
+ */
+struct corehost {
+        struct gateway core; /* the metrics port reads its counters */
+        struct gateway_host ops;
+        struct node *node;
+        struct applylog applylog;
+};
+
+/* The node's leadership callbacks, into `h`'s core, for node_start(),
+ * which comes before corehost_init(): the node calls them only from its
+ * loop, once corehost_init() has returned. */
+void corehost_node_callbacks(struct corehost *h, struct node_callbacks *cb);
+
+/* Open the apply log (cfg->apply_log; "" leaves it off), set up the core
+ * on the started `node`, and take the node's event, entry and ACL
+ * callbacks. `loop`, `node` and `cfg` are borrowed for the host's life.
+ * 0, or BATON_EIO (the apply log could not be opened) or BATON_ENOMEM;
+ * on failure nothing is left to clean up. */
+int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
+                  const struct config *cfg);
+/* Give the node's callbacks back, close the core (gateway_close()), then
+ * the apply log. */
+void corehost_close(struct corehost *h);
+
+/* conn_frame_cb and conn_gone_cb; `data` is the struct corehost. */
+void corehost_on_frame(void *data, struct conn *c,
+                       const struct proto_header *hdr, const uint8_t *body);
+void corehost_on_gone(void *data, struct conn *c);
+
+/* End of a loop turn: the core proposes what arrived (gateway_flush()). */
+void corehost_flush(struct corehost *h);
+
+#endif /* SERVER_COREHOST_H */
