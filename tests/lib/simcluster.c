@@ -246,6 +246,7 @@ static void free_nodes(struct simcluster *c, unsigned n)
         for (i = 0; i < n; i++) {
                 raftfsm_close(&c->nodes[i].rf);
                 simstore_close(&c->nodes[i].store);
+                simwire_close(&c->nodes[i].wire);
                 free(c->nodes[i].events);
                 free(c->nodes[i].watched);
                 for (size_t k = 0; k < c->nodes[i].n_entries; k++) {
@@ -303,9 +304,13 @@ int simcluster_init(struct simcluster *c, const struct simcluster_config *cfg)
                 n->tracer.emit = raft_trace;
                 raft_fixture_get(&c->f, i)->tracer = &n->tracer;
                 rv = simstore_attach(&n->store, raft_fixture_get(&c->f, i)->io);
+                if (rv == 0) {
+                        rv = simwire_attach(&n->wire,
+                                            raft_fixture_get(&c->f, i));
+                }
                 if (rv != 0) {
                         snprintf(c->errmsg, sizeof c->errmsg,
-                                 "node %u: too many stores", i);
+                                 "node %u: too many stores or wires", i);
                         i++;
                         goto err_after_fixture;
                 }

@@ -15,6 +15,7 @@
 #include "../../src/server/gateway/watchfeed.h"
 #include "rng.h"
 #include "simstore.h"
+#include "simwire.h"
 
 /*
  * What the wrapper adds to raft_fixture (docs/raft.md):
@@ -95,6 +96,7 @@ struct simnode {
         size_t cap_watched;
         size_t n_watch_events;
         struct simstore store;     /* what the node has durably stored */
+        struct simwire wire;       /* what it sends and receives */
         struct raft_tracer tracer; /* raft's diagnostics, when verbose */
 };
 

@@ -11,7 +11,9 @@
 
 #include "../../include/baton.h"
 #include "checker.h"
+#include "digest.h"
 #include "faults.h"
+#include "replay.h"
 #include "sim.h"
 #include "workload.h"
 
@@ -91,14 +93,27 @@
  * waiting, and that left their queues; each TAP line has them as
  * multi=<at once>+<after waiting>/<left>.
  *
- * This file runs the seeds and the negative controls. The clients and the
- * leader's own proposals are in workload.c, the faults in faults.c, checks
- * (a) to (g) in checker.c, and what they share in sim.h.
+ * A seed names its run and nothing else: each TAP line ends with the
+ * digest of the run's whole history (digest.h), and the replay check
+ * runs the first REPLAY_SEEDS seeds of each node count again, each alone
+ * in a fresh process (replay.h), which must give the same digest; with
+ * --repeat, every seed run. It failed on libraft 0.22.1 until
+ * tests/lib/simwire.h patched the two messages whose handling depended on
+ * stack leftovers and heap addresses (seeds 95, 131, 224, 244, 245 and 264
+ * of 1..300 on 3 nodes ran differently in different processes). Its
+ * negative control (--break leak) delays the faults of a run by the runs
+ * the process did before it: the replay must differ.
+ *
+ * This file runs the seeds, the negative controls and the replay check.
+ * The clients and the leader's own proposals are in workload.c, the
+ * faults in faults.c, checks (a) to (g) in checker.c, and what they share
+ * in sim.h.
  */
 
 #define RUN_MS        30000 /* virtual time of the random phase */
 #define CONVERGE_MS   30000
 #define DEFAULT_SEEDS 100
+#define REPLAY_SEEDS  10 /* of each node count, replayed in the default run */
 
 enum brk {
         BREAK_NONE = 0,
@@ -109,10 +124,15 @@ enum brk {
         BREAK_SPLIT_MULTI, /* move one name's GRANT of a multi-lock
                               into the next entry */
         BREAK_SKIP_WATCH,  /* one node's watchers miss one event */
+        BREAK_LEAK,        /* faults start later by the runs this
+                              process did before: a run that depends on
+                              more than its seed (the replay check's
+                              control) */
 };
 
 static const char *const break_names[] = {"none",  "drop-grant",  "reapply",
-                                          "blind", "split-multi", "skip-watch"};
+                                          "blind", "split-multi", "skip-watch",
+                                          "leak"};
 
 /* ------------------------------------------------------------------------
  * Negative controls: corrupt the checker's input on purpose
@@ -230,7 +250,7 @@ static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
         size_t k;
         unsigned i;
 
-        if (brk == BREAK_NONE || brk == BREAK_BLIND) {
+        if (brk == BREAK_NONE || brk == BREAK_BLIND || brk == BREAK_LEAK) {
                 return 0;
         }
         if (brk == BREAK_SPLIT_MULTI) {
@@ -315,6 +335,9 @@ struct outcome {
         uint64_t last_index;
         uint64_t snapshot_index;
         uint64_t steps;
+        uint64_t digest;  /* of the whole run (digest.h) */
+        unsigned hints;   /* messages simwire patched: 1. of simwire.h */
+        unsigned lowered; /* and 2. */
 };
 
 static void configure(struct sim *s, struct simcluster_config *cfg)
@@ -354,8 +377,11 @@ static void summarize(struct sim *s, struct outcome *out)
         out->multi_left = s->multi_left;
         out->faults = s->faults_total;
         out->steps = s->c.n_steps;
+        out->digest = digest_run(s);
         out->last_index = raft_last_applied(simcluster_raft(&s->c, 0));
         for (unsigned i = 0; i < s->n; i++) {
+                out->hints += s->c.nodes[i].wire.hints;
+                out->lowered += s->c.nodes[i].wire.lowered;
                 if (s->c.nodes[i].store.latest > out->snapshot_index) {
                         out->snapshot_index = s->c.nodes[i].store.latest;
                 }
@@ -365,6 +391,7 @@ static void summarize(struct sim *s, struct outcome *out)
 static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                     struct outcome *out, char *reason, size_t cap)
 {
+        static unsigned runs_before; /* only BREAK_LEAK reads it */
         struct simcluster_config cfg;
         struct command final;
         struct simprop *last = NULL;
@@ -409,6 +436,10 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 s->clients[i].next_at = rng_range(&s->rng, 0, 500);
         }
         s->next_fault_at = rng_range(&s->rng, 1500, 3000);
+        /* BREAK_LEAK's bug on purpose: state kept from one run to the
+         * next, as a static of the harness or a library would be. */
+        s->next_fault_at += brk == BREAK_LEAK ? 10 * runs_before : 0;
+        runs_before++;
         s->next_server_at = rng_range(&s->rng, 1000, 3000);
 
         end = simcluster_now(&s->c) + RUN_MS;
@@ -462,17 +493,17 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
                 printf("ok %u - nodes=%u seed=%" PRIu64 " ops=%u acked=%u "
                        "unknown=%u faults=%u grants=%u multi=%u+%u/%u "
                        "last_index=%" PRIu64 " snapshot_index=%" PRIu64
-                       " steps=%" PRIu64 "\n",
+                       " steps=%" PRIu64 " digest=%016" PRIx64 "\n",
                        k, nodes, seed, out->props, out->acked, out->unknown,
                        out->faults, out->grants, out->multi_now,
                        out->multi_waited, out->multi_left, out->last_index,
-                       out->snapshot_index, out->steps);
+                       out->snapshot_index, out->steps, out->digest);
                 return;
         }
-        printf("not ok %u - nodes=%u seed=%" PRIu64 ": %s (reproduce: "
-               "tests/sim/test_sim --nodes %u --seed %" PRIu64 "%s%s "
-               "--verbose)",
-               k, nodes, seed, reason, nodes, seed,
+        printf("not ok %u - nodes=%u seed=%" PRIu64 ": %s (digest=%016" PRIx64
+               "; reproduce: tests/sim/test_sim --nodes %u --seed %" PRIu64
+               "%s%s --verbose)",
+               k, nodes, seed, reason, out->digest, nodes, seed,
                brk != BREAK_NONE ? " --break " : "",
                brk != BREAK_NONE ? break_names[brk] : "");
         printf("\n");
@@ -482,11 +513,14 @@ static void usage(FILE *f)
 {
         fprintf(f,
                 "usage: test_sim [--nodes N] [--seed S | --seeds COUNT] "
-                "[--verbose] [--break drop-grant|reapply|blind|split-multi|"
-                "skip-watch]\n"
-                "  default: seeds 1..%d on 3 and on 5 nodes, plus the "
-                "negative controls\n",
-                DEFAULT_SEEDS);
+                "[--repeat] [--verbose]\n"
+                "                [--break drop-grant|reapply|blind|"
+                "split-multi|skip-watch|leak]\n"
+                "  default: seeds 1..%d on 3 and on 5 nodes, the first %d "
+                "of each replayed alone, plus the negative controls\n"
+                "  --repeat: replay every seed alone in a fresh process; "
+                "its digest must not change\n",
+                DEFAULT_SEEDS, REPLAY_SEEDS);
 }
 
 #ifdef BATON_CHAOS_BUG_OVERGRANT
@@ -577,118 +611,192 @@ static unsigned run_controls(unsigned *k)
         return failed;
 }
 
-int main(int argc, char **argv)
+/* The replay check's negative control, one TAP line at *k + 1: seed 1 on
+ * 3 nodes with BREAK_LEAK, run here after other runs, must replay alone
+ * (replay.h) to another digest, as the replay check would then report.
+ * 1 if it does not, else 0. */
+static unsigned leak_control(unsigned *k)
 {
-        unsigned node_counts[2] = {3, 5};
-        unsigned n_counts = 2;
-        uint64_t one_seed = 0;
-        bool have_seed = false;
-        unsigned n_seeds = DEFAULT_SEEDS;
-        bool verbose = false;
-        enum brk brk = BREAK_NONE;
-        unsigned planned;
-        unsigned k = 0;
-        unsigned failed = 0;
-        int rv;
-        struct timespec t0;
-        struct timespec t1;
         char reason[1024];
         struct outcome out;
-        unsigned multi[3] = {0, 0, 0};
-        unsigned elections[2] = {0, 0};
-        unsigned a;
-        int i;
+        uint64_t again = 0;
 
+        ++*k;
+        run_seed(3, 1, BREAK_LEAK, false, &out, reason, sizeof reason);
+        if (replay_digest(3, 1, "leak", &again, reason, sizeof reason) != 0) {
+                printf("not ok %u - negative control leak: %s\n", *k, reason);
+                return 1;
+        }
+        if (again == out.digest) {
+                printf("not ok %u - negative control leak (nodes=3 seed=1): "
+                       "digest %016" PRIx64 " here and alone: the replay "
+                       "check cannot see a run that depends on more than "
+                       "its seed (reproduce: tests/sim/test_sim --nodes 3 "
+                       "--seeds 1 --break leak --repeat)\n",
+                       *k, again);
+                return 1;
+        }
+        printf("ok %u - negative control leak (nodes=3 seed=1) caught: "
+               "digest %016" PRIx64 " here, %016" PRIx64 " alone in a fresh "
+               "process\n",
+               *k, out.digest, again);
+        return 0;
+}
+
+/* What to run, from the command line. */
+struct plan {
+        unsigned node_counts[2];
+        unsigned n_counts;
+        uint64_t one_seed;
+        bool have_seed;
+        unsigned n_seeds;
+        bool verbose;
+        bool repeat;
+        enum brk brk;
+};
+
+/* Fills `p`; 0, or the exit status (0 after --help, 2 on bad usage). */
+static int parse_args(int argc, char **argv, struct plan *p)
+{
+        int i;
+        unsigned b;
+
+        memset(p, 0, sizeof *p);
+        p->node_counts[0] = 3;
+        p->node_counts[1] = 5;
+        p->n_counts = 2;
+        p->n_seeds = DEFAULT_SEEDS;
         for (i = 1; i < argc; i++) {
                 const char *arg = argv[i];
                 const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 
                 if (strcmp(arg, "--verbose") == 0) {
-                        verbose = true;
+                        p->verbose = true;
+                } else if (strcmp(arg, "--repeat") == 0) {
+                        p->repeat = true;
                 } else if (strcmp(arg, "--nodes") == 0 && val != NULL) {
-                        node_counts[0] = (unsigned)strtoul(val, NULL, 10);
-                        n_counts = 1;
+                        p->node_counts[0] = (unsigned)strtoul(val, NULL, 10);
+                        p->n_counts = 1;
                         i++;
-                        if (node_counts[0] < 1 ||
-                            node_counts[0] > SIMCLUSTER_MAX_NODES) {
+                        if (p->node_counts[0] < 1 ||
+                            p->node_counts[0] > SIMCLUSTER_MAX_NODES) {
                                 fprintf(stderr, "--nodes: 1..%d\n",
                                         SIMCLUSTER_MAX_NODES);
                                 return 2;
                         }
                 } else if (strcmp(arg, "--seed") == 0 && val != NULL) {
-                        one_seed = strtoull(val, NULL, 10);
-                        have_seed = true;
+                        p->one_seed = strtoull(val, NULL, 10);
+                        p->have_seed = true;
                         i++;
                 } else if (strcmp(arg, "--seeds") == 0 && val != NULL) {
-                        n_seeds = (unsigned)strtoul(val, NULL, 10);
+                        p->n_seeds = (unsigned)strtoul(val, NULL, 10);
                         i++;
                 } else if (strcmp(arg, "--break") == 0 && val != NULL) {
-                        if (strcmp(val, "drop-grant") == 0) {
-                                brk = BREAK_DROP_GRANT;
-                        } else if (strcmp(val, "reapply") == 0) {
-                                brk = BREAK_REAPPLY;
-                        } else if (strcmp(val, "blind") == 0) {
-                                brk = BREAK_BLIND;
-                        } else if (strcmp(val, "skip-watch") == 0) {
-                                brk = BREAK_SKIP_WATCH;
-                        } else if (strcmp(val, "split-multi") == 0) {
-                                brk = BREAK_SPLIT_MULTI;
-                        } else {
+                        for (b = 1;
+                             b < sizeof break_names / sizeof *break_names &&
+                             strcmp(val, break_names[b]) != 0;
+                             b++) {
+                        }
+                        if (b == sizeof break_names / sizeof *break_names) {
                                 usage(stderr);
                                 return 2;
                         }
+                        p->brk = (enum brk)b;
                         i++;
-                } else if (strcmp(arg, "--help") == 0) {
-                        usage(stdout);
-                        return 0;
                 } else {
-                        usage(stderr);
-                        return 2;
+                        usage(strcmp(arg, "--help") == 0 ? stdout : stderr);
+                        return strcmp(arg, "--help") == 0 ? 0 : 2;
                 }
         }
-        if (have_seed) {
-                n_seeds = 1;
+        if (p->have_seed) {
+                p->n_seeds = 1;
+        }
+        return -1;
+}
+
+int main(int argc, char **argv)
+{
+        struct plan p;
+        bool controls;
+        unsigned replays, planned, k = 0, failed = 0, a;
+        uint64_t *digests;
+        int rv;
+        struct timespec t0, t1;
+        char reason[1024];
+        struct outcome out;
+        unsigned multi[3] = {0, 0, 0};
+        unsigned elections[2] = {0, 0};
+        unsigned wire[2] = {0, 0};
+
+        rv = parse_args(argc, argv, &p);
+        if (rv >= 0) {
+                return rv;
         }
         assert(strlen(lock_names[SEM_NAME - 1]) == COMMAND_NAME_MAX);
 #ifdef BATON_CHAOS_BUG_OVERGRANT
         return overgrant_control();
 #endif
-        /* The negative controls run with the default plan only: a run
-         * narrowed to one seed is for reproducing that seed. */
-        planned = n_counts * n_seeds +
-                  (!have_seed && brk == BREAK_NONE ? N_CONTROLS : 0);
+        /* The negative controls and the replay check of the first seeds
+         * run with the default plan only (a run narrowed to one seed is
+         * for reproducing that seed); --repeat replays every seed. */
+        controls = !p.have_seed && p.brk == BREAK_NONE;
+        replays = p.repeat ? p.n_seeds
+                  : controls
+                      ? (p.n_seeds < REPLAY_SEEDS ? p.n_seeds : REPLAY_SEEDS)
+                      : 0;
+        planned = p.n_counts * (p.n_seeds + replays) +
+                  (controls ? N_CONTROLS + 1 : 0);
+        digests = calloc((size_t)p.n_counts * p.n_seeds + 1, sizeof *digests);
+        if (digests == NULL) {
+                return 1;
+        }
         printf("1..%u\n", planned);
         fflush(stdout);
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (a = 0; a < n_counts; a++) {
-                unsigned s;
-
-                for (s = 0; s < n_seeds; s++) {
-                        uint64_t seed = have_seed ? one_seed : s + 1;
-                        unsigned nodes = node_counts[a];
+        for (a = 0; a < p.n_counts; a++) {
+                for (unsigned s = 0; s < p.n_seeds; s++) {
+                        uint64_t seed = p.have_seed ? p.one_seed : s + 1;
+                        unsigned nodes = p.node_counts[a];
 
                         k++;
-                        rv = run_seed(nodes, seed, brk, verbose, &out, reason,
-                                      sizeof reason);
-                        report(k, nodes, seed, brk, rv, reason, &out);
+                        rv = run_seed(nodes, seed, p.brk, p.verbose, &out,
+                                      reason, sizeof reason);
+                        report(k, nodes, seed, p.brk, rv, reason, &out);
+                        digests[a * p.n_seeds + s] = out.digest;
                         failed += rv != 0;
                         multi[0] += out.multi_now;
                         multi[1] += out.multi_waited;
                         multi[2] += out.multi_left;
                         elections[0] += out.leaderships;
                         elections[1] += out.proclaims;
+                        wire[0] += out.hints;
+                        wire[1] += out.lowered;
                         fflush(stdout);
                 }
         }
-        if (!have_seed && brk == BREAK_NONE) {
+        if (controls) {
                 failed += run_controls(&k);
         }
+        for (a = 0; a < p.n_counts; a++) {
+                failed += replay_check(
+                    p.node_counts[a], p.have_seed ? p.one_seed : 1, replays,
+                    digests + a * p.n_seeds,
+                    p.brk != BREAK_NONE ? break_names[p.brk] : NULL, &k);
+        }
+        if (controls) {
+                failed += leak_control(&k);
+        }
+        free(digests);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         printf("# MULTI: %u granted at once, %u after waiting, %u left "
                "their queues ungranted\n",
                multi[0], multi[1], multi[2]);
         printf("# elections: %u leaderships, %u proclaims\n", elections[0],
                elections[1]);
+        printf("# libraft's messages patched (tests/lib/simwire.h): %u "
+               "stale-term rejections given a last_log_index, %u vote "
+               "results lowered to a follower's term\n",
+               wire[0], wire[1]);
         printf("# %u tests, %u failed, %.2f s\n", k, failed,
                (double)(t1.tv_sec - t0.tv_sec) +
                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
