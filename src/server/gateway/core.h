@@ -15,7 +15,6 @@
 #include "../base/histogram.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
-#include "backup.h"
 #include "deadlines.h"
 #include "watches.h"
 
@@ -83,7 +82,6 @@ struct gateway {
         uint64_t clock_sent; /* wall ms of the last CLOCK proposed */
         struct gateway_stats stats;
         struct watches watches;
-        struct backups backups;
         /* admin.c's MEMBER_ADD under way (NULL: none), which a retry of
          * the same add joins rather than being refused. */
         struct admin *adding;

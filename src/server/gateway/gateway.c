@@ -600,7 +600,7 @@ void gateway_on_frame(struct gateway *g, struct conn *c,
                 on_watch(g, c, h, body);
                 break;
         case PROTO_BACKUP:
-                backup_on_frame(g, c, h, body);
+                reads_on_backup(g, c, h, body);
                 break;
         case PROTO_ACL:
                 access_on_frame(g, c, h, body);
@@ -615,7 +615,6 @@ void gateway_on_frame(struct gateway *g, struct conn *c,
 void gateway_on_gone(struct gateway *g, struct conn *c)
 {
         watches_forget_conn(&g->watches, c);
-        backup_forget_conn(&g->backups, c);
         reply_forget_conn(c);
 }
 
@@ -659,7 +658,6 @@ int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
 void gateway_close(struct gateway *g)
 {
         abandon_all(g);
-        backup_forget_conn(&g->backups, NULL);
         deadlines_close(&g->deadlines);
         watches_close(&g->watches);
         hmap_close(&g->pending);

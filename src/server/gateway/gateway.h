@@ -8,6 +8,7 @@
 #include <uv.h>
 
 #include "../../fsm/lockfsm.h"
+#include "../../proto/backup.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
 #include "core.h"
@@ -29,6 +30,23 @@ struct gateway_host {
          * BATON_ENOMEM. */
         int (*hash_secret)(struct gateway_host *h, const uint8_t *secret,
                            uint8_t *hash);
+        /*
+         * Backups: the host pins the state and streams it; the core has
+         * admitted the request (an admin's; a first one only on the
+         * serving leader) and answers what the op returns when it is not
+         * 0, for the op has then written nothing. `c` and `req` are borrowed
+         * for the call; the host lets go of c's pins when c goes
+         * (gateway_on_gone()). backup_start: request `id`, a first BACKUP
+         * (backup 0, offset 0), whose read barrier has applied: pin the state,
+         * which then holds everything acknowledged before it arrived, and
+         * answer with its first chunk. backup_chunk: request `id` asks for the
+         * chunk of pin req->backup (not 0) at req->offset.
+         * 0 when answered (or c is closing), else a BATON_E* status.
+         */
+        int (*backup_start)(struct gateway_host *h, struct conn *c,
+                            uint64_t id);
+        int (*backup_chunk)(struct gateway_host *h, struct conn *c, uint64_t id,
+                            const struct proto_backup *req);
 };
 
 /* Set up on a started node (`host`, `node` and `cfg` borrowed for the
