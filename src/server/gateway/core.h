@@ -13,6 +13,7 @@
 #include "../../lib/hmap.h"
 #include "../../lib/queue.h"
 #include "../base/histogram.h"
+#include "../base/log.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
 #include "deadlines.h"
@@ -70,6 +71,7 @@ struct gateway_stats {
  */
 struct gateway {
         struct gateway_host *host; /* what the core asks of its host */
+        enum log_level log_level;  /* the least severe line it writes */
         uv_loop_t *loop;
         struct node *node;
         const struct config *cfg;

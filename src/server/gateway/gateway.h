@@ -9,6 +9,7 @@
 
 #include "../../fsm/lockfsm.h"
 #include "../../proto/backup.h"
+#include "../base/log.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
 #include "core.h"
@@ -47,13 +48,20 @@ struct gateway_host {
                             uint64_t id);
         int (*backup_chunk)(struct gateway_host *h, struct conn *c, uint64_t id,
                             const struct proto_backup *req);
+        /* One line of the core's log at `level`, which is the level
+         * given to gateway_init() or more severe, about `f` (NULL:
+         * nothing in particular): `message`, formatted. Both borrowed
+         * for the call. */
+        void (*log)(struct gateway_host *h, enum log_level level,
+                    const struct log_fields *f, const char *message);
 };
 
 /* Set up on a started node (`host`, `node` and `cfg` borrowed for the
- * gateway's life). 0 or BATON_ENOMEM; on failure nothing is left to
- * clean up. */
+ * gateway's life), logging lines at `level` and more severe ones. 0 or
+ * BATON_ENOMEM; on failure nothing is left to clean up. */
 int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
-                 struct node *node, const struct config *cfg);
+                 struct node *node, const struct config *cfg,
+                 enum log_level level);
 /* Answer everything pending (NOT_LEADER, or outcome unknown for what was
  * proposed) and close the deadline timer. */
 void gateway_close(struct gateway *g);

@@ -81,7 +81,7 @@ static void listing_send(struct listing *ls, struct pending *p)
         if (out != NULL) {
                 n = proto_write_list_reply(out, cap, p->to.id, ls->shape, ls->e,
                                            ls->n, ls->more);
-                reply_frame(c, p->to.id, n);
+                reply_frame(p->g, c, p->to.id, n);
         }
         free(ls->e);
         pending_free(p);
@@ -205,7 +205,7 @@ static void answer_keepalive(struct gateway *g, struct lockfsm *f,
                 uint16_t flags = p->flags & PROTO_FLAG_REVOKED;
 
                 reply_frame(
-                    c, p->to.id,
+                    g, c, p->to.id,
                     proto_write_keepalive_ok(
                         out, REPLY_MAX, p->to.id, flags, ttl,
                         flags != 0 ? lockfsm_session_revoked(f, p->key_a) : 0));
@@ -224,7 +224,8 @@ static void answer_query_names(const struct lockfsm *f, struct pending *p,
         if (res->kind == PROTO_KIND_HOLDER) {
                 name = lockfsm_session_name(f, res->session, &len);
         }
-        reply_outcome_names(p->to.conn, p->to.id, applied, res, name, len);
+        reply_outcome_names(p->g, p->to.conn, p->to.id, applied, res, name,
+                            len);
         pending_free(p);
 }
 
@@ -342,7 +343,7 @@ void reads_on_frame(struct gateway *g, struct conn *c,
         /* Room for a name, or ATTACH's secret. */
         p = pending_new(g, c, h->id, h->type, COMMAND_NAME_MAX);
         if (p == NULL) {
-                reply_status(c, h->id, BATON_ENOMEM);
+                reply_status(g, c, h->id, BATON_ENOMEM);
                 return;
         }
         p->flags = h->flags;
@@ -387,12 +388,12 @@ void reads_on_backup(struct gateway *g, struct conn *c,
         }
         if (req.backup == 0) {
                 if (req.offset != 0) {
-                        reply_status(c, h->id, BATON_EINVAL);
+                        reply_status(g, c, h->id, BATON_EINVAL);
                         return;
                 }
                 p = pending_new(g, c, h->id, h->type, 0);
                 if (p == NULL) {
-                        reply_status(c, h->id, BATON_ENOMEM);
+                        reply_status(g, c, h->id, BATON_ENOMEM);
                         return;
                 }
                 admit_route(p, &g->reads);
@@ -400,6 +401,6 @@ void reads_on_backup(struct gateway *g, struct conn *c,
         }
         rv = g->host->backup_chunk(g->host, c, h->id, &req);
         if (rv != 0) {
-                reply_status(c, h->id, rv);
+                reply_status(g, c, h->id, rv);
         }
 }

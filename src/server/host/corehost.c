@@ -1,7 +1,7 @@
 /* batond's host of its request core (src/server/gateway/): it hands the
  * core every input from the raft node and the client connections, and
  * does the I/O the core leaves to it (the apply log, the ATTACH hash,
- * backups). */
+ * backups, the log). */
 #include "corehost.h"
 
 #include <string.h>
@@ -10,6 +10,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "../../proto/attach.h"
+#include "../base/log.h"
 
 static void on_ready(void *data)
 {
@@ -106,6 +107,14 @@ static int backup_chunk_op(struct gateway_host *ops, struct conn *c,
         return backup_chunk(&h->backups, c, id, req);
 }
 
+/* gateway_host.log: the core's line, as it formatted it. */
+static void log_op(struct gateway_host *ops, enum log_level level,
+                   const struct log_fields *f, const char *message)
+{
+        (void)ops;
+        log_write_fields(level, f, "%s", message);
+}
+
 int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
                   const struct config *cfg)
 {
@@ -116,12 +125,13 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         h->ops.hash_secret = hash_secret;
         h->ops.backup_start = backup_start_op;
         h->ops.backup_chunk = backup_chunk_op;
+        h->ops.log = log_op;
         backups_init(&h->backups, loop, node);
         rv = applylog_open(&h->applylog, cfg->apply_log);
         if (rv != 0) {
                 goto err;
         }
-        rv = gateway_init(&h->core, &h->ops, loop, node, cfg);
+        rv = gateway_init(&h->core, &h->ops, loop, node, cfg, cfg->log_level);
         if (rv != 0) {
                 goto err_after_applylog;
         }

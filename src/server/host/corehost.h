@@ -1,7 +1,7 @@
 /* batond's host of its request core (src/server/gateway/): it hands the
  * core every input from the raft node and the client connections, and
  * does the I/O the core leaves to it (the apply log, the ATTACH hash,
- * backups). */
+ * backups, the log). */
 #ifndef SERVER_COREHOST_H
 #define SERVER_COREHOST_H
 
@@ -31,8 +31,10 @@
  * (applylog_reopen() of `applylog`).
  *
  * What the core asks of its host (struct gateway_host, `ops`) is done
- * here too: the SHA-256 of an ATTACH secret, with OpenSSL, and backups'
- * pins and chunks (backup.h), whose pins of a connection go with it.
+ * here too: the SHA-256 of an ATTACH secret, with OpenSSL; backups'
+ * pins and chunks (backup.h), whose pins of a connection go with it; and
+ * the core's log lines, at cfg->log_level (main.c's log_set_level()), to
+ * batond's log.
  *
  * Caller-allocated; used only from the loop's thread.
  */
