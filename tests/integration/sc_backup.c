@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/proto/backup.h"
 
 #define MARGIN (UINT64_C(1) << 40) /* restore-margin's default */
 
@@ -207,6 +208,58 @@ void sc_backup_restore(struct ctx *x)
         EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, NULL) == 0,
                "restored cluster: %s", x->h.errmsg);
         after(x, &info, held, last);
+}
+
+/* Locks the chunked backup holds, and the bytes of each name: together
+ * well over one BACKUP_CHUNK's 64 KiB of snapshot. */
+#define BIG_LOCKS 500
+#define BIG_NAME  200
+
+/* The name of big lock `i`: hex of a simple generator, so that the
+ * snapshot does not compress below one chunk. */
+static void big_name(char *name, unsigned i)
+{
+        uint64_t v = 0x9e3779b97f4a7c15ULL * (i + 1);
+        size_t n = (size_t)snprintf(name, BIG_NAME + 1, "bk-big-%04u-", i);
+
+        while (n < BIG_NAME) {
+                v ^= v << 13;
+                v ^= v >> 7;
+                v ^= v << 17;
+                name[n++] = "0123456789abcdef"[v & 15];
+        }
+        name[n] = '\0';
+}
+
+void sc_backup_chunks(struct ctx *x)
+{
+        struct baton_backup_info info, again;
+        baton_client *c = admin(x);
+        char file[PATH_MAX], name[BIG_NAME + 1];
+        uint64_t token;
+        unsigned i;
+        int rv = c != NULL ? 0 : BATON_ENOMEM;
+
+        EXPECT(x, c != NULL, "no client");
+        for (i = 0; i < BIG_LOCKS && rv == 0; i++) {
+                big_name(name, i);
+                rv = baton_acquire(c, name, 1, BATON_WAIT_TRY, &token);
+        }
+        snprintf(file, sizeof file, "%s/chunks.bak", x->h.dir);
+        rv = rv != 0 ? rv : baton_backup_save(c, file, 0, &info);
+        baton_client_destroy(c);
+        EXPECT(x, rv == 0, "lock %u or the backup: %s", i, baton_strerror(rv));
+        printf("# backup: %" PRIu64 " bytes, %" PRIu64 " locks\n", info.size,
+               info.locks);
+        EXPECT(x, info.size > PROTO_BACKUP_CHUNK_MAX,
+               "%" PRIu64 " bytes fit in one chunk: nothing to test",
+               info.size);
+        EXPECT(x, info.locks >= BIG_LOCKS && info.sessions >= 1,
+               "the backup holds %" PRIu64 " locks, not %d", info.locks,
+               BIG_LOCKS);
+        rv = baton_backup_inspect(file, &again);
+        EXPECT(x, rv == 0 && memcmp(&again, &info, sizeof again) == 0,
+               "inspect: %s", baton_strerror(rv));
 }
 
 /* A client of node `id` alone. */

@@ -567,6 +567,9 @@ static const struct scenario_entry scenarios[] = {
     {"backup and restore: snapshot of a live cluster, inspect, corrupt "
      "file refused, batond --restore on every node, tokens above the old",
      sc_backup_restore, true},
+    {"backup of a state larger than one chunk: pulled chunk by chunk, "
+     "inspected whole",
+     sc_backup_chunks, false},
     {"recovery after losing a majority: batond --recover on a survivor that "
      "missed grants, members added back, tokens above the lost ones",
      sc_recover_majority, true},

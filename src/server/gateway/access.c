@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
-#include "../base/log.h"
+#include "gwlog.h"
 #include "../config/roles.h"
 #include "pending.h"
 #include "reply.h"
@@ -64,8 +64,9 @@ void access_compare(struct gateway *g)
         }
         g->acl_compared = true;
         if (!acl_equal(a, &g->config_acl)) {
-                log_warn("role lines in the config differ from the cluster's "
-                         "access list, which wins: batonctl acl list");
+                gwlog(g, LOG_WARN, NULL,
+                      "role lines in the config differ from the cluster's "
+                      "access list, which wins: batonctl acl list");
         }
 }
 
@@ -89,9 +90,10 @@ void access_tick(struct gateway *g)
         c.mode = COMMAND_ACL_SEED;
         c.list = table;
         c.list_len = (uint16_t)acl_encode(&g->config_acl, table, sizeof table);
-        log_info("access list: proposing the config's %u role lines and "
-                 "default-role %s as the cluster's",
-                 g->config_acl.n, acl_role_name(g->config_acl.default_role));
+        gwlog(g, LOG_INFO, NULL,
+              "access list: proposing the config's %u role lines and "
+              "default-role %s as the cluster's",
+              g->config_acl.n, acl_role_name(g->config_acl.default_role));
         pending_queue_own(g, &c);
 }
 
@@ -121,22 +123,23 @@ void access_on_applied(struct gateway *g, uint64_t index,
         if (c->mode == COMMAND_ACL_SEED) {
                 /* The first seed sets the list, a later one changes
                  * nothing: either way, say what the list is now. */
-                log_info("access list (entry %llu): seed %s; the list has "
-                         "%u rules, default-role %s",
-                         (unsigned long long)index,
-                         status == 0 ? "applied" : baton_strerror(status), a->n,
-                         acl_role_name(a->default_role));
+                gwlog(g, LOG_INFO, NULL,
+                      "access list (entry %llu): seed %s; the list has "
+                      "%u rules, default-role %s",
+                      (unsigned long long)index,
+                      status == 0 ? "applied" : baton_strerror(status), a->n,
+                      acl_role_name(a->default_role));
         } else {
-                log_info("access list (entry %llu): %s '%.*s'%s%s by '%.*s': "
-                         "%s",
-                         (unsigned long long)index,
-                         c->mode == COMMAND_ACL_SET ? "set" : "remove",
-                         (int)c->name_len, c->name,
-                         c->mode == COMMAND_ACL_SET ? " to " : "",
-                         c->mode == COMMAND_ACL_SET ? acl_role_name(c->role)
-                                                    : "",
-                         (int)c->address_len, c->address,
-                         status == 0 ? "done" : baton_strerror(status));
+                gwlog(g, LOG_INFO, NULL,
+                      "access list (entry %llu): %s '%.*s'%s%s by '%.*s': "
+                      "%s",
+                      (unsigned long long)index,
+                      c->mode == COMMAND_ACL_SET ? "set" : "remove",
+                      (int)c->name_len, c->name,
+                      c->mode == COMMAND_ACL_SET ? " to " : "",
+                      c->mode == COMMAND_ACL_SET ? acl_role_name(c->role) : "",
+                      (int)c->address_len, c->address,
+                      status == 0 ? "done" : baton_strerror(status));
                 decide(g, c, status);
         }
         access_compare(g);
@@ -150,7 +153,7 @@ static void on_done(struct node_request *req, int status)
                 /* Decided when its entry was applied, before this runs. */
                 status = a->decided ? a->status : BATON_EUNKNOWN;
         }
-        reply_status(a->to.conn, a->to.id, status);
+        reply_status(a->g, a->to.conn, a->to.id, status);
         reply_to_close(&a->to);
         queue_remove(&a->link);
         free(a);
@@ -169,7 +172,7 @@ static void change(struct gateway *g, struct conn *c, uint64_t id,
         int rv = BATON_ENOMEM;
 
         if (a == NULL) {
-                reply_status(c, id, BATON_ENOMEM);
+                reply_status(g, c, id, BATON_ENOMEM);
                 return;
         }
         a->req.data = a;
@@ -195,7 +198,7 @@ static void change(struct gateway *g, struct conn *c, uint64_t id,
         if (len == 0 || rv != 0) {
                 node_entry_free(entry);
                 free(a);
-                reply_status(c, id, len == 0 ? BATON_EINVAL : rv);
+                reply_status(g, c, id, len == 0 ? BATON_EINVAL : rv);
                 return;
         }
         reply_to_init(&a->to, c, id);
@@ -213,7 +216,7 @@ static void list(struct gateway *g, struct conn *c, uint64_t id)
         unsigned i;
 
         if (r == NULL) {
-                reply_status(c, id, BATON_ENOMEM);
+                reply_status(g, c, id, BATON_ENOMEM);
                 return;
         }
         r->seeded = a->seeded;
@@ -230,7 +233,7 @@ static void list(struct gateway *g, struct conn *c, uint64_t id)
         }
         out = conn_reserve(c, cap);
         if (out != NULL) {
-                reply_frame(c, id, proto_write_acl_reply(out, cap, id, r));
+                reply_frame(g, c, id, proto_write_acl_reply(out, cap, id, r));
         }
         free(r);
 }
@@ -251,7 +254,7 @@ void access_on_frame(struct gateway *g, struct conn *c,
         if (r.op == PROTO_ACL_LIST) {
                 list(g, c, h->id);
         } else if (!g->cfg->tls) {
-                reply_status(c, h->id, BATON_EUNSUPPORTED); /* no list */
+                reply_status(g, c, h->id, BATON_EUNSUPPORTED); /* no list */
         } else {
                 change(g, c, h->id, &r);
         }

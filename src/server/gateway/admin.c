@@ -7,7 +7,7 @@
 
 #include "../../../include/baton/cluster.h"
 #include "../../../include/baton/errors.h"
-#include "../base/log.h"
+#include "gwlog.h"
 #include "../config/members.h"
 #include "pending.h"
 #include "reply.h"
@@ -63,7 +63,7 @@ static struct admin *admit(struct gateway *g, struct conn *c, uint64_t id,
         }
         a = calloc(1, sizeof *a);
         if (a == NULL) {
-                reply_status(c, id, BATON_ENOMEM);
+                reply_status(g, c, id, BATON_ENOMEM);
                 return NULL;
         }
         a->req.data = a;
@@ -79,7 +79,7 @@ static void answer(struct admin *a, const struct proto_result *r)
         if (r->status == BATON_EUNKNOWN) {
                 a->g->stats.unknown++;
         }
-        reply_result(a->to.conn, a->to.id, r);
+        reply_result(a->g, a->to.conn, a->to.id, r);
         reply_to_close(&a->to);
         free(a);
 }
@@ -92,8 +92,8 @@ static void done(struct admin *a, int status)
         struct admin *next;
 
         if (status != 0) {
-                log_warn("member %llu: %s", (unsigned long long)a->member,
-                         baton_strerror(status));
+                gwlog(a->g, LOG_WARN, NULL, "member %llu: %s",
+                      (unsigned long long)a->member, baton_strerror(status));
         }
         if (a->g->adding == a) {
                 a->g->adding = NULL;
@@ -135,16 +135,17 @@ static void on_assigned(struct node_request *req, int status)
         struct admin *a = req->data;
 
         if (status == 0) {
-                log_info("member %llu added as a voter",
-                         (unsigned long long)a->member);
+                gwlog(a->g, LOG_INFO, NULL, "member %llu added as a voter",
+                      (unsigned long long)a->member);
         } else if (status == BATON_EUNAVAILABLE) {
                 /* libraft gave up catching it up: it stopped answering.
                  * It stays a spare, which neither votes nor replicates; a
                  * retry of the same add carries on from there, and a
                  * MEMBER_REMOVE takes it out (docs/operations.md). */
-                log_warn("member %llu did not answer while catching up; "
-                         "left as a spare",
-                         (unsigned long long)a->member);
+                gwlog(a->g, LOG_WARN, NULL,
+                      "member %llu did not answer while catching up; "
+                      "left as a spare",
+                      (unsigned long long)a->member);
                 status = BATON_EUNREACHABLE;
         }
         done(a, status);
@@ -234,10 +235,11 @@ static void on_probed(void *data, int status)
         struct admin *a = data;
 
         if (status != 0) {
-                log_warn("member add %llu refused: no node answers as "
-                         "member %llu at %s",
-                         (unsigned long long)a->member,
-                         (unsigned long long)a->member, a->raft_address);
+                gwlog(a->g, LOG_WARN, NULL,
+                      "member add %llu refused: no node answers as "
+                      "member %llu at %s",
+                      (unsigned long long)a->member,
+                      (unsigned long long)a->member, a->raft_address);
                 done(a, status);
                 return;
         }
@@ -309,8 +311,8 @@ static bool join(struct admin *a)
         }
         a->joined = run->joined;
         run->joined = a;
-        log_info("member add %llu: joined the add under way",
-                 (unsigned long long)a->member);
+        gwlog(a->g, LOG_INFO, NULL, "member add %llu: joined the add under way",
+              (unsigned long long)a->member);
         return true;
 }
 
@@ -328,9 +330,10 @@ static void carry_on(struct admin *a)
                 done(a, 0);
                 return;
         }
-        log_info("member add %llu: a member already, not a voter yet; "
-                 "promoting it",
-                 (unsigned long long)a->member);
+        gwlog(a->g, LOG_INFO, NULL,
+              "member add %llu: a member already, not a voter yet; "
+              "promoting it",
+              (unsigned long long)a->member);
         a->g->adding = a;
         promote(a);
 }
@@ -348,8 +351,8 @@ static int take_addresses(struct admin *a, const struct proto_string *raft,
          * catches up. */
         if (members_parse_pair(a->raft_address, a->client_address, msg,
                                sizeof msg) != 0) {
-                log_warn("member add %llu refused: %s",
-                         (unsigned long long)a->member, msg);
+                gwlog(a->g, LOG_WARN, NULL, "member add %llu refused: %s",
+                      (unsigned long long)a->member, msg);
                 return BATON_EINVAL;
         }
         return 0;
@@ -399,7 +402,8 @@ static void on_removed(struct node_request *req, int status)
                 if (node_serving(a->g->node)) {
                         unrecord(a->g, a->member);
                 }
-                log_info("member %llu removed", (unsigned long long)a->member);
+                gwlog(a->g, LOG_INFO, NULL, "member %llu removed",
+                      (unsigned long long)a->member);
         }
         done(a, status);
 }
@@ -436,14 +440,15 @@ static void on_transferred(struct node *n, void *data)
         memset(&r, 0, sizeof r);
         if (leader == a->g->cfg->id) {
                 r.status = BATON_EUNREACHABLE;
-                log_warn("leadership transfer to %llu failed: still leader",
-                         (unsigned long long)a->member);
+                gwlog(a->g, LOG_WARN, NULL,
+                      "leadership transfer to %llu failed: still leader",
+                      (unsigned long long)a->member);
         } else {
                 r.kind = PROTO_KIND_TRANSFERRED;
                 r.session = a->g->cfg->id;
                 r.owner = leader;
-                log_info("leadership transferred to %llu",
-                         (unsigned long long)leader);
+                gwlog(a->g, LOG_INFO, NULL, "leadership transferred to %llu",
+                      (unsigned long long)leader);
         }
         answer(a, &r);
 }

@@ -7,7 +7,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "../../proto/attach.h"
-#include "../base/log.h"
+#include "gwlog.h"
 #include "../config/roles.h"
 #include "access.h"
 #include "gateway.h"
@@ -50,12 +50,12 @@ static void attach(struct gateway *g, struct pending *p)
                         struct log_fields lf = {.session = p->key_a,
                                                 .connection = p->to.conn->id,
                                                 .request = p->to.id};
-                        log_warn_f(&lf,
-                                   "refused ATTACH to session %llu from '%s' "
-                                   "(connection %llu): wrong secret",
-                                   (unsigned long long)p->key_a,
-                                   p->to.conn->identity,
-                                   (unsigned long long)p->to.conn->id);
+                        gwlog(g, LOG_WARN, &lf,
+                              "refused ATTACH to session %llu from '%s' "
+                              "(connection %llu): wrong secret",
+                              (unsigned long long)p->key_a,
+                              p->to.conn->identity,
+                              (unsigned long long)p->to.conn->id);
                 }
                 g->stats.refused++;
                 pending_settle_status(p, BATON_EPERM);
@@ -117,15 +117,14 @@ static bool owns(struct gateway *g, struct pending *p)
                                        .request = p->to.id};
                 st = BATON_EPERM;
                 g->stats.refused++;
-                log_warn_f(&f,
-                           "refused %s in session %llu from '%s' "
-                           "(connection %llu): not attached to it",
-                           p->frame_type == PROTO_COMMAND
-                               ? command_type_name(p->cmd.type)
-                               : proto_type_name(p->frame_type),
-                           (unsigned long long)session,
-                           c != NULL ? c->identity : "",
-                           c != NULL ? (unsigned long long)c->id : 0ULL);
+                gwlog(g, LOG_WARN, &f,
+                      "refused %s in session %llu from '%s' "
+                      "(connection %llu): not attached to it",
+                      p->frame_type == PROTO_COMMAND
+                          ? command_type_name(p->cmd.type)
+                          : proto_type_name(p->frame_type),
+                      (unsigned long long)session, c != NULL ? c->identity : "",
+                      c != NULL ? (unsigned long long)c->id : 0ULL);
         }
         pending_settle_status(p, st);
         return false;
@@ -152,11 +151,12 @@ bool admit_frame(struct gateway *g, struct conn *c,
                 return false;
         }
         g->stats.refused++;
-        log_warn_f(&(struct log_fields){.connection = c->id, .request = h->id},
-                   "refused %s from '%s' (connection %llu): role %s",
-                   proto_type_name(h->type), c->identity,
-                   (unsigned long long)c->id, roles_name(c->role));
-        reply_status(c, h->id, BATON_EPERM);
+        gwlog(g, LOG_WARN,
+              &(struct log_fields){.connection = c->id, .request = h->id},
+              "refused %s from '%s' (connection %llu): role %s",
+              proto_type_name(h->type), c->identity, (unsigned long long)c->id,
+              roles_name(c->role));
+        reply_status(g, c, h->id, BATON_EPERM);
         return false;
 }
 
@@ -167,12 +167,12 @@ int admit_revoke(struct gateway *g, struct conn *c, const struct pending *p)
                                        .connection = c->id,
                                        .request = p->to.id};
                 g->stats.refused++;
-                log_warn_f(&f,
-                           "refused %s of session %llu from '%s' "
-                           "(connection %llu): role %s",
-                           command_type_name(p->cmd.type),
-                           (unsigned long long)p->cmd.session, c->identity,
-                           (unsigned long long)c->id, roles_name(c->role));
+                gwlog(g, LOG_WARN, &f,
+                      "refused %s of session %llu from '%s' "
+                      "(connection %llu): role %s",
+                      command_type_name(p->cmd.type),
+                      (unsigned long long)p->cmd.session, c->identity,
+                      (unsigned long long)c->id, roles_name(c->role));
                 return BATON_EPERM;
         }
         return 0;

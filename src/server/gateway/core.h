@@ -13,9 +13,9 @@
 #include "../../lib/hmap.h"
 #include "../../lib/queue.h"
 #include "../base/histogram.h"
+#include "../base/log.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
-#include "backup.h"
 #include "deadlines.h"
 #include "watches.h"
 
@@ -71,6 +71,7 @@ struct gateway_stats {
  */
 struct gateway {
         struct gateway_host *host; /* what the core asks of its host */
+        enum log_level log_level;  /* the least severe line it writes */
         uv_loop_t *loop;
         struct node *node;
         const struct config *cfg;
@@ -83,7 +84,6 @@ struct gateway {
         uint64_t clock_sent; /* wall ms of the last CLOCK proposed */
         struct gateway_stats stats;
         struct watches watches;
-        struct backups backups;
         /* admin.c's MEMBER_ADD under way (NULL: none), which a retry of
          * the same add joins rather than being refused. */
         struct admin *adding;

@@ -9,7 +9,7 @@
 #include "../../../include/baton/errors.h"
 #include "../../fsm/entry.h"
 #include "../../fsm/snapshot.h"
-#include "../base/log.h"
+#include "gwlog.h"
 #include "../raft/raftfsm.h"
 #include "../snap/snaptail.h"
 #include "access.h"
@@ -51,7 +51,7 @@ static void on_applied(struct node_request *req, int status)
                 }
         }
         if (status != 0) {
-                log_warn("proposal failed: %s", req->errmsg);
+                gwlog(b->g, LOG_WARN, NULL, "proposal failed: %s", req->errmsg);
         }
         free(b);
 }
@@ -65,7 +65,7 @@ static bool apply_entry(struct gateway *g, struct batch *b, void *buf,
 
         if (rv != 0) {
                 node_entry_free(buf);
-                log_warn("raft_apply: %s", b->req.errmsg);
+                gwlog(g, LOG_WARN, NULL, "raft_apply: %s", b->req.errmsg);
                 pending_redirect_all(&b->members);
                 free(b);
                 return false;
@@ -392,7 +392,7 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
                 ? COMMAND_MAX_SIZE
                 : len);
         if (p == NULL) {
-                reply_status(c, id, BATON_ENOMEM);
+                reply_status(g, c, id, BATON_ENOMEM);
                 return;
         }
         memcpy(p->buf, body, len);
@@ -475,7 +475,7 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
         if (flags != 0) {
                 own_versions(&v);
         }
-        reply_frame(c, id, proto_write_status(out, cap, id, flags, &st, &v));
+        reply_frame(g, c, id, proto_write_status(out, cap, id, flags, &st, &v));
 }
 
 /* STATUS and PING: answered here, by any node, with no body. */
@@ -495,7 +495,7 @@ static void on_probe(struct gateway *g, struct conn *c,
         }
         out = conn_reserve(c, PROTO_HEADER_SIZE);
         if (out != NULL) {
-                reply_frame(c, h->id,
+                reply_frame(g, c, h->id,
                             proto_write_empty(out, PROTO_HEADER_SIZE, h->id,
                                               PROTO_PONG));
         }
@@ -511,7 +511,7 @@ static int watches_start(struct gateway *g)
 
         access_compare(g);
         node_restores(g->node, &rs);
-        return watches_init(&g->watches, &l, node_last_applied(g->node),
+        return watches_init(&g->watches, g, &l, node_last_applied(g->node),
                             rs.started);
 }
 
@@ -541,7 +541,7 @@ static void on_watch(struct gateway *g, struct conn *c,
         }
         node_restores(g->node, &rs);
         if (rs.pending) {
-                reply_status(c, h->id, BATON_EUNAVAILABLE);
+                reply_status(g, c, h->id, BATON_EUNAVAILABLE);
                 return;
         }
         if (rs.started != g->watches.restores) {
@@ -600,7 +600,7 @@ void gateway_on_frame(struct gateway *g, struct conn *c,
                 on_watch(g, c, h, body);
                 break;
         case PROTO_BACKUP:
-                backup_on_frame(g, c, h, body);
+                reads_on_backup(g, c, h, body);
                 break;
         case PROTO_ACL:
                 access_on_frame(g, c, h, body);
@@ -615,7 +615,6 @@ void gateway_on_frame(struct gateway *g, struct conn *c,
 void gateway_on_gone(struct gateway *g, struct conn *c)
 {
         watches_forget_conn(&g->watches, c);
-        backup_forget_conn(&g->backups, c);
         reply_forget_conn(c);
 }
 
@@ -631,12 +630,14 @@ void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,
 }
 
 int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
-                 struct node *node, const struct config *cfg)
+                 struct node *node, const struct config *cfg,
+                 enum log_level level)
 {
         int rv;
 
         memset(g, 0, sizeof *g);
         g->host = host;
+        g->log_level = level;
         g->loop = loop;
         g->node = node;
         g->cfg = cfg;
@@ -659,7 +660,6 @@ int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
 void gateway_close(struct gateway *g)
 {
         abandon_all(g);
-        backup_forget_conn(&g->backups, NULL);
         deadlines_close(&g->deadlines);
         watches_close(&g->watches);
         hmap_close(&g->pending);

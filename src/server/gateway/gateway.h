@@ -8,6 +8,8 @@
 #include <uv.h>
 
 #include "../../fsm/lockfsm.h"
+#include "../../proto/backup.h"
+#include "../base/log.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
 #include "core.h"
@@ -29,13 +31,37 @@ struct gateway_host {
          * BATON_ENOMEM. */
         int (*hash_secret)(struct gateway_host *h, const uint8_t *secret,
                            uint8_t *hash);
+        /*
+         * Backups: the host pins the state and streams it; the core has
+         * admitted the request (an admin's; a first one only on the
+         * serving leader) and answers what the op returns when it is not
+         * 0, for the op has then written nothing. `c` and `req` are borrowed
+         * for the call; the host lets go of c's pins when c goes
+         * (gateway_on_gone()). backup_start: request `id`, a first BACKUP
+         * (backup 0, offset 0), whose read barrier has applied: pin the state,
+         * which then holds everything acknowledged before it arrived, and
+         * answer with its first chunk. backup_chunk: request `id` asks for the
+         * chunk of pin req->backup (not 0) at req->offset.
+         * 0 when answered (or c is closing), else a BATON_E* status.
+         */
+        int (*backup_start)(struct gateway_host *h, struct conn *c,
+                            uint64_t id);
+        int (*backup_chunk)(struct gateway_host *h, struct conn *c, uint64_t id,
+                            const struct proto_backup *req);
+        /* One line of the core's log at `level`, which is the level
+         * given to gateway_init() or more severe, about `f` (NULL:
+         * nothing in particular): `message`, formatted. Both borrowed
+         * for the call. */
+        void (*log)(struct gateway_host *h, enum log_level level,
+                    const struct log_fields *f, const char *message);
 };
 
 /* Set up on a started node (`host`, `node` and `cfg` borrowed for the
- * gateway's life). 0 or BATON_ENOMEM; on failure nothing is left to
- * clean up. */
+ * gateway's life), logging lines at `level` and more severe ones. 0 or
+ * BATON_ENOMEM; on failure nothing is left to clean up. */
 int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
-                 struct node *node, const struct config *cfg);
+                 struct node *node, const struct config *cfg,
+                 enum log_level level);
 /* Answer everything pending (NOT_LEADER, or outcome unknown for what was
  * proposed) and close the deadline timer. */
 void gateway_close(struct gateway *g);

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../base/log.h"
+#include "gwlog.h"
 #include "access.h"
 #include "pending.h"
 
@@ -27,9 +27,9 @@ void leader_on_deadline(void *data, const struct deadline *d)
                 c.type = COMMAND_EXPIRE;
                 c.delay_ms = g->cfg->lock_delay_ms; /* written in the log */
                 g->stats.expirations++;
-                log_info_f(&(struct log_fields){.session = d->session},
-                           "session %llu: lease expired, proposing EXPIRE",
-                           (unsigned long long)d->session);
+                gwlog(g, LOG_INFO, &(struct log_fields){.session = d->session},
+                      "session %llu: lease expired, proposing EXPIRE",
+                      (unsigned long long)d->session);
         } else {
                 c.type = COMMAND_TIMEOUT;
                 c.target = d->seq;

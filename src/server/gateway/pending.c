@@ -140,7 +140,7 @@ struct pending *pending_find_next(const struct pending *p)
 void pending_settle(struct pending *p, uint64_t index,
                     const struct lockfsm_result *res)
 {
-        reply_outcome(p->to.conn, p->to.id, index, res);
+        reply_outcome(p->g, p->to.conn, p->to.id, index, res);
         pending_free(p);
 }
 
@@ -149,7 +149,7 @@ void pending_settle_status(struct pending *p, int status)
         if (status == BATON_EUNKNOWN) {
                 p->g->stats.unknown++;
         }
-        reply_status(p->to.conn, p->to.id, status);
+        reply_status(p->g, p->to.conn, p->to.id, status);
         pending_free(p);
 }
 
@@ -171,7 +171,8 @@ void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id)
         }
         g->stats.redirects++;
         reply_frame(
-            c, id, proto_write_not_leader(out, REPLY_MAX, id, leader, address));
+            g, c, id,
+            proto_write_not_leader(out, REPLY_MAX, id, leader, address));
 }
 
 void pending_redirect(struct pending *p)

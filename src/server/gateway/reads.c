@@ -1,6 +1,7 @@
 /* Linearizable reads and keepalives: QUERY, CHECK, LIST and KEEPALIVE,
  * answered from this node's state machine once a raft barrier proves it
- * still leads. */
+ * still leads; and backups, whose first request waits for the same
+ * barrier. */
 #include "reads.h"
 
 #include <stdlib.h>
@@ -8,7 +9,9 @@
 
 #include "../../../include/baton/errors.h"
 #include "../../proto/attach.h"
+#include "../../proto/backup.h"
 #include "admit.h"
+#include "gateway.h"
 #include "pending.h"
 #include "../../proto/query.h"
 #include "../../proto/keepalive.h"
@@ -78,7 +81,7 @@ static void listing_send(struct listing *ls, struct pending *p)
         if (out != NULL) {
                 n = proto_write_list_reply(out, cap, p->to.id, ls->shape, ls->e,
                                            ls->n, ls->more);
-                reply_frame(c, p->to.id, n);
+                reply_frame(p->g, c, p->to.id, n);
         }
         free(ls->e);
         pending_free(p);
@@ -202,7 +205,7 @@ static void answer_keepalive(struct gateway *g, struct lockfsm *f,
                 uint16_t flags = p->flags & PROTO_FLAG_REVOKED;
 
                 reply_frame(
-                    c, p->to.id,
+                    g, c, p->to.id,
                     proto_write_keepalive_ok(
                         out, REPLY_MAX, p->to.id, flags, ttl,
                         flags != 0 ? lockfsm_session_revoked(f, p->key_a) : 0));
@@ -221,7 +224,26 @@ static void answer_query_names(const struct lockfsm *f, struct pending *p,
         if (res->kind == PROTO_KIND_HOLDER) {
                 name = lockfsm_session_name(f, res->session, &len);
         }
-        reply_outcome_names(p->to.conn, p->to.id, applied, res, name, len);
+        reply_outcome_names(p->g, p->to.conn, p->to.id, applied, res, name,
+                            len);
+        pending_free(p);
+}
+
+/* The first BACKUP `p`: its barrier has applied, so the host pins a state
+ * that holds everything acknowledged before it arrived. */
+static void start_backup(struct gateway *g, struct pending *p)
+{
+        int rv;
+
+        if (p->to.conn == NULL) {
+                pending_free(p); /* the client left */
+                return;
+        }
+        rv = g->host->backup_start(g->host, p->to.conn, p->to.id);
+        if (rv != 0) {
+                pending_settle_status(p, rv);
+                return;
+        }
         pending_free(p);
 }
 
@@ -253,7 +275,7 @@ static void answer_read(struct gateway *g, struct pending *p)
                 answer_list(f, p);
                 return;
         case PROTO_BACKUP:
-                backup_start(g, p);
+                start_backup(g, p);
                 return;
 
         default: /* PROTO_KEEPALIVE */
@@ -321,7 +343,7 @@ void reads_on_frame(struct gateway *g, struct conn *c,
         /* Room for a name, or ATTACH's secret. */
         p = pending_new(g, c, h->id, h->type, COMMAND_NAME_MAX);
         if (p == NULL) {
-                reply_status(c, h->id, BATON_ENOMEM);
+                reply_status(g, c, h->id, BATON_ENOMEM);
                 return;
         }
         p->flags = h->flags;
@@ -351,4 +373,34 @@ void reads_on_frame(struct gateway *g, struct conn *c,
                 p->cmd.name_len = name.len;
         }
         admit_route(p, &g->reads);
+}
+
+void reads_on_backup(struct gateway *g, struct conn *c,
+                     const struct proto_header *h, const uint8_t *body)
+{
+        struct proto_backup req;
+        struct pending *p;
+        int rv;
+
+        if (proto_read_backup(body, h->length, &req) != 0) {
+                conn_fail(c, h->id, BATON_EMALFORMED, "malformed BACKUP");
+                return;
+        }
+        if (req.backup == 0) {
+                if (req.offset != 0) {
+                        reply_status(g, c, h->id, BATON_EINVAL);
+                        return;
+                }
+                p = pending_new(g, c, h->id, h->type, 0);
+                if (p == NULL) {
+                        reply_status(g, c, h->id, BATON_ENOMEM);
+                        return;
+                }
+                admit_route(p, &g->reads);
+                return;
+        }
+        rv = g->host->backup_chunk(g->host, c, h->id, &req);
+        if (rv != 0) {
+                reply_status(g, c, h->id, rv);
+        }
 }

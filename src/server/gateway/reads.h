@@ -1,7 +1,7 @@
 /* Linearizable reads and keepalives: QUERY, CHECK, LIST and KEEPALIVE
  * (and ATTACH's body, which admit.h answers at once),
  * answered from this node's state machine once a raft barrier proves it
- * still leads. */
+ * still leads; and BACKUP, whose first request waits for that barrier. */
 #ifndef SERVER_READS_H
 #define SERVER_READS_H
 
@@ -30,5 +30,18 @@ void reads_on_frame(struct gateway *g, struct conn *c,
  * redirected at once.
  */
 void reads_start(struct gateway *g);
+
+/*
+ * A BACKUP frame from `c` (borrowed; `body` only during the call), which
+ * admit_frame() let through (an admin's). The first (backup 0, offset 0;
+ * another offset is BATON_EINVAL) waits for the next read barrier as a
+ * read does (a node that does not lead sends it on), so that the state
+ * the host pins (gateway_host.backup_start) holds everything acknowledged
+ * before it arrived; later ones go to the host at once (backup_chunk).
+ * Whatever status the host returns is the answer. A malformed body fails
+ * the connection.
+ */
+void reads_on_backup(struct gateway *g, struct conn *c,
+                     const struct proto_header *h, const uint8_t *body);
 
 #endif /* SERVER_READS_H */

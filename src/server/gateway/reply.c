@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
-#include "../base/log.h"
+#include "gwlog.h"
 
 void reply_to_init(struct reply_to *to, struct conn *c, uint64_t id)
 {
@@ -32,37 +32,37 @@ void reply_forget_conn(struct conn *c)
         }
 }
 
-void reply_frame(struct conn *c, uint64_t id, size_t n)
+void reply_frame(struct gateway *g, struct conn *c, uint64_t id, size_t n)
 {
         if (n == 0) {
-                log_write_fields(
-                    LOG_ERROR,
-                    &(struct log_fields){.connection = c->id, .request = id},
-                    "connection %llu: reply %llu did not encode",
-                    (unsigned long long)c->id, (unsigned long long)id);
+                gwlog(g, LOG_ERROR,
+                      &(struct log_fields){.connection = c->id, .request = id},
+                      "connection %llu: reply %llu did not encode",
+                      (unsigned long long)c->id, (unsigned long long)id);
                 conn_fail(c, id, BATON_EINVAL, "reply did not encode");
                 return;
         }
         conn_commit(c, n);
 }
 
-void reply_result(struct conn *c, uint64_t id, const struct proto_result *r)
+void reply_result(struct gateway *g, struct conn *c, uint64_t id,
+                  const struct proto_result *r)
 {
         uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
 
         if (out != NULL) {
-                reply_frame(c, id,
+                reply_frame(g, c, id,
                             proto_write_result(out, REPLY_MAX, id, 0, r));
         }
 }
 
-void reply_status(struct conn *c, uint64_t id, int status)
+void reply_status(struct gateway *g, struct conn *c, uint64_t id, int status)
 {
         struct proto_result r;
 
         memset(&r, 0, sizeof r);
         r.status = status;
-        reply_result(c, id, &r);
+        reply_result(g, c, id, &r);
 }
 
 static void export_result(struct proto_result *r, uint64_t index,
@@ -79,9 +79,9 @@ static void export_result(struct proto_result *r, uint64_t index,
         r->waiters = res->waiters;
 }
 
-void reply_outcome_names(struct conn *c, uint64_t id, uint64_t index,
-                         const struct lockfsm_result *res, const char *name,
-                         uint8_t name_len)
+void reply_outcome_names(struct gateway *g, struct conn *c, uint64_t id,
+                         uint64_t index, const struct lockfsm_result *res,
+                         const char *name, uint8_t name_len)
 {
         uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
         struct proto_result r;
@@ -93,15 +93,15 @@ void reply_outcome_names(struct conn *c, uint64_t id, uint64_t index,
         r.client_name.p = name;
         r.client_name.len = name_len;
         reply_frame(
-            c, id,
+            g, c, id,
             proto_write_result(out, REPLY_MAX, id, PROTO_FLAG_NAMES, &r));
 }
 
-void reply_outcome(struct conn *c, uint64_t id, uint64_t index,
-                   const struct lockfsm_result *res)
+void reply_outcome(struct gateway *g, struct conn *c, uint64_t id,
+                   uint64_t index, const struct lockfsm_result *res)
 {
         struct proto_result r;
 
         export_result(&r, index, res);
-        reply_result(c, id, &r);
+        reply_result(g, c, id, &r);
 }

@@ -12,6 +12,8 @@
 #include "../../proto/reply.h"
 #include "../net/conn.h"
 
+struct gateway;
+
 /* Room reserved for one reply of a fixed-size kind. */
 #define REPLY_MAX (PROTO_HEADER_SIZE + 512)
 
@@ -43,26 +45,27 @@ void reply_forget_conn(struct conn *c);
  * NULL or its output cannot grow (out of memory, or closing: the client
  * then sees the connection end). A frame that does not encode is our bug:
  * the connection gets an ERROR frame and closes, rather than the client
- * waiting forever.
+ * waiting forever, and `g`'s log says so.
  */
 
 /* Commit `n` bytes a proto_write_* call wrote at conn_reserve(c, ...) for
  * request `id`; n == 0 (it did not encode) fails the connection. */
-void reply_frame(struct conn *c, uint64_t id, size_t n);
+void reply_frame(struct gateway *g, struct conn *c, uint64_t id, size_t n);
 
-void reply_status(struct conn *c, uint64_t id, int status);
+void reply_status(struct gateway *g, struct conn *c, uint64_t id, int status);
 
 /* A RESULT with every field of `r` (borrowed), for answers that are no
  * state machine outcome (a TRANSFER's). */
-void reply_result(struct conn *c, uint64_t id, const struct proto_result *r);
+void reply_result(struct gateway *g, struct conn *c, uint64_t id,
+                  const struct proto_result *r);
 
 /* A state machine outcome: the entry at `index` gave request `id` `res`. */
 /* A QUERY's outcome in the PROTO_FLAG_NAMES shape, with the holder's
  * client name (`name_len` bytes, borrowed; may be NULL when 0). */
-void reply_outcome_names(struct conn *c, uint64_t id, uint64_t index,
-                         const struct lockfsm_result *res, const char *name,
-                         uint8_t name_len);
-void reply_outcome(struct conn *c, uint64_t id, uint64_t index,
-                   const struct lockfsm_result *res);
+void reply_outcome_names(struct gateway *g, struct conn *c, uint64_t id,
+                         uint64_t index, const struct lockfsm_result *res,
+                         const char *name, uint8_t name_len);
+void reply_outcome(struct gateway *g, struct conn *c, uint64_t id,
+                   uint64_t index, const struct lockfsm_result *res);
 
 #endif /* SERVER_REPLY_H */

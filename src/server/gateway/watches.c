@@ -45,10 +45,12 @@ static struct watch_rec *kept(const struct watches *w, uint32_t i)
         return w->ring[(w->head + i) % w->limits.history];
 }
 
-int watches_init(struct watches *w, const struct watches_limits *limits,
-                 uint64_t base, uint64_t restores)
+int watches_init(struct watches *w, struct gateway *g,
+                 const struct watches_limits *limits, uint64_t base,
+                 uint64_t restores)
 {
         memset(w, 0, sizeof *w);
+        w->g = g;
         w->limits = *limits;
         w->ring = calloc(limits->history, sizeof *w->ring);
         if (w->ring == NULL) {
@@ -110,7 +112,7 @@ void watches_reset(struct watches *w, uint64_t restores, uint64_t applied)
                 next = q->next;
                 if (pos_cmp(x->at, (struct watch_pos){applied, UINT32_MAX}) <
                     0) {
-                        reply_status(x->conn, x->id, BATON_ECOMPACTED);
+                        reply_status(w->g, x->conn, x->id, BATON_ECOMPACTED);
                         w->stats.compacted++;
                         drop(w, x);
                 }
@@ -157,7 +159,7 @@ static bool push(struct watches *w, struct watch *x, const struct watch_rec *r,
                 return true;
         }
         if (c->out_len + c->wlen > w->limits.output_limit) {
-                reply_status(c, x->id, BATON_ESLOW);
+                reply_status(w->g, c, x->id, BATON_ESLOW);
                 w->stats.cut_off++;
                 drop(w, x);
                 return false;
@@ -168,7 +170,7 @@ static bool push(struct watches *w, struct watch *x, const struct watch_rec *r,
         }
         len = proto_write_watch_event(out, cap, shared ? 0 : x->id, &r->e);
         if (len == 0) {
-                reply_frame(c, shared ? 0 : x->id, 0); /* logs, fails */
+                reply_frame(w->g, c, shared ? 0 : x->id, 0); /* logs, fails */
         } else {
                 /* Events may wait watch-batch-ms for company (conn.h). */
                 conn_commit_later(c, len);
@@ -275,7 +277,7 @@ void watches_on_event(struct watches *w, const struct lockfsm_event *ev)
                 while (!queue_empty(&w->all)) {
                         struct watch *x = QUEUE_DATA(queue_head(&w->all),
                                                      struct watch, all_link);
-                        reply_status(x->conn, x->id, BATON_ENOMEM);
+                        reply_status(w->g, x->conn, x->id, BATON_ENOMEM);
                         drop(w, x);
                 }
                 watches_reset(w, w->restores, ev->index);
@@ -368,24 +370,24 @@ void watches_open(struct watches *w, struct conn *c, uint64_t id,
         }
         if (w->stats.active >= w->limits.max_watches ||
             c->n_watches >= w->limits.max_per_conn) {
-                reply_status(c, id, BATON_ETOOMANYWATCHES);
+                reply_status(w->g, c, id, BATON_ETOOMANYWATCHES);
                 return;
         }
         if (!servable(w, at)) {
                 w->stats.compacted++;
-                reply_status(c, id, BATON_ECOMPACTED);
+                reply_status(w->g, c, id, BATON_ECOMPACTED);
                 return;
         }
         if ((!(req->flags & PROTO_WATCH_PREFIX) &&
              hmap_reserve(&w->exact, w->exact.count + 1) != 0) ||
             (x = new_watch(w, c, id, req, at)) == NULL) {
-                reply_status(c, id, BATON_ENOMEM);
+                reply_status(w->g, c, id, BATON_ENOMEM);
                 return;
         }
         memset(&res, 0, sizeof res);
         res.kind = PROTO_KIND_WATCHING;
         res.count = at.ord;
-        reply_outcome(c, id, at.index, &res);
+        reply_outcome(w->g, c, id, at.index, &res);
         for (i = first_after(w, at); i < w->n; i++) {
                 if (matches(x, &kept(w, i)->e) &&
                     !push(w, x, kept(w, i), false)) {
@@ -407,11 +409,11 @@ void watches_cancel(struct watches *w, struct conn *c, uint64_t id,
                         drop(w, x);
                         memset(&res, 0, sizeof res);
                         res.kind = PROTO_KIND_CANCELLED;
-                        reply_outcome(c, id, 0, &res);
+                        reply_outcome(w->g, c, id, 0, &res);
                         return;
                 }
         }
-        reply_status(c, id, BATON_ENOTFOUND);
+        reply_status(w->g, c, id, BATON_ENOTFOUND);
 }
 
 void watches_forget_conn(struct watches *w, struct conn *c)

@@ -16,6 +16,8 @@
 #include "../net/conn.h"
 #include "watchfeed.h"
 
+struct gateway;
+
 /* Where a watch stands: it has seen every event up to (index, ord). */
 struct watch_pos {
         uint64_t index;
@@ -48,6 +50,7 @@ struct watches_stats {
  * an earlier position gets BATON_ECOMPACTED, never a silent gap.
  */
 struct watches {
+        struct gateway *g; /* whose answers and log lines these are */
         struct watches_limits limits;
         struct watch_rec **ring; /* history slots, oldest at head */
         uint32_t head;
@@ -67,10 +70,11 @@ struct watches {
 };
 
 /* Empty history starting after index `base` (the state's at start), with
- * `restores` the node's count of snapshot restores so far. 0 or
- * BATON_ENOMEM. */
-int watches_init(struct watches *w, const struct watches_limits *limits,
-                 uint64_t base, uint64_t restores);
+ * `restores` the node's count of snapshot restores so far, for `g`
+ * (borrowed for w's life). 0 or BATON_ENOMEM. */
+int watches_init(struct watches *w, struct gateway *g,
+                 const struct watches_limits *limits, uint64_t base,
+                 uint64_t restores);
 void watches_close(struct watches *w);
 
 /* The node restored a snapshot (its count is now `restores`) and is at

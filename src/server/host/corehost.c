@@ -1,6 +1,7 @@
 /* batond's host of its request core (src/server/gateway/): it hands the
  * core every input from the raft node and the client connections, and
- * does the I/O the core leaves to it (the apply log, the ATTACH hash). */
+ * does the I/O the core leaves to it (the apply log, the ATTACH hash,
+ * backups, the log). */
 #include "corehost.h"
 
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "../../proto/attach.h"
+#include "../base/log.h"
 
 static void on_ready(void *data)
 {
@@ -88,6 +90,31 @@ static int hash_secret(struct gateway_host *ops, const uint8_t *secret,
         return 0;
 }
 
+/* gateway_host.backup_start and backup_chunk: backup.h. */
+static int backup_start_op(struct gateway_host *ops, struct conn *c,
+                           uint64_t id)
+{
+        struct corehost *h = ops->data;
+
+        return backup_start(&h->backups, c, id);
+}
+
+static int backup_chunk_op(struct gateway_host *ops, struct conn *c,
+                           uint64_t id, const struct proto_backup *req)
+{
+        struct corehost *h = ops->data;
+
+        return backup_chunk(&h->backups, c, id, req);
+}
+
+/* gateway_host.log: the core's line, as it formatted it. */
+static void log_op(struct gateway_host *ops, enum log_level level,
+                   const struct log_fields *f, const char *message)
+{
+        (void)ops;
+        log_write_fields(level, f, "%s", message);
+}
+
 int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
                   const struct config *cfg)
 {
@@ -96,11 +123,15 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         h->node = node;
         h->ops.data = h;
         h->ops.hash_secret = hash_secret;
+        h->ops.backup_start = backup_start_op;
+        h->ops.backup_chunk = backup_chunk_op;
+        h->ops.log = log_op;
+        backups_init(&h->backups, loop, node);
         rv = applylog_open(&h->applylog, cfg->apply_log);
         if (rv != 0) {
                 goto err;
         }
-        rv = gateway_init(&h->core, &h->ops, loop, node, cfg);
+        rv = gateway_init(&h->core, &h->ops, loop, node, cfg, cfg->log_level);
         if (rv != 0) {
                 goto err_after_applylog;
         }
@@ -121,6 +152,7 @@ void corehost_close(struct corehost *h)
         node_set_entry_cb(h->node, NULL, NULL);
         node_set_acl_cb(h->node, NULL, NULL);
         gateway_close(&h->core);
+        backup_forget_conn(&h->backups, NULL);
         applylog_close(&h->applylog);
 }
 
@@ -136,6 +168,7 @@ void corehost_on_gone(void *data, struct conn *c)
 {
         struct corehost *h = data;
 
+        backup_forget_conn(&h->backups, c);
         gateway_on_gone(&h->core, c);
 }
 

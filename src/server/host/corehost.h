@@ -1,6 +1,7 @@
 /* batond's host of its request core (src/server/gateway/): it hands the
  * core every input from the raft node and the client connections, and
- * does the I/O the core leaves to it (the apply log, the ATTACH hash). */
+ * does the I/O the core leaves to it (the apply log, the ATTACH hash,
+ * backups, the log). */
 #ifndef SERVER_COREHOST_H
 #define SERVER_COREHOST_H
 
@@ -13,6 +14,7 @@
 #include "../net/conn.h"
 #include "../raft/node.h"
 #include "applylog.h"
+#include "backup.h"
 
 /*
  * Every input reaches the core through here, unchanged and in the order
@@ -29,7 +31,10 @@
  * (applylog_reopen() of `applylog`).
  *
  * What the core asks of its host (struct gateway_host, `ops`) is done
- * here too: the SHA-256 of an ATTACH secret, with OpenSSL.
+ * here too: the SHA-256 of an ATTACH secret, with OpenSSL; backups'
+ * pins and chunks (backup.h), whose pins of a connection go with it; and
+ * the core's log lines, at cfg->log_level (main.c's log_set_level()), to
+ * batond's log.
  *
  * Caller-allocated; used only from the loop's thread.
  */
@@ -38,6 +43,7 @@ struct corehost {
         struct gateway_host ops;
         struct node *node;
         struct applylog applylog;
+        struct backups backups;
 };
 
 /* The node's leadership callbacks, into `h`'s core, for node_start(),
@@ -52,8 +58,8 @@ void corehost_node_callbacks(struct corehost *h, struct node_callbacks *cb);
  * on failure nothing is left to clean up. */
 int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
                   const struct config *cfg);
-/* Give the node's callbacks back, close the core (gateway_close()), then
- * the apply log. */
+/* Give the node's callbacks back, close the core (gateway_close()), let
+ * go of every backup pin, then close the apply log. */
 void corehost_close(struct corehost *h);
 
 /* conn_frame_cb and conn_gone_cb; `data` is the struct corehost. */

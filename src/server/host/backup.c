@@ -9,10 +9,6 @@
 
 #include "../../../include/baton/errors.h"
 #include "../base/log.h"
-#include "admit.h"
-#include "core.h"
-#include "pending.h"
-#include "reply.h"
 
 static uint64_t wall_ms(void)
 {
@@ -20,6 +16,13 @@ static uint64_t wall_ms(void)
 
         clock_gettime(CLOCK_REALTIME, &ts);
         return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void backups_init(struct backups *b, uv_loop_t *loop, struct node *node)
+{
+        memset(b, 0, sizeof *b);
+        b->loop = loop;
+        b->node = node;
 }
 
 static void unpin(struct backup_pin *p)
@@ -101,9 +104,10 @@ static size_t copy_out(const struct backup_pin *p, uint64_t offset,
 }
 
 /* Answer request `id` on `c` with the chunk of `p` at `offset`; the last
- * chunk lets go of the pin. */
-static void send_chunk(struct conn *c, uint64_t id, struct backup_pin *p,
-                       uint64_t offset)
+ * chunk lets go of the pin. 0, or BATON_EINVAL (nothing written) for an
+ * offset past the end. */
+static int send_chunk(struct conn *c, uint64_t id, struct backup_pin *p,
+                      uint64_t offset)
 {
         static uint8_t data[PROTO_BACKUP_CHUNK_MAX];
         struct proto_backup_chunk k = p->about;
@@ -111,56 +115,48 @@ static void send_chunk(struct conn *c, uint64_t id, struct backup_pin *p,
         uint8_t *out;
 
         if (offset > k.size) {
-                reply_status(c, id, BATON_EINVAL);
-                return;
+                return BATON_EINVAL;
         }
         k.offset = offset;
         k.len = copy_out(p, offset, data, sizeof data);
         k.data = data;
         out = conn_reserve(c, cap);
         if (out == NULL) {
-                return; /* the connection is closing */
+                return 0; /* the connection is closing */
         }
         n = proto_write_backup_chunk(out, cap, id, &k);
         conn_commit(c, n);
         if (offset + k.len == k.size) {
                 unpin(p);
         }
+        return 0;
 }
 
-void backup_start(struct gateway *g, struct pending *p)
+int backup_start(struct backups *b, struct conn *c, uint64_t id)
 {
-        struct backups *b = &g->backups;
         struct backup_pin *pin;
         struct lockfsm_stats st;
         uint64_t total = 0;
         unsigned i;
         int rv;
 
-        if (p->to.conn == NULL) {
-                pending_free(p); /* the client left */
-                return;
-        }
-        pin = free_pin(b, uv_now(g->loop));
+        pin = free_pin(b, uv_now(b->loop));
         if (pin == NULL) {
-                pending_settle_status(p, BATON_ENOTREADY);
-                return;
+                return BATON_ENOTREADY;
         }
-        rv = node_backup(g->node, &pin->bufs, &pin->n_bufs, &pin->about.index);
+        rv = node_backup(b->node, &pin->bufs, &pin->n_bufs, &pin->about.index);
         if (rv != 0) {
-                pending_settle_status(p,
-                                      rv == BATON_EBUSY ? BATON_ENOTREADY : rv);
-                return;
+                return rv == BATON_EBUSY ? BATON_ENOTREADY : rv;
         }
         for (i = 0; i < pin->n_bufs; i++) {
                 total += pin->bufs[i].len;
         }
-        lockfsm_stats(node_lockfsm(g->node), &st);
+        lockfsm_stats(node_lockfsm(b->node), &st);
         pin->id = ++b->next_id;
-        pin->conn = p->to.conn;
-        pin->last_ms = uv_now(g->loop);
+        pin->conn = c;
+        pin->last_ms = uv_now(b->loop);
         pin->about.backup = pin->id;
-        pin->about.term = node_term(g->node);
+        pin->about.term = node_term(b->node);
         pin->about.made_ms = wall_ms();
         pin->about.size = total;
         pin->about.sessions = st.sessions;
@@ -169,42 +165,20 @@ void backup_start(struct gateway *g, struct pending *p)
         pin->about.waiters = st.waiters;
         b->taken++;
         log_info("backup %llu for '%s': the state at index %llu, %llu bytes",
-                 (unsigned long long)pin->id, p->to.conn->identity,
+                 (unsigned long long)pin->id, c->identity,
                  (unsigned long long)pin->about.index,
                  (unsigned long long)total);
-        send_chunk(p->to.conn, p->to.id, pin, 0);
-        pending_free(p);
+        return send_chunk(c, id, pin, 0);
 }
 
-void backup_on_frame(struct gateway *g, struct conn *c,
-                     const struct proto_header *h, const uint8_t *body)
+int backup_chunk(struct backups *b, struct conn *c, uint64_t id,
+                 const struct proto_backup *req)
 {
-        struct proto_backup req;
-        struct backup_pin *pin;
-        struct pending *p;
+        struct backup_pin *pin = find_pin(b, req->backup, c);
 
-        if (proto_read_backup(body, h->length, &req) != 0) {
-                conn_fail(c, h->id, BATON_EMALFORMED, "malformed BACKUP");
-                return;
-        }
-        if (req.backup == 0) {
-                if (req.offset != 0) {
-                        reply_status(c, h->id, BATON_EINVAL);
-                        return;
-                }
-                p = pending_new(g, c, h->id, h->type, 0);
-                if (p == NULL) {
-                        reply_status(c, h->id, BATON_ENOMEM);
-                        return;
-                }
-                admit_route(p, &g->reads);
-                return;
-        }
-        pin = find_pin(&g->backups, req.backup, c);
         if (pin == NULL) {
-                reply_status(c, h->id, BATON_ENOBACKUP);
-                return;
+                return BATON_ENOBACKUP;
         }
-        pin->last_ms = uv_now(g->loop);
-        send_chunk(c, h->id, pin, req.offset);
+        pin->last_ms = uv_now(b->loop);
+        return send_chunk(c, id, pin, req->offset);
 }
