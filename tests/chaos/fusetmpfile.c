@@ -35,7 +35,8 @@ static void tmpfile_as_create(unsigned *made, struct fuse_buf *b, char *out,
         }
         memcpy(&c, (char *)b->mem + sizeof h, sizeof c);
         c.flags = (c.flags & ~(uint32_t)O_TMPFILE) | O_CREAT | O_EXCL;
-        n = snprintf(out + args, cap - args, FUSETMPFILE_PREFIX "%u", (*made)++);
+        n = snprintf(out + args, cap - args, FUSETMPFILE_PREFIX "%u",
+                     (*made)++);
         h.opcode = FUSE_CREATE;
         h.len = (uint32_t)(args + (size_t)n + 1);
         memcpy(out, &h, sizeof h);
@@ -72,8 +73,8 @@ static int serve(struct fuse_session *se)
         return rv < 0 ? 1 : 0;
 }
 
-int fusetmpfile_main(int argc, char **argv,
-                     const struct fuse_operations *ops, void *data)
+int fusetmpfile_main(int argc, char **argv, const struct fuse_operations *ops,
+                     void *data)
 {
         struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
         struct fuse_cmdline_opts o;
@@ -109,4 +110,3 @@ err:
         fuse_opt_free_args(&args);
         return rv;
 }
-
