@@ -6,10 +6,11 @@
  *
  * Every file lives in BACKING, but what is written to it stays in this
  * process's own cache (the kernel keeps none: direct_io, no attribute
- * cache) until the file is synced: fsync(2), fdatasync(2), or a write with
- * O_DSYNC/O_SYNC/RWF_DSYNC, which the kernel passes on in the write's flags
- * (raft_uv writes its log segments so). Only then is it written to the
- * backing file and synced there. Closing a file syncs nothing.
+ * cache; but see O_TMPFILE below) until the file is synced: fsync(2),
+ * fdatasync(2), or a write with O_DSYNC/O_SYNC/RWF_DSYNC, which the kernel
+ * passes on in the write's flags (raft_uv writes its log segments so). Only
+ * then is it written to the backing file and synced there. Closing a file syncs
+ * nothing.
  *
  * Commands, one a line (or separated by ';'), written to MOUNTPOINT/.forgetfs
  * (the write returns once the command is done; reading the file gives the
@@ -25,10 +26,26 @@
  *   heal               ends every failure window
  *   sync               writes every unsynced byte (for tests)
  *
- * Limits: creating, renaming and removing files and directories, truncating
- * and allocating are done on BACKING at once, as if the directory were
- * always synced (a truncate first syncs the file); raft_uv syncs the
- * directory after each of those anyway.
+ * Limits: creating, renaming, linking and removing files and directories,
+ * truncating and allocating are done on BACKING at once, as if the
+ * directory were always synced (a truncate first syncs the file); raft_uv
+ * syncs the directory after each of those anyway.
+ *
+ * O_TMPFILE: libraft 0.22.1 writes each snapshot file as open(dir,
+ * O_TMPFILE), fallocate, write, fsync, then linkat of /proc/self/fd/N to
+ * its name. The kernel passes that open on as FUSE_TMPFILE, which libfuse
+ * 3.14 answers ENOSYS (the open fails with EOPNOTSUPP), so forgetfs runs
+ * its own request loop (fusetmpfile.c), which turns each FUSE_TMPFILE into a
+ * FUSE_CREATE of a hidden name, TMP_PREFIX and a number, in the same directory.
+ * The file's writes are cached and forgotten as any other's; linking gives it
+ * its real name at once (as a create would); its last close removes the hidden
+ * name, and with it the file if it was never linked. Hidden names are not
+ * listed, and those left by an earlier forgetfs are removed at start, as a
+ * crash removes unlinked files. An O_TMPFILE file is opened without direct_io,
+ * so that it can be mapped (batond maps its snapshot images, made in such
+ * files): its writes still reach forgetfs one by one (FUSE without writeback
+ * cache writes through), but its reads may come from the kernel's page cache,
+ * which a drop does not empty.
  */
 #define FUSE_USE_VERSION 31
 
@@ -46,7 +63,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CTL_NAME "/.forgetfs"
+#include "fusetmpfile.h"
+
+#define CTL_NAME   "/.forgetfs"
+#define TMP_PREFIX FUSETMPFILE_PREFIX
 
 /* One write not yet synced; `doomed` once a sync of it failed. */
 struct extent {
@@ -59,8 +79,10 @@ struct extent {
 
 /* A file with writes not yet synced, or open. */
 struct ffile {
-        char *path; /* relative to BACKING, no leading '/' */
-        int fd;     /* BACKING's file, O_RDWR */
+        char *path;    /* relative to BACKING, no leading '/' */
+        char *tmpname; /* an O_TMPFILE file's hidden name, until its last
+                          close; `path` too until it is linked */
+        int fd;        /* BACKING's file, O_RDWR */
         int opens;
         struct extent *head, *tail;
         off_t end; /* the end of the furthest pending write */
@@ -117,12 +139,23 @@ static bool is_ctl(const char *path)
         return strcmp(path, CTL_NAME) == 0;
 }
 
+/* Whether the last component of `path` is a hidden O_TMPFILE name. */
+static bool is_tmpname(const char *path)
+{
+        const char *base = strrchr(path, '/');
+
+        base = base != NULL ? base + 1 : path;
+        return strncmp(base, TMP_PREFIX, sizeof TMP_PREFIX - 1) == 0;
+}
+
 static struct ffile *find(struct forgetfs *f, const char *path)
 {
         struct ffile *p;
 
         for (p = f->files; p != NULL; p = p->next) {
-                if (strcmp(p->path, rel(path)) == 0) {
+                if (strcmp(p->path, rel(path)) == 0 ||
+                    (p->tmpname != NULL &&
+                     strcmp(p->tmpname, rel(path)) == 0)) {
                         return p;
                 }
         }
@@ -156,6 +189,7 @@ static void maybe_forget(struct forgetfs *f, struct ffile *p)
         *pp = p->next;
         close(p->fd);
         free(p->path);
+        free(p->tmpname);
         free(p);
 }
 
@@ -386,13 +420,15 @@ static int ctl_read(struct forgetfs *f, char *buf, size_t size, off_t off)
 
 static void *ff_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
-        (void)conn;
-        cfg->direct_io = 1;
+        /* direct_io is set per open (open_file): cfg->direct_io would force
+         * it on every file. */
         cfg->kernel_cache = 0;
         cfg->attr_timeout = 0;
         cfg->entry_timeout = 0;
         cfg->negative_timeout = 0;
         cfg->use_ino = 1;
+        /* Every request in memory, for serve() to read FUSE_TMPFILE's. */
+        conn->want &= ~FUSE_CAP_SPLICE_READ;
         return fuse_get_context()->private_data;
 }
 
@@ -440,7 +476,9 @@ static int ff_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
                 return -errno;
         }
         while ((de = readdir(d)) != NULL) {
-                fill(buf, de->d_name, NULL, 0, 0);
+                if (!is_tmpname(de->d_name)) {
+                        fill(buf, de->d_name, NULL, 0, 0);
+                }
         }
         closedir(d);
         return 0;
@@ -454,7 +492,11 @@ static int open_file(const char *path, int flags, mode_t mode,
         struct ffile *p = find(f, path);
         int fd;
 
-        fi->direct_io = 1;
+        /* An O_TMPFILE file goes through the kernel's page cache, as FUSE
+         * allows no shared mmap(2) of a direct_io file and batond maps its
+         * snapshot images (src/server/snap/snapimage.c). Without FUSE's
+         * writeback cache each write still reaches forgetfs at once. */
+        fi->direct_io = !is_tmpname(path);
         if (is_ctl(path)) {
                 fi->fh = 0;
                 return 0;
@@ -493,20 +535,40 @@ static int ff_open(const char *path, struct fuse_file_info *fi)
         return open_file(path, fi->flags, 0, fi);
 }
 
+/* A create of a hidden name is serve()'s FUSE_TMPFILE: the file is
+ * marked so that its last close removes that name. */
 static int ff_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
-        return open_file(path, fi->flags | O_CREAT, mode, fi);
+        int rv = open_file(path, fi->flags | O_CREAT, mode, fi);
+        struct ffile *p = (struct ffile *)(uintptr_t)fi->fh;
+
+        if (rv == 0 && p != NULL && p->tmpname == NULL && is_tmpname(path)) {
+                p->tmpname = strdup(p->path);
+        }
+        return rv;
 }
 
 static int ff_release(const char *path, struct fuse_file_info *fi)
 {
+        struct forgetfs *f = fs();
         struct ffile *p = (struct ffile *)(uintptr_t)fi->fh;
 
         (void)path;
-        if (p != NULL) {
-                p->opens--;
-                maybe_forget(fs(), p);
+        if (p == NULL) {
+                return 0;
         }
+        p->opens--;
+        if (p->opens == 0 && p->tmpname != NULL) {
+                /* Closed for good: an O_TMPFILE file never linked is gone,
+                 * unsynced writes and all. */
+                unlinkat(f->back, p->tmpname, 0);
+                if (strcmp(p->path, p->tmpname) == 0) {
+                        free_extents(p);
+                }
+                free(p->tmpname);
+                p->tmpname = NULL;
+        }
+        maybe_forget(f, p);
         return 0;
 }
 
@@ -705,6 +767,28 @@ static int ff_rename(const char *from, const char *to, unsigned int flags)
         return 0;
 }
 
+/* A hard link, on BACKING at once. An O_TMPFILE file's first link is its
+ * real name: its cached writes are found under it from then on. */
+static int ff_link(const char *from, const char *to)
+{
+        struct forgetfs *f = fs();
+        struct ffile *p = find(f, from);
+        char *s;
+
+        if (is_ctl(from) || is_ctl(to)) {
+                return -EPERM;
+        }
+        if (linkat(f->back, rel(from), f->back, rel(to), 0) != 0) {
+                return -errno;
+        }
+        if (p != NULL && p->tmpname != NULL &&
+            strcmp(p->path, p->tmpname) == 0 && (s = strdup(rel(to))) != NULL) {
+                free(p->path);
+                p->path = s;
+        }
+        return 0;
+}
+
 static int ff_mkdir(const char *path, mode_t mode)
 {
         return mkdirat(fs()->back, rel(path), mode) != 0 ? -errno : 0;
@@ -762,6 +846,7 @@ static const struct fuse_operations ops = {
     .fallocate = ff_fallocate,
     .unlink = ff_unlink,
     .rename = ff_rename,
+    .link = ff_link,
     .mkdir = ff_mkdir,
     .rmdir = ff_rmdir,
     .access = ff_access,
@@ -769,6 +854,28 @@ static const struct fuse_operations ops = {
     .utimens = ff_utimens,
     .statfs = ff_statfs,
 };
+
+/* Hidden names left in BACKING by an earlier forgetfs: their files were
+ * never linked or are linked elsewhere, as after a crash. */
+static void sweep_tmpnames(int back)
+{
+        int fd = openat(back, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        struct dirent *de;
+
+        if (d == NULL) {
+                if (fd >= 0) {
+                        close(fd);
+                }
+                return;
+        }
+        while ((de = readdir(d)) != NULL) {
+                if (is_tmpname(de->d_name)) {
+                        unlinkat(back, de->d_name, 0);
+                }
+        }
+        closedir(d);
+}
 
 int main(int argc, char **argv)
 {
@@ -793,5 +900,6 @@ int main(int argc, char **argv)
                 fargv[fargc++] = argv[i];
         }
         fargv[fargc] = NULL;
-        return fuse_main(fargc, fargv, &ops, &f);
+        sweep_tmpnames(f.back);
+        return fusetmpfile_main(fargc, fargv, &ops, &f);
 }
