@@ -19,6 +19,7 @@
 #include "config/tlsconfig.h"
 #include "disk/datadir.h"
 #include "disk/diskscan.h"
+#include "disk/disksettle.h"
 #include "host/corehost.h"
 #include "net/conn.h"
 #include "net/listen.h"
@@ -404,15 +405,18 @@ static bool start_failed_behind_snapshot(const struct node *n)
  * what its one line tells the operator to do. */
 #define EXIT_DAMAGED 3
 #define DAMAGED_REMEDY                                                         \
-        "this node refuses to start (exit status 3): remove it, wipe the "     \
-        "directory and add it again (docs/operations.md, \"A damaged data "    \
-        "directory\")"
+        "this node refuses to start (exit status 3): if the other members "    \
+        "serve, remove it, wipe the directory and add it again; if another "   \
+        "member refuses too, or none leads, wipe nothing and keep a copy of "  \
+        "every directory (docs/operations.md, \"A damaged data directory\")"
 
-/* Raft's files, before raft reads them (diskscan.h): 0, or EXIT_DAMAGED
- * (1 when they cannot be read) after the one line that says why. */
+/* Raft's files, before raft reads them: checked (diskscan.h), then made
+ * durable as they read (disksettle.h). 0, or EXIT_DAMAGED (1 when they
+ * cannot be read or written back) after the one line that says why. */
 static int check_raft_files(const struct server *s)
 {
         struct diskscan scan;
+        struct disksettle settle;
         int rv = diskscan_check(&scan, s->dir.path);
 
         if (scan.note[0] != '\0') {
@@ -426,6 +430,13 @@ static int check_raft_files(const struct server *s)
         if (rv != 0) {
                 log_error("data directory %s: cannot read raft's files: %s",
                           s->dir.path, scan.errmsg);
+                return 1;
+        }
+        if (disksettle_run(&settle, s->dir.path, NULL) != 0) {
+                log_error("data directory %s: cannot make raft's files "
+                          "durable before raft loads them: %s; stopping: "
+                          "start batond again once the disk works",
+                          s->dir.path, settle.errmsg);
                 return 1;
         }
         return 0;

@@ -244,7 +244,9 @@ static void on_sampled(uv_work_t *req, int status)
  * failed sync the kernel may have dropped the data while a later sync
  * succeeds (fsyncgate), and libraft 0.22.1's retry arms the wrong timer
  * and runs on the wrong object, which killed batond with SIGSEGV a retry
- * period later (docs/raft.md). A restart loads what the disk stored. */
+ * period later (docs/raft.md). The next start writes back what raft's
+ * files read as and syncs it before raft loads them (disksettle.h): after
+ * a failed sync, reads can return bytes the disk never stored. */
 static void entries_failed(const struct stallwatch *w, const char *what)
 {
         log_error("raft could not write entries into a log segment in %s "
