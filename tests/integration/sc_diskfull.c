@@ -184,10 +184,13 @@ static unsigned lines_since_start(struct ctx *x, unsigned id,
  * room. A node that meets a peer for the first time while its disk is
  * full also says that it could not record the peer in batond.identity
  * (whether it does depends on which nodes talked before): that line is
- * about the identity file, not raft's writes, and is not counted. */
-static unsigned enospc_lines(struct ctx *x, unsigned id)
+ * about the identity file, not raft's writes, and is not counted. With
+ * `also` (NULL: any), only lines that have it too. */
+static unsigned enospc_lines(struct ctx *x, unsigned id, const char *also)
 {
-        return lines_since_start(x, id, ENOSPC_TEXT, NULL) -
+        /* An identity line names the data directory's path too, so it is
+         * among the lines with `also` whatever `also` is. */
+        return lines_since_start(x, id, ENOSPC_TEXT, also) -
                lines_since_start(x, id, ENOSPC_TEXT, "batond.identity");
 }
 
@@ -276,15 +279,12 @@ static bool one_full(struct ctx *x, const struct small_fs *fs,
               "baton_data_dir_free_bytes %g (a tmpfs with %u bytes free)",
               id, failing, free_bytes, LEAVE_FREE);
         CHECK(x,
-              enospc_lines(x, id) == 1 &&
-                  lines_since_start(x, id, ENOSPC_TEXT, fs->mnt) -
-                          lines_since_start(x, id, ENOSPC_TEXT,
-                                            "batond.identity") ==
-                      1,
+              enospc_lines(x, id, NULL) == 1 &&
+                  enospc_lines(x, id, fs->mnt) == 1,
               "node %u: %u lines say \"%s\" (%u with %s) after %g failed "
               "writes; one was wanted",
-              id, enospc_lines(x, id), ENOSPC_TEXT,
-              lines_since_start(x, id, ENOSPC_TEXT, fs->mnt), fs->mnt, errors);
+              id, enospc_lines(x, id, NULL), ENOSPC_TEXT,
+              enospc_lines(x, id, fs->mnt), fs->mnt, errors);
         CHECK(x,
               await_answer(x, id, "/health", 200, "\"status\":\"ok\"", OP_MS,
                            body),
@@ -349,12 +349,12 @@ static bool freed(struct ctx *x, const struct small_fs fs[2], struct tclient *c,
         for (i = 0; i < 2; i++) {
                 id = fs[i].id;
                 CHECK(x,
-                      enospc_lines(x, id) == 1 &&
+                      enospc_lines(x, id, NULL) == 1 &&
                           lines_since_start(x, id, "data directory",
                                             " again") == 1,
                       "node %u: %u lines say \"%s\", %u that it writes again; "
                       "one each was wanted",
-                      id, enospc_lines(x, id), ENOSPC_TEXT,
+                      id, enospc_lines(x, id, NULL), ENOSPC_TEXT,
                       lines_since_start(x, id, "data directory", " again"));
         }
         CHECK(x, client_open(x, &q, TTL_MS, __LINE__), "no client");
