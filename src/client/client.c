@@ -40,10 +40,10 @@ int client_roundtrip(struct baton_client *c, struct request *r,
 {
         int rv;
 
-        registry_submit(&c->registry, r);
+        registry_submit(&c->registry, r, clock_now_ms());
         rv = registry_await(&c->registry, r, deadline);
         if (rv != 0) {
-                registry_abandon(&c->registry, r);
+                registry_abandon(&c->registry, r, clock_now_ms());
         }
         return rv;
 }
@@ -63,7 +63,7 @@ int client_run(struct baton_client *c, struct command *k, int64_t deadline,
         }
         rv = registry_await(&c->registry, r, deadline);
         if (rv != 0) {
-                registry_abandon(&c->registry, r);
+                registry_abandon(&c->registry, r, clock_now_ms());
                 return rv;
         }
         rv = r->status;
@@ -531,12 +531,12 @@ int baton_release_in(baton_client *c, uint64_t session,
         r->kind = REQUEST_FOREIGN;
         /* Its connections attach to the session first (registry.h). */
         registry_own(&c->registry, session, secret);
-        registry_submit(&c->registry, r);
+        registry_submit(&c->registry, r, clock_now_ms());
         rv = registry_await(
             &c->registry, r,
             clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv != 0) {
-                registry_abandon(&c->registry, r);
+                registry_abandon(&c->registry, r, clock_now_ms());
                 client_unlock(c);
                 return rv;
         }

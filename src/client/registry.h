@@ -24,17 +24,18 @@ enum registry_end {
 /*
  * What the registry tells its owner (the handle). Both run with the
  * handle's mutex held, on whichever thread made the request final (or sent
- * it), and may submit new requests.
+ * it), and may submit new requests, dated `now`: the time the answer is
+ * handled, or the failure given, on CLOCK_MONOTONIC in ms.
  */
 struct registry_owner {
         void *data;
         /* `r` became final (`how`: enum registry_end): DONE (a caller
          * collects it) or ENDED (freed when this returns). */
-        void (*final)(void *data, struct request *r, int how);
+        void (*final)(void *data, struct request *r, int how, int64_t now);
         /* The withdrawn wait `r` went out on a connection: follow it with
          * a CANCEL there, so that the cluster does not grant it behind the
          * back of the caller who gave up. */
-        void (*withdraw)(void *data, struct request *r);
+        void (*withdraw)(void *data, struct request *r, int64_t now);
         /* An event `e` (borrowed for the call) of the WATCH `r`; NULL
          * when `r` became final (the watch ended). `shared` is NULL for an
          * end, else a slot of the frame's, NULL at first and kept across
@@ -116,10 +117,11 @@ void registry_close(struct registry *reg);
 
 /*
  * Take `r` (transferred): AWAITED for the callers' kinds, BACKGROUND for
- * the library's; send it now if the connection is idle, else wake the
- * background thread. Mutex held.
+ * the library's; send it now if the connection is idle (dated `now`: the
+ * caller reads the clock, so that the registry decides from its inputs
+ * alone), else wake the background thread. Mutex held.
  */
-void registry_submit(struct registry *reg, struct request *r);
+void registry_submit(struct registry *reg, struct request *r, int64_t now);
 
 /* Wait for `r` (AWAITED) to become DONE until `deadline`: 0, or what
  * registry_unreachable() or registry_no_answer() says (for r->mark, the
@@ -150,19 +152,21 @@ int registry_no_answer(const struct registry *reg, uint64_t mark,
                        const struct request *r);
 
 /*
- * The caller stops waiting for `r` (AWAITED or DONE). A command that went
- * out goes on in the background until it is final, so its seq is never
- * reused and the ack can pass it; a wait is withdrawn with a CANCEL, and a
- * grant that races either is released. Anything else is freed.
+ * The caller stops waiting for `r` (AWAITED or DONE) at `now`. A command
+ * that went out goes on in the background until it is final, so its seq
+ * is never reused and the ack can pass it; a wait is withdrawn with a
+ * CANCEL, and a grant that races either is released. Anything else is
+ * freed.
  */
-void registry_abandon(struct registry *reg, struct request *r);
+void registry_abandon(struct registry *reg, struct request *r, int64_t now);
 
 /* Unlink and free `r` without a final answer (or after its caller
  * collected it), clearing the registry's pointers to it. Accepts NULL. */
 void registry_drop(struct registry *reg, struct request *r);
 
-/* Make every pending request of `session` final with `status`. */
-void registry_fail_session(struct registry *reg, uint64_t session, int status);
+/* Make every pending request of `session` final with `status`, at `now`. */
+void registry_fail_session(struct registry *reg, uint64_t session, int status,
+                           int64_t now);
 
 /* The lowest seq of `session` that a pending request pins, or `next`. */
 uint64_t registry_lowest_seq(const struct registry *reg, uint64_t session,

@@ -57,7 +57,7 @@ static void conclude(struct session *s, int status)
 
 /* Our session is over for good: report it, lose its locks, fail its
  * requests. It is never used again. */
-static void expire(struct session *s, int status)
+static void expire(struct session *s, int status, int64_t now)
 {
         uint64_t id = s->id;
 
@@ -72,16 +72,16 @@ static void expire(struct session *s, int status)
         s->ka_now = false;
         set_state(s, BATON_SESSION_EXPIRED);
         locks_end_session(s->locks, id, s->notify);
-        registry_fail_session(s->reg, id,
-                              status == BATON_ECLOSED ? BATON_ECLOSED
-                                                      : BATON_EEXPIRED);
+        registry_fail_session(
+            s->reg, id,
+            status == BATON_ECLOSED ? BATON_ECLOSED : BATON_EEXPIRED, now);
         registry_broadcast(s->reg);
 }
 
-void session_ended(struct session *s, uint64_t session, int status)
+void session_ended(struct session *s, uint64_t session, int status, int64_t now)
 {
         if (session != 0 && session == s->id) {
-                expire(s, status);
+                expire(s, status, now);
         }
 }
 
@@ -92,7 +92,7 @@ static void check_lease(struct session *s, int64_t now)
                 return;
         }
         if (now >= s->acked_sent + s->ttl_ms - s->margin_ms) {
-                expire(s, BATON_EEXPIRED);
+                expire(s, BATON_EEXPIRED, now);
         } else if (now - s->acked_sent > s->ttl_ms / 2) {
                 set_state(s, BATON_SESSION_JEOPARDY);
         } else {
@@ -119,7 +119,7 @@ void session_tick(struct session *s, int64_t now)
         r->kind = REQUEST_KEEPALIVE;
         s->keepalive = r;
         s->ka_now = false;
-        registry_submit(s->reg, r);
+        registry_submit(s->reg, r, now);
 }
 
 int64_t session_next_event(const struct session *s)
@@ -184,7 +184,7 @@ static void kept_alive(struct session *s, struct request *r, int64_t now)
         }
         if (r->status == BATON_EEXPIRED || r->status == BATON_ECLOSED ||
             r->status == BATON_ENOSESSION) {
-                expire(s, r->status);
+                expire(s, r->status, now);
                 return;
         }
         s->ka_sent = r->sent_ms;
@@ -202,18 +202,19 @@ static void kept_alive(struct session *s, struct request *r, int64_t now)
         if (r->revoked != s->revoked_seen) {
                 /* An administrator took a grant away: find which. */
                 s->revoked_seen = r->revoked;
-                outcome_verify(s);
+                outcome_verify(s, now);
         }
 }
 
-void session_answered(struct session *s, struct request *r, int how)
+void session_answered(struct session *s, struct request *r, int how,
+                      int64_t now)
 {
         if (r == s->opening) {
-                opened(s, r, clock_now_ms());
+                opened(s, r, now);
         } else if (r == s->keepalive) {
                 s->keepalive = NULL;
                 if (how == REGISTRY_ANSWERED) {
-                        kept_alive(s, r, clock_now_ms());
+                        kept_alive(s, r, now);
                 } else if (how == REGISTRY_LOST) {
                         s->ka_now = true;
                 } else if (r->status == BATON_EMALFORMED && !s->ka_plain) {
@@ -253,7 +254,7 @@ int session_new_secret(uint8_t *secret, uint8_t *hash)
         return 0;
 }
 
-static int start_open(struct session *s)
+static int start_open(struct session *s, int64_t now)
 {
         uint8_t hash[ATTACH_HASH_SIZE];
         struct command k;
@@ -278,7 +279,7 @@ static int start_open(struct session *s)
         }
         r->kind = REQUEST_OPEN;
         s->opening = r;
-        registry_submit(s->reg, r);
+        registry_submit(s->reg, r, now);
         return 0;
 }
 
@@ -305,10 +306,12 @@ static int refused(const struct session *s)
 int session_ensure(struct session *s, int64_t deadline)
 {
         uint64_t seen = s->epoch, mark = registry_mark(s->reg);
+        int64_t now;
         int rv;
 
         for (;;) {
-                session_tick(s, clock_now_ms());
+                now = clock_now_ms();
+                session_tick(s, now);
                 if (session_usable(s)) {
                         return 0;
                 }
@@ -322,7 +325,7 @@ int session_ensure(struct session *s, int64_t deadline)
                         }
                 }
                 if (s->opening == NULL && !s->validating) {
-                        rv = start_open(s);
+                        rv = start_open(s, now);
                         if (rv != 0) {
                                 return rv;
                         }
@@ -374,10 +377,12 @@ int session_submit(struct session *s, struct command *k, int64_t deadline,
 {
         uint64_t mark = registry_mark(s->reg);
         struct request *r;
+        int64_t now;
         int rv;
 
         for (;;) {
-                session_tick(s, clock_now_ms());
+                now = clock_now_ms();
+                session_tick(s, now);
                 if (!session_usable(s)) {
                         return BATON_EEXPIRED;
                 }
@@ -401,7 +406,7 @@ int session_submit(struct session *s, struct command *k, int64_t deadline,
         if (r == NULL) {
                 return rv;
         }
-        registry_submit(s->reg, r);
+        registry_submit(s->reg, r, now);
         *out = r;
         return 0;
 }

@@ -120,15 +120,20 @@ void session_tick(struct session *s, int64_t now);
 /* When session_tick() next has something to do (CLOCK_NEVER: nothing). */
 int64_t session_next_event(const struct session *s);
 
-/* The OPEN or a keepalive became final (`how`: enum registry_end). */
-void session_answered(struct session *s, struct request *r, int how);
+/* The OPEN or a keepalive became final (`how`: enum registry_end),
+ * handled at `now`: the lease is checked as of then, and a slow OPEN
+ * (answered more than TTL/2 after its first send) waits for a keepalive
+ * before the session is live. */
+void session_answered(struct session *s, struct request *r, int how,
+                      int64_t now);
 
 /*
  * The cluster answered that `session` is over (BATON_EEXPIRED,
  * BATON_ECLOSED, BATON_ENOSESSION): if it is ours, it is expired for good:
- * its locks are lost and its requests fail.
+ * its locks are lost and its requests fail (at `now`).
  */
-void session_ended(struct session *s, uint64_t session, int status);
+void session_ended(struct session *s, uint64_t session, int status,
+                   int64_t now);
 
 /*
  * Detach the live session: stop its keepalives and forget it (and its
