@@ -267,14 +267,15 @@ int baton_client_create(baton_client **out, const char *endpoints,
         owner.watch_event = watch_on_event;
         locks_init(&c->locks);
         notify_init(&c->notify);
-        rv = link_init(&c->link, c->endpoints, c->n_endpoints, c->tls);
+        rv = link_init(&c->link, c->endpoints, c->n_endpoints, c->tls,
+                       clock_env());
         if (rv != 0) {
                 goto err_after_tls;
         }
-        registry_init(&c->registry, &c->link, &c->mu, &c->cv, c->opts.ttl_ms,
-                      &owner);
-        session_init(&c->session, c->opts.ttl_ms, &c->registry, &c->link,
-                     &c->locks, &c->notify, c->client_name);
+        registry_init(&c->registry, &c->link, clock_env(), &c->mu, &c->cv,
+                      c->opts.ttl_ms, &owner);
+        session_init(&c->session, c->opts.ttl_ms, clock_env(), &c->registry,
+                     &c->link, &c->locks, &c->notify, c->client_name);
         c->session.lock_delay_ms = c->opts.lock_delay_ms;
         if (pthread_mutex_init(&c->mu, NULL) != 0) {
                 rv = BATON_ENOMEM;

@@ -19,7 +19,8 @@ static void on_frame(void *data, const struct proto_header *h,
 static void on_closed(void *data, uint64_t gen);
 static void on_unreachable(void *data);
 
-void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
+void registry_init(struct registry *reg, struct link *link,
+                   const struct core_env *env, pthread_mutex_t *mu,
                    pthread_cond_t *cv, uint32_t ttl_ms,
                    const struct registry_owner *owner)
 {
@@ -30,6 +31,7 @@ void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
         queue_init(&reg->list);
         memset(reg->owned, 0, sizeof reg->owned);
         reg->link = link;
+        reg->env = env;
         reg->mu = mu;
         reg->cv = cv;
         reg->owner = *owner;
@@ -596,7 +598,7 @@ static void result(struct registry *reg, struct request *r,
                  * shortly (to the next leader, if this node lost
                  * leadership: it answers NOT_LEADER). */
                 r->gen = 0;
-                r->not_before = now + clock_jitter(RETRY_MS);
+                r->not_before = now + coreenv_jitter(reg->env, RETRY_MS);
                 return;
         case BATON_ENOTLEADER:
                 link_no_leader(reg->link, now); /* it lost the leadership */

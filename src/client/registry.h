@@ -10,6 +10,7 @@
 
 #include "../lib/queue.h"
 #include "../proto/attach.h"
+#include "coreenv.h"
 #include "link.h"
 #include "request.h"
 
@@ -91,9 +92,10 @@ struct registry_owned {
 struct registry {
         struct queue list; /* struct request, creation order */
         struct registry_owned owned[REGISTRY_MAX_OWNED];
-        struct link *link;   /* borrowed: the transport */
-        pthread_mutex_t *mu; /* borrowed: the handle's mutex */
-        pthread_cond_t *cv;  /* borrowed: the handle's condition */
+        struct link *link;          /* borrowed: the transport */
+        const struct core_env *env; /* borrowed: a retry's jitter */
+        pthread_mutex_t *mu;        /* borrowed: the handle's mutex */
+        pthread_cond_t *cv;         /* borrowed: the handle's condition */
         struct registry_owner owner;
         bool on_loop;         /* the background thread holds `mu`: it
                                  sends what is queued before it sleeps */
@@ -106,9 +108,10 @@ struct registry {
         unsigned long heartbeat_drops;
 };
 
-/* Borrow `link`, `mu` and `cv`, and register as the link's owner; the
- * heartbeat follows `ttl_ms`. */
-void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
+/* Borrow `link`, `env`, `mu` and `cv`, and register as the link's owner;
+ * the heartbeat follows `ttl_ms`. */
+void registry_init(struct registry *reg, struct link *link,
+                   const struct core_env *env, pthread_mutex_t *mu,
                    pthread_cond_t *cv, uint32_t ttl_ms,
                    const struct registry_owner *owner);
 

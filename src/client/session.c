@@ -1,9 +1,7 @@
 /* The handle's session: open, keepalives, local lease, seqs and the ack. */
 #include "session.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <openssl/evp.h>
 
@@ -13,11 +11,13 @@
 #include "outcome.h"
 #include "request.h"
 
-void session_init(struct session *s, uint32_t ttl_ms, struct registry *reg,
+void session_init(struct session *s, uint32_t ttl_ms,
+                  const struct core_env *env, struct registry *reg,
                   struct link *link, struct locks *locks, struct notify *notify,
                   const char *client_name)
 {
         memset(s, 0, sizeof *s);
+        s->env = env;
         s->reg = reg;
         s->link = link;
         s->locks = locks;
@@ -228,23 +228,13 @@ void session_answered(struct session *s, struct request *r, int how,
         }
 }
 
-int session_new_secret(uint8_t *secret, uint8_t *hash)
+int session_new_secret(const struct core_env *env, uint8_t *secret,
+                       uint8_t *hash)
 {
-        size_t got = 0;
         unsigned len = 0;
-        ssize_t n;
 
-        /* Blocking until the pool is ready: a guessable secret would let
-         * anyone act in the session. */
-        while (got < ATTACH_SECRET_SIZE) {
-                n = getrandom(secret + got, ATTACH_SECRET_SIZE - got, 0);
-                if (n < 0 && errno == EINTR) {
-                        continue;
-                }
-                if (n <= 0) {
-                        return BATON_EIO;
-                }
-                got += (size_t)n;
+        if (env->secret(env->data, secret, ATTACH_SECRET_SIZE) != 0) {
+                return BATON_EIO;
         }
         if (EVP_Digest(secret, ATTACH_SECRET_SIZE, hash, &len, EVP_sha256(),
                        NULL) != 1 ||
@@ -261,14 +251,14 @@ static int start_open(struct session *s, int64_t now)
         struct request *r;
         int rv;
 
-        rv = session_new_secret(s->secret, hash);
+        rv = session_new_secret(s->env, s->secret, hash);
         if (rv != 0) {
                 return rv;
         }
         memset(&k, 0, sizeof k);
         k.type = COMMAND_OPEN;
         k.hash = hash;
-        k.nonce = clock_random();
+        k.nonce = s->env->random(s->env->data);
         k.ttl_ms = s->ttl_ms;
         k.delay_ms = s->lock_delay_ms;
         k.name = s->client_name;

@@ -84,7 +84,7 @@ static int next_notice(struct clientfix *f)
  * keepalive is due a third of the TTL after that send. */
 static void open_dates_from_first_send(void **state)
 {
-        struct clientfix *f = clientfix_new(10000);
+        struct clientfix *f = clientfix_new(10000, 1);
 
         (void)state;
         open_session(f, T0, T0 + 300);
@@ -107,7 +107,7 @@ static void open_dates_from_first_send(void **state)
  * millisecond on; the session stays usable. */
 static void jeopardy_after_half_ttl(void **state)
 {
-        struct clientfix *f = clientfix_new(10000);
+        struct clientfix *f = clientfix_new(10000, 1);
 
         (void)state;
         open_session(f, T0, T0);
@@ -129,12 +129,13 @@ static void jeopardy_after_half_ttl(void **state)
  * in flight fails. */
 static void expires_at_ttl_less_margin(void **state)
 {
-        struct clientfix *f = clientfix_new(10000);
+        struct clientfix *f = clientfix_new(10000, 1);
 
         (void)state;
         open_session(f, T0, T0);
-        assert_int_equal(locks_set(&f->locks, 42, "L", 1, 7,
-                                   COMMAND_MODE_EXCLUSIVE, 99, 1), 0);
+        assert_int_equal(
+            locks_set(&f->locks, 42, "L", 1, 7, COMMAND_MODE_EXCLUSIVE, 99, 1),
+            0);
         session_tick(&f->s, T0 + 8999);
         assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
         assert_non_null(f->s.keepalive); /* due since T0 + 3333 */
@@ -158,7 +159,7 @@ static void expires_at_ttl_less_margin(void **state)
  * its answer comes: every bound follows that send. */
 static void keepalive_dates_from_its_send(void **state)
 {
-        struct clientfix *f = clientfix_new(10000);
+        struct clientfix *f = clientfix_new(10000, 1);
         struct request *ka;
 
         (void)state;
@@ -185,7 +186,7 @@ static void keepalive_dates_from_its_send(void **state)
  * earlier, it renews the lease from its send. */
 static void late_answer_does_not_revive(void **state)
 {
-        struct clientfix *f = clientfix_new(10000);
+        struct clientfix *f = clientfix_new(10000, 1);
         struct request *ka;
 
         (void)state;
@@ -197,7 +198,7 @@ static void late_answer_does_not_revive(void **state)
         assert_int_equal(f->s.id, 0);
         clientfix_free(f);
 
-        f = clientfix_new(10000);
+        f = clientfix_new(10000, 1);
         open_session(f, T0, T0);
         session_tick(&f->s, T0 + 3333);
         ka = keepalive_sent(f, T0 + 4000);
@@ -215,7 +216,7 @@ static void late_answer_does_not_revive(void **state)
  * TTL/2 exactly, the session is live at once. */
 static void slow_open_validates_first(void **state)
 {
-        struct clientfix *f = clientfix_new(10000);
+        struct clientfix *f = clientfix_new(10000, 1);
         struct request *ka;
 
         (void)state;
@@ -232,7 +233,7 @@ static void slow_open_validates_first(void **state)
         assert_int_equal(f->s.acked_sent, T0 + 5002);
         clientfix_free(f);
 
-        f = clientfix_new(10000);
+        f = clientfix_new(10000, 1);
         open_session(f, T0, T0 + 5000);
         assert_false(f->s.validating);
         assert_int_equal(f->s.state, BATON_SESSION_LIVE);
@@ -243,7 +244,7 @@ static void slow_open_validates_first(void **state)
  * the acknowledged send, in jeopardy from 501 ms. */
 static void margin_has_a_floor(void **state)
 {
-        struct clientfix *f = clientfix_new(1000);
+        struct clientfix *f = clientfix_new(1000, 1);
 
         (void)state;
         open_session(f, T0, T0);
