@@ -236,7 +236,7 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
                 r->before = before;
                 rv = registry_await(&c->registry, r, deadline);
                 if (rv != 0) {
-                        registry_abandon(&c->registry, r);
+                        registry_abandon(&c->registry, r, clock_now_ms());
                         /* Never sent (no node could be reached): say so.
                          * Else the deadline came: a wait ran out. */
                         if (rv == BATON_ENOANSWER && wait_ms != 0) {

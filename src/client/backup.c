@@ -264,7 +264,7 @@ int baton_backup_save(baton_client *c, const char *path, uint32_t timeout_ms,
                 return file_error("create", tmp);
         }
         rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])c->endpoints,
-                       c->n_endpoints, c->tls);
+                       c->n_endpoints, c->tls, clock_env());
         if (rv == 0) {
                 cb.data = &p;
                 link_listen(&p.link, &cb);

@@ -40,10 +40,10 @@ int client_roundtrip(struct baton_client *c, struct request *r,
 {
         int rv;
 
-        registry_submit(&c->registry, r);
+        registry_submit(&c->registry, r, clock_now_ms());
         rv = registry_await(&c->registry, r, deadline);
         if (rv != 0) {
-                registry_abandon(&c->registry, r);
+                registry_abandon(&c->registry, r, clock_now_ms());
         }
         return rv;
 }
@@ -63,7 +63,7 @@ int client_run(struct baton_client *c, struct command *k, int64_t deadline,
         }
         rv = registry_await(&c->registry, r, deadline);
         if (rv != 0) {
-                registry_abandon(&c->registry, r);
+                registry_abandon(&c->registry, r, clock_now_ms());
                 return rv;
         }
         rv = r->status;
@@ -267,14 +267,15 @@ int baton_client_create(baton_client **out, const char *endpoints,
         owner.watch_event = watch_on_event;
         locks_init(&c->locks);
         notify_init(&c->notify);
-        rv = link_init(&c->link, c->endpoints, c->n_endpoints, c->tls);
+        rv = link_init(&c->link, c->endpoints, c->n_endpoints, c->tls,
+                       clock_env());
         if (rv != 0) {
                 goto err_after_tls;
         }
-        registry_init(&c->registry, &c->link, &c->mu, &c->cv, c->opts.ttl_ms,
-                      &owner);
-        session_init(&c->session, c->opts.ttl_ms, &c->registry, &c->link,
-                     &c->locks, &c->notify, c->client_name);
+        registry_init(&c->registry, &c->link, clock_env(), &c->mu, &c->cv,
+                      c->opts.ttl_ms, &owner);
+        session_init(&c->session, c->opts.ttl_ms, clock_env(), &c->registry,
+                     &c->link, &c->locks, &c->notify, c->client_name);
         c->session.lock_delay_ms = c->opts.lock_delay_ms;
         if (pthread_mutex_init(&c->mu, NULL) != 0) {
                 rv = BATON_ENOMEM;
@@ -531,12 +532,12 @@ int baton_release_in(baton_client *c, uint64_t session,
         r->kind = REQUEST_FOREIGN;
         /* Its connections attach to the session first (registry.h). */
         registry_own(&c->registry, session, secret);
-        registry_submit(&c->registry, r);
+        registry_submit(&c->registry, r, clock_now_ms());
         rv = registry_await(
             &c->registry, r,
             clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv != 0) {
-                registry_abandon(&c->registry, r);
+                registry_abandon(&c->registry, r, clock_now_ms());
                 client_unlock(c);
                 return rv;
         }

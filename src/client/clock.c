@@ -1,11 +1,14 @@
 /* Monotonic time, deadlines and random numbers for libbaton. */
 #include "clock.h"
 
+#include <errno.h>
 #include <pthread.h>
 
 #include <sys/random.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+#include "../../include/baton.h"
 
 int64_t clock_now_ms(void)
 {
@@ -62,12 +65,38 @@ uint64_t clock_random(void)
         return v;
 }
 
-int64_t clock_jitter(int64_t ms)
+static uint64_t env_random(void *data)
 {
-        if (ms <= 0) {
-                return 0;
+        (void)data;
+        return clock_random();
+}
+
+static int env_secret(void *data, uint8_t *buf, size_t n)
+{
+        size_t got = 0;
+        ssize_t rv;
+
+        (void)data;
+        /* Blocking until the pool is ready: a guessable secret would let
+         * anyone act in the session. */
+        while (got < n) {
+                rv = getrandom(buf + got, n - got, 0);
+                if (rv < 0 && errno == EINTR) {
+                        continue;
+                }
+                if (rv <= 0) {
+                        return BATON_EIO;
+                }
+                got += (size_t)rv;
         }
-        return ms / 2 + (int64_t)(clock_random() % (uint64_t)ms);
+        return 0;
+}
+
+const struct core_env *clock_env(void)
+{
+        static const struct core_env env = {NULL, env_random, env_secret};
+
+        return &env;
 }
 
 uint64_t clock_unique_ns(void)

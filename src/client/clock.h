@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "coreenv.h"
+
 /* A deadline that never comes (BATON_WAIT_FOREVER). */
 #define CLOCK_NEVER INT64_MAX
 
@@ -21,9 +23,11 @@ struct timespec clock_timespec(int64_t deadline_ms);
 /* A random non-zero 64-bit number (getrandom, else time and pid mixed). */
 uint64_t clock_random(void);
 
-/* `ms` scaled by a random factor in [0.5, 1.5), so that clients retrying
- * after the same event do not move in step. */
-int64_t clock_jitter(int64_t ms);
+/* libbaton's environment for its deciding code, shared by every handle
+ * (it holds no state): clock_random() for random numbers, and for a
+ * session's secret the kernel's random bytes, waiting for its pool to be
+ * ready rather than settling for guessable ones. */
+const struct core_env *clock_env(void);
 
 /*
  * The realtime clock in ns, strictly increasing within the process (in

@@ -27,11 +27,13 @@
 #define OUT_MAX          1048576 /* unwritten bytes: the server reads none */
 
 int link_init(struct link *l, const char (*endpoints)[LINK_ADDR_MAX],
-              unsigned n_endpoints, struct tls_ctx *tls)
+              unsigned n_endpoints, struct tls_ctx *tls,
+              const struct core_env *env)
 {
         memset(l, 0, sizeof *l);
         l->fd = -1;
         l->tls = tls;
+        l->env = env;
         l->endpoints = endpoints;
         l->n_endpoints = n_endpoints;
         l->peer_index = -1;
@@ -122,7 +124,7 @@ static void advance(struct link *l)
         l->next = (l->next + 1) % l->n_endpoints;
 }
 
-static int64_t backoff(unsigned n)
+static int64_t backoff(const struct link *l, unsigned n)
 {
         int64_t ms = BACKOFF_BASE_MS;
 
@@ -132,7 +134,8 @@ static int64_t backoff(unsigned n)
         while (n-- > 2 && ms < BACKOFF_MAX_MS) {
                 ms *= 2;
         }
-        return clock_jitter(ms < BACKOFF_MAX_MS ? ms : BACKOFF_MAX_MS);
+        return coreenv_jitter(l->env,
+                              ms < BACKOFF_MAX_MS ? ms : BACKOFF_MAX_MS);
 }
 
 /* Close the connection and tell the owner, which resends on the next one
@@ -178,7 +181,7 @@ static void settle(struct link *l, int64_t now, enum reach_verdict v)
                 return;
         }
         l->failures++;
-        l->retry_at = now + backoff(l->failures);
+        l->retry_at = now + backoff(l, l->failures);
         if (v == REACH_FAILED && l->cb.unreachable != NULL) {
                 l->cb.unreachable(l->cb.data);
         }
@@ -233,7 +236,7 @@ static void no_leader(struct link *l, int64_t now, const char *why)
         }
         fail_as(l, now, false, REACH_NO_LEADER, false, why);
         if (now - l->leaderless_since < ELECTION_FAST_MS) {
-                l->retry_at = now + clock_jitter(ELECTION_POLL_MS);
+                l->retry_at = now + coreenv_jitter(l->env, ELECTION_POLL_MS);
         }
 }
 
@@ -625,7 +628,8 @@ static void not_leader(struct link *l, const uint8_t *body, uint32_t len,
                 /* Every request goes to the leader, so leave this node. */
                 drop(l);
                 l->bounces++;
-                l->retry_at = now + (l->bounces > 2 ? backoff(l->bounces) : 0);
+                l->retry_at =
+                    now + (l->bounces > 2 ? backoff(l, l->bounces) : 0);
                 return;
         }
         no_leader(l, now, "no leader");

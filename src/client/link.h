@@ -14,6 +14,7 @@
 
 #include "../proto/proto.h"
 #include "../tls/tls.h"
+#include "coreenv.h"
 #include "reach.h"
 
 #define LINK_ADDR_MAX REACH_ADDR_MAX /* an address, with the NUL */
@@ -63,12 +64,13 @@ struct link_cb {
  * take and closing belong to the background thread.
  */
 struct link {
-        int fd;              /* -1: not connected */
-        bool connecting;     /* connect() in progress on fd */
-        bool handshaking;    /* TLS handshake in progress on fd */
-        struct tls_ctx *tls; /* borrowed; NULL: plain connections */
-        struct tls_conn *tc; /* the connection's TLS state */
-        uint8_t *cout;       /* ciphertext not yet written */
+        int fd;                     /* -1: not connected */
+        bool connecting;            /* connect() in progress on fd */
+        bool handshaking;           /* TLS handshake in progress on fd */
+        struct tls_ctx *tls;        /* borrowed; NULL: plain connections */
+        const struct core_env *env; /* borrowed: the jitter of retries */
+        struct tls_conn *tc;        /* the connection's TLS state */
+        uint8_t *cout;              /* ciphertext not yet written */
         size_t cout_len;
         size_t cout_cap;
         bool greeting;            /* the first PING is out, not yet answered */
@@ -105,12 +107,14 @@ struct link {
         unsigned long redirects;
 };
 
-/* `endpoints` (1..n "host:port" or "[ipv6]:port") and `tls` (NULL: plain
- * connections) are borrowed for the link's life. With `tls`, a connection
- * needs a TLS handshake that has verified the node's certificate against
- * the endpoint's host. 0 or BATON_ENOMEM / BATON_EIO (no eventfd). */
+/* `endpoints` (1..n "host:port" or "[ipv6]:port"), `tls` (NULL: plain
+ * connections) and `env` are borrowed for the link's life. With `tls`, a
+ * connection needs a TLS handshake that has verified the node's
+ * certificate against the endpoint's host. 0 or BATON_ENOMEM / BATON_EIO
+ * (no eventfd). */
 int link_init(struct link *l, const char (*endpoints)[LINK_ADDR_MAX],
-              unsigned n_endpoints, struct tls_ctx *tls);
+              unsigned n_endpoints, struct tls_ctx *tls,
+              const struct core_env *env);
 void link_close(struct link *l);
 
 /* Register the owner's callbacks (copied). */

@@ -360,7 +360,7 @@ int members_ask(baton_client *c, const uint8_t *frame, size_t len, bool again,
         memcpy(o.frame, frame, len);
         o.len = len;
         rv = link_init(&o.link, (const char(*)[LINK_ADDR_MAX])c->endpoints,
-                       c->n_endpoints, c->tls);
+                       c->n_endpoints, c->tls, clock_env());
         if (rv != 0) {
                 return rv;
         }

@@ -12,11 +12,11 @@ static bool session_over(int status)
                status == BATON_ENOSESSION;
 }
 
-/* A command of the library's own for the live session; it pins the ack
- * until answered. Not held back by the window: it finishes what a caller
- * started, and a rare BATON_EINFLIGHT is retried. */
+/* A command of the library's own for the live session, submitted at
+ * `now`; it pins the ack until answered. Not held back by the window: it
+ * finishes what a caller started, and a rare BATON_EINFLIGHT is retried. */
 static void internal_command(struct session *s, struct command *k, uint8_t kind,
-                             struct request *target)
+                             struct request *target, int64_t now)
 {
         struct request *r;
         int rv;
@@ -29,11 +29,12 @@ static void internal_command(struct session *s, struct command *k, uint8_t kind,
                 r->target = target;
                 target->cancel = r;
         }
-        registry_submit(s->reg, r);
+        registry_submit(s->reg, r, now);
 }
 
 static void release_name(struct session *s, const struct request *r,
-                         const char *name, uint8_t len, uint64_t token)
+                         const char *name, uint8_t len, uint64_t token,
+                         int64_t now)
 {
         struct command k;
 
@@ -46,13 +47,13 @@ static void release_name(struct session *s, const struct request *r,
         k.token = token;
         k.name = name;
         k.name_len = len;
-        internal_command(s, &k, REQUEST_RELEASE, NULL);
+        internal_command(s, &k, REQUEST_RELEASE, NULL, now);
 }
 
 /* Give back the grant of `token` that `r`, an ACQUIRE or a MULTI, was
  * answered with: every name of a MULTI. */
 static void release_internal(struct session *s, const struct request *r,
-                             uint64_t token)
+                             uint64_t token, int64_t now)
 {
         struct command k;
         const char *name;
@@ -60,15 +61,15 @@ static void release_internal(struct session *s, const struct request *r,
         size_t at = 0;
 
         if (r->cmd != COMMAND_MULTI || request_command_of(r, &k) != 0) {
-                release_name(s, r, r->name, r->name_len, token);
+                release_name(s, r, r->name, r->name_len, token, now);
                 return;
         }
         while (command_list_next(&k, &at, &mode, &name, &len)) {
-                release_name(s, r, name, len, token);
+                release_name(s, r, name, len, token, now);
         }
 }
 
-void outcome_withdraw(void *data, struct request *r)
+void outcome_withdraw(void *data, struct request *r, int64_t now)
 {
         struct session *s = data;
         struct command k;
@@ -81,7 +82,7 @@ void outcome_withdraw(void *data, struct request *r)
         k.target = r->seq;
         k.name = r->name;
         k.name_len = r->name_len;
-        internal_command(s, &k, REQUEST_WITHDRAW, r);
+        internal_command(s, &k, REQUEST_WITHDRAW, r, now);
 }
 
 /* An orphaned ACQUIRE whose answer was forgotten (BATON_ESEQ): find
@@ -90,7 +91,7 @@ void outcome_withdraw(void *data, struct request *r)
  * so a try-acquire of the same asks instead: a reader's count says how
  * many holds to give back, a semaphore's or a MULTI's BATON_EHELD that
  * the forgotten one was granted (follow_up()). */
-static void recheck(struct session *s, const struct request *acq)
+static void recheck(struct session *s, const struct request *acq, int64_t now)
 {
         struct request *r;
         struct command k;
@@ -118,7 +119,7 @@ static void recheck(struct session *s, const struct request *acq)
                 r = session_command(s, &k, REQUEST_RECHECK, &rv);
                 if (r != NULL) {
                         r->before = acq->before;
-                        registry_submit(s->reg, r);
+                        registry_submit(s->reg, r, now);
                 }
                 return;
         }
@@ -130,20 +131,21 @@ static void recheck(struct session *s, const struct request *acq)
         r->session = acq->session; /* also: failed if the session ends */
         r->owner = acq->owner;
         r->before = acq->before;
-        registry_submit(s->reg, r);
+        registry_submit(s->reg, r, now);
 }
 
 /* What a recheck found: give back the holds the caller never learnt of. */
-static void recheck_done(struct session *s, const struct request *r)
+static void recheck_done(struct session *s, const struct request *r,
+                         int64_t now)
 {
         if (r->status == BATON_EHELD) {
                 /* The forgotten ACQUIRE of a semaphore, or MULTI, was
                  * granted. */
-                release_internal(s, r, r->res.token);
+                release_internal(s, r, r->res.token, now);
                 return;
         }
         if (r->status == 0 && r->cmd == COMMAND_MULTI) {
-                release_internal(s, r, r->res.token); /* the try's */
+                release_internal(s, r, r->res.token, now); /* the try's */
                 return;
         }
         if (r->status != 0) {
@@ -153,12 +155,12 @@ static void recheck_done(struct session *s, const struct request *r)
                 /* The try's hold, and the forgotten ACQUIRE's if it was
                  * granted: back to what the owner held before. */
                 for (uint32_t n = r->res.count; n > r->before; n--) {
-                        release_internal(s, r, r->res.token);
+                        release_internal(s, r, r->res.token, now);
                 }
         } else if (r->res.kind == PROTO_KIND_HOLDER &&
                    r->res.session == r->session && r->res.owner == r->owner &&
                    r->res.count > r->before) {
-                release_internal(s, r, r->res.token);
+                release_internal(s, r, r->res.token, now);
         }
 }
 
@@ -176,9 +178,16 @@ static void record_multi(struct session *s, const struct request *r)
  * nothing about a hold not among them (it is kept). */
 #define VERIFY_HOLDERS 64
 
+/* A verification's walk over the holds: the session, and the time its
+ * questions are submitted at. */
+struct verify_walk {
+        struct session *s;
+        int64_t now;
+};
+
 static void verify_one(void *data, const struct locks_hold *h)
 {
-        struct session *s = data;
+        const struct verify_walk *w = data;
         struct request *r =
             request_holders(h->name, h->name_len, VERIFY_HOLDERS);
 
@@ -189,12 +198,14 @@ static void verify_one(void *data, const struct locks_hold *h)
         r->session = h->session; /* also: failed if the session ends */
         r->owner = h->owner;
         r->verify_token = h->token;
-        registry_submit(s->reg, r);
+        registry_submit(w->s->reg, r, w->now);
 }
 
-void outcome_verify(struct session *s)
+void outcome_verify(struct session *s, int64_t now)
 {
-        locks_foreach(s->locks, s->id, verify_one, s);
+        struct verify_walk w = {s, now};
+
+        locks_foreach(s->locks, s->id, verify_one, &w);
 }
 
 /* What a verification found: a hold no longer among its lock's holders
@@ -216,19 +227,19 @@ static void verify_done(struct session *s, const struct request *r)
 }
 
 /* Finish what an ENDED request started. */
-static void follow_up(struct session *s, struct request *r)
+static void follow_up(struct session *s, struct request *r, int64_t now)
 {
         if (r->kind == REQUEST_RECHECK) {
-                recheck_done(s, r);
+                recheck_done(s, r, now);
         } else if (r->kind == REQUEST_VERIFY) {
                 verify_done(s, r);
         } else if (r->type == PROTO_COMMAND &&
                    (r->cmd == COMMAND_ACQUIRE || r->cmd == COMMAND_MULTI)) {
                 if (r->status == 0) {
                         /* Granted after its caller gave up. */
-                        release_internal(s, r, r->res.token);
+                        release_internal(s, r, r->res.token, now);
                 } else if (r->status == BATON_ESEQ) {
-                        recheck(s, r);
+                        recheck(s, r, now);
                 }
         } else if (r->kind == REQUEST_WITHDRAW) {
                 /* CANCELLED: that waiter is gone and can never be granted,
@@ -240,13 +251,13 @@ static void follow_up(struct session *s, struct request *r)
         }
 }
 
-void outcome_final(void *data, struct request *r, int how)
+void outcome_final(void *data, struct request *r, int how, int64_t now)
 {
         struct session *s = data;
         int st = r->status;
 
         if (r->kind == REQUEST_OPEN || r->kind == REQUEST_KEEPALIVE) {
-                session_answered(s, r, how);
+                session_answered(s, r, how, now);
                 return;
         }
         if (how != REGISTRY_ANSWERED) {
@@ -255,9 +266,9 @@ void outcome_final(void *data, struct request *r, int how)
         if (r->type == PROTO_COMMAND && r->session != 0 &&
             r->kind != REQUEST_FOREIGN) {
                 if (r->cmd == COMMAND_CLOSE && (st == 0 || session_over(st))) {
-                        session_ended(s, r->session, BATON_ECLOSED);
+                        session_ended(s, r->session, BATON_ECLOSED, now);
                 } else if (session_over(st)) {
-                        session_ended(s, r->session, st);
+                        session_ended(s, r->session, st, now);
                 } else if (st == 0 && r->cmd == COMMAND_ACQUIRE) {
                         /* A failed copy only costs a lost-lock callback. */
                         (void)locks_set(s->locks, r->session, r->name,
@@ -273,6 +284,6 @@ void outcome_final(void *data, struct request *r, int how)
                 }
         }
         if (r->state == REQUEST_ENDED) {
-                follow_up(s, r);
+                follow_up(s, r, now);
         }
 }

@@ -15,14 +15,16 @@ struct session;
  * session, mirror grants and releases in the lock table, end the session
  * if the answer says it is over, and finish what an ENDED request started
  * (a grant nobody waits for is released). withdraw: follow the wait `r`,
- * on the wire, with a CANCEL. Mutex held.
+ * on the wire, with a CANCEL. The requests either submits are dated `now`.
+ * Mutex held.
  */
-void outcome_final(void *data, struct request *r, int how);
-void outcome_withdraw(void *data, struct request *r);
+void outcome_final(void *data, struct request *r, int how, int64_t now);
+void outcome_withdraw(void *data, struct request *r, int64_t now);
 
 /* The session's keepalive answer says one of its grants was revoked:
  * ask, for each hold, whether it is still among its lock's holders; one
- * that is not is forgotten, with an on_lock_lost callback. Mutex held. */
-void outcome_verify(struct session *s);
+ * that is not is forgotten, with an on_lock_lost callback. The questions
+ * are dated `now`. Mutex held. */
+void outcome_verify(struct session *s, int64_t now);
 
 #endif /* CLIENT_OUTCOME_H */

@@ -119,8 +119,8 @@ static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
         p.out = out;
         p.ver = ver;
         p.rv = 1;
-        rv =
-            link_init(&p.link, (const char(*)[LINK_ADDR_MAX])endpoints, 1, tls);
+        rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])endpoints, 1, tls,
+                       clock_env());
         if (rv != 0) {
                 return rv;
         }

@@ -19,7 +19,8 @@ static void on_frame(void *data, const struct proto_header *h,
 static void on_closed(void *data, uint64_t gen);
 static void on_unreachable(void *data);
 
-void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
+void registry_init(struct registry *reg, struct link *link,
+                   const struct core_env *env, pthread_mutex_t *mu,
                    pthread_cond_t *cv, uint32_t ttl_ms,
                    const struct registry_owner *owner)
 {
@@ -30,6 +31,7 @@ void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
         queue_init(&reg->list);
         memset(reg->owned, 0, sizeof reg->owned);
         reg->link = link;
+        reg->env = env;
         reg->mu = mu;
         reg->cv = cv;
         reg->owner = *owner;
@@ -195,13 +197,12 @@ static bool put(struct registry *reg, struct request *r, int64_t now)
         return true;
 }
 
-/* Send `r` from the calling thread. What the socket does not take at
- * once, and any error, is left to the background thread (it alone drops
- * connections), so false means "wake it". */
-static bool send_direct(struct registry *reg, struct request *r)
+/* Send `r` from the calling thread, dated `now`. What the socket does not
+ * take at once, and any error, is left to the background thread (it alone
+ * drops connections), so false means "wake it". */
+static bool send_direct(struct registry *reg, struct request *r, int64_t now)
 {
         struct queue *q;
-        int64_t now;
 
         if (reg->on_loop || !link_up(reg->link) || link_busy(reg->link)) {
                 return false;
@@ -213,7 +214,6 @@ static bool send_direct(struct registry *reg, struct request *r)
                         return false; /* requests go out in list order */
                 }
         }
-        now = clock_now_ms();
         if (now < r->not_before || !put(reg, r, now)) {
                 return false;
         }
@@ -237,7 +237,7 @@ static void name_watch(struct registry *reg, struct request *r)
         r->watch_name_id = ++reg->watch_names;
 }
 
-void registry_submit(struct registry *reg, struct request *r)
+void registry_submit(struct registry *reg, struct request *r, int64_t now)
 {
         if (r->kind == REQUEST_WATCH) {
                 name_watch(reg, r);
@@ -247,7 +247,7 @@ void registry_submit(struct registry *reg, struct request *r)
                        : REQUEST_BACKGROUND;
         r->mark = registry_mark(reg);
         queue_push_tail(&reg->list, &r->link);
-        if (!send_direct(reg, r)) {
+        if (!send_direct(reg, r, now)) {
                 link_wake(reg->link);
         }
 }
@@ -276,19 +276,19 @@ static void send_pending(struct registry *reg, int64_t now)
                     r->withdrawn_gen != gen) {
                         r->withdrawn_gen = gen;
                         /* The CANCEL lands at the tail: this walk sends it. */
-                        reg->owner.withdraw(reg->owner.data, r);
+                        reg->owner.withdraw(reg->owner.data, r, now);
                 }
         }
 }
 
-static void new_ping(struct registry *reg)
+static void new_ping(struct registry *reg, int64_t now)
 {
         struct request *r = request_empty(PROTO_PING);
 
         if (r != NULL) {
                 r->kind = REQUEST_PING;
                 reg->ping = r;
-                registry_submit(reg, r);
+                registry_submit(reg, r, now);
         }
 }
 
@@ -343,7 +343,7 @@ void registry_step(struct registry *reg, int64_t now)
                 return;
         }
         if (reg->ping == NULL && now - reg->link->last_rx >= reg->hb_idle_ms) {
-                new_ping(reg);
+                new_ping(reg, now);
         }
         send_pending(reg, now);
         if (link_busy(reg->link)) {
@@ -379,14 +379,15 @@ int64_t registry_next_event(const struct registry *reg)
 
 /* --- Final answers -------------------------------------------------------- */
 
-/* `r` is final: its caller collects it, or its owner follows it up and it
- * is freed. */
-static void finish(struct registry *reg, struct request *r, int how)
+/* `r` is final at `now`: its caller collects it, or its owner follows it
+ * up and it is freed. */
+static void finish(struct registry *reg, struct request *r, int how,
+                   int64_t now)
 {
         bool awaited = r->state == REQUEST_AWAITED;
 
         r->state = awaited ? REQUEST_DONE : REQUEST_ENDED;
-        reg->owner.final(reg->owner.data, r, how);
+        reg->owner.final(reg->owner.data, r, how, now);
         if (r->kind == REQUEST_WATCH) {
                 reg->owner.watch_event(reg->owner.data, r, NULL, NULL);
         }
@@ -397,12 +398,13 @@ static void finish(struct registry *reg, struct request *r, int how)
 }
 
 /* Make the pending `r` final without an answer, with `status`. */
-static void fail(struct registry *reg, struct request *r, int status, int how)
+static void fail(struct registry *reg, struct request *r, int status, int how,
+                 int64_t now)
 {
         r->status = status;
         memset(&r->res, 0, sizeof r->res);
         r->res.status = status;
-        finish(reg, r, how);
+        finish(reg, r, how, now);
 }
 
 /* The first pending request of `session`. */
@@ -420,14 +422,15 @@ static struct request *first_pending(struct registry *reg, uint64_t session)
         return NULL;
 }
 
-void registry_fail_session(struct registry *reg, uint64_t session, int status)
+void registry_fail_session(struct registry *reg, uint64_t session, int status,
+                           int64_t now)
 {
         struct request *r;
 
         /* Restart the walk after each failure: failing one request may
          * free another (the CANCEL of a withdrawn wait). */
         while ((r = first_pending(reg, session)) != NULL) {
-                fail(reg, r, status, REGISTRY_FAILED);
+                fail(reg, r, status, REGISTRY_FAILED, now);
         }
 }
 
@@ -499,8 +502,11 @@ int registry_no_answer(const struct registry *reg, uint64_t mark,
         return errmsg_set(rv, "%s", why);
 }
 
-void registry_abandon(struct registry *reg, struct request *r)
+void registry_abandon(struct registry *reg, struct request *r, int64_t now)
 {
+        /* Nothing is dated yet: what follows up a withdrawn wait goes out
+         * from the background thread's round, at its own time. */
+        (void)now;
         /* Never sent: the cluster cannot have seen it (its seq is simply
          * never used; seqs need not be contiguous). */
         if (r->state == REQUEST_DONE || r->type != PROTO_COMMAND ||
@@ -513,6 +519,15 @@ void registry_abandon(struct registry *reg, struct request *r)
 }
 
 /* --- Receiving ------------------------------------------------------------ */
+
+/* The time an answer (or a closed connection) is handled at, for the
+ * request's owner, which checks the lease against it: the clock as it is
+ * handled, where the session has always read it, rather than the frame's
+ * `now`, the poll's, earlier by every frame read ahead of this one. */
+static int64_t handled_at(void)
+{
+        return clock_now_ms();
+}
 
 static void on_connected(void *data, int64_t now)
 {
@@ -541,7 +556,7 @@ static void on_closed(void *data, uint64_t gen)
                 struct request *r = QUEUE_DATA(q, struct request, link);
                 if (r->kind == REQUEST_KEEPALIVE && request_pending(r) &&
                     r->gen == gen && r->sends > 0) {
-                        fail(reg, r, BATON_EIO, REGISTRY_LOST);
+                        fail(reg, r, BATON_EIO, REGISTRY_LOST, handled_at());
                         return;
                 }
         }
@@ -583,7 +598,7 @@ static void result(struct registry *reg, struct request *r,
                  * shortly (to the next leader, if this node lost
                  * leadership: it answers NOT_LEADER). */
                 r->gen = 0;
-                r->not_before = now + clock_jitter(RETRY_MS);
+                r->not_before = now + coreenv_jitter(reg->env, RETRY_MS);
                 return;
         case BATON_ENOTLEADER:
                 link_no_leader(reg->link, now); /* it lost the leadership */
@@ -607,7 +622,7 @@ static void result(struct registry *reg, struct request *r,
         }
         r->status = res.status;
         r->res = res;
-        finish(reg, r, REGISTRY_ANSWERED);
+        finish(reg, r, REGISTRY_ANSWERED, handled_at());
 }
 
 /* Give `e` to the watch `r`; its frame resumes after it if sent again. */
@@ -681,7 +696,7 @@ static void on_frame(void *data, const struct proto_header *h,
                         status = BATON_EMALFORMED;
                 }
                 if (r != NULL && r != reg->ping) {
-                        fail(reg, r, status, REGISTRY_FAILED);
+                        fail(reg, r, status, REGISTRY_FAILED, handled_at());
                 }
                 link_fail(reg->link, now, false);
                 return;
@@ -697,7 +712,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 link_leader_answered(reg->link);
                 r->status = proto_read_keepalive_ok(body, h->length, h->flags,
                                                     &r->ttl_ms, &r->revoked);
-                finish(reg, r, REGISTRY_ANSWERED);
+                finish(reg, r, REGISTRY_ANSWERED, handled_at());
                 return;
         case PROTO_STATUS_REPLY:
                 if (r == NULL) {
@@ -705,7 +720,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 }
                 r->status =
                     request_take_status(r, reg->link->peer, body, h->length);
-                finish(reg, r, REGISTRY_ANSWERED);
+                finish(reg, r, REGISTRY_ANSWERED, handled_at());
                 return;
         case PROTO_WATCH_EVENT:
                 watch_event(reg, r, h, body, now);
@@ -721,7 +736,7 @@ static void on_frame(void *data, const struct proto_header *h,
                         link_fail(reg->link, now, false);
                         return;
                 }
-                finish(reg, r, REGISTRY_ANSWERED);
+                finish(reg, r, REGISTRY_ANSWERED, handled_at());
                 return;
         default:
                 return; /* a request type: not from a server */

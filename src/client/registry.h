@@ -10,6 +10,7 @@
 
 #include "../lib/queue.h"
 #include "../proto/attach.h"
+#include "coreenv.h"
 #include "link.h"
 #include "request.h"
 
@@ -24,17 +25,18 @@ enum registry_end {
 /*
  * What the registry tells its owner (the handle). Both run with the
  * handle's mutex held, on whichever thread made the request final (or sent
- * it), and may submit new requests.
+ * it), and may submit new requests, dated `now`: the time the answer is
+ * handled, or the failure given, on CLOCK_MONOTONIC in ms.
  */
 struct registry_owner {
         void *data;
         /* `r` became final (`how`: enum registry_end): DONE (a caller
          * collects it) or ENDED (freed when this returns). */
-        void (*final)(void *data, struct request *r, int how);
+        void (*final)(void *data, struct request *r, int how, int64_t now);
         /* The withdrawn wait `r` went out on a connection: follow it with
          * a CANCEL there, so that the cluster does not grant it behind the
          * back of the caller who gave up. */
-        void (*withdraw)(void *data, struct request *r);
+        void (*withdraw)(void *data, struct request *r, int64_t now);
         /* An event `e` (borrowed for the call) of the WATCH `r`; NULL
          * when `r` became final (the watch ended). `shared` is NULL for an
          * end, else a slot of the frame's, NULL at first and kept across
@@ -90,9 +92,10 @@ struct registry_owned {
 struct registry {
         struct queue list; /* struct request, creation order */
         struct registry_owned owned[REGISTRY_MAX_OWNED];
-        struct link *link;   /* borrowed: the transport */
-        pthread_mutex_t *mu; /* borrowed: the handle's mutex */
-        pthread_cond_t *cv;  /* borrowed: the handle's condition */
+        struct link *link;          /* borrowed: the transport */
+        const struct core_env *env; /* borrowed: a retry's jitter */
+        pthread_mutex_t *mu;        /* borrowed: the handle's mutex */
+        pthread_cond_t *cv;         /* borrowed: the handle's condition */
         struct registry_owner owner;
         bool on_loop;         /* the background thread holds `mu`: it
                                  sends what is queued before it sleeps */
@@ -105,9 +108,10 @@ struct registry {
         unsigned long heartbeat_drops;
 };
 
-/* Borrow `link`, `mu` and `cv`, and register as the link's owner; the
- * heartbeat follows `ttl_ms`. */
-void registry_init(struct registry *reg, struct link *link, pthread_mutex_t *mu,
+/* Borrow `link`, `env`, `mu` and `cv`, and register as the link's owner;
+ * the heartbeat follows `ttl_ms`. */
+void registry_init(struct registry *reg, struct link *link,
+                   const struct core_env *env, pthread_mutex_t *mu,
                    pthread_cond_t *cv, uint32_t ttl_ms,
                    const struct registry_owner *owner);
 
@@ -116,10 +120,11 @@ void registry_close(struct registry *reg);
 
 /*
  * Take `r` (transferred): AWAITED for the callers' kinds, BACKGROUND for
- * the library's; send it now if the connection is idle, else wake the
- * background thread. Mutex held.
+ * the library's; send it now if the connection is idle (dated `now`: the
+ * caller reads the clock, so that the registry decides from its inputs
+ * alone), else wake the background thread. Mutex held.
  */
-void registry_submit(struct registry *reg, struct request *r);
+void registry_submit(struct registry *reg, struct request *r, int64_t now);
 
 /* Wait for `r` (AWAITED) to become DONE until `deadline`: 0, or what
  * registry_unreachable() or registry_no_answer() says (for r->mark, the
@@ -150,19 +155,21 @@ int registry_no_answer(const struct registry *reg, uint64_t mark,
                        const struct request *r);
 
 /*
- * The caller stops waiting for `r` (AWAITED or DONE). A command that went
- * out goes on in the background until it is final, so its seq is never
- * reused and the ack can pass it; a wait is withdrawn with a CANCEL, and a
- * grant that races either is released. Anything else is freed.
+ * The caller stops waiting for `r` (AWAITED or DONE) at `now`. A command
+ * that went out goes on in the background until it is final, so its seq
+ * is never reused and the ack can pass it; a wait is withdrawn with a
+ * CANCEL, and a grant that races either is released. Anything else is
+ * freed.
  */
-void registry_abandon(struct registry *reg, struct request *r);
+void registry_abandon(struct registry *reg, struct request *r, int64_t now);
 
 /* Unlink and free `r` without a final answer (or after its caller
  * collected it), clearing the registry's pointers to it. Accepts NULL. */
 void registry_drop(struct registry *reg, struct request *r);
 
-/* Make every pending request of `session` final with `status`. */
-void registry_fail_session(struct registry *reg, uint64_t session, int status);
+/* Make every pending request of `session` final with `status`, at `now`. */
+void registry_fail_session(struct registry *reg, uint64_t session, int status,
+                           int64_t now);
 
 /* The lowest seq of `session` that a pending request pins, or `next`. */
 uint64_t registry_lowest_seq(const struct registry *reg, uint64_t session,

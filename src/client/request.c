@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
 #include "../proto/reply.h"
 #include "../proto/query.h"
 #include "../proto/member.h"

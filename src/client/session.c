@@ -1,9 +1,7 @@
 /* The handle's session: open, keepalives, local lease, seqs and the ack. */
 #include "session.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <openssl/evp.h>
 
@@ -13,11 +11,13 @@
 #include "outcome.h"
 #include "request.h"
 
-void session_init(struct session *s, uint32_t ttl_ms, struct registry *reg,
+void session_init(struct session *s, uint32_t ttl_ms,
+                  const struct core_env *env, struct registry *reg,
                   struct link *link, struct locks *locks, struct notify *notify,
                   const char *client_name)
 {
         memset(s, 0, sizeof *s);
+        s->env = env;
         s->reg = reg;
         s->link = link;
         s->locks = locks;
@@ -57,7 +57,7 @@ static void conclude(struct session *s, int status)
 
 /* Our session is over for good: report it, lose its locks, fail its
  * requests. It is never used again. */
-static void expire(struct session *s, int status)
+static void expire(struct session *s, int status, int64_t now)
 {
         uint64_t id = s->id;
 
@@ -72,16 +72,16 @@ static void expire(struct session *s, int status)
         s->ka_now = false;
         set_state(s, BATON_SESSION_EXPIRED);
         locks_end_session(s->locks, id, s->notify);
-        registry_fail_session(s->reg, id,
-                              status == BATON_ECLOSED ? BATON_ECLOSED
-                                                      : BATON_EEXPIRED);
+        registry_fail_session(
+            s->reg, id,
+            status == BATON_ECLOSED ? BATON_ECLOSED : BATON_EEXPIRED, now);
         registry_broadcast(s->reg);
 }
 
-void session_ended(struct session *s, uint64_t session, int status)
+void session_ended(struct session *s, uint64_t session, int status, int64_t now)
 {
         if (session != 0 && session == s->id) {
-                expire(s, status);
+                expire(s, status, now);
         }
 }
 
@@ -92,7 +92,7 @@ static void check_lease(struct session *s, int64_t now)
                 return;
         }
         if (now >= s->acked_sent + s->ttl_ms - s->margin_ms) {
-                expire(s, BATON_EEXPIRED);
+                expire(s, BATON_EEXPIRED, now);
         } else if (now - s->acked_sent > s->ttl_ms / 2) {
                 set_state(s, BATON_SESSION_JEOPARDY);
         } else {
@@ -119,7 +119,7 @@ void session_tick(struct session *s, int64_t now)
         r->kind = REQUEST_KEEPALIVE;
         s->keepalive = r;
         s->ka_now = false;
-        registry_submit(s->reg, r);
+        registry_submit(s->reg, r, now);
 }
 
 int64_t session_next_event(const struct session *s)
@@ -184,7 +184,7 @@ static void kept_alive(struct session *s, struct request *r, int64_t now)
         }
         if (r->status == BATON_EEXPIRED || r->status == BATON_ECLOSED ||
             r->status == BATON_ENOSESSION) {
-                expire(s, r->status);
+                expire(s, r->status, now);
                 return;
         }
         s->ka_sent = r->sent_ms;
@@ -202,18 +202,19 @@ static void kept_alive(struct session *s, struct request *r, int64_t now)
         if (r->revoked != s->revoked_seen) {
                 /* An administrator took a grant away: find which. */
                 s->revoked_seen = r->revoked;
-                outcome_verify(s);
+                outcome_verify(s, now);
         }
 }
 
-void session_answered(struct session *s, struct request *r, int how)
+void session_answered(struct session *s, struct request *r, int how,
+                      int64_t now)
 {
         if (r == s->opening) {
-                opened(s, r, clock_now_ms());
+                opened(s, r, now);
         } else if (r == s->keepalive) {
                 s->keepalive = NULL;
                 if (how == REGISTRY_ANSWERED) {
-                        kept_alive(s, r, clock_now_ms());
+                        kept_alive(s, r, now);
                 } else if (how == REGISTRY_LOST) {
                         s->ka_now = true;
                 } else if (r->status == BATON_EMALFORMED && !s->ka_plain) {
@@ -227,23 +228,13 @@ void session_answered(struct session *s, struct request *r, int how)
         }
 }
 
-int session_new_secret(uint8_t *secret, uint8_t *hash)
+int session_new_secret(const struct core_env *env, uint8_t *secret,
+                       uint8_t *hash)
 {
-        size_t got = 0;
         unsigned len = 0;
-        ssize_t n;
 
-        /* Blocking until the pool is ready: a guessable secret would let
-         * anyone act in the session. */
-        while (got < ATTACH_SECRET_SIZE) {
-                n = getrandom(secret + got, ATTACH_SECRET_SIZE - got, 0);
-                if (n < 0 && errno == EINTR) {
-                        continue;
-                }
-                if (n <= 0) {
-                        return BATON_EIO;
-                }
-                got += (size_t)n;
+        if (env->secret(env->data, secret, ATTACH_SECRET_SIZE) != 0) {
+                return BATON_EIO;
         }
         if (EVP_Digest(secret, ATTACH_SECRET_SIZE, hash, &len, EVP_sha256(),
                        NULL) != 1 ||
@@ -253,21 +244,21 @@ int session_new_secret(uint8_t *secret, uint8_t *hash)
         return 0;
 }
 
-static int start_open(struct session *s)
+static int start_open(struct session *s, int64_t now)
 {
         uint8_t hash[ATTACH_HASH_SIZE];
         struct command k;
         struct request *r;
         int rv;
 
-        rv = session_new_secret(s->secret, hash);
+        rv = session_new_secret(s->env, s->secret, hash);
         if (rv != 0) {
                 return rv;
         }
         memset(&k, 0, sizeof k);
         k.type = COMMAND_OPEN;
         k.hash = hash;
-        k.nonce = clock_random();
+        k.nonce = s->env->random(s->env->data);
         k.ttl_ms = s->ttl_ms;
         k.delay_ms = s->lock_delay_ms;
         k.name = s->client_name;
@@ -278,7 +269,7 @@ static int start_open(struct session *s)
         }
         r->kind = REQUEST_OPEN;
         s->opening = r;
-        registry_submit(s->reg, r);
+        registry_submit(s->reg, r, now);
         return 0;
 }
 
@@ -305,10 +296,12 @@ static int refused(const struct session *s)
 int session_ensure(struct session *s, int64_t deadline)
 {
         uint64_t seen = s->epoch, mark = registry_mark(s->reg);
+        int64_t now;
         int rv;
 
         for (;;) {
-                session_tick(s, clock_now_ms());
+                now = clock_now_ms();
+                session_tick(s, now);
                 if (session_usable(s)) {
                         return 0;
                 }
@@ -322,7 +315,7 @@ int session_ensure(struct session *s, int64_t deadline)
                         }
                 }
                 if (s->opening == NULL && !s->validating) {
-                        rv = start_open(s);
+                        rv = start_open(s, now);
                         if (rv != 0) {
                                 return rv;
                         }
@@ -374,10 +367,12 @@ int session_submit(struct session *s, struct command *k, int64_t deadline,
 {
         uint64_t mark = registry_mark(s->reg);
         struct request *r;
+        int64_t now;
         int rv;
 
         for (;;) {
-                session_tick(s, clock_now_ms());
+                now = clock_now_ms();
+                session_tick(s, now);
                 if (!session_usable(s)) {
                         return BATON_EEXPIRED;
                 }
@@ -401,7 +396,7 @@ int session_submit(struct session *s, struct command *k, int64_t deadline,
         if (r == NULL) {
                 return rv;
         }
-        registry_submit(s->reg, r);
+        registry_submit(s->reg, r, now);
         *out = r;
         return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../proto/command.h"
+#include "coreenv.h"
 #include "link.h"
 #include "locks.h"
 #include "notify.h"
@@ -38,7 +39,8 @@
  * on callers' threads as well as on the background thread).
  */
 struct session {
-        struct registry *reg;    /* borrowed: sends OPEN and keepalives */
+        const struct core_env *env; /* borrowed: an OPEN's secret, nonce */
+        struct registry *reg;       /* borrowed: sends OPEN and keepalives */
         struct link *link;       /* borrowed: to wake the background thread */
         struct locks *locks;     /* borrowed: the holds, lost on expiry */
         struct notify *notify;   /* borrowed: state changes, lost locks */
@@ -73,7 +75,8 @@ struct session {
 };
 
 /* Every pointer is borrowed for the session's life. */
-void session_init(struct session *s, uint32_t ttl_ms, struct registry *reg,
+void session_init(struct session *s, uint32_t ttl_ms,
+                  const struct core_env *env, struct registry *reg,
                   struct link *link, struct locks *locks, struct notify *notify,
                   const char *client_name);
 
@@ -120,15 +123,20 @@ void session_tick(struct session *s, int64_t now);
 /* When session_tick() next has something to do (CLOCK_NEVER: nothing). */
 int64_t session_next_event(const struct session *s);
 
-/* The OPEN or a keepalive became final (`how`: enum registry_end). */
-void session_answered(struct session *s, struct request *r, int how);
+/* The OPEN or a keepalive became final (`how`: enum registry_end),
+ * handled at `now`: the lease is checked as of then, and a slow OPEN
+ * (answered more than TTL/2 after its first send) waits for a keepalive
+ * before the session is live. */
+void session_answered(struct session *s, struct request *r, int how,
+                      int64_t now);
 
 /*
  * The cluster answered that `session` is over (BATON_EEXPIRED,
  * BATON_ECLOSED, BATON_ENOSESSION): if it is ours, it is expired for good:
- * its locks are lost and its requests fail.
+ * its locks are lost and its requests fail (at `now`).
  */
-void session_ended(struct session *s, uint64_t session, int status);
+void session_ended(struct session *s, uint64_t session, int status,
+                   int64_t now);
 
 /*
  * Detach the live session: stop its keepalives and forget it (and its
@@ -139,10 +147,11 @@ void session_ended(struct session *s, uint64_t session, int status);
  */
 uint64_t session_detach(struct session *s, uint8_t *secret);
 
-/* Draw `secret` (ATTACH_SECRET_SIZE bytes) from the kernel's random
- * source and write its SHA-256 into `hash` (ATTACH_HASH_SIZE bytes). 0,
- * or BATON_EIO when no random bytes or no hash could be had. */
-int session_new_secret(uint8_t *secret, uint8_t *hash);
+/* Draw `secret` (ATTACH_SECRET_SIZE bytes) from `env` and write its
+ * SHA-256 into `hash` (ATTACH_HASH_SIZE bytes). 0, or BATON_EIO when no
+ * secret or no hash could be had. */
+int session_new_secret(const struct core_env *env, uint8_t *secret,
+                       uint8_t *hash);
 
 /* Lease left in ms (0 when not live). */
 int64_t session_remaining(const struct session *s, int64_t now);

@@ -147,7 +147,7 @@ static void unwatch(struct baton_client *c, const struct request *r)
         u = request_u64(PROTO_UNWATCH, r->id);
         if (u != NULL) {
                 u->kind = REQUEST_UNWATCH;
-                registry_submit(&c->registry, u);
+                registry_submit(&c->registry, u, clock_now_ms());
         }
 }
 
@@ -225,7 +225,7 @@ static int open_watch(baton_client *c, const char *name, int flags,
         r->watch = x;
         deadline = clock_after(clock_now_ms(), c->opts.request_timeout_ms);
         client_lock(c);
-        registry_submit(&c->registry, r);
+        registry_submit(&c->registry, r, clock_now_ms());
         rv = 0;
         /* `x->r` NULL: started, and then cut off (BATON_ESLOW, its request
          * freed) by the events that came with its start before this

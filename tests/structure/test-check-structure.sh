@@ -4,7 +4,8 @@
 # folder's caps: src/, tests/, bindings/) next to the allowed cases closest
 # to them, and checks that exactly the violations are
 # reported, each as `file:line: message`, with exit status 1; that the tree
-# with the violations removed passes with exit status 0; and --help.
+# with the violations removed passes with exit status 0; that a copy of the
+# real client core with a clock read added goes red; and --help.
 set -u
 
 script="$(cd "$(dirname "$0")/../.." && pwd)/scripts/check-structure"
@@ -96,6 +97,66 @@ cat >"$tree/src/lib/okerr.c" <<'EOF'
 EOF
 echo '#include "../../include/baton.h"' >"$tree/src/client/api.c"
 echo '#include "../../include/baton.h"' >"$tree/tests/unit/test_y.c"
+
+# f. The client core's fence: the listed files of src/client/ may not call
+# the clock, randomness, threads, sockets, files or TLS, nor include their
+# headers. Violations: in outcome.c two includes (<pthread.h>, tls.h), a
+# clock read, a pthread_ prefix call and time() with a space before its
+# "("; in locks.c a write(); in notify.h <time.h>; in request.c two
+# prefixed calls on one line (tls_, SSL_). Allowed, the cases closest to
+# them: clock.h, names in a comment and in a string, calls through a
+# member (s->random(), s->env.write()), longer names that merely contain
+# a forbidden one, and an unlisted client file (loop.c) doing all of it.
+core_clean_outcome() {
+        cat <<'EOF'
+/* A fenced file that asks its caller for the time. */
+#include <string.h>
+#include "clock.h"
+/* #include <unistd.h> only in a comment; clock_now_ms() too */
+static int64_t f(struct s *s, int64_t now)
+{
+        s->random(s->data);
+        s->env.write(1);
+        my_clock_now_ms();
+        clock_now_ms_of(s);
+        puts("getrandom(");
+        registry_waiting(s);
+        return clock_after(now, 5);
+}
+EOF
+}
+# Every file the script fences (--core) starts clean; some get violations.
+core_list=$("$script" --core)
+while read -r f; do
+        echo "/* $f, fenced and clean. */" >"$tree/$f"
+done <<<"$core_list"
+cat >"$tree/src/client/outcome.c" <<'EOF'
+/* A fenced file that reaches for its host. */
+#include <string.h>
+#include <pthread.h>
+#include "../tls/tls.h"
+#include "clock.h"
+/* #include <unistd.h> only in a comment; clock_now_ms() too */
+static int64_t f(struct s *s)
+{
+        int64_t now = clock_now_ms();
+        pthread_mutex_lock(&s->mu);
+        s->random(s->data);
+        s->env.write(1);
+        my_clock_now_ms();
+        clock_now_ms_of(s);
+        puts("getrandom(");
+        registry_waiting(s);
+        return clock_after(now, 5) + (int64_t)time (NULL);
+}
+EOF
+printf '/* Holds. */\nstatic void f(int fd)\n{\n        (void)write(fd, "x", 1);\n}\n' \
+        >"$tree/src/client/locks.c"
+printf '/* Notices. */\n#include <time.h>\n' >"$tree/src/client/notify.h"
+printf '/* Requests. */\nstatic void f(void *t)\n{\n        tls_conn_destroy(t); SSL_free(t);\n}\n' \
+        >"$tree/src/client/request.c"
+printf '/* Not fenced. */\n#include <pthread.h>\nstatic long f(void)\n{\n        return clock_now_ms();\n}\n' \
+        >"$tree/src/client/loop.c"
 
 # b. A file of 901 lines, one of 900, and one of 1000 that says why; and in
 # include/, a header of 901 lines and one of 900.
@@ -226,6 +287,15 @@ src/client/funcs.c:4:
 src/client/funcs.c:$(lines_before detached):
 src/client/funcs.c:$(lines_before unexplained):
 src/client/funcs.c:$two_lines_at:
+src/client/locks.c:4:
+src/client/notify.h:2:
+src/client/outcome.c:3:
+src/client/outcome.c:4:
+src/client/outcome.c:9:
+src/client/outcome.c:10:
+src/client/outcome.c:17:
+src/client/request.c:4:
+src/client/request.c:4:
 src/fsm/codes.c:4:
 src/lib/big.c:1:
 src/server/attic/old.c:1:
@@ -271,6 +341,16 @@ check "the long public header says its length" \
         grep -q "^include/baton/huge.h:1: 901 lines" <<<"$out"
 check "the include of baton.h is named, with where the codes are" \
         grep -q '^src/fsm/codes.c:4: includes baton.h (#include "../../include/baton.h"): .*baton/errors.h' <<<"$out"
+check "the client core's clock read is named, with what it reaches" \
+        grep -q '^src/client/outcome.c:9: calls clock_now_ms (the clock): the client core (rule f) takes the time' <<<"$out"
+check "a prefix names the whole call" \
+        grep -q '^src/client/outcome.c:10: calls pthread_mutex_lock (threads): ' <<<"$out"
+check "two calls on one line are two reports" \
+        test "$(grep -c '^src/client/request.c:4: calls \(tls_conn_destroy\|SSL_free\) (TLS): ' <<<"$out")" -eq 2
+check "a forbidden header is named, in a fenced header too" \
+        grep -q '^src/client/notify.h:2: includes time.h (the clock): ' <<<"$out"
+check "the unfenced client file may do it all" \
+        test -z "$(grep '^src/client/loop.c:' <<<"$out")"
 
 # The same tree with the violations taken out passes.
 rm "$tree/src/client/bad.c" "$tree/include/pub.h" "$tree/src/lib/big.c" \
@@ -288,15 +368,49 @@ rm "$tree/src/client/bad.c" "$tree/include/pub.h" "$tree/src/lib/big.c" \
         func explained 81
 } >"$tree/src/client/funcs.c"
 func test_just_right 120 >"$tree/tests/unit/test_funcs.c"
+core_clean_outcome >"$tree/src/client/outcome.c"
+for f in locks.c notify.h request.c; do
+        echo "/* $f, fenced and clean. */" >"$tree/src/client/$f"
+done
 out=$("$script" "$tree" 2>&1)
 rc=$?
 check "the tree without violations exits 0" test "$rc" -eq 0
 check "and prints nothing" test -z "$out"
 
+check "--core lists the fenced files, the lock table among them" \
+        grep -qx 'src/client/locks.c' <<<"$core_list"
+# A fenced file gone (renamed, say) would leave the fence: reported.
+rm "$tree/src/client/notify.h"
+out=$("$script" "$tree" 2>&1)
+rc=$?
+check "a missing file of the client core exits 1" test "$rc" -eq 1
+check "and is named" \
+        grep -q '^src/client/notify.h:1: listed in check-structure.s client core (rule f) but missing' <<<"$out"
+
+# The real client core, copied: it passes as it is, and a clock read added
+# to one of its files goes red, naming the file, the line and the call.
+real=$(cd "$(dirname "$0")/../.." && pwd)
+copy=$tmp/copy
+mkdir -p "$copy/src"
+cp -r "$real/src/client" "$copy/src/client"
+out=$("$script" "$copy" 2>&1)
+rc=$?
+check "a copy of the real client passes" test "$rc" -eq 0 -a -z "$out"
+at=$(($(wc -l <"$copy/src/client/outcome.c") + 4))
+printf '\nstatic int64_t leak(void)\n{\n        return clock_now_ms();\n}\n' \
+        >>"$copy/src/client/outcome.c"
+out=$("$script" "$copy" 2>&1)
+rc=$?
+echo "# check-structure on the copy with a clock read added (exit $rc):"
+echo "$out" | sed 's/^/#   /'
+check "with a clock read added to outcome.c it exits 1" test "$rc" -eq 1
+check "naming the file, the line and the call" \
+        test "$out" = "src/client/outcome.c:$at: calls clock_now_ms (the clock): the client core (rule f) takes the time, randomness and secrets as arguments and leaves threads, sockets, files and TLS to its host"
+
 out=$("$script" --help 2>&1)
 rc=$?
-check "--help exits 0 and describes the five rules" \
-        test "$rc" -eq 0 -a "$(grep -c '^  [abcde]\. ' <<<"$out")" -eq 5
+check "--help exits 0 and describes the six rules" \
+        test "$rc" -eq 0 -a "$(grep -c '^  [abcdef]\. ' <<<"$out")" -eq 6
 out=$("$script" --rooms 2>&1)
 check "--rooms prints the allow-table, snap on base alone" grep -qx 'snap: base' <<<"$out"
 check "the request core's host may include the core" \

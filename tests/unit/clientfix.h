@@ -1,0 +1,42 @@
+/* A client core with what it borrows, for the unit tests that drive
+ * libbaton's deciding modules at chosen times: a session, its lock table
+ * and notices, a registry on a link that never connects, so that what
+ * they submit stays queued and nothing reads the clock to send it, and an
+ * environment whose random numbers and secrets come from a seed. */
+#ifndef TESTS_UNIT_CLIENTFIX_H
+#define TESTS_UNIT_CLIENTFIX_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../lib/rng.h"
+#include "../../src/client/coreenv.h"
+#include "../../src/client/link.h"
+#include "../../src/client/locks.h"
+#include "../../src/client/notify.h"
+#include "../../src/client/registry.h"
+#include "../../src/client/session.h"
+
+struct clientfix {
+        struct rng rng;      /* every draw of `env`: a seed names them all */
+        struct core_env env; /* what the link, registry and session borrow */
+        unsigned draws;      /* random numbers drawn so far */
+        pthread_mutex_t mu;  /* the registry's, never waited on */
+        pthread_cond_t cv;
+        struct link link;
+        struct registry reg;
+        struct session s;
+        struct locks locks;
+        struct notify notify;
+};
+
+/* A fixture whose session asks for `ttl_ms`, its environment drawing from
+ * `seed`; fails the test on error. */
+struct clientfix *clientfix_new(uint32_t ttl_ms, uint64_t seed);
+void clientfix_free(struct clientfix *f);
+
+/* What the registry's put() records when `r` goes out at `t` on the
+ * link's connection: a frame id, the connection, the send times. */
+void clientfix_sent(struct clientfix *f, struct request *r, int64_t t);
+
+#endif /* TESTS_UNIT_CLIENTFIX_H */
