@@ -70,21 +70,21 @@ void access_compare(struct gateway *g)
         }
 }
 
-void access_seed(struct gateway *g)
+void access_seed(struct gateway *g, uint64_t now_ms)
 {
-        g->acl_due_ms = uv_now(g->loop) + ACCESS_SEED_DELAY_MS(g->cfg);
+        g->acl_due_ms = now_ms + ACCESS_SEED_DELAY_MS(g->cfg);
 }
 
-void access_tick(struct gateway *g)
+void access_tick(struct gateway *g, uint64_t now_ms)
 {
         uint8_t table[ACL_ENCODED_MAX];
         struct command c;
-        uint64_t now = uv_now(g->loop);
 
-        if (!g->cfg->tls || node_acl(g->node)->seeded || now < g->acl_due_ms) {
+        if (!g->cfg->tls || node_acl(g->node)->seeded ||
+            now_ms < g->acl_due_ms) {
                 return;
         }
-        g->acl_due_ms = now + ACCESS_SEED_DELAY_MS(g->cfg);
+        g->acl_due_ms = now_ms + ACCESS_SEED_DELAY_MS(g->cfg);
         memset(&c, 0, sizeof c);
         c.type = COMMAND_ACL;
         c.mode = COMMAND_ACL_SEED;

@@ -38,9 +38,10 @@ enum roles_role access_role(struct gateway *g, const char *identity);
  * the applied list may have changed since it was last decided. */
 void access_refresh(struct gateway *g, struct conn *c);
 
-/* On becoming the serving leader: the seed is due when the applied state
- * still has no list ACCESS_SEED_DELAY_MS(cfg) from now (access_tick()). */
-void access_seed(struct gateway *g);
+/* On becoming the serving leader at `now_ms`: the seed is due when the
+ * applied state still has no list ACCESS_SEED_DELAY_MS(cfg) later
+ * (access_tick()). */
+void access_seed(struct gateway *g, uint64_t now_ms);
 
 /* The wait before a new leader seeds: a former leader of an older release
  * that handed over and is stopping (a rolling upgrade, leader last) is
@@ -50,10 +51,10 @@ void access_seed(struct gateway *g);
              ? (cfg)->election_timeout_ms * 2                                  \
              : 1000)
 
-/* On every loop turn of a serving leader: propose the seed once it is due
- * (again each ACCESS_SEED_DELAY_MS while it has not been applied: a later
- * seed changes nothing). */
-void access_tick(struct gateway *g);
+/* On every loop turn of a serving leader, at `now_ms`: propose the seed
+ * once it is due (again each ACCESS_SEED_DELAY_MS while it has not been
+ * applied: a later seed changes nothing). */
+void access_tick(struct gateway *g, uint64_t now_ms);
 
 /* Say, once, that the config's role lines differ from the cluster's list
  * (when one is applied). */

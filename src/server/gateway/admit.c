@@ -29,7 +29,8 @@ bool admit_equal(const uint8_t *a, const uint8_t *b, size_t n)
 
 /* ATTACH: the connection owns the session if the secret (in p->buf)
  * hashes to what the session's OPEN carried, compared in constant time. */
-static void attach(struct gateway *g, struct pending *p)
+static void attach(struct gateway *g, const struct gateway_now *now,
+                   struct pending *p)
 {
         const struct lockfsm *f = node_lockfsm(g->node);
         const uint8_t *want = lockfsm_session_hash(f, p->key_a);
@@ -38,11 +39,11 @@ static void attach(struct gateway *g, struct pending *p)
         struct lockfsm_result res;
 
         if (st != 0) {
-                pending_settle_status(p, st);
+                pending_settle_status(p, now, st);
                 return;
         }
         if (g->host->hash_secret(g->host, p->buf, got) != 0) {
-                pending_settle_status(p, BATON_ENOMEM);
+                pending_settle_status(p, now, BATON_ENOMEM);
                 return;
         }
         if (want == NULL || !admit_equal(got, want, ATTACH_HASH_SIZE)) {
@@ -58,7 +59,7 @@ static void attach(struct gateway *g, struct pending *p)
                               (unsigned long long)p->to.conn->id);
                 }
                 g->stats.refused++;
-                pending_settle_status(p, BATON_EPERM);
+                pending_settle_status(p, now, BATON_EPERM);
                 return;
         }
         if (p->to.conn != NULL) {
@@ -67,7 +68,7 @@ static void attach(struct gateway *g, struct pending *p)
         memset(&res, 0, sizeof res);
         res.kind = PROTO_KIND_OPENED;
         res.session = p->key_a;
-        pending_settle(p, node_last_applied(g->node), &res);
+        pending_settle(p, now, node_last_applied(g->node), &res);
 }
 
 /* The session `p` acts in, or 0 when it acts in none. */
@@ -91,7 +92,8 @@ static uint64_t acts_in(const struct pending *p)
  * while the session is live (logged), else with the session's status.
  * True when `p` goes on to be served; false when it was answered (and
  * freed). */
-static bool owns(struct gateway *g, struct pending *p)
+static bool owns(struct gateway *g, const struct gateway_now *now,
+                 struct pending *p)
 {
         struct conn *c = p->to.conn;
         uint64_t session;
@@ -101,7 +103,7 @@ static bool owns(struct gateway *g, struct pending *p)
                 return true;
         }
         if (p->frame_type == PROTO_ATTACH) {
-                attach(g, p);
+                attach(g, now, p);
                 return false;
         }
         session = acts_in(p);
@@ -126,7 +128,7 @@ static bool owns(struct gateway *g, struct pending *p)
                       (unsigned long long)session, c != NULL ? c->identity : "",
                       c != NULL ? (unsigned long long)c->id : 0ULL);
         }
-        pending_settle_status(p, st);
+        pending_settle_status(p, now, st);
         return false;
 }
 
@@ -178,14 +180,15 @@ int admit_revoke(struct gateway *g, struct conn *c, const struct pending *p)
         return 0;
 }
 
-bool admit_route(struct pending *p, struct queue *serving)
+bool admit_route(struct pending *p, const struct gateway_now *now,
+                 struct queue *serving)
 {
         struct gateway *g = p->g;
         uint64_t leader;
         const char *address;
 
         if (node_serving(g->node)) {
-                if (!owns(g, p)) {
+                if (!owns(g, now, p)) {
                         return false; /* answered */
                 }
                 queue_push_tail(serving, &p->link);
@@ -200,13 +203,13 @@ bool admit_route(struct pending *p, struct queue *serving)
         return false;
 }
 
-void admit_held(struct gateway *g)
+void admit_held(struct gateway *g, const struct gateway_now *now)
 {
         while (!queue_empty(&g->held)) {
                 struct queue *q = queue_head(&g->held);
                 struct pending *p = QUEUE_DATA(q, struct pending, link);
                 queue_remove(q);
-                if (!owns(g, p)) {
+                if (!owns(g, now, p)) {
                         continue; /* answered: ATTACH, or not its session */
                 }
                 queue_push_tail(

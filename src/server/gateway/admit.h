@@ -37,16 +37,17 @@ bool admit_frame(struct gateway *g, struct conn *c,
 int admit_revoke(struct gateway *g, struct conn *c, const struct pending *p);
 
 /* Queue `p` where it waits: on `serving` when this node serves (unless it
- * is answered at once: an ATTACH, or a request in a session its connection
- * does not own), on g->held when it leads but does not serve yet;
- * otherwise answer it NOT_LEADER. False when `p` was answered (then it is
- * gone). */
-bool admit_route(struct pending *p, struct queue *serving);
+ * is answered at once, at `now`: an ATTACH, or a request in a session its
+ * connection does not own), on g->held when it leads but does not serve
+ * yet; otherwise answer it NOT_LEADER. False when `p` was answered (then
+ * it is gone). */
+bool admit_route(struct pending *p, const struct gateway_now *now,
+                 struct queue *serving);
 
 /* The leader serves now: check what it held, in arrival order, as
  * admit_route() does, and queue what passes for the next proposal or read
  * barrier. */
-void admit_held(struct gateway *g);
+void admit_held(struct gateway *g, const struct gateway_now *now);
 
 /* Whether the `n` bytes at `a` and `b` are equal, in a time that does
  * not depend on where they differ (an ATTACH secret's hash against the

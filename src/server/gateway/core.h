@@ -7,8 +7,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <uv.h>
-
 #include "../../fsm/acl.h"
 #include "../../lib/hmap.h"
 #include "../../lib/queue.h"
@@ -21,6 +19,13 @@
 
 struct admin;
 struct gateway_host;
+
+/* The host's clocks for one input (gateway.h says who reads them, and
+ * when): every path in the core that needs the time is given this. */
+struct gateway_now {
+        uint64_t ms; /* what deadlines count in: batond's uv_now() */
+        uint64_t ns; /* monotonic, for the latency histograms only */
+};
 
 /* Request kinds for metrics: the five client commands, then the reads. */
 enum gateway_kind {
@@ -72,7 +77,6 @@ struct gateway_stats {
 struct gateway {
         struct gateway_host *host; /* what the core asks of its host */
         enum log_level log_level;  /* the least severe line it writes */
-        uv_loop_t *loop;
         struct node *node;
         const struct config *cfg;
         struct deadlines deadlines;
@@ -81,7 +85,7 @@ struct gateway {
         struct queue held;   /* arrived while the leader was not serving */
         struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
         unsigned inflight;   /* batches proposed and not yet answered */
-        uint64_t clock_sent; /* wall ms of the last CLOCK proposed */
+        uint64_t clock_sent; /* wall_ms of the last CLOCK proposed */
         struct gateway_stats stats;
         struct watches watches;
         /* admin.c's MEMBER_ADD under way (NULL: none), which a retry of
@@ -94,7 +98,7 @@ struct gateway {
         struct acl config_acl;
         struct queue acl_inflight;
         bool acl_compared;
-        uint64_t acl_due_ms; /* uv_now() when the seed is due */
+        uint64_t acl_due_ms; /* now->ms when the seed is due */
 };
 
 #endif /* SERVER_GATEWAY_CORE_H */

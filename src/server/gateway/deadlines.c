@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../../include/baton/errors.h"
 
@@ -64,34 +63,6 @@ static void sift_down(struct deadlines *d, uint32_t i)
         }
 }
 
-static void on_timer(uv_timer_t *t);
-
-#ifdef BATON_CHAOS_BUG_WALLCLOCK
-static int64_t bug_wall_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-#endif
-
-/* The time deadlines are compared with: the loop's monotonic clock, which
- * no step of the wall clock moves. */
-static uint64_t deadlines_now(const struct deadlines *d)
-{
-#ifdef BATON_CHAOS_BUG_WALLCLOCK
-        /* A deliberate bug for the chaos suite's negative control
-         * (tests/chaos/batond-wallclock): the leader times leases and
-         * waits by the wall clock, so a step forward (clock-jump,
-         * clock-strobe) expires sessions whose clients still hold a valid
-         * lease. Never built into batond. */
-        return (uint64_t)(bug_wall_ms() - d->bug_wall_base);
-#else
-        return uv_now(d->loop);
-#endif
-}
-
 /* A lease: what leases.h packs, for the session's seq 0. */
 static bool is_lease(uint64_t session, uint64_t seq, size_t name_len)
 {
@@ -106,27 +77,24 @@ static const struct lease *lease_first(const struct deadlines *d)
         return l != NULL && (d->n == 0 || l->at <= d->heap[0]->at) ? l : NULL;
 }
 
-/* Arm the one timer for the earliest deadline. */
-static void rearm(struct deadlines *d)
+uint64_t deadlines_next(const struct deadlines *d)
 {
         const struct lease *l = lease_first(d);
-        uint64_t now = deadlines_now(d);
-        uint64_t at;
 
-        if (l == NULL && d->n == 0) {
-                uv_timer_stop(&d->timer);
-                return;
+        if (l != NULL) {
+                return l->at;
         }
-        at = l != NULL ? l->at : d->heap[0]->at;
-        uv_timer_start(&d->timer, on_timer, at > now ? at - now : 0, 0);
+        return d->n > 0 ? d->heap[0]->at : DEADLINES_NEVER;
 }
 
-/* Every deadline past `now` fires, earliest first; each re-arms
- * retry_ms later before it fires, as the callback may drop it. */
-static void on_timer(uv_timer_t *t)
+/* Ask the owner for a call at the earliest deadline: its one timer. */
+static void rearm(struct deadlines *d)
 {
-        struct deadlines *d = t->data;
-        uint64_t now = deadlines_now(d);
+        d->arm(d->data, deadlines_next(d));
+}
+
+void deadlines_run(struct deadlines *d, uint64_t now)
+{
         const struct lease *l;
 
         for (;;) {
@@ -149,22 +117,16 @@ static void on_timer(uv_timer_t *t)
         rearm(d);
 }
 
-int deadlines_init(struct deadlines *d, uv_loop_t *loop, uint64_t retry_ms,
-                   deadlines_fire_cb fire, void *data)
+void deadlines_init(struct deadlines *d, uint64_t retry_ms,
+                    deadlines_fire_cb fire, deadlines_arm_cb arm, void *data)
 {
         memset(d, 0, sizeof *d);
-        d->loop = loop;
         d->retry_ms = retry_ms;
         d->fire = fire;
+        d->arm = arm;
         d->data = data;
-#ifdef BATON_CHAOS_BUG_WALLCLOCK
-        d->bug_wall_base = bug_wall_ms() - (int64_t)uv_now(loop);
-#endif
         leases_init(&d->leases);
         hmap_init(&d->items, &mem_libc);
-        uv_timer_init(loop, &d->timer);
-        d->timer.data = d;
-        return 0;
 }
 
 void deadlines_clear(struct deadlines *d)
@@ -177,7 +139,7 @@ void deadlines_clear(struct deadlines *d)
         }
         d->n = 0;
         leases_clear(&d->leases);
-        uv_timer_stop(&d->timer);
+        rearm(d);
 }
 
 void deadlines_close(struct deadlines *d)
@@ -187,7 +149,6 @@ void deadlines_close(struct deadlines *d)
         d->heap = NULL;
         hmap_close(&d->items);
         leases_clear(&d->leases);
-        uv_close((uv_handle_t *)&d->timer, NULL);
 }
 
 int deadlines_set(struct deadlines *d, uint64_t session, uint64_t seq,

@@ -4,34 +4,40 @@
 
 #include <stdint.h>
 
-#include <uv.h>
-
 #include "../../lib/hmap.h"
 #include "../../proto/command.h"
 #include "leases.h"
 
 /*
- * Only the serving leader keeps deadlines, on its monotonic loop clock
- * (uv_now). When one passes it calls `fire` once, to propose EXPIRE (seq 0:
- * a session's lease) or TIMEOUT (a waiter, by its ACQUIRE seq); the item
- * then re-arms `retry_ms` later in case that proposal is lost, until the
- * caller drops it on the END, GRANT or UNQUEUE event that settles it.
+ * Only the serving leader keeps deadlines, in milliseconds of the clock
+ * its host gives the core (batond: the loop's monotonic uv_now()). Nothing
+ * here reads a clock: the owner asks, through `arm`, to be called back
+ * with deadlines_run() once the earliest deadline is due, and
+ * deadlines_run() takes the time. When one passes it calls `fire` once, to
+ * propose EXPIRE (seq 0: a session's lease) or TIMEOUT (a waiter, by its
+ * ACQUIRE seq); the item then re-arms `retry_ms` later in case that
+ * proposal is lost, until the caller drops it on the END, GRANT or UNQUEUE
+ * event that settles it.
  */
 struct deadline {
         struct hnode by_key;
         uint64_t session;
         uint64_t seq; /* 0: the session's lease */
-        uint64_t at;  /* uv_now() milliseconds */
+        uint64_t at;  /* milliseconds of the core's clock */
         uint32_t pos; /* index in the heap */
         uint8_t name_len;
         char name[]; /* a waiter's lock name; a lease has none */
 };
 
+/* No deadline left to wait for (deadlines_arm_cb). */
+#define DEADLINES_NEVER UINT64_MAX
+
 typedef void (*deadlines_fire_cb)(void *data, const struct deadline *d);
+/* Call deadlines_run() at `at` or after (DEADLINES_NEVER: not at all);
+ * each call replaces the one before. */
+typedef void (*deadlines_arm_cb)(void *data, uint64_t at);
 
 struct deadlines {
-        uv_loop_t *loop;
-        uv_timer_t timer;
         /* Sessions' leases (seq 0), one per session: packed. */
         struct leases leases;
         /* Everything else (waiters, lock-delays): a record each. */
@@ -41,23 +47,33 @@ struct deadlines {
         uint32_t cap;
         uint64_t retry_ms;
         deadlines_fire_cb fire;
-        void *data;
-#ifdef BATON_CHAOS_BUG_WALLCLOCK
-        int64_t bug_wall_base; /* wall ms minus uv_now() at init */
-#endif
+        deadlines_arm_cb arm;
+        void *data; /* given to fire and arm */
 };
 
-int deadlines_init(struct deadlines *d, uv_loop_t *loop, uint64_t retry_ms,
-                   deadlines_fire_cb fire, void *data);
-/* Close the timer handle (the loop finishes it) and free every item. */
+/* Empty; `fire` and `arm` run with `data` (borrowed for d's life). Arms
+ * nothing yet. */
+void deadlines_init(struct deadlines *d, uint64_t retry_ms,
+                    deadlines_fire_cb fire, deadlines_arm_cb arm, void *data);
+/* Free every item; arms DEADLINES_NEVER. */
 void deadlines_close(struct deadlines *d);
 
-/* Set or move the deadline of (session, seq) to `at`. `name` is copied;
- * it is only needed for waiters. 0 or BATON_ENOMEM. */
+/* Set or move the deadline of (session, seq) to `at`, and arm for the
+ * earliest. `name` is copied; it is only needed for waiters. 0 or
+ * BATON_ENOMEM. deadlines_drop() and deadlines_clear() arm likewise. */
 int deadlines_set(struct deadlines *d, uint64_t session, uint64_t seq,
                   const char *name, size_t name_len, uint64_t at);
 void deadlines_drop(struct deadlines *d, uint64_t session, uint64_t seq);
 /* Drop everything (leadership lost). */
 void deadlines_clear(struct deadlines *d);
+
+/* The earliest deadline, or DEADLINES_NEVER when there is none. */
+uint64_t deadlines_next(const struct deadlines *d);
+
+/* The time is `now` (the armed time or later; earlier is harmless): every
+ * deadline at or before it fires, earliest first, each moved to
+ * now + retry_ms before it fires (the callback may drop it); then arm for
+ * the earliest left. */
+void deadlines_run(struct deadlines *d, uint64_t now);
 
 #endif /* SERVER_DEADLINES_H */

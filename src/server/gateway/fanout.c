@@ -9,8 +9,9 @@
 #include "pending.h"
 
 /* Settle every request waiting for (a, b) with this outcome. */
-static void settle_key(struct gateway *g, uint64_t a, uint64_t b,
-                       uint64_t index, const struct lockfsm_result *res)
+static void settle_key(struct gateway *g, const struct gateway_now *now,
+                       uint64_t a, uint64_t b, uint64_t index,
+                       const struct lockfsm_result *res)
 {
         struct pending *p = pending_find(g, a, b);
 
@@ -19,11 +20,11 @@ static void settle_key(struct gateway *g, uint64_t a, uint64_t b,
                 if (p->applied_ns == 0) {
                         /* The first event for a request is its own
                          * entry's; a grant after a wait comes later. */
-                        p->applied_ns = uv_hrtime();
+                        p->applied_ns = now->ns;
                 }
                 if (res->status != 0 || res->kind != PROTO_KIND_QUEUED) {
                         /* Else the grant or the timeout answers it. */
-                        pending_settle(p, index, res);
+                        pending_settle(p, now, index, res);
                 }
                 p = next;
         }
@@ -52,7 +53,8 @@ static void attach_openers(struct gateway *g, const struct lockfsm_event *ev)
 
 /* The lock a waiter was handed by another session's entry: its ACQUIRE
  * is answered now. */
-static void granted(struct gateway *g, const struct lockfsm_event *ev)
+static void granted(struct gateway *g, const struct gateway_now *now,
+                    const struct lockfsm_event *ev)
 {
         struct lockfsm_result res;
 
@@ -62,12 +64,13 @@ static void granted(struct gateway *g, const struct lockfsm_event *ev)
         res.owner = ev->owner;
         res.token = ev->token;
         res.count = 1;
-        settle_key(g, ev->session, ev->seq, ev->index, &res);
+        settle_key(g, now, ev->session, ev->seq, ev->index, &res);
 }
 
 /* A waiter taken out of its queue (timed out, cancelled, or its session
  * ended): its ACQUIRE is answered with why. */
-static void unqueued(struct gateway *g, const struct lockfsm_event *ev)
+static void unqueued(struct gateway *g, const struct gateway_now *now,
+                     const struct lockfsm_event *ev)
 {
         struct lockfsm_result res;
 
@@ -75,7 +78,7 @@ static void unqueued(struct gateway *g, const struct lockfsm_event *ev)
         res.status = ev->status;
         res.session = ev->session;
         res.owner = ev->owner;
-        settle_key(g, ev->session, ev->seq, ev->index, &res);
+        settle_key(g, now, ev->session, ev->seq, ev->index, &res);
 }
 
 /* Every event to the watches; the first after this node restored a
@@ -94,7 +97,8 @@ static void fanout_watches(struct gateway *g, const struct lockfsm_event *ev)
         watches_on_event(&g->watches, ev);
 }
 
-void fanout_event(struct gateway *g, const struct lockfsm_event *ev)
+void fanout_event(struct gateway *g, const struct gateway_now *now,
+                  const struct lockfsm_event *ev)
 {
         bool serving = node_serving(g->node);
 
@@ -104,9 +108,9 @@ void fanout_event(struct gateway *g, const struct lockfsm_event *ev)
                 g->stats.applied++;
                 if (ev->cause == COMMAND_OPEN) {
                         attach_openers(g, ev);
-                        settle_key(g, 0, ev->nonce, ev->index, ev->result);
+                        settle_key(g, now, 0, ev->nonce, ev->index, ev->result);
                 } else {
-                        settle_key(g, ev->session, ev->seq, ev->index,
+                        settle_key(g, now, ev->session, ev->seq, ev->index,
                                    ev->result);
                 }
                 break;
@@ -116,12 +120,12 @@ void fanout_event(struct gateway *g, const struct lockfsm_event *ev)
                  * answered by its RESULT. */
                 if (ev->cause != COMMAND_ACQUIRE &&
                     ev->cause != COMMAND_MULTI) {
-                        granted(g, ev);
+                        granted(g, now, ev);
                 }
                 break;
         case LOCKFSM_EV_UNQUEUE:
                 deadlines_drop(&g->deadlines, ev->session, ev->seq);
-                unqueued(g, ev);
+                unqueued(g, now, ev);
                 break;
         case LOCKFSM_EV_QUEUE:
                 /* A try queues only behind a lock its own entry freed, and
@@ -130,16 +134,15 @@ void fanout_event(struct gateway *g, const struct lockfsm_event *ev)
                     ev->wait_ms != COMMAND_WAIT_TRY) {
                         deadlines_set(&g->deadlines, ev->session, ev->seq,
                                       ev->name, ev->name_len,
-                                      uv_now(g->loop) + ev->wait_ms);
+                                      now->ms + ev->wait_ms);
                 }
                 break;
         case LOCKFSM_EV_OPEN:
                 if (serving) {
                         deadlines_set(
                             &g->deadlines, ev->session, 0, NULL, 0,
-                            uv_now(g->loop) +
-                                lockfsm_session_ttl(node_lockfsm(g->node),
-                                                    ev->session));
+                            now->ms + lockfsm_session_ttl(node_lockfsm(g->node),
+                                                          ev->session));
                 }
                 break;
         case LOCKFSM_EV_END:
@@ -147,8 +150,8 @@ void fanout_event(struct gateway *g, const struct lockfsm_event *ev)
                 break;
         case LOCKFSM_EV_BLOCK:
                 if (serving) {
-                        leader_start_delay(g, ev->name, ev->name_len, ev->seq,
-                                           ev->wait_ms);
+                        leader_start_delay(g, now->ms, ev->name, ev->name_len,
+                                           ev->seq, ev->wait_ms);
                 }
                 break;
         case LOCKFSM_EV_UNBLOCK:

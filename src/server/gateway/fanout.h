@@ -6,15 +6,17 @@
 #include "../../fsm/lockfsm.h"
 
 struct gateway;
+struct gateway_now;
 
 /*
  * A state machine event (gateway_on_event()). Runs inside the apply of an
  * entry, on every node (deadlines are set only while serving, and dropped
  * anywhere). A RESULT answers every request waiting for its (session,
  * seq), or (0, nonce) for OPEN, unless it only queued it; a GRANT after a
- * wait or an UNQUEUE answers the waiting ACQUIRE. `ev` is borrowed for
- * the call.
+ * wait or an UNQUEUE answers the waiting ACQUIRE. A deadline starts at
+ * `now`, the time the host gave the event. `ev` is borrowed for the call.
  */
-void fanout_event(struct gateway *g, const struct lockfsm_event *ev);
+void fanout_event(struct gateway *g, const struct gateway_now *now,
+                  const struct lockfsm_event *ev);
 
 #endif /* SERVER_FANOUT_H */

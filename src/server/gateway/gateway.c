@@ -2,9 +2,9 @@
  * commands to raft in one batch entry per loop iteration (the write path). */
 #include "gateway.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../../include/baton/errors.h"
 #include "../../fsm/entry.h"
@@ -26,16 +26,17 @@
 /* The commands of one proposed entry, answered by their events once it is
  * applied, or all at once when it fails. */
 struct batch {
-        struct node_request req;
-        struct gateway *g;
+        struct gateway_req req;
         struct queue members;
 };
 
-static void on_applied(struct node_request *req, int status)
+static void on_applied(struct gateway_req *req, const struct gateway_now *now,
+                       int status)
 {
         struct batch *b = req->data;
+        struct gateway *g = req->g;
 
-        b->g->inflight--;
+        g->inflight--;
         while (!queue_empty(&b->members)) {
                 struct pending *p =
                     QUEUE_DATA(queue_head(&b->members), struct pending, link);
@@ -45,13 +46,14 @@ static void on_applied(struct node_request *req, int status)
                  * answered yet can know its fate: the entries may still
                  * commit under the next leader. */
                 if (p->internal) {
-                        pending_free(p); /* a deadline re-fires if lost */
+                        pending_free(p, now); /* a deadline re-fires if lost */
                 } else if (status != 0) {
-                        pending_settle_status(p, BATON_EUNKNOWN);
+                        pending_settle_status(p, now, BATON_EUNKNOWN);
                 }
         }
         if (status != 0) {
-                gwlog(b->g, LOG_WARN, NULL, "proposal failed: %s", req->errmsg);
+                gwlog(g, LOG_WARN, NULL, "proposal failed: %s",
+                      req->node.errmsg);
         }
         free(b);
 }
@@ -61,11 +63,11 @@ static void on_applied(struct node_request *req, int status)
 static bool apply_entry(struct gateway *g, struct batch *b, void *buf,
                         size_t len)
 {
-        int rv = node_apply(g->node, &b->req, buf, len, on_applied);
+        int rv = node_apply(g->node, &b->req.node, buf, len, g->host->done);
 
         if (rv != 0) {
                 node_entry_free(buf);
-                gwlog(g, LOG_WARN, NULL, "raft_apply: %s", b->req.errmsg);
+                gwlog(g, LOG_WARN, NULL, "raft_apply: %s", b->req.node.errmsg);
                 pending_redirect_all(&b->members);
                 free(b);
                 return false;
@@ -80,8 +82,10 @@ static struct batch *batch_new(struct gateway *g)
         struct batch *b = malloc(sizeof *b);
 
         if (b != NULL) {
-                b->g = g;
+                b->req.g = g;
+                b->req.cb = on_applied;
                 b->req.data = b;
+                b->req.node.data = &b->req;
                 queue_init(&b->members);
         }
         return b;
@@ -144,16 +148,14 @@ static bool propose_member(struct gateway *g)
  * most (docs/fsm.md, "Holder identity"). */
 #define CLOCK_EVERY_MS 1000
 
-/* Put a CLOCK at the head of the next batch when a second has passed
- * since the last one. Nothing when out of memory: the next batch tries. */
-static void stamp_clock(struct gateway *g)
+/* Put a CLOCK of `wall_ms` (the host's wall clock) at the head of the
+ * next batch when a second has passed since the last one. Nothing when out
+ * of memory: the next batch tries. */
+static void stamp_clock(struct gateway *g, uint64_t wall_ms)
 {
-        struct command c = {.type = COMMAND_CLOCK};
-        struct timespec ts;
+        struct command c = {.type = COMMAND_CLOCK, .time_ms = wall_ms};
         struct queue *t;
 
-        clock_gettime(CLOCK_REALTIME, &ts);
-        c.time_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
         if (c.time_ms < g->clock_sent + CLOCK_EVERY_MS) {
                 return;
         }
@@ -175,15 +177,15 @@ static void stamp_clock(struct gateway *g)
  * `nudge`, an empty batch is proposed when nothing is unsent: the next
  * entry, whatever it carries, hands on the locks an earlier one had to
  * defer (lockfsm.h). False when nothing could be proposed (out of memory,
- * or raft refused). */
-static bool propose_batch(struct gateway *g, bool nudge)
+ * or raft refused). Its commands were proposed at now->ns. */
+static bool propose_batch(struct gateway *g, const struct gateway_now *now,
+                          uint64_t wall_ms, bool nudge)
 {
         struct entry_writer w;
         struct batch *b;
         struct queue *q;
         void *buf;
         size_t len;
-        uint64_t now_ns;
         unsigned n = 0;
         size_t size = ENTRY_HEADER_SIZE + 8;
 
@@ -195,7 +197,7 @@ static bool propose_batch(struct gateway *g, bool nudge)
                       ->cmd.type)) {
                 return propose_member(g);
         }
-        stamp_clock(g);
+        stamp_clock(g, wall_ms);
         /* Size the entry first: a full batch of single-name commands is
          * ~78 KiB (MULTIs can make it larger), most are small.
          * MEMBER entries go alone (the raft glue gives them to the member
@@ -229,9 +231,6 @@ static bool propose_batch(struct gateway *g, bool nudge)
         }
         n = w.count;
         len = entry_writer_finish(&w);
-        /* Before the call: node_apply itself starts the disk write and
-         * sends to the followers, and that is raft's time. */
-        now_ns = uv_hrtime();
         if (!apply_entry(g, b, buf, len)) {
                 return false;
         }
@@ -241,7 +240,10 @@ static bool propose_batch(struct gateway *g, bool nudge)
         QUEUE_FOREACH(q, &b->members)
         {
                 struct pending *p = QUEUE_DATA(q, struct pending, link);
-                p->proposed_ns = now_ns;
+                /* The turn's time, taken before any batch was built:
+                 * node_apply itself starts the disk write and sends to
+                 * the followers, and that is raft's time. */
+                p->proposed_ns = now->ns;
                 if (!p->internal) {
                         pending_track(p);
                 }
@@ -261,7 +263,8 @@ static void propose_digest(struct gateway *g)
         }
 }
 
-void gateway_flush(struct gateway *g)
+void gateway_flush(struct gateway *g, const struct gateway_now *now,
+                   uint64_t wall_ms)
 {
         bool nudge;
 
@@ -271,14 +274,14 @@ void gateway_flush(struct gateway *g)
         /* Locks an applied entry left between holders are handed on by the
          * next entry; when none is on its way, propose an empty one. */
         nudge = g->inflight == 0 && lockfsm_deferred(node_lockfsm(g->node)) > 0;
-        access_tick(g);
+        access_tick(g, now->ms);
         propose_digest(g);
         /* Bound what is proposed but not applied: libraft has no limit of
          * its own. The rest waits for the next iteration. */
         while ((!queue_empty(&g->unsent) || nudge) &&
                node_last_index(g->node) - node_last_applied(g->node) <
                    g->cfg->max_inflight_entries &&
-               propose_batch(g, nudge)) {
+               propose_batch(g, now, wall_ms, nudge)) {
                 nudge = false;
         }
         reads_start(g);
@@ -287,28 +290,28 @@ void gateway_flush(struct gateway *g)
 /* --- Leadership ------------------------------------------------------------
  */
 
-void gateway_on_ready(struct gateway *g)
+void gateway_on_ready(struct gateway *g, const struct gateway_now *now)
 {
         g->stats.leader_changes++;
-        leader_start(g);
-        admit_held(g);
+        leader_start(g, now);
+        admit_held(g, now);
 }
 
 /* Answer everything this node holds for clients: what it never proposed
  * goes elsewhere; what it proposed may still commit under the next leader,
  * so its outcome is unknown. */
-static void abandon_all(struct gateway *g)
+static void abandon_all(struct gateway *g, const struct gateway_now *now)
 {
         pending_redirect_all(&g->unsent);
         pending_redirect_all(&g->held);
         pending_redirect_all(&g->reads);
-        pending_abandon_tracked(g);
+        pending_abandon_tracked(g, now);
 }
 
-void gateway_on_lost(struct gateway *g)
+void gateway_on_lost(struct gateway *g, const struct gateway_now *now)
 {
         deadlines_clear(&g->deadlines);
-        abandon_all(g);
+        abandon_all(g, now);
 }
 
 /* --- Requests --------------------------------------------------------------
@@ -371,8 +374,9 @@ static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
         return command_decode(&p->cmd, p->buf, p->len);
 }
 
-static void on_command(struct gateway *g, struct conn *c, uint64_t id,
-                       const uint8_t *body, uint32_t len)
+static void on_command(struct gateway *g, const struct gateway_now *now,
+                       struct conn *c, uint64_t id, const uint8_t *body,
+                       uint32_t len)
 {
         struct pending *p;
         int rv, type;
@@ -386,7 +390,7 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
          * asked. */
         type = command_peek_type(body, len);
         p = pending_new(
-            g, c, id, PROTO_COMMAND,
+            g, now, c, id, PROTO_COMMAND,
             (type == COMMAND_REVOKE || type == COMMAND_REVOKE_LOCK) &&
                     len < COMMAND_MAX_SIZE
                 ? COMMAND_MAX_SIZE
@@ -399,7 +403,7 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
         p->len = len;
         rv = command_decode(&p->cmd, p->buf, p->len);
         if (rv == BATON_EMALFORMED || rv == BATON_EVERSION) {
-                pending_free(p);
+                pending_free(p, now);
                 conn_fail(c, id, rv, "malformed command");
                 return;
         }
@@ -422,11 +426,11 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
                     .count = g->cfg->min_ttl_ms,
                     .waiters = g->cfg->max_ttl_ms,
                 };
-                pending_settle(p, 0, &res);
+                pending_settle(p, now, 0, &res);
                 return;
         }
         if (rv != 0) {
-                pending_settle_status(p, rv);
+                pending_settle_status(p, now, rv);
                 return;
         }
         if (p->cmd.type == COMMAND_OPEN) {
@@ -436,7 +440,7 @@ static void on_command(struct gateway *g, struct conn *c, uint64_t id,
                 p->key_a = p->cmd.session;
                 p->key_b = p->cmd.seq;
         }
-        admit_route(p, &g->unsent);
+        admit_route(p, now, &g->unsent);
 }
 
 /* What this node runs and writes, for a STATUS that asks for it. */
@@ -562,8 +566,9 @@ void gateway_on_restored(struct gateway *g)
         }
 }
 
-void gateway_on_frame(struct gateway *g, struct conn *c,
-                      const struct proto_header *h, const uint8_t *body)
+void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
+                      struct conn *c, const struct proto_header *h,
+                      const uint8_t *body)
 {
         if (h->type <= PROTO_ATTACH) {
                 g->stats.requests[h->type]++;
@@ -573,14 +578,14 @@ void gateway_on_frame(struct gateway *g, struct conn *c,
         }
         switch (h->type) {
         case PROTO_COMMAND:
-                on_command(g, c, h->id, body, h->length);
+                on_command(g, now, c, h->id, body, h->length);
                 break;
         case PROTO_KEEPALIVE:
         case PROTO_QUERY:
         case PROTO_CHECK:
         case PROTO_LIST:
         case PROTO_ATTACH:
-                reads_on_frame(g, c, h, body);
+                reads_on_frame(g, now, c, h, body);
                 break;
         case PROTO_STATUS:
         case PROTO_PING:
@@ -600,7 +605,7 @@ void gateway_on_frame(struct gateway *g, struct conn *c,
                 on_watch(g, c, h, body);
                 break;
         case PROTO_BACKUP:
-                reads_on_backup(g, c, h, body);
+                reads_on_backup(g, now, c, h, body);
                 break;
         case PROTO_ACL:
                 access_on_frame(g, c, h, body);
@@ -618,9 +623,10 @@ void gateway_on_gone(struct gateway *g, struct conn *c)
         reply_forget_conn(c);
 }
 
-void gateway_on_event(struct gateway *g, const struct lockfsm_event *ev)
+void gateway_on_event(struct gateway *g, const struct gateway_now *now,
+                      const struct lockfsm_event *ev)
 {
-        fanout_event(g, ev);
+        fanout_event(g, now, ev);
 }
 
 void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,
@@ -629,7 +635,28 @@ void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,
         access_on_applied(g, index, c, status);
 }
 
-int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
+void gateway_on_timer(struct gateway *g, const struct gateway_now *now)
+{
+        deadlines_run(&g->deadlines, now->ms);
+}
+
+void gateway_on_done(struct gateway *g, const struct gateway_now *now,
+                     struct gateway_req *req, int status)
+{
+        assert(req->g == g);
+        req->cb(req, now, status);
+}
+
+/* deadlines_arm_cb: the host's timer is the deadlines' one. */
+static void arm_timer(void *data, uint64_t at)
+{
+        struct gateway *g = data;
+
+        _Static_assert(DEADLINES_NEVER == GATEWAY_NEVER, "one 'no timer'");
+        g->host->timer(g->host, at);
+}
+
+int gateway_init(struct gateway *g, struct gateway_host *host,
                  struct node *node, const struct config *cfg,
                  enum log_level level)
 {
@@ -638,7 +665,6 @@ int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
         memset(g, 0, sizeof *g);
         g->host = host;
         g->log_level = level;
-        g->loop = loop;
         g->node = node;
         g->cfg = cfg;
         hmap_init(&g->pending, &mem_libc);
@@ -651,15 +677,15 @@ int gateway_init(struct gateway *g, struct gateway_host *host, uv_loop_t *loop,
         }
         /* A lost EXPIRE or TIMEOUT proposal is retried after one election
          * timeout, by when a new leader would have taken over. */
-        deadlines_init(&g->deadlines, loop, cfg->election_timeout_ms,
-                       leader_on_deadline, g);
+        deadlines_init(&g->deadlines, cfg->election_timeout_ms,
+                       leader_on_deadline, arm_timer, g);
         access_init(g);
         return 0;
 }
 
-void gateway_close(struct gateway *g)
+void gateway_close(struct gateway *g, const struct gateway_now *now)
 {
-        abandon_all(g);
+        abandon_all(g, now);
         deadlines_close(&g->deadlines);
         watches_close(&g->watches);
         hmap_close(&g->pending);

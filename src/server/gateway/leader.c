@@ -40,9 +40,15 @@ void leader_on_deadline(void *data, const struct deadline *d)
         pending_queue_own(g, &c);
 }
 
+/* What the clocks a new leader restarts are restarted with. */
+struct restart {
+        struct gateway *g;
+        uint64_t now_ms;
+};
+
 static void start_session_clock(void *data, uint64_t session, uint32_t ttl_ms)
 {
-        struct gateway *g = data;
+        struct restart *r = data;
 
 #ifdef BATON_CHAOS_BUG_SHORT_TTL
         /* A deliberate bug for the chaos suite's negative control
@@ -54,33 +60,35 @@ static void start_session_clock(void *data, uint64_t session, uint32_t ttl_ms)
          * batond. */
         ttl_ms = 0;
 #endif
-        deadlines_set(&g->deadlines, session, 0, NULL, 0,
-                      uv_now(g->loop) + ttl_ms);
+        deadlines_set(&r->g->deadlines, session, 0, NULL, 0,
+                      r->now_ms + ttl_ms);
 }
 
 static void start_wait_clock(void *data, uint64_t session, uint64_t seq,
                              const char *name, size_t name_len,
                              uint32_t wait_ms)
 {
-        struct gateway *g = data;
+        struct restart *r = data;
 
         if (wait_ms != COMMAND_WAIT_FOREVER && wait_ms != COMMAND_WAIT_TRY) {
-                deadlines_set(&g->deadlines, session, seq, name, name_len,
-                              uv_now(g->loop) + wait_ms);
+                deadlines_set(&r->g->deadlines, session, seq, name, name_len,
+                              r->now_ms + wait_ms);
         }
 }
 
-void leader_start_delay(struct gateway *g, const char *name, size_t name_len,
-                        uint64_t created, uint32_t delay_ms)
+void leader_start_delay(struct gateway *g, uint64_t now_ms, const char *name,
+                        size_t name_len, uint64_t created, uint32_t delay_ms)
 {
         deadlines_set(&g->deadlines, LEADER_LOCK_DELAY, created, name, name_len,
-                      uv_now(g->loop) + delay_ms);
+                      now_ms + delay_ms);
 }
 
 static void start_delay_clock(void *data, const char *name, size_t name_len,
                               uint64_t created, uint32_t delay_ms)
 {
-        leader_start_delay(data, name, name_len, created, delay_ms);
+        struct restart *r = data;
+
+        leader_start_delay(r->g, r->now_ms, name, name_len, created, delay_ms);
 }
 
 /* The first leader of a new cluster records the bootstrap members'
@@ -108,16 +116,17 @@ static void seed_directory(struct gateway *g)
         }
 }
 
-void leader_start(struct gateway *g)
+void leader_start(struct gateway *g, const struct gateway_now *now)
 {
         struct lockfsm *f = node_lockfsm(g->node);
+        struct restart r = {g, now->ms};
 
         seed_directory(g);
-        access_seed(g);
+        access_seed(g, now->ms);
         deadlines_clear(&g->deadlines);
-        lockfsm_foreach_session(f, start_session_clock, g);
-        lockfsm_foreach_waiter(f, start_wait_clock, g);
+        lockfsm_foreach_session(f, start_session_clock, &r);
+        lockfsm_foreach_waiter(f, start_wait_clock, &r);
         /* A delay a former leader had started runs in full again: a lock
          * is freed late rather than early. */
-        lockfsm_foreach_blocked(f, start_delay_clock, g);
+        lockfsm_foreach_blocked(f, start_delay_clock, &r);
 }

@@ -9,11 +9,11 @@
 
 /*
  * This node has just started serving: seed the member directory if it is
- * empty, and restart every clock from now, since a new leader cannot know
- * its predecessor's: every session gets a full TTL and every waiter its
- * full wait. The proposals are queued on g->unsent.
+ * empty, and restart every clock from `now`, since a new leader cannot
+ * know its predecessor's: every session gets a full TTL and every waiter
+ * its full wait. The proposals are queued on g->unsent.
  */
-void leader_start(struct gateway *g);
+void leader_start(struct gateway *g, const struct gateway_now *now);
 
 /* The deadlines key of a lock-delay: no session has id UINT64_MAX (ids
  * are stamps), and the seq is the lock's creation stamp. */
@@ -24,9 +24,9 @@ void leader_start(struct gateway *g);
  * UNBLOCK for a lock-delay (d->session == LEADER_LOCK_DELAY). */
 void leader_on_deadline(void *data, const struct deadline *d);
 
-/* A lock's lock-delay of `delay_ms` began (its BLOCK event): propose its
- * UNBLOCK that long from now. */
-void leader_start_delay(struct gateway *g, const char *name, size_t name_len,
-                        uint64_t created, uint32_t delay_ms);
+/* A lock's lock-delay of `delay_ms` began (its BLOCK event) at `now_ms`:
+ * propose its UNBLOCK that long after. */
+void leader_start_delay(struct gateway *g, uint64_t now_ms, const char *name,
+                        size_t name_len, uint64_t created, uint32_t delay_ms);
 
 #endif /* SERVER_LEADER_H */

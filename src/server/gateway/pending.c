@@ -11,8 +11,10 @@ static uint64_t key_hash(uint64_t a, uint64_t b)
         return hash_u64(a ^ hash_u64(b));
 }
 
-struct pending *pending_new(struct gateway *g, struct conn *c, uint64_t req_id,
-                            uint8_t type, size_t room)
+/* A record on no list yet, timed at nothing: the leader's own commands
+ * (c NULL) are never timed. */
+static struct pending *alloc(struct gateway *g, struct conn *c, uint64_t req_id,
+                             uint8_t type, size_t room)
 {
         struct pending *p = calloc(1, sizeof *p + room);
 
@@ -22,10 +24,21 @@ struct pending *pending_new(struct gateway *g, struct conn *c, uint64_t req_id,
         p->room = room;
         p->g = g;
         p->frame_type = type;
-        p->received = uv_now(g->loop);
-        p->received_ns = uv_hrtime();
         queue_init(&p->link);
         reply_to_init(&p->to, c, req_id);
+        return p;
+}
+
+struct pending *pending_new(struct gateway *g, const struct gateway_now *now,
+                            struct conn *c, uint64_t req_id, uint8_t type,
+                            size_t room)
+{
+        struct pending *p = alloc(g, c, req_id, type, room);
+
+        if (p != NULL) {
+                p->received = now->ms;
+                p->received_ns = now->ns;
+        }
         return p;
 }
 
@@ -63,15 +76,15 @@ static int kind_of(const struct pending *p)
 /* Record how long an answered client request took, and for a command
  * where the time went: waiting to be proposed (group commit), then raft
  * (the leader's disk write and a majority's acknowledgements). */
-static void observe(struct pending *p)
+static void observe(struct pending *p, const struct gateway_now *now)
 {
         struct gateway_stats *st = &p->g->stats;
         int kind = kind_of(p);
 
-        if (p->to.conn == NULL || p->internal || p->redirected || kind < 0) {
+        if (p->to.conn == NULL || p->internal || kind < 0) {
                 return;
         }
-        histogram_add(&st->latency[kind], uv_hrtime() - p->received_ns);
+        histogram_add(&st->latency[kind], now->ns - p->received_ns);
         if (p->proposed_ns != 0 && p->applied_ns != 0) {
                 histogram_add(&st->stages[GATEWAY_STAGE_QUEUED],
                               p->proposed_ns - p->received_ns);
@@ -80,9 +93,9 @@ static void observe(struct pending *p)
         }
 }
 
-void pending_free(struct pending *p)
+/* Take `p` off every list and free it. */
+static void forget(struct pending *p)
 {
-        observe(p);
         if (p->in_map) {
                 hmap_remove(&p->g->pending, &p->by_key);
         }
@@ -91,11 +104,17 @@ void pending_free(struct pending *p)
         free(p);
 }
 
+void pending_free(struct pending *p, const struct gateway_now *now)
+{
+        observe(p, now);
+        forget(p);
+}
+
 void pending_queue_own(struct gateway *g, const struct command *c)
 {
         size_t room = command_size(c); /* an ACL seed can be larger */
-        struct pending *p = pending_new(g, NULL, 0, PROTO_COMMAND,
-                                        room > 0 ? room : COMMAND_MAX_SIZE);
+        struct pending *p = alloc(g, NULL, 0, PROTO_COMMAND,
+                                  room > 0 ? room : COMMAND_MAX_SIZE);
 
         if (p == NULL) {
                 return; /* the deadline fires again after retry_ms */
@@ -137,20 +156,21 @@ struct pending *pending_find_next(const struct pending *p)
         return match(hmap_next(&p->by_key), p->key_a, p->key_b);
 }
 
-void pending_settle(struct pending *p, uint64_t index,
-                    const struct lockfsm_result *res)
+void pending_settle(struct pending *p, const struct gateway_now *now,
+                    uint64_t index, const struct lockfsm_result *res)
 {
         reply_outcome(p->g, p->to.conn, p->to.id, index, res);
-        pending_free(p);
+        pending_free(p, now);
 }
 
-void pending_settle_status(struct pending *p, int status)
+void pending_settle_status(struct pending *p, const struct gateway_now *now,
+                           int status)
 {
         if (status == BATON_EUNKNOWN) {
                 p->g->stats.unknown++;
         }
         reply_status(p->g, p->to.conn, p->to.id, status);
-        pending_free(p);
+        pending_free(p, now);
 }
 
 void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id)
@@ -178,8 +198,7 @@ void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id)
 void pending_redirect(struct pending *p)
 {
         pending_not_leader(p->g, p->to.conn, p->to.id);
-        p->redirected = true;
-        pending_free(p);
+        forget(p); /* not served: no latency to record */
 }
 
 void pending_redirect_all(struct queue *list)
@@ -190,7 +209,7 @@ void pending_redirect_all(struct queue *list)
         }
 }
 
-void pending_abandon_tracked(struct gateway *g)
+void pending_abandon_tracked(struct gateway *g, const struct gateway_now *now)
 {
         size_t i;
 
@@ -198,7 +217,7 @@ void pending_abandon_tracked(struct gateway *g)
                 while (g->pending.buckets[i] != NULL) {
                         pending_settle_status(HMAP_DATA(g->pending.buckets[i],
                                                         struct pending, by_key),
-                                              BATON_EUNKNOWN);
+                                              now, BATON_EUNKNOWN);
                 }
         }
 }

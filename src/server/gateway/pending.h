@@ -30,8 +30,8 @@ struct pending {
         struct gateway *g;
         uint64_t key_a;
         uint64_t key_b;
-        uint64_t received;    /* uv_now() at arrival */
-        uint64_t received_ns; /* uv_hrtime() at arrival, for latency */
+        uint64_t received;    /* now->ms at arrival */
+        uint64_t received_ns; /* now->ns at arrival, for latency */
         uint64_t proposed_ns; /* handed to node_apply; 0 never */
         uint64_t applied_ns;  /* its own entry applied; 0 not yet */
         uint64_t token;       /* CHECK */
@@ -40,22 +40,22 @@ struct pending {
         uint8_t frame_type;
         bool in_map;
         bool internal;      /* the leader's own EXPIRE, TIMEOUT or MEMBER */
-        bool redirected;    /* answered NOT_LEADER: not counted as served */
         struct command cmd; /* decoded; cmd.name points into buf */
         size_t len;
         size_t room; /* bytes of buf: a command's, or a read's name */
         uint8_t buf[];
 };
 
-/* A record for request `req_id` of type `type` from `c` (borrowed; NULL for
- * the leader's own) with `room` bytes of buf, on no list yet; NULL when
+/* A record for request `req_id` of type `type` from `c` (borrowed),
+ * arrived at `now`, with `room` bytes of buf, on no list yet; NULL when
  * out of memory. */
-struct pending *pending_new(struct gateway *g, struct conn *c, uint64_t req_id,
-                            uint8_t type, size_t room);
+struct pending *pending_new(struct gateway *g, const struct gateway_now *now,
+                            struct conn *c, uint64_t req_id, uint8_t type,
+                            size_t room);
 
 /* Forget `p` without an answer, after recording how long an answered
- * client request took. */
-void pending_free(struct pending *p);
+ * client request took, up to `now`. */
+void pending_free(struct pending *p, const struct gateway_now *now);
 
 /* Queue a command of the leader's own (EXPIRE, TIMEOUT, MEMBER) on
  * g->unsent for the next proposal; `c` is encoded (copied). Nothing is
@@ -72,13 +72,15 @@ void pending_track(struct pending *p);
 struct pending *pending_find(struct gateway *g, uint64_t a, uint64_t b);
 struct pending *pending_find_next(const struct pending *p);
 
-/* Answer `p` with the outcome of the entry at `index`, and forget it. */
-void pending_settle(struct pending *p, uint64_t index,
-                    const struct lockfsm_result *res);
+/* Answer `p` at `now` with the outcome of the entry at `index`, and
+ * forget it. */
+void pending_settle(struct pending *p, const struct gateway_now *now,
+                    uint64_t index, const struct lockfsm_result *res);
 
-/* Answer `p` with a bare status (counted when BATON_EUNKNOWN), and forget
- * it. */
-void pending_settle_status(struct pending *p, int status);
+/* Answer `p` at `now` with a bare status (counted when BATON_EUNKNOWN),
+ * and forget it. */
+void pending_settle_status(struct pending *p, const struct gateway_now *now,
+                           int status);
 
 /* NOT_LEADER to request `id` of `c` (NULL: nobody to answer), naming the
  * leader this node knows of, counted in g's stats when written; a leader
@@ -87,15 +89,15 @@ void pending_settle_status(struct pending *p, int status);
 void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id);
 
 /* Send `p` elsewhere (NOT_LEADER) and forget it; it does not count as
- * served. */
+ * served, so no time is taken. */
 void pending_redirect(struct pending *p);
 
 /* pending_redirect() every request on `list`: requests never proposed,
  * which the client may send anywhere, safely. */
 void pending_redirect_all(struct queue *list);
 
-/* Answer every tracked request BATON_EUNKNOWN: proposed, it may still
- * commit under the next leader. */
-void pending_abandon_tracked(struct gateway *g);
+/* Answer every tracked request BATON_EUNKNOWN at `now`: proposed, it may
+ * still commit under the next leader. */
+void pending_abandon_tracked(struct gateway *g, const struct gateway_now *now);
 
 #endif /* SERVER_PENDING_H */

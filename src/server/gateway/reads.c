@@ -19,8 +19,7 @@
 
 /* The reads one barrier answers. */
 struct readbatch {
-        struct node_request req;
-        struct gateway *g;
+        struct gateway_req req;
         struct queue members;
 };
 
@@ -42,8 +41,9 @@ struct listing {
 
 /* Room for `limit` entries of a reply in `shape` to `p`; false when out
  * of memory (then `p` is answered so). */
-static bool listing_init(struct listing *ls, const struct lockfsm *f,
-                         struct pending *p, uint16_t shape, uint32_t limit)
+static bool listing_init(struct listing *ls, const struct gateway_now *now,
+                         const struct lockfsm *f, struct pending *p,
+                         uint16_t shape, uint32_t limit)
 {
         memset(ls, 0, sizeof *ls);
         ls->f = f;
@@ -52,7 +52,7 @@ static bool listing_init(struct listing *ls, const struct lockfsm *f,
         ls->size = PROTO_LIST_REPLY_FIXED;
         ls->e = calloc(limit, sizeof *ls->e);
         if (ls->e == NULL) {
-                pending_settle_status(p, BATON_ENOMEM);
+                pending_settle_status(p, now, BATON_ENOMEM);
                 return false;
         }
         return true;
@@ -71,7 +71,8 @@ static struct proto_lock_entry *listing_add(struct listing *ls, size_t size)
 }
 
 /* Write the LIST_REPLY, then forget the listing and `p`. */
-static void listing_send(struct listing *ls, struct pending *p)
+static void listing_send(struct listing *ls, const struct gateway_now *now,
+                         struct pending *p)
 {
         struct conn *c = p->to.conn;
         size_t cap = PROTO_HEADER_SIZE + ls->size;
@@ -84,7 +85,7 @@ static void listing_send(struct listing *ls, struct pending *p)
                 reply_frame(p->g, c, p->to.id, n);
         }
         free(ls->e);
-        pending_free(p);
+        pending_free(p, now);
 }
 
 static bool list_one(void *data, const char *name, size_t name_len,
@@ -154,11 +155,12 @@ static bool holder_one(void *data, const struct lockfsm_holder *h)
 
 /* A QUERY with PROTO_FLAG_HOLDERS: every holder, in a LIST_REPLY (with
  * PROTO_FLAG_VALUES too, each with its value). */
-static void answer_holders(struct lockfsm *f, struct pending *p)
+static void answer_holders(const struct gateway_now *now, struct lockfsm *f,
+                           struct pending *p)
 {
         struct listing ls;
 
-        if (!listing_init(&ls, f, p,
+        if (!listing_init(&ls, now, f, p,
                           p->flags & (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES),
                           PROTO_LIST_MAX)) {
                 return;
@@ -167,25 +169,27 @@ static void answer_holders(struct lockfsm *f, struct pending *p)
         ls.name_len = p->cmd.name_len;
         lockfsm_foreach_holder(f, p->cmd.name, p->cmd.name_len, holder_one,
                                &ls);
-        listing_send(&ls, p);
+        listing_send(&ls, now, p);
 }
 
-static void answer_list(struct lockfsm *f, struct pending *p)
+static void answer_list(const struct gateway_now *now, struct lockfsm *f,
+                        struct pending *p)
 {
         struct listing ls;
 
-        if (!listing_init(&ls, f, p, p->flags & PROTO_FLAG_NAMES, p->limit)) {
+        if (!listing_init(&ls, now, f, p, p->flags & PROTO_FLAG_NAMES,
+                          p->limit)) {
                 return;
         }
         lockfsm_foreach_lock(f, p->cmd.name, p->cmd.name_len, list_one, &ls);
-        listing_send(&ls, p);
+        listing_send(&ls, now, p);
 }
 
 /* A keepalive of a live session restarts its lease deadline; asked with
  * PROTO_FLAG_REVOKED, its answer says how many of the session's grants
  * were revoked, so its client learns that one was. */
-static void answer_keepalive(struct gateway *g, struct lockfsm *f,
-                             struct pending *p)
+static void answer_keepalive(struct gateway *g, const struct gateway_now *now,
+                             struct lockfsm *f, struct pending *p)
 {
         struct conn *c = p->to.conn;
         int st = lockfsm_session_status(f, p->key_a);
@@ -193,7 +197,7 @@ static void answer_keepalive(struct gateway *g, struct lockfsm *f,
         uint8_t *out;
 
         if (st != 0) {
-                pending_settle_status(p, st);
+                pending_settle_status(p, now, st);
                 return;
         }
         /* Dated from arrival: the client dates its lease from its send,
@@ -210,11 +214,12 @@ static void answer_keepalive(struct gateway *g, struct lockfsm *f,
                         out, REPLY_MAX, p->to.id, flags, ttl,
                         flags != 0 ? lockfsm_session_revoked(f, p->key_a) : 0));
         }
-        pending_free(p);
+        pending_free(p, now);
 }
 
 /* A QUERY that asked for client names: a free lock's is empty. */
-static void answer_query_names(const struct lockfsm *f, struct pending *p,
+static void answer_query_names(const struct gateway_now *now,
+                               const struct lockfsm *f, struct pending *p,
                                uint64_t applied,
                                const struct lockfsm_result *res)
 {
@@ -226,28 +231,30 @@ static void answer_query_names(const struct lockfsm *f, struct pending *p,
         }
         reply_outcome_names(p->g, p->to.conn, p->to.id, applied, res, name,
                             len);
-        pending_free(p);
+        pending_free(p, now);
 }
 
 /* The first BACKUP `p`: its barrier has applied, so the host pins a state
  * that holds everything acknowledged before it arrived. */
-static void start_backup(struct gateway *g, struct pending *p)
+static void start_backup(struct gateway *g, const struct gateway_now *now,
+                         struct pending *p)
 {
         int rv;
 
         if (p->to.conn == NULL) {
-                pending_free(p); /* the client left */
+                pending_free(p, now); /* the client left */
                 return;
         }
         rv = g->host->backup_start(g->host, p->to.conn, p->to.id);
         if (rv != 0) {
-                pending_settle_status(p, rv);
+                pending_settle_status(p, now, rv);
                 return;
         }
-        pending_free(p);
+        pending_free(p, now);
 }
 
-static void answer_read(struct gateway *g, struct pending *p)
+static void answer_read(struct gateway *g, const struct gateway_now *now,
+                        struct pending *p)
 {
         struct lockfsm *f = node_lockfsm(g->node);
         uint64_t applied = node_last_applied(g->node);
@@ -256,38 +263,39 @@ static void answer_read(struct gateway *g, struct pending *p)
         switch (p->frame_type) {
         case PROTO_QUERY:
                 if (p->flags & PROTO_FLAG_HOLDERS) {
-                        answer_holders(f, p);
+                        answer_holders(now, f, p);
                         return;
                 }
                 lockfsm_query(f, p->cmd.name, p->cmd.name_len, &res);
                 if (p->flags & PROTO_FLAG_NAMES) {
-                        answer_query_names(f, p, applied, &res);
+                        answer_query_names(now, f, p, applied, &res);
                         return;
                 }
-                pending_settle(p, applied, &res);
+                pending_settle(p, now, applied, &res);
                 return;
         case PROTO_CHECK:
                 lockfsm_check_token(f, p->cmd.name, p->cmd.name_len, p->token,
                                     &res);
-                pending_settle(p, applied, &res);
+                pending_settle(p, now, applied, &res);
                 return;
         case PROTO_LIST:
-                answer_list(f, p);
+                answer_list(now, f, p);
                 return;
         case PROTO_BACKUP:
-                start_backup(g, p);
+                start_backup(g, now, p);
                 return;
 
         default: /* PROTO_KEEPALIVE */
-                answer_keepalive(g, f, p);
+                answer_keepalive(g, now, f, p);
                 return;
         }
 }
 
-static void on_read_barrier(struct node_request *req, int status)
+static void on_read_barrier(struct gateway_req *req,
+                            const struct gateway_now *now, int status)
 {
         struct readbatch *rb = req->data;
-        struct gateway *g = rb->g;
+        struct gateway *g = req->g;
 
         /* A committed barrier of this leader's term proves it still led
          * after every read in the batch arrived: no newer leader can have
@@ -296,7 +304,7 @@ static void on_read_barrier(struct node_request *req, int status)
                 struct pending *p =
                     QUEUE_DATA(queue_head(&rb->members), struct pending, link);
                 if (status == 0) {
-                        answer_read(g, p);
+                        answer_read(g, now, p);
                 } else {
                         pending_redirect(p);
                 }
@@ -316,15 +324,17 @@ void reads_start(struct gateway *g)
         if (rb == NULL) {
                 return;
         }
-        rb->g = g;
+        rb->req.g = g;
+        rb->req.cb = on_read_barrier;
+        rb->req.data = rb;
+        rb->req.node.data = &rb->req;
         queue_init(&rb->members);
         while (!queue_empty(&g->reads)) {
                 struct queue *q = queue_head(&g->reads);
                 queue_remove(q);
                 queue_push_tail(&rb->members, q);
         }
-        rb->req.data = rb;
-        rv = node_barrier(g->node, &rb->req, on_read_barrier);
+        rv = node_barrier(g->node, &rb->req.node, g->host->done);
         if (rv != 0) {
                 pending_redirect_all(&rb->members);
                 free(rb);
@@ -333,15 +343,16 @@ void reads_start(struct gateway *g)
         g->stats.barriers++;
 }
 
-void reads_on_frame(struct gateway *g, struct conn *c,
-                    const struct proto_header *h, const uint8_t *body)
+void reads_on_frame(struct gateway *g, const struct gateway_now *now,
+                    struct conn *c, const struct proto_header *h,
+                    const uint8_t *body)
 {
         struct proto_string name = {NULL, 0};
         struct pending *p;
         int rv = 0;
 
         /* Room for a name, or ATTACH's secret. */
-        p = pending_new(g, c, h->id, h->type, COMMAND_NAME_MAX);
+        p = pending_new(g, now, c, h->id, h->type, COMMAND_NAME_MAX);
         if (p == NULL) {
                 reply_status(g, c, h->id, BATON_ENOMEM);
                 return;
@@ -359,11 +370,11 @@ void reads_on_frame(struct gateway *g, struct conn *c,
                 rv = proto_read_check(body, h->length, &name, &p->token);
         }
         if (rv == BATON_ENAME) {
-                pending_settle_status(p, rv);
+                pending_settle_status(p, now, rv);
                 return;
         }
         if (rv != 0) {
-                pending_free(p);
+                pending_free(p, now);
                 conn_fail(c, h->id, rv, "malformed request body");
                 return;
         }
@@ -372,11 +383,12 @@ void reads_on_frame(struct gateway *g, struct conn *c,
                 p->cmd.name = (const char *)p->buf;
                 p->cmd.name_len = name.len;
         }
-        admit_route(p, &g->reads);
+        admit_route(p, now, &g->reads);
 }
 
-void reads_on_backup(struct gateway *g, struct conn *c,
-                     const struct proto_header *h, const uint8_t *body)
+void reads_on_backup(struct gateway *g, const struct gateway_now *now,
+                     struct conn *c, const struct proto_header *h,
+                     const uint8_t *body)
 {
         struct proto_backup req;
         struct pending *p;
@@ -391,12 +403,12 @@ void reads_on_backup(struct gateway *g, struct conn *c,
                         reply_status(g, c, h->id, BATON_EINVAL);
                         return;
                 }
-                p = pending_new(g, c, h->id, h->type, 0);
+                p = pending_new(g, now, c, h->id, h->type, 0);
                 if (p == NULL) {
                         reply_status(g, c, h->id, BATON_ENOMEM);
                         return;
                 }
-                admit_route(p, &g->reads);
+                admit_route(p, now, &g->reads);
                 return;
         }
         rv = g->host->backup_chunk(g->host, c, h->id, &req);

@@ -13,19 +13,22 @@
 
 /*
  * A KEEPALIVE, QUERY, CHECK, LIST or ATTACH frame from `c` (borrowed; `body`
- * only during the call): a malformed body fails the connection, a bad name is
+ * only during the call), arrived at `now` (a keepalive's new lease is
+ * dated from it): a malformed body fails the connection, a bad name is
  * answered BATON_ENAME; otherwise the read waits on g->reads (or g->held)
  * for the next reads_start(), or is redirected when this node does not
  * lead.
  */
-void reads_on_frame(struct gateway *g, struct conn *c,
-                    const struct proto_header *h, const uint8_t *body);
+void reads_on_frame(struct gateway *g, const struct gateway_now *now,
+                    struct conn *c, const struct proto_header *h,
+                    const uint8_t *body);
 
 /*
  * Start one barrier for every read on g->reads (call once per loop
- * iteration, while serving). When it is applied, each read is answered from
- * the state machine as it is then, and a keepalive restarts its session's
- * lease deadline; when it fails, each is redirected. Out of memory, the
+ * iteration, while serving). When it is applied (gateway_on_done()), each
+ * read is answered from the state machine as it is then, and a keepalive
+ * restarts its session's lease deadline; when it fails, each is
+ * redirected. Out of memory, the
  * reads stay queued for the next call; refused by raft, they are
  * redirected at once.
  */
@@ -41,7 +44,8 @@ void reads_start(struct gateway *g);
  * Whatever status the host returns is the answer. A malformed body fails
  * the connection.
  */
-void reads_on_backup(struct gateway *g, struct conn *c,
-                     const struct proto_header *h, const uint8_t *body);
+void reads_on_backup(struct gateway *g, const struct gateway_now *now,
+                     struct conn *c, const struct proto_header *h,
+                     const uint8_t *body);
 
 #endif /* SERVER_READS_H */

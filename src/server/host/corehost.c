@@ -1,10 +1,11 @@
 /* batond's host of its request core (src/server/gateway/): it hands the
- * core every input from the raft node and the client connections, and
- * does the I/O the core leaves to it (the apply log, the ATTACH hash,
- * backups, the log). */
+ * core every input from the raft node and the client connections, with
+ * the time, and does the I/O the core leaves to it (the clocks and its
+ * timer, the apply log, the ATTACH hash, backups, the log). */
 #include "corehost.h"
 
 #include <string.h>
+#include <time.h>
 
 #include <openssl/evp.h>
 
@@ -12,18 +13,94 @@
 #include "../../proto/attach.h"
 #include "../base/log.h"
 
+/* --- The clocks and the core's timer --------------------------------- */
+
+/* The time of an input: the loop's milliseconds, which every deadline
+ * counts in, and the monotonic nanoseconds of the latency histograms. */
+static struct gateway_now clocks(const struct corehost *h)
+{
+        struct gateway_now now = {uv_now(h->loop), uv_hrtime()};
+
+        return now;
+}
+
+/* The wall clock, in ms since the Unix epoch. */
+static uint64_t wall_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The clock the core's timer is started and fired by: the loop's, which
+ * no step of the wall clock moves. */
+static uint64_t timer_ms(const struct corehost *h)
+{
+#ifdef BATON_CHAOS_BUG_WALLCLOCK
+        /* A deliberate bug for the chaos suite's negative control
+         * (tests/chaos/batond-wallclock): the leader times leases and
+         * waits by the wall clock, so a step forward (clock-jump,
+         * clock-strobe) expires sessions whose clients still hold a valid
+         * lease. Never built into batond. */
+        return (uint64_t)((int64_t)wall_ms() - h->bug_wall_base);
+#else
+        return uv_now(h->loop);
+#endif
+}
+
+static void on_timer(uv_timer_t *t);
+
+/* gateway_host.timer: the uv timer, for what is left of the wait on
+ * timer_ms()'s clock, as the core counts it. */
+static void timer_op(struct gateway_host *ops, uint64_t at_ms)
+{
+        struct corehost *h = ops->data;
+        uint64_t now;
+
+        if (at_ms == GATEWAY_NEVER) {
+                uv_timer_stop(&h->timer);
+                return;
+        }
+        now = timer_ms(h);
+        uv_timer_start(&h->timer, on_timer, at_ms > now ? at_ms - now : 0, 0);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+        struct corehost *h = t->data;
+        struct gateway_now now = clocks(h);
+
+        now.ms = timer_ms(h);
+        gateway_on_timer(&h->core, &now);
+}
+
+/* gateway_host.done: raft's answer to a request of the core's. */
+static void done_op(struct node_request *req, int status)
+{
+        struct gateway_req *r = req->data;
+        struct corehost *h = r->g->host->data;
+        struct gateway_now now = clocks(h);
+
+        gateway_on_done(&h->core, &now, r, status);
+}
+
+/* --- Inputs from the node --------------------------------------------- */
+
 static void on_ready(void *data)
 {
         struct corehost *h = data;
+        struct gateway_now now = clocks(h);
 
-        gateway_on_ready(&h->core);
+        gateway_on_ready(&h->core, &now);
 }
 
 static void on_lost(void *data)
 {
         struct corehost *h = data;
+        struct gateway_now now = clocks(h);
 
-        gateway_on_lost(&h->core);
+        gateway_on_lost(&h->core, &now);
 }
 
 static void on_restored(void *data)
@@ -43,13 +120,22 @@ void corehost_node_callbacks(struct corehost *h, struct node_callbacks *cb)
 
 /* A state machine event: its line is written before the core acts on it,
  * so that the line's mono_ns comes before every answer the event gives
- * (the checkers place applies between client operations by it). */
+ * (the checkers place applies between client operations by it). The
+ * nanoseconds are read once per entry: a batch's events answer up to 256
+ * requests. */
 static void on_event(void *data, const struct lockfsm_event *ev)
 {
         struct corehost *h = data;
+        struct gateway_now now;
 
         applylog_write(&h->applylog, node_entry_term(h->node), ev);
-        gateway_on_event(&h->core, ev);
+        if (ev->index != h->ev_index) {
+                h->ev_index = ev->index;
+                h->ev_ns = uv_hrtime();
+        }
+        now.ms = uv_now(h->loop);
+        now.ns = h->ev_ns;
+        gateway_on_event(&h->core, &now, ev);
 }
 
 /* The end of an entry's events: the apply log's alone. */
@@ -120,21 +206,32 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
 {
         int rv;
 
+        h->loop = loop;
         h->node = node;
+        h->ev_index = 0;
         h->ops.data = h;
         h->ops.hash_secret = hash_secret;
         h->ops.backup_start = backup_start_op;
         h->ops.backup_chunk = backup_chunk_op;
         h->ops.log = log_op;
+        h->ops.timer = timer_op;
+        h->ops.done = done_op;
+#ifdef BATON_CHAOS_BUG_WALLCLOCK
+        h->bug_wall_base = (int64_t)wall_ms() - (int64_t)uv_now(loop);
+#endif
         backups_init(&h->backups, loop, node);
         rv = applylog_open(&h->applylog, cfg->apply_log);
         if (rv != 0) {
                 goto err;
         }
-        rv = gateway_init(&h->core, &h->ops, loop, node, cfg, cfg->log_level);
+        rv = gateway_init(&h->core, &h->ops, node, cfg, cfg->log_level);
         if (rv != 0) {
                 goto err_after_applylog;
         }
+        /* After the core: a failed init leaves no handle to close, and the
+         * core arms nothing before its first input. */
+        uv_timer_init(loop, &h->timer);
+        h->timer.data = h;
         node_set_event_cb(node, on_event, h);
         node_set_entry_cb(node, on_entry, h);
         node_set_acl_cb(node, on_acl, h);
@@ -148,10 +245,13 @@ err:
 
 void corehost_close(struct corehost *h)
 {
+        struct gateway_now now = clocks(h);
+
         node_set_event_cb(h->node, NULL, NULL);
         node_set_entry_cb(h->node, NULL, NULL);
         node_set_acl_cb(h->node, NULL, NULL);
-        gateway_close(&h->core);
+        gateway_close(&h->core, &now);
+        uv_close((uv_handle_t *)&h->timer, NULL);
         backup_forget_conn(&h->backups, NULL);
         applylog_close(&h->applylog);
 }
@@ -160,8 +260,9 @@ void corehost_on_frame(void *data, struct conn *c,
                        const struct proto_header *hdr, const uint8_t *body)
 {
         struct corehost *h = data;
+        struct gateway_now now = clocks(h);
 
-        gateway_on_frame(&h->core, c, hdr, body);
+        gateway_on_frame(&h->core, &now, c, hdr, body);
 }
 
 void corehost_on_gone(void *data, struct conn *c)
@@ -174,5 +275,7 @@ void corehost_on_gone(void *data, struct conn *c)
 
 void corehost_flush(struct corehost *h)
 {
-        gateway_flush(&h->core);
+        struct gateway_now now = clocks(h);
+
+        gateway_flush(&h->core, &now, wall_ms());
 }

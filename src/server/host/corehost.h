@@ -1,7 +1,7 @@
 /* batond's host of its request core (src/server/gateway/): it hands the
- * core every input from the raft node and the client connections, and
- * does the I/O the core leaves to it (the apply log, the ATTACH hash,
- * backups, the log). */
+ * core every input from the raft node and the client connections, with
+ * the time, and does the I/O the core leaves to it (the clocks and its
+ * timer, the apply log, the ATTACH hash, backups, the log). */
 #ifndef SERVER_COREHOST_H
 #define SERVER_COREHOST_H
 
@@ -22,7 +22,16 @@
  * given to node_start()), the state machine's events and ACL entries (the
  * node's callbacks, set by corehost_init()), frames and connections gone
  * (corehost_on_frame() and corehost_on_gone(), given to conn_listen()),
- * and the end of each loop turn (corehost_flush()).
+ * the answers to the core's raft requests (gateway_host.done), the core's
+ * deadline timer, and the end of each loop turn (corehost_flush()).
+ *
+ * The host reads the clocks for the core, once for each input that needs
+ * the time: the loop's uv_now() (cached once per loop turn, so every
+ * input of a turn has the same milliseconds) and uv_hrtime(), which on
+ * the event path is read once per entry, for all of its events; the wall
+ * clock only at the end of a turn, for the leader's CLOCK command. The
+ * core's one timer is a uv timer here, started for the time the core asks
+ * for on uv_now()'s clock.
  *
  * The apply log is the host's: an event's or an ACL entry's line is
  * written before the core hears of it, so a node killed inside the core
@@ -41,9 +50,16 @@
 struct corehost {
         struct gateway core; /* the metrics port reads its counters */
         struct gateway_host ops;
+        uv_loop_t *loop;
         struct node *node;
+        uv_timer_t timer;  /* the core's deadlines (gateway_host.timer) */
+        uint64_t ev_index; /* the entry whose events ev_ns times */
+        uint64_t ev_ns;
         struct applylog applylog;
         struct backups backups;
+#ifdef BATON_CHAOS_BUG_WALLCLOCK
+        int64_t bug_wall_base; /* wall ms minus uv_now() at init */
+#endif
 };
 
 /* The node's leadership callbacks, into `h`'s core, for node_start(),
@@ -52,14 +68,17 @@ struct corehost {
 void corehost_node_callbacks(struct corehost *h, struct node_callbacks *cb);
 
 /* Open the apply log (cfg->apply_log; "" leaves it off), set up the core
- * on the started `node`, and take the node's event, entry and ACL
- * callbacks. `loop`, `node` and `cfg` are borrowed for the host's life.
+ * on the started `node` and its timer on `loop`, and take the node's
+ * event, entry and ACL callbacks. `loop`, `node` and `cfg` are borrowed
+ * for the host's life.
  * 0, or BATON_EIO (the apply log could not be opened) or BATON_ENOMEM;
  * on failure nothing is left to clean up. */
 int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
                   const struct config *cfg);
-/* Give the node's callbacks back, close the core (gateway_close()), let
- * go of every backup pin, then close the apply log. */
+/* Give the node's callbacks back, close the core (gateway_close()) and
+ * its timer (the loop finishes it), let go of every backup pin, then close
+ * the apply log. The core's raft requests still open end later, through
+ * gateway_on_done(). */
 void corehost_close(struct corehost *h);
 
 /* conn_frame_cb and conn_gone_cb; `data` is the struct corehost. */
