@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../include/baton/errors.h"
 #include "../../src/fsm/acl.h"
@@ -311,6 +312,64 @@ static void too_small(void **state)
                          0);
 }
 
+static bool starts(const char *s, const char *prefix)
+{
+        return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The file's bytes, NUL-terminated, in `buf`. */
+static void read_all(const char *path, char *buf, size_t cap)
+{
+        FILE *f = fopen(path, "r");
+        size_t n;
+
+        assert_non_null(f);
+        n = fread(buf, 1, cap - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+}
+
+/* A node killed in the middle of a line (SIGKILL between two pages of a
+ * write) leaves it cut; the next process, appending, starts its first
+ * line on a new line, so the cut line does not swallow it, and a file
+ * that ends cleanly gets no blank line. */
+static void cut_line_ended_at_open(void **state)
+{
+        char path[] = "/tmp/test_applylog-XXXXXX";
+        struct applylog a;
+        char buf[LINE_MAX_BYTES];
+        const char *second;
+        FILE *f;
+        int fd = mkstemp(path);
+
+        (void)state;
+        assert_true(fd >= 0);
+        close(fd);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("{\"index\":8072,\"term\":3,\"event\":\"RESULT\",\"lo", f);
+        fclose(f);
+        assert_int_equal(applylog_open(&a, path), 0);
+        applylog_write_entry(&a, 3, 8302, COMMAND_BATCH);
+        applylog_write_entry(&a, 3, 8303, COMMAND_BATCH);
+        applylog_close(&a);
+        read_all(path, buf, sizeof buf);
+        second = strchr(buf, '\n');
+        assert_non_null(second);
+        assert_true(starts(second + 1, "{\"index\":8302,"));
+        second = strchr(second + 1, '\n');
+        assert_non_null(second);
+        assert_true(starts(second + 1, "{\"index\":8303,"));
+        /* Opened again, ending cleanly: no blank line. */
+        assert_int_equal(applylog_open(&a, path), 0);
+        applylog_write_entry(&a, 3, 8304, COMMAND_BATCH);
+        applylog_close(&a);
+        read_all(path, buf, sizeof buf);
+        assert_null(strstr(buf, "\n\n"));
+        assert_non_null(strstr(buf, "}\n{\"index\":8304,"));
+        unlink(path);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -321,6 +380,7 @@ int main(void)
             cmocka_unit_test(entry_line),
             cmocka_unit_test(acl_lines),
             cmocka_unit_test(too_small),
+            cmocka_unit_test(cut_line_ended_at_open),
         };
         return cmocka_run_group_tests_name("applylog", tests, NULL, NULL);
 }

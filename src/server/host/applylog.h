@@ -2,6 +2,7 @@
 #ifndef SERVER_APPLYLOG_H
 #define SERVER_APPLYLOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,14 +17,20 @@
  * command; the other fields 0), so a reader knows where an entry ends: one
  * missing means the node stopped while applying it. Lines are written
  * with one write(2) each, unbuffered, so a node killed with SIGKILL leaves
- * every line of what it applied.
+ * every line of what it applied but the one it was writing: the kernel
+ * ends a write early when SIGKILL arrives between two pages, and a full
+ * disk cuts one short too. Such a cut line stays cut (a reader skips it),
+ * but the next line, even from the next process, starts on a line of its
+ * own, so the cut never swallows an event written after it.
  */
 struct applylog {
-        int fd; /* -1: off */
+        int fd;    /* -1: off */
+        bool torn; /* the file does not end with a newline */
 };
 
 /* Open (append, create) `path`; "" or NULL leaves the log off. 0 or
- * BATON_EIO. */
+ * BATON_EIO. A file whose last line was cut (above) gets its newline
+ * before the first line written. */
 int applylog_open(struct applylog *a, const char *path);
 
 /*
