@@ -30,8 +30,14 @@ void client_lock(struct baton_client *c)
         pthread_mutex_lock(&c->mu);
 }
 
+void client_effects(struct baton_client *c)
+{
+        registry_effects(&c->registry);
+}
+
 void client_unlock(struct baton_client *c)
 {
+        client_effects(c);
         pthread_mutex_unlock(&c->mu);
 }
 
@@ -275,7 +281,7 @@ int baton_client_create(baton_client **out, const char *endpoints,
         registry_init(&c->registry, &c->link, clock_env(), &c->mu, &c->cv,
                       c->opts.ttl_ms, &owner);
         session_init(&c->session, c->opts.ttl_ms, clock_env(), &c->registry,
-                     &c->link, &c->locks, &c->notify, c->client_name);
+                     &c->locks, &c->notify, c->client_name);
         c->session.lock_delay_ms = c->opts.lock_delay_ms;
         if (pthread_mutex_init(&c->mu, NULL) != 0) {
                 rv = BATON_ENOMEM;

@@ -43,6 +43,8 @@ static bool deliver(struct loop *lp)
 
         while ((e = notify_pop(lp->notify)) != NULL) {
                 any = true;
+                /* What the round did is told before the mutex goes. */
+                registry_effects(lp->reg);
                 lp->reg->on_loop = false; /* the callbacks are the user's */
                 if (e->kind == NOTIFY_WATCH) {
                         /* It takes its events under the mutex. `e` is
@@ -98,6 +100,7 @@ static void *run(void *arg)
                         pfd[1].revents = 0;
                         n = 2;
                 }
+                registry_effects(lp->reg);
                 lp->reg->on_loop = false;
                 pthread_mutex_unlock(lp->mu);
                 if (poll(pfd, n, wait) < 0 && errno != EINTR) {
@@ -116,6 +119,7 @@ static void *run(void *arg)
                 link_ready(l, pfd[1].revents, clock_now_ms());
         }
         link_disconnect(l);
+        registry_effects(lp->reg);
         lp->reg->on_loop = false;
         pthread_mutex_unlock(lp->mu);
         return NULL;

@@ -77,8 +77,12 @@ struct registry_owner {
  * requests in order, so a refusal answers the request behind it).
  *
  * Threading: every field, and every request, is guarded by the handle's
- * mutex `mu`; `cv`, on CLOCK_MONOTONIC, is broadcast whenever a request
- * becomes final or the session changes.
+ * mutex `mu`. The registry and the session wake nobody themselves: they
+ * flag `changed` whenever a request becomes final or the session changes,
+ * and `loop_needed` whenever the background thread has work, and the host
+ * does both in registry_effects() before it releases `mu` or waits on
+ * `cv` (on CLOCK_MONOTONIC), so that a call leaves the registry consistent
+ * before anyone looks at it.
  */
 #define REGISTRY_MAX_OWNED 8
 
@@ -99,6 +103,8 @@ struct registry {
         struct registry_owner owner;
         bool on_loop;         /* the background thread holds `mu`: it
                                  sends what is queued before it sleeps */
+        bool changed;         /* a caller waiting on `cv` should look again */
+        bool loop_needed;     /* the background thread has work to do */
         struct request *ping; /* in flight */
         int hb_idle_ms;
         int hb_timeout_ms;
@@ -186,12 +192,24 @@ void registry_disown(struct registry *reg, uint64_t session);
 /* Whether any request is in the registry. */
 bool registry_busy(const struct registry *reg);
 
-/* Wait on `cv` until it is broadcast or `deadline`; false once the
- * deadline has passed (then without waiting). Mutex held. */
-bool registry_wait(struct registry *reg, int64_t deadline);
+/* Something callers wait for changed (a request became final, the
+ * session changed): a waiting caller is to look again. */
+void registry_changed(struct registry *reg);
 
-/* Broadcast `cv`: something callers wait for changed. */
-void registry_broadcast(struct registry *reg);
+/* The background thread has work: a request to send, a callback to run. */
+void registry_need_loop(struct registry *reg);
+
+/* --- The host's part, until waiting leaves the registry ------------------- */
+
+/* Do what the flags ask, and clear them: broadcast `cv` when something
+ * changed, wake the background thread when it has work. Mutex held; every
+ * entry point of the host does it before it releases `mu`. */
+void registry_effects(struct registry *reg);
+
+/* Do the effects, then wait on `cv` until it is broadcast or `deadline`;
+ * false once the deadline has passed (then without waiting). Mutex
+ * held. */
+bool registry_wait(struct registry *reg, int64_t deadline);
 
 /* --- The background thread ----------------------------------------------- */
 

@@ -69,8 +69,8 @@ struct clientfix *clientfix_new(uint32_t ttl_ms, uint64_t seed)
                       &owner);
         locks_init(&f->locks);
         notify_init(&f->notify);
-        session_init(&f->s, ttl_ms, &f->env, &f->reg, &f->link, &f->locks,
-                     &f->notify, "unit");
+        session_init(&f->s, ttl_ms, &f->env, &f->reg, &f->locks, &f->notify,
+                     "unit");
         return f;
 }
 
