@@ -15,6 +15,7 @@
 #include "../../include/baton.h"
 #include "../lib/address.h"
 #include "clock.h"
+#include "linkio.h"
 #include "resolve.h"
 #include "../proto/reply.h"
 
@@ -321,7 +322,7 @@ static void connect_failed(struct link *l, int64_t now)
 {
         char why[REACH_WHY_MAX];
 
-        reach_why_connect(why, sizeof why, l->connect_err, CONNECT_MS);
+        linkio_why_connect(why, sizeof why, l->connect_err, CONNECT_MS);
         fail_as(l, now, true,
                 l->connect_err == ECONNREFUSED ? REACH_NOT_LISTENING
                                                : REACH_REFUSED,
@@ -753,7 +754,7 @@ static void tls_failed(struct link *l, long rv, int64_t now)
                                          "answering");
                 return;
         }
-        reach_why_tls(why, sizeof why, l->tc);
+        linkio_why_tls(why, sizeof why, l->tc);
         fail_as(l, now, false, REACH_REFUSED, true, why);
 }
 
@@ -834,7 +835,7 @@ static void closed(struct link *l, int err, int64_t now)
         if (err == 0) {
                 snprintf(why, sizeof why, "closed the connection%s", when);
         } else {
-                reach_why_errno(why, sizeof why, err, when);
+                linkio_why_errno(why, sizeof why, err, when);
         }
         fail_as(l, now, true, REACH_REFUSED, false, why);
 }
