@@ -9,6 +9,7 @@
 
 #include "../../include/baton.h"
 #include "link.h"
+#include "linkio.h"
 #include "locks.h"
 #include "loop.h"
 #include "notify.h"
@@ -54,7 +55,8 @@ struct baton_client {
         char endpoints[CLIENT_MAX_ENDPOINTS][LINK_ADDR_MAX];
         unsigned n_endpoints;
         struct registry registry;
-        struct link link;
+        struct link link;    /* where to connect, and what was said */
+        struct linkio io;    /* the link's socket, TLS and eventfd */
         struct tls_ctx *tls; /* NULL: plain connections */
         struct session session;
         struct locks locks;

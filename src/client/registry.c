@@ -19,7 +19,7 @@ static void on_frame(void *data, const struct proto_header *h,
 static void on_closed(void *data, uint64_t gen);
 static void on_unreachable(void *data);
 
-void registry_init(struct registry *reg, struct link *link,
+void registry_init(struct registry *reg, struct link *link, struct linkio *io,
                    const struct core_env *env, pthread_mutex_t *mu,
                    pthread_cond_t *cv, uint32_t ttl_ms,
                    const struct registry_owner *owner)
@@ -31,6 +31,7 @@ void registry_init(struct registry *reg, struct link *link,
         queue_init(&reg->list);
         memset(reg->owned, 0, sizeof reg->owned);
         reg->link = link;
+        reg->io = io;
         reg->env = env;
         reg->mu = mu;
         reg->cv = cv;
@@ -99,7 +100,7 @@ void registry_effects(struct registry *reg)
         }
         if (reg->loop_needed) {
                 reg->loop_needed = false;
-                link_wake(reg->link);
+                linkio_wake(reg->io);
         }
 }
 
@@ -228,7 +229,7 @@ static bool send_direct(struct registry *reg, struct request *r, int64_t now)
 {
         struct queue *q;
 
-        if (reg->on_loop || !link_up(reg->link) || link_busy(reg->link)) {
+        if (reg->on_loop || !link_up(reg->link) || linkio_busy(reg->io)) {
                 return false;
         }
         QUEUE_FOREACH(q, &reg->list)
@@ -241,7 +242,7 @@ static bool send_direct(struct registry *reg, struct request *r, int64_t now)
         if (now < r->not_before || !put(reg, r, now)) {
                 return false;
         }
-        return link_write(reg->link);
+        return linkio_write(reg->io);
 }
 
 /* The WATCH `r`'s name id: that of a watch of the same name in the
@@ -370,9 +371,6 @@ void registry_step(struct registry *reg, int64_t now)
                 new_ping(reg, now);
         }
         send_pending(reg, now);
-        if (link_busy(reg->link)) {
-                link_flush(reg->link, now);
-        }
 }
 
 int64_t registry_next_event(const struct registry *reg)

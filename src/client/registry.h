@@ -12,6 +12,7 @@
 #include "../proto/attach.h"
 #include "coreenv.h"
 #include "link.h"
+#include "linkio.h"
 #include "request.h"
 
 /* How a request became final. */
@@ -97,6 +98,8 @@ struct registry {
         struct queue list; /* struct request, creation order */
         struct registry_owned owned[REGISTRY_MAX_OWNED];
         struct link *link;          /* borrowed: the transport */
+        struct linkio *io;          /* borrowed: its socket, for a caller's
+                                       own write and for the wake-up */
         const struct core_env *env; /* borrowed: a retry's jitter */
         pthread_mutex_t *mu;        /* borrowed: the handle's mutex */
         pthread_cond_t *cv;         /* borrowed: the handle's condition */
@@ -114,9 +117,9 @@ struct registry {
         unsigned long heartbeat_drops;
 };
 
-/* Borrow `link`, `env`, `mu` and `cv`, and register as the link's owner;
- * the heartbeat follows `ttl_ms`. */
-void registry_init(struct registry *reg, struct link *link,
+/* Borrow `link`, `io` (its I/O), `env`, `mu` and `cv`, and register as the
+ * link's owner; the heartbeat follows `ttl_ms`. */
+void registry_init(struct registry *reg, struct link *link, struct linkio *io,
                    const struct core_env *env, pthread_mutex_t *mu,
                    pthread_cond_t *cv, uint32_t ttl_ms,
                    const struct registry_owner *owner);
@@ -213,8 +216,8 @@ bool registry_wait(struct registry *reg, int64_t deadline);
 
 /* --- The background thread ----------------------------------------------- */
 
-/* On an established connection: drop it if silent, ping when idle, send
- * what is pending, flush. */
+/* On an established connection: drop it if silent, ping when idle, put
+ * what is pending in the link's outbox (the host then flushes it). */
 void registry_step(struct registry *reg, int64_t now);
 
 /* When registry_step() next has something to do on an established

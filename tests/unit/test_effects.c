@@ -157,9 +157,7 @@ static void unreachable_changes(void **state)
         struct clientfix *f = clientfix_new(10000, 1);
 
         (void)state;
-        /* The link's one endpoint, as the link picks it to connect. */
-        memcpy(f->link.peer, f->link.endpoints[0], sizeof f->link.peer);
-        f->link.peer_index = 0;
+        assert_int_not_equal(link_dial(&f->link, T0, true), 0);
         clear(f);
         link_fail(&f->link, T0, false);
         assert_true(f->reg.changed);
@@ -183,10 +181,10 @@ static void effects_clear_the_flags(void **state)
         assert_int_equal(pthread_mutex_unlock(&f->mu), 0);
         assert_false(f->reg.changed);
         assert_false(f->reg.loop_needed);
-        assert_int_equal(read(f->link.wake, &n, sizeof n), sizeof n);
+        assert_int_equal(read(f->io.wake, &n, sizeof n), sizeof n);
         assert_int_equal(n, 1);
         registry_effects(&f->reg);
-        assert_true(read(f->link.wake, &n, sizeof n) < 0); /* nothing more */
+        assert_true(read(f->io.wake, &n, sizeof n) < 0); /* nothing more */
         clientfix_free(f);
 }
 
