@@ -31,14 +31,14 @@ int baton_status(baton_client *c, const char *endpoint,
         }
         /* Whichever node the handle is connected to answers; if it is not
          * the leader, ask the leader it names. */
-        pthread_mutex_lock(&c->mu);
+        client_lock(c);
         r = request_empty(PROTO_STATUS);
         if (r != NULL) {
                 r->reply = calloc(1, sizeof *r->reply);
         }
         if (r == NULL || r->reply == NULL) {
                 request_free(r);
-                pthread_mutex_unlock(&c->mu);
+                client_unlock(c);
                 return BATON_ENOMEM;
         }
         rv = client_roundtrip(c, r, deadline);
@@ -49,7 +49,7 @@ int baton_status(baton_client *c, const char *endpoint,
                 }
                 registry_drop(&c->registry, r);
         }
-        pthread_mutex_unlock(&c->mu);
+        client_unlock(c);
         if (rv != 0 || out->role == BATON_ROLE_LEADER) {
                 return rv;
         }

@@ -14,6 +14,7 @@
 #include "drive.h"
 #include "errmsg.h"
 #include "link.h"
+#include "linkio.h"
 #include "../proto/reply.h"
 #include "../proto/backup.h"
 
@@ -25,6 +26,7 @@
  * the transfer is. */
 struct puller {
         struct link link;
+        struct linkio io;
         int fd;          /* the temporary file */
         const char *tmp; /* its name, for errors */
         struct backupfile_digest *digest;
@@ -264,15 +266,22 @@ int baton_backup_save(baton_client *c, const char *path, uint32_t timeout_ms,
                 return file_error("create", tmp);
         }
         rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])c->endpoints,
-                       c->n_endpoints, c->tls, clock_env());
+                       c->n_endpoints, clock_env());
+        if (rv == 0) {
+                rv = linkio_init(&p.io, &p.link, c->tls);
+                if (rv != 0) {
+                        link_close(&p.link);
+                }
+        }
         if (rv == 0) {
                 cb.data = &p;
                 link_listen(&p.link, &cb);
                 restart(&p, 0);
-                drive_link(&p.link, &p.rv,
+                drive_link(&p.io, &p.rv,
                            clock_after(clock_now_ms(),
                                        timeout_ms != 0 ? timeout_ms : 600000),
                            retry, &p, NULL);
+                linkio_close(&p.io);
                 link_close(&p.link);
                 rv = p.rv;
         }

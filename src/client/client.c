@@ -30,8 +30,14 @@ void client_lock(struct baton_client *c)
         pthread_mutex_lock(&c->mu);
 }
 
+void client_effects(struct baton_client *c)
+{
+        registry_effects(&c->registry);
+}
+
 void client_unlock(struct baton_client *c)
 {
+        client_effects(c);
         pthread_mutex_unlock(&c->mu);
 }
 
@@ -267,19 +273,22 @@ int baton_client_create(baton_client **out, const char *endpoints,
         owner.watch_event = watch_on_event;
         locks_init(&c->locks);
         notify_init(&c->notify);
-        rv = link_init(&c->link, c->endpoints, c->n_endpoints, c->tls,
-                       clock_env());
+        rv = link_init(&c->link, c->endpoints, c->n_endpoints, clock_env());
         if (rv != 0) {
                 goto err_after_tls;
         }
-        registry_init(&c->registry, &c->link, clock_env(), &c->mu, &c->cv,
-                      c->opts.ttl_ms, &owner);
+        rv = linkio_init(&c->io, &c->link, c->tls);
+        if (rv != 0) {
+                goto err_after_link;
+        }
+        registry_init(&c->registry, &c->link, &c->io, clock_env(), &c->mu,
+                      &c->cv, c->opts.ttl_ms, &owner);
         session_init(&c->session, c->opts.ttl_ms, clock_env(), &c->registry,
-                     &c->link, &c->locks, &c->notify, c->client_name);
+                     &c->locks, &c->notify, c->client_name);
         c->session.lock_delay_ms = c->opts.lock_delay_ms;
         if (pthread_mutex_init(&c->mu, NULL) != 0) {
                 rv = BATON_ENOMEM;
-                goto err_after_link;
+                goto err_after_io;
         }
         if (pthread_condattr_init(&ca) != 0) {
                 rv = BATON_ENOMEM;
@@ -297,7 +306,7 @@ int baton_client_create(baton_client **out, const char *endpoints,
         c->loop.opts = &c->opts;
         c->loop.session = &c->session;
         c->loop.reg = &c->registry;
-        c->loop.link = &c->link;
+        c->loop.io = &c->io;
         c->loop.notify = &c->notify;
         rv = loop_start(&c->loop);
         if (rv != 0) {
@@ -310,6 +319,8 @@ err_after_cond:
         pthread_cond_destroy(&c->cv);
 err_after_mutex:
         pthread_mutex_destroy(&c->mu);
+err_after_io:
+        linkio_close(&c->io);
 err_after_link:
         link_close(&c->link);
 err_after_tls:
@@ -343,6 +354,7 @@ void baton_client_destroy(baton_client *c)
         client_unlock(c);
         loop_join(&c->loop);
         registry_close(&c->registry);
+        linkio_close(&c->io);
         link_close(&c->link);
         tls_ctx_destroy(c->tls);
         locks_close(&c->locks);

@@ -9,6 +9,7 @@
 
 #include "../../include/baton.h"
 #include "link.h"
+#include "linkio.h"
 #include "locks.h"
 #include "loop.h"
 #include "notify.h"
@@ -32,7 +33,10 @@
  * callbacks. The only other lock in libbaton is foreign_seq()'s own, for
  * a counter shared by every handle. Callers wait on `cv` (on
  * CLOCK_MONOTONIC, with `mu`), which is broadcast whenever a request
- * becomes final or the session changes.
+ * becomes final or the session changes: the registry and the session only
+ * flag it (and that the background thread has work), and whoever holds
+ * `mu` does what they flagged before releasing it (client_effects(), the
+ * background thread's own before it sleeps or runs a callback).
  *
  * Threading: any thread holding `mu` may write frames to the socket: a
  * request made while the connection is up and idle goes out from the
@@ -51,7 +55,8 @@ struct baton_client {
         char endpoints[CLIENT_MAX_ENDPOINTS][LINK_ADDR_MAX];
         unsigned n_endpoints;
         struct registry registry;
-        struct link link;
+        struct link link;    /* where to connect, and what was said */
+        struct linkio io;    /* the link's socket, TLS and eventfd */
         struct tls_ctx *tls; /* NULL: plain connections */
         struct session session;
         struct locks locks;
@@ -70,7 +75,12 @@ int client_ask(baton_client *c, struct request *r);
 
 /* The calls' common steps, shared by client.c, admin.c and acquire.c. */
 void client_lock(struct baton_client *c);   /* takes `c->mu` */
-void client_unlock(struct baton_client *c); /* gives it back */
+void client_unlock(struct baton_client *c); /* client_effects(), then gives
+                                               it back */
+/* What the registry and the session asked for while `c->mu` was held:
+ * broadcast `cv` to the waiting callers, wake the background thread. Every
+ * call does it before it releases `c->mu` or waits on `cv`. */
+void client_effects(struct baton_client *c);
 /* Submit a command in the session and wait for its final answer, `c->mu`
  * held: its status with `*res` filled, or BATON_ENOANSWER / BATON_ETLS
  * (it then goes on in the background). */

@@ -8,16 +8,17 @@
 #include "clock.h"
 #include "errmsg.h"
 
-void drive_link(struct link *l, int *rv, int64_t deadline,
+void drive_link(struct linkio *io, int *rv, int64_t deadline,
                 int64_t (*turn)(void *data, int64_t now), void *data,
                 const bool *sent)
 {
+        struct link *l = io->link;
         uint64_t mark = l->reach.pass;
         char why[ERRMSG_MAX];
 
         while (*rv == 1) {
                 int64_t now = clock_now_ms();
-                int64_t until = link_next_event(l, true), next;
+                int64_t until = linkio_next_event(io, true), next;
                 struct pollfd pfd;
                 int n, code;
                 code = reach_answer(&l->reach, mark, sent != NULL && *sent,
@@ -26,25 +27,25 @@ void drive_link(struct link *l, int *rv, int64_t deadline,
                         *rv = errmsg_set(code, "%s", why);
                         return;
                 }
-                link_step(l, now, true);
+                linkio_step(io, now, true);
                 next = turn != NULL && *rv == 1 ? turn(data, now) : CLOCK_NEVER;
                 if (*rv != 1) {
                         return;
                 }
-                if (link_busy(l)) {
-                        link_flush(l, now);
+                if (linkio_busy(io)) {
+                        linkio_flush(io, now);
                 }
                 until = next < until ? next : until;
                 until = until < deadline ? until : deadline;
-                pfd.fd = l->fd;
-                pfd.events = link_events(l);
+                pfd.events = linkio_events(io);
+                pfd.fd = io->fd;
                 pfd.revents = 0;
-                n = poll(&pfd, l->fd >= 0 ? 1 : 0,
+                n = poll(&pfd, pfd.events != 0 ? 1 : 0,
                          (int)(until > now ? until - now : 0));
                 if (n < 0 && errno != EINTR) {
                         *rv = BATON_EIO;
                 } else if (n > 0) {
-                        link_ready(l, pfd.revents, clock_now_ms());
+                        linkio_ready(io, pfd.revents, clock_now_ms());
                 }
         }
 }

@@ -27,8 +27,8 @@ static int timeout_ms(const struct loop *lp, int64_t now)
 {
         int64_t t = min64(session_next_event(lp->session), now + POLL_MAX_MS);
 
-        t = min64(t, link_next_event(lp->link, needed(lp)));
-        if (link_up(lp->link)) {
+        t = min64(t, linkio_next_event(lp->io, needed(lp)));
+        if (link_up(lp->io->link)) {
                 t = min64(t, registry_next_event(lp->reg));
         }
         return t <= now ? 0 : (int)(t - now);
@@ -43,6 +43,8 @@ static bool deliver(struct loop *lp)
 
         while ((e = notify_pop(lp->notify)) != NULL) {
                 any = true;
+                /* What the round did is told before the mutex goes. */
+                registry_effects(lp->reg);
                 lp->reg->on_loop = false; /* the callbacks are the user's */
                 if (e->kind == NOTIFY_WATCH) {
                         /* It takes its events under the mutex. `e` is
@@ -69,11 +71,12 @@ static bool deliver(struct loop *lp)
 static void *run(void *arg)
 {
         struct loop *lp = arg;
-        struct link *l = lp->link;
+        struct linkio *io = lp->io;
         struct pollfd pfd[2];
         uint64_t drain;
         int64_t now;
         nfds_t n;
+        short events;
         int wait;
 
         pthread_mutex_lock(lp->mu);
@@ -81,23 +84,28 @@ static void *run(void *arg)
         while (!lp->stop) {
                 now = clock_now_ms();
                 session_tick(lp->session, now);
-                if (link_step(l, now, needed(lp))) {
+                if (linkio_step(io, now, needed(lp))) {
                         registry_step(lp->reg, now);
+                        if (linkio_busy(io)) {
+                                linkio_flush(io, now);
+                        }
                 }
                 if (deliver(lp)) {
                         continue;
                 }
                 wait = timeout_ms(lp, now);
-                pfd[0].fd = l->wake;
+                pfd[0].fd = io->wake;
                 pfd[0].events = POLLIN;
                 pfd[0].revents = 0;
                 n = 1;
-                if (l->fd >= 0) {
-                        pfd[1].fd = l->fd;
-                        pfd[1].events = link_events(l);
+                events = linkio_events(io);
+                if (events != 0) {
+                        pfd[1].fd = io->fd;
+                        pfd[1].events = events;
                         pfd[1].revents = 0;
                         n = 2;
                 }
+                registry_effects(lp->reg);
                 lp->reg->on_loop = false;
                 pthread_mutex_unlock(lp->mu);
                 if (poll(pfd, n, wait) < 0 && errno != EINTR) {
@@ -107,15 +115,16 @@ static void *run(void *arg)
                 pthread_mutex_lock(lp->mu);
                 lp->reg->on_loop = true;
                 if (pfd[0].revents & POLLIN) {
-                        ssize_t rv = read(l->wake, &drain, sizeof drain);
+                        ssize_t rv = read(io->wake, &drain, sizeof drain);
                         (void)rv;
                 }
                 if (n < 2 || pfd[1].revents == 0 || lp->stop) {
                         continue;
                 }
-                link_ready(l, pfd[1].revents, clock_now_ms());
+                linkio_ready(io, pfd[1].revents, clock_now_ms());
         }
-        link_disconnect(l);
+        linkio_disconnect(io);
+        registry_effects(lp->reg);
         lp->reg->on_loop = false;
         pthread_mutex_unlock(lp->mu);
         return NULL;
@@ -139,7 +148,7 @@ int loop_start(struct loop *lp)
 void loop_stop(struct loop *lp)
 {
         lp->stop = true;
-        link_wake(lp->link);
+        linkio_wake(lp->io);
 }
 
 void loop_join(struct loop *lp)

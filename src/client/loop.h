@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "../../include/baton.h"
-#include "link.h"
+#include "linkio.h"
 #include "notify.h"
 #include "registry.h"
 #include "session.h"
@@ -27,7 +27,7 @@ struct loop {
         const struct baton_options *opts;
         struct session *session;
         struct registry *reg;
-        struct link *link;
+        struct linkio *io; /* and through it, the link */
         struct notify *notify;
 };
 

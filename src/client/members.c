@@ -13,6 +13,7 @@
 #include "drive.h"
 #include "errmsg.h"
 #include "link.h"
+#include "linkio.h"
 #include "members.h"
 #include "request.h"
 
@@ -223,6 +224,7 @@ int baton_member_add(baton_client *c, uint64_t id, const char *raft_address,
 
 struct once {
         struct link link;
+        struct linkio io;
         uint8_t frame[MEMBERS_FRAME_MAX];
         size_t len;
         bool again;              /* send it again after an unknown outcome */
@@ -360,17 +362,23 @@ int members_ask(baton_client *c, const uint8_t *frame, size_t len, bool again,
         memcpy(o.frame, frame, len);
         o.len = len;
         rv = link_init(&o.link, (const char(*)[LINK_ADDR_MAX])c->endpoints,
-                       c->n_endpoints, c->tls, clock_env());
+                       c->n_endpoints, clock_env());
         if (rv != 0) {
+                return rv;
+        }
+        rv = linkio_init(&o.io, &o.link, c->tls);
+        if (rv != 0) {
+                link_close(&o.link);
                 return rv;
         }
         cb.data = &o;
         link_listen(&o.link, &cb);
         /* Until it first goes out, no node can have acted on it: a pass
          * that reaches none ends the call at once. */
-        drive_link(&o.link, &o.rv,
+        drive_link(&o.io, &o.rv,
                    clock_after(clock_now_ms(), c->opts.request_timeout_ms),
                    once_turn, &o, &o.went_out);
+        linkio_close(&o.io);
         link_close(&o.link);
         *res = o.res;
         *unknown = o.unknown;

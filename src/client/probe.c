@@ -10,6 +10,7 @@
 #include "drive.h"
 #include "errmsg.h"
 #include "link.h"
+#include "linkio.h"
 #include "../proto/reply.h"
 #include "../proto/status.h"
 
@@ -17,6 +18,7 @@
  * a failure or the deadline. */
 struct probe {
         struct link link;
+        struct linkio io;
         const char *endpoint;
         struct baton_status *out;
         struct baton_node_version *ver; /* NULL: a plain STATUS */
@@ -119,14 +121,19 @@ static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
         p.out = out;
         p.ver = ver;
         p.rv = 1;
-        rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])endpoints, 1, tls,
+        rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])endpoints, 1,
                        clock_env());
         if (rv != 0) {
                 return rv;
         }
+        rv = linkio_init(&p.io, &p.link, tls);
+        if (rv != 0) {
+                link_close(&p.link);
+                return rv;
+        }
         cb.data = &p;
         link_listen(&p.link, &cb);
-        drive_link(&p.link, &p.rv, deadline, NULL, NULL, NULL);
+        drive_link(&p.io, &p.rv, deadline, NULL, NULL, NULL);
         rv = p.rv;
         if (rv == BATON_ECONNECT || rv == BATON_ETLS || rv == BATON_EIO) {
                 /* The node's own reason, for its line in a status. */
@@ -134,6 +141,7 @@ static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
                            rv == BATON_EIO ? "" : "cannot connect to ",
                            endpoint, p.link.reach.ends[0].why);
         }
+        linkio_close(&p.io);
         link_close(&p.link);
         return rv;
 }

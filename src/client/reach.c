@@ -1,13 +1,11 @@
 /* What each endpoint of a link answered when it was last tried. */
 #include "reach.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../tls/tls.h"
 
 int reach_init(struct reach *r, const char (*endpoints)[REACH_ADDR_MAX],
                unsigned n)
@@ -230,50 +228,4 @@ int reach_answer(const struct reach *r, uint64_t mark, bool sent, bool expired,
                      : "",
                  what[0] != '\0' ? ": " : "", what);
         return BATON_ENOANSWER;
-}
-
-void reach_why_errno(char *why, size_t size, int err, const char *more)
-{
-        snprintf(why, size, "%s%s", strerror(err), more);
-        if (why[0] >= 'A' && why[0] <= 'Z') {
-                why[0] = (char)(why[0] - 'A' + 'a');
-        }
-}
-
-void reach_why_connect(char *why, size_t size, int err, int connect_ms)
-{
-        if (err == ETIMEDOUT) {
-                snprintf(why, size, "timed out: no connection within %d ms",
-                         connect_ms);
-        } else if (err == EHOSTUNREACH || err == ENETUNREACH || err == EACCES ||
-                   err == EPERM) {
-                char sys[REACH_WHY_MAX];
-                reach_why_errno(sys, sizeof sys, err, "");
-                snprintf(why, size, "unreachable: %s", sys);
-        } else {
-                reach_why_errno(why, size, err, "");
-        }
-}
-
-void reach_why_tls(char *why, size_t size, const struct tls_conn *t)
-{
-        bool about_cert = false;
-        const char *alert = tls_peer_alert(t, &about_cert);
-
-        if (tls_verify_error(t)[0] != '\0') {
-                snprintf(why, size,
-                         "TLS: the node's certificate is refused here: %s",
-                         tls_verify_error(t));
-        } else if (about_cert) {
-                snprintf(why, size,
-                         "TLS: the node refused this client's certificate: "
-                         "TLS alert %s",
-                         alert);
-        } else if (alert[0] != '\0') {
-                snprintf(why, size,
-                         "TLS: the node ended the handshake: TLS alert %s",
-                         alert);
-        } else {
-                snprintf(why, size, "TLS: %s", tls_errmsg(t));
-        }
 }

@@ -147,24 +147,4 @@ void reach_describe(const struct reach *r, char *buf, size_t size,
 int reach_answer(const struct reach *r, uint64_t mark, bool sent, bool expired,
                  char *buf, size_t size);
 
-/* An endpoint's reason from the system's: strerror(err), lower-cased
- * ("connection refused"), then `more`. */
-void reach_why_errno(char *why, size_t size, int err, const char *more);
-
-/* An endpoint's reason for a connect that failed with `err` (or took
- * over `connect_ms`: ETIMEDOUT), named by its kind: "connection refused",
- * "unreachable: no route to host" (a firewall's or a prohibit route's
- * "permission denied" too), "timed out: no connection within N ms", else
- * the system's words. */
-void reach_why_connect(char *why, size_t size, int err, int connect_ms);
-
-struct tls_conn;
-
-/* An endpoint's reason for a TLS failure of `t`, in the words of the side
- * that refused: this client's verification of the node's certificate
- * ("certificate has expired", "hostname mismatch"), or the alert the node
- * sent ("the node refused this client's certificate: TLS alert unknown
- * CA"). */
-void reach_why_tls(char *why, size_t size, const struct tls_conn *t);
-
 #endif /* CLIENT_REACH_H */

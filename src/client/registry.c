@@ -19,7 +19,7 @@ static void on_frame(void *data, const struct proto_header *h,
 static void on_closed(void *data, uint64_t gen);
 static void on_unreachable(void *data);
 
-void registry_init(struct registry *reg, struct link *link,
+void registry_init(struct registry *reg, struct link *link, struct linkio *io,
                    const struct core_env *env, pthread_mutex_t *mu,
                    pthread_cond_t *cv, uint32_t ttl_ms,
                    const struct registry_owner *owner)
@@ -31,11 +31,14 @@ void registry_init(struct registry *reg, struct link *link,
         queue_init(&reg->list);
         memset(reg->owned, 0, sizeof reg->owned);
         reg->link = link;
+        reg->io = io;
         reg->env = env;
         reg->mu = mu;
         reg->cv = cv;
         reg->owner = *owner;
         reg->on_loop = false;
+        reg->changed = false;
+        reg->loop_needed = false;
         reg->ping = NULL;
         /* The heartbeat: well inside the TTL, but never so tight that a
          * busy server is taken for a dead one. */
@@ -77,21 +80,43 @@ bool registry_busy(const struct registry *reg)
         return !queue_empty(&reg->list);
 }
 
+void registry_changed(struct registry *reg)
+{
+        reg->changed = true;
+}
+
+void registry_need_loop(struct registry *reg)
+{
+        reg->loop_needed = true;
+}
+
+/* --- The host's part ------------------------------------------------------ */
+
+void registry_effects(struct registry *reg)
+{
+        if (reg->changed) {
+                reg->changed = false;
+                pthread_cond_broadcast(reg->cv);
+        }
+        if (reg->loop_needed) {
+                reg->loop_needed = false;
+                linkio_wake(reg->io);
+        }
+}
+
 bool registry_wait(struct registry *reg, int64_t deadline)
 {
         struct timespec ts;
 
+        /* What this thread did is told before it sleeps: its own request
+         * may be what the background thread is to send. */
+        registry_effects(reg);
         if (clock_now_ms() >= deadline) {
                 return false;
         }
         ts = clock_timespec(deadline);
         pthread_cond_timedwait(reg->cv, reg->mu, &ts);
         return true;
-}
-
-void registry_broadcast(struct registry *reg)
-{
-        pthread_cond_broadcast(reg->cv);
 }
 
 /* --- Sending -------------------------------------------------------------- */
@@ -204,7 +229,7 @@ static bool send_direct(struct registry *reg, struct request *r, int64_t now)
 {
         struct queue *q;
 
-        if (reg->on_loop || !link_up(reg->link) || link_busy(reg->link)) {
+        if (reg->on_loop || !link_up(reg->link) || linkio_busy(reg->io)) {
                 return false;
         }
         QUEUE_FOREACH(q, &reg->list)
@@ -217,7 +242,7 @@ static bool send_direct(struct registry *reg, struct request *r, int64_t now)
         if (now < r->not_before || !put(reg, r, now)) {
                 return false;
         }
-        return link_write(reg->link);
+        return linkio_write(reg->io);
 }
 
 /* The WATCH `r`'s name id: that of a watch of the same name in the
@@ -248,7 +273,7 @@ void registry_submit(struct registry *reg, struct request *r, int64_t now)
         r->mark = registry_mark(reg);
         queue_push_tail(&reg->list, &r->link);
         if (!send_direct(reg, r, now)) {
-                link_wake(reg->link);
+                registry_need_loop(reg);
         }
 }
 
@@ -346,9 +371,6 @@ void registry_step(struct registry *reg, int64_t now)
                 new_ping(reg, now);
         }
         send_pending(reg, now);
-        if (link_busy(reg->link)) {
-                link_flush(reg->link, now);
-        }
 }
 
 int64_t registry_next_event(const struct registry *reg)
@@ -394,7 +416,7 @@ static void finish(struct registry *reg, struct request *r, int how,
         if (!awaited) {
                 registry_drop(reg, r);
         }
-        registry_broadcast(reg);
+        registry_changed(reg);
 }
 
 /* Make the pending `r` final without an answer, with `status`. */
@@ -515,7 +537,7 @@ void registry_abandon(struct registry *reg, struct request *r, int64_t now)
                 return;
         }
         r->state = REQUEST_BACKGROUND;
-        link_wake(reg->link);
+        registry_need_loop(reg);
 }
 
 /* --- Receiving ------------------------------------------------------------ */
@@ -541,7 +563,7 @@ static void on_connected(void *data, int64_t now)
  * may stop waiting. */
 static void on_unreachable(void *data)
 {
-        registry_broadcast(data);
+        registry_changed(data);
 }
 
 static void on_closed(void *data, uint64_t gen)
@@ -617,7 +639,7 @@ static void result(struct registry *reg, struct request *r,
                  * this node started it, not from that node's "now". */
                 request_watch_started(r, res.index, res.count);
                 r->watching = true; /* events follow, under its id */
-                registry_broadcast(reg);
+                registry_changed(reg);
                 return;
         }
         r->status = res.status;
@@ -672,7 +694,7 @@ static void watch_event(struct registry *reg, struct request *r,
                         }
                 }
         }
-        registry_broadcast(reg);
+        registry_changed(reg);
 }
 
 /* One whole frame from the server. */

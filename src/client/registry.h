@@ -12,6 +12,7 @@
 #include "../proto/attach.h"
 #include "coreenv.h"
 #include "link.h"
+#include "linkio.h"
 #include "request.h"
 
 /* How a request became final. */
@@ -77,8 +78,12 @@ struct registry_owner {
  * requests in order, so a refusal answers the request behind it).
  *
  * Threading: every field, and every request, is guarded by the handle's
- * mutex `mu`; `cv`, on CLOCK_MONOTONIC, is broadcast whenever a request
- * becomes final or the session changes.
+ * mutex `mu`. The registry and the session wake nobody themselves: they
+ * flag `changed` whenever a request becomes final or the session changes,
+ * and `loop_needed` whenever the background thread has work, and the host
+ * does both in registry_effects() before it releases `mu` or waits on
+ * `cv` (on CLOCK_MONOTONIC), so that a call leaves the registry consistent
+ * before anyone looks at it.
  */
 #define REGISTRY_MAX_OWNED 8
 
@@ -93,12 +98,16 @@ struct registry {
         struct queue list; /* struct request, creation order */
         struct registry_owned owned[REGISTRY_MAX_OWNED];
         struct link *link;          /* borrowed: the transport */
+        struct linkio *io;          /* borrowed: its socket, for a caller's
+                                       own write and for the wake-up */
         const struct core_env *env; /* borrowed: a retry's jitter */
         pthread_mutex_t *mu;        /* borrowed: the handle's mutex */
         pthread_cond_t *cv;         /* borrowed: the handle's condition */
         struct registry_owner owner;
         bool on_loop;         /* the background thread holds `mu`: it
                                  sends what is queued before it sleeps */
+        bool changed;         /* a caller waiting on `cv` should look again */
+        bool loop_needed;     /* the background thread has work to do */
         struct request *ping; /* in flight */
         int hb_idle_ms;
         int hb_timeout_ms;
@@ -108,9 +117,9 @@ struct registry {
         unsigned long heartbeat_drops;
 };
 
-/* Borrow `link`, `env`, `mu` and `cv`, and register as the link's owner;
- * the heartbeat follows `ttl_ms`. */
-void registry_init(struct registry *reg, struct link *link,
+/* Borrow `link`, `io` (its I/O), `env`, `mu` and `cv`, and register as the
+ * link's owner; the heartbeat follows `ttl_ms`. */
+void registry_init(struct registry *reg, struct link *link, struct linkio *io,
                    const struct core_env *env, pthread_mutex_t *mu,
                    pthread_cond_t *cv, uint32_t ttl_ms,
                    const struct registry_owner *owner);
@@ -186,17 +195,29 @@ void registry_disown(struct registry *reg, uint64_t session);
 /* Whether any request is in the registry. */
 bool registry_busy(const struct registry *reg);
 
-/* Wait on `cv` until it is broadcast or `deadline`; false once the
- * deadline has passed (then without waiting). Mutex held. */
-bool registry_wait(struct registry *reg, int64_t deadline);
+/* Something callers wait for changed (a request became final, the
+ * session changed): a waiting caller is to look again. */
+void registry_changed(struct registry *reg);
 
-/* Broadcast `cv`: something callers wait for changed. */
-void registry_broadcast(struct registry *reg);
+/* The background thread has work: a request to send, a callback to run. */
+void registry_need_loop(struct registry *reg);
+
+/* --- The host's part, until waiting leaves the registry ------------------- */
+
+/* Do what the flags ask, and clear them: broadcast `cv` when something
+ * changed, wake the background thread when it has work. Mutex held; every
+ * entry point of the host does it before it releases `mu`. */
+void registry_effects(struct registry *reg);
+
+/* Do the effects, then wait on `cv` until it is broadcast or `deadline`;
+ * false once the deadline has passed (then without waiting). Mutex
+ * held. */
+bool registry_wait(struct registry *reg, int64_t deadline);
 
 /* --- The background thread ----------------------------------------------- */
 
-/* On an established connection: drop it if silent, ping when idle, send
- * what is pending, flush. */
+/* On an established connection: drop it if silent, ping when idle, put
+ * what is pending in the link's outbox (the host then flushes it). */
 void registry_step(struct registry *reg, int64_t now);
 
 /* When registry_step() next has something to do on an established

@@ -13,13 +13,12 @@
 
 void session_init(struct session *s, uint32_t ttl_ms,
                   const struct core_env *env, struct registry *reg,
-                  struct link *link, struct locks *locks, struct notify *notify,
+                  struct locks *locks, struct notify *notify,
                   const char *client_name)
 {
         memset(s, 0, sizeof *s);
         s->env = env;
         s->reg = reg;
-        s->link = link;
         s->locks = locks;
         s->notify = notify;
         s->client_name = client_name;
@@ -43,7 +42,7 @@ static void set_state(struct session *s, int state)
         if (s->state != state) {
                 s->state = state;
                 notify_state(s->notify, state);
-                link_wake(s->link); /* to deliver the callback */
+                registry_need_loop(s->reg); /* to deliver the callback */
         }
 }
 
@@ -52,7 +51,7 @@ static void conclude(struct session *s, int status)
 {
         s->open_status = status;
         s->epoch++;
-        registry_broadcast(s->reg);
+        registry_changed(s->reg);
 }
 
 /* Our session is over for good: report it, lose its locks, fail its
@@ -75,7 +74,7 @@ static void expire(struct session *s, int status, int64_t now)
         registry_fail_session(
             s->reg, id,
             status == BATON_ECLOSED ? BATON_ECLOSED : BATON_EEXPIRED, now);
-        registry_broadcast(s->reg);
+        registry_changed(s->reg);
 }
 
 void session_ended(struct session *s, uint64_t session, int status, int64_t now)
@@ -418,7 +417,7 @@ uint64_t session_detach(struct session *s, uint8_t *secret)
         s->ka_now = false;
         locks_forget_session(s->locks, id);
         set_state(s, BATON_SESSION_NONE);
-        registry_broadcast(s->reg);
+        registry_changed(s->reg);
         return id;
 }
 

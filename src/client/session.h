@@ -9,7 +9,6 @@
 
 #include "../proto/command.h"
 #include "coreenv.h"
-#include "link.h"
 #include "locks.h"
 #include "notify.h"
 #include "registry.h"
@@ -40,17 +39,17 @@
  */
 struct session {
         const struct core_env *env; /* borrowed: an OPEN's secret, nonce */
-        struct registry *reg;       /* borrowed: sends OPEN and keepalives */
-        struct link *link;       /* borrowed: to wake the background thread */
-        struct locks *locks;     /* borrowed: the holds, lost on expiry */
-        struct notify *notify;   /* borrowed: state changes, lost locks */
-        const char *client_name; /* borrowed: sent with the OPEN */
-        int state;               /* enum baton_session_state, as reported */
-        uint64_t id;             /* 0: none */
-        uint64_t last_id;        /* the latest session opened, even ended */
-        uint32_t ttl_ms;         /* as the options asked */
-        uint32_t lock_delay_ms;  /* as the options asked: sent with OPEN */
-        int64_t margin_ms;       /* max(ttl/10, SESSION_MARGIN_MIN_MS) */
+        struct registry *reg;       /* borrowed: sends OPEN and keepalives, and
+                                       takes the effects for the host */
+        struct locks *locks;        /* borrowed: the holds, lost on expiry */
+        struct notify *notify;      /* borrowed: state changes, lost locks */
+        const char *client_name;    /* borrowed: sent with the OPEN */
+        int state;                  /* enum baton_session_state, as reported */
+        uint64_t id;                /* 0: none */
+        uint64_t last_id;           /* the latest session opened, even ended */
+        uint32_t ttl_ms;            /* as the options asked */
+        uint32_t lock_delay_ms;     /* as the options asked: sent with OPEN */
+        int64_t margin_ms;          /* max(ttl/10, SESSION_MARGIN_MIN_MS) */
         int64_t acked_sent; /* send time of the last acknowledged keepalive */
         int64_t ka_sent;    /* send time of the last keepalive */
         bool ka_now;        /* send a keepalive as soon as possible */
@@ -77,7 +76,7 @@ struct session {
 /* Every pointer is borrowed for the session's life. */
 void session_init(struct session *s, uint32_t ttl_ms,
                   const struct core_env *env, struct registry *reg,
-                  struct link *link, struct locks *locks, struct notify *notify,
+                  struct locks *locks, struct notify *notify,
                   const char *client_name);
 
 /*

@@ -399,6 +399,7 @@ static void callback_batch(struct baton_watch *w, pthread_mutex_t *mu)
         while (n < WATCH_BATCH && (batch[n] = pop(w)) != NULL) {
                 n++;
         }
+        client_effects(w->c);
         pthread_mutex_unlock(mu);
         /* `closing` is only ever set on this thread, by the callback. */
         for (unsigned i = 0; i < n && !w->closing; i++) {
@@ -423,6 +424,7 @@ void watch_callbacks(struct baton_watch *w, pthread_mutex_t *mu)
                         callback_batch(w, mu);
                 } else if (!w->ended && (st = end_status(w)) != 0) {
                         w->ended = true;
+                        client_effects(w->c);
                         pthread_mutex_unlock(mu);
                         w->cb(w->data, NULL, client_user_status(st));
                         pthread_mutex_lock(mu);
@@ -460,6 +462,7 @@ void baton_watch_close(baton_watch *w)
                 return;
         }
         w->closed = true;
+        client_effects(c); /* the UNWATCH, before this thread sleeps */
         while (w->running) {
                 pthread_cond_wait(&c->cv, &c->mu);
         }

@@ -60,17 +60,18 @@ struct clientfix *clientfix_new(uint32_t ttl_ms, uint64_t seed)
         f->env.secret = seeded_secret;
         assert_int_equal(pthread_mutex_init(&f->mu, NULL), 0);
         assert_int_equal(pthread_cond_init(&f->cv, NULL), 0);
-        assert_int_equal(link_init(&f->link, eps, 1, NULL, &f->env), 0);
+        assert_int_equal(link_init(&f->link, eps, 1, &f->env), 0);
+        assert_int_equal(linkio_init(&f->io, &f->link, NULL), 0);
         owner.data = &f->s;
         owner.final = outcome_final;
         owner.withdraw = outcome_withdraw;
         owner.watch_event = no_watch;
-        registry_init(&f->reg, &f->link, &f->env, &f->mu, &f->cv, ttl_ms,
-                      &owner);
+        registry_init(&f->reg, &f->link, &f->io, &f->env, &f->mu, &f->cv,
+                      ttl_ms, &owner);
         locks_init(&f->locks);
         notify_init(&f->notify);
-        session_init(&f->s, ttl_ms, &f->env, &f->reg, &f->link, &f->locks,
-                     &f->notify, "unit");
+        session_init(&f->s, ttl_ms, &f->env, &f->reg, &f->locks, &f->notify,
+                     "unit");
         return f;
 }
 
@@ -79,6 +80,7 @@ void clientfix_free(struct clientfix *f)
         registry_close(&f->reg);
         locks_close(&f->locks);
         notify_close(&f->notify);
+        linkio_close(&f->io);
         link_close(&f->link);
         pthread_cond_destroy(&f->cv);
         pthread_mutex_destroy(&f->mu);

@@ -12,6 +12,7 @@
 #include "../lib/rng.h"
 #include "../../src/client/coreenv.h"
 #include "../../src/client/link.h"
+#include "../../src/client/linkio.h"
 #include "../../src/client/locks.h"
 #include "../../src/client/notify.h"
 #include "../../src/client/registry.h"
@@ -24,6 +25,7 @@ struct clientfix {
         pthread_mutex_t mu;  /* the registry's, never waited on */
         pthread_cond_t cv;
         struct link link;
+        struct linkio io; /* never driven: it only wakes nobody */
         struct registry reg;
         struct session s;
         struct locks locks;
