@@ -14,7 +14,7 @@
 
 #include "../../src/server/gateway/deadlines.h"
 
-#define RETRY_MS 1000
+#define RETRY_MS  1000
 #define MAX_FIRED 16
 
 /* The owner: what it was asked to arm, and what fired, in order. */
