@@ -67,7 +67,8 @@ struct gateway_host {
          * see, except that lockfsm() may take a restore and
          * digest_to_propose() takes the digest it returns. Whatever they
          * return or point to is borrowed until the input that asked
-         * returns.
+         * returns (a state machine: or until a later lockfsm() takes a
+         * restore).
          *
          * lockfsm: the lock state machine, for lookups only (raft alone
          * applies entries to it). A snapshot still being decoded on the
