@@ -123,8 +123,7 @@ static bool member_op(struct gateway_host *h, uint64_t id)
         return false;
 }
 
-static bool digest_op(struct gateway_host *h, uint64_t *index,
-                      uint64_t *digest)
+static bool digest_op(struct gateway_host *h, uint64_t *index, uint64_t *digest)
 {
         (void)index;
         (void)digest;
@@ -199,9 +198,8 @@ static int setup(void **state)
         x->cfg.n_members = 0; /* no directory to seed at ready */
         x->cfg.tls = false;   /* no access list to seed at a flush */
         fake_init(&x->fake);
-        assert_int_equal(gateway_init(&x->g, &x->fake.host, NULL, &x->cfg,
-                                      LOG_ERROR),
-                         0);
+        assert_int_equal(
+            gateway_init(&x->g, &x->fake.host, NULL, &x->cfg, LOG_ERROR), 0);
         queue_init(&x->set.all);
         queue_init(&x->set.dirty);
         queue_init(&x->set.later);
@@ -278,8 +276,8 @@ static uint64_t send_member_remove(struct fix *x, uint64_t member)
 static uint64_t send_status(struct fix *x, uint16_t flags)
 {
         uint8_t buf[64];
-        size_t n = proto_write_status_request(buf, sizeof buf, x->next_id++,
-                                              flags);
+        size_t n =
+            proto_write_status_request(buf, sizeof buf, x->next_id++, flags);
 
         assert_true(n > 0);
         return send_frame(x, buf, n);
