@@ -8,6 +8,7 @@
 #include "../../../include/baton/errors.h"
 #include "gwlog.h"
 #include "../config/roles.h"
+#include "gateway.h"
 #include "pending.h"
 #include "reply.h"
 #include "../../proto/aclwire.h"
@@ -37,7 +38,7 @@ void access_init(struct gateway *g)
 
 enum roles_role access_role(struct gateway *g, const char *identity)
 {
-        return roles_decide(node_acl(g->node), &g->config_acl, g->cfg,
+        return roles_decide(g->host->acl(g->host), &g->config_acl, g->cfg,
                             identity);
 }
 
@@ -48,7 +49,7 @@ void access_refresh(struct gateway *g, struct conn *c)
         if (c->tls == NULL) {
                 return; /* plain mode: every client is an administrator */
         }
-        epoch = node_acl_epoch(g->node);
+        epoch = g->host->acl_epoch(g->host);
         if (c->role_epoch != epoch) {
                 c->role = (uint8_t)access_role(g, c->identity);
                 c->role_epoch = epoch;
@@ -57,7 +58,7 @@ void access_refresh(struct gateway *g, struct conn *c)
 
 void access_compare(struct gateway *g)
 {
-        const struct acl *a = node_acl(g->node);
+        const struct acl *a = g->host->acl(g->host);
 
         if (g->acl_compared || !a->seeded || !g->cfg->tls) {
                 return;
@@ -80,7 +81,7 @@ void access_tick(struct gateway *g, uint64_t now_ms)
         uint8_t table[ACL_ENCODED_MAX];
         struct command c;
 
-        if (!g->cfg->tls || node_acl(g->node)->seeded ||
+        if (!g->cfg->tls || g->host->acl(g->host)->seeded ||
             now_ms < g->acl_due_ms) {
                 return;
         }
@@ -118,7 +119,7 @@ static void decide(struct gateway *g, const struct command *c, int status)
 void access_on_applied(struct gateway *g, uint64_t index,
                        const struct command *c, int status)
 {
-        const struct acl *a = node_acl(g->node);
+        const struct acl *a = g->host->acl(g->host);
 
         if (c->mode == COMMAND_ACL_SEED) {
                 /* The first seed sets the list, a later one changes
@@ -209,7 +210,7 @@ static void change(struct gateway *g, struct conn *c, uint64_t id,
  * none, the config's that stands in for it (seeded 0). */
 static void list(struct gateway *g, struct conn *c, uint64_t id)
 {
-        const struct acl *a = node_acl(g->node);
+        const struct acl *a = g->host->acl(g->host);
         struct proto_acl_reply *r = calloc(1, sizeof *r);
         size_t cap = PROTO_HEADER_SIZE + ACL_ENCODED_MAX + 8;
         uint8_t *out;
@@ -247,7 +248,7 @@ void access_on_frame(struct gateway *g, struct conn *c,
                 conn_fail(c, h->id, BATON_EMALFORMED, "malformed ACL request");
                 return;
         }
-        if (!node_serving(g->node)) {
+        if (!g->serving) {
                 pending_not_leader(g, c, h->id);
                 return;
         }

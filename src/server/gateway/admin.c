@@ -9,6 +9,7 @@
 #include "../../../include/baton/errors.h"
 #include "gwlog.h"
 #include "../config/members.h"
+#include "gateway.h"
 #include "pending.h"
 #include "reply.h"
 #include "../../proto/member.h"
@@ -44,7 +45,7 @@ static bool admissible(struct gateway *g, struct conn *c, uint64_t id, int rv,
                 conn_fail(c, id, BATON_EMALFORMED, malformed);
                 return false;
         }
-        if (!node_serving(g->node)) {
+        if (!g->serving) {
                 pending_not_leader(g, c, id);
                 return false;
         }
@@ -123,8 +124,9 @@ static void unrecord(struct gateway *g, uint64_t member)
  * them out of the directory again unless raft did add the member. */
 static void forget_member(struct admin *a)
 {
-        if (node_has_member(a->g->node, a->member, NULL) ||
-            !node_serving(a->g->node)) {
+        struct gateway_host *h = a->g->host;
+
+        if (h->has_member(h, a->member) || !a->g->serving) {
                 return; /* a later leader's directory is not ours to fix */
         }
         unrecord(a->g, a->member);
@@ -278,7 +280,7 @@ static int judge_add(struct admin *a)
         const struct proto_member *m;
         unsigned i;
 
-        node_status(a->g->node, &st);
+        a->g->host->status(a->g->host, &st, NULL);
         m = member_of(&st, a->member);
         if (m != NULL) {
                 return same(&m->raft_address, a->raft_address) &&
@@ -324,7 +326,7 @@ static void carry_on(struct admin *a)
         struct proto_status st;
         const struct proto_member *m;
 
-        node_status(a->g->node, &st);
+        a->g->host->status(a->g->host, &st, NULL);
         m = member_of(&st, a->member);
         if (m != NULL && m->role == BATON_MEMBER_VOTER) {
                 done(a, 0);
@@ -399,7 +401,7 @@ static void on_removed(struct node_request *req, int status)
         if (status == 0) {
                 /* Best effort: a stale directory entry only names an
                  * address nobody is sent to. */
-                if (node_serving(a->g->node)) {
+                if (a->g->serving) {
                         unrecord(a->g, a->member);
                 }
                 gwlog(a->g, LOG_INFO, NULL, "member %llu removed",
@@ -419,7 +421,7 @@ void admin_member_remove(struct gateway *g, struct conn *c,
         if (a == NULL) {
                 return;
         }
-        rv = node_has_member(g->node, id, NULL)
+        rv = g->host->has_member(g->host, id)
                  ? node_remove(g->node, &a->req, id, on_removed)
                  : BATON_ENOMEMBER;
         if (rv != 0) {
@@ -436,7 +438,8 @@ static void on_transferred(struct node *n, void *data)
         const char *address;
         uint64_t leader = 0;
 
-        node_leader(n, &leader, &address);
+        (void)n;
+        a->g->host->leader(a->g->host, &leader, &address);
         memset(&r, 0, sizeof r);
         if (leader == a->g->cfg->id) {
                 r.status = BATON_EUNREACHABLE;
@@ -464,7 +467,7 @@ static int judge_transfer(struct gateway *g, uint64_t target)
         if (target == g->cfg->id) {
                 return BATON_EISLEADER;
         }
-        node_status(g->node, &st);
+        g->host->status(g->host, &st, NULL);
         if (target == 0) {
                 for (i = 0; i < st.n_members; i++) {
                         m = &st.members[i];

@@ -32,7 +32,7 @@ bool admit_equal(const uint8_t *a, const uint8_t *b, size_t n)
 static void attach(struct gateway *g, const struct gateway_now *now,
                    struct pending *p)
 {
-        const struct lockfsm *f = node_lockfsm(g->node);
+        const struct lockfsm *f = g->host->lockfsm(g->host);
         const uint8_t *want = lockfsm_session_hash(f, p->key_a);
         int st = lockfsm_session_status(f, p->key_a);
         uint8_t got[ATTACH_HASH_SIZE];
@@ -68,7 +68,7 @@ static void attach(struct gateway *g, const struct gateway_now *now,
         memset(&res, 0, sizeof res);
         res.kind = PROTO_KIND_OPENED;
         res.session = p->key_a;
-        pending_settle(p, now, node_last_applied(g->node), &res);
+        pending_settle(p, now, g->host->last_applied(g->host), &res);
 }
 
 /* The session `p` acts in, or 0 when it acts in none. */
@@ -111,7 +111,7 @@ static bool owns(struct gateway *g, const struct gateway_now *now,
                 return true;
         }
         /* A session that is over: say so, as the state machine would. */
-        st = lockfsm_session_status(node_lockfsm(g->node), session);
+        st = lockfsm_session_status(g->host->lockfsm(g->host), session);
         if (st == 0) {
                 struct log_fields f = {.session = session,
                                        .seq = p->cmd.seq,
@@ -148,7 +148,7 @@ bool admit_frame(struct gateway *g, struct conn *c,
         if (h->type >= PROTO_RESULT || roles_allows(c->role, h->type)) {
                 return true; /* a response type is malformed, below */
         }
-        if (!node_serving(g->node) && leaders_only(h->type)) {
+        if (!g->serving && leaders_only(h->type)) {
                 pending_not_leader(g, c, h->id);
                 return false;
         }
@@ -187,14 +187,14 @@ bool admit_route(struct pending *p, const struct gateway_now *now,
         uint64_t leader;
         const char *address;
 
-        if (node_serving(g->node)) {
+        if (g->serving) {
                 if (!owns(g, now, p)) {
                         return false; /* answered */
                 }
                 queue_push_tail(serving, &p->link);
                 return true;
         }
-        node_leader(g->node, &leader, &address);
+        g->host->leader(g->host, &leader, &address);
         if (leader == g->cfg->id) {
                 queue_push_tail(&g->held, &p->link);
                 return true;

@@ -77,7 +77,11 @@ struct gateway_stats {
 struct gateway {
         struct gateway_host *host; /* what the core asks of its host */
         enum log_level log_level;  /* the least severe line it writes */
-        struct node *node;
+        struct node *node;         /* raft's requests only (gateway.h) */
+        /* From gateway_on_ready() to gateway_on_lost(): this node serves
+         * as leader, in `term`, which its batches are stamped with. */
+        bool serving;
+        uint64_t term;
         const struct config *cfg;
         struct deadlines deadlines;
         struct hmap pending; /* proposed client commands, by key */

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../raft/raftfsm.h"
+#include "gateway.h"
 #include "leader.h"
 #include "pending.h"
 
@@ -41,7 +41,8 @@ static void attach_openers(struct gateway *g, const struct lockfsm_event *ev)
         if (ev->result->status != 0 || ev->result->kind != PROTO_KIND_OPENED) {
                 return;
         }
-        hash = lockfsm_session_hash(node_lockfsm(g->node), ev->result->session);
+        hash = lockfsm_session_hash(g->host->lockfsm(g->host),
+                                    ev->result->session);
         for (p = pending_find(g, 0, ev->nonce); p != NULL;
              p = pending_find_next(p)) {
                 if (p->to.conn != NULL && hash != NULL && p->cmd.hash != NULL &&
@@ -82,27 +83,33 @@ static void unqueued(struct gateway *g, const struct gateway_now *now,
 }
 
 /* Every event to the watches; the first after this node restored a
- * leader's snapshot tells them that what came before it is not theirs. */
-static void fanout_watches(struct gateway *g, const struct lockfsm_event *ev)
+ * leader's snapshot tells them that what came before it is not theirs.
+ * `term`: the entry's (gateway_on_event()). */
+static void fanout_watches(struct gateway *g, uint64_t term,
+                           const struct lockfsm_event *ev)
 {
-        struct raftfsm_restores rs;
+        struct gateway_host *h = g->host;
+        uint64_t started;
+        bool pending;
 
-        node_restores(g->node, &rs);
-        if (rs.started != g->watches.restores) {
-                watches_reset(&g->watches, rs.started, ev->index - 1);
+        h->restores(h, &started, &pending);
+        if (started != g->watches.restores) {
+                watches_reset(&g->watches, started, ev->index - 1);
         }
 #ifdef BATON_CHAOS_BUG_LEADERSKIP
-        watches_bug_term(&g->watches, node_entry_term(g->node));
+        watches_bug_term(&g->watches, term);
+#else
+        (void)term;
 #endif
         watches_on_event(&g->watches, ev);
 }
 
 void fanout_event(struct gateway *g, const struct gateway_now *now,
-                  const struct lockfsm_event *ev)
+                  uint64_t term, const struct lockfsm_event *ev)
 {
-        bool serving = node_serving(g->node);
+        bool serving = g->serving;
 
-        fanout_watches(g, ev);
+        fanout_watches(g, term, ev);
         switch (ev->type) {
         case LOCKFSM_EV_RESULT:
                 g->stats.applied++;
@@ -139,10 +146,10 @@ void fanout_event(struct gateway *g, const struct gateway_now *now,
                 break;
         case LOCKFSM_EV_OPEN:
                 if (serving) {
-                        deadlines_set(
-                            &g->deadlines, ev->session, 0, NULL, 0,
-                            now->ms + lockfsm_session_ttl(node_lockfsm(g->node),
-                                                          ev->session));
+                        deadlines_set(&g->deadlines, ev->session, 0, NULL, 0,
+                                      now->ms + lockfsm_session_ttl(
+                                                    g->host->lockfsm(g->host),
+                                                    ev->session));
                 }
                 break;
         case LOCKFSM_EV_END:

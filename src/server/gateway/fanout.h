@@ -3,6 +3,8 @@
 #ifndef SERVER_FANOUT_H
 #define SERVER_FANOUT_H
 
+#include <stdint.h>
+
 #include "../../fsm/lockfsm.h"
 
 struct gateway;
@@ -14,9 +16,10 @@ struct gateway_now;
  * anywhere). A RESULT answers every request waiting for its (session,
  * seq), or (0, nonce) for OPEN, unless it only queued it; a GRANT after a
  * wait or an UNQUEUE answers the waiting ACQUIRE. A deadline starts at
- * `now`, the time the host gave the event. `ev` is borrowed for the call.
+ * `now`, the time the host gave the event; `term` is its entry's (the
+ * chaos control LEADERSKIP's alone). `ev` is borrowed for the call.
  */
 void fanout_event(struct gateway *g, const struct gateway_now *now,
-                  const struct lockfsm_event *ev);
+                  uint64_t term, const struct lockfsm_event *ev);
 
 #endif /* SERVER_FANOUT_H */

@@ -8,10 +8,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "../../fsm/entry.h"
-#include "../../fsm/snapshot.h"
 #include "gwlog.h"
-#include "../raft/raftfsm.h"
-#include "../snap/snaptail.h"
 #include "access.h"
 #include "admin.h"
 #include "admit.h"
@@ -219,7 +216,9 @@ static bool propose_batch(struct gateway *g, const struct gateway_now *now,
                 node_entry_free(buf);
                 return false;
         }
-        entry_writer_init(&w, buf, size, node_term(g->node));
+        /* The term this node serves in: raft takes the entry only while
+         * it leads in that term (gateway.h, gateway_on_ready()). */
+        entry_writer_init(&w, buf, size, g->term);
         while (!queue_empty(&g->unsent)) {
                 const struct pending *p =
                     QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
@@ -258,7 +257,7 @@ static void propose_digest(struct gateway *g)
 {
         struct command c = {.type = COMMAND_DIGEST};
 
-        if (node_digest_to_propose(g->node, &c.target, &c.token)) {
+        if (g->host->digest_to_propose(g->host, &c.target, &c.token)) {
                 pending_queue_own(g, &c);
         }
 }
@@ -266,20 +265,21 @@ static void propose_digest(struct gateway *g)
 void gateway_flush(struct gateway *g, const struct gateway_now *now,
                    uint64_t wall_ms)
 {
+        struct gateway_host *h = g->host;
         bool nudge;
 
-        if (!node_serving(g->node)) {
+        if (!g->serving) {
                 return;
         }
         /* Locks an applied entry left between holders are handed on by the
          * next entry; when none is on its way, propose an empty one. */
-        nudge = g->inflight == 0 && lockfsm_deferred(node_lockfsm(g->node)) > 0;
+        nudge = g->inflight == 0 && lockfsm_deferred(h->lockfsm(h)) > 0;
         access_tick(g, now->ms);
         propose_digest(g);
         /* Bound what is proposed but not applied: libraft has no limit of
          * its own. The rest waits for the next iteration. */
         while ((!queue_empty(&g->unsent) || nudge) &&
-               node_last_index(g->node) - node_last_applied(g->node) <
+               h->last_index(h) - h->last_applied(h) <
                    g->cfg->max_inflight_entries &&
                propose_batch(g, now, wall_ms, nudge)) {
                 nudge = false;
@@ -290,8 +290,14 @@ void gateway_flush(struct gateway *g, const struct gateway_now *now,
 /* --- Leadership ------------------------------------------------------------
  */
 
-void gateway_on_ready(struct gateway *g, const struct gateway_now *now)
+void gateway_on_ready(struct gateway *g, const struct gateway_now *now,
+                      uint64_t term)
 {
+        /* First: what follows (the first lookup may apply entries queued
+         * behind a restore) happens on a node that serves, as it did when
+         * the core asked the node. */
+        g->serving = true;
+        g->term = term;
         g->stats.leader_changes++;
         leader_start(g, now);
         admit_held(g, now);
@@ -310,6 +316,7 @@ static void abandon_all(struct gateway *g, const struct gateway_now *now)
 
 void gateway_on_lost(struct gateway *g, const struct gateway_now *now)
 {
+        g->serving = false;
         deadlines_clear(&g->deadlines);
         abandon_all(g, now);
 }
@@ -443,18 +450,6 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
         admit_route(p, now, &g->unsent);
 }
 
-/* What this node runs and writes, for a STATUS that asks for it. */
-static void own_versions(struct proto_versions *v)
-{
-        static const char release[] = PACKAGE_VERSION;
-
-        v->release.p = release;
-        v->release.len = (uint8_t)strlen(release);
-        v->command = COMMAND_VERSION;
-        v->snapshot = SNAPSHOT_VERSION;
-        v->container = SNAPTAIL_VERSION;
-}
-
 static void on_status(struct gateway *g, struct conn *c, uint64_t id,
                       uint16_t flags)
 {
@@ -465,8 +460,10 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
         size_t cap = PROTO_HEADER_SIZE + 128 + 1 + PROTO_RELEASE_MAX +
                      PROTO_MAX_MEMBERS * (10 + 2 * PROTO_ADDRESS_MAX);
 
-        node_status(g->node, &st);
-        lockfsm_stats(node_lockfsm_nowait(g->node), &fs);
+        /* What this node runs and writes only for a STATUS that asks. */
+        flags &= PROTO_FLAG_VERSIONS;
+        g->host->status(g->host, &st, flags != 0 ? &v : NULL);
+        lockfsm_stats(g->host->lockfsm_nowait(g->host), &fs);
         st.id = g->cfg->id;
         st.sessions = fs.sessions;
         st.locks = fs.locks;
@@ -474,10 +471,6 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
         out = conn_reserve(c, cap);
         if (out == NULL) {
                 return;
-        }
-        flags &= PROTO_FLAG_VERSIONS;
-        if (flags != 0) {
-                own_versions(&v);
         }
         reply_frame(g, c, id, proto_write_status(out, cap, id, flags, &st, &v));
 }
@@ -511,12 +504,13 @@ static int watches_start(struct gateway *g)
         struct watches_limits l = {g->cfg->max_watches,
                                    g->cfg->max_watches_per_conn,
                                    g->cfg->watch_history, g->cfg->output_limit};
-        struct raftfsm_restores rs;
+        struct gateway_host *h = g->host;
+        uint64_t started;
+        bool pending;
 
         access_compare(g);
-        node_restores(g->node, &rs);
-        return watches_init(&g->watches, g, &l, node_last_applied(g->node),
-                            rs.started);
+        h->restores(h, &started, &pending);
+        return watches_init(&g->watches, g, &l, h->last_applied(h), started);
 }
 
 /* WATCH and UNWATCH, served by any node from what it applied: every node
@@ -527,9 +521,10 @@ static int watches_start(struct gateway *g)
 static void on_watch(struct gateway *g, struct conn *c,
                      const struct proto_header *h, const uint8_t *body)
 {
-        struct raftfsm_restores rs;
+        struct gateway_host *host = g->host;
         struct proto_watch req;
-        uint64_t watch_id;
+        uint64_t watch_id, started;
+        bool pending;
 
         if (h->type == PROTO_UNWATCH) {
                 if (proto_read_u64(body, h->length, &watch_id) != 0) {
@@ -543,26 +538,26 @@ static void on_watch(struct gateway *g, struct conn *c,
                 conn_fail(c, h->id, BATON_EMALFORMED, "bad WATCH");
                 return;
         }
-        node_restores(g->node, &rs);
-        if (rs.pending) {
+        host->restores(host, &started, &pending);
+        if (pending) {
                 reply_status(g, c, h->id, BATON_EUNAVAILABLE);
                 return;
         }
-        if (rs.started != g->watches.restores) {
-                watches_reset(&g->watches, rs.started,
-                              node_last_applied(g->node));
+        if (started != g->watches.restores) {
+                watches_reset(&g->watches, started, host->last_applied(host));
         }
-        watches_open(&g->watches, c, h->id, &req, node_last_applied(g->node));
+        watches_open(&g->watches, c, h->id, &req, host->last_applied(host));
 }
 
 void gateway_on_restored(struct gateway *g)
 {
-        struct raftfsm_restores rs;
+        struct gateway_host *h = g->host;
+        uint64_t started;
+        bool pending;
 
-        node_restores(g->node, &rs);
-        if (!rs.pending && rs.started != g->watches.restores) {
-                watches_reset(&g->watches, rs.started,
-                              node_last_applied(g->node));
+        h->restores(h, &started, &pending);
+        if (!pending && started != g->watches.restores) {
+                watches_reset(&g->watches, started, h->last_applied(h));
         }
 }
 
@@ -624,9 +619,9 @@ void gateway_on_gone(struct gateway *g, struct conn *c)
 }
 
 void gateway_on_event(struct gateway *g, const struct gateway_now *now,
-                      const struct lockfsm_event *ev)
+                      uint64_t term, const struct lockfsm_event *ev)
 {
-        fanout_event(g, now, ev);
+        fanout_event(g, now, term, ev);
 }
 
 void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,

@@ -7,6 +7,7 @@
 
 #include "gwlog.h"
 #include "access.h"
+#include "gateway.h"
 #include "pending.h"
 
 void leader_on_deadline(void *data, const struct deadline *d)
@@ -95,7 +96,7 @@ static void start_delay_clock(void *data, const char *name, size_t name_len,
  * addresses, so nodes added later learn them from the log. */
 static void seed_directory(struct gateway *g)
 {
-        const struct directory *d = node_directory(g->node);
+        const struct directory *d = g->host->directory(g->host);
         struct command c;
         unsigned i;
 
@@ -118,7 +119,7 @@ static void seed_directory(struct gateway *g)
 
 void leader_start(struct gateway *g, const struct gateway_now *now)
 {
-        struct lockfsm *f = node_lockfsm(g->node);
+        const struct lockfsm *f = g->host->lockfsm(g->host);
         struct restart r = {g, now->ms};
 
         seed_directory(g);

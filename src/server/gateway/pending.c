@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../../../include/baton/errors.h"
+#include "gateway.h"
 
 static uint64_t key_hash(uint64_t a, uint64_t b)
 {
@@ -182,7 +183,7 @@ void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id)
         if (out == NULL) {
                 return;
         }
-        node_leader(g->node, &leader, &address);
+        g->host->leader(g->host, &leader, &address);
         /* A leader that is not serving yet must not send clients to
          * itself: say the leader is unknown, so they retry shortly. */
         if (leader == g->cfg->id) {

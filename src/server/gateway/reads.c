@@ -155,8 +155,8 @@ static bool holder_one(void *data, const struct lockfsm_holder *h)
 
 /* A QUERY with PROTO_FLAG_HOLDERS: every holder, in a LIST_REPLY (with
  * PROTO_FLAG_VALUES too, each with its value). */
-static void answer_holders(const struct gateway_now *now, struct lockfsm *f,
-                           struct pending *p)
+static void answer_holders(const struct gateway_now *now,
+                           const struct lockfsm *f, struct pending *p)
 {
         struct listing ls;
 
@@ -172,7 +172,7 @@ static void answer_holders(const struct gateway_now *now, struct lockfsm *f,
         listing_send(&ls, now, p);
 }
 
-static void answer_list(const struct gateway_now *now, struct lockfsm *f,
+static void answer_list(const struct gateway_now *now, const struct lockfsm *f,
                         struct pending *p)
 {
         struct listing ls;
@@ -189,7 +189,7 @@ static void answer_list(const struct gateway_now *now, struct lockfsm *f,
  * PROTO_FLAG_REVOKED, its answer says how many of the session's grants
  * were revoked, so its client learns that one was. */
 static void answer_keepalive(struct gateway *g, const struct gateway_now *now,
-                             struct lockfsm *f, struct pending *p)
+                             const struct lockfsm *f, struct pending *p)
 {
         struct conn *c = p->to.conn;
         int st = lockfsm_session_status(f, p->key_a);
@@ -256,8 +256,8 @@ static void start_backup(struct gateway *g, const struct gateway_now *now,
 static void answer_read(struct gateway *g, const struct gateway_now *now,
                         struct pending *p)
 {
-        struct lockfsm *f = node_lockfsm(g->node);
-        uint64_t applied = node_last_applied(g->node);
+        const struct lockfsm *f = g->host->lockfsm(g->host);
+        uint64_t applied = g->host->last_applied(g->host);
         struct lockfsm_result res;
 
         switch (p->frame_type) {

@@ -87,12 +87,15 @@ static void done_op(struct node_request *req, int status)
 
 /* --- Inputs from the node --------------------------------------------- */
 
+/* The node serves from now on: its flag was set right before this call
+ * (node.c), in the term its barrier was applied in, which is raft's
+ * current one. */
 static void on_ready(void *data)
 {
         struct corehost *h = data;
         struct gateway_now now = clocks(h);
 
-        gateway_on_ready(&h->core, &now);
+        gateway_on_ready(&h->core, &now, node_term(h->node));
 }
 
 static void on_lost(void *data)
@@ -126,16 +129,17 @@ void corehost_node_callbacks(struct corehost *h, struct node_callbacks *cb)
 static void on_event(void *data, const struct lockfsm_event *ev)
 {
         struct corehost *h = data;
+        uint64_t term = node_entry_term(h->node);
         struct gateway_now now;
 
-        applylog_write(&h->applylog, node_entry_term(h->node), ev);
+        applylog_write(&h->applylog, term, ev);
         if (ev->index != h->ev_index) {
                 h->ev_index = ev->index;
                 h->ev_ns = uv_hrtime();
         }
         now.ms = uv_now(h->loop);
         now.ns = h->ev_ns;
-        gateway_on_event(&h->core, &now, ev);
+        gateway_on_event(&h->core, &now, term, ev);
 }
 
 /* The end of an entry's events: the apply log's alone. */
@@ -209,13 +213,14 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         h->loop = loop;
         h->node = node;
         h->ev_index = 0;
-        h->ops.data = h;
-        h->ops.hash_secret = hash_secret;
-        h->ops.backup_start = backup_start_op;
-        h->ops.backup_chunk = backup_chunk_op;
-        h->ops.log = log_op;
-        h->ops.timer = timer_op;
-        h->ops.done = done_op;
+        corequery_init(&h->query, node);
+        h->query.ops.data = h;
+        h->query.ops.hash_secret = hash_secret;
+        h->query.ops.backup_start = backup_start_op;
+        h->query.ops.backup_chunk = backup_chunk_op;
+        h->query.ops.log = log_op;
+        h->query.ops.timer = timer_op;
+        h->query.ops.done = done_op;
 #ifdef BATON_CHAOS_BUG_WALLCLOCK
         h->bug_wall_base = (int64_t)wall_ms() - (int64_t)uv_now(loop);
 #endif
@@ -224,7 +229,7 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         if (rv != 0) {
                 goto err;
         }
-        rv = gateway_init(&h->core, &h->ops, node, cfg, cfg->log_level);
+        rv = gateway_init(&h->core, &h->query.ops, node, cfg, cfg->log_level);
         if (rv != 0) {
                 goto err_after_applylog;
         }

@@ -15,6 +15,7 @@
 #include "../raft/node.h"
 #include "applylog.h"
 #include "backup.h"
+#include "corequery.h"
 
 /*
  * Every input reaches the core through here, unchanged and in the order
@@ -39,17 +40,22 @@
  * its events, goes only to the log. main.c reopens it on SIGHUP
  * (applylog_reopen() of `applylog`).
  *
- * What the core asks of its host (struct gateway_host, `ops`) is done
- * here too: the SHA-256 of an ATTACH secret, with OpenSSL; backups'
- * pins and chunks (backup.h), whose pins of a connection go with it; and
- * the core's log lines, at cfg->log_level (main.c's log_set_level()), to
- * batond's log.
+ * What the core asks of its host (struct gateway_host, `query.ops`) is
+ * done here too: what the node knows (corequery.h); the SHA-256 of an
+ * ATTACH secret, with OpenSSL; backups' pins and chunks (backup.h), whose
+ * pins of a connection go with it; and the core's log lines, at
+ * cfg->log_level (main.c's log_set_level()), to batond's log.
+ *
+ * Leadership reaches the core as the node reports it: ready, with the
+ * node's term, the moment the node starts serving; lost, the moment it
+ * stops (node.h's node_callbacks; gateway.h says what the core makes of
+ * them).
  *
  * Caller-allocated; used only from the loop's thread.
  */
 struct corehost {
-        struct gateway core; /* the metrics port reads its counters */
-        struct gateway_host ops;
+        struct gateway core;    /* the metrics port reads its counters */
+        struct corequery query; /* its ops are the core's host */
         uv_loop_t *loop;
         struct node *node;
         uv_timer_t timer;  /* the core's deadlines (gateway_host.timer) */
