@@ -458,7 +458,7 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
         struct proto_versions v;
         struct lockfsm_stats fs;
         uint8_t *out;
-        size_t cap = PROTO_HEADER_SIZE + 128 + 1 + PROTO_RELEASE_MAX +
+        size_t cap = PROTO_HEADER_SIZE + 128 + 1 + PROTO_RELEASE_MAX + 32 +
                      PROTO_MAX_MEMBERS * (10 + 2 * PROTO_ADDRESS_MAX);
 
         node_status(g->node, &st);
@@ -471,9 +471,13 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
         if (out == NULL) {
                 return;
         }
-        flags &= PROTO_FLAG_VERSIONS;
-        if (flags != 0) {
+        flags &= PROTO_FLAG_VERSIONS | PROTO_FLAG_ALARMS;
+        if (flags & PROTO_FLAG_VERSIONS) {
                 own_versions(&v);
+        }
+        if (flags & PROTO_FLAG_ALARMS) {
+                memset(&st.alarms, 0, sizeof st.alarms);
+                g->host->alarms(g->host, &st.alarms);
         }
         reply_frame(g, c, id, proto_write_status(out, cap, id, flags, &st, &v));
 }

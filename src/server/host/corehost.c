@@ -11,6 +11,7 @@
 #include "../../../include/baton/errors.h"
 #include "../../proto/attach.h"
 #include "../base/log.h"
+#include "../raft/fsmdigest.h"
 
 static void on_ready(void *data)
 {
@@ -107,6 +108,21 @@ static int backup_chunk_op(struct gateway_host *ops, struct conn *c,
         return backup_chunk(&h->backups, c, id, req);
 }
 
+/* gateway_host.alarms: the state machine's digest differed from the
+ * leader's (fsmdigest.h), as GET /ready's "diverged". */
+static void alarms_op(struct gateway_host *ops, struct proto_alarms *out)
+{
+        struct corehost *h = ops->data;
+        const struct fsmdigest *d = node_digest(h->node);
+
+        if (d->diverged) {
+                out->alarms |= PROTO_ALARM_DIVERGED;
+                out->diverged_index = d->diverged_index;
+                out->digest = d->diverged_own;
+                out->leader_digest = d->diverged_leader;
+        }
+}
+
 /* gateway_host.log: the core's line, as it formatted it. */
 static void log_op(struct gateway_host *ops, enum log_level level,
                    const struct log_fields *f, const char *message)
@@ -125,6 +141,7 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         h->ops.hash_secret = hash_secret;
         h->ops.backup_start = backup_start_op;
         h->ops.backup_chunk = backup_chunk_op;
+        h->ops.alarms = alarms_op;
         h->ops.log = log_op;
         backups_init(&h->backups, loop, node);
         rv = applylog_open(&h->applylog, cfg->apply_log);
