@@ -27,7 +27,11 @@
  *                      syncs its image scratch files, the only other ones),
  *                      snapshot-dir (a sync of a directory in which a
  *                      snapshot-* name was linked since its last sync: the
- *                      one that makes a written snapshot's names durable)
+ *                      one that makes a written snapshot's names durable),
+ *                      snapshot-lie (as snapshot, but each such sync reports
+ *                      success: a disk that loses what it said it stored,
+ *                      the negative control of the tests of a failed
+ *                      snapshot sync; counted as failed syncs too)
  *   fail-write MS      for MS ms every write fails with EIO, storing nothing
  *   short-write MS     for MS ms every write stores only half of its bytes
  *                      (at least one) and returns that count
@@ -103,7 +107,7 @@ struct counters {
 };
 
 /* Which syncs a fail-fsync window fails. */
-enum target { T_ALL, T_METADATA, T_SNAPSHOT, T_SNAPSHOT_DIR };
+enum target { T_ALL, T_METADATA, T_SNAPSHOT, T_SNAPSHOT_DIR, T_SNAPSHOT_LIE };
 
 /* The whole file system's state; FUSE runs single-threaded (-s). */
 struct forgetfs {
@@ -184,6 +188,7 @@ static bool sync_fails(const struct forgetfs *f, const struct ffile *p)
                 return strcmp(base, "metadata1") == 0 ||
                        strcmp(base, "metadata2") == 0;
         case T_SNAPSHOT:
+        case T_SNAPSHOT_LIE:
                 return p->tmpname != NULL || strncmp(base, "snapshot-", 9) == 0;
         case T_SNAPSHOT_DIR:
                 return false;
@@ -312,7 +317,7 @@ static int sync_file(struct forgetfs *f, struct ffile *p)
                 for (e = p->head; e != NULL; e = e->next) {
                         e->doomed = true;
                 }
-                return -EIO;
+                return f->fail_fsync_what == T_SNAPSHOT_LIE ? 0 : -EIO;
         }
         if (p->head == NULL) {
                 return 0;
@@ -386,7 +391,7 @@ static void sync_all(struct forgetfs *f)
 static int target_of(const char *word)
 {
         static const char *const names[] = {"all", "metadata", "snapshot",
-                                            "snapshot-dir"};
+                                            "snapshot-dir", "snapshot-lie"};
         unsigned i;
 
         for (i = 0; i < sizeof names / sizeof names[0]; i++) {
