@@ -31,8 +31,9 @@
 #     others' (the digests too: digest-interval 32);
 #   - it did not crash (no signal) and its log names the failure in one
 #     line (an error line when it stopped, a warning while raft retries);
-#   - running on after the heal, it catches up (GET /ready 200), and it
-#     starts again after the power cut and does so too.
+#   - running on after the heal, it catches up (GET /ready 200, with
+#     ready-max-lag 0: it has applied all the leader has committed), and
+#     it starts again after the power cut and does so too.
 #
 # Prints a line per path, "sync-faults PATH: passed: ..." or "sync-faults
 # PATH: FAILED: REASON", then the verdict, "PASS sync-faults: ..." or
@@ -238,9 +239,13 @@ apply_logs_agree() {
 }
 
 setup() {
-        local i
+        local i threshold
         run=$(mktemp -d /tmp/baton-sync-faults-XXXXXX)
         for i in 1 2 3; do
+                # On the install paths node 3 takes no snapshot of its own:
+                # the one whose write fails is the leader's.
+                threshold=64
+                [ "$i" = 3 ] && [[ "$path" == install* ]] && threshold=1000000
                 mkdir -p "$run/n$i/data"
                 cat >"$run/n$i.conf" <<EOF
 id = $i
@@ -248,9 +253,10 @@ data-dir = $run/n$i/data
 apply-log = $run/n$i/apply.log
 metrics-address = 127.0.0.1:$((base + 200 + i))
 tls = false
-snapshot-threshold = 64
-snapshot-trailing = 32
+snapshot-threshold = $threshold
+snapshot-trailing = $((threshold / 2))
 digest-interval = 32
+ready-max-lag = 0
 member = 1 127.0.0.1:$((base + 1)) 127.0.0.1:$((base + 101))
 member = 2 127.0.0.1:$((base + 2)) 127.0.0.1:$((base + 102))
 member = 3 127.0.0.1:$((base + 3)) 127.0.0.1:$((base + 103))
