@@ -105,7 +105,8 @@ static void status_json(struct ctx *x, const char *out, unsigned id,
                                        "\"diverged\":{\"index\":"
                                      : "\"alarms\":[]") != NULL,
                "node %u's JSON object %s: %s", id,
-               diverged ? "lacks \"alarms\":[\"diverged\"]" : "has alarms",
+               diverged ? "lacks \"alarms\":[\"diverged\"]"
+                        : "lacks \"alarms\":[]",
                line);
 }
 
