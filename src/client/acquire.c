@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "await.h"
 #include "client.h"
 #include "clock.h"
 #include "errmsg.h"
@@ -213,9 +214,9 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
             wait_ms < 0 ? CLOCK_NEVER : clock_after(start, wait_ms + timeout);
         memset(&res, 0, sizeof res);
         client_lock(c);
-        rv = session_ensure(&c->session, clock_after(start, timeout) < deadline
-                                             ? clock_after(start, timeout)
-                                             : deadline);
+        rv = await_session(c, clock_after(start, timeout) < deadline
+                                  ? clock_after(start, timeout)
+                                  : deadline);
         while (rv == 0) {
                 uint32_t wait;
                 uint64_t seq;
@@ -229,12 +230,12 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
                 k.wait_ms = wait;
                 before = locks_count(&c->locks, c->session.id, name, len, owner,
                                      a->mode);
-                rv = session_submit(&c->session, &k, deadline, &r);
+                rv = await_submit(c, &k, deadline, &r);
                 if (rv != 0) {
                         break;
                 }
                 r->before = before;
-                rv = registry_await(&c->registry, r, deadline);
+                rv = await_request(c, r, deadline);
                 if (rv != 0) {
                         registry_abandon(&c->registry, r, clock_now_ms());
                         /* Never sent (no node could be reached): say so.

@@ -10,6 +10,8 @@
 #include "../proto/proto.h"
 #include "../proto/reply.h"
 #include "../proto/list.h"
+#include "await.h"
+#include "effects.h"
 #include "clock.h"
 #include "errmsg.h"
 #include "outcome.h"
@@ -32,7 +34,7 @@ void client_lock(struct baton_client *c)
 
 void client_effects(struct baton_client *c)
 {
-        registry_effects(&c->registry);
+        effects_apply(&c->registry, &c->io, &c->cv);
 }
 
 void client_unlock(struct baton_client *c)
@@ -47,7 +49,7 @@ int client_roundtrip(struct baton_client *c, struct request *r,
         int rv;
 
         registry_submit(&c->registry, r, clock_now_ms());
-        rv = registry_await(&c->registry, r, deadline);
+        rv = await_request(c, r, deadline);
         if (rv != 0) {
                 registry_abandon(&c->registry, r, clock_now_ms());
         }
@@ -62,12 +64,12 @@ int client_run(struct baton_client *c, struct command *k, int64_t deadline,
                struct proto_result *res)
 {
         struct request *r;
-        int rv = session_submit(&c->session, k, deadline, &r);
+        int rv = await_submit(c, k, deadline, &r);
 
         if (rv != 0) {
                 return rv;
         }
-        rv = registry_await(&c->registry, r, deadline);
+        rv = await_request(c, r, deadline);
         if (rv != 0) {
                 registry_abandon(&c->registry, r, clock_now_ms());
                 return rv;
@@ -250,7 +252,6 @@ static int take_settings(struct baton_client *c, const char *endpoints,
 int baton_client_create(baton_client **out, const char *endpoints,
                         const struct baton_options *opts)
 {
-        struct registry_owner owner;
         struct baton_client *c;
         pthread_condattr_t ca;
         int rv;
@@ -267,10 +268,6 @@ int baton_client_create(baton_client **out, const char *endpoints,
         if (rv != 0) {
                 goto err_after_alloc;
         }
-        owner.data = &c->session;
-        owner.final = outcome_final;
-        owner.withdraw = outcome_withdraw;
-        owner.watch_event = watch_on_event;
         locks_init(&c->locks);
         notify_init(&c->notify);
         rv = link_init(&c->link, c->endpoints, c->n_endpoints, clock_env());
@@ -281,8 +278,10 @@ int baton_client_create(baton_client **out, const char *endpoints,
         if (rv != 0) {
                 goto err_after_link;
         }
-        registry_init(&c->registry, &c->link, &c->io, clock_env(), &c->mu,
-                      &c->cv, c->opts.ttl_ms, &owner);
+        registry_init(&c->registry, &c->link, clock_env(), c->opts.ttl_ms,
+                      &(struct registry_owner){&c->session, outcome_final,
+                                               outcome_withdraw,
+                                               watch_on_event});
         session_init(&c->session, c->opts.ttl_ms, clock_env(), &c->registry,
                      &c->locks, &c->notify, c->client_name);
         c->session.lock_delay_ms = c->opts.lock_delay_ms;
@@ -302,6 +301,7 @@ int baton_client_create(baton_client **out, const char *endpoints,
                 goto err_after_mutex;
         }
         c->loop.mu = &c->mu;
+        c->loop.cv = &c->cv;
         c->loop.handle = c;
         c->loop.opts = &c->opts;
         c->loop.session = &c->session;
@@ -545,9 +545,8 @@ int baton_release_in(baton_client *c, uint64_t session,
         /* Its connections attach to the session first (registry.h). */
         registry_own(&c->registry, session, secret);
         registry_submit(&c->registry, r, clock_now_ms());
-        rv = registry_await(
-            &c->registry, r,
-            clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        rv = await_request(
+            c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv != 0) {
                 registry_abandon(&c->registry, r, clock_now_ms());
                 client_unlock(c);

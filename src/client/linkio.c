@@ -201,6 +201,15 @@ bool linkio_write(struct linkio *io)
         return write_out(io) == 0 && !linkio_busy(io);
 }
 
+bool linkio_write_direct(struct linkio *io)
+{
+        if (!link_up(io->link) || io->conn != io->link->conn || io->fd < 0 ||
+            io->cout_len > 0) {
+                return false;
+        }
+        return linkio_write(io);
+}
+
 void linkio_flush(struct linkio *io, int64_t now)
 {
         if (!current(io) || (!linkio_busy(io) && !sealed_waiting(io))) {

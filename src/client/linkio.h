@@ -71,6 +71,12 @@ bool linkio_busy(const struct linkio *io);
  * linkio_ready() or linkio_flush() to find. */
 bool linkio_write(struct linkio *io);
 
+/* linkio_write() for a calling thread that put a request in the outbox:
+ * only on the link's connection while it is up, and with no ciphertext of
+ * earlier writes waiting (the background thread flushes those). True
+ * when nothing is left; false leaves the rest to the background thread. */
+bool linkio_write_direct(struct linkio *io);
+
 /* --- The thread that drives the link -------------------------------------- */
 
 /*

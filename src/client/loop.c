@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "effects.h"
 #include "clock.h"
 
 #define POLL_MAX_MS 1000 /* the loop looks around at least this often */
@@ -44,7 +45,7 @@ static bool deliver(struct loop *lp)
         while ((e = notify_pop(lp->notify)) != NULL) {
                 any = true;
                 /* What the round did is told before the mutex goes. */
-                registry_effects(lp->reg);
+                effects_apply(lp->reg, lp->io, lp->cv);
                 lp->reg->on_loop = false; /* the callbacks are the user's */
                 if (e->kind == NOTIFY_WATCH) {
                         /* It takes its events under the mutex. `e` is
@@ -105,7 +106,7 @@ static void *run(void *arg)
                         pfd[1].revents = 0;
                         n = 2;
                 }
-                registry_effects(lp->reg);
+                effects_apply(lp->reg, lp->io, lp->cv);
                 lp->reg->on_loop = false;
                 pthread_mutex_unlock(lp->mu);
                 if (poll(pfd, n, wait) < 0 && errno != EINTR) {
@@ -124,7 +125,7 @@ static void *run(void *arg)
                 linkio_ready(io, pfd[1].revents, clock_now_ms());
         }
         linkio_disconnect(io);
-        registry_effects(lp->reg);
+        effects_apply(lp->reg, lp->io, lp->cv);
         lp->reg->on_loop = false;
         pthread_mutex_unlock(lp->mu);
         return NULL;

@@ -23,6 +23,7 @@ struct loop {
         pthread_t thread;
         bool stop; /* under `mu`: the thread must exit */
         pthread_mutex_t *mu;
+        pthread_cond_t *cv;   /* the callers wait on it */
         baton_client *handle; /* the callbacks' first argument */
         const struct baton_options *opts;
         struct session *session;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "await.h"
 #include "client.h"
 #include "clock.h"
 #include "request.h"
@@ -232,9 +233,9 @@ static int open_watch(baton_client *c, const char *name, int flags,
          * thread looked again; its caller reads them, then that end. */
         while (x->r != NULL && r->state == REQUEST_AWAITED && !r->watching &&
                rv == 0) {
-                rv = registry_unreachable(&c->registry, r->mark, r);
-                if (rv == 0 && !registry_wait(&c->registry, deadline)) {
-                        rv = registry_no_answer(&c->registry, r->mark, r);
+                rv = await_unreachable(c, r->mark, r);
+                if (rv == 0 && !await_until(c, deadline)) {
+                        rv = await_no_answer(c, r->mark, r);
                 }
         }
         if (x->r == NULL) {
@@ -349,7 +350,7 @@ int baton_watch_next(baton_watch *w, struct baton_event *ev, int64_t wait_ms)
                         rv = BATON_EIO; /* ended here, with no status */
                         break;
                 }
-                if (!registry_wait(&c->registry, deadline)) {
+                if (!await_until(c, deadline)) {
                         break;
                 }
         }

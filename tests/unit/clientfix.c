@@ -66,8 +66,7 @@ struct clientfix *clientfix_new(uint32_t ttl_ms, uint64_t seed)
         owner.final = outcome_final;
         owner.withdraw = outcome_withdraw;
         owner.watch_event = no_watch;
-        registry_init(&f->reg, &f->link, &f->io, &f->env, &f->mu, &f->cv,
-                      ttl_ms, &owner);
+        registry_init(&f->reg, &f->link, &f->env, ttl_ms, &owner);
         locks_init(&f->locks);
         notify_init(&f->notify);
         session_init(&f->s, ttl_ms, &f->env, &f->reg, &f->locks, &f->notify,

@@ -27,8 +27,8 @@ static void answer(struct clientfix *f, struct request *r, int status,
         registry_drop(&f->reg, r);
 }
 
-/* The session's OPEN, as session_ensure() makes it, first sent at `sent`
- * and answered with session 42 at `now`. */
+/* The session's OPEN, as session_ensure_step() makes it, first sent at
+ * `sent` and answered with session 42 at `now`. */
 static void open_session(struct clientfix *f, int64_t sent, int64_t now)
 {
         uint8_t hash[ATTACH_HASH_SIZE] = {0};
