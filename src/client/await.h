@@ -32,8 +32,7 @@ int await_no_answer(struct baton_client *c, uint64_t mark,
  * 0, or what await_unreachable() or await_no_answer() says for r->mark,
  * the pass in progress when it was submitted. Mutex held; released while
  * waiting. */
-int await_request(struct baton_client *c, struct request *r,
-                  int64_t deadline);
+int await_request(struct baton_client *c, struct request *r, int64_t deadline);
 
 /* Make sure the handle has a live session (session_ensure_step()), waiting
  * until `deadline`: 0, BATON_ENOANSWER, BATON_ECONNECT / BATON_ETLS (no

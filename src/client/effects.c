@@ -1,8 +1,7 @@
 /* What the host of libbaton's core does for its flags. */
 #include "effects.h"
 
-void effects_apply(struct registry *reg, struct linkio *io,
-                   pthread_cond_t *cv)
+void effects_apply(struct registry *reg, struct linkio *io, pthread_cond_t *cv)
 {
         if (reg->write_now) {
                 reg->write_now = false;

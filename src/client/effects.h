@@ -17,7 +17,6 @@
  * every entry point of the host does it before it releases the mutex or
  * waits on `cv`. All three are borrowed for the call.
  */
-void effects_apply(struct registry *reg, struct linkio *io,
-                   pthread_cond_t *cv);
+void effects_apply(struct registry *reg, struct linkio *io, pthread_cond_t *cv);
 
 #endif /* CLIENT_EFFECTS_H */

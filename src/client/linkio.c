@@ -14,6 +14,7 @@
 
 #include "../../include/baton.h"
 #include "../lib/address.h"
+#include "clock.h"
 #include "resolve.h"
 
 #define OUT_MAX 1048576 /* unwritten bytes: the server reads none */
@@ -389,9 +390,9 @@ short linkio_events(struct linkio *io)
                            : POLLIN);
 }
 
-void linkio_disconnect(struct linkio *io)
+void linkio_disconnect(struct linkio *io, int64_t now)
 {
-        link_disconnect(io->link);
+        link_disconnect(io->link, now);
         current(io);
 }
 
@@ -423,8 +424,11 @@ static bool frames(struct linkio *io, const uint8_t *buf, size_t n, int64_t now)
                 if (!io->reader.ready) {
                         continue;
                 }
+                /* Dated as it is handed over, not when the read began:
+                 * the session checks its lease as of an answer's
+                 * handling, later by every frame read ahead of it. */
                 link_conn_frame(io->link, io->conn, &io->reader.h,
-                                io->reader.body, now);
+                                io->reader.body, clock_now_ms());
                 if (!current(io)) {
                         return false; /* the frame dropped it */
                 }

@@ -101,8 +101,9 @@ short linkio_events(struct linkio *io);
  * hand over frames, write. */
 void linkio_ready(struct linkio *io, short revents, int64_t now);
 
-/* Give the connection up without a verdict (the handle is stopping). */
-void linkio_disconnect(struct linkio *io);
+/* Give the connection up without a verdict at `now` (the handle is
+ * stopping). */
+void linkio_disconnect(struct linkio *io, int64_t now);
 
 /* --- Words ---------------------------------------------------------------- */
 

@@ -124,7 +124,7 @@ static void *run(void *arg)
                 }
                 linkio_ready(io, pfd[1].revents, clock_now_ms());
         }
-        linkio_disconnect(io);
+        linkio_disconnect(io, clock_now_ms());
         effects_apply(lp->reg, lp->io, lp->cv);
         lp->reg->on_loop = false;
         pthread_mutex_unlock(lp->mu);

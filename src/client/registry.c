@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "clock.h"
 #include "../proto/reply.h"
 #include "../proto/keepalive.h"
 #include "../proto/watch.h"
@@ -15,7 +14,7 @@
 static void on_connected(void *data, int64_t now);
 static void on_frame(void *data, const struct proto_header *h,
                      const uint8_t *body, int64_t now);
-static void on_closed(void *data, uint64_t gen);
+static void on_closed(void *data, uint64_t gen, int64_t now);
 static void on_unreachable(void *data);
 
 void registry_init(struct registry *reg, struct link *link,
@@ -487,15 +486,6 @@ void registry_abandon(struct registry *reg, struct request *r, int64_t now)
 
 /* --- Receiving ------------------------------------------------------------ */
 
-/* The time an answer (or a closed connection) is handled at, for the
- * request's owner, which checks the lease against it: the clock as it is
- * handled, where the session has always read it, rather than the frame's
- * `now`, the poll's, earlier by every frame read ahead of this one. */
-static int64_t handled_at(void)
-{
-        return clock_now_ms();
-}
-
 static void on_connected(void *data, int64_t now)
 {
         (void)data;
@@ -511,7 +501,7 @@ static void on_unreachable(void *data)
         registry_changed(data);
 }
 
-static void on_closed(void *data, uint64_t gen)
+static void on_closed(void *data, uint64_t gen, int64_t now)
 {
         struct registry *reg = data;
         struct queue *q;
@@ -523,7 +513,7 @@ static void on_closed(void *data, uint64_t gen)
                 struct request *r = QUEUE_DATA(q, struct request, link);
                 if (r->kind == REQUEST_KEEPALIVE && request_pending(r) &&
                     r->gen == gen && r->sends > 0) {
-                        fail(reg, r, BATON_EIO, REGISTRY_LOST, handled_at());
+                        fail(reg, r, BATON_EIO, REGISTRY_LOST, now);
                         return;
                 }
         }
@@ -589,7 +579,7 @@ static void result(struct registry *reg, struct request *r,
         }
         r->status = res.status;
         r->res = res;
-        finish(reg, r, REGISTRY_ANSWERED, handled_at());
+        finish(reg, r, REGISTRY_ANSWERED, now);
 }
 
 /* Give `e` to the watch `r`; its frame resumes after it if sent again. */
@@ -663,7 +653,7 @@ static void on_frame(void *data, const struct proto_header *h,
                         status = BATON_EMALFORMED;
                 }
                 if (r != NULL && r != reg->ping) {
-                        fail(reg, r, status, REGISTRY_FAILED, handled_at());
+                        fail(reg, r, status, REGISTRY_FAILED, now);
                 }
                 link_fail(reg->link, now, false);
                 return;
@@ -679,7 +669,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 link_leader_answered(reg->link);
                 r->status = proto_read_keepalive_ok(body, h->length, h->flags,
                                                     &r->ttl_ms, &r->revoked);
-                finish(reg, r, REGISTRY_ANSWERED, handled_at());
+                finish(reg, r, REGISTRY_ANSWERED, now);
                 return;
         case PROTO_STATUS_REPLY:
                 if (r == NULL) {
@@ -687,7 +677,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 }
                 r->status =
                     request_take_status(r, reg->link->peer, body, h->length);
-                finish(reg, r, REGISTRY_ANSWERED, handled_at());
+                finish(reg, r, REGISTRY_ANSWERED, now);
                 return;
         case PROTO_WATCH_EVENT:
                 watch_event(reg, r, h, body, now);
@@ -703,7 +693,7 @@ static void on_frame(void *data, const struct proto_header *h,
                         link_fail(reg->link, now, false);
                         return;
                 }
-                finish(reg, r, REGISTRY_ANSWERED, handled_at());
+                finish(reg, r, REGISTRY_ANSWERED, now);
                 return;
         default:
                 return; /* a request type: not from a server */

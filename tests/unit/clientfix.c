@@ -58,10 +58,7 @@ struct clientfix *clientfix_new(uint32_t ttl_ms, uint64_t seed)
         f->env.data = f;
         f->env.random = seeded_random;
         f->env.secret = seeded_secret;
-        assert_int_equal(pthread_mutex_init(&f->mu, NULL), 0);
-        assert_int_equal(pthread_cond_init(&f->cv, NULL), 0);
         assert_int_equal(link_init(&f->link, eps, 1, &f->env), 0);
-        assert_int_equal(linkio_init(&f->io, &f->link, NULL), 0);
         owner.data = &f->s;
         owner.final = outcome_final;
         owner.withdraw = outcome_withdraw;
@@ -79,10 +76,7 @@ void clientfix_free(struct clientfix *f)
         registry_close(&f->reg);
         locks_close(&f->locks);
         notify_close(&f->notify);
-        linkio_close(&f->io);
         link_close(&f->link);
-        pthread_cond_destroy(&f->cv);
-        pthread_mutex_destroy(&f->mu);
         free(f);
 }
 

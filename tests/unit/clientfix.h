@@ -6,13 +6,11 @@
 #ifndef TESTS_UNIT_CLIENTFIX_H
 #define TESTS_UNIT_CLIENTFIX_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "../lib/rng.h"
 #include "../../src/client/coreenv.h"
 #include "../../src/client/link.h"
-#include "../../src/client/linkio.h"
 #include "../../src/client/locks.h"
 #include "../../src/client/notify.h"
 #include "../../src/client/registry.h"
@@ -22,10 +20,7 @@ struct clientfix {
         struct rng rng;      /* every draw of `env`: a seed names them all */
         struct core_env env; /* what the link, registry and session borrow */
         unsigned draws;      /* random numbers drawn so far */
-        pthread_mutex_t mu;  /* the registry's, never waited on */
-        pthread_cond_t cv;
         struct link link;
-        struct linkio io; /* never driven: it only wakes nobody */
         struct registry reg;
         struct session s;
         struct locks locks;

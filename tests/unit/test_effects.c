@@ -4,6 +4,7 @@
  * acts on the flags before it releases the handle's mutex. A flag that is
  * not raised is a caller that sleeps to its deadline, or a request that
  * waits for the loop's next round: each case here raises one. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include "../../include/baton.h"
 #include "../../src/client/effects.h"
+#include "../../src/client/linkio.h"
 #include "clientfix.h"
 
 #define T0 100000 /* an arbitrary start: nothing reads the clock */
@@ -180,21 +182,26 @@ static void unreachable_changes(void **state)
 static void effects_clear_the_flags(void **state)
 {
         struct clientfix *f = clientfix_new(10000, 1);
+        pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+        pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+        struct linkio io; /* never driven: only its wake-up is read */
         uint64_t n = 0;
 
         (void)state;
+        assert_int_equal(linkio_init(&io, &f->link, NULL), 0);
         registry_need_loop(&f->reg);
         registry_need_loop(&f->reg);
         registry_changed(&f->reg);
-        assert_int_equal(pthread_mutex_lock(&f->mu), 0);
-        effects_apply(&f->reg, &f->io, &f->cv);
-        assert_int_equal(pthread_mutex_unlock(&f->mu), 0);
+        assert_int_equal(pthread_mutex_lock(&mu), 0);
+        effects_apply(&f->reg, &io, &cv);
+        assert_int_equal(pthread_mutex_unlock(&mu), 0);
         assert_false(f->reg.changed);
         assert_false(f->reg.loop_needed);
-        assert_int_equal(read(f->io.wake, &n, sizeof n), sizeof n);
+        assert_int_equal(read(io.wake, &n, sizeof n), sizeof n);
         assert_int_equal(n, 1);
-        effects_apply(&f->reg, &f->io, &f->cv);
-        assert_true(read(f->io.wake, &n, sizeof n) < 0); /* nothing more */
+        effects_apply(&f->reg, &io, &cv);
+        assert_true(read(io.wake, &n, sizeof n) < 0); /* nothing more */
+        linkio_close(&io);
         clientfix_free(f);
 }
 

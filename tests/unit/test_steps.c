@@ -19,8 +19,8 @@
 #define T0 100000 /* an arbitrary start: nothing reads the clock */
 
 /* One step of a call that wants a session, `why` its detail. */
-static int ensure(struct clientfix *f, uint64_t *seen, int64_t now,
-                  char *why, size_t size)
+static int ensure(struct clientfix *f, uint64_t *seen, int64_t now, char *why,
+                  size_t size)
 {
         memset(why, 'x', size); /* a step must say, or clear it */
         return session_ensure_step(&f->s, seen, now, why, size);
@@ -82,8 +82,7 @@ static void refusal_in_words(void **state)
         (void)state;
         assert_int_equal(ensure(f, &seen, T0, why, sizeof why), 1);
         answer_open(f, BATON_ETTL, 500, 5000, T0 + 5);
-        assert_int_equal(ensure(f, &seen, T0 + 6, why, sizeof why),
-                         BATON_ETTL);
+        assert_int_equal(ensure(f, &seen, T0 + 6, why, sizeof why), BATON_ETTL);
         assert_string_equal(why, "session TTL 10000 ms out of range: the "
                                  "cluster accepts 500..5000 ms");
         assert_null(f->s.opening);
@@ -93,8 +92,7 @@ static void refusal_in_words(void **state)
         assert_int_equal(ensure(f, &seen, T0 + 7, why, sizeof why), 1);
         assert_non_null(f->s.opening);
         answer_open(f, BATON_ETTL, 0, 0, T0 + 8);
-        assert_int_equal(ensure(f, &seen, T0 + 9, why, sizeof why),
-                         BATON_ETTL);
+        assert_int_equal(ensure(f, &seen, T0 + 9, why, sizeof why), BATON_ETTL);
         assert_string_equal(why, "session TTL 10000 ms out of range (the "
                                  "cluster does not say its limits: see "
                                  "its min-ttl-ms and max-ttl-ms)");
@@ -133,8 +131,8 @@ static void submit_waits_for_the_window(void **state)
         answer_open(f, 0, 0, 0, T0 + 5);
         for (int i = 0; i < SESSION_WINDOW; i++) {
                 release(&k);
-                assert_int_equal(
-                    session_submit_step(&f->s, &k, T0 + 10, &r[i]), 0);
+                assert_int_equal(session_submit_step(&f->s, &k, T0 + 10, &r[i]),
+                                 0);
                 assert_int_equal(r[i]->seq, (uint64_t)i + 1);
                 assert_int_equal(r[i]->state, REQUEST_AWAITED);
         }

@@ -1,0 +1,303 @@
+/* libbaton's client core (libbatonclientcore.la: the link's decisions, the
+ * registry, the session, the outcomes) driven as a simulation would drive
+ * it: connections come up and fail when the test says, the server's frames
+ * are scripted, the time is virtual and the randomness seeded, and what
+ * the core sends is read from the link's outbox. No clock, thread or
+ * socket: the core's host is this file. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../include/baton.h"
+#include "../../src/proto/keepalive.h"
+#include "../../src/proto/reply.h"
+#include "clientfix.h"
+
+#define T0  100000 /* an arbitrary start: nothing reads the clock */
+#define TTL 10000
+
+/* A frame the core put in the outbox. */
+struct frame {
+        struct proto_header h;
+        uint8_t body[1024];
+};
+
+/* The frames in the link's outbox, taken as a host writes them: at most
+ * `max` into `out`; their count. */
+static size_t take(struct clientfix *f, struct frame *out, size_t max)
+{
+        const uint8_t *p;
+        size_t n = link_output(&f->link, &p), off = 0, k = 0;
+
+        while (off < n) {
+                assert_true(k < max);
+                assert_int_equal(
+                    proto_header_decode(&out[k].h, p + off, PROTO_MAX_BODY), 0);
+                assert_true(out[k].h.length <= sizeof out[k].body);
+                memcpy(out[k].body, p + off + PROTO_HEADER_SIZE,
+                       out[k].h.length);
+                off += PROTO_HEADER_SIZE + out[k].h.length;
+                k++;
+        }
+        link_output_taken(&f->link, n);
+        return k;
+}
+
+/* The server's frame `buf` (`n` bytes, whole) arrives on `conn` at `now`. */
+static void feed(struct clientfix *f, uint64_t conn, const uint8_t *buf,
+                 size_t n, int64_t now)
+{
+        struct proto_header h;
+
+        assert_true(n >= PROTO_HEADER_SIZE);
+        assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
+        assert_int_equal(PROTO_HEADER_SIZE + h.length, n);
+        link_conn_frame(&f->link, conn, &h, buf + PROTO_HEADER_SIZE, now);
+}
+
+/* A RESULT of `res` for the frame `id`. */
+static void feed_result(struct clientfix *f, uint64_t conn, uint64_t id,
+                        struct proto_result res, int64_t now)
+{
+        uint8_t buf[256];
+        size_t n = proto_write_result(buf, sizeof buf, id, 0, &res);
+
+        assert_true(n > 0);
+        feed(f, conn, buf, n, now);
+}
+
+/* The connection the core dials at `now` comes up: TCP through, its
+ * greeting PING answered. On `peer`. */
+static uint64_t connect_up(struct clientfix *f, int64_t now, const char *peer)
+{
+        uint8_t pong[PROTO_HEADER_SIZE];
+        struct frame out[4];
+        uint64_t conn = link_dial(&f->link, now, true);
+
+        assert_int_not_equal(conn, 0);
+        assert_string_equal(f->link.peer, peer);
+        link_conn_up(&f->link, conn, now);
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.type, PROTO_PING);
+        proto_write_empty(pong, sizeof pong, f->link.hello, PROTO_PONG);
+        feed(f, conn, pong, sizeof pong, now);
+        assert_true(link_up(&f->link));
+        return conn;
+}
+
+/* A call opens the session at `now` on the live `conn`, answered 5 ms
+ * later: session 42. */
+static void open_session(struct clientfix *f, uint64_t conn, int64_t now)
+{
+        uint64_t seen = f->s.epoch;
+        struct frame out[4];
+        char why[256];
+
+        assert_int_equal(session_ensure_step(&f->s, &seen, now, why, 256), 1);
+        assert_true(f->reg.write_now); /* the caller's thread writes it */
+        f->reg.write_now = false;
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.type, PROTO_COMMAND);
+        assert_int_equal(out[0].h.id, f->s.opening->id);
+        feed_result(f, conn, out[0].h.id,
+                    (struct proto_result){.status = 0, .session = 42}, now + 5);
+        assert_int_equal(session_ensure_step(&f->s, &seen, now + 6, why, 256),
+                         0);
+        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
+}
+
+/* OPEN → LIVE, dated from the OPEN's send; the keepalive at TTL/3 goes out
+ * behind the ATTACH that proves the connection owns the session, and its
+ * answer dates the lease from the keepalive's send: JEOPARDY from
+ * acked + TTL/2 + 1, EXPIRED at acked + TTL - margin, to the ms. */
+static void open_keepalive_lease(void **state)
+{
+        struct clientfix *f = clientfix_new(TTL, 1);
+        uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
+        int64_t acked, margin = f->s.margin_ms;
+        struct frame out[4];
+        uint8_t buf[64];
+        size_t n;
+
+        (void)state;
+        open_session(f, conn, T0);
+        assert_int_equal(f->s.acked_sent, T0);
+        session_tick(&f->s, T0 + TTL / 3 - 1);
+        assert_null(f->s.keepalive);
+        session_tick(&f->s, T0 + TTL / 3);
+        assert_non_null(f->s.keepalive);
+        assert_int_equal(take(f, out, 4), 2);
+        assert_int_equal(out[0].h.type, PROTO_ATTACH);
+        assert_int_equal(out[1].h.type, PROTO_KEEPALIVE);
+        n = proto_write_keepalive_ok(buf, sizeof buf, out[1].h.id, 0, TTL, 0);
+        assert_true(n > 0);
+        feed(f, conn, buf, n, T0 + TTL / 3 + 40);
+        acked = T0 + TTL / 3;
+        assert_int_equal(f->s.acked_sent, acked); /* the send, not the answer */
+
+        session_tick(&f->s, acked + TTL / 2);
+        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
+        session_tick(&f->s, acked + TTL / 2 + 1);
+        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
+        session_tick(&f->s, acked + TTL - margin - 1);
+        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
+        session_tick(&f->s, acked + TTL - margin);
+        assert_int_equal(f->s.state, BATON_SESSION_EXPIRED);
+        clientfix_free(f);
+}
+
+/* A read the connection lost goes out again, byte for byte, on the next
+ * one; answered BATON_EUNKNOWN, it goes out again at the retry time the
+ * environment's jitter gives, not a ms earlier. */
+static void resend_and_retry(void **state)
+{
+        struct clientfix *f = clientfix_new(TTL, 2);
+        uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
+        struct request *r = request_read(PROTO_QUERY, "L", 1, 0);
+        struct frame first[2], out[2];
+        struct rng before, after;
+        int64_t t, want;
+
+        (void)state;
+        assert_non_null(r);
+        r->kind = REQUEST_CALL;
+        registry_submit(&f->reg, r, T0);
+        assert_int_equal(take(f, first, 2), 1);
+        link_fail(&f->link, T0 + 10, false);
+        assert_false(link_up(&f->link));
+
+        t = link_next_event(&f->link, true);
+        conn = connect_up(f, t, "127.0.0.1:1");
+        registry_step(&f->reg, t);
+        assert_int_equal(take(f, out, 2), 1);
+        assert_int_equal(out[0].h.type, first[0].h.type);
+        assert_int_equal(out[0].h.length, first[0].h.length);
+        assert_memory_equal(out[0].body, first[0].body, first[0].h.length);
+        assert_int_equal(r->sends, 2);
+
+        before = f->rng;
+        feed_result(f, conn, out[0].h.id,
+                    (struct proto_result){.status = BATON_EUNKNOWN}, t + 5);
+        after = f->rng;
+        f->rng = before; /* the same draw again, for the expected time */
+        want = t + 5 + coreenv_jitter(&f->env, 50);
+        f->rng = after;
+        assert_int_equal(r->not_before, want);
+        assert_int_equal(registry_next_event(&f->reg), want);
+        registry_step(&f->reg, want - 1);
+        assert_int_equal(take(f, out, 2), 0);
+        registry_step(&f->reg, want);
+        assert_int_equal(take(f, out, 2), 1);
+        assert_memory_equal(out[0].body, first[0].body, first[0].h.length);
+        assert_int_equal(r->sends, 3);
+        registry_drop(&f->reg, r);
+        clientfix_free(f);
+}
+
+/* NOT_LEADER naming the leader: the core leaves the node, dials the
+ * leader it names next, and sends the request there again. */
+static void not_leader_followed(void **state)
+{
+        struct clientfix *f = clientfix_new(TTL, 3);
+        uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
+        struct request *r = request_read(PROTO_QUERY, "L", 1, 0);
+        struct frame first[2], out[2];
+        uint8_t buf[128];
+        size_t n;
+        int64_t t;
+
+        (void)state;
+        assert_non_null(r);
+        r->kind = REQUEST_CALL;
+        registry_submit(&f->reg, r, T0);
+        assert_int_equal(take(f, first, 2), 1);
+        n = proto_write_not_leader(buf, sizeof buf, 0, 2, "127.0.0.2:1");
+        feed(f, conn, buf, n, T0 + 3);
+        assert_false(link_up(&f->link));
+        t = link_next_event(&f->link, true);
+        connect_up(f, t, "127.0.0.2:1");
+        registry_step(&f->reg, t);
+        assert_int_equal(take(f, out, 2), 1);
+        assert_memory_equal(out[0].body, first[0].body, first[0].h.length);
+        registry_drop(&f->reg, r);
+        clientfix_free(f);
+}
+
+/* The pending request of the command `cmd`, or NULL. */
+static struct request *pending_cmd(struct clientfix *f, uint8_t cmd)
+{
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &f->reg.list)
+        {
+                struct request *r = QUEUE_DATA(q, struct request, link);
+                if (r->type == PROTO_COMMAND && r->cmd == cmd &&
+                    request_pending(r)) {
+                        return r;
+                }
+        }
+        return NULL;
+}
+
+/* A blocking ACQUIRE, the session's first command on the connection, goes
+ * out behind an ATTACH. Its caller gives up: the wait is withdrawn with
+ * one CANCEL on that connection (not one a round), and the grant that
+ * races the CANCEL is released. */
+static void withdrawn_wait_released(void **state)
+{
+        struct clientfix *f = clientfix_new(TTL, 4);
+        uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
+        struct request *w = NULL, *cancel, *release;
+        struct frame out[4];
+        struct command k;
+
+        (void)state;
+        open_session(f, conn, T0);
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_ACQUIRE;
+        k.name = "L";
+        k.name_len = 1;
+        k.owner = 1;
+        k.wait_ms = 5000;
+        assert_int_equal(session_submit_step(&f->s, &k, T0 + 10, &w), 0);
+        assert_int_equal(w->kind, REQUEST_WAIT);
+        assert_int_equal(take(f, out, 4), 2);
+        assert_int_equal(out[0].h.type, PROTO_ATTACH);
+        assert_int_equal(out[1].h.id, w->id);
+
+        registry_abandon(&f->reg, w, T0 + 20);
+        assert_int_equal(w->state, REQUEST_BACKGROUND);
+        registry_step(&f->reg, T0 + 20);
+        cancel = pending_cmd(f, COMMAND_CANCEL);
+        assert_non_null(cancel);
+        assert_ptr_equal(w->cancel, cancel);
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.id, cancel->id);
+        registry_step(&f->reg, T0 + 21);
+        assert_int_equal(take(f, out, 4), 0);
+
+        feed_result(f, conn, w->id,
+                    (struct proto_result){.status = 0, .token = 7}, T0 + 30);
+        release = pending_cmd(f, COMMAND_RELEASE);
+        assert_non_null(release);
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.id, release->id);
+        clientfix_free(f);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(open_keepalive_lease),
+            cmocka_unit_test(resend_and_retry),
+            cmocka_unit_test(not_leader_followed),
+            cmocka_unit_test(withdrawn_wait_released),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
