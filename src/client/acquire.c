@@ -59,11 +59,12 @@ static void record(struct baton_client *c, const char *name, uint8_t len,
 
         if (a->list != NULL) {
                 ask_command(&k, name, len, owner, a);
-                (void)locks_set_list(&c->locks, c->session.id, &k, r->token);
+                (void)locks_set_list(&c->core.locks, c->core.session.id, &k,
+                                     r->token);
                 return;
         }
-        (void)locks_set(&c->locks, c->session.id, name, len, owner, a->mode,
-                        r->token, r->count);
+        (void)locks_set(&c->core.locks, c->core.session.id, name, len, owner,
+                        a->mode, r->token, r->count);
 }
 
 /*
@@ -122,7 +123,7 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
                    uint64_t owner, const struct ask *a, uint64_t seq,
                    uint32_t before, int64_t deadline, struct proto_result *res)
 {
-        uint64_t session = c->session.id;
+        uint64_t session = c->core.session.id;
         struct proto_result r;
         struct command k;
         int rv;
@@ -146,8 +147,8 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         }
         if (r.kind == PROTO_KIND_HOLDER && r.session == session &&
             r.owner == owner && r.count > before) {
-                (void)locks_set(&c->locks, session, name, len, owner, a->mode,
-                                r.token, r.count);
+                (void)locks_set(&c->core.locks, session, name, len, owner,
+                                a->mode, r.token, r.count);
                 *res = r;
                 res->status = 0;
                 return 0;
@@ -228,8 +229,8 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
                 first = false;
                 ask_command(&k, name, len, owner, a);
                 k.wait_ms = wait;
-                before = locks_count(&c->locks, c->session.id, name, len, owner,
-                                     a->mode);
+                before = locks_count(&c->core.locks, c->core.session.id, name,
+                                     len, owner, a->mode);
                 rv = await_submit(c, &k, deadline, &r);
                 if (rv != 0) {
                         break;
@@ -237,7 +238,7 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
                 r->before = before;
                 rv = await_request(c, r, deadline);
                 if (rv != 0) {
-                        registry_abandon(&c->registry, r, clock_now_ms());
+                        registry_abandon(&c->core.registry, r, clock_now_ms());
                         /* Never sent (no node could be reached): say so.
                          * Else the deadline came: a wait ran out. */
                         if (rv == BATON_ENOANSWER && wait_ms != 0) {
@@ -248,7 +249,7 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
                 rv = r->status;
                 res = r->res;
                 seq = r->seq;
-                registry_drop(&c->registry, r);
+                registry_drop(&c->core.registry, r);
                 if (rv != BATON_ESEQ || wait == 0) {
                         break;
                 }

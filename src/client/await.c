@@ -24,7 +24,8 @@ int await_unreachable(struct baton_client *c, uint64_t mark,
                       const struct request *r)
 {
         char why[ERRMSG_MAX];
-        int rv = registry_unreachable(&c->registry, mark, r, why, sizeof why);
+        int rv =
+            registry_unreachable(&c->core.registry, mark, r, why, sizeof why);
 
         return rv != 0 ? errmsg_set(rv, "%s", why) : 0;
 }
@@ -33,7 +34,8 @@ int await_no_answer(struct baton_client *c, uint64_t mark,
                     const struct request *r)
 {
         char why[ERRMSG_MAX];
-        int rv = registry_no_answer(&c->registry, mark, r, why, sizeof why);
+        int rv =
+            registry_no_answer(&c->core.registry, mark, r, why, sizeof why);
 
         return errmsg_set(rv, "%s", why);
 }
@@ -56,8 +58,8 @@ int await_request(struct baton_client *c, struct request *r, int64_t deadline)
 
 int await_session(struct baton_client *c, int64_t deadline)
 {
-        struct session *s = &c->session;
-        uint64_t seen = s->epoch, mark = registry_mark(&c->registry);
+        struct session *s = &c->core.session;
+        uint64_t seen = s->epoch, mark = registry_mark(&c->core.registry);
         char why[ERRMSG_MAX];
         int rv;
 
@@ -86,11 +88,12 @@ int await_session(struct baton_client *c, int64_t deadline)
 int await_submit(struct baton_client *c, struct command *k, int64_t deadline,
                  struct request **out)
 {
-        uint64_t mark = registry_mark(&c->registry);
+        uint64_t mark = registry_mark(&c->core.registry);
         int rv;
 
         for (;;) {
-                rv = session_submit_step(&c->session, k, clock_now_ms(), out);
+                rv = session_submit_step(&c->core.session, k, clock_now_ms(),
+                                         out);
                 if (rv != 1) {
                         return rv;
                 }

@@ -68,7 +68,7 @@ static void take_string(char *out, const struct proto_string *s)
 static void wake_callback(struct baton_watch *w)
 {
         if (w->cb != NULL && !w->notified && !w->running) {
-                w->notified = notify_watch(&w->c->notify, &w->wake);
+                w->notified = notify_watch(&w->c->core.notify, &w->wake);
         }
 }
 
@@ -142,13 +142,13 @@ static void unwatch(struct baton_client *c, const struct request *r)
 {
         struct request *u;
 
-        if (r->sends == 0 || r->gen != c->link.gen) {
+        if (r->sends == 0 || r->gen != c->core.link.gen) {
                 return; /* never out, or on a connection gone with it */
         }
         u = request_u64(PROTO_UNWATCH, r->id);
         if (u != NULL) {
                 u->kind = REQUEST_UNWATCH;
-                registry_submit(&c->registry, u, clock_now_ms());
+                registry_submit(&c->core.registry, u, clock_now_ms());
         }
 }
 
@@ -175,7 +175,7 @@ void watch_on_event(void *data, struct request *r,
                 w->status = BATON_ESLOW;
                 unwatch(w->c, r);
                 r->watch = NULL;
-                registry_drop(&w->c->registry, r);
+                registry_drop(&w->c->core.registry, r);
                 w->r = NULL;
                 wake_callback(w);
                 return;
@@ -226,7 +226,7 @@ static int open_watch(baton_client *c, const char *name, int flags,
         r->watch = x;
         deadline = clock_after(clock_now_ms(), c->opts.request_timeout_ms);
         client_lock(c);
-        registry_submit(&c->registry, r, clock_now_ms());
+        registry_submit(&c->core.registry, r, clock_now_ms());
         rv = 0;
         /* `x->r` NULL: started, and then cut off (BATON_ESLOW, its request
          * freed) by the events that came with its start before this
@@ -246,7 +246,7 @@ static int open_watch(baton_client *c, const char *name, int flags,
         if (rv != 0) {
                 r->watch = NULL;
                 unwatch(c, r);
-                registry_drop(&c->registry, r);
+                registry_drop(&c->core.registry, r);
                 free_watch(x); /* and what its end queued for a callback */
                 client_unlock(c);
                 return client_user_status(rv);
@@ -379,7 +379,7 @@ static void free_watch(struct baton_watch *w)
         struct watch_item *it;
 
         if (w->notified) {
-                notify_withdraw(&w->c->notify, &w->wake);
+                notify_withdraw(&w->c->core.notify, &w->wake);
         }
         while ((it = pop(w)) != NULL) {
                 unref(it);
@@ -453,7 +453,7 @@ void baton_watch_close(baton_watch *w)
         if (w->r != NULL) {
                 w->r->watch = NULL;
                 unwatch(c, w->r);
-                registry_drop(&c->registry, w->r);
+                registry_drop(&c->core.registry, w->r);
                 w->r = NULL;
         }
         if (w->running && pthread_equal(pthread_self(), c->loop.thread)) {

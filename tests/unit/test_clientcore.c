@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "../../include/baton.h"
+#include "../../src/client/clock.h" /* CLOCK_NEVER only */
 #include "../../src/proto/keepalive.h"
 #include "../../src/proto/reply.h"
 #include "clientfix.h"
@@ -32,7 +33,7 @@ struct frame {
 static size_t take(struct clientfix *f, struct frame *out, size_t max)
 {
         const uint8_t *p;
-        size_t n = link_output(&f->link, &p), off = 0, k = 0;
+        size_t n = link_output(&f->core.link, &p), off = 0, k = 0;
 
         while (off < n) {
                 assert_true(k < max);
@@ -44,7 +45,7 @@ static size_t take(struct clientfix *f, struct frame *out, size_t max)
                 off += PROTO_HEADER_SIZE + out[k].h.length;
                 k++;
         }
-        link_output_taken(&f->link, n);
+        link_output_taken(&f->core.link, n);
         return k;
 }
 
@@ -57,7 +58,7 @@ static void feed(struct clientfix *f, uint64_t conn, const uint8_t *buf,
         assert_true(n >= PROTO_HEADER_SIZE);
         assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY), 0);
         assert_int_equal(PROTO_HEADER_SIZE + h.length, n);
-        link_conn_frame(&f->link, conn, &h, buf + PROTO_HEADER_SIZE, now);
+        link_conn_frame(&f->core.link, conn, &h, buf + PROTO_HEADER_SIZE, now);
 }
 
 /* A RESULT of `res` for the frame `id`. */
@@ -77,16 +78,16 @@ static uint64_t connect_up(struct clientfix *f, int64_t now, const char *peer)
 {
         uint8_t pong[PROTO_HEADER_SIZE];
         struct frame out[4];
-        uint64_t conn = link_dial(&f->link, now, true);
+        uint64_t conn = link_dial(&f->core.link, now, true);
 
         assert_int_not_equal(conn, 0);
-        assert_string_equal(f->link.peer, peer);
-        link_conn_up(&f->link, conn, now);
+        assert_string_equal(f->core.link.peer, peer);
+        link_conn_up(&f->core.link, conn, now);
         assert_int_equal(take(f, out, 4), 1);
         assert_int_equal(out[0].h.type, PROTO_PING);
-        proto_write_empty(pong, sizeof pong, f->link.hello, PROTO_PONG);
+        proto_write_empty(pong, sizeof pong, f->core.link.hello, PROTO_PONG);
         feed(f, conn, pong, sizeof pong, now);
-        assert_true(link_up(&f->link));
+        assert_true(link_up(&f->core.link));
         return conn;
 }
 
@@ -94,21 +95,23 @@ static uint64_t connect_up(struct clientfix *f, int64_t now, const char *peer)
  * later: session 42. */
 static void open_session(struct clientfix *f, uint64_t conn, int64_t now)
 {
-        uint64_t seen = f->s.epoch;
+        uint64_t seen = f->core.session.epoch;
         struct frame out[4];
         char why[256];
 
-        assert_int_equal(session_ensure_step(&f->s, &seen, now, why, 256), 1);
-        assert_true(f->reg.write_now); /* the caller's thread writes it */
-        f->reg.write_now = false;
+        assert_int_equal(
+            session_ensure_step(&f->core.session, &seen, now, why, 256), 1);
+        assert_true(
+            f->core.registry.write_now); /* the caller's thread writes it */
+        f->core.registry.write_now = false;
         assert_int_equal(take(f, out, 4), 1);
         assert_int_equal(out[0].h.type, PROTO_COMMAND);
-        assert_int_equal(out[0].h.id, f->s.opening->id);
+        assert_int_equal(out[0].h.id, f->core.session.opening->id);
         feed_result(f, conn, out[0].h.id,
                     (struct proto_result){.status = 0, .session = 42}, now + 5);
-        assert_int_equal(session_ensure_step(&f->s, &seen, now + 6, why, 256),
-                         0);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
+        assert_int_equal(
+            session_ensure_step(&f->core.session, &seen, now + 6, why, 256), 0);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
 }
 
 /* OPEN → LIVE, dated from the OPEN's send; the keepalive at TTL/3 goes out
@@ -119,18 +122,18 @@ static void open_keepalive_lease(void **state)
 {
         struct clientfix *f = clientfix_new(TTL, 1);
         uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
-        int64_t acked, margin = f->s.margin_ms;
+        int64_t acked, margin = f->core.session.margin_ms;
         struct frame out[4];
         uint8_t buf[64];
         size_t n;
 
         (void)state;
         open_session(f, conn, T0);
-        assert_int_equal(f->s.acked_sent, T0);
-        session_tick(&f->s, T0 + TTL / 3 - 1);
-        assert_null(f->s.keepalive);
-        session_tick(&f->s, T0 + TTL / 3);
-        assert_non_null(f->s.keepalive);
+        assert_int_equal(f->core.session.acked_sent, T0);
+        session_tick(&f->core.session, T0 + TTL / 3 - 1);
+        assert_null(f->core.session.keepalive);
+        session_tick(&f->core.session, T0 + TTL / 3);
+        assert_non_null(f->core.session.keepalive);
         assert_int_equal(take(f, out, 4), 2);
         assert_int_equal(out[0].h.type, PROTO_ATTACH);
         assert_int_equal(out[1].h.type, PROTO_KEEPALIVE);
@@ -138,16 +141,17 @@ static void open_keepalive_lease(void **state)
         assert_true(n > 0);
         feed(f, conn, buf, n, T0 + TTL / 3 + 40);
         acked = T0 + TTL / 3;
-        assert_int_equal(f->s.acked_sent, acked); /* the send, not the answer */
+        assert_int_equal(f->core.session.acked_sent,
+                         acked); /* the send, not the answer */
 
-        session_tick(&f->s, acked + TTL / 2);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
-        session_tick(&f->s, acked + TTL / 2 + 1);
-        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
-        session_tick(&f->s, acked + TTL - margin - 1);
-        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
-        session_tick(&f->s, acked + TTL - margin);
-        assert_int_equal(f->s.state, BATON_SESSION_EXPIRED);
+        session_tick(&f->core.session, acked + TTL / 2);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
+        session_tick(&f->core.session, acked + TTL / 2 + 1);
+        assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
+        session_tick(&f->core.session, acked + TTL - margin - 1);
+        assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
+        session_tick(&f->core.session, acked + TTL - margin);
+        assert_int_equal(f->core.session.state, BATON_SESSION_EXPIRED);
         clientfix_free(f);
 }
 
@@ -166,14 +170,14 @@ static void resend_and_retry(void **state)
         (void)state;
         assert_non_null(r);
         r->kind = REQUEST_CALL;
-        registry_submit(&f->reg, r, T0);
+        registry_submit(&f->core.registry, r, T0);
         assert_int_equal(take(f, first, 2), 1);
-        link_fail(&f->link, T0 + 10, false);
-        assert_false(link_up(&f->link));
+        link_fail(&f->core.link, T0 + 10, false);
+        assert_false(link_up(&f->core.link));
 
-        t = link_next_event(&f->link, true);
+        t = link_next_event(&f->core.link, true);
         conn = connect_up(f, t, "127.0.0.1:1");
-        registry_step(&f->reg, t);
+        registry_step(&f->core.registry, t);
         assert_int_equal(take(f, out, 2), 1);
         assert_int_equal(out[0].h.type, first[0].h.type);
         assert_int_equal(out[0].h.length, first[0].h.length);
@@ -188,14 +192,14 @@ static void resend_and_retry(void **state)
         want = t + 5 + coreenv_jitter(&f->env, 50);
         f->rng = after;
         assert_int_equal(r->not_before, want);
-        assert_int_equal(registry_next_event(&f->reg), want);
-        registry_step(&f->reg, want - 1);
+        assert_int_equal(registry_next_event(&f->core.registry), want);
+        registry_step(&f->core.registry, want - 1);
         assert_int_equal(take(f, out, 2), 0);
-        registry_step(&f->reg, want);
+        registry_step(&f->core.registry, want);
         assert_int_equal(take(f, out, 2), 1);
         assert_memory_equal(out[0].body, first[0].body, first[0].h.length);
         assert_int_equal(r->sends, 3);
-        registry_drop(&f->reg, r);
+        registry_drop(&f->core.registry, r);
         clientfix_free(f);
 }
 
@@ -214,17 +218,17 @@ static void not_leader_followed(void **state)
         (void)state;
         assert_non_null(r);
         r->kind = REQUEST_CALL;
-        registry_submit(&f->reg, r, T0);
+        registry_submit(&f->core.registry, r, T0);
         assert_int_equal(take(f, first, 2), 1);
         n = proto_write_not_leader(buf, sizeof buf, 0, 2, "127.0.0.2:1");
         feed(f, conn, buf, n, T0 + 3);
-        assert_false(link_up(&f->link));
-        t = link_next_event(&f->link, true);
+        assert_false(link_up(&f->core.link));
+        t = link_next_event(&f->core.link, true);
         connect_up(f, t, "127.0.0.2:1");
-        registry_step(&f->reg, t);
+        registry_step(&f->core.registry, t);
         assert_int_equal(take(f, out, 2), 1);
         assert_memory_equal(out[0].body, first[0].body, first[0].h.length);
-        registry_drop(&f->reg, r);
+        registry_drop(&f->core.registry, r);
         clientfix_free(f);
 }
 
@@ -233,7 +237,7 @@ static struct request *pending_cmd(struct clientfix *f, uint8_t cmd)
 {
         struct queue *q;
 
-        QUEUE_FOREACH(q, &f->reg.list)
+        QUEUE_FOREACH(q, &f->core.registry.list)
         {
                 struct request *r = QUEUE_DATA(q, struct request, link);
                 if (r->type == PROTO_COMMAND && r->cmd == cmd &&
@@ -264,21 +268,22 @@ static void withdrawn_wait_released(void **state)
         k.name_len = 1;
         k.owner = 1;
         k.wait_ms = 5000;
-        assert_int_equal(session_submit_step(&f->s, &k, T0 + 10, &w), 0);
+        assert_int_equal(session_submit_step(&f->core.session, &k, T0 + 10, &w),
+                         0);
         assert_int_equal(w->kind, REQUEST_WAIT);
         assert_int_equal(take(f, out, 4), 2);
         assert_int_equal(out[0].h.type, PROTO_ATTACH);
         assert_int_equal(out[1].h.id, w->id);
 
-        registry_abandon(&f->reg, w, T0 + 20);
+        registry_abandon(&f->core.registry, w, T0 + 20);
         assert_int_equal(w->state, REQUEST_BACKGROUND);
-        registry_step(&f->reg, T0 + 20);
+        registry_step(&f->core.registry, T0 + 20);
         cancel = pending_cmd(f, COMMAND_CANCEL);
         assert_non_null(cancel);
         assert_ptr_equal(w->cancel, cancel);
         assert_int_equal(take(f, out, 4), 1);
         assert_int_equal(out[0].h.id, cancel->id);
-        registry_step(&f->reg, T0 + 21);
+        registry_step(&f->core.registry, T0 + 21);
         assert_int_equal(take(f, out, 4), 0);
 
         feed_result(f, conn, w->id,
@@ -290,6 +295,55 @@ static void withdrawn_wait_released(void **state)
         clientfix_free(f);
 }
 
+/* The core through its facade, as a simulation's loop drives it: it wants
+ * a connection once a call has a request on its way, sends what is pending
+ * on its round, says when its next round is due (the PING of an idle
+ * connection), what a waiting call answers, and which callback to run. */
+static void facade_round(void **state)
+{
+        struct clientfix *f = clientfix_new(TTL, 5);
+        struct core *k = &f->core;
+        uint64_t seen = k->session.epoch, mark = registry_mark(&k->registry);
+        struct notify_event *e;
+        struct frame out[4];
+        uint64_t conn;
+        char why[256];
+        int64_t t;
+
+        (void)state;
+        assert_false(core_wants_link(k));
+        assert_int_equal(core_next_tick(k), CLOCK_NEVER);
+        assert_int_equal(session_ensure_step(&k->session, &seen, T0, why, 256),
+                         1);
+        assert_true(core_wants_link(k)); /* the OPEN, queued */
+        conn = connect_up(f, T0 + 1, "127.0.0.1:1");
+        assert_int_equal(take(f, out, 4), 0);
+        core_tick(k, T0 + 1);
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.id, k->session.opening->id);
+        feed_result(f, conn, out[0].h.id,
+                    (struct proto_result){.status = 0, .session = 42}, T0 + 6);
+        assert_int_equal(
+            session_ensure_step(&k->session, &seen, T0 + 7, why, 256), 0);
+        assert_int_equal(core_verdict(k, mark, NULL, false, why, 256), 0);
+
+        t = core_next_tick(k);
+        assert_int_equal(t, T0 + 6 + k->registry.hb_idle_ms);
+        core_tick(k, t - 1);
+        assert_int_equal(take(f, out, 4), 0);
+        core_tick(k, t);
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.type, PROTO_PING);
+
+        e = core_next_notice(k);
+        assert_non_null(e);
+        assert_int_equal(e->kind, NOTIFY_STATE);
+        assert_int_equal(e->state, BATON_SESSION_LIVE);
+        free(e);
+        assert_null(core_next_notice(k));
+        clientfix_free(f);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -297,6 +351,7 @@ int main(void)
             cmocka_unit_test(resend_and_retry),
             cmocka_unit_test(not_leader_followed),
             cmocka_unit_test(withdrawn_wait_released),
+            cmocka_unit_test(facade_round),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

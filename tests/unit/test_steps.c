@@ -23,7 +23,7 @@ static int ensure(struct clientfix *f, uint64_t *seen, int64_t now, char *why,
                   size_t size)
 {
         memset(why, 'x', size); /* a step must say, or clear it */
-        return session_ensure_step(&f->s, seen, now, why, size);
+        return session_ensure_step(&f->core.session, seen, now, why, size);
 }
 
 /* The OPEN in flight, sent at T0 and answered with `status` at `now`
@@ -31,7 +31,7 @@ static int ensure(struct clientfix *f, uint64_t *seen, int64_t now, char *why,
 static void answer_open(struct clientfix *f, int status, uint32_t min,
                         uint32_t max, int64_t now)
 {
-        struct request *r = f->s.opening;
+        struct request *r = f->core.session.opening;
 
         assert_non_null(r);
         clientfix_sent(f, r, T0);
@@ -41,8 +41,8 @@ static void answer_open(struct clientfix *f, int status, uint32_t min,
         r->res.count = min;
         r->res.waiters = max;
         r->state = REQUEST_ENDED;
-        session_answered(&f->s, r, REGISTRY_ANSWERED, now);
-        registry_drop(&f->reg, r);
+        session_answered(&f->core.session, r, REGISTRY_ANSWERED, now);
+        registry_drop(&f->core.registry, r);
 }
 
 /* Stepped again and again, the call makes one OPEN and waits for it; its
@@ -50,22 +50,22 @@ static void answer_open(struct clientfix *f, int status, uint32_t min,
 static void ensure_opens_once(void **state)
 {
         struct clientfix *f = clientfix_new(10000, 1);
-        uint64_t seen = f->s.epoch;
+        uint64_t seen = f->core.session.epoch;
         struct request *open;
         char why[256];
 
         (void)state;
         assert_int_equal(ensure(f, &seen, T0, why, sizeof why), 1);
         assert_string_equal(why, "");
-        open = f->s.opening;
+        open = f->core.session.opening;
         assert_non_null(open);
         assert_int_equal(open->kind, REQUEST_OPEN);
         assert_int_equal(ensure(f, &seen, T0 + 10, why, sizeof why), 1);
-        assert_ptr_equal(f->s.opening, open);
+        assert_ptr_equal(f->core.session.opening, open);
         answer_open(f, 0, 0, 0, T0 + 20);
         assert_int_equal(ensure(f, &seen, T0 + 21, why, sizeof why), 0);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
-        assert_int_equal(f->s.id, 42);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
+        assert_int_equal(f->core.session.id, 42);
         clientfix_free(f);
 }
 
@@ -76,7 +76,7 @@ static void ensure_opens_once(void **state)
 static void refusal_in_words(void **state)
 {
         struct clientfix *f = clientfix_new(10000, 1);
-        uint64_t seen = f->s.epoch;
+        uint64_t seen = f->core.session.epoch;
         char why[256];
 
         (void)state;
@@ -85,19 +85,19 @@ static void refusal_in_words(void **state)
         assert_int_equal(ensure(f, &seen, T0 + 6, why, sizeof why), BATON_ETTL);
         assert_string_equal(why, "session TTL 10000 ms out of range: the "
                                  "cluster accepts 500..5000 ms");
-        assert_null(f->s.opening);
+        assert_null(f->core.session.opening);
 
         /* A call that begins after that refusal tries again. */
-        seen = f->s.epoch;
+        seen = f->core.session.epoch;
         assert_int_equal(ensure(f, &seen, T0 + 7, why, sizeof why), 1);
-        assert_non_null(f->s.opening);
+        assert_non_null(f->core.session.opening);
         answer_open(f, BATON_ETTL, 0, 0, T0 + 8);
         assert_int_equal(ensure(f, &seen, T0 + 9, why, sizeof why), BATON_ETTL);
         assert_string_equal(why, "session TTL 10000 ms out of range (the "
                                  "cluster does not say its limits: see "
                                  "its min-ttl-ms and max-ttl-ms)");
 
-        seen = f->s.epoch;
+        seen = f->core.session.epoch;
         assert_int_equal(ensure(f, &seen, T0 + 10, why, sizeof why), 1);
         answer_open(f, BATON_ETOOMANYSESSIONS, 0, 0, T0 + 11);
         assert_int_equal(ensure(f, &seen, T0 + 12, why, sizeof why),
@@ -122,7 +122,7 @@ static void submit_waits_for_the_window(void **state)
         struct clientfix *f = clientfix_new(10000, 1);
         struct request *r[SESSION_WINDOW + 1] = {NULL};
         struct request *late = NULL;
-        uint64_t seen = f->s.epoch;
+        uint64_t seen = f->core.session.epoch;
         struct command k;
         char why[256];
 
@@ -131,28 +131,34 @@ static void submit_waits_for_the_window(void **state)
         answer_open(f, 0, 0, 0, T0 + 5);
         for (int i = 0; i < SESSION_WINDOW; i++) {
                 release(&k);
-                assert_int_equal(session_submit_step(&f->s, &k, T0 + 10, &r[i]),
-                                 0);
+                assert_int_equal(
+                    session_submit_step(&f->core.session, &k, T0 + 10, &r[i]),
+                    0);
                 assert_int_equal(r[i]->seq, (uint64_t)i + 1);
                 assert_int_equal(r[i]->state, REQUEST_AWAITED);
         }
         release(&k);
-        assert_int_equal(session_submit_step(&f->s, &k, T0 + 11, &late), 1);
+        assert_int_equal(
+            session_submit_step(&f->core.session, &k, T0 + 11, &late), 1);
         assert_null(late);
-        assert_int_equal(f->s.next_seq, SESSION_WINDOW + 1);
-        assert_int_equal(session_submit_step(&f->s, &k, T0 + 12, &late), 1);
-        assert_int_equal(f->s.next_seq, SESSION_WINDOW + 1);
+        assert_int_equal(f->core.session.next_seq, SESSION_WINDOW + 1);
+        assert_int_equal(
+            session_submit_step(&f->core.session, &k, T0 + 12, &late), 1);
+        assert_int_equal(f->core.session.next_seq, SESSION_WINDOW + 1);
 
-        registry_drop(&f->reg, r[0]); /* its caller collected the answer */
-        assert_int_equal(session_submit_step(&f->s, &k, T0 + 13, &late), 0);
+        registry_drop(&f->core.registry,
+                      r[0]); /* its caller collected the answer */
+        assert_int_equal(
+            session_submit_step(&f->core.session, &k, T0 + 13, &late), 0);
         assert_non_null(late);
         assert_int_equal(late->seq, SESSION_WINDOW + 1);
 
         /* The lease out, a command has no session to go in. */
         release(&k);
         late = NULL;
-        assert_int_equal(session_submit_step(&f->s, &k, T0 + 9000, &late),
-                         BATON_EEXPIRED);
+        assert_int_equal(
+            session_submit_step(&f->core.session, &k, T0 + 9000, &late),
+            BATON_EEXPIRED);
         assert_null(late);
         clientfix_free(f);
 }
