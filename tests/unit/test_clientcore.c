@@ -17,6 +17,7 @@
 #include "../../src/client/clock.h" /* CLOCK_NEVER only */
 #include "../../src/proto/keepalive.h"
 #include "../../src/proto/reply.h"
+#include "../../src/proto/watch.h"
 #include "clientfix.h"
 
 #define T0  100000 /* an arbitrary start: nothing reads the clock */
@@ -344,6 +345,130 @@ static void facade_round(void **state)
         clientfix_free(f);
 }
 
+/* An ACQUIRE given up after it went out goes on in the background; answered
+ * BATON_ESEQ (the cluster forgot its outcome), the core asks with a QUERY
+ * whether it was granted, and gives back the hold QUERY finds. */
+static void background_eseq_queried(void **state)
+{
+        struct clientfix *f = clientfix_new(TTL, 6);
+        uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
+        struct request *a = NULL, *query, *release;
+        struct frame out[4];
+        struct command k;
+        struct queue *q;
+
+        (void)state;
+        open_session(f, conn, T0);
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_ACQUIRE;
+        k.name = "L";
+        k.name_len = 1;
+        k.owner = 1;
+        assert_int_equal(session_submit_step(&f->core.session, &k, T0 + 10, &a),
+                         0);
+        assert_int_equal(take(f, out, 4), 2); /* ATTACH, ACQUIRE */
+        registry_abandon(&f->core.registry, a, T0 + 20);
+        assert_int_equal(a->state, REQUEST_BACKGROUND);
+
+        feed_result(f, conn, a->id, (struct proto_result){.status = BATON_ESEQ},
+                    T0 + 30);
+        query = NULL;
+        QUEUE_FOREACH(q, &f->core.registry.list)
+        {
+                struct request *r = QUEUE_DATA(q, struct request, link);
+                if (r->kind == REQUEST_RECHECK && request_pending(r)) {
+                        query = r;
+                }
+        }
+        assert_non_null(query);
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.type, PROTO_QUERY);
+        assert_int_equal(out[0].h.id, query->id);
+
+        feed_result(f, conn, query->id,
+                    (struct proto_result){.status = 0,
+                                          .kind = PROTO_KIND_HOLDER,
+                                          .session = 42,
+                                          .owner = 1,
+                                          .token = 9,
+                                          .count = 1},
+                    T0 + 40);
+        release = pending_cmd(f, COMMAND_RELEASE);
+        assert_non_null(release);
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.id, release->id);
+        clientfix_free(f);
+}
+
+/* The position a WATCH frame asks to start from. */
+static void watch_from(const uint8_t *body, size_t len, uint64_t *index,
+                       uint32_t *ord)
+{
+        struct proto_watch w;
+
+        assert_int_equal(proto_read_watch(body, len, &w), 0);
+        *index = w.from_index;
+        *ord = w.from_ord;
+}
+
+/* A watch sent again resumes where it stands: where the node started it
+ * before any event came, then after the last event delivered. */
+static void watch_resumes(void **state)
+{
+        struct clientfix *f = clientfix_new(TTL, 7);
+        uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
+        struct request *r = request_watch("L", 1, 0, 0, 0);
+        struct proto_watch_event e;
+        struct frame out[2];
+        uint8_t buf[PROTO_HEADER_SIZE + PROTO_WATCH_EVENT_MAX];
+        uint64_t index;
+        uint32_t ord;
+        size_t n;
+        int64_t t;
+
+        (void)state;
+        assert_non_null(r);
+        r->kind = REQUEST_WATCH;
+        registry_submit(&f->core.registry, r, T0);
+        assert_int_equal(take(f, out, 2), 1);
+        watch_from(out[0].body, out[0].h.length, &index, &ord);
+        assert_int_equal(index, 0); /* from the node's own index */
+
+        feed_result(f, conn, r->id,
+                    (struct proto_result){
+                        .status = 0, .kind = PROTO_KIND_WATCHING, .index = 100},
+                    T0 + 5);
+        assert_true(r->watching);
+        watch_from(r->frame + PROTO_HEADER_SIZE, r->len - PROTO_HEADER_SIZE,
+                   &index, &ord);
+        assert_int_equal(index, 100);
+        assert_int_equal(ord, 0);
+
+        memset(&e, 0, sizeof e);
+        e.index = 105;
+        e.ord = 2;
+        e.kind = PROTO_EVENT_GRANTED;
+        e.session = 7;
+        e.owner = 1;
+        e.token = 3;
+        e.name = (struct proto_string){"L", 1};
+        e.value = (struct proto_string){"", 0};
+        n = proto_write_watch_event(buf, sizeof buf, r->id, &e);
+        assert_true(n > 0);
+        feed(f, conn, buf, n, T0 + 20);
+
+        link_fail(&f->core.link, T0 + 30, false);
+        t = link_next_event(&f->core.link, true);
+        connect_up(f, t, "127.0.0.1:1");
+        registry_step(&f->core.registry, t);
+        assert_int_equal(take(f, out, 2), 1);
+        assert_int_equal(out[0].h.type, PROTO_WATCH);
+        watch_from(out[0].body, out[0].h.length, &index, &ord);
+        assert_int_equal(index, 105);
+        assert_int_equal(ord, 2);
+        clientfix_free(f);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -351,6 +476,8 @@ int main(void)
             cmocka_unit_test(resend_and_retry),
             cmocka_unit_test(not_leader_followed),
             cmocka_unit_test(withdrawn_wait_released),
+            cmocka_unit_test(background_eseq_queried),
+            cmocka_unit_test(watch_resumes),
             cmocka_unit_test(facade_round),
         };
 
