@@ -41,6 +41,12 @@ bool core_wants_link(const struct core *k)
         return registry_busy(&k->registry) || k->session.id != 0;
 }
 
+uint64_t core_dial(struct core *k, int64_t now)
+{
+        link_dial(&k->link, now, core_wants_link(k));
+        return k->link.conn;
+}
+
 void core_tick(struct core *k, int64_t now)
 {
         if (link_up(&k->link)) {

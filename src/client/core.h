@@ -69,6 +69,12 @@ void core_lease_tick(struct core *k, int64_t now);
  * to keep alive. */
 bool core_wants_link(const struct core *k);
 
+/* The connection attempt the core wants at `now`, as a level: it dials a
+ * new one (link_dial(), k->link.peer its address) when it wants a link,
+ * none is in hand and the backoff allows. The id of the attempt in hand,
+ * 0 for none: the host carries out that one and gives up any other. */
+uint64_t core_dial(struct core *k, int64_t now);
+
 /* The background round on an established connection at `now`: silence,
  * the PING, what is pending into the outbox (registry_step()). */
 void core_tick(struct core *k, int64_t now);

@@ -339,16 +339,16 @@ static void finish_connect(struct linkio *io, int64_t now)
         connected(io, now);
 }
 
-bool linkio_step(struct linkio *io, int64_t now, bool needed)
+bool linkio_step(struct linkio *io, int64_t now, uint64_t conn)
 {
         char why[REACH_WHY_MAX];
-        uint64_t conn;
 
         if (!current(io)) {
-                conn = link_dial(io->link, now, needed);
-                if (conn == 0) {
+                if (conn == 0 || conn != io->link->conn ||
+                    conn <= io->started) {
                         return false;
                 }
+                io->started = conn;
                 start_connect(io, conn, now);
                 if (!current(io) || io->connecting) {
                         return false;

@@ -83,7 +83,7 @@ static void *run(void *arg)
         while (!lp->stop) {
                 now = clock_now_ms();
                 core_lease_tick(lp->core, now);
-                if (linkio_step(io, now, needed(lp))) {
+                if (linkio_step(io, now, core_dial(lp->core, now))) {
                         core_tick(lp->core, now);
                         if (linkio_busy(io)) {
                                 linkio_flush(io, now);

@@ -73,22 +73,29 @@ static void feed_result(struct clientfix *f, uint64_t conn, uint64_t id,
         feed(f, conn, buf, n, now);
 }
 
-/* The connection the core dials at `now` comes up: TCP through, its
- * greeting PING answered. On `peer`. */
-static uint64_t connect_up(struct clientfix *f, int64_t now, const char *peer)
+/* The attempt `conn` comes up at `now`: TCP through, its greeting PING
+ * answered. */
+static void greet(struct clientfix *f, uint64_t conn, int64_t now)
 {
         uint8_t pong[PROTO_HEADER_SIZE];
         struct frame out[4];
-        uint64_t conn = link_dial(&f->core.link, now, true);
 
-        assert_int_not_equal(conn, 0);
-        assert_string_equal(f->core.link.peer, peer);
         link_conn_up(&f->core.link, conn, now);
         assert_int_equal(take(f, out, 4), 1);
         assert_int_equal(out[0].h.type, PROTO_PING);
         proto_write_empty(pong, sizeof pong, f->core.link.hello, PROTO_PONG);
         feed(f, conn, pong, sizeof pong, now);
         assert_true(link_up(&f->core.link));
+}
+
+/* The connection the core dials at `now` comes up, on `peer`. */
+static uint64_t connect_up(struct clientfix *f, int64_t now, const char *peer)
+{
+        uint64_t conn = link_dial(&f->core.link, now, true);
+
+        assert_int_not_equal(conn, 0);
+        assert_string_equal(f->core.link.peer, peer);
+        greet(f, conn, now);
         return conn;
 }
 
@@ -297,7 +304,8 @@ static void withdrawn_wait_released(void **state)
 }
 
 /* The core through its facade, as a simulation's loop drives it: it wants
- * a connection once a call has a request on its way, sends what is pending
+ * and dials a connection once a call has a request on its way (the same
+ * attempt, asked again, until it ends), sends what is pending
  * on its round, says when its next round is due (the PING of an idle
  * connection), what a waiting call answers, and which callback to run. */
 static void facade_round(void **state)
@@ -313,11 +321,16 @@ static void facade_round(void **state)
 
         (void)state;
         assert_false(core_wants_link(k));
+        assert_int_equal(core_dial(k, T0), 0);
         assert_int_equal(core_next_tick(k), CLOCK_NEVER);
         assert_int_equal(session_ensure_step(&k->session, &seen, T0, why, 256),
                          1);
         assert_true(core_wants_link(k)); /* the OPEN, queued */
-        conn = connect_up(f, T0 + 1, "127.0.0.1:1");
+        conn = core_dial(k, T0 + 1);
+        assert_int_not_equal(conn, 0);
+        assert_string_equal(k->link.peer, "127.0.0.1:1");
+        assert_int_equal(core_dial(k, T0 + 1), conn); /* a level */
+        greet(f, conn, T0 + 1);
         assert_int_equal(take(f, out, 4), 0);
         core_tick(k, T0 + 1);
         assert_int_equal(take(f, out, 4), 1);
