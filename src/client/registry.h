@@ -83,7 +83,7 @@ struct registry_owner {
  * `changed` whenever a request becomes final or the session changes,
  * `loop_needed` whenever the background thread has work and `write_now`
  * when the outbox is the calling thread's to write, and the host acts on
- * the flags (await_effects()) before it releases the mutex or waits, so
+ * the flags (effects_apply()) before it releases the mutex or waits, so
  * that a call leaves the registry consistent before anyone looks at it.
  * Waiting is the host's too (await.h): it waits on its condition variable
  * and asks the registry, each time it wakes, whether the wait is over.
