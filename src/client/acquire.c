@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "await.h"
 #include "client.h"
 #include "clock.h"
 #include "errmsg.h"
@@ -58,11 +59,12 @@ static void record(struct baton_client *c, const char *name, uint8_t len,
 
         if (a->list != NULL) {
                 ask_command(&k, name, len, owner, a);
-                (void)locks_set_list(&c->locks, c->session.id, &k, r->token);
+                (void)locks_set_list(&c->core.locks, c->core.session.id, &k,
+                                     r->token);
                 return;
         }
-        (void)locks_set(&c->locks, c->session.id, name, len, owner, a->mode,
-                        r->token, r->count);
+        (void)locks_set(&c->core.locks, c->core.session.id, name, len, owner,
+                        a->mode, r->token, r->count);
 }
 
 /*
@@ -121,7 +123,7 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
                    uint64_t owner, const struct ask *a, uint64_t seq,
                    uint32_t before, int64_t deadline, struct proto_result *res)
 {
-        uint64_t session = c->session.id;
+        uint64_t session = c->core.session.id;
         struct proto_result r;
         struct command k;
         int rv;
@@ -145,8 +147,8 @@ static int recover(struct baton_client *c, const char *name, uint8_t len,
         }
         if (r.kind == PROTO_KIND_HOLDER && r.session == session &&
             r.owner == owner && r.count > before) {
-                (void)locks_set(&c->locks, session, name, len, owner, a->mode,
-                                r.token, r.count);
+                (void)locks_set(&c->core.locks, session, name, len, owner,
+                                a->mode, r.token, r.count);
                 *res = r;
                 res->status = 0;
                 return 0;
@@ -213,9 +215,9 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
             wait_ms < 0 ? CLOCK_NEVER : clock_after(start, wait_ms + timeout);
         memset(&res, 0, sizeof res);
         client_lock(c);
-        rv = session_ensure(&c->session, clock_after(start, timeout) < deadline
-                                             ? clock_after(start, timeout)
-                                             : deadline);
+        rv = await_session(c, clock_after(start, timeout) < deadline
+                                  ? clock_after(start, timeout)
+                                  : deadline);
         while (rv == 0) {
                 uint32_t wait;
                 uint64_t seq;
@@ -227,16 +229,16 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
                 first = false;
                 ask_command(&k, name, len, owner, a);
                 k.wait_ms = wait;
-                before = locks_count(&c->locks, c->session.id, name, len, owner,
-                                     a->mode);
-                rv = session_submit(&c->session, &k, deadline, &r);
+                before = locks_count(&c->core.locks, c->core.session.id, name,
+                                     len, owner, a->mode);
+                rv = await_submit(c, &k, deadline, &r);
                 if (rv != 0) {
                         break;
                 }
                 r->before = before;
-                rv = registry_await(&c->registry, r, deadline);
+                rv = await_request(c, r, deadline);
                 if (rv != 0) {
-                        registry_abandon(&c->registry, r, clock_now_ms());
+                        registry_abandon(&c->core.registry, r, clock_now_ms());
                         /* Never sent (no node could be reached): say so.
                          * Else the deadline came: a wait ran out. */
                         if (rv == BATON_ENOANSWER && wait_ms != 0) {
@@ -247,7 +249,7 @@ static int acquire(baton_client *c, const char *name, uint8_t len,
                 rv = r->status;
                 res = r->res;
                 seq = r->seq;
-                registry_drop(&c->registry, r);
+                registry_drop(&c->core.registry, r);
                 if (rv != BATON_ESEQ || wait == 0) {
                         break;
                 }

@@ -47,7 +47,7 @@ int baton_status(baton_client *c, const char *endpoint,
                 if (rv == 0) {
                         *out = *r->reply;
                 }
-                registry_drop(&c->registry, r);
+                registry_drop(&c->core.registry, r);
         }
         client_unlock(c);
         if (rv != 0 || out->role == BATON_ROLE_LEADER) {

@@ -168,11 +168,12 @@ static void on_frame(void *data, const struct proto_header *h,
         }
 }
 
-static void on_closed(void *data, uint64_t gen)
+static void on_closed(void *data, uint64_t gen, int64_t now)
 {
         struct puller *p = data;
 
         (void)gen;
+        (void)now;
         p->asked = false; /* the next connection starts again */
 }
 

@@ -10,6 +10,8 @@
 #include "../proto/proto.h"
 #include "../proto/reply.h"
 #include "../proto/list.h"
+#include "await.h"
+#include "effects.h"
 #include "clock.h"
 #include "errmsg.h"
 #include "outcome.h"
@@ -32,7 +34,7 @@ void client_lock(struct baton_client *c)
 
 void client_effects(struct baton_client *c)
 {
-        registry_effects(&c->registry);
+        effects_apply(&c->core.registry, &c->io, &c->cv);
 }
 
 void client_unlock(struct baton_client *c)
@@ -46,10 +48,10 @@ int client_roundtrip(struct baton_client *c, struct request *r,
 {
         int rv;
 
-        registry_submit(&c->registry, r, clock_now_ms());
-        rv = registry_await(&c->registry, r, deadline);
+        registry_submit(&c->core.registry, r, clock_now_ms());
+        rv = await_request(c, r, deadline);
         if (rv != 0) {
-                registry_abandon(&c->registry, r, clock_now_ms());
+                registry_abandon(&c->core.registry, r, clock_now_ms());
         }
         return rv;
 }
@@ -62,19 +64,19 @@ int client_run(struct baton_client *c, struct command *k, int64_t deadline,
                struct proto_result *res)
 {
         struct request *r;
-        int rv = session_submit(&c->session, k, deadline, &r);
+        int rv = await_submit(c, k, deadline, &r);
 
         if (rv != 0) {
                 return rv;
         }
-        rv = registry_await(&c->registry, r, deadline);
+        rv = await_request(c, r, deadline);
         if (rv != 0) {
-                registry_abandon(&c->registry, r, clock_now_ms());
+                registry_abandon(&c->core.registry, r, clock_now_ms());
                 return rv;
         }
         rv = r->status;
         *res = r->res;
-        registry_drop(&c->registry, r);
+        registry_drop(&c->core.registry, r);
         return rv;
 }
 
@@ -250,7 +252,6 @@ static int take_settings(struct baton_client *c, const char *endpoints,
 int baton_client_create(baton_client **out, const char *endpoints,
                         const struct baton_options *opts)
 {
-        struct registry_owner owner;
         struct baton_client *c;
         pthread_condattr_t ca;
         int rv;
@@ -267,25 +268,19 @@ int baton_client_create(baton_client **out, const char *endpoints,
         if (rv != 0) {
                 goto err_after_alloc;
         }
-        owner.data = &c->session;
-        owner.final = outcome_final;
-        owner.withdraw = outcome_withdraw;
-        owner.watch_event = watch_on_event;
-        locks_init(&c->locks);
-        notify_init(&c->notify);
-        rv = link_init(&c->link, c->endpoints, c->n_endpoints, clock_env());
+        rv = core_init(&c->core,
+                       &(struct core_config){c->opts.ttl_ms,
+                                             c->opts.lock_delay_ms,
+                                             c->client_name, c->endpoints,
+                                             c->n_endpoints, watch_on_event},
+                       clock_env());
         if (rv != 0) {
                 goto err_after_tls;
         }
-        rv = linkio_init(&c->io, &c->link, c->tls);
+        rv = linkio_init(&c->io, &c->core.link, c->tls);
         if (rv != 0) {
-                goto err_after_link;
+                goto err_after_core;
         }
-        registry_init(&c->registry, &c->link, &c->io, clock_env(), &c->mu,
-                      &c->cv, c->opts.ttl_ms, &owner);
-        session_init(&c->session, c->opts.ttl_ms, clock_env(), &c->registry,
-                     &c->locks, &c->notify, c->client_name);
-        c->session.lock_delay_ms = c->opts.lock_delay_ms;
         if (pthread_mutex_init(&c->mu, NULL) != 0) {
                 rv = BATON_ENOMEM;
                 goto err_after_io;
@@ -302,12 +297,11 @@ int baton_client_create(baton_client **out, const char *endpoints,
                 goto err_after_mutex;
         }
         c->loop.mu = &c->mu;
+        c->loop.cv = &c->cv;
         c->loop.handle = c;
         c->loop.opts = &c->opts;
-        c->loop.session = &c->session;
-        c->loop.reg = &c->registry;
+        c->loop.core = &c->core;
         c->loop.io = &c->io;
-        c->loop.notify = &c->notify;
         rv = loop_start(&c->loop);
         if (rv != 0) {
                 goto err_after_cond;
@@ -321,8 +315,8 @@ err_after_mutex:
         pthread_mutex_destroy(&c->mu);
 err_after_io:
         linkio_close(&c->io);
-err_after_link:
-        link_close(&c->link);
+err_after_core:
+        core_close(&c->core);
 err_after_tls:
         tls_ctx_destroy(c->tls);
 err_after_alloc:
@@ -339,10 +333,10 @@ void baton_client_destroy(baton_client *c)
                 return;
         }
         client_lock(c);
-        c->notify.muted = true;
-        notify_close(&c->notify);
-        session_tick(&c->session, clock_now_ms());
-        if (session_usable(&c->session)) {
+        c->core.notify.muted = true;
+        notify_close(&c->core.notify);
+        session_tick(&c->core.session, clock_now_ms());
+        if (session_usable(&c->core.session)) {
                 memset(&k, 0, sizeof k);
                 k.type = COMMAND_CLOSE;
                 (void)client_run(
@@ -353,12 +347,9 @@ void baton_client_destroy(baton_client *c)
         loop_stop(&c->loop);
         client_unlock(c);
         loop_join(&c->loop);
-        registry_close(&c->registry);
         linkio_close(&c->io);
-        link_close(&c->link);
+        core_close(&c->core);
         tls_ctx_destroy(c->tls);
-        locks_close(&c->locks);
-        notify_close(&c->notify);
         pthread_cond_destroy(&c->cv);
         pthread_mutex_destroy(&c->mu);
         free(c);
@@ -397,11 +388,12 @@ static int check_call(const baton_client *c, const char *name, uint8_t *len)
 
 int client_holding_session(struct baton_client *c)
 {
-        if (session_usable(&c->session)) {
+        if (session_usable(&c->core.session)) {
                 return 0;
         }
-        return c->session.state == BATON_SESSION_EXPIRED ? BATON_EEXPIRED
-                                                         : BATON_ENOTHOLDER;
+        return c->core.session.state == BATON_SESSION_EXPIRED
+                   ? BATON_EEXPIRED
+                   : BATON_ENOTHOLDER;
 }
 
 /* A command of `type` on `name` for `owner`, its other fields zero. */
@@ -439,7 +431,7 @@ int client_query(struct baton_client *c, const char *name, uint8_t len,
         }
         res->client_name.p = NULL; /* it went with r */
         res->client_name.len = 0;
-        registry_drop(&c->registry, r);
+        registry_drop(&c->core.registry, r);
         return rv;
 }
 
@@ -457,11 +449,11 @@ int baton_release(baton_client *c, const char *name, uint64_t owner,
         }
         owner = client_owner(owner);
         client_lock(c);
-        session_tick(&c->session, clock_now_ms());
+        session_tick(&c->core.session, clock_now_ms());
         /* A hold of an ended session stays lost: never release it through
          * another session, never open one for this. */
-        if (locks_take_lost(&c->locks, name, len, owner, token) &&
-            locks_count(&c->locks, c->session.id, name, len, owner,
+        if (locks_take_lost(&c->core.locks, name, len, owner, token) &&
+            locks_count(&c->core.locks, c->core.session.id, name, len, owner,
                         LOCKS_ANY_MODE) == 0) {
                 client_unlock(c);
                 return BATON_EEXPIRED;
@@ -495,8 +487,8 @@ int baton_client_detach(baton_client *c, uint64_t *session,
                 return BATON_EINVAL;
         }
         client_lock(c);
-        session_tick(&c->session, clock_now_ms());
-        id = session_detach(&c->session, secret);
+        session_tick(&c->core.session, clock_now_ms());
+        id = session_detach(&c->core.session, secret);
         client_unlock(c);
         if (id == 0) {
                 return BATON_ENOSESSION;
@@ -543,20 +535,19 @@ int baton_release_in(baton_client *c, uint64_t session,
          * handle's ack nor touches its lock table. */
         r->kind = REQUEST_FOREIGN;
         /* Its connections attach to the session first (registry.h). */
-        registry_own(&c->registry, session, secret);
-        registry_submit(&c->registry, r, clock_now_ms());
-        rv = registry_await(
-            &c->registry, r,
-            clock_after(clock_now_ms(), c->opts.request_timeout_ms));
+        registry_own(&c->core.registry, session, secret);
+        registry_submit(&c->core.registry, r, clock_now_ms());
+        rv = await_request(
+            c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv != 0) {
-                registry_abandon(&c->registry, r, clock_now_ms());
+                registry_abandon(&c->core.registry, r, clock_now_ms());
                 client_unlock(c);
                 return rv;
         }
         rv = r->status;
-        registry_drop(&c->registry, r);
-        if (session != c->session.id) {
-                registry_disown(&c->registry, session);
+        registry_drop(&c->core.registry, r);
+        if (session != c->core.session.id) {
+                registry_disown(&c->core.registry, session);
         }
         client_unlock(c);
         return rv;
@@ -643,7 +634,7 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
                                 *more = r->list_more ? 1 : 0;
                         }
                 }
-                registry_drop(&c->registry, r);
+                registry_drop(&c->core.registry, r);
         }
         client_unlock(c);
         return client_user_status(rv);
@@ -686,7 +677,7 @@ int baton_holders(baton_client *c, const char *name, struct baton_grant *out,
                                 *more = r->list_more || r->list_n > cap;
                         }
                 }
-                registry_drop(&c->registry, r);
+                registry_drop(&c->core.registry, r);
         }
         client_unlock(c);
         return client_user_status(rv);
@@ -704,7 +695,7 @@ int client_ask(baton_client *c, struct request *r)
             c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv == 0) {
                 rv = r->status;
-                registry_drop(&c->registry, r);
+                registry_drop(&c->core.registry, r);
         }
         client_unlock(c);
         return rv;
@@ -732,8 +723,8 @@ int baton_session_state(baton_client *c)
                 return BATON_SESSION_NONE;
         }
         client_lock(c);
-        session_tick(&c->session, clock_now_ms());
-        state = c->session.state;
+        session_tick(&c->core.session, clock_now_ms());
+        state = c->core.session.state;
         client_unlock(c);
         return state;
 }
@@ -746,8 +737,8 @@ int64_t baton_session_remaining_ms(baton_client *c)
                 return 0;
         }
         client_lock(c);
-        session_tick(&c->session, clock_now_ms());
-        left = session_remaining(&c->session, clock_now_ms());
+        session_tick(&c->core.session, clock_now_ms());
+        left = session_remaining(&c->core.session, clock_now_ms());
         client_unlock(c);
         return left;
 }
@@ -760,7 +751,7 @@ uint64_t baton_session_id(baton_client *c)
                 return 0;
         }
         client_lock(c);
-        id = c->session.last_id;
+        id = c->core.session.last_id;
         client_unlock(c);
         return id;
 }

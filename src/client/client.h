@@ -8,24 +8,21 @@
 #include <stdint.h>
 
 #include "../../include/baton.h"
-#include "link.h"
+#include "core.h"
 #include "linkio.h"
-#include "locks.h"
 #include "loop.h"
-#include "notify.h"
-#include "registry.h"
-#include "session.h"
 
 #define CLIENT_MAX_ENDPOINTS 16
 
 /*
- * Calls go one way, down: client.c (the public calls) and loop.c (the
- * background thread) use the session and the registry; the session opens
- * and keeps itself alive through the registry; the registry sends over the
- * link. Nothing calls up but through callbacks that an owner registered:
- * the link reports to the registry (struct link_cb), the registry to
- * outcome.c (struct registry_owner), which acts on the session, the
- * registry and the lock table.
+ * Calls go one way, down: client.c (the public calls), await.c (their
+ * waits) and loop.c (the background thread) use the core (core.h): its
+ * session and registry, through its facade where it has one; the session
+ * opens and keeps itself alive through the registry; the registry sends
+ * over the link. Nothing calls up but through callbacks that an owner
+ * registered: the link reports to the registry (struct link_cb), the registry
+ * to outcome.c (struct registry_owner), which acts on the session, the registry
+ * and the lock table.
  *
  * Locking: one mutex, `mu`, guards every field below but `loop.thread`,
  * and everything the handle's parts point to: the requests, the socket and
@@ -54,13 +51,10 @@ struct baton_client {
         char client_name[COMMAND_CLIENT_NAME_MAX + 1];
         char endpoints[CLIENT_MAX_ENDPOINTS][LINK_ADDR_MAX];
         unsigned n_endpoints;
-        struct registry registry;
-        struct link link;    /* where to connect, and what was said */
-        struct linkio io;    /* the link's socket, TLS and eventfd */
+        struct core core;    /* the deciding part: link, requests, session,
+                                lock table, callbacks queued */
+        struct linkio io;    /* the core's link's socket, TLS and eventfd */
         struct tls_ctx *tls; /* NULL: plain connections */
-        struct session session;
-        struct locks locks;
-        struct notify notify;
 };
 
 /* Send a read or admin request and wait for its answer, `c->mu` held. 0

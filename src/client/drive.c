@@ -27,7 +27,8 @@ void drive_link(struct linkio *io, int *rv, int64_t deadline,
                         *rv = errmsg_set(code, "%s", why);
                         return;
                 }
-                linkio_step(io, now, true);
+                link_dial(l, now, true);
+                linkio_step(io, now, l->conn);
                 next = turn != NULL && *rv == 1 ? turn(data, now) : CLOCK_NEVER;
                 if (*rv != 1) {
                         return;

@@ -31,7 +31,7 @@ int baton_proclaim(baton_client *c, const char *name, uint64_t owner,
         }
         owner = client_owner(owner);
         client_lock(c);
-        session_tick(&c->session, clock_now_ms());
+        session_tick(&c->core.session, clock_now_ms());
         /* Only the session that leads can proclaim: never open one. */
         rv = client_holding_session(c);
         if (rv != 0) {
@@ -83,7 +83,7 @@ int baton_leader(baton_client *c, const char *name, struct baton_leader *out)
                 if (rv == 0) {
                         *out = *r->leader;
                 }
-                registry_drop(&c->registry, r);
+                registry_drop(&c->core.registry, r);
         }
         client_unlock(c);
         return client_user_status(rv);

@@ -128,18 +128,18 @@ static int64_t backoff(const struct link *l, unsigned n)
 
 /* Give the connection up and tell the owner, which resends on the next
  * one what it had sent on this; the host closes what it holds of it. */
-static void drop(struct link *l)
+static void drop(struct link *l, int64_t now)
 {
         l->conn = 0;
         l->dialing = false;
         l->greeting = false;
         l->out_len = 0;
-        l->cb.closed(l->cb.data, l->gen);
+        l->cb.closed(l->cb.data, l->gen, now);
 }
 
-void link_disconnect(struct link *l)
+void link_disconnect(struct link *l, int64_t now)
 {
-        drop(l);
+        drop(l, now);
 }
 
 /* After an attempt: the rest of the pass goes on at once; a pass that
@@ -176,7 +176,7 @@ static void fail_as(struct link *l, int64_t now, bool silent,
                 memcpy(l->suspect, l->peer, sizeof l->suspect);
                 l->suspect_until = now + SUSPECT_MS;
         }
-        drop(l);
+        drop(l, now);
         advance(l);
         settle(l, now, v);
 }
@@ -379,7 +379,7 @@ static void not_leader(struct link *l, const uint8_t *body, uint32_t len,
                 reach_note(&l->reach, l->peer_index, REACH_REDIRECTED, false,
                            why, now);
                 /* Every request goes to the leader, so leave this node. */
-                drop(l);
+                drop(l, now);
                 l->bounces++;
                 l->retry_at =
                     now + (l->bounces > 2 ? backoff(l, l->bounces) : 0);

@@ -32,9 +32,9 @@ struct link_cb {
          * the callback returns, or until the connection closes, if sooner. */
         void (*frame)(void *data, const struct proto_header *h,
                       const uint8_t *body, int64_t now);
-        /* The connection of generation `gen` closed; whatever was written
-         * on it is lost. */
-        void (*closed)(void *data, uint64_t gen);
+        /* The connection of generation `gen` closed at `now`; whatever was
+         * written on it is lost. */
+        void (*closed)(void *data, uint64_t gen, int64_t now);
         /* A pass over the endpoints failed: none of them can be reached
          * (l->reach says why). May be NULL. */
         void (*unreachable)(void *data);
@@ -177,7 +177,8 @@ void link_fail(struct link *l, int64_t now, bool silent);
 void link_no_leader(struct link *l, int64_t now);
 void link_leader_answered(struct link *l);
 
-/* Give up the connection without a verdict (the handle is stopping). */
-void link_disconnect(struct link *l);
+/* Give up the connection without a verdict at `now` (the handle is
+ * stopping). */
+void link_disconnect(struct link *l, int64_t now);
 
 #endif /* CLIENT_LINK_H */

@@ -14,6 +14,7 @@
 
 #include "../../include/baton.h"
 #include "../lib/address.h"
+#include "clock.h"
 #include "resolve.h"
 
 #define OUT_MAX 1048576 /* unwritten bytes: the server reads none */
@@ -201,6 +202,15 @@ bool linkio_write(struct linkio *io)
         return write_out(io) == 0 && !linkio_busy(io);
 }
 
+bool linkio_write_direct(struct linkio *io)
+{
+        if (!link_up(io->link) || io->conn != io->link->conn || io->fd < 0 ||
+            io->cout_len > 0) {
+                return false;
+        }
+        return linkio_write(io);
+}
+
 void linkio_flush(struct linkio *io, int64_t now)
 {
         if (!current(io) || (!linkio_busy(io) && !sealed_waiting(io))) {
@@ -329,16 +339,16 @@ static void finish_connect(struct linkio *io, int64_t now)
         connected(io, now);
 }
 
-bool linkio_step(struct linkio *io, int64_t now, bool needed)
+bool linkio_step(struct linkio *io, int64_t now, uint64_t conn)
 {
         char why[REACH_WHY_MAX];
-        uint64_t conn;
 
         if (!current(io)) {
-                conn = link_dial(io->link, now, needed);
-                if (conn == 0) {
+                if (conn == 0 || conn != io->link->conn ||
+                    conn <= io->started) {
                         return false;
                 }
+                io->started = conn;
                 start_connect(io, conn, now);
                 if (!current(io) || io->connecting) {
                         return false;
@@ -380,9 +390,9 @@ short linkio_events(struct linkio *io)
                            : POLLIN);
 }
 
-void linkio_disconnect(struct linkio *io)
+void linkio_disconnect(struct linkio *io, int64_t now)
 {
-        link_disconnect(io->link);
+        link_disconnect(io->link, now);
         current(io);
 }
 
@@ -414,8 +424,11 @@ static bool frames(struct linkio *io, const uint8_t *buf, size_t n, int64_t now)
                 if (!io->reader.ready) {
                         continue;
                 }
+                /* Dated as it is handed over, not when the read began:
+                 * the session checks its lease as of an answer's
+                 * handling, later by every frame read ahead of it. */
                 link_conn_frame(io->link, io->conn, &io->reader.h,
-                                io->reader.body, now);
+                                io->reader.body, clock_now_ms());
                 if (!current(io)) {
                         return false; /* the frame dropped it */
                 }

@@ -17,9 +17,11 @@
 
 /*
  * The link decides, linkio carries out (link.h, "Connections"): when
- * link_dial() gives an attempt, linkio resolves the link's `peer`, tries
- * its addresses in turn with a connect and a TLS handshake each given
- * LINK_CONNECT_MS, and reports to the link by the attempt's id. The link
+ * the link's owner has dialled an attempt (link_dial(); libbaton's
+ * handle: core_dial()) and hands its id to linkio_step(), linkio resolves
+ * the link's `peer`, tries its addresses in turn with a connect and a TLS
+ * handshake each given LINK_CONNECT_MS, and reports to the link by the
+ * attempt's id. The link
  * may give a connection up from inside any call (a verdict of its owner,
  * a NOT_LEADER): linkio then closes the socket at its next call, and the
  * frame that gave it up is the last one it reads from it.
@@ -35,6 +37,7 @@ struct linkio {
         struct link *link;      /* borrowed: what it carries out */
         struct tls_ctx *tls;    /* borrowed; NULL: plain connections */
         uint64_t conn;          /* the link's attempt served; 0: none */
+        uint64_t started;       /* the last attempt started (ids grow) */
         int fd;                 /* -1: no socket */
         bool connecting;        /* connect() in progress on fd */
         bool handshaking;       /* TLS handshake in progress on fd */
@@ -71,14 +74,22 @@ bool linkio_busy(const struct linkio *io);
  * linkio_ready() or linkio_flush() to find. */
 bool linkio_write(struct linkio *io);
 
+/* linkio_write() for a calling thread that put a request in the outbox:
+ * only on the link's connection while it is up, and with no ciphertext of
+ * earlier writes waiting (the background thread flushes those). True
+ * when nothing is left; false leaves the rest to the background thread. */
+bool linkio_write_direct(struct linkio *io);
+
 /* --- The thread that drives the link -------------------------------------- */
 
 /*
- * Start the attempt the link asks for when `needed` (link_dial()), give
- * up a connect or a handshake that takes too long, and the first PING's
- * answer (link_tick()). True when the connection is up afterwards.
+ * Carry out the attempt `conn` the link has in hand (l->conn, once its
+ * owner dialled: link_dial(), core_dial(); 0: none): start it when it is
+ * new to linkio, close a socket of any other, give up a connect or a
+ * handshake that takes too long, and the first PING's answer
+ * (link_tick()). True when the connection is up afterwards.
  */
-bool linkio_step(struct linkio *io, int64_t now, bool needed);
+bool linkio_step(struct linkio *io, int64_t now, uint64_t conn);
 
 /* Write what is queued; a failed write or a peer that reads nothing fails
  * the connection. */
@@ -95,8 +106,9 @@ short linkio_events(struct linkio *io);
  * hand over frames, write. */
 void linkio_ready(struct linkio *io, short revents, int64_t now);
 
-/* Give the connection up without a verdict (the handle is stopping). */
-void linkio_disconnect(struct linkio *io);
+/* Give the connection up without a verdict at `now` (the handle is
+ * stopping). */
+void linkio_disconnect(struct linkio *io, int64_t now);
 
 /* --- Words ---------------------------------------------------------------- */
 

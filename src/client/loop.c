@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "effects.h"
 #include "clock.h"
 
 #define POLL_MAX_MS 1000 /* the loop looks around at least this often */
@@ -14,7 +15,7 @@
 /* Whether the handle needs a connection now. */
 static bool needed(const struct loop *lp)
 {
-        return registry_busy(lp->reg) || lp->session->id != 0;
+        return core_wants_link(lp->core);
 }
 
 static int64_t min64(int64_t a, int64_t b)
@@ -25,12 +26,9 @@ static int64_t min64(int64_t a, int64_t b)
 /* How long poll() may sleep. */
 static int timeout_ms(const struct loop *lp, int64_t now)
 {
-        int64_t t = min64(session_next_event(lp->session), now + POLL_MAX_MS);
+        int64_t t = min64(core_next_tick(lp->core), now + POLL_MAX_MS);
 
         t = min64(t, linkio_next_event(lp->io, needed(lp)));
-        if (link_up(lp->io->link)) {
-                t = min64(t, registry_next_event(lp->reg));
-        }
         return t <= now ? 0 : (int)(t - now);
 }
 
@@ -41,16 +39,17 @@ static bool deliver(struct loop *lp)
         struct notify_event *e;
         bool any = false;
 
-        while ((e = notify_pop(lp->notify)) != NULL) {
+        while ((e = core_next_notice(lp->core)) != NULL) {
                 any = true;
                 /* What the round did is told before the mutex goes. */
-                registry_effects(lp->reg);
-                lp->reg->on_loop = false; /* the callbacks are the user's */
+                effects_apply(&lp->core->registry, lp->io, lp->cv);
+                lp->core->registry.on_loop =
+                    false; /* the callbacks are the user's */
                 if (e->kind == NOTIFY_WATCH) {
                         /* It takes its events under the mutex. `e` is
                          * the watch's own, and may be freed with it. */
                         watch_callbacks(e->watch, lp->mu);
-                        lp->reg->on_loop = true;
+                        lp->core->registry.on_loop = true;
                         continue;
                 }
                 pthread_mutex_unlock(lp->mu);
@@ -61,7 +60,7 @@ static bool deliver(struct loop *lp)
                 }
                 free(e);
                 pthread_mutex_lock(lp->mu);
-                lp->reg->on_loop = true;
+                lp->core->registry.on_loop = true;
         }
         return any;
 }
@@ -80,12 +79,12 @@ static void *run(void *arg)
         int wait;
 
         pthread_mutex_lock(lp->mu);
-        lp->reg->on_loop = true;
+        lp->core->registry.on_loop = true;
         while (!lp->stop) {
                 now = clock_now_ms();
-                session_tick(lp->session, now);
-                if (linkio_step(io, now, needed(lp))) {
-                        registry_step(lp->reg, now);
+                core_lease_tick(lp->core, now);
+                if (linkio_step(io, now, core_dial(lp->core, now))) {
+                        core_tick(lp->core, now);
                         if (linkio_busy(io)) {
                                 linkio_flush(io, now);
                         }
@@ -105,15 +104,15 @@ static void *run(void *arg)
                         pfd[1].revents = 0;
                         n = 2;
                 }
-                registry_effects(lp->reg);
-                lp->reg->on_loop = false;
+                effects_apply(&lp->core->registry, lp->io, lp->cv);
+                lp->core->registry.on_loop = false;
                 pthread_mutex_unlock(lp->mu);
                 if (poll(pfd, n, wait) < 0 && errno != EINTR) {
                         pfd[0].revents = 0;
                         n = 1;
                 }
                 pthread_mutex_lock(lp->mu);
-                lp->reg->on_loop = true;
+                lp->core->registry.on_loop = true;
                 if (pfd[0].revents & POLLIN) {
                         ssize_t rv = read(io->wake, &drain, sizeof drain);
                         (void)rv;
@@ -123,9 +122,9 @@ static void *run(void *arg)
                 }
                 linkio_ready(io, pfd[1].revents, clock_now_ms());
         }
-        linkio_disconnect(io);
-        registry_effects(lp->reg);
-        lp->reg->on_loop = false;
+        linkio_disconnect(io, clock_now_ms());
+        effects_apply(&lp->core->registry, lp->io, lp->cv);
+        lp->core->registry.on_loop = false;
         pthread_mutex_unlock(lp->mu);
         return NULL;
 }

@@ -9,26 +9,23 @@
 
 #include "../../include/baton.h"
 #include "linkio.h"
-#include "notify.h"
-#include "registry.h"
-#include "session.h"
+#include "core.h"
 
 /*
  * Every pointer is borrowed from the handle. The thread holds `mu` except
  * while it sleeps in poll() and while it runs a callback of `opts`; with
- * `mu` held it tells the registry so (reg->on_loop), which leaves the
- * frames of requests made meanwhile to it.
+ * `mu` held it tells the core's registry so (registry.on_loop), which leaves
+ * the frames of requests made meanwhile to it.
  */
 struct loop {
         pthread_t thread;
         bool stop; /* under `mu`: the thread must exit */
         pthread_mutex_t *mu;
+        pthread_cond_t *cv;   /* the callers wait on it */
         baton_client *handle; /* the callbacks' first argument */
         const struct baton_options *opts;
-        struct session *session;
-        struct registry *reg;
-        struct linkio *io; /* and through it, the link */
-        struct notify *notify;
+        struct core *core; /* the lease, the requests, the callbacks */
+        struct linkio *io; /* and through it, the core's link */
 };
 
 /* Run the callback of watch `w` (watch.c) for each event it has, and for

@@ -335,10 +335,11 @@ static void once_frame(void *data, const struct proto_header *h,
         }
 }
 
-static void once_closed(void *data, uint64_t gen)
+static void once_closed(void *data, uint64_t gen, int64_t now)
 {
         (void)data;
         (void)gen;
+        (void)now;
 }
 
 int members_ask(baton_client *c, const uint8_t *frame, size_t len, bool again,

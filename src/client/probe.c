@@ -92,12 +92,13 @@ static void on_frame(void *data, const struct proto_header *h,
  * with what the link recorded of its one endpoint (a status shows a node
  * that is down at once, without the second a call gives nodes that are
  * starting). */
-static void on_closed(void *data, uint64_t gen)
+static void on_closed(void *data, uint64_t gen, int64_t now)
 {
         struct probe *p = data;
         const struct reach_endpoint *e = &p->link.reach.ends[0];
 
         (void)gen;
+        (void)now;
         if (p->rv != 1) {
                 return;
         }

@@ -4,8 +4,6 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "clock.h"
-#include "errmsg.h"
 #include "../proto/reply.h"
 #include "../proto/keepalive.h"
 #include "../proto/watch.h"
@@ -16,12 +14,11 @@
 static void on_connected(void *data, int64_t now);
 static void on_frame(void *data, const struct proto_header *h,
                      const uint8_t *body, int64_t now);
-static void on_closed(void *data, uint64_t gen);
+static void on_closed(void *data, uint64_t gen, int64_t now);
 static void on_unreachable(void *data);
 
-void registry_init(struct registry *reg, struct link *link, struct linkio *io,
-                   const struct core_env *env, pthread_mutex_t *mu,
-                   pthread_cond_t *cv, uint32_t ttl_ms,
+void registry_init(struct registry *reg, struct link *link,
+                   const struct core_env *env, uint32_t ttl_ms,
                    const struct registry_owner *owner)
 {
         struct link_cb cb = {reg, on_connected, on_frame, on_closed,
@@ -31,14 +28,12 @@ void registry_init(struct registry *reg, struct link *link, struct linkio *io,
         queue_init(&reg->list);
         memset(reg->owned, 0, sizeof reg->owned);
         reg->link = link;
-        reg->io = io;
         reg->env = env;
-        reg->mu = mu;
-        reg->cv = cv;
         reg->owner = *owner;
         reg->on_loop = false;
         reg->changed = false;
         reg->loop_needed = false;
+        reg->write_now = false;
         reg->ping = NULL;
         /* The heartbeat: well inside the TTL, but never so tight that a
          * busy server is taken for a dead one. */
@@ -88,35 +83,6 @@ void registry_changed(struct registry *reg)
 void registry_need_loop(struct registry *reg)
 {
         reg->loop_needed = true;
-}
-
-/* --- The host's part ------------------------------------------------------ */
-
-void registry_effects(struct registry *reg)
-{
-        if (reg->changed) {
-                reg->changed = false;
-                pthread_cond_broadcast(reg->cv);
-        }
-        if (reg->loop_needed) {
-                reg->loop_needed = false;
-                linkio_wake(reg->io);
-        }
-}
-
-bool registry_wait(struct registry *reg, int64_t deadline)
-{
-        struct timespec ts;
-
-        /* What this thread did is told before it sleeps: its own request
-         * may be what the background thread is to send. */
-        registry_effects(reg);
-        if (clock_now_ms() >= deadline) {
-                return false;
-        }
-        ts = clock_timespec(deadline);
-        pthread_cond_timedwait(reg->cv, reg->mu, &ts);
-        return true;
 }
 
 /* --- Sending -------------------------------------------------------------- */
@@ -222,14 +188,15 @@ static bool put(struct registry *reg, struct request *r, int64_t now)
         return true;
 }
 
-/* Send `r` from the calling thread, dated `now`. What the socket does not
- * take at once, and any error, is left to the background thread (it alone
- * drops connections), so false means "wake it". */
-static bool send_direct(struct registry *reg, struct request *r, int64_t now)
+/* Put `r` in the outbox for the calling thread to write, dated `now`: only
+ * on an outbox with nothing left in it, as a write of its own would find
+ * the socket idle. False means "the background thread sends it". */
+static bool put_direct(struct registry *reg, struct request *r, int64_t now)
 {
         struct queue *q;
 
-        if (reg->on_loop || !link_up(reg->link) || linkio_busy(reg->io)) {
+        if (reg->on_loop || !link_up(reg->link) ||
+            link_output(reg->link, NULL) > 0) {
                 return false;
         }
         QUEUE_FOREACH(q, &reg->list)
@@ -242,7 +209,8 @@ static bool send_direct(struct registry *reg, struct request *r, int64_t now)
         if (now < r->not_before || !put(reg, r, now)) {
                 return false;
         }
-        return linkio_write(reg->io);
+        reg->write_now = true;
+        return true;
 }
 
 /* The WATCH `r`'s name id: that of a watch of the same name in the
@@ -272,7 +240,7 @@ void registry_submit(struct registry *reg, struct request *r, int64_t now)
                        : REQUEST_BACKGROUND;
         r->mark = registry_mark(reg);
         queue_push_tail(&reg->list, &r->link);
-        if (!send_direct(reg, r, now)) {
+        if (!put_direct(reg, r, now)) {
                 registry_need_loop(reg);
         }
 }
@@ -473,22 +441,6 @@ uint64_t registry_lowest_seq(const struct registry *reg, uint64_t session,
         return seq;
 }
 
-int registry_await(struct registry *reg, struct request *r, int64_t deadline)
-{
-        int rv;
-
-        while (r->state != REQUEST_DONE) {
-                rv = registry_unreachable(reg, r->mark, r);
-                if (rv != 0) {
-                        return rv;
-                }
-                if (!registry_wait(reg, deadline)) {
-                        return registry_no_answer(reg, r->mark, r);
-                }
-        }
-        return 0;
-}
-
 uint64_t registry_mark(const struct registry *reg)
 {
         return reg->link->reach.pass;
@@ -505,23 +457,15 @@ static bool sent(const struct request *r)
 }
 
 int registry_unreachable(const struct registry *reg, uint64_t mark,
-                         const struct request *r)
+                         const struct request *r, char *why, size_t size)
 {
-        char why[ERRMSG_MAX];
-        int rv = reach_answer(&reg->link->reach, mark, sent(r), false, why,
-                              sizeof why);
-
-        return rv != 0 ? errmsg_set(rv, "%s", why) : 0;
+        return reach_answer(&reg->link->reach, mark, sent(r), false, why, size);
 }
 
 int registry_no_answer(const struct registry *reg, uint64_t mark,
-                       const struct request *r)
+                       const struct request *r, char *why, size_t size)
 {
-        char why[ERRMSG_MAX];
-        int rv = reach_answer(&reg->link->reach, mark, sent(r), true, why,
-                              sizeof why);
-
-        return errmsg_set(rv, "%s", why);
+        return reach_answer(&reg->link->reach, mark, sent(r), true, why, size);
 }
 
 void registry_abandon(struct registry *reg, struct request *r, int64_t now)
@@ -542,15 +486,6 @@ void registry_abandon(struct registry *reg, struct request *r, int64_t now)
 
 /* --- Receiving ------------------------------------------------------------ */
 
-/* The time an answer (or a closed connection) is handled at, for the
- * request's owner, which checks the lease against it: the clock as it is
- * handled, where the session has always read it, rather than the frame's
- * `now`, the poll's, earlier by every frame read ahead of this one. */
-static int64_t handled_at(void)
-{
-        return clock_now_ms();
-}
-
 static void on_connected(void *data, int64_t now)
 {
         (void)data;
@@ -566,7 +501,7 @@ static void on_unreachable(void *data)
         registry_changed(data);
 }
 
-static void on_closed(void *data, uint64_t gen)
+static void on_closed(void *data, uint64_t gen, int64_t now)
 {
         struct registry *reg = data;
         struct queue *q;
@@ -578,7 +513,7 @@ static void on_closed(void *data, uint64_t gen)
                 struct request *r = QUEUE_DATA(q, struct request, link);
                 if (r->kind == REQUEST_KEEPALIVE && request_pending(r) &&
                     r->gen == gen && r->sends > 0) {
-                        fail(reg, r, BATON_EIO, REGISTRY_LOST, handled_at());
+                        fail(reg, r, BATON_EIO, REGISTRY_LOST, now);
                         return;
                 }
         }
@@ -644,7 +579,7 @@ static void result(struct registry *reg, struct request *r,
         }
         r->status = res.status;
         r->res = res;
-        finish(reg, r, REGISTRY_ANSWERED, handled_at());
+        finish(reg, r, REGISTRY_ANSWERED, now);
 }
 
 /* Give `e` to the watch `r`; its frame resumes after it if sent again. */
@@ -718,7 +653,7 @@ static void on_frame(void *data, const struct proto_header *h,
                         status = BATON_EMALFORMED;
                 }
                 if (r != NULL && r != reg->ping) {
-                        fail(reg, r, status, REGISTRY_FAILED, handled_at());
+                        fail(reg, r, status, REGISTRY_FAILED, now);
                 }
                 link_fail(reg->link, now, false);
                 return;
@@ -734,7 +669,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 link_leader_answered(reg->link);
                 r->status = proto_read_keepalive_ok(body, h->length, h->flags,
                                                     &r->ttl_ms, &r->revoked);
-                finish(reg, r, REGISTRY_ANSWERED, handled_at());
+                finish(reg, r, REGISTRY_ANSWERED, now);
                 return;
         case PROTO_STATUS_REPLY:
                 if (r == NULL) {
@@ -742,7 +677,7 @@ static void on_frame(void *data, const struct proto_header *h,
                 }
                 r->status =
                     request_take_status(r, reg->link->peer, body, h->length);
-                finish(reg, r, REGISTRY_ANSWERED, handled_at());
+                finish(reg, r, REGISTRY_ANSWERED, now);
                 return;
         case PROTO_WATCH_EVENT:
                 watch_event(reg, r, h, body, now);
@@ -758,7 +693,7 @@ static void on_frame(void *data, const struct proto_header *h,
                         link_fail(reg->link, now, false);
                         return;
                 }
-                finish(reg, r, REGISTRY_ANSWERED, handled_at());
+                finish(reg, r, REGISTRY_ANSWERED, now);
                 return;
         default:
                 return; /* a request type: not from a server */

@@ -4,15 +4,14 @@
 #ifndef CLIENT_REGISTRY_H
 #define CLIENT_REGISTRY_H
 
-#include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../lib/queue.h"
 #include "../proto/attach.h"
 #include "coreenv.h"
 #include "link.h"
-#include "linkio.h"
 #include "request.h"
 
 /* How a request became final. */
@@ -57,12 +56,14 @@ struct registry_owner {
  * dated by their send and never resent: a keepalive whose connection
  * closes ends with BATON_EIO, a ping is dropped.
  *
- * A request made while the connection is up and idle goes out from the
- * calling thread: waking the background thread to send it would cost a
- * context switch and three system calls a request. The background thread
- * sends everything else: what a caller could not send at once, resends,
- * and the requests it makes itself (it holds `mu` from making them to its
- * next send, so they go out in list order on that round).
+ * A request made while the connection is up and its outbox empty is put
+ * in the outbox at once, and the registry flags `write_now`: its host
+ * then writes it from the calling thread, since waking the background
+ * thread to send it would cost a context switch and three system calls a
+ * request. The background thread sends everything else: what a caller
+ * could not put at once, resends, and the requests it makes itself (the
+ * host says so in `on_loop`; it holds `mu` from making them to its next
+ * send, so they go out in list order on that round).
  *
  * Silence: a PING goes out whenever nothing has arrived for hb_idle_ms; a
  * connection is dropped as silent when nothing at all has arrived for
@@ -78,12 +79,14 @@ struct registry_owner {
  * requests in order, so a refusal answers the request behind it).
  *
  * Threading: every field, and every request, is guarded by the handle's
- * mutex `mu`. The registry and the session wake nobody themselves: they
- * flag `changed` whenever a request becomes final or the session changes,
- * and `loop_needed` whenever the background thread has work, and the host
- * does both in registry_effects() before it releases `mu` or waits on
- * `cv` (on CLOCK_MONOTONIC), so that a call leaves the registry consistent
- * before anyone looks at it.
+ * mutex. The registry and the session neither wake nor wait: they flag
+ * `changed` whenever a request becomes final or the session changes,
+ * `loop_needed` whenever the background thread has work and `write_now`
+ * when the outbox is the calling thread's to write, and the host acts on
+ * the flags (effects_apply()) before it releases the mutex or waits, so
+ * that a call leaves the registry consistent before anyone looks at it.
+ * Waiting is the host's too (await.h): it waits on its condition variable
+ * and asks the registry, each time it wakes, whether the wait is over.
  */
 #define REGISTRY_MAX_OWNED 8
 
@@ -98,16 +101,15 @@ struct registry {
         struct queue list; /* struct request, creation order */
         struct registry_owned owned[REGISTRY_MAX_OWNED];
         struct link *link;          /* borrowed: the transport */
-        struct linkio *io;          /* borrowed: its socket, for a caller's
-                                       own write and for the wake-up */
         const struct core_env *env; /* borrowed: a retry's jitter */
-        pthread_mutex_t *mu;        /* borrowed: the handle's mutex */
-        pthread_cond_t *cv;         /* borrowed: the handle's condition */
         struct registry_owner owner;
-        bool on_loop;         /* the background thread holds `mu`: it
-                                 sends what is queued before it sleeps */
-        bool changed;         /* a caller waiting on `cv` should look again */
+        bool on_loop;         /* set by the host: the background thread holds
+                                 the mutex and sends what is queued before it
+                                 sleeps */
+        bool changed;         /* a waiting caller should look again */
         bool loop_needed;     /* the background thread has work to do */
+        bool write_now;       /* a caller's request was put in the outbox: the
+                                 calling thread is to write it */
         struct request *ping; /* in flight */
         int hb_idle_ms;
         int hb_timeout_ms;
@@ -117,11 +119,10 @@ struct registry {
         unsigned long heartbeat_drops;
 };
 
-/* Borrow `link`, `io` (its I/O), `env`, `mu` and `cv`, and register as the
- * link's owner; the heartbeat follows `ttl_ms`. */
-void registry_init(struct registry *reg, struct link *link, struct linkio *io,
-                   const struct core_env *env, pthread_mutex_t *mu,
-                   pthread_cond_t *cv, uint32_t ttl_ms,
+/* Borrow `link` and `env`, and register as the link's owner; the
+ * heartbeat follows `ttl_ms`. */
+void registry_init(struct registry *reg, struct link *link,
+                   const struct core_env *env, uint32_t ttl_ms,
                    const struct registry_owner *owner);
 
 /* Free every request, whatever its state (the handle is going away). */
@@ -129,17 +130,12 @@ void registry_close(struct registry *reg);
 
 /*
  * Take `r` (transferred): AWAITED for the callers' kinds, BACKGROUND for
- * the library's; send it now if the connection is idle (dated `now`: the
- * caller reads the clock, so that the registry decides from its inputs
- * alone), else wake the background thread. Mutex held.
+ * the library's; put it in the outbox now if the connection is up and its
+ * outbox empty (dated `now`: the caller reads the clock, so that the
+ * registry decides from its inputs alone) and flag `write_now`, else flag
+ * `loop_needed`. Mutex held.
  */
 void registry_submit(struct registry *reg, struct request *r, int64_t now);
-
-/* Wait for `r` (AWAITED) to become DONE until `deadline`: 0, or what
- * registry_unreachable() or registry_no_answer() says (for r->mark, the
- * pass in progress when it was submitted). Mutex held; released while
- * waiting. */
-int registry_await(struct registry *reg, struct request *r, int64_t deadline);
 
 /*
  * What a waiting call answers when the cluster cannot be reached. A call
@@ -153,15 +149,16 @@ int registry_await(struct registry *reg, struct request *r, int64_t deadline);
  * the deadline ends the wait, whatever the endpoints do meanwhile.
  * registry_no_answer() is for the deadline: BATON_ENOANSWER (saying "no
  * leader" when the nodes that answered knew none), or for a request never
- * sent that no node answered, BATON_ECONNECT / BATON_ETLS. Both record
- * the detail (what each endpoint answered) for the calling thread
+ * sent that no node answered, BATON_ECONNECT / BATON_ETLS. Both write the
+ * detail (what each endpoint answered) into `why` (`size` bytes) when
+ * they return an error, for the host to record for the calling thread
  * (baton_errmsg()). Mutex held.
  */
 uint64_t registry_mark(const struct registry *reg);
 int registry_unreachable(const struct registry *reg, uint64_t mark,
-                         const struct request *r);
+                         const struct request *r, char *why, size_t size);
 int registry_no_answer(const struct registry *reg, uint64_t mark,
-                       const struct request *r);
+                       const struct request *r, char *why, size_t size);
 
 /*
  * The caller stops waiting for `r` (AWAITED or DONE) at `now`. A command
@@ -201,18 +198,6 @@ void registry_changed(struct registry *reg);
 
 /* The background thread has work: a request to send, a callback to run. */
 void registry_need_loop(struct registry *reg);
-
-/* --- The host's part, until waiting leaves the registry ------------------- */
-
-/* Do what the flags ask, and clear them: broadcast `cv` when something
- * changed, wake the background thread when it has work. Mutex held; every
- * entry point of the host does it before it releases `mu`. */
-void registry_effects(struct registry *reg);
-
-/* Do the effects, then wait on `cv` until it is broadcast or `deadline`;
- * false once the deadline has passed (then without waiting). Mutex
- * held. */
-bool registry_wait(struct registry *reg, int64_t deadline);
 
 /* --- The background thread ----------------------------------------------- */
 

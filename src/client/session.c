@@ -1,13 +1,13 @@
 /* The handle's session: open, keepalives, local lease, seqs and the ack. */
 #include "session.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <openssl/evp.h>
 
 #include "../../include/baton.h"
 #include "clock.h"
-#include "errmsg.h"
 #include "outcome.h"
 #include "request.h"
 
@@ -272,64 +272,56 @@ static int start_open(struct session *s, int64_t now)
         return 0;
 }
 
-/* The cluster's refusal of our OPEN, with what it said of its limits. */
-static int refused(const struct session *s)
+/* The cluster's refusal of our OPEN, with what it said of its limits in
+ * `why`. */
+static int refused(const struct session *s, char *why, size_t size)
 {
         if (s->open_status != BATON_ETTL) {
                 return s->open_status;
         }
         if (s->ttl_max == 0) {
-                return errmsg_set(BATON_ETTL,
-                                  "session TTL %u ms out of range (the "
-                                  "cluster does not say its limits: see its "
-                                  "min-ttl-ms and max-ttl-ms)",
-                                  (unsigned)s->ttl_ms);
+                snprintf(why, size,
+                         "session TTL %u ms out of range (the cluster does "
+                         "not say its limits: see its min-ttl-ms and "
+                         "max-ttl-ms)",
+                         (unsigned)s->ttl_ms);
+        } else {
+                snprintf(why, size,
+                         "session TTL %u ms out of range: the cluster "
+                         "accepts %u..%u ms",
+                         (unsigned)s->ttl_ms, (unsigned)s->ttl_min,
+                         (unsigned)s->ttl_max);
         }
-        return errmsg_set(BATON_ETTL,
-                          "session TTL %u ms out of range: the cluster "
-                          "accepts %u..%u ms",
-                          (unsigned)s->ttl_ms, (unsigned)s->ttl_min,
-                          (unsigned)s->ttl_max);
+        return BATON_ETTL;
 }
 
-int session_ensure(struct session *s, int64_t deadline)
+int session_ensure_step(struct session *s, uint64_t *seen, int64_t now,
+                        char *why, size_t size)
 {
-        uint64_t seen = s->epoch, mark = registry_mark(s->reg);
-        int64_t now;
         int rv;
 
-        for (;;) {
-                now = clock_now_ms();
-                session_tick(s, now);
-                if (session_usable(s)) {
-                        return 0;
+        if (size > 0) {
+                why[0] = '\0';
+        }
+        session_tick(s, now);
+        if (session_usable(s)) {
+                return 0;
+        }
+        if (s->epoch != *seen) {
+                *seen = s->epoch;
+                /* An expiry while validating is worth a new session; a
+                 * refusal is the caller's answer. */
+                if (s->open_status != 0 && s->open_status != BATON_EEXPIRED) {
+                        return refused(s, why, size);
                 }
-                if (s->epoch != seen) {
-                        seen = s->epoch;
-                        /* An expiry while validating is worth a new
-                         * session; a refusal is the caller's answer. */
-                        if (s->open_status != 0 &&
-                            s->open_status != BATON_EEXPIRED) {
-                                return refused(s);
-                        }
-                }
-                if (s->opening == NULL && !s->validating) {
-                        rv = start_open(s, now);
-                        if (rv != 0) {
-                                return rv;
-                        }
-                }
-                /* The OPEN is the session's: an OPEN that never went out
-                 * lets the call give up when no node can be reached (the
-                 * OPEN itself goes on in the background). */
-                rv = registry_unreachable(s->reg, mark, s->opening);
+        }
+        if (s->opening == NULL && !s->validating) {
+                rv = start_open(s, now);
                 if (rv != 0) {
                         return rv;
                 }
-                if (!registry_wait(s->reg, deadline)) {
-                        return registry_no_answer(s->reg, mark, s->opening);
-                }
         }
+        return 1;
 }
 
 /* The ack the next command carries: the lowest seq of a request that
@@ -361,31 +353,18 @@ struct request *session_command(struct session *s, struct command *k,
         return r;
 }
 
-int session_submit(struct session *s, struct command *k, int64_t deadline,
-                   struct request **out)
+int session_submit_step(struct session *s, struct command *k, int64_t now,
+                        struct request **out)
 {
-        uint64_t mark = registry_mark(s->reg);
         struct request *r;
-        int64_t now;
         int rv;
 
-        for (;;) {
-                now = clock_now_ms();
-                session_tick(s, now);
-                if (!session_usable(s)) {
-                        return BATON_EEXPIRED;
-                }
-                if (window_open(s)) {
-                        break;
-                }
-                /* Waiting for room: the command is not made yet. */
-                rv = registry_unreachable(s->reg, mark, NULL);
-                if (rv != 0) {
-                        return rv;
-                }
-                if (!registry_wait(s->reg, deadline)) {
-                        return registry_no_answer(s->reg, mark, NULL);
-                }
+        session_tick(s, now);
+        if (!session_usable(s)) {
+                return BATON_EEXPIRED;
+        }
+        if (!window_open(s)) {
+                return 1; /* waiting for room: the command is not made yet */
         }
         r = session_command(s, k,
                             k->type == COMMAND_ACQUIRE && k->wait_ms != 0

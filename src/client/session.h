@@ -5,6 +5,7 @@
 #define CLIENT_SESSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../proto/command.h"
@@ -80,13 +81,18 @@ void session_init(struct session *s, uint32_t ttl_ms,
                   const char *client_name);
 
 /*
- * Make sure the handle has a live session, opening one (or joining the
- * open in flight) if needed, waiting on the handle's condition variable
- * until `deadline`. 0, BATON_ENOANSWER, or the cluster's refusal
- * (BATON_ETTL, with the range the cluster accepts in the calling thread's
- * errmsg; BATON_ETOOMANYSESSIONS, ...).
+ * One step of making sure the handle has a live session, at `now`: 1
+ * while the caller is to wait (for a change, then step again), having
+ * opened one if none is open or opening; 0 once the session is usable; or
+ * a negative code: the cluster's refusal (BATON_ETTL, with the range the
+ * cluster accepts written into `why`, `size` bytes;
+ * BATON_ETOOMANYSESSIONS, ...) or why no OPEN could be made. `why` is
+ * empty for a code without detail. `*seen` is the session's `epoch` when
+ * the caller began, kept across its steps: an attempt that concluded
+ * since then is the caller's answer. The OPEN in flight is s->opening.
  */
-int session_ensure(struct session *s, int64_t deadline);
+int session_ensure_step(struct session *s, uint64_t *seen, int64_t now,
+                        char *why, size_t size);
 
 /* Whether the session can carry requests (LIVE or JEOPARDY). */
 bool session_usable(const struct session *s);
@@ -100,17 +106,17 @@ struct request *session_command(struct session *s, struct command *k,
                                 uint8_t kind, int *rv);
 
 /*
- * Submit the caller's command `k` as a request of the live session
- * (`*out`, AWAITED), waiting until `deadline` while the window of
- * unacknowledged seqs is full. A blocking ACQUIRE does not hold the ack
- * back: the cluster may forget its outcome while it waits (a retry then
- * learns BATON_ESEQ and baton_acquire() finds out what became of it), so a
- * long wait never stops the other threads of the handle. 0,
- * BATON_EEXPIRED (no usable session), BATON_ENOANSWER, or what
- * session_command() fails with.
+ * One step of submitting the caller's command `k` as a request of the
+ * live session, at `now`: 0 with `*out` submitted (AWAITED); 1 while the
+ * window of unacknowledged seqs is full (the command is not made yet:
+ * wait for a change, then step again); BATON_EEXPIRED (no usable session)
+ * or what session_command() fails with. A blocking ACQUIRE does not hold
+ * the ack back: the cluster may forget its outcome while it waits (a
+ * retry then learns BATON_ESEQ and baton_acquire() finds out what became
+ * of it), so a long wait never stops the other threads of the handle.
  */
-int session_submit(struct session *s, struct command *k, int64_t deadline,
-                   struct request **out);
+int session_submit_step(struct session *s, struct command *k, int64_t now,
+                        struct request **out);
 
 /*
  * Bring the lease states up to `now` (queuing callbacks, failing the

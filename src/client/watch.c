@@ -6,41 +6,28 @@
  * id 0) and must give it to all of them: 10,000 watches of a lock handed
  * on 1,000 times a second are 20 million deliveries a second. So an event
  * is decoded into one reference-counted copy per frame, a watch's queue is
- * a ring of pointers to such copies, a callback is given the copy itself,
- * and an iterator copies out only the bytes in use. Every count and queue
- * here is guarded by the handle's mutex. */
+ * a ring of pointers to such copies (watchq.h), a callback is given the
+ * copy itself, and an iterator copies out only the bytes in use. Every
+ * count and queue here is guarded by the handle's mutex. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "await.h"
 #include "client.h"
 #include "clock.h"
 #include "request.h"
+#include "watchq.h"
 
-/* Undelivered events a watch keeps before it cuts itself off. */
-#define WATCH_QUEUE_MAX 65536
-/* A new watch's ring; it doubles up to WATCH_QUEUE_MAX as needed, and a
- * ring emptied after it grew past WATCH_RING_KEEP is given back (a burst
- * does not leave 512 KiB behind in each watch it went through). */
-#define WATCH_RING_MIN  8
-#define WATCH_RING_KEEP 256
 /* Events a callback watch takes per turn of the mutex. */
 #define WATCH_BATCH 64
-
-/* One event as received, shared by every watch it was queued for. */
-struct watch_item {
-        unsigned refs; /* queues (and callbacks running) that hold it */
-        struct baton_event ev;
-};
 
 struct baton_watch {
         struct baton_client *c;
         struct request *r; /* the WATCH; NULL once it ended and was read */
-        /* Undelivered events, oldest at ring[head]: n of cap slots. */
-        struct watch_item **ring;
-        unsigned cap, head, n;
-        int status; /* set when the watch ends here: BATON_ESLOW */
+        struct watchq q;   /* undelivered events */
+        int status;        /* set when the watch ends here: BATON_ESLOW */
         /* The callback form: events go to `cb` on the handle's thread. */
         baton_watch_cb cb;
         void *data;
@@ -54,85 +41,13 @@ struct baton_watch {
 
 static void free_watch(struct baton_watch *w);
 
-static void take_string(char *out, const struct proto_string *s)
-{
-        if (s->len > 0) {
-                memcpy(out, s->p, s->len);
-        }
-        out[s->len] = '\0';
-}
-
 /* A callback watch has something for its callback: tell the handle's
  * thread, once until it has run it. */
 static void wake_callback(struct baton_watch *w)
 {
         if (w->cb != NULL && !w->notified && !w->running) {
-                w->notified = notify_watch(&w->c->notify, &w->wake);
+                w->notified = notify_watch(&w->c->core.notify, &w->wake);
         }
-}
-
-static void unref(struct watch_item *it)
-{
-        if (--it->refs == 0) {
-                free(it);
-        }
-}
-
-/* Room for one more in `w`'s ring: false at the bound or without memory. */
-static bool room(struct baton_watch *w)
-{
-        struct watch_item **ring;
-        unsigned cap;
-
-        if (w->n < w->cap) {
-                return true;
-        }
-        if (w->cap >= WATCH_QUEUE_MAX) {
-                return false;
-        }
-        cap = w->cap == 0 ? WATCH_RING_MIN : w->cap * 2;
-        ring = malloc(cap * sizeof *ring);
-        if (ring == NULL) {
-                return false;
-        }
-        /* Unwrapped into the new ring, oldest first. */
-        for (unsigned i = 0; i < w->n; i++) {
-                ring[i] = w->ring[(w->head + i) % w->cap];
-        }
-        free(w->ring);
-        w->ring = ring;
-        w->cap = cap;
-        w->head = 0;
-        return true;
-}
-
-/* The frame's event `e` as one shared item, made on its first watch. */
-static struct watch_item *shared_item(const struct proto_watch_event *e,
-                                      void **shared)
-{
-        struct watch_item *it = *shared;
-
-        if (it != NULL) {
-                return it;
-        }
-        /* Zeroed: a callback may look at every byte of what it borrows. */
-        it = calloc(1, sizeof *it);
-        if (it == NULL) {
-                return NULL;
-        }
-        it->ev.kind = e->kind;
-        it->ev.cause = e->cause;
-        it->ev.index = e->index;
-        it->ev.ord = e->ord;
-        it->ev.session = e->session;
-        it->ev.owner = e->owner;
-        it->ev.token = e->token;
-        it->ev.mode = e->mode;
-        it->ev.permits = e->permits;
-        take_string(it->ev.name, &e->name);
-        take_string(it->ev.value, &e->value);
-        *shared = it;
-        return it;
 }
 
 /* An UNWATCH of `r`'s id on its connection, whose answer nobody reads:
@@ -141,13 +56,13 @@ static void unwatch(struct baton_client *c, const struct request *r)
 {
         struct request *u;
 
-        if (r->sends == 0 || r->gen != c->link.gen) {
+        if (r->sends == 0 || r->gen != c->core.link.gen) {
                 return; /* never out, or on a connection gone with it */
         }
         u = request_u64(PROTO_UNWATCH, r->id);
         if (u != NULL) {
                 u->kind = REQUEST_UNWATCH;
-                registry_submit(&c->registry, u, clock_now_ms());
+                registry_submit(&c->core.registry, u, clock_now_ms());
         }
 }
 
@@ -155,7 +70,6 @@ void watch_on_event(void *data, struct request *r,
                     const struct proto_watch_event *e, void **shared)
 {
         struct baton_watch *w = r->watch;
-        struct watch_item *it = NULL;
 
         (void)data;
         if (w == NULL || w->status != 0) {
@@ -165,23 +79,17 @@ void watch_on_event(void *data, struct request *r,
                 wake_callback(w); /* its end */
                 return;
         }
-        if (room(w)) {
-                it = shared_item(e, shared);
-        }
-        if (it == NULL) {
+        if (!watchq_push(&w->q, e, shared)) {
                 /* Never a gap: the watch ends here, and the caller resumes
                  * from the last event it read. */
                 w->status = BATON_ESLOW;
                 unwatch(w->c, r);
                 r->watch = NULL;
-                registry_drop(&w->c->registry, r);
+                registry_drop(&w->c->core.registry, r);
                 w->r = NULL;
                 wake_callback(w);
                 return;
         }
-        it->refs++;
-        w->ring[(w->head + w->n) % w->cap] = it;
-        w->n++;
         wake_callback(w);
 }
 
@@ -225,16 +133,16 @@ static int open_watch(baton_client *c, const char *name, int flags,
         r->watch = x;
         deadline = clock_after(clock_now_ms(), c->opts.request_timeout_ms);
         client_lock(c);
-        registry_submit(&c->registry, r, clock_now_ms());
+        registry_submit(&c->core.registry, r, clock_now_ms());
         rv = 0;
         /* `x->r` NULL: started, and then cut off (BATON_ESLOW, its request
          * freed) by the events that came with its start before this
          * thread looked again; its caller reads them, then that end. */
         while (x->r != NULL && r->state == REQUEST_AWAITED && !r->watching &&
                rv == 0) {
-                rv = registry_unreachable(&c->registry, r->mark, r);
-                if (rv == 0 && !registry_wait(&c->registry, deadline)) {
-                        rv = registry_no_answer(&c->registry, r->mark, r);
+                rv = await_unreachable(c, r->mark, r);
+                if (rv == 0 && !await_until(c, deadline)) {
+                        rv = await_no_answer(c, r->mark, r);
                 }
         }
         if (x->r == NULL) {
@@ -245,7 +153,7 @@ static int open_watch(baton_client *c, const char *name, int flags,
         if (rv != 0) {
                 r->watch = NULL;
                 unwatch(c, r);
-                registry_drop(&c->registry, r);
+                registry_drop(&c->core.registry, r);
                 free_watch(x); /* and what its end queued for a callback */
                 client_unlock(c);
                 return client_user_status(rv);
@@ -275,49 +183,6 @@ int baton_watch_open_cb(baton_client *c, const char *name, int flags,
         return open_watch(c, name, flags, from_index, from_ord, cb, data, w);
 }
 
-/* The oldest queued event, taken off `w`'s ring (the caller unrefs it),
- * or NULL. */
-static struct watch_item *pop(struct baton_watch *w)
-{
-        struct watch_item *it;
-
-        if (w->n == 0) {
-                return NULL;
-        }
-        it = w->ring[w->head];
-        w->head = (w->head + 1) % w->cap;
-        w->n--;
-        if (w->n == 0 && w->cap > WATCH_RING_KEEP) {
-                free(w->ring);
-                w->ring = NULL;
-                w->cap = 0;
-                w->head = 0;
-        }
-        return it;
-}
-
-/* `src` into `ev`, its strings' bytes in use only (most of the struct is
- * room for names and values that are seldom long). */
-static void copy_event(struct baton_event *ev, const struct baton_event *src)
-{
-        memcpy(ev, src, offsetof(struct baton_event, name));
-        memcpy(ev->name, src->name, strlen(src->name) + 1);
-        memcpy(ev->value, src->value, strlen(src->value) + 1);
-}
-
-/* The oldest queued event into `ev`, if any. */
-static bool take(struct baton_watch *w, struct baton_event *ev)
-{
-        struct watch_item *it = pop(w);
-
-        if (it == NULL) {
-                return false;
-        }
-        copy_event(ev, &it->ev);
-        unref(it);
-        return true;
-}
-
 int baton_watch_next(baton_watch *w, struct baton_event *ev, int64_t wait_ms)
 {
         struct baton_client *c;
@@ -333,7 +198,7 @@ int baton_watch_next(baton_watch *w, struct baton_event *ev, int64_t wait_ms)
             wait_ms < 0 ? CLOCK_NEVER : clock_after(clock_now_ms(), wait_ms);
         client_lock(c);
         for (;;) {
-                if (take(w, ev)) {
+                if (watchq_take(&w->q, ev)) {
                         rv = 0;
                         break;
                 }
@@ -349,7 +214,7 @@ int baton_watch_next(baton_watch *w, struct baton_event *ev, int64_t wait_ms)
                         rv = BATON_EIO; /* ended here, with no status */
                         break;
                 }
-                if (!registry_wait(&c->registry, deadline)) {
+                if (!await_until(c, deadline)) {
                         break;
                 }
         }
@@ -375,15 +240,10 @@ static int end_status(const struct baton_watch *w)
 /* Free `w` and what it holds; the mutex is held, its request gone. */
 static void free_watch(struct baton_watch *w)
 {
-        struct watch_item *it;
-
         if (w->notified) {
-                notify_withdraw(&w->c->notify, &w->wake);
+                notify_withdraw(&w->c->core.notify, &w->wake);
         }
-        while ((it = pop(w)) != NULL) {
-                unref(it);
-        }
-        free(w->ring);
+        watchq_close(&w->q);
         free(w);
 }
 
@@ -393,10 +253,10 @@ static void free_watch(struct baton_watch *w)
  * from inside is given no more. */
 static void callback_batch(struct baton_watch *w, pthread_mutex_t *mu)
 {
-        struct watch_item *batch[WATCH_BATCH];
+        struct watchq_item *batch[WATCH_BATCH];
         unsigned n = 0;
 
-        while (n < WATCH_BATCH && (batch[n] = pop(w)) != NULL) {
+        while (n < WATCH_BATCH && (batch[n] = watchq_pop(&w->q)) != NULL) {
                 n++;
         }
         client_effects(w->c);
@@ -407,7 +267,7 @@ static void callback_batch(struct baton_watch *w, pthread_mutex_t *mu)
         }
         pthread_mutex_lock(mu);
         for (unsigned i = 0; i < n; i++) {
-                unref(batch[i]);
+                watchq_unref(batch[i]);
         }
 }
 
@@ -420,7 +280,7 @@ void watch_callbacks(struct baton_watch *w, pthread_mutex_t *mu)
         for (;;) {
                 if (w->closed) {
                         break; /* its closer waits for this return */
-                } else if (w->n > 0) {
+                } else if (w->q.n > 0) {
                         callback_batch(w, mu);
                 } else if (!w->ended && (st = end_status(w)) != 0) {
                         w->ended = true;
@@ -452,7 +312,7 @@ void baton_watch_close(baton_watch *w)
         if (w->r != NULL) {
                 w->r->watch = NULL;
                 unwatch(c, w->r);
-                registry_drop(&c->registry, w->r);
+                registry_drop(&c->core.registry, w->r);
                 w->r = NULL;
         }
         if (w->running && pthread_equal(pthread_self(), c->loop.thread)) {

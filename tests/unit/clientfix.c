@@ -8,8 +8,6 @@
 
 #include <cmocka.h>
 
-#include "../../src/client/outcome.h"
-
 static const char eps[1][LINK_ADDR_MAX] = {"127.0.0.1:1"};
 
 /* No watch is made here: the registry's hook has nothing to queue. */
@@ -51,46 +49,29 @@ static int seeded_secret(void *data, uint8_t *buf, size_t n)
 struct clientfix *clientfix_new(uint32_t ttl_ms, uint64_t seed)
 {
         struct clientfix *f = calloc(1, sizeof *f);
-        struct registry_owner owner;
-
         assert_non_null(f);
         f->rng.s = seed;
         f->env.data = f;
         f->env.random = seeded_random;
         f->env.secret = seeded_secret;
-        assert_int_equal(pthread_mutex_init(&f->mu, NULL), 0);
-        assert_int_equal(pthread_cond_init(&f->cv, NULL), 0);
-        assert_int_equal(link_init(&f->link, eps, 1, &f->env), 0);
-        assert_int_equal(linkio_init(&f->io, &f->link, NULL), 0);
-        owner.data = &f->s;
-        owner.final = outcome_final;
-        owner.withdraw = outcome_withdraw;
-        owner.watch_event = no_watch;
-        registry_init(&f->reg, &f->link, &f->io, &f->env, &f->mu, &f->cv,
-                      ttl_ms, &owner);
-        locks_init(&f->locks);
-        notify_init(&f->notify);
-        session_init(&f->s, ttl_ms, &f->env, &f->reg, &f->locks, &f->notify,
-                     "unit");
+        assert_int_equal(core_init(&f->core,
+                                   &(struct core_config){ttl_ms, 0, "unit", eps,
+                                                         1, no_watch},
+                                   &f->env),
+                         0);
         return f;
 }
 
 void clientfix_free(struct clientfix *f)
 {
-        registry_close(&f->reg);
-        locks_close(&f->locks);
-        notify_close(&f->notify);
-        linkio_close(&f->io);
-        link_close(&f->link);
-        pthread_cond_destroy(&f->cv);
-        pthread_mutex_destroy(&f->mu);
+        core_close(&f->core);
         free(f);
 }
 
 void clientfix_sent(struct clientfix *f, struct request *r, int64_t t)
 {
-        r->id = ++f->link.next_id;
-        r->gen = f->link.gen;
+        r->id = ++f->core.link.next_id;
+        r->gen = f->core.link.gen;
         if (r->sends++ == 0) {
                 r->first_sent_ms = t;
         }

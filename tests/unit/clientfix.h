@@ -6,30 +6,16 @@
 #ifndef TESTS_UNIT_CLIENTFIX_H
 #define TESTS_UNIT_CLIENTFIX_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "../lib/rng.h"
-#include "../../src/client/coreenv.h"
-#include "../../src/client/link.h"
-#include "../../src/client/linkio.h"
-#include "../../src/client/locks.h"
-#include "../../src/client/notify.h"
-#include "../../src/client/registry.h"
-#include "../../src/client/session.h"
+#include "../../src/client/core.h"
 
 struct clientfix {
         struct rng rng;      /* every draw of `env`: a seed names them all */
         struct core_env env; /* what the link, registry and session borrow */
         unsigned draws;      /* random numbers drawn so far */
-        pthread_mutex_t mu;  /* the registry's, never waited on */
-        pthread_cond_t cv;
-        struct link link;
-        struct linkio io; /* never driven: it only wakes nobody */
-        struct registry reg;
-        struct session s;
-        struct locks locks;
-        struct notify notify;
+        struct core core;    /* on a link that never connects by itself */
 };
 
 /* A fixture whose session asks for `ttl_ms`, its environment drawing from

@@ -59,18 +59,23 @@ struct open_run {
         unsigned draws;
 };
 
-/* session_ensure() with its deadline already past makes the OPEN, queues
- * it on the link that never connects and gives up at once. */
+/* The first step of a call that wants a session makes the OPEN and
+ * queues it on the link that never connects. */
 static void open_run(uint64_t seed, struct open_run *out)
 {
         struct clientfix *f = clientfix_new(10000, seed);
+        uint64_t seen = f->core.session.epoch;
+        char why[256];
 
-        assert_int_equal(session_ensure(&f->s, 0), BATON_ENOANSWER);
-        assert_non_null(f->s.opening);
-        assert_true(f->s.opening->len <= sizeof out->frame);
-        memcpy(out->frame, f->s.opening->frame, f->s.opening->len);
-        out->len = f->s.opening->len;
-        memcpy(out->secret, f->s.secret, sizeof out->secret);
+        assert_int_equal(session_ensure_step(&f->core.session, &seen, 100000,
+                                             why, sizeof why),
+                         1);
+        assert_non_null(f->core.session.opening);
+        assert_true(f->core.session.opening->len <= sizeof out->frame);
+        memcpy(out->frame, f->core.session.opening->frame,
+               f->core.session.opening->len);
+        out->len = f->core.session.opening->len;
+        memcpy(out->secret, f->core.session.secret, sizeof out->secret);
         out->draws = f->draws;
         clientfix_free(f);
 }
@@ -116,12 +121,13 @@ static int64_t retry_run(uint64_t seed, int64_t now)
 
         assert_non_null(r);
         r->kind = REQUEST_CALL;
-        registry_submit(&f->reg, r, T0);
+        registry_submit(&f->core.registry, r, T0);
         clientfix_sent(f, r, T0);
         n = proto_write_result(frame, sizeof frame, r->id, 0, &res);
         assert_true(n > 0);
         assert_int_equal(proto_header_decode(&h, frame, PROTO_MAX_BODY), 0);
-        f->link.cb.frame(f->link.cb.data, &h, frame + PROTO_HEADER_SIZE, now);
+        f->core.link.cb.frame(f->core.link.cb.data, &h,
+                              frame + PROTO_HEADER_SIZE, now);
         assert_int_equal(r->gen, 0); /* to be sent again, byte for byte */
         assert_int_equal(f->draws, 1);
         t = r->not_before;
@@ -149,8 +155,8 @@ static void poll_run(uint64_t seed, int64_t out[3])
         struct clientfix *f = clientfix_new(10000, seed);
 
         for (int i = 0; i < 3; i++) {
-                link_no_leader(&f->link, T0 + 100 * i);
-                out[i] = f->link.retry_at - (T0 + 100 * i);
+                link_no_leader(&f->core.link, T0 + 100 * i);
+                out[i] = f->core.link.retry_at - (T0 + 100 * i);
                 assert_in_range(out[i], 20, 59);
         }
         assert_int_equal(f->draws, 3);

@@ -4,6 +4,7 @@
  * acts on the flags before it releases the handle's mutex. A flag that is
  * not raised is a caller that sleeps to its deadline, or a request that
  * waits for the loop's next round: each case here raises one. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,14 +16,26 @@
 #include <cmocka.h>
 
 #include "../../include/baton.h"
+#include "../../src/client/effects.h"
+#include "../../src/client/linkio.h"
 #include "clientfix.h"
 
 #define T0 100000 /* an arbitrary start: nothing reads the clock */
 
+/* One step of a call that wants a session, begun just now. */
+static int ensure_step(struct clientfix *f)
+{
+        uint64_t seen = f->core.session.epoch;
+        char why[256];
+
+        return session_ensure_step(&f->core.session, &seen, T0, why,
+                                   sizeof why);
+}
+
 static void clear(struct clientfix *f)
 {
-        f->reg.changed = false;
-        f->reg.loop_needed = false;
+        f->core.registry.changed = false;
+        f->core.registry.loop_needed = false;
 }
 
 /* `r`, sent at T0, answered by a RESULT of `status` at `now`. */
@@ -38,7 +51,8 @@ static void answer(struct clientfix *f, struct request *r, int status,
         n = proto_write_result(frame, sizeof frame, r->id, 0, &res);
         assert_true(n > 0);
         assert_int_equal(proto_header_decode(&h, frame, PROTO_MAX_BODY), 0);
-        f->link.cb.frame(f->link.cb.data, &h, frame + PROTO_HEADER_SIZE, now);
+        f->core.link.cb.frame(f->core.link.cb.data, &h,
+                              frame + PROTO_HEADER_SIZE, now);
 }
 
 /* A request made while the connection is down is the background
@@ -51,9 +65,9 @@ static void submit_needs_the_loop(void **state)
         (void)state;
         assert_non_null(r);
         r->kind = REQUEST_CALL;
-        registry_submit(&f->reg, r, T0);
-        assert_true(f->reg.loop_needed);
-        assert_false(f->reg.changed);
+        registry_submit(&f->core.registry, r, T0);
+        assert_true(f->core.registry.loop_needed);
+        assert_false(f->core.registry.changed);
         clientfix_free(f);
 }
 
@@ -67,13 +81,13 @@ static void answer_changes(void **state)
         (void)state;
         assert_non_null(r);
         r->kind = REQUEST_CALL;
-        registry_submit(&f->reg, r, T0);
+        registry_submit(&f->core.registry, r, T0);
         clear(f);
         answer(f, r, 0, T0 + 5);
         assert_int_equal(r->state, REQUEST_DONE);
-        assert_true(f->reg.changed);
-        assert_false(f->reg.loop_needed);
-        registry_drop(&f->reg, r);
+        assert_true(f->core.registry.changed);
+        assert_false(f->core.registry.loop_needed);
+        registry_drop(&f->core.registry, r);
         clientfix_free(f);
 }
 
@@ -87,9 +101,9 @@ static void session_turns(void **state)
         struct request *open;
 
         (void)state;
-        /* Its deadline past, the call gives up at once; the OPEN stays. */
-        assert_int_equal(session_ensure(&f->s, 0), BATON_ENOANSWER);
-        open = f->s.opening;
+        /* The call's first step makes the OPEN and leaves it to wait. */
+        assert_int_equal(ensure_step(f), 1);
+        open = f->core.session.opening;
         assert_non_null(open);
         clear(f);
         /* As the registry hands the answer over (it reads the clock to
@@ -98,27 +112,28 @@ static void session_turns(void **state)
         open->status = 0;
         open->res.session = 42;
         open->state = REQUEST_ENDED;
-        session_answered(&f->s, open, REGISTRY_ANSWERED, T0 + 5);
-        registry_drop(&f->reg, open);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
-        assert_true(f->reg.changed);
-        assert_true(f->reg.loop_needed);
+        session_answered(&f->core.session, open, REGISTRY_ANSWERED, T0 + 5);
+        registry_drop(&f->core.registry, open);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
+        assert_true(f->core.registry.changed);
+        assert_true(f->core.registry.loop_needed);
 
         /* The keepalive due at TTL/3 goes out and stays unanswered, so
          * that what follows asks for the loop for its callbacks alone. */
-        session_tick(&f->s, T0 + 4000);
-        assert_non_null(f->s.keepalive);
-        clientfix_sent(f, f->s.keepalive, T0 + 4000);
+        session_tick(&f->core.session, T0 + 4000);
+        assert_non_null(f->core.session.keepalive);
+        clientfix_sent(f, f->core.session.keepalive, T0 + 4000);
         clear(f);
-        session_tick(&f->s, T0 + 5000 + 1); /* TTL/2 + 1 after the send */
-        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
-        assert_true(f->reg.loop_needed);
+        session_tick(&f->core.session,
+                     T0 + 5000 + 1); /* TTL/2 + 1 after the send */
+        assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
+        assert_true(f->core.registry.loop_needed);
 
         clear(f);
-        session_tick(&f->s, T0 + 9000); /* TTL less the margin */
-        assert_int_equal(f->s.state, BATON_SESSION_EXPIRED);
-        assert_true(f->reg.loop_needed);
-        assert_true(f->reg.changed);
+        session_tick(&f->core.session, T0 + 9000); /* TTL less the margin */
+        assert_int_equal(f->core.session.state, BATON_SESSION_EXPIRED);
+        assert_true(f->core.registry.loop_needed);
+        assert_true(f->core.registry.changed);
         clientfix_free(f);
 }
 
@@ -141,12 +156,12 @@ static void abandon_needs_the_loop(void **state)
         r = request_command(&k, &rv);
         assert_non_null(r);
         r->kind = REQUEST_COMMAND;
-        registry_submit(&f->reg, r, T0);
+        registry_submit(&f->core.registry, r, T0);
         clientfix_sent(f, r, T0);
         clear(f);
-        registry_abandon(&f->reg, r, T0 + 5);
+        registry_abandon(&f->core.registry, r, T0 + 5);
         assert_int_equal(r->state, REQUEST_BACKGROUND);
-        assert_true(f->reg.loop_needed);
+        assert_true(f->core.registry.loop_needed);
         clientfix_free(f);
 }
 
@@ -157,10 +172,10 @@ static void unreachable_changes(void **state)
         struct clientfix *f = clientfix_new(10000, 1);
 
         (void)state;
-        assert_int_not_equal(link_dial(&f->link, T0, true), 0);
+        assert_int_not_equal(link_dial(&f->core.link, T0, true), 0);
         clear(f);
-        link_fail(&f->link, T0, false);
-        assert_true(f->reg.changed);
+        link_fail(&f->core.link, T0, false);
+        assert_true(f->core.registry.changed);
         clientfix_free(f);
 }
 
@@ -170,21 +185,26 @@ static void unreachable_changes(void **state)
 static void effects_clear_the_flags(void **state)
 {
         struct clientfix *f = clientfix_new(10000, 1);
+        pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+        pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+        struct linkio io; /* never driven: only its wake-up is read */
         uint64_t n = 0;
 
         (void)state;
-        registry_need_loop(&f->reg);
-        registry_need_loop(&f->reg);
-        registry_changed(&f->reg);
-        assert_int_equal(pthread_mutex_lock(&f->mu), 0);
-        registry_effects(&f->reg);
-        assert_int_equal(pthread_mutex_unlock(&f->mu), 0);
-        assert_false(f->reg.changed);
-        assert_false(f->reg.loop_needed);
-        assert_int_equal(read(f->io.wake, &n, sizeof n), sizeof n);
+        assert_int_equal(linkio_init(&io, &f->core.link, NULL), 0);
+        registry_need_loop(&f->core.registry);
+        registry_need_loop(&f->core.registry);
+        registry_changed(&f->core.registry);
+        assert_int_equal(pthread_mutex_lock(&mu), 0);
+        effects_apply(&f->core.registry, &io, &cv);
+        assert_int_equal(pthread_mutex_unlock(&mu), 0);
+        assert_false(f->core.registry.changed);
+        assert_false(f->core.registry.loop_needed);
+        assert_int_equal(read(io.wake, &n, sizeof n), sizeof n);
         assert_int_equal(n, 1);
-        registry_effects(&f->reg);
-        assert_true(read(f->io.wake, &n, sizeof n) < 0); /* nothing more */
+        effects_apply(&f->core.registry, &io, &cv);
+        assert_true(read(io.wake, &n, sizeof n) < 0); /* nothing more */
+        linkio_close(&io);
         clientfix_free(f);
 }
 

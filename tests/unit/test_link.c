@@ -67,11 +67,12 @@ static void on_frame(void *data, const struct proto_header *h,
         f->last_type = h->type;
 }
 
-static void on_closed(void *data, uint64_t gen)
+static void on_closed(void *data, uint64_t gen, int64_t now)
 {
         struct fix *f = data;
 
         (void)gen;
+        (void)now;
         f->closed++;
 }
 

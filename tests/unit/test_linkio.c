@@ -117,11 +117,12 @@ static void on_frame(void *data, const struct proto_header *h,
         p->frames++;
 }
 
-static void on_closed(void *data, uint64_t gen)
+static void on_closed(void *data, uint64_t gen, int64_t now)
 {
         struct pair *p = data;
 
         (void)gen;
+        (void)now;
         p->closed++;
 }
 

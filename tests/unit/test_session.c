@@ -23,12 +23,12 @@ static void answer(struct clientfix *f, struct request *r, int status,
 {
         r->status = status;
         r->state = REQUEST_ENDED;
-        session_answered(&f->s, r, REGISTRY_ANSWERED, now);
-        registry_drop(&f->reg, r);
+        session_answered(&f->core.session, r, REGISTRY_ANSWERED, now);
+        registry_drop(&f->core.registry, r);
 }
 
-/* The session's OPEN, as session_ensure() makes it, first sent at `sent`
- * and answered with session 42 at `now`. */
+/* The session's OPEN, as session_ensure_step() makes it, first sent at
+ * `sent` and answered with session 42 at `now`. */
 static void open_session(struct clientfix *f, int64_t sent, int64_t now)
 {
         uint8_t hash[ATTACH_HASH_SIZE] = {0};
@@ -40,14 +40,14 @@ static void open_session(struct clientfix *f, int64_t sent, int64_t now)
         k.type = COMMAND_OPEN;
         k.hash = hash;
         k.nonce = 1;
-        k.ttl_ms = f->s.ttl_ms;
+        k.ttl_ms = f->core.session.ttl_ms;
         k.name = "unit";
         k.name_len = 4;
         r = request_command(&k, &rv);
         assert_non_null(r);
         r->kind = REQUEST_OPEN;
-        f->s.opening = r;
-        registry_submit(&f->reg, r, sent);
+        f->core.session.opening = r;
+        registry_submit(&f->core.registry, r, sent);
         assert_int_equal(r->sends, 0); /* the link is down: queued */
         clientfix_sent(f, r, sent);
         r->res.session = 42;
@@ -57,7 +57,7 @@ static void open_session(struct clientfix *f, int64_t sent, int64_t now)
 /* The keepalive session_tick() made, sent at `sent`. */
 static struct request *keepalive_sent(struct clientfix *f, int64_t sent)
 {
-        struct request *r = f->s.keepalive;
+        struct request *r = f->core.session.keepalive;
 
         assert_non_null(r);
         clientfix_sent(f, r, sent);
@@ -68,7 +68,7 @@ static struct request *keepalive_sent(struct clientfix *f, int64_t sent)
  * (-BATON_SESSION_EXPIRED), or -1 for none. */
 static int next_notice(struct clientfix *f)
 {
-        struct notify_event *e = notify_pop(&f->notify);
+        struct notify_event *e = notify_pop(&f->core.notify);
         int got;
 
         if (e == NULL) {
@@ -88,18 +88,18 @@ static void open_dates_from_first_send(void **state)
 
         (void)state;
         open_session(f, T0, T0 + 300);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
         assert_int_equal(next_notice(f), BATON_SESSION_LIVE);
-        assert_int_equal(f->s.id, 42);
-        assert_int_equal(f->s.acked_sent, T0);
-        assert_int_equal(session_remaining(&f->s, T0 + 300), 8700);
-        assert_int_equal(session_next_event(&f->s), T0 + 3333);
-        session_tick(&f->s, T0 + 3332);
-        assert_null(f->s.keepalive);
-        session_tick(&f->s, T0 + 3333);
-        assert_non_null(f->s.keepalive);
+        assert_int_equal(f->core.session.id, 42);
+        assert_int_equal(f->core.session.acked_sent, T0);
+        assert_int_equal(session_remaining(&f->core.session, T0 + 300), 8700);
+        assert_int_equal(session_next_event(&f->core.session), T0 + 3333);
+        session_tick(&f->core.session, T0 + 3332);
+        assert_null(f->core.session.keepalive);
+        session_tick(&f->core.session, T0 + 3333);
+        assert_non_null(f->core.session.keepalive);
         /* With the keepalive out, the next event is the jeopardy bound. */
-        assert_int_equal(session_next_event(&f->s), T0 + 5001);
+        assert_int_equal(session_next_event(&f->core.session), T0 + 5001);
         clientfix_free(f);
 }
 
@@ -112,15 +112,15 @@ static void jeopardy_after_half_ttl(void **state)
         (void)state;
         open_session(f, T0, T0);
         assert_int_equal(next_notice(f), BATON_SESSION_LIVE);
-        session_tick(&f->s, T0 + 5000);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
+        session_tick(&f->core.session, T0 + 5000);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
         assert_int_equal(next_notice(f), -1);
-        session_tick(&f->s, T0 + 5001);
-        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
+        session_tick(&f->core.session, T0 + 5001);
+        assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
         assert_int_equal(next_notice(f), BATON_SESSION_JEOPARDY);
-        assert_true(session_usable(&f->s));
-        assert_int_equal(session_remaining(&f->s, T0 + 5001), 3999);
-        assert_int_equal(session_next_event(&f->s), T0 + 9000);
+        assert_true(session_usable(&f->core.session));
+        assert_int_equal(session_remaining(&f->core.session, T0 + 5001), 3999);
+        assert_int_equal(session_next_event(&f->core.session), T0 + 9000);
         clientfix_free(f);
 }
 
@@ -133,20 +133,20 @@ static void expires_at_ttl_less_margin(void **state)
 
         (void)state;
         open_session(f, T0, T0);
-        assert_int_equal(
-            locks_set(&f->locks, 42, "L", 1, 7, COMMAND_MODE_EXCLUSIVE, 99, 1),
-            0);
-        session_tick(&f->s, T0 + 8999);
-        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
-        assert_non_null(f->s.keepalive); /* due since T0 + 3333 */
-        assert_int_equal(session_remaining(&f->s, T0 + 8999), 1);
-        session_tick(&f->s, T0 + 9000);
-        assert_int_equal(f->s.state, BATON_SESSION_EXPIRED);
-        assert_int_equal(f->s.id, 0);
-        assert_false(session_usable(&f->s));
-        assert_int_equal(session_remaining(&f->s, T0 + 9000), 0);
-        assert_null(f->s.keepalive);
-        assert_false(registry_busy(&f->reg));
+        assert_int_equal(locks_set(&f->core.locks, 42, "L", 1, 7,
+                                   COMMAND_MODE_EXCLUSIVE, 99, 1),
+                         0);
+        session_tick(&f->core.session, T0 + 8999);
+        assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
+        assert_non_null(f->core.session.keepalive); /* due since T0 + 3333 */
+        assert_int_equal(session_remaining(&f->core.session, T0 + 8999), 1);
+        session_tick(&f->core.session, T0 + 9000);
+        assert_int_equal(f->core.session.state, BATON_SESSION_EXPIRED);
+        assert_int_equal(f->core.session.id, 0);
+        assert_false(session_usable(&f->core.session));
+        assert_int_equal(session_remaining(&f->core.session, T0 + 9000), 0);
+        assert_null(f->core.session.keepalive);
+        assert_false(registry_busy(&f->core.registry));
         assert_int_equal(next_notice(f), BATON_SESSION_LIVE);
         assert_int_equal(next_notice(f), BATON_SESSION_JEOPARDY);
         assert_int_equal(next_notice(f), BATON_SESSION_EXPIRED);
@@ -164,20 +164,20 @@ static void keepalive_dates_from_its_send(void **state)
 
         (void)state;
         open_session(f, T0, T0);
-        session_tick(&f->s, T0 + 3333);
+        session_tick(&f->core.session, T0 + 3333);
         ka = keepalive_sent(f, T0 + 4000);
         answer(f, ka, 0, T0 + 4600);
-        assert_int_equal(f->s.acked_sent, T0 + 4000);
-        assert_int_equal(f->s.ka_sent, T0 + 4000);
-        assert_int_equal(session_remaining(&f->s, T0 + 4600), 8400);
-        session_tick(&f->s, T0 + 9000);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
-        session_tick(&f->s, T0 + 9001);
-        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
-        session_tick(&f->s, T0 + 12999);
-        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
-        session_tick(&f->s, T0 + 13000);
-        assert_int_equal(f->s.state, BATON_SESSION_EXPIRED);
+        assert_int_equal(f->core.session.acked_sent, T0 + 4000);
+        assert_int_equal(f->core.session.ka_sent, T0 + 4000);
+        assert_int_equal(session_remaining(&f->core.session, T0 + 4600), 8400);
+        session_tick(&f->core.session, T0 + 9000);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
+        session_tick(&f->core.session, T0 + 9001);
+        assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
+        session_tick(&f->core.session, T0 + 12999);
+        assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
+        session_tick(&f->core.session, T0 + 13000);
+        assert_int_equal(f->core.session.state, BATON_SESSION_EXPIRED);
         clientfix_free(f);
 }
 
@@ -191,20 +191,20 @@ static void late_answer_does_not_revive(void **state)
 
         (void)state;
         open_session(f, T0, T0);
-        session_tick(&f->s, T0 + 3333);
+        session_tick(&f->core.session, T0 + 3333);
         ka = keepalive_sent(f, T0 + 4000);
         answer(f, ka, 0, T0 + 9000);
-        assert_int_equal(f->s.state, BATON_SESSION_EXPIRED);
-        assert_int_equal(f->s.id, 0);
+        assert_int_equal(f->core.session.state, BATON_SESSION_EXPIRED);
+        assert_int_equal(f->core.session.id, 0);
         clientfix_free(f);
 
         f = clientfix_new(10000, 1);
         open_session(f, T0, T0);
-        session_tick(&f->s, T0 + 3333);
+        session_tick(&f->core.session, T0 + 3333);
         ka = keepalive_sent(f, T0 + 4000);
         answer(f, ka, 0, T0 + 8999);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
-        assert_int_equal(f->s.acked_sent, T0 + 4000);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
+        assert_int_equal(f->core.session.acked_sent, T0 + 4000);
         assert_int_equal(next_notice(f), BATON_SESSION_LIVE);
         assert_int_equal(next_notice(f), BATON_SESSION_JEOPARDY);
         assert_int_equal(next_notice(f), BATON_SESSION_LIVE);
@@ -221,22 +221,22 @@ static void slow_open_validates_first(void **state)
 
         (void)state;
         open_session(f, T0, T0 + 5001);
-        assert_true(f->s.validating);
-        assert_false(session_usable(&f->s));
-        assert_int_equal(f->s.state, BATON_SESSION_NONE);
-        assert_int_equal(session_next_event(&f->s), 0);
-        session_tick(&f->s, T0 + 5001);
+        assert_true(f->core.session.validating);
+        assert_false(session_usable(&f->core.session));
+        assert_int_equal(f->core.session.state, BATON_SESSION_NONE);
+        assert_int_equal(session_next_event(&f->core.session), 0);
+        session_tick(&f->core.session, T0 + 5001);
         ka = keepalive_sent(f, T0 + 5002);
         answer(f, ka, 0, T0 + 5100);
-        assert_false(f->s.validating);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
-        assert_int_equal(f->s.acked_sent, T0 + 5002);
+        assert_false(f->core.session.validating);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
+        assert_int_equal(f->core.session.acked_sent, T0 + 5002);
         clientfix_free(f);
 
         f = clientfix_new(10000, 1);
         open_session(f, T0, T0 + 5000);
-        assert_false(f->s.validating);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
+        assert_false(f->core.session.validating);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
         clientfix_free(f);
 }
 
@@ -248,15 +248,15 @@ static void margin_has_a_floor(void **state)
 
         (void)state;
         open_session(f, T0, T0);
-        assert_int_equal(f->s.margin_ms, SESSION_MARGIN_MIN_MS);
-        session_tick(&f->s, T0 + 500);
-        assert_int_equal(f->s.state, BATON_SESSION_LIVE);
-        session_tick(&f->s, T0 + 501);
-        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
-        session_tick(&f->s, T0 + 799);
-        assert_int_equal(f->s.state, BATON_SESSION_JEOPARDY);
-        session_tick(&f->s, T0 + 800);
-        assert_int_equal(f->s.state, BATON_SESSION_EXPIRED);
+        assert_int_equal(f->core.session.margin_ms, SESSION_MARGIN_MIN_MS);
+        session_tick(&f->core.session, T0 + 500);
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
+        session_tick(&f->core.session, T0 + 501);
+        assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
+        session_tick(&f->core.session, T0 + 799);
+        assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
+        session_tick(&f->core.session, T0 + 800);
+        assert_int_equal(f->core.session.state, BATON_SESSION_EXPIRED);
         clientfix_free(f);
 }
 
