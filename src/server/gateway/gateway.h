@@ -192,8 +192,9 @@ struct gateway_host {
          * raft's error, with req->errmsg. An op that refuses returns that
          * code at once (req->errmsg set), and the request never
          * completes. Every request still out when raft closes completes
-         * then, as failed (batond: BATON_EUNKNOWN, or BATON_ESHUTDOWN for
-         * a probe).
+         * then (batond: a proposal, barrier or change with
+         * BATON_EUNKNOWN, a probe with BATON_ESHUTDOWN, a transfer with
+         * 0).
          *
          * entry_alloc: a buffer for one log entry of `size` bytes, from
          * the heap raft frees entries with (NULL when out of memory);

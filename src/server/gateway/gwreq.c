@@ -108,14 +108,15 @@ int gwreq_barrier(struct gateway_req *req)
         return rv != 0 ? rv : sent(req, h->barrier(h, req));
 }
 
-int gwreq_change(struct gateway_req *req, enum gateway_change kind,
-                 uint64_t id, const char *raft_address)
+int gwreq_change(struct gateway_req *req, enum gateway_change kind, uint64_t id,
+                 const char *raft_address)
 {
         struct gateway_host *h = req->g->host;
 
         int rv = room(req);
 
-        return rv != 0 ? rv : sent(req, h->change(h, req, kind, id, raft_address));
+        return rv != 0 ? rv
+                       : sent(req, h->change(h, req, kind, id, raft_address));
 }
 
 int gwreq_probe(struct gateway_req *req, uint64_t id, const char *address,
@@ -125,7 +126,8 @@ int gwreq_probe(struct gateway_req *req, uint64_t id, const char *address,
 
         int rv = room(req);
 
-        return rv != 0 ? rv : sent(req, h->probe(h, req, id, address, timeout_ms));
+        return rv != 0 ? rv
+                       : sent(req, h->probe(h, req, id, address, timeout_ms));
 }
 
 int gwreq_transfer(struct gateway_req *req, uint64_t to)

@@ -49,8 +49,8 @@ void gwreq_entry_free(struct gateway *g, void *buf);
  * gateway_on_done(). */
 int gwreq_propose(struct gateway_req *req, void *buf, size_t len);
 int gwreq_barrier(struct gateway_req *req);
-int gwreq_change(struct gateway_req *req, enum gateway_change kind,
-                 uint64_t id, const char *raft_address);
+int gwreq_change(struct gateway_req *req, enum gateway_change kind, uint64_t id,
+                 const char *raft_address);
 int gwreq_probe(struct gateway_req *req, uint64_t id, const char *address,
                 unsigned timeout_ms);
 int gwreq_transfer(struct gateway_req *req, uint64_t to);

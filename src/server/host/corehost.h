@@ -41,7 +41,8 @@
  * (applylog_reopen() of `applylog`).
  *
  * What the core asks of its host (struct gateway_host, `query.ops`) is
- * done here too: what the node knows (corequery.h); the SHA-256 of an
+ * done here too: what the node knows (corequery.h); raft's requests,
+ * whose answers come back into the core (corereq.h); the SHA-256 of an
  * ATTACH secret, with OpenSSL; backups' pins and chunks (backup.h), whose
  * pins of a connection go with it; and the core's log lines, at
  * cfg->log_level (main.c's log_set_level()), to batond's log.

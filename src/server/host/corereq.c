@@ -84,8 +84,8 @@ static int propose_op(struct gateway_host *ops, struct gateway_req *req,
 {
         struct corereq *r = take(ops, req);
 
-        return refused(req, node_apply(r->h->node, &r->node, buf, len,
-                                       node_done));
+        return refused(req,
+                       node_apply(r->h->node, &r->node, buf, len, node_done));
 }
 
 static int barrier_op(struct gateway_host *ops, struct gateway_req *req)
@@ -104,8 +104,8 @@ static int change_op(struct gateway_host *ops, struct gateway_req *req,
 
         switch (kind) {
         case GATEWAY_ADD:
-                return refused(req, node_add(n, &r->node, id, raft_address,
-                                             node_done));
+                return refused(
+                    req, node_add(n, &r->node, id, raft_address, node_done));
         case GATEWAY_PROMOTE:
                 return refused(req, node_promote(n, &r->node, id, node_done));
         case GATEWAY_REMOVE:
@@ -125,8 +125,7 @@ static int probe_op(struct gateway_host *ops, struct gateway_req *req,
 {
         struct corereq *r = take(ops, req);
 
-        return node_probe(r->h->node, id, address, timeout_ms, probe_done,
-                          req);
+        return node_probe(r->h->node, id, address, timeout_ms, probe_done, req);
 }
 
 /* node_transfer_for()'s callback: the transfer ended, however it went
