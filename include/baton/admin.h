@@ -41,6 +41,21 @@ BATON_API int baton_status_version(baton_client *c, const char *endpoint,
                                    struct baton_status *out,
                                    struct baton_node_version *version);
 
+/**
+ * baton_status_version() and the alarms of the node that answered: what
+ * it says is wrong with it (BATON_ALARM_DIVERGED: its state machine is not
+ * the leader's; docs/operations.md, "Diverged replicas"). A node older
+ * than 0.3.0 does not say; `alarms->known` is then 0 and it is asked
+ * baton_status_version()'s question instead (and, older than 0.2.0,
+ * baton_status()'s), each on a new connection. Returns what
+ * baton_status() returns; `out`, `version` and `alarms` are filled on 0.
+ * Thread-safe.
+ */
+BATON_API int baton_status_alarms(baton_client *c, const char *endpoint,
+                                  struct baton_status *out,
+                                  struct baton_node_version *version,
+                                  struct baton_node_alarms *alarms);
+
 /*
  * Take an online backup of the cluster's lock state and write it to `path`
  * (docs/operations.md, "Backup and restore"): the leader pins the state

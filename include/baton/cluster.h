@@ -73,6 +73,22 @@ struct baton_node_version {
                                one version it reads and writes */
 };
 
+/**
+ * What is wrong with a node, as it says of itself (its GET /ready gives
+ * the same reasons, docs/operations.md), like the alarms of other
+ * replicated stores.
+ */
+#define BATON_ALARM_DIVERGED 0x1u /* its state is not the leader's */
+struct baton_node_alarms {
+        int known;       /* 0: the node does not say (one before 0.3.0) */
+        unsigned alarms; /* BATON_ALARM_* bits; a newer node may set others */
+        uint64_t diverged_index; /* BATON_ALARM_DIVERGED: the log index at
+                                    which this node's digest of its state
+                                    machine differed from the leader's */
+        uint64_t digest;         /* this node's digest at that index */
+        uint64_t leader_digest;  /* the leader's */
+};
+
 /* What an online backup holds (batonctl snapshot save/inspect). Tokens
  * are the indexes of the entries that granted them, so every token handed
  * out up to the backup is at most `index`. */

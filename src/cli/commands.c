@@ -93,8 +93,8 @@ static const struct commands_entry table[] = {
     {"list", ARGS_LIST, 0, 1, "list [PREFIX]",
      "the held locks (those whose names start with PREFIX).", NULL},
     {"status", ARGS_STATUS, 0, 0, "status",
-     "every node's view of the cluster: role, term, leader, indexes and "
-     "version.",
+     "every node's view of the cluster: role, term, leader, indexes, "
+     "version and alarms (diverged).",
      NULL},
     {"ping", ARGS_PING, 0, 0, "ping [--wait MS]",
      "one read through the cluster's leader, which answers it only once a "

@@ -396,6 +396,7 @@ static int cmd_status(baton_client *c, const struct args *o)
         char *ep, *save = NULL;
         struct baton_status st;
         struct baton_node_version v;
+        struct baton_node_alarms a;
         int shown = 0, worst = EXIT_OK;
         int rv;
 
@@ -403,7 +404,7 @@ static int cmd_status(baton_client *c, const struct args *o)
         for (ep = strtok_r(list, ",", &save); ep != NULL;
              ep = strtok_r(NULL, ",", &save)) {
                 const char *next = save != NULL ? save : "";
-                rv = baton_status_version(c, ep, &st, &v);
+                rv = baton_status_alarms(c, ep, &st, &v, &a);
                 if (rv != 0) {
                         memset(&st, 0, sizeof st);
                         snprintf(st.endpoint, sizeof st.endpoint, "%s", ep);
@@ -413,7 +414,7 @@ static int cmd_status(baton_client *c, const struct args *o)
                         shown++;
                         continue;
                 }
-                print_status(stdout, o->json, &st, &v, shown == 0,
+                print_status(stdout, o->json, &st, &v, &a, shown == 0,
                              strchr(next, ':') == NULL);
                 shown++;
         }

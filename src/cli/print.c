@@ -471,8 +471,57 @@ static void print_versions(FILE *out, bool json,
                 v->protocol, v->command, v->snapshot, v->container);
 }
 
+/* One alarm's name: "diverged", or a bit this batonctl does not know
+ * as "0x4", into `buf` (16 bytes). */
+static const char *alarm_name(unsigned bit, char *buf)
+{
+        if (bit == BATON_ALARM_DIVERGED) {
+                return "diverged";
+        }
+        snprintf(buf, 16, "0x%x", bit);
+        return buf;
+}
+
+/* A node's alarms (NULL: not asked): nothing when it has none, "unknown"
+ * from a node that does not say (left out of JSON, as an unknown version
+ * is). */
+static void print_alarms(FILE *out, bool json,
+                         const struct baton_node_alarms *a)
+{
+        char buf[16];
+        unsigned bit, n = 0;
+
+        if (a == NULL || (!a->known && json)) {
+                return;
+        }
+        if (!a->known) {
+                fputs(" alarms=unknown", out);
+                return;
+        }
+        fputs(json ? ",\"alarms\":[" : "", out);
+        for (bit = 1; bit != 0; bit <<= 1) {
+                if (a->alarms & bit) {
+                        fprintf(out, json ? "%s\"%s\"" : "%s%s",
+                                n++ > 0 ? "," : (json ? "" : " alarms="),
+                                alarm_name(bit, buf));
+                }
+        }
+        fputs(json ? "]" : "", out);
+        if (!(a->alarms & BATON_ALARM_DIVERGED)) {
+                return;
+        }
+        fprintf(out,
+                json ? ",\"diverged\":{\"index\":%" PRIu64
+                       ",\"digest\":\"%016" PRIx64
+                       "\",\"leader_digest\":\"%016" PRIx64 "\"}"
+                     : " diverged_index=%" PRIu64 " digest=%016" PRIx64
+                       " leader_digest=%016" PRIx64,
+                a->diverged_index, a->digest, a->leader_digest);
+}
+
 void print_status(FILE *out, bool json, const struct baton_status *st,
-                  const struct baton_node_version *v, bool first, bool last)
+                  const struct baton_node_version *v,
+                  const struct baton_node_alarms *a, bool first, bool last)
 {
         if (!json) {
                 fprintf(out,
@@ -484,6 +533,7 @@ void print_status(FILE *out, bool json, const struct baton_status *st,
                         st->leader_id, st->commit_index, st->applied_index,
                         st->sessions, st->locks, st->waiters);
                 print_versions(out, false, v);
+                print_alarms(out, false, a);
                 fputc('\n', out);
                 return;
         }
@@ -500,6 +550,7 @@ void print_status(FILE *out, bool json, const struct baton_status *st,
                 st->commit_index, st->applied_index, st->last_index,
                 st->sessions, st->locks, st->waiters);
         print_versions(out, true, v);
+        print_alarms(out, true, a);
         fputc('}', out);
         if (last) {
                 fputs("]\n", out);

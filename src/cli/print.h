@@ -50,10 +50,11 @@ void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                 size_t n, bool more);
 void print_check(FILE *out, bool json, const char *name, uint64_t token,
                  int rv);
-/* One node's status and versions (NULL: the node did not answer); `first`
+/* One node's status, versions and alarms (each NULL: not asked); `first`
  * and `last` frame a JSON array. */
 void print_status(FILE *out, bool json, const struct baton_status *st,
-                  const struct baton_node_version *v, bool first, bool last);
+                  const struct baton_node_version *v,
+                  const struct baton_node_alarms *a, bool first, bool last);
 /* A node that could not be asked, in its place among print_status()'s
  * lines: its endpoint (st->endpoint) and libbaton's reason for failure
  * `rv` ("error: cannot connect to 127.0.0.1:7102: connection refused"),

@@ -89,6 +89,35 @@ int baton_status_version(baton_client *c, const char *endpoint,
             version);
 }
 
+int baton_status_alarms(baton_client *c, const char *endpoint,
+                        struct baton_status *out,
+                        struct baton_node_version *version,
+                        struct baton_node_alarms *alarms)
+{
+        char node[sizeof out->endpoint];
+        int rv;
+
+        if (c == NULL || out == NULL || version == NULL || alarms == NULL) {
+                return BATON_EINVAL;
+        }
+        memset(version, 0, sizeof *version);
+        memset(alarms, 0, sizeof *alarms);
+        if (endpoint == NULL) {
+                /* The leader, asked on a connection of the call's own, as
+                 * baton_status_version() does. */
+                rv = baton_status(c, NULL, out);
+                if (rv != 0) {
+                        return rv;
+                }
+                snprintf(node, sizeof node, "%s", out->endpoint);
+                endpoint = node;
+        }
+        return probe_status_alarms(
+            endpoint, c->tls,
+            clock_after(clock_now_ms(), c->opts.request_timeout_ms), out,
+            version, alarms);
+}
+
 int baton_session_revoke(baton_client *c, uint64_t session)
 {
         struct command k;

@@ -21,8 +21,9 @@ struct probe {
         struct linkio io;
         const char *endpoint;
         struct baton_status *out;
-        struct baton_node_version *ver; /* NULL: a plain STATUS */
-        int rv;                         /* 1 while waiting */
+        struct baton_node_version *ver;   /* NULL: not asked */
+        struct baton_node_alarms *alarms; /* NULL: not asked */
+        int rv;                           /* 1 while waiting */
         bool sent; /* the STATUS went out on the connection */
 };
 
@@ -30,8 +31,9 @@ static void on_connected(void *data, int64_t now)
 {
         struct probe *p = data;
         uint8_t frame[PROTO_HEADER_SIZE];
-        size_t len = proto_write_status_request(
-            frame, sizeof frame, 0, p->ver != NULL ? PROTO_FLAG_VERSIONS : 0);
+        uint16_t flags = (p->ver != NULL ? PROTO_FLAG_VERSIONS : 0) |
+                         (p->alarms != NULL ? PROTO_FLAG_ALARMS : 0);
+        size_t len = proto_write_status_request(frame, sizeof frame, 0, flags);
 
         (void)now;
         p->sent = link_put(&p->link, frame, len) != 0;
@@ -78,6 +80,11 @@ static void on_frame(void *data, const struct proto_header *h,
                                       h->flags & PROTO_FLAG_VERSIONS ? &pv
                                                                      : NULL);
         }
+        if (p->alarms != NULL) {
+                proto_alarms_export(p->alarms, h->flags & PROTO_FLAG_ALARMS
+                                                   ? &ps.alarms
+                                                   : NULL);
+        }
         p->rv = 0;
 }
 
@@ -102,7 +109,8 @@ static void on_closed(void *data, uint64_t gen)
 }
 
 static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
-                 struct baton_status *out, struct baton_node_version *ver)
+                 struct baton_status *out, struct baton_node_version *ver,
+                 struct baton_node_alarms *alarms)
 {
         static const struct link_cb cb0 = {NULL, on_connected, on_frame,
                                            on_closed, NULL};
@@ -120,6 +128,7 @@ static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
         p.endpoint = endpoint;
         p.out = out;
         p.ver = ver;
+        p.alarms = alarms;
         p.rv = 1;
         rv = link_init(&p.link, (const char(*)[LINK_ADDR_MAX])endpoints, 1,
                        clock_env());
@@ -149,21 +158,37 @@ static int probe(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
 int probe_status(const char *endpoint, struct tls_ctx *tls, int64_t deadline,
                  struct baton_status *out)
 {
-        return probe(endpoint, tls, deadline, out, NULL);
+        return probe(endpoint, tls, deadline, out, NULL, NULL);
 }
 
 int probe_status_version(const char *endpoint, struct tls_ctx *tls,
                          int64_t deadline, struct baton_status *out,
                          struct baton_node_version *ver)
 {
-        int rv = probe(endpoint, tls, deadline, out, ver);
+        int rv = probe(endpoint, tls, deadline, out, ver, NULL);
 
         if (rv == BATON_EMALFORMED) {
                 /* A node before 0.2.0 refuses the flag, then closes: ask
                  * it the plain question on a new connection. */
-                rv = probe(endpoint, tls, deadline, out, NULL);
+                rv = probe(endpoint, tls, deadline, out, NULL, NULL);
                 memset(ver, 0, sizeof *ver);
                 ver->protocol = PROTO_VERSION;
+        }
+        return rv;
+}
+
+int probe_status_alarms(const char *endpoint, struct tls_ctx *tls,
+                        int64_t deadline, struct baton_status *out,
+                        struct baton_node_version *ver,
+                        struct baton_node_alarms *alarms)
+{
+        int rv = probe(endpoint, tls, deadline, out, ver, alarms);
+
+        if (rv == BATON_EMALFORMED) {
+                /* A node before 0.3.0 refuses the alarms flag, then
+                 * closes: ask it for its versions alone. */
+                memset(alarms, 0, sizeof *alarms);
+                rv = probe_status_version(endpoint, tls, deadline, out, ver);
         }
         return rv;
 }

@@ -25,4 +25,12 @@ int probe_status_version(const char *endpoint, struct tls_ctx *tls,
                          int64_t deadline, struct baton_status *out,
                          struct baton_node_version *ver);
 
+/* probe_status_version() with the node's alarms (PROTO_FLAG_ALARMS) in
+ * `*alarms`; a node that refuses the flag (one before 0.3.0) is asked
+ * probe_status_version()'s question instead, and `alarms->known` is 0. */
+int probe_status_alarms(const char *endpoint, struct tls_ctx *tls,
+                        int64_t deadline, struct baton_status *out,
+                        struct baton_node_version *ver,
+                        struct baton_node_alarms *alarms);
+
 #endif /* CLIENT_PROBE_H */

@@ -36,14 +36,14 @@ size_t proto_cstr_len(const char *s, size_t max);
  * their answers may ask for or carry client names; only QUERY and
  * LIST_REPLY every holder, with their names and maybe values; only
  * KEEPALIVE and KEEPALIVE_OK revoked grants; only STATUS and STATUS_REPLY
- * versions. Inline, since every writer of a frame with flags asks, on the
- * request path. */
+ * versions and alarms, each or both. Inline, since every writer of a frame
+ * with flags asks, on the request path. */
 static inline bool proto_flags_allowed(uint8_t type, uint16_t flags)
 {
         if (flags == 0) {
                 return true;
         }
-        if (flags == PROTO_FLAG_VERSIONS) {
+        if ((flags & ~(PROTO_FLAG_VERSIONS | PROTO_FLAG_ALARMS)) == 0) {
                 return type == PROTO_STATUS || type == PROTO_STATUS_REPLY;
         }
         if (flags == PROTO_FLAG_REVOKED) {

@@ -56,7 +56,8 @@
  *   ERROR       i32 status, string message; the server closes afterwards
  *   STATUS      struct proto_status (status.h); with PROTO_FLAG_VERSIONS
  *               (when the STATUS had it) followed by struct
- *               proto_versions
+ *               proto_versions, then with PROTO_FLAG_ALARMS by struct
+ *               proto_alarms
  *   KEEPALIVE_OK u32 ttl_ms: the session's deadline is now + ttl_ms;
  *               with PROTO_FLAG_REVOKED (when the KEEPALIVE had it), then
  *               u32 revoked: how many of the session's grants an
@@ -102,6 +103,7 @@
 #define PROTO_FLAG_REVOKED    0x0004 /* KEEPALIVE(_OK): revoked grants */
 #define PROTO_FLAG_VALUES     0x0008 /* with _HOLDERS: elections' values */
 #define PROTO_FLAG_VERSIONS   0x0010 /* STATUS(_REPLY): the node's versions */
+#define PROTO_FLAG_ALARMS     0x0020 /* STATUS(_REPLY): what is wrong with it */
 #define PROTO_CLIENT_NAME_MAX 64     /* a session's client name, as OPEN's */
 #define PROTO_HEADER_SIZE     16
 #define PROTO_MAX_BODY        65536 /* largest body any peer must accept */

@@ -11,11 +11,15 @@
 #include "status.h"
 
 /* The largest STATUS_REPLY body: fixed fields, then every member at its
- * largest (id, role, two strings of PROTO_ADDRESS_MAX bytes). */
+ * largest (id, role, two strings of PROTO_ADDRESS_MAX bytes), then both
+ * tails. */
 #define STATUS_FIXED_SIZE (8 + 1 + 8 * 8 + 1)
 #define MEMBER_MAX_SIZE   (8 + 1 + 2 * (1 + PROTO_ADDRESS_MAX))
+#define VERSIONS_MAX_SIZE (1 + PROTO_RELEASE_MAX + 3 * 2)
+#define ALARMS_SIZE       (4 + 3 * 8)
 #define STATUS_MAX_SIZE                                                        \
-        (STATUS_FIXED_SIZE + PROTO_MAX_MEMBERS * MEMBER_MAX_SIZE)
+        (STATUS_FIXED_SIZE + PROTO_MAX_MEMBERS * MEMBER_MAX_SIZE +             \
+         VERSIONS_MAX_SIZE + ALARMS_SIZE)
 
 _Static_assert(STATUS_MAX_SIZE <= PROTO_MAX_BODY, "status reply fits a frame");
 
@@ -32,6 +36,15 @@ static const struct fields_entry status_fields[] = {
     FIELD(struct proto_status, U64, locks),
     FIELD(struct proto_status, U64, waiters),
     FIELD(struct proto_status, U8, n_members),
+};
+
+/* STATUS_REPLY's PROTO_FLAG_ALARMS tail, after the versions (or the
+ * members). */
+static const struct fields_entry alarms_fields[] = {
+    FIELD(struct proto_alarms, U32, alarms),
+    FIELD(struct proto_alarms, U64, diverged_index),
+    FIELD(struct proto_alarms, U64, digest),
+    FIELD(struct proto_alarms, U64, leader_digest),
 };
 
 /* STATUS_REPLY's PROTO_FLAG_VERSIONS tail, after the members. */
@@ -87,6 +100,9 @@ size_t proto_write_status(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
         if (versions) {
                 fields_put(&w, FIELDS(versions_fields), v);
         }
+        if (flags & PROTO_FLAG_ALARMS) {
+                fields_put(&w, FIELDS(alarms_fields), &st->alarms);
+        }
         return proto_frame_finish(&w);
 }
 
@@ -135,6 +151,13 @@ int proto_read_status(const uint8_t *body, size_t len, uint16_t flags,
                 if (r.bad || v->release.len == 0 ||
                     !proto_valid_text(&v->release, PROTO_RELEASE_MAX)) {
                         memset(v, 0, sizeof *v);
+                        return BATON_EMALFORMED;
+                }
+        }
+        if (flags & PROTO_FLAG_ALARMS) {
+                fields_get(&r, FIELDS(alarms_fields), &st->alarms);
+                if (r.bad) {
+                        memset(&st->alarms, 0, sizeof st->alarms);
                         return BATON_EMALFORMED;
                 }
         }
@@ -194,4 +217,18 @@ void proto_versions_export(struct baton_node_version *out, uint8_t protocol,
         out->command = v->command;
         out->snapshot = v->snapshot;
         out->container = v->container;
+}
+
+void proto_alarms_export(struct baton_node_alarms *out,
+                         const struct proto_alarms *a)
+{
+        memset(out, 0, sizeof *out);
+        if (a == NULL) {
+                return;
+        }
+        out->known = 1;
+        out->alarms = a->alarms;
+        out->diverged_index = a->diverged_index;
+        out->digest = a->digest;
+        out->leader_digest = a->leader_digest;
 }

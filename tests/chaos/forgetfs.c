@@ -17,9 +17,21 @@
  * counters): drop               forget every unsynced byte (a power cut) torn
  * on|off        on drop, keep a random prefix of each file's unsynced writes
  * (in write order) instead seed N             the random prefixes' seed
- *   fail-fsync MS      for MS ms every sync fails with EIO; what it was to
- *                      sync stays readable but is never written (Linux marks
- *                      such pages clean: the next sync succeeds without them)
+ *   fail-fsync MS [WHAT]  for MS ms every sync of WHAT fails with EIO; what
+ *                      it was to sync stays readable but is never written
+ *                      (Linux marks such pages clean: the next sync succeeds
+ *                      without them). WHAT: all (the default: every file and
+ *                      directory), metadata (raft's metadata1 and metadata2),
+ *                      snapshot (a snapshot's two files: libraft syncs each
+ *                      as an O_TMPFILE file before it links it; batond never
+ *                      syncs its image scratch files, the only other ones),
+ *                      snapshot-dir (a sync of a directory in which a
+ *                      snapshot-* name was linked since its last sync: the
+ *                      one that makes a written snapshot's names durable),
+ *                      snapshot-lie (as snapshot, but each such sync reports
+ *                      success: a disk that loses what it said it stored,
+ *                      the negative control of the tests of a failed
+ *                      snapshot sync; counted as failed syncs too)
  *   fail-write MS      for MS ms every write fails with EIO, storing nothing
  *   short-write MS     for MS ms every write stores only half of its bytes
  *                      (at least one) and returns that count
@@ -94,6 +106,9 @@ struct counters {
             short_writes, dropped_bytes, kept_torn_bytes, drops;
 };
 
+/* Which syncs a fail-fsync window fails. */
+enum target { T_ALL, T_METADATA, T_SNAPSHOT, T_SNAPSHOT_DIR, T_SNAPSHOT_LIE };
+
 /* The whole file system's state; FUSE runs single-threaded (-s). */
 struct forgetfs {
         int back; /* BACKING, a directory fd */
@@ -101,6 +116,9 @@ struct forgetfs {
         bool torn;
         uint64_t rng;
         uint64_t fail_fsync_until, fail_write_until, short_write_until;
+        enum target fail_fsync_what;
+        bool snapshot_linked; /* a snapshot-* name linked since the last
+                                 directory sync (one directory: raft's) */
         struct counters c;
 };
 
@@ -146,6 +164,46 @@ static bool is_tmpname(const char *path)
 
         base = base != NULL ? base + 1 : path;
         return strncmp(base, TMP_PREFIX, sizeof TMP_PREFIX - 1) == 0;
+}
+
+static const char *base_of(const char *path)
+{
+        const char *base = strrchr(path, '/');
+
+        return base != NULL ? base + 1 : path;
+}
+
+/* Whether a sync of file `p` falls in the fail-fsync window. */
+static bool sync_fails(const struct forgetfs *f, const struct ffile *p)
+{
+        const char *base = base_of(p->path);
+
+        if (now_ms() >= f->fail_fsync_until) {
+                return false;
+        }
+        switch (f->fail_fsync_what) {
+        case T_ALL:
+                return true;
+        case T_METADATA:
+                return strcmp(base, "metadata1") == 0 ||
+                       strcmp(base, "metadata2") == 0;
+        case T_SNAPSHOT:
+        case T_SNAPSHOT_LIE:
+                return p->tmpname != NULL || strncmp(base, "snapshot-", 9) == 0;
+        case T_SNAPSHOT_DIR:
+                return false;
+        }
+        return false;
+}
+
+/* Whether a sync of a directory falls in the fail-fsync window. */
+static bool dirsync_fails(const struct forgetfs *f)
+{
+        if (now_ms() >= f->fail_fsync_until) {
+                return false;
+        }
+        return f->fail_fsync_what == T_ALL ||
+               (f->fail_fsync_what == T_SNAPSHOT_DIR && f->snapshot_linked);
 }
 
 static struct ffile *find(struct forgetfs *f, const char *path)
@@ -254,12 +312,12 @@ static int sync_file(struct forgetfs *f, struct ffile *p)
         struct extent *e;
 
         f->c.fsyncs++;
-        if (now_ms() < f->fail_fsync_until) {
+        if (sync_fails(f, p)) {
                 f->c.failed_fsyncs++;
                 for (e = p->head; e != NULL; e = e->next) {
                         e->doomed = true;
                 }
-                return -EIO;
+                return f->fail_fsync_what == T_SNAPSHOT_LIE ? 0 : -EIO;
         }
         if (p->head == NULL) {
                 return 0;
@@ -329,12 +387,27 @@ static void sync_all(struct forgetfs *f)
         }
 }
 
+/* fail-fsync's WHAT; -1 for a word that names none. */
+static int target_of(const char *word)
+{
+        static const char *const names[] = {"all", "metadata", "snapshot",
+                                            "snapshot-dir", "snapshot-lie"};
+        unsigned i;
+
+        for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+                if (strcmp(word, names[i]) == 0) {
+                        return (int)i;
+                }
+        }
+        return -1;
+}
+
 /* One command line; 0 or -EINVAL. */
 static int command(struct forgetfs *f, const char *line)
 {
-        char word[32];
+        char word[32], what[32] = "all";
         long long arg = 0;
-        int n = sscanf(line, "%31s %lld", word, &arg);
+        int n = sscanf(line, "%31s %lld %31s", word, &arg, what);
         uint64_t until = now_ms() + (arg > 0 ? (uint64_t)arg : 0);
 
         if (n < 1) {
@@ -348,8 +421,10 @@ static int command(struct forgetfs *f, const char *line)
                 f->torn = strstr(line, "on") != NULL;
         } else if (strcmp(word, "seed") == 0 && n == 2) {
                 f->rng = (uint64_t)arg * 2654435761u + 88172645463325252ull;
-        } else if (strcmp(word, "fail-fsync") == 0 && n == 2) {
+        } else if (strcmp(word, "fail-fsync") == 0 && n >= 2 &&
+                   target_of(what) >= 0) {
                 f->fail_fsync_until = until;
+                f->fail_fsync_what = (enum target)target_of(what);
         } else if (strcmp(word, "fail-write") == 0 && n == 2) {
                 f->fail_write_until = until;
         } else if (strcmp(word, "short-write") == 0 && n == 2) {
@@ -682,10 +757,11 @@ static int ff_fsyncdir(const char *path, int datasync,
         (void)datasync;
         (void)fi;
         f->c.fsyncs++;
-        if (now_ms() < f->fail_fsync_until) {
+        if (dirsync_fails(f)) {
                 f->c.failed_fsyncs++;
                 return -EIO;
         }
+        f->snapshot_linked = false;
         return 0;
 }
 
@@ -780,6 +856,9 @@ static int ff_link(const char *from, const char *to)
         }
         if (linkat(f->back, rel(from), f->back, rel(to), 0) != 0) {
                 return -errno;
+        }
+        if (strncmp(base_of(to), "snapshot-", 9) == 0) {
+                f->snapshot_linked = true;
         }
         if (p != NULL && p->tmpname != NULL &&
             strcmp(p->path, p->tmpname) == 0 && (s = strdup(rel(to))) != NULL) {

@@ -769,7 +769,7 @@ static void status_and_members(void)
             "endpoint",  "id",      "role",    "term",     "leader",
             "commit",    "applied", "last",    "sessions", "locks",
             "waiters",   "version", "formats", "command",  "snapshot",
-            "container", NULL};
+            "container", "alarms",  NULL};
         const char *member_fields[] = {"id",     "role",   "raft",
                                        "client", "leader", NULL};
         struct proc p;

@@ -2,17 +2,20 @@
  * on 127.0.0.1, printing TAP: with batond-diverge, whose node 2 alters one
  * grant in its own memory, the replicas whose state is not the leader's
  * say so (the log line, baton_fsm_digest_mismatch_total, GET /ready 503
- * "diverged"); with batond, every node compares digests and stays ready.
- * Environment as test_integration (BATOND, BATON_TEST_BASE_PORT,
- * BATON_TEST_TMPDIR, BATON_TEST_WATCHDOG), and BATOND_DIVERGE: the
- * deliberately broken server (default: tests/chaos/batond-diverge of
- * this build). */
+ * "diverged", and `batonctl status` names the node and the index); with
+ * batond, every node compares digests and stays ready, and `batonctl
+ * status` names no alarm. Environment as test_integration (BATOND,
+ * BATON_TEST_BASE_PORT, BATON_TEST_TMPDIR, BATON_TEST_WATCHDOG),
+ * BATOND_DIVERGE: the deliberately broken server (default:
+ * tests/chaos/batond-diverge of this build), and BATONCTL (default: the
+ * batonctl of this build). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../lib/proc.h"
 #include "harness.h"
 #include "scenario.h"
 
@@ -23,19 +26,115 @@
 /* Small, so that a few hundred entries make many digests. */
 static const char *const every_20[] = {"--digest-interval", "20"};
 
-static const char *diverge_path(const struct ctx *x, char *buf, size_t cap)
+/* A program of this build: $`env` when set, else `rel` from the test's
+ * own directory (tests/integration/). */
+static const char *built(const struct ctx *x, const char *env, const char *rel,
+                         char *buf, size_t cap)
 {
-        const char *env = getenv("BATOND_DIVERGE");
+        const char *set = getenv(env);
         const char *slash = strrchr(x->run->argv0, '/');
 
-        if (env != NULL && env[0] != '\0') {
-                return env;
+        if (set != NULL && set[0] != '\0') {
+                return set;
         }
-        /* tests/integration/test_digest -> ../chaos/batond-diverge */
-        snprintf(buf, cap, "%.*s/../chaos/batond-diverge",
+        snprintf(buf, cap, "%.*s/%s",
                  slash != NULL ? (int)(slash - x->run->argv0) : 1,
-                 slash != NULL ? x->run->argv0 : ".");
+                 slash != NULL ? x->run->argv0 : ".", rel);
         return buf;
+}
+
+/* `what`'s output `out` as TAP comments, a line each. */
+static void comment(const char *what, const char *out)
+{
+        const char *eol;
+
+        printf("# %s:\n", what);
+        for (; *out != '\0'; out = eol != NULL ? eol + 1 : out + strlen(out)) {
+                eol = strchr(out, '\n');
+                printf("#   %.*s\n",
+                       eol != NULL ? (int)(eol - out) : (int)strlen(out), out);
+        }
+}
+
+/* Node `id`'s line of `batonctl status` (`out`) says "alarms=diverged"
+ * with the index of the mismatch its /ready gives when `diverged`, and no
+ * alarm otherwise. */
+static void status_line(struct ctx *x, const char *out, unsigned id,
+                        bool diverged)
+{
+        char line[1024] = "", want[64], body[2048];
+        const char *at, *end, *idx;
+        int status = 0;
+
+        snprintf(want, sizeof want, " id=%u ", id);
+        at = strstr(out, want);
+        end = at != NULL ? strchr(at, '\n') : NULL;
+        EXPECT(x, end != NULL, "batonctl status has no line for node %u", id);
+        snprintf(line, sizeof line, "%.*s", (int)(end - at), at);
+        EXPECT(x, (strstr(line, " alarms=diverged") != NULL) == diverged,
+               "node %u's status line %s alarms=diverged: %s", id,
+               diverged ? "lacks" : "has", line);
+        harness_http_get(&x->h, id, "/ready", &status, body, sizeof body,
+                         OP_MS);
+        idx = strstr(body, "at index ");
+        if (diverged && idx != NULL) {
+                snprintf(want, sizeof want, " diverged_index=%llu ",
+                         strtoull(idx + 9, NULL, 10));
+                EXPECT(x, strstr(line, want) != NULL,
+                       "node %u's status line lacks%s: %s", id, want, line);
+        }
+}
+
+/* The same of node `id`'s object in `batonctl --json status` (`out`):
+ * "alarms":["diverged"] and the index, or "alarms":[]. */
+static void status_json(struct ctx *x, const char *out, unsigned id,
+                        bool diverged)
+{
+        char line[1024], want[64];
+        const char *at, *end;
+
+        snprintf(want, sizeof want, "\"id\":%u,", id);
+        at = strstr(out, want);
+        EXPECT(x, at != NULL, "no JSON object for node %u", id);
+        /* Up to the next node's object. */
+        end = strstr(at, "{\"endpoint\"");
+        snprintf(line, sizeof line, "%.*s",
+                 end != NULL ? (int)(end - at) : (int)sizeof line, at);
+        EXPECT(x,
+               strstr(line, diverged ? "\"alarms\":[\"diverged\"],"
+                                       "\"diverged\":{\"index\":"
+                                     : "\"alarms\":[]") != NULL,
+               "node %u's JSON object %s: %s", id,
+               diverged ? "lacks \"alarms\":[\"diverged\"]"
+                        : "lacks \"alarms\":[]",
+               line);
+}
+
+/* `batonctl status` over every node, plain and --json, names the nodes of
+ * `which` diverged and no other. */
+static void status_names(struct ctx *x, const bool which[4])
+{
+        static const char *const plain[] = {"status", NULL};
+        static const char *const json[] = {"--json", "status", NULL};
+        const char *head[] = {"--endpoints", x->h.endpoints, NULL};
+        char path[512];
+        struct proc p, pj;
+        unsigned id;
+        const char *ctl =
+            built(x, "BATONCTL", "../../batonctl", path, sizeof path);
+
+        proc_run(&p, ctl, 0, OP_MS, head, plain);
+        proc_run(&pj, ctl, 0, OP_MS, head, json);
+        comment("batonctl status", p.out);
+        comment("batonctl --json status", pj.out);
+        EXPECT(x, p.status == 0 && pj.status == 0,
+               "batonctl status exited %d, --json %d", p.status, pj.status);
+        for (id = 1; id <= 3 && x->ok; id++) {
+                status_line(x, p.out, id, which[id]);
+        }
+        for (id = 1; id <= 3 && x->ok; id++) {
+                status_json(x, pj.out, id, which[id]);
+        }
 }
 
 /* Node `id`'s /ready: its status code, and whether its body has `word`. */
@@ -166,7 +265,10 @@ static void sc_diverged(struct ctx *x)
         bool which[4], has;
         unsigned leader, id;
 
-        if (!drive(x, diverge_path(x, path, sizeof path), some_mismatch)) {
+        if (!drive(x,
+                   built(x, "BATOND_DIVERGE", "../chaos/batond-diverge", path,
+                         sizeof path),
+                   some_mismatch)) {
                 return;
         }
         EXPECT(x, mismatched(x, which) > 0, "no node counted a mismatch");
@@ -192,6 +294,7 @@ static void sc_diverged(struct ctx *x)
                 EXPECT(x, value(x, id, "baton_fsm_diverged") == expect,
                        "node %u: baton_fsm_diverged", id);
         }
+        status_names(x, which);
         for (id = 1; id <= 3 && !which[id]; id++) {
         }
         if (x->ok && id <= 3) {
@@ -237,6 +340,7 @@ static void sc_agree(struct ctx *x)
                        ready(x, id, "\"status\":\"ready\"", &has) == 200 && has,
                        "node %u is not ready", id);
         }
+        status_names(x, (const bool[4]){false, false, false, false});
 }
 
 static const struct scenario_entry scenarios[] = {

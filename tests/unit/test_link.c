@@ -153,8 +153,8 @@ static void feed_not_leader(struct fix *f, uint64_t conn, uint64_t leader,
 {
         uint8_t frame[256];
         struct proto_header h;
-        size_t n = proto_write_not_leader(frame, sizeof frame, 0, leader,
-                                          address);
+        size_t n =
+            proto_write_not_leader(frame, sizeof frame, 0, leader, address);
 
         assert_true(n > 0);
         assert_int_equal(proto_header_decode(&h, frame, PROTO_MAX_BODY), 0);
@@ -207,7 +207,7 @@ static void refuse(struct fix *f, uint64_t conn, int64_t now)
  * leader's answer starts the count again. */
 static void backoff_schedule(void **state)
 {
-        static const int64_t ms[] = {0,   10,  20,  40,   80,   160,
+        static const int64_t ms[] = {0,   10,  20,   40,   80,  160,
                                      320, 640, 1000, 1000, 1000};
         struct fix *f = fix_new(1);
         int64_t now = T0;
@@ -224,8 +224,8 @@ static void backoff_schedule(void **state)
                 assert_int_equal(f->l.retry_at, now + want);
                 assert_int_equal(link_next_event(&f->l, true), now + want);
                 if (want > 0) {
-                        assert_int_equal(
-                            link_dial(&f->l, now + want - 1, true), 0);
+                        assert_int_equal(link_dial(&f->l, now + want - 1, true),
+                                         0);
                 }
                 now += want;
         }

@@ -135,6 +135,17 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
         [c_void_p, c_char_p, POINTER(s.Status), POINTER(s.NodeVersion)],
     ),
     (
+        "baton_status_alarms",
+        c_int,
+        [
+            c_void_p,
+            c_char_p,
+            POINTER(s.Status),
+            POINTER(s.NodeVersion),
+            POINTER(s.NodeAlarms),
+        ],
+    ),
+    (
         "baton_backup_save",
         c_int,
         [c_void_p, c_char_p, c_uint32, POINTER(s.BackupInfo)],

@@ -163,6 +163,21 @@ class NodeVersion(Structure):
     ]
 
 
+ALARM_DIVERGED = 0x1
+
+
+class NodeAlarms(Structure):
+    """struct baton_node_alarms."""
+
+    _fields_ = [
+        ("known", c_int),
+        ("alarms", c_uint),
+        ("diverged_index", c_uint64),
+        ("digest", c_uint64),
+        ("leader_digest", c_uint64),
+    ]
+
+
 class LockName(Structure):
     """struct baton_lock_name."""
 
@@ -246,6 +261,7 @@ ALL = {
     "baton_member": Member,
     "baton_status": Status,
     "baton_node_version": NodeVersion,
+    "baton_node_alarms": NodeAlarms,
     "baton_backup_info": BackupInfo,
     "baton_lock_name": LockName,
     "baton_fence": Fence,
@@ -257,6 +273,7 @@ ALL = {
 
 __all__ = [
     "ACL_IDENTITY_MAX",
+    "ALARM_DIVERGED",
     "ALL",
     "Acl",
     "AclRule",
@@ -273,6 +290,7 @@ __all__ = [
     "MULTI_MAX",
     "Member",
     "NAME_MAX",
+    "NodeAlarms",
     "NodeVersion",
     "OPTIONS_SLACK",
     "Options",

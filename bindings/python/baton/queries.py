@@ -6,7 +6,7 @@ needing no session. A mixin of Client, kept apart to keep client.py small.
 from __future__ import annotations
 
 from ctypes import byref, c_int, c_size_t
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
 from . import _structs
 from .errors import StaleTokenError, check
@@ -29,6 +29,16 @@ PAGE_MAX = 1000  # what one holders() or list reply carries at most
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
+
+
+def _alarm_names(bits: int) -> Tuple[str, ...]:
+    """A node's alarm bits as names: "diverged", and a bit this binding
+    does not know as "0x4", as batonctl status says them."""
+    return tuple(
+        "diverged" if bit == _structs.ALARM_DIVERGED else hex(bit)
+        for bit in (1 << i for i in range(32))
+        if bits & bit
+    )
 
 
 class Queries:
@@ -156,15 +166,17 @@ class Queries:
 
     def status(self, endpoint: Optional[str] = None) -> Status:
         """One node's view of the cluster: `endpoint`'s, or the leader's,
-        with its release and formats (baton_status_version())."""
+        with its release, formats and alarms (baton_status_alarms())."""
         out = _structs.Status()
         version = _structs.NodeVersion()
+        alarms = _structs.NodeAlarms()
         check(
             self._call(
-                self._lib.baton_status_version,
+                self._lib.baton_status_alarms,
                 endpoint.encode() if endpoint is not None else None,
                 byref(out),
                 byref(version),
+                byref(alarms),
             ),
             f"status of {endpoint or 'the leader'}",
         )
@@ -195,4 +207,8 @@ class Queries:
             command_format=version.command,
             snapshot_format=version.snapshot,
             container_format=version.container,
+            alarms=_alarm_names(alarms.alarms) if alarms.known else None,
+            diverged_index=alarms.diverged_index,
+            digest=alarms.digest,
+            leader_digest=alarms.leader_digest,
         )

@@ -192,6 +192,15 @@ class Status:
     snapshot_format: int = 0
     #: the snapshot container (image and tail) it reads and writes
     container_format: int = 0
+    #: what the node says is wrong with it ("diverged": its state machine
+    #: is not the leader's); None from a node before 0.3.0, which does not
+    #: say
+    alarms: Optional[Tuple[str, ...]] = None
+    #: with "diverged": the log index at which its digest of its state
+    #: differed from the leader's, and the two digests
+    diverged_index: int = 0
+    digest: int = 0
+    leader_digest: int = 0
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,9 @@ def test_status_and_membership_view(client, cluster):
     assert s.version == f.version == baton.library_version()
     assert s.protocol == 2 and s.command_format == 3
     assert s.snapshot_format >= 11 and s.container_format == 2
+    # And what is wrong with it: nothing, on a healthy cluster.
+    assert s.alarms == () and f.alarms == ()
+    assert s.diverged_index == 0
 
 
 def test_session_state_and_id(cluster):

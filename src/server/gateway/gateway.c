@@ -461,12 +461,14 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
         struct proto_versions v;
         struct lockfsm_stats fs;
         uint8_t *out;
-        size_t cap = PROTO_HEADER_SIZE + 128 + 1 + PROTO_RELEASE_MAX +
+        size_t cap = PROTO_HEADER_SIZE + 128 + 1 + PROTO_RELEASE_MAX + 32 +
                      PROTO_MAX_MEMBERS * (10 + 2 * PROTO_ADDRESS_MAX);
 
-        /* What this node runs and writes only for a STATUS that asks. */
-        flags &= PROTO_FLAG_VERSIONS;
-        g->host->status(g->host, &st, flags != 0 ? &v : NULL);
+        /* What this node runs and writes, and its alarms, only for a
+         * STATUS that asks. */
+        flags &= PROTO_FLAG_VERSIONS | PROTO_FLAG_ALARMS;
+        g->host->status(g->host, &st,
+                        (flags & PROTO_FLAG_VERSIONS) != 0 ? &v : NULL);
         lockfsm_stats(g->host->lockfsm_nowait(g->host), &fs);
         st.id = g->cfg->id;
         st.sessions = fs.sessions;
@@ -475,6 +477,10 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
         out = conn_reserve(c, cap);
         if (out == NULL) {
                 return;
+        }
+        if (flags & PROTO_FLAG_ALARMS) {
+                memset(&st.alarms, 0, sizeof st.alarms);
+                g->host->alarms(g->host, &st.alarms);
         }
         reply_frame(g, c, id, proto_write_status(out, cap, id, flags, &st, &v));
 }

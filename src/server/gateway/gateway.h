@@ -174,6 +174,11 @@ struct gateway_host {
                             uint64_t id);
         int (*backup_chunk)(struct gateway_host *h, struct conn *c, uint64_t id,
                             const struct proto_backup *req);
+        /* What is wrong with this node, for a STATUS that asks
+         * (PROTO_FLAG_ALARMS): the alarms GET /ready would give as its
+         * reason and that last until a restart, into `*out` (zeroed by
+         * the core). */
+        void (*alarms)(struct gateway_host *h, struct proto_alarms *out);
         /* One line of the core's log at `level`, which is the level
          * given to gateway_init() or more severe, about `f` (NULL:
          * nothing in particular): `message`, formatted. Both borrowed

@@ -12,6 +12,7 @@
 #include "../../../include/baton/errors.h"
 #include "../../proto/attach.h"
 #include "../base/log.h"
+#include "../raft/fsmdigest.h"
 #include "corereq.h"
 
 /* --- The clocks and the core's timer --------------------------------- */
@@ -188,6 +189,21 @@ static int backup_chunk_op(struct gateway_host *ops, struct conn *c,
         return backup_chunk(&h->backups, c, id, req);
 }
 
+/* gateway_host.alarms: the state machine's digest differed from the
+ * leader's (fsmdigest.h), as GET /ready's "diverged". */
+static void alarms_op(struct gateway_host *ops, struct proto_alarms *out)
+{
+        struct corehost *h = ops->data;
+        const struct fsmdigest *d = node_digest(h->node);
+
+        if (d->diverged) {
+                out->alarms |= PROTO_ALARM_DIVERGED;
+                out->diverged_index = d->diverged_index;
+                out->digest = d->diverged_own;
+                out->leader_digest = d->diverged_leader;
+        }
+}
+
 /* gateway_host.log: the core's line, as it formatted it. */
 static void log_op(struct gateway_host *ops, enum log_level level,
                    const struct log_fields *f, const char *message)
@@ -209,6 +225,7 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         h->query.ops.hash_secret = hash_secret;
         h->query.ops.backup_start = backup_start_op;
         h->query.ops.backup_chunk = backup_chunk_op;
+        h->query.ops.alarms = alarms_op;
         h->query.ops.log = log_op;
         h->query.ops.timer = timer_op;
         corereq_init(&h->query.ops);

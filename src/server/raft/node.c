@@ -375,6 +375,9 @@ static int init_raft(struct node *n, const char *raft_address)
         stallwatch_init(&c->watch, n->loop, cfg, raftfsm_keep(&c->rf),
                         &c->heard.io);
         heard_wrap(&c->heard);
+        /* libraft 0.22.1 steps on past a failed store of its term, vote or
+         * a snapshot (storefail.h). */
+        storefail_wrap(c, cfg->data_dir);
 #ifdef BATON_CHAOS_EARLYACK
         if (earlyack_wrap(&c->early, n->loop, &c->heard.io) != 0) {
                 rv = RAFT_NOMEM;

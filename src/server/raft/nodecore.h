@@ -17,6 +17,7 @@
 #include "plaintcp.h"
 #include "raftfsm.h"
 #include "stallwatch.h"
+#include "storefail.h"
 #ifdef BATON_CHAOS_EARLYACK
 #include "earlyack.h"
 #endif
@@ -32,6 +33,7 @@ struct node_core {
         struct raft_barrier barrier; /* the one that makes the node serve */
         struct raft_transfer transfer;
         struct stallwatch watch;  /* full disks, entries left uncommitted */
+        struct storefail store;   /* term, vote and snapshot stores */
         uint64_t restores_logged; /* installed snapshots said in the log */
         uint64_t drops_logged;    /* InstallSnapshots dropped, said too */
         /* Tail spills that worked and that failed, as last looked at, and

@@ -96,9 +96,13 @@ nem_power_cut() {
 # store. Then, half the time, every node is killed and loses what it did
 # not sync before X's disk works again (a power cut); else X's disk heals
 # and the others continue. batond stops with exit status 1 when raft
-# cannot write entries (stallwatch.c): X is restarted if it did.
+# cannot write entries (stallwatch.c), or store its term and vote or a
+# snapshot (storefail.h): X is restarted if it did. $3: what of X's syncs
+# fail (forgetfs's fail-fsync WHAT, --fsync-what); with metadata the
+# stopped nodes are the leader and the others but one, so that a new
+# leader is elected while X's syncs fail and X must store its term.
 disk_fault() {
-        local fault=$1 cmd=$2 x i l others=() stopped=() pids=() all p
+        local fault=$1 cmd=$2 what=${3:-} x i l others=() stopped=() pids=() all p
         pick_node || return 0
         x=$TGT
         find_leader
@@ -108,6 +112,9 @@ disk_fault() {
         done
         shuffle "${others[@]}"
         stopped=("${SHUFFLED[@]:0:$(((NODES - 1) / 2))}")
+        if [ "$what" = metadata ] && [ -n "$l" ] && [ "$l" != "$x" ]; then
+                stopped=("$l" "${SHUFFLED[@]:0:$(((NODES - 1) / 2 - 1))}")
+        fi
         for i in "${stopped[@]}"; do
                 p=$(pid_of "node$i")
                 [ -n "$p" ] && pids+=("$p")
@@ -115,7 +122,7 @@ disk_fault() {
         [ ${#pids[@]} -gt 0 ] && nemrun start "$fault" "$(targets "${stopped[@]}")" "kill -STOP ${pids[*]}"
         # batond stops (exit 1) when raft cannot write its entries.
         echo 1 >"$ST/expect-name.node$x"
-        forgetfs_cmd start "$x" "$fault" "$cmd 60000"
+        forgetfs_cmd start "$x" "$fault" "$cmd 60000${what:+ $what}"
         rnd_range 3000 5000
         sleep_ms "$R"
         rnd 2
@@ -136,7 +143,7 @@ disk_fault() {
         return 0
 }
 
-nem_fsync_eio() { disk_fault fsync-eio fail-fsync; }
+nem_fsync_eio() { disk_fault fsync-eio fail-fsync "${FSYNC_WHAT:-}"; }
 nem_write_eio() { disk_fault write-eio fail-write; }
 nem_short_write() { disk_fault short-write short-write; }
 
