@@ -1,6 +1,8 @@
 /* batond: one Baton node — raft, client connections and timers on one loop. */
+#include <assert.h>
 #include <errno.h>
 #include <malloc.h>
+#include <stddef.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -76,7 +78,14 @@ static void on_flush(uv_check_t *h)
 
 static void on_node_closed(struct node *n)
 {
-        (void)n;
+        struct server *s =
+            (struct server *)(void *)((char *)n -
+                                      offsetof(struct server, node));
+
+        /* The node answered every request of the core's as it closed,
+         * each into the closed core, which freed its record. */
+        assert(gateway_requests_out(&s->host.core) == 0);
+        (void)s;
         log_info("raft closed");
 }
 

@@ -11,10 +11,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "../../include/baton/cluster.h"
 #include "../../include/baton/errors.h"
+#include "../../src/proto/command.h"
 #include "../../src/proto/aclwire.h"
 #include "../../src/proto/query.h"
 #include "../../src/proto/reply.h"
@@ -25,7 +30,20 @@
 #define SELF  1
 #define OTHER 2
 
-/* The fake host: what its queries answer, and how often each was asked. */
+/* A raft request the core handed to the fake host: which op ('p'ropose,
+ * 'b'arrier, 'c'hange, p'r'obe, 't'ransfer), with what. */
+struct sent {
+        struct gateway_req *req;
+        char op;
+        int change;
+        uint64_t id;
+        void *buf; /* a proposal's entry, the host's until completed */
+};
+
+#define MAX_SENT 16
+
+/* The fake host: what its queries answer, and how often each was asked;
+ * the requests it was handed, which a test completes when it likes. */
 struct fake {
         struct gateway_host host;
         struct lockfsm *fsm;
@@ -35,6 +53,10 @@ struct fake {
         const char *leader_address;
         unsigned leader_calls, fsm_calls, nowait_calls, status_calls,
             versions_calls, digest_calls, member_calls;
+        bool has_member; /* what has_member() says */
+        bool voter;      /* status() has member OTHER, a voter */
+        struct sent sent[MAX_SENT];
+        unsigned n_sent;
 };
 
 static struct fake *fake_of(struct gateway_host *h)
@@ -79,6 +101,11 @@ static void status_op(struct gateway_host *h, struct proto_status *st,
 {
         fake_of(h)->status_calls++;
         memset(st, 0, sizeof *st);
+        if (fake_of(h)->voter) {
+                st->n_members = 1;
+                st->members[0].id = OTHER;
+                st->members[0].role = BATON_MEMBER_VOTER;
+        }
         st->role = 3;
         st->term = 7;
         st->applied_index = 40;
@@ -120,7 +147,7 @@ static bool member_op(struct gateway_host *h, uint64_t id)
 {
         (void)id;
         fake_of(h)->member_calls++;
-        return false;
+        return fake_of(h)->has_member;
 }
 
 static bool digest_op(struct gateway_host *h, uint64_t *index, uint64_t *digest)
@@ -146,6 +173,64 @@ static void log_op(struct gateway_host *h, enum log_level level,
         (void)message;
 }
 
+/* Raft's requests: recorded, never completed by the host itself. */
+static void *entry_alloc_op(struct gateway_host *h, size_t size)
+{
+        (void)h;
+        return malloc(size);
+}
+
+static void entry_free_op(struct gateway_host *h, void *buf)
+{
+        (void)h;
+        free(buf);
+}
+
+static int record(struct gateway_host *h, struct gateway_req *req, char op,
+                  int change, uint64_t id, void *buf)
+{
+        struct fake *f = fake_of(h);
+
+        assert_true(f->n_sent < MAX_SENT);
+        f->sent[f->n_sent++] = (struct sent){
+            .req = req, .op = op, .change = change, .id = id, .buf = buf};
+        return 0;
+}
+
+static int propose_op(struct gateway_host *h, struct gateway_req *req,
+                      void *buf, size_t len)
+{
+        (void)len;
+        return record(h, req, 'p', 0, 0, buf);
+}
+
+static int barrier_op(struct gateway_host *h, struct gateway_req *req)
+{
+        return record(h, req, 'b', 0, 0, NULL);
+}
+
+static int change_op(struct gateway_host *h, struct gateway_req *req,
+                     enum gateway_change kind, uint64_t id,
+                     const char *raft_address)
+{
+        (void)raft_address;
+        return record(h, req, 'c', (int)kind, id, NULL);
+}
+
+static int probe_op(struct gateway_host *h, struct gateway_req *req,
+                    uint64_t id, const char *address, unsigned timeout_ms)
+{
+        (void)address;
+        (void)timeout_ms;
+        return record(h, req, 'r', 0, id, NULL);
+}
+
+static int transfer_op(struct gateway_host *h, struct gateway_req *req,
+                       uint64_t to)
+{
+        return record(h, req, 't', 0, to, NULL);
+}
+
 /* A core on no raft node, one client connection, and where its output
  * has been read up to. */
 struct fix {
@@ -157,6 +242,7 @@ struct fix {
         size_t read;
         struct gateway_now now;
         uint64_t next_id;
+        bool closed; /* the test closed the core itself */
 };
 
 static void fake_init(struct fake *f)
@@ -186,6 +272,13 @@ static void fake_init(struct fake *f)
         f->host.digest_to_propose = digest_op;
         f->host.timer = timer_op;
         f->host.log = log_op;
+        f->host.entry_alloc = entry_alloc_op;
+        f->host.entry_free = entry_free_op;
+        f->host.propose = propose_op;
+        f->host.barrier = barrier_op;
+        f->host.change = change_op;
+        f->host.probe = probe_op;
+        f->host.transfer = transfer_op;
 }
 
 static int setup(void **state)
@@ -198,8 +291,8 @@ static int setup(void **state)
         x->cfg.n_members = 0; /* no directory to seed at ready */
         x->cfg.tls = false;   /* no access list to seed at a flush */
         fake_init(&x->fake);
-        assert_int_equal(
-            gateway_init(&x->g, &x->fake.host, NULL, &x->cfg, LOG_ERROR), 0);
+        assert_int_equal(gateway_init(&x->g, &x->fake.host, &x->cfg, LOG_ERROR),
+                         0);
         queue_init(&x->set.all);
         queue_init(&x->set.dirty);
         queue_init(&x->set.later);
@@ -222,8 +315,15 @@ static int teardown(void **state)
 {
         struct fix *x = *state;
 
+        unsigned i;
+
         gateway_on_gone(&x->g, &x->c);
-        gateway_close(&x->g, &x->now);
+        if (!x->closed) {
+                gateway_close(&x->g, &x->now);
+        }
+        for (i = 0; i < x->fake.n_sent; i++) {
+                free(x->fake.sent[i].buf);
+        }
         lockfsm_destroy(x->fake.fsm);
         free(x->c.out);
         free(x);
@@ -468,6 +568,233 @@ static void status_from_the_host(void **state)
         assert_int_equal(x->fake.leader_calls, 0);
 }
 
+/* --- Raft's requests, through the host ------------------------------- */
+
+static uint64_t send_transfer(struct fix *x, uint64_t to)
+{
+        uint8_t buf[64];
+        size_t n =
+            proto_write_id(buf, sizeof buf, x->next_id++, PROTO_TRANSFER, to);
+
+        assert_true(n > 0);
+        return send_frame(x, buf, n);
+}
+
+/* An ACL SET, proposed only with TLS on (the config is read at the
+ * frame). */
+static uint64_t send_acl_set(struct fix *x)
+{
+        struct proto_acl_request r = {.op = PROTO_ACL_SET, .role = 1};
+        uint8_t buf[256];
+        size_t n;
+        uint64_t id;
+
+        r.identity.p = "reader";
+        r.identity.len = 6;
+        n = proto_write_acl(buf, sizeof buf, x->next_id++, &r);
+        assert_true(n > 0);
+        x->cfg.tls = true;
+        id = send_frame(x, buf, n);
+        x->cfg.tls = false;
+        return id;
+}
+
+/* An OPEN of a session, proposed at the next flush. */
+static uint64_t send_open(struct fix *x)
+{
+        static const uint8_t hash[COMMAND_HASH_SIZE] = {1};
+        struct command c = {.type = COMMAND_OPEN, .nonce = 77};
+        uint8_t cmd[COMMAND_MAX_SIZE], buf[COMMAND_MAX_SIZE + 64];
+        size_t len, n;
+
+        c.ttl_ms = x->cfg.min_ttl_ms;
+        c.hash = hash;
+        len = command_encode(&c, cmd, sizeof cmd);
+        assert_true(len > 0);
+        n = proto_write_command(buf, sizeof buf, x->next_id++, cmd, len);
+        assert_true(n > 0);
+        return send_frame(x, buf, n);
+}
+
+/* The next reply is a RESULT to request `id` with `status`. */
+static void expect_status(struct fix *x, uint64_t id, int status)
+{
+        struct proto_header h;
+        struct proto_result r;
+        const uint8_t *body;
+
+        assert_true(next_reply(x, &h, &body));
+        assert_int_equal(h.type, PROTO_RESULT);
+        assert_int_equal(h.id, id);
+        assert_int_equal(proto_read_result(body, h.length, h.flags, &r), 0);
+        assert_int_equal(r.status, status);
+}
+
+/* The host completes request `i` of those it was handed. */
+static void complete(struct fix *x, unsigned i, int status)
+{
+        struct sent *s = &x->fake.sent[i];
+
+        assert_true(i < x->fake.n_sent);
+        gateway_on_done(&x->g, &x->now, s->req, status);
+        free(s->buf);
+        s->buf = NULL;
+}
+
+/* One request of each kind the core makes of raft goes out through the
+ * host's ops, not the node (there is none here), and its completion
+ * answers its client once. */
+static void requests_go_through_the_host(void **state)
+{
+        struct fix *x = *state;
+        struct proto_header h;
+        const uint8_t *body;
+        uint64_t query, remove, transfer;
+
+        x->fake.has_member = true;
+        x->fake.voter = true;
+        gateway_on_ready(&x->g, &x->now, 7);
+        remove = send_member_remove(x, 9);
+        transfer = send_transfer(x, OTHER);
+        query = send_query(x);
+        gateway_flush(&x->g, &x->now, 1700000000000ULL);
+        assert_int_equal(x->fake.n_sent, 3);
+        assert_int_equal(x->fake.sent[0].op, 'c');
+        assert_int_equal(x->fake.sent[0].change, GATEWAY_REMOVE);
+        assert_int_equal(x->fake.sent[0].id, 9);
+        assert_int_equal(x->fake.sent[1].op, 't');
+        assert_int_equal(x->fake.sent[1].id, OTHER);
+        assert_int_equal(x->fake.sent[2].op, 'b');
+        assert_int_equal(gateway_requests_out(&x->g), 3);
+        expect_nothing(x);
+        /* The barrier: the read is answered from the state machine. */
+        complete(x, 2, 0);
+        assert_true(next_reply(x, &h, &body));
+        assert_int_equal(h.id, query);
+        assert_int_not_equal(h.type, PROTO_NOT_LEADER);
+        expect_nothing(x);
+        /* The removal: answered, and its directory entry proposed as the
+         * leader's own at the next flush. */
+        complete(x, 0, 0);
+        expect_status(x, remove, 0);
+        gateway_flush(&x->g, &x->now, 1700000000000ULL);
+        assert_int_equal(x->fake.n_sent, 4);
+        assert_int_equal(x->fake.sent[3].op, 'p');
+        /* The transfer: the host's leader() says where leadership went. */
+        complete(x, 1, 0);
+        assert_true(next_reply(x, &h, &body));
+        assert_int_equal(h.type, PROTO_RESULT);
+        assert_int_equal(h.id, transfer);
+        complete(x, 3, 0);
+        assert_int_equal(gateway_requests_out(&x->g), 0);
+        expect_nothing(x);
+}
+
+/* gateway_close() answers every client that waits on a request still
+ * out (the outcome unknown, or sent on for a read), and the requests'
+ * completions after it, which batond's node delivers as it closes, only
+ * free their records: no second answer, nothing proposed, nothing asked
+ * of the host. */
+static void close_answers_and_done_only_frees(void **state)
+{
+        struct fix *x = *state;
+        uint64_t remove, transfer, acl, open, query;
+        unsigned i, sent, calls;
+
+        x->fake.has_member = true;
+        x->fake.voter = true;
+        gateway_on_ready(&x->g, &x->now, 7);
+        remove = send_member_remove(x, 9);
+        transfer = send_transfer(x, OTHER);
+        acl = send_acl_set(x);
+        open = send_open(x);
+        query = send_query(x);
+        gateway_flush(&x->g, &x->now, 1700000000000ULL);
+        assert_int_equal(x->fake.n_sent, 5); /* c, t, p (ACL), p, b */
+        assert_int_equal(gateway_requests_out(&x->g), 5);
+        expect_nothing(x);
+
+        gateway_close(&x->g, &x->now);
+        x->closed = true;
+        expect_status(x, open, BATON_EUNKNOWN); /* proposed */
+        expect_status(x, remove, BATON_EUNKNOWN);
+        expect_status(x, transfer, BATON_EUNKNOWN);
+        expect_status(x, acl, BATON_EUNKNOWN);
+        expect_not_leader(x, query, OTHER, "127.0.0.1:7002");
+        expect_nothing(x);
+
+        /* As raft closes: success, failure, in any order. */
+        sent = x->fake.n_sent;
+        calls = x->fake.leader_calls + x->fake.member_calls;
+        for (i = 0; i < sent; i++) {
+                complete(x, sent - 1 - i, i % 2 == 0 ? 0 : BATON_EUNKNOWN);
+        }
+        assert_int_equal(gateway_requests_out(&x->g), 0);
+        assert_int_equal(x->fake.n_sent, sent);
+        assert_int_equal(x->fake.leader_calls + x->fake.member_calls, calls);
+        expect_nothing(x);
+}
+
+/* What a child that runs `fn` on `x` writes to stderr (up to `cap` - 1
+ * bytes, NUL-terminated), and how it ended (waitpid()'s status). */
+static int in_child(struct fix *x, void (*fn)(struct fix *x), char *said,
+                    size_t cap)
+{
+        size_t got = 0;
+        int status = 0, fds[2];
+        ssize_t n;
+        pid_t pid;
+
+        assert_int_equal(pipe(fds), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                close(fds[0]);
+                dup2(fds[1], STDERR_FILENO);
+                fn(x);
+                _exit(0);
+        }
+        close(fds[1]);
+        while (got + 1 < cap &&
+               (n = read(fds[0], said + got, cap - 1 - got)) > 0) {
+                got += (size_t)n;
+        }
+        said[got] = '\0';
+        close(fds[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        return status;
+}
+
+/* The first request the host was handed, completed again. */
+static void complete_again(struct fix *x)
+{
+        gateway_on_done(&x->g, &x->now, x->fake.sent[0].req, 0);
+}
+
+/* A completion of a request that is not out (here, the same one twice)
+ * stops the core at its check, which says so, rather than answer twice
+ * or touch a freed record. */
+static void second_completion_stops_the_core(void **state)
+{
+        struct fix *x = *state;
+        char said[1024];
+        uint64_t remove;
+        int status;
+
+        x->fake.has_member = true;
+        gateway_on_ready(&x->g, &x->now, 7);
+        remove = send_member_remove(x, 9);
+        assert_int_equal(x->fake.n_sent, 1);
+        complete(x, 0, BATON_ECANTCHANGE);
+        expect_status(x, remove, BATON_ECANTCHANGE);
+        assert_int_equal(gateway_requests_out(&x->g), 0);
+        status = in_child(x, complete_again, said, sizeof said);
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), SIGABRT);
+        assert_non_null(strstr(said, "is_out(g, req)"));
+        expect_nothing(x);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -481,6 +808,12 @@ int main(void)
                                             teardown),
             cmocka_unit_test_setup_teardown(status_from_the_host, setup,
                                             teardown),
+            cmocka_unit_test_setup_teardown(requests_go_through_the_host, setup,
+                                            teardown),
+            cmocka_unit_test_setup_teardown(close_answers_and_done_only_frees,
+                                            setup, teardown),
+            cmocka_unit_test_setup_teardown(second_completion_stops_the_core,
+                                            setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "gwlog.h"
 #include "../config/roles.h"
 #include "gateway.h"
+#include "gwreq.h"
 #include "pending.h"
 #include "reply.h"
 #include "../../proto/aclwire.h"
@@ -17,7 +18,7 @@
  * taken when its entry is applied (access_on_applied()): the raft callback runs
  * later, when other entries may have been applied over raft's result. */
 struct aclreq {
-        struct node_request req;
+        struct gateway_req req;
         struct reply_to to;
         struct gateway *g;
         struct queue link; /* g->acl_inflight */
@@ -146,18 +147,38 @@ void access_on_applied(struct gateway *g, uint64_t index,
         access_compare(g);
 }
 
-static void on_done(struct node_request *req, int status)
+/* Answer `a` with `status`, or with its entry's outcome when that was
+ * applied; then nobody waits on it. */
+static void answer(struct aclreq *a, int status)
 {
-        struct aclreq *a = req->data;
-
         if (status == 0) {
                 /* Decided when its entry was applied, before this runs. */
                 status = a->decided ? a->status : BATON_EUNKNOWN;
         }
         reply_status(a->g, a->to.conn, a->to.id, status);
         reply_to_close(&a->to);
+        a->to.conn = NULL;
+}
+
+static void on_done(struct gateway_req *req, const struct gateway_now *now,
+                    int status)
+{
+        struct aclreq *a = req->data;
+
+        (void)now;
+        if (!a->g->closed) { /* closed: abandon() answered it */
+                answer(a, status);
+        }
         queue_remove(&a->link);
         free(a);
+}
+
+/* gateway_close() with the entry still out: its outcome, if applied,
+ * else unknown (it may still commit). */
+static void abandon(struct gateway_req *req, const struct gateway_now *now)
+{
+        (void)now;
+        answer(req->data, 0);
 }
 
 /* Propose an ACL entry for a SET or REMOVE; the answer comes from
@@ -176,7 +197,7 @@ static void change(struct gateway *g, struct conn *c, uint64_t id,
                 reply_status(g, c, id, BATON_ENOMEM);
                 return;
         }
-        a->req.data = a;
+        gwreq_init(&a->req, g, a, on_done, abandon);
         a->g = g;
         a->mode = r->op == PROTO_ACL_SET ? COMMAND_ACL_SET : COMMAND_ACL_REMOVE;
         a->role = r->op == PROTO_ACL_SET ? r->role : 0;
@@ -192,12 +213,12 @@ static void change(struct gateway *g, struct conn *c, uint64_t id,
         cmd.address_len =
             (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
         len = command_encode(&cmd, buf, sizeof buf);
-        if (len > 0 && (entry = node_entry_alloc(len)) != NULL) {
+        if (len > 0 && (entry = gwreq_entry_alloc(g, len)) != NULL) {
                 memcpy(entry, buf, len);
-                rv = node_apply(g->node, &a->req, entry, len, on_done);
+                rv = gwreq_propose(&a->req, entry, len);
         }
         if (len == 0 || rv != 0) {
-                node_entry_free(entry);
+                gwreq_entry_free(g, entry);
                 free(a);
                 reply_status(g, c, id, len == 0 ? BATON_EINVAL : rv);
                 return;

@@ -10,6 +10,7 @@
 #include "gwlog.h"
 #include "../config/members.h"
 #include "gateway.h"
+#include "gwreq.h"
 #include "pending.h"
 #include "reply.h"
 #include "../../proto/member.h"
@@ -21,10 +22,12 @@
 #define ADMIN_PROBE_MS 2000
 
 /* A MEMBER_ADD, MEMBER_REMOVE or TRANSFER from its arrival to its answer:
- * one node request at a time (the directory entry, then each
- * configuration change), freed by done(). */
+ * one request of the host's at a time (the probe, the directory entry,
+ * then each configuration change; or the transfer), each going on at
+ * `next`; freed by done(), or once closed by on_step(). */
 struct admin {
-        struct node_request req;
+        struct gateway_req req;
+        void (*next)(struct admin *a, int status);
         struct reply_to to;
         struct gateway *g;
         /* MEMBER_ADDs of the same member with the same addresses that came
@@ -34,6 +37,10 @@ struct admin {
         char raft_address[PROTO_ADDRESS_MAX + 1];
         char client_address[PROTO_ADDRESS_MAX + 1];
 };
+
+static void on_step(struct gateway_req *req, const struct gateway_now *now,
+                    int status);
+static void abandon(struct gateway_req *req, const struct gateway_now *now);
 
 /* Whether an admin request may go on: its body parsed (`rv` 0; else the
  * connection fails with `malformed`) and this node serves (else it is
@@ -67,7 +74,7 @@ static struct admin *admit(struct gateway *g, struct conn *c, uint64_t id,
                 reply_status(g, c, id, BATON_ENOMEM);
                 return NULL;
         }
-        a->req.data = a;
+        gwreq_init(&a->req, g, a, on_step, abandon);
         a->g = g;
         a->member = member;
         reply_to_init(&a->to, c, id);
@@ -107,6 +114,49 @@ static void done(struct admin *a, int status)
         }
 }
 
+/* A request of `a`'s completed: go on at a->next; once the core closed,
+ * only free it (abandon() answered it). */
+static void on_step(struct gateway_req *req, const struct gateway_now *now,
+                    int status)
+{
+        struct admin *a = req->data;
+
+        (void)now;
+        if (a->g->closed) {
+                free(a);
+                return;
+        }
+        a->next(a, status);
+}
+
+/* gateway_close() with `a`'s request still out: what became of it is
+ * unknown (a configuration change may still commit, a transfer still
+ * happen). Answer it and every retry that joined it; the record waits
+ * for its completion. */
+static void abandon(struct gateway_req *req, const struct gateway_now *now)
+{
+        struct admin *a = req->data;
+        struct proto_result r;
+        struct admin *next;
+        struct admin *j = a->joined;
+
+        (void)now;
+        if (a->g->adding == a) {
+                a->g->adding = NULL;
+        }
+        memset(&r, 0, sizeof r);
+        r.status = BATON_EUNKNOWN;
+        for (; j != NULL; j = next) {
+                next = j->joined;
+                answer(j, &r);
+        }
+        a->joined = NULL;
+        a->g->stats.unknown++;
+        reply_result(a->g, a->to.conn, a->to.id, &r);
+        reply_to_close(&a->to);
+        a->to.conn = NULL;
+}
+
 /* Propose taking `member` out of the directory, as the leader's own
  * MEMBER entry. */
 static void unrecord(struct gateway *g, uint64_t member)
@@ -132,10 +182,8 @@ static void forget_member(struct admin *a)
         unrecord(a->g, a->member);
 }
 
-static void on_assigned(struct node_request *req, int status)
+static void on_assigned(struct admin *a, int status)
 {
-        struct admin *a = req->data;
-
         if (status == 0) {
                 gwlog(a->g, LOG_INFO, NULL, "member %llu added as a voter",
                       (unsigned long long)a->member);
@@ -157,17 +205,17 @@ static void on_assigned(struct node_request *req, int status)
  * rounds), so that quorum never waits on it. */
 static void promote(struct admin *a)
 {
-        int rv = node_promote(a->g->node, &a->req, a->member, on_assigned);
+        int rv;
 
+        a->next = on_assigned;
+        rv = gwreq_change(&a->req, GATEWAY_PROMOTE, a->member, NULL);
         if (rv != 0) {
                 done(a, rv);
         }
 }
 
-static void on_added(struct node_request *req, int status)
+static void on_added(struct admin *a, int status)
 {
-        struct admin *a = req->data;
-
         if (status != 0) {
                 forget_member(a);
                 done(a, status);
@@ -176,21 +224,21 @@ static void on_added(struct node_request *req, int status)
         promote(a);
 }
 
-static void on_recorded(struct node_request *req, int status)
+static void on_recorded(struct admin *a, int status)
 {
-        struct admin *a = req->data;
+        const struct lockfsm_result *res = a->req.result;
         int rv;
 
         if (status != 0) {
                 done(a, status);
                 return;
         }
-        if (req->result != NULL && req->result->status != 0) {
-                done(a, req->result->status);
+        if (res != NULL && res->status != 0) {
+                done(a, res->status);
                 return;
         }
-        rv =
-            node_add(a->g->node, &a->req, a->member, a->raft_address, on_added);
+        a->next = on_added;
+        rv = gwreq_change(&a->req, GATEWAY_ADD, a->member, a->raft_address);
         if (rv != 0) {
                 done(a, rv);
         }
@@ -218,24 +266,23 @@ static void record(struct admin *a)
                 done(a, BATON_EINVAL);
                 return;
         }
-        entry = node_entry_alloc(len);
+        entry = gwreq_entry_alloc(a->g, len);
         if (entry == NULL) {
                 done(a, BATON_ENOMEM);
                 return;
         }
         memcpy(entry, buf, len);
-        rv = node_apply(a->g->node, &a->req, entry, len, on_recorded);
+        a->next = on_recorded;
+        rv = gwreq_propose(&a->req, entry, len);
         if (rv != 0) {
-                node_entry_free(entry);
+                gwreq_entry_free(a->g, entry);
                 done(a, rv);
         }
 }
 
 /* The new node answered at its raft address, or did not. */
-static void on_probed(void *data, int status)
+static void on_probed(struct admin *a, int status)
 {
-        struct admin *a = data;
-
         if (status != 0) {
                 gwlog(a->g, LOG_WARN, NULL,
                       "member add %llu refused: no node answers as "
@@ -386,18 +433,16 @@ void admin_member_add(struct gateway *g, struct conn *c,
         }
         if (rv == 0) {
                 a->g->adding = a;
-                rv = node_probe(g->node, id, a->raft_address, ADMIN_PROBE_MS,
-                                on_probed, a);
+                a->next = on_probed;
+                rv = gwreq_probe(&a->req, id, a->raft_address, ADMIN_PROBE_MS);
         }
         if (rv != 0) {
                 done(a, rv);
         }
 }
 
-static void on_removed(struct node_request *req, int status)
+static void on_removed(struct admin *a, int status)
 {
-        struct admin *a = req->data;
-
         if (status == 0) {
                 /* Best effort: a stale directory entry only names an
                  * address nobody is sent to. */
@@ -421,24 +466,25 @@ void admin_member_remove(struct gateway *g, struct conn *c,
         if (a == NULL) {
                 return;
         }
+        a->next = on_removed;
         rv = g->host->has_member(g->host, id)
-                 ? node_remove(g->node, &a->req, id, on_removed)
+                 ? gwreq_change(&a->req, GATEWAY_REMOVE, id, NULL)
                  : BATON_ENOMEMBER;
         if (rv != 0) {
                 done(a, rv);
         }
 }
 
-/* The transfer ended: answer where leadership went. This node leading
- * still means the target did not take over in time. */
-static void on_transferred(struct node *n, void *data)
+/* The transfer ended (always with status 0): answer where leadership
+ * went. This node leading still means the target did not take over in
+ * time. */
+static void on_transferred(struct admin *a, int status)
 {
-        struct admin *a = data;
         struct proto_result r;
         const char *address;
         uint64_t leader = 0;
 
-        (void)n;
+        (void)status;
         a->g->host->leader(a->g->host, &leader, &address);
         memset(&r, 0, sizeof r);
         if (leader == a->g->cfg->id) {
@@ -498,7 +544,8 @@ void admin_transfer(struct gateway *g, struct conn *c,
         }
         rv = judge_transfer(g, target);
         if (rv == 0) {
-                rv = node_transfer_for(g->node, target, on_transferred, a);
+                a->next = on_transferred;
+                rv = gwreq_transfer(&a->req, target);
         }
         if (rv != 0) {
                 done(a, rv);

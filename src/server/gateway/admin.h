@@ -47,7 +47,7 @@ void admin_member_remove(struct gateway *g, struct conn *c,
 
 /*
  * Hand leadership to the member named (0: any other voter), and answer
- * once it is done (node_transfer_for(): at most NODE_TRANSFER_BOUND()):
+ * once it is done (gateway_host.transfer: at most three election timeouts):
  * TRANSFERRED with this node's id and the leader's now (0: none known
  * yet), or BATON_EUNREACHABLE when this node still leads. Refused at once:
  * this node (BATON_EISLEADER), an id that is not a member

@@ -13,7 +13,6 @@
 #include "../base/histogram.h"
 #include "../base/log.h"
 #include "../net/conn.h"
-#include "../raft/node.h"
 #include "deadlines.h"
 #include "watches.h"
 
@@ -43,8 +42,8 @@ enum gateway_kind {
 
 /* Where a command's time goes on the leader (metrics). */
 enum gateway_stage {
-        GATEWAY_STAGE_QUEUED = 0, /* arrival -> node_apply */
-        GATEWAY_STAGE_RAFT,       /* node_apply -> its entry applied */
+        GATEWAY_STAGE_QUEUED = 0, /* arrival -> proposed */
+        GATEWAY_STAGE_RAFT,       /* proposed -> its entry applied */
         GATEWAY_N_STAGES,
 };
 
@@ -53,7 +52,7 @@ struct gateway_stats {
         struct histogram stages[GATEWAY_N_STAGES];
         uint64_t requests[PROTO_BACKUP + 1]; /* by request type */
         uint64_t proposed;                   /* commands proposed */
-        uint64_t batches;                    /* node_apply calls (entries) */
+        uint64_t batches;                    /* entries proposed */
         uint64_t applied;                    /* commands applied (RESULTs) */
         uint64_t barriers;                   /* read/keepalive barriers */
         uint64_t redirects;                  /* NOT_LEADER answers */
@@ -77,7 +76,6 @@ struct gateway_stats {
 struct gateway {
         struct gateway_host *host; /* what the core asks of its host */
         enum log_level log_level;  /* the least severe line it writes */
-        struct node *node;         /* raft's requests only (gateway.h) */
         /* From gateway_on_ready() to gateway_on_lost(): this node serves
          * as leader, in `term`, which its batches are stamped with. */
         bool serving;
@@ -85,7 +83,7 @@ struct gateway {
         const struct config *cfg;
         struct deadlines deadlines;
         struct hmap pending; /* proposed client commands, by key */
-        struct queue unsent; /* commands for the next node_apply */
+        struct queue unsent; /* commands for the next proposal */
         struct queue held;   /* arrived while the leader was not serving */
         struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
         unsigned inflight;   /* batches proposed and not yet answered */
@@ -103,6 +101,13 @@ struct gateway {
         struct queue acl_inflight;
         bool acl_compared;
         uint64_t acl_due_ms; /* now->ms when the seed is due */
+        /* gwreq.h: the requests with the host, not completed yet, in the
+         * order they went out and by address, and whether
+         * gateway_close() ran (then completions only free). */
+        struct queue reqs;
+        struct hmap reqs_by_ptr;
+        unsigned reqs_out;
+        bool closed;
 };
 
 #endif /* SERVER_GATEWAY_CORE_H */

@@ -13,6 +13,7 @@
 #include "admin.h"
 #include "admit.h"
 #include "fanout.h"
+#include "gwreq.h"
 #include "leader.h"
 #include "pending.h"
 #include "reads.h"
@@ -34,6 +35,9 @@ static void on_applied(struct gateway_req *req, const struct gateway_now *now,
         struct gateway *g = req->g;
 
         g->inflight--;
+        /* Closed, the core answered every tracked member already
+         * (gateway_close()): what is left is the leader's own, which only
+         * goes. */
         while (!queue_empty(&b->members)) {
                 struct pending *p =
                     QUEUE_DATA(queue_head(&b->members), struct pending, link);
@@ -42,15 +46,15 @@ static void on_applied(struct gateway_req *req, const struct gateway_now *now,
                  * their events answer them. On failure none of the batch
                  * answered yet can know its fate: the entries may still
                  * commit under the next leader. */
-                if (p->internal) {
+                if (p->internal || g->closed) {
                         pending_free(p, now); /* a deadline re-fires if lost */
                 } else if (status != 0) {
                         pending_settle_status(p, now, BATON_EUNKNOWN);
                 }
         }
-        if (status != 0) {
+        if (status != 0 && !g->closed) {
                 gwlog(g, LOG_WARN, NULL, "proposal failed: %s",
-                      req->node.errmsg);
+                      req->errmsg != NULL ? req->errmsg : "");
         }
         free(b);
 }
@@ -60,11 +64,12 @@ static void on_applied(struct gateway_req *req, const struct gateway_now *now,
 static bool apply_entry(struct gateway *g, struct batch *b, void *buf,
                         size_t len)
 {
-        int rv = node_apply(g->node, &b->req.node, buf, len, g->host->done);
+        int rv = gwreq_propose(&b->req, buf, len);
 
         if (rv != 0) {
-                node_entry_free(buf);
-                gwlog(g, LOG_WARN, NULL, "raft_apply: %s", b->req.node.errmsg);
+                gwreq_entry_free(g, buf);
+                gwlog(g, LOG_WARN, NULL, "raft_apply: %s",
+                      b->req.errmsg != NULL ? b->req.errmsg : "");
                 pending_redirect_all(&b->members);
                 free(b);
                 return false;
@@ -79,10 +84,9 @@ static struct batch *batch_new(struct gateway *g)
         struct batch *b = malloc(sizeof *b);
 
         if (b != NULL) {
-                b->req.g = g;
-                b->req.cb = on_applied;
-                b->req.data = b;
-                b->req.node.data = &b->req;
+                /* Nothing to abandon: gateway_close() answers its tracked
+                 * members (pending_abandon_tracked()). */
+                gwreq_init(&b->req, g, b, on_applied, NULL);
                 queue_init(&b->members);
         }
         return b;
@@ -116,14 +120,14 @@ static bool propose_member(struct gateway *g)
         struct pending *p =
             QUEUE_DATA(queue_head(&g->unsent), struct pending, link);
         struct batch *b = batch_new(g);
-        void *buf = node_entry_alloc(p->len);
+        void *buf = gwreq_entry_alloc(g, p->len);
         /* An ACL or DIGEST entry has a RESULT; a MEMBER entry none. */
         bool result =
             p->cmd.type == COMMAND_ACL || p->cmd.type == COMMAND_DIGEST;
 
         if (b == NULL || buf == NULL) {
                 free(b);
-                node_entry_free(buf);
+                gwreq_entry_free(g, buf);
                 return false;
         }
         memcpy(buf, p->buf, p->len);
@@ -168,7 +172,7 @@ static void stamp_clock(struct gateway *g, uint64_t wall_ms)
 }
 
 /* Propose the unsent commands that fit in one batch entry (entry.h), in
- * one node_apply: libraft 0.22.1 takes one buffer per call and sends every
+ * one proposal: libraft 0.22.1 takes one buffer per call and sends every
  * entry to every follower at once, so an entry per loop iteration, not per
  * command, is what keeps followers' messages and disk writes few. With
  * `nudge`, an empty batch is proposed when nothing is unsent: the next
@@ -209,11 +213,11 @@ static bool propose_batch(struct gateway *g, const struct gateway_now *now,
                 n++;
         }
         b = batch_new(g);
-        buf = node_entry_alloc(size);
+        buf = gwreq_entry_alloc(g, size);
         if (b == NULL || buf == NULL ||
             hmap_reserve(&g->pending, g->pending.count + n) != 0) {
                 free(b);
-                node_entry_free(buf);
+                gwreq_entry_free(g, buf);
                 return false;
         }
         /* The term this node serves in: raft takes the entry only while
@@ -240,7 +244,7 @@ static bool propose_batch(struct gateway *g, const struct gateway_now *now,
         {
                 struct pending *p = QUEUE_DATA(q, struct pending, link);
                 /* The turn's time, taken before any batch was built:
-                 * node_apply itself starts the disk write and sends to
+                 * the proposal itself starts the disk write and sends to
                  * the followers, and that is raft's time. */
                 p->proposed_ns = now->ns;
                 if (!p->internal) {
@@ -644,8 +648,12 @@ void gateway_on_timer(struct gateway *g, const struct gateway_now *now)
 void gateway_on_done(struct gateway *g, const struct gateway_now *now,
                      struct gateway_req *req, int status)
 {
-        assert(req->g == g);
-        req->cb(req, now, status);
+        gwreq_done(g, req, now, status);
+}
+
+unsigned gateway_requests_out(const struct gateway *g)
+{
+        return g->reqs_out;
 }
 
 /* deadlines_arm_cb: the host's timer is the deadlines' one. */
@@ -658,16 +666,15 @@ static void arm_timer(void *data, uint64_t at)
 }
 
 int gateway_init(struct gateway *g, struct gateway_host *host,
-                 struct node *node, const struct config *cfg,
-                 enum log_level level)
+                 const struct config *cfg, enum log_level level)
 {
         int rv;
 
         memset(g, 0, sizeof *g);
         g->host = host;
         g->log_level = level;
-        g->node = node;
         g->cfg = cfg;
+        gwreq_start(g);
         hmap_init(&g->pending, &mem_libc);
         queue_init(&g->unsent);
         queue_init(&g->held);
@@ -687,6 +694,7 @@ int gateway_init(struct gateway *g, struct gateway_host *host,
 void gateway_close(struct gateway *g, const struct gateway_now *now)
 {
         abandon_all(g, now);
+        gwreq_close(g, now);
         deadlines_close(&g->deadlines);
         watches_close(&g->watches);
         hmap_close(&g->pending);

@@ -13,7 +13,6 @@
 #include "../../proto/status.h"
 #include "../base/log.h"
 #include "../net/conn.h"
-#include "../raft/node.h"
 #include "core.h"
 
 /*
@@ -32,28 +31,59 @@
  * to gateway_on_lost(), and asks nothing about it. What else it needs to
  * know of the raft node and its state machine it asks through the
  * host's queries (struct gateway_host), which have no effect on the node
- * (but see lockfsm there); raft's requests (proposals, barriers,
- * membership changes) still go to the node itself.
+ * (but see lockfsm there). What it asks raft to do (proposals, barriers,
+ * membership changes, probes, leadership transfers) are the host's
+ * requests (struct gateway_req), whose answers come back as
+ * gateway_on_done(): the core holds no raft node.
  */
 
 /* No timer (gateway_host.timer). */
 #define GATEWAY_NEVER UINT64_MAX
 
+/* Room for the host's own record of a request behind a gateway_req:
+ * batond keeps a node_request there (corereq.c checks that it fits). */
+#define GATEWAY_REQ_HOST_WORDS 24
+
+struct gateway_req;
+
+/* The core's: what gateway_on_done() runs. */
+typedef void (*gateway_req_cb)(struct gateway_req *req,
+                               const struct gateway_now *now, int status);
+
 /*
- * A request of the core's to the raft node (a batch entry, a read
- * barrier) whose answer comes back through the host with the time: the
- * core hands `node` to node_apply() or node_barrier() with the host's
- * `done` op as its callback (node.data is this struct), and the host
- * calls gateway_on_done(), which runs `cb`. Inside the core's record,
- * which `data` finds again.
+ * One asynchronous request of the core's to raft (a proposal, a barrier,
+ * a membership change, a probe, a leadership transfer), inside the
+ * core's record of it, which `data` finds again. The core fills the
+ * fields above `errmsg` (gwreq.h) and hands it to one of the host's
+ * request ops (struct gateway_host). Following libuv: an op that returns
+ * an error never completes the request; one that returns 0 completes it
+ * exactly once, with gateway_on_done(), never inside the op itself, and
+ * also after gateway_close() (batond closes raft after the core), when
+ * the core only frees its record. The request must not move or be
+ * handed to another op until then.
  */
 struct gateway_req {
-        struct node_request node;
-        struct gateway *g;
-        void (*cb)(struct gateway_req *req, const struct gateway_now *now,
-                   int status);
-        void *data;
+        void *data;        /* the core's record */
+        struct gateway *g; /* the core's */
+        gateway_req_cb cb; /* the core's: runs at gateway_on_done() */
+        /* The core's, at gateway_close(): answer the clients the record
+         * still answers for (NULL: none); the record stays for `cb`. */
+        void (*abandon)(struct gateway_req *req, const struct gateway_now *now);
+        struct queue link;   /* the core's: its requests out (gwreq.h) */
+        struct hnode by_ptr; /* the core's: the same, by address */
+        bool out;            /* the core's: with the host, not done yet */
+        /* The host's: why the request failed (static text, or NULL), set
+         * before an op returns an error or the request completes. */
+        const char *errmsg;
+        /* The host's, propose only, valid in `cb` when it succeeded: what
+         * the state machine made of the entry (a MEMBER entry's outcome).
+         * Later entries may have been applied over it since. */
+        const struct lockfsm_result *result;
+        uint64_t host[GATEWAY_REQ_HOST_WORDS]; /* the host's */
 };
+
+/* A membership change (gateway_host.change). */
+enum gateway_change { GATEWAY_ADD, GATEWAY_PROMOTE, GATEWAY_REMOVE };
 
 /*
  * What the core asks of its host, which does it (batond: corehost.c).
@@ -159,24 +189,81 @@ struct gateway_host {
          * `at_ms` (on now->ms's clock) or later; each call replaces the
          * one before, and GATEWAY_NEVER stops it. */
         void (*timer)(struct gateway_host *h, uint64_t at_ms);
-        /* The node's callback for every gateway_req: the answer, with the
-         * time, into gateway_on_done(). */
-        node_request_cb done;
+        /*
+         * Raft's requests. Each op below is called only from an input of
+         * the core, mostly while it serves; `req` is the core's (struct
+         * gateway_req) and completes as gateway_req says, with
+         * gateway_on_done(): status 0, or the BATON_E* code nearest to
+         * raft's error, with req->errmsg. An op that refuses returns that
+         * code at once (req->errmsg set), and the request never
+         * completes. Every request still out when raft closes completes
+         * then (batond: a proposal, barrier or change with
+         * BATON_EUNKNOWN, a probe with BATON_ESHUTDOWN, a transfer with
+         * 0).
+         *
+         * entry_alloc: a buffer for one log entry of `size` bytes, from
+         * the heap raft frees entries with (NULL when out of memory);
+         * entry_free: give back one that was not proposed (NULL is fine).
+         * propose: append one entry of `len` bytes of `buf` (from
+         * entry_alloc()) and apply it once committed; on 0 `buf` is the
+         * host's, on error still the core's. It completes after the
+         * state machine applied the entry (req->result; its events were
+         * delivered before) with 0, or BATON_EUNKNOWN when leadership
+         * was lost first (the entry may still commit under another
+         * leader). Refusals: BATON_ENOTLEADER, BATON_ENOMEM,
+         * BATON_EINVAL.
+         * barrier: append a barrier; it completes once applied, which
+         * proves this node led after the call and applied every entry
+         * before it. Refusals as propose().
+         * change: add member `id` at `raft_address` (borrowed for the
+         * call; GATEWAY_ADD only) as a spare, promote it to a voter, or
+         * remove it: one at a time; it completes once the new
+         * configuration is committed (BATON_EUNAVAILABLE: a promoted
+         * member stopped answering while it caught up). Refusals:
+         * BATON_ENOTLEADER, BATON_ECANTCHANGE, BATON_ENOMEM,
+         * BATON_EINVAL.
+         * probe: whether a node answers at raft address `address`
+         * (borrowed for the call) as member `id`, trying for up to
+         * `timeout_ms`: it completes with 0, or BATON_EUNREACHABLE.
+         * Refusals: BATON_ENOMEM, BATON_EUNREACHABLE.
+         * transfer: hand leadership to voter `to` (0: any other voter);
+         * it completes, always with 0, once the transfer ended, at most
+         * three election timeouts later: leader() then names where
+         * leadership went, this node when it failed, or no one when
+         * time ran out first. Refusals: BATON_ENOTLEADER (not leading, or
+         * transferring already), BATON_EINVAL (`to` is no other voter).
+         */
+        void *(*entry_alloc)(struct gateway_host *h, size_t size);
+        void (*entry_free)(struct gateway_host *h, void *buf);
+        int (*propose)(struct gateway_host *h, struct gateway_req *req,
+                       void *buf, size_t len);
+        int (*barrier)(struct gateway_host *h, struct gateway_req *req);
+        int (*change)(struct gateway_host *h, struct gateway_req *req,
+                      enum gateway_change kind, uint64_t id,
+                      const char *raft_address);
+        int (*probe)(struct gateway_host *h, struct gateway_req *req,
+                     uint64_t id, const char *address, unsigned timeout_ms);
+        int (*transfer)(struct gateway_host *h, struct gateway_req *req,
+                        uint64_t to);
 };
 
-/* Set up on a started node (`host`, `node` and `cfg` borrowed for the
- * gateway's life; `node` only for the requests it makes of raft),
- * logging lines at `level` and more severe ones. It asks the host's
+/* Set up on a started node (`host` and `cfg` borrowed for the gateway's
+ * life), logging lines at `level` and more severe ones. It asks the host's
  * queries what the node applied and restored, and starts not serving
  * (gateway_on_ready()). 0 or BATON_ENOMEM; on failure nothing is left to
  * clean up. Arms no timer. */
 int gateway_init(struct gateway *g, struct gateway_host *host,
-                 struct node *node, const struct config *cfg,
-                 enum log_level level);
+                 const struct config *cfg, enum log_level level);
 /* Answer everything pending (NOT_LEADER, or outcome unknown for what was
- * proposed) and stop the timer (GATEWAY_NEVER). Requests still with the
- * node end later through gateway_on_done(). */
+ * proposed, including what waits on a request still out) and stop the
+ * timer (GATEWAY_NEVER). Requests still out complete later through
+ * gateway_on_done(), which then only frees their records: nothing is
+ * answered twice, and nothing is proposed any more. `g` must stay until
+ * the last of them has (gateway_requests_out()). */
 void gateway_close(struct gateway *g, const struct gateway_now *now);
+/* How many of the core's requests are with its host, not completed yet:
+ * 0 once raft has closed (batond's main.c checks it). */
+unsigned gateway_requests_out(const struct gateway *g);
 
 /* A frame from `c`: answer or queue the request. */
 void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
@@ -241,7 +328,9 @@ void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,
  * EXPIRE, TIMEOUT or UNBLOCK for every deadline passed, and arm again. */
 void gateway_on_timer(struct gateway *g, const struct gateway_now *now);
 
-/* The node answered `req` with `status` (gateway_host.done). */
+/* Raft answered `req`, a request the core handed to one of the host's
+ * request ops that returned 0, with `status` (gateway_host says which):
+ * exactly once per request, before or after gateway_close(). */
 void gateway_on_done(struct gateway *g, const struct gateway_now *now,
                      struct gateway_req *req, int status);
 

@@ -32,7 +32,7 @@ struct pending {
         uint64_t key_b;
         uint64_t received;    /* now->ms at arrival */
         uint64_t received_ns; /* now->ns at arrival, for latency */
-        uint64_t proposed_ns; /* handed to node_apply; 0 never */
+        uint64_t proposed_ns; /* proposed to raft; 0 never */
         uint64_t applied_ns;  /* its own entry applied; 0 not yet */
         uint64_t token;       /* CHECK */
         uint32_t limit;       /* LIST */

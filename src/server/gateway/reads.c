@@ -12,6 +12,7 @@
 #include "../../proto/backup.h"
 #include "admit.h"
 #include "gateway.h"
+#include "gwreq.h"
 #include "pending.h"
 #include "../../proto/query.h"
 #include "../../proto/keepalive.h"
@@ -299,7 +300,8 @@ static void on_read_barrier(struct gateway_req *req,
 
         /* A committed barrier of this leader's term proves it still led
          * after every read in the batch arrived: no newer leader can have
-         * changed the answer or expired the session before. */
+         * changed the answer or expired the session before. (Closed, the
+         * core sent them on already: abandon_reads().) */
         while (!queue_empty(&rb->members)) {
                 struct pending *p =
                     QUEUE_DATA(queue_head(&rb->members), struct pending, link);
@@ -310,6 +312,17 @@ static void on_read_barrier(struct gateway_req *req,
                 }
         }
         free(rb);
+}
+
+/* gateway_close() with the barrier still out: its reads go elsewhere
+ * now; the record waits for its completion. */
+static void abandon_reads(struct gateway_req *req,
+                          const struct gateway_now *now)
+{
+        struct readbatch *rb = req->data;
+
+        (void)now;
+        pending_redirect_all(&rb->members);
 }
 
 void reads_start(struct gateway *g)
@@ -324,17 +337,14 @@ void reads_start(struct gateway *g)
         if (rb == NULL) {
                 return;
         }
-        rb->req.g = g;
-        rb->req.cb = on_read_barrier;
-        rb->req.data = rb;
-        rb->req.node.data = &rb->req;
+        gwreq_init(&rb->req, g, rb, on_read_barrier, abandon_reads);
         queue_init(&rb->members);
         while (!queue_empty(&g->reads)) {
                 struct queue *q = queue_head(&g->reads);
                 queue_remove(q);
                 queue_push_tail(&rb->members, q);
         }
-        rv = node_barrier(g->node, &rb->req.node, g->host->done);
+        rv = gwreq_barrier(&rb->req);
         if (rv != 0) {
                 pending_redirect_all(&rb->members);
                 free(rb);

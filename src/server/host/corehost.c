@@ -13,12 +13,13 @@
 #include "../../proto/attach.h"
 #include "../base/log.h"
 #include "../raft/fsmdigest.h"
+#include "corereq.h"
 
 /* --- The clocks and the core's timer --------------------------------- */
 
 /* The time of an input: the loop's milliseconds, which every deadline
  * counts in, and the monotonic nanoseconds of the latency histograms. */
-static struct gateway_now clocks(const struct corehost *h)
+struct gateway_now corehost_clocks(const struct corehost *h)
 {
         struct gateway_now now = {uv_now(h->loop), uv_hrtime()};
 
@@ -70,20 +71,10 @@ static void timer_op(struct gateway_host *ops, uint64_t at_ms)
 static void on_timer(uv_timer_t *t)
 {
         struct corehost *h = t->data;
-        struct gateway_now now = clocks(h);
+        struct gateway_now now = corehost_clocks(h);
 
         now.ms = timer_ms(h);
         gateway_on_timer(&h->core, &now);
-}
-
-/* gateway_host.done: raft's answer to a request of the core's. */
-static void done_op(struct node_request *req, int status)
-{
-        struct gateway_req *r = req->data;
-        struct corehost *h = r->g->host->data;
-        struct gateway_now now = clocks(h);
-
-        gateway_on_done(&h->core, &now, r, status);
 }
 
 /* --- Inputs from the node --------------------------------------------- */
@@ -94,7 +85,7 @@ static void done_op(struct node_request *req, int status)
 static void on_ready(void *data)
 {
         struct corehost *h = data;
-        struct gateway_now now = clocks(h);
+        struct gateway_now now = corehost_clocks(h);
 
         gateway_on_ready(&h->core, &now, node_term(h->node));
 }
@@ -102,7 +93,7 @@ static void on_ready(void *data)
 static void on_lost(void *data)
 {
         struct corehost *h = data;
-        struct gateway_now now = clocks(h);
+        struct gateway_now now = corehost_clocks(h);
 
         gateway_on_lost(&h->core, &now);
 }
@@ -237,7 +228,7 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         h->query.ops.alarms = alarms_op;
         h->query.ops.log = log_op;
         h->query.ops.timer = timer_op;
-        h->query.ops.done = done_op;
+        corereq_init(&h->query.ops);
 #ifdef BATON_CHAOS_BUG_WALLCLOCK
         h->bug_wall_base = (int64_t)wall_ms() - (int64_t)uv_now(loop);
 #endif
@@ -246,7 +237,7 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         if (rv != 0) {
                 goto err;
         }
-        rv = gateway_init(&h->core, &h->query.ops, node, cfg, cfg->log_level);
+        rv = gateway_init(&h->core, &h->query.ops, cfg, cfg->log_level);
         if (rv != 0) {
                 goto err_after_applylog;
         }
@@ -267,7 +258,7 @@ err:
 
 void corehost_close(struct corehost *h)
 {
-        struct gateway_now now = clocks(h);
+        struct gateway_now now = corehost_clocks(h);
 
         node_set_event_cb(h->node, NULL, NULL);
         node_set_entry_cb(h->node, NULL, NULL);
@@ -282,7 +273,7 @@ void corehost_on_frame(void *data, struct conn *c,
                        const struct proto_header *hdr, const uint8_t *body)
 {
         struct corehost *h = data;
-        struct gateway_now now = clocks(h);
+        struct gateway_now now = corehost_clocks(h);
 
         gateway_on_frame(&h->core, &now, c, hdr, body);
 }
@@ -297,7 +288,7 @@ void corehost_on_gone(void *data, struct conn *c)
 
 void corehost_flush(struct corehost *h)
 {
-        struct gateway_now now = clocks(h);
+        struct gateway_now now = corehost_clocks(h);
 
         gateway_flush(&h->core, &now, wall_ms());
 }

@@ -23,7 +23,7 @@
  * given to node_start()), the state machine's events and ACL entries (the
  * node's callbacks, set by corehost_init()), frames and connections gone
  * (corehost_on_frame() and corehost_on_gone(), given to conn_listen()),
- * the answers to the core's raft requests (gateway_host.done), the core's
+ * the answers to the core's raft requests (corereq.h), the core's
  * deadline timer, and the end of each loop turn (corehost_flush()).
  *
  * The host reads the clocks for the core, once for each input that needs
@@ -41,7 +41,8 @@
  * (applylog_reopen() of `applylog`).
  *
  * What the core asks of its host (struct gateway_host, `query.ops`) is
- * done here too: what the node knows (corequery.h); the SHA-256 of an
+ * done here too: what the node knows (corequery.h); raft's requests,
+ * whose answers come back into the core (corereq.h); the SHA-256 of an
  * ATTACH secret, with OpenSSL; backups' pins and chunks (backup.h), whose
  * pins of a connection go with it; and the core's log lines, at
  * cfg->log_level (main.c's log_set_level()), to batond's log.
@@ -83,9 +84,16 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
                   const struct config *cfg);
 /* Give the node's callbacks back, close the core (gateway_close()) and
  * its timer (the loop finishes it), let go of every backup pin, then close
- * the apply log. The core's raft requests still open end later, through
- * gateway_on_done(). */
+ * the apply log. The core's raft requests still out end later, when the
+ * node closes: the host still hands their answers to the core, which then
+ * only frees their records, so `h` must stay until the node has closed
+ * (gateway_requests_out() is 0 then). */
 void corehost_close(struct corehost *h);
+
+/* The clocks of an input to `h`'s core, read now: the loop's
+ * milliseconds, which every deadline counts in, and the monotonic
+ * nanoseconds of the latency histograms (corereq.c's answers). */
+struct gateway_now corehost_clocks(const struct corehost *h);
 
 /* conn_frame_cb and conn_gone_cb; `data` is the struct corehost. */
 void corehost_on_frame(void *data, struct conn *c,
