@@ -72,7 +72,7 @@ echo '#include "../proto/proto.h"' >"$tree/src/proto/ok.c"
 # including its own header, a lower room and another layer, and main.c
 # including any room (allowed).
 printf '/* Snapshots. */\n#include "../gateway/pending.h"\n' >"$tree/src/server/snap/bad.c"
-printf '#include "pending.h"\n#include "../raft/node.h"\n#include "../../proto/proto.h"\n' \
+printf '#include "pending.h"\n#include "../net/conn.h"\n#include "../../proto/proto.h"\n' \
         >"$tree/src/server/gateway/ok.c"
 echo '#include "gateway/gateway.h"' >"$tree/src/server/main.c"
 echo '/* Nowhere. */' >"$tree/src/server/stray.c"
