@@ -61,6 +61,27 @@ int baton_status(baton_client *c, const char *endpoint,
         return probe_status(leader, c->tls, deadline, out);
 }
 
+/* The node to ask: `endpoint`, or, for NULL, the leader baton_status()
+ * finds, copied into `node` (`cap` bytes). The question then goes on a
+ * connection of the call's own: an old node refuses it by closing the
+ * connection it came on. */
+static int node_to_ask(baton_client *c, const char **endpoint,
+                       struct baton_status *out, char *node, size_t cap)
+{
+        int rv;
+
+        if (*endpoint != NULL) {
+                return 0;
+        }
+        rv = baton_status(c, NULL, out);
+        if (rv != 0) {
+                return rv;
+        }
+        snprintf(node, cap, "%s", out->endpoint);
+        *endpoint = node;
+        return 0;
+}
+
 int baton_status_version(baton_client *c, const char *endpoint,
                          struct baton_status *out,
                          struct baton_node_version *version)
@@ -72,16 +93,9 @@ int baton_status_version(baton_client *c, const char *endpoint,
                 return BATON_EINVAL;
         }
         memset(version, 0, sizeof *version);
-        if (endpoint == NULL) {
-                /* Find the leader as baton_status() does, then ask it on a
-                 * connection of the call's own: an old node refuses the
-                 * question by closing the connection it came on. */
-                rv = baton_status(c, NULL, out);
-                if (rv != 0) {
-                        return rv;
-                }
-                snprintf(node, sizeof node, "%s", out->endpoint);
-                endpoint = node;
+        rv = node_to_ask(c, &endpoint, out, node, sizeof node);
+        if (rv != 0) {
+                return rv;
         }
         return probe_status_version(
             endpoint, c->tls,
@@ -102,15 +116,9 @@ int baton_status_alarms(baton_client *c, const char *endpoint,
         }
         memset(version, 0, sizeof *version);
         memset(alarms, 0, sizeof *alarms);
-        if (endpoint == NULL) {
-                /* The leader, asked on a connection of the call's own, as
-                 * baton_status_version() does. */
-                rv = baton_status(c, NULL, out);
-                if (rv != 0) {
-                        return rv;
-                }
-                snprintf(node, sizeof node, "%s", out->endpoint);
-                endpoint = node;
+        rv = node_to_ask(c, &endpoint, out, node, sizeof node);
+        if (rv != 0) {
+                return rv;
         }
         return probe_status_alarms(
             endpoint, c->tls,
