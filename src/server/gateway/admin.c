@@ -81,15 +81,32 @@ static struct admin *admit(struct gateway *g, struct conn *c, uint64_t id,
         return a;
 }
 
-/* Answer one record with `r`, unless its client left, and free it. */
-static void answer(struct admin *a, const struct proto_result *r)
+/* Answer one record with `r`, unless its client left; the record stays. */
+static void reply(struct admin *a, const struct proto_result *r)
 {
         if (r->status == BATON_EUNKNOWN) {
                 a->g->stats.unknown++;
         }
         reply_result(a->g, a->to.conn, a->to.id, r);
         reply_to_close(&a->to);
+}
+
+/* Answer one record with `r`, unless its client left, and free it. */
+static void answer(struct admin *a, const struct proto_result *r)
+{
+        reply(a, r);
         free(a);
+}
+
+/* Answer `a` and every retry that joined it, and free them. */
+static void answer_all(struct admin *a, const struct proto_result *r)
+{
+        struct admin *next;
+
+        for (; a != NULL; a = next) {
+                next = a->joined;
+                answer(a, r);
+        }
 }
 
 /* The last step of an admin request: answer it, and every retry that
@@ -97,7 +114,6 @@ static void answer(struct admin *a, const struct proto_result *r)
 static void done(struct admin *a, int status)
 {
         struct proto_result r;
-        struct admin *next;
 
         if (status != 0) {
                 gwlog(a->g, LOG_WARN, NULL, "member %llu: %s",
@@ -108,10 +124,7 @@ static void done(struct admin *a, int status)
         }
         memset(&r, 0, sizeof r);
         r.status = status;
-        for (; a != NULL; a = next) {
-                next = a->joined;
-                answer(a, &r);
-        }
+        answer_all(a, &r);
 }
 
 /* A request of `a`'s completed: go on at a->next; once the core closed,
@@ -137,8 +150,6 @@ static void abandon(struct gateway_req *req, const struct gateway_now *now)
 {
         struct admin *a = req->data;
         struct proto_result r;
-        struct admin *next;
-        struct admin *j = a->joined;
 
         (void)now;
         if (a->g->adding == a) {
@@ -146,14 +157,9 @@ static void abandon(struct gateway_req *req, const struct gateway_now *now)
         }
         memset(&r, 0, sizeof r);
         r.status = BATON_EUNKNOWN;
-        for (; j != NULL; j = next) {
-                next = j->joined;
-                answer(j, &r);
-        }
+        answer_all(a->joined, &r);
         a->joined = NULL;
-        a->g->stats.unknown++;
-        reply_result(a->g, a->to.conn, a->to.id, &r);
-        reply_to_close(&a->to);
+        reply(a, &r);
         a->to.conn = NULL;
 }
 
