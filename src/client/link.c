@@ -340,8 +340,7 @@ static void up(struct link *l, int64_t now)
         l->gen++;
         l->connects++;
         l->last_rx = now;
-        reach_note(&l->reach, l->peer_index, REACH_ANSWERED, false, "answered",
-                   now);
+        reach_greeted(&l->reach, l->peer_index, now);
         if (l->peer_index < 0) {
                 reach_note_named(&l->reach, l->peer, REACH_ANSWERED, false, "");
         }

@@ -121,6 +121,21 @@ enum reach_verdict reach_skip(struct reach *r, int i, int64_t now)
         return close_pass(r, now);
 }
 
+enum reach_verdict reach_greeted(struct reach *r, int i, int64_t now)
+{
+        uint8_t last;
+
+        if (i < 0 || (unsigned)i >= r->n) {
+                return REACH_GOING;
+        }
+        last = r->ends[i].outcome;
+        if (last == REACH_REDIRECTED || last == REACH_NO_LEADER) {
+                r->ends[i].pass = r->pass;
+                return close_pass(r, now);
+        }
+        return reach_note(r, i, REACH_ANSWERED, false, "answered", now);
+}
+
 void reach_answered(struct reach *r, int i)
 {
         /* An answer ends the pass's failure and any mending: the time it

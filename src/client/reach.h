@@ -110,6 +110,12 @@ void reach_note_named(struct reach *r, const char *address,
  * last outcome counts for this pass too. What the pass came to. */
 enum reach_verdict reach_skip(struct reach *r, int i, int64_t now);
 
+/* Endpoint `i` answered a new connection's first PING at `now`: a Baton
+ * node is there. That says nothing of who leads, so what it last said of
+ * that (REDIRECTED, NO_LEADER) stands for this pass until it answers a
+ * request; otherwise it is ANSWERED. What the pass came to. */
+enum reach_verdict reach_greeted(struct reach *r, int i, int64_t now);
+
 /* Endpoint `i` answered again, as it did last time: only the outcome is
  * kept (cheap enough for every answer). */
 void reach_answered(struct reach *r, int i);

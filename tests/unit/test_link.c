@@ -360,6 +360,42 @@ static void redirects_back_off(void **state)
         fix_free(f);
 }
 
+/* A follower that named the leader before and answers a new
+ * connection's PING has said nothing new of leadership: a call that
+ * gives up while its request waits on that follower says the named
+ * leader could not be reached, not that its outcome is unknown. */
+static void greeting_keeps_redirect(void **state)
+{
+        struct fix *f = fix_new(2);
+        struct link_failure fl = {true, REACH_REFUSED, false, "timed out"};
+        char text[REACH_TEXT_MAX];
+        int64_t now = T0;
+        uint64_t conn;
+
+        (void)state;
+        conn = connect_up(f, now, "a:1");
+        feed_not_leader(f, conn, 3, "l:9", now);
+        conn = dial(f, now, "l:9");
+        now += LINK_CONNECT_MS;
+        link_conn_failed(&f->l, conn, &fl, now);
+        /* b:2 names the leader that went silent: no leader, for now. */
+        now = f->l.retry_at > now ? f->l.retry_at : now;
+        conn = connect_up(f, now, "b:2");
+        feed_not_leader(f, conn, 3, "l:9", now);
+        /* The request is out on a:1 again, greeted; its answer is not
+         * in when the call's time is up. */
+        now = f->l.retry_at > now ? f->l.retry_at : now;
+        conn = connect_up(f, now, "a:1");
+        assert_int_equal(
+            reach_answer(&f->l.reach, 1, true, true, text, sizeof text),
+            BATON_ENOANSWER);
+        assert_non_null(strstr(text, "cannot connect to the leader"));
+        assert_null(strstr(text, "outcome is unknown"));
+        assert_non_null(strstr(text, "a:1: not the leader; it names l:9"));
+        assert_non_null(strstr(text, "the leader they name, l:9: timed out"));
+        fix_free(f);
+}
+
 /* An ERROR in answer to the first PING is a refusal that fails the pass
  * (a call that sent nothing gives up at once); a node with too many
  * connections is only lost: it may take one later. Neither connection
@@ -526,6 +562,7 @@ int main(void)
             cmocka_unit_test(leaderless_fast_poll),
             cmocka_unit_test(suspect_skipped),
             cmocka_unit_test(redirects_back_off),
+            cmocka_unit_test(greeting_keeps_redirect),
             cmocka_unit_test(greeting_refusals),
             cmocka_unit_test(failure_before_and_after_greeting),
             cmocka_unit_test(stop_after_drop),
