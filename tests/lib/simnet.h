@@ -35,6 +35,7 @@
  *
  * What it does not model: bandwidth, windows and back pressure (a send
  * never blocks and every byte is buffered), loss without a partition,
+ * half-closed connections (a side told EOF may not send either),
  * half-open detection by keepalive (a side learns of a dead peer only
  * through a reset or its own timeouts), a kill's reset lost in a
  * partition being re-sent (it stalls with the bytes and arrives at the
@@ -52,7 +53,8 @@
  * beyond its connections and the faults naming it.
  *
  * Not thread-safe; the callbacks may call any function of the same
- * simnet, including simnet_close(), simnet_apply() and simnet_connect().
+ * simnet but simnet_destroy(): simnet_send(), simnet_close(),
+ * simnet_apply(), simnet_connect(), ...
  */
 
 #define SIMNET_NEVER     UINT64_MAX
