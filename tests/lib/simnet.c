@@ -391,9 +391,11 @@ static void kill_node(struct simnet *net, unsigned nodei, uint64_t now)
         }
 }
 
-/* After a fault lifts: queue again what `c` may now do, no stalled byte
- * earlier than `nb`. */
-static void rearm(struct simnet *net, struct conn *c, uint64_t now, uint64_t nb)
+/* After a fault lifts: queue again what `c` may now do, no byte of the
+ * directions in `dirs` earlier than `nb` (a partition's: the bytes it
+ * held are sent again). */
+static void rearm(struct simnet *net, struct conn *c, uint64_t now,
+                  unsigned dirs, uint64_t nb)
 {
         int s;
 
@@ -408,7 +410,9 @@ static void rearm(struct simnet *net, struct conn *c, uint64_t now, uint64_t nb)
                 return;
         }
         for (s = 0; s < 2; s++) {
-                if (c->dir[s].not_before < nb) {
+                unsigned bit =
+                    s == SIMNET_NODE ? SIMNET_TO_NODE : SIMNET_TO_CLIENT;
+                if ((dirs & bit) && c->dir[s].not_before < nb) {
                         c->dir[s].not_before = nb;
                 }
                 arm_dir(net, c, (enum simnet_side)s);
@@ -435,12 +439,11 @@ static void rearm_matching(struct simnet *net, const struct simnet_fault *f,
                         match = c->nodei == f->node;
                         break;
                 }
-                if (match) {
-                        rearm(net, c, now,
-                              f->kind == SIMNET_PARTITION ||
-                                      f->kind == SIMNET_ISOLATE
-                                  ? now + delay(net, c)
-                                  : now);
+                if (match && (f->kind == SIMNET_PARTITION ||
+                              f->kind == SIMNET_ISOLATE)) {
+                        rearm(net, c, now, f->dirs, now + delay(net, c));
+                } else if (match) {
+                        rearm(net, c, now, 0, now);
                 }
         }
 }
@@ -795,6 +798,13 @@ static int change(struct simnet *net, const struct simnet_fault *f, bool up,
         return 0;
 }
 
+/* A partition names one direction or both. */
+static bool dirs_ok(const struct simnet_fault *f)
+{
+        return (f->kind != SIMNET_PARTITION && f->kind != SIMNET_ISOLATE) ||
+               (f->dirs >= SIMNET_TO_NODE && f->dirs <= SIMNET_BOTH);
+}
+
 int simnet_apply(struct simnet *net, const struct simnet_fault *f, uint64_t now)
 {
         if (f->kind == SIMNET_CUT) {
@@ -807,7 +817,7 @@ int simnet_apply(struct simnet *net, const struct simnet_fault *f, uint64_t now)
                 }
                 return 0;
         }
-        if (f->node >= net->cfg.n_nodes) {
+        if (f->node >= net->cfg.n_nodes || !dirs_ok(f)) {
                 return BATON_EINVAL;
         }
         return change(net, f, true, now);
@@ -817,7 +827,8 @@ int simnet_undo(struct simnet *net, const struct simnet_fault *f, uint64_t now)
 {
         int rv;
 
-        if (f->kind == SIMNET_CUT || f->node >= net->cfg.n_nodes) {
+        if (f->kind == SIMNET_CUT || f->node >= net->cfg.n_nodes ||
+            !dirs_ok(f)) {
                 return BATON_EINVAL;
         }
         rv = change(net, f, false, now);

@@ -190,8 +190,9 @@ int simnet_close(struct simnet *net, uint64_t conn, enum simnet_side side,
 int simnet_peer(const struct simnet *net, uint64_t conn, uint64_t *client,
                 unsigned *node);
 
-/* Apply or undo a fault. 0 or BATON_EINVAL (a node out of range, an
- * unknown connection to cut, an undo with nothing to undo); BATON_ENOMEM. */
+/* Apply or undo a fault. 0 or BATON_EINVAL (a node out of range, a
+ * partition in no direction, an unknown connection to cut, an undo with
+ * nothing to undo); BATON_ENOMEM. */
 int simnet_apply(struct simnet *net, const struct simnet_fault *f,
                  uint64_t now);
 int simnet_undo(struct simnet *net, const struct simnet_fault *f, uint64_t now);

@@ -277,6 +277,9 @@ static void one_way_and_isolation(void **state)
         r = simnetfix_new(&cfg);
         a = simnetfix_open(r, 1, 0, &now);
         b = simnetfix_open(r, 2, 0, &now);
+        part.dirs = 0;
+        assert_int_equal(simnet_apply(r->net, &part, now), BATON_EINVAL);
+        part.dirs = SIMNET_TO_NODE;
         assert_int_equal(simnet_apply(r->net, &part, now), 0);
         simnetfix_send(r, a, SIMNET_CLIENT, "up", 2, now);
         simnetfix_send(r, a, SIMNET_NODE, "down", 4, now);
