@@ -44,7 +44,9 @@
  * Time is the caller's: it hands each call its `now` (milliseconds,
  * never decreasing), asks simnet_next_due() for the next time anything is
  * due, and simnet_advance() hands over everything due by then through the
- * callbacks, each with the time it fell due. The same seed, config and
+ * callbacks, each with the time it fell due. Advance to `now` before
+ * any other call at `now`, as an event loop does: an event run late sees
+ * the faults and closes in force when it runs. The same seed, config and
  * calls give the same callbacks, byte for byte: simnet reads no clock,
  * has no global state, and orders its work by time and call order alone.
  *
