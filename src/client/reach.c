@@ -130,8 +130,7 @@ enum reach_verdict reach_greeted(struct reach *r, int i, int64_t now)
         }
         last = r->ends[i].outcome;
         if (last == REACH_REDIRECTED || last == REACH_NO_LEADER) {
-                r->ends[i].pass = r->pass;
-                return close_pass(r, now);
+                return reach_skip(r, i, now); /* its last word counts */
         }
         return reach_note(r, i, REACH_ANSWERED, false, "answered", now);
 }
