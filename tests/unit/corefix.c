@@ -191,9 +191,9 @@ static int transfer_op(struct gateway_host *h, struct gateway_req *req,
 
 static struct corefix_conn *conn_of(struct gateway_conn *gw)
 {
-        return (struct corefix_conn *)(void *)((char *)gw -
-                                               offsetof(struct corefix_conn,
-                                                        gw));
+        return (
+            struct corefix_conn *)(void *)((char *)gw -
+                                           offsetof(struct corefix_conn, gw));
 }
 
 /* Any op on a connection reported gone is the core's bug: counted. */
@@ -259,7 +259,7 @@ static size_t backlog_op(struct gateway_host *h, const struct gateway_conn *gw)
         struct corefix_conn *conn = touch((struct gateway_conn *)gw);
 
         (void)h;
-        return conn->len - conn->read;
+        return conn->len - conn->read + conn->unread;
 }
 
 static void fake_init(struct corefix_fake *f)
@@ -302,7 +302,6 @@ static void fake_init(struct corefix_fake *f)
         f->host.fail = fail_op;
         f->host.backlog = backlog_op;
 }
-
 
 int corefix_setup(void **state)
 {
@@ -373,8 +372,7 @@ uint64_t corefix_send_on(struct corefix *x, struct corefix_conn *conn,
         return h.id;
 }
 
-uint64_t corefix_send_frame(struct corefix *x, const uint8_t *frame,
-                            size_t len)
+uint64_t corefix_send_frame(struct corefix *x, const uint8_t *frame, size_t len)
 {
         return corefix_send_on(x, &x->c, frame, len);
 }
@@ -526,6 +524,29 @@ void corefix_expect_status(struct corefix *x, uint64_t id, int status)
 void corefix_expect_nothing(struct corefix *x)
 {
         assert_int_equal(x->c.read, x->c.len);
+}
+
+/* The state machine's events, into the core as batond's host hands
+ * them. */
+static void on_fsm_event(void *data, const struct lockfsm_event *ev)
+{
+        struct corefix *x = data;
+
+        gateway_on_event(&x->g, &x->now, 0, ev);
+}
+
+struct lockfsm_result corefix_apply(struct corefix *x, uint64_t index,
+                                    const struct command *cmd)
+{
+        struct lockfsm_result res;
+
+        lockfsm_set_event_cb(x->fake.fsm, on_fsm_event, x);
+        memset(&res, 0, sizeof res);
+        assert_int_equal(lockfsm_apply_command(x->fake.fsm, index, cmd, &res),
+                         0);
+        lockfsm_set_event_cb(x->fake.fsm, NULL, NULL);
+        x->fake.applied = index;
+        return res;
 }
 
 void corefix_complete(struct corefix *x, unsigned i, int status)

@@ -13,6 +13,7 @@
 #include "../../src/fsm/acl.h"
 #include "../../src/fsm/directory.h"
 #include "../../src/fsm/lockfsm.h"
+#include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
 #include "../../src/server/config/config.h"
 #include "../../src/server/gateway/core.h"
@@ -44,8 +45,8 @@ struct corefix_fake {
         const char *leader_address;
         unsigned leader_calls, fsm_calls, nowait_calls, status_calls,
             versions_calls, digest_calls, member_calls;
-        bool has_member; /* what has_member() says */
-        bool voter;      /* status() has member OTHER, a voter */
+        bool has_member;   /* what has_member() says */
+        bool voter;        /* status() has member OTHER, a voter */
         uint64_t applied;  /* what last_applied() says: 40 at first */
         uint64_t restores; /* what restores() says were started: 0 */
         struct corefix_sent sent[COREFIX_MAX_SENT];
@@ -66,6 +67,9 @@ struct corefix_conn {
         bool gone;           /* reported gone */
         unsigned after_gone; /* connection ops on it after it was reported */
         unsigned commits_later;
+        /* Added to what backlog() says: output the client has not read,
+         * beyond what is in `out` past `read`. */
+        size_t unread;
 };
 
 /* A core on no raft node (plain: every client administers), two client
@@ -125,6 +129,12 @@ void corefix_expect_status_on(struct corefix_conn *conn, uint64_t id,
 void corefix_expect_status(struct corefix *x, uint64_t id, int status);
 /* Nothing more was written to c. */
 void corefix_expect_nothing(struct corefix *x);
+
+/* Apply `cmd` to the fake host's state machine as entry `index`, whose
+ * events go into the core (gateway_on_event(), term 0) as the node's do;
+ * the state machine's outcome. */
+struct lockfsm_result corefix_apply(struct corefix *x, uint64_t index,
+                                    const struct command *cmd);
 
 /* The host completes request `i` of those it was handed. */
 void corefix_complete(struct corefix *x, unsigned i, int status);
