@@ -262,7 +262,7 @@ static size_t backlog_op(struct gateway_host *h, const struct gateway_conn *gw)
         return conn->len - conn->read + conn->unread;
 }
 
-static void fake_init(struct corefix_fake *f)
+void corefix_fake_init(struct corefix_fake *f)
 {
         struct lockfsm_limits l;
 
@@ -312,7 +312,7 @@ int corefix_setup(void **state)
         x->cfg.id = SELF;
         x->cfg.n_members = 0; /* no directory to seed at ready */
         x->cfg.tls = false;   /* no access list to seed at a flush */
-        fake_init(&x->fake);
+        corefix_fake_init(&x->fake);
         assert_int_equal(gateway_init(&x->g, &x->fake.host, &x->cfg, LOG_ERROR),
                          0);
         gateway_conn_init(&x->c.gw, 5, "", true);

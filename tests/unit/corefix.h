@@ -84,6 +84,11 @@ struct corefix {
         bool closed; /* the test closed the core itself */
 };
 
+/* A fake host whose state machine is new and empty, whose leader is
+ * OTHER (127.0.0.1:7002), and whose connection ops are corefix_conn's;
+ * lockfsm_destroy() its `fsm` when done. */
+void corefix_fake_init(struct corefix_fake *f);
+
 /* cmocka's setup and teardown: a struct corefix in *state; teardown
  * reports the connections not yet gone and closes the core, unless the
  * test did. */
