@@ -30,7 +30,7 @@ struct fix {
         struct conn_set *set;
         struct conn *c;
         void (*net_fail)(struct gateway_host *ops, struct gateway_conn *gw,
-                     uint64_t id, int status, const char *message);
+                         uint64_t id, int status, const char *message);
         unsigned fails;
         uint64_t watches_in_fail; /* the core's active watches, then */
         bool queued_in_fail;      /* the host held a gone report, then */
@@ -159,8 +159,8 @@ static void gone_in_an_op_is_deferred(void **state)
         x->c->closing = true;
         watch_frame(x, 8, 3);
         assert_int_equal(x->fails, 1);
-        assert_true(x->c->closed);          /* dropped inside the op */
-        assert_true(x->queued_in_fail);     /* the host held the report */
+        assert_true(x->c->closed);               /* dropped inside the op */
+        assert_true(x->queued_in_fail);          /* the host held the report */
         assert_int_equal(x->watches_in_fail, 1); /* the core had not heard */
         /* Reported once the input returned: the watch went with it. */
         assert_int_equal(x->h.core.watches.stats.active, 0);

@@ -127,7 +127,9 @@ struct gateway_host {
          * and `message` (borrowed for the call), then close `c` once it is
          * written (a protocol error); `c` reads no more frames.
          * backlog: the bytes of output queued on `c` and not yet written,
-         * which a watcher's cut-off (BATON_ESLOW) is measured by.
+         * which a watcher's cut-off (BATON_ESLOW) is measured by (0 will
+         * do for one the host found closed inside the input: the report
+         * that it went ends its watches anyway).
          */
         uint8_t *(*reserve)(struct gateway_host *h, struct gateway_conn *c,
                             size_t n);
