@@ -12,7 +12,7 @@
 #include "../../lib/queue.h"
 #include "../base/histogram.h"
 #include "../base/log.h"
-#include "../net/conn.h"
+#include "../../proto/proto.h"
 #include "deadlines.h"
 #include "watches.h"
 

@@ -47,7 +47,7 @@ static void attach_openers(struct gateway *g, const struct lockfsm_event *ev)
              p = pending_find_next(p)) {
                 if (p->to.conn != NULL && hash != NULL && p->cmd.hash != NULL &&
                     memcmp(p->cmd.hash, hash, COMMAND_HASH_SIZE) == 0) {
-                        conn_attach(p->to.conn, ev->result->session);
+                        gateway_conn_attach(p->to.conn, ev->result->session);
                 }
         }
 }

@@ -4,6 +4,7 @@
 #define SERVER_GATEWAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../../fsm/acl.h"
@@ -12,8 +13,8 @@
 #include "../../proto/backup.h"
 #include "../../proto/status.h"
 #include "../base/log.h"
-#include "../net/conn.h"
 #include "core.h"
+#include "gwconn.h"
 
 /*
  * Its inputs come from its host (src/server/host/corehost.h), which
@@ -35,6 +36,24 @@
  * membership changes, probes, leadership transfers) are the host's
  * requests (struct gateway_req), whose answers come back as
  * gateway_on_done(): the core holds no raft node.
+ *
+ * Client connections are the host's too: the core keeps what it needs of
+ * each in a struct gateway_conn (gwconn.h) the host embeds in its own
+ * record, writes its answers into the host's output for it through the
+ * connection ops (reserve, commit, fail, backlog), and learns that one
+ * went from gateway_conn_gone(), after which it writes nothing to it.
+ *
+ * Inputs do not nest: no op calls an input of the core before it
+ * returns, except lockfsm() (struct gateway_host). In particular a
+ * connection that goes while the core is inside an input (fail() found it
+ * closing, say, or could not queue the ERROR frame, and so dropped it) is
+ * reported with gateway_conn_gone() only after that input returned: the
+ * host defers it, and the core may call the connection ops on it until
+ * then (reserve() answers NULL for it, so nothing more is written). The
+ * core can thus walk its lists of answers and watches while it writes to
+ * them without one of them being freed under it. batond's host keeps its
+ * connection record until the loop's close phase, after every input of
+ * the turn (corehost.h).
  */
 
 /* No timer (gateway_host.timer). */
@@ -92,6 +111,33 @@ enum gateway_change { GATEWAY_ADD, GATEWAY_PROMOTE, GATEWAY_REMOVE };
  */
 struct gateway_host {
         void *data; /* the host's */
+        /*
+         * Client connections (gwconn.h): `c` is one the host gave the core
+         * (a frame's) and has not reported gone yet, or one it found
+         * closing inside the current input (see above).
+         *
+         * reserve: room for `n` bytes of frame at the end of c's output,
+         * written in place and valid until commit() or the next reserve()
+         * on `c`; NULL when `c` is closing or out of memory (then nothing
+         * is written: the client sees the connection end).
+         * commit: `n` bytes of the room reserve() gave are a whole frame,
+         * to go out at the end of the host's turn; with `later`, they may
+         * wait up to watch-batch-ms for company (watch events).
+         * fail: an ERROR frame for request `id` (0: none) with `status`
+         * and `message` (borrowed for the call), then close `c` once it is
+         * written (a protocol error); `c` reads no more frames.
+         * backlog: the bytes of output queued on `c` and not yet written,
+         * which a watcher's cut-off (BATON_ESLOW) is measured by (0 will
+         * do for one the host found closed inside the input: the report
+         * that it went ends its watches anyway).
+         */
+        uint8_t *(*reserve)(struct gateway_host *h, struct gateway_conn *c,
+                            size_t n);
+        void (*commit)(struct gateway_host *h, struct gateway_conn *c, size_t n,
+                       bool later);
+        void (*fail)(struct gateway_host *h, struct gateway_conn *c,
+                     uint64_t id, int status, const char *message);
+        size_t (*backlog)(struct gateway_host *h, const struct gateway_conn *c);
         /*
          * What the node knows. Queries: they change nothing the core can
          * see, except that lockfsm() may take a restore and
@@ -163,17 +209,17 @@ struct gateway_host {
          * serving leader) and answers what the op returns when it is not
          * 0, for the op has then written nothing. `c` and `req` are borrowed
          * for the call; the host lets go of c's pins when c goes
-         * (gateway_on_gone()). backup_start: request `id`, a first BACKUP
+         * (gateway_conn_gone()). backup_start: request `id`, a first BACKUP
          * (backup 0, offset 0), whose read barrier has applied: pin the state,
          * which then holds everything acknowledged before it arrived, and
          * answer with its first chunk. backup_chunk: request `id` asks for the
          * chunk of pin req->backup (not 0) at req->offset.
          * 0 when answered (or c is closing), else a BATON_E* status.
          */
-        int (*backup_start)(struct gateway_host *h, struct conn *c,
+        int (*backup_start)(struct gateway_host *h, struct gateway_conn *c,
                             uint64_t id);
-        int (*backup_chunk)(struct gateway_host *h, struct conn *c, uint64_t id,
-                            const struct proto_backup *req);
+        int (*backup_chunk)(struct gateway_host *h, struct gateway_conn *c,
+                            uint64_t id, const struct proto_backup *req);
         /* What is wrong with this node, for a STATUS that asks
          * (PROTO_FLAG_ALARMS): the alarms GET /ready would give as its
          * reason and that last until a restart, into `*out` (zeroed by
@@ -265,13 +311,17 @@ void gateway_close(struct gateway *g, const struct gateway_now *now);
  * 0 once raft has closed (batond's main.c checks it). */
 unsigned gateway_requests_out(const struct gateway *g);
 
-/* A frame from `c`: answer or queue the request. */
+/* A frame from `c` (gateway_conn_init()ed, not reported gone): answer or
+ * queue the request. `h` and `body` are borrowed for the call; the frame
+ * is whole and within max-frame (proto/reader.h checked it). */
 void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
-                      struct conn *c, const struct proto_header *h,
+                      struct gateway_conn *c, const struct proto_header *h,
                       const uint8_t *body);
-/* `c` is going away: requests of `c` already proposed still run; only
- * their answers are dropped. */
-void gateway_on_gone(struct gateway *g, struct conn *c);
+/* `c` is going away: requests of `c` already proposed still run, only
+ * their answers are dropped; its watches end. The core holds no pointer
+ * to `c` once this returns, and calls no op on it again. Never from
+ * inside another input or an op (see above); also after gateway_close(). */
+void gateway_conn_gone(struct gateway *g, struct gateway_conn *c);
 
 /*
  * Leadership. The core starts not serving, and serves from ready to lost:

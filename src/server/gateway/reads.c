@@ -75,9 +75,9 @@ static struct proto_lock_entry *listing_add(struct listing *ls, size_t size)
 static void listing_send(struct listing *ls, const struct gateway_now *now,
                          struct pending *p)
 {
-        struct conn *c = p->to.conn;
+        struct gateway_conn *c = p->to.conn;
         size_t cap = PROTO_HEADER_SIZE + ls->size;
-        uint8_t *out = c != NULL ? conn_reserve(c, cap) : NULL;
+        uint8_t *out = c != NULL ? reply_reserve(p->g, c, cap) : NULL;
         size_t n = 0;
 
         if (out != NULL) {
@@ -192,7 +192,7 @@ static void answer_list(const struct gateway_now *now, const struct lockfsm *f,
 static void answer_keepalive(struct gateway *g, const struct gateway_now *now,
                              const struct lockfsm *f, struct pending *p)
 {
-        struct conn *c = p->to.conn;
+        struct gateway_conn *c = p->to.conn;
         int st = lockfsm_session_status(f, p->key_a);
         uint32_t ttl;
         uint8_t *out;
@@ -205,7 +205,7 @@ static void answer_keepalive(struct gateway *g, const struct gateway_now *now,
          * earlier, so the leader never expires it first. */
         ttl = lockfsm_session_ttl(f, p->key_a);
         deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0, p->received + ttl);
-        out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+        out = c != NULL ? reply_reserve(g, c, REPLY_MAX) : NULL;
         if (out != NULL) {
                 uint16_t flags = p->flags & PROTO_FLAG_REVOKED;
 
@@ -354,7 +354,7 @@ void reads_start(struct gateway *g)
 }
 
 void reads_on_frame(struct gateway *g, const struct gateway_now *now,
-                    struct conn *c, const struct proto_header *h,
+                    struct gateway_conn *c, const struct proto_header *h,
                     const uint8_t *body)
 {
         struct proto_string name = {NULL, 0};
@@ -385,7 +385,7 @@ void reads_on_frame(struct gateway *g, const struct gateway_now *now,
         }
         if (rv != 0) {
                 pending_free(p, now);
-                conn_fail(c, h->id, rv, "malformed request body");
+                reply_fail(g, c, h->id, rv, "malformed request body");
                 return;
         }
         if (name.len > 0) {
@@ -397,7 +397,7 @@ void reads_on_frame(struct gateway *g, const struct gateway_now *now,
 }
 
 void reads_on_backup(struct gateway *g, const struct gateway_now *now,
-                     struct conn *c, const struct proto_header *h,
+                     struct gateway_conn *c, const struct proto_header *h,
                      const uint8_t *body)
 {
         struct proto_backup req;
@@ -405,7 +405,7 @@ void reads_on_backup(struct gateway *g, const struct gateway_now *now,
         int rv;
 
         if (proto_read_backup(body, h->length, &req) != 0) {
-                conn_fail(c, h->id, BATON_EMALFORMED, "malformed BACKUP");
+                reply_fail(g, c, h->id, BATON_EMALFORMED, "malformed BACKUP");
                 return;
         }
         if (req.backup == 0) {
