@@ -185,7 +185,14 @@ static struct corefix_effect *record(struct gateway_host *h,
         struct corefix_fake *f = fake_of(h);
         struct corefix_effect *e = note(h, effect);
 
-        assert_true(f->n_sent < COREFIX_MAX_SENT);
+        if (f->n_sent == f->cap_sent) {
+                unsigned cap = f->cap_sent == 0 ? 16 : 2 * f->cap_sent;
+                struct corefix_sent *sent =
+                    realloc(f->sent, cap * sizeof *sent);
+                assert_non_null(sent);
+                f->sent = sent;
+                f->cap_sent = cap;
+        }
         e->arg = id;
         e->sent = f->n_sent;
         f->sent[f->n_sent++] = (struct corefix_sent){
@@ -402,6 +409,8 @@ void corefix_fake_close(struct corefix_fake *f)
         lockfsm_destroy(f->fsm);
         free(f->effects);
         f->effects = NULL;
+        free(f->sent);
+        f->sent = NULL;
 }
 
 int corefix_setup(void **state)
@@ -652,12 +661,11 @@ struct lockfsm_result corefix_apply(struct corefix *x, uint64_t index,
 
 void corefix_complete(struct corefix *x, unsigned i, int status)
 {
-        struct corefix_sent *s = &x->fake.sent[i];
-
         assert_true(i < x->fake.n_sent);
-        gateway_on_done(&x->g, &x->now, s->req, status);
-        free(s->buf);
-        s->buf = NULL;
+        /* The completion may send more, and so move `sent`. */
+        gateway_on_done(&x->g, &x->now, x->fake.sent[i].req, status);
+        free(x->fake.sent[i].buf);
+        x->fake.sent[i].buf = NULL;
 }
 
 void corefix_apply_batch(struct corefix *x, uint64_t index,

@@ -33,8 +33,6 @@ struct corefix_sent {
         void *buf; /* a proposal's entry, the host's until completed */
 };
 
-#define COREFIX_MAX_SENT 64
-
 /* The fake host's ops, as its effect list names them. */
 enum corefix_op {
         COREFIX_RESERVE,
@@ -106,9 +104,9 @@ struct corefix_fake {
         uint64_t last_index;
         /* What digest_to_propose() says: true once, when set. */
         bool digest;
-        uint64_t restores; /* what restores() says were started: 0 */
-        struct corefix_sent sent[COREFIX_MAX_SENT];
-        unsigned n_sent;
+        uint64_t restores;         /* what restores() says were started: 0 */
+        struct corefix_sent *sent; /* as many as the core sends */
+        unsigned n_sent, cap_sent;
         /* Every op call, in order (the effect list). */
         struct corefix_effect *effects;
         size_t n_effects, cap_effects;
