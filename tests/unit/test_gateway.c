@@ -471,6 +471,40 @@ static void keepalive_dated_from_arrival(void **state)
         assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 0)->id, id);
 }
 
+/* A keepalive whose barrier completes after leadership was lost is
+ * answered (the barrier proves the node led after it arrived), but
+ * starts no lease: a node that does not serve keeps no deadline, so its
+ * timer stays stopped and no EXPIRE of it is left to be proposed when the
+ * node leads again, perhaps long after the client renewed elsewhere. */
+static void keepalive_after_lost_keeps_no_lease(void **state)
+{
+        struct corefix *x = *state;
+        uint64_t session, id;
+        size_t m;
+
+        session = open_session(x, 41, 1);
+        gateway_conn_attach(&x->c.gw, session);
+        gateway_on_ready(&x->g, &x->now, TERM);
+        id = send_keepalive(x, session);
+        flush(x, WALL);
+        gateway_on_lost(&x->g, &x->now);
+        m = corefix_mark(x);
+        corefix_complete(x, corefix_nth(x, 0, COREFIX_BARRIER, 0)->sent, 0);
+        assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 0)->id, id);
+        if (corefix_count(x, m, COREFIX_TIMER) > 0) {
+                expect_timer(x, m, GATEWAY_NEVER);
+        }
+        /* Were a lease kept, its timer would fire here... */
+        x->now.ms += 2 * TTL;
+        gateway_on_timer(&x->g, &x->now);
+        /* ... and lead again later: only its own clocks, none expired. */
+        x->now.ms += 1000;
+        gateway_on_ready(&x->g, &x->now, TERM);
+        m = corefix_mark(x);
+        flush(x, WALL + 2 * TTL);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+}
+
 /* How many commands of `type` the `nth` proposal from `from` on has. */
 static unsigned count_type(const struct corefix *x, size_t from, unsigned nth,
                            uint8_t type)
@@ -592,6 +626,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(lost_answers_proposed_unknown,
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(keepalive_dated_from_arrival,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(keepalive_after_lost_keeps_no_lease,
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(deadlines_proposed_after_timer,
                                             corefix_setup, corefix_teardown),
