@@ -505,6 +505,30 @@ static void keepalive_after_lost_keeps_no_lease(void **state)
         corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
 }
 
+/* A node that does not serve keeps no deadline: the events that would
+ * start one start nothing, its timer input queues nothing, and a
+ * session's END only tells the timer again that there is none. */
+static void follower_keeps_no_deadline(void **state)
+{
+        struct corefix *x = *state;
+        struct command close = {.type = COMMAND_CLOSE, .seq = 1, .ack = 1};
+        size_t m;
+
+        m = corefix_mark(x);
+        close.session = open_session(x, 41, 1);
+        corefix_expect_count(x, m, COREFIX_TIMER, 0);
+        m = corefix_mark(x);
+        assert_int_equal(corefix_apply(x, 42, &close).status, 0);
+        corefix_expect_count(x, m, COREFIX_TIMER, 1);
+        expect_timer(x, m, GATEWAY_NEVER);
+        x->now.ms += 2 * TTL;
+        gateway_on_timer(&x->g, &x->now);
+        gateway_on_ready(&x->g, &x->now, TERM);
+        m = corefix_mark(x);
+        flush(x, WALL);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+}
+
 /* How many commands of `type` the `nth` proposal from `from` on has. */
 static unsigned count_type(const struct corefix *x, size_t from, unsigned nth,
                            uint8_t type)
@@ -628,6 +652,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(keepalive_dated_from_arrival,
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(keepalive_after_lost_keeps_no_lease,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(follower_keeps_no_deadline,
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(deadlines_proposed_after_timer,
                                             corefix_setup, corefix_teardown),
