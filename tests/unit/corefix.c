@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,14 +23,35 @@ static struct corefix_fake *fake_of(struct gateway_host *h)
         return h->data;
 }
 
+/* Append a call of `op` to the effect list. */
+static struct corefix_effect *note(struct gateway_host *h, enum corefix_op op)
+{
+        struct corefix_fake *f = fake_of(h);
+        struct corefix_effect *e;
+
+        if (f->n_effects == f->cap_effects) {
+                size_t cap = f->cap_effects == 0 ? 256 : 2 * f->cap_effects;
+                e = realloc(f->effects, cap * sizeof *e);
+                assert_non_null(e);
+                f->effects = e;
+                f->cap_effects = cap;
+        }
+        e = &f->effects[f->n_effects++];
+        memset(e, 0, sizeof *e);
+        e->op = op;
+        return e;
+}
+
 static const struct lockfsm *fsm_op(struct gateway_host *h)
 {
+        note(h, COREFIX_LOCKFSM);
         fake_of(h)->fsm_calls++;
         return fake_of(h)->fsm;
 }
 
 static const struct lockfsm *nowait_op(struct gateway_host *h)
 {
+        note(h, COREFIX_LOCKFSM_NOWAIT);
         fake_of(h)->nowait_calls++;
         return fake_of(h)->fsm;
 }
@@ -37,6 +59,7 @@ static const struct lockfsm *nowait_op(struct gateway_host *h)
 static void leader_op(struct gateway_host *h, uint64_t *id,
                       const char **address)
 {
+        note(h, COREFIX_LEADER);
         fake_of(h)->leader_calls++;
         *id = fake_of(h)->leader;
         *address = fake_of(h)->leader_address;
@@ -44,18 +67,20 @@ static void leader_op(struct gateway_host *h, uint64_t *id,
 
 static uint64_t applied_op(struct gateway_host *h)
 {
+        note(h, COREFIX_LAST_APPLIED);
         return fake_of(h)->applied;
 }
 
 static uint64_t last_op(struct gateway_host *h)
 {
-        (void)h;
-        return 41;
+        note(h, COREFIX_LAST_INDEX);
+        return fake_of(h)->last_index;
 }
 
 static void status_op(struct gateway_host *h, struct proto_status *st,
                       struct proto_versions *v)
 {
+        note(h, COREFIX_STATUS);
         fake_of(h)->status_calls++;
         memset(st, 0, sizeof *st);
         if (fake_of(h)->voter) {
@@ -79,90 +104,141 @@ static void status_op(struct gateway_host *h, struct proto_status *st,
 static void restores_op(struct gateway_host *h, uint64_t *started,
                         bool *pending)
 {
+        note(h, COREFIX_RESTORES);
         *started = fake_of(h)->restores;
         *pending = false;
 }
 
 static const struct acl *acl_op(struct gateway_host *h)
 {
+        note(h, COREFIX_ACL);
         return &fake_of(h)->acl;
 }
 
 static uint64_t epoch_op(struct gateway_host *h)
 {
-        (void)h;
+        note(h, COREFIX_ACL_EPOCH);
         return 1;
 }
 
 static const struct directory *dir_op(struct gateway_host *h)
 {
+        note(h, COREFIX_DIRECTORY);
         return &fake_of(h)->dir;
 }
 
 static bool member_op(struct gateway_host *h, uint64_t id)
 {
         (void)id;
+        note(h, COREFIX_HAS_MEMBER)->arg = id;
         fake_of(h)->member_calls++;
         return fake_of(h)->has_member;
 }
 
 static bool digest_op(struct gateway_host *h, uint64_t *index, uint64_t *digest)
 {
-        (void)index;
-        (void)digest;
-        fake_of(h)->digest_calls++;
-        return false;
+        struct corefix_fake *f = fake_of(h);
+        bool some = f->digest;
+
+        note(h, COREFIX_DIGEST);
+        f->digest_calls++;
+        f->digest = false;
+        if (some) {
+                *index = f->applied;
+                *digest = 0x5eed;
+        }
+        return some;
 }
 
 static void timer_op(struct gateway_host *h, uint64_t at_ms)
 {
-        (void)h;
-        (void)at_ms;
+        note(h, COREFIX_TIMER)->arg = at_ms;
 }
 
 static void log_op(struct gateway_host *h, enum log_level level,
                    const struct log_fields *f, const char *message)
 {
-        (void)h;
-        (void)level;
         (void)f;
         (void)message;
+        note(h, COREFIX_LOG)->arg = (uint64_t)level;
 }
 
 /* Raft's requests: recorded, never completed by the host itself. */
 static void *entry_alloc_op(struct gateway_host *h, size_t size)
 {
-        (void)h;
+        note(h, COREFIX_ENTRY_ALLOC)->arg = size;
         return malloc(size);
 }
 
 static void entry_free_op(struct gateway_host *h, void *buf)
 {
-        (void)h;
+        note(h, COREFIX_ENTRY_FREE);
         free(buf);
 }
 
-static int record(struct gateway_host *h, struct gateway_req *req, char op,
-                  int change, uint64_t id, void *buf)
+/* The request, in `sent` and in the effect list; the effect. */
+static struct corefix_effect *record(struct gateway_host *h,
+                                     struct gateway_req *req,
+                                     enum corefix_op effect, char op,
+                                     int change, uint64_t id, void *buf)
 {
         struct corefix_fake *f = fake_of(h);
+        struct corefix_effect *e = note(h, effect);
 
-        assert_true(f->n_sent < COREFIX_MAX_SENT);
+        if (f->n_sent == f->cap_sent) {
+                unsigned cap = f->cap_sent == 0 ? 16 : 2 * f->cap_sent;
+                struct corefix_sent *sent =
+                    realloc(f->sent, cap * sizeof *sent);
+                assert_non_null(sent);
+                f->sent = sent;
+                f->cap_sent = cap;
+        }
+        e->arg = id;
+        e->sent = f->n_sent;
         f->sent[f->n_sent++] = (struct corefix_sent){
             .req = req, .op = op, .change = change, .id = id, .buf = buf};
-        return 0;
+        return e;
 }
 
+/* What raft got: a batch's term and its commands' types, or one
+ * command's. */
+static void read_entry(struct corefix_effect *e, const void *buf, size_t len)
+{
+        struct entry_reader r;
+        struct command c;
+        const uint8_t *cmd;
+        size_t n;
+
+        if (!entry_is_batch(buf, len)) {
+                assert_int_equal(command_decode(&c, buf, len), 0);
+                e->n = 1;
+                e->types[0] = c.type;
+                return;
+        }
+        e->batch = true;
+        assert_int_equal(entry_reader_init(&r, buf, len), 0);
+        e->term = r.term;
+        while (entry_reader_next(&r, &cmd, &n)) {
+                assert_int_equal(command_decode(&c, cmd, n), 0);
+                assert_true(e->n < ENTRY_MAX_COMMANDS);
+                e->types[e->n++] = c.type;
+        }
+}
+
+/* A proposal or barrier appends an entry to raft's log. */
 static int propose_op(struct gateway_host *h, struct gateway_req *req,
                       void *buf, size_t len)
 {
-        (void)len;
-        return record(h, req, 'p', 0, 0, buf);
+        read_entry(record(h, req, COREFIX_PROPOSE, 'p', 0, 0, buf), buf, len);
+        fake_of(h)->last_index++;
+        return 0;
 }
 
 static int barrier_op(struct gateway_host *h, struct gateway_req *req)
 {
-        return record(h, req, 'b', 0, 0, NULL);
+        record(h, req, COREFIX_BARRIER, 'b', 0, 0, NULL);
+        fake_of(h)->last_index++;
+        return 0;
 }
 
 static int change_op(struct gateway_host *h, struct gateway_req *req,
@@ -170,7 +246,8 @@ static int change_op(struct gateway_host *h, struct gateway_req *req,
                      const char *raft_address)
 {
         (void)raft_address;
-        return record(h, req, 'c', (int)kind, id, NULL);
+        record(h, req, COREFIX_CHANGE, 'c', (int)kind, id, NULL);
+        return 0;
 }
 
 static int probe_op(struct gateway_host *h, struct gateway_req *req,
@@ -178,13 +255,15 @@ static int probe_op(struct gateway_host *h, struct gateway_req *req,
 {
         (void)address;
         (void)timeout_ms;
-        return record(h, req, 'r', 0, id, NULL);
+        record(h, req, COREFIX_PROBE, 'r', 0, id, NULL);
+        return 0;
 }
 
 static int transfer_op(struct gateway_host *h, struct gateway_req *req,
                        uint64_t to)
 {
-        return record(h, req, 't', 0, to, NULL);
+        record(h, req, COREFIX_TRANSFER, 't', 0, to, NULL);
+        return 0;
 }
 
 /* --- Client connections: buffers ---------------------------------------- */
@@ -207,14 +286,12 @@ static struct corefix_conn *touch(struct gateway_conn *gw)
         return conn;
 }
 
-static uint8_t *reserve_op(struct gateway_host *h, struct gateway_conn *gw,
-                           size_t n)
+/* Room for `n` more bytes of c's output; NULL once it is closing. */
+static uint8_t *room(struct corefix_conn *conn, size_t n)
 {
-        struct corefix_conn *conn = touch(gw);
         size_t cap = conn->cap == 0 ? 4096 : conn->cap;
         uint8_t *p;
 
-        (void)h;
         if (conn->closing || conn->gone) {
                 return NULL;
         }
@@ -230,13 +307,33 @@ static uint8_t *reserve_op(struct gateway_host *h, struct gateway_conn *gw,
         return conn->out + conn->len;
 }
 
+static uint8_t *reserve_op(struct gateway_host *h, struct gateway_conn *gw,
+                           size_t n)
+{
+        struct corefix_conn *conn = touch(gw);
+        struct corefix_effect *e = note(h, COREFIX_RESERVE);
+
+        e->conn = conn;
+        e->arg = n;
+        return room(conn, n);
+}
+
+/* The effect says which frame was committed: its type and request id. */
 static void commit_op(struct gateway_host *h, struct gateway_conn *gw, size_t n,
                       bool later)
 {
         struct corefix_conn *conn = touch(gw);
+        struct corefix_effect *e = note(h, COREFIX_COMMIT);
+        struct proto_header fh;
 
-        (void)h;
+        e->conn = conn;
         assert_true(conn->len + n <= conn->cap);
+        assert_true(n >= PROTO_HEADER_SIZE);
+        assert_int_equal(proto_header_decode(&fh, conn->out + conn->len,
+                                             (uint32_t)(n - PROTO_HEADER_SIZE)),
+                         0);
+        e->arg = fh.type;
+        e->id = fh.id;
         conn->len += n;
         conn->commits_later += later;
 }
@@ -245,9 +342,12 @@ static void fail_op(struct gateway_host *h, struct gateway_conn *gw,
                     uint64_t id, int status, const char *message)
 {
         struct corefix_conn *conn = touch(gw);
+        struct corefix_effect *e = note(h, COREFIX_FAIL);
         size_t cap = PROTO_HEADER_SIZE + 5 + 256;
-        uint8_t *out = reserve_op(h, gw, cap);
+        uint8_t *out = room(conn, cap);
 
+        e->conn = conn;
+        e->arg = id;
         if (out != NULL) {
                 conn->len += proto_write_error(out, cap, id, status, message);
         }
@@ -258,7 +358,7 @@ static size_t backlog_op(struct gateway_host *h, const struct gateway_conn *gw)
 {
         struct corefix_conn *conn = touch((struct gateway_conn *)gw);
 
-        (void)h;
+        note(h, COREFIX_BACKLOG)->conn = conn;
         return conn->len - conn->read + conn->unread;
 }
 
@@ -273,6 +373,7 @@ void corefix_fake_init(struct corefix_fake *f)
         acl_init(&f->acl);
         directory_init(&f->dir);
         f->applied = 40;
+        f->last_index = 41;
         f->leader = OTHER;
         f->leader_address = "127.0.0.1:7002";
         f->host.data = f;
@@ -301,6 +402,15 @@ void corefix_fake_init(struct corefix_fake *f)
         f->host.commit = commit_op;
         f->host.fail = fail_op;
         f->host.backlog = backlog_op;
+}
+
+void corefix_fake_close(struct corefix_fake *f)
+{
+        lockfsm_destroy(f->fsm);
+        free(f->effects);
+        f->effects = NULL;
+        free(f->sent);
+        f->sent = NULL;
 }
 
 int corefix_setup(void **state)
@@ -350,7 +460,7 @@ int corefix_teardown(void **state)
         }
         assert_int_equal(x->c.after_gone, 0);
         assert_int_equal(x->other.after_gone, 0);
-        lockfsm_destroy(x->fake.fsm);
+        corefix_fake_close(&x->fake);
         free(x->c.out);
         free(x->other.out);
         free(x);
@@ -551,10 +661,108 @@ struct lockfsm_result corefix_apply(struct corefix *x, uint64_t index,
 
 void corefix_complete(struct corefix *x, unsigned i, int status)
 {
-        struct corefix_sent *s = &x->fake.sent[i];
-
         assert_true(i < x->fake.n_sent);
-        gateway_on_done(&x->g, &x->now, s->req, status);
-        free(s->buf);
-        s->buf = NULL;
+        /* The completion may send more, and so move `sent`. */
+        gateway_on_done(&x->g, &x->now, x->fake.sent[i].req, status);
+        free(x->fake.sent[i].buf);
+        x->fake.sent[i].buf = NULL;
+}
+
+void corefix_apply_batch(struct corefix *x, uint64_t index,
+                         const struct command *cmds, unsigned n)
+{
+        static uint8_t buf[ENTRY_MAX_SIZE];
+        struct lockfsm_result res;
+        struct entry_writer w;
+        unsigned i;
+
+        entry_writer_init(&w, buf, sizeof buf, 0);
+        for (i = 0; i < n; i++) {
+                uint8_t cmd[COMMAND_ANY_MAX_SIZE];
+                size_t len = command_encode(&cmds[i], cmd, sizeof cmd);
+                assert_true(len > 0);
+                assert_true(entry_writer_add(&w, cmd, len));
+        }
+        lockfsm_set_event_cb(x->fake.fsm, on_fsm_event, x);
+        memset(&res, 0, sizeof res);
+        assert_int_equal(lockfsm_apply(x->fake.fsm, index, buf,
+                                       entry_writer_finish(&w), &res),
+                         0);
+        lockfsm_set_event_cb(x->fake.fsm, NULL, NULL);
+        x->fake.applied = index;
+}
+
+/* --- The effect list ------------------------------------------------------ */
+
+size_t corefix_mark(const struct corefix *x)
+{
+        return x->fake.n_effects;
+}
+
+unsigned corefix_count(const struct corefix *x, size_t from, enum corefix_op op)
+{
+        unsigned n = 0;
+        size_t i;
+
+        for (i = from; i < x->fake.n_effects; i++) {
+                n += x->fake.effects[i].op == op;
+        }
+        return n;
+}
+
+const struct corefix_effect *corefix_nth(const struct corefix *x, size_t from,
+                                         enum corefix_op op, unsigned nth)
+{
+        size_t i;
+
+        for (i = from; i < x->fake.n_effects; i++) {
+                if (x->fake.effects[i].op == op && nth-- == 0) {
+                        return &x->fake.effects[i];
+                }
+        }
+        return NULL;
+}
+
+static const char *const op_names[COREFIX_N_OPS] = {
+    "reserve",           "commit",  "fail",         "backlog",     "lockfsm",
+    "lockfsm_nowait",    "leader",  "last_applied", "last_index",  "status",
+    "restores",          "acl",     "acl_epoch",    "directory",   "has_member",
+    "digest_to_propose", "log",     "timer",        "entry_alloc", "entry_free",
+    "propose",           "barrier", "change",       "probe",       "transfer",
+};
+
+void corefix_print(const struct corefix *x, size_t from)
+{
+        size_t i;
+
+        for (i = from; i < x->fake.n_effects; i++) {
+                const struct corefix_effect *e = &x->fake.effects[i];
+                fprintf(stderr, "#   %zu %s arg=%llu", i, op_names[e->op],
+                        (unsigned long long)e->arg);
+                if (e->op == COREFIX_COMMIT) {
+                        fprintf(stderr, " (%s to %llu)",
+                                proto_type_name((uint8_t)e->arg),
+                                (unsigned long long)e->id);
+                }
+                if (e->op == COREFIX_PROPOSE) {
+                        fprintf(stderr, " %s of %u, first %s",
+                                e->batch ? "batch" : "entry", e->n,
+                                e->n > 0 ? command_type_name(e->types[0])
+                                         : "-");
+                }
+                fprintf(stderr, "\n");
+        }
+}
+
+void corefix_expect_count(const struct corefix *x, size_t from,
+                          enum corefix_op op, unsigned n)
+{
+        unsigned got = corefix_count(x, from, op);
+
+        if (got != n) {
+                fprintf(stderr, "# %u calls of %s, not %u; the effects:\n", got,
+                        op_names[op], n);
+                corefix_print(x, from);
+        }
+        assert_int_equal(got, n);
 }

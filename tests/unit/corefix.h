@@ -12,6 +12,7 @@
 
 #include "../../src/fsm/acl.h"
 #include "../../src/fsm/directory.h"
+#include "../../src/fsm/entry.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/proto.h"
@@ -32,7 +33,57 @@ struct corefix_sent {
         void *buf; /* a proposal's entry, the host's until completed */
 };
 
-#define COREFIX_MAX_SENT 16
+/* The fake host's ops, as its effect list names them. */
+enum corefix_op {
+        COREFIX_RESERVE,
+        COREFIX_COMMIT,
+        COREFIX_FAIL,
+        COREFIX_BACKLOG,
+        COREFIX_LOCKFSM,
+        COREFIX_LOCKFSM_NOWAIT,
+        COREFIX_LEADER,
+        COREFIX_LAST_APPLIED,
+        COREFIX_LAST_INDEX,
+        COREFIX_STATUS,
+        COREFIX_RESTORES,
+        COREFIX_ACL,
+        COREFIX_ACL_EPOCH,
+        COREFIX_DIRECTORY,
+        COREFIX_HAS_MEMBER,
+        COREFIX_DIGEST,
+        COREFIX_LOG,
+        COREFIX_TIMER,
+        COREFIX_ENTRY_ALLOC,
+        COREFIX_ENTRY_FREE,
+        COREFIX_PROPOSE,
+        COREFIX_BARRIER,
+        COREFIX_CHANGE,
+        COREFIX_PROBE,
+        COREFIX_TRANSFER,
+        COREFIX_N_OPS,
+};
+
+/*
+ * One op the core called on the fake host, in the order it called them:
+ * the core's effects, and the questions it asked on the way. `arg` is what
+ * the op was given that a test asserts on: a commit's frame type, a fail's
+ * request id, the timer's at_ms, a change's, probe's or transfer's member.
+ * A commit also has its frame's request id in `id`; a proposal has the
+ * entry as raft got it (a batch's commands' types, in order; one
+ * command's type, with `batch` false); a raft request its index in
+ * corefix_fake.sent.
+ */
+struct corefix_effect {
+        enum corefix_op op;
+        struct corefix_conn *conn; /* a connection op's */
+        uint64_t arg;
+        uint64_t id;
+        unsigned sent;
+        bool batch;
+        uint64_t term; /* a batch's */
+        uint32_t n;    /* commands in the entry */
+        uint8_t types[ENTRY_MAX_COMMANDS];
+};
 
 /* The fake host: what its queries answer, and how often each was asked;
  * the requests it was handed, which a test completes when it likes. */
@@ -45,12 +96,20 @@ struct corefix_fake {
         const char *leader_address;
         unsigned leader_calls, fsm_calls, nowait_calls, status_calls,
             versions_calls, digest_calls, member_calls;
-        bool has_member;   /* what has_member() says */
-        bool voter;        /* status() has member OTHER, a voter */
-        uint64_t applied;  /* what last_applied() says: 40 at first */
-        uint64_t restores; /* what restores() says were started: 0 */
-        struct corefix_sent sent[COREFIX_MAX_SENT];
-        unsigned n_sent;
+        bool has_member;  /* what has_member() says */
+        bool voter;       /* status() has member OTHER, a voter */
+        uint64_t applied; /* what last_applied() says: 40 at first */
+        /* What last_index() says: 41 at first; each proposal and
+         * barrier appends an entry to raft's log, as raft does. */
+        uint64_t last_index;
+        /* What digest_to_propose() says: true once, when set. */
+        bool digest;
+        uint64_t restores;         /* what restores() says were started: 0 */
+        struct corefix_sent *sent; /* as many as the core sends */
+        unsigned n_sent, cap_sent;
+        /* Every op call, in order (the effect list). */
+        struct corefix_effect *effects;
+        size_t n_effects, cap_effects;
 };
 
 /*
@@ -86,8 +145,12 @@ struct corefix {
 
 /* A fake host whose state machine is new and empty, whose leader is
  * OTHER (127.0.0.1:7002), and whose connection ops are corefix_conn's;
- * lockfsm_destroy() its `fsm` when done. */
+ * corefix_fake_close() it when done. */
 void corefix_fake_init(struct corefix_fake *f);
+
+/* Free what corefix_fake_init() made: its state machine, its effect
+ * list. */
+void corefix_fake_close(struct corefix_fake *f);
 
 /* cmocka's setup and teardown: a struct corefix in *state; teardown
  * reports the connections not yet gone and closes the core, unless the
@@ -141,7 +204,31 @@ void corefix_expect_nothing(struct corefix *x);
 struct lockfsm_result corefix_apply(struct corefix *x, uint64_t index,
                                     const struct command *cmd);
 
+/* The same for a batch of `n` commands, whose entry is stamped 0. */
+void corefix_apply_batch(struct corefix *x, uint64_t index,
+                         const struct command *cmds, unsigned n);
+
 /* The host completes request `i` of those it was handed. */
 void corefix_complete(struct corefix *x, unsigned i, int status);
+
+/* --- The effect list ---------------------------------------------------- */
+
+/* Where the effect list ends now: the effects of what the test does next
+ * are those from here on. */
+size_t corefix_mark(const struct corefix *x);
+/* How many of the effects from `from` on are calls of `op`. */
+unsigned corefix_count(const struct corefix *x, size_t from,
+                       enum corefix_op op);
+/* The `nth` (from 0) call of `op` from `from` on; NULL when there are
+ * fewer. */
+const struct corefix_effect *corefix_nth(const struct corefix *x, size_t from,
+                                         enum corefix_op op, unsigned nth);
+/* Exactly `n` calls of `op` from `from` on; when not, the effect list from
+ * `from` on goes to stderr before the test fails, so a red run shows what
+ * the core did instead. */
+void corefix_expect_count(const struct corefix *x, size_t from,
+                          enum corefix_op op, unsigned n);
+/* The effect list from `from` on, one line each, to stderr. */
+void corefix_print(const struct corefix *x, size_t from);
 
 #endif /* TESTS_UNIT_COREFIX_H */

@@ -119,7 +119,7 @@ static int teardown(void **state)
         /* The close phase frees the connection (conn.c's on_closed). */
         assert_int_equal(uv_run(&x->loop, UV_RUN_DEFAULT), 0);
         assert_int_equal(uv_loop_close(&x->loop), 0);
-        lockfsm_destroy(x->fake.fsm);
+        corefix_fake_close(&x->fake);
         free(x->set);
         free(x);
         probe_fix = NULL;

@@ -202,9 +202,17 @@ static void answer_keepalive(struct gateway *g, const struct gateway_now *now,
                 return;
         }
         /* Dated from arrival: the client dates its lease from its send,
-         * earlier, so the leader never expires it first. */
+         * earlier, so the leader never expires it first. Only while
+         * serving: a barrier that completes after leadership was lost
+         * still answers, but a lease kept then would fire on a node that
+         * no longer serves, and its EXPIRE would wait in `unsent` until
+         * the node leads again, when the client may have renewed
+         * elsewhere; the next leader restarts every lease anyway. */
         ttl = lockfsm_session_ttl(f, p->key_a);
-        deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0, p->received + ttl);
+        if (g->serving) {
+                deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0,
+                              p->received + ttl);
+        }
         out = c != NULL ? reply_reserve(g, c, REPLY_MAX) : NULL;
         if (out != NULL) {
                 uint16_t flags = p->flags & PROTO_FLAG_REVOKED;
