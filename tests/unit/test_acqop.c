@@ -166,7 +166,8 @@ static struct frame forgotten(struct call *c, int64_t t, struct frame *a1)
 
         assert_int_equal(step(c, T0 + 6), 1);
         *a1 = sent(c);
-        assert_int_equal(a1->k.type, COMMAND_ACQUIRE);
+        assert_true(a1->k.type == COMMAND_ACQUIRE ||
+                    a1->k.type == COMMAND_MULTI);
         assert_int_equal(a1->k.wait_ms, WAIT);
         assert_int_equal(acqop_deadline(&c->a), T0 + WAIT + TIMEOUT);
         assert_int_equal(
@@ -375,6 +376,50 @@ static void eseq_permits_held(void **state)
         call_free(c);
 }
 
+/* NOT_WAITING, a multi-lock: the try of the same names is refused
+ * BATON_EHELD with the grant's token. The forgotten MULTI was granted:
+ * the call returns it, every name recorded in its mode. */
+static void eseq_multi_held(void **state)
+{
+        struct acqop_ask ask = {.n_names = 2};
+        uint8_t list[64];
+        size_t used = 0;
+        struct call *c;
+        struct frame a1, cancel, try, none[2];
+        struct proto_result held = grant(0, 79, 1);
+
+        (void)state;
+        assert_int_equal(command_list_add(list, sizeof list, &used,
+                                          COMMAND_MODE_EXCLUSIVE, "L", 1),
+                         0);
+        assert_int_equal(command_list_add(list, sizeof list, &used,
+                                          COMMAND_MODE_SHARED, "M", 1),
+                         0);
+        ask.list = list;
+        ask.list_len = (uint16_t)used;
+        c = call_new(&ask, WAIT, 13);
+        cancel = forgotten(c, T0 + 100, &a1);
+        assert_int_equal(a1.k.type, COMMAND_MULTI);
+        answer(c, &cancel, (struct proto_result){.status = BATON_ENOTWAITING},
+               T0 + 200);
+        assert_int_equal(step(c, T0 + 200), 1);
+        try = sent(c);
+        assert_int_equal(try.k.type, COMMAND_MULTI);
+        assert_int_equal(try.k.wait_ms, COMMAND_WAIT_TRY);
+        assert_int_equal(try.k.list_len, used);
+        assert_memory_equal(try.k.list, list, used);
+        held.status = BATON_EHELD;
+        answer(c, &try, held, T0 + 210);
+        assert_int_equal(step(c, T0 + 210), 0);
+        assert_int_equal(c->a.res.token, 79);
+        assert_int_equal(holds(c, COMMAND_MODE_EXCLUSIVE), 1);
+        assert_int_equal(locks_count(&c->f->core.locks, SESSION, "M", 1, OWNER,
+                                     COMMAND_MODE_SHARED),
+                         1);
+        assert_int_equal(take(c, none, 2), 0);
+        call_free(c);
+}
+
 /* NOT_WAITING, and the try is BUSY: it was not granted; the call asks
  * again, waiting for what is left. */
 static void eseq_tried_busy(void **state)
@@ -468,6 +513,7 @@ int main(void)
             cmocka_unit_test(eseq_shared_tried_given_back),
             cmocka_unit_test(eseq_shared_tried_granted),
             cmocka_unit_test(eseq_permits_held),
+            cmocka_unit_test(eseq_multi_held),
             cmocka_unit_test(eseq_tried_busy),
             cmocka_unit_test(try_eseq_told),
             cmocka_unit_test(deadline_ends_the_call),
