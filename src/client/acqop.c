@@ -164,18 +164,19 @@ static int granted(struct acqop *a, const struct proto_result *res)
         return 0;
 }
 
-/* Record a grant of the call with `token` and `count` holds: each name of
- * a MULTI, or the name. */
+/* Record a grant of the call with `token` and `count` holds, learnt at
+ * `now`: each name of a MULTI, or the name. */
 static void record(struct core *k, struct acqop *a, uint64_t token,
-                   uint32_t count)
+                   uint32_t count, int64_t now)
 {
         if (a->ask.list != NULL) {
                 ask_command(a);
-                (void)locks_set_list(&k->locks, k->session.id, &a->k, token);
+                (void)locks_set_list_at(&k->locks, k->session.id, &a->k, token,
+                                        now);
                 return;
         }
-        (void)locks_set(&k->locks, k->session.id, a->name, a->len, a->owner,
-                        a->ask.mode, token, count);
+        (void)locks_set_at(&k->locks, k->session.id, a->name, a->len, a->owner,
+                           a->ask.mode, token, count, now);
 }
 
 /* The ACQUIRE's answer `status`: the call's, or BATON_ESEQ for a wait the
@@ -224,8 +225,9 @@ static int queried(struct core *k, struct acqop *a, int status, int64_t now)
         }
         if (r->kind == PROTO_KIND_HOLDER && r->session == a->session &&
             r->owner == a->owner && r->count > a->before) {
-                (void)locks_set(&k->locks, a->session, a->name, a->len,
-                                a->owner, a->ask.mode, r->token, r->count);
+                (void)locks_set_at(&k->locks, a->session, a->name, a->len,
+                                   a->owner, a->ask.mode, r->token, r->count,
+                                   now);
                 return granted(a, r);
         }
         return again(k, a, now);
@@ -244,7 +246,7 @@ static int tried(struct core *k, struct acqop *a, int status, int64_t now)
                 return again(k, a, now);
         }
         if (status == BATON_EHELD) {
-                record(k, a, a->ans.token, a->ans.count);
+                record(k, a, a->ans.token, a->ans.count, now);
                 a->ans.status = 0;
                 a->ans.kind = PROTO_KIND_GRANTED;
                 status = 0;

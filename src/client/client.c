@@ -476,6 +476,7 @@ int baton_client_detach(baton_client *c, uint64_t *session,
                         uint8_t secret[BATON_SECRET_SIZE])
 {
         uint64_t id;
+        int64_t now;
 
         if (session != NULL) {
                 *session = 0;
@@ -487,8 +488,9 @@ int baton_client_detach(baton_client *c, uint64_t *session,
                 return BATON_EINVAL;
         }
         client_lock(c);
-        session_tick(&c->core.session, clock_now_ms());
-        id = session_detach(&c->core.session, secret);
+        now = clock_now_ms();
+        session_tick(&c->core.session, now);
+        id = session_detach(&c->core.session, secret, now);
         client_unlock(c);
         if (id == 0) {
                 return BATON_ENOSESSION;

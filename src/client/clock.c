@@ -94,7 +94,7 @@ static int env_secret(void *data, uint8_t *buf, size_t n)
 
 const struct core_env *clock_env(void)
 {
-        static const struct core_env env = {NULL, env_random, env_secret};
+        static const struct core_env env = {NULL, env_random, env_secret, NULL};
 
         return &env;
 }

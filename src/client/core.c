@@ -14,7 +14,7 @@ int core_init(struct core *k, const struct core_config *cfg,
         if (rv != 0) {
                 return rv;
         }
-        locks_init(&k->locks);
+        locks_init(&k->locks, env);
         notify_init(&k->notify);
         registry_init(&k->registry, &k->link, env, cfg->ttl_ms, &owner);
         session_init(&k->session, cfg->ttl_ms, env, &k->registry, &k->locks,

@@ -100,4 +100,44 @@ struct notify_event *core_next_notice(struct core *k);
 int core_verdict(const struct core *k, uint64_t mark, const struct request *r,
                  bool expired, char *why, size_t size);
 
+/* --- Belief: what the core believes of its lease and locks --------------
+ *
+ * For a simulation's client-view checker: read without ticking, so that a
+ * core is judged by what its client would report at a time of the
+ * checker's choosing, whether or not its loop has run since. Changes as
+ * they happen go to the environment's tracer (struct core_tracer,
+ * coreenv.h). */
+
+/* The session's lease as seen at a time (core_belief()). */
+struct core_belief {
+        /* The session open or being validated; 0: none. */
+        uint64_t session;
+        /* enum baton_session_state at that time. */
+        int state;
+        /* The send time of the last acknowledged keepalive (of the OPEN
+         * for a new session), and the first ms of JEOPARDY (acked_sent +
+         * TTL/2 + 1) and of EXPIRED (acked_sent + TTL - margin) it gives. */
+        int64_t acked_sent;
+        int64_t jeopardy_at;
+        int64_t expires_at;
+        /* Opened late: not live until a keepalive is acknowledged,
+         * whatever the times say. */
+        bool validating;
+};
+
+/*
+ * What baton_session_state() would report at `t` (no earlier than the
+ * core's last input), into `b`, changing nothing: LIVE before
+ * jeopardy_at, JEOPARDY before expires_at, EXPIRED from then or once the
+ * cluster said the session ended (session 0); a session validating keeps
+ * the state reported before it. With no session the times are 0.
+ */
+void core_belief(const struct core *k, int64_t t, struct core_belief *b);
+
+/* Call `cb` with each hold of the session open (name, owner, mode, token,
+ * count; borrowed for the call), in the order they were first granted;
+ * none with no session. `cb` must not call into the core. */
+void core_holds(const struct core *k,
+                void (*cb)(void *data, const struct locks_hold *h), void *data);
+
 #endif /* CLIENT_CORE_H */

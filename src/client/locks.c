@@ -6,10 +6,22 @@
 
 #include "../../include/baton.h"
 
-void locks_init(struct locks *l)
+void locks_init(struct locks *l, const struct core_env *env)
 {
         queue_init(&l->held);
         queue_init(&l->lost);
+        l->env = env;
+}
+
+/* Tell the tracer, if any, that `h` now has `count` holds (`change`). */
+static void trace(const struct locks *l, const struct locks_hold *h, int change,
+                  uint32_t count, int64_t now)
+{
+        const struct core_tracer *t = l->env->tracer;
+
+        if (t != NULL) {
+                t->hold(t->data, h, change, count, now);
+        }
 }
 
 static void free_all(struct queue *list)
@@ -75,20 +87,25 @@ uint32_t locks_count(const struct locks *l, uint64_t session, const char *name,
         return n;
 }
 
-static void set_count(struct locks_hold *h, uint64_t token, uint32_t count)
+/* `h` now has `count` holds of `token` (`change`, at `now`); with none it
+ * leaves the table. */
+static void set_count(struct locks *l, struct locks_hold *h, uint64_t token,
+                      uint32_t count, int change, int64_t now)
 {
         if (count == 0) {
                 queue_remove(&h->link);
+                trace(l, h, change, 0, now);
                 free(h);
                 return;
         }
         h->token = token;
         h->count = count;
+        trace(l, h, change, count, now);
 }
 
 void locks_released(struct locks *l, uint64_t session, const char *name,
                     uint8_t name_len, uint64_t owner, uint64_t token,
-                    uint32_t count)
+                    uint32_t count, int64_t now)
 {
         struct locks_hold *found = NULL;
         struct queue *q;
@@ -103,21 +120,24 @@ void locks_released(struct locks *l, uint64_t session, const char *name,
                 }
         }
         if (found != NULL) {
-                set_count(found, token, count);
+                set_count(l, found, token, count, CORE_HOLD_RELEASED, now);
         }
 }
 
-int locks_set(struct locks *l, uint64_t session, const char *name,
-              uint8_t name_len, uint64_t owner, uint8_t mode, uint64_t token,
-              uint32_t count)
+int locks_set_at(struct locks *l, uint64_t session, const char *name,
+                 uint8_t name_len, uint64_t owner, uint8_t mode, uint64_t token,
+                 uint32_t count, int64_t now)
 {
         struct locks_hold *h = find(l, session, name, name_len, owner, mode);
 
         if (count == 0) {
                 if (h != NULL) {
-                        set_count(h, token, 0);
+                        set_count(l, h, token, 0, CORE_HOLD_SET, now);
                 }
                 return 0;
+        }
+        if (h != NULL && h->token == token && h->count == count) {
+                return 0; /* the same answer again: no change to trace */
         }
         if (h == NULL) {
                 h = calloc(1, sizeof *h);
@@ -131,13 +151,26 @@ int locks_set(struct locks *l, uint64_t session, const char *name,
                 memcpy(h->name, name, name_len);
                 queue_push_tail(&l->held, &h->link);
         }
-        h->token = token;
-        h->count = count;
+        set_count(l, h, token, count, CORE_HOLD_SET, now);
         return 0;
+}
+
+int locks_set(struct locks *l, uint64_t session, const char *name,
+              uint8_t name_len, uint64_t owner, uint8_t mode, uint64_t token,
+              uint32_t count)
+{
+        return locks_set_at(l, session, name, name_len, owner, mode, token,
+                            count, LOCKS_NO_TIME);
 }
 
 int locks_set_list(struct locks *l, uint64_t session, const struct command *k,
                    uint64_t token)
+{
+        return locks_set_list_at(l, session, k, token, LOCKS_NO_TIME);
+}
+
+int locks_set_list_at(struct locks *l, uint64_t session,
+                      const struct command *k, uint64_t token, int64_t now)
 {
         const char *name;
         uint8_t mode, len;
@@ -145,14 +178,15 @@ int locks_set_list(struct locks *l, uint64_t session, const struct command *k,
         int first = 0;
 
         while (command_list_next(k, &at, &mode, &name, &len)) {
-                int rv =
-                    locks_set(l, session, name, len, k->owner, mode, token, 1);
+                int rv = locks_set_at(l, session, name, len, k->owner, mode,
+                                      token, 1, now);
                 first = first != 0 ? first : rv;
         }
         return first;
 }
 
-void locks_end_session(struct locks *l, uint64_t session, struct notify *n)
+void locks_end_session(struct locks *l, uint64_t session, struct notify *n,
+                       int64_t now)
 {
         struct queue *q, *next;
 
@@ -166,12 +200,13 @@ void locks_end_session(struct locks *l, uint64_t session, struct notify *n)
                 queue_remove(q);
                 queue_push_tail(&l->lost, q);
                 notify_lost(n, h->name, h->name_len, h->token);
+                trace(l, h, CORE_HOLD_ENDED, 0, now);
         }
 }
 
 void locks_lose(struct locks *l, uint64_t session, const char *name,
                 uint8_t name_len, uint64_t owner, uint64_t token,
-                struct notify *n)
+                struct notify *n, int64_t now)
 {
         struct queue *q;
 
@@ -183,6 +218,7 @@ void locks_lose(struct locks *l, uint64_t session, const char *name,
                     memcmp(h->name, name, name_len) == 0) {
                         queue_remove(q);
                         notify_lost(n, h->name, h->name_len, h->token);
+                        trace(l, h, CORE_HOLD_REVOKED, 0, now);
                         free(h);
                         return;
                 }
@@ -205,7 +241,7 @@ void locks_foreach(const struct locks *l, uint64_t session,
         }
 }
 
-void locks_forget_session(struct locks *l, uint64_t session)
+void locks_forget_session(struct locks *l, uint64_t session, int64_t now)
 {
         struct queue *q, *next;
 
@@ -214,6 +250,7 @@ void locks_forget_session(struct locks *l, uint64_t session)
                 next = q->next;
                 if (h->session == session) {
                         queue_remove(q);
+                        trace(l, h, CORE_HOLD_FORGOTTEN, 0, now);
                         free(h);
                 }
         }

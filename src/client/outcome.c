@@ -164,13 +164,15 @@ static void recheck_done(struct session *s, const struct request *r,
         }
 }
 
-/* A MULTI granted: each of its names is held. */
-static void record_multi(struct session *s, const struct request *r)
+/* A MULTI granted (learnt at `now`): each of its names is held. */
+static void record_multi(struct session *s, const struct request *r,
+                         int64_t now)
 {
         struct command k;
 
         if (request_command_of(r, &k) == 0) {
-                (void)locks_set_list(s->locks, r->session, &k, r->res.token);
+                (void)locks_set_list_at(s->locks, r->session, &k, r->res.token,
+                                        now);
         }
 }
 
@@ -208,9 +210,9 @@ void outcome_verify(struct session *s, int64_t now)
         locks_foreach(s->locks, s->id, verify_one, &w);
 }
 
-/* What a verification found: a hold no longer among its lock's holders
- * was revoked. */
-static void verify_done(struct session *s, const struct request *r)
+/* What a verification found (at `now`): a hold no longer among its lock's
+ * holders was revoked. */
+static void verify_done(struct session *s, const struct request *r, int64_t now)
 {
         if (r->status != 0 || r->list_more || r->session != s->id) {
                 return;
@@ -223,7 +225,7 @@ static void verify_done(struct session *s, const struct request *r)
                 }
         }
         locks_lose(s->locks, r->session, r->name, r->name_len, r->owner,
-                   r->verify_token, s->notify);
+                   r->verify_token, s->notify, now);
 }
 
 /* Finish what an ENDED request started. */
@@ -232,7 +234,7 @@ static void follow_up(struct session *s, struct request *r, int64_t now)
         if (r->kind == REQUEST_RECHECK) {
                 recheck_done(s, r, now);
         } else if (r->kind == REQUEST_VERIFY) {
-                verify_done(s, r);
+                verify_done(s, r, now);
         } else if (r->type == PROTO_COMMAND &&
                    (r->cmd == COMMAND_ACQUIRE || r->cmd == COMMAND_MULTI)) {
                 if (r->status == 0) {
@@ -271,16 +273,16 @@ void outcome_final(void *data, struct request *r, int how, int64_t now)
                         session_ended(s, r->session, st, now);
                 } else if (st == 0 && r->cmd == COMMAND_ACQUIRE) {
                         /* A failed copy only costs a lost-lock callback. */
-                        (void)locks_set(s->locks, r->session, r->name,
-                                        r->name_len, r->owner, r->mode,
-                                        r->res.token, r->res.count);
+                        (void)locks_set_at(s->locks, r->session, r->name,
+                                           r->name_len, r->owner, r->mode,
+                                           r->res.token, r->res.count, now);
                 } else if (st == 0 && r->cmd == COMMAND_MULTI) {
-                        record_multi(s, r);
+                        record_multi(s, r, now);
                 } else if (st == 0 && r->cmd == COMMAND_RELEASE &&
                            r->res.kind == PROTO_KIND_RELEASED) {
                         locks_released(s->locks, r->session, r->name,
                                        r->name_len, r->owner, r->res.token,
-                                       r->res.count);
+                                       r->res.count, now);
                 }
         }
         if (r->state == REQUEST_ENDED) {

@@ -37,12 +37,20 @@ bool session_usable(const struct session *s)
                 s->state == BATON_SESSION_JEOPARDY);
 }
 
-static void set_state(struct session *s, int state)
+/* Report `state` of the latest session at `now`: to the user's callback
+ * and, if there is one, to the core's tracer. */
+static void set_state(struct session *s, int state, int64_t now)
 {
+        const struct core_tracer *t;
+
         if (s->state != state) {
                 s->state = state;
                 notify_state(s->notify, state);
                 registry_need_loop(s->reg); /* to deliver the callback */
+                t = s->env->tracer;
+                if (t != NULL) {
+                        t->lease(t->data, s->last_id, state, now);
+                }
         }
 }
 
@@ -69,8 +77,8 @@ static void expire(struct session *s, int status, int64_t now)
         }
         s->id = 0;
         s->ka_now = false;
-        set_state(s, BATON_SESSION_EXPIRED);
-        locks_end_session(s->locks, id, s->notify);
+        set_state(s, BATON_SESSION_EXPIRED, now);
+        locks_end_session(s->locks, id, s->notify, now);
         registry_fail_session(
             s->reg, id,
             status == BATON_ECLOSED ? BATON_ECLOSED : BATON_EEXPIRED, now);
@@ -84,18 +92,43 @@ void session_ended(struct session *s, uint64_t session, int status, int64_t now)
         }
 }
 
+int64_t session_jeopardy_at(const struct session *s)
+{
+        return s->acked_sent + s->ttl_ms / 2 + 1;
+}
+
+int64_t session_expires_at(const struct session *s)
+{
+        return s->acked_sent + s->ttl_ms - s->margin_ms;
+}
+
+int session_lease_at(const struct session *s, int64_t now)
+{
+        if (s->id == 0 || s->validating) {
+                return s->state;
+        }
+        if (now >= session_expires_at(s)) {
+                return BATON_SESSION_EXPIRED;
+        }
+        if (now >= session_jeopardy_at(s)) {
+                return BATON_SESSION_JEOPARDY;
+        }
+        return BATON_SESSION_LIVE;
+}
+
 /* Lease states as of `now`. */
 static void check_lease(struct session *s, int64_t now)
 {
+        int state;
+
         if (s->id == 0 || s->validating) {
                 return;
         }
-        if (now >= s->acked_sent + s->ttl_ms - s->margin_ms) {
+        state = session_lease_at(s, now);
+        if (state == BATON_SESSION_EXPIRED) {
                 expire(s, BATON_EEXPIRED, now);
-        } else if (now - s->acked_sent > s->ttl_ms / 2) {
-                set_state(s, BATON_SESSION_JEOPARDY);
         } else {
-                set_state(s, BATON_SESSION_LIVE);
+                set_state(s, state, now);
         }
 }
 
@@ -129,9 +162,9 @@ int64_t session_next_event(const struct session *s)
                 return t;
         }
         if (!s->validating) {
-                t = s->acked_sent + s->ttl_ms - s->margin_ms;
+                t = session_expires_at(s);
                 if (s->state == BATON_SESSION_LIVE) {
-                        ka = s->acked_sent + s->ttl_ms / 2 + 1;
+                        ka = session_jeopardy_at(s);
                         t = ka < t ? ka : t;
                 }
         }
@@ -169,7 +202,7 @@ static void opened(struct session *s, struct request *r, int64_t now)
                 s->ka_now = true;
                 return;
         }
-        set_state(s, BATON_SESSION_LIVE);
+        set_state(s, BATON_SESSION_LIVE, now);
         conclude(s, 0);
 }
 
@@ -379,7 +412,7 @@ int session_submit_step(struct session *s, struct command *k, int64_t now,
         return 0;
 }
 
-uint64_t session_detach(struct session *s, uint8_t *secret)
+uint64_t session_detach(struct session *s, uint8_t *secret, int64_t now)
 {
         uint64_t id = s->id;
 
@@ -394,8 +427,8 @@ uint64_t session_detach(struct session *s, uint8_t *secret)
         s->keepalive = NULL;
         s->id = 0;
         s->ka_now = false;
-        locks_forget_session(s->locks, id);
-        set_state(s, BATON_SESSION_NONE);
+        locks_forget_session(s->locks, id, now);
+        set_state(s, BATON_SESSION_NONE, now);
         registry_changed(s->reg);
         return id;
 }
@@ -407,6 +440,6 @@ int64_t session_remaining(const struct session *s, int64_t now)
         if (!session_usable(s)) {
                 return 0;
         }
-        left = s->acked_sent + s->ttl_ms - s->margin_ms - now;
+        left = session_expires_at(s) - now;
         return left > 0 ? left : 0;
 }

@@ -144,19 +144,37 @@ void session_ended(struct session *s, uint64_t session, int status,
                    int64_t now);
 
 /*
- * Detach the live session: stop its keepalives and forget it (and its
- * holds, without callbacks), leaving the handle with no session (state
+ * Detach the live session at `now`: stop its keepalives and forget it (and
+ * its holds, without callbacks), leaving the handle with no session (state
  * NONE). Returns its id and copies its secret into `secret`
  * (ATTACH_SECRET_SIZE bytes; may be NULL), or 0 when there is no usable
  * session.
  */
-uint64_t session_detach(struct session *s, uint8_t *secret);
+uint64_t session_detach(struct session *s, uint8_t *secret, int64_t now);
 
 /* Draw `secret` (ATTACH_SECRET_SIZE bytes) from `env` and write its
  * SHA-256 into `hash` (ATTACH_HASH_SIZE bytes). 0, or BATON_EIO when no
  * secret or no hash could be had. */
 int session_new_secret(const struct core_env *env, uint8_t *secret,
                        uint8_t *hash);
+
+/* The first ms of JEOPARDY of the lease as it stands: no keepalive sent
+ * since `acked_sent` acknowledged for more than TTL/2. */
+int64_t session_jeopardy_at(const struct session *s);
+
+/* The first ms of EXPIRED of the lease as it stands: TTL less the margin
+ * after `acked_sent`. */
+int64_t session_expires_at(const struct session *s);
+
+/*
+ * The state session_tick() would report at `now` (enum
+ * baton_session_state), without changing anything: LIVE before
+ * session_jeopardy_at(), JEOPARDY before session_expires_at(), EXPIRED
+ * from then; with no session, or one validating, the state as reported.
+ * session_tick() decides by it, so the two cannot disagree. `now` is no
+ * earlier than the session's last input.
+ */
+int session_lease_at(const struct session *s, int64_t now);
 
 /* Lease left in ms (0 when not live). */
 int64_t session_remaining(const struct session *s, int64_t now);

@@ -16,6 +16,8 @@
 #include "../../include/baton.h"
 #include "../../src/client/clock.h" /* CLOCK_NEVER only */
 #include "../../src/proto/keepalive.h"
+#include "../../src/proto/list.h"
+#include "../../src/proto/query.h"
 #include "../../src/proto/reply.h"
 #include "../../src/proto/watch.h"
 #include "clientfix.h"
@@ -413,6 +415,148 @@ static void background_eseq_queried(void **state)
         clientfix_free(f);
 }
 
+/* The hold changes a tracer heard of: how many, and the last. */
+struct heard {
+        unsigned n;
+        int change;
+        uint64_t token;
+        uint32_t count;
+        int64_t now;
+};
+
+static void heard_hold(void *data, const struct locks_hold *h, int change,
+                       uint32_t count, int64_t now)
+{
+        struct heard *w = data;
+
+        w->n++;
+        w->change = change;
+        w->token = h->token;
+        w->count = count;
+        w->now = now;
+}
+
+/* The keepalive the core sends at `t` on `conn`, answered 10 ms later:
+ * `revoked` of the session's grants have been revoked so far. */
+static void keepalive_revoked(struct clientfix *f, uint64_t conn, int64_t t,
+                              uint32_t revoked)
+{
+        struct frame out[4];
+        uint8_t buf[64];
+        size_t n;
+
+        session_tick(&f->core.session, t);
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.type, PROTO_KEEPALIVE);
+        assert_int_equal(out[0].h.flags, PROTO_FLAG_REVOKED);
+        n = proto_write_keepalive_ok(buf, sizeof buf, out[0].h.id,
+                                     PROTO_FLAG_REVOKED, TTL, revoked);
+        assert_true(n > 0);
+        feed(f, conn, buf, n, t + 10);
+}
+
+/* The core verifies its hold of L: one QUERY for L's holders, answered at
+ * `now` with the `n` holders `e`. */
+static void verify_answered(struct clientfix *f, uint64_t conn,
+                            const struct proto_lock_entry *e, uint32_t n,
+                            int64_t now)
+{
+        struct frame out[4];
+        struct proto_string name;
+        uint8_t buf[512];
+        size_t len;
+
+        assert_int_equal(take(f, out, 4), 1);
+        assert_int_equal(out[0].h.type, PROTO_QUERY);
+        assert_int_equal(out[0].h.flags, PROTO_FLAG_HOLDERS);
+        assert_int_equal(proto_read_query(out[0].body, out[0].h.length, &name),
+                         0);
+        assert_int_equal(name.len, 1);
+        assert_memory_equal(name.p, "L", 1);
+        len = proto_write_list_reply(buf, sizeof buf, out[0].h.id,
+                                     PROTO_FLAG_HOLDERS, e, n, false);
+        assert_true(len > 0);
+        feed(f, conn, buf, len, now);
+}
+
+/* An administrator revokes the session's grant of L: the keepalive answer
+ * says one more grant was revoked, the core asks with a QUERY who holds L,
+ * and the hold the answer no longer names is lost (on_lock_lost, and the
+ * tracer hears REVOKED at the answer's time). The control: a revoke of
+ * another grant, whose QUERY still names the hold, keeps it. */
+static void revoke_verified_lost(void **state)
+{
+        struct clientfix *f = clientfix_new(TTL, 8);
+        uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
+        struct core_tracer tracer = {NULL, heard_hold, NULL};
+        struct proto_lock_entry e = {.name = {"L", 1},
+                                     .session = 42,
+                                     .owner = 1,
+                                     .token = 9,
+                                     .count = 1};
+        struct heard w = {0};
+        struct request *a = NULL;
+        struct notify_event *ev;
+        struct frame out[4];
+        struct command k;
+        int64_t t1 = T0 + TTL / 3, t2 = t1 + TTL / 3;
+
+        (void)state;
+        open_session(f, conn, T0);
+        tracer.data = &w;
+        f->env.tracer = &tracer;
+        memset(&k, 0, sizeof k);
+        k.type = COMMAND_ACQUIRE;
+        k.name = "L";
+        k.name_len = 1;
+        k.owner = 1;
+        assert_int_equal(session_submit_step(&f->core.session, &k, T0 + 10, &a),
+                         0);
+        assert_int_equal(take(f, out, 4), 2); /* ATTACH, ACQUIRE */
+        feed_result(f, conn, a->id,
+                    (struct proto_result){.status = 0,
+                                          .kind = PROTO_KIND_GRANTED,
+                                          .token = 9,
+                                          .count = 1},
+                    T0 + 20);
+        registry_drop(&f->core.registry, a); /* collected */
+        assert_int_equal(
+            locks_count(&f->core.locks, 42, "L", 1, 1, LOCKS_ANY_MODE), 1);
+        assert_int_equal(w.n, 1);
+        assert_int_equal(w.change, CORE_HOLD_SET);
+
+        keepalive_revoked(f, conn, t1, 1);
+        verify_answered(f, conn, &e, 1, t1 + 20);
+        assert_int_equal(
+            locks_count(&f->core.locks, 42, "L", 1, 1, LOCKS_ANY_MODE), 1);
+        assert_int_equal(w.n, 1);
+
+        keepalive_revoked(f, conn, t2, 2);
+        e.session = 77; /* L went to another session */
+        e.token = 10;
+        verify_answered(f, conn, &e, 1, t2 + 20);
+        assert_int_equal(
+            locks_count(&f->core.locks, 42, "L", 1, 1, LOCKS_ANY_MODE), 0);
+        assert_int_equal(w.n, 2);
+        assert_int_equal(w.change, CORE_HOLD_REVOKED);
+        assert_int_equal(w.token, 9);
+        assert_int_equal(w.count, 0);
+        assert_int_equal(w.now, t2 + 20);
+        ev = core_next_notice(&f->core);
+        assert_non_null(ev);
+        assert_int_equal(ev->kind, NOTIFY_STATE); /* LIVE, from the OPEN */
+        free(ev);
+        ev = core_next_notice(&f->core);
+        assert_non_null(ev);
+        assert_int_equal(ev->kind, NOTIFY_LOST);
+        assert_string_equal(ev->name, "L");
+        assert_int_equal(ev->token, 9);
+        free(ev);
+        assert_null(core_next_notice(&f->core));
+        assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
+        clientfix_free(f);
+}
+
 /* The position a WATCH frame asks to start from. */
 static void watch_from(const uint8_t *body, size_t len, uint64_t *index,
                        uint32_t *ord)
@@ -490,6 +634,7 @@ int main(void)
             cmocka_unit_test(not_leader_followed),
             cmocka_unit_test(withdrawn_wait_released),
             cmocka_unit_test(background_eseq_queried),
+            cmocka_unit_test(revoke_verified_lost),
             cmocka_unit_test(watch_resumes),
             cmocka_unit_test(facade_round),
         };

@@ -37,7 +37,7 @@ static void jitter_spans_half_to_one_and_a_half(void **state)
 {
         static const uint64_t v[] = {0, 99, 100, 250, UINT64_MAX};
         struct script s = {v, 5, 0};
-        struct core_env env = {&s, scripted, NULL};
+        struct core_env env = {&s, scripted, NULL, NULL};
 
         (void)state;
         assert_int_equal(coreenv_jitter(&env, 100), 50);

@@ -18,42 +18,37 @@
 #include <cmocka.h>
 
 #include "../../src/server/base/crashpoint.h"
+#include "../lib/forkrun.h"
+
+struct hits {
+        const char *at, *name;
+        unsigned n;
+};
+
+static void hit(void *arg)
+{
+        const struct hits *h = arg;
+        unsigned i;
+
+        if (h->at == NULL) {
+                unsetenv("BATON_CRASH_AT");
+        } else {
+                setenv("BATON_CRASH_AT", h->at, 1);
+        }
+        for (i = 0; i < h->n; i++) {
+                CRASHPOINT(h->name);
+        }
+}
 
 /* How a child that arms `at` (NULL: unset) and hits `name` `hits` times
  * ended: its wait status, and what it wrote on stderr into `said`. */
 static int run_hits(const char *at, const char *name, unsigned hits, char *said,
                     size_t cap)
 {
-        int fds[2], status = 0;
-        ssize_t n;
-        size_t got = 0;
-        pid_t pid;
-        unsigned i;
+        struct hits h = {at, name, hits};
+        int status = forkrun(hit, &h, said, cap);
 
-        assert_int_equal(pipe(fds), 0);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                close(fds[0]);
-                dup2(fds[1], 2);
-                if (at == NULL) {
-                        unsetenv("BATON_CRASH_AT");
-                } else {
-                        setenv("BATON_CRASH_AT", at, 1);
-                }
-                for (i = 0; i < hits; i++) {
-                        CRASHPOINT(name);
-                }
-                _exit(0);
-        }
-        close(fds[1]);
-        while (got + 1 < cap &&
-               (n = read(fds[0], said + got, cap - 1 - got)) > 0) {
-                got += (size_t)n;
-        }
-        said[got] = '\0';
-        close(fds[0]);
-        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_int_not_equal(status, -1);
         return status;
 }
 

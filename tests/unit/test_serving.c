@@ -26,6 +26,7 @@
 #include "../../src/server/config/config.h"
 #include "../../src/server/gateway/core.h"
 #include "../../src/server/gateway/gateway.h"
+#include "../lib/forkrun.h"
 
 #define SELF  1
 #define OTHER 2
@@ -735,39 +736,11 @@ static void close_answers_and_done_only_frees(void **state)
         expect_nothing(x);
 }
 
-/* What a child that runs `fn` on `x` writes to stderr (up to `cap` - 1
- * bytes, NUL-terminated), and how it ended (waitpid()'s status). */
-static int in_child(struct fix *x, void (*fn)(struct fix *x), char *said,
-                    size_t cap)
-{
-        size_t got = 0;
-        int status = 0, fds[2];
-        ssize_t n;
-        pid_t pid;
-
-        assert_int_equal(pipe(fds), 0);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                close(fds[0]);
-                dup2(fds[1], STDERR_FILENO);
-                fn(x);
-                _exit(0);
-        }
-        close(fds[1]);
-        while (got + 1 < cap &&
-               (n = read(fds[0], said + got, cap - 1 - got)) > 0) {
-                got += (size_t)n;
-        }
-        said[got] = '\0';
-        close(fds[0]);
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        return status;
-}
-
 /* The first request the host was handed, completed again. */
-static void complete_again(struct fix *x)
+static void complete_again(void *arg)
 {
+        struct fix *x = arg;
+
         gateway_on_done(&x->g, &x->now, x->fake.sent[0].req, 0);
 }
 
@@ -788,7 +761,8 @@ static void second_completion_stops_the_core(void **state)
         complete(x, 0, BATON_ECANTCHANGE);
         expect_status(x, remove, BATON_ECANTCHANGE);
         assert_int_equal(gateway_requests_out(&x->g), 0);
-        status = in_child(x, complete_again, said, sizeof said);
+        status = forkrun(complete_again, x, said, sizeof said);
+        assert_int_not_equal(status, -1);
         assert_true(WIFSIGNALED(status));
         assert_int_equal(WTERMSIG(status), SIGABRT);
         assert_non_null(strstr(said, "is_out(g, req)"));
