@@ -1,0 +1,763 @@
+/* Seeded runs of batond's real request core on the simulated cluster
+ * (tests/sim/simhost.h), with clients speaking the wire protocol and the
+ * leader killed now and then, printing TAP. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
+#include "../../include/baton.h"
+#include "../../src/proto/attach.h"
+#include "../../src/proto/command.h"
+#include "../../src/proto/keepalive.h"
+#include "../../src/proto/reply.h"
+#include "checker.h"
+#include "sim.h"
+#include "simhost.h"
+
+/*
+ * One seed = one run: 3 nodes on the fixture, each running batond's
+ * request core (src/server/gateway/) through simhost, and N_CLIENTS
+ * clients that talk to it in frames as libbaton does: each OPENs a
+ * session (its hash of a secret), takes one of N_LOCKS exclusive locks
+ * (a try, or a wait of up to 2 s), holds it a while, RELEASEs it, and
+ * keeps its session alive (KEEPALIVE) all along. A client follows
+ * NOT_LEADER to the node it names, sends the same request again (the
+ * same session and seq) after BATON_EUNKNOWN, a closed connection or
+ * silence, and gives its session up when the cluster says it ended.
+ * Every 2 to 5 virtual seconds the leader is killed, and revived 0.5 to
+ * 2.5 s later with a fresh core. After RUN_MS every node is up, the
+ * clients finish what they asked, the cluster converges, and the run is
+ * checked:
+ *
+ *  - the replicas agree and raft behaved (check_replicas(): checks (a),
+ *    (b), (b') and (g) of test_sim.c);
+ *  - in the log node 0 applied, each lock has one holder at a time, and
+ *    each grant's token is its entry's index, above the lock's last one;
+ *  - every grant a client was told of is a GRANT event of the log, to
+ *    its session and seq, at index == token;
+ *  - no client is told its session ended, nor that it was granted a
+ *    lock while another client holds it, while that client's lease still
+ *    runs: a client counts its lease from when it sent the OPEN or
+ *    KEEPALIVE the cluster last acknowledged, plus the session's TTL, and
+ *    stops counting a lock as held when it sends its RELEASE. (The
+ *    leader's clocks must never expire a session earlier.)
+ *
+ * The negative control, test_simhost_shortttl, runs the same seeds on a
+ * core built with BATON_CHAOS_BUG_SHORT_TTL (a new leader expires every
+ * session at once, the bug batond-bug carries for the chaos suite); it
+ * passes when the checks catch that in some seed.
+ */
+
+#define N_CLIENTS    4
+#define N_LOCKS      3
+#define RUN_MS       20000
+#define SETTLE_MS    15000
+#define CONVERGE_MS  20000
+#define TTL_MS       5000
+#define KEEPALIVE_MS 1000
+#define MAX_ACKS     512
+#define FRAME_MAX    (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
+
+static const char *const lock_names[N_LOCKS] = {"alpha", "beta", "gamma"};
+
+/* A grant a client was told of. */
+struct ack {
+        uint64_t session;
+        uint64_t seq;
+        uint64_t token;
+        unsigned lock;
+};
+
+/* A request out, sent again until it has a final answer. */
+struct out {
+        bool busy;
+        uint8_t type; /* COMMAND_OPEN, _ACQUIRE, _RELEASE; 0: KEEPALIVE */
+        uint8_t frame[FRAME_MAX];
+        size_t len;
+        uint64_t id;
+        raft_time sent_at;   /* last sent */
+        raft_time first_at;  /* first sent: the lease it would start */
+        raft_time resend_at; /* 0: not waiting to be sent again */
+        unsigned sends;
+};
+
+struct rclient {
+        unsigned id;
+        struct simconn *conn;
+        unsigned node; /* where it connects next */
+        uint64_t nonce;
+        uint8_t secret[ATTACH_SECRET_SIZE];
+        uint8_t hash[ATTACH_HASH_SIZE];
+        uint64_t session;
+        uint64_t next_seq;
+        uint64_t next_id;
+        raft_time lease_until; /* its own view: see the header */
+        bool held;
+        unsigned lock;
+        uint64_t token;
+        raft_time release_at;
+        raft_time next_at; /* when it asks for the next lock */
+        struct out req;    /* OPEN, ACQUIRE or RELEASE */
+        struct out ka;     /* KEEPALIVE */
+        raft_time ka_next;
+};
+
+struct run {
+        struct sim
+            s; /* the cluster, the seed's rng, and what the checks read */
+        struct simhost h;
+        struct rclient cl[N_CLIENTS];
+        struct ack acks[MAX_ACKS];
+        unsigned n_acks;
+        bool stopping; /* no new requests */
+        raft_time kill_at;
+        unsigned killed; /* the node down, or n */
+        raft_time revive_at;
+        unsigned redirects, unknowns, resends, expired;
+        char clash[300]; /* the first lease clash seen */
+};
+
+/* ------------------------------------------------------------------------
+ * Clients
+ */
+
+static void send_out(struct run *r, struct rclient *cl, struct out *o)
+{
+        raft_time now = simcluster_now(&r->s.c);
+
+        if (cl->conn == NULL) {
+                cl->conn = simhost_connect(&r->h, cl->node);
+                if (cl->conn != NULL && cl->session != 0) {
+                        /* A new connection proves it owns the session
+                         * first, as libbaton's does. */
+                        uint8_t frame[PROTO_HEADER_SIZE + ATTACH_BODY_SIZE];
+                        size_t n =
+                            attach_write(frame, sizeof frame, ++cl->next_id,
+                                         cl->session, cl->secret);
+                        simhost_send(cl->conn, frame, n);
+                }
+        }
+        if (cl->conn == NULL) {
+                /* The node is down: try the next one a little later. */
+                cl->node = (cl->node + 1) % r->s.n;
+                o->resend_at = now + 50;
+                return;
+        }
+        o->sent_at = now;
+        o->resend_at = 0;
+        if (o->sends++ == 0) {
+                o->first_at = now;
+        } else {
+                r->resends++;
+        }
+        simhost_send(cl->conn, o->frame, o->len);
+}
+
+static void start_command(struct run *r, struct rclient *cl,
+                          const struct command *cmd)
+{
+        uint8_t buf[COMMAND_ANY_MAX_SIZE];
+        size_t n = command_encode(cmd, buf, sizeof buf);
+        struct out *o = &cl->req;
+
+        memset(o, 0, sizeof *o);
+        o->busy = true;
+        o->type = cmd->type;
+        o->id = ++cl->next_id;
+        o->len = proto_write_command(o->frame, sizeof o->frame, o->id, buf, n);
+        send_out(r, cl, o);
+}
+
+static void start_keepalive(struct run *r, struct rclient *cl)
+{
+        struct out *o = &cl->ka;
+
+        memset(o, 0, sizeof *o);
+        o->busy = true;
+        o->id = ++cl->next_id;
+        o->len = proto_write_keepalive(o->frame, sizeof o->frame, o->id, 0,
+                                       cl->session);
+        send_out(r, cl, o);
+}
+
+static void open_session(struct run *r, struct rclient *cl)
+{
+        struct command c;
+
+        memset(&c, 0, sizeof c);
+        c.type = COMMAND_OPEN;
+        c.ttl_ms = TTL_MS;
+        c.nonce = cl->nonce;
+        c.hash = cl->hash;
+        start_command(r, cl, &c);
+}
+
+static void acquire(struct run *r, struct rclient *cl)
+{
+        struct command c;
+
+        memset(&c, 0, sizeof c);
+        cl->lock = rng_below(&r->s.rng, N_LOCKS);
+        c.type = COMMAND_ACQUIRE;
+        c.mode = COMMAND_MODE_EXCLUSIVE;
+        c.session = cl->session;
+        c.seq = cl->next_seq++;
+        c.ack = c.seq;
+        c.owner = 1;
+        c.wait_ms = rng_chance(&r->s.rng, 30) ? COMMAND_WAIT_TRY
+                                              : rng_range(&r->s.rng, 100, 2000);
+        c.name = lock_names[cl->lock];
+        c.name_len = (uint8_t)strlen(c.name);
+        start_command(r, cl, &c);
+}
+
+static void release(struct run *r, struct rclient *cl)
+{
+        struct command c;
+
+        memset(&c, 0, sizeof c);
+        c.type = COMMAND_RELEASE;
+        c.session = cl->session;
+        c.seq = cl->next_seq++;
+        c.ack = c.seq;
+        c.owner = 1;
+        c.token = cl->token;
+        c.name = lock_names[cl->lock];
+        c.name_len = (uint8_t)strlen(c.name);
+        /* From here on the client no longer counts on the lock. */
+        cl->held = false;
+        start_command(r, cl, &c);
+}
+
+/* Whether `status` says the session is no more. */
+static bool session_gone(int status)
+{
+        return status == BATON_ENOSESSION || status == BATON_EEXPIRED ||
+               status == BATON_ECLOSED;
+}
+
+/* The cluster says the session ended: it may not before the lease it
+ * acknowledged ran out. Then a new one. */
+static void lose_session(struct run *r, struct rclient *cl)
+{
+        raft_time now = simcluster_now(&r->s.c);
+
+        if (now < cl->lease_until && r->clash[0] == '\0') {
+                snprintf(r->clash, sizeof r->clash,
+                         "t=%" PRIu64 ": client %u told its session %" PRIu64
+                         " ended, with its lease running until t=%" PRIu64,
+                         (uint64_t)now, cl->id, cl->session,
+                         (uint64_t)cl->lease_until);
+        }
+        cl->session = 0;
+        cl->held = false;
+        cl->req.busy = false;
+        cl->ka.busy = false;
+        cl->nonce = rng_next(&r->s.rng) | 1;
+        r->expired++;
+}
+
+/* Another client is told it holds `lock`: nobody else's lease may run. */
+static void check_lease(struct run *r, struct rclient *cl, raft_time now)
+{
+        unsigned i;
+
+        for (i = 0; i < N_CLIENTS; i++) {
+                struct rclient *o = &r->cl[i];
+
+                if (o == cl || !o->held || o->lock != cl->lock ||
+                    o->lease_until <= now || r->clash[0] != '\0') {
+                        continue;
+                }
+                snprintf(r->clash, sizeof r->clash,
+                         "t=%" PRIu64 ": client %u granted %s (token %" PRIu64
+                         ") while client %u holds it (token %" PRIu64
+                         ") with its lease running until t=%" PRIu64,
+                         (uint64_t)now, cl->id, lock_names[cl->lock], cl->token,
+                         o->id, o->token, (uint64_t)o->lease_until);
+        }
+}
+
+static void on_result(struct run *r, struct rclient *cl,
+                      const struct proto_result *res, raft_time now)
+{
+        uint8_t type = cl->req.type;
+
+        cl->req.busy = false;
+        if (session_gone(res->status)) {
+                lose_session(r, cl);
+                return;
+        }
+        switch (type) {
+        case COMMAND_OPEN:
+                if (res->status == 0) {
+                        cl->session = res->session;
+                        cl->next_seq = 1;
+                        cl->lease_until = cl->req.first_at + TTL_MS;
+                        cl->ka_next = now + KEEPALIVE_MS;
+                }
+                break;
+        case COMMAND_ACQUIRE:
+                if (res->status == 0 && res->kind == PROTO_KIND_GRANTED) {
+                        cl->held = true;
+                        cl->token = res->token;
+                        cl->release_at = now + rng_range(&r->s.rng, 100, 2500);
+                        if (r->n_acks < MAX_ACKS) {
+                                r->acks[r->n_acks++] =
+                                    (struct ack){cl->session, cl->next_seq - 1,
+                                                 res->token, cl->lock};
+                        }
+                        check_lease(r, cl, now);
+                }
+                break;
+        default:
+                break;
+        }
+        cl->next_at = now + rng_range(&r->s.rng, 10, 500);
+}
+
+/* Where to go after NOT_LEADER, and the request sent again soon. */
+static void redirect(struct run *r, struct rclient *cl, const uint8_t *body,
+                     size_t len, struct out *o, raft_time now)
+{
+        uint64_t leader = 0;
+        struct proto_string address;
+
+        r->redirects++;
+        if (proto_read_not_leader(body, len, &leader, &address) == 0 &&
+            leader >= 1 && leader <= r->s.n) {
+                cl->node = (unsigned)leader - 1;
+        } else {
+                cl->node = rng_below(&r->s.rng, r->s.n);
+        }
+        simhost_disconnect(cl->conn);
+        cl->conn = NULL;
+        o->resend_at = now + 20;
+}
+
+static void on_frame(struct run *r, struct rclient *cl,
+                     const struct proto_header *hdr, const uint8_t *body,
+                     raft_time now)
+{
+        struct out *o = cl->req.busy && hdr->id == cl->req.id ? &cl->req
+                        : cl->ka.busy && hdr->id == cl->ka.id ? &cl->ka
+                                                              : NULL;
+        struct proto_result res;
+        uint32_t ttl, revoked;
+
+        if (o == NULL || o->resend_at != 0) {
+                return; /* an answer to an earlier send */
+        }
+        if (hdr->type == PROTO_NOT_LEADER) {
+                redirect(r, cl, body, hdr->length, o, now);
+        } else if (hdr->type == PROTO_ERROR) {
+                o->resend_at = now + 20; /* the connection closes */
+        } else if (o == &cl->ka && hdr->type == PROTO_KEEPALIVE_OK &&
+                   proto_read_keepalive_ok(body, hdr->length, hdr->flags, &ttl,
+                                           &revoked) == 0) {
+                o->busy = false;
+                if (o->first_at + TTL_MS > cl->lease_until) {
+                        cl->lease_until = o->first_at + TTL_MS;
+                }
+        } else if (hdr->type == PROTO_RESULT &&
+                   proto_read_result(body, hdr->length, hdr->flags, &res) ==
+                       0) {
+                if (res.status == BATON_EUNKNOWN) {
+                        r->unknowns++;
+                        o->resend_at = now + 20;
+                } else if (o == &cl->ka) {
+                        o->busy = false;
+                        if (session_gone(res.status)) {
+                                lose_session(r, cl);
+                        }
+                } else {
+                        on_result(r, cl, &res, now);
+                }
+        }
+}
+
+/* A request out too long, or on a connection that closed: again, on
+ * some node. */
+static void check_silence(struct run *r, struct rclient *cl, struct out *o,
+                          raft_time now)
+{
+        if (!o->busy || o->resend_at != 0) {
+                return;
+        }
+        if (cl->conn == NULL || now > o->sent_at + 4000) {
+                simhost_disconnect(cl->conn);
+                cl->conn = NULL;
+                cl->node = rng_below(&r->s.rng, r->s.n);
+                o->resend_at = now + 20;
+        }
+}
+
+static void drive_client(struct run *r, struct rclient *cl, raft_time now)
+{
+        struct proto_header hdr;
+        const uint8_t *body;
+
+        while (cl->conn != NULL && simhost_next(cl->conn, &hdr, &body)) {
+                on_frame(r, cl, &hdr, body, now);
+        }
+        if (cl->conn != NULL && cl->conn->closed) {
+                simhost_disconnect(cl->conn);
+                cl->conn = NULL;
+        }
+        check_silence(r, cl, &cl->req, now);
+        check_silence(r, cl, &cl->ka, now);
+        if (cl->req.busy && cl->req.resend_at != 0 &&
+            now >= cl->req.resend_at) {
+                send_out(r, cl, &cl->req);
+        }
+        if (cl->ka.busy && cl->ka.resend_at != 0 && now >= cl->ka.resend_at) {
+                send_out(r, cl, &cl->ka);
+        }
+        if (cl->session != 0 && !cl->ka.busy && now >= cl->ka_next &&
+            !r->stopping) {
+                cl->ka_next = now + KEEPALIVE_MS;
+                start_keepalive(r, cl);
+        }
+        if (cl->req.busy || now < cl->next_at || r->stopping) {
+                return;
+        }
+        if (cl->session == 0) {
+                open_session(r, cl);
+        } else if (cl->held && now >= cl->release_at) {
+                release(r, cl);
+        } else if (!cl->held) {
+                acquire(r, cl);
+        }
+}
+
+/* ------------------------------------------------------------------------
+ * Faults: the leader killed, and revived with a fresh core
+ */
+
+static void drive_kills(struct run *r, raft_time now)
+{
+        unsigned l;
+
+        if (r->killed < r->s.n && now >= r->revive_at) {
+                say(&r->s, "revive n%u", r->killed);
+                simhost_revive(&r->h, r->killed);
+                r->killed = r->s.n;
+        }
+        if (r->killed < r->s.n || now < r->kill_at || r->stopping) {
+                return;
+        }
+        r->kill_at = now + rng_range(&r->s.rng, 2000, 5000);
+        l = simcluster_leader(&r->s.c);
+        if (l == r->s.n) {
+                return;
+        }
+        say(&r->s, "kill leader n%u", l);
+        simhost_kill(&r->h, l);
+        r->killed = l;
+        r->revive_at = now + rng_range(&r->s.rng, 500, 2500);
+}
+
+/* ------------------------------------------------------------------------
+ * Checks
+ */
+
+static int lock_of(const struct simevent *ev)
+{
+        unsigned i;
+
+        for (i = 0; i < N_LOCKS; i++) {
+                if (ev->name_len == strlen(lock_names[i]) &&
+                    memcmp(ev->name, lock_names[i], ev->name_len) == 0) {
+                        return (int)i;
+                }
+        }
+        return -1;
+}
+
+/* One holder at a time, tokens the entries' indexes and increasing. */
+static int check_log(struct run *r, char *reason, size_t cap)
+{
+        const struct simnode *n = &r->s.c.nodes[0];
+        uint64_t holder[N_LOCKS] = {0};
+        uint64_t last[N_LOCKS] = {0};
+        size_t k;
+
+        for (k = 0; k < n->n_events; k++) {
+                const struct simevent *ev = &n->events[k];
+                int l = lock_of(ev);
+
+                if (l < 0) {
+                        continue;
+                }
+                if (ev->type == LOCKFSM_EV_GRANT) {
+                        if (holder[l] != 0) {
+                                return fail(reason, cap,
+                                            "@%" PRIu64 ": %s granted to "
+                                            "session %" PRIx64 " while %" PRIx64
+                                            " holds it",
+                                            ev->index, lock_names[l],
+                                            ev->session, holder[l]);
+                        }
+                        if (ev->token != ev->index || ev->token <= last[l]) {
+                                return fail(reason, cap,
+                                            "@%" PRIu64 ": %s granted with "
+                                            "token %" PRIu64 " after %" PRIu64,
+                                            ev->index, lock_names[l], ev->token,
+                                            last[l]);
+                        }
+                        holder[l] = ev->session;
+                        last[l] = ev->token;
+                } else if (ev->type == LOCKFSM_EV_RELEASE &&
+                           holder[l] == ev->session) {
+                        holder[l] = 0;
+                }
+        }
+        return 0;
+}
+
+static bool granted_at(const struct simnode *n, const struct ack *a)
+{
+        size_t k;
+
+        for (k = 0; k < n->n_events; k++) {
+                const struct simevent *ev = &n->events[k];
+
+                if (ev->index == a->token && ev->type == LOCKFSM_EV_GRANT &&
+                    ev->session == a->session && ev->seq == a->seq &&
+                    lock_of(ev) == (int)a->lock) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+static int check_acks(struct run *r, char *reason, size_t cap)
+{
+        unsigned i;
+
+        for (i = 0; i < r->n_acks; i++) {
+                const struct ack *a = &r->acks[i];
+
+                if (!granted_at(&r->s.c.nodes[0], a)) {
+                        return fail(
+                            reason, cap,
+                            "grant of %s to session %" PRIx64 " seq %" PRIu64
+                            " token %" PRIu64 " acknowledged, not in the log",
+                            lock_names[a->lock], a->session, a->seq, a->token);
+                }
+        }
+        return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * A run
+ */
+
+static void clients_init(struct run *r)
+{
+        unsigned i;
+
+        for (i = 0; i < N_CLIENTS; i++) {
+                struct rclient *cl = &r->cl[i];
+                unsigned len = 0;
+
+                cl->id = i;
+                cl->node = rng_below(&r->s.rng, r->s.n);
+                cl->nonce = rng_next(&r->s.rng) | 1;
+                for (unsigned b = 0; b < sizeof cl->secret; b++) {
+                        cl->secret[b] = (uint8_t)rng_next(&r->s.rng);
+                }
+                EVP_Digest(cl->secret, sizeof cl->secret, cl->hash, &len,
+                           EVP_sha256(), NULL);
+                cl->next_at = rng_range(&r->s.rng, 1500, 2500);
+        }
+}
+
+static bool clients_idle(const struct run *r)
+{
+        unsigned i;
+
+        for (i = 0; i < N_CLIENTS; i++) {
+                if (r->cl[i].req.busy || r->cl[i].ka.busy) {
+                        return false;
+                }
+        }
+        return true;
+}
+
+static void steps(struct run *r, raft_time until, bool stop_when_idle)
+{
+        while (simcluster_now(&r->s.c) < until) {
+                raft_time now = simcluster_now(&r->s.c);
+
+                if (stop_when_idle && clients_idle(r)) {
+                        return;
+                }
+                for (unsigned i = 0; i < N_CLIENTS; i++) {
+                        drive_client(r, &r->cl[i], now);
+                }
+                drive_kills(r, now);
+                simcluster_step(&r->s.c);
+                simhost_step(&r->h);
+        }
+}
+
+static int finish(struct run *r, char *reason, size_t cap)
+{
+        struct command final;
+        struct simprop *last;
+
+        memset(&final, 0, sizeof final);
+        final.type = COMMAND_QUERY;
+        final.name = lock_names[0];
+        final.name_len = (uint8_t)strlen(lock_names[0]);
+        if (simcluster_converge(&r->s.c, &final, CONVERGE_MS, &last) != 0) {
+                return fail(reason, cap, "%s", r->s.c.errmsg);
+        }
+        if (r->h.errmsg[0] != '\0') {
+                return fail(reason, cap, "host: %s", r->h.errmsg);
+        }
+        if (r->clash[0] != '\0') {
+                return fail(reason, cap, "lease: %s", r->clash);
+        }
+        if (check_replicas(&r->s, reason, cap) != 0 ||
+            check_acks(r, reason, cap) != 0 || check_log(r, reason, cap) != 0) {
+                return -1;
+        }
+        return 0;
+}
+
+static int run_seed(struct run *r, uint64_t seed, bool verbose, char *reason,
+                    size_t cap)
+{
+        struct simcluster_config cfg;
+        unsigned i;
+        int rv;
+
+        memset(r, 0, sizeof *r);
+        r->s.n = 3;
+        r->s.verbose = verbose;
+        r->s.rng.s = seed * 0x9E3779B97F4A7C15ULL + 1;
+        simcluster_config_default(&cfg);
+        cfg.n = r->s.n;
+        cfg.seed = seed;
+        if (simcluster_init(&r->s.c, &cfg) != 0) {
+                return fail(reason, cap, "simcluster_init: %s", r->s.c.errmsg);
+        }
+        r->s.c.verbose = verbose;
+        if (simhost_init(&r->h, &r->s.c, verbose) != 0) {
+                simcluster_close(&r->s.c);
+                return fail(reason, cap, "simhost_init: out of memory");
+        }
+        r->killed = r->s.n;
+        r->kill_at = rng_range(&r->s.rng, 2000, 5000);
+        clients_init(r);
+        steps(r, RUN_MS, false);
+        r->stopping = true;
+        if (r->killed < r->s.n) {
+                simhost_revive(&r->h, r->killed);
+                r->killed = r->s.n;
+        }
+        steps(r, simcluster_now(&r->s.c) + SETTLE_MS, true);
+        rv = finish(r, reason, cap);
+        for (i = 0; i < N_CLIENTS; i++) {
+                simhost_disconnect(r->cl[i].conn);
+        }
+        simhost_shutdown(&r->h);
+        simcluster_close(&r->s.c);
+        simhost_free(&r->h);
+        if (rv == 0 && r->h.errmsg[0] != '\0') {
+                rv = fail(reason, cap, "host: %s", r->h.errmsg);
+        }
+        return rv;
+}
+
+int main(int argc, char **argv)
+{
+        uint64_t first = 1, n_seeds = 20;
+        bool verbose = false, raw = false;
+        unsigned failed = 0, k;
+        struct timespec t0, t1;
+        char reason[1024];
+        struct run *r = malloc(sizeof *r);
+        double secs;
+
+        for (int a = 1; a < argc; a++) {
+                if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) {
+                        first = strtoull(argv[++a], NULL, 10);
+                        n_seeds = 1;
+                } else if (strcmp(argv[a], "--first") == 0 && a + 1 < argc) {
+                        first = strtoull(argv[++a], NULL, 10);
+                } else if (strcmp(argv[a], "--seeds") == 0 && a + 1 < argc) {
+                        n_seeds = strtoull(argv[++a], NULL, 10);
+                } else if (strcmp(argv[a], "--verbose") == 0) {
+                        verbose = true;
+                } else if (strcmp(argv[a], "--raw") == 0) {
+                        raw = true; /* the control: each seed's own verdict */
+                } else {
+                        fprintf(stderr,
+                                "usage: %s [--seed S | --first S --seeds N] "
+                                "[--verbose] [--raw]\n",
+                                argv[0]);
+                        free(r);
+                        return 2;
+                }
+        }
+        if (r == NULL) {
+                return 1;
+        }
+#ifdef BATON_CHAOS_BUG_SHORT_TTL
+        const bool control = !raw;
+#else
+        const bool control = false;
+        (void)raw;
+#endif
+        printf("1..%" PRIu64 "\n", control ? (uint64_t)1 : n_seeds);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (k = 0; k < n_seeds; k++) {
+                uint64_t seed = first + k;
+                int rv = run_seed(r, seed, verbose, reason, sizeof reason);
+
+                failed += rv != 0;
+                if (control) {
+                        if (rv != 0) {
+                                printf("# seed %" PRIu64 " caught: %s\n", seed,
+                                       reason);
+                        }
+                        continue;
+                }
+                if (rv != 0) {
+                        printf("not ok %u - seed %" PRIu64 ": %s\n", k + 1,
+                               seed, reason);
+                        printf("# replay: %s --seed %" PRIu64 " --verbose\n",
+                               argv[0], seed);
+                } else {
+                        printf("ok %u - seed %" PRIu64
+                               " (grants %u, kills %" PRIu64
+                               ", redirects %u, unknown %u, resends %u, "
+                               "sessions lost %u, frames %" PRIu64 ")\n",
+                               k + 1, seed, r->n_acks, r->h.stats.kills,
+                               r->redirects, r->unknowns, r->resends,
+                               r->expired, r->h.stats.frames_in);
+                }
+                fflush(stdout);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        secs = (double)(t1.tv_sec - t0.tv_sec) +
+               (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        if (control) {
+                printf("%s 1 - a new leader that expires sessions at once is "
+                       "caught (%u of %" PRIu64 " seeds)\n",
+                       failed > 0 ? "ok" : "not ok", failed, n_seeds);
+        }
+        printf("# %" PRIu64 " seeds in %.2f s: %.2f seeds/s\n", n_seeds, secs,
+               secs > 0 ? (double)n_seeds / secs : 0.0);
+        free(r);
+        return control ? failed == 0 : failed != 0;
+}
