@@ -16,6 +16,7 @@
 #include "../../src/proto/command.h"
 #include "../../src/proto/keepalive.h"
 #include "../../src/proto/reply.h"
+#include "../lib/simlinks.h"
 #include "checker.h"
 #include "sim.h"
 #include "simhost.h"
@@ -31,9 +32,10 @@
  * same session and seq) after BATON_EUNKNOWN, a closed connection or
  * silence, and gives its session up when the cluster says it ended.
  * Every 2 to 5 virtual seconds the leader is killed, and revived 0.5 to
- * 2.5 s later with a fresh core. After RUN_MS every node is up, the
- * clients finish what they asked, the cluster converges, and the run is
- * checked:
+ * 2.5 s later with a fresh core (or, one time in four, cut off from the
+ * other nodes for as long, so that it loses its leadership alive). After RUN_MS
+ * every node is up, the clients finish what they asked, the cluster converges,
+ * and the run is checked:
  *
  *  - the replicas agree and raft behaved (check_replicas(): checks (a),
  *    (b), (b') and (g) of test_sim.c);
@@ -87,6 +89,12 @@ struct out {
         unsigned sends;
 };
 
+/* Negative controls of the checks: what is broken in a run's record
+ * before the checks of the log read it. */
+enum brk { BREAK_NONE, BREAK_ACK, BREAK_HOLDER, N_BREAKS };
+
+static const char *const break_names[N_BREAKS] = {"none", "ack", "holder"};
+
 struct rclient {
         unsigned id;
         struct simconn *conn;
@@ -118,9 +126,11 @@ struct run {
         bool stopping; /* no new requests */
         raft_time kill_at;
         unsigned killed; /* the node down, or n */
+        bool isolated;   /* cut off from the others rather than killed */
         raft_time revive_at;
         unsigned redirects, unknowns, resends, expired;
         char clash[300]; /* the first lease clash seen */
+        int brk;         /* enum brk: a negative control of the checks */
 };
 
 /* ------------------------------------------------------------------------
@@ -445,8 +455,13 @@ static void drive_kills(struct run *r, raft_time now)
         unsigned l;
 
         if (r->killed < r->s.n && now >= r->revive_at) {
-                say(&r->s, "revive n%u", r->killed);
-                simhost_revive(&r->h, r->killed);
+                say(&r->s, "%s n%u", r->isolated ? "reconnect" : "revive",
+                    r->killed);
+                if (r->isolated) {
+                        simlinks_unisolate(&r->s.c, r->killed);
+                } else {
+                        simhost_revive(&r->h, r->killed);
+                }
                 r->killed = r->s.n;
         }
         if (r->killed < r->s.n || now < r->kill_at || r->stopping) {
@@ -457,8 +472,16 @@ static void drive_kills(struct run *r, raft_time now)
         if (l == r->s.n) {
                 return;
         }
-        say(&r->s, "kill leader n%u", l);
-        simhost_kill(&r->h, l);
+        /* One time in four the leader is cut off instead: it lives on,
+         * loses its leadership, and answers what it proposed with
+         * BATON_EUNKNOWN. */
+        r->isolated = rng_chance(&r->s.rng, 25);
+        say(&r->s, "%s leader n%u", r->isolated ? "isolate" : "kill", l);
+        if (r->isolated) {
+                simlinks_isolate(&r->s.c, l);
+        } else {
+                simhost_kill(&r->h, l);
+        }
         r->killed = l;
         r->revive_at = now + rng_range(&r->s.rng, 500, 2500);
 }
@@ -608,6 +631,33 @@ static void steps(struct run *r, raft_time until, bool stop_when_idle)
         }
 }
 
+/* BREAK_ACK: a grant a client was told of with a token the log never
+ * gave it. BREAK_HOLDER: node 0 forgets a RELEASE after which the lock
+ * was granted again. */
+static void apply_break(struct run *r)
+{
+        struct simnode *n = &r->s.c.nodes[0];
+        size_t k, j;
+
+        if (r->brk == BREAK_ACK && r->n_acks > 0) {
+                r->acks[0].token++;
+        }
+        for (k = 0; r->brk == BREAK_HOLDER && k < n->n_events; k++) {
+                struct simevent *ev = &n->events[k];
+
+                if (ev->type != LOCKFSM_EV_RELEASE || lock_of(ev) < 0) {
+                        continue;
+                }
+                for (j = k + 1; j < n->n_events; j++) {
+                        if (n->events[j].type == LOCKFSM_EV_GRANT &&
+                            lock_of(&n->events[j]) == lock_of(ev)) {
+                                ev->type = LOCKFSM_EV_QUEUE;
+                                return;
+                        }
+                }
+        }
+}
+
 static int finish(struct run *r, char *reason, size_t cap)
 {
         struct command final;
@@ -626,21 +676,25 @@ static int finish(struct run *r, char *reason, size_t cap)
         if (r->clash[0] != '\0') {
                 return fail(reason, cap, "lease: %s", r->clash);
         }
-        if (check_replicas(&r->s, reason, cap) != 0 ||
-            check_acks(r, reason, cap) != 0 || check_log(r, reason, cap) != 0) {
+        if (check_replicas(&r->s, reason, cap) != 0) {
+                return -1;
+        }
+        apply_break(r);
+        if (check_acks(r, reason, cap) != 0 || check_log(r, reason, cap) != 0) {
                 return -1;
         }
         return 0;
 }
 
-static int run_seed(struct run *r, uint64_t seed, bool verbose, char *reason,
-                    size_t cap)
+static int run_seed(struct run *r, uint64_t seed, bool verbose, int brk,
+                    char *reason, size_t cap)
 {
         struct simcluster_config cfg;
         unsigned i;
         int rv;
 
         memset(r, 0, sizeof *r);
+        r->brk = brk;
         r->s.n = 3;
         r->s.verbose = verbose;
         r->s.rng.s = seed * 0x9E3779B97F4A7C15ULL + 1;
@@ -661,8 +715,8 @@ static int run_seed(struct run *r, uint64_t seed, bool verbose, char *reason,
         steps(r, RUN_MS, false);
         r->stopping = true;
         if (r->killed < r->s.n) {
-                simhost_revive(&r->h, r->killed);
-                r->killed = r->s.n;
+                r->revive_at = 0;
+                drive_kills(r, simcluster_now(&r->s.c));
         }
         steps(r, simcluster_now(&r->s.c) + SETTLE_MS, true);
         rv = finish(r, reason, cap);
@@ -678,86 +732,138 @@ static int run_seed(struct run *r, uint64_t seed, bool verbose, char *reason,
         return rv;
 }
 
-int main(int argc, char **argv)
-{
-        uint64_t first = 1, n_seeds = 20;
-        bool verbose = false, raw = false;
-        unsigned failed = 0, k;
-        struct timespec t0, t1;
-        char reason[1024];
-        struct run *r = malloc(sizeof *r);
-        double secs;
+/* What a run was asked to do. */
+struct plan {
+        uint64_t first, n_seeds;
+        bool verbose, raw, whole; /* whole: the default run, with controls */
+        int brk;
+};
 
+static int parse_args(int argc, char **argv, struct plan *p)
+{
+        memset(p, 0, sizeof *p);
+        p->first = 1;
+        p->n_seeds = 20;
+        p->whole = true;
         for (int a = 1; a < argc; a++) {
-                if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) {
-                        first = strtoull(argv[++a], NULL, 10);
-                        n_seeds = 1;
-                } else if (strcmp(argv[a], "--first") == 0 && a + 1 < argc) {
-                        first = strtoull(argv[++a], NULL, 10);
-                } else if (strcmp(argv[a], "--seeds") == 0 && a + 1 < argc) {
-                        n_seeds = strtoull(argv[++a], NULL, 10);
+                const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+
+                if (strcmp(argv[a], "--seed") == 0 && v != NULL) {
+                        p->first = strtoull(v, NULL, 10);
+                        p->n_seeds = 1;
+                } else if (strcmp(argv[a], "--first") == 0 && v != NULL) {
+                        p->first = strtoull(v, NULL, 10);
+                } else if (strcmp(argv[a], "--seeds") == 0 && v != NULL) {
+                        p->n_seeds = strtoull(v, NULL, 10);
+                } else if (strcmp(argv[a], "--break") == 0 && v != NULL) {
+                        for (p->brk = N_BREAKS - 1; p->brk > 0; p->brk--) {
+                                if (strcmp(v, break_names[p->brk]) == 0) {
+                                        break;
+                                }
+                        }
                 } else if (strcmp(argv[a], "--verbose") == 0) {
-                        verbose = true;
+                        p->verbose = true;
+                        continue;
                 } else if (strcmp(argv[a], "--raw") == 0) {
-                        raw = true; /* the control: each seed's own verdict */
+                        p->raw = true; /* the control: each seed's verdict */
+                        continue;
                 } else {
                         fprintf(stderr,
                                 "usage: %s [--seed S | --first S --seeds N] "
-                                "[--verbose] [--raw]\n",
+                                "[--break ack|holder] [--verbose] [--raw]\n",
                                 argv[0]);
-                        free(r);
                         return 2;
                 }
+                p->whole = false;
+                a++;
         }
+        return -1;
+}
+
+static void report(unsigned k, uint64_t seed, int rv, const char *reason,
+                   const struct run *r, const char *self)
+{
+        if (rv != 0) {
+                printf("not ok %u - seed %" PRIu64 ": %s\n", k, seed, reason);
+                printf("# replay: %s --seed %" PRIu64 " --verbose\n", self,
+                       seed);
+                return;
+        }
+        printf("ok %u - seed %" PRIu64 " (grants %u, kills %" PRIu64
+               ", redirects %u, unknown %u, resends %u, sessions lost %u, "
+               "frames %" PRIu64 ")\n",
+               k, seed, r->n_acks, r->h.stats.kills, r->redirects, r->unknowns,
+               r->resends, r->expired, r->h.stats.frames_in);
+}
+
+/* The default run also breaks seed 1's record each way, and passes only
+ * if the checks report it. */
+static unsigned run_controls(struct run *r, unsigned k)
+{
+        char reason[1024];
+        unsigned failed = 0;
+
+        for (int b = BREAK_NONE + 1; b < N_BREAKS; b++) {
+                int rv = run_seed(r, 1, false, b, reason, sizeof reason);
+
+                printf("%s %u - --break %s is caught%s%s\n",
+                       rv != 0 ? "ok" : "not ok", ++k, break_names[b],
+                       rv != 0 ? ": " : "", rv != 0 ? reason : "");
+                failed += rv == 0;
+        }
+        return failed;
+}
+
+int main(int argc, char **argv)
+{
+        struct plan p;
+        unsigned failed = 0, k;
+        struct timespec t0, t1;
+        char reason[1024];
+        struct run *r;
+        double secs;
+        bool control = false;
+        int rv = parse_args(argc, argv, &p);
+
+        if (rv >= 0) {
+                return rv;
+        }
+#ifdef BATON_CHAOS_BUG_SHORT_TTL
+        control = !p.raw;
+        p.whole = false;
+#endif
+        r = malloc(sizeof *r);
         if (r == NULL) {
                 return 1;
         }
-#ifdef BATON_CHAOS_BUG_SHORT_TTL
-        const bool control = !raw;
-#else
-        const bool control = false;
-        (void)raw;
-#endif
-        printf("1..%" PRIu64 "\n", control ? (uint64_t)1 : n_seeds);
+        printf("1..%" PRIu64 "\n",
+               control ? 1 : p.n_seeds + (p.whole ? N_BREAKS - 1 : 0));
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (k = 0; k < n_seeds; k++) {
-                uint64_t seed = first + k;
-                int rv = run_seed(r, seed, verbose, reason, sizeof reason);
+        for (k = 0; k < p.n_seeds; k++) {
+                uint64_t seed = p.first + k;
 
+                rv = run_seed(r, seed, p.verbose, p.brk, reason, sizeof reason);
                 failed += rv != 0;
-                if (control) {
-                        if (rv != 0) {
-                                printf("# seed %" PRIu64 " caught: %s\n", seed,
-                                       reason);
-                        }
-                        continue;
-                }
-                if (rv != 0) {
-                        printf("not ok %u - seed %" PRIu64 ": %s\n", k + 1,
-                               seed, reason);
-                        printf("# replay: %s --seed %" PRIu64 " --verbose\n",
-                               argv[0], seed);
-                } else {
-                        printf("ok %u - seed %" PRIu64
-                               " (grants %u, kills %" PRIu64
-                               ", redirects %u, unknown %u, resends %u, "
-                               "sessions lost %u, frames %" PRIu64 ")\n",
-                               k + 1, seed, r->n_acks, r->h.stats.kills,
-                               r->redirects, r->unknowns, r->resends,
-                               r->expired, r->h.stats.frames_in);
+                if (control && rv != 0) {
+                        printf("# seed %" PRIu64 " caught: %s\n", seed, reason);
+                } else if (!control) {
+                        report(k + 1, seed, rv, reason, r, argv[0]);
                 }
                 fflush(stdout);
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
         secs = (double)(t1.tv_sec - t0.tv_sec) +
                (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        printf("# %" PRIu64 " seeds in %.2f s: %.2f seeds/s\n", p.n_seeds, secs,
+               secs > 0 ? (double)p.n_seeds / secs : 0.0);
         if (control) {
                 printf("%s 1 - a new leader that expires sessions at once is "
                        "caught (%u of %" PRIu64 " seeds)\n",
-                       failed > 0 ? "ok" : "not ok", failed, n_seeds);
+                       failed > 0 ? "ok" : "not ok", failed, p.n_seeds);
+                failed = failed == 0;
+        } else if (p.whole) {
+                failed += run_controls(r, k);
         }
-        printf("# %" PRIu64 " seeds in %.2f s: %.2f seeds/s\n", n_seeds, secs,
-               secs > 0 ? (double)n_seeds / secs : 0.0);
         free(r);
-        return control ? failed == 0 : failed != 0;
+        return failed != 0;
 }
