@@ -48,8 +48,9 @@
  * connection's inbox, its header checked then; a fail() queues the ERROR
  * frame, closes the connection and reports it gone once the core's input
  * returned; backlog is 0. Clients use only simhost_connect(),
- * simhost_send(), simhost_next() and simhost_disconnect(), so that a
- * network with delays and cuts can stand in for these four later.
+ * simhost_send(), simhost_next(), simhost_closed() and
+ * simhost_disconnect(), so that a network with delays and cuts can stand
+ * in for these later.
  *
  * Everything runs on the caller's thread; a struct simhost must not move
  * once initialized (raft callbacks and connections point into it).
@@ -132,6 +133,12 @@ void simhost_send(struct simconn *conn, const uint8_t *frame, size_t len);
  * body, valid until the next call on `conn`. */
 bool simhost_next(struct simconn *conn, struct proto_header *hdr,
                   const uint8_t **body);
+/* Whether `conn` closed (its node failed it or went down): what is left
+ * in its inbox is all it will get. */
+static inline bool simhost_closed(const struct simconn *conn)
+{
+        return conn->closed;
+}
 /* The client closes `conn` (NULL is fine): the core is told, if it was
  * not yet, and `conn` is freed. */
 void simhost_disconnect(struct simconn *conn);

@@ -56,15 +56,23 @@
  * passes when the checks catch that in some seed.
  */
 
-#define N_CLIENTS    4
-#define N_LOCKS      3
-#define RUN_MS       20000
-#define SETTLE_MS    15000
-#define CONVERGE_MS  20000
-#define TTL_MS       5000
+#ifndef N_CLIENTS
+#define N_CLIENTS 4
+#endif
+#ifndef N_LOCKS
+#define N_LOCKS 3
+#endif
+#define RUN_MS      20000
+#define SETTLE_MS   15000
+#define CONVERGE_MS 20000
+#ifndef TTL_MS
+#define TTL_MS 5000
+#endif
+#ifndef KEEPALIVE_MS
 #define KEEPALIVE_MS 1000
-#define MAX_ACKS     512
-#define FRAME_MAX    (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
+#endif
+#define MAX_ACKS  512
+#define FRAME_MAX (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
 
 static const char *const lock_names[N_LOCKS] = {"alpha", "beta", "gamma"};
 
@@ -416,7 +424,7 @@ static void drive_client(struct run *r, struct rclient *cl, raft_time now)
         while (cl->conn != NULL && simhost_next(cl->conn, &hdr, &body)) {
                 on_frame(r, cl, &hdr, body, now);
         }
-        if (cl->conn != NULL && cl->conn->closed) {
+        if (cl->conn != NULL && simhost_closed(cl->conn)) {
                 simhost_disconnect(cl->conn);
                 cl->conn = NULL;
         }
