@@ -320,12 +320,33 @@ static void monitor(struct simhost *h, struct simcore *core,
         }
 }
 
+static int core_start(struct simhost *h, unsigned i);
+static void core_drop(struct simhost *h, unsigned i);
+
+void simhost_sync(struct simhost *h)
+{
+        unsigned i;
+
+        for (i = 0; i < h->c->cfg.n; i++) {
+                bool down = h->c->killed[i] > 0;
+
+                if (down && h->cores[i] != NULL) {
+                        h->stats.kills++;
+                        core_drop(h, i);
+                } else if (!down && h->cores[i] == NULL &&
+                           core_start(h, i) != 0) {
+                        simhost_broken(h, "out of memory for a core", i);
+                }
+        }
+}
+
 void simhost_step(struct simhost *h)
 {
         struct gateway_now now = simhost_clocks(h);
         struct simcore **p;
         unsigned i;
 
+        simhost_sync(h);
         for (i = 0; i < h->c->cfg.n; i++) {
                 struct simcore *core = h->cores[i];
 
@@ -469,18 +490,14 @@ int simhost_init(struct simhost *h, struct simcluster *c, bool verbose)
 
 void simhost_kill(struct simhost *h, unsigned i)
 {
-        h->stats.kills++;
-        core_drop(h, i);
         simlinks_kill(h->c, i);
+        simhost_sync(h);
 }
 
-int simhost_revive(struct simhost *h, unsigned i)
+void simhost_revive(struct simhost *h, unsigned i)
 {
         simlinks_revive(h->c, i);
-        if (h->c->killed[i] > 0 || h->cores[i] != NULL) {
-                return 0;
-        }
-        return core_start(h, i);
+        simhost_sync(h);
 }
 
 unsigned simhost_serving(const struct simhost *h)

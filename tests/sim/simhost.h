@@ -83,7 +83,7 @@ struct simhost_stats {
         uint64_t proposals;
         uint64_t refusals; /* proposals or barriers refused */
         uint64_t fails;    /* connections the core failed */
-        uint64_t kills;
+        uint64_t kills;    /* cores dropped */
 };
 
 struct simhost {
@@ -106,14 +106,23 @@ struct simhost {
  * cores' log lines. 0 or BATON_ENOMEM. */
 int simhost_init(struct simhost *h, struct simcluster *c, bool verbose);
 
-/* After every simcluster_step(): leadership, restores and timers into the
- * cores, then a flush of every serving core. */
+/* After every simcluster_step(): simhost_sync(), then leadership,
+ * restores and timers into the cores, then a flush of every serving
+ * core. */
 void simhost_step(struct simhost *h);
 
-/* Kill node `i` (simlinks_kill()) and drop its core; revive it
- * (simlinks_revive()) with a fresh core. 0 or BATON_ENOMEM. */
+/* Bring the cores in line with the nodes simlinks killed and revived
+ * (simcluster's `killed` counts): a core dropped for each node killed, a
+ * fresh one for each node revived. simhost_step() does it first, so
+ * faults may kill and revive with simlinks alone; call it right after
+ * them where a client might reach a killed node's core before the next
+ * step. */
+void simhost_sync(struct simhost *h);
+
+/* Kill node `i` (simlinks_kill()), revive it (simlinks_revive()), and
+ * simhost_sync(). */
 void simhost_kill(struct simhost *h, unsigned i);
-int simhost_revive(struct simhost *h, unsigned i);
+void simhost_revive(struct simhost *h, unsigned i);
 
 /* The node whose core serves as leader (the highest term), or c->cfg.n. */
 unsigned simhost_serving(const struct simhost *h);

@@ -18,6 +18,7 @@
 #include "../../src/proto/reply.h"
 #include "../lib/simlinks.h"
 #include "checker.h"
+#include "faults.h"
 #include "sim.h"
 #include "simhost.h"
 
@@ -33,7 +34,10 @@
  * silence, and gives its session up when the cluster says it ended.
  * Every 2 to 5 virtual seconds the leader is killed, and revived 0.5 to
  * 2.5 s later with a fresh core (or, one time in four, cut off from the
- * other nodes for as long, so that it loses its leadership alive). After RUN_MS
+ * other nodes for as long, so that it loses its leadership alive); with
+ * --faults (the second half of the default run), test_sim's faults
+ * (faults.c) strike instead, simhost dropping and starting cores as they
+ * kill and revive nodes. After RUN_MS
  * every node is up, the clients finish what they asked, the cluster converges,
  * and the run is checked:
  *
@@ -139,6 +143,7 @@ struct run {
         unsigned redirects, unknowns, resends, expired;
         char clash[300]; /* the first lease clash seen */
         int brk;         /* enum brk: a negative control of the checks */
+        bool all_faults; /* test_sim's faults (faults.c), not only kills */
 };
 
 /* ------------------------------------------------------------------------
@@ -633,7 +638,12 @@ static void steps(struct run *r, raft_time until, bool stop_when_idle)
                 for (unsigned i = 0; i < N_CLIENTS; i++) {
                         drive_client(r, &r->cl[i], now);
                 }
-                drive_kills(r, now);
+                if (!r->all_faults) {
+                        drive_kills(r, now);
+                } else if (!r->stopping) {
+                        drive_faults(&r->s, now);
+                        simhost_sync(&r->h);
+                }
                 simcluster_step(&r->s.c);
                 simhost_step(&r->h);
         }
@@ -695,7 +705,7 @@ static int finish(struct run *r, char *reason, size_t cap)
 }
 
 static int run_seed(struct run *r, uint64_t seed, bool verbose, int brk,
-                    char *reason, size_t cap)
+                    bool all_faults, char *reason, size_t cap)
 {
         struct simcluster_config cfg;
         unsigned i;
@@ -703,6 +713,8 @@ static int run_seed(struct run *r, uint64_t seed, bool verbose, int brk,
 
         memset(r, 0, sizeof *r);
         r->brk = brk;
+        r->all_faults = all_faults;
+        r->s.next_fault_at = 2000;
         r->s.n = 3;
         r->s.verbose = verbose;
         r->s.rng.s = seed * 0x9E3779B97F4A7C15ULL + 1;
@@ -726,6 +738,10 @@ static int run_seed(struct run *r, uint64_t seed, bool verbose, int brk,
                 r->revive_at = 0;
                 drive_kills(r, simcluster_now(&r->s.c));
         }
+        while (r->s.n_faults > 0) {
+                fault_undo(&r->s, &r->s.faults[--r->s.n_faults]);
+        }
+        simhost_sync(&r->h);
         steps(r, simcluster_now(&r->s.c) + SETTLE_MS, true);
         rv = finish(r, reason, cap);
         for (i = 0; i < N_CLIENTS; i++) {
@@ -744,6 +760,7 @@ static int run_seed(struct run *r, uint64_t seed, bool verbose, int brk,
 struct plan {
         uint64_t first, n_seeds;
         bool verbose, raw, whole; /* whole: the default run, with controls */
+        bool faults;              /* test_sim's faults, not only kills */
         int brk;
 };
 
@@ -772,13 +789,17 @@ static int parse_args(int argc, char **argv, struct plan *p)
                 } else if (strcmp(argv[a], "--verbose") == 0) {
                         p->verbose = true;
                         continue;
+                } else if (strcmp(argv[a], "--faults") == 0) {
+                        p->faults = true;
+                        continue;
                 } else if (strcmp(argv[a], "--raw") == 0) {
                         p->raw = true; /* the control: each seed's verdict */
                         continue;
                 } else {
                         fprintf(stderr,
                                 "usage: %s [--seed S | --first S --seeds N] "
-                                "[--break ack|holder] [--verbose] [--raw]\n",
+                                "[--break ack|holder] [--faults] [--verbose] "
+                                "[--raw]\n",
                                 argv[0]);
                         return 2;
                 }
@@ -788,20 +809,23 @@ static int parse_args(int argc, char **argv, struct plan *p)
         return -1;
 }
 
-static void report(unsigned k, uint64_t seed, int rv, const char *reason,
-                   const struct run *r, const char *self)
+static void report(unsigned k, uint64_t seed, bool faults, int rv,
+                   const char *reason, const struct run *r, const char *self)
 {
+        const char *mode = faults ? " --faults" : "";
+
         if (rv != 0) {
-                printf("not ok %u - seed %" PRIu64 ": %s\n", k, seed, reason);
-                printf("# replay: %s --seed %" PRIu64 " --verbose\n", self,
-                       seed);
+                printf("not ok %u - seed %" PRIu64 "%s: %s\n", k, seed, mode,
+                       reason);
+                printf("# replay: %s --seed %" PRIu64 "%s --verbose\n", self,
+                       seed, mode);
                 return;
         }
-        printf("ok %u - seed %" PRIu64 " (grants %u, kills %" PRIu64
+        printf("ok %u - seed %" PRIu64 "%s (grants %u, kills %" PRIu64
                ", redirects %u, unknown %u, resends %u, sessions lost %u, "
                "frames %" PRIu64 ")\n",
-               k, seed, r->n_acks, r->h.stats.kills, r->redirects, r->unknowns,
-               r->resends, r->expired, r->h.stats.frames_in);
+               k, seed, mode, r->n_acks, r->h.stats.kills, r->redirects,
+               r->unknowns, r->resends, r->expired, r->h.stats.frames_in);
 }
 
 /* The default run also breaks seed 1's record each way, and passes only
@@ -812,7 +836,7 @@ static unsigned run_controls(struct run *r, unsigned k)
         unsigned failed = 0;
 
         for (int b = BREAK_NONE + 1; b < N_BREAKS; b++) {
-                int rv = run_seed(r, 1, false, b, reason, sizeof reason);
+                int rv = run_seed(r, 1, false, b, false, reason, sizeof reason);
 
                 printf("%s %u - --break %s is caught%s%s\n",
                        rv != 0 ? "ok" : "not ok", ++k, break_names[b],
@@ -825,7 +849,7 @@ static unsigned run_controls(struct run *r, unsigned k)
 int main(int argc, char **argv)
 {
         struct plan p;
-        unsigned failed = 0, k;
+        unsigned failed = 0, k, modes;
         struct timespec t0, t1;
         char reason[1024];
         struct run *r;
@@ -844,26 +868,31 @@ int main(int argc, char **argv)
         if (r == NULL) {
                 return 1;
         }
+        /* The default run: every seed with leader kills, then with
+         * test_sim's faults. */
+        modes = p.whole ? 2 : 1;
         printf("1..%" PRIu64 "\n",
-               control ? 1 : p.n_seeds + (p.whole ? N_BREAKS - 1 : 0));
+               control ? 1 : modes * p.n_seeds + (p.whole ? N_BREAKS - 1 : 0));
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (k = 0; k < p.n_seeds; k++) {
-                uint64_t seed = p.first + k;
+        for (k = 0; k < modes * p.n_seeds; k++) {
+                uint64_t seed = p.first + k % p.n_seeds;
+                bool faults = p.faults || k >= p.n_seeds;
 
-                rv = run_seed(r, seed, p.verbose, p.brk, reason, sizeof reason);
+                rv = run_seed(r, seed, p.verbose, p.brk, faults, reason,
+                              sizeof reason);
                 failed += rv != 0;
                 if (control && rv != 0) {
                         printf("# seed %" PRIu64 " caught: %s\n", seed, reason);
                 } else if (!control) {
-                        report(k + 1, seed, rv, reason, r, argv[0]);
+                        report(k + 1, seed, faults, rv, reason, r, argv[0]);
                 }
                 fflush(stdout);
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
         secs = (double)(t1.tv_sec - t0.tv_sec) +
                (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        printf("# %" PRIu64 " seeds in %.2f s: %.2f seeds/s\n", p.n_seeds, secs,
-               secs > 0 ? (double)p.n_seeds / secs : 0.0);
+        printf("# %u runs in %.2f s: %.2f seeds/s\n", k, secs,
+               secs > 0 ? (double)k / secs : 0.0);
         if (control) {
                 printf("%s 1 - a new leader that expires sessions at once is "
                        "caught (%u of %" PRIu64 " seeds)\n",
