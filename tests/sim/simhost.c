@@ -464,6 +464,9 @@ static void config_node(struct config *cfg, unsigned n, unsigned i,
         cfg->tls = false;
         cfg->watch_history = 16;
         cfg->max_inflight_entries = 32;
+        /* Locks of an expired session stay blocked a while, so that
+         * expiries run the core's lock-delay clock too. */
+        cfg->lock_delay_ms = 250;
 }
 
 int simhost_init(struct simhost *h, struct simcluster *c, bool verbose)

@@ -48,11 +48,13 @@
  *  - every grant a client was told of is a GRANT event of the log, to
  *    its session and seq, at index == token;
  *  - no client is told its session ended, nor that it was granted a
- *    lock while another client holds it, while that client's lease still
- *    runs: a client counts its lease from when it sent the OPEN or
- *    KEEPALIVE the cluster last acknowledged, plus the session's TTL, and
- *    stops counting a lock as held when it sends its RELEASE. (The
- *    leader's clocks must never expire a session earlier.)
+ *    lock while another client holds it (or held it when it crashed:
+ *    one release in ten, a client stops dead instead, and comes back
+ *    later with a new session), while that client's lease still runs: a client
+ * counts its lease from when it sent the OPEN or KEEPALIVE the cluster last
+ * acknowledged, plus the session's TTL, and stops counting a lock as held when
+ * it sends its RELEASE. (The leader's clocks must never expire a session
+ * earlier.)
  *
  * The negative control, test_simhost_shortttl, runs the same seeds on a
  * core built with BATON_CHAOS_BUG_SHORT_TTL (a new leader expires every
@@ -60,23 +62,16 @@
  * passes when the checks catch that in some seed.
  */
 
-#ifndef N_CLIENTS
-#define N_CLIENTS 4
-#endif
-#ifndef N_LOCKS
-#define N_LOCKS 3
-#endif
-#define RUN_MS      20000
-#define SETTLE_MS   15000
-#define CONVERGE_MS 20000
-#ifndef TTL_MS
-#define TTL_MS 5000
-#endif
-#ifndef KEEPALIVE_MS
+#define N_CLIENTS    4
+#define N_LOCKS      3
+#define RUN_MS       20000
+#define SETTLE_MS    15000
+#define CONVERGE_MS  20000
+#define TTL_MS       5000
 #define KEEPALIVE_MS 1000
-#endif
-#define MAX_ACKS  512
-#define FRAME_MAX (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
+#define MAX_ACKS     512
+#define MAX_GHOSTS   64
+#define FRAME_MAX    (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
 
 static const char *const lock_names[N_LOCKS] = {"alpha", "beta", "gamma"};
 
@@ -128,6 +123,14 @@ struct rclient {
         raft_time ka_next;
 };
 
+/* A lock a crashed client held: its lease runs on without it. */
+struct ghost {
+        unsigned client;
+        unsigned lock;
+        uint64_t token;
+        raft_time lease_until;
+};
+
 struct run {
         struct sim
             s; /* the cluster, the seed's rng, and what the checks read */
@@ -135,6 +138,9 @@ struct run {
         struct rclient cl[N_CLIENTS];
         struct ack acks[MAX_ACKS];
         unsigned n_acks;
+        struct ghost ghosts[MAX_GHOSTS];
+        unsigned n_ghosts;
+        unsigned crashes;
         bool stopping; /* no new requests */
         raft_time kill_at;
         unsigned killed; /* the node down, or n */
@@ -291,6 +297,21 @@ static void check_lease(struct run *r, struct rclient *cl, raft_time now)
 {
         unsigned i;
 
+        for (i = 0; i < r->n_ghosts && r->clash[0] == '\0'; i++) {
+                const struct ghost *g = &r->ghosts[i];
+
+                if (g->lock == cl->lock && g->lease_until > now) {
+                        snprintf(r->clash, sizeof r->clash,
+                                 "t=%" PRIu64 ": client %u granted %s (token "
+                                 "%" PRIu64 ") while crashed client %u's lease "
+                                 "on it (token %" PRIu64
+                                 ") runs until t=%" PRIu64,
+                                 (uint64_t)now, cl->id, lock_names[cl->lock],
+                                 cl->token, g->client, g->token,
+                                 (uint64_t)g->lease_until);
+                }
+        }
+
         for (i = 0; i < N_CLIENTS; i++) {
                 struct rclient *o = &r->cl[i];
 
@@ -421,6 +442,28 @@ static void check_silence(struct run *r, struct rclient *cl, struct out *o,
         }
 }
 
+/* The client stops dead, holding its lock: the cluster must keep the
+ * lock its own until its lease runs out, then expire the session. It comes
+ * back later with a new session. */
+static void crash(struct run *r, struct rclient *cl, raft_time now)
+{
+        if (r->n_ghosts < MAX_GHOSTS) {
+                r->ghosts[r->n_ghosts++] = (struct ghost){
+                    cl->id, cl->lock, cl->token, cl->lease_until};
+        }
+        r->crashes++;
+        say(&r->s, "client %u crashes holding %s", cl->id,
+            lock_names[cl->lock]);
+        simhost_disconnect(cl->conn);
+        cl->conn = NULL;
+        cl->session = 0;
+        cl->held = false;
+        cl->req.busy = false;
+        cl->ka.busy = false;
+        cl->nonce = rng_next(&r->s.rng) | 1;
+        cl->next_at = now + rng_range(&r->s.rng, 500, 3000);
+}
+
 static void drive_client(struct run *r, struct rclient *cl, raft_time now)
 {
         struct proto_header hdr;
@@ -453,7 +496,11 @@ static void drive_client(struct run *r, struct rclient *cl, raft_time now)
         if (cl->session == 0) {
                 open_session(r, cl);
         } else if (cl->held && now >= cl->release_at) {
-                release(r, cl);
+                if (rng_chance(&r->s.rng, 10)) {
+                        crash(r, cl, now);
+                } else {
+                        release(r, cl);
+                }
         } else if (!cl->held) {
                 acquire(r, cl);
         }
@@ -823,9 +870,10 @@ static void report(unsigned k, uint64_t seed, bool faults, int rv,
         }
         printf("ok %u - seed %" PRIu64 "%s (grants %u, kills %" PRIu64
                ", redirects %u, unknown %u, resends %u, sessions lost %u, "
-               "frames %" PRIu64 ")\n",
+               "crashes %u, frames %" PRIu64 ")\n",
                k, seed, mode, r->n_acks, r->h.stats.kills, r->redirects,
-               r->unknowns, r->resends, r->expired, r->h.stats.frames_in);
+               r->unknowns, r->resends, r->expired, r->crashes,
+               r->h.stats.frames_in);
 }
 
 /* The default run also breaks seed 1's record each way, and passes only
