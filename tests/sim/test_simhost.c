@@ -18,6 +18,7 @@
 #include "../../src/proto/reply.h"
 #include "../lib/simlinks.h"
 #include "checker.h"
+#include "hostrun.h"
 #include "faults.h"
 #include "sim.h"
 #include "simhost.h"
@@ -26,131 +27,52 @@
  * One seed = one run: 3 nodes on the fixture, each running batond's
  * request core (src/server/gateway/) through simhost, and N_CLIENTS
  * clients that talk to it in frames as libbaton does: each OPENs a
- * session (its hash of a secret), takes one of N_LOCKS exclusive locks
- * (a try, or a wait of up to 2 s), holds it a while, RELEASEs it, and
- * keeps its session alive (KEEPALIVE) all along. A client follows
- * NOT_LEADER to the node it names, sends the same request again (the
- * same session and seq) after BATON_EUNKNOWN, a closed connection or
- * silence, and gives its session up when the cluster says it ended.
+ * session (its hash of a secret), proves it owns it on every new
+ * connection (ATTACH), takes one of N_LOCKS exclusive locks (a try, or a
+ * wait of up to 2 s), holds it a while, RELEASEs it, and keeps its
+ * session alive (KEEPALIVE) all along; one release in ten, it stops dead
+ * instead, holding the lock, and comes back later with a new session. A
+ * client follows NOT_LEADER to the node it names, sends the same request
+ * again (the same session and seq) after BATON_EUNKNOWN, a closed
+ * connection or silence, and gives its session up when the cluster says
+ * it ended.
+ *
  * Every 2 to 5 virtual seconds the leader is killed, and revived 0.5 to
  * 2.5 s later with a fresh core (or, one time in four, cut off from the
  * other nodes for as long, so that it loses its leadership alive); with
  * --faults (the second half of the default run), test_sim's faults
  * (faults.c) strike instead, simhost dropping and starting cores as they
- * kill and revive nodes. After RUN_MS
- * every node is up, the clients finish what they asked, the cluster converges,
- * and the run is checked:
+ * kill and revive nodes. After RUN_MS every node is up, the clients
+ * finish what they asked, the cluster converges, and the run is checked:
  *
  *  - the replicas agree and raft behaved (check_replicas(): checks (a),
  *    (b), (b') and (g) of test_sim.c);
  *  - in the log node 0 applied, each lock has one holder at a time, and
  *    each grant's token is its entry's index, above the lock's last one;
  *  - every grant a client was told of is a GRANT event of the log, to
- *    its session and seq, at index == token;
- *  - no client is told its session ended, nor that it was granted a
- *    lock while another client holds it (or held it when it crashed:
- *    one release in ten, a client stops dead instead, and comes back
- *    later with a new session), while that client's lease still runs: a client
- * counts its lease from when it sent the OPEN or KEEPALIVE the cluster last
- * acknowledged, plus the session's TTL, and stops counting a lock as held when
- * it sends its RELEASE. (The leader's clocks must never expire a session
- * earlier.)
+ *    its session and seq, at index == token; and every final answer a
+ *    client was told is the outcome the log gave its request at the
+ *    answer's index (the RESULT, GRANT or UNQUEUE event of its session
+ *    and seq, an OPEN's by its nonce): the core routed each outcome in a
+ *    batch to the request it belongs to (hostcheck.c);
+ *  - no client is told its session ended, nor that it was granted a lock
+ *    while another client holds it (or held it when it stopped dead),
+ *    while that client's lease still runs: a client counts its lease
+ *    from when it sent the OPEN or KEEPALIVE the cluster last
+ *    acknowledged, plus the session's TTL, and stops counting a lock as
+ *    held when it sends its RELEASE. (The leader's clocks must never
+ *    expire a session earlier.)
  *
- * The negative control, test_simhost_shortttl, runs the same seeds on a
- * core built with BATON_CHAOS_BUG_SHORT_TTL (a new leader expires every
- * session at once, the bug batond-bug carries for the chaos suite); it
- * passes when the checks catch that in some seed.
+ * Negative controls: --break ack, holder and answer break a run's record
+ * before the checks of the log read it (the default run breaks seed 1
+ * each way); test_simhost_shortttl runs the same seeds on a core built
+ * with BATON_CHAOS_BUG_SHORT_TTL (a new leader expires every session at
+ * once, the bug batond-bug carries for the chaos suite), and passes when
+ * the checks catch that in some seed.
  */
 
-#define N_CLIENTS    4
-#define N_LOCKS      3
-#define RUN_MS       20000
-#define SETTLE_MS    15000
-#define CONVERGE_MS  20000
-#define TTL_MS       5000
-#define KEEPALIVE_MS 1000
-#define MAX_ACKS     512
-#define MAX_GHOSTS   64
-#define FRAME_MAX    (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
-
-static const char *const lock_names[N_LOCKS] = {"alpha", "beta", "gamma"};
-
-/* A grant a client was told of. */
-struct ack {
-        uint64_t session;
-        uint64_t seq;
-        uint64_t token;
-        unsigned lock;
-};
-
-/* A request out, sent again until it has a final answer. */
-struct out {
-        bool busy;
-        uint8_t type; /* COMMAND_OPEN, _ACQUIRE, _RELEASE; 0: KEEPALIVE */
-        uint8_t frame[FRAME_MAX];
-        size_t len;
-        uint64_t id;
-        raft_time sent_at;   /* last sent */
-        raft_time first_at;  /* first sent: the lease it would start */
-        raft_time resend_at; /* 0: not waiting to be sent again */
-        unsigned sends;
-};
-
-/* Negative controls of the checks: what is broken in a run's record
- * before the checks of the log read it. */
-enum brk { BREAK_NONE, BREAK_ACK, BREAK_HOLDER, N_BREAKS };
-
-static const char *const break_names[N_BREAKS] = {"none", "ack", "holder"};
-
-struct rclient {
-        unsigned id;
-        struct simconn *conn;
-        unsigned node; /* where it connects next */
-        uint64_t nonce;
-        uint8_t secret[ATTACH_SECRET_SIZE];
-        uint8_t hash[ATTACH_HASH_SIZE];
-        uint64_t session;
-        uint64_t next_seq;
-        uint64_t next_id;
-        raft_time lease_until; /* its own view: see the header */
-        bool held;
-        unsigned lock;
-        uint64_t token;
-        raft_time release_at;
-        raft_time next_at; /* when it asks for the next lock */
-        struct out req;    /* OPEN, ACQUIRE or RELEASE */
-        struct out ka;     /* KEEPALIVE */
-        raft_time ka_next;
-};
-
-/* A lock a crashed client held: its lease runs on without it. */
-struct ghost {
-        unsigned client;
-        unsigned lock;
-        uint64_t token;
-        raft_time lease_until;
-};
-
-struct run {
-        struct sim
-            s; /* the cluster, the seed's rng, and what the checks read */
-        struct simhost h;
-        struct rclient cl[N_CLIENTS];
-        struct ack acks[MAX_ACKS];
-        unsigned n_acks;
-        struct ghost ghosts[MAX_GHOSTS];
-        unsigned n_ghosts;
-        unsigned crashes;
-        bool stopping; /* no new requests */
-        raft_time kill_at;
-        unsigned killed; /* the node down, or n */
-        bool isolated;   /* cut off from the others rather than killed */
-        raft_time revive_at;
-        unsigned redirects, unknowns, resends, expired;
-        char clash[300]; /* the first lease clash seen */
-        int brk;         /* enum brk: a negative control of the checks */
-        bool all_faults; /* test_sim's faults (faults.c), not only kills */
-};
+static const char *const break_names[N_BREAKS] = {"none", "ack", "holder",
+                                                  "answer"};
 
 /* ------------------------------------------------------------------------
  * Clients
@@ -198,6 +120,9 @@ static void start_command(struct run *r, struct rclient *cl,
         memset(o, 0, sizeof *o);
         o->busy = true;
         o->type = cmd->type;
+        o->session = cmd->session;
+        o->seq = cmd->seq;
+        o->nonce = cmd->nonce;
         o->id = ++cl->next_id;
         o->len = proto_write_command(o->frame, sizeof o->frame, o->id, buf, n);
         send_out(r, cl, o);
@@ -241,7 +166,7 @@ static void acquire(struct run *r, struct rclient *cl)
         c.owner = 1;
         c.wait_ms = rng_chance(&r->s.rng, 30) ? COMMAND_WAIT_TRY
                                               : rng_range(&r->s.rng, 100, 2000);
-        c.name = lock_names[cl->lock];
+        c.name = hostrun_locks[cl->lock];
         c.name_len = (uint8_t)strlen(c.name);
         start_command(r, cl, &c);
 }
@@ -257,7 +182,7 @@ static void release(struct run *r, struct rclient *cl)
         c.ack = c.seq;
         c.owner = 1;
         c.token = cl->token;
-        c.name = lock_names[cl->lock];
+        c.name = hostrun_locks[cl->lock];
         c.name_len = (uint8_t)strlen(c.name);
         /* From here on the client no longer counts on the lock. */
         cl->held = false;
@@ -306,7 +231,7 @@ static void check_lease(struct run *r, struct rclient *cl, raft_time now)
                                  "%" PRIu64 ") while crashed client %u's lease "
                                  "on it (token %" PRIu64
                                  ") runs until t=%" PRIu64,
-                                 (uint64_t)now, cl->id, lock_names[cl->lock],
+                                 (uint64_t)now, cl->id, hostrun_locks[cl->lock],
                                  cl->token, g->client, g->token,
                                  (uint64_t)g->lease_until);
                 }
@@ -323,8 +248,8 @@ static void check_lease(struct run *r, struct rclient *cl, raft_time now)
                          "t=%" PRIu64 ": client %u granted %s (token %" PRIu64
                          ") while client %u holds it (token %" PRIu64
                          ") with its lease running until t=%" PRIu64,
-                         (uint64_t)now, cl->id, lock_names[cl->lock], cl->token,
-                         o->id, o->token, (uint64_t)o->lease_until);
+                         (uint64_t)now, cl->id, hostrun_locks[cl->lock],
+                         cl->token, o->id, o->token, (uint64_t)o->lease_until);
         }
 }
 
@@ -334,6 +259,16 @@ static void on_result(struct run *r, struct rclient *cl,
         uint8_t type = cl->req.type;
 
         cl->req.busy = false;
+        if (r->n_answers < MAX_ANSWERS) {
+                struct answer *a = &r->answers[r->n_answers++];
+
+                a->type = type;
+                a->session = cl->req.session;
+                a->seq = cl->req.seq;
+                a->nonce = cl->req.nonce;
+                a->res = *res;
+                a->res.client_name.p = NULL;
+        }
         if (session_gone(res->status)) {
                 lose_session(r, cl);
                 return;
@@ -453,7 +388,7 @@ static void crash(struct run *r, struct rclient *cl, raft_time now)
         }
         r->crashes++;
         say(&r->s, "client %u crashes holding %s", cl->id,
-            lock_names[cl->lock]);
+            hostrun_locks[cl->lock]);
         simhost_disconnect(cl->conn);
         cl->conn = NULL;
         cl->session = 0;
@@ -547,98 +482,6 @@ static void drive_kills(struct run *r, raft_time now)
 }
 
 /* ------------------------------------------------------------------------
- * Checks
- */
-
-static int lock_of(const struct simevent *ev)
-{
-        unsigned i;
-
-        for (i = 0; i < N_LOCKS; i++) {
-                if (ev->name_len == strlen(lock_names[i]) &&
-                    memcmp(ev->name, lock_names[i], ev->name_len) == 0) {
-                        return (int)i;
-                }
-        }
-        return -1;
-}
-
-/* One holder at a time, tokens the entries' indexes and increasing. */
-static int check_log(struct run *r, char *reason, size_t cap)
-{
-        const struct simnode *n = &r->s.c.nodes[0];
-        uint64_t holder[N_LOCKS] = {0};
-        uint64_t last[N_LOCKS] = {0};
-        size_t k;
-
-        for (k = 0; k < n->n_events; k++) {
-                const struct simevent *ev = &n->events[k];
-                int l = lock_of(ev);
-
-                if (l < 0) {
-                        continue;
-                }
-                if (ev->type == LOCKFSM_EV_GRANT) {
-                        if (holder[l] != 0) {
-                                return fail(reason, cap,
-                                            "@%" PRIu64 ": %s granted to "
-                                            "session %" PRIx64 " while %" PRIx64
-                                            " holds it",
-                                            ev->index, lock_names[l],
-                                            ev->session, holder[l]);
-                        }
-                        if (ev->token != ev->index || ev->token <= last[l]) {
-                                return fail(reason, cap,
-                                            "@%" PRIu64 ": %s granted with "
-                                            "token %" PRIu64 " after %" PRIu64,
-                                            ev->index, lock_names[l], ev->token,
-                                            last[l]);
-                        }
-                        holder[l] = ev->session;
-                        last[l] = ev->token;
-                } else if (ev->type == LOCKFSM_EV_RELEASE &&
-                           holder[l] == ev->session) {
-                        holder[l] = 0;
-                }
-        }
-        return 0;
-}
-
-static bool granted_at(const struct simnode *n, const struct ack *a)
-{
-        size_t k;
-
-        for (k = 0; k < n->n_events; k++) {
-                const struct simevent *ev = &n->events[k];
-
-                if (ev->index == a->token && ev->type == LOCKFSM_EV_GRANT &&
-                    ev->session == a->session && ev->seq == a->seq &&
-                    lock_of(ev) == (int)a->lock) {
-                        return true;
-                }
-        }
-        return false;
-}
-
-static int check_acks(struct run *r, char *reason, size_t cap)
-{
-        unsigned i;
-
-        for (i = 0; i < r->n_acks; i++) {
-                const struct ack *a = &r->acks[i];
-
-                if (!granted_at(&r->s.c.nodes[0], a)) {
-                        return fail(
-                            reason, cap,
-                            "grant of %s to session %" PRIx64 " seq %" PRIu64
-                            " token %" PRIu64 " acknowledged, not in the log",
-                            lock_names[a->lock], a->session, a->seq, a->token);
-                }
-        }
-        return 0;
-}
-
-/* ------------------------------------------------------------------------
  * A run
  */
 
@@ -696,33 +539,6 @@ static void steps(struct run *r, raft_time until, bool stop_when_idle)
         }
 }
 
-/* BREAK_ACK: a grant a client was told of with a token the log never
- * gave it. BREAK_HOLDER: node 0 forgets a RELEASE after which the lock
- * was granted again. */
-static void apply_break(struct run *r)
-{
-        struct simnode *n = &r->s.c.nodes[0];
-        size_t k, j;
-
-        if (r->brk == BREAK_ACK && r->n_acks > 0) {
-                r->acks[0].token++;
-        }
-        for (k = 0; r->brk == BREAK_HOLDER && k < n->n_events; k++) {
-                struct simevent *ev = &n->events[k];
-
-                if (ev->type != LOCKFSM_EV_RELEASE || lock_of(ev) < 0) {
-                        continue;
-                }
-                for (j = k + 1; j < n->n_events; j++) {
-                        if (n->events[j].type == LOCKFSM_EV_GRANT &&
-                            lock_of(&n->events[j]) == lock_of(ev)) {
-                                ev->type = LOCKFSM_EV_QUEUE;
-                                return;
-                        }
-                }
-        }
-}
-
 static int finish(struct run *r, char *reason, size_t cap)
 {
         struct command final;
@@ -730,8 +546,8 @@ static int finish(struct run *r, char *reason, size_t cap)
 
         memset(&final, 0, sizeof final);
         final.type = COMMAND_QUERY;
-        final.name = lock_names[0];
-        final.name_len = (uint8_t)strlen(lock_names[0]);
+        final.name = hostrun_locks[0];
+        final.name_len = (uint8_t)strlen(hostrun_locks[0]);
         if (simcluster_converge(&r->s.c, &final, CONVERGE_MS, &last) != 0) {
                 return fail(reason, cap, "%s", r->s.c.errmsg);
         }
@@ -744,8 +560,10 @@ static int finish(struct run *r, char *reason, size_t cap)
         if (check_replicas(&r->s, reason, cap) != 0) {
                 return -1;
         }
-        apply_break(r);
-        if (check_acks(r, reason, cap) != 0 || check_log(r, reason, cap) != 0) {
+        hostcheck_break(r);
+        if (hostcheck_acks(r, reason, cap) != 0 ||
+            hostcheck_answers(r, reason, cap) != 0 ||
+            hostcheck_log(r, reason, cap) != 0) {
                 return -1;
         }
         return 0;
@@ -845,7 +663,8 @@ static int parse_args(int argc, char **argv, struct plan *p)
                 } else {
                         fprintf(stderr,
                                 "usage: %s [--seed S | --first S --seeds N] "
-                                "[--break ack|holder] [--faults] [--verbose] "
+                                "[--break ack|holder|answer] [--faults] "
+                                "[--verbose] "
                                 "[--raw]\n",
                                 argv[0]);
                         return 2;
@@ -868,11 +687,12 @@ static void report(unsigned k, uint64_t seed, bool faults, int rv,
                        seed, mode);
                 return;
         }
-        printf("ok %u - seed %" PRIu64 "%s (grants %u, kills %" PRIu64
+        printf("ok %u - seed %" PRIu64
+               "%s (answers %u, grants %u, kills %" PRIu64
                ", redirects %u, unknown %u, resends %u, sessions lost %u, "
                "crashes %u, frames %" PRIu64 ")\n",
-               k, seed, mode, r->n_acks, r->h.stats.kills, r->redirects,
-               r->unknowns, r->resends, r->expired, r->crashes,
+               k, seed, mode, r->n_answers, r->n_acks, r->h.stats.kills,
+               r->redirects, r->unknowns, r->resends, r->expired, r->crashes,
                r->h.stats.frames_in);
 }
 
