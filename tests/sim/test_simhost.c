@@ -569,18 +569,27 @@ static int finish(struct run *r, char *reason, size_t cap)
         return 0;
 }
 
-static int run_seed(struct run *r, uint64_t seed, bool verbose, int brk,
-                    bool all_faults, char *reason, size_t cap)
+/* How to run a seed. */
+struct runopts {
+        unsigned nodes;
+        bool verbose;
+        int brk;         /* enum brk */
+        bool all_faults; /* test_sim's faults, not only kills */
+};
+
+static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
+                    char *reason, size_t cap)
 {
+        bool verbose = o->verbose;
         struct simcluster_config cfg;
         unsigned i;
         int rv;
 
         memset(r, 0, sizeof *r);
-        r->brk = brk;
-        r->all_faults = all_faults;
+        r->brk = o->brk;
+        r->all_faults = o->all_faults;
         r->s.next_fault_at = 2000;
-        r->s.n = 3;
+        r->s.n = o->nodes;
         r->s.verbose = verbose;
         r->s.rng.s = seed * 0x9E3779B97F4A7C15ULL + 1;
         simcluster_config_default(&cfg);
@@ -624,6 +633,7 @@ static int run_seed(struct run *r, uint64_t seed, bool verbose, int brk,
 /* What a run was asked to do. */
 struct plan {
         uint64_t first, n_seeds;
+        unsigned nodes;           /* 3 or 5 */
         bool verbose, raw, whole; /* whole: the default run, with controls */
         bool faults;              /* test_sim's faults, not only kills */
         int brk;
@@ -634,6 +644,7 @@ static int parse_args(int argc, char **argv, struct plan *p)
         memset(p, 0, sizeof *p);
         p->first = 1;
         p->n_seeds = 20;
+        p->nodes = 3;
         p->whole = true;
         for (int a = 1; a < argc; a++) {
                 const char *v = a + 1 < argc ? argv[a + 1] : NULL;
@@ -645,6 +656,9 @@ static int parse_args(int argc, char **argv, struct plan *p)
                         p->first = strtoull(v, NULL, 10);
                 } else if (strcmp(argv[a], "--seeds") == 0 && v != NULL) {
                         p->n_seeds = strtoull(v, NULL, 10);
+                } else if (strcmp(argv[a], "--nodes") == 0 && v != NULL &&
+                           (atoi(v) == 3 || atoi(v) == 5)) {
+                        p->nodes = (unsigned)atoi(v);
                 } else if (strcmp(argv[a], "--break") == 0 && v != NULL) {
                         for (p->brk = N_BREAKS - 1; p->brk > 0; p->brk--) {
                                 if (strcmp(v, break_names[p->brk]) == 0) {
@@ -663,9 +677,8 @@ static int parse_args(int argc, char **argv, struct plan *p)
                 } else {
                         fprintf(stderr,
                                 "usage: %s [--seed S | --first S --seeds N] "
-                                "[--break ack|holder|answer] [--faults] "
-                                "[--verbose] "
-                                "[--raw]\n",
+                                "[--nodes 3|5] [--break ack|holder|answer] "
+                                "[--faults] [--verbose] [--raw]\n",
                                 argv[0]);
                         return 2;
                 }
@@ -675,10 +688,13 @@ static int parse_args(int argc, char **argv, struct plan *p)
         return -1;
 }
 
-static void report(unsigned k, uint64_t seed, bool faults, int rv,
+static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
                    const char *reason, const struct run *r, const char *self)
 {
-        const char *mode = faults ? " --faults" : "";
+        char mode[40];
+
+        snprintf(mode, sizeof mode, "%s%s", o->nodes == 5 ? " --nodes 5" : "",
+                 o->all_faults ? " --faults" : "");
 
         if (rv != 0) {
                 printf("not ok %u - seed %" PRIu64 "%s: %s\n", k, seed, mode,
@@ -704,7 +720,8 @@ static unsigned run_controls(struct run *r, unsigned k)
         unsigned failed = 0;
 
         for (int b = BREAK_NONE + 1; b < N_BREAKS; b++) {
-                int rv = run_seed(r, 1, false, b, false, reason, sizeof reason);
+                struct runopts o = {3, false, b, false};
+                int rv = run_seed(r, 1, &o, reason, sizeof reason);
 
                 printf("%s %u - --break %s is caught%s%s\n",
                        rv != 0 ? "ok" : "not ok", ++k, break_names[b],
@@ -745,14 +762,14 @@ int main(int argc, char **argv)
         for (k = 0; k < modes * p.n_seeds; k++) {
                 uint64_t seed = p.first + k % p.n_seeds;
                 bool faults = p.faults || k >= p.n_seeds;
+                struct runopts o = {p.nodes, p.verbose, p.brk, faults};
 
-                rv = run_seed(r, seed, p.verbose, p.brk, faults, reason,
-                              sizeof reason);
+                rv = run_seed(r, seed, &o, reason, sizeof reason);
                 failed += rv != 0;
                 if (control && rv != 0) {
                         printf("# seed %" PRIu64 " caught: %s\n", seed, reason);
                 } else if (!control) {
-                        report(k + 1, seed, faults, rv, reason, r, argv[0]);
+                        report(k + 1, seed, &o, rv, reason, r, argv[0]);
                 }
                 fflush(stdout);
         }
