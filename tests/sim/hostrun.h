@@ -10,6 +10,7 @@
 #include "../../src/proto/attach.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/reply.h"
+#include "hostwatch.h"
 #include "sim.h"
 #include "simhost.h"
 
@@ -95,6 +96,7 @@ struct run {
             s; /* the cluster, the seed's rng, and what the checks read */
         struct simhost h;
         struct rclient cl[N_CLIENTS];
+        struct hostwatch watch[SIMCLUSTER_MAX_NODES]; /* one per node */
         struct ack acks[MAX_ACKS];
         unsigned n_acks;
         struct answer answers[MAX_ANSWERS];
@@ -108,6 +110,7 @@ struct run {
         bool isolated;   /* cut off from the others rather than killed */
         raft_time revive_at;
         unsigned redirects, unknowns, resends, expired;
+        size_t watched;  /* events the watchers were sent */
         char clash[300]; /* the first lease clash seen */
         int brk;         /* enum brk: a negative control of the checks */
         bool all_faults; /* test_sim's faults (faults.c), not only kills */

@@ -67,9 +67,20 @@
  * before the checks of the log read it (the default run breaks seed 1
  * each way); test_simhost_shortttl runs the same seeds on a core built
  * with BATON_CHAOS_BUG_SHORT_TTL (a new leader expires every session at
- * once, the bug batond-bug carries for the chaos suite), and passes when
- * the checks catch that in some seed.
+ * once, the bug batond-bug carries for the chaos suite), and
+ * test_simhost_watchskip on one with BATON_CHAOS_BUG_WATCHSKIP (every 7th
+ * watch event numbered but never sent, batond-watchskip's bug); each
+ * passes when the checks catch its bug in some seed.
  */
+
+/* What the negative control's core does wrong. */
+#if defined(BATON_CHAOS_BUG_SHORT_TTL)
+#define CONTROL_BUG "a new leader that expires sessions at once"
+#elif defined(BATON_CHAOS_BUG_WATCHSKIP)
+#define CONTROL_BUG "a node that skips every 7th watch event"
+#else
+#define CONTROL_BUG "nothing"
+#endif
 
 static const char *const break_names[N_BREAKS] = {"none", "ack", "holder",
                                                   "answer"};
@@ -528,6 +539,9 @@ static void steps(struct run *r, raft_time until, bool stop_when_idle)
                 for (unsigned i = 0; i < N_CLIENTS; i++) {
                         drive_client(r, &r->cl[i], now);
                 }
+                for (unsigned i = 0; i < r->s.n; i++) {
+                        hostwatch_drive(&r->watch[i], now);
+                }
                 if (!r->all_faults) {
                         drive_kills(r, now);
                 } else if (!r->stopping) {
@@ -543,6 +557,7 @@ static int finish(struct run *r, char *reason, size_t cap)
 {
         struct command final;
         struct simprop *last;
+        unsigned i;
 
         memset(&final, 0, sizeof final);
         final.type = COMMAND_QUERY;
@@ -565,6 +580,14 @@ static int finish(struct run *r, char *reason, size_t cap)
             hostcheck_answers(r, reason, cap) != 0 ||
             hostcheck_log(r, reason, cap) != 0) {
                 return -1;
+        }
+        for (i = 0; i < r->s.n; i++) {
+                /* What the converging steps sent them, read. */
+                hostwatch_drive(&r->watch[i], simcluster_now(&r->s.c));
+                if (hostwatch_check(&r->watch[i], &r->s.c.nodes[i], reason,
+                                    cap) != 0) {
+                        return -1;
+                }
         }
         return 0;
 }
@@ -606,6 +629,9 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         r->killed = r->s.n;
         r->kill_at = rng_range(&r->s.rng, 2000, 5000);
         clients_init(r);
+        for (i = 0; i < r->s.n; i++) {
+                hostwatch_init(&r->watch[i], &r->h, i);
+        }
         steps(r, RUN_MS, false);
         r->stopping = true;
         if (r->killed < r->s.n) {
@@ -620,6 +646,10 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         rv = finish(r, reason, cap);
         for (i = 0; i < N_CLIENTS; i++) {
                 simhost_disconnect(r->cl[i].conn);
+        }
+        for (i = 0; i < r->s.n; i++) {
+                r->watched += r->watch[i].n_got;
+                hostwatch_close(&r->watch[i]);
         }
         simhost_shutdown(&r->h);
         simcluster_close(&r->s.c);
@@ -704,12 +734,12 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
                 return;
         }
         printf("ok %u - seed %" PRIu64
-               "%s (answers %u, grants %u, kills %" PRIu64
+               "%s (answers %u, grants %u, watched %zu, kills %" PRIu64
                ", redirects %u, unknown %u, resends %u, sessions lost %u, "
                "crashes %u, frames %" PRIu64 ")\n",
-               k, seed, mode, r->n_answers, r->n_acks, r->h.stats.kills,
-               r->redirects, r->unknowns, r->resends, r->expired, r->crashes,
-               r->h.stats.frames_in);
+               k, seed, mode, r->n_answers, r->n_acks, r->watched,
+               r->h.stats.kills, r->redirects, r->unknowns, r->resends,
+               r->expired, r->crashes, r->h.stats.frames_in);
 }
 
 /* The default run also breaks seed 1's record each way, and passes only
@@ -745,7 +775,7 @@ int main(int argc, char **argv)
         if (rv >= 0) {
                 return rv;
         }
-#ifdef BATON_CHAOS_BUG_SHORT_TTL
+#if defined(BATON_CHAOS_BUG_SHORT_TTL) || defined(BATON_CHAOS_BUG_WATCHSKIP)
         control = !p.raw;
         p.whole = false;
 #endif
@@ -779,9 +809,9 @@ int main(int argc, char **argv)
         printf("# %u runs in %.2f s: %.2f seeds/s\n", k, secs,
                secs > 0 ? (double)k / secs : 0.0);
         if (control) {
-                printf("%s 1 - a new leader that expires sessions at once is "
-                       "caught (%u of %" PRIu64 " seeds)\n",
-                       failed > 0 ? "ok" : "not ok", failed, p.n_seeds);
+                printf("%s 1 - %s is caught (%u of %" PRIu64 " seeds)\n",
+                       failed > 0 ? "ok" : "not ok", CONTROL_BUG, failed,
+                       p.n_seeds);
                 failed = failed == 0;
         } else if (p.whole) {
                 failed += run_controls(r, k);
