@@ -96,7 +96,8 @@ struct run {
             s; /* the cluster, the seed's rng, and what the checks read */
         struct simhost h;
         struct rclient cl[N_CLIENTS];
-        struct hostwatch watch[SIMCLUSTER_MAX_NODES]; /* one per node */
+        struct hostwatch watch[SIMCLUSTER_MAX_NODES];  /* one per node */
+        raft_time watch_drop_at[SIMCLUSTER_MAX_NODES]; /* its next hang-up */
         struct ack acks[MAX_ACKS];
         unsigned n_acks;
         struct answer answers[MAX_ANSWERS];
@@ -110,10 +111,12 @@ struct run {
         bool isolated;   /* cut off from the others rather than killed */
         raft_time revive_at;
         unsigned redirects, unknowns, resends, expired;
-        size_t watched;  /* events the watchers were sent */
-        char clash[300]; /* the first lease clash seen */
-        int brk;         /* enum brk: a negative control of the checks */
-        bool all_faults; /* test_sim's faults (faults.c), not only kills */
+        size_t watched;     /* events the watchers were sent */
+        size_t watches;     /* watches they opened */
+        unsigned compacted; /* resumptions a node could not serve */
+        char clash[300];    /* the first lease clash seen */
+        int brk;            /* enum brk: a negative control of the checks */
+        bool all_faults;    /* test_sim's faults (faults.c), not only kills */
 };
 
 /* Each lock has one holder at a time, and each grant's token is its

@@ -192,6 +192,15 @@ void hostwatch_drive(struct hostwatch *w, uint64_t now)
         ask(w);
 }
 
+void hostwatch_drop(struct hostwatch *w, uint64_t now)
+{
+        simhost_disconnect(w->conn);
+        w->conn = NULL;
+        w->watch_id = 0;
+        w->watching = false;
+        w->retry_at = now;
+}
+
 /* One event of the node's feed. */
 struct feed_event {
         uint64_t index;

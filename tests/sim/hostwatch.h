@@ -65,6 +65,8 @@ struct hostwatch {
 void hostwatch_init(struct hostwatch *w, struct simhost *h, unsigned node);
 /* Read what came, and ask again when it is time. */
 void hostwatch_drive(struct hostwatch *w, uint64_t now);
+/* The watcher closes its connection, to resume on a new one at once. */
+void hostwatch_drop(struct hostwatch *w, uint64_t now);
 /* The check above, against node `n`'s feed. 0, or -1 with `reason`. */
 int hostwatch_check(const struct hostwatch *w, const struct simnode *n,
                     char *reason, size_t cap);

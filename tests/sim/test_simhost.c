@@ -540,6 +540,13 @@ static void steps(struct run *r, raft_time until, bool stop_when_idle)
                         drive_client(r, &r->cl[i], now);
                 }
                 for (unsigned i = 0; i < r->s.n; i++) {
+                        if (now >= r->watch_drop_at[i] && !r->stopping) {
+                                /* It resumes where it stood, on a node
+                                 * that still keeps those events. */
+                                hostwatch_drop(&r->watch[i], now);
+                                r->watch_drop_at[i] =
+                                    now + rng_range(&r->s.rng, 500, 4000);
+                        }
                         hostwatch_drive(&r->watch[i], now);
                 }
                 if (!r->all_faults) {
@@ -631,6 +638,7 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         clients_init(r);
         for (i = 0; i < r->s.n; i++) {
                 hostwatch_init(&r->watch[i], &r->h, i);
+                r->watch_drop_at[i] = rng_range(&r->s.rng, 2000, 6000);
         }
         steps(r, RUN_MS, false);
         r->stopping = true;
@@ -649,6 +657,8 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         }
         for (i = 0; i < r->s.n; i++) {
                 r->watched += r->watch[i].n_got;
+                r->watches += r->watch[i].n_segs;
+                r->compacted += r->watch[i].compacted;
                 hostwatch_close(&r->watch[i]);
         }
         simhost_shutdown(&r->h);
@@ -734,12 +744,13 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
                 return;
         }
         printf("ok %u - seed %" PRIu64
-               "%s (answers %u, grants %u, watched %zu, kills %" PRIu64
+               "%s (answers %u, grants %u, watches %zu (%u compacted) of %zu "
+               "events, kills %" PRIu64
                ", redirects %u, unknown %u, resends %u, sessions lost %u, "
                "crashes %u, frames %" PRIu64 ")\n",
-               k, seed, mode, r->n_answers, r->n_acks, r->watched,
-               r->h.stats.kills, r->redirects, r->unknowns, r->resends,
-               r->expired, r->crashes, r->h.stats.frames_in);
+               k, seed, mode, r->n_answers, r->n_acks, r->watches, r->compacted,
+               r->watched, r->h.stats.kills, r->redirects, r->unknowns,
+               r->resends, r->expired, r->crashes, r->h.stats.frames_in);
 }
 
 /* The default run also breaks seed 1's record each way, and passes only
