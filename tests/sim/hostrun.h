@@ -116,6 +116,7 @@ struct run {
         unsigned compacted; /* resumptions a node could not serve */
         char clash[300];    /* the first lease clash seen */
         int brk;            /* enum brk: a negative control of the checks */
+        uint64_t digest;    /* of the whole run (test_simhost.c) */
         bool all_faults;    /* test_sim's faults (faults.c), not only kills */
 };
 

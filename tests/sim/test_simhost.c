@@ -17,7 +17,9 @@
 #include "../../src/proto/keepalive.h"
 #include "../../src/proto/reply.h"
 #include "../lib/simlinks.h"
+#include "../../src/lib/hmap.h"
 #include "checker.h"
+#include "digest.h"
 #include "hostrun.h"
 #include "faults.h"
 #include "sim.h"
@@ -62,6 +64,10 @@
  *    acknowledged, plus the session's TTL, and stops counting a lock as
  *    held when it sends its RELEASE. (The leader's clocks must never
  *    expire a session earlier.)
+ *
+ * The default run also runs seed 1 twice: both must give the same digest
+ * of the whole history (digest_run()) and of what the clients and
+ * watchers were told.
  *
  * Negative controls: --break ack, holder and answer break a run's record
  * before the checks of the log read it (the default run breaks seed 1
@@ -599,6 +605,27 @@ static int finish(struct run *r, char *reason, size_t cap)
         return 0;
 }
 
+/* The run's whole history (digest_run()), and what its clients and
+ * watchers were told: two runs of one seed must agree on it. */
+static uint64_t digest(struct run *r)
+{
+        uint64_t d = digest_run(&r->s);
+        unsigned i;
+
+        for (i = 0; i < r->n_answers; i++) {
+                const struct answer *a = &r->answers[i];
+
+                d = hash_u64(d ^ a->session ^ hash_u64(a->seq ^ a->res.index));
+                d = hash_u64(d ^ (uint64_t)(uint32_t)a->res.status ^
+                             ((uint64_t)a->res.kind << 32) ^ a->res.token);
+        }
+        for (i = 0; i < r->s.n; i++) {
+                d = hash_u64(
+                    d ^ hash_bytes(r->watch[i].bodies, r->watch[i].n_bodies));
+        }
+        return hash_u64(d ^ r->h.stats.frames_out);
+}
+
 /* How to run a seed. */
 struct runopts {
         unsigned nodes;
@@ -652,6 +679,7 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         simhost_sync(&r->h);
         steps(r, simcluster_now(&r->s.c) + SETTLE_MS, true);
         rv = finish(r, reason, cap);
+        r->digest = digest(r);
         for (i = 0; i < N_CLIENTS; i++) {
                 simhost_disconnect(r->cl[i].conn);
         }
@@ -753,12 +781,23 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
                r->resends, r->expired, r->crashes, r->h.stats.frames_in);
 }
 
-/* The default run also breaks seed 1's record each way, and passes only
- * if the checks report it. */
+/* The default run also runs seed 1 twice, which must give the same
+ * history (the core reads no clock and draws no random number), and
+ * breaks its record each way, and passes only if the checks report it. */
 static unsigned run_controls(struct run *r, unsigned k)
 {
         char reason[1024];
         unsigned failed = 0;
+        struct runopts once = {3, false, BREAK_NONE, true};
+        uint64_t first;
+
+        run_seed(r, 1, &once, reason, sizeof reason);
+        first = r->digest;
+        run_seed(r, 1, &once, reason, sizeof reason);
+        printf("%s %u - seed 1 --faults replays to the same history "
+               "(%016" PRIx64 ", %016" PRIx64 ")\n",
+               first == r->digest ? "ok" : "not ok", ++k, first, r->digest);
+        failed += first != r->digest;
 
         for (int b = BREAK_NONE + 1; b < N_BREAKS; b++) {
                 struct runopts o = {3, false, b, false};
@@ -798,7 +837,7 @@ int main(int argc, char **argv)
          * test_sim's faults. */
         modes = p.whole ? 2 : 1;
         printf("1..%" PRIu64 "\n",
-               control ? 1 : modes * p.n_seeds + (p.whole ? N_BREAKS - 1 : 0));
+               control ? 1 : modes * p.n_seeds + (p.whole ? N_BREAKS : 0));
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (k = 0; k < modes * p.n_seeds; k++) {
                 uint64_t seed = p.first + k % p.n_seeds;
