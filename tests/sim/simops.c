@@ -304,7 +304,8 @@ static int propose_op(struct gateway_host *ops, struct gateway_req *req,
         if (raft_state(raft_of(ops)) == RAFT_LEADER &&
             simcluster_may_append(core->h->c, core->node) != 0) {
                 /* The fixture cannot send an InstallSnapshot: the leader
-                 * holds back, as a node whose raft refuses. */
+                 * holds back, as a node whose raft refuses (barriers
+                 * too, which are entries as well). */
                 return refuse(core, r, RAFT_NOTLEADER,
                               "leader too far ahead of a follower");
         }
@@ -325,6 +326,11 @@ static int barrier_op(struct gateway_host *ops, struct gateway_req *req)
 
         if (r == NULL) {
                 return BATON_ENOMEM;
+        }
+        if (raft_state(raft_of(ops)) == RAFT_LEADER &&
+            simcluster_may_append(core->h->c, core->node) != 0) {
+                return refuse(core, r, RAFT_NOTLEADER,
+                              "leader too far ahead of a follower");
         }
         rv = raft_barrier(raft_of(ops), &r->u.barrier, barrier_done);
         if (rv != 0) {

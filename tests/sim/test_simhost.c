@@ -358,6 +358,10 @@ static void on_frame(struct run *r, struct rclient *cl,
                    proto_read_keepalive_ok(body, hdr->length, hdr->flags, &ttl,
                                            &revoked) == 0) {
                 o->busy = false;
+                say(&r->s,
+                    "client %u: KEEPALIVE of session %" PRIu64 " sent at "
+                    "%" PRIu64 " ok, ttl %" PRIu32,
+                    cl->id, cl->session, (uint64_t)o->first_at, ttl);
                 if (o->first_at + TTL_MS > cl->lease_until) {
                         cl->lease_until = o->first_at + TTL_MS;
                 }
