@@ -14,17 +14,15 @@
 #include "sim.h"
 #include "simhost.h"
 
-#define N_CLIENTS    4
-#define N_LOCKS      3
-#define RUN_MS       20000
-#define SETTLE_MS    15000
-#define CONVERGE_MS  20000
-#define TTL_MS       5000
-#define KEEPALIVE_MS 1000
-#define MAX_ACKS     512
-#define MAX_GHOSTS   64
-#define MAX_ANSWERS  2048
-#define FRAME_MAX    (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
+#define HOST_CLIENTS_MAX 10
+#define N_LOCKS          3
+#define RUN_MS           20000
+#define SETTLE_MS        15000
+#define CONVERGE_MS      20000
+#define MAX_ACKS         512
+#define MAX_GHOSTS       64
+#define MAX_ANSWERS      2048
+#define FRAME_MAX        (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
 
 /* The locks the clients take, by number (hostcheck.c). */
 extern const char *const hostrun_locks[N_LOCKS];
@@ -95,7 +93,10 @@ struct run {
         struct sim
             s; /* the cluster, the seed's rng, and what the checks read */
         struct simhost h;
-        struct rclient cl[N_CLIENTS];
+        unsigned n_clients;    /* 4; --stress: 10 */
+        uint32_t ttl_ms;       /* their sessions' TTL: 5000; --stress: 2500 */
+        uint32_t keepalive_ms; /* how often they renew: 1000; --stress: 800 */
+        struct rclient cl[HOST_CLIENTS_MAX];
         struct hostwatch watch[SIMCLUSTER_MAX_NODES];  /* one per node */
         raft_time watch_drop_at[SIMCLUSTER_MAX_NODES]; /* its next hang-up */
         struct ack acks[MAX_ACKS];

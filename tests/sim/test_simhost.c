@@ -27,8 +27,9 @@
 
 /*
  * One seed = one run: 3 nodes on the fixture, each running batond's
- * request core (src/server/gateway/) through simhost, and N_CLIENTS
- * clients that talk to it in frames as libbaton does: each OPENs a
+ * request core (src/server/gateway/) through simhost, and 4 clients
+ * (--stress: 10, with sessions of half the TTL) that talk to it in
+ * frames as libbaton does: each OPENs a
  * session (its hash of a secret), proves it owns it on every new
  * connection (ATTACH), takes one of N_LOCKS exclusive locks (a try, or a
  * wait of up to 2 s), holds it a while, RELEASEs it, and keeps its
@@ -163,7 +164,7 @@ static void open_session(struct run *r, struct rclient *cl)
 
         memset(&c, 0, sizeof c);
         c.type = COMMAND_OPEN;
-        c.ttl_ms = TTL_MS;
+        c.ttl_ms = r->ttl_ms;
         c.nonce = cl->nonce;
         c.hash = cl->hash;
         start_command(r, cl, &c);
@@ -254,7 +255,7 @@ static void check_lease(struct run *r, struct rclient *cl, raft_time now)
                 }
         }
 
-        for (i = 0; i < N_CLIENTS; i++) {
+        for (i = 0; i < r->n_clients; i++) {
                 struct rclient *o = &r->cl[i];
 
                 if (o == cl || !o->held || o->lock != cl->lock ||
@@ -295,8 +296,8 @@ static void on_result(struct run *r, struct rclient *cl,
                 if (res->status == 0) {
                         cl->session = res->session;
                         cl->next_seq = 1;
-                        cl->lease_until = cl->req.first_at + TTL_MS;
-                        cl->ka_next = now + KEEPALIVE_MS;
+                        cl->lease_until = cl->req.first_at + r->ttl_ms;
+                        cl->ka_next = now + r->keepalive_ms;
                 }
                 break;
         case COMMAND_ACQUIRE:
@@ -362,8 +363,8 @@ static void on_frame(struct run *r, struct rclient *cl,
                     "client %u: KEEPALIVE of session %" PRIu64 " sent at "
                     "%" PRIu64 " ok, ttl %" PRIu32,
                     cl->id, cl->session, (uint64_t)o->first_at, ttl);
-                if (o->first_at + TTL_MS > cl->lease_until) {
-                        cl->lease_until = o->first_at + TTL_MS;
+                if (o->first_at + r->ttl_ms > cl->lease_until) {
+                        cl->lease_until = o->first_at + r->ttl_ms;
                 }
         } else if (hdr->type == PROTO_RESULT &&
                    proto_read_result(body, hdr->length, hdr->flags, &res) ==
@@ -443,7 +444,7 @@ static void drive_client(struct run *r, struct rclient *cl, raft_time now)
         }
         if (cl->session != 0 && !cl->ka.busy && now >= cl->ka_next &&
             !r->stopping) {
-                cl->ka_next = now + KEEPALIVE_MS;
+                cl->ka_next = now + r->keepalive_ms;
                 start_keepalive(r, cl);
         }
         if (cl->req.busy || now < cl->next_at || r->stopping) {
@@ -510,7 +511,7 @@ static void clients_init(struct run *r)
 {
         unsigned i;
 
-        for (i = 0; i < N_CLIENTS; i++) {
+        for (i = 0; i < r->n_clients; i++) {
                 struct rclient *cl = &r->cl[i];
                 unsigned len = 0;
 
@@ -530,7 +531,7 @@ static bool clients_idle(const struct run *r)
 {
         unsigned i;
 
-        for (i = 0; i < N_CLIENTS; i++) {
+        for (i = 0; i < r->n_clients; i++) {
                 if (r->cl[i].req.busy || r->cl[i].ka.busy) {
                         return false;
                 }
@@ -546,7 +547,7 @@ static void steps(struct run *r, raft_time until, bool stop_when_idle)
                 if (stop_when_idle && clients_idle(r)) {
                         return;
                 }
-                for (unsigned i = 0; i < N_CLIENTS; i++) {
+                for (unsigned i = 0; i < r->n_clients; i++) {
                         drive_client(r, &r->cl[i], now);
                 }
                 for (unsigned i = 0; i < r->s.n; i++) {
@@ -636,6 +637,7 @@ struct runopts {
         bool verbose;
         int brk;         /* enum brk */
         bool all_faults; /* test_sim's faults, not only kills */
+        bool stress;     /* 10 clients, TTL 2500 ms, keepalives every 800 */
 };
 
 static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
@@ -651,6 +653,9 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         r->all_faults = o->all_faults;
         r->s.next_fault_at = 2000;
         r->s.n = o->nodes;
+        r->n_clients = o->stress ? HOST_CLIENTS_MAX : 4;
+        r->ttl_ms = o->stress ? 2500 : 5000;
+        r->keepalive_ms = o->stress ? 800 : 1000;
         r->s.verbose = verbose;
         r->s.rng.s = seed * 0x9E3779B97F4A7C15ULL + 1;
         simcluster_config_default(&cfg);
@@ -684,7 +689,7 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         steps(r, simcluster_now(&r->s.c) + SETTLE_MS, true);
         rv = finish(r, reason, cap);
         r->digest = digest(r);
-        for (i = 0; i < N_CLIENTS; i++) {
+        for (i = 0; i < r->n_clients; i++) {
                 simhost_disconnect(r->cl[i].conn);
         }
         for (i = 0; i < r->s.n; i++) {
@@ -708,6 +713,7 @@ struct plan {
         unsigned nodes;           /* 3 or 5 */
         bool verbose, raw, whole; /* whole: the default run, with controls */
         bool faults;              /* test_sim's faults, not only kills */
+        bool stress;              /* more clients, shorter sessions */
         int brk;
 };
 
@@ -743,6 +749,9 @@ static int parse_args(int argc, char **argv, struct plan *p)
                 } else if (strcmp(argv[a], "--faults") == 0) {
                         p->faults = true;
                         continue;
+                } else if (strcmp(argv[a], "--stress") == 0) {
+                        p->stress = true;
+                        continue;
                 } else if (strcmp(argv[a], "--raw") == 0) {
                         p->raw = true; /* the control: each seed's verdict */
                         continue;
@@ -750,7 +759,7 @@ static int parse_args(int argc, char **argv, struct plan *p)
                         fprintf(stderr,
                                 "usage: %s [--seed S | --first S --seeds N] "
                                 "[--nodes 3|5] [--break ack|holder|answer] "
-                                "[--faults] [--verbose] [--raw]\n",
+                                "[--faults] [--stress] [--verbose] [--raw]\n",
                                 argv[0]);
                         return 2;
                 }
@@ -765,8 +774,9 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
 {
         char mode[40];
 
-        snprintf(mode, sizeof mode, "%s%s", o->nodes == 5 ? " --nodes 5" : "",
-                 o->all_faults ? " --faults" : "");
+        snprintf(mode, sizeof mode, "%s%s%s", o->nodes == 5 ? " --nodes 5" : "",
+                 o->all_faults ? " --faults" : "",
+                 o->stress ? " --stress" : "");
 
         if (rv != 0) {
                 printf("not ok %u - seed %" PRIu64 "%s: %s\n", k, seed, mode,
@@ -792,7 +802,7 @@ static unsigned run_controls(struct run *r, unsigned k)
 {
         char reason[1024];
         unsigned failed = 0;
-        struct runopts once = {3, false, BREAK_NONE, true};
+        struct runopts once = {3, false, BREAK_NONE, true, false};
         uint64_t first;
 
         run_seed(r, 1, &once, reason, sizeof reason);
@@ -804,7 +814,7 @@ static unsigned run_controls(struct run *r, unsigned k)
         failed += first != r->digest;
 
         for (int b = BREAK_NONE + 1; b < N_BREAKS; b++) {
-                struct runopts o = {3, false, b, false};
+                struct runopts o = {3, false, b, false, false};
                 int rv = run_seed(r, 1, &o, reason, sizeof reason);
 
                 printf("%s %u - --break %s is caught%s%s\n",
@@ -846,7 +856,8 @@ int main(int argc, char **argv)
         for (k = 0; k < modes * p.n_seeds; k++) {
                 uint64_t seed = p.first + k % p.n_seeds;
                 bool faults = p.faults || k >= p.n_seeds;
-                struct runopts o = {p.nodes, p.verbose, p.brk, faults};
+                struct runopts o = {p.nodes, p.verbose, p.brk, faults,
+                                    p.stress};
 
                 rv = run_seed(r, seed, &o, reason, sizeof reason);
                 failed += rv != 0;
