@@ -1,0 +1,137 @@
+/* One run of test_simhost: its constants, clients and what they were
+ * told, and the checks of its log against what they were told. */
+#ifndef TESTS_SIM_HOSTRUN_H
+#define TESTS_SIM_HOSTRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../src/proto/attach.h"
+#include "../../src/proto/command.h"
+#include "../../src/proto/reply.h"
+#include "hostwatch.h"
+#include "sim.h"
+#include "simhost.h"
+
+#define HOST_CLIENTS_MAX 10
+#define N_LOCKS          3
+#define RUN_MS           20000
+#define SETTLE_MS        15000
+#define CONVERGE_MS      20000
+#define MAX_ACKS         512
+#define MAX_GHOSTS       64
+#define MAX_ANSWERS      2048
+#define FRAME_MAX        (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
+
+/* The locks the clients take, by number (hostcheck.c). */
+extern const char *const hostrun_locks[N_LOCKS];
+
+/* A grant a client was told of. */
+struct ack {
+        uint64_t session;
+        uint64_t seq;
+        uint64_t token;
+        unsigned lock;
+};
+
+/* A request out, sent again until it has a final answer. */
+struct out {
+        bool busy;
+        uint8_t type; /* COMMAND_OPEN, _ACQUIRE, _RELEASE; 0: KEEPALIVE */
+        uint8_t frame[FRAME_MAX];
+        size_t len;
+        uint64_t id;
+        raft_time sent_at;   /* last sent */
+        raft_time first_at;  /* first sent: the lease it would start */
+        raft_time resend_at; /* 0: not waiting to be sent again */
+        unsigned sends;
+        uint64_t session, seq, nonce; /* a command's */
+};
+
+/* A final answer to a command, as a client was told it. */
+struct answer {
+        uint8_t type;
+        uint64_t session, seq, nonce;
+        struct proto_result res;
+};
+
+/* Negative controls of the checks: what is broken in a run's record
+ * before the checks of the log read it. */
+enum brk { BREAK_NONE, BREAK_ACK, BREAK_HOLDER, BREAK_ANSWER, N_BREAKS };
+
+struct rclient {
+        unsigned id;
+        struct simconn *conn;
+        unsigned node; /* where it connects next */
+        uint64_t nonce;
+        uint8_t secret[ATTACH_SECRET_SIZE];
+        uint8_t hash[ATTACH_HASH_SIZE];
+        uint64_t session;
+        uint64_t next_seq;
+        uint64_t next_id;
+        raft_time lease_until; /* its own view: see the header */
+        bool held;
+        unsigned lock;
+        uint64_t token;
+        raft_time release_at;
+        raft_time next_at; /* when it asks for the next lock */
+        struct out req;    /* OPEN, ACQUIRE or RELEASE */
+        struct out ka;     /* KEEPALIVE */
+        raft_time ka_next;
+};
+
+/* A lock a crashed client held: its lease runs on without it. */
+struct ghost {
+        unsigned client;
+        unsigned lock;
+        uint64_t token;
+        raft_time lease_until;
+};
+
+struct run {
+        struct sim
+            s; /* the cluster, the seed's rng, and what the checks read */
+        struct simhost h;
+        unsigned n_clients;    /* 4; --stress: 10 */
+        uint32_t ttl_ms;       /* their sessions' TTL: 5000; --stress: 2500 */
+        uint32_t keepalive_ms; /* how often they renew: 1000; --stress: 800 */
+        struct rclient cl[HOST_CLIENTS_MAX];
+        struct hostwatch watch[SIMCLUSTER_MAX_NODES];  /* one per node */
+        raft_time watch_drop_at[SIMCLUSTER_MAX_NODES]; /* its next hang-up */
+        struct ack acks[MAX_ACKS];
+        unsigned n_acks;
+        struct answer answers[MAX_ANSWERS];
+        unsigned n_answers;
+        struct ghost ghosts[MAX_GHOSTS];
+        unsigned n_ghosts;
+        unsigned crashes;
+        bool stopping; /* no new requests */
+        raft_time kill_at;
+        unsigned killed; /* the node down, or n */
+        bool isolated;   /* cut off from the others rather than killed */
+        raft_time revive_at;
+        unsigned redirects, unknowns, resends, expired;
+        size_t watched;     /* events the watchers were sent */
+        size_t watches;     /* watches they opened */
+        unsigned compacted; /* resumptions a node could not serve */
+        char clash[300];    /* the first lease clash seen */
+        int brk;            /* enum brk: a negative control of the checks */
+        uint64_t digest;    /* of the whole run (test_simhost.c) */
+        bool all_faults;    /* test_sim's faults (faults.c), not only kills */
+};
+
+/* Each lock has one holder at a time, and each grant's token is its
+ * entry's index, above the lock's last one, in node 0's log. */
+int hostcheck_log(struct run *r, char *reason, size_t cap);
+/* Every grant a client was told of is a GRANT event to its session and
+ * seq at index == token. */
+int hostcheck_acks(struct run *r, char *reason, size_t cap);
+/* Every final answer a client was told came from the log: the RESULT,
+ * GRANT or UNQUEUE event of its request at the answer's index, with the
+ * outcome told. */
+int hostcheck_answers(struct run *r, char *reason, size_t cap);
+/* Break the record as r->brk says, for a negative control. */
+void hostcheck_break(struct run *r);
+
+#endif /* TESTS_SIM_HOSTRUN_H */
