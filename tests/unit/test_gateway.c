@@ -17,6 +17,7 @@
 #include "../../src/proto/keepalive.h"
 #include "../../src/proto/query.h"
 #include "../../src/server/gateway/access.h"
+#include "../../src/server/gateway/leader.h"
 #include "corefix.h"
 
 #define TERM 7
@@ -545,6 +546,56 @@ static unsigned count_type(const struct corefix *x, size_t from, unsigned nth,
         return n;
 }
 
+/* A keepalive whose barrier applies after the session's lease ran out
+ * and its EXPIRE went out is not answered OK: the client would date a new
+ * lease from its send, inside which the EXPIRE ends the session. It is
+ * answered BATON_EUNKNOWN (asked again), and BATON_EEXPIRED once the END
+ * applied; the mark outlives a change of leadership, under which the
+ * EXPIRE may still commit. */
+static void keepalive_not_renewed_once_expire_out(void **state)
+{
+        struct corefix *x = *state;
+        struct command expire = {.type = COMMAND_EXPIRE};
+        uint64_t session, k1, k2, k3;
+        size_t m, b;
+
+        session = open_session(x, 41, 1);
+        gateway_conn_attach(&x->c.gw, session);
+        gateway_on_ready(&x->g, &x->now, TERM); /* at 1000: lease to 11000 */
+        x->now.ms = 1000 + TTL - 100;
+        m = corefix_mark(x);
+        k1 = send_keepalive(x, session);
+        flush(x, WALL);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 1);
+        b = corefix_nth(x, m, COREFIX_BARRIER, 0)->sent;
+        /* The barrier is slow: the lease runs out first. */
+        x->now.ms = 1000 + TTL;
+        m = corefix_mark(x);
+        gateway_on_timer(&x->g, &x->now);
+        flush(x, WALL + 1000);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        assert_int_equal(count_type(x, m, 0, COMMAND_EXPIRE), 1);
+        corefix_complete(x, b, 0);
+        corefix_expect_status(x, k1, BATON_EUNKNOWN);
+        /* Leadership changes before the EXPIRE applies: still no OK. */
+        gateway_on_lost(&x->g, &x->now);
+        gateway_on_ready(&x->g, &x->now, TERM + 1);
+        m = corefix_mark(x);
+        k2 = send_keepalive(x, session);
+        flush(x, WALL + 2000);
+        corefix_complete(x, corefix_nth(x, m, COREFIX_BARRIER, 0)->sent, 0);
+        corefix_expect_status(x, k2, BATON_EUNKNOWN);
+        /* The EXPIRE commits: the session ended, and says so. */
+        expire.session = session;
+        corefix_apply(x, 60, &expire);
+        m = corefix_mark(x);
+        k3 = send_keepalive(x, session);
+        flush(x, WALL + 3000);
+        corefix_complete(x, corefix_nth(x, m, COREFIX_BARRIER, 0)->sent, 0);
+        corefix_expect_status(x, k3, BATON_EEXPIRED);
+        assert_false(leader_expiring(&x->g, session));
+}
+
 /* Sessions a and b (TTL), a holding w and b waiting 3 s for it; and
  * lock d, whose holder's session expired with a 2 s lock-delay. */
 static void leave_deadlines(struct corefix *x)
@@ -657,6 +708,9 @@ int main(void)
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(deadlines_proposed_after_timer,
                                             corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(
+                keepalive_not_renewed_once_expire_out, corefix_setup,
+                corefix_teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

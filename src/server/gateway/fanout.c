@@ -154,6 +154,7 @@ void fanout_event(struct gateway *g, const struct gateway_now *now,
                 break;
         case LOCKFSM_EV_END:
                 deadlines_drop(&g->deadlines, ev->session, 0);
+                leader_session_ended(g, ev->session);
                 break;
         case LOCKFSM_EV_BLOCK:
                 if (serving) {

@@ -689,6 +689,7 @@ int gateway_init(struct gateway *g, struct gateway_host *host,
          * timeout, by when a new leader would have taken over. */
         deadlines_init(&g->deadlines, cfg->election_timeout_ms,
                        leader_on_deadline, arm_timer, g);
+        leases_init(&g->expiring);
         access_init(g);
         return 0;
 }
@@ -698,6 +699,7 @@ void gateway_close(struct gateway *g, const struct gateway_now *now)
         abandon_all(g, now);
         gwreq_close(g, now);
         deadlines_close(&g->deadlines);
+        leases_clear(&g->expiring);
         watches_close(&g->watches);
         hmap_close(&g->pending);
 }

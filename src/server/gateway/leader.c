@@ -25,6 +25,12 @@ void leader_on_deadline(void *data, const struct deadline *d)
                 c.name = d->name;
                 c.name_len = d->name_len;
         } else if (d->seq == 0) {
+                /* Marked before it is proposed; without memory the mark
+                 * is not kept, and a keepalive may then be answered OK:
+                 * the retry after retry_ms marks it again. */
+                if (leases_find(&g->expiring, d->session) == NULL) {
+                        (void)leases_set(&g->expiring, d->session, d->at);
+                }
                 c.type = COMMAND_EXPIRE;
                 c.delay_ms = g->cfg->lock_delay_ms; /* written in the log */
                 g->stats.expirations++;
@@ -39,6 +45,16 @@ void leader_on_deadline(void *data, const struct deadline *d)
                 g->stats.timeouts++;
         }
         pending_queue_own(g, &c);
+}
+
+bool leader_expiring(const struct gateway *g, uint64_t session)
+{
+        return leases_find(&g->expiring, session) != NULL;
+}
+
+void leader_session_ended(struct gateway *g, uint64_t session)
+{
+        leases_drop(&g->expiring, session);
 }
 
 /* What the clocks a new leader restarts are restarted with. */

@@ -13,6 +13,7 @@
 #include "admit.h"
 #include "gateway.h"
 #include "gwreq.h"
+#include "leader.h"
 #include "pending.h"
 #include "../../proto/query.h"
 #include "../../proto/keepalive.h"
@@ -199,6 +200,15 @@ static void answer_keepalive(struct gateway *g, const struct gateway_now *now,
 
         if (st != 0) {
                 pending_settle_status(p, now, st);
+                return;
+        }
+        if (leader_expiring(g, p->key_a)) {
+                /* Its lease ran out before this barrier applied, and the
+                 * EXPIRE is out: an OK would date a lease the cluster is
+                 * ending. Asked again, it is answered BATON_EEXPIRED once
+                 * the END applies (or OK, should no EXPIRE commit and a
+                 * later leader renew it). */
+                pending_settle_status(p, now, BATON_EUNKNOWN);
                 return;
         }
         /* Dated from arrival: the client dates its lease from its send,
