@@ -31,6 +31,7 @@ struct corefix_sent {
         int change;
         uint64_t id;
         void *buf; /* a proposal's entry, the host's until completed */
+        bool done; /* completed (corefix_complete()) */
 };
 
 /* The fake host's ops, as its effect list names them. */
