@@ -796,7 +796,8 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
 
 bool simcluster_set_disk_latency(struct simcluster *c, unsigned i, unsigned ms)
 {
-        if (c->nodes[i].store.writes != NULL) {
+        if (c->nodes[i].store.writes != NULL ||
+            c->nodes[i].store.held != NULL) {
                 return false;
         }
         raft_fixture_set_disk_latency(&c->f, i, ms);
