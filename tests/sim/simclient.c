@@ -20,9 +20,8 @@ int64_t simclient_clock(const struct simclient *cl, uint64_t now)
 {
         const struct simclients_config *cfg = &cl->s->cfg;
 
-        return cl->offset +
-               (int64_t)(now * cfg->rate_num / (cfg->rate_den ? cfg->rate_den
-                                                              : 1));
+        return cl->offset + (int64_t)(now * cfg->rate_num /
+                                      (cfg->rate_den ? cfg->rate_den : 1));
 }
 
 /* ------------------------------------------------------------------------
@@ -136,8 +135,8 @@ static void tell_sent(struct simclient *cl, const uint8_t *p, size_t n,
                         return;
                 }
                 if (h.type == PROTO_COMMAND &&
-                    command_decode(&c, p + off + PROTO_HEADER_SIZE,
-                                   h.length) == 0) {
+                    command_decode(&c, p + off + PROTO_HEADER_SIZE, h.length) ==
+                        0) {
                         k->sent(k->data, cl, &c, simclient_clock(cl, now));
                 }
                 off += PROTO_HEADER_SIZE + h.length;
@@ -181,8 +180,7 @@ static void conn_failed(struct simclient *cl, enum reach_outcome outcome,
         uint64_t attempt = cl->attempt;
 
         drop_net(cl, now);
-        link_conn_failed(&cl->core.link, attempt, &f,
-                         simclient_clock(cl, now));
+        link_conn_failed(&cl->core.link, attempt, &f, simclient_clock(cl, now));
         settle(cl, now);
 }
 
@@ -358,7 +356,8 @@ static void node_bytes(struct simclients *s, struct simroute *r,
         r->len += n;
         while (r->len >= PROTO_HEADER_SIZE) {
                 if (proto_header_decode(&h, r->buf, PROTO_MAX_BODY) != 0) {
-                        broken(s, "a client sent a header that does not decode");
+                        broken(s,
+                               "a client sent a header that does not decode");
                         r->len = 0;
                         return;
                 }
@@ -429,12 +428,10 @@ static void on_failed(void *data, uint64_t net, enum simnet_why why,
                 return;
         }
         cl->net = 0; /* dead: nothing to close */
-        conn_failed(cl,
-                    why == SIMNET_REFUSED ? REACH_NOT_LISTENING
-                                          : REACH_REFUSED,
-                    why == SIMNET_REFUSED ? "connection refused"
-                                          : "connect timed out",
-                    now);
+        conn_failed(
+            cl, why == SIMNET_REFUSED ? REACH_NOT_LISTENING : REACH_REFUSED,
+            why == SIMNET_REFUSED ? "connection refused" : "connect timed out",
+            now);
 }
 
 static void on_bytes(void *data, uint64_t net, enum simnet_side to,
@@ -498,12 +495,10 @@ void simclients_config_defaults(struct simclients_config *cfg,
         simnet_config_defaults(&cfg->net, seed ^ 0x5151, n_nodes);
 }
 
-static int client_init(struct simclients *s, struct simclient *cl,
-                       unsigned i)
+static int client_init(struct simclients *s, struct simclient *cl, unsigned i)
 {
-        struct core_config cc = {s->cfg.ttl_ms, s->cfg.lock_delay_ms,
-                                 "sim",         s->endpoints,
-                                 s->n_nodes,    no_watch};
+        struct core_config cc = {s->cfg.ttl_ms, s->cfg.lock_delay_ms, "sim",
+                                 s->endpoints,  s->n_nodes,           no_watch};
 
         cl->id = i + 1;
         cl->s = s;

@@ -60,14 +60,14 @@ struct simclient {
         struct core_env env;
         struct core_tracer tracer;
         struct core core;
-        bool core_ok;          /* core_init() succeeded */
-        uint64_t attempt;      /* the core's attempt carried out; 0 none */
-        uint64_t net;          /* its simnet connection; 0 none */
-        bool up;               /* established */
-        int64_t deadline;      /* of the connect, in the client's clock */
+        bool core_ok;     /* core_init() succeeded */
+        uint64_t attempt; /* the core's attempt carried out; 0 none */
+        uint64_t net;     /* its simnet connection; 0 none */
+        bool up;          /* established */
+        int64_t deadline; /* of the connect, in the client's clock */
         struct proto_reader reader;
-        int64_t offset;        /* its clock at virtual time 0 */
-        void *user;            /* the caller's */
+        int64_t offset; /* its clock at virtual time 0 */
+        void *user;     /* the caller's */
         /* Counters. */
         uint64_t dials, frames_in, bytes_out;
 };

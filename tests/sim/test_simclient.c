@@ -11,7 +11,9 @@
 
 #include "../../include/baton.h"
 #include "../../src/proto/command.h"
+#include "../../src/lib/hmap.h"
 #include "checker.h"
+#include "digest.h"
 #include "hostrun.h"
 #include "sim.h"
 #include "simclient.h"
@@ -54,6 +56,8 @@
  * clients' clocks run at half the speed of virtual time, so each core
  * believes its lease for twice as long as the cluster keeps it; the
  * client-view check must catch that in some seed of the control's set.
+ * The default run also runs seed 1 twice, which must give the same
+ * digest of the whole history (digest_run(), and each client's traffic).
  */
 
 #define N_CLIENTS   24
@@ -99,6 +103,7 @@ struct world {
         char clash[400];
         /* Counts. */
         unsigned grants, errors, timeouts, releases, rel_fail, lost;
+        uint64_t digest; /* of the run: two runs of a seed agree */
         unsigned checks, faults, isolations, kills, acks_over, recovered,
             reentered;
 };
@@ -283,8 +288,8 @@ static void on_hold(void *data, struct simclient *cl,
                        "): hold %.*s session %" PRIu64 " token %" PRIu64
                        ": change %d, count %u\n",
                        (uint64_t)simcluster_now(&wd->r->s.c), cl->id, now,
-                       (int)h->name_len, h->name, h->session, h->token,
-                       change, count);
+                       (int)h->name_len, h->name, h->session, h->token, change,
+                       count);
         }
         for (i = 0; i < N_LOCKS && count == 0; i++) {
                 if (strlen(hostrun_locks[i]) == h->name_len &&
@@ -366,7 +371,8 @@ static void look_hold(void *data, const struct locks_hold *h)
                          ", token %" PRIu64 ") believes its hold %s at its "
                          "t=%" PRId64 " (lease expires at %" PRId64 ")",
                          ev->index, (int)ev->name_len, ev->name, ev->session,
-                         (uint64_t)simcluster_now(&lk->wd->r->s.c), lk->cl->id, h->session, h->token,
+                         (uint64_t)simcluster_now(&lk->wd->r->s.c), lk->cl->id,
+                         h->session, h->token,
                          lk->b->state == BATON_SESSION_LIVE ? "LIVE"
                                                             : "in JEOPARDY",
                          lk->t, lk->b->expires_at);
@@ -635,8 +641,8 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         simclients_config_defaults(&sc, N_CLIENTS, r->s.n, seed);
         sc.ttl_ms = TTL_MS;
         sc.rate_den = o->slow ? 2 : 1;
-        sc.hooks = (struct simclients_hooks){wd, on_step, on_hold, on_lease,
-                                            on_sent};
+        sc.hooks =
+            (struct simclients_hooks){wd, on_step, on_hold, on_lease, on_sent};
         if (simclients_init(&wd->sc, &r->h, &sc) != 0) {
                 simhost_shutdown(&r->h);
                 simcluster_close(&r->s.c);
@@ -654,6 +660,13 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         }
         steps(wd, simcluster_now(&r->s.c) + SETTLE_MS, true);
         rv = finish(wd, reason, cap);
+        wd->digest = digest_run(&r->s);
+        for (unsigned i = 0; i < wd->sc.n; i++) {
+                const struct simclient *cl = &wd->sc.cl[i];
+
+                wd->digest = hash_u64(wd->digest ^ cl->frames_in ^
+                                      hash_u64(cl->bytes_out ^ cl->dials));
+        }
         simclients_free(&wd->sc);
         simhost_shutdown(&r->h);
         simcluster_close(&r->s.c);
@@ -687,8 +700,8 @@ static int parse_args(int argc, char **argv, struct plan *p)
                         p->whole = false;
                 } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
                         p->nodes = (unsigned)atoi(argv[++i]);
-                } else if (strcmp(argv[i], "--control") == 0 &&
-                           i + 1 < argc && strcmp(argv[i + 1], "slow") == 0) {
+                } else if (strcmp(argv[i], "--control") == 0 && i + 1 < argc &&
+                           strcmp(argv[i + 1], "slow") == 0) {
                         i++;
                         p->slow = true;
                         p->whole = false;
@@ -710,8 +723,7 @@ static int parse_args(int argc, char **argv, struct plan *p)
 }
 
 static void report(unsigned k, uint64_t seed, const struct plan *p, int rv,
-                   const char *reason, const struct world *wd,
-                   const char *self)
+                   const char *reason, const struct world *wd, const char *self)
 {
         const char *mode = p->slow ? " --control slow" : "";
 
@@ -728,13 +740,14 @@ static void report(unsigned k, uint64_t seed, const struct plan *p, int rv,
                 return;
         }
         printf("ok %u - seed %" PRIu64 "%s (grants %u, timeouts %u, errors "
-               "%u, recovered %u, re-entered %u, releases %u (%u failed), holds lost %u, grants checked "
+               "%u, recovered %u, re-entered %u, releases %u (%u failed), "
+               "holds lost %u, grants checked "
                "%u, net faults %u, isolations %u, kills %u, frames %" PRIu64
                "/%" PRIu64 ")\n",
                k, seed, mode, wd->grants, wd->timeouts, wd->errors,
-               wd->recovered, wd->reentered, wd->releases, wd->rel_fail, wd->lost, wd->checks, wd->faults,
-               wd->isolations, wd->kills, wd->sc.frames_to_nodes,
-               wd->sc.frames_to_clients);
+               wd->recovered, wd->reentered, wd->releases, wd->rel_fail,
+               wd->lost, wd->checks, wd->faults, wd->isolations, wd->kills,
+               wd->sc.frames_to_nodes, wd->sc.frames_to_clients);
 }
 
 /* The negative control: the same seeds with slow client clocks; it
@@ -749,13 +762,30 @@ static unsigned run_control(struct world *wd, unsigned k, uint64_t n)
                 if (run_seed(wd, seed, &o, reason, sizeof reason) != 0 &&
                     strncmp(reason, "client view", 11) == 0) {
                         caught++;
-                        printf("# --control slow, seed %" PRIu64 ": %s\n",
-                               seed, reason);
+                        printf("# --control slow, seed %" PRIu64 ": %s\n", seed,
+                               reason);
                 }
         }
         printf("%s %u - clients whose clocks run slow are caught\n",
                caught > 0 ? "ok" : "not ok", k + 1);
         return caught == 0;
+}
+
+/* Seed 1 twice: the cores read no clock and draw from the seed alone, so
+ * both runs must have the same history. */
+static unsigned run_replay(struct world *wd, unsigned k)
+{
+        struct runopts o = {3, false, false};
+        char reason[1024];
+        uint64_t first;
+
+        run_seed(wd, 1, &o, reason, sizeof reason);
+        first = wd->digest;
+        run_seed(wd, 1, &o, reason, sizeof reason);
+        printf("%s %u - seed 1 replays to the same history (%016" PRIx64
+               ", %016" PRIx64 ")\n",
+               first == wd->digest ? "ok" : "not ok", k + 1, first, wd->digest);
+        return first != wd->digest;
 }
 
 int main(int argc, char **argv)
@@ -774,7 +804,7 @@ int main(int argc, char **argv)
                 free(r);
                 return rv >= 0 ? rv : 1;
         }
-        printf("1..%" PRIu64 "\n", p.n_seeds + (p.whole ? 1 : 0));
+        printf("1..%" PRIu64 "\n", p.n_seeds + (p.whole ? 2 : 0));
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (k = 0; k < p.n_seeds; k++) {
                 struct runopts o = {p.nodes, p.verbose, p.slow};
@@ -794,6 +824,7 @@ int main(int argc, char **argv)
         if (p.whole) {
                 wd->r = r;
                 failed += run_control(wd, k, CONTROL_SET);
+                failed += run_replay(wd, k + 1);
         }
         free(wd);
         free(r);
