@@ -44,7 +44,10 @@
  *  - node 0's log: one holder per lock at a time, each token its
  *    entry's index and increasing (hostcheck_log());
  *  - every grant an acqop returned is a GRANT event of the log to its
- *    session and seq at index == token (hostcheck_acks());
+ *    session and seq at index == token (hostcheck_acks()), but for a
+ *    re-entry and a grant recovered after BATON_ESEQ;
+ *  - every answer to a RELEASE that came from the cluster is the
+ *    outcome the log gave it at the answer's index (hostcheck_answers());
  *  - the client view: whenever a leader applies a GRANT of lock L to a
  *    session, no other client's core lists a hold on L (core_holds())
  *    while core_belief() at that moment, in that client's clock, says
@@ -218,6 +221,31 @@ static void start_release(struct world *wd, struct simclient *cl,
         w->phase = REL;
 }
 
+/* The cluster's final answer to a RELEASE, for hostcheck_answers(): one
+ * the core made up (the session ended, say) has no index. */
+static void record_answer(struct world *wd, const struct request *q)
+{
+        struct run *r = wd->r;
+        struct answer *a;
+
+        if (q->res.index == 0) {
+                return;
+        }
+        if (r->n_answers == MAX_ANSWERS) {
+                wd->acks_over++;
+                return;
+        }
+        a = &r->answers[r->n_answers++];
+        memset(a, 0, sizeof *a);
+        a->type = COMMAND_RELEASE;
+        a->session = q->session;
+        a->seq = q->seq;
+        a->res = q->res;
+        a->res.status = q->status;
+        a->res.client_name.p = NULL;
+        a->res.client_name.len = 0;
+}
+
 static void step_release(struct world *wd, struct simclient *cl,
                          struct wclient *w, int64_t t)
 {
@@ -233,6 +261,7 @@ static void step_release(struct world *wd, struct simclient *cl,
                 }
         }
         if (w->rel != NULL && w->rel->state == REQUEST_DONE) {
+                record_answer(wd, w->rel);
                 if (w->rel->status == 0) {
                         wd->releases++;
                 } else {
@@ -581,6 +610,7 @@ static int finish(struct world *wd, char *reason, size_t cap)
                 return -1;
         }
         if (hostcheck_acks(r, reason, cap) != 0 ||
+            hostcheck_answers(r, reason, cap) != 0 ||
             hostcheck_log(r, reason, cap) != 0) {
                 return -1;
         }
@@ -740,14 +770,15 @@ static void report(unsigned k, uint64_t seed, const struct plan *p, int rv,
                 return;
         }
         printf("ok %u - seed %" PRIu64 "%s (grants %u, timeouts %u, errors "
-               "%u, recovered %u, re-entered %u, releases %u (%u failed), "
+               "%u, recovered %u, re-entered %u, answers %u, releases %u (%u "
+               "failed), "
                "holds lost %u, grants checked "
                "%u, net faults %u, isolations %u, kills %u, frames %" PRIu64
                "/%" PRIu64 ")\n",
                k, seed, mode, wd->grants, wd->timeouts, wd->errors,
-               wd->recovered, wd->reentered, wd->releases, wd->rel_fail,
-               wd->lost, wd->checks, wd->faults, wd->isolations, wd->kills,
-               wd->sc.frames_to_nodes, wd->sc.frames_to_clients);
+               wd->recovered, wd->reentered, wd->r->n_answers, wd->releases,
+               wd->rel_fail, wd->lost, wd->checks, wd->faults, wd->isolations,
+               wd->kills, wd->sc.frames_to_nodes, wd->sc.frames_to_clients);
 }
 
 /* The negative control: the same seeds with slow client clocks; it
