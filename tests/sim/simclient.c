@@ -236,6 +236,29 @@ static void round_of(struct simclient *cl, uint64_t now)
         settle(cl, now);
 }
 
+static int64_t min64(int64_t a, int64_t b)
+{
+        return a < b ? a : b;
+}
+
+/* When the client's round next has work without an input: what
+ * libbaton's loop sleeps until. */
+static int64_t next_wake(struct simclient *cl)
+{
+        const struct simclients_hooks *k = &cl->s->cfg.hooks;
+        int64_t t = core_next_tick(&cl->core);
+
+        t = min64(t,
+                  link_next_event(&cl->core.link, core_wants_link(&cl->core)));
+        if (cl->attempt != 0 && !cl->up) {
+                t = min64(t, cl->deadline);
+        }
+        if (k->next != NULL) {
+                t = min64(t, k->next(k->data, cl));
+        }
+        return t;
+}
+
 static struct simclient *client_of(struct simclients *s, uint64_t net)
 {
         unsigned i;
@@ -413,6 +436,7 @@ static void on_established(void *data, uint64_t net, enum simnet_side side,
         if (cl == NULL) {
                 return;
         }
+        cl->dirty = true;
         cl->up = true;
         link_conn_up(&cl->core.link, cl->attempt, simclient_clock(cl, now));
         settle(cl, now);
@@ -427,6 +451,7 @@ static void on_failed(void *data, uint64_t net, enum simnet_why why,
         if (cl == NULL) {
                 return;
         }
+        cl->dirty = true;
         cl->net = 0; /* dead: nothing to close */
         conn_failed(
             cl, why == SIMNET_REFUSED ? REACH_NOT_LISTENING : REACH_REFUSED,
@@ -450,6 +475,7 @@ static void on_bytes(void *data, uint64_t net, enum simnet_side to,
         }
         cl = client_of(s, net);
         if (cl != NULL) {
+                cl->dirty = true;
                 client_bytes(cl, p, n, now);
         }
 }
@@ -472,6 +498,7 @@ static void on_closed(void *data, uint64_t net, enum simnet_side side,
         if (cl == NULL) {
                 return;
         }
+        cl->dirty = true;
         cl->net = 0; /* told: nothing more to close */
         conn_failed(cl, REACH_REFUSED,
                     why == SIMNET_EOF ? "closed the connection"
@@ -572,6 +599,13 @@ void simclients_free(struct simclients *s)
         s->n = 0;
 }
 
+void simclients_poke(struct simclients *s)
+{
+        for (unsigned i = 0; i < s->n; i++) {
+                s->cl[i].dirty = true;
+        }
+}
+
 void simclients_sync(struct simclients *s, uint64_t now)
 {
         unsigned i;
@@ -601,7 +635,14 @@ void simclients_run(struct simclients *s, uint64_t now)
         simnet_advance(s->net, now);
         simclients_pump(s, now);
         for (i = 0; i < s->n; i++) {
-                round_of(&s->cl[i], now);
+                struct simclient *cl = &s->cl[i];
+
+                if (!cl->dirty && simclient_clock(cl, now) < cl->wake_at) {
+                        continue;
+                }
+                cl->dirty = false;
+                round_of(cl, now);
+                cl->wake_at = next_wake(cl);
         }
         simnet_advance(s->net, now);
         simclients_pump(s, now);

@@ -18,7 +18,8 @@
 
 /*
  * What libbaton's background thread and linkio do, a client's round does
- * at the virtual time it is given (simclients_run()):
+ * at the virtual time it is given (simclients_run()), when an input came
+ * or a timer fell due, as the thread's poll() returns:
  *
  * - the lease (core_lease_tick()), then the attempt the core wants
  *   (core_dial()): a new one is a simnet_connect() to the node its peer
@@ -66,8 +67,10 @@ struct simclient {
         bool up;          /* established */
         int64_t deadline; /* of the connect, in the client's clock */
         struct proto_reader reader;
-        int64_t offset; /* its clock at virtual time 0 */
-        void *user;     /* the caller's */
+        int64_t offset;  /* its clock at virtual time 0 */
+        bool dirty;      /* an input came: a round is due */
+        int64_t wake_at; /* its next timer, in its clock */
+        void *user;      /* the caller's */
         /* Counters. */
         uint64_t dials, frames_in, bytes_out;
 };
@@ -82,6 +85,9 @@ struct simclients_hooks {
                      int64_t now);
         void (*lease)(void *data, struct simclient *cl, uint64_t session,
                       int state, int64_t now);
+        /* When the caller's step of `cl` next has work, in the client's
+         * clock, besides the inputs (INT64_MAX: none; may be NULL). */
+        int64_t (*next)(void *data, struct simclient *cl);
         /* A command frame left the client (written to the network),
          * `k` borrowed for the call (may be NULL). */
         void (*sent)(void *data, struct simclient *cl, const struct command *k,
@@ -135,9 +141,15 @@ int simclients_init(struct simclients *s, struct simhost *h,
 /* Close every core and connection, telling nobody. */
 void simclients_free(struct simclients *s);
 
-/* The network's callbacks due by virtual time `now`, then every client's
- * round, then what the nodes' cores wrote. */
+/* The network's callbacks due by virtual time `now`, then the round of
+ * every client that had an input or whose next timer fell due (the core's
+ * next tick, the link's, its connect deadline, the caller's `next`),
+ * then what the nodes' cores wrote. */
 void simclients_run(struct simclients *s, uint64_t now);
+
+/* Every client runs a round at the next simclients_run() (the caller's
+ * step has new work: its run is stopping, say). */
+void simclients_poke(struct simclients *s);
 
 /* Bring simnet's killed nodes in line with simhost's dropped cores (after
  * simhost_kill(), _revive(), _sync()). */

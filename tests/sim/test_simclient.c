@@ -303,6 +303,26 @@ static void on_step(void *data, struct simclient *cl, int64_t t)
         }
 }
 
+/* When a client's step next has work of its own: the workload's next
+ * call, the hold's end, a wait's or a RELEASE's deadline. */
+static int64_t on_next(void *data, struct simclient *cl)
+{
+        struct world *wd = data;
+        struct wclient *w = &wd->w[cl->id - 1];
+
+        switch (w->phase) {
+        case IDLE:
+                return wd->stopping ? INT64_MAX : w->next_at;
+        case ACQ:
+                return acqop_deadline(&w->op);
+        case HOLD:
+                return w->release_at;
+        case REL:
+                return w->rel_deadline;
+        }
+        return INT64_MAX;
+}
+
 /* A hold that left the table: a RELEASE sent for it no longer counts. */
 static void on_hold(void *data, struct simclient *cl,
                     const struct locks_hold *h, int change, uint32_t count,
@@ -671,8 +691,8 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         simclients_config_defaults(&sc, N_CLIENTS, r->s.n, seed);
         sc.ttl_ms = TTL_MS;
         sc.rate_den = o->slow ? 2 : 1;
-        sc.hooks =
-            (struct simclients_hooks){wd, on_step, on_hold, on_lease, on_sent};
+        sc.hooks = (struct simclients_hooks){wd,       on_step, on_hold,
+                                             on_lease, on_next, on_sent};
         if (simclients_init(&wd->sc, &r->h, &sc) != 0) {
                 simhost_shutdown(&r->h);
                 simcluster_close(&r->s.c);
@@ -683,6 +703,7 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         world_start(wd, seed, o);
         steps(wd, RUN_MS, false);
         wd->stopping = true;
+        simclients_poke(&wd->sc);
         heal_due(wd, simcluster_now(&r->s.c), true);
         if (wd->killed < r->s.n) {
                 simhost_revive(&r->h, wd->killed);
