@@ -259,6 +259,26 @@ static int64_t next_wake(struct simclient *cl)
         return t;
 }
 
+/* Rounds until the core's flags ask for no more, as libbaton's host acts
+ * on them before it sleeps (effects_apply()): `loop_needed` (a request to
+ * put, a CANCEL of a wait given up, a callback) wakes the background
+ * thread at once, `changed` the callers waiting (the caller's step).
+ * `write_now` needs nothing: the outbox is written after every input. */
+static void rounds(struct simclient *cl, uint64_t now)
+{
+        struct registry *reg = &cl->core.registry;
+
+        for (unsigned i = 0; i < 8; i++) {
+                cl->dirty = false;
+                reg->loop_needed = reg->changed = reg->write_now = false;
+                round_of(cl, now);
+                if (!reg->loop_needed && !reg->changed) {
+                        return;
+                }
+        }
+        cl->dirty = true; /* still busy: on at the next run */
+}
+
 static struct simclient *client_of(struct simclients *s, uint64_t net)
 {
         unsigned i;
@@ -640,8 +660,7 @@ void simclients_run(struct simclients *s, uint64_t now)
                 if (!cl->dirty && simclient_clock(cl, now) < cl->wake_at) {
                         continue;
                 }
-                cl->dirty = false;
-                round_of(cl, now);
+                rounds(cl, now);
                 cl->wake_at = next_wake(cl);
         }
         simnet_advance(s->net, now);
