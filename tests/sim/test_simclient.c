@@ -32,7 +32,8 @@
  *    connections reset) and revived 0.5 to 2.5 s later;
  *  - every 0.2 to 0.8 s simnet_pick()'s fault strikes (cuts, partitions
  *    of a client from a node, a node's clients isolated, pauses of a
- *    client, latency spikes), healed 0.2 to 3 s later;
+ *    client, latency spikes, healed 0.2 to 3 s later; a node killed, the
+ *    leader or another, while no node is down, revived as above);
  *  - every 3 to 6 s a client is cut off from every node, both ways, for
  *    1.2 to 2 TTLs, so that its session ends in the cluster while it
  *    may hold a lock.
@@ -489,12 +490,23 @@ static void heal_due(struct world *wd, uint64_t now, bool all)
 }
 
 /* Kills and revivals of nodes go through simhost (the raft node and its
- * core) and simclients_sync() (the network), not simnet alone. */
+ * core) and simclients_sync() (the network), not simnet alone: a kill
+ * simnet picks kills the node so while no other is down; a pause of a
+ * node is not drawn. */
 static void net_fault(struct world *wd, uint64_t now)
 {
         struct simnet_fault f;
 
         simnet_pick(wd->sc.net, &f);
+        if (f.kind == SIMNET_KILL && wd->killed == wd->r->s.n &&
+            f.node < wd->r->s.n) {
+                /* Any node, the leader or not, while none is down. */
+                simhost_kill(&wd->r->h, f.node);
+                wd->killed = f.node;
+                wd->kills++;
+                wd->revive_at = now + rng_range(&wd->rng, 500, 2500);
+                return;
+        }
         if (f.kind == SIMNET_KILL || f.kind == SIMNET_PAUSE_NODE) {
                 return;
         }
