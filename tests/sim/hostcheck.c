@@ -3,6 +3,7 @@
 #include "hostrun.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../../include/baton.h"
@@ -194,5 +195,100 @@ void hostcheck_break(struct run *r)
                                 return;
                         }
                 }
+        }
+}
+
+/* Whether a RESULT that ran no command only refused it: its seq below the
+ * session's floor (an old copy of a request in flight), or its session
+ * gone. */
+static bool refused(int status)
+{
+        return status == BATON_ESEQ || status == BATON_EINVAL ||
+               status == BATON_ENOSESSION || status == BATON_EEXPIRED ||
+               status == BATON_ECLOSED || status == BATON_EINFLIGHT;
+}
+
+int hostcheck_once(struct run *r, char *reason, size_t cap)
+{
+        const struct simnode *n = &r->s.c.nodes[0];
+        size_t k, j;
+
+        for (k = 0; k < n->n_events; k++) {
+                const struct simevent *ev = &n->events[k];
+
+                if (ev->type != LOCKFSM_EV_RESULT || ev->seq == 0 ||
+                    ev->result.duplicate || refused(ev->result.status)) {
+                        continue;
+                }
+                for (j = 0; j < k; j++) {
+                        const struct simevent *e = &n->events[j];
+                        if (e->type == LOCKFSM_EV_RESULT &&
+                            !e->result.duplicate && e->session == ev->session &&
+                            e->seq == ev->seq && e->index < ev->index) {
+                                return fail(reason, cap,
+                                            "session %" PRIx64 " seq %" PRIu64
+                                            " ran at index %" PRIu64
+                                            " and again at %" PRIu64,
+                                            ev->session, ev->seq, e->index,
+                                            ev->index);
+                        }
+                }
+        }
+        return 0;
+}
+
+int hostcheck_ended(struct run *r, char *reason, size_t cap)
+{
+        const struct simnode *n = &r->s.c.nodes[0];
+        size_t k, j;
+
+        for (k = 0; k < n->n_events; k++) {
+                const struct simevent *ev = &n->events[k];
+                bool ended = false;
+
+                if (ev->type != LOCKFSM_EV_OPEN) {
+                        continue;
+                }
+                for (j = k + 1; j < n->n_events && !ended; j++) {
+                        ended = n->events[j].type == LOCKFSM_EV_END &&
+                                n->events[j].session == ev->session;
+                }
+                if (!ended) {
+                        return fail(reason, cap,
+                                    "session %" PRIx64 " opened at index "
+                                    "%" PRIu64 " never ended, %u ms after "
+                                    "its client fell silent",
+                                    ev->session, ev->index, HOST_QUIET_MS);
+                }
+        }
+        return 0;
+}
+
+/* A request's sends on one connection, not answered yet. */
+void hostcheck_sent(struct rclient *cl, uint64_t id)
+{
+        struct owed *o = &cl->owed[id % HOST_OWED];
+
+        if (o->id != id || o->conn != cl->conn_no) {
+                *o = (struct owed){id, cl->conn_no, 0};
+        }
+        o->n++;
+}
+
+void hostcheck_answered(struct run *r, struct rclient *cl, uint64_t id,
+                        raft_time now)
+{
+        struct owed *o = &cl->owed[id % HOST_OWED];
+
+        if (o->id != id || o->conn != cl->conn_no) {
+                return; /* a request of long ago: not followed */
+        }
+        if (o->n > 0) {
+                o->n--;
+        } else if (r->twice[0] == '\0') {
+                snprintf(r->twice, sizeof r->twice,
+                         "t=%" PRIu64 ": client %u's request %" PRIu64
+                         " answered more often than it was sent",
+                         (uint64_t)now, cl->id, id);
         }
 }

@@ -23,6 +23,37 @@
 #define MAX_GHOSTS       64
 #define MAX_ANSWERS      2048
 #define FRAME_MAX        (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
+/* After the settling, how long the clients stay silent before every
+ * session must have ended: twice the longest TTL and then some. */
+#define HOST_QUIET_MS 12000
+/* How many of a client's latest request ids are followed. */
+#define HOST_OWED 64
+
+/* What a negative control's core does wrong (Makefile.am builds
+ * test_simhost on a core compiled with each bug; CONTROL_RUN: this binary
+ * is one, and passes when some seed's checks fail). EARLYACK: an ACQUIRE
+ * answered GRANTED when proposed; FORGET: a retried (session, seq) run
+ * again as new; TWICE: a request answered from the log answered once
+ * more later; SKIPDEADLINE: a lease that runs out never expired. */
+#if defined(BATON_CHAOS_BUG_SHORT_TTL)
+#define CONTROL_BUG "a new leader that expires sessions at once"
+#elif defined(BATON_CHAOS_BUG_WATCHSKIP)
+#define CONTROL_BUG "a node that skips every 7th watch event"
+#elif defined(BATON_CHAOS_BUG_EARLYACK)
+#define CONTROL_BUG "a leader that answers an ACQUIRE when it proposes it"
+#elif defined(BATON_CHAOS_BUG_FORGET)
+#define CONTROL_BUG "a state machine that forgets the outcomes it answered"
+#elif defined(BATON_CHAOS_BUG_TWICE)
+#define CONTROL_BUG "a core that answers a request twice"
+#elif defined(BATON_CHAOS_BUG_SKIPDEADLINE)
+#define CONTROL_BUG "a leader that never expires a lease"
+#endif
+#ifdef CONTROL_BUG
+#define CONTROL_RUN 1
+#else
+#define CONTROL_RUN 0
+#define CONTROL_BUG "nothing"
+#endif
 
 /* The locks the clients take, by number (hostcheck.c). */
 extern const char *const hostrun_locks[N_LOCKS];
@@ -60,6 +91,14 @@ struct answer {
  * before the checks of the log read it. */
 enum brk { BREAK_NONE, BREAK_ACK, BREAK_HOLDER, BREAK_ANSWER, N_BREAKS };
 
+/* The sends of request `id` on a client's connection number `conn` that
+ * were not answered yet: the core answers each at most once. */
+struct owed {
+        uint64_t id;
+        unsigned conn;
+        unsigned n;
+};
+
 struct rclient {
         unsigned id;
         struct simconn *conn;
@@ -79,6 +118,8 @@ struct rclient {
         struct out req;    /* OPEN, ACQUIRE or RELEASE */
         struct out ka;     /* KEEPALIVE */
         raft_time ka_next;
+        unsigned conn_no;            /* its connections so far */
+        struct owed owed[HOST_OWED]; /* by id % HOST_OWED */
 };
 
 /* A lock a crashed client held: its lease runs on without it. */
@@ -116,6 +157,7 @@ struct run {
         size_t watches;     /* watches they opened */
         unsigned compacted; /* resumptions a node could not serve */
         char clash[300];    /* the first lease clash seen */
+        char twice[300];    /* the first request answered twice */
         int brk;            /* enum brk: a negative control of the checks */
         uint64_t digest;    /* of the whole run (test_simhost.c) */
         bool all_faults;    /* test_sim's faults (faults.c), not only kills */
@@ -131,6 +173,17 @@ int hostcheck_acks(struct run *r, char *reason, size_t cap);
  * GRANT or UNQUEUE event of its request at the answer's index, with the
  * outcome told. */
 int hostcheck_answers(struct run *r, char *reason, size_t cap);
+/* Exactly once: in node 0's log, no (session, seq) runs twice (a RESULT
+ * that is not its remembered outcome's duplicate, after another). */
+int hostcheck_once(struct run *r, char *reason, size_t cap);
+/* Every session opened in node 0's log ended in it: run once the clients
+ * fell silent for HOST_QUIET_MS, so every lease ran out. */
+int hostcheck_ended(struct run *r, char *reason, size_t cap);
+/* Client `cl` sent request `id` on its current connection. */
+void hostcheck_sent(struct rclient *cl, uint64_t id);
+/* It was answered on it: more answers than sends go in r->twice. */
+void hostcheck_answered(struct run *r, struct rclient *cl, uint64_t id,
+                        raft_time now);
 /* Break the record as r->brk says, for a negative control. */
 void hostcheck_break(struct run *r);
 

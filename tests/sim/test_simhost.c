@@ -76,18 +76,11 @@
  * with BATON_CHAOS_BUG_SHORT_TTL (a new leader expires every session at
  * once, the bug batond-bug carries for the chaos suite), and
  * test_simhost_watchskip on one with BATON_CHAOS_BUG_WATCHSKIP (every 7th
- * watch event numbered but never sent, batond-watchskip's bug); each
- * passes when the checks catch its bug in some seed.
+ * watch event numbered but never sent, batond-watchskip's bug), and
+ * test_simhost_earlyack, _forget, _twice and _skipdeadline on the
+ * deliberate bugs of hostrun.h's list; each passes when the checks catch
+ * its bug in some seed.
  */
-
-/* What the negative control's core does wrong. */
-#if defined(BATON_CHAOS_BUG_SHORT_TTL)
-#define CONTROL_BUG "a new leader that expires sessions at once"
-#elif defined(BATON_CHAOS_BUG_WATCHSKIP)
-#define CONTROL_BUG "a node that skips every 7th watch event"
-#else
-#define CONTROL_BUG "nothing"
-#endif
 
 static const char *const break_names[N_BREAKS] = {"none", "ack", "holder",
                                                   "answer"};
@@ -102,6 +95,7 @@ static void send_out(struct run *r, struct rclient *cl, struct out *o)
 
         if (cl->conn == NULL) {
                 cl->conn = simhost_connect(&r->h, cl->node);
+                cl->conn_no++;
                 if (cl->conn != NULL && cl->session != 0) {
                         /* A new connection proves it owns the session
                          * first, as libbaton's does. */
@@ -125,6 +119,7 @@ static void send_out(struct run *r, struct rclient *cl, struct out *o)
         } else {
                 r->resends++;
         }
+        hostcheck_sent(cl, o->id);
         simhost_send(cl->conn, o->frame, o->len);
 }
 
@@ -348,6 +343,10 @@ static void on_frame(struct run *r, struct rclient *cl,
         struct proto_result res;
         uint32_t ttl, revoked;
 
+        if (hdr->type == PROTO_RESULT || hdr->type == PROTO_NOT_LEADER ||
+            hdr->type == PROTO_KEEPALIVE_OK) {
+                hostcheck_answered(r, cl, hdr->id, now);
+        }
         if (o == NULL || o->resend_at != 0) {
                 return; /* an answer to an earlier send */
         }
@@ -590,13 +589,18 @@ static int finish(struct run *r, char *reason, size_t cap)
         if (r->clash[0] != '\0') {
                 return fail(reason, cap, "lease: %s", r->clash);
         }
+        if (r->twice[0] != '\0') {
+                return fail(reason, cap, "answers: %s", r->twice);
+        }
         if (check_replicas(&r->s, reason, cap) != 0) {
                 return -1;
         }
         hostcheck_break(r);
         if (hostcheck_acks(r, reason, cap) != 0 ||
             hostcheck_answers(r, reason, cap) != 0 ||
-            hostcheck_log(r, reason, cap) != 0) {
+            hostcheck_log(r, reason, cap) != 0 ||
+            hostcheck_once(r, reason, cap) != 0 ||
+            hostcheck_ended(r, reason, cap) != 0) {
                 return -1;
         }
         for (i = 0; i < r->s.n; i++) {
@@ -687,6 +691,8 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         }
         simhost_sync(&r->h);
         steps(r, simcluster_now(&r->s.c) + SETTLE_MS, true);
+        /* Then silence, until every lease has run out. */
+        steps(r, simcluster_now(&r->s.c) + HOST_QUIET_MS, false);
         rv = finish(r, reason, cap);
         r->digest = digest(r);
         for (i = 0; i < r->n_clients; i++) {
@@ -839,7 +845,7 @@ int main(int argc, char **argv)
         if (rv >= 0) {
                 return rv;
         }
-#if defined(BATON_CHAOS_BUG_SHORT_TTL) || defined(BATON_CHAOS_BUG_WATCHSKIP)
+#if CONTROL_RUN
         control = !p.raw;
         p.whole = false;
 #endif

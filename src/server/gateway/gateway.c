@@ -171,6 +171,38 @@ static void stamp_clock(struct gateway *g, uint64_t wall_ms)
         queue_insert_after(&g->unsent, t);
 }
 
+#ifdef BATON_CHAOS_BUG_EARLYACK
+/* A deliberate bug for test_simhost_earlyack, a negative control of the
+ * simulation: the leader answers every ACQUIRE of batch `b` GRANTED, with
+ * the entry's index as its token, as soon as it proposes it, not once the
+ * entry is applied, so a client may be told a grant that never commits
+ * or that the state machine refuses. Unrelated to the raft room's
+ * BATON_CHAOS_EARLYACK (appends acknowledged before they are written).
+ * Never built into batond. */
+static void bug_answer_early(struct gateway *g, struct batch *b,
+                             const struct gateway_now *now)
+{
+        uint64_t index = g->host->last_index(g->host);
+        struct queue *q = queue_head(&b->members);
+
+        while (q != &b->members) {
+                struct pending *p = QUEUE_DATA(q, struct pending, link);
+                struct lockfsm_result res;
+                q = q->next;
+                if (p->internal || p->cmd.type != COMMAND_ACQUIRE) {
+                        continue;
+                }
+                memset(&res, 0, sizeof res);
+                res.kind = PROTO_KIND_GRANTED;
+                res.session = p->cmd.session;
+                res.owner = p->cmd.owner;
+                res.token = index;
+                res.count = 1;
+                pending_settle(p, now, index, &res);
+        }
+}
+#endif
+
 /* Propose the unsent commands that fit in one batch entry (entry.h), in
  * one proposal: libraft 0.22.1 takes one buffer per call and sends every
  * entry to every follower at once, so an entry per loop iteration, not per
@@ -251,6 +283,9 @@ static bool propose_batch(struct gateway *g, const struct gateway_now *now,
                         pending_track(p);
                 }
         }
+#ifdef BATON_CHAOS_BUG_EARLYACK
+        bug_answer_early(g, b, now);
+#endif
         return true;
 }
 

@@ -25,6 +25,15 @@ void leader_on_deadline(void *data, const struct deadline *d)
                 c.name = d->name;
                 c.name_len = d->name_len;
         } else if (d->seq == 0) {
+#ifdef BATON_CHAOS_BUG_SKIPDEADLINE
+                /* A deliberate bug for test_simhost_skipdeadline, a
+                 * negative control of the simulation: a lease that runs
+                 * out is never expired (no EXPIRE proposed; the deadline
+                 * only fires again after retry_ms), so a dead client's
+                 * session and locks live forever. Never built into
+                 * batond. */
+                return;
+#endif
                 /* Marked before it is proposed; without memory the mark
                  * is not kept, and a keepalive may then be answered OK:
                  * the retry after retry_ms marks it again. */

@@ -162,6 +162,17 @@ void pending_settle(struct pending *p, const struct gateway_now *now,
                     uint64_t index, const struct lockfsm_result *res)
 {
         reply_outcome(p->g, p->to.conn, p->to.id, index, res);
+#ifdef BATON_CHAOS_BUG_TWICE
+        /* A deliberate bug for test_simhost_twice, a negative control of
+         * the simulation: a tracked request answered from the log stays
+         * tracked once, so the next event for its (session, seq) or the
+         * leader's loss (BATON_EUNKNOWN) answers it a second time. Never
+         * built into batond. */
+        if (p->in_map && !p->bug_answered) {
+                p->bug_answered = true;
+                return;
+        }
+#endif
         pending_free(p, now);
 }
 

@@ -39,6 +39,9 @@ struct pending {
         uint16_t flags;       /* QUERY, LIST: the frame's PROTO_FLAG_NAMES */
         uint8_t frame_type;
         bool in_map;
+#ifdef BATON_CHAOS_BUG_TWICE
+        bool bug_answered; /* test_simhost_twice's: answered, kept */
+#endif
         bool internal;      /* the leader's own EXPIRE, TIMEOUT or MEMBER */
         struct command cmd; /* decoded; cmd.name points into buf */
         size_t len;
