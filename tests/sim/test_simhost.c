@@ -590,7 +590,8 @@ static int finish(struct run *r, char *reason, size_t cap)
         if (r->clash[0] != '\0') {
                 return fail(reason, cap, "lease: %s", r->clash);
         }
-        if (check_replicas(&r->s, reason, cap) != 0) {
+        if (check_replicas(&r->s, reason, cap) != 0 ||
+            check_log(&r->s, reason, cap) != 0) {
                 return -1;
         }
         hostcheck_break(r);
