@@ -87,6 +87,8 @@ static struct kv *kv_get(struct kvmap *m, uint64_t session, uint64_t seq)
 
 #define MAX_LOCKS   16 /* the bits of a uint16_t: struct kv's names */
 #define MAX_TOUCHED 32 /* multi-locks that one entry moves */
+/* Sessions live at once: test_simclient's clients leave many behind. */
+#define MAX_LIVE 1024
 
 struct model {
         struct lockmodel locks[MAX_LOCKS];
@@ -103,7 +105,7 @@ struct model {
         struct {
                 uint64_t nonce;
                 uint64_t session;
-        } live[64]; /* live sessions by nonce */
+        } live[MAX_LIVE]; /* live sessions by nonce */
         unsigned n_live;
 };
 
@@ -244,10 +246,12 @@ static int check_open(struct model *m, const struct command *cmd,
                                     text, m->live[k].session);
                 }
         }
-        if (m->n_live < 64) {
-                m->live[m->n_live].nonce = ev->nonce;
-                m->live[m->n_live++].session = ev->session;
+        if (m->n_live == MAX_LIVE) {
+                return fail(reason, cap, "%s: more live sessions than modelled",
+                            text);
         }
+        m->live[m->n_live].nonce = ev->nonce;
+        m->live[m->n_live++].session = ev->session;
         return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../../include/baton.h"
+#include "batchcase.h"
 #include "checker.h"
 #include "digest.h"
 #include "faults.h"
@@ -643,6 +644,37 @@ static unsigned leak_control(unsigned *k)
         return 0;
 }
 
+/* The checker on a log of batches in which an entry's start hands on a
+ * lock (batchcase.h): it passes as written, and the grant moved to the
+ * session that released the lock must be reported. Two TAP lines from
+ * *k + 1; the failures. */
+static unsigned batch_controls(unsigned *k)
+{
+        char reason[1024];
+        unsigned failed = 0;
+        int rv = batchcase_run(false, reason, sizeof reason);
+
+        ++*k;
+        failed += rv != 0;
+        printf("%sok %u - a grant deferred to the next entry's start "
+               "checks%s%s\n",
+               rv != 0 ? "not " : "", *k, rv != 0 ? ": " : "",
+               rv != 0 ? reason : "");
+        rv = batchcase_run(true, reason, sizeof reason);
+        ++*k;
+        if (rv != 0 && strstr(reason, "batchcase:") == NULL) {
+                printf("ok %u - negative control deferred grant moved "
+                       "caught: %s\n",
+                       *k, reason);
+        } else {
+                failed++;
+                printf("not ok %u - negative control deferred grant moved: "
+                       "%s\n",
+                       *k, rv != 0 ? reason : "the checker missed it");
+        }
+        return failed;
+}
+
 /* What to run, from the command line. */
 struct plan {
         unsigned node_counts[2];
@@ -745,7 +777,7 @@ int main(int argc, char **argv)
                       ? (p.n_seeds < REPLAY_SEEDS ? p.n_seeds : REPLAY_SEEDS)
                       : 0;
         planned = p.n_counts * (p.n_seeds + replays) +
-                  (controls ? N_CONTROLS + 1 : 0);
+                  (controls ? N_CONTROLS + 3 : 0);
         digests = calloc((size_t)p.n_counts * p.n_seeds + 1, sizeof *digests);
         if (digests == NULL) {
                 return 1;
@@ -785,6 +817,7 @@ int main(int argc, char **argv)
         }
         if (controls) {
                 failed += leak_control(&k);
+                failed += batch_controls(&k);
         }
         free(digests);
         clock_gettime(CLOCK_MONOTONIC, &t1);
