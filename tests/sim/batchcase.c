@@ -9,7 +9,8 @@
 #include "checker.h"
 #include "sim.h"
 
-#define STEPS_MAX 20000 /* fixture steps for one entry, far more than needed */
+#define STEPS_MAX 20000 /* fixture steps for one entry, far more than needed   \
+                         */
 
 struct applied {
         struct raft_apply req;
@@ -51,8 +52,7 @@ static int apply_batch(struct sim *s, const struct command *cmds, unsigned n,
                 if (len == 0 || !entry_writer_add(&w, cmd, len)) {
                         raft_free(buf.base);
                         return fail(reason, cap,
-                                    "batchcase: command %u does not encode",
-                                    k);
+                                    "batchcase: command %u does not encode", k);
                 }
         }
         buf.len = entry_writer_finish(&w);

@@ -94,6 +94,10 @@
  * waiting, and that left their queues; each TAP line has them as
  * multi=<at once>+<after waiting>/<left>.
  *
+ * Two more TAP lines check the checker on a log of batches written by
+ * hand (batchcase.h), in which an entry's start hands on a lock: as
+ * written it passes, and with that grant moved it must be reported.
+ *
  * A seed names its run and nothing else: each TAP line ends with the
  * digest of the run's whole history (digest.h), and the replay check
  * runs the first REPLAY_SEEDS seeds of each node count again, each alone
