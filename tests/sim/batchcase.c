@@ -9,8 +9,9 @@
 #include "checker.h"
 #include "sim.h"
 
-#define STEPS_MAX 20000 /* fixture steps for one entry, far more than needed   \
-                         */
+#define STEPS_MAX                                                              \
+        20000 /* fixture steps for one entry, far more than needed             \
+               */
 
 struct applied {
         struct raft_apply req;

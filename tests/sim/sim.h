@@ -19,7 +19,6 @@
 #define SEM_NAME          4 /* lock_names[SEM_NAME] is a semaphore of SEM_LIMIT */
 #define ELECT_NAME        5 /* lock_names[ELECT_NAME] is an election */
 #define SEM_LIMIT         3
-#define MAX_BLOCKED       16
 #define SIM_LOCK_DELAY_MS 300 /* virtual */
 /* A MULTI names 2..SIM_MULTI_NAMES locks (the cluster's limit), and now
  * and then one more, which is refused; its list fits SIM_LIST_MAX. */
@@ -51,8 +50,6 @@ struct held {
 struct wait {
         struct command cmd;
         uint8_t list[SIM_LIST_MAX];
-        raft_time since;
-        bool timeout_sent;
 };
 
 struct client {
@@ -107,14 +104,6 @@ struct sim {
         size_t n_reports;
         size_t cap_reports;
         bool oom;
-        /* Locks in their lock-delay, as the leader's events said: the
-         * "server" proposes their UNBLOCK once `at` (0: not timed yet). */
-        struct {
-                uint64_t created;
-                unsigned name;
-                raft_time at;
-        } blocked[MAX_BLOCKED];
-        unsigned n_blocked;
         uint64_t final_index;
         uint64_t fail_index; /* the log index a failed check is about, or 0 */
         /* MULTIs in the final log (counted by the checker): granted by

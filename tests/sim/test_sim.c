@@ -10,18 +10,22 @@
 #include <time.h>
 
 #include "../../include/baton.h"
+#include "../../src/fsm/entry.h"
 #include "batchcase.h"
 #include "checker.h"
 #include "digest.h"
 #include "faults.h"
 #include "replay.h"
 #include "sim.h"
+#include "simhost.h"
 #include "workload.h"
 
 /*
  * One seed = one run: a 3- or 5-node cluster, a few client sessions issuing
  * lock commands through the "server" side of simcluster (the current
- * leader), leader-proposed EXPIRE, TIMEOUT and REVOKE, and random faults, for
+ * leader), batond's request core on every node (simhost.h), whose serving
+ * leader proposes TIMEOUT, UNBLOCK and CLOCK from its deadlines, a
+ * stand-in's EXPIRE, REVOKE and REVOKE_LOCK, and random faults, for
  * RUN_MS of virtual time. The clients' commands include MULTIs (one
  * acquire in ten: 2 or 3 names, now and then a refused one), tries and
  * waits, released name by name and cancelled or timed out by any one of
@@ -110,7 +114,7 @@
  * the process did before it: the replay must differ.
  *
  * This file runs the seeds, the negative controls and the replay check.
- * The clients and the leader's own proposals are in workload.c, the
+ * The clients and the stand-in's proposals are in workload.c, the
  * faults in faults.c, checks (a) to (g) in checker.c, and what they share
  * in sim.h.
  */
@@ -340,9 +344,12 @@ struct outcome {
         uint64_t last_index;
         uint64_t snapshot_index;
         uint64_t steps;
-        uint64_t digest;  /* of the whole run (digest.h) */
-        unsigned hints;   /* messages simwire patched: 1. of simwire.h */
-        unsigned lowered; /* and 2. */
+        uint64_t digest;   /* of the whole run (digest.h) */
+        unsigned hints;    /* messages simwire patched: 1. of simwire.h */
+        unsigned lowered;  /* and 2. */
+        unsigned batches;  /* entries the request cores proposed */
+        unsigned timeouts; /* waits they timed out */
+        unsigned unblocks; /* lock-delays they ended */
 };
 
 static void configure(struct sim *s, struct simcluster_config *cfg)
@@ -376,6 +383,13 @@ static void summarize(struct sim *s, struct outcome *out)
                 out->leaderships += e->type == LOCKFSM_EV_GRANT &&
                                     e->mode == COMMAND_MODE_ELECTION;
                 out->proclaims += e->type == LOCKFSM_EV_PROCLAIM;
+                out->timeouts += e->type == LOCKFSM_EV_UNQUEUE &&
+                                 e->cause == COMMAND_TIMEOUT;
+                out->unblocks += e->type == LOCKFSM_EV_UNBLOCK;
+        }
+        for (k = 0; k < s->c.nodes[0].n_entries; k++) {
+                const struct simentry *e = &s->c.nodes[0].entries[k];
+                out->batches += entry_is_batch(e->bytes, e->len);
         }
         out->multi_now = s->multi_now;
         out->multi_waited = s->multi_waited;
@@ -400,6 +414,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         struct simcluster_config cfg;
         struct command final;
         struct simprop *last = NULL;
+        struct simhost *h;
         struct sim *s;
         raft_time end;
         unsigned i;
@@ -422,6 +437,16 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         }
         s->c.verbose = verbose;
         simcluster_set_listener(&s->c, on_leader_event, s);
+        /* batond's request core on every node: the serving leader's
+         * deadlines propose the TIMEOUTs, UNBLOCKs and CLOCKs. */
+        h = calloc(1, sizeof *h);
+        if (h == NULL || simhost_init(h, &s->c, verbose) != 0) {
+                fail(reason, cap, "simhost_init: out of memory");
+                simcluster_close(&s->c);
+                free(h);
+                free(s);
+                return -1;
+        }
         for (i = 1; i < nodes && brk == BREAK_BLIND; i++) {
                 s->c.nodes[i].store.blind = true;
         }
@@ -454,13 +479,16 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 for (i = 0; i < s->n_clients; i++) {
                         drive_client(s, &s->clients[i], now);
                 }
-                drive_server(s, now);
+                drive_operator(s, now);
                 drive_faults(s, now);
+                simhost_sync(h);
                 simcluster_step(&s->c);
+                simhost_step(h);
         }
         while (s->n_faults > 0) {
                 fault_undo(s, &s->faults[--s->n_faults]);
         }
+        simhost_sync(h);
         memset(&final, 0, sizeof final);
         final.type = COMMAND_QUERY;
         final.name = lock_names[0];
@@ -480,7 +508,13 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 rv = check_run(s, reason, cap);
         }
         summarize(s, out);
+        simhost_shutdown(h);
         simcluster_close(&s->c);
+        simhost_free(h);
+        if (rv == 0 && h->errmsg[0] != '\0') {
+                rv = fail(reason, cap, "host: %s", h->errmsg);
+        }
+        free(h);
         free(s->reports);
         free(s);
         return rv;
@@ -497,11 +531,13 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
         if (rv == 0) {
                 printf("ok %u - nodes=%u seed=%" PRIu64 " ops=%u acked=%u "
                        "unknown=%u faults=%u grants=%u multi=%u+%u/%u "
+                       "core=%u/%u/%u "
                        "last_index=%" PRIu64 " snapshot_index=%" PRIu64
                        " steps=%" PRIu64 " digest=%016" PRIx64 "\n",
                        k, nodes, seed, out->props, out->acked, out->unknown,
                        out->faults, out->grants, out->multi_now,
-                       out->multi_waited, out->multi_left, out->last_index,
+                       out->multi_waited, out->multi_left, out->batches,
+                       out->timeouts, out->unblocks, out->last_index,
                        out->snapshot_index, out->steps, out->digest);
                 return;
         }

@@ -1,4 +1,4 @@
-/* The simulated workload: clients and the leader's own proposals. */
+/* The simulated workload: clients, and what an operator proposes. */
 #include "workload.h"
 
 #include <inttypes.h>
@@ -111,8 +111,6 @@ static void drop_wait(struct client *cl, struct wait *w)
 
         if (w != last) {
                 copy_command(&w->cmd, w->list, &last->cmd);
-                w->since = last->since;
-                w->timeout_sent = last->timeout_sent;
         }
 }
 
@@ -126,8 +124,6 @@ static void add_wait(struct client *cl, const struct command *cmd)
         }
         w = &cl->waits[cl->n_waits++];
         copy_command(&w->cmd, w->list, cmd);
-        w->since = 0;
-        w->timeout_sent = false;
 }
 
 /* Name `cmd`, a CANCEL or TIMEOUT of wait `w`, after the wait's lock, or
@@ -221,40 +217,12 @@ static struct client *client_of_session(struct sim *s, uint64_t session)
 
 /* The events a leader applies are what batond uses to answer clients that
  * wait: a GRANT to a queued ACQUIRE, a waiter leaving, a session ending. */
-/* A lock's lock-delay began or ended, as the leader applied it. */
-static void on_delay_event(struct sim *s, const struct simevent *ev)
-{
-        int name = name_index(ev->name, ev->name_len);
-        unsigned i;
-
-        for (i = 0; i < s->n_blocked; i++) {
-                if (s->blocked[i].created == ev->seq) {
-                        break;
-                }
-        }
-        say(s, "lock-delay %s: '%.*s' (stamp %" PRIu64 ")",
-            ev->type == LOCKFSM_EV_BLOCK ? "began" : "ended",
-            ev->name_len > 24 ? 24 : (int)ev->name_len, ev->name, ev->seq);
-        if (ev->type == LOCKFSM_EV_UNBLOCK && i < s->n_blocked) {
-                s->blocked[i] = s->blocked[--s->n_blocked];
-        } else if (ev->type == LOCKFSM_EV_BLOCK && i == s->n_blocked &&
-                   name >= 0 && s->n_blocked < MAX_BLOCKED) {
-                s->blocked[s->n_blocked].created = ev->seq;
-                s->blocked[s->n_blocked].name = (unsigned)name;
-                s->blocked[s->n_blocked++].at = 0;
-        }
-}
-
 void on_leader_event(void *data, unsigned node, const struct simevent *ev)
 {
         struct sim *s = data;
         struct client *cl = client_of_session(s, ev->session);
 
         (void)node;
-        if (ev->type == LOCKFSM_EV_BLOCK || ev->type == LOCKFSM_EV_UNBLOCK) {
-                on_delay_event(s, ev);
-                return;
-        }
         if (cl == NULL) {
                 return;
         }
@@ -689,11 +657,14 @@ void drive_client(struct sim *s, struct client *cl, raft_time now)
 }
 
 /* ------------------------------------------------------------------------
- * The leader's own proposals: EXPIRE and TIMEOUT (and an operator's
- * REVOKE, which reaches the log the same way)
+ * What batond's request cores do not propose yet in this simulation: an
+ * operator's REVOKE and REVOKE_LOCK, and expiries of sessions whose
+ * clients send no KEEPALIVE (they propose straight to raft). The cores
+ * (tests/sim/simhost.h) propose the TIMEOUTs of waits, the UNBLOCKs that
+ * end lock-delays and the CLOCK, from their own deadlines.
  */
 
-static void server_propose(struct sim *s, const struct command *cmd)
+static void operator_propose(struct sim *s, const struct command *cmd)
 {
         char text[200];
         int rv;
@@ -701,80 +672,24 @@ static void server_propose(struct sim *s, const struct command *cmd)
         rv = simcluster_propose(&s->c, cmd, NULL, NULL, NULL);
         if (s->verbose) {
                 simformat_command(text, sizeof text, cmd);
-                say(s, "server: %s%s%s", text, rv != 0 ? ": refused, " : "",
+                say(s, "operator: %s%s%s", text, rv != 0 ? ": refused, " : "",
                     rv != 0 ? raft_strerror(rv) : "");
         }
 }
 
-void drive_server(struct sim *s, raft_time now)
+void drive_operator(struct sim *s, raft_time now)
 {
         struct rng *r = &s->rng;
         struct command cmd;
         unsigned i;
-        unsigned k;
 
-        /* Lock-delays: UNBLOCK once they have passed, again a while later
-         * if that proposal was lost, as the leader's timers would. */
-        for (i = 0; i < s->n_blocked; i++) {
-                if (s->blocked[i].at == 0) {
-                        s->blocked[i].at = now + SIM_LOCK_DELAY_MS;
-                } else if (now >= s->blocked[i].at) {
-                        memset(&cmd, 0, sizeof cmd);
-                        cmd.type = COMMAND_UNBLOCK;
-                        cmd.target = s->blocked[i].created;
-                        cmd.name = lock_names[s->blocked[i].name];
-                        cmd.name_len =
-                            (uint8_t)strlen(lock_names[s->blocked[i].name]);
-                        s->blocked[i].at = now + 4 * SIM_LOCK_DELAY_MS;
-                        server_propose(s, &cmd);
-                }
-        }
-
-        /* Waits whose time ran out get a TIMEOUT, as the leader's timers
-         * would propose it. */
-        for (i = 0; i < s->n_clients; i++) {
-                struct client *cl = &s->clients[i];
-
-                for (k = 0; k < cl->n_waits; k++) {
-                        struct wait *w = &cl->waits[k];
-
-                        if (w->since == 0) {
-                                w->since = now;
-                        }
-                        if (w->timeout_sent ||
-                            w->cmd.wait_ms == COMMAND_WAIT_FOREVER ||
-                            now - w->since < w->cmd.wait_ms) {
-                                continue;
-                        }
-                        memset(&cmd, 0, sizeof cmd);
-                        cmd.type = COMMAND_TIMEOUT;
-                        cmd.session = w->cmd.session;
-                        cmd.target = w->cmd.seq;
-                        name_wait(r, w, &cmd);
-                        w->timeout_sent = true;
-                        server_propose(s, &cmd);
-                }
-        }
         if (now < s->next_server_at) {
                 return;
         }
         s->next_server_at = now + rng_range(r, 500, 4000);
         i = rng_below(r, s->n_clients);
         memset(&cmd, 0, sizeof cmd);
-        if (rng_chance(r, 15)) {
-                /* The leader's wall clock, as batond writes it: the
-                 * grants after it record it. */
-                cmd.type = COMMAND_CLOCK;
-                cmd.time_ms = 1795651200000ULL + now;
-        } else if (rng_chance(r, 60) && s->clients[i].n_waits > 0) {
-                /* An early TIMEOUT, racing with a grant. */
-                struct wait *w = &s->clients[i].waits[0];
-
-                cmd.type = COMMAND_TIMEOUT;
-                cmd.session = w->cmd.session;
-                cmd.target = w->cmd.seq;
-                name_wait(r, w, &cmd);
-        } else if (rng_chance(r, 40) && s->clients[i].n_held > 0) {
+        if (rng_chance(r, 40) && s->clients[i].n_held > 0) {
                 /* An operator takes one grant away, its session living
                  * on; the client finds out when its RELEASE is refused. */
                 const struct held *h =
@@ -802,5 +717,5 @@ void drive_server(struct sim *s, raft_time now)
                         cmd.name_len = 12;
                 }
         }
-        server_propose(s, &cmd);
+        operator_propose(s, &cmd);
 }
