@@ -88,8 +88,19 @@ struct report {
         uint64_t token;
 };
 
+struct simhost;
+struct simconn;
+
 struct sim {
         struct simcluster c;
+        /* batond's request cores (test_sim), or NULL; the operator's
+         * connection to the serving one, and what it sent and heard. */
+        struct simhost *h;
+        struct simconn *admin;
+        unsigned admin_node;
+        uint64_t admin_id;
+        unsigned revokes_sent;
+        unsigned revokes_answered;
         struct rng rng;
         unsigned n;
         bool verbose;

@@ -24,8 +24,9 @@
  * One seed = one run: a 3- or 5-node cluster, a few client sessions issuing
  * lock commands through the "server" side of simcluster (the current
  * leader), batond's request core on every node (simhost.h), whose serving
- * leader proposes TIMEOUT, UNBLOCK and CLOCK from its deadlines, a
- * stand-in's EXPIRE, REVOKE and REVOKE_LOCK, and random faults, for
+ * leader proposes TIMEOUT, UNBLOCK and CLOCK from its deadlines and an
+ * operator's REVOKE and REVOKE_LOCK sent to it, a stand-in's EXPIRE, and
+ * random faults, for
  * RUN_MS of virtual time. The clients' commands include MULTIs (one
  * acquire in ten: 2 or 3 names, now and then a refused one), tries and
  * waits, released name by name and cancelled or timed out by any one of
@@ -350,6 +351,8 @@ struct outcome {
         unsigned batches;  /* entries the request cores proposed */
         unsigned timeouts; /* waits they timed out */
         unsigned unblocks; /* lock-delays they ended */
+        unsigned revokes;  /* the operator's, sent to a core */
+        unsigned answered; /* of which the core answered */
 };
 
 static void configure(struct sim *s, struct simcluster_config *cfg)
@@ -395,6 +398,8 @@ static void summarize(struct sim *s, struct outcome *out)
         out->multi_waited = s->multi_waited;
         out->multi_left = s->multi_left;
         out->faults = s->faults_total;
+        out->revokes = s->revokes_sent;
+        out->answered = s->revokes_answered;
         out->steps = s->c.n_steps;
         out->digest = digest_run(s);
         out->last_index = raft_last_applied(simcluster_raft(&s->c, 0));
@@ -440,6 +445,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         /* batond's request core on every node: the serving leader's
          * deadlines propose the TIMEOUTs, UNBLOCKs and CLOCKs. */
         h = calloc(1, sizeof *h);
+        s->h = h;
         if (h == NULL || simhost_init(h, &s->c, verbose) != 0) {
                 fail(reason, cap, "simhost_init: out of memory");
                 simcluster_close(&s->c);
@@ -508,6 +514,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 rv = check_run(s, reason, cap);
         }
         summarize(s, out);
+        operator_close(s);
         simhost_shutdown(h);
         simcluster_close(&s->c);
         simhost_free(h);
@@ -531,14 +538,15 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
         if (rv == 0) {
                 printf("ok %u - nodes=%u seed=%" PRIu64 " ops=%u acked=%u "
                        "unknown=%u faults=%u grants=%u multi=%u+%u/%u "
-                       "core=%u/%u/%u "
+                       "core=%u/%u/%u revokes=%u/%u "
                        "last_index=%" PRIu64 " snapshot_index=%" PRIu64
                        " steps=%" PRIu64 " digest=%016" PRIx64 "\n",
                        k, nodes, seed, out->props, out->acked, out->unknown,
                        out->faults, out->grants, out->multi_now,
                        out->multi_waited, out->multi_left, out->batches,
-                       out->timeouts, out->unblocks, out->last_index,
-                       out->snapshot_index, out->steps, out->digest);
+                       out->timeouts, out->unblocks, out->answered,
+                       out->revokes, out->last_index, out->snapshot_index,
+                       out->steps, out->digest);
                 return;
         }
         printf("not ok %u - nodes=%u seed=%" PRIu64 ": %s (digest=%016" PRIx64

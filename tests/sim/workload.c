@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/proto/reply.h"
 #include "../lib/simformat.h"
+#include "simhost.h"
 
 #define CLIENT_TIMEOUT_MS 1500 /* a pending attempt is retried after this */
 
@@ -657,14 +659,72 @@ void drive_client(struct sim *s, struct client *cl, raft_time now)
 }
 
 /* ------------------------------------------------------------------------
- * What batond's request cores do not propose yet in this simulation: an
- * operator's REVOKE and REVOKE_LOCK, and expiries of sessions whose
- * clients send no KEEPALIVE (they propose straight to raft). The cores
- * (tests/sim/simhost.h) propose the TIMEOUTs of waits, the UNBLOCKs that
- * end lock-delays and the CLOCK, from their own deadlines.
+ * The operator: REVOKE and REVOKE_LOCK, sent as COMMAND frames to the
+ * serving leader's request core (tests/sim/simhost.h), which writes who
+ * asked and its own lock-delay into them; and the EXPIREs of sessions,
+ * which no core proposes here yet (the clients propose straight to raft
+ * and send no KEEPALIVE), proposed by a stand-in. The cores propose the
+ * TIMEOUTs of waits, the UNBLOCKs that end lock-delays and the CLOCK from
+ * their own deadlines.
  */
 
-static void operator_propose(struct sim *s, const struct command *cmd)
+/* Read the answers the operator's connection got. */
+static void operator_read(struct sim *s)
+{
+        struct proto_header hdr;
+        struct proto_result res;
+        const uint8_t *body;
+
+        while (s->admin != NULL && simhost_next(s->admin, &hdr, &body)) {
+                if (hdr.type == PROTO_RESULT &&
+                    proto_read_result(body, hdr.length, hdr.flags, &res) == 0) {
+                        s->revokes_answered++;
+                        say(s, "operator: #%" PRIu64 " answered %d", hdr.id,
+                            res.status);
+                }
+        }
+}
+
+/* Send `cmd` to the serving core, on a new connection when the one it
+ * has is closed or to another node; nothing when no core serves. */
+static void operator_send(struct sim *s, const struct command *cmd)
+{
+        uint8_t buf[COMMAND_ANY_MAX_SIZE];
+        uint8_t frame[PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE];
+        unsigned l = simhost_serving(s->h);
+        size_t n;
+
+        if (s->admin != NULL &&
+            (simhost_closed(s->admin) || s->admin_node != l)) {
+                simhost_disconnect(s->admin);
+                s->admin = NULL;
+        }
+        if (l == s->n) {
+                say(s, "operator: no serving leader");
+                return;
+        }
+        if (s->admin == NULL) {
+                s->admin = simhost_connect(s->h, l);
+                s->admin_node = l;
+        }
+        n = command_encode(cmd, buf, sizeof buf);
+        n = proto_write_command(frame, sizeof frame, ++s->admin_id, buf, n);
+        if (s->admin == NULL || n == 0) {
+                return;
+        }
+        s->revokes_sent++;
+        if (s->verbose) {
+                char text[200];
+
+                simformat_command(text, sizeof text, cmd);
+                say(s, "operator: #%" PRIu64 " to n%u: %s", s->admin_id, l,
+                    text);
+        }
+        simhost_send(s->admin, frame, n);
+}
+
+/* The stand-in's EXPIRE, straight to the leader's raft. */
+static void expire(struct sim *s, const struct command *cmd)
 {
         char text[200];
         int rv;
@@ -672,7 +732,7 @@ static void operator_propose(struct sim *s, const struct command *cmd)
         rv = simcluster_propose(&s->c, cmd, NULL, NULL, NULL);
         if (s->verbose) {
                 simformat_command(text, sizeof text, cmd);
-                say(s, "operator: %s%s%s", text, rv != 0 ? ": refused, " : "",
+                say(s, "stand-in: %s%s%s", text, rv != 0 ? ": refused, " : "",
                     rv != 0 ? raft_strerror(rv) : "");
         }
 }
@@ -683,6 +743,7 @@ void drive_operator(struct sim *s, raft_time now)
         struct command cmd;
         unsigned i;
 
+        operator_read(s);
         if (now < s->next_server_at) {
                 return;
         }
@@ -700,22 +761,27 @@ void drive_operator(struct sim *s, raft_time now)
                 cmd.token = h->token;
                 cmd.name = lock_names[h->name];
                 cmd.name_len = (uint8_t)strlen(lock_names[h->name]);
-                cmd.delay_ms = rng_chance(r, 50) ? SIM_LOCK_DELAY_MS : 0;
-                cmd.address = "sim-operator";
-                cmd.address_len = 12;
-        } else {
-                /* A session's expiry, or now and then an operator's REVOKE
-                 * of it, which ends it alike and says who asked. */
-                cmd.type = rng_chance(r, 30) ? COMMAND_REVOKE : COMMAND_EXPIRE;
-                cmd.session = s->clients[i].session != 0 ? s->clients[i].session
-                                                         : rng_range(r, 1, 50);
-                /* Half of them with a lock-delay, which the leader writes
-                 * in the entry. */
-                cmd.delay_ms = rng_chance(r, 50) ? SIM_LOCK_DELAY_MS : 0;
-                if (cmd.type == COMMAND_REVOKE) {
-                        cmd.name = "sim-operator";
-                        cmd.name_len = 12;
-                }
+                operator_send(s, &cmd);
+                return;
         }
-        operator_propose(s, &cmd);
+        /* A session's expiry, or now and then an operator's REVOKE of it,
+         * which ends it alike and says who asked. */
+        cmd.session = s->clients[i].session != 0 ? s->clients[i].session
+                                                 : rng_range(r, 1, 50);
+        if (rng_chance(r, 30)) {
+                cmd.type = COMMAND_REVOKE;
+                operator_send(s, &cmd);
+                return;
+        }
+        cmd.type = COMMAND_EXPIRE;
+        /* Half of them with a lock-delay, which the leader writes in the
+         * entry. */
+        cmd.delay_ms = rng_chance(r, 50) ? SIM_LOCK_DELAY_MS : 0;
+        expire(s, &cmd);
+}
+
+void operator_close(struct sim *s)
+{
+        simhost_disconnect(s->admin);
+        s->admin = NULL;
 }

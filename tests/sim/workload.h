@@ -19,8 +19,12 @@ void on_leader_event(void *data, unsigned node, const struct simevent *ev);
  * when its time has come. */
 void drive_client(struct sim *s, struct client *cl, raft_time now);
 
-/* Proposes what no core does here yet, when due: an operator's REVOKE or
- * REVOKE_LOCK, or an EXPIRE (workload.c says why). */
+/* When due, an operator's REVOKE or REVOKE_LOCK, sent to the serving core
+ * s->h, or an EXPIRE, which no core proposes here yet (workload.c says
+ * why); and reads the core's answers to the operator. */
 void drive_operator(struct sim *s, raft_time now);
+
+/* Hang up the operator's connection, before the cores shut down. */
+void operator_close(struct sim *s);
 
 #endif /* TESTS_SIM_WORKLOAD_H */
