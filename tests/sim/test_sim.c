@@ -15,6 +15,7 @@
 #include "checker.h"
 #include "digest.h"
 #include "faults.h"
+#include "leases.h"
 #include "replay.h"
 #include "sim.h"
 #include "simhost.h"
@@ -24,8 +25,9 @@
  * One seed = one run: a 3- or 5-node cluster, a few client sessions issuing
  * lock commands through the "server" side of simcluster (the current
  * leader), batond's request core on every node (simhost.h), whose serving
- * leader proposes TIMEOUT, UNBLOCK and CLOCK from its deadlines and an
- * operator's REVOKE and REVOKE_LOCK sent to it, a stand-in's EXPIRE, and
+ * leader proposes EXPIRE (of sessions whose clients fell silent: they
+ * send KEEPALIVEs to it, leases.h), TIMEOUT, UNBLOCK and CLOCK from its
+ * deadlines, and an operator's REVOKE and REVOKE_LOCK sent to it, and
  * random faults, for
  * RUN_MS of virtual time. The clients' commands include MULTIs (one
  * acquire in ten: 2 or 3 names, now and then a refused one), tries and
@@ -351,6 +353,7 @@ struct outcome {
         unsigned batches;  /* entries the request cores proposed */
         unsigned timeouts; /* waits they timed out */
         unsigned unblocks; /* lock-delays they ended */
+        unsigned expiries; /* sessions they expired */
         unsigned revokes;  /* the operator's, sent to a core */
         unsigned answered; /* of which the core answered */
 };
@@ -389,6 +392,8 @@ static void summarize(struct sim *s, struct outcome *out)
                 out->timeouts += e->type == LOCKFSM_EV_UNQUEUE &&
                                  e->cause == COMMAND_TIMEOUT;
                 out->unblocks += e->type == LOCKFSM_EV_UNBLOCK;
+                out->expiries +=
+                    e->type == LOCKFSM_EV_END && e->cause == COMMAND_EXPIRE;
         }
         for (k = 0; k < s->c.nodes[0].n_entries; k++) {
                 const struct simentry *e = &s->c.nodes[0].entries[k];
@@ -484,6 +489,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
 
                 for (i = 0; i < s->n_clients; i++) {
                         drive_client(s, &s->clients[i], now);
+                        leases_drive(s, &s->clients[i], now);
                 }
                 drive_operator(s, now);
                 drive_faults(s, now);
@@ -515,6 +521,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         }
         summarize(s, out);
         operator_close(s);
+        leases_close(s);
         simhost_shutdown(h);
         simcluster_close(&s->c);
         simhost_free(h);
@@ -538,15 +545,15 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
         if (rv == 0) {
                 printf("ok %u - nodes=%u seed=%" PRIu64 " ops=%u acked=%u "
                        "unknown=%u faults=%u grants=%u multi=%u+%u/%u "
-                       "core=%u/%u/%u revokes=%u/%u "
+                       "core=%u/%u/%u/%u revokes=%u/%u "
                        "last_index=%" PRIu64 " snapshot_index=%" PRIu64
                        " steps=%" PRIu64 " digest=%016" PRIx64 "\n",
                        k, nodes, seed, out->props, out->acked, out->unknown,
                        out->faults, out->grants, out->multi_now,
                        out->multi_waited, out->multi_left, out->batches,
-                       out->timeouts, out->unblocks, out->answered,
-                       out->revokes, out->last_index, out->snapshot_index,
-                       out->steps, out->digest);
+                       out->timeouts, out->unblocks, out->expiries,
+                       out->answered, out->revokes, out->last_index,
+                       out->snapshot_index, out->steps, out->digest);
                 return;
         }
         printf("not ok %u - nodes=%u seed=%" PRIu64 ": %s (digest=%016" PRIx64

@@ -10,6 +10,7 @@
 #include "../../include/baton.h"
 #include "../../src/proto/reply.h"
 #include "../lib/simformat.h"
+#include "leases.h"
 #include "simhost.h"
 
 #define CLIENT_TIMEOUT_MS 1500 /* a pending attempt is retried after this */
@@ -544,7 +545,7 @@ static void client_open(struct sim *s, struct client *cl)
         cmd.type = COMMAND_OPEN;
         cl->nonce = rng_next(&s->rng) | 1;
         cmd.nonce = cl->nonce;
-        cmd.ttl_ms = 60000;
+        leases_open(s, cl, &cmd);
         cmd.name = cn;
         cmd.name_len = (uint8_t)strlen(cn);
         client_start(s, cl, &cmd);
@@ -661,11 +662,9 @@ void drive_client(struct sim *s, struct client *cl, raft_time now)
 /* ------------------------------------------------------------------------
  * The operator: REVOKE and REVOKE_LOCK, sent as COMMAND frames to the
  * serving leader's request core (tests/sim/simhost.h), which writes who
- * asked and its own lock-delay into them; and the EXPIREs of sessions,
- * which no core proposes here yet (the clients propose straight to raft
- * and send no KEEPALIVE), proposed by a stand-in. The cores propose the
- * TIMEOUTs of waits, the UNBLOCKs that end lock-delays and the CLOCK from
- * their own deadlines.
+ * asked and its own lock-delay into them. The cores propose the EXPIREs
+ * of sessions (kept alive by leases.h), the TIMEOUTs of waits, the
+ * UNBLOCKs that end lock-delays and the CLOCK from their own deadlines.
  */
 
 /* Read the answers the operator's connection got. */
@@ -723,20 +722,6 @@ static void operator_send(struct sim *s, const struct command *cmd)
         simhost_send(s->admin, frame, n);
 }
 
-/* The stand-in's EXPIRE, straight to the leader's raft. */
-static void expire(struct sim *s, const struct command *cmd)
-{
-        char text[200];
-        int rv;
-
-        rv = simcluster_propose(&s->c, cmd, NULL, NULL, NULL);
-        if (s->verbose) {
-                simformat_command(text, sizeof text, cmd);
-                say(s, "stand-in: %s%s%s", text, rv != 0 ? ": refused, " : "",
-                    rv != 0 ? raft_strerror(rv) : "");
-        }
-}
-
 void drive_operator(struct sim *s, raft_time now)
 {
         struct rng *r = &s->rng;
@@ -764,20 +749,14 @@ void drive_operator(struct sim *s, raft_time now)
                 operator_send(s, &cmd);
                 return;
         }
-        /* A session's expiry, or now and then an operator's REVOKE of it,
-         * which ends it alike and says who asked. */
-        cmd.session = s->clients[i].session != 0 ? s->clients[i].session
-                                                 : rng_range(r, 1, 50);
+        /* Now and then an operator's REVOKE of a session, which ends it
+         * as an expiry does and says who asked. */
         if (rng_chance(r, 30)) {
                 cmd.type = COMMAND_REVOKE;
+                cmd.session = s->clients[i].session != 0 ? s->clients[i].session
+                                                         : rng_range(r, 1, 50);
                 operator_send(s, &cmd);
-                return;
         }
-        cmd.type = COMMAND_EXPIRE;
-        /* Half of them with a lock-delay, which the leader writes in the
-         * entry. */
-        cmd.delay_ms = rng_chance(r, 50) ? SIM_LOCK_DELAY_MS : 0;
-        expire(s, &cmd);
 }
 
 void operator_close(struct sim *s)

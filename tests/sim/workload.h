@@ -1,6 +1,5 @@
 /* The simulated workload: client sessions issuing lock commands through
- * the current leader and retrying them, and an operator's REVOKEs and
- * the EXPIREs no core proposes here yet. */
+ * the current leader and retrying them, and an operator's REVOKEs. */
 #ifndef TESTS_SIM_WORKLOAD_H
 #define TESTS_SIM_WORKLOAD_H
 
@@ -20,8 +19,7 @@ void on_leader_event(void *data, unsigned node, const struct simevent *ev);
 void drive_client(struct sim *s, struct client *cl, raft_time now);
 
 /* When due, an operator's REVOKE or REVOKE_LOCK, sent to the serving core
- * s->h, or an EXPIRE, which no core proposes here yet (workload.c says
- * why); and reads the core's answers to the operator. */
+ * s->h; and reads the core's answers to the operator. */
 void drive_operator(struct sim *s, raft_time now);
 
 /* Hang up the operator's connection, before the cores shut down. */
