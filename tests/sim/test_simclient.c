@@ -638,7 +638,8 @@ static int finish(struct world *wd, char *reason, size_t cap)
         if (wd->clash[0] != '\0') {
                 return fail(reason, cap, "client view: %s", wd->clash);
         }
-        if (check_replicas(&r->s, reason, cap) != 0) {
+        if (check_replicas(&r->s, reason, cap) != 0 ||
+            check_log(&r->s, reason, cap) != 0) {
                 return -1;
         }
         if (hostcheck_acks(r, reason, cap) != 0 ||

@@ -592,7 +592,8 @@ static int finish(struct run *r, char *reason, size_t cap)
         if (r->twice[0] != '\0') {
                 return fail(reason, cap, "answers: %s", r->twice);
         }
-        if (check_replicas(&r->s, reason, cap) != 0) {
+        if (check_replicas(&r->s, reason, cap) != 0 ||
+            check_log(&r->s, reason, cap) != 0) {
                 return -1;
         }
         hostcheck_break(r);
