@@ -77,3 +77,12 @@ void clientfix_sent(struct clientfix *f, struct request *r, int64_t t)
         }
         r->sent_ms = t;
 }
+
+void clientfix_answer(struct clientfix *f, struct request *r, int status,
+                      int64_t now)
+{
+        r->status = status;
+        r->state = REQUEST_ENDED;
+        session_answered(&f->core.session, r, REGISTRY_ANSWERED, now);
+        registry_drop(&f->core.registry, r);
+}

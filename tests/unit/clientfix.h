@@ -27,4 +27,10 @@ void clientfix_free(struct clientfix *f);
  * link's connection: a frame id, the connection, the send times. */
 void clientfix_sent(struct clientfix *f, struct request *r, int64_t t);
 
+/* `r` answered with `status` and handled at `now`, as the registry's
+ * finish() hands it to the session, then dropped (nobody collects the
+ * library's own requests). */
+void clientfix_answer(struct clientfix *f, struct request *r, int status,
+                      int64_t now);
+
 #endif /* TESTS_UNIT_CLIENTFIX_H */
