@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -85,4 +86,30 @@ void clientfix_answer(struct clientfix *f, struct request *r, int status,
         r->state = REQUEST_ENDED;
         session_answered(&f->core.session, r, REGISTRY_ANSWERED, now);
         registry_drop(&f->core.registry, r);
+}
+
+size_t clientfix_take(struct clientfix *f, struct clientfix_frame *out,
+                      size_t max, bool decode)
+{
+        const uint8_t *p;
+        size_t n = link_output(&f->core.link, &p), off = 0, k = 0;
+
+        while (off < n) {
+                assert_true(k < max);
+                assert_int_equal(
+                    proto_header_decode(&out[k].h, p + off, PROTO_MAX_BODY), 0);
+                assert_true(out[k].h.length <= sizeof out[k].body);
+                memcpy(out[k].body, p + off + PROTO_HEADER_SIZE,
+                       out[k].h.length);
+                memset(&out[k].k, 0, sizeof out[k].k);
+                if (decode && out[k].h.type == PROTO_COMMAND) {
+                        assert_int_equal(command_decode(&out[k].k, out[k].body,
+                                                        out[k].h.length),
+                                         0);
+                }
+                off += PROTO_HEADER_SIZE + out[k].h.length;
+                k++;
+        }
+        link_output_taken(&f->core.link, n);
+        return k;
 }
