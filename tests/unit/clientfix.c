@@ -21,29 +21,18 @@ static void no_watch(void *data, struct request *r,
         (void)shared;
 }
 
+/* The environment draws from the fixture's seed, and counts them. */
 static uint64_t seeded_random(void *data)
 {
         struct clientfix *f = data;
-        uint64_t v;
 
-        do {
-                v = rng_next(&f->rng);
-        } while (v == 0);
         f->draws++;
-        return v;
+        return rng_nonzero(&f->rng);
 }
 
 static int seeded_secret(void *data, uint8_t *buf, size_t n)
 {
-        struct clientfix *f = data;
-        uint64_t v = 0;
-
-        for (size_t i = 0; i < n; i++) {
-                if (i % 8 == 0) {
-                        v = rng_next(&f->rng);
-                }
-                buf[i] = (uint8_t)(v >> (8 * (i % 8)));
-        }
+        rng_fill(&((struct clientfix *)data)->rng, buf, n);
         return 0;
 }
 
