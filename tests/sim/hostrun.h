@@ -1,11 +1,14 @@
-/* One run of test_simhost: its constants, clients and what they were
- * told, and the checks of its log against what they were told. */
+/* One seeded run of batond's request cores on the simulated cluster, as
+ * test_simhost and test_simclient make it: its constants, clients and
+ * what they were told, its start and end (hostrun.c), and the checks of
+ * its log against what they were told (hostcheck.c). */
 #ifndef TESTS_SIM_HOSTRUN_H
 #define TESTS_SIM_HOSTRUN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../../src/proto/attach.h"
 #include "../../src/proto/command.h"
@@ -162,6 +165,20 @@ struct run {
         uint64_t digest;    /* of the whole run (test_simhost.c) */
         bool all_faults;    /* test_sim's faults (faults.c), not only kills */
 };
+
+/* The cluster of `nodes` and a request core on each node, drawing from
+ * `seed` (r->s.rng too); 0, or -1 with the failure in `reason`. */
+int hostrun_start(struct run *r, uint64_t seed, unsigned nodes, bool verbose,
+                  char *reason, size_t cap);
+/* The cluster converges on a final QUERY, and the host saw nothing
+ * broken; 0, or -1 with the failure in `reason`. */
+int hostrun_converge(struct run *r, char *reason, size_t cap);
+/* Shut the cores and the cluster down and free them: the run's verdict
+ * `rv`, or -1 if the host broke on the way down. */
+int hostrun_stop(struct run *r, int rv, char *reason, size_t cap);
+/* "# <runs> runs in <s> s: <rate> seeds/s" since `t0` (CLOCK_MONOTONIC),
+ * as a TAP comment. */
+void hostrun_rate(const struct timespec *t0, unsigned runs);
 
 /* Each lock has one holder at a time, and each grant's token is its
  * entry's index, above the lock's last one, in node 0's log. */

@@ -30,26 +30,12 @@ int64_t simclient_clock(const struct simclient *cl, uint64_t now)
 
 static uint64_t env_random(void *data)
 {
-        struct simclient *cl = data;
-        uint64_t v;
-
-        do {
-                v = rng_next(&cl->rng);
-        } while (v == 0);
-        return v;
+        return rng_nonzero(&((struct simclient *)data)->rng);
 }
 
 static int env_secret(void *data, uint8_t *buf, size_t n)
 {
-        struct simclient *cl = data;
-        uint64_t v = 0;
-
-        for (size_t i = 0; i < n; i++) {
-                if (i % 8 == 0) {
-                        v = rng_next(&cl->rng);
-                }
-                buf[i] = (uint8_t)(v >> (8 * (i % 8)));
-        }
+        rng_fill(&((struct simclient *)data)->rng, buf, n);
         return 0;
 }
 

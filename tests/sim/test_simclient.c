@@ -619,18 +619,9 @@ static void steps(struct world *wd, uint64_t until, bool stop_when_idle)
 static int finish(struct world *wd, char *reason, size_t cap)
 {
         struct run *r = wd->r;
-        struct command final;
-        struct simprop *last;
 
-        memset(&final, 0, sizeof final);
-        final.type = COMMAND_QUERY;
-        final.name = hostrun_locks[0];
-        final.name_len = (uint8_t)strlen(hostrun_locks[0]);
-        if (simcluster_converge(&r->s.c, &final, CONVERGE_MS, &last) != 0) {
-                return fail(reason, cap, "%s", r->s.c.errmsg);
-        }
-        if (r->h.errmsg[0] != '\0') {
-                return fail(reason, cap, "host: %s", r->h.errmsg);
+        if (hostrun_converge(r, reason, cap) != 0) {
+                return -1;
         }
         if (wd->sc.errmsg[0] != '\0') {
                 return fail(reason, cap, "clients' host: %s", wd->sc.errmsg);
@@ -681,25 +672,13 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
 {
         struct run *r = wd->r;
         struct simclients_config sc;
-        struct simcluster_config cfg;
         int rv;
 
         memset(r, 0, sizeof *r);
         memset(wd, 0, sizeof *wd);
         wd->r = r;
-        r->s.n = o->nodes;
-        r->s.verbose = o->verbose;
-        r->s.rng.s = seed * 0x9E3779B97F4A7C15ULL + 1;
-        simcluster_config_default(&cfg);
-        cfg.n = r->s.n;
-        cfg.seed = seed;
-        if (simcluster_init(&r->s.c, &cfg) != 0) {
-                return fail(reason, cap, "simcluster_init: %s", r->s.c.errmsg);
-        }
-        r->s.c.verbose = o->verbose;
-        if (simhost_init(&r->h, &r->s.c, o->verbose) != 0) {
-                simcluster_close(&r->s.c);
-                return fail(reason, cap, "simhost_init: out of memory");
+        if (hostrun_start(r, seed, o->nodes, o->verbose, reason, cap) != 0) {
+                return -1;
         }
         simclients_config_defaults(&sc, N_CLIENTS, r->s.n, seed);
         sc.ttl_ms = TTL_MS;
@@ -707,10 +686,8 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         sc.hooks = (struct simclients_hooks){wd,       on_step, on_hold,
                                              on_lease, on_next, on_sent};
         if (simclients_init(&wd->sc, &r->h, &sc) != 0) {
-                simhost_shutdown(&r->h);
-                simcluster_close(&r->s.c);
-                simhost_free(&r->h);
-                return fail(reason, cap, "simclients_init: out of memory");
+                rv = fail(reason, cap, "simclients_init: out of memory");
+                return hostrun_stop(r, rv, reason, cap);
         }
         simcluster_set_listener(&r->s.c, on_leader_event, wd);
         world_start(wd, seed, o);
@@ -732,13 +709,7 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
                                       hash_u64(cl->bytes_out ^ cl->dials));
         }
         simclients_free(&wd->sc);
-        simhost_shutdown(&r->h);
-        simcluster_close(&r->s.c);
-        simhost_free(&r->h);
-        if (rv == 0 && r->h.errmsg[0] != '\0') {
-                rv = fail(reason, cap, "host: %s", r->h.errmsg);
-        }
-        return rv;
+        return hostrun_stop(r, rv, reason, cap);
 }
 
 /* ------------------------------------------------------------------------
@@ -859,9 +830,8 @@ int main(int argc, char **argv)
         struct world *wd = calloc(1, sizeof *wd);
         struct run *r = calloc(1, sizeof *r);
         unsigned failed = 0, k;
-        struct timespec t0, t1;
+        struct timespec t0;
         char reason[1024];
-        double secs;
         int rv = parse_args(argc, argv, &p);
 
         if (rv >= 0 || wd == NULL || r == NULL) {
@@ -881,11 +851,7 @@ int main(int argc, char **argv)
                 report(k + 1, seed, &p, rv, reason, wd, argv[0]);
                 fflush(stdout);
         }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        secs = (double)(t1.tv_sec - t0.tv_sec) +
-               (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        printf("# %u runs in %.2f s: %.2f seeds/s\n", k, secs,
-               secs > 0 ? (double)k / secs : 0.0);
+        hostrun_rate(&t0, k);
         if (p.whole) {
                 wd->r = r;
                 failed += run_control(wd, k, CONTROL_SET);

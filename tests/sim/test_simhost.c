@@ -572,19 +572,10 @@ static void steps(struct run *r, raft_time until, bool stop_when_idle)
 
 static int finish(struct run *r, char *reason, size_t cap)
 {
-        struct command final;
-        struct simprop *last;
         unsigned i;
 
-        memset(&final, 0, sizeof final);
-        final.type = COMMAND_QUERY;
-        final.name = hostrun_locks[0];
-        final.name_len = (uint8_t)strlen(hostrun_locks[0]);
-        if (simcluster_converge(&r->s.c, &final, CONVERGE_MS, &last) != 0) {
-                return fail(reason, cap, "%s", r->s.c.errmsg);
-        }
-        if (r->h.errmsg[0] != '\0') {
-                return fail(reason, cap, "host: %s", r->h.errmsg);
+        if (hostrun_converge(r, reason, cap) != 0) {
+                return -1;
         }
         if (r->clash[0] != '\0') {
                 return fail(reason, cap, "lease: %s", r->clash);
@@ -648,8 +639,6 @@ struct runopts {
 static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
                     char *reason, size_t cap)
 {
-        bool verbose = o->verbose;
-        struct simcluster_config cfg;
         unsigned i;
         int rv;
 
@@ -657,22 +646,11 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         r->brk = o->brk;
         r->all_faults = o->all_faults;
         r->s.next_fault_at = 2000;
-        r->s.n = o->nodes;
         r->n_clients = o->stress ? HOST_CLIENTS_MAX : 4;
         r->ttl_ms = o->stress ? 2500 : 5000;
         r->keepalive_ms = o->stress ? 800 : 1000;
-        r->s.verbose = verbose;
-        r->s.rng.s = seed * 0x9E3779B97F4A7C15ULL + 1;
-        simcluster_config_default(&cfg);
-        cfg.n = r->s.n;
-        cfg.seed = seed;
-        if (simcluster_init(&r->s.c, &cfg) != 0) {
-                return fail(reason, cap, "simcluster_init: %s", r->s.c.errmsg);
-        }
-        r->s.c.verbose = verbose;
-        if (simhost_init(&r->h, &r->s.c, verbose) != 0) {
-                simcluster_close(&r->s.c);
-                return fail(reason, cap, "simhost_init: out of memory");
+        if (hostrun_start(r, seed, o->nodes, o->verbose, reason, cap) != 0) {
+                return -1;
         }
         r->killed = r->s.n;
         r->kill_at = rng_range(&r->s.rng, 2000, 5000);
@@ -705,13 +683,7 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
                 r->compacted += r->watch[i].compacted;
                 hostwatch_close(&r->watch[i]);
         }
-        simhost_shutdown(&r->h);
-        simcluster_close(&r->s.c);
-        simhost_free(&r->h);
-        if (rv == 0 && r->h.errmsg[0] != '\0') {
-                rv = fail(reason, cap, "host: %s", r->h.errmsg);
-        }
-        return rv;
+        return hostrun_stop(r, rv, reason, cap);
 }
 
 /* What a run was asked to do. */
@@ -836,10 +808,9 @@ int main(int argc, char **argv)
 {
         struct plan p;
         unsigned failed = 0, k, modes;
-        struct timespec t0, t1;
+        struct timespec t0;
         char reason[1024];
         struct run *r;
-        double secs;
         bool control = false;
         int rv = parse_args(argc, argv, &p);
 
@@ -875,11 +846,7 @@ int main(int argc, char **argv)
                 }
                 fflush(stdout);
         }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        secs = (double)(t1.tv_sec - t0.tv_sec) +
-               (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        printf("# %u runs in %.2f s: %.2f seeds/s\n", k, secs,
-               secs > 0 ? (double)k / secs : 0.0);
+        hostrun_rate(&t0, k);
         if (control) {
                 printf("%s 1 - %s is caught (%u of %" PRIu64 " seeds)\n",
                        failed > 0 ? "ok" : "not ok", CONTROL_BUG, failed,

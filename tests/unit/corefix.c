@@ -16,6 +16,7 @@
 #include "../../src/proto/command.h"
 #include "../../src/proto/query.h"
 #include "../../src/proto/reply.h"
+#include "../../src/proto/watch.h"
 #include "corefix.h"
 
 static struct corefix_fake *fake_of(struct gateway_host *h)
@@ -491,13 +492,31 @@ uint64_t corefix_send_frame(struct corefix *x, const uint8_t *frame, size_t len)
         return corefix_send_on(x, &x->c, frame, len);
 }
 
-uint64_t corefix_send_query(struct corefix *x)
+uint64_t corefix_send_query_on(struct corefix *x, struct corefix_conn *conn)
 {
         uint8_t buf[256];
         size_t n = proto_write_query(buf, sizeof buf, x->next_id++, 0, "a", 1);
 
         assert_true(n > 0);
-        return corefix_send_frame(x, buf, n);
+        return corefix_send_on(x, conn, buf, n);
+}
+
+uint64_t corefix_send_query(struct corefix *x)
+{
+        return corefix_send_query_on(x, &x->c);
+}
+
+uint64_t corefix_send_watch_on(struct corefix *x, struct corefix_conn *conn)
+{
+        struct proto_watch w = {.flags = 0, .from_index = 0};
+        uint8_t buf[256];
+        size_t n;
+
+        w.name.p = "a";
+        w.name.len = 1;
+        n = proto_write_watch(buf, sizeof buf, x->next_id++, &w);
+        assert_true(n > 0);
+        return corefix_send_on(x, conn, buf, n);
 }
 
 uint64_t corefix_send_acl_list(struct corefix *x)

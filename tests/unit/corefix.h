@@ -168,6 +168,10 @@ uint64_t corefix_send_on(struct corefix *x, struct corefix_conn *conn,
                          const uint8_t *frame, size_t len);
 uint64_t corefix_send_frame(struct corefix *x, const uint8_t *frame,
                             size_t len);
+/* A QUERY of "a" on `conn` (c for corefix_send_query()); its id. */
+uint64_t corefix_send_query_on(struct corefix *x, struct corefix_conn *conn);
+/* An exact WATCH of "a" on `conn`, from what the node applied; its id. */
+uint64_t corefix_send_watch_on(struct corefix *x, struct corefix_conn *conn);
 /* A request of each kind on c; its id. */
 uint64_t corefix_send_query(struct corefix *x);
 uint64_t corefix_send_acl_list(struct corefix *x);

@@ -21,17 +21,6 @@
 #define T0  100000 /* an arbitrary start: nothing reads the clock */
 #define TTL 10000  /* margin 1000: jeopardy at +5001, expiry at +9000 */
 
-/* `r` answered with `status` and handled at `now`, as the registry's
- * finish() hands it to the session, then dropped. */
-static void answer(struct clientfix *f, struct request *r, int status,
-                   int64_t now)
-{
-        r->status = status;
-        r->state = REQUEST_ENDED;
-        session_answered(&f->core.session, r, REGISTRY_ANSWERED, now);
-        registry_drop(&f->core.registry, r);
-}
-
 /* A call asks for a session at `sent`: the OPEN session_ensure_step()
  * makes goes out then and is answered with session 42 at `now`. */
 static void open_session(struct clientfix *f, int64_t sent, int64_t now)
@@ -46,7 +35,7 @@ static void open_session(struct clientfix *f, int64_t sent, int64_t now)
         assert_non_null(r);
         clientfix_sent(f, r, sent);
         r->res.session = 42;
-        answer(f, r, 0, now);
+        clientfix_answer(f, r, 0, now);
 }
 
 /* The keepalive due at `due` goes out at `sent` and is acknowledged at
@@ -60,7 +49,7 @@ static void keepalive(struct clientfix *f, int64_t due, int64_t sent,
         r = f->core.session.keepalive;
         assert_non_null(r);
         clientfix_sent(f, r, sent);
-        answer(f, r, 0, now);
+        clientfix_answer(f, r, 0, now);
 }
 
 /* The belief at `t`, then the tick at `t`: the state the belief gave is

@@ -12,33 +12,7 @@
 #include <cmocka.h>
 
 #include "../../include/baton/errors.h"
-#include "../../src/proto/query.h"
-#include "../../src/proto/watch.h"
 #include "corefix.h"
-
-/* A QUERY from `conn`; its id. */
-static uint64_t query_on(struct corefix *x, struct corefix_conn *conn)
-{
-        uint8_t buf[256];
-        size_t n = proto_write_query(buf, sizeof buf, x->next_id++, 0, "a", 1);
-
-        assert_true(n > 0);
-        return corefix_send_on(x, conn, buf, n);
-}
-
-/* An exact WATCH of "a" from `conn`, from what the node applied; its id. */
-static uint64_t watch_on(struct corefix *x, struct corefix_conn *conn)
-{
-        struct proto_watch w = {.flags = 0, .from_index = 0};
-        uint8_t buf[256];
-        size_t n;
-
-        w.name.p = "a";
-        w.name.len = 1;
-        n = proto_write_watch(buf, sizeof buf, x->next_id++, &w);
-        assert_true(n > 0);
-        return corefix_send_on(x, conn, buf, n);
-}
 
 /* The next frame on `conn` answers request `id` (any type). */
 static void expect_answer_on(struct corefix_conn *conn, uint64_t id)
@@ -67,8 +41,8 @@ static void read_answer_dropped(void **state)
         size_t len;
 
         gateway_on_ready(&x->g, &x->now, 7);
-        (void)query_on(x, &x->c);
-        theirs = query_on(x, &x->other);
+        (void)corefix_send_query_on(x, &x->c);
+        theirs = corefix_send_query_on(x, &x->other);
         gateway_flush(&x->g, &x->now, 1700000000000ULL);
         assert_int_equal(x->fake.n_sent, 1);
         assert_int_equal(x->fake.sent[0].op, 'b');
@@ -115,8 +89,8 @@ static void held_answer_dropped(void **state)
 
         x->fake.leader = SELF;
         x->fake.leader_address = "127.0.0.1:7001";
-        (void)query_on(x, &x->c);
-        theirs = query_on(x, &x->other);
+        (void)corefix_send_query_on(x, &x->c);
+        theirs = corefix_send_query_on(x, &x->other);
         len = x->c.len;
         assert_int_equal(len, 0); /* held */
         corefix_gone(x, &x->c);
@@ -137,8 +111,8 @@ static void watch_end_dropped(void **state)
         uint64_t theirs;
         size_t len;
 
-        (void)watch_on(x, &x->c);
-        theirs = watch_on(x, &x->other);
+        (void)corefix_send_watch_on(x, &x->c);
+        theirs = corefix_send_watch_on(x, &x->other);
         expect_answer_on(&x->other, theirs); /* WATCHING */
         assert_int_equal(x->c.gw.n_watches, 1);
         len = x->c.len;

@@ -15,7 +15,6 @@
 
 #include "../../include/baton/errors.h"
 #include "../../src/proto/keepalive.h"
-#include "../../src/proto/query.h"
 #include "../../src/server/gateway/access.h"
 #include "../../src/server/gateway/leader.h"
 #include "corefix.h"
@@ -52,15 +51,6 @@ static void send_opens(struct corefix *x, unsigned n)
         }
 }
 
-static uint64_t send_query_on(struct corefix *x, struct corefix_conn *conn)
-{
-        uint8_t buf[256];
-        size_t n = proto_write_query(buf, sizeof buf, x->next_id++, 0, "a", 1);
-
-        assert_true(n > 0);
-        return corefix_send_on(x, conn, buf, n);
-}
-
 static uint64_t send_keepalive(struct corefix *x, uint64_t session)
 {
         uint8_t buf[64];
@@ -74,6 +64,17 @@ static uint64_t send_keepalive(struct corefix *x, uint64_t session)
 static void flush(struct corefix *x, uint64_t wall_ms)
 {
         gateway_flush(&x->g, &x->now, wall_ms);
+}
+
+/* A flush at `wall_ms` that proposes `n` entries; where the effect list
+ * ended before it. */
+static size_t flush_proposing(struct corefix *x, uint64_t wall_ms, unsigned n)
+{
+        size_t m = corefix_mark(x);
+
+        flush(x, wall_ms);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, n);
+        return m;
 }
 
 /* The `nth` proposal from `from` on: a batch stamped TERM of `n`
@@ -133,10 +134,8 @@ static void frames_become_few_batches(void **state)
         send_opens(x, 600);
         corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
         corefix_expect_count(x, m, COREFIX_COMMIT, 0);
-        m = corefix_mark(x);
-        flush(x, WALL);
         /* 600 OPENs and the CLOCK: 601 commands, 3 entries. */
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 3);
+        m = flush_proposing(x, WALL, 3);
         expect_batch(x, m, 0, ENTRY_MAX_COMMANDS, COMMAND_CLOCK, COMMAND_OPEN);
         expect_batch(x, m, 1, ENTRY_MAX_COMMANDS, COMMAND_OPEN, COMMAND_OPEN);
         expect_batch(x, m, 2, 601 - 2 * ENTRY_MAX_COMMANDS, COMMAND_OPEN,
@@ -145,9 +144,7 @@ static void frames_become_few_batches(void **state)
         corefix_expect_count(x, m, COREFIX_COMMIT, 0);
         assert_int_equal(x->g.stats.batches, 3);
         assert_int_equal(x->g.stats.proposed, 601);
-        m = corefix_mark(x);
-        flush(x, WALL + 1);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        flush_proposing(x, WALL + 1, 0);
 }
 
 /* MEMBER, ACL and DIGEST commands go in entries of their own, never in a
@@ -247,30 +244,22 @@ static void nudge_hands_on_a_deferred_lock(void **state)
 
         leave_a_lock_deferred(x);
         gateway_on_ready(&x->g, &x->now, TERM);
-        m = corefix_mark(x);
-        flush(x, WALL);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        m = flush_proposing(x, WALL, 1);
         expect_batch(x, m, 0, 1, COMMAND_CLOCK, COMMAND_CLOCK);
         /* Out, not applied yet: no second nudge. */
-        m = corefix_mark(x);
-        flush(x, WALL + 10);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        flush_proposing(x, WALL + 10, 0);
         /* Applied without handing x on (not as the state machine would:
          * here, to see the nudge again): another, empty. */
         corefix_complete(x, 0, 0);
         x->fake.applied = x->fake.last_index;
-        m = corefix_mark(x);
-        flush(x, WALL + 20);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        m = flush_proposing(x, WALL + 20, 1);
         expect_batch(x, m, 0, 0, 0, 0);
         /* The state machine handed it on: nothing more. */
         corefix_complete(x, 1, 0);
         corefix_apply_batch(x, 45, NULL, 0);
         x->fake.last_index = 45;
         assert_int_equal(lockfsm_deferred(x->fake.fsm), 0);
-        m = corefix_mark(x);
-        flush(x, WALL + 30);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        flush_proposing(x, WALL + 30, 0);
 }
 
 /* No more than max-inflight-entries entries are proposed and not yet
@@ -285,18 +274,12 @@ static void inflight_entries_bounded(void **state)
         gateway_on_ready(&x->g, &x->now, TERM);
         send_opens(x, 600);
         /* Entry 41 is not applied yet: room for one. */
-        m = corefix_mark(x);
-        flush(x, WALL);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        m = flush_proposing(x, WALL, 1);
         expect_batch(x, m, 0, ENTRY_MAX_COMMANDS, COMMAND_CLOCK, COMMAND_OPEN);
-        m = corefix_mark(x);
-        flush(x, WALL + 1);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        flush_proposing(x, WALL + 1, 0);
         /* Raft applied up to 42, the first batch: room for two. */
         x->fake.applied = 42;
-        m = corefix_mark(x);
-        flush(x, WALL + 2);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 2);
+        m = flush_proposing(x, WALL + 2, 2);
         expect_batch(x, m, 0, ENTRY_MAX_COMMANDS, COMMAND_OPEN, COMMAND_OPEN);
         expect_batch(x, m, 1, 601 - 2 * ENTRY_MAX_COMMANDS, COMMAND_OPEN,
                      COMMAND_OPEN);
@@ -318,10 +301,10 @@ static void reads_share_one_barrier(void **state)
 
         gateway_on_ready(&x->g, &x->now, TERM);
         m = corefix_mark(x);
-        q1 = send_query_on(x, &x->c);
+        q1 = corefix_send_query_on(x, &x->c);
         send_open(x, NULL, 1);
-        q2 = send_query_on(x, &x->other);
-        q3 = send_query_on(x, &x->c);
+        q2 = corefix_send_query_on(x, &x->other);
+        q3 = corefix_send_query_on(x, &x->c);
         flush(x, WALL);
         corefix_expect_count(x, m, COREFIX_BARRIER, 1);
         corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
@@ -356,7 +339,7 @@ static void follower_sends_clients_on(void **state)
 
         m = corefix_mark(x);
         open = send_open(x, NULL, 1);
-        query = send_query_on(x, &x->c);
+        query = corefix_send_query_on(x, &x->c);
         flush(x, WALL);
         /* Asked at each request (twice, in fact: once to route it, once
          * to name the leader in the answer). */
@@ -387,7 +370,7 @@ static void held_until_ready(void **state)
         x->fake.leader_address = "127.0.0.1:7001";
         m = corefix_mark(x);
         send_open(x, NULL, 1);
-        send_query_on(x, &x->c);
+        corefix_send_query_on(x, &x->c);
         flush(x, WALL);
         corefix_expect_count(x, m, COREFIX_COMMIT, 0);
         corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
@@ -417,7 +400,7 @@ static void lost_answers_proposed_unknown(void **state)
         a = send_open(x, &x->c, 1);
         b = send_open(x, &x->other, 2);
         flush(x, WALL);
-        query = send_query_on(x, &x->c);
+        query = corefix_send_query_on(x, &x->c);
         m = corefix_mark(x);
         gateway_on_lost(&x->g, &x->now);
         corefix_expect_count(x, m, COREFIX_COMMIT, 3);
@@ -501,9 +484,7 @@ static void keepalive_after_lost_keeps_no_lease(void **state)
         /* ... and lead again later: only its own clocks, none expired. */
         x->now.ms += 1000;
         gateway_on_ready(&x->g, &x->now, TERM);
-        m = corefix_mark(x);
-        flush(x, WALL + 2 * TTL);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        flush_proposing(x, WALL + 2 * TTL, 0);
 }
 
 /* A node that does not serve keeps no deadline: the events that would
@@ -525,9 +506,7 @@ static void follower_keeps_no_deadline(void **state)
         x->now.ms += 2 * TTL;
         gateway_on_timer(&x->g, &x->now);
         gateway_on_ready(&x->g, &x->now, TERM);
-        m = corefix_mark(x);
-        flush(x, WALL);
-        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        flush_proposing(x, WALL, 0);
 }
 
 /* How many commands of `type` the `nth` proposal from `from` on has. */

@@ -15,18 +15,6 @@
 
 #define T0 100000 /* an arbitrary start: nothing reads the clock */
 
-/* `r` answered with `status` and handled at `now`, as the registry's
- * finish() hands it to the session (then frees it: nobody collects the
- * library's own requests). */
-static void answer(struct clientfix *f, struct request *r, int status,
-                   int64_t now)
-{
-        r->status = status;
-        r->state = REQUEST_ENDED;
-        session_answered(&f->core.session, r, REGISTRY_ANSWERED, now);
-        registry_drop(&f->core.registry, r);
-}
-
 /* The session's OPEN, as session_ensure_step() makes it, first sent at
  * `sent` and answered with session 42 at `now`. */
 static void open_session(struct clientfix *f, int64_t sent, int64_t now)
@@ -51,7 +39,7 @@ static void open_session(struct clientfix *f, int64_t sent, int64_t now)
         assert_int_equal(r->sends, 0); /* the link is down: queued */
         clientfix_sent(f, r, sent);
         r->res.session = 42;
-        answer(f, r, 0, now);
+        clientfix_answer(f, r, 0, now);
 }
 
 /* The keepalive session_tick() made, sent at `sent`. */
@@ -166,7 +154,7 @@ static void keepalive_dates_from_its_send(void **state)
         open_session(f, T0, T0);
         session_tick(&f->core.session, T0 + 3333);
         ka = keepalive_sent(f, T0 + 4000);
-        answer(f, ka, 0, T0 + 4600);
+        clientfix_answer(f, ka, 0, T0 + 4600);
         assert_int_equal(f->core.session.acked_sent, T0 + 4000);
         assert_int_equal(f->core.session.ka_sent, T0 + 4000);
         assert_int_equal(session_remaining(&f->core.session, T0 + 4600), 8400);
@@ -193,7 +181,7 @@ static void late_answer_does_not_revive(void **state)
         open_session(f, T0, T0);
         session_tick(&f->core.session, T0 + 3333);
         ka = keepalive_sent(f, T0 + 4000);
-        answer(f, ka, 0, T0 + 9000);
+        clientfix_answer(f, ka, 0, T0 + 9000);
         assert_int_equal(f->core.session.state, BATON_SESSION_EXPIRED);
         assert_int_equal(f->core.session.id, 0);
         clientfix_free(f);
@@ -202,7 +190,7 @@ static void late_answer_does_not_revive(void **state)
         open_session(f, T0, T0);
         session_tick(&f->core.session, T0 + 3333);
         ka = keepalive_sent(f, T0 + 4000);
-        answer(f, ka, 0, T0 + 8999);
+        clientfix_answer(f, ka, 0, T0 + 8999);
         assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
         assert_int_equal(f->core.session.acked_sent, T0 + 4000);
         assert_int_equal(next_notice(f), BATON_SESSION_LIVE);
@@ -227,7 +215,7 @@ static void slow_open_validates_first(void **state)
         assert_int_equal(session_next_event(&f->core.session), 0);
         session_tick(&f->core.session, T0 + 5001);
         ka = keepalive_sent(f, T0 + 5002);
-        answer(f, ka, 0, T0 + 5100);
+        clientfix_answer(f, ka, 0, T0 + 5100);
         assert_false(f->core.session.validating);
         assert_int_equal(f->core.session.state, BATON_SESSION_LIVE);
         assert_int_equal(f->core.session.acked_sent, T0 + 5002);

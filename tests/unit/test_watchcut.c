@@ -17,20 +17,6 @@
 #include "../../src/proto/watch.h"
 #include "corefix.h"
 
-/* An exact WATCH of "a" from `conn`, from what the node applied; its id. */
-static uint64_t watch_on(struct corefix *x, struct corefix_conn *conn)
-{
-        struct proto_watch w = {.flags = 0, .from_index = 0};
-        uint8_t buf[256];
-        size_t n;
-
-        w.name.p = "a";
-        w.name.len = 1;
-        n = proto_write_watch(buf, sizeof buf, x->next_id++, &w);
-        assert_true(n > 0);
-        return corefix_send_on(x, conn, buf, n);
-}
-
 /* The next frame on `conn` is a WATCH_EVENT of "a" at entry `index`, sent
  * for all of the connection's watches (id 0). */
 static void expect_event(struct corefix_conn *conn, uint64_t index)
@@ -85,8 +71,8 @@ static void slow_watcher_cut_off(void **state)
         const uint8_t *body;
         size_t len;
 
-        slow = watch_on(x, &x->c);
-        fast = watch_on(x, &x->other);
+        slow = corefix_send_watch_on(x, &x->c);
+        fast = corefix_send_watch_on(x, &x->other);
         corefix_expect_status_on(&x->c, slow, 0); /* WATCHING */
         corefix_expect_status_on(&x->other, fast, 0);
         session = corefix_apply(x, index++, &open).session;
