@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "../../include/baton/errors.h"
 #include "../../src/proto/attach.h"
+#include "../../src/server/raft/raftview.h"
 #include "../../src/server/raft/rafterr.h"
 
 /* ------------------------------------------------------------------------
@@ -39,9 +38,11 @@ static const struct lockfsm *lockfsm_nowait_op(struct gateway_host *ops)
         return raftfsm_lockfsm_nowait(rf_of(ops));
 }
 
-/* The client address of member `id`, from the node's config. */
-static const char *client_address(struct simcore *core, uint64_t id)
+/* The client address of member `id`, from the node's config
+ * (raftview_address_fn; `data` is the struct simcore). */
+static const char *client_address(void *data, uint64_t id)
 {
+        struct simcore *core = data;
         const struct config *cfg = &core->h->cfg[core->node];
         unsigned i;
 
@@ -77,32 +78,7 @@ static uint64_t last_index_op(struct gateway_host *ops)
 static void status_op(struct gateway_host *ops, struct proto_status *st,
                       struct proto_versions *v)
 {
-        struct raft *r = raft_of(ops);
-        const struct raft_configuration *conf = &r->configuration;
-        raft_id leader = 0;
-        const char *address = NULL;
-        unsigned i;
-
-        memset(st, 0, sizeof *st);
-        raft_leader(r, &leader, &address);
-        st->role = (uint8_t)raft_state(r);
-        st->term = raft_current_term(r);
-        st->leader_id = leader;
-        st->commit_index = raft_commit_index(r);
-        st->applied_index = raft_last_applied(r);
-        st->last_index = raft_last_index(r);
-        for (i = 0; i < conf->n && i < PROTO_MAX_MEMBERS; i++) {
-                struct proto_member *m = &st->members[st->n_members++];
-                const char *client =
-                    client_address(ops->data, conf->servers[i].id);
-
-                m->id = conf->servers[i].id;
-                m->role = (uint8_t)conf->servers[i].role;
-                m->raft_address.p = conf->servers[i].address;
-                m->raft_address.len = (uint8_t)strlen(conf->servers[i].address);
-                m->client_address.p = client;
-                m->client_address.len = (uint8_t)strlen(client);
-        }
+        raftview_status(raft_of(ops), client_address, ops->data, st);
         if (v != NULL) {
                 memset(v, 0, sizeof *v);
         }
@@ -135,15 +111,7 @@ static const struct directory *directory_op(struct gateway_host *ops)
 
 static bool has_member_op(struct gateway_host *ops, uint64_t id)
 {
-        const struct raft_configuration *conf = &raft_of(ops)->configuration;
-        unsigned i;
-
-        for (i = 0; i < conf->n; i++) {
-                if (conf->servers[i].id == id) {
-                        return true;
-                }
-        }
-        return false;
+        return raftview_has_member(raft_of(ops), id, NULL);
 }
 
 /* The simulated nodes keep no state digests (batond's fsmdigest). */
@@ -156,21 +124,12 @@ static bool digest_op(struct gateway_host *ops, uint64_t *index,
         return false;
 }
 
-/* SHA-256, as a client hashes its secret for OPEN (tests/lib/tclient.c). */
+/* As a client hashes its secret for OPEN. */
 static int hash_secret_op(struct gateway_host *ops, const uint8_t *secret,
                           uint8_t *hash)
 {
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned len = 0;
-
         (void)ops;
-        if (EVP_Digest(secret, ATTACH_SECRET_SIZE, md, &len, EVP_sha256(),
-                       NULL) != 1 ||
-            len != ATTACH_HASH_SIZE) {
-                return BATON_ENOMEM;
-        }
-        memcpy(hash, md, ATTACH_HASH_SIZE);
-        return 0;
+        return attach_hash(secret, hash);
 }
 
 static int backup_start_op(struct gateway_host *ops, struct gateway_conn *c,

@@ -7,8 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <openssl/evp.h>
-
 #include "../../../include/baton/errors.h"
 #include "../../proto/attach.h"
 #include "../base/log.h"
@@ -198,21 +196,12 @@ static void on_acl(void *data, uint64_t index, const struct command *c,
         corehost_leave(h);
 }
 
-/* gateway_host.hash_secret: SHA-256, as the client hashed it for OPEN. */
+/* gateway_host.hash_secret: as the client hashed it for OPEN. */
 static int hash_secret(struct gateway_host *ops, const uint8_t *secret,
                        uint8_t *hash)
 {
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned len = 0;
-
         (void)ops;
-        if (EVP_Digest(secret, ATTACH_SECRET_SIZE, md, &len, EVP_sha256(),
-                       NULL) != 1 ||
-            len != ATTACH_HASH_SIZE) {
-                return BATON_ENOMEM;
-        }
-        memcpy(hash, md, ATTACH_HASH_SIZE);
-        return 0;
+        return attach_hash(secret, hash);
 }
 
 /* gateway_host.backup_start and backup_chunk: backup.h. */
