@@ -10,9 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "../lib/address.h"
+#include "../proto/attach.h"
 
 static int broken(struct wire *w, const char *what, const char *detail)
 {
@@ -54,12 +53,10 @@ int wire_leader(const char *endpoints, struct baton_status *st)
 void wire_secret(uint8_t secret[ATTACH_SECRET_SIZE],
                  uint8_t hash[ATTACH_HASH_SIZE])
 {
-        unsigned len = 0;
-
         for (size_t i = 0; i < ATTACH_SECRET_SIZE; i++) {
                 secret[i] = (uint8_t)rand();
         }
-        EVP_Digest(secret, ATTACH_SECRET_SIZE, hash, &len, EVP_sha256(), NULL);
+        attach_hash(secret, hash);
 }
 
 double wire_now(void)

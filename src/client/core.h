@@ -86,6 +86,14 @@ int64_t core_next_tick(const struct core *k);
 /* The next of the user's callbacks to run (transferred, or NULL). */
 struct notify_event *core_next_notice(struct core *k);
 
+/* --- The acquire calls, stepped ------------------------------------------
+ * baton_acquire() and its kin run as an operation of the core on their
+ * caller's stack (acqop.h): acqop_step() decides what goes out next (the
+ * ACQUIRE, and when the cluster forgot its outcome the CANCEL, QUERY, try
+ * and RELEASE that recover it) and what the call answers; the host waits
+ * between the steps, asking acqop_verdict() whether to give up. */
+#include "acqop.h"
+
 /* What a call waiting since pass `mark` on `r` (NULL: nothing of its own
  * went out) answers now: registry_unreachable(), or at its deadline
  * (`expired`) registry_no_answer(), with the detail in `why`. */

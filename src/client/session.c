@@ -4,9 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "../../include/baton.h"
+#include "../proto/attach.h"
 #include "clock.h"
 #include "outcome.h"
 #include "request.h"
@@ -263,14 +262,8 @@ void session_answered(struct session *s, struct request *r, int how,
 int session_new_secret(const struct core_env *env, uint8_t *secret,
                        uint8_t *hash)
 {
-        unsigned len = 0;
-
-        if (env->secret(env->data, secret, ATTACH_SECRET_SIZE) != 0) {
-                return BATON_EIO;
-        }
-        if (EVP_Digest(secret, ATTACH_SECRET_SIZE, hash, &len, EVP_sha256(),
-                       NULL) != 1 ||
-            len != ATTACH_HASH_SIZE) {
+        if (env->secret(env->data, secret, ATTACH_SECRET_SIZE) != 0 ||
+            attach_hash(secret, hash) != 0) {
                 return BATON_EIO;
         }
         return 0;

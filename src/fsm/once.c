@@ -14,6 +14,17 @@
 #include "sessions.h"
 #include "state.h"
 
+#ifdef BATON_CHAOS_BUG_FORGET
+/* A deliberate bug for test_simhost_forget, a negative control of the
+ * simulation (in its own copy of the state machine): the exactly-once
+ * memory is never consulted, so a retried (session, seq) runs again as
+ * new and its new outcome overwrites the one remembered. Never built into
+ * batond, where BUG_FORGET is 0 and once_apply() never takes that path. */
+#define BUG_FORGET 1
+#else
+#define BUG_FORGET 0
+#endif
+
 /* Number of remembered outcomes left once `ack` takes effect. */
 static unsigned memo_after_ack(const struct session *s, uint64_t ack)
 {
@@ -92,6 +103,9 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
                 return 0;
         }
         m = state_memo_find(s, c->seq);
+        /* A retried (session, seq) forgotten: BUG_FORGET above. */
+        bool again = BUG_FORGET && m != NULL;
+        m = again ? NULL : m;
         /* A CLOSE needs no slot: its outcome lives in the tombstone. */
         kept = memo_after_ack(s, c->ack);
         full = m == NULL && c->type != COMMAND_CLOSE &&
@@ -129,6 +143,10 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
                 return 0;
         }
         run(st, s, &p, &mp, res);
+        if (again) {
+                state_memo_set(state_memo_find(s, c->seq), res);
+                return 0;
+        }
         state_memo_put(s, c->seq, res);
         return 0;
 }

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 #include "proto.h"
@@ -23,6 +25,18 @@ size_t attach_write(uint8_t *out, size_t cap, uint64_t id, uint64_t session,
         wcursor_u64(&w, session);
         wcursor_bytes(&w, secret, ATTACH_SECRET_SIZE);
         return PROTO_HEADER_SIZE + ATTACH_BODY_SIZE;
+}
+
+int attach_hash(const uint8_t *secret, uint8_t *hash)
+{
+        unsigned len = 0;
+
+        if (EVP_Digest(secret, ATTACH_SECRET_SIZE, hash, &len, EVP_sha256(),
+                       NULL) != 1 ||
+            len != ATTACH_HASH_SIZE) {
+                return BATON_ENOMEM;
+        }
+        return 0;
 }
 
 int attach_read(const uint8_t *body, size_t len, uint64_t *session,

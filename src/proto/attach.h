@@ -28,6 +28,11 @@
 size_t attach_write(uint8_t *out, size_t cap, uint64_t id, uint64_t session,
                     const uint8_t *secret);
 
+/* The hash OPEN carries for `secret` (ATTACH_SECRET_SIZE bytes, borrowed):
+ * its SHA-256 into `hash` (ATTACH_HASH_SIZE bytes). 0, or BATON_ENOMEM when
+ * OpenSSL could not compute it (it allocates a digest context). */
+int attach_hash(const uint8_t *secret, uint8_t *hash);
+
 /* Read an ATTACH body: 0, or BATON_EMALFORMED when it is not exactly
  * ATTACH_BODY_SIZE bytes. The secret is copied into `secret`. */
 int attach_read(const uint8_t *body, size_t len, uint64_t *session,

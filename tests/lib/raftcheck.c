@@ -88,7 +88,8 @@ static void check_commit(struct simcluster *c, unsigned i, raft_index from,
                         simcluster_trace(
                             c,
                             "  n%u term %llu last %llu stored %llu..%llu: "
-                            "entry %llu has term %llu (leader's: %llu)",
+                            "entry %llu has term %llu (leader's: %llu; "
+                            "the fixture's io holds term %llu there)",
                             j, (unsigned long long)raft_current_term(f),
                             (unsigned long long)raft_last_index(f),
                             (unsigned long long)c->nodes[j].store.first,
@@ -97,7 +98,9 @@ static void check_commit(struct simcluster *c, unsigned i, raft_index from,
                             (unsigned long long)h + 1,
                             (unsigned long long)simstore_term(
                                 &c->nodes[j].store, h + 1),
-                            (unsigned long long)simstore_term(own, h + 1));
+                            (unsigned long long)simstore_term(own, h + 1),
+                            (unsigned long long)simstore_io_term(
+                                &c->nodes[j].store, h + 1));
                 }
         }
 }

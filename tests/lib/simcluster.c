@@ -223,6 +223,9 @@ static void on_event(void *data, const struct lockfsm_event *ev)
             raft_state(simcluster_raft(c, n->i)) == RAFT_LEADER) {
                 c->listener(c->listener_data, n->i, &e);
         }
+        if (c->event_hook != NULL && !c->closing) {
+                c->event_hook(c->event_hook_data, n->i, ev);
+        }
 }
 
 void simcluster_config_default(struct simcluster_config *cfg)
@@ -384,6 +387,13 @@ void simcluster_set_listener(struct simcluster *c, simcluster_listener cb,
 {
         c->listener = cb;
         c->listener_data = data;
+}
+
+void simcluster_set_event_hook(struct simcluster *c, simcluster_event_hook cb,
+                               void *data)
+{
+        c->event_hook = cb;
+        c->event_hook_data = data;
 }
 
 raft_time simcluster_now(struct simcluster *c)
@@ -695,6 +705,23 @@ static struct simprop *prop_new(const struct command *cmd)
         return p;
 }
 
+int simcluster_may_append(struct simcluster *c, unsigned l)
+{
+        struct raft *r = simcluster_raft(c, l);
+        unsigned j;
+
+        if (c->cfg.max_lag == 0) {
+                return 0;
+        }
+        for (j = 0; j < c->cfg.n; j++) {
+                if (raft_last_index(r) >
+                    follower_floor(c, l, j) + c->cfg.max_lag) {
+                        return RAFT_BUSY;
+                }
+        }
+        return 0;
+}
+
 int simcluster_propose(struct simcluster *c, const struct command *cmd,
                        simprop_cb cb, void *data, struct simprop **out)
 {
@@ -702,7 +729,6 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
         struct simprop *p;
         struct raft *r;
         unsigned l;
-        unsigned j;
         size_t size;
         char text[200];
         int rv;
@@ -715,13 +741,9 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
                 return RAFT_BUSY;
         }
         r = simcluster_raft(c, l);
-        if (c->cfg.max_lag > 0) {
-                for (j = 0; j < c->cfg.n; j++) {
-                        if (raft_last_index(r) >
-                            follower_floor(c, l, j) + c->cfg.max_lag) {
-                                return RAFT_BUSY;
-                        }
-                }
+        rv = simcluster_may_append(c, l);
+        if (rv != 0) {
+                return rv;
         }
         size = command_size(cmd);
         if (size == 0) {
@@ -774,7 +796,8 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
 
 bool simcluster_set_disk_latency(struct simcluster *c, unsigned i, unsigned ms)
 {
-        if (c->nodes[i].store.writes != NULL) {
+        if (c->nodes[i].store.writes != NULL ||
+            c->nodes[i].store.held != NULL) {
                 return false;
         }
         raft_fixture_set_disk_latency(&c->f, i, ms);

@@ -139,6 +139,12 @@ struct simprop {
 typedef void (*simcluster_listener)(void *data, unsigned node,
                                     const struct simevent *ev);
 
+/* Called for every event applied on any node, after it was recorded,
+ * with the state machine's own event (borrowed for the call): what a
+ * host hands its request core (tests/sim/simhost.h). */
+typedef void (*simcluster_event_hook)(void *data, unsigned node,
+                                      const struct lockfsm_event *ev);
+
 struct simcluster_config {
         unsigned n; /* nodes, 1..SIMCLUSTER_MAX_NODES */
         struct lockfsm_limits limits;
@@ -189,6 +195,8 @@ struct simcluster {
         struct simbarrier *barriers; /* owned, freed at destroy */
         simcluster_listener listener;
         void *listener_data;
+        simcluster_event_hook event_hook;
+        void *event_hook_data;
         bool verbose;       /* trace proposals and outcomes on stdout as "# " */
         bool closing;       /* no user callback runs during destroy */
         bool failed;        /* out of memory while recording: results invalid */
@@ -232,6 +240,15 @@ void simcluster_close(struct simcluster *c);
 /* Receive events applied on the leader. `data` is borrowed. */
 void simcluster_set_listener(struct simcluster *c, simcluster_listener cb,
                              void *data);
+
+/* Receive every event applied on every node. `data` is borrowed. */
+void simcluster_set_event_hook(struct simcluster *c, simcluster_event_hook cb,
+                               void *data);
+
+/* Whether leader `l` may append one more entry: RAFT_BUSY while its last
+ * index is more than cfg.max_lag ahead of where it may have to replicate
+ * some node from (see simcluster_propose()), else 0. */
+int simcluster_may_append(struct simcluster *c, unsigned l);
 
 /*
  * Step the fixture once (one event), then: issue the barrier of any node

@@ -5,14 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A write in flight: an append (its entries' terms) or a snapshot put. */
+/* A write in flight: an append (its entries' terms) or a snapshot put; or,
+ * on the held list, a truncation or an append waiting for its turn. */
 struct simstore_write {
         struct simstore_write *next;
         const void *req;
         raft_io_append_cb append_cb;
         raft_io_snapshot_put_cb put_cb;
         unsigned trailing;
-        raft_index index; /* a put's snapshot */
+        raft_index index;                 /* a put's snapshot */
+        raft_index cut;                   /* a held truncation's index */
+        const struct raft_entry *entries; /* a held append's */
         unsigned n;
         raft_term terms[]; /* an append's */
 };
@@ -105,6 +108,8 @@ static struct simstore_write *take(const void *req, struct simstore **sp)
         abort(); /* a callback for a write we never saw */
 }
 
+static void release(struct simstore *s);
+
 static void appended(struct raft_io_append *req, int status)
 {
         struct simstore *s;
@@ -114,11 +119,81 @@ static void appended(struct raft_io_append *req, int status)
         if (status == 0 && !s->blind) {
                 push(s, a->terms, a->n);
         }
+        s->in_flight--;
+        s->in_flight_entries -= a->n;
+        release(s);
         req->cb = a->append_cb;
         free(a);
         if (req->cb != NULL) {
                 req->cb(req, status);
         }
+}
+
+/* Hand an append to the fixture, which completes it after its latency. */
+static int issue(struct simstore *s, struct simstore_write *a)
+{
+        int rv;
+
+        a->next = s->writes;
+        s->writes = a;
+        s->in_flight++;
+        s->in_flight_entries += a->n;
+        rv = s->append(s->io, (struct raft_io_append *)a->req, a->entries, a->n,
+                       appended);
+        if (rv != 0) {
+                s->writes = a->next;
+                s->in_flight--;
+                s->in_flight_entries -= a->n;
+        }
+        return rv;
+}
+
+/* Run what was held, oldest first: a truncation once every append issued
+ * before it completed, then the appends that followed it. This is libuv's
+ * order (UvTruncate waits on a blocking barrier behind the writes in
+ * flight, and appends wait behind it); the fixture's own truncate acts at
+ * once, and an append it completes later lands after the cut, at indexes
+ * the truncation freed. */
+static void release(struct simstore *s)
+{
+        while (s->held != NULL && (s->held->cut == 0 || s->in_flight == 0)) {
+                struct simstore_write *w = s->held;
+                struct raft_io_append *req;
+                int rv;
+
+                s->held = w->next;
+                if (w->cut != 0) {
+                        if (s->truncate(s->io, w->cut) == 0) {
+                                drop_from(s, w->cut);
+                        } else {
+                                s->failed = true;
+                        }
+                        free(w);
+                        continue;
+                }
+                rv = issue(s, w);
+                if (rv != 0) {
+                        /* Too late to refuse the append: fail it. */
+                        s->failed = true;
+                        req = (struct raft_io_append *)w->req;
+                        req->cb = w->append_cb;
+                        free(w);
+                        if (req->cb != NULL) {
+                                req->cb(req, rv);
+                        }
+                }
+        }
+}
+
+static void hold(struct simstore *s, struct simstore_write *w)
+{
+        struct simstore_write **pp = &s->held;
+
+        while (*pp != NULL) {
+                pp = &(*pp)->next;
+        }
+        w->next = NULL;
+        *pp = w;
 }
 
 static int shim_append(struct raft_io *io, struct raft_io_append *req,
@@ -135,29 +210,60 @@ static int shim_append(struct raft_io *io, struct raft_io_append *req,
         }
         a->req = req;
         a->append_cb = cb;
+        a->entries = entries; /* raft keeps them until the callback */
         a->n = n;
         for (i = 0; i < n; i++) {
                 a->terms[i] = entries[i].term;
         }
-        a->next = s->writes;
-        s->writes = a;
-        rv = s->append(io, req, entries, n, appended);
+        if (s->held != NULL) {
+                hold(s, a);
+                return 0;
+        }
+        rv = issue(s, a);
         if (rv != 0) {
-                s->writes = a->next;
                 free(a);
         }
         return rv;
 }
 
+/* Whether a snapshot put is in flight: the fixture truncates through the
+ * wrapped method when it stores one, and expects it done at once. */
+static bool putting(const struct simstore *s)
+{
+        const struct simstore_write *w;
+
+        for (w = s->writes; w != NULL; w = w->next) {
+                if (w->put_cb != NULL) {
+                        return true;
+                }
+        }
+        return false;
+}
+
 static int shim_truncate(struct raft_io *io, raft_index index)
 {
         struct simstore *s = store_of(io);
-        int rv = s->truncate(io, index);
+        struct simstore_write *t;
+        int rv;
 
-        if (rv == 0) {
-                drop_from(s, index);
+        /* Cutting nothing that is stored or in flight is a no-op on either
+         * backend; with nothing in flight, the cut is immediate on both. */
+        if (s->held == NULL &&
+            (s->in_flight == 0 || putting(s) ||
+             index > simstore_last(s) + s->in_flight_entries)) {
+                rv = s->truncate(io, index);
+                if (rv == 0) {
+                        drop_from(s, index);
+                }
+                return rv;
         }
-        return rv;
+        t = calloc(1, sizeof *t);
+        if (t == NULL) {
+                return RAFT_NOMEM;
+        }
+        t->cut = index;
+        hold(s, t);
+        return 0;
 }
 
 static void put_done(struct raft_io_snapshot_put *req, int status)
@@ -246,6 +352,11 @@ void simstore_close(struct simstore *s)
                 s->writes = w->next;
                 free(w);
         }
+        while (s->held != NULL) {
+                struct simstore_write *w = s->held;
+                s->held = w->next;
+                free(w);
+        }
         free(s->terms);
         s->terms = NULL;
         s->n = s->cap = 0;
@@ -263,6 +374,42 @@ bool simstore_holds(const struct simstore *s, raft_index index, raft_term term)
 {
         return (index <= s->snapshot && index > 0) ||
                simstore_term(s, index) == term;
+}
+
+raft_term simstore_io_term(struct simstore *s, raft_index index)
+{
+        struct raft_snapshot *snapshot = NULL;
+        struct raft_entry *entries = NULL;
+        raft_index start = 0;
+        raft_term term = 0;
+        raft_id vote = 0;
+        size_t n = 0;
+        unsigned i;
+
+        /* The fixture's load copies what its in-memory io holds now, but
+         * labels the copy as starting past its latest snapshot, while its
+         * entries start at 1 or past the last snapshot installed from a
+         * leader: where s->first says. */
+        if (s->load(s->io, &term, &vote, &snapshot, &start, &entries, &n) !=
+            0) {
+                return 0;
+        }
+        term = index >= s->first && index - s->first < n
+                   ? entries[index - s->first].term
+                   : 0;
+        if (n > 0) {
+                raft_free(entries[0].batch);
+        }
+        raft_free(entries);
+        if (snapshot != NULL) {
+                raft_configuration_close(&snapshot->configuration);
+                for (i = 0; i < snapshot->n_bufs; i++) {
+                        raft_free(snapshot->bufs[i].base);
+                }
+                raft_free(snapshot->bufs);
+                raft_free(snapshot);
+        }
+        return term;
 }
 
 raft_index simstore_last(const struct simstore *s)

@@ -13,9 +13,14 @@
  * node stores goes through the public struct raft_io, though. The shims
  * follow the fixture's in-memory io: an append is stored when its callback
  * reports success, after what was stored before; a truncation drops the
- * entries from its index on at once; a snapshot installed from a leader
- * (trailing 0) replaces the whole log; load reports what a (re)started
- * node has.
+ * entries from its index on; a snapshot installed from a leader (trailing
+ * 0) replaces the whole log; load reports what a (re)started node has.
+ * The fixture truncates at once, even under appends still queued, which
+ * then land in the slots it freed; libuv runs a truncation after the
+ * appends in flight and the appends after it once it is done. The shims
+ * give the fixture libuv's order: a truncation that cuts what is stored
+ * or in flight waits (held) while appends are in flight, and later
+ * appends wait behind it.
  */
 struct simstore_write; /* an append or a snapshot put in flight */
 
@@ -39,6 +44,9 @@ struct simstore {
         raft_index snapshot; /* entries up to here were installed away */
         raft_index latest;   /* the index of the last snapshot stored */
         struct simstore_write *writes;
+        struct simstore_write *held; /* waiting, oldest first */
+        unsigned in_flight;          /* appends the fixture has */
+        size_t in_flight_entries;    /* and their entries */
         bool failed; /* out of memory: what it says is unreliable */
         bool blind;  /* a negative control: record no append */
 };
@@ -60,6 +68,11 @@ raft_term simstore_term(const struct simstore *s, raft_index index);
 /* Whether the node stores entry `index` of `term`; an entry a snapshot
  * install compacted away counts as held, since the snapshot holds it. */
 bool simstore_holds(const struct simstore *s, raft_index index, raft_term term);
+
+/* The term of entry `index` in the fixture's own in-memory io (read with
+ * its load method), 0 if none: what a restart would find, to compare with
+ * what the shims recorded when a check fails. */
+raft_term simstore_io_term(struct simstore *s, raft_index index);
 
 /* The last index the node stores (its snapshot's when it stores none). */
 raft_index simstore_last(const struct simstore *s);

@@ -17,10 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "../../include/baton.h"
 #include "../../src/lib/address.h"
+#include "../../src/proto/attach.h"
 #include "../../src/proto/reply.h"
 #include "../../src/proto/query.h"
 #include "../../src/proto/member.h"
@@ -72,13 +71,11 @@ uint64_t tclient_random(void)
 /* A fresh secret, and its SHA-256 (what OPEN carries). */
 static void new_secret(uint8_t *secret, uint8_t *hash)
 {
-        unsigned len = 0;
-
         for (size_t i = 0; i < ATTACH_SECRET_SIZE; i += 8) {
                 uint64_t v = tclient_random();
                 memcpy(secret + i, &v, 8);
         }
-        EVP_Digest(secret, ATTACH_SECRET_SIZE, hash, &len, EVP_sha256(), NULL);
+        attach_hash(secret, hash);
 }
 
 void tclient_disconnect(struct tclient *c)

@@ -11,16 +11,14 @@
 #include "../lib/rng.h"
 #include "../lib/simcluster.h"
 
-#define MAX_CLIENTS       5
-#define MAX_HELD          8
-#define MAX_WAITS         8
-#define MAX_FAULTS        8
-#define N_NAMES           6 /* lock_names[]: four locks, a semaphore, an election */
-#define SEM_NAME          4 /* lock_names[SEM_NAME] is a semaphore of SEM_LIMIT */
-#define ELECT_NAME        5 /* lock_names[ELECT_NAME] is an election */
-#define SEM_LIMIT         3
-#define MAX_BLOCKED       16
-#define SIM_LOCK_DELAY_MS 300 /* virtual */
+#define MAX_CLIENTS 5
+#define MAX_HELD    8
+#define MAX_WAITS   8
+#define MAX_FAULTS  8
+#define N_NAMES     6 /* lock_names[]: four locks, a semaphore, an election */
+#define SEM_NAME    4 /* lock_names[SEM_NAME] is a semaphore of SEM_LIMIT */
+#define ELECT_NAME  5 /* lock_names[ELECT_NAME] is an election */
+#define SEM_LIMIT   3
 /* A MULTI names 2..SIM_MULTI_NAMES locks (the cluster's limit), and now
  * and then one more, which is refused; its list fits SIM_LIST_MAX. */
 #define SIM_MULTI_NAMES 3
@@ -37,6 +35,9 @@ static inline bool rng_chance(struct rng *r, unsigned percent)
         return rng_below(r, 100) < percent;
 }
 
+struct simhost;
+struct simconn;
+
 struct held {
         unsigned name;
         uint64_t owner;
@@ -51,8 +52,6 @@ struct held {
 struct wait {
         struct command cmd;
         uint8_t list[SIM_LIST_MAX];
-        raft_time since;
-        bool timeout_sent;
 };
 
 struct client {
@@ -72,6 +71,17 @@ struct client {
         struct wait waits[MAX_WAITS];
         unsigned n_waits;
         uint64_t last_token[N_NAMES]; /* for stale releases */
+        /* Its session's lease, kept at the serving core (leases.h). */
+        uint32_t ttl_ms;
+        uint8_t secret[16]; /* ATTACH_SECRET_SIZE */
+        uint8_t hash[32];   /* its SHA-256, in the OPEN */
+        bool keyed;         /* secret and hash drawn */
+        struct simconn *ka_conn;
+        unsigned ka_node;
+        uint64_t ka_session; /* the session ka_conn is attached to */
+        uint64_t ka_id;
+        raft_time ka_next;
+        raft_time quiet_until;
 };
 
 struct fault {
@@ -93,6 +103,15 @@ struct report {
 
 struct sim {
         struct simcluster c;
+        /* batond's request cores (test_sim), or NULL; the operator's
+         * connection to the serving one, and what it sent and heard. */
+        struct simhost *h;
+        struct simconn *admin;
+        unsigned admin_node;
+        uint64_t admin_id;
+        unsigned revokes_sent;
+        unsigned revokes_answered;
+        unsigned keepalives; /* the clients sent (leases.h) */
         struct rng rng;
         unsigned n;
         bool verbose;
@@ -107,14 +126,6 @@ struct sim {
         size_t n_reports;
         size_t cap_reports;
         bool oom;
-        /* Locks in their lock-delay, as the leader's events said: the
-         * "server" proposes their UNBLOCK once `at` (0: not timed yet). */
-        struct {
-                uint64_t created;
-                unsigned name;
-                raft_time at;
-        } blocked[MAX_BLOCKED];
-        unsigned n_blocked;
         uint64_t final_index;
         uint64_t fail_index; /* the log index a failed check is about, or 0 */
         /* MULTIs in the final log (counted by the checker): granted by

@@ -10,17 +10,25 @@
 #include <time.h>
 
 #include "../../include/baton.h"
+#include "../../src/fsm/entry.h"
+#include "batchcase.h"
 #include "checker.h"
 #include "digest.h"
 #include "faults.h"
+#include "leases.h"
 #include "replay.h"
 #include "sim.h"
+#include "simhost.h"
 #include "workload.h"
 
 /*
  * One seed = one run: a 3- or 5-node cluster, a few client sessions issuing
  * lock commands through the "server" side of simcluster (the current
- * leader), leader-proposed EXPIRE, TIMEOUT and REVOKE, and random faults, for
+ * leader), batond's request core on every node (simhost.h), whose serving
+ * leader proposes EXPIRE (of sessions whose clients fell silent: they
+ * send KEEPALIVEs to it, leases.h), TIMEOUT, UNBLOCK and CLOCK from its
+ * deadlines, and an operator's REVOKE and REVOKE_LOCK sent to it, and
+ * random faults, for
  * RUN_MS of virtual time. The clients' commands include MULTIs (one
  * acquire in ten: 2 or 3 names, now and then a refused one), tries and
  * waits, released name by name and cancelled or timed out by any one of
@@ -93,6 +101,10 @@
  * waiting, and that left their queues; each TAP line has them as
  * multi=<at once>+<after waiting>/<left>.
  *
+ * Two more TAP lines check the checker on a log of batches written by
+ * hand (batchcase.h), in which an entry's start hands on a lock: as
+ * written it passes, and with that grant moved it must be reported.
+ *
  * A seed names its run and nothing else: each TAP line ends with the
  * digest of the run's whole history (digest.h), and the replay check
  * runs the first REPLAY_SEEDS seeds of each node count again, each alone
@@ -105,7 +117,7 @@
  * the process did before it: the replay must differ.
  *
  * This file runs the seeds, the negative controls and the replay check.
- * The clients and the leader's own proposals are in workload.c, the
+ * The clients and the stand-in's proposals are in workload.c, the
  * faults in faults.c, checks (a) to (g) in checker.c, and what they share
  * in sim.h.
  */
@@ -335,9 +347,15 @@ struct outcome {
         uint64_t last_index;
         uint64_t snapshot_index;
         uint64_t steps;
-        uint64_t digest;  /* of the whole run (digest.h) */
-        unsigned hints;   /* messages simwire patched: 1. of simwire.h */
-        unsigned lowered; /* and 2. */
+        uint64_t digest;   /* of the whole run (digest.h) */
+        unsigned hints;    /* messages simwire patched: 1. of simwire.h */
+        unsigned lowered;  /* and 2. */
+        unsigned batches;  /* entries the request cores proposed */
+        unsigned timeouts; /* waits they timed out */
+        unsigned unblocks; /* lock-delays they ended */
+        unsigned expiries; /* sessions they expired */
+        unsigned revokes;  /* the operator's, sent to a core */
+        unsigned answered; /* of which the core answered */
 };
 
 static void configure(struct sim *s, struct simcluster_config *cfg)
@@ -371,11 +389,22 @@ static void summarize(struct sim *s, struct outcome *out)
                 out->leaderships += e->type == LOCKFSM_EV_GRANT &&
                                     e->mode == COMMAND_MODE_ELECTION;
                 out->proclaims += e->type == LOCKFSM_EV_PROCLAIM;
+                out->timeouts += e->type == LOCKFSM_EV_UNQUEUE &&
+                                 e->cause == COMMAND_TIMEOUT;
+                out->unblocks += e->type == LOCKFSM_EV_UNBLOCK;
+                out->expiries +=
+                    e->type == LOCKFSM_EV_END && e->cause == COMMAND_EXPIRE;
+        }
+        for (k = 0; k < s->c.nodes[0].n_entries; k++) {
+                const struct simentry *e = &s->c.nodes[0].entries[k];
+                out->batches += entry_is_batch(e->bytes, e->len);
         }
         out->multi_now = s->multi_now;
         out->multi_waited = s->multi_waited;
         out->multi_left = s->multi_left;
         out->faults = s->faults_total;
+        out->revokes = s->revokes_sent;
+        out->answered = s->revokes_answered;
         out->steps = s->c.n_steps;
         out->digest = digest_run(s);
         out->last_index = raft_last_applied(simcluster_raft(&s->c, 0));
@@ -395,6 +424,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         struct simcluster_config cfg;
         struct command final;
         struct simprop *last = NULL;
+        struct simhost *h;
         struct sim *s;
         raft_time end;
         unsigned i;
@@ -417,6 +447,17 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         }
         s->c.verbose = verbose;
         simcluster_set_listener(&s->c, on_leader_event, s);
+        /* batond's request core on every node: the serving leader's
+         * deadlines propose the TIMEOUTs, UNBLOCKs and CLOCKs. */
+        h = calloc(1, sizeof *h);
+        s->h = h;
+        if (h == NULL || simhost_init(h, &s->c, verbose) != 0) {
+                fail(reason, cap, "simhost_init: out of memory");
+                simcluster_close(&s->c);
+                free(h);
+                free(s);
+                return -1;
+        }
         for (i = 1; i < nodes && brk == BREAK_BLIND; i++) {
                 s->c.nodes[i].store.blind = true;
         }
@@ -448,14 +489,18 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
 
                 for (i = 0; i < s->n_clients; i++) {
                         drive_client(s, &s->clients[i], now);
+                        leases_drive(s, &s->clients[i], now);
                 }
-                drive_server(s, now);
+                drive_operator(s, now);
                 drive_faults(s, now);
+                simhost_sync(h);
                 simcluster_step(&s->c);
+                simhost_step(h);
         }
         while (s->n_faults > 0) {
                 fault_undo(s, &s->faults[--s->n_faults]);
         }
+        simhost_sync(h);
         memset(&final, 0, sizeof final);
         final.type = COMMAND_QUERY;
         final.name = lock_names[0];
@@ -475,7 +520,15 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 rv = check_run(s, reason, cap);
         }
         summarize(s, out);
+        operator_close(s);
+        leases_close(s);
+        simhost_shutdown(h);
         simcluster_close(&s->c);
+        simhost_free(h);
+        if (rv == 0 && h->errmsg[0] != '\0') {
+                rv = fail(reason, cap, "host: %s", h->errmsg);
+        }
+        free(h);
         free(s->reports);
         free(s);
         return rv;
@@ -492,11 +545,14 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
         if (rv == 0) {
                 printf("ok %u - nodes=%u seed=%" PRIu64 " ops=%u acked=%u "
                        "unknown=%u faults=%u grants=%u multi=%u+%u/%u "
+                       "core=%u/%u/%u/%u revokes=%u/%u "
                        "last_index=%" PRIu64 " snapshot_index=%" PRIu64
                        " steps=%" PRIu64 " digest=%016" PRIx64 "\n",
                        k, nodes, seed, out->props, out->acked, out->unknown,
                        out->faults, out->grants, out->multi_now,
-                       out->multi_waited, out->multi_left, out->last_index,
+                       out->multi_waited, out->multi_left, out->batches,
+                       out->timeouts, out->unblocks, out->expiries,
+                       out->answered, out->revokes, out->last_index,
                        out->snapshot_index, out->steps, out->digest);
                 return;
         }
@@ -643,6 +699,37 @@ static unsigned leak_control(unsigned *k)
         return 0;
 }
 
+/* The checker on a log of batches in which an entry's start hands on a
+ * lock (batchcase.h): it passes as written, and the grant moved to the
+ * session that released the lock must be reported. Two TAP lines from
+ * *k + 1; the failures. */
+static unsigned batch_controls(unsigned *k)
+{
+        char reason[1024];
+        unsigned failed = 0;
+        int rv = batchcase_run(false, reason, sizeof reason);
+
+        ++*k;
+        failed += rv != 0;
+        printf("%sok %u - a grant deferred to the next entry's start "
+               "checks%s%s\n",
+               rv != 0 ? "not " : "", *k, rv != 0 ? ": " : "",
+               rv != 0 ? reason : "");
+        rv = batchcase_run(true, reason, sizeof reason);
+        ++*k;
+        if (rv != 0 && strstr(reason, "batchcase:") == NULL) {
+                printf("ok %u - negative control deferred grant moved "
+                       "caught: %s\n",
+                       *k, reason);
+        } else {
+                failed++;
+                printf("not ok %u - negative control deferred grant moved: "
+                       "%s\n",
+                       *k, rv != 0 ? reason : "the checker missed it");
+        }
+        return failed;
+}
+
 /* What to run, from the command line. */
 struct plan {
         unsigned node_counts[2];
@@ -745,7 +832,7 @@ int main(int argc, char **argv)
                       ? (p.n_seeds < REPLAY_SEEDS ? p.n_seeds : REPLAY_SEEDS)
                       : 0;
         planned = p.n_counts * (p.n_seeds + replays) +
-                  (controls ? N_CONTROLS + 1 : 0);
+                  (controls ? N_CONTROLS + 3 : 0);
         digests = calloc((size_t)p.n_counts * p.n_seeds + 1, sizeof *digests);
         if (digests == NULL) {
                 return 1;
@@ -785,6 +872,7 @@ int main(int argc, char **argv)
         }
         if (controls) {
                 failed += leak_control(&k);
+                failed += batch_controls(&k);
         }
         free(digests);
         clock_gettime(CLOCK_MONOTONIC, &t1);

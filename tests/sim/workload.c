@@ -1,4 +1,4 @@
-/* The simulated workload: clients and the leader's own proposals. */
+/* The simulated workload: clients, and what an operator proposes. */
 #include "workload.h"
 
 #include <inttypes.h>
@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/proto/reply.h"
 #include "../lib/simformat.h"
+#include "leases.h"
+#include "simhost.h"
 
 #define CLIENT_TIMEOUT_MS 1500 /* a pending attempt is retried after this */
 
@@ -111,8 +114,6 @@ static void drop_wait(struct client *cl, struct wait *w)
 
         if (w != last) {
                 copy_command(&w->cmd, w->list, &last->cmd);
-                w->since = last->since;
-                w->timeout_sent = last->timeout_sent;
         }
 }
 
@@ -126,8 +127,6 @@ static void add_wait(struct client *cl, const struct command *cmd)
         }
         w = &cl->waits[cl->n_waits++];
         copy_command(&w->cmd, w->list, cmd);
-        w->since = 0;
-        w->timeout_sent = false;
 }
 
 /* Name `cmd`, a CANCEL or TIMEOUT of wait `w`, after the wait's lock, or
@@ -221,40 +220,12 @@ static struct client *client_of_session(struct sim *s, uint64_t session)
 
 /* The events a leader applies are what batond uses to answer clients that
  * wait: a GRANT to a queued ACQUIRE, a waiter leaving, a session ending. */
-/* A lock's lock-delay began or ended, as the leader applied it. */
-static void on_delay_event(struct sim *s, const struct simevent *ev)
-{
-        int name = name_index(ev->name, ev->name_len);
-        unsigned i;
-
-        for (i = 0; i < s->n_blocked; i++) {
-                if (s->blocked[i].created == ev->seq) {
-                        break;
-                }
-        }
-        say(s, "lock-delay %s: '%.*s' (stamp %" PRIu64 ")",
-            ev->type == LOCKFSM_EV_BLOCK ? "began" : "ended",
-            ev->name_len > 24 ? 24 : (int)ev->name_len, ev->name, ev->seq);
-        if (ev->type == LOCKFSM_EV_UNBLOCK && i < s->n_blocked) {
-                s->blocked[i] = s->blocked[--s->n_blocked];
-        } else if (ev->type == LOCKFSM_EV_BLOCK && i == s->n_blocked &&
-                   name >= 0 && s->n_blocked < MAX_BLOCKED) {
-                s->blocked[s->n_blocked].created = ev->seq;
-                s->blocked[s->n_blocked].name = (unsigned)name;
-                s->blocked[s->n_blocked++].at = 0;
-        }
-}
-
 void on_leader_event(void *data, unsigned node, const struct simevent *ev)
 {
         struct sim *s = data;
         struct client *cl = client_of_session(s, ev->session);
 
         (void)node;
-        if (ev->type == LOCKFSM_EV_BLOCK || ev->type == LOCKFSM_EV_UNBLOCK) {
-                on_delay_event(s, ev);
-                return;
-        }
         if (cl == NULL) {
                 return;
         }
@@ -574,7 +545,7 @@ static void client_open(struct sim *s, struct client *cl)
         cmd.type = COMMAND_OPEN;
         cl->nonce = rng_next(&s->rng) | 1;
         cmd.nonce = cl->nonce;
-        cmd.ttl_ms = 60000;
+        leases_open(s, cl, &cmd);
         cmd.name = cn;
         cmd.name_len = (uint8_t)strlen(cn);
         client_start(s, cl, &cmd);
@@ -689,92 +660,82 @@ void drive_client(struct sim *s, struct client *cl, raft_time now)
 }
 
 /* ------------------------------------------------------------------------
- * The leader's own proposals: EXPIRE and TIMEOUT (and an operator's
- * REVOKE, which reaches the log the same way)
+ * The operator: REVOKE and REVOKE_LOCK, sent as COMMAND frames to the
+ * serving leader's request core (tests/sim/simhost.h), which writes who
+ * asked and its own lock-delay into them. The cores propose the EXPIREs
+ * of sessions (kept alive by leases.h), the TIMEOUTs of waits, the
+ * UNBLOCKs that end lock-delays and the CLOCK from their own deadlines.
  */
 
-static void server_propose(struct sim *s, const struct command *cmd)
+/* Read the answers the operator's connection got. */
+static void operator_read(struct sim *s)
 {
-        char text[200];
-        int rv;
+        struct proto_header hdr;
+        struct proto_result res;
+        const uint8_t *body;
 
-        rv = simcluster_propose(&s->c, cmd, NULL, NULL, NULL);
-        if (s->verbose) {
-                simformat_command(text, sizeof text, cmd);
-                say(s, "server: %s%s%s", text, rv != 0 ? ": refused, " : "",
-                    rv != 0 ? raft_strerror(rv) : "");
+        while (s->admin != NULL && simhost_next(s->admin, &hdr, &body)) {
+                if (hdr.type == PROTO_RESULT &&
+                    proto_read_result(body, hdr.length, hdr.flags, &res) == 0) {
+                        s->revokes_answered++;
+                        say(s, "operator: #%" PRIu64 " answered %d", hdr.id,
+                            res.status);
+                }
         }
 }
 
-void drive_server(struct sim *s, raft_time now)
+/* Send `cmd` to the serving core, on a new connection when the one it
+ * has is closed or to another node; nothing when no core serves. */
+static void operator_send(struct sim *s, const struct command *cmd)
+{
+        uint8_t buf[COMMAND_ANY_MAX_SIZE];
+        uint8_t frame[PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE];
+        unsigned l = simhost_serving(s->h);
+        size_t n;
+
+        if (s->admin != NULL &&
+            (simhost_closed(s->admin) || s->admin_node != l)) {
+                simhost_disconnect(s->admin);
+                s->admin = NULL;
+        }
+        if (l == s->n) {
+                say(s, "operator: no serving leader");
+                return;
+        }
+        if (s->admin == NULL) {
+                s->admin = simhost_connect(s->h, l);
+                s->admin_node = l;
+        }
+        n = command_encode(cmd, buf, sizeof buf);
+        n = proto_write_command(frame, sizeof frame, ++s->admin_id, buf, n);
+        if (s->admin == NULL || n == 0) {
+                return;
+        }
+        s->revokes_sent++;
+        if (s->verbose) {
+                char text[200];
+
+                simformat_command(text, sizeof text, cmd);
+                say(s, "operator: #%" PRIu64 " to n%u: %s", s->admin_id, l,
+                    text);
+        }
+        simhost_send(s->admin, frame, n);
+}
+
+void drive_operator(struct sim *s, raft_time now)
 {
         struct rng *r = &s->rng;
         struct command cmd;
         unsigned i;
-        unsigned k;
 
-        /* Lock-delays: UNBLOCK once they have passed, again a while later
-         * if that proposal was lost, as the leader's timers would. */
-        for (i = 0; i < s->n_blocked; i++) {
-                if (s->blocked[i].at == 0) {
-                        s->blocked[i].at = now + SIM_LOCK_DELAY_MS;
-                } else if (now >= s->blocked[i].at) {
-                        memset(&cmd, 0, sizeof cmd);
-                        cmd.type = COMMAND_UNBLOCK;
-                        cmd.target = s->blocked[i].created;
-                        cmd.name = lock_names[s->blocked[i].name];
-                        cmd.name_len =
-                            (uint8_t)strlen(lock_names[s->blocked[i].name]);
-                        s->blocked[i].at = now + 4 * SIM_LOCK_DELAY_MS;
-                        server_propose(s, &cmd);
-                }
-        }
-
-        /* Waits whose time ran out get a TIMEOUT, as the leader's timers
-         * would propose it. */
-        for (i = 0; i < s->n_clients; i++) {
-                struct client *cl = &s->clients[i];
-
-                for (k = 0; k < cl->n_waits; k++) {
-                        struct wait *w = &cl->waits[k];
-
-                        if (w->since == 0) {
-                                w->since = now;
-                        }
-                        if (w->timeout_sent ||
-                            w->cmd.wait_ms == COMMAND_WAIT_FOREVER ||
-                            now - w->since < w->cmd.wait_ms) {
-                                continue;
-                        }
-                        memset(&cmd, 0, sizeof cmd);
-                        cmd.type = COMMAND_TIMEOUT;
-                        cmd.session = w->cmd.session;
-                        cmd.target = w->cmd.seq;
-                        name_wait(r, w, &cmd);
-                        w->timeout_sent = true;
-                        server_propose(s, &cmd);
-                }
-        }
+        operator_read(s);
         if (now < s->next_server_at) {
                 return;
         }
         s->next_server_at = now + rng_range(r, 500, 4000);
         i = rng_below(r, s->n_clients);
         memset(&cmd, 0, sizeof cmd);
-        if (rng_chance(r, 15)) {
-                /* The leader's wall clock, as batond writes it: the
-                 * grants after it record it. */
-                cmd.type = COMMAND_CLOCK;
-                cmd.time_ms = 1795651200000ULL + now;
-        } else if (rng_chance(r, 60) && s->clients[i].n_waits > 0) {
-                /* An early TIMEOUT, racing with a grant. */
-                struct wait *w = &s->clients[i].waits[0];
-
-                cmd.type = COMMAND_TIMEOUT;
-                cmd.session = w->cmd.session;
-                cmd.target = w->cmd.seq;
-                name_wait(r, w, &cmd);
-        } else if (rng_chance(r, 40) && s->clients[i].n_held > 0) {
+        if (rng_chance(r, 40) && s->clients[i].n_held > 0) {
                 /* An operator takes one grant away, its session living
                  * on; the client finds out when its RELEASE is refused. */
                 const struct held *h =
@@ -785,22 +746,21 @@ void drive_server(struct sim *s, raft_time now)
                 cmd.token = h->token;
                 cmd.name = lock_names[h->name];
                 cmd.name_len = (uint8_t)strlen(lock_names[h->name]);
-                cmd.delay_ms = rng_chance(r, 50) ? SIM_LOCK_DELAY_MS : 0;
-                cmd.address = "sim-operator";
-                cmd.address_len = 12;
-        } else {
-                /* A session's expiry, or now and then an operator's REVOKE
-                 * of it, which ends it alike and says who asked. */
-                cmd.type = rng_chance(r, 30) ? COMMAND_REVOKE : COMMAND_EXPIRE;
+                operator_send(s, &cmd);
+                return;
+        }
+        /* Now and then an operator's REVOKE of a session, which ends it
+         * as an expiry does and says who asked. */
+        if (rng_chance(r, 30)) {
+                cmd.type = COMMAND_REVOKE;
                 cmd.session = s->clients[i].session != 0 ? s->clients[i].session
                                                          : rng_range(r, 1, 50);
-                /* Half of them with a lock-delay, which the leader writes
-                 * in the entry. */
-                cmd.delay_ms = rng_chance(r, 50) ? SIM_LOCK_DELAY_MS : 0;
-                if (cmd.type == COMMAND_REVOKE) {
-                        cmd.name = "sim-operator";
-                        cmd.name_len = 12;
-                }
+                operator_send(s, &cmd);
         }
-        server_propose(s, &cmd);
+}
+
+void operator_close(struct sim *s)
+{
+        simhost_disconnect(s->admin);
+        s->admin = NULL;
 }

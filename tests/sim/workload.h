@@ -1,6 +1,5 @@
 /* The simulated workload: client sessions issuing lock commands through
- * the current leader and retrying them, and the EXPIRE and TIMEOUT
- * commands the leader proposes itself. */
+ * the current leader and retrying them, and an operator's REVOKEs. */
 #ifndef TESTS_SIM_WORKLOAD_H
 #define TESTS_SIM_WORKLOAD_H
 
@@ -19,8 +18,11 @@ void on_leader_event(void *data, unsigned node, const struct simevent *ev);
  * when its time has come. */
 void drive_client(struct sim *s, struct client *cl, raft_time now);
 
-/* Proposes the leader's own commands that are due: TIMEOUTs of waits
- * whose time ran out, and now and then an early TIMEOUT or an EXPIRE. */
-void drive_server(struct sim *s, raft_time now);
+/* When due, an operator's REVOKE or REVOKE_LOCK, sent to the serving core
+ * s->h; and reads the core's answers to the operator. */
+void drive_operator(struct sim *s, raft_time now);
+
+/* Hang up the operator's connection, before the cores shut down. */
+void operator_close(struct sim *s);
 
 #endif /* TESTS_SIM_WORKLOAD_H */

@@ -67,13 +67,17 @@ echo '#include "../fsm/lockfsm.h"' >"$tree/src/server/raft/node.c"
 echo '#include "../../src/fsm/lockfsm.h"' >"$tree/tests/unit/test_x.c"
 echo '#include "../proto/proto.h"' >"$tree/src/proto/ok.c"
 
-# d. batond's rooms: a lower room including a higher one, a file outside
-# any room and a room missing from the allow-table (violations); a room
-# including its own header, a lower room and another layer, and main.c
-# including any room (allowed).
+# d. batond's rooms: a lower room including a higher one (snap the
+# gateway's, the gateway net's), a file outside any room and a room
+# missing from the allow-table (violations); a room including its own
+# header, a lower room and another layer, and main.c including any room
+# (allowed).
 printf '/* Snapshots. */\n#include "../gateway/pending.h"\n' >"$tree/src/server/snap/bad.c"
-printf '#include "pending.h"\n#include "../net/conn.h"\n#include "../../proto/proto.h"\n' \
+printf '/* The core. */\n#include "../net/conn.h"\n' >"$tree/src/server/gateway/bad.c"
+printf '#include "pending.h"\n#include "../config/config.h"\n#include "../../proto/proto.h"\n' \
         >"$tree/src/server/gateway/ok.c"
+printf '#include "conn.h"\n#include "../gateway/gwconn.h"\n' \
+        >"$tree/src/server/net/ok.c"
 echo '#include "gateway/gateway.h"' >"$tree/src/server/main.c"
 echo '/* Nowhere. */' >"$tree/src/server/stray.c"
 echo '/* A room nobody named. */' >"$tree/src/server/attic/old.c"
@@ -299,6 +303,7 @@ src/client/request.c:4:
 src/fsm/codes.c:4:
 src/lib/big.c:1:
 src/server/attic/old.c:1:
+src/server/gateway/bad.c:2:
 src/server/net/conn.c:1:
 src/server/snap/bad.c:2:
 src/server/stray.c:1:
@@ -337,6 +342,8 @@ check "a C function in bindings/ is held to 80 lines" \
 
 check "the wrong include names both rooms" \
         grep -q "^src/server/snap/bad.c:2: room snap includes a header of room gateway" <<<"$out"
+check "the request core may not include the network's headers" \
+        grep -q "^src/server/gateway/bad.c:2: room gateway includes a header of room net (#include \"../net/conn.h\"): gateway may include only base config$" <<<"$out"
 check "the long public header says its length" \
         grep -q "^include/baton/huge.h:1: 901 lines" <<<"$out"
 check "the include of baton.h is named, with where the codes are" \
@@ -355,6 +362,7 @@ check "the unfenced client file may do it all" \
 # The same tree with the violations taken out passes.
 rm "$tree/src/client/bad.c" "$tree/include/pub.h" "$tree/src/lib/big.c" \
         "$tree/src/client/funcs.c" "$tree/src/server/snap/bad.c" \
+        "$tree/src/server/gateway/bad.c" \
         "$tree/src/server/stray.c" "$tree/src/server/attic/old.c" \
         "$tree/include/baton/huge.h" "$tree/src/fsm/codes.c" \
         "$tree/src/server/net/conn.c" \

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -20,29 +21,18 @@ static void no_watch(void *data, struct request *r,
         (void)shared;
 }
 
+/* The environment draws from the fixture's seed, and counts them. */
 static uint64_t seeded_random(void *data)
 {
         struct clientfix *f = data;
-        uint64_t v;
 
-        do {
-                v = rng_next(&f->rng);
-        } while (v == 0);
         f->draws++;
-        return v;
+        return rng_nonzero(&f->rng);
 }
 
 static int seeded_secret(void *data, uint8_t *buf, size_t n)
 {
-        struct clientfix *f = data;
-        uint64_t v = 0;
-
-        for (size_t i = 0; i < n; i++) {
-                if (i % 8 == 0) {
-                        v = rng_next(&f->rng);
-                }
-                buf[i] = (uint8_t)(v >> (8 * (i % 8)));
-        }
+        rng_fill(&((struct clientfix *)data)->rng, buf, n);
         return 0;
 }
 
@@ -85,4 +75,30 @@ void clientfix_answer(struct clientfix *f, struct request *r, int status,
         r->state = REQUEST_ENDED;
         session_answered(&f->core.session, r, REGISTRY_ANSWERED, now);
         registry_drop(&f->core.registry, r);
+}
+
+size_t clientfix_take(struct clientfix *f, struct clientfix_frame *out,
+                      size_t max, bool decode)
+{
+        const uint8_t *p;
+        size_t n = link_output(&f->core.link, &p), off = 0, k = 0;
+
+        while (off < n) {
+                assert_true(k < max);
+                assert_int_equal(
+                    proto_header_decode(&out[k].h, p + off, PROTO_MAX_BODY), 0);
+                assert_true(out[k].h.length <= sizeof out[k].body);
+                memcpy(out[k].body, p + off + PROTO_HEADER_SIZE,
+                       out[k].h.length);
+                memset(&out[k].k, 0, sizeof out[k].k);
+                if (decode && out[k].h.type == PROTO_COMMAND) {
+                        assert_int_equal(command_decode(&out[k].k, out[k].body,
+                                                        out[k].h.length),
+                                         0);
+                }
+                off += PROTO_HEADER_SIZE + out[k].h.length;
+                k++;
+        }
+        link_output_taken(&f->core.link, n);
+        return k;
 }

@@ -6,10 +6,14 @@
 #ifndef TESTS_UNIT_CLIENTFIX_H
 #define TESTS_UNIT_CLIENTFIX_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../lib/rng.h"
 #include "../../src/client/core.h"
+#include "../../src/proto/command.h"
+#include "../../src/proto/proto.h"
 
 struct clientfix {
         struct rng rng;      /* every draw of `env`: a seed names them all */
@@ -32,5 +36,19 @@ void clientfix_sent(struct clientfix *f, struct request *r, int64_t t);
  * library's own requests). */
 void clientfix_answer(struct clientfix *f, struct request *r, int status,
                       int64_t now);
+
+/* A frame the core put in the link's outbox, and its command when it is a
+ * COMMAND taken with `decode`. */
+struct clientfix_frame {
+        struct proto_header h;
+        uint8_t body[1024];
+        struct command k; /* zeroed unless decoded */
+};
+
+/* The frames in the link's outbox, taken as a host writes them: at most
+ * `max` into `out`, with `decode` each COMMAND's command decoded; their
+ * count. Fails the test on a frame that does not fit or decode. */
+size_t clientfix_take(struct clientfix *f, struct clientfix_frame *out,
+                      size_t max, bool decode);
 
 #endif /* TESTS_UNIT_CLIENTFIX_H */

@@ -25,31 +25,11 @@
 #define T0  100000 /* an arbitrary start: nothing reads the clock */
 #define TTL 10000
 
-/* A frame the core put in the outbox. */
-struct frame {
-        struct proto_header h;
-        uint8_t body[1024];
-};
-
-/* The frames in the link's outbox, taken as a host writes them: at most
- * `max` into `out`; their count. */
-static size_t take(struct clientfix *f, struct frame *out, size_t max)
+/* The frames in the link's outbox (clientfix_take()), not decoded: at
+ * most `max` into `out`; their count. */
+static size_t take(struct clientfix *f, struct clientfix_frame *out, size_t max)
 {
-        const uint8_t *p;
-        size_t n = link_output(&f->core.link, &p), off = 0, k = 0;
-
-        while (off < n) {
-                assert_true(k < max);
-                assert_int_equal(
-                    proto_header_decode(&out[k].h, p + off, PROTO_MAX_BODY), 0);
-                assert_true(out[k].h.length <= sizeof out[k].body);
-                memcpy(out[k].body, p + off + PROTO_HEADER_SIZE,
-                       out[k].h.length);
-                off += PROTO_HEADER_SIZE + out[k].h.length;
-                k++;
-        }
-        link_output_taken(&f->core.link, n);
-        return k;
+        return clientfix_take(f, out, max, false);
 }
 
 /* The server's frame `buf` (`n` bytes, whole) arrives on `conn` at `now`. */
@@ -80,7 +60,7 @@ static void feed_result(struct clientfix *f, uint64_t conn, uint64_t id,
 static void greet(struct clientfix *f, uint64_t conn, int64_t now)
 {
         uint8_t pong[PROTO_HEADER_SIZE];
-        struct frame out[4];
+        struct clientfix_frame out[4];
 
         link_conn_up(&f->core.link, conn, now);
         assert_int_equal(take(f, out, 4), 1);
@@ -106,7 +86,7 @@ static uint64_t connect_up(struct clientfix *f, int64_t now, const char *peer)
 static void open_session(struct clientfix *f, uint64_t conn, int64_t now)
 {
         uint64_t seen = f->core.session.epoch;
-        struct frame out[4];
+        struct clientfix_frame out[4];
         char why[256];
 
         assert_int_equal(
@@ -133,7 +113,7 @@ static void open_keepalive_lease(void **state)
         struct clientfix *f = clientfix_new(TTL, 1);
         uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
         int64_t acked, margin = f->core.session.margin_ms;
-        struct frame out[4];
+        struct clientfix_frame out[4];
         uint8_t buf[64];
         size_t n;
 
@@ -173,7 +153,7 @@ static void resend_and_retry(void **state)
         struct clientfix *f = clientfix_new(TTL, 2);
         uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
         struct request *r = request_read(PROTO_QUERY, "L", 1, 0);
-        struct frame first[2], out[2];
+        struct clientfix_frame first[2], out[2];
         struct rng before, after;
         int64_t t, want;
 
@@ -220,7 +200,7 @@ static void not_leader_followed(void **state)
         struct clientfix *f = clientfix_new(TTL, 3);
         uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
         struct request *r = request_read(PROTO_QUERY, "L", 1, 0);
-        struct frame first[2], out[2];
+        struct clientfix_frame first[2], out[2];
         uint8_t buf[128];
         size_t n;
         int64_t t;
@@ -267,7 +247,7 @@ static void withdrawn_wait_released(void **state)
         struct clientfix *f = clientfix_new(TTL, 4);
         uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
         struct request *w = NULL, *cancel, *release;
-        struct frame out[4];
+        struct clientfix_frame out[4];
         struct command k;
 
         (void)state;
@@ -316,7 +296,7 @@ static void facade_round(void **state)
         struct core *k = &f->core;
         uint64_t seen = k->session.epoch, mark = registry_mark(&k->registry);
         struct notify_event *e;
-        struct frame out[4];
+        struct clientfix_frame out[4];
         uint64_t conn;
         char why[256];
         int64_t t;
@@ -368,7 +348,7 @@ static void background_eseq_queried(void **state)
         struct clientfix *f = clientfix_new(TTL, 6);
         uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
         struct request *a = NULL, *query, *release;
-        struct frame out[4];
+        struct clientfix_frame out[4];
         struct command k;
         struct queue *q;
 
@@ -441,7 +421,7 @@ static void heard_hold(void *data, const struct locks_hold *h, int change,
 static void keepalive_revoked(struct clientfix *f, uint64_t conn, int64_t t,
                               uint32_t revoked)
 {
-        struct frame out[4];
+        struct clientfix_frame out[4];
         uint8_t buf[64];
         size_t n;
 
@@ -461,7 +441,7 @@ static void verify_answered(struct clientfix *f, uint64_t conn,
                             const struct proto_lock_entry *e, uint32_t n,
                             int64_t now)
 {
-        struct frame out[4];
+        struct clientfix_frame out[4];
         struct proto_string name;
         uint8_t buf[512];
         size_t len;
@@ -497,7 +477,7 @@ static void revoke_verified_lost(void **state)
         struct heard w = {0};
         struct request *a = NULL;
         struct notify_event *ev;
-        struct frame out[4];
+        struct clientfix_frame out[4];
         struct command k;
         int64_t t1 = T0 + TTL / 3, t2 = t1 + TTL / 3;
 
@@ -576,7 +556,7 @@ static void watch_resumes(void **state)
         uint64_t conn = connect_up(f, T0, "127.0.0.1:1");
         struct request *r = request_watch("L", 1, 0, 0, 0);
         struct proto_watch_event e;
-        struct frame out[2];
+        struct clientfix_frame out[2];
         uint8_t buf[PROTO_HEADER_SIZE + PROTO_WATCH_EVENT_MAX];
         uint64_t index;
         uint32_t ord;

@@ -31,9 +31,9 @@ static uint64_t rnd(uint64_t *s)
         return *s;
 }
 
-/* The table holds exactly the model's leases: the heap is ordered, every
- * entry's slot leads back to it, every used slot leads to an entry, and
- * the first is a smallest deadline. */
+/* The table holds exactly the model's leases: lookups find them, the heap is
+ * ordered, every entry's slot leads back to it, every used slot leads to an
+ * entry, and the first is a smallest deadline. */
 static void check(const struct leases *l, const struct model *m)
 {
         uint32_t i, j, used = 0;
@@ -41,6 +41,17 @@ static void check(const struct leases *l, const struct model *m)
         uint64_t min = UINT64_MAX;
 
         assert_int_equal(l->n, m->n);
+        /* A lookup finds exactly the model's leases. */
+        for (i = 1; i <= MAX_SESSION; i += 7) {
+                const struct lease *e = leases_find(l, i);
+                if (m->at[i] == 0) {
+                        assert_null(e);
+                } else {
+                        assert_non_null(e);
+                        assert_int_equal(e->session, i);
+                        assert_int_equal(e->at, m->at[i]);
+                }
+        }
         for (i = 0; i < l->n; i++) {
                 const struct lease *e = &l->heap[i];
                 assert_true(e->session >= 1 && e->session <= MAX_SESSION);

@@ -198,40 +198,41 @@ static void authorize(void **state)
         set.cfg = &cfg;
         conn_authorize(&c, "ops");
         assert_string_equal(c.identity, "ops");
-        assert_int_equal(c.role, ROLES_ADMIN);
+        assert_int_equal(c.gw.role, ROLES_ADMIN);
         conn_authorize(&c, "dash");
-        assert_int_equal(c.role, ROLES_READ);
-        assert_false(roles_allows(c.role, PROTO_COMMAND));
+        assert_int_equal(c.gw.role, ROLES_READ);
+        assert_false(roles_allows(c.gw.role, PROTO_COMMAND));
         conn_authorize(&c, "stranger");
-        assert_int_equal(c.role, ROLES_NONE);
+        assert_int_equal(c.gw.role, ROLES_NONE);
         set.cfg = NULL;
         conn_authorize(&c, "ops");
-        assert_int_equal(c.role, ROLES_NONE);
+        assert_int_equal(c.gw.role, ROLES_NONE);
 }
 
 /* The sessions a connection proved it owns: bounded, the oldest goes. */
 static void attached(void **state)
 {
-        struct conn c;
+        struct gateway_conn c;
         uint64_t s;
 
         (void)state;
-        memset(&c, 0, sizeof c);
-        assert_false(conn_attached(&c, 0));
-        assert_false(conn_attached(&c, 5));
-        conn_attach(&c, 5);
-        conn_attach(&c, 5);
-        assert_true(conn_attached(&c, 5));
-        conn_attach(&c, 0);
-        assert_false(conn_attached(&c, 0));
-        for (s = 100; s < 100 + CONN_MAX_ATTACHED - 1; s++) {
-                conn_attach(&c, s);
+        gateway_conn_init(&c, 1, "", false);
+        assert_false(gateway_conn_attached(&c, 0));
+        assert_false(gateway_conn_attached(&c, 5));
+        gateway_conn_attach(&c, 5);
+        gateway_conn_attach(&c, 5);
+        assert_true(gateway_conn_attached(&c, 5));
+        gateway_conn_attach(&c, 0);
+        assert_false(gateway_conn_attached(&c, 0));
+        for (s = 100; s < 100 + GATEWAY_MAX_ATTACHED - 1; s++) {
+                gateway_conn_attach(&c, s);
         }
-        assert_true(conn_attached(&c, 5));
-        conn_attach(&c, 999); /* one more: 5, the oldest, is forgotten */
-        assert_false(conn_attached(&c, 5));
-        assert_true(conn_attached(&c, 999));
-        assert_true(conn_attached(&c, 100));
+        assert_true(gateway_conn_attached(&c, 5));
+        gateway_conn_attach(&c,
+                            999); /* one more: 5, the oldest, is forgotten */
+        assert_false(gateway_conn_attached(&c, 5));
+        assert_true(gateway_conn_attached(&c, 999));
+        assert_true(gateway_conn_attached(&c, 100));
 }
 
 int main(void)

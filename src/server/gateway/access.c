@@ -43,11 +43,11 @@ enum roles_role access_role(struct gateway *g, const char *identity)
                             identity);
 }
 
-void access_refresh(struct gateway *g, struct conn *c)
+void access_refresh(struct gateway *g, struct gateway_conn *c)
 {
         uint64_t epoch;
 
-        if (c->tls == NULL) {
+        if (c->plain) {
                 return; /* plain mode: every client is an administrator */
         }
         epoch = g->host->acl_epoch(g->host);
@@ -183,7 +183,7 @@ static void abandon(struct gateway_req *req, const struct gateway_now *now)
 
 /* Propose an ACL entry for a SET or REMOVE; the answer comes from
  * on_done(). */
-static void change(struct gateway *g, struct conn *c, uint64_t id,
+static void change(struct gateway *g, struct gateway_conn *c, uint64_t id,
                    const struct proto_acl_request *r)
 {
         uint8_t buf[COMMAND_MAX_SIZE];
@@ -229,7 +229,7 @@ static void change(struct gateway *g, struct conn *c, uint64_t id,
 
 /* Answer a LIST with this node's applied list, or while the cluster has
  * none, the config's that stands in for it (seeded 0). */
-static void list(struct gateway *g, struct conn *c, uint64_t id)
+static void list(struct gateway *g, struct gateway_conn *c, uint64_t id)
 {
         const struct acl *a = g->host->acl(g->host);
         struct proto_acl_reply *r = calloc(1, sizeof *r);
@@ -253,20 +253,21 @@ static void list(struct gateway *g, struct conn *c, uint64_t id)
                 r->rules[i].identity.p = a->rules[i].identity;
                 r->rules[i].identity.len = a->rules[i].len;
         }
-        out = conn_reserve(c, cap);
+        out = reply_reserve(g, c, cap);
         if (out != NULL) {
                 reply_frame(g, c, id, proto_write_acl_reply(out, cap, id, r));
         }
         free(r);
 }
 
-void access_on_frame(struct gateway *g, struct conn *c,
+void access_on_frame(struct gateway *g, struct gateway_conn *c,
                      const struct proto_header *h, const uint8_t *body)
 {
         struct proto_acl_request r;
 
         if (proto_read_acl(body, h->length, &r) != 0) {
-                conn_fail(c, h->id, BATON_EMALFORMED, "malformed ACL request");
+                reply_fail(g, c, h->id, BATON_EMALFORMED,
+                           "malformed ACL request");
                 return;
         }
         if (!g->serving) {

@@ -7,7 +7,7 @@
 
 #include "../../proto/proto.h"
 #include "../config/roles.h"
-#include "../net/conn.h"
+#include "gwconn.h"
 #include "core.h"
 
 /*
@@ -36,7 +36,7 @@ enum roles_role access_role(struct gateway *g, const char *identity);
 
 /* Give a TLS connection the role its identity has now: recomputed when
  * the applied list may have changed since it was last decided. */
-void access_refresh(struct gateway *g, struct conn *c);
+void access_refresh(struct gateway *g, struct gateway_conn *c);
 
 /* On becoming the serving leader at `now_ms`: the seed is due when the
  * applied state still has no list ACCESS_SEED_DELAY_MS(cfg) later
@@ -72,7 +72,7 @@ void access_compare(struct gateway *g);
  * identities, no list). A node that does not lead answers NOT_LEADER; a
  * malformed body fails the connection.
  */
-void access_on_frame(struct gateway *g, struct conn *c,
+void access_on_frame(struct gateway *g, struct gateway_conn *c,
                      const struct proto_header *h, const uint8_t *body);
 
 #endif /* SERVER_ACCESS_H */

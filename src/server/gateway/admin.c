@@ -45,11 +45,11 @@ static void abandon(struct gateway_req *req, const struct gateway_now *now);
 /* Whether an admin request may go on: its body parsed (`rv` 0; else the
  * connection fails with `malformed`) and this node serves (else it is
  * answered NOT_LEADER). */
-static bool admissible(struct gateway *g, struct conn *c, uint64_t id, int rv,
-                       const char *malformed)
+static bool admissible(struct gateway *g, struct gateway_conn *c, uint64_t id,
+                       int rv, const char *malformed)
 {
         if (rv != 0) {
-                conn_fail(c, id, BATON_EMALFORMED, malformed);
+                reply_fail(g, c, id, BATON_EMALFORMED, malformed);
                 return false;
         }
         if (!g->serving) {
@@ -61,8 +61,9 @@ static bool admissible(struct gateway *g, struct conn *c, uint64_t id, int rv,
 
 /* The record of an admissible() request `id` about `member`; NULL when
  * the request has been answered already. */
-static struct admin *admit(struct gateway *g, struct conn *c, uint64_t id,
-                           int rv, const char *malformed, uint64_t member)
+static struct admin *admit(struct gateway *g, struct gateway_conn *c,
+                           uint64_t id, int rv, const char *malformed,
+                           uint64_t member)
 {
         struct admin *a;
 
@@ -413,7 +414,7 @@ static int take_addresses(struct admin *a, const struct proto_string *raft,
         return 0;
 }
 
-void admin_member_add(struct gateway *g, struct conn *c,
+void admin_member_add(struct gateway *g, struct gateway_conn *c,
                       const struct proto_header *h, const uint8_t *body)
 {
         struct proto_string raft, client;
@@ -461,7 +462,7 @@ static void on_removed(struct admin *a, int status)
         done(a, status);
 }
 
-void admin_member_remove(struct gateway *g, struct conn *c,
+void admin_member_remove(struct gateway *g, struct gateway_conn *c,
                          const struct proto_header *h, const uint8_t *body)
 {
         struct admin *a;
@@ -537,7 +538,7 @@ static int judge_transfer(struct gateway *g, uint64_t target)
         return m->role == BATON_MEMBER_VOTER ? 0 : BATON_ENOTVOTER;
 }
 
-void admin_transfer(struct gateway *g, struct conn *c,
+void admin_transfer(struct gateway *g, struct gateway_conn *c,
                     const struct proto_header *h, const uint8_t *body)
 {
         uint64_t target = 0;

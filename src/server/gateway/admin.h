@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "../../proto/proto.h"
-#include "../net/conn.h"
+#include "gwconn.h"
 #include "core.h"
 
 /*
@@ -37,12 +37,12 @@
  * at once), and one that comes while the same add runs is answered with
  * it. The new node runs with join = true.
  */
-void admin_member_add(struct gateway *g, struct conn *c,
+void admin_member_add(struct gateway *g, struct gateway_conn *c,
                       const struct proto_header *h, const uint8_t *body);
 
 /* Take the member out of raft's configuration, then out of the directory
  * (best effort). BATON_ENOMEMBER when it is not in the configuration. */
-void admin_member_remove(struct gateway *g, struct conn *c,
+void admin_member_remove(struct gateway *g, struct gateway_conn *c,
                          const struct proto_header *h, const uint8_t *body);
 
 /*
@@ -54,7 +54,7 @@ void admin_member_remove(struct gateway *g, struct conn *c,
  * (BATON_ENOMEMBER), a spare or standby, or no other voter for 0
  * (BATON_ENOTVOTER).
  */
-void admin_transfer(struct gateway *g, struct conn *c,
+void admin_transfer(struct gateway *g, struct gateway_conn *c,
                     const struct proto_header *h, const uint8_t *body);
 
 #endif /* SERVER_ADMIN_H */

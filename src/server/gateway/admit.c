@@ -63,7 +63,7 @@ static void attach(struct gateway *g, const struct gateway_now *now,
                 return;
         }
         if (p->to.conn != NULL) {
-                conn_attach(p->to.conn, p->key_a);
+                gateway_conn_attach(p->to.conn, p->key_a);
         }
         memset(&res, 0, sizeof res);
         res.kind = PROTO_KIND_OPENED;
@@ -95,7 +95,7 @@ static uint64_t acts_in(const struct pending *p)
 static bool owns(struct gateway *g, const struct gateway_now *now,
                  struct pending *p)
 {
-        struct conn *c = p->to.conn;
+        struct gateway_conn *c = p->to.conn;
         uint64_t session;
         int st;
 
@@ -107,7 +107,7 @@ static bool owns(struct gateway *g, const struct gateway_now *now,
                 return false;
         }
         session = acts_in(p);
-        if (session == 0 || (c != NULL && conn_attached(c, session))) {
+        if (session == 0 || (c != NULL && gateway_conn_attached(c, session))) {
                 return true;
         }
         /* A session that is over: say so, as the state machine would. */
@@ -141,7 +141,7 @@ static bool leaders_only(uint8_t type)
                type != PROTO_BACKUP;
 }
 
-bool admit_frame(struct gateway *g, struct conn *c,
+bool admit_frame(struct gateway *g, struct gateway_conn *c,
                  const struct proto_header *h)
 {
         access_refresh(g, c);
@@ -162,7 +162,8 @@ bool admit_frame(struct gateway *g, struct conn *c,
         return false;
 }
 
-int admit_revoke(struct gateway *g, struct conn *c, const struct pending *p)
+int admit_revoke(struct gateway *g, struct gateway_conn *c,
+                 const struct pending *p)
 {
         if (c->role != ROLES_ADMIN) {
                 struct log_fields f = {.session = p->cmd.session,

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "../../proto/proto.h"
-#include "../net/conn.h"
+#include "gwconn.h"
 #include "core.h"
 #include "pending.h"
 
@@ -30,11 +30,12 @@
  * instead (NOT_LEADER), which decides from its own list: a follower that
  * has not applied the latest change yet (or a joining node catching up)
  * refuses no one the cluster allows. */
-bool admit_frame(struct gateway *g, struct conn *c,
+bool admit_frame(struct gateway *g, struct gateway_conn *c,
                  const struct proto_header *h);
 
 /* 0 when `c` may revoke (an administrator), else BATON_EPERM (logged). */
-int admit_revoke(struct gateway *g, struct conn *c, const struct pending *p);
+int admit_revoke(struct gateway *g, struct gateway_conn *c,
+                 const struct pending *p);
 
 /* Queue `p` where it waits: on `serving` when this node serves (unless it
  * is answered at once, at `now`: an ATTACH, or a request in a session its

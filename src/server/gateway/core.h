@@ -12,7 +12,7 @@
 #include "../../lib/queue.h"
 #include "../base/histogram.h"
 #include "../base/log.h"
-#include "../net/conn.h"
+#include "../../proto/proto.h"
 #include "deadlines.h"
 #include "watches.h"
 
@@ -82,6 +82,12 @@ struct gateway {
         uint64_t term;
         const struct config *cfg;
         struct deadlines deadlines;
+        /* The sessions whose EXPIRE this core proposed and whose END it
+         * has not seen applied (leases.h, keyed by session, `at` the
+         * first proposal's time): kept across leadership changes, since
+         * that EXPIRE may still commit under the next term. A keepalive
+         * of such a session is never answered OK (leader.h). */
+        struct leases expiring;
         struct hmap pending; /* proposed client commands, by key */
         struct queue unsent; /* commands for the next proposal */
         struct queue held;   /* arrived while the leader was not serving */

@@ -47,7 +47,7 @@ static void attach_openers(struct gateway *g, const struct lockfsm_event *ev)
              p = pending_find_next(p)) {
                 if (p->to.conn != NULL && hash != NULL && p->cmd.hash != NULL &&
                     memcmp(p->cmd.hash, hash, COMMAND_HASH_SIZE) == 0) {
-                        conn_attach(p->to.conn, ev->result->session);
+                        gateway_conn_attach(p->to.conn, ev->result->session);
                 }
         }
 }
@@ -154,6 +154,7 @@ void fanout_event(struct gateway *g, const struct gateway_now *now,
                 break;
         case LOCKFSM_EV_END:
                 deadlines_drop(&g->deadlines, ev->session, 0);
+                leader_session_ended(g, ev->session);
                 break;
         case LOCKFSM_EV_BLOCK:
                 if (serving) {

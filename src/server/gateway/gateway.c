@@ -171,6 +171,38 @@ static void stamp_clock(struct gateway *g, uint64_t wall_ms)
         queue_insert_after(&g->unsent, t);
 }
 
+#ifdef BATON_CHAOS_BUG_EARLYACK
+/* A deliberate bug for test_simhost_earlyack, a negative control of the
+ * simulation: the leader answers every ACQUIRE of batch `b` GRANTED, with
+ * the entry's index as its token, as soon as it proposes it, not once the
+ * entry is applied, so a client may be told a grant that never commits
+ * or that the state machine refuses. Unrelated to the raft room's
+ * BATON_CHAOS_EARLYACK (appends acknowledged before they are written).
+ * Never built into batond. */
+static void bug_answer_early(struct gateway *g, struct batch *b,
+                             const struct gateway_now *now)
+{
+        uint64_t index = g->host->last_index(g->host);
+        struct queue *q = queue_head(&b->members);
+
+        while (q != &b->members) {
+                struct pending *p = QUEUE_DATA(q, struct pending, link);
+                struct lockfsm_result res;
+                q = q->next;
+                if (p->internal || p->cmd.type != COMMAND_ACQUIRE) {
+                        continue;
+                }
+                memset(&res, 0, sizeof res);
+                res.kind = PROTO_KIND_GRANTED;
+                res.session = p->cmd.session;
+                res.owner = p->cmd.owner;
+                res.token = index;
+                res.count = 1;
+                pending_settle(p, now, index, &res);
+        }
+}
+#endif
+
 /* Propose the unsent commands that fit in one batch entry (entry.h), in
  * one proposal: libraft 0.22.1 takes one buffer per call and sends every
  * entry to every follower at once, so an entry per loop iteration, not per
@@ -251,6 +283,9 @@ static bool propose_batch(struct gateway *g, const struct gateway_now *now,
                         pending_track(p);
                 }
         }
+#ifdef BATON_CHAOS_BUG_EARLYACK
+        bug_answer_early(g, b, now);
+#endif
         return true;
 }
 
@@ -361,7 +396,8 @@ static int check_command(struct gateway *g, const struct command *c)
  * identity of the client's certificate, whatever the client put there;
  * the lock-delay is the cluster's, as an expiry's. 0, or the status that
  * answers it. */
-static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
+static int take_revoke(struct gateway *g, struct gateway_conn *c,
+                       struct pending *p)
 {
         uint8_t buf[COMMAND_MAX_SIZE];
         size_t n;
@@ -386,14 +422,14 @@ static int take_revoke(struct gateway *g, struct conn *c, struct pending *p)
 }
 
 static void on_command(struct gateway *g, const struct gateway_now *now,
-                       struct conn *c, uint64_t id, const uint8_t *body,
+                       struct gateway_conn *c, uint64_t id, const uint8_t *body,
                        uint32_t len)
 {
         struct pending *p;
         int rv, type;
 
         if (len > COMMAND_ANY_MAX_SIZE) {
-                conn_fail(c, id, BATON_EMALFORMED, "command too long");
+                reply_fail(g, c, id, BATON_EMALFORMED, "command too long");
                 return;
         }
         /* Room for the command as sent, but a REVOKE's or REVOKE_LOCK's
@@ -415,7 +451,7 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
         rv = command_decode(&p->cmd, p->buf, p->len);
         if (rv == BATON_EMALFORMED || rv == BATON_EVERSION) {
                 pending_free(p, now);
-                conn_fail(c, id, rv, "malformed command");
+                reply_fail(g, c, id, rv, "malformed command");
                 return;
         }
         if (rv == 0) {
@@ -454,7 +490,7 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
         admit_route(p, now, &g->unsent);
 }
 
-static void on_status(struct gateway *g, struct conn *c, uint64_t id,
+static void on_status(struct gateway *g, struct gateway_conn *c, uint64_t id,
                       uint16_t flags)
 {
         struct proto_status st;
@@ -474,7 +510,7 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
         st.sessions = fs.sessions;
         st.locks = fs.locks;
         st.waiters = fs.waiters;
-        out = conn_reserve(c, cap);
+        out = reply_reserve(g, c, cap);
         if (out == NULL) {
                 return;
         }
@@ -486,21 +522,21 @@ static void on_status(struct gateway *g, struct conn *c, uint64_t id,
 }
 
 /* STATUS and PING: answered here, by any node, with no body. */
-static void on_probe(struct gateway *g, struct conn *c,
+static void on_probe(struct gateway *g, struct gateway_conn *c,
                      const struct proto_header *h)
 {
         uint8_t *out;
 
         if (h->length != 0) {
-                conn_fail(c, h->id, BATON_EMALFORMED,
-                          "STATUS and PING have no body");
+                reply_fail(g, c, h->id, BATON_EMALFORMED,
+                           "STATUS and PING have no body");
                 return;
         }
         if (h->type == PROTO_STATUS) {
                 on_status(g, c, h->id, h->flags);
                 return;
         }
-        out = conn_reserve(c, PROTO_HEADER_SIZE);
+        out = reply_reserve(g, c, PROTO_HEADER_SIZE);
         if (out != NULL) {
                 reply_frame(g, c, h->id,
                             proto_write_empty(out, PROTO_HEADER_SIZE, h->id,
@@ -528,7 +564,7 @@ static int watches_start(struct gateway *g)
  * While it installs a leader's snapshot a node has not applied what the
  * snapshot holds, so it serves no watch (BATON_EUNAVAILABLE: the client
  * goes to another node); once it has, what came before is not kept. */
-static void on_watch(struct gateway *g, struct conn *c,
+static void on_watch(struct gateway *g, struct gateway_conn *c,
                      const struct proto_header *h, const uint8_t *body)
 {
         struct gateway_host *host = g->host;
@@ -538,14 +574,15 @@ static void on_watch(struct gateway *g, struct conn *c,
 
         if (h->type == PROTO_UNWATCH) {
                 if (proto_read_u64(body, h->length, &watch_id) != 0) {
-                        conn_fail(c, h->id, BATON_EMALFORMED, "bad UNWATCH");
+                        reply_fail(g, c, h->id, BATON_EMALFORMED,
+                                   "bad UNWATCH");
                         return;
                 }
                 watches_cancel(&g->watches, c, h->id, watch_id);
                 return;
         }
         if (proto_read_watch(body, h->length, &req) != 0) {
-                conn_fail(c, h->id, BATON_EMALFORMED, "bad WATCH");
+                reply_fail(g, c, h->id, BATON_EMALFORMED, "bad WATCH");
                 return;
         }
         host->restores(host, &started, &pending);
@@ -572,7 +609,7 @@ void gateway_on_restored(struct gateway *g)
 }
 
 void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
-                      struct conn *c, const struct proto_header *h,
+                      struct gateway_conn *c, const struct proto_header *h,
                       const uint8_t *body)
 {
         if (h->type <= PROTO_ATTACH) {
@@ -616,13 +653,13 @@ void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
                 access_on_frame(g, c, h, body);
                 break;
         default:
-                conn_fail(c, h->id, BATON_EMALFORMED,
-                          "a response type sent as a request");
+                reply_fail(g, c, h->id, BATON_EMALFORMED,
+                           "a response type sent as a request");
                 break;
         }
 }
 
-void gateway_on_gone(struct gateway *g, struct conn *c)
+void gateway_conn_gone(struct gateway *g, struct gateway_conn *c)
 {
         watches_forget_conn(&g->watches, c);
         reply_forget_conn(c);
@@ -687,6 +724,7 @@ int gateway_init(struct gateway *g, struct gateway_host *host,
          * timeout, by when a new leader would have taken over. */
         deadlines_init(&g->deadlines, cfg->election_timeout_ms,
                        leader_on_deadline, arm_timer, g);
+        leases_init(&g->expiring);
         access_init(g);
         return 0;
 }
@@ -696,6 +734,7 @@ void gateway_close(struct gateway *g, const struct gateway_now *now)
         abandon_all(g, now);
         gwreq_close(g, now);
         deadlines_close(&g->deadlines);
+        leases_clear(&g->expiring);
         watches_close(&g->watches);
         hmap_close(&g->pending);
 }

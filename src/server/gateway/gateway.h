@@ -1,9 +1,11 @@
-/* batond's request gateway: takes every client frame, and proposes lock
- * commands to raft in one batch entry per loop iteration (the write path). */
+/* batond's request core: client frames, raft's events and answers,
+ * leadership and the time go in, and proposals, barriers, replies, one
+ * timer and connection closes go out through its host, with no I/O. */
 #ifndef SERVER_GATEWAY_H
 #define SERVER_GATEWAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../../fsm/acl.h"
@@ -12,29 +14,123 @@
 #include "../../proto/backup.h"
 #include "../../proto/status.h"
 #include "../base/log.h"
-#include "../net/conn.h"
 #include "core.h"
+#include "gwconn.h"
 
 /*
- * Its inputs come from its host (src/server/host/corehost.h), which
- * registers itself with the node and the connections and calls these.
+ * The contract between the core and its host: who calls each input and
+ * when (1), the time (2), which ops each input may call (3), what the
+ * core guarantees of its proposals (4), of its answers (5) and of its
+ * deadlines and timer (6), and its close (7). The comments at each input
+ * and op below give the details. batond's host is
+ * src/server/host/corehost.h; tests/unit/test_gateway.c checks this on a
+ * fake host that records every op the core calls (tests/unit/corefix.h),
+ * and test_conngone.c what a connection gone gets.
  *
- * Time is an argument: the host reads its clocks once for each input that
- * needs the time and hands them in as `now` (struct gateway_now, core.h):
- * now->ms on the clock every deadline counts in (batond: uv_now(), one
- * value per loop turn, never the wall clock), now->ns for the latency
- * histograms only; neither goes back. Nothing in the core reads a clock,
- * and its one timer is the host's (gateway_host.timer).
+ * 1. Inputs. The host calls every input from one thread (batond: the
+ * loop's), one at a time. A turn of the host is any number of
+ * gateway_on_frame(), gateway_conn_gone(), gateway_on_event(),
+ * gateway_on_acl(), gateway_on_done(), gateway_on_timer(),
+ * gateway_on_ready(), gateway_on_lost() and gateway_on_restored(), in the
+ * order they happen, then gateway_flush() once; what the core committed
+ * to a connection goes out after that (batond: the flush is a uv_check
+ * handle, after the poll phase of each loop iteration, and
+ * conn_flush_all() follows it). Only gateway_flush() proposes batch
+ * entries and starts read barriers, so what arrives in one turn goes to
+ * raft together. The core holds no raft node and no socket: what it needs
+ * to know of the node it asks through the host's queries; what it asks
+ * raft to do are the host's request ops (struct gateway_req), answered by
+ * gateway_on_done(); of each client connection it keeps a struct
+ * gateway_conn (gwconn.h) the host embeds in its own record, and writes
+ * to it through the connection ops.
  *
- * Leadership is an input too: the core serves (answers leader-only
- * requests, proposes, keeps the leader's clocks) from gateway_on_ready()
- * to gateway_on_lost(), and asks nothing about it. What else it needs to
- * know of the raft node and its state machine it asks through the
- * host's queries (struct gateway_host), which have no effect on the node
- * (but see lockfsm there). What it asks raft to do (proposals, barriers,
- * membership changes, probes, leadership transfers) are the host's
- * requests (struct gateway_req), whose answers come back as
- * gateway_on_done(): the core holds no raft node.
+ * 2. Time is an argument: the host reads its clocks once for each input
+ * that needs the time and hands them in as `now` (struct gateway_now,
+ * core.h): now->ms on the clock every deadline counts in (batond:
+ * uv_now(), one value per loop turn, never the wall clock), now->ns for
+ * the latency histograms only; neither goes back. gateway_flush() also
+ * takes the wall clock, for the CLOCK command alone. Nothing in the core
+ * reads a clock.
+ *
+ * 3. Re-entrancy. No op calls an input of the core before it returns,
+ * except lockfsm() (struct gateway_host): on a node whose restore is
+ * still pending it applies the entries queued behind it, delivering their
+ * gateway_on_event()s inside the call, inside whichever input asked. So
+ * every op call happens inside an input, and each input calls only these
+ * ("queries": lockfsm() to digest_to_propose(), status(), alarms();
+ * "connection ops": reserve(), commit(), fail(), backlog(); log() may
+ * come from any input but gateway_conn_gone(), and fail() from any that
+ * writes a reply, for a reply that does not encode):
+ *   - gateway_init(): queries. No reply, no request, no timer.
+ *   - gateway_on_frame(): the connection ops on the frame's connection
+ *     (on others' only for a WATCH that finds a restore the watches have
+ *     not seen: theirs end, BATON_ECOMPACTED); queries; hash_secret() (an
+ *     ATTACH on the serving leader); backup_chunk() (a BACKUP after the
+ *     first); and, as the request arrives, the request ops of an ACL
+ *     change (entry_alloc(), propose()) or an admin request (change(),
+ *     probe(), transfer()). Never barrier(), never timer().
+ *   - gateway_on_event(): the connection ops (answers; watch events,
+ *     with commit(later) and backlog()); restores() for every event,
+ *     lockfsm() for an OPEN; timer() while serving, and for an END on any
+ *     node. No request op.
+ *   - gateway_on_acl(): acl().
+ *   - gateway_on_done(): what the request's record does next: answers
+ *     (connection ops), queries, timer() (a keepalive's lease),
+ *     backup_start() (a first BACKUP's barrier applied), and an admin
+ *     request's next step (entry_alloc() and propose() of its MEMBER
+ *     entry, change()). Never barrier(). After gateway_close(): no op.
+ *   - gateway_on_timer(): timer(). The deadlines it fires are only
+ *     queued (section 6): no request op, no reply.
+ *   - gateway_on_ready(): queries, timer(), and hash_secret() and the
+ *     connection ops for the held requests it admits (an ATTACH is
+ *     answered then; a request in a session its connection is not
+ *     attached to is refused then). No request op.
+ *   - gateway_on_lost(): the connection ops (section 5), leader(),
+ *     timer(GATEWAY_NEVER). No request op.
+ *   - gateway_on_restored(): restores(), last_applied(), the connection
+ *     ops of the watches it ends.
+ *   - gateway_conn_gone(): no op.
+ *   - gateway_flush(): queries, entry_alloc(), entry_free(), propose(),
+ *     barrier(); the connection ops only to send on (NOT_LEADER) the
+ *     clients of an entry or barrier raft refused. Never timer().
+ *   - gateway_close(): the connection ops (section 7), leader(),
+ *     timer(GATEWAY_NEVER).
+ * A connection that goes while the core is inside an input (fail() found
+ * it closing, say, or could not queue the ERROR frame, and so dropped it)
+ * is reported with gateway_conn_gone() only after the outermost input
+ * returned: the host defers it, and the core may call the connection ops
+ * on it until then (reserve() answers NULL for it, so nothing more is
+ * written). The core can thus walk its lists of answers and watches while
+ * it writes to them without one of them being freed under it. batond's
+ * host keeps its connection record until the loop's close phase, after
+ * every input of the turn (corehost.h).
+ *
+ * 4. Proposals. Only the serving leader flushes (gateway_on_ready() to
+ * gateway_on_lost()). Each gateway_flush() proposes what is queued, in
+ * the order it was queued: the commands of frames and the leader's own
+ * (at ready: a new cluster's MEMBER entries, before the requests it held;
+ * at the timer: EXPIRE, TIMEOUT, UNBLOCK; a removed member's MEMBER
+ * entry), then an ACL seed that is due and the digest the host has to
+ * propose. A MEMBER, ACL or DIGEST command is an entry of its own (one
+ * command, no batch); each run of other commands between them goes in
+ * batch entries of at most ENTRY_MAX_COMMANDS (256) stamped with the term
+ * given at ready: n commands, ceil(n/256) entries. Each batch starts with
+ * a CLOCK of the flush's wall clock when the last CLOCK the core put at
+ * the head of a batch is 1000 ms or more older (the CLOCK counts in the
+ * 256): at most one a second, never in an entry of its own, never
+ * without a batch. When an applied entry left a lock between holders
+ * (lockfsm_deferred()) and no entry of the flush's is out, the flush
+ * proposes a batch even with nothing queued (the nudge: empty, or just
+ * the CLOCK), for the next entry hands the lock on. Before each entry the flush
+ * checks last_index() - last_applied() < max-inflight-entries and stops when
+ * not: what is left stays queued, in order, for a later flush. So it does when
+ * memory runs out or raft refuses an entry (whose clients are sent on,
+ * NOT_LEADER, as if it was never proposed). Last, one barrier() for every read
+ * queued since the last flush (QUERY, CHECK, LIST, KEEPALIVE, a first BACKUP),
+ * whatever the bound. ACL changes and an admin request's MEMBER entry are
+ * not queued: each is proposed alone as its request (ACL, on the serving
+ * leader) or the probe before it (MEMBER, even if leadership was lost
+ * meanwhile: raft then refuses it) completes, outside the bound.
  */
 
 /* No timer (gateway_host.timer). */
@@ -92,6 +188,33 @@ enum gateway_change { GATEWAY_ADD, GATEWAY_PROMOTE, GATEWAY_REMOVE };
  */
 struct gateway_host {
         void *data; /* the host's */
+        /*
+         * Client connections (gwconn.h): `c` is one the host gave the core
+         * (a frame's) and has not reported gone yet, or one it found
+         * closing inside the current input (see above).
+         *
+         * reserve: room for `n` bytes of frame at the end of c's output,
+         * written in place and valid until commit() or the next reserve()
+         * on `c`; NULL when `c` is closing or out of memory (then nothing
+         * is written: the client sees the connection end).
+         * commit: `n` bytes of the room reserve() gave are a whole frame,
+         * to go out at the end of the host's turn; with `later`, they may
+         * wait up to watch-batch-ms for company (watch events).
+         * fail: an ERROR frame for request `id` (0: none) with `status`
+         * and `message` (borrowed for the call), then close `c` once it is
+         * written (a protocol error); `c` reads no more frames.
+         * backlog: the bytes of output queued on `c` and not yet written,
+         * which a watcher's cut-off (BATON_ESLOW) is measured by (0 will
+         * do for one the host found closed inside the input: the report
+         * that it went ends its watches anyway).
+         */
+        uint8_t *(*reserve)(struct gateway_host *h, struct gateway_conn *c,
+                            size_t n);
+        void (*commit)(struct gateway_host *h, struct gateway_conn *c, size_t n,
+                       bool later);
+        void (*fail)(struct gateway_host *h, struct gateway_conn *c,
+                     uint64_t id, int status, const char *message);
+        size_t (*backlog)(struct gateway_host *h, const struct gateway_conn *c);
         /*
          * What the node knows. Queries: they change nothing the core can
          * see, except that lockfsm() may take a restore and
@@ -163,17 +286,17 @@ struct gateway_host {
          * serving leader) and answers what the op returns when it is not
          * 0, for the op has then written nothing. `c` and `req` are borrowed
          * for the call; the host lets go of c's pins when c goes
-         * (gateway_on_gone()). backup_start: request `id`, a first BACKUP
+         * (gateway_conn_gone()). backup_start: request `id`, a first BACKUP
          * (backup 0, offset 0), whose read barrier has applied: pin the state,
          * which then holds everything acknowledged before it arrived, and
          * answer with its first chunk. backup_chunk: request `id` asks for the
          * chunk of pin req->backup (not 0) at req->offset.
          * 0 when answered (or c is closing), else a BATON_E* status.
          */
-        int (*backup_start)(struct gateway_host *h, struct conn *c,
+        int (*backup_start)(struct gateway_host *h, struct gateway_conn *c,
                             uint64_t id);
-        int (*backup_chunk)(struct gateway_host *h, struct conn *c, uint64_t id,
-                            const struct proto_backup *req);
+        int (*backup_chunk)(struct gateway_host *h, struct gateway_conn *c,
+                            uint64_t id, const struct proto_backup *req);
         /* What is wrong with this node, for a STATUS that asks
          * (PROTO_FLAG_ALARMS): the alarms GET /ready would give as its
          * reason and that last until a restart, into `*out` (zeroed by
@@ -187,7 +310,9 @@ struct gateway_host {
                     const struct log_fields *f, const char *message);
         /* The core's one timer, for its deadlines: gateway_on_timer() at
          * `at_ms` (on now->ms's clock) or later; each call replaces the
-         * one before, and GATEWAY_NEVER stops it. */
+         * one before, and GATEWAY_NEVER stops it. Called after every
+         * change of the deadlines, often with the time already asked for
+         * (section 6 above). */
         void (*timer)(struct gateway_host *h, uint64_t at_ms);
         /*
          * Raft's requests. Each op below is called only from an input of
@@ -258,20 +383,26 @@ int gateway_init(struct gateway *g, struct gateway_host *host,
  * proposed, including what waits on a request still out) and stop the
  * timer (GATEWAY_NEVER). Requests still out complete later through
  * gateway_on_done(), which then only frees their records: nothing is
- * answered twice, and nothing is proposed any more. `g` must stay until
- * the last of them has (gateway_requests_out()). */
+ * answered twice, and nothing is proposed any more. After it, the only
+ * inputs are gateway_on_done() and gateway_conn_gone() (section 7 above).
+ * `g` must stay until the last request has completed
+ * (gateway_requests_out()). */
 void gateway_close(struct gateway *g, const struct gateway_now *now);
 /* How many of the core's requests are with its host, not completed yet:
  * 0 once raft has closed (batond's main.c checks it). */
 unsigned gateway_requests_out(const struct gateway *g);
 
-/* A frame from `c`: answer or queue the request. */
+/* A frame from `c` (gateway_conn_init()ed, not reported gone): answer or
+ * queue the request. `h` and `body` are borrowed for the call; the frame
+ * is whole and within max-frame (proto/reader.h checked it). */
 void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
-                      struct conn *c, const struct proto_header *h,
+                      struct gateway_conn *c, const struct proto_header *h,
                       const uint8_t *body);
-/* `c` is going away: requests of `c` already proposed still run; only
- * their answers are dropped. */
-void gateway_on_gone(struct gateway *g, struct conn *c);
+/* `c` is going away: requests of `c` already proposed still run, only
+ * their answers are dropped; its watches end. The core holds no pointer
+ * to `c` once this returns, and calls no op on it again. Never from
+ * inside another input or an op (see above); also after gateway_close(). */
+void gateway_conn_gone(struct gateway *g, struct gateway_conn *c);
 
 /*
  * Leadership. The core starts not serving, and serves from ready to lost:
@@ -301,7 +432,10 @@ void gateway_on_gone(struct gateway *g, struct conn *c);
  * until lost the core still serves, and raft refuses what it proposes
  * then (NOT_LEADER to their clients, as for any refusal); events applied
  * in that window still start the leader's clocks, which lost drops. The
- * core drops the clocks and answers what it holds, as gateway_close() does.
+ * core drops the clocks and answers what it holds (section 5 above):
+ * BATON_EUNKNOWN to proposed commands, NOT_LEADER to the rest, except
+ * reads whose barrier is out, ACL changes and admin requests, which their
+ * requests' completions answer.
  *
  * restored: the node installed a leader's snapshot, and applied what was
  * queued behind it (the monitor, once the restore is taken): every watch
@@ -324,8 +458,9 @@ void gateway_on_event(struct gateway *g, const struct gateway_now *now,
 void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,
                     int status);
 
-/* The timer the core armed is due (a call before it is harmless): propose
- * EXPIRE, TIMEOUT or UNBLOCK for every deadline passed, and arm again. */
+/* The timer the core armed is due (a call before it is harmless): queue
+ * EXPIRE, TIMEOUT or UNBLOCK for every deadline passed, for the next
+ * gateway_flush() to propose, and ask for the timer again (section 6). */
 void gateway_on_timer(struct gateway *g, const struct gateway_now *now);
 
 /* Raft answered `req`, a request the core handed to one of the host's
@@ -334,9 +469,10 @@ void gateway_on_timer(struct gateway *g, const struct gateway_now *now);
 void gateway_on_done(struct gateway *g, const struct gateway_now *now,
                      struct gateway_req *req, int status);
 
-/* End of a loop iteration: propose what arrived, start the read barrier.
- * `wall_ms`: the wall clock (ms since the Unix epoch), which the leader
- * puts in the log as a CLOCK command at most once a second. */
+/* End of the host's turn: on the serving leader, propose what was queued
+ * and start one barrier for the reads (section 4 above); elsewhere,
+ * nothing. `wall_ms`: the wall clock (ms since the Unix epoch), which the
+ * leader puts in the log as a CLOCK command at most once a second. */
 void gateway_flush(struct gateway *g, const struct gateway_now *now,
                    uint64_t wall_ms);
 

@@ -25,6 +25,21 @@ void leader_on_deadline(void *data, const struct deadline *d)
                 c.name = d->name;
                 c.name_len = d->name_len;
         } else if (d->seq == 0) {
+#ifdef BATON_CHAOS_BUG_SKIPDEADLINE
+                /* A deliberate bug for test_simhost_skipdeadline, a
+                 * negative control of the simulation: a lease that runs
+                 * out is never expired (no EXPIRE proposed; the deadline
+                 * only fires again after retry_ms), so a dead client's
+                 * session and locks live forever. Never built into
+                 * batond. */
+                return;
+#endif
+                /* Marked before it is proposed; without memory the mark
+                 * is not kept, and a keepalive may then be answered OK:
+                 * the retry after retry_ms marks it again. */
+                if (leases_find(&g->expiring, d->session) == NULL) {
+                        (void)leases_set(&g->expiring, d->session, d->at);
+                }
                 c.type = COMMAND_EXPIRE;
                 c.delay_ms = g->cfg->lock_delay_ms; /* written in the log */
                 g->stats.expirations++;
@@ -39,6 +54,16 @@ void leader_on_deadline(void *data, const struct deadline *d)
                 g->stats.timeouts++;
         }
         pending_queue_own(g, &c);
+}
+
+bool leader_expiring(const struct gateway *g, uint64_t session)
+{
+        return leases_find(&g->expiring, session) != NULL;
+}
+
+void leader_session_ended(struct gateway *g, uint64_t session)
+{
+        leases_drop(&g->expiring, session);
 }
 
 /* What the clocks a new leader restarts are restarted with. */

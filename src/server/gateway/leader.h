@@ -4,6 +4,9 @@
 #ifndef SERVER_LEADER_H
 #define SERVER_LEADER_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "core.h"
 #include "deadlines.h"
 
@@ -23,6 +26,20 @@ void leader_start(struct gateway *g, const struct gateway_now *now);
  * session whose lease ran out (d->seq == 0), TIMEOUT for a wait, or
  * UNBLOCK for a lock-delay (d->session == LEADER_LOCK_DELAY). */
 void leader_on_deadline(void *data, const struct deadline *d);
+
+/*
+ * Whether this core proposed EXPIRE for `session` and has not seen its
+ * END applied since. Its client must then not be told that a keepalive
+ * renewed the lease: the EXPIRE will end the session when it commits,
+ * under this leader or the next, perhaps inside the lease the client
+ * would date from that keepalive. A session whose EXPIRE never commits
+ * (the entry lost with leadership) stays so here; no keepalive renews
+ * it, so its lease runs out and EXPIRE is proposed again.
+ */
+bool leader_expiring(const struct gateway *g, uint64_t session);
+
+/* `session` ended (its END event): forget that its EXPIRE was proposed. */
+void leader_session_ended(struct gateway *g, uint64_t session);
 
 /* A lock's lock-delay of `delay_ms` began (its BLOCK event) at `now_ms`:
  * propose its UNBLOCK that long after. */

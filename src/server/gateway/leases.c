@@ -184,6 +184,17 @@ void leases_drop(struct leases *l, uint64_t session)
         sift_down(l, p);
 }
 
+const struct lease *leases_find(const struct leases *l, uint64_t session)
+{
+        uint32_t s;
+
+        if (l->slots == NULL) {
+                return NULL;
+        }
+        s = probe(l, session);
+        return l->slots[s] == EMPTY ? NULL : &l->heap[l->slots[s]];
+}
+
 const struct lease *leases_first(const struct leases *l)
 {
         return l->n > 0 ? &l->heap[0] : NULL;

@@ -42,6 +42,10 @@ int leases_set(struct leases *l, uint64_t session, uint64_t at);
 /* Forget `session`'s deadline, if it has one. */
 void leases_drop(struct leases *l, uint64_t session);
 
+/* `session`'s deadline, or NULL when it has none; valid until the next
+ * call that changes the table. */
+const struct lease *leases_find(const struct leases *l, uint64_t session);
+
 /* The earliest deadline (NULL when there is none); valid until the next
  * call that changes the table. */
 const struct lease *leases_first(const struct leases *l);

@@ -39,6 +39,9 @@ struct pending {
         uint16_t flags;       /* QUERY, LIST: the frame's PROTO_FLAG_NAMES */
         uint8_t frame_type;
         bool in_map;
+#ifdef BATON_CHAOS_BUG_TWICE
+        bool bug_answered; /* test_simhost_twice's: answered, kept */
+#endif
         bool internal;      /* the leader's own EXPIRE, TIMEOUT or MEMBER */
         struct command cmd; /* decoded; cmd.name points into buf */
         size_t len;
@@ -50,8 +53,8 @@ struct pending {
  * arrived at `now`, with `room` bytes of buf, on no list yet; NULL when
  * out of memory. */
 struct pending *pending_new(struct gateway *g, const struct gateway_now *now,
-                            struct conn *c, uint64_t req_id, uint8_t type,
-                            size_t room);
+                            struct gateway_conn *c, uint64_t req_id,
+                            uint8_t type, size_t room);
 
 /* Forget `p` without an answer, after recording how long an answered
  * client request took, up to `now`. */
@@ -86,7 +89,7 @@ void pending_settle_status(struct pending *p, const struct gateway_now *now,
  * leader this node knows of, counted in g's stats when written; a leader
  * that does not serve yet names none, so that its clients retry shortly
  * rather than come back to it. */
-void pending_not_leader(struct gateway *g, struct conn *c, uint64_t id);
+void pending_not_leader(struct gateway *g, struct gateway_conn *c, uint64_t id);
 
 /* Send `p` elsewhere (NOT_LEADER) and forget it; it does not count as
  * served, so no time is taken. */

@@ -13,6 +13,7 @@
 #include "admit.h"
 #include "gateway.h"
 #include "gwreq.h"
+#include "leader.h"
 #include "pending.h"
 #include "../../proto/query.h"
 #include "../../proto/keepalive.h"
@@ -75,9 +76,9 @@ static struct proto_lock_entry *listing_add(struct listing *ls, size_t size)
 static void listing_send(struct listing *ls, const struct gateway_now *now,
                          struct pending *p)
 {
-        struct conn *c = p->to.conn;
+        struct gateway_conn *c = p->to.conn;
         size_t cap = PROTO_HEADER_SIZE + ls->size;
-        uint8_t *out = c != NULL ? conn_reserve(c, cap) : NULL;
+        uint8_t *out = c != NULL ? reply_reserve(p->g, c, cap) : NULL;
         size_t n = 0;
 
         if (out != NULL) {
@@ -192,7 +193,7 @@ static void answer_list(const struct gateway_now *now, const struct lockfsm *f,
 static void answer_keepalive(struct gateway *g, const struct gateway_now *now,
                              const struct lockfsm *f, struct pending *p)
 {
-        struct conn *c = p->to.conn;
+        struct gateway_conn *c = p->to.conn;
         int st = lockfsm_session_status(f, p->key_a);
         uint32_t ttl;
         uint8_t *out;
@@ -201,11 +202,28 @@ static void answer_keepalive(struct gateway *g, const struct gateway_now *now,
                 pending_settle_status(p, now, st);
                 return;
         }
+        if (leader_expiring(g, p->key_a)) {
+                /* Its lease ran out before this barrier applied, and the
+                 * EXPIRE is out: an OK would date a lease the cluster is
+                 * ending. Asked again, it is answered BATON_EEXPIRED once
+                 * the END applies (or OK, should no EXPIRE commit and a
+                 * later leader renew it). */
+                pending_settle_status(p, now, BATON_EUNKNOWN);
+                return;
+        }
         /* Dated from arrival: the client dates its lease from its send,
-         * earlier, so the leader never expires it first. */
+         * earlier, so the leader never expires it first. Only while
+         * serving: a barrier that completes after leadership was lost
+         * still answers, but a lease kept then would fire on a node that
+         * no longer serves, and its EXPIRE would wait in `unsent` until
+         * the node leads again, when the client may have renewed
+         * elsewhere; the next leader restarts every lease anyway. */
         ttl = lockfsm_session_ttl(f, p->key_a);
-        deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0, p->received + ttl);
-        out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+        if (g->serving) {
+                deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0,
+                              p->received + ttl);
+        }
+        out = c != NULL ? reply_reserve(g, c, REPLY_MAX) : NULL;
         if (out != NULL) {
                 uint16_t flags = p->flags & PROTO_FLAG_REVOKED;
 
@@ -354,7 +372,7 @@ void reads_start(struct gateway *g)
 }
 
 void reads_on_frame(struct gateway *g, const struct gateway_now *now,
-                    struct conn *c, const struct proto_header *h,
+                    struct gateway_conn *c, const struct proto_header *h,
                     const uint8_t *body)
 {
         struct proto_string name = {NULL, 0};
@@ -385,7 +403,7 @@ void reads_on_frame(struct gateway *g, const struct gateway_now *now,
         }
         if (rv != 0) {
                 pending_free(p, now);
-                conn_fail(c, h->id, rv, "malformed request body");
+                reply_fail(g, c, h->id, rv, "malformed request body");
                 return;
         }
         if (name.len > 0) {
@@ -397,7 +415,7 @@ void reads_on_frame(struct gateway *g, const struct gateway_now *now,
 }
 
 void reads_on_backup(struct gateway *g, const struct gateway_now *now,
-                     struct conn *c, const struct proto_header *h,
+                     struct gateway_conn *c, const struct proto_header *h,
                      const uint8_t *body)
 {
         struct proto_backup req;
@@ -405,7 +423,7 @@ void reads_on_backup(struct gateway *g, const struct gateway_now *now,
         int rv;
 
         if (proto_read_backup(body, h->length, &req) != 0) {
-                conn_fail(c, h->id, BATON_EMALFORMED, "malformed BACKUP");
+                reply_fail(g, c, h->id, BATON_EMALFORMED, "malformed BACKUP");
                 return;
         }
         if (req.backup == 0) {

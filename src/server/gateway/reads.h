@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "../../proto/proto.h"
-#include "../net/conn.h"
+#include "gwconn.h"
 #include "core.h"
 
 /*
@@ -20,7 +20,7 @@
  * lead.
  */
 void reads_on_frame(struct gateway *g, const struct gateway_now *now,
-                    struct conn *c, const struct proto_header *h,
+                    struct gateway_conn *c, const struct proto_header *h,
                     const uint8_t *body);
 
 /*
@@ -45,7 +45,7 @@ void reads_start(struct gateway *g);
  * the connection.
  */
 void reads_on_backup(struct gateway *g, const struct gateway_now *now,
-                     struct conn *c, const struct proto_header *h,
+                     struct gateway_conn *c, const struct proto_header *h,
                      const uint8_t *body);
 
 #endif /* SERVER_READS_H */

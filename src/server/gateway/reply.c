@@ -5,15 +5,16 @@
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
+#include "gateway.h"
 #include "gwlog.h"
 
-void reply_to_init(struct reply_to *to, struct conn *c, uint64_t id)
+void reply_to_init(struct reply_to *to, struct gateway_conn *c, uint64_t id)
 {
         to->conn = c;
         to->id = id;
         queue_init(&to->link);
         if (c != NULL) {
-                queue_push_tail(&c->pendings, &to->link);
+                queue_push_tail(&c->waiting, &to->link);
         }
 }
 
@@ -22,33 +23,45 @@ void reply_to_close(struct reply_to *to)
         queue_remove(&to->link);
 }
 
-void reply_forget_conn(struct conn *c)
+void reply_forget_conn(struct gateway_conn *c)
 {
-        while (!queue_empty(&c->pendings)) {
-                struct queue *q = queue_head(&c->pendings);
+        while (!queue_empty(&c->waiting)) {
+                struct queue *q = queue_head(&c->waiting);
                 struct reply_to *to = QUEUE_DATA(q, struct reply_to, link);
                 queue_remove(q);
                 to->conn = NULL;
         }
 }
 
-void reply_frame(struct gateway *g, struct conn *c, uint64_t id, size_t n)
+uint8_t *reply_reserve(struct gateway *g, struct gateway_conn *c, size_t n)
+{
+        return g->host->reserve(g->host, c, n);
+}
+
+void reply_fail(struct gateway *g, struct gateway_conn *c, uint64_t id,
+                int status, const char *message)
+{
+        g->host->fail(g->host, c, id, status, message);
+}
+
+void reply_frame(struct gateway *g, struct gateway_conn *c, uint64_t id,
+                 size_t n)
 {
         if (n == 0) {
                 gwlog(g, LOG_ERROR,
                       &(struct log_fields){.connection = c->id, .request = id},
                       "connection %llu: reply %llu did not encode",
                       (unsigned long long)c->id, (unsigned long long)id);
-                conn_fail(c, id, BATON_EINVAL, "reply did not encode");
+                reply_fail(g, c, id, BATON_EINVAL, "reply did not encode");
                 return;
         }
-        conn_commit(c, n);
+        g->host->commit(g->host, c, n, false);
 }
 
-void reply_result(struct gateway *g, struct conn *c, uint64_t id,
+void reply_result(struct gateway *g, struct gateway_conn *c, uint64_t id,
                   const struct proto_result *r)
 {
-        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+        uint8_t *out = c != NULL ? reply_reserve(g, c, REPLY_MAX) : NULL;
 
         if (out != NULL) {
                 reply_frame(g, c, id,
@@ -56,7 +69,8 @@ void reply_result(struct gateway *g, struct conn *c, uint64_t id,
         }
 }
 
-void reply_status(struct gateway *g, struct conn *c, uint64_t id, int status)
+void reply_status(struct gateway *g, struct gateway_conn *c, uint64_t id,
+                  int status)
 {
         struct proto_result r;
 
@@ -79,11 +93,11 @@ static void export_result(struct proto_result *r, uint64_t index,
         r->waiters = res->waiters;
 }
 
-void reply_outcome_names(struct gateway *g, struct conn *c, uint64_t id,
+void reply_outcome_names(struct gateway *g, struct gateway_conn *c, uint64_t id,
                          uint64_t index, const struct lockfsm_result *res,
                          const char *name, uint8_t name_len)
 {
-        uint8_t *out = c != NULL ? conn_reserve(c, REPLY_MAX) : NULL;
+        uint8_t *out = c != NULL ? reply_reserve(g, c, REPLY_MAX) : NULL;
         struct proto_result r;
 
         if (out == NULL) {
@@ -97,7 +111,7 @@ void reply_outcome_names(struct gateway *g, struct conn *c, uint64_t id,
             proto_write_result(out, REPLY_MAX, id, PROTO_FLAG_NAMES, &r));
 }
 
-void reply_outcome(struct gateway *g, struct conn *c, uint64_t id,
+void reply_outcome(struct gateway *g, struct gateway_conn *c, uint64_t id,
                    uint64_t index, const struct lockfsm_result *res)
 {
         struct proto_result r;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
+#include "gateway.h"
 #include "reply.h"
 
 struct watch_rec {
@@ -18,7 +19,7 @@ struct watch {
         struct hnode by_name;  /* watches.exact, for an exact watch */
         struct queue link;     /* watches.prefixes, for a prefix watch */
         struct queue all_link; /* watches.all */
-        struct conn *conn;
+        struct gateway_conn *conn;
         uint64_t id;         /* the WATCH's frame id: its events' */
         struct watch_pos at; /* the last event sent */
         bool prefix;
@@ -145,7 +146,8 @@ static bool matches(const struct watch *x, const struct proto_watch_event *e)
 static bool push(struct watches *w, struct watch *x, const struct watch_rec *r,
                  bool shared)
 {
-        struct conn *c = x->conn;
+        struct gateway_conn *c = x->conn;
+        struct gateway_host *host = w->g->host;
         size_t cap = PROTO_HEADER_SIZE + PROTO_WATCH_EVENT_MAX;
         uint8_t *out;
         size_t len;
@@ -158,13 +160,13 @@ static bool push(struct watches *w, struct watch *x, const struct watch_rec *r,
                 x->at = pos_of(r); /* on its way in the frame sent */
                 return true;
         }
-        if (c->out_len + c->wlen > w->limits.output_limit) {
+        if (host->backlog(host, c) > w->limits.output_limit) {
                 reply_status(w->g, c, x->id, BATON_ESLOW);
                 w->stats.cut_off++;
                 drop(w, x);
                 return false;
         }
-        out = conn_reserve(c, cap);
+        out = host->reserve(host, c, cap);
         if (out == NULL) {
                 return true; /* closing: the watch goes with it */
         }
@@ -172,8 +174,8 @@ static bool push(struct watches *w, struct watch *x, const struct watch_rec *r,
         if (len == 0) {
                 reply_frame(w->g, c, shared ? 0 : x->id, 0); /* logs, fails */
         } else {
-                /* Events may wait watch-batch-ms for company (conn.h). */
-                conn_commit_later(c, len);
+                /* Events may wait watch-batch-ms for company. */
+                host->commit(host, c, len, true);
         }
         if (shared) {
                 c->watch_sent_index = r->e.index;
@@ -328,8 +330,8 @@ static bool servable(const struct watches *w, struct watch_pos at)
                pos_cmp(at, w->evicted) >= 0;
 }
 
-static struct watch *new_watch(struct watches *w, struct conn *c, uint64_t id,
-                               const struct proto_watch *req,
+static struct watch *new_watch(struct watches *w, struct gateway_conn *c,
+                               uint64_t id, const struct proto_watch *req,
                                struct watch_pos at)
 {
         struct watch *x = calloc(1, sizeof *x + req->name.len);
@@ -357,7 +359,7 @@ static struct watch *new_watch(struct watches *w, struct conn *c, uint64_t id,
         return x;
 }
 
-void watches_open(struct watches *w, struct conn *c, uint64_t id,
+void watches_open(struct watches *w, struct gateway_conn *c, uint64_t id,
                   const struct proto_watch *req, uint64_t applied)
 {
         struct watch_pos at = {req->from_index, req->from_ord};
@@ -396,7 +398,7 @@ void watches_open(struct watches *w, struct conn *c, uint64_t id,
         }
 }
 
-void watches_cancel(struct watches *w, struct conn *c, uint64_t id,
+void watches_cancel(struct watches *w, struct gateway_conn *c, uint64_t id,
                     uint64_t watch_id)
 {
         struct lockfsm_result res;
@@ -416,7 +418,7 @@ void watches_cancel(struct watches *w, struct conn *c, uint64_t id,
         reply_status(w->g, c, id, BATON_ENOTFOUND);
 }
 
-void watches_forget_conn(struct watches *w, struct conn *c)
+void watches_forget_conn(struct watches *w, struct gateway_conn *c)
 {
         struct queue *q, *next;
 

@@ -13,7 +13,7 @@
 #include "../../lib/queue.h"
 #include "../../proto/proto.h"
 #include "../../proto/watch.h"
-#include "../net/conn.h"
+#include "gwconn.h"
 #include "watchfeed.h"
 
 struct gateway;
@@ -98,15 +98,15 @@ void watches_bug_term(struct watches *w, uint64_t term);
  * the watch starts after) and every kept event after it that matches, or
  * refused (BATON_ECOMPACTED, BATON_ETOOMANYWATCHES, BATON_ENOMEM).
  */
-void watches_open(struct watches *w, struct conn *c, uint64_t id,
+void watches_open(struct watches *w, struct gateway_conn *c, uint64_t id,
                   const struct proto_watch *req, uint64_t applied);
 
 /* UNWATCH of the watch `watch_id` of `c` (frame `id`): CANCELLED, or
  * BATON_ENOTFOUND. */
-void watches_cancel(struct watches *w, struct conn *c, uint64_t id,
+void watches_cancel(struct watches *w, struct gateway_conn *c, uint64_t id,
                     uint64_t watch_id);
 
 /* Connection `c` is going: drop its watches. */
-void watches_forget_conn(struct watches *w, struct conn *c);
+void watches_forget_conn(struct watches *w, struct gateway_conn *c);
 
 #endif /* SERVER_WATCHES_H */

@@ -7,13 +7,42 @@
 #include <string.h>
 #include <time.h>
 
-#include <openssl/evp.h>
-
 #include "../../../include/baton/errors.h"
 #include "../../proto/attach.h"
 #include "../base/log.h"
 #include "../raft/fsmdigest.h"
+#include "coreconn.h"
 #include "corereq.h"
+
+/* --- Connections gone while the core was busy ------------------------- */
+
+/* `c` went: its backup pins go, and the core forgets it. */
+static void gone_now(struct corehost *h, struct conn *c)
+{
+        backup_forget_conn(&h->backups, c);
+        gateway_conn_gone(&h->core, &c->gw);
+}
+
+void corehost_enter(struct corehost *h)
+{
+        h->depth++;
+}
+
+void corehost_leave(struct corehost *h)
+{
+        if (--h->depth > 0) {
+                return;
+        }
+        /* The input is over: report what went meanwhile, in the order it
+         * went. Their records stay until the loop's close phase. */
+        while (!queue_empty(&h->gone)) {
+                struct queue *q = queue_head(&h->gone);
+                struct gateway_conn *gw =
+                    QUEUE_DATA(q, struct gateway_conn, host_link);
+                queue_remove(q);
+                gone_now(h, coreconn_conn(gw));
+        }
+}
 
 /* --- The clocks and the core's timer --------------------------------- */
 
@@ -74,7 +103,9 @@ static void on_timer(uv_timer_t *t)
         struct gateway_now now = corehost_clocks(h);
 
         now.ms = timer_ms(h);
+        corehost_enter(h);
         gateway_on_timer(&h->core, &now);
+        corehost_leave(h);
 }
 
 /* --- Inputs from the node --------------------------------------------- */
@@ -87,7 +118,9 @@ static void on_ready(void *data)
         struct corehost *h = data;
         struct gateway_now now = corehost_clocks(h);
 
+        corehost_enter(h);
         gateway_on_ready(&h->core, &now, node_term(h->node));
+        corehost_leave(h);
 }
 
 static void on_lost(void *data)
@@ -95,14 +128,18 @@ static void on_lost(void *data)
         struct corehost *h = data;
         struct gateway_now now = corehost_clocks(h);
 
+        corehost_enter(h);
         gateway_on_lost(&h->core, &now);
+        corehost_leave(h);
 }
 
 static void on_restored(void *data)
 {
         struct corehost *h = data;
 
+        corehost_enter(h);
         gateway_on_restored(&h->core);
+        corehost_leave(h);
 }
 
 void corehost_node_callbacks(struct corehost *h, struct node_callbacks *cb)
@@ -131,7 +168,9 @@ static void on_event(void *data, const struct lockfsm_event *ev)
         }
         now.ms = uv_now(h->loop);
         now.ns = h->ev_ns;
+        corehost_enter(h);
         gateway_on_event(&h->core, &now, term, ev);
+        corehost_leave(h);
 }
 
 /* The end of an entry's events: the apply log's alone. */
@@ -152,41 +191,34 @@ static void on_acl(void *data, uint64_t index, const struct command *c,
         struct corehost *h = data;
 
         applylog_write_acl(&h->applylog, 0, index, c, status);
+        corehost_enter(h);
         gateway_on_acl(&h->core, index, c, status);
+        corehost_leave(h);
 }
 
-/* gateway_host.hash_secret: SHA-256, as the client hashed it for OPEN. */
+/* gateway_host.hash_secret: as the client hashed it for OPEN. */
 static int hash_secret(struct gateway_host *ops, const uint8_t *secret,
                        uint8_t *hash)
 {
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned len = 0;
-
         (void)ops;
-        if (EVP_Digest(secret, ATTACH_SECRET_SIZE, md, &len, EVP_sha256(),
-                       NULL) != 1 ||
-            len != ATTACH_HASH_SIZE) {
-                return BATON_ENOMEM;
-        }
-        memcpy(hash, md, ATTACH_HASH_SIZE);
-        return 0;
+        return attach_hash(secret, hash);
 }
 
 /* gateway_host.backup_start and backup_chunk: backup.h. */
-static int backup_start_op(struct gateway_host *ops, struct conn *c,
+static int backup_start_op(struct gateway_host *ops, struct gateway_conn *c,
                            uint64_t id)
 {
         struct corehost *h = ops->data;
 
-        return backup_start(&h->backups, c, id);
+        return backup_start(&h->backups, coreconn_conn(c), id);
 }
 
-static int backup_chunk_op(struct gateway_host *ops, struct conn *c,
+static int backup_chunk_op(struct gateway_host *ops, struct gateway_conn *c,
                            uint64_t id, const struct proto_backup *req)
 {
         struct corehost *h = ops->data;
 
-        return backup_chunk(&h->backups, c, id, req);
+        return backup_chunk(&h->backups, coreconn_conn(c), id, req);
 }
 
 /* gateway_host.alarms: the state machine's digest differed from the
@@ -220,6 +252,8 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         h->loop = loop;
         h->node = node;
         h->ev_index = 0;
+        h->depth = 0;
+        queue_init(&h->gone);
         corequery_init(&h->query, node);
         h->query.ops.data = h;
         h->query.ops.hash_secret = hash_secret;
@@ -229,6 +263,7 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         h->query.ops.log = log_op;
         h->query.ops.timer = timer_op;
         corereq_init(&h->query.ops);
+        coreconn_init(&h->query.ops);
 #ifdef BATON_CHAOS_BUG_WALLCLOCK
         h->bug_wall_base = (int64_t)wall_ms() - (int64_t)uv_now(loop);
 #endif
@@ -263,7 +298,9 @@ void corehost_close(struct corehost *h)
         node_set_event_cb(h->node, NULL, NULL);
         node_set_entry_cb(h->node, NULL, NULL);
         node_set_acl_cb(h->node, NULL, NULL);
+        corehost_enter(h);
         gateway_close(&h->core, &now);
+        corehost_leave(h);
         uv_close((uv_handle_t *)&h->timer, NULL);
         backup_forget_conn(&h->backups, NULL);
         applylog_close(&h->applylog);
@@ -275,15 +312,25 @@ void corehost_on_frame(void *data, struct conn *c,
         struct corehost *h = data;
         struct gateway_now now = corehost_clocks(h);
 
-        gateway_on_frame(&h->core, &now, c, hdr, body);
+        corehost_enter(h);
+        gateway_on_frame(&h->core, &now, &c->gw, hdr, body);
+        corehost_leave(h);
 }
 
+/* Net drops a connection inside one of the core's connection ops when
+ * conn_fail() cannot queue its ERROR frame (it was closing already, or
+ * out of memory): the core may be walking the very list the report would
+ * take the connection's records off (watches.c's deliver()), so the
+ * report waits for the input to return (corehost_leave()). */
 void corehost_on_gone(void *data, struct conn *c)
 {
         struct corehost *h = data;
 
-        backup_forget_conn(&h->backups, c);
-        gateway_on_gone(&h->core, c);
+        if (h->depth > 0) {
+                queue_push_tail(&h->gone, &c->gw.host_link);
+                return;
+        }
+        gone_now(h, c);
 }
 
 void corehost_flush(struct corehost *h)
@@ -297,5 +344,7 @@ void corehost_flush(struct corehost *h)
                 return;
         }
         now = corehost_clocks(h);
+        corehost_enter(h);
         gateway_flush(&h->core, &now, wall_ms());
+        corehost_leave(h);
 }

@@ -47,6 +47,17 @@
  * pins of a connection go with it; and the core's log lines, at
  * cfg->log_level (main.c's log_set_level()), to batond's log.
  *
+ * Client connections are net's (conn.h), each embedding the core's record
+ * of it (struct gateway_conn); the core writes to them through the
+ * connection ops (coreconn.h). A connection that goes while the core is
+ * inside an input (conn_fail() in an op drops one it cannot queue the
+ * ERROR frame on) is reported to the core only once the outermost input
+ * has returned (corehost_enter() and corehost_leave() wrap every input),
+ * as gateway.h asks: net frees the record in the loop's close phase,
+ * after every input of the turn, so it is still there for the report.
+ * One that goes between inputs (a read error, a timeout, the client
+ * closing) is reported at once.
+ *
  * Leadership reaches the core as the node reports it: ready, with the
  * node's term, the moment the node starts serving; lost, the moment it
  * stops (node.h's node_callbacks; gateway.h says what the core makes of
@@ -64,6 +75,11 @@ struct corehost {
         uint64_t ev_ns;
         struct applylog applylog;
         struct backups backups;
+        /* Inputs of the core under way (nested: see gateway_host's
+         * lockfsm), and the connections that went meanwhile, by their
+         * gw.host_link, to report once they are over. */
+        unsigned depth;
+        struct queue gone;
 #ifdef BATON_CHAOS_BUG_WALLCLOCK
         int64_t bug_wall_base; /* wall ms minus uv_now() at init */
 #endif
@@ -99,6 +115,12 @@ struct gateway_now corehost_clocks(const struct corehost *h);
 void corehost_on_frame(void *data, struct conn *c,
                        const struct proto_header *hdr, const uint8_t *body);
 void corehost_on_gone(void *data, struct conn *c);
+
+/* Around every input of `h`'s core (corereq.c's answers too): a
+ * connection that goes in between is reported to the core at the
+ * outermost leave. */
+void corehost_enter(struct corehost *h);
+void corehost_leave(struct corehost *h);
 
 /* End of a loop turn: the core proposes what arrived (gateway_flush()). */
 void corehost_flush(struct corehost *h);

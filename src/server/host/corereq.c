@@ -45,7 +45,9 @@ static void answer(struct gateway_req *req, int status)
         struct corehost *h = of(req)->h;
         struct gateway_now now = corehost_clocks(h);
 
+        corehost_enter(h);
         gateway_on_done(&h->core, &now, req, status);
+        corehost_leave(h);
 }
 
 /* node_request_cb: a proposal's, barrier's or change's answer. */

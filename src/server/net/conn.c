@@ -103,9 +103,9 @@ static void mark_dirty(struct conn *c)
 void conn_authorize(struct conn *c, const char *identity)
 {
         snprintf(c->identity, sizeof c->identity, "%s", identity);
-        c->role = c->set->cfg != NULL
-                      ? (uint8_t)roles_for(c->set->cfg, c->identity)
-                      : ROLES_NONE;
+        c->gw.role = c->set->cfg != NULL
+                         ? (uint8_t)roles_for(c->set->cfg, c->identity)
+                         : ROLES_NONE;
 }
 
 /* The TLS handshake is done: the client is who its certificate says, and
@@ -117,7 +117,7 @@ static void authenticated(struct conn *c)
         log_debug_f(&(struct log_fields){.connection = c->id},
                     "connection %llu from %s: authenticated as '%s' (%s)",
                     (unsigned long long)c->id, c->peer, c->identity,
-                    roles_name(c->role));
+                    roles_name(c->gw.role));
         if (c->refusal != 0) {
                 conn_fail(c, 0, c->refusal, baton_strerror(c->refusal));
         }
@@ -278,7 +278,11 @@ static void on_accept(uv_stream_t *listener, int status)
         c->started = c->last_rx = uv_now(s->loop);
         queue_init(&c->dirty_link);
         queue_init(&c->later_link);
-        queue_init(&c->pendings);
+        /* Before admit(), which may drop it and report it gone. Without
+         * TLS (tls = off, a trusted single host) no one has an identity
+         * and every connection is trusted; with TLS the role comes from
+         * the certificate once the handshake is done. */
+        gateway_conn_init(&c->gw, c->id, c->identity, s->tls == NULL);
         proto_reader_init(&c->reader, s->limits.max_frame, &mem_libc);
         if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
                 uv_close((uv_handle_t *)&c->tcp, on_closed);
@@ -295,10 +299,6 @@ static void on_accept(uv_stream_t *listener, int status)
                 return;
         }
         c->authenticated = c->tls == NULL;
-        /* Without TLS (tls = off, a trusted single host) no one has an
-         * identity and every connection is trusted; with TLS the role
-         * comes from the certificate once the handshake is done. */
-        c->role = c->tls == NULL ? ROLES_ADMIN : ROLES_NONE;
         s->accepted++;
         uv_tcp_nodelay(&c->tcp, 1);
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
@@ -457,6 +457,11 @@ uint8_t *conn_reserve(struct conn *c, size_t n)
                 return NULL;
         }
         return c->out + c->out_len;
+}
+
+size_t conn_backlog(const struct conn *c)
+{
+        return c->out_len + c->wlen;
 }
 
 static void backpressure(struct conn *c)
@@ -644,30 +649,4 @@ void conn_flush_all(struct conn_set *s)
                         conn_drop(c);
                 }
         }
-}
-
-bool conn_attached(const struct conn *c, uint64_t session)
-{
-        size_t i;
-
-        for (i = 0; i < CONN_MAX_ATTACHED && session != 0; i++) {
-                if (c->attached[i] == session) {
-                        return true;
-                }
-        }
-        return false;
-}
-
-void conn_attach(struct conn *c, uint64_t session)
-{
-        size_t i;
-
-        if (session == 0 || conn_attached(c, session)) {
-                return;
-        }
-        /* The oldest falls off the end. */
-        for (i = CONN_MAX_ATTACHED - 1; i > 0; i--) {
-                c->attached[i] = c->attached[i - 1];
-        }
-        c->attached[0] = session;
 }

@@ -14,14 +14,11 @@
 #include "../../proto/proto.h"
 #include "../../tls/tls.h"
 #include "../config/roles.h"
+#include "../gateway/gwconn.h"
 #include "addrcount.h"
 
 struct conn;
 struct conn_set;
-
-/* Sessions one connection may act in at once; attaching one more forgets
- * the one attached longest ago (the client attaches it again). */
-#define CONN_MAX_ATTACHED 8
 
 /* A whole frame arrived; `body` is valid only during the call. */
 typedef void (*conn_frame_cb)(void *data, struct conn *c,
@@ -37,7 +34,6 @@ struct conn {
         struct queue link;       /* set->all */
         struct queue dirty_link; /* set->dirty while replies wait */
         struct queue later_link; /* set->later while only events wait */
-        struct queue pendings;   /* the gateway's requests from this conn */
         uint8_t *out;            /* replies gathered this loop iteration */
         size_t out_len;
         size_t out_cap;
@@ -61,19 +57,11 @@ struct conn {
         char peer[INET6_ADDRSTRLEN];  /* the source address, for logs */
         /* The client's certificate identity; "" without TLS. */
         char identity[TLS_IDENTITY_MAX];
-        uint8_t role; /* enum roles_role: what this client may do */
-        /* The access list's epoch `role` was decided at (access.h); 0:
-         * not yet. */
-        uint64_t role_epoch;
-        /* The sessions this connection proved it owns (ATTACH, or its own
-         * OPEN), most recent first; 0 marks a free slot. */
-        uint64_t attached[CONN_MAX_ATTACHED];
-        uint32_t n_watches; /* its watches (watches.h) */
-        /* The position of the last event sent to all of its watches at
-         * once (a WATCH_EVENT of id 0): each event goes out once per
-         * connection, however many of its watches it matches. */
-        uint64_t watch_sent_index;
-        uint32_t watch_sent_ord;
+        /* What the request core keeps of this connection (its answers
+         * waiting, the client's role, sessions and watches), set up at
+         * accept; net writes only gw.role, at the TLS handshake, for its
+         * own log line. */
+        struct gateway_conn gw;
 };
 
 /* What a client may take of a node, and for how long. */
@@ -139,15 +127,13 @@ void conn_commit(struct conn *c, size_t n);
  * watch_batch_ms for more to go with it (watch events): it goes out with
  * the connection's next reply, or when that time is up. */
 void conn_commit_later(struct conn *c, size_t n);
+/* The bytes of output queued on `c` and not yet written: gathered this
+ * loop iteration, and in the write under way. */
+size_t conn_backlog(const struct conn *c);
 
 /* The TLS handshake proved that `c`'s client is `identity` (copied): give
- * it the role the config has for it (roles_for()). */
+ * it the role the config has for it (roles_for()), in c->gw.role. */
 void conn_authorize(struct conn *c, const char *identity);
-
-/* Whether `c` proved it owns `session` (ATTACH, or the OPEN that made it). */
-bool conn_attached(const struct conn *c, uint64_t session);
-/* Remember that `c` owns `session`. */
-void conn_attach(struct conn *c, uint64_t session);
 
 /* Send an ERROR frame, then close once it is written (protocol errors). */
 void conn_fail(struct conn *c, uint64_t id, int status, const char *message);

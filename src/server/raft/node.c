@@ -28,6 +28,7 @@
 #include "plaintcp.h"
 #include "rafterr.h"
 #include "raftfsm.h"
+#include "raftview.h"
 #include "stallwatch.h"
 
 /* configure requires 0.22.1 or later; so does the build. */
@@ -661,47 +662,18 @@ void node_leader(struct node *n, uint64_t *id, const char **client_address)
 
 bool node_has_member(struct node *n, uint64_t id, const char *raft_address)
 {
-        const struct raft_configuration *conf = &n->core->raft.configuration;
-        unsigned i;
+        return raftview_has_member(&n->core->raft, id, raft_address);
+}
 
-        for (i = 0; i < conf->n; i++) {
-                const struct raft_server *s = &conf->servers[i];
-                if (s->id == id || (raft_address != NULL &&
-                                    strcmp(s->address, raft_address) == 0)) {
-                        return true;
-                }
-        }
-        return false;
+/* raftview_address_fn over node_client_address(). */
+static const char *member_client_address(void *data, uint64_t id)
+{
+        return node_client_address(data, id);
 }
 
 void node_status(struct node *n, struct proto_status *st)
 {
-        struct raft *r = &n->core->raft;
-        const struct raft_configuration *conf = &r->configuration;
-        raft_id leader = 0;
-        const char *address = NULL;
-        unsigned i;
-
-        memset(st, 0, sizeof *st);
-        raft_leader(r, &leader, &address);
-        st->role = (uint8_t)raft_state(r);
-        st->term = raft_current_term(r);
-        st->leader_id = leader;
-        st->commit_index = raft_commit_index(r);
-        st->applied_index = raft_last_applied(r);
-        st->last_index = raft_last_index(r);
-        for (i = 0; i < conf->n && i < PROTO_MAX_MEMBERS; i++) {
-                struct proto_member *m = &st->members[st->n_members++];
-                const char *client =
-                    node_client_address(n, conf->servers[i].id);
-
-                m->id = conf->servers[i].id;
-                m->role = (uint8_t)conf->servers[i].role;
-                m->raft_address.p = conf->servers[i].address;
-                m->raft_address.len = (uint8_t)strlen(conf->servers[i].address);
-                m->client_address.p = client;
-                m->client_address.len = (uint8_t)strlen(client);
-        }
+        raftview_status(&n->core->raft, member_client_address, n, st);
 }
 
 uint64_t node_leader_commit(struct node *n)

@@ -1,0 +1,863 @@
+/* Seeded runs of libbaton's real client cores (tests/sim/simclient.h) over
+ * the simulated network to batond's real request cores on the simulated
+ * cluster, with network faults and leader kills, printing TAP. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../include/baton.h"
+#include "../../src/proto/command.h"
+#include "../../src/lib/hmap.h"
+#include "checker.h"
+#include "digest.h"
+#include "hostrun.h"
+#include "sim.h"
+#include "simclient.h"
+#include "simhost.h"
+
+/*
+ * One seed = one run: 3 nodes on the fixture, each running batond's
+ * request core through simhost, and N_CLIENTS clients, each a real
+ * struct core of libbaton with a seeded environment, reaching the nodes
+ * over simnet. Each client, over and over: a stepped acquire (acqop) of
+ * one of N_LOCKS exclusive locks, a try or a wait of 0.3 to 3 s; when
+ * granted, a hold of 50 ms to 1.5 s, then a RELEASE submitted as
+ * baton_release() does; then a pause. Meanwhile:
+ *
+ *  - every 2 to 5 s the serving leader is killed (its core dropped, its
+ *    connections reset) and revived 0.5 to 2.5 s later;
+ *  - every 0.2 to 0.8 s simnet_pick()'s fault strikes (cuts, partitions
+ *    of a client from a node, a node's clients isolated, pauses of a
+ *    client, latency spikes, healed 0.2 to 3 s later; a node killed, the
+ *    leader or another, while no node is down, revived as above);
+ *  - every 3 to 6 s a client is cut off from every node, both ways, for
+ *    1.2 to 2 TTLs, so that its session ends in the cluster while it
+ *    may hold a lock.
+ *
+ * After RUN_MS the faults heal, no new call starts, the calls finish,
+ * the cluster converges, and the run is checked:
+ *
+ *  - the replicas agree and raft behaved (check_replicas());
+ *  - node 0's log: one holder per lock at a time, each token its
+ *    entry's index and increasing (hostcheck_log());
+ *  - every grant an acqop returned is a GRANT event of the log to its
+ *    session and seq at index == token (hostcheck_acks()), but for a
+ *    re-entry and a grant recovered after BATON_ESEQ;
+ *  - every answer to a RELEASE that came from the cluster is the
+ *    outcome the log gave it at the answer's index (hostcheck_answers());
+ *  - the client view: whenever a leader applies a GRANT of lock L to a
+ *    session, no other client's core lists a hold on L (core_holds())
+ *    while core_belief() at that moment, in that client's clock, says
+ *    LIVE or JEOPARDY, unless that client sent a RELEASE of that hold;
+ *  - the tracer never reports a hold recorded without a time, and the
+ *    host loops saw nothing broken.
+ *
+ * Negative control (--control slow; the default run ends with it): the
+ * clients' clocks run at half the speed of virtual time, so each core
+ * believes its lease for twice as long as the cluster keeps it; the
+ * client-view check must catch that in some seed of the control's set.
+ * The default run also runs seed 1 twice, which must give the same
+ * digest of the whole history (digest_run(), and each client's traffic).
+ */
+
+#define N_CLIENTS   24
+#define TTL_MS      3000
+#define TIMEOUT_MS  2000
+#define OWNER       1
+#define N_UNDO      256
+#define CONTROL_SET 10
+
+enum phase { IDLE, ACQ, HOLD, REL };
+
+struct wclient {
+        enum phase phase;
+        struct acqop op;
+        struct acqop_ask ask;
+        char why[256];
+        unsigned lock;
+        int64_t next_at, release_at, rel_deadline;
+        uint64_t token, session;
+        struct command rel_k;
+        struct request *rel;
+        uint64_t mark;
+        uint64_t released[N_LOCKS]; /* token of a RELEASE sent, per lock */
+};
+
+struct undo {
+        struct simnet_fault f;
+        uint64_t at;
+};
+
+struct world {
+        struct run *r; /* the cluster, simhost, acks, hostcheck's record */
+        struct simclients sc;
+        struct wclient w[N_CLIENTS];
+        struct rng rng;
+        struct undo undo[N_UNDO];
+        unsigned n_undo;
+        uint64_t fault_at, isolate_at, kill_at, revive_at;
+        unsigned killed;
+        bool stopping;
+        uint64_t checked; /* the last index whose GRANTs were checked */
+        unsigned checked_node;
+        char clash[400];
+        /* Counts. */
+        unsigned grants, errors, timeouts, releases, rel_fail, lost;
+        uint64_t digest; /* of the run: two runs of a seed agree */
+        unsigned checks, faults, isolations, kills, acks_over, recovered,
+            reentered;
+};
+
+/* ------------------------------------------------------------------------
+ * The workload: stepped acquires and releases
+ */
+
+static void start_acquire(struct world *wd, struct simclient *cl,
+                          struct wclient *w, int64_t t)
+{
+        unsigned pick = rng_below(&wd->rng, 3);
+        int64_t wait = pick == 0 ? 0 : (int64_t)rng_range(&wd->rng, 300, 3000);
+
+        w->lock = rng_below(&wd->rng, N_LOCKS);
+        memset(&w->ask, 0, sizeof w->ask);
+        w->ask.mode = COMMAND_MODE_EXCLUSIVE;
+        acqop_init(&cl->core, &w->op, hostrun_locks[w->lock],
+                   (uint8_t)strlen(hostrun_locks[w->lock]), OWNER, &w->ask,
+                   wait, TIMEOUT_MS, t);
+        w->phase = ACQ;
+}
+
+static void pause_after(struct world *wd, struct wclient *w, int64_t t)
+{
+        w->phase = IDLE;
+        w->next_at = t + rng_range(&wd->rng, 50, 800);
+}
+
+static void granted(struct world *wd, struct wclient *w, int64_t t)
+{
+        struct run *r = wd->r;
+
+        wd->grants++;
+        w->token = w->op.res.token;
+        /* The grant's session, as its answer names it (acqop keeps its
+         * own only for a recovery). */
+        w->session = w->op.res.session;
+        if (w->op.session != 0) {
+                /* Recovered after BATON_ESEQ: its seq is the last step's
+                 * (a QUERY's or a TRY's), not the GRANT's. */
+                wd->recovered++;
+        } else if (w->op.res.count > 1) {
+                /* A re-entry of a hold the session had (a grant given
+                 * back late, say): its GRANT event is the first one's. */
+                wd->reentered++;
+        } else if (r->n_acks < MAX_ACKS) {
+                r->acks[r->n_acks++] = (struct ack){w->session, w->op.seq,
+                                                    w->op.res.token, w->lock};
+        } else {
+                wd->acks_over++;
+        }
+        w->phase = HOLD;
+        w->release_at = t + rng_range(&wd->rng, 50, 1500);
+}
+
+static void step_acquire(struct world *wd, struct simclient *cl,
+                         struct wclient *w, int64_t t)
+{
+        int rv = acqop_step(&cl->core, &w->op, t, w->why, sizeof w->why);
+
+        if (rv == 1) {
+                rv = acqop_verdict(&cl->core, &w->op, false, t, w->why,
+                                   sizeof w->why);
+                if (rv == 0 && t >= acqop_deadline(&w->op)) {
+                        rv = acqop_verdict(&cl->core, &w->op, true, t, w->why,
+                                           sizeof w->why);
+                }
+                if (rv == 0) {
+                        return;
+                }
+        }
+        if (rv == 0) {
+                granted(wd, w, t);
+                return;
+        }
+        if (rv == BATON_ETIMEDOUT || rv == BATON_EBUSY) {
+                wd->timeouts++;
+        } else {
+                wd->errors++;
+        }
+        if (wd->r->s.verbose) {
+                printf("# t=%" PRIu64 " client %u: acquire of %s: %s (%s)\n",
+                       (uint64_t)simcluster_now(&wd->r->s.c), cl->id,
+                       hostrun_locks[w->lock], baton_strerror(rv), w->why);
+        }
+        pause_after(wd, w, t);
+}
+
+/* RELEASE the hold, as baton_release() does: only through the session
+ * it was granted in, while that session is usable. */
+static void start_release(struct world *wd, struct simclient *cl,
+                          struct wclient *w, int64_t t)
+{
+        struct core_belief b;
+
+        core_belief(&cl->core, t, &b);
+        if (b.session != w->session || !session_usable(&cl->core.session)) {
+                wd->lost++;
+                pause_after(wd, w, t);
+                return;
+        }
+        memset(&w->rel_k, 0, sizeof w->rel_k);
+        w->rel_k.type = COMMAND_RELEASE;
+        w->rel_k.owner = OWNER;
+        w->rel_k.name = hostrun_locks[w->lock];
+        w->rel_k.name_len = (uint8_t)strlen(hostrun_locks[w->lock]);
+        w->rel_k.token = w->token;
+        w->rel = NULL;
+        w->mark = registry_mark(&cl->core.registry);
+        w->rel_deadline = t + TIMEOUT_MS;
+        w->phase = REL;
+}
+
+/* The cluster's final answer to a RELEASE, for hostcheck_answers(): one
+ * the core made up (the session ended, say) has no index. */
+static void record_answer(struct world *wd, const struct request *q)
+{
+        struct run *r = wd->r;
+        struct answer *a;
+
+        if (q->res.index == 0) {
+                return;
+        }
+        if (r->n_answers == MAX_ANSWERS) {
+                wd->acks_over++;
+                return;
+        }
+        a = &r->answers[r->n_answers++];
+        memset(a, 0, sizeof *a);
+        a->type = COMMAND_RELEASE;
+        a->session = q->session;
+        a->seq = q->seq;
+        a->res = q->res;
+        a->res.status = q->status;
+        a->res.client_name.p = NULL;
+        a->res.client_name.len = 0;
+}
+
+static void step_release(struct world *wd, struct simclient *cl,
+                         struct wclient *w, int64_t t)
+{
+        int rv;
+
+        if (w->rel == NULL) {
+                rv = session_submit_step(&cl->core.session, &w->rel_k, t,
+                                         &w->rel);
+                if (rv < 0) {
+                        wd->rel_fail++;
+                        pause_after(wd, w, t);
+                        return;
+                }
+        }
+        if (w->rel != NULL && w->rel->state == REQUEST_DONE) {
+                record_answer(wd, w->rel);
+                if (w->rel->status == 0) {
+                        wd->releases++;
+                } else {
+                        wd->rel_fail++;
+                }
+                registry_drop(&cl->core.registry, w->rel);
+                w->rel = NULL;
+                pause_after(wd, w, t);
+                return;
+        }
+        rv = core_verdict(&cl->core, w->mark, w->rel, t >= w->rel_deadline,
+                          w->why, sizeof w->why);
+        if (rv != 0) {
+                if (w->rel != NULL) {
+                        registry_abandon(&cl->core.registry, w->rel, t);
+                }
+                w->rel = NULL;
+                wd->rel_fail++;
+                pause_after(wd, w, t);
+        }
+}
+
+static void on_step(void *data, struct simclient *cl, int64_t t)
+{
+        struct world *wd = data;
+        struct wclient *w = &wd->w[cl->id - 1];
+
+        if (w->phase == IDLE && !wd->stopping && t >= w->next_at) {
+                start_acquire(wd, cl, w, t);
+        }
+        if (w->phase == ACQ) {
+                step_acquire(wd, cl, w, t);
+        }
+        if (w->phase == HOLD && (t >= w->release_at || wd->stopping)) {
+                start_release(wd, cl, w, t);
+        }
+        if (w->phase == REL) {
+                step_release(wd, cl, w, t);
+        }
+}
+
+/* When a client's step next has work of its own: the workload's next
+ * call, the hold's end, a wait's or a RELEASE's deadline. */
+static int64_t on_next(void *data, struct simclient *cl)
+{
+        struct world *wd = data;
+        struct wclient *w = &wd->w[cl->id - 1];
+
+        switch (w->phase) {
+        case IDLE:
+                return wd->stopping ? INT64_MAX : w->next_at;
+        case ACQ:
+                return acqop_deadline(&w->op);
+        case HOLD:
+                return w->release_at;
+        case REL:
+                return w->rel_deadline;
+        }
+        return INT64_MAX;
+}
+
+/* A hold that left the table: a RELEASE sent for it no longer counts. */
+static void on_hold(void *data, struct simclient *cl,
+                    const struct locks_hold *h, int change, uint32_t count,
+                    int64_t now)
+{
+        struct world *wd = data;
+        struct wclient *w = &wd->w[cl->id - 1];
+        unsigned i;
+
+        if (wd->r->s.verbose) {
+                printf("# t=%" PRIu64 " client %u (its t=%" PRId64
+                       "): hold %.*s session %" PRIu64 " token %" PRIu64
+                       ": change %d, count %u\n",
+                       (uint64_t)simcluster_now(&wd->r->s.c), cl->id, now,
+                       (int)h->name_len, h->name, h->session, h->token, change,
+                       count);
+        }
+        for (i = 0; i < N_LOCKS && count == 0; i++) {
+                if (strlen(hostrun_locks[i]) == h->name_len &&
+                    memcmp(hostrun_locks[i], h->name, h->name_len) == 0 &&
+                    w->released[i] == h->token) {
+                        w->released[i] = 0;
+                }
+        }
+}
+
+/* A RELEASE left the client (its own, or one its core sent to give back
+ * a grant that came too late): from here the cluster may apply it. */
+static void on_sent(void *data, struct simclient *cl, const struct command *k,
+                    int64_t now)
+{
+        struct world *wd = data;
+        struct wclient *w = &wd->w[cl->id - 1];
+        unsigned i;
+
+        (void)now;
+        if (k->type != COMMAND_RELEASE) {
+                return;
+        }
+        for (i = 0; i < N_LOCKS; i++) {
+                if (strlen(hostrun_locks[i]) == k->name_len &&
+                    memcmp(hostrun_locks[i], k->name, k->name_len) == 0) {
+                        w->released[i] = k->token;
+                }
+        }
+}
+
+static void on_lease(void *data, struct simclient *cl, uint64_t session,
+                     int state, int64_t now)
+{
+        struct world *wd = data;
+
+        if (wd->r->s.verbose) {
+                printf("# t=%" PRIu64 " client %u (its t=%" PRId64
+                       "): session %" PRIu64 " state %d\n",
+                       (uint64_t)simcluster_now(&wd->r->s.c), cl->id, now,
+                       session, state);
+        }
+}
+
+/* ------------------------------------------------------------------------
+ * The client-view check, at each GRANT a leader applies
+ */
+
+struct look {
+        struct world *wd;
+        struct simclient *cl;
+        const struct simevent *ev;
+        int64_t t;
+        const struct core_belief *b;
+};
+
+static void look_hold(void *data, const struct locks_hold *h)
+{
+        struct look *lk = data;
+        const struct simevent *ev = lk->ev;
+        struct wclient *w = &lk->wd->w[lk->cl->id - 1];
+        unsigned i;
+
+        if (h->name_len != ev->name_len ||
+            memcmp(h->name, ev->name, h->name_len) != 0) {
+                return;
+        }
+        for (i = 0; i < N_LOCKS; i++) {
+                if (strlen(hostrun_locks[i]) == h->name_len &&
+                    memcmp(hostrun_locks[i], h->name, h->name_len) == 0 &&
+                    w->released[i] == h->token) {
+                        return; /* it sent the RELEASE */
+                }
+        }
+        if (lk->wd->clash[0] == '\0') {
+                snprintf(lk->wd->clash, sizeof lk->wd->clash,
+                         "index %" PRIu64 " grants %.*s to session %" PRIu64
+                         " at t=%" PRIu64 " while client %u (session %" PRIu64
+                         ", token %" PRIu64 ") believes its hold %s at its "
+                         "t=%" PRId64 " (lease expires at %" PRId64 ")",
+                         ev->index, (int)ev->name_len, ev->name, ev->session,
+                         (uint64_t)simcluster_now(&lk->wd->r->s.c), lk->cl->id,
+                         h->session, h->token,
+                         lk->b->state == BATON_SESSION_LIVE ? "LIVE"
+                                                            : "in JEOPARDY",
+                         lk->t, lk->b->expires_at);
+        }
+}
+
+static void on_leader_event(void *data, unsigned node,
+                            const struct simevent *ev)
+{
+        struct world *wd = data;
+        uint64_t now = simcluster_now(&wd->r->s.c);
+        unsigned i;
+
+        if (ev->type != LOCKFSM_EV_GRANT) {
+                return;
+        }
+        if (ev->index < wd->checked ||
+            (ev->index == wd->checked && node != wd->checked_node)) {
+                return; /* a later leader applying it again */
+        }
+        wd->checked = ev->index;
+        wd->checked_node = node;
+        wd->checks++;
+        for (i = 0; i < wd->sc.n; i++) {
+                struct simclient *cl = &wd->sc.cl[i];
+                struct core_belief b;
+                struct look lk = {wd, cl, ev, simclient_clock(cl, now), &b};
+
+                core_belief(&cl->core, lk.t, &b);
+                if (b.session == 0 || b.session == ev->session ||
+                    (b.state != BATON_SESSION_LIVE &&
+                     b.state != BATON_SESSION_JEOPARDY)) {
+                        continue;
+                }
+                core_holds(&cl->core, look_hold, &lk);
+        }
+}
+
+/* ------------------------------------------------------------------------
+ * Faults
+ */
+
+static void push_undo(struct world *wd, const struct simnet_fault *f,
+                      uint64_t at)
+{
+        if (wd->n_undo < N_UNDO) {
+                wd->undo[wd->n_undo++] = (struct undo){*f, at};
+        } else {
+                simnet_undo(wd->sc.net, f, at);
+        }
+}
+
+static void heal_due(struct world *wd, uint64_t now, bool all)
+{
+        unsigned i = 0;
+
+        while (i < wd->n_undo) {
+                if (all || wd->undo[i].at <= now) {
+                        simnet_undo(wd->sc.net, &wd->undo[i].f, now);
+                        wd->undo[i] = wd->undo[--wd->n_undo];
+                        continue;
+                }
+                i++;
+        }
+}
+
+/* Kills and revivals of nodes go through simhost (the raft node and its
+ * core) and simclients_sync() (the network), not simnet alone: a kill
+ * simnet picks kills the node so while no other is down; a pause of a
+ * node is not drawn. */
+static void net_fault(struct world *wd, uint64_t now)
+{
+        struct simnet_fault f;
+
+        simnet_pick(wd->sc.net, &f);
+        if (f.kind == SIMNET_KILL && wd->killed == wd->r->s.n &&
+            f.node < wd->r->s.n) {
+                /* Any node, the leader or not, while none is down. */
+                simhost_kill(&wd->r->h, f.node);
+                wd->killed = f.node;
+                wd->kills++;
+                wd->revive_at = now + rng_range(&wd->rng, 500, 2500);
+                return;
+        }
+        if (f.kind == SIMNET_KILL || f.kind == SIMNET_PAUSE_NODE) {
+                return;
+        }
+        if (simnet_apply(wd->sc.net, &f, now) != 0) {
+                return;
+        }
+        wd->faults++;
+        if (f.kind != SIMNET_CUT) {
+                push_undo(wd, &f, now + rng_range(&wd->rng, 200, 3000));
+        }
+}
+
+static void isolate_client(struct world *wd, uint64_t now)
+{
+        unsigned start = rng_below(&wd->rng, wd->sc.n), i;
+        uint64_t client = 1 + start;
+        uint64_t heal = now + rng_range(&wd->rng, TTL_MS * 6 / 5, TTL_MS * 2);
+
+        /* Preferably a client holding a lock, which holds it on through
+         * the isolation, as a long critical section would: the cluster
+         * ends its session and grants the lock to another meanwhile. */
+        for (i = 0; i < wd->sc.n; i++) {
+                unsigned c = (start + i) % wd->sc.n;
+                struct wclient *w = &wd->w[c];
+                int64_t until = simclient_clock(&wd->sc.cl[c], heal) + 100;
+
+                if (w->phase == HOLD) {
+                        client = c + 1;
+                        w->release_at =
+                            w->release_at > until ? w->release_at : until;
+                        break;
+                }
+        }
+
+        for (i = 0; i < wd->sc.n_nodes; i++) {
+                struct simnet_fault f = {.kind = SIMNET_PARTITION,
+                                         .client = client,
+                                         .node = i,
+                                         .dirs = SIMNET_BOTH};
+                if (simnet_apply(wd->sc.net, &f, now) == 0) {
+                        push_undo(wd, &f, heal);
+                }
+        }
+        wd->isolations++;
+}
+
+static void drive_faults(struct world *wd, uint64_t now)
+{
+        struct run *r = wd->r;
+
+        heal_due(wd, now, false);
+        if (wd->killed < r->s.n && now >= wd->revive_at) {
+                simhost_revive(&r->h, wd->killed);
+                wd->killed = r->s.n;
+                wd->kill_at = now + rng_range(&wd->rng, 2000, 5000);
+        }
+        if (wd->killed == r->s.n && now >= wd->kill_at) {
+                unsigned l = simhost_serving(&r->h);
+                if (l < r->s.n) {
+                        simhost_kill(&r->h, l);
+                        wd->killed = l;
+                        wd->kills++;
+                        wd->revive_at = now + rng_range(&wd->rng, 500, 2500);
+                } else {
+                        wd->kill_at = now + 200;
+                }
+        }
+        if (now >= wd->fault_at) {
+                net_fault(wd, now);
+                wd->fault_at = now + rng_range(&wd->rng, 200, 800);
+        }
+        if (now >= wd->isolate_at) {
+                isolate_client(wd, now);
+                wd->isolate_at = now + rng_range(&wd->rng, 3000, 6000);
+        }
+        simclients_sync(&wd->sc, now);
+}
+
+/* ------------------------------------------------------------------------
+ * A run
+ */
+
+static void steps(struct world *wd, uint64_t until, bool stop_when_idle)
+{
+        struct run *r = wd->r;
+
+        while (simcluster_now(&r->s.c) < until) {
+                uint64_t now = simcluster_now(&r->s.c);
+                unsigned i;
+
+                simclients_run(&wd->sc, now);
+                if (stop_when_idle) {
+                        for (i = 0; i < N_CLIENTS; i++) {
+                                if (wd->w[i].phase != IDLE) {
+                                        break;
+                                }
+                        }
+                        if (i == N_CLIENTS) {
+                                return;
+                        }
+                } else {
+                        drive_faults(wd, now);
+                }
+                simcluster_step(&r->s.c);
+                simhost_step(&r->h);
+                simclients_sync(&wd->sc, simcluster_now(&r->s.c));
+        }
+}
+
+static int finish(struct world *wd, char *reason, size_t cap)
+{
+        struct run *r = wd->r;
+
+        if (hostrun_converge(r, reason, cap) != 0) {
+                return -1;
+        }
+        if (wd->sc.errmsg[0] != '\0') {
+                return fail(reason, cap, "clients' host: %s", wd->sc.errmsg);
+        }
+        if (wd->clash[0] != '\0') {
+                return fail(reason, cap, "client view: %s", wd->clash);
+        }
+        if (check_replicas(&r->s, reason, cap) != 0 ||
+            check_log(&r->s, reason, cap) != 0) {
+                return -1;
+        }
+        if (hostcheck_acks(r, reason, cap) != 0 ||
+            hostcheck_answers(r, reason, cap) != 0 ||
+            hostcheck_log(r, reason, cap) != 0) {
+                return -1;
+        }
+        if (wd->grants == 0) {
+                return fail(reason, cap, "no client was granted anything");
+        }
+        return 0;
+}
+
+/* How to run a seed. */
+struct runopts {
+        unsigned nodes;
+        bool verbose;
+        bool slow; /* the negative control: clients' clocks at half speed */
+};
+
+static void world_start(struct world *wd, uint64_t seed,
+                        const struct runopts *o)
+{
+        struct run *r = wd->r;
+
+        wd->rng.s = seed * 0xD1B54A32D192ED03ULL + 7;
+        wd->killed = r->s.n;
+        wd->kill_at = rng_range(&wd->rng, 2000, 5000);
+        wd->fault_at = rng_range(&wd->rng, 500, 1500);
+        wd->isolate_at = rng_range(&wd->rng, 2000, 4000);
+        for (unsigned i = 0; i < N_CLIENTS; i++) {
+                wd->w[i].next_at = 0;
+        }
+        (void)o;
+}
+
+static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
+                    char *reason, size_t cap)
+{
+        struct run *r = wd->r;
+        struct simclients_config sc;
+        int rv;
+
+        memset(r, 0, sizeof *r);
+        memset(wd, 0, sizeof *wd);
+        wd->r = r;
+        if (hostrun_start(r, seed, o->nodes, o->verbose, reason, cap) != 0) {
+                return -1;
+        }
+        simclients_config_defaults(&sc, N_CLIENTS, r->s.n, seed);
+        sc.ttl_ms = TTL_MS;
+        sc.rate_den = o->slow ? 2 : 1;
+        sc.hooks = (struct simclients_hooks){wd,       on_step, on_hold,
+                                             on_lease, on_next, on_sent};
+        if (simclients_init(&wd->sc, &r->h, &sc) != 0) {
+                rv = fail(reason, cap, "simclients_init: out of memory");
+                return hostrun_stop(r, rv, reason, cap);
+        }
+        simcluster_set_listener(&r->s.c, on_leader_event, wd);
+        world_start(wd, seed, o);
+        steps(wd, RUN_MS, false);
+        wd->stopping = true;
+        simclients_poke(&wd->sc);
+        heal_due(wd, simcluster_now(&r->s.c), true);
+        if (wd->killed < r->s.n) {
+                simhost_revive(&r->h, wd->killed);
+                wd->killed = r->s.n;
+        }
+        steps(wd, simcluster_now(&r->s.c) + SETTLE_MS, true);
+        rv = finish(wd, reason, cap);
+        wd->digest = digest_run(&r->s);
+        for (unsigned i = 0; i < wd->sc.n; i++) {
+                const struct simclient *cl = &wd->sc.cl[i];
+
+                wd->digest = hash_u64(wd->digest ^ cl->frames_in ^
+                                      hash_u64(cl->bytes_out ^ cl->dials));
+        }
+        simclients_free(&wd->sc);
+        return hostrun_stop(r, rv, reason, cap);
+}
+
+/* ------------------------------------------------------------------------
+ * main
+ */
+
+struct plan {
+        uint64_t first, n_seeds;
+        unsigned nodes;
+        bool verbose, whole, slow;
+};
+
+static int parse_args(int argc, char **argv, struct plan *p)
+{
+        *p = (struct plan){1, 20, 3, false, true, false};
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+                        p->first = strtoull(argv[++i], NULL, 10);
+                        p->n_seeds = 1;
+                        p->whole = false;
+                } else if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
+                        p->n_seeds = strtoull(argv[++i], NULL, 10);
+                        p->whole = false;
+                } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
+                        p->nodes = (unsigned)atoi(argv[++i]);
+                } else if (strcmp(argv[i], "--control") == 0 && i + 1 < argc &&
+                           strcmp(argv[i + 1], "slow") == 0) {
+                        i++;
+                        p->slow = true;
+                        p->whole = false;
+                } else if (strcmp(argv[i], "--verbose") == 0) {
+                        p->verbose = true;
+                } else {
+                        fprintf(stderr,
+                                "usage: %s [--seed N | --seeds N] [--nodes "
+                                "3|5] [--control slow] [--verbose]\n",
+                                argv[0]);
+                        return 2;
+                }
+        }
+        if (p->nodes != 3 && p->nodes != 5) {
+                fprintf(stderr, "%s: --nodes is 3 or 5\n", argv[0]);
+                return 2;
+        }
+        return -1;
+}
+
+static void report(unsigned k, uint64_t seed, const struct plan *p, int rv,
+                   const char *reason, const struct world *wd, const char *self)
+{
+        const char *mode = p->slow ? " --control slow" : "";
+
+        if (rv != 0) {
+                printf("not ok %u - seed %" PRIu64 "%s: %s\n", k, seed, mode,
+                       reason);
+                printf("# replay: %s --seed %" PRIu64 " --nodes %u%s "
+                       "--verbose\n",
+                       self, seed, p->nodes, mode);
+                printf("# grants %u, grants checked %u, frames %" PRIu64
+                       "/%" PRIu64 "\n",
+                       wd->grants, wd->checks, wd->sc.frames_to_nodes,
+                       wd->sc.frames_to_clients);
+                return;
+        }
+        printf("ok %u - seed %" PRIu64 "%s (grants %u, timeouts %u, errors "
+               "%u, recovered %u, re-entered %u, answers %u, releases %u (%u "
+               "failed), "
+               "holds lost %u, grants checked "
+               "%u, net faults %u, isolations %u, kills %u, frames %" PRIu64
+               "/%" PRIu64 ")\n",
+               k, seed, mode, wd->grants, wd->timeouts, wd->errors,
+               wd->recovered, wd->reentered, wd->r->n_answers, wd->releases,
+               wd->rel_fail, wd->lost, wd->checks, wd->faults, wd->isolations,
+               wd->kills, wd->sc.frames_to_nodes, wd->sc.frames_to_clients);
+}
+
+/* The negative control: the same seeds with slow client clocks; it
+ * passes when the client-view check catches one. */
+static unsigned run_control(struct world *wd, unsigned k, uint64_t n)
+{
+        struct runopts o = {3, false, true};
+        char reason[1024] = "";
+        unsigned caught = 0;
+
+        for (uint64_t seed = 1; seed <= n && caught == 0; seed++) {
+                if (run_seed(wd, seed, &o, reason, sizeof reason) != 0 &&
+                    strncmp(reason, "client view", 11) == 0) {
+                        caught++;
+                        printf("# --control slow, seed %" PRIu64 ": %s\n", seed,
+                               reason);
+                }
+        }
+        printf("%s %u - clients whose clocks run slow are caught\n",
+               caught > 0 ? "ok" : "not ok", k + 1);
+        return caught == 0;
+}
+
+/* Seed 1 twice: the cores read no clock and draw from the seed alone, so
+ * both runs must have the same history. */
+static unsigned run_replay(struct world *wd, unsigned k)
+{
+        struct runopts o = {3, false, false};
+        char reason[1024];
+        uint64_t first;
+
+        run_seed(wd, 1, &o, reason, sizeof reason);
+        first = wd->digest;
+        run_seed(wd, 1, &o, reason, sizeof reason);
+        printf("%s %u - seed 1 replays to the same history (%016" PRIx64
+               ", %016" PRIx64 ")\n",
+               first == wd->digest ? "ok" : "not ok", k + 1, first, wd->digest);
+        return first != wd->digest;
+}
+
+int main(int argc, char **argv)
+{
+        struct plan p;
+        struct world *wd = calloc(1, sizeof *wd);
+        struct run *r = calloc(1, sizeof *r);
+        unsigned failed = 0, k;
+        struct timespec t0;
+        char reason[1024];
+        int rv = parse_args(argc, argv, &p);
+
+        if (rv >= 0 || wd == NULL || r == NULL) {
+                free(wd);
+                free(r);
+                return rv >= 0 ? rv : 1;
+        }
+        printf("1..%" PRIu64 "\n", p.n_seeds + (p.whole ? 2 : 0));
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (k = 0; k < p.n_seeds; k++) {
+                struct runopts o = {p.nodes, p.verbose, p.slow};
+                uint64_t seed = p.first + k;
+
+                wd->r = r;
+                rv = run_seed(wd, seed, &o, reason, sizeof reason);
+                failed += rv != 0;
+                report(k + 1, seed, &p, rv, reason, wd, argv[0]);
+                fflush(stdout);
+        }
+        hostrun_rate(&t0, k);
+        if (p.whole) {
+                wd->r = r;
+                failed += run_control(wd, k, CONTROL_SET);
+                failed += run_replay(wd, k + 1);
+        }
+        free(wd);
+        free(r);
+        return failed != 0;
+}

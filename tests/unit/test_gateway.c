@@ -1,0 +1,696 @@
+/* The request core's contract (gateway.h), case by case, on a fake host
+ * that records every op the core calls (corefix.h): each case drives the
+ * core by its inputs alone and asserts on the list of effects, that is,
+ * what it proposed to raft, which barriers it started, what it wrote to
+ * which connection and when it asked for its timer. That a connection
+ * reported gone gets no more answers and no watch events is
+ * test_conngone's. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "../../include/baton/errors.h"
+#include "../../src/proto/keepalive.h"
+#include "../../src/server/gateway/access.h"
+#include "../../src/server/gateway/leader.h"
+#include "corefix.h"
+
+#define TERM 7
+#define WALL 1700000000000ULL /* the wall clock of a flush, ms */
+#define TTL  10000            /* the sessions' TTL here */
+
+/* An OPEN with nonce `nonce` on `conn` (c when NULL); its id. */
+static uint64_t send_open(struct corefix *x, struct corefix_conn *conn,
+                          uint64_t nonce)
+{
+        static const uint8_t hash[COMMAND_HASH_SIZE] = {1};
+        struct command c = {.type = COMMAND_OPEN, .nonce = nonce};
+        uint8_t cmd[COMMAND_MAX_SIZE], buf[COMMAND_MAX_SIZE + 64];
+        size_t len, n;
+
+        c.ttl_ms = TTL;
+        c.hash = hash;
+        len = command_encode(&c, cmd, sizeof cmd);
+        assert_true(len > 0);
+        n = proto_write_command(buf, sizeof buf, x->next_id++, cmd, len);
+        assert_true(n > 0);
+        return corefix_send_on(x, conn != NULL ? conn : &x->c, buf, n);
+}
+
+/* `n` OPENs on c, with nonces from 1000. */
+static void send_opens(struct corefix *x, unsigned n)
+{
+        unsigned i;
+
+        for (i = 0; i < n; i++) {
+                send_open(x, NULL, 1000 + i);
+        }
+}
+
+static uint64_t send_keepalive(struct corefix *x, uint64_t session)
+{
+        uint8_t buf[64];
+        size_t n =
+            proto_write_keepalive(buf, sizeof buf, x->next_id++, 0, session);
+
+        assert_true(n > 0);
+        return corefix_send_frame(x, buf, n);
+}
+
+static void flush(struct corefix *x, uint64_t wall_ms)
+{
+        gateway_flush(&x->g, &x->now, wall_ms);
+}
+
+/* A flush at `wall_ms` that proposes `n` entries; where the effect list
+ * ended before it. */
+static size_t flush_proposing(struct corefix *x, uint64_t wall_ms, unsigned n)
+{
+        size_t m = corefix_mark(x);
+
+        flush(x, wall_ms);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, n);
+        return m;
+}
+
+/* The `nth` proposal from `from` on: a batch stamped TERM of `n`
+ * commands, the first of type `first` and the rest of type `rest`. */
+static void expect_batch(const struct corefix *x, size_t from, unsigned nth,
+                         uint32_t n, uint8_t first, uint8_t rest)
+{
+        const struct corefix_effect *e =
+            corefix_nth(x, from, COREFIX_PROPOSE, nth);
+        uint32_t i;
+
+        assert_non_null(e);
+        assert_true(e->batch);
+        assert_int_equal(e->term, TERM);
+        assert_int_equal(e->n, n);
+        for (i = 0; i < n; i++) {
+                assert_int_equal(e->types[i], i == 0 ? first : rest);
+        }
+}
+
+/* The `nth` proposal from `from` on is an entry of its own: one command
+ * of `type`, no batch. */
+static void expect_alone(const struct corefix *x, size_t from, unsigned nth,
+                         uint8_t type)
+{
+        const struct corefix_effect *e =
+            corefix_nth(x, from, COREFIX_PROPOSE, nth);
+
+        assert_non_null(e);
+        assert_false(e->batch);
+        assert_int_equal(e->n, 1);
+        assert_int_equal(e->types[0], type);
+}
+
+/* The last timer the core asked for from `from` on was for `at_ms`. */
+static void expect_timer(const struct corefix *x, size_t from, uint64_t at_ms)
+{
+        unsigned n = corefix_count(x, from, COREFIX_TIMER);
+
+        assert_true(n > 0);
+        assert_int_equal(corefix_nth(x, from, COREFIX_TIMER, n - 1)->arg,
+                         at_ms);
+}
+
+/* --- Batching ------------------------------------------------------------ */
+
+/* Frames are only queued; the flush proposes every one of them, in
+ * ceil(n/256) batch entries stamped with the serving term, the first
+ * headed by a CLOCK; a flush with nothing new proposes nothing. */
+static void frames_become_few_batches(void **state)
+{
+        struct corefix *x = *state;
+        size_t m;
+
+        gateway_on_ready(&x->g, &x->now, TERM);
+        m = corefix_mark(x);
+        send_opens(x, 600);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 0);
+        /* 600 OPENs and the CLOCK: 601 commands, 3 entries. */
+        m = flush_proposing(x, WALL, 3);
+        expect_batch(x, m, 0, ENTRY_MAX_COMMANDS, COMMAND_CLOCK, COMMAND_OPEN);
+        expect_batch(x, m, 1, ENTRY_MAX_COMMANDS, COMMAND_OPEN, COMMAND_OPEN);
+        expect_batch(x, m, 2, 601 - 2 * ENTRY_MAX_COMMANDS, COMMAND_OPEN,
+                     COMMAND_OPEN);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 0);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 0);
+        assert_int_equal(x->g.stats.batches, 3);
+        assert_int_equal(x->g.stats.proposed, 601);
+        flush_proposing(x, WALL + 1, 0);
+}
+
+/* MEMBER, ACL and DIGEST commands go in entries of their own, never in a
+ * batch, and in the order they were queued: the members the new leader
+ * records at ready, then the frames, then the access list's seed, then
+ * the digest. None of them carries the CLOCK. */
+static void member_acl_digest_alone(void **state)
+{
+        struct corefix *x = *state;
+        size_t m;
+
+        x->cfg.n_members = 2;
+        x->cfg.members[0] =
+            (struct config_member){1, "127.0.0.1:8001", "127.0.0.1:7001"};
+        x->cfg.members[1] =
+            (struct config_member){2, "127.0.0.1:8002", "127.0.0.1:7002"};
+        x->cfg.tls = true;     /* the access list is seeded... */
+        x->fake.digest = true; /* ... and a digest is due */
+        gateway_on_ready(&x->g, &x->now, TERM);
+        send_opens(x, 3);
+        x->now.ms += ACCESS_SEED_DELAY_MS(&x->cfg); /* ... by now */
+        m = corefix_mark(x);
+        flush(x, WALL);
+        x->cfg.tls = false;
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 5);
+        expect_alone(x, m, 0, COMMAND_MEMBER);
+        expect_alone(x, m, 1, COMMAND_MEMBER);
+        expect_batch(x, m, 2, 4, COMMAND_CLOCK, COMMAND_OPEN);
+        expect_alone(x, m, 3, COMMAND_ACL);
+        expect_alone(x, m, 4, COMMAND_DIGEST);
+}
+
+/* The leader's wall clock goes into the log at the head of a batch once a
+ * second at most, and only with a batch: a flush with nothing to propose
+ * proposes no CLOCK alone. */
+static void clock_first_once_a_second(void **state)
+{
+        struct corefix *x = *state;
+        size_t m;
+
+        gateway_on_ready(&x->g, &x->now, TERM);
+        m = corefix_mark(x);
+        send_opens(x, 1);
+        flush(x, WALL);
+        send_open(x, NULL, 2000);
+        flush(x, WALL + 999);
+        send_open(x, NULL, 2001);
+        flush(x, WALL + 1000);
+        flush(x, WALL + 5000);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 3);
+        expect_batch(x, m, 0, 2, COMMAND_CLOCK, COMMAND_OPEN);
+        expect_batch(x, m, 1, 1, COMMAND_OPEN, COMMAND_OPEN);
+        expect_batch(x, m, 2, 2, COMMAND_CLOCK, COMMAND_OPEN);
+}
+
+/* Sessions `a` and `b` (entries 41 and 42), then an entry that grants x
+ * to a and frees it again while b's try waits: x is left between
+ * holders (lockfsm_deferred()) for the next entry to hand on. */
+static void leave_a_lock_deferred(struct corefix *x)
+{
+        struct command open = {.type = COMMAND_OPEN, .ttl_ms = TTL};
+        struct command cmds[3];
+        uint64_t a, b;
+
+        open.nonce = 1;
+        a = corefix_apply(x, 41, &open).session;
+        open.nonce = 2;
+        b = corefix_apply(x, 42, &open).session;
+        memset(cmds, 0, sizeof cmds);
+        cmds[0] = (struct command){.type = COMMAND_ACQUIRE,
+                                   .session = a,
+                                   .seq = 1,
+                                   .ack = 1,
+                                   .owner = 1,
+                                   .name = "x",
+                                   .name_len = 1};
+        cmds[1] = cmds[0];
+        cmds[1].type = COMMAND_RELEASE;
+        cmds[1].seq = cmds[1].ack = 2;
+        cmds[1].token = 43;
+        cmds[2] = cmds[0];
+        cmds[2].session = b;
+        cmds[2].wait_ms = COMMAND_WAIT_TRY;
+        corefix_apply_batch(x, 43, cmds, 3);
+        x->fake.last_index = 43;
+        assert_int_equal(lockfsm_deferred(x->fake.fsm), 1);
+}
+
+/* With a lock left between holders and no entry of its own on the way,
+ * a flush proposes an empty batch to hand it on (the nudge); not while
+ * an entry is out, which hands it on anyway, and not once none is
+ * left. */
+static void nudge_hands_on_a_deferred_lock(void **state)
+{
+        struct corefix *x = *state;
+        size_t m;
+
+        leave_a_lock_deferred(x);
+        gateway_on_ready(&x->g, &x->now, TERM);
+        m = flush_proposing(x, WALL, 1);
+        expect_batch(x, m, 0, 1, COMMAND_CLOCK, COMMAND_CLOCK);
+        /* Out, not applied yet: no second nudge. */
+        flush_proposing(x, WALL + 10, 0);
+        /* Applied without handing x on (not as the state machine would:
+         * here, to see the nudge again): another, empty. */
+        corefix_complete(x, 0, 0);
+        x->fake.applied = x->fake.last_index;
+        m = flush_proposing(x, WALL + 20, 1);
+        expect_batch(x, m, 0, 0, 0, 0);
+        /* The state machine handed it on: nothing more. */
+        corefix_complete(x, 1, 0);
+        corefix_apply_batch(x, 45, NULL, 0);
+        x->fake.last_index = 45;
+        assert_int_equal(lockfsm_deferred(x->fake.fsm), 0);
+        flush_proposing(x, WALL + 30, 0);
+}
+
+/* No more than max-inflight-entries entries are proposed and not yet
+ * applied (last_index - last_applied): the rest waits, in order, for a
+ * later flush once raft applied some. */
+static void inflight_entries_bounded(void **state)
+{
+        struct corefix *x = *state;
+        size_t m;
+
+        x->cfg.max_inflight_entries = 2;
+        gateway_on_ready(&x->g, &x->now, TERM);
+        send_opens(x, 600);
+        /* Entry 41 is not applied yet: room for one. */
+        m = flush_proposing(x, WALL, 1);
+        expect_batch(x, m, 0, ENTRY_MAX_COMMANDS, COMMAND_CLOCK, COMMAND_OPEN);
+        flush_proposing(x, WALL + 1, 0);
+        /* Raft applied up to 42, the first batch: room for two. */
+        x->fake.applied = 42;
+        m = flush_proposing(x, WALL + 2, 2);
+        expect_batch(x, m, 0, ENTRY_MAX_COMMANDS, COMMAND_OPEN, COMMAND_OPEN);
+        expect_batch(x, m, 1, 601 - 2 * ENTRY_MAX_COMMANDS, COMMAND_OPEN,
+                     COMMAND_OPEN);
+        assert_int_equal(x->g.stats.proposed, 601);
+}
+
+/* --- Reads -----------------------------------------------------------------
+ */
+
+/* Every read since the last flush waits for one barrier, started after
+ * the flush's proposals; none is answered before it applies, each once
+ * after. */
+static void reads_share_one_barrier(void **state)
+{
+        struct corefix *x = *state;
+        const struct corefix_effect *p, *b;
+        uint64_t q1, q2, q3;
+        size_t m;
+
+        gateway_on_ready(&x->g, &x->now, TERM);
+        m = corefix_mark(x);
+        q1 = corefix_send_query_on(x, &x->c);
+        send_open(x, NULL, 1);
+        q2 = corefix_send_query_on(x, &x->other);
+        q3 = corefix_send_query_on(x, &x->c);
+        flush(x, WALL);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 1);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 0);
+        p = corefix_nth(x, m, COREFIX_PROPOSE, 0);
+        b = corefix_nth(x, m, COREFIX_BARRIER, 0);
+        assert_true(p < b);
+        m = corefix_mark(x);
+        corefix_complete(x, b->sent, 0);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 3);
+        assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 0)->id, q1);
+        assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 1)->id, q2);
+        assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 2)->id, q3);
+        assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 1)->conn, &x->other);
+        corefix_expect_status(x, q1, 0);
+        corefix_expect_status(x, q3, 0);
+        corefix_expect_status_on(&x->other, q2, 0);
+}
+
+/* --- Leadership -------------------------------------------------------------
+ */
+
+/* A node that does not serve, and knows another leader, sends each
+ * leader-only request there at once (NOT_LEADER, asking its host who
+ * leads) and proposes nothing, then or at the flush. */
+static void follower_sends_clients_on(void **state)
+{
+        struct corefix *x = *state;
+        const struct corefix_effect *e;
+        uint64_t open, query;
+        size_t m;
+
+        m = corefix_mark(x);
+        open = send_open(x, NULL, 1);
+        query = corefix_send_query_on(x, &x->c);
+        flush(x, WALL);
+        /* Asked at each request (twice, in fact: once to route it, once
+         * to name the leader in the answer). */
+        assert_true(corefix_count(x, m, COREFIX_LEADER) >= 2);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 2);
+        e = corefix_nth(x, m, COREFIX_COMMIT, 0);
+        assert_int_equal(e->arg, PROTO_NOT_LEADER);
+        assert_int_equal(e->id, open);
+        e = corefix_nth(x, m, COREFIX_COMMIT, 1);
+        assert_int_equal(e->arg, PROTO_NOT_LEADER);
+        assert_int_equal(e->id, query);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 0);
+        corefix_expect_count(x, m, COREFIX_DIGEST, 0);
+        corefix_expect_not_leader(x, open, OTHER, "127.0.0.1:7002");
+        corefix_expect_not_leader(x, query, OTHER, "127.0.0.1:7002");
+}
+
+/* While the host names this node leader before it serves, requests are
+ * held: nothing written, nothing proposed; ready releases them to the
+ * next flush, which proposes the command and starts the read's barrier. */
+static void held_until_ready(void **state)
+{
+        struct corefix *x = *state;
+        size_t m;
+
+        x->fake.leader = SELF;
+        x->fake.leader_address = "127.0.0.1:7001";
+        m = corefix_mark(x);
+        send_open(x, NULL, 1);
+        corefix_send_query_on(x, &x->c);
+        flush(x, WALL);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 0);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 0);
+        m = corefix_mark(x);
+        gateway_on_ready(&x->g, &x->now, TERM);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 0);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        flush(x, WALL + 1);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        expect_batch(x, m, 0, 2, COMMAND_CLOCK, COMMAND_OPEN);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 1);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 0);
+}
+
+/* At lost, every client whose command was proposed hears that its outcome
+ * is unknown (it may still commit under the next leader), a read still
+ * waiting for its barrier is sent on, the timer stops; the proposal's
+ * completion after that answers no one again. */
+static void lost_answers_proposed_unknown(void **state)
+{
+        struct corefix *x = *state;
+        uint64_t a, b, query;
+        size_t m;
+
+        gateway_on_ready(&x->g, &x->now, TERM);
+        a = send_open(x, &x->c, 1);
+        b = send_open(x, &x->other, 2);
+        flush(x, WALL);
+        query = corefix_send_query_on(x, &x->c);
+        m = corefix_mark(x);
+        gateway_on_lost(&x->g, &x->now);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 3);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        expect_timer(x, m, GATEWAY_NEVER);
+        corefix_expect_not_leader(x, query, OTHER, "127.0.0.1:7002");
+        corefix_expect_status(x, a, BATON_EUNKNOWN);
+        corefix_expect_status_on(&x->other, b, BATON_EUNKNOWN);
+        assert_int_equal(x->g.stats.unknown, 2);
+        m = corefix_mark(x);
+        corefix_complete(x, 0, BATON_EUNKNOWN);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 0);
+        assert_int_equal(x->g.stats.unknown, 2);
+}
+
+/* --- Deadlines --------------------------------------------------------------
+ */
+
+/* Session `nonce` opened by entry `index` with TTL; its id. */
+static uint64_t open_session(struct corefix *x, uint64_t index, uint64_t nonce)
+{
+        struct command open = {.type = COMMAND_OPEN, .ttl_ms = TTL};
+
+        open.nonce = nonce;
+        return corefix_apply(x, index, &open).session;
+}
+
+/* A keepalive's new lease runs from when it arrived, not from when its
+ * barrier applied: the client dates its lease from its send, earlier. */
+static void keepalive_dated_from_arrival(void **state)
+{
+        struct corefix *x = *state;
+        uint64_t session, id;
+        size_t m;
+
+        session = open_session(x, 41, 1);
+        gateway_conn_attach(&x->c.gw, session);
+        m = corefix_mark(x);
+        gateway_on_ready(&x->g, &x->now, TERM); /* at 1000 */
+        expect_timer(x, m, 1000 + TTL);
+        x->now.ms = 3000;
+        id = send_keepalive(x, session);
+        x->now.ms = 3500;
+        flush(x, WALL);
+        x->now.ms = 7000;
+        m = corefix_mark(x);
+        corefix_complete(x, corefix_nth(x, 0, COREFIX_BARRIER, 0)->sent, 0);
+        expect_timer(x, m, 3000 + TTL);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 1);
+        assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 0)->arg,
+                         PROTO_KEEPALIVE_OK);
+        assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 0)->id, id);
+}
+
+/* A keepalive whose barrier completes after leadership was lost is
+ * answered (the barrier proves the node led after it arrived), but
+ * starts no lease: a node that does not serve keeps no deadline, so its
+ * timer stays stopped and no EXPIRE of it is left to be proposed when the
+ * node leads again, perhaps long after the client renewed elsewhere. */
+static void keepalive_after_lost_keeps_no_lease(void **state)
+{
+        struct corefix *x = *state;
+        uint64_t session, id;
+        size_t m;
+
+        session = open_session(x, 41, 1);
+        gateway_conn_attach(&x->c.gw, session);
+        gateway_on_ready(&x->g, &x->now, TERM);
+        id = send_keepalive(x, session);
+        flush(x, WALL);
+        gateway_on_lost(&x->g, &x->now);
+        m = corefix_mark(x);
+        corefix_complete(x, corefix_nth(x, 0, COREFIX_BARRIER, 0)->sent, 0);
+        assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 0)->id, id);
+        if (corefix_count(x, m, COREFIX_TIMER) > 0) {
+                expect_timer(x, m, GATEWAY_NEVER);
+        }
+        /* Were a lease kept, its timer would fire here... */
+        x->now.ms += 2 * TTL;
+        gateway_on_timer(&x->g, &x->now);
+        /* ... and lead again later: only its own clocks, none expired. */
+        x->now.ms += 1000;
+        gateway_on_ready(&x->g, &x->now, TERM);
+        flush_proposing(x, WALL + 2 * TTL, 0);
+}
+
+/* A node that does not serve keeps no deadline: the events that would
+ * start one start nothing, its timer input queues nothing, and a
+ * session's END only tells the timer again that there is none. */
+static void follower_keeps_no_deadline(void **state)
+{
+        struct corefix *x = *state;
+        struct command close = {.type = COMMAND_CLOSE, .seq = 1, .ack = 1};
+        size_t m;
+
+        m = corefix_mark(x);
+        close.session = open_session(x, 41, 1);
+        corefix_expect_count(x, m, COREFIX_TIMER, 0);
+        m = corefix_mark(x);
+        assert_int_equal(corefix_apply(x, 42, &close).status, 0);
+        corefix_expect_count(x, m, COREFIX_TIMER, 1);
+        expect_timer(x, m, GATEWAY_NEVER);
+        x->now.ms += 2 * TTL;
+        gateway_on_timer(&x->g, &x->now);
+        gateway_on_ready(&x->g, &x->now, TERM);
+        flush_proposing(x, WALL, 0);
+}
+
+/* How many commands of `type` the `nth` proposal from `from` on has. */
+static unsigned count_type(const struct corefix *x, size_t from, unsigned nth,
+                           uint8_t type)
+{
+        const struct corefix_effect *e =
+            corefix_nth(x, from, COREFIX_PROPOSE, nth);
+        unsigned n = 0;
+        uint32_t i;
+
+        assert_non_null(e);
+        for (i = 0; i < e->n; i++) {
+                n += e->types[i] == type;
+        }
+        return n;
+}
+
+/* A keepalive whose barrier applies after the session's lease ran out
+ * and its EXPIRE went out is not answered OK: the client would date a new
+ * lease from its send, inside which the EXPIRE ends the session. It is
+ * answered BATON_EUNKNOWN (asked again), and BATON_EEXPIRED once the END
+ * applied; the mark outlives a change of leadership, under which the
+ * EXPIRE may still commit. */
+static void keepalive_not_renewed_once_expire_out(void **state)
+{
+        struct corefix *x = *state;
+        struct command expire = {.type = COMMAND_EXPIRE};
+        uint64_t session, k1, k2, k3;
+        size_t m, b;
+
+        session = open_session(x, 41, 1);
+        gateway_conn_attach(&x->c.gw, session);
+        gateway_on_ready(&x->g, &x->now, TERM); /* at 1000: lease to 11000 */
+        x->now.ms = 1000 + TTL - 100;
+        m = corefix_mark(x);
+        k1 = send_keepalive(x, session);
+        flush(x, WALL);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 1);
+        b = corefix_nth(x, m, COREFIX_BARRIER, 0)->sent;
+        /* The barrier is slow: the lease runs out first. */
+        x->now.ms = 1000 + TTL;
+        m = corefix_mark(x);
+        gateway_on_timer(&x->g, &x->now);
+        flush(x, WALL + 1000);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        assert_int_equal(count_type(x, m, 0, COMMAND_EXPIRE), 1);
+        corefix_complete(x, b, 0);
+        corefix_expect_status(x, k1, BATON_EUNKNOWN);
+        /* Leadership changes before the EXPIRE applies: still no OK. */
+        gateway_on_lost(&x->g, &x->now);
+        gateway_on_ready(&x->g, &x->now, TERM + 1);
+        m = corefix_mark(x);
+        k2 = send_keepalive(x, session);
+        flush(x, WALL + 2000);
+        corefix_complete(x, corefix_nth(x, m, COREFIX_BARRIER, 0)->sent, 0);
+        corefix_expect_status(x, k2, BATON_EUNKNOWN);
+        /* The EXPIRE commits: the session ended, and says so. */
+        expire.session = session;
+        corefix_apply(x, 60, &expire);
+        m = corefix_mark(x);
+        k3 = send_keepalive(x, session);
+        flush(x, WALL + 3000);
+        corefix_complete(x, corefix_nth(x, m, COREFIX_BARRIER, 0)->sent, 0);
+        corefix_expect_status(x, k3, BATON_EEXPIRED);
+        assert_false(leader_expiring(&x->g, session));
+}
+
+/* Sessions a and b (TTL), a holding w and b waiting 3 s for it; and
+ * lock d, whose holder's session expired with a 2 s lock-delay. */
+static void leave_deadlines(struct corefix *x)
+{
+        struct command c = {.type = COMMAND_ACQUIRE,
+                            .seq = 1,
+                            .ack = 1,
+                            .owner = 1,
+                            .name = "w",
+                            .name_len = 1};
+        uint64_t a = open_session(x, 41, 1), b = open_session(x, 42, 2), d;
+
+        c.session = a;
+        assert_int_equal(corefix_apply(x, 43, &c).status, 0);
+        c.session = b;
+        c.wait_ms = 3000;
+        assert_int_equal(corefix_apply(x, 44, &c).kind, PROTO_KIND_QUEUED);
+        d = open_session(x, 45, 3);
+        c.session = d;
+        c.name = "d";
+        c.wait_ms = 0;
+        assert_int_equal(corefix_apply(x, 46, &c).status, 0);
+        c = (struct command){
+            .type = COMMAND_EXPIRE, .session = d, .delay_ms = 2000};
+        assert_int_equal(corefix_apply(x, 47, &c).status, 0);
+        x->fake.last_index = 47;
+}
+
+/* The serving leader's one timer is at its earliest deadline; at the
+ * timer input each deadline passed is queued as UNBLOCK (a lock-delay),
+ * TIMEOUT (a wait) or EXPIRE (a lease), proposed at the next flush, and
+ * comes again one election timeout later until an event settles it. A
+ * timer input before the deadline does nothing. */
+static void deadlines_proposed_after_timer(void **state)
+{
+        struct corefix *x = *state;
+        uint64_t retry = x->cfg.election_timeout_ms;
+        size_t m;
+
+        leave_deadlines(x);
+        m = corefix_mark(x);
+        gateway_on_ready(&x->g, &x->now, TERM); /* at 1000 */
+        expect_timer(x, m, 1000 + 2000);
+        x->now.ms = 2999;
+        m = corefix_mark(x);
+        gateway_on_timer(&x->g, &x->now);
+        flush(x, WALL);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+        expect_timer(x, m, 3000);
+        x->now.ms = 4000;
+        m = corefix_mark(x);
+        gateway_on_timer(&x->g, &x->now);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0); /* queued only */
+        expect_timer(x, m, 4000 + retry);
+        flush(x, WALL);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        /* The earliest first: the lock-delay's, then the wait's. */
+        assert_int_equal(corefix_nth(x, m, COREFIX_PROPOSE, 0)->n, 3);
+        assert_int_equal(count_type(x, m, 0, COMMAND_CLOCK), 1);
+        assert_memory_equal(
+            corefix_nth(x, m, COREFIX_PROPOSE, 0)->types,
+            ((uint8_t[]){COMMAND_CLOCK, COMMAND_UNBLOCK, COMMAND_TIMEOUT}), 3);
+        /* Not settled by an event: again after an election timeout. */
+        x->now.ms = 4000 + retry;
+        m = corefix_mark(x);
+        gateway_on_timer(&x->g, &x->now);
+        expect_timer(x, m, 4000 + 2 * retry);
+        flush(x, WALL + 1);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        /* Both due at once now: in either order. */
+        assert_int_equal(corefix_nth(x, m, COREFIX_PROPOSE, 0)->n, 2);
+        assert_int_equal(count_type(x, m, 0, COMMAND_UNBLOCK), 1);
+        assert_int_equal(count_type(x, m, 0, COMMAND_TIMEOUT), 1);
+        /* The leases, from ready at 1000. */
+        x->now.ms = 1000 + TTL;
+        m = corefix_mark(x);
+        gateway_on_timer(&x->g, &x->now);
+        flush(x, WALL + 1000);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 1);
+        assert_int_equal(count_type(x, m, 0, COMMAND_EXPIRE), 2);
+        assert_int_equal(x->g.stats.expirations, 2);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test_setup_teardown(frames_become_few_batches,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(member_acl_digest_alone,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(clock_first_once_a_second,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(nudge_hands_on_a_deferred_lock,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(inflight_entries_bounded,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(reads_share_one_barrier,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(follower_sends_clients_on,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(held_until_ready, corefix_setup,
+                                            corefix_teardown),
+            cmocka_unit_test_setup_teardown(lost_answers_proposed_unknown,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(keepalive_dated_from_arrival,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(keepalive_after_lost_keeps_no_lease,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(follower_keeps_no_deadline,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(deadlines_proposed_after_timer,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(
+                keepalive_not_renewed_once_expire_out, corefix_setup,
+                corefix_teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
