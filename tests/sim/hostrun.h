@@ -154,6 +154,9 @@ struct run {
         raft_time kill_at;
         unsigned killed; /* the node down, or n */
         bool isolated;   /* cut off from the others rather than killed */
+        struct raft_transfer transfer; /* a leader's handover, when out */
+        bool transferring;             /* `transfer` is with raft */
+        unsigned transfers;            /* handovers started */
         raft_time revive_at;
         unsigned redirects, unknowns, resends, expired;
         size_t watched;     /* events the watchers were sent */

@@ -3,6 +3,7 @@
  * leader killed now and then, printing TAP. */
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,6 +467,31 @@ static void drive_client(struct run *r, struct rclient *cl, raft_time now)
  * Faults: the leader killed, and revived with a fresh core
  */
 
+static void transfer_done(struct raft_transfer *req)
+{
+        struct run *r = (struct run *)(void *)((char *)req -
+                                               offsetof(struct run, transfer));
+
+        r->transferring = false;
+}
+
+/* The leader hands its leadership over (raft_transfer, as `batonctl
+ * transfer` does): it lives on with its connections, so its core loses
+ * leadership with requests out on connections that stay open, which only
+ * a step-down shows (a killed node's connections reset). */
+static bool hand_over(struct run *r, unsigned l)
+{
+        if (r->transferring ||
+            raft_transfer(simcluster_raft(&r->s.c, l), &r->transfer, 0,
+                          transfer_done) != 0) {
+                return false;
+        }
+        r->transferring = true;
+        r->transfers++;
+        say(&r->s, "leader n%u hands over", l);
+        return true;
+}
+
 static void drive_kills(struct run *r, raft_time now)
 {
         unsigned l;
@@ -488,10 +514,13 @@ static void drive_kills(struct run *r, raft_time now)
         if (l == r->s.n) {
                 return;
         }
-        /* One time in four the leader is cut off instead: it lives on,
-         * loses its leadership, and answers what it proposed with
-         * BATON_EUNKNOWN. */
-        r->isolated = rng_chance(&r->s.rng, 25);
+        /* One time in four the leader hands over instead, and one in four
+         * it is cut off: it lives on, loses its leadership, and answers
+         * what it proposed with BATON_EUNKNOWN. */
+        if (rng_chance(&r->s.rng, 25) && hand_over(r, l)) {
+                return;
+        }
+        r->isolated = rng_chance(&r->s.rng, 33);
         say(&r->s, "%s leader n%u", r->isolated ? "isolate" : "kill", l);
         if (r->isolated) {
                 simlinks_isolate(&r->s.c, l);
@@ -766,12 +795,13 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
         }
         printf("ok %u - seed %" PRIu64
                "%s (answers %u, grants %u, watches %zu (%u compacted) of %zu "
-               "events, kills %" PRIu64
-               ", redirects %u, unknown %u, resends %u, sessions lost %u, "
+               "events, kills %" PRIu64 ", handovers %u, redirects %u, unknown "
+                                        "%u, resends %u, sessions lost %u, "
                "crashes %u, frames %" PRIu64 ")\n",
                k, seed, mode, r->n_answers, r->n_acks, r->watches, r->compacted,
-               r->watched, r->h.stats.kills, r->redirects, r->unknowns,
-               r->resends, r->expired, r->crashes, r->h.stats.frames_in);
+               r->watched, r->h.stats.kills, r->transfers, r->redirects,
+               r->unknowns, r->resends, r->expired, r->crashes,
+               r->h.stats.frames_in);
 }
 
 /* The default run also runs seed 1 twice, which must give the same
