@@ -796,7 +796,7 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
         printf("ok %u - seed %" PRIu64
                "%s (answers %u, grants %u, watches %zu (%u compacted) of %zu "
                "events, kills %" PRIu64 ", handovers %u, redirects %u, unknown "
-                                        "%u, resends %u, sessions lost %u, "
+               "%u, resends %u, sessions lost %u, "
                "crashes %u, frames %" PRIu64 ")\n",
                k, seed, mode, r->n_answers, r->n_acks, r->watches, r->compacted,
                r->watched, r->h.stats.kills, r->transfers, r->redirects,
