@@ -53,7 +53,8 @@ struct core_tracer {
         void *data;
         /* A hold changed: `h` (borrowed for the call) now has `count`
          * holds, 0 when it left the table. `now` is LOCKS_NO_TIME for a
-         * change recorded without a time (locks_set()). */
+         * change recorded without a time (libbaton records none such; a
+         * simulation's tracer treats one as a failure). */
         void (*hold)(void *data, const struct locks_hold *h, int change,
                      uint32_t count, int64_t now);
         /* The state session_tick() reports changed to `state` (enum

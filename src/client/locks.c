@@ -155,20 +155,6 @@ int locks_set_at(struct locks *l, uint64_t session, const char *name,
         return 0;
 }
 
-int locks_set(struct locks *l, uint64_t session, const char *name,
-              uint8_t name_len, uint64_t owner, uint8_t mode, uint64_t token,
-              uint32_t count)
-{
-        return locks_set_at(l, session, name, name_len, owner, mode, token,
-                            count, LOCKS_NO_TIME);
-}
-
-int locks_set_list(struct locks *l, uint64_t session, const struct command *k,
-                   uint64_t token)
-{
-        return locks_set_list_at(l, session, k, token, LOCKS_NO_TIME);
-}
-
 int locks_set_list_at(struct locks *l, uint64_t session,
                       const struct command *k, uint64_t token, int64_t now)
 {

@@ -66,14 +66,6 @@ int locks_set_at(struct locks *l, uint64_t session, const char *name,
 int locks_set_list_at(struct locks *l, uint64_t session,
                       const struct command *k, uint64_t token, int64_t now);
 
-/* locks_set_at() and locks_set_list_at() for a caller with no time at hand
- * (a unit test's setup): LOCKS_NO_TIME. */
-int locks_set(struct locks *l, uint64_t session, const char *name,
-              uint8_t name_len, uint64_t owner, uint8_t mode, uint64_t token,
-              uint32_t count);
-int locks_set_list(struct locks *l, uint64_t session, const struct command *k,
-                   uint64_t token);
-
 /* Record what the cluster answered a RELEASE of `token`, handled at `now`:
  * the grant it names (the write grant first, as the cluster picks when an
  * owner's two grants share a token) now has `count` holds. */

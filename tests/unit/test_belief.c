@@ -314,8 +314,8 @@ static void tracer_follows_the_table(void **state)
         hold_was(&t, 3, CORE_HOLD_SET, "A", 7, 2, T0 + 12);
         assert_string_equal(holds(f, out), "A:7:2 B:8:1 ");
         /* The same answer again (acquire.c records what outcome did). */
-        assert_int_equal(locks_set(&f->core.locks, 42, "B", 1, 1,
-                                   COMMAND_MODE_EXCLUSIVE, 8, 1),
+        assert_int_equal(locks_set_at(&f->core.locks, 42, "B", 1, 1,
+                                      COMMAND_MODE_EXCLUSIVE, 8, 1, T0 + 13),
                          0);
         assert_int_equal(t.n, 4);
 
@@ -356,9 +356,9 @@ static void tracer_hears_the_detach(void **state)
         tracer.data = &t;
         f->env.tracer = &tracer;
         open_session(f, T0, T0 + 5);
-        assert_int_equal(
-            locks_set(&f->core.locks, 42, "C", 1, 1, COMMAND_MODE_SHARED, 3, 1),
-            0);
+        assert_int_equal(locks_set_at(&f->core.locks, 42, "C", 1, 1,
+                                      COMMAND_MODE_SHARED, 3, 1, LOCKS_NO_TIME),
+                         0);
         hold_was(&t, 1, CORE_HOLD_SET, "C", 3, 1, LOCKS_NO_TIME);
         assert_string_equal(holds(f, out), "C:3:1 ");
         assert_int_equal(session_detach(&f->core.session, NULL, T0 + 30), 42);

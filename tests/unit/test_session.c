@@ -121,8 +121,8 @@ static void expires_at_ttl_less_margin(void **state)
 
         (void)state;
         open_session(f, T0, T0);
-        assert_int_equal(locks_set(&f->core.locks, 42, "L", 1, 7,
-                                   COMMAND_MODE_EXCLUSIVE, 99, 1),
+        assert_int_equal(locks_set_at(&f->core.locks, 42, "L", 1, 7,
+                                      COMMAND_MODE_EXCLUSIVE, 99, 1, T0),
                          0);
         session_tick(&f->core.session, T0 + 8999);
         assert_int_equal(f->core.session.state, BATON_SESSION_JEOPARDY);
