@@ -10,9 +10,8 @@
 const char *const kinds_names[KINDS_NAMES] = {
     "alpha", "beta", "gamma", "rw0", "rw1", "sem0", "sem1", "vote0", "vote1"};
 
-const char *const kinds_kind_names[N_KINDS] = {"exclusive", "shared",
-                                               "semaphore", "multi",
-                                               "election"};
+const char *const kinds_kind_names[N_KINDS] = {
+    "exclusive", "shared", "semaphore", "multi", "election"};
 
 /* The semaphores' sizes: a small one, where a few clients fill it, and a
  * larger one, where permits of many kinds mix. */
@@ -219,9 +218,9 @@ static bool granted_at(const struct simnode *n, const struct kack *a,
              k < n->n_events && n->events[k].index == a->token; k++) {
                 const struct simevent *ev = &n->events[k];
 
-                if (ev->type == LOCKFSM_EV_GRANT &&
-                    ev->session == a->session && ev->seq == a->seq &&
-                    ev->name_len == len && memcmp(ev->name, want, len) == 0) {
+                if (ev->type == LOCKFSM_EV_GRANT && ev->session == a->session &&
+                    ev->seq == a->seq && ev->name_len == len &&
+                    memcmp(ev->name, want, len) == 0) {
                         return true;
                 }
         }

@@ -23,17 +23,17 @@
  * semaphores of KINDS_SEM_LIMIT0 and KINDS_SEM_LIMIT1 permits; "vote0"
  * and "vote1" elections.
  */
-#define KINDS_NAMES      9
-#define KINDS_PLAIN      3 /* alpha, beta, gamma */
-#define KINDS_LOCKS      5 /* and rw0, rw1 */
-#define KINDS_SEM        5 /* the first semaphore's index */
-#define KINDS_SEMS       2
-#define KINDS_ELECT      7 /* the first election's index */
-#define KINDS_ELECTS     2
-#define KINDS_MULTI_MAX  3
-#define KINDS_LIST_MAX   (KINDS_MULTI_MAX * (2 + 8))
-#define KINDS_ACKS_MAX   4096
-#define KINDS_CLIENTS    32
+#define KINDS_NAMES     9
+#define KINDS_PLAIN     3 /* alpha, beta, gamma */
+#define KINDS_LOCKS     5 /* and rw0, rw1 */
+#define KINDS_SEM       5 /* the first semaphore's index */
+#define KINDS_SEMS      2
+#define KINDS_ELECT     7 /* the first election's index */
+#define KINDS_ELECTS    2
+#define KINDS_MULTI_MAX 3
+#define KINDS_LIST_MAX  (KINDS_MULTI_MAX * (2 + 8))
+#define KINDS_ACKS_MAX  4096
+#define KINDS_CLIENTS   32
 
 extern const char *const kinds_names[KINDS_NAMES];
 
@@ -59,15 +59,15 @@ struct kprofile {
 /* One call of a client, from its acquire to the end of its hold. */
 struct kcall {
         enum kind kind;
-        unsigned n;                        /* names: 1, or a MULTI's 2..3 */
-        unsigned names[KINDS_MULTI_MAX];   /* into kinds_names[] */
-        uint8_t modes[KINDS_MULTI_MAX];    /* COMMAND_MODE_* of each */
-        struct acqop_ask ask;              /* its pointers into this */
-        uint8_t list[KINDS_LIST_MAX];      /* a MULTI's */
-        char value[24];                    /* a candidate's or leader's */
-        uint64_t token, session;           /* once granted */
-        unsigned proclaims;                /* PROCLAIMs left to make */
-        unsigned next;                     /* the next name to release */
+        unsigned n;                      /* names: 1, or a MULTI's 2..3 */
+        unsigned names[KINDS_MULTI_MAX]; /* into kinds_names[] */
+        uint8_t modes[KINDS_MULTI_MAX];  /* COMMAND_MODE_* of each */
+        struct acqop_ask ask;            /* its pointers into this */
+        uint8_t list[KINDS_LIST_MAX];    /* a MULTI's */
+        char value[24];                  /* a candidate's or leader's */
+        uint64_t token, session;         /* once granted */
+        unsigned proclaims;              /* PROCLAIMs left to make */
+        unsigned next;                   /* the next name to release */
 };
 
 /* A grant a client was told of: one GRANT event per name to its

@@ -30,6 +30,13 @@ void simview_sent(struct simview *v, unsigned id, const struct command *k)
         }
 }
 
+void simview_multi(struct simview *v, unsigned id, uint64_t token)
+{
+        if (id >= 1 && id <= v->n_clients) {
+                v->multi[id - 1] = token;
+        }
+}
+
 /* A hold that left the table: a RELEASE sent for it no longer counts. */
 void simview_hold(struct simview *v, unsigned id, const struct locks_hold *h,
                   uint32_t count)
@@ -52,8 +59,8 @@ struct look {
         const struct locks_hold *clash;
 };
 
-static const char *const mode_names[SIMVIEW_MODES] = {
-    "exclusive", "shared", "semaphore", "election"};
+static const char *const mode_names[SIMVIEW_MODES] = {"exclusive", "shared",
+                                                      "semaphore", "election"};
 
 static const char *mode_name(uint8_t mode)
 {
@@ -72,9 +79,8 @@ static void look_hold(void *data, const struct locks_hold *h)
         if (mode == COMMAND_MODE_SEMAPHORE) {
                 lk->believed +=
                     lk->v->profiles[lk->id - 1].permits[lk->name - KINDS_SEM];
-        } else if (lk->clash == NULL &&
-                   (mode != COMMAND_MODE_SHARED ||
-                    h->mode != COMMAND_MODE_SHARED)) {
+        } else if (lk->clash == NULL && (mode != COMMAND_MODE_SHARED ||
+                                         h->mode != COMMAND_MODE_SHARED)) {
                 lk->clash = h;
         }
 }
@@ -84,23 +90,31 @@ static const char *state_name(const struct core_belief *b)
         return b->state == BATON_SESSION_LIVE ? "LIVE" : "in JEOPARDY";
 }
 
-/* The first clash of the run, and the count of its mode. */
-static void clash(struct simview *v, const struct simevent *ev,
-                  const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* A clash: counted by its mode (and as a multi-lock's), the first of
+ * each kept, and the first of the run. */
+static void clash(struct simview *v, const struct simevent *ev, bool multi,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void clash(struct simview *v, const struct simevent *ev,
+static void clash(struct simview *v, const struct simevent *ev, bool multi,
                   const char *fmt, ...)
 {
+        unsigned m = ev->mode % SIMVIEW_MODES;
+        char text[400];
         va_list ap;
 
-        v->caught[ev->mode % SIMVIEW_MODES]++;
-        if (v->clash[0] != '\0') {
-                return;
-        }
         va_start(ap, fmt);
-        vsnprintf(v->clash, sizeof v->clash, fmt, ap);
+        vsnprintf(text, sizeof text, fmt, ap);
         va_end(ap);
+        v->caught[m]++;
+        if (v->first[m][0] == '\0') {
+                memcpy(v->first[m], text, sizeof text);
+        }
+        if (multi && v->caught[SIMVIEW_MULTI]++ == 0) {
+                memcpy(v->first[SIMVIEW_MULTI], text, sizeof text);
+        }
+        if (v->clash[0] == '\0') {
+                memcpy(v->clash, text, sizeof text);
+        }
 }
 
 /* The permits the entry granted so far, this GRANT's included. */
@@ -148,7 +162,10 @@ void simview_event(struct simview *v, struct simclients *sc, unsigned node,
                 }
                 core_holds(&cl->core, look_hold, &lk);
                 if (lk.clash != NULL) {
-                        clash(v, ev,
+                        bool multi = ev->cause == COMMAND_MULTI ||
+                                     lk.clash->token == v->multi[i];
+
+                        clash(v, ev, multi,
                               "index %" PRIu64 " grants %.*s (%s) to session "
                               "%" PRIu64 " at t=%" PRIu64 " while client %u "
                               "(session %" PRIu64 ", token %" PRIu64
@@ -170,7 +187,7 @@ void simview_event(struct simview *v, struct simclients *sc, unsigned node,
         }
         if (ev->mode == COMMAND_MODE_SEMAPHORE &&
             believed + granted > kinds_sem_limit((unsigned)name)) {
-                clash(v, ev,
+                clash(v, ev, false,
                       "index %" PRIu64 " grants %u permits of %.*s to session "
                       "%" PRIu64 " at t=%" PRIu64 " (%u by this entry) while "
                       "other clients believe they hold %u of its %u:%s",
@@ -196,15 +213,15 @@ void simview_format(const struct simview *v, const struct kinds_run *kr,
                  v->checks[COMMAND_MODE_ELECTION]);
 }
 
-void simview_caught(const struct simview *v, char *buf, size_t cap)
+void simview_caught(const unsigned caught[SIMVIEW_MODES + 1], char *buf,
+                    size_t cap)
 {
         snprintf(buf, cap,
                  "GRANTs found believed taken: exclusive %u, shared %u, "
-                 "semaphore %u, election %u",
-                 v->caught[COMMAND_MODE_EXCLUSIVE],
-                 v->caught[COMMAND_MODE_SHARED],
-                 v->caught[COMMAND_MODE_SEMAPHORE],
-                 v->caught[COMMAND_MODE_ELECTION]);
+                 "semaphore %u, election %u, of a multi-lock %u",
+                 caught[COMMAND_MODE_EXCLUSIVE], caught[COMMAND_MODE_SHARED],
+                 caught[COMMAND_MODE_SEMAPHORE], caught[COMMAND_MODE_ELECTION],
+                 caught[SIMVIEW_MULTI]);
 }
 
 void simview_add(struct simview_totals *t, const struct simview *v,

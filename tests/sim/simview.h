@@ -13,8 +13,10 @@
 #include "simclient.h"
 #include "simkinds.h"
 
-/* The modes a GRANT event carries (COMMAND_MODE_*). */
+/* The modes a GRANT event carries (COMMAND_MODE_*), and the index of
+ * multi-locks in what the check caught. */
 #define SIMVIEW_MODES 4
+#define SIMVIEW_MULTI SIMVIEW_MODES
 
 /*
  * At each GRANT of a name (a multi-lock's names each have their own),
@@ -34,13 +36,18 @@ struct simview {
         const struct kprofile *profiles; /* by client id - 1; borrowed */
         unsigned n_clients;
         uint64_t released[KINDS_CLIENTS][KINDS_NAMES]; /* a RELEASE's token */
+        uint64_t multi[KINDS_CLIENTS]; /* the token of its last multi-lock */
         uint64_t checked; /* the last index whose GRANTs were checked */
         unsigned checked_node;
         uint64_t sem_index[KINDS_SEMS]; /* the entry granting permits */
         uint32_t sem_granted[KINDS_SEMS];
         unsigned checks[SIMVIEW_MODES]; /* GRANTs checked, by mode */
-        unsigned caught[SIMVIEW_MODES]; /* and found believed taken */
-        char clash[400];                /* the first */
+        /* GRANTs found believed taken, by mode, and those of a
+         * multi-lock's names (the GRANT's or the believed hold's) at
+         * SIMVIEW_MULTI; the first of each, and the first of all. */
+        unsigned caught[SIMVIEW_MODES + 1];
+        char first[SIMVIEW_MODES + 1][400];
+        char clash[400];
 };
 
 /* Follow `n` clients (at most KINDS_CLIENTS) of mixes `profiles`. */
@@ -49,6 +56,9 @@ void simview_init(struct simview *v, const struct kprofile *profiles,
 
 /* Client `id` wrote command `k` to the network. */
 void simview_sent(struct simview *v, unsigned id, const struct command *k);
+
+/* Client `id` was granted a multi-lock with `token`. */
+void simview_multi(struct simview *v, unsigned id, uint64_t token);
 
 /* Client `id`'s core changed hold `h` to `count` holds. */
 void simview_hold(struct simview *v, unsigned id, const struct locks_hold *h,
@@ -66,8 +76,10 @@ void simview_event(struct simview *v, struct simclients *sc, unsigned node,
 void simview_format(const struct simview *v, const struct kinds_run *kr,
                     char *buf, size_t cap);
 
-/* How many GRANTs of each mode the check found believed taken. */
-void simview_caught(const struct simview *v, char *buf, size_t cap);
+/* How many GRANTs of each mode (and of multi-locks) the check found
+ * believed taken, in `caught`, into `buf`. */
+void simview_caught(const unsigned caught[SIMVIEW_MODES + 1], char *buf,
+                    size_t cap);
 
 /* Over a set of runs: grants by kind and GRANTs checked by mode. */
 struct simview_totals {
