@@ -129,6 +129,19 @@ static uint32_t sem_granted(struct simview *v, const struct simevent *ev,
         return v->sem_granted[s];
 }
 
+/* A grant of this entry that the entry ended too (an EXPIRE of several
+ * sessions, a batch): its permits are free again for the entry's next
+ * grants. Only the leader whose GRANTs are being checked counts. */
+static void sem_freed(struct simview *v, unsigned node,
+                      const struct simevent *ev, unsigned s)
+{
+        if (ev->token == ev->index && v->sem_index[s] == ev->index &&
+            v->checked == ev->index && v->checked_node == node &&
+            v->sem_granted[s] >= ev->permits) {
+                v->sem_granted[s] -= ev->permits;
+        }
+}
+
 void simview_event(struct simview *v, struct simclients *sc, unsigned node,
                    const struct simevent *ev, uint64_t now)
 {
@@ -137,6 +150,11 @@ void simview_event(struct simview *v, struct simclients *sc, unsigned node,
         char who[200] = "";
         size_t used = 0;
 
+        if (ev->type == LOCKFSM_EV_RELEASE &&
+            ev->mode == COMMAND_MODE_SEMAPHORE && name >= 0) {
+                sem_freed(v, node, ev, (unsigned)name - KINDS_SEM);
+                return;
+        }
         if (ev->type != LOCKFSM_EV_GRANT || name < 0 ||
             ev->index < v->checked ||
             (ev->index == v->checked && node != v->checked_node)) {

@@ -30,7 +30,9 @@
  * - a shared grant: no such hold in exclusive mode;
  * - a semaphore's: the permits of those holds (each client takes its
  *   profile's permits of a semaphore) plus those the entry granted so
- *   far, this one included, are at most the semaphore's size.
+ *   far, this one included, less those of its grants the entry ended
+ *   again (an EXPIRE of several sessions), are at most the semaphore's
+ *   size.
  */
 struct simview {
         const struct kprofile *profiles; /* by client id - 1; borrowed */
