@@ -247,3 +247,23 @@ int kinds_check_acks(const struct kinds_run *kr, const struct simnode *n,
         }
         return 0;
 }
+
+void kinds_break_ack(struct kinds_run *kr)
+{
+        for (unsigned i = 0; i < kr->n_acks; i++) {
+                struct kack *a = &kr->acks[i];
+                unsigned other = 0;
+
+                if (a->n < 2) {
+                        continue;
+                }
+                for (unsigned j = 0; j < a->n; j++) {
+                        if (a->names[j] == other) {
+                                other++;
+                                j = (unsigned)-1; /* from the start again */
+                        }
+                }
+                a->names[a->n - 1] = (uint8_t)other;
+                return;
+        }
+}

@@ -118,4 +118,8 @@ uint32_t kinds_sem_limit(unsigned i);
 int kinds_check_acks(const struct kinds_run *kr, const struct simnode *n,
                      char *reason, size_t cap);
 
+/* The negative control of kinds_check_acks(): the first multi-lock's
+ * grant recorded names, as its last, a lock it did not take. */
+void kinds_break_ack(struct kinds_run *kr);
+
 #endif /* TESTS_SIM_SIMKINDS_H */

@@ -582,6 +582,7 @@ struct runopts {
         unsigned nodes;
         bool verbose;
         bool slow; /* the negative control: clients' clocks at half speed */
+        bool ack;  /* another: a multi-lock's grant told with a wrong name */
 };
 
 static void world_start(struct world *wd, uint64_t seed,
@@ -635,6 +636,9 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
                 wd->killed = r->s.n;
         }
         steps(wd, simcluster_now(&r->s.c) + SETTLE_MS, true);
+        if (o->ack) {
+                kinds_break_ack(&wd->kr);
+        }
         rv = finish(wd, reason, cap);
         wd->digest = digest_run(&r->s);
         for (unsigned i = 0; i < wd->sc.n; i++) {
@@ -654,12 +658,12 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
 struct plan {
         uint64_t first, n_seeds;
         unsigned nodes;
-        bool verbose, whole, slow;
+        bool verbose, whole, slow, ack;
 };
 
 static int parse_args(int argc, char **argv, struct plan *p)
 {
-        *p = (struct plan){1, 20, 3, false, true, false};
+        *p = (struct plan){1, 20, 3, false, true, false, false};
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
                         p->first = strtoull(argv[++i], NULL, 10);
@@ -671,16 +675,17 @@ static int parse_args(int argc, char **argv, struct plan *p)
                 } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
                         p->nodes = (unsigned)atoi(argv[++i]);
                 } else if (strcmp(argv[i], "--control") == 0 && i + 1 < argc &&
-                           strcmp(argv[i + 1], "slow") == 0) {
-                        i++;
-                        p->slow = true;
+                           (strcmp(argv[i + 1], "slow") == 0 ||
+                            strcmp(argv[i + 1], "ack") == 0)) {
+                        p->slow = strcmp(argv[++i], "slow") == 0;
+                        p->ack = !p->slow;
                         p->whole = false;
                 } else if (strcmp(argv[i], "--verbose") == 0) {
                         p->verbose = true;
                 } else {
                         fprintf(stderr,
                                 "usage: %s [--seed N | --seeds N] [--nodes "
-                                "3|5] [--control slow] [--verbose]\n",
+                                "3|5] [--control slow|ack] [--verbose]\n",
                                 argv[0]);
                         return 2;
                 }
@@ -695,7 +700,9 @@ static int parse_args(int argc, char **argv, struct plan *p)
 static void report(unsigned k, uint64_t seed, const struct plan *p, int rv,
                    const char *reason, const struct world *wd, const char *self)
 {
-        const char *mode = p->slow ? " --control slow" : "";
+        const char *mode = p->slow  ? " --control slow"
+                           : p->ack ? " --control ack"
+                                    : "";
         char kinds[400];
 
         simview_format(&wd->view, &wd->kr, kinds, sizeof kinds);
@@ -730,7 +737,7 @@ static unsigned run_control(struct world *wd, unsigned k, uint64_t n)
 {
         static const char *const what[SIMVIEW_MODES + 1] = {
             "exclusive", "shared", "semaphore", "election", "multi-lock"};
-        struct runopts o = {3, false, true};
+        struct runopts o = {3, false, true, false};
         char reason[1024] = "";
         unsigned caught[SIMVIEW_MODES + 1] = {0}, missing = SIMVIEW_MODES + 1;
 
@@ -756,11 +763,27 @@ static unsigned run_control(struct world *wd, unsigned k, uint64_t n)
         return missing != 0;
 }
 
+/* The other control: seed 1 with one multi-lock's grant recorded with a
+ * name its entry did not grant; the check of the grants told must fail. */
+static unsigned run_ack_control(struct world *wd, unsigned k)
+{
+        struct runopts o = {3, false, false, true};
+        char reason[1024] = "";
+        bool caught = run_seed(wd, 1, &o, reason, sizeof reason) != 0 &&
+                      strncmp(reason, "grant of", 8) == 0;
+
+        printf("# --control ack, seed 1: %s\n", reason);
+        printf("%s %u - a multi-lock's grant told for a name it lacks is "
+               "caught\n",
+               caught ? "ok" : "not ok", k + 1);
+        return !caught;
+}
+
 /* Seed 1 twice: the cores read no clock and draw from the seed alone, so
  * both runs must have the same history. */
 static unsigned run_replay(struct world *wd, unsigned k)
 {
-        struct runopts o = {3, false, false};
+        struct runopts o = {3, false, false, false};
         char reason[1024];
         uint64_t first;
 
@@ -789,10 +812,10 @@ int main(int argc, char **argv)
                 free(r);
                 return rv >= 0 ? rv : 1;
         }
-        printf("1..%" PRIu64 "\n", p.n_seeds + (p.whole ? 3 : 0));
+        printf("1..%" PRIu64 "\n", p.n_seeds + (p.whole ? 4 : 0));
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (k = 0; k < p.n_seeds; k++) {
-                struct runopts o = {p.nodes, p.verbose, p.slow};
+                struct runopts o = {p.nodes, p.verbose, p.slow, p.ack};
                 uint64_t seed = p.first + k;
 
                 wd->r = r;
@@ -813,7 +836,8 @@ int main(int argc, char **argv)
                 failed += !covered;
                 wd->r = r;
                 failed += run_control(wd, k, CONTROL_SET);
-                failed += run_replay(wd, k + 1);
+                failed += run_ack_control(wd, k + 1);
+                failed += run_replay(wd, k + 2);
         }
         free(wd);
         free(r);
