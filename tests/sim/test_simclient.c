@@ -25,10 +25,13 @@
  * One seed = one run: 3 nodes on the fixture, each running batond's
  * request core through simhost, and N_CLIENTS clients, each a real
  * struct core of libbaton with a seeded environment, reaching the nodes
- * over simnet. Each client, over and over: a stepped acquire (acqop) of
- * one of N_LOCKS exclusive locks, a try or a wait of 0.3 to 3 s; when
- * granted, a hold of 50 ms to 1.5 s, then a RELEASE submitted as
- * baton_release() does; then a pause. Meanwhile:
+ * over simnet. Each client has a seeded mix of kinds (simkinds.h) and,
+ * over and over: a stepped acquire (acqop), a try or a wait of 0.3 to
+ * 3 s, of an exclusive lock, a shared one, a semaphore's permits, a
+ * multi-lock of 2 or 3 names or a campaign; when granted, a hold of 50
+ * ms to 1.5 s (a leader proclaims a new value now and then, and holds
+ * on), then a RELEASE of each name submitted as baton_release() does;
+ * then a pause. Meanwhile:
  *
  *  - every 2 to 5 s the serving leader is killed (its core dropped, its
  *    connections reset) and revived 0.5 to 2.5 s later;
@@ -38,32 +41,38 @@
  *    leader or another, while no node is down, revived as above);
  *  - every 3 to 6 s a client is cut off from every node, both ways, for
  *    1.2 to 2 TTLs, so that its session ends in the cluster while it
- *    may hold a lock.
+ *    may hold something.
  *
  * After RUN_MS the faults heal, no new call starts, the calls finish,
  * the cluster converges, and the run is checked:
  *
- *  - the replicas agree and raft behaved (check_replicas());
- *  - node 0's log: one holder per lock at a time, each token its
- *    entry's index and increasing (hostcheck_log());
- *  - every grant an acqop returned is a GRANT event of the log to its
- *    session and seq at index == token (hostcheck_acks()), but for a
- *    re-entry and a grant recovered after BATON_ESEQ;
- *  - every answer to a RELEASE that came from the cluster is the
- *    outcome the log gave it at the answer's index (hostcheck_answers());
- *  - the client view: whenever a leader applies a GRANT of lock L to a
- *    session, no other client's core lists a hold on L (core_holds())
- *    while core_belief() at that moment, in that client's clock, says
- *    LIVE or JEOPARDY, unless that client sent a RELEASE of that hold;
+ *  - the replicas agree and raft behaved (check_replicas()), and every
+ *    kind's invariants hold over node 0's log (check_log());
+ *  - alpha, beta and gamma (only ever exclusive): one holder at a time,
+ *    each token its entry's index and increasing (hostcheck_log());
+ *  - every grant an acqop returned is a GRANT event of the log, of each
+ *    of its names, to its session and seq at index == token
+ *    (kinds_check_acks()), but for a re-entry and a grant recovered
+ *    after BATON_ESEQ;
+ *  - every answer to a RELEASE or PROCLAIM that came from the cluster is
+ *    the outcome the log gave it at the answer's index
+ *    (hostcheck_answers());
+ *  - the client view, kind by kind (simview.h): whenever a leader
+ *    applies a GRANT, the holds other clients' cores list while they
+ *    believe LIVE or JEOPARDY leave room for it;
  *  - the tracer never reports a hold recorded without a time, and the
  *    host loops saw nothing broken.
  *
- * Negative control (--control slow; the default run ends with it): the
- * clients' clocks run at half the speed of virtual time, so each core
- * believes its lease for twice as long as the cluster keeps it; the
- * client-view check must catch that in some seed of the control's set.
- * The default run also runs seed 1 twice, which must give the same
- * digest of the whole history (digest_run(), and each client's traffic).
+ * Over the default seeds every kind must be granted and every mode of
+ * GRANT checked. Negative controls (the default run ends with them):
+ * --control slow runs the clients' clocks at half the speed of virtual
+ * time, so each core believes its lease for twice as long as the
+ * cluster keeps it; the client-view check must catch a GRANT of every
+ * mode, and one of a multi-lock's names, within the control's set.
+ * --control ack breaks one multi-lock's recorded grant, which the check
+ * of the grants told must catch. The default run also runs seed 1
+ * twice, which must give the same digest of the whole history
+ * (digest_run(), and each client's traffic).
  */
 
 #define N_CLIENTS   24
