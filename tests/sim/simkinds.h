@@ -87,7 +87,7 @@ struct kinds_run {
         unsigned n_acks, acks_over;
 };
 
-/* Draw client `id`'s mix. */
+/* Draw a client's mix from `rng`. */
 void kinds_profile(struct kprofile *p, struct rng *rng);
 
 /* Draw the next call of a client of mix `p` into `c` (its ask ready for

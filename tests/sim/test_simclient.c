@@ -352,6 +352,8 @@ static int64_t on_next(void *data, struct simclient *cl)
         return INT64_MAX;
 }
 
+/* A hold changed in a core's table: the client view follows the holds
+ * whose RELEASE was sent until they leave it. */
 static void on_hold(void *data, struct simclient *cl,
                     const struct locks_hold *h, int change, uint32_t count,
                     int64_t now)
