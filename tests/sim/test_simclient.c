@@ -18,15 +18,20 @@
 #include "sim.h"
 #include "simclient.h"
 #include "simhost.h"
+#include "simkinds.h"
+#include "simview.h"
 
 /*
  * One seed = one run: 3 nodes on the fixture, each running batond's
  * request core through simhost, and N_CLIENTS clients, each a real
  * struct core of libbaton with a seeded environment, reaching the nodes
- * over simnet. Each client, over and over: a stepped acquire (acqop) of
- * one of N_LOCKS exclusive locks, a try or a wait of 0.3 to 3 s; when
- * granted, a hold of 50 ms to 1.5 s, then a RELEASE submitted as
- * baton_release() does; then a pause. Meanwhile:
+ * over simnet. Each client has a seeded mix of kinds (simkinds.h) and,
+ * over and over: a stepped acquire (acqop), a try or a wait of 0.3 to
+ * 3 s, of an exclusive lock, a shared one, a semaphore's permits, a
+ * multi-lock of 2 or 3 names or a campaign; when granted, a hold of 50
+ * ms to 1.5 s (a leader proclaims a new value now and then, and holds
+ * on), then a RELEASE of each name submitted as baton_release() does;
+ * then a pause. Meanwhile:
  *
  *  - every 2 to 5 s the serving leader is killed (its core dropped, its
  *    connections reset) and revived 0.5 to 2.5 s later;
@@ -36,32 +41,38 @@
  *    leader or another, while no node is down, revived as above);
  *  - every 3 to 6 s a client is cut off from every node, both ways, for
  *    1.2 to 2 TTLs, so that its session ends in the cluster while it
- *    may hold a lock.
+ *    may hold something.
  *
  * After RUN_MS the faults heal, no new call starts, the calls finish,
  * the cluster converges, and the run is checked:
  *
- *  - the replicas agree and raft behaved (check_replicas());
- *  - node 0's log: one holder per lock at a time, each token its
- *    entry's index and increasing (hostcheck_log());
- *  - every grant an acqop returned is a GRANT event of the log to its
- *    session and seq at index == token (hostcheck_acks()), but for a
- *    re-entry and a grant recovered after BATON_ESEQ;
- *  - every answer to a RELEASE that came from the cluster is the
- *    outcome the log gave it at the answer's index (hostcheck_answers());
- *  - the client view: whenever a leader applies a GRANT of lock L to a
- *    session, no other client's core lists a hold on L (core_holds())
- *    while core_belief() at that moment, in that client's clock, says
- *    LIVE or JEOPARDY, unless that client sent a RELEASE of that hold;
+ *  - the replicas agree and raft behaved (check_replicas()), and every
+ *    kind's invariants hold over node 0's log (check_log());
+ *  - alpha, beta and gamma (only ever exclusive): one holder at a time,
+ *    each token its entry's index and increasing (hostcheck_log());
+ *  - every grant an acqop returned is a GRANT event of the log, of each
+ *    of its names, to its session and seq at index == token
+ *    (kinds_check_acks()), but for a re-entry and a grant recovered
+ *    after BATON_ESEQ;
+ *  - every answer to a RELEASE or PROCLAIM that came from the cluster is
+ *    the outcome the log gave it at the answer's index
+ *    (hostcheck_answers());
+ *  - the client view, kind by kind (simview.h): whenever a leader
+ *    applies a GRANT, the holds other clients' cores list while they
+ *    believe LIVE or JEOPARDY leave room for it;
  *  - the tracer never reports a hold recorded without a time, and the
  *    host loops saw nothing broken.
  *
- * Negative control (--control slow; the default run ends with it): the
- * clients' clocks run at half the speed of virtual time, so each core
- * believes its lease for twice as long as the cluster keeps it; the
- * client-view check must catch that in some seed of the control's set.
- * The default run also runs seed 1 twice, which must give the same
- * digest of the whole history (digest_run(), and each client's traffic).
+ * Over the default seeds every kind must be granted and every mode of
+ * GRANT checked. Negative controls (the default run ends with them):
+ * --control slow runs the clients' clocks at half the speed of virtual
+ * time, so each core believes its lease for twice as long as the
+ * cluster keeps it; the client-view check must catch a GRANT of every
+ * mode, and one of a multi-lock's names, within the control's set.
+ * --control ack breaks one multi-lock's recorded grant, which the check
+ * of the grants told must catch. The default run also runs seed 1
+ * twice, which must give the same digest of the whole history
+ * (digest_run(), and each client's traffic).
  */
 
 #define N_CLIENTS   24
@@ -69,22 +80,20 @@
 #define TIMEOUT_MS  2000
 #define OWNER       1
 #define N_UNDO      256
-#define CONTROL_SET 10
+#define CONTROL_SET 20
 
 enum phase { IDLE, ACQ, HOLD, REL };
 
 struct wclient {
         enum phase phase;
         struct acqop op;
-        struct acqop_ask ask;
+        struct kcall call; /* what it asks for, and its hold */
         char why[256];
-        unsigned lock;
         int64_t next_at, release_at, rel_deadline;
-        uint64_t token, session;
-        struct command rel_k;
+        struct command rel_k; /* a RELEASE, or an election's PROCLAIM */
+        bool proclaim;
         struct request *rel;
         uint64_t mark;
-        uint64_t released[N_LOCKS]; /* token of a RELEASE sent, per lock */
 };
 
 struct undo {
@@ -96,20 +105,19 @@ struct world {
         struct run *r; /* the cluster, simhost, acks, hostcheck's record */
         struct simclients sc;
         struct wclient w[N_CLIENTS];
+        struct kprofile profiles[N_CLIENTS]; /* each client's mix */
+        struct kinds_run kr;                 /* grants by kind, acks */
+        struct simview view;                 /* the client-view check */
         struct rng rng;
         struct undo undo[N_UNDO];
         unsigned n_undo;
         uint64_t fault_at, isolate_at, kill_at, revive_at;
         unsigned killed;
         bool stopping;
-        uint64_t checked; /* the last index whose GRANTs were checked */
-        unsigned checked_node;
-        char clash[400];
         /* Counts. */
         unsigned grants, errors, timeouts, releases, rel_fail, lost;
         uint64_t digest; /* of the run: two runs of a seed agree */
-        unsigned checks, faults, isolations, kills, acks_over, recovered,
-            reentered;
+        unsigned faults, isolations, kills, recovered, reentered;
 };
 
 /* ------------------------------------------------------------------------
@@ -122,12 +130,12 @@ static void start_acquire(struct world *wd, struct simclient *cl,
         unsigned pick = rng_below(&wd->rng, 3);
         int64_t wait = pick == 0 ? 0 : (int64_t)rng_range(&wd->rng, 300, 3000);
 
-        w->lock = rng_below(&wd->rng, N_LOCKS);
-        memset(&w->ask, 0, sizeof w->ask);
-        w->ask.mode = COMMAND_MODE_EXCLUSIVE;
-        acqop_init(&cl->core, &w->op, hostrun_locks[w->lock],
-                   (uint8_t)strlen(hostrun_locks[w->lock]), OWNER, &w->ask,
-                   wait, TIMEOUT_MS, t);
+        const char *name;
+
+        kinds_draw(&wd->profiles[cl->id - 1], &wd->rng, &w->call);
+        name = kinds_names[w->call.names[0]];
+        acqop_init(&cl->core, &w->op, name, (uint8_t)strlen(name), OWNER,
+                   &w->call.ask, wait, TIMEOUT_MS, t);
         w->phase = ACQ;
 }
 
@@ -139,26 +147,27 @@ static void pause_after(struct world *wd, struct wclient *w, int64_t t)
 
 static void granted(struct world *wd, struct wclient *w, int64_t t)
 {
-        struct run *r = wd->r;
+        uint64_t seq = w->op.seq; /* the ACQUIRE's or MULTI's */
 
         wd->grants++;
-        w->token = w->op.res.token;
-        /* The grant's session, as its answer names it (acqop keeps its
-         * own only for a recovery). */
-        w->session = w->op.res.session;
         if (w->op.session != 0) {
                 /* Recovered after BATON_ESEQ: its seq is the last step's
                  * (a QUERY's or a TRY's), not the GRANT's. */
                 wd->recovered++;
+                seq = 0;
         } else if (w->op.res.count > 1) {
                 /* A re-entry of a hold the session had (a grant given
                  * back late, say): its GRANT event is the first one's. */
                 wd->reentered++;
-        } else if (r->n_acks < MAX_ACKS) {
-                r->acks[r->n_acks++] = (struct ack){w->session, w->op.seq,
-                                                    w->op.res.token, w->lock};
-        } else {
-                wd->acks_over++;
+                seq = 0;
+        }
+        /* The grant's session, as its answer names it (acqop keeps its
+         * own only for a recovery). */
+        kinds_granted(&wd->kr, &w->call, &wd->rng, w->op.res.session, seq,
+                      w->op.res.token);
+        if (w->call.kind == KIND_MULTI) {
+                simview_multi(&wd->view, (unsigned)(w - wd->w) + 1,
+                              w->op.res.token);
         }
         w->phase = HOLD;
         w->release_at = t + rng_range(&wd->rng, 50, 1500);
@@ -192,30 +201,34 @@ static void step_acquire(struct world *wd, struct simclient *cl,
         if (wd->r->s.verbose) {
                 printf("# t=%" PRIu64 " client %u: acquire of %s: %s (%s)\n",
                        (uint64_t)simcluster_now(&wd->r->s.c), cl->id,
-                       hostrun_locks[w->lock], baton_strerror(rv), w->why);
+                       kinds_names[w->call.names[0]], baton_strerror(rv),
+                       w->why);
         }
         pause_after(wd, w, t);
 }
 
-/* RELEASE the hold, as baton_release() does: only through the session
- * it was granted in, while that session is usable. */
+/* The hold's next command: an election's PROCLAIM now and then, else a
+ * RELEASE of its next name (one per name of a multi-lock, as
+ * baton_multi_release() sends them), as baton_release() and
+ * baton_proclaim() send them: only through the session it was granted
+ * in, while that session is usable. */
 static void start_release(struct world *wd, struct simclient *cl,
                           struct wclient *w, int64_t t)
 {
         struct core_belief b;
 
+        if (!kinds_next_command(&w->call, &wd->rng, &w->rel_k, &w->proclaim)) {
+                pause_after(wd, w, t);
+                return;
+        }
         core_belief(&cl->core, t, &b);
-        if (b.session != w->session || !session_usable(&cl->core.session)) {
+        if (b.session != w->call.session ||
+            !session_usable(&cl->core.session)) {
                 wd->lost++;
                 pause_after(wd, w, t);
                 return;
         }
-        memset(&w->rel_k, 0, sizeof w->rel_k);
-        w->rel_k.type = COMMAND_RELEASE;
         w->rel_k.owner = OWNER;
-        w->rel_k.name = hostrun_locks[w->lock];
-        w->rel_k.name_len = (uint8_t)strlen(hostrun_locks[w->lock]);
-        w->rel_k.token = w->token;
         w->rel = NULL;
         w->mark = registry_mark(&cl->core.registry);
         w->rel_deadline = t + TIMEOUT_MS;
@@ -224,7 +237,8 @@ static void start_release(struct world *wd, struct simclient *cl,
 
 /* The cluster's final answer to a RELEASE, for hostcheck_answers(): one
  * the core made up (the session ended, say) has no index. */
-static void record_answer(struct world *wd, const struct request *q)
+static void record_answer(struct world *wd, const struct request *q,
+                          uint8_t type)
 {
         struct run *r = wd->r;
         struct answer *a;
@@ -233,18 +247,26 @@ static void record_answer(struct world *wd, const struct request *q)
                 return;
         }
         if (r->n_answers == MAX_ANSWERS) {
-                wd->acks_over++;
+                wd->kr.acks_over++;
                 return;
         }
         a = &r->answers[r->n_answers++];
         memset(a, 0, sizeof *a);
-        a->type = COMMAND_RELEASE;
+        a->type = type;
         a->session = q->session;
         a->seq = q->seq;
         a->res = q->res;
         a->res.status = q->status;
         a->res.client_name.p = NULL;
         a->res.client_name.len = 0;
+}
+
+/* On with the hold's next command even when one failed, as
+ * baton_multi_release() releases every name. */
+static void next_command(struct wclient *w, int64_t t)
+{
+        w->phase = HOLD;
+        w->release_at = t;
 }
 
 static void step_release(struct world *wd, struct simclient *cl,
@@ -257,20 +279,26 @@ static void step_release(struct world *wd, struct simclient *cl,
                                          &w->rel);
                 if (rv < 0) {
                         wd->rel_fail++;
-                        pause_after(wd, w, t);
+                        next_command(w, t);
                         return;
                 }
         }
         if (w->rel != NULL && w->rel->state == REQUEST_DONE) {
-                record_answer(wd, w->rel);
-                if (w->rel->status == 0) {
+                record_answer(wd, w->rel, w->rel_k.type);
+                if (w->proclaim) {
+                        wd->kr.proclaimed += w->rel->status == 0;
+                } else if (w->rel->status == 0) {
                         wd->releases++;
                 } else {
                         wd->rel_fail++;
                 }
                 registry_drop(&cl->core.registry, w->rel);
                 w->rel = NULL;
-                pause_after(wd, w, t);
+                /* The hold goes on: a leader after its PROCLAIM, or the
+                 * multi-lock's next name at once. */
+                w->phase = HOLD;
+                w->release_at =
+                    w->proclaim ? t + (int64_t)rng_range(&wd->rng, 50, 800) : t;
                 return;
         }
         rv = core_verdict(&cl->core, w->mark, w->rel, t >= w->rel_deadline,
@@ -281,7 +309,7 @@ static void step_release(struct world *wd, struct simclient *cl,
                 }
                 w->rel = NULL;
                 wd->rel_fail++;
-                pause_after(wd, w, t);
+                next_command(w, t);
         }
 }
 
@@ -324,30 +352,23 @@ static int64_t on_next(void *data, struct simclient *cl)
         return INT64_MAX;
 }
 
-/* A hold that left the table: a RELEASE sent for it no longer counts. */
+/* A hold changed in a core's table: the client view follows the holds
+ * whose RELEASE was sent until they leave it. */
 static void on_hold(void *data, struct simclient *cl,
                     const struct locks_hold *h, int change, uint32_t count,
                     int64_t now)
 {
         struct world *wd = data;
-        struct wclient *w = &wd->w[cl->id - 1];
-        unsigned i;
 
         if (wd->r->s.verbose) {
                 printf("# t=%" PRIu64 " client %u (its t=%" PRId64
-                       "): hold %.*s session %" PRIu64 " token %" PRIu64
+                       "): hold %.*s mode %u session %" PRIu64 " token %" PRIu64
                        ": change %d, count %u\n",
                        (uint64_t)simcluster_now(&wd->r->s.c), cl->id, now,
-                       (int)h->name_len, h->name, h->session, h->token, change,
-                       count);
+                       (int)h->name_len, h->name, h->mode, h->session, h->token,
+                       change, count);
         }
-        for (i = 0; i < N_LOCKS && count == 0; i++) {
-                if (strlen(hostrun_locks[i]) == h->name_len &&
-                    memcmp(hostrun_locks[i], h->name, h->name_len) == 0 &&
-                    w->released[i] == h->token) {
-                        w->released[i] = 0;
-                }
-        }
+        simview_hold(&wd->view, cl->id, h, count);
 }
 
 /* A RELEASE left the client (its own, or one its core sent to give back
@@ -356,19 +377,9 @@ static void on_sent(void *data, struct simclient *cl, const struct command *k,
                     int64_t now)
 {
         struct world *wd = data;
-        struct wclient *w = &wd->w[cl->id - 1];
-        unsigned i;
 
         (void)now;
-        if (k->type != COMMAND_RELEASE) {
-                return;
-        }
-        for (i = 0; i < N_LOCKS; i++) {
-                if (strlen(hostrun_locks[i]) == k->name_len &&
-                    memcmp(hostrun_locks[i], k->name, k->name_len) == 0) {
-                        w->released[i] = k->token;
-                }
-        }
+        simview_sent(&wd->view, cl->id, k);
 }
 
 static void on_lease(void *data, struct simclient *cl, uint64_t session,
@@ -384,81 +395,14 @@ static void on_lease(void *data, struct simclient *cl, uint64_t session,
         }
 }
 
-/* ------------------------------------------------------------------------
- * The client-view check, at each GRANT a leader applies
- */
-
-struct look {
-        struct world *wd;
-        struct simclient *cl;
-        const struct simevent *ev;
-        int64_t t;
-        const struct core_belief *b;
-};
-
-static void look_hold(void *data, const struct locks_hold *h)
-{
-        struct look *lk = data;
-        const struct simevent *ev = lk->ev;
-        struct wclient *w = &lk->wd->w[lk->cl->id - 1];
-        unsigned i;
-
-        if (h->name_len != ev->name_len ||
-            memcmp(h->name, ev->name, h->name_len) != 0) {
-                return;
-        }
-        for (i = 0; i < N_LOCKS; i++) {
-                if (strlen(hostrun_locks[i]) == h->name_len &&
-                    memcmp(hostrun_locks[i], h->name, h->name_len) == 0 &&
-                    w->released[i] == h->token) {
-                        return; /* it sent the RELEASE */
-                }
-        }
-        if (lk->wd->clash[0] == '\0') {
-                snprintf(lk->wd->clash, sizeof lk->wd->clash,
-                         "index %" PRIu64 " grants %.*s to session %" PRIu64
-                         " at t=%" PRIu64 " while client %u (session %" PRIu64
-                         ", token %" PRIu64 ") believes its hold %s at its "
-                         "t=%" PRId64 " (lease expires at %" PRId64 ")",
-                         ev->index, (int)ev->name_len, ev->name, ev->session,
-                         (uint64_t)simcluster_now(&lk->wd->r->s.c), lk->cl->id,
-                         h->session, h->token,
-                         lk->b->state == BATON_SESSION_LIVE ? "LIVE"
-                                                            : "in JEOPARDY",
-                         lk->t, lk->b->expires_at);
-        }
-}
-
+/* The client-view check (simview.h), at each GRANT a leader applies. */
 static void on_leader_event(void *data, unsigned node,
                             const struct simevent *ev)
 {
         struct world *wd = data;
-        uint64_t now = simcluster_now(&wd->r->s.c);
-        unsigned i;
 
-        if (ev->type != LOCKFSM_EV_GRANT) {
-                return;
-        }
-        if (ev->index < wd->checked ||
-            (ev->index == wd->checked && node != wd->checked_node)) {
-                return; /* a later leader applying it again */
-        }
-        wd->checked = ev->index;
-        wd->checked_node = node;
-        wd->checks++;
-        for (i = 0; i < wd->sc.n; i++) {
-                struct simclient *cl = &wd->sc.cl[i];
-                struct core_belief b;
-                struct look lk = {wd, cl, ev, simclient_clock(cl, now), &b};
-
-                core_belief(&cl->core, lk.t, &b);
-                if (b.session == 0 || b.session == ev->session ||
-                    (b.state != BATON_SESSION_LIVE &&
-                     b.state != BATON_SESSION_JEOPARDY)) {
-                        continue;
-                }
-                core_holds(&cl->core, look_hold, &lk);
-        }
+        simview_event(&wd->view, &wd->sc, node, ev,
+                      simcluster_now(&wd->r->s.c));
 }
 
 /* ------------------------------------------------------------------------
@@ -626,14 +570,14 @@ static int finish(struct world *wd, char *reason, size_t cap)
         if (wd->sc.errmsg[0] != '\0') {
                 return fail(reason, cap, "clients' host: %s", wd->sc.errmsg);
         }
-        if (wd->clash[0] != '\0') {
-                return fail(reason, cap, "client view: %s", wd->clash);
+        if (wd->view.clash[0] != '\0') {
+                return fail(reason, cap, "client view: %s", wd->view.clash);
         }
         if (check_replicas(&r->s, reason, cap) != 0 ||
             check_log(&r->s, reason, cap) != 0) {
                 return -1;
         }
-        if (hostcheck_acks(r, reason, cap) != 0 ||
+        if (kinds_check_acks(&wd->kr, &r->s.c.nodes[0], reason, cap) != 0 ||
             hostcheck_answers(r, reason, cap) != 0 ||
             hostcheck_log(r, reason, cap) != 0) {
                 return -1;
@@ -649,6 +593,7 @@ struct runopts {
         unsigned nodes;
         bool verbose;
         bool slow; /* the negative control: clients' clocks at half speed */
+        bool ack;  /* another: a multi-lock's grant told with a wrong name */
 };
 
 static void world_start(struct world *wd, uint64_t seed,
@@ -663,7 +608,9 @@ static void world_start(struct world *wd, uint64_t seed,
         wd->isolate_at = rng_range(&wd->rng, 2000, 4000);
         for (unsigned i = 0; i < N_CLIENTS; i++) {
                 wd->w[i].next_at = 0;
+                kinds_profile(&wd->profiles[i], &wd->rng);
         }
+        simview_init(&wd->view, wd->profiles, N_CLIENTS);
         (void)o;
 }
 
@@ -700,6 +647,9 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
                 wd->killed = r->s.n;
         }
         steps(wd, simcluster_now(&r->s.c) + SETTLE_MS, true);
+        if (o->ack) {
+                kinds_break_ack(&wd->kr);
+        }
         rv = finish(wd, reason, cap);
         wd->digest = digest_run(&r->s);
         for (unsigned i = 0; i < wd->sc.n; i++) {
@@ -719,12 +669,12 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
 struct plan {
         uint64_t first, n_seeds;
         unsigned nodes;
-        bool verbose, whole, slow;
+        bool verbose, whole, slow, ack;
 };
 
 static int parse_args(int argc, char **argv, struct plan *p)
 {
-        *p = (struct plan){1, 20, 3, false, true, false};
+        *p = (struct plan){1, 20, 3, false, true, false, false};
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
                         p->first = strtoull(argv[++i], NULL, 10);
@@ -736,16 +686,17 @@ static int parse_args(int argc, char **argv, struct plan *p)
                 } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
                         p->nodes = (unsigned)atoi(argv[++i]);
                 } else if (strcmp(argv[i], "--control") == 0 && i + 1 < argc &&
-                           strcmp(argv[i + 1], "slow") == 0) {
-                        i++;
-                        p->slow = true;
+                           (strcmp(argv[i + 1], "slow") == 0 ||
+                            strcmp(argv[i + 1], "ack") == 0)) {
+                        p->slow = strcmp(argv[++i], "slow") == 0;
+                        p->ack = !p->slow;
                         p->whole = false;
                 } else if (strcmp(argv[i], "--verbose") == 0) {
                         p->verbose = true;
                 } else {
                         fprintf(stderr,
                                 "usage: %s [--seed N | --seeds N] [--nodes "
-                                "3|5] [--control slow] [--verbose]\n",
+                                "3|5] [--control slow|ack] [--verbose]\n",
                                 argv[0]);
                         return 2;
                 }
@@ -760,58 +711,90 @@ static int parse_args(int argc, char **argv, struct plan *p)
 static void report(unsigned k, uint64_t seed, const struct plan *p, int rv,
                    const char *reason, const struct world *wd, const char *self)
 {
-        const char *mode = p->slow ? " --control slow" : "";
+        const char *mode = p->slow  ? " --control slow"
+                           : p->ack ? " --control ack"
+                                    : "";
+        char kinds[400];
 
+        simview_format(&wd->view, &wd->kr, kinds, sizeof kinds);
         if (rv != 0) {
                 printf("not ok %u - seed %" PRIu64 "%s: %s\n", k, seed, mode,
                        reason);
                 printf("# replay: %s --seed %" PRIu64 " --nodes %u%s "
                        "--verbose\n",
                        self, seed, p->nodes, mode);
-                printf("# grants %u, grants checked %u, frames %" PRIu64
-                       "/%" PRIu64 "\n",
-                       wd->grants, wd->checks, wd->sc.frames_to_nodes,
+                printf("# grants %u: %s; frames %" PRIu64 "/%" PRIu64 "\n",
+                       wd->grants, kinds, wd->sc.frames_to_nodes,
                        wd->sc.frames_to_clients);
+                simview_caught(wd->view.caught, kinds, sizeof kinds);
+                printf("# %s\n", kinds);
                 return;
         }
-        printf("ok %u - seed %" PRIu64 "%s (grants %u, timeouts %u, errors "
-               "%u, recovered %u, re-entered %u, answers %u, releases %u (%u "
-               "failed), "
-               "holds lost %u, grants checked "
-               "%u, net faults %u, isolations %u, kills %u, frames %" PRIu64
-               "/%" PRIu64 ")\n",
-               k, seed, mode, wd->grants, wd->timeouts, wd->errors,
+        printf("ok %u - seed %" PRIu64 "%s (grants %u: %s; timeouts %u, "
+               "errors %u, recovered %u, re-entered %u, answers %u, releases "
+               "%u (%u failed), holds lost %u, net faults %u, isolations %u, "
+               "kills %u, frames %" PRIu64 "/%" PRIu64 ")\n",
+               k, seed, mode, wd->grants, kinds, wd->timeouts, wd->errors,
                wd->recovered, wd->reentered, wd->r->n_answers, wd->releases,
-               wd->rel_fail, wd->lost, wd->checks, wd->faults, wd->isolations,
-               wd->kills, wd->sc.frames_to_nodes, wd->sc.frames_to_clients);
+               wd->rel_fail, wd->lost, wd->faults, wd->isolations, wd->kills,
+               wd->sc.frames_to_nodes, wd->sc.frames_to_clients);
 }
 
 /* The negative control: the same seeds with slow client clocks; it
- * passes when the client-view check catches one. */
+ * passes when the client-view check catches, within the set, a GRANT of
+ * every mode and one of a multi-lock's names believed taken, so that no
+ * kind's rule is one that cannot fail. */
 static unsigned run_control(struct world *wd, unsigned k, uint64_t n)
 {
-        struct runopts o = {3, false, true};
+        static const char *const what[SIMVIEW_MODES + 1] = {
+            "exclusive", "shared", "semaphore", "election", "multi-lock"};
+        struct runopts o = {3, false, true, false};
         char reason[1024] = "";
-        unsigned caught = 0;
+        unsigned caught[SIMVIEW_MODES + 1] = {0}, missing = SIMVIEW_MODES + 1;
 
-        for (uint64_t seed = 1; seed <= n && caught == 0; seed++) {
-                if (run_seed(wd, seed, &o, reason, sizeof reason) != 0 &&
-                    strncmp(reason, "client view", 11) == 0) {
-                        caught++;
-                        printf("# --control slow, seed %" PRIu64 ": %s\n", seed,
-                               reason);
+        for (uint64_t seed = 1; seed <= n && missing > 0; seed++) {
+                if (run_seed(wd, seed, &o, reason, sizeof reason) == 0 ||
+                    strncmp(reason, "client view", 11) != 0) {
+                        continue;
+                }
+                missing = 0;
+                for (unsigned m = 0; m <= SIMVIEW_MODES; m++) {
+                        if (caught[m] == 0 && wd->view.caught[m] > 0) {
+                                printf("# --control slow, seed %" PRIu64
+                                       ", %s: %s\n",
+                                       seed, what[m], wd->view.first[m]);
+                        }
+                        caught[m] += wd->view.caught[m];
+                        missing += caught[m] == 0;
                 }
         }
-        printf("%s %u - clients whose clocks run slow are caught\n",
-               caught > 0 ? "ok" : "not ok", k + 1);
-        return caught == 0;
+        simview_caught(caught, reason, sizeof reason);
+        printf("%s %u - clients whose clocks run slow are caught (%s)\n",
+               missing == 0 ? "ok" : "not ok", k + 1, reason);
+        return missing != 0;
+}
+
+/* The other control: seed 1 with one multi-lock's grant recorded with a
+ * name its entry did not grant; the check of the grants told must fail. */
+static unsigned run_ack_control(struct world *wd, unsigned k)
+{
+        struct runopts o = {3, false, false, true};
+        char reason[1024] = "";
+        bool caught = run_seed(wd, 1, &o, reason, sizeof reason) != 0 &&
+                      strncmp(reason, "grant of", 8) == 0;
+
+        printf("# --control ack, seed 1: %s\n", reason);
+        printf("%s %u - a multi-lock's grant told for a name it lacks is "
+               "caught\n",
+               caught ? "ok" : "not ok", k + 1);
+        return !caught;
 }
 
 /* Seed 1 twice: the cores read no clock and draw from the seed alone, so
  * both runs must have the same history. */
 static unsigned run_replay(struct world *wd, unsigned k)
 {
-        struct runopts o = {3, false, false};
+        struct runopts o = {3, false, false, false};
         char reason[1024];
         uint64_t first;
 
@@ -831,6 +814,7 @@ int main(int argc, char **argv)
         struct run *r = calloc(1, sizeof *r);
         unsigned failed = 0, k;
         struct timespec t0;
+        struct simview_totals totals = {{0}, {0}};
         char reason[1024];
         int rv = parse_args(argc, argv, &p);
 
@@ -839,23 +823,32 @@ int main(int argc, char **argv)
                 free(r);
                 return rv >= 0 ? rv : 1;
         }
-        printf("1..%" PRIu64 "\n", p.n_seeds + (p.whole ? 2 : 0));
+        printf("1..%" PRIu64 "\n", p.n_seeds + (p.whole ? 4 : 0));
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (k = 0; k < p.n_seeds; k++) {
-                struct runopts o = {p.nodes, p.verbose, p.slow};
+                struct runopts o = {p.nodes, p.verbose, p.slow, p.ack};
                 uint64_t seed = p.first + k;
 
                 wd->r = r;
                 rv = run_seed(wd, seed, &o, reason, sizeof reason);
                 failed += rv != 0;
+                simview_add(&totals, &wd->view, &wd->kr);
                 report(k + 1, seed, &p, rv, reason, wd, argv[0]);
                 fflush(stdout);
         }
         hostrun_rate(&t0, k);
         if (p.whole) {
+                /* Not vacuous: every kind was granted, and the check saw
+                 * GRANTs of every mode. */
+                bool covered = simview_covered(&totals, reason, sizeof reason);
+
+                printf("%s %u - every kind was granted and checked (%s)\n",
+                       covered ? "ok" : "not ok", ++k, reason);
+                failed += !covered;
                 wd->r = r;
                 failed += run_control(wd, k, CONTROL_SET);
-                failed += run_replay(wd, k + 1);
+                failed += run_ack_control(wd, k + 1);
+                failed += run_replay(wd, k + 2);
         }
         free(wd);
         free(r);
