@@ -14,7 +14,9 @@
 #include "batchcase.h"
 #include "checker.h"
 #include "digest.h"
+#include "answers.h"
 #include "faults.h"
+#include "frames.h"
 #include "leases.h"
 #include "replay.h"
 #include "sim.h"
@@ -136,15 +138,16 @@ enum brk {
         BREAK_SPLIT_MULTI, /* move one name's GRANT of a multi-lock
                               into the next entry */
         BREAK_SKIP_WATCH,  /* one node's watchers miss one event */
+        BREAK_ANSWER,      /* a client is told another outcome */
         BREAK_LEAK,        /* faults start later by the runs this
                               process did before: a run that depends on
                               more than its seed (the replay check's
                               control) */
 };
 
-static const char *const break_names[] = {"none",  "drop-grant",  "reapply",
-                                          "blind", "split-multi", "skip-watch",
-                                          "leak"};
+static const char *const break_names[] = {"none",   "drop-grant",  "reapply",
+                                          "blind",  "split-multi", "skip-watch",
+                                          "answer", "leak"};
 
 /* ------------------------------------------------------------------------
  * Negative controls: corrupt the checker's input on purpose
@@ -257,11 +260,49 @@ static int skip_watch(struct sim *s, char *reason, size_t cap)
         return fail(reason, cap, "break skip-watch: no watch event");
 }
 
+/* BREAK_DROP_GRANT: the GRANT at `token` goes from every node alike, so
+ * that only the check of the clients' answers can notice. */
+static void drop_grant(struct sim *s, uint64_t token)
+{
+        for (unsigned i = 0; i < s->n; i++) {
+                struct simnode *n = &s->c.nodes[i];
+
+                for (size_t j = 0; j < n->n_events; j++) {
+                        if (n->events[j].type == LOCKFSM_EV_GRANT &&
+                            n->events[j].index == token) {
+                                memmove(&n->events[j], &n->events[j + 1],
+                                        (n->n_events - j - 1) *
+                                            sizeof n->events[0]);
+                                n->n_events--;
+                                break;
+                        }
+                }
+        }
+        say(s, "break: dropped the GRANT at %" PRIu64, token);
+}
+
+/* BREAK_REAPPLY: the last node applies the entry at `index` again. */
+static int reapply(struct sim *s, uint64_t index, char *reason, size_t cap)
+{
+        struct simnode *n = &s->c.nodes[s->n - 1];
+        const struct simentry *e = simnode_entry_at(n, index);
+        struct lockfsm *f = simcluster_lockfsm(&s->c, s->n - 1);
+        struct lockfsm_result r;
+
+        if (e == NULL) {
+                return fail(reason, cap, "break reapply: no entry %" PRIu64,
+                            index);
+        }
+        if (lockfsm_apply(f, lockfsm_last_index(f) + 1, e->bytes, e->len, &r) !=
+            0) {
+                return fail(reason, cap, "break: re-apply failed");
+        }
+        say(s, "break: node %u re-applied entry %" PRIu64, s->n - 1, e->index);
+        return 0;
+}
+
 static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
 {
-        size_t k;
-        unsigned i;
-
         if (brk == BREAK_NONE || brk == BREAK_BLIND || brk == BREAK_LEAK) {
                 return 0;
         }
@@ -271,61 +312,25 @@ static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
         if (brk == BREAK_SKIP_WATCH) {
                 return skip_watch(s, reason, cap);
         }
-        for (k = 0; k < s->c.n_props; k++) {
-                const struct simprop *p = s->c.props[k];
-                const struct lockfsm_result *res = &p->result.res;
+        if (brk == BREAK_ANSWER) {
+                return answers_break(s, reason, cap);
+        }
+        /* The first grant a client was told of, by its ACQUIRE's own
+         * entry. */
+        for (size_t k = 0; k < s->n_answers; k++) {
+                const struct proto_result *res = &s->answers[k].res;
 
-                if (p->state != SIMPROP_ACKED ||
-                    res->kind != PROTO_KIND_GRANTED || res->duplicate) {
+                if (res->status != 0 || res->kind != PROTO_KIND_GRANTED ||
+                    res->token != res->index) {
                         continue;
                 }
                 if (brk == BREAK_DROP_GRANT) {
-                        /* Lose the grant on every replica alike, so only
-                         * the acknowledged-outcome check can notice. */
-                        for (i = 0; i < s->n; i++) {
-                                struct simnode *n = &s->c.nodes[i];
-                                size_t j;
-
-                                for (j = 0; j < n->n_events; j++) {
-                                        if (n->events[j].type ==
-                                                LOCKFSM_EV_GRANT &&
-                                            n->events[j].index == res->token) {
-                                                memmove(
-                                                    &n->events[j],
-                                                    &n->events[j + 1],
-                                                    (n->n_events - j - 1) *
-                                                        sizeof n->events[0]);
-                                                n->n_events--;
-                                                break;
-                                        }
-                                }
-                        }
-                        say(s, "break: dropped the GRANT of #%u at %" PRIu64,
-                            p->id, res->token);
+                        drop_grant(s, res->token);
                         return 0;
                 }
-                /* BREAK_REAPPLY: the last node applies that entry again. */
-                {
-                        struct simnode *n = &s->c.nodes[s->n - 1];
-                        const struct simentry *e =
-                            simnode_entry_at(n, p->raft_index);
-                        struct lockfsm *f = simcluster_lockfsm(&s->c, s->n - 1);
-                        struct lockfsm_result r;
-
-                        if (e == NULL) {
-                                break;
-                        }
-                        if (lockfsm_apply(f, lockfsm_last_index(f) + 1,
-                                          e->bytes, e->len, &r) != 0) {
-                                return fail(reason, cap,
-                                            "break: re-apply failed");
-                        }
-                        say(s, "break: node %u re-applied entry %" PRIu64,
-                            s->n - 1, e->index);
-                        return 0;
-                }
+                return reapply(s, res->index, reason, cap);
         }
-        return fail(reason, cap, "break %s: no acknowledged grant to corrupt",
+        return fail(reason, cap, "break %s: no grant told to corrupt",
                     break_names[brk]);
 }
 
@@ -333,10 +338,25 @@ static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
  * One seed
  */
 
+/* 0 if the run passes every check, else -1 with the first failure in
+ * `reason`. (d) before (c): a lost grant a client was told of is named as
+ * such, rather than by the invariant it happens to break next. */
+static int check_run(struct sim *s, char *reason, size_t cap)
+{
+        if (check_replicas(s, reason, cap) != 0 ||
+            check_acknowledged(s, reason, cap) != 0 ||
+            check_log(s, reason, cap) != 0) {
+                return -1;
+        }
+        return 0;
+}
+
 struct outcome {
-        unsigned props;
-        unsigned acked;
-        unsigned unknown;
+        unsigned requests;  /* the clients started */
+        unsigned answers;   /* final answers they were told */
+        unsigned resends;   /* frames sent again */
+        unsigned redirects; /* NOT_LEADERs followed */
+        unsigned unknowns;  /* BATON_EUNKNOWN answers */
         unsigned faults;
         unsigned grants;
         unsigned multi_now;    /* MULTIs granted by their own entry */
@@ -378,11 +398,11 @@ static void summarize(struct sim *s, struct outcome *out)
 {
         size_t k;
 
-        out->props = (unsigned)s->c.n_props;
-        for (k = 0; k < s->c.n_props; k++) {
-                out->acked += s->c.props[k]->state == SIMPROP_ACKED;
-                out->unknown += s->c.props[k]->state == SIMPROP_UNKNOWN;
-        }
+        out->requests = s->requests;
+        out->answers = (unsigned)s->n_answers;
+        out->resends = s->resends;
+        out->redirects = s->redirects;
+        out->unknowns = s->unknowns;
         for (k = 0; k < s->c.nodes[0].n_events; k++) {
                 const struct simevent *e = &s->c.nodes[0].events[k];
                 out->grants += e->type == LOCKFSM_EV_GRANT;
@@ -446,7 +466,6 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 return -1;
         }
         s->c.verbose = verbose;
-        simcluster_set_listener(&s->c, on_leader_event, s);
         /* batond's request core on every node: the serving leader's
          * deadlines propose the TIMEOUTs, UNBLOCKs and CLOCKs. */
         h = calloc(1, sizeof *h);
@@ -475,6 +494,8 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         for (i = 0; i < s->n_clients; i++) {
                 s->clients[i].id = i;
                 s->clients[i].next_at = rng_range(&s->rng, 0, 500);
+                /* The node it believes leads, at first. */
+                s->clients[i].node = rng_below(&s->rng, nodes);
         }
         s->next_fault_at = rng_range(&s->rng, 1500, 3000);
         /* BREAK_LEAK's bug on purpose: state kept from one run to the
@@ -522,6 +543,9 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         summarize(s, out);
         operator_close(s);
         leases_close(s);
+        for (i = 0; i < s->n_clients; i++) {
+                frames_close(&s->clients[i]);
+        }
         simhost_shutdown(h);
         simcluster_close(&s->c);
         simhost_free(h);
@@ -529,7 +553,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 rv = fail(reason, cap, "host: %s", h->errmsg);
         }
         free(h);
-        free(s->reports);
+        answers_free(s);
         free(s);
         return rv;
 }
@@ -543,17 +567,19 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
                    int rv, const char *reason, const struct outcome *out)
 {
         if (rv == 0) {
-                printf("ok %u - nodes=%u seed=%" PRIu64 " ops=%u acked=%u "
-                       "unknown=%u faults=%u grants=%u multi=%u+%u/%u "
+                printf("ok %u - nodes=%u seed=%" PRIu64 " requests=%u "
+                       "answers=%u resends=%u redirects=%u unknown=%u "
+                       "faults=%u grants=%u multi=%u+%u/%u "
                        "core=%u/%u/%u/%u revokes=%u/%u "
                        "last_index=%" PRIu64 " snapshot_index=%" PRIu64
                        " steps=%" PRIu64 " digest=%016" PRIx64 "\n",
-                       k, nodes, seed, out->props, out->acked, out->unknown,
-                       out->faults, out->grants, out->multi_now,
-                       out->multi_waited, out->multi_left, out->batches,
-                       out->timeouts, out->unblocks, out->expiries,
-                       out->answered, out->revokes, out->last_index,
-                       out->snapshot_index, out->steps, out->digest);
+                       k, nodes, seed, out->requests, out->answers,
+                       out->resends, out->redirects, out->unknowns, out->faults,
+                       out->grants, out->multi_now, out->multi_waited,
+                       out->multi_left, out->batches, out->timeouts,
+                       out->unblocks, out->expiries, out->answered,
+                       out->revokes, out->last_index, out->snapshot_index,
+                       out->steps, out->digest);
                 return;
         }
         printf("not ok %u - nodes=%u seed=%" PRIu64 ": %s (digest=%016" PRIx64
@@ -571,7 +597,7 @@ static void usage(FILE *f)
                 "usage: test_sim [--nodes N] [--seed S | --seeds COUNT] "
                 "[--repeat] [--verbose]\n"
                 "                [--break drop-grant|reapply|blind|"
-                "split-multi|skip-watch|leak]\n"
+                "split-multi|skip-watch|answer|leak]\n"
                 "  default: seeds 1..%d on 3 and on 5 nodes, the first %d "
                 "of each replayed alone, plus the negative controls\n"
                 "  --repeat: replay every seed alone in a fresh process; "
@@ -611,15 +637,16 @@ static int overgrant_control(void)
  * (the split multi-lock by the multi-lock check itself), while the same
  * run untouched passes, so that what the checker reports is the
  * corruption and nothing else. TAP lines from *k + 1; the failures. */
-#define N_CONTROLS    5
+#define N_CONTROLS    6
 #define CONTROL_SEEDS 20
 static unsigned run_controls(unsigned *k)
 {
         static const enum brk controls[N_CONTROLS] = {
-            BREAK_DROP_GRANT, BREAK_REAPPLY, BREAK_BLIND, BREAK_SPLIT_MULTI,
-            BREAK_SKIP_WATCH};
+            BREAK_DROP_GRANT,  BREAK_REAPPLY,    BREAK_BLIND,
+            BREAK_SPLIT_MULTI, BREAK_SKIP_WATCH, BREAK_ANSWER};
         static const char *const expect[N_CONTROLS] = {
-            "", "", "", "multi-lock s=", "watchers are told"};
+            "was told",          "",        "", "multi-lock s=",
+            "watchers are told", "was told"};
         char base[1024] = "";
         char reason[1024];
         struct outcome out;
