@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +34,9 @@ void answers_add(struct sim *s, const struct client *cl,
         }
         len = command_encode(cmd, bytes, sizeof bytes);
         a = &s->answers[s->n_answers];
-        *a = (struct simanswer){cmd->type, cmd->session, cmd->seq,
-                                cmd->nonce, cl->id, *res, malloc(len + 1),
-                                len};
+        *a = (struct simanswer){cmd->type,       cmd->session, cmd->seq,
+                                cmd->nonce,      cl->id,       *res,
+                                malloc(len + 1), len};
         if (a->bytes == NULL) {
                 s->oom = true;
                 return;
@@ -114,8 +115,7 @@ static bool opened(const struct simnode *n, uint64_t index, uint64_t session)
  * batch's commands). */
 static bool holds(const struct simentry *e, const uint8_t *b, size_t len)
 {
-        for (size_t at = 0; e != NULL && len > 0 && at + len <= e->len;
-             at++) {
+        for (size_t at = 0; e != NULL && len > 0 && at + len <= e->len; at++) {
                 if (memcmp(e->bytes + at, b, len) == 0) {
                         return true;
                 }
@@ -143,10 +143,10 @@ static const struct simevent *decided(const struct simnode *n,
         for (size_t k = first_at(n, res->index);
              k < n->n_events && n->events[k].index == res->index; k++) {
                 const struct simevent *ev = &n->events[k];
-                bool mine = a->type == COMMAND_OPEN
-                                ? ev->nonce == a->nonce
-                                : ev->session == a->session &&
-                                      ev->seq == a->seq;
+                bool mine =
+                    a->type == COMMAND_OPEN
+                        ? ev->nonce == a->nonce
+                        : ev->session == a->session && ev->seq == a->seq;
 
                 if (!mine) {
                         continue;
@@ -235,8 +235,8 @@ static const char *happened(const struct simnode *n, const struct simanswer *a,
                            ? "no RELEASE in its entry"
                            : NULL;
         case PROTO_KIND_CLOSED:
-                return !dup && event_at(n, r->index, LOCKFSM_EV_END,
-                                        r->session, 0, 0) == NULL
+                return !dup && event_at(n, r->index, LOCKFSM_EV_END, r->session,
+                                        0, 0) == NULL
                            ? "no END in its entry"
                            : NULL;
         default:
@@ -247,14 +247,14 @@ static const char *happened(const struct simnode *n, const struct simanswer *a,
 static int told(char *reason, size_t cap, const struct simanswer *a,
                 const char *why)
 {
+        struct command cmd;
         char text[200];
 
-        simformat_command(text, sizeof text, &(struct command){
-                                                 .type = a->type,
-                                                 .session = a->session,
-                                                 .seq = a->seq,
-                                                 .nonce = a->nonce,
-                                             });
+        if (command_decode(&cmd, a->bytes, a->len) == 0) {
+                simformat_command(text, sizeof text, &cmd);
+        } else {
+                snprintf(text, sizeof text, "an undecodable command");
+        }
         return fail(reason, cap,
                     "client %u was told %s kind %u session %" PRIu64
                     " token %" PRIu64 " count %" PRIu32 " at index %" PRIu64

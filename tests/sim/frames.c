@@ -190,8 +190,8 @@ static bool on_frame(struct sim *s, struct client *cl,
         res->client_name.len = 0;
         if (again(res->status)) {
                 s->unknowns += res->status == BATON_EUNKNOWN;
-                x->resend_at = x->resend_at != 0 ? x->resend_at
-                                                 : now + RESEND_MS;
+                x->resend_at =
+                    x->resend_at != 0 ? x->resend_at : now + RESEND_MS;
                 return false;
         }
         *o = x;
@@ -205,8 +205,9 @@ static raft_time silence_ms(const struct command *c)
             c->wait_ms == COMMAND_WAIT_TRY) {
                 return SILENCE_MS;
         }
-        return c->wait_ms == COMMAND_WAIT_FOREVER ? FOREVER_MS
-                                                  : c->wait_ms + WAIT_SILENCE_MS;
+        return c->wait_ms == COMMAND_WAIT_FOREVER
+                   ? FOREVER_MS
+                   : c->wait_ms + WAIT_SILENCE_MS;
 }
 
 /* A closed connection, or a request unanswered too long: everything out

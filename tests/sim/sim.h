@@ -1,6 +1,7 @@
 /* The state of one simulated run that its parts share: the cluster, the
- * clients' view of their sessions, the faults in force, the grants the
- * leader reported, and the run's log and failure messages. */
+ * clients' view of their sessions and their requests out, the faults in
+ * force, the final answers the clients were told, and the run's log and
+ * failure messages. */
 #ifndef TESTS_SIM_SIM_H
 #define TESTS_SIM_SIM_H
 

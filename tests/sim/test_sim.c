@@ -24,13 +24,17 @@
 #include "workload.h"
 
 /*
- * One seed = one run: a 3- or 5-node cluster, a few client sessions issuing
- * lock commands through the "server" side of simcluster (the current
- * leader), batond's request core on every node (simhost.h), whose serving
- * leader proposes EXPIRE (of sessions whose clients fell silent: they
- * send KEEPALIVEs to it, leases.h), TIMEOUT, UNBLOCK and CLOCK from its
- * deadlines, and an operator's REVOKE and REVOKE_LOCK sent to it, and
- * random faults, for
+ * One seed = one run: a 3- or 5-node cluster, batond's request core on
+ * every node (simhost.h), and a few clients that speak to the cores in
+ * frames only (frames.h): each sends its lock commands as COMMAND frames
+ * to the node it believes leads, follows NOT_LEADER, and sends the same
+ * frame (same session and seq) again after BATON_EUNKNOWN, a cut
+ * connection or silence; a waiting ACQUIRE is answered once granted or
+ * out of its queue. The serving leader's core proposes the clients'
+ * commands, in batches, and EXPIRE (of sessions whose clients fell
+ * silent: they send KEEPALIVEs to it, leases.h), TIMEOUT, UNBLOCK and
+ * CLOCK from its deadlines, and an operator's REVOKE and REVOKE_LOCK
+ * sent to it; random faults strike, for
  * RUN_MS of virtual time. The clients' commands include MULTIs (one
  * acquire in ten: 2 or 3 names, now and then a refused one), tries and
  * waits, released name by name and cancelled or timed out by any one of
@@ -53,15 +57,19 @@
  *      queues on and leaves all its names' queues in one entry; a
  *      session's id is its OPEN's stamp), and lockfsm_check() passes on
  *      every node;
- *  (d) nothing acknowledged was lost: each acknowledged proposal's entry,
- *      with the acknowledged outcome, is in the final log at the index raft
- *      gave it, and each acknowledged or reported grant is a GRANT event at
- *      index == token for that session;
- *  (e) the index raftfsm passed to the state machine for each acknowledged
- *      proposal equals the index raft assigned it (req->index), which is
- *      what proves raft_last_applied() + 1 right;
- *  (f) every proposal is applied at most once, and an acknowledged one
- *      exactly once, at the index raft assigned it, on every node;
+ *  (d) every final answer a client was told is what node 0's final log
+ *      says became of its request (answers.h): the RESULT of its
+ *      (session, seq) at the answer's index, in an entry holding the
+ *      client's bytes, or a wait's GRANT (token == index) or UNQUEUE;
+ *      a GRANTED answer with token T is a GRANT to that session and seq
+ *      at index T and at no other, a RELEASE, END or OPEN told as done
+ *      is in the log;
+ *  (e) the index raftfsm passed to the state machine for each entry a
+ *      core proposed is the one raft gave it: the node applied the
+ *      proposal's bytes there (simops.c; the host's failure fails the
+ *      run), which is what proves raft_last_applied() + 1 right;
+ *  (f) no (session, seq) runs twice in node 0's log (every node's, by
+ *      (b));
  *  (g) raft itself never commits an entry that fewer than a majority of
  *      the nodes have stored, nor shuts a node down (simcluster watches
  *      every commit against what each node's raft_io stored).
@@ -73,13 +81,14 @@
  * in-memory truncate (still in libraft 0.22.1's fixture) assumes the log
  * starts at index 1, so it overruns after a follower has installed a
  * snapshot and later truncates: no follower may ever be sent an
- * InstallSnapshot. Two things in simcluster see to that:
+ * InstallSnapshot. Two things see to that:
  *
- * simcluster refuses proposals while the leader is more than max_lag (64
- * < trailing - in flight) entries ahead of where it may have to replicate
- * some node from; with faults that heal within seconds, every follower
- * stays inside the leader's retained log. (Without it, seeds 9 and 17 of
- * the first 300 send InstallSnapshots, and the fixture corrupts its heap.)
+ * the cores' host refuses proposals (simcluster_may_append()) while the
+ * leader is more than max_lag (64 < trailing - in flight) entries ahead
+ * of where it may have to replicate some node from; with faults that heal
+ * within seconds, every follower stays inside the leader's retained log.
+ * (Without it, seeds 9 and 17 of the first 300 send InstallSnapshots, and the
+ * fixture corrupts its heap.)
  *
  * The run fails if an InstallSnapshot is sent anyway. Raft still takes
  * snapshots through fsm->snapshot all along; fsm->restore is exercised by
@@ -90,14 +99,17 @@
  * committed them without a majority) in seeds 109, 463, 587, 887 and 971
  * of 1..1000 on 3 nodes; (g) is the check that found it.
  *
- * Negative controls (--break, and five TAP lines of the default run):
- * drop-grant removes an acknowledged grant's GRANT event from every node,
+ * Negative controls (--break, and six TAP lines of the default run):
+ * drop-grant removes the GRANT event of a grant a client was told of from
+ * every node,
  * reapply applies one entry a second time on one node, blind makes the
  * stores of all nodes but one record nothing (so every commit breaks
  * (g)), split-multi moves the GRANT of one name of a multi-lock into the
  * next entry on every node (which only the multi-lock check of (c) may
  * report), skip-watch drops one event from what one node's watchers are
- * told (which only the watch check of (b') may report); the checker must
+ * told (which only the watch check of (b') may report), answer tells a
+ * client another token (an OPEN another session) than the log gave
+ * (which (d) must report); the checker must
  * report each, while the same run untouched
  * passes. The last comment line sums the MULTIs granted at once, after
  * waiting, and that left their queues; each TAP line has them as
@@ -119,9 +131,9 @@
  * the process did before it: the replay must differ.
  *
  * This file runs the seeds, the negative controls and the replay check.
- * The clients and the stand-in's proposals are in workload.c, the
- * faults in faults.c, checks (a) to (g) in checker.c, and what they share
- * in sim.h.
+ * The clients' choices are in workload.c, their frames in frames.c, the
+ * faults in faults.c, check (d) in answers.c, the others in checker.c,
+ * and what they share in sim.h.
  */
 
 #define RUN_MS        30000 /* virtual time of the random phase */

@@ -1,4 +1,4 @@
-/* The simulated workload: clients, and what an operator proposes. */
+/* The simulated workload: clients, and what an operator asks for. */
 #include "workload.h"
 
 #include <inttypes.h>
@@ -500,18 +500,22 @@ void drive_client(struct sim *s, struct client *cl, raft_time now)
 
 /* ------------------------------------------------------------------------
  * The operator: REVOKE and REVOKE_LOCK, sent as COMMAND frames to the
- * serving leader's request core (tests/sim/simhost.h), which writes who
+ * request core (tests/sim/simhost.h) of the node it believes leads
+ * (following NOT_LEADER), whose serving core writes who
  * asked and its own lock-delay into them. The cores propose the EXPIREs
  * of sessions (kept alive by leases.h), the TIMEOUTs of waits, the
  * UNBLOCKs that end lock-delays and the CLOCK from their own deadlines.
  */
 
-/* Read the answers the operator's connection got. */
+/* Read the answers the operator's connection got: a NOT_LEADER names the
+ * node it believes leads from then on. */
 static void operator_read(struct sim *s)
 {
         struct proto_header hdr;
         struct proto_result res;
+        struct proto_string address;
         const uint8_t *body;
+        uint64_t leader;
 
         while (s->admin != NULL && simhost_next(s->admin, &hdr, &body)) {
                 if (hdr.type == PROTO_RESULT &&
@@ -519,35 +523,43 @@ static void operator_read(struct sim *s)
                         s->revokes_answered++;
                         say(s, "operator: #%" PRIu64 " answered %d", hdr.id,
                             res.status);
+                } else if (hdr.type == PROTO_NOT_LEADER &&
+                           proto_read_not_leader(body, hdr.length, &leader,
+                                                 &address) == 0 &&
+                           leader >= 1 && leader <= s->n) {
+                        s->admin_node = (unsigned)leader - 1;
                 }
         }
 }
 
-/* Send `cmd` to the serving core, on a new connection when the one it
- * has is closed or to another node; nothing when no core serves. */
+/* Send `cmd` to the core of the node the operator believes leads, on a
+ * new connection when the one it has is closed (then to the next node)
+ * or to another node; it is not sent again. */
 static void operator_send(struct sim *s, const struct command *cmd)
 {
         uint8_t buf[COMMAND_ANY_MAX_SIZE];
         uint8_t frame[PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE];
-        unsigned l = simhost_serving(s->h);
         size_t n;
 
+        if (s->admin != NULL && simhost_closed(s->admin)) {
+                s->admin_node = (s->admin_node + 1) % s->n;
+        }
         if (s->admin != NULL &&
-            (simhost_closed(s->admin) || s->admin_node != l)) {
+            (simhost_closed(s->admin) || s->admin->node != s->admin_node)) {
                 simhost_disconnect(s->admin);
                 s->admin = NULL;
         }
-        if (l == s->n) {
-                say(s, "operator: no serving leader");
-                return;
+        if (s->admin == NULL) {
+                s->admin = simhost_connect(s->h, s->admin_node);
         }
         if (s->admin == NULL) {
-                s->admin = simhost_connect(s->h, l);
-                s->admin_node = l;
+                say(s, "operator: n%u is down", s->admin_node);
+                s->admin_node = (s->admin_node + 1) % s->n;
+                return;
         }
         n = command_encode(cmd, buf, sizeof buf);
         n = proto_write_command(frame, sizeof frame, ++s->admin_id, buf, n);
-        if (s->admin == NULL || n == 0) {
+        if (n == 0) {
                 return;
         }
         s->revokes_sent++;
@@ -555,8 +567,8 @@ static void operator_send(struct sim *s, const struct command *cmd)
                 char text[200];
 
                 simformat_command(text, sizeof text, cmd);
-                say(s, "operator: #%" PRIu64 " to n%u: %s", s->admin_id, l,
-                    text);
+                say(s, "operator: #%" PRIu64 " to n%u: %s", s->admin_id,
+                    s->admin_node, text);
         }
         simhost_send(s->admin, frame, n);
 }
