@@ -12,6 +12,7 @@
 #include "../../include/baton.h"
 #include "../../src/fsm/entry.h"
 #include "batchcase.h"
+#include "breaks.h"
 #include "checker.h"
 #include "digest.h"
 #include "answers.h"
@@ -141,211 +142,6 @@
 #define DEFAULT_SEEDS 100
 #define REPLAY_SEEDS  10 /* of each node count, replayed in the default run */
 
-enum brk {
-        BREAK_NONE = 0,
-        BREAK_DROP_GRANT,  /* drop an acknowledged GRANT from every node */
-        BREAK_REAPPLY,     /* apply one entry a second time on one node */
-        BREAK_BLIND,       /* the stores of all nodes but one record no
-                              append: every commit lacks a majority */
-        BREAK_SPLIT_MULTI, /* move one name's GRANT of a multi-lock
-                              into the next entry */
-        BREAK_SKIP_WATCH,  /* one node's watchers miss one event */
-        BREAK_ANSWER,      /* a client is told another outcome */
-        BREAK_LEAK,        /* faults start later by the runs this
-                              process did before: a run that depends on
-                              more than its seed (the replay check's
-                              control) */
-};
-
-static const char *const break_names[] = {"none",   "drop-grant",  "reapply",
-                                          "blind",  "split-multi", "skip-watch",
-                                          "answer", "leak"};
-
-/* ------------------------------------------------------------------------
- * Negative controls: corrupt the checker's input on purpose
- */
-
-/* Whether events `a` and `b` are GRANTs of one multi-lock's names. */
-static bool same_multi(const struct simevent *a, const struct simevent *b)
-{
-        return a->type == LOCKFSM_EV_GRANT && b->type == LOCKFSM_EV_GRANT &&
-               a->index == b->index && a->session == b->session &&
-               a->seq == b->seq;
-}
-
-/* A GRANT event of node `n`'s first multi-lock granted by one entry, the
- * second of its names or later, whose lock no other event of that entry
- * names (so that moving it breaks the multi-lock and nothing else); 0 if
- * none. */
-static size_t multi_grant(const struct simnode *n)
-{
-        for (size_t j = 1; j < n->n_events; j++) {
-                const struct simevent *b = &n->events[j];
-                bool group = same_multi(&n->events[j - 1], b);
-                size_t k;
-
-                for (k = j;
-                     group && k > 0 && n->events[k - 1].index == b->index;
-                     k--) {
-                }
-                for (;
-                     group && k < n->n_events && n->events[k].index == b->index;
-                     k++) {
-                        group = k == j ||
-                                n->events[k].name_len != b->name_len ||
-                                memcmp(n->events[k].name, b->name,
-                                       b->name_len) != 0;
-                }
-                if (group) {
-                        return j;
-                }
-        }
-        return 0;
-}
-
-/* BREAK_SPLIT_MULTI: on every node alike, the GRANT of one name of a
- * multi-lock moves to the next entry (with that entry's index as its
- * token), so that its names are granted by two entries. */
-static int split_multi(struct sim *s, char *reason, size_t cap)
-{
-        size_t j = multi_grant(&s->c.nodes[0]);
-        const struct simentry *e;
-        uint64_t to;
-        unsigned i;
-
-        if (j == 0) {
-                return fail(reason, cap,
-                            "break split-multi: no multi-lock "
-                            "granted to split");
-        }
-        e = simnode_entry_at(&s->c.nodes[0], s->c.nodes[0].events[j].index);
-        if (e == NULL ||
-            e + 1 == s->c.nodes[0].entries + s->c.nodes[0].n_entries) {
-                return fail(reason, cap, "break split-multi: no next entry");
-        }
-        to = e[1].index;
-        for (i = 0; i < s->n; i++) {
-                struct simnode *n = &s->c.nodes[i];
-                struct simevent ev;
-                size_t k;
-
-                if (multi_grant(n) != j) {
-                        return fail(reason, cap,
-                                    "break split-multi: node %u differs", i);
-                }
-                ev = n->events[j];
-                ev.index = to;
-                ev.token = to;
-                for (k = j; k + 1 < n->n_events && n->events[k + 1].index < to;
-                     k++) {
-                        n->events[k] = n->events[k + 1];
-                }
-                n->events[k] = ev;
-        }
-        say(s,
-            "break: moved a GRANT of the multi-lock at %" PRIu64 " to %" PRIu64,
-            e->index, to);
-        return 0;
-}
-
-/* Node 1's watchers miss the event in the middle of the run, as a server
- * that drops one when its leadership changes would have them. */
-static int skip_watch(struct sim *s, char *reason, size_t cap)
-{
-        struct simnode *n = &s->c.nodes[1];
-        size_t at = 0, k = 0;
-
-        while (at + PROTO_HEADER_SIZE <= n->n_watched) {
-                size_t len = PROTO_HEADER_SIZE + (size_t)n->watched[at + 4] +
-                             ((size_t)n->watched[at + 5] << 8);
-                if (k++ == n->n_watch_events / 2) {
-                        memmove(n->watched + at, n->watched + at + len,
-                                n->n_watched - at - len);
-                        n->n_watched -= len;
-                        n->n_watch_events--;
-                        say(s, "break: node 1's watchers miss event %zu",
-                            k - 1);
-                        return 0;
-                }
-                at += len;
-        }
-        return fail(reason, cap, "break skip-watch: no watch event");
-}
-
-/* BREAK_DROP_GRANT: the GRANT at `token` goes from every node alike, so
- * that only the check of the clients' answers can notice. */
-static void drop_grant(struct sim *s, uint64_t token)
-{
-        for (unsigned i = 0; i < s->n; i++) {
-                struct simnode *n = &s->c.nodes[i];
-
-                for (size_t j = 0; j < n->n_events; j++) {
-                        if (n->events[j].type == LOCKFSM_EV_GRANT &&
-                            n->events[j].index == token) {
-                                memmove(&n->events[j], &n->events[j + 1],
-                                        (n->n_events - j - 1) *
-                                            sizeof n->events[0]);
-                                n->n_events--;
-                                break;
-                        }
-                }
-        }
-        say(s, "break: dropped the GRANT at %" PRIu64, token);
-}
-
-/* BREAK_REAPPLY: the last node applies the entry at `index` again. */
-static int reapply(struct sim *s, uint64_t index, char *reason, size_t cap)
-{
-        struct simnode *n = &s->c.nodes[s->n - 1];
-        const struct simentry *e = simnode_entry_at(n, index);
-        struct lockfsm *f = simcluster_lockfsm(&s->c, s->n - 1);
-        struct lockfsm_result r;
-
-        if (e == NULL) {
-                return fail(reason, cap, "break reapply: no entry %" PRIu64,
-                            index);
-        }
-        if (lockfsm_apply(f, lockfsm_last_index(f) + 1, e->bytes, e->len, &r) !=
-            0) {
-                return fail(reason, cap, "break: re-apply failed");
-        }
-        say(s, "break: node %u re-applied entry %" PRIu64, s->n - 1, e->index);
-        return 0;
-}
-
-static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
-{
-        if (brk == BREAK_NONE || brk == BREAK_BLIND || brk == BREAK_LEAK) {
-                return 0;
-        }
-        if (brk == BREAK_SPLIT_MULTI) {
-                return split_multi(s, reason, cap);
-        }
-        if (brk == BREAK_SKIP_WATCH) {
-                return skip_watch(s, reason, cap);
-        }
-        if (brk == BREAK_ANSWER) {
-                return answers_break(s, reason, cap);
-        }
-        /* The first grant a client was told of, by its ACQUIRE's own
-         * entry. */
-        for (size_t k = 0; k < s->n_answers; k++) {
-                const struct proto_result *res = &s->answers[k].res;
-
-                if (res->status != 0 || res->kind != PROTO_KIND_GRANTED ||
-                    res->token != res->index) {
-                        continue;
-                }
-                if (brk == BREAK_DROP_GRANT) {
-                        drop_grant(s, res->token);
-                        return 0;
-                }
-                return reapply(s, res->index, reason, cap);
-        }
-        return fail(reason, cap, "break %s: no grant told to corrupt",
-                    break_names[brk]);
-}
-
 /* ------------------------------------------------------------------------
  * One seed
  */
@@ -449,17 +245,96 @@ static void summarize(struct sim *s, struct outcome *out)
         }
 }
 
+/* The seed's latencies, clients and first deadlines; `brk`'s blind
+ * stores and leak. */
+static void setup(struct sim *s, const struct simcluster_config *cfg,
+                  enum brk brk)
+{
+        static unsigned runs_before; /* only BREAK_LEAK reads it */
+        unsigned i;
+
+        for (i = 1; i < s->n && brk == BREAK_BLIND; i++) {
+                s->c.nodes[i].store.blind = true;
+        }
+        for (i = 0; i < s->n; i++) {
+                raft_fixture_set_network_latency(&s->c.f, i,
+                                                 rng_range(&s->rng, 5, 40));
+                raft_fixture_set_disk_latency(&s->c.f, i,
+                                              rng_range(&s->rng, 2, 20));
+                raft_fixture_set_randomized_election_timeout(
+                    &s->c.f, i,
+                    rng_range(&s->rng, cfg->election_timeout,
+                              2 * cfg->election_timeout));
+        }
+        s->n_clients = rng_range(&s->rng, 3, MAX_CLIENTS);
+        for (i = 0; i < s->n_clients; i++) {
+                s->clients[i].id = i;
+                s->clients[i].next_at = rng_range(&s->rng, 0, 500);
+                /* The node it believes leads, at first. */
+                s->clients[i].node = rng_below(&s->rng, s->n);
+        }
+        s->next_fault_at = rng_range(&s->rng, 1500, 3000);
+        /* BREAK_LEAK's bug on purpose: state kept from one run to the
+         * next, as a static of the harness or a library would be. */
+        s->next_fault_at += brk == BREAK_LEAK ? 10 * runs_before : 0;
+        runs_before++;
+        s->next_server_at = rng_range(&s->rng, 1000, 3000);
+}
+
+/* RUN_MS of clients, the operator and faults. */
+static void random_phase(struct sim *s)
+{
+        raft_time end = simcluster_now(&s->c) + RUN_MS;
+
+        while (simcluster_now(&s->c) < end) {
+                raft_time now = simcluster_now(&s->c);
+
+                for (unsigned i = 0; i < s->n_clients; i++) {
+                        drive_client(s, &s->clients[i], now);
+                        leases_drive(s, &s->clients[i], now);
+                }
+                drive_operator(s, now);
+                drive_faults(s, now);
+                simhost_sync(s->h);
+                simcluster_step(&s->c);
+                simhost_step(s->h);
+        }
+}
+
+/* Heal, converge on one more command, break as `brk` says, and check. */
+static int converge(struct sim *s, enum brk brk, char *reason, size_t cap)
+{
+        struct command final;
+        struct simprop *last = NULL;
+
+        while (s->n_faults > 0) {
+                fault_undo(s, &s->faults[--s->n_faults]);
+        }
+        simhost_sync(s->h);
+        memset(&final, 0, sizeof final);
+        final.type = COMMAND_QUERY;
+        final.name = lock_names[0];
+        final.name_len = (uint8_t)strlen(lock_names[0]);
+        say(s, "converge");
+        if (simcluster_converge(&s->c, &final, CONVERGE_MS, &last) != 0) {
+                return s->c.violations > 0
+                           ? fail(reason, cap, "%s; raft: %s", s->c.errmsg,
+                                  s->c.violation)
+                           : fail(reason, cap, "%s", s->c.errmsg);
+        }
+        s->final_index = last->raft_index;
+        if (breaks_apply(s, brk, reason, cap) != 0) {
+                return -1;
+        }
+        return check_run(s, reason, cap);
+}
+
 static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                     struct outcome *out, char *reason, size_t cap)
 {
-        static unsigned runs_before; /* only BREAK_LEAK reads it */
         struct simcluster_config cfg;
-        struct command final;
-        struct simprop *last = NULL;
         struct simhost *h;
         struct sim *s;
-        raft_time end;
-        unsigned i;
         int rv;
 
         memset(out, 0, sizeof *out);
@@ -478,8 +353,8 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 return -1;
         }
         s->c.verbose = verbose;
-        /* batond's request core on every node: the serving leader's
-         * deadlines propose the TIMEOUTs, UNBLOCKs and CLOCKs. */
+        /* batond's request core on every node, which the clients talk to
+         * and whose serving leader proposes. */
         h = calloc(1, sizeof *h);
         s->h = h;
         if (h == NULL || simhost_init(h, &s->c, verbose) != 0) {
@@ -489,73 +364,13 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 free(s);
                 return -1;
         }
-        for (i = 1; i < nodes && brk == BREAK_BLIND; i++) {
-                s->c.nodes[i].store.blind = true;
-        }
-        for (i = 0; i < nodes; i++) {
-                raft_fixture_set_network_latency(&s->c.f, i,
-                                                 rng_range(&s->rng, 5, 40));
-                raft_fixture_set_disk_latency(&s->c.f, i,
-                                              rng_range(&s->rng, 2, 20));
-                raft_fixture_set_randomized_election_timeout(
-                    &s->c.f, i,
-                    rng_range(&s->rng, cfg.election_timeout,
-                              2 * cfg.election_timeout));
-        }
-        s->n_clients = rng_range(&s->rng, 3, MAX_CLIENTS);
-        for (i = 0; i < s->n_clients; i++) {
-                s->clients[i].id = i;
-                s->clients[i].next_at = rng_range(&s->rng, 0, 500);
-                /* The node it believes leads, at first. */
-                s->clients[i].node = rng_below(&s->rng, nodes);
-        }
-        s->next_fault_at = rng_range(&s->rng, 1500, 3000);
-        /* BREAK_LEAK's bug on purpose: state kept from one run to the
-         * next, as a static of the harness or a library would be. */
-        s->next_fault_at += brk == BREAK_LEAK ? 10 * runs_before : 0;
-        runs_before++;
-        s->next_server_at = rng_range(&s->rng, 1000, 3000);
-
-        end = simcluster_now(&s->c) + RUN_MS;
-        while (simcluster_now(&s->c) < end) {
-                raft_time now = simcluster_now(&s->c);
-
-                for (i = 0; i < s->n_clients; i++) {
-                        drive_client(s, &s->clients[i], now);
-                        leases_drive(s, &s->clients[i], now);
-                }
-                drive_operator(s, now);
-                drive_faults(s, now);
-                simhost_sync(h);
-                simcluster_step(&s->c);
-                simhost_step(h);
-        }
-        while (s->n_faults > 0) {
-                fault_undo(s, &s->faults[--s->n_faults]);
-        }
-        simhost_sync(h);
-        memset(&final, 0, sizeof final);
-        final.type = COMMAND_QUERY;
-        final.name = lock_names[0];
-        final.name_len = (uint8_t)strlen(lock_names[0]);
-        say(s, "converge");
-        rv = simcluster_converge(&s->c, &final, CONVERGE_MS, &last);
-        if (rv != 0) {
-                rv = s->c.violations > 0 ? fail(reason, cap, "%s; raft: %s",
-                                                s->c.errmsg, s->c.violation)
-                                         : fail(reason, cap, "%s", s->c.errmsg);
-        }
-        if (rv == 0) {
-                s->final_index = last->raft_index;
-                rv = apply_break(s, brk, reason, cap);
-        }
-        if (rv == 0) {
-                rv = check_run(s, reason, cap);
-        }
+        setup(s, &cfg, brk);
+        random_phase(s);
+        rv = converge(s, brk, reason, cap);
         summarize(s, out);
         operator_close(s);
         leases_close(s);
-        for (i = 0; i < s->n_clients; i++) {
+        for (unsigned i = 0; i < s->n_clients; i++) {
                 frames_close(&s->clients[i]);
         }
         simhost_shutdown(h);
@@ -599,7 +414,7 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
                "%s%s --verbose)",
                k, nodes, seed, reason, out->digest, nodes, seed,
                brk != BREAK_NONE ? " --break " : "",
-               brk != BREAK_NONE ? break_names[brk] : "");
+               brk != BREAK_NONE ? breaks_names[brk] : "");
         printf("\n");
 }
 
@@ -665,7 +480,7 @@ static unsigned run_controls(unsigned *k)
         unsigned failed = 0;
 
         for (unsigned a = 0; a < N_CONTROLS; a++) {
-                const char *name = break_names[controls[a]];
+                const char *name = breaks_names[controls[a]];
                 uint64_t seed = 1;
                 int base_rv, rv;
 
@@ -819,11 +634,11 @@ static int parse_args(int argc, char **argv, struct plan *p)
                         i++;
                 } else if (strcmp(arg, "--break") == 0 && val != NULL) {
                         for (b = 1;
-                             b < sizeof break_names / sizeof *break_names &&
-                             strcmp(val, break_names[b]) != 0;
+                             b < sizeof breaks_names / sizeof *breaks_names &&
+                             strcmp(val, breaks_names[b]) != 0;
                              b++) {
                         }
-                        if (b == sizeof break_names / sizeof *break_names) {
+                        if (b == sizeof breaks_names / sizeof *breaks_names) {
                                 usage(stderr);
                                 return 2;
                         }
@@ -840,6 +655,73 @@ static int parse_args(int argc, char **argv, struct plan *p)
         return -1;
 }
 
+/* Sums over the seeds, for the closing comment lines. */
+struct totals {
+        unsigned runs;
+        unsigned multi[3]; /* at once, after waiting, left */
+        unsigned elections[2];
+        unsigned wire[2];
+        unsigned answers;
+        double seconds; /* of the seeds' runs alone */
+};
+
+/* Seeds 1..p->n_seeds (or the one seed) on each node count, a TAP line
+ * each from *k + 1, their digests in `digests`; the failures. */
+static unsigned run_seeds(const struct plan *p, uint64_t *digests, unsigned *k,
+                          struct totals *t)
+{
+        char reason[1024];
+        struct outcome out;
+        struct timespec t0, t1;
+        unsigned failed = 0;
+        int rv;
+
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (unsigned a = 0; a < p->n_counts; a++) {
+                for (unsigned s = 0; s < p->n_seeds; s++) {
+                        uint64_t seed = p->have_seed ? p->one_seed : s + 1;
+                        unsigned nodes = p->node_counts[a];
+
+                        rv = run_seed(nodes, seed, p->brk, p->verbose, &out,
+                                      reason, sizeof reason);
+                        report(++*k, nodes, seed, p->brk, rv, reason, &out);
+                        digests[a * p->n_seeds + s] = out.digest;
+                        failed += rv != 0;
+                        t->runs++;
+                        t->multi[0] += out.multi_now;
+                        t->multi[1] += out.multi_waited;
+                        t->multi[2] += out.multi_left;
+                        t->elections[0] += out.leaderships;
+                        t->elections[1] += out.proclaims;
+                        t->wire[0] += out.hints;
+                        t->wire[1] += out.lowered;
+                        t->answers += out.answers;
+                        fflush(stdout);
+                }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        t->seconds = (double)(t1.tv_sec - t0.tv_sec) +
+                     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        return failed;
+}
+
+static void print_totals(const struct totals *t)
+{
+        printf("# MULTI: %u granted at once, %u after waiting, %u left "
+               "their queues ungranted\n",
+               t->multi[0], t->multi[1], t->multi[2]);
+        printf("# elections: %u leaderships, %u proclaims\n", t->elections[0],
+               t->elections[1]);
+        printf("# libraft's messages patched (tests/lib/simwire.h): %u "
+               "stale-term rejections given a last_log_index, %u vote "
+               "results lowered to a follower's term\n",
+               t->wire[0], t->wire[1]);
+        printf("# %u seeds in %.2f s: %.1f seeds/s; %u client answers "
+               "checked\n",
+               t->runs, t->seconds, t->seconds > 0 ? t->runs / t->seconds : 0.0,
+               t->answers);
+}
+
 int main(int argc, char **argv)
 {
         struct plan p;
@@ -848,11 +730,7 @@ int main(int argc, char **argv)
         uint64_t *digests;
         int rv;
         struct timespec t0, t1;
-        char reason[1024];
-        struct outcome out;
-        unsigned multi[3] = {0, 0, 0};
-        unsigned elections[2] = {0, 0};
-        unsigned wire[2] = {0, 0};
+        struct totals tot;
 
         rv = parse_args(argc, argv, &p);
         if (rv >= 0) {
@@ -878,28 +756,9 @@ int main(int argc, char **argv)
         }
         printf("1..%u\n", planned);
         fflush(stdout);
+        memset(&tot, 0, sizeof tot);
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (a = 0; a < p.n_counts; a++) {
-                for (unsigned s = 0; s < p.n_seeds; s++) {
-                        uint64_t seed = p.have_seed ? p.one_seed : s + 1;
-                        unsigned nodes = p.node_counts[a];
-
-                        k++;
-                        rv = run_seed(nodes, seed, p.brk, p.verbose, &out,
-                                      reason, sizeof reason);
-                        report(k, nodes, seed, p.brk, rv, reason, &out);
-                        digests[a * p.n_seeds + s] = out.digest;
-                        failed += rv != 0;
-                        multi[0] += out.multi_now;
-                        multi[1] += out.multi_waited;
-                        multi[2] += out.multi_left;
-                        elections[0] += out.leaderships;
-                        elections[1] += out.proclaims;
-                        wire[0] += out.hints;
-                        wire[1] += out.lowered;
-                        fflush(stdout);
-                }
-        }
+        failed += run_seeds(&p, digests, &k, &tot);
         if (controls) {
                 failed += run_controls(&k);
         }
@@ -907,7 +766,7 @@ int main(int argc, char **argv)
                 failed += replay_check(
                     p.node_counts[a], p.have_seed ? p.one_seed : 1, replays,
                     digests + a * p.n_seeds,
-                    p.brk != BREAK_NONE ? break_names[p.brk] : NULL, &k);
+                    p.brk != BREAK_NONE ? breaks_names[p.brk] : NULL, &k);
         }
         if (controls) {
                 failed += leak_control(&k);
@@ -915,15 +774,7 @@ int main(int argc, char **argv)
         }
         free(digests);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        printf("# MULTI: %u granted at once, %u after waiting, %u left "
-               "their queues ungranted\n",
-               multi[0], multi[1], multi[2]);
-        printf("# elections: %u leaderships, %u proclaims\n", elections[0],
-               elections[1]);
-        printf("# libraft's messages patched (tests/lib/simwire.h): %u "
-               "stale-term rejections given a last_log_index, %u vote "
-               "results lowered to a follower's term\n",
-               wire[0], wire[1]);
+        print_totals(&tot);
         printf("# %u tests, %u failed, %.2f s\n", k, failed,
                (double)(t1.tv_sec - t0.tv_sec) +
                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
