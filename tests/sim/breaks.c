@@ -9,9 +9,9 @@
 #include "../../src/fsm/lockfsm.h"
 #include "answers.h"
 
-const char *const breaks_names[N_BREAKS] = {"none",   "drop-grant",  "reapply",
-                                          "blind",  "split-multi", "skip-watch",
-                                          "answer", "leak"};
+const char *const breaks_names[N_BREAKS] = {
+    "none",        "drop-grant", "reapply", "blind",
+    "split-multi", "skip-watch", "answer",  "leak"};
 
 /* ------------------------------------------------------------------------
  * Negative controls: corrupt the checker's input on purpose
@@ -197,4 +197,3 @@ int breaks_apply(struct sim *s, enum brk brk, char *reason, size_t cap)
         return fail(reason, cap, "break %s: no grant told to corrupt",
                     breaks_names[brk]);
 }
-

@@ -25,7 +25,6 @@ enum brk {
         N_BREAKS,
 };
 
-
 /* The names --break takes, by enum brk. */
 extern const char *const breaks_names[N_BREAKS];
 

@@ -1,4 +1,5 @@
-/* Clients' sessions kept alive at the serving request core. */
+/* Clients' sessions kept alive at the request core of the node they
+ * believe leads. */
 #include "leases.h"
 
 #include <inttypes.h>

@@ -87,7 +87,8 @@ struct client {
         struct held held[MAX_HELD];
         unsigned n_held;
         uint64_t last_token[N_NAMES]; /* for stale releases */
-        /* Its session's lease, kept at the serving core (leases.h). */
+        /* Its session's lease, kept alive at the core of the node it
+         * believes leads (leases.h). */
         uint32_t ttl_ms;
         uint8_t secret[16]; /* ATTACH_SECRET_SIZE */
         uint8_t hash[32];   /* its SHA-256, in the OPEN */
@@ -123,7 +124,8 @@ struct simanswer {
 struct sim {
         struct simcluster c;
         /* batond's request cores (test_sim), or NULL; the operator's
-         * connection to the serving one, and what it sent and heard. */
+         * connection to the node it believes leads (admin_node), and
+         * what it sent and heard. */
         struct simhost *h;
         struct simconn *admin;
         unsigned admin_node;
