@@ -10,8 +10,8 @@
 #include "answers.h"
 
 const char *const breaks_names[N_BREAKS] = {
-    "none",        "drop-grant", "reapply", "blind",
-    "split-multi", "skip-watch", "answer",  "leak"};
+    "none",       "drop-grant", "reapply", "blind", "split-multi",
+    "skip-watch", "answer",     "index",   "leak"};
 
 /* ------------------------------------------------------------------------
  * Negative controls: corrupt the checker's input on purpose
@@ -167,7 +167,8 @@ static int reapply(struct sim *s, uint64_t index, char *reason, size_t cap)
 
 int breaks_apply(struct sim *s, enum brk brk, char *reason, size_t cap)
 {
-        if (brk == BREAK_NONE || brk == BREAK_BLIND || brk == BREAK_LEAK) {
+        if (brk == BREAK_NONE || brk == BREAK_BLIND || brk == BREAK_LEAK ||
+            brk == BREAK_INDEX) {
                 return 0;
         }
         if (brk == BREAK_SPLIT_MULTI) {

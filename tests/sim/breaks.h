@@ -18,6 +18,8 @@ enum brk {
                               into the next entry */
         BREAK_SKIP_WATCH,  /* one node's watchers miss one event */
         BREAK_ANSWER,      /* a client is told another outcome */
+        BREAK_INDEX,       /* the host checks the entry after the one
+                              raft acknowledged a proposal at */
         BREAK_LEAK,        /* faults start later by the runs this
                               process did before: a run that depends on
                               more than its seed (the replay check's
@@ -28,8 +30,8 @@ enum brk {
 /* The names --break takes, by enum brk. */
 extern const char *const breaks_names[N_BREAKS];
 
-/* Corrupt the converged run's record as `brk` says (BREAK_NONE, BLIND and
- * LEAK act on the run itself, not here). 0, or -1 with the reason in
+/* Corrupt the converged run's record as `brk` says (BREAK_NONE, BLIND,
+ * INDEX and LEAK act on the run itself, not here). 0, or -1 with the reason in
  * `reason` when the run has nothing to corrupt that way. */
 int breaks_apply(struct sim *s, enum brk brk, char *reason, size_t cap);
 

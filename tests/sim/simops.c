@@ -217,8 +217,10 @@ static void answer(struct simreq *r, int raft_status)
  * overwritten with a later entry's by the time it calls back. */
 static bool applied_at(const struct simreq *r, uint64_t index)
 {
-        const struct simentry *e =
-            simnode_entry_at(&r->core->h->c->nodes[r->core->node], index);
+        const struct simentry *e;
+
+        index += r->core->h->index_skew;
+        e = simnode_entry_at(&r->core->h->c->nodes[r->core->node], index);
 
         return r->bytes == NULL ||
                (e != NULL && e->index == index && e->len == r->len &&

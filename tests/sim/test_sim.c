@@ -100,7 +100,7 @@
  * committed them without a majority) in seeds 109, 463, 587, 887 and 971
  * of 1..1000 on 3 nodes; (g) is the check that found it.
  *
- * Negative controls (--break, and six TAP lines of the default run):
+ * Negative controls (--break, and seven TAP lines of the default run):
  * drop-grant removes the GRANT event of a grant a client was told of from
  * every node,
  * reapply applies one entry a second time on one node, blind makes the
@@ -110,7 +110,9 @@
  * report), skip-watch drops one event from what one node's watchers are
  * told (which only the watch check of (b') may report), answer tells a
  * client another token (an OPEN another session) than the log gave
- * (which (d) must report); the checker must
+ * (which (d) must report), index has the host look for each proposal
+ * one entry past the index raft acknowledged it at (which (e) must
+ * report); the checker must
  * report each, while the same run untouched
  * passes. The last comment line sums the MULTIs granted at once, after
  * waiting, and that left their queues; each TAP line has them as
@@ -364,6 +366,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 free(s);
                 return -1;
         }
+        h->index_skew = brk == BREAK_INDEX ? 1 : 0;
         setup(s, &cfg, brk);
         random_phase(s);
         rv = converge(s, brk, reason, cap);
@@ -424,7 +427,7 @@ static void usage(FILE *f)
                 "usage: test_sim [--nodes N] [--seed S | --seeds COUNT] "
                 "[--repeat] [--verbose]\n"
                 "                [--break drop-grant|reapply|blind|"
-                "split-multi|skip-watch|answer|leak]\n"
+                "split-multi|skip-watch|answer|index|leak]\n"
                 "  default: seeds 1..%d on 3 and on 5 nodes, the first %d "
                 "of each replayed alone, plus the negative controls\n"
                 "  --repeat: replay every seed alone in a fresh process; "
@@ -464,16 +467,16 @@ static int overgrant_control(void)
  * (the split multi-lock by the multi-lock check itself), while the same
  * run untouched passes, so that what the checker reports is the
  * corruption and nothing else. TAP lines from *k + 1; the failures. */
-#define N_CONTROLS    6
+#define N_CONTROLS    7
 #define CONTROL_SEEDS 20
 static unsigned run_controls(unsigned *k)
 {
         static const enum brk controls[N_CONTROLS] = {
-            BREAK_DROP_GRANT,  BREAK_REAPPLY,    BREAK_BLIND,
-            BREAK_SPLIT_MULTI, BREAK_SKIP_WATCH, BREAK_ANSWER};
+            BREAK_DROP_GRANT, BREAK_REAPPLY, BREAK_BLIND, BREAK_SPLIT_MULTI,
+            BREAK_SKIP_WATCH, BREAK_ANSWER,  BREAK_INDEX};
         static const char *const expect[N_CONTROLS] = {
-            "was told",          "",        "", "multi-lock s=",
-            "watchers are told", "was told"};
+            "was told",          "",         "",      "multi-lock s=",
+            "watchers are told", "was told", "host: "};
         char base[1024] = "";
         char reason[1024];
         struct outcome out;
