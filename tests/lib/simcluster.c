@@ -655,9 +655,6 @@ static void prop_cb(struct raft_apply *req, int status, void *result)
                     p->state == SIMPROP_UNKNOWN ? "unknown" : "failed",
                     (unsigned long long)p->raft_index, raft_strerror(status));
         }
-        if (!c->closing && p->cb != NULL) {
-                p->cb(p);
-        }
 }
 
 /*
@@ -722,8 +719,12 @@ int simcluster_may_append(struct simcluster *c, unsigned l)
         return 0;
 }
 
-int simcluster_propose(struct simcluster *c, const struct command *cmd,
-                       simprop_cb cb, void *data, struct simprop **out)
+/* raft_apply() `cmd` (copied) as the one entry of one request on the
+ * ready leader: 0 with *out the proposal, the cluster's until closed; or
+ * RAFT_NOTLEADER, RAFT_BUSY (too many in flight, or
+ * simcluster_may_append()), RAFT_INVALID, RAFT_NOMEM or raft_apply()'s. */
+static int propose(struct simcluster *c, const struct command *cmd,
+                   struct simprop **out)
 {
         struct raft_buffer buf;
         struct simprop *p;
@@ -771,8 +772,6 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
         p->c = c;
         p->id = (unsigned)c->n_props + 1;
         p->node = l;
-        p->cb = cb;
-        p->data = data;
         p->proposed_at = simcluster_now(c);
         p->req.data = p;
         rv = raft_apply(r, &p->req, &buf, 1, prop_cb);
@@ -788,9 +787,7 @@ int simcluster_propose(struct simcluster *c, const struct command *cmd,
         simformat_command(text, sizeof text, &p->cmd);
         simcluster_trace(c, "#%u propose on n%u idx=%llu: %s", p->id, l,
                          (unsigned long long)p->raft_index, text);
-        if (out != NULL) {
-                *out = p;
-        }
+        *out = p;
         return 0;
 }
 
@@ -865,17 +862,13 @@ int simcluster_converge(struct simcluster *c, const struct command *final,
         raft_time deadline = simcluster_now(c) + max_ms;
         struct simprop *p = NULL;
         char nodes[400];
-        int rv;
 
         simlinks_heal(c);
         while (simcluster_now(c) < deadline) {
-                if (p == NULL || p->state == SIMPROP_UNKNOWN ||
-                    p->state == SIMPROP_FAILED) {
+                if ((p == NULL || p->state == SIMPROP_UNKNOWN ||
+                     p->state == SIMPROP_FAILED) &&
+                    propose(c, final, &p) != 0) {
                         p = NULL;
-                        rv = simcluster_propose(c, final, NULL, NULL, &p);
-                        if (rv != 0) {
-                                p = NULL;
-                        }
                 }
                 if (p != NULL && p->state == SIMPROP_ACKED) {
                         break;
@@ -901,8 +894,6 @@ int simcluster_converge(struct simcluster *c, const struct command *final,
                 }
                 simcluster_step(c);
         }
-        if (out != NULL) {
-                *out = p;
-        }
+        *out = p;
         return 0;
 }

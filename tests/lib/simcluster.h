@@ -112,9 +112,6 @@ enum simprop_state {
         SIMPROP_FAILED,  /* any other status */
 };
 
-struct simprop;
-typedef void (*simprop_cb)(struct simprop *p);
-
 struct simprop {
         struct raft_apply req; /* req.data = this */
         struct simcluster *c;
@@ -129,13 +126,11 @@ struct simprop {
         struct raftfsm_result result; /* copied from the callback, ACKED */
         raft_time proposed_at;
         raft_time done_at;
-        simprop_cb cb; /* runs once when state leaves PENDING */
-        void *data;
         uint8_t list[]; /* a MULTI's list: cmd.list points here */
 };
 
-/* Called for every event applied on a node that is leader at that moment:
- * what batond would use to answer waiting clients. */
+/* Called for every event applied on a node that is leader at that moment
+ * (test_simclient checks its clients' beliefs against each grant). */
 typedef void (*simcluster_listener)(void *data, unsigned node,
                                     const struct simevent *ev);
 
@@ -156,7 +151,7 @@ struct simcluster_config {
         unsigned max_inflight; /* proposals pending on one leader */
         /* Refuse proposals while the leader's last index is more than this
          * ahead of where it may have to replicate some node from (0: never).
-         * See simcluster_propose(). */
+         * See simcluster_may_append(). */
         unsigned max_lag;
         /* Seeds the election timeouts that simcluster draws, uniformly in
          * [election_timeout, 2 * election_timeout], for a node each time its
@@ -247,7 +242,12 @@ void simcluster_set_event_hook(struct simcluster *c, simcluster_event_hook cb,
 
 /* Whether leader `l` may append one more entry: RAFT_BUSY while its last
  * index is more than cfg.max_lag ahead of where it may have to replicate
- * some node from (see simcluster_propose()), else 0. */
+ * some node from, else 0: so that the entries it may have to send stay in
+ * its log, below snapshot_trailing, and no follower ever needs an
+ * InstallSnapshot, which the fixture cannot survive (its in-memory
+ * truncate assumes the log starts at index 1, still in libraft 0.22.1).
+ * batond's request cores on the fixture (tests/sim/simops.c) and
+ * simcluster_converge() propose only when it allows. */
 int simcluster_may_append(struct simcluster *c, unsigned l);
 
 /*
@@ -277,27 +277,6 @@ unsigned simcluster_leader(struct simcluster *c);
 /* The leader, if it has committed its barrier in its current term (so it
  * may serve), or cfg.n. */
 unsigned simcluster_ready_leader(struct simcluster *c);
-
-/*
- * Encode `cmd` into a raft_malloc'ed buffer and raft_apply() it, as the one
- * entry of one request, on the ready leader. `cmd` is copied (its name and
- * a MULTI's list too);
- * `cb` runs exactly once when the outcome is known, unless the cluster is
- * being destroyed; `data` is borrowed. On success *out (if not NULL) is the
- * proposal, owned by the cluster until simcluster_close().
- *
- * Returns 0; RAFT_NOTLEADER when no leader is ready; RAFT_BUSY when the
- * leader has cfg.max_inflight proposals pending, or when its last index is
- * more than cfg.max_lag ahead of some node's applied index or of its own
- * next/match index for that node (so that the entries it may have to send
- * stay in its log, below snapshot_trailing, and no follower ever needs an
- * InstallSnapshot, which the fixture cannot survive: its in-memory truncate
- * assumes the log starts at index 1, still in libraft 0.22.1);
- * RAFT_INVALID when `cmd` cannot be encoded; RAFT_NOMEM; or raft_apply()'s
- * error. On error the callback never runs.
- */
-int simcluster_propose(struct simcluster *c, const struct command *cmd,
-                       simprop_cb cb, void *data, struct simprop **out);
 
 /*
  * Change node i's disk latency, unless it has a write in flight: libraft's

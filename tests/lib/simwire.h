@@ -37,7 +37,7 @@
  *    `rejected` itself, as a stale pointer always was. Not 0 as in later
  *    libraft: a leader that took 0 would probe the follower from index 1,
  *    which it may have compacted away, and the fixture cannot survive the
- *    InstallSnapshot that follows (see simcluster_propose()).
+ *    InstallSnapshot that follows (see simcluster_may_append()).
  *
  * 2. A pointer's byte taken for a flag. recvRequestVoteResult() reads
  *    candidate_state.in_pre_vote before it checks that the node is a

@@ -87,6 +87,26 @@ static uint64_t mix_prop(uint64_t h, const struct simprop *p)
         return mix_result(h, &p->result.res);
 }
 
+static uint64_t mix_answer(uint64_t h, const struct simanswer *a)
+{
+        const struct proto_result *r = &a->res;
+
+        h = mix(h, a->type);
+        h = mix(h, a->session);
+        h = mix(h, a->seq);
+        h = mix(h, a->nonce);
+        h = mix(h, a->client);
+        h = mix(h, (uint64_t)(int64_t)r->status);
+        h = mix(h, r->kind);
+        h = mix(h, r->index);
+        h = mix(h, r->session);
+        h = mix(h, r->owner);
+        h = mix(h, r->token);
+        h = mix(h, r->count);
+        h = mix(h, r->waiters);
+        return fnv1a64(h, a->bytes, a->len);
+}
+
 uint64_t digest_run(struct sim *s)
 {
         uint64_t h = FNV1A64_OFFSET;
@@ -101,12 +121,15 @@ uint64_t digest_run(struct sim *s)
         for (k = 0; k < s->c.n_props; k++) {
                 h = mix_prop(h, s->c.props[k]);
         }
-        h = mix(h, s->n_reports);
-        for (k = 0; k < s->n_reports; k++) {
-                h = mix(h, s->reports[k].session);
-                h = mix(h, s->reports[k].seq);
-                h = mix(h, s->reports[k].token);
+        h = mix(h, s->n_answers);
+        for (k = 0; k < s->n_answers; k++) {
+                h = mix_answer(h, &s->answers[k]);
         }
+        h = mix(h, s->requests);
+        h = mix(h, s->resends);
+        h = mix(h, s->redirects);
+        h = mix(h, s->unknowns);
+        h = mix(h, s->cuts);
         h = mix(h, s->c.n_steps);
         h = mix(h, simcluster_now(&s->c));
         h = mix(h, s->faults_total);

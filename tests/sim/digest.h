@@ -14,8 +14,10 @@
  * event it reported and the watch frames its watchers were told; where
  * each node's raft and store ended (term, vote, state, last, commit and
  * applied index, last snapshot); how often its messages were patched
- * (simwire.h); every proposal (node, index, state, status, times,
- * result); every grant reported to a waiting client; and the run's
+ * (simwire.h); every proposal made through simcluster (node, index,
+ * state, status, times, result); every final answer a client was told
+ * (the request, the RESULT) and how often frames were sent again,
+ * redirected, answered BATON_EUNKNOWN or cut; and the run's
  * steps, virtual time, faults, MULTI counts, violations and anomalies.
  * Call it once the run has converged (or failed to), before
  * simcluster_close().

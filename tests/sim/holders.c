@@ -183,11 +183,15 @@ int holders_queue(struct lockmodel *l, const struct simevent *ev, bool multi,
                   const char *text, char *reason, size_t cap)
 {
         bool empty = l->nh == 0 && l->nq == 0 && !l->blocked;
+        /* Granted and freed by this very entry: between holders until the
+         * next (docs/fsm.md, "One grant per lock per entry"), so that even
+         * a try queues. */
+        bool between = l->last_token == ev->index;
 
-        if ((empty && !multi) || l->nq == HOLDERS_QUEUE_MAX) {
+        if ((empty && !multi && !between) || l->nq == HOLDERS_QUEUE_MAX) {
                 return fail(reason, cap, "%s: queued on a free lock", text);
         }
-        if (empty) {
+        if (empty && multi) {
                 /* A multi-lock waits on its free names too, as a
                  * read/write lock's waiter, whatever the name was
                  * before it was last freed. */

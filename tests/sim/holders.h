@@ -70,8 +70,9 @@ int holders_grant(struct lockmodel *l, const struct simevent *ev,
 int holders_release(struct lockmodel *l, const struct simevent *ev,
                     const char *text, char *reason, size_t cap);
 
-/* A QUEUE event: the lock must be held, awaited or in its lock-delay,
- * unless the waiter is a `multi`-lock's, which waits on every name. */
+/* A QUEUE event: the lock must be held, awaited, in its lock-delay or
+ * between holders (granted and freed by the QUEUE's own entry), unless
+ * the waiter is a `multi`-lock's, which waits on every name. */
 int holders_queue(struct lockmodel *l, const struct simevent *ev, bool multi,
                   const char *text, char *reason, size_t cap);
 

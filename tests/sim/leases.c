@@ -1,4 +1,5 @@
-/* Clients' sessions kept alive at the serving request core. */
+/* Clients' sessions kept alive at the request core of the node they
+ * believe leads. */
 #include "leases.h"
 
 #include <inttypes.h>
@@ -7,6 +8,7 @@
 
 #include "../../src/proto/attach.h"
 #include "../../src/proto/keepalive.h"
+#include "../../src/proto/reply.h"
 #include "simhost.h"
 
 void leases_open(struct sim *s, struct client *cl, struct command *cmd)
@@ -29,14 +31,23 @@ void leases_open(struct sim *s, struct client *cl, struct command *cmd)
         cmd->hash = cl->hash;
 }
 
-/* The answers are the core's business: a session it expired shows in
- * the log as the END every client's view follows. */
-static void drain(struct client *cl)
+/* The answers are the core's business (a session it expired shows in the
+ * client's next answer), but for NOT_LEADER, which names the node the
+ * client then believes leads. */
+static void drain(struct sim *s, struct client *cl)
 {
         struct proto_header hdr;
+        struct proto_string address;
         const uint8_t *body;
+        uint64_t leader;
 
         while (cl->ka_conn != NULL && simhost_next(cl->ka_conn, &hdr, &body)) {
+                if (hdr.type == PROTO_NOT_LEADER &&
+                    proto_read_not_leader(body, hdr.length, &leader,
+                                          &address) == 0 &&
+                    leader >= 1 && leader <= s->n) {
+                        cl->node = (unsigned)leader - 1;
+                }
         }
 }
 
@@ -73,7 +84,7 @@ void leases_drive(struct sim *s, struct client *cl, raft_time now)
         unsigned l;
         size_t n;
 
-        drain(cl);
+        drain(s, cl);
         if (cl->session == 0 || now < cl->ka_next) {
                 return;
         }
@@ -87,8 +98,8 @@ void leases_drive(struct sim *s, struct client *cl, raft_time now)
                     (uint64_t)cl->quiet_until);
                 return;
         }
-        l = simhost_serving(s->h);
-        if (l == s->n || !attached(s, cl, l)) {
+        l = cl->node;
+        if (!attached(s, cl, l)) {
                 return;
         }
         n = proto_write_keepalive(frame, sizeof frame, ++cl->ka_id, 0,

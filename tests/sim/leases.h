@@ -1,7 +1,7 @@
-/* test_sim's clients keep their sessions alive at the serving request
- * core (tests/sim/simhost.h) with KEEPALIVE frames, and now and then fall
- * silent for longer than their TTL, so that the core's own deadline
- * expires the session. */
+/* test_sim's clients keep their sessions alive at the request core
+ * (tests/sim/simhost.h) of the node they believe leads with KEEPALIVE
+ * frames, and now and then fall silent for longer than their TTL, so
+ * that the core's own deadline expires the session. */
 #ifndef TESTS_SIM_LEASES_H
 #define TESTS_SIM_LEASES_H
 
@@ -12,8 +12,9 @@
 void leases_open(struct sim *s, struct client *cl, struct command *cmd);
 
 /* Keep `cl`'s session alive when due: a KEEPALIVE every third of its TTL
- * to the core that serves, over a connection attached to the session;
- * one time in ten it falls silent for one and a half TTLs instead. */
+ * to the node it believes leads (cl->node, which a NOT_LEADER answer
+ * moves), over a connection attached to the session; one time in ten it
+ * falls silent for one and a half TTLs instead. */
 void leases_drive(struct sim *s, struct client *cl, raft_time now);
 
 /* Hang up every client's keepalive connection. */

@@ -1,6 +1,7 @@
 /* The state of one simulated run that its parts share: the cluster, the
- * clients' view of their sessions, the faults in force, the grants the
- * leader reported, and the run's log and failure messages. */
+ * clients' view of their sessions and their requests out, the faults in
+ * force, the final answers the clients were told, and the run's log and
+ * failure messages. */
 #ifndef TESTS_SIM_SIM_H
 #define TESTS_SIM_SIM_H
 
@@ -9,6 +10,8 @@
 #include <stdint.h>
 
 #include "../lib/rng.h"
+#include "../../src/proto/command.h"
+#include "../../src/proto/reply.h"
 #include "../lib/simcluster.h"
 
 #define MAX_CLIENTS 5
@@ -46,12 +49,21 @@ struct held {
         uint32_t count;
 };
 
-/* A queued ACQUIRE or MULTI: the command is kept so that a poll retries
- * it byte for byte (same session and seq); a MULTI's list lives in `list`,
- * which cmd.list points at wherever the wait is moved. */
-struct wait {
+/* A client's request out, as a COMMAND (or QUERY, CHECK) frame to the
+ * core it believes leads: sent again, byte for byte (its id, session and
+ * seq), until a final answer comes (frames.h). A MULTI's list lives in
+ * `list`, which cmd.list points at wherever the request is moved. */
+#define SIM_FRAME_MAX (PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE)
+struct outreq {
+        bool busy;
         struct command cmd;
         uint8_t list[SIM_LIST_MAX];
+        uint8_t frame[SIM_FRAME_MAX];
+        size_t len;
+        uint64_t id;
+        raft_time sent_at;   /* last sent */
+        raft_time resend_at; /* 0: not waiting to be sent again */
+        unsigned sends;
 };
 
 struct client {
@@ -59,19 +71,24 @@ struct client {
         uint64_t nonce;
         uint64_t session; /* 0: none */
         uint64_t next_seq;
-        bool busy; /* a request is outstanding until acknowledged */
-        struct command cmd;
-        uint8_t cmd_list[SIM_LIST_MAX]; /* cmd.list of a MULTI */
-        struct simprop *prop; /* its latest attempt, NULL if refused */
-        raft_time sent_at;
+        /* Its one connection, to the node it believes leads; the session
+         * it proved it owns there (ATTACH), and its frames' ids. */
+        struct simconn *conn;
+        unsigned node;
+        uint64_t conn_session;
+        uint64_t next_id;
+        /* The request it waits on before its next one, and its ACQUIREs
+         * and MULTIs that wait for a lock, which it does not wait on:
+         * each is answered once granted, or once it left its queue. */
+        struct outreq req;
+        struct outreq waits[MAX_WAITS];
+        unsigned n_waits;
         raft_time next_at;
-        unsigned attempts;
         struct held held[MAX_HELD];
         unsigned n_held;
-        struct wait waits[MAX_WAITS];
-        unsigned n_waits;
         uint64_t last_token[N_NAMES]; /* for stale releases */
-        /* Its session's lease, kept at the serving core (leases.h). */
+        /* Its session's lease, kept alive at the core of the node it
+         * believes leads (leases.h). */
         uint32_t ttl_ms;
         uint8_t secret[16]; /* ATTACH_SECRET_SIZE */
         uint8_t hash[32];   /* its SHA-256, in the OPEN */
@@ -93,18 +110,22 @@ struct fault {
         raft_time heal_at;
 };
 
-/* A grant the server reported to a waiting client (from a leader's GRANT
- * event): it must be in the final log. */
-struct report {
-        uint64_t session;
-        uint64_t seq;
-        uint64_t token;
+/* A final answer a client was told (a RESULT frame), with what it
+ * asked: checked against the final log (answers.h). */
+struct simanswer {
+        uint8_t type; /* COMMAND_* */
+        uint64_t session, seq, nonce;
+        unsigned client;
+        struct proto_result res;
+        uint8_t *bytes; /* the command as the client sent it, owned */
+        size_t len;
 };
 
 struct sim {
         struct simcluster c;
         /* batond's request cores (test_sim), or NULL; the operator's
-         * connection to the serving one, and what it sent and heard. */
+         * connection to the node it believes leads (admin_node), and
+         * what it sent and heard. */
         struct simhost *h;
         struct simconn *admin;
         unsigned admin_node;
@@ -122,9 +143,16 @@ struct sim {
         unsigned faults_total;
         raft_time next_fault_at;
         raft_time next_server_at;
-        struct report *reports;
-        size_t n_reports;
-        size_t cap_reports;
+        struct simanswer *answers;
+        size_t n_answers;
+        size_t cap_answers;
+        /* The clients' frames: sent again, NOT_LEADER followed, answered
+         * BATON_EUNKNOWN, connections found closed. */
+        unsigned resends;
+        unsigned redirects;
+        unsigned unknowns;
+        unsigned cuts;
+        unsigned requests; /* requests the clients started */
         bool oom;
         uint64_t final_index;
         uint64_t fail_index; /* the log index a failed check is about, or 0 */

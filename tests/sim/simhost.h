@@ -99,6 +99,10 @@ struct simhost {
         uint64_t next_conn_id;
         struct simhost_stats stats;
         char errmsg[256]; /* the first broken promise of the core's host */
+        /* A negative control of its check that raft's index of each
+         * acknowledged proposal holds it on its node (simops.c): the
+         * check looks this many entries further. 0 but in the control. */
+        unsigned index_skew;
 };
 
 /* A core on every node of the started cluster `c` (borrowed until

@@ -200,6 +200,7 @@ static void answer(struct simreq *r, int raft_status)
         int status = rafterr_baton(raft_status);
 
         core->out--;
+        free(r->bytes);
         free(r);
         if (raft_status != 0) {
                 req->errmsg = raft_strerror(raft_status);
@@ -209,12 +210,35 @@ static void answer(struct simreq *r, int raft_status)
         simhost_leave(h);
 }
 
+/* Whether the proposing node applied r's entry at `index`, the one raft
+ * gave it (test_sim's check (e)): raftfsm passed the state machine the
+ * right index, which every answer and event carries. Not read from the
+ * callback's result, the glue's one slot, which libraft 0.22.1 may have
+ * overwritten with a later entry's by the time it calls back. */
+static bool applied_at(const struct simreq *r, uint64_t index)
+{
+        const struct simentry *e;
+
+        index += r->core->h->index_skew;
+        e = simnode_entry_at(&r->core->h->c->nodes[r->core->node], index);
+
+        return r->bytes == NULL ||
+               (e != NULL && e->index == index && e->len == r->len &&
+                memcmp(e->bytes, r->bytes, r->len) == 0);
+}
+
 static void applied(struct raft_apply *a, int status, void *result)
 {
         struct simreq *r = a->data;
         const struct raftfsm_result *res = result;
 
         r->req->result = status == 0 && res != NULL ? &res->res : NULL;
+        if (status == 0 && !applied_at(r, a->index)) {
+                simhost_broken(r->core->h,
+                               "an entry raft acknowledged at an index "
+                               "where the node applied another",
+                               r->core->node);
+        }
         answer(r, status);
 }
 
@@ -245,6 +269,7 @@ static int refuse(struct simcore *core, struct simreq *r, int raft_rv,
 {
         core->h->stats.refusals++;
         r->req->errmsg = why != NULL ? why : raft_strerror(raft_rv);
+        free(r->bytes);
         free(r);
         return rafterr_baton(raft_rv);
 }
@@ -268,6 +293,14 @@ static int propose_op(struct gateway_host *ops, struct gateway_req *req,
                 return refuse(core, r, RAFT_NOTLEADER,
                               "leader too far ahead of a follower");
         }
+        r->bytes = malloc(len);
+        if (r->bytes == NULL) {
+                free(r);
+                req->errmsg = "out of memory";
+                return BATON_ENOMEM;
+        }
+        memcpy(r->bytes, buf, len);
+        r->len = len;
         rv = raft_apply(raft_of(ops), &r->u.apply, &b, 1, applied);
         if (rv != 0) {
                 return refuse(core, r, rv, NULL);

@@ -32,7 +32,9 @@ struct simreq {
         } u;
         struct simcore *core;
         struct gateway_req *req;
-        uint64_t term; /* a leadership barrier's */
+        uint64_t term;  /* a leadership barrier's */
+        uint8_t *bytes; /* a proposal's entry, copied: check (e) */
+        size_t len;
 };
 
 /* The time of an input: the fixture's ms, and ms * 10^6 as ns. */

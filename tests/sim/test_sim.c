@@ -12,9 +12,12 @@
 #include "../../include/baton.h"
 #include "../../src/fsm/entry.h"
 #include "batchcase.h"
+#include "breaks.h"
 #include "checker.h"
 #include "digest.h"
+#include "answers.h"
 #include "faults.h"
+#include "frames.h"
 #include "leases.h"
 #include "replay.h"
 #include "sim.h"
@@ -22,13 +25,17 @@
 #include "workload.h"
 
 /*
- * One seed = one run: a 3- or 5-node cluster, a few client sessions issuing
- * lock commands through the "server" side of simcluster (the current
- * leader), batond's request core on every node (simhost.h), whose serving
- * leader proposes EXPIRE (of sessions whose clients fell silent: they
- * send KEEPALIVEs to it, leases.h), TIMEOUT, UNBLOCK and CLOCK from its
- * deadlines, and an operator's REVOKE and REVOKE_LOCK sent to it, and
- * random faults, for
+ * One seed = one run: a 3- or 5-node cluster, batond's request core on
+ * every node (simhost.h), and a few clients that speak to the cores in
+ * frames only (frames.h): each sends its lock commands as COMMAND frames
+ * to the node it believes leads, follows NOT_LEADER, and sends the same
+ * frame (same session and seq) again after BATON_EUNKNOWN, a cut
+ * connection or silence; a waiting ACQUIRE is answered once granted or
+ * out of its queue. The serving leader's core proposes the clients'
+ * commands, in batches, and EXPIRE (of sessions whose clients fell
+ * silent: they send KEEPALIVEs to it, leases.h), TIMEOUT, UNBLOCK and
+ * CLOCK from its deadlines, and an operator's REVOKE and REVOKE_LOCK
+ * sent to it; random faults strike, for
  * RUN_MS of virtual time. The clients' commands include MULTIs (one
  * acquire in ten: 2 or 3 names, now and then a refused one), tries and
  * waits, released name by name and cancelled or timed out by any one of
@@ -51,15 +58,19 @@
  *      queues on and leaves all its names' queues in one entry; a
  *      session's id is its OPEN's stamp), and lockfsm_check() passes on
  *      every node;
- *  (d) nothing acknowledged was lost: each acknowledged proposal's entry,
- *      with the acknowledged outcome, is in the final log at the index raft
- *      gave it, and each acknowledged or reported grant is a GRANT event at
- *      index == token for that session;
- *  (e) the index raftfsm passed to the state machine for each acknowledged
- *      proposal equals the index raft assigned it (req->index), which is
- *      what proves raft_last_applied() + 1 right;
- *  (f) every proposal is applied at most once, and an acknowledged one
- *      exactly once, at the index raft assigned it, on every node;
+ *  (d) every final answer a client was told is what node 0's final log
+ *      says became of its request (answers.h): the RESULT of its
+ *      (session, seq) at the answer's index, in an entry holding the
+ *      client's bytes, or a wait's GRANT (token == index) or UNQUEUE;
+ *      a GRANTED answer with token T is a GRANT to that session and seq
+ *      at index T and at no other, a RELEASE, END or OPEN told as done
+ *      is in the log;
+ *  (e) the index raftfsm passed to the state machine for each entry a
+ *      core proposed is the one raft gave it: the node applied the
+ *      proposal's bytes there (simops.c; the host's failure fails the
+ *      run), which is what proves raft_last_applied() + 1 right;
+ *  (f) no (session, seq) runs twice in node 0's log (every node's, by
+ *      (b));
  *  (g) raft itself never commits an entry that fewer than a majority of
  *      the nodes have stored, nor shuts a node down (simcluster watches
  *      every commit against what each node's raft_io stored).
@@ -71,13 +82,14 @@
  * in-memory truncate (still in libraft 0.22.1's fixture) assumes the log
  * starts at index 1, so it overruns after a follower has installed a
  * snapshot and later truncates: no follower may ever be sent an
- * InstallSnapshot. Two things in simcluster see to that:
+ * InstallSnapshot. Two things see to that:
  *
- * simcluster refuses proposals while the leader is more than max_lag (64
- * < trailing - in flight) entries ahead of where it may have to replicate
- * some node from; with faults that heal within seconds, every follower
- * stays inside the leader's retained log. (Without it, seeds 9 and 17 of
- * the first 300 send InstallSnapshots, and the fixture corrupts its heap.)
+ * the cores' host refuses proposals (simcluster_may_append()) while the
+ * leader is more than max_lag (64 < trailing - in flight) entries ahead
+ * of where it may have to replicate some node from; with faults that heal
+ * within seconds, every follower stays inside the leader's retained log.
+ * (Without it, seeds 9 and 17 of the first 300 send InstallSnapshots, and the
+ * fixture corrupts its heap.)
  *
  * The run fails if an InstallSnapshot is sent anyway. Raft still takes
  * snapshots through fsm->snapshot all along; fsm->restore is exercised by
@@ -88,14 +100,19 @@
  * committed them without a majority) in seeds 109, 463, 587, 887 and 971
  * of 1..1000 on 3 nodes; (g) is the check that found it.
  *
- * Negative controls (--break, and five TAP lines of the default run):
- * drop-grant removes an acknowledged grant's GRANT event from every node,
+ * Negative controls (--break, and seven TAP lines of the default run):
+ * drop-grant removes the GRANT event of a grant a client was told of from
+ * every node,
  * reapply applies one entry a second time on one node, blind makes the
  * stores of all nodes but one record nothing (so every commit breaks
  * (g)), split-multi moves the GRANT of one name of a multi-lock into the
  * next entry on every node (which only the multi-lock check of (c) may
  * report), skip-watch drops one event from what one node's watchers are
- * told (which only the watch check of (b') may report); the checker must
+ * told (which only the watch check of (b') may report), answer tells a
+ * client another token (an OPEN another session) than the log gave
+ * (which (d) must report), index has the host look for each proposal
+ * one entry past the index raft acknowledged it at (which (e) must
+ * report); the checker must
  * report each, while the same run untouched
  * passes. The last comment line sums the MULTIs granted at once, after
  * waiting, and that left their queues; each TAP line has them as
@@ -117,9 +134,9 @@
  * the process did before it: the replay must differ.
  *
  * This file runs the seeds, the negative controls and the replay check.
- * The clients and the stand-in's proposals are in workload.c, the
- * faults in faults.c, checks (a) to (g) in checker.c, and what they share
- * in sim.h.
+ * The clients' choices are in workload.c, their frames in frames.c, the
+ * faults in faults.c, check (d) in answers.c, the others in checker.c,
+ * and what they share in sim.h.
  */
 
 #define RUN_MS        30000 /* virtual time of the random phase */
@@ -127,216 +144,29 @@
 #define DEFAULT_SEEDS 100
 #define REPLAY_SEEDS  10 /* of each node count, replayed in the default run */
 
-enum brk {
-        BREAK_NONE = 0,
-        BREAK_DROP_GRANT,  /* drop an acknowledged GRANT from every node */
-        BREAK_REAPPLY,     /* apply one entry a second time on one node */
-        BREAK_BLIND,       /* the stores of all nodes but one record no
-                              append: every commit lacks a majority */
-        BREAK_SPLIT_MULTI, /* move one name's GRANT of a multi-lock
-                              into the next entry */
-        BREAK_SKIP_WATCH,  /* one node's watchers miss one event */
-        BREAK_LEAK,        /* faults start later by the runs this
-                              process did before: a run that depends on
-                              more than its seed (the replay check's
-                              control) */
-};
-
-static const char *const break_names[] = {"none",  "drop-grant",  "reapply",
-                                          "blind", "split-multi", "skip-watch",
-                                          "leak"};
-
-/* ------------------------------------------------------------------------
- * Negative controls: corrupt the checker's input on purpose
- */
-
-/* Whether events `a` and `b` are GRANTs of one multi-lock's names. */
-static bool same_multi(const struct simevent *a, const struct simevent *b)
-{
-        return a->type == LOCKFSM_EV_GRANT && b->type == LOCKFSM_EV_GRANT &&
-               a->index == b->index && a->session == b->session &&
-               a->seq == b->seq;
-}
-
-/* A GRANT event of node `n`'s first multi-lock granted by one entry, the
- * second of its names or later, whose lock no other event of that entry
- * names (so that moving it breaks the multi-lock and nothing else); 0 if
- * none. */
-static size_t multi_grant(const struct simnode *n)
-{
-        for (size_t j = 1; j < n->n_events; j++) {
-                const struct simevent *b = &n->events[j];
-                bool group = same_multi(&n->events[j - 1], b);
-                size_t k;
-
-                for (k = j;
-                     group && k > 0 && n->events[k - 1].index == b->index;
-                     k--) {
-                }
-                for (;
-                     group && k < n->n_events && n->events[k].index == b->index;
-                     k++) {
-                        group = k == j ||
-                                n->events[k].name_len != b->name_len ||
-                                memcmp(n->events[k].name, b->name,
-                                       b->name_len) != 0;
-                }
-                if (group) {
-                        return j;
-                }
-        }
-        return 0;
-}
-
-/* BREAK_SPLIT_MULTI: on every node alike, the GRANT of one name of a
- * multi-lock moves to the next entry (with that entry's index as its
- * token), so that its names are granted by two entries. */
-static int split_multi(struct sim *s, char *reason, size_t cap)
-{
-        size_t j = multi_grant(&s->c.nodes[0]);
-        const struct simentry *e;
-        uint64_t to;
-        unsigned i;
-
-        if (j == 0) {
-                return fail(reason, cap,
-                            "break split-multi: no multi-lock "
-                            "granted to split");
-        }
-        e = simnode_entry_at(&s->c.nodes[0], s->c.nodes[0].events[j].index);
-        if (e == NULL ||
-            e + 1 == s->c.nodes[0].entries + s->c.nodes[0].n_entries) {
-                return fail(reason, cap, "break split-multi: no next entry");
-        }
-        to = e[1].index;
-        for (i = 0; i < s->n; i++) {
-                struct simnode *n = &s->c.nodes[i];
-                struct simevent ev;
-                size_t k;
-
-                if (multi_grant(n) != j) {
-                        return fail(reason, cap,
-                                    "break split-multi: node %u differs", i);
-                }
-                ev = n->events[j];
-                ev.index = to;
-                ev.token = to;
-                for (k = j; k + 1 < n->n_events && n->events[k + 1].index < to;
-                     k++) {
-                        n->events[k] = n->events[k + 1];
-                }
-                n->events[k] = ev;
-        }
-        say(s,
-            "break: moved a GRANT of the multi-lock at %" PRIu64 " to %" PRIu64,
-            e->index, to);
-        return 0;
-}
-
-/* Node 1's watchers miss the event in the middle of the run, as a server
- * that drops one when its leadership changes would have them. */
-static int skip_watch(struct sim *s, char *reason, size_t cap)
-{
-        struct simnode *n = &s->c.nodes[1];
-        size_t at = 0, k = 0;
-
-        while (at + PROTO_HEADER_SIZE <= n->n_watched) {
-                size_t len = PROTO_HEADER_SIZE + (size_t)n->watched[at + 4] +
-                             ((size_t)n->watched[at + 5] << 8);
-                if (k++ == n->n_watch_events / 2) {
-                        memmove(n->watched + at, n->watched + at + len,
-                                n->n_watched - at - len);
-                        n->n_watched -= len;
-                        n->n_watch_events--;
-                        say(s, "break: node 1's watchers miss event %zu",
-                            k - 1);
-                        return 0;
-                }
-                at += len;
-        }
-        return fail(reason, cap, "break skip-watch: no watch event");
-}
-
-static int apply_break(struct sim *s, enum brk brk, char *reason, size_t cap)
-{
-        size_t k;
-        unsigned i;
-
-        if (brk == BREAK_NONE || brk == BREAK_BLIND || brk == BREAK_LEAK) {
-                return 0;
-        }
-        if (brk == BREAK_SPLIT_MULTI) {
-                return split_multi(s, reason, cap);
-        }
-        if (brk == BREAK_SKIP_WATCH) {
-                return skip_watch(s, reason, cap);
-        }
-        for (k = 0; k < s->c.n_props; k++) {
-                const struct simprop *p = s->c.props[k];
-                const struct lockfsm_result *res = &p->result.res;
-
-                if (p->state != SIMPROP_ACKED ||
-                    res->kind != PROTO_KIND_GRANTED || res->duplicate) {
-                        continue;
-                }
-                if (brk == BREAK_DROP_GRANT) {
-                        /* Lose the grant on every replica alike, so only
-                         * the acknowledged-outcome check can notice. */
-                        for (i = 0; i < s->n; i++) {
-                                struct simnode *n = &s->c.nodes[i];
-                                size_t j;
-
-                                for (j = 0; j < n->n_events; j++) {
-                                        if (n->events[j].type ==
-                                                LOCKFSM_EV_GRANT &&
-                                            n->events[j].index == res->token) {
-                                                memmove(
-                                                    &n->events[j],
-                                                    &n->events[j + 1],
-                                                    (n->n_events - j - 1) *
-                                                        sizeof n->events[0]);
-                                                n->n_events--;
-                                                break;
-                                        }
-                                }
-                        }
-                        say(s, "break: dropped the GRANT of #%u at %" PRIu64,
-                            p->id, res->token);
-                        return 0;
-                }
-                /* BREAK_REAPPLY: the last node applies that entry again. */
-                {
-                        struct simnode *n = &s->c.nodes[s->n - 1];
-                        const struct simentry *e =
-                            simnode_entry_at(n, p->raft_index);
-                        struct lockfsm *f = simcluster_lockfsm(&s->c, s->n - 1);
-                        struct lockfsm_result r;
-
-                        if (e == NULL) {
-                                break;
-                        }
-                        if (lockfsm_apply(f, lockfsm_last_index(f) + 1,
-                                          e->bytes, e->len, &r) != 0) {
-                                return fail(reason, cap,
-                                            "break: re-apply failed");
-                        }
-                        say(s, "break: node %u re-applied entry %" PRIu64,
-                            s->n - 1, e->index);
-                        return 0;
-                }
-        }
-        return fail(reason, cap, "break %s: no acknowledged grant to corrupt",
-                    break_names[brk]);
-}
-
 /* ------------------------------------------------------------------------
  * One seed
  */
 
+/* 0 if the run passes every check, else -1 with the first failure in
+ * `reason`. (d) before (c): a lost grant a client was told of is named as
+ * such, rather than by the invariant it happens to break next. */
+static int check_run(struct sim *s, char *reason, size_t cap)
+{
+        if (check_replicas(s, reason, cap) != 0 ||
+            check_acknowledged(s, reason, cap) != 0 ||
+            check_log(s, reason, cap) != 0) {
+                return -1;
+        }
+        return 0;
+}
+
 struct outcome {
-        unsigned props;
-        unsigned acked;
-        unsigned unknown;
+        unsigned requests;  /* the clients started */
+        unsigned answers;   /* final answers they were told */
+        unsigned resends;   /* frames sent again */
+        unsigned redirects; /* NOT_LEADERs followed */
+        unsigned unknowns;  /* BATON_EUNKNOWN answers */
         unsigned faults;
         unsigned grants;
         unsigned multi_now;    /* MULTIs granted by their own entry */
@@ -378,11 +208,11 @@ static void summarize(struct sim *s, struct outcome *out)
 {
         size_t k;
 
-        out->props = (unsigned)s->c.n_props;
-        for (k = 0; k < s->c.n_props; k++) {
-                out->acked += s->c.props[k]->state == SIMPROP_ACKED;
-                out->unknown += s->c.props[k]->state == SIMPROP_UNKNOWN;
-        }
+        out->requests = s->requests;
+        out->answers = (unsigned)s->n_answers;
+        out->resends = s->resends;
+        out->redirects = s->redirects;
+        out->unknowns = s->unknowns;
         for (k = 0; k < s->c.nodes[0].n_events; k++) {
                 const struct simevent *e = &s->c.nodes[0].events[k];
                 out->grants += e->type == LOCKFSM_EV_GRANT;
@@ -417,17 +247,96 @@ static void summarize(struct sim *s, struct outcome *out)
         }
 }
 
+/* The seed's latencies, clients and first deadlines; `brk`'s blind
+ * stores and leak. */
+static void setup(struct sim *s, const struct simcluster_config *cfg,
+                  enum brk brk)
+{
+        static unsigned runs_before; /* only BREAK_LEAK reads it */
+        unsigned i;
+
+        for (i = 1; i < s->n && brk == BREAK_BLIND; i++) {
+                s->c.nodes[i].store.blind = true;
+        }
+        for (i = 0; i < s->n; i++) {
+                raft_fixture_set_network_latency(&s->c.f, i,
+                                                 rng_range(&s->rng, 5, 40));
+                raft_fixture_set_disk_latency(&s->c.f, i,
+                                              rng_range(&s->rng, 2, 20));
+                raft_fixture_set_randomized_election_timeout(
+                    &s->c.f, i,
+                    rng_range(&s->rng, cfg->election_timeout,
+                              2 * cfg->election_timeout));
+        }
+        s->n_clients = rng_range(&s->rng, 3, MAX_CLIENTS);
+        for (i = 0; i < s->n_clients; i++) {
+                s->clients[i].id = i;
+                s->clients[i].next_at = rng_range(&s->rng, 0, 500);
+                /* The node it believes leads, at first. */
+                s->clients[i].node = rng_below(&s->rng, s->n);
+        }
+        s->next_fault_at = rng_range(&s->rng, 1500, 3000);
+        /* BREAK_LEAK's bug on purpose: state kept from one run to the
+         * next, as a static of the harness or a library would be. */
+        s->next_fault_at += brk == BREAK_LEAK ? 10 * runs_before : 0;
+        runs_before++;
+        s->next_server_at = rng_range(&s->rng, 1000, 3000);
+}
+
+/* RUN_MS of clients, the operator and faults. */
+static void random_phase(struct sim *s)
+{
+        raft_time end = simcluster_now(&s->c) + RUN_MS;
+
+        while (simcluster_now(&s->c) < end) {
+                raft_time now = simcluster_now(&s->c);
+
+                for (unsigned i = 0; i < s->n_clients; i++) {
+                        drive_client(s, &s->clients[i], now);
+                        leases_drive(s, &s->clients[i], now);
+                }
+                drive_operator(s, now);
+                drive_faults(s, now);
+                simhost_sync(s->h);
+                simcluster_step(&s->c);
+                simhost_step(s->h);
+        }
+}
+
+/* Heal, converge on one more command, break as `brk` says, and check. */
+static int converge(struct sim *s, enum brk brk, char *reason, size_t cap)
+{
+        struct command final;
+        struct simprop *last = NULL;
+
+        while (s->n_faults > 0) {
+                fault_undo(s, &s->faults[--s->n_faults]);
+        }
+        simhost_sync(s->h);
+        memset(&final, 0, sizeof final);
+        final.type = COMMAND_QUERY;
+        final.name = lock_names[0];
+        final.name_len = (uint8_t)strlen(lock_names[0]);
+        say(s, "converge");
+        if (simcluster_converge(&s->c, &final, CONVERGE_MS, &last) != 0) {
+                return s->c.violations > 0
+                           ? fail(reason, cap, "%s; raft: %s", s->c.errmsg,
+                                  s->c.violation)
+                           : fail(reason, cap, "%s", s->c.errmsg);
+        }
+        s->final_index = last->raft_index;
+        if (breaks_apply(s, brk, reason, cap) != 0) {
+                return -1;
+        }
+        return check_run(s, reason, cap);
+}
+
 static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                     struct outcome *out, char *reason, size_t cap)
 {
-        static unsigned runs_before; /* only BREAK_LEAK reads it */
         struct simcluster_config cfg;
-        struct command final;
-        struct simprop *last = NULL;
         struct simhost *h;
         struct sim *s;
-        raft_time end;
-        unsigned i;
         int rv;
 
         memset(out, 0, sizeof *out);
@@ -446,9 +355,8 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 return -1;
         }
         s->c.verbose = verbose;
-        simcluster_set_listener(&s->c, on_leader_event, s);
-        /* batond's request core on every node: the serving leader's
-         * deadlines propose the TIMEOUTs, UNBLOCKs and CLOCKs. */
+        /* batond's request core on every node, which the clients talk to
+         * and whose serving leader proposes. */
         h = calloc(1, sizeof *h);
         s->h = h;
         if (h == NULL || simhost_init(h, &s->c, verbose) != 0) {
@@ -458,70 +366,16 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 free(s);
                 return -1;
         }
-        for (i = 1; i < nodes && brk == BREAK_BLIND; i++) {
-                s->c.nodes[i].store.blind = true;
-        }
-        for (i = 0; i < nodes; i++) {
-                raft_fixture_set_network_latency(&s->c.f, i,
-                                                 rng_range(&s->rng, 5, 40));
-                raft_fixture_set_disk_latency(&s->c.f, i,
-                                              rng_range(&s->rng, 2, 20));
-                raft_fixture_set_randomized_election_timeout(
-                    &s->c.f, i,
-                    rng_range(&s->rng, cfg.election_timeout,
-                              2 * cfg.election_timeout));
-        }
-        s->n_clients = rng_range(&s->rng, 3, MAX_CLIENTS);
-        for (i = 0; i < s->n_clients; i++) {
-                s->clients[i].id = i;
-                s->clients[i].next_at = rng_range(&s->rng, 0, 500);
-        }
-        s->next_fault_at = rng_range(&s->rng, 1500, 3000);
-        /* BREAK_LEAK's bug on purpose: state kept from one run to the
-         * next, as a static of the harness or a library would be. */
-        s->next_fault_at += brk == BREAK_LEAK ? 10 * runs_before : 0;
-        runs_before++;
-        s->next_server_at = rng_range(&s->rng, 1000, 3000);
-
-        end = simcluster_now(&s->c) + RUN_MS;
-        while (simcluster_now(&s->c) < end) {
-                raft_time now = simcluster_now(&s->c);
-
-                for (i = 0; i < s->n_clients; i++) {
-                        drive_client(s, &s->clients[i], now);
-                        leases_drive(s, &s->clients[i], now);
-                }
-                drive_operator(s, now);
-                drive_faults(s, now);
-                simhost_sync(h);
-                simcluster_step(&s->c);
-                simhost_step(h);
-        }
-        while (s->n_faults > 0) {
-                fault_undo(s, &s->faults[--s->n_faults]);
-        }
-        simhost_sync(h);
-        memset(&final, 0, sizeof final);
-        final.type = COMMAND_QUERY;
-        final.name = lock_names[0];
-        final.name_len = (uint8_t)strlen(lock_names[0]);
-        say(s, "converge");
-        rv = simcluster_converge(&s->c, &final, CONVERGE_MS, &last);
-        if (rv != 0) {
-                rv = s->c.violations > 0 ? fail(reason, cap, "%s; raft: %s",
-                                                s->c.errmsg, s->c.violation)
-                                         : fail(reason, cap, "%s", s->c.errmsg);
-        }
-        if (rv == 0) {
-                s->final_index = last->raft_index;
-                rv = apply_break(s, brk, reason, cap);
-        }
-        if (rv == 0) {
-                rv = check_run(s, reason, cap);
-        }
+        h->index_skew = brk == BREAK_INDEX ? 1 : 0;
+        setup(s, &cfg, brk);
+        random_phase(s);
+        rv = converge(s, brk, reason, cap);
         summarize(s, out);
         operator_close(s);
         leases_close(s);
+        for (unsigned i = 0; i < s->n_clients; i++) {
+                frames_close(&s->clients[i]);
+        }
         simhost_shutdown(h);
         simcluster_close(&s->c);
         simhost_free(h);
@@ -529,7 +383,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 rv = fail(reason, cap, "host: %s", h->errmsg);
         }
         free(h);
-        free(s->reports);
+        answers_free(s);
         free(s);
         return rv;
 }
@@ -543,17 +397,19 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
                    int rv, const char *reason, const struct outcome *out)
 {
         if (rv == 0) {
-                printf("ok %u - nodes=%u seed=%" PRIu64 " ops=%u acked=%u "
-                       "unknown=%u faults=%u grants=%u multi=%u+%u/%u "
+                printf("ok %u - nodes=%u seed=%" PRIu64 " requests=%u "
+                       "answers=%u resends=%u redirects=%u unknown=%u "
+                       "faults=%u grants=%u multi=%u+%u/%u "
                        "core=%u/%u/%u/%u revokes=%u/%u "
                        "last_index=%" PRIu64 " snapshot_index=%" PRIu64
                        " steps=%" PRIu64 " digest=%016" PRIx64 "\n",
-                       k, nodes, seed, out->props, out->acked, out->unknown,
-                       out->faults, out->grants, out->multi_now,
-                       out->multi_waited, out->multi_left, out->batches,
-                       out->timeouts, out->unblocks, out->expiries,
-                       out->answered, out->revokes, out->last_index,
-                       out->snapshot_index, out->steps, out->digest);
+                       k, nodes, seed, out->requests, out->answers,
+                       out->resends, out->redirects, out->unknowns, out->faults,
+                       out->grants, out->multi_now, out->multi_waited,
+                       out->multi_left, out->batches, out->timeouts,
+                       out->unblocks, out->expiries, out->answered,
+                       out->revokes, out->last_index, out->snapshot_index,
+                       out->steps, out->digest);
                 return;
         }
         printf("not ok %u - nodes=%u seed=%" PRIu64 ": %s (digest=%016" PRIx64
@@ -561,7 +417,7 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
                "%s%s --verbose)",
                k, nodes, seed, reason, out->digest, nodes, seed,
                brk != BREAK_NONE ? " --break " : "",
-               brk != BREAK_NONE ? break_names[brk] : "");
+               brk != BREAK_NONE ? breaks_names[brk] : "");
         printf("\n");
 }
 
@@ -571,7 +427,7 @@ static void usage(FILE *f)
                 "usage: test_sim [--nodes N] [--seed S | --seeds COUNT] "
                 "[--repeat] [--verbose]\n"
                 "                [--break drop-grant|reapply|blind|"
-                "split-multi|skip-watch|leak]\n"
+                "split-multi|skip-watch|answer|index|leak]\n"
                 "  default: seeds 1..%d on 3 and on 5 nodes, the first %d "
                 "of each replayed alone, plus the negative controls\n"
                 "  --repeat: replay every seed alone in a fresh process; "
@@ -611,22 +467,23 @@ static int overgrant_control(void)
  * (the split multi-lock by the multi-lock check itself), while the same
  * run untouched passes, so that what the checker reports is the
  * corruption and nothing else. TAP lines from *k + 1; the failures. */
-#define N_CONTROLS    5
+#define N_CONTROLS    7
 #define CONTROL_SEEDS 20
 static unsigned run_controls(unsigned *k)
 {
         static const enum brk controls[N_CONTROLS] = {
             BREAK_DROP_GRANT, BREAK_REAPPLY, BREAK_BLIND, BREAK_SPLIT_MULTI,
-            BREAK_SKIP_WATCH};
+            BREAK_SKIP_WATCH, BREAK_ANSWER,  BREAK_INDEX};
         static const char *const expect[N_CONTROLS] = {
-            "", "", "", "multi-lock s=", "watchers are told"};
+            "was told",          "",         "",      "multi-lock s=",
+            "watchers are told", "was told", "host: "};
         char base[1024] = "";
         char reason[1024];
         struct outcome out;
         unsigned failed = 0;
 
         for (unsigned a = 0; a < N_CONTROLS; a++) {
-                const char *name = break_names[controls[a]];
+                const char *name = breaks_names[controls[a]];
                 uint64_t seed = 1;
                 int base_rv, rv;
 
@@ -780,11 +637,11 @@ static int parse_args(int argc, char **argv, struct plan *p)
                         i++;
                 } else if (strcmp(arg, "--break") == 0 && val != NULL) {
                         for (b = 1;
-                             b < sizeof break_names / sizeof *break_names &&
-                             strcmp(val, break_names[b]) != 0;
+                             b < sizeof breaks_names / sizeof *breaks_names &&
+                             strcmp(val, breaks_names[b]) != 0;
                              b++) {
                         }
-                        if (b == sizeof break_names / sizeof *break_names) {
+                        if (b == sizeof breaks_names / sizeof *breaks_names) {
                                 usage(stderr);
                                 return 2;
                         }
@@ -801,6 +658,73 @@ static int parse_args(int argc, char **argv, struct plan *p)
         return -1;
 }
 
+/* Sums over the seeds, for the closing comment lines. */
+struct totals {
+        unsigned runs;
+        unsigned multi[3]; /* at once, after waiting, left */
+        unsigned elections[2];
+        unsigned wire[2];
+        unsigned answers;
+        double seconds; /* of the seeds' runs alone */
+};
+
+/* Seeds 1..p->n_seeds (or the one seed) on each node count, a TAP line
+ * each from *k + 1, their digests in `digests`; the failures. */
+static unsigned run_seeds(const struct plan *p, uint64_t *digests, unsigned *k,
+                          struct totals *t)
+{
+        char reason[1024];
+        struct outcome out;
+        struct timespec t0, t1;
+        unsigned failed = 0;
+        int rv;
+
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (unsigned a = 0; a < p->n_counts; a++) {
+                for (unsigned s = 0; s < p->n_seeds; s++) {
+                        uint64_t seed = p->have_seed ? p->one_seed : s + 1;
+                        unsigned nodes = p->node_counts[a];
+
+                        rv = run_seed(nodes, seed, p->brk, p->verbose, &out,
+                                      reason, sizeof reason);
+                        report(++*k, nodes, seed, p->brk, rv, reason, &out);
+                        digests[a * p->n_seeds + s] = out.digest;
+                        failed += rv != 0;
+                        t->runs++;
+                        t->multi[0] += out.multi_now;
+                        t->multi[1] += out.multi_waited;
+                        t->multi[2] += out.multi_left;
+                        t->elections[0] += out.leaderships;
+                        t->elections[1] += out.proclaims;
+                        t->wire[0] += out.hints;
+                        t->wire[1] += out.lowered;
+                        t->answers += out.answers;
+                        fflush(stdout);
+                }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        t->seconds = (double)(t1.tv_sec - t0.tv_sec) +
+                     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        return failed;
+}
+
+static void print_totals(const struct totals *t)
+{
+        printf("# MULTI: %u granted at once, %u after waiting, %u left "
+               "their queues ungranted\n",
+               t->multi[0], t->multi[1], t->multi[2]);
+        printf("# elections: %u leaderships, %u proclaims\n", t->elections[0],
+               t->elections[1]);
+        printf("# libraft's messages patched (tests/lib/simwire.h): %u "
+               "stale-term rejections given a last_log_index, %u vote "
+               "results lowered to a follower's term\n",
+               t->wire[0], t->wire[1]);
+        printf("# %u seeds in %.2f s: %.1f seeds/s; %u client answers "
+               "checked\n",
+               t->runs, t->seconds, t->seconds > 0 ? t->runs / t->seconds : 0.0,
+               t->answers);
+}
+
 int main(int argc, char **argv)
 {
         struct plan p;
@@ -809,11 +733,7 @@ int main(int argc, char **argv)
         uint64_t *digests;
         int rv;
         struct timespec t0, t1;
-        char reason[1024];
-        struct outcome out;
-        unsigned multi[3] = {0, 0, 0};
-        unsigned elections[2] = {0, 0};
-        unsigned wire[2] = {0, 0};
+        struct totals tot;
 
         rv = parse_args(argc, argv, &p);
         if (rv >= 0) {
@@ -839,28 +759,9 @@ int main(int argc, char **argv)
         }
         printf("1..%u\n", planned);
         fflush(stdout);
+        memset(&tot, 0, sizeof tot);
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (a = 0; a < p.n_counts; a++) {
-                for (unsigned s = 0; s < p.n_seeds; s++) {
-                        uint64_t seed = p.have_seed ? p.one_seed : s + 1;
-                        unsigned nodes = p.node_counts[a];
-
-                        k++;
-                        rv = run_seed(nodes, seed, p.brk, p.verbose, &out,
-                                      reason, sizeof reason);
-                        report(k, nodes, seed, p.brk, rv, reason, &out);
-                        digests[a * p.n_seeds + s] = out.digest;
-                        failed += rv != 0;
-                        multi[0] += out.multi_now;
-                        multi[1] += out.multi_waited;
-                        multi[2] += out.multi_left;
-                        elections[0] += out.leaderships;
-                        elections[1] += out.proclaims;
-                        wire[0] += out.hints;
-                        wire[1] += out.lowered;
-                        fflush(stdout);
-                }
-        }
+        failed += run_seeds(&p, digests, &k, &tot);
         if (controls) {
                 failed += run_controls(&k);
         }
@@ -868,7 +769,7 @@ int main(int argc, char **argv)
                 failed += replay_check(
                     p.node_counts[a], p.have_seed ? p.one_seed : 1, replays,
                     digests + a * p.n_seeds,
-                    p.brk != BREAK_NONE ? break_names[p.brk] : NULL, &k);
+                    p.brk != BREAK_NONE ? breaks_names[p.brk] : NULL, &k);
         }
         if (controls) {
                 failed += leak_control(&k);
@@ -876,15 +777,7 @@ int main(int argc, char **argv)
         }
         free(digests);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        printf("# MULTI: %u granted at once, %u after waiting, %u left "
-               "their queues ungranted\n",
-               multi[0], multi[1], multi[2]);
-        printf("# elections: %u leaderships, %u proclaims\n", elections[0],
-               elections[1]);
-        printf("# libraft's messages patched (tests/lib/simwire.h): %u "
-               "stale-term rejections given a last_log_index, %u vote "
-               "results lowered to a follower's term\n",
-               wire[0], wire[1]);
+        print_totals(&tot);
         printf("# %u tests, %u failed, %.2f s\n", k, failed,
                (double)(t1.tv_sec - t0.tv_sec) +
                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

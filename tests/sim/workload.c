@@ -1,4 +1,4 @@
-/* The simulated workload: clients, and what an operator proposes. */
+/* The simulated workload: clients, and what an operator asks for. */
 #include "workload.h"
 
 #include <inttypes.h>
@@ -10,10 +10,10 @@
 #include "../../include/baton.h"
 #include "../../src/proto/reply.h"
 #include "../lib/simformat.h"
+#include "answers.h"
+#include "frames.h"
 #include "leases.h"
 #include "simhost.h"
-
-#define CLIENT_TIMEOUT_MS 1500 /* a pending attempt is retried after this */
 
 const char *const lock_names[N_NAMES] = {
     "alpha",
@@ -54,24 +54,14 @@ static int name_index(const char *name, size_t len)
         return -1;
 }
 
-/* Copy `src` into `dst` and a MULTI's list into `list` (SIM_LIST_MAX
- * bytes), which `dst` then borrows: a struct command only points at its
- * list, and the one it was built or decoded from goes away. */
-static void copy_command(struct command *dst, uint8_t *list,
-                         const struct command *src)
-{
-        *dst = *src;
-        if (src->list_len > 0) {
-                memmove(list, src->list, src->list_len);
-                dst->list = list;
-        }
-}
-
+/* The client's view ends with its session: its grants, its waits and
+ * the request it waits on (an answer still to come is not followed). */
 static void client_reset(struct client *cl)
 {
         cl->session = 0;
         cl->n_held = 0;
         cl->n_waits = 0;
+        cl->req.busy = false;
 }
 
 /* The client's grant of `name` to `owner` in `mode`, or with `token` when
@@ -96,42 +86,15 @@ static void drop_held(struct client *cl, struct held *h)
         *h = cl->held[--cl->n_held];
 }
 
-static struct wait *find_wait_seq(struct client *cl, uint64_t seq)
+static void drop_wait(struct client *cl, struct outreq *w)
 {
-        unsigned i;
-
-        for (i = 0; i < cl->n_waits; i++) {
-                if (cl->waits[i].cmd.seq == seq) {
-                        return &cl->waits[i];
-                }
-        }
-        return NULL;
-}
-
-static void drop_wait(struct client *cl, struct wait *w)
-{
-        struct wait *last = &cl->waits[--cl->n_waits];
-
-        if (w != last) {
-                copy_command(&w->cmd, w->list, &last->cmd);
-        }
-}
-
-/* A queued ACQUIRE or MULTI, kept for polls, CANCEL and TIMEOUT. */
-static void add_wait(struct client *cl, const struct command *cmd)
-{
-        struct wait *w;
-
-        if (find_wait_seq(cl, cmd->seq) != NULL || cl->n_waits == MAX_WAITS) {
-                return;
-        }
-        w = &cl->waits[cl->n_waits++];
-        copy_command(&w->cmd, w->list, cmd);
+        frames_move(w, &cl->waits[--cl->n_waits]);
 }
 
 /* Name `cmd`, a CANCEL or TIMEOUT of wait `w`, after the wait's lock, or
  * after any one of a MULTI's locks, each of which names the whole wait. */
-static void name_wait(struct rng *r, const struct wait *w, struct command *cmd)
+static void name_wait(struct rng *r, const struct outreq *w,
+                      struct command *cmd)
 {
         const char *name = w->cmd.name;
         uint8_t len = w->cmd.name_len;
@@ -193,115 +156,29 @@ static void add_held_all(struct client *cl, const struct command *cmd,
         }
 }
 
-/* A grant that the server learned from a GRANT event or from a poll: of
- * every name of a MULTI at once. */
-static void grant_waiter(struct client *cl, uint64_t seq, uint64_t token)
-{
-        struct wait *w = find_wait_seq(cl, seq);
-
-        if (w == NULL) {
-                return;
-        }
-        add_held_all(cl, &w->cmd, token);
-        drop_wait(cl, w);
-}
-
-static struct client *client_of_session(struct sim *s, uint64_t session)
-{
-        unsigned i;
-
-        for (i = 0; i < s->n_clients; i++) {
-                if (s->clients[i].session == session && session != 0) {
-                        return &s->clients[i];
-                }
-        }
-        return NULL;
-}
-
-/* The events a leader applies are what batond uses to answer clients that
- * wait: a GRANT to a queued ACQUIRE, a waiter leaving, a session ending. */
-void on_leader_event(void *data, unsigned node, const struct simevent *ev)
-{
-        struct sim *s = data;
-        struct client *cl = client_of_session(s, ev->session);
-
-        (void)node;
-        if (cl == NULL) {
-                return;
-        }
-        switch (ev->type) {
-        case LOCKFSM_EV_GRANT:
-                if (find_wait_seq(cl, ev->seq) == NULL) {
-                        return;
-                }
-                if (s->n_reports == s->cap_reports) {
-                        size_t cap = s->cap_reports ? s->cap_reports * 2 : 64;
-                        struct report *r = realloc(s->reports, cap * sizeof *r);
-                        if (r == NULL) {
-                                s->oom = true;
-                                return;
-                        }
-                        s->reports = r;
-                        s->cap_reports = cap;
-                }
-                s->reports[s->n_reports++] =
-                    (struct report){ev->session, ev->seq, ev->token};
-                say(s,
-                    "client %u: reported grant s=%" PRIu64 " q=%" PRIu64
-                    " tok=%" PRIu64,
-                    cl->id, ev->session, ev->seq, ev->token);
-                grant_waiter(cl, ev->seq, ev->token);
-                break;
-        case LOCKFSM_EV_UNQUEUE: {
-                struct wait *w = find_wait_seq(cl, ev->seq);
-                if (w != NULL) {
-                        drop_wait(cl, w);
-                }
-                break;
-        }
-        case LOCKFSM_EV_END:
-                client_reset(cl);
-                break;
-        default:
-                break;
-        }
-}
-
-/* The outcome of an ACQUIRE or a MULTI of lock `name` (a MULTI's
- * first). */
+/* The final answer to an ACQUIRE or a MULTI of lock `name` (a MULTI's
+ * first): granted now or after waiting, or reentered. */
 static void acquire_outcome(struct client *cl, const struct command *cmd,
-                            const struct lockfsm_result *res, unsigned name)
+                            const struct proto_result *res, unsigned name)
 {
-        struct wait *w;
-
+        if (res->status != 0) {
+                return;
+        }
         if (res->kind == PROTO_KIND_GRANTED) {
-                if (find_wait_seq(cl, cmd->seq) != NULL) {
-                        grant_waiter(cl, cmd->seq, res->token);
-                } else {
-                        add_held_all(cl, cmd, res->token);
-                }
+                add_held_all(cl, cmd, res->token);
         } else if (res->kind == PROTO_KIND_REENTERED) {
                 add_held(cl, name, cmd->owner, cmd->mode, res->token,
                          res->count);
-        } else if (res->kind == PROTO_KIND_QUEUED) {
-                add_wait(cl, cmd);
-        } else if (res->status == BATON_ETIMEDOUT ||
-                   res->status == BATON_ECANCELLED) {
-                w = find_wait_seq(cl, cmd->seq);
-                if (w != NULL) {
-                        drop_wait(cl, w);
-                }
         }
 }
 
-/* Update the client's view from an acknowledged outcome of its request. */
+/* Update the client's view from the final answer to its request. */
 static void client_outcome(struct client *cl, const struct command *cmd,
-                           const struct lockfsm_result *res)
+                           const struct proto_result *res)
 {
         int name =
             cmd->name_len > 0 ? name_index(cmd->name, cmd->name_len) : -1;
         struct held *h;
-        struct wait *w;
 
         if (cmd->type == COMMAND_OPEN) {
                 if (res->kind == PROTO_KIND_OPENED) {
@@ -343,14 +220,6 @@ static void client_outcome(struct client *cl, const struct command *cmd,
                         drop_held(cl, h);
                 }
                 break;
-        case COMMAND_CANCEL:
-                if (res->kind == PROTO_KIND_CANCELLED) {
-                        w = find_wait_seq(cl, cmd->target);
-                        if (w != NULL) {
-                                drop_wait(cl, w);
-                        }
-                }
-                break;
         case COMMAND_CLOSE:
                 if (res->kind == PROTO_KIND_CLOSED) {
                         client_reset(cl);
@@ -358,45 +227,6 @@ static void client_outcome(struct client *cl, const struct command *cmd,
                 break;
         default:
                 break;
-        }
-}
-
-static bool same_request(const struct command *a, const struct command *b)
-{
-        if (a->type != b->type) {
-                return false;
-        }
-        if (a->type == COMMAND_OPEN) {
-                return a->nonce == b->nonce;
-        }
-        return a->session == b->session && a->seq == b->seq;
-}
-
-static void on_client_prop(struct simprop *p)
-{
-        struct client *cl = p->data;
-
-        /* Unknown outcomes are retried from drive_client(). */
-        if (p->state != SIMPROP_ACKED || !cl->busy ||
-            !same_request(&cl->cmd, &p->cmd)) {
-                return;
-        }
-        cl->busy = false;
-        client_outcome(cl, &p->cmd, &p->result.res);
-}
-
-static void client_send(struct sim *s, struct client *cl)
-{
-        struct simprop *p = NULL;
-        int rv;
-
-        cl->attempts++;
-        rv = simcluster_propose(&s->c, &cl->cmd, on_client_prop, cl, &p);
-        cl->prop = rv == 0 ? p : NULL;
-        cl->sent_at = simcluster_now(&s->c);
-        if (rv != 0 && cl->attempts > 1) {
-                say(s, "client %u: retry refused: %s", cl->id,
-                    raft_strerror(rv));
         }
 }
 
@@ -415,19 +245,44 @@ static uint64_t client_ack(const struct client *cl, uint64_t seq)
         return ack;
 }
 
+/* Send `cmd`: an ACQUIRE or MULTI that may wait goes among the client's
+ * waits, which it does not wait on (unless they are full); anything else
+ * is the request it waits on before its next. */
 static void client_start(struct sim *s, struct client *cl,
                          const struct command *cmd)
 {
+        bool waits =
+            (cmd->type == COMMAND_ACQUIRE || cmd->type == COMMAND_MULTI) &&
+            cmd->wait_ms != COMMAND_WAIT_TRY && cl->n_waits < MAX_WAITS;
+        struct outreq *o = waits ? &cl->waits[cl->n_waits++] : &cl->req;
         char text[200];
 
-        copy_command(&cl->cmd, cl->cmd_list, cmd);
-        cl->busy = true;
-        cl->attempts = 0;
         if (s->verbose) {
                 simformat_command(text, sizeof text, cmd);
                 say(s, "client %u: %s", cl->id, text);
         }
-        client_send(s, cl);
+        frames_start(s, cl, o, cmd);
+}
+
+/* The final answer `res` to the client's request `o`. */
+static void client_answered(struct sim *s, struct client *cl, struct outreq *o,
+                            const struct proto_result *res)
+{
+        char text[200];
+
+        if (s->verbose) {
+                simformat_command(text, sizeof text, &o->cmd);
+                say(s,
+                    "client %u: %s: %s kind %u token %" PRIu64 " at %" PRIu64,
+                    cl->id, text, baton_errname(res->status), res->kind,
+                    res->token, res->index);
+        }
+        answers_add(s, cl, &o->cmd, res);
+        o->busy = false;
+        client_outcome(cl, &o->cmd, res);
+        if (o != &cl->req && o < cl->waits + cl->n_waits) {
+                drop_wait(cl, o);
+        }
 }
 
 /* An ACQUIRE's kind: the semaphore's permits (now and then naming
@@ -598,7 +453,7 @@ static void client_next(struct sim *s, struct client *cl)
         } else if (roll < 84 && cl->n_held > 0) {
                 name = pick_reentry(r, cl, &cmd);
         } else if (roll < 89 && cl->n_waits > 0) {
-                struct wait *w = &cl->waits[rng_below(r, cl->n_waits)];
+                struct outreq *w = &cl->waits[rng_below(r, cl->n_waits)];
 
                 cmd.type = COMMAND_CANCEL;
                 cmd.target = w->cmd.seq;
@@ -606,10 +461,10 @@ static void client_next(struct sim *s, struct client *cl)
                 client_start(s, cl, &cmd);
                 return;
         } else if (roll < 94 && cl->n_waits > 0) {
-                /* Poll: retry the queued ACQUIRE itself, byte for byte;
-                 * its remembered outcome says where it stands. */
+                /* Poll: send a wait again, byte for byte; its
+                 * remembered outcome says where it stands. */
                 cl->next_seq--;
-                client_start(s, cl, &cl->waits[rng_below(r, cl->n_waits)].cmd);
+                frames_resend(s, cl, &cl->waits[rng_below(r, cl->n_waits)]);
                 return;
         } else if (roll < 97) {
                 cmd.type = rng_chance(r, 50) ? COMMAND_QUERY : COMMAND_CHECK;
@@ -630,29 +485,13 @@ static void client_next(struct sim *s, struct client *cl)
 
 void drive_client(struct sim *s, struct client *cl, raft_time now)
 {
-        if (now < cl->next_at) {
-                return;
+        struct proto_result res;
+        struct outreq *o;
+
+        while (frames_next(s, cl, now, &o, &res)) {
+                client_answered(s, cl, o, &res);
         }
-        if (cl->busy) {
-                /* No answer yet: retry the same bytes (same session and
-                 * seq) when the attempt was refused, lost its leader, or
-                 * has been pending too long. Exactly-once makes it safe. */
-                bool retry = cl->prop == NULL ||
-                             cl->prop->state == SIMPROP_UNKNOWN ||
-                             cl->prop->state == SIMPROP_FAILED ||
-                             (cl->prop->state == SIMPROP_PENDING &&
-                              now - cl->sent_at > CLIENT_TIMEOUT_MS);
-                if (retry) {
-                        if (cl->prop != NULL) {
-                                say(s, "client %u: retry #%u (%s)", cl->id,
-                                    cl->prop->id,
-                                    cl->prop->state == SIMPROP_PENDING
-                                        ? "timed out"
-                                        : "outcome unknown");
-                        }
-                        client_send(s, cl);
-                }
-                cl->next_at = now + rng_range(&s->rng, 20, 80);
+        if (cl->req.busy || now < cl->next_at) {
                 return;
         }
         client_next(s, cl);
@@ -661,18 +500,22 @@ void drive_client(struct sim *s, struct client *cl, raft_time now)
 
 /* ------------------------------------------------------------------------
  * The operator: REVOKE and REVOKE_LOCK, sent as COMMAND frames to the
- * serving leader's request core (tests/sim/simhost.h), which writes who
+ * request core (tests/sim/simhost.h) of the node it believes leads
+ * (following NOT_LEADER), whose serving core writes who
  * asked and its own lock-delay into them. The cores propose the EXPIREs
  * of sessions (kept alive by leases.h), the TIMEOUTs of waits, the
  * UNBLOCKs that end lock-delays and the CLOCK from their own deadlines.
  */
 
-/* Read the answers the operator's connection got. */
+/* Read the answers the operator's connection got: a NOT_LEADER names the
+ * node it believes leads from then on. */
 static void operator_read(struct sim *s)
 {
         struct proto_header hdr;
         struct proto_result res;
+        struct proto_string address;
         const uint8_t *body;
+        uint64_t leader;
 
         while (s->admin != NULL && simhost_next(s->admin, &hdr, &body)) {
                 if (hdr.type == PROTO_RESULT &&
@@ -680,35 +523,43 @@ static void operator_read(struct sim *s)
                         s->revokes_answered++;
                         say(s, "operator: #%" PRIu64 " answered %d", hdr.id,
                             res.status);
+                } else if (hdr.type == PROTO_NOT_LEADER &&
+                           proto_read_not_leader(body, hdr.length, &leader,
+                                                 &address) == 0 &&
+                           leader >= 1 && leader <= s->n) {
+                        s->admin_node = (unsigned)leader - 1;
                 }
         }
 }
 
-/* Send `cmd` to the serving core, on a new connection when the one it
- * has is closed or to another node; nothing when no core serves. */
+/* Send `cmd` to the core of the node the operator believes leads, on a
+ * new connection when the one it has is closed (then to the next node)
+ * or to another node; it is not sent again. */
 static void operator_send(struct sim *s, const struct command *cmd)
 {
         uint8_t buf[COMMAND_ANY_MAX_SIZE];
         uint8_t frame[PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE];
-        unsigned l = simhost_serving(s->h);
         size_t n;
 
+        if (s->admin != NULL && simhost_closed(s->admin)) {
+                s->admin_node = (s->admin_node + 1) % s->n;
+        }
         if (s->admin != NULL &&
-            (simhost_closed(s->admin) || s->admin_node != l)) {
+            (simhost_closed(s->admin) || s->admin->node != s->admin_node)) {
                 simhost_disconnect(s->admin);
                 s->admin = NULL;
         }
-        if (l == s->n) {
-                say(s, "operator: no serving leader");
-                return;
+        if (s->admin == NULL) {
+                s->admin = simhost_connect(s->h, s->admin_node);
         }
         if (s->admin == NULL) {
-                s->admin = simhost_connect(s->h, l);
-                s->admin_node = l;
+                say(s, "operator: n%u is down", s->admin_node);
+                s->admin_node = (s->admin_node + 1) % s->n;
+                return;
         }
         n = command_encode(cmd, buf, sizeof buf);
         n = proto_write_command(frame, sizeof frame, ++s->admin_id, buf, n);
-        if (s->admin == NULL || n == 0) {
+        if (n == 0) {
                 return;
         }
         s->revokes_sent++;
@@ -716,8 +567,8 @@ static void operator_send(struct sim *s, const struct command *cmd)
                 char text[200];
 
                 simformat_command(text, sizeof text, cmd);
-                say(s, "operator: #%" PRIu64 " to n%u: %s", s->admin_id, l,
-                    text);
+                say(s, "operator: #%" PRIu64 " to n%u: %s", s->admin_id,
+                    s->admin_node, text);
         }
         simhost_send(s->admin, frame, n);
 }

@@ -1,5 +1,5 @@
-/* The simulated workload: client sessions issuing lock commands through
- * the current leader and retrying them, and an operator's REVOKEs. */
+/* The simulated workload: client sessions sending lock commands to the
+ * request core they believe leads, and an operator's REVOKEs. */
 #ifndef TESTS_SIM_WORKLOAD_H
 #define TESTS_SIM_WORKLOAD_H
 
@@ -10,12 +10,9 @@
  * allowed, COMMAND_NAME_MAX (255). */
 extern const char *const lock_names[N_NAMES];
 
-/* The simcluster listener: the events a leader applies are what batond
- * uses to answer clients that wait. `data` is the struct sim. */
-void on_leader_event(void *data, unsigned node, const struct simevent *ev);
-
-/* Lets client `cl` send its next request, or retry its outstanding one,
- * when its time has come. */
+/* Client `cl` reads the answers that came (frames.h), updating its view
+ * of its session from each final one, which it records (answers.h), and
+ * sends its next request when its time has come and it waits on none. */
 void drive_client(struct sim *s, struct client *cl, raft_time now);
 
 /* When due, an operator's REVOKE or REVOKE_LOCK, sent to the serving core
