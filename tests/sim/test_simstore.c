@@ -187,6 +187,7 @@ int main(void)
         standin_complete(&d);
         tap_ok(&t, d.n == 29 && simstore_last(&s) == 29 && done == 2,
                "and both appends are stored in order");
+        simstore_close(&s);
 
         /* Two conflicts in a row behind one append in flight. */
         setup(&d, &s, 27);
