@@ -22,8 +22,9 @@
 #define OWNER       1
 #define N_UNDO      256
 #define CONTROL_SET 20
-#define FAULT_SEEDS 10 /* of the default run, with --faults too */
-#define N_WATCHERS  6  /* clients 1..6 also watch */
+#define FAULT_SEEDS 10   /* of the default run, with --faults too */
+#define N_WATCHERS  6    /* clients 1..6 also watch */
+#define QUIET_MS    4000 /* healed and quiet before the check */
 
 enum phase { IDLE, ACQ, HOLD, REL };
 

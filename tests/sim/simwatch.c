@@ -331,6 +331,12 @@ static size_t next_match(const struct simwatch *w, const struct feed_name *fn,
         return p;
 }
 
+/* How many times its WATCH was sent, so far. */
+static size_t sends_of(const struct simwatch *w)
+{
+        return w->r != NULL ? w->r->sends : w->sends;
+}
+
 static const char *end_of(const struct simwatch *w)
 {
         if (w->status == 0) {
@@ -352,7 +358,11 @@ static int check_one(struct simwatches *ws, const struct simwatch *w,
                 wrong(ws, "ended with a status other than ECOMPACTED", w);
         }
         if (!w->started) {
-                return 0; /* never started; keep() let no event in */
+                /* keep() let no event in; but an open one must start. */
+                if (ws->whole && w->status == 0) {
+                        wrong(ws, "still open, never started", w);
+                }
+                return 0;
         }
         p = hostwatch_feed_after(f, nf, w->from_index, w->from_ord);
         for (k = 0; k < w->n_got; k++, p++) {
@@ -371,13 +381,25 @@ static int check_one(struct simwatches *ws, const struct simwatch *w,
                          (unsigned)(w - ws->w), w->client,
                          w->prefix ? "prefix" : "name", (int)w->name_len,
                          w->name, w->from_index, w->from_ord, end_of(w),
-                         (size_t)w->sends, k + 1, w->n_got, g->index, g->ord,
+                         sends_of(w), k + 1, w->n_got, g->index, g->ord,
                          p < nf ? "the one at" : "nothing more, not",
                          p < nf ? f[p].index : 0, p < nf ? f[p].ord : 0);
                 return -1;
         }
-        ws->caught_up += next_match(w, fn, nf, p) == nf;
-        ws->resumed += w->sends > 1 && w->n_got > 0;
+        p = next_match(w, fn, nf, p);
+        if (ws->whole && w->status == 0 && p < nf) {
+                snprintf(reason, cap,
+                         "watch %u of client %u (%s \"%.*s\" after %" PRIu64
+                         "/%" PRIu32 ", %zu sends), still open, was given %zu "
+                         "events but never the one at %" PRIu64 "/%" PRIu32,
+                         (unsigned)(w - ws->w), w->client,
+                         w->prefix ? "prefix" : "name", (int)w->name_len,
+                         w->name, w->from_index, w->from_ord, sends_of(w),
+                         w->n_got, f[p].index, f[p].ord);
+                return -1;
+        }
+        ws->caught_up += p == nf;
+        ws->resumed += sends_of(w) > 1 && w->n_got > 0;
         return 0;
 }
 
@@ -415,13 +437,13 @@ int simwatches_check(struct simwatches *ws, const struct simnode *n,
         return rv;
 }
 
-bool simwatches_break(struct simwatches *ws)
+bool simwatches_break(struct simwatches *ws, bool last)
 {
         for (unsigned i = 0; i < ws->n; i++) {
                 struct simwatch *w = &ws->w[i];
-                size_t k = (w->n_got - 1) / 2;
+                size_t k = last ? w->n_got - 1 : (w->n_got - 1) / 2;
 
-                if (w->n_got < 2) {
+                if (w->n_got < (last ? 1u : 2u) || (last && w->status != 0)) {
                         continue;
                 }
                 memmove(&w->got[k], &w->got[k + 1],

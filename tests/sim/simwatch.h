@@ -37,7 +37,9 @@
  * must have been delivered exactly their first k, byte for byte as
  * WATCH_EVENT bodies, whether it is still open at the end, was closed,
  * or ended with BATON_ECOMPACTED, after which nothing may come. Any other
- * end fails, as does an event before a start or after an end.
+ * end fails, as does an event before a start or after an end. With
+ * `whole` (the run healed and quiet a while before the check), a watch
+ * still open must have started and been given every such event.
  */
 
 #define SIMWATCH_MAX     768 /* watches over a run */
@@ -73,6 +75,7 @@ struct simwatches {
         struct rng rng;
         unsigned n_watchers; /* clients 1..n_watchers watch */
         bool stopping;       /* no new watch opens */
+        bool whole;          /* the check: an open watch must have caught up */
         struct simwatch w[SIMWATCH_MAX];
         unsigned n;
         int64_t next_at[SIMWATCH_CLIENTS]; /* the client's next open */
@@ -109,9 +112,10 @@ void simwatches_let_go(struct simwatches *ws);
 /* The check above, against node `n`'s feed: 0, or -1 with `reason`. */
 int simwatches_check(struct simwatches *ws, const struct simnode *n,
                      char *reason, size_t cap);
-/* The negative control: one delivered event, not a watch's last, taken
- * out of the record; false when no watch was given two. */
-bool simwatches_break(struct simwatches *ws);
+/* The negative controls: one delivered event, not a watch's last, taken
+ * out of the record, or (`last`) the last one an open watch was given;
+ * false when no watch had one to take. */
+bool simwatches_break(struct simwatches *ws, bool last);
 /* `d` folded with every watch's events and end. */
 uint64_t simwatches_digest(const struct simwatches *ws, uint64_t d);
 

@@ -44,7 +44,12 @@
  *    leader or another, while no node is down, revived as above);
  *  - every 3 to 6 s a client is cut off from every node, both ways, for
  *    1.2 to 2 TTLs, so that its session ends in the cluster while it
- *    may hold something.
+ *    may hold something;
+ *  - with --faults, test_sim's faults strike the raft links too
+ *    (faults.c: kills, isolations, partitions, link cuts, latency,
+ *    elections), in place of the run's own kills (clientfaults.h);
+ *  - clients 1..N_WATCHERS keep watches of names and prefixes open
+ *    through their cores, closing and opening them (simwatch.h).
  *
  * After RUN_MS the faults heal, no new call starts, the calls finish,
  * the cluster converges, and the run is checked:
@@ -63,19 +68,28 @@
  *  - the client view, kind by kind (simview.h): whenever a leader
  *    applies a GRANT, the holds other clients' cores list while they
  *    believe LIVE or JEOPARDY leave room for it;
+ *  - every watch was given, in order and byte for byte, the first
+ *    events of node 0's feed for its name or prefix after its start,
+ *    and nothing after a BATON_ECOMPACTED end (simwatches_check());
  *  - the tracer never reports a hold recorded without a time, and the
  *    host loops saw nothing broken.
  *
- * Over the default seeds every kind must be granted and every mode of
- * GRANT checked. Negative controls (the default run ends with them):
+ * The default run: seeds 1..20, then 1..FAULT_SEEDS with --faults.
+ * Over them every kind must be granted and every mode of GRANT checked,
+ * and watches given events, resumed and ended compacted. Negative controls (the
+ * default run ends with them):
  * --control slow runs the clients' clocks at half the speed of virtual
  * time, so each core believes its lease for twice as long as the
  * cluster keeps it; the client-view check must catch a GRANT of every
  * mode, and one of a multi-lock's names, within the control's set.
  * --control ack breaks one multi-lock's recorded grant, which the check
- * of the grants told must catch. The default run also runs seed 1
- * twice, which must give the same digest of the whole history
- * (digest_run(), and each client's traffic).
+ * of the grants told must catch. --control watchgap takes one event a
+ * watch was given (not its last) out of the record, which the watches'
+ * check must catch, and --control watchtail the last event an open
+ * watch was given, which only the check that open watches caught up
+ * can catch. The default run also runs seed 1 twice, and seed 1
+ * --faults twice, each pair giving the same digest of the whole history
+ * (digest_run(), each client's traffic, each watch's events).
  */
 
 /* ------------------------------------------------------------------------
@@ -405,7 +419,7 @@ static void steps(struct world *wd, uint64_t until, bool stop_when_idle)
                         if (i == N_CLIENTS) {
                                 return;
                         }
-                } else {
+                } else if (!wd->stopping) {
                         clientfaults_drive(wd, now);
                 }
                 simcluster_step(&r->s.c);
@@ -446,14 +460,19 @@ static int finish(struct world *wd, char *reason, size_t cap)
         return 0;
 }
 
+/* The negative controls: clients' clocks at half speed; a multi-lock's
+ * grant told with a wrong name; one event a watch was given (not its
+ * last) dropped; the last event an open watch was given dropped. */
+enum control { C_NONE, C_SLOW, C_ACK, C_WATCHGAP, C_WATCHTAIL };
+static const char *const control_names[] = {"", "slow", "ack", "watchgap",
+                                            "watchtail"};
+
 /* How to run a seed. */
 struct runopts {
         unsigned nodes;
         bool verbose;
-        bool slow; /* the negative control: clients' clocks at half speed */
-        bool ack;  /* another: a multi-lock's grant told with a wrong name */
-        bool watchgap; /* another: one event a watch was given dropped */
-        bool faults;   /* test_sim's raft-link faults strike too */
+        enum control control;
+        bool faults; /* test_sim's raft-link faults strike too */
 };
 
 static void world_start(struct world *wd, uint64_t seed,
@@ -491,7 +510,7 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         }
         simclients_config_defaults(&sc, N_CLIENTS, r->s.n, seed);
         sc.ttl_ms = TTL_MS;
-        sc.rate_den = o->slow ? 2 : 1;
+        sc.rate_den = o->control == C_SLOW ? 2 : 1;
         sc.hooks =
             (struct simclients_hooks){wd,      on_step, on_hold,  on_lease,
                                       on_next, on_sent, on_watch, on_frame};
@@ -507,11 +526,16 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         simclients_poke(&wd->sc);
         clientfaults_heal(wd, simcluster_now(&r->s.c));
         steps(wd, simcluster_now(&r->s.c) + SETTLE_MS, true);
-        if (o->ack) {
+        /* Quiet, healed: every watch still open catches up. */
+        steps(wd, simcluster_now(&r->s.c) + QUIET_MS, false);
+        wd->watches.whole = true;
+        if (o->control == C_ACK) {
                 kinds_break_ack(&wd->kr);
         }
-        if (o->watchgap && !simwatches_break(&wd->watches)) {
-                wd->watches.events = 0; /* its control finds nothing */
+        if (o->control == C_WATCHGAP || o->control == C_WATCHTAIL) {
+                /* Nothing to take out: the check passes, the control
+                 * fails. */
+                (void)simwatches_break(&wd->watches, o->control == C_WATCHTAIL);
         }
         rv = finish(wd, reason, cap);
         wd->digest = digest_run(&r->s);
@@ -532,9 +556,6 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
  * main
  */
 
-enum control { C_NONE, C_SLOW, C_ACK, C_WATCHGAP };
-static const char *const control_names[] = {"", "slow", "ack", "watchgap"};
-
 struct plan {
         uint64_t first, n_seeds;
         unsigned nodes;
@@ -544,7 +565,7 @@ struct plan {
 
 static bool control_arg(const char *a, enum control *c)
 {
-        for (unsigned i = C_SLOW; i <= C_WATCHGAP; i++) {
+        for (unsigned i = C_SLOW; i <= C_WATCHTAIL; i++) {
                 if (strcmp(a, control_names[i]) == 0) {
                         *c = (enum control)i;
                         return true;
@@ -579,7 +600,7 @@ static int parse_args(int argc, char **argv, struct plan *p)
                         fprintf(stderr,
                                 "usage: %s [--seed N | --seeds N] [--nodes "
                                 "3|5] [--faults] [--control "
-                                "slow|ack|watchgap] [--verbose]\n",
+                                "slow|ack|watchgap|watchtail] [--verbose]\n",
                                 argv[0]);
                         return 2;
                 }
@@ -594,8 +615,7 @@ static int parse_args(int argc, char **argv, struct plan *p)
 static struct runopts opts_of(unsigned nodes, bool verbose, enum control c,
                               bool faults)
 {
-        return (struct runopts){nodes,      verbose,         c == C_SLOW,
-                                c == C_ACK, c == C_WATCHGAP, faults};
+        return (struct runopts){nodes, verbose, c, faults};
 }
 
 static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
@@ -605,11 +625,8 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
         const struct simwatches *ws = &wd->watches;
 
         snprintf(mode, sizeof mode, "%s%s%s", o->faults ? " --faults" : "",
-                 o->slow || o->ack || o->watchgap ? " --control " : "",
-                 o->slow       ? "slow"
-                 : o->ack      ? "ack"
-                 : o->watchgap ? "watchgap"
-                               : "");
+                 o->control != C_NONE ? " --control " : "",
+                 control_names[o->control]);
         simview_format(&wd->view, &wd->kr, kinds, sizeof kinds);
         if (rv != 0) {
                 printf("not ok %u - seed %" PRIu64 "%s: %s\n", k, seed, mode,
@@ -688,18 +705,21 @@ static unsigned run_ack_control(struct world *wd, unsigned k)
         return !caught;
 }
 
-/* And the watches' control: seed 1 --faults with one event a watch was
- * given taken out of the record; the watches' check must fail. */
-static unsigned run_watch_control(struct world *wd, unsigned k)
+/* And the watches' controls, on seed 1 --faults: one event a watch was
+ * given taken out of the record, and the last one an open watch was
+ * given; the watches' check must fail. */
+static unsigned run_watch_control(struct world *wd, unsigned k, enum control c)
 {
-        struct runopts o = opts_of(3, false, C_WATCHGAP, true);
+        struct runopts o = opts_of(3, false, c, true);
         char reason[1024] = "";
         bool caught = run_seed(wd, 1, &o, reason, sizeof reason) != 0 &&
                       strncmp(reason, "watch ", 6) == 0;
 
-        printf("# --faults --control watchgap, seed 1: %s\n", reason);
-        printf("%s %u - a watch's event left out is caught\n",
-               caught ? "ok" : "not ok", k + 1);
+        printf("# --faults --control %s, seed 1: %s\n", control_names[c],
+               reason);
+        printf("%s %u - %s is caught\n", caught ? "ok" : "not ok", k + 1,
+               c == C_WATCHGAP ? "a watch's event left out"
+                               : "an open watch's last event left out");
         return !caught;
 }
 
@@ -770,7 +790,7 @@ int main(int argc, char **argv)
         /* The default run: its seeds, then the first FAULT_SEEDS of them
          * with test_sim's faults too. */
         n_runs = (unsigned)p.n_seeds + (p.whole ? FAULT_SEEDS : 0);
-        printf("1..%u\n", n_runs + (p.whole ? 6 : 0));
+        printf("1..%u\n", n_runs + (p.whole ? 7 : 0));
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (k = 0; k < n_runs; k++) {
                 bool faults = p.faults || k >= p.n_seeds;
@@ -792,9 +812,10 @@ int main(int argc, char **argv)
                 wd->r = r;
                 failed += run_control(wd, k, CONTROL_SET);
                 failed += run_ack_control(wd, k + 1);
-                failed += run_watch_control(wd, k + 2);
-                failed += run_replay(wd, k + 3, false);
-                failed += run_replay(wd, k + 4, true);
+                failed += run_watch_control(wd, k + 2, C_WATCHGAP);
+                failed += run_watch_control(wd, k + 3, C_WATCHTAIL);
+                failed += run_replay(wd, k + 4, false);
+                failed += run_replay(wd, k + 5, true);
         }
         free(wd);
         free(r);
