@@ -16,15 +16,16 @@
 #include "simview.h"
 #include "simwatch.h"
 
-#define N_CLIENTS   24
-#define TTL_MS      3000
-#define TIMEOUT_MS  2000
-#define OWNER       1
-#define N_UNDO      256
-#define CONTROL_SET 20
-#define FAULT_SEEDS 10   /* of the default run, with --faults too */
-#define N_WATCHERS  6    /* clients 1..6 also watch */
-#define QUIET_MS    4000 /* healed and quiet before the check */
+#define N_CLIENTS    24
+#define TTL_MS       3000
+#define TIMEOUT_MS   2000
+#define OWNER        1
+#define N_UNDO       256
+#define CONTROL_SET  20
+#define FAULT_SEEDS  10    /* of the default run, with --faults too */
+#define N_WATCHERS   6     /* clients 1..6 also watch */
+#define QUIET_MS     1500  /* no event applied, before the check */
+#define QUIET_MAX_MS 20000 /* waiting for that, at most */
 
 enum phase { IDLE, ACQ, HOLD, REL };
 
@@ -60,6 +61,7 @@ struct world {
         unsigned killed;
         bool raft_faults; /* test_sim's faults (faults.c) strike too */
         bool stopping;
+        bool unquiet; /* events never stopped at the end */
         /* Counts. */
         unsigned grants, errors, timeouts, releases, rel_fail, lost;
         uint64_t digest; /* of the run: two runs of a seed agree */

@@ -87,7 +87,10 @@
  * watch was given (not its last) out of the record, which the watches'
  * check must catch, and --control watchtail the last event an open
  * watch was given, which only the check that open watches caught up
- * can catch. The default run also runs seed 1 twice, and seed 1
+ * can catch. test_simclient_watchskip is this test on request cores
+ * that number every 7th watch event but never send it (hostrun.h's
+ * CONTROL_RUN): it passes when the watches' check of some seed fails.
+ * The default run also runs seed 1 twice, and seed 1
  * --faults twice, each pair giving the same digest of the whole history
  * (digest_run(), each client's traffic, each watch's events).
  */
@@ -428,6 +431,30 @@ static void steps(struct world *wd, uint64_t until, bool stop_when_idle)
         }
 }
 
+/* Healed, no call made: on until node 0 has applied no watch event for
+ * QUIET_MS (sessions lost in the faults still expire for a while), at
+ * most QUIET_MAX_MS, so that every watch still open has had time to be
+ * given everything. False when it never fell quiet. */
+static bool quiet(struct world *wd)
+{
+        struct simcluster *c = &wd->r->s.c;
+        uint64_t end = simcluster_now(c) + QUIET_MAX_MS;
+        uint64_t since = simcluster_now(c);
+        size_t seen = c->nodes[0].n_watch_events;
+
+        while (simcluster_now(c) < end) {
+                steps(wd, simcluster_now(c) + 100, false);
+                if (c->nodes[0].n_watch_events != seen) {
+                        seen = c->nodes[0].n_watch_events;
+                        since = simcluster_now(c);
+                } else if (simcluster_now(c) >= since + QUIET_MS) {
+                        return true;
+                }
+        }
+        wd->unquiet = true;
+        return false;
+}
+
 static int finish(struct world *wd, char *reason, size_t cap)
 {
         struct run *r = wd->r;
@@ -526,9 +553,7 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         simclients_poke(&wd->sc);
         clientfaults_heal(wd, simcluster_now(&r->s.c));
         steps(wd, simcluster_now(&r->s.c) + SETTLE_MS, true);
-        /* Quiet, healed: every watch still open catches up. */
-        steps(wd, simcluster_now(&r->s.c) + QUIET_MS, false);
-        wd->watches.whole = true;
+        wd->watches.whole = quiet(wd);
         if (o->control == C_ACK) {
                 kinds_break_ack(&wd->kr);
         }
@@ -646,13 +671,14 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
                "%u (%u failed), holds lost %u, net faults %u, isolations %u, "
                "kills %u, raft faults %u, frames %" PRIu64 "/%" PRIu64
                "; watches %u: events %" PRIu64 ", closed %u, compacted %u, "
-               "resumed %u, caught up %u)\n",
+               "resumed %u, caught up %u%s)\n",
                k, seed, mode, wd->grants, kinds, wd->timeouts, wd->errors,
                wd->recovered, wd->reentered, wd->r->n_answers, wd->releases,
                wd->rel_fail, wd->lost, wd->faults, wd->isolations, wd->kills,
                wd->r->s.faults_total, wd->sc.frames_to_nodes,
                wd->sc.frames_to_clients, ws->opened, ws->events, ws->closed,
-               ws->compacted, ws->resumed, ws->caught_up);
+               ws->compacted, ws->resumed, ws->caught_up,
+               wd->unquiet ? ", never quiet" : "");
 }
 
 /* The negative control: the same seeds with slow client clocks; it
@@ -769,6 +795,34 @@ static void add_watches(struct simwatches *sum, const struct simwatches *ws)
         sum->compacted += ws->compacted;
 }
 
+#if CONTROL_RUN
+/* This binary runs on request cores built with a deliberate bug
+ * (hostrun.h, Makefile.am): it passes when the watches' check of some
+ * seed catches it. */
+static int run_bug(struct world *wd, struct run *r, const struct plan *p)
+{
+        struct runopts o = opts_of(p->nodes, false, C_NONE, p->faults);
+        char reason[1024];
+        unsigned caught = 0;
+
+        printf("1..1\n");
+        for (uint64_t k = 0; k < p->n_seeds; k++) {
+                wd->r = r;
+                if (run_seed(wd, p->first + k, &o, reason, sizeof reason) !=
+                        0 &&
+                    strncmp(reason, "watch ", 6) == 0) {
+                        caught++;
+                        printf("# seed %" PRIu64 "%s caught: %s\n",
+                               p->first + k, p->faults ? " --faults" : "",
+                               reason);
+                }
+        }
+        printf("%s 1 - %s is caught (%u of %" PRIu64 " seeds)\n",
+               caught > 0 ? "ok" : "not ok", CONTROL_BUG, caught, p->n_seeds);
+        return caught == 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
         struct plan p;
@@ -787,6 +841,13 @@ int main(int argc, char **argv)
                 free(sum);
                 return rv >= 0 ? rv : 1;
         }
+#if CONTROL_RUN
+        rv = run_bug(wd, r, &p);
+        free(wd);
+        free(r);
+        free(sum);
+        return rv;
+#endif
         /* The default run: its seeds, then the first FAULT_SEEDS of them
          * with test_sim's faults too. */
         n_runs = (unsigned)p.n_seeds + (p.whole ? FAULT_SEEDS : 0);
