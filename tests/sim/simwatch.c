@@ -293,6 +293,18 @@ void simwatch_frame(struct simwatches *ws, struct simclient *cl)
         }
 }
 
+bool simwatches_settled(const struct simwatches *ws)
+{
+        for (unsigned i = 0; i < ws->n; i++) {
+                const struct simwatch *w = &ws->w[i];
+
+                if (w->r != NULL && w->status == 0 && !w->r->watching) {
+                        return false;
+                }
+        }
+        return true;
+}
+
 void simwatches_let_go(struct simwatches *ws)
 {
         for (unsigned i = 0; i < ws->n; i++) {
@@ -359,7 +371,7 @@ static int check_one(struct simwatches *ws, const struct simwatch *w,
         }
         if (!w->started) {
                 /* keep() let no event in; but an open one must start. */
-                if (ws->whole && w->status == 0) {
+                if (ws->whole > 0 && w->status == 0) {
                         wrong(ws, "still open, never started", w);
                 }
                 return 0;
@@ -387,7 +399,7 @@ static int check_one(struct simwatches *ws, const struct simwatch *w,
                 return -1;
         }
         p = next_match(w, fn, nf, p);
-        if (ws->whole && w->status == 0 && p < nf) {
+        if (w->status == 0 && p < (ws->whole < nf ? ws->whole : nf)) {
                 snprintf(reason, cap,
                          "watch %u of client %u (%s \"%.*s\" after %" PRIu64
                          "/%" PRIu32 ", %zu sends), still open, was given %zu "

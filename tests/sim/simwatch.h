@@ -38,8 +38,9 @@
  * WATCH_EVENT bodies, whether it is still open at the end, was closed,
  * or ended with BATON_ECOMPACTED, after which nothing may come. Any other
  * end fails, as does an event before a start or after an end. With
- * `whole` (the run healed and quiet a while before the check), a watch
- * still open must have started and been given every such event.
+ * `whole` (the run healed, and node 0 applied no event for a while after
+ * its first `whole` ones), a watch still open must have started and been
+ * given every such event among those.
  */
 
 #define SIMWATCH_MAX     768 /* watches over a run */
@@ -75,7 +76,9 @@ struct simwatches {
         struct rng rng;
         unsigned n_watchers; /* clients 1..n_watchers watch */
         bool stopping;       /* no new watch opens */
-        bool whole;          /* the check: an open watch must have caught up */
+        /* The check: an open watch must have been given every event of
+         * the first `whole` of node 0's feed (0: only a prefix). */
+        size_t whole;
         struct simwatch w[SIMWATCH_MAX];
         unsigned n;
         int64_t next_at[SIMWATCH_CLIENTS]; /* the client's next open */
@@ -106,6 +109,9 @@ void simwatch_event(struct simwatches *ws, struct simclient *cl,
 /* After each frame the client's core took in: a WATCH from now that its
  * node has just started has its start position. */
 void simwatch_frame(struct simwatches *ws, struct simclient *cl);
+/* Whether every watch still open is running: its node said WATCHING on
+ * its client's current connection. */
+bool simwatches_settled(const struct simwatches *ws);
 /* Forget the cores' requests (before they are closed). */
 void simwatches_let_go(struct simwatches *ws);
 
