@@ -201,18 +201,11 @@ void hostwatch_drop(struct hostwatch *w, uint64_t now)
         w->retry_at = now;
 }
 
-/* One event of the node's feed. */
-struct feed_event {
-        uint64_t index;
-        uint32_t ord;
-        const uint8_t *body;
-        size_t len;
-};
-
-/* The node's feed, decoded; NULL (and *n 0) when empty or out of memory. */
-static struct feed_event *read_feed(const struct simnode *n, size_t *count)
+struct hostwatch_feed_event *hostwatch_feed(const struct simnode *n,
+                                            size_t *count)
 {
-        struct feed_event *f = calloc(n->n_watch_events + 1, sizeof *f);
+        struct hostwatch_feed_event *f =
+            calloc(n->n_watch_events + 1, sizeof *f);
         size_t at = 0, k = 0;
 
         *count = 0;
@@ -230,16 +223,16 @@ static struct feed_event *read_feed(const struct simnode *n, size_t *count)
                     proto_read_watch_event(body, hdr.length, &e) != 0) {
                         break;
                 }
-                f[k++] = (struct feed_event){e.index, e.ord, body, hdr.length};
+                f[k++] = (struct hostwatch_feed_event){e.index, e.ord, body,
+                                                       hdr.length};
                 at += PROTO_HEADER_SIZE + hdr.length;
         }
         *count = k;
         return f;
 }
 
-/* The first event of the feed after position (index, ord). */
-static size_t first_after(const struct feed_event *f, size_t n, uint64_t index,
-                          uint32_t ord)
+size_t hostwatch_feed_after(const struct hostwatch_feed_event *f, size_t n,
+                            uint64_t index, uint32_t ord)
 {
         size_t k = 0;
 
@@ -254,7 +247,7 @@ int hostwatch_check(const struct hostwatch *w, const struct simnode *n,
                     char *reason, size_t cap)
 {
         size_t nf, k = 0, p = 0;
-        struct feed_event *f;
+        struct hostwatch_feed_event *f;
         unsigned s;
         int rv = 0;
 
@@ -262,13 +255,14 @@ int hostwatch_check(const struct hostwatch *w, const struct simnode *n,
                 snprintf(reason, cap, "%s", w->errmsg);
                 return -1;
         }
-        f = read_feed(n, &nf);
+        f = hostwatch_feed(n, &nf);
         if (f == NULL) {
                 snprintf(reason, cap, "out of memory reading a feed");
                 return -1;
         }
         for (s = 0; s < w->n_segs && rv == 0; s++) {
-                p = first_after(f, nf, w->segs[s].index, w->segs[s].ord);
+                p = hostwatch_feed_after(f, nf, w->segs[s].index,
+                                         w->segs[s].ord);
                 for (; k < w->n_got && w->got[k].segment == s; k++, p++) {
                         const struct hostwatch_event *g = &w->got[k];
 

@@ -72,4 +72,21 @@ int hostwatch_check(const struct hostwatch *w, const struct simnode *n,
                     char *reason, size_t cap);
 void hostwatch_close(struct hostwatch *w);
 
+/* One event of a node's feed: its position and its WATCH_EVENT body (in
+ * the node's record). */
+struct hostwatch_feed_event {
+        uint64_t index;
+        uint32_t ord;
+        const uint8_t *body;
+        size_t len;
+};
+
+/* Node `n`'s feed, decoded, in order (free() it); NULL (and *count 0) when
+ * out of memory. */
+struct hostwatch_feed_event *hostwatch_feed(const struct simnode *n,
+                                            size_t *count);
+/* The first of the `n` events of feed `f` after position (index, ord). */
+size_t hostwatch_feed_after(const struct hostwatch_feed_event *f, size_t n,
+                            uint64_t index, uint32_t ord);
+
 #endif /* TESTS_SIM_HOSTWATCH_H */

@@ -2,6 +2,7 @@
  * a host loop per client doing over simnet what linkio does over sockets. */
 #include "simclient.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,14 +64,20 @@ static void trace_lease(void *data, uint64_t session, int state, int64_t now)
         }
 }
 
-/* No watch is opened in the simulation's workloads yet. */
-static void no_watch(void *data, struct request *r,
+/* The core's watch_event hook: `data` is the core's session, inside
+ * the client. */
+static void on_watch(void *data, struct request *r,
                      const struct proto_watch_event *e, void **shared)
 {
-        (void)data;
-        (void)r;
-        (void)e;
+        struct simclient *cl =
+            (struct simclient *)((char *)data -
+                                 offsetof(struct simclient, core.session));
+        const struct simclients_hooks *k = &cl->s->cfg.hooks;
+
         (void)shared;
+        if (k->watch != NULL) {
+                k->watch(k->data, cl, r, e);
+        }
 }
 
 /* ------------------------------------------------------------------------
@@ -297,6 +304,10 @@ static void client_bytes(struct simclient *cl, const uint8_t *p, size_t n,
                 cl->s->frames_to_clients++;
                 link_conn_frame(&cl->core.link, cl->attempt, &cl->reader.h,
                                 cl->reader.body, simclient_clock(cl, now));
+                if (cl->s->cfg.hooks.frame != NULL) {
+                        cl->s->cfg.hooks.frame(cl->s->cfg.hooks.data, cl,
+                                               simclient_clock(cl, now));
+                }
                 settle(cl, now);
         }
 }
@@ -531,7 +542,7 @@ void simclients_config_defaults(struct simclients_config *cfg,
 static int client_init(struct simclients *s, struct simclient *cl, unsigned i)
 {
         struct core_config cc = {s->cfg.ttl_ms, s->cfg.lock_delay_ms, "sim",
-                                 s->endpoints,  s->n_nodes,           no_watch};
+                                 s->endpoints,  s->n_nodes,           on_watch};
 
         cl->id = i + 1;
         cl->s = s;

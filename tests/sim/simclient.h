@@ -92,6 +92,15 @@ struct simclients_hooks {
          * `k` borrowed for the call (may be NULL). */
         void (*sent)(void *data, struct simclient *cl, const struct command *k,
                      int64_t now);
+        /* An event `e` (borrowed for the call) of the WATCH `r` of `cl`'s
+         * core, or NULL when `r` became final (the core's watch_event
+         * hook, as libbaton's watch module takes it; may be NULL). */
+        void (*watch)(void *data, struct simclient *cl, struct request *r,
+                      const struct proto_watch_event *e);
+        /* The core has taken in a whole frame from the network (it is
+         * between two frames: a WATCH's WATCHING answer read, its first
+         * event not yet; may be NULL). */
+        void (*frame)(void *data, struct simclient *cl, int64_t now);
 };
 
 struct simclients_config {

@@ -13,6 +13,8 @@
 #include "../../src/proto/command.h"
 #include "../../src/lib/hmap.h"
 #include "checker.h"
+#include "clientfaults.h"
+#include "clientworld.h"
 #include "digest.h"
 #include "hostrun.h"
 #include "sim.h"
@@ -20,6 +22,7 @@
 #include "simhost.h"
 #include "simkinds.h"
 #include "simview.h"
+#include "simwatch.h"
 
 /*
  * One seed = one run: 3 nodes on the fixture, each running batond's
@@ -41,7 +44,12 @@
  *    leader or another, while no node is down, revived as above);
  *  - every 3 to 6 s a client is cut off from every node, both ways, for
  *    1.2 to 2 TTLs, so that its session ends in the cluster while it
- *    may hold something.
+ *    may hold something;
+ *  - with --faults, test_sim's faults strike the raft links too
+ *    (faults.c: kills, isolations, partitions, link cuts, latency,
+ *    elections), in place of the run's own kills (clientfaults.h);
+ *  - clients 1..N_WATCHERS keep watches of names and prefixes open
+ *    through their cores, closing and opening them (simwatch.h).
  *
  * After RUN_MS the faults heal, no new call starts, the calls finish,
  * the cluster converges, and the run is checked:
@@ -60,65 +68,32 @@
  *  - the client view, kind by kind (simview.h): whenever a leader
  *    applies a GRANT, the holds other clients' cores list while they
  *    believe LIVE or JEOPARDY leave room for it;
+ *  - every watch was given, in order and byte for byte, the first
+ *    events of node 0's feed for its name or prefix after its start,
+ *    and nothing after a BATON_ECOMPACTED end (simwatches_check());
  *  - the tracer never reports a hold recorded without a time, and the
  *    host loops saw nothing broken.
  *
- * Over the default seeds every kind must be granted and every mode of
- * GRANT checked. Negative controls (the default run ends with them):
+ * The default run: seeds 1..20, then 1..FAULT_SEEDS with --faults.
+ * Over them every kind must be granted and every mode of GRANT checked,
+ * and watches given events, resumed and ended compacted. Negative controls (the
+ * default run ends with them):
  * --control slow runs the clients' clocks at half the speed of virtual
  * time, so each core believes its lease for twice as long as the
  * cluster keeps it; the client-view check must catch a GRANT of every
  * mode, and one of a multi-lock's names, within the control's set.
  * --control ack breaks one multi-lock's recorded grant, which the check
- * of the grants told must catch. The default run also runs seed 1
- * twice, which must give the same digest of the whole history
- * (digest_run(), and each client's traffic).
+ * of the grants told must catch. --control watchgap takes one event a
+ * watch was given (not its last) out of the record, which the watches'
+ * check must catch, and --control watchtail the last event an open
+ * watch was given, which only the check that open watches caught up
+ * can catch. test_simclient_watchskip is this test on request cores
+ * that number every 7th watch event but never send it (hostrun.h's
+ * CONTROL_RUN): it passes when the watches' check of some seed fails.
+ * The default run also runs seed 1 twice, and seed 1
+ * --faults twice, each pair giving the same digest of the whole history
+ * (digest_run(), each client's traffic, each watch's events).
  */
-
-#define N_CLIENTS   24
-#define TTL_MS      3000
-#define TIMEOUT_MS  2000
-#define OWNER       1
-#define N_UNDO      256
-#define CONTROL_SET 20
-
-enum phase { IDLE, ACQ, HOLD, REL };
-
-struct wclient {
-        enum phase phase;
-        struct acqop op;
-        struct kcall call; /* what it asks for, and its hold */
-        char why[256];
-        int64_t next_at, release_at, rel_deadline;
-        struct command rel_k; /* a RELEASE, or an election's PROCLAIM */
-        bool proclaim;
-        struct request *rel;
-        uint64_t mark;
-};
-
-struct undo {
-        struct simnet_fault f;
-        uint64_t at;
-};
-
-struct world {
-        struct run *r; /* the cluster, simhost, acks, hostcheck's record */
-        struct simclients sc;
-        struct wclient w[N_CLIENTS];
-        struct kprofile profiles[N_CLIENTS]; /* each client's mix */
-        struct kinds_run kr;                 /* grants by kind, acks */
-        struct simview view;                 /* the client-view check */
-        struct rng rng;
-        struct undo undo[N_UNDO];
-        unsigned n_undo;
-        uint64_t fault_at, isolate_at, kill_at, revive_at;
-        unsigned killed;
-        bool stopping;
-        /* Counts. */
-        unsigned grants, errors, timeouts, releases, rel_fail, lost;
-        uint64_t digest; /* of the run: two runs of a seed agree */
-        unsigned faults, isolations, kills, recovered, reentered;
-};
 
 /* ------------------------------------------------------------------------
  * The workload: stepped acquires and releases
@@ -330,15 +305,13 @@ static void on_step(void *data, struct simclient *cl, int64_t t)
         if (w->phase == REL) {
                 step_release(wd, cl, w, t);
         }
+        simwatch_step(&wd->watches, cl, t);
 }
 
 /* When a client's step next has work of its own: the workload's next
  * call, the hold's end, a wait's or a RELEASE's deadline. */
-static int64_t on_next(void *data, struct simclient *cl)
+static int64_t phase_next(const struct world *wd, const struct wclient *w)
 {
-        struct world *wd = data;
-        struct wclient *w = &wd->w[cl->id - 1];
-
         switch (w->phase) {
         case IDLE:
                 return wd->stopping ? INT64_MAX : w->next_at;
@@ -350,6 +323,15 @@ static int64_t on_next(void *data, struct simclient *cl)
                 return w->rel_deadline;
         }
         return INT64_MAX;
+}
+
+static int64_t on_next(void *data, struct simclient *cl)
+{
+        struct world *wd = data;
+        int64_t t = phase_next(wd, &wd->w[cl->id - 1]);
+        int64_t u = simwatch_next(&wd->watches, cl);
+
+        return u < t ? u : t;
 }
 
 /* A hold changed in a core's table: the client view follows the holds
@@ -382,6 +364,19 @@ static void on_sent(void *data, struct simclient *cl, const struct command *k,
         simview_sent(&wd->view, cl->id, k);
 }
 
+/* The core's watch_event hook, and each frame it took in (simwatch.h). */
+static void on_watch(void *data, struct simclient *cl, struct request *r,
+                     const struct proto_watch_event *e)
+{
+        simwatch_event(&((struct world *)data)->watches, cl, r, e);
+}
+
+static void on_frame(void *data, struct simclient *cl, int64_t now)
+{
+        (void)now;
+        simwatch_frame(&((struct world *)data)->watches, cl);
+}
+
 static void on_lease(void *data, struct simclient *cl, uint64_t session,
                      int state, int64_t now)
 {
@@ -406,130 +401,6 @@ static void on_leader_event(void *data, unsigned node,
 }
 
 /* ------------------------------------------------------------------------
- * Faults
- */
-
-static void push_undo(struct world *wd, const struct simnet_fault *f,
-                      uint64_t at)
-{
-        if (wd->n_undo < N_UNDO) {
-                wd->undo[wd->n_undo++] = (struct undo){*f, at};
-        } else {
-                simnet_undo(wd->sc.net, f, at);
-        }
-}
-
-static void heal_due(struct world *wd, uint64_t now, bool all)
-{
-        unsigned i = 0;
-
-        while (i < wd->n_undo) {
-                if (all || wd->undo[i].at <= now) {
-                        simnet_undo(wd->sc.net, &wd->undo[i].f, now);
-                        wd->undo[i] = wd->undo[--wd->n_undo];
-                        continue;
-                }
-                i++;
-        }
-}
-
-/* Kills and revivals of nodes go through simhost (the raft node and its
- * core) and simclients_sync() (the network), not simnet alone: a kill
- * simnet picks kills the node so while no other is down; a pause of a
- * node is not drawn. */
-static void net_fault(struct world *wd, uint64_t now)
-{
-        struct simnet_fault f;
-
-        simnet_pick(wd->sc.net, &f);
-        if (f.kind == SIMNET_KILL && wd->killed == wd->r->s.n &&
-            f.node < wd->r->s.n) {
-                /* Any node, the leader or not, while none is down. */
-                simhost_kill(&wd->r->h, f.node);
-                wd->killed = f.node;
-                wd->kills++;
-                wd->revive_at = now + rng_range(&wd->rng, 500, 2500);
-                return;
-        }
-        if (f.kind == SIMNET_KILL || f.kind == SIMNET_PAUSE_NODE) {
-                return;
-        }
-        if (simnet_apply(wd->sc.net, &f, now) != 0) {
-                return;
-        }
-        wd->faults++;
-        if (f.kind != SIMNET_CUT) {
-                push_undo(wd, &f, now + rng_range(&wd->rng, 200, 3000));
-        }
-}
-
-static void isolate_client(struct world *wd, uint64_t now)
-{
-        unsigned start = rng_below(&wd->rng, wd->sc.n), i;
-        uint64_t client = 1 + start;
-        uint64_t heal = now + rng_range(&wd->rng, TTL_MS * 6 / 5, TTL_MS * 2);
-
-        /* Preferably a client holding a lock, which holds it on through
-         * the isolation, as a long critical section would: the cluster
-         * ends its session and grants the lock to another meanwhile. */
-        for (i = 0; i < wd->sc.n; i++) {
-                unsigned c = (start + i) % wd->sc.n;
-                struct wclient *w = &wd->w[c];
-                int64_t until = simclient_clock(&wd->sc.cl[c], heal) + 100;
-
-                if (w->phase == HOLD) {
-                        client = c + 1;
-                        w->release_at =
-                            w->release_at > until ? w->release_at : until;
-                        break;
-                }
-        }
-
-        for (i = 0; i < wd->sc.n_nodes; i++) {
-                struct simnet_fault f = {.kind = SIMNET_PARTITION,
-                                         .client = client,
-                                         .node = i,
-                                         .dirs = SIMNET_BOTH};
-                if (simnet_apply(wd->sc.net, &f, now) == 0) {
-                        push_undo(wd, &f, heal);
-                }
-        }
-        wd->isolations++;
-}
-
-static void drive_faults(struct world *wd, uint64_t now)
-{
-        struct run *r = wd->r;
-
-        heal_due(wd, now, false);
-        if (wd->killed < r->s.n && now >= wd->revive_at) {
-                simhost_revive(&r->h, wd->killed);
-                wd->killed = r->s.n;
-                wd->kill_at = now + rng_range(&wd->rng, 2000, 5000);
-        }
-        if (wd->killed == r->s.n && now >= wd->kill_at) {
-                unsigned l = simhost_serving(&r->h);
-                if (l < r->s.n) {
-                        simhost_kill(&r->h, l);
-                        wd->killed = l;
-                        wd->kills++;
-                        wd->revive_at = now + rng_range(&wd->rng, 500, 2500);
-                } else {
-                        wd->kill_at = now + 200;
-                }
-        }
-        if (now >= wd->fault_at) {
-                net_fault(wd, now);
-                wd->fault_at = now + rng_range(&wd->rng, 200, 800);
-        }
-        if (now >= wd->isolate_at) {
-                isolate_client(wd, now);
-                wd->isolate_at = now + rng_range(&wd->rng, 3000, 6000);
-        }
-        simclients_sync(&wd->sc, now);
-}
-
-/* ------------------------------------------------------------------------
  * A run
  */
 
@@ -551,13 +422,41 @@ static void steps(struct world *wd, uint64_t until, bool stop_when_idle)
                         if (i == N_CLIENTS) {
                                 return;
                         }
-                } else {
-                        drive_faults(wd, now);
+                } else if (!wd->stopping) {
+                        clientfaults_drive(wd, now);
                 }
                 simcluster_step(&r->s.c);
                 simhost_step(&r->h);
                 simclients_sync(&wd->sc, simcluster_now(&r->s.c));
         }
+}
+
+/* Healed, no call made: on until, for QUIET_MS, node 0 has applied no
+ * watch event (sessions lost in the faults still expire for a while)
+ * and every watch still open has been running (a client may take a
+ * while to reach the leader again: its core avoids a node that went
+ * silent for a few seconds), at most QUIET_MAX_MS; so that every such
+ * watch has had time to be given everything. False when that never
+ * came. */
+static bool quiet(struct world *wd)
+{
+        struct simcluster *c = &wd->r->s.c;
+        uint64_t end = simcluster_now(c) + QUIET_MAX_MS;
+        uint64_t since = simcluster_now(c);
+        size_t seen = c->nodes[0].n_watch_events;
+
+        while (simcluster_now(c) < end) {
+                steps(wd, simcluster_now(c) + 100, false);
+                if (c->nodes[0].n_watch_events != seen ||
+                    !simwatches_settled(&wd->watches)) {
+                        seen = c->nodes[0].n_watch_events;
+                        since = simcluster_now(c);
+                } else if (simcluster_now(c) >= since + QUIET_MS) {
+                        return true;
+                }
+        }
+        wd->unquiet = true;
+        return false;
 }
 
 static int finish(struct world *wd, char *reason, size_t cap)
@@ -572,6 +471,10 @@ static int finish(struct world *wd, char *reason, size_t cap)
         }
         if (wd->view.clash[0] != '\0') {
                 return fail(reason, cap, "client view: %s", wd->view.clash);
+        }
+        if (simwatches_check(&wd->watches, &r->s.c.nodes[0], reason, cap) !=
+            0) {
+                return -1;
         }
         if (check_replicas(&r->s, reason, cap) != 0 ||
             check_log(&r->s, reason, cap) != 0) {
@@ -588,12 +491,19 @@ static int finish(struct world *wd, char *reason, size_t cap)
         return 0;
 }
 
+/* The negative controls: clients' clocks at half speed; a multi-lock's
+ * grant told with a wrong name; one event a watch was given (not its
+ * last) dropped; the last event an open watch was given dropped. */
+enum control { C_NONE, C_SLOW, C_ACK, C_WATCHGAP, C_WATCHTAIL };
+static const char *const control_names[] = {"", "slow", "ack", "watchgap",
+                                            "watchtail"};
+
 /* How to run a seed. */
 struct runopts {
         unsigned nodes;
         bool verbose;
-        bool slow; /* the negative control: clients' clocks at half speed */
-        bool ack;  /* another: a multi-lock's grant told with a wrong name */
+        enum control control;
+        bool faults; /* test_sim's raft-link faults strike too */
 };
 
 static void world_start(struct world *wd, uint64_t seed,
@@ -611,7 +521,9 @@ static void world_start(struct world *wd, uint64_t seed,
                 kinds_profile(&wd->profiles[i], &wd->rng);
         }
         simview_init(&wd->view, wd->profiles, N_CLIENTS);
-        (void)o;
+        simwatches_init(&wd->watches, N_WATCHERS, seed);
+        wd->raft_faults = o->faults;
+        r->s.next_fault_at = 2000;
 }
 
 static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
@@ -629,9 +541,10 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         }
         simclients_config_defaults(&sc, N_CLIENTS, r->s.n, seed);
         sc.ttl_ms = TTL_MS;
-        sc.rate_den = o->slow ? 2 : 1;
-        sc.hooks = (struct simclients_hooks){wd,       on_step, on_hold,
-                                             on_lease, on_next, on_sent};
+        sc.rate_den = o->control == C_SLOW ? 2 : 1;
+        sc.hooks =
+            (struct simclients_hooks){wd,      on_step, on_hold,  on_lease,
+                                      on_next, on_sent, on_watch, on_frame};
         if (simclients_init(&wd->sc, &r->h, &sc) != 0) {
                 rv = fail(reason, cap, "simclients_init: out of memory");
                 return hostrun_stop(r, rv, reason, cap);
@@ -640,15 +553,22 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
         world_start(wd, seed, o);
         steps(wd, RUN_MS, false);
         wd->stopping = true;
+        wd->watches.stopping = true;
         simclients_poke(&wd->sc);
-        heal_due(wd, simcluster_now(&r->s.c), true);
-        if (wd->killed < r->s.n) {
-                simhost_revive(&r->h, wd->killed);
-                wd->killed = r->s.n;
-        }
+        clientfaults_heal(wd, simcluster_now(&r->s.c));
         steps(wd, simcluster_now(&r->s.c) + SETTLE_MS, true);
-        if (o->ack) {
+        /* Events applied after (an expiry, as the cluster converges)
+         * had no time to reach a watch. */
+        if (quiet(wd)) {
+                wd->watches.whole = r->s.c.nodes[0].n_watch_events;
+        }
+        if (o->control == C_ACK) {
                 kinds_break_ack(&wd->kr);
+        }
+        if (o->control == C_WATCHGAP || o->control == C_WATCHTAIL) {
+                /* Nothing to take out: the check passes, the control
+                 * fails. */
+                (void)simwatches_break(&wd->watches, o->control == C_WATCHTAIL);
         }
         rv = finish(wd, reason, cap);
         wd->digest = digest_run(&r->s);
@@ -658,7 +578,10 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
                 wd->digest = hash_u64(wd->digest ^ cl->frames_in ^
                                       hash_u64(cl->bytes_out ^ cl->dials));
         }
+        wd->digest = simwatches_digest(&wd->watches, wd->digest);
+        simwatches_let_go(&wd->watches);
         simclients_free(&wd->sc);
+        simwatches_free(&wd->watches);
         return hostrun_stop(r, rv, reason, cap);
 }
 
@@ -669,12 +592,24 @@ static int run_seed(struct world *wd, uint64_t seed, const struct runopts *o,
 struct plan {
         uint64_t first, n_seeds;
         unsigned nodes;
-        bool verbose, whole, slow, ack;
+        bool verbose, whole, faults;
+        enum control control;
 };
+
+static bool control_arg(const char *a, enum control *c)
+{
+        for (unsigned i = C_SLOW; i <= C_WATCHTAIL; i++) {
+                if (strcmp(a, control_names[i]) == 0) {
+                        *c = (enum control)i;
+                        return true;
+                }
+        }
+        return false;
+}
 
 static int parse_args(int argc, char **argv, struct plan *p)
 {
-        *p = (struct plan){1, 20, 3, false, true, false, false};
+        *p = (struct plan){1, 20, 3, false, true, false, C_NONE};
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
                         p->first = strtoull(argv[++i], NULL, 10);
@@ -686,17 +621,19 @@ static int parse_args(int argc, char **argv, struct plan *p)
                 } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
                         p->nodes = (unsigned)atoi(argv[++i]);
                 } else if (strcmp(argv[i], "--control") == 0 && i + 1 < argc &&
-                           (strcmp(argv[i + 1], "slow") == 0 ||
-                            strcmp(argv[i + 1], "ack") == 0)) {
-                        p->slow = strcmp(argv[++i], "slow") == 0;
-                        p->ack = !p->slow;
+                           control_arg(argv[i + 1], &p->control)) {
+                        i++;
+                        p->whole = false;
+                } else if (strcmp(argv[i], "--faults") == 0) {
+                        p->faults = true;
                         p->whole = false;
                 } else if (strcmp(argv[i], "--verbose") == 0) {
                         p->verbose = true;
                 } else {
                         fprintf(stderr,
                                 "usage: %s [--seed N | --seeds N] [--nodes "
-                                "3|5] [--control slow|ack] [--verbose]\n",
+                                "3|5] [--faults] [--control "
+                                "slow|ack|watchgap|watchtail] [--verbose]\n",
                                 argv[0]);
                         return 2;
                 }
@@ -708,21 +645,28 @@ static int parse_args(int argc, char **argv, struct plan *p)
         return -1;
 }
 
-static void report(unsigned k, uint64_t seed, const struct plan *p, int rv,
+static struct runopts opts_of(unsigned nodes, bool verbose, enum control c,
+                              bool faults)
+{
+        return (struct runopts){nodes, verbose, c, faults};
+}
+
+static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
                    const char *reason, const struct world *wd, const char *self)
 {
-        const char *mode = p->slow  ? " --control slow"
-                           : p->ack ? " --control ack"
-                                    : "";
-        char kinds[400];
+        char mode[64], kinds[400];
+        const struct simwatches *ws = &wd->watches;
 
+        snprintf(mode, sizeof mode, "%s%s%s", o->faults ? " --faults" : "",
+                 o->control != C_NONE ? " --control " : "",
+                 control_names[o->control]);
         simview_format(&wd->view, &wd->kr, kinds, sizeof kinds);
         if (rv != 0) {
                 printf("not ok %u - seed %" PRIu64 "%s: %s\n", k, seed, mode,
                        reason);
                 printf("# replay: %s --seed %" PRIu64 " --nodes %u%s "
                        "--verbose\n",
-                       self, seed, p->nodes, mode);
+                       self, seed, o->nodes, mode);
                 printf("# grants %u: %s; frames %" PRIu64 "/%" PRIu64 "\n",
                        wd->grants, kinds, wd->sc.frames_to_nodes,
                        wd->sc.frames_to_clients);
@@ -733,11 +677,16 @@ static void report(unsigned k, uint64_t seed, const struct plan *p, int rv,
         printf("ok %u - seed %" PRIu64 "%s (grants %u: %s; timeouts %u, "
                "errors %u, recovered %u, re-entered %u, answers %u, releases "
                "%u (%u failed), holds lost %u, net faults %u, isolations %u, "
-               "kills %u, frames %" PRIu64 "/%" PRIu64 ")\n",
+               "kills %u, raft faults %u, frames %" PRIu64 "/%" PRIu64
+               "; watches %u: events %" PRIu64 ", closed %u, compacted %u, "
+               "resumed %u, caught up %u%s)\n",
                k, seed, mode, wd->grants, kinds, wd->timeouts, wd->errors,
                wd->recovered, wd->reentered, wd->r->n_answers, wd->releases,
                wd->rel_fail, wd->lost, wd->faults, wd->isolations, wd->kills,
-               wd->sc.frames_to_nodes, wd->sc.frames_to_clients);
+               wd->r->s.faults_total, wd->sc.frames_to_nodes,
+               wd->sc.frames_to_clients, ws->opened, ws->events, ws->closed,
+               ws->compacted, ws->resumed, ws->caught_up,
+               wd->unquiet ? ", never quiet" : "");
 }
 
 /* The negative control: the same seeds with slow client clocks; it
@@ -748,7 +697,7 @@ static unsigned run_control(struct world *wd, unsigned k, uint64_t n)
 {
         static const char *const what[SIMVIEW_MODES + 1] = {
             "exclusive", "shared", "semaphore", "election", "multi-lock"};
-        struct runopts o = {3, false, true, false};
+        struct runopts o = opts_of(3, false, C_SLOW, false);
         char reason[1024] = "";
         unsigned caught[SIMVIEW_MODES + 1] = {0}, missing = SIMVIEW_MODES + 1;
 
@@ -778,7 +727,7 @@ static unsigned run_control(struct world *wd, unsigned k, uint64_t n)
  * name its entry did not grant; the check of the grants told must fail. */
 static unsigned run_ack_control(struct world *wd, unsigned k)
 {
-        struct runopts o = {3, false, false, true};
+        struct runopts o = opts_of(3, false, C_ACK, false);
         char reason[1024] = "";
         bool caught = run_seed(wd, 1, &o, reason, sizeof reason) != 0 &&
                       strncmp(reason, "grant of", 8) == 0;
@@ -790,67 +739,155 @@ static unsigned run_ack_control(struct world *wd, unsigned k)
         return !caught;
 }
 
+/* And the watches' controls, on seed 1 --faults: one event a watch was
+ * given taken out of the record, and the last one an open watch was
+ * given; the watches' check must fail. */
+static unsigned run_watch_control(struct world *wd, unsigned k, enum control c)
+{
+        struct runopts o = opts_of(3, false, c, true);
+        char reason[1024] = "";
+        bool caught = run_seed(wd, 1, &o, reason, sizeof reason) != 0 &&
+                      strncmp(reason, "watch ", 6) == 0;
+
+        printf("# --faults --control %s, seed 1: %s\n", control_names[c],
+               reason);
+        printf("%s %u - %s is caught\n", caught ? "ok" : "not ok", k + 1,
+               c == C_WATCHGAP ? "a watch's event left out"
+                               : "an open watch's last event left out");
+        return !caught;
+}
+
 /* Seed 1 twice: the cores read no clock and draw from the seed alone, so
  * both runs must have the same history. */
-static unsigned run_replay(struct world *wd, unsigned k)
+static unsigned run_replay(struct world *wd, unsigned k, bool faults)
 {
-        struct runopts o = {3, false, false, false};
+        struct runopts o = opts_of(3, false, C_NONE, faults);
         char reason[1024];
         uint64_t first;
 
         run_seed(wd, 1, &o, reason, sizeof reason);
         first = wd->digest;
         run_seed(wd, 1, &o, reason, sizeof reason);
-        printf("%s %u - seed 1 replays to the same history (%016" PRIx64
+        printf("%s %u - seed 1%s replays to the same history (%016" PRIx64
                ", %016" PRIx64 ")\n",
-               first == wd->digest ? "ok" : "not ok", k + 1, first, wd->digest);
+               first == wd->digest ? "ok" : "not ok", k + 1,
+               faults ? " --faults" : "", first, wd->digest);
         return first != wd->digest;
 }
+
+/* Not vacuous: every kind was granted and the check saw GRANTs of every
+ * mode; watches were given events, resumed, and ended compacted. */
+static unsigned run_covered(const struct simview_totals *totals,
+                            const struct simwatches *sum, unsigned k)
+{
+        char reason[512], kinds[400];
+        bool covered = simview_covered(totals, kinds, sizeof kinds);
+
+        snprintf(reason, sizeof reason,
+                 "%s; watches %u: events %" PRIu64 ", resumed %u, compacted "
+                 "%u",
+                 kinds, sum->opened, sum->events, sum->resumed, sum->compacted);
+        covered = covered && sum->events > 0 && sum->resumed > 0 &&
+                  sum->compacted > 0;
+        printf("%s %u - every kind was granted and checked, every watch "
+               "outcome seen (%s)\n",
+               covered ? "ok" : "not ok", k, reason);
+        return !covered;
+}
+
+static void add_watches(struct simwatches *sum, const struct simwatches *ws)
+{
+        sum->opened += ws->opened;
+        sum->events += ws->events;
+        sum->resumed += ws->resumed;
+        sum->compacted += ws->compacted;
+}
+
+#if CONTROL_RUN
+/* This binary runs on request cores built with a deliberate bug
+ * (hostrun.h, Makefile.am): it passes when the watches' check of some
+ * seed catches it. */
+static int run_bug(struct world *wd, struct run *r, const struct plan *p)
+{
+        struct runopts o = opts_of(p->nodes, false, C_NONE, p->faults);
+        char reason[1024];
+        unsigned caught = 0;
+
+        printf("1..1\n");
+        for (uint64_t k = 0; k < p->n_seeds; k++) {
+                wd->r = r;
+                if (run_seed(wd, p->first + k, &o, reason, sizeof reason) !=
+                        0 &&
+                    strncmp(reason, "watch ", 6) == 0) {
+                        caught++;
+                        printf("# seed %" PRIu64 "%s caught: %s\n",
+                               p->first + k, p->faults ? " --faults" : "",
+                               reason);
+                }
+        }
+        printf("%s 1 - %s is caught (%u of %" PRIu64 " seeds)\n",
+               caught > 0 ? "ok" : "not ok", CONTROL_BUG, caught, p->n_seeds);
+        return caught == 0;
+}
+#endif
 
 int main(int argc, char **argv)
 {
         struct plan p;
         struct world *wd = calloc(1, sizeof *wd);
         struct run *r = calloc(1, sizeof *r);
-        unsigned failed = 0, k;
+        unsigned failed = 0, k, n_runs;
         struct timespec t0;
         struct simview_totals totals = {{0}, {0}};
+        struct simwatches *sum = calloc(1, sizeof *sum);
         char reason[1024];
         int rv = parse_args(argc, argv, &p);
 
-        if (rv >= 0 || wd == NULL || r == NULL) {
+        if (rv >= 0 || wd == NULL || r == NULL || sum == NULL) {
                 free(wd);
                 free(r);
+                free(sum);
                 return rv >= 0 ? rv : 1;
         }
-        printf("1..%" PRIu64 "\n", p.n_seeds + (p.whole ? 4 : 0));
+#if CONTROL_RUN
+        rv = run_bug(wd, r, &p);
+        free(wd);
+        free(r);
+        free(sum);
+        return rv;
+#endif
+        /* The default run: its seeds, then the first FAULT_SEEDS of them
+         * with test_sim's faults too. */
+        n_runs = (unsigned)p.n_seeds + (p.whole ? FAULT_SEEDS : 0);
+        printf("1..%u\n", n_runs + (p.whole ? 7 : 0));
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (k = 0; k < p.n_seeds; k++) {
-                struct runopts o = {p.nodes, p.verbose, p.slow, p.ack};
-                uint64_t seed = p.first + k;
+        for (k = 0; k < n_runs; k++) {
+                bool faults = p.faults || k >= p.n_seeds;
+                struct runopts o =
+                    opts_of(p.nodes, p.verbose, p.control, faults);
+                uint64_t seed = p.first + (k < p.n_seeds ? k : k - p.n_seeds);
 
                 wd->r = r;
                 rv = run_seed(wd, seed, &o, reason, sizeof reason);
                 failed += rv != 0;
                 simview_add(&totals, &wd->view, &wd->kr);
-                report(k + 1, seed, &p, rv, reason, wd, argv[0]);
+                add_watches(sum, &wd->watches);
+                report(k + 1, seed, &o, rv, reason, wd, argv[0]);
                 fflush(stdout);
         }
         hostrun_rate(&t0, k);
         if (p.whole) {
-                /* Not vacuous: every kind was granted, and the check saw
-                 * GRANTs of every mode. */
-                bool covered = simview_covered(&totals, reason, sizeof reason);
-
-                printf("%s %u - every kind was granted and checked (%s)\n",
-                       covered ? "ok" : "not ok", ++k, reason);
-                failed += !covered;
+                failed += run_covered(&totals, sum, ++k);
                 wd->r = r;
                 failed += run_control(wd, k, CONTROL_SET);
                 failed += run_ack_control(wd, k + 1);
-                failed += run_replay(wd, k + 2);
+                failed += run_watch_control(wd, k + 2, C_WATCHGAP);
+                failed += run_watch_control(wd, k + 3, C_WATCHTAIL);
+                failed += run_replay(wd, k + 4, false);
+                failed += run_replay(wd, k + 5, true);
         }
         free(wd);
         free(r);
+        free(sum);
         return failed != 0;
 }
