@@ -97,8 +97,8 @@ static void build(struct hostadmin *a, struct run *r)
                 }
                 snprintf(raft_address, sizeof raft_address, "sim-n%u:7100",
                          (unsigned)member - 1);
-                snprintf(client_address, sizeof client_address,
-                         "sim-n%u:7000", (unsigned)member - 1);
+                snprintf(client_address, sizeof client_address, "sim-n%u:7000",
+                         (unsigned)member - 1);
                 a->len = proto_write_member_add(a->frame, sizeof a->frame,
                                                 a->id, member, raft_address,
                                                 client_address);
@@ -212,8 +212,8 @@ static void on_transfer(struct hostadmin *a, struct run *r,
                 return;
         }
         a->refusals++;
-        if (res->status == BATON_EUNREACHABLE || res->status == BATON_EUNKNOWN ||
-            res->status == BATON_ENOTLEADER ||
+        if (res->status == BATON_EUNREACHABLE ||
+            res->status == BATON_EUNKNOWN || res->status == BATON_ENOTLEADER ||
             (res->status == BATON_EISLEADER && a->to == from)) {
                 return;
         }
@@ -263,8 +263,10 @@ static void on_add(struct hostadmin *a, struct run *r,
         }
         if (res->status == 0) {
                 if (role_in(r, a->sent_to, member) != RAFT_VOTER) {
-                        bad(a, r, "answered 0, and %" PRIu64 " is no voter "
-                                  "of n%u", member, a->sent_to);
+                        bad(a, r,
+                            "answered 0, and %" PRIu64 " is no voter "
+                            "of n%u",
+                            member, a->sent_to);
                 }
                 a->added++;
                 a->target = r->s.n;
@@ -343,8 +345,8 @@ static void on_frame(struct hostadmin *a, struct run *r,
                 a->busy = false;
                 return;
         }
-        say(&r->s, "operator: %s answered %s (kind %u, %" PRIu64 ", %" PRIu64
-                   ")",
+        say(&r->s,
+            "operator: %s answered %s (kind %u, %" PRIu64 ", %" PRIu64 ")",
             op_names[a->op], baton_strerror(res.status), res.kind, res.session,
             res.owner);
         switch (a->op) {
@@ -372,8 +374,8 @@ void hostadmin_drive(struct hostadmin *a, struct run *r, raft_time now)
 
         /* A node down or cut off, or handing over (kills), or any of
          * test_sim's faults. */
-        a->faulted |= r->killed < r->s.n || r->transferring ||
-                      r->s.n_faults > 0;
+        a->faulted |=
+            r->killed < r->s.n || r->transferring || r->s.n_faults > 0;
         while (a->conn != NULL && simhost_next(a->conn, &hdr, &body)) {
                 on_frame(a, r, &hdr, body, now);
         }

@@ -61,8 +61,7 @@ struct hostadmin {
 };
 
 /* Start on the run's cluster (r->s.n nodes), first acting at `at`. */
-void hostadmin_init(struct hostadmin *a, struct run *r, raft_time at,
-                    int brk);
+void hostadmin_init(struct hostadmin *a, struct run *r, raft_time at, int brk);
 /* One step: read answers, check them, send what is due. Once r->stopping,
  * it only brings a removed member back. */
 void hostadmin_drive(struct hostadmin *a, struct run *r, raft_time now);

@@ -87,7 +87,7 @@ struct simhost_stats {
         uint64_t losts;
         uint64_t timers; /* gateway_on_timer() calls */
         uint64_t proposals;
-        uint64_t refusals; /* proposals or barriers refused */
+        uint64_t refusals; /* proposals, barriers or changes refused */
         uint64_t fails;    /* connections the core failed */
         uint64_t kills;    /* cores dropped */
 };
