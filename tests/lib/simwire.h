@@ -58,6 +58,15 @@
  *    NULL there (the byte is 0 and the term is taken, always), and a
  *    leader the promotee id, 0 or a server id below 256 (the same): both
  *    are left alone.
+ *
+ * And one that batond's receive path works around (heard.h) and the
+ * fixture's must too, now that the simulation changes the membership: a
+ * follower that gets a configuration change (RAFT_CHANGE) after the first
+ * entry of an AppendEntries records it at the index of the message's
+ * first new entry, keeps the change "in progress" for good, and, made
+ * leader, refuses every change (RAFT_CANTCHANGE). The shim splits such a
+ * message before each change, as batond's heard.c does: raft gets the
+ * same entries in the same order, in smaller messages.
  */
 struct simwire {
         struct raft *raft;
@@ -72,6 +81,7 @@ struct simwire {
         raft_term term;
         unsigned hints;   /* results given a last_log_index (1.) */
         unsigned lowered; /* vote results given the follower's term (2.) */
+        unsigned splits;  /* AppendEntries split before a change (3.) */
 };
 
 /*

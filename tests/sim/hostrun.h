@@ -13,6 +13,7 @@
 #include "../../src/proto/attach.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/reply.h"
+#include "hostadmin.h"
 #include "hostwatch.h"
 #include "sim.h"
 #include "simhost.h"
@@ -91,8 +92,18 @@ struct answer {
 };
 
 /* Negative controls of the checks: what is broken in a run's record
- * before the checks of the log read it. */
-enum brk { BREAK_NONE, BREAK_ACK, BREAK_HOLDER, BREAK_ANSWER, N_BREAKS };
+ * before the checks of the log read it; the last three, what the
+ * operator checks its answers against (hostadmin.h). */
+enum brk {
+        BREAK_NONE,
+        BREAK_ACK,
+        BREAK_HOLDER,
+        BREAK_ANSWER,
+        BREAK_TRANSFER,
+        BREAK_MEMBER,
+        BREAK_REFUSAL,
+        N_BREAKS
+};
 
 /* The sends of request `id` on a client's connection number `conn` that
  * were not answered yet: the core answers each at most once. */
@@ -167,6 +178,7 @@ struct run {
         int brk;            /* enum brk: a negative control of the checks */
         uint64_t digest;    /* of the whole run (test_simhost.c) */
         bool all_faults;    /* test_sim's faults (faults.c), not only kills */
+        struct hostadmin admin; /* test_simhost's operator */
 };
 
 /* The cluster of `nodes` and a request core on each node, drawing from

@@ -354,6 +354,7 @@ void simhost_step(struct simhost *h)
                         continue;
                 }
                 monitor(h, core, &now);
+                simops_step(core);
                 if (core->timer_at != GATEWAY_NEVER &&
                     core->timer_at <= now.ms) {
                         core->timer_at = GATEWAY_NEVER;
@@ -437,6 +438,7 @@ static void core_drop(struct simhost *h, unsigned i)
         simhost_enter(h);
         gateway_close(&core->g, &now);
         simhost_leave(h);
+        simops_drop(core);
         core->dropped = true;
         core->serving = false;
         core->next = h->dropped;

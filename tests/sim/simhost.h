@@ -27,8 +27,14 @@
  *   from raft's callbacks; a proposal while the leader runs further
  *   ahead of a follower than the fixture survives (simcluster's
  *   max_lag) is refused as raft refuses one, and the core answers
- *   NOT_LEADER; membership changes, probes and transfers are refused
- *   with BATON_EUNSUPPORTED, as are backups;
+ *   NOT_LEADER; membership changes are raft_add(), raft_assign() and
+ *   raft_remove() of the fixture's own nodes, refused as batond's node
+ *   refuses them; a probe answers at a step whether the member's fixture
+ *   node is up and its links to this node whole, or BATON_EUNREACHABLE
+ *   once its time ran out; a transfer waits for a caught-up voter and
+ *   calls raft_transfer() as batond's node does, and is answered when
+ *   raft calls back or three election timeouts on (simops.c); backups
+ *   are refused with BATON_EUNSUPPORTED;
  * - every event applied on a node goes into that node's core
  *   (simcluster's event hook, after it recorded the event), with its
  *   entry's term, and its ACL entries too;
@@ -81,7 +87,7 @@ struct simhost_stats {
         uint64_t losts;
         uint64_t timers; /* gateway_on_timer() calls */
         uint64_t proposals;
-        uint64_t refusals; /* proposals or barriers refused */
+        uint64_t refusals; /* proposals, barriers or changes refused */
         uint64_t fails;    /* connections the core failed */
         uint64_t kills;    /* cores dropped */
 };

@@ -7,6 +7,7 @@
 
 #include "../../include/baton/errors.h"
 #include "../../src/proto/attach.h"
+#include "../../src/server/raft/handover.h"
 #include "../../src/server/raft/raftview.h"
 #include "../../src/server/raft/rafterr.h"
 
@@ -274,6 +275,41 @@ static int refuse(struct simcore *core, struct simreq *r, int raft_rv,
         return rafterr_baton(raft_rv);
 }
 
+/* How far past max_lag a MEMBER entry or a configuration change may take
+ * the leader: the member a MEMBER_ADD brings back was left behind by its
+ * removal, which holds every proposal back once the leader runs max_lag
+ * ahead of it (simcluster_may_append() counts every fixture node), and
+ * its re-add must still get through. Safe: a leader that appends only
+ * while its last index is at most max_lag + this ahead of every node's
+ * floor keeps those entries below snapshot_trailing (64 + 16 < 96 - 8). */
+#define SIMOPS_ADMIN_LAG 16
+
+/* Whether the leader may append one more entry: simcluster_may_append(),
+ * with SIMOPS_ADMIN_LAG more for an administrator's entry. The fixture
+ * cannot send an InstallSnapshot: a leader it holds back refuses, as a
+ * node whose raft refuses (barriers too, which are entries as well). */
+static int may_append(struct simcore *core, bool admin)
+{
+        struct simcluster *c = core->h->c;
+        unsigned lag = c->cfg.max_lag;
+        int rv;
+
+        if (admin && lag != 0) {
+                c->cfg.max_lag = lag + SIMOPS_ADMIN_LAG;
+        }
+        rv = simcluster_may_append(c, core->node);
+        c->cfg.max_lag = lag;
+        return rv;
+}
+
+/* Whether `buf` is a MEMBER entry (an administrator's). */
+static bool member_entry(const void *buf, size_t len)
+{
+        struct command c;
+
+        return command_decode(&c, buf, len) == 0 && c.type == COMMAND_MEMBER;
+}
+
 static int propose_op(struct gateway_host *ops, struct gateway_req *req,
                       void *buf, size_t len)
 {
@@ -285,11 +321,11 @@ static int propose_op(struct gateway_host *ops, struct gateway_req *req,
         if (r == NULL) {
                 return BATON_ENOMEM;
         }
+        if (core->handover) {
+                return refuse(core, r, RAFT_NOTLEADER, "handing over");
+        }
         if (raft_state(raft_of(ops)) == RAFT_LEADER &&
-            simcluster_may_append(core->h->c, core->node) != 0) {
-                /* The fixture cannot send an InstallSnapshot: the leader
-                 * holds back, as a node whose raft refuses (barriers
-                 * too, which are entries as well). */
+            may_append(core, member_entry(buf, len)) != 0) {
                 return refuse(core, r, RAFT_NOTLEADER,
                               "leader too far ahead of a follower");
         }
@@ -319,8 +355,11 @@ static int barrier_op(struct gateway_host *ops, struct gateway_req *req)
         if (r == NULL) {
                 return BATON_ENOMEM;
         }
+        if (core->handover) {
+                return refuse(core, r, RAFT_NOTLEADER, "handing over");
+        }
         if (raft_state(raft_of(ops)) == RAFT_LEADER &&
-            simcluster_may_append(core->h->c, core->node) != 0) {
+            may_append(core, false) != 0) {
                 return refuse(core, r, RAFT_NOTLEADER,
                               "leader too far ahead of a follower");
         }
@@ -332,36 +371,279 @@ static int barrier_op(struct gateway_host *ops, struct gateway_req *req)
         return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Membership changes, probes and leadership transfers
+ */
+
+static void changed(struct raft_change *req, int status)
+{
+        answer(req->data, status);
+}
+
+/* As batond's node_add(), node_promote() and node_remove() (nodereq.c):
+ * refused during a handover, and while another change is under way,
+ * which libraft 0.22.1 would refuse only after leaking its encoding. */
 static int change_op(struct gateway_host *ops, struct gateway_req *req,
                      enum gateway_change kind, uint64_t id,
                      const char *raft_address)
 {
-        (void)ops;
-        (void)kind;
-        (void)id;
-        (void)raft_address;
-        req->errmsg = "not simulated";
-        return BATON_EUNSUPPORTED;
+        struct simcore *core = ops->data;
+        struct raft *raft = raft_of(ops);
+        struct simreq *r = new_req(ops, req);
+        int rv;
+
+        if (r == NULL) {
+                return BATON_ENOMEM;
+        }
+        if (core->handover) {
+                return refuse(core, r, RAFT_NOTLEADER, NULL);
+        }
+        if (raft->legacy.change != NULL ||
+            raft->configuration_uncommitted_index != 0) {
+                return refuse(core, r, RAFT_CANTCHANGE, NULL);
+        }
+        if (id == 0 || id > core->h->c->cfg.n) {
+                /* Only the fixture's nodes exist; a probe of any other id
+                 * fails first. */
+                return refuse(core, r, RAFT_BADID, "no such fixture node");
+        }
+        if (raft_state(raft) == RAFT_LEADER && may_append(core, true) != 0) {
+                return refuse(core, r, RAFT_NOTLEADER,
+                              "leader too far ahead of a follower");
+        }
+        r->u.change.data = r;
+        switch (kind) {
+        case GATEWAY_ADD:
+                rv = raft_add(raft, &r->u.change, id, raft_address, changed);
+                break;
+        case GATEWAY_PROMOTE:
+                rv = raft_assign(raft, &r->u.change, id, RAFT_VOTER, changed);
+                break;
+        default:
+                rv = raft_remove(raft, &r->u.change, id, changed);
+                break;
+        }
+        if (rv != 0) {
+                return refuse(core, r, rv, NULL);
+        }
+        core->out++;
+        return 0;
 }
 
+/* A probe or a transfer, which the host answers at a step (never inside
+ * the op that asked). A transfer's record outlives its answer while raft
+ * holds its `transfer` (0.22.1 may call it back long after, at the latest
+ * when it closes). */
+struct simwait {
+        struct raft_transfer transfer; /* with raft once `asked` */
+        struct simcore *core;          /* NULL once answered */
+        struct gateway_req *req;
+        bool is_transfer;
+        bool asked;           /* raft_transfer() took `transfer` */
+        uint64_t to;          /* the voter (0: any), or the member probed */
+        uint64_t since;       /* when the op was called */
+        uint64_t deadline;    /* when it is answered, however it stands */
+        struct simwait *next; /* in core->waits, until answered */
+};
+
+static struct simwait *new_wait(struct simcore *core, struct gateway_req *req,
+                                uint64_t to, uint64_t wait_ms)
+{
+        struct simwait *w = calloc(1, sizeof *w);
+        uint64_t now = simcluster_now(core->h->c);
+
+        req->errmsg = NULL;
+        req->result = NULL;
+        if (w == NULL) {
+                req->errmsg = "out of memory";
+                return NULL;
+        }
+        w->core = core;
+        w->req = req;
+        w->to = to;
+        w->since = now;
+        w->deadline = now + wait_ms;
+        w->transfer.data = w;
+        return w;
+}
+
+/* Answer `w` with `status` (at a step, or at the core's drop), and let go
+ * of it unless raft still holds its transfer. */
+static void wait_answer(struct simwait *w, int status, const char *why)
+{
+        struct simcore *core = w->core;
+        struct simhost *h = core->h;
+        struct gateway_now now = simhost_clocks(h);
+        struct simwait **p;
+
+        for (p = &core->waits; *p != w; p = &(*p)->next) {
+        }
+        *p = w->next;
+        if (w->is_transfer) {
+                core->handover = false;
+        }
+        w->core = NULL;
+        core->out--;
+        w->req->errmsg = why;
+        simhost_enter(h);
+        gateway_on_done(&core->g, &now, w->req, status);
+        simhost_leave(h);
+        if (!w->asked) {
+                free(w);
+        }
+}
+
+static void transferred(struct raft_transfer *t)
+{
+        struct simwait *w = t->data;
+
+        w->asked = false;
+        if (w->core != NULL) {
+                wait_answer(w, 0, NULL);
+        } else {
+                free(w);
+        }
+}
+
+/* Whether node `i` answers node `from` in the simulation: up, and the
+ * link between them not cut either way. */
+static bool reachable(const struct simcluster *c, unsigned from, unsigned i)
+{
+        return c->killed[i] == 0 && c->disconnected[from][i] == 0 &&
+               c->disconnected[i][from] == 0;
+}
+
+/* A probe answers 0 at the first step that finds the member's node
+ * reachable, BATON_EUNREACHABLE once its time ran out. */
+static void probe_step(struct simwait *w, uint64_t now)
+{
+        const struct simcluster *c = w->core->h->c;
+
+        if (w->to >= 1 && w->to <= c->cfg.n &&
+            reachable(c, w->core->node, (unsigned)w->to - 1)) {
+                wait_answer(w, 0, NULL);
+        } else if (now >= w->deadline) {
+                wait_answer(w, BATON_EUNREACHABLE, "no node answers there");
+        }
+}
+
+/* As batond's nodetransfer_step(): once a voter holds the whole log (or
+ * two election timeouts passed), raft_transfer(); answered when raft
+ * calls back, when this node no longer leads before it asked, or at the
+ * deadline, three election timeouts after the op. */
+static void transfer_step(struct simwait *w, uint64_t now)
+{
+        struct simcore *core = w->core;
+        struct raft *raft = simcluster_raft(core->h->c, core->node);
+        uint64_t to;
+
+        if (!w->asked && core->handover) {
+                if (raft_state(raft) != RAFT_LEADER) {
+                        wait_answer(w, 0, NULL);
+                        return;
+                }
+                to = handover_caught_up(raft, w->to);
+                if (to == 0 &&
+                    now - w->since <
+                        2 * (uint64_t)core->h->c->cfg.election_timeout) {
+                        return;
+                }
+                core->handover = false;
+                if (raft_transfer(raft, &w->transfer, to != 0 ? to : w->to,
+                                  transferred) != 0) {
+                        wait_answer(w, 0, NULL);
+                        return;
+                }
+                w->asked = true;
+        }
+        if (now >= w->deadline) {
+                wait_answer(w, 0, NULL);
+        }
+}
+
+void simops_step(struct simcore *core)
+{
+        uint64_t now = simcluster_now(core->h->c);
+        struct simwait *w = core->waits, *next;
+
+        for (; w != NULL; w = next) {
+                next = w->next;
+                if (w->is_transfer) {
+                        transfer_step(w, now);
+                } else {
+                        probe_step(w, now);
+                }
+        }
+}
+
+void simops_drop(struct simcore *core)
+{
+        while (core->waits != NULL) {
+                struct simwait *w = core->waits;
+
+                wait_answer(w, w->is_transfer ? 0 : BATON_ESHUTDOWN,
+                            w->is_transfer ? NULL : "shutting down");
+        }
+}
+
+/* The fixture routes by id: the address is not looked at. */
 static int probe_op(struct gateway_host *ops, struct gateway_req *req,
                     uint64_t id, const char *address, unsigned timeout_ms)
 {
-        (void)ops;
-        (void)id;
+        struct simcore *core = ops->data;
+        struct simwait *w = new_wait(core, req, id, timeout_ms);
+
         (void)address;
-        (void)timeout_ms;
-        req->errmsg = "not simulated";
-        return BATON_EUNSUPPORTED;
+        if (w == NULL) {
+                return BATON_ENOMEM;
+        }
+        w->next = core->waits;
+        core->waits = w;
+        core->out++;
+        return 0;
 }
 
+/* Whether a transfer of the core's is not answered yet. */
+static bool transferring(const struct simcore *core)
+{
+        const struct simwait *w;
+
+        for (w = core->waits; w != NULL; w = w->next) {
+                if (w->is_transfer) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* As batond's node_transfer_for() (nodetransfer.c). */
 static int transfer_op(struct gateway_host *ops, struct gateway_req *req,
                        uint64_t to)
 {
-        (void)ops;
-        (void)to;
-        req->errmsg = "not simulated";
-        return BATON_EUNSUPPORTED;
+        struct simcore *core = ops->data;
+        struct raft *raft = raft_of(ops);
+        struct simwait *w;
+
+        if (raft_state(raft) != RAFT_LEADER || transferring(core) ||
+            raft_transferee(raft) != 0) {
+                req->errmsg = "not leader, or transferring already";
+                return BATON_ENOTLEADER;
+        }
+        if (!handover_possible(raft, to)) {
+                req->errmsg = "no such voter";
+                return BATON_EINVAL;
+        }
+        w = new_wait(core, req, to,
+                     3 * (uint64_t)core->h->c->cfg.election_timeout);
+        if (w == NULL) {
+                return BATON_ENOMEM;
+        }
+        w->is_transfer = true;
+        w->next = core->waits;
+        core->waits = w;
+        core->handover = true;
+        core->out++;
+        return 0;
 }
 
 void simops_init(struct simcore *core)

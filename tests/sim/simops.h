@@ -21,6 +21,11 @@ struct simcore {
         unsigned out;           /* raft requests with raft, ours too */
         struct queue conns;     /* its simconns not reported gone */
         struct simcore *next;   /* in h->dropped */
+        /* Probes and transfers the host answers itself (simops.c). */
+        struct simwait *waits;
+        /* A transfer waits for a voter to hold the whole log before it
+         * asks raft (batond's handover): nothing is proposed meanwhile. */
+        bool handover;
 };
 
 /* A raft request behind a gateway_req, or the host's own leadership
@@ -29,6 +34,7 @@ struct simreq {
         union {
                 struct raft_apply apply;
                 struct raft_barrier barrier;
+                struct raft_change change;
         } u;
         struct simcore *core;
         struct gateway_req *req;
@@ -52,5 +58,12 @@ void simhost_leave(struct simhost *h);
 
 /* Every op of core->ops but the connection ops, with ops.data = core. */
 void simops_init(struct simcore *core);
+/* At every step of a live core: the probes and transfers it asked for go
+ * on, and those whose time came are answered (simops.c). */
+void simops_step(struct simcore *core);
+/* The core was closed: what it still waits for is answered now, as
+ * batond's closing raft answers it (a transfer 0, a probe
+ * BATON_ESHUTDOWN). */
+void simops_drop(struct simcore *core);
 
 #endif /* TESTS_SIM_SIMOPS_H */

@@ -71,20 +71,23 @@
  * of the whole history (digest_run()) and of what the clients and
  * watchers were told.
  *
+ * An operator (hostadmin.h) sends TRANSFERs and MEMBER_REMOVE / _ADD to
+ * the leader all along, and checks each answer against the contract.
+ *
  * Negative controls: --break ack, holder and answer break a run's record
- * before the checks of the log read it (the default run breaks seed 1
- * each way); test_simhost_shortttl runs the same seeds on a core built
- * with BATON_CHAOS_BUG_SHORT_TTL (a new leader expires every session at
- * once, the bug batond-bug carries for the chaos suite), and
- * test_simhost_watchskip on one with BATON_CHAOS_BUG_WATCHSKIP (every 7th
- * watch event numbered but never sent, batond-watchskip's bug), and
- * test_simhost_earlyack, _forget, _twice and _skipdeadline on the
- * deliberate bugs of hostrun.h's list; each passes when the checks catch
- * its bug in some seed.
+ * before the checks of the log read it, transfer, member and refusal what
+ * the operator checks against (the default run breaks seed 1 each way);
+ * test_simhost_shortttl runs the same seeds on a core built with
+ * BATON_CHAOS_BUG_SHORT_TTL (a new leader expires every session at once, the
+ * bug batond-bug carries for the chaos suite), and test_simhost_watchskip on
+ * one with BATON_CHAOS_BUG_WATCHSKIP (every 7th watch event numbered but never
+ * sent, batond-watchskip's bug), and test_simhost_earlyack, _forget, _twice and
+ * _skipdeadline on the deliberate bugs of hostrun.h's list; each passes when
+ * the checks catch its bug in some seed.
  */
 
-static const char *const break_names[N_BREAKS] = {"none", "ack", "holder",
-                                                  "answer"};
+static const char *const break_names[N_BREAKS] = {
+    "none", "ack", "holder", "answer", "transfer", "member", "refusal"};
 
 /* ------------------------------------------------------------------------
  * Clients
@@ -564,7 +567,7 @@ static bool clients_idle(const struct run *r)
                         return false;
                 }
         }
-        return true;
+        return hostadmin_idle(&r->admin, r);
 }
 
 static void steps(struct run *r, raft_time until, bool stop_when_idle)
@@ -588,6 +591,7 @@ static void steps(struct run *r, raft_time until, bool stop_when_idle)
                         }
                         hostwatch_drive(&r->watch[i], now);
                 }
+                hostadmin_drive(&r->admin, r, now);
                 if (!r->all_faults) {
                         drive_kills(r, now);
                 } else if (!r->stopping) {
@@ -621,7 +625,8 @@ static int finish(struct run *r, char *reason, size_t cap)
             hostcheck_answers(r, reason, cap) != 0 ||
             hostcheck_log(r, reason, cap) != 0 ||
             hostcheck_once(r, reason, cap) != 0 ||
-            hostcheck_ended(r, reason, cap) != 0) {
+            hostcheck_ended(r, reason, cap) != 0 ||
+            hostadmin_check(&r->admin, r, reason, cap) != 0) {
                 return -1;
         }
         for (i = 0; i < r->s.n; i++) {
@@ -684,6 +689,8 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         r->killed = r->s.n;
         r->kill_at = rng_range(&r->s.rng, 2000, 5000);
         clients_init(r);
+        hostadmin_init(&r->admin, r, rng_range(&r->s.rng, 2000, 4000),
+                       o->brk > BREAK_ANSWER ? o->brk - BREAK_ANSWER : 0);
         for (i = 0; i < r->s.n; i++) {
                 hostwatch_init(&r->watch[i], &r->h, i);
                 r->watch_drop_at[i] = rng_range(&r->s.rng, 2000, 6000);
@@ -706,6 +713,7 @@ static int run_seed(struct run *r, uint64_t seed, const struct runopts *o,
         for (i = 0; i < r->n_clients; i++) {
                 simhost_disconnect(r->cl[i].conn);
         }
+        hostadmin_close(&r->admin);
         for (i = 0; i < r->s.n; i++) {
                 r->watched += r->watch[i].n_got;
                 r->watches += r->watch[i].n_segs;
@@ -766,7 +774,7 @@ static int parse_args(int argc, char **argv, struct plan *p)
                 } else {
                         fprintf(stderr,
                                 "usage: %s [--seed S | --first S --seeds N] "
-                                "[--nodes 3|5] [--break ack|holder|answer] "
+                                "[--nodes 3|5] [--break NAME] "
                                 "[--faults] [--stress] [--verbose] [--raw]\n",
                                 argv[0]);
                         return 2;
@@ -797,11 +805,13 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
                "%s (answers %u, grants %u, watches %zu (%u compacted) of %zu "
                "events, kills %" PRIu64 ", handovers %u, redirects %u, unknown "
                "%u, resends %u, sessions lost %u, "
-               "crashes %u, frames %" PRIu64 ")\n",
+               "crashes %u, frames %" PRIu64 "; operator: transfers %u (%u "
+               "done), members out %u back %u, unreachable %u)\n",
                k, seed, mode, r->n_answers, r->n_acks, r->watches, r->compacted,
                r->watched, r->h.stats.kills, r->transfers, r->redirects,
                r->unknowns, r->resends, r->expired, r->crashes,
-               r->h.stats.frames_in);
+               r->h.stats.frames_in, r->admin.transfers, r->admin.transferred,
+               r->admin.removed, r->admin.added, r->admin.unreachable);
 }
 
 /* The default run also runs seed 1 twice, which must give the same
