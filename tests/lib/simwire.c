@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/server/raft/changesplit.h"
+
 /* The io methods and the receive callback get no pointer of ours: find
  * the shim by its io. A test-only table, filled by attach and emptied by
  * close, as simstore's. */
@@ -44,78 +46,6 @@ static void lower_vote_term(struct simwire *w, struct raft_message *message)
         }
 }
 
-/* The position of the first RAFT_CHANGE entry of `a` after its first
- * entry, or 0 when there is none (3. in simwire.h). */
-static unsigned change_after_first(const struct raft_append_entries *a)
-{
-        unsigned i;
-
-        for (i = 1; i < a->n_entries; i++) {
-                if (a->entries[i].type == RAFT_CHANGE) {
-                        return i;
-                }
-        }
-        return 0;
-}
-
-/* Make `tail` an AppendEntries of the entries of `msg` from position `k`
- * on, their bytes copied into a batch of its own laid out as the
- * fixture's (raft frees a message's batch through its first entry). 0,
- * or RAFT_NOMEM with nothing changed. */
-static int split_tail(const struct raft_message *msg, unsigned k,
-                      struct raft_message *tail)
-{
-        const struct raft_append_entries *a = &msg->append_entries;
-        struct raft_append_entries *t = &tail->append_entries;
-        unsigned n = a->n_entries - k, i;
-        size_t size = 0, off = 0;
-        uint8_t *batch;
-
-        for (i = k; i < a->n_entries; i++) {
-                size += a->entries[i].buf.len;
-        }
-        *tail = *msg;
-        t->entries = raft_malloc(n * sizeof *t->entries);
-        batch = raft_malloc(size > 0 ? size : 1);
-        if (t->entries == NULL || batch == NULL) {
-                raft_free(t->entries);
-                raft_free(batch);
-                return RAFT_NOMEM;
-        }
-        for (i = 0; i < n; i++) {
-                t->entries[i] = a->entries[k + i];
-                t->entries[i].batch = batch;
-                t->entries[i].buf.base = batch + off;
-                memcpy(batch + off, a->entries[k + i].buf.base,
-                       a->entries[k + i].buf.len);
-                off += a->entries[k + i].buf.len;
-        }
-        t->n_entries = n;
-        t->prev_log_index = a->prev_log_index + k;
-        t->prev_log_term = a->entries[k - 1].term;
-        return 0;
-}
-
-/* 3. in simwire.h: every RAFT_CHANGE entry first in a message of its
- * own, each part delivered in order as if the leader had sent it so. */
-static void deliver(struct simwire *w, struct raft_io *io,
-                    struct raft_message *msg)
-{
-        struct raft_message parts[2];
-        unsigned k, next = 0;
-
-        while (msg->type == RAFT_APPEND_ENTRIES &&
-               (k = change_after_first(&msg->append_entries)) != 0 &&
-               split_tail(msg, k, &parts[next]) == 0) {
-                msg->append_entries.n_entries = k;
-                w->splits++;
-                w->recv(io, msg);
-                msg = &parts[next];
-                next ^= 1;
-        }
-        w->recv(io, msg);
-}
-
 /* Raft answers a request from within its receive callback: note the
  * request's sender and term for shim_send while it runs. */
 static void shim_recv(struct raft_io *io, struct raft_message *message)
@@ -129,7 +59,13 @@ static void shim_recv(struct raft_io *io, struct raft_message *message)
         w->term = message->type == RAFT_APPEND_ENTRIES
                       ? message->append_entries.term
                       : message->install_snapshot.term;
-        deliver(w, io, message);
+        /* 3. in simwire.h */
+        if (message->type == RAFT_APPEND_ENTRIES) {
+                w->splits += changesplit_deliver(io, message,
+                                                 CHANGESPLIT_FIXTURE, w->recv);
+        } else {
+                w->recv(io, message);
+        }
         w->receiving = false;
 }
 
