@@ -56,31 +56,13 @@ void answers_free(struct sim *s)
         s->cap_answers = 0;
 }
 
-/* The position of node `n`'s first event at `index` or later. */
-static size_t first_at(const struct simnode *n, uint64_t index)
-{
-        size_t lo = 0;
-        size_t hi = n->n_events;
-
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-
-                if (n->events[mid].index < index) {
-                        lo = mid + 1;
-                } else {
-                        hi = mid;
-                }
-        }
-        return lo;
-}
-
 /* The first event at `index` with this type, session and (if non-zero) seq
  * and owner; NULL if none. */
 static const struct simevent *event_at(const struct simnode *n, uint64_t index,
                                        int type, uint64_t session, uint64_t seq,
                                        uint64_t owner)
 {
-        for (size_t k = first_at(n, index);
+        for (size_t k = sim_first_event(n, index);
              k < n->n_events && n->events[k].index == index; k++) {
                 const struct simevent *ev = &n->events[k];
 
@@ -140,7 +122,7 @@ static const struct simevent *decided(const struct simnode *n,
         const struct proto_result *res = &a->res;
         bool waited = a->type == COMMAND_ACQUIRE || a->type == COMMAND_MULTI;
 
-        for (size_t k = first_at(n, res->index);
+        for (size_t k = sim_first_event(n, res->index);
              k < n->n_events && n->events[k].index == res->index; k++) {
                 const struct simevent *ev = &n->events[k];
                 bool mine =
@@ -173,7 +155,7 @@ static const struct simevent *decided(const struct simnode *n,
 static bool granted_name_at(const struct simnode *n, const struct simevent *ev,
                             uint64_t index)
 {
-        for (size_t k = first_at(n, index);
+        for (size_t k = sim_first_event(n, index);
              k < n->n_events && n->events[k].index == index; k++) {
                 const struct simevent *g = &n->events[k];
 

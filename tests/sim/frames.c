@@ -139,14 +139,8 @@ static void hang_up(struct client *cl, raft_time now)
 static void redirect(struct sim *s, struct client *cl, const uint8_t *body,
                      size_t len, raft_time now)
 {
-        uint64_t leader = 0;
-        struct proto_string address;
-
         s->redirects++;
-        if (proto_read_not_leader(body, len, &leader, &address) == 0 &&
-            leader >= 1 && leader <= s->n) {
-                cl->node = (unsigned)leader - 1;
-        } else {
+        if (!sim_leader_named(body, len, s->n, &cl->node)) {
                 cl->node = rng_below(&s->rng, s->n);
         }
         hang_up(cl, now);

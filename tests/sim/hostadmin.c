@@ -316,14 +316,8 @@ static void on_stranger(struct hostadmin *a, struct run *r,
 static void redirect(struct hostadmin *a, struct run *r, const uint8_t *body,
                      size_t len, raft_time now)
 {
-        uint64_t leader = 0;
-        struct proto_string address;
-
         a->redirects++;
-        if (proto_read_not_leader(body, len, &leader, &address) == 0 &&
-            leader >= 1 && leader <= r->s.n) {
-                a->node = (unsigned)leader - 1;
-        } else {
+        if (!sim_leader_named(body, len, r->s.n, &a->node)) {
                 a->node = rng_below(&r->s.rng, r->s.n);
         }
         hostadmin_close(a);

@@ -28,10 +28,9 @@ void hostwatch_close(struct hostwatch *w)
         memset(w, 0, sizeof *w);
 }
 
-/* Grow `*p` (`*cap` elements of `size` bytes) to hold `n`. */
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
+bool hostwatch_grow(void **p, size_t *cap, size_t n, size_t size)
 {
-        size_t next = *cap != 0 ? *cap : 64;
+        size_t next = *cap != 0 ? *cap : 16;
         void *q;
 
         if (n <= *cap) {
@@ -80,8 +79,8 @@ static void on_result(struct hostwatch *w, const struct proto_header *hdr,
                 restart(w, now, res.status);
                 return;
         }
-        if (!grow((void **)&w->segs, &w->cap_segs, w->n_segs + 1,
-                  sizeof *w->segs)) {
+        if (!hostwatch_grow((void **)&w->segs, &w->cap_segs, w->n_segs + 1,
+                            sizeof *w->segs)) {
                 surprise(w, "out of memory");
                 return;
         }
@@ -112,10 +111,10 @@ static void on_event(struct hostwatch *w, const struct proto_header *hdr,
                 surprise(w, "an event before its WATCHING");
                 return;
         }
-        if (!grow((void **)&w->got, &w->cap_got, w->n_got + 1,
-                  sizeof *w->got) ||
-            !grow((void **)&w->bodies, &w->cap_bodies,
-                  w->n_bodies + hdr->length, 1)) {
+        if (!hostwatch_grow((void **)&w->got, &w->cap_got, w->n_got + 1,
+                            sizeof *w->got) ||
+            !hostwatch_grow((void **)&w->bodies, &w->cap_bodies,
+                            w->n_bodies + hdr->length, 1)) {
                 surprise(w, "out of memory");
                 return;
         }

@@ -37,16 +37,11 @@ void leases_open(struct sim *s, struct client *cl, struct command *cmd)
 static void drain(struct sim *s, struct client *cl)
 {
         struct proto_header hdr;
-        struct proto_string address;
         const uint8_t *body;
-        uint64_t leader;
 
         while (cl->ka_conn != NULL && simhost_next(cl->ka_conn, &hdr, &body)) {
-                if (hdr.type == PROTO_NOT_LEADER &&
-                    proto_read_not_leader(body, hdr.length, &leader,
-                                          &address) == 0 &&
-                    leader >= 1 && leader <= s->n) {
-                        cl->node = (unsigned)leader - 1;
+                if (hdr.type == PROTO_NOT_LEADER) {
+                        sim_leader_named(body, hdr.length, s->n, &cl->node);
                 }
         }
 }

@@ -171,4 +171,14 @@ void say(struct sim *s, const char *fmt, ...)
 int fail(char *reason, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Whether a NOT_LEADER body (`len` bytes) decodes and names one of a
+ * run's `n` nodes; if so `*node` is that node (0-based). A leader it does
+ * not name, or names out of range, leaves `*node` as it was. */
+bool sim_leader_named(const uint8_t *body, size_t len, unsigned n,
+                      unsigned *node);
+
+/* The position of node `n`'s first event at index `index` or later: its
+ * events are in index order. */
+size_t sim_first_event(const struct simnode *n, uint64_t index);
+
 #endif /* TESTS_SIM_SIM_H */

@@ -190,31 +190,13 @@ bool kinds_next_command(struct kcall *c, struct rng *rng, struct command *k,
         return true;
 }
 
-/* The first of `n`'s events at index `index` or above: the log's events
- * are in index order. */
-static size_t first_at(const struct simnode *n, uint64_t index)
-{
-        size_t lo = 0, hi = n->n_events;
-
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-
-                if (n->events[mid].index < index) {
-                        lo = mid + 1;
-                } else {
-                        hi = mid;
-                }
-        }
-        return lo;
-}
-
 static bool granted_at(const struct simnode *n, const struct kack *a,
                        unsigned name)
 {
         const char *want = kinds_names[name];
         size_t len = strlen(want);
 
-        for (size_t k = first_at(n, a->token);
+        for (size_t k = sim_first_event(n, a->token);
              k < n->n_events && n->events[k].index == a->token; k++) {
                 const struct simevent *ev = &n->events[k];
 

@@ -302,6 +302,25 @@ static int may_append(struct simcore *core, bool admin)
         return rv;
 }
 
+/* 0 when the core may propose now; else `r` refused (and freed), and the
+ * refusal's code: not while it hands leadership over, nor while it leads
+ * too far ahead of a follower (may_append(), `admin` for an
+ * administrator's entry). */
+static int may_propose(struct gateway_host *ops, struct simreq *r, bool admin)
+{
+        struct simcore *core = ops->data;
+
+        if (core->handover) {
+                return refuse(core, r, RAFT_NOTLEADER, "handing over");
+        }
+        if (raft_state(raft_of(ops)) == RAFT_LEADER &&
+            may_append(core, admin) != 0) {
+                return refuse(core, r, RAFT_NOTLEADER,
+                              "leader too far ahead of a follower");
+        }
+        return 0;
+}
+
 /* Whether `buf` is a MEMBER entry (an administrator's). */
 static bool member_entry(const void *buf, size_t len)
 {
@@ -321,13 +340,9 @@ static int propose_op(struct gateway_host *ops, struct gateway_req *req,
         if (r == NULL) {
                 return BATON_ENOMEM;
         }
-        if (core->handover) {
-                return refuse(core, r, RAFT_NOTLEADER, "handing over");
-        }
-        if (raft_state(raft_of(ops)) == RAFT_LEADER &&
-            may_append(core, member_entry(buf, len)) != 0) {
-                return refuse(core, r, RAFT_NOTLEADER,
-                              "leader too far ahead of a follower");
+        rv = may_propose(ops, r, member_entry(buf, len));
+        if (rv != 0) {
+                return rv;
         }
         r->bytes = malloc(len);
         if (r->bytes == NULL) {
@@ -355,13 +370,9 @@ static int barrier_op(struct gateway_host *ops, struct gateway_req *req)
         if (r == NULL) {
                 return BATON_ENOMEM;
         }
-        if (core->handover) {
-                return refuse(core, r, RAFT_NOTLEADER, "handing over");
-        }
-        if (raft_state(raft_of(ops)) == RAFT_LEADER &&
-            may_append(core, false) != 0) {
-                return refuse(core, r, RAFT_NOTLEADER,
-                              "leader too far ahead of a follower");
+        rv = may_propose(ops, r, false);
+        if (rv != 0) {
+                return rv;
         }
         rv = raft_barrier(raft_of(ops), &r->u.barrier, barrier_done);
         if (rv != 0) {

@@ -49,27 +49,6 @@ static void wrong(struct simwatches *ws, const char *what,
         }
 }
 
-/* Grow `*p` (`*cap` elements of `size` bytes) to hold `n`. */
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-        size_t next = *cap != 0 ? *cap : 16;
-        void *q;
-
-        if (n <= *cap) {
-                return true;
-        }
-        while (next < n) {
-                next *= 2;
-        }
-        q = realloc(*p, next * size);
-        if (q == NULL) {
-                return false;
-        }
-        *p = q;
-        *cap = next;
-        return true;
-}
-
 /* ------------------------------------------------------------------------
  * Opening and closing, as baton_watch_open() and baton_watch_close()
  */
@@ -227,9 +206,10 @@ static void keep(struct simwatches *ws, struct simwatch *w,
                 return;
         }
         len -= PROTO_HEADER_SIZE;
-        if (!grow((void **)&w->got, &w->cap_got, w->n_got + 1,
-                  sizeof *w->got) ||
-            !grow((void **)&w->bodies, &w->cap_bodies, w->n_bodies + len, 1)) {
+        if (!hostwatch_grow((void **)&w->got, &w->cap_got, w->n_got + 1,
+                            sizeof *w->got) ||
+            !hostwatch_grow((void **)&w->bodies, &w->cap_bodies,
+                            w->n_bodies + len, 1)) {
                 wrong(ws, "out of memory", w);
                 return;
         }

@@ -322,14 +322,8 @@ static void on_result(struct run *r, struct rclient *cl,
 static void redirect(struct run *r, struct rclient *cl, const uint8_t *body,
                      size_t len, struct out *o, raft_time now)
 {
-        uint64_t leader = 0;
-        struct proto_string address;
-
         r->redirects++;
-        if (proto_read_not_leader(body, len, &leader, &address) == 0 &&
-            leader >= 1 && leader <= r->s.n) {
-                cl->node = (unsigned)leader - 1;
-        } else {
+        if (!sim_leader_named(body, len, r->s.n, &cl->node)) {
                 cl->node = rng_below(&r->s.rng, r->s.n);
         }
         simhost_disconnect(cl->conn);

@@ -513,9 +513,7 @@ static void operator_read(struct sim *s)
 {
         struct proto_header hdr;
         struct proto_result res;
-        struct proto_string address;
         const uint8_t *body;
-        uint64_t leader;
 
         while (s->admin != NULL && simhost_next(s->admin, &hdr, &body)) {
                 if (hdr.type == PROTO_RESULT &&
@@ -523,11 +521,9 @@ static void operator_read(struct sim *s)
                         s->revokes_answered++;
                         say(s, "operator: #%" PRIu64 " answered %d", hdr.id,
                             res.status);
-                } else if (hdr.type == PROTO_NOT_LEADER &&
-                           proto_read_not_leader(body, hdr.length, &leader,
-                                                 &address) == 0 &&
-                           leader >= 1 && leader <= s->n) {
-                        s->admin_node = (unsigned)leader - 1;
+                } else if (hdr.type == PROTO_NOT_LEADER) {
+                        sim_leader_named(body, hdr.length, s->n,
+                                         &s->admin_node);
                 }
         }
 }
