@@ -30,8 +30,7 @@ static size_t room(enum changesplit_layout layout, size_t len)
  * on, with a copy of their bytes in a batch of its own laid out as
  * `layout`. Returns 0, or RAFT_NOMEM with nothing changed. */
 static int split_tail(const struct raft_message *msg, unsigned k,
-                      enum changesplit_layout layout,
-                      struct raft_message *tail)
+                      enum changesplit_layout layout, struct raft_message *tail)
 {
         const struct raft_append_entries *a = &msg->append_entries;
         struct raft_append_entries *t = &tail->append_entries;
