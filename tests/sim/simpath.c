@@ -536,6 +536,11 @@ static void strike(struct simpath *p, uint64_t now)
                 return;
         }
         p->stats.faults++;
+        p->stats.cuts += f.kind == SIMNET_CUT;
+        p->stats.partitions += f.kind == SIMNET_PARTITION;
+        p->stats.isolations += f.kind == SIMNET_ISOLATE;
+        p->stats.pauses += f.kind == SIMNET_PAUSE_CLIENT;
+        p->stats.spikes += f.kind == SIMNET_SPIKE;
         if (f.kind != SIMNET_CUT) {
                 p->undo[p->n_undo++] =
                     (struct undo){f, now + 200 + rng_below(&p->rng, 2801)};

@@ -49,7 +49,10 @@ struct pathconn;
 
 /* Counts over a run, for the TAP line. */
 struct simpath_stats {
-        unsigned faults;  /* simnet faults struck */
+        unsigned faults; /* simnet faults struck */
+        /* Of which, by kind: cuts, partitions of a client from a node,
+         * nodes isolated from their clients, pauses of a client, spikes. */
+        unsigned cuts, partitions, isolations, pauses, spikes;
         unsigned closes;  /* connections the clients were told closed */
         unsigned refused; /* attempts refused, or given up */
 };

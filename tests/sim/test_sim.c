@@ -690,7 +690,8 @@ struct totals {
         unsigned elections[2];
         unsigned wire[2];
         unsigned answers;
-        double seconds; /* of the seeds' runs alone */
+        struct simpath_stats net; /* the clients' network's, summed */
+        double seconds;           /* of the seeds' runs alone */
 };
 
 /* Seeds 1..p->n_seeds (or the one seed) on each node count, a TAP line
@@ -724,6 +725,13 @@ static unsigned run_seeds(const struct plan *p, uint64_t *digests, unsigned *k,
                         t->wire[0] += out.hints;
                         t->wire[1] += out.lowered;
                         t->answers += out.answers;
+                        t->net.cuts += out.net.cuts;
+                        t->net.partitions += out.net.partitions;
+                        t->net.isolations += out.net.isolations;
+                        t->net.pauses += out.net.pauses;
+                        t->net.spikes += out.net.spikes;
+                        t->net.closes += out.net.closes;
+                        t->net.refused += out.net.refused;
                         fflush(stdout);
                 }
         }
@@ -744,6 +752,12 @@ static void print_totals(const struct totals *t)
                "stale-term rejections given a last_log_index, %u vote "
                "results lowered to a follower's term\n",
                t->wire[0], t->wire[1]);
+        printf("# the clients' network: %u cuts, %u partitions of a client "
+               "from a node, %u nodes isolated from their clients, %u "
+               "clients paused, %u latency spikes; %u connections closed "
+               "under a client, %u attempts refused or given up\n",
+               t->net.cuts, t->net.partitions, t->net.isolations, t->net.pauses,
+               t->net.spikes, t->net.closes, t->net.refused);
         printf("# %u seeds in %.2f s: %.1f seeds/s; %u client answers "
                "checked\n",
                t->runs, t->seconds, t->seconds > 0 ? t->runs / t->seconds : 0.0,
