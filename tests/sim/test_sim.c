@@ -28,7 +28,9 @@
 /*
  * One seed = one run: a 3- or 5-node cluster, batond's request core on
  * every node (simhost.h), and a few clients that speak to the cores in
- * frames only (frames.h): each sends its lock commands as COMMAND frames
+ * frames only (frames.h), over the simulated network (simpath.h: delays,
+ * split and joined frames, cuts, partitions, pauses; with --direct,
+ * simhost's direct path): each sends its lock commands as COMMAND frames
  * to the node it believes leads, follows NOT_LEADER, and sends the same
  * frame (same session and seq) again after BATON_EUNKNOWN, a cut
  * connection or silence; a waiting ACQUIRE is answered once granted or
