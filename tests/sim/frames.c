@@ -7,7 +7,7 @@
 #include "../../include/baton.h"
 #include "../../src/proto/attach.h"
 #include "../../src/proto/query.h"
-#include "simhost.h"
+#include "simpath.h"
 
 #define SILENCE_MS      1500 /* a request not waiting for a lock */
 #define WAIT_SILENCE_MS 2000 /* past a wait's own time */
@@ -61,7 +61,7 @@ static bool connected(struct sim *s, struct client *cl, uint64_t session)
         size_t n;
 
         if (cl->conn == NULL) {
-                cl->conn = simhost_connect(s->h, cl->node);
+                cl->conn = simpath_connect(s->path, cl->id + 1, cl->node);
                 cl->conn_session = 0;
         }
         if (cl->conn == NULL) {
@@ -71,7 +71,7 @@ static bool connected(struct sim *s, struct client *cl, uint64_t session)
         if (session != 0 && session != cl->conn_session) {
                 n = attach_write(frame, sizeof frame, ++cl->next_id, session,
                                  cl->secret);
-                simhost_send(cl->conn, frame, n);
+                simpath_send(cl->conn, frame, n);
                 cl->conn_session = session;
         }
         return true;
@@ -89,7 +89,7 @@ static void send_out(struct sim *s, struct client *cl, struct outreq *o,
         }
         o->sent_at = now;
         o->resend_at = 0;
-        simhost_send(cl->conn, o->frame, o->len);
+        simpath_send(cl->conn, o->frame, o->len);
 }
 
 void frames_start(struct sim *s, struct client *cl, struct outreq *o,
@@ -117,7 +117,7 @@ void frames_resend(struct sim *s, struct client *cl, struct outreq *o)
 
 void frames_close(struct client *cl)
 {
-        simhost_disconnect(cl->conn);
+        simpath_disconnect(cl->conn);
         cl->conn = NULL;
 }
 
@@ -211,7 +211,7 @@ static void resend_due(struct sim *s, struct client *cl, raft_time now)
         struct outreq *o;
         unsigned i;
 
-        if (cl->conn != NULL && simhost_closed(cl->conn)) {
+        if (cl->conn != NULL && simpath_closed(cl->conn)) {
                 s->cuts++;
                 cl->node = (cl->node + 1) % s->n;
                 hang_up(cl, now);
@@ -239,7 +239,7 @@ bool frames_next(struct sim *s, struct client *cl, raft_time now,
         struct proto_header hdr;
         const uint8_t *body;
 
-        while (cl->conn != NULL && simhost_next(cl->conn, &hdr, &body)) {
+        while (cl->conn != NULL && simpath_next(cl->conn, &hdr, &body)) {
                 if (on_frame(s, cl, &hdr, body, now, o, res)) {
                         return true;
                 }

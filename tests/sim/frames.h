@@ -1,6 +1,7 @@
 /* test_sim's clients' requests as frames: each goes to the request core
- * (simhost.h) of the node the client believes leads, follows NOT_LEADER,
- * and is sent again, byte for byte, until a final answer comes. */
+ * (simhost.h, reached through simpath.h) of the node the client believes
+ * leads, follows NOT_LEADER, and is sent again, byte for byte, until a
+ * final answer comes. */
 #ifndef TESTS_SIM_FRAMES_H
 #define TESTS_SIM_FRAMES_H
 
@@ -22,8 +23,9 @@
  * - after a RESULT of BATON_EUNKNOWN (the core lost its leadership with
  *   the request in flight), BATON_EUNAVAILABLE, BATON_ESHUTDOWN or
  *   BATON_ENOTREADY, on the same connection;
- * - after the connection closed (its node went down, or failed it), on a
- *   new one to the next node;
+ * - after the connection closed (its node went down, or failed it, or the
+ *   network cut it, refused the attempt or it was given up: simpath.h),
+ *   on a new one to the next node;
  * - after silence: 1.5 s for a request that does not wait for a lock,
  *   the wait plus 2 s for one that does (8 s when it waits forever), on
  *   a new connection to a node drawn from the seed.

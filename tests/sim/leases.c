@@ -9,7 +9,7 @@
 #include "../../src/proto/attach.h"
 #include "../../src/proto/keepalive.h"
 #include "../../src/proto/reply.h"
-#include "simhost.h"
+#include "simpath.h"
 
 void leases_open(struct sim *s, struct client *cl, struct command *cmd)
 {
@@ -39,7 +39,7 @@ static void drain(struct sim *s, struct client *cl)
         struct proto_header hdr;
         const uint8_t *body;
 
-        while (cl->ka_conn != NULL && simhost_next(cl->ka_conn, &hdr, &body)) {
+        while (cl->ka_conn != NULL && simpath_next(cl->ka_conn, &hdr, &body)) {
                 if (hdr.type == PROTO_NOT_LEADER) {
                         sim_leader_named(body, hdr.length, s->n, &cl->node);
                 }
@@ -53,15 +53,15 @@ static bool attached(struct sim *s, struct client *cl, unsigned l)
         size_t n;
 
         if (cl->ka_conn != NULL &&
-            (simhost_closed(cl->ka_conn) || cl->ka_node != l ||
+            (simpath_closed(cl->ka_conn) || cl->ka_node != l ||
              cl->ka_session != cl->session)) {
-                simhost_disconnect(cl->ka_conn);
+                simpath_disconnect(cl->ka_conn);
                 cl->ka_conn = NULL;
         }
         if (cl->ka_conn != NULL) {
                 return true;
         }
-        cl->ka_conn = simhost_connect(s->h, l);
+        cl->ka_conn = simpath_connect(s->path, cl->id + 1, l);
         if (cl->ka_conn == NULL) {
                 return false;
         }
@@ -69,7 +69,7 @@ static bool attached(struct sim *s, struct client *cl, unsigned l)
         cl->ka_session = cl->session;
         n = attach_write(frame, sizeof frame, ++cl->ka_id, cl->session,
                          cl->secret);
-        simhost_send(cl->ka_conn, frame, n);
+        simpath_send(cl->ka_conn, frame, n);
         return true;
 }
 
@@ -99,14 +99,14 @@ void leases_drive(struct sim *s, struct client *cl, raft_time now)
         }
         n = proto_write_keepalive(frame, sizeof frame, ++cl->ka_id, 0,
                                   cl->session);
-        simhost_send(cl->ka_conn, frame, n);
+        simpath_send(cl->ka_conn, frame, n);
         s->keepalives++;
 }
 
 void leases_close(struct sim *s)
 {
         for (unsigned i = 0; i < s->n_clients; i++) {
-                simhost_disconnect(s->clients[i].ka_conn);
+                simpath_disconnect(s->clients[i].ka_conn);
                 s->clients[i].ka_conn = NULL;
         }
 }

@@ -39,7 +39,8 @@ static inline bool rng_chance(struct rng *r, unsigned percent)
 }
 
 struct simhost;
-struct simconn;
+struct simpath;
+struct pathconn;
 
 struct held {
         unsigned name;
@@ -73,7 +74,7 @@ struct client {
         uint64_t next_seq;
         /* Its one connection, to the node it believes leads; the session
          * it proved it owns there (ATTACH), and its frames' ids. */
-        struct simconn *conn;
+        struct pathconn *conn;
         unsigned node;
         uint64_t conn_session;
         uint64_t next_id;
@@ -93,7 +94,7 @@ struct client {
         uint8_t secret[16]; /* ATTACH_SECRET_SIZE */
         uint8_t hash[32];   /* its SHA-256, in the OPEN */
         bool keyed;         /* secret and hash drawn */
-        struct simconn *ka_conn;
+        struct pathconn *ka_conn;
         unsigned ka_node;
         uint64_t ka_session; /* the session ka_conn is attached to */
         uint64_t ka_id;
@@ -127,7 +128,10 @@ struct sim {
          * connection to the node it believes leads (admin_node), and
          * what it sent and heard. */
         struct simhost *h;
-        struct simconn *admin;
+        /* The clients' and the operator's connections to the cores: over
+         * simnet, or simhost's direct path (simpath.h). */
+        struct simpath *path;
+        struct pathconn *admin;
         unsigned admin_node;
         uint64_t admin_id;
         unsigned revokes_sent;

@@ -22,12 +22,15 @@
 #include "replay.h"
 #include "sim.h"
 #include "simhost.h"
+#include "simpath.h"
 #include "workload.h"
 
 /*
  * One seed = one run: a 3- or 5-node cluster, batond's request core on
  * every node (simhost.h), and a few clients that speak to the cores in
- * frames only (frames.h): each sends its lock commands as COMMAND frames
+ * frames only (frames.h), over the simulated network (simpath.h: delays,
+ * split and joined frames, cuts, partitions, pauses; with --direct,
+ * simhost's direct path): each sends its lock commands as COMMAND frames
  * to the node it believes leads, follows NOT_LEADER, and sends the same
  * frame (same session and seq) again after BATON_EUNKNOWN, a cut
  * connection or silence; a waiting ACQUIRE is answered once granted or
@@ -186,6 +189,7 @@ struct outcome {
         unsigned expiries; /* sessions they expired */
         unsigned revokes;  /* the operator's, sent to a core */
         unsigned answered; /* of which the core answered */
+        struct simpath_stats net; /* the clients' network's */
 };
 
 static void configure(struct sim *s, struct simcluster_config *cfg)
@@ -235,6 +239,7 @@ static void summarize(struct sim *s, struct outcome *out)
         out->faults = s->faults_total;
         out->revokes = s->revokes_sent;
         out->answered = s->revokes_answered;
+        out->net = *simpath_stats(s->path);
         out->steps = s->c.n_steps;
         out->digest = digest_run(s);
         out->last_index = raft_last_applied(simcluster_raft(&s->c, 0));
@@ -291,6 +296,7 @@ static void random_phase(struct sim *s)
         while (simcluster_now(&s->c) < end) {
                 raft_time now = simcluster_now(&s->c);
 
+                simpath_run(s->path, true);
                 for (unsigned i = 0; i < s->n_clients; i++) {
                         drive_client(s, &s->clients[i], now);
                         leases_drive(s, &s->clients[i], now);
@@ -313,6 +319,7 @@ static int converge(struct sim *s, enum brk brk, char *reason, size_t cap)
                 fault_undo(s, &s->faults[--s->n_faults]);
         }
         simhost_sync(s->h);
+        simpath_heal(s->path);
         memset(&final, 0, sizeof final);
         final.type = COMMAND_QUERY;
         final.name = lock_names[0];
@@ -331,8 +338,10 @@ static int converge(struct sim *s, enum brk brk, char *reason, size_t cap)
         return check_run(s, reason, cap);
 }
 
+/* A run of `seed`; its clients over simnet, or (`direct`) simhost's
+ * direct path. */
 static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
-                    struct outcome *out, char *reason, size_t cap)
+                    bool direct, struct outcome *out, char *reason, size_t cap)
 {
         struct simcluster_config cfg;
         struct simhost *h;
@@ -366,6 +375,17 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 free(s);
                 return -1;
         }
+        /* The clients' connections to the cores. */
+        s->path = simpath_create(h, &s->c, direct, seed);
+        if (s->path == NULL) {
+                rv = fail(reason, cap, "simpath_create: out of memory");
+                simhost_shutdown(h);
+                simcluster_close(&s->c);
+                simhost_free(h);
+                free(h);
+                free(s);
+                return rv;
+        }
         h->index_skew = brk == BREAK_INDEX ? 1 : 0;
         setup(s, &cfg, brk);
         random_phase(s);
@@ -376,6 +396,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         for (unsigned i = 0; i < s->n_clients; i++) {
                 frames_close(&s->clients[i]);
         }
+        simpath_destroy(s->path);
         simhost_shutdown(h);
         simcluster_close(&s->c);
         simhost_free(h);
@@ -400,7 +421,7 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
                 printf("ok %u - nodes=%u seed=%" PRIu64 " requests=%u "
                        "answers=%u resends=%u redirects=%u unknown=%u "
                        "faults=%u grants=%u multi=%u+%u/%u "
-                       "core=%u/%u/%u/%u revokes=%u/%u "
+                       "core=%u/%u/%u/%u revokes=%u/%u net=%u/%u/%u "
                        "last_index=%" PRIu64 " snapshot_index=%" PRIu64
                        " steps=%" PRIu64 " digest=%016" PRIx64 "\n",
                        k, nodes, seed, out->requests, out->answers,
@@ -408,7 +429,8 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
                        out->grants, out->multi_now, out->multi_waited,
                        out->multi_left, out->batches, out->timeouts,
                        out->unblocks, out->expiries, out->answered,
-                       out->revokes, out->last_index, out->snapshot_index,
+                       out->revokes, out->net.faults, out->net.closes,
+                       out->net.refused, out->last_index, out->snapshot_index,
                        out->steps, out->digest);
                 return;
         }
@@ -425,13 +447,15 @@ static void usage(FILE *f)
 {
         fprintf(f,
                 "usage: test_sim [--nodes N] [--seed S | --seeds COUNT] "
-                "[--repeat] [--verbose]\n"
+                "[--repeat] [--direct] [--verbose]\n"
                 "                [--break drop-grant|reapply|blind|"
                 "split-multi|skip-watch|answer|index|leak]\n"
                 "  default: seeds 1..%d on 3 and on 5 nodes, the first %d "
                 "of each replayed alone, plus the negative controls\n"
                 "  --repeat: replay every seed alone in a fresh process; "
-                "its digest must not change\n",
+                "its digest must not change\n"
+                "  --direct: the clients on simhost's direct path, not "
+                "the simulated network (no controls, no replays)\n",
                 DEFAULT_SEEDS, REPLAY_SEEDS);
 }
 
@@ -446,7 +470,7 @@ static int overgrant_control(void)
 
         printf("1..1\n");
         for (uint64_t seed = 1; seed <= DEFAULT_SEEDS; seed++) {
-                if (run_seed(3, seed, BREAK_NONE, false, &out, reason,
+                if (run_seed(3, seed, BREAK_NONE, false, false, &out, reason,
                              sizeof reason) != 0 &&
                     strstr(reason, "permits held of") != NULL) {
                         printf("ok 1 - negative control overgrant (nodes=3 "
@@ -488,10 +512,10 @@ static unsigned run_controls(unsigned *k)
                 int base_rv, rv;
 
                 for (;; seed++) {
-                        base_rv = run_seed(3, seed, BREAK_NONE, false, &out,
-                                           base, sizeof base);
-                        rv = run_seed(3, seed, controls[a], false, &out, reason,
-                                      sizeof reason);
+                        base_rv = run_seed(3, seed, BREAK_NONE, false, false,
+                                           &out, base, sizeof base);
+                        rv = run_seed(3, seed, controls[a], false, false, &out,
+                                      reason, sizeof reason);
                         if (seed == CONTROL_SEEDS || base_rv != 0 ||
                             strstr(reason, "no multi-lock granted") == NULL) {
                                 break; /* else: nothing here to break */
@@ -535,7 +559,7 @@ static unsigned leak_control(unsigned *k)
         uint64_t again = 0;
 
         ++*k;
-        run_seed(3, 1, BREAK_LEAK, false, &out, reason, sizeof reason);
+        run_seed(3, 1, BREAK_LEAK, false, false, &out, reason, sizeof reason);
         if (replay_digest(3, 1, "leak", &again, reason, sizeof reason) != 0) {
                 printf("not ok %u - negative control leak: %s\n", *k, reason);
                 return 1;
@@ -596,6 +620,7 @@ struct plan {
         unsigned n_seeds;
         bool verbose;
         bool repeat;
+        bool direct; /* the clients on simhost's direct path */
         enum brk brk;
 };
 
@@ -618,6 +643,8 @@ static int parse_args(int argc, char **argv, struct plan *p)
                         p->verbose = true;
                 } else if (strcmp(arg, "--repeat") == 0) {
                         p->repeat = true;
+                } else if (strcmp(arg, "--direct") == 0) {
+                        p->direct = true;
                 } else if (strcmp(arg, "--nodes") == 0 && val != NULL) {
                         p->node_counts[0] = (unsigned)strtoul(val, NULL, 10);
                         p->n_counts = 1;
@@ -665,7 +692,8 @@ struct totals {
         unsigned elections[2];
         unsigned wire[2];
         unsigned answers;
-        double seconds; /* of the seeds' runs alone */
+        struct simpath_stats net; /* the clients' network's, summed */
+        double seconds;           /* of the seeds' runs alone */
 };
 
 /* Seeds 1..p->n_seeds (or the one seed) on each node count, a TAP line
@@ -685,8 +713,8 @@ static unsigned run_seeds(const struct plan *p, uint64_t *digests, unsigned *k,
                         uint64_t seed = p->have_seed ? p->one_seed : s + 1;
                         unsigned nodes = p->node_counts[a];
 
-                        rv = run_seed(nodes, seed, p->brk, p->verbose, &out,
-                                      reason, sizeof reason);
+                        rv = run_seed(nodes, seed, p->brk, p->verbose,
+                                      p->direct, &out, reason, sizeof reason);
                         report(++*k, nodes, seed, p->brk, rv, reason, &out);
                         digests[a * p->n_seeds + s] = out.digest;
                         failed += rv != 0;
@@ -699,6 +727,13 @@ static unsigned run_seeds(const struct plan *p, uint64_t *digests, unsigned *k,
                         t->wire[0] += out.hints;
                         t->wire[1] += out.lowered;
                         t->answers += out.answers;
+                        t->net.cuts += out.net.cuts;
+                        t->net.partitions += out.net.partitions;
+                        t->net.isolations += out.net.isolations;
+                        t->net.pauses += out.net.pauses;
+                        t->net.spikes += out.net.spikes;
+                        t->net.closes += out.net.closes;
+                        t->net.refused += out.net.refused;
                         fflush(stdout);
                 }
         }
@@ -719,6 +754,12 @@ static void print_totals(const struct totals *t)
                "stale-term rejections given a last_log_index, %u vote "
                "results lowered to a follower's term\n",
                t->wire[0], t->wire[1]);
+        printf("# the clients' network: %u cuts, %u partitions of a client "
+               "from a node, %u nodes isolated from their clients, %u "
+               "clients paused, %u latency spikes; %u connections closed "
+               "under a client, %u attempts refused or given up\n",
+               t->net.cuts, t->net.partitions, t->net.isolations, t->net.pauses,
+               t->net.spikes, t->net.closes, t->net.refused);
         printf("# %u seeds in %.2f s: %.1f seeds/s; %u client answers "
                "checked\n",
                t->runs, t->seconds, t->seconds > 0 ? t->runs / t->seconds : 0.0,
@@ -746,8 +787,9 @@ int main(int argc, char **argv)
         /* The negative controls and the replay check of the first seeds
          * run with the default plan only (a run narrowed to one seed is
          * for reproducing that seed); --repeat replays every seed. */
-        controls = !p.have_seed && p.brk == BREAK_NONE;
-        replays = p.repeat ? p.n_seeds
+        controls = !p.have_seed && p.brk == BREAK_NONE && !p.direct;
+        replays = p.direct   ? 0
+                  : p.repeat ? p.n_seeds
                   : controls
                       ? (p.n_seeds < REPLAY_SEEDS ? p.n_seeds : REPLAY_SEEDS)
                       : 0;

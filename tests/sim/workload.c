@@ -13,7 +13,11 @@
 #include "answers.h"
 #include "frames.h"
 #include "leases.h"
-#include "simhost.h"
+#include "simpath.h"
+
+/* The operator's id on the network: no client's (theirs are 1 to
+ * MAX_CLIENTS). */
+#define OPERATOR_ID 100
 
 const char *const lock_names[N_NAMES] = {
     "alpha",
@@ -515,7 +519,7 @@ static void operator_read(struct sim *s)
         struct proto_result res;
         const uint8_t *body;
 
-        while (s->admin != NULL && simhost_next(s->admin, &hdr, &body)) {
+        while (s->admin != NULL && simpath_next(s->admin, &hdr, &body)) {
                 if (hdr.type == PROTO_RESULT &&
                     proto_read_result(body, hdr.length, hdr.flags, &res) == 0) {
                         s->revokes_answered++;
@@ -537,16 +541,16 @@ static void operator_send(struct sim *s, const struct command *cmd)
         uint8_t frame[PROTO_HEADER_SIZE + COMMAND_ANY_MAX_SIZE];
         size_t n;
 
-        if (s->admin != NULL && simhost_closed(s->admin)) {
+        if (s->admin != NULL && simpath_closed(s->admin)) {
                 s->admin_node = (s->admin_node + 1) % s->n;
         }
-        if (s->admin != NULL &&
-            (simhost_closed(s->admin) || s->admin->node != s->admin_node)) {
-                simhost_disconnect(s->admin);
+        if (s->admin != NULL && (simpath_closed(s->admin) ||
+                                 simpath_node(s->admin) != s->admin_node)) {
+                simpath_disconnect(s->admin);
                 s->admin = NULL;
         }
         if (s->admin == NULL) {
-                s->admin = simhost_connect(s->h, s->admin_node);
+                s->admin = simpath_connect(s->path, OPERATOR_ID, s->admin_node);
         }
         if (s->admin == NULL) {
                 say(s, "operator: n%u is down", s->admin_node);
@@ -566,7 +570,7 @@ static void operator_send(struct sim *s, const struct command *cmd)
                 say(s, "operator: #%" PRIu64 " to n%u: %s", s->admin_id,
                     s->admin_node, text);
         }
-        simhost_send(s->admin, frame, n);
+        simpath_send(s->admin, frame, n);
 }
 
 void drive_operator(struct sim *s, raft_time now)
@@ -608,6 +612,6 @@ void drive_operator(struct sim *s, raft_time now)
 
 void operator_close(struct sim *s)
 {
-        simhost_disconnect(s->admin);
+        simpath_disconnect(s->admin);
         s->admin = NULL;
 }
