@@ -28,26 +28,6 @@ void hostwatch_close(struct hostwatch *w)
         memset(w, 0, sizeof *w);
 }
 
-bool hostwatch_grow(void **p, size_t *cap, size_t n, size_t size)
-{
-        size_t next = *cap != 0 ? *cap : 16;
-        void *q;
-
-        if (n <= *cap) {
-                return true;
-        }
-        while (next < n) {
-                next *= 2;
-        }
-        q = realloc(*p, next * size);
-        if (q == NULL) {
-                return false;
-        }
-        *p = q;
-        *cap = next;
-        return true;
-}
-
 static void surprise(struct hostwatch *w, const char *what)
 {
         if (w->errmsg[0] == '\0') {
@@ -79,8 +59,8 @@ static void on_result(struct hostwatch *w, const struct proto_header *hdr,
                 restart(w, now, res.status);
                 return;
         }
-        if (!hostwatch_grow((void **)&w->segs, &w->cap_segs, w->n_segs + 1,
-                            sizeof *w->segs)) {
+        if (!sim_grow((void **)&w->segs, &w->cap_segs, w->n_segs + 1,
+                      sizeof *w->segs)) {
                 surprise(w, "out of memory");
                 return;
         }
@@ -111,10 +91,10 @@ static void on_event(struct hostwatch *w, const struct proto_header *hdr,
                 surprise(w, "an event before its WATCHING");
                 return;
         }
-        if (!hostwatch_grow((void **)&w->got, &w->cap_got, w->n_got + 1,
-                            sizeof *w->got) ||
-            !hostwatch_grow((void **)&w->bodies, &w->cap_bodies,
-                            w->n_bodies + hdr->length, 1)) {
+        if (!sim_grow((void **)&w->got, &w->cap_got, w->n_got + 1,
+                      sizeof *w->got) ||
+            !sim_grow((void **)&w->bodies, &w->cap_bodies,
+                      w->n_bodies + hdr->length, 1)) {
                 surprise(w, "out of memory");
                 return;
         }

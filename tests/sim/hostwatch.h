@@ -72,11 +72,6 @@ int hostwatch_check(const struct hostwatch *w, const struct simnode *n,
                     char *reason, size_t cap);
 void hostwatch_close(struct hostwatch *w);
 
-/* Grow `*p` (`*cap` elements of `size` bytes, none yet when 0) to hold
- * `n`, doubling: how a watcher's records of what it was sent grow. False
- * (and `*p` as it was) when out of memory. */
-bool hostwatch_grow(void **p, size_t *cap, size_t n, size_t size);
-
 /* One event of a node's feed: its position and its WATCH_EVENT body (in
  * the node's record). */
 struct hostwatch_feed_event {

@@ -2,6 +2,8 @@
  * the leader a NOT_LEADER names and the search of a node's events. */
 #include "sim.h"
 
+#include <stdlib.h>
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,4 +63,24 @@ size_t sim_first_event(const struct simnode *n, uint64_t index)
                 }
         }
         return lo;
+}
+
+bool sim_grow(void **p, size_t *cap, size_t n, size_t size)
+{
+        size_t next = *cap != 0 ? *cap : 16;
+        void *q;
+
+        if (n <= *cap) {
+                return true;
+        }
+        while (next < n) {
+                next *= 2;
+        }
+        q = realloc(*p, next * size);
+        if (q == NULL) {
+                return false;
+        }
+        *p = q;
+        *cap = next;
+        return true;
 }

@@ -185,4 +185,9 @@ bool sim_leader_named(const uint8_t *body, size_t len, unsigned n,
  * events are in index order. */
 size_t sim_first_event(const struct simnode *n, uint64_t index);
 
+/* Room in the array *p (of *cap elements of `size` bytes) for `n`: grown
+ * to the next power of two from 16; false, with *p unchanged, when out of
+ * memory. */
+bool sim_grow(void **p, size_t *cap, size_t n, size_t size);
+
 #endif /* TESTS_SIM_SIM_H */

@@ -68,26 +68,6 @@ static raft_time now_of(const struct simpath *p)
         return simcluster_now(p->c);
 }
 
-static bool grow(void **v, size_t *cap, size_t need, size_t size)
-{
-        size_t c = *cap ? *cap : 16;
-        void *n;
-
-        if (need <= *cap) {
-                return true;
-        }
-        while (c < need) {
-                c *= 2;
-        }
-        n = realloc(*v, c * size);
-        if (n == NULL) {
-                return false;
-        }
-        *v = n;
-        *cap = c;
-        return true;
-}
-
 static bool bytes_add(struct bytes *b, const void *p, size_t n)
 {
         if (b->at > 0) {
@@ -95,7 +75,7 @@ static bool bytes_add(struct bytes *b, const void *p, size_t n)
                 b->len -= b->at;
                 b->at = 0;
         }
-        if (!grow((void **)&b->p, &b->cap, b->len + n, 1)) {
+        if (!sim_grow((void **)&b->p, &b->cap, b->len + n, 1)) {
                 return false;
         }
         memcpy(b->p + b->len, p, n);
@@ -144,8 +124,8 @@ struct pathconn *simpath_connect(struct simpath *p, uint64_t client, unsigned i)
                 }
                 return c;
         }
-        if (!grow((void **)&p->conns, &p->conns_cap, p->n_conns + 1,
-                  sizeof *p->conns) ||
+        if (!sim_grow((void **)&p->conns, &p->conns_cap, p->n_conns + 1,
+                      sizeof *p->conns) ||
             simnet_connect(p->net, client, i, now_of(p), &c->net) != 0) {
                 c->net = 0;
                 simpath_disconnect(c);
@@ -296,8 +276,8 @@ static void node_established(struct simpath *p, uint64_t net, uint64_t now)
                 return;
         }
         sc = simhost_connect(p->h, node);
-        if (sc == NULL || !grow((void **)&p->routes, &p->routes_cap,
-                                p->n_routes + 1, sizeof *p->routes)) {
+        if (sc == NULL || !sim_grow((void **)&p->routes, &p->routes_cap,
+                                    p->n_routes + 1, sizeof *p->routes)) {
                 /* The node's core is down and simnet not told yet. */
                 simhost_disconnect(sc);
                 simnet_close(p->net, net, SIMNET_NODE, now);

@@ -206,10 +206,10 @@ static void keep(struct simwatches *ws, struct simwatch *w,
                 return;
         }
         len -= PROTO_HEADER_SIZE;
-        if (!hostwatch_grow((void **)&w->got, &w->cap_got, w->n_got + 1,
-                            sizeof *w->got) ||
-            !hostwatch_grow((void **)&w->bodies, &w->cap_bodies,
-                            w->n_bodies + len, 1)) {
+        if (!sim_grow((void **)&w->got, &w->cap_got, w->n_got + 1,
+                      sizeof *w->got) ||
+            !sim_grow((void **)&w->bodies, &w->cap_bodies, w->n_bodies + len,
+                      1)) {
                 wrong(ws, "out of memory", w);
                 return;
         }
