@@ -313,126 +313,12 @@ static void client_bytes(struct simclient *cl, const uint8_t *p, size_t n,
 }
 
 /* ------------------------------------------------------------------------
- * The nodes' side: simhost's connections behind simnet
+ * The nodes' side: simroutes.h's
  */
-
-static struct simroute *route_of(struct simclients *s, uint64_t net)
-{
-        size_t i;
-
-        for (i = 0; i < s->n_routes; i++) {
-                if (s->routes[i].net == net) {
-                        return &s->routes[i];
-                }
-        }
-        return NULL;
-}
-
-static void route_drop(struct simclients *s, struct simroute *r)
-{
-        simhost_disconnect(r->sc);
-        free(r->buf);
-        *r = s->routes[--s->n_routes];
-}
-
-static void node_established(struct simclients *s, uint64_t net, uint64_t now)
-{
-        uint64_t client;
-        unsigned node;
-        struct simconn *sc;
-        struct simroute *r;
-
-        if (simnet_peer(s->net, net, &client, &node) != 0) {
-                broken(s, "an established connection without peers");
-                return;
-        }
-        sc = simhost_connect(s->h, node);
-        if (sc == NULL) {
-                /* The node's core is down and simnet not told yet. */
-                simnet_close(s->net, net, SIMNET_NODE, now);
-                return;
-        }
-        if (s->n_routes == s->routes_cap) {
-                size_t cap = s->routes_cap ? 2 * s->routes_cap : 64;
-                r = realloc(s->routes, cap * sizeof *r);
-                if (r == NULL) {
-                        broken(s, "out of memory for routes");
-                        simhost_disconnect(sc);
-                        return;
-                }
-                s->routes = r;
-                s->routes_cap = cap;
-        }
-        r = &s->routes[s->n_routes++];
-        memset(r, 0, sizeof *r);
-        r->net = net;
-        r->node = node;
-        r->sc = sc;
-}
-
-/* Whole frames of `r`'s stream, each handed to the node's core. */
-static void node_bytes(struct simclients *s, struct simroute *r,
-                       const uint8_t *p, size_t n)
-{
-        struct proto_header h;
-        size_t whole;
-
-        if (r->len + n > r->cap) {
-                size_t cap = r->cap ? r->cap : 1024;
-                uint8_t *b;
-
-                while (cap < r->len + n) {
-                        cap *= 2;
-                }
-                b = realloc(r->buf, cap);
-                if (b == NULL) {
-                        broken(s, "out of memory for a node's stream");
-                        return;
-                }
-                r->buf = b;
-                r->cap = cap;
-        }
-        memcpy(r->buf + r->len, p, n);
-        r->len += n;
-        while (r->len >= PROTO_HEADER_SIZE) {
-                if (proto_header_decode(&h, r->buf, PROTO_MAX_BODY) != 0) {
-                        broken(s,
-                               "a client sent a header that does not decode");
-                        r->len = 0;
-                        return;
-                }
-                whole = PROTO_HEADER_SIZE + h.length;
-                if (r->len < whole) {
-                        return;
-                }
-                s->frames_to_nodes++;
-                simhost_send(r->sc, r->buf, whole);
-                memmove(r->buf, r->buf + whole, r->len - whole);
-                r->len -= whole;
-        }
-}
 
 void simclients_pump(struct simclients *s, uint64_t now)
 {
-        struct proto_header h;
-        const uint8_t *body;
-        size_t i = 0;
-
-        while (i < s->n_routes) {
-                struct simroute *r = &s->routes[i];
-
-                while (simhost_next(r->sc, &h, &body)) {
-                        simnet_send(s->net, r->net, SIMNET_NODE,
-                                    body - PROTO_HEADER_SIZE,
-                                    PROTO_HEADER_SIZE + h.length, now);
-                }
-                if (simhost_closed(r->sc)) {
-                        simnet_close(s->net, r->net, SIMNET_NODE, now);
-                        route_drop(s, r);
-                        continue;
-                }
-                i++;
-        }
+        simroutes_pump(&s->routes, now);
 }
 
 /* ------------------------------------------------------------------------
@@ -446,7 +332,7 @@ static void on_established(void *data, uint64_t net, enum simnet_side side,
         struct simclient *cl;
 
         if (side == SIMNET_NODE) {
-                node_established(s, net, now);
+                simroutes_on_established(&s->routes, net, now);
                 return;
         }
         cl = client_of(s, net);
@@ -481,13 +367,9 @@ static void on_bytes(void *data, uint64_t net, enum simnet_side to,
 {
         struct simclients *s = data;
         struct simclient *cl;
-        struct simroute *r;
 
         if (to == SIMNET_NODE) {
-                r = route_of(s, net);
-                if (r != NULL) {
-                        node_bytes(s, r, p, n);
-                }
+                simroutes_on_bytes(&s->routes, net, p, n);
                 return;
         }
         cl = client_of(s, net);
@@ -502,13 +384,9 @@ static void on_closed(void *data, uint64_t net, enum simnet_side side,
 {
         struct simclients *s = data;
         struct simclient *cl;
-        struct simroute *r;
 
         if (side == SIMNET_NODE) {
-                r = route_of(s, net);
-                if (r != NULL) {
-                        route_drop(s, r);
-                }
+                simroutes_on_closed(&s->routes, net);
                 return;
         }
         cl = client_of(s, net);
@@ -579,6 +457,7 @@ int simclients_init(struct simclients *s, struct simhost *h,
                 snprintf(s->endpoints[i], LINK_ADDR_MAX, "sim-n%u:7000", i);
         }
         s->net = simnet_create(&cfg->net, &cbs);
+        simroutes_init(&s->routes, h, s->net);
         s->cl = calloc(cfg->n_clients, sizeof *s->cl);
         if (s->net == NULL || s->cl == NULL) {
                 simclients_free(s);
@@ -604,14 +483,10 @@ void simclients_free(struct simclients *s)
                 }
                 proto_reader_close(&s->cl[i].reader);
         }
-        while (s->n_routes > 0) {
-                route_drop(s, &s->routes[s->n_routes - 1]);
-        }
-        free(s->routes);
+        simroutes_close(&s->routes);
         free(s->cl);
         simnet_destroy(s->net);
         s->cl = NULL;
-        s->routes = NULL;
         s->net = NULL;
         s->n = 0;
 }

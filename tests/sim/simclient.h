@@ -15,6 +15,7 @@
 #include "../lib/rng.h"
 #include "../lib/simnet.h"
 #include "simhost.h"
+#include "simroutes.h"
 
 /*
  * What libbaton's background thread and linkio do, a client's round does
@@ -37,13 +38,9 @@
  *   outbox written with simnet_send(). The outbox is written after every
  *   input too, so a frame goes out at the `now` it was put.
  *
- * The nodes' side: a connection established at a node is a
- * simhost_connect() to its core, each whole frame that reaches it a
- * simhost_send(), what the core writes (simhost_next()) goes back with
- * simnet_send(), and a connection the core closed (or a core dropped)
- * is closed with simnet_close(); one the network closed is
- * simhost_disconnect()ed. simhost's direct path is untouched: the
- * network only stands between it and the clients.
+ * The nodes' side is simroutes.h's: a connection established at a node
+ * is a simhost_connect() to its core, each whole frame that reaches it a
+ * simhost_send(), what the core writes goes back with simnet_send().
  *
  * A client's clock is rate_num/rate_den of virtual time, plus an offset:
  * 1/1 for a correct one; a negative control runs it slow.
@@ -113,15 +110,6 @@ struct simclients_config {
         struct simclients_hooks hooks;
 };
 
-/* A node-side connection: simnet's and simhost's. */
-struct simroute {
-        uint64_t net;
-        unsigned node;
-        struct simconn *sc;
-        uint8_t *buf; /* bytes of a frame not yet whole */
-        size_t len, cap;
-};
-
 struct simclients {
         struct simhost *h;
         struct simnet *net;
@@ -131,10 +119,11 @@ struct simclients {
         struct simclients_config cfg;
         struct simclient *cl;
         unsigned n;
-        struct simroute *routes;
-        size_t n_routes, routes_cap;
-        uint64_t frames_to_nodes, frames_to_clients;
-        char errmsg[256]; /* the first thing that went wrong in the host */
+        struct simroutes routes; /* the nodes' side; frames to the nodes */
+        uint64_t frames_to_clients;
+        /* The first thing that went wrong in the host (the nodes' side's
+         * own is in routes.errmsg). */
+        char errmsg[256];
 };
 
 /* Defaults: rate 1/1, TTL 5000, lock delay 0, simnet's defaults for

@@ -10,7 +10,9 @@
 #include "../../src/proto/reader.h"
 #include "../lib/rng.h"
 #include "../lib/simnet.h"
+#include "sim.h"
 #include "simhost.h"
+#include "simroutes.h"
 
 #define CONNECT_MS 1000 /* an attempt given up, as libbaton gives one up */
 #define CHUNK_MAX  200  /* simnet's segments and chunks: frames split */
@@ -35,13 +37,6 @@ struct pathconn {
         struct bytes inbox; /* whole frames, as they came */
 };
 
-/* A node's side of a connection: simnet's and simhost's. */
-struct route {
-        uint64_t net;
-        struct simconn *sc;
-        struct bytes in; /* bytes of a frame not yet whole */
-};
-
 struct undo {
         struct simnet_fault f;
         raft_time at;
@@ -54,9 +49,8 @@ struct simpath {
         bool down[SIMNET_MAX_NODES];
         struct pathconn **conns;
         size_t n_conns, conns_cap;
-        struct route *routes;
-        size_t n_routes, routes_cap;
-        struct rng rng; /* the fault schedule's */
+        struct simroutes routes; /* the nodes' side */
+        struct rng rng;          /* the fault schedule's */
         raft_time fault_at;
         struct undo undo[MAX_UNDO];
         unsigned n_undo;
@@ -246,98 +240,6 @@ static void client_bytes(struct pathconn *c, const uint8_t *p, size_t n)
 }
 
 /* ------------------------------------------------------------------------
- * The nodes' side: simhost's connections behind simnet
- */
-
-static struct route *route_of(struct simpath *p, uint64_t net)
-{
-        for (size_t i = 0; i < p->n_routes; i++) {
-                if (p->routes[i].net == net) {
-                        return &p->routes[i];
-                }
-        }
-        return NULL;
-}
-
-static void route_drop(struct simpath *p, struct route *r)
-{
-        simhost_disconnect(r->sc);
-        free(r->in.p);
-        *r = p->routes[--p->n_routes];
-}
-
-static void node_established(struct simpath *p, uint64_t net, uint64_t now)
-{
-        uint64_t client;
-        unsigned node;
-        struct simconn *sc;
-
-        if (simnet_peer(p->net, net, &client, &node) != 0) {
-                return;
-        }
-        sc = simhost_connect(p->h, node);
-        if (sc == NULL || !sim_grow((void **)&p->routes, &p->routes_cap,
-                                    p->n_routes + 1, sizeof *p->routes)) {
-                /* The node's core is down and simnet not told yet. */
-                simhost_disconnect(sc);
-                simnet_close(p->net, net, SIMNET_NODE, now);
-                return;
-        }
-        p->routes[p->n_routes++] = (struct route){net, sc, {0}};
-}
-
-/* Whole frames of `r`'s stream, each handed to the node's core. */
-static void node_bytes(struct route *r, const uint8_t *b, size_t n)
-{
-        struct proto_header h;
-        struct bytes *in = &r->in;
-        size_t whole;
-
-        if (!bytes_add(in, b, n)) {
-                return;
-        }
-        while (in->len - in->at >= PROTO_HEADER_SIZE) {
-                /* The clients write only frames they encoded. */
-                if (proto_header_decode(&h, in->p + in->at, PROTO_MAX_BODY) !=
-                    0) {
-                        in->len = in->at = 0;
-                        return;
-                }
-                whole = PROTO_HEADER_SIZE + h.length;
-                if (in->len - in->at < whole) {
-                        return;
-                }
-                simhost_send(r->sc, in->p + in->at, whole);
-                in->at += whole;
-        }
-}
-
-/* What the cores wrote, onto the network; a connection the core closed
- * (or a core dropped) closed on it. */
-static void pump(struct simpath *p, uint64_t now)
-{
-        struct proto_header h;
-        const uint8_t *body;
-        size_t i = 0;
-
-        while (i < p->n_routes) {
-                struct route *r = &p->routes[i];
-
-                while (simhost_next(r->sc, &h, &body)) {
-                        simnet_send(p->net, r->net, SIMNET_NODE,
-                                    body - PROTO_HEADER_SIZE,
-                                    PROTO_HEADER_SIZE + h.length, now);
-                }
-                if (simhost_closed(r->sc)) {
-                        simnet_close(p->net, r->net, SIMNET_NODE, now);
-                        route_drop(p, r);
-                        continue;
-                }
-                i++;
-        }
-}
-
-/* ------------------------------------------------------------------------
  * simnet's callbacks
  */
 
@@ -348,7 +250,7 @@ static void on_established(void *data, uint64_t net, enum simnet_side side,
         struct pathconn *c;
 
         if (side == SIMNET_NODE) {
-                node_established(p, net, now);
+                simroutes_on_established(&p->routes, net, now);
                 return;
         }
         c = conn_of(p, net);
@@ -382,14 +284,10 @@ static void on_bytes(void *data, uint64_t net, enum simnet_side to,
 {
         struct simpath *p = data;
         struct pathconn *c;
-        struct route *r;
 
         (void)now;
         if (to == SIMNET_NODE) {
-                r = route_of(p, net);
-                if (r != NULL) {
-                        node_bytes(r, b, n);
-                }
+                simroutes_on_bytes(&p->routes, net, b, n);
                 return;
         }
         c = conn_of(p, net);
@@ -403,15 +301,11 @@ static void on_closed(void *data, uint64_t net, enum simnet_side side,
 {
         struct simpath *p = data;
         struct pathconn *c;
-        struct route *r;
 
         (void)why;
         (void)now;
         if (side == SIMNET_NODE) {
-                r = route_of(p, net);
-                if (r != NULL) {
-                        route_drop(p, r);
-                }
+                simroutes_on_closed(&p->routes, net);
                 return;
         }
         c = conn_of(p, net);
@@ -450,6 +344,7 @@ struct simpath *simpath_create(struct simhost *h, struct simcluster *c,
                 free(p);
                 return NULL;
         }
+        simroutes_init(&p->routes, p->h, p->net);
         return p;
 }
 
@@ -461,12 +356,9 @@ void simpath_destroy(struct simpath *p)
         while (p->n_conns > 0) {
                 simpath_disconnect(p->conns[p->n_conns - 1]);
         }
-        while (p->n_routes > 0) {
-                route_drop(p, &p->routes[p->n_routes - 1]);
-        }
+        simroutes_close(&p->routes);
         simnet_destroy(p->net);
         free(p->conns);
-        free(p->routes);
         free(p);
 }
 
@@ -543,7 +435,7 @@ void simpath_run(struct simpath *p, bool faults)
                         p->fault_at = now + 200 + rng_below(&p->rng, 601);
                 }
         }
-        pump(p, now);
+        simroutes_pump(&p->routes, now);
 }
 
 void simpath_heal(struct simpath *p)
@@ -556,4 +448,9 @@ void simpath_heal(struct simpath *p)
 const struct simpath_stats *simpath_stats(const struct simpath *p)
 {
         return &p->stats;
+}
+
+const char *simpath_error(const struct simpath *p)
+{
+        return p->routes.errmsg[0] != '\0' ? p->routes.errmsg : NULL;
 }

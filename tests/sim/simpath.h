@@ -23,9 +23,9 @@
  *   established wait for it, as a client's writes wait for its connect.
  *   Each direction is a byte stream split, joined and delayed by simnet;
  *   the client reassembles the frames from the chunks that reach it
- *   (proto_reader), the node's side hands whole frames to the core
- *   (simhost's direct path behind it) and sends back what the core
- *   writes. A connection closes when simnet tells the client so (a cut,
+ *   (proto_reader), the node's side (simroutes.h) hands whole frames to
+ *   the core (simhost's direct path behind it) and sends back what the
+ *   core writes. A connection closes when simnet tells the client so (a cut,
  *   the node killed, or the core closing it); a disconnect closes the
  *   client's side, whose bytes still reach the node. A request sent again
  *   on a newer connection may so reach the node after its earlier copy,
@@ -72,6 +72,9 @@ void simpath_run(struct simpath *p, bool faults);
 /* Heal every fault simpath struck. */
 void simpath_heal(struct simpath *p);
 const struct simpath_stats *simpath_stats(const struct simpath *p);
+/* The first thing that went wrong on the nodes' side of simnet (see
+ * simroutes.h), which fails the run; NULL when nothing did. */
+const char *simpath_error(const struct simpath *p);
 
 /* A connection of client `client` (an id of the caller's, the same for
  * all its connections) to node `i`'s core; NULL when the direct path

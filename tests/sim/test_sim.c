@@ -390,6 +390,11 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         setup(s, &cfg, brk);
         random_phase(s);
         rv = converge(s, brk, reason, cap);
+        /* A failure of the nodes' side of the network comes first: what
+         * the checks then found follows from it. */
+        if (simpath_error(s->path) != NULL) {
+                rv = fail(reason, cap, "network: %s", simpath_error(s->path));
+        }
         summarize(s, out);
         operator_close(s);
         leases_close(s);

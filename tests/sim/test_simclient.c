@@ -469,6 +469,10 @@ static int finish(struct world *wd, char *reason, size_t cap)
         if (wd->sc.errmsg[0] != '\0') {
                 return fail(reason, cap, "clients' host: %s", wd->sc.errmsg);
         }
+        if (wd->sc.routes.errmsg[0] != '\0') {
+                return fail(reason, cap, "clients' network: %s",
+                            wd->sc.routes.errmsg);
+        }
         if (wd->view.clash[0] != '\0') {
                 return fail(reason, cap, "client view: %s", wd->view.clash);
         }
@@ -668,7 +672,7 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
                        "--verbose\n",
                        self, seed, o->nodes, mode);
                 printf("# grants %u: %s; frames %" PRIu64 "/%" PRIu64 "\n",
-                       wd->grants, kinds, wd->sc.frames_to_nodes,
+                       wd->grants, kinds, wd->sc.routes.frames,
                        wd->sc.frames_to_clients);
                 simview_caught(wd->view.caught, kinds, sizeof kinds);
                 printf("# %s\n", kinds);
@@ -683,7 +687,7 @@ static void report(unsigned k, uint64_t seed, const struct runopts *o, int rv,
                k, seed, mode, wd->grants, kinds, wd->timeouts, wd->errors,
                wd->recovered, wd->reentered, wd->r->n_answers, wd->releases,
                wd->rel_fail, wd->lost, wd->faults, wd->isolations, wd->kills,
-               wd->r->s.faults_total, wd->sc.frames_to_nodes,
+               wd->r->s.faults_total, wd->sc.routes.frames,
                wd->sc.frames_to_clients, ws->opened, ws->events, ws->closed,
                ws->compacted, ws->resumed, ws->caught_up,
                wd->unquiet ? ", never quiet" : "");
