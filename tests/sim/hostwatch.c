@@ -11,6 +11,7 @@
 #include "../../include/baton.h"
 #include "../../src/proto/reply.h"
 #include "../../src/proto/watch.h"
+#include "sim.h"
 
 void hostwatch_init(struct hostwatch *w, struct simhost *h, unsigned node)
 {
