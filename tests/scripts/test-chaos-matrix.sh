@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # scripts/chaos's matrices, read through --list-runs (nothing is run),
-# printing TAP: --all runs every nemesis of --list on 3 and 5 nodes; the
-# smoke matrix has the faults scripts/test relies on (a power cut, a
-# damaged follower log, a one-way partition) and the negative controls of
-# the disk, corruption and digest checks; --only keeps the runs it
-# matches with the seeds they have in the whole matrix, and a pattern
-# that matches nothing fails rather than passing with no run.
+# printing TAP: --all runs every nemesis of --list on 3 and 5 nodes, and
+# the controls of clock-jump and crash-point (batond-wallclock,
+# batond-trustimage); the smoke matrix has the faults scripts/test relies
+# on (a power cut, a damaged follower log, a one-way partition) and the
+# negative controls of the disk, corruption and digest checks; --only
+# keeps the runs it matches with the seeds they have in the whole matrix,
+# and a pattern that matches nothing fails rather than passing with no
+# run.
 set -u
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -25,7 +27,7 @@ not_ok() {
         [ $# -lt 2 ] || sed 's/^/# /' <<<"$2"
 }
 
-echo "1..6"
+echo "1..7"
 
 all=$("$chaos" --all --list-runs 2>&1)
 missing=""
@@ -40,6 +42,17 @@ if [ -z "$missing" ]; then
         ok "--all runs every nemesis of --list on 3 and 5 nodes"
 else
         not_ok "--all runs every nemesis of --list on 3 and 5 nodes" "missing:$missing"
+fi
+
+missing=""
+for want in "--nemesis clock-jump --nodes 3 --time 90 --seed [0-9]* --server batond-wallclock --expect invalid" \
+        "--nemesis crash-point --nodes 3 --time 90 --seed [0-9]* --server batond-trustimage --expect invalid"; do
+        grep -q -- "$want" <<<"$all" || missing="$missing [$want]"
+done
+if [ -z "$missing" ]; then
+        ok "--all has the controls of clock-jump and crash-point"
+else
+        not_ok "--all has the controls of clock-jump and crash-point" "missing:$missing"
 fi
 
 smoke=$("$chaos" --smoke --list-runs 2>&1)

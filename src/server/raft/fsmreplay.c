@@ -71,6 +71,37 @@ static int take_acl(struct acl *acl, const uint8_t *p, size_t len, size_t *skip)
         return 0;
 }
 
+#ifdef BATON_CHAOS_TRUST_IMAGE
+/*
+ * batond-trustimage (BATON_CHAOS_TRUST_IMAGE, docs/chaos.md "Negative
+ * controls"): an empty image, which it takes from an image child that died
+ * before writing (snapimage.c), is read as the state of a node that has
+ * applied nothing (no locks, members or access list), and the tail is
+ * replayed on it, where batond refuses it as corrupt.
+ */
+static int restore_empty(struct mem *mem, struct lockfsm *f, struct replay *rp)
+{
+        struct lockfsm *empty = lockfsm_create(NULL, mem);
+        void *buf;
+        size_t len;
+        int rv;
+
+        if (empty == NULL) {
+                return BATON_ENOMEM;
+        }
+        directory_init(&rp->dir);
+        acl_init(&rp->acl);
+        rv = lockfsm_snapshot(empty, &buf, &len);
+        if (rv == 0) {
+                rv = lockfsm_restore_with(
+                    f, buf, len, rp->tail ? next_lock_entry : NULL, rp);
+                lockfsm_snapshot_free(empty, buf);
+        }
+        lockfsm_destroy(empty);
+        return rv;
+}
+#endif
+
 /* Runs on the loop, or on the restore's worker with a state of its own. */
 int replay_restore(struct mem *mem, struct lockfsm *f, const uint8_t *p,
                    size_t len, struct replay *rp)
@@ -81,6 +112,11 @@ int replay_restore(struct mem *mem, struct lockfsm *f, const uint8_t *p,
         size_t raw_len;
         int rv;
 
+#ifdef BATON_CHAOS_TRUST_IMAGE
+        if (len == 0) {
+                return restore_empty(mem, f, rp);
+        }
+#endif
         /* Packed or not, whatever compression is set to now: a node reads
          * the snapshots of nodes configured otherwise. */
         if (snapzip_is_packed(p, len)) {

@@ -28,6 +28,10 @@ CRASHPT_ORDER=() # the points still to come this turn
 # kill -9 ends it (ms).
 CRASHPT_BOUND_MS=15000
 
+# How long a node whose image child died at image-child runs on before it
+# is stopped (ms): time for raft to ask it for snapshots.
+CRASHPT_IMAGE_RUN_MS=3000
+
 # Stop node $1 with SIGTERM (SIGKILL after 10 s), logged as ACTION ($2).
 crashpt_stop() {
         local n=$1 action=$2 p
@@ -148,14 +152,25 @@ nem_crash_point() {
         if crashpt_wait_hit "$n" "$from" "$pt"; then
                 line=$(tail -c +"$((from + 1))" "$RUN/nodes/n$n/node.log" | grep -m1 "^crash point $pt hit")
                 nemlog info crash-point "n$n" "hit $pt:$nth ($line)"
-                # image-child kills the child alone: the node goes on.
+                # image-child kills the child alone: the node goes on, its
+                # every image child dying there, for CRASHPT_IMAGE_RUN_MS,
+                # past the snapshots raft asks of it meanwhile (threshold
+                # 128), which it must not take from a dead child.
+                if [ "$pt" = image-child ] && alive "node$n"; then
+                        nemlog info crash-point "n$n" "none (runs on $((CRASHPT_IMAGE_RUN_MS / 1000)) s)"
+                        sleep_ms "$CRASHPT_IMAGE_RUN_MS"
+                fi
                 alive "node$n" && crashpt_stop "$n" info
         else
                 nemlog info crash-point "n$n" "not hit $pt:$nth within $((CRASHPT_BOUND_MS / 1000)) s"
                 kill_nodes info crash-point "$n"
         fi
         rnd_range 500 1500
-        sleep_ms "$R"
+        # After image-child, a restart in place: back at once, the node
+        # goes on from its own snapshot and log while the leader still
+        # has the entries after them, rather than from a leader's
+        # snapshot.
+        [ "$pt" = image-child ] || sleep_ms "$R"
         rm -f "$ST/expect-name.node$n"
         if [ -z "$v" ]; then
                 restart_nodes end crash-point "$n"
