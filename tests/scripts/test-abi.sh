@@ -18,19 +18,8 @@ if [ ! -e "$lib" ] || ! command -v nm >/dev/null 2>&1; then
         exit 77
 fi
 
-n=0
-failed=0
-ok() { # description, then a command that must succeed
-        local what=$1
-        shift
-        n=$((n + 1))
-        if "$@"; then
-                echo "ok $n - $what"
-        else
-                failed=$((failed + 1))
-                echo "not ok $n - $what"
-        fi
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 # The functions include/ declares public: the name of each declaration that
 # begins with BATON_API, one a line, sorted.
@@ -53,8 +42,8 @@ differ() {
         return 1
 }
 
-ok "include/ declares some public calls" test -s "$tmp/declared"
-ok "$lib exports exactly what include/ declares with BATON_API" \
+tap_check "include/ declares some public calls" test -s "$tmp/declared"
+tap_check "$lib exports exactly what include/ declares with BATON_API" \
         differ "$tmp/declared" "$tmp/exported"
 
 # The check goes red: a core function leaking out, and a public call lost.
@@ -64,12 +53,11 @@ ok "$lib exports exactly what include/ declares with BATON_API" \
 } | LC_ALL=C sort -u >"$tmp/leaky"
 out=$(differ "$tmp/declared" "$tmp/leaky")
 rc=$?
-ok "a leaked registry_submit is refused" test "$rc" -ne 0
-ok "and named" grep -q 'exported but not declared: registry_submit' <<<"$out"
+tap_check "a leaked registry_submit is refused" test "$rc" -ne 0
+tap_check "and named" grep -q 'exported but not declared: registry_submit' <<<"$out"
 grep -vx baton_acquire "$tmp/exported" >"$tmp/short"
 out=$(differ "$tmp/declared" "$tmp/short")
-ok "a lost baton_acquire is named" \
+tap_check "a lost baton_acquire is named" \
         grep -q 'declared but not exported: baton_acquire' <<<"$out"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

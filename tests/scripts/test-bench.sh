@@ -16,31 +16,20 @@ script=${BENCH:-$root/scripts/bench}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-ok() { # description, then a command that must succeed
-        local what=$1
-        shift
-        n=$((n + 1))
-        if "$@"; then
-                echo "ok $n - $what"
-        else
-                failed=$((failed + 1))
-                echo "not ok $n - $what"
-        fi
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 help=$("$script" --help 2>&1)
 rc=$?
-ok "--help exits 0" test "$rc" -eq 0
+tap_check "--help exits 0" test "$rc" -eq 0
 for f in "$root"/scripts/bench.d/*.sh; do
         name=$(basename "$f" .sh)
         case $name in lib | summaries) continue ;; esac
         first=$(sed -n '/^# shellcheck /d; s/^# \{0,1\}//p; q' "$f")
-        ok "--help describes the experiment $name" grep -qF -- "$first" <<<"$help"
+        tap_check "--help describes the experiment $name" grep -qF -- "$first" <<<"$help"
 done
 for flag in --quick --breakdown --freeze --scale --connections --election-crash; do
-        ok "--help names $flag" grep -qF -- "$flag" <<<"$help"
+        tap_check "--help names $flag" grep -qF -- "$flag" <<<"$help"
 done
 
 # refused WHAT NAMED ARGS...: scripts/bench ARGS exits 2, its message
@@ -51,9 +40,9 @@ refused() {
         err=$("$script" --out "$tmp/out.jsonl" "$@" 2>&1 >/dev/null)
         rc=$?
         echo "# scripts/bench $* -> exit $rc: $err"
-        ok "$what: exit 2" test "$rc" -eq 2
-        ok "$what: the message names $named" grep -qF -- "$named" <<<"$err"
-        ok "$what: no results file" test ! -e "$tmp/out.jsonl"
+        tap_check "$what: exit 2" test "$rc" -eq 2
+        tap_check "$what: the message names $named" grep -qF -- "$named" <<<"$err"
+        tap_check "$what: no results file" test ! -e "$tmp/out.jsonl"
 }
 
 refused "an unknown experiment" 'unknown experiment or flag "--no-such-experiment"' \
@@ -84,10 +73,9 @@ refused "--election-crash 0" "--election-crash" --election-crash 0
         record '{"ops_per_s":5}' '. + {rep: $rep}' --argjson rep 2 2>/dev/null
 )
 echo "# recorded: $(tr '\n' ' ' <"$tmp/record.jsonl")"
-ok "an empty baton-bench output is recorded as failed" \
+tap_check "an empty baton-bench output is recorded as failed" \
         grep -q '^{"failed":true,"rep":1,' "$tmp/record.jsonl"
-ok "a result is recorded as it came, with its RSS and tls" \
+tap_check "a result is recorded as it came, with its RSS and tls" \
         grep -q '^{"ops_per_s":5,"rep":2,"rss_mib":0,"peak_rss_mib":0,"tls":"on"}$' "$tmp/record.jsonl"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -14,29 +14,17 @@ for b in $bins; do
         fi
 done
 
-n=0
-failed=0
-check() { # description, then a command that must succeed
-        local what=$1
-        shift
-        n=$((n + 1))
-        if "$@"; then
-                echo "ok $n - $what"
-        else
-                failed=1
-                echo "not ok $n - $what"
-        fi
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 # Whether program $1 defines crashpoint_hit; whether it has no symbol
-# named crash-anything. Both called through check().
+# named crash-anything. Both called through tap_check().
 # shellcheck disable=SC2317
 has_points() { nm "$1" | grep -q ' [Tt] crashpoint_hit$'; }
 # shellcheck disable=SC2317
 no_crash_symbol() { ! nm "$1" | grep -qi crash; }
 
-echo "1..3"
-check "batond has no crash-point code (nm batond | grep -i crash)" no_crash_symbol batond
-check "batond-crashpoints has the crash points" has_points tests/chaos/batond-crashpoints
-check "batond-trustimage has the crash points" has_points tests/chaos/batond-trustimage
-exit "$failed"
+tap_check "batond has no crash-point code (nm batond | grep -i crash)" no_crash_symbol batond
+tap_check "batond-crashpoints has the crash points" has_points tests/chaos/batond-crashpoints
+tap_check "batond-trustimage has the crash points" has_points tests/chaos/batond-trustimage
+tap_end

@@ -21,19 +21,8 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-chaos-plot-render.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-ok() { # description, then a command that must succeed
-        local what=$1
-        shift
-        n=$((n + 1))
-        if "$@"; then
-                echo "ok $n - $what"
-        else
-                failed=$((failed + 1))
-                echo "not ok $n - $what"
-        fi
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 # Chromium, headless, on file $1 with the remaining flags; its log (the
 # console's messages among it) in $tmp/$(basename $1).log.
@@ -109,37 +98,36 @@ PY
 "$root/tests/scripts/chaos-run-gen.py" --out "$tmp/run" --seconds 120 \
         --workers 6 --nodes 3 --rate 20 --seed 2 >/dev/null || exit 1
 "$plot" "$tmp/run" >/dev/null
-ok "chaos-plot draws the run" test -s "$tmp/run/history.html"
+tap_check "chaos-plot draws the run" test -s "$tmp/run/history.html"
 page=$tmp/run/history.html
 
 chrome "$page" --screenshot="$tmp/page.png" >/dev/null
-ok "Chromium takes a screenshot of the page" test -s "$tmp/page.png"
-ok "the page logs nothing to the console" \
+tap_check "Chromium takes a screenshot of the page" test -s "$tmp/page.png"
+tap_check "the page logs nothing to the console" \
         sh -c "test -f '$tmp/history.html.log' && ! grep -q ':CONSOLE' '$tmp/history.html.log'"
 grep ':CONSOLE' "$tmp/history.html.log" | head -5 | sed 's/^/# /'
 
 chrome "$page" --dump-dom >"$tmp/dom.html"
-ok "the parsed DOM holds the lanes, the fault bands and the points" sh -c "
+tap_check "the parsed DOM holds the lanes, the fault bands and the points" sh -c "
         grep -q 'class=\"lane\"' '$tmp/dom.html' &&
         grep -q 'class=\"fault\"' '$tmp/dom.html' &&
         grep -q 'class=\"pts ok\"' '$tmp/dom.html'"
 
 read -r nonwhite green red amber < <(pixels "$tmp/page.png")
 echo "# screenshot: $nonwhite non-white pixels of 1440000; ok $green, fail $red, info $amber"
-ok "the screenshot is not blank (over 5% of its pixels drawn)" \
+tap_check "the screenshot is not blank (over 5% of its pixels drawn)" \
         test "${nonwhite:-0}" -gt 72000
-ok "the screenshot shows each outcome's colour" sh -c \
+tap_check "the screenshot shows each outcome's colour" sh -c \
         "[ ${green:-0} -gt 1000 ] && [ ${red:-0} -gt 50 ] && [ ${amber:-0} -gt 50 ]"
 
 # Controls: the checks above can fail.
 printf '<!DOCTYPE html><html><body><script>throw new Error("control")</script></body></html>\n' \
         >"$tmp/throws.html"
 chrome "$tmp/throws.html" --screenshot="$tmp/throws.png" >/dev/null
-ok "control: a page that throws logs to the console" \
+tap_check "control: a page that throws logs to the console" \
         grep -q ':CONSOLE.*control' "$tmp/throws.html.log"
 read -r blank _ < <(pixels "$tmp/throws.png")
-ok "control: a blank page's screenshot counts as blank ($blank pixels)" \
+tap_check "control: a blank page's screenshot counts as blank ($blank pixels)" \
         test "${blank:-1}" -lt 100
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

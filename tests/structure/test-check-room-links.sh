@@ -13,19 +13,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-room-links.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cc=${CC:-cc}
 
-n=0
-failed=0
-check() { # description, then a command that must succeed
-        local what=$1
-        shift
-        n=$((n + 1))
-        if "$@"; then
-                echo "ok $n - $what"
-        else
-                failed=$((failed + 1))
-                echo "not ok $n - $what"
-        fi
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 # room_archive ROOM C-SOURCE: .libs/libbatonROOM.a holding the source's object.
 room_archive() {
@@ -51,41 +40,40 @@ out=$("$script" "$tmp/build" 2>&1)
 rc=$?
 echo "# check-room-links on the fake build (exit $rc):"
 echo "$out" | sed 's/^/#   /'
-check "a call from snap into gateway exits 1" test "$rc" -eq 1
-check "it names the object, both rooms and the symbol" \
+tap_check "a call from snap into gateway exits 1" test "$rc" -eq 1
+tap_check "it names the object, both rooms and the symbol" \
         grep -q 'libbatonsnap.a:snap.o: room snap calls gateway_route of room gateway$' <<<"$out"
-check "the allowed call from host into raft is not reported" \
+tap_check "the allowed call from host into raft is not reported" \
         test "$(wc -l <<<"$out")" -eq 1
 
 room_archive snap "int snap_save(void) { return 0; }"
 out=$("$script" "$tmp/build" 2>&1)
 rc=$?
-check "without the call it exits 0" test "$rc" -eq 0
-check "and prints nothing" test -z "$out"
+tap_check "without the call it exits 0" test "$rc" -eq 0
+tap_check "and prints nothing" test -z "$out"
 
 # The ledger: a gateway that reads libuv's clock, unlisted, then listed,
 # then no longer calling it while still listed.
 room_archive gateway "unsigned long uv_now(void *l); int gateway_route(void) { return (int)uv_now(0); }"
 out=$("$script" "$tmp/build" 2>&1)
 rc=$?
-check "an unlisted uv_now in the gateway exits 1" test "$rc" -eq 1
-check "it names the room and the call" \
+tap_check "an unlisted uv_now in the gateway exits 1" test "$rc" -eq 1
+tap_check "it names the room and the call" \
         grep -q 'room gateway does I/O: uv_now ' <<<"$out"
 echo "gateway uv_now" >>"$BATON_ROOM_IO_LEDGER"
 out=$("$script" "$tmp/build" 2>&1)
 rc=$?
-check "listed in the ledger, it passes" test "$rc" -eq 0 -a -z "$out"
+tap_check "listed in the ledger, it passes" test "$rc" -eq 0 -a -z "$out"
 room_archive gateway "int gateway_route(void) { return 0; }"
 out=$("$script" "$tmp/build" 2>&1)
 rc=$?
-check "a listed call the gateway no longer makes exits 1" test "$rc" -eq 1
-check "and says to take it out of the ledger" \
+tap_check "a listed call the gateway no longer makes exits 1" test "$rc" -eq 1
+tap_check "and says to take it out of the ledger" \
         grep -q 'room gateway no longer calls uv_now: take it out of ledger$' <<<"$out"
 
 rm "$tmp/build/.libs/libbatonops.a"
 "$script" "$tmp/build" >/dev/null 2>&1
 rc=$?
-check "a missing room archive exits 2" test "$rc" -eq 2
+tap_check "a missing room archive exits 2" test "$rc" -eq 2
 
-echo "1..$n"
-exit $((failed > 0))
+tap_end
