@@ -44,29 +44,30 @@ else
         not_ok "--all runs every nemesis of --list on 3 and 5 nodes" "missing:$missing"
 fi
 
-missing=""
-for want in "--nemesis clock-jump --nodes 3 --time 90 --seed [0-9]* --server batond-wallclock --expect invalid" \
-        "--nemesis crash-point --nodes 3 --time 90 --seed [0-9]* --server batond-trustimage --expect invalid"; do
-        grep -q -- "$want" <<<"$all" || missing="$missing [$want]"
-done
-if [ -z "$missing" ]; then
-        ok "--all has the controls of clock-jump and crash-point"
-else
-        not_ok "--all has the controls of clock-jump and crash-point" "missing:$missing"
-fi
+# has_all DESCRIPTION RUNS GREP_FLAG WANT...: one check, ok when the run
+# list RUNS has a line that grep GREP_FLAG finds for each WANT.
+has_all() {
+        local what=$1 runs=$2 flag=$3 want missing=""
+        shift 3
+        for want; do
+                grep "$flag" -- "$want" <<<"$runs" || missing="$missing [$want]"
+        done
+        if [ -z "$missing" ]; then
+                ok "$what"
+        else
+                not_ok "$what" "missing:$missing"
+        fi
+}
+
+has_all "--all has the controls of clock-jump and crash-point" "$all" -q \
+        "--nemesis clock-jump --nodes 3 --time 90 --seed [0-9]* --server batond-wallclock --expect invalid" \
+        "--nemesis crash-point --nodes 3 --time 90 --seed [0-9]* --server batond-trustimage --expect invalid"
 
 smoke=$("$chaos" --smoke --list-runs 2>&1)
-missing=""
-for want in "--nemesis power-cut --nodes 3" "--nemesis corrupt-acked --nodes 3" \
+has_all "the smoke matrix has a power cut, a damaged log, a one-way partition and their controls" \
+        "$smoke" -Fq "--nemesis power-cut --nodes 3" "--nemesis corrupt-acked --nodes 3" \
         "--nemesis partition-oneway --nodes 3" "--server batond-earlyack --expect invalid" \
-        "--server batond-trustcorrupt --expect invalid" "--server batond-diverge --expect invalid"; do
-        grep -Fq -- "$want" <<<"$smoke" || missing="$missing [$want]"
-done
-if [ -z "$missing" ]; then
-        ok "the smoke matrix has a power cut, a damaged log, a one-way partition and their controls"
-else
-        not_ok "the smoke matrix has a power cut, a damaged log, a one-way partition and their controls" "missing:$missing"
-fi
+        "--server batond-trustcorrupt --expect invalid" "--server batond-diverge --expect invalid"
 
 only=$("$chaos" --all --list-runs --only '-5n-' 2>&1)
 if [ -n "$only" ] && ! grep -v '^[0-9]* runs$' <<<"$only" | grep -qv -- '-5n-'; then
