@@ -598,18 +598,25 @@ void simhost_send(struct simconn *conn, const uint8_t *frame, size_t len)
         simhost_leave(h);
 }
 
+bool simhost_frames_next(const uint8_t *buf, size_t *at, size_t *len,
+                         struct proto_header *hdr, const uint8_t **body)
+{
+        if (*at >= *len) {
+                *at = *len = 0;
+                return false;
+        }
+        /* Every frame in the buffer decoded when it was put there. */
+        proto_header_decode(hdr, buf + *at, PROTO_MAX_BODY);
+        *body = buf + *at + PROTO_HEADER_SIZE;
+        *at += PROTO_HEADER_SIZE + hdr->length;
+        return true;
+}
+
 bool simhost_next(struct simconn *conn, struct proto_header *hdr,
                   const uint8_t **body)
 {
-        if (conn->at >= conn->len) {
-                conn->at = conn->len = 0;
-                return false;
-        }
-        /* Every frame in the inbox decoded when it was committed. */
-        proto_header_decode(hdr, conn->inbox + conn->at, PROTO_MAX_BODY);
-        *body = conn->inbox + conn->at + PROTO_HEADER_SIZE;
-        conn->at += PROTO_HEADER_SIZE + hdr->length;
-        return true;
+        return simhost_frames_next(conn->inbox, &conn->at, &conn->len, hdr,
+                                   body);
 }
 
 void simhost_disconnect(struct simconn *conn)

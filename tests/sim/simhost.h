@@ -152,6 +152,12 @@ void simhost_send(struct simconn *conn, const uint8_t *frame, size_t len);
  * body, valid until the next call on `conn`. */
 bool simhost_next(struct simconn *conn, struct proto_header *hdr,
                   const uint8_t **body);
+/* The frame at *at of `buf`, whole frames laid end to end up to *len, each
+ * decoded when it was put there: its header and body, *at moved past it.
+ * False once all are read, with *at and *len set to 0 (an inbox read this
+ * way: simhost's connections, simpath's). */
+bool simhost_frames_next(const uint8_t *buf, size_t *at, size_t *len,
+                         struct proto_header *hdr, const uint8_t **body);
 /* Whether `conn` closed (its node failed it or went down): what is left
  * in its inbox is all it will get. */
 static inline bool simhost_closed(const struct simconn *conn)

@@ -155,14 +155,7 @@ bool simpath_next(struct pathconn *c, struct proto_header *hdr,
         if (c->direct != NULL) {
                 return simhost_next(c->direct, hdr, body);
         }
-        if (b->at >= b->len) {
-                b->at = b->len = 0;
-                return false;
-        }
-        proto_header_decode(hdr, b->p + b->at, PROTO_MAX_BODY);
-        *body = b->p + b->at + PROTO_HEADER_SIZE;
-        b->at += PROTO_HEADER_SIZE + hdr->length;
-        return true;
+        return simhost_frames_next(b->p, &b->at, &b->len, hdr, body);
 }
 
 bool simpath_closed(struct pathconn *c)
