@@ -171,3 +171,22 @@ summary_crashes() {
         printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END {
                 printf "crashes %d, ms from kill -9 to the next leader'"'"'s first write: min %d, median %d, max %d\n", NR, v[1], v[int((NR + 1) / 2)], v[NR] }'
 }
+
+# --- tls-cost ------------------------------------------------------------
+
+# summary_tls_cost FILE: per size and client count, the medians with TLS
+# and without, throughput and CPU per operation, and TLS ÷ off.
+summary_tls_cost() {
+        jq -rs '
+  def median: sort | if length == 0 then null
+                     else .[(length - 1) / 2 | floor] end;
+  def r(x): if x == null then "-" else (x * 100 | round) / 100 end;
+  "| nodes | clients | ops/s TLS | ops/s off | TLS ÷ off | CPU µs/op TLS | CPU µs/op off | TLS ÷ off | rounds |",
+  "|---|---|---|---|---|---|---|---|---|",
+  (map(select(.failed != true and .tls_cost == true))
+   | group_by([.nodes, .clients])[]
+   | (map(select(.tls == "on")) | [(map(.ops_per_s) | median), (map(.cpu_us_per_op) | median), length]) as $on
+   | (map(select(.tls == "off")) | [(map(.ops_per_s) | median), (map(.cpu_us_per_op) | median), length]) as $off
+   | "| \(.[0].nodes) | \(.[0].clients) | \($on[0] | floor? // "-") | \($off[0] | floor? // "-") | \(if $on[0] and $off[0] then r($on[0] / $off[0]) else "-" end) | \($on[1] | floor? // "-") | \($off[1] | floor? // "-") | \(if $on[1] and $off[1] then r($on[1] / $off[1]) else "-" end) | \([$on[2], $off[2]] | min) |")
+' "$1"
+}

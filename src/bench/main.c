@@ -619,6 +619,7 @@ struct summary {
         double max_gap;  /* s: the longest any client went without an op */
         double gap_p50;  /* s: the median of the clients' longest gaps */
         double sys_gap, sys_gap_at; /* s: the longest no one completed */
+        double cpu_s; /* this process's user and system CPU in the window */
         struct watchers_result watched;
 };
 
@@ -640,6 +641,20 @@ static void start_clients(const struct config *cfg, struct client *cs)
                         exit(1);
                 }
         }
+}
+
+/* The CPU the clients use within the measured window, read by the main
+ * thread at the window's start and end (so that connecting and the
+ * warmup's handshakes are not counted; what the servers use in the same
+ * window, scripts/bench reads from /proc). */
+static double window_cpu_s(const struct client *c)
+{
+        double start;
+
+        sleep_us((long)((c->t_measure - now_s()) * 1e6));
+        start = process_cpu_s();
+        sleep_us((long)((c->t_end - now_s()) * 1e6));
+        return process_cpu_s() - start;
 }
 
 /* Wait for every client and add up its counts; `gaps` gets each one's
@@ -696,15 +711,15 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
                "\"clients\":%d,\"ops\":%llu,\"seconds\":%.3f,"
                "\"ops_per_s\":%.1f,\"p50_us\":%u,\"p99_us\":%u,\"errors\":%llu,"
                "\"max_us\":%u,\"max_gap_ms\":%.1f,\"client_gap_p50_ms\":%.1f,"
-               "\"sys_gap_ms\":%.1f,\"sys_gap_at_s\":%.3f,\"variant\":\"%s\","
-               "\"driver\":\"%s\"",
+               "\"sys_gap_ms\":%.1f,\"sys_gap_at_s\":%.3f,\"client_cpu_s\":%.3f,"
+               "\"variant\":\"%s\",\"driver\":\"%s\"",
                cfg->system, cfg->nodes, cfg->workload, cfg->clients,
                (unsigned long long)sum->ops, cfg->duration_s,
                (double)sum->ops / cfg->duration_s, percentile(lat, total, 0.50),
                percentile(lat, total, 0.99), (unsigned long long)sum->errors,
                total != 0 ? lat[total - 1] : 0, sum->max_gap * 1e3,
                sum->gap_p50 * 1e3, sum->sys_gap * 1e3, sum->sys_gap_at,
-               cfg->variant, DRIVER);
+               sum->cpu_s, cfg->variant, DRIVER);
         if (cfg->shared) {
                 /* Of the ops, the writer's; the rest are the readers'. */
                 printf(",\"writes\":%llu", (unsigned long long)sum->writes);
@@ -860,6 +875,7 @@ int main(int argc, char **argv)
                                           cfg.ttl_ms, cfg.watch_callbacks != 0);
         }
         start_clients(&cfg, cs);
+        sum.cpu_s = window_cpu_s(&cs[0]);
         join_clients(&cfg, cs, gaps, &sum);
         if (watching != NULL) {
                 watchers_stop(watching, &sum.watched);

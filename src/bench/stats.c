@@ -1,7 +1,8 @@
-/* baton-bench: the statistics of a run's samples. */
+/* baton-bench: the statistics of a run's samples, and its CPU time. */
 #include "stats.h"
 
 #include <math.h>
+#include <sys/resource.h>
 
 int cmp_u32(const void *a, const void *b)
 {
@@ -57,4 +58,13 @@ double longest_silence(const uint32_t *done, size_t total, double duration_s,
                 *at = prev;
         }
         return gap;
+}
+
+double process_cpu_s(void)
+{
+        struct rusage ru;
+
+        getrusage(RUSAGE_SELF, &ru);
+        return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }

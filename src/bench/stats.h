@@ -1,4 +1,5 @@
-/* baton-bench: the statistics of a run's samples (sorted arrays of µs). */
+/* baton-bench: the statistics of a run's samples (sorted arrays of µs), and
+ * its CPU time. */
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H
 
@@ -17,5 +18,9 @@ uint32_t percentile(const uint32_t *s, size_t n, double q);
  * boundaries. Its start goes to `*at`. */
 double longest_silence(const uint32_t *done, size_t total, double duration_s,
                        double *at);
+
+/* This process's user and system CPU time so far, every thread, in
+ * seconds. */
+double process_cpu_s(void);
 
 #endif /* BENCH_STATS_H */

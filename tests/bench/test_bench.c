@@ -218,7 +218,8 @@ static double num(const struct field *f, unsigned n, const char *key)
         return x != NULL && !x->string ? strtod(x->val, NULL) : -1;
 }
 
-/* The README's table: name, and whether the value is a string. */
+/* The peer harness README's table, with Baton's client_cpu_s: name, and
+ * whether the value is a string. */
 static const struct {
         const char *key;
         bool string;
@@ -238,6 +239,7 @@ static const struct {
     {"client_gap_p50_ms", false},
     {"sys_gap_ms", false},
     {"sys_gap_at_s", false},
+    {"client_cpu_s", false}, /* Baton's own: not in the peers' table */
     {"variant", true},
     {"driver", true},
 };
@@ -289,6 +291,8 @@ static void check_run(const char *workload, const char *clients)
            "%s: workload, clients, system and driver as expected", workload);
         ok(num(f, n, "ops") > 0, "%s: ops > 0", workload);
         ok(num(f, n, "errors") == 0, "%s: errors == 0", workload);
+        /* Clients that completed ops in the window used CPU in it. */
+        ok(num(f, n, "client_cpu_s") > 0, "%s: client_cpu_s > 0", workload);
         ok(num(f, n, "p50_us") <= num(f, n, "p99_us") &&
                num(f, n, "p99_us") <= num(f, n, "max_us"),
            "%s: p50_us <= p99_us <= max_us", workload);

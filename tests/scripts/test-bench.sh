@@ -28,7 +28,8 @@ for f in "$root"/scripts/bench.d/*.sh; do
         first=$(sed -n '/^# shellcheck /d; s/^# \{0,1\}//p; q' "$f")
         tap_check "--help describes the experiment $name" grep -qF -- "$first" <<<"$help"
 done
-for flag in --quick --breakdown --freeze --scale --connections --election-crash; do
+for flag in --quick --breakdown --freeze --scale --connections --election-crash \
+        --tls-cost; do
         tap_check "--help names $flag" grep -qF -- "$flag" <<<"$help"
 done
 
@@ -77,5 +78,46 @@ tap_check "an empty baton-bench output is recorded as failed" \
         grep -q '^{"failed":true,"rep":1,' "$tmp/record.jsonl"
 tap_check "a result is recorded as it came, with its RSS and tls" \
         grep -q '^{"ops_per_s":5,"rep":2,"rss_mib":0,"peak_rss_mib":0,"tls":"on"}$' "$tmp/record.jsonl"
+
+# --tls-cost's table: medians with TLS and without and their ratios, from
+# lines made up here; and the nodes' CPU, read from /proc for each pid
+# file (a busy loop stands in for a node: its CPU time is not zero).
+cat >"$tmp/cost.jsonl" <<'LINES'
+{"nodes":3,"clients":16,"ops_per_s":900,"cpu_us_per_op":220,"tls":"on","tls_cost":true}
+{"nodes":3,"clients":16,"ops_per_s":1000,"cpu_us_per_op":200,"tls":"off","tls_cost":true}
+{"nodes":3,"clients":16,"ops_per_s":800,"cpu_us_per_op":260,"tls":"on","tls_cost":true}
+{"nodes":3,"clients":16,"ops_per_s":1100,"cpu_us_per_op":180,"tls":"off","tls_cost":true}
+{"nodes":3,"clients":16,"ops_per_s":850,"cpu_us_per_op":240,"tls":"on","tls_cost":true}
+{"nodes":3,"clients":16,"ops_per_s":1050,"cpu_us_per_op":190,"tls":"off","tls_cost":true}
+{"failed":true,"tls":"on"}
+LINES
+table=$(
+        # shellcheck source=/dev/null
+        . "$root/scripts/bench.d/summaries.sh"
+        summary_tls_cost "$tmp/cost.jsonl"
+)
+echo "$table" | sed 's/^/# /'
+tap_check "--tls-cost's table: medians, TLS ÷ off for throughput and CPU" \
+        grep -qxF "| 3 | 16 | 850 | 1050 | 0.81 | 240 | 190 | 1.26 | 3 |" <<<"$table"
+mkdir -p "$tmp/cost-cluster"
+bash -c 'while :; do :; done' &
+spin=$!
+echo "$spin" >"$tmp/cost-cluster/node1.pid"
+sleep 0.5
+cpu=$(
+        # shellcheck disable=SC2034 # read by the library
+        BATON_CLUSTER_DIR="$tmp/cost-cluster"
+        # shellcheck source=/dev/null
+        . "$root/scripts/bench.d/lib.sh"
+        # shellcheck source=/dev/null
+        . "$root/scripts/bench.d/tls-cost.sh"
+        nodes_cpu_s
+)
+kill "$spin" 2>/dev/null
+wait "$spin" 2>/dev/null
+echo "# nodes_cpu_s with a busy loop as the node: $cpu"
+tap_check "--tls-cost reads a node's CPU seconds from /proc" \
+        grep -qE '^[0-9]+\.[0-9]{3}$' <<<"$cpu"
+tap_check "--tls-cost: a busy node has used CPU" test "$cpu" != 0.000
 
 tap_end
