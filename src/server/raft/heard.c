@@ -25,6 +25,7 @@ static void on_recv(struct raft_io *io, struct raft_message *msg)
                 h->recv(io, msg);
                 return;
         }
+        h->appends++;
         /* A leader of an older term is refused by raft: not counted. */
         if (a->term >= h->term) {
                 if (a->term > h->term) {
@@ -46,6 +47,7 @@ static int start(struct raft_io *io, unsigned msecs, raft_io_tick_cb tick,
             (struct heard *)(void *)((char *)io - offsetof(struct heard, io));
 
         h->recv = recv;
+        h->tick = tick;
         return h->start(io, msecs, tick, on_recv);
 }
 
@@ -54,6 +56,8 @@ void heard_wrap(struct heard *h)
         h->start = h->io.start;
         h->io.start = start;
         h->recv = NULL;
+        h->tick = NULL;
+        h->appends = 0;
         h->term = 0;
         h->leader_commit = 0;
         h->writing = NULL;

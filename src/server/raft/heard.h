@@ -45,6 +45,8 @@ struct heard {
         int (*start)(struct raft_io *io, unsigned msecs, raft_io_tick_cb tick,
                      raft_io_recv_cb recv);
         raft_io_recv_cb recv;   /* raft's own */
+        raft_io_tick_cb tick;   /* raft's own: a timeout event, now */
+        uint64_t appends;       /* AppendEntries received, any term */
         uint64_t term;          /* of the newest AppendEntries seen */
         uint64_t leader_commit; /* the highest commit index sent in `term` */
         /* While *writing (the state machine writes a snapshot) or

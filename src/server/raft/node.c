@@ -22,12 +22,14 @@
 #include "../snap/snapspill.h"
 #include "handover.h"
 #include "heard.h"
+#include "leaderloss.h"
 #include "nodecore.h"
 #include "peer.h"
 #include "peercheck.h"
 #include "plaintcp.h"
 #include "rafterr.h"
 #include "raftfsm.h"
+#include "rafttcp.h"
 #include "raftview.h"
 #include "stallwatch.h"
 
@@ -224,6 +226,100 @@ static void on_monitor(uv_prepare_t *h)
                         n->barrier_pending = true;
                 }
         }
+}
+
+/* A turn that found raft still a follower (entries being stored, say)
+ * is tried again this soon, within an election timeout of the close. */
+#define LOSS_RETRY_MS 5
+
+/* The step between turns (leaderloss.h): above a message's way between
+ * two nodes and the loop's stalls, so that no two stand together. */
+static unsigned loss_step_ms(const struct config *cfg)
+{
+        unsigned step = cfg->heartbeat_timeout_ms / 2;
+
+        return step < 10 ? 10 : step;
+}
+
+static void on_loss_turn(uv_timer_t *t);
+
+static void loss_arm(struct node *n, unsigned round)
+{
+        struct leaderloss *l = &n->core->loss;
+        uint64_t due =
+            l->since + leaderloss_due(l, round, loss_step_ms(n->cfg));
+        uint64_t now = uv_now(n->loop);
+
+        l->round = round;
+        uv_timer_start(&n->loss_timer, on_loss_turn, due > now ? due - now : 0,
+                       0);
+}
+
+static void on_loss_turn(uv_timer_t *t)
+{
+        struct node *n = t->data;
+        struct node_core *c = n->core;
+        struct leaderloss *l = &c->loss;
+        unsigned round = l->round;
+
+        if (!leaderloss_stands(l, &c->raft, &c->heard, round)) {
+                l->leader = 0;
+                return;
+        }
+        if (leaderloss_timeout_now(&c->raft, &c->heard,
+                                   n->cfg->election_timeout_ms,
+                                   n->cfg->heartbeat_timeout_ms)) {
+                log_info("leader %llu's connection closed: %s in term %llu "
+                         "(turn %u of %u, round %u, %llu ms after)",
+                         (unsigned long long)l->leader,
+                         raft_state(&c->raft) == RAFT_CANDIDATE
+                             ? "standing"
+                             : raft_state_name(raft_state(&c->raft)),
+                         (unsigned long long)raft_current_term(&c->raft),
+                         l->rank + 1, l->voters, round + 1,
+                         (unsigned long long)(uv_now(n->loop) - l->since));
+                if (round + 1 < LEADERLOSS_ROUNDS) {
+                        loss_arm(n, round + 1);
+                } else {
+                        l->leader = 0;
+                }
+                return;
+        }
+        if (uv_now(n->loop) - l->since < n->cfg->election_timeout_ms) {
+                uv_timer_start(&n->loss_timer, on_loss_turn, LOSS_RETRY_MS, 0);
+                return;
+        }
+        l->leader = 0; /* raft's own timer, from here */
+}
+
+/* The transport: peer `id` closed a connection raft had. If it is the
+ * leader this node follows, the leader's process has most likely ended:
+ * stand at this node's turn rather than an election timeout later. */
+static void on_peer_closed(void *data, uint64_t id)
+{
+        struct node *n = data;
+        struct node_core *c = n->core;
+        struct leaderloss *l;
+        raft_id leader = 0;
+        const char *address = NULL;
+
+        if (c == NULL || n->close_cb != NULL) {
+                return;
+        }
+        l = &c->loss;
+        if (l->leader == id || raft_state(&c->raft) != RAFT_FOLLOWER) {
+                return;
+        }
+        raft_leader(&c->raft, &leader, &address);
+        if (leader == 0 || leader != id ||
+            !leaderloss_rank(&c->raft.configuration, n->cfg->id, id, &l->rank,
+                             &l->voters)) {
+                return;
+        }
+        l->leader = id;
+        l->appends = c->heard.appends;
+        l->since = uv_now(n->loop);
+        loss_arm(n, 0);
 }
 
 /* raft counts the snapshot as restored, but the worker could not build its
@@ -493,6 +589,9 @@ static void start_running(struct node *n)
         uv_idle_init(n->loop, &n->draining);
         uv_timer_init(n->loop, &n->transfer_timer);
         n->transfer_timer.data = n;
+        uv_timer_init(n->loop, &n->loss_timer);
+        n->loss_timer.data = n;
+        rafttcp_set_peer_closed(&c->net.transport, on_peer_closed, n);
         queue_init(&n->closers);
 }
 
@@ -622,6 +721,8 @@ void node_close(struct node *n, void (*cb)(struct node *n))
         uv_close((uv_handle_t *)&n->monitor, NULL);
         uv_close((uv_handle_t *)&n->draining, NULL);
         uv_close((uv_handle_t *)&n->transfer_timer, NULL);
+        rafttcp_set_peer_closed(&n->core->net.transport, NULL, NULL);
+        uv_close((uv_handle_t *)&n->loss_timer, NULL);
         stallwatch_close(&n->core->watch);
         end_closers(n);
         raft_close(&n->core->raft, on_raft_closed);

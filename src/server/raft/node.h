@@ -111,6 +111,9 @@ struct node {
         uint64_t diverged_term;
         struct node_callbacks cb;
         uv_timer_t transfer_timer;
+        /* The turns of a follower whose leader's connection closed
+         * (leaderloss.h). */
+        uv_timer_t loss_timer;
         void (*transfer_cb)(struct node *n);
         /* Or, for node_transfer_for(): its callback and what it is for. */
         void (*transfer_for_cb)(struct node *n, void *data);

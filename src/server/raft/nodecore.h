@@ -13,6 +13,7 @@
 #include "crashio.h"
 #include "fsmdigest.h"
 #include "heard.h"
+#include "leaderloss.h"
 #include "node.h"
 #include "plaintcp.h"
 #include "raftfsm.h"
@@ -26,7 +27,8 @@ struct node_core {
         struct node *node;
         /* The raft transport: peer.h's with TLS, else plaintcp.h's. */
         struct plaintcp net;
-        struct heard heard; /* raft_uv's I/O, and what a leader sent */
+        struct heard heard;     /* raft_uv's I/O, and what a leader sent */
+        struct leaderloss loss; /* the leader's connection closed */
         struct raft raft;
         struct raftfsm rf;
         struct fsmdigest digest; /* of rf's state, compared through the log */

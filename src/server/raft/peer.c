@@ -539,6 +539,9 @@ static void on_tcp_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                 return;
         }
         if (n < 0) {
+                if (tn->phase == OPEN) {
+                        rafttcp_peer_closed(&tn->c);
+                }
                 fail(tn, RAFT_NOCONNECTION,
                      tn->phase == OPEN ? LOG_DEBUG : LOG_WARN,
                      tn->phase == OPEN ? NULL : "closed by the peer");
@@ -558,6 +561,9 @@ static void on_tcp_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                         return;
                 }
                 if (rv < 0) {
+                        if (tn->phase == OPEN) {
+                                rafttcp_peer_closed(&tn->c);
+                        }
                         refuse(tn, rv == TLS_EOF ? LOG_DEBUG : LOG_WARN,
                                rv == TLS_EOF ? NULL : tls_errmsg(tn->tls));
                         return;

@@ -152,6 +152,24 @@ void rafttcp_reached(struct rafttcp_conn *c)
         peerreach_reached(&c->rt->reach, c->id, c->address);
 }
 
+void rafttcp_set_peer_closed(struct raft_uv_transport *t,
+                             void (*cb)(void *data, uint64_t id), void *data)
+{
+        struct rafttcp *rt = t->impl;
+
+        rt->peer_closed = cb;
+        rt->peer_closed_data = data;
+}
+
+void rafttcp_peer_closed(const struct rafttcp_conn *c)
+{
+        struct rafttcp *rt = c->rt;
+
+        if (rt->peer_closed != NULL && c->id != 0 && !rt->closing) {
+                rt->peer_closed(rt->peer_closed_data, c->id);
+        }
+}
+
 void rafttcp_drop_peer(void *data, uint64_t id)
 {
         struct rafttcp *rt = data;

@@ -97,6 +97,10 @@ struct rafttcp {
         struct peerreach reach; /* the peers this node cannot dial */
         struct rafttcp_given given[RAFTTCP_GIVEN_MAX]; /* newest overwrite */
         unsigned n_given;
+        /* Told the peer's id when a peer closes a connection raft had
+         * (rafttcp_peer_closed()); NULL: nobody. */
+        void (*peer_closed)(void *data, uint64_t id);
+        void *peer_closed_data;
 };
 
 /* One connection, as much of it as rafttcp knows. */
@@ -157,6 +161,16 @@ void rafttcp_reached(struct rafttcp_conn *c);
  * with node `id`, either way, and shut down those it gave raft (raft then
  * closes them as lost) (peercheck.h's drop). */
 void rafttcp_drop_peer(void *rt, uint64_t id);
+
+/* Tell `cb` (with `data`) the peer's id whenever a peer closes a
+ * connection of the transport `t` (set up by rafttcp_init()) after raft
+ * had it: the peer's process ended, or its host or the network reset
+ * the connection. NULL: nobody. */
+void rafttcp_set_peer_closed(struct raft_uv_transport *t,
+                             void (*cb)(void *data, uint64_t id), void *data);
+
+/* The peer closed `c`, which raft had: tell rafttcp's peer_closed. */
+void rafttcp_peer_closed(const struct rafttcp_conn *c);
 
 /* "connection to node ID at ADDRESS" or "connection from IP" into `buf`,
  * for the logs. Returns `buf`. */
