@@ -11,20 +11,39 @@
 #include "../../include/baton.h"
 #include "../../src/proto/reply.h"
 
+/* Lines in every node's log saying a follower stood because its
+ * leader's connection closed (src/server/raft/leaderloss.h). */
+static unsigned stood(struct ctx *x)
+{
+        unsigned id, n = 0;
+
+        for (id = 1; id <= x->n; id++) {
+                n += harness_log_count(&x->h, id, "'s connection closed: ");
+        }
+        return n;
+}
+
 void sc_kill_leader_holder(struct ctx *x)
 {
         struct tclient a;
         struct tclient_result res;
         char name[64];
         uint64_t t1;
-        unsigned killed;
+        unsigned killed, before;
         int rv;
 
         lock_name(x, name, sizeof name, "failover-hold");
         OPEN(x, &a, TTL_MS);
         GRANT(x, t1, &a, name);
+        before = stood(x);
         KILL_LEADER(x, &killed);
         KEEPALIVE(x, &a);
+        /* The followers saw the leader's TLS connections close and did
+         * not wait for their election timeouts. */
+        EXPECT(x, stood(x) > before,
+               "no follower stood for election when leader %u's "
+               "connections closed",
+               killed);
         /* The new leader's connection was attached before the keepalive
          * (it would have been refused BATON_EPERM otherwise). */
         EXPECT(x, a.attaches >= 2 && a.attached_gen == a.gen,
