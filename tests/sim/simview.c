@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../include/baton.h"
@@ -19,15 +20,37 @@ void simview_init(struct simview *v, const struct kprofile *profiles,
 
 void simview_sent(struct simview *v, unsigned id, const struct command *k)
 {
+        struct simview_release *r, *slot = NULL;
         int i;
 
-        if (k->type != COMMAND_RELEASE || id == 0 || id > v->n_clients) {
+        if (k->type != COMMAND_RELEASE || id == 0 || id > v->n_clients ||
+            (i = kinds_index(k->name, k->name_len)) < 0) {
                 return;
         }
-        i = kinds_index(k->name, k->name_len);
-        if (i >= 0) {
-                v->released[id - 1][i] = k->token;
+        r = v->released[id - 1][i];
+        for (unsigned j = 0; j < SIMVIEW_RELEASES; j++) {
+                if (r[j].seq == k->seq && r[j].token == k->token) {
+                        return; /* sent again, on another connection */
+                }
+                if (r[j].seq == 0 && slot == NULL) {
+                        slot = &r[j];
+                }
         }
+        if (slot == NULL) {
+                fprintf(stderr,
+                        "simview: client %u has more than %d RELEASEs "
+                        "of one name out\n",
+                        id, SIMVIEW_RELEASES);
+                abort();
+        }
+        for (unsigned j = 0; j < SIMVIEW_RELEASES; j++) {
+                if (r[j].seq != 0 && r[j].token != k->token) {
+                        v->beside++;
+                        break;
+                }
+        }
+        slot->seq = k->seq;
+        slot->token = k->token;
 }
 
 void simview_multi(struct simview *v, unsigned id, uint64_t token)
@@ -37,16 +60,40 @@ void simview_multi(struct simview *v, unsigned id, uint64_t token)
         }
 }
 
-/* A hold that left the table: a RELEASE sent for it no longer counts. */
+/* A hold that left the table: the oldest RELEASE sent of its token no
+ * longer counts. */
 void simview_hold(struct simview *v, unsigned id, const struct locks_hold *h,
                   uint32_t count)
 {
+        struct simview_release *r, *oldest = NULL;
         int i = kinds_index(h->name, h->name_len);
 
-        if (count == 0 && i >= 0 && id >= 1 && id <= v->n_clients &&
-            v->released[id - 1][i] == h->token) {
-                v->released[id - 1][i] = 0;
+        if (count != 0 || i < 0 || id == 0 || id > v->n_clients) {
+                return;
         }
+        r = v->released[id - 1][i];
+        for (unsigned j = 0; j < SIMVIEW_RELEASES; j++) {
+                if (r[j].seq != 0 && r[j].token == h->token &&
+                    (oldest == NULL || r[j].seq < oldest->seq)) {
+                        oldest = &r[j];
+                }
+        }
+        if (oldest != NULL) {
+                oldest->seq = 0;
+        }
+}
+
+/* RELEASEs client `id` has out of `token` on name `name`. */
+static unsigned releases_of(const struct simview *v, unsigned id, int name,
+                            uint64_t token)
+{
+        const struct simview_release *r = v->released[id - 1][name];
+        unsigned n = 0;
+
+        for (unsigned j = 0; j < SIMVIEW_RELEASES; j++) {
+                n += r[j].seq != 0 && r[j].token == token;
+        }
+        return n;
 }
 
 /* One client's holds, looked at for one GRANT. */
@@ -57,6 +104,8 @@ struct look {
         int name;          /* the GRANT's, into kinds_names[] */
         uint32_t believed; /* a semaphore's permits the client holds */
         const struct locks_hold *clash;
+        uint64_t writer_tokens[SIMVIEW_RELEASES]; /* its exclusive holds' */
+        unsigned n_writers;
 };
 
 static const char *const mode_names[SIMVIEW_MODES] = {"exclusive", "shared",
@@ -67,13 +116,44 @@ static const char *mode_name(uint8_t mode)
         return mode < SIMVIEW_MODES ? mode_names[mode] : "?";
 }
 
+/* The first pass over a client's holds: the tokens of its exclusive
+ * holds of the name. */
+static void look_writer(void *data, const struct locks_hold *h)
+{
+        struct look *lk = data;
+
+        if (kinds_index(h->name, h->name_len) == lk->name &&
+            h->mode == COMMAND_MODE_EXCLUSIVE &&
+            lk->n_writers < SIMVIEW_RELEASES) {
+                lk->writer_tokens[lk->n_writers++] = h->token;
+        }
+}
+
+/* Whether the client sent the RELEASE that ends `h`: one of its token,
+ * but for a reader's grant that shares it with a writer's, whose RELEASE
+ * comes first. */
+static bool release_sent(const struct look *lk, const struct locks_hold *h)
+{
+        unsigned n = releases_of(lk->v, lk->id, lk->name, h->token);
+
+        if (n == 0 || h->mode != COMMAND_MODE_SHARED || n >= 2) {
+                return n > 0;
+        }
+        for (unsigned j = 0; j < lk->n_writers; j++) {
+                if (lk->writer_tokens[j] == h->token) {
+                        return false;
+                }
+        }
+        return true;
+}
+
 static void look_hold(void *data, const struct locks_hold *h)
 {
         struct look *lk = data;
         uint8_t mode = lk->ev->mode;
 
         if (kinds_index(h->name, h->name_len) != lk->name ||
-            lk->v->released[lk->id - 1][lk->name] == h->token) {
+            release_sent(lk, h)) {
                 return; /* another name, or it sent the RELEASE */
         }
         if (mode == COMMAND_MODE_SEMAPHORE) {
@@ -169,7 +249,7 @@ void simview_event(struct simview *v, struct simclients *sc, unsigned node,
         for (unsigned i = 0; i < sc->n && i < v->n_clients; i++) {
                 struct simclient *cl = &sc->cl[i];
                 int64_t t = simclient_clock(cl, now);
-                struct look lk = {v, ev, cl->id, name, 0, NULL};
+                struct look lk = {v, ev, cl->id, name, 0, NULL, {0}, 0};
                 struct core_belief b;
 
                 core_belief(&cl->core, t, &b);
@@ -178,6 +258,7 @@ void simview_event(struct simview *v, struct simclients *sc, unsigned node,
                      b.state != BATON_SESSION_JEOPARDY)) {
                         continue;
                 }
+                core_holds(&cl->core, look_writer, &lk);
                 core_holds(&cl->core, look_hold, &lk);
                 if (lk.clash != NULL) {
                         bool multi = ev->cause == COMMAND_MULTI ||

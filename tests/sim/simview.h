@@ -18,12 +18,18 @@
 #define SIMVIEW_MODES 4
 #define SIMVIEW_MULTI SIMVIEW_MODES
 
+/* RELEASEs of one name one client may have out at once: one per grant
+ * (at most two, a writer's and a reader's), with room to spare. */
+#define SIMVIEW_RELEASES 4
+
 /*
  * At each GRANT of a name (a multi-lock's names each have their own),
  * every client other than the grantee's session whose core_belief() says
  * LIVE or JEOPARDY contributes the holds core_holds() lists on that name,
  * but for a hold whose RELEASE it sent (from then the cluster may apply
- * it). Then:
+ * it; of a writer's and a reader's grant with one token, as a downgrade
+ * or upgrade by the granting entry makes, one RELEASE of the token ends
+ * the writer's first, docs/fsm.md "Read/write locks"). Then:
  *
  * - an exclusive grant, or an election's (its leadership): no such hold
  *   in any mode (no two clients believe they lead one election);
@@ -37,7 +43,13 @@
 struct simview {
         const struct kprofile *profiles; /* by client id - 1; borrowed */
         unsigned n_clients;
-        uint64_t released[KINDS_CLIENTS][KINDS_NAMES]; /* a RELEASE's token */
+        /* The RELEASEs each client sent of each name, until the hold
+         * leaves its table: a downgrade or upgrade gives a client two
+         * grants of one name, and it may be releasing both at once. */
+        struct simview_release {
+                uint64_t seq, token; /* seq 0: a free slot */
+        } released[KINDS_CLIENTS][KINDS_NAMES][SIMVIEW_RELEASES];
+        unsigned beside; /* RELEASEs sent while another of the name was out */
         uint64_t multi[KINDS_CLIENTS]; /* the token of its last multi-lock */
         uint64_t checked; /* the last index whose GRANTs were checked */
         unsigned checked_node;
