@@ -21,6 +21,7 @@ void simview_init(struct simview *v, const struct kprofile *profiles,
 void simview_sent(struct simview *v, unsigned id, const struct command *k)
 {
         struct simview_release *r, *slot = NULL;
+        bool other = false; /* another token's RELEASE of the name is out */
         int i;
 
         if (k->type != COMMAND_RELEASE || id == 0 || id > v->n_clients ||
@@ -35,6 +36,7 @@ void simview_sent(struct simview *v, unsigned id, const struct command *k)
                 if (r[j].seq == 0 && slot == NULL) {
                         slot = &r[j];
                 }
+                other |= r[j].seq != 0 && r[j].token != k->token;
         }
         if (slot == NULL) {
                 fprintf(stderr,
@@ -43,12 +45,7 @@ void simview_sent(struct simview *v, unsigned id, const struct command *k)
                         id, SIMVIEW_RELEASES);
                 abort();
         }
-        for (unsigned j = 0; j < SIMVIEW_RELEASES; j++) {
-                if (r[j].seq != 0 && r[j].token != k->token) {
-                        v->beside++;
-                        break;
-                }
-        }
+        v->beside += other;
         slot->seq = k->seq;
         slot->token = k->token;
 }
