@@ -117,6 +117,16 @@ rss_kib() {
         done
 }
 
+# pid_cpu_s PID: the user and system CPU time of process PID so far, every
+# thread, in seconds (0 for a process that is gone).
+pid_cpu_s() {
+        local t
+        # Fields after the ")" that ends the command name: utime and stime
+        # are the 12th and 13th, in clock ticks.
+        t=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }') || true
+        calc '%.3f' 'a / b' a="${t:-0}" b="$(getconf CLK_TCK)"
+}
+
 # metric TEXT SERIES: the value of one series in Prometheus text, or 0.
 metric() {
         awk -v s="$2" '$1 == s { print $2; found = 1 } END { if (!found) print 0 }' <<<"$1"

@@ -190,3 +190,30 @@ summary_tls_cost() {
    | "| \(.[0].nodes) | \(.[0].clients) | \($on[0] | floor? // "-") | \($off[0] | floor? // "-") | \(if $on[0] and $off[0] then r($on[0] / $off[0]) else "-" end) | \($on[1] | floor? // "-") | \($off[1] | floor? // "-") | \(if $on[1] and $off[1] then r($on[1] / $off[1]) else "-" end) | \([$on[2], $off[2]] | min) |")
 ' "$1"
 }
+
+# --- storms ---------------------------------------------------------------
+
+# summary_storms FILE: --storms' two tables, a row per round. The
+# keepalives' own CPU is the leader's CPU beside them less what the
+# clients' operations cost it alone (its CPU per operation in the quiet
+# run, times the operations beside the keepalives).
+summary_storms() {
+        jq -rs '
+  def r(x): if x == null then "-" else (x * 100 | round) / 100 end;
+  def ms(x): if x == null then "-" else (x / 10 | round) / 100 end;
+  map(select(.failed != true)) as $all
+  | "| round | sessions | burst s | first expiry, s after the first lease ran out | last expiry applied, s after the first lease ran out | leader kept | quiet p99 ms | storm p99 ms | storm ÷ quiet | errors |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ($all[] | select(.storm == "expiry")
+     | "| \(.rep) | \(.opened) | \(r(.burst_s)) | \(r(.first_gone_s - .burst_at_s - .storm_ttl_ms / 1000)) | \(if .all_gone_s < 0 then "not within 30 s" else r(.expiry_lag_max_s) end) | \(if .term_before == .term_after then "yes" else "no (term \(.term_before) → \(.term_after))" end) | \(ms(.quiet_p99_us)) | \(ms(.storm_p99_us)) | \(if .quiet_p99_us > 0 then r(.storm_p99_us / .quiet_p99_us) else "-" end) | \(.errors + .storm_errors) |"),
+    "",
+    "| round | sessions | keepalives/s | 16 clients alone, ops/s | beside the keepalives | ratio | leader CPU s/s alone | beside | leader CPU µs per keepalive | errors |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ($all | map(select(.storm == "quiet" or .storm == "keepalives")) | group_by(.rep)[]
+     | (map(select(.storm == "quiet"))[0]) as $q
+     | (map(select(.storm == "keepalives"))[0]) as $k
+     | select($q != null and $k != null)
+     | (($k.leader_cpu_s - $k.ops * $q.leader_cpu_s / $q.ops) / ($k.keepalives_per_s * $k.seconds)) as $per
+     | "| \($q.rep) | \($k.opened) | \($k.keepalives_per_s | floor) | \($q.ops_per_s | floor) | \($k.ops_per_s | floor) | \(r($k.ops_per_s / $q.ops_per_s)) | \(r($q.leader_cpu_per_s)) | \(r($k.leader_cpu_per_s)) | \(r($per * 1e6)) | \($q.errors + $k.errors + $k.storm_errors) |")
+' "$1"
+}

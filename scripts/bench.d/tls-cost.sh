@@ -12,19 +12,14 @@
 # shellcheck shell=bash disable=SC2154,SC2016 # globals: scripts/bench; jq filters
 
 # nodes_cpu_s: the user and system CPU time of every running node of the
-# cluster so far, in seconds, added up (utime and stime of /proc/PID/stat,
-# every thread, in clock ticks).
+# cluster so far, in seconds, added up.
 nodes_cpu_s() {
-        local f pid ticks=0 t
+        local f pid total=0
         for f in "$BATON_CLUSTER_DIR"/node*.pid; do
                 pid=$(cat "$f" 2>/dev/null) || continue
-                # Fields after the ")" that ends the command name: utime
-                # and stime are the 12th and 13th.
-                t=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null |
-                        awk '{ print $12 + $13 }') || continue
-                ticks=$((ticks + ${t:-0}))
+                total=$(calc '%.3f' 'a + b' a="$total" b="$(pid_cpu_s "$pid")")
         done
-        calc '%.3f' 'a / b' a="$ticks" b="$(getconf CLK_TCK)"
+        echo "$total"
 }
 
 # cost_figure NODES CLIENTS ROUND: one uncontended figure with the nodes'

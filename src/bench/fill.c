@@ -10,8 +10,6 @@
  */
 #include "fill.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +21,8 @@
 #include "../proto/command.h"
 #include "../proto/proto.h"
 #include "../proto/reply.h"
+#include "pipe.h"
 #include "wire.h"
-
-#define SILENCE_MS 30000 /* no answer for this long: the run is broken */
-#define OUT_MAX    (64 * 1024)
 
 struct fill {
         const struct fill_config *cfg;
@@ -36,8 +32,7 @@ struct fill {
         uint64_t *ids; /* the session each OPEN made, by OPEN number */
         uint8_t secret[ATTACH_SECRET_SIZE];
         uint8_t hash[ATTACH_HASH_SIZE];
-        bool opening;            /* the sessions' phase */
-        uint64_t sent, answered; /* frames of the current phase */
+        bool opening; /* the sessions' phase */
 };
 
 static int broken(struct fill *f, const char *what, const char *detail)
@@ -59,13 +54,14 @@ static int find_leader(struct fill *f, struct baton_status *st)
 
 /* Frame ids: OPEN number + 1 in the first phase; in the second, session
  * number * (L + 1) + 1 for its ATTACH and + 1 + j for its j-th ACQUIRE. */
-static size_t next_frame(struct fill *f, uint8_t *out, size_t cap)
+static size_t next_frame(void *data, uint64_t i, uint8_t *out, size_t cap)
 {
+        struct fill *f = data;
         const struct fill_config *cfg = f->cfg;
         char name[COMMAND_NAME_MAX + 1];
         uint8_t body[COMMAND_MAX_SIZE];
-        uint64_t id = f->sent + 1, per = (uint64_t)cfg->locks_per_session + 1;
-        uint64_t s = f->sent / per, j = f->sent % per;
+        uint64_t id = i + 1, per = (uint64_t)cfg->locks_per_session + 1;
+        uint64_t s = i / per, j = i % per;
         struct command k;
         size_t n;
 
@@ -105,14 +101,14 @@ static void count_error(struct fill *f, int status)
         }
 }
 
-static void answer(struct fill *f, const struct proto_header *h,
+static void answer(void *data, const struct proto_header *h,
                    const uint8_t *body)
 {
+        struct fill *f = data;
         struct proto_result r;
         bool opening = f->opening;
         int status = BATON_EMALFORMED;
 
-        f->answered++;
         if (h->type == PROTO_NOT_LEADER) {
                 f->res->not_leader++;
                 count_error(f, BATON_ENOTLEADER);
@@ -142,69 +138,21 @@ static void answer(struct fill *f, const struct proto_header *h,
         }
 }
 
-/* A broken connection is the run's end, and says why. */
-static int wire_broke(struct fill *f)
-{
-        return broken(f, f->w.why, "");
-}
-
-static void on_frame(void *data, const struct proto_header *h,
-                     const uint8_t *body)
-{
-        answer(data, h, body);
-}
-
-/* Build frames up to the window, the output cap, or the phase's end. */
-static int build(struct fill *f, uint64_t total)
-{
-        size_t room = PROTO_HEADER_SIZE + COMMAND_MAX_SIZE;
-
-        while (f->sent < total &&
-               f->sent - f->answered < (uint64_t)f->cfg->window &&
-               f->w.out_len < OUT_MAX && wire_ready(&f->w)) {
-                uint8_t *p = wire_room(&f->w, room);
-                size_t n = p != NULL ? next_frame(f, p, room) : 0;
-                if (n == 0) {
-                        return p == NULL
-                                   ? wire_broke(f)
-                                   : broken(f, "cannot encode a request", "");
-                }
-                wire_commit(&f->w, n);
-                f->sent++;
-        }
-        return wire_seal(&f->w) == 0 ? 0 : wire_broke(f);
-}
-
 /* Send `total` frames of the current phase, `window` at a time, and wait
- * for every answer. */
+ * for every answer; a broken run says why. */
 static int phase(struct fill *f, uint64_t total)
 {
-        double heard = wire_now();
-        uint64_t answered = 0;
+        struct pipe_job job = {
+            .total = total,
+            .window = f->cfg->window,
+            .frame = next_frame,
+            .answer = answer,
+            .data = f,
+        };
 
-        f->sent = f->answered = 0;
-        while (f->answered < total) {
-                struct pollfd pfd = {f->w.fd, POLLIN, 0};
-                if (build(f, total) != 0) {
-                        return -1;
-                }
-                pfd.events |= f->w.cipher_len > 0 ? POLLOUT : 0;
-                if (poll(&pfd, 1, 1000) < 0 && errno != EINTR) {
-                        return broken(f, "poll", strerror(errno));
-                }
-                if ((pfd.revents & POLLOUT) && wire_send(&f->w) != 0) {
-                        return wire_broke(f);
-                }
-                if ((pfd.revents & (POLLIN | POLLHUP | POLLERR)) &&
-                    wire_receive(&f->w, on_frame, f) != 0) {
-                        return wire_broke(f);
-                }
-                if (f->answered != answered) {
-                        answered = f->answered;
-                        heard = wire_now();
-                } else if (wire_now() - heard > SILENCE_MS / 1000.0) {
-                        return broken(f, "no answer for 30 s", "");
-                }
+        if (pipe_run(&f->w, &job, f->res->why, sizeof f->res->why) != 0) {
+                f->res->broken = true;
+                return -1;
         }
         return 0;
 }
@@ -234,7 +182,7 @@ int fill_run(const struct fill_config *cfg, struct fill_result *out)
                 goto done;
         }
         if (wire_dial(&f.w, f.tls, st.endpoint) != 0) {
-                wire_broke(&f);
+                broken(&f, f.w.why, "");
                 goto done;
         }
         out->term_before = st.term;

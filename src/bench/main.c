@@ -28,6 +28,7 @@
 #include "conns.h"
 #include "fill.h"
 #include "stats.h"
+#include "storm.h"
 #include "watchers.h"
 
 #define DRIVER            "baton-c-libbaton"
@@ -65,7 +66,10 @@ struct config {
         long watch_conns;    /* spread over this many connections, */
         int watch_callbacks; /* read by callbacks, not baton_watch_next */
         const char *watch_endpoints; /* theirs (NULL: the clients') */
-        double rate; /* acquisitions a second, all clients (0: no limit) */
+        double rate;     /* acquisitions a second, all clients (0: no limit) */
+        int storm;       /* expiry-storm or keepalives: --sessions beside */
+        int keepalives;  /* the clients; keepalives: kept alive, else they */
+        double storm_at; /* expire together, this far into the window */
 };
 
 struct client {
@@ -332,6 +336,12 @@ static void usage(FILE *f)
                 "       baton-bench --workload connections [--connections N]"
                 " [--window W]\n"
                 "         [--hold-s S] [--ttl-ms MS] [--endpoints H:P,...]\n"
+                "       baton-bench --workload expiry-storm|keepalives"
+                " [--sessions S] [--window W]\n"
+                "         [--storm-at S (expiry-storm: the keepalive burst, "
+                "seconds into the\n"
+                "          window, default 2)] and the uncontended "
+                "workload's flags\n"
                 "The cluster: --endpoints, else $BATON_ENDPOINTS, else "
                 "%s.\n",
                 BATON_DEFAULT_ENDPOINTS);
@@ -418,6 +428,9 @@ static int set_workload_flag(struct config *cfg, int ch)
                 break;
         case 'R':
                 bad |= parse_double(optarg, 0, 1e7, &cfg->rate);
+                break;
+        case 'A':
+                bad |= parse_double(optarg, 0, 3600, &cfg->storm_at);
                 break;
         default:
                 return 1;
@@ -535,6 +548,11 @@ static int set_workload(struct config *cfg)
                                 cfg->names);
                         return -1;
                 }
+        } else if (strcmp(cfg->workload, "expiry-storm") == 0) {
+                cfg->storm = 1;
+        } else if (strcmp(cfg->workload, "keepalives") == 0) {
+                cfg->storm = 1;
+                cfg->keepalives = 1;
         } else if (strcmp(cfg->workload, "uncontended") != 0 &&
                    strcmp(cfg->workload, "failover") != 0 &&
                    strcmp(cfg->workload, "fill") != 0 &&
@@ -575,6 +593,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
             {"watch-callbacks", no_argument, NULL, 'Z'},
             {"watch-endpoints", required_argument, NULL, 'E'},
             {"rate", required_argument, NULL, 'R'},
+            {"storm-at", required_argument, NULL, 'A'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
         };
@@ -621,6 +640,7 @@ struct summary {
         double sys_gap, sys_gap_at; /* s: the longest no one completed */
         double cpu_s; /* this process's user and system CPU in the window */
         struct watchers_result watched;
+        char *extra; /* a workload's own fields (",\"k\":v..."), or NULL */
 };
 
 /* Start every client's thread; the window opens after the warmup. */
@@ -743,7 +763,7 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
         if (cfg->rate > 0) {
                 printf(",\"rate\":%.0f", cfg->rate);
         }
-        printf("}\n");
+        printf("%s}\n", sum->extra != NULL ? sum->extra : "");
         fflush(stdout);
 }
 
@@ -818,6 +838,51 @@ static int run_conns(const struct config *cfg)
         return rv != 0 || r.broken || r.errors != 0 ? 1 : 0;
 }
 
+/* The storm workloads' storm_config. */
+static struct storm_config storm_config_of(const struct config *cfg)
+{
+        struct storm_config sc = {cfg->endpoints, cfg->sessions, cfg->ttl_ms,
+                                  cfg->window, cfg->keepalives != 0};
+
+        return sc;
+}
+
+/* The storm workloads' sessions, opened before the clients start. 0, or 1
+ * after saying why not. */
+static int open_storm(const struct config *cfg, struct storm **storm)
+{
+        struct storm_config sc = storm_config_of(cfg);
+        struct storm_result r;
+
+        if (storm_open(storm, &sc, &r) != 0) {
+                fprintf(stderr, "baton-bench: %s: %s\n", cfg->workload, r.why);
+                return 1;
+        }
+        fprintf(stderr, "baton-bench: %llu sessions opened in %.3f s\n",
+                (unsigned long long)r.opened, r.open_s);
+        return 0;
+}
+
+/* The storm's fields into sum->extra, from the clients' samples (still
+ * paired with their completion times). 0, or -1 when out of memory. */
+static int storm_fields(const struct config *cfg, const struct storm_result *r,
+                        struct summary *sum, const uint32_t *done,
+                        double t_measure)
+{
+        struct storm_config sc = storm_config_of(cfg);
+        size_t size = 0;
+        FILE *f = open_memstream(&sum->extra, &size);
+
+        if (f == NULL) {
+                return -1;
+        }
+        storm_print(f, &sc, r, sum->lat, done, sum->total, t_measure);
+        if (r->broken) {
+                fprintf(stderr, "baton-bench: %s: %s\n", cfg->workload, r->why);
+        }
+        return fclose(f) == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
         struct config cfg = {
@@ -840,8 +905,11 @@ int main(int argc, char **argv)
             .window = 1024,
             .connections = 1000,
             .watch_conns = 100,
+            .storm_at = 2,
         };
         struct watchers *watching = NULL;
+        struct storm *storm = NULL;
+        struct storm_result sr;
         struct summary sum;
         struct client *cs;
         uint32_t *done;
@@ -874,13 +942,26 @@ int main(int argc, char **argv)
                                           name, cfg.watchers, cfg.watch_conns,
                                           cfg.ttl_ms, cfg.watch_callbacks != 0);
         }
+        if (cfg.storm && open_storm(&cfg, &storm) != 0) {
+                return 1;
+        }
         start_clients(&cfg, cs);
+        if (storm != NULL &&
+            storm_start(storm, cs[0].t_measure + cfg.storm_at) != 0) {
+                fprintf(stderr, "baton-bench: pthread_create failed\n");
+                return 1;
+        }
         sum.cpu_s = window_cpu_s(&cs[0]);
         join_clients(&cfg, cs, gaps, &sum);
         if (watching != NULL) {
                 watchers_stop(watching, &sum.watched);
         }
-        if (merge_samples(cs, cfg.clients, sum.total, &sum.lat, &done) != 0) {
+        if (storm != NULL) {
+                storm_finish(storm, &sr);
+        }
+        if (merge_samples(cs, cfg.clients, sum.total, &sum.lat, &done) != 0 ||
+            (storm != NULL &&
+             storm_fields(&cfg, &sr, &sum, done, cs[0].t_measure) != 0)) {
                 fprintf(stderr, "baton-bench: out of memory\n");
                 return 1;
         }
@@ -891,9 +972,10 @@ int main(int argc, char **argv)
         qsort(gaps, (size_t)cfg.clients, sizeof *gaps, cmp_double);
         sum.gap_p50 = gaps[rank_of((size_t)cfg.clients, 0.5) - 1];
         print_summary(&cfg, &sum);
+        free(sum.extra);
         free(sum.lat);
         free(done);
         free(gaps);
         free(cs);
-        return 0;
+        return storm != NULL && (sr.broken || sr.errors != 0) ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 
 int cmp_u32(const void *a, const void *b)
@@ -67,4 +68,29 @@ double process_cpu_s(void)
         getrusage(RUSAGE_SELF, &ru);
         return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+uint32_t window_percentile(const uint32_t *lat, const uint32_t *done,
+                           size_t total, double from_s, double to_s, double q,
+                           size_t *count)
+{
+        uint32_t *in = malloc((total != 0 ? total : 1) * sizeof *in);
+        uint32_t v;
+        size_t n = 0;
+
+        *count = 0;
+        if (in == NULL) {
+                return 0;
+        }
+        for (size_t k = 0; k < total; k++) {
+                double t = done[k] / 1e6;
+                if (t >= from_s && t < to_s) {
+                        in[n++] = lat[k];
+                }
+        }
+        qsort(in, n, sizeof *in, cmp_u32);
+        v = percentile(in, n, q);
+        free(in);
+        *count = n;
+        return v;
 }

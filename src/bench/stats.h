@@ -19,6 +19,13 @@ uint32_t percentile(const uint32_t *s, size_t n, double q);
 double longest_silence(const uint32_t *done, size_t total, double duration_s,
                        double *at);
 
+/* The `q` quantile of the samples `lat` (unsorted, `total` of them) whose
+ * completion time `done` (µs, paired with `lat`) falls in [from_s, to_s);
+ * how many did goes to `*count`. 0 when none did (or out of memory). */
+uint32_t window_percentile(const uint32_t *lat, const uint32_t *done,
+                           size_t total, double from_s, double to_s, double q,
+                           size_t *count);
+
 /* This process's user and system CPU time so far, every thread, in
  * seconds. */
 double process_cpu_s(void);

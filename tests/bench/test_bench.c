@@ -26,7 +26,7 @@
 #include "../lib/tclient.h"
 
 #define WATCHDOG_S 120
-#define MAX_FIELDS 32
+#define MAX_FIELDS 64
 
 static struct harness cluster;
 static const char *bench; /* $BATON_BENCH, or ./baton-bench */
@@ -362,6 +362,82 @@ static void check_connections(void)
            "connections past the address cap: first_error BATON_ETOOMANYCONNS");
 }
 
+/* A storm workload (`workload`, with `extra` flags, NULL-terminated, at
+ * most 8) beside 2 clients: 0 or the exit status, the line parsed into
+ * f / n. */
+static int run_storm(const char *workload, const char *const *extra,
+                     struct field *f, unsigned *n)
+{
+        const char *args[32] = {"--workload",  workload,         "--clients",
+                                "2",           "--window",       "64",
+                                "--endpoints", cluster.endpoints};
+        static struct proc p;
+        size_t k = 8;
+        char *out = p.out;
+        size_t len;
+        int rc;
+
+        while (*extra != NULL && k < 31) {
+                args[k++] = *extra++;
+        }
+        args[k] = NULL;
+        *n = 0;
+        rc = run(&p, args);
+        printf("# %s: %s", workload, out);
+        len = strlen(out);
+        if (len > 0 && out[len - 1] == '\n') {
+                out[len - 1] = '\0';
+        }
+        if (!ok(parse_object(out, f, n) == 0, "%s: the line is a JSON object",
+                workload)) {
+                *n = 0;
+        }
+        return rc;
+}
+
+/* The storms, small: every session opened, kept alive and, for the
+ * expiry storm, gone; for the keepalive load, alive to the end (its TTL
+ * is shorter than the run, so a session not kept alive could not be
+ * CLOSEd). No timing is asserted. */
+static void check_storms(void)
+{
+        static const char *const expiry[] = {
+            "--sessions", "200", "--ttl-ms", "2000", "--storm-at", "0.5",
+            "--duration", "4",   "--warmup", "0.2",  NULL};
+        static const char *const keep[] = {
+            "--sessions", "200",      "--ttl-ms", "2000", "--duration",
+            "4",          "--warmup", "0.2",      NULL};
+        struct field f[MAX_FIELDS];
+        unsigned n;
+        int rc;
+
+        rc = run_storm("expiry-storm", expiry, f, &n);
+        ok(rc == 0, "expiry-storm: exit status 0 (got %d)", rc);
+        ok(num(f, n, "opened") == 200 && num(f, n, "attached") == 200 &&
+               num(f, n, "keepalives") == 200,
+           "expiry-storm: 200 sessions opened, each attached and kept alive "
+           "once");
+        ok(num(f, n, "storm_errors") == 0 && num(f, n, "errors") == 0,
+           "expiry-storm: no error");
+        ok(num(f, n, "sessions_before") >= 200 &&
+               num(f, n, "first_gone_s") > 0 &&
+               num(f, n, "all_gone_s") >= num(f, n, "first_gone_s"),
+           "expiry-storm: the leader saw every session go");
+        ok(num(f, n, "quiet_ops") > 0 && num(f, n, "ops") > 0,
+           "expiry-storm: the clients completed ops before the burst");
+
+        rc = run_storm("keepalives", keep, f, &n);
+        ok(rc == 0, "keepalives: exit status 0 (got %d)", rc);
+        ok(num(f, n, "opened") == 200 && num(f, n, "closed") == 200,
+           "keepalives: 200 sessions opened and, kept alive past their TTL, "
+           "CLOSEd");
+        ok(num(f, n, "keepalives") >= 200 &&
+               num(f, n, "attached") == num(f, n, "keepalives") + 200,
+           "keepalives: every session kept alive, each after an ATTACH");
+        ok(num(f, n, "storm_errors") == 0 && num(f, n, "errors") == 0,
+           "keepalives: no error");
+}
+
 int main(int argc, char **argv)
 {
         int64_t t0 = tclient_now_ms();
@@ -382,6 +458,7 @@ int main(int argc, char **argv)
         check_run("uncontended", "2");
         check_run("contended", "3");
         check_connections();
+        check_storms();
 
         return ctlcluster_close(&cluster, &tap, false, t0);
 }

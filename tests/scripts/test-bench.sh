@@ -29,7 +29,7 @@ for f in "$root"/scripts/bench.d/*.sh; do
         tap_check "--help describes the experiment $name" grep -qF -- "$first" <<<"$help"
 done
 for flag in --quick --breakdown --freeze --scale --connections --election-crash \
-        --tls-cost; do
+        --tls-cost --storms; do
         tap_check "--help names $flag" grep -qF -- "$flag" <<<"$help"
 done
 
@@ -61,6 +61,9 @@ refused "--scale with --pairs 0" "--pairs" --scale 1:0 --pairs 0
 refused "--connections 0" "--connections: a positive number, got 0" \
         --connections "10 0"
 refused "--election-crash 0" "--election-crash" --election-crash 0
+refused "--storms 0" "--storms: a number of sessions, 1 to 1000000, got 0" \
+        --storms 0
+refused "--storms without its number" "--storms needs" --storms
 
 # A baton-bench that died printing nothing is a failed figure: the
 # standard table counts it, and the run's exit status says so.
@@ -119,5 +122,31 @@ echo "# nodes_cpu_s with a busy loop as the node: $cpu"
 tap_check "--tls-cost reads a node's CPU seconds from /proc" \
         grep -qE '^[0-9]+\.[0-9]{3}$' <<<"$cpu"
 tap_check "--tls-cost: a busy node has used CPU" test "$cpu" != 0.000
+
+# --storms' tables, from lines made up here: the expiry storm's times
+# counted from the first lease running out (burst_at_s + the TTL), and the
+# keepalives' own CPU: the leader's beside them less its CPU per operation
+# alone times the operations beside them, per keepalive.
+cat >"$tmp/storms.jsonl" <<'LINES'
+{"storm":"expiry","rep":1,"opened":100000,"burst_s":0.49,"burst_at_s":3.0,"storm_ttl_ms":15000,"first_gone_s":18.04,"all_gone_s":19.86,"expiry_lag_max_s":1.86,"term_before":2,"term_after":2,"quiet_p99_us":6000,"storm_p99_us":12000,"errors":0,"storm_errors":0}
+{"storm":"expiry","rep":2,"opened":100000,"burst_s":0.5,"burst_at_s":3.0,"storm_ttl_ms":15000,"first_gone_s":18.1,"all_gone_s":-1,"expiry_lag_max_s":-1,"term_before":2,"term_after":3,"quiet_p99_us":6000,"storm_p99_us":600000,"errors":7,"storm_errors":0}
+{"storm":"quiet","rep":1,"ops":50000,"ops_per_s":5000,"seconds":10,"leader_cpu_s":5.0,"leader_cpu_per_s":0.5,"errors":0}
+{"storm":"keepalives","rep":1,"opened":100000,"ops":40000,"ops_per_s":4000,"keepalives_per_s":30000,"seconds":10,"leader_cpu_s":7.0,"leader_cpu_per_s":0.7,"errors":0,"storm_errors":0}
+{"failed":true,"storm":"quiet","rep":2}
+LINES
+table=$(
+        # shellcheck source=/dev/null
+        . "$root/scripts/bench.d/summaries.sh"
+        summary_storms "$tmp/storms.jsonl"
+)
+echo "$table" | sed 's/^/# /'
+tap_check "--storms' expiry table: times from the first lease, leader kept" \
+        grep -qxF "| 1 | 100000 | 0.49 | 0.04 | 1.86 | yes | 6 | 12 | 2 | 0 |" <<<"$table"
+tap_check "--storms' expiry table: a storm that moved leadership and never ended says so" \
+        grep -qxF "| 2 | 100000 | 0.5 | 0.1 | not within 30 s | no (term 2 → 3) | 6 | 600 | 100 | 7 |" <<<"$table"
+tap_check "--storms' keepalive table: ratio and the keepalives' own CPU" \
+        grep -qxF "| 1 | 100000 | 30000 | 5000 | 4000 | 0.8 | 0.5 | 0.7 | 10 | 0 |" <<<"$table"
+tap_check "--storms' keepalive table: a round without its quiet run has no row" \
+        test "$(grep -c '^| 2 | 100000 | 30000' <<<"$table")" -eq 0
 
 tap_end
