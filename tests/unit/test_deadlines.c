@@ -3,7 +3,8 @@
  * runs at chosen times. They check the one timer the owner is asked for
  * (always the earliest deadline, DEADLINES_NEVER when none is left), and
  * what deadlines_run() fires at a given time: what is due, earliest
- * first, each moved retry_ms on. */
+ * first, each moved retry_ms on, and no more leases than it is given
+ * room for. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -122,7 +123,7 @@ static void clear_arms_never(void **state)
         deadlines_clear(&o.d);
         assert_int_equal(o.armed, DEADLINES_NEVER);
         assert_int_equal(deadlines_next(&o.d), DEADLINES_NEVER);
-        deadlines_run(&o.d, 10000);
+        deadlines_run(&o.d, 10000, UINT32_MAX);
         assert_int_equal(o.n_fired, 0);
         deadlines_close(&o.d);
 }
@@ -142,11 +143,11 @@ static void run_fires_what_is_due(void **state)
         lease(&o, 3, 400);
 
         /* Early (a timer that fired before its time): nothing is due. */
-        deadlines_run(&o.d, 99);
+        deadlines_run(&o.d, 99, UINT32_MAX);
         assert_int_equal(o.n_fired, 0);
         assert_int_equal(o.armed, 100);
 
-        deadlines_run(&o.d, 160);
+        deadlines_run(&o.d, 160, UINT32_MAX);
         assert_int_equal(o.n_fired, 2);
         assert_fired(&o, 0, 1, 0, "");
         assert_fired(&o, 1, 2, 5, "a");
@@ -155,7 +156,7 @@ static void run_fires_what_is_due(void **state)
         /* The rest come due, then the first two again, retry_ms after
          * they fired. */
         o.n_fired = 0;
-        deadlines_run(&o.d, 160 + RETRY_MS);
+        deadlines_run(&o.d, 160 + RETRY_MS, UINT32_MAX);
         assert_int_equal(o.n_fired, 4);
         assert_fired(&o, 0, UINT64_MAX, 9, "held");
         assert_fired(&o, 1, 3, 0, "");
@@ -177,7 +178,7 @@ static void dropped_in_fire_is_gone(void **state)
         lease(&o, 1, 100);
         wait_for(&o, 2, 5, "a", 120);
         lease(&o, 3, 5000);
-        deadlines_run(&o.d, 130);
+        deadlines_run(&o.d, 130, UINT32_MAX);
         assert_int_equal(o.n_fired, 2);
         assert_fired(&o, 0, 1, 0, "");
         assert_fired(&o, 1, 2, 5, "a");
@@ -187,6 +188,69 @@ static void dropped_in_fire_is_gone(void **state)
         assert_int_equal(o.armed, DEADLINES_NEVER);
 }
 
+/* At most max_leases leases fire in a run; the rest stay due where they
+ * are, held: they arm only a run retry_ms later (the waits behind them
+ * still fire, and still arm) until deadlines_kick(), which asks for a
+ * call at once, and the next run fires them, earliest first, not moved by
+ * the wait. */
+static void leases_beyond_the_room_are_held(void **state)
+{
+        struct owner o;
+
+        (void)state;
+        setup(&o);
+        lease(&o, 1, 100);
+        lease(&o, 2, 110);
+        lease(&o, 3, 120);
+        wait_for(&o, 4, 7, "w", 115);
+        wait_for(&o, 5, 8, "x", 900);
+        deadlines_run(&o.d, 200, 1);
+        assert_int_equal(o.n_fired, 2);
+        assert_fired(&o, 0, 1, 0, "");
+        assert_fired(&o, 1, 4, 7, "w");
+        assert_true(o.d.held);
+        assert_int_equal(o.armed, 900); /* not the due leases 2 and 3 */
+        assert_int_equal(deadlines_next(&o.d), 900);
+
+        /* A lease moved meanwhile (a keepalive) still arms nothing. */
+        lease(&o, 3, 130);
+        assert_int_equal(o.armed, 900);
+
+        deadlines_kick(&o.d);
+        assert_false(o.d.held);
+        assert_int_equal(o.armed, 110);
+        deadlines_run(&o.d, 300, 8);
+        assert_int_equal(o.n_fired, 4);
+        assert_fired(&o, 2, 2, 0, "");
+        assert_fired(&o, 3, 3, 0, "");
+        assert_false(o.d.held);
+        assert_int_equal(o.armed, 900);
+
+        /* Kicked with nothing held: no new call asked for. */
+        o.arms = 0;
+        deadlines_kick(&o.d);
+        assert_int_equal(o.arms, 0);
+
+        /* No room at all: every lease is held, none fires, and the next
+         * call is asked for retry_ms on, before the wait still to come;
+         * that run fires what it has room for, earliest first (lease 1
+         * again, since nothing dropped it). */
+        deadlines_drop(&o.d, 4, 7);
+        deadlines_drop(&o.d, 5, 8);
+        wait_for(&o, 8, 9, "y", 3000);
+        lease(&o, 6, 950);
+        deadlines_run(&o.d, 1000, 0);
+        assert_int_equal(o.n_fired, 4);
+        assert_true(o.d.held);
+        assert_int_equal(o.armed, 1000 + RETRY_MS);
+        deadlines_run(&o.d, 1000 + RETRY_MS, 2);
+        assert_int_equal(o.n_fired, 6);
+        assert_fired(&o, 4, 6, 0, "");
+        assert_fired(&o, 5, 1, 0, "");
+        assert_true(o.d.held); /* leases 2 and 3 */
+        deadlines_close(&o.d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -194,6 +258,7 @@ int main(void)
             cmocka_unit_test(clear_arms_never),
             cmocka_unit_test(run_fires_what_is_due),
             cmocka_unit_test(dropped_in_fire_is_gone),
+            cmocka_unit_test(leases_beyond_the_room_are_held),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -658,6 +658,69 @@ static void deadlines_proposed_after_timer(void **state)
         assert_int_equal(x->g.stats.expirations, 2);
 }
 
+/* EXPIREs of every proposal from `from` on. */
+static unsigned count_expires(const struct corefix *x, size_t from)
+{
+        unsigned i, n = 0, props = corefix_count(x, from, COREFIX_PROPOSE);
+
+        for (i = 0; i < props; i++) {
+                n += count_type(x, from, i, COMMAND_EXPIRE);
+        }
+        return n;
+}
+
+/* However many leases run out together, at most LEADER_EXPIRIES_MAX
+ * EXPIREs are out at once: the leases beyond wait, due, neither fired
+ * nor asked for by the timer (which the fired ones' retry still sets),
+ * until half of those out are done; then the core asks for its timer at
+ * once, and that timer input fires the rest. */
+static void expiries_out_bounded(void **state)
+{
+        struct corefix *x = *state;
+        uint64_t retry = x->cfg.election_timeout_ms;
+        unsigned n = LEADER_EXPIRIES_MAX + 300, i, done = 0;
+        size_t m;
+
+        for (i = 0; i < n; i++) {
+                open_session(x, 41 + i, 1 + i);
+        }
+        x->fake.last_index = 41 + n - 1;
+        gateway_on_ready(&x->g, &x->now, TERM); /* at 1000 */
+        x->now.ms = 1000 + TTL;
+        m = corefix_mark(x);
+        gateway_on_timer(&x->g, &x->now);
+        flush(x, WALL);
+        assert_int_equal(count_expires(x, m), LEADER_EXPIRIES_MAX);
+        expect_timer(x, m, 1000 + TTL + retry);
+        assert_int_equal(x->g.expiries_out, LEADER_EXPIRIES_MAX);
+
+        /* Nothing done yet: a timer input fires nothing more. */
+        x->now.ms += 10;
+        m = corefix_mark(x);
+        gateway_on_timer(&x->g, &x->now);
+        flush(x, WALL + 1);
+        corefix_expect_count(x, m, COREFIX_PROPOSE, 0);
+
+        /* The proposals apply, one entry after another; once no more than
+         * half are out, the timer is asked for at once. */
+        for (i = 0; done < LEADER_EXPIRIES_MAX / 2; i++) {
+                const struct corefix_effect *e =
+                    corefix_nth(x, 0, COREFIX_PROPOSE, i);
+                if (e->n > 0 && e->types[e->n - 1] == COMMAND_EXPIRE) {
+                        done += e->types[0] == COMMAND_EXPIRE ? e->n : e->n - 1;
+                        m = corefix_mark(x);
+                        corefix_complete(x, e->sent, 0);
+                }
+        }
+        expect_timer(x, m, 1000 + TTL);
+        assert_int_equal(x->g.expiries_out, LEADER_EXPIRIES_MAX - done);
+        m = corefix_mark(x);
+        gateway_on_timer(&x->g, &x->now);
+        flush(x, WALL + 2);
+        assert_int_equal(count_expires(x, m), 300);
+        assert_int_equal(x->g.stats.expirations, n);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -690,6 +753,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(
                 keepalive_not_renewed_once_expire_out, corefix_setup,
                 corefix_teardown),
+            cmocka_unit_test_setup_teardown(expiries_out_bounded, corefix_setup,
+                                            corefix_teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -88,6 +88,9 @@ struct gateway {
          * that EXPIRE may still commit under the next term. A keepalive
          * of such a session is never answered OK (leader.h). */
         struct leases expiring;
+        /* EXPIREs queued or proposed and not yet applied or failed
+         * (leader.h, LEADER_EXPIRIES_MAX). */
+        uint32_t expiries_out;
         struct hmap pending; /* proposed client commands, by key */
         struct queue unsent; /* commands for the next proposal */
         struct queue held;   /* arrived while the leader was not serving */

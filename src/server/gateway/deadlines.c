@@ -79,12 +79,13 @@ static const struct lease *lease_first(const struct deadlines *d)
 
 uint64_t deadlines_next(const struct deadlines *d)
 {
-        const struct lease *l = lease_first(d);
+        const struct lease *l = d->held ? NULL : lease_first(d);
+        uint64_t item = d->n > 0 ? d->heap[0]->at : DEADLINES_NEVER;
 
         if (l != NULL) {
                 return l->at;
         }
-        return d->n > 0 ? d->heap[0]->at : DEADLINES_NEVER;
+        return d->held && d->held_until < item ? d->held_until : item;
 }
 
 /* Ask the owner for a call at the earliest deadline: its one timer. */
@@ -93,14 +94,24 @@ static void rearm(struct deadlines *d)
         d->arm(d->data, deadlines_next(d));
 }
 
-void deadlines_run(struct deadlines *d, uint64_t now)
+void deadlines_run(struct deadlines *d, uint64_t now, uint32_t max_leases)
 {
         const struct lease *l;
+        uint32_t fired = 0;
 
+        d->held = false;
         for (;;) {
                 l = lease_first(d);
+                if (l != NULL && l->at <= now && fired == max_leases) {
+                        /* Due, and left where it is: the items behind it
+                         * still fire, in their order among themselves. */
+                        d->held = true;
+                        d->held_until = now + d->retry_ms;
+                        l = NULL;
+                }
                 if (l != NULL && l->at <= now) {
                         struct deadline x;
+                        fired++;
                         memset(&x, 0, sizeof x);
                         x.session = l->session;
                         leases_move_first(&d->leases, now + d->retry_ms);
@@ -115,6 +126,14 @@ void deadlines_run(struct deadlines *d, uint64_t now)
                 }
         }
         rearm(d);
+}
+
+void deadlines_kick(struct deadlines *d)
+{
+        if (d->held) {
+                d->held = false;
+                rearm(d);
+        }
 }
 
 void deadlines_init(struct deadlines *d, uint64_t retry_ms,
@@ -138,6 +157,7 @@ void deadlines_clear(struct deadlines *d)
                 free(d->heap[i]);
         }
         d->n = 0;
+        d->held = false;
         leases_clear(&d->leases);
         rearm(d);
 }

@@ -2,6 +2,7 @@
 #ifndef SERVER_DEADLINES_H
 #define SERVER_DEADLINES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../../lib/hmap.h"
@@ -46,6 +47,8 @@ struct deadlines {
         uint32_t n;
         uint32_t cap;
         uint64_t retry_ms;
+        bool held; /* leases are due that deadlines_run() left unfired */
+        uint64_t held_until; /* then: retry_ms after that run */
         deadlines_fire_cb fire;
         deadlines_arm_cb arm;
         void *data; /* given to fire and arm */
@@ -67,13 +70,26 @@ void deadlines_drop(struct deadlines *d, uint64_t session, uint64_t seq);
 /* Drop everything (leadership lost). */
 void deadlines_clear(struct deadlines *d);
 
-/* The earliest deadline, or DEADLINES_NEVER when there is none. */
+/* The earliest deadline, or DEADLINES_NEVER when there is none; while
+ * leases are held (deadlines_run()), the earliest that is not a lease, or
+ * retry_ms after the run that held them if that is earlier. */
 uint64_t deadlines_next(const struct deadlines *d);
 
 /* The time is `now` (the armed time or later; earlier is harmless): every
  * deadline at or before it fires, earliest first, each moved to
- * now + retry_ms before it fires (the callback may drop it); then arm for
- * the earliest left. */
-void deadlines_run(struct deadlines *d, uint64_t now);
+ * now + retry_ms before it fires (the callback may drop it), but at most
+ * `max_leases` leases: once that many fired, the leases still due are
+ * held, unmoved, and arm only for a run retry_ms later (when the owner
+ * may have room again even if no kick came), until deadlines_kick(). Then
+ * arm for the earliest left. So the owner bounds how many expiries it has out
+ * at once: a hundred thousand leases running out together would otherwise be a
+ * hundred thousand EXPIRE proposals in one turn of the loop, each fired
+ * again every retry_ms until it applies. */
+void deadlines_run(struct deadlines *d, uint64_t now, uint32_t max_leases);
+
+/* Leases held by deadlines_run() may fire again: arm for the earliest
+ * deadline, held leases included (at once when one is due). Nothing when
+ * none is held. */
+void deadlines_kick(struct deadlines *d);
 
 #endif /* SERVER_DEADLINES_H */

@@ -679,7 +679,7 @@ void gateway_on_acl(struct gateway *g, uint64_t index, const struct command *c,
 
 void gateway_on_timer(struct gateway *g, const struct gateway_now *now)
 {
-        deadlines_run(&g->deadlines, now->ms);
+        deadlines_run(&g->deadlines, now->ms, leader_expiry_room(g));
 }
 
 void gateway_on_done(struct gateway *g, const struct gateway_now *now,

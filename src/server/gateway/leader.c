@@ -56,6 +56,25 @@ void leader_on_deadline(void *data, const struct deadline *d)
         pending_queue_own(g, &c);
 }
 
+uint32_t leader_expiry_room(const struct gateway *g)
+{
+        return g->expiries_out < LEADER_EXPIRIES_MAX
+                   ? LEADER_EXPIRIES_MAX - g->expiries_out
+                   : 0;
+}
+
+void leader_expiry_count(struct gateway *g, bool queued)
+{
+        if (queued) {
+                g->expiries_out++;
+                return;
+        }
+        g->expiries_out--;
+        if (g->expiries_out <= LEADER_EXPIRIES_MAX / 2) {
+                deadlines_kick(&g->deadlines);
+        }
+}
+
 bool leader_expiring(const struct gateway *g, uint64_t session)
 {
         return leases_find(&g->expiring, session) != NULL;

@@ -38,6 +38,27 @@ void leader_on_deadline(void *data, const struct deadline *d);
  */
 bool leader_expiring(const struct gateway *g, uint64_t session);
 
+/*
+ * EXPIREs a leader has out at once, at most: queued or proposed, and not
+ * yet applied or failed. Leases that run out beyond it wait, due, until
+ * half of these are done (deadlines_run()), so a hundred thousand
+ * sessions expiring together go out a few entries at a time, each entry
+ * applied in a short turn of every node's loop, and clients' requests in
+ * between; none of them is fired again while it waits. Four batch
+ * entries' worth.
+ */
+#ifndef LEADER_EXPIRIES_MAX /* test_simhost_tightroom sets 2 */
+#define LEADER_EXPIRIES_MAX 1024
+#endif
+
+/* How many more leases may fire now (deadlines_run()'s max_leases). */
+uint32_t leader_expiry_room(const struct gateway *g);
+
+/* An EXPIRE of this leader's was queued (`queued`) or is done: applied,
+ * failed or dropped. Done, and with half the room free, the leases held
+ * back may fire. */
+void leader_expiry_count(struct gateway *g, bool queued);
+
 /* `session` ended (its END event): forget that its EXPIRE was proposed. */
 void leader_session_ended(struct gateway *g, uint64_t session);
 

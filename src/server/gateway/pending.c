@@ -7,6 +7,7 @@
 #include "../../../include/baton/errors.h"
 #include "../config/config.h"
 #include "gateway.h"
+#include "leader.h"
 
 static uint64_t key_hash(uint64_t a, uint64_t b)
 {
@@ -95,9 +96,18 @@ static void observe(struct pending *p, const struct gateway_now *now)
         }
 }
 
+/* Whether `p` is one of the leader's own EXPIREs (leader.h counts them). */
+static bool own_expire(const struct pending *p)
+{
+        return p->internal && p->cmd.type == COMMAND_EXPIRE;
+}
+
 /* Take `p` off every list and free it. */
 static void forget(struct pending *p)
 {
+        if (own_expire(p)) {
+                leader_expiry_count(p->g, false);
+        }
         if (p->in_map) {
                 hmap_remove(&p->g->pending, &p->by_key);
         }
@@ -128,6 +138,9 @@ void pending_queue_own(struct gateway *g, const struct command *c)
         }
         p->internal = true;
         queue_push_tail(&g->unsent, &p->link);
+        if (own_expire(p)) {
+                leader_expiry_count(g, true);
+        }
 }
 
 void pending_track(struct pending *p)
