@@ -60,9 +60,8 @@ static int build(struct wire *w, struct run *r)
                job->sent - job->answered < (uint64_t)job->window &&
                w->out_len < OUT_MAX && wire_ready(w)) {
                 uint8_t *p = wire_room(w, room);
-                size_t len = p != NULL ? job->frame(job->data, job->sent, p,
-                                                    room)
-                                       : 0;
+                size_t len =
+                    p != NULL ? job->frame(job->data, job->sent, p, room) : 0;
                 if (len == 0) {
                         return fail(r, p == NULL ? w->why
                                                  : "cannot encode a request");
@@ -75,8 +74,8 @@ static int build(struct wire *w, struct run *r)
 
 static bool finished(const struct pipe_job *job)
 {
-        bool stopped = job->stop != NULL &&
-                       __atomic_load_n(job->stop, __ATOMIC_ACQUIRE);
+        bool stopped =
+            job->stop != NULL && __atomic_load_n(job->stop, __ATOMIC_ACQUIRE);
 
         return job->answered == job->sent &&
                (job->sent == job->total || stopped);

@@ -20,12 +20,12 @@ struct pipe_job {
         uint64_t total; /* frames to send */
         long window;    /* sent and not yet answered, at most */
         pipe_frame_cb frame;
-        wire_frame_cb answer; /* every frame from the node */
-        pipe_due_cb due;      /* NULL: as fast as the window allows */
-        const int *stop;      /* NULL, or set (by another thread) to end
-                                 the job early, once what was sent is
-                                 answered */
-        void *data;           /* given to the callbacks */
+        wire_frame_cb answer;    /* every frame from the node */
+        pipe_due_cb due;         /* NULL: as fast as the window allows */
+        const int *stop;         /* NULL, or set (by another thread) to end
+                                    the job early, once what was sent is
+                                    answered */
+        void *data;              /* given to the callbacks */
         uint64_t sent, answered; /* out */
 };
 

@@ -207,7 +207,8 @@ static void watch_expiries(struct storm *s)
         while (wire_now() < last) {
                 double t = wire_now();
                 if (ask(s, &st) == 0) {
-                        if (r->first_gone == 0 && st.sessions < r->sessions_before) {
+                        if (r->first_gone == 0 &&
+                            st.sessions < r->sessions_before) {
                                 r->first_gone = t;
                         }
                         if (st.sessions <= floor) {
@@ -291,7 +292,8 @@ int storm_open(struct storm **out, const struct storm_config *cfg,
         if (rv == 0 && (rv = wire_leader(cfg->endpoints, &st)) != 0) {
                 rv = broken(s, "no leader", baton_strerror(rv));
         }
-        if (rv == 0 && baton_client_create(&s->status, cfg->endpoints, NULL) != 0) {
+        if (rv == 0 &&
+            baton_client_create(&s->status, cfg->endpoints, NULL) != 0) {
                 rv = broken(s, "no status connection", "");
         }
         if (rv == 0 && wire_dial(&s->w, s->tls, st.endpoint) != 0) {
@@ -355,8 +357,7 @@ static double rel(double t, double t_measure)
 /* The p99 of the clients' ops completed in [from, to) (window seconds),
  * as "NAME_p99_us" and "NAME_ops". */
 static void print_phase(FILE *f, const char *name, const uint32_t *lat,
-                        const uint32_t *done, size_t n, double from,
-                        double to)
+                        const uint32_t *done, size_t n, double from, double to)
 {
         size_t count;
         uint32_t p99 = window_percentile(lat, done, n, from, to, 0.99, &count);

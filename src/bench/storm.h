@@ -14,8 +14,8 @@
 struct storm_config {
         const char *endpoints; /* the cluster, as libbaton takes them */
         long sessions;
-        long ttl_ms; /* of every session */
-        long window; /* frames sent and not yet answered */
+        long ttl_ms;    /* of every session */
+        long window;    /* frames sent and not yet answered */
         bool keepalive; /* true: the keepalive load; false: the expiry storm */
 };
 
@@ -36,14 +36,14 @@ struct storm_config {
 struct storm_result {
         uint64_t opened;
         double open_s;
-        uint64_t keepalives;    /* answered KEEPALIVE_OK */
-        uint64_t attached;      /* ATTACHes answered OPENED */
-        uint64_t closed;        /* answered CLOSED */
-        uint64_t errors;        /* any other answer */
-        int first_error;        /* a BATON_E* code */
+        uint64_t keepalives; /* answered KEEPALIVE_OK */
+        uint64_t attached;   /* ATTACHes answered OPENED */
+        uint64_t closed;     /* answered CLOSED */
+        uint64_t errors;     /* any other answer */
+        int first_error;     /* a BATON_E* code */
         double burst_at, burst_end;
         double first_gone, all_gone;
-        double ka_start, ka_end; /* the keepalive load's span */
+        double ka_start, ka_end;  /* the keepalive load's span */
         uint64_t sessions_before; /* the leader's count before the burst */
         uint64_t term_before, term_after;
         uint64_t leader_before, leader_after;
