@@ -324,6 +324,42 @@ static void reads_share_one_barrier(void **state)
         corefix_expect_status_on(&x->other, q2, 0);
 }
 
+/* While a read barrier is out, reads that arrive wait: the flushes
+ * start no barrier for them until it completes, and the next flush then
+ * starts one for all of them, answered when it applies. */
+static void reads_wait_for_the_barrier_out(void **state)
+{
+        struct corefix *x = *state;
+        const struct corefix_effect *b1, *b2;
+        uint64_t q1, q2, q3;
+        size_t m;
+
+        gateway_on_ready(&x->g, &x->now, TERM);
+        m = corefix_mark(x);
+        q1 = corefix_send_query_on(x, &x->c);
+        flush(x, WALL);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 1);
+        b1 = corefix_nth(x, m, COREFIX_BARRIER, 0);
+        m = corefix_mark(x);
+        q2 = corefix_send_query_on(x, &x->c);
+        flush(x, WALL + 1);
+        q3 = corefix_send_query_on(x, &x->other);
+        flush(x, WALL + 2);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 0);
+        m = corefix_mark(x);
+        corefix_complete(x, b1->sent, 0);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 1);
+        corefix_expect_status(x, q1, 0);
+        flush(x, WALL + 3);
+        corefix_expect_count(x, m, COREFIX_BARRIER, 1);
+        b2 = corefix_nth(x, m, COREFIX_BARRIER, 0);
+        m = corefix_mark(x);
+        corefix_complete(x, b2->sent, 0);
+        corefix_expect_count(x, m, COREFIX_COMMIT, 2);
+        corefix_expect_status(x, q2, 0);
+        corefix_expect_status_on(&x->other, q3, 0);
+}
+
 /* --- Leadership -------------------------------------------------------------
  */
 
@@ -735,6 +771,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(inflight_entries_bounded,
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(reads_share_one_barrier,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(reads_wait_for_the_barrier_out,
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(follower_sends_clients_on,
                                             corefix_setup, corefix_teardown),

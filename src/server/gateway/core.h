@@ -96,7 +96,8 @@ struct gateway {
         struct queue held;   /* arrived while the leader was not serving */
         struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
         unsigned inflight;   /* batches proposed and not yet answered */
-        uint64_t clock_sent; /* wall_ms of the last CLOCK proposed */
+        unsigned read_barriers_out; /* 0 or 1 (reads.h) */
+        uint64_t clock_sent;        /* wall_ms of the last CLOCK proposed */
         struct gateway_stats stats;
         struct watches watches;
         /* admin.c's MEMBER_ADD under way (NULL: none), which a retry of

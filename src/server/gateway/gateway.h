@@ -127,10 +127,12 @@
  * memory runs out or raft refuses an entry (whose clients are sent on,
  * NOT_LEADER, as if it was never proposed). Last, one barrier() for every read
  * queued since the last flush (QUERY, CHECK, LIST, KEEPALIVE, a first BACKUP),
- * whatever the bound. ACL changes and an admin request's MEMBER entry are
- * not queued: each is proposed alone as its request (ACL, on the serving
- * leader) or the probe before it (MEMBER, even if leadership was lost
- * meanwhile: raft then refuses it) completes, outside the bound.
+ * whatever the bound, unless a read barrier is still out: the reads then
+ * wait for the first flush after it completes (reads.h). ACL changes and
+ * an admin request's MEMBER entry are not queued: each is proposed alone as its
+ * request (ACL, on the serving leader) or the probe before it (MEMBER, even if
+ * leadership was lost meanwhile: raft then refuses it) completes, outside the
+ * bound.
  */
 
 /* No timer (gateway_host.timer). */

@@ -316,6 +316,7 @@ static void on_read_barrier(struct gateway_req *req,
         struct readbatch *rb = req->data;
         struct gateway *g = req->g;
 
+        g->read_barriers_out--;
         /* A committed barrier of this leader's term proves it still led
          * after every read in the batch arrived: no newer leader can have
          * changed the answer or expired the session before. (Closed, the
@@ -348,7 +349,7 @@ void reads_start(struct gateway *g)
         struct readbatch *rb;
         int rv;
 
-        if (queue_empty(&g->reads)) {
+        if (queue_empty(&g->reads) || g->read_barriers_out > 0) {
                 return;
         }
         rb = malloc(sizeof *rb);
@@ -368,6 +369,7 @@ void reads_start(struct gateway *g)
                 free(rb);
                 return;
         }
+        g->read_barriers_out++;
         g->stats.barriers++;
 }
 
