@@ -25,8 +25,8 @@
 # ZooKeeper TLS 21840+i, admin 21830+i, quorum 28890+i, election
 # 38890+i, Redis TLS 6389). Prints the side-by-side table (medians over
 # the repetitions; in brackets Baton ÷ that system), the versions and
-# the fsync probe, and writes every JSON line to FILE. Takes about 25
-# minutes with the defaults.
+# the fsync probe, and writes every JSON line to FILE. With the defaults
+# a run took 17 minutes on a 2-core machine.
 # shellcheck shell=bash disable=SC2154,SC2016 # globals: scripts/bench; jq filters
 
 # --- The TLS peers (run in a process of their own: peers_tls_runner) ----

@@ -228,7 +228,7 @@ summary_peers() {
                               | .ops_per_s) | median],
         c: (map(select(.workload == "contended") | .ops_per_s) | median),
         g: (map(select(.workload == "failover") | .max_gap_ms) | median),
-        reps: (map(.rep) | max)}] as $rows
+        reps: (map(select(.workload != "failover") | .rep) | max)}] as $rows
   | ($rows | map(select(.system == "baton"))) as $batons
   | "| system | nodes | reps | \($cs | map("\(.) client\(if . > 1 then "s" else "" end) ops/s") | join(" | ")) | one lock, 16: handoffs/s | leader kill: max gap ms |",
     "|---|---|---|\($cs | map("---|") | join(""))---|---|",
