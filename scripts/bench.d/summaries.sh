@@ -217,3 +217,64 @@ summary_storms() {
      | "| \($q.rep) | \($k.opened) | \($k.keepalives_per_s | floor) | \($q.ops_per_s | floor) | \($k.ops_per_s | floor) | \(r($k.ops_per_s / $q.ops_per_s)) | \(r($q.leader_cpu_per_s)) | \(r($k.leader_cpu_per_s)) | \(r($per * 1e6)) | \($q.errors + $k.errors + $k.storm_errors) |")
 ' "$1"
 }
+
+# --- peers ---------------------------------------------------------------
+
+# summary_peers FILE: Baton beside each peer, default and with TLS, from
+# the harness's lines in FILE: medians over the repetitions (the mean of
+# the middle two for an even count, as the harness's summarize.sh) of
+# ops/s at each uncontended client count, handoffs/s on one lock and the
+# longest gap a client saw in a leader kill (the 5 s client timeout's
+# runs only); in brackets Baton ÷ that system, against the Baton row of
+# the same size (Redis: 3 nodes, else the first). Then the versions and
+# the fsync probe.
+summary_peers() {
+        jq -rs '
+  def median: sort | if length == 0 then null
+                     elif length % 2 == 1 then .[(length - 1) / 2]
+                     else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+  def fmt: if . == null then "–" elif . >= 100 then round | tostring
+           else (. * 10 | round) / 10 | tostring end;
+  def ratio($b; $p): if $b == null or $p == null or $p == 0 then ""
+                     else " (\(($b / $p * 100 | round) / 100))" end;
+  def order: {"baton": 0, "etcd": 1, "zookeeper": 2, "redis": 3}[.system] // 9;
+  def lbl: ({"baton": "Baton", "etcd": "etcd", "zookeeper": "ZooKeeper",
+               "redis": "Redis"}[.system] // .system)
+             + (if (.variant // "") != "" then " " + .variant else "" end)
+             + (if .system == "baton" then " (TLS \(.tls // "on"))" else "" end);
+  (map(select(.system == "meta" and .source == null)) | .[0]) as $meta
+  | (map(select(.system == "meta" and .source != null)) | .[0]) as $ours
+  | map(select(.failed != true and .system != "meta" and .system != "fsync")) as $ok
+  | (map(select(.system == "fsync" and .failed != true))) as $fsync
+  | ($ok | map(select(.workload == "uncontended") | .clients) | unique) as $cs
+  | [$ok | map(select(.workload != "failover" or
+                      ((.variant // "") | test("op-timeout") | not)))
+     | group_by([order, .system, .nodes, (.variant // "")])[]
+     | {label: (.[0] | lbl), system: .[0].system, nodes: .[0].nodes,
+        u: [$cs[] as $c | map(select(.workload == "uncontended" and .clients == $c)
+                              | .ops_per_s) | median],
+        c: (map(select(.workload == "contended") | .ops_per_s) | median),
+        g: (map(select(.workload == "failover") | .max_gap_ms) | median),
+        reps: (map(select(.workload != "failover") | .rep) | max)}] as $rows
+  | ($rows | map(select(.system == "baton"))) as $batons
+  | "| system | nodes | reps | \($cs | map("\(.) client\(if . > 1 then "s" else "" end) ops/s") | join(" | ")) | one lock, 16: handoffs/s | leader kill: max gap ms |",
+    "|---|---|---|\($cs | map("---|") | join(""))---|---|",
+    ($rows[] as $r
+     | (($batons | map(select(.nodes == $r.nodes)) | .[0])
+        // ($batons | map(select(.nodes == 3)) | .[0]) // $batons[0]) as $b
+     | (if $r.system == "baton" then null else $b end) as $b
+     | "| \($r.label) | \($r.nodes) | \($r.reps) | \([range(0; $cs | length) as $i
+         | "\($r.u[$i] | fmt)\(ratio($b.u[$i]; $r.u[$i]))"] | join(" | ")) | \($r.c | fmt)\(ratio($b.c; $r.c)) | \($r.g | fmt)\(ratio($b.g; $r.g)) |"),
+    "",
+    "In brackets: Baton ÷ that system (throughput: above 1 Baton does more; gap: below 1 Baton'"'"'s is shorter). Medians over the repetitions.",
+    "",
+    (if $meta then
+       "Versions: Baton \($ours.baton_commit // "?") (TLS \($ours.baton_tls // "?")), \($meta.etcd | sub("etcd Version: "; "etcd ")), ZooKeeper \($meta.zookeeper) + Curator \($meta.curator), Redis \($meta.redis) + hiredis \($meta.hiredis) (TLS rows: hiredis'"'"'s reader over \($ours.openssl // "OpenSSL")), \($meta.java), \($meta.go). Host: \($meta.host), \($meta.cpus) CPUs, load at start \($meta.loadavg_at_start); data on \($meta.datadir_fs)."
+     else "Versions: no harness meta line." end),
+    "",
+    "| fsync probe | rep | writes/s | mean µs | p50 µs | p99 µs |",
+    "|---|---|---|---|---|---|",
+    ($fsync | sort_by(.workload, .rep)[]
+     | "| \(.workload) | \(.rep) | \(.ops_per_s | fmt) | \((.mean_us // null) | fmt) | \((.p50_us // null) | fmt) | \((.p99_us // null) | fmt) |")
+' "$1"
+}
