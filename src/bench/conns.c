@@ -524,3 +524,31 @@ done:
         free(r.lat);
         return rv;
 }
+
+void conns_print(FILE *f, const struct bench_label *l,
+                 const struct conns_config *cfg, const struct conns_result *r)
+{
+        fprintf(f,
+                "{\"system\":\"%s\",\"nodes\":%d,\"workload\":"
+                "\"connections\",\"connections\":%ld,\"connected\":%llu,"
+                "\"held\":%llu,\"keepalives\":%llu,\"released\":%llu,"
+                "\"closed\":%llu,\"setup_s\":%.3f,\"round_s\":%.3f,"
+                "\"round_p50_us\":%u,\"round_p99_us\":%u,"
+                "\"round_max_us\":%u,\"errors\":%llu,\"first_error\":\"%s\","
+                "\"leader_before\":%llu,\"leader_after\":%llu,"
+                "\"term_before\":%llu,\"term_after\":%llu,\"broken\":%s,"
+                "\"variant\":\"%s\",\"driver\":\"%s\"}\n",
+                l->system, l->nodes, cfg->connections,
+                (unsigned long long)r->connected, (unsigned long long)r->held,
+                (unsigned long long)r->keepalives,
+                (unsigned long long)r->released, (unsigned long long)r->closed,
+                r->setup_s, r->round_s, r->round_p50_us, r->round_p99_us,
+                r->round_max_us, (unsigned long long)r->errors,
+                r->first_error != 0 ? baton_errname(r->first_error) : "",
+                (unsigned long long)r->leader_before,
+                (unsigned long long)r->leader_after,
+                (unsigned long long)r->term_before,
+                (unsigned long long)r->term_after, r->broken ? "true" : "false",
+                l->variant, l->driver);
+        fflush(f);
+}

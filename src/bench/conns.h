@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "label.h"
 
 struct conns_config {
         const char *endpoints; /* the cluster, as libbaton takes them */
@@ -47,5 +50,9 @@ struct conns_result {
 /* Run the workload. 0, or -1 when it could not start (no leader, no TLS
  * files: `why` says). */
 int conns_run(const struct conns_config *cfg, struct conns_result *out);
+
+/* The workload's JSON line onto `f`. */
+void conns_print(FILE *f, const struct bench_label *l,
+                 const struct conns_config *cfg, const struct conns_result *r);
 
 #endif /* BENCH_CONNS_H */

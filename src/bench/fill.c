@@ -213,3 +213,31 @@ done:
         free(f.ids);
         return rv;
 }
+
+void fill_print(FILE *f, const struct bench_label *l,
+                const struct fill_config *cfg, const struct fill_result *r)
+{
+        fprintf(f,
+                "{\"system\":\"%s\",\"nodes\":%d,\"workload\":\"fill\","
+                "\"sessions\":%ld,\"locks_per_session\":%ld,"
+                "\"sessions_opened\":%llu,\"locks_granted\":%llu,"
+                "\"open_s\":%.3f,\"sessions_per_s\":%.0f,\"lock_s\":%.3f,"
+                "\"locks_per_s\":%.0f,\"errors\":%llu,\"not_leader\":%llu,"
+                "\"first_error\":\"%s\",\"leader_before\":%llu,"
+                "\"leader_after\":%llu,\"term_before\":%llu,"
+                "\"term_after\":%llu,\"broken\":%s,\"variant\":\"%s\","
+                "\"driver\":\"%s\"}\n",
+                l->system, l->nodes, cfg->sessions, cfg->locks_per_session,
+                (unsigned long long)r->sessions, (unsigned long long)r->locks,
+                r->open_s, r->open_s > 0 ? (double)r->sessions / r->open_s : 0,
+                r->lock_s, r->lock_s > 0 ? (double)r->locks / r->lock_s : 0,
+                (unsigned long long)r->errors,
+                (unsigned long long)r->not_leader,
+                r->first_error != 0 ? baton_errname(r->first_error) : "",
+                (unsigned long long)r->leader_before,
+                (unsigned long long)r->leader_after,
+                (unsigned long long)r->term_before,
+                (unsigned long long)r->term_after, r->broken ? "true" : "false",
+                l->variant, l->driver);
+        fflush(f);
+}

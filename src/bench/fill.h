@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "label.h"
 
 struct fill_config {
         const char *endpoints; /* the cluster, as libbaton takes them */
@@ -41,5 +44,9 @@ struct fill_result {
 /* Run the fill. 0, or -1 when it could not start (no leader, no TLS
  * files, no connection: `why` says). */
 int fill_run(const struct fill_config *cfg, struct fill_result *out);
+
+/* The fill's JSON line onto `f`. */
+void fill_print(FILE *f, const struct bench_label *l,
+                const struct fill_config *cfg, const struct fill_result *r);
 
 #endif /* BENCH_FILL_H */

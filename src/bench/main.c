@@ -25,7 +25,9 @@
 #include <time.h>
 
 #include "../../include/baton.h"
+#include "args.h"
 #include "conns.h"
+#include "label.h"
 #include "fill.h"
 #include "stats.h"
 #include "storm.h"
@@ -34,43 +36,6 @@
 #define DRIVER            "baton-c-libbaton"
 #define MAX_SAMPLES       (4u * 1000u * 1000u) /* per client */
 #define MAX_ERRORS_LOGGED 20
-
-struct config {
-        const char *system;
-        const char *variant;
-        int nodes;
-        const char *workload;
-        int contended;
-        int shared;   /* contended, client 0 writes and the others read */
-        long permits; /* semaphore: contended, on a semaphore of that many */
-        long names;   /* multi: names per multi-lock, from a ring of one
-                         name per client (0: not the multi workload) */
-        int clients;
-        double duration_s;
-        double warmup_s;
-        const char *endpoints;
-        const char *endpoints_from; /* --endpoints, BATON_ENDPOINTS, ... */
-        const char *prefix;
-        long ttl_ms;
-        long op_timeout_ms;
-        long hold_us;
-        long retry_us; /* accepted; the Baton acquire blocks, never polls */
-        long error_backoff_ms;
-        long sessions; /* fill */
-        long locks_per_session;
-        long window;
-        long connections; /* connections */
-        double hold_s;
-        int election;        /* election: the contended lock is an election */
-        long watchers;       /* contended workloads: watches of the lock, */
-        long watch_conns;    /* spread over this many connections, */
-        int watch_callbacks; /* read by callbacks, not baton_watch_next */
-        const char *watch_endpoints; /* theirs (NULL: the clients') */
-        double rate;     /* acquisitions a second, all clients (0: no limit) */
-        int storm;       /* expiry-storm or keepalives: --sessions beside */
-        int keepalives;  /* the clients; keepalives: kept alive, else they */
-        double storm_at; /* expire together, this far into the window */
-};
 
 struct client {
         int idx;
@@ -307,328 +272,6 @@ static void *client_main(void *arg)
         return NULL;
 }
 
-static void usage(FILE *f)
-{
-        fprintf(f,
-                "usage: baton-bench [--workload uncontended|contended|shared|"
-                "semaphore|multi|election|failover]\n"
-                "         [--watchers N [--watch-conns C] (contended "
-                "workloads: watches\n"
-                "          of the lock over C connections, default 100;\n"
-                "          --watch-callbacks: read by callbacks;\n"
-                "          --watch-endpoints H:P,...: theirs, e.g. a "
-                "follower)]\n"
-                "         [--rate R (acquisitions a second, all clients "
-                "together)]\n"
-                "         [--permits N (semaphore, default 4)]\n"
-                "         [--names K (multi: names per multi-lock, default "
-                "2)]\n"
-                "         [--clients C] [--duration S] [--warmup S] "
-                "[--endpoints H:P,...]"
-                " [--nodes N]\n"
-                "         [--system NAME] [--variant TEXT] [--prefix P]"
-                " [--ttl-ms MS]\n"
-                "         [--op-timeout-ms MS] [--hold-us US] [--retry-us US]\n"
-                "         [--error-backoff-ms MS]\n"
-                "       baton-bench --workload fill [--sessions S]"
-                " [--locks-per-session L]\n"
-                "         [--window W] [--ttl-ms MS] [--endpoints H:P,...]\n"
-                "       baton-bench --workload connections [--connections N]"
-                " [--window W]\n"
-                "         [--hold-s S] [--ttl-ms MS] [--endpoints H:P,...]\n"
-                "       baton-bench --workload expiry-storm|keepalives"
-                " [--sessions S] [--window W]\n"
-                "         [--storm-at S (expiry-storm: the keepalive burst, "
-                "seconds into the\n"
-                "          window, default 2)] and the uncontended "
-                "workload's flags\n"
-                "The cluster: --endpoints, else $BATON_ENDPOINTS, else "
-                "%s.\n",
-                BATON_DEFAULT_ENDPOINTS);
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-        char *end;
-        long v;
-
-        errno = 0;
-        v = strtol(s, &end, 10);
-        if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
-                return -1;
-        }
-        *out = v;
-        return 0;
-}
-
-static int parse_double(const char *s, double lo, double hi, double *out)
-{
-        char *end;
-        double v;
-
-        errno = 0;
-        v = strtod(s, &end);
-        if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi)) {
-                return -1;
-        }
-        *out = v;
-        return 0;
-}
-
-/* Whether libbaton takes `endpoints`: a handle connects lazily, so making
- * one asks nothing of the cluster. */
-static bool endpoints_valid(const char *endpoints)
-{
-        baton_client *c = NULL;
-        int rv = baton_client_create(&c, endpoints, NULL);
-
-        baton_client_destroy(c);
-        return rv != BATON_EINVAL;
-}
-
-/* set_flag() for the flags of one workload or another. */
-static int set_workload_flag(struct config *cfg, int ch)
-{
-        int bad = 0;
-
-        switch (ch) {
-        case 'S':
-                bad |= parse_long(optarg, 1, 100000000, &cfg->sessions);
-                break;
-        case 'L':
-                bad |= parse_long(optarg, 0, 1024, &cfg->locks_per_session);
-                break;
-        case 'N':
-                bad |= parse_long(optarg, 1, 65536, &cfg->window);
-                break;
-        case 'C':
-                bad |= parse_long(optarg, 1, 1000000, &cfg->connections);
-                break;
-        case 'O':
-                bad |= parse_double(optarg, 0, 3600, &cfg->hold_s);
-                break;
-        case 'P':
-                bad |= parse_long(optarg, 1, 1048576, &cfg->permits);
-                break;
-        case 'M':
-                bad |= parse_long(optarg, 1, BATON_MULTI_MAX, &cfg->names);
-                break;
-        case 'X':
-                bad |= parse_long(optarg, 0, 1000000, &cfg->watchers);
-                break;
-        case 'Y':
-                bad |= parse_long(optarg, 1, 10000, &cfg->watch_conns);
-                break;
-        case 'Z':
-                cfg->watch_callbacks = 1;
-                break;
-        case 'E':
-                cfg->watch_endpoints = optarg;
-                bad |= endpoints_valid(optarg) ? 0 : -1;
-                break;
-        case 'R':
-                bad |= parse_double(optarg, 0, 1e7, &cfg->rate);
-                break;
-        case 'A':
-                bad |= parse_double(optarg, 0, 3600, &cfg->storm_at);
-                break;
-        default:
-                return 1;
-        }
-        return bad;
-}
-
-/* Set the config field of flag `ch` from `optarg`. 0, -1 for a bad value,
- * 1 for a flag that is not one of parse_args()'s. */
-static int set_flag(struct config *cfg, int ch)
-{
-        long v;
-        int bad = 0;
-
-        switch (ch) {
-        case 'w':
-                cfg->workload = optarg;
-                break;
-        case 'c':
-                bad |= parse_long(optarg, 1, 4096, &v);
-                cfg->clients = (int)v;
-                break;
-        case 'd':
-                bad |= parse_double(optarg, 1e-3, 3600, &cfg->duration_s);
-                break;
-        case 'W':
-                bad |= parse_double(optarg, 0, 600, &cfg->warmup_s);
-                break;
-        case 'e':
-                cfg->endpoints = optarg;
-                break;
-        case 'n':
-                bad |= parse_long(optarg, 1, 1000, &v);
-                cfg->nodes = (int)v;
-                break;
-        case 's':
-                cfg->system = optarg;
-                break;
-        case 'v':
-                cfg->variant = optarg;
-                break;
-        case 'p':
-                cfg->prefix = optarg;
-                break;
-        case 't':
-                bad |= parse_long(optarg, 1, UINT32_MAX / 2, &cfg->ttl_ms);
-                break;
-        case 'o':
-                bad |=
-                    parse_long(optarg, 1, INT32_MAX / 2, &cfg->op_timeout_ms);
-                break;
-        case 'H':
-                bad |= parse_long(optarg, 0, 60000000, &cfg->hold_us);
-                break;
-        case 'r':
-                bad |= parse_long(optarg, 0, 60000000, &cfg->retry_us);
-                break;
-        case 'b':
-                bad |= parse_long(optarg, 0, 600000, &cfg->error_backoff_ms);
-                break;
-        default:
-                return set_workload_flag(cfg, ch);
-        }
-        return bad;
-}
-
-/* As batonctl: the flag, else the environment, else the local cluster.
- * 0, or -1 after saying why the endpoints are bad. */
-static int pick_endpoints(struct config *cfg)
-{
-        if (cfg->endpoints != NULL) {
-                cfg->endpoints_from = "--endpoints";
-        } else if (getenv("BATON_ENDPOINTS") != NULL &&
-                   getenv("BATON_ENDPOINTS")[0] != '\0') {
-                cfg->endpoints = getenv("BATON_ENDPOINTS");
-                cfg->endpoints_from = "BATON_ENDPOINTS";
-        } else {
-                cfg->endpoints = BATON_DEFAULT_ENDPOINTS;
-                cfg->endpoints_from = "the default";
-        }
-        if (!endpoints_valid(cfg->endpoints)) {
-                fprintf(stderr,
-                        "baton-bench: bad endpoints \"%s\" (from %s): want "
-                        "host:port or [ipv6]:port, comma separated, at most "
-                        "16\n",
-                        cfg->endpoints, cfg->endpoints_from);
-                return -1;
-        }
-        return 0;
-}
-
-/* What the --workload's name means for the clients. 0, or -1 after
- * saying what is wrong. */
-static int set_workload(struct config *cfg)
-{
-        if (strcmp(cfg->workload, "contended") == 0) {
-                cfg->contended = 1;
-        } else if (strcmp(cfg->workload, "shared") == 0) {
-                cfg->contended = 1;
-                cfg->shared = 1;
-        } else if (strcmp(cfg->workload, "semaphore") == 0) {
-                cfg->contended = 1;
-                cfg->permits = cfg->permits > 0 ? cfg->permits : 4;
-        } else if (strcmp(cfg->workload, "election") == 0) {
-                /* Every client a candidate; the leader resigns at once. */
-                cfg->contended = 1;
-                cfg->election = 1;
-        } else if (strcmp(cfg->workload, "multi") == 0) {
-                cfg->contended = 1;
-                cfg->names = cfg->names > 0 ? cfg->names : 2;
-                if (cfg->names > cfg->clients) {
-                        fprintf(stderr,
-                                "baton-bench: --names %ld: at most "
-                                "--clients\n",
-                                cfg->names);
-                        return -1;
-                }
-        } else if (strcmp(cfg->workload, "expiry-storm") == 0) {
-                cfg->storm = 1;
-        } else if (strcmp(cfg->workload, "keepalives") == 0) {
-                cfg->storm = 1;
-                cfg->keepalives = 1;
-        } else if (strcmp(cfg->workload, "uncontended") != 0 &&
-                   strcmp(cfg->workload, "failover") != 0 &&
-                   strcmp(cfg->workload, "fill") != 0 &&
-                   strcmp(cfg->workload, "connections") != 0) {
-                fprintf(stderr, "baton-bench: unknown workload %s\n",
-                        cfg->workload);
-                return -1;
-        }
-        return 0;
-}
-
-static int parse_args(int argc, char **argv, struct config *cfg)
-{
-        static const struct option opts[] = {
-            {"workload", required_argument, NULL, 'w'},
-            {"clients", required_argument, NULL, 'c'},
-            {"duration", required_argument, NULL, 'd'},
-            {"warmup", required_argument, NULL, 'W'},
-            {"endpoints", required_argument, NULL, 'e'},
-            {"nodes", required_argument, NULL, 'n'},
-            {"system", required_argument, NULL, 's'},
-            {"variant", required_argument, NULL, 'v'},
-            {"prefix", required_argument, NULL, 'p'},
-            {"ttl-ms", required_argument, NULL, 't'},
-            {"op-timeout-ms", required_argument, NULL, 'o'},
-            {"hold-us", required_argument, NULL, 'H'},
-            {"retry-us", required_argument, NULL, 'r'},
-            {"error-backoff-ms", required_argument, NULL, 'b'},
-            {"sessions", required_argument, NULL, 'S'},
-            {"locks-per-session", required_argument, NULL, 'L'},
-            {"window", required_argument, NULL, 'N'},
-            {"connections", required_argument, NULL, 'C'},
-            {"hold-s", required_argument, NULL, 'O'},
-            {"permits", required_argument, NULL, 'P'},
-            {"names", required_argument, NULL, 'M'},
-            {"watchers", required_argument, NULL, 'X'},
-            {"watch-conns", required_argument, NULL, 'Y'},
-            {"watch-callbacks", no_argument, NULL, 'Z'},
-            {"watch-endpoints", required_argument, NULL, 'E'},
-            {"rate", required_argument, NULL, 'R'},
-            {"storm-at", required_argument, NULL, 'A'},
-            {"help", no_argument, NULL, 'h'},
-            {NULL, 0, NULL, 0},
-        };
-        int ch, li = 0, rv;
-
-        while ((ch = getopt_long(argc, argv, "", opts, &li)) != -1) {
-                if (ch == 'h') {
-                        usage(stdout);
-                        exit(0);
-                }
-                rv = set_flag(cfg, ch);
-                if (rv > 0) {
-                        return -1;
-                }
-                if (rv != 0) {
-                        fprintf(stderr, "baton-bench: bad value for --%s: %s\n",
-                                opts[li].name, optarg);
-                        return -1;
-                }
-        }
-        if (optind < argc) {
-                fprintf(stderr, "baton-bench: unexpected argument %s\n",
-                        argv[optind]);
-                return -1;
-        }
-        if (set_workload(cfg) != 0 || pick_endpoints(cfg) != 0) {
-                return -1;
-        }
-        if (strlen(cfg->prefix) == 0 || strlen(cfg->prefix) > 240) {
-                fprintf(stderr, "baton-bench: --prefix: 1..240 bytes\n");
-                return -1;
-        }
-        return 0;
-}
-
 /* What the clients measured, merged: the one JSON line's numbers. */
 struct summary {
         uint64_t ops, errors;
@@ -774,32 +417,14 @@ static int run_fill(const struct config *cfg)
         struct fill_config fc = {cfg->endpoints, cfg->prefix,
                                  cfg->sessions,  cfg->locks_per_session,
                                  cfg->ttl_ms,    cfg->window};
+        struct bench_label l = {cfg->system, cfg->nodes, cfg->variant, DRIVER};
         struct fill_result r;
         int rv = fill_run(&fc, &r);
 
         if (rv != 0 || r.broken) {
                 fprintf(stderr, "baton-bench: fill: %s\n", r.why);
         }
-        printf("{\"system\":\"%s\",\"nodes\":%d,\"workload\":\"fill\","
-               "\"sessions\":%ld,\"locks_per_session\":%ld,"
-               "\"sessions_opened\":%llu,\"locks_granted\":%llu,"
-               "\"open_s\":%.3f,\"sessions_per_s\":%.0f,\"lock_s\":%.3f,"
-               "\"locks_per_s\":%.0f,\"errors\":%llu,\"not_leader\":%llu,"
-               "\"first_error\":\"%s\",\"leader_before\":%llu,"
-               "\"leader_after\":%llu,\"term_before\":%llu,"
-               "\"term_after\":%llu,\"broken\":%s,\"variant\":\"%s\","
-               "\"driver\":\"%s\"}\n",
-               cfg->system, cfg->nodes, cfg->sessions, cfg->locks_per_session,
-               (unsigned long long)r.sessions, (unsigned long long)r.locks,
-               r.open_s, r.open_s > 0 ? (double)r.sessions / r.open_s : 0,
-               r.lock_s, r.lock_s > 0 ? (double)r.locks / r.lock_s : 0,
-               (unsigned long long)r.errors, (unsigned long long)r.not_leader,
-               r.first_error != 0 ? baton_errname(r.first_error) : "",
-               (unsigned long long)r.leader_before,
-               (unsigned long long)r.leader_after,
-               (unsigned long long)r.term_before,
-               (unsigned long long)r.term_after, r.broken ? "true" : "false",
-               cfg->variant, DRIVER);
+        fill_print(stdout, &l, &fc, &r);
         return rv != 0 || r.broken || r.errors != 0 ? 1 : 0;
 }
 
@@ -809,32 +434,14 @@ static int run_conns(const struct config *cfg)
 {
         struct conns_config cc = {cfg->endpoints, cfg->prefix, cfg->connections,
                                   cfg->ttl_ms,    cfg->window, cfg->hold_s};
+        struct bench_label l = {cfg->system, cfg->nodes, cfg->variant, DRIVER};
         struct conns_result r;
         int rv = conns_run(&cc, &r);
 
         if (rv != 0 || r.broken || r.errors != 0) {
                 fprintf(stderr, "baton-bench: connections: %s\n", r.why);
         }
-        printf(
-            "{\"system\":\"%s\",\"nodes\":%d,\"workload\":\"connections\","
-            "\"connections\":%ld,\"connected\":%llu,\"held\":%llu,"
-            "\"keepalives\":%llu,\"released\":%llu,\"closed\":%llu,"
-            "\"setup_s\":%.3f,"
-            "\"round_s\":%.3f,\"round_p50_us\":%u,\"round_p99_us\":%u,"
-            "\"round_max_us\":%u,\"errors\":%llu,\"first_error\":\"%s\","
-            "\"leader_before\":%llu,\"leader_after\":%llu,"
-            "\"term_before\":%llu,\"term_after\":%llu,\"broken\":%s,"
-            "\"variant\":\"%s\",\"driver\":\"%s\"}\n",
-            cfg->system, cfg->nodes, cfg->connections,
-            (unsigned long long)r.connected, (unsigned long long)r.held,
-            (unsigned long long)r.keepalives, (unsigned long long)r.released,
-            (unsigned long long)r.closed, r.setup_s, r.round_s, r.round_p50_us,
-            r.round_p99_us, r.round_max_us, (unsigned long long)r.errors,
-            r.first_error != 0 ? baton_errname(r.first_error) : "",
-            (unsigned long long)r.leader_before,
-            (unsigned long long)r.leader_after,
-            (unsigned long long)r.term_before, (unsigned long long)r.term_after,
-            r.broken ? "true" : "false", cfg->variant, DRIVER);
+        conns_print(stdout, &l, &cc, &r);
         return rv != 0 || r.broken || r.errors != 0 ? 1 : 0;
 }
 
@@ -883,6 +490,72 @@ static int storm_fields(const struct config *cfg, const struct storm_result *r,
         return fclose(f) == 0 ? 0 : -1;
 }
 
+/* The workloads of clients (every one but fill and connections): their
+ * one JSON line. 0, or 1 when it could not run or a storm broke. */
+static int run_clients(const struct config *cfg)
+{
+        struct watchers *watching = NULL;
+        struct storm *storm = NULL;
+        struct storm_result sr;
+        struct summary sum;
+        struct client *cs;
+        uint32_t *done;
+        double *gaps;
+
+        cs = calloc((size_t)cfg->clients, sizeof *cs);
+        gaps = calloc((size_t)cfg->clients, sizeof *gaps);
+        if (cs == NULL || gaps == NULL) {
+                fprintf(stderr, "baton-bench: out of memory\n");
+                return 1;
+        }
+        memset(&sum, 0, sizeof sum);
+        if (cfg->watchers > 0) {
+                char name[300];
+                snprintf(name, sizeof name, "%s-shared", cfg->prefix);
+                watching = watchers_start(
+                    cfg->watch_endpoints != NULL ? cfg->watch_endpoints
+                                                 : cfg->endpoints,
+                    name, cfg->watchers, cfg->watch_conns, cfg->ttl_ms,
+                    cfg->watch_callbacks != 0);
+        }
+        if (cfg->storm && open_storm(cfg, &storm) != 0) {
+                return 1;
+        }
+        start_clients(cfg, cs);
+        if (storm != NULL &&
+            storm_start(storm, cs[0].t_measure + cfg->storm_at) != 0) {
+                fprintf(stderr, "baton-bench: pthread_create failed\n");
+                return 1;
+        }
+        sum.cpu_s = window_cpu_s(&cs[0]);
+        join_clients(cfg, cs, gaps, &sum);
+        if (watching != NULL) {
+                watchers_stop(watching, &sum.watched);
+        }
+        if (storm != NULL) {
+                storm_finish(storm, &sr);
+        }
+        if (merge_samples(cs, cfg->clients, sum.total, &sum.lat, &done) != 0 ||
+            (storm != NULL &&
+             storm_fields(cfg, &sr, &sum, done, cs[0].t_measure) != 0)) {
+                fprintf(stderr, "baton-bench: out of memory\n");
+                return 1;
+        }
+        qsort(sum.lat, sum.total, sizeof *sum.lat, cmp_u32);
+        qsort(done, sum.total, sizeof *done, cmp_u32);
+        sum.sys_gap =
+            longest_silence(done, sum.total, cfg->duration_s, &sum.sys_gap_at);
+        qsort(gaps, (size_t)cfg->clients, sizeof *gaps, cmp_double);
+        sum.gap_p50 = gaps[rank_of((size_t)cfg->clients, 0.5) - 1];
+        print_summary(cfg, &sum);
+        free(sum.extra);
+        free(sum.lat);
+        free(done);
+        free(gaps);
+        free(cs);
+        return storm != NULL && (sr.broken || sr.errors != 0) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
         struct config cfg = {
@@ -907,13 +580,6 @@ int main(int argc, char **argv)
             .watch_conns = 100,
             .storm_at = 2,
         };
-        struct watchers *watching = NULL;
-        struct storm *storm = NULL;
-        struct storm_result sr;
-        struct summary sum;
-        struct client *cs;
-        uint32_t *done;
-        double *gaps;
 
         if (parse_args(argc, argv, &cfg) != 0) {
                 usage(stderr);
@@ -926,56 +592,5 @@ int main(int argc, char **argv)
         if (strcmp(cfg.workload, "connections") == 0) {
                 return run_conns(&cfg);
         }
-        cs = calloc((size_t)cfg.clients, sizeof *cs);
-        gaps = calloc((size_t)cfg.clients, sizeof *gaps);
-        if (cs == NULL || gaps == NULL) {
-                fprintf(stderr, "baton-bench: out of memory\n");
-                return 1;
-        }
-        memset(&sum, 0, sizeof sum);
-        if (cfg.watchers > 0) {
-                char name[300];
-                snprintf(name, sizeof name, "%s-shared", cfg.prefix);
-                watching = watchers_start(cfg.watch_endpoints != NULL
-                                              ? cfg.watch_endpoints
-                                              : cfg.endpoints,
-                                          name, cfg.watchers, cfg.watch_conns,
-                                          cfg.ttl_ms, cfg.watch_callbacks != 0);
-        }
-        if (cfg.storm && open_storm(&cfg, &storm) != 0) {
-                return 1;
-        }
-        start_clients(&cfg, cs);
-        if (storm != NULL &&
-            storm_start(storm, cs[0].t_measure + cfg.storm_at) != 0) {
-                fprintf(stderr, "baton-bench: pthread_create failed\n");
-                return 1;
-        }
-        sum.cpu_s = window_cpu_s(&cs[0]);
-        join_clients(&cfg, cs, gaps, &sum);
-        if (watching != NULL) {
-                watchers_stop(watching, &sum.watched);
-        }
-        if (storm != NULL) {
-                storm_finish(storm, &sr);
-        }
-        if (merge_samples(cs, cfg.clients, sum.total, &sum.lat, &done) != 0 ||
-            (storm != NULL &&
-             storm_fields(&cfg, &sr, &sum, done, cs[0].t_measure) != 0)) {
-                fprintf(stderr, "baton-bench: out of memory\n");
-                return 1;
-        }
-        qsort(sum.lat, sum.total, sizeof *sum.lat, cmp_u32);
-        qsort(done, sum.total, sizeof *done, cmp_u32);
-        sum.sys_gap =
-            longest_silence(done, sum.total, cfg.duration_s, &sum.sys_gap_at);
-        qsort(gaps, (size_t)cfg.clients, sizeof *gaps, cmp_double);
-        sum.gap_p50 = gaps[rank_of((size_t)cfg.clients, 0.5) - 1];
-        print_summary(&cfg, &sum);
-        free(sum.extra);
-        free(sum.lat);
-        free(done);
-        free(gaps);
-        free(cs);
-        return storm != NULL && (sr.broken || sr.errors != 0) ? 1 : 0;
+        return run_clients(&cfg);
 }
