@@ -330,4 +330,3 @@ int parse_args(int argc, char **argv, struct config *cfg)
         }
         return 0;
 }
-
