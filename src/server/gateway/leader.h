@@ -46,8 +46,9 @@ bool leader_expiring(const struct gateway *g, uint64_t session);
  * entry applied in a short turn of every node's loop, with clients'
  * requests in between; none of them is fired again while it waits. One
  * batch entry's worth (ENTRY_MAX_COMMANDS): against four, 100,000
- * expiries took 1.2 s rather than 0.9 and the other clients' p99 during
- * them halved (docs/history/performance.md, "Storms").
+ * expiries took 1.2 s rather than 1.0 (medians of six) and the other
+ * clients' p99 during them was 1.8 times their p99 before rather than
+ * 2.8 (docs/history/performance.md, "Storms").
  */
 #ifndef LEADER_EXPIRIES_MAX /* test_simhost_tightroom sets 2 */
 #define LEADER_EXPIRIES_MAX 256
