@@ -470,8 +470,8 @@ static int setup(struct conns *r, struct baton_status *st)
                 return stop(r, "no leader", baton_strerror(rv));
         }
         r->endpoint = st->endpoint;
-        r->res->term_before = st->term;
-        r->res->leader_before = st->id;
+        r->res->lead.term_before = st->term;
+        r->res->lead.leader_before = st->id;
         return 0;
 }
 
@@ -510,8 +510,8 @@ int conns_run(const struct conns_config *cfg, struct conns_result *out)
         }
         /* Who leads now; not knowing is no reason to call the run broken. */
         if (wire_leader(cfg->endpoints, &st) == 0) {
-                out->term_after = st.term;
-                out->leader_after = st.id;
+                out->lead.term_after = st.term;
+                out->lead.leader_after = st.id;
         }
 done:
         for (long i = 0; r.peers != NULL && i < cfg->connections; i++) {
@@ -534,21 +534,12 @@ void conns_print(FILE *f, const struct bench_label *l,
                 "\"held\":%llu,\"keepalives\":%llu,\"released\":%llu,"
                 "\"closed\":%llu,\"setup_s\":%.3f,\"round_s\":%.3f,"
                 "\"round_p50_us\":%u,\"round_p99_us\":%u,"
-                "\"round_max_us\":%u,\"errors\":%llu,\"first_error\":\"%s\","
-                "\"leader_before\":%llu,\"leader_after\":%llu,"
-                "\"term_before\":%llu,\"term_after\":%llu,\"broken\":%s,"
-                "\"variant\":\"%s\",\"driver\":\"%s\"}\n",
+                "\"round_max_us\":%u,\"errors\":%llu",
                 l->system, l->nodes, cfg->connections,
                 (unsigned long long)r->connected, (unsigned long long)r->held,
                 (unsigned long long)r->keepalives,
                 (unsigned long long)r->released, (unsigned long long)r->closed,
                 r->setup_s, r->round_s, r->round_p50_us, r->round_p99_us,
-                r->round_max_us, (unsigned long long)r->errors,
-                r->first_error != 0 ? baton_errname(r->first_error) : "",
-                (unsigned long long)r->leader_before,
-                (unsigned long long)r->leader_after,
-                (unsigned long long)r->term_before,
-                (unsigned long long)r->term_after, r->broken ? "true" : "false",
-                l->variant, l->driver);
-        fflush(f);
+                r->round_max_us, (unsigned long long)r->errors);
+        bench_label_end(f, l, r->first_error, &r->lead, r->broken);
 }

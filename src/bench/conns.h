@@ -41,8 +41,7 @@ struct conns_result {
         double setup_s;  /* first dial to the last lock granted */
         double round_s;  /* the round: first RELEASE sent to the last answer */
         uint32_t round_p50_us, round_p99_us, round_max_us;
-        uint64_t term_before, term_after;
-        uint64_t leader_before, leader_after;
+        struct bench_leadership lead;
         bool broken;
         char why[256];
 };

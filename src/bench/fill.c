@@ -185,8 +185,8 @@ int fill_run(const struct fill_config *cfg, struct fill_result *out)
                 broken(&f, f.w.why, "");
                 goto done;
         }
-        out->term_before = st.term;
-        out->leader_before = st.id;
+        out->lead.term_before = st.term;
+        out->lead.leader_before = st.id;
         snprintf(out->leader_endpoint, sizeof out->leader_endpoint, "%s",
                  st.endpoint);
         t0 = wire_now();
@@ -204,8 +204,8 @@ int fill_run(const struct fill_config *cfg, struct fill_result *out)
         rv = 0;
         /* Who leads now; not knowing is no reason to call the run broken. */
         if (wire_leader(cfg->endpoints, &st) == 0) {
-                out->term_after = st.term;
-                out->leader_after = st.id;
+                out->lead.term_after = st.term;
+                out->lead.leader_after = st.id;
         }
 done:
         wire_close(&f.w);
@@ -222,22 +222,12 @@ void fill_print(FILE *f, const struct bench_label *l,
                 "\"sessions\":%ld,\"locks_per_session\":%ld,"
                 "\"sessions_opened\":%llu,\"locks_granted\":%llu,"
                 "\"open_s\":%.3f,\"sessions_per_s\":%.0f,\"lock_s\":%.3f,"
-                "\"locks_per_s\":%.0f,\"errors\":%llu,\"not_leader\":%llu,"
-                "\"first_error\":\"%s\",\"leader_before\":%llu,"
-                "\"leader_after\":%llu,\"term_before\":%llu,"
-                "\"term_after\":%llu,\"broken\":%s,\"variant\":\"%s\","
-                "\"driver\":\"%s\"}\n",
+                "\"locks_per_s\":%.0f,\"errors\":%llu,\"not_leader\":%llu",
                 l->system, l->nodes, cfg->sessions, cfg->locks_per_session,
                 (unsigned long long)r->sessions, (unsigned long long)r->locks,
                 r->open_s, r->open_s > 0 ? (double)r->sessions / r->open_s : 0,
                 r->lock_s, r->lock_s > 0 ? (double)r->locks / r->lock_s : 0,
                 (unsigned long long)r->errors,
-                (unsigned long long)r->not_leader,
-                r->first_error != 0 ? baton_errname(r->first_error) : "",
-                (unsigned long long)r->leader_before,
-                (unsigned long long)r->leader_after,
-                (unsigned long long)r->term_before,
-                (unsigned long long)r->term_after, r->broken ? "true" : "false",
-                l->variant, l->driver);
-        fflush(f);
+                (unsigned long long)r->not_leader);
+        bench_label_end(f, l, r->first_error, &r->lead, r->broken);
 }

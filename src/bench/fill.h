@@ -34,8 +34,7 @@ struct fill_result {
         int first_error;
         double open_s; /* the sessions' phase, seconds */
         double lock_s; /* the locks' phase */
-        uint64_t term_before, term_after;
-        uint64_t leader_before, leader_after;
+        struct bench_leadership lead;
         char leader_endpoint[65];
         bool broken;
         char why[256];

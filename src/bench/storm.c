@@ -300,8 +300,8 @@ int storm_open(struct storm **out, const struct storm_config *cfg,
                 rv = broken(s, s->w.why, "");
         }
         if (rv == 0) {
-                s->res.term_before = st.term;
-                s->res.leader_before = st.id;
+                s->res.lead.term_before = st.term;
+                s->res.lead.leader_before = st.id;
                 t0 = wire_now();
                 rv = run_phase(s, OPENING, (uint64_t)cfg->sessions, false);
                 s->res.open_s = wire_now() - t0;
@@ -339,8 +339,8 @@ void storm_finish(struct storm *s, struct storm_result *out)
         }
         /* Who leads now; not knowing is no reason to call the run broken. */
         if (baton_status(s->status, NULL, &st) == 0) {
-                s->res.term_after = st.term;
-                s->res.leader_after = st.leader_id;
+                s->res.lead.term_after = st.term;
+                s->res.lead.leader_after = st.leader_id;
         }
         *out = s->res;
         storm_free(s);
@@ -376,19 +376,14 @@ void storm_print(FILE *f, const struct storm_config *cfg,
                 "\"open_s\":%.3f,\"keepalives\":%llu,\"attached\":%llu,"
                 "\"storm_errors\":%llu,"
                 "\"storm_first_error\":\"%s\",\"status_polls_failed\":%llu,"
-                "\"term_before\":%llu,\"term_after\":%llu,"
-                "\"leader_before\":%llu,\"leader_after\":%llu,"
                 "\"storm_broken\":%s",
                 cfg->sessions, cfg->ttl_ms, (unsigned long long)r->opened,
                 r->open_s, (unsigned long long)r->keepalives,
                 (unsigned long long)r->attached, (unsigned long long)r->errors,
                 r->first_error != 0 ? baton_errname(r->first_error) : "",
                 (unsigned long long)r->polls_failed,
-                (unsigned long long)r->term_before,
-                (unsigned long long)r->term_after,
-                (unsigned long long)r->leader_before,
-                (unsigned long long)r->leader_after,
                 r->broken ? "true" : "false");
+        bench_print_leadership(f, &r->lead);
         if (cfg->keepalive) {
                 double span = r->ka_end - r->ka_start;
                 fprintf(f,

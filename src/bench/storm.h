@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "label.h"
+
 struct storm_config {
         const char *endpoints; /* the cluster, as libbaton takes them */
         long sessions;
@@ -45,8 +47,7 @@ struct storm_result {
         double first_gone, all_gone;
         double ka_start, ka_end;  /* the keepalive load's span */
         uint64_t sessions_before; /* the leader's count before the burst */
-        uint64_t term_before, term_after;
-        uint64_t leader_before, leader_after;
+        struct bench_leadership lead;
         uint64_t polls_failed; /* status questions without an answer */
         bool broken;
         char why[256];
