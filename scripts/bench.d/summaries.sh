@@ -193,7 +193,7 @@ summary_tls_cost() {
 
 # --- storms ---------------------------------------------------------------
 
-# summary_storms FILE: --storms' two tables, a row per round. The
+# summary_storms FILE: --storms' three tables, a row per round. The
 # keepalives' own CPU is the leader's CPU beside them less what the
 # clients' operations cost it alone (its CPU per operation in the quiet
 # run, times the operations beside the keepalives).
@@ -214,7 +214,12 @@ summary_storms() {
      | (map(select(.storm == "keepalives"))[0]) as $k
      | select($q != null and $k != null)
      | (($k.leader_cpu_s - $k.ops * $q.leader_cpu_s / $q.ops) / ($k.keepalives_per_s * $k.seconds)) as $per
-     | "| \($q.rep) | \($k.opened) | \($k.keepalives_per_s | floor) | \($q.ops_per_s | floor) | \($k.ops_per_s | floor) | \(r($k.ops_per_s / $q.ops_per_s)) | \(r($q.leader_cpu_per_s)) | \(r($k.leader_cpu_per_s)) | \(r($per * 1e6)) | \($q.errors + $k.errors + $k.storm_errors) |")
+     | "| \($q.rep) | \($k.opened) | \($k.keepalives_per_s | floor) | \($q.ops_per_s | floor) | \($k.ops_per_s | floor) | \(r($k.ops_per_s / $q.ops_per_s)) | \(r($q.leader_cpu_per_s)) | \(r($k.leader_cpu_per_s)) | \(r($per * 1e6)) | \($q.errors + $k.errors + $k.storm_errors) |"),
+    "",
+    "| round | clients | lost | served again | last served, s after the first loss | a client'"'"'s gap p50 / p99 ms | leadership after the first change | new leader CPU s | per client, ms | other node'"'"'s per client, ms | dials per client | errors |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ($all[] | select(.storm == "reconnect")
+     | "| \(.rep) | \(.connections) | \(.lost) | \(.served_again) | \(r(.reconnect_s)) | \(.gap_p50_ms) / \(.gap_p99_ms) | \(if .leader_first == .leader_after and .term_first == .term_after then "kept" else "moved (node \(.leader_first), term \(.term_first) → node \(.leader_after), term \(.term_after))" end) | \(r(.leader_cpu_s)) | \(if .served_again > 0 then r(.leader_cpu_s * 1000 / .served_again) else "-" end) | \(if .served_again > 0 then r(.follower_cpu_s * 1000 / .served_again) else "-" end) | \(if .lost > 0 then r(.redials / .lost) else "-" end) | \(.errors) |")
 ' "$1"
 }
 

@@ -35,8 +35,8 @@ void usage(FILE *f)
                 "       baton-bench --workload fill [--sessions S]"
                 " [--locks-per-session L]\n"
                 "         [--window W] [--ttl-ms MS] [--endpoints H:P,...]\n"
-                "       baton-bench --workload connections [--connections N]"
-                " [--window W]\n"
+                "       baton-bench --workload connections|reconnects"
+                " [--connections N] [--window W]\n"
                 "         [--hold-s S] [--ttl-ms MS] [--endpoints H:P,...]\n"
                 "       baton-bench --workload expiry-storm|keepalives"
                 " [--sessions S] [--window W]\n"
@@ -255,6 +255,8 @@ static int set_workload(struct config *cfg)
         } else if (strcmp(cfg->workload, "keepalives") == 0) {
                 cfg->storm = 1;
                 cfg->keepalives = 1;
+        } else if (strcmp(cfg->workload, "reconnects") == 0) {
+                cfg->reconnect = 1;
         } else if (strcmp(cfg->workload, "uncontended") != 0 &&
                    strcmp(cfg->workload, "failover") != 0 &&
                    strcmp(cfg->workload, "fill") != 0 &&

@@ -40,6 +40,7 @@ struct config {
         int storm;       /* expiry-storm or keepalives: --sessions beside */
         int keepalives;  /* the clients; keepalives: kept alive, else they */
         double storm_at; /* expire together, this far into the window */
+        int reconnect;   /* reconnects: connections dialled again */
 };
 
 /* The usage text onto `f`. */

@@ -5,6 +5,13 @@
  *   HELLO (TLS handshake) -> OPEN -> ACQUIRE -> HELD
  *   HELD -> RELEASE -> RELEASED -> CLOSE -> DONE      (any step -> FAILED)
  *
+ * and, reconnecting (conns.h), a connection lost while HELD:
+ *
+ *   REDIAL (until retry_at) -> REHELLO -> REATTACH -> REKEEP -> HELD
+ *
+ * where a refusal, a loss or a NOT_LEADER in any of the three goes back to
+ * REDIAL.
+ *
  * At most `window` connections are between their dial and HELD at once, so
  * that the leader's accept queue is not flooded; the round starts only when
  * no connection is left before HELD.
@@ -37,8 +44,16 @@ enum step {
         RELEASED,
         CLOSE,
         DONE,
-        FAILED
+        FAILED,
+        REDIAL,
+        REHELLO,
+        REATTACH,
+        REKEEP
 };
+
+#define NO_LEADER_MS   40 /* libbaton asks again this often meanwhile */
+#define BACKOFF_MS     10 /* the first pause after refusals in a row */
+#define BACKOFF_MAX_MS 1000
 
 struct conns;
 
@@ -49,18 +64,30 @@ struct peer {
         uint8_t step;
         uint64_t session, token;
         double sent_at; /* of the request the step waits for */
+        /* reconnecting: */
+        uint8_t ep;       /* the endpoint dialled, by index */
+        uint8_t failures; /* refusals in a row */
+        double retry_at;  /* REDIAL: when to dial */
+        double lost_at;   /* when it was lost; 0 while served */
 };
+
+#define ENDPOINTS_MAX 16
 
 struct conns {
         const struct conns_config *cfg;
         struct conns_result *res;
         struct tls_ctx *tls;
-        const char *endpoint; /* the leader's */
+        const char *endpoint;        /* the leader's */
+        char eps[ENDPOINTS_MAX][64]; /* every endpoint, for reconnecting */
+        uint8_t n_eps;
         struct peer *peers;
         struct pollfd *pfds;
         uint32_t *busy; /* peers polled this turn, by pollfd */
         uint32_t *lat;  /* the round's latencies, µs */
         uint32_t n_lat;
+        uint32_t *gaps; /* each reconnect's loss to served again, ms */
+        uint32_t n_gaps;
+        double first_loss;
         uint8_t secret[ATTACH_SECRET_SIZE];
         uint8_t hash[ATTACH_HASH_SIZE];
         double progress; /* when a step was last taken */
@@ -89,14 +116,94 @@ static void fail(struct peer *p, int status, const char *why)
         }
 }
 
-/* Seal and send what `p` built; a finished or failed connection closes. */
+/* Whether `p` holds its lock through a connection it dials again when
+ * that connection is lost. */
+static bool reconnecting(const struct peer *p)
+{
+        return p->run->cfg->reconnect &&
+               (p->step == HELD || p->step == REHELLO || p->step == REATTACH ||
+                p->step == REKEEP);
+}
+
+/* A pause of about `ms` (between half and one and a half of it), as
+ * libbaton's are, so that clients lost together do not dial together. */
+static double jitter_s(long ms)
+{
+        return ms <= 0 ? 0 : (double)(ms / 2 + rand() % ms) / 1e3;
+}
+
+/* `p` is to dial endpoint `ep` again after `pause` seconds; flush()
+ * closes its wire. */
+static void lose(struct peer *p, uint8_t ep, double pause)
+{
+        struct conns *r = p->run;
+        double now = wire_now();
+
+        if (p->lost_at == 0) {
+                p->lost_at = now;
+                r->res->lost++;
+                if (r->first_loss == 0) {
+                        r->first_loss = now;
+                }
+        }
+        p->ep = ep;
+        p->step = REDIAL;
+        p->retry_at = now + pause;
+}
+
+/* The connection was refused or dropped: the next endpoint, at once the
+ * first time, then after pauses doubling from BACKOFF_MS. */
+static void dropped(struct peer *p)
+{
+        long ms = p->failures == 0 ? 0 : BACKOFF_MS;
+
+        for (unsigned i = 1; i < p->failures && ms < BACKOFF_MAX_MS; i++) {
+                ms *= 2;
+        }
+        if (p->failures < UINT8_MAX) {
+                p->failures++;
+        }
+        lose(p, (uint8_t)((p->ep + 1) % p->run->n_eps),
+             jitter_s(ms < BACKOFF_MAX_MS ? ms : BACKOFF_MAX_MS));
+}
+
+/* A NOT_LEADER: to the leader it names, at once, or when it knows none
+ * (an election runs), to the next node in about NO_LEADER_MS. */
+static void redirected(struct peer *p, const struct proto_header *h,
+                       const uint8_t *body)
+{
+        struct conns *r = p->run;
+        struct proto_string a = {NULL, 0};
+        uint64_t leader = 0;
+
+        r->res->redirects++;
+        if (proto_read_not_leader(body, h->length, &leader, &a) == 0 &&
+            leader != 0) {
+                for (uint8_t i = 0; i < r->n_eps; i++) {
+                        if (strlen(r->eps[i]) == a.len &&
+                            memcmp(r->eps[i], a.p, a.len) == 0) {
+                                lose(p, i, 0);
+                                return;
+                        }
+                }
+        }
+        lose(p, (uint8_t)((p->ep + 1) % r->n_eps), jitter_s(NO_LEADER_MS));
+}
+
+/* Seal and send what `p` built; a finished, failed or lost connection
+ * closes. */
 static void flush(struct peer *p)
 {
-        if (p->step != FAILED && p->step != DONE &&
+        if (p->step != FAILED && p->step != DONE && p->step != REDIAL &&
             (wire_seal(&p->w) != 0 || wire_send(&p->w) != 0)) {
-                fail(p, 0, p->w.why);
+                if (reconnecting(p)) {
+                        dropped(p);
+                } else {
+                        fail(p, 0, p->w.why);
+                }
         }
-        if ((p->step == FAILED || p->step == DONE) && p->w.fd >= 0) {
+        if ((p->step == FAILED || p->step == DONE || p->step == REDIAL) &&
+            p->w.fd >= 0) {
                 wire_close(&p->w);
         }
 }
@@ -158,6 +265,7 @@ static uint8_t expected(uint8_t step)
 {
         switch (step) {
         case OPEN:
+        case REATTACH:
                 return PROTO_KIND_OPENED;
         case ACQUIRE:
                 return PROTO_KIND_GRANTED;
@@ -184,6 +292,9 @@ static void advance(struct peer *p, const struct proto_result *res)
                 p->step = HELD;
                 r->res->held++;
                 return;
+        case REATTACH:
+                p->step = REKEEP; /* its KEEPALIVE follows */
+                return;
         case RELEASE:
                 r->lat[r->n_lat++] =
                     us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
@@ -197,6 +308,56 @@ static void advance(struct peer *p, const struct proto_result *res)
         }
 }
 
+/* Who leads as the first lost connection is served again: the leader
+ * after the first change, which the run's end compares with. */
+static void note_leader(struct conns *r)
+{
+        struct baton_status st;
+
+        if (wire_leader(r->cfg->endpoints, &st) == 0) {
+                r->res->leader_first = st.id;
+                r->res->term_first = st.term;
+        }
+}
+
+/* A lost connection's KEEPALIVE was answered: its client is served
+ * again. */
+static void served(struct peer *p)
+{
+        struct conns *r = p->run;
+        double now = wire_now(), ms = (now - p->lost_at) * 1e3;
+
+        if (r->n_gaps < (uint32_t)r->cfg->connections) {
+                r->gaps[r->n_gaps++] =
+                    ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+        }
+        r->res->served_again++;
+        r->res->reconnect_s = now - r->first_loss;
+        p->lost_at = 0;
+        p->failures = 0;
+        p->step = HELD;
+        if (r->res->served_again == 1) {
+                note_leader(r);
+        }
+}
+
+/* A dialled-again connection's first words: an ATTACH of its session and
+ * a KEEPALIVE, together. */
+static void reattach(struct peer *p)
+{
+        size_t room = 2 * PROTO_HEADER_SIZE + ATTACH_BODY_SIZE + 8, n;
+        uint8_t *out = wire_room(&p->w, room);
+
+        if (out == NULL) {
+                fail(p, BATON_ENOMEM, p->w.why);
+                return;
+        }
+        n = attach_write(out, room, 10, p->session, p->run->secret);
+        n += proto_write_keepalive(out + n, room - n, 11, 0, p->session);
+        wire_commit(&p->w, n);
+        p->step = REATTACH;
+}
+
 static void on_frame(void *data, const struct proto_header *h,
                      const uint8_t *body)
 {
@@ -205,12 +366,20 @@ static void on_frame(void *data, const struct proto_header *h,
         struct proto_string message;
         int status = BATON_EMALFORMED;
 
-        if (p->step == FAILED || p->step == DONE) {
+        if (p->step == FAILED || p->step == DONE || p->step == REDIAL) {
                 return;
         }
         p->run->progress = wire_now();
         if (p->step == HELD && h->type == PROTO_KEEPALIVE_OK) {
                 p->run->res->keepalives++;
+                return;
+        }
+        if (p->step == REKEEP && h->type == PROTO_KEEPALIVE_OK) {
+                served(p);
+                return;
+        }
+        if (h->type == PROTO_NOT_LEADER && reconnecting(p)) {
+                redirected(p, h, body);
                 return;
         }
         if (h->type == PROTO_NOT_LEADER) {
@@ -237,7 +406,8 @@ static void on_frame(void *data, const struct proto_header *h,
 static bool waiting(const struct peer *p)
 {
         return p->step == HELLO || p->step == OPEN || p->step == ACQUIRE ||
-               p->step == RELEASE || p->step == CLOSE;
+               p->step == RELEASE || p->step == CLOSE || p->step == REHELLO ||
+               p->step == REATTACH || p->step == REKEEP;
 }
 
 /* Dial connection `p`: a TLS one says hello first, a plain one OPENs. */
@@ -258,13 +428,22 @@ static void dial(struct conns *r, struct peer *p)
 static void service(struct conns *r, struct peer *p, short revents)
 {
         if ((revents & (POLLIN | POLLHUP | POLLERR)) &&
-            wire_receive(&p->w, on_frame, p) != 0 && p->step != FAILED) {
-                fail(p, 0, p->w.why);
+            wire_receive(&p->w, on_frame, p) != 0 && p->step != FAILED &&
+            p->step != REDIAL) {
+                if (reconnecting(p)) {
+                        dropped(p);
+                } else {
+                        fail(p, 0, p->w.why);
+                }
         }
-        if (p->step == HELLO && wire_ready(&p->w)) {
+        if ((p->step == HELLO || p->step == REHELLO) && wire_ready(&p->w)) {
                 r->progress = wire_now();
                 r->res->connected++;
-                request(p, OPEN);
+                if (p->step == HELLO) {
+                        request(p, OPEN);
+                } else {
+                        reattach(p);
+                }
         }
         flush(p);
 }
@@ -298,12 +477,37 @@ static long turn(struct conns *r, bool (*pick)(const struct peer *), int ms)
         return k;
 }
 
+/* Dial every lost connection whose pause is over. How many lost ones are
+ * not served again yet. */
+static long redial(struct conns *r)
+{
+        double now = wire_now();
+        long lost = 0;
+
+        for (long i = 0; r->cfg->reconnect && i < r->cfg->connections; i++) {
+                struct peer *p = &r->peers[i];
+                if (p->step == REDIAL && now >= p->retry_at) {
+                        r->res->redials++;
+                        p->step = REHELLO;
+                        if (wire_dial(&p->w, r->tls, r->eps[p->ep]) != 0) {
+                                dropped(p);
+                        } else if (wire_ready(&p->w)) {
+                                r->res->connected++;
+                                reattach(p); /* plain: no handshake */
+                        }
+                        flush(p);
+                }
+                lost += p->lost_at != 0 && p->step != FAILED;
+        }
+        return lost;
+}
+
 /* Poll until no connection waits for an answer and, with `dialling`,
  * every connection has been dialled (at most `window` waiting at once). */
 static int drive(struct conns *r, bool dialling)
 {
         uint32_t n = (uint32_t)r->cfg->connections, next = 0;
-        long busy = 0;
+        long busy = 0, lost;
 
         r->progress = wire_now();
         for (;;) {
@@ -311,12 +515,16 @@ static int drive(struct conns *r, bool dialling)
                         dial(r, &r->peers[next++]);
                         busy++;
                 }
-                busy = turn(r, waiting, 100);
+                lost = redial(r);
+                busy = turn(r, waiting, lost > 0 ? 10 : 100);
                 if (busy < 0) {
                         return -1;
                 }
-                if (busy == 0 && (!dialling || next == n)) {
+                if (busy == 0 && lost == 0 && (!dialling || next == n)) {
                         return 0;
+                }
+                if (busy == 0) {
+                        poll(NULL, 0, 5); /* only pauses before redials */
                 }
                 if (wire_now() - r->progress > SILENCE_MS / 1000.0) {
                         return stop(r, "no progress for 30 s", "");
@@ -346,27 +554,36 @@ static void keepalive(struct conns *r)
         }
 }
 
+/* Holding its lock: connected, or dialling again with a reconnect. */
 static bool holding(const struct peer *p)
 {
-        return p->step == HELD;
+        return p->step == HELD || p->step == REHELLO || p->step == REATTACH ||
+               p->step == REKEEP;
 }
 
 /* Stay connected for hold_s, keeping every session alive as a client
  * does (every third of its TTL), and noticing a connection the leader
- * closes. */
+ * closes; reconnecting, until every lost connection is served again. */
 static int hold(struct conns *r)
 {
         double now = wire_now(), end = now + r->cfg->hold_s;
         double every = (double)r->cfg->ttl_ms / 3000.0, next = now;
-        long polled;
+        long polled, lost = 0;
 
-        while ((now = wire_now()) < end) {
-                int ms = (int)((end - now) * 1000) + 1;
+        while ((now = wire_now()) < end || lost > 0) {
+                int ms = now < end ? (int)((end - now) * 1000) + 1 : 10;
                 if (now >= next) {
                         keepalive(r);
                         next = now + every;
                 }
-                ms = ms < 100 ? ms : 100;
+                lost = redial(r);
+                if (lost > 0 && now - r->first_loss > SILENCE_MS / 1000.0) {
+                        return stop(r,
+                                    "lost connections not all served "
+                                    "again within 30 s",
+                                    "");
+                }
+                ms = ms < (lost > 0 ? 10 : 100) ? ms : (lost > 0 ? 10 : 100);
                 polled = turn(r, holding, ms);
                 if (polled < 0) {
                         return -1;
@@ -397,18 +614,27 @@ static int cmp_u32(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-static void summarize(struct conns *r)
+/* The median, 99th percentile and largest of `n` values, sorted here. */
+static void spread(uint32_t *v, uint32_t n, uint32_t *p50, uint32_t *p99,
+                   uint32_t *max)
 {
-        struct conns_result *res = r->res;
-        uint32_t n = r->n_lat;
-
         if (n == 0) {
                 return;
         }
-        qsort(r->lat, n, sizeof *r->lat, cmp_u32);
-        res->round_p50_us = r->lat[(n - 1) / 2];
-        res->round_p99_us = r->lat[(uint32_t)((n - 1) * 0.99)];
-        res->round_max_us = r->lat[n - 1];
+        qsort(v, n, sizeof *v, cmp_u32);
+        *p50 = v[(n - 1) / 2];
+        *p99 = v[(uint32_t)((n - 1) * 0.99)];
+        *max = v[n - 1];
+}
+
+static void summarize(struct conns *r)
+{
+        struct conns_result *res = r->res;
+
+        spread(r->lat, r->n_lat, &res->round_p50_us, &res->round_p99_us,
+               &res->round_max_us);
+        spread(r->gaps, r->n_gaps, &res->gap_p50_ms, &res->gap_p99_ms,
+               &res->gap_max_ms);
 }
 
 /* Room for every connection's descriptor, raising the soft limit to the
@@ -440,6 +666,34 @@ static int descriptors(struct conns *r)
                    : stop(r, "setrlimit", strerror(errno));
 }
 
+/* The cluster's endpoints, for dialling again; every connection starts
+ * on the leader's. */
+static int endpoints(struct conns *r)
+{
+        const char *p = r->cfg->endpoints;
+        uint8_t leader = 0;
+
+        while (*p != '\0' && r->n_eps < ENDPOINTS_MAX) {
+                size_t len = strcspn(p, ",");
+                if (len > 0 && len < sizeof r->eps[0]) {
+                        memcpy(r->eps[r->n_eps], p, len);
+                        r->eps[r->n_eps][len] = '\0';
+                        if (strcmp(r->eps[r->n_eps], r->endpoint) == 0) {
+                                leader = r->n_eps;
+                        }
+                        r->n_eps++;
+                }
+                p += len + (p[len] == ',');
+        }
+        if (r->n_eps == 0) {
+                return stop(r, "no endpoints to dial again", "");
+        }
+        for (long i = 0; i < r->cfg->connections; i++) {
+                r->peers[i].ep = leader;
+        }
+        return 0;
+}
+
 static int setup(struct conns *r, struct baton_status *st)
 {
         size_t n = (size_t)r->cfg->connections;
@@ -449,8 +703,9 @@ static int setup(struct conns *r, struct baton_status *st)
         r->pfds = calloc(n, sizeof *r->pfds);
         r->busy = calloc(n, sizeof *r->busy);
         r->lat = calloc(n, sizeof *r->lat);
+        r->gaps = calloc(n, sizeof *r->gaps);
         if (r->peers == NULL || r->pfds == NULL || r->busy == NULL ||
-            r->lat == NULL) {
+            r->lat == NULL || r->gaps == NULL) {
                 return stop(r, "out of memory", "");
         }
         for (size_t i = 0; i < n; i++) {
@@ -472,7 +727,7 @@ static int setup(struct conns *r, struct baton_status *st)
         r->endpoint = st->endpoint;
         r->res->lead.term_before = st->term;
         r->res->lead.leader_before = st->id;
-        return 0;
+        return endpoints(r);
 }
 
 int conns_run(const struct conns_config *cfg, struct conns_result *out)
@@ -522,6 +777,7 @@ done:
         free(r.pfds);
         free(r.busy);
         free(r.lat);
+        free(r.gaps);
         return rv;
 }
 
@@ -530,16 +786,32 @@ void conns_print(FILE *f, const struct bench_label *l,
 {
         fprintf(f,
                 "{\"system\":\"%s\",\"nodes\":%d,\"workload\":"
-                "\"connections\",\"connections\":%ld,\"connected\":%llu,"
+                "\"%s\",\"connections\":%ld,\"connected\":%llu,"
                 "\"held\":%llu,\"keepalives\":%llu,\"released\":%llu,"
                 "\"closed\":%llu,\"setup_s\":%.3f,\"round_s\":%.3f,"
                 "\"round_p50_us\":%u,\"round_p99_us\":%u,"
                 "\"round_max_us\":%u,\"errors\":%llu",
-                l->system, l->nodes, cfg->connections,
+                l->system, l->nodes,
+                cfg->reconnect ? "reconnects" : "connections", cfg->connections,
                 (unsigned long long)r->connected, (unsigned long long)r->held,
                 (unsigned long long)r->keepalives,
                 (unsigned long long)r->released, (unsigned long long)r->closed,
                 r->setup_s, r->round_s, r->round_p50_us, r->round_p99_us,
                 r->round_max_us, (unsigned long long)r->errors);
+        if (cfg->reconnect) {
+                fprintf(f,
+                        ",\"lost\":%llu,\"served_again\":%llu,"
+                        "\"redials\":%llu,\"redirects\":%llu,"
+                        "\"reconnect_s\":%.3f,\"gap_p50_ms\":%u,"
+                        "\"gap_p99_ms\":%u,\"gap_max_ms\":%u,"
+                        "\"leader_first\":%llu,\"term_first\":%llu",
+                        (unsigned long long)r->lost,
+                        (unsigned long long)r->served_again,
+                        (unsigned long long)r->redials,
+                        (unsigned long long)r->redirects, r->reconnect_s,
+                        r->gap_p50_ms, r->gap_p99_ms, r->gap_max_ms,
+                        (unsigned long long)r->leader_first,
+                        (unsigned long long)r->term_first);
+        }
         bench_label_end(f, l, r->first_error, &r->lead, r->broken);
 }

@@ -432,14 +432,15 @@ static int run_fill(const struct config *cfg)
  * broke or a connection failed. */
 static int run_conns(const struct config *cfg)
 {
-        struct conns_config cc = {cfg->endpoints, cfg->prefix, cfg->connections,
-                                  cfg->ttl_ms,    cfg->window, cfg->hold_s};
+        struct conns_config cc = {
+            cfg->endpoints, cfg->prefix, cfg->connections,   cfg->ttl_ms,
+            cfg->window,    cfg->hold_s, cfg->reconnect != 0};
         struct bench_label l = {cfg->system, cfg->nodes, cfg->variant, DRIVER};
         struct conns_result r;
         int rv = conns_run(&cc, &r);
 
         if (rv != 0 || r.broken || r.errors != 0) {
-                fprintf(stderr, "baton-bench: connections: %s\n", r.why);
+                fprintf(stderr, "baton-bench: %s: %s\n", cfg->workload, r.why);
         }
         conns_print(stdout, &l, &cc, &r);
         return rv != 0 || r.broken || r.errors != 0 ? 1 : 0;
@@ -589,7 +590,7 @@ int main(int argc, char **argv)
         if (strcmp(cfg.workload, "fill") == 0) {
                 return run_fill(&cfg);
         }
-        if (strcmp(cfg.workload, "connections") == 0) {
+        if (strcmp(cfg.workload, "connections") == 0 || cfg.reconnect) {
                 return run_conns(&cfg);
         }
         return run_clients(&cfg);

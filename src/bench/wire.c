@@ -100,9 +100,15 @@ int wire_dial(struct wire *w, struct tls_ctx *tls, const char *endpoint)
         if (getaddrinfo(a.host, a.service, &hints, &ai) != 0 || ai == NULL) {
                 return broken(w, "cannot resolve", endpoint);
         }
+        /* Not blocking: when thousands dial at once (the reconnects
+         * workload) a full accept queue makes a SYN wait a second for its
+         * retry, and one thread serves every connection. What is queued
+         * before the connection is up goes out when poll() says it may. */
         w->fd =
-            socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, ai->ai_protocol);
-        if (w->fd < 0 || connect(w->fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+            socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                   ai->ai_protocol);
+        if (w->fd < 0 || (connect(w->fd, ai->ai_addr, ai->ai_addrlen) != 0 &&
+                          errno != EINPROGRESS)) {
                 freeaddrinfo(ai);
                 return broken(w, "cannot connect", strerror(errno));
         }

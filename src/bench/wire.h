@@ -55,9 +55,10 @@ void wire_init(struct wire *w);
 /* Close the socket and free everything; the wire may be dialled again. */
 void wire_close(struct wire *w);
 
-/* Connect to "host:port" (blocking), with TLS when `tls` is not NULL
- * (borrowed for the wire's life): the ClientHello is then queued. 0, or -1
- * with `why` set. */
+/* Start connecting to "host:port" (without waiting: poll for POLLOUT or
+ * POLLIN; a refused connection shows as an error of the next send or
+ * receive), with TLS when `tls` is not NULL (borrowed for the wire's
+ * life): the ClientHello is then queued. 0, or -1 with `why` set. */
 int wire_dial(struct wire *w, struct tls_ctx *tls, const char *endpoint);
 
 /* Whether frames may be sealed: always without TLS, after the handshake

@@ -438,6 +438,71 @@ static void check_storms(void)
            "keepalives: no error");
 }
 
+/* The reconnects workload: 40 connections hold their locks, the leader is
+ * killed, and every one finds the next leader, ATTACHes its session and
+ * is served again; the round then proves every lock was kept. Last: it
+ * kills the leader. No timing is asserted (not even that leadership moved
+ * only once: an election may split on a slow machine). */
+static void check_reconnects(void)
+{
+        const char *args[] = {"--workload", "reconnects",  "--connections",
+                              "40",         "--window",    "16",
+                              "--hold-s",   "2",           "--ttl-ms",
+                              "20000",      "--endpoints", cluster.endpoints,
+                              NULL};
+        static struct proc p;
+        struct field f[MAX_FIELDS];
+        unsigned n = 0, killed = 0;
+        int64_t until = tclient_now_ms() + 30000;
+        char *out = p.out;
+        size_t len;
+        int rc;
+
+        if (!ok(proc_start(&p, bench, 0, NULL, args) == 0,
+                "reconnects: baton-bench started")) {
+                return;
+        }
+        child = p.pid;
+        /* The hold starts once every connection holds its lock. */
+        while (strstr(p.err, "40 connections holding") == NULL &&
+               tclient_now_ms() < until && p.out_fd >= 0) {
+                proc_read(&p, 200);
+        }
+        rc = harness_kill_leader(&cluster, 10000, &killed, NULL);
+        ok(rc == 0, "reconnects: the leader (%u) killed during the hold",
+           killed);
+        rc = proc_wait(&p, WATCHDOG_S * 1000);
+        child = 0;
+        fputs(p.err, stderr);
+        printf("# reconnects: %s", out);
+        len = strlen(out);
+        if (len > 0 && out[len - 1] == '\n') {
+                out[len - 1] = '\0';
+        }
+        if (!ok(parse_object(out, f, &n) == 0,
+                "reconnects: the line is a JSON object")) {
+                return;
+        }
+        ok(rc == 0, "reconnects: exit status 0 (got %d)", rc);
+        ok(num(f, n, "lost") == 40 && num(f, n, "served_again") == 40,
+           "reconnects: all 40 connections lost, and served again");
+        ok(num(f, n, "released") == 40 && num(f, n, "closed") == 40 &&
+               num(f, n, "errors") == 0,
+           "reconnects: every lock kept (the round released 40), no error");
+        ok(num(f, n, "redials") >= 40 && num(f, n, "connected") >= 80,
+           "reconnects: each dialled again, with a handshake");
+        ok(num(f, n, "leader_before") == killed &&
+               num(f, n, "leader_after") != killed &&
+               num(f, n, "leader_first") != killed &&
+               num(f, n, "term_first") > num(f, n, "term_before"),
+           "reconnects: served again by a new leader, in a later term");
+        ok(num(f, n, "gap_p50_ms") <= num(f, n, "gap_p99_ms") &&
+               num(f, n, "gap_p99_ms") <= num(f, n, "gap_max_ms") &&
+               num(f, n, "reconnect_s") > 0,
+           "reconnects: gap_p50_ms <= gap_p99_ms <= gap_max_ms, "
+           "reconnect_s > 0");
+}
+
 int main(int argc, char **argv)
 {
         int64_t t0 = tclient_now_ms();
@@ -459,6 +524,7 @@ int main(int argc, char **argv)
         check_run("contended", "3");
         check_connections();
         check_storms();
+        check_reconnects(); /* last: it kills the leader */
 
         return ctlcluster_close(&cluster, &tap, false, t0);
 }

@@ -41,6 +41,7 @@ static void conn_drop(struct conn *c)
         queue_remove(&c->link);
         queue_remove(&c->dirty_link);
         queue_remove(&c->later_link);
+        pacer_cancel(&c->pace_link);
         s->n--;
         uv_close((uv_handle_t *)&c->tcp, on_closed);
 }
@@ -156,21 +157,25 @@ static void refuse_plain(struct conn *c)
                   "BATON_KEY)");
 }
 
-/* Ciphertext from the client: the handshake, then records of frames. */
-static void receive_tls(struct conn *c, const uint8_t *p, size_t n)
+/* How much of a loop turn TLS handshakes may take (pacer.h): a node
+ * reading ten thousand handshakes at once held its loop for seconds and
+ * lost its leadership. One handshake costs the node a few hundred
+ * microseconds of CPU; 5 ms keeps a turn far inside the heartbeat timeout
+ * (50 ms by default) and a client's request behind at most that much of
+ * them. Defined at build time, it may be changed (or made unbounded, to
+ * see the storm take the leadership again). */
+#ifndef HANDSHAKE_BUDGET_NS
+#define HANDSHAKE_BUDGET_NS (5 * 1000 * 1000)
+#endif
+
+/* The TLS records fed so far: the handshake, then frames. */
+static void advance_tls(struct conn *c)
 {
         uint8_t *plain = c->set->plain;
+        bool handshake = !c->authenticated;
+        uint64_t t0 = handshake ? uv_hrtime() : 0;
         long rv;
 
-        if (!c->heard && !tls_looks_like_hello(p, n)) {
-                refuse_plain(c);
-                return;
-        }
-        c->heard = true;
-        if (tls_feed(c->tls, p, n) != 0) {
-                conn_drop(c);
-                return;
-        }
         while (!c->closing && !c->closed) {
                 rv = tls_read(c->tls, plain, sizeof c->set->plain);
                 if (!c->authenticated && tls_ready(c->tls)) {
@@ -185,9 +190,43 @@ static void receive_tls(struct conn *c, const uint8_t *p, size_t n)
                 }
                 deliver(c, plain, (size_t)rv);
         }
+        if (handshake) {
+                pacer_spend(&c->set->handshakes, uv_hrtime() - t0);
+        }
         if (!c->closed && tls_pending(c->tls) > 0) {
                 mark_dirty(c);
         }
+}
+
+/* A turn with room for the handshake of a connection that waited. */
+static void resume_handshake(void *data, struct queue *item)
+{
+        (void)data;
+        advance_tls(QUEUE_DATA(item, struct conn, pace_link));
+}
+
+/* Ciphertext from the client: the handshake, then records of frames. A
+ * handshake waits (the bytes kept) when this turn's budget is spent, or
+ * when it waits already. */
+static void receive_tls(struct conn *c, const uint8_t *p, size_t n)
+{
+        struct pacer *pace = &c->set->handshakes;
+
+        if (!c->heard && !tls_looks_like_hello(p, n)) {
+                refuse_plain(c);
+                return;
+        }
+        c->heard = true;
+        if (tls_feed(c->tls, p, n) != 0) {
+                conn_drop(c);
+                return;
+        }
+        if (!c->authenticated &&
+            (!queue_empty(&c->pace_link) || !pacer_room(pace))) {
+                pacer_defer(pace, &c->pace_link);
+                return;
+        }
+        advance_tls(c);
 }
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
@@ -278,6 +317,7 @@ static void on_accept(uv_stream_t *listener, int status)
         c->started = c->last_rx = uv_now(s->loop);
         queue_init(&c->dirty_link);
         queue_init(&c->later_link);
+        queue_init(&c->pace_link);
         /* Before admit(), which may drop it and report it gone. Without
          * TLS (tls = off, a trusted single host) no one has an identity
          * and every connection is trusted; with TLS the role comes from
@@ -390,10 +430,21 @@ int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
         queue_init(&s->dirty);
         queue_init(&s->later);
         addrcount_init(&s->by_address);
-        rv = listen_tcp(loop, &s->listener, address, 511, on_accept, "listen");
+        /* A backlog as deep as the kernel allows (net.core.somaxconn,
+         * 4096 by default): thousands of clients dial a new leader at
+         * once, and a connection the queue has no room for waits for its
+         * SYN to be sent again, a second or more later. */
+        rv = listen_tcp(loop, &s->listener, address, 4096, on_accept, "listen");
         if (rv != 0) {
                 addrcount_close(&s->by_address);
                 return rv;
+        }
+        rv = pacer_init(&s->handshakes, loop, HANDSHAKE_BUDGET_NS,
+                        resume_handshake, s);
+        if (rv != 0) {
+                uv_close((uv_handle_t *)&s->listener, NULL);
+                addrcount_close(&s->by_address);
+                return BATON_ENOMEM;
         }
         s->listener.data = s;
         s->tls = tls;
@@ -419,6 +470,7 @@ void conn_close_all(struct conn_set *s)
         uv_close((uv_handle_t *)&s->listener, NULL);
         uv_close((uv_handle_t *)&s->sweep, NULL);
         uv_close((uv_handle_t *)&s->later_timer, NULL);
+        pacer_close(&s->handshakes);
         while (!queue_empty(&s->all)) {
                 conn_drop(QUEUE_DATA(queue_head(&s->all), struct conn, link));
         }

@@ -16,6 +16,7 @@
 #include "../config/roles.h"
 #include "../gateway/gwconn.h"
 #include "addrcount.h"
+#include "pacer.h"
 
 struct conn;
 struct conn_set;
@@ -34,6 +35,8 @@ struct conn {
         struct queue link;       /* set->all */
         struct queue dirty_link; /* set->dirty while replies wait */
         struct queue later_link; /* set->later while only events wait */
+        struct queue pace_link;  /* set->handshakes while its handshake
+                                    waits for a turn with room */
         uint8_t *out;            /* replies gathered this loop iteration */
         size_t out_len;
         size_t out_cap;
@@ -83,6 +86,7 @@ struct conn_set {
         struct queue all;
         struct queue dirty;
         struct queue later;
+        struct pacer handshakes; /* TLS handshake work per loop turn */
         struct addrcount by_address;
         struct conn_limits limits;
         struct tls_ctx *tls;      /* new connections' TLS; NULL: plain */
