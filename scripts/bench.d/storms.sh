@@ -80,7 +80,7 @@ max-connections-per-address = $((reconnects + 100))" \
                 "$cluster" up --nodes 3 >/dev/null
         tmp=$(mktemp)
         run_bench 3 "storm-r$round" --workload reconnects \
-                --connections "$reconnects" --window 128 --hold-s 2 \
+                --connections "$reconnects" --window 128 --hold-s 5 \
                 --ttl-ms 60000 >"$tmp" 2>"$tmp.err" &
         pid=$!
         while kill -0 "$pid" 2>/dev/null && ! grep -q ' connections holding$' "$tmp.err"; do

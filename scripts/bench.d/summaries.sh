@@ -219,7 +219,7 @@ summary_storms() {
     "| round | clients | lost | served again | last served, s after the first loss | a client'"'"'s gap p50 / p99 ms | leadership after the first change | new leader CPU s | per client, ms | other node'"'"'s per client, ms | dials per client | errors |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ($all[] | select(.storm == "reconnect")
-     | "| \(.rep) | \(.connections) | \(.lost) | \(.served_again) | \(r(.reconnect_s)) | \(.gap_p50_ms) / \(.gap_p99_ms) | \(if .leader_first == .leader_after and .term_first == .term_after then "kept" else "moved (node \(.leader_first), term \(.term_first) → node \(.leader_after), term \(.term_after))" end) | \(r(.leader_cpu_s)) | \(if .served_again > 0 then r(.leader_cpu_s * 1000 / .served_again) else "-" end) | \(if .served_again > 0 then r(.follower_cpu_s * 1000 / .served_again) else "-" end) | \(if .lost > 0 then r(.redials / .lost) else "-" end) | \(.errors) |")
+     | "| \(.rep) | \(.connections) | \(.lost) | \(.served_again) | \(r(.reconnect_s)) | \(.gap_p50_ms) / \(.gap_p99_ms) | \(if .served_by > 1 then "moved: \(.served_by) nodes served clients again" elif .term_first != 0 and (.leader_first != .leader_after or .term_first != .term_after) then "moved (node \(.leader_first), term \(.term_first) → node \(.leader_after), term \(.term_after))" else "kept" end) | \(r(.leader_cpu_s)) | \(if .served_again > 0 then r(.leader_cpu_s * 1000 / .served_again) else "-" end) | \(if .served_again > 0 then r(.follower_cpu_s * 1000 / .served_again) else "-" end) | \(if .lost > 0 then r(.redials / .lost) else "-" end) | \(.errors) |")
 ' "$1"
 }
 

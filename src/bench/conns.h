@@ -63,8 +63,10 @@ struct conns_result {
         double reconnect_s;    /* first loss to the last served again */
         uint32_t gap_p50_ms, gap_p99_ms, gap_max_ms; /* a client's loss to
                                                         served again */
-        uint64_t leader_first, term_first; /* who led when the first was
-                                              served again (0: unknown) */
+        uint64_t leader_first, term_first; /* who led as they were served
+                                              again (0: unknown) */
+        uint32_t served_by; /* nodes that served one again: 1 when the
+                               leadership did not move again */
         bool broken;
         char why[256];
 };

@@ -494,8 +494,10 @@ static void check_reconnects(void)
         ok(num(f, n, "leader_before") == killed &&
                num(f, n, "leader_after") != killed &&
                num(f, n, "leader_first") != killed &&
-               num(f, n, "term_first") > num(f, n, "term_before"),
+               num(f, n, "term_after") > num(f, n, "term_before"),
            "reconnects: served again by a new leader, in a later term");
+        ok(num(f, n, "served_by") >= 1 && num(f, n, "served_by") <= 2,
+           "reconnects: served again by one or two nodes");
         ok(num(f, n, "gap_p50_ms") <= num(f, n, "gap_p99_ms") &&
                num(f, n, "gap_p99_ms") <= num(f, n, "gap_max_ms") &&
                num(f, n, "reconnect_s") > 0,

@@ -135,8 +135,9 @@ cat >"$tmp/storms.jsonl" <<'LINES'
 {"storm":"quiet","rep":1,"ops":50000,"ops_per_s":5000,"seconds":10,"leader_cpu_s":5.0,"leader_cpu_per_s":0.5,"errors":0}
 {"storm":"keepalives","rep":1,"opened":100000,"ops":40000,"ops_per_s":4000,"keepalives_per_s":30000,"seconds":10,"leader_cpu_s":7.0,"leader_cpu_per_s":0.7,"errors":0,"storm_errors":0}
 {"failed":true,"storm":"quiet","rep":2}
-{"storm":"reconnect","rep":1,"connections":1000,"lost":1000,"served_again":1000,"reconnect_s":2.214,"gap_p50_ms":1731,"gap_p99_ms":2186,"leader_first":3,"term_first":3,"leader_after":3,"term_after":3,"leader_cpu_s":0.5,"follower_cpu_s":1.0,"redials":2000,"errors":0}
-{"storm":"reconnect","rep":2,"connections":1000,"lost":1000,"served_again":1000,"reconnect_s":9.5,"gap_p50_ms":5000,"gap_p99_ms":9000,"leader_first":1,"term_first":4,"leader_after":2,"term_after":6,"leader_cpu_s":2.0,"follower_cpu_s":1.0,"redials":3000,"errors":0}
+{"storm":"reconnect","rep":1,"connections":1000,"lost":1000,"served_again":1000,"reconnect_s":2.214,"gap_p50_ms":1731,"gap_p99_ms":2186,"leader_first":3,"term_first":3,"leader_after":3,"term_after":3,"served_by":1,"leader_cpu_s":0.5,"follower_cpu_s":1.0,"redials":2000,"errors":0}
+{"storm":"reconnect","rep":2,"connections":1000,"lost":1000,"served_again":1000,"reconnect_s":9.5,"gap_p50_ms":5000,"gap_p99_ms":9000,"leader_first":1,"term_first":4,"leader_after":2,"term_after":6,"served_by":1,"leader_cpu_s":2.0,"follower_cpu_s":1.0,"redials":3000,"errors":0}
+{"storm":"reconnect","rep":3,"connections":1000,"lost":1000,"served_again":1000,"reconnect_s":9.5,"gap_p50_ms":5000,"gap_p99_ms":9000,"leader_first":0,"term_first":0,"leader_after":2,"term_after":6,"served_by":2,"leader_cpu_s":2.0,"follower_cpu_s":1.0,"redials":3000,"errors":0}
 LINES
 table=$(
         # shellcheck source=/dev/null
@@ -156,5 +157,7 @@ tap_check "--storms' reconnect table: times, leadership kept, CPU and dials per 
         grep -qxF "| 1 | 1000 | 1000 | 1000 | 2.21 | 1731 / 2186 | kept | 0.5 | 0.5 | 1 | 2 | 0 |" <<<"$table"
 tap_check "--storms' reconnect table: leadership that moved again says where" \
         grep -qxF "| 2 | 1000 | 1000 | 1000 | 9.5 | 5000 / 9000 | moved (node 1, term 4 → node 2, term 6) | 2 | 2 | 1 | 3 | 0 |" <<<"$table"
+tap_check "--storms' reconnect table: two nodes serving clients again is a move" \
+        grep -qxF "| 3 | 1000 | 1000 | 1000 | 9.5 | 5000 / 9000 | moved: 2 nodes served clients again | 2 | 2 | 1 | 3 | 0 |" <<<"$table"
 
 tap_end
