@@ -32,7 +32,8 @@
 #include "../proto/reply.h"
 #include "../proto/keepalive.h"
 
-#define SILENCE_MS 30000 /* no progress for this long: the run is broken */
+#define SILENCE_MS        30000 /* no progress for this long: the run is broken */
+#define RECONNECT_LIMIT_S 60    /* every lost connection served again within */
 
 enum step {
         NEW,
@@ -581,10 +582,10 @@ static int hold(struct conns *r)
                         next = now + every;
                 }
                 lost = redial(r);
-                if (lost > 0 && now - r->first_loss > SILENCE_MS / 1000.0) {
+                if (lost > 0 && now - r->first_loss > RECONNECT_LIMIT_S) {
                         return stop(r,
                                     "lost connections not all served "
-                                    "again within 30 s",
+                                    "again within 60 s",
                                     "");
                 }
                 ms = ms < (lost > 0 ? 10 : 100) ? ms : (lost > 0 ? 10 : 100);

@@ -41,7 +41,8 @@ struct conns_config {
  * handshake is done it sends an ATTACH of its session and a KEEPALIVE
  * together; the KEEPALIVE's answer is the client served again. The hold
  * lasts at least `hold_s` and until every lost connection is served again
- * (or failed); the round then proves every lock was kept.
+ * (or failed), for at most 60 s after the first loss; the round then
+ * proves every lock was kept.
  */
 struct conns_result {
         uint64_t connected;  /* TLS handshake done (or plain) */
