@@ -356,6 +356,10 @@ static void ports(struct out *o, const struct metrics *m)
         counter(o, "baton_connections_timed_out_total",
                 "Client connections closed at the handshake or idle timeout.",
                 m->conns->timed_out);
+        counter(o, "baton_tls_handshakes_deferred_total",
+                "TLS handshake steps that waited for a later turn of the "
+                "loop: a turn gives handshakes at most 5 ms.",
+                m->conns->handshakes.deferred);
         counter(o, "baton_metrics_scrapes_total",
                 "Requests the metrics port answered (health, readiness, "
                 "metrics, refusals).",
