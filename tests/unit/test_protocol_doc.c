@@ -22,6 +22,7 @@
 #include "../../include/baton.h"
 #include "../../src/proto/attach.h"
 #include "../../src/proto/command.h"
+#include "../../src/proto/frame.h"
 #include "../../src/proto/proto.h"
 #include "../../src/proto/reply.h"
 #include "../../src/proto/status.h"
@@ -319,12 +320,205 @@ static void command_max_size_is_stated(void **state)
                                    COMMAND_MULTI_MAX_SIZE) >= 2);
 }
 
+/* The body of the page's section `title` ("### Flags"): from after its
+ * heading to the next heading; NULL when the page has none. *end gets
+ * its end. */
+static const char *section(const char *title, const char **end)
+{
+        const char *p = strstr(page.text, title), *q;
+
+        if (p == NULL) {
+                return NULL;
+        }
+        p = strchr(p, '\n');
+        q = p != NULL ? strstr(p, "\n#") : NULL;
+        *end = q != NULL ? q : page.text + strlen(page.text);
+        return p;
+}
+
+/* The page's Types table: the number of each type named `NAME`. */
+struct type_name {
+        char name[32];
+        int type;
+};
+
+static unsigned types_of_page(struct type_name *t, unsigned max)
+{
+        const char *end, *p = section("### Types", &end);
+        unsigned n = 0;
+
+        assert_non_null(p);
+        while (p != NULL && p < end && n < max) {
+                int type;
+                char name[32];
+                if (sscanf(p, "\n| %d | `%31[A-Z_]` |", &type, name) == 2) {
+                        t[n].type = type;
+                        snprintf(t[n].name, sizeof t[n].name, "%s", name);
+                        n++;
+                }
+                p = strchr(p + 1, '\n');
+        }
+        return n;
+}
+
+/* Whether `word` appears in `s` (up to `end`) as a whole word. */
+static bool names(const char *s, const char *end, const char *word)
+{
+        size_t l = strlen(word);
+
+        for (const char *p = s; p + l <= end; p++) {
+                if (memcmp(p, word, l) == 0 &&
+                    (p == s ||
+                     !(isupper((unsigned char)p[-1]) || p[-1] == '_')) &&
+                    !(isupper((unsigned char)p[l]) || p[l] == '_')) {
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* The page's Flags table is the codec's rule, both ways: for every type
+ * the Types table names and every flags value up to 0x00ff (and a few
+ * above), a frame is allowed exactly when the value is 0 or a row lists
+ * it with the type. */
+static void flags_table_is_the_codec(void **state)
+{
+        struct type_name types[64];
+        unsigned n_types = types_of_page(types, 64), checked = 0;
+        const char *end, *sec = section("### Flags", &end);
+        static const unsigned high[] = {0x0100, 0x0400, 0x1000, 0x8000, 0xffff};
+
+        (void)state;
+        assert_true(n_types >= 20);
+        assert_non_null(sec);
+        for (unsigned v = 0; v < 0x100 + 5; v++) {
+                unsigned flags = v < 0x100 ? v : high[v - 0x100];
+                char lit[16];
+                snprintf(lit, sizeof lit, "`0x%04x`", flags);
+                for (unsigned k = 0; k < n_types; k++) {
+                        bool page_says = flags == 0;
+                        /* Each row: the values in its first cell, the
+                         * types in its third. */
+                        for (const char *row = strstr(sec, "\n| `0x");
+                             row != NULL && row < end && !page_says;
+                             row = strstr(row + 1, "\n| `0x")) {
+                                const char *eol = strchr(row + 1, '\n');
+                                const char *c2, *c3, *c4;
+                                eol = eol != NULL ? eol : end;
+                                c2 = strstr(row + 2, " | ");
+                                c3 = c2 != NULL ? strstr(c2 + 3, " | ") : NULL;
+                                c4 = c3 != NULL ? strstr(c3 + 3, " | ") : NULL;
+                                assert_non_null(c4);
+                                page_says = strstr(row, lit) != NULL &&
+                                            strstr(row, lit) < c2 &&
+                                            names(c3, c4, types[k].name);
+                        }
+                        if (proto_flags_allowed((uint8_t)types[k].type,
+                                                (uint16_t)flags) != page_says) {
+                                fail_msg("protocol.md, Flags: flags 0x%04x "
+                                         "on %s: the page says %s, the "
+                                         "codec %s",
+                                         flags, types[k].name,
+                                         page_says ? "allowed" : "refused",
+                                         page_says ? "refuses" : "allows");
+                        }
+                        checked++;
+                }
+        }
+        assert_true(checked > 0);
+}
+
+/* The rule the page states for command versions ("Every command has
+ * exactly one encoding"), against the codec: the version each command
+ * is written in, and that the other one is refused. */
+static void command_versions_as_stated(void **state)
+{
+        static const uint8_t hash[COMMAND_HASH_SIZE] = {1};
+        struct {
+                struct command c;
+                uint8_t version;
+        } cases[] = {
+            {{.type = COMMAND_OPEN, .nonce = 1, .ttl_ms = 1000, .hash = hash},
+             2},
+            {{.type = COMMAND_OPEN,
+              .nonce = 1,
+              .ttl_ms = 1000,
+              .hash = hash,
+              .delay_ms = 5},
+             3},
+            {{.type = COMMAND_ACQUIRE,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .mode = COMMAND_MODE_EXCLUSIVE},
+             2},
+            {{.type = COMMAND_ACQUIRE,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .mode = COMMAND_MODE_SHARED},
+             2},
+            {{.type = COMMAND_ACQUIRE,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .mode = COMMAND_MODE_SEMAPHORE,
+              .permits = 1,
+              .limit = 2},
+             3},
+            {{.type = COMMAND_ACQUIRE,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .mode = COMMAND_MODE_ELECTION},
+             3},
+            {{.type = COMMAND_PROCLAIM,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .token = 7},
+             3},
+            {{.type = COMMAND_RELEASE,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .token = 7},
+             2},
+        };
+        uint8_t buf[COMMAND_MAX_SIZE];
+        struct command out;
+
+        (void)state;
+        assert_non_null(
+            strstr(page.text, "**Every command has exactly one encoding**"));
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                size_t len = command_encode(&cases[i].c, buf, sizeof buf);
+                assert_true(len > 0);
+                assert_int_equal(buf[0], cases[i].version);
+                assert_int_equal(command_decode(&out, buf, len), 0);
+                buf[0] = cases[i].version == 2 ? 3 : 2;
+                assert_int_equal(command_decode(&out, buf, len),
+                                 BATON_EMALFORMED);
+                buf[0] = 9;
+                assert_int_equal(command_decode(&out, buf, len),
+                                 BATON_EVERSION);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(page_has_examples),
             cmocka_unit_test(examples_decode),
             cmocka_unit_test(command_max_size_is_stated),
+            cmocka_unit_test(flags_table_is_the_codec),
+            cmocka_unit_test(command_versions_as_stated),
         };
         return cmocka_run_group_tests_name("protocol_doc", tests, load, unload);
 }

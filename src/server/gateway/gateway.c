@@ -451,7 +451,10 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
         rv = command_decode(&p->cmd, p->buf, p->len);
         if (rv == BATON_EMALFORMED || rv == BATON_EVERSION) {
                 pending_free(p, now);
-                reply_fail(g, c, id, rv, "malformed command");
+                reply_fail(g, c, id, rv,
+                           rv == BATON_EVERSION
+                               ? "command version not supported"
+                               : "malformed command");
                 return;
         }
         if (rv == 0) {
@@ -571,6 +574,7 @@ static void on_watch(struct gateway *g, struct gateway_conn *c,
         struct proto_watch req;
         uint64_t watch_id, started;
         bool pending;
+        int rv;
 
         if (h->type == PROTO_UNWATCH) {
                 if (proto_read_u64(body, h->length, &watch_id) != 0) {
@@ -581,7 +585,13 @@ static void on_watch(struct gateway *g, struct gateway_conn *c,
                 watches_cancel(&g->watches, c, h->id, watch_id);
                 return;
         }
-        if (proto_read_watch(body, h->length, &req) != 0) {
+        rv = proto_read_watch(body, h->length, &req);
+        if (rv == BATON_ENAME) {
+                /* A bad name, as a QUERY's: refused, the connection kept. */
+                reply_status(g, c, h->id, BATON_ENAME);
+                return;
+        }
+        if (rv != 0) {
                 reply_fail(g, c, h->id, BATON_EMALFORMED, "bad WATCH");
                 return;
         }
