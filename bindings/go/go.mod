@@ -1,0 +1,3 @@
+module baton.dev/baton
+
+go 1.23

@@ -1,0 +1,173 @@
+package baton
+
+import (
+	"context"
+	"errors"
+)
+
+// Lock is an exclusive lock held by the client's session.
+type Lock struct {
+	c      *Client
+	name   string
+	owner  uint64
+	token  uint64
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// Token is the lock's fencing token: the Raft index of the entry that
+// granted it. Every later grant of the name has a larger one, so a
+// resource that remembers the largest token it saw can refuse a holder
+// that was superseded.
+func (l *Lock) Token() uint64 { return l.token }
+
+// Name is the lock's name.
+func (l *Lock) Name() string { return l.name }
+
+// Context ends when the work the lock guards must stop: when the session's
+// lease is in jeopardy (cause ErrJeopardy: no keepalive answered in time,
+// ended before the lease can run out on the cluster), when the session is
+// lost (ErrExpired, ErrClosed), or after Unlock (ErrUnlocked).
+// context.Cause says which.
+func (l *Lock) Context() context.Context { return l.ctx }
+
+// Lock waits until the session holds `name` exclusively, or ctx ends (the
+// wait is then withdrawn, and ctx's error returned). Each call is its own
+// owner: two goroutines of one client wait for each other.
+func (c *Client) Lock(ctx context.Context, name string) (*Lock, error) {
+	return c.acquire(ctx, name, waitForever)
+}
+
+// TryLock takes `name` if it is free, else fails with ErrBusy at once.
+func (c *Client) TryLock(ctx context.Context, name string) (*Lock, error) {
+	return c.acquire(ctx, name, 0)
+}
+
+func (c *Client) acquire(ctx context.Context, name string, wait uint32) (*Lock, error) {
+	if len(name) == 0 || len(name) > 255 || containsNUL(name) {
+		return nil, &codeError{code: ErrName, what: "lock " + name}
+	}
+	owner := c.owners.Add(1)
+	for {
+		res, again, err := c.acquireOnce(ctx, name, owner, wait)
+		if again {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		l := &Lock{c: c, name: name, owner: owner, token: res.token}
+		l.ctx, l.cancel = context.WithCancelCause(context.Background())
+		c.mu.Lock()
+		c.locks[l] = true
+		c.mu.Unlock()
+		if ctx.Err() != nil {
+			// Granted as the wait was withdrawn: not wanted any more.
+			_ = l.Unlock(context.Background())
+			return nil, ctx.Err()
+		}
+		return l, nil
+	}
+}
+
+// acquireOnce sends one ACQUIRE under a new seq; `again` when it must be
+// asked again under another (its wait was withdrawn after BATON_ESEQ).
+func (c *Client) acquireOnce(ctx context.Context, name string, owner uint64,
+	wait uint32) (result, bool, error) {
+	blocking := wait != 0
+	seq, ack := c.nextSeq()
+	defer c.done(seq)
+	var sent func()
+	if blocking {
+		sent = func() { c.done(seq) }
+	}
+	// A blocking wait is withdrawn with a CANCEL when ctx ends; its own
+	// answer (ECANCELLED, or a grant that won the race) still comes.
+	wctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	if blocking {
+		go func() {
+			select {
+			case <-ctx.Done():
+				c.cancelWait(wctx, seq, name)
+			case <-wctx.Done():
+			}
+		}()
+	} else {
+		wctx = ctx
+	}
+	res, err := c.command(wctx, cmdAcquire(c.Session(), seq, ack, owner,
+		wait, 0, name), "lock "+name, sent)
+	switch {
+	case err == nil:
+		return res, false, nil
+	case errors.Is(err, ErrCancelled) && ctx.Err() != nil:
+		return res, false, ctx.Err()
+	case errors.Is(err, ErrSeq) && blocking:
+		// A resend after a lost connection arrived behind requests that
+		// raised the floor past it (docs/protocol.md, "A waiting ACQUIRE
+		// should not hold ack back"): withdraw the wait, and ask again,
+		// unless it was granted meanwhile.
+		return c.afterSeq(ctx, seq, name, owner)
+	}
+	return res, false, err
+}
+
+func (c *Client) cancelWait(ctx context.Context, target uint64, name string) error {
+	seq, ack := c.nextSeq()
+	defer c.done(seq)
+	_, err := c.command(ctx, cmdCancel(c.Session(), seq, ack, target, name),
+		"cancel the wait for "+name, nil)
+	return err
+}
+
+// afterSeq: the wait of seq `target` is withdrawn; if it was resolved
+// instead, the lock's holder says whether it was granted to this owner.
+func (c *Client) afterSeq(ctx context.Context, target uint64, name string,
+	owner uint64) (result, bool, error) {
+	err := c.cancelWait(ctx, target, name)
+	if err == nil {
+		return result{}, true, nil
+	}
+	if !errors.Is(err, ErrNotWaiting) {
+		return result{}, false, err
+	}
+	var w builder
+	w.str(name)
+	f, err := c.do(ctx, tQuery, 0, w.b, nil)
+	if err != nil {
+		return result{}, false, err
+	}
+	res, err := c.resultOf(f, "query "+name)
+	if err != nil {
+		return res, false, err
+	}
+	if res.kind == kHolder && res.session == c.Session() && res.owner == owner {
+		return res, false, nil
+	}
+	return result{}, true, nil
+}
+
+// Unlock releases the lock. ErrNotHolder or ErrStale: it was not held any
+// more (the session was lost, or an administrator revoked it).
+func (l *Lock) Unlock(ctx context.Context) error {
+	c := l.c
+	seq, ack := c.nextSeq()
+	defer c.done(seq)
+	_, err := c.command(ctx, cmdRelease(c.Session(), seq, ack, l.owner,
+		l.token, l.name), "unlock "+l.name, nil)
+	c.mu.Lock()
+	delete(c.locks, l)
+	c.mu.Unlock()
+	l.cancel(ErrUnlocked)
+	return err
+}
+
+func containsNUL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,240 @@
+package baton
+
+// The wire protocol of docs/protocol.md: frames, the lock commands a
+// COMMAND carries, and the answers. Little-endian throughout; strings are
+// a u8 length and the bytes.
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+)
+
+const (
+	protoVersion = 2
+	headerSize   = 16
+	maxBody      = 65536
+
+	tCommand     = 1
+	tKeepalive   = 2
+	tQuery       = 3
+	tStatus      = 5
+	tPing        = 9
+	tAttach      = 11
+	tResult      = 64
+	tNotLeader   = 65
+	tError       = 66
+	tStatusReply = 67
+	tKeepaliveOK = 68
+	tPong        = 69
+
+	cOpen    = 1
+	cClose   = 2
+	cAcquire = 4
+	cRelease = 5
+	cCancel  = 6
+
+	kOpened    = 1
+	kClosed    = 2
+	kGranted   = 4
+	kReentered = 5
+	kReleased  = 7
+	kCancelled = 8
+	kHolder    = 9
+	kFree      = 10
+
+	waitForever = 0xFFFFFFFF
+)
+
+type frame struct {
+	typ   uint8
+	flags uint16
+	id    uint64
+	body  []byte
+}
+
+// builder appends little-endian fields.
+type builder struct{ b []byte }
+
+func (w *builder) u8(v uint8)   { w.b = append(w.b, v) }
+func (w *builder) u32(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
+func (w *builder) u64(v uint64) { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
+func (w *builder) bytes(p []byte) {
+	w.b = append(w.b, p...)
+}
+func (w *builder) str(s string) {
+	w.u8(uint8(len(s)))
+	w.b = append(w.b, s...)
+}
+
+// frameOf is a whole frame: the header, then `body`.
+func frameOf(typ uint8, flags uint16, id uint64, body []byte) []byte {
+	w := builder{make([]byte, 0, headerSize+len(body))}
+	w.u8(protoVersion)
+	w.u8(typ)
+	w.b = binary.LittleEndian.AppendUint16(w.b, flags)
+	w.u32(uint32(len(body)))
+	w.u64(id)
+	w.bytes(body)
+	return w.b
+}
+
+// command is a lock command's bytes: the command header (version, type,
+// flags 0), the fields, and zero padding to a multiple of 8 bytes.
+func command(version, typ uint8, fields func(w *builder)) []byte {
+	w := builder{make([]byte, 0, 64)}
+	w.u8(version)
+	w.u8(typ)
+	w.u8(0)
+	w.u8(0)
+	fields(&w)
+	for len(w.b)%8 != 0 {
+		w.u8(0)
+	}
+	return w.b
+}
+
+func cmdOpen(nonce uint64, ttlMs uint32, hash [32]byte, name string) []byte {
+	return command(2, cOpen, func(w *builder) {
+		w.u64(nonce)
+		w.u32(ttlMs)
+		w.bytes(hash[:])
+		w.str(name)
+	})
+}
+
+func cmdClose(session, seq, ack uint64) []byte {
+	return command(2, cClose, func(w *builder) {
+		w.u64(session)
+		w.u64(seq)
+		w.u64(ack)
+	})
+}
+
+func cmdAcquire(session, seq, ack, owner uint64, waitMs uint32, mode uint8,
+	name string) []byte {
+	return command(2, cAcquire, func(w *builder) {
+		w.u64(session)
+		w.u64(seq)
+		w.u64(ack)
+		w.u64(owner)
+		w.u32(waitMs)
+		w.u8(mode)
+		w.str(name)
+	})
+}
+
+func cmdRelease(session, seq, ack, owner, token uint64, name string) []byte {
+	return command(2, cRelease, func(w *builder) {
+		w.u64(session)
+		w.u64(seq)
+		w.u64(ack)
+		w.u64(owner)
+		w.u64(token)
+		w.str(name)
+	})
+}
+
+func cmdCancel(session, seq, ack, target uint64, name string) []byte {
+	return command(2, cCancel, func(w *builder) {
+		w.u64(session)
+		w.u64(seq)
+		w.u64(ack)
+		w.u64(target)
+		w.str(name)
+	})
+}
+
+// result is a RESULT's body.
+type result struct {
+	status  int32
+	kind    uint8
+	index   uint64
+	session uint64
+	owner   uint64
+	token   uint64
+	count   uint32
+	waiters uint32
+}
+
+var errShort = errors.New("baton: a frame from the node does not decode")
+
+// reader reads little-endian fields, strictly.
+type reader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *reader) take(n int) []byte {
+	if r.bad || len(r.b) < n {
+		r.bad = true
+		return make([]byte, n)
+	}
+	p := r.b[:n]
+	r.b = r.b[n:]
+	return p
+}
+func (r *reader) u8() uint8   { return r.take(1)[0] }
+func (r *reader) u32() uint32 { return binary.LittleEndian.Uint32(r.take(4)) }
+func (r *reader) u64() uint64 { return binary.LittleEndian.Uint64(r.take(8)) }
+func (r *reader) str() string { return string(r.take(int(r.u8()))) }
+
+// done: the whole body was read, exactly.
+func (r *reader) done() bool { return !r.bad && len(r.b) == 0 }
+
+func readResult(body []byte) (result, error) {
+	r := reader{b: body}
+	res := result{
+		status:  int32(r.u32()),
+		kind:    r.u8(),
+		index:   r.u64(),
+		session: r.u64(),
+		owner:   r.u64(),
+		token:   r.u64(),
+		count:   r.u32(),
+		waiters: r.u32(),
+	}
+	if !r.done() {
+		return res, errShort
+	}
+	return res, nil
+}
+
+func readNotLeader(body []byte) (uint64, string, error) {
+	r := reader{b: body}
+	id, addr := r.u64(), r.str()
+	if !r.done() {
+		return 0, "", errShort
+	}
+	return id, addr, nil
+}
+
+func readError(body []byte) (int32, string, error) {
+	r := reader{b: body}
+	st, msg := int32(r.u32()), r.str()
+	if !r.done() {
+		return 0, "", errShort
+	}
+	return st, msg, nil
+}
+
+// readFrame reads one whole frame.
+func readFrame(rd io.Reader, hdr []byte) (frame, error) {
+	if _, err := io.ReadFull(rd, hdr[:headerSize]); err != nil {
+		return frame{}, err
+	}
+	f := frame{
+		typ:   hdr[1],
+		flags: binary.LittleEndian.Uint16(hdr[2:]),
+		id:    binary.LittleEndian.Uint64(hdr[8:]),
+	}
+	n := binary.LittleEndian.Uint32(hdr[4:])
+	if hdr[0] != protoVersion || n > maxBody {
+		return frame{}, errShort
+	}
+	f.body = make([]byte, n)
+	if _, err := io.ReadFull(rd, f.body); err != nil {
+		return frame{}, err
+	}
+	return f, nil
+}
