@@ -338,3 +338,39 @@ func TestFailoverTokensRise(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Readers hold a lock together; a writer waits for them, and Holder says
+// who holds it.
+func TestSharedLocksAndHolder(t *testing.T) {
+	a, b := dialT(t, 10*time.Second), dialT(t, 10*time.Second)
+	ctx := ctxT(t)
+	r1, err := a.RLock(ctx, "go/rw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := b.TryRLock(ctx, "go/rw")
+	if err != nil {
+		t.Fatalf("a second reader: %v", err)
+	}
+	if !r1.Shared() || !r2.Shared() || r2.Token() <= r1.Token() {
+		t.Fatalf("readers %+v %+v", r1, r2)
+	}
+	if _, err := b.TryLock(ctx, "go/rw"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a writer beside readers: %v, want ErrBusy", err)
+	}
+	h, err := b.Holder(ctx, "go/rw")
+	if err != nil || h == nil || h.Session != a.Session() || h.Token != r1.Token() {
+		t.Fatalf("holder %+v (%v), want session %d token %d", h, err,
+			a.Session(), r1.Token())
+	}
+	r1.Unlock(ctx)
+	r2.Unlock(ctx)
+	if h, err := a.Holder(ctx, "go/rw"); err != nil || h != nil {
+		t.Fatalf("holder of a free lock: %+v, %v", h, err)
+	}
+	w, err := b.TryLock(ctx, "go/rw")
+	if err != nil || w.Shared() {
+		t.Fatalf("the writer once the readers left: %v", err)
+	}
+	w.Unlock(ctx)
+}

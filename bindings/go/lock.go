@@ -5,12 +5,14 @@ import (
 	"errors"
 )
 
-// Lock is an exclusive lock held by the client's session.
+// Lock is a lock held by the client's session: exclusive (Lock, TryLock)
+// or shared (RLock, TryRLock).
 type Lock struct {
 	c      *Client
 	name   string
 	owner  uint64
 	token  uint64
+	shared bool
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 }
@@ -31,32 +33,56 @@ func (l *Lock) Name() string { return l.name }
 // context.Cause says which.
 func (l *Lock) Context() context.Context { return l.ctx }
 
+// Shared says whether the lock is a reader's (RLock).
+func (l *Lock) Shared() bool { return l.shared }
+
+const (
+	modeExclusive = 0
+	modeShared    = 1
+)
+
 // Lock waits until the session holds `name` exclusively, or ctx ends (the
 // wait is then withdrawn, and ctx's error returned). Each call is its own
 // owner: two goroutines of one client wait for each other.
 func (c *Client) Lock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, waitForever)
+	return c.acquire(ctx, name, waitForever, modeExclusive)
 }
 
 // TryLock takes `name` if it is free, else fails with ErrBusy at once.
 func (c *Client) TryLock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, 0)
+	return c.acquire(ctx, name, 0, modeExclusive)
 }
 
-func (c *Client) acquire(ctx context.Context, name string, wait uint32) (*Lock, error) {
+// RLock waits until the session holds `name` shared, as one of its
+// readers: readers hold it together, a writer (Lock) alone, in arrival
+// order (docs/fsm.md, "Read/write locks"). Each reader's grant has its own
+// token.
+func (c *Client) RLock(ctx context.Context, name string) (*Lock, error) {
+	return c.acquire(ctx, name, waitForever, modeShared)
+}
+
+// TryRLock takes `name` shared if no writer holds or waits for it, else
+// fails with ErrBusy at once.
+func (c *Client) TryRLock(ctx context.Context, name string) (*Lock, error) {
+	return c.acquire(ctx, name, 0, modeShared)
+}
+
+func (c *Client) acquire(ctx context.Context, name string, wait uint32,
+	mode uint8) (*Lock, error) {
 	if len(name) == 0 || len(name) > 255 || containsNUL(name) {
 		return nil, &codeError{code: ErrName, what: "lock " + name}
 	}
 	owner := c.owners.Add(1)
 	for {
-		res, again, err := c.acquireOnce(ctx, name, owner, wait)
+		res, again, err := c.acquireOnce(ctx, name, owner, wait, mode)
 		if again {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		l := &Lock{c: c, name: name, owner: owner, token: res.token}
+		l := &Lock{c: c, name: name, owner: owner, token: res.token,
+			shared: mode == modeShared}
 		l.ctx, l.cancel = context.WithCancelCause(context.Background())
 		c.mu.Lock()
 		c.locks[l] = true
@@ -73,7 +99,7 @@ func (c *Client) acquire(ctx context.Context, name string, wait uint32) (*Lock, 
 // acquireOnce sends one ACQUIRE under a new seq; `again` when it must be
 // asked again under another (its wait was withdrawn after BATON_ESEQ).
 func (c *Client) acquireOnce(ctx context.Context, name string, owner uint64,
-	wait uint32) (result, bool, error) {
+	wait uint32, mode uint8) (result, bool, error) {
 	blocking := wait != 0
 	seq, ack := c.nextSeq()
 	defer c.done(seq)
@@ -97,7 +123,7 @@ func (c *Client) acquireOnce(ctx context.Context, name string, owner uint64,
 		wctx = ctx
 	}
 	res, err := c.command(wctx, cmdAcquire(c.Session(), seq, ack, owner,
-		wait, 0, name), "lock "+name, sent)
+		wait, mode, name), "lock "+name, sent)
 	switch {
 	case err == nil:
 		return res, false, nil
@@ -170,4 +196,34 @@ func containsNUL(s string) bool {
 		}
 	}
 	return false
+}
+
+// Holder is who holds a lock: its first grant (the writer if one holds,
+// else the oldest reader).
+type Holder struct {
+	Session uint64 // the holder's session
+	Owner   uint64 // the owner tag within it
+	Token   uint64 // the grant's fencing token
+	Count   uint32 // holds (reentrant acquires) of that grant
+	Waiters uint32 // clients waiting for the lock
+}
+
+// Holder reads who holds `name` now, linearizably (from the leader, after
+// everything acknowledged before the call); nil when it is free.
+func (c *Client) Holder(ctx context.Context, name string) (*Holder, error) {
+	if len(name) == 0 || len(name) > 255 || containsNUL(name) {
+		return nil, &codeError{code: ErrName, what: "lock " + name}
+	}
+	var w builder
+	w.str(name)
+	f, err := c.do(ctx, tQuery, 0, w.b, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.resultOf(f, "query "+name)
+	if err != nil || res.kind != kHolder {
+		return nil, err
+	}
+	return &Holder{Session: res.session, Owner: res.owner, Token: res.token,
+		Count: res.count, Waiters: res.waiters}, nil
 }
