@@ -102,6 +102,7 @@ static int setup(void **state)
         x->c->id = 1;
         queue_init(&x->c->dirty_link);
         queue_init(&x->c->later_link);
+        queue_init(&x->c->pace_link);
         gateway_conn_init(&x->c->gw, x->c->id, x->c->identity, true);
         proto_reader_init(&x->c->reader, 1u << 20, &mem_libc);
         queue_push_tail(&x->set->all, &x->c->link);
