@@ -374,3 +374,37 @@ func TestSharedLocksAndHolder(t *testing.T) {
 	}
 	w.Unlock(ctx)
 }
+
+// A semaphore of 2 permits: two holders at once, a third refused; it is
+// not a lock's name, and every Acquire names the same limit.
+func TestSemaphore(t *testing.T) {
+	a, b := dialT(t, 10*time.Second), dialT(t, 10*time.Second)
+	ctx := ctxT(t)
+	s1, err := a.Acquire(ctx, "go/sem", 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := b.TryAcquire(ctx, "go/sem", 1, 2)
+	if err != nil {
+		t.Fatalf("the second permit: %v", err)
+	}
+	if _, err := b.TryAcquire(ctx, "go/sem", 1, 2); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a third permit of two: %v, want ErrBusy", err)
+	}
+	if _, err := b.TryAcquire(ctx, "go/sem", 1, 3); !errors.Is(err, ErrPermits) {
+		t.Fatalf("another limit: %v, want ErrPermits", err)
+	}
+	if _, err := b.TryLock(ctx, "go/sem"); !errors.Is(err, ErrKind) {
+		t.Fatalf("a semaphore locked as a lock: %v, want ErrKind", err)
+	}
+	if s2.Token() <= s1.Token() {
+		t.Fatalf("tokens %d then %d", s1.Token(), s2.Token())
+	}
+	s1.Unlock(ctx)
+	s3, err := b.TryAcquire(ctx, "go/sem", 1, 2)
+	if err != nil {
+		t.Fatalf("a permit given back: %v", err)
+	}
+	s2.Unlock(ctx)
+	s3.Unlock(ctx)
+}

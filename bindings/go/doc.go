@@ -4,7 +4,8 @@
 //
 // A Client is a session: Dial finds the cluster's leader, opens a session
 // and keeps it alive every third of its TTL until Close. Lock and TryLock
-// take exclusive locks, RLock and TryRLock shared ones; each Lock carries its fencing token (Token: the
+// take exclusive locks, RLock and TryRLock shared ones, Acquire and
+// TryAcquire permits of a semaphore; each Lock carries its fencing token (Token: the
 // Raft index of the entry that granted it, larger for every later grant)
 // and a Context that ends when the work it guards must stop: when the
 // session's lease is in jeopardy (no keepalive answered in time, 200 ms

@@ -39,18 +39,26 @@ func (l *Lock) Shared() bool { return l.shared }
 const (
 	modeExclusive = 0
 	modeShared    = 1
+	modeSemaphore = 2
 )
+
+// lockArgs are what an ACQUIRE asks for beyond its name.
+type lockArgs struct {
+	wait           uint32
+	mode           uint8
+	permits, limit uint32
+}
 
 // Lock waits until the session holds `name` exclusively, or ctx ends (the
 // wait is then withdrawn, and ctx's error returned). Each call is its own
 // owner: two goroutines of one client wait for each other.
 func (c *Client) Lock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, waitForever, modeExclusive)
+	return c.acquire(ctx, name, lockArgs{wait: waitForever})
 }
 
 // TryLock takes `name` if it is free, else fails with ErrBusy at once.
 func (c *Client) TryLock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, 0, modeExclusive)
+	return c.acquire(ctx, name, lockArgs{})
 }
 
 // RLock waits until the session holds `name` shared, as one of its
@@ -58,23 +66,42 @@ func (c *Client) TryLock(ctx context.Context, name string) (*Lock, error) {
 // order (docs/fsm.md, "Read/write locks"). Each reader's grant has its own
 // token.
 func (c *Client) RLock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, waitForever, modeShared)
+	return c.acquire(ctx, name, lockArgs{wait: waitForever, mode: modeShared})
 }
 
 // TryRLock takes `name` shared if no writer holds or waits for it, else
 // fails with ErrBusy at once.
 func (c *Client) TryRLock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, 0, modeShared)
+	return c.acquire(ctx, name, lockArgs{mode: modeShared})
 }
 
-func (c *Client) acquire(ctx context.Context, name string, wait uint32,
-	mode uint8) (*Lock, error) {
+// Acquire waits until the session holds `permits` of the semaphore
+// `name`, which has `limit` permits in all (set by the first Acquire of
+// it; every later one must name the same, else ErrPermits). The Lock it
+// returns is released with Unlock, its own token and Context as a lock's.
+// A semaphore's name is not a lock's (ErrKind), and an owner holds one
+// grant of it at a time (ErrHeld).
+func (c *Client) Acquire(ctx context.Context, name string, permits,
+	limit uint32) (*Lock, error) {
+	return c.acquire(ctx, name, lockArgs{wait: waitForever,
+		mode: modeSemaphore, permits: permits, limit: limit})
+}
+
+// TryAcquire takes `permits` of the semaphore if they are free, else
+// fails with ErrBusy at once.
+func (c *Client) TryAcquire(ctx context.Context, name string, permits,
+	limit uint32) (*Lock, error) {
+	return c.acquire(ctx, name, lockArgs{mode: modeSemaphore,
+		permits: permits, limit: limit})
+}
+
+func (c *Client) acquire(ctx context.Context, name string, a lockArgs) (*Lock, error) {
 	if len(name) == 0 || len(name) > 255 || containsNUL(name) {
 		return nil, &codeError{code: ErrName, what: "lock " + name}
 	}
 	owner := c.owners.Add(1)
 	for {
-		res, again, err := c.acquireOnce(ctx, name, owner, wait, mode)
+		res, again, err := c.acquireOnce(ctx, name, owner, a)
 		if again {
 			continue
 		}
@@ -82,7 +109,7 @@ func (c *Client) acquire(ctx context.Context, name string, wait uint32,
 			return nil, err
 		}
 		l := &Lock{c: c, name: name, owner: owner, token: res.token,
-			shared: mode == modeShared}
+			shared: a.mode == modeShared}
 		l.ctx, l.cancel = context.WithCancelCause(context.Background())
 		c.mu.Lock()
 		c.locks[l] = true
@@ -99,8 +126,8 @@ func (c *Client) acquire(ctx context.Context, name string, wait uint32,
 // acquireOnce sends one ACQUIRE under a new seq; `again` when it must be
 // asked again under another (its wait was withdrawn after BATON_ESEQ).
 func (c *Client) acquireOnce(ctx context.Context, name string, owner uint64,
-	wait uint32, mode uint8) (result, bool, error) {
-	blocking := wait != 0
+	a lockArgs) (result, bool, error) {
+	blocking := a.wait != 0
 	seq, ack := c.nextSeq()
 	defer c.done(seq)
 	var sent func()
@@ -123,7 +150,7 @@ func (c *Client) acquireOnce(ctx context.Context, name string, owner uint64,
 		wctx = ctx
 	}
 	res, err := c.command(wctx, cmdAcquire(c.Session(), seq, ack, owner,
-		wait, mode, name), "lock "+name, sent)
+		a.wait, a.mode, a.permits, a.limit, name), "lock "+name, sent)
 	switch {
 	case err == nil:
 		return res, false, nil

@@ -111,15 +111,26 @@ func cmdClose(session, seq, ack uint64) []byte {
 	})
 }
 
+// cmdAcquire is an ACQUIRE: a lock's (modes 0 and 1, command version 2)
+// or a semaphore's (mode 2, version 3, with its permits and limit); a
+// command has exactly one encoding (docs/protocol.md, "COMMAND").
 func cmdAcquire(session, seq, ack, owner uint64, waitMs uint32, mode uint8,
-	name string) []byte {
-	return command(2, cAcquire, func(w *builder) {
+	permits, limit uint32, name string) []byte {
+	version := uint8(2)
+	if mode == modeSemaphore {
+		version = 3
+	}
+	return command(version, cAcquire, func(w *builder) {
 		w.u64(session)
 		w.u64(seq)
 		w.u64(ack)
 		w.u64(owner)
 		w.u32(waitMs)
 		w.u8(mode)
+		if version == 3 {
+			w.u32(permits)
+			w.u32(limit)
+		}
 		w.str(name)
 	})
 }
