@@ -118,13 +118,18 @@ static void fail(struct peer *p, int status, const char *why)
         }
 }
 
+/* Holding its lock: connected, or dialling again with a reconnect. */
+static bool holding(const struct peer *p)
+{
+        return p->step == HELD || p->step == REHELLO || p->step == REATTACH ||
+               p->step == REKEEP;
+}
+
 /* Whether `p` holds its lock through a connection it dials again when
  * that connection is lost. */
 static bool reconnecting(const struct peer *p)
 {
-        return p->run->cfg->reconnect &&
-               (p->step == HELD || p->step == REHELLO || p->step == REATTACH ||
-                p->step == REKEEP);
+        return p->run->cfg->reconnect && holding(p);
 }
 
 /* A pause of about `ms` (between half and one and a half of it), as
@@ -559,13 +564,6 @@ static void keepalive(struct conns *r)
         }
 }
 
-/* Holding its lock: connected, or dialling again with a reconnect. */
-static bool holding(const struct peer *p)
-{
-        return p->step == HELD || p->step == REHELLO || p->step == REATTACH ||
-               p->step == REKEEP;
-}
-
 /* Stay connected for hold_s, keeping every session alive as a client
  * does (every third of its TTL), and noticing a connection the leader
  * closes; reconnecting, until every lost connection is served again. */
@@ -574,6 +572,7 @@ static int hold(struct conns *r)
         double now = wire_now(), end = now + r->cfg->hold_s;
         double every = (double)r->cfg->ttl_ms / 3000.0, next = now;
         long polled, lost = 0;
+        int cap;
 
         while ((now = wire_now()) < end || lost > 0) {
                 int ms = now < end ? (int)((end - now) * 1000) + 1 : 10;
@@ -588,7 +587,8 @@ static int hold(struct conns *r)
                                     "again within 60 s",
                                     "");
                 }
-                ms = ms < (lost > 0 ? 10 : 100) ? ms : (lost > 0 ? 10 : 100);
+                cap = lost > 0 ? 10 : 100; /* redials come due meanwhile */
+                ms = ms < cap ? ms : cap;
                 polled = turn(r, holding, ms);
                 if (polled < 0) {
                         return -1;
