@@ -273,7 +273,7 @@ func (c *Client) do(ctx context.Context, typ uint8, flags uint16,
 		case f := <-ch:
 			switch f.typ {
 			case tNotLeader:
-				c.redirected(cn, f.body)
+				c.redirected(ctx, cn, f.body)
 				continue
 			case tError:
 				st, msg, _ := readError(f.body)
@@ -325,7 +325,14 @@ func (c *Client) drop(cn *conn) {
 
 // redirected: a NOT_LEADER from `cn`. The leader it names is tried next;
 // when it names none (an election runs), the next endpoint, in a while.
-func (c *Client) redirected(cn *conn, body []byte) {
+func (c *Client) redirected(ctx context.Context, cn *conn, body []byte) {
+	c.drop(cn)
+	c.notLeader(ctx, cn, body)
+}
+
+// notLeader notes where a NOT_LEADER from `cn` sends the client, and
+// pauses when the node knows no leader.
+func (c *Client) notLeader(ctx context.Context, cn *conn, body []byte) {
 	leader, addr, err := readNotLeader(body)
 	c.mu.Lock()
 	if err == nil && leader != 0 && addr != "" && addr != cn.addr {
@@ -335,9 +342,8 @@ func (c *Client) redirected(cn *conn, body []byte) {
 		c.next++
 	}
 	c.mu.Unlock()
-	c.drop(cn)
 	if err != nil || leader == 0 {
-		time.Sleep(noLeaderPause)
+		c.pause(ctx, noLeaderPause)
 	}
 }
 
@@ -436,17 +442,7 @@ func (c *Client) attach(ctx context.Context, cn *conn, session uint64) error {
 	case f := <-ch:
 		switch f.typ {
 		case tNotLeader:
-			leader, addr, _ := readNotLeader(f.body)
-			c.mu.Lock()
-			if leader != 0 && addr != "" && addr != cn.addr {
-				c.hint = addr
-			} else {
-				c.next++
-			}
-			c.mu.Unlock()
-			if leader == 0 {
-				c.pause(ctx, noLeaderPause)
-			}
+			c.notLeader(ctx, cn, f.body)
 			return errRedirected
 		case tResult:
 			_, err := c.resultOf(f, "attach the session")

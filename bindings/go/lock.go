@@ -3,6 +3,7 @@ package baton
 import (
 	"context"
 	"errors"
+	"strings"
 )
 
 // Lock is a lock held by the client's session: exclusive (Lock, TryLock)
@@ -96,8 +97,8 @@ func (c *Client) TryAcquire(ctx context.Context, name string, permits,
 }
 
 func (c *Client) acquire(ctx context.Context, name string, a lockArgs) (*Lock, error) {
-	if len(name) == 0 || len(name) > 255 || containsNUL(name) {
-		return nil, &codeError{code: ErrName, what: "lock " + name}
+	if err := checkName(name); err != nil {
+		return nil, err
 	}
 	owner := c.owners.Add(1)
 	for {
@@ -216,13 +217,13 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	return err
 }
 
-func containsNUL(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return true
-		}
+// checkName: a lock's name is 1..255 bytes without NUL (ErrName, sent
+// nowhere), as libbaton checks it.
+func checkName(name string) error {
+	if len(name) == 0 || len(name) > 255 || strings.IndexByte(name, 0) >= 0 {
+		return &codeError{code: ErrName, what: "lock " + name}
 	}
-	return false
+	return nil
 }
 
 // Holder is who holds a lock: its first grant (the writer if one holds,
@@ -238,8 +239,8 @@ type Holder struct {
 // Holder reads who holds `name` now, linearizably (from the leader, after
 // everything acknowledged before the call); nil when it is free.
 func (c *Client) Holder(ctx context.Context, name string) (*Holder, error) {
-	if len(name) == 0 || len(name) > 255 || containsNUL(name) {
-		return nil, &codeError{code: ErrName, what: "lock " + name}
+	if err := checkName(name); err != nil {
+		return nil, err
 	}
 	var w builder
 	w.str(name)
