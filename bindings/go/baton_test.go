@@ -23,6 +23,8 @@ import (
 var (
 	root       string // the repository
 	clusterEnv []string
+	basePort   int    // the test cluster's BATON_BASE_PORT
+	stateDir   string // its BATON_CLUSTER_DIR
 )
 
 func cluster(args ...string) (string, error) {
@@ -32,14 +34,31 @@ func cluster(args ...string) (string, error) {
 	return string(out), err
 }
 
+// The test cluster's limits are small, so that each limit's error takes a
+// handful of calls (as the Python binding's tests have them).
+const clusterConfig = `max-sessions = 64
+max-locks-per-session = 64
+max-waiters-per-lock = 8
+max-holders-per-lock = 4
+max-permits = 16
+max-names-per-acquire = 4
+max-lock-delay-ms = 2000
+watch-history = 64
+max-watches-per-connection = 4`
+
 func TestMain(m *testing.M) {
+	if name := os.Getenv("BATON_GO_TEST_HOLDER"); name != "" {
+		os.Exit(holderChild(name)) // pause_test.go
+	}
 	wd, _ := os.Getwd()
 	root = filepath.Clean(filepath.Join(wd, "..", ".."))
 	base := os.Getenv("BATON_GO_TEST_BASE_PORT")
 	if base == "" {
 		base = "27600"
 	}
+	basePort, _ = strconv.Atoi(base)
 	state, err := os.MkdirTemp("", "baton-gotest-")
+	stateDir = state
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -50,7 +69,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	clusterEnv = append(clusterEnv, "BATON_BASE_PORT="+base,
-		"BATON_CLUSTER_DIR="+state)
+		"BATON_CLUSTER_DIR="+state, "BATON_NODE_CONFIG="+clusterConfig)
 	if out, err := cluster("up"); err != nil {
 		fmt.Fprintf(os.Stderr, "scripts/cluster up: %v\n%s", err, out)
 		os.Exit(1)

@@ -11,7 +11,6 @@ import (
 	"crypto/x509"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -27,6 +26,9 @@ const (
 	backoffBase   = 10 * time.Millisecond
 	backoffMax    = time.Second
 	noLeaderPause = 40 * time.Millisecond
+	// maxInflight: requests out at once in the session, as libbaton
+	// keeps them (the cluster's max_inflight is 32).
+	maxInflight = 31
 	// jeopardyMargin: a lock's Context ends this long before the lease
 	// could run out, as libbaton's jeopardy does.
 	jeopardyMargin = 200 * time.Millisecond
@@ -46,6 +48,13 @@ type Config struct {
 	Name string
 	// DialTimeout bounds each connection attempt (default 1 s).
 	DialTimeout time.Duration
+	// LockDelay is the session's own lock-delay (Consul's LockDelay):
+	// when the session is lost (it expires, or is revoked), its locks
+	// stay granted to no one this long, so that a holder that did not
+	// see the loss stops before anyone else can start. At most the
+	// cluster's max-lock-delay-ms (ErrDelay); the cluster's own
+	// lock-delay-ms applies when it is longer. 0: the cluster's alone.
+	LockDelay time.Duration
 }
 
 // ConfigFromEnv is the configuration batonctl takes from the environment:
@@ -106,9 +115,12 @@ type Client struct {
 	secret  [16]byte
 	seq     uint64
 	open    map[uint64]bool // requests out that hold ack back
+	room    chan struct{}   // closed when one of them is done
 	lease   time.Time       // the session is surely alive until then
 	lost    error           // the session ended (expired, closed)
 	locks   map[*Lock]bool
+	revoked uint32 // the KEEPALIVE_OK's count of revoked grants, last seen
+	kaPlain bool   // the node refused PROTO_FLAG_REVOKED: keepalives without
 
 	closed chan struct{}
 	wg     sync.WaitGroup
@@ -129,12 +141,15 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.DialTimeout == 0 {
 		cfg.DialTimeout = time.Second
 	}
+	if cfg.LockDelay < 0 || cfg.LockDelay/time.Millisecond > 0xFFFFFFFF {
+		return nil, &codeError{code: ErrInvalid, what: "Config.LockDelay"}
+	}
 	if len(cfg.Name) > 64 {
 		return nil, &codeError{code: ErrInvalid, what: "Config.Name: at " +
 			"most 64 bytes"}
 	}
 	c := &Client{cfg: cfg, open: map[uint64]bool{}, locks: map[*Lock]bool{},
-		closed: make(chan struct{})}
+		room: make(chan struct{}), closed: make(chan struct{})}
 	if _, err := rand.Read(c.secret[:]); err != nil {
 		return nil, err
 	}
@@ -145,7 +160,8 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	n := binary.LittleEndian.Uint64(nonce[:]) | 1
 	sent := time.Now()
 	res, err := c.command(ctx, cmdOpen(n, uint32(cfg.TTL/time.Millisecond),
-		sha256.Sum256(c.secret[:]), cfg.Name), "open a session", nil)
+		uint32(cfg.LockDelay/time.Millisecond), sha256.Sum256(c.secret[:]),
+		cfg.Name), "open a session", nil)
 	if err != nil {
 		c.shut()
 		return nil, err
@@ -174,10 +190,12 @@ func (c *Client) Close(ctx context.Context) error {
 		return nil
 	default:
 	}
-	seq, ack := c.nextSeq()
-	_, err := c.command(ctx, cmdClose(c.Session(), seq, ack),
-		"close the session", nil)
-	c.done(seq)
+	seq, ack, err := c.nextSeq(ctx)
+	if err == nil {
+		_, err = c.command(ctx, cmdClose(c.Session(), seq, ack),
+			"close the session", nil)
+		c.done(seq)
+	}
 	c.endLocks(ErrClosed)
 	c.shut()
 	return err
@@ -203,23 +221,46 @@ func (c *Client) shut() {
 // so that a wait of minutes does not hold it (docs/protocol.md, "A
 // waiting ACQUIRE should not hold ack back"), while no request sent
 // after it can raise the floor past it before it reaches the cluster.
-func (c *Client) nextSeq() (uint64, uint64) {
+//
+// At most maxInflight requests are out between the floor and the newest
+// (the cluster remembers 32 unacknowledged outcomes per session, and
+// refuses more with BATON_EINFLIGHT): a request past that waits here
+// for room, or until ctx ends.
+func (c *Client) nextSeq(ctx context.Context) (uint64, uint64, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.seq++
-	c.open[c.seq] = true
-	ack := c.seq
-	for s := range c.open {
-		if s < ack {
-			ack = s
+	for {
+		ack := c.seq + 1
+		for s := range c.open {
+			ack = min(ack, s)
 		}
+		if c.seq+1-ack < maxInflight {
+			c.seq++
+			seq := c.seq
+			c.open[seq] = true
+			c.mu.Unlock()
+			return seq, ack, nil
+		}
+		room := c.room
+		c.mu.Unlock()
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return 0, 0, ctx.Err()
+		case <-c.closed:
+			return 0, 0, &codeError{code: ErrClosed, what: "the client is " +
+				"closed"}
+		}
+		c.mu.Lock()
 	}
-	return c.seq, ack
 }
 
 func (c *Client) done(seq uint64) {
 	c.mu.Lock()
-	delete(c.open, seq)
+	if c.open[seq] {
+		delete(c.open, seq)
+		close(c.room)
+		c.room = make(chan struct{})
+	}
 	c.mu.Unlock()
 }
 
@@ -254,8 +295,20 @@ func (c *Client) resultOf(f frame, what string) (result, error) {
 // connection when one is lost or names another leader.
 func (c *Client) do(ctx context.Context, typ uint8, flags uint16,
 	body []byte, sent func()) (frame, error) {
+	written := false
 	for {
 		cn, err := c.leader(ctx)
+		if err != nil && written && ctx.Err() == nil &&
+			(errors.Is(err, ErrConnect) || errors.Is(err, ErrTLS)) {
+			// Out once already, its outcome unknown: asked again until
+			// the caller's deadline, however the endpoints refuse.
+			c.pause(ctx, backoffMax)
+			continue
+		}
+		if err != nil && written && ctx.Err() != nil {
+			return frame{}, &withCtx{code: ErrNoAnswer, ctx: ctx.Err(),
+				what: "no answer before the deadline (" + err.Error() + ")"}
+		}
 		if err != nil {
 			return frame{}, err
 		}
@@ -265,6 +318,7 @@ func (c *Client) do(ctx context.Context, typ uint8, flags uint16,
 			c.drop(cn)
 			continue
 		}
+		written = true
 		if sent != nil {
 			sent()
 			sent = nil
@@ -294,7 +348,8 @@ func (c *Client) do(ctx context.Context, typ uint8, flags uint16,
 			c.drop(cn)
 		case <-ctx.Done():
 			cn.forget(id)
-			return frame{}, ctx.Err()
+			return frame{}, &withCtx{code: ErrNoAnswer, ctx: ctx.Err(),
+				what: "no answer before the deadline"}
 		case <-c.closed:
 			cn.forget(id)
 			return frame{}, &codeError{code: ErrClosed, what: "the client " +
@@ -350,7 +405,12 @@ func (c *Client) notLeader(ctx context.Context, cn *conn, body []byte) {
 // leader is the connection to the leader, found as libbaton does: the
 // leader a NOT_LEADER named, else the endpoints in turn, pausing from
 // 10 ms to 1 s between passes that found none; each new connection is
-// ATTACHed to the session first.
+// ATTACHed to the session first. A pass in which every endpoint refused
+// (no connection, or TLS failed) ends the search: at once with ErrTLS when
+// TLS was the trouble somewhere, else with ErrConnect once such passes
+// have gone on for a second (nodes that are starting refuse for a while),
+// naming each endpoint's failure (docs/protocol.md, "Connection
+// failures").
 func (c *Client) leader(ctx context.Context) (*conn, error) {
 	c.mu.Lock()
 	cn := c.cur
@@ -361,8 +421,14 @@ func (c *Client) leader(ctx context.Context) (*conn, error) {
 	c.dialMu.Lock()
 	defer c.dialMu.Unlock()
 	pause := backoffBase
-	var last error
+	var p pass
 	for tries := 1; ; tries++ {
+		select {
+		case <-c.closed:
+			return nil, &codeError{code: ErrClosed, what: "the client is " +
+				"closed"}
+		default:
+		}
 		c.mu.Lock()
 		if c.cur != nil {
 			cn := c.cur
@@ -385,8 +451,9 @@ func (c *Client) leader(ctx context.Context) (*conn, error) {
 			return nil, err
 		}
 		dctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
-		cn, err := dial(dctx, addr, c.cfg.TLS)
+		cn, err := dial(dctx, addr, c.cfg.TLS, false)
 		cancel()
+		p.tried(addr, err)
 		if err == nil && session != 0 {
 			err = c.attach(ctx, cn, session)
 		}
@@ -407,25 +474,62 @@ func (c *Client) leader(ctx context.Context) (*conn, error) {
 			return nil, err
 		}
 		if !errors.Is(err, errRedirected) {
-			last = err
 			c.mu.Lock()
 			c.next++
 			c.mu.Unlock()
 		}
 		if tries%len(c.cfg.Endpoints) == 0 {
+			if err := p.end(); err != nil {
+				return nil, err
+			}
 			c.pause(ctx, pause)
 			pause = min(pause*2, backoffMax)
-		}
-		select {
-		case <-c.closed:
-			return nil, &codeError{code: ErrConnect, what: fmt.Sprintf(
-				"closed while connecting (last: %v)", last)}
-		default:
 		}
 	}
 }
 
 var errRedirected = errors.New("baton: redirected")
+
+// pass follows one pass over the endpoints: whether every one refused,
+// and how, and since when passes have been refused everywhere.
+type pass struct {
+	answered bool     // a node answered (even "no leader")
+	tls      bool     // TLS failed at some endpoint
+	failures []string // "addr: why", in the pass's order
+	since    time.Time
+}
+
+// tried notes what dialling `addr` gave.
+func (p *pass) tried(addr string, err error) {
+	if err == nil {
+		p.answered = true
+		return
+	}
+	p.tls = p.tls || errors.Is(err, ErrTLS)
+	p.failures = append(p.failures, addr+": "+err.Error())
+}
+
+// end closes the pass: the error that ends the search, or nil to go on.
+func (p *pass) end() error {
+	defer func() { p.answered, p.tls, p.failures = false, false, nil }()
+	if p.answered {
+		p.since = time.Time{}
+		return nil
+	}
+	why := strings.Join(p.failures, "; ")
+	if p.tls {
+		return &codeError{code: ErrTLS, what: "cannot connect to any " +
+			"node: " + why}
+	}
+	if p.since.IsZero() {
+		p.since = time.Now()
+	}
+	if time.Since(p.since) < time.Second {
+		return nil
+	}
+	return &codeError{code: ErrConnect, what: "cannot connect to any node: " +
+		why}
+}
 
 // attach proves the session on a new connection (ATTACH); a follower's
 // NOT_LEADER sends the search on.
@@ -482,7 +586,9 @@ func (c *Client) keepalive() {
 	}
 }
 
-// renew sends one KEEPALIVE, waiting at most `wait`.
+// renew sends one KEEPALIVE, waiting at most `wait`. It asks for the
+// count of grants an administrator revoked; when that moves, the holds
+// are verified, and a revoked one's Context ends.
 func (c *Client) renew(wait time.Duration) {
 	if c.stopKeepalives.Load() {
 		return
@@ -491,17 +597,40 @@ func (c *Client) renew(wait time.Duration) {
 	defer cancel()
 	var w builder
 	w.u64(c.Session())
+	c.mu.Lock()
+	flags := uint16(flagRevoked)
+	if c.kaPlain {
+		flags = 0
+	}
+	c.mu.Unlock()
 	sent := time.Now()
-	f, err := c.do(ctx, tKeepalive, 0, w.b, nil)
+	f, err := c.do(ctx, tKeepalive, flags, w.b, nil)
+	if errors.Is(err, ErrMalformed) && flags != 0 {
+		// A node of an earlier release: revokes show only as refused
+		// releases from now on.
+		c.mu.Lock()
+		c.kaPlain = true
+		c.mu.Unlock()
+		return
+	}
 	if err != nil {
 		return
 	}
 	if f.typ == tKeepaliveOK {
 		r := reader{b: f.body}
 		ttl := time.Duration(r.u32()) * time.Millisecond
+		var revoked uint32
+		if f.flags&flagRevoked != 0 {
+			revoked = r.u32()
+		}
 		c.mu.Lock()
 		c.lease = sent.Add(ttl)
+		moved := !r.bad && revoked != c.revoked
+		c.revoked = revoked
 		c.mu.Unlock()
+		if moved {
+			c.verify(ctx)
+		}
 		return
 	}
 	if _, err := c.resultOf(f, "keep the session alive"); err != nil &&
@@ -509,6 +638,39 @@ func (c *Client) renew(wait time.Duration) {
 			errors.Is(err, ErrNoSession)) {
 		c.lose(err)
 	}
+}
+
+// verify ends the Context of every lock whose grant is no longer among
+// its lock's holders: an administrator revoked it.
+func (c *Client) verify(ctx context.Context) {
+	c.mu.Lock()
+	locks := make([]*Lock, 0, len(c.locks))
+	for l := range c.locks {
+		locks = append(locks, l)
+	}
+	c.mu.Unlock()
+	for _, l := range locks {
+		g, err := c.grantOf(ctx, l.name, l.owner)
+		if err == nil && (g == nil || g.Token != l.token) {
+			c.forget(l, ErrRevoked)
+		}
+	}
+}
+
+// inJeopardy: the session's lease is within jeopardyMargin of running out
+// (or has), by the clock.
+func (c *Client) inJeopardy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !time.Now().Before(c.lease.Add(-jeopardyMargin))
+}
+
+// forget: lock `l` is not held any more, for `cause`.
+func (c *Client) forget(l *Lock, cause error) {
+	c.mu.Lock()
+	delete(c.locks, l)
+	c.mu.Unlock()
+	l.ctx.cancel(cause)
 }
 
 // lose: the session ended; every lock's Context ends, every call fails.
@@ -527,6 +689,6 @@ func (c *Client) endLocks(cause error) {
 	c.locks = map[*Lock]bool{}
 	c.mu.Unlock()
 	for l := range locks {
-		l.cancel(cause)
+		l.ctx.cancel(cause)
 	}
 }

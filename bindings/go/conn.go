@@ -20,10 +20,14 @@ type conn struct {
 	waiting map[uint64]chan frame
 	err     error         // why it ended; set once
 	gone    chan struct{} // closed when it ended
+	pushed  chan frame    // a watch's: the frames no request waits for
 }
 
-// dial connects to `addr` (TLS when cfg is not nil) and starts reading.
-func dial(ctx context.Context, addr string, cfg *tls.Config) (*conn, error) {
+// dial connects to `addr` (TLS when cfg is not nil) and starts reading;
+// a watch's connection (`watch`) hands the frames no request waits for to
+// `pushed`, and stops reading while they are not taken.
+func dial(ctx context.Context, addr string, cfg *tls.Config,
+	watch bool) (*conn, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -45,6 +49,9 @@ func dial(ctx context.Context, addr string, cfg *tls.Config) (*conn, error) {
 	}
 	c := &conn{nc: nc, addr: addr, waiting: map[uint64]chan frame{},
 		gone: make(chan struct{})}
+	if watch {
+		c.pushed = make(chan frame, 64)
+	}
 	go c.read()
 	return c, nil
 }
@@ -64,6 +71,12 @@ func (c *conn) read() {
 		c.mu.Unlock()
 		if ch != nil {
 			ch <- f // buffered: never blocks
+		} else if c.pushed != nil {
+			select {
+			case c.pushed <- f:
+			case <-c.gone:
+				return
+			}
 		}
 		if f.typ == tError {
 			c.end(errShort) // the node closes after an ERROR
@@ -94,14 +107,21 @@ func (c *conn) send(id uint64, b []byte) (chan frame, error) {
 	}
 	c.waiting[id] = ch
 	c.mu.Unlock()
+	if err := c.write(b); err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// write writes `b`, whose answer no request waits for (a watch's, pushed).
+func (c *conn) write(b []byte) error {
 	c.wmu.Lock()
 	_, err := c.nc.Write(b)
 	c.wmu.Unlock()
 	if err != nil {
 		c.end(err)
-		return nil, err
 	}
-	return ch, nil
+	return err
 }
 
 // forget drops the wait for `id` (its caller gave up).

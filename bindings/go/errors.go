@@ -32,8 +32,25 @@ func (e *codeError) Unwrap() error { return e.code }
 // held; the work it guards must stop.
 var ErrJeopardy = errors.New("baton: the session's lease is in jeopardy")
 
+// ErrRevoked is the cause of a lock's Context when an administrator took
+// the grant away (RevokeLock) while the session lives on.
+var ErrRevoked = errors.New("baton: the grant was revoked")
+
 // ErrUnlocked is the cause of a lock's Context after Unlock.
 var ErrUnlocked = errors.New("baton: unlocked")
+
+// withCtx is a code that a context's end also explains: it matches both
+// (a wait that ran to its deadline is ErrTimedOut and
+// context.DeadlineExceeded; a request without an answer by then,
+// ErrNoAnswer and the context's error).
+type withCtx struct {
+	code *Error
+	ctx  error
+	what string
+}
+
+func (e *withCtx) Error() string   { return e.what + ": " + e.code.Text }
+func (e *withCtx) Unwrap() []error { return []error{e.code, e.ctx} }
 
 // errCode is the error for wire status `code` while doing `what`.
 func errCode(code int32, what string) error {

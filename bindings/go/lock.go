@@ -4,18 +4,21 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 )
 
-// Lock is a lock held by the client's session: exclusive (Lock, TryLock)
-// or shared (RLock, TryRLock).
+// Lock is a grant held by the client's session: a lock, exclusive (Lock,
+// TryLock) or shared (RLock, TryRLock), permits of a semaphore (Acquire),
+// several locks at once (LockAll), or an election's leadership
+// (Campaign).
 type Lock struct {
-	c      *Client
-	name   string
-	owner  uint64
-	token  uint64
-	shared bool
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	c     *Client
+	name  string
+	names []MultiName // LockAll's; nil otherwise
+	owner uint64
+	token uint64
+	mode  Mode
+	ctx   *leaseCtx
 }
 
 // Token is the lock's fencing token: the Raft index of the entry that
@@ -24,30 +27,68 @@ type Lock struct {
 // that was superseded.
 func (l *Lock) Token() uint64 { return l.token }
 
-// Name is the lock's name.
+// Name is the lock's name (LockAll's: its first).
 func (l *Lock) Name() string { return l.name }
 
-// Context ends when the work the lock guards must stop: when the session's
-// lease is in jeopardy (cause ErrJeopardy: no keepalive answered in time,
-// ended before the lease can run out on the cluster), when the session is
-// lost (ErrExpired, ErrClosed), or after Unlock (ErrUnlocked).
-// context.Cause says which.
+// Names are the names a LockAll holds, in its order; a single name
+// otherwise.
+func (l *Lock) Names() []MultiName {
+	if l.names != nil {
+		return append([]MultiName(nil), l.names...)
+	}
+	return []MultiName{{Name: l.name, Shared: l.mode == Shared}}
+}
+
+// Context ends when the work the lock guards must stop, with the reason
+// as its cause (context.Cause):
+//   - ErrJeopardy: no keepalive was answered in time, and the session's
+//     lease is within 200 ms of running out, so the cluster may soon grant
+//     the lock elsewhere;
+//   - ErrExpired, ErrClosed: the session ended;
+//   - ErrRevoked: an administrator took the grant away (RevokeLock);
+//   - ErrUnlocked: after Unlock (Resign).
+//
+// Its Err reads the clock, so a process that was paused (SIGSTOP, a
+// stalled VM) past its lease sees ErrJeopardy at its first check after
+// it resumes, before its timers have run: check Err (or ctx.Done) before
+// each step of the work, not only on a timer.
 func (l *Lock) Context() context.Context { return l.ctx }
 
 // Shared says whether the lock is a reader's (RLock).
-func (l *Lock) Shared() bool { return l.shared }
+func (l *Lock) Shared() bool { return l.mode == Shared }
 
-const (
-	modeExclusive = 0
-	modeShared    = 1
-	modeSemaphore = 2
-)
+// Mode is how the lock is held.
+func (l *Lock) Mode() Mode { return l.mode }
+
+// leaseCtx is a lock's Context: cancelled by the client's keepalive loop
+// and by Unlock, and also by Err itself once the session's lease is in
+// jeopardy by the clock, whatever the timers say.
+type leaseCtx struct {
+	context.Context
+	cancel context.CancelCauseFunc
+	c      *Client
+}
+
+func (x *leaseCtx) Err() error {
+	if x.Context.Err() == nil && x.c.inJeopardy() {
+		x.cancel(ErrJeopardy)
+	}
+	return x.Context.Err()
+}
 
 // lockArgs are what an ACQUIRE asks for beyond its name.
 type lockArgs struct {
-	wait           uint32
-	mode           uint8
+	wait           uint32 // 0: a try; waitForever: until ctx ends
+	mode           Mode
 	permits, limit uint32
+	value          string      // a candidate's (Election)
+	multi          []MultiName // a MULTI's names
+}
+
+// MultiName is one name of a LockAll, and whether it is taken shared.
+type MultiName struct {
+	Name   string
+	Shared bool
 }
 
 // Lock waits until the session holds `name` exclusively, or ctx ends (the
@@ -67,13 +108,13 @@ func (c *Client) TryLock(ctx context.Context, name string) (*Lock, error) {
 // order (docs/fsm.md, "Read/write locks"). Each reader's grant has its own
 // token.
 func (c *Client) RLock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, lockArgs{wait: waitForever, mode: modeShared})
+	return c.acquire(ctx, name, lockArgs{wait: waitForever, mode: Shared})
 }
 
 // TryRLock takes `name` shared if no writer holds or waits for it, else
 // fails with ErrBusy at once.
 func (c *Client) TryRLock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, lockArgs{mode: modeShared})
+	return c.acquire(ctx, name, lockArgs{mode: Shared})
 }
 
 // Acquire waits until the session holds `permits` of the semaphore
@@ -85,20 +126,56 @@ func (c *Client) TryRLock(ctx context.Context, name string) (*Lock, error) {
 func (c *Client) Acquire(ctx context.Context, name string, permits,
 	limit uint32) (*Lock, error) {
 	return c.acquire(ctx, name, lockArgs{wait: waitForever,
-		mode: modeSemaphore, permits: permits, limit: limit})
+		mode: Semaphore, permits: permits, limit: limit})
 }
 
 // TryAcquire takes `permits` of the semaphore if they are free, else
 // fails with ErrBusy at once.
 func (c *Client) TryAcquire(ctx context.Context, name string, permits,
 	limit uint32) (*Lock, error) {
-	return c.acquire(ctx, name, lockArgs{mode: modeSemaphore,
+	return c.acquire(ctx, name, lockArgs{mode: Semaphore,
 		permits: permits, limit: limit})
+}
+
+// LockAll waits until the session holds every one of `names` at once,
+// each exclusive or shared as it says (1..16 distinct names; the cluster's
+// max-names-per-acquire may allow fewer, ErrTooManyNames): one entry
+// grants them all, with one token, and a wait is one waiter on every name,
+// so two LockAll calls of the same names in any order never deadlock.
+// Unlock releases every name.
+func (c *Client) LockAll(ctx context.Context, names ...MultiName) (*Lock,
+	error) {
+	return c.lockAll(ctx, names, waitForever)
+}
+
+// TryLockAll takes every one of `names` if all are free now, else fails
+// with ErrBusy and takes none.
+func (c *Client) TryLockAll(ctx context.Context, names ...MultiName) (*Lock,
+	error) {
+	return c.lockAll(ctx, names, 0)
+}
+
+func (c *Client) lockAll(ctx context.Context, names []MultiName,
+	wait uint32) (*Lock, error) {
+	if len(names) == 0 || len(names) > 16 {
+		return nil, &codeError{code: ErrInvalid, what: "LockAll: 1..16 " +
+			"names"}
+	}
+	for _, n := range names {
+		if err := checkName(n.Name); err != nil {
+			return nil, err
+		}
+	}
+	names = append([]MultiName(nil), names...)
+	return c.acquire(ctx, names[0].Name, lockArgs{wait: wait, multi: names})
 }
 
 func (c *Client) acquire(ctx context.Context, name string, a lockArgs) (*Lock, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
+	}
+	if a.wait != 0 {
+		a.wait = waitOf(ctx)
 	}
 	owner := c.owners.Add(1)
 	for {
@@ -109,19 +186,52 @@ func (c *Client) acquire(ctx context.Context, name string, a lockArgs) (*Lock, e
 		if err != nil {
 			return nil, err
 		}
-		l := &Lock{c: c, name: name, owner: owner, token: res.token,
-			shared: a.mode == modeShared}
-		l.ctx, l.cancel = context.WithCancelCause(context.Background())
+		l := &Lock{c: c, name: name, names: a.multi, owner: owner,
+			token: res.token, mode: a.mode}
+		inner, cancel := context.WithCancelCause(context.Background())
+		l.ctx = &leaseCtx{Context: inner, cancel: cancel, c: c}
 		c.mu.Lock()
 		c.locks[l] = true
 		c.mu.Unlock()
 		if ctx.Err() != nil {
 			// Granted as the wait was withdrawn: not wanted any more.
 			_ = l.Unlock(context.Background())
-			return nil, ctx.Err()
+			return nil, ctxErr(ctx)
 		}
 		return l, nil
 	}
+}
+
+// waitOf is a blocking ACQUIRE's wait_ms: until ctx's deadline, so that
+// the cluster ends the wait itself (BATON_ETIMEDOUT) even when the client
+// cannot reach it then; forever without one (the client CANCELs it when
+// ctx ends).
+func waitOf(ctx context.Context) uint32 {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return waitForever
+	}
+	ms := (time.Until(d) + time.Millisecond - 1) / time.Millisecond
+	return uint32(min(max(ms, 1), waitForever-1))
+}
+
+// ctxErr is the error of a wait that ctx ended: one that ran to its
+// deadline matches both ErrTimedOut and context.DeadlineExceeded,
+// whichever of the cluster and the client's clock ended it first.
+func ctxErr(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &withCtx{code: ErrTimedOut, ctx: ctx.Err(), what: "wait"}
+	}
+	return ctx.Err()
+}
+
+// request is the ACQUIRE (or MULTI) that `a` asks for.
+func (c *Client) request(name string, seq, ack, owner uint64,
+	a lockArgs) []byte {
+	if a.multi != nil {
+		return cmdMulti(c.Session(), seq, ack, owner, a.wait, a.multi)
+	}
+	return cmdAcquire(c.Session(), seq, ack, owner, a, name)
 }
 
 // acquireOnce sends one ACQUIRE under a new seq; `again` when it must be
@@ -129,7 +239,10 @@ func (c *Client) acquire(ctx context.Context, name string, a lockArgs) (*Lock, e
 func (c *Client) acquireOnce(ctx context.Context, name string, owner uint64,
 	a lockArgs) (result, bool, error) {
 	blocking := a.wait != 0
-	seq, ack := c.nextSeq()
+	seq, ack, err := c.nextSeq(ctx)
+	if err != nil {
+		return result{}, false, ctxErr(ctx)
+	}
 	defer c.done(seq)
 	var sent func()
 	if blocking {
@@ -150,13 +263,17 @@ func (c *Client) acquireOnce(ctx context.Context, name string, owner uint64,
 	} else {
 		wctx = ctx
 	}
-	res, err := c.command(wctx, cmdAcquire(c.Session(), seq, ack, owner,
-		a.wait, a.mode, a.permits, a.limit, name), "lock "+name, sent)
+	var res result
+	res, err = c.command(wctx, c.request(name, seq, ack, owner, a),
+		"lock "+name, sent)
 	switch {
 	case err == nil:
 		return res, false, nil
+	case errors.Is(err, ErrTimedOut):
+		return res, false, &withCtx{code: ErrTimedOut,
+			ctx: context.DeadlineExceeded, what: "lock " + name}
 	case errors.Is(err, ErrCancelled) && ctx.Err() != nil:
-		return res, false, ctx.Err()
+		return res, false, ctxErr(ctx)
 	case errors.Is(err, ErrSeq) && blocking:
 		// A resend after a lost connection arrived behind requests that
 		// raised the floor past it (docs/protocol.md, "A waiting ACQUIRE
@@ -168,15 +285,18 @@ func (c *Client) acquireOnce(ctx context.Context, name string, owner uint64,
 }
 
 func (c *Client) cancelWait(ctx context.Context, target uint64, name string) error {
-	seq, ack := c.nextSeq()
+	seq, ack, err := c.nextSeq(ctx)
+	if err != nil {
+		return err
+	}
 	defer c.done(seq)
-	_, err := c.command(ctx, cmdCancel(c.Session(), seq, ack, target, name),
+	_, err = c.command(ctx, cmdCancel(c.Session(), seq, ack, target, name),
 		"cancel the wait for "+name, nil)
 	return err
 }
 
 // afterSeq: the wait of seq `target` is withdrawn; if it was resolved
-// instead, the lock's holder says whether it was granted to this owner.
+// instead, the lock's holders say whether it was granted to this owner.
 func (c *Client) afterSeq(ctx context.Context, target uint64, name string,
 	owner uint64) (result, bool, error) {
 	err := c.cancelWait(ctx, target, name)
@@ -186,35 +306,48 @@ func (c *Client) afterSeq(ctx context.Context, target uint64, name string,
 	if !errors.Is(err, ErrNotWaiting) {
 		return result{}, false, err
 	}
-	var w builder
-	w.str(name)
-	f, err := c.do(ctx, tQuery, 0, w.b, nil)
-	if err != nil {
-		return result{}, false, err
+	g, err := c.grantOf(ctx, name, owner)
+	if err != nil || g == nil {
+		return result{}, err == nil, err
 	}
-	res, err := c.resultOf(f, "query "+name)
-	if err != nil {
-		return res, false, err
-	}
-	if res.kind == kHolder && res.session == c.Session() && res.owner == owner {
-		return res, false, nil
-	}
-	return result{}, true, nil
+	return result{token: g.Token, count: g.Count}, false, nil
 }
 
-// Unlock releases the lock. ErrNotHolder or ErrStale: it was not held any
-// more (the session was lost, or an administrator revoked it).
+// grantOf is the grant `owner` of this session holds of `name`, or nil.
+func (c *Client) grantOf(ctx context.Context, name string,
+	owner uint64) (*Grant, error) {
+	gs, _, err := c.holders(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	session := c.Session()
+	for i := range gs {
+		if gs[i].Session == session && gs[i].Owner == owner {
+			return &gs[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// Unlock releases the lock (every name of a LockAll; resigns an election's
+// leadership). ErrNotHolder or ErrStale: it was not held any more (the
+// session was lost, or an administrator revoked it).
 func (l *Lock) Unlock(ctx context.Context) error {
 	c := l.c
-	seq, ack := c.nextSeq()
-	defer c.done(seq)
-	_, err := c.command(ctx, cmdRelease(c.Session(), seq, ack, l.owner,
-		l.token, l.name), "unlock "+l.name, nil)
-	c.mu.Lock()
-	delete(c.locks, l)
-	c.mu.Unlock()
-	l.cancel(ErrUnlocked)
-	return err
+	var first error
+	for _, n := range l.Names() {
+		seq, ack, err := c.nextSeq(ctx)
+		if err == nil {
+			_, err = c.command(ctx, cmdRelease(c.Session(), seq, ack,
+				l.owner, l.token, n.Name), "unlock "+n.Name, nil)
+			c.done(seq)
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	c.forget(l, ErrUnlocked)
+	return first
 }
 
 // checkName: a lock's name is 1..255 bytes without NUL (ErrName, sent

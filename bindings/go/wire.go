@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"time"
 )
 
 const (
@@ -18,30 +19,49 @@ const (
 	tCommand     = 1
 	tKeepalive   = 2
 	tQuery       = 3
+	tCheck       = 4
 	tStatus      = 5
 	tPing        = 9
+	tList        = 10
 	tAttach      = 11
+	tWatch       = 12
+	tUnwatch     = 13
 	tResult      = 64
 	tNotLeader   = 65
 	tError       = 66
 	tStatusReply = 67
 	tKeepaliveOK = 68
 	tPong        = 69
+	tListReply   = 70
+	tWatchEvent  = 71
 
-	cOpen    = 1
-	cClose   = 2
-	cAcquire = 4
-	cRelease = 5
-	cCancel  = 6
+	flagNames    = 0x0001
+	flagHolders  = 0x0002
+	flagRevoked  = 0x0004
+	flagValues   = 0x0008
+	flagVersions = 0x0010
 
-	kOpened    = 1
-	kClosed    = 2
-	kGranted   = 4
-	kReentered = 5
-	kReleased  = 7
-	kCancelled = 8
-	kHolder    = 9
-	kFree      = 10
+	cOpen     = 1
+	cClose    = 2
+	cAcquire  = 4
+	cRelease  = 5
+	cCancel   = 6
+	cRevoke   = 12
+	cMulti    = 14
+	cRevokeL  = 15
+	cProclaim = 17
+
+	kOpened     = 1
+	kClosed     = 2
+	kGranted    = 4
+	kReentered  = 5
+	kReleased   = 7
+	kCancelled  = 8
+	kHolder     = 9
+	kFree       = 10
+	kCurrent    = 11
+	kProclaimed = 14
+	kWatching   = 15
 
 	waitForever = 0xFFFFFFFF
 )
@@ -94,52 +114,119 @@ func command(version, typ uint8, fields func(w *builder)) []byte {
 	return w.b
 }
 
-func cmdOpen(nonce uint64, ttlMs uint32, hash [32]byte, name string) []byte {
-	return command(2, cOpen, func(w *builder) {
+// cmdOpen is an OPEN: command version 3 when the session has a
+// lock-delay of its own, else 2 (one encoding per command).
+func cmdOpen(nonce uint64, ttlMs, delayMs uint32, hash [32]byte,
+	name string) []byte {
+	version := uint8(2)
+	if delayMs != 0 {
+		version = 3
+	}
+	return command(version, cOpen, func(w *builder) {
 		w.u64(nonce)
 		w.u32(ttlMs)
 		w.bytes(hash[:])
+		if version == 3 {
+			w.u32(delayMs)
+		}
 		w.str(name)
 	})
 }
 
 func cmdClose(session, seq, ack uint64) []byte {
 	return command(2, cClose, func(w *builder) {
-		w.u64(session)
-		w.u64(seq)
-		w.u64(ack)
+		w.session(session, seq, ack)
 	})
 }
 
-// cmdAcquire is an ACQUIRE: a lock's (modes 0 and 1, command version 2)
-// or a semaphore's (mode 2, version 3, with its permits and limit); a
-// command has exactly one encoding (docs/protocol.md, "COMMAND").
-func cmdAcquire(session, seq, ack, owner uint64, waitMs uint32, mode uint8,
-	permits, limit uint32, name string) []byte {
+// session is what every command of a session starts with.
+func (w *builder) session(session, seq, ack uint64) {
+	w.u64(session)
+	w.u64(seq)
+	w.u64(ack)
+}
+
+// cmdAcquire is an ACQUIRE: a lock's (modes 0 and 1, command version 2),
+// a semaphore's (mode 2, version 3, with its permits and limit) or an
+// election candidate's (mode 3, version 3, permits and limit 0, then its
+// value); a command has exactly one encoding (docs/protocol.md,
+// "COMMAND").
+func cmdAcquire(session, seq, ack, owner uint64, a lockArgs,
+	name string) []byte {
 	version := uint8(2)
-	if mode == modeSemaphore {
+	if a.mode >= Semaphore {
 		version = 3
 	}
 	return command(version, cAcquire, func(w *builder) {
-		w.u64(session)
-		w.u64(seq)
-		w.u64(ack)
+		w.session(session, seq, ack)
 		w.u64(owner)
-		w.u32(waitMs)
-		w.u8(mode)
+		w.u32(a.wait)
+		w.u8(uint8(a.mode))
 		if version == 3 {
-			w.u32(permits)
-			w.u32(limit)
+			w.u32(a.permits)
+			w.u32(a.limit)
 		}
 		w.str(name)
+		if a.mode == Election {
+			w.str(a.value)
+		}
+	})
+}
+
+// cmdMulti is a MULTI: every name in `names` at once, each in its mode.
+func cmdMulti(session, seq, ack, owner uint64, waitMs uint32,
+	names []MultiName) []byte {
+	return command(3, cMulti, func(w *builder) {
+		w.session(session, seq, ack)
+		w.u64(owner)
+		w.u32(waitMs)
+		w.u8(uint8(len(names)))
+		for _, n := range names {
+			mode := Exclusive
+			if n.Shared {
+				mode = Shared
+			}
+			w.u8(uint8(mode))
+			w.str(n.Name)
+		}
+	})
+}
+
+func cmdProclaim(session, seq, ack, owner, token uint64, name,
+	value string) []byte {
+	return command(3, cProclaim, func(w *builder) {
+		w.session(session, seq, ack)
+		w.u64(owner)
+		w.u64(token)
+		w.str(name)
+		w.str(value)
+	})
+}
+
+// cmdRevoke ends session `session`; the leader fills in the lock-delay
+// and who revoked it.
+func cmdRevoke(session uint64) []byte {
+	return command(3, cRevoke, func(w *builder) {
+		w.u64(session)
+		w.u32(0)
+		w.str("")
+	})
+}
+
+// cmdRevokeLock takes the grant `token` of `name` from `session`.
+func cmdRevokeLock(session, token uint64, name string) []byte {
+	return command(3, cRevokeL, func(w *builder) {
+		w.u64(session)
+		w.u32(0)
+		w.u64(token)
+		w.str(name)
+		w.str("")
 	})
 }
 
 func cmdRelease(session, seq, ack, owner, token uint64, name string) []byte {
 	return command(2, cRelease, func(w *builder) {
-		w.u64(session)
-		w.u64(seq)
-		w.u64(ack)
+		w.session(session, seq, ack)
 		w.u64(owner)
 		w.u64(token)
 		w.str(name)
@@ -148,9 +235,7 @@ func cmdRelease(session, seq, ack, owner, token uint64, name string) []byte {
 
 func cmdCancel(session, seq, ack, target uint64, name string) []byte {
 	return command(2, cCancel, func(w *builder) {
-		w.u64(session)
-		w.u64(seq)
-		w.u64(ack)
+		w.session(session, seq, ack)
 		w.u64(target)
 		w.str(name)
 	})
@@ -248,4 +333,77 @@ func readFrame(rd io.Reader, hdr []byte) (frame, error) {
 		return frame{}, err
 	}
 	return f, nil
+}
+
+func (r *reader) u16() uint16 { return binary.LittleEndian.Uint16(r.take(2)) }
+
+// readList reads a LIST_REPLY: a LIST's or a holders QUERY's, as `flags`
+// (the request's, echoed in the header) shape each entry.
+func readList(flags uint16, body []byte) ([]Grant, bool, error) {
+	r := reader{b: body}
+	n, more := r.u32(), r.u8()
+	if r.bad || more > 1 || uint64(n)*35 > uint64(len(r.b)) {
+		return nil, false, errShort
+	}
+	gs := make([]Grant, 0, n)
+	for i := uint32(0); i < n; i++ {
+		var g Grant
+		g.Name = r.str()
+		g.Session, g.Owner, g.Token = r.u64(), r.u64(), r.u64()
+		g.Count, g.Waiters = r.u32(), r.u32()
+		if flags&(flagNames|flagHolders) != 0 {
+			g.ClientName = r.str()
+		}
+		if flags&flagHolders != 0 {
+			g.Mode = Mode(r.u8())
+			g.Permits, g.Limit = r.u32(), r.u32()
+			if s := r.u32(); s != 0 {
+				g.Granted = time.Unix(int64(s), 0)
+			}
+		}
+		if flags&flagValues != 0 {
+			g.Value = r.str()
+		}
+		gs = append(gs, g)
+	}
+	if !r.done() {
+		return nil, false, errShort
+	}
+	return gs, more == 1, nil
+}
+
+// readStatus reads a STATUS_REPLY, with the versions when `flags` asked.
+func readStatus(flags uint16, body []byte) (*Status, error) {
+	r := reader{b: body}
+	s := &Status{ID: r.u64(), Role: Role(r.u8()), Term: r.u64(),
+		Leader: r.u64(), Commit: r.u64(), Applied: r.u64(), Last: r.u64(),
+		Sessions: r.u64(), Locks: r.u64(), Waiters: r.u64()}
+	n := r.u8()
+	for i := uint8(0); i < n && !r.bad; i++ {
+		s.Members = append(s.Members, Member{ID: r.u64(), Role: r.u8(),
+			RaftAddress: r.str(), ClientAddress: r.str()})
+	}
+	if flags&flagVersions != 0 {
+		s.Release = r.str()
+		r.u16() // the command, snapshot and container formats
+		r.u16()
+		r.u16()
+	}
+	if !r.done() {
+		return nil, errShort
+	}
+	return s, nil
+}
+
+// readEvent reads a WATCH_EVENT.
+func readEvent(body []byte) (Event, error) {
+	r := reader{b: body}
+	e := Event{Position: Position{Index: r.u64(), Ord: r.u32()},
+		Kind: EventKind(r.u8()), Cause: r.u8(), Mode: Mode(r.u8()),
+		Session: r.u64(), Owner: r.u64(), Token: r.u64(), Permits: r.u32(),
+		Name: r.str(), Value: r.str()}
+	if !r.done() {
+		return e, errShort
+	}
+	return e, nil
 }
