@@ -7,6 +7,7 @@ package baton
 
 import (
 	"context"
+	"errors"
 	"strings"
 )
 
@@ -109,19 +110,41 @@ func (c *Client) Observe(ctx context.Context, name string) (<-chan Grant,
 		from = Position{Index: res.token}
 	}
 	wt, err := c.Watch(ctx, name, from)
+	var first *Grant
+	if errors.Is(err, ErrCompacted) {
+		// The nodes no longer keep the events since the leader was
+		// elected: from now on, and the leader as read after the watch
+		// began (so nothing after is missed; a value proclaimed as it
+		// starts may come twice).
+		if wt, err = c.Watch(ctx, name, Now); err == nil {
+			if first, err = c.Leader(ctx, name); err != nil {
+				wt.Close()
+			} else if first != nil {
+				*first = Grant{Name: first.Name, Session: first.Session,
+					Owner: first.Owner, Token: first.Token, Mode: Election,
+					Value: first.Value}
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	out := make(chan Grant, 1)
+	if first != nil {
+		out <- *first
+	}
 	go func() {
 		defer close(out)
 		defer wt.Close()
 		var last Grant
+		if first != nil {
+			last = *first
+		}
 		for e := range wt.Events() {
 			g := Grant{Name: e.Name, Session: e.Session, Owner: e.Owner,
 				Token: e.Token, Mode: Election, Value: e.Value}
 			switch {
-			case e.Mode != Election:
+			case e.Mode != Election || e.Token < last.Token:
 				continue
 			case e.Kind == Released && e.Token == last.Token:
 				g = Grant{Name: e.Name}

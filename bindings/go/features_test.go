@@ -335,3 +335,39 @@ func TestReads(t *testing.T) {
 		t.Fatalf("status %+v %v", s, err)
 	}
 }
+
+// Observe of a leader elected longer ago than the nodes keep events: it
+// starts from the leader as read, and follows from there.
+func TestObserveAfterCompaction(t *testing.T) {
+	a, o := dialT(t, 10*time.Second), dialT(t, 10*time.Second)
+	ctx := ctxT(t)
+	const name = "go/elect-old"
+	la, err := a.Campaign(ctx, name, "old:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 41; i++ { // 82 events: the nodes keep 64
+		l, err := a.Lock(ctx, "go/elect-old/churn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Unlock(ctx)
+	}
+	if _, err := o.Watch(ctx, name, Position{Index: la.Token()}); !errors.Is(err, ErrCompacted) {
+		t.Fatalf("a watch from the election: %v, want ErrCompacted", err)
+	}
+	seen, err := o.Observe(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := <-seen; g.Value != "old:1" || g.Token != la.Token() {
+		t.Fatalf("observed %+v first, want old:1", g)
+	}
+	if err := la.Proclaim(ctx, "old:2"); err != nil {
+		t.Fatal(err)
+	}
+	if g := <-seen; g.Value != "old:2" || g.Token != la.Token() {
+		t.Fatalf("observed %+v, want old:2", g)
+	}
+	la.Resign(ctx)
+}
