@@ -253,13 +253,13 @@ func (c *Client) acquireOnce(ctx context.Context, name string, owner uint64,
 	wctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	if blocking {
-		go func() {
-			select {
-			case <-ctx.Done():
-				c.cancelWait(wctx, seq, name)
-			case <-wctx.Done():
-			}
-		}()
+		// No goroutine of its own (one per request costs the scheduler
+		// more than the request's own code): the CANCEL's starts only if
+		// ctx ends while the ACQUIRE waits.
+		unwatch := context.AfterFunc(ctx, func() {
+			c.cancelWait(wctx, seq, name)
+		})
+		defer unwatch()
 	} else {
 		wctx = ctx
 	}
