@@ -29,7 +29,7 @@ for f in "$root"/scripts/bench.d/*.sh; do
         tap_check "--help describes the experiment $name" grep -qF -- "$first" <<<"$help"
 done
 for flag in --quick --breakdown --freeze --scale --connections --election-crash \
-        --tls-cost --storms; do
+        --tls-cost --storms --go; do
         tap_check "--help names $flag" grep -qF -- "$flag" <<<"$help"
 done
 
@@ -66,6 +66,8 @@ refused "--storms 0" "--storms: a number of sessions, 1 to 1000000, got 0" \
 refused "--storms without its number" "--storms needs" --storms
 refused "--reconnects 0" "--reconnects: a number of connections, 1 to 100000, got 0" \
         --storms 10 --reconnects 0
+GOBENCH="$tmp/no-such-gobench" refused "--go with a GOBENCH that is not there" \
+        "--go: GOBENCH=$tmp/no-such-gobench is no executable" --go
 
 # A baton-bench that died printing nothing is a failed figure: the
 # standard table counts it, and the run's exit status says so.
@@ -124,6 +126,33 @@ echo "# nodes_cpu_s with a busy loop as the node: $cpu"
 tap_check "--tls-cost reads a node's CPU seconds from /proc" \
         grep -qE '^[0-9]+\.[0-9]{3}$' <<<"$cpu"
 tap_check "--tls-cost: a busy node has used CPU" test "$cpu" != 0.000
+
+# --go's table, from lines made up here: per figure the medians of C and
+# Go, Go ÷ C of the medians and the range of one repetition's pair; a
+# failed Go line leaves its repetition out of the pairs.
+cat >"$tmp/go.jsonl" <<'LINES'
+{"nodes":3,"workload":"uncontended","clients":1,"ops":9000,"ops_per_s":900,"p50_us":1000,"p99_us":2000,"client_cpu_s":1.35,"errors":0,"rep":1,"client":"c","go_cmp":true}
+{"nodes":3,"workload":"uncontended","clients":1,"ops":8100,"ops_per_s":810,"p50_us":1100,"p99_us":2400,"client_cpu_s":1.62,"errors":0,"rep":1,"client":"go","go_cmp":true}
+{"nodes":3,"workload":"uncontended","clients":1,"ops":10000,"ops_per_s":1000,"p50_us":950,"p99_us":1800,"client_cpu_s":1.5,"errors":0,"rep":2,"client":"c","go_cmp":true}
+{"nodes":3,"workload":"uncontended","clients":1,"ops":10500,"ops_per_s":1050,"p50_us":900,"p99_us":1900,"client_cpu_s":2.1,"errors":1,"rep":2,"client":"go","go_cmp":true}
+{"nodes":3,"workload":"uncontended","clients":1,"ops":9500,"ops_per_s":950,"p50_us":980,"p99_us":1900,"client_cpu_s":1.425,"errors":0,"rep":3,"client":"c","go_cmp":true}
+{"failed":true,"rep":3,"client":"go","go_cmp":true}
+{"nodes":3,"workload":"contended","clients":16,"ops":15000,"ops_per_s":1500,"p50_us":9000,"p99_us":15000,"client_cpu_s":1.8,"errors":0,"rep":1,"client":"c","go_cmp":true}
+{"nodes":3,"workload":"contended","clients":16,"ops":14000,"ops_per_s":1400,"p50_us":10000,"p99_us":17000,"client_cpu_s":1.96,"errors":0,"rep":1,"client":"go","go_cmp":true}
+{"nodes":3,"workload":"uncontended","clients":16,"ops":50000,"ops_per_s":5000,"p50_us":3000,"p99_us":7000,"client_cpu_s":4,"errors":0,"rep":1,"tls":"on"}
+LINES
+table=$(
+        # shellcheck source=/dev/null
+        . "$root/scripts/bench.d/summaries.sh"
+        summary_go "$tmp/go.jsonl"
+)
+echo "# ${table//$'\n'/$'\n'# }"
+tap_check "--go's table: medians, Go ÷ C and the repetitions' range, CPU per op" \
+        grep -qxF "| 3 | uncontended | 1 | 950 | 810 | 0.85 | 0.9–1.05 | 980 / 1900 | 900 / 1900 | 150 / 200 | 0 / 1 | 2 |" <<<"$table"
+tap_check "--go's table: contended after uncontended" \
+        grep -qxF "| 3 | contended | 16 | 1500 | 1400 | 0.93 | 0.93–0.93 | 9000 / 15000 | 10000 / 17000 | 120 / 140 | 0 / 0 | 1 |" <<<"$table"
+tap_check "--go's table: lines of other experiments are left out" \
+        test "$(grep -c '^| 3 | uncontended | 16 ' <<<"$table")" -eq 0
 
 # --storms' tables, from lines made up here: the expiry storm's times
 # counted from the first lease running out (burst_at_s + the TTL), and the
