@@ -89,19 +89,10 @@ func (c *Client) Leader(ctx context.Context, name string) (*Grant, error) {
 // observe again).
 func (c *Client) Observe(ctx context.Context, name string) (<-chan Grant,
 	error) {
-	if err := checkName(name); err != nil {
-		return nil, err
-	}
 	// The current leader's grant, and the events from its entry on, tell
 	// its value and everything after; with no leader, the events after
 	// the entry the read saw.
-	var w builder
-	w.str(name)
-	f, err := c.do(ctx, tQuery, 0, w.b, nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := c.resultOf(f, "leader of "+name)
+	res, err := c.query(ctx, name)
 	if err != nil {
 		return nil, err
 	}

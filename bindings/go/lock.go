@@ -369,19 +369,25 @@ type Holder struct {
 	Waiters uint32 // clients waiting for the lock
 }
 
-// Holder reads who holds `name` now, linearizably (from the leader, after
-// everything acknowledged before the call); nil when it is free.
-func (c *Client) Holder(ctx context.Context, name string) (*Holder, error) {
+// query is a plain QUERY's RESULT: HOLDER (the first grant) or FREE, and
+// the index it was read at.
+func (c *Client) query(ctx context.Context, name string) (result, error) {
 	if err := checkName(name); err != nil {
-		return nil, err
+		return result{}, err
 	}
 	var w builder
 	w.str(name)
 	f, err := c.do(ctx, tQuery, 0, w.b, nil)
 	if err != nil {
-		return nil, err
+		return result{}, err
 	}
-	res, err := c.resultOf(f, "query "+name)
+	return c.resultOf(f, "query "+name)
+}
+
+// Holder reads who holds `name` now, linearizably (from the leader, after
+// everything acknowledged before the call); nil when it is free.
+func (c *Client) Holder(ctx context.Context, name string) (*Holder, error) {
+	res, err := c.query(ctx, name)
 	if err != nil || res.kind != kHolder {
 		return nil, err
 	}
