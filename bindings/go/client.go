@@ -120,7 +120,9 @@ type Client struct {
 	lost    error           // the session ended (expired, closed)
 	locks   map[*Lock]bool
 	revoked uint32 // the KEEPALIVE_OK's count of revoked grants, last seen
-	kaPlain bool   // the node refused PROTO_FLAG_REVOKED: keepalives without
+	// kaPlain: a node refused PROTO_FLAG_REVOKED (an earlier release), so
+	// keepalives go without it.
+	kaPlain bool
 
 	closed chan struct{}
 	wg     sync.WaitGroup
