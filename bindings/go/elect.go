@@ -86,7 +86,7 @@ func (c *Client) Leader(ctx context.Context, name string) (*Grant, error) {
 // leader proclaims, and a zero Grant (Token 0) when a leadership ends
 // (before the successor's, if one follows). The channel is closed when ctx ends or the watch
 // under it does (a node that no longer keeps the events it needs:
-// observe again).
+// observe again). ErrKind: the name is a lock's or a semaphore's.
 func (c *Client) Observe(ctx context.Context, name string) (<-chan Grant,
 	error) {
 	// The current leader's grant, and the events from its entry on, tell
@@ -98,6 +98,11 @@ func (c *Client) Observe(ctx context.Context, name string) (<-chan Grant,
 	}
 	from := Position{Index: res.index, Ord: ^uint32(0)}
 	if res.kind == kHolder {
+		// The plain answer does not say the mode: a lock's or a
+		// semaphore's name is refused as Leader refuses it.
+		if _, err := c.Leader(ctx, name); err != nil {
+			return nil, err
+		}
 		from = Position{Index: res.token}
 	}
 	wt, err := c.Watch(ctx, name, from)

@@ -174,6 +174,14 @@ func TestElection(t *testing.T) {
 	if _, err := o.TryLock(ctx, name); !errors.Is(err, ErrKind) {
 		t.Fatalf("an election locked as a lock: %v, want ErrKind", err)
 	}
+	lk, err := o.Lock(ctx, "go/elect-lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Observe(ctx, "go/elect-lock"); !errors.Is(err, ErrKind) {
+		t.Fatalf("Observe of a lock: %v, want ErrKind", err)
+	}
+	lk.Unlock(ctx)
 	if err := la.Resign(ctx); err != nil {
 		t.Fatal(err)
 	}
