@@ -27,11 +27,14 @@ func buildExample(t *testing.T, name string) string {
 	return bin
 }
 
-// started runs `bin` with `args`, and returns its lines as they come.
-func started(t *testing.T, bin string, args ...string) (*exec.Cmd, <-chan string) {
+// started runs `bin` with `args` and the environment with `env` added,
+// returns its lines (stdout and stderr) as they come, and kills it when
+// the test ends.
+func started(t *testing.T, env []string, bin string, args ...string) (*exec.Cmd,
+	<-chan string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +76,7 @@ func await(t *testing.T, lines <-chan string, want string) {
 
 func TestExampleLock(t *testing.T) {
 	bin := buildExample(t, "lock")
-	cmd, lines := started(t, bin, "go/example-lock", "100ms")
+	cmd, lines := started(t, nil, bin, "go/example-lock", "100ms")
 	await(t, lines, "holding go/example-lock, token ")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("examples/lock: %v", err)
@@ -84,9 +87,9 @@ func TestExampleLock(t *testing.T) {
 // the first is stopped (it resigns on SIGTERM).
 func TestExampleLeader(t *testing.T) {
 	bin := buildExample(t, "leader")
-	first, a := started(t, bin, "go/example-db", "10.0.0.1:80")
+	first, a := started(t, nil, bin, "go/example-db", "10.0.0.1:80")
 	await(t, a, `leading go/example-db as "10.0.0.1:80"`)
-	_, b := started(t, bin, "go/example-db", "10.0.0.2:80")
+	_, b := started(t, nil, bin, "go/example-db", "10.0.0.2:80")
 	await(t, b, `leader: "10.0.0.1:80"`)
 	if err := first.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

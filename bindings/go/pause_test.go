@@ -6,12 +6,9 @@ package baton
 // before it does any more work under the lock.
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,31 +57,11 @@ func holderChild(name string) int {
 func pausedHolder(t *testing.T, name string, ignore bool) (after []string,
 	paused time.Time) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "BATON_GO_TEST_HOLDER="+name)
+	env := []string{"BATON_GO_TEST_HOLDER=" + name}
 	if ignore {
-		cmd.Env = append(cmd.Env, "BATON_GO_TEST_IGNORE=1")
+		env = append(env, "BATON_GO_TEST_IGNORE=1")
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
-	lines := make(chan string, 1024)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		io.Copy(io.Discard, out)
-	}()
+	cmd, lines := started(t, env, os.Args[0], "-test.run=^$")
 	next := func() string {
 		select {
 		case l, ok := <-lines:
