@@ -197,6 +197,12 @@ uint32_t lockfsm_session_revoked(const struct lockfsm *f, uint64_t session);
 /* The TTL a live session asked for; 0 if there is no such session. */
 uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session);
 
+/* The lowest seq a new request of `session` may take that no request
+ * the state machine has applied took: above its acknowledged floor and
+ * every outcome it remembers (1 for a session it does not know). For a
+ * host that numbers a client's requests for it (the HTTP API). */
+uint64_t lockfsm_session_next_seq(const struct lockfsm *f, uint64_t session);
+
 /* The hash a live session's OPEN carried (COMMAND_HASH_SIZE bytes, all
  * zero for a session from before hashes, borrowed until `f` changes); NULL
  * if there is no such session. */

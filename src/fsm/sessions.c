@@ -143,6 +143,24 @@ uint32_t lockfsm_session_ttl(const struct lockfsm *f, uint64_t session)
         return s != NULL ? s->ttl_ms : 0;
 }
 
+uint64_t lockfsm_session_next_seq(const struct lockfsm *f, uint64_t session)
+{
+        const struct session *s = state_session(f, session);
+        uint64_t next;
+        unsigned i;
+
+        if (s == NULL) {
+                return 1;
+        }
+        next = s->floor > 0 ? s->floor : 1;
+        for (i = 0; i < s->n_memo; i++) {
+                if (s->memo[i].seq >= next) {
+                        next = s->memo[i].seq + 1;
+                }
+        }
+        return next;
+}
+
 const uint8_t *lockfsm_session_hash(const struct lockfsm *f, uint64_t session)
 {
         const struct session *s = state_session(f, session);

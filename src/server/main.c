@@ -27,6 +27,7 @@
 #include "net/listen.h"
 #include "offline/recover.h"
 #include "offline/restore.h"
+#include "http/httpapi.h"
 #include "ops/certwatch.h"
 #include "ops/looplag.h"
 #include "ops/memtrim.h"
@@ -43,6 +44,7 @@ struct server {
         struct node node;
         struct corehost host;
         struct conn_set conns;
+        struct httpapi http;
         struct metrics metrics;
         struct looplag looplag;
         struct memtrim memtrim;
@@ -72,8 +74,14 @@ static void on_flush(uv_check_t *h)
 {
         struct server *s = h->data;
 
-        corehost_flush(&s->host);
+        /* HTTP requests whose answer led to another frame in the flush
+         * (an ATTACH answered, then the call) go in the same turn. */
+        httpapi_drive(&s->http);
+        do {
+                corehost_flush(&s->host);
+        } while (httpapi_drive(&s->http));
         conn_flush_all(&s->conns);
+        httpapi_flush(&s->http);
 }
 
 static void on_node_closed(struct node *n)
@@ -112,6 +120,7 @@ static void shutdown_now(struct server *s)
         looplag_close(&s->looplag);
         memtrim_close(&s->memtrim);
         conn_close_all(&s->conns);
+        httpapi_close(&s->http);
         corehost_close(&s->host);
         uv_check_stop(&s->flush);
         uv_close((uv_handle_t *)&s->flush, NULL);
@@ -376,6 +385,7 @@ static void on_sighup(uv_signal_t *h, int signum)
                 return;
         }
         conn_set_tls(&s->conns, x);
+        httpapi_reload_tls(&s->http);
         if (node_reload_tls(&s->node, err, sizeof err) != 0) {
                 log_warn("SIGHUP: keeping the raft port's current "
                          "certificates: %s",
@@ -512,6 +522,9 @@ static int start_services(struct server *s)
                 return 1;
         }
         s->conns.cfg = &s->cfg; /* the roles of TLS identities */
+        if (httpapi_start(&s->http, &s->loop, &s->host, &s->cfg) != 0) {
+                return 1;
+        }
         looplag_start(&s->looplag, &s->loop);
         memtrim_start(&s->memtrim, &s->loop, &s->node);
         return start_metrics(s);
@@ -589,15 +602,15 @@ static void start_loop_handles(struct server *s)
  * logging which port and why. */
 static int ports_free(const struct server *s, const struct config_member *self)
 {
-        const char *what[] = {"raft", "client", "metrics"};
-        const char *key[] = {"raft-listen", "client-listen", ""};
+        const char *what[] = {"raft", "client", "metrics", "HTTP API"};
+        const char *key[] = {"raft-listen", "client-listen", "", ""};
         const char *where[] = {s->cfg.raft_listen, s->cfg.client_listen,
-                               s->cfg.metrics_address};
-        const char *told[] = {self->raft_address, self->client_address, ""};
+                               s->cfg.metrics_address, s->cfg.http_listen};
+        const char *told[] = {self->raft_address, self->client_address, "", ""};
         char err[256];
         unsigned i;
 
-        for (i = 0; i < 3; i++) {
+        for (i = 0; i < 4; i++) {
                 if (where[i][0] == '\0' ||
                     listen_probe(where[i], err, sizeof err) == 0) {
                         continue;

@@ -11,8 +11,8 @@
 # directory, BATON_BASE_PORT a free base from $BATON_README_TEST_BASE_PORT,
 # default 25000), so that a cluster of the user's own in .cluster/ is left
 # alone, and TMPDIR (the examples' mktemp -d) in the same scratch directory.
-# The README's own batond example uses fixed ports (7301..7303,
-# 7401..7403): a lock file serialises runs of this test on the machine.
+# The README's own batond example uses fixed ports (7501..7503,
+# 7601..7603): a lock file serialises runs of this test on the machine.
 #
 # The README's commands name build/: only the build in build/ runs this
 # test (another build dir skips it, saying so).
@@ -34,7 +34,7 @@ free_base() {
         local base=${BATON_README_TEST_BASE_PORT:-25000} try p busy
         for try in 0 1 2 3 4 5 6 7; do
                 busy=0
-                for p in 1 2 3 4 5 101 102 103 104 105 201 202 203 204 205; do
+                for p in 1 2 3 4 5 101 102 103 104 105 201 202 203 204 205 301 302 303 304 305; do
                         if ss -Htln "sport = :$((base + p))" 2>/dev/null | grep -q .; then
                                 busy=1
                                 break

@@ -395,12 +395,15 @@ static void bad_member_line(void **state)
 {
         (void)state;
         expect_file_error(GOOD "member = 4 127.0.0.1:7004\n", GOOD_LINES + 1,
-                          "member: expected 'ID RAFT_ADDRESS CLIENT_ADDRESS', "
-                          "got '4 127.0.0.1:7004'");
+                          "member: expected 'ID RAFT_ADDRESS CLIENT_ADDRESS "
+                          "[HTTP_ADDRESS]', got '4 127.0.0.1:7004'");
         expect_file_error("member = 4 127.0.0.1:7004 127.0.0.1:7104 x\n", 1,
-                          "member: expected 'ID RAFT_ADDRESS CLIENT_ADDRESS'");
+                          "member: HTTP address: ");
+        expect_file_error(
+            "member = 4 127.0.0.1:7004 127.0.0.1:7104 127.0.0.1:7304 y\n", 1,
+            "member: expected 'ID RAFT_ADDRESS CLIENT_ADDRESS [HTTP_ADDRESS]'");
         expect_file_error("member =\n", 1,
-                          "member: expected 'ID RAFT_ADDRESS CLIENT_ADDRESS'");
+                          "member: expected 'ID RAFT_ADDRESS CLIENT_ADDRESS");
         expect_file_error("member = four 127.0.0.1:7004 127.0.0.1:7104\n", 1,
                           "member: id 'four' is not a decimal number");
         expect_file_error("member = 0 127.0.0.1:7004 127.0.0.1:7104\n", 1,

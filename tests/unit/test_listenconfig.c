@@ -171,6 +171,9 @@ static void clashes_refused(void **state)
         static const char *const metrics[] = {"--client-listen", "0.0.0.0:7101",
                                               "--metrics-address",
                                               "127.0.0.1:7101", NULL};
+        static const char *const http[] = {"--http-listen", "0.0.0.0:7201",
+                                           "--metrics-address",
+                                           "127.0.0.1:7201", NULL};
         static const char *const apart[] = {"--raft-listen", "0.0.0.0:7001",
                                             "--client-listen", "[::1]:7001",
                                             NULL};
@@ -186,6 +189,8 @@ static void clashes_refused(void **state)
                         "raft-listen [::]:7001");
         refused(metrics, "metrics-address: 127.0.0.1:7101 takes the port of "
                          "client-listen 0.0.0.0:7101");
+        refused(http, "http-listen: 0.0.0.0:7201 takes the port of "
+                      "metrics-address 127.0.0.1:7201");
         /* An IPv4 wildcard and an IPv6 address are separate sockets. */
         assert_int_equal(configure(&c, errmsg, apart), 0);
 }

@@ -46,7 +46,7 @@ int members_parse_pair(const char *raft, const char *client, char *msg,
 
 int members_check(const struct config *c, char *errmsg, size_t errmsg_size)
 {
-        const char *addrs[2 * CONFIG_MAX_MEMBERS + 1];
+        const char *addrs[3 * CONFIG_MAX_MEMBERS + 1];
         char msg[CONFIG_ERRMSG_MAX];
         unsigned n = 0;
         unsigned i;
@@ -92,6 +92,9 @@ int members_check(const struct config *c, char *errmsg, size_t errmsg_size)
                 }
                 addrs[n++] = m->raft_address;
                 addrs[n++] = m->client_address;
+                if (m->http_address[0] != '\0') {
+                        addrs[n++] = m->http_address;
+                }
         }
         for (i = 0; i < n; i++) {
                 for (j = 0; j < i; j++) {
@@ -150,12 +153,16 @@ int members_add(struct config *c, const char *value, char *msg, size_t size)
                         *p++ = '\0';
                 }
         }
-        if (n != 3) {
-                return settings_fail(
-                    msg, size,
-                    "expected 'ID RAFT_ADDRESS CLIENT_ADDRESS', got "
-                    "'%s'",
-                    value);
+        p += strspn(p, " \t");
+        if (n < 3 || *p != '\0') {
+                return settings_fail(msg, size,
+                                     "expected 'ID RAFT_ADDRESS CLIENT_ADDRESS "
+                                     "[HTTP_ADDRESS]', got '%s'",
+                                     value);
+        }
+        if (n == 4 && members_parse_address(fields[3], false, detail,
+                                            sizeof detail) != 0) {
+                return settings_fail(msg, size, "HTTP address: %s", detail);
         }
         if (settings_number(fields[0], 1, UINT64_MAX, &id, detail,
                             sizeof detail) != 0) {
@@ -177,6 +184,9 @@ int members_add(struct config *c, const char *value, char *msg, size_t size)
         m->id = id;
         strcpy(m->raft_address, fields[1]);
         strcpy(m->client_address, fields[2]);
+        if (n == 4) {
+                strcpy(m->http_address, fields[3]);
+        }
         return 0;
 }
 
@@ -202,10 +212,10 @@ static bool clash(const char *a, const char *b)
 int members_listen(struct config *c, char *errmsg, size_t errmsg_size)
 {
         const struct config_member *self = settings_member(c, c->id);
-        const char *name[] = {"raft-listen", "client-listen",
-                              "metrics-address"};
-        const char *how[] = {"", "", ""};
-        const char *addr[3];
+        const char *name[] = {"raft-listen", "client-listen", "metrics-address",
+                              "http-listen"};
+        const char *how[] = {"", "", "", ""};
+        const char *addr[4];
         unsigned i, j;
 
         if (self == NULL) {
@@ -225,7 +235,8 @@ int members_listen(struct config *c, char *errmsg, size_t errmsg_size)
         addr[0] = c->raft_listen;
         addr[1] = c->client_listen;
         addr[2] = c->metrics_address;
-        for (i = 0; i < 3; i++) {
+        addr[3] = c->http_listen;
+        for (i = 0; i < 4; i++) {
                 for (j = 0; j < i; j++) {
                         if (addr[i][0] != '\0' && clash(addr[i], addr[j])) {
                                 return settings_fail(

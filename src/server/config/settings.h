@@ -30,6 +30,10 @@ struct config_member {
         uint64_t id;
         char raft_address[CONFIG_ADDRESS_MAX];   /* host:port, not IPv6 */
         char client_address[CONFIG_ADDRESS_MAX]; /* where clients connect */
+        /* Where its HTTP API is reached ("": not given), the member
+         * line's optional fourth field: a follower's redirect to the
+         * leader names it (docs/http.md). */
+        char http_address[CONFIG_ADDRESS_MAX];
 };
 
 /*
@@ -103,6 +107,14 @@ struct config {
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
         bool metrics_tls;                         /* default false */
         uint32_t metrics_max_connections;         /* default 16 */
+        /* The HTTP/JSON API (src/server/http/, docs/http.md). */
+        char http_listen[CONFIG_ADDRESS_MAX]; /* "" = off */
+        uint32_t http_max_connections;        /* default 1024 */
+        uint32_t http_max_header_bytes;       /* default 8192 */
+        uint32_t http_max_body_bytes;         /* default 16384 */
+        uint32_t http_request_timeout_ms;     /* default 10000 */
+        uint32_t http_idle_timeout_ms;        /* default 60000 */
+        uint32_t http_max_wait_ms;            /* default 300000 */
         uint32_t ready_max_lag;     /* default 1000 entries (GET /ready) */
         uint32_t digest_interval;   /* default 16384 entries; 0 = off */
         char apply_log[PATH_MAX];   /* "" = off; JSON line per fsm event */

@@ -19,18 +19,29 @@ static const struct conn *const_conn(const struct gateway_conn *gw)
 static uint8_t *reserve_op(struct gateway_host *ops, struct gateway_conn *gw,
                            size_t n)
 {
+        struct conn *c = coreconn_conn(gw);
+
         (void)ops;
-        return conn_reserve(coreconn_conn(gw), n);
+        if (c->set->app != NULL) {
+                return c->closing || c->closed
+                           ? NULL
+                           : c->set->app->reserve(c->set->data, c, n);
+        }
+        return conn_reserve(c, n);
 }
 
 static void commit_op(struct gateway_host *ops, struct gateway_conn *gw,
                       size_t n, bool later)
 {
+        struct conn *c = coreconn_conn(gw);
+
         (void)ops;
-        if (later) {
-                conn_commit_later(coreconn_conn(gw), n);
+        if (c->set->app != NULL) {
+                c->set->app->commit(c->set->data, c, n, later);
+        } else if (later) {
+                conn_commit_later(c, n);
         } else {
-                conn_commit(coreconn_conn(gw), n);
+                conn_commit(c, n);
         }
 }
 

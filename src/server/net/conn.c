@@ -17,6 +17,9 @@ static void on_closed(uv_handle_t *h)
         struct conn *c = h->data;
 
         c->set->let_go++;
+        if (c->set->app != NULL) {
+                c->set->app->free(c->set->data, c);
+        }
         tls_conn_destroy(c->tls);
         proto_reader_close(&c->reader);
         free(c->out);
@@ -75,9 +78,16 @@ static void refuse_frame(struct conn *c)
         close_after_error(c, p != NULL, c->reader.err, message);
 }
 
-/* Plaintext from the client: frames, each handed to the gateway. */
+/* Plaintext from the client: frames, each handed to the gateway (or the
+ * bytes to the set's protocol). */
 static void deliver(struct conn *c, const uint8_t *p, size_t left)
 {
+        if (c->set->app != NULL) {
+                if (!c->closing && !c->closed) {
+                        c->set->app->bytes(c->set->data, c, p, left);
+                }
+                return;
+        }
         while (left > 0 && !c->closing && !c->closed) {
                 long used = proto_reader_feed(&c->reader, p, left);
                 if (used < 0) {
@@ -392,7 +402,13 @@ static void on_sweep(uv_timer_t *t)
                                    "handshake within %u ms; closed",
                                    (unsigned long long)c->id, c->peer,
                                    (unsigned)s->limits.handshake_timeout_ms);
-                } else if (now - c->last_rx >= s->limits.idle_timeout_ms) {
+                } else if (c->deadline != 0 && now >= c->deadline &&
+                           s->app != NULL) {
+                        c->deadline = 0;
+                        s->app->expired(s->data, c);
+                        continue;
+                } else if (!c->busy &&
+                           now - c->last_rx >= s->limits.idle_timeout_ms) {
                         log_debug("client connection %llu from %s: idle for "
                                   "%u ms; closed",
                                   (unsigned long long)c->id, c->peer,
@@ -457,6 +473,33 @@ int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
         uv_timer_init(loop, &s->later_timer);
         s->later_timer.data = s;
         return 0;
+}
+
+void conn_set_app(struct conn_set *s, const struct conn_app *app)
+{
+        s->app = app;
+}
+
+void conn_close_after(struct conn *c)
+{
+        if (c->closed) {
+                return;
+        }
+        c->closing = true;
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        mark_dirty(c);
+}
+
+void conn_hold_reads(struct conn *c, bool hold)
+{
+        if (c->closed || c->closing || c->paused) {
+                return;
+        }
+        if (hold) {
+                uv_read_stop((uv_stream_t *)&c->tcp);
+        } else {
+                uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+        }
 }
 
 void conn_set_tls(struct conn_set *s, struct tls_ctx *tls)
@@ -575,8 +618,16 @@ void conn_commit_later(struct conn *c, size_t n)
 
 void conn_fail(struct conn *c, uint64_t id, int status, const char *message)
 {
-        uint8_t *p = conn_reserve(c, PROTO_HEADER_SIZE + 5 + 256);
+        uint8_t *p;
         size_t n;
+
+        if (c->set->app != NULL) {
+                if (!c->closing && !c->closed) {
+                        c->set->app->fail(c->set->data, c, status, message);
+                }
+                return;
+        }
+        p = conn_reserve(c, PROTO_HEADER_SIZE + 5 + 256);
 
         if (p != NULL) {
                 n = proto_write_error(p, PROTO_HEADER_SIZE + 5 + 256, id,

@@ -28,6 +28,33 @@ typedef void (*conn_frame_cb)(void *data, struct conn *c,
 /* A connection is going away: drop every reference to it. */
 typedef void (*conn_gone_cb)(void *data, struct conn *c);
 
+/*
+ * A protocol other than Baton's frames on a set's connections (the HTTP
+ * API, src/server/http/): the TLS, limits and timeouts stay the set's,
+ * and the bytes and the refusals are the protocol's. Each op gets the
+ * set's `data`. A set without one reads frames.
+ */
+struct conn_app {
+        /* Plaintext from the client, in order; `p` is borrowed. */
+        void (*bytes)(void *data, struct conn *c, const uint8_t *p, size_t n);
+        /* Refuse the connection with BATON_E* `status` (too many, plain
+         * text on the TLS port, ...): write what the protocol says for it
+         * with conn_reserve() and conn_commit(), then close it as
+         * conn_fail() would (conn_close_after()). */
+        void (*fail)(void *data, struct conn *c, int status,
+                     const char *message);
+        /* `c`'s deadline (conn_set_deadline()) passed: answer, and close. */
+        void (*expired)(void *data, struct conn *c);
+        /* `c` is being freed: free what c->app holds. */
+        void (*free)(void *data, struct conn *c);
+        /* The request core's answers to `c` (its connection ops, through
+         * coreconn.c): room for one frame of `n` bytes (NULL: none, as
+         * conn_reserve()), and that frame whole (`later`: a watch event,
+         * which may wait for company), for the protocol to translate. */
+        uint8_t *(*reserve)(void *data, struct conn *c, size_t n);
+        void (*commit)(void *data, struct conn *c, size_t n, bool later);
+};
+
 struct conn {
         uv_tcp_t tcp;
         struct conn_set *set;
@@ -65,6 +92,13 @@ struct conn {
          * accept; net writes only gw.role, at the TLS handshake, for its
          * own log line. */
         struct gateway_conn gw;
+        /* The set's protocol's record of it (struct conn_app), if any. */
+        void *app;
+        /* uv_now() after which the sweep ends the connection (the app's
+         * expired(); 0: none), and whether it is `busy`: serving a
+         * request or a stream, so that no idle timeout applies. */
+        uint64_t deadline;
+        bool busy;
 };
 
 /* What a client may take of a node, and for how long. */
@@ -100,6 +134,7 @@ struct conn_set {
         uint32_t let_go;      /* connections closed or rested since a trim */
         conn_frame_cb on_frame;
         conn_gone_cb on_gone;
+        const struct conn_app *app; /* NULL: Baton's frames */
         void *data;
         char rbuf[65536];
         uint8_t plain[16384]; /* one TLS record's plaintext at a time */
@@ -116,6 +151,17 @@ struct conn_set {
 int conn_listen(struct conn_set *s, uv_loop_t *loop, const char *address,
                 const struct conn_limits *limits, struct tls_ctx *tls,
                 conn_frame_cb on_frame, conn_gone_cb on_gone, void *data);
+
+/* Read `app`'s protocol (borrowed for the set's life) on the set's
+ * connections instead of frames: set right after conn_listen(). */
+void conn_set_app(struct conn_set *s, const struct conn_app *app);
+
+/* Close `c` once its queued output is written, reading nothing more. */
+void conn_close_after(struct conn *c);
+
+/* Stop, or start again, reading from `c` (a protocol that takes one
+ * request at a time and holds the rest back). */
+void conn_hold_reads(struct conn *c, bool hold);
 
 /* New connections use `tls` from now on (ownership transferred); existing
  * ones keep theirs. For rotating certificates on SIGHUP. */

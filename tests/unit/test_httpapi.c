@@ -1,0 +1,393 @@
+/* Unit tests for the HTTP API's pure parts: requests read within their
+ * limits (httpreq.c: pipelining, chunked bodies, oversized heads and
+ * bodies, bad methods and versions, query decoding), requests read into
+ * calls (apicall.c: routes, methods, fields, headers, refusals), the seqs
+ * handed out per session (apiseq.c) and the answers' HTTP statuses and
+ * JSON (apireply.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../include/baton/errors.h"
+#include "../../src/fsm/lockfsm.h"
+#include "../../src/proto/reply.h"
+#include "../../src/server/http/apicall.h"
+#include "../../src/server/http/apireply.h"
+#include "../../src/server/http/apiseq.h"
+#include "../../src/server/net/httpreq.h"
+
+static const struct httpreq_limits limits = {1024, 2048};
+
+/* Feed all of `s`; the request must come out whole. */
+static void read_whole(struct httpreq *r, const char *s)
+{
+        long used;
+
+        httpreq_init(r, &limits);
+        used = httpreq_feed(r, s, strlen(s));
+        assert_int_equal(used, (long)strlen(s));
+        assert_true(r->complete);
+}
+
+/* Feed `s` and expect a refusal with HTTP `status`. */
+static void refused(const char *s, size_t n, int status)
+{
+        struct httpreq r;
+
+        httpreq_init(&r, &limits);
+        assert_int_equal(httpreq_feed(&r, s, n), -1);
+        assert_int_equal(r.status, status);
+        assert_non_null(r.reason);
+        httpreq_close(&r);
+}
+
+static void request_read_with_its_headers_and_body(void **state)
+{
+        struct httpreq r;
+        char path[64], v[64];
+
+        (void)state;
+        read_whole(&r, "POST /v1/lock/acquire?x=a%2Fb+c HTTP/1.1\r\n"
+                       "Host: h\r\nBaton-Session: 12\r\n"
+                       "baton-secret: 00ff\r\nContent-Length: 4\r\n\r\n"
+                       "{}\r\n");
+        assert_int_equal(r.method, HTTP_POST);
+        assert_int_equal(httpreq_path(&r, path, sizeof path), 16);
+        assert_string_equal(path, "/v1/lock/acquire");
+        assert_string_equal(httpreq_header(&r, HTTPREQ_SESSION), "12");
+        assert_string_equal(httpreq_header(&r, HTTPREQ_SECRET), "00ff");
+        assert_null(httpreq_header(&r, HTTPREQ_IDEMPOTENCY));
+        assert_int_equal(r.body_len, 4);
+        assert_int_equal(httpreq_query(&r, "x", v, sizeof v), 5);
+        assert_string_equal(v, "a/b c");
+        assert_int_equal(httpreq_query(&r, "y", v, sizeof v), -1);
+        assert_true(r.keep_alive);
+        httpreq_close(&r);
+}
+
+static void pipelined_requests_one_at_a_time(void **state)
+{
+        const char two[] = "GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n"
+                           "Connection: close\r\n\r\n";
+        struct httpreq r;
+        char path[8];
+        long used;
+
+        (void)state;
+        httpreq_init(&r, &limits);
+        used = httpreq_feed(&r, two, sizeof two - 1);
+        assert_int_equal(used, 19);
+        assert_true(r.complete);
+        httpreq_path(&r, path, sizeof path);
+        assert_string_equal(path, "/a");
+        /* Nothing more is taken until the first is answered. */
+        assert_int_equal(httpreq_feed(&r, two + used, 5), 0);
+        httpreq_next(&r);
+        assert_int_equal(httpreq_feed(&r, two + used, sizeof two - 1 - 19),
+                         (long)(sizeof two - 1 - 19));
+        httpreq_path(&r, path, sizeof path);
+        assert_string_equal(path, "/b");
+        assert_false(r.keep_alive);
+        httpreq_close(&r);
+}
+
+static void bytes_one_by_one_and_chunked_body(void **state)
+{
+        const char s[] = "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+                         "\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
+        struct httpreq r;
+        size_t i;
+
+        (void)state;
+        httpreq_init(&r, &limits);
+        for (i = 0; i < sizeof s - 1; i++) {
+                assert_int_equal(httpreq_feed(&r, s + i, 1), 1);
+        }
+        assert_true(r.complete);
+        assert_string_equal(r.body, "abcde");
+        httpreq_close(&r);
+}
+
+static void oversized_and_malformed_requests_refused(void **state)
+{
+        char big[2000];
+        char body[256];
+
+        (void)state;
+        memset(big, 'a', sizeof big);
+        memcpy(big, "GET /", 5);
+        refused(big, sizeof big, 431);
+        snprintf(body, sizeof body,
+                 "POST /x HTTP/1.1\r\nContent-Length: 4096\r\n\r\n");
+        refused(body, strlen(body), 413);
+        refused("BREW /x HTTP/1.1\r\n\r\n", 20, 405);
+        refused("GET /x HTTP/2.0\r\n\r\n", 19, 505);
+        refused(
+            "GET /x HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n",
+            55, 400);
+        refused(
+            "GET /x HTTP/1.1\r\nBaton-Session: 1\r\nBaton-Session: 2\r\n\r\n",
+            54, 400);
+        refused("\x16\x03\x01\x00", 4, 405);
+}
+
+static void chunked_body_over_the_limit_refused(void **state)
+{
+        char s[4200];
+        int n;
+
+        (void)state;
+        n = snprintf(s, sizeof s,
+                     "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "900\r\n");
+        memset(s + n, 'x', 0x900);
+        refused(s, (size_t)n + 0x900, 413);
+}
+
+/* Read the request of `head` (request line and headers, each ending in
+ * CRLF) and `body` (NULL: none) into a call: 0 or the refusal's HTTP
+ * status. */
+static int call_of(const char *head, const char *body, struct api_call *call,
+                   struct api_refusal *why)
+{
+        char req[2048];
+        struct httpreq r;
+        int rv;
+
+        if (body != NULL) {
+                snprintf(req, sizeof req, "%sContent-Length: %zu\r\n\r\n%s",
+                         head, strlen(body), body);
+        } else {
+                snprintf(req, sizeof req, "%s\r\n", head);
+        }
+        read_whole(&r, req);
+        rv = apicall_read(&r, 60000, call, why);
+        httpreq_close(&r);
+        return rv == 0 ? 0 : why->http;
+}
+
+#define SESSION_HEADERS                                                        \
+        "Baton-Session: 7\r\nBaton-Secret: "                                   \
+        "000102030405060708090a0b0c0d0e0f\r\n"
+
+static void acquire_call_read(void **state)
+{
+        const char head[] = "POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS
+                            "Idempotency-Key: 9\r\n";
+        const char body[] = "{\"name\":\"jobs\",\"mode\":\"shared\","
+                            "\"wait_ms\":500,\"owner\":\"3\"}";
+        struct api_call c;
+        struct api_refusal why;
+
+        (void)state;
+        assert_int_equal(call_of(head, body, &c, &why), 0);
+        assert_int_equal(c.op, API_LOCK_ACQUIRE);
+        assert_true(c.needs_session);
+        assert_int_equal(c.session, 7);
+        assert_int_equal(c.secret[15], 15);
+        assert_int_equal(c.seq, 9);
+        assert_string_equal(c.name, "jobs");
+        assert_int_equal(c.mode, COMMAND_MODE_SHARED);
+        assert_int_equal(c.wait_ms, 500);
+        assert_int_equal(c.owner, 3);
+}
+
+static void multi_lock_call_read(void **state)
+{
+        const char head[] =
+            "POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS;
+        const char body[] = "{\"locks\":[{\"name\":\"a\"},{\"name\":\"b\","
+                            "\"mode\":\"shared\"}]}";
+        struct api_call c;
+        struct api_refusal why;
+
+        (void)state;
+        assert_int_equal(call_of(head, body, &c, &why), 0);
+        assert_int_equal(c.n_names, 2);
+        assert_int_equal(c.list_len, 2 + 1 + 2 + 1);
+}
+
+/* Each request is refused with its HTTP status and BATON_E* code, and the
+ * message names the problem. */
+static void bad_calls_refused_by_name(void **state)
+{
+#define ACQ "POST /v1/lock/acquire HTTP/1.1\r\n"
+        static const struct {
+                const char *head;
+                const char *body;
+                int http;
+                int code;
+                const char *says;
+        } cases[] = {
+            {"GET /v2/x HTTP/1.1\r\n", NULL, 404, BATON_EINVAL, "no such"},
+            {"DELETE /v1/session HTTP/1.1\r\n", NULL, 405, BATON_EINVAL,
+             "DELETE"},
+            {ACQ, "{}", 401, BATON_EPERM, "Baton-Secret"},
+            {ACQ SESSION_HEADERS, "{\"na\"", 400, BATON_EINVAL, "not JSON"},
+            {ACQ SESSION_HEADERS, "[]", 400, BATON_EINVAL, "object"},
+            {ACQ SESSION_HEADERS, "{}", 400, BATON_EINVAL, "name is required"},
+            {ACQ SESSION_HEADERS, "{\"name\":\"\"}", 400, BATON_ENAME,
+             "1..255"},
+            {ACQ SESSION_HEADERS, "{\"name\":\"a\",\"colour\":1}", 400,
+             BATON_EINVAL, "unknown field colour"},
+            {ACQ SESSION_HEADERS, "{\"name\":\"a\",\"wait_ms\":600000}", 400,
+             BATON_EINVAL, "wait_ms"},
+            {ACQ SESSION_HEADERS, "{\"name\":\"a\",\"owner\":-1}", 400,
+             BATON_EINVAL, "owner"},
+            {ACQ SESSION_HEADERS, "{\"name\":\"a\",\"mode\":\"sharp\"}", 400,
+             BATON_EINVAL, "exclusive, shared or semaphore"},
+            {ACQ SESSION_HEADERS, "{\"name\":\"a\",\"permits\":2}", 400,
+             BATON_EINVAL, "semaphore"},
+            {ACQ SESSION_HEADERS, "{\"name\":\"a\",\"name\":\"b\"}", 400,
+             BATON_EINVAL, "duplicate"},
+            {ACQ "Baton-Session: x\r\nBaton-Secret: 00\r\n", "{}", 400,
+             BATON_EINVAL, "Baton-Session"},
+            {ACQ "Baton-Session: 1\r\nBaton-Secret: 0011\r\n", "{}", 400,
+             BATON_EINVAL, "32 hex"},
+            {ACQ SESSION_HEADERS "Idempotency-Key: 0\r\n", "{}", 400,
+             BATON_EINVAL, "Idempotency-Key"},
+            {"GET /v1/lock/holders HTTP/1.1\r\n", NULL, 400, BATON_EINVAL,
+             "name is required"},
+            {"GET /v1/lock/holders?name=a&x=1 HTTP/1.1\r\n", NULL, 400,
+             BATON_EINVAL, "unknown parameter x"},
+            {"GET /v1/lock/check?name=a&token=z HTTP/1.1\r\n", NULL, 400,
+             BATON_EINVAL, "token"},
+            {"GET /v1/lock/holders?name=a%00b HTTP/1.1\r\n", NULL, 400,
+             BATON_EINVAL, "malformed"},
+            {"GET /v1/watch?name=a&prefix=b HTTP/1.1\r\n", NULL, 400,
+             BATON_EINVAL, "not both"},
+            {"GET /v1/watch?name=a HTTP/1.1\r\nLast-Event-ID: 7\r\n", NULL, 400,
+             BATON_EINVAL, "INDEX.ORD"},
+            {"GET /v1/status HTTP/1.1\r\n", "{}", 400, BATON_EINVAL,
+             "no request body"},
+            {"POST /v1/lock/revoke HTTP/1.1\r\n",
+             "{\"name\":\"a\",\"session\":3}", 400, BATON_EINVAL,
+             "token is required"},
+        };
+#undef ACQ
+        struct api_call c;
+        struct api_refusal why;
+        size_t i;
+
+        (void)state;
+        for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                memset(&why, 0, sizeof why);
+                if (call_of(cases[i].head, cases[i].body, &c, &why) !=
+                        cases[i].http ||
+                    why.code != cases[i].code ||
+                    strstr(why.message, cases[i].says) == NULL) {
+                        fail_msg("case %zu: %d %d '%s', expected %d %d '%s'", i,
+                                 why.http, why.code, why.message, cases[i].http,
+                                 cases[i].code, cases[i].says);
+                }
+        }
+}
+
+static void watch_position_from_last_event_id(void **state)
+{
+        struct api_call c;
+        struct api_refusal why;
+
+        (void)state;
+        assert_int_equal(
+            call_of("GET /v1/watch?prefix=jobs/&from=3.1 HTTP/1.1\r\n"
+                    "Last-Event-ID: 40.2\r\n",
+                    NULL, &c, &why),
+            0);
+        assert_true(c.prefix);
+        assert_string_equal(c.name, "jobs/");
+        assert_int_equal(c.from_index, 40);
+        assert_int_equal(c.from_ord, 2);
+        assert_int_equal(
+            call_of("GET /v1/watch?prefix= HTTP/1.1\r\n", NULL, &c, &why), 0);
+        assert_int_equal(c.name_len, 0);
+}
+
+/* Two writes of one session out at once never share a seq; a given key
+ * is used as it is; the state machine's seqs come first. */
+static void seqs_per_session(void **state)
+{
+        struct lockfsm_limits l;
+        struct lockfsm *f;
+        struct apiseqs s;
+
+        (void)state;
+        lockfsm_limits_default(&l);
+        f = lockfsm_create(&l, NULL);
+        assert_non_null(f);
+        apiseqs_init(&s);
+        assert_int_equal(apiseqs_take(&s, f, 5, 0), 1);
+        assert_int_equal(apiseqs_take(&s, f, 5, 0), 2);
+        assert_int_equal(apiseqs_take(&s, f, 6, 0), 1);
+        assert_int_equal(apiseqs_take(&s, f, 5, 10), 10);
+        assert_int_equal(apiseqs_take(&s, f, 5, 0), 11);
+        apiseqs_put(&s, 5);
+        apiseqs_put(&s, 5);
+        apiseqs_put(&s, 5);
+        apiseqs_put(&s, 5);
+        /* None out: the state machine numbers again (it knows none). */
+        assert_int_equal(apiseqs_take(&s, f, 5, 0), 1);
+        apiseqs_close(&s);
+        lockfsm_destroy(f);
+}
+
+static void statuses_fit_the_errors(void **state)
+{
+        (void)state;
+        assert_int_equal(apireply_http_status(BATON_EBUSY), 409);
+        assert_int_equal(apireply_http_status(BATON_ENOSESSION), 404);
+        assert_int_equal(apireply_http_status(BATON_EEXPIRED), 410);
+        assert_int_equal(apireply_http_status(BATON_EPERM), 403);
+        assert_int_equal(apireply_http_status(BATON_EUNAVAILABLE), 503);
+        assert_int_equal(apireply_http_status(BATON_ENOTLEADER), 503);
+        assert_int_equal(apireply_http_status(BATON_ETOOMANYWAITERS), 429);
+        assert_int_equal(apireply_http_status(BATON_ENAME), 400);
+}
+
+static void busy_answer_names_the_holder(void **state)
+{
+        struct proto_result r = {.status = BATON_EBUSY, .token = 41};
+        struct api_call call = {.op = API_LOCK_ACQUIRE};
+        struct proto_header h;
+        struct api_answer a;
+        uint8_t frame[128];
+        size_t n;
+
+        (void)state;
+        n = proto_write_result(frame, sizeof frame, 3, 0, &r);
+        assert_true(n > 0);
+        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
+        assert_int_equal(apireply_read(&call, &h, frame + 16, &a), 0);
+        assert_int_equal(a.http, 409);
+        assert_string_equal(json_string_value(json_object_get(a.body, "error")),
+                            "BATON_EBUSY");
+        assert_int_equal(
+            json_integer_value(json_object_get(a.body, "holder_token")), 41);
+        json_decref(a.body);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(request_read_with_its_headers_and_body),
+            cmocka_unit_test(pipelined_requests_one_at_a_time),
+            cmocka_unit_test(bytes_one_by_one_and_chunked_body),
+            cmocka_unit_test(oversized_and_malformed_requests_refused),
+            cmocka_unit_test(chunked_body_over_the_limit_refused),
+            cmocka_unit_test(acquire_call_read),
+            cmocka_unit_test(multi_lock_call_read),
+            cmocka_unit_test(bad_calls_refused_by_name),
+            cmocka_unit_test(watch_position_from_last_event_id),
+            cmocka_unit_test(seqs_per_session),
+            cmocka_unit_test(statuses_fit_the_errors),
+            cmocka_unit_test(busy_answer_names_the_holder),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
