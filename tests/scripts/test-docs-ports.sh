@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # The documents name one set of ports, printing TAP. On several hosts every
-# node uses raft 7001, clients 7101 and metrics 7201 (deploy/README.md);
-# a cluster on one host (scripts/cluster, deploy/'s example configs) uses
-# 7001-7005, 7101-7105 and 7201-7205, one of each per node; README.md's
-# batond example runs on 7301-7303 and 7401-7403 beside a scripts/cluster
-# cluster, and says so.
+# node uses raft 7001, clients 7101, metrics 7201 and the HTTP API 7301
+# (deploy/README.md, docs/http.md); a cluster on one host (scripts/cluster,
+# deploy/'s example configs) uses 7001-7005, 7101-7105, 7201-7205 and
+# 7301-7305, one of each per node; README.md's batond example runs on
+# 7501-7503 and 7601-7603 beside a scripts/cluster cluster, and says so.
 #
 # Checked, in README.md, docs/*.md, deploy/README.md and man/*: every
 # HOST:PORT with a port in 7000..7999 (Baton's), and any other port on a
 # line about Baton's addresses (member lines, endpoints, metrics-address,
 # client-listen, raft-listen, /metrics, /health, /ready). A host that is
 # not loopback (127.0.0.0/8, localhost, [::1]) is another host, or a
-# wildcard bind (0.0.0.0, [::]) on one: its port must be 7001, 7101 or
-# 7201. Names under .invalid are deliberate mistakes and skipped; values
+# wildcard bind (0.0.0.0, [::]) on one: its port must be 7001, 7101,
+# 7201 or 7301. Names under .invalid are deliberate mistakes and skipped; values
 # of other programs (a database address in an election) carry other
 # ports on other lines. A case first runs the check on a text with a
 # wrong port of each kind, which must fail: the check can fail.
@@ -33,22 +33,24 @@ scan() {
                 local = host ~ /^127\./ || host == "localhost" ||
                         host == "[::1]"
                 if (!local) {
-                        if (port == 7001 || port == 7101 || port == 7201) {
+                        if (port == 7001 || port == 7101 || port == 7201 ||
+                            port == 7301) {
                                 return ""
                         }
-                        return "another host (or a wildcard bind) uses raft 7001, clients 7101, metrics 7201"
+                        return "another host (or a wildcard bind) uses raft 7001, clients 7101, metrics 7201, HTTP 7301"
                 }
                 if ((port >= 7001 && port <= 7005) ||
                     (port >= 7101 && port <= 7105) ||
-                    (port >= 7201 && port <= 7205)) {
+                    (port >= 7201 && port <= 7205) ||
+                    (port >= 7301 && port <= 7305)) {
                         return ""
                 }
                 if (readme == "README.md" && file !~ /deploy/ &&
-                    ((port >= 7301 && port <= 7303) ||
-                     (port >= 7401 && port <= 7403))) {
+                    ((port >= 7501 && port <= 7503) ||
+                     (port >= 7601 && port <= 7603))) {
                         return ""
                 }
-                return "a one-host cluster uses 7001-7005, 7101-7105, 7201-7205"
+                return "a one-host cluster uses 7001-7005, 7101-7105, 7201-7205, 7301-7305"
         }
         {
                 line = $0
@@ -101,7 +103,7 @@ export BATON_ENDPOINTS=10.0.0.1:7101,10.0.0.2:7102,10.0.0.3:7103
 client-listen = 0.0.0.0:7102
 curl http://baton1.example.net:9101/metrics
 metrics-address = 127.0.0.1:9101
-member = 1 127.0.0.1:7301 127.0.0.1:7401
+member = 1 127.0.0.1:7501 127.0.0.1:7601
 END
 out=$(scan "$tmp/wrong.md")
 got=$(printf '%s\n' "$out" | grep -c .)
