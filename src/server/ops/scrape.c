@@ -6,10 +6,11 @@
 
 #include "../../../include/baton/errors.h"
 #include "../base/log.h"
+#include "../net/httpreq.h"
 #include "../net/listen.h"
 #include "scrapegate.h"
 
-/* One connection: read the request head (bounded), answer, close. */
+/* One connection: read the request (bounded), answer, close. */
 struct scrape {
         uv_tcp_t tcp;
         struct scrape_server *server;
@@ -19,8 +20,7 @@ struct scrape {
         bool sniffed; /* the first byte told TLS from plain HTTP */
         bool answered;
         bool closing;
-        char head[2048];
-        size_t head_len;
+        struct httpreq req; /* read with http_parser (httpreq.h) */
         char rbuf[4096];
 };
 
@@ -37,6 +37,7 @@ static void on_closed(uv_handle_t *h)
         struct scrape *s = h->data;
 
         tls_conn_destroy(s->tls);
+        httpreq_close(&s->req);
         free(s);
 }
 
@@ -107,26 +108,6 @@ static void send_sealed(struct scrape *s, bool last)
         free(p);
 }
 
-/* The request line's target, "" when there is none: "GET /ready?x
- * HTTP/1.0" gives "/ready". */
-static void request_path(const char *head, char *path, size_t cap)
-{
-        const char *p = strchr(head, ' ');
-        size_t n;
-
-        path[0] = '\0';
-        if (p == NULL) {
-                return;
-        }
-        p++;
-        n = strcspn(p, " ?\r\n");
-        if (n >= cap) {
-                n = cap - 1;
-        }
-        memcpy(path, p, n);
-        path[n] = '\0';
-}
-
 static const char *reason_phrase(int status)
 {
         switch (status) {
@@ -134,8 +115,10 @@ static const char *reason_phrase(int status)
                 return "OK";
         case 403:
                 return "Forbidden";
-        default:
+        case 503:
                 return "Service Unavailable";
+        default:
+                return "Bad Request";
         }
 }
 
@@ -152,7 +135,7 @@ static void reply(struct scrape *s)
 
         s->answered = true;
         uv_read_stop((uv_stream_t *)&s->tcp);
-        request_path(s->head, path, sizeof path);
+        httpreq_path(&s->req, path, sizeof path);
         req.path = path;
         req.tls = s->tls != NULL;
         req.identity = s->tls != NULL ? tls_peer(s->tls) : "";
@@ -181,18 +164,34 @@ static void reply(struct scrape *s)
         free(text);
 }
 
-/* Plaintext of the request: the head ends with an empty line. */
+/* A request that could not be read: its status and why, then close. */
+static void refuse(struct scrape *s)
+{
+        char text[256];
+        int n;
+
+        s->answered = true;
+        uv_read_stop((uv_stream_t *)&s->tcp);
+        n = snprintf(text, sizeof text,
+                     "HTTP/1.0 %d %s\r\nContent-Type: text/plain\r\n"
+                     "Connection: close\r\n\r\n%s\n",
+                     s->req.status, reason_phrase(s->req.status),
+                     s->req.reason);
+        if (s->tls == NULL) {
+                send_bytes(s, text, (size_t)n, true);
+        } else if (tls_write(s->tls, (const uint8_t *)text, (size_t)n) == 0) {
+                send_sealed(s, true);
+        } else {
+                drop(s);
+        }
+}
+
+/* Plaintext of the request, read as the HTTP API's are (httpreq.h). */
 static void take_head(struct scrape *s, const char *p, size_t n)
 {
-        if (n + s->head_len >= sizeof s->head) {
-                drop(s); /* a head larger than any scraper sends */
-                return;
-        }
-        memcpy(s->head + s->head_len, p, n);
-        s->head_len += n;
-        s->head[s->head_len] = '\0';
-        if (strstr(s->head, "\r\n\r\n") != NULL ||
-            strstr(s->head, "\n\n") != NULL) {
+        if (httpreq_feed(&s->req, p, n) < 0) {
+                refuse(s);
+        } else if (s->req.complete) {
                 reply(s);
         }
 }
@@ -287,6 +286,8 @@ static void on_connection(uv_stream_t *listener, int status)
         }
         s->server = srv;
         s->started = uv_now(srv->loop);
+        /* A head larger than any scraper sends, and no body. */
+        httpreq_init(&s->req, &(struct httpreq_limits){2048, 1024});
         uv_tcp_init(srv->loop, &s->tcp);
         s->tcp.data = s;
         queue_push_tail(&srv->open, &s->link);
