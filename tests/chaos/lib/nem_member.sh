@@ -105,7 +105,7 @@ member_conf() {
         {
                 grep -v '^member = ' "$RUN/nodes/n$i/node.conf"
                 for j in $( (member_list; echo "$i") | sort -nu); do
-                        echo "member = $j $(node_raft_addr "$j") $(node_client_addr "$j")"
+                        echo "member = $j $(node_raft_addr "$j") $(node_client_addr "$j") $(node_http_addr "$j")"
                 done
                 echo "join = $2"
         } >"$RUN/nodes/n$i/node.conf.new"

@@ -77,6 +77,14 @@ node_client_addr() {
                 echo "127.0.0.1:$((PORT_BASE + 100 + $1))"
         fi
 }
+# The HTTP API's: between the client ports and the next run's base.
+node_http_addr() {
+        if [ "$NETWORK" = netns ]; then
+                echo "10.199.0.$1:7301"
+        else
+                echo "127.0.0.1:$((PORT_BASE + 150 + $1))"
+        fi
+}
 # "ip netns exec NS " for process $1 (n3, w2, ctl), or nothing on loopback.
 ns_exec() {
         [ "$NETWORK" = netns ] && echo "ip netns exec $P-$1 "
@@ -90,7 +98,8 @@ net_pick_ports() {
                 busy=0
                 for i in $(seq 1 "${SLOTS:-$NODES}"); do
                         if ss -Htln "sport = :$((b + i))" 2>/dev/null | grep -q . ||
-                                ss -Htln "sport = :$((b + 100 + i))" 2>/dev/null | grep -q .; then
+                                ss -Htln "sport = :$((b + 100 + i))" 2>/dev/null | grep -q . ||
+                                ss -Htln "sport = :$((b + 150 + i))" 2>/dev/null | grep -q .; then
                                 busy=1
                         fi
                 done

@@ -101,8 +101,10 @@ node_conf() {
                         echo "snapshot-threshold = $SNAP_THRESHOLD"
                         echo "snapshot-trailing = $SNAP_TRAILING"
                 fi
+                # The HTTP API too (the http-counter workload's).
+                echo "http-listen = $(node_http_addr "$i")"
                 for j in $(seq 1 "$NODES"); do
-                        echo "member = $j $(node_raft_addr "$j") $(node_client_addr "$j")"
+                        echo "member = $j $(node_raft_addr "$j") $(node_client_addr "$j") $(node_http_addr "$j")"
                 done
                 # TLS, as users run it (tls_setup made the files).
                 echo "tls-ca = $RUN/tls/ca.crt"
@@ -225,7 +227,11 @@ worker_start() {
                 return
         fi
         cmd="$(ns_exec "w$j")$WORKER_BIN --id $j --endpoints $ENDPOINTS"
-        if [ "$w" = rwlock-bug ]; then
+        if [ "$w" = http-counter ]; then
+                # The counter workload over the HTTP API (httpclient.c).
+                cmd="$(ns_exec "w$j")$HTTPWORKER_BIN --id $j --endpoints $HTTP_ENDPOINTS"
+                cmd="$cmd --history $RUN/history/w$j.log --workload counter --keys $k"
+        elif [ "$w" = rwlock-bug ]; then
                 cmd="$cmd --history $RUN/history/w$j.log --workload rwlock --bug-writer-shared --keys $k"
         elif [ "$w" = transfers-bug ]; then
                 cmd="$cmd --history $RUN/history/w$j.log --workload transfers --bug-one-lock --keys $k"
