@@ -141,10 +141,9 @@ static int link_open(struct baton_client *c, struct link *l, int i,
         }
         rv = connect(fd, ai->ai_addr, ai->ai_addrlen);
         freeaddrinfo(ai);
-        if (rv != 0 && (errno != EINPROGRESS || wait_fd(fd, POLLOUT,
-                                                        deadline) != 0 ||
-                        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) ||
-                        err != 0)) {
+        if (rv != 0 &&
+            (errno != EINPROGRESS || wait_fd(fd, POLLOUT, deadline) != 0 ||
+             getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) || err != 0)) {
                 close(fd);
                 return -1;
         }
@@ -171,8 +170,7 @@ static int link_open(struct baton_client *c, struct link *l, int i,
 }
 
 /* Write all of `p`: 0 or -1. */
-static int link_write(struct link *l, const char *p, size_t n,
-                      int64_t deadline)
+static int link_write(struct link *l, const char *p, size_t n, int64_t deadline)
 {
         int rv, err;
 
@@ -186,8 +184,8 @@ static int link_write(struct link *l, const char *p, size_t n,
                 err = SSL_get_error(l->ssl, rv);
                 if ((err != SSL_ERROR_WANT_READ &&
                      err != SSL_ERROR_WANT_WRITE) ||
-                    wait_fd(l->fd, err == SSL_ERROR_WANT_READ ? POLLIN
-                                                              : POLLOUT,
+                    wait_fd(l->fd,
+                            err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
                             deadline) != 0) {
                         return -1;
                 }
@@ -237,8 +235,8 @@ static int link_read(struct link *l, int64_t deadline, int *status,
                 err = SSL_get_error(l->ssl, rv);
                 if ((err != SSL_ERROR_WANT_READ &&
                      err != SSL_ERROR_WANT_WRITE) ||
-                    wait_fd(l->fd, err == SSL_ERROR_WANT_READ ? POLLIN
-                                                              : POLLOUT,
+                    wait_fd(l->fd,
+                            err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
                             deadline) != 0) {
                         return -1;
                 }
@@ -252,8 +250,8 @@ static int link_read(struct link *l, int64_t deadline, int *status,
                 snprintf(location, loc_cap, "%.*s", (int)strcspn(p + 12, "\r"),
                          p + 12);
         }
-        *close_after = (p = strcasestr(buf, "\r\nConnection: close")) != NULL &&
-                       p < end;
+        *close_after =
+            (p = strcasestr(buf, "\r\nConnection: close")) != NULL && p < end;
         memcpy(body, buf + head_len, (size_t)clen);
         body[clen] = '\0';
         return 0;
@@ -315,7 +313,8 @@ static int call(struct baton_client *c, struct link *l, const char *method,
         *out = NULL;
         if (session) {
                 n = snprintf(extra, sizeof extra,
-                             "Baton-Session: %" PRIu64 "\r\nBaton-Secret: %s\r\n",
+                             "Baton-Session: %" PRIu64
+                             "\r\nBaton-Secret: %s\r\n",
                              c->session, c->secret);
                 if (seq != 0) {
                         snprintf(extra + n, sizeof extra - (size_t)n,
@@ -467,9 +466,8 @@ int baton_client_create(baton_client **out, const char *endpoints,
         }
         pthread_mutex_init(&c->mu, NULL);
         pthread_cond_init(&c->cv, NULL);
-        snprintf(body, sizeof body,
-                 "{\"ttl_ms\": %u, \"client_name\": \"%s\"}", c->ttl_ms,
-                 c->client_name);
+        snprintf(body, sizeof body, "{\"ttl_ms\": %u, \"client_name\": \"%s\"}",
+                 c->ttl_ms, c->client_name);
         c->lease_until_ms = now_ms() + c->ttl_ms;
         rv = call(c, &c->calls, "POST", "/v1/session", body, false, 0,
                   now_ms() + c->request_timeout_ms, &j);
@@ -477,13 +475,14 @@ int baton_client_create(baton_client **out, const char *endpoints,
                 baton_client_destroy(c);
                 return rv;
         }
-        c->session = (uint64_t)json_integer_value(json_object_get(j, "session"));
+        c->session =
+            (uint64_t)json_integer_value(json_object_get(j, "session"));
         snprintf(c->secret, sizeof c->secret, "%s",
                  json_string_value(json_object_get(j, "secret")));
         json_decref(j);
         c->next_seq = 1;
-        c->ka_running = pthread_create(&c->ka_thread, NULL, keepalive_main,
-                                       c) == 0;
+        c->ka_running =
+            pthread_create(&c->ka_thread, NULL, keepalive_main, c) == 0;
         *out = c;
         return 0;
 }
@@ -566,12 +565,12 @@ int baton_acquire(baton_client *c, const char *name, uint64_t owner,
                  "{\"name\": \"%s\", \"owner\": \"%" PRIu64
                  "\", \"wait_ms\": %" PRId64 "}",
                  name, owner_tag(owner), wait_ms);
-        rv = call(c, &c->calls, "POST", "/v1/lock/acquire", body, true,
-                  c->next_seq++,
-                  now_ms() + wait_ms + c->request_timeout_ms, &j);
+        rv =
+            call(c, &c->calls, "POST", "/v1/lock/acquire", body, true,
+                 c->next_seq++, now_ms() + wait_ms + c->request_timeout_ms, &j);
         if (rv == 0) {
-                *token = (uint64_t)json_integer_value(json_object_get(j,
-                                                                      "token"));
+                *token =
+                    (uint64_t)json_integer_value(json_object_get(j, "token"));
                 json_decref(j);
         }
         return rv;
