@@ -66,24 +66,9 @@ go_figure() {
 }
 
 experiment_go() {
-        local n rep fig order client failed
+        local failed
         build_gobench
-        for n in $sizes; do
-                stop_cluster
-                echo "bench: $n nodes" >&2
-                "$cluster" up --nodes "$n" >/dev/null
-                for ((rep = 1; rep <= reps; rep++)); do
-                        order="c go"
-                        ((rep % 2 == 1)) || order="go c"
-                        for fig in $go_figures; do
-                                for client in $order; do
-                                        echo "bench:   ${fig/:/ } clients, $client, repetition $rep" >&2
-                                        go_figure "$n" "${fig%%:*}" "${fig#*:}" "$rep" "$client"
-                                done
-                        done
-                done
-                stop_cluster
-        done
+        pair_figures go_figure go "$go_figures"
         summary_go "$out"
         failed=$(count_failed "$out")
         echo "results: $out ($failed failed)"

@@ -53,7 +53,7 @@ stop_cluster() {
 # twin ARGS...: scripts/cluster for a second cluster beside the first
 # (--scale's empty twin).
 twin() {
-        BATON_CLUSTER_DIR="$twin_dir" BATON_BASE_PORT=7900 "$cluster" "$@"
+        BATON_CLUSTER_DIR="$twin_dir" BATON_BASE_PORT=8000 "$cluster" "$@"
 }
 
 # run_bench NODES PREFIX ARGS...: baton-bench against the running cluster.
@@ -223,4 +223,29 @@ record() {
         fi
         emit "$line" "$filter | . + {rss_mib: \$rss, peak_rss_mib: \$hwm}" \
                 --argjson rss "$rss" --argjson hwm "$hwm" "$@"
+}
+
+# pair_figures FIGURE_FN TAG FIGURES: for each cluster size a fresh
+# cluster and, --reps times, each figure ("workload:clients") by
+# baton-bench (client c) and the other client (TAG) back to back, the
+# first of the two alternating from one repetition to the next:
+# FIGURE_FN NODES WORKLOAD CLIENTS REP CLIENT records one.
+pair_figures() {
+        local fn=$1 tag=$2 figures=$3 n rep fig order client
+        for n in $sizes; do
+                stop_cluster
+                echo "bench: $n nodes" >&2
+                "$cluster" up --nodes "$n" >/dev/null
+                for ((rep = 1; rep <= reps; rep++)); do
+                        order="c $tag"
+                        ((rep % 2 == 1)) || order="$tag c"
+                        for fig in $figures; do
+                                for client in $order; do
+                                        echo "bench:   ${fig/:/ } clients, $client, repetition $rep" >&2
+                                        "$fn" "$n" "${fig%%:*}" "${fig#*:}" "$rep" "$client"
+                                done
+                        done
+                done
+                stop_cluster
+        done
 }

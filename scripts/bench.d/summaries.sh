@@ -193,31 +193,36 @@ summary_tls_cost() {
 
 # --- go ------------------------------------------------------------------
 
-# summary_go FILE: per size, workload and client count, the medians of
-# baton-bench's ("client": "c") and baton-gobench's ("go") ops/s, Go ÷ C
-# of the medians, the lowest and highest Go ÷ C of one repetition's pair,
-# the medians of each one's p50 and p99 and of its client process's CPU
-# per op (client_cpu_s over the window's ops), the errors, and the
-# repetitions with both.
-summary_go() {
-        jq -rs '
+# summary_pair FILE TAG LABEL MARK: per size, workload and client count,
+# the medians of baton-bench's ("client": "c") and the other client's
+# ("client": TAG, lines with MARK true) ops/s, LABEL ÷ C of the medians,
+# the lowest and highest LABEL ÷ C of one repetition's pair, the medians
+# of each one's p50 and p99 and of its client process's CPU per op
+# (client_cpu_s over the window's ops), the errors, and the repetitions
+# with both. summary_go: the Go client's (--go); summary_http: HTTP's
+# (--http).
+summary_pair() {
+        jq -rs --arg tag "$2" --arg label "$3" --arg mark "$4" '
   def median: sort | if length == 0 then null
                      else .[(length - 1) / 2 | floor] end;
   def r(x): if x == null then "-" else (x * 100 | round) / 100 end;
   def n(x): if x == null then "-" else x | floor end;
   def cpu: if .ops > 0 then .client_cpu_s * 1e6 / .ops else null end;
-  "| nodes | workload | clients | C ops/s | Go ops/s | Go ÷ C | Go ÷ C, per repetition | C p50 / p99 µs | Go p50 / p99 µs | client CPU µs/op C / Go | errors C / Go | repetitions |",
+  "| nodes | workload | clients | C ops/s | \($label) ops/s | \($label) ÷ C | \($label) ÷ C, per repetition | C p50 / p99 µs | \($label) p50 / p99 µs | client CPU µs/op C / \($label) | errors C / \($label) | repetitions |",
   "|---|---|---|---|---|---|---|---|---|---|---|---|",
-  (map(select(.failed != true and .go_cmp == true))
+  (map(select(.failed != true and .[$mark] == true))
    | group_by([.nodes, .workload != "uncontended", .workload, .clients])[]
    | map(select(.client == "c")) as $c
-   | map(select(.client == "go")) as $g
+   | map(select(.client == $tag)) as $g
    | [$c[] as $x | $g[] | select(.rep == $x.rep) | .ops_per_s / $x.ops_per_s] as $pairs
    | ($c | map(.ops_per_s) | median) as $co
    | ($g | map(.ops_per_s) | median) as $go
    | "| \(.[0].nodes) | \(.[0].workload) | \(.[0].clients) | \(n($co)) | \(n($go)) | \(if $co and $go then r($go / $co) else "-" end) | \(if ($pairs | length) > 0 then "\(r($pairs | min))–\(r($pairs | max))" else "-" end) | \(n($c | map(.p50_us) | median)) / \(n($c | map(.p99_us) | median)) | \(n($g | map(.p50_us) | median)) / \(n($g | map(.p99_us) | median)) | \(n($c | map(cpu) | median)) / \(n($g | map(cpu) | median)) | \($c | map(.errors) | add // 0) / \($g | map(.errors) | add // 0) | \($pairs | length) |")
 ' "$1"
 }
+
+summary_go() { summary_pair "$1" go Go go_cmp; }
+summary_http() { summary_pair "$1" http HTTP http_cmp; }
 
 # --- storms ---------------------------------------------------------------
 

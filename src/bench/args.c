@@ -22,6 +22,10 @@ void usage(FILE *f)
                 "follower)]\n"
                 "         [--rate R (acquisitions a second, all clients "
                 "together)]\n"
+                "         [--http H:P,... (uncontended, contended: lock "
+                "over the HTTP API\n"
+                "          at these endpoints, one keep-alive connection "
+                "a client)]\n"
                 "         [--permits N (semaphore, default 4)]\n"
                 "         [--names K (multi: names per multi-lock, default "
                 "2)]\n"
@@ -126,6 +130,10 @@ static int set_workload_flag(struct config *cfg, int ch)
                 break;
         case 'E':
                 cfg->watch_endpoints = optarg;
+                bad |= endpoints_valid(optarg) ? 0 : -1;
+                break;
+        case 'J':
+                cfg->http = optarg;
                 bad |= endpoints_valid(optarg) ? 0 : -1;
                 break;
         case 'R':
@@ -257,6 +265,17 @@ static int set_workload(struct config *cfg)
                 cfg->keepalives = 1;
         } else if (strcmp(cfg->workload, "reconnects") == 0) {
                 cfg->reconnect = 1;
+        }
+        if (cfg->http != NULL && ((strcmp(cfg->workload, "uncontended") != 0 &&
+                                   strcmp(cfg->workload, "contended") != 0) ||
+                                  cfg->watchers > 0 || cfg->rate > 0)) {
+                fprintf(stderr, "baton-bench: --http runs the uncontended "
+                                "and contended workloads only, without "
+                                "--watchers or --rate\n");
+                return -1;
+        }
+        if (cfg->storm || cfg->reconnect || cfg->contended) {
+                return 0;
         } else if (strcmp(cfg->workload, "uncontended") != 0 &&
                    strcmp(cfg->workload, "failover") != 0 &&
                    strcmp(cfg->workload, "fill") != 0 &&
@@ -296,6 +315,7 @@ int parse_args(int argc, char **argv, struct config *cfg)
             {"watch-conns", required_argument, NULL, 'Y'},
             {"watch-callbacks", no_argument, NULL, 'Z'},
             {"watch-endpoints", required_argument, NULL, 'E'},
+            {"http", required_argument, NULL, 'J'},
             {"rate", required_argument, NULL, 'R'},
             {"storm-at", required_argument, NULL, 'A'},
             {"help", no_argument, NULL, 'h'},

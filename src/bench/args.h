@@ -36,6 +36,9 @@ struct config {
         long watch_conns;    /* spread over this many connections, */
         int watch_callbacks; /* read by callbacks, not baton_watch_next */
         const char *watch_endpoints; /* theirs (NULL: the clients') */
+        /* --http: the clients lock over the HTTP API at these endpoints
+         * (uncontended and contended only); NULL: through libbaton. */
+        const char *http;
         double rate;     /* acquisitions a second, all clients (0: no limit) */
         int storm;       /* expiry-storm or keepalives: --sessions beside */
         int keepalives;  /* the clients; keepalives: kept alive, else they */

@@ -29,11 +29,13 @@
 #include "conns.h"
 #include "label.h"
 #include "fill.h"
+#include "hsession.h"
 #include "stats.h"
 #include "storm.h"
 #include "watchers.h"
 
 #define DRIVER            "baton-c-libbaton"
+#define DRIVER_HTTP       "baton-c-http" /* --http: the HTTP API */
 #define MAX_SAMPLES       (4u * 1000u * 1000u) /* per client */
 #define MAX_ERRORS_LOGGED 20
 
@@ -47,6 +49,17 @@ struct client {
         uint64_t ops, errors;
         double max_gap; /* s */
         pthread_t thread;
+        struct httpc_cluster *http; /* --http: the API's endpoints */
+};
+
+/* One client's way to the cluster: a libbaton handle, or a session of the
+ * HTTP API on a keep-alive connection of its own (--http). */
+struct way {
+        baton_client *h;
+        struct hsession s;
+        struct httpc_conn conn;
+        bool open;
+        double keepalive_at; /* s: the session's next keepalive is due */
 };
 
 static int errors_logged;
@@ -200,18 +213,90 @@ static int take(const struct config *cfg, const struct client *c,
                              token);
 }
 
+/* Open the client's way: 0 or a BATON_E* code. */
+static int way_open(struct client *c, struct way *w)
+{
+        const struct config *cfg = c->cfg;
+        char name[64];
+        int rc;
+
+        if (c->http == NULL) {
+                w->h = open_client(cfg, c->idx, &rc);
+                w->open = w->h != NULL;
+                return rc;
+        }
+        snprintf(name, sizeof name, "baton-bench-c%d", c->idx);
+        rc = hsession_open(&w->s, c->http, &w->conn, (uint32_t)cfg->ttl_ms,
+                           (uint32_t)cfg->op_timeout_ms, name);
+        w->open = rc == 0;
+        w->keepalive_at = now_s() + cfg->ttl_ms / 3000.0;
+        return rc;
+}
+
+/* Over HTTP the client keeps its session alive itself, every TTL/3, as
+ * libbaton's thread does for a handle: between operations. */
+static int way_tick(struct client *c, struct way *w)
+{
+        int rc = 0;
+
+        if (c->http != NULL && now_s() >= w->keepalive_at) {
+                rc = hsession_keepalive(&w->s, &w->conn);
+                w->keepalive_at = now_s() + c->cfg->ttl_ms / 3000.0;
+        }
+        return rc;
+}
+
+static int way_take(struct client *c, struct way *w, const struct names *n,
+                    uint64_t *token)
+{
+        if (c->http != NULL) {
+                return hsession_acquire(&w->s, &w->conn, n->name[0],
+                                        (uint64_t)c->idx + 1,
+                                        c->cfg->op_timeout_ms, token);
+        }
+        return take(c->cfg, c, w->h, n, token);
+}
+
+static int way_release(struct client *c, struct way *w, const struct names *n,
+                       uint64_t token)
+{
+        if (c->http != NULL) {
+                return hsession_release(&w->s, &w->conn, n->name[0],
+                                        (uint64_t)c->idx + 1, token);
+        }
+        return c->cfg->names > 0 ? baton_multi_release(w->h, n->list, n->n,
+                                                       BATON_OWNER_THREAD,
+                                                       token)
+                                 : baton_release(w->h, n->name[0],
+                                                 BATON_OWNER_THREAD, token);
+}
+
+static void way_close(struct client *c, struct way *w)
+{
+        if (c->http != NULL) {
+                if (w->open) {
+                        hsession_close(&w->s, &w->conn);
+                }
+                httpc_conn_close(&w->conn);
+        } else {
+                baton_client_destroy(w->h);
+        }
+        w->open = false;
+}
+
 static void *client_main(void *arg)
 {
         struct client *c = arg;
         const struct config *cfg = c->cfg;
         double last_ok = c->t_measure; /* the window start is a boundary */
-        baton_client *h = NULL;
+        struct way way = {0};
         struct names w;
         double every = cfg->rate > 0 ? cfg->clients / cfg->rate : 0;
         double next = now_s() + every * c->idx / cfg->clients;
         int rc;
 
         names_of(cfg, c->idx, &w);
+        httpc_conn_init(&way.conn);
         for (;;) {
                 uint64_t token = 0;
                 double t0, t1, t2;
@@ -229,26 +314,24 @@ static void *client_main(void *arg)
                 if (now_s() >= c->t_end) {
                         break;
                 }
-                if (h == NULL) {
-                        h = open_client(cfg, c->idx, &rc);
-                        if (h == NULL) {
-                                failed(c, "open", rc);
-                                continue;
-                        }
+                if (!way.open && (rc = way_open(c, &way)) != 0) {
+                        failed(c, "open", rc);
+                        continue;
+                }
+                if ((rc = way_tick(c, &way)) != 0) {
+                        failed(c, "keepalive", rc);
+                        way_close(c, &way);
+                        continue;
                 }
                 t0 = now_s();
-                rc = take(cfg, c, h, &w, &token);
+                rc = way_take(c, &way, &w, &token);
                 if (rc != 0) {
                         failed(c, "acquire", rc);
                         continue;
                 }
                 t1 = now_s();
                 sleep_us(cfg->hold_us);
-                rc = cfg->names > 0
-                         ? baton_multi_release(h, w.list, w.n,
-                                               BATON_OWNER_THREAD, token)
-                         : baton_release(h, w.name[0], BATON_OWNER_THREAD,
-                                         token);
+                rc = way_release(c, &way, &w, token);
                 if (rc != 0) {
                         failed(c, "release", rc);
                         continue;
@@ -268,7 +351,7 @@ static void *client_main(void *arg)
         if (c->t_end - last_ok > c->max_gap) {
                 c->max_gap = c->t_end - last_ok;
         }
-        baton_client_destroy(h);
+        way_close(c, &way);
         return NULL;
 }
 
@@ -382,7 +465,8 @@ static void print_summary(const struct config *cfg, const struct summary *sum)
                total != 0 ? lat[total - 1] : 0, sum->max_gap * 1e3,
                sum->gap_p50 * 1e3, sum->sys_gap * 1e3, sum->sys_gap_at);
         printf("\"client_cpu_s\":%.3f,\"variant\":\"%s\",\"driver\":\"%s\"",
-               sum->cpu_s, cfg->variant, DRIVER);
+               sum->cpu_s, cfg->variant,
+               cfg->http != NULL ? DRIVER_HTTP : DRIVER);
         if (cfg->shared) {
                 /* Of the ops, the writer's; the rest are the readers'. */
                 printf(",\"writes\":%llu", (unsigned long long)sum->writes);
@@ -493,8 +577,30 @@ static int storm_fields(const struct config *cfg, const struct storm_result *r,
 
 /* The workloads of clients (every one but fill and connections): their
  * one JSON line. 0, or 1 when it could not run or a storm broke. */
+/* --http: the API's endpoints, shared by every client. 0, or 1 after
+ * saying why not. */
+static int open_http(const struct config *cfg, struct httpc_cluster *http,
+                     struct client *cs)
+{
+        char why[256];
+        int i;
+
+        if (cfg->http == NULL) {
+                return 0;
+        }
+        if (httpc_cluster_init(http, cfg->http, why, sizeof why) != 0) {
+                fprintf(stderr, "baton-bench: --http %s: %s\n", cfg->http, why);
+                return 1;
+        }
+        for (i = 0; i < cfg->clients; i++) {
+                cs[i].http = http;
+        }
+        return 0;
+}
+
 static int run_clients(const struct config *cfg)
 {
+        struct httpc_cluster http;
         struct watchers *watching = NULL;
         struct storm *storm = NULL;
         struct storm_result sr;
@@ -519,7 +625,8 @@ static int run_clients(const struct config *cfg)
                     name, cfg->watchers, cfg->watch_conns, cfg->ttl_ms,
                     cfg->watch_callbacks != 0);
         }
-        if (cfg->storm && open_storm(cfg, &storm) != 0) {
+        if ((cfg->storm && open_storm(cfg, &storm) != 0) ||
+            open_http(cfg, &http, cs) != 0) {
                 return 1;
         }
         start_clients(cfg, cs);
@@ -549,6 +656,9 @@ static int run_clients(const struct config *cfg)
         qsort(gaps, (size_t)cfg->clients, sizeof *gaps, cmp_double);
         sum.gap_p50 = gaps[rank_of((size_t)cfg->clients, 0.5) - 1];
         print_summary(cfg, &sum);
+        if (cfg->http != NULL) {
+                httpc_cluster_close(&http);
+        }
         free(sum.extra);
         free(sum.lat);
         free(done);
