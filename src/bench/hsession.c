@@ -72,9 +72,8 @@ int hsession_keepalive(struct hsession *s, struct httpc_conn *c)
                             sizeof out);
 }
 
-int hsession_acquire(struct hsession *s, struct httpc_conn *c,
-                     const char *name, uint64_t owner, int64_t wait_ms,
-                     uint64_t *token)
+int hsession_acquire(struct hsession *s, struct httpc_conn *c, const char *name,
+                     uint64_t owner, int64_t wait_ms, uint64_t *token)
 {
         char body[512], out[1024];
         int rv;
@@ -91,8 +90,8 @@ int hsession_acquire(struct hsession *s, struct httpc_conn *c,
         return rv;
 }
 
-int hsession_release(struct hsession *s, struct httpc_conn *c,
-                     const char *name, uint64_t owner, uint64_t token)
+int hsession_release(struct hsession *s, struct httpc_conn *c, const char *name,
+                     uint64_t owner, uint64_t token)
 {
         char body[512], out[1024];
 

@@ -31,13 +31,12 @@ int hsession_keepalive(struct hsession *s, struct httpc_conn *c);
 
 /* Acquire `name` exclusively as `owner`, waiting up to `wait_ms` (0:
  * try): 0 with the fencing token, or a BATON_E* code. */
-int hsession_acquire(struct hsession *s, struct httpc_conn *c,
-                     const char *name, uint64_t owner, int64_t wait_ms,
-                     uint64_t *token);
+int hsession_acquire(struct hsession *s, struct httpc_conn *c, const char *name,
+                     uint64_t owner, int64_t wait_ms, uint64_t *token);
 
 /* Release the grant `token` of `name` held as `owner`. */
-int hsession_release(struct hsession *s, struct httpc_conn *c,
-                     const char *name, uint64_t owner, uint64_t token);
+int hsession_release(struct hsession *s, struct httpc_conn *c, const char *name,
+                     uint64_t owner, uint64_t token);
 
 /* Close the session (its locks are released): 0 or a BATON_E* code. */
 int hsession_close(struct hsession *s, struct httpc_conn *c);

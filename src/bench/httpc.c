@@ -34,8 +34,8 @@ int httpc_cluster_init(struct httpc_cluster *cl, const char *endpoints,
 
         memset(cl, 0, sizeof *cl);
         snprintf(list, sizeof list, "%s", endpoints != NULL ? endpoints : "");
-        for (e = strtok_r(list, ",", &save); e != NULL && cl->n <
-                                                  HTTPC_ENDPOINTS_MAX;
+        for (e = strtok_r(list, ",", &save);
+             e != NULL && cl->n < HTTPC_ENDPOINTS_MAX;
              e = strtok_r(NULL, ",", &save)) {
                 snprintf(cl->endpoints[cl->n++], HTTPC_ADDR_MAX, "%s", e);
         }
@@ -137,10 +137,10 @@ static int dial(const char *host, const char *port, int64_t deadline)
         }
         rv = connect(fd, ai->ai_addr, ai->ai_addrlen);
         freeaddrinfo(ai);
-        if (rv != 0 && (errno != EINPROGRESS ||
-                        wait_fd(fd, POLLOUT, deadline) != 0 ||
-                        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ||
-                        err != 0)) {
+        if (rv != 0 &&
+            (errno != EINPROGRESS || wait_fd(fd, POLLOUT, deadline) != 0 ||
+             getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ||
+             err != 0)) {
                 close(fd);
                 return -1;
         }
@@ -242,8 +242,8 @@ static int conn_read(struct httpc_conn *c, int64_t deadline, struct head *h,
                 if (end == NULL && (end = strstr(buf, "\r\n\r\n")) != NULL) {
                         head_len = (size_t)(end - buf) + 4;
                         p = strcasestr(buf, "\r\nContent-Length:");
-                        clen = p != NULL && p < end ? strtol(p + 17, NULL, 10)
-                                                    : 0;
+                        clen =
+                            p != NULL && p < end ? strtol(p + 17, NULL, 10) : 0;
                         if (clen < 0 || (size_t)clen >= cap ||
                             head_len + (size_t)clen >= sizeof buf) {
                                 return -1;
@@ -333,7 +333,8 @@ int httpc_call(struct httpc_cluster *cl, struct httpc_conn *c,
                 if (h.close) {
                         httpc_conn_close(c);
                 }
-                if (h.status == 307 && (at = endpoint_of(cl, h.location)) >= 0) {
+                if (h.status == 307 &&
+                    (at = endpoint_of(cl, h.location)) >= 0) {
                         continue;
                 }
                 if (at < 0 || h.status == 503) {

@@ -35,7 +35,7 @@
 #include "watchers.h"
 
 #define DRIVER            "baton-c-libbaton"
-#define DRIVER_HTTP       "baton-c-http" /* --http: the HTTP API */
+#define DRIVER_HTTP       "baton-c-http"       /* --http: the HTTP API */
 #define MAX_SAMPLES       (4u * 1000u * 1000u) /* per client */
 #define MAX_ERRORS_LOGGED 20
 
@@ -264,11 +264,10 @@ static int way_release(struct client *c, struct way *w, const struct names *n,
                 return hsession_release(&w->s, &w->conn, n->name[0],
                                         (uint64_t)c->idx + 1, token);
         }
-        return c->cfg->names > 0 ? baton_multi_release(w->h, n->list, n->n,
-                                                       BATON_OWNER_THREAD,
-                                                       token)
-                                 : baton_release(w->h, n->name[0],
-                                                 BATON_OWNER_THREAD, token);
+        return c->cfg->names > 0
+                   ? baton_multi_release(w->h, n->list, n->n,
+                                         BATON_OWNER_THREAD, token)
+                   : baton_release(w->h, n->name[0], BATON_OWNER_THREAD, token);
 }
 
 static void way_close(struct client *c, struct way *w)

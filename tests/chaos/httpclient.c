@@ -117,8 +117,8 @@ int baton_client_create(baton_client **out, const char *endpoints,
                 baton_client_destroy(c);
                 return rv;
         }
-        c->ka_running = pthread_create(&c->ka_thread, NULL, keepalive_main,
-                                       c) == 0;
+        c->ka_running =
+            pthread_create(&c->ka_thread, NULL, keepalive_main, c) == 0;
         *out = c;
         return 0;
 }
