@@ -202,13 +202,13 @@ summary_tls_cost() {
 # with both. summary_go: the Go client's (--go); summary_http: HTTP's
 # (--http).
 summary_pair() {
-        jq -rs --arg tag "$2" --arg label "$3" --arg mark "$4" '
+        jq -rs --arg tag "$2" --arg who "$3" --arg mark "$4" '
   def median: sort | if length == 0 then null
                      else .[(length - 1) / 2 | floor] end;
   def r(x): if x == null then "-" else (x * 100 | round) / 100 end;
   def n(x): if x == null then "-" else x | floor end;
   def cpu: if .ops > 0 then .client_cpu_s * 1e6 / .ops else null end;
-  "| nodes | workload | clients | C ops/s | \($label) ops/s | \($label) ÷ C | \($label) ÷ C, per repetition | C p50 / p99 µs | \($label) p50 / p99 µs | client CPU µs/op C / \($label) | errors C / \($label) | repetitions |",
+  "| nodes | workload | clients | C ops/s | \($who) ops/s | \($who) ÷ C | \($who) ÷ C, per repetition | C p50 / p99 µs | \($who) p50 / p99 µs | client CPU µs/op C / \($who) | errors C / \($who) | repetitions |",
   "|---|---|---|---|---|---|---|---|---|---|---|---|",
   (map(select(.failed != true and .[$mark] == true))
    | group_by([.nodes, .workload != "uncontended", .workload, .clients])[]

@@ -74,6 +74,15 @@ def free_base(start):
     raise RuntimeError("no free port base near %d" % start)
 
 
+def build_dir():
+    """The build directory the test runs in (make check's working
+    directory) when it has a batond, else the source tree's build/."""
+    here = os.getcwd()
+    if os.access(os.path.join(here, "batond"), os.X_OK):
+        return here
+    return os.path.join(ROOT, "build")
+
+
 class Cluster:
     """A 3-node TLS cluster of scripts/cluster in its own directory, with
     client certificates `admin` (admin), `locker` (lock, the default role),
@@ -85,6 +94,7 @@ class Cluster:
         self.base = free_base(int(os.environ.get(base_env, "26000")))
         lines = ["role = reader read", "role = nobody none"] + list(node_config)
         self.env = dict(os.environ,
+                        BATON_BUILD_DIR=build or build_dir(),
                         BATON_CLUSTER_DIR=self.state,
                         BATON_BASE_PORT=str(self.base),
                         BATON_NODE_CONFIG="\n".join(lines))
@@ -104,8 +114,22 @@ class Cluster:
         return self.run("up")
 
     def down(self):
+        """Stop the nodes; what their logs say of memory errors, leaks or
+        undefined behaviour (a sanitizer build's), as a list of lines."""
+        self.run("down", check=False)
+        found = []
+        for node in (1, 2, 3):
+            try:
+                with open(os.path.join(self.state, "node%d.log" % node)) as f:
+                    found += [line.rstrip() for line in f
+                              if "ERROR: AddressSanitizer" in line
+                              or "ERROR: LeakSanitizer" in line
+                              or "runtime error:" in line]
+            except OSError:
+                pass
         self.run("down", "--purge", check=False)
         shutil.rmtree(self.tmp, ignore_errors=True)
+        return found
 
     def http_port(self, node):
         return self.base + 300 + node

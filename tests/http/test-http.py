@@ -459,7 +459,10 @@ def scenario(tap):
         Client.calls.append(("GET", "/v1/watch", 200))
         openapi(tap)
     finally:
-        cl.down()
+        reports = cl.down()
+    tap.check("the nodes' logs hold no sanitizer report (the sanitizer "
+              "build's batond, run by this test in its build directory)",
+              not reports, "\n".join(reports[:20]))
 
 
 if __name__ == "__main__":
