@@ -25,7 +25,7 @@ room_archive() {
                 ar rcs "$tmp/build/.libs/libbaton$1.a" "$tmp/$1.o"
 }
 
-rooms="base config disk net offline ops"
+rooms="base config disk net offline ops http"
 for r in $rooms; do
         room_archive "$r" "int ${r}_thing(void) { return 0; }"
 done
