@@ -889,6 +889,7 @@ int main(int argc, char **argv)
                 return rv;
         }
         s->metrics.certwatch = &s->certwatch;
+        s->metrics.api = &s->http;
         start_loop_handles(s);
         /* Raft runs and every port listens: the node serves. */
         service_ready(&s->service, &s->loop, &s->node);

@@ -381,6 +381,21 @@ def malformed(tap, cl, lead):
                         who=None, wait=3.0)
     tap.check("a client without a certificate is refused at the handshake",
               status_of(text) == 0, text)
+    text = raw_exchange(cl, lead, [b"POST /v1/session HTTP/1.1\r\n"
+                                   b"Expect: 100-continue\r\n"
+                                   b"Content-Length: 17\r\n\r\n",
+                                   b"{\"ttl_ms\": 15000}"], pause_after=0.3)
+    tap.check("Expect: 100-continue gets the go-ahead before the body, "
+              "then the answer",
+              text.startswith("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201"),
+              text)
+    s_ = Client(cl, lead, "admin")
+    s_.session = int(text.split("\"session\":")[1].split(",")[0]) \
+        if "\"session\":" in text else 0
+    s_.secret = text.split("\"secret\":\"")[1][:32] \
+        if "\"secret\":\"" in text else "0" * 32
+    s_.call("POST", "/v1/session/close")
+    s_.close()
     text = raw_exchange(cl, lead, b"\x00\x01garbage\r\n\r\n")
     tap.check("garbage is a 4xx and the connection closes",
               400 <= status_of(text) < 500, text)
@@ -413,6 +428,22 @@ def compare(spec, calls):
                     if not any(m == k[0] and p == k[1] and 200 <= s < 300
                                for (m, p, s) in made))
     return unknown, undocumented, missed, len(documented)
+
+
+def metrics(tap, cl, lead):
+    import urllib.request
+    url = "http://127.0.0.1:%d/metrics" % (cl.base + 200 + lead)
+    text = urllib.request.urlopen(url, timeout=10).read().decode()
+    got = {}
+    for line in text.splitlines():
+        if line.startswith("baton_http_"):
+            k, v = line.split(" ", 1)
+            got[k] = float(v)
+    tap.check("/metrics counts the API's requests and refusals",
+              got.get("baton_http_requests_total", 0) > 50
+              and got.get("baton_http_refused_total", 0) >= 5
+              and got.get("baton_http_connections_timed_out_total", 0) >= 1
+              and "baton_http_connections" in got, got)
 
 
 def openapi(tap):
@@ -452,9 +483,21 @@ def scenario(tap):
         up = cl.up()
         tap.check("a TLS cluster with the HTTP API starts", True, up.stdout)
         lead = leader_node(cl)
+        # A quiet watch on a follower for the whole run: its stream must
+        # carry the 15 s heartbeat comment.
+        quiet = {}
+        other = [n for n in (1, 2, 3) if n != lead][0]
+        hb = threading.Thread(target=lambda: quiet.update(text=raw_exchange(
+            cl, other, b"GET /v1/watch?name=quiet HTTP/1.1\r\n\r\n",
+            "reader", wait=17.0)))
+        hb.start()
         for step in (sessions, locks, exactly_once, elections, revokes,
-                     roles, followers, watches, malformed):
+                     roles, followers, watches, malformed, metrics):
             step(tap, cl, lead)
+        hb.join(30)
+        tap.check("a quiet event stream gets a heartbeat comment within 17 s",
+                  "\n: heartbeat\n" in quiet.get("text", ""),
+                  quiet.get("text", "")[-500:])
         # The watch stream counts as a call of GET /v1/watch.
         Client.calls.append(("GET", "/v1/watch", 200))
         openapi(tap)

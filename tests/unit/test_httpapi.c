@@ -114,6 +114,29 @@ static void bytes_one_by_one_and_chunked_body(void **state)
         httpreq_close(&r);
 }
 
+/* Expect: 100-continue: the client waits for the go-ahead once the head
+ * is whole and the body is not. */
+static void expect_continue_once_the_head_is_whole(void **state)
+{
+        const char head[] = "POST /v1/session HTTP/1.1\r\nExpect: 100-continue"
+                            "\r\nContent-Length: 2\r\n\r\n";
+        struct httpreq r;
+
+        (void)state;
+        httpreq_init(&r, &limits);
+        assert_int_equal(httpreq_feed(&r, head, 20), 20);
+        assert_false(httpreq_wants_continue(&r));
+        assert_int_equal(httpreq_feed(&r, head + 20, sizeof head - 21),
+                         (long)(sizeof head - 21));
+        assert_true(httpreq_wants_continue(&r));
+        assert_int_equal(httpreq_feed(&r, "{}", 2), 2);
+        assert_true(r.complete);
+        assert_false(httpreq_wants_continue(&r));
+        httpreq_next(&r);
+        assert_false(httpreq_wants_continue(&r));
+        httpreq_close(&r);
+}
+
 static void oversized_and_malformed_requests_refused(void **state)
 {
         char big[2000];
@@ -378,6 +401,7 @@ int main(void)
             cmocka_unit_test(request_read_with_its_headers_and_body),
             cmocka_unit_test(pipelined_requests_one_at_a_time),
             cmocka_unit_test(bytes_one_by_one_and_chunked_body),
+            cmocka_unit_test(expect_continue_once_the_head_is_whole),
             cmocka_unit_test(oversized_and_malformed_requests_refused),
             cmocka_unit_test(chunked_body_over_the_limit_refused),
             cmocka_unit_test(acquire_call_read),

@@ -118,6 +118,10 @@ static void respond(struct apiconn *a, int status, json_t *body,
         int n;
 
         keep = keep && a->req.keep_alive;
+        if (a->seq_held) { /* the write's seq is no longer out */
+                a->seq_held = false;
+                apiseqs_put(&a->api->seqs, a->call.session);
+        }
         n = snprintf(head, sizeof head,
                      "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
                      "Content-Length: %zu\r\n%s%s\r\n",
@@ -281,6 +285,12 @@ static void pump(struct apiconn *a)
                         a->c->deadline = uv_now(a->c->set->loop) +
                                          a->api->request_timeout_ms;
                 }
+                /* A client that asked waits for this before its body
+                 * (or for a second, as curl does). */
+                if (!a->continued && httpreq_wants_continue(r)) {
+                        a->continued = true;
+                        put(a, "HTTP/1.1 100 Continue\r\n\r\n", 25, false);
+                }
                 return;
         }
 }
@@ -317,6 +327,7 @@ void apiconn_step(struct apiconn *a)
                 send_call(a);
         } else if (a->state == APICONN_ANSWERED && !a->c->closing) {
                 httpreq_next(&a->req);
+                a->continued = false;
                 a->state = APICONN_READING;
                 a->c->busy = false;
                 conn_hold_reads(a->c, false);
@@ -347,10 +358,6 @@ static void finish(struct apiconn *a, struct api_answer *ans)
         char hex[2 * ATTACH_SECRET_SIZE + 1];
         unsigned i;
 
-        if (a->seq_held) {
-                a->seq_held = false;
-                apiseqs_put(&a->api->seqs, a->call.session);
-        }
         if (a->state == APICONN_ATTACHING && ans->http == 403) {
                 json_object_set_new(ans->body, "message",
                                     json_string("Baton-Secret is not the "
@@ -445,10 +452,18 @@ static void stream_end(struct apiconn *a, struct api_answer *ans)
         conn_close_after(a->c);
 }
 
+void apiconn_heartbeat(struct apiconn *a)
+{
+        if (a->state == APICONN_STREAMING && !a->c->closing) {
+                put(a, ": heartbeat\n\n", 13, false);
+        }
+}
+
 void apiconn_answer(struct apiconn *a, size_t n)
 {
         struct proto_header h;
         struct api_answer ans;
+        int rv;
 
         if (n < PROTO_HEADER_SIZE ||
             proto_header_decode(&h, a->ans, PROTO_MAX_BODY) != 0) {
@@ -460,8 +475,22 @@ void apiconn_answer(struct apiconn *a, size_t n)
                 }
                 return;
         }
-        if (h.id != a->frame_id ||
-            apireply_read(&a->call, &h, a->ans + PROTO_HEADER_SIZE, &ans)) {
+        if (h.id != a->frame_id) {
+                return;
+        }
+        rv = apireply_read(&a->call, &h, a->ans + PROTO_HEADER_SIZE, &ans);
+        if (rv != 0) {
+                /* Out of memory, or an answer of a shape the call does
+                 * not take: say so rather than leave the request open. */
+                if (a->state == APICONN_STREAMING) {
+                        conn_close_after(a->c);
+                } else if (a->state == APICONN_ATTACHING ||
+                           a->state == APICONN_CALLING) {
+                        respond_error(a, 500, rv,
+                                      "the node's answer could not be "
+                                      "written as JSON",
+                                      false);
+                }
                 return;
         }
         if (a->state == APICONN_ATTACHING && ans.http == 200 &&

@@ -39,6 +39,7 @@ struct apiconn {
         struct queue run_link; /* api->runnable while queued */
         enum apiconn_state state;
         struct api_call call;
+        bool continued;    /* "100 Continue" went out for this request */
         uint64_t next_id;  /* the ids of the frames it sends */
         uint64_t frame_id; /* the frame whose answer it waits for */
         uint64_t seq;      /* the call's seq in its session (0: none) */
@@ -70,6 +71,11 @@ void apiconn_step(struct apiconn *a);
 
 /* The core's answer frame, `n` bytes at a->ans: turned into HTTP. */
 void apiconn_answer(struct apiconn *a, size_t n);
+
+/* A comment line on a watch's event stream, when it is one: a quiet
+ * stream then still carries bytes, which keeps proxies from closing it
+ * and shows a client that went away by a failed write. */
+void apiconn_heartbeat(struct apiconn *a);
 
 /* The connection is refused with BATON_E* `status`, or its request did
  * not arrive in time (`expired`): say so, then close. */

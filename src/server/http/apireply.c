@@ -1,6 +1,7 @@
 /* The HTTP API's answers: frames to HTTP statuses and JSON. */
 #include "apireply.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
@@ -166,13 +167,19 @@ static json_t *holder(const struct proto_lock_entry *e)
 static int list(const struct api_call *call, const struct proto_header *h,
                 const uint8_t *body, struct api_answer *a)
 {
-        static struct proto_lock_entry e[PROTO_LIST_MAX];
+        /* No more entries than the body could hold. */
+        size_t cap = h->length / PROTO_LIST_ENTRY_MIN + 1;
+        struct proto_lock_entry *e = calloc(cap, sizeof *e);
         json_t *arr;
         uint32_t n, i;
         bool more;
 
-        if (proto_read_list_reply(body, h->length, h->flags, e, PROTO_LIST_MAX,
-                                  &n, &more) != 0) {
+        if (e == NULL) {
+                return BATON_ENOMEM;
+        }
+        if (proto_read_list_reply(body, h->length, h->flags, e, cap, &n,
+                                  &more) != 0) {
+                free(e);
                 return BATON_EMALFORMED;
         }
         arr = json_array();
@@ -192,6 +199,7 @@ static int list(const struct api_call *call, const struct proto_header *h,
                         json_array_append_new(arr, holder(&e[i]));
                 }
         }
+        free(e);
         if (call->op == API_LOCK_LIST) {
                 a->body = json_pack("{s:o, s:b}", "locks", arr, "more", more);
         } else if (call->op == API_ELECTION_LEADER) {

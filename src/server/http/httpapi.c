@@ -122,6 +122,25 @@ static void on_frame(void *data, struct conn *c, const struct proto_header *h,
         conn_close_after(c);
 }
 
+/* How often a quiet event stream gets a comment: below the 30 to 60 s
+ * idle timeouts of common proxies. */
+#define HEARTBEAT_MS 15000
+
+static void on_heartbeat(uv_timer_t *t)
+{
+        struct httpapi *api = t->data;
+        struct queue *q;
+
+        QUEUE_FOREACH(q, &api->conns.all)
+        {
+                struct conn *c = QUEUE_DATA(q, struct conn, link);
+                if (c->app != NULL) {
+                        apiconn_heartbeat(c->app);
+                }
+        }
+        conn_flush_all(&api->conns);
+}
+
 /* The port's credentials: the client port's (tlsconfig.h). */
 static int load_tls(const struct config *cfg, struct tls_ctx **out)
 {
@@ -189,6 +208,10 @@ int httpapi_start(struct httpapi *api, uv_loop_t *loop, struct corehost *host,
                  tls != NULL ? "TLS with client certificates" : "plain HTTP");
         conn_set_app(&api->conns, &api->app);
         api->conns.cfg = cfg; /* the roles of TLS identities */
+        uv_timer_init(loop, &api->heartbeat);
+        api->heartbeat.data = api;
+        uv_timer_start(&api->heartbeat, on_heartbeat, HEARTBEAT_MS,
+                       HEARTBEAT_MS);
         api->active = true;
         return 0;
 }
@@ -236,6 +259,7 @@ void httpapi_close(struct httpapi *api)
                 return;
         }
         api->active = false;
+        uv_close((uv_handle_t *)&api->heartbeat, NULL);
         conn_close_all(&api->conns);
         apiseqs_close(&api->seqs);
 }

@@ -48,6 +48,7 @@ struct httpapi {
         uint32_t max_wait_ms;
         bool tls;
         struct queue runnable; /* struct apiconn, by run_link */
+        uv_timer_t heartbeat;  /* a comment on every event stream */
         struct apiseqs seqs;   /* the seqs this node has out */
         bool fed;              /* a frame went to the core in this drive */
         bool active;

@@ -405,6 +405,7 @@ static void on_sweep(uv_timer_t *t)
                 } else if (c->deadline != 0 && now >= c->deadline &&
                            s->app != NULL) {
                         c->deadline = 0;
+                        s->timed_out++;
                         s->app->expired(s->data, c);
                         continue;
                 } else if (!c->busy &&

@@ -130,7 +130,7 @@ struct conn_set {
         uint64_t accepted;
         uint64_t refused;     /* over max-connections or the address cap */
         uint64_t tls_refused; /* handshake failed, or plain text */
-        uint64_t timed_out;   /* handshake or idle timeout */
+        uint64_t timed_out;   /* handshake, idle or request timeout */
         uint32_t let_go;      /* connections closed or rested since a trim */
         conn_frame_cb on_frame;
         conn_gone_cb on_gone;

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const header_names[HTTPREQ_N_HEADERS] = {
     [HTTPREQ_SESSION] = "baton-session",
@@ -11,6 +12,7 @@ static const char *const header_names[HTTPREQ_N_HEADERS] = {
     [HTTPREQ_IDEMPOTENCY] = "idempotency-key",
     [HTTPREQ_LAST_EVENT] = "last-event-id",
     [HTTPREQ_CONTENT_TYPE] = "content-type",
+    [HTTPREQ_EXPECT] = "expect",
 };
 
 static struct httpreq *req_of(http_parser *p)
@@ -144,6 +146,7 @@ static int on_headers(http_parser *p)
                               "(http-max-body-bytes)");
         }
         r->method = (int)p->method;
+        r->headers_done = true;
         return 0;
 }
 
@@ -210,6 +213,7 @@ static void reset(struct httpreq *r)
         }
         r->header_bytes = 0;
         r->started = false;
+        r->headers_done = false;
         r->complete = false;
         r->keep_alive = false;
         r->field_len = 0;
@@ -255,6 +259,14 @@ long httpreq_feed(struct httpreq *r, const char *p, size_t n)
                 r->reason = http_errno_description(e);
         }
         return -1;
+}
+
+bool httpreq_wants_continue(const struct httpreq *r)
+{
+        const char *e = httpreq_header(r, HTTPREQ_EXPECT);
+
+        return r->headers_done && !r->complete && e != NULL &&
+               strcasecmp(e, "100-continue") == 0;
 }
 
 void httpreq_next(struct httpreq *r)

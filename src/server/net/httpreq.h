@@ -20,6 +20,7 @@ enum httpreq_header {
         HTTPREQ_IDEMPOTENCY,  /* Idempotency-Key */
         HTTPREQ_LAST_EVENT,   /* Last-Event-ID */
         HTTPREQ_CONTENT_TYPE, /* Content-Type */
+        HTTPREQ_EXPECT,       /* Expect */
         HTTPREQ_N_HEADERS
 };
 
@@ -51,6 +52,7 @@ struct httpreq {
         size_t body_cap;
         size_t header_bytes; /* counted against limits.max_header */
         bool started;        /* some bytes of this request arrived */
+        bool headers_done;   /* its head is whole; the body may follow */
         bool complete;       /* whole: the handler may read it */
         bool keep_alive;     /* the client keeps the connection */
         /* Refused: the HTTP status to answer (400, 405, 413, 431, 505)
@@ -77,6 +79,11 @@ void httpreq_close(struct httpreq *r);
  * a whole request waits for httpreq_next().
  */
 long httpreq_feed(struct httpreq *r, const char *p, size_t n);
+
+/* Whether the client waits for "100 Continue" before it sends the body
+ * (Expect: 100-continue, which curl sends with a body over 1 KB): true
+ * once the head is whole and the body is not. */
+bool httpreq_wants_continue(const struct httpreq *r);
 
 /* The request answered: forget it and read the next. */
 void httpreq_next(struct httpreq *r);

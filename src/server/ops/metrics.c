@@ -371,6 +371,32 @@ static void ports(struct out *o, const struct metrics *m)
                 m->http.forbidden);
 }
 
+/* The HTTP API's connections and requests, when it is on. */
+static void api_counts(struct out *o, const struct httpapi *a)
+{
+        if (a == NULL || !a->active) {
+                return;
+        }
+        gauge(o, "baton_http_connections", "Open HTTP API connections.",
+              a->conns.n);
+        counter(o, "baton_http_connections_refused_total",
+                "HTTP API connections refused at a connection limit (429).",
+                a->conns.refused);
+        counter(o, "baton_http_connections_timed_out_total",
+                "HTTP API connections closed at the handshake, idle or "
+                "request timeout.",
+                a->conns.timed_out);
+        counter(o, "baton_http_requests_total",
+                "HTTP API requests answered (a watch counts once, when its "
+                "stream starts).",
+                a->served);
+        counter(o, "baton_http_refused_total",
+                "HTTP API requests refused before they reached the cluster: "
+                "unreadable, too large, too slow, no such endpoint, a bad "
+                "body or header.",
+                a->refused);
+}
+
 /* With TLS: the time the node's certificate has left. */
 static void cert_expiry(struct out *o, const struct certwatch *w)
 {
@@ -447,6 +473,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
         gauge(&o, "baton_raft_last_index", "Last raft log index.",
               ns.last_index);
         ports(&o, m);
+        api_counts(&o, m->api);
         cert_expiry(&o, m->certwatch);
         return o.len;
 }

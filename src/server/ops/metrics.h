@@ -8,6 +8,7 @@
 #include <uv.h>
 
 #include "../gateway/gateway.h"
+#include "../http/httpapi.h"
 #include "../net/conn.h"
 #include "../raft/node.h"
 #include "certwatch.h"
@@ -29,6 +30,8 @@ struct metrics {
         /* The node's certificate, for baton_tls_cert_expiry_seconds;
          * NULL or not_after 0: no such gauge. */
         const struct certwatch *certwatch;
+        /* The HTTP API's counters (NULL, or not active: none). */
+        const struct httpapi *api;
         int active; /* listening */
 };
 
