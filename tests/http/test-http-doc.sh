@@ -21,6 +21,8 @@ if [ ! -d "$root/build" ] || [ "$(pwd -P)" != "$(cd "$root/build" && pwd -P)" ];
         exit 0
 fi
 
+# shellcheck source=tests/lib/docblocks.sh
+. "$root/tests/lib/docblocks.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-http-doc.XXXXXX") || exit 1
 state="$tmp/cluster"
 cleanup() {
@@ -29,34 +31,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_base() {
-        local base=${BATON_HTTP_DOC_TEST_BASE_PORT:-28000} try p busy
-        for try in 0 1 2 3 4 5 6 7; do
-                busy=0
-                for p in 1 2 3 101 102 103 201 202 203 301 302 303; do
-                        if ss -Htln "sport = :$((base + p))" 2>/dev/null | grep -q .; then
-                                busy=1
-                                break
-                        fi
-                done
-                [ $busy -eq 0 ] && { echo "$base"; return 0; }
-                base=$((base + 1000))
-        done
-        return 1
-}
-base=$(free_base) || {
+base=$(docblocks_free_base "${BATON_HTTP_DOC_TEST_BASE_PORT:-28000}" \
+        1 2 3 101 102 103 201 202 203 301 302 303) || {
         echo "1..1"
         echo "not ok 1 - no free port base near ${BATON_HTTP_DOC_TEST_BASE_PORT:-28000}"
         exit 1
 }
 export BATON_CLUSTER_DIR="$state" BATON_BASE_PORT="$base" TMPDIR="$tmp"
 
-awk -v dir="$tmp" '
-        /^```sh[[:space:]]*$/ { n++; out = sprintf("%s/block-%d.sh", dir, n); inblock = 1; next }
-        /^```/ && inblock { inblock = 0; close(out); next }
-        inblock { print > out }
-' "$page"
-blocks=$(find "$tmp" -maxdepth 1 -name 'block-*.sh' | wc -l)
+blocks=$(docblocks_split "$page" "$tmp")
 
 # The promised outcome, in the walkthrough's shell, after its last block.
 cat >"$tmp/outcome.sh" <<'EOF'

@@ -26,25 +26,11 @@ if [ ! -d "$root/build" ] || [ "$(pwd -P)" != "$(cd "$root/build" && pwd -P)" ];
         exit 0
 fi
 
+# shellcheck source=tests/lib/docblocks.sh
+. "$root/tests/lib/docblocks.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-readme.XXXXXX") || exit 1
 state="$tmp/cluster"
 runner_pid=""
-
-free_base() {
-        local base=${BATON_README_TEST_BASE_PORT:-25000} try p busy
-        for try in 0 1 2 3 4 5 6 7; do
-                busy=0
-                for p in 1 2 3 4 5 101 102 103 104 105 201 202 203 204 205 301 302 303 304 305; do
-                        if ss -Htln "sport = :$((base + p))" 2>/dev/null | grep -q .; then
-                                busy=1
-                                break
-                        fi
-                done
-                [ $busy -eq 0 ] && { echo "$base"; return 0; }
-                base=$((base + 1000))
-        done
-        return 1
-}
 
 cleanup() {
         # The README's batond nodes, if a failure left them: the runner's
@@ -62,19 +48,15 @@ if ! flock -w 900 9; then
         echo "1..0 # SKIP another run of this test held /tmp/baton-readme-test.lock for 15 min"
         exit 0
 fi
-base=$(free_base) || {
+base=$(docblocks_free_base "${BATON_README_TEST_BASE_PORT:-25000}" \
+        1 2 3 4 5 101 102 103 104 105 201 202 203 204 205 301 302 303 304 305) || {
         echo "1..1"
         echo "not ok 1 - no free port base near ${BATON_README_TEST_BASE_PORT:-25000}"
         exit 1
 }
 
 # The blocks, one file each: block-N.sh.
-awk -v dir="$tmp" '
-        /^```sh[[:space:]]*$/ { n++; out = sprintf("%s/block-%d.sh", dir, n); inblock = 1; next }
-        /^```/ && inblock { inblock = 0; close(out); next }
-        inblock { print > out }
-' "$readme"
-blocks=$(find "$tmp" -maxdepth 1 -name 'block-*.sh' | wc -l)
+blocks=$(docblocks_split "$readme" "$tmp")
 
 # One script: each block, then a line saying it ran. scripts/test alone on
 # its line (with a comment) is left out.

@@ -127,10 +127,10 @@ static int field_u32(json_t *body, const char *key, uint32_t max, uint32_t *out,
 }
 
 /* A string field into `out` (NUL-terminated; `*len` its length), at most
- * `max` bytes with no NUL; `name` when it is a lock name (1..255 bytes,
- * BATON_ENAME otherwise). 0 (absent: unchanged), or -1. */
+ * `max` (<= 255) bytes with no NUL; `name` when it is a lock name (1..255
+ * bytes, BATON_ENAME otherwise). 0 (absent: unchanged), or -1. */
 static int field_str(json_t *body, const char *key, size_t max, bool name,
-                     char *out, size_t *len, struct api_refusal *why)
+                     char *out, uint8_t *len, struct api_refusal *why)
 {
         json_t *v = body != NULL ? json_object_get(body, key) : NULL;
         size_t n;
@@ -152,7 +152,7 @@ static int field_str(json_t *body, const char *key, size_t max, bool name,
         }
         memcpy(out, json_string_value(v), n);
         out[n] = '\0';
-        *len = n;
+        *len = (uint8_t)n;
         return 0;
 }
 
@@ -291,7 +291,7 @@ static int read_locks(json_t *locks, struct api_call *call,
                       struct api_refusal *why)
 {
         struct api_call one;
-        size_t i, len, used = 0;
+        size_t i, used = 0;
         json_t *e;
 
         if (!json_is_array(locks) || json_array_size(locks) == 0 ||
@@ -304,8 +304,8 @@ static int read_locks(json_t *locks, struct api_call *call,
         {
                 memset(&one, 0, sizeof one);
                 if (!json_is_object(e) || need(e, "name", why) != 0 ||
-                    field_str(e, "name", COMMAND_NAME_MAX, true, one.name, &len,
-                              why) != 0 ||
+                    field_str(e, "name", COMMAND_NAME_MAX, true, one.name,
+                              &one.name_len, why) != 0 ||
                     read_mode(e, &one, why) != 0) {
                         return -1;
                 }
@@ -317,7 +317,7 @@ static int read_locks(json_t *locks, struct api_call *call,
                                       "with mode exclusive or shared");
                 }
                 if (command_list_add(call->list, sizeof call->list, &used,
-                                     one.mode, one.name, len) != 0) {
+                                     one.mode, one.name, one.name_len) != 0) {
                         return refuse(why, 400, BATON_ENAME,
                                       "field locks: a bad name");
                 }
@@ -330,34 +330,24 @@ static int read_locks(json_t *locks, struct api_call *call,
 static int read_name(json_t *body, struct api_call *call,
                      struct api_refusal *why)
 {
-        size_t len = 0;
-
-        if (need(body, "name", why) != 0 ||
-            field_str(body, "name", COMMAND_NAME_MAX, true, call->name, &len,
-                      why) != 0) {
-                return -1;
-        }
-        call->name_len = (uint8_t)len;
-        return 0;
+        return need(body, "name", why) != 0 ||
+                       field_str(body, "name", COMMAND_NAME_MAX, true,
+                                 call->name, &call->name_len, why) != 0
+                   ? -1
+                   : 0;
 }
 
 static int read_value(json_t *body, struct api_call *call,
                       struct api_refusal *why)
 {
-        size_t len = 0;
-
-        if (field_str(body, "value", COMMAND_VALUE_MAX, false, call->value,
-                      &len, why) != 0) {
-                return -1;
-        }
-        call->value_len = (uint8_t)len;
-        return 0;
+        return field_str(body, "value", COMMAND_VALUE_MAX, false, call->value,
+                         &call->value_len, why);
 }
 
 static int read_open(json_t *body, struct api_call *call,
                      struct api_refusal *why)
 {
-        size_t len = 0;
+        uint8_t len = 0;
 
         call->ttl_ms = 10000;
         return field_u32(body, "ttl_ms", UINT32_MAX, &call->ttl_ms, why) ||
