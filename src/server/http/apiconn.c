@@ -48,48 +48,6 @@ static void run_later(struct apiconn *a)
         }
 }
 
-static const char *reason(int status)
-{
-        switch (status) {
-        case 200:
-                return "OK";
-        case 201:
-                return "Created";
-        case 307:
-                return "Temporary Redirect";
-        case 400:
-                return "Bad Request";
-        case 401:
-                return "Unauthorized";
-        case 403:
-                return "Forbidden";
-        case 404:
-                return "Not Found";
-        case 405:
-                return "Method Not Allowed";
-        case 408:
-                return "Request Timeout";
-        case 409:
-                return "Conflict";
-        case 410:
-                return "Gone";
-        case 413:
-                return "Content Too Large";
-        case 429:
-                return "Too Many Requests";
-        case 431:
-                return "Request Header Fields Too Large";
-        case 503:
-                return "Service Unavailable";
-        case 505:
-                return "HTTP Version Not Supported";
-        case 507:
-                return "Insufficient Storage";
-        default:
-                return status < 500 ? "Bad Request" : "Internal Server Error";
-        }
-}
-
 /* Queue `n` bytes of `p` on the connection. */
 static void put(struct apiconn *a, const char *p, size_t n, bool later)
 {
@@ -125,7 +83,7 @@ static void respond(struct apiconn *a, int status, json_t *body,
         n = snprintf(head, sizeof head,
                      "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
                      "Content-Length: %zu\r\n%s%s\r\n",
-                     status, reason(status), len, extra,
+                     status, httpreq_reason(status), len, extra,
                      keep ? "" : "Connection: close\r\n");
         put(a, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1,
             false);

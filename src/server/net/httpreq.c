@@ -428,3 +428,45 @@ bool httpreq_query_unknown(const struct httpreq *r, const char *const *keys,
 
         return each_param(r, unknown_cb, &u);
 }
+
+const char *httpreq_reason(int status)
+{
+        switch (status) {
+        case 200:
+                return "OK";
+        case 201:
+                return "Created";
+        case 307:
+                return "Temporary Redirect";
+        case 400:
+                return "Bad Request";
+        case 401:
+                return "Unauthorized";
+        case 403:
+                return "Forbidden";
+        case 404:
+                return "Not Found";
+        case 405:
+                return "Method Not Allowed";
+        case 408:
+                return "Request Timeout";
+        case 409:
+                return "Conflict";
+        case 410:
+                return "Gone";
+        case 413:
+                return "Content Too Large";
+        case 429:
+                return "Too Many Requests";
+        case 431:
+                return "Request Header Fields Too Large";
+        case 503:
+                return "Service Unavailable";
+        case 505:
+                return "HTTP Version Not Supported";
+        case 507:
+                return "Insufficient Storage";
+        default:
+                return status < 500 ? "Bad Request" : "Internal Server Error";
+        }
+}

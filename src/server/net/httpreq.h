@@ -108,4 +108,8 @@ long httpreq_query(const struct httpreq *r, const char *key, char *out,
 bool httpreq_query_unknown(const struct httpreq *r, const char *const *keys,
                            char *out, size_t cap);
 
+/* The reason phrase of HTTP `status` for a status line (static text):
+ * the API's and the metrics port's answers. */
+const char *httpreq_reason(int status);
+
 #endif /* SERVER_HTTPREQ_H */

@@ -108,20 +108,6 @@ static void send_sealed(struct scrape *s, bool last)
         free(p);
 }
 
-static const char *reason_phrase(int status)
-{
-        switch (status) {
-        case 200:
-                return "OK";
-        case 403:
-                return "Forbidden";
-        case 503:
-                return "Service Unavailable";
-        default:
-                return "Bad Request";
-        }
-}
-
 static void reply(struct scrape *s)
 {
         struct scrape_server *srv = s->server;
@@ -143,7 +129,7 @@ static void reply(struct scrape *s)
         n = snprintf(head, sizeof head,
                      "HTTP/1.0 %d %s\r\nContent-Type: %s\r\n"
                      "Connection: close\r\n\r\n",
-                     r.status, reason_phrase(r.status), r.content_type);
+                     r.status, httpreq_reason(r.status), r.content_type);
         text = malloc((size_t)n + need);
         if (text == NULL) {
                 drop(s);
@@ -175,7 +161,7 @@ static void refuse(struct scrape *s)
         n = snprintf(text, sizeof text,
                      "HTTP/1.0 %d %s\r\nContent-Type: text/plain\r\n"
                      "Connection: close\r\n\r\n%s\n",
-                     s->req.status, reason_phrase(s->req.status),
+                     s->req.status, httpreq_reason(s->req.status),
                      s->req.reason);
         if (s->tls == NULL) {
                 send_bytes(s, text, (size_t)n, true);
