@@ -32,5 +32,6 @@
 #include "baton/watch.h"
 #include "baton/cluster.h"
 #include "baton/admin.h"
+#include "baton/sessions.h"
 
 #endif /* BATON_H */

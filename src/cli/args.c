@@ -36,6 +36,8 @@ enum {
         O_VALUE,
         O_PREFIX,
         O_FROM,
+        O_AFTER,
+        O_LIMIT,
 };
 
 static const struct option options[] = {
@@ -57,6 +59,8 @@ static const struct option options[] = {
     {"value", required_argument, NULL, O_VALUE},
     {"prefix", required_argument, NULL, O_PREFIX},
     {"from", required_argument, NULL, O_FROM},
+    {"after", required_argument, NULL, O_AFTER},
+    {"limit", required_argument, NULL, O_LIMIT},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -90,6 +94,9 @@ static const struct number_option {
     {O_PERMITS, 1, UINT32_MAX, "", LEASE_CMDS & ~CMD(ARGS_ELECT)},
     {O_TAKE, 1, UINT32_MAX, "", LEASE_CMDS & ~CMD(ARGS_ELECT)},
     {O_LOCK_DELAY, 0, 3600000, " ms", LEASE_CMDS & ~CMD(ARGS_ELECT)},
+    /* session list's (check_options() tells it from info and close) */
+    {O_AFTER, 0, UINT64_MAX, "", CMD(ARGS_SESSION_CLOSE)},
+    {O_LIMIT, 1, UINT64_MAX, "", CMD(ARGS_SESSION_CLOSE)},
 };
 
 #define DETACH_COMMANDS (CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
@@ -222,6 +229,12 @@ static void set_number(struct args *a, const struct number_option *no,
                 break;
         case O_LOCK_DELAY:
                 a->lock_delay_ms = (uint32_t)v;
+                break;
+        case O_AFTER:
+                a->after = v;
+                break;
+        case O_LIMIT:
+                a->limit = v;
                 break;
         }
 }
@@ -487,6 +500,39 @@ static void acl(struct args *a, const struct commands_entry *c,
             ops->v[3]);
 }
 
+/* session list | session info ID | session close ID. */
+static void session(struct args *a, const struct commands_entry *c,
+                    const struct operands *ops)
+{
+        const char *sub = ops->v[1];
+        unsigned want = 3;
+
+        if (strcmp(sub, "list") == 0) {
+                a->command = ARGS_SESSION_LIST;
+                want = 2;
+        } else if (strcmp(sub, "info") == 0) {
+                a->command = ARGS_SESSION_INFO;
+        } else if (strcmp(sub, "close") != 0) {
+                bad(a,
+                    "session: unknown subcommand \"%s\" (list, info or "
+                    "close)",
+                    sub);
+                return;
+        }
+        if (ops->n != want) {
+                bad(a, "session %s: %s (usage: batonctl %s)", sub,
+                    ops->n < want ? "too few arguments" : "too many arguments",
+                    c->synopsis);
+                return;
+        }
+        if (want == 3) {
+                char what[32];
+
+                snprintf(what, sizeof what, "session %s: ID", sub);
+                number(a, what, ops->v[2], 1, UINT64_MAX, "", &a->id);
+        }
+}
+
 /* The operands of `c`, whose count is right. */
 static void operands(struct args *a, const struct commands_entry *c,
                      const struct operands *ops)
@@ -530,13 +576,7 @@ static void operands(struct args *a, const struct commands_entry *c,
                 number(a, "transfer: ID", ops->v[1], 0, UINT64_MAX, "", &a->id);
                 break;
         case ARGS_SESSION_CLOSE:
-                if (strcmp(ops->v[1], "close") != 0) {
-                        bad(a, "session: unknown subcommand \"%s\" (close)",
-                            ops->v[1]);
-                        break;
-                }
-                number(a, "session close: ID", ops->v[2], 1, UINT64_MAX, "",
-                       &a->id);
+                session(a, c, ops);
                 break;
         case ARGS_CHECK:
         case ARGS_RELEASE:
@@ -619,6 +659,13 @@ static void check_options(struct args *a, const struct commands_entry *c,
                 bad(a, "--shared is not an option of %s", c->name);
         }
         check_permits(a, c, given);
+        if ((a->after != 0 || a->limit != 0) &&
+            a->command != ARGS_SESSION_LIST) {
+                bad(a, "--%s is not an option of %s",
+                    a->limit != 0 ? "limit" : "after",
+                    a->command == ARGS_SESSION_INFO ? "session info"
+                                                    : "session close");
+        }
         if (given->all && c->command != ARGS_HOLDER) {
                 bad(a, "--all is not an option of %s", c->name);
         }

@@ -35,6 +35,8 @@ enum args_command {
         ARGS_ACL_ADD,          /* acl add IDENTITY ROLE */
         ARGS_ACL_REMOVE,       /* acl remove IDENTITY */
         ARGS_PING,             /* ping: a read through the leader */
+        ARGS_SESSION_LIST,     /* session list: the live sessions */
+        ARGS_SESSION_INFO,     /* session info ID: one of them */
 };
 
 /* What args_parse() asks the caller to do. */
@@ -81,8 +83,10 @@ struct args {
          * at once, a multi-lock. */
         const char *names[ARGS_NAMES_MAX];
         unsigned n_names;
-        uint64_t token;             /* check, release */
-        uint64_t id;                /* member add, member remove, transfer */
+        uint64_t token; /* check, release */
+        uint64_t id;    /* member add, member remove, transfer, session */
+        uint64_t after; /* session list --after: the cursor; 0: none */
+        uint64_t limit; /* session list --limit: at most; 0: every one */
         const char *raft_address;   /* member add */
         const char *client_address; /* member add */
         const char *identity;       /* acl add, acl remove */

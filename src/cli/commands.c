@@ -117,10 +117,17 @@ static const struct commands_entry table[] = {
      "hand the leadership to node ID (0: to any other node) and say "
      "where it went (admin).",
      NULL},
-    {"session", ARGS_SESSION_CLOSE, 2, 2, "session close ID",
-     "end session ID now, as its expiry would: its locks are released "
-     "(admin).",
-     NULL},
+    {"session", ARGS_SESSION_CLOSE, 1, 2,
+     "session list [--after ID] [--limit N] | session info ID | "
+     "session close ID",
+     "the live sessions, by id: each one's client, certificate identity "
+     "and address, TTL and time left, lock-delay, and the locks it holds "
+     "(with their tokens) and awaits; list pages through every one (or N, "
+     "after session ID), info shows one. close ends session ID now, as its "
+     "expiry would: its locks are released (admin).",
+     "--after ID\tlist: the sessions after session ID (default: from the "
+     "first)\n"
+     "--limit N\tlist: at most N sessions (default: every one)\n"},
     {"revoke", ARGS_REVOKE, 1, 1, "revoke NAME",
      "take NAME away from its holders, their sessions living on; each "
      "holder's client is told at its next keepalive (admin).",
@@ -174,6 +181,10 @@ const struct commands_entry *commands_of(int command)
         case ARGS_ACL_ADD:
         case ARGS_ACL_REMOVE:
                 command = ARGS_ACL_LIST;
+                break;
+        case ARGS_SESSION_LIST:
+        case ARGS_SESSION_INFO:
+                command = ARGS_SESSION_CLOSE;
                 break;
         }
         for (size_t i = 0; i < N_ENTRIES; i++) {

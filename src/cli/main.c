@@ -13,6 +13,7 @@
 #include "ping.h"
 #include "print.h"
 #include "supervise.h"
+#include "sessions.h"
 #include "watch.h"
 
 /* Exit statuses of every command but `lock` (see batonctl(1)). */
@@ -583,6 +584,9 @@ static int run(baton_client *c, const struct args *o)
                 }
                 print_session_closed(stdout, o->json, o->id);
                 return EXIT_OK;
+        case ARGS_SESSION_LIST:
+        case ARGS_SESSION_INFO:
+                return cli_session(c, o);
         case ARGS_REVOKE:
                 return cmd_revoke(c, o);
         case ARGS_HOLDER:

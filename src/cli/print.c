@@ -49,7 +49,7 @@ void print_json_string(FILE *out, const char *s)
 
 /* "lock":NAME, and "lock_hex":HEX after it when NAME is not valid UTF-8
  * (the "lock" string then has U+FFFD for the bytes it cannot carry). */
-static void put_lock(FILE *out, const char *name)
+void print_json_lock(FILE *out, const char *name)
 {
         size_t n = strlen(name);
 
@@ -96,7 +96,7 @@ void print_grant(FILE *out, bool json, const char *name, uint64_t token,
                 return;
         }
         fputc('{', out);
-        put_lock(out, name);
+        print_json_lock(out, name);
         fprintf(out, ",\"token\":%" PRIu64, token);
         if (session != 0) {
                 fprintf(out, ",\"session\":%" PRIu64, session);
@@ -129,7 +129,7 @@ void print_holder(FILE *out, bool json, const char *name,
                 return;
         }
         fputc('{', out);
-        put_lock(out, name);
+        print_json_lock(out, name);
         fprintf(out,
                 ",\"held\":%s,\"session\":%" PRIu64 ",\"owner\":%" PRIu64
                 ",\"token\":%" PRIu64 ",\"count\":%" PRIu32
@@ -199,7 +199,7 @@ void print_leader(FILE *out, bool json, const char *name,
                 return;
         }
         fputc('{', out);
-        put_lock(out, name);
+        print_json_lock(out, name);
         fprintf(out,
                 ",\"held\":%s,\"session\":%" PRIu64 ",\"owner\":%" PRIu64
                 ",\"token\":%" PRIu64 ",\"candidates\":%" PRIu32,
@@ -275,7 +275,7 @@ void print_event(FILE *out, bool json, const struct baton_event *e)
                 return;
         }
         fprintf(out, "{\"event\":\"%s\",", kind);
-        put_lock(out, e->name);
+        print_json_lock(out, e->name);
         fprintf(out,
                 ",\"index\":%" PRIu64 ",\"ord\":%" PRIu32
                 ",\"cause\":\"%s\",\"session\":%" PRIu64 ",\"owner\":%" PRIu64
@@ -301,7 +301,7 @@ void print_leadership(FILE *out, bool json, const char *name, uint64_t token,
                 return;
         }
         fputc('{', out);
-        put_lock(out, name);
+        print_json_lock(out, name);
         fprintf(out,
                 ",\"token\":%" PRIu64 ",\"session\":%" PRIu64 ",\"value\":",
                 token, session);
@@ -321,7 +321,7 @@ void print_revoked(FILE *out, bool json, const char *name,
                 return;
         }
         fputc('{', out);
-        put_lock(out, name);
+        print_json_lock(out, name);
         fprintf(out,
                 ",\"revoked_session\":%" PRIu64 ",\"owner\":%" PRIu64
                 ",\"token\":%" PRIu64,
@@ -340,7 +340,7 @@ void print_grants(FILE *out, bool json, const char *name,
         }
         if (json) {
                 fputc('{', out);
-                put_lock(out, name);
+                print_json_lock(out, name);
                 fprintf(out, ",\"waiters\":%" PRIu32 ",\"holders\":[",
                         n > 0 ? g[0].waiters : 0);
         }
@@ -396,7 +396,7 @@ void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                         continue;
                 }
                 fputs(i > 0 ? ",{" : "{", out);
-                put_lock(out, l->name);
+                print_json_lock(out, l->name);
                 fprintf(out,
                         ",\"session\":%" PRIu64 ",\"owner\":%" PRIu64
                         ",\"token\":%" PRIu64 ",\"count\":%" PRIu32
@@ -424,7 +424,7 @@ void print_check(FILE *out, bool json, const char *name, uint64_t token, int rv)
                 return;
         }
         fputc('{', out);
-        put_lock(out, name);
+        print_json_lock(out, name);
         fprintf(out, ",\"token\":%" PRIu64 ",\"current\":%s}\n", token,
                 rv == 0 ? "true" : "false");
 }

@@ -13,6 +13,9 @@
  * its name in "lock", and, when the name is not valid UTF-8, its exact
  * bytes in hex in "lock_hex". */
 void print_json_string(FILE *out, const char *s);
+/* "lock":NAME, and "lock_hex":HEX after it when NAME is not valid UTF-8
+ * (the "lock" string then has U+FFFD for the bytes it cannot carry). */
+void print_json_lock(FILE *out, const char *name);
 
 /* A grant; a `session` other than 0 (a detached acquire) is shown too,
  * and a `secret` (BATON_SECRET_SIZE bytes; may be NULL), in hex, after

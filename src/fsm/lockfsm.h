@@ -214,6 +214,54 @@ const uint8_t *lockfsm_session_hash(const struct lockfsm *f, uint64_t session);
 const char *lockfsm_session_name(const struct lockfsm *f, uint64_t session,
                                  uint8_t *len);
 
+/* A live session, as lockfsm_foreach_session_from() reports it: what its
+ * OPEN asked for and what it holds and awaits now. */
+struct lockfsm_session_info {
+        uint64_t id;
+        uint32_t ttl_ms;
+        uint32_t lock_delay_ms;
+        uint32_t revoked;  /* grants an administrator ended (wrapping) */
+        uint32_t n_grants; /* its grants */
+        uint32_t n_waits;  /* its waits (a multi-lock's: one per name) */
+        const char *name;  /* its client name, name_len bytes, borrowed */
+        uint8_t name_len;
+};
+
+/* One grant or wait of a session, as lockfsm_foreach_session_hold()
+ * reports it. */
+struct lockfsm_session_hold {
+        bool waiting;
+        uint8_t mode; /* COMMAND_MODE_*, as lockfsm_holder's */
+        uint64_t owner;
+        uint64_t token;   /* a grant's; 0 for a wait */
+        uint32_t count;   /* a grant's reentrant holds; 0 for a wait */
+        uint32_t permits; /* a semaphore's grant or wait: permits */
+        uint32_t wait_ms; /* a wait's: how long it asked to wait */
+        const char *name; /* the lock's, name_len bytes, borrowed */
+        uint8_t name_len;
+};
+
+/*
+ * Visit the live sessions whose id is above `after` (0: every one), by id,
+ * until `cb` returns false; `s` is borrowed for the callback only, which
+ * must not change `f`.
+ */
+void lockfsm_foreach_session_from(
+    const struct lockfsm *f, uint64_t after,
+    bool (*cb)(void *data, const struct lockfsm_session_info *s), void *data);
+
+/* Fill `out` with the live session `id`: 0, or lockfsm_session_status()'s
+ * error when it is not live. */
+int lockfsm_session_info(const struct lockfsm *f, uint64_t id,
+                         struct lockfsm_session_info *out);
+
+/* Visit the grants of the live session `id` (by token), then its waits (in
+ * the order they queued), until `cb` returns false. `h` is borrowed for
+ * the callback only, which must not change `f`. */
+void lockfsm_foreach_session_hold(
+    const struct lockfsm *f, uint64_t id,
+    bool (*cb)(void *data, const struct lockfsm_session_hold *h), void *data);
+
 /*
  * Walk the structure and check every invariant (holders and waiters belong
  * to live sessions, counts agree, queues ordered, maps consistent). Returns

@@ -176,3 +176,115 @@ const char *lockfsm_session_name(const struct lockfsm *f, uint64_t session,
         *len = s != NULL ? s->name_len : 0;
         return s != NULL ? s->name : NULL;
 }
+
+static uint32_t count_queue(const struct rqueue *h)
+{
+        const struct rqueue *q;
+        uint32_t n = 0;
+
+        RQUEUE_FOREACH(q, h)
+        {
+                n++;
+        }
+        return n;
+}
+
+static void describe(const struct session *s, struct lockfsm_session_info *out)
+{
+        out->id = s->id;
+        out->ttl_ms = s->ttl_ms;
+        out->lock_delay_ms = s->lock_delay_ms;
+        out->revoked = s->revoked;
+        out->n_grants = count_queue(&s->grants);
+        out->n_waits = count_queue(&s->waits);
+        out->name = s->name;
+        out->name_len = s->name_len;
+}
+
+void lockfsm_foreach_session_from(
+    const struct lockfsm *f, uint64_t after,
+    bool (*cb)(void *data, const struct lockfsm_session_info *s), void *data)
+{
+        const struct session *at = after > 0 ? state_session(f, after) : NULL;
+        const struct rqueue *head = &f->lists->session_list;
+        const struct rqueue *q = at != NULL ? &at->link : head;
+        struct lockfsm_session_info info;
+
+        /* From the cursor's session when it lives, so that paging through
+         * many sessions does not walk them all for every page. */
+        for (q = rqueue_next(q); q != head; q = rqueue_next(q)) {
+                const struct session *s = RQUEUE_DATA(q, struct session, link);
+                if (s->id <= after) {
+                        continue;
+                }
+                describe(s, &info);
+                if (!cb(data, &info)) {
+                        return;
+                }
+        }
+}
+
+int lockfsm_session_info(const struct lockfsm *f, uint64_t id,
+                         struct lockfsm_session_info *out)
+{
+        const struct session *s = state_session(f, id);
+
+        memset(out, 0, sizeof *out);
+        if (s == NULL) {
+                return lockfsm_session_status(f, id);
+        }
+        describe(s, out);
+        return 0;
+}
+
+/* Report `h`, a grant or a wait of a session, to `cb`. */
+static bool visit_hold(const struct hold *h,
+                       bool (*cb)(void *data,
+                                  const struct lockfsm_session_hold *h),
+                       void *data)
+{
+        const struct lock *l = hold_lock(h);
+        struct lockfsm_session_hold out;
+
+        memset(&out, 0, sizeof out);
+        out.waiting = h->waiting;
+        out.mode =
+            l->mode == COMMAND_MODE_ELECTION ? COMMAND_MODE_ELECTION : h->mode;
+        out.owner = h->owner;
+        if (h->waiting) {
+                out.wait_ms = h->wait_ms;
+        } else {
+                out.token = h->token;
+                out.count = h->count;
+        }
+        out.permits = h->permits;
+        out.name = l->name;
+        out.name_len = l->name_len;
+        return cb(data, &out);
+}
+
+void lockfsm_foreach_session_hold(
+    const struct lockfsm *f, uint64_t id,
+    bool (*cb)(void *data, const struct lockfsm_session_hold *h), void *data)
+{
+        const struct session *s = state_session(f, id);
+        const struct rqueue *q;
+
+        if (s == NULL) {
+                return;
+        }
+        RQUEUE_FOREACH(q, &s->grants)
+        {
+                if (!visit_hold(RQUEUE_DATA(q, struct hold, session_link), cb,
+                                data)) {
+                        return;
+                }
+        }
+        RQUEUE_FOREACH(q, &s->waits)
+        {
+                if (!visit_hold(RQUEUE_DATA(q, struct hold, session_link), cb,
+                                data)) {
+                        return;
+                }
+        }
+}

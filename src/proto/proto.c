@@ -58,6 +58,10 @@ const char *proto_type_name(int type)
                 return "ACL";
         case PROTO_ACL_REPLY:
                 return "ACL_REPLY";
+        case PROTO_SESSIONS:
+                return "SESSIONS";
+        case PROTO_SESSIONS_REPLY:
+                return "SESSIONS_REPLY";
         case PROTO_RESULT:
                 return "RESULT";
         case PROTO_NOT_LEADER:

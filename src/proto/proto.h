@@ -46,6 +46,8 @@
  *               piece of an online backup (backup.h)
  *   ACL         u8 op (enum proto_acl_op), u8 role, string identity
  *               (empty for LIST): the cluster's access list (aclwire.h)
+ *   SESSIONS    u64 id, u8 mode, u32 limit: a page of live sessions after
+ *               a cursor, or one session (sesslist.h)
  *
  * Responses (server to client), one per request, with the request's id:
  *
@@ -74,6 +76,8 @@
  *   ACL_REPLY   the access list, answering an ACL of op LIST: u8 format
  *               (1), u8 seeded, u8 default role, u16 n, then n x {u8 kind,
  *               u8 role, string identity} (SET and REMOVE get a RESULT)
+ *   SESSIONS_REPLY u32 n, u8 more, then n sessions, each with its grants
+ *               and waits (sesslist.h)
  *
  * A QUERY with PROTO_FLAG_HOLDERS instead asks for every holder of the
  * lock: it is answered by a LIST_REPLY with that flag, one entry per
@@ -124,8 +128,9 @@ enum proto_type {
         PROTO_ATTACH = 11, /* src/proto/attach.h */
         PROTO_WATCH = 12,
         PROTO_UNWATCH = 13,
-        PROTO_BACKUP = 14, /* src/proto/backup.c */
-        PROTO_ACL = 15,    /* src/proto/aclwire.c */
+        PROTO_BACKUP = 14,   /* src/proto/backup.c */
+        PROTO_ACL = 15,      /* src/proto/aclwire.c */
+        PROTO_SESSIONS = 16, /* src/proto/sesslist.c */
         /* responses */
         PROTO_RESULT = 64,
         PROTO_NOT_LEADER = 65,
@@ -137,6 +142,7 @@ enum proto_type {
         PROTO_WATCH_EVENT = 71,
         PROTO_BACKUP_CHUNK = 72,
         PROTO_ACL_REPLY = 73,
+        PROTO_SESSIONS_REPLY = 74,
 };
 
 /*

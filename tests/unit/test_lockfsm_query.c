@@ -238,6 +238,136 @@ static void test_foreach_lock(void **state)
         assert_string_equal(v.names[2], "ab");
 }
 
+/* Sessions seen by lockfsm_foreach_session_from(), up to `stop_after`. */
+struct paged {
+        uint64_t ids[8];
+        struct lockfsm_session_info info[8];
+        unsigned n;
+        unsigned stop_after; /* 0: never stop */
+};
+
+static bool visit_paged(void *data, const struct lockfsm_session_info *s)
+{
+        struct paged *p = data;
+
+        assert_true(p->n < 8);
+        p->info[p->n] = *s;
+        p->ids[p->n++] = s->id;
+        return p->stop_after == 0 || p->n < p->stop_after;
+}
+
+/* A page of up to `limit` sessions after `after`. */
+static struct paged page(const struct fsmtest *t, uint64_t after,
+                         unsigned limit)
+{
+        struct paged p;
+
+        memset(&p, 0, sizeof p);
+        p.stop_after = limit;
+        lockfsm_foreach_session_from(t->f, after, visit_paged, &p);
+        return p;
+}
+
+struct held {
+        struct lockfsm_session_hold h[8];
+        char names[8][16];
+        unsigned n;
+};
+
+static bool visit_held(void *data, const struct lockfsm_session_hold *h)
+{
+        struct held *v = data;
+
+        assert_true(v->n < 8 && h->name_len < sizeof v->names[0]);
+        v->h[v->n] = *h;
+        memcpy(v->names[v->n], h->name, h->name_len);
+        v->names[v->n][h->name_len] = '\0';
+        v->n++;
+        return true;
+}
+
+/* Paging through sessions by id: the first page, the last, one past the
+ * end, a cursor that names an ended session, and an empty machine. */
+static void test_sessions_paging(void **state)
+{
+        struct fsmtest *t = *state;
+        uint64_t id[4];
+        struct paged p;
+        unsigned i;
+
+        p = page(t, 0, 0);
+        assert_int_equal(p.n, 0);
+        for (i = 0; i < 4; i++) { /* the small limits' most */
+                id[i] = fsmtest_open(t, i + 1);
+        }
+        p = page(t, 0, 2); /* the first page */
+        assert_int_equal(p.n, 2);
+        assert_int_equal(p.ids[0], id[0]);
+        assert_int_equal(p.ids[1], id[1]);
+        p = page(t, p.ids[1], 3); /* the last page, short */
+        assert_int_equal(p.n, 2);
+        assert_int_equal(p.ids[0], id[2]);
+        assert_int_equal(p.ids[1], id[3]);
+        p = page(t, id[3], 2); /* past the end */
+        assert_int_equal(p.n, 0);
+        p = page(t, id[3] + 1000, 2);
+        assert_int_equal(p.n, 0);
+        /* A cursor whose session ended still pages on after it. */
+        fsmtest_expire(t, id[1]);
+        p = page(t, id[1], 0);
+        assert_int_equal(p.n, 2);
+        assert_int_equal(p.ids[0], id[2]);
+        p = page(t, id[0], 0);
+        assert_int_equal(p.n, 2);
+        assert_int_equal(p.ids[0], id[2]);
+        p = page(t, 0, 1); /* a limit of one */
+        assert_int_equal(p.n, 1);
+        assert_int_equal(p.ids[0], id[0]);
+}
+
+/* One session's record: what its OPEN asked, its grants with their
+ * tokens, then its waits; an ended session's status instead. */
+static void test_session_info_and_holds(void **state)
+{
+        struct fsmtest *t = *state;
+        uint64_t a = fsmtest_open(t, 1);
+        uint64_t b = fsmtest_open(t, 2);
+        struct lockfsm_session_info info;
+        struct held v;
+        uint64_t tok;
+
+        tok = fsmtest_acquire(t, a, 1, 3, "x", 0).token;
+        fsmtest_acquire(t, a, 2, 3, "x", 0); /* reentrant: count 2 */
+        fsmtest_acquire(t, b, 1, 4, "y", 0);
+        fsmtest_acquire(t, a, 3, 3, "y", 900);
+        assert_int_equal(lockfsm_session_info(t->f, a, &info), 0);
+        assert_int_equal(info.id, a);
+        assert_int_equal(info.n_grants, 1);
+        assert_int_equal(info.n_waits, 1);
+        assert_int_equal(info.ttl_ms, lockfsm_session_ttl(t->f, a));
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_session_hold(t->f, a, visit_held, &v);
+        assert_int_equal(v.n, 2);
+        assert_string_equal(v.names[0], "x");
+        assert_false(v.h[0].waiting);
+        assert_int_equal(v.h[0].token, tok);
+        assert_int_equal(v.h[0].count, 2);
+        assert_int_equal(v.h[0].owner, 3);
+        assert_string_equal(v.names[1], "y");
+        assert_true(v.h[1].waiting);
+        assert_int_equal(v.h[1].wait_ms, 900);
+        assert_int_equal(v.h[1].token, 0);
+        fsmtest_close_session(t, b, 2);
+        assert_int_equal(lockfsm_session_info(t->f, b, &info), BATON_ECLOSED);
+        assert_int_equal(lockfsm_session_info(t->f, 999, &info),
+                         BATON_ENOSESSION);
+        /* The wait was granted when b closed. */
+        memset(&v, 0, sizeof v);
+        lockfsm_foreach_session_hold(t->f, a, visit_held, &v);
+        assert_int_equal(v.n, 2);
+        assert_false(v.h[1].waiting);
+}
+
 #define T(name) LOCKFSMCASE(name)
 
 int main(void)
@@ -248,6 +378,8 @@ int main(void)
             T(test_stats),
             T(test_session_status_and_iteration),
             T(test_foreach_lock),
+            T(test_sessions_paging),
+            T(test_session_info_and_holds),
         };
         return cmocka_run_group_tests_name("lockfsm_query", tests, NULL, NULL);
 }

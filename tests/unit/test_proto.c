@@ -25,6 +25,7 @@
 #include "protofix.h"
 #include "test_proto_bodies.h"
 #include "test_proto_list.h"
+#include "test_proto_sessions.h"
 #include "test_proto_attach.h"
 #include "test_proto_backup.h"
 #include "test_proto_names.h"
@@ -680,7 +681,7 @@ static void header_accepts_exactly_the_known_types(void **state)
             PROTO_LIST,          PROTO_LIST_REPLY,   PROTO_ATTACH,
             PROTO_WATCH,         PROTO_UNWATCH,      PROTO_WATCH_EVENT,
             PROTO_BACKUP,        PROTO_BACKUP_CHUNK, PROTO_ACL,
-            PROTO_ACL_REPLY,
+            PROTO_ACL_REPLY,     PROTO_SESSIONS,     PROTO_SESSIONS_REPLY,
         };
         struct proto_header h;
         uint8_t buf[PROTO_HEADER_SIZE];
@@ -791,9 +792,12 @@ static void type_names(void **state)
                             "BACKUP_CHUNK");
         assert_string_equal(proto_type_name(PROTO_ACL), "ACL");
         assert_string_equal(proto_type_name(PROTO_ACL_REPLY), "ACL_REPLY");
-        assert_string_equal(proto_type_name(16), "UNKNOWN");
+        assert_string_equal(proto_type_name(PROTO_SESSIONS), "SESSIONS");
+        assert_string_equal(proto_type_name(PROTO_SESSIONS_REPLY),
+                            "SESSIONS_REPLY");
+        assert_string_equal(proto_type_name(17), "UNKNOWN");
         assert_string_equal(proto_type_name(63), "UNKNOWN");
-        assert_string_equal(proto_type_name(74), "UNKNOWN");
+        assert_string_equal(proto_type_name(75), "UNKNOWN");
         assert_string_equal(proto_type_name(-1), "UNKNOWN");
         assert_string_equal(proto_type_name(256 + PROTO_PING), "UNKNOWN");
 }
@@ -851,6 +855,11 @@ int main(void)
             cmocka_unit_test(bodies_bad_lock_names),
             cmocka_unit_test(bodies_bad_strings),
             cmocka_unit_test(fuzz_reader_and_bodies),
+            cmocka_unit_test(sessions_request_round_trip),
+            cmocka_unit_test(sessions_request_bad_bodies),
+            cmocka_unit_test(sessions_reply_round_trip),
+            cmocka_unit_test(sessions_reply_largest_fits),
+            cmocka_unit_test(sessions_reply_bad_bodies),
         };
 
         return cmocka_run_group_tests_name("proto", tests, NULL, NULL);

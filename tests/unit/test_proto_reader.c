@@ -241,7 +241,7 @@ void reader_errors_are_sticky(void **state)
             {{3, PROTO_PING, 0, 0, 1}, BATON_EVERSION},
             {{PROTO_VERSION, PROTO_PING, 1, 0, 1}, BATON_EMALFORMED},
             {{PROTO_VERSION, 0, 0, 0, 1}, BATON_EMALFORMED},
-            {{PROTO_VERSION, 16, 0, 0, 1}, BATON_EMALFORMED},
+            {{PROTO_VERSION, 17, 0, 0, 1}, BATON_EMALFORMED},
             {{PROTO_VERSION, 255, 0, 0, 1}, BATON_EMALFORMED},
             {{PROTO_VERSION, PROTO_COMMAND, 0, PROTO_MAX_BODY + 1, 1},
              BATON_ETOOBIG},

@@ -145,9 +145,9 @@ static void bad_lines(void **state)
 /* The matrix: each role's requests, and nothing more. */
 static void allows(void **state)
 {
-        static const uint8_t reads[] = {PROTO_QUERY,  PROTO_CHECK, PROTO_LIST,
-                                        PROTO_STATUS, PROTO_PING,  PROTO_WATCH,
-                                        PROTO_UNWATCH};
+        static const uint8_t reads[] = {
+            PROTO_QUERY, PROTO_CHECK, PROTO_LIST,    PROTO_STATUS,
+            PROTO_PING,  PROTO_WATCH, PROTO_UNWATCH, PROTO_SESSIONS};
         static const uint8_t locks[] = {PROTO_COMMAND, PROTO_KEEPALIVE,
                                         PROTO_ATTACH};
         static const uint8_t admins[] = {PROTO_MEMBER_ADD, PROTO_MEMBER_REMOVE,

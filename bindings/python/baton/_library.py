@@ -165,6 +165,24 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
     ("baton_acl_free", None, [POINTER(s.Acl)]),
     ("baton_acl_set", c_int, [c_void_p, c_char_p, c_int]),
     ("baton_acl_remove", c_int, [c_void_p, c_char_p]),
+    (
+        "baton_sessions",
+        c_int,
+        [
+            c_void_p,
+            c_uint64,
+            c_size_t,
+            POINTER(POINTER(s.Session)),
+            POINTER(c_size_t),
+            POINTER(c_uint64),
+        ],
+    ),
+    (
+        "baton_session_info",
+        c_int,
+        [c_void_p, c_uint64, POINTER(POINTER(s.Session))],
+    ),
+    ("baton_sessions_free", None, [POINTER(s.Session), c_size_t]),
     ("baton_fence_init", None, [POINTER(s.Fence)]),
     ("baton_fence_admit", c_int, [POINTER(s.Fence), c_uint64]),
 ]

@@ -13,6 +13,8 @@ from ctypes import (
     c_char,
     c_char_p,
     c_int,
+    c_int64,
+    c_size_t,
     c_uint,
     c_uint8,
     c_uint32,
@@ -230,6 +232,7 @@ class Fence(Structure):
 Secret = c_uint8 * SECRET_SIZE
 
 ACL_IDENTITY_MAX = 255  # BATON_ACL_IDENTITY_MAX
+ADDRESS_MAX = 64  # struct baton_session's address
 
 
 class AclRule(Structure):
@@ -252,6 +255,41 @@ class Acl(Structure):
     ]
 
 
+class SessionHold(Structure):
+    """struct baton_session_hold."""
+
+    _fields_ = [
+        ("name", c_char * (NAME_MAX + 1)),
+        ("waiting", c_int),
+        ("mode", c_int),
+        ("owner", c_uint64),
+        ("token", c_uint64),
+        ("count", c_uint32),
+        ("permits", c_uint32),
+        ("wait_ms", c_uint32),
+    ]
+
+
+class Session(Structure):
+    """struct baton_session."""
+
+    _fields_ = [
+        ("id", c_uint64),
+        ("client_name", c_char * (CLIENT_NAME_MAX + 1)),
+        ("identity", c_char * (ACL_IDENTITY_MAX + 1)),
+        ("address", c_char * (ADDRESS_MAX + 1)),
+        ("ttl_ms", c_uint32),
+        ("lock_delay_ms", c_uint32),
+        ("left_ms", c_int64),
+        ("idle_ms", c_int64),
+        ("revoked", c_uint32),
+        ("n_grants", c_uint32),
+        ("n_waits", c_uint32),
+        ("holds", ctypes.POINTER(SessionHold)),
+        ("n_holds", c_size_t),
+    ]
+
+
 # Every struct mirrored here, by its C name, for the layout test.
 ALL = {
     "baton_options": Options,
@@ -269,6 +307,8 @@ ALL = {
     "baton_event": Event,
     "baton_acl_rule": AclRule,
     "baton_acl": Acl,
+    "baton_session_hold": SessionHold,
+    "baton_session": Session,
 }
 
 __all__ = [
@@ -298,6 +338,8 @@ __all__ = [
     "SESSION_CB",
     "STATUS_MAX_MEMBERS",
     "Secret",
+    "Session",
+    "SessionHold",
     "Status",
     "VALUE_MAX",
     "WATCH_CB",

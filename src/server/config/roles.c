@@ -144,6 +144,7 @@ static int needs(uint8_t type)
         case PROTO_QUERY:
         case PROTO_CHECK:
         case PROTO_LIST:
+        case PROTO_SESSIONS:
         case PROTO_STATUS:
         case PROTO_PING:
         case PROTO_WATCH:

@@ -625,6 +625,10 @@ void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
         if (h->type <= PROTO_ATTACH) {
                 g->stats.requests[h->type]++;
         }
+        if (!c->listed) {
+                queue_push_tail(&g->conns, &c->core_link);
+                c->listed = true;
+        }
         if (!admit_frame(g, c, h)) {
                 return;
         }
@@ -636,6 +640,7 @@ void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
         case PROTO_QUERY:
         case PROTO_CHECK:
         case PROTO_LIST:
+        case PROTO_SESSIONS:
         case PROTO_ATTACH:
                 reads_on_frame(g, now, c, h, body);
                 break;
@@ -671,6 +676,10 @@ void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
 
 void gateway_conn_gone(struct gateway *g, struct gateway_conn *c)
 {
+        if (c->listed) {
+                queue_remove(&c->core_link);
+                c->listed = false;
+        }
         watches_forget_conn(&g->watches, c);
         reply_forget_conn(c);
 }
@@ -726,6 +735,7 @@ int gateway_init(struct gateway *g, struct gateway_host *host,
         queue_init(&g->unsent);
         queue_init(&g->held);
         queue_init(&g->reads);
+        queue_init(&g->conns);
         rv = watches_start(g);
         if (rv != 0) {
                 return rv;
@@ -747,4 +757,10 @@ void gateway_close(struct gateway *g, const struct gateway_now *now)
         leases_clear(&g->expiring);
         watches_close(&g->watches);
         hmap_close(&g->pending);
+        /* Connections may outlive the core: none points into it now. */
+        while (!queue_empty(&g->conns)) {
+                struct queue *q = queue_head(&g->conns);
+                queue_remove(q);
+                QUEUE_DATA(q, struct gateway_conn, core_link)->listed = false;
+        }
 }

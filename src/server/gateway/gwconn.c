@@ -13,8 +13,10 @@ void gateway_conn_init(struct gateway_conn *c, uint64_t id,
         memset(c, 0, sizeof *c);
         queue_init(&c->waiting);
         queue_init(&c->host_link);
+        queue_init(&c->core_link);
         c->id = id;
         c->identity = identity;
+        c->address = "";
         c->plain = plain;
         c->role = plain ? ROLES_ADMIN : ROLES_NONE;
 }

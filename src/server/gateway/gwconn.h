@@ -27,7 +27,10 @@ struct gateway_conn {
         struct queue waiting;
         uint64_t id;          /* the host's number for it, for logs */
         const char *identity; /* its client's (borrowed); "" without TLS */
-        bool plain;           /* no identities (tls = off): always admin */
+        /* Its client's source address (borrowed, "" until the host sets
+         * it), for listings of sessions. */
+        const char *address;
+        bool plain; /* no identities (tls = off): always admin */
         /* enum roles_role: what its client may do, as decided at the
          * access list's `role_epoch` (access.h); 0: not decided yet. The
          * host may set `role` for its own log (batond's TLS handshake). */
@@ -45,6 +48,10 @@ struct gateway_conn {
         /* The host's: batond keeps connections gone while the core was
          * busy on it, to report after (corehost.h). */
         struct queue host_link;
+        /* The core's: in gateway.conns from its first frame until it is
+         * gone, so a listing of sessions finds who is attached. */
+        struct queue core_link;
+        bool listed;
 };
 
 /* A new connection, number `id` (for logs), whose client is `identity`

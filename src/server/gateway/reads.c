@@ -15,9 +15,11 @@
 #include "gwreq.h"
 #include "leader.h"
 #include "pending.h"
+#include "sessview.h"
 #include "../../proto/query.h"
 #include "../../proto/keepalive.h"
 #include "../../proto/list.h"
+#include "../../proto/sesslist.h"
 
 /* The reads one barrier answers. */
 struct readbatch {
@@ -300,6 +302,9 @@ static void answer_read(struct gateway *g, const struct gateway_now *now,
         case PROTO_LIST:
                 answer_list(now, f, p);
                 return;
+        case PROTO_SESSIONS:
+                sessview_answer(g, now, f, p);
+                return;
         case PROTO_BACKUP:
                 start_backup(g, now, p);
                 return;
@@ -396,6 +401,12 @@ void reads_on_frame(struct gateway *g, const struct gateway_now *now,
                 rv = proto_read_query(body, h->length, &name);
         } else if (h->type == PROTO_LIST) {
                 rv = proto_read_list(body, h->length, &name, &p->limit);
+        } else if (h->type == PROTO_SESSIONS) {
+                uint8_t mode = 0;
+
+                rv = proto_read_sessions(body, h->length, &p->key_a, &mode,
+                                         &p->limit);
+                p->key_b = mode;
         } else {
                 rv = proto_read_check(body, h->length, &name, &p->token);
         }

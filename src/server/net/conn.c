@@ -284,6 +284,7 @@ static bool admit(struct conn *c)
                 return false;
         }
         addrcount_format(c->from, c->peer, sizeof c->peer);
+        c->gw.address = c->peer;
         if (s->n <= s->limits.max_conns &&
             c->from->n <= s->limits.max_per_address) {
                 return true;

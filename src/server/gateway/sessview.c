@@ -1,0 +1,199 @@
+/* The SESSIONS read, answered by the serving leader: the state machine
+ * says who each session is and what it holds, the leader's lease table
+ * how long it has left. */
+#include "sessview.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../include/baton/errors.h"
+#include "../../fsm/lockfsm.h"
+#include "../../proto/sesslist.h"
+#include "gateway.h"
+#include "leader.h"
+#include "pending.h"
+
+/* Holds one reply can carry at most: each takes PROTO_SESSION_HOLD_MIN
+ * bytes or more. */
+#define HOLDS_ROOM (PROTO_MAX_BODY / PROTO_SESSION_HOLD_MIN)
+
+/* A page being gathered (names borrowed from the state machine, which
+ * does not change until the reply is written). */
+struct page {
+        struct gateway *g;
+        const struct gateway_now *now;
+        const struct lockfsm *f;
+        struct proto_session *s;
+        struct proto_session_hold *holds;
+        uint32_t n;
+        uint32_t limit;
+        uint32_t used; /* holds taken */
+        size_t size;   /* body bytes so far */
+        bool more;
+        /* The record being filled by add_hold(). */
+        struct proto_session *cur;
+};
+
+static bool add_hold(void *data, const struct lockfsm_session_hold *h)
+{
+        struct page *pg = data;
+        struct proto_session_hold *o;
+        size_t size = PROTO_SESSION_HOLD_SIZE(h->name_len);
+
+        if (pg->cur->n_holds == PROTO_SESSION_HOLDS_MAX ||
+            pg->used == HOLDS_ROOM || pg->size + size > PROTO_MAX_BODY) {
+                return false;
+        }
+        o = &pg->holds[pg->used++];
+        o->waiting = h->waiting ? 1 : 0;
+        o->mode = h->mode;
+        o->owner = h->owner;
+        o->token = h->token;
+        o->count = h->count;
+        o->permits = h->permits;
+        o->wait_ms = h->wait_ms;
+        o->name.p = h->name;
+        o->name.len = h->name_len;
+        pg->cur->n_holds++;
+        pg->size += size;
+        return true;
+}
+
+/* The connection attached to session `id` that sent last, which is the
+ * one its client uses now (the client re-attaches on a new connection);
+ * NULL when none is. */
+static const struct gateway_conn *attached(const struct gateway *g, uint64_t id)
+{
+        const struct gateway_conn *found = NULL;
+        const struct queue *q;
+
+        QUEUE_FOREACH(q, &g->conns)
+        {
+                const struct gateway_conn *c =
+                    QUEUE_DATA(q, struct gateway_conn, core_link);
+                if (gateway_conn_attached(c, id)) {
+                        found = c;
+                }
+        }
+        return found;
+}
+
+/* Who the session's client is, as its connection to this leader says. */
+static void client_of(const struct page *pg, struct proto_session *s)
+{
+        const struct gateway_conn *c = attached(pg->g, s->id);
+
+        if (c == NULL) {
+                return;
+        }
+        s->identity.p = c->identity;
+        s->identity.len = (uint8_t)strnlen(c->identity, PROTO_IDENTITY_MAX);
+        s->address.p = c->address;
+        s->address.len = (uint8_t)strnlen(c->address, PROTO_ADDRESS_MAX);
+}
+
+/* The leader's lease of `s`: time left, and since it was last renewed. */
+static void lease_of(const struct page *pg, struct proto_session *s)
+{
+        const struct lease *l = leases_find(&pg->g->deadlines.leases, s->id);
+        uint64_t left;
+
+        s->left_ms = s->idle_ms = PROTO_SESSION_UNKNOWN;
+        if (l == NULL) {
+                return; /* not serving: no deadlines kept */
+        }
+        left = l->at > pg->now->ms ? l->at - pg->now->ms : 0;
+        if (leader_expiring(pg->g, s->id) || left > s->ttl_ms) {
+                left = leader_expiring(pg->g, s->id) ? 0 : s->ttl_ms;
+        }
+        s->left_ms = (uint32_t)left;
+        s->idle_ms = s->ttl_ms - (uint32_t)left;
+}
+
+/* Add session `info` with as many of its holds as fit; false (the page
+ * then says there is more) when the record itself does not fit. */
+static bool add_session(void *data, const struct lockfsm_session_info *info)
+{
+        struct page *pg = data;
+        struct proto_session *s;
+        size_t size;
+
+        if (pg->n == pg->limit) {
+                pg->more = true;
+                return false;
+        }
+        s = &pg->s[pg->n];
+        memset(s, 0, sizeof *s);
+        s->id = info->id;
+        client_of(pg, s);
+        size =
+            PROTO_SESSION_SIZE(info->name_len, s->identity.len, s->address.len);
+        if (pg->size + size > PROTO_MAX_BODY) {
+                pg->more = true;
+                return false;
+        }
+        pg->n++;
+        s->client_name.p = info->name;
+        s->client_name.len = info->name_len;
+        s->ttl_ms = info->ttl_ms;
+        s->lock_delay_ms = info->lock_delay_ms;
+        s->revoked = info->revoked;
+        s->n_grants = info->n_grants;
+        s->n_waits = info->n_waits;
+        s->holds = &pg->holds[pg->used];
+        lease_of(pg, s);
+        pg->size += size;
+        pg->cur = s;
+        lockfsm_foreach_session_hold(pg->f, info->id, add_hold, pg);
+        return true;
+}
+
+/* Write the page's SESSIONS_REPLY to `p`'s connection. */
+static void send_page(struct page *pg, struct pending *p)
+{
+        struct gateway_conn *c = p->to.conn;
+        size_t cap = PROTO_HEADER_SIZE + pg->size;
+        uint8_t *out = c != NULL ? reply_reserve(p->g, c, cap) : NULL;
+
+        if (out != NULL) {
+                reply_frame(p->g, c, p->to.id,
+                            proto_write_sessions_reply(out, cap, p->to.id,
+                                                       pg->s, pg->n, pg->more));
+        }
+}
+
+void sessview_answer(struct gateway *g, const struct gateway_now *now,
+                     const struct lockfsm *f, struct pending *p)
+{
+        struct page pg = {g,        now,  f,
+                          NULL,     NULL, 0,
+                          p->limit, 0,    PROTO_SESSIONS_REPLY_FIXED,
+                          false,    NULL};
+        struct lockfsm_session_info one;
+        int st = 0;
+
+        if (p->key_b == PROTO_SESSIONS_ONE) {
+                st = lockfsm_session_info(f, p->key_a, &one);
+        }
+        if (st != 0) {
+                pending_settle_status(p, now, st);
+                return;
+        }
+        pg.s = calloc(p->limit, sizeof *pg.s);
+        pg.holds = calloc(HOLDS_ROOM, sizeof *pg.holds);
+        if (pg.s == NULL || pg.holds == NULL) {
+                free(pg.s);
+                free(pg.holds);
+                pending_settle_status(p, now, BATON_ENOMEM);
+                return;
+        }
+        if (p->key_b == PROTO_SESSIONS_ONE) {
+                add_session(&pg, &one);
+        } else {
+                lockfsm_foreach_session_from(f, p->key_a, add_session, &pg);
+        }
+        send_page(&pg, p);
+        free(pg.s);
+        free(pg.holds);
+        pending_free(p, now);
+}
