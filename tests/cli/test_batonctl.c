@@ -645,7 +645,7 @@ static void revokes(void)
         ok(p.status == 3 && strstr(p.err, "expired") != NULL,
            "session close again: exit 3, expired");
         ctl(&p, RUN_MS, "session", "open", "1", NULL);
-        ok(p.status == 2, "session open: exit 2, close is the one subcommand");
+        ok(p.status == 2, "session open: exit 2, not a subcommand");
 }
 
 /* acquire --detach: a lease lock released by another process with

@@ -74,8 +74,8 @@ static bool closed_within(int fd, int ms)
 /* A client of `endpoints` that trusts DIR/ca.crt and presents
  * DIR/who.crt, instead of the environment's files. 0 or BATON_ETLS with
  * the reason in c->errmsg. */
-static int client_as(struct tclient *c, const char *endpoints, const char *ca,
-                     const char *who)
+int client_as(struct tclient *c, const char *endpoints, const char *ca,
+              const char *who)
 {
         char p[3][300];
         struct tls_files f = {p[0], p[1], p[2], NULL};

@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "sc_faults.h"
 #include "sc_holder.h"
+#include "sc_sessions.h"
 #include "sc_install.h"
 #include "sc_load.h"
 #include "sc_locking.h"
@@ -100,6 +101,9 @@ static const struct scenario scenarios[] = {
     {"stale tokens: ESTALE", sc_stale},
     {"client names: QUERY and LIST show build-42 when asked, old bytes if not",
      sc_client_names},
+    {"session list: pages by id, one session's locks and waits, closed "
+     "ones gone, the read role may list",
+     sc_sessions},
     {"followers answer NOT_LEADER with the leader's client address",
      sc_not_leader},
     {"LIST of a prefix: exactly its locks, in age order; followers redirect",

@@ -26,6 +26,7 @@
 #include "../../src/proto/status.h"
 #include "../../src/proto/keepalive.h"
 #include "../../src/proto/list.h"
+#include "../../src/proto/sesslist.h"
 #include "tclientconn.h"
 #include "tclientreq.h"
 
@@ -559,6 +560,84 @@ int tclient_query(struct tclient *c, const char *name, int timeout_ms,
                   struct tclient_result *res)
 {
         return read_request(c, PROTO_QUERY, name, 0, timeout_ms, res);
+}
+
+static void copy_text(char *dst, const struct proto_string *s)
+{
+        memcpy(dst, s->p, s->len);
+        dst[s->len] = '\0';
+}
+
+static void copy_session(struct tclient_session *o,
+                         const struct proto_session *s)
+{
+        uint16_t k;
+
+        memset(o, 0, sizeof *o);
+        o->id = s->id;
+        copy_text(o->client_name, &s->client_name);
+        copy_text(o->identity, &s->identity);
+        copy_text(o->address, &s->address);
+        o->ttl_ms = s->ttl_ms;
+        o->lock_delay_ms = s->lock_delay_ms;
+        o->left_ms = s->left_ms;
+        o->idle_ms = s->idle_ms;
+        o->revoked = s->revoked;
+        o->n_grants = s->n_grants;
+        o->n_waits = s->n_waits;
+        o->n_holds = s->n_holds;
+        for (k = 0; k < s->n_holds && k < 8; k++) {
+                copy_text(o->holds[k].name, &s->holds[k].name);
+                o->holds[k].waiting = s->holds[k].waiting != 0;
+                o->holds[k].owner = s->holds[k].owner;
+                o->holds[k].token = s->holds[k].token;
+                o->holds[k].count = s->holds[k].count;
+                o->holds[k].wait_ms = s->holds[k].wait_ms;
+        }
+}
+
+int tclient_sessions(struct tclient *c, uint64_t after, uint8_t mode,
+                     uint32_t limit, int timeout_ms,
+                     struct tclient_session *out, size_t cap, size_t *n,
+                     bool *more)
+{
+        struct proto_session s[PROTO_SESSIONS_MAX];
+        struct proto_session_hold
+            h[TCLIENT_ANSWER_MAX / PROTO_SESSION_HOLD_MIN];
+        struct tclient_result res;
+        struct tclient_req r;
+        uint32_t got, i;
+        int rv;
+
+        *n = 0;
+        *more = false;
+        tclientreq_init(&r);
+        r.len = proto_write_sessions(r.frame, sizeof r.frame, 0, after, mode,
+                                     limit);
+        if (r.len == 0) {
+                return BATON_EINVAL;
+        }
+        rv = tclientreq_exchange(c, &r, deadline_of(timeout_ms));
+        if (rv != 0) {
+                return rv;
+        }
+        if (r.ah.type == PROTO_RESULT) {
+                return take_result(c, &r, &res);
+        }
+        if (r.ah.type != PROTO_SESSIONS_REPLY ||
+            proto_read_sessions_reply(r.answer, r.ah.length, s, limit, h,
+                                      sizeof h / sizeof h[0], &got,
+                                      more) != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "bad SESSIONS reply (%s, %u bytes)",
+                         proto_type_name(r.ah.type), r.ah.length);
+                return BATON_EMALFORMED;
+        }
+        for (i = 0; i < got && i < cap; i++) {
+                copy_session(&out[i], &s[i]);
+        }
+        *n = i;
+        return 0;
 }
 
 int tclient_check(struct tclient *c, const char *name, uint64_t token,

@@ -237,6 +237,30 @@ int tclient_query(struct tclient *c, const char *name, int timeout_ms,
 int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
                  int timeout_ms, struct tclient_lock *out, size_t cap,
                  size_t *n, bool *more);
+/* One session of a SESSIONS answer, copied (at most 8 holds). */
+struct tclient_session {
+        uint64_t id;
+        char client_name[65];
+        char identity[256];
+        char address[65];
+        uint32_t ttl_ms, lock_delay_ms, left_ms, idle_ms, revoked;
+        uint32_t n_grants, n_waits, n_holds;
+        struct {
+                char name[256];
+                bool waiting;
+                uint64_t owner, token;
+                uint32_t count, wait_ms;
+        } holds[8];
+};
+/* Linearizable SESSIONS through the leader: the live sessions after
+ * `after` (`mode` PROTO_SESSIONS_AFTER, at most `limit`), or the session
+ * `after` alone (PROTO_SESSIONS_ONE, limit 1), at most `cap` into `out`.
+ * 0, a RESULT's error status, BATON_EMALFORMED, BATON_ENOTLEADER or
+ * BATON_ENOANSWER. */
+int tclient_sessions(struct tclient *c, uint64_t after, uint8_t mode,
+                     uint32_t limit, int timeout_ms,
+                     struct tclient_session *out, size_t cap, size_t *n,
+                     bool *more);
 int tclient_check(struct tclient *c, const char *name, uint64_t token,
                   int timeout_ms, struct tclient_result *res);
 

@@ -25,6 +25,7 @@
 #include "../../src/proto/frame.h"
 #include "../../src/proto/proto.h"
 #include "../../src/proto/reply.h"
+#include "../../src/proto/sesslist.h"
 #include "../../src/proto/status.h"
 #include "../../src/proto/watch.h"
 
@@ -214,6 +215,21 @@ static void check_body(const struct example *e, const struct proto_header *h)
                                  e->line, baton_strerror(rv));
                 }
                 n = proto_write_watch(again, sizeof again, h->id, &w);
+                break;
+        }
+        case PROTO_SESSIONS: {
+                uint64_t id;
+                uint8_t mode;
+                uint32_t limit;
+                int rv = proto_read_sessions(body, len, &id, &mode, &limit);
+
+                if (rv != 0) {
+                        fail_msg("protocol.md:%u: the SESSIONS does not "
+                                 "decode: %s",
+                                 e->line, baton_strerror(rv));
+                }
+                n = proto_write_sessions(again, sizeof again, h->id, id, mode,
+                                         limit);
                 break;
         }
         case PROTO_WATCH_EVENT: {
