@@ -562,6 +562,30 @@ int tclient_query(struct tclient *c, const char *name, int timeout_ms,
         return read_request(c, PROTO_QUERY, name, 0, timeout_ms, res);
 }
 
+/* Send the read `r` (written: r->len 0 when its writer refused) and take
+ * its answer: true with `*rv` when that is the call's result (the
+ * exchange failed, or the answer is a RESULT: its status); false when an
+ * answer of the read's own type is in `r` for the caller to read. */
+static bool exchange_read(struct tclient *c, struct tclient_req *r,
+                          int timeout_ms, int *rv)
+{
+        struct tclient_result res;
+
+        if (r->len == 0) {
+                *rv = BATON_EINVAL;
+                return true;
+        }
+        *rv = tclientreq_exchange(c, r, deadline_of(timeout_ms));
+        if (*rv != 0) {
+                return true;
+        }
+        if (r->ah.type == PROTO_RESULT) {
+                *rv = take_result(c, r, &res);
+                return true;
+        }
+        return false;
+}
+
 static void copy_text(char *dst, const struct proto_string *s)
 {
         memcpy(dst, s->p, s->len);
@@ -604,7 +628,6 @@ int tclient_sessions(struct tclient *c, uint64_t after, uint8_t mode,
         struct proto_session s[PROTO_SESSIONS_MAX];
         struct proto_session_hold
             h[TCLIENT_ANSWER_MAX / PROTO_SESSION_HOLD_MIN];
-        struct tclient_result res;
         struct tclient_req r;
         uint32_t got, i;
         int rv;
@@ -614,15 +637,8 @@ int tclient_sessions(struct tclient *c, uint64_t after, uint8_t mode,
         tclientreq_init(&r);
         r.len = proto_write_sessions(r.frame, sizeof r.frame, 0, after, mode,
                                      limit);
-        if (r.len == 0) {
-                return BATON_EINVAL;
-        }
-        rv = tclientreq_exchange(c, &r, deadline_of(timeout_ms));
-        if (rv != 0) {
+        if (exchange_read(c, &r, timeout_ms, &rv)) {
                 return rv;
-        }
-        if (r.ah.type == PROTO_RESULT) {
-                return take_result(c, &r, &res);
         }
         if (r.ah.type != PROTO_SESSIONS_REPLY ||
             proto_read_sessions_reply(r.answer, r.ah.length, s, limit, h,
@@ -651,7 +667,6 @@ int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
                  size_t *n, bool *more)
 {
         struct proto_lock_entry *e;
-        struct tclient_result res;
         struct tclient_req r;
         size_t len = prefix != NULL ? strlen(prefix) : 0;
         uint32_t got, i;
@@ -662,15 +677,8 @@ int tclient_list(struct tclient *c, const char *prefix, uint32_t limit,
         tclientreq_init(&r);
         r.len =
             proto_write_list(r.frame, sizeof r.frame, 0, 0, prefix, len, limit);
-        if (r.len == 0) {
-                return BATON_EINVAL;
-        }
-        rv = tclientreq_exchange(c, &r, deadline_of(timeout_ms));
-        if (rv != 0) {
+        if (exchange_read(c, &r, timeout_ms, &rv)) {
                 return rv;
-        }
-        if (r.ah.type == PROTO_RESULT) {
-                return take_result(c, &r, &res);
         }
         e = calloc(limit, sizeof *e);
         if (e == NULL) {
