@@ -365,17 +365,24 @@ static int cmd_revoke(baton_client *c, const struct args *o)
         return EXIT_OK;
 }
 
-/* holder --all: every grant of the lock or semaphore. */
+/* holder --all: every grant of the lock or semaphore, each with its
+ * session's time left. */
 static int cmd_holders(baton_client *c, const struct args *o)
 {
-        size_t n = 0;
+        static uint64_t ids[HOLDERS_MAX];
+        static int64_t left[HOLDERS_MAX];
+        size_t n = 0, i;
         int more = 0;
         int rv = baton_holders(c, o->name, grants, HOLDERS_MAX, &n, &more);
 
         if (rv != 0) {
                 return failed(o, "holder", rv);
         }
-        print_grants(stdout, o->json, o->name, grants, n, more != 0);
+        for (i = 0; i < n; i++) {
+                ids[i] = grants[i].session;
+        }
+        cli_sessions_left(c, ids, n, left);
+        print_grants(stdout, o->json, o->name, grants, left, n, more != 0);
         return EXIT_OK;
 }
 
@@ -558,6 +565,7 @@ static int cmd_snapshot_inspect(const struct args *o)
 static int run(baton_client *c, const struct args *o)
 {
         struct baton_holder h;
+        int64_t left;
         int rv;
 
         switch (o->command) {
@@ -597,7 +605,11 @@ static int run(baton_client *c, const struct args *o)
                 if (rv != 0) {
                         return failed(o, "holder", rv);
                 }
-                print_holder(stdout, o->json, o->name, &h);
+                left = -1;
+                if (h.held) {
+                        cli_sessions_left(c, &h.session, 1, &left);
+                }
+                print_holder(stdout, o->json, o->name, &h, left);
                 return EXIT_OK;
         case ARGS_CHECK:
                 rv = baton_check(c, o->name, o->token);

@@ -107,8 +107,24 @@ void print_grant(FILE *out, bool json, const char *name, uint64_t token,
         fputs("}\n", out);
 }
 
+/* A holder's session's time left, as the leader counts it: " left
+ * 8123ms", or ,"left_ms":8123 (null when not known). */
+static void put_left(FILE *out, bool json, int64_t left_ms)
+{
+        if (json) {
+                fputs(",\"left_ms\":", out);
+                if (left_ms < 0) {
+                        fputs("null", out);
+                } else {
+                        fprintf(out, "%" PRId64, left_ms);
+                }
+        } else if (left_ms >= 0) {
+                fprintf(out, " left %" PRId64 "ms", left_ms);
+        }
+}
+
 void print_holder(FILE *out, bool json, const char *name,
-                  const struct baton_holder *h)
+                  const struct baton_holder *h, int64_t left_ms)
 {
         if (!json) {
                 if (!h->held && h->waiters == 0) {
@@ -125,6 +141,7 @@ void print_holder(FILE *out, bool json, const char *name,
                         " token %" PRIu64 " count %" PRIu32 " waiters %" PRIu32,
                         name, h->session, h->owner, h->token, h->count,
                         h->waiters);
+                put_left(out, false, left_ms);
                 put_client_text(out, h->client_name);
                 return;
         }
@@ -136,6 +153,7 @@ void print_holder(FILE *out, bool json, const char *name,
                 ",\"waiters\":%" PRIu32 ",\"index\":%" PRIu64,
                 h->held ? "true" : "false", h->session, h->owner, h->token,
                 h->count, h->waiters, h->index);
+        put_left(out, true, h->held ? left_ms : -1);
         put_client_json(out, h->client_name);
         fputs("}\n", out);
 }
@@ -331,7 +349,8 @@ void print_revoked(FILE *out, bool json, const char *name,
 }
 
 void print_grants(FILE *out, bool json, const char *name,
-                  const struct baton_grant *g, size_t n, bool more)
+                  const struct baton_grant *g, const int64_t *left, size_t n,
+                  bool more)
 {
         size_t i;
 
@@ -353,6 +372,7 @@ void print_grants(FILE *out, bool json, const char *name,
                                 g[i].token, g[i].count);
                         put_kind(out, true, &g[i]);
                         put_since(out, true, g[i].granted_s);
+                        put_left(out, true, left[i]);
                         put_client_json(out, g[i].client_name);
                         fputc('}', out);
                         continue;
@@ -364,6 +384,7 @@ void print_grants(FILE *out, bool json, const char *name,
                 put_kind(out, false, &g[i]);
                 put_since(out, false, g[i].granted_s);
                 fprintf(out, " waiters %" PRIu32, g[i].waiters);
+                put_left(out, false, left[i]);
                 put_client_text(out, g[i].client_name);
         }
         if (json) {

@@ -22,8 +22,10 @@ void print_json_lock(FILE *out, const char *name);
  * it. */
 void print_grant(FILE *out, bool json, const char *name, uint64_t token,
                  uint64_t session, const uint8_t *secret);
+/* holder: "NAME held by session S ... waiters W left Lms client C" (left
+ * out: `left_ms` < 0, not known), or a JSON object with "left_ms". */
 void print_holder(FILE *out, bool json, const char *name,
-                  const struct baton_holder *h);
+                  const struct baton_holder *h, int64_t left_ms);
 /* revoke: the session of grant `g` of `name` ended. */
 /* Who leads an election: "NAME led by session S owner O token T
  * candidates N [since TIME] value "V" [client C]", or "NAME no leader";
@@ -44,9 +46,11 @@ void print_event(FILE *out, bool json, const struct baton_event *e);
 void print_revoked(FILE *out, bool json, const char *name,
                    const struct baton_grant *g);
 /* holder --all: every grant of `name`, one line each ("NAME free" when
- * none), or a JSON object with the waiters and an array of grants. */
+ * none), or a JSON object with the waiters and an array of grants; each
+ * with its session's time left, left[i] (< 0: not known). */
 void print_grants(FILE *out, bool json, const char *name,
-                  const struct baton_grant *g, size_t n, bool more);
+                  const struct baton_grant *g, const int64_t *left, size_t n,
+                  bool more);
 /* LIST's answer: one line per lock, or a JSON array; `more` adds a note on
  * stderr that the listing was cut short. */
 void print_list(FILE *out, bool json, const struct baton_lock_info *locks,

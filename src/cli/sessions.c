@@ -244,3 +244,55 @@ int cli_session(baton_client *c, const struct args *o)
 {
         return o->command == ARGS_SESSION_INFO ? info(c, o) : list(c, o);
 }
+
+/* Sessions asked for one at a time, at most; more take a walk through
+ * every page. */
+#define ASK_EACH 8
+
+/* Fill left[i] for each of ids[i] that is in the page `s` of `n`. */
+static void fill_from(const struct baton_session *s, size_t n,
+                      const uint64_t *ids, size_t n_ids, int64_t *left)
+{
+        for (size_t i = 0; i < n_ids; i++) {
+                for (size_t j = 0; j < n; j++) {
+                        if (s[j].id == ids[i]) {
+                                left[i] = s[j].left_ms;
+                        }
+                }
+        }
+}
+
+void cli_sessions_left(baton_client *c, const uint64_t *ids, size_t n,
+                       int64_t *left)
+{
+        struct baton_session *s;
+        uint64_t after = 0;
+        size_t got, i, distinct = 0;
+
+        for (i = 0; i < n; i++) {
+                size_t j = 0;
+                while (j < i && ids[j] != ids[i]) {
+                        j++;
+                }
+                distinct += j == i;
+                left[i] = -1;
+        }
+        if (distinct <= ASK_EACH) {
+                for (i = 0; i < n; i++) {
+                        if (left[i] < 0 &&
+                            baton_session_info(c, ids[i], &s) == 0) {
+                                fill_from(s, 1, ids, n, left);
+                                baton_sessions_free(s, 1);
+                        }
+                }
+                return;
+        }
+        do {
+                if (baton_sessions(c, after, BATON_SESSIONS_MAX, &s, &got,
+                                   &after) != 0) {
+                        return;
+                }
+                fill_from(s, got, ids, n, left);
+                baton_sessions_free(s, got);
+        } while (after != 0);
+}

@@ -14,4 +14,13 @@
  */
 int cli_session(baton_client *c, const struct args *o);
 
+/*
+ * The time the leader leaves each of the `n` sessions in `ids` before it
+ * expires it, into `left` (-1: not known: the session ended, or the
+ * leader could not be asked), for `holder`: one SESSIONS request per
+ * session for a few of them, a walk through every page for more.
+ */
+void cli_sessions_left(baton_client *c, const uint64_t *ids, size_t n,
+                       int64_t *left);
+
 #endif /* CLI_SESSIONS_H */

@@ -5,7 +5,8 @@
  * lock-delays, two of them holding a lock; `session list` in text and
  * JSON, paged with --limit and --after; `session info` of one with its
  * lock and token, in text and JSON; a session that is not there, and an
- * ID that is not a number, each named; and with TLS, the read role may
+ * ID that is not a number, each named; `holder` with each holder's time
+ * left; and with TLS, the read role may
  * list while an identity of role none may not. Prints TAP; every wait is
  * bounded.
  */
@@ -198,6 +199,34 @@ static void as(struct proc *r, const char *who)
         free(k);
 }
 
+/* holder and holder --all: each holder's time left. */
+static void holder_left(void)
+{
+        char want[96];
+        struct proc r;
+
+        ctl(&r, "holder", "sessions-1");
+        snprintf(want, sizeof want,
+                 "sessions-1 held by session %" PRIu64 " owner ", ids[1]);
+        if (!ok(r.status == 0 && strncmp(r.out, want, strlen(want)) == 0 &&
+                    strstr(r.out, " waiters 0 left ") != NULL &&
+                    strstr(r.out, "ms client ") != NULL,
+                "holder: the holder's time left")) {
+                proc_show(&r);
+        }
+        ctl(&r, "holder", "sessions-1", "--json");
+        ok(r.status == 0 && jsoncheck_valid(r.out) &&
+               strstr(r.out, "\"left_ms\":") != NULL &&
+               strstr(r.out, "\"left_ms\":null") == NULL,
+           "holder --json: left_ms");
+        ctl(&r, "holder", "sessions-1", "--all");
+        ok(r.status == 0 && strstr(r.out, " waiters 0 left ") != NULL,
+           "holder --all: each grant's time left");
+        ctl(&r, "holder", "sessions-free", "--json");
+        ok(r.status == 0 && strstr(r.out, "\"left_ms\":null") != NULL,
+           "holder --json of a free lock: left_ms null");
+}
+
 static void roles(void)
 {
         struct proc r;
@@ -252,6 +281,7 @@ int main(int argc, char **argv)
                 list_text();
                 list_json();
                 info();
+                holder_left();
                 roles();
         }
         return ctlcluster_close(&cluster, &tap, true, t0);
