@@ -211,7 +211,10 @@ class Client:
         if r.getheader("Connection", "").lower() == "close":
             self.conn.close()
             self.conn = None
-        Client.calls.append((method, target.split("?")[0], r.status))
+        path = target.split("?")[0]
+        if path.startswith("/v1/sessions/"):
+            path = "/v1/sessions/{id}"  # as openapi.yaml names it
+        Client.calls.append((method, path, r.status))
         return Answer(r.status, dict(r.getheaders()), raw)
 
     def leader_call(self, method, target, body=None, headers=None):

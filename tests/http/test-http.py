@@ -243,6 +243,57 @@ def roles(tap, cl, lead):
         x.close()
 
 
+def session_listing(tap, cl, lead):
+    """GET /v1/sessions pages by id; GET /v1/sessions/{id} shows one with
+    its lock and token; ended or unknown ones are named."""
+    a_, b_ = Client(cl, lead, "locker"), Client(cl, lead, "locker")
+    a_.open(ttl_ms=15000, name="listed-a", lock_delay_ms=250)
+    b_.open(ttl_ms=12000, name="listed-b")
+    g = a_.call("POST", "/v1/lock/acquire", {"name": "listed"})
+    rd = Client(cl, lead, "reader")
+    seen, after, pages = {}, 0, 0
+    while True:
+        p = rd.call("GET", "/v1/sessions?limit=1&after=%d" % after)
+        pages += 1
+        if p.status != 200 or pages > 100:
+            break
+        for s in p.get("sessions", []):
+            seen[s["session"]] = s
+        after = p.get("next", 0)
+        if after == 0:
+            break
+    tap.check("GET /v1/sessions?limit=1 pages through every session by id",
+              p.status == 200 and a_.session in seen and b_.session in seen
+              and pages >= 2, (p, pages, sorted(seen)))
+    s = seen.get(a_.session, {})
+    tap.check("a listed session: its client name, TTL, lock-delay, time "
+              "left", s.get("client_name") == "listed-a"
+              and s.get("ttl_ms") == 15000 and s.get("lock_delay_ms") == 250
+              and 0 <= (s.get("left_ms") or -1) <= 15000, s)
+    i = rd.call("GET", "/v1/sessions/%d" % a_.session)
+    locks = i.get("locks", [])
+    tap.check("GET /v1/sessions/{id}: its lock with the grant's token",
+              i.status == 200 and i.get("session") == a_.session
+              and len(locks) == 1 and locks[0].get("name") == "listed"
+              and locks[0].get("token") == g.get("token"), (i, g))
+    b_.call("POST", "/v1/session/close")
+    i = rd.call("GET", "/v1/sessions/%d" % b_.session)
+    tap.check("a closed session is 410 BATON_ECLOSED",
+              i.status == 410 and i.get("error") == "BATON_ECLOSED", i)
+    i = rd.call("GET", "/v1/sessions/987654321")
+    tap.check("no such session: 404 BATON_ENOSESSION",
+              i.status == 404 and i.get("error") == "BATON_ENOSESSION", i)
+    i = rd.call("GET", "/v1/sessions?limit=101")
+    tap.check("a limit over 100 is 400", i.status == 400, i)
+    nb = Client(cl, lead, "nobody")
+    i = nb.call("GET", "/v1/sessions")
+    tap.check("a client of role none may not list sessions: 403",
+              i.status == 403 and i.get("error") == "BATON_EPERM", i)
+    a_.call("POST", "/v1/session/close")  # leaves nothing for later steps
+    for x in (a_, b_, rd, nb):
+        x.close()
+
+
 def followers(tap, cl, lead):
     f = [n for n in (1, 2, 3) if n != lead][0]
     c = Client(cl, f, "locker")
@@ -492,7 +543,8 @@ def scenario(tap):
             "reader", wait=17.0)))
         hb.start()
         for step in (sessions, locks, exactly_once, elections, revokes,
-                     roles, followers, watches, malformed, metrics):
+                     roles, session_listing, followers, watches, malformed,
+                     metrics):
             step(tap, cl, lead)
         hb.join(30)
         tap.check("a quiet event stream gets a heartbeat comment within 17 s",

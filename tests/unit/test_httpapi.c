@@ -236,6 +236,47 @@ static void multi_lock_call_read(void **state)
         assert_int_equal(c.list_len, 2 + 1 + 2 + 1);
 }
 
+/* GET /v1/sessions and /v1/sessions/{id}: the cursor, the limit and the
+ * id read from the path; bad ones refused. */
+static void session_calls_read(void **state)
+{
+        struct api_call c;
+        struct api_refusal why;
+
+        (void)state;
+        assert_int_equal(
+            call_of("GET /v1/sessions HTTP/1.1\r\n", NULL, &c, &why), 0);
+        assert_int_equal(c.op, API_SESSION_LIST);
+        assert_int_equal(c.target_session, 0);
+        assert_int_equal(c.limit, 100);
+        assert_int_equal(call_of("GET /v1/sessions?after=42&limit=3 "
+                                 "HTTP/1.1\r\n",
+                                 NULL, &c, &why),
+                         0);
+        assert_int_equal(c.target_session, 42);
+        assert_int_equal(c.limit, 3);
+        assert_int_equal(
+            call_of("GET /v1/sessions/77 HTTP/1.1\r\n", NULL, &c, &why), 0);
+        assert_int_equal(c.op, API_SESSION_INFO);
+        assert_int_equal(c.target_session, 77);
+        assert_string_equal(apicall_name(API_SESSION_INFO), "session.info");
+        assert_int_equal(
+            call_of("GET /v1/sessions?limit=101 HTTP/1.1\r\n", NULL, &c, &why),
+            400);
+        assert_int_equal(
+            call_of("GET /v1/sessions?after=x HTTP/1.1\r\n", NULL, &c, &why),
+            400);
+        assert_int_equal(
+            call_of("GET /v1/sessions?prefix=a HTTP/1.1\r\n", NULL, &c, &why),
+            400);
+        assert_int_equal(
+            call_of("GET /v1/sessions/0 HTTP/1.1\r\n", NULL, &c, &why), 404);
+        assert_int_equal(
+            call_of("GET /v1/sessions/abc HTTP/1.1\r\n", NULL, &c, &why), 404);
+        assert_int_equal(
+            call_of("POST /v1/sessions/5 HTTP/1.1\r\n", "{}", &c, &why), 405);
+}
+
 /* Each request is refused with its HTTP status and BATON_E* code, and the
  * message names the problem. */
 static void bad_calls_refused_by_name(void **state)
@@ -406,6 +447,7 @@ int main(void)
             cmocka_unit_test(chunked_body_over_the_limit_refused),
             cmocka_unit_test(acquire_call_read),
             cmocka_unit_test(multi_lock_call_read),
+            cmocka_unit_test(session_calls_read),
             cmocka_unit_test(bad_calls_refused_by_name),
             cmocka_unit_test(watch_position_from_last_event_id),
             cmocka_unit_test(seqs_per_session),

@@ -12,6 +12,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "../../proto/list.h"
+#include "../../proto/sesslist.h"
 
 /* What an endpoint reads: its body's fields and query parameters (NULL-
  * terminated lists), and whether it acts in a session. */
@@ -24,6 +25,9 @@ struct route {
         const char *fields[10];
         const char *params[5];
 };
+
+/* GET /v1/sessions/{id}: the one path with a part that varies. */
+#define SESSION_PATH "/v1/sessions/"
 
 /* clang-format off */
 static const struct route routes[] = {
@@ -43,6 +47,8 @@ static const struct route routes[] = {
     {HTTP_GET,  "/v1/election/leader",   API_ELECTION_LEADER,   "election.leader",   false, {NULL}, {"name"}},
     {HTTP_GET,  "/v1/watch",             API_WATCH,             "watch",             false, {NULL}, {"name", "prefix", "from"}},
     {HTTP_GET,  "/v1/status",            API_STATUS,            "status",            false, {NULL}, {NULL}},
+    {HTTP_GET,  "/v1/sessions",          API_SESSION_LIST,      "session.list",      false, {NULL}, {"after", "limit"}},
+    {HTTP_GET,  SESSION_PATH "{id}",     API_SESSION_INFO,      "session.info",      false, {NULL}, {NULL}},
 };
 /* clang-format on */
 
@@ -565,13 +571,32 @@ static int read_watch(const struct httpreq *r, struct api_call *call,
         return 0;
 }
 
+/* limit=, 1..max (default: 100, or max if lower). */
+static int param_limit(const struct httpreq *r, uint32_t max,
+                       struct api_call *call, struct api_refusal *why)
+{
+        uint64_t limit = max < 100 ? max : 100;
+        char v[24];
+        long len;
+
+        if (param(r, "limit", false, v, sizeof v, &len, why) != 0) {
+                return -1;
+        }
+        if (len >= 0 &&
+            (parse_u64(v, &limit) != 0 || limit < 1 || limit > max)) {
+                return refuse(why, 400, BATON_EINVAL, "parameter limit: 1..%u",
+                              max);
+        }
+        call->limit = (uint32_t)limit;
+        return 0;
+}
+
 /* The query parameters of a GET. */
 static int read_params(const struct httpreq *r, struct api_call *call,
                        struct api_refusal *why)
 {
         char v[24];
         long len;
-        uint64_t limit = 100;
 
         switch (call->op) {
         case API_LOCK_HOLDERS:
@@ -584,18 +609,20 @@ static int read_params(const struct httpreq *r, struct api_call *call,
                            : 0;
         case API_LOCK_LIST:
                 if (param(r, "prefix", false, call->name, sizeof call->name,
-                          &len, why) != 0 ||
-                    param(r, "limit", false, v, sizeof v, &len, why) != 0) {
+                          &len, why) != 0) {
                         return -1;
                 }
                 call->name_len = (uint8_t)strlen(call->name);
-                if (len >= 0 && (parse_u64(v, &limit) != 0 || limit < 1 ||
-                                 limit > PROTO_LIST_MAX)) {
-                        return refuse(why, 400, BATON_EINVAL,
-                                      "parameter limit: 1..%d", PROTO_LIST_MAX);
+                return param_limit(r, PROTO_LIST_MAX, call, why);
+        case API_SESSION_LIST:
+                if (param(r, "after", false, v, sizeof v, &len, why) != 0) {
+                        return -1;
                 }
-                call->limit = (uint32_t)limit;
-                return 0;
+                if (len >= 0 && parse_u64(v, &call->target_session) != 0) {
+                        return refuse(why, 400, BATON_EINVAL,
+                                      "parameter after: a session id");
+                }
+                return param_limit(r, PROTO_SESSIONS_MAX, call, why);
         case API_WATCH:
                 return read_watch(r, call, why);
         default:
@@ -615,6 +642,17 @@ int apicall_read(const struct httpreq *r, uint32_t max_wait_ms,
 
         memset(call, 0, sizeof *call);
         httpreq_path(r, path, sizeof path);
+        if (strncmp(path, SESSION_PATH, strlen(SESSION_PATH)) == 0) {
+                if (parse_u64(path + strlen(SESSION_PATH),
+                              &call->target_session) != 0 ||
+                    call->target_session == 0) {
+                        return refuse(why, 404, BATON_EINVAL,
+                                      "%s: a session id is a positive "
+                                      "decimal number",
+                                      path);
+                }
+                snprintf(path, sizeof path, "%s{id}", SESSION_PATH);
+        }
         for (i = 0; i < N_ROUTES; i++) {
                 if (strcmp(routes[i].path, path) == 0) {
                         path_known = true;

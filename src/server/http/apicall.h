@@ -29,6 +29,8 @@ enum api_op {
         API_ELECTION_LEADER,
         API_WATCH,
         API_STATUS,
+        API_SESSION_LIST, /* GET /v1/sessions: a page of live sessions */
+        API_SESSION_INFO, /* GET /v1/sessions/{id}: one */
 };
 
 /* What one request asks for; fields its op does not take are zero. */
@@ -47,10 +49,13 @@ struct api_call {
         uint8_t name_len;
         uint8_t mode; /* COMMAND_MODE_* */
         uint32_t permits;
-        uint32_t limit; /* a semaphore's permits; LIST's most entries */
+        uint32_t limit; /* a semaphore's permits; LIST's or SESSIONS' most
+                           entries */
         uint32_t wait_ms;
         uint64_t token;
-        uint64_t target_session; /* revoke: whose grant or session */
+        /* revoke: whose grant or session; session.list: the cursor;
+         * session.info: the session */
+        uint64_t target_session;
         char value[COMMAND_VALUE_MAX + 1];
         uint8_t value_len;
         /* Open. */

@@ -5,6 +5,7 @@
 
 #include "../../proto/keepalive.h"
 #include "../../proto/list.h"
+#include "../../proto/sesslist.h"
 #include "../../proto/proto.h"
 #include "../../proto/query.h"
 #include "../../proto/status.h"
@@ -118,6 +119,12 @@ size_t apiframe_write(const struct api_call *call, uint64_t id, uint64_t seq,
         case API_STATUS:
                 return proto_write_status_request(out, cap, id,
                                                   PROTO_FLAG_VERSIONS);
+        case API_SESSION_LIST:
+                return proto_write_sessions(out, cap, id, call->target_session,
+                                            PROTO_SESSIONS_AFTER, call->limit);
+        case API_SESSION_INFO:
+                return proto_write_sessions(out, cap, id, call->target_session,
+                                            PROTO_SESSIONS_ONE, 1);
         default:
                 return command_frame(call, id, seq, nonce, hash, out, cap);
         }

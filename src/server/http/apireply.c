@@ -9,6 +9,7 @@
 #include "../../proto/keepalive.h"
 #include "../../proto/list.h"
 #include "../../proto/reply.h"
+#include "../../proto/sesslist.h"
 #include "../../proto/status.h"
 
 int apireply_http_status(int code)
@@ -214,6 +215,92 @@ static int list(const struct api_call *call, const struct proto_header *h,
         return 0;
 }
 
+/* A leader's time in ms, or null when it does not know it. */
+static json_t *ms_or_null(uint32_t v)
+{
+        return v == PROTO_SESSION_UNKNOWN ? json_null()
+                                          : json_integer((json_int_t)v);
+}
+
+/* One session of a SESSIONS_REPLY, its grants in "locks" and its waits in
+ * "waiting". */
+static json_t *session(const struct proto_session *s)
+{
+        json_t *locks = json_array(), *waiting = json_array();
+        uint16_t k;
+
+        for (k = 0; k < s->n_holds; k++) {
+                const struct proto_session_hold *h = &s->holds[k];
+                json_t *o = json_pack("{s:o, s:s, s:I}", "name", str(&h->name),
+                                      "mode", mode_name(h->mode), "owner",
+                                      (json_int_t)h->owner);
+
+                if (h->mode == COMMAND_MODE_SEMAPHORE) {
+                        json_object_set_new(o, "permits",
+                                            json_integer(h->permits));
+                }
+                if (h->waiting) {
+                        json_object_set_new(o, "wait_ms",
+                                            h->wait_ms == COMMAND_WAIT_FOREVER
+                                                ? json_null()
+                                                : json_integer(h->wait_ms));
+                        json_array_append_new(waiting, o);
+                        continue;
+                }
+                json_object_set_new(o, "token",
+                                    json_integer((json_int_t)h->token));
+                json_object_set_new(o, "count", json_integer(h->count));
+                json_array_append_new(locks, o);
+        }
+        return json_pack(
+            "{s:I, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:I, s:I, s:I, s:b, "
+            "s:o, s:o}",
+            "session", (json_int_t)s->id, "client_name", str(&s->client_name),
+            "identity", str(&s->identity), "address", str(&s->address),
+            "ttl_ms", (json_int_t)s->ttl_ms, "lock_delay_ms",
+            (json_int_t)s->lock_delay_ms, "left_ms", ms_or_null(s->left_ms),
+            "idle_ms", ms_or_null(s->idle_ms), "revoked",
+            (json_int_t)s->revoked, "grants", (json_int_t)s->n_grants, "waits",
+            (json_int_t)s->n_waits, "truncated",
+            s->n_holds < (size_t)s->n_grants + s->n_waits, "locks", locks,
+            "waiting", waiting);
+}
+
+/* A SESSIONS_REPLY: {"sessions":[...],"next":ID} (next 0: the last page),
+ * or the one session asked for. */
+static int sessions(const struct api_call *call, const struct proto_header *h,
+                    const uint8_t *body, struct api_answer *a)
+{
+        size_t cap = PROTO_SESSIONS_MAX;
+        size_t holds_cap = h->length / PROTO_SESSION_HOLD_MIN + 1;
+        struct proto_session *s = calloc(cap, sizeof *s);
+        struct proto_session_hold *hs = calloc(holds_cap, sizeof *hs);
+        json_t *arr = json_array();
+        uint32_t n = 0, i;
+        bool more = false;
+        int rv = BATON_ENOMEM;
+
+        if (s != NULL && hs != NULL) {
+                rv = proto_read_sessions_reply(body, h->length, s, cap, hs,
+                                               holds_cap, &n, &more);
+        }
+        for (i = 0; rv == 0 && i < n; i++) {
+                json_array_append_new(arr, session(&s[i]));
+        }
+        if (rv == 0 && call->op == API_SESSION_INFO) {
+                a->body = n == 1 ? json_incref(json_array_get(arr, 0)) : NULL;
+                rv = n == 1 ? 0 : BATON_EMALFORMED;
+        } else if (rv == 0) {
+                a->body =
+                    json_pack("{s:O, s:I}", "sessions", arr, "next",
+                              more && n > 0 ? (json_int_t)s[n - 1].id : 0);
+        }
+        json_decref(arr);
+        free(s);
+        free(hs);
+        return rv;
+}
+
 static const char *role_name(uint8_t role)
 {
         /* enum baton_node_role (include/baton/cluster.h). */
@@ -304,6 +391,8 @@ int apireply_read(const struct api_call *call, const struct proto_header *h,
                 return list(call, h, body, a);
         case PROTO_STATUS_REPLY:
                 return status(h, body, a);
+        case PROTO_SESSIONS_REPLY:
+                return sessions(call, h, body, a);
         default:
                 return BATON_EMALFORMED;
         }
