@@ -5,8 +5,8 @@ needing no session. A mixin of Client, kept apart to keep client.py small.
 
 from __future__ import annotations
 
-from ctypes import byref, c_int, c_size_t
-from typing import Any, Callable, Optional, Tuple
+from ctypes import POINTER, byref, c_int, c_size_t, c_uint64
+from typing import Any, Callable, Iterator, Optional, Tuple
 
 from . import _structs
 from .errors import StaleTokenError, check
@@ -20,11 +20,16 @@ from .records import (
     Mode,
     NodeRole,
     Page,
+    SessionHold,
+    SessionInfo,
+    SessionPage,
     Status,
 )
 from .request import Name, encode_name
 
 PAGE_MAX = 1000  # what one holders() or list reply carries at most
+SESSIONS_MAX = 100  # BATON_SESSIONS_MAX: sessions in one page
+WAIT_FOREVER = 0xFFFFFFFF  # a wait's wait_ms until granted
 
 
 def _text(raw: bytes) -> str:
@@ -38,6 +43,39 @@ def _alarm_names(bits: int) -> Tuple[str, ...]:
         "diverged" if bit == _structs.ALARM_DIVERGED else hex(bit)
         for bit in (1 << i for i in range(32))
         if bits & bit
+    )
+
+
+def _hold(h: Any) -> SessionHold:
+    return SessionHold(
+        name=h.name.decode("utf-8", "surrogateescape"),
+        mode=Mode(h.mode),
+        owner=h.owner,
+        token=h.token,
+        count=h.count,
+        permits=h.permits,
+        wait_ms=(None if h.wait_ms == WAIT_FOREVER else h.wait_ms)
+        if h.waiting
+        else None,
+    )
+
+
+def _session(s: Any) -> SessionInfo:
+    holds = [(bool(s.holds[i].waiting), _hold(s.holds[i])) for i in range(s.n_holds)]
+    return SessionInfo(
+        id=s.id,
+        client_name=_text(s.client_name),
+        identity=_text(s.identity),
+        address=_text(s.address),
+        ttl_ms=s.ttl_ms,
+        lock_delay_ms=s.lock_delay_ms,
+        left_ms=None if s.left_ms < 0 else s.left_ms,
+        idle_ms=None if s.idle_ms < 0 else s.idle_ms,
+        revoked=s.revoked,
+        grants=s.n_grants,
+        waits=s.n_waits,
+        locks=tuple(h for waiting, h in holds if not waiting),
+        waiting=tuple(h for waiting, h in holds if waiting),
     )
 
 
@@ -154,6 +192,53 @@ class Queries:
             ),
             bool(more.value),
         )
+
+    def sessions(self, after: int = 0, limit: int = SESSIONS_MAX) -> SessionPage:
+        """A page of the live sessions whose id is above `after` (0: from
+        the first), by id, at most `limit` (1..100) (baton_sessions();
+        linearizable; needs the read role, no session). The page's `next`
+        is the `after` of the next page, 0 on the last."""
+        out = POINTER(_structs.Session)()
+        n, nxt = c_size_t(), c_uint64()
+        check(
+            self._call(
+                self._lib.baton_sessions,
+                after,
+                max(1, min(limit, SESSIONS_MAX)),
+                byref(out),
+                byref(n),
+                byref(nxt),
+            ),
+            f"sessions after {after}",
+        )
+        try:
+            return SessionPage([_session(out[i]) for i in range(n.value)], nxt.value)
+        finally:
+            self._lib.baton_sessions_free(out, n.value)
+
+    def all_sessions(self) -> Iterator[SessionInfo]:
+        """Every live session, by id, a page at a time (sessions())."""
+        after = 0
+        while True:
+            page = self.sessions(after)
+            yield from page
+            if page.next == 0:
+                return
+            after = page.next
+
+    def session_info(self, id: int) -> SessionInfo:
+        """The live session `id` (baton_session_info(); linearizable; needs
+        the read role). NoSessionError when there is none, ExpiredError or
+        ClosedError when it ended."""
+        out = POINTER(_structs.Session)()
+        check(
+            self._call(self._lib.baton_session_info, id, byref(out)),
+            f"session info {id}",
+        )
+        try:
+            return _session(out[0])
+        finally:
+            self._lib.baton_sessions_free(out, 1)
 
     def check(self, name: Name, token: int) -> bool:
         """Whether `token` is still the current grant of `name`

@@ -300,3 +300,53 @@ class Page(List[T], Generic[T]):
     def __init__(self, items: Iterable[T] = (), more: bool = False) -> None:
         super().__init__(items)
         self.more = more
+
+
+@dataclass(frozen=True)
+class SessionHold:
+    """A lock one session holds or waits for (SessionInfo.locks and
+    .waiting)."""
+
+    name: str
+    mode: Mode
+    owner: int
+    token: int  #: a grant's fencing token; 0 for a wait
+    count: int  #: a grant's reentrant holds; 0 for a wait
+    permits: int  #: a semaphore's grant or wait: its permits
+    #: A wait's: how long it asked to wait in ms; None until granted.
+    wait_ms: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A live session, as the leader sees it (Client.sessions(),
+    Client.session_info()). client_name, ttl_ms, lock_delay_ms, revoked,
+    grants, waits, locks and waiting are the replicated state's; left_ms,
+    idle_ms, identity and address only the leader knows."""
+
+    id: int
+    client_name: str
+    #: The certificate identity and source address of the connection its
+    #: client talks to the leader over; "" when none is attached there.
+    identity: str
+    address: str
+    ttl_ms: int
+    lock_delay_ms: int
+    #: ms until the leader expires it unless a keepalive comes, and since
+    #: it last renewed its lease; None when the leader keeps no lease.
+    left_ms: Optional[int]
+    idle_ms: Optional[int]
+    revoked: int  #: its grants an administrator revoked (wrapping)
+    grants: int  #: every grant it holds, listed or not
+    waits: int  #: every wait it has queued, listed or not
+    locks: Tuple[SessionHold, ...]  #: its grants, by token (200 at most)
+    waiting: Tuple[SessionHold, ...]  #: its waits, as queued
+
+
+class SessionPage(Page[SessionInfo]):
+    """A page of Client.sessions(): `next` is the `after` of the next page,
+    0 when this is the last (`more` is then False)."""
+
+    def __init__(self, items: Iterable[SessionInfo] = (), next: int = 0) -> None:
+        super().__init__(items, next != 0)
+        self.next = next
