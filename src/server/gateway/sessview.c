@@ -110,11 +110,13 @@ static void lease_of(const struct page *pg, struct proto_session *s)
         s->idle_ms = s->ttl_ms - (uint32_t)left;
 }
 
-/* Add session `info` with as many of its holds as fit; false (the page
- * then says there is more) when the record itself does not fit. */
+/* Add session `info` with its holds (the first PROTO_SESSION_HOLDS_MAX,
+ * or as many as fit when it is the page's first); false (the page then
+ * says there is more) when it does not fit whole. */
 static bool add_session(void *data, const struct lockfsm_session_info *info)
 {
         struct page *pg = data;
+        size_t before = pg->size;
         struct proto_session *s;
         size_t size;
 
@@ -145,6 +147,16 @@ static bool add_session(void *data, const struct lockfsm_session_info *info)
         pg->size += size;
         pg->cur = s;
         lockfsm_foreach_session_hold(pg->f, info->id, add_hold, pg);
+        if (pg->n > 1 && s->n_holds < PROTO_SESSION_HOLDS_MAX &&
+            s->n_holds < (size_t)info->n_grants + info->n_waits) {
+                /* Cut short by the frame, not by the cap: whole on the
+                 * next page instead, where it comes first. */
+                pg->n--;
+                pg->used -= s->n_holds;
+                pg->size = before;
+                pg->more = true;
+                return false;
+        }
         return true;
 }
 
