@@ -17,9 +17,11 @@
  * Caller-allocated, inside the host's record of the connection (batond:
  * struct conn), which the host finds again from it (container_of); it
  * must not move from gateway_conn_init() until the core was told the
- * connection is gone (gateway_conn_gone()). The core holds no registry of
- * connections: a request's answer, a watch and a backup pin point at one
- * of these, and gateway_conn_gone() clears every such pointer.
+ * connection is gone (gateway_conn_gone()). The core lists the
+ * connections that sent it a frame (gateway.conns, to say which one a
+ * session's client uses in a SESSIONS answer); a request's answer, a
+ * watch and a backup pin point at one of these too, and
+ * gateway_conn_gone() clears every such pointer and unlists it.
  */
 struct gateway_conn {
         /* The records still to answer a request of this connection
