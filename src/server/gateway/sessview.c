@@ -59,9 +59,10 @@ static bool add_hold(void *data, const struct lockfsm_session_hold *h)
         return true;
 }
 
-/* The connection attached to session `id` that sent last, which is the
- * one its client uses now (the client re-attaches on a new connection);
- * NULL when none is. */
+/* The newest connection attached to session `id` (the list is in the
+ * order of their first frames), which is the one its client uses now: a
+ * client that reconnects attaches again on the new connection. NULL when
+ * none is. */
 static const struct gateway_conn *attached(const struct gateway *g, uint64_t id)
 {
         const struct gateway_conn *found = NULL;
