@@ -209,8 +209,10 @@ static void snapshots(struct promtext *o, struct node *n)
         snapshot_restores(o, &rs);
         promtext_gauge(
             o, "baton_snapshot_index",
-            "Index of the last snapshot this node took or installed.",
-            node_snapshot_index(n));
+            "Index of the last snapshot of the state this node made: "
+            "taken for raft, installed from the leader, or handed to a "
+            "backup (batonctl snapshot save).",
+            node_last_snapshot(n));
 }
 
 /* The state digests compared through the log (fsmdigest.h). */

@@ -335,6 +335,9 @@ void node_raft_stats(const struct node *n, struct node_raft_stats *s);
 /* Note the leader raft knows now (every turn of the loop: node.c's
  * monitor), counting each change to another. */
 void node_watch_leader(struct node *n);
+/* The index of the last snapshot node `n` took, installed, or handed to a
+ * backup (raftfsm_last_snapshot()); 0: none. */
+uint64_t node_last_snapshot(const struct node *n);
 
 /* The digests of the state and how their comparisons went (fsmdigest.h;
  * nodedigest.c). */

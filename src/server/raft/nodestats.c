@@ -57,5 +57,11 @@ void node_raft_stats(const struct node *n, struct node_raft_stats *s)
         s->leader_changes = c->leader_changes;
         s->leader = raft_state(&c->raft) == RAFT_LEADER;
         s->disk_writes = &c->disk.took;
+
         count_voters(n, s);
+}
+
+uint64_t node_last_snapshot(const struct node *n)
+{
+        return raftfsm_last_snapshot(&n->core->rf);
 }
