@@ -18,6 +18,7 @@ static bool event_begin(const struct step *st, uint8_t type,
         ev->type = type;
         ev->cause = st->c->type;
         ev->index = st->index;
+        ev->clock_ms = st->f->clock_ms;
         return true;
 }
 
@@ -45,6 +46,7 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                               ? COMMAND_MODE_ELECTION
                               : h->mode;
                 ev.permits = h->permits;
+                ev.granted_s = h->waiting ? 0 : h->granted_s;
                 if (type == LOCKFSM_EV_GRANT || type == LOCKFSM_EV_QUEUE ||
                     type == LOCKFSM_EV_PROCLAIM) {
                         ev.value = h->value;

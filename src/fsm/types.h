@@ -53,6 +53,11 @@ struct lockfsm_event {
         uint8_t mode;     /* GRANT, RELEASE, QUEUE, UNQUEUE: COMMAND_MODE_* */
         uint32_t permits; /* the same, of a semaphore: its permits */
         int status; /* UNQUEUE: BATON_ETIMEDOUT, ECANCELLED, EEXPIRED... */
+        /* GRANT, RELEASE: the grant's granted_s (0: no CLOCK before it);
+         * every event: the state's clock_ms, as the last CLOCK said. For
+         * people and metrics (hold times), never for a decision. */
+        uint32_t granted_s;
+        uint64_t clock_ms;
         const char *name; /* lock name, borrowed for the callback only */
         uint8_t name_len;
         /* END of a REVOKE, events of a REVOKE_LOCK: who asked (by_len

@@ -378,3 +378,34 @@ void sc_recover_majority(struct ctx *x)
                " over the lost majority's last (%" PRIu64 ")\n",
                s, token - lost, lost);
 }
+
+/* After an online backup (batonctl snapshot save), the node that made it
+ * says the backup's index, or a later snapshot's, in baton_snapshot_index:
+ * before, it said only raft's own snapshots, 0 on a cluster that had
+ * taken none yet. */
+void sc_backup_metric(struct ctx *x)
+{
+        struct baton_backup_info info;
+        baton_client *c;
+        char file[512];
+        double snap = 0;
+        unsigned leader;
+        int rv;
+
+        EXPECT(x, harness_wait_healthy(&x->h, HEALTHY_MS, &leader) == 0, "%s",
+               x->h.errmsg);
+        snprintf(file, sizeof file, "%s/metric-backup.snap", x->h.dir);
+        c = admin(x);
+        EXPECT(x, c != NULL, "no client");
+        rv = baton_backup_save(c, file, 0, &info);
+        baton_client_destroy(c);
+        EXPECT(x, rv == 0, "snapshot save: %s", baton_strerror(rv));
+        EXPECT(x, metric(x, leader, "baton_snapshot_index", &snap, __LINE__),
+               "scrape failed");
+        printf("# backup at index %" PRIu64 "; leader %u's "
+               "baton_snapshot_index %.0f\n",
+               info.index, leader, snap);
+        EXPECT(x, snap >= (double)info.index && info.index > 0,
+               "baton_snapshot_index %.0f after a backup at %" PRIu64, snap,
+               info.index);
+}

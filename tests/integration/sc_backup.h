@@ -8,6 +8,7 @@
 /* A cluster of its own: backup under TLS, inspect, batond --restore on
  * every node of a new cluster, and the tokens after it. */
 void sc_backup_restore(struct ctx *x);
+void sc_backup_metric(struct ctx *x);
 
 /* A backup of a state larger than one BACKUP_CHUNK, taken in several
  * pulls (BACKUP frames after the first), whole when inspected. */

@@ -63,7 +63,8 @@ void sc_concurrent(struct ctx *x)
 
 void sc_metrics(struct ctx *x)
 {
-        static const char acquires[] = "baton_requests_total{type=\"acquire\"}";
+        static const char acquires[] =
+            "baton_requests_total{type=\"acquire\",result=\"ok\"}";
         static const char raft_stage[] =
             "baton_command_stage_seconds_count{stage=\"raft\"}";
         struct tclient a;

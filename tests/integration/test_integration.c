@@ -14,6 +14,7 @@
 #include "sc_sessions.h"
 #include "sc_install.h"
 #include "sc_load.h"
+#include "sc_metrics.h"
 #include "sc_locking.h"
 #include "sc_malformed.h"
 #include "sc_owner.h"
@@ -120,6 +121,12 @@ static const struct scenario scenarios[] = {
     {"a waiter's deadline: ETIMEDOUT, never granted, same answer on retry",
      sc_wait_deadline},
     {"metrics: Prometheus text, baton_is_leader, request counters", sc_metrics},
+    {"metrics: build_info, process_*, leader and voters, disk writes, the "
+     "certificate's notAfter, on every node",
+     sc_metrics_node},
+    {"metrics: EBUSY results, acquire waits, holds, revokes, keepalive gaps "
+     "and expiries counted",
+     sc_metrics_grants},
     {"--max-connections 2: the third connection gets ERROR ETOOMANYCONNS",
      sc_conn_limit},
     {"pipelined PINGs left unread: backpressure, bounded RSS, PONGs in order",

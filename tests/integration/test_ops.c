@@ -564,6 +564,9 @@ static const struct scenario_entry scenarios[] = {
      sc_notify_socket, true},
     {"systemd-run: batond as a Type=notify unit with a watchdog", sc_systemd,
      true},
+    {"metrics: baton_snapshot_index after a snapshot save is the backup's "
+     "index",
+     sc_backup_metric, false},
     {"backup and restore: snapshot of a live cluster, inspect, corrupt "
      "file refused, batond --restore on every node, tokens above the old",
      sc_backup_restore, true},

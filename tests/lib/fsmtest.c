@@ -23,6 +23,8 @@ static void record(void *data, const struct lockfsm_event *ev)
         e->cause = ev->cause;
         e->index = ev->index;
         e->wait_ms = ev->wait_ms;
+        e->granted_s = ev->granted_s;
+        e->clock_ms = ev->clock_ms;
         e->session = ev->session;
         e->seq = ev->seq;
         e->owner = ev->owner;

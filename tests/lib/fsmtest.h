@@ -20,6 +20,8 @@ struct fsmtest_event {
         uint64_t token;
         int status;
         uint32_t wait_ms;             /* QUEUE; BLOCK: the delay */
+        uint32_t granted_s;           /* GRANT, RELEASE */
+        uint64_t clock_ms;            /* the state's clock then */
         struct lockfsm_result result; /* RESULT events */
         char name[COMMAND_NAME_MAX + 1];
         char by[COMMAND_CLIENT_NAME_MAX + 1]; /* END of a REVOKE */

@@ -191,7 +191,7 @@ say "baton-bench: $bench_summary"
 # Did the clients, which know only the original endpoints, reach the new
 # node? Its request counters say.
 reqs=$(curl -fsS -m 2 "$(metrics_url $new)/metrics" 2>/dev/null |
-        awk '/^baton_requests_total\{type="(acquire|release)"\}/ { s += $2 } END { print s + 0 }')
+        awk '/^baton_requests_total\{type="(acquire|release)",result="ok"\}/ { s += $2 } END { print s + 0 }')
 say "node $new served $reqs acquires and releases (only a leader serves them)"
 wait_converged 60000 || fail "the final members did not converge within 60 s after the load"
 kill -TERM "$new_pid" 2>/dev/null || true

@@ -394,6 +394,12 @@ static void follower_sends_clients_on(void **state)
         corefix_expect_count(x, m, COREFIX_DIGEST, 0);
         corefix_expect_not_leader(x, open, OTHER, "127.0.0.1:7002");
         corefix_expect_not_leader(x, query, OTHER, "127.0.0.1:7002");
+        /* baton_requests_total{result="enotleader"}, by type. */
+        assert_int_equal(x->g.stats.results[GATEWAY_OPEN][-BATON_ENOTLEADER],
+                         1);
+        assert_int_equal(x->g.stats.results[GATEWAY_QUERY][-BATON_ENOTLEADER],
+                         1);
+        assert_int_equal(x->g.stats.results[GATEWAY_OPEN][0], 0);
 }
 
 /* While the host names this node leader before it serves, requests are
@@ -491,6 +497,11 @@ static void keepalive_dated_from_arrival(void **state)
         assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 0)->arg,
                          PROTO_KEEPALIVE_OK);
         assert_int_equal(corefix_nth(x, m, COREFIX_COMMIT, 0)->id, id);
+        /* Its gap is from the lease this leader started at 1000 to its
+         * arrival at 3000; it is counted ok. */
+        assert_int_equal(x->g.stats.keepalive_gap.count, 1);
+        assert_int_equal(x->g.stats.keepalive_gap.sum_us, 2000 * 1000);
+        assert_int_equal(x->g.stats.results[GATEWAY_KEEPALIVE][0], 1);
 }
 
 /* A keepalive whose barrier completes after leadership was lost is

@@ -286,10 +286,17 @@ struct stand_in {
         raft_io_recv_cb recv; /* what heard passed to the real start() */
         unsigned started;
         unsigned delivered; /* messages raft's own callback got */
+        raft_time now;      /* what the stand-in's clock says */
         struct part parts[MAX_PARTS];
 };
 
 static struct stand_in io_state;
+
+static raft_time fake_time(struct raft_io *io)
+{
+        (void)io;
+        return io_state.now;
+}
 
 static int fake_start(struct raft_io *io, unsigned msecs, raft_io_tick_cb tick,
                       raft_io_recv_cb recv)
@@ -348,6 +355,7 @@ static void heard_wrapped(struct heard *h)
         memset(h, 0, sizeof *h);
         memset(&io_state, 0, sizeof io_state);
         h->io.start = fake_start;
+        h->io.time = fake_time;
         heard_wrap(h);
 }
 
@@ -377,6 +385,36 @@ static void heard_tracks_leader_commit(void **state)
         assert_int_equal(heard_leader_commit(&h, 3), 0);
         /* Raft got every message. */
         assert_int_equal(io_state.delivered, 6);
+}
+
+/* Each peer's last message is dated, whatever its type, for the voters a
+ * leader reaches (baton_raft_voters_reachable). */
+static void heard_dates_each_peer(void **state)
+{
+        struct heard h;
+        struct raft_message m;
+
+        (void)state;
+        heard_wrapped(&h);
+        assert_int_equal(h.io.start(&h.io, 50, NULL, raft_recv), 0);
+        assert_false(heard_from_since(&h, 2, 0));
+        memset(&m, 0, sizeof m);
+        m.type = RAFT_APPEND_ENTRIES_RESULT;
+        m.server_id = 2;
+        io_state.now = 1000;
+        io_state.recv(&h.io, &m);
+        m.server_id = 3;
+        io_state.now = 1300;
+        io_state.recv(&h.io, &m);
+        assert_true(heard_from_since(&h, 2, 1000));
+        assert_false(heard_from_since(&h, 2, 1001));
+        assert_true(heard_from_since(&h, 3, 1200));
+        assert_false(heard_from_since(&h, 4, 0));
+        m.server_id = 2;
+        io_state.now = 1500;
+        io_state.recv(&h.io, &m);
+        assert_true(heard_from_since(&h, 2, 1400));
+        assert_int_equal(h.n_peers, 2);
 }
 
 /* An InstallSnapshot that arrives while one of heard's two flags is set
@@ -520,6 +558,7 @@ int main(void)
             cmocka_unit_test(not_ready_while_disk_full),
             cmocka_unit_test(leader_that_cannot_commit),
             cmocka_unit_test(heard_tracks_leader_commit),
+            cmocka_unit_test(heard_dates_each_peer),
             cmocka_unit_test(heard_drops_installs_while_writing),
             cmocka_unit_test(heard_drops_installs_while_installing),
             cmocka_unit_test(heard_splits_before_changes),

@@ -806,6 +806,32 @@ static void test_timeout(void **state)
         assert_int_equal(fsmtest_timeout(t, b, "x", 2).status, BATON_EEXPIRED);
 }
 
+/* A grant's end says when it began and what the log's clock says now
+ * (CLOCK entries), which is how batond times holds (baton_hold_seconds):
+ * the same on every replica, from the log alone. */
+static void test_release_dates_the_grant(void **state)
+{
+        struct fsmtest *t = *state;
+        struct command clock;
+        const struct fsmtest_event *e;
+        struct lockfsm_result r;
+        uint64_t s = fsmtest_open(t, 1);
+
+        memset(&clock, 0, sizeof clock);
+        clock.type = COMMAND_CLOCK;
+        clock.time_ms = 10500;
+        fsmtest_apply(t, &clock);
+        r = fsmtest_acquire(t, s, 1, 1, "held", 0);
+        assert_int_equal(r.kind, PROTO_KIND_GRANTED);
+        clock.time_ms = 75800;
+        fsmtest_apply(t, &clock);
+        fsmtest_release(t, s, 2, 1, "held", r.token);
+        e = fsmtest_find(t, LOCKFSM_EV_RELEASE, 0);
+        assert_non_null(e);
+        assert_int_equal(e->granted_s, 10);
+        assert_int_equal(e->clock_ms, 75800);
+}
+
 #define T(name) LOCKFSMCASE(name)
 
 int main(void)
@@ -842,6 +868,7 @@ int main(void)
             T(test_cancel),
             T(test_cancel_rewrites_remembered_acquire),
             T(test_timeout),
+            T(test_release_dates_the_grant),
         };
         return cmocka_run_group_tests_name("lockfsm", tests, NULL, NULL);
 }

@@ -70,7 +70,7 @@ static void ready_serves_until_lost(void **state)
 
         gateway_on_ready(&x->g, &x->now, 7);
         assert_int_equal(x->g.term, 7); /* what its batches are stamped */
-        assert_int_equal(x->g.stats.leader_changes, 1);
+        assert_int_equal(x->g.stats.elections_won, 1);
         assert_true(x->fake.fsm_calls > 0); /* the leader's clocks */
         id = corefix_send_acl_list(x);
         assert_true(corefix_next_reply(x, &h, &body));

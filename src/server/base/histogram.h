@@ -9,6 +9,10 @@
 #define HISTOGRAM_N_BUCKETS 15
 extern const uint64_t histogram_bounds_us[HISTOGRAM_N_BUCKETS - 1];
 
+/* The bounds of histograms of long durations (how long locks are held),
+ * in microseconds, from 10 ms to a day. */
+extern const uint64_t histogram_long_bounds_us[HISTOGRAM_N_BUCKETS - 1];
+
 struct histogram {
         uint64_t count;
         uint64_t sum_us;
@@ -18,5 +22,9 @@ struct histogram {
 
 /* Count one observation of `ns` nanoseconds. */
 void histogram_add(struct histogram *h, uint64_t ns);
+
+/* Count one observation of `ns` nanoseconds into a histogram of
+ * histogram_long_bounds_us. */
+void histogram_add_long(struct histogram *h, uint64_t ns);
 
 #endif /* SERVER_HISTOGRAM_H */

@@ -142,16 +142,22 @@ static bool leaders_only(uint8_t type)
 }
 
 bool admit_frame(struct gateway *g, struct gateway_conn *c,
-                 const struct proto_header *h)
+                 const struct proto_header *h, const uint8_t *body)
 {
+        int cmd_type;
+
         access_refresh(g, c);
         if (h->type >= PROTO_RESULT || roles_allows(c->role, h->type)) {
                 return true; /* a response type is malformed, below */
         }
+        cmd_type =
+            h->type == PROTO_COMMAND ? command_peek_type(body, h->length) : 0;
         if (!g->serving && leaders_only(h->type)) {
                 pending_not_leader(g, c, h->id);
+                pending_count(g, h->type, cmd_type, BATON_ENOTLEADER);
                 return false;
         }
+        pending_count(g, h->type, cmd_type, BATON_EPERM);
         g->stats.refused++;
         gwlog(g, LOG_WARN,
               &(struct log_fields){.connection = c->id, .request = h->id},

@@ -29,9 +29,11 @@
  * serve sends a refused request the leader would answer to the leader
  * instead (NOT_LEADER), which decides from its own list: a follower that
  * has not applied the latest change yet (or a joining node catching up)
- * refuses no one the cluster allows. */
+ * refuses no one the cluster allows. Either answer is counted by kind and
+ * result (pending_count(); `body`, h->length bytes, tells a command's
+ * kind). */
 bool admit_frame(struct gateway *g, struct gateway_conn *c,
-                 const struct proto_header *h);
+                 const struct proto_header *h, const uint8_t *body);
 
 /* 0 when `c` may revoke (an administrator), else BATON_EPERM (logged). */
 int admit_revoke(struct gateway *g, struct gateway_conn *c,

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../../include/baton/errors.h"
 #include "../../fsm/acl.h"
 #include "../../lib/hmap.h"
 #include "../../lib/queue.h"
@@ -47,8 +48,25 @@ enum gateway_stage {
         GATEWAY_N_STAGES,
 };
 
+/* An answer's result for metrics: 0 ok, else the BATON_E* code negated,
+ * below GATEWAY_N_RESULTS (the codes run from -1 down, with no gap). */
+#define GATEWAY_COUNT_CODE_(name, code, text) +1
+enum { GATEWAY_N_RESULTS = 1 BATON_ERROR_MAP(GATEWAY_COUNT_CODE_) };
+#undef GATEWAY_COUNT_CODE_
+
 struct gateway_stats {
         struct histogram latency[GATEWAY_N_KINDS];
+        /* Answers by kind and result, redirects and refusals included. */
+        uint64_t results[GATEWAY_N_KINDS][GATEWAY_N_RESULTS];
+        /* Arrival to grant of the ACQUIREs this node answered after they
+         * queued; the time grants were held, from the log's clock, as
+         * they end; a session's time between keepalives, on the serving
+         * leader. The last two are of long durations (histogram_add_long). */
+        struct histogram acquire_wait;
+        struct histogram hold;
+        struct histogram keepalive_gap;
+        uint64_t sessions_expired; /* ENDs of an EXPIRE applied */
+        uint64_t grants_revoked;   /* grants a REVOKE or REVOKE_LOCK ended */
         struct histogram stages[GATEWAY_N_STAGES];
         uint64_t requests[PROTO_BACKUP + 1]; /* by request type */
         uint64_t proposed;                   /* commands proposed */
@@ -59,7 +77,7 @@ struct gateway_stats {
         uint64_t unknown;                    /* EUNKNOWN answers */
         uint64_t expirations;                /* EXPIRE proposals */
         uint64_t timeouts;                   /* TIMEOUT proposals */
-        uint64_t leader_changes;             /* ready transitions */
+        uint64_t elections_won;              /* ready transitions */
         uint64_t refused; /* BATON_EPERM: the role, or not attached */
 };
 

@@ -23,8 +23,9 @@ static void settle_key(struct gateway *g, const struct gateway_now *now,
                         p->applied_ns = now->ns;
                 }
                 if (res->status != 0 || res->kind != PROTO_KIND_QUEUED) {
-                        /* Else the grant or the timeout answers it. */
                         pending_settle(p, now, index, res);
+                } else {
+                        p->queued = true; /* its grant or timeout answers */
                 }
                 p = next;
         }
@@ -82,6 +83,22 @@ static void unqueued(struct gateway *g, const struct gateway_now *now,
         settle_key(g, now, ev->session, ev->seq, ev->index, &res);
 }
 
+/* A grant ended (released, its session ended, revoked): how long it was
+ * held, by the log's clock (CLOCK entries, to the second), and whether
+ * an operator's REVOKE or REVOKE_LOCK ended it. */
+static void ended(struct gateway *g, const struct lockfsm_event *ev)
+{
+        uint64_t from = (uint64_t)ev->granted_s * 1000;
+
+        if (ev->cause == COMMAND_REVOKE || ev->cause == COMMAND_REVOKE_LOCK) {
+                g->stats.grants_revoked++;
+        }
+        if (ev->granted_s != 0 && ev->clock_ms >= from) {
+                histogram_add_long(&g->stats.hold,
+                                   (ev->clock_ms - from) * 1000000);
+        }
+}
+
 /* Every event to the watches; the first after this node restored a
  * leader's snapshot tells them that what came before it is not theirs.
  * `term`: the entry's (gateway_on_event()). */
@@ -130,6 +147,9 @@ void fanout_event(struct gateway *g, const struct gateway_now *now,
                         granted(g, now, ev);
                 }
                 break;
+        case LOCKFSM_EV_RELEASE:
+                ended(g, ev);
+                break;
         case LOCKFSM_EV_UNQUEUE:
                 deadlines_drop(&g->deadlines, ev->session, ev->seq);
                 unqueued(g, now, ev);
@@ -153,6 +173,7 @@ void fanout_event(struct gateway *g, const struct gateway_now *now,
                 }
                 break;
         case LOCKFSM_EV_END:
+                g->stats.sessions_expired += ev->cause == COMMAND_EXPIRE;
                 deadlines_drop(&g->deadlines, ev->session, 0);
                 leader_session_ended(g, ev->session);
                 break;

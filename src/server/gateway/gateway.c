@@ -337,7 +337,7 @@ void gateway_on_ready(struct gateway *g, const struct gateway_now *now,
          * the core asked the node. */
         g->serving = true;
         g->term = term;
-        g->stats.leader_changes++;
+        g->stats.elections_won++;
         leader_start(g, now);
         admit_held(g, now);
 }
@@ -450,6 +450,7 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
         p->len = len;
         rv = command_decode(&p->cmd, p->buf, p->len);
         if (rv == BATON_EMALFORMED || rv == BATON_EVERSION) {
+                p->status = rv;
                 pending_free(p, now);
                 reply_fail(g, c, id, rv,
                            rv == BATON_EVERSION
@@ -629,7 +630,7 @@ void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
                 queue_push_tail(&g->conns, &c->core_link);
                 c->listed = true;
         }
-        if (!admit_frame(g, c, h)) {
+        if (!admit_frame(g, c, h, body)) {
                 return;
         }
         switch (h->type) {

@@ -45,9 +45,9 @@ struct pending *pending_new(struct gateway *g, const struct gateway_now *now,
         return p;
 }
 
-static int kind_of(const struct pending *p)
+static int kind_of(uint8_t frame_type, int cmd_type)
 {
-        switch (p->frame_type) {
+        switch (frame_type) {
         case PROTO_KEEPALIVE:
                 return GATEWAY_KEEPALIVE;
         case PROTO_QUERY:
@@ -59,7 +59,10 @@ static int kind_of(const struct pending *p)
         default:
                 break;
         }
-        switch (p->cmd.type) {
+        if (frame_type != PROTO_COMMAND) {
+                return -1;
+        }
+        switch (cmd_type) {
         case COMMAND_OPEN:
                 return GATEWAY_OPEN;
         case COMMAND_CLOSE:
@@ -76,18 +79,34 @@ static int kind_of(const struct pending *p)
         }
 }
 
-/* Record how long an answered client request took, and for a command
- * where the time went: waiting to be proposed (group commit), then raft
- * (the leader's disk write and a majority's acknowledgements). */
+void pending_count(struct gateway *g, uint8_t frame_type, int cmd_type,
+                   int status)
+{
+        int kind = kind_of(frame_type, cmd_type);
+
+        if (kind >= 0 && status <= 0 && -status < GATEWAY_N_RESULTS) {
+                g->stats.results[kind][-status]++;
+        }
+}
+
+/* Record how long an answered client request took and its result, and
+ * for a command where the time went: waiting to be proposed (group
+ * commit), then raft (the leader's disk write and a majority's
+ * acknowledgements); for an ACQUIRE granted after it queued, how long it
+ * waited. */
 static void observe(struct pending *p, const struct gateway_now *now)
 {
         struct gateway_stats *st = &p->g->stats;
-        int kind = kind_of(p);
+        int kind = kind_of(p->frame_type, p->cmd.type);
 
         if (p->to.conn == NULL || p->internal || kind < 0) {
                 return;
         }
+        pending_count(p->g, p->frame_type, p->cmd.type, p->status);
         histogram_add(&st->latency[kind], now->ns - p->received_ns);
+        if (kind == GATEWAY_ACQUIRE && p->queued && p->status == 0) {
+                histogram_add(&st->acquire_wait, now->ns - p->received_ns);
+        }
         if (p->proposed_ns != 0 && p->applied_ns != 0) {
                 histogram_add(&st->stages[GATEWAY_STAGE_QUEUED],
                               p->proposed_ns - p->received_ns);
@@ -175,6 +194,7 @@ void pending_settle(struct pending *p, const struct gateway_now *now,
                     uint64_t index, const struct lockfsm_result *res)
 {
         reply_outcome(p->g, p->to.conn, p->to.id, index, res);
+        p->status = res->status;
 #ifdef BATON_CHAOS_BUG_TWICE
         /* A deliberate bug for test_simhost_twice, a negative control of
          * the simulation: a tracked request answered from the log stays
@@ -196,6 +216,7 @@ void pending_settle_status(struct pending *p, const struct gateway_now *now,
                 p->g->stats.unknown++;
         }
         reply_status(p->g, p->to.conn, p->to.id, status);
+        p->status = status;
         pending_free(p, now);
 }
 
@@ -224,6 +245,10 @@ void pending_not_leader(struct gateway *g, struct gateway_conn *c, uint64_t id)
 void pending_redirect(struct pending *p)
 {
         pending_not_leader(p->g, p->to.conn, p->to.id);
+        if (p->to.conn != NULL && !p->internal) {
+                pending_count(p->g, p->frame_type, p->cmd.type,
+                              BATON_ENOTLEADER);
+        }
         forget(p); /* not served: no latency to record */
 }
 

@@ -43,6 +43,8 @@ struct pending {
         bool bug_answered; /* test_simhost_twice's: answered, kept */
 #endif
         bool internal;      /* the leader's own EXPIRE, TIMEOUT or MEMBER */
+        bool queued;        /* an ACQUIRE whose entry queued it */
+        int status;         /* its answer's, for metrics: 0 or BATON_E* */
         struct command cmd; /* decoded; cmd.name points into buf */
         size_t len;
         size_t room; /* bytes of buf: a command's, or a read's name */
@@ -59,6 +61,12 @@ struct pending *pending_new(struct gateway *g, const struct gateway_now *now,
 /* Forget `p` without an answer, after recording how long an answered
  * client request took, up to `now`. */
 void pending_free(struct pending *p, const struct gateway_now *now);
+
+/* Count an answer `status` (0 or a BATON_E* code) to a request of frame
+ * `frame_type` carrying a command of `cmd_type` (0: none), by kind and
+ * result; requests of no kind (admin, watches) are not counted. */
+void pending_count(struct gateway *g, uint8_t frame_type, int cmd_type,
+                   int status);
 
 /* Queue a command of the leader's own (EXPIRE, TIMEOUT, MEMBER) on
  * g->unsent for the next proposal; `c` is encoded (copied). Nothing is

@@ -189,6 +189,20 @@ static void answer_list(const struct gateway_now *now, const struct lockfsm *f,
         listing_send(&ls, now, p);
 }
 
+/* The time since the session's last keepalive (or since this leader
+ * started its lease: its OPEN, or this node's election), from the lease
+ * that keepalive dated: arrival + ttl. */
+static void keepalive_gap(struct gateway *g, const struct pending *p,
+                          uint32_t ttl)
+{
+        const struct lease *l = leases_find(&g->deadlines.leases, p->key_a);
+
+        if (l != NULL && l->at >= ttl && p->received >= l->at - ttl) {
+                histogram_add_long(&g->stats.keepalive_gap,
+                                   (p->received - (l->at - ttl)) * 1000000);
+        }
+}
+
 /* A keepalive of a live session restarts its lease deadline; asked with
  * PROTO_FLAG_REVOKED, its answer says how many of the session's grants
  * were revoked, so its client learns that one was. */
@@ -222,6 +236,7 @@ static void answer_keepalive(struct gateway *g, const struct gateway_now *now,
          * elsewhere; the next leader restarts every lease anyway. */
         ttl = lockfsm_session_ttl(f, p->key_a);
         if (g->serving) {
+                keepalive_gap(g, p, ttl);
                 deadlines_set(&g->deadlines, p->key_a, 0, NULL, 0,
                               p->received + ttl);
         }
@@ -252,6 +267,7 @@ static void answer_query_names(const struct gateway_now *now,
         }
         reply_outcome_names(p->g, p->to.conn, p->to.id, applied, res, name,
                             len);
+        p->status = res->status;
         pending_free(p, now);
 }
 
@@ -415,6 +431,7 @@ void reads_on_frame(struct gateway *g, const struct gateway_now *now,
                 return;
         }
         if (rv != 0) {
+                p->status = rv;
                 pending_free(p, now);
                 reply_fail(g, c, h->id, rv, "malformed request body");
                 return;

@@ -125,7 +125,9 @@ static void reply(struct scrape *s)
         req.path = path;
         req.tls = s->tls != NULL;
         req.identity = s->tls != NULL ? tls_peer(s->tls) : "";
-        need = srv->render(srv->data, &req, &r, NULL, 0) + 1;
+        /* Room for figures that grow between the two renders (the
+         * process's CPU time, its descriptors, read from /proc each time). */
+        need = srv->render(srv->data, &req, &r, NULL, 0) + 1 + 256;
         n = snprintf(head, sizeof head,
                      "HTTP/1.0 %d %s\r\nContent-Type: %s\r\n"
                      "Connection: close\r\n\r\n",

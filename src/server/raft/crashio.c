@@ -25,15 +25,6 @@ struct pending_put {
         raft_io_snapshot_put_cb cb;
 };
 
-static struct node_core *core_of_io(struct raft_io *io)
-{
-        struct heard *h =
-            (struct heard *)(void *)((char *)io - offsetof(struct heard, io));
-
-        return (struct node_core *)(void *)((char *)h -
-                                            offsetof(struct node_core, heard));
-}
-
 static struct node_core *core_of_fsm(struct raft_fsm *fsm)
 {
         return (struct node_core *)(void *)((char *)fsm -
@@ -58,7 +49,7 @@ static int append(struct raft_io *io, struct raft_io_append *req,
                   const struct raft_entry entries[], unsigned n,
                   raft_io_append_cb cb)
 {
-        struct node_core *c = core_of_io(io);
+        struct node_core *c = node_core_of_io(io);
         struct pending_append *p = malloc(sizeof *p);
         int rv;
 
@@ -95,7 +86,7 @@ static int snapshot_put(struct raft_io *io, unsigned trailing,
                         const struct raft_snapshot *snapshot,
                         raft_io_snapshot_put_cb cb)
 {
-        struct node_core *c = core_of_io(io);
+        struct node_core *c = node_core_of_io(io);
         struct pending_put *p = malloc(sizeof *p);
         int rv;
 

@@ -6,12 +6,44 @@
 
 #include "changesplit.h"
 
+/* A message of peer `id` arrived at `now`: its slot, or the oldest's. */
+static void note_peer(struct heard *h, uint64_t id, uint64_t now)
+{
+        unsigned i, oldest = 0;
+
+        for (i = 0; i < h->n_peers; i++) {
+                if (h->peers[i].id == id) {
+                        h->peers[i].at = now;
+                        return;
+                }
+                if (h->peers[i].at < h->peers[oldest].at) {
+                        oldest = i;
+                }
+        }
+        i = h->n_peers < HEARD_PEERS ? h->n_peers++ : oldest;
+        h->peers[i].id = id;
+        h->peers[i].at = now;
+}
+
+bool heard_from_since(const struct heard *h, uint64_t id, uint64_t since)
+{
+        unsigned i;
+
+        for (i = 0; i < h->n_peers; i++) {
+                if (h->peers[i].id == id) {
+                        return h->peers[i].at >= since;
+                }
+        }
+        return false;
+}
+
 static void on_recv(struct raft_io *io, struct raft_message *msg)
 {
         struct heard *h =
             (struct heard *)(void *)((char *)io - offsetof(struct heard, io));
         const struct raft_append_entries *a = &msg->append_entries;
 
+        note_peer(h, msg->server_id, io->time(io));
         if (msg->type == RAFT_INSTALL_SNAPSHOT &&
             ((h->writing != NULL && *h->writing) ||
              (h->installing != NULL && *h->installing))) {
@@ -64,6 +96,7 @@ void heard_wrap(struct heard *h)
         h->installing = NULL;
         h->installs_dropped = 0;
         h->changes_split = 0;
+        h->n_peers = 0;
 }
 
 uint64_t heard_leader_commit(const struct heard *h, uint64_t term)

@@ -40,6 +40,10 @@
 
 #include <raft.h>
 
+/* Peers whose last message is remembered: twice the members a cluster
+ * may have, for the members removed and added meanwhile. */
+#define HEARD_PEERS 32
+
 struct heard {
         struct raft_io io; /* raft_uv's I/O, whose start() heard_wrap()s */
         int (*start)(struct raft_io *io, unsigned msecs, raft_io_tick_cb tick,
@@ -57,6 +61,13 @@ struct heard {
         const bool *installing;
         uint64_t installs_dropped;
         uint64_t changes_split; /* AppendEntries split before a change */
+        /* When a message of each peer last arrived (raft_io's clock, ms),
+         * for the voters a leader reaches: the HEARD_PEERS last heard. */
+        struct heard_peer {
+                uint64_t id;
+                uint64_t at;
+        } peers[HEARD_PEERS];
+        unsigned n_peers;
 };
 
 /* Wrap h->io, set up by raft_uv_init() and not yet started: every message
@@ -66,5 +77,9 @@ void heard_wrap(struct heard *h);
 /* The commit index a leader of `term` last sent, or 0 when none was heard
  * in that term. */
 uint64_t heard_leader_commit(const struct heard *h, uint64_t term);
+
+/* Whether a message of peer `id` arrived at `since` or later (raft_io's
+ * clock, ms). */
+bool heard_from_since(const struct heard *h, uint64_t id, uint64_t since);
 
 #endif /* SERVER_HEARD_H */

@@ -201,6 +201,7 @@ static void on_monitor(uv_prepare_t *h)
         stallwatch_tick(&c->watch, leader, raft_commit_index(&c->raft),
                         raft_last_index(&c->raft));
         nodedir_tell_voters(n);
+        node_watch_leader(n);
         if (n->serving && (!leader || term != n->serving_term)) {
                 n->serving = false;
                 log_info("stopped serving: now %s in term %llu",
@@ -475,6 +476,7 @@ static int init_raft(struct node *n, const char *raft_address)
         /* libraft 0.22.1 steps on past a failed store of its term, vote or
          * a snapshot (storefail.h). */
         storefail_wrap(c, cfg->data_dir);
+        diskwrite_wrap(c);
 #ifdef BATON_CHAOS_EARLYACK
         if (earlyack_wrap(&c->early, n->loop, &c->heard.io) != 0) {
                 rv = RAFT_NOMEM;

@@ -318,6 +318,27 @@ const struct snapspill *node_snapspill(const struct node *n);
 struct stallwatch;
 const struct stallwatch *node_stallwatch(const struct node *n);
 
+struct histogram;
+/* nodestats.c: what the node's raft says for metrics. */
+struct node_raft_stats {
+        uint64_t leader_changes; /* the leader known changed to another */
+        bool has_leader;         /* a leader is known */
+        bool leader;             /* this node is raft's leader */
+        unsigned voters;         /* in raft's configuration */
+        /* Of those, on the leader: itself and those heard from within an
+         * election timeout (not meant for a follower's use). */
+        unsigned reachable;
+        const struct histogram *disk_writes; /* appends, call to callback */
+};
+/* Fill `s` from node `n`, started. */
+void node_raft_stats(const struct node *n, struct node_raft_stats *s);
+/* Note the leader raft knows now (every turn of the loop: node.c's
+ * monitor), counting each change to another. */
+void node_watch_leader(struct node *n);
+/* The index of the last snapshot node `n` took, installed, or handed to a
+ * backup (raftfsm_last_snapshot()); 0: none. */
+uint64_t node_last_snapshot(const struct node *n);
+
 /* The digests of the state and how their comparisons went (fsmdigest.h;
  * nodedigest.c). */
 struct fsmdigest;

@@ -5,12 +5,14 @@
 
 #include <stdalign.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <raft.h>
 
 #include "../../../include/baton/errors.h"
 #include "crashio.h"
+#include "diskwrite.h"
 #include "fsmdigest.h"
 #include "heard.h"
 #include "leaderloss.h"
@@ -34,8 +36,13 @@ struct node_core {
         struct fsmdigest digest; /* of rf's state, compared through the log */
         struct raft_barrier barrier; /* the one that makes the node serve */
         struct raft_transfer transfer;
-        struct stallwatch watch;  /* full disks, entries left uncommitted */
-        struct storefail store;   /* term, vote and snapshot stores */
+        struct stallwatch watch; /* full disks, entries left uncommitted */
+        struct storefail store;  /* term, vote and snapshot stores */
+        struct diskwrite disk;   /* appends, timed */
+        /* The last leader this node knew of (0: none yet), and how many
+         * times that changed to another (nodestats.c). */
+        uint64_t leader_seen;
+        uint64_t leader_changes;
         uint64_t restores_logged; /* installed snapshots said in the log */
         uint64_t drops_logged;    /* InstallSnapshots dropped, said too */
         /* Tail spills that worked and that failed, as last looked at, and
@@ -49,6 +56,17 @@ struct node_core {
         struct earlyack early; /* the negative control's bug */
 #endif
 };
+
+/* The core whose heard.io is `io`: raft_uv's functions that the raft glue
+ * wraps (storefail.h, diskwrite.h, crashio.h) find their state so. */
+static inline struct node_core *node_core_of_io(struct raft_io *io)
+{
+        struct heard *h =
+            (struct heard *)(void *)((char *)io - offsetof(struct heard, io));
+
+        return (struct node_core *)(void *)((char *)h -
+                                            offsetof(struct node_core, heard));
+}
 
 /* The libraft requests a struct node_request holds in its private words. */
 union node_raft_request {

@@ -303,6 +303,7 @@ int raftfsm_backup(struct raftfsm *rf, struct raft_buffer *bufs[],
         *index = rf->state_index;
         rv = hand_state(rf, *index, bufs, n_bufs);
         if (rv == 0) {
+                rf->backup_index = *index;
                 return 0;
         }
         return rv == RAFT_BUSY ? BATON_EBUSY : BATON_ENOMEM;
@@ -711,6 +712,12 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf)
 uint64_t raftfsm_snapshot_index(const struct raftfsm *rf)
 {
         return rf->snaps.snap_index;
+}
+
+uint64_t raftfsm_last_snapshot(const struct raftfsm *rf)
+{
+        return rf->backup_index > rf->snaps.snap_index ? rf->backup_index
+                                                       : rf->snaps.snap_index;
 }
 
 bool raftfsm_snapshot_writing(const struct raftfsm *rf)

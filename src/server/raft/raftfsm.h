@@ -88,6 +88,9 @@ struct raftfsm {
          * applied index also counts barriers, which never reach the
          * state machine. */
         uint64_t state_index;
+        /* Of the last snapshot handed to a backup (raftfsm_backup()); 0:
+         * none. */
+        uint64_t backup_index;
         struct lockfsm_limits limits; /* for the states restores build */
         lockfsm_event_cb event_cb;    /* given to every restored state */
         void *event_data;
@@ -289,6 +292,10 @@ uint64_t raftfsm_entry_term(const struct raftfsm *rf);
 
 /* The index of the last snapshot handed to raft or restored (0: none). */
 uint64_t raftfsm_snapshot_index(const struct raftfsm *rf);
+/* The index of the last snapshot this node made or took: handed to raft,
+ * restored, or handed to a backup (0: none), which baton_snapshot_index
+ * says. */
+uint64_t raftfsm_last_snapshot(const struct raftfsm *rf);
 /* Whether raft is writing the last snapshot handed to it: raft frees the
  * log behind it once it is written. */
 bool raftfsm_snapshot_writing(const struct raftfsm *rf);

@@ -20,15 +20,6 @@ struct pending_put {
         bool install; /* a leader's snapshot (trailing 0), not our own */
 };
 
-static struct node_core *core_of_io(struct raft_io *io)
-{
-        struct heard *h =
-            (struct heard *)(void *)((char *)io - offsetof(struct heard, io));
-
-        return (struct node_core *)(void *)((char *)h -
-                                            offsetof(struct node_core, heard));
-}
-
 /* The term and vote were not stored: stop before raft steps on. */
 static void metadata_failed(const struct storefail *s, struct raft_io *io,
                             uint64_t term, uint64_t vote)
@@ -45,7 +36,7 @@ static void metadata_failed(const struct storefail *s, struct raft_io *io,
 
 static int set_term(struct raft_io *io, raft_term term)
 {
-        const struct storefail *s = &core_of_io(io)->store;
+        const struct storefail *s = &node_core_of_io(io)->store;
         int rv = s->set_term(io, term);
 
         if (rv != 0) {
@@ -56,7 +47,7 @@ static int set_term(struct raft_io *io, raft_term term)
 
 static int set_vote(struct raft_io *io, raft_id server_id)
 {
-        const struct storefail *s = &core_of_io(io)->store;
+        const struct storefail *s = &node_core_of_io(io)->store;
         int rv = s->set_vote(io, server_id);
 
         if (rv != 0) {
@@ -95,7 +86,7 @@ static int snapshot_put(struct raft_io *io, unsigned trailing,
                         const struct raft_snapshot *snapshot,
                         raft_io_snapshot_put_cb cb)
 {
-        const struct storefail *s = &core_of_io(io)->store;
+        const struct storefail *s = &node_core_of_io(io)->store;
         struct pending_put *p = malloc(sizeof *p);
         int rv;
 
