@@ -38,6 +38,7 @@ enum {
         O_FROM,
         O_AFTER,
         O_LIMIT,
+        O_LISTEN,
 };
 
 static const struct option options[] = {
@@ -61,6 +62,7 @@ static const struct option options[] = {
     {"from", required_argument, NULL, O_FROM},
     {"after", required_argument, NULL, O_AFTER},
     {"limit", required_argument, NULL, O_LIMIT},
+    {"listen", required_argument, NULL, O_LISTEN},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -344,6 +346,9 @@ static bool string_option(struct args *a, int ch, const char *arg)
                 return true;
         case O_FROM:
                 set_from(a, arg);
+                return true;
+        case O_LISTEN:
+                a->listen = arg;
                 return true;
         default:
                 return false;
@@ -679,6 +684,9 @@ static void check_options(struct args *a, const struct commands_entry *c,
                 bad(a, "--secret is not an option of %s", c->name);
         }
         check_watch(a, c);
+        if (a->listen != NULL && c->command != ARGS_CONSOLE) {
+                bad(a, "--listen is not an option of %s", c->name);
+        }
         if (a->value != NULL && c->command != ARGS_ELECT) {
                 bad(a, "--value is not an option of %s", c->name);
         }

@@ -37,6 +37,7 @@ enum args_command {
         ARGS_PING,             /* ping: a read through the leader */
         ARGS_SESSION_LIST,     /* session list: the live sessions */
         ARGS_SESSION_INFO,     /* session info ID: one of them */
+        ARGS_CONSOLE,          /* console: the page in a browser */
 };
 
 /* What args_parse() asks the caller to do. */
@@ -76,6 +77,7 @@ struct args {
         uint8_t secret[BATON_SECRET_SIZE]; /* --secret, from hex */
         const char *value;   /* elect --value: what the leader advertises */
         const char *prefix;  /* watch --prefix; NULL: a name */
+        const char *listen;  /* console --listen; NULL: not given */
         uint64_t from_index; /* watch --from INDEX[:ORD]; 0: from now */
         uint32_t from_ord;
         const char *name; /* the lock name; list's prefix ("": none) */

@@ -8,6 +8,7 @@
 
 #include "../../include/baton.h"
 #include "args.h"
+#include "console.h"
 
 #define WIDTH  79 /* columns of help text */
 #define INDENT 22 /* where a command's summary starts in the global help */
@@ -113,6 +114,14 @@ static const struct commands_entry table[] = {
      "each client certificate identity has; add an identity or change its "
      "role, or remove it (it then has the default role); admin only.",
      NULL},
+    {"console", ARGS_CONSOLE, 0, 0, "console [--listen HOST:PORT]",
+     "serve a page showing the cluster (members, locks, sessions, "
+     "elections and a live stream of events) to a browser on this machine, "
+     "with this certificate's role: an admin's page can revoke a grant, "
+     "close a session and transfer leadership, each after a confirmation. "
+     "Open the address it prints; it runs until SIGINT or SIGTERM.",
+     "--listen HOST:PORT\twhere to serve the page, a loopback address "
+     "(default " CONSOLE_DEFAULT_LISTEN "; PORT 0: any free port)\n"},
     {"transfer", ARGS_TRANSFER, 1, 1, "transfer ID",
      "hand the leadership to node ID (0: to any other node) and say "
      "where it went (admin).",

@@ -10,6 +10,7 @@
 #include "../../include/baton.h"
 #include "args.h"
 #include "commands.h"
+#include "console.h"
 #include "ping.h"
 #include "print.h"
 #include "supervise.h"
@@ -562,6 +563,17 @@ static int cmd_snapshot_inspect(const struct args *o)
         return EXIT_OK;
 }
 
+static int cmd_console(baton_client *c, const struct args *o)
+{
+        struct console_settings s = {
+            .listen = o->listen != NULL ? o->listen : CONSOLE_DEFAULT_LISTEN,
+            .endpoints = o->endpoints,
+            .files = console_files(),
+        };
+
+        return console_run(c, &s) == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
 static int run(baton_client *c, const struct args *o)
 {
         struct baton_holder h;
@@ -632,6 +644,8 @@ static int run(baton_client *c, const struct args *o)
                 return cli_observe(c, o);
         case ARGS_SNAPSHOT_SAVE:
                 return cmd_snapshot_save(c, o);
+        case ARGS_CONSOLE:
+                return cmd_console(c, o);
         default: /* acquire, try */
                 return o->detach ? cmd_detach(c, o, o->name)
                                  : cmd_hold(c, o, o->name);

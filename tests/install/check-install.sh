@@ -3,7 +3,8 @@
 # DESTDIR, then checks that every installed file is there (batond, batonctl,
 # baton-bench, libbaton, baton.h and baton/*.h, baton.pc, the man pages), that
 # examples/lock_example.c compiles and links against the staged tree through
-# pkg-config and loads the staged libbaton, and that every installed man
+# pkg-config and loads the staged libbaton, that batonctl console's page is
+# installed, and that every installed man
 # page renders without warnings. Prints TAP.
 #
 #   tests/install/check-install.sh [BUILD_DIR]    (default: the current dir)
@@ -31,7 +32,7 @@ var() {
 }
 
 pages="man1/batonctl.1 man1/baton-bench.1 man8/batond.8 man3/baton.3"
-planned=26
+planned=27
 echo "1..$planned"
 
 if make -C "$build" install DESTDIR="$stage" >"$work/install.log" 2>&1; then
@@ -71,6 +72,14 @@ fi
 check "lib: libbaton.so and its versioned file" \
         test -e "$libdir/libbaton.so" -a -n "$(ls "$libdir"/libbaton.so.1* 2>/dev/null)"
 check "include: baton.h" cmp -s "$includedir/baton.h" "$srcdir/include/baton.h"
+# batonctl console's page, where batonctl looks for it once installed.
+pkgdatadir=$stage$(var pkgdatadir)
+missing=
+for f in index.html console.js console.css favicon.svg; do
+        cmp -s "$pkgdatadir/console/$f" "$srcdir/src/cli/console/$f" || missing="$missing $f"
+done
+check "share: batonctl console's page in $(var pkgdatadir)/console${missing:+ (missing:$missing)}" \
+        test -z "$missing"
 # baton.h includes every topic header of include/baton/: each is installed,
 # as it is in the source tree.
 missing=
