@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/rolename.h"
+#include "print.h"
+
 /* A member this many entries behind the leader's commit index is shown
  * as lagging (batond's ready-max-lag default). */
 #define LAGGING_ENTRIES 1000
@@ -71,20 +74,6 @@ json_t *consoleapi_whoami(baton_client *c, const char *endpoints, int *status)
                          endpoints);
 }
 
-static const char *node_role_name(int role)
-{
-        switch (role) {
-        case BATON_ROLE_FOLLOWER:
-                return "follower";
-        case BATON_ROLE_CANDIDATE:
-                return "candidate";
-        case BATON_ROLE_LEADER:
-                return "leader";
-        default:
-                return "unavailable";
-        }
-}
-
 /* One member as it answers for itself; `commit` is the leader's commit
  * index, against which its lag is counted. */
 static json_t *member(baton_client *c, const struct baton_member *m,
@@ -115,7 +104,7 @@ static json_t *member(baton_client *c, const struct baton_member *m,
                 state = "lagging";
         }
         more = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:s}", "role",
-                         node_role_name(st.role), "term", (json_int_t)st.term,
+                         role_name(st.role), "term", (json_int_t)st.term,
                          "leader", (json_int_t)st.leader_id, "commit",
                          (json_int_t)st.commit_index, "applied",
                          (json_int_t)st.applied_index, "lag", (json_int_t)lag,
@@ -324,43 +313,11 @@ static const char *event_kind(int kind)
         }
 }
 
-static const char *event_cause(int cause)
-{
-        switch (cause) {
-        case BATON_CAUSE_CLOSE:
-                return "close";
-        case BATON_CAUSE_EXPIRE:
-                return "expire";
-        case BATON_CAUSE_ACQUIRE:
-                return "acquire";
-        case BATON_CAUSE_RELEASE:
-                return "release";
-        case BATON_CAUSE_CANCEL:
-                return "cancel";
-        case BATON_CAUSE_TIMEOUT:
-                return "timeout";
-        case BATON_CAUSE_ENTRY:
-                return "entry";
-        case BATON_CAUSE_REVOKE:
-                return "revoke";
-        case BATON_CAUSE_UNBLOCK:
-                return "unblock";
-        case BATON_CAUSE_MULTI:
-                return "multi";
-        case BATON_CAUSE_REVOKE_LOCK:
-                return "revoke-lock";
-        case BATON_CAUSE_PROCLAIM:
-                return "proclaim";
-        default:
-                return "other";
-        }
-}
-
 json_t *consoleapi_event(const struct baton_event *ev)
 {
         json_t *o = json_pack(
             "{s:s, s:s, s:I, s:i, s:s, s:I, s:I, s:s, s:i}", "kind",
-            event_kind(ev->kind), "cause", event_cause(ev->cause), "index",
+            event_kind(ev->kind), "cause", print_cause_name(ev->cause), "index",
             (json_int_t)ev->index, "ord", (int)ev->ord, "name", ev->name,
             "session", (json_int_t)ev->session, "token", (json_int_t)ev->token,
             "mode", mode_name(ev->mode), "permits", (int)ev->permits);

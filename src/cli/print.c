@@ -230,8 +230,7 @@ void print_leader(FILE *out, bool json, const char *name,
         fputs("}\n", out);
 }
 
-/* The name of a cause (enum baton_cause: command types). */
-static const char *cause_name(int cause)
+const char *print_cause_name(int cause)
 {
         switch (cause) {
         case BATON_CAUSE_CLOSE:
@@ -283,7 +282,7 @@ void print_event(FILE *out, bool json, const struct baton_event *e)
                         fprintf(out, " %" PRIu32, e->permits);
                 }
                 fprintf(out, " at %" PRIu64 ":%" PRIu32 " by %s", e->index,
-                        e->ord, cause_name(e->cause));
+                        e->ord, print_cause_name(e->cause));
                 if (e->mode == BATON_MODE_LEADER &&
                     e->kind != BATON_EVENT_RELEASED) {
                         fputs(" value ", out);
@@ -298,8 +297,8 @@ void print_event(FILE *out, bool json, const struct baton_event *e)
                 ",\"index\":%" PRIu64 ",\"ord\":%" PRIu32
                 ",\"cause\":\"%s\",\"session\":%" PRIu64 ",\"owner\":%" PRIu64
                 ",\"token\":%" PRIu64,
-                e->index, e->ord, cause_name(e->cause), e->session, e->owner,
-                e->token);
+                e->index, e->ord, print_cause_name(e->cause), e->session,
+                e->owner, e->token);
         fprintf(out, ",\"mode\":\"%s\",\"permits\":%" PRIu32, mode, e->permits);
         if (e->mode == BATON_MODE_LEADER && e->kind != BATON_EVENT_RELEASED) {
                 fputs(",\"value\":", out);

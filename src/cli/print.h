@@ -8,6 +8,10 @@
 
 #include "../../include/baton.h"
 
+/* The name of a watch event's cause (enum baton_cause), as `watch`
+ * prints it and the console sends it: "acquire", "expire", "handover"... */
+const char *print_cause_name(int cause);
+
 /* Print `s` as a JSON string of UTF-8 text (json_text(): bytes that are not
  * valid UTF-8 become U+FFFD). With --json, an object that names a lock has
  * its name in "lock", and, when the name is not valid UTF-8, its exact

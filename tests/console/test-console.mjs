@@ -14,7 +14,8 @@
 //   another Host, and a --listen address off loopback.
 // Screenshots go to console-artifacts/ in the working directory (the
 // build directory under make check). BATONCTL and BATON_BUILD_DIR name
-// the build (default: the working directory's).
+// the build (default: the working directory's); the cluster's ports are
+// BATON_CONSOLE_TEST_BASE_PORT+1.. (default 30000).
 import { spawn, execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -53,7 +54,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // `admin` (admin) and `reader` (read).
 function clusterUp(tmp) {
   const state = path.join(tmp, "cluster");
-  const base = 26500 + (process.pid % 40) * 10;
+  // Ports of its own (make check runs tests two at a time).
+  const base = Number(process.env.BATON_CONSOLE_TEST_BASE_PORT || 30000);
   const env = {
     ...process.env,
     BATON_BUILD_DIR: build,

@@ -88,10 +88,11 @@ class Cluster:
     client certificates `admin` (admin), `locker` (lock, the default role),
     `reader` (read) and `nobody` (none)."""
 
-    def __init__(self, base_env, node_config=(), build=None):
+    def __init__(self, base_env, node_config=(), build=None,
+                 default_base=26000):
         self.tmp = tempfile.mkdtemp(prefix="baton-http-test.")
         self.state = os.path.join(self.tmp, "cluster")
-        self.base = free_base(int(os.environ.get(base_env, "26000")))
+        self.base = free_base(int(os.environ.get(base_env, default_base)))
         lines = ["role = reader read", "role = nobody none"] + list(node_config)
         self.env = dict(os.environ,
                         BATON_BUILD_DIR=build or build_dir(),

@@ -192,8 +192,11 @@ def names_checks(tap, exported, exprs):
 
 
 def live_checks(tap, tmp, exprs):
+    # Its own ports (BATON_MONITORING_TEST_BASE_PORT, default 29000): make
+    # check runs tests two at a time.
     cluster = httpcase.Cluster("BATON_MONITORING_TEST_BASE_PORT",
-                               node_config=["metrics-tls = true"])
+                               node_config=["metrics-tls = true"],
+                               default_base=29000)
     try:
         up = cluster.up()
         tap.note(up.stdout[-400:])

@@ -4,7 +4,8 @@
 # (deploy/README.md, docs/http.md); a cluster on one host (scripts/cluster,
 # deploy/'s example configs) uses 7001-7005, 7101-7105, 7201-7205 and
 # 7301-7305, one of each per node; README.md's batond example runs on
-# 7501-7503 and 7601-7603 beside a scripts/cluster cluster, and says so.
+# 7501-7503 and 7601-7603 beside a scripts/cluster cluster, and says so;
+# batonctl console listens on the operator's loopback, 7400 by default.
 #
 # Checked, in README.md, docs/*.md, deploy/README.md and man/*: every
 # HOST:PORT with a port in 7000..7999 (Baton's), and any other port on a
@@ -42,7 +43,7 @@ scan() {
                 if ((port >= 7001 && port <= 7005) ||
                     (port >= 7101 && port <= 7105) ||
                     (port >= 7201 && port <= 7205) ||
-                    (port >= 7301 && port <= 7305)) {
+                    (port >= 7301 && port <= 7305) || port == 7400) {
                         return ""
                 }
                 if (readme == "README.md" && file !~ /deploy/ &&
@@ -50,7 +51,7 @@ scan() {
                      (port >= 7601 && port <= 7603))) {
                         return ""
                 }
-                return "a one-host cluster uses 7001-7005, 7101-7105, 7201-7205, 7301-7305"
+                return "a one-host cluster uses 7001-7005, 7101-7105, 7201-7205, 7301-7305 (and batonctl console 7400)"
         }
         {
                 line = $0
