@@ -13,11 +13,14 @@
 
 #define N_SESSIONS 3
 
-/* Every live session, by pages of two; false (the scenario failed) when
- * a page cannot be had or is out of order. */
-static bool all_pages(struct ctx *x, struct tclient *q,
+/* Every live session, by pages of two, checking that each page is in id
+ * order after its cursor; those from `from` on (this scenario's: earlier
+ * scenarios leave theirs) are kept in `out`. False (the scenario failed)
+ * when a page cannot be had or is out of order. */
+static bool all_pages(struct ctx *x, struct tclient *q, uint64_t from,
                       struct tclient_session *out, size_t cap, size_t *n)
 {
+        struct tclient_session page[2];
         uint64_t after = 0;
         size_t got;
         bool more = true;
@@ -26,25 +29,26 @@ static bool all_pages(struct ctx *x, struct tclient *q,
         *n = 0;
         while (more) {
                 rv = tclient_sessions(q, after, PROTO_SESSIONS_AFTER, 2, OP_MS,
-                                      out + *n, cap - *n, &got, &more);
-                if (rv != 0 || got > 2 || (more && got == 0) ||
-                    *n + got > cap) {
+                                      page, 2, &got, &more);
+                if (rv != 0 || got > 2 || (more && got == 0)) {
                         fail_at(x, __LINE__,
-                                "a page after %" PRIu64 ": %d (%s)", after, rv,
-                                q->errmsg);
+                                "a page after %" PRIu64 ": %d, %zu (%s)", after,
+                                rv, got, q->errmsg);
                         return false;
                 }
                 for (size_t i = 0; i < got; i++) {
-                        if (out[*n + i].id <= after) {
+                        if (page[i].id <= after) {
                                 fail_at(x, __LINE__,
                                         "session %" PRIu64
                                         " after the cursor %" PRIu64,
-                                        out[*n + i].id, after);
+                                        page[i].id, after);
                                 return false;
                         }
-                        after = out[*n + i].id;
+                        after = page[i].id;
+                        if (page[i].id >= from && *n < cap) {
+                                out[(*n)++] = page[i];
+                        }
                 }
-                *n += got;
         }
         return true;
 }
@@ -99,7 +103,7 @@ void sc_sessions(struct ctx *x)
         START_WAIT(x, &c[2], la, COMMAND_WAIT_FOREVER, &seq);
         WAITERS(x, &c[0], la, 1);
 
-        EXPECT(x, all_pages(x, &c[0], all, 64, &n), "listing");
+        EXPECT(x, all_pages(x, &c[0], c[0].session, all, 64, &n), "listing");
         for (i = 0; i < N_SESSIONS; i++) {
                 s = find(all, n, c[i].session);
                 EXPECT(x, s != NULL, "session %" PRIu64 " (%s) not listed",
@@ -138,7 +142,7 @@ void sc_sessions(struct ctx *x)
         /* A closed session is gone, from pages and by id. */
         rv = tclient_session_close(&c[1], OP_MS, &res);
         EXPECT(x, rv == 0, "CLOSE: %d %s", rv, rs(x, &res));
-        EXPECT(x, all_pages(x, &c[0], all, 64, &n), "listing");
+        EXPECT(x, all_pages(x, &c[0], c[0].session, all, 64, &n), "listing");
         EXPECT(x, find(all, n, c[1].session) == NULL,
                "closed session %" PRIu64 " still listed", c[1].session);
         rv = tclient_sessions(&c[0], c[1].session, PROTO_SESSIONS_ONE, 1, OP_MS,
