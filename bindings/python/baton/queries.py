@@ -6,10 +6,10 @@ needing no session. A mixin of Client, kept apart to keep client.py small.
 from __future__ import annotations
 
 from ctypes import POINTER, byref, c_int, c_size_t, c_uint64
-from typing import Any, Callable, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Tuple
 
 from . import _structs
-from .errors import StaleTokenError, check
+from .errors import Error, StaleTokenError, check
 from .records import (
     Grant,
     Holder,
@@ -30,6 +30,7 @@ from .request import Name, encode_name
 PAGE_MAX = 1000  # what one holders() or list reply carries at most
 SESSIONS_MAX = 100  # BATON_SESSIONS_MAX: sessions in one page
 WAIT_FOREVER = 0xFFFFFFFF  # a wait's wait_ms until granted
+ASK_EACH = 8  # holder sessions asked for one at a time; more walk the pages
 
 
 def _text(raw: bytes) -> str:
@@ -101,6 +102,9 @@ class Queries:
             waiters=out.waiters,
             index=out.index,
             client_name=_text(out.client_name),
+            left_ms=self._sessions_left([out.session]).get(out.session)
+            if out.held
+            else None,
         )
 
     def leader(self, name: Name) -> Leader:
@@ -141,6 +145,7 @@ class Queries:
             ),
             f"holders {name!r}",
         )
+        left = self._sessions_left(g.session for g in out[: n.value])
         return Page(
             (
                 Grant(
@@ -154,6 +159,7 @@ class Queries:
                     waiters=g.waiters,
                     client_name=_text(g.client_name),
                     granted_s=g.granted_s,
+                    left_ms=left.get(g.session),
                 )
                 for g in out[: n.value]
             ),
@@ -239,6 +245,29 @@ class Queries:
             return _session(out[0])
         finally:
             self._lib.baton_sessions_free(out, 1)
+
+    def _sessions_left(self, ids: Iterable[int]) -> Dict[int, Optional[int]]:
+        """The leader's time left of each holder session in `ids`, as
+        batonctl holder asks for it: session_info() of each for a few,
+        a walk through every page (all_sessions()) for more. A session
+        that ended or could not be asked about (the read role, no answer)
+        is left out, so that the holder's answer still comes."""
+        wanted = set(ids)
+        left: Dict[int, Optional[int]] = {}
+        try:
+            if len(wanted) > ASK_EACH:
+                for s in self.all_sessions():
+                    if s.id in wanted:
+                        left[s.id] = s.left_ms
+                return left
+            for id in wanted:
+                try:
+                    left[id] = self.session_info(id).left_ms
+                except Error:
+                    pass
+        except Error:
+            pass
+        return left
 
     def check(self, name: Name, token: int) -> bool:
         """Whether `token` is still the current grant of `name`

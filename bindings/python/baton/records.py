@@ -124,6 +124,9 @@ class Holder:
     waiters: int
     index: int  #: the Raft index the answer was read at
     client_name: str
+    #: The leader's lease of the holder's session: ms until it expires the
+    #: session unless a keepalive comes; None when free or not known.
+    left_ms: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,8 @@ class Grant:
     waiters: int
     client_name: str
     granted_s: int  #: leader's wall clock at the grant, s; 0 if unknown
+    #: The leader's lease of the holder's session, as Holder.left_ms.
+    left_ms: Optional[int] = None
 
 
 @dataclass(frozen=True)

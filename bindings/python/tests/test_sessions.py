@@ -64,3 +64,46 @@ def test_sessions_list_pages_and_info(cluster, unique):
         with pytest.raises(baton.NoSessionError):
             q.session_info(987654321)
         assert b_id not in {s.id for s in q.all_sessions()}
+
+
+def test_holders_show_their_time_left(cluster, unique):
+    """holder() and holders() give each holder's time left, the leader's
+    lease of its session, as batonctl holder prints it; a free lock none."""
+    name, pool, free = unique("held"), unique("pool"), unique("free")
+    with baton.Client(ttl=8.0, client_name="py-left") as a, \
+            baton.Client(ttl=6.0) as b, \
+            baton.Client(ttl=5.0, timeout=5.0) as q:
+        a.lock(name).acquire()
+        a.semaphore(pool, 3).acquire()
+        b.semaphore(pool, 3).acquire()
+
+        h = q.holder(name)
+        assert h.held and h.session == a.session_id
+        assert h.left_ms is not None and 0 <= h.left_ms <= 8000
+
+        grants = {g.session: g for g in q.holders(pool)}
+        assert set(grants) == {a.session_id, b.session_id}
+        assert 0 <= grants[a.session_id].left_ms <= 8000
+        assert 0 <= grants[b.session_id].left_ms <= 6000
+
+        f = q.holder(free)
+        assert not f.held and f.left_ms is None
+        assert list(q.holders(free)) == []
+
+
+def test_time_left_of_many_sessions_walks_the_pages(cluster, unique):
+    """Above 8 distinct holder sessions the binding reads the sessions'
+    pages rather than one each; a session that is not live has none."""
+    clients = [baton.Client(ttl=7.0) for _ in range(9)]
+    try:
+        for i, c in enumerate(clients):
+            c.lock(unique(f"many-{i}")).acquire()  # each opens its session
+        with baton.Client(ttl=5.0, timeout=5.0) as q:
+            ids = [c.session_id for c in clients]
+            left = q._sessions_left(ids + [987654321])
+            assert set(left) == set(ids)
+            assert all(0 <= ms <= 7000 for ms in left.values())
+            assert q._sessions_left([987654321]) == {}
+    finally:
+        for c in clients:
+            c.close()
