@@ -34,10 +34,10 @@ size_t proto_cstr_len(const char *s, size_t max);
 
 /* Whether `flags` is a shape of frames of `type`: only QUERY, LIST and
  * their answers may ask for or carry client names; only QUERY and
- * LIST_REPLY every holder, with their names and maybe values; only
- * KEEPALIVE and KEEPALIVE_OK revoked grants; only STATUS and STATUS_REPLY
- * versions and alarms, each or both. Inline, since every writer of a frame
- * with flags asks, on the request path. */
+ * LIST_REPLY every holder, with their names and maybe values and time
+ * left; only KEEPALIVE and KEEPALIVE_OK revoked grants; only STATUS and
+ * STATUS_REPLY versions and alarms, each or both. Inline, since every
+ * writer of a frame with flags asks, on the request path. */
 static inline bool proto_flags_allowed(uint8_t type, uint16_t flags)
 {
         if (flags == 0) {
@@ -49,8 +49,8 @@ static inline bool proto_flags_allowed(uint8_t type, uint16_t flags)
         if (flags == PROTO_FLAG_REVOKED) {
                 return type == PROTO_KEEPALIVE || type == PROTO_KEEPALIVE_OK;
         }
-        if (flags == PROTO_FLAG_HOLDERS ||
-            flags == (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES)) {
+        if ((flags & ~(PROTO_FLAG_VALUES | PROTO_FLAG_LEFT)) ==
+            PROTO_FLAG_HOLDERS) {
                 return type == PROTO_QUERY || type == PROTO_LIST_REPLY;
         }
         return flags == PROTO_FLAG_NAMES &&

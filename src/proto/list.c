@@ -1,6 +1,7 @@
 /* LIST and LIST_REPLY frames in every shape: plain, with client names
  * (PROTO_FLAG_NAMES), and every holder of one lock (PROTO_FLAG_HOLDERS,
- * the reply to such a QUERY), with their values (PROTO_FLAG_VALUES). */
+ * the reply to such a QUERY), with their values (PROTO_FLAG_VALUES) and
+ * time left (PROTO_FLAG_LEFT). */
 #include <stdbool.h>
 #include <string.h>
 
@@ -54,6 +55,11 @@ static const struct fields_entry entry_values_fields[] = {
     FIELD(struct proto_lock_entry, STRING, value),
 };
 
+/* Its PROTO_FLAG_LEFT tail, last. */
+static const struct fields_entry entry_left_fields[] = {
+    FIELD(struct proto_lock_entry, U32, left_ms),
+};
+
 /* An election's value: 0..COMMAND_VALUE_MAX bytes, no NUL. */
 static bool valid_value(const struct proto_string *s)
 {
@@ -91,6 +97,7 @@ size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
         bool holders = flags & PROTO_FLAG_HOLDERS;
         bool names = holders || (flags & PROTO_FLAG_NAMES);
         bool values = flags & PROTO_FLAG_VALUES;
+        bool left = flags & PROTO_FLAG_LEFT;
         struct wcursor w;
         uint32_t i;
 
@@ -119,6 +126,9 @@ size_t proto_write_list_reply(uint8_t *out, size_t cap, uint64_t id,
                 if (values) {
                         fields_put(&w, FIELDS(entry_values_fields), &e[i]);
                 }
+                if (left) {
+                        fields_put(&w, FIELDS(entry_left_fields), &e[i]);
+                }
         }
         return proto_frame_finish(&w);
 }
@@ -146,6 +156,7 @@ int proto_read_list_reply(const uint8_t *body, size_t len, uint16_t flags,
         bool holders = flags & PROTO_FLAG_HOLDERS;
         bool names = holders || (flags & PROTO_FLAG_NAMES);
         bool values = flags & PROTO_FLAG_VALUES;
+        bool left = flags & PROTO_FLAG_LEFT;
         struct rcursor r;
         uint32_t count, i;
         uint8_t flag;
@@ -178,6 +189,10 @@ int proto_read_list_reply(const uint8_t *body, size_t len, uint16_t flags,
                 e[i].value.len = 0;
                 if (values) {
                         fields_get(&r, FIELDS(entry_values_fields), &e[i]);
+                }
+                e[i].left_ms = 0;
+                if (left) {
+                        fields_get(&r, FIELDS(entry_left_fields), &e[i]);
                 }
                 if (r.bad || !proto_valid_name(e[i].name.p, e[i].name.len) ||
                     !proto_valid_client(&e[i].client_name) ||

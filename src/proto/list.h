@@ -1,7 +1,7 @@
 /* Listing locks: LIST and LIST_REPLY frames in every shape, plain, with
  * client names (PROTO_FLAG_NAMES), and every holder of one lock
  * (PROTO_FLAG_HOLDERS, the reply to such a QUERY), with their values
- * (PROTO_FLAG_VALUES). */
+ * (PROTO_FLAG_VALUES) and time left (PROTO_FLAG_LEFT). */
 #ifndef PROTO_LIST_H
 #define PROTO_LIST_H
 
@@ -39,6 +39,10 @@ struct proto_lock_entry {
         /* Only in the PROTO_FLAG_VALUES shape: an election's leader's
          * value (empty for any other grant). */
         struct proto_string value;
+        /* Only in the PROTO_FLAG_LEFT shape: the leader's lease of the
+         * holder's session, ms until it expires it
+         * (PROTO_SESSION_UNKNOWN, sesslist.h: it keeps none). */
+        uint32_t left_ms;
 };
 
 /* The encoded size of one LIST_REPLY entry with a name of `name_len`. */
@@ -55,6 +59,8 @@ struct proto_lock_entry {
 #define PROTO_LIST_ENTRY_VALUES_SIZE(name_len, client_len, value_len)          \
         (PROTO_LIST_ENTRY_HOLDERS_SIZE(name_len, client_len) + 1 +             \
          (size_t)(value_len))
+/* What PROTO_FLAG_LEFT adds to each entry of either holders shape. */
+#define PROTO_LIST_ENTRY_LEFT_SIZE 4
 
 /* LIST: string prefix (0..255 bytes, no NUL; empty: every lock), u32 limit
  * (1..PROTO_LIST_MAX), with `flags` 0 or PROTO_FLAG_NAMES (the body is the
@@ -82,6 +88,9 @@ int proto_read_list(const uint8_t *body, size_t len,
  *   PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES
  *                        the same, then string value (an election's
  *                        leader's, 0..255 bytes; empty for any other grant)
+ *   PROTO_FLAG_LEFT      with either holders shape: then u32 left_ms (the
+ *                        leader's lease of the holder's session, ms until
+ *                        it expires it; UINT32_MAX: not known)
  *
  * Writing the `n` entries of `e` gives 0 for a bad name (1..255 bytes, no
  * NUL), client name or value, or when the frame exceeds `cap` or

@@ -82,7 +82,8 @@
  * A QUERY with PROTO_FLAG_HOLDERS instead asks for every holder of the
  * lock: it is answered by a LIST_REPLY with that flag, one entry per
  * holder, each with its client name, mode, permits, the semaphore's limit
- * and when it was granted (list.h).
+ * and when it was granted (list.h); with PROTO_FLAG_LEFT too, each with
+ * the leader's lease of its session.
  *
  * With PROTO_FLAG_NAMES, RESULT gains a trailing string client_name (the
  * holder's, 0..64 bytes; empty when the lock is free or the answer is an
@@ -108,6 +109,7 @@
 #define PROTO_FLAG_VALUES     0x0008 /* with _HOLDERS: elections' values */
 #define PROTO_FLAG_VERSIONS   0x0010 /* STATUS(_REPLY): the node's versions */
 #define PROTO_FLAG_ALARMS     0x0020 /* STATUS(_REPLY): what is wrong with it */
+#define PROTO_FLAG_LEFT       0x0040 /* with _HOLDERS: each one's time left */
 #define PROTO_CLIENT_NAME_MAX 64     /* a session's client name, as OPEN's */
 #define PROTO_HEADER_SIZE     16
 #define PROTO_MAX_BODY        65536 /* largest body any peer must accept */

@@ -13,7 +13,8 @@
  * answer carries: 0 a RESULT of kind HOLDER or FREE, PROTO_FLAG_NAMES the
  * same with the holder's client name (reply.h), PROTO_FLAG_HOLDERS a
  * LIST_REPLY of every holder, PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES the
- * same with elections' values (list.h). 0 for a bad lock name.
+ * same with elections' values, and either with PROTO_FLAG_LEFT each
+ * holder's time left too (list.h). 0 for a bad lock name.
  */
 size_t proto_write_query(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
                          const char *name, size_t name_len);

@@ -51,7 +51,8 @@ static const struct proto_lock_entry entries[2] = {
      .permits = 3,
      .limit = 5,
      .granted_s = 1700000000,
-     .value = {"v1", 2}},
+     .value = {"v1", 2},
+     .left_ms = 8000},
     {.name = {"db/b", 4},
      .session = 0x0102030405060708ULL,
      .owner = 11,
@@ -63,7 +64,8 @@ static const struct proto_lock_entry entries[2] = {
      .permits = 0,
      .limit = 0,
      .granted_s = 0,
-     .value = {NULL, 0}},
+     .value = {NULL, 0},
+     .left_ms = UINT32_MAX},
 };
 
 static const struct proto_result result_in = {
@@ -180,6 +182,12 @@ static size_t w_query_values(uint8_t *o, size_t c)
 {
         return proto_write_query(
             o, c, ID, PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES, "db/a", 4);
+}
+static size_t w_query_left(uint8_t *o, size_t c)
+{
+        return proto_write_query(
+            o, c, ID, PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES | PROTO_FLAG_LEFT,
+            "db/a", 4);
 }
 static size_t w_check(uint8_t *o, size_t c)
 {
@@ -313,6 +321,12 @@ static size_t w_list_reply_values(uint8_t *o, size_t c)
         return proto_write_list_reply(o, c, ID,
                                       PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES,
                                       entries, 2, false);
+}
+static size_t w_list_reply_left(uint8_t *o, size_t c)
+{
+        return proto_write_list_reply(
+            o, c, ID, PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES | PROTO_FLAG_LEFT,
+            entries, 2, false);
 }
 static size_t w_watch_event(uint8_t *o, size_t c)
 {
@@ -576,6 +590,9 @@ static const struct golden goldens[] = {
     {"QUERY HOLDERS VALUES", w_query_values, r_query,
      "02 03 0a 00 05 00 00 00 88 77 66 55 44 33 22 11 "
      "04 64 62 2f 61"},
+    {"QUERY HOLDERS VALUES LEFT", w_query_left, r_query,
+     "02 03 4a 00 05 00 00 00 88 77 66 55 44 33 22 11 "
+     "04 64 62 2f 61"},
     {"CHECK", w_check, r_check,
      "02 04 00 00 0d 00 00 00 88 77 66 55 44 33 22 11 "
      "99 00 00 00 00 00 00 00 04 64 62 2f 61"},
@@ -703,6 +720,16 @@ static const struct golden goldens[] = {
      "00 00 00 00 00 0c 00 00 00 00 00 00 00 00 00 00 "
      "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 "
      "00 00 00 00"},
+    {"LIST_REPLY HOLDERS VALUES LEFT", w_list_reply_left, r_list_reply,
+     "02 46 4a 00 7c 00 00 00 88 77 66 55 44 33 22 11 "
+     "02 00 00 00 00 04 64 62 2f 61 07 00 00 00 00 00 "
+     "00 00 08 00 00 00 00 00 00 00 09 00 00 00 00 00 "
+     "00 00 01 00 00 00 02 00 00 00 05 77 65 62 2d 31 "
+     "01 03 00 00 00 05 00 00 00 00 f1 53 65 02 76 31 "
+     "40 1f 00 00 04 64 62 2f 62 08 07 06 05 04 03 02 "
+     "01 0b 00 00 00 00 00 00 00 0c 00 00 00 00 00 00 "
+     "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 "
+     "00 00 00 00 00 00 00 00 ff ff ff ff"},
     {"WATCH_EVENT", w_watch_event, r_watch_event,
      "02 47 00 00 3c 00 00 00 88 77 66 55 44 33 22 11 "
      "2d 01 00 00 00 00 00 00 01 00 00 00 03 09 02 07 "

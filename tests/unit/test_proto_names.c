@@ -238,7 +238,8 @@ void names_list_reply_round_trip(void **state)
 }
 
 /* PROTO_FLAG_HOLDERS: a QUERY asks with it, a LIST_REPLY answers with it;
- * no other type carries it, and it combines with no other flag. */
+ * no other type carries it, and it combines with no other flag but
+ * PROTO_FLAG_VALUES and PROTO_FLAG_LEFT, which never come without it. */
 void holders_flag_only_where_allowed(void **state)
 {
         uint8_t buf[PROTO_HEADER_SIZE];
@@ -255,6 +256,23 @@ void holders_flag_only_where_allowed(void **state)
                 assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
                                  want ? 0 : BATON_EMALFORMED);
                 in.flags = PROTO_FLAG_HOLDERS | PROTO_FLAG_NAMES;
+                proto_header_encode(&in, buf);
+                assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                                 BATON_EMALFORMED);
+                in.flags = PROTO_FLAG_HOLDERS | PROTO_FLAG_LEFT;
+                proto_header_encode(&in, buf);
+                assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                                 want ? 0 : BATON_EMALFORMED);
+                in.flags |= PROTO_FLAG_VALUES;
+                proto_header_encode(&in, buf);
+                assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                                 want ? 0 : BATON_EMALFORMED);
+                in.flags = PROTO_FLAG_LEFT;
+                proto_header_encode(&in, buf);
+                assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                                 BATON_EMALFORMED);
+                in.flags =
+                    PROTO_FLAG_HOLDERS | PROTO_FLAG_NAMES | PROTO_FLAG_LEFT;
                 proto_header_encode(&in, buf);
                 assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
                                  BATON_EMALFORMED);
@@ -322,5 +340,29 @@ void holders_list_reply_round_trip(void **state)
         assert_int_equal(proto_read_list_reply(
                              buf + PROTO_HEADER_SIZE, len - PROTO_HEADER_SIZE,
                              PROTO_FLAG_HOLDERS, back, 1, &n, &more),
-                         BATON_EMALFORMED); /* more entries than room */
+                         BATON_EMALFORMED);   /* more entries than room */
+        assert_int_equal(back[0].left_ms, 0); /* not in this shape */
+
+        /* With PROTO_FLAG_LEFT each entry ends with its time left. */
+        e[0].left_ms = 8000;
+        e[1].left_ms = UINT32_MAX;
+        len = proto_write_list_reply(buf, sizeof buf, 1,
+                                     PROTO_FLAG_HOLDERS | PROTO_FLAG_LEFT, e, 2,
+                                     false);
+        assert_int_equal(len, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
+                                  PROTO_LIST_ENTRY_HOLDERS_SIZE(4, 3) +
+                                  PROTO_LIST_ENTRY_HOLDERS_SIZE(4, 0) +
+                                  2 * PROTO_LIST_ENTRY_LEFT_SIZE);
+        assert_int_equal(proto_read_list_reply(
+                             buf + PROTO_HEADER_SIZE, len - PROTO_HEADER_SIZE,
+                             PROTO_FLAG_HOLDERS | PROTO_FLAG_LEFT, back, 2, &n,
+                             &more),
+                         0);
+        assert_int_equal(back[0].left_ms, 8000);
+        assert_int_equal(back[1].left_ms, UINT32_MAX);
+        assert_int_equal(back[1].permits, 3);
+        assert_int_equal(proto_read_list_reply(
+                             buf + PROTO_HEADER_SIZE, len - PROTO_HEADER_SIZE,
+                             PROTO_FLAG_HOLDERS, back, 2, &n, &more),
+                         BATON_EMALFORMED); /* the tails left over */
 }

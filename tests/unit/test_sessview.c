@@ -1,7 +1,7 @@
 /* The SESSIONS read on the request core (sessview.h), on the fake host of
  * corefix.h: pages bounded by the frame, each session whole on one page;
  * one session by id; a session that is not live named; each session with
- * the leader's lease. */
+ * the leader's lease, and each holder of a lock with the same figure. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "../../include/baton/errors.h"
+#include "../../src/proto/list.h"
+#include "../../src/proto/query.h"
 #include "../../src/proto/reply.h"
 #include "../../src/proto/sesslist.h"
 #include "corefix.h"
@@ -49,22 +51,31 @@ static uint64_t session_with(struct corefix *x, uint64_t *index, uint64_t nonce,
         return s;
 }
 
-/* Send SESSIONS (id, mode, limit), let its barrier apply, and read the
- * answer: its header in `h`, its body in `body`. */
-static void ask(struct corefix *x, uint64_t id, uint8_t mode, uint32_t limit,
-                struct proto_header *h, const uint8_t **body)
+/* Send the read `frame` of `len` bytes, let its barrier apply, and read
+ * the answer: its header in `h`, its body in `body`. */
+static void ask_frame(struct corefix *x, uint8_t *frame, size_t len,
+                      struct proto_header *h, const uint8_t **body)
 {
-        uint8_t frame[64];
         size_t m;
 
-        corefix_send_frame(x, frame,
-                           proto_write_sessions(frame, sizeof frame,
-                                                x->next_id++, id, mode, limit));
+        corefix_send_frame(x, frame, len);
         m = corefix_mark(x);
         gateway_flush(&x->g, &x->now, WALL);
         corefix_expect_count(x, m, COREFIX_BARRIER, 1);
         corefix_complete(x, corefix_nth(x, m, COREFIX_BARRIER, 0)->sent, 0);
         assert_true(corefix_next_reply(x, h, body));
+}
+
+/* Send SESSIONS (id, mode, limit) and read the answer, as ask_frame(). */
+static void ask(struct corefix *x, uint64_t id, uint8_t mode, uint32_t limit,
+                struct proto_header *h, const uint8_t **body)
+{
+        uint8_t frame[64];
+
+        ask_frame(x, frame,
+                  proto_write_sessions(frame, sizeof frame, x->next_id++, id,
+                                       mode, limit),
+                  h, body);
 }
 
 /* A page: `*n` sessions into `s` (holds into a buffer of the caller's). */
@@ -156,12 +167,64 @@ static void one_session_or_its_status(void **state)
         assert_int_equal(r.status, BATON_ENOSESSION);
 }
 
+/* A QUERY of every holder with PROTO_FLAG_LEFT: each holder with the
+ * time the leader's lease leaves its session, as SESSIONS says it;
+ * without the flag, the entries as before. */
+static void holders_with_time_left(void **state)
+{
+        struct corefix *x = *state;
+        struct proto_session_hold holds[8];
+        struct proto_lock_entry e[2];
+        struct proto_session s;
+        struct proto_header h;
+        const uint8_t *body;
+        uint8_t frame[PROTO_HEADER_SIZE + 1 + COMMAND_NAME_MAX];
+        char name[COMMAND_NAME_MAX];
+        uint64_t index = 41, a;
+        uint32_t n;
+        bool more;
+        uint16_t flags = PROTO_FLAG_HOLDERS | PROTO_FLAG_LEFT;
+
+        gateway_on_ready(&x->g, &x->now, TERM);
+        a = session_with(x, &index, 1, 1, 'a');
+        x->fake.applied = index - 1;
+        memset(name, 'a', sizeof name);
+        memcpy(name + 1, "0000000", 7); /* session_with()'s first lock */
+        ask_frame(x, frame,
+                  proto_write_query(frame, sizeof frame, x->next_id++, flags,
+                                    name, sizeof name),
+                  &h, &body);
+        assert_int_equal(h.type, PROTO_LIST_REPLY);
+        assert_int_equal(h.flags, flags);
+        assert_int_equal(
+            proto_read_list_reply(body, h.length, h.flags, e, 2, &n, &more), 0);
+        assert_int_equal(n, 1);
+        assert_int_equal(e[0].session, a);
+        ask(x, a, PROTO_SESSIONS_ONE, 1, &h, &body);
+        assert_int_equal(proto_read_sessions_reply(body, h.length, &s, 1, holds,
+                                                   8, &n, &more),
+                         0);
+        assert_true(s.left_ms <= TTL);
+        assert_int_equal(e[0].left_ms, s.left_ms);
+        ask_frame(x, frame,
+                  proto_write_query(frame, sizeof frame, x->next_id++,
+                                    PROTO_FLAG_HOLDERS, name, sizeof name),
+                  &h, &body);
+        assert_int_equal(h.flags, PROTO_FLAG_HOLDERS);
+        assert_int_equal(
+            proto_read_list_reply(body, h.length, h.flags, e, 2, &n, &more), 0);
+        assert_int_equal(n, 1);
+        assert_int_equal(e[0].left_ms, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_setup_teardown(pages_keep_each_session_whole,
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(one_session_or_its_status,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(holders_with_time_left,
                                             corefix_setup, corefix_teardown),
         };
 

@@ -31,9 +31,11 @@ struct readbatch {
  * gathered so far (names borrowed from the state machine, which does not
  * change until the reply is written). */
 struct listing {
+        struct gateway *g;
+        const struct gateway_now *now; /* for each holder's time left */
         const struct lockfsm *f;
         uint16_t shape;   /* the reply's flags: PROTO_FLAG_NAMES, _HOLDERS,
-                             _HOLDERS | _VALUES */
+                             _HOLDERS | _VALUES, either with _LEFT */
         const char *name; /* the holders of one lock: its name */
         uint8_t name_len;
         struct proto_lock_entry *e;
@@ -50,6 +52,8 @@ static bool listing_init(struct listing *ls, const struct gateway_now *now,
                          uint16_t shape, uint32_t limit)
 {
         memset(ls, 0, sizeof *ls);
+        ls->g = p->g;
+        ls->now = now;
         ls->f = f;
         ls->shape = shape;
         ls->limit = limit;
@@ -130,11 +134,13 @@ static bool holder_one(void *data, const struct lockfsm_holder *h)
         const char *client =
             lockfsm_session_name(ls->f, h->session, &client_len);
         bool values = ls->shape & PROTO_FLAG_VALUES;
+        bool left = ls->shape & PROTO_FLAG_LEFT;
         struct proto_lock_entry *e = listing_add(
-            ls, values
-                    ? PROTO_LIST_ENTRY_VALUES_SIZE(ls->name_len, client_len,
+            ls,
+            (values ? PROTO_LIST_ENTRY_VALUES_SIZE(ls->name_len, client_len,
                                                    h->value_len)
-                    : PROTO_LIST_ENTRY_HOLDERS_SIZE(ls->name_len, client_len));
+                    : PROTO_LIST_ENTRY_HOLDERS_SIZE(ls->name_len, client_len)) +
+                (left ? PROTO_LIST_ENTRY_LEFT_SIZE : 0));
 
         if (e == NULL) {
                 return false;
@@ -154,18 +160,26 @@ static bool holder_one(void *data, const struct lockfsm_holder *h)
         e->granted_s = h->granted_s;
         e->value.p = h->value;
         e->value.len = h->value_len;
+        if (left) {
+                e->left_ms =
+                    sessview_left_ms(ls->g, ls->now, h->session,
+                                     lockfsm_session_ttl(ls->f, h->session));
+        }
         return true;
 }
 
 /* A QUERY with PROTO_FLAG_HOLDERS: every holder, in a LIST_REPLY (with
- * PROTO_FLAG_VALUES too, each with its value). */
+ * PROTO_FLAG_VALUES too, each with its value; with PROTO_FLAG_LEFT, each
+ * with the time this leader's lease leaves its session, as SESSIONS
+ * says it). */
 static void answer_holders(const struct gateway_now *now,
                            const struct lockfsm *f, struct pending *p)
 {
         struct listing ls;
 
         if (!listing_init(&ls, now, f, p,
-                          p->flags & (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES),
+                          p->flags & (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES |
+                                      PROTO_FLAG_LEFT),
                           PROTO_LIST_MAX)) {
                 return;
         }

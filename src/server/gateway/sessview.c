@@ -93,22 +93,30 @@ static void client_of(const struct page *pg, struct proto_session *s)
         s->address.len = (uint8_t)strnlen(c->address, PROTO_ADDRESS_MAX);
 }
 
+uint32_t sessview_left_ms(const struct gateway *g,
+                          const struct gateway_now *now, uint64_t id,
+                          uint32_t ttl_ms)
+{
+        const struct lease *l = leases_find(&g->deadlines.leases, id);
+        uint64_t left;
+
+        if (l == NULL) {
+                return PROTO_SESSION_UNKNOWN; /* not serving: none kept */
+        }
+        left = l->at > now->ms ? l->at - now->ms : 0;
+        if (leader_expiring(g, id) || left > ttl_ms) {
+                left = leader_expiring(g, id) ? 0 : ttl_ms;
+        }
+        return (uint32_t)left;
+}
+
 /* The leader's lease of `s`: time left, and since it was last renewed. */
 static void lease_of(const struct page *pg, struct proto_session *s)
 {
-        const struct lease *l = leases_find(&pg->g->deadlines.leases, s->id);
-        uint64_t left;
-
-        s->left_ms = s->idle_ms = PROTO_SESSION_UNKNOWN;
-        if (l == NULL) {
-                return; /* not serving: no deadlines kept */
-        }
-        left = l->at > pg->now->ms ? l->at - pg->now->ms : 0;
-        if (leader_expiring(pg->g, s->id) || left > s->ttl_ms) {
-                left = leader_expiring(pg->g, s->id) ? 0 : s->ttl_ms;
-        }
-        s->left_ms = (uint32_t)left;
-        s->idle_ms = s->ttl_ms - (uint32_t)left;
+        s->left_ms = sessview_left_ms(pg->g, pg->now, s->id, s->ttl_ms);
+        s->idle_ms = s->left_ms == PROTO_SESSION_UNKNOWN
+                         ? PROTO_SESSION_UNKNOWN
+                         : s->ttl_ms - s->left_ms;
 }
 
 /* Add session `info` with its holds (the first PROTO_SESSION_HOLDS_MAX,
