@@ -71,6 +71,11 @@ def locks(tap, cl, lead):
               h.status == 200 and len(hs) == 1
               and hs[0]["session"] == a_.session and hs[0]["token"] == t1
               and hs[0]["client_name"] == "holder-a", h)
+    left = hs[0].get("left_ms") if hs else None
+    tap.check("holders gives the holder's time left, the leader's lease of "
+              "its session: a number of ms within its TTL",
+              isinstance(left, int) and not isinstance(left, bool)
+              and 0 <= left <= 15000, h)
     ck = b_.call("GET", "/v1/lock/check?name=jobs&token=%d" % t1)
     tap.check("check of the current token says current",
               ck.status == 200 and ck.get("current") is True, ck)

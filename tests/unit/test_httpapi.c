@@ -3,7 +3,7 @@
  * bodies, bad methods and versions, query decoding), requests read into
  * calls (apicall.c: routes, methods, fields, headers, refusals), the seqs
  * handed out per session (apiseq.c) and the answers' HTTP statuses and
- * JSON (apireply.c). */
+ * JSON (apireply.c), a holder's time left among them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +16,9 @@
 
 #include "../../include/baton/errors.h"
 #include "../../src/fsm/lockfsm.h"
+#include "../../src/proto/list.h"
 #include "../../src/proto/reply.h"
+#include "../../src/proto/sesslist.h"
 #include "../../src/server/http/apicall.h"
 #include "../../src/server/http/apireply.h"
 #include "../../src/server/http/apiseq.h"
@@ -436,6 +438,42 @@ static void busy_answer_names_the_holder(void **state)
         json_decref(a.body);
 }
 
+/* A holders answer with each holder's time left: a number, or null when
+ * the leader keeps no lease of its session. */
+static void holders_answer_with_time_left(void **state)
+{
+        struct proto_lock_entry e[2] = {
+            {.name = {"db", 2}, .session = 5, .token = 9, .left_ms = 8000},
+            {.name = {"db", 2},
+             .session = 6,
+             .token = 10,
+             .left_ms = PROTO_SESSION_UNKNOWN},
+        };
+        struct api_call call = {.op = API_LOCK_HOLDERS, .name = "db"};
+        struct proto_header h;
+        struct api_answer a;
+        uint8_t frame[256];
+        json_t *holders;
+        size_t n;
+
+        (void)state;
+        n = proto_write_list_reply(frame, sizeof frame, 3,
+                                   PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES |
+                                       PROTO_FLAG_LEFT,
+                                   e, 2, false);
+        assert_true(n > 0);
+        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
+        assert_int_equal(apireply_read(&call, &h, frame + 16, &a), 0);
+        holders = json_object_get(a.body, "holders");
+        assert_int_equal(json_array_size(holders), 2);
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_array_get(holders, 0), "left_ms")),
+                         8000);
+        assert_true(json_is_null(
+            json_object_get(json_array_get(holders, 1), "left_ms")));
+        json_decref(a.body);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -453,6 +491,7 @@ int main(void)
             cmocka_unit_test(seqs_per_session),
             cmocka_unit_test(statuses_fit_the_errors),
             cmocka_unit_test(busy_answer_names_the_holder),
+            cmocka_unit_test(holders_answer_with_time_left),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -97,6 +97,12 @@ size_t apiframe_write(const struct api_call *call, uint64_t id, uint64_t seq,
                 return proto_write_keepalive(out, cap, id, PROTO_FLAG_REVOKED,
                                              call->session);
         case API_LOCK_HOLDERS:
+                /* Each holder with its session's time left, from the
+                 * leader's lease table as it answers. */
+                return proto_write_query(
+                    out, cap, id,
+                    PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES | PROTO_FLAG_LEFT,
+                    call->name, call->name_len);
         case API_ELECTION_LEADER:
                 return proto_write_query(out, cap, id,
                                          PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES,

@@ -145,7 +145,15 @@ static int result(const struct api_call *call, const uint8_t *body, size_t len,
         return 0;
 }
 
-static json_t *holder(const struct proto_lock_entry *e)
+/* A leader's time in ms, or null when it does not know it. */
+static json_t *ms_or_null(uint32_t v)
+{
+        return v == PROTO_SESSION_UNKNOWN ? json_null()
+                                          : json_integer((json_int_t)v);
+}
+
+/* One grant of a holders reply; `left`: the entries carry time left. */
+static json_t *holder(const struct proto_lock_entry *e, bool left)
 {
         json_t *o = json_pack(
             "{s:I, s:I, s:I, s:s, s:i, s:o, s:I, s:i}", "session",
@@ -160,6 +168,9 @@ static json_t *holder(const struct proto_lock_entry *e)
         }
         if (e->mode == COMMAND_MODE_ELECTION) {
                 json_object_set_new(o, "value", str(&e->value));
+        }
+        if (left) {
+                json_object_set_new(o, "left_ms", ms_or_null(e->left_ms));
         }
         return o;
 }
@@ -197,7 +208,8 @@ static int list(const struct api_call *call, const struct proto_header *h,
                                       (int)e[i].waiters, "client_name",
                                       str(&e[i].client_name)));
                 } else {
-                        json_array_append_new(arr, holder(&e[i]));
+                        json_array_append_new(
+                            arr, holder(&e[i], h->flags & PROTO_FLAG_LEFT));
                 }
         }
         free(e);
@@ -213,13 +225,6 @@ static int list(const struct api_call *call, const struct proto_header *h,
                     json_pack("{s:s, s:o}", "name", call->name, "holders", arr);
         }
         return 0;
-}
-
-/* A leader's time in ms, or null when it does not know it. */
-static json_t *ms_or_null(uint32_t v)
-{
-        return v == PROTO_SESSION_UNKNOWN ? json_null()
-                                          : json_integer((json_int_t)v);
 }
 
 /* One session of a SESSIONS_REPLY, its grants in "locks" and its waits in
