@@ -10,6 +10,7 @@
 
 #include "../../include/baton.h"
 #include "commands.h"
+#include "healthcheck.h"
 
 /* Long options' values: above every character, so that getopt's optopt
  * tells a long option from an unknown short one. */
@@ -39,6 +40,9 @@ enum {
         O_AFTER,
         O_LIMIT,
         O_LISTEN,
+        O_CHECK,
+        O_CHECK_INTERVAL,
+        O_CHECK_TIMEOUT,
 };
 
 static const struct option options[] = {
@@ -63,6 +67,9 @@ static const struct option options[] = {
     {"after", required_argument, NULL, O_AFTER},
     {"limit", required_argument, NULL, O_LIMIT},
     {"listen", required_argument, NULL, O_LISTEN},
+    {"check", required_argument, NULL, O_CHECK},
+    {"check-interval", required_argument, NULL, O_CHECK_INTERVAL},
+    {"check-timeout", required_argument, NULL, O_CHECK_TIMEOUT},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -77,7 +84,8 @@ static const struct option options[] = {
 /* The commands that run a command while holding (lock, sem, elect). */
 #define RUNS_COMMAND(c)                                                        \
         ((c) == ARGS_LOCK || (c) == ARGS_SEM || (c) == ARGS_ELECT)
-#define ANY_COMMAND (~0u)
+#define RUNS_COMMANDS (CMD(ARGS_LOCK) | CMD(ARGS_SEM) | CMD(ARGS_ELECT))
+#define ANY_COMMAND   (~0u)
 
 /* The options that take a number, their ranges, and the commands they
  * belong to (the others belong to every command). */
@@ -99,6 +107,10 @@ static const struct number_option {
     /* session list's (check_options() tells it from info and close) */
     {O_AFTER, 0, UINT64_MAX, "", CMD(ARGS_SESSION_CLOSE)},
     {O_LIMIT, 1, UINT64_MAX, "", CMD(ARGS_SESSION_CLOSE)},
+    {O_CHECK_INTERVAL, HEALTHCHECK_MIN_MS, HEALTHCHECK_MAX_MS, " ms",
+     RUNS_COMMANDS},
+    {O_CHECK_TIMEOUT, HEALTHCHECK_MIN_MS, HEALTHCHECK_MAX_MS, " ms",
+     RUNS_COMMANDS},
 };
 
 #define DETACH_COMMANDS (CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
@@ -238,6 +250,12 @@ static void set_number(struct args *a, const struct number_option *no,
         case O_LIMIT:
                 a->limit = v;
                 break;
+        case O_CHECK_INTERVAL:
+                a->check_interval_ms = (uint32_t)v;
+                break;
+        case O_CHECK_TIMEOUT:
+                a->check_timeout_ms = (uint32_t)v;
+                break;
         }
 }
 
@@ -349,6 +367,9 @@ static bool string_option(struct args *a, int ch, const char *arg)
                 return true;
         case O_LISTEN:
                 a->listen = arg;
+                return true;
+        case O_CHECK:
+                a->check = arg;
                 return true;
         default:
                 return false;
@@ -642,6 +663,34 @@ static void check_watch(struct args *a, const struct commands_entry *c)
         }
 }
 
+/* --check CMD, with --check-interval (default 10 s, Consul's usual) and
+ * --check-timeout (default: the interval): only for the commands that
+ * run a command while holding, and the two numbers only with --check. */
+static void check_health(struct args *a, const struct commands_entry *c)
+{
+        if (a->check != NULL && !RUNS_COMMAND(c->command)) {
+                bad(a, "--check is not an option of %s", c->name);
+                return;
+        }
+        if (a->check == NULL) {
+                if (a->check_interval_ms != 0 || a->check_timeout_ms != 0) {
+                        bad(a, "--%s needs --check CMD",
+                            a->check_interval_ms != 0 ? "check-interval"
+                                                      : "check-timeout");
+                }
+                return;
+        }
+        if (a->check[0] == '\0') {
+                bad(a, "--check: an empty command");
+        }
+        if (a->check_interval_ms == 0) {
+                a->check_interval_ms = ARGS_CHECK_INTERVAL_MS;
+        }
+        if (a->check_timeout_ms == 0) {
+                a->check_timeout_ms = a->check_interval_ms;
+        }
+}
+
 /* Options given to a command they do not belong to, and the ones a
  * command requires. */
 static void check_options(struct args *a, const struct commands_entry *c,
@@ -687,6 +736,7 @@ static void check_options(struct args *a, const struct commands_entry *c,
         if (a->listen != NULL && c->command != ARGS_CONSOLE) {
                 bad(a, "--listen is not an option of %s", c->name);
         }
+        check_health(a, c);
         if (a->value != NULL && c->command != ARGS_ELECT) {
                 bad(a, "--value is not an option of %s", c->name);
         }

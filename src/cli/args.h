@@ -50,8 +50,9 @@ enum args_result {
         ARGS_BAD,     /* a bad command line: errmsg says what is wrong */
 };
 
-#define ARGS_ERRMSG_MAX 256
-#define ARGS_NAMES_MAX  BATON_MULTI_MAX /* names of one `lock` */
+#define ARGS_ERRMSG_MAX        256
+#define ARGS_NAMES_MAX         BATON_MULTI_MAX /* names of one `lock` */
+#define ARGS_CHECK_INTERVAL_MS 10000           /* --check-interval's default */
 
 /* The command line, checked. Strings point into argv. */
 struct args {
@@ -75,9 +76,14 @@ struct args {
         uint64_t session; /* --session; 0: not given */
         bool has_secret;  /* --secret given */
         uint8_t secret[BATON_SECRET_SIZE]; /* --secret, from hex */
-        const char *value;   /* elect --value: what the leader advertises */
-        const char *prefix;  /* watch --prefix; NULL: a name */
-        const char *listen;  /* console --listen; NULL: not given */
+        const char *value;  /* elect --value: what the leader advertises */
+        const char *prefix; /* watch --prefix; NULL: a name */
+        const char *listen; /* console --listen; NULL: not given */
+        /* lock, sem, elect --check CMD: a health command (healthcheck.h);
+         * NULL: none. Its interval and timeout, ms, set when it is. */
+        const char *check;
+        uint32_t check_interval_ms;
+        uint32_t check_timeout_ms;
         uint64_t from_index; /* watch --from INDEX[:ORD]; 0: from now */
         uint32_t from_ord;
         const char *name; /* the lock name; list's prefix ("": none) */

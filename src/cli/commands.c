@@ -25,6 +25,14 @@
         "--grace MS\ttime CMD has between SIGTERM and SIGKILL when the "       \
         "lease is lost (default 2000; shortened so that CMD is dead before "   \
         "the lease runs out)\n"
+#define OPT_CHECK                                                              \
+        "--check CMD\ta health command (sh -c CMD), run before taking the "    \
+        "lock and then every --check-interval: when a run fails (exit "        \
+        "status not 0, or --check-timeout), the command is stopped, then "     \
+        "the lock released, and batonctl exits 122\n"                          \
+        "--check-interval MS\tbetween runs of --check (default 10000)\n"       \
+        "--check-timeout MS\ta run still going after MS fails (default: "      \
+        "the interval)\n"
 #define OPT_PERMITS                                                            \
         "--permits N\tNAME is a semaphore of N permits\n"                      \
         "--take K\twith --permits: the permits to take (default 1)\n"
@@ -39,31 +47,31 @@
 static const struct commands_entry table[] = {
     {"lock", ARGS_LOCK, 1, ARGS_NAMES_MAX,
      "lock NAME [NAME...] [--shared] [--ttl MS] [--lock-delay MS] [--wait MS] "
-     "[--grace MS] -- CMD [ARG...]",
+     "[--grace MS] [--check CMD] -- CMD [ARG...]",
      "run CMD while holding NAME, with the grant's fencing token in "
      "$BATON_TOKEN; with several NAMEs, while holding every one, all taken "
      "at once or none (a multi-lock, one token). CMD is stopped (SIGTERM, "
      "then SIGKILL) before the lease could run out if the session is in "
-     "jeopardy or the lock is lost.",
-     OPT_SHARED OPT_TTL OPT_LOCK_DELAY OPT_WAIT_LOCK OPT_GRACE},
+     "jeopardy or the lock is lost, or when a --check fails.",
+     OPT_SHARED OPT_TTL OPT_LOCK_DELAY OPT_WAIT_LOCK OPT_GRACE OPT_CHECK},
     {"sem", ARGS_SEM, 1, 1,
      "sem NAME --permits N [--take K] [--ttl MS] [--lock-delay MS] "
-     "[--wait MS] [--grace MS] -- CMD [ARG...]",
+     "[--wait MS] [--grace MS] [--check CMD] -- CMD [ARG...]",
      "run CMD while holding K (default 1) of the N permits of the semaphore "
      "NAME, as lock runs it.",
      "--permits N\tthe semaphore's number of permits (required; every "
      "holder names the same)\n"
      "--take K\tthe permits to take (default 1)\n" OPT_TTL OPT_LOCK_DELAY
-         OPT_WAIT_LOCK OPT_GRACE},
+         OPT_WAIT_LOCK OPT_GRACE OPT_CHECK},
     {"elect", ARGS_ELECT, 1, 1,
-     "elect NAME [--value V] [--ttl MS] [--wait MS] [--grace MS] -- CMD "
-     "[ARG...]",
+     "elect NAME [--value V] [--ttl MS] [--wait MS] [--grace MS] "
+     "[--check CMD] -- CMD [ARG...]",
      "campaign in the election NAME advertising V, run CMD while leading "
      "(stopped as lock stops it), then resign, handing the leadership to "
      "the next candidate.",
      "--value V\twhat the leader advertises, at most 255 bytes (default "
      "empty)\n" OPT_TTL "--wait MS\thow long to wait to lead (default: "
-     "until leading)\n" OPT_GRACE},
+     "until leading)\n" OPT_GRACE OPT_CHECK},
     {"acquire", ARGS_ACQUIRE, 1, 1,
      "acquire NAME [--shared | --permits N [--take K]] [--ttl MS] "
      "[--lock-delay MS] [--wait MS] [--detach]",
@@ -292,8 +300,8 @@ void commands_usage(FILE *out)
             "Exit status: 0 ok, 1 no (busy, stale, not acquired), 2 usage,\n"
             "3 cluster error, 4 lock lost; lock, sem and elect: the "
             "command's\n"
-            "status, or 121 lost, 124 not acquired, 125 error, 126/127 "
-            "cannot run.\n",
+            "status, or 121 lost, 122 unhealthy (--check), 124 not acquired,\n"
+            "125 error, 126/127 cannot run.\n",
             out);
 }
 
@@ -337,8 +345,9 @@ void commands_help(FILE *out, const struct commands_entry *e)
               "$BATON_CERT,\n$BATON_KEY); --json; --timeout MS (default "
               "5000). batonctl --help\nlists every command.\n\n",
               out);
-        fputs(runs ? "Exit status: CMD's status, or 121 lost, 124 not "
-                     "acquired, 125 error,\n126/127 cannot run.\n"
+        fputs(runs ? "Exit status: CMD's status, or 121 lost, 122 unhealthy "
+                     "(--check), 124 not\nacquired, 125 error, 126/127 cannot "
+                     "run.\n"
                    : "Exit status: 0 ok, 1 no (busy, stale, not acquired), 2 "
                      "usage,\n3 cluster error, 4 lock lost.\n",
               out);

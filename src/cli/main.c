@@ -186,16 +186,43 @@ static uint32_t session_ttl(const struct args *o)
         return bo.ttl_ms;
 }
 
+/* --check's first run, before the lock is asked for: an owner that is
+ * not healthy does not take it (as Consul creates no session whose
+ * checks fail). True when it passed or there is no --check. */
+static bool healthy_first(const struct args *o, struct healthcheck *hc,
+                          const char *name)
+{
+        char why[128];
+
+        if (o->check == NULL) {
+                return true;
+        }
+        healthcheck_init(hc, o->check, o->check_interval_ms,
+                         o->check_timeout_ms, 0);
+        if (healthcheck_once(hc)) {
+                return true;
+        }
+        healthcheck_describe(hc, why, sizeof why);
+        fprintf(stderr,
+                "batonctl: health check failed (%s): not taking lock %s\n", why,
+                name);
+        return false;
+}
+
 static int cmd_lock(baton_client *c, const struct args *o, const char *name,
                     char **argv)
 {
         struct baton_lock_name names[ARGS_NAMES_MAX];
         char joined[ARGS_NAMES_MAX * 256];
+        struct healthcheck hc;
         size_t n = 0;
         struct supervise s;
         uint64_t token;
         int rv, status;
 
+        if (!healthy_first(o, &hc, name)) {
+                return SUPERVISE_UNHEALTHY;
+        }
         if (o->n_names > 1) {
                 n = multi_names(o, names, joined, sizeof joined);
                 name = joined;
@@ -217,6 +244,14 @@ static int cmd_lock(baton_client *c, const struct args *o, const char *name,
         s.grace_ms = o->grace_ms;
         s.argv = argv;
         s.lost = &lock_lost;
+        s.check = NULL;
+        if (o->check != NULL) {
+                /* The next run an interval after the grant, not after the
+                 * first run: a long wait for the lock is no check. */
+                healthcheck_init(&hc, o->check, o->check_interval_ms,
+                                 o->check_timeout_ms, o->check_interval_ms);
+                s.check = &hc;
+        }
         status = supervise_run(&s);
         if (status != SUPERVISE_LOST) {
                 rv = n > 0 ? baton_multi_release(c, names, n,

@@ -82,12 +82,20 @@ static const char *lost_why(const struct supervise *s, int state)
                                            : "session expired";
 }
 
+/* Why the command is being stopped (supervise_run's `stopping`). */
+enum stop_why {
+        RUNNING = 0,
+        STOP_LOST,      /* the lock is lost */
+        STOP_UNHEALTHY, /* a --check run failed */
+};
+
 /*
- * One look at the session: pass a signal on; when the lock is lost, stop
- * the command (once); else renew the deadlines when the lease moved on.
+ * One look at the session: pass a signal on; when the lock is lost or a
+ * check failed, stop the command (once); else renew the deadlines when
+ * the lease moved on.
  */
 static void tick(const struct supervise *s, const struct watchdog *w,
-                 bool *stopping, int64_t *sent_kill_at)
+                 int *stopping, int64_t *sent_kill_at)
 {
         int64_t term_at, kill_at;
         int sig = pending_signal;
@@ -97,7 +105,7 @@ static void tick(const struct supervise *s, const struct watchdog *w,
                 pending_signal = 0;
                 watchdog_send(w, WATCHDOG_SIGNAL, sig, 0, 0);
         }
-        if (*stopping) {
+        if (*stopping != RUNNING) {
                 return;
         }
         state = baton_session_state(s->client);
@@ -106,7 +114,20 @@ static void tick(const struct supervise *s, const struct watchdog *w,
                         "batonctl: lock %s lost (%s): stopping the command\n",
                         s->name, lost_why(s, state));
                 watchdog_send(w, WATCHDOG_STOP, 0, 0, 0);
-                *stopping = true;
+                *stopping = STOP_LOST;
+                return;
+        }
+        if (s->check != NULL &&
+            healthcheck_poll(s->check, healthcheck_now_ms())) {
+                char why[128];
+
+                healthcheck_describe(s->check, why, sizeof why);
+                fprintf(stderr,
+                        "batonctl: health check of lock %s failed (%s): "
+                        "stopping the command, then releasing the lock\n",
+                        s->name, why);
+                watchdog_send(w, WATCHDOG_STOP, 0, 0, 0);
+                *stopping = STOP_UNHEALTHY;
                 return;
         }
         deadlines(s, &term_at, &kill_at);
@@ -119,7 +140,7 @@ static void tick(const struct supervise *s, const struct watchdog *w,
 /* Wait for the watchdog's answer, looking at the session meanwhile.
  * Returns whether it answered (else it died without a word). */
 static bool watch(const struct supervise *s, const struct watchdog *w,
-                  int64_t kill_at, bool *stopping, struct watchdog_msg *m)
+                  int64_t kill_at, int *stopping, struct watchdog_msg *m)
 {
         for (;;) {
                 struct pollfd pfd = {w->report_fd, POLLIN, 0};
@@ -144,7 +165,7 @@ static bool watch(const struct supervise *s, const struct watchdog *w,
 
 /* The exit status for the watchdog's answer (or its silent death). */
 static int outcome(const struct supervise *s, const struct watchdog *w,
-                   bool answered, const struct watchdog_msg *m, bool stopping)
+                   bool answered, const struct watchdog_msg *m, int stopping)
 {
         int status = (int)m->a;
 
@@ -167,7 +188,7 @@ static int outcome(const struct supervise *s, const struct watchdog *w,
                 return SUPERVISE_FAILED;
         case WATCHDOG_EXPIRED:
         case WATCHDOG_ORPHANED:
-                if (!stopping) {
+                if (stopping == RUNNING) {
                         fprintf(stderr,
                                 "batonctl: lock %s lost (its lease was not "
                                 "renewed in time: batonctl could not run): "
@@ -176,12 +197,15 @@ static int outcome(const struct supervise *s, const struct watchdog *w,
                 }
                 return SUPERVISE_LOST;
         case WATCHDOG_STOPPED:
-                return SUPERVISE_LOST;
+                return stopping == STOP_UNHEALTHY ? SUPERVISE_UNHEALTHY
+                                                  : SUPERVISE_LOST;
         default:
                 break;
         }
-        if (stopping) {
-                return SUPERVISE_LOST;
+        if (stopping != RUNNING) {
+                /* It ended on its own while being stopped. */
+                return stopping == STOP_UNHEALTHY ? SUPERVISE_UNHEALTHY
+                                                  : SUPERVISE_LOST;
         }
         if (WIFSIGNALED(status)) {
                 return 128 + WTERMSIG(status);
@@ -196,7 +220,8 @@ int supervise_run(const struct supervise *s)
         struct watchdog w;
         sigset_t handled, mask;
         int64_t term_at, kill_at;
-        bool stopping = false, answered;
+        int stopping = RUNNING;
+        bool answered;
         int rv;
 
         lockenv_set(s->client, s->name, s->token);
@@ -217,6 +242,9 @@ int supervise_run(const struct supervise *s)
                 return SUPERVISE_FAILED;
         }
         answered = watch(s, &w, kill_at, &stopping, &m);
+        if (s->check != NULL) {
+                healthcheck_stop(s->check);
+        }
         rv = outcome(s, &w, answered, &m, stopping);
         close(w.ctl_fd);
         close(w.report_fd);

@@ -6,9 +6,13 @@
 #include <stdint.h>
 
 #include "../../include/baton.h"
+#include "healthcheck.h"
 
 /* Exit statuses of `batonctl lock` besides the command's own. */
-#define SUPERVISE_LOST      121 /* lock lost: the command was stopped */
+#define SUPERVISE_LOST 121 /* lock lost: the command was stopped */
+#define SUPERVISE_UNHEALTHY                                                    \
+        122                     /* --check failed: the command was stopped     \
+                                   (and then the lock released) */
 #define SUPERVISE_NOT_TAKEN 124 /* not acquired within --wait */
 #define SUPERVISE_FAILED    125 /* batonctl itself failed */
 #define SUPERVISE_CANNOT    126 /* the command could not be executed */
@@ -22,6 +26,7 @@ struct supervise {
         uint32_t grace_ms;           /* SIGTERM to SIGKILL, at most */
         char **argv;                 /* the command, NULL-terminated */
         volatile sig_atomic_t *lost; /* set by the on_lock_lost callback */
+        struct healthcheck *check;   /* --check; NULL: none */
 };
 
 /*
@@ -38,9 +43,15 @@ struct supervise {
  * gone. Either way the command is dead before the local lease ends, and so
  * before the cluster can grant the lock to anyone else.
  *
+ * With a `check`, its runs go on meanwhile (healthcheck.h); the first that
+ * fails stops the command as a lost lock does, and a run under way when
+ * the command ends is killed.
+ *
  * Returns the command's exit status (128 + N when a signal N killed it),
- * SUPERVISE_LOST when it was stopped for a lost lock, or
- * SUPERVISE_CANNOT / SUPERVISE_NOT_FOUND / SUPERVISE_FAILED.
+ * SUPERVISE_LOST when it was stopped for a lost lock, SUPERVISE_UNHEALTHY
+ * when it was stopped for a failed check (the lock is still held: the
+ * caller releases it), or SUPERVISE_CANNOT / SUPERVISE_NOT_FOUND /
+ * SUPERVISE_FAILED.
  */
 int supervise_run(const struct supervise *s);
 

@@ -44,6 +44,14 @@ int ctlcluster_ctl(struct proc *p, const char *prog, const struct harness *h,
         return rv;
 }
 
+int ctlcluster_start(struct proc *p, const char *prog, const struct harness *h,
+                     const char *const *args)
+{
+        const char *const head[] = {"--endpoints", h->endpoints, NULL};
+
+        return proc_start(p, prog, PROC_OWN_GROUP, head, args);
+}
+
 int64_t ctlcluster_wall_ms(void)
 {
         struct timespec ts;

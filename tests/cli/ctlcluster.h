@@ -32,6 +32,13 @@ const char *ctlcluster_program(const char *env, const char *dflt);
 int ctlcluster_ctl(struct proc *p, const char *prog, const struct harness *h,
                    int timeout_ms, ...);
 
+/* Start `prog` --endpoints of `h` `args` (NULL-terminated) in a process
+ * group of its own (a group signal reaches it and its children, nothing
+ * of the test's), to be read and waited for with proc_wait(): 0, or -1
+ * when it did not start. */
+int ctlcluster_start(struct proc *p, const char *prog, const struct harness *h,
+                     const char *const *args);
+
 /* The wall clock in ms since the epoch, which batonctl's BATON_DEADLINE_MS
  * counts in (tclient_now_ms() is monotonic). */
 int64_t ctlcluster_wall_ms(void);

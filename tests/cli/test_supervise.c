@@ -199,14 +199,10 @@ static void cleanup(void)
         }
 }
 
-/* Start batonctl --endpoints E `args` in a process group of its own (so
- * that a group signal reaches it, its watchdog and its command, and
- * nothing of ours). */
+/* Start batonctl --endpoints E `args` in a process group of its own. */
 static int ctl_start(struct proc *c, const char *const *args)
 {
-        const char *const head[] = {"--endpoints", cluster.endpoints, NULL};
-
-        return proc_start(c, batonctl, PROC_OWN_GROUP, head, args);
+        return ctlcluster_start(c, batonctl, &cluster, args);
 }
 
 /* Wait until the command's file shows it running (its pid and a few
