@@ -242,6 +242,45 @@ BATON_API int64_t baton_session_remaining_ms(baton_client *c);
  */
 BATON_API uint64_t baton_session_id(baton_client *c);
 
+/**
+ * End the handle's session now and keep the handle: the cluster releases
+ * every lock the session holds, each going to its next waiter at once (not
+ * a TTL later), on_lock_lost runs for each, and the session state becomes
+ * BATON_SESSION_EXPIRED; the next call that needs a session opens a new
+ * one. Waits at most request_timeout_ms. When the cluster cannot be told
+ * (BATON_ENOANSWER, BATON_ECONNECT, BATON_ETLS), the handle gives the
+ * session up all the same: it sends no more keepalives, its locks are
+ * reported lost, and the cluster frees them when the session's TTL runs
+ * out. 0, BATON_EINVAL, BATON_ENOSESSION (no live session), or one of
+ * those. Thread-safe; not from a callback of the background thread.
+ */
+BATON_API int baton_session_close(baton_client *c);
+
+/**
+ * A health check of the handle's owner, which ends the session when it
+ * fails: the client-side half of a session bound to health (Consul ties
+ * sessions to checks the same way). The cluster sees keepalives, not
+ * whether the program behind them is well, so only the program can say.
+ *
+ * libbaton calls `check(c, data)` on a thread of its own every
+ * `interval_ms` (at least 10; the first call one interval from now) while
+ * the handle has a live session (or one in jeopardy). 0 means healthy; any
+ * other value ends the session as baton_session_close() does. Return
+ * non-zero only once the work done under the locks has stopped: the
+ * session is closed after the call returns, so nobody else is granted the
+ * locks before then. A check that takes long delays the next one, never
+ * the keepalives. The check may call the handle (not baton_client_destroy,
+ * nor baton_health_check).
+ *
+ * One check per handle: a second call replaces the first (after its run
+ * under way, if any, has returned); `check` NULL stops it.
+ * baton_client_destroy() stops it first. 0, or BATON_EINVAL (no handle,
+ * interval below 10 ms) or BATON_ENOMEM (no thread).
+ */
+typedef int (*baton_health_fn)(baton_client *c, void *data);
+BATON_API int baton_health_check(baton_client *c, baton_health_fn check,
+                                 uint32_t interval_ms, void *data);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
 #include "effects.h"
 #include "clock.h"
 #include "errmsg.h"
+#include "health.h"
 #include "outcome.h"
 #include "request.h"
 #include "resolve.h"
@@ -332,6 +333,7 @@ void baton_client_destroy(baton_client *c)
         if (c == NULL) {
                 return;
         }
+        health_stop(c);
         client_lock(c);
         c->core.notify.muted = true;
         notify_close(&c->core.notify);

@@ -9,6 +9,7 @@
 
 #include "../../include/baton.h"
 #include "core.h"
+#include "health.h"
 #include "linkio.h"
 #include "loop.h"
 
@@ -51,10 +52,11 @@ struct baton_client {
         char client_name[COMMAND_CLIENT_NAME_MAX + 1];
         char endpoints[CLIENT_MAX_ENDPOINTS][LINK_ADDR_MAX];
         unsigned n_endpoints;
-        struct core core;    /* the deciding part: link, requests, session,
-                                lock table, callbacks queued */
-        struct linkio io;    /* the core's link's socket, TLS and eventfd */
-        struct tls_ctx *tls; /* NULL: plain connections */
+        struct core core;     /* the deciding part: link, requests, session,
+                                 lock table, callbacks queued */
+        struct linkio io;     /* the core's link's socket, TLS and eventfd */
+        struct tls_ctx *tls;  /* NULL: plain connections */
+        struct health health; /* baton_health_check() */
 };
 
 /* Send a read or admin request and wait for its answer, `c->mu` held. 0

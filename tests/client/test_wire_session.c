@@ -244,6 +244,53 @@ static void lease_from_send(void **state)
         baton_client_destroy(c);
 }
 
+/* The CLOSE goes unanswered. */
+static int close_unanswered(struct fake *f, const struct fake_frame *fr)
+{
+        (void)f;
+        return fr->h.type == PROTO_COMMAND && fr->k.type == COMMAND_CLOSE;
+}
+
+static void lost_one(baton_client *c, const char *name, uint64_t token,
+                     void *data)
+{
+        (void)c;
+        (void)name;
+        (void)token;
+        ++*(int *)data;
+}
+
+/*
+ * baton_session_close() that the cluster does not answer: the handle gives
+ * the session up all the same (state EXPIRED, its lock reported lost, no
+ * keepalive sent for it again), so that the cluster frees the lock when
+ * the TTL runs out; the call says the cluster was not told.
+ */
+static void close_unanswered_gives_up(void **state)
+{
+        struct baton_options o;
+        baton_client *c;
+        struct timespec ts = {0, 800 * 1000000};
+        unsigned keepalives;
+        int lost = 0;
+
+        (void)state;
+        baton_options_init(&o);
+        o.on_lock_lost = lost_one;
+        o.data = &lost;
+        fake_set_hook(close_unanswered, NULL);
+        c = fake_client(fake_server()->endpoints, 1500, 300, &o);
+        assert_int_equal(baton_acquire(c, "job", 0, 0, NULL), 0);
+        assert_int_equal(baton_session_close(c), BATON_ENOANSWER);
+        assert_int_equal(baton_session_state(c), BATON_SESSION_EXPIRED);
+        keepalives = fake_count_frames(PROTO_KEEPALIVE, 0);
+        nanosleep(&ts, NULL); /* over TTL/3: a keepalive would be due */
+        assert_int_equal(fake_count_frames(PROTO_KEEPALIVE, 0), keepalives);
+        assert_int_equal(lost, 1);
+        assert_int_equal(baton_session_close(c), BATON_ENOSESSION);
+        baton_client_destroy(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -251,6 +298,7 @@ int main(void)
             cmocka_unit_test_setup(eseq_shared_recovered, fake_reset),
             cmocka_unit_test_setup(eseq_permits_recovered, fake_reset),
             cmocka_unit_test_setup(lease_from_send, fake_reset),
+            cmocka_unit_test_setup(close_unanswered_gives_up, fake_reset),
         };
 
         return cmocka_run_group_tests_name("wire_session", tests, fake_up,

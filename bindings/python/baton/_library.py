@@ -128,6 +128,8 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
     ("baton_session_state", c_int, [c_void_p]),
     ("baton_session_remaining_ms", c_int64, [c_void_p]),
     ("baton_session_id", c_uint64, [c_void_p]),
+    ("baton_session_close", c_int, [c_void_p]),
+    ("baton_health_check", c_int, [c_void_p, s.HEALTH_CB, c_uint32, c_void_p]),
     ("baton_status", c_int, [c_void_p, c_char_p, POINTER(s.Status)]),
     (
         "baton_status_version",

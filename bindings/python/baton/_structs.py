@@ -36,6 +36,8 @@ SESSION_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_void_p)
 # void (*on_lock_lost)(baton_client *c, const char *name, uint64_t token,
 #                      void *data)
 LOCK_LOST_CB = ctypes.CFUNCTYPE(None, c_void_p, c_char_p, c_uint64, c_void_p)
+# int (*baton_health_fn)(baton_client *c, void *data)
+HEALTH_CB = ctypes.CFUNCTYPE(ctypes.c_int, c_void_p, c_void_p)
 
 
 class Options(Structure):
@@ -322,6 +324,7 @@ __all__ = [
     "Event",
     "Fence",
     "Grant",
+    "HEALTH_CB",
     "Holder",
     "LOCK_LOST_CB",
     "Leader",

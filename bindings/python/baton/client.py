@@ -41,6 +41,7 @@ from .config import TLS, Endpoints, endpoints_from, tls_from
 from .election import CampaignRequest, Leadership
 from .errors import BusyError, check, failure
 from .lease import Lease
+from .health import Health
 from .queries import Queries
 from .records import DetachedSession, LeaseState, Mode, Position, SessionState
 from .request import (
@@ -83,7 +84,7 @@ os.register_at_fork(after_in_child=_main_after_fork)
 _open_clients: "weakref.WeakSet[Client]" = weakref.WeakSet()
 
 
-class Client(Queries, Admin):
+class Client(Queries, Admin, Health):
     """A connection to a Baton cluster and the session locks are held in.
 
     Arguments (all optional):
