@@ -31,14 +31,14 @@ struct health_case {
         atomic_int healthy;
         atomic_int calls;
         atomic_int lost;    /* on_lock_lost calls */
-        baton_client *seen; /* the handle the check was given */
+        _Atomic(baton_client *) seen; /* the handle the check was given */
 };
 
 static int health_fn(baton_client *c, void *data)
 {
         struct health_case *hc = data;
 
-        hc->seen = c;
+        atomic_store(&hc->seen, c);
         atomic_fetch_add(&hc->calls, 1);
         return atomic_load(&hc->healthy) ? 0 : 1;
 }
@@ -109,7 +109,7 @@ static void health_check_ends_session(void **state)
         first = baton_session_id(a);
         /* Healthy: checked again and again, the lock kept. */
         assert_true(reaches(&hc.calls, 3, 10000));
-        assert_ptr_equal(hc.seen, a);
+        assert_ptr_equal(atomic_load(&hc.seen), a);
         assert_int_equal(baton_session_state(a), BATON_SESSION_LIVE);
         assert_int_equal(baton_acquire(b, name, 0, BATON_WAIT_TRY, &t2),
                          BATON_EBUSY);
