@@ -30,7 +30,7 @@ static struct harness cluster;
 struct health_case {
         atomic_int healthy;
         atomic_int calls;
-        atomic_int lost;    /* on_lock_lost calls */
+        atomic_int lost;              /* on_lock_lost calls */
         _Atomic(baton_client *) seen; /* the handle the check was given */
 };
 
