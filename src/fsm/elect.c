@@ -42,7 +42,9 @@ void elect_proclaim(const struct step *st, struct session *s,
         struct lock *l = state_lock(st->f, c->name, c->name_len);
         struct hold *h;
 
-        if (l != NULL && l->mode != COMMAND_MODE_ELECTION) {
+        /* PROCLAIM is an election's; SET_VALUE any grant's. */
+        if (l != NULL && l->mode != COMMAND_MODE_ELECTION &&
+            c->type == COMMAND_PROCLAIM) {
                 step_reject(res, BATON_EKIND);
                 return;
         }

@@ -282,8 +282,9 @@ int grant_prepare(struct lockfsm *f, const struct command *c,
                   struct grant_prep *p)
 {
         p->lock = NULL;
-        p->hold = state_hold_alloc(
-            f, c->mode == COMMAND_MODE_ELECTION ? c->value_len : 0);
+        /* Room for the grant's value: an election's candidate's, or any
+         * other grant's data (a version 4 ACQUIRE's). */
+        p->hold = state_hold_alloc(f, c->value_len);
         if (p->hold == NULL) {
                 return BATON_ENOMEM;
         }
@@ -529,7 +530,7 @@ void grant_acquire(const struct step *st, struct session *s,
         h->mode =
             c->mode == COMMAND_MODE_ELECTION ? COMMAND_MODE_EXCLUSIVE : c->mode;
         h->permits = c->permits;
-        if (c->mode == COMMAND_MODE_ELECTION && c->value_len > 0) {
+        if (c->value_len > 0) {
                 memcpy(h->value, c->value, c->value_len);
         }
         if (l == NULL) {

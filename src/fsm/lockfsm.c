@@ -141,6 +141,7 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
         case COMMAND_RELEASE:
         case COMMAND_CANCEL:
         case COMMAND_PROCLAIM:
+        case COMMAND_SET_VALUE:
                 rv = once_apply(&st, res);
                 break;
         default:
@@ -524,19 +525,22 @@ static const char *check_writers(const struct lock *l, uint32_t writers)
 }
 
 /* A hold's mode fits its lock's kind: a semaphore's holds take 1..limit
- * permits each, a read/write lock's none, an election's are writers that
- * alone have values. */
+ * permits each, a read/write lock's none, an election's are writers. Any
+ * hold may have a value but a multi-lock's name, whose MULTI carries none. */
 static bool fits_kind(const struct lock *l, const struct hold *h)
 {
+        if (h->multi && h->value_len != 0) {
+                return false;
+        }
         if (l->mode == COMMAND_MODE_SEMAPHORE) {
                 return h->mode == COMMAND_MODE_SEMAPHORE && h->permits > 0 &&
-                       h->permits <= l->limit && h->value_len == 0;
+                       h->permits <= l->limit;
         }
         if (l->mode == COMMAND_MODE_ELECTION) {
                 return h->mode == COMMAND_MODE_EXCLUSIVE && h->permits == 0 &&
                        !h->multi && l->limit == 0 && !l->blocked;
         }
-        return l->mode == COMMAND_MODE_EXCLUSIVE && h->value_len == 0 &&
+        return l->mode == COMMAND_MODE_EXCLUSIVE &&
                (l->limit == 0 || l->blocked) && h->permits == 0 &&
                (h->mode == COMMAND_MODE_EXCLUSIVE ||
                 h->mode == COMMAND_MODE_SHARED);

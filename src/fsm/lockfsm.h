@@ -159,8 +159,9 @@ struct lockfsm_holder {
          * Unix epoch, to within the leader's CLOCK interval; 0: before
          * any CLOCK. */
         uint32_t granted_s;
-        /* An election's leader (mode COMMAND_MODE_ELECTION): the value it
-         * advertises (value_len bytes, borrowed for the callback only). */
+        /* The grant's value: what an election's leader advertises, any
+         * other grant's data (docs/fsm.md, "Values"); value_len bytes,
+         * borrowed for the callback only, 0 when it has none. */
         const char *value;
         uint8_t value_len;
 };

@@ -1,5 +1,6 @@
 /* The exactly-once memory of the lock state machine: client commands
- * (CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, CANCEL) checked against their
+ * (CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, SET_VALUE, CANCEL) checked
+ * against their
  * session's remembered outcomes before they run. */
 #include "once.h"
 
@@ -36,7 +37,8 @@ static unsigned memo_after_ack(const struct session *s, uint64_t ack)
         return n;
 }
 
-/* ACQUIRE, MULTI, RELEASE, PROCLAIM or CANCEL for live session `s`, with what
+/* ACQUIRE, MULTI, RELEASE, PROCLAIM, SET_VALUE or CANCEL for live session
+ * `s`, with what
  * was prepared for it (freeing what it did not keep). */
 static void run(const struct step *st, struct session *s, struct grant_prep *p,
                 struct multi_prep *mp, struct lockfsm_result *res)
@@ -59,6 +61,7 @@ static void run(const struct step *st, struct session *s, struct grant_prep *p,
                 grant_release(st, s, res);
                 break;
         case COMMAND_PROCLAIM:
+        case COMMAND_SET_VALUE:
                 elect_proclaim(st, s, p, res);
                 state_hold_free(f, p->hold);
                 break;
@@ -69,7 +72,8 @@ static void run(const struct step *st, struct session *s, struct grant_prep *p,
         }
 }
 
-/* CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, CANCEL: the exactly-once steps of
+/* CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, SET_VALUE, CANCEL: the
+ * exactly-once steps of
  * docs/fsm.md. */
 int once_apply(const struct step *st, struct lockfsm_result *res)
 {
@@ -122,7 +126,8 @@ int once_apply(const struct step *st, struct lockfsm_result *res)
                      grant_prepare(f, c, &p) != 0) ||
                     (c->type == COMMAND_MULTI &&
                      multi_prepare(f, c, &mp) != 0) ||
-                    (c->type == COMMAND_PROCLAIM &&
+                    ((c->type == COMMAND_PROCLAIM ||
+                      c->type == COMMAND_SET_VALUE) &&
                      elect_prepare(f, c, &p) != 0)) {
                         return BATON_ENOMEM;
                 }

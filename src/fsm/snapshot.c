@@ -45,14 +45,12 @@ static void put_session(struct wcursor *w, const struct session *s)
         }
 }
 
-/* An election's candidate or leader: its value, last in its record. */
-static void put_value(struct wcursor *w, const struct lock *l,
-                      const struct hold *h)
+/* Every hold's value, last in its record (version 12; in version 11 an
+ * election's only). */
+static void put_value(struct wcursor *w, const struct hold *h)
 {
-        if (l->mode == COMMAND_MODE_ELECTION) {
-                wcursor_u8(w, h->value_len);
-                wcursor_bytes(w, h->value, h->value_len);
-        }
+        wcursor_u8(w, h->value_len);
+        wcursor_bytes(w, h->value, h->value_len);
 }
 
 static void put_lock(struct wcursor *w, const struct lock *l)
@@ -80,7 +78,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                         wcursor_u32(w, h->permits);
                 }
                 wcursor_u32(w, h->granted_s);
-                put_value(w, l, h);
+                put_value(w, h);
         }
         wcursor_u32(w, l->n_waiters);
         RQUEUE_FOREACH(q, &l->waiters)
@@ -95,7 +93,7 @@ static void put_lock(struct wcursor *w, const struct lock *l)
                 if (l->mode == COMMAND_MODE_SEMAPHORE) {
                         wcursor_u32(w, h->permits);
                 }
-                put_value(w, l, h);
+                put_value(w, h);
         }
 }
 
@@ -247,8 +245,9 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         return 0;
 }
 
-/* Reads one holder or waiter of `l` into `h`, and an election's value
- * into `*value` (borrowed from `r`). */
+/* Reads one holder or waiter of `l` into `h`, and its value into `*value`
+ * (borrowed from `r`): every hold's from version 12, an election's in
+ * version 11. */
 static void read_hold(struct rcursor *r, const struct lock *l, bool waiting,
                       uint16_t version, struct hold *h, const uint8_t **value)
 {
@@ -273,7 +272,7 @@ static void read_hold(struct rcursor *r, const struct lock *l, bool waiting,
                 h->granted_s = rcursor_u32(r);
         }
         *value = NULL;
-        if (l->mode == COMMAND_MODE_ELECTION) {
+        if (version >= 12 || l->mode == COMMAND_MODE_ELECTION) {
                 h->value_len = rcursor_u8(r);
                 *value = rcursor_bytes(r, h->value_len);
         }

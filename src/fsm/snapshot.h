@@ -32,8 +32,11 @@ struct lockfsm;
  * record is as in version 9.
  * Version 11 adds elections: a lock of kind COMMAND_MODE_ELECTION, whose
  * holds (writers) each end with their value (a string, 0..255 bytes);
- * every other record is as in version 10. */
-#define SNAPSHOT_VERSION 11
+ * every other record is as in version 10.
+ * Version 12 adds values to every grant: each hold of every kind ends
+ * with its value (a string, 0..255 bytes; empty when it has none), as an
+ * election's did in version 11. */
+#define SNAPSHOT_VERSION 12
 #define SNAPSHOT_BLOCKED 0x80
 #define SNAPSHOT_MULTI   0x40
 

@@ -35,8 +35,8 @@ enum lockfsm_event_type {
                                 lock's creation stamp (UNBLOCK's target),
                                 wait_ms = the delay */
         LOCKFSM_EV_UNBLOCK,  /* it ended: name, seq as BLOCK's */
-        LOCKFSM_EV_PROCLAIM, /* an election's leader changed its value:
-                                token, value */
+        LOCKFSM_EV_PROCLAIM, /* a holder changed its grant's value
+                                (PROCLAIM, SET_VALUE): token, value */
 };
 
 struct lockfsm_event {
@@ -64,8 +64,9 @@ struct lockfsm_event {
          * bytes, borrowed). */
         const char *by;
         uint8_t by_len;
-        /* An election's GRANT, QUEUE and PROCLAIM: the candidate's or the
-         * leader's value (value_len bytes, borrowed). */
+        /* GRANT, QUEUE and PROCLAIM: the grant's value, an election
+         * candidate's or leader's or any other grant's (value_len bytes,
+         * borrowed). */
         const char *value;
         uint8_t value_len;
         const struct lockfsm_result *result; /* RESULT only */

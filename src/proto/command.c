@@ -27,12 +27,21 @@ enum {
         F_ACL = 1 << 15,   /* mode, role, identity, by, table */
 };
 
-/* Whether `c` carries a value: a PROCLAIM, and an election's ACQUIRE,
- * whose mode comes before its name on the wire. */
-static bool has_value(const struct command *c, unsigned f)
+/* Whether `c`, in `version` (0: the one it is encoded in), carries a
+ * value: a PROCLAIM and a SET_VALUE; an election's ACQUIRE; and from
+ * version 4 any ACQUIRE with a value (a lock's, a reader's or a permit's
+ * grant data). The mode comes before the name on the wire, so a decoder
+ * knows before it reads the value. */
+static bool has_value(const struct command *c, unsigned f, uint8_t version)
 {
-        return (f & F_VALUE) ||
-               (c->type == COMMAND_ACQUIRE && c->mode == COMMAND_MODE_ELECTION);
+        if (f & F_VALUE) {
+                return true;
+        }
+        if (c->type != COMMAND_ACQUIRE) {
+                return false;
+        }
+        return c->mode == COMMAND_MODE_ELECTION ||
+               (version != 0 ? version >= 4 : c->value_len > 0);
 }
 
 static unsigned fields_of(int type)
@@ -69,6 +78,7 @@ static unsigned fields_of(int type)
         case COMMAND_CLOCK:
                 return F_TIME;
         case COMMAND_PROCLAIM:
+        case COMMAND_SET_VALUE:
                 return F_SESSION | F_SEQ | F_OWNER | F_TOKEN | F_NAME | F_VALUE;
         case COMMAND_ACL:
                 return F_ACL;
@@ -101,6 +111,7 @@ const char *command_type_name(int type)
             [COMMAND_PROCLAIM] = "PROCLAIM",
             [COMMAND_ACL] = "ACL",
             [COMMAND_DIGEST] = "DIGEST",
+            [COMMAND_SET_VALUE] = "SET_VALUE",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -237,7 +248,7 @@ int command_validate(const struct command *c)
         }
         /* A value where one is carried (elsewhere it is not encoded,
          * as any field a type does not carry). */
-        if (has_value(c, f) && c->value_len > 0 &&
+        if (has_value(c, f, 0) && c->value_len > 0 &&
             (c->value == NULL ||
              memchr(c->value, '\0', c->value_len) != NULL)) {
                 return BATON_EMALFORMED;
@@ -262,6 +273,11 @@ int command_validate(const struct command *c)
 /* The oldest version that carries `c` (command.h, "Compatibility"). */
 static uint8_t version_of(const struct command *c)
 {
+        if (c->type == COMMAND_SET_VALUE ||
+            (c->type == COMMAND_ACQUIRE && c->mode != COMMAND_MODE_ELECTION &&
+             c->value_len > 0)) {
+                return 4;
+        }
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
                        c->type == COMMAND_MULTI ||
                        c->type == COMMAND_REVOKE_LOCK ||
@@ -365,7 +381,7 @@ static void put(const struct command *c, struct wcursor *w)
                 wcursor_u8(w, c->name_len);
                 wcursor_bytes(w, c->name, c->name_len);
         }
-        if (has_value(c, f)) {
+        if (has_value(c, f, version)) {
                 wcursor_u8(w, c->value_len);
                 wcursor_bytes(w, c->value, c->value_len);
         }
@@ -450,15 +466,22 @@ static int read_list(struct command *c, struct rcursor *r)
 }
 
 /* The end of a decode: an ACL's fields (which no other type shares, all
- * after the header), then each command has one encoding (version 3
- * carries only what needs it), the padding, and the checks of validate. */
+ * after the header), then each command has one encoding (versions 3 and
+ * 4 carry only what needs them; 1 and 2 are one encoding, 1 without
+ * OPEN's hash), the padding, and the checks of validate. */
 static int finish(struct command *c, uint8_t version, struct rcursor *r,
                   size_t len)
 {
+        uint8_t want;
+
         if (fields_of(c->type) & F_ACL) {
                 read_acl(c, r);
         }
-        if ((version == 3) != (version_of(c) == 3) || !padding_ok(r, len)) {
+        want = version_of(c);
+        if ((want >= 3 || version >= 3) && version != want) {
+                return BATON_EMALFORMED;
+        }
+        if (!padding_ok(r, len)) {
                 return BATON_EMALFORMED;
         }
         return command_validate(c);
@@ -535,7 +558,7 @@ int command_decode(struct command *c, const void *buf, size_t len)
                 c->name_len = rcursor_u8(&r);
                 c->name = (const char *)rcursor_bytes(&r, c->name_len);
         }
-        if (has_value(c, f)) {
+        if (has_value(c, f, version)) {
                 c->value_len = rcursor_u8(&r);
                 c->value = (const char *)rcursor_bytes(&r, c->value_len);
         }

@@ -10,9 +10,11 @@
  * Wire layout of one command (a Raft log entry of its own, or one of a
  * batch, src/fsm/entry.h), all little-endian:
  *
- *   u8  version   the oldest version that carries the command: 3 for a
- *                 semaphore ACQUIRE, else 2 (version 1, read but no
- *                 longer written, is version 2 without OPEN's hash)
+ *   u8  version   the oldest version that carries the command: 4 for a
+ *                 SET_VALUE and an ACQUIRE of a lock or semaphore with a
+ *                 value, 3 for the types and fields listed below, else 2
+ *                 (version 1, read but no longer written, is version 2
+ *                 without OPEN's hash)
  *   u8  type      enum command_type
  *   u16 flags     must be 0 in version 1
  *   ... the fields of the type, in the order listed below
@@ -32,9 +34,10 @@
  *   CLOSE    session u64, seq u64, ack u64
  *   EXPIRE   session u64, [version 3: delay_ms u32]
  *   ACQUIRE  session u64, seq u64, ack u64, owner u64, wait_ms u32,
- *            mode u8, [version 3: permits u32, limit u32,] name (string),
- *            [mode 3, an election's candidate, version 3: value (string,
- *            0..255 bytes, no NUL)]
+ *            mode u8, [version 3 and 4: permits u32, limit u32,] name
+ *            (string), [mode 3, an election's candidate, version 3; or
+ *            modes 0..2 with a non-empty value, version 4: value (string,
+ *            0..255 bytes, no NUL), the grant's data]
  *   RELEASE  session u64, seq u64, ack u64, owner u64, token u64,
  *            name (string)
  *   CANCEL   session u64, seq u64, ack u64, target u64, name (string)
@@ -66,6 +69,11 @@
  *            asked), table u16 length and bytes (a seed's whole access
  *            list, src/fsm/acl.h's encoding; empty otherwise) (version 3):
  *            a change of the replicated access list
+ *   SET_VALUE session u64, seq u64, ack u64, owner u64, token u64, name
+ *            (string), value (string) (version 4): the holder of the
+ *            grant `token` of `name` (a lock's, a reader's, a permit's or
+ *            a leadership) changes the grant's value, as PROCLAIM does an
+ *            election leader's
  *   DIGEST   token u64 (a digest of the state), target u64 (the index
  *            of the entry after which it was taken) (version 3): the
  *            leader's digest of its state machine, which every node
@@ -94,12 +102,13 @@
  * command has one encoding: a version 3 command that is not a semaphore
  * ACQUIRE, an OPEN or EXPIRE with a delay, a REVOKE, a REVOKE_LOCK, an
  * UNBLOCK, a MULTI, a CLOCK or a DIGEST is malformed, and so is one of those of
- * another version,
- * and permits and limit are zero in an ACQUIRE of another mode. Only an
- * election's ACQUIRE and a PROCLAIM carry a value.
+ * another version; a version 4 command is a SET_VALUE or an ACQUIRE of
+ * mode 0..2 with a value of 1..255 bytes, and those are version 4 only;
+ * and permits and limit are zero in an ACQUIRE of another mode. Only
+ * ACQUIRE, PROCLAIM and SET_VALUE carry a value.
  */
 
-#define COMMAND_VERSION     3  /* the newest version read */
+#define COMMAND_VERSION     4  /* the newest version read */
 #define COMMAND_VERSION_MIN 1  /* the oldest version still decoded */
 #define COMMAND_HASH_SIZE   32 /* OPEN's hash of the session's secret */
 
@@ -107,7 +116,7 @@
 #define COMMAND_NAME_MAX        255
 #define COMMAND_CLIENT_NAME_MAX 64
 #define COMMAND_ADDRESS_MAX     64  /* member addresses, "host:port" */
-#define COMMAND_VALUE_MAX       255 /* an election's value: 0..255 bytes */
+#define COMMAND_VALUE_MAX       255 /* a grant's value: 0..255 bytes */
 
 /* wait_ms values with a special meaning. */
 #define COMMAND_WAIT_TRY     0          /* answer BUSY instead of queueing */
@@ -152,6 +161,7 @@ enum command_type {
         COMMAND_PROCLAIM = 17,
         COMMAND_ACL = 18,
         COMMAND_DIGEST = 19,
+        COMMAND_SET_VALUE = 20,
 };
 
 /* ACL modes (src/fsm/acl.h). */
@@ -215,8 +225,9 @@ struct command {
         const char *name;
         const char *address; /* MEMBER: client address, borrowed */
         uint8_t address_len;
-        /* An election's ACQUIRE and PROCLAIM: the value the candidate, or
-         * the leader, advertises (value_len bytes, borrowed). */
+        /* ACQUIRE, PROCLAIM and SET_VALUE: the grant's value, which an
+         * election's candidate or leader advertises and any other grant
+         * carries as its data (value_len bytes, borrowed). */
         const char *value;
         uint8_t value_len;
         /* OPEN: COMMAND_HASH_SIZE bytes, borrowed; NULL reads as all zero

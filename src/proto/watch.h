@@ -9,7 +9,7 @@
 #include "proto.h"
 
 #define PROTO_WATCH_PREFIX 0x01 /* WATCH flags: the name is a prefix */
-#define PROTO_VALUE_MAX    255  /* an election's value */
+#define PROTO_VALUE_MAX    255  /* a grant's value */
 
 /* What a WATCH asks for. A watch has seen every event up to the position
  * (from_index, from_ord): events are ordered by the index of the entry
@@ -23,9 +23,10 @@ struct proto_watch {
 
 /* What a WATCH_EVENT says (docs/protocol.md, "Watches"). */
 enum proto_watch_kind {
-        PROTO_EVENT_GRANTED = 1,    /* a grant: token, mode, permits */
-        PROTO_EVENT_RELEASED = 2,   /* a grant ended; cause says how */
-        PROTO_EVENT_PROCLAIMED = 3, /* an election's leader's new value */
+        PROTO_EVENT_GRANTED = 1,  /* a grant: token, mode, permits */
+        PROTO_EVENT_RELEASED = 2, /* a grant ended; cause says how */
+        PROTO_EVENT_PROCLAIMED =
+            3, /* a holder's new value (PROCLAIM, SET_VALUE) */
 };
 
 struct proto_watch_event {
@@ -39,7 +40,8 @@ struct proto_watch_event {
         uint64_t token;
         uint32_t permits;
         struct proto_string name;
-        struct proto_string value; /* an election's: the leader's value */
+        struct proto_string
+            value; /* the grant's value (an election's: the leader's) */
 };
 
 /* The largest WATCH_EVENT body: both strings at 255 bytes. */

@@ -11,16 +11,17 @@
 #include <string.h>
 
 const int all_types[N_TYPES] = {
-    COMMAND_OPEN,        COMMAND_CLOSE,    COMMAND_EXPIRE,  COMMAND_ACQUIRE,
-    COMMAND_RELEASE,     COMMAND_CANCEL,   COMMAND_TIMEOUT, COMMAND_QUERY,
-    COMMAND_CHECK,       COMMAND_MEMBER,   COMMAND_REVOKE,  COMMAND_UNBLOCK,
-    COMMAND_REVOKE_LOCK, COMMAND_PROCLAIM,
+    COMMAND_OPEN,        COMMAND_CLOSE,    COMMAND_EXPIRE,    COMMAND_ACQUIRE,
+    COMMAND_RELEASE,     COMMAND_CANCEL,   COMMAND_TIMEOUT,   COMMAND_QUERY,
+    COMMAND_CHECK,       COMMAND_MEMBER,   COMMAND_REVOKE,    COMMAND_UNBLOCK,
+    COMMAND_REVOKE_LOCK, COMMAND_PROCLAIM, COMMAND_SET_VALUE,
 };
 
 bool carries_value(const struct command *c)
 {
-        return c->type == COMMAND_PROCLAIM ||
-               (c->type == COMMAND_ACQUIRE && c->mode == COMMAND_MODE_ELECTION);
+        return c->type == COMMAND_PROCLAIM || c->type == COMMAND_SET_VALUE ||
+               (c->type == COMMAND_ACQUIRE &&
+                (c->mode == COMMAND_MODE_ELECTION || c->value_len > 0));
 }
 
 unsigned carried(int type)
@@ -54,6 +55,7 @@ unsigned carried(int type)
         case COMMAND_REVOKE_LOCK: /* the address: who asked */
                 return T_SESSION | T_DELAY | T_TOKEN | T_NAME | T_ADDRESS;
         case COMMAND_PROCLAIM:
+        case COMMAND_SET_VALUE:
                 return T_SESSION | T_SEQ | T_ACK | T_OWNER | T_TOKEN | T_NAME |
                        T_VALUE;
         default:
@@ -118,6 +120,11 @@ static void string(struct spec *s, const char *p, uint8_t n)
  */
 uint8_t spec_version(const struct command *c)
 {
+        if (c->type == COMMAND_SET_VALUE ||
+            (c->type == COMMAND_ACQUIRE && c->mode != COMMAND_MODE_ELECTION &&
+             c->value_len > 0)) {
+                return 4;
+        }
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
                        c->type == COMMAND_REVOKE_LOCK ||
                        c->type == COMMAND_PROCLAIM ||
@@ -181,6 +188,7 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                 break;
         case COMMAND_RELEASE:
         case COMMAND_PROCLAIM:
+        case COMMAND_SET_VALUE:
                 le(&s, c->session, 8);
                 le(&s, c->seq, 8);
                 le(&s, c->ack, 8);

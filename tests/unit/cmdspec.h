@@ -12,7 +12,7 @@
 #include "../../src/proto/command.h"
 
 #define CANARY  0xA5
-#define N_TYPES 14
+#define N_TYPES 15
 
 /* Room for anything the reference encoder writes, including a MEMBER with
  * two 255-byte strings that the real encoder refuses. */
@@ -35,11 +35,13 @@ enum {
         T_TTL = 1 << 10,
         T_ADDRESS = 1 << 11, /* MEMBER's client address */
         T_DELAY = 1 << 12,   /* EXPIRE (version 3) and REVOKE: delay_ms */
-        T_VALUE = 1 << 13,   /* PROCLAIM's value (an election's ACQUIRE
-                                carries one too: carries_value()) */
+        T_VALUE = 1 << 13,   /* PROCLAIM's and SET_VALUE's value (an
+                                ACQUIRE may carry one too:
+                                carries_value()) */
 };
 
-/* Whether `c` carries a value: a PROCLAIM, an election's ACQUIRE. */
+/* Whether `c` carries a value: a PROCLAIM, a SET_VALUE, an election's
+ * ACQUIRE, and (version 4) any other ACQUIRE with a value. */
 bool carries_value(const struct command *c);
 
 /* Every command type. */

@@ -468,7 +468,9 @@ static struct lockfsm_result m_release(struct model *m, uint64_t index,
         return r;
 }
 
-/* PROCLAIM: the leader that the token names advertises a new value. */
+/* PROCLAIM: the leader that the token names advertises a new value;
+ * SET_VALUE: the holder of any grant that the token names carries a new
+ * value (docs/fsm.md, "Values"). */
 static struct lockfsm_result m_proclaim(struct model *m, uint64_t index,
                                         const struct command *c,
                                         struct evlog *log)
@@ -478,7 +480,7 @@ static struct lockfsm_result m_proclaim(struct model *m, uint64_t index,
         struct mhold *h;
         struct ev *v;
 
-        if (l != NULL && !l->election) {
+        if (l != NULL && !l->election && c->type == COMMAND_PROCLAIM) {
                 return rejected(BATON_EKIND);
         }
         h = l != NULL ? m_hold(l, c->session, c->owner, -1) : NULL;
@@ -492,12 +494,13 @@ static struct lockfsm_result m_proclaim(struct model *m, uint64_t index,
         if (c->value_len > 0) {
                 memcpy(h->value, c->value, c->value_len);
         }
-        v = m_ev(log, LOCKFSM_EV_PROCLAIM, index, COMMAND_PROCLAIM);
+        v = m_ev(log, LOCKFSM_EV_PROCLAIM, index, c->type);
         v->session = h->session;
         v->seq = h->seq;
         v->owner = h->owner;
         v->token = h->token;
         v->mode = h->mode;
+        v->permits = h->permits; /* a semaphore holder's */
         v->value_len = h->value_len;
         memcpy(v->value, h->value, h->value_len);
         m_ev_name(v, l);
@@ -611,6 +614,7 @@ static struct lockfsm_result m_client(struct model *m, uint64_t index,
                 r = m_release(m, index, c, log);
                 break;
         case COMMAND_PROCLAIM:
+        case COMMAND_SET_VALUE:
                 r = m_proclaim(m, index, c, log);
                 break;
         default:

@@ -83,7 +83,7 @@ static void gen_permits(struct gen *g, struct command *c)
         }
 }
 
-/* An election's value: empty, short, or as long as one can be. */
+/* A grant's value: empty, short, or as long as one can be. */
 static void gen_value(struct gen *g, struct command *c)
 {
         static const char *const values[] = {"", "a", "10.0.0.1:8080",
@@ -348,19 +348,24 @@ static void gen_multi(struct gen *g, struct command *c)
         c->list_len = (uint16_t)len;
 }
 
-/* A PROCLAIM of a leader of an election (mostly with its token, now and
- * then a stale one), or now and then of anyone's anything; false when
- * there is nothing to proclaim. */
+/* A PROCLAIM of a leader of an election, or a SET_VALUE of any holder
+ * (mostly with its token, now and then a stale one), or now and then of
+ * anyone's anything; false when there is nothing to change. */
 static bool gen_proclaim(struct gen *g, struct model *m, uint64_t index,
                          struct command *c)
 {
         const struct mlock *l =
             m->nl > 0 ? &m->l[rng_below(&g->rng, m->nl)] : NULL;
 
-        if (l == NULL || (!l->election && chance(&g->rng, 80)) || l->nh == 0) {
+        if (l == NULL || l->nh == 0) {
                 return false;
         }
-        c->type = COMMAND_PROCLAIM;
+        /* PROCLAIM is an election's (EKIND now and then for a lock's);
+         * SET_VALUE any grant's. */
+        c->type = l->election ? (chance(&g->rng, 50) ? COMMAND_PROCLAIM
+                                                     : COMMAND_SET_VALUE)
+                  : chance(&g->rng, 85) ? COMMAND_SET_VALUE
+                                        : COMMAND_PROCLAIM;
         gen_copy_name(g, c, l);
         c->session = l->h[0].session;
         c->owner = l->h[0].owner;
@@ -469,6 +474,8 @@ static void gen_acquire(struct gen *g, struct model *m, uint64_t index,
         }
         if (c->mode == COMMAND_MODE_ELECTION) {
                 gen_candidate(g, c);
+        } else if (c->type == COMMAND_ACQUIRE && chance(&g->rng, 25)) {
+                gen_value(g, c); /* a grant's data (version 4) */
         }
 }
 

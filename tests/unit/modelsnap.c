@@ -96,7 +96,7 @@ static bool check_header(struct snapcheck *k, const struct model *m,
              "bad checksum");
         k->r.left -= 8;
         WANT(rd_n(&k->r, 4) == 0x534e5442, "bad magic");
-        WANT(rd_n(&k->r, 2) == 11, "bad version");
+        WANT(rd_n(&k->r, 2) == 12, "bad version");
         WANT(rd_n(&k->r, 2) == 0, "bad flags");
         v = rd_n(&k->r, 8);
         WANT(v == index, "last_index %" PRIu64 ", expected %" PRIu64, v, index);
@@ -229,8 +229,8 @@ static bool check_holders(struct snapcheck *k, const struct mlock *l,
                 used += v;
                 WANT(rd_n(&k->r, 4) == h->granted_s, "lock %u holder %u time",
                      i, j);
-                WANT(!l->election || rd_str(&k->r, h->value, h->value_len),
-                     "election %u leader %u value", i, j);
+                WANT(rd_str(&k->r, h->value, h->value_len),
+                     "lock %u holder %u value", i, j);
         }
         *used_out = used;
         return true;
@@ -260,8 +260,8 @@ static bool check_waiters(struct snapcheck *k, const struct mlock *l,
                      i, j);
                 WANT(rd_n(&k->r, l->semaphore ? 4 : 0) == w->permits,
                      "lock %u waiter %u permits", i, j);
-                WANT(!l->election || rd_str(&k->r, w->value, w->value_len),
-                     "election %u candidate %u value", i, j);
+                WANT(rd_str(&k->r, w->value, w->value_len),
+                     "lock %u waiter %u value", i, j);
         }
         return true;
 }

@@ -289,6 +289,10 @@ static void round_trip_modes(void **state)
                         in = member_removal();
                 }
                 in.mode = cases[i].mode;
+                /* Without a value: a lock's or semaphore's ACQUIRE of
+                 * version 2 or 3 (one with a value is version 4, below). */
+                in.value = NULL;
+                in.value_len = 0;
                 if (in.mode == COMMAND_MODE_SEMAPHORE &&
                     in.type == COMMAND_ACQUIRE) {
                         in.permits = 0x01020304;
@@ -308,6 +312,54 @@ static void round_trip_modes(void **state)
                 assert_int_equal(out.limit, in.limit);
                 free(copy);
         }
+}
+
+/* A grant's data: an ACQUIRE of a lock (or semaphore) with a value is
+ * version 4, and only with a value; a SET_VALUE is version 4; neither
+ * decodes from another version. */
+static void value_on_any_grant(void **state)
+{
+        static const uint8_t modes[] = {COMMAND_MODE_EXCLUSIVE,
+                                        COMMAND_MODE_SHARED,
+                                        COMMAND_MODE_SEMAPHORE};
+        struct command out;
+        uint8_t buf[COMMAND_MAX_SIZE];
+        uint8_t *copy;
+        size_t n, i;
+
+        (void)state;
+        for (i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+                struct command in = only_carried(full(COMMAND_ACQUIRE));
+
+                in.mode = modes[i];
+                if (in.mode == COMMAND_MODE_SEMAPHORE) {
+                        in.permits = 1;
+                        in.limit = 3;
+                }
+                in.value = "10.0.0.7:8080";
+                in.value_len = 13;
+                n = command_encode(&in, buf, sizeof buf);
+                assert_true(n > 0);
+                assert_int_equal(buf[0], 4);
+                assert_int_equal(decode_exact(&out, buf, n, &copy), 0);
+                assert_int_equal(out.value_len, 13);
+                assert_memory_equal(out.value, "10.0.0.7:8080", 13);
+                free(copy);
+                buf[0] = 3; /* one encoding: not as version 3 */
+                assert_int_equal(command_decode(&out, buf, n),
+                                 BATON_EMALFORMED);
+                /* Version 4 with an empty value is not that encoding. */
+                in.value_len = 0;
+                in.value = NULL;
+                n = command_encode(&in, buf, sizeof buf);
+                assert_int_equal(buf[0], in.permits ? 3 : 2);
+        }
+        out = only_carried(full(COMMAND_SET_VALUE));
+        n = command_encode(&out, buf, sizeof buf);
+        assert_true(n > 0);
+        assert_int_equal(buf[0], 4);
+        buf[0] = 3;
+        assert_int_equal(command_decode(&out, buf, n), BATON_EMALFORMED);
 }
 
 /* --- Sizes and the encoder's limits --------------------------------------- */
@@ -376,6 +428,8 @@ static void max_size_is_tight(void **state)
         c.mode = COMMAND_MODE_SEMAPHORE;
         c.permits = 1;
         c.limit = 2;
+        c.value = NULL;
+        c.value_len = 0;
         assert_int_equal(COMMAND_MAX_SIZE, 568);
         assert_int_equal(layout_of(&c).body, 305);
         assert_int_equal(command_size(&c), 312);
@@ -397,6 +451,11 @@ static void max_size_is_tight(void **state)
         assert_int_equal(layout_of(&c).body, 561);
         assert_int_equal(command_size(&c), COMMAND_MAX_SIZE);
         assert_int_equal(command_encode(&c, buf, sizeof buf), COMMAND_MAX_SIZE);
+        /* A semaphore's ACQUIRE with as long a value, version 4: as long. */
+        c.mode = COMMAND_MODE_SEMAPHORE;
+        c.permits = 1;
+        c.limit = 2;
+        assert_int_equal(command_size(&c), COMMAND_MAX_SIZE);
         r = only_carried(full(COMMAND_PROCLAIM));
         r.name = r.value = name;
         r.name_len = r.value_len = COMMAND_NAME_MAX;
@@ -577,7 +636,7 @@ static void encode_rejects_invalid(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   20, 21,      255,
+        static const int unknown[] = {0,   21, 22,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -602,6 +661,7 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_PROCLAIM), "PROCLAIM");
         assert_string_equal(command_type_name(COMMAND_ACL), "ACL");
         assert_string_equal(command_type_name(COMMAND_DIGEST), "DIGEST");
+        assert_string_equal(command_type_name(COMMAND_SET_VALUE), "SET_VALUE");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }
@@ -626,6 +686,7 @@ int main(void)
             cmocka_unit_test(encode_pads_to_eight),
             cmocka_unit_test(size_matches_encode),
             cmocka_unit_test(max_size_is_tight),
+            cmocka_unit_test(value_on_any_grant),
             cmocka_unit_test(encode_into_too_small_buffer),
             cmocka_unit_test(encode_rejects_invalid),
             cmocka_unit_test(decode_empty_buffer),

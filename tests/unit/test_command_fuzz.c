@@ -136,9 +136,11 @@ void fuzz_random_bytes(void **state)
                  * fuzzer reaches the field and name checks; every other
                  * round is also shaped to the right length and padding. */
                 if (round % 4 != 0 && len >= 4) {
-                        buf[0] = (uint8_t)(round % 3 == 0 ? 3 : 2);
+                        buf[0] = (uint8_t)(round % 3 == 0   ? 3
+                                           : round % 5 == 0 ? 4
+                                                            : 2);
                         buf[1] = (uint8_t)(next_rand(&seed) %
-                                           (COMMAND_PROCLAIM + 2));
+                                           (COMMAND_SET_VALUE + 2));
                         buf[2] = 0;
                         buf[3] = round % 8 == 1 ? 1 : 0;
                         if (round % 2 == 0) {

@@ -506,6 +506,24 @@ static void command_versions_as_stated(void **state)
               .name_len = 1,
               .token = 7},
              2},
+            {{.type = COMMAND_ACQUIRE,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .mode = COMMAND_MODE_SHARED,
+              .value = "v",
+              .value_len = 1},
+             4},
+            {{.type = COMMAND_SET_VALUE,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .token = 7,
+              .value = "v",
+              .value_len = 1},
+             4},
         };
         uint8_t buf[COMMAND_MAX_SIZE];
         struct command out;
@@ -518,7 +536,9 @@ static void command_versions_as_stated(void **state)
                 assert_true(len > 0);
                 assert_int_equal(buf[0], cases[i].version);
                 assert_int_equal(command_decode(&out, buf, len), 0);
-                buf[0] = cases[i].version == 2 ? 3 : 2;
+                /* The other version: 3 for a version 2 or 4 command,
+                 * 2 for a version 3 one. */
+                buf[0] = cases[i].version == 3 ? 2 : 3;
                 assert_int_equal(command_decode(&out, buf, len),
                                  BATON_EMALFORMED);
                 buf[0] = 9;

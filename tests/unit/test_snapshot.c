@@ -48,8 +48,9 @@ static void cut(uint8_t *p, size_t *len, size_t at, size_t n)
         *len -= n;
 }
 
-/* Version 11 written as version 6, in place (a state with no election
- * is written as version 10 wrote it): the same without the
+/* Version 12 written as version 6, in place (a state with no value is
+ * written as version 10 wrote it but for each hold's empty value, which
+ * goes): the same without the
  * leader's clock, each session's lock-delay and count of revoked grants
  * and each grant's time (all of which must be 0 here), and with no
  * multi-lock waiting (version 7's addition). Returns the new length,
@@ -59,7 +60,7 @@ static size_t as_version_6(uint8_t *v, size_t len)
         size_t in = 4 + 2 + 2 + 8 + 8;
         uint64_t i, m, j, k, h;
 
-        assert_int_equal(v[4], 11);
+        assert_int_equal(v[4], 12);
         v[4] = 6;
         assert_int_equal(le_at(v + in, 8), 0);
         cut(v, &len, in, 8);            /* the clock */
@@ -89,6 +90,8 @@ static size_t as_version_6(uint8_t *v, size_t len)
                                         assert_int_equal(le_at(v + in, 4), 0);
                                         cut(v, &len, in, 4); /* its time */
                                 }
+                                assert_int_equal(v[in], 0);
+                                cut(v, &len, in, 1); /* its empty value */
                         }
                 }
         }
@@ -723,7 +726,7 @@ static void test_crafted_inconsistencies_refused(void **state)
 {
         struct fsmtest t;
         uint8_t *buf;
-        size_t len;
+        size_t len, t0;
         uint64_t a;
 
         (void)state;
@@ -732,20 +735,21 @@ static void test_crafted_inconsistencies_refused(void **state)
         fsmtest_acquire(&t, a, 1, 1, "x", 0);
         buf = fsmtest_snapshot(t.f, &len);
         /* The layout ends: holder {session u64, owner u64, seq u64, token
-         * u64, count u32, mode u8, time u32}, u32 waiters, u64 checksum. */
-        buf[len - 8 - 4 - 4 - 37] ^= 0x40; /* holder of an unknown session */
+         * u64, count u32, mode u8, time u32, value (here u8 0)}, u32
+         * waiters, u64 checksum; `t` is where the holder's time starts. */
+        t0 = len - 8 - 4 - 1 - 4;
+        buf[t0 - 37] ^= 0x40; /* holder of an unknown session */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
-        buf[len - 8 - 4 - 4 - 37] ^= 0x40;
-        buf[len - 8 - 4 - 4 - 1] = 2; /* a mode that does not exist */
+        buf[t0 - 37] ^= 0x40;
+        buf[t0 - 1] = 2; /* a mode that does not exist */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
-        buf[len - 8 - 4 - 4 - 1] = COMMAND_MODE_EXCLUSIVE;
-        memset(&buf[len - 8 - 4 - 4 - 5], 0, 4); /* hold count 0 */
+        buf[t0 - 1] = COMMAND_MODE_EXCLUSIVE;
+        memset(&buf[t0 - 5], 0, 4); /* hold count 0 */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
-        memset(&buf[len - 8 - 4 - 4 - 5], 0xff,
-               4); /* no room left to reenter */
+        memset(&buf[t0 - 5], 0xff, 4); /* no room left to reenter */
         reseal(buf, len);
         assert_int_equal(lockfsm_restore(t.f, buf, len), 0);
         assert_int_equal(fsmtest_acquire(&t, a, 2, 1, "x", 0).status,

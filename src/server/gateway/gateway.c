@@ -370,8 +370,8 @@ static int check_command(struct gateway *g, const struct command *c)
         if (c->type != COMMAND_OPEN && c->type != COMMAND_CLOSE &&
             c->type != COMMAND_ACQUIRE && c->type != COMMAND_MULTI &&
             c->type != COMMAND_RELEASE && c->type != COMMAND_CANCEL &&
-            c->type != COMMAND_PROCLAIM && c->type != COMMAND_REVOKE &&
-            c->type != COMMAND_REVOKE_LOCK) {
+            c->type != COMMAND_PROCLAIM && c->type != COMMAND_SET_VALUE &&
+            c->type != COMMAND_REVOKE && c->type != COMMAND_REVOKE_LOCK) {
                 return BATON_EINVAL; /* EXPIRE and TIMEOUT are the leader's */
         }
         if (c->type == COMMAND_OPEN) {
