@@ -224,7 +224,8 @@ int holders_proclaim(const struct lockmodel *l, const struct simevent *ev,
         if (l == NULL) {
                 return 0;
         }
-        if (!l->election) {
+        /* PROCLAIM is an election's; SET_VALUE any grant's. */
+        if (!l->election && ev->cause == COMMAND_PROCLAIM) {
                 return fail(reason, cap, "%s: a proclaim of no election", text);
         }
         for (unsigned i = 0; i < l->nh; i++) {

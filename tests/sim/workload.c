@@ -303,10 +303,16 @@ static void pick_mode(struct rng *r, unsigned name, struct command *cmd)
                 cmd->mode = COMMAND_MODE_SEMAPHORE;
                 cmd->limit = rng_chance(r, 5) ? SEM_LIMIT - 1 : SEM_LIMIT;
                 cmd->permits = rng_range(r, 1, 2);
+                if (rng_chance(r, 25)) {
+                        pick_value(r, cmd); /* a permit's data */
+                }
                 return;
         }
         cmd->mode =
             rng_chance(r, 35) ? COMMAND_MODE_SHARED : COMMAND_MODE_EXCLUSIVE;
+        if (rng_chance(r, 25)) {
+                pick_value(r, cmd); /* a grant's data (version 4) */
+        }
 }
 
 /* A MULTI in `cmd` (its list in `list`, SIM_LIST_MAX bytes) of 2 to
@@ -443,6 +449,10 @@ static void client_next(struct sim *s, struct client *cl)
                 if (name == ELECT_NAME && rng_chance(r, 40)) {
                         /* The leader proclaims another value. */
                         cmd.type = COMMAND_PROCLAIM;
+                        pick_value(r, &cmd);
+                } else if (rng_chance(r, 20)) {
+                        /* Any holder changes its grant's value. */
+                        cmd.type = COMMAND_SET_VALUE;
                         pick_value(r, &cmd);
                 }
                 if (rng_chance(r, 20)) {
