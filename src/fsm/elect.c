@@ -40,6 +40,7 @@ void elect_proclaim(const struct step *st, struct session *s,
 {
         const struct command *c = st->c;
         struct lock *l = state_lock(st->f, c->name, c->name_len);
+        bool held = false;
         struct hold *h;
 
         /* PROCLAIM is an election's; SET_VALUE any grant's. */
@@ -48,13 +49,15 @@ void elect_proclaim(const struct step *st, struct session *s,
                 step_reject(res, BATON_EKIND);
                 return;
         }
-        h = l != NULL ? grant_find_holder(l, s->id, c->owner, GRANT_ANY_MODE)
+        /* By its token, as RELEASE names a grant: an owner that holds a
+         * lock's read and write grants (an upgrade) names either. */
+        h = l != NULL ? grant_find_grant(l, s->id, c->owner, c->token, &held)
                       : NULL;
-        if (h == NULL) {
+        if (!held) {
                 step_reject(res, BATON_ENOTHOLDER);
                 return;
         }
-        if (h->token != c->token) {
+        if (h == NULL) {
                 step_reject(res, BATON_ESTALE);
                 return;
         }

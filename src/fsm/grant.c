@@ -557,11 +557,8 @@ void grant_acquire(const struct step *st, struct session *s,
         res->count = l->n_waiters;
 }
 
-/* The grant of (session, owner) on `l` that `token` names (the write
- * grant first, when an owner's two grants share it), or NULL; `*held`
- * says whether the owner holds `l` at all. */
-static struct hold *find_grant(const struct lock *l, uint64_t session,
-                               uint64_t owner, uint64_t token, bool *held)
+struct hold *grant_find_grant(const struct lock *l, uint64_t session,
+                              uint64_t owner, uint64_t token, bool *held)
 {
         struct hold *found = NULL;
         struct rqueue *q;
@@ -589,7 +586,8 @@ void grant_release(const struct step *st, struct session *s,
         struct lock *l = state_lock(st->f, c->name, c->name_len);
         bool held = false;
         struct hold *h =
-            l != NULL ? find_grant(l, s->id, c->owner, c->token, &held) : NULL;
+            l != NULL ? grant_find_grant(l, s->id, c->owner, c->token, &held)
+                      : NULL;
 
         if (!held) {
                 step_reject(res, BATON_ENOTHOLDER);

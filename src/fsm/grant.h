@@ -110,6 +110,13 @@ void grant_drop_wait(const struct step *st, struct hold *w, int status);
 struct hold *grant_find_holder(const struct lock *l, uint64_t session,
                                uint64_t owner, int mode);
 
+/* The grant of (session, owner) on `l` that `token` names (the write
+ * grant first, when an owner's two grants share it), or NULL; `*held`
+ * says whether the owner holds `l` at all: how RELEASE and SET_VALUE name
+ * a grant. */
+struct hold *grant_find_grant(const struct lock *l, uint64_t session,
+                              uint64_t owner, uint64_t token, bool *held);
+
 /* The wait of session `s` on `l` whose ACQUIRE had seq `key` (`by_seq`)
  * or whose owner is `key`, or NULL. A session's waits are bounded by
  * max_locks_per_session and usually few: the short list to search. */

@@ -431,26 +431,38 @@ static struct lockfsm_result m_multi(struct model *m, uint64_t index,
         return r;
 }
 
-static struct lockfsm_result m_release(struct model *m, uint64_t index,
-                                       const struct command *c,
-                                       struct evlog *log)
+/* The grant of (session, owner) of `l` that `c`'s token names, the write
+ * grant first when both of an owner's share it (how RELEASE and SET_VALUE
+ * name one), or NULL; `*held`: whether the owner holds `l` at all. */
+static struct mhold *m_grant_named(struct mlock *l, const struct command *c,
+                                   bool *held)
 {
-        struct mlock *l = m_lock(m, c->name, c->name_len);
         struct mhold *h = NULL;
-        struct lockfsm_result r;
-        bool held = false;
 
+        *held = false;
         for (unsigned i = 0; l != NULL && i < l->nh; i++) {
                 struct mhold *o = &l->h[i];
                 if (o->session != c->session || o->owner != c->owner) {
                         continue;
                 }
-                held = true;
+                *held = true;
                 if (o->token == c->token &&
                     (h == NULL || o->mode == COMMAND_MODE_EXCLUSIVE)) {
                         h = o;
                 }
         }
+        return h;
+}
+
+static struct lockfsm_result m_release(struct model *m, uint64_t index,
+                                       const struct command *c,
+                                       struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct lockfsm_result r;
+        bool held;
+        struct mhold *h = m_grant_named(l, c, &held);
+
         if (!held) {
                 return rejected(BATON_ENOTHOLDER);
         }
@@ -479,15 +491,20 @@ static struct lockfsm_result m_proclaim(struct model *m, uint64_t index,
         struct lockfsm_result r;
         struct mhold *h;
         struct ev *v;
+        bool held;
 
         if (l != NULL && !l->election && c->type == COMMAND_PROCLAIM) {
                 return rejected(BATON_EKIND);
         }
-        h = l != NULL ? m_hold(l, c->session, c->owner, -1) : NULL;
-        if (h == NULL) {
+        h = m_grant_named(l, c, &held);
+        if (!held) {
                 return rejected(BATON_ENOTHOLDER);
         }
-        if (h->token != c->token && !(m->bugs & BUG_PROCLAIM)) {
+        if (h == NULL && (m->bugs & BUG_PROCLAIM)) {
+                /* The bug: a stale token's PROCLAIM takes all the same. */
+                h = m_hold(l, c->session, c->owner, -1);
+        }
+        if (h == NULL) {
                 return rejected(BATON_ESTALE);
         }
         h->value_len = c->value_len;

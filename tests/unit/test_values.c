@@ -182,6 +182,32 @@ static void test_shared_and_semaphore_values(void **state)
         assert_string_equal(values_of(t, "pool", &v), "slot-a2|");
 }
 
+/* An owner that upgraded holds a read and a write grant of one lock: a
+ * SET_VALUE names either by its token, as a RELEASE does. */
+static void test_upgraded_owner_names_either(void **state)
+{
+        struct fsmtest *t = *state;
+        uint64_t a = fsmtest_open(t, 1);
+        struct lockfsm_result rd, wr;
+        struct values v;
+
+        rd = take(t, a, 1, "cfg", COMMAND_MODE_SHARED, "read", FOREVER);
+        wr = take(t, a, 2, "cfg", COMMAND_MODE_EXCLUSIVE, "write", FOREVER);
+        assert_int_equal(rd.kind, PROTO_KIND_GRANTED);
+        assert_int_equal(wr.kind, PROTO_KIND_GRANTED);
+        assert_true(wr.token > rd.token);
+        assert_int_equal(set_value(t, a, 3, "cfg", rd.token, "r2").kind,
+                         PROTO_KIND_PROCLAIMED);
+        assert_int_equal(set_value(t, a, 4, "cfg", wr.token, "w2").kind,
+                         PROTO_KIND_PROCLAIMED);
+        values_of(t, "cfg", &v);
+        assert_int_equal(v.n, 2);
+        assert_non_null(strstr(v.text, "r2"));
+        assert_non_null(strstr(v.text, "w2"));
+        assert_int_equal(set_value(t, a, 5, "cfg", wr.token + 1, "x").status,
+                         BATON_ESTALE);
+}
+
 /* A snapshot keeps every grant's value and every waiter's, and the
  * restored machine goes on as the original. */
 static void test_snapshot_keeps_values(void **state)
@@ -221,6 +247,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_waiter_value_and_release,
                                             fsmtest_setup, fsmtest_teardown),
             cmocka_unit_test_setup_teardown(test_shared_and_semaphore_values,
+                                            fsmtest_setup, fsmtest_teardown),
+            cmocka_unit_test_setup_teardown(test_upgraded_owner_names_either,
                                             fsmtest_setup, fsmtest_teardown),
             cmocka_unit_test_setup_teardown(test_snapshot_keeps_values,
                                             fsmtest_setup, fsmtest_teardown),
