@@ -60,7 +60,7 @@ static const struct fields_entry entry_left_fields[] = {
     FIELD(struct proto_lock_entry, U32, left_ms),
 };
 
-/* An election's value: 0..COMMAND_VALUE_MAX bytes, no NUL. */
+/* A grant's value: 0..COMMAND_VALUE_MAX bytes, no NUL. */
 static bool valid_value(const struct proto_string *s)
 {
         return s->len == 0 ||
