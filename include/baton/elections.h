@@ -9,17 +9,17 @@
 
 #include "api.h"
 #include "client.h"
+#include "locks.h" /* BATON_VALUE_MAX */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The longest value an election's candidate or leader advertises. */
-#define BATON_VALUE_MAX 255
-
 /**
  * Campaign in the election `name` for `owner`, advertising `value` (a
- * C string of at most BATON_VALUE_MAX bytes; NULL: empty) once it leads:
+ * C string of at most BATON_VALUE_MAX bytes; NULL: empty) once it leads
+ * (the leadership's value, as any grant's: baton_set_value() changes it
+ * too):
  * lead at once if no one does, else wait in the election's FIFO queue of
  * candidates, as baton_acquire() waits (`wait_ms` 0: BATON_EBUSY while
  * anyone leads; BATON_WAIT_FOREVER; else at most that long). On success

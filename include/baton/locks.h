@@ -91,6 +91,60 @@ BATON_API int baton_sem_acquire(baton_client *c, const char *name,
                                 uint64_t owner, int64_t wait_ms,
                                 uint64_t *token);
 
+/* The longest value a grant carries (a lock's, a reader's, a semaphore
+ * grant's, or what an election's leader advertises). */
+#define BATON_VALUE_MAX 255
+
+/**
+ * How baton_acquire_with() takes a name. Zero it, then set what differs
+ * from an exclusive lock without a value.
+ */
+struct baton_acquire_options {
+        /* BATON_MODE_EXCLUSIVE (0: as baton_acquire()), BATON_MODE_SHARED
+         * (as baton_acquire_shared()) or BATON_MODE_PERMITS (as
+         * baton_sem_acquire(), with `limit` and `permits`). */
+        int mode;
+        uint32_t limit;   /* BATON_MODE_PERMITS: the semaphore's permits */
+        uint32_t permits; /* BATON_MODE_PERMITS: the permits to take */
+        /* The grant's value: NULL or "" for none, else a C string of at
+         * most BATON_VALUE_MAX bytes (where the holder is, a job id...),
+         * which holder queries (baton_holders_values()) and watch events
+         * report while the grant lasts. A waiter's value is the grant's
+         * once granted; a reentrant acquire keeps the grant's value. */
+        const char *value;
+        /* Zero (BATON_EINVAL otherwise): room for later options. */
+        uint64_t reserved[4];
+};
+
+/**
+ * Acquire `name` as `opts` says (NULL: as baton_acquire()): the exclusive
+ * lock, the read lock or a semaphore's permits, with a value. Waiting,
+ * the session, reentrancy, the token and the errors are those of
+ * baton_acquire(), baton_acquire_shared() and baton_sem_acquire() for
+ * each mode, and: BATON_EINVAL (a mode other than those three, `value`
+ * over BATON_VALUE_MAX bytes, a reserved field not zero). A value needs a
+ * cluster of release 0.3.0 or later (an older leader refuses it, and no
+ * node applies what it cannot read). Thread-safe.
+ */
+BATON_API int baton_acquire_with(baton_client *c, const char *name,
+                                 uint64_t owner, int64_t wait_ms,
+                                 const struct baton_acquire_options *opts,
+                                 uint64_t *token);
+
+/**
+ * Set the value of the grant of `name` that `owner` holds with `token` to
+ * `value` (NULL or "": none; at most BATON_VALUE_MAX bytes), keeping the
+ * grant and its token: fenced as a release is, so a holder that lost the
+ * grant cannot change its successor's. Works for every kind of grant,
+ * an election's leadership included (as baton_proclaim()). Never opens a
+ * session. Errors: BATON_ESTALE (the owner holds `name` with another
+ * token), BATON_ENOTHOLDER (it holds no grant of `name`; a waiter does
+ * not), BATON_EINVAL (`value` too long), BATON_EEXPIRED, BATON_ENAME,
+ * BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_set_value(baton_client *c, const char *name, uint64_t owner,
+                              uint64_t token, const char *value);
+
 /* The most names one multi-lock takes (the cluster may allow fewer). */
 #define BATON_MULTI_MAX 16
 
@@ -143,6 +197,17 @@ BATON_API int baton_multi_release(baton_client *c,
  */
 BATON_API int baton_release(baton_client *c, const char *name, uint64_t owner,
                             uint64_t token);
+
+/**
+ * baton_set_value() for a grant of ANOTHER session `session`, proven by
+ * its `secret`, as baton_release_in() releases one (the same seq rule,
+ * the same errors, and BATON_EINVAL for a `value` over BATON_VALUE_MAX
+ * bytes). Thread-safe.
+ */
+BATON_API int baton_set_value_in(baton_client *c, uint64_t session,
+                                 const uint8_t secret[BATON_SECRET_SIZE],
+                                 const char *name, uint64_t owner,
+                                 uint64_t token, const char *value);
 
 /**
  * Release one hold of `name` by `owner` (an explicit tag: the one the
@@ -271,6 +336,22 @@ struct baton_grant {
 BATON_API int baton_holders(baton_client *c, const char *name,
                             struct baton_grant *out, size_t cap, size_t *n,
                             int *more);
+
+/** A grant and its value, as baton_holders_values() reports them. */
+struct baton_grant_value {
+        struct baton_grant grant;
+        /* The grant's value (baton_acquire_with(), baton_set_value(), an
+         * election's campaign), NUL-terminated; "" when it has none. */
+        char value[BATON_VALUE_MAX + 1];
+};
+
+/**
+ * baton_holders() with each grant's value: the same query, answers and
+ * errors. Thread-safe.
+ */
+BATON_API int baton_holders_values(baton_client *c, const char *name,
+                                   struct baton_grant_value *out, size_t cap,
+                                   size_t *n, int *more);
 
 /**
  * Linearizable check that `token` is still the current grant of `name`

@@ -109,6 +109,52 @@ int baton_sem_acquire(baton_client *c, const char *name, uint32_t limit,
         return acquire_one(c, name, owner, &a, wait_ms, token);
 }
 
+int baton_acquire_with(baton_client *c, const char *name, uint64_t owner,
+                       int64_t wait_ms,
+                       const struct baton_acquire_options *opts,
+                       uint64_t *token)
+{
+        static const struct baton_acquire_options none;
+        struct acqop_ask a = {0};
+        size_t len;
+
+        if (opts == NULL) {
+                opts = &none;
+        }
+        len = opts->value != NULL ? strlen(opts->value) : 0;
+        if (len > BATON_VALUE_MAX) {
+                return errmsg_set(BATON_EINVAL,
+                                  "a value of %zu bytes: at most %d", len,
+                                  BATON_VALUE_MAX);
+        }
+        if (memcmp(opts->reserved, none.reserved, sizeof none.reserved) != 0) {
+                return errmsg_set(BATON_EINVAL,
+                                  "struct baton_acquire_options: a reserved "
+                                  "field is not zero");
+        }
+        switch (opts->mode) {
+        case BATON_MODE_EXCLUSIVE:
+        case BATON_MODE_SHARED:
+                break;
+        case BATON_MODE_PERMITS:
+                if (opts->permits == 0 || opts->permits > opts->limit) {
+                        return BATON_EINVAL;
+                }
+                a.permits = opts->permits;
+                a.limit = opts->limit;
+                break;
+        default:
+                return errmsg_set(BATON_EINVAL,
+                                  "mode %d: a lock, a read lock or permits "
+                                  "(BATON_MODE_EXCLUSIVE, _SHARED, _PERMITS)",
+                                  opts->mode);
+        }
+        a.mode = (uint8_t)opts->mode;
+        a.value = len > 0 ? opts->value : NULL;
+        a.value_len = (uint8_t)len;
+        return acquire_one(c, name, owner, &a, wait_ms, token);
+}
+
 int baton_campaign(baton_client *c, const char *name, const char *value,
                    uint64_t owner, int64_t wait_ms, uint64_t *token)
 {

@@ -503,34 +503,18 @@ int baton_client_detach(baton_client *c, uint64_t *session,
         return 0;
 }
 
-int baton_release_in(baton_client *c, uint64_t session,
-                     const uint8_t secret[BATON_SECRET_SIZE], const char *name,
-                     uint64_t owner, uint64_t token)
+/* Run the command `k` (its session and secret given: ANOTHER session's,
+ * baton_release_in()) with a seq above every one that session used. */
+static int foreign_command(baton_client *c, const uint8_t *secret,
+                           struct command *k)
 {
         struct request *r;
-        struct command k;
-        uint8_t len;
         int rv;
 
-        if (c == NULL || session == 0 || owner == BATON_OWNER_THREAD ||
-            secret == NULL) {
-                return BATON_EINVAL;
-        }
-        rv = client_check_name(name, &len);
-        if (rv != 0) {
-                return rv;
-        }
-        memset(&k, 0, sizeof k);
-        k.type = COMMAND_RELEASE;
-        k.session = session;
-        k.seq = clock_unique_ns();
-        k.ack = k.seq; /* forget the session's older outcomes */
-        k.owner = owner;
-        k.token = token;
-        k.name = name;
-        k.name_len = len;
+        k->seq = clock_unique_ns();
+        k->ack = k->seq; /* forget the session's older outcomes */
         client_lock(c);
-        r = request_command(&k, &rv);
+        r = request_command(k, &rv);
         if (r == NULL) {
                 client_unlock(c);
                 return rv;
@@ -539,7 +523,7 @@ int baton_release_in(baton_client *c, uint64_t session,
          * handle's ack nor touches its lock table. */
         r->kind = REQUEST_FOREIGN;
         /* Its connections attach to the session first (registry.h). */
-        registry_own(&c->core.registry, session, secret);
+        registry_own(&c->core.registry, k->session, secret);
         registry_submit(&c->core.registry, r, clock_now_ms());
         rv = await_request(
             c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
@@ -550,11 +534,59 @@ int baton_release_in(baton_client *c, uint64_t session,
         }
         rv = r->status;
         registry_drop(&c->core.registry, r);
-        if (session != c->core.session.id) {
-                registry_disown(&c->core.registry, session);
+        if (k->session != c->core.session.id) {
+                registry_disown(&c->core.registry, k->session);
         }
         client_unlock(c);
         return rv;
+}
+
+/* The command `type` of `owner`'s grant `token` of `name` in ANOTHER
+ * session, its arguments checked. */
+static int foreign_grant(baton_client *c, uint8_t type, uint64_t session,
+                         const uint8_t *secret, const char *name,
+                         uint64_t owner, uint64_t token, const char *value)
+{
+        size_t value_len = value != NULL ? strlen(value) : 0;
+        struct command k;
+        uint8_t len;
+        int rv;
+
+        if (c == NULL || session == 0 || owner == BATON_OWNER_THREAD ||
+            secret == NULL || value_len > BATON_VALUE_MAX) {
+                return BATON_EINVAL;
+        }
+        rv = client_check_name(name, &len);
+        if (rv != 0) {
+                return rv;
+        }
+        memset(&k, 0, sizeof k);
+        k.type = type;
+        k.session = session;
+        k.owner = owner;
+        k.token = token;
+        k.name = name;
+        k.name_len = len;
+        k.value = value;
+        k.value_len = (uint8_t)value_len;
+        return foreign_command(c, secret, &k);
+}
+
+int baton_release_in(baton_client *c, uint64_t session,
+                     const uint8_t secret[BATON_SECRET_SIZE], const char *name,
+                     uint64_t owner, uint64_t token)
+{
+        return foreign_grant(c, COMMAND_RELEASE, session, secret, name, owner,
+                             token, NULL);
+}
+
+int baton_set_value_in(baton_client *c, uint64_t session,
+                       const uint8_t secret[BATON_SECRET_SIZE],
+                       const char *name, uint64_t owner, uint64_t token,
+                       const char *value)
+{
+        return foreign_grant(c, COMMAND_SET_VALUE, session, secret, name, owner,
+                             token, value);
 }
 
 int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
@@ -644,8 +676,11 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
         return client_user_status(rv);
 }
 
-int baton_holders(baton_client *c, const char *name, struct baton_grant *out,
-                  size_t cap, size_t *n, int *more)
+/* baton_holders(), into `grants` or, with each grant's value, into
+ * `values` (the other NULL). */
+static int holders(baton_client *c, const char *name,
+                   struct baton_grant *grants, struct baton_grant_value *values,
+                   size_t cap, size_t *n, int *more)
 {
         struct request *r;
         uint8_t len;
@@ -657,7 +692,7 @@ int baton_holders(baton_client *c, const char *name, struct baton_grant *out,
         if (more != NULL) {
                 *more = 0;
         }
-        if (out == NULL || cap == 0 || n == NULL) {
+        if ((grants == NULL && values == NULL) || cap == 0 || n == NULL) {
                 return BATON_EINVAL;
         }
         rv = check_call(c, name, &len);
@@ -666,7 +701,7 @@ int baton_holders(baton_client *c, const char *name, struct baton_grant *out,
         }
         /* The server sends up to PROTO_LIST_MAX of them, whatever `cap`. */
         client_lock(c);
-        r = request_holders(name, len, PROTO_LIST_MAX);
+        r = request_holders(name, len, PROTO_LIST_MAX, values != NULL);
         rv = r == NULL
                  ? BATON_ENOMEM
                  : client_roundtrip(
@@ -676,7 +711,15 @@ int baton_holders(baton_client *c, const char *name, struct baton_grant *out,
                 rv = r->status;
                 if (rv == 0) {
                         *n = r->list_n < cap ? r->list_n : cap;
-                        memcpy(out, r->grants, *n * sizeof *out);
+                        for (size_t i = 0; i < *n; i++) {
+                                if (grants != NULL) {
+                                        grants[i] = r->grants[i];
+                                        continue;
+                                }
+                                values[i].grant = r->grants[i];
+                                memcpy(values[i].value, r->values[i],
+                                       sizeof values[i].value);
+                        }
                         if (more != NULL) {
                                 *more = r->list_more || r->list_n > cap;
                         }
@@ -685,6 +728,19 @@ int baton_holders(baton_client *c, const char *name, struct baton_grant *out,
         }
         client_unlock(c);
         return client_user_status(rv);
+}
+
+int baton_holders(baton_client *c, const char *name, struct baton_grant *out,
+                  size_t cap, size_t *n, int *more)
+{
+        return holders(c, name, out, NULL, cap, n, more);
+}
+
+int baton_holders_values(baton_client *c, const char *name,
+                         struct baton_grant_value *out, size_t cap, size_t *n,
+                         int *more)
+{
+        return holders(c, name, NULL, out, cap, n, more);
 }
 
 int client_ask(baton_client *c, struct request *r)

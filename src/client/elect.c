@@ -1,5 +1,6 @@
 /* libbaton's election calls (include/baton.h) beyond the campaign, which
- * is an acquire (acquire.c): proclaim, resign, and who leads. */
+ * is an acquire (acquire.c): proclaim, resign, and who leads; and the
+ * value of any grant, which a proclaim is for an election's leader. */
 #include <stdint.h>
 #include <string.h>
 
@@ -13,8 +14,11 @@ _Static_assert(BATON_VALUE_MAX == COMMAND_VALUE_MAX,
 _Static_assert((int)BATON_MODE_LEADER == (int)COMMAND_MODE_ELECTION,
                "a holder's mode is the protocol's");
 
-int baton_proclaim(baton_client *c, const char *name, uint64_t owner,
-                   uint64_t token, const char *value)
+/* PROCLAIM or SET_VALUE (`type`): the value of `owner`'s grant of `name`
+ * that `token` names. Only the session that holds it can: never opens
+ * one. */
+static int change_value(baton_client *c, uint8_t type, const char *name,
+                        uint64_t owner, uint64_t token, const char *value)
 {
         size_t value_len = value != NULL ? strlen(value) : 0;
         struct proto_result res;
@@ -32,13 +36,12 @@ int baton_proclaim(baton_client *c, const char *name, uint64_t owner,
         owner = client_owner(owner);
         client_lock(c);
         session_tick(&c->core.session, clock_now_ms());
-        /* Only the session that leads can proclaim: never open one. */
         rv = client_holding_session(c);
         if (rv != 0) {
                 client_unlock(c);
                 return rv;
         }
-        client_command(&k, COMMAND_PROCLAIM, name, len, owner);
+        client_command(&k, type, name, len, owner);
         k.token = token;
         k.value = value;
         k.value_len = (uint8_t)value_len;
@@ -47,6 +50,18 @@ int baton_proclaim(baton_client *c, const char *name, uint64_t owner,
                         &res);
         client_unlock(c);
         return client_user_status(rv);
+}
+
+int baton_proclaim(baton_client *c, const char *name, uint64_t owner,
+                   uint64_t token, const char *value)
+{
+        return change_value(c, COMMAND_PROCLAIM, name, owner, token, value);
+}
+
+int baton_set_value(baton_client *c, const char *name, uint64_t owner,
+                    uint64_t token, const char *value)
+{
+        return change_value(c, COMMAND_SET_VALUE, name, owner, token, value);
 }
 
 int baton_resign(baton_client *c, const char *name, uint64_t owner,

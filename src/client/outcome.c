@@ -191,7 +191,7 @@ static void verify_one(void *data, const struct locks_hold *h)
 {
         const struct verify_walk *w = data;
         struct request *r =
-            request_holders(h->name, h->name_len, VERIFY_HOLDERS);
+            request_holders(h->name, h->name_len, VERIFY_HOLDERS, false);
 
         if (r == NULL) {
                 return; /* kept: the next revoke looks again */

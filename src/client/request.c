@@ -170,8 +170,14 @@ struct request *request_list(const char *prefix, uint8_t prefix_len,
         return r;
 }
 
+/* The flags of a QUERY of every holder, and of the reply it wants. */
+static uint16_t holders_flags(const struct request *r)
+{
+        return PROTO_FLAG_HOLDERS | (r->values != NULL ? PROTO_FLAG_VALUES : 0);
+}
+
 struct request *request_holders(const char *name, uint8_t name_len,
-                                uint32_t limit)
+                                uint32_t limit, bool values)
 {
         struct request *r = alloc(PROTO_QUERY);
 
@@ -183,11 +189,19 @@ struct request *request_holders(const char *name, uint8_t name_len,
                 free(r);
                 return NULL;
         }
+        if (values) {
+                r->values = calloc(limit, sizeof *r->values);
+                if (r->values == NULL) {
+                        free(r->grants);
+                        free(r);
+                        return NULL;
+                }
+        }
         r->list_cap = limit;
         r->name_len = name_len;
         memcpy(r->name, name, name_len);
-        r->len = proto_write_query(r->frame, r->frame_cap, 0,
-                                   PROTO_FLAG_HOLDERS, name, name_len);
+        r->len = proto_write_query(r->frame, r->frame_cap, 0, holders_flags(r),
+                                   name, name_len);
         return r;
 }
 
@@ -350,8 +364,8 @@ static int take_grants(struct request *r, const uint8_t *body, uint32_t len)
         if (e == NULL) {
                 return BATON_ENOMEM;
         }
-        rv = proto_read_list_reply(body, len, PROTO_FLAG_HOLDERS, e,
-                                   r->list_cap, &n, &more);
+        rv = proto_read_list_reply(body, len, holders_flags(r), e, r->list_cap,
+                                   &n, &more);
         for (i = 0; rv == 0 && i < n; i++) {
                 struct baton_grant *o = &r->grants[i];
                 o->session = e[i].session;
@@ -364,6 +378,9 @@ static int take_grants(struct request *r, const uint8_t *body, uint32_t len)
                 o->waiters = e[i].waiters;
                 o->granted_s = e[i].granted_s;
                 take_client(o->client_name, &e[i].client_name);
+                if (r->values != NULL && e[i].value.len > 0) {
+                        memcpy(r->values[i], e[i].value.p, e[i].value.len);
+                }
         }
         if (rv == 0) {
                 r->list_n = n;
@@ -421,7 +438,7 @@ int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
             flags == (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES)) {
                 return take_leader(r, body, len);
         }
-        if (r->grants != NULL && flags == PROTO_FLAG_HOLDERS) {
+        if (r->grants != NULL && flags == holders_flags(r)) {
                 return take_grants(r, body, len);
         }
         if (r->list == NULL || (flags & PROTO_FLAG_HOLDERS)) {
@@ -459,6 +476,7 @@ void request_free(struct request *r)
         free(r->reply);
         free(r->list);
         free(r->grants);
+        free(r->values);
         free(r->leader);
         free(r);
 }

@@ -120,6 +120,9 @@ struct request {
         bool list_more;               /* LIST: the server left some out */
         /* QUERY of every holder: owned, list_cap entries, list_n filled. */
         struct baton_grant *grants;
+        /* The same with values: owned, each grant's, or NULL when not
+         * asked for. */
+        char (*values)[BATON_VALUE_MAX + 1];
         /* QUERY of an election's leader: owned, filled on answer. */
         struct baton_leader *leader;
         /* WATCH: its events' queue (client/watch.c), whether the server
@@ -180,11 +183,12 @@ struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
 struct request *request_list(const char *prefix, uint8_t prefix_len,
                              uint32_t limit);
 
-/* QUERY of every holder of `name` (PROTO_FLAG_HOLDERS), with room for
+/* QUERY of every holder of `name` (PROTO_FLAG_HOLDERS; with
+ * PROTO_FLAG_VALUES too if `values`, kept in r->values), with room for
  * `limit` of them (a reply of more is malformed). NULL when out of
  * memory. */
 struct request *request_holders(const char *name, uint8_t name_len,
-                                uint32_t limit);
+                                uint32_t limit, bool values);
 
 /* QUERY of the leader of the election `name`: every holder with values
  * (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES), the first of them kept in
