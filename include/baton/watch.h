@@ -27,7 +27,7 @@ typedef struct baton_watch baton_watch;
 enum baton_event_kind {
         BATON_EVENT_GRANTED = 1,    /* a grant (or an election's leadership) */
         BATON_EVENT_RELEASED = 2,   /* a grant ended; `cause` says how */
-        BATON_EVENT_PROCLAIMED = 3, /* an election's leader's new value */
+        BATON_EVENT_PROCLAIMED = 3, /* a grant's new value (set_value, proclaim) */
 };
 
 /* What caused an event: the kind of log entry (a client's or the
@@ -44,7 +44,7 @@ enum baton_cause {
         BATON_CAUSE_UNBLOCK = 13,     /* a lock-delay ended */
         BATON_CAUSE_MULTI = 14,       /* a multi-lock granted at once */
         BATON_CAUSE_REVOKE_LOCK = 15, /* an administrator took the grant */
-        BATON_CAUSE_PROCLAIM = 17,    /* the leader proclaimed */
+        BATON_CAUSE_PROCLAIM = 17,    /* the holder changed its value */
 };
 
 /** One change, as a watch reports it. */
@@ -63,7 +63,7 @@ struct baton_event {
         int mode;         /* enum baton_mode */
         uint32_t permits; /* a semaphore grant's */
         char name[256];   /* the lock name, NUL-terminated */
-        /* An election's GRANTED and PROCLAIMED: the leader's value. */
+        /* GRANTED and PROCLAIMED: the grant's value ("": none). */
         char value[BATON_VALUE_MAX + 1];
 };
 

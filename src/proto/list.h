@@ -36,8 +36,8 @@ struct proto_lock_entry {
         /* The leader's wall clock when the grant was made, s since the
          * Unix epoch (0: not known). */
         uint32_t granted_s;
-        /* Only in the PROTO_FLAG_VALUES shape: an election's leader's
-         * value (empty for any other grant). */
+        /* Only in the PROTO_FLAG_VALUES shape: the grant's value (empty
+         * when it has none). */
         struct proto_string value;
         /* Only in the PROTO_FLAG_LEFT shape: the leader's lease of the
          * holder's session, ms until it expires it
@@ -86,8 +86,8 @@ int proto_read_list(const uint8_t *body, size_t len,
  *                        since the Unix epoch; 0: not known): one entry per
  *                        holder of the QUERY's lock, its name in each
  *   PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES
- *                        the same, then string value (an election's
- *                        leader's, 0..255 bytes; empty for any other grant)
+ *                        the same, then string value (the grant's, 0..255
+ *                        bytes; empty when it has none)
  *   PROTO_FLAG_LEFT      with either holders shape: then u32 left_ms (the
  *                        leader's lease of the holder's session, ms until
  *                        it expires it; UINT32_MAX: not known)
