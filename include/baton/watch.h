@@ -25,9 +25,10 @@ typedef struct baton_watch baton_watch;
 
 /* What happened, in struct baton_event. */
 enum baton_event_kind {
-        BATON_EVENT_GRANTED = 1,    /* a grant (or an election's leadership) */
-        BATON_EVENT_RELEASED = 2,   /* a grant ended; `cause` says how */
-        BATON_EVENT_PROCLAIMED = 3, /* a grant's new value (set_value, proclaim) */
+        BATON_EVENT_GRANTED = 1,  /* a grant (or an election's leadership) */
+        BATON_EVENT_RELEASED = 2, /* a grant ended; `cause` says how */
+        BATON_EVENT_PROCLAIMED =
+            3, /* a grant's new value (set_value, proclaim) */
 };
 
 /* What caused an event: the kind of log entry (a client's or the

@@ -100,7 +100,7 @@ static const struct number_option {
     {O_WAIT, 0, UINT32_MAX - 1, " ms",
      LEASE_CMDS | CMD(ARGS_RELEASE) | CMD(ARGS_PING)},
     {O_GRACE, 0, UINT32_MAX, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
-    {O_SESSION, 1, UINT64_MAX, "", CMD(ARGS_RELEASE)},
+    {O_SESSION, 1, UINT64_MAX, "", CMD(ARGS_RELEASE) | CMD(ARGS_SET_VALUE)},
     {O_PERMITS, 1, UINT32_MAX, "", LEASE_CMDS & ~CMD(ARGS_ELECT)},
     {O_TAKE, 1, UINT32_MAX, "", LEASE_CMDS & ~CMD(ARGS_ELECT)},
     {O_LOCK_DELAY, 0, 3600000, " ms", LEASE_CMDS & ~CMD(ARGS_ELECT)},
@@ -114,6 +114,11 @@ static const struct number_option {
 };
 
 #define DETACH_COMMANDS (CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
+/* The commands that act in a detached session: --session and --secret. */
+#define IN_SESSION_CMDS (CMD(ARGS_RELEASE) | CMD(ARGS_SET_VALUE))
+/* The commands with a value: --value (set-value's is an operand, which
+ * the same checks read). */
+#define VALUE_CMDS (LEASE_CMDS | CMD(ARGS_SET_VALUE))
 
 /* The operands kept; more only count (the first extra one is named). */
 #define MAX_OPERANDS (1 + ARGS_NAMES_MAX)
@@ -606,8 +611,15 @@ static void operands(struct args *a, const struct commands_entry *c,
                 break;
         case ARGS_CHECK:
         case ARGS_RELEASE:
+        case ARGS_SET_VALUE:
                 snprintf(what, sizeof what, "%s: TOKEN", c->name);
                 number(a, what, ops->v[2], 0, UINT64_MAX, "", &a->token);
+                if (c->command == ARGS_SET_VALUE && a->value != NULL) {
+                        bad(a, "--value is not an option of set-value: "
+                               "VALUE is its third argument");
+                } else if (c->command == ARGS_SET_VALUE) {
+                        a->value = ops->v[3];
+                }
                 break;
         }
 }
@@ -723,13 +735,14 @@ static void check_options(struct args *a, const struct commands_entry *c,
         if (given->all && c->command != ARGS_HOLDER) {
                 bad(a, "--all is not an option of %s", c->name);
         }
-        if (c->command == ARGS_RELEASE && (a->session == 0 || !a->has_secret)) {
+        if ((CMD(c->command) & IN_SESSION_CMDS) != 0 &&
+            (a->session == 0 || !a->has_secret)) {
                 bad(a,
-                    "release: --session and --secret are required (usage: "
+                    "%s: --session and --secret are required (usage: "
                     "batonctl %s)",
-                    c->synopsis);
+                    c->name, c->synopsis);
         }
-        if (a->has_secret && c->command != ARGS_RELEASE) {
+        if (a->has_secret && (CMD(c->command) & IN_SESSION_CMDS) == 0) {
                 bad(a, "--secret is not an option of %s", c->name);
         }
         check_watch(a, c);
@@ -737,12 +750,18 @@ static void check_options(struct args *a, const struct commands_entry *c,
                 bad(a, "--listen is not an option of %s", c->name);
         }
         check_health(a, c);
-        if (a->value != NULL && c->command != ARGS_ELECT) {
+        if (a->value != NULL && (CMD(c->command) & VALUE_CMDS) == 0) {
                 bad(a, "--value is not an option of %s", c->name);
         }
+        if (a->value != NULL && a->n_names > 1) {
+                bad(a, "--value: the grants of a multi-lock carry no value "
+                       "(name one lock)");
+        }
         if (a->value != NULL && strlen(a->value) > BATON_VALUE_MAX) {
-                bad(a, "--value: %zu bytes, at most %d", strlen(a->value),
-                    BATON_VALUE_MAX);
+                bad(a, "%s: %zu bytes, at most %d",
+                    c->command == ARGS_SET_VALUE ? "set-value: VALUE"
+                                                 : "--value",
+                    strlen(a->value), BATON_VALUE_MAX);
         }
 }
 

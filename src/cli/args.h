@@ -38,6 +38,8 @@ enum args_command {
         ARGS_SESSION_LIST,     /* session list: the live sessions */
         ARGS_SESSION_INFO,     /* session info ID: one of them */
         ARGS_CONSOLE,          /* console: the page in a browser */
+        ARGS_SET_VALUE,        /* set-value NAME TOKEN VALUE: a detached
+                                * grant's value */
 };
 
 /* What args_parse() asks the caller to do. */
@@ -76,7 +78,9 @@ struct args {
         uint64_t session; /* --session; 0: not given */
         bool has_secret;  /* --secret given */
         uint8_t secret[BATON_SECRET_SIZE]; /* --secret, from hex */
-        const char *value;  /* elect --value: what the leader advertises */
+        /* lock, sem, acquire, try --value: the grant's value; elect
+         * --value: what the leader advertises; set-value's VALUE. */
+        const char *value;
         const char *prefix; /* watch --prefix; NULL: a name */
         const char *listen; /* console --listen; NULL: not given */
         /* lock, sem, elect --check CMD: a health command (healthcheck.h);
@@ -91,7 +95,7 @@ struct args {
          * at once, a multi-lock. */
         const char *names[ARGS_NAMES_MAX];
         unsigned n_names;
-        uint64_t token; /* check, release */
+        uint64_t token; /* check, release, set-value */
         uint64_t id;    /* member add, member remove, transfer, session */
         uint64_t after; /* session list --after: the cursor; 0: none */
         uint64_t limit; /* session list --limit: at most; 0: every one */

@@ -39,6 +39,10 @@
 #define OPT_SHARED                                                             \
         "--shared\tthe read lock, which readers hold together while no "       \
         "writer does\n"
+#define OPT_VALUE                                                              \
+        "--value V\tthe grant's value, at most 255 bytes, which `holder` "     \
+        "and watches show while it lasts (where the holder is, a job id); "    \
+        "one name only\n"
 #define OPT_DETACH                                                             \
         "--detach\ttake it as a lease that outlives batonctl: print NAME "     \
         "TOKEN SESSION SECRET and exit; the cluster frees it TTL later, or "   \
@@ -46,23 +50,24 @@
 
 static const struct commands_entry table[] = {
     {"lock", ARGS_LOCK, 1, ARGS_NAMES_MAX,
-     "lock NAME [NAME...] [--shared] [--ttl MS] [--lock-delay MS] [--wait MS] "
-     "[--grace MS] [--check CMD] -- CMD [ARG...]",
+     "lock NAME [NAME...] [--shared] [--value V] [--ttl MS] [--lock-delay MS] "
+     "[--wait MS] [--grace MS] [--check CMD] -- CMD [ARG...]",
      "run CMD while holding NAME, with the grant's fencing token in "
      "$BATON_TOKEN; with several NAMEs, while holding every one, all taken "
      "at once or none (a multi-lock, one token). CMD is stopped (SIGTERM, "
      "then SIGKILL) before the lease could run out if the session is in "
      "jeopardy or the lock is lost, or when a --check fails.",
-     OPT_SHARED OPT_TTL OPT_LOCK_DELAY OPT_WAIT_LOCK OPT_GRACE OPT_CHECK},
+     OPT_SHARED OPT_VALUE OPT_TTL OPT_LOCK_DELAY OPT_WAIT_LOCK OPT_GRACE
+         OPT_CHECK},
     {"sem", ARGS_SEM, 1, 1,
-     "sem NAME --permits N [--take K] [--ttl MS] [--lock-delay MS] "
+     "sem NAME --permits N [--take K] [--value V] [--ttl MS] [--lock-delay MS] "
      "[--wait MS] [--grace MS] [--check CMD] -- CMD [ARG...]",
      "run CMD while holding K (default 1) of the N permits of the semaphore "
      "NAME, as lock runs it.",
      "--permits N\tthe semaphore's number of permits (required; every "
      "holder names the same)\n"
-     "--take K\tthe permits to take (default 1)\n" OPT_TTL OPT_LOCK_DELAY
-         OPT_WAIT_LOCK OPT_GRACE OPT_CHECK},
+     "--take K\tthe permits to take (default 1)\n" OPT_VALUE OPT_TTL
+         OPT_LOCK_DELAY OPT_WAIT_LOCK OPT_GRACE OPT_CHECK},
     {"elect", ARGS_ELECT, 1, 1,
      "elect NAME [--value V] [--ttl MS] [--wait MS] [--grace MS] "
      "[--check CMD] -- CMD [ARG...]",
@@ -73,17 +78,18 @@ static const struct commands_entry table[] = {
      "empty)\n" OPT_TTL "--wait MS\thow long to wait to lead (default: "
      "until leading)\n" OPT_GRACE OPT_CHECK},
     {"acquire", ARGS_ACQUIRE, 1, 1,
-     "acquire NAME [--shared | --permits N [--take K]] [--ttl MS] "
-     "[--lock-delay MS] [--wait MS] [--detach]",
+     "acquire NAME [--shared | --permits N [--take K]] [--value V] "
+     "[--ttl MS] [--lock-delay MS] [--wait MS] [--detach]",
      "take NAME, print NAME TOKEN, and hold it until SIGINT or SIGTERM; "
      "with --detach, take it as a lease that outlives batonctl and print "
      "NAME TOKEN SESSION SECRET.",
-     OPT_SHARED OPT_PERMITS OPT_TTL OPT_LOCK_DELAY OPT_WAIT_LOCK OPT_DETACH},
+     OPT_SHARED OPT_PERMITS OPT_VALUE OPT_TTL OPT_LOCK_DELAY OPT_WAIT_LOCK
+         OPT_DETACH},
     {"try", ARGS_TRY, 1, 1,
-     "try NAME [--shared | --permits N [--take K]] [--ttl MS] "
+     "try NAME [--shared | --permits N [--take K]] [--value V] [--ttl MS] "
      "[--lock-delay MS] [--detach]",
      "acquire without waiting: exit 1 at once if another owner holds NAME.",
-     OPT_SHARED OPT_PERMITS OPT_TTL OPT_LOCK_DELAY OPT_DETACH},
+     OPT_SHARED OPT_PERMITS OPT_VALUE OPT_TTL OPT_LOCK_DELAY OPT_DETACH},
     {"release", ARGS_RELEASE, 2, 2,
      "release NAME TOKEN --session S --secret HEX",
      "release the grant TOKEN of NAME that acquire --detach printed, from "
@@ -92,8 +98,18 @@ static const struct commands_entry table[] = {
      "(required)\n"
      "--secret HEX\tthe session's secret, the 32 hex digits acquire "
      "--detach printed (required)\n"},
+    {"set-value", ARGS_SET_VALUE, 3, 3,
+     "set-value NAME TOKEN VALUE --session S --secret HEX",
+     "change the value of the grant TOKEN of NAME that acquire --detach "
+     "printed (\"\" clears it), keeping the grant and its token, from any "
+     "process that has its session's secret.",
+     "--session S\tthe grant's session, as acquire --detach printed it "
+     "(required)\n"
+     "--secret HEX\tthe session's secret, the 32 hex digits acquire "
+     "--detach printed (required)\n"},
     {"holder", ARGS_HOLDER, 1, 1, "holder NAME [--all]",
-     "who holds NAME: its session, owner, token, count, waiters and client.",
+     "who holds NAME: its session, owner, token, count, waiters, value and "
+     "client.",
      "--all\tevery grant of NAME (a read lock's readers, a semaphore's "
      "holders), with its mode or permits\n"},
     {"check", ARGS_CHECK, 2, 2, "check NAME TOKEN",

@@ -136,21 +136,25 @@ static int failed(const struct args *o, const char *what, int rv)
 
 /* The lock `name` for `owner`: the leadership of an election for elect,
  * --take of the --permits of a semaphore, the read lock with --shared,
- * else the write lock. */
+ * else the write lock; with the --value. */
 static int take(baton_client *c, const struct args *o, const char *name,
                 uint64_t owner, uint64_t *token)
 {
+        struct baton_acquire_options opts = {.mode = BATON_MODE_EXCLUSIVE,
+                                             .value = o->value};
+
         if (o->command == ARGS_ELECT) {
                 return baton_campaign(c, name, o->value, owner, o->wait_ms,
                                       token);
         }
         if (o->permits != 0) {
-                return baton_sem_acquire(c, name, o->permits, o->take, owner,
-                                         o->wait_ms, token);
+                opts.mode = BATON_MODE_PERMITS;
+                opts.limit = o->permits;
+                opts.permits = o->take;
+        } else if (o->shared) {
+                opts.mode = BATON_MODE_SHARED;
         }
-        return o->shared
-                   ? baton_acquire_shared(c, name, owner, o->wait_ms, token)
-                   : baton_acquire(c, name, owner, o->wait_ms, token);
+        return baton_acquire_with(c, name, owner, o->wait_ms, &opts, token);
 }
 
 /* The names of a multi-lock as baton_multi_acquire() takes them, every
@@ -334,6 +338,20 @@ static int cmd_release(baton_client *c, const struct args *o, const char *name,
         return rv == 0 ? EXIT_OK : failed(o, "release", rv);
 }
 
+/* set-value NAME TOKEN VALUE --session S --secret HEX: change a detached
+ * grant's value. */
+static int cmd_set_value(baton_client *c, const struct args *o)
+{
+        int rv = baton_set_value_in(c, o->session, o->secret, o->name,
+                                    BATON_OWNER_DETACHED, o->token, o->value);
+
+        if (rv != 0) {
+                return failed(o, "set-value", rv);
+        }
+        print_value_set(stdout, o->json, o->name, o->token, o->value);
+        return EXIT_OK;
+}
+
 /* acquire and try: hold the lock until a signal, watching the session. */
 static int cmd_hold(baton_client *c, const struct args *o, const char *name)
 {
@@ -366,6 +384,8 @@ static int cmd_hold(baton_client *c, const struct args *o, const char *name)
  * one reply carries; one command runs per process, so they share it. */
 #define HOLDERS_MAX 1000
 static struct baton_grant grants[HOLDERS_MAX];
+/* The same with values, for holder. */
+static struct baton_grant_value values[HOLDERS_MAX];
 
 /* revoke NAME: end every session that holds NAME, each once, as an
  * expiry would (its other locks go too). */
@@ -402,23 +422,57 @@ static int cmd_revoke(baton_client *c, const struct args *o)
 }
 
 /* holder --all: every grant of the lock or semaphore, each with its
- * session's time left. */
+ * session's time left and its value. */
 static int cmd_holders(baton_client *c, const struct args *o)
 {
+        struct baton_grant_value *g = values;
         static uint64_t ids[HOLDERS_MAX];
         static int64_t left[HOLDERS_MAX];
         size_t n = 0, i;
         int more = 0;
-        int rv = baton_holders(c, o->name, grants, HOLDERS_MAX, &n, &more);
+        int rv = baton_holders_values(c, o->name, g, HOLDERS_MAX, &n, &more);
 
         if (rv != 0) {
                 return failed(o, "holder", rv);
         }
         for (i = 0; i < n; i++) {
-                ids[i] = grants[i].session;
+                ids[i] = g[i].grant.session;
         }
         cli_sessions_left(c, ids, n, left);
-        print_grants(stdout, o->json, o->name, grants, left, n, more != 0);
+        print_grants(stdout, o->json, o->name, g, left, n, more != 0);
+        return EXIT_OK;
+}
+
+/* holder NAME: who holds it, with the session's time left and the
+ * grant's value (read by a second query: "" if the grant ended between
+ * the two). */
+static int cmd_holder(baton_client *c, const struct args *o)
+{
+        struct baton_grant_value *g = values;
+        struct baton_holder h;
+        const char *value = "";
+        int64_t left = -1;
+        size_t n = 0, i;
+        int rv;
+
+        if (o->all) {
+                return cmd_holders(c, o);
+        }
+        rv = baton_holder(c, o->name, &h);
+        if (rv != 0) {
+                return failed(o, "holder", rv);
+        }
+        if (h.held) {
+                cli_sessions_left(c, &h.session, 1, &left);
+                rv = baton_holders_values(c, o->name, g, HOLDERS_MAX, &n, NULL);
+                for (i = 0; rv == 0 && i < n; i++) {
+                        if (g[i].grant.session == h.session &&
+                            g[i].grant.token == h.token) {
+                                value = g[i].value;
+                        }
+                }
+        }
+        print_holder(stdout, o->json, o->name, &h, left, value);
         return EXIT_OK;
 }
 
@@ -611,8 +665,6 @@ static int cmd_console(baton_client *c, const struct args *o)
 
 static int run(baton_client *c, const struct args *o)
 {
-        struct baton_holder h;
-        int64_t left;
         int rv;
 
         switch (o->command) {
@@ -645,19 +697,9 @@ static int run(baton_client *c, const struct args *o)
         case ARGS_REVOKE:
                 return cmd_revoke(c, o);
         case ARGS_HOLDER:
-                if (o->all) {
-                        return cmd_holders(c, o);
-                }
-                rv = baton_holder(c, o->name, &h);
-                if (rv != 0) {
-                        return failed(o, "holder", rv);
-                }
-                left = -1;
-                if (h.held) {
-                        cli_sessions_left(c, &h.session, 1, &left);
-                }
-                print_holder(stdout, o->json, o->name, &h, left);
-                return EXIT_OK;
+                return cmd_holder(c, o);
+        case ARGS_SET_VALUE:
+                return cmd_set_value(c, o);
         case ARGS_CHECK:
                 rv = baton_check(c, o->name, o->token);
                 if (rv != 0 && rv != BATON_ESTALE) {

@@ -70,6 +70,16 @@ static void put_client_text(FILE *out, const char *client)
         fputc('\n', out);
 }
 
+/* A grant's value: " value \"V\"" in text when it has one; in JSON
+ * ,"value":V always ("" when none). */
+static void put_value(FILE *out, bool json, const char *value)
+{
+        if (json || value[0] != '\0') {
+                fputs(json ? ",\"value\":" : " value ", out);
+                put_json(out, value, strlen(value), false);
+        }
+}
+
 /* ,"client_name":NAME, always there ("" when unknown). */
 static void put_client_json(FILE *out, const char *client)
 {
@@ -124,7 +134,8 @@ static void put_left(FILE *out, bool json, int64_t left_ms)
 }
 
 void print_holder(FILE *out, bool json, const char *name,
-                  const struct baton_holder *h, int64_t left_ms)
+                  const struct baton_holder *h, int64_t left_ms,
+                  const char *value)
 {
         if (!json) {
                 if (!h->held && h->waiters == 0) {
@@ -142,6 +153,7 @@ void print_holder(FILE *out, bool json, const char *name,
                         name, h->session, h->owner, h->token, h->count,
                         h->waiters);
                 put_left(out, false, left_ms);
+                put_value(out, false, value);
                 put_client_text(out, h->client_name);
                 return;
         }
@@ -154,6 +166,7 @@ void print_holder(FILE *out, bool json, const char *name,
                 h->held ? "true" : "false", h->session, h->owner, h->token,
                 h->count, h->waiters, h->index);
         put_left(out, true, h->held ? left_ms : -1);
+        put_value(out, true, value);
         put_client_json(out, h->client_name);
         fputs("}\n", out);
 }
@@ -348,8 +361,8 @@ void print_revoked(FILE *out, bool json, const char *name,
 }
 
 void print_grants(FILE *out, bool json, const char *name,
-                  const struct baton_grant *g, const int64_t *left, size_t n,
-                  bool more)
+                  const struct baton_grant_value *gv, const int64_t *left,
+                  size_t n, bool more)
 {
         size_t i;
 
@@ -360,31 +373,34 @@ void print_grants(FILE *out, bool json, const char *name,
                 fputc('{', out);
                 print_json_lock(out, name);
                 fprintf(out, ",\"waiters\":%" PRIu32 ",\"holders\":[",
-                        n > 0 ? g[0].waiters : 0);
+                        n > 0 ? gv[0].grant.waiters : 0);
         }
         for (i = 0; i < n; i++) {
+                const struct baton_grant *g = &gv[i].grant;
                 if (json) {
                         fprintf(out,
                                 "%s{\"session\":%" PRIu64 ",\"owner\":%" PRIu64
                                 ",\"token\":%" PRIu64 ",\"count\":%" PRIu32,
-                                i > 0 ? "," : "", g[i].session, g[i].owner,
-                                g[i].token, g[i].count);
-                        put_kind(out, true, &g[i]);
-                        put_since(out, true, g[i].granted_s);
+                                i > 0 ? "," : "", g->session, g->owner,
+                                g->token, g->count);
+                        put_kind(out, true, g);
+                        put_since(out, true, g->granted_s);
                         put_left(out, true, left[i]);
-                        put_client_json(out, g[i].client_name);
+                        put_value(out, true, gv[i].value);
+                        put_client_json(out, g->client_name);
                         fputc('}', out);
                         continue;
                 }
                 fprintf(out,
                         "%s held by session %" PRIu64 " owner %" PRIu64
                         " token %" PRIu64 " count %" PRIu32,
-                        name, g[i].session, g[i].owner, g[i].token, g[i].count);
-                put_kind(out, false, &g[i]);
-                put_since(out, false, g[i].granted_s);
-                fprintf(out, " waiters %" PRIu32, g[i].waiters);
+                        name, g->session, g->owner, g->token, g->count);
+                put_kind(out, false, g);
+                put_since(out, false, g->granted_s);
+                fprintf(out, " waiters %" PRIu32, g->waiters);
                 put_left(out, false, left[i]);
-                put_client_text(out, g[i].client_name);
+                put_value(out, false, gv[i].value);
+                put_client_text(out, g->client_name);
         }
         if (json) {
                 fputs("]}\n", out);
@@ -794,4 +810,20 @@ void print_acl_changed(FILE *out, bool json, const char *identity, int role)
         } else {
                 fprintf(out, "acl: %s is %s\n", identity, access_name(role));
         }
+}
+
+void print_value_set(FILE *out, bool json, const char *name, uint64_t token,
+                     const char *value)
+{
+        if (!json) {
+                fprintf(out, "%s token %" PRIu64 " value ", name, token);
+                put_json(out, value, strlen(value), false);
+                fputc('\n', out);
+                return;
+        }
+        fputc('{', out);
+        print_json_lock(out, name);
+        fprintf(out, ",\"token\":%" PRIu64, token);
+        put_value(out, true, value);
+        fputs("}\n", out);
 }

@@ -26,35 +26,42 @@ void print_json_lock(FILE *out, const char *name);
  * it. */
 void print_grant(FILE *out, bool json, const char *name, uint64_t token,
                  uint64_t session, const uint8_t *secret);
-/* holder: "NAME held by session S ... waiters W left Lms client C" (left
- * out: `left_ms` < 0, not known), or a JSON object with "left_ms". */
+/* holder: "NAME held by session S ... waiters W left Lms [value "V"]
+ * client C" (left out: `left_ms` < 0, not known; the value: `value` "",
+ * none), or a JSON object with "left_ms" and "value". */
 void print_holder(FILE *out, bool json, const char *name,
-                  const struct baton_holder *h, int64_t left_ms);
-/* revoke: the session of grant `g` of `name` ended. */
+                  const struct baton_holder *h, int64_t left_ms,
+                  const char *value);
 /* Who leads an election: "NAME led by session S owner O token T
  * candidates N [since TIME] value "V" [client C]", or "NAME no leader";
  * or one JSON object. */
 void print_leader(FILE *out, bool json, const char *name,
                   const struct baton_leader *l);
-/* One leadership as observe prints it: "NAME token T session S value
- * "V"", or one JSON object. */
 /* What a backup holds (snapshot save, snapshot inspect): one line or one
  * JSON object. Every token handed out up to it is at most its index. */
 void print_backup(FILE *out, bool json, const char *path,
                   const struct baton_backup_info *b);
+/* One leadership as observe prints it: "NAME token T session S value
+ * "V"", or one JSON object. */
 void print_leadership(FILE *out, bool json, const char *name, uint64_t token,
                       uint64_t session, const char *value);
 /* One event of a watch: "NAME granted session S owner O token T MODE at
  * INDEX:ORD by CAUSE [value "V"]", or one JSON object. */
 void print_event(FILE *out, bool json, const struct baton_event *e);
+/* revoke: the session of grant `g` of `name` ended. */
 void print_revoked(FILE *out, bool json, const char *name,
                    const struct baton_grant *g);
 /* holder --all: every grant of `name`, one line each ("NAME free" when
  * none), or a JSON object with the waiters and an array of grants; each
- * with its session's time left, left[i] (< 0: not known). */
+ * with its session's time left, left[i] (< 0: not known), and its value
+ * (text: when it has one). */
 void print_grants(FILE *out, bool json, const char *name,
-                  const struct baton_grant *g, const int64_t *left, size_t n,
-                  bool more);
+                  const struct baton_grant_value *g, const int64_t *left,
+                  size_t n, bool more);
+/* A grant's value changed (set-value): "NAME token T value "V"" (""
+ * when cleared), or one JSON object. */
+void print_value_set(FILE *out, bool json, const char *name, uint64_t token,
+                     const char *value);
 /* LIST's answer: one line per lock, or a JSON array; `more` adds a note on
  * stderr that the listing was cut short. */
 void print_list(FILE *out, bool json, const struct baton_lock_info *locks,

@@ -4,9 +4,9 @@
  * --endpoints of the cluster and its exit status, stdout and stderr are
  * checked: lock -- CMD (environment, the command's status passed through,
  * 127), try on a held lock, acquire ended by SIGTERM, holder, check, list,
- * detached leases, shared locks, semaphores, multi-locks, elections, watch
- * and observe, revoke, status and member list (text and JSON). Prints TAP.
- * Its siblings: test_batonctl_cmdline (usage, numbers, options, --json
+ * detached leases, shared locks, values, semaphores, multi-locks, elections,
+ * watch and observe, revoke, status and member list (text and JSON). Prints
+ * TAP. Its siblings: test_batonctl_cmdline (usage, numbers, options, --json
  * names, --version, BATON_ENDPOINTS, TLS flags, an unreachable cluster)
  * and test_batonctl_lost (lock -- CMD while every node is SIGSTOPped).
  *
@@ -389,6 +389,92 @@ static void shared_locks(void)
         if (!ok(p.status == 0, "lock (a writer) once the readers are gone")) {
                 proc_show(&p);
         }
+}
+
+/* --value: a detached lease's value shown by holder (text, --all, JSON),
+ * changed by set-value from another process with the token (a stale one
+ * changes nothing), cleared, and on a reader's grant too. */
+static void grant_values(void)
+{
+        char t1[32], s1[32], k1[40], t2[32], s2[32], k2[40], stale[32];
+        char want[128];
+        struct proc p;
+
+        ctl(&p, RUN_MS, "acquire", "cli-val", "--value", "10.0.0.7:8080",
+            "--detach", NULL);
+        if (!ok(read_lease(&p, "cli-val", t1, s1, k1),
+                "acquire --value --detach: a lease with a value")) {
+                proc_show(&p);
+                return;
+        }
+        ctl(&p, RUN_MS, "holder", "cli-val", NULL);
+        if (!ok(p.status == 0 &&
+                    strstr(p.out, " value \"10.0.0.7:8080\"") != NULL,
+                "holder: shows the grant's value")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--json", "holder", "cli-val", NULL);
+        if (!ok(p.status == 0 && jsoncheck_valid(p.out) &&
+                    strstr(p.out, "\"value\":\"10.0.0.7:8080\"") != NULL,
+                "--json holder: \"value\"")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "set-value", "cli-val", t1, "job-42", "--session", s1,
+            "--secret", k1, NULL);
+        snprintf(want, sizeof want, "cli-val token %s value \"job-42\"\n", t1);
+        if (!ok(p.status == 0 && strcmp(p.out, want) == 0,
+                "set-value: exit 0, prints the new value")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "holder", "cli-val", "--all", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, " value \"job-42\"") != NULL,
+                "holder --all: the changed value")) {
+                proc_show(&p);
+        }
+        snprintf(stale, sizeof stale, "%llu", strtoull(t1, NULL, 10) - 1);
+        ctl(&p, RUN_MS, "set-value", "cli-val", stale, "stale", "--session", s1,
+            "--secret", k1, NULL);
+        if (!ok(p.status == 1 && strstr(p.err, "stale") != NULL,
+                "set-value with another token: exit 1, stale")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--json", "holder", "cli-val", "--all", NULL);
+        if (!ok(p.status == 0 && jsoncheck_valid(p.out) &&
+                    strstr(p.out, "\"value\":\"job-42\"") != NULL,
+                "--json holder --all: the value is unchanged by the stale "
+                "token")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "set-value", "cli-val", t1, "", "--session", s1,
+            "--secret", k1, NULL);
+        ctl(&p, RUN_MS, "holder", "cli-val", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, " held by ") != NULL &&
+                    strstr(p.out, " value ") == NULL,
+                "set-value \"\": the value is cleared, the grant kept")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "release", "cli-val", t1, "--session", s1, "--secret",
+            k1, NULL);
+        ok(p.status == 0, "release of the valued lease: exit 0");
+        ctl(&p, RUN_MS, "acquire", "cli-val-rw", "--shared", "--value", "r1",
+            "--detach", NULL);
+        ok(read_lease(&p, "cli-val-rw", t1, s1, k1),
+           "acquire --shared --value: a reader with a value");
+        ctl(&p, RUN_MS, "try", "cli-val-rw", "--shared", "--value", "r2",
+            "--detach", NULL);
+        ok(read_lease(&p, "cli-val-rw", t2, s2, k2),
+           "try --shared --value: a second reader with its own");
+        ctl(&p, RUN_MS, "holder", "cli-val-rw", "--all", NULL);
+        if (!ok(p.status == 0 && strstr(p.out, " value \"r1\"") != NULL &&
+                    strstr(p.out, " value \"r2\"") != NULL,
+                "holder --all: each reader's value")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "release", "cli-val-rw", t1, "--session", s1,
+            "--secret", k1, NULL);
+        ctl(&p, RUN_MS, "release", "cli-val-rw", t2, "--session", s2,
+            "--secret", k2, NULL);
+        ok(p.status == 0, "release of the readers: exit 0");
 }
 
 /* sem: a command runs holding permits; with the permits all held by a
@@ -859,6 +945,7 @@ int main(int argc, char **argv)
         list_locks();
         detached_leases();
         shared_locks();
+        grant_values();
         semaphores();
         multi_locks();
         elections();

@@ -141,6 +141,31 @@ static void usage_errors(void)
         ctl(&p, RUN_MS, "release", "x", "5", NULL);
         usage_error(&p, 2, WANT("--session and --secret are required"),
                     "release without --session: exit 2, one line says so");
+        ctl(&p, RUN_MS, "set-value", "x", "5", "v", NULL);
+        usage_error(&p, 2,
+                    WANT("set-value: --session and --secret are required"),
+                    "set-value without --session: exit 2, one line says so");
+        ctl(&p, RUN_MS, "set-value", "x", "5", "--value", "v", "--session", "1",
+            "--secret", "00112233445566778899aabbccddeeff", NULL);
+        usage_error(&p, 2, WANT("set-value", "too few"),
+                    "set-value with --value for VALUE: exit 2, too few "
+                    "arguments");
+        ctl(&p, RUN_MS, "holder", "x", "--value", "v", NULL);
+        usage_error(&p, 2, WANT("--value is not an option of holder"),
+                    "holder --value: exit 2, one line says so");
+        ctl(&p, RUN_MS, "lock", "x", "y", "--value", "v", "--", "true", NULL);
+        usage_error(&p, 125, WANT("--value", "multi-lock carry no value"),
+                    "lock of two names with --value: exit 125 (lock's usage "
+                    "status), one line says a multi-lock's grants carry none");
+        {
+                char longest[BATON_VALUE_MAX + 2];
+                memset(longest, 'v', sizeof longest - 1);
+                longest[sizeof longest - 1] = '\0';
+                ctl(&p, RUN_MS, "acquire", "x", "--value", longest, NULL);
+                usage_error(&p, 2, WANT("--value: 256 bytes, at most 255"),
+                            "acquire --value of 256 bytes: exit 2, one line "
+                            "gives the size and the limit");
+        }
         ctl(&p, RUN_MS, "holder", "x", "--ttl", "5000", NULL);
         usage_error(&p, 2, WANT("--ttl is not an option of holder"),
                     "holder --ttl: exit 2, one line says it does not apply");
