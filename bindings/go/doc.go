@@ -8,6 +8,10 @@
 //   - Locks: Lock and TryLock take exclusive locks, RLock and TryRLock
 //     shared ones, Acquire and TryAcquire permits of a semaphore, LockAll
 //     and TryLockAll several locks at once (one entry, one token).
+//   - Values: every grant can carry up to 255 bytes (where its holder is,
+//     what it does): WithValue gives a Lock, RLock or Acquire (and their
+//     Try forms) one, Lock.SetValue changes it, fenced by the grant's
+//     token, Holders reads each grant's, and watches see it.
 //   - Elections: Campaign and TryCampaign lead an election with a value,
 //     Lock.Proclaim changes it, Lock.Resign ends the leadership; Leader
 //     reads who leads, Observe follows it.

@@ -8,17 +8,7 @@ package baton
 import (
 	"context"
 	"errors"
-	"strings"
 )
-
-// checkValue: an advertised value is 0..255 bytes without NUL.
-func checkValue(value string) error {
-	if len(value) > 255 || strings.IndexByte(value, 0) >= 0 {
-		return &codeError{code: ErrInvalid, what: "election value: at most " +
-			"255 bytes, no NUL"}
-	}
-	return nil
-}
 
 // Campaign waits until the session leads the election `name`, then
 // advertises `value` (0..255 bytes) as its leader. Candidates lead in the
@@ -28,9 +18,6 @@ func checkValue(value string) error {
 // name that is a lock or a semaphore is ErrKind.
 func (c *Client) Campaign(ctx context.Context, name, value string) (*Lock,
 	error) {
-	if err := checkValue(value); err != nil {
-		return nil, err
-	}
 	return c.acquire(ctx, name, lockArgs{wait: waitForever, mode: Election,
 		value: value})
 }
@@ -39,9 +26,6 @@ func (c *Client) Campaign(ctx context.Context, name, value string) (*Lock,
 // fails with ErrBusy.
 func (c *Client) TryCampaign(ctx context.Context, name, value string) (*Lock,
 	error) {
-	if err := checkValue(value); err != nil {
-		return nil, err
-	}
 	return c.acquire(ctx, name, lockArgs{mode: Election, value: value})
 }
 
@@ -58,7 +42,7 @@ func (l *Lock) Proclaim(ctx context.Context, value string) error {
 		return err
 	}
 	defer c.done(seq)
-	_, err = c.command(ctx, cmdProclaim(c.Session(), seq, ack, l.owner,
+	_, err = c.command(ctx, cmdProclaim(cProclaim, c.Session(), seq, ack, l.owner,
 		l.token, l.name, value), "proclaim in "+l.name, nil)
 	return err
 }

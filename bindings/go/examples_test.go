@@ -83,6 +83,23 @@ func TestExampleLock(t *testing.T) {
 	}
 }
 
+// With a value: the lock carries it, as the example reads it back and
+// another client does while it holds the lock.
+func TestExampleLockValue(t *testing.T) {
+	bin := buildExample(t, "lock")
+	cmd, lines := started(t, nil, bin, "go/example-value", "2s",
+		"nightly report on host-7")
+	await(t, lines, "holding go/example-value, token ")
+	await(t, lines, `its value: "nightly report on host-7"`)
+	gs, err := dialT(t, 10*time.Second).Holders(ctxT(t), "go/example-value")
+	if err != nil || len(gs) != 1 || gs[0].Value != "nightly report on host-7" {
+		t.Fatalf("holders while it holds: %+v %v", gs, err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("examples/lock: %v", err)
+	}
+}
+
 // Two candidates: the first leads, the second follows it, and leads once
 // the first is stopped (it resigns on SIGTERM).
 func TestExampleLeader(t *testing.T) {

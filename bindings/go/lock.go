@@ -81,7 +81,7 @@ type lockArgs struct {
 	wait           uint32 // 0: a try; waitForever: until ctx ends
 	mode           Mode
 	permits, limit uint32
-	value          string      // a candidate's (Election)
+	value          string      // the grant's (WithValue), a candidate's (Election)
 	multi          []MultiName // a MULTI's names
 }
 
@@ -93,28 +93,34 @@ type MultiName struct {
 
 // Lock waits until the session holds `name` exclusively, or ctx ends (the
 // wait is then withdrawn, and ctx's error returned). Each call is its own
-// owner: two goroutines of one client wait for each other.
-func (c *Client) Lock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, lockArgs{wait: waitForever})
+// owner: two goroutines of one client wait for each other. WithValue gives
+// the grant a value.
+func (c *Client) Lock(ctx context.Context, name string,
+	opts ...LockOption) (*Lock, error) {
+	return c.acquire(ctx, name, withOptions(lockArgs{wait: waitForever}, opts))
 }
 
 // TryLock takes `name` if it is free, else fails with ErrBusy at once.
-func (c *Client) TryLock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, lockArgs{})
+func (c *Client) TryLock(ctx context.Context, name string,
+	opts ...LockOption) (*Lock, error) {
+	return c.acquire(ctx, name, withOptions(lockArgs{}, opts))
 }
 
 // RLock waits until the session holds `name` shared, as one of its
 // readers: readers hold it together, a writer (Lock) alone, in arrival
 // order (docs/fsm.md, "Read/write locks"). Each reader's grant has its own
-// token.
-func (c *Client) RLock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, lockArgs{wait: waitForever, mode: Shared})
+// token, and its own value (WithValue).
+func (c *Client) RLock(ctx context.Context, name string,
+	opts ...LockOption) (*Lock, error) {
+	return c.acquire(ctx, name, withOptions(lockArgs{wait: waitForever,
+		mode: Shared}, opts))
 }
 
 // TryRLock takes `name` shared if no writer holds or waits for it, else
 // fails with ErrBusy at once.
-func (c *Client) TryRLock(ctx context.Context, name string) (*Lock, error) {
-	return c.acquire(ctx, name, lockArgs{mode: Shared})
+func (c *Client) TryRLock(ctx context.Context, name string,
+	opts ...LockOption) (*Lock, error) {
+	return c.acquire(ctx, name, withOptions(lockArgs{mode: Shared}, opts))
 }
 
 // Acquire waits until the session holds `permits` of the semaphore
@@ -122,19 +128,20 @@ func (c *Client) TryRLock(ctx context.Context, name string) (*Lock, error) {
 // it; every later one must name the same, else ErrPermits). The Lock it
 // returns is released with Unlock, its own token and Context as a lock's.
 // A semaphore's name is not a lock's (ErrKind), and an owner holds one
-// grant of it at a time (ErrHeld).
+// grant of it at a time (ErrHeld). Each grant of permits has its own
+// value (WithValue).
 func (c *Client) Acquire(ctx context.Context, name string, permits,
-	limit uint32) (*Lock, error) {
-	return c.acquire(ctx, name, lockArgs{wait: waitForever,
-		mode: Semaphore, permits: permits, limit: limit})
+	limit uint32, opts ...LockOption) (*Lock, error) {
+	return c.acquire(ctx, name, withOptions(lockArgs{wait: waitForever,
+		mode: Semaphore, permits: permits, limit: limit}, opts))
 }
 
 // TryAcquire takes `permits` of the semaphore if they are free, else
 // fails with ErrBusy at once.
 func (c *Client) TryAcquire(ctx context.Context, name string, permits,
-	limit uint32) (*Lock, error) {
-	return c.acquire(ctx, name, lockArgs{mode: Semaphore,
-		permits: permits, limit: limit})
+	limit uint32, opts ...LockOption) (*Lock, error) {
+	return c.acquire(ctx, name, withOptions(lockArgs{mode: Semaphore,
+		permits: permits, limit: limit}, opts))
 }
 
 // LockAll waits until the session holds every one of `names` at once,
@@ -172,6 +179,9 @@ func (c *Client) lockAll(ctx context.Context, names []MultiName,
 
 func (c *Client) acquire(ctx context.Context, name string, a lockArgs) (*Lock, error) {
 	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	if err := checkValue(a.value); err != nil {
 		return nil, err
 	}
 	if a.wait != 0 {

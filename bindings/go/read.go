@@ -50,12 +50,12 @@ type Grant struct {
 	Mode           Mode
 	Permits, Limit uint32    // a semaphore grant's permits, and its limit
 	Granted        time.Time // by the leader's clock, to a second; zero if unknown
-	Value          string    // an election leader's advertised value
+	Value          string    // the grant's value (WithValue, Campaign; SetValue)
 }
 
-// Holders reads every grant of `name`, oldest first: the writer, or every
-// reader, or every semaphore grant, or the election's leader with its
-// value. None when it is free.
+// Holders reads every grant of `name`, oldest first, each with its value
+// (empty when it has none): the writer, or every reader, or every
+// semaphore grant, or the election's leader. None when it is free.
 func (c *Client) Holders(ctx context.Context, name string) ([]Grant, error) {
 	gs, _, err := c.holders(ctx, name)
 	return gs, err

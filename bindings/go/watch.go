@@ -36,7 +36,7 @@ type EventKind uint8
 const (
 	Granted    EventKind = 1 // a grant began
 	Released   EventKind = 2 // a grant ended (released, expired, closed, revoked)
-	Proclaimed EventKind = 3 // an election's leader advertised a value
+	Proclaimed EventKind = 3 // a grant's value changed (Proclaim, SetValue)
 )
 
 func (k EventKind) String() string {
@@ -64,7 +64,7 @@ type Event struct {
 	Token   uint64
 	Permits uint32 // a semaphore grant's
 	Name    string
-	Value   string // an election leader's (Granted, Proclaimed)
+	Value   string // the grant's value (Granted, Proclaimed)
 }
 
 // Watch is a running watch: Events delivers, Err says why it ended.

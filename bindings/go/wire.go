@@ -50,6 +50,7 @@ const (
 	cMulti    = 14
 	cRevokeL  = 15
 	cProclaim = 17
+	cSetValue = 20
 
 	kOpened     = 1
 	kClosed     = 2
@@ -149,12 +150,19 @@ func (w *builder) session(session, seq, ack uint64) {
 // cmdAcquire is an ACQUIRE: a lock's (modes 0 and 1, command version 2),
 // a semaphore's (mode 2, version 3, with its permits and limit) or an
 // election candidate's (mode 3, version 3, permits and limit 0, then its
-// value); a command has exactly one encoding (docs/protocol.md,
-// "COMMAND").
+// value); a lock's or a semaphore's with a value is version 4, with
+// permits and limit (0 for a lock) and the value after the name. A
+// command has exactly one encoding (docs/protocol.md, "COMMAND"): an
+// empty value is sent as if there were none.
 func cmdAcquire(session, seq, ack, owner uint64, a lockArgs,
 	name string) []byte {
 	version := uint8(2)
-	if a.mode >= Semaphore {
+	switch {
+	case a.mode == Election:
+		version = 3
+	case a.value != "":
+		version = 4
+	case a.mode == Semaphore:
 		version = 3
 	}
 	return command(version, cAcquire, func(w *builder) {
@@ -162,12 +170,12 @@ func cmdAcquire(session, seq, ack, owner uint64, a lockArgs,
 		w.u64(owner)
 		w.u32(a.wait)
 		w.u8(uint8(a.mode))
-		if version == 3 {
+		if version >= 3 {
 			w.u32(a.permits)
 			w.u32(a.limit)
 		}
 		w.str(name)
-		if a.mode == Election {
+		if a.mode == Election || version == 4 {
 			w.str(a.value)
 		}
 	})
@@ -192,9 +200,16 @@ func cmdMulti(session, seq, ack, owner uint64, waitMs uint32,
 	})
 }
 
-func cmdProclaim(session, seq, ack, owner, token uint64, name,
+// cmdProclaim is a PROCLAIM (command version 3: an election leader's
+// value) or, as `typ` cSetValue, a SET_VALUE (version 4: any grant's
+// value); the two have the same fields.
+func cmdProclaim(typ uint8, session, seq, ack, owner, token uint64, name,
 	value string) []byte {
-	return command(3, cProclaim, func(w *builder) {
+	version := uint8(3)
+	if typ == cSetValue {
+		version = 4
+	}
+	return command(version, typ, func(w *builder) {
 		w.session(session, seq, ack)
 		w.u64(owner)
 		w.u64(token)
