@@ -6,8 +6,8 @@
 # them into one shell), from the top of the source tree, stopping at the
 # first command that fails (bash -e). One case per block, and then the
 # outcome the page promises, checked in the same shell: a token was
-# granted, the watch saw its grant and its release with that token, and
-# the lock and the session are gone.
+# granted, the watch saw its grant, its new value and its release with
+# that token, and the lock and the session are gone.
 #
 # The page's commands name scripts/cluster and build/ through it: only
 # the build in build/ runs this test (another build dir skips it).
@@ -48,6 +48,8 @@ echo "### outcome" >&2
 grep -q "^data: .*\"token\":$token" "$events"
 [ "$(grep -c '^event: granted' "$events")" -eq 1 ]
 [ "$(grep -c '^event: released' "$events")" -eq 1 ]
+[ "$(grep -c '^event: proclaimed' "$events")" -eq 1 ]
+grep -q '^data: .*"value":"curl-demo: 2 of 3 written"' "$events"
 [ "$(api "$BATON_HTTP/v1/lock/holders?name=reports" | jq '.holders | length')" -eq 0 ]
 [ "$(api "${auth[@]}" -X POST "$BATON_HTTP/v1/session/keepalive" | jq -r .error)" = BATON_ECLOSED ]
 echo OUTCOME_OK >&3
@@ -85,9 +87,9 @@ for i in $(seq 1 "$blocks"); do
         fi
 done
 if grep -q '^OUTCOME_OK' "$tmp/done"; then
-        echo "ok $((blocks + 2)) - the walkthrough did what the page says: a grant, its events, nothing left"
+        echo "ok $((blocks + 2)) - the walkthrough did what the page says: a grant, its value, its events, nothing left"
 else
-        echo "not ok $((blocks + 2)) - the walkthrough did what the page says: a grant, its events, nothing left"
+        echo "not ok $((blocks + 2)) - the walkthrough did what the page says: a grant, its value, its events, nothing left"
         awk '$0 == "### outcome" { on = 1 } on' "$tmp/log" | tail -20 | sed 's/^/#   /'
         sed 's/^/#   events: /' "$tmp"/tmp.* 2>/dev/null | head -20
 fi

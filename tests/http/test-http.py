@@ -193,6 +193,170 @@ def elections(tap, cl, lead):
     c.close()
 
 
+def values(tap, cl, lead):
+    """A value on every grant: set at acquire (a lock's, a reader's, a
+    semaphore holder's), changed by its holder with POST /v1/lock/value
+    and fenced by the token, shown by holders and the watch's events."""
+    import json
+    a_, b_ = Client(cl, lead, "locker"), Client(cl, lead, "locker")
+    a_.open(name="valued-a")
+    b_.open(name="valued-b")
+
+    def held(name):
+        """The holders' values by session, and the answer."""
+        h = a_.call("GET", "/v1/lock/holders?name=" + name)
+        return {x["session"]: x.get("value")
+                for x in h.get("holders") or []}, h
+
+    g = a_.call("POST", "/v1/lock/acquire",
+                {"name": "vals/x", "value": "host-a:1"})
+    t = g.get("token")
+    vs, h = held("vals/x")
+    tap.check("an acquire's value is its grant's: holders shows it",
+              g.status == 200 and vs == {a_.session: "host-a:1"}, (g, h))
+    s = a_.call("POST", "/v1/lock/value",
+                {"name": "vals/x", "token": t, "value": "host-a:2"})
+    vs, h = held("vals/x")
+    tap.check("POST /v1/lock/value with the grant's token changes it and "
+              "answers the token",
+              s.status == 200 and s.get("token") == t
+              and s.get("count") == 1 and s.get("seq") == 2
+              and vs == {a_.session: "host-a:2"}
+              and h.get("holders")[0]["token"] == t, (s, h))
+    w = a_.call("POST", "/v1/lock/value",
+                {"name": "vals/x", "token": t + 1000, "value": "wrong"})
+    vs, h = held("vals/x")
+    tap.check("a value with another token is 409 BATON_ESTALE and the "
+              "value stays",
+              w.status == 409 and w.get("error") == "BATON_ESTALE"
+              and vs == {a_.session: "host-a:2"}, (w, h))
+    o = b_.call("POST", "/v1/lock/value",
+                {"name": "vals/x", "token": t, "value": "thief"})
+    vs, h = held("vals/x")
+    tap.check("another session's value, even with the holder's token, is "
+              "409 BATON_ENOTHOLDER and the value stays",
+              o.status == 409 and o.get("error") == "BATON_ENOTHOLDER"
+              and vs == {a_.session: "host-a:2"}, (o, h))
+    rd = Client(cl, lead, "reader")
+    rd.session, rd.secret = a_.session, a_.secret
+    p = rd.call("POST", "/v1/lock/value",
+                {"name": "vals/x", "token": t, "value": "by a reader"})
+    vs, h = held("vals/x")
+    tap.check("a read client's value, in the holder's own session, is 403 "
+              "BATON_EPERM and the value stays",
+              p.status == 403 and p.get("error") == "BATON_EPERM"
+              and vs == {a_.session: "host-a:2"}, (p, h))
+    rd.close()
+    before = counts(cl, lead)
+    long_ = a_.call("POST", "/v1/lock/value",
+                    {"name": "vals/x", "token": t, "value": "v" * 256})
+    lacq = b_.call("POST", "/v1/lock/acquire",
+                   {"name": "vals/long", "value": "v" * 256})
+    multi = b_.call("POST", "/v1/lock/acquire",
+                    {"locks": [{"name": "vals/m"}], "value": "m"})
+    vs, h = held("vals/x")
+    vl, hl = held("vals/long")
+    vm, hm = held("vals/m")
+    tap.check("a 256-byte value is 400 BATON_EINVAL naming the field, on "
+              "lock.value and acquire, a multi-lock's value too; nothing "
+              "changed",
+              long_.status == 400 and long_.get("error") == "BATON_EINVAL"
+              and "field value" in long_.get("message", "")
+              and lacq.status == 400 and lacq.get("error") == "BATON_EINVAL"
+              and "field value" in lacq.get("message", "")
+              and multi.status == 400 and multi.get("error") == "BATON_EINVAL"
+              and vs == {a_.session: "host-a:2"} and vl == {} and vm == {}
+              and counts(cl, lead) == before,
+              (long_, lacq, multi, h, hl, hm))
+    full = a_.call("POST", "/v1/lock/value",
+                   {"name": "vals/x", "token": t, "value": "f" * 255})
+    vs, h = held("vals/x")
+    tap.check("a 255-byte value is taken whole",
+              full.status == 200 and vs == {a_.session: "f" * 255}, (full, h))
+    e = a_.call("POST", "/v1/lock/value",
+                {"name": "vals/x", "token": t, "value": ""})
+    vs, h = held("vals/x")
+    tap.check("an empty value clears it: holders shows \"\"",
+              e.status == 200 and vs == {a_.session: ""}, (e, h))
+    a_.call("POST", "/v1/lock/release", {"name": "vals/x", "token": t})
+    g2 = b_.call("POST", "/v1/lock/acquire",
+                 {"name": "vals/x", "value": "host-b:1"})
+    st = a_.call("POST", "/v1/lock/value",
+                 {"name": "vals/x", "token": t, "value": "host-a:3"})
+    vs, h = held("vals/x")
+    tap.check("the released holder's old token cannot change its "
+              "successor's value (409) and holders shows the successor's",
+              g2.status == 200 and g2.get("token") > t and st.status == 409
+              and st.get("error") in ("BATON_ESTALE", "BATON_ENOTHOLDER")
+              and vs == {b_.session: "host-b:1"}, (g2, st, h))
+    r1 = a_.call("POST", "/v1/lock/acquire",
+                 {"name": "vals/cfg", "mode": "shared", "value": "reader-a"})
+    r2 = b_.call("POST", "/v1/lock/acquire",
+                 {"name": "vals/cfg", "mode": "shared", "value": "reader-b"})
+    rs = b_.call("POST", "/v1/lock/value",
+                 {"name": "vals/cfg", "token": r2.get("token"),
+                  "value": "reader-b:2"})
+    vs, h = held("vals/cfg")
+    tap.check("each reader's grant has its own value; one reader changes "
+              "only its own",
+              r1.status == 200 and r2.status == 200 and rs.status == 200
+              and vs == {a_.session: "reader-a", b_.session: "reader-b:2"}
+              and {x["mode"] for x in h.get("holders")} == {"shared"},
+              (r1, r2, rs, h))
+    p1 = a_.call("POST", "/v1/lock/acquire",
+                 {"name": "vals/pool", "mode": "semaphore", "permits": 1,
+                  "limit": 3, "value": "slot-a"})
+    p2 = b_.call("POST", "/v1/lock/acquire",
+                 {"name": "vals/pool", "mode": "semaphore", "permits": 2,
+                  "limit": 3, "value": "slot-b"})
+    ps = a_.call("POST", "/v1/lock/value",
+                 {"name": "vals/pool", "token": p1.get("token"),
+                  "value": "slot-a:2"})
+    vs, h = held("vals/pool")
+    tap.check("each semaphore holder's grant has its own value, changed "
+              "by its holder",
+              p1.status == 200 and p2.status == 200 and ps.status == 200
+              and vs == {a_.session: "slot-a:2", b_.session: "slot-b"},
+              (p1, p2, ps, h))
+    c = a_.call("POST", "/v1/election/campaign",
+                {"name": "vals/e", "value": "leader-1"})
+    cv = a_.call("POST", "/v1/lock/value",
+                 {"name": "vals/e", "token": c.get("token"),
+                  "value": "leader-2"})
+    ld = a_.call("GET", "/v1/election/leader?name=vals/e")
+    vs, h = held("vals/e")
+    tap.check("an election's leader: lock.value changes its value, which "
+              "election.leader and holders both show",
+              c.status == 200 and cv.status == 200
+              and (ld.get("leader") or {}).get("value") == "leader-2"
+              and (ld.get("leader") or {}).get("mode") == "election"
+              and vs == {a_.session: "leader-2"}, (c, cv, ld, h))
+    # The watch's events, read from a position before the grant: the
+    # value on the grant, the new one, and "" on the release.
+    g = a_.call("POST", "/v1/lock/acquire",
+                {"name": "vals/w", "value": "w-1"})
+    a_.call("POST", "/v1/lock/value",
+            {"name": "vals/w", "token": g.get("token"), "value": "w-2"})
+    a_.call("POST", "/v1/lock/release",
+            {"name": "vals/w", "token": g.get("token")})
+    text = raw_exchange(cl, lead, b"GET /v1/watch?name=vals/w&from=%d."
+                        b"4294967295 HTTP/1.1\r\n\r\n"
+                        % (g.get("index", 1) - 1), "reader", wait=1.5)
+    ev = read_events(text.split("\r\n\r\n", 1)[-1])
+    got = [(x["event"], json.loads(x["data"]).get("value"),
+            json.loads(x["data"]).get("cause"))
+           for x in ev if x["event"] != "watching"]
+    tap.check("the watch's events carry the value: granted w-1, "
+              "proclaimed w-2 (SET_VALUE), released \"\"",
+              got == [("granted", "w-1", "ACQUIRE"),
+                      ("proclaimed", "w-2", "SET_VALUE"),
+                      ("released", "", "RELEASE")], text)
+    a_.call("POST", "/v1/session/close")
+    b_.call("POST", "/v1/session/close")
+    a_.close()
+    b_.close()
+
+
 def revokes(tap, cl, lead):
     c = Client(cl, lead, "locker")
     c.open(name="revoked")
@@ -547,9 +711,9 @@ def scenario(tap):
             cl, other, b"GET /v1/watch?name=quiet HTTP/1.1\r\n\r\n",
             "reader", wait=17.0)))
         hb.start()
-        for step in (sessions, locks, exactly_once, elections, revokes,
-                     roles, session_listing, followers, watches, malformed,
-                     metrics):
+        for step in (sessions, locks, exactly_once, elections, values,
+                     revokes, roles, session_listing, followers, watches,
+                     malformed, metrics):
             step(tap, cl, lead)
         hb.join(30)
         tap.check("a quiet event stream gets a heartbeat comment within 17 s",

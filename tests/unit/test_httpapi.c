@@ -2,8 +2,9 @@
  * limits (httpreq.c: pipelining, chunked bodies, oversized heads and
  * bodies, bad methods and versions, query decoding), requests read into
  * calls (apicall.c: routes, methods, fields, headers, refusals), the seqs
- * handed out per session (apiseq.c) and the answers' HTTP statuses and
- * JSON (apireply.c), a holder's time left among them. */
+ * handed out per session (apiseq.c), the command frames of the calls
+ * that carry a value (apiframe.c) and the answers' HTTP statuses and
+ * JSON (apireply.c), a holder's value and time left among them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,10 +17,13 @@
 
 #include "../../include/baton/errors.h"
 #include "../../src/fsm/lockfsm.h"
+#include "../../src/proto/command.h"
 #include "../../src/proto/list.h"
 #include "../../src/proto/reply.h"
 #include "../../src/proto/sesslist.h"
+#include "../../src/proto/watch.h"
 #include "../../src/server/http/apicall.h"
+#include "../../src/server/http/apiframe.h"
 #include "../../src/server/http/apireply.h"
 #include "../../src/server/http/apiseq.h"
 #include "../../src/server/net/httpreq.h"
@@ -206,7 +210,8 @@ static void acquire_call_read(void **state)
         const char head[] = "POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS
                             "Idempotency-Key: 9\r\n";
         const char body[] = "{\"name\":\"jobs\",\"mode\":\"shared\","
-                            "\"wait_ms\":500,\"owner\":\"3\"}";
+                            "\"wait_ms\":500,\"owner\":\"3\","
+                            "\"value\":\"host-a\"}";
         struct api_call c;
         struct api_refusal why;
 
@@ -221,6 +226,138 @@ static void acquire_call_read(void **state)
         assert_int_equal(c.mode, COMMAND_MODE_SHARED);
         assert_int_equal(c.wait_ms, 500);
         assert_int_equal(c.owner, 3);
+        assert_string_equal(c.value, "host-a");
+        assert_int_equal(c.value_len, 6);
+}
+
+/* POST /v1/lock/value: the grant's name and token, the new value (empty
+ * clears it) and the owner, in the session of the headers. */
+static void value_call_read(void **state)
+{
+        const char head[] = "POST /v1/lock/value HTTP/1.1\r\n" SESSION_HEADERS;
+        struct api_call c;
+        struct api_refusal why;
+
+        (void)state;
+        assert_int_equal(call_of(head,
+                                 "{\"name\":\"jobs\",\"token\":\"41\","
+                                 "\"value\":\"step 2\",\"owner\":5}",
+                                 &c, &why),
+                         0);
+        assert_int_equal(c.op, API_LOCK_VALUE);
+        assert_true(c.needs_session);
+        assert_string_equal(c.name, "jobs");
+        assert_int_equal(c.token, 41);
+        assert_int_equal(c.owner, 5);
+        assert_string_equal(c.value, "step 2");
+        assert_int_equal(c.value_len, 6);
+        assert_string_equal(apicall_name(API_LOCK_VALUE), "lock.value");
+        assert_int_equal(call_of(head,
+                                 "{\"name\":\"jobs\",\"token\":41,"
+                                 "\"value\":\"\"}",
+                                 &c, &why),
+                         0);
+        assert_int_equal(c.value_len, 0);
+}
+
+/* A value of 255 bytes is taken, one of 256 refused by name, on acquire
+ * and on lock.value alike. */
+static void value_too_long_refused(void **state)
+{
+        static const char *const heads[] = {
+            "POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS,
+            "POST /v1/lock/value HTTP/1.1\r\n" SESSION_HEADERS,
+        };
+        char body[512], v[257];
+        struct api_call c;
+        struct api_refusal why;
+        size_t i;
+
+        (void)state;
+        for (i = 0; i < 2; i++) {
+                /* An acquire takes no token. */
+                const char *fmt = i == 0 ? "{\"name\":\"a\",\"value\":\"%s\"}"
+                                         : "{\"name\":\"a\",\"token\":3,"
+                                           "\"value\":\"%s\"}";
+
+                memset(v, 'v', 255);
+                v[255] = '\0';
+                snprintf(body, sizeof body, fmt, v);
+                assert_int_equal(call_of(heads[i], body, &c, &why), 0);
+                assert_int_equal(c.value_len, 255);
+                v[255] = 'v';
+                v[256] = '\0';
+                snprintf(body, sizeof body, fmt, v);
+                memset(&why, 0, sizeof why);
+                assert_int_equal(call_of(heads[i], body, &c, &why), 400);
+                assert_int_equal(why.code, BATON_EINVAL);
+                assert_non_null(strstr(why.message, "field value: too long"));
+        }
+}
+
+/* The frame of `call`, decoded back into `c` (borrowing `frame`). */
+static void command_of_call(const struct api_call *call, uint8_t *frame,
+                            size_t cap, struct command *c)
+{
+        struct proto_header h;
+        size_t n;
+
+        n = apiframe_write(call, 3, 7, 0, NULL, frame, cap);
+        assert_true(n > PROTO_HEADER_SIZE);
+        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
+        assert_int_equal(h.type, PROTO_COMMAND);
+        assert_int_equal(command_decode(c, frame + PROTO_HEADER_SIZE, h.length),
+                         0);
+}
+
+/* An acquire's value goes in its ACQUIRE (of command version 4),
+ * lock.value's in a SET_VALUE with the grant's token, and the holders
+ * query asks for values. */
+static void value_calls_framed(void **state)
+{
+        uint8_t frame[APIFRAME_MAX];
+        struct api_call call;
+        struct api_refusal why;
+        struct proto_header h;
+        struct command c;
+
+        (void)state;
+        assert_int_equal(
+            call_of("POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS,
+                    "{\"name\":\"pool\",\"mode\":\"semaphore\",\"limit\":3,"
+                    "\"value\":\"worker 9\"}",
+                    &call, &why),
+            0);
+        command_of_call(&call, frame, sizeof frame, &c);
+        assert_int_equal(c.type, COMMAND_ACQUIRE);
+        assert_int_equal(c.mode, COMMAND_MODE_SEMAPHORE);
+        assert_int_equal(c.seq, 7);
+        assert_int_equal(c.value_len, 8);
+        assert_memory_equal(c.value, "worker 9", 8);
+        assert_int_equal(frame[PROTO_HEADER_SIZE], 4); /* command version */
+        assert_int_equal(
+            call_of("POST /v1/lock/value HTTP/1.1\r\n" SESSION_HEADERS,
+                    "{\"name\":\"jobs\",\"token\":41,\"value\":\"step 2\"}",
+                    &call, &why),
+            0);
+        command_of_call(&call, frame, sizeof frame, &c);
+        assert_int_equal(c.type, COMMAND_SET_VALUE);
+        assert_int_equal(c.session, 7);
+        assert_int_equal(c.seq, 7);
+        assert_int_equal(c.token, 41);
+        assert_int_equal(c.name_len, 4);
+        assert_memory_equal(c.name, "jobs", 4);
+        assert_int_equal(c.value_len, 6);
+        assert_memory_equal(c.value, "step 2", 6);
+        assert_int_equal(call_of("GET /v1/lock/holders?name=jobs HTTP/1.1\r\n",
+                                 NULL, &call, &why),
+                         0);
+        assert_true(apiframe_write(&call, 3, 0, 0, NULL, frame, sizeof frame) >
+                    0);
+        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
+        assert_int_equal(h.type, PROTO_QUERY);
+        assert_int_equal(h.flags & (PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES),
+                         PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES);
 }
 
 static void multi_lock_call_read(void **state)
@@ -284,6 +421,7 @@ static void session_calls_read(void **state)
 static void bad_calls_refused_by_name(void **state)
 {
 #define ACQ "POST /v1/lock/acquire HTTP/1.1\r\n"
+#define VAL "POST /v1/lock/value HTTP/1.1\r\n"
         static const struct {
                 const char *head;
                 const char *body;
@@ -335,8 +473,29 @@ static void bad_calls_refused_by_name(void **state)
             {"POST /v1/lock/revoke HTTP/1.1\r\n",
              "{\"name\":\"a\",\"session\":3}", 400, BATON_EINVAL,
              "token is required"},
+            {ACQ SESSION_HEADERS, "{\"name\":\"a\",\"value\":\"a\\u0000b\"}",
+             400, BATON_EINVAL, "not JSON"}, /* no NUL reaches a value */
+            {ACQ SESSION_HEADERS, "{\"name\":\"a\",\"value\":7}", 400,
+             BATON_EINVAL, "field value: expected a string"},
+            {ACQ SESSION_HEADERS,
+             "{\"locks\":[{\"name\":\"a\"}],\"value\":\"v\"}", 400,
+             BATON_EINVAL, "not name, mode, permits, limit or value"},
+            {VAL SESSION_HEADERS, "{\"name\":\"a\",\"token\":4}", 400,
+             BATON_EINVAL, "value is required"},
+            {VAL SESSION_HEADERS, "{\"name\":\"a\",\"value\":\"v\"}", 400,
+             BATON_EINVAL, "token is required"},
+            {VAL SESSION_HEADERS,
+             "{\"name\":\"a\",\"token\":0,\"value\":\"v\"}", 400, BATON_EINVAL,
+             "field token"},
+            {VAL SESSION_HEADERS,
+             "{\"name\":\"a\",\"token\":4,\"value\":\"v\",\"mode\":1}", 400,
+             BATON_EINVAL, "unknown field mode"},
+            {VAL, "{\"name\":\"a\",\"token\":4,\"value\":\"v\"}", 401,
+             BATON_EPERM, "Baton-Secret"},
+            {"GET /v1/lock/value HTTP/1.1\r\n", NULL, 405, BATON_EINVAL, "GET"},
         };
 #undef ACQ
+#undef VAL
         struct api_call c;
         struct api_refusal why;
         size_t i;
@@ -474,6 +633,64 @@ static void holders_answer_with_time_left(void **state)
         json_decref(a.body);
 }
 
+/* Every grant's value in a holders answer ("" when it has none, an
+ * election's leader's as before), and in a granted event's JSON. */
+static void holders_and_events_carry_values(void **state)
+{
+        struct proto_lock_entry e[2] = {
+            {.name = {"db", 2},
+             .session = 5,
+             .token = 9,
+             .mode = COMMAND_MODE_SHARED,
+             .value = {"10.0.0.7:8080", 13}},
+            {.name = {"db", 2},
+             .session = 6,
+             .token = 10,
+             .mode = COMMAND_MODE_SHARED},
+        };
+        struct proto_watch_event ev = {.index = 12,
+                                       .ord = 1,
+                                       .kind = PROTO_EVENT_GRANTED,
+                                       .cause = COMMAND_ACQUIRE,
+                                       .mode = COMMAND_MODE_SEMAPHORE,
+                                       .session = 5,
+                                       .token = 12,
+                                       .permits = 2,
+                                       .name = {"pool", 4},
+                                       .value = {"job 77", 6}};
+        struct api_call call = {.op = API_LOCK_HOLDERS, .name = "db"};
+        struct proto_header h;
+        struct api_answer a;
+        uint8_t frame[256];
+        const char *kind;
+        json_t *holders, *o;
+        size_t n;
+
+        (void)state;
+        n = proto_write_list_reply(frame, sizeof frame, 3,
+                                   PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES |
+                                       PROTO_FLAG_LEFT,
+                                   e, 2, false);
+        assert_true(n > 0);
+        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
+        assert_int_equal(apireply_read(&call, &h, frame + 16, &a), 0);
+        holders = json_object_get(a.body, "holders");
+        assert_int_equal(json_array_size(holders), 2);
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(holders, 0), "value")),
+                            "10.0.0.7:8080");
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(holders, 1), "value")),
+                            "");
+        json_decref(a.body);
+        o = apireply_event(&ev, &kind);
+        assert_string_equal(kind, "granted");
+        assert_string_equal(json_string_value(json_object_get(o, "value")),
+                            "job 77");
+        assert_int_equal(json_integer_value(json_object_get(o, "permits")), 2);
+        json_decref(o);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -484,6 +701,9 @@ int main(void)
             cmocka_unit_test(oversized_and_malformed_requests_refused),
             cmocka_unit_test(chunked_body_over_the_limit_refused),
             cmocka_unit_test(acquire_call_read),
+            cmocka_unit_test(value_call_read),
+            cmocka_unit_test(value_calls_framed),
+            cmocka_unit_test(value_too_long_refused),
             cmocka_unit_test(multi_lock_call_read),
             cmocka_unit_test(session_calls_read),
             cmocka_unit_test(bad_calls_refused_by_name),
@@ -492,6 +712,7 @@ int main(void)
             cmocka_unit_test(statuses_fit_the_errors),
             cmocka_unit_test(busy_answer_names_the_holder),
             cmocka_unit_test(holders_answer_with_time_left),
+            cmocka_unit_test(holders_and_events_carry_values),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

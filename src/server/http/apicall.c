@@ -35,8 +35,9 @@ static const struct route routes[] = {
     {HTTP_POST, "/v1/session/keepalive", API_SESSION_KEEPALIVE, "session.keepalive", true,  {NULL}, {NULL}},
     {HTTP_POST, "/v1/session/close",     API_SESSION_CLOSE,     "session.close",     true,  {NULL}, {NULL}},
     {HTTP_POST, "/v1/session/revoke",    API_SESSION_REVOKE,    "session.revoke",    false, {"session"}, {NULL}},
-    {HTTP_POST, "/v1/lock/acquire",      API_LOCK_ACQUIRE,      "lock.acquire",      true,  {"name", "mode", "permits", "limit", "wait_ms", "owner", "locks"}, {NULL}},
+    {HTTP_POST, "/v1/lock/acquire",      API_LOCK_ACQUIRE,      "lock.acquire",      true,  {"name", "mode", "permits", "limit", "wait_ms", "owner", "value", "locks"}, {NULL}},
     {HTTP_POST, "/v1/lock/release",      API_LOCK_RELEASE,      "lock.release",      true,  {"name", "token", "owner"}, {NULL}},
+    {HTTP_POST, "/v1/lock/value",        API_LOCK_VALUE,        "lock.value",        true,  {"name", "token", "value", "owner"}, {NULL}},
     {HTTP_POST, "/v1/lock/revoke",       API_LOCK_REVOKE,       "lock.revoke",       false, {"name", "session", "token"}, {NULL}},
     {HTTP_GET,  "/v1/lock/holders",      API_LOCK_HOLDERS,      "lock.holders",      false, {NULL}, {"name"}},
     {HTTP_GET,  "/v1/lock/check",        API_LOCK_CHECK,        "lock.check",        false, {NULL}, {"name", "token"}},
@@ -371,13 +372,15 @@ static int read_acquire(json_t *body, uint32_t max_wait, struct api_call *call,
         json_t *locks = body != NULL ? json_object_get(body, "locks") : NULL;
 
         if (locks != NULL) {
+                /* A MULTI carries no value (docs/protocol.md). */
                 if (json_object_get(body, "name") != NULL ||
                     json_object_get(body, "mode") != NULL ||
                     json_object_get(body, "permits") != NULL ||
-                    json_object_get(body, "limit") != NULL) {
+                    json_object_get(body, "limit") != NULL ||
+                    json_object_get(body, "value") != NULL) {
                         return refuse(why, 400, BATON_EINVAL,
                                       "a multi-lock gives locks, not name, "
-                                      "mode, permits or limit");
+                                      "mode, permits, limit or value");
                 }
                 if (read_locks(locks, call, why) != 0) {
                         return -1;
@@ -402,7 +405,8 @@ static int read_acquire(json_t *body, uint32_t max_wait, struct api_call *call,
         }
         return field_u32(body, "wait_ms", max_wait, &call->wait_ms, why) ||
                        field_u64(body, "owner", 0, UINT64_MAX, &call->owner,
-                                 why)
+                                 why) ||
+                       read_value(body, call, why)
                    ? -1
                    : 0;
 }
@@ -440,6 +444,18 @@ static int read_fields(json_t *body, uint32_t max_wait, struct api_call *call,
                                          &call->wait_ms, why) ||
                                field_u64(body, "owner", 0, UINT64_MAX,
                                          &call->owner, why)
+                           ? -1
+                           : 0;
+        case API_LOCK_VALUE:
+                /* The value is required: an empty one clears the grant's,
+                 * which a value left out by mistake must not do. */
+                return read_name(body, call, why) || need(body, "token", why) ||
+                               field_u64(body, "token", 1, UINT64_MAX,
+                                         &call->token, why) ||
+                               field_u64(body, "owner", 0, UINT64_MAX,
+                                         &call->owner, why) ||
+                               need(body, "value", why) ||
+                               read_value(body, call, why)
                            ? -1
                            : 0;
         case API_ELECTION_PROCLAIM:

@@ -31,6 +31,7 @@ enum api_op {
         API_STATUS,
         API_SESSION_LIST, /* GET /v1/sessions: a page of live sessions */
         API_SESSION_INFO, /* GET /v1/sessions/{id}: one */
+        API_LOCK_VALUE,   /* POST /v1/lock/value: a held grant's value */
 };
 
 /* What one request asks for; fields its op does not take are zero. */
@@ -56,6 +57,8 @@ struct api_call {
         /* revoke: whose grant or session; session.list: the cursor;
          * session.info: the session */
         uint64_t target_session;
+        /* Acquire, campaign: the grant's value; lock.value, proclaim: its
+         * new one. */
         char value[COMMAND_VALUE_MAX + 1];
         uint8_t value_len;
         /* Open. */

@@ -159,6 +159,7 @@ static bool numbered(const struct api_call *call)
         case API_SESSION_CLOSE:
         case API_LOCK_ACQUIRE:
         case API_LOCK_RELEASE:
+        case API_LOCK_VALUE:
         case API_ELECTION_CAMPAIGN:
         case API_ELECTION_PROCLAIM:
         case API_ELECTION_RESIGN:

@@ -58,7 +58,9 @@ static void command_of(const struct api_call *call, uint64_t seq,
                 c->token = call->token;
                 break;
         case API_ELECTION_PROCLAIM:
-                c->type = COMMAND_PROCLAIM;
+        case API_LOCK_VALUE:
+                c->type = call->op == API_LOCK_VALUE ? COMMAND_SET_VALUE
+                                                     : COMMAND_PROCLAIM;
                 c->token = call->token;
                 c->value = call->value;
                 c->value_len = call->value_len;
@@ -97,8 +99,9 @@ size_t apiframe_write(const struct api_call *call, uint64_t id, uint64_t seq,
                 return proto_write_keepalive(out, cap, id, PROTO_FLAG_REVOKED,
                                              call->session);
         case API_LOCK_HOLDERS:
-                /* Each holder with its session's time left, from the
-                 * leader's lease table as it answers. */
+                /* Each holder with its grant's value and its session's
+                 * time left, from the leader's lease table as it
+                 * answers. */
                 return proto_write_query(
                     out, cap, id,
                     PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES | PROTO_FLAG_LEFT,

@@ -152,22 +152,21 @@ static json_t *ms_or_null(uint32_t v)
                                           : json_integer((json_int_t)v);
 }
 
-/* One grant of a holders reply; `left`: the entries carry time left. */
+/* One grant of a holders reply, asked with values ("" when it has none);
+ * `left`: the entries carry time left. */
 static json_t *holder(const struct proto_lock_entry *e, bool left)
 {
         json_t *o = json_pack(
-            "{s:I, s:I, s:I, s:s, s:i, s:o, s:I, s:i}", "session",
+            "{s:I, s:I, s:I, s:s, s:i, s:o, s:I, s:i, s:o}", "session",
             (json_int_t)e->session, "owner", (json_int_t)e->owner, "token",
             (json_int_t)e->token, "mode", mode_name(e->mode), "count",
             (int)e->count, "client_name", str(&e->client_name), "granted_s",
-            (json_int_t)e->granted_s, "waiters", (int)e->waiters);
+            (json_int_t)e->granted_s, "waiters", (int)e->waiters, "value",
+            str(&e->value));
 
         if (e->mode == COMMAND_MODE_SEMAPHORE) {
                 json_object_set_new(o, "permits", json_integer(e->permits));
                 json_object_set_new(o, "limit", json_integer(e->limit));
-        }
-        if (e->mode == COMMAND_MODE_ELECTION) {
-                json_object_set_new(o, "value", str(&e->value));
         }
         if (left) {
                 json_object_set_new(o, "left_ms", ms_or_null(e->left_ms));
@@ -419,8 +418,8 @@ json_t *apireply_event(const struct proto_watch_event *e, const char **kind)
         if (e->mode == COMMAND_MODE_SEMAPHORE) {
                 json_object_set_new(o, "permits", json_integer(e->permits));
         }
-        if (e->mode == COMMAND_MODE_ELECTION) {
-                json_object_set_new(o, "value", str(&e->value));
-        }
+        /* Any grant's value: a granted event's first, a proclaimed one's
+         * new one; a released event carries "". */
+        json_object_set_new(o, "value", str(&e->value));
         return o;
 }
