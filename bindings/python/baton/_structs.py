@@ -28,7 +28,7 @@ CLIENT_NAME_MAX = 64  # struct baton_options' client_name
 SECRET_SIZE = 16  # BATON_SECRET_SIZE
 MULTI_MAX = 16  # BATON_MULTI_MAX
 STATUS_MAX_MEMBERS = 16  # struct baton_status' members[]
-VALUE_MAX = 255  # BATON_VALUE_MAX: an election's value
+VALUE_MAX = 255  # BATON_VALUE_MAX: a grant's value
 WATCH_PREFIX = 1  # BATON_WATCH_PREFIX, a flag of baton_watch_open()
 
 # void (*on_session)(baton_client *c, int state, void *data)
@@ -106,6 +106,27 @@ class Grant(Structure):
         ("waiters", c_uint32),
         ("client_name", c_char * (CLIENT_NAME_MAX + 1)),
         ("granted_s", c_uint32),
+    ]
+
+
+class GrantValue(Structure):
+    """struct baton_grant_value."""
+
+    _fields_ = [
+        ("grant", Grant),
+        ("value", c_char * (VALUE_MAX + 1)),
+    ]
+
+
+class AcquireOptions(Structure):
+    """struct baton_acquire_options."""
+
+    _fields_ = [
+        ("mode", c_int),
+        ("limit", c_uint32),
+        ("permits", c_uint32),
+        ("value", c_char_p),
+        ("reserved", c_uint64 * 4),
     ]
 
 
@@ -298,6 +319,8 @@ ALL = {
     "baton_holder": Holder,
     "baton_lock_info": LockInfo,
     "baton_grant": Grant,
+    "baton_grant_value": GrantValue,
+    "baton_acquire_options": AcquireOptions,
     "baton_member": Member,
     "baton_status": Status,
     "baton_node_version": NodeVersion,
@@ -317,6 +340,7 @@ __all__ = [
     "ACL_IDENTITY_MAX",
     "ALARM_DIVERGED",
     "ALL",
+    "AcquireOptions",
     "Acl",
     "AclRule",
     "BackupInfo",
@@ -324,6 +348,7 @@ __all__ = [
     "Event",
     "Fence",
     "Grant",
+    "GrantValue",
     "HEALTH_CB",
     "Holder",
     "LOCK_LOST_CB",

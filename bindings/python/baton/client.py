@@ -285,32 +285,48 @@ class Client(Queries, Admin, Health):
     # --- Locks --------------------------------------------------------------
 
     def lock(
-        self, name: Name, wait: Optional[float] = None, *, owner: Optional[int] = None
+        self,
+        name: Name,
+        wait: Optional[float] = None,
+        *,
+        owner: Optional[int] = None,
+        value: Optional[Value] = None,
     ) -> LockRequest:
         """The exclusive lock `name`, to take with `with`/`async with`/
         `await`. `wait`: seconds to wait in the lock's FIFO queue (None:
         forever, 0: a try that raises BusyError). Reentrant per owner: the
         same owner taking it again gets the same token (each hold released
-        on its own). TimedOutError when the wait runs out."""
+        on its own). TimedOutError when the wait runs out. `value` (str or
+        bytes, at most 255 bytes, no NUL): the grant's value, which
+        holders() and watches report while it lasts (Lease.set_value()
+        changes it; a reentrant hold keeps the grant's)."""
         return LockRequest(
             self,
             (encode_name(name),),
             (Mode.EXCLUSIVE,),
             wait_ms(wait),
             owners.check(owner),
+            value=_grant_value(value),
         )
 
     def lock_shared(
-        self, name: Name, wait: Optional[float] = None, *, owner: Optional[int] = None
+        self,
+        name: Name,
+        wait: Optional[float] = None,
+        *,
+        owner: Optional[int] = None,
+        value: Optional[Value] = None,
     ) -> LockRequest:
         """The read lock of the read/write lock `name` (shared with other
-        readers; baton_acquire_shared()). As lock() otherwise."""
+        readers; baton_acquire_shared()), each reader's grant with its own
+        `value`. As lock() otherwise."""
         return LockRequest(
             self,
             (encode_name(name),),
             (Mode.SHARED,),
             wait_ms(wait),
             owners.check(owner),
+            value=_grant_value(value),
         )
 
     def semaphore(
@@ -321,10 +337,11 @@ class Client(Queries, Admin, Health):
         wait: Optional[float] = None,
         *,
         owner: Optional[int] = None,
+        value: Optional[Value] = None,
     ) -> LockRequest:
         """`permits` of the `limit` permits of the semaphore `name`
         (baton_sem_acquire()). Not reentrant (HeldError); each grant has
-        its own token."""
+        its own token, and its own `value` (as lock()'s)."""
         if not 0 < limit <= U32_MAX or not 0 < permits <= U32_MAX:
             raise ValueError("limit and permits must be in 1..2**32-1")
         return LockRequest(
@@ -335,6 +352,7 @@ class Client(Queries, Admin, Health):
             owners.check(owner),
             limit,
             permits,
+            _grant_value(value),
         )
 
     def lock_many(
@@ -364,19 +382,35 @@ class Client(Queries, Admin, Health):
         )
 
     def acquire(
-        self, name: Name, wait: Optional[float] = None, *, owner: Optional[int] = None
+        self,
+        name: Name,
+        wait: Optional[float] = None,
+        *,
+        owner: Optional[int] = None,
+        value: Optional[Value] = None,
     ) -> Lease:
         """Take the exclusive lock `name` now (see lock()); the Lease."""
         tag = owners.thread_owner() if owner is None else owners.valid(owner)
         return self._acquire_blocking(
-            tag, (encode_name(name),), _EXCLUSIVE, wait_ms(wait), 0, 0
+            tag,
+            (encode_name(name),),
+            _EXCLUSIVE,
+            wait_ms(wait),
+            0,
+            0,
+            _grant_value(value),
         )
 
     def acquire_shared(
-        self, name: Name, wait: Optional[float] = None, *, owner: Optional[int] = None
+        self,
+        name: Name,
+        wait: Optional[float] = None,
+        *,
+        owner: Optional[int] = None,
+        value: Optional[Value] = None,
     ) -> Lease:
         """Take the read lock `name` now (see lock_shared()); the Lease."""
-        return self.lock_shared(name, wait, owner=owner).acquire()
+        return self.lock_shared(name, wait, owner=owner, value=value).acquire()
 
     def acquire_semaphore(
         self,
@@ -386,9 +420,12 @@ class Client(Queries, Admin, Health):
         wait: Optional[float] = None,
         *,
         owner: Optional[int] = None,
+        value: Optional[Value] = None,
     ) -> Lease:
         """Take semaphore permits now (see semaphore()); the Lease."""
-        return self.semaphore(name, limit, permits, wait, owner=owner).acquire()
+        return self.semaphore(
+            name, limit, permits, wait, owner=owner, value=value
+        ).acquire()
 
     def acquire_many(
         self,
@@ -400,12 +437,18 @@ class Client(Queries, Admin, Health):
         """Take a multi-lock now (see lock_many()); the Lease."""
         return self.lock_many(names, wait, owner=owner).acquire()
 
-    def try_lock(self, name: Name, *, owner: Optional[int] = None) -> Optional[Lease]:
+    def try_lock(
+        self,
+        name: Name,
+        *,
+        owner: Optional[int] = None,
+        value: Optional[Value] = None,
+    ) -> Optional[Lease]:
         """The exclusive lock `name` if it is free (or held by this owner);
         None if another owner holds it. The Lease is a context manager:
         `if (lease := c.try_lock("job")) is not None: with lease: ...`."""
         try:
-            return self.acquire(name, 0, owner=owner)
+            return self.acquire(name, 0, owner=owner, value=value)
         except BusyError:
             return None
 
@@ -492,13 +535,20 @@ class Client(Queries, Admin, Health):
                 rv = lib.baton_multi_acquire(
                     ptr, names, len(encoded), owner, wait_ms, byref(token)
                 )
-            elif modes[0] == Mode.PERMITS:
-                rv = lib.baton_sem_acquire(
-                    ptr, encoded[0], limit, permits, owner, wait_ms, byref(token)
-                )
             elif modes[0] == Mode.LEADER:
                 rv = lib.baton_campaign(
                     ptr, encoded[0], value, owner, wait_ms, byref(token)
+                )
+            elif value:  # a lock's, a reader's or permits' value
+                opts = _structs.AcquireOptions(
+                    mode=int(modes[0]), limit=limit, permits=permits, value=value
+                )
+                rv = lib.baton_acquire_with(
+                    ptr, encoded[0], owner, wait_ms, byref(opts), byref(token)
+                )
+            elif modes[0] == Mode.PERMITS:
+                rv = lib.baton_sem_acquire(
+                    ptr, encoded[0], limit, permits, owner, wait_ms, byref(token)
                 )
             elif modes[0] == Mode.SHARED:
                 rv = lib.baton_acquire_shared(
@@ -863,6 +913,11 @@ def _watch_args(
         if not 0 <= n < bound:
             raise ValueError(f"from_position {from_position!r} out of range")
     return encoded, index, ord_
+
+
+def _grant_value(value: Optional[Value]) -> Optional[bytes]:
+    """A grant's value as libbaton takes it: None (or empty) for none."""
+    return encode_value(value) if value is not None else None
 
 
 def _show(encoded: Sequence[bytes]) -> str:

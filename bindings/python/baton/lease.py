@@ -32,6 +32,7 @@ from .records import LeaseState, Mode
 
 if TYPE_CHECKING:
     from .client import Client
+    from .request import Value
 
 LostCallback = Callable[["Lease"], None]
 
@@ -272,6 +273,33 @@ class Lease:
     async def arelease(self) -> None:
         """release() without blocking the event loop."""
         await asyncio.wrap_future(_workers.pool().submit(self.release))
+
+    def set_value(self, value: "Value") -> None:
+        """Set the grant's value (str or bytes, at most 255 bytes, no NUL;
+        "" clears it), keeping the grant and its token
+        (baton_set_value(); a multi-lock's, name by name). Fenced by the
+        token: StaleTokenError or NotHolderError when the grant was lost
+        (nothing changes), what guard() raises for a lease already
+        released or lost (nothing is sent), InvalidArgumentError,
+        ExpiredError, NoAnswerError."""
+        # Imported here: request.py imports this module.
+        from .request import encode_value
+
+        data = encode_value(value)
+        final = self._final
+        if final is not None:
+            raise self._error_for(final)
+        client = self._client
+        for encoded in self._encoded:
+            code = client._call(
+                client._lib.baton_set_value, encoded, self.owner, self.token, data
+            )
+            if code != 0:
+                raise failure(code, f"set value of {self._what()}")
+
+    async def aset_value(self, value: "Value") -> None:
+        """set_value() without blocking the event loop."""
+        await asyncio.wrap_future(_workers.pool().submit(self.set_value, value))
 
     async def wait_lost(self) -> LeaseState:
         """Wait (in asyncio) until the lease ends; its final state: EXPIRED

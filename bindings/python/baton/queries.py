@@ -130,13 +130,14 @@ class Queries:
 
     def holders(self, name: Name, limit: int = PAGE_MAX) -> Page[Grant]:
         """Every grant of the lock or semaphore `name`, oldest first (at
-        most `limit`, at most 1000; `.more` says if there were more)."""
+        most `limit`, at most 1000; `.more` says if there were more), each
+        with its value."""
         cap = max(1, min(limit, PAGE_MAX))
-        out = (_structs.Grant * cap)()
+        out = (_structs.GrantValue * cap)()
         n, more = c_size_t(), c_int()
         check(
             self._call(
-                self._lib.baton_holders,
+                self._lib.baton_holders_values,
                 encode_name(name),
                 out,
                 cap,
@@ -145,7 +146,7 @@ class Queries:
             ),
             f"holders {name!r}",
         )
-        left = self._sessions_left(g.session for g in out[: n.value])
+        left = self._sessions_left(gv.grant.session for gv in out[: n.value])
         return Page(
             (
                 Grant(
@@ -160,8 +161,10 @@ class Queries:
                     client_name=_text(g.client_name),
                     granted_s=g.granted_s,
                     left_ms=left.get(g.session),
+                    value=gv.value.decode("utf-8", "surrogateescape"),
                 )
-                for g in out[: n.value]
+                for gv in out[: n.value]
+                for g in (gv.grant,)
             ),
             bool(more.value),
         )

@@ -75,7 +75,7 @@ class EventKind(enum.IntEnum):
 
     GRANTED = 1  #: a grant, or an election's leadership
     RELEASED = 2  #: a grant ended; the event's `cause` says how
-    PROCLAIMED = 3  #: an election's leader advertised a new value
+    PROCLAIMED = 3  #: a grant's value changed (set_value(), proclaim())
 
 
 class Cause(enum.IntEnum):
@@ -145,6 +145,9 @@ class Grant:
     granted_s: int  #: leader's wall clock at the grant, s; 0 if unknown
     #: The leader's lease of the holder's session, as Holder.left_ms.
     left_ms: Optional[int] = None
+    #: The grant's value (Client.lock(value=...), Lease.set_value(), an
+    #: election's); "" when it has none.
+    value: str = ""
 
 
 @dataclass(frozen=True)
@@ -265,7 +268,7 @@ class Event:
     mode: Mode  #: how the grant holds its name (LEADER: an election)
     permits: int  #: a semaphore grant's permits
     name: str  #: the lock name (bytes decoded as UTF-8, surrogateescape)
-    value: str  #: an election leader's value (GRANTED, PROCLAIMED); else ""
+    value: str  #: the grant's value (GRANTED, PROCLAIMED); else ""
 
     @property
     def position(self) -> Position:
