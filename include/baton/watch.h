@@ -45,7 +45,8 @@ enum baton_cause {
         BATON_CAUSE_UNBLOCK = 13,     /* a lock-delay ended */
         BATON_CAUSE_MULTI = 14,       /* a multi-lock granted at once */
         BATON_CAUSE_REVOKE_LOCK = 15, /* an administrator took the grant */
-        BATON_CAUSE_PROCLAIM = 17,    /* the holder changed its value */
+        BATON_CAUSE_PROCLAIM = 17,    /* an election's leader proclaimed */
+        BATON_CAUSE_SET_VALUE = 20,   /* the holder changed its value */
 };
 
 /** One change, as a watch reports it. */

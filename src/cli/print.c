@@ -270,6 +270,8 @@ const char *print_cause_name(int cause)
                 return "revoke-lock";
         case BATON_CAUSE_PROCLAIM:
                 return "proclaim";
+        case BATON_CAUSE_SET_VALUE:
+                return "set-value";
         default:
                 return "other";
         }

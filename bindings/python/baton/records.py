@@ -92,7 +92,8 @@ class Cause(enum.IntEnum):
     UNBLOCK = 13  #: granted as a lock-delay ended
     MULTI = 14  #: a multi-lock granted at once
     REVOKE_LOCK = 15  #: an administrator took the grant away
-    PROCLAIM = 17  #: the leader proclaimed
+    PROCLAIM = 17  #: an election's leader proclaimed
+    SET_VALUE = 20  #: the holder changed its grant's value
 
 
 class MemberRole(enum.IntEnum):

@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 import baton
-from baton import EventKind, Mode
+from baton import Cause, EventKind, Mode
 
 
 @pytest.fixture
@@ -116,11 +116,12 @@ def test_watch_sees_values(client, unique):
     with client.watch(name) as watch:
         with client.lock(name, 5, value="first") as lease:
             lease.set_value("second")
-        seen = [(e.kind, e.value) for e in (watch.next(10) for _ in range(3))]
+        events = [watch.next(10) for _ in range(3)]
+    seen = [(e.kind, e.cause, e.value) for e in events]
     assert seen == [
-        (EventKind.GRANTED, "first"),
-        (EventKind.PROCLAIMED, "second"),
-        (EventKind.RELEASED, ""),
+        (EventKind.GRANTED, Cause.ACQUIRE, "first"),
+        (EventKind.PROCLAIMED, Cause.SET_VALUE, "second"),
+        (EventKind.RELEASED, Cause.RELEASE, ""),
     ]
 
 
