@@ -294,6 +294,24 @@ BATON_API int baton_list(baton_client *c, const char *prefix,
                          struct baton_lock_info *out, size_t cap, size_t *n,
                          int *more);
 
+/** A held lock and its holder's value, as baton_list_values() reports
+ * them. */
+struct baton_lock_value {
+        struct baton_lock_info lock;
+        /* The value of the grant `lock` describes (its session and token),
+         * NUL-terminated; "" when it has none. */
+        char value[BATON_VALUE_MAX + 1];
+};
+
+/**
+ * baton_list() with each lock's value: the same listing, answers and
+ * errors. Needs a cluster of release 0.3.0 or later (an older one
+ * refuses the request). Thread-safe.
+ */
+BATON_API int baton_list_values(baton_client *c, const char *prefix,
+                                struct baton_lock_value *out, size_t cap,
+                                size_t *n, int *more);
+
 /* The kinds of grant baton_holders() reports. */
 enum baton_mode {
         BATON_MODE_EXCLUSIVE = 0, /* a lock's writer (baton_acquire()) */

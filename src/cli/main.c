@@ -606,16 +606,30 @@ static int cmd_transfer(baton_client *c, const struct args *o)
 /* The most locks `list` shows: as many as one request returns. */
 #define LIST_MAX 1000
 
+/* list [PREFIX]: the held locks, with their values. A cluster of a
+ * release before values refuses that listing (BATON_EMALFORMED): it gets
+ * the plain one, each value "". */
 static int cmd_list(baton_client *c, const struct args *o, const char *prefix)
 {
-        struct baton_lock_info *locks = calloc(LIST_MAX, sizeof *locks);
+        struct baton_lock_value *locks = calloc(LIST_MAX, sizeof *locks);
+        struct baton_lock_info *plain = NULL;
         size_t n = 0;
         int more = 0, rv;
 
         if (locks == NULL) {
                 return failed(o, "list", BATON_ENOMEM);
         }
-        rv = baton_list(c, prefix, locks, LIST_MAX, &n, &more);
+        rv = baton_list_values(c, prefix, locks, LIST_MAX, &n, &more);
+        if (rv == BATON_EMALFORMED) {
+                plain = calloc(LIST_MAX, sizeof *plain);
+                rv = plain == NULL
+                         ? BATON_ENOMEM
+                         : baton_list(c, prefix, plain, LIST_MAX, &n, &more);
+                for (size_t i = 0; rv == 0 && i < n; i++) {
+                        locks[i].lock = plain[i];
+                }
+                free(plain);
+        }
         if (rv != 0) {
                 free(locks);
                 return failed(o, "list", rv);

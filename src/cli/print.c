@@ -413,7 +413,7 @@ void print_grants(FILE *out, bool json, const char *name,
         }
 }
 
-void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
+void print_list(FILE *out, bool json, const struct baton_lock_value *locks,
                 size_t n, bool more)
 {
         size_t i;
@@ -422,7 +422,7 @@ void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                 fputc('[', out);
         }
         for (i = 0; i < n; i++) {
-                const struct baton_lock_info *l = &locks[i];
+                const struct baton_lock_info *l = &locks[i].lock;
                 if (!json) {
                         fprintf(out,
                                 "%s session %" PRIu64 " owner %" PRIu64
@@ -430,6 +430,7 @@ void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                                 " waiters %" PRIu32,
                                 l->name, l->session, l->owner, l->token,
                                 l->count, l->waiters);
+                        put_value(out, false, locks[i].value);
                         put_client_text(out, l->client_name);
                         continue;
                 }
@@ -440,6 +441,7 @@ void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
                         ",\"token\":%" PRIu64 ",\"count\":%" PRIu32
                         ",\"waiters\":%" PRIu32,
                         l->session, l->owner, l->token, l->count, l->waiters);
+                put_value(out, true, locks[i].value);
                 put_client_json(out, l->client_name);
                 fputc('}', out);
         }

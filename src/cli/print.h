@@ -62,9 +62,10 @@ void print_grants(FILE *out, bool json, const char *name,
  * when cleared), or one JSON object. */
 void print_value_set(FILE *out, bool json, const char *name, uint64_t token,
                      const char *value);
-/* LIST's answer: one line per lock, or a JSON array; `more` adds a note on
+/* LIST's answer: one line per lock (with " value "V"" when its grant
+ * has one), or a JSON array (with "value" always); `more` adds a note on
  * stderr that the listing was cut short. */
-void print_list(FILE *out, bool json, const struct baton_lock_info *locks,
+void print_list(FILE *out, bool json, const struct baton_lock_value *locks,
                 size_t n, bool more);
 void print_check(FILE *out, bool json, const char *name, uint64_t token,
                  int rv);

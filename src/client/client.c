@@ -627,8 +627,11 @@ int baton_holder(baton_client *c, const char *name, struct baton_holder *out)
         return 0;
 }
 
-int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
-               size_t cap, size_t *n, int *more)
+/* baton_list(), into `locks` or, with each lock's value, into `values`
+ * (the other NULL). */
+static int list(baton_client *c, const char *prefix,
+                struct baton_lock_info *locks, struct baton_lock_value *values,
+                size_t cap, size_t *n, int *more)
 {
         struct request *r;
         size_t len = 0;
@@ -641,7 +644,8 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
         if (more != NULL) {
                 *more = 0;
         }
-        if (c == NULL || out == NULL || cap == 0 || n == NULL) {
+        if (c == NULL || (locks == NULL && values == NULL) || cap == 0 ||
+            n == NULL) {
                 return BATON_EINVAL;
         }
         if (prefix != NULL) {
@@ -652,7 +656,7 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
         }
         limit = cap < PROTO_LIST_MAX ? (uint32_t)cap : PROTO_LIST_MAX;
         client_lock(c);
-        r = request_list(prefix, (uint8_t)len, limit);
+        r = request_list(prefix, (uint8_t)len, limit, values != NULL);
         if (r == NULL) {
                 client_unlock(c);
                 return BATON_ENOMEM;
@@ -661,10 +665,16 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
             c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv == 0) {
                 rv = r->status;
-                if (rv == 0) {
-                        for (i = 0; i < r->list_n; i++) {
-                                out[i] = r->list[i];
+                for (i = 0; rv == 0 && i < r->list_n; i++) {
+                        if (locks != NULL) {
+                                locks[i] = r->list[i];
+                                continue;
                         }
+                        values[i].lock = r->list[i];
+                        memcpy(values[i].value, r->values[i],
+                               sizeof values[i].value);
+                }
+                if (rv == 0) {
                         *n = r->list_n;
                         if (more != NULL) {
                                 *more = r->list_more ? 1 : 0;
@@ -674,6 +684,19 @@ int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
         }
         client_unlock(c);
         return client_user_status(rv);
+}
+
+int baton_list(baton_client *c, const char *prefix, struct baton_lock_info *out,
+               size_t cap, size_t *n, int *more)
+{
+        return list(c, prefix, out, NULL, cap, n, more);
+}
+
+int baton_list_values(baton_client *c, const char *prefix,
+                      struct baton_lock_value *out, size_t cap, size_t *n,
+                      int *more)
+{
+        return list(c, prefix, NULL, out, cap, n, more);
 }
 
 /* baton_holders(), into `grants` or, with each grant's value, into

@@ -151,8 +151,14 @@ struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
         return r;
 }
 
+/* The flags of a LIST, and of the reply it wants. */
+static uint16_t list_flags(const struct request *r)
+{
+        return PROTO_FLAG_NAMES | (r->values != NULL ? PROTO_FLAG_VALUES : 0);
+}
+
 struct request *request_list(const char *prefix, uint8_t prefix_len,
-                             uint32_t limit)
+                             uint32_t limit, bool values)
 {
         struct request *r = alloc(PROTO_LIST);
 
@@ -160,12 +166,16 @@ struct request *request_list(const char *prefix, uint8_t prefix_len,
                 return NULL;
         }
         r->list = calloc(limit, sizeof *r->list);
-        if (r->list == NULL) {
+        if (values && r->list != NULL) {
+                r->values = calloc(limit, sizeof *r->values);
+        }
+        if (r->list == NULL || (values && r->values == NULL)) {
+                free(r->list);
                 free(r);
                 return NULL;
         }
         r->list_cap = limit;
-        r->len = proto_write_list(r->frame, r->frame_cap, 0, PROTO_FLAG_NAMES,
+        r->len = proto_write_list(r->frame, r->frame_cap, 0, list_flags(r),
                                   prefix, prefix_len, limit);
         return r;
 }
@@ -441,7 +451,7 @@ int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
         if (r->grants != NULL && flags == holders_flags(r)) {
                 return take_grants(r, body, len);
         }
-        if (r->list == NULL || (flags & PROTO_FLAG_HOLDERS)) {
+        if (r->list == NULL || flags != list_flags(r)) {
                 return BATON_EMALFORMED;
         }
         e = calloc(r->list_cap, sizeof *e);
@@ -460,6 +470,10 @@ int request_take_list(struct request *r, uint16_t flags, const uint8_t *body,
                         o->count = e[i].count;
                         o->waiters = e[i].waiters;
                         take_client(o->client_name, &e[i].client_name);
+                        if (r->values != NULL && e[i].value.len > 0) {
+                                memcpy(r->values[i], e[i].value.p,
+                                       e[i].value.len);
+                        }
                 }
                 r->list_n = n;
                 r->list_more = more;

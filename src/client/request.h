@@ -120,8 +120,8 @@ struct request {
         bool list_more;               /* LIST: the server left some out */
         /* QUERY of every holder: owned, list_cap entries, list_n filled. */
         struct baton_grant *grants;
-        /* The same with values: owned, each grant's, or NULL when not
-         * asked for. */
+        /* The same, or a LIST's, with values: owned, each grant's (each
+         * lock's), or NULL when not asked for. */
         char (*values)[BATON_VALUE_MAX + 1];
         /* QUERY of an election's leader: owned, filled on answer. */
         struct baton_leader *leader;
@@ -179,9 +179,11 @@ struct request *request_read(uint8_t type, const char *name, uint8_t name_len,
                              uint64_t token);
 
 /* LIST of `prefix` (0..255 bytes) with `limit` (1..PROTO_LIST_MAX) and
- * room for the answer. NULL when out of memory. */
+ * room for the answer, with client names (PROTO_FLAG_NAMES) and, if
+ * `values`, each lock's value (PROTO_FLAG_VALUES, kept in r->values).
+ * NULL when out of memory. */
 struct request *request_list(const char *prefix, uint8_t prefix_len,
-                             uint32_t limit);
+                             uint32_t limit, bool values);
 
 /* QUERY of every holder of `name` (PROTO_FLAG_HOLDERS; with
  * PROTO_FLAG_VALUES too if `values`, kept in r->values), with room for

@@ -33,7 +33,8 @@ bool proto_valid_text(const struct proto_string *s, size_t max);
 size_t proto_cstr_len(const char *s, size_t max);
 
 /* Whether `flags` is a shape of frames of `type`: only QUERY, LIST and
- * their answers may ask for or carry client names; only QUERY and
+ * their answers may ask for or carry client names (LIST and LIST_REPLY
+ * with the holders' values too); only QUERY and
  * LIST_REPLY every holder, with their names and maybe values and time
  * left; only KEEPALIVE and KEEPALIVE_OK revoked grants; only STATUS and
  * STATUS_REPLY versions and alarms, each or both. Inline, since every
@@ -52,6 +53,9 @@ static inline bool proto_flags_allowed(uint8_t type, uint16_t flags)
         if ((flags & ~(PROTO_FLAG_VALUES | PROTO_FLAG_LEFT)) ==
             PROTO_FLAG_HOLDERS) {
                 return type == PROTO_QUERY || type == PROTO_LIST_REPLY;
+        }
+        if (flags == (PROTO_FLAG_NAMES | PROTO_FLAG_VALUES)) {
+                return type == PROTO_LIST || type == PROTO_LIST_REPLY;
         }
         return flags == PROTO_FLAG_NAMES &&
                (type == PROTO_QUERY || type == PROTO_LIST ||

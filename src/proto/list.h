@@ -55,7 +55,12 @@ struct proto_lock_entry {
  * grant's time too. */
 #define PROTO_LIST_ENTRY_HOLDERS_SIZE(name_len, client_len)                    \
         (PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len) + 1 + 4 + 4 + 4)
-/* The same with PROTO_FLAG_VALUES too: a value of `value_len` bytes. */
+/* A PROTO_FLAG_NAMES entry with PROTO_FLAG_VALUES too (a LIST's). */
+#define PROTO_LIST_ENTRY_NAMES_VALUES_SIZE(name_len, client_len, value_len)    \
+        (PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len) + 1 +               \
+         (size_t)(value_len))
+/* The holders shape with PROTO_FLAG_VALUES too: a value of `value_len`
+ * bytes. */
 #define PROTO_LIST_ENTRY_VALUES_SIZE(name_len, client_len, value_len)          \
         (PROTO_LIST_ENTRY_HOLDERS_SIZE(name_len, client_len) + 1 +             \
          (size_t)(value_len))
@@ -63,8 +68,9 @@ struct proto_lock_entry {
 #define PROTO_LIST_ENTRY_LEFT_SIZE 4
 
 /* LIST: string prefix (0..255 bytes, no NUL; empty: every lock), u32 limit
- * (1..PROTO_LIST_MAX), with `flags` 0 or PROTO_FLAG_NAMES (the body is the
- * same; the answer carries client names). */
+ * (1..PROTO_LIST_MAX), with `flags` 0, PROTO_FLAG_NAMES, or that and
+ * PROTO_FLAG_VALUES (the body is the same; the answer carries client
+ * names, and values). */
 size_t proto_write_list(uint8_t *out, size_t cap, uint64_t id, uint16_t flags,
                         const char *prefix, size_t prefix_len, uint32_t limit);
 /* LIST: BATON_EMALFORMED for a truncated body, trailing bytes or a limit
@@ -79,6 +85,9 @@ int proto_read_list(const uint8_t *body, size_t len,
  * count, u32 waiters, and in the shape `flags` say:
  *
  *   PROTO_FLAG_NAMES     then string client_name (0..PROTO_CLIENT_NAME_MAX)
+ *   PROTO_FLAG_NAMES | PROTO_FLAG_VALUES
+ *                        the same, then string value (the first holder's
+ *                        grant's, as session and token are; 0..255 bytes)
  *   PROTO_FLAG_HOLDERS   then string client_name, u8 mode (COMMAND_MODE_*),
  *                        u32 permits (a semaphore grant's), u32 limit (the
  *                        semaphore's permits; 0 for a lock), u32 granted_s

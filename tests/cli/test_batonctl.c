@@ -431,6 +431,18 @@ static void grant_values(void)
                 "holder --all: the changed value")) {
                 proc_show(&p);
         }
+        ctl(&p, RUN_MS, "list", "cli-val", NULL);
+        if (!ok(p.status == 0 && strncmp(p.out, "cli-val session ", 16) == 0 &&
+                    strstr(p.out, " value \"job-42\"") != NULL,
+                "list: the lock with its value")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "--json", "list", "cli-val", NULL);
+        if (!ok(p.status == 0 && jsoncheck_valid(p.out) &&
+                    strstr(p.out, "\"value\":\"job-42\"") != NULL,
+                "--json list: \"value\"")) {
+                proc_show(&p);
+        }
         snprintf(stale, sizeof stale, "%llu", strtoull(t1, NULL, 10) - 1);
         ctl(&p, RUN_MS, "set-value", "cli-val", stale, "stale", "--session", s1,
             "--secret", k1, NULL);

@@ -233,6 +233,7 @@ static void grant_values(void **state)
         baton_client *b = liveclient_new(10000, NULL);
         struct baton_acquire_options o = {.value = "10.0.0.7:8080"};
         struct baton_grant_value g[4];
+        struct baton_lock_value l[4];
         char name[64], rw[64], sem[64], longest[BATON_VALUE_MAX + 2];
         uint64_t t1 = 0, t2 = 0, tb = 0, tr1 = 0, tr2 = 0, ts = 0;
         size_t n = 0;
@@ -242,6 +243,11 @@ static void grant_values(void **state)
         liveclient_name(rw, sizeof rw, "valued-rw");
         liveclient_name(sem, sizeof sem, "valued-sem");
         assert_ok(baton_acquire_with(a, name, 1, BATON_WAIT_TRY, &o, &t1));
+        assert_ok(baton_list_values(b, name, l, 4, &n, NULL));
+        assert_int_equal(n, 1);
+        assert_string_equal(l[0].lock.name, name);
+        assert_int_equal(l[0].lock.token, t1);
+        assert_string_equal(l[0].value, "10.0.0.7:8080");
         assert_ok(baton_holders_values(b, name, g, 4, &n, NULL));
         assert_int_equal(n, 1);
         assert_int_equal(g[0].grant.token, t1);
@@ -290,6 +296,11 @@ static void grant_values(void **state)
         assert_ok(baton_set_value(b, rw, 1, tr2, "reader-b2"));
         assert_string_equal(value_of(a, rw, 0), "reader-a");
         assert_string_equal(value_of(a, rw, 1), "reader-b2");
+        /* A listing's entry is the first holder's grant, value and all. */
+        assert_ok(baton_list_values(b, rw, l, 4, &n, NULL));
+        assert_int_equal(n, 1);
+        assert_int_equal(l[0].lock.token, tr1);
+        assert_string_equal(l[0].value, "reader-a");
         o = (struct baton_acquire_options){
             .mode = BATON_MODE_PERMITS, .limit = 2, .permits = 1, .value = "p"};
         assert_ok(baton_acquire_with(a, sem, 1, BATON_WAIT_TRY, &o, &ts));

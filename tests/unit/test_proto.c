@@ -828,6 +828,7 @@ int main(void)
             cmocka_unit_test(names_result_exact_bytes),
             cmocka_unit_test(names_result_limits),
             cmocka_unit_test(names_list_reply_round_trip),
+            cmocka_unit_test(names_values_list_reply_round_trip),
             cmocka_unit_test(holders_flag_only_where_allowed),
             cmocka_unit_test(holders_list_reply_round_trip),
             cmocka_unit_test(attach_exact_bytes),

@@ -29,6 +29,8 @@ void names_flag_only_where_allowed(void **state)
                                           PROTO_FLAG_NAMES, 0, 1};
                 bool want = type == PROTO_QUERY || type == PROTO_LIST ||
                             type == PROTO_RESULT || type == PROTO_LIST_REPLY;
+                /* With values: a LIST and its reply only. */
+                bool valued = type == PROTO_LIST || type == PROTO_LIST_REPLY;
 
                 proto_header_encode(&in, buf);
                 assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
@@ -36,6 +38,10 @@ void names_flag_only_where_allowed(void **state)
                 if (want) {
                         assert_int_equal(h.flags, PROTO_FLAG_NAMES);
                 }
+                in.flags = PROTO_FLAG_NAMES | PROTO_FLAG_VALUES;
+                proto_header_encode(&in, buf);
+                assert_int_equal(proto_header_decode(&h, buf, PROTO_MAX_BODY),
+                                 valued ? 0 : BATON_EMALFORMED);
                 /* Any other bit is refused, on every type. */
                 in.flags = PROTO_FLAG_NAMES | 2;
                 proto_header_encode(&in, buf);
@@ -235,6 +241,56 @@ void names_list_reply_round_trip(void **state)
         assert_int_equal(proto_write_list_reply(buf, sizeof buf, 1,
                                                 PROTO_FLAG_NAMES, e, 2, true),
                          0);
+}
+
+/* A LIST's reply with names and values: each entry ends with its value,
+ * after its client name, and reads back only in that shape. */
+void names_values_list_reply_round_trip(void **state)
+{
+        uint16_t shape = PROTO_FLAG_NAMES | PROTO_FLAG_VALUES;
+        struct proto_lock_entry e[2] = {
+            {.name = {"db", 2},
+             .session = 1,
+             .token = 7,
+             .client_name = {"build-42", 8},
+             .value = {"10.0.0.7:80", 11}},
+            {.name = {"q", 1}, .session = 2, .token = 8},
+        };
+        struct proto_lock_entry back[2];
+        uint8_t buf[256];
+        uint32_t n = 0;
+        bool more = true;
+        size_t len;
+
+        (void)state;
+        len = proto_write_list_reply(buf, sizeof buf, 1, shape, e, 2, false);
+        assert_int_equal(len, PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
+                                  PROTO_LIST_ENTRY_NAMES_VALUES_SIZE(2, 8, 11) +
+                                  PROTO_LIST_ENTRY_NAMES_VALUES_SIZE(1, 0, 0));
+        assert_int_equal(buf[2], shape);
+        /* The value's length follows the client name. */
+        assert_int_equal(buf[PROTO_HEADER_SIZE + PROTO_LIST_REPLY_FIXED +
+                             PROTO_LIST_ENTRY_NAMES_SIZE(2, 8)],
+                         11);
+        assert_int_equal(proto_read_list_reply(buf + PROTO_HEADER_SIZE,
+                                               len - PROTO_HEADER_SIZE, shape,
+                                               back, 2, &n, &more),
+                         0);
+        assert_int_equal(n, 2);
+        assert_false(more);
+        assert_int_equal(back[0].value.len, 11);
+        assert_memory_equal(back[0].value.p, "10.0.0.7:80", 11);
+        assert_memory_equal(back[0].client_name.p, "build-42", 8);
+        assert_int_equal(back[1].value.len, 0);
+        assert_int_equal(back[1].token, 8);
+        /* Read as names only, the values are trailing bytes. */
+        assert_int_equal(proto_read_list_reply(
+                             buf + PROTO_HEADER_SIZE, len - PROTO_HEADER_SIZE,
+                             PROTO_FLAG_NAMES, back, 2, &n, &more),
+                         BATON_EMALFORMED);
+        /* A LIST asks for the shape with the same body. */
+        assert_true(proto_write_list(buf, sizeof buf, 3, shape, "d", 1, 5) > 0);
+        assert_int_equal(buf[2], shape);
 }
 
 /* PROTO_FLAG_HOLDERS: a QUERY asks with it, a LIST_REPLY answers with it;

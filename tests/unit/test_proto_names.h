@@ -8,6 +8,7 @@ void names_requests_exact_bytes(void **state);
 void names_result_exact_bytes(void **state);
 void names_result_limits(void **state);
 void names_list_reply_round_trip(void **state);
+void names_values_list_reply_round_trip(void **state);
 void holders_flag_only_where_allowed(void **state);
 void holders_list_reply_round_trip(void **state);
 

@@ -162,6 +162,18 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
             POINTER(c_int),
         ],
     ),
+    (
+        "baton_list_values",
+        c_int,
+        [
+            c_void_p,
+            c_char_p,
+            POINTER(s.LockValue),
+            c_size_t,
+            POINTER(c_size_t),
+            POINTER(c_int),
+        ],
+    ),
     ("baton_check", c_int, [c_void_p, c_char_p, c_uint64]),
     ("baton_session_state", c_int, [c_void_p]),
     ("baton_session_remaining_ms", c_int64, [c_void_p]),

@@ -109,6 +109,15 @@ class Grant(Structure):
     ]
 
 
+class LockValue(Structure):
+    """struct baton_lock_value."""
+
+    _fields_ = [
+        ("lock", LockInfo),
+        ("value", c_char * (VALUE_MAX + 1)),
+    ]
+
+
 class GrantValue(Structure):
     """struct baton_grant_value."""
 
@@ -320,6 +329,7 @@ ALL = {
     "baton_lock_info": LockInfo,
     "baton_grant": Grant,
     "baton_grant_value": GrantValue,
+    "baton_lock_value": LockValue,
     "baton_acquire_options": AcquireOptions,
     "baton_member": Member,
     "baton_status": Status,
@@ -355,6 +365,7 @@ __all__ = [
     "Leader",
     "LockInfo",
     "LockName",
+    "LockValue",
     "MULTI_MAX",
     "Member",
     "NAME_MAX",

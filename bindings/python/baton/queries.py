@@ -171,13 +171,14 @@ class Queries:
 
     def list_locks(self, prefix: Name = "", limit: int = PAGE_MAX) -> Page[LockInfo]:
         """The held locks whose name starts with `prefix`, oldest first (at
-        most `limit`, at most 1000; `.more` says if there were more)."""
+        most `limit`, at most 1000; `.more` says if there were more), each
+        with its holder's value (a cluster of release 0.3.0 or later)."""
         cap = max(1, min(limit, PAGE_MAX))
-        out = (_structs.LockInfo * cap)()
+        out = (_structs.LockValue * cap)()
         n, more = c_size_t(), c_int()
         check(
             self._call(
-                self._lib.baton_list,
+                self._lib.baton_list_values,
                 encode_name(prefix) if prefix else None,
                 out,
                 cap,
@@ -196,8 +197,10 @@ class Queries:
                     count=i.count,
                     waiters=i.waiters,
                     client_name=_text(i.client_name),
+                    value=lv.value.decode("utf-8", "surrogateescape"),
                 )
-                for i in out[: n.value]
+                for lv in out[: n.value]
+                for i in (lv.lock,)
             ),
             bool(more.value),
         )

@@ -162,6 +162,9 @@ class LockInfo:
     count: int
     waiters: int
     client_name: str
+    #: The value of the grant it describes (its session and token); ""
+    #: when it has none.
+    value: str = ""
 
 
 @dataclass(frozen=True)

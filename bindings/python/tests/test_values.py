@@ -40,6 +40,12 @@ def test_lock_value_set_and_cleared(client, other, unique):
         lease.set_value("job-42")
         (grant,) = other.holders(name)
         assert (grant.token, grant.value) == (lease.token, "job-42")
+        (listed,) = other.list_locks(name)
+        assert (listed.name, listed.token, listed.value) == (
+            name,
+            lease.token,
+            "job-42",
+        )
         # A reentrant hold keeps the grant's value and token.
         with client.lock(name, 5, value="ignored") as again:
             assert again.token == lease.token

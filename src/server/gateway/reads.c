@@ -34,8 +34,9 @@ struct listing {
         struct gateway *g;
         const struct gateway_now *now; /* for each holder's time left */
         const struct lockfsm *f;
-        uint16_t shape;   /* the reply's flags: PROTO_FLAG_NAMES, _HOLDERS,
-                             _HOLDERS | _VALUES, either with _LEFT */
+        uint16_t shape;   /* the reply's flags: 0, PROTO_FLAG_NAMES (with
+                             _VALUES: a LIST's), _HOLDERS, _HOLDERS |
+                             _VALUES, either with _LEFT */
         const char *name; /* the holders of one lock: its name */
         uint8_t name_len;
         struct proto_lock_entry *e;
@@ -96,22 +97,42 @@ static void listing_send(struct listing *ls, const struct gateway_now *now,
         pending_free(p, now);
 }
 
+/* lockfsm_foreach_holder()'s callback: the first grant's value, into the
+ * proto_string `data`; stops there. */
+static bool first_value(void *data, const struct lockfsm_holder *h)
+{
+        struct proto_string *v = data;
+
+        v->p = h->value;
+        v->len = h->value_len;
+        return false;
+}
+
 static bool list_one(void *data, const char *name, size_t name_len,
                      const struct lockfsm_result *holder)
 {
         struct listing *ls = data;
+        struct proto_string value = {NULL, 0};
         const char *client = NULL;
         uint8_t client_len = 0;
         struct proto_lock_entry *e;
 
-        if (ls->shape == PROTO_FLAG_NAMES) {
+        if (ls->shape & PROTO_FLAG_NAMES) {
                 client =
                     lockfsm_session_name(ls->f, holder->session, &client_len);
         }
-        e = listing_add(ls,
-                        ls->shape == PROTO_FLAG_NAMES
-                            ? PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len)
-                            : PROTO_LIST_ENTRY_SIZE(name_len));
+        if (ls->shape & PROTO_FLAG_VALUES) {
+                /* The grant the entry describes is the first holder's. */
+                lockfsm_foreach_holder(ls->f, name, name_len, first_value,
+                                       &value);
+        }
+        e = listing_add(
+            ls, (ls->shape & PROTO_FLAG_VALUES)
+                    ? PROTO_LIST_ENTRY_NAMES_VALUES_SIZE(name_len, client_len,
+                                                         value.len)
+                : (ls->shape & PROTO_FLAG_NAMES)
+                    ? PROTO_LIST_ENTRY_NAMES_SIZE(name_len, client_len)
+                    : PROTO_LIST_ENTRY_SIZE(name_len));
         if (e == NULL) {
                 return false;
         }
@@ -124,6 +145,7 @@ static bool list_one(void *data, const char *name, size_t name_len,
         e->waiters = holder->waiters;
         e->client_name.p = client;
         e->client_name.len = client_len;
+        e->value = value;
         return true;
 }
 
@@ -195,7 +217,8 @@ static void answer_list(const struct gateway_now *now, const struct lockfsm *f,
 {
         struct listing ls;
 
-        if (!listing_init(&ls, now, f, p, p->flags & PROTO_FLAG_NAMES,
+        if (!listing_init(&ls, now, f, p,
+                          p->flags & (PROTO_FLAG_NAMES | PROTO_FLAG_VALUES),
                           p->limit)) {
                 return;
         }
