@@ -99,12 +99,13 @@ struct hold {
         /* COMMAND_MODE_*: a writer, a reader, permits. An election's
          * candidates and leader are writers of a lock of that kind. */
         uint8_t mode;
-        uint8_t value_len; /* an election's: the value's bytes; else 0 */
+        uint8_t value_len; /* its value's bytes; 0: none */
         uint32_t permits;  /* a semaphore's grant or waiter: permits; else 0 */
-        /* An election's candidate or leader: the value it advertises,
-         * value_len bytes in the record's own allocation (not
-         * NUL-terminated). A PROCLAIM of another length replaces the
-         * record (src/fsm/elect.h). */
+        /* Its value (docs/fsm.md, "Values"): what an election's candidate
+         * or leader advertises, any other grant's data; value_len bytes
+         * in the record's own allocation (not NUL-terminated). A
+         * PROCLAIM or SET_VALUE of another length replaces the record
+         * (src/fsm/elect.h). */
         char value[];
 };
 
