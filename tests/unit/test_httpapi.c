@@ -276,18 +276,18 @@ static void value_too_long_refused(void **state)
         (void)state;
         for (i = 0; i < 2; i++) {
                 /* An acquire takes no token. */
-                const char *fmt = i == 0 ? "{\"name\":\"a\",\"value\":\"%s\"}"
-                                         : "{\"name\":\"a\",\"token\":3,"
-                                           "\"value\":\"%s\"}";
+                const char *token = i == 0 ? "" : "\"token\":3,";
 
                 memset(v, 'v', 255);
                 v[255] = '\0';
-                snprintf(body, sizeof body, fmt, v);
+                snprintf(body, sizeof body,
+                         "{\"name\":\"a\",%s\"value\":\"%s\"}", token, v);
                 assert_int_equal(call_of(heads[i], body, &c, &why), 0);
                 assert_int_equal(c.value_len, 255);
                 v[255] = 'v';
                 v[256] = '\0';
-                snprintf(body, sizeof body, fmt, v);
+                snprintf(body, sizeof body,
+                         "{\"name\":\"a\",%s\"value\":\"%s\"}", token, v);
                 memset(&why, 0, sizeof why);
                 assert_int_equal(call_of(heads[i], body, &c, &why), 400);
                 assert_int_equal(why.code, BATON_EINVAL);
@@ -597,6 +597,26 @@ static void busy_answer_names_the_holder(void **state)
         json_decref(a.body);
 }
 
+/* The JSON "holders" array of a holders answer to the LIST_REPLY of `n`
+ * entries `e` (with values and time left), the answer in `*a`. */
+static json_t *holders_answer(const struct proto_lock_entry *e, uint32_t n,
+                              struct api_answer *a)
+{
+        struct api_call call = {.op = API_LOCK_HOLDERS, .name = "db"};
+        struct proto_header h;
+        uint8_t frame[256];
+        size_t len;
+
+        len = proto_write_list_reply(frame, sizeof frame, 3,
+                                     PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES |
+                                         PROTO_FLAG_LEFT,
+                                     e, n, false);
+        assert_true(len > 0);
+        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
+        assert_int_equal(apireply_read(&call, &h, frame + 16, a), 0);
+        return json_object_get(a->body, "holders");
+}
+
 /* A holders answer with each holder's time left: a number, or null when
  * the leader keeps no lease of its session. */
 static void holders_answer_with_time_left(void **state)
@@ -608,22 +628,11 @@ static void holders_answer_with_time_left(void **state)
              .token = 10,
              .left_ms = PROTO_SESSION_UNKNOWN},
         };
-        struct api_call call = {.op = API_LOCK_HOLDERS, .name = "db"};
-        struct proto_header h;
         struct api_answer a;
-        uint8_t frame[256];
         json_t *holders;
-        size_t n;
 
         (void)state;
-        n = proto_write_list_reply(frame, sizeof frame, 3,
-                                   PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES |
-                                       PROTO_FLAG_LEFT,
-                                   e, 2, false);
-        assert_true(n > 0);
-        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
-        assert_int_equal(apireply_read(&call, &h, frame + 16, &a), 0);
-        holders = json_object_get(a.body, "holders");
+        holders = holders_answer(e, 2, &a);
         assert_int_equal(json_array_size(holders), 2);
         assert_int_equal(json_integer_value(json_object_get(
                              json_array_get(holders, 0), "left_ms")),
@@ -658,23 +667,12 @@ static void holders_and_events_carry_values(void **state)
                                        .permits = 2,
                                        .name = {"pool", 4},
                                        .value = {"job 77", 6}};
-        struct api_call call = {.op = API_LOCK_HOLDERS, .name = "db"};
-        struct proto_header h;
         struct api_answer a;
-        uint8_t frame[256];
         const char *kind;
         json_t *holders, *o;
-        size_t n;
 
         (void)state;
-        n = proto_write_list_reply(frame, sizeof frame, 3,
-                                   PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES |
-                                       PROTO_FLAG_LEFT,
-                                   e, 2, false);
-        assert_true(n > 0);
-        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
-        assert_int_equal(apireply_read(&call, &h, frame + 16, &a), 0);
-        holders = json_object_get(a.body, "holders");
+        holders = holders_answer(e, 2, &a);
         assert_int_equal(json_array_size(holders), 2);
         assert_string_equal(json_string_value(json_object_get(
                                 json_array_get(holders, 0), "value")),
