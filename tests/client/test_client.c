@@ -208,127 +208,6 @@ static void elections(void **state)
         baton_client_destroy(b);
 }
 
-/* The value of `name`'s grant `i`, read through `c`: "" when it has
- * none; "(n=N)" when there are not that many grants. */
-static const char *value_of(baton_client *c, const char *name, size_t i)
-{
-        static struct baton_grant_value g[4];
-        size_t n = 0;
-
-        assert_ok(baton_holders_values(c, name, g, 4, &n, NULL));
-        if (i >= n) {
-                static char none[32];
-                snprintf(none, sizeof none, "(n=%zu)", n);
-                return none;
-        }
-        return g[i].value;
-}
-
-/* A value on every kind of grant: set at acquire, read by another
- * handle, changed by the holder with its token (fenced), cleared, kept by
- * a reentrant acquire, ended with the grant; and the refusals by name. */
-static void grant_values(void **state)
-{
-        baton_client *a = liveclient_new(10000, NULL);
-        baton_client *b = liveclient_new(10000, NULL);
-        struct baton_acquire_options o = {.value = "10.0.0.7:8080"};
-        struct baton_grant_value g[4];
-        struct baton_lock_value l[4];
-        char name[64], rw[64], sem[64], longest[BATON_VALUE_MAX + 2];
-        uint64_t t1 = 0, t2 = 0, tb = 0, tr1 = 0, tr2 = 0, ts = 0;
-        size_t n = 0;
-
-        (void)state;
-        liveclient_name(name, sizeof name, "valued");
-        liveclient_name(rw, sizeof rw, "valued-rw");
-        liveclient_name(sem, sizeof sem, "valued-sem");
-        assert_ok(baton_acquire_with(a, name, 1, BATON_WAIT_TRY, &o, &t1));
-        assert_ok(baton_list_values(b, name, l, 4, &n, NULL));
-        assert_int_equal(n, 1);
-        assert_string_equal(l[0].lock.name, name);
-        assert_int_equal(l[0].lock.token, t1);
-        assert_string_equal(l[0].value, "10.0.0.7:8080");
-        assert_ok(baton_holders_values(b, name, g, 4, &n, NULL));
-        assert_int_equal(n, 1);
-        assert_int_equal(g[0].grant.token, t1);
-        assert_int_equal(g[0].grant.session, baton_session_id(a));
-        assert_int_equal(g[0].grant.mode, BATON_MODE_EXCLUSIVE);
-        assert_string_equal(g[0].value, "10.0.0.7:8080");
-        /* The holder changes it with its token; another token or another
-         * session changes nothing. */
-        assert_ok(baton_set_value(a, name, 1, t1, "job-42"));
-        assert_string_equal(value_of(b, name, 0), "job-42");
-        assert_int_equal(baton_set_value(a, name, 1, t1 + 1, "stale"),
-                         BATON_ESTALE);
-        assert_int_equal(baton_set_value(a, name, 2, t1, "other owner"),
-                         BATON_ENOTHOLDER);
-        assert_ok(baton_acquire(b, rw, 1, BATON_WAIT_TRY, &tb)); /* a session */
-        assert_int_equal(baton_set_value(b, name, 1, t1, "not mine"),
-                         BATON_ENOTHOLDER);
-        memset(longest, 'v', sizeof longest - 1);
-        longest[sizeof longest - 1] = '\0';
-        assert_int_equal(baton_set_value(a, name, 1, t1, longest),
-                         BATON_EINVAL);
-        assert_string_equal(value_of(b, name, 0), "job-42");
-        /* A reentrant acquire keeps the grant's value and token. */
-        o.value = "ignored";
-        assert_ok(baton_acquire_with(a, name, 1, BATON_WAIT_TRY, &o, &t2));
-        assert_int_equal(t2, t1);
-        assert_string_equal(value_of(b, name, 0), "job-42");
-        assert_ok(baton_release(a, name, 1, t1));
-        /* Cleared by an empty value; gone with the grant. */
-        assert_ok(baton_set_value(a, name, 1, t1, ""));
-        assert_string_equal(value_of(b, name, 0), "");
-        assert_ok(baton_release(a, name, 1, t1));
-        assert_string_equal(value_of(b, name, 0), "(n=0)");
-        /* Readers and semaphore permits carry values too. */
-        assert_ok(baton_release(b, rw, 1, tb));
-        o = (struct baton_acquire_options){.mode = BATON_MODE_SHARED,
-                                           .value = "reader-a"};
-        assert_ok(baton_acquire_with(a, rw, 1, BATON_WAIT_TRY, &o, &tr1));
-        o.value = "reader-b";
-        assert_ok(baton_acquire_with(b, rw, 1, BATON_WAIT_TRY, &o, &tr2));
-        assert_ok(baton_holders_values(a, rw, g, 4, &n, NULL));
-        assert_int_equal(n, 2);
-        assert_int_equal(g[0].grant.mode, BATON_MODE_SHARED);
-        assert_string_equal(g[0].value, "reader-a");
-        assert_string_equal(g[1].value, "reader-b");
-        assert_ok(baton_set_value(b, rw, 1, tr2, "reader-b2"));
-        assert_string_equal(value_of(a, rw, 0), "reader-a");
-        assert_string_equal(value_of(a, rw, 1), "reader-b2");
-        /* A listing's entry is the first holder's grant, value and all. */
-        assert_ok(baton_list_values(b, rw, l, 4, &n, NULL));
-        assert_int_equal(n, 1);
-        assert_int_equal(l[0].lock.token, tr1);
-        assert_string_equal(l[0].value, "reader-a");
-        o = (struct baton_acquire_options){
-            .mode = BATON_MODE_PERMITS, .limit = 2, .permits = 1, .value = "p"};
-        assert_ok(baton_acquire_with(a, sem, 1, BATON_WAIT_TRY, &o, &ts));
-        assert_ok(baton_holders_values(b, sem, g, 4, &n, NULL));
-        assert_int_equal(n, 1);
-        assert_int_equal(g[0].grant.mode, BATON_MODE_PERMITS);
-        assert_int_equal(g[0].grant.limit, 2);
-        assert_string_equal(g[0].value, "p");
-        /* Refused before anything is sent. */
-        o.value = longest;
-        assert_int_equal(baton_acquire_with(b, sem, 1, 0, &o, NULL),
-                         BATON_EINVAL);
-        o.value = NULL;
-        o.reserved[1] = 1;
-        assert_int_equal(baton_acquire_with(b, sem, 1, 0, &o, NULL),
-                         BATON_EINVAL);
-        o = (struct baton_acquire_options){.mode = BATON_MODE_LEADER};
-        assert_int_equal(baton_acquire_with(b, name, 1, 0, &o, NULL),
-                         BATON_EINVAL);
-        assert_string_equal(value_of(a, name, 0), "(n=0)");
-        /* NULL options: an exclusive lock without a value. */
-        assert_ok(baton_acquire_with(b, name, 1, BATON_WAIT_TRY, NULL, &t2));
-        assert_true(t2 > t1);
-        assert_string_equal(value_of(a, name, 0), "");
-        baton_client_destroy(a);
-        baton_client_destroy(b);
-}
-
 /* Semaphores: permits up to the limit, a large waiter at the head not
  * overtaken by a small one, each grant with a token of its own, and the
  * refusals by name. */
@@ -689,16 +568,6 @@ static void detach_release_in(void **state)
         assert_int_equal(
             baton_release_in(b, session, secret, name, BATON_OWNER_THREAD, t1),
             BATON_EINVAL);
-        /* Its value changes the same way, fenced by the token. (A wrong
-         * secret cannot be tried here: b's connections proved the right
-         * one above and stay attached to the session.) */
-        assert_ok(baton_set_value_in(b, session, secret, name,
-                                     BATON_OWNER_DETACHED, t1, "detached"));
-        assert_string_equal(value_of(b, name, 0), "detached");
-        assert_int_equal(baton_set_value_in(b, session, secret, name,
-                                            BATON_OWNER_DETACHED, t1 - 1, "x"),
-                         BATON_ESTALE);
-        assert_string_equal(value_of(b, name, 0), "detached");
         assert_ok(baton_release_in(b, session, secret, name,
                                    BATON_OWNER_DETACHED, t1));
         assert_ok(baton_holder(b, name, &h));
@@ -1006,7 +875,6 @@ int main(int argc, char **argv)
             cmocka_unit_test(semaphore_permits),
             cmocka_unit_test(multi_locks),
             cmocka_unit_test(elections),
-            cmocka_unit_test(grant_values),
             cmocka_unit_test(revoke_one_lock),
             cmocka_unit_test(holder_names),
             cmocka_unit_test(stale_holder_check),

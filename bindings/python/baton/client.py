@@ -9,6 +9,11 @@ be awaited; `acquire()` and its siblings take the lock at once and return
 the Lease. `campaign()` is the same for an election (a CampaignRequest, its
 Leadership a Lease). `watch()` and `observe()` return iterators over a
 name's events and an election's leaderships.
+
+The module is long because Client is one class whose lock, election and
+watch calls share its handle's bookkeeping (the lease tracker, the calls in
+flight, closing); the queries, the administration and health checks live in
+their own mixins (queries.py, admin.py, health.py).
 """
 
 from __future__ import annotations
