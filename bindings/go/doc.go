@@ -11,7 +11,8 @@
 //   - Values: every grant can carry up to 255 bytes (where its holder is,
 //     what it does): WithValue gives a Lock, RLock or Acquire (and their
 //     Try forms) one, Lock.SetValue changes it, fenced by the grant's
-//     token, Holders reads each grant's, and watches see it.
+//     token, Holders reads each grant's, List each lock's, and watches
+//     see it.
 //   - Elections: Campaign and TryCampaign lead an election with a value,
 //     Lock.Proclaim changes it, Lock.Resign ends the leadership; Leader
 //     reads who leads, Observe follows it.

@@ -8,6 +8,7 @@ package baton
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -36,7 +37,8 @@ func (m Mode) String() string {
 	return fmt.Sprintf("mode(%d)", uint8(m))
 }
 
-// Grant is one grant of a lock, as Holders and List read it.
+// Grant is one grant of a lock, as Holders and List read it. List gives
+// one per lock: its first holder's grant.
 type Grant struct {
 	Name       string
 	Session    uint64 // the holder's session
@@ -45,12 +47,15 @@ type Grant struct {
 	Count      uint32 // holds (reentrant acquires)
 	Waiters    uint32 // clients waiting for the lock
 	ClientName string // the holder session's Config.Name
+	// Value is the grant's value (WithValue, Campaign; SetValue): "" when
+	// it has none, and in a List from a cluster whose leader predates
+	// values in listings.
+	Value string
 
 	// Holders only (List leaves them zero):
 	Mode           Mode
 	Permits, Limit uint32    // a semaphore grant's permits, and its limit
 	Granted        time.Time // by the leader's clock, to a second; zero if unknown
-	Value          string    // the grant's value (WithValue, Campaign; SetValue)
 }
 
 // Holders reads every grant of `name`, oldest first, each with its value
@@ -73,9 +78,13 @@ func (c *Client) holders(ctx context.Context, name string) ([]Grant, bool,
 	return c.list(ctx, tQuery, flagHolders|flagValues, w.b, "holders of "+name)
 }
 
+// listFlags is what List asks with first. A test adds a flag no server
+// knows, refused as a leader of an earlier release refuses flagValues.
+var listFlags uint16 = flagNames | flagValues
+
 // List reads the held locks whose names start with `prefix` (empty: every
 // lock), oldest lock first, at most `limit` (1..1000) of them; `more` says
-// whether more matched.
+// whether more matched. Each is its first holder's grant, with its Value.
 func (c *Client) List(ctx context.Context, prefix string, limit int) (
 	locks []Grant, more bool, err error) {
 	if limit < 1 || limit > 1000 {
@@ -88,7 +97,13 @@ func (c *Client) List(ctx context.Context, prefix string, limit int) (
 	var w builder
 	w.str(prefix)
 	w.u32(uint32(limit))
-	return c.list(ctx, tList, flagNames, w.b, "list "+prefix)
+	ls, more, err := c.list(ctx, tList, listFlags, w.b, "list "+prefix)
+	if errors.Is(err, ErrMalformed) {
+		// A leader of a release before values in listings refuses the
+		// flag (and drops the connection): the listing without them.
+		return c.list(ctx, tList, flagNames, w.b, "list "+prefix)
+	}
+	return ls, more, err
 }
 
 func (c *Client) list(ctx context.Context, typ uint8, flags uint16,

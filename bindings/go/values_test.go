@@ -2,7 +2,7 @@ package baton
 
 // Values on every grant: WithValue on a lock, a reader and semaphore
 // permits, SetValue by the holder with its token, Holders returning each
-// grant's value, against the test cluster.
+// grant's value and List each lock's, against the test cluster.
 
 import (
 	"context"
@@ -156,6 +156,110 @@ func TestLockValue(t *testing.T) {
 	}
 	expectValues(t, b, name, "")
 	l2.Unlock(ctx)
+}
+
+// listed reads List under `prefix`: each lock's value by name.
+func listed(t *testing.T, c *Client, prefix string) map[string]string {
+	t.Helper()
+	ls, more, err := c.List(ctxT(t), prefix, 10)
+	if err != nil || more {
+		t.Fatalf("list %s: %+v %v %v", prefix, ls, more, err)
+	}
+	vs := map[string]string{}
+	for _, g := range ls {
+		vs[g.Name] = g.Value
+	}
+	return vs
+}
+
+func expectListed(t *testing.T, c *Client, prefix string,
+	want map[string]string) {
+	t.Helper()
+	got := listed(t, c, prefix)
+	if len(got) != len(want) {
+		t.Fatalf("list %s: %q, want %q", prefix, got, want)
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Fatalf("list %s: %q, want %q", prefix, got, want)
+		}
+	}
+}
+
+// List gives each lock's value: its first holder's grant's, "" when it
+// has none, and the new one after SetValue; a reader's (the first) as
+// session and token are.
+func TestListValues(t *testing.T) {
+	a, b := dialT(t, 10*time.Second), dialT(t, 10*time.Second)
+	ctx := ctxT(t)
+	const valued, plain, rw = "go/listvals/valued", "go/listvals/plain",
+		"go/listvals/rw"
+	l, err := a.Lock(ctx, valued, WithValue("10.0.0.7:8080"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock(ctx)
+	p, err := b.Lock(ctx, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Unlock(ctx)
+	ls, _, err := b.List(ctx, valued, 10)
+	if err != nil || len(ls) != 1 || ls[0].Value != "10.0.0.7:8080" ||
+		ls[0].Token != l.Token() || ls[0].Session != a.Session() ||
+		ls[0].ClientName != t.Name() {
+		t.Fatalf("list: %+v %v", ls, err)
+	}
+	expectListed(t, b, "go/listvals/",
+		map[string]string{valued: "10.0.0.7:8080", plain: ""})
+	if err := l.SetValue(ctx, "job 42"); err != nil {
+		t.Fatal(err)
+	}
+	expectListed(t, a, "go/listvals/",
+		map[string]string{valued: "job 42", plain: ""})
+
+	r1, err := a.RLock(ctx, rw, WithValue("reader 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r1.Unlock(ctx)
+	r2, err := b.RLock(ctx, rw, WithValue("reader 2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Unlock(ctx)
+	ls, _, err = a.List(ctx, rw, 10)
+	if err != nil || len(ls) != 1 || ls[0].Token != r1.Token() ||
+		ls[0].Value != "reader 1" {
+		t.Fatalf("list of two readers: %+v %v, want the first's", ls, err)
+	}
+}
+
+// A leader that refuses the listing with values (as one of a release
+// before it does: ERROR BATON_EMALFORMED, the connection dropped) gets
+// the listing without them, each Value "", and the client carries on.
+func TestListFromAnEarlierLeader(t *testing.T) {
+	a := dialT(t, 10*time.Second)
+	ctx := ctxT(t)
+	const name = "go/listvals/earlier"
+	l, err := a.Lock(ctx, name, WithValue("v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock(ctx)
+	defer func(f uint16) { listFlags = f }(listFlags)
+	listFlags = flagNames | flagValues | 0x0100 // no server knows 0x0100
+	ls, more, err := a.List(ctx, name, 10)
+	if err != nil || more || len(ls) != 1 || ls[0].Token != l.Token() ||
+		ls[0].ClientName != t.Name() || ls[0].Value != "" {
+		t.Fatalf("list: %+v %v %v, want the lock without its value", ls,
+			more, err)
+	}
+	if err := l.SetValue(ctx, "w"); err != nil || l.Context().Err() != nil {
+		t.Fatalf("the lock after the refused listing: %v %v", err,
+			l.Context().Err())
+	}
+	expectValues(t, a, name, "w")
 }
 
 // A value too long, or with a NUL, fails with ErrInvalid before anything

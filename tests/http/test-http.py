@@ -208,12 +208,28 @@ def values(tap, cl, lead):
         return {x["session"]: x.get("value")
                 for x in h.get("holders") or []}, h
 
+    def listed(prefix):
+        """GET /v1/locks under `prefix`: each lock's value by name (None
+        when the field is missing), and the answer."""
+        ls = b_.call("GET", "/v1/locks?prefix=" + prefix)
+        return {x["name"]: x.get("value")
+                for x in ls.get("locks") or []}, ls
+
     g = a_.call("POST", "/v1/lock/acquire",
                 {"name": "vals/x", "value": "host-a:1"})
     t = g.get("token")
     vs, h = held("vals/x")
     tap.check("an acquire's value is its grant's: holders shows it",
               g.status == 200 and vs == {a_.session: "host-a:1"}, (g, h))
+    plain = b_.call("POST", "/v1/lock/acquire", {"name": "vals/plain"})
+    lv, ls = listed("vals/")
+    tap.check("GET /v1/locks gives each lock's value: an acquire's, and "
+              "\"\" for a lock acquired without one",
+              plain.status == 200 and ls.status == 200
+              and lv == {"vals/x": "host-a:1", "vals/plain": ""}
+              and ls.get("more") is False, (plain, ls))
+    b_.call("POST", "/v1/lock/release",
+            {"name": "vals/plain", "token": plain.get("token")})
     s = a_.call("POST", "/v1/lock/value",
                 {"name": "vals/x", "token": t, "value": "host-a:2"})
     vs, h = held("vals/x")
@@ -223,6 +239,9 @@ def values(tap, cl, lead):
               and s.get("count") == 1 and s.get("seq") == 2
               and vs == {a_.session: "host-a:2"}
               and h.get("holders")[0]["token"] == t, (s, h))
+    lv, ls = listed("vals/x")
+    tap.check("after POST /v1/lock/value GET /v1/locks lists the new value",
+              ls.status == 200 and lv == {"vals/x": "host-a:2"}, ls)
     w = a_.call("POST", "/v1/lock/value",
                 {"name": "vals/x", "token": t + 1000, "value": "wrong"})
     vs, h = held("vals/x")

@@ -689,6 +689,59 @@ static void holders_and_events_carry_values(void **state)
         json_decref(o);
 }
 
+/* GET /v1/locks asks with client names and values, and each lock of the
+ * answer has its first holder's value ("" when none). */
+static void locks_listed_with_values(void **state)
+{
+        struct proto_lock_entry e[2] = {
+            {.name = {"jobs/a", 6},
+             .session = 5,
+             .token = 9,
+             .count = 1,
+             .client_name = {"worker", 6},
+             .value = {"10.0.0.7:8080", 13}},
+            {.name = {"jobs/b", 6}, .session = 6, .token = 10, .count = 1},
+        };
+        uint8_t frame[APIFRAME_MAX];
+        struct api_call call;
+        struct api_refusal why;
+        struct proto_header h;
+        struct api_answer a;
+        json_t *locks;
+        size_t n;
+
+        (void)state;
+        assert_int_equal(call_of("GET /v1/locks?prefix=jobs/&limit=10 "
+                                 "HTTP/1.1\r\n",
+                                 NULL, &call, &why),
+                         0);
+        assert_int_equal(call.op, API_LOCK_LIST);
+        assert_true(apiframe_write(&call, 3, 0, 0, NULL, frame, sizeof frame) >
+                    0);
+        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
+        assert_int_equal(h.type, PROTO_LIST);
+        assert_int_equal(h.flags, PROTO_FLAG_NAMES | PROTO_FLAG_VALUES);
+        n = proto_write_list_reply(frame, sizeof frame, 3,
+                                   PROTO_FLAG_NAMES | PROTO_FLAG_VALUES, e, 2,
+                                   false);
+        assert_true(n > 0);
+        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
+        assert_int_equal(apireply_read(&call, &h, frame + 16, &a), 0);
+        locks = json_object_get(a.body, "locks");
+        assert_int_equal(json_array_size(locks), 2);
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(locks, 0), "client_name")),
+                            "worker");
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(locks, 0), "value")),
+                            "10.0.0.7:8080");
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(locks, 1), "value")),
+                            "");
+        assert_true(json_is_false(json_object_get(a.body, "more")));
+        json_decref(a.body);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -711,6 +764,7 @@ int main(void)
             cmocka_unit_test(busy_answer_names_the_holder),
             cmocka_unit_test(holders_answer_with_time_left),
             cmocka_unit_test(holders_and_events_carry_values),
+            cmocka_unit_test(locks_listed_with_values),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -114,9 +114,11 @@ size_t apiframe_write(const struct api_call *call, uint64_t id, uint64_t seq,
                 return proto_write_check(out, cap, id, call->name,
                                          call->name_len, call->token);
         case API_LOCK_LIST:
-                return proto_write_list(out, cap, id, PROTO_FLAG_NAMES,
-                                        call->name, call->name_len,
-                                        call->limit);
+                /* Each lock with its client name and its first holder's
+                 * value. */
+                return proto_write_list(
+                    out, cap, id, PROTO_FLAG_NAMES | PROTO_FLAG_VALUES,
+                    call->name, call->name_len, call->limit);
         case API_WATCH:
                 memset(&w, 0, sizeof w);
                 w.flags = call->prefix ? PROTO_WATCH_PREFIX : 0;

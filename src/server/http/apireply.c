@@ -174,7 +174,8 @@ static json_t *holder(const struct proto_lock_entry *e, bool left)
         return o;
 }
 
-/* A LIST_REPLY: the holders of one lock (QUERY) or the locks (LIST). */
+/* A LIST_REPLY: the holders of one lock (QUERY) or the locks (LIST), each
+ * lock with its first holder's value ("" when none). */
 static int list(const struct api_call *call, const struct proto_header *h,
                 const uint8_t *body, struct api_answer *a)
 {
@@ -198,14 +199,16 @@ static int list(const struct api_call *call, const struct proto_header *h,
                 if (call->op == API_LOCK_LIST) {
                         json_array_append_new(
                             arr,
-                            json_pack("{s:o, s:I, s:I, s:I, s:i, s:i, s:o}",
+                            json_pack("{s:o, s:I, s:I, s:I, s:i, s:i, s:o, "
+                                      "s:o}",
                                       "name", str(&e[i].name), "session",
                                       (json_int_t)e[i].session, "owner",
                                       (json_int_t)e[i].owner, "token",
                                       (json_int_t)e[i].token, "count",
                                       (int)e[i].count, "waiters",
                                       (int)e[i].waiters, "client_name",
-                                      str(&e[i].client_name)));
+                                      str(&e[i].client_name), "value",
+                                      str(&e[i].value)));
                 } else {
                         json_array_append_new(
                             arr, holder(&e[i], h->flags & PROTO_FLAG_LEFT));
