@@ -161,8 +161,8 @@ static void detached_set_value_in(void **state)
 
         (void)state;
         liveclient_name(name, sizeof name, "detached-value");
-        assert_ok(baton_acquire_with(a, name, BATON_OWNER_DETACHED, 1000, &o,
-                                     &t1));
+        assert_ok(
+            baton_acquire_with(a, name, BATON_OWNER_DETACHED, 1000, &o, &t1));
         assert_ok(baton_client_detach(a, &session, secret));
         baton_client_destroy(a); /* does not close the session */
         assert_string_equal(value_of(b, name, 0), "before");
@@ -179,9 +179,9 @@ static void detached_set_value_in(void **state)
         assert_int_equal(baton_set_value_in(b, session, secret, name,
                                             BATON_OWNER_DETACHED, t1 - 1, "x"),
                          BATON_ESTALE);
-        assert_int_equal(baton_set_value_in(b, session, secret, name, 7, t1,
-                                            "x"),
-                         BATON_ENOTHOLDER);
+        assert_int_equal(
+            baton_set_value_in(b, session, secret, name, 7, t1, "x"),
+            BATON_ENOTHOLDER);
         assert_string_equal(value_of(b, name, 0), "detached");
         assert_ok(baton_release_in(b, session, secret, name,
                                    BATON_OWNER_DETACHED, t1));
