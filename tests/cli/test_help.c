@@ -95,9 +95,16 @@ static unsigned man_commands(const char *path, char names[][32])
                 if (p == NULL || !islower((unsigned char)*p)) {
                         continue; /* options: \-\-help, \-\-version */
                 }
-                for (i = 0; i < sizeof word - 1 && islower((unsigned char)p[i]);
-                     i++) {
-                        word[i] = p[i];
+                /* Lower-case letters, and roff's "\-" for a hyphen
+                 * inside the word (set\-value). */
+                i = 0;
+                while (i + 1 < sizeof word && islower((unsigned char)*p)) {
+                        word[i++] = *p++;
+                        if (i + 1 < sizeof word && p[0] == '\\' &&
+                            p[1] == '-' && islower((unsigned char)p[2])) {
+                                word[i++] = '-';
+                                p += 2;
+                        }
                 }
                 word[i] = '\0';
                 for (i = 0; i < n && strcmp(names[i], word) != 0; i++) {
