@@ -12,12 +12,15 @@ int elect_prepare(struct lockfsm *f, const struct command *c,
                   struct grant_prep *p)
 {
         p->lock = NULL;
-        p->hold = state_hold_alloc(f, c->value_len);
+        /* With room for a hold clock: the record it replaces may have
+         * one to carry over. */
+        p->hold = state_hold_alloc(f, c->value_len, true);
         return p->hold != NULL ? 0 : BATON_ENOMEM;
 }
 
-/* Put `n` where `h` is in its lock's and its session's lists, with all of
- * `h` but its value; `h` leaves both lists. */
+/* Put `n` (with room for a hold clock) where `h` is in its lock's and its
+ * session's lists, with all of `h` but its value, its hold clock
+ * included; `h` leaves both lists. */
 static void replace(struct hold *h, struct hold *n)
 {
         uint8_t value_len = n->value_len;
@@ -27,6 +30,8 @@ static void replace(struct hold *h, struct hold *n)
         hold_set_lock(n, hold_lock(h));
         hold_set_session(n, hold_session(h));
         n->value_len = value_len;
+        n->timed = true;
+        hold_clock_set(n, hold_clock(h));
         rqueue_init(&n->lock_link);
         rqueue_init(&n->session_link);
         rqueue_insert_after(&h->lock_link, &n->lock_link);
@@ -40,7 +45,6 @@ void elect_proclaim(const struct step *st, struct session *s,
 {
         const struct command *c = st->c;
         struct lock *l = state_lock(st->f, c->name, c->name_len);
-        bool held = false;
         struct hold *h;
 
         /* PROCLAIM is an election's; SET_VALUE any grant's. */
@@ -51,14 +55,8 @@ void elect_proclaim(const struct step *st, struct session *s,
         }
         /* By its token, as RELEASE names a grant: an owner that holds a
          * lock's read and write grants (an upgrade) names either. */
-        h = l != NULL ? grant_find_grant(l, s->id, c->owner, c->token, &held)
-                      : NULL;
-        if (!held) {
-                step_reject(res, BATON_ENOTHOLDER);
-                return;
-        }
+        h = grant_named(st, s, res);
         if (h == NULL) {
-                step_reject(res, BATON_ESTALE);
                 return;
         }
         /* A value of another length needs a record of another size; the

@@ -90,6 +90,11 @@ static void grant(const struct step *st, struct hold *h)
         h->token = st->index;
         h->count = 1;
         h->granted_s = (uint32_t)(st->f->clock_ms / 1000);
+        /* A hold time runs from the grant, not from the ACQUIRE. */
+        if (hold_clock(h).hold_ms > 0) {
+                hold_clock_set(
+                    h, (struct hold_clock){hold_clock(h).hold_ms, st->index});
+        }
         state_grant_attach(st->f, h);
         if (!granted_in_entry(l)) {
                 l->entry_writer = false;
@@ -283,10 +288,14 @@ int grant_prepare(struct lockfsm *f, const struct command *c,
 {
         p->lock = NULL;
         /* Room for the grant's value: an election's candidate's, or any
-         * other grant's data (a version 4 ACQUIRE's). */
-        p->hold = state_hold_alloc(f, c->value_len);
+         * other grant's data (a version 4 ACQUIRE's); and for its hold
+         * clock if it has a hold time, set when it is granted. */
+        p->hold = state_hold_alloc(f, c->value_len, c->hold_ms > 0);
         if (p->hold == NULL) {
                 return BATON_ENOMEM;
+        }
+        if (c->hold_ms > 0) {
+                hold_clock_set(p->hold, (struct hold_clock){c->hold_ms, 0});
         }
         if (state_lock(f, c->name, c->name_len) != NULL) {
                 return 0;
@@ -474,6 +483,9 @@ static int acquire_refusal(const struct lockfsm *f, const struct command *c,
             (c->mode == COMMAND_MODE_SEMAPHORE && c->limit == 0)) {
                 return BATON_EUNSUPPORTED;
         }
+        if (c->hold_ms > f->limits.max_hold_ms) {
+                return BATON_EINVAL;
+        }
         if (c->mode == COMMAND_MODE_SEMAPHORE) {
                 if (c->permits == 0 || c->permits > c->limit) {
                         return BATON_EINVAL;
@@ -579,8 +591,8 @@ struct hold *grant_find_grant(const struct lock *l, uint64_t session,
         return found;
 }
 
-void grant_release(const struct step *st, struct session *s,
-                   struct lockfsm_result *res)
+struct hold *grant_named(const struct step *st, const struct session *s,
+                         struct lockfsm_result *res)
 {
         const struct command *c = st->c;
         struct lock *l = state_lock(st->f, c->name, c->name_len);
@@ -591,10 +603,18 @@ void grant_release(const struct step *st, struct session *s,
 
         if (!held) {
                 step_reject(res, BATON_ENOTHOLDER);
-                return;
-        }
-        if (h == NULL) {
+        } else if (h == NULL) {
                 step_reject(res, BATON_ESTALE);
+        }
+        return h;
+}
+
+void grant_release(const struct step *st, struct session *s,
+                   struct lockfsm_result *res)
+{
+        struct hold *h = grant_named(st, s, res);
+
+        if (h == NULL) {
                 return;
         }
         h->count--;

@@ -117,6 +117,14 @@ struct hold *grant_find_holder(const struct lock *l, uint64_t session,
 struct hold *grant_find_grant(const struct lock *l, uint64_t session,
                               uint64_t owner, uint64_t token, bool *held);
 
+/* The grant of live session `s` that the command being applied names:
+ * its lock's grant of (session, owner) with its token
+ * (grant_find_grant()); NULL, `res` refused, when the owner holds no
+ * grant of the lock (BATON_ENOTHOLDER) or one with another token
+ * (BATON_ESTALE). How RELEASE, PROCLAIM, SET_VALUE and EXTEND name it. */
+struct hold *grant_named(const struct step *st, const struct session *s,
+                         struct lockfsm_result *res);
+
 /* The wait of session `s` on `l` whose ACQUIRE had seq `key` (`by_seq`)
  * or whose owner is `key`, or NULL. A session's waits are bounded by
  * max_locks_per_session and usually few: the short list to search. */

@@ -9,6 +9,7 @@
 #include "../../include/baton/errors.h"
 #include "entry.h"
 #include "grant.h"
+#include "holdtime.h"
 #include "lookup.h"
 #include "multi.h"
 #include "once.h"
@@ -30,6 +31,7 @@ void lockfsm_limits_default(struct lockfsm_limits *l)
         l->max_holders_per_lock = 65536;
         l->max_names_per_acquire = COMMAND_MULTI_MAX;
         l->max_lock_delay_ms = 60000;
+        l->max_hold_ms = 86400 * 1000;
 }
 
 static bool limits_valid(const struct lockfsm_limits *l)
@@ -39,7 +41,8 @@ static bool limits_valid(const struct lockfsm_limits *l)
                l->min_ttl_ms > 0 && l->min_ttl_ms <= l->max_ttl_ms &&
                l->max_permits > 0 && l->max_holders_per_lock > 0 &&
                l->max_names_per_acquire > 0 &&
-               l->max_names_per_acquire <= COMMAND_MULTI_MAX;
+               l->max_names_per_acquire <= COMMAND_MULTI_MAX &&
+               l->max_hold_ms > 0;
 }
 
 struct lockfsm *lockfsm_create(const struct lockfsm_limits *limits,
@@ -129,6 +132,9 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
         case COMMAND_REVOKE_LOCK:
                 grant_revoke(&st, res);
                 break;
+        case COMMAND_EXPIRE_HOLD:
+                holdtime_expire(&st, res);
+                break;
         case COMMAND_CLOCK:
                 /* Time only moves on, whoever leads. */
                 f->clock_ms =
@@ -142,6 +148,7 @@ static int apply_one(struct lockfsm *f, uint64_t index, const struct command *c,
         case COMMAND_CANCEL:
         case COMMAND_PROCLAIM:
         case COMMAND_SET_VALUE:
+        case COMMAND_EXTEND:
                 rv = once_apply(&st, res);
                 break;
         default:
@@ -526,10 +533,14 @@ static const char *check_writers(const struct lock *l, uint32_t writers)
 
 /* A hold's mode fits its lock's kind: a semaphore's holds take 1..limit
  * permits each, a read/write lock's none, an election's are writers. Any
- * hold may have a value but a multi-lock's name, whose MULTI carries none. */
+ * hold may have a value but a multi-lock's name, whose MULTI carries none;
+ * a lock's and a semaphore's may have a hold time, but not a multi-lock's
+ * nor an election's, whose ACQUIREs carry none. */
 static bool fits_kind(const struct lock *l, const struct hold *h)
 {
-        if (h->multi && h->value_len != 0) {
+        if ((h->multi && h->value_len != 0) ||
+            (hold_clock(h).hold_ms > 0 &&
+             (h->multi || l->mode == COMMAND_MODE_ELECTION))) {
                 return false;
         }
         if (l->mode == COMMAND_MODE_SEMAPHORE) {
@@ -573,6 +584,11 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
                 if (!fits_kind(l, h)) {
                         return "holder in a mode its lock's kind has not";
                 }
+                if (!holdtime_clock_ok(h, false, hold_clock(h),
+                                       f->last_index)) {
+                        return "a grant's hold clock dates from before its "
+                               "grant or after the last entry";
+                }
                 writers += h->mode == COMMAND_MODE_EXCLUSIVE;
                 used += h->permits;
                 n++;
@@ -601,7 +617,8 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         RQUEUE_FOREACH(q, &l->waiters)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
-                if (!h->waiting || hold_lock(h) != l || !fits_kind(l, h)) {
+                if (!h->waiting || hold_lock(h) != l || !fits_kind(l, h) ||
+                    !holdtime_clock_ok(h, true, hold_clock(h), 0)) {
                         return "bad waiter in a lock's queue";
                 }
                 if (state_session(f, hold_session(h)->id) != hold_session(h)) {

@@ -110,6 +110,25 @@ void lockfsm_check_token(const struct lockfsm *f, const char *name, size_t len,
  * tombstone) or BATON_ENOSESSION. */
 int lockfsm_session_status(const struct lockfsm *f, uint64_t session);
 
+/* Visit every grant with a hold time (per lock, oldest first): its
+ * session, the seq of the ACQUIRE that made it, its lock's name and its
+ * hold_ms, so a new leader can start their clocks (in full: it cannot
+ * know how much of them its predecessor had counted). The callback must
+ * not change `f`. */
+void lockfsm_foreach_timed(const struct lockfsm *f,
+                           void (*cb)(void *data, uint64_t session,
+                                      uint64_t seq, const char *name,
+                                      size_t name_len, uint32_t hold_ms),
+                           void *data);
+
+/* The hold clock of the grant that `session`'s ACQUIRE of seq `seq` made
+ * on the lock `name` (`len` bytes): true with its hold_ms (0: none) and
+ * the index of the entry it dates from in `*armed`; false when there is
+ * no such grant. */
+bool lockfsm_hold_clock(const struct lockfsm *f, uint64_t session, uint64_t seq,
+                        const char *name, size_t len, uint32_t *hold_ms,
+                        uint64_t *armed);
+
 /* Visit every live session (by id) and every waiter (per lock, FIFO), so a
  * new leader can start their clocks. Callbacks must not change `f`. */
 void lockfsm_foreach_session(const struct lockfsm *f,

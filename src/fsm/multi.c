@@ -20,7 +20,7 @@ int multi_prepare(struct lockfsm *f, const struct command *c,
         while (p->n < COMMAND_MULTI_MAX &&
                command_list_next(c, &at, &mode, &name, &len)) {
                 unsigned i = p->n++;
-                p->hold[i] = state_hold_alloc(f, 0);
+                p->hold[i] = state_hold_alloc(f, 0, false);
                 if (p->hold[i] == NULL) {
                         goto fail;
                 }

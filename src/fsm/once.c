@@ -1,5 +1,6 @@
 /* The exactly-once memory of the lock state machine: client commands
- * (CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, SET_VALUE, CANCEL) checked
+ * (CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, SET_VALUE, EXTEND, CANCEL)
+ * checked
  * against their
  * session's remembered outcomes before they run. */
 #include "once.h"
@@ -11,6 +12,7 @@
 #include "../proto/proto.h"
 #include "elect.h"
 #include "grant.h"
+#include "holdtime.h"
 #include "multi.h"
 #include "sessions.h"
 #include "state.h"
@@ -37,8 +39,8 @@ static unsigned memo_after_ack(const struct session *s, uint64_t ack)
         return n;
 }
 
-/* ACQUIRE, MULTI, RELEASE, PROCLAIM, SET_VALUE or CANCEL for live session
- * `s`, with what
+/* ACQUIRE, MULTI, RELEASE, PROCLAIM, SET_VALUE, EXTEND or CANCEL for live
+ * session `s`, with what
  * was prepared for it (freeing what it did not keep). */
 static void run(const struct step *st, struct session *s, struct grant_prep *p,
                 struct multi_prep *mp, struct lockfsm_result *res)
@@ -65,6 +67,9 @@ static void run(const struct step *st, struct session *s, struct grant_prep *p,
                 elect_proclaim(st, s, p, res);
                 state_hold_free(f, p->hold);
                 break;
+        case COMMAND_EXTEND:
+                holdtime_extend(st, s, res);
+                break;
         default:
                 assert(st->c->type == COMMAND_CANCEL);
                 grant_unwait(st, s, BATON_ECANCELLED, res);
@@ -72,7 +77,7 @@ static void run(const struct step *st, struct session *s, struct grant_prep *p,
         }
 }
 
-/* CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, SET_VALUE, CANCEL: the
+/* CLOSE, ACQUIRE, MULTI, RELEASE, PROCLAIM, SET_VALUE, EXTEND, CANCEL: the
  * exactly-once steps of
  * docs/fsm.md. */
 int once_apply(const struct step *st, struct lockfsm_result *res)

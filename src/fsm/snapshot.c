@@ -8,6 +8,7 @@
 #include "../lib/cursor.h"
 #include "../proto/proto.h"
 #include "grant.h"
+#include "holdtime.h"
 #include "state.h"
 
 static const uint8_t magic[4] = {'B', 'T', 'N', 'S'};
@@ -45,12 +46,16 @@ static void put_session(struct wcursor *w, const struct session *s)
         }
 }
 
-/* Every hold's value, last in its record (version 12; in version 11 an
- * election's only). */
+/* Every hold's value, and then its hold clock, last in its record
+ * (version 12; in version 11 an election's value only). */
 static void put_value(struct wcursor *w, const struct hold *h)
 {
+        struct hold_clock k = hold_clock(h);
+
         wcursor_u8(w, h->value_len);
         wcursor_bytes(w, h->value, h->value_len);
+        wcursor_u32(w, k.hold_ms);
+        wcursor_u64(w, k.armed);
 }
 
 static void put_lock(struct wcursor *w, const struct lock *l)
@@ -177,9 +182,11 @@ static int get_result(struct rcursor *r, struct lockfsm_result *res)
         res->token = rcursor_u64(r);
         res->count = rcursor_u32(r);
         res->waiters = rcursor_u32(r);
-        /* The outcomes a session remembers: a client command's. */
+        /* The outcomes a session remembers: a client command's (an
+         * EXTEND's is UPDATED). */
         if ((res->kind > PROTO_KIND_CURRENT &&
-             res->kind != PROTO_KIND_PROCLAIMED) ||
+             res->kind != PROTO_KIND_PROCLAIMED &&
+             res->kind != PROTO_KIND_UPDATED) ||
             res->status > 0) {
                 return BATON_ECORRUPT;
         }
@@ -245,11 +252,12 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
         return 0;
 }
 
-/* Reads one holder or waiter of `l` into `h`, and its value into `*value`
- * (borrowed from `r`): every hold's from version 12, an election's in
- * version 11. */
+/* Reads one holder or waiter of `l` into `h`, its value into `*value`
+ * (borrowed from `r`; every hold's from version 12, an election's in
+ * version 11) and its hold clock into `*k` (version 12). */
 static void read_hold(struct rcursor *r, const struct lock *l, bool waiting,
-                      uint16_t version, struct hold *h, const uint8_t **value)
+                      uint16_t version, struct hold *h, const uint8_t **value,
+                      struct hold_clock *k)
 {
         h->owner = rcursor_u64(r);
         h->seq = rcursor_u64(r);
@@ -276,6 +284,12 @@ static void read_hold(struct rcursor *r, const struct lock *l, bool waiting,
                 h->value_len = rcursor_u8(r);
                 *value = rcursor_bytes(r, h->value_len);
         }
+        k->hold_ms = 0;
+        k->armed = 0;
+        if (version >= 12) {
+                k->hold_ms = rcursor_u32(r);
+                k->armed = rcursor_u64(r);
+        }
 }
 
 /* Reads one holder or waiter of `l`. */
@@ -284,26 +298,32 @@ static int get_hold(struct lockfsm *f, struct rcursor *r, struct lock *l,
 {
         struct session *s = state_session(f, rcursor_u64(r));
         const uint8_t *value;
+        struct hold_clock k;
         struct hold t, *h;
 
         if (s == NULL) {
                 return BATON_ECORRUPT;
         }
         memset(&t, 0, sizeof t);
-        read_hold(r, l, waiting, version, &t, &value);
+        read_hold(r, l, waiting, version, &t, &value, &k);
         /* The rest of what a hold must be is lockfsm_check()'s, which
          * every restore runs. */
         if (r->bad || t.mode > COMMAND_MODE_SEMAPHORE ||
             (waiting ? t.queued_at > f->stamp : t.token > f->last_index) ||
             (!waiting && t.count == 0) ||
-            (t.value_len > 0 && memchr(value, '\0', t.value_len) != NULL)) {
+            (t.value_len > 0 && memchr(value, '\0', t.value_len) != NULL) ||
+            !holdtime_clock_ok(&t, waiting, k, f->last_index)) {
                 return BATON_ECORRUPT;
         }
-        h = state_hold_alloc(f, t.value_len);
+        h = state_hold_alloc(f, t.value_len, k.hold_ms > 0);
         if (h == NULL) {
                 return BATON_ENOMEM;
         }
         memcpy(h, &t, offsetof(struct hold, value));
+        h->timed = k.hold_ms > 0;
+        if (h->timed) {
+                hold_clock_set(h, k);
+        }
         rqueue_init(&h->lock_link);
         rqueue_init(&h->session_link);
         if (t.value_len > 0) {

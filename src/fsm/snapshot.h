@@ -33,9 +33,11 @@ struct lockfsm;
  * Version 11 adds elections: a lock of kind COMMAND_MODE_ELECTION, whose
  * holds (writers) each end with their value (a string, 0..255 bytes);
  * every other record is as in version 10.
- * Version 12 adds values to every grant: each hold of every kind ends
- * with its value (a string, 0..255 bytes; empty when it has none), as an
- * election's did in version 11. */
+ * Version 12 adds values and hold times to every grant: each hold of
+ * every kind ends with its value (a string, 0..255 bytes; empty when it
+ * has none), as an election's did in version 11, then its hold clock: u32
+ * hold_ms (0: no hold time) and u64 armed (the entry its clock dates
+ * from; 0 for a waiter or a hold without one). */
 #define SNAPSHOT_VERSION 12
 #define SNAPSHOT_BLOCKED 0x80
 #define SNAPSHOT_MULTI   0x40

@@ -15,7 +15,8 @@
  * pool: none may be too large for it (names and values are at most 255
  * bytes). */
 static_assert(sizeof(struct lock) + UINT8_MAX <= POOL_MAX, "lock in slabs");
-static_assert(sizeof(struct hold) + UINT8_MAX <= POOL_MAX, "hold in slabs");
+static_assert(sizeof(struct hold) + UINT8_MAX + HOLD_CLOCK_SIZE <= POOL_MAX,
+              "hold in slabs");
 static_assert(sizeof(struct session) + UINT8_MAX <= POOL_MAX,
               "session in slabs");
 
@@ -49,7 +50,7 @@ static size_t lock_bytes(const struct lock *l)
 
 static size_t hold_bytes(const struct hold *h)
 {
-        return sizeof *h + h->value_len;
+        return sizeof *h + h->value_len + (h->timed ? HOLD_CLOCK_SIZE : 0);
 }
 
 static uint64_t session_id_hash(const void *record)
@@ -337,15 +338,18 @@ void state_lock_drop(struct lockfsm *f, struct lock *l)
         state_lock_free(f, l);
 }
 
-struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len)
+struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len, bool timed)
 {
-        struct hold *h = pool_alloc(&f->pool, sizeof *h + value_len);
+        size_t size =
+            sizeof(struct hold) + value_len + (timed ? HOLD_CLOCK_SIZE : 0);
+        struct hold *h = pool_alloc(&f->pool, size);
 
         if (h != NULL) {
-                memset(h, 0, sizeof *h + value_len);
+                memset(h, 0, size);
                 rqueue_init(&h->lock_link);
                 rqueue_init(&h->session_link);
                 h->value_len = (uint8_t)value_len;
+                h->timed = timed;
         }
         return h;
 }

@@ -2,9 +2,11 @@
 #ifndef FSM_STATE_H
 #define FSM_STATE_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../lib/hmap.h"
 #include "../lib/mem.h"
@@ -91,11 +93,15 @@ struct hold {
                         uint32_t wait_ms;
                 }; /* a waiter */
         };
-        bool waiting;
+        bool waiting : 1;
         /* A waiter that is one name of a multi-lock: its group is the
          * waits of its session with its seq (adjacent in session.waits),
          * admitted all at once or not at all (src/fsm/multi.h). */
-        bool multi;
+        bool multi : 1;
+        /* The record has room for a hold clock after its value
+         * (hold_clock()): one ACQUIRE with a hold time, or a PROCLAIM or
+         * SET_VALUE that replaced a record, allocated it with. */
+        bool timed : 1;
         /* COMMAND_MODE_*: a writer, a reader, permits. An election's
          * candidates and leader are writers of a lock of that kind. */
         uint8_t mode;
@@ -108,6 +114,39 @@ struct hold {
          * (src/fsm/elect.h). */
         char value[];
 };
+
+/*
+ * A grant's hold time (docs/fsm.md, "Hold times"): the most it may be
+ * held, ms, and the index of the entry its clock dates from (its grant,
+ * or its last EXTEND; 0 for a waiter). A hold without room for one
+ * (`timed` false) has none: hold_ms 0. Kept unaligned after the value, in
+ * the records that have room, so that holds without one cost nothing.
+ */
+struct hold_clock {
+        uint32_t hold_ms; /* 0: no hold time */
+        uint64_t armed;
+};
+
+#define HOLD_CLOCK_SIZE 12 /* u32 hold_ms, u64 armed */
+
+static inline struct hold_clock hold_clock(const struct hold *h)
+{
+        struct hold_clock k = {0, 0};
+
+        if (h->timed) {
+                memcpy(&k.hold_ms, h->value + h->value_len, 4);
+                memcpy(&k.armed, h->value + h->value_len + 4, 8);
+        }
+        return k;
+}
+
+/* Set the clock of `h`, which has room for one. */
+static inline void hold_clock_set(struct hold *h, struct hold_clock k)
+{
+        assert(h->timed);
+        memcpy(h->value + h->value_len, &k.hold_ms, 4);
+        memcpy(h->value + h->value_len + 4, &k.armed, 8);
+}
 
 /*
  * A read/write lock: its holders are one writer, or readers, or (for one
@@ -271,9 +310,10 @@ void state_lock_link(struct lockfsm *f, struct lock *l);
 /* Unlink and free a lock with no holders and no waiters. */
 void state_lock_drop(struct lockfsm *f, struct lock *l);
 
-/* A hold with room for a value of `value_len` bytes (0 but for an
- * election's), its links self-linked, every field zero but value_len. */
-struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len);
+/* A hold with room for a value of `value_len` bytes, and for a hold
+ * clock if `timed`, its links self-linked, every field zero but
+ * value_len and timed. */
+struct hold *state_hold_alloc(struct lockfsm *f, size_t value_len, bool timed);
 /* Free a hold detached from every list. */
 void state_hold_free(struct lockfsm *f, struct hold *h);
 /* Attach a grant (token and count set) or a waiter (queued at the tail). */

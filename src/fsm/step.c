@@ -52,6 +52,9 @@ void step_emit(const struct step *st, uint8_t type, const struct hold *h,
                         ev.value = h->value;
                         ev.value_len = h->value_len;
                 }
+                if (!h->waiting) {
+                        ev.hold_ms = hold_clock(h).hold_ms;
+                }
                 ev.name = hold_lock(h)->name;
                 ev.name_len = hold_lock(h)->name_len;
         }

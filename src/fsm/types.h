@@ -37,6 +37,8 @@ enum lockfsm_event_type {
         LOCKFSM_EV_UNBLOCK,  /* it ended: name, seq as BLOCK's */
         LOCKFSM_EV_PROCLAIM, /* a holder changed its grant's value
                                 (PROCLAIM, SET_VALUE): token, value */
+        LOCKFSM_EV_EXTEND,   /* a grant's hold time restarted (EXTEND):
+                                seq, token, hold_ms */
 };
 
 struct lockfsm_event {
@@ -69,6 +71,10 @@ struct lockfsm_event {
          * borrowed). */
         const char *value;
         uint8_t value_len;
+        /* GRANT, RELEASE and EXTEND of a grant with a hold time: the most
+         * it may be held, ms from this entry (GRANT, EXTEND); 0: none.
+         * The leader times it (src/server/gateway/leader.h). */
+        uint32_t hold_ms;
         const struct lockfsm_result *result; /* RESULT only */
 };
 
@@ -92,6 +98,8 @@ struct lockfsm_limits {
                                            and at most COMMAND_MULTI_MAX */
         uint32_t max_lock_delay_ms;     /* a session's own lock-delay, at most;
                                            default 60,000 (Consul's cap) */
+        uint32_t max_hold_ms;           /* a grant's hold time, at most;
+                                           default 86,400,000 (a day) */
 };
 
 #endif /* FSM_TYPES_H */

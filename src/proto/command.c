@@ -25,6 +25,7 @@ enum {
         F_TIME = 1 << 13,  /* time_ms */
         F_VALUE = 1 << 14, /* value (string), after the name */
         F_ACL = 1 << 15,   /* mode, role, identity, by, table */
+        F_HOLD = 1 << 16,  /* hold_ms, after the name (version 4) */
 };
 
 /* Whether `c`, in `version` (0: the one it is encoded in), carries a
@@ -42,6 +43,19 @@ static bool has_value(const struct command *c, unsigned f, uint8_t version)
         }
         return c->mode == COMMAND_MODE_ELECTION ||
                (version != 0 ? version >= 4 : c->value_len > 0);
+}
+
+/* Whether `c`, in `version` (0: the one it is encoded in), carries a
+ * hold time: an EXTEND; from version 4 an ACQUIRE of a lock, a reader or
+ * permits (after its value). */
+static bool has_hold(const struct command *c, unsigned f, uint8_t version)
+{
+        if (f & F_HOLD) {
+                return true;
+        }
+        return c->type == COMMAND_ACQUIRE && c->mode != COMMAND_MODE_ELECTION &&
+               (version != 0 ? version >= 4
+                             : c->value_len > 0 || c->hold_ms > 0);
 }
 
 static unsigned fields_of(int type)
@@ -84,6 +98,10 @@ static unsigned fields_of(int type)
                 return F_ACL;
         case COMMAND_DIGEST:
                 return F_TOKEN | F_TARGET;
+        case COMMAND_EXTEND:
+                return F_SESSION | F_SEQ | F_OWNER | F_TOKEN | F_NAME | F_HOLD;
+        case COMMAND_EXPIRE_HOLD:
+                return F_SESSION | F_DELAY | F_TOKEN | F_TARGET | F_NAME;
         default:
                 return 0;
         }
@@ -112,6 +130,8 @@ const char *command_type_name(int type)
             [COMMAND_ACL] = "ACL",
             [COMMAND_DIGEST] = "DIGEST",
             [COMMAND_SET_VALUE] = "SET_VALUE",
+            [COMMAND_EXTEND] = "EXTEND",
+            [COMMAND_EXPIRE_HOLD] = "EXPIRE_HOLD",
         };
         if (type <= 0 || (size_t)type >= sizeof names / sizeof names[0]) {
                 return "UNKNOWN";
@@ -239,6 +259,14 @@ int command_validate(const struct command *c)
             (c->permits != 0 || c->limit != 0)) {
                 return BATON_EMALFORMED;
         }
+        /* An EXTEND always names a hold time (elsewhere one is carried
+         * by an ACQUIRE of a lock, a reader or permits only, and not
+         * encoded where it is not, as any field a type does not carry);
+         * an EXPIRE_HOLD names the hold's ACQUIRE. */
+        if ((f & F_HOLD && c->hold_ms == 0) ||
+            (c->type == COMMAND_EXPIRE_HOLD && c->target == 0)) {
+                return BATON_EMALFORMED;
+        }
         if (f & F_BY2 &&
             (c->address_len > COMMAND_CLIENT_NAME_MAX ||
              (c->address_len > 0 &&
@@ -273,9 +301,8 @@ int command_validate(const struct command *c)
 /* The oldest version that carries `c` (command.h, "Compatibility"). */
 static uint8_t version_of(const struct command *c)
 {
-        if (c->type == COMMAND_SET_VALUE ||
-            (c->type == COMMAND_ACQUIRE && c->mode != COMMAND_MODE_ELECTION &&
-             c->value_len > 0)) {
+        if (c->type == COMMAND_SET_VALUE || c->type == COMMAND_EXTEND ||
+            c->type == COMMAND_EXPIRE_HOLD || has_hold(c, 0, 0)) {
                 return 4;
         }
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
@@ -384,6 +411,9 @@ static void put(const struct command *c, struct wcursor *w)
         if (has_value(c, f, version)) {
                 wcursor_u8(w, c->value_len);
                 wcursor_bytes(w, c->value, c->value_len);
+        }
+        if (has_hold(c, f, version)) {
+                wcursor_u32(w, c->hold_ms);
         }
         if (f & (F_MEMBER | F_BY2)) {
                 wcursor_u8(w, c->address_len);
@@ -561,6 +591,9 @@ int command_decode(struct command *c, const void *buf, size_t len)
         if (has_value(c, f, version)) {
                 c->value_len = rcursor_u8(&r);
                 c->value = (const char *)rcursor_bytes(&r, c->value_len);
+        }
+        if (has_hold(c, f, version)) {
+                c->hold_ms = rcursor_u32(&r);
         }
         if (f & (F_MEMBER | F_BY2)) {
                 c->address_len = rcursor_u8(&r);

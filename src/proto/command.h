@@ -11,8 +11,9 @@
  * batch, src/fsm/entry.h), all little-endian:
  *
  *   u8  version   the oldest version that carries the command: 4 for a
- *                 SET_VALUE and an ACQUIRE of a lock or semaphore with a
- *                 value, 3 for the types and fields listed below, else 2
+ *                 SET_VALUE, an EXTEND, an EXPIRE_HOLD and an ACQUIRE of
+ *                 a lock or semaphore with a value or a hold time, 3 for
+ *                 the types and fields listed below, else 2
  *                 (version 1, read but no longer written, is version 2
  *                 without OPEN's hash)
  *   u8  type      enum command_type
@@ -36,8 +37,10 @@
  *   ACQUIRE  session u64, seq u64, ack u64, owner u64, wait_ms u32,
  *            mode u8, [version 3 and 4: permits u32, limit u32,] name
  *            (string), [mode 3, an election's candidate, version 3; or
- *            modes 0..2 with a non-empty value, version 4: value (string,
- *            0..255 bytes, no NUL), the grant's data]
+ *            modes 0..2 with a non-empty value or a hold time, version 4:
+ *            value (string, 0..255 bytes, no NUL), the grant's data,]
+ *            [version 4: hold_ms u32, the most the grant is held, 0: no
+ *            limit]
  *   RELEASE  session u64, seq u64, ack u64, owner u64, token u64,
  *            name (string)
  *   CANCEL   session u64, seq u64, ack u64, target u64, name (string)
@@ -74,6 +77,15 @@
  *            grant `token` of `name` (a lock's, a reader's, a permit's or
  *            a leadership) changes the grant's value, as PROCLAIM does an
  *            election leader's
+ *   EXTEND   session u64, seq u64, ack u64, owner u64, token u64, name
+ *            (string), hold_ms u32 (version 4): the holder of the grant
+ *            `token` of `name`, which was acquired with a hold time,
+ *            holds it for at most hold_ms (1..) from this entry on
+ *   EXPIRE_HOLD session u64, delay_ms u32, token u64, target u64, name
+ *            (string) (version 4): the leader ends the grant of `name`
+ *            that `session`'s ACQUIRE of seq `target` made, its hold time
+ *            run out, if its clock still dates from the entry `token`
+ *            (its grant, or its last EXTEND), as REVOKE_LOCK ends one
  *   DIGEST   token u64 (a digest of the state), target u64 (the index
  *            of the entry after which it was taken) (version 3): the
  *            leader's digest of its state machine, which every node
@@ -102,10 +114,12 @@
  * command has one encoding: a version 3 command that is not a semaphore
  * ACQUIRE, an OPEN or EXPIRE with a delay, a REVOKE, a REVOKE_LOCK, an
  * UNBLOCK, a MULTI, a CLOCK or a DIGEST is malformed, and so is one of those of
- * another version; a version 4 command is a SET_VALUE or an ACQUIRE of
- * mode 0..2 with a value of 1..255 bytes, and those are version 4 only;
- * and permits and limit are zero in an ACQUIRE of another mode. Only
- * ACQUIRE, PROCLAIM and SET_VALUE carry a value.
+ * another version; a version 4 command is a SET_VALUE, an EXTEND, an
+ * EXPIRE_HOLD or an ACQUIRE of mode 0..2 with a value of 1..255 bytes or
+ * a hold time, and those are version 4 only; and permits and limit are
+ * zero in an ACQUIRE of another mode. Only ACQUIRE, PROCLAIM and
+ * SET_VALUE carry a value; only ACQUIRE and EXTEND a hold time (an
+ * EXTEND's is never 0).
  */
 
 #define COMMAND_VERSION     4  /* the newest version read */
@@ -122,12 +136,13 @@
 #define COMMAND_WAIT_TRY     0          /* answer BUSY instead of queueing */
 #define COMMAND_WAIT_FOREVER UINT32_MAX /* queue with no deadline */
 
-/* The largest encoded command but MULTI: an election's ACQUIRE with a
- * 255-byte name and a 255-byte value, padded (a PROCLAIM takes 560, a
- * REVOKE_LOCK 352, a semaphore ACQUIRE 312, a RELEASE 304). */
+/* The largest encoded command but MULTI: a version 4 ACQUIRE with a
+ * 255-byte name, a 255-byte value and a hold time, padded (an election's
+ * ACQUIRE takes as much, a PROCLAIM 560, a REVOKE_LOCK 352, a semaphore
+ * ACQUIRE 312, a RELEASE and an EXTEND 304). */
 #define COMMAND_MAX_SIZE                                                       \
         (((4 + 8 * 4 + 4 + 1 + 4 + 4 + 1 + COMMAND_NAME_MAX + 1 +              \
-           COMMAND_VALUE_MAX) +                                                \
+           COMMAND_VALUE_MAX + 4) +                                            \
           7) /                                                                 \
          8 * 8)
 
@@ -162,6 +177,8 @@ enum command_type {
         COMMAND_ACL = 18,
         COMMAND_DIGEST = 19,
         COMMAND_SET_VALUE = 20,
+        COMMAND_EXTEND = 21,
+        COMMAND_EXPIRE_HOLD = 22,
 };
 
 /* ACL modes (src/fsm/acl.h). */
@@ -230,6 +247,10 @@ struct command {
          * carries as its data (value_len bytes, borrowed). */
         const char *value;
         uint8_t value_len;
+        /* ACQUIRE (version 4; not a campaign) and EXTEND: the most the
+         * grant may be held, ms from its grant (from the EXTEND); 0 in an
+         * ACQUIRE: no limit. */
+        uint32_t hold_ms;
         /* OPEN: COMMAND_HASH_SIZE bytes, borrowed; NULL reads as all zero
          * (and a version 1 OPEN decodes to NULL). */
         const uint8_t *hash;

@@ -29,7 +29,7 @@ static const char *evname(int type)
 {
         static const char *const names[] = {
             "EV?",   "RESULT",  "OPEN",  "END",     "GRANT",    "RELEASE",
-            "QUEUE", "UNQUEUE", "BLOCK", "UNBLOCK", "PROCLAIM",
+            "QUEUE", "UNQUEUE", "BLOCK", "UNBLOCK", "PROCLAIM", "EXTEND",
         };
 
         return type >= 0 && (size_t)type < sizeof names / sizeof names[0]

@@ -400,6 +400,7 @@ static int check_event(struct model *m, const struct simentry *e,
                 return holders_delay(lock_of(m, ev->name, ev->name_len), ev,
                                      cmd, text, reason, cap);
         case LOCKFSM_EV_PROCLAIM:
+        case LOCKFSM_EV_EXTEND:
                 return holders_proclaim(lock_of(m, ev->name, ev->name_len), ev,
                                         text, reason, cap);
         default:

@@ -233,7 +233,7 @@ int holders_proclaim(const struct lockmodel *l, const struct simevent *ev,
                         return 0;
                 }
         }
-        return fail(reason, cap, "%s: proclaimed by no leader of it", text);
+        return fail(reason, cap, "%s: changed by no holder of it", text);
 }
 
 int holders_delay(struct lockmodel *l, const struct simevent *ev,
@@ -243,7 +243,8 @@ int holders_delay(struct lockmodel *l, const struct simevent *ev,
         if (l == NULL ||
             (ev->type == LOCKFSM_EV_BLOCK
                  ? cmd->type != COMMAND_EXPIRE && cmd->type != COMMAND_REVOKE &&
-                       cmd->type != COMMAND_REVOKE_LOCK
+                       cmd->type != COMMAND_REVOKE_LOCK &&
+                       cmd->type != COMMAND_EXPIRE_HOLD
                  : cmd->type != COMMAND_UNBLOCK || !l->blocked)) {
                 return fail(reason, cap,
                             "%s: a lock-delay that no expiry began, or no "

@@ -80,10 +80,10 @@ int holders_queue(struct lockmodel *l, const struct simevent *ev, bool multi,
 int holders_unqueue(struct lockmodel *l, const struct simevent *ev,
                     const char *text, char *reason, size_t cap);
 
-/* A PROCLAIM event of `l` (NULL: more locks than modelled): only a
- * holder of a grant of it, with that grant's token, changes its value
- * (SET_VALUE), and only of an election when the cause is a PROCLAIM. 0,
- * or -1 with `reason` filled. */
+/* A PROCLAIM or EXTEND event of `l` (NULL: more locks than modelled):
+ * only a holder of a grant of it, with that grant's token, changes its
+ * value (SET_VALUE) or restarts its hold time (EXTEND), and only of an
+ * election when the cause is a PROCLAIM. 0, or -1 with `reason` filled. */
 int holders_proclaim(const struct lockmodel *l, const struct simevent *ev,
                      const char *text, char *reason, size_t cap);
 

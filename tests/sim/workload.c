@@ -313,6 +313,11 @@ static void pick_mode(struct rng *r, unsigned name, struct command *cmd)
         if (rng_chance(r, 25)) {
                 pick_value(r, cmd); /* a grant's data (version 4) */
         }
+        if (rng_chance(r, 15)) {
+                /* A hold time (version 4): the leader ends the grant when
+                 * it runs out, unless an EXTEND restarts it. */
+                cmd->hold_ms = (uint32_t)rng_range(r, 50, 3000);
+        }
 }
 
 /* A MULTI in `cmd` (its list in `list`, SIM_LIST_MAX bytes) of 2 to
@@ -454,6 +459,11 @@ static void client_next(struct sim *s, struct client *cl)
                         /* Any holder changes its grant's value. */
                         cmd.type = COMMAND_SET_VALUE;
                         pick_value(r, &cmd);
+                } else if (rng_chance(r, 15)) {
+                        /* Any holder restarts its hold time: refused
+                         * (BATON_EINVAL) for a grant without one. */
+                        cmd.type = COMMAND_EXTEND;
+                        cmd.hold_ms = (uint32_t)rng_range(r, 50, 3000);
                 }
                 if (rng_chance(r, 20)) {
                         /* A stale token: an older grant's, or a made-up

@@ -14,14 +14,24 @@ const int all_types[N_TYPES] = {
     COMMAND_OPEN,        COMMAND_CLOSE,    COMMAND_EXPIRE,    COMMAND_ACQUIRE,
     COMMAND_RELEASE,     COMMAND_CANCEL,   COMMAND_TIMEOUT,   COMMAND_QUERY,
     COMMAND_CHECK,       COMMAND_MEMBER,   COMMAND_REVOKE,    COMMAND_UNBLOCK,
-    COMMAND_REVOKE_LOCK, COMMAND_PROCLAIM, COMMAND_SET_VALUE,
+    COMMAND_REVOKE_LOCK, COMMAND_PROCLAIM, COMMAND_SET_VALUE, COMMAND_EXTEND,
+    COMMAND_EXPIRE_HOLD,
 };
 
 bool carries_value(const struct command *c)
 {
         return c->type == COMMAND_PROCLAIM || c->type == COMMAND_SET_VALUE ||
                (c->type == COMMAND_ACQUIRE &&
-                (c->mode == COMMAND_MODE_ELECTION || c->value_len > 0));
+                (c->mode == COMMAND_MODE_ELECTION || c->value_len > 0 ||
+                 c->hold_ms > 0));
+}
+
+bool carries_hold(const struct command *c)
+{
+        return c->type == COMMAND_EXTEND ||
+               (c->type == COMMAND_ACQUIRE &&
+                c->mode != COMMAND_MODE_ELECTION &&
+                (c->value_len > 0 || c->hold_ms > 0));
 }
 
 unsigned carried(int type)
@@ -58,6 +68,11 @@ unsigned carried(int type)
         case COMMAND_SET_VALUE:
                 return T_SESSION | T_SEQ | T_ACK | T_OWNER | T_TOKEN | T_NAME |
                        T_VALUE;
+        case COMMAND_EXTEND:
+                return T_SESSION | T_SEQ | T_ACK | T_OWNER | T_TOKEN | T_NAME |
+                       T_HOLD;
+        case COMMAND_EXPIRE_HOLD:
+                return T_SESSION | T_DELAY | T_TOKEN | T_TARGET | T_NAME;
         default:
                 return 0;
         }
@@ -120,9 +135,10 @@ static void string(struct spec *s, const char *p, uint8_t n)
  */
 uint8_t spec_version(const struct command *c)
 {
-        if (c->type == COMMAND_SET_VALUE ||
+        if (c->type == COMMAND_SET_VALUE || c->type == COMMAND_EXTEND ||
+            c->type == COMMAND_EXPIRE_HOLD ||
             (c->type == COMMAND_ACQUIRE && c->mode != COMMAND_MODE_ELECTION &&
-             c->value_len > 0)) {
+             (c->value_len > 0 || c->hold_ms > 0))) {
                 return 4;
         }
         return c->type == COMMAND_REVOKE || c->type == COMMAND_UNBLOCK ||
@@ -141,7 +157,7 @@ uint8_t spec_version(const struct command *c)
 struct spec_layout spec_layout(const struct command *c, uint8_t *out)
 {
         struct spec s = {out, 0};
-        struct spec_layout l = {0, 0, 0, 0, 0};
+        struct spec_layout l = {0, 0, 0, 0, 0, 0};
         bool has_string = true;
 
         le(&s, spec_version(c), 1);
@@ -189,6 +205,7 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
         case COMMAND_RELEASE:
         case COMMAND_PROCLAIM:
         case COMMAND_SET_VALUE:
+        case COMMAND_EXTEND:
                 le(&s, c->session, 8);
                 le(&s, c->seq, 8);
                 le(&s, c->ack, 8);
@@ -226,6 +243,12 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                 le(&s, c->delay_ms, 4);
                 le(&s, c->token, 8);
                 break;
+        case COMMAND_EXPIRE_HOLD:
+                le(&s, c->session, 8);
+                le(&s, c->delay_ms, 4);
+                le(&s, c->token, 8);
+                le(&s, c->target, 8);
+                break;
         default:
                 has_string = false;
                 break;
@@ -237,6 +260,10 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
         if (carries_value(c)) {
                 l.value_at = s.len;
                 string(&s, c->value, c->value_len);
+        }
+        if (carries_hold(c)) {
+                l.hold_at = s.len;
+                le(&s, c->hold_ms, 4);
         }
         if (c->type == COMMAND_MEMBER || c->type == COMMAND_REVOKE_LOCK) {
                 l.address_at = s.len;
@@ -294,6 +321,9 @@ struct command full(int type)
         c.address_len = sizeof client_address - 1;
         c.value = value;
         c.value_len = sizeof value - 1;
+        /* An EXTEND's hold time; an ACQUIRE's would make it version 4,
+         * as a value does: the tests of hold times add one. */
+        c.hold_ms = type == COMMAND_EXTEND ? 0x7a8b9cadU : 0;
         if (type == COMMAND_OPEN) {
                 c.name = client_name;
                 c.name_len = sizeof client_name - 1;
@@ -358,6 +388,9 @@ struct command only_carried(struct command c)
                 c.value = NULL;
                 c.value_len = 0;
         }
+        if (!carries_hold(&c)) {
+                c.hold_ms = 0;
+        }
         return c;
 }
 
@@ -403,6 +436,7 @@ void assert_same(const struct command *a, const struct command *b)
                                     b->hash != NULL ? b->hash : zero,
                                     COMMAND_HASH_SIZE);
         }
+        assert_int_equal(a->hold_ms, b->hold_ms);
         assert_int_equal(a->value_len, b->value_len);
         if (a->value_len > 0) {
                 assert_non_null(a->value);

@@ -12,7 +12,7 @@
 #include "../../src/proto/command.h"
 
 #define CANARY  0xA5
-#define N_TYPES 15
+#define N_TYPES 17
 
 /* Room for anything the reference encoder writes, including a MEMBER with
  * two 255-byte strings that the real encoder refuses. */
@@ -38,11 +38,17 @@ enum {
         T_VALUE = 1 << 13,   /* PROCLAIM's and SET_VALUE's value (an
                                 ACQUIRE may carry one too:
                                 carries_value()) */
+        T_HOLD = 1 << 14,    /* EXTEND's hold_ms (an ACQUIRE may carry
+                                one too: carries_hold()) */
 };
 
 /* Whether `c` carries a value: a PROCLAIM, a SET_VALUE, an election's
  * ACQUIRE, and (version 4) any other ACQUIRE with a value. */
 bool carries_value(const struct command *c);
+
+/* Whether `c` carries a hold time: an EXTEND, and any version 4 ACQUIRE
+ * (a lock's, a reader's or permits' with a value or a hold time). */
+bool carries_hold(const struct command *c);
 
 /* Every command type. */
 extern const int all_types[N_TYPES];
@@ -65,6 +71,7 @@ struct spec_layout {
         size_t name_at;    /* the first string's length byte; 0 if none */
         size_t address_at; /* MEMBER: the client address's length byte */
         size_t value_at;   /* carries_value(): the value's length byte */
+        size_t hold_at;    /* carries_hold(): hold_ms */
 };
 
 /* The version the header says `c` is written in: 3 for a semaphore

@@ -36,6 +36,7 @@ const char *const configcase_keys[] = {
     "max-holders-per-lock",
     "max-names-per-acquire",
     "max-lock-delay-ms",
+    "max-hold-ms",
     "lock-delay-ms",
     "max-watches",
     "max-watches-per-connection",

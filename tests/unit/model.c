@@ -356,6 +356,9 @@ struct mhold *m_grant(struct model *m, struct mlock *l, uint64_t index,
         memset(h, 0, sizeof *h);
         h->value_len = w->value_len;
         memcpy(h->value, w->value, w->value_len);
+        /* A hold time runs from the grant. */
+        h->hold_ms = w->hold_ms;
+        h->armed = w->hold_ms > 0 ? index : 0;
         h->session = w->session;
         h->owner = w->owner;
         h->seq = w->seq;

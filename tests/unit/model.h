@@ -24,10 +24,11 @@ enum {
         LIM_TOMBS = 4,
         LIM_MIN_TTL = 100,
         LIM_MAX_TTL = 10000,
-        LIM_PERMITS = 4, /* a semaphore's permits at most */
-        LIM_HOLDERS = 3, /* grants of one lock at once */
-        LIM_NAMES = 3,   /* names of one multi-lock */
-        LIM_DELAY = 900, /* a session's own lock-delay, at most */
+        LIM_PERMITS = 4,    /* a semaphore's permits at most */
+        LIM_HOLDERS = 3,    /* grants of one lock at once */
+        LIM_NAMES = 3,      /* names of one multi-lock */
+        LIM_DELAY = 900,    /* a session's own lock-delay, at most */
+        LIM_HOLD_MS = 5000, /* a grant's hold time, at most */
 };
 
 /* Capacities of the model's plain arrays. A broken model variant (the
@@ -125,7 +126,8 @@ struct mwaiter {
         uint8_t mode;
         uint32_t permits;  /* a semaphore's */
         bool multi;        /* a name of a multi-lock: (session, seq) */
-        uint8_t value_len; /* an election's candidate: its value */
+        uint32_t hold_ms;  /* its grant's hold time; 0: none */
+        uint8_t value_len; /* its value */
         char value[COMMAND_VALUE_MAX];
 };
 
@@ -139,7 +141,9 @@ struct mhold {
         uint32_t count;
         uint8_t mode;
         uint32_t permits;  /* a semaphore's */
-        uint8_t value_len; /* an election's leader: its value */
+        uint32_t hold_ms;  /* its hold time; 0: none */
+        uint64_t armed;    /* the entry its hold time dates from */
+        uint8_t value_len; /* its value */
         char value[COMMAND_VALUE_MAX];
 };
 

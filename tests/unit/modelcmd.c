@@ -173,6 +173,9 @@ static int m_refusal(const struct mlock *l, const struct command *c)
         if (c->mode > COMMAND_MODE_ELECTION || (sem && c->limit == 0)) {
                 return BATON_EUNSUPPORTED;
         }
+        if (c->hold_ms > LIM_HOLD_MS) {
+                return BATON_EINVAL;
+        }
         if (sem && (c->permits == 0 || c->permits > c->limit)) {
                 return BATON_EINVAL;
         }
@@ -241,6 +244,7 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         req.wait_ms = c->wait_ms;
         req.mode = c->mode;
         req.permits = c->permits;
+        req.hold_ms = c->hold_ms;
         req.value_len = c->value_len;
         if (c->value_len > 0) {
                 memcpy(req.value, c->value, c->value_len);
@@ -568,6 +572,44 @@ static struct lockfsm_result m_unqueue(struct model *m, uint64_t index,
         return rejected(BATON_ENOTWAITING);
 }
 
+/* EXTEND: the grant the token names restarts its hold time, fenced as a
+ * release (docs/fsm.md, "Hold times"). */
+static struct lockfsm_result m_extend(struct model *m, uint64_t index,
+                                      const struct command *c,
+                                      struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct lockfsm_result r;
+        struct mhold *h;
+        struct ev *v;
+        bool held;
+
+        h = m_grant_named(l, c, &held);
+        if (!held) {
+                return rejected(BATON_ENOTHOLDER);
+        }
+        if (h == NULL) {
+                return rejected(BATON_ESTALE);
+        }
+        if (h->hold_ms == 0 || c->hold_ms > LIM_HOLD_MS) {
+                return rejected(BATON_EINVAL);
+        }
+        h->hold_ms = c->hold_ms;
+        h->armed = index;
+        v = m_ev(log, LOCKFSM_EV_EXTEND, index, COMMAND_EXTEND);
+        v->session = h->session;
+        v->seq = h->seq;
+        v->owner = h->owner;
+        v->token = h->token;
+        v->mode = h->mode;
+        v->permits = h->permits;
+        m_ev_name(v, l);
+        r = outcome(PROTO_KIND_UPDATED, c->session, c->owner);
+        r.token = h->token;
+        r.count = h->count;
+        return r;
+}
+
 /* CLOSE, ACQUIRE, RELEASE and CANCEL: the exactly-once steps of
  * docs/fsm.md, then the command itself. */
 static struct lockfsm_result m_client(struct model *m, uint64_t index,
@@ -634,6 +676,9 @@ static struct lockfsm_result m_client(struct model *m, uint64_t index,
         case COMMAND_SET_VALUE:
                 r = m_proclaim(m, index, c, log);
                 break;
+        case COMMAND_EXTEND:
+                r = m_extend(m, index, c, log);
+                break;
         default:
                 r = m_unqueue(m, index, c, BATON_ECANCELLED, log);
                 break;
@@ -695,6 +740,44 @@ static struct lockfsm_result m_revoke_lock(struct model *m, uint64_t index,
                 }
                 m_end_hold(m, l, (unsigned)i, index, COMMAND_REVOKE_LOCK, log);
         }
+        return r;
+}
+
+/* EXPIRE_HOLD: the grant the ACQUIRE of seq `target` made ends as a
+ * revoked one, if its hold time still dates from entry `token`. */
+static struct lockfsm_result m_expire_hold(struct model *m, uint64_t index,
+                                           const struct command *c,
+                                           struct evlog *log)
+{
+        struct mlock *l = m_lock(m, c->name, c->name_len);
+        struct msess *s = m_session(m, c->session);
+        struct lockfsm_result r;
+        uint32_t delay;
+        int i = -1;
+
+        for (unsigned k = 0; l != NULL && s != NULL && k < l->nh; k++) {
+                if (l->h[k].session == c->session && l->h[k].seq == c->target) {
+                        i = (int)k;
+                        break;
+                }
+        }
+        if (i < 0 || l->h[i].hold_ms == 0 || l->h[i].armed != c->token) {
+                return rejected(BATON_ENOTHOLDER);
+        }
+        r = outcome(PROTO_KIND_RELEASED, c->session, l->h[i].owner);
+        r.token = l->h[i].token;
+        s->revoked++;
+        delay = c->delay_ms > s->delay ? c->delay_ms : s->delay;
+        if (delay > 0 && !l->semaphore && !l->election && !l->blocked) {
+                struct ev *v =
+                    m_ev(log, LOCKFSM_EV_BLOCK, index, COMMAND_EXPIRE_HOLD);
+                l->blocked = true;
+                l->limit = delay;
+                v->seq = l->created;
+                v->wait_ms = delay;
+                m_ev_name(v, l);
+        }
+        m_end_hold(m, l, (unsigned)i, index, COMMAND_EXPIRE_HOLD, log);
         return r;
 }
 
@@ -765,6 +848,8 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
                 return m_unblock(m, index, c, log);
         case COMMAND_REVOKE_LOCK:
                 return m_revoke_lock(m, index, c, log);
+        case COMMAND_EXPIRE_HOLD:
+                return m_expire_hold(m, index, c, log);
         case COMMAND_CLOCK:
                 if (c->time_ms > m->clock_ms) {
                         m->clock_ms = c->time_ms;

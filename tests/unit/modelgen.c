@@ -381,6 +381,55 @@ static bool gen_proclaim(struct gen *g, struct model *m, uint64_t index,
         return true;
 }
 
+/* A random holder of a random lock, or NULL when there is none. */
+static const struct mhold *gen_any_hold(struct gen *g, const struct model *m,
+                                        const struct mlock **l)
+{
+        *l = m->nl > 0 ? &m->l[rng_below(&g->rng, m->nl)] : NULL;
+        return *l != NULL && (*l)->nh > 0
+                   ? &(*l)->h[rng_below(&g->rng, (*l)->nh)]
+                   : NULL;
+}
+
+/* Hold times: the holder's EXTEND (mostly of its grant with its token,
+ * now and then stale, over the limit, or another session's), or the
+ * leader's EXPIRE_HOLD (mostly naming the clock's entry, now and then an
+ * older one, as when an EXTEND came first). False when no one holds
+ * anything. */
+static bool gen_hold_time(struct gen *g, struct model *m, uint64_t index,
+                          struct command *c)
+{
+        const struct mlock *l;
+        const struct mhold *h = gen_any_hold(g, m, &l);
+
+        if (h == NULL) {
+                return false;
+        }
+        gen_copy_name(g, c, l);
+        c->session = h->session;
+        if (chance(&g->rng, 50)) {
+                c->type = COMMAND_EXPIRE_HOLD;
+                c->target = chance(&g->rng, 90) ? h->seq : h->seq + 1;
+                c->token = chance(&g->rng, 80) ? h->armed : gen_stale(g, index);
+                c->delay_ms =
+                    chance(&g->rng, 50) ? 0 : 1 + rng_below(&g->rng, 1000);
+                return true;
+        }
+        c->type = COMMAND_EXTEND;
+        c->owner = h->owner;
+        c->token = chance(&g->rng, 85) ? h->token : gen_stale(g, h->token);
+        c->hold_ms = chance(&g->rng, 90)
+                         ? 1 + rng_below(&g->rng, LIM_HOLD_MS)
+                         : LIM_HOLD_MS + 1 + rng_below(&g->rng, 1000);
+        if (chance(&g->rng, 10)) {
+                c->session = gen_session(g, m, index);
+                c->owner = gen_owner(g);
+        }
+        gen_seq(g, c);
+        gen_remember(g, c);
+        return true;
+}
+
 /* A random holder of `l`, or NULL when it has none. */
 static const struct mhold *gen_hold(struct gen *g, const struct mlock *l)
 {
@@ -477,6 +526,13 @@ static void gen_acquire(struct gen *g, struct model *m, uint64_t index,
         } else if (c->type == COMMAND_ACQUIRE && chance(&g->rng, 25)) {
                 gen_value(g, c); /* a grant's data (version 4) */
         }
+        if (c->type == COMMAND_ACQUIRE && c->mode != COMMAND_MODE_ELECTION &&
+            chance(&g->rng, 20)) {
+                /* A hold time (version 4), now and then over the limit. */
+                c->hold_ms = chance(&g->rng, 90)
+                                 ? 1 + rng_below(&g->rng, LIM_HOLD_MS)
+                                 : LIM_HOLD_MS + 1 + rng_below(&g->rng, 1000);
+        }
 }
 
 /* One well-formed command, in memory. */
@@ -504,6 +560,9 @@ static void gen_command(struct gen *g, struct model *m, uint64_t index,
                 return;
         }
         if (chance(&g->rng, 5) && gen_proclaim(g, m, index, c)) {
+                return;
+        }
+        if (chance(&g->rng, 5) && gen_hold_time(g, m, index, c)) {
                 return;
         }
         if (chance(&g->rng, 4)) {

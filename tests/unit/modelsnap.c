@@ -231,6 +231,10 @@ static bool check_holders(struct snapcheck *k, const struct mlock *l,
                      i, j);
                 WANT(rd_str(&k->r, h->value, h->value_len),
                      "lock %u holder %u value", i, j);
+                WANT(rd_n(&k->r, 4) == h->hold_ms,
+                     "lock %u holder %u hold time", i, j);
+                WANT(rd_n(&k->r, 8) == h->armed,
+                     "lock %u holder %u hold clock's entry", i, j);
         }
         *used_out = used;
         return true;
@@ -262,6 +266,9 @@ static bool check_waiters(struct snapcheck *k, const struct mlock *l,
                      "lock %u waiter %u permits", i, j);
                 WANT(rd_str(&k->r, w->value, w->value_len),
                      "lock %u waiter %u value", i, j);
+                WANT(rd_n(&k->r, 4) == w->hold_ms,
+                     "lock %u waiter %u hold time", i, j);
+                WANT(rd_n(&k->r, 8) == 0, "lock %u waiter %u hold clock", i, j);
         }
         return true;
 }

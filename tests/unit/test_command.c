@@ -238,8 +238,11 @@ static void round_trip_extreme_values(void **state)
                             in.mode == COMMAND_MEMBER_REMOVE) {
                                 in.name_len = in.address_len = 0;
                         }
-                        if (in.type == COMMAND_MEMBER && in.target == 0) {
-                                /* Member id 0 is no member: refused. */
+                        if ((in.type == COMMAND_MEMBER ||
+                             in.type == COMMAND_EXPIRE_HOLD) &&
+                            in.target == 0) {
+                                /* Member id 0 is no member, seq 0 no
+                                 * ACQUIRE: refused. */
                                 uint8_t spec[SPEC_MAX];
 
                                 assert_int_equal(command_validate(&in),
@@ -636,7 +639,7 @@ static void encode_rejects_invalid(void **state)
 
 static void type_names(void **state)
 {
-        static const int unknown[] = {0,   21, 22,      255,
+        static const int unknown[] = {0,   23, 24,      255,
                                       256, -1, INT_MIN, INT_MAX};
         size_t i;
 
@@ -662,6 +665,9 @@ static void type_names(void **state)
         assert_string_equal(command_type_name(COMMAND_ACL), "ACL");
         assert_string_equal(command_type_name(COMMAND_DIGEST), "DIGEST");
         assert_string_equal(command_type_name(COMMAND_SET_VALUE), "SET_VALUE");
+        assert_string_equal(command_type_name(COMMAND_EXTEND), "EXTEND");
+        assert_string_equal(command_type_name(COMMAND_EXPIRE_HOLD),
+                            "EXPIRE_HOLD");
         for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
                 assert_string_equal(command_type_name(unknown[i]), "UNKNOWN");
         }

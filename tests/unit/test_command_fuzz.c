@@ -106,6 +106,9 @@ static void fit(uint8_t *buf, size_t *len, uint64_t *seed)
                 buf[body] = (uint8_t)n2;
                 body += 1 + n2;
         }
+        if (carried(type) & T_HOLD) {
+                body += 4; /* an EXTEND's hold time: the random bytes */
+        }
         total = (body + 7) / 8 * 8;
         if (total > FUZZ_MAX_LEN) {
                 return;
@@ -140,7 +143,7 @@ void fuzz_random_bytes(void **state)
                                            : round % 5 == 0 ? 4
                                                             : 2);
                         buf[1] = (uint8_t)(next_rand(&seed) %
-                                           (COMMAND_SET_VALUE + 2));
+                                           (COMMAND_EXPIRE_HOLD + 2));
                         buf[2] = 0;
                         buf[3] = round % 8 == 1 ? 1 : 0;
                         if (round % 2 == 0) {

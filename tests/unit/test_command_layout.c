@@ -354,7 +354,7 @@ void encode_pads_to_eight(void **state)
 {
         char text[COMMAND_NAME_MAX];
         struct command s[MAX_SAMPLES];
-        unsigned pads[COMMAND_SET_VALUE + 1] = {0}; /* by type */
+        unsigned pads[COMMAND_EXPIRE_HOLD + 1] = {0}; /* by type */
         size_t n = 0, i, j, k;
 
         (void)state;

@@ -121,6 +121,7 @@ static void limits(struct lockfsm_limits *l)
         l->max_holders_per_lock = LIM_HOLDERS;
         l->max_names_per_acquire = LIM_NAMES;
         l->max_lock_delay_ms = LIM_DELAY;
+        l->max_hold_ms = LIM_HOLD_MS;
 }
 
 static struct lockfsm *machine(struct evlog *log)

@@ -524,6 +524,21 @@ static void command_versions_as_stated(void **state)
               .value = "v",
               .value_len = 1},
              4},
+            {{.type = COMMAND_ACQUIRE,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .hold_ms = 5000},
+             4},
+            {{.type = COMMAND_EXTEND,
+              .session = 1,
+              .seq = 1,
+              .name = "a",
+              .name_len = 1,
+              .token = 7,
+              .hold_ms = 5000},
+             4},
         };
         uint8_t buf[COMMAND_MAX_SIZE];
         struct command out;

@@ -48,9 +48,9 @@ static void cut(uint8_t *p, size_t *len, size_t at, size_t n)
         *len -= n;
 }
 
-/* Version 12 written as version 6, in place (a state with no value is
- * written as version 10 wrote it but for each hold's empty value, which
- * goes): the same without the
+/* Version 12 written as version 6, in place (a state with no value and no
+ * hold time is written as version 10 wrote it but for each hold's empty
+ * value and zero hold clock, which go): the same without the
  * leader's clock, each session's lock-delay and count of revoked grants
  * and each grant's time (all of which must be 0 here), and with no
  * multi-lock waiting (version 7's addition). Returns the new length,
@@ -92,6 +92,9 @@ static size_t as_version_6(uint8_t *v, size_t len)
                                 }
                                 assert_int_equal(v[in], 0);
                                 cut(v, &len, in, 1); /* its empty value */
+                                assert_int_equal(le_at(v + in, 4), 0);
+                                assert_int_equal(le_at(v + in + 4, 8), 0);
+                                cut(v, &len, in, 12); /* no hold clock */
                         }
                 }
         }
@@ -735,9 +738,10 @@ static void test_crafted_inconsistencies_refused(void **state)
         fsmtest_acquire(&t, a, 1, 1, "x", 0);
         buf = fsmtest_snapshot(t.f, &len);
         /* The layout ends: holder {session u64, owner u64, seq u64, token
-         * u64, count u32, mode u8, time u32, value (here u8 0)}, u32
-         * waiters, u64 checksum; `t` is where the holder's time starts. */
-        t0 = len - 8 - 4 - 1 - 4;
+         * u64, count u32, mode u8, time u32, value (here u8 0), hold clock
+         * (u32 0, u64 0)}, u32 waiters, u64 checksum; `t` is where the
+         * holder's time starts. */
+        t0 = len - 8 - 4 - 12 - 1 - 4;
         buf[t0 - 37] ^= 0x40; /* holder of an unknown session */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
@@ -749,6 +753,19 @@ static void test_crafted_inconsistencies_refused(void **state)
         memset(&buf[t0 - 5], 0, 4); /* hold count 0 */
         reseal(buf, len);
         expect_refused(t.f, buf, len, BATON_ECORRUPT);
+        memset(&buf[t0 - 5], 0, 4);
+        buf[t0 - 5] = 1;
+        buf[t0 + 5] = 0x10; /* a hold time whose clock dates from entry 0 */
+        reseal(buf, len);
+        expect_refused(t.f, buf, len, BATON_ECORRUPT);
+        buf[t0 + 9] = 3; /* from entry 3, after the last one (2) */
+        reseal(buf, len);
+        expect_refused(t.f, buf, len, BATON_ECORRUPT);
+        buf[t0 + 9] = 2; /* from its grant: a hold time of 16 ms */
+        reseal(buf, len);
+        assert_int_equal(lockfsm_restore(t.f, buf, len), 0);
+        buf[t0 + 5] = 0;
+        buf[t0 + 9] = 0;
         memset(&buf[t0 - 5], 0xff, 4); /* no room left to reenter */
         reseal(buf, len);
         assert_int_equal(lockfsm_restore(t.f, buf, len), 0);

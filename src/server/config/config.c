@@ -73,6 +73,7 @@ static const struct key keys[] = {
     {"max-holders-per-lock",  T_U32,       F(max_holders_per_lock),  "65536",   1,     16777216,   "Grants of one lock at once (readers, a semaphore's holders); same value on every node"},
     {"max-names-per-acquire", T_U32,       F(max_names_per_acquire), "16",      1,     16,         "Names one multi-lock takes at once (at most 16); same value on every node"},
     {"max-lock-delay-ms",     T_U32,       F(max_lock_delay_ms),     "60000",   0,     3600000,    "The longest lock-delay a session may ask for when it opens (BATON_EDELAY above); same value on every node"},
+    {"max-hold-ms",           T_U32,       F(max_hold_ms),           "86400000", 1000, 604800000,  "The longest hold time a grant may be acquired or extended with (BATON_EINVAL above); same value on every node"},
     {"lock-delay-ms",         T_U32,       F(lock_delay_ms),         "0",       0,     3600000,    "Lock-delay: a lock whose holder's session expires or is revoked is granted to no one for this long (0: none); the leader writes it into each EXPIRE and REVOKE"},
     {"max-watches",           T_U32,       F(max_watches),           "65536",   0,     16777216,   "Watches this node serves at once (BATON_ETOOMANYWATCHES above); 0: none"},
     {"max-watches-per-connection", T_U32,  F(max_watches_per_conn),  "1024",    0,     16777216,   "Watches one client connection may have at once"},
@@ -800,5 +801,6 @@ void config_fsm_limits(const struct config *c, struct lockfsm_limits *limits)
         limits->max_holders_per_lock = c->max_holders_per_lock;
         limits->max_names_per_acquire = c->max_names_per_acquire;
         limits->max_lock_delay_ms = c->max_lock_delay_ms;
+        limits->max_hold_ms = c->max_hold_ms;
         limits->max_ttl_ms = c->max_ttl_ms;
 }

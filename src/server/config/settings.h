@@ -77,6 +77,8 @@ struct config {
         uint32_t max_holders_per_lock;  /* default 65536 */
         uint32_t max_names_per_acquire; /* default 16 */
         uint32_t max_lock_delay_ms;     /* default 60000 */
+        uint32_t max_hold_ms;           /* a grant's hold time, at most;
+                                           default 86400000 (a day) */
         uint32_t lock_delay_ms;         /* default 0: none */
         uint32_t max_inflight_entries;  /* default 8192 entries proposed
                                            and not yet applied */

@@ -140,6 +140,10 @@ void fanout_event(struct gateway *g, const struct gateway_now *now,
                 break;
         case LOCKFSM_EV_GRANT:
                 deadlines_drop(&g->deadlines, ev->session, ev->seq);
+                if (serving && ev->hold_ms > 0) {
+                        leader_start_hold(g, now->ms, ev->session, ev->seq,
+                                          ev->name, ev->name_len, ev->hold_ms);
+                }
                 /* An ACQUIRE or MULTI granted by its own entry is
                  * answered by its RESULT. */
                 if (ev->cause != COMMAND_ACQUIRE &&
@@ -148,7 +152,17 @@ void fanout_event(struct gateway *g, const struct gateway_now *now,
                 }
                 break;
         case LOCKFSM_EV_RELEASE:
+                if (ev->hold_ms > 0) {
+                        deadlines_drop(&g->deadlines, ev->session,
+                                       ev->seq | LEADER_HOLD_SEQ);
+                }
                 ended(g, ev);
+                break;
+        case LOCKFSM_EV_EXTEND:
+                if (serving) {
+                        leader_start_hold(g, now->ms, ev->session, ev->seq,
+                                          ev->name, ev->name_len, ev->hold_ms);
+                }
                 break;
         case LOCKFSM_EV_UNQUEUE:
                 deadlines_drop(&g->deadlines, ev->session, ev->seq);

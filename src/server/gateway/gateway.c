@@ -371,8 +371,10 @@ static int check_command(struct gateway *g, const struct command *c)
             c->type != COMMAND_ACQUIRE && c->type != COMMAND_MULTI &&
             c->type != COMMAND_RELEASE && c->type != COMMAND_CANCEL &&
             c->type != COMMAND_PROCLAIM && c->type != COMMAND_SET_VALUE &&
-            c->type != COMMAND_REVOKE && c->type != COMMAND_REVOKE_LOCK) {
-                return BATON_EINVAL; /* EXPIRE and TIMEOUT are the leader's */
+            c->type != COMMAND_EXTEND && c->type != COMMAND_REVOKE &&
+            c->type != COMMAND_REVOKE_LOCK) {
+                /* EXPIRE, TIMEOUT and EXPIRE_HOLD are the leader's. */
+                return BATON_EINVAL;
         }
         if (c->type == COMMAND_OPEN) {
                 /* The nonce is how the answer finds this request. */

@@ -1,6 +1,7 @@
 /* What the serving leader does on its own: keep the clocks of sessions,
- * waits and lock-delays, propose EXPIRE, TIMEOUT and UNBLOCK when they run
- * out, and record the bootstrap members in a new cluster's directory. */
+ * waits, lock-delays and hold times, propose EXPIRE, TIMEOUT, UNBLOCK and
+ * EXPIRE_HOLD when they run out, and record the bootstrap members in a new
+ * cluster's directory. */
 #include "leader.h"
 
 #include <string.h>
@@ -17,7 +18,30 @@ void leader_on_deadline(void *data, const struct deadline *d)
 
         memset(&c, 0, sizeof c);
         c.session = d->session;
-        if (d->session == LEADER_LOCK_DELAY) {
+        if (d->session != LEADER_LOCK_DELAY && (d->seq & LEADER_HOLD_SEQ)) {
+                uint32_t hold_ms;
+                uint64_t armed;
+                if (!lockfsm_hold_clock(g->host->lockfsm(g->host), d->session,
+                                        d->seq & ~LEADER_HOLD_SEQ, d->name,
+                                        d->name_len, &hold_ms, &armed) ||
+                    hold_ms == 0) {
+                        /* Ended meanwhile: its RELEASE event drops it too. */
+                        deadlines_drop(&g->deadlines, d->session, d->seq);
+                        return;
+                }
+                c.type = COMMAND_EXPIRE_HOLD;
+                c.session = d->session;
+                c.delay_ms = g->cfg->lock_delay_ms; /* written in the log */
+                c.token = armed;
+                c.target = d->seq & ~LEADER_HOLD_SEQ;
+                c.name = d->name;
+                c.name_len = d->name_len;
+                gwlog(g, LOG_INFO, &(struct log_fields){.session = d->session},
+                      "session %llu: hold time of %.*s ran out, proposing "
+                      "EXPIRE_HOLD",
+                      (unsigned long long)d->session, (int)d->name_len,
+                      d->name);
+        } else if (d->session == LEADER_LOCK_DELAY) {
                 /* A lock-delay, keyed by the lock's creation stamp. */
                 c.type = COMMAND_UNBLOCK;
                 c.session = 0;
@@ -128,6 +152,24 @@ void leader_start_delay(struct gateway *g, uint64_t now_ms, const char *name,
                       now_ms + delay_ms);
 }
 
+void leader_start_hold(struct gateway *g, uint64_t now_ms, uint64_t session,
+                       uint64_t seq, const char *name, size_t name_len,
+                       uint32_t hold_ms)
+{
+        deadlines_set(&g->deadlines, session, seq | LEADER_HOLD_SEQ, name,
+                      name_len, now_ms + hold_ms);
+}
+
+static void start_hold_clock(void *data, uint64_t session, uint64_t seq,
+                             const char *name, size_t name_len,
+                             uint32_t hold_ms)
+{
+        struct restart *r = data;
+
+        leader_start_hold(r->g, r->now_ms, session, seq, name, name_len,
+                          hold_ms);
+}
+
 static void start_delay_clock(void *data, const char *name, size_t name_len,
                               uint64_t created, uint32_t delay_ms)
 {
@@ -171,6 +213,7 @@ void leader_start(struct gateway *g, const struct gateway_now *now)
         deadlines_clear(&g->deadlines);
         lockfsm_foreach_session(f, start_session_clock, &r);
         lockfsm_foreach_waiter(f, start_wait_clock, &r);
+        lockfsm_foreach_timed(f, start_hold_clock, &r);
         /* A delay a former leader had started runs in full again: a lock
          * is freed late rather than early. */
         lockfsm_foreach_blocked(f, start_delay_clock, &r);

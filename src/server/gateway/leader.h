@@ -1,6 +1,7 @@
 /* What the serving leader does on its own: keep the clocks of sessions,
- * waits and lock-delays, propose EXPIRE, TIMEOUT and UNBLOCK when they run
- * out, and record the bootstrap members in a new cluster's directory. */
+ * waits, lock-delays and hold times, propose EXPIRE, TIMEOUT, UNBLOCK and
+ * EXPIRE_HOLD when they run out, and record the bootstrap members in a new
+ * cluster's directory. */
 #ifndef SERVER_LEADER_H
 #define SERVER_LEADER_H
 
@@ -13,8 +14,9 @@
 /*
  * This node has just started serving: seed the member directory if it is
  * empty, and restart every clock from `now`, since a new leader cannot
- * know its predecessor's: every session gets a full TTL and every waiter
- * its full wait. The proposals are queued on g->unsent.
+ * know its predecessor's: every session gets a full TTL, every waiter its
+ * full wait and every grant with a hold time its full hold time (a grant
+ * ends late rather than early). The proposals are queued on g->unsent.
  */
 void leader_start(struct gateway *g, const struct gateway_now *now);
 
@@ -22,9 +24,23 @@ void leader_start(struct gateway *g, const struct gateway_now *now);
  * are stamps), and the seq is the lock's creation stamp. */
 #define LEADER_LOCK_DELAY UINT64_MAX
 
+/* The deadlines key of a grant's hold time: its session, and the seq of
+ * the ACQUIRE that made it with this bit set (no client's seq reaches
+ * it), apart from that ACQUIRE's wait, which its grant ended. */
+#define LEADER_HOLD_SEQ (UINT64_C(1) << 63)
+
+/* A grant of `session`'s ACQUIRE of `seq` on `name` was made, or its hold
+ * time restarted (GRANT, EXTEND events), at `now_ms`: propose its
+ * EXPIRE_HOLD `hold_ms` later. */
+void leader_start_hold(struct gateway *g, uint64_t now_ms, uint64_t session,
+                       uint64_t seq, const char *name, size_t name_len,
+                       uint32_t hold_ms);
+
 /* deadlines_fire_cb (`data` is the struct gateway): queue EXPIRE for a
- * session whose lease ran out (d->seq == 0), TIMEOUT for a wait, or
- * UNBLOCK for a lock-delay (d->session == LEADER_LOCK_DELAY). */
+ * session whose lease ran out (d->seq == 0), TIMEOUT for a wait, UNBLOCK
+ * for a lock-delay (d->session == LEADER_LOCK_DELAY), or EXPIRE_HOLD for
+ * a grant's hold time (LEADER_HOLD_SEQ in d->seq), naming the entry its
+ * clock dates from as the state machine has it now. */
 void leader_on_deadline(void *data, const struct deadline *d);
 
 /*
