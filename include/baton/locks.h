@@ -112,19 +112,29 @@ struct baton_acquire_options {
          * report while the grant lasts. A waiter's value is the grant's
          * once granted; a reentrant acquire keeps the grant's value. */
         const char *value;
+        /* The most the grant may be held, ms from its grant: then the
+         * cluster ends it as a revoke would (on_lock_lost runs at the next
+         * keepalive), unless baton_extend() restarted the time. 0: no
+         * limit (held until released or the session ends). At most the
+         * cluster's max-hold-ms (BATON_EINVAL above). A reentrant acquire
+         * keeps the grant's. Not for an election (see baton_campaign()). */
+        uint32_t hold_ms;
         /* Zero (BATON_EINVAL otherwise): room for later options. */
-        uint64_t reserved[4];
+        uint32_t reserved32;
+        uint64_t reserved[3];
 };
 
 /**
  * Acquire `name` as `opts` says (NULL: as baton_acquire()): the exclusive
- * lock, the read lock or a semaphore's permits, with a value. Waiting,
+ * lock, the read lock or a semaphore's permits, with a value and a hold
+ * time. Waiting,
  * the session, reentrancy, the token and the errors are those of
  * baton_acquire(), baton_acquire_shared() and baton_sem_acquire() for
  * each mode, and: BATON_EINVAL (a mode other than those three, `value`
- * over BATON_VALUE_MAX bytes, a reserved field not zero). A value needs a
- * cluster of release 0.3.0 or later (an older leader refuses it, and no
- * node applies what it cannot read). Thread-safe.
+ * over BATON_VALUE_MAX bytes, a hold time over the cluster's max-hold-ms,
+ * a reserved field not zero). A value or a hold time needs a cluster of
+ * release 0.3.0 or later (an older leader refuses it, and no node applies
+ * what it cannot read). Thread-safe.
  */
 BATON_API int baton_acquire_with(baton_client *c, const char *name,
                                  uint64_t owner, int64_t wait_ms,
@@ -144,6 +154,20 @@ BATON_API int baton_acquire_with(baton_client *c, const char *name,
  */
 BATON_API int baton_set_value(baton_client *c, const char *name, uint64_t owner,
                               uint64_t token, const char *value);
+
+/**
+ * Restart the hold time of the grant of `name` that `owner` holds with
+ * `token`, which was acquired with one (struct baton_acquire_options'
+ * hold_ms): from the moment the cluster applies this, it is held for at
+ * most `hold_ms` (1.. the cluster's max-hold-ms). Too late once the
+ * cluster ended the grant (BATON_ENOTHOLDER). Never opens a session.
+ * Errors: BATON_ESTALE (another token), BATON_ENOTHOLDER (no grant of
+ * `name`, or it ended), BATON_EINVAL (`hold_ms` 0 or above the cluster's
+ * max-hold-ms, or a grant acquired without a hold time), BATON_EEXPIRED,
+ * BATON_ENAME, BATON_ENOANSWER. Thread-safe.
+ */
+BATON_API int baton_extend(baton_client *c, const char *name, uint64_t owner,
+                           uint64_t token, uint32_t hold_ms);
 
 /* The most names one multi-lock takes (the cluster may allow fewer). */
 #define BATON_MULTI_MAX 16

@@ -43,6 +43,7 @@ enum {
         O_CHECK,
         O_CHECK_INTERVAL,
         O_CHECK_TIMEOUT,
+        O_HOLD,
 };
 
 static const struct option options[] = {
@@ -70,6 +71,7 @@ static const struct option options[] = {
     {"check", required_argument, NULL, O_CHECK},
     {"check-interval", required_argument, NULL, O_CHECK_INTERVAL},
     {"check-timeout", required_argument, NULL, O_CHECK_TIMEOUT},
+    {"hold", required_argument, NULL, O_HOLD},
     {"session", required_argument, NULL, O_SESSION},
     {"secret", required_argument, NULL, O_SECRET},
     {"version", no_argument, NULL, O_VERSION},
@@ -111,6 +113,8 @@ static const struct number_option {
      RUNS_COMMANDS},
     {O_CHECK_TIMEOUT, HEALTHCHECK_MIN_MS, HEALTHCHECK_MAX_MS, " ms",
      RUNS_COMMANDS},
+    /* A week: max-hold-ms's own top; the cluster's may be lower. */
+    {O_HOLD, 1, 604800000, " ms", LEASE_CMDS & ~CMD(ARGS_ELECT)},
 };
 
 #define DETACH_COMMANDS (CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY))
@@ -260,6 +264,9 @@ static void set_number(struct args *a, const struct number_option *no,
                 break;
         case O_CHECK_TIMEOUT:
                 a->check_timeout_ms = (uint32_t)v;
+                break;
+        case O_HOLD:
+                a->hold_ms = (uint32_t)v;
                 break;
         }
 }
@@ -752,6 +759,10 @@ static void check_options(struct args *a, const struct commands_entry *c,
         check_health(a, c);
         if (a->value != NULL && (CMD(c->command) & VALUE_CMDS) == 0) {
                 bad(a, "--value is not an option of %s", c->name);
+        }
+        if (a->hold_ms != 0 && a->n_names > 1) {
+                bad(a, "--hold: the grants of a multi-lock have no hold time "
+                       "(name one lock)");
         }
         if (a->value != NULL && a->n_names > 1) {
                 bad(a, "--value: the grants of a multi-lock carry no value "

@@ -67,6 +67,7 @@ struct args {
         uint32_t timeout_ms;    /* --timeout; 0: not given */
         uint32_t ttl_ms;        /* --ttl; 0: not given */
         uint32_t lock_delay_ms; /* --lock-delay; 0: none */
+        uint32_t hold_ms;       /* --hold; 0: none */
         int64_t wait_ms;        /* --wait; else 0 for try, else -1 (ping:
                                  * one try) */
         uint32_t grace_ms;      /* --grace; default 2000 */

@@ -43,6 +43,10 @@
         "--value V\tthe grant's value, at most 255 bytes, which `holder` "     \
         "and watches show while it lasts (where the holder is, a job id); "    \
         "one name only\n"
+#define OPT_HOLD                                                               \
+        "--hold MS\tthe most the grant is held: the cluster ends it MS "       \
+        "after it was granted (lock and sem stop CMD before that, and exit "   \
+        "123); one name only\n"
 #define OPT_DETACH                                                             \
         "--detach\ttake it as a lease that outlives batonctl: print NAME "     \
         "TOKEN SESSION SECRET and exit; the cluster frees it TTL later, or "   \
@@ -50,23 +54,25 @@
 
 static const struct commands_entry table[] = {
     {"lock", ARGS_LOCK, 1, ARGS_NAMES_MAX,
-     "lock NAME [NAME...] [--shared] [--value V] [--ttl MS] [--lock-delay MS] "
-     "[--wait MS] [--grace MS] [--check CMD] -- CMD [ARG...]",
+     "lock NAME [NAME...] [--shared] [--value V] [--hold MS] [--ttl MS] "
+     "[--lock-delay MS] [--wait MS] [--grace MS] [--check CMD] -- CMD "
+     "[ARG...]",
      "run CMD while holding NAME, with the grant's fencing token in "
      "$BATON_TOKEN; with several NAMEs, while holding every one, all taken "
      "at once or none (a multi-lock, one token). CMD is stopped (SIGTERM, "
      "then SIGKILL) before the lease could run out if the session is in "
      "jeopardy or the lock is lost, or when a --check fails.",
-     OPT_SHARED OPT_VALUE OPT_TTL OPT_LOCK_DELAY OPT_WAIT_LOCK OPT_GRACE
-         OPT_CHECK},
+     OPT_SHARED OPT_VALUE OPT_HOLD OPT_TTL OPT_LOCK_DELAY OPT_WAIT_LOCK
+         OPT_GRACE OPT_CHECK},
     {"sem", ARGS_SEM, 1, 1,
-     "sem NAME --permits N [--take K] [--value V] [--ttl MS] [--lock-delay MS] "
-     "[--wait MS] [--grace MS] [--check CMD] -- CMD [ARG...]",
+     "sem NAME --permits N [--take K] [--value V] [--hold MS] [--ttl MS] "
+     "[--lock-delay MS] [--wait MS] [--grace MS] [--check CMD] -- CMD "
+     "[ARG...]",
      "run CMD while holding K (default 1) of the N permits of the semaphore "
      "NAME, as lock runs it.",
      "--permits N\tthe semaphore's number of permits (required; every "
      "holder names the same)\n"
-     "--take K\tthe permits to take (default 1)\n" OPT_VALUE OPT_TTL
+     "--take K\tthe permits to take (default 1)\n" OPT_VALUE OPT_HOLD OPT_TTL
          OPT_LOCK_DELAY OPT_WAIT_LOCK OPT_GRACE OPT_CHECK},
     {"elect", ARGS_ELECT, 1, 1,
      "elect NAME [--value V] [--ttl MS] [--wait MS] [--grace MS] "
@@ -79,17 +85,18 @@ static const struct commands_entry table[] = {
      "until leading)\n" OPT_GRACE OPT_CHECK},
     {"acquire", ARGS_ACQUIRE, 1, 1,
      "acquire NAME [--shared | --permits N [--take K]] [--value V] "
-     "[--ttl MS] [--lock-delay MS] [--wait MS] [--detach]",
+     "[--hold MS] [--ttl MS] [--lock-delay MS] [--wait MS] [--detach]",
      "take NAME, print NAME TOKEN, and hold it until SIGINT or SIGTERM; "
      "with --detach, take it as a lease that outlives batonctl and print "
      "NAME TOKEN SESSION SECRET.",
-     OPT_SHARED OPT_PERMITS OPT_VALUE OPT_TTL OPT_LOCK_DELAY OPT_WAIT_LOCK
-         OPT_DETACH},
+     OPT_SHARED OPT_PERMITS OPT_VALUE OPT_HOLD OPT_TTL OPT_LOCK_DELAY
+         OPT_WAIT_LOCK OPT_DETACH},
     {"try", ARGS_TRY, 1, 1,
-     "try NAME [--shared | --permits N [--take K]] [--value V] [--ttl MS] "
-     "[--lock-delay MS] [--detach]",
+     "try NAME [--shared | --permits N [--take K]] [--value V] [--hold MS] "
+     "[--ttl MS] [--lock-delay MS] [--detach]",
      "acquire without waiting: exit 1 at once if another owner holds NAME.",
-     OPT_SHARED OPT_PERMITS OPT_VALUE OPT_TTL OPT_LOCK_DELAY OPT_DETACH},
+     OPT_SHARED OPT_PERMITS OPT_VALUE OPT_HOLD OPT_TTL OPT_LOCK_DELAY
+         OPT_DETACH},
     {"release", ARGS_RELEASE, 2, 2,
      "release NAME TOKEN --session S --secret HEX",
      "release the grant TOKEN of NAME that acquire --detach printed, from "
@@ -316,8 +323,8 @@ void commands_usage(FILE *out)
             "Exit status: 0 ok, 1 no (busy, stale, not acquired), 2 usage,\n"
             "3 cluster error, 4 lock lost; lock, sem and elect: the "
             "command's\n"
-            "status, or 121 lost, 122 unhealthy (--check), 124 not acquired,\n"
-            "125 error, 126/127 cannot run.\n",
+            "status, or 121 lost, 122 unhealthy (--check), 123 held out\n"
+            "(--hold), 124 not acquired, 125 error, 126/127 cannot run.\n",
             out);
 }
 
@@ -362,8 +369,8 @@ void commands_help(FILE *out, const struct commands_entry *e)
               "5000). batonctl --help\nlists every command.\n\n",
               out);
         fputs(runs ? "Exit status: CMD's status, or 121 lost, 122 unhealthy "
-                     "(--check), 124 not\nacquired, 125 error, 126/127 cannot "
-                     "run.\n"
+                     "(--check), 123 held\nout (--hold), 124 not acquired, 125 "
+                     "error, 126/127 cannot run.\n"
                    : "Exit status: 0 ok, 1 no (busy, stale, not acquired), 2 "
                      "usage,\n3 cluster error, 4 lock lost.\n",
               out);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/baton.h"
@@ -134,6 +135,15 @@ static int failed(const struct args *o, const char *what, int rv)
                    : EXIT_ERROR;
 }
 
+/* CLOCK_MONOTONIC ms, libbaton's clock. */
+static int64_t mono_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* The lock `name` for `owner`: the leadership of an election for elect,
  * --take of the --permits of a semaphore, the read lock with --shared,
  * else the write lock; with the --value. */
@@ -141,7 +151,8 @@ static int take(baton_client *c, const struct args *o, const char *name,
                 uint64_t owner, uint64_t *token)
 {
         struct baton_acquire_options opts = {.mode = BATON_MODE_EXCLUSIVE,
-                                             .value = o->value};
+                                             .value = o->value,
+                                             .hold_ms = o->hold_ms};
 
         if (o->command == ARGS_ELECT) {
                 return baton_campaign(c, name, o->value, owner, o->wait_ms,
@@ -227,6 +238,7 @@ static int cmd_lock(baton_client *c, const struct args *o, const char *name,
         if (!healthy_first(o, &hc, name)) {
                 return SUPERVISE_UNHEALTHY;
         }
+        s.hold_from = mono_ms();
         if (o->n_names > 1) {
                 n = multi_names(o, names, joined, sizeof joined);
                 name = joined;
@@ -240,6 +252,17 @@ static int cmd_lock(baton_client *c, const struct args *o, const char *name,
                 return rv == BATON_ETIMEDOUT || rv == BATON_EBUSY
                            ? SUPERVISE_NOT_TAKEN
                            : SUPERVISE_FAILED;
+        }
+        s.hold_ms = o->hold_ms;
+        if (o->hold_ms != 0 && mono_ms() - s.hold_from > o->hold_ms / 10) {
+                /* The hold time ran from the grant, somewhere in the wait,
+                 * which counted against it in this reckoning: restart it,
+                 * so that CMD gets all of it. Too late if it ran out. */
+                int64_t again = mono_ms();
+                if (baton_extend(c, name, BATON_OWNER_THREAD, token,
+                                 o->hold_ms) == 0) {
+                        s.hold_from = again;
+                }
         }
         s.client = c;
         s.name = name;

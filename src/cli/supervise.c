@@ -2,6 +2,7 @@
 #include "supervise.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -47,8 +48,19 @@ static int64_t now_ms(clockid_t clock)
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* When batonctl stops the command for its hold time: the grace and
+ * KILL_SLACK_MS before the hold time can run out, so that it ends on its
+ * own SIGTERM's grace rather than on a SIGKILL. */
+static int64_t hold_stop_at(const struct supervise *s)
+{
+        int64_t at = s->hold_from + s->hold_ms - KILL_SLACK_MS - s->grace_ms;
+
+        return at > s->hold_from ? at : s->hold_from;
+}
+
 /*
- * The watchdog's deadlines, from the local lease as it stands: kill_at,
+ * The watchdog's deadlines, from the local lease (and the hold time) as it
+ * stands: kill_at,
  * KILL_SLACK_MS before the lease ends, and term_at, the moment the session
  * goes into jeopardy when no further keepalive is acknowledged (TTL/2
  * after the send of the last acknowledged one, which is the lease's end
@@ -67,6 +79,12 @@ static void deadlines(const struct supervise *s, int64_t *term_at,
 
         *kill_at = end - KILL_SLACK_MS;
         *term_at = end - ttl + margin + ttl / 2 + TERM_LATER_MS;
+        if (s->hold_ms != 0) {
+                int64_t held_kill = s->hold_from + s->hold_ms - KILL_SLACK_MS;
+                int64_t held_term = hold_stop_at(s) + TERM_LATER_MS;
+                *kill_at = held_kill < *kill_at ? held_kill : *kill_at;
+                *term_at = held_term < *term_at ? held_term : *term_at;
+        }
         if (*term_at > *kill_at) {
                 *term_at = *kill_at;
         }
@@ -87,7 +105,16 @@ enum stop_why {
         RUNNING = 0,
         STOP_LOST,      /* the lock is lost */
         STOP_UNHEALTHY, /* a --check run failed */
+        STOP_HELD,      /* the hold time runs out */
 };
+
+/* The exit status of a command stopped for `why`. */
+static int stopped_status(int why)
+{
+        return why == STOP_UNHEALTHY ? SUPERVISE_UNHEALTHY
+               : why == STOP_HELD    ? SUPERVISE_HELD
+                                     : SUPERVISE_LOST;
+}
 
 /*
  * One look at the session: pass a signal on; when the lock is lost or a
@@ -128,6 +155,16 @@ static void tick(const struct supervise *s, const struct watchdog *w,
                         s->name, why);
                 watchdog_send(w, WATCHDOG_STOP, 0, 0, 0);
                 *stopping = STOP_UNHEALTHY;
+                return;
+        }
+        if (s->hold_ms != 0 && now_ms(CLOCK_MONOTONIC) >= hold_stop_at(s)) {
+                fprintf(stderr,
+                        "batonctl: hold time of lock %s (%" PRIu32
+                        " ms) runs out: stopping the command, then releasing "
+                        "the lock\n",
+                        s->name, s->hold_ms);
+                watchdog_send(w, WATCHDOG_STOP, 0, 0, 0);
+                *stopping = STOP_HELD;
                 return;
         }
         deadlines(s, &term_at, &kill_at);
@@ -197,15 +234,13 @@ static int outcome(const struct supervise *s, const struct watchdog *w,
                 }
                 return SUPERVISE_LOST;
         case WATCHDOG_STOPPED:
-                return stopping == STOP_UNHEALTHY ? SUPERVISE_UNHEALTHY
-                                                  : SUPERVISE_LOST;
+                return stopped_status(stopping);
         default:
                 break;
         }
         if (stopping != RUNNING) {
                 /* It ended on its own while being stopped. */
-                return stopping == STOP_UNHEALTHY ? SUPERVISE_UNHEALTHY
-                                                  : SUPERVISE_LOST;
+                return stopped_status(stopping);
         }
         if (WIFSIGNALED(status)) {
                 return 128 + WTERMSIG(status);
@@ -224,7 +259,10 @@ int supervise_run(const struct supervise *s)
         bool answered;
         int rv;
 
-        lockenv_set(s->client, s->name, s->token);
+        lockenv_set(s->client, s->name, s->token,
+                    s->hold_ms != 0
+                        ? s->hold_from + s->hold_ms - now_ms(CLOCK_MONOTONIC)
+                        : -1);
         sa.sa_handler = on_signal;
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);

@@ -11,7 +11,10 @@
 /* Exit statuses of `batonctl lock` besides the command's own. */
 #define SUPERVISE_LOST 121 /* lock lost: the command was stopped */
 #define SUPERVISE_UNHEALTHY                                                    \
-        122                     /* --check failed: the command was stopped     \
+        122 /* --check failed: the command was stopped                         \
+               (and then the lock released) */
+#define SUPERVISE_HELD                                                         \
+        123                     /* --hold ran out: the command was stopped     \
                                    (and then the lock released) */
 #define SUPERVISE_NOT_TAKEN 124 /* not acquired within --wait */
 #define SUPERVISE_FAILED    125 /* batonctl itself failed */
@@ -27,6 +30,13 @@ struct supervise {
         char **argv;                 /* the command, NULL-terminated */
         volatile sig_atomic_t *lost; /* set by the on_lock_lost callback */
         struct healthcheck *check;   /* --check; NULL: none */
+        /* --hold: the grant's hold time (0: none), counted from
+         * hold_from, CLOCK_MONOTONIC ms when the request that started it
+         * was sent (its ACQUIRE, or an EXTEND after a wait): the cluster
+         * applied it after that, so its clock runs out no earlier than
+         * hold_from + hold_ms. */
+        uint32_t hold_ms;
+        int64_t hold_from;
 };
 
 /*
@@ -45,13 +55,16 @@ struct supervise {
  *
  * With a `check`, its runs go on meanwhile (healthcheck.h); the first that
  * fails stops the command as a lost lock does, and a run under way when
- * the command ends is killed.
+ * the command ends is killed. With a `hold_ms`, the command is stopped so
+ * that it is dead before the hold time can run out: SIGTERM grace_ms and
+ * 50 ms before, SIGKILL 50 ms before (the watchdog's deadlines include
+ * them too).
  *
  * Returns the command's exit status (128 + N when a signal N killed it),
  * SUPERVISE_LOST when it was stopped for a lost lock, SUPERVISE_UNHEALTHY
- * when it was stopped for a failed check (the lock is still held: the
- * caller releases it), or SUPERVISE_CANNOT / SUPERVISE_NOT_FOUND /
- * SUPERVISE_FAILED.
+ * when it was stopped for a failed check and SUPERVISE_HELD for its hold
+ * time (the lock is still held: the caller releases it), or
+ * SUPERVISE_CANNOT / SUPERVISE_NOT_FOUND / SUPERVISE_FAILED.
  */
 int supervise_run(const struct supervise *s);
 

@@ -72,6 +72,7 @@ static void ask_command(struct acqop *a)
         a->k.limit = q->limit;
         a->k.value = q->value;
         a->k.value_len = q->value_len;
+        a->k.hold_ms = q->hold_ms;
 }
 
 /* Move to `phase`, whose command (if any) is still to be submitted: a wait

@@ -28,6 +28,7 @@ struct acqop_ask {
         uint8_t n_names;
         const char *value;
         uint8_t value_len;
+        uint32_t hold_ms; /* 0: none */
 };
 
 /*

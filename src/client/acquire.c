@@ -127,7 +127,8 @@ int baton_acquire_with(baton_client *c, const char *name, uint64_t owner,
                                   "a value of %zu bytes: at most %d", len,
                                   BATON_VALUE_MAX);
         }
-        if (memcmp(opts->reserved, none.reserved, sizeof none.reserved) != 0) {
+        if (opts->reserved32 != 0 ||
+            memcmp(opts->reserved, none.reserved, sizeof none.reserved) != 0) {
                 return errmsg_set(BATON_EINVAL,
                                   "struct baton_acquire_options: a reserved "
                                   "field is not zero");
@@ -152,6 +153,7 @@ int baton_acquire_with(baton_client *c, const char *name, uint64_t owner,
         a.mode = (uint8_t)opts->mode;
         a.value = len > 0 ? opts->value : NULL;
         a.value_len = (uint8_t)len;
+        a.hold_ms = opts->hold_ms;
         return acquire_one(c, name, owner, &a, wait_ms, token);
 }
 

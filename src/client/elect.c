@@ -15,10 +15,11 @@ _Static_assert((int)BATON_MODE_LEADER == (int)COMMAND_MODE_ELECTION,
                "a holder's mode is the protocol's");
 
 /* PROCLAIM or SET_VALUE (`type`): the value of `owner`'s grant of `name`
- * that `token` names. Only the session that holds it can: never opens
- * one. */
+ * that `token` names; or EXTEND: its hold time, `hold_ms`. Only the
+ * session that holds it can: never opens one. */
 static int change_value(baton_client *c, uint8_t type, const char *name,
-                        uint64_t owner, uint64_t token, const char *value)
+                        uint64_t owner, uint64_t token, const char *value,
+                        uint32_t hold_ms)
 {
         size_t value_len = value != NULL ? strlen(value) : 0;
         struct proto_result res;
@@ -45,6 +46,7 @@ static int change_value(baton_client *c, uint8_t type, const char *name,
         k.token = token;
         k.value = value;
         k.value_len = (uint8_t)value_len;
+        k.hold_ms = hold_ms;
         rv = client_run(c, &k,
                         clock_after(clock_now_ms(), c->opts.request_timeout_ms),
                         &res);
@@ -55,13 +57,23 @@ static int change_value(baton_client *c, uint8_t type, const char *name,
 int baton_proclaim(baton_client *c, const char *name, uint64_t owner,
                    uint64_t token, const char *value)
 {
-        return change_value(c, COMMAND_PROCLAIM, name, owner, token, value);
+        return change_value(c, COMMAND_PROCLAIM, name, owner, token, value, 0);
 }
 
 int baton_set_value(baton_client *c, const char *name, uint64_t owner,
                     uint64_t token, const char *value)
 {
-        return change_value(c, COMMAND_SET_VALUE, name, owner, token, value);
+        return change_value(c, COMMAND_SET_VALUE, name, owner, token, value, 0);
+}
+
+int baton_extend(baton_client *c, const char *name, uint64_t owner,
+                 uint64_t token, uint32_t hold_ms)
+{
+        if (hold_ms == 0) {
+                return BATON_EINVAL;
+        }
+        return change_value(c, COMMAND_EXTEND, name, owner, token, NULL,
+                            hold_ms);
 }
 
 int baton_resign(baton_client *c, const char *name, uint64_t owner,

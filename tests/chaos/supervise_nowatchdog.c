@@ -53,7 +53,7 @@ int supervise_run(const struct supervise *s)
         int status;
         pid_t pid;
 
-        lockenv_set(s->client, s->name, s->token);
+        lockenv_set(s->client, s->name, s->token, -1); /* no --hold */
         sa.sa_handler = on_signal;
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);

@@ -4,10 +4,11 @@
  * --endpoints of the cluster and its exit status, stdout and stderr are
  * checked: lock -- CMD (environment, the command's status passed through,
  * 127), try on a held lock, acquire ended by SIGTERM, holder, check, list,
- * detached leases, shared locks, values, semaphores, multi-locks, elections,
- * watch and observe, revoke, status and member list (text and JSON). Prints
- * TAP. Its siblings: test_batonctl_cmdline (usage, numbers, options, --json
- * names, --version, BATON_ENDPOINTS, TLS flags, an unreachable cluster)
+ * detached leases, shared locks, values, hold times, semaphores,
+ * multi-locks, elections, watch and observe, revoke, status and member
+ * list (text and JSON). Prints TAP. Its siblings: test_batonctl_cmdline
+ * (usage, numbers, options, --json names, --version, BATON_ENDPOINTS, TLS
+ * flags, an unreachable cluster)
  * and test_batonctl_lost (lock -- CMD while every node is SIGSTOPped).
  *
  * Every wait is bounded; a watchdog (BATON_TEST_WATCHDOG seconds, default
@@ -489,6 +490,36 @@ static void grant_values(void)
         ok(p.status == 0, "release of the readers: exit 0");
 }
 
+/* --hold: lock stops its command before the hold time can run out (exit
+ * 123) and releases the lock; a detached lease with one is freed by the
+ * cluster when it runs out, its session alive. */
+static void hold_times(void)
+{
+        const char *cmd[] = {"sleep", "30", NULL};
+        int64_t t0 = tclient_now_ms();
+        struct proc p;
+
+        ctl(&p, RUN_MS, "lock", "cli-hold", "--hold", "1500", "--grace", "300",
+            "--", cmd[0], cmd[1], NULL);
+        if (!ok(p.status == 123 && strstr(p.err, "hold time") != NULL &&
+                    tclient_now_ms() - t0 < 15000,
+                "lock --hold 1500 -- sleep 30: the command stopped, exit "
+                "123")) {
+                proc_show(&p);
+        }
+        if (!ok(wait_free("cli-hold", 5000), "then the lock is free")) {
+                proc_show(&p);
+        }
+        ctl(&p, RUN_MS, "acquire", "cli-hold2", "--hold", "800", "--ttl",
+            "30000", "--detach", NULL);
+        if (!ok(p.status == 0, "acquire --hold 800 --detach: a lease")) {
+                proc_show(&p);
+        }
+        ok(wait_free("cli-hold2", 10000),
+           "the cluster frees it when its hold time runs out, long before "
+           "its TTL");
+}
+
 /* sem: a command runs holding permits; with the permits all held by a
  * lease, a try of the semaphore is busy, and the lock of its name, a
  * number of permits of its own, or --take above --permits are refused. */
@@ -958,6 +989,7 @@ int main(int argc, char **argv)
         detached_leases();
         shared_locks();
         grant_values();
+        hold_times();
         semaphores();
         multi_locks();
         elections();

@@ -150,6 +150,16 @@ static void usage_errors(void)
         usage_error(&p, 2, WANT("set-value", "too few"),
                     "set-value with --value for VALUE: exit 2, too few "
                     "arguments");
+        ctl(&p, RUN_MS, "lock", "x", "y", "--hold", "1000", "--", "true", NULL);
+        usage_error(&p, 125, WANT("--hold", "multi-lock have no hold time"),
+                    "lock of two names with --hold: exit 125, one line says "
+                    "a multi-lock's grants have none");
+        ctl(&p, RUN_MS, "elect", "x", "--hold", "1000", "--", "true", NULL);
+        usage_error(&p, 125, WANT("--hold is not an option of elect"),
+                    "elect --hold: exit 125, not an option of elect");
+        ctl(&p, RUN_MS, "acquire", "x", "--hold", "0", NULL);
+        usage_error(&p, 2, WANT("--hold", "1 to 604800000 ms"),
+                    "acquire --hold 0: exit 2 with the range");
         ctl(&p, RUN_MS, "holder", "x", "--value", "v", NULL);
         usage_error(&p, 2, WANT("--value is not an option of holder"),
                     "holder --value: exit 2, one line says so");

@@ -3,12 +3,14 @@
  * (tests/integration/harness): baton_acquire_with() of a lock, readers and
  * permits with values, baton_set_value() and baton_set_value_in() fenced
  * by the token, baton_holders_values() and baton_list_values() reading
- * them back. One cmocka case per scenario (TAP). Every wait is bounded;
+ * them back; and hold times (baton_acquire_with()'s hold_ms,
+ * baton_extend()). One cmocka case per scenario (TAP). Every wait is bounded;
  * environment as the integration tests: BATOND, BATON_TEST_BASE_PORT,
  * BATON_TEST_TMPDIR.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +21,7 @@
 
 #include "../../include/baton.h"
 #include "../integration/harness.h"
+#include "../lib/tclient.h"
 #include "liveclient.h"
 #include "livecluster.h"
 
@@ -189,11 +192,102 @@ static void detached_set_value_in(void **state)
         baton_client_destroy(b);
 }
 
+/* on_lock_lost: count the grants the handle heard it lost. */
+static void count_lost(baton_client *c, const char *name, uint64_t token,
+                       void *data)
+{
+        (void)c;
+        (void)name;
+        (void)token;
+        atomic_fetch_add((atomic_int *)data, 1);
+}
+
+/* Poll (at most `ms`) until `name` is free, as `c` reads it: whether it
+ * became free. */
+static bool freed_within(baton_client *c, const char *name, int64_t ms)
+{
+        int64_t end = tclient_now_ms() + ms;
+        struct baton_holder h;
+
+        for (;;) {
+                assert_ok(baton_holder(c, name, &h));
+                if (!h.held) {
+                        return true;
+                }
+                if (tclient_now_ms() >= end) {
+                        return false;
+                }
+                tclient_sleep_ms(50);
+        }
+}
+
+/* A hold time: the cluster ends the grant when it runs out, however
+ * alive the session, tells the holder as of a revoke, and hands the lock
+ * on with a higher token; baton_extend() restarts it, fenced by the
+ * token; the refusals by name. */
+static void hold_times(void **state)
+{
+        atomic_int lost = 0;
+        struct baton_options o;
+        baton_client *a, *b = liveclient_new(10000, NULL);
+        struct baton_acquire_options w = {.hold_ms = 600};
+        uint64_t t1 = 0, t2 = 0, t3 = 0;
+        char name[64], other[64];
+
+        (void)state;
+        baton_options_init(&o);
+        o.on_lock_lost = count_lost;
+        o.data = &lost;
+        o.request_timeout_ms = LIVECLIENT_OP_MS;
+        a = liveclient_new(10000, &o);
+        liveclient_name(name, sizeof name, "held-out");
+        liveclient_name(other, sizeof other, "extended");
+        assert_ok(baton_acquire_with(a, name, 1, BATON_WAIT_TRY, &w, &t1));
+        /* Ended by the cluster within the hold time and a leader's
+         * margin (the session, TTL 10 s, lives on). */
+        assert_true(freed_within(b, name, 8000));
+        assert_int_equal(baton_session_state(a), BATON_SESSION_LIVE);
+        assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t2));
+        assert_true(t2 > t1);
+        assert_int_not_equal(baton_release(a, name, 1, t1), 0);
+        assert_ok(baton_release(b, name, 1, t2));
+        /* Extended before it runs out: held well past the first hold. */
+        w.hold_ms = 1500;
+        assert_ok(baton_acquire_with(a, other, 1, BATON_WAIT_TRY, &w, &t3));
+        assert_ok(baton_extend(a, other, 1, t3, 60000));
+        tclient_sleep_ms(2500);
+        assert_false(freed_within(b, other, 0));
+        assert_int_equal(baton_extend(a, other, 1, t3 - 1, 60000),
+                         BATON_ESTALE);
+        assert_int_equal(baton_extend(b, other, 1, t3, 60000),
+                         BATON_ENOTHOLDER);
+        assert_int_equal(baton_extend(a, other, 1, t3, 0), BATON_EINVAL);
+        /* Above the cluster's max-hold-ms (a day by default). */
+        assert_int_equal(baton_extend(a, other, 1, t3, 86400001), BATON_EINVAL);
+        w.hold_ms = 86400001;
+        assert_int_equal(
+            baton_acquire_with(b, name, 1, BATON_WAIT_TRY, &w, NULL),
+            BATON_EINVAL);
+        /* A grant without a hold time has none to restart. */
+        assert_ok(baton_acquire(b, name, 1, BATON_WAIT_TRY, &t2));
+        assert_int_equal(baton_extend(b, name, 1, t2, 1000), BATON_EINVAL);
+        assert_ok(baton_release(a, other, 1, t3));
+        assert_ok(baton_release(b, name, 1, t2));
+        /* The holder heard of the grant that ran out at a keepalive. */
+        for (int i = 0; i < 100 && atomic_load(&lost) == 0; i++) {
+                tclient_sleep_ms(100);
+        }
+        assert_int_equal(atomic_load(&lost), 1);
+        baton_client_destroy(a);
+        baton_client_destroy(b);
+}
+
 int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(grant_values),
             cmocka_unit_test(detached_set_value_in),
+            cmocka_unit_test(hold_times),
         };
 
         (void)argc;

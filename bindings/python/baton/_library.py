@@ -77,6 +77,7 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
         ],
     ),
     ("baton_set_value", c_int, [c_void_p, c_char_p, c_uint64, c_uint64, c_char_p]),
+    ("baton_extend", c_int, [c_void_p, c_char_p, c_uint64, c_uint64, c_uint32]),
     (
         "baton_set_value_in",
         c_int,

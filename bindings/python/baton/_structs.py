@@ -135,7 +135,9 @@ class AcquireOptions(Structure):
         ("limit", c_uint32),
         ("permits", c_uint32),
         ("value", c_char_p),
-        ("reserved", c_uint64 * 4),
+        ("hold_ms", c_uint32),
+        ("reserved32", c_uint32),
+        ("reserved", c_uint64 * 3),
     ]
 
 

@@ -296,6 +296,7 @@ class Client(Queries, Admin, Health):
         *,
         owner: Optional[int] = None,
         value: Optional[Value] = None,
+        hold: Optional[float] = None,
     ) -> LockRequest:
         """The exclusive lock `name`, to take with `with`/`async with`/
         `await`. `wait`: seconds to wait in the lock's FIFO queue (None:
@@ -304,7 +305,10 @@ class Client(Queries, Admin, Health):
         on its own). TimedOutError when the wait runs out. `value` (str or
         bytes, at most 255 bytes, no NUL): the grant's value, which
         holders() and watches report while it lasts (Lease.set_value()
-        changes it; a reentrant hold keeps the grant's)."""
+        changes it; a reentrant hold keeps the grant's). `hold`: seconds
+        the grant may be held at most, from its grant (None: no limit);
+        then the cluster ends it as a revoke would (Lease.extend()
+        restarts it)."""
         return LockRequest(
             self,
             (encode_name(name),),
@@ -312,6 +316,7 @@ class Client(Queries, Admin, Health):
             wait_ms(wait),
             owners.check(owner),
             value=_grant_value(value),
+            hold_ms=_hold_ms(hold),
         )
 
     def lock_shared(
@@ -321,10 +326,11 @@ class Client(Queries, Admin, Health):
         *,
         owner: Optional[int] = None,
         value: Optional[Value] = None,
+        hold: Optional[float] = None,
     ) -> LockRequest:
         """The read lock of the read/write lock `name` (shared with other
         readers; baton_acquire_shared()), each reader's grant with its own
-        `value`. As lock() otherwise."""
+        `value` and `hold`. As lock() otherwise."""
         return LockRequest(
             self,
             (encode_name(name),),
@@ -332,6 +338,7 @@ class Client(Queries, Admin, Health):
             wait_ms(wait),
             owners.check(owner),
             value=_grant_value(value),
+            hold_ms=_hold_ms(hold),
         )
 
     def semaphore(
@@ -343,10 +350,11 @@ class Client(Queries, Admin, Health):
         *,
         owner: Optional[int] = None,
         value: Optional[Value] = None,
+        hold: Optional[float] = None,
     ) -> LockRequest:
         """`permits` of the `limit` permits of the semaphore `name`
         (baton_sem_acquire()). Not reentrant (HeldError); each grant has
-        its own token, and its own `value` (as lock()'s)."""
+        its own token, and its own `value` and `hold` (as lock()'s)."""
         if not 0 < limit <= U32_MAX or not 0 < permits <= U32_MAX:
             raise ValueError("limit and permits must be in 1..2**32-1")
         return LockRequest(
@@ -358,6 +366,7 @@ class Client(Queries, Admin, Health):
             limit,
             permits,
             _grant_value(value),
+            _hold_ms(hold),
         )
 
     def lock_many(
@@ -393,6 +402,7 @@ class Client(Queries, Admin, Health):
         *,
         owner: Optional[int] = None,
         value: Optional[Value] = None,
+        hold: Optional[float] = None,
     ) -> Lease:
         """Take the exclusive lock `name` now (see lock()); the Lease."""
         tag = owners.thread_owner() if owner is None else owners.valid(owner)
@@ -404,6 +414,7 @@ class Client(Queries, Admin, Health):
             0,
             0,
             _grant_value(value),
+            _hold_ms(hold),
         )
 
     def acquire_shared(
@@ -413,9 +424,12 @@ class Client(Queries, Admin, Health):
         *,
         owner: Optional[int] = None,
         value: Optional[Value] = None,
+        hold: Optional[float] = None,
     ) -> Lease:
         """Take the read lock `name` now (see lock_shared()); the Lease."""
-        return self.lock_shared(name, wait, owner=owner, value=value).acquire()
+        return self.lock_shared(
+            name, wait, owner=owner, value=value, hold=hold
+        ).acquire()
 
     def acquire_semaphore(
         self,
@@ -426,10 +440,11 @@ class Client(Queries, Admin, Health):
         *,
         owner: Optional[int] = None,
         value: Optional[Value] = None,
+        hold: Optional[float] = None,
     ) -> Lease:
         """Take semaphore permits now (see semaphore()); the Lease."""
         return self.semaphore(
-            name, limit, permits, wait, owner=owner, value=value
+            name, limit, permits, wait, owner=owner, value=value, hold=hold
         ).acquire()
 
     def acquire_many(
@@ -448,12 +463,13 @@ class Client(Queries, Admin, Health):
         *,
         owner: Optional[int] = None,
         value: Optional[Value] = None,
+        hold: Optional[float] = None,
     ) -> Optional[Lease]:
         """The exclusive lock `name` if it is free (or held by this owner);
         None if another owner holds it. The Lease is a context manager:
         `if (lease := c.try_lock("job")) is not None: with lease: ...`."""
         try:
-            return self.acquire(name, 0, owner=owner, value=value)
+            return self.acquire(name, 0, owner=owner, value=value, hold=hold)
         except BusyError:
             return None
 
@@ -487,8 +503,9 @@ class Client(Queries, Admin, Health):
         limit: int,
         permits: int,
         value: Optional[bytes] = None,
+        hold_ms: int = 0,
     ) -> Lease:
-        args = (owner, encoded, modes, wait_ms, limit, permits, value)
+        args = (owner, encoded, modes, wait_ms, limit, permits, value, hold_ms)
         if wait_ms == 0 or threading.get_ident() != _MAIN_THREAD:
             return self._acquire(*args)
         # On the main thread a wait runs on a worker, so that Ctrl-C (and
@@ -510,9 +527,18 @@ class Client(Queries, Admin, Health):
         limit: int,
         permits: int,
         value: Optional[bytes] = None,
+        hold_ms: int = 0,
     ) -> Lease:
         fut = _workers.pool().submit(
-            self._acquire, owner, encoded, modes, wait_ms, limit, permits, value
+            self._acquire,
+            owner,
+            encoded,
+            modes,
+            wait_ms,
+            limit,
+            permits,
+            value,
+            hold_ms,
         )
         try:
             return await asyncio.wrap_future(fut)
@@ -529,6 +555,7 @@ class Client(Queries, Admin, Health):
         limit: int,
         permits: int,
         value: Optional[bytes] = None,
+        hold_ms: int = 0,
     ) -> Lease:
         """One acquire of any kind (a campaign too), on the calling thread."""
         lib = self._lib
@@ -544,9 +571,13 @@ class Client(Queries, Admin, Health):
                 rv = lib.baton_campaign(
                     ptr, encoded[0], value, owner, wait_ms, byref(token)
                 )
-            elif value:  # a lock's, a reader's or permits' value
+            elif value or hold_ms:  # a value or a hold time: version 4
                 opts = _structs.AcquireOptions(
-                    mode=int(modes[0]), limit=limit, permits=permits, value=value
+                    mode=int(modes[0]),
+                    limit=limit,
+                    permits=permits,
+                    value=value,
+                    hold_ms=hold_ms,
                 )
                 rv = lib.baton_acquire_with(
                     ptr, encoded[0], owner, wait_ms, byref(opts), byref(token)
@@ -918,6 +949,11 @@ def _watch_args(
         if not 0 <= n < bound:
             raise ValueError(f"from_position {from_position!r} out of range")
     return encoded, index, ord_
+
+
+def _hold_ms(hold: Optional[float]) -> int:
+    """A grant's hold time as libbaton takes it: 0 for none."""
+    return 0 if hold is None else ms(hold, "hold")
 
 
 def _grant_value(value: Optional[Value]) -> Optional[bytes]:

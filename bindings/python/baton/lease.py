@@ -285,21 +285,44 @@ class Lease:
         # Imported here: request.py imports this module.
         from .request import encode_value
 
-        data = encode_value(value)
-        final = self._final
-        if final is not None:
-            raise self._error_for(final)
-        client = self._client
-        for encoded in self._encoded:
-            code = client._call(
-                client._lib.baton_set_value, encoded, self.owner, self.token, data
-            )
-            if code != 0:
-                raise failure(code, f"set value of {self._what()}")
+        self._each_name("baton_set_value", encode_value(value), "set value of")
 
     async def aset_value(self, value: "Value") -> None:
         """set_value() without blocking the event loop."""
         await asyncio.wrap_future(_workers.pool().submit(self.set_value, value))
+
+    def extend(self, hold: float) -> None:
+        """Restart the grant's hold time: from when the cluster applies
+        this, it is held for at most `hold` seconds (baton_extend(); a
+        multi-lock's, name by name). Only for a grant taken with `hold=`
+        (else InvalidArgumentError); fenced by the token: StaleTokenError
+        or NotHolderError when the grant was lost, its hold time run out
+        included (nothing changes), what guard() raises for a lease already
+        released or lost (nothing is sent), ExpiredError, NoAnswerError."""
+        # Imported here: request.py imports this module.
+        from .request import ms
+
+        self._each_name(
+            "baton_extend", ms(hold, "hold"), "extend the hold time of"
+        )
+
+    def _each_name(self, fn: str, arg: object, what: str) -> None:
+        """libbaton's `fn` (name, owner, token, `arg`) for each name of the
+        grant, unless the lease already ended (then what guard() raises,
+        nothing sent); the first refusal raised."""
+        final = self._final
+        if final is not None:
+            raise self._error_for(final)
+        client = self._client
+        call = getattr(client._lib, fn)
+        for encoded in self._encoded:
+            code = client._call(call, encoded, self.owner, self.token, arg)
+            if code != 0:
+                raise failure(code, f"{what} {self._what()}")
+
+    async def aextend(self, hold: float) -> None:
+        """extend() without blocking the event loop."""
+        await asyncio.wrap_future(_workers.pool().submit(self.extend, hold))
 
     async def wait_lost(self) -> LeaseState:
         """Wait (in asyncio) until the lease ends; its final state: EXPIRED

@@ -117,9 +117,10 @@ class LockRequest:
         limit: int = 0,
         permits: int = 0,
         value: Optional[bytes] = None,
+        hold_ms: int = 0,
     ) -> None:
         self._client = client
-        self._args = (encoded, modes, wait_ms, limit, permits, value)
+        self._args = (encoded, modes, wait_ms, limit, permits, value, hold_ms)
         self._owner = owner
         self._lease: Optional[Lease] = None
         self._used = False

@@ -6,11 +6,14 @@ reentrant hold, ended with the grant, seen by a watch; and the refusals."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
 import baton
 from baton import Cause, EventKind, Mode
+
+from conftest import wait_for
 
 
 @pytest.fixture
@@ -140,3 +143,29 @@ def test_async_set_value(client, unique):
             return [g.value for g in client.holders(name)]
 
     assert asyncio.run(run()) == ["b"]
+
+
+def test_hold_time_ends_the_grant(client, other, unique):
+    name = unique()
+    lease = client.acquire(name, 5, hold=0.6)
+    assert [g.session for g in other.holders(name)] == [client.session_id]
+    # The cluster ends it, the session alive; the Lease hears of it.
+    assert wait_for(lambda: list(other.holders(name)) == [], 10)
+    assert wait_for(lambda: not lease.held, 10)
+    assert client.session_state == baton.SessionState.LIVE
+    with other.lock(name, 5) as after:
+        assert after.token > lease.token
+
+
+def test_extend_restarts_the_hold_time(client, other, unique):
+    name, plain = unique("held"), unique("plain")
+    lease = client.acquire(name, 5, hold=1.5)
+    lease.extend(60)
+    time.sleep(2.5)
+    assert [g.token for g in other.holders(name)] == [lease.token]
+    with pytest.raises(ValueError):
+        lease.extend(0)
+    lease.release()
+    with client.lock(plain, 5) as p:
+        with pytest.raises(baton.InvalidArgumentError):
+            p.extend(1)
