@@ -47,6 +47,7 @@ enum baton_cause {
         BATON_CAUSE_REVOKE_LOCK = 15, /* an administrator took the grant */
         BATON_CAUSE_PROCLAIM = 17,    /* an election's leader proclaimed */
         BATON_CAUSE_SET_VALUE = 20,   /* the holder changed its value */
+        BATON_CAUSE_EXPIRE_HOLD = 22, /* the grant's hold time ran out */
 };
 
 /** One change, as a watch reports it. */

@@ -272,6 +272,8 @@ const char *print_cause_name(int cause)
                 return "proclaim";
         case BATON_CAUSE_SET_VALUE:
                 return "set-value";
+        case BATON_CAUSE_EXPIRE_HOLD:
+                return "hold-expired";
         default:
                 return "other";
         }

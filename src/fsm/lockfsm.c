@@ -581,13 +581,11 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
                         return "owner holds a lock twice in one mode, or a "
                                "semaphore twice";
                 }
-                if (!fits_kind(l, h)) {
-                        return "holder in a mode its lock's kind has not";
-                }
-                if (!holdtime_clock_ok(h, false, hold_clock(h),
+                if (!fits_kind(l, h) ||
+                    !holdtime_clock_ok(h, false, hold_clock(h),
                                        f->last_index)) {
-                        return "a grant's hold clock dates from before its "
-                               "grant or after the last entry";
+                        return "holder in a mode its lock's kind has not, "
+                               "or of a hold clock from no entry of it";
                 }
                 writers += h->mode == COMMAND_MODE_EXCLUSIVE;
                 used += h->permits;
@@ -618,7 +616,7 @@ static const char *check_lock(const struct lockfsm *f, const struct lock *l)
         {
                 const struct hold *h = RQUEUE_DATA(q, struct hold, lock_link);
                 if (!h->waiting || hold_lock(h) != l || !fits_kind(l, h) ||
-                    !holdtime_clock_ok(h, true, hold_clock(h), 0)) {
+                    hold_clock(h).armed != 0) {
                         return "bad waiter in a lock's queue";
                 }
                 if (state_session(f, hold_session(h)->id) != hold_session(h)) {

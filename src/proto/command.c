@@ -517,6 +517,20 @@ static int finish(struct command *c, uint8_t version, struct rcursor *r,
         return command_validate(c);
 }
 
+/* What follows a command's name: its value and its hold time, where the
+ * type, the mode and the version carry them. */
+static void read_grant_data(struct command *c, unsigned f, uint8_t version,
+                            struct rcursor *r)
+{
+        if (has_value(c, f, version)) {
+                c->value_len = rcursor_u8(r);
+                c->value = (const char *)rcursor_bytes(r, c->value_len);
+        }
+        if (has_hold(c, f, version)) {
+                c->hold_ms = rcursor_u32(r);
+        }
+}
+
 int command_decode(struct command *c, const void *buf, size_t len)
 {
         struct rcursor r;
@@ -588,13 +602,7 @@ int command_decode(struct command *c, const void *buf, size_t len)
                 c->name_len = rcursor_u8(&r);
                 c->name = (const char *)rcursor_bytes(&r, c->name_len);
         }
-        if (has_value(c, f, version)) {
-                c->value_len = rcursor_u8(&r);
-                c->value = (const char *)rcursor_bytes(&r, c->value_len);
-        }
-        if (has_hold(c, f, version)) {
-                c->hold_ms = rcursor_u32(&r);
-        }
+        read_grant_data(c, f, version, &r);
         if (f & (F_MEMBER | F_BY2)) {
                 c->address_len = rcursor_u8(&r);
                 c->address = (const char *)rcursor_bytes(&r, c->address_len);

@@ -239,15 +239,11 @@ struct spec_layout spec_layout(const struct command *c, uint8_t *out)
                 le(&s, c->target, 8);
                 break;
         case COMMAND_REVOKE_LOCK:
+        case COMMAND_EXPIRE_HOLD: /* and then its target */
                 le(&s, c->session, 8);
                 le(&s, c->delay_ms, 4);
                 le(&s, c->token, 8);
-                break;
-        case COMMAND_EXPIRE_HOLD:
-                le(&s, c->session, 8);
-                le(&s, c->delay_ms, 4);
-                le(&s, c->token, 8);
-                le(&s, c->target, 8);
+                le(&s, c->target, c->type == COMMAND_EXPIRE_HOLD ? 8 : 0);
                 break;
         default:
                 has_string = false;

@@ -94,6 +94,7 @@ class Cause(enum.IntEnum):
     REVOKE_LOCK = 15  #: an administrator took the grant away
     PROCLAIM = 17  #: an election's leader proclaimed
     SET_VALUE = 20  #: the holder changed its grant's value
+    EXPIRE_HOLD = 22  #: the grant's hold time ran out
 
 
 class MemberRole(enum.IntEnum):

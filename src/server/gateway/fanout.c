@@ -99,6 +99,17 @@ static void ended(struct gateway *g, const struct lockfsm_event *ev)
         }
 }
 
+/* A grant with a hold time was made, or its hold time restarted (GRANT,
+ * EXTEND): a serving leader times it. */
+static void timed(struct gateway *g, const struct gateway_now *now,
+                  const struct lockfsm_event *ev, bool serving)
+{
+        if (serving && ev->hold_ms > 0) {
+                leader_start_hold(g, now->ms, ev->session, ev->seq, ev->name,
+                                  ev->name_len, ev->hold_ms);
+        }
+}
+
 /* Every event to the watches; the first after this node restored a
  * leader's snapshot tells them that what came before it is not theirs.
  * `term`: the entry's (gateway_on_event()). */
@@ -140,10 +151,7 @@ void fanout_event(struct gateway *g, const struct gateway_now *now,
                 break;
         case LOCKFSM_EV_GRANT:
                 deadlines_drop(&g->deadlines, ev->session, ev->seq);
-                if (serving && ev->hold_ms > 0) {
-                        leader_start_hold(g, now->ms, ev->session, ev->seq,
-                                          ev->name, ev->name_len, ev->hold_ms);
-                }
+                timed(g, now, ev, serving);
                 /* An ACQUIRE or MULTI granted by its own entry is
                  * answered by its RESULT. */
                 if (ev->cause != COMMAND_ACQUIRE &&
@@ -159,10 +167,7 @@ void fanout_event(struct gateway *g, const struct gateway_now *now,
                 ended(g, ev);
                 break;
         case LOCKFSM_EV_EXTEND:
-                if (serving) {
-                        leader_start_hold(g, now->ms, ev->session, ev->seq,
-                                          ev->name, ev->name_len, ev->hold_ms);
-                }
+                timed(g, now, ev, serving);
                 break;
         case LOCKFSM_EV_UNQUEUE:
                 deadlines_drop(&g->deadlines, ev->session, ev->seq);
