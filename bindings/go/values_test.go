@@ -57,6 +57,13 @@ func TestValueEncoding(t *testing.T) {
 			}
 			rest = rest[1+len(tc.a.value):]
 		}
+		if tc.version == 4 {
+			// hold_ms, after the value: 0, no hold time.
+			if len(rest) < 4 || binary.LittleEndian.Uint32(rest) != 0 {
+				t.Fatalf("%+v: no hold time after the value in % x", tc.a, b)
+			}
+			rest = rest[4:]
+		}
 		for _, p := range rest {
 			if p != 0 {
 				t.Fatalf("%+v: more than padding after the fields: % x", tc.a, b)

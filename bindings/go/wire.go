@@ -151,9 +151,10 @@ func (w *builder) session(session, seq, ack uint64) {
 // a semaphore's (mode 2, version 3, with its permits and limit) or an
 // election candidate's (mode 3, version 3, permits and limit 0, then its
 // value); a lock's or a semaphore's with a value is version 4, with
-// permits and limit (0 for a lock) and the value after the name. A
-// command has exactly one encoding (docs/protocol.md, "COMMAND"): an
-// empty value is sent as if there were none.
+// permits and limit (0 for a lock), the value after the name and then
+// its hold time (u32 ms, 0: none, which this client does not ask for
+// yet). A command has exactly one encoding (docs/protocol.md, "COMMAND"):
+// an empty value is sent as if there were none.
 func cmdAcquire(session, seq, ack, owner uint64, a lockArgs,
 	name string) []byte {
 	version := uint8(2)
@@ -177,6 +178,9 @@ func cmdAcquire(session, seq, ack, owner uint64, a lockArgs,
 		w.str(name)
 		if a.mode == Election || version == 4 {
 			w.str(a.value)
+		}
+		if version == 4 {
+			w.u32(0) // hold_ms: no hold time
 		}
 	})
 }
