@@ -166,7 +166,8 @@ enum proto_kind {
         PROTO_KIND_HOLDER,    /* QUERY: session, owner, token, count, waiters */
         PROTO_KIND_FREE,      /* QUERY of a free lock (waiters = 0) */
         PROTO_KIND_CURRENT,   /* CHECK: the token is the current grant */
-        PROTO_KIND_UPDATED,   /* MEMBER (raft glue): the directory changed */
+        PROTO_KIND_UPDATED,   /* MEMBER (raft glue): the directory changed;
+                                 EXTEND: token, count, the hold restarted */
         PROTO_KIND_APPLIED,   /* a batch: count commands, each answered by its
                               own RESULT event */
         PROTO_KIND_PROCLAIMED, /* PROCLAIM: token, the leader's value changed */

@@ -3,8 +3,9 @@
  * bodies, bad methods and versions, query decoding), requests read into
  * calls (apicall.c: routes, methods, fields, headers, refusals), the seqs
  * handed out per session (apiseq.c), the command frames of the calls
- * that carry a value (apiframe.c) and the answers' HTTP statuses and
- * JSON (apireply.c), a holder's value and time left among them. */
+ * that carry a value or a hold time (apiframe.c) and the answers' HTTP
+ * statuses and JSON (apireply.c), a holder's value and time left, an
+ * extend's answer and a hold's expiry among them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -360,6 +361,222 @@ static void value_calls_framed(void **state)
                          PROTO_FLAG_HOLDERS | PROTO_FLAG_VALUES);
 }
 
+/* Hold times: an acquire's hold_ms (0 or absent: none) and POST
+ * /v1/lock/extend's name, token, hold_ms (from 1, required) and owner. */
+static void hold_calls_read(void **state)
+{
+        const char acq[] = "POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS;
+        const char ext[] = "POST /v1/lock/extend HTTP/1.1\r\n" SESSION_HEADERS
+                           "Idempotency-Key: 4\r\n";
+        struct api_call c;
+        struct api_refusal why;
+
+        (void)state;
+        assert_int_equal(
+            call_of(acq, "{\"name\":\"jobs\",\"hold_ms\":1500}", &c, &why), 0);
+        assert_int_equal(c.hold_ms, 1500);
+        assert_int_equal(c.value_len, 0);
+        assert_int_equal(
+            call_of(acq, "{\"name\":\"jobs\",\"hold_ms\":0}", &c, &why), 0);
+        assert_int_equal(c.hold_ms, 0);
+        assert_int_equal(call_of(acq,
+                                 "{\"name\":\"pool\",\"mode\":\"semaphore\","
+                                 "\"limit\":2,\"hold_ms\":\"4294967295\"}",
+                                 &c, &why),
+                         0);
+        assert_int_equal(c.hold_ms, UINT32_MAX);
+        assert_int_equal(call_of(ext,
+                                 "{\"name\":\"jobs\",\"token\":41,"
+                                 "\"hold_ms\":30000,\"owner\":5}",
+                                 &c, &why),
+                         0);
+        assert_int_equal(c.op, API_LOCK_EXTEND);
+        assert_true(c.needs_session);
+        assert_int_equal(c.seq, 4);
+        assert_string_equal(c.name, "jobs");
+        assert_int_equal(c.token, 41);
+        assert_int_equal(c.owner, 5);
+        assert_int_equal(c.hold_ms, 30000);
+        assert_string_equal(apicall_name(API_LOCK_EXTEND), "lock.extend");
+}
+
+/* Hold times refused before they reach the cluster, each by name: an
+ * extend without a token or a hold time, of 0 or past 32 bits, of the
+ * wrong type or with a field it does not take; an acquire's negative or
+ * too large one; a multi-lock's, which carries none. */
+static void hold_calls_refused(void **state)
+{
+#define ACQ "POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS
+#define EXT "POST /v1/lock/extend HTTP/1.1\r\n" SESSION_HEADERS
+        static const struct {
+                const char *head;
+                const char *body;
+                int http;
+                int code;
+                const char *says;
+        } cases[] = {
+            {EXT, "{\"name\":\"a\",\"token\":4}", 400, BATON_EINVAL,
+             "hold_ms is required"},
+            {EXT, "{\"name\":\"a\",\"hold_ms\":10}", 400, BATON_EINVAL,
+             "token is required"},
+            {EXT, "{\"token\":4,\"hold_ms\":10}", 400, BATON_EINVAL,
+             "name is required"},
+            {EXT, "{\"name\":\"a\",\"token\":4,\"hold_ms\":0}", 400,
+             BATON_EINVAL, "field hold_ms: 0 is outside 1..4294967295"},
+            {EXT, "{\"name\":\"a\",\"token\":4,\"hold_ms\":4294967296}", 400,
+             BATON_EINVAL, "field hold_ms"},
+            {EXT, "{\"name\":\"a\",\"token\":4,\"hold_ms\":\"soon\"}", 400,
+             BATON_EINVAL, "field hold_ms: expected a non-negative integer"},
+            {EXT, "{\"name\":\"a\",\"token\":4,\"hold_ms\":9,\"value\":\"v\"}",
+             400, BATON_EINVAL, "unknown field value"},
+            {"POST /v1/lock/extend HTTP/1.1\r\n",
+             "{\"name\":\"a\",\"token\":4,\"hold_ms\":9}", 401, BATON_EPERM,
+             "Baton-Secret"},
+            {"GET /v1/lock/extend HTTP/1.1\r\n", NULL, 405, BATON_EINVAL,
+             "GET"},
+            {ACQ, "{\"name\":\"a\",\"hold_ms\":-1}", 400, BATON_EINVAL,
+             "field hold_ms"},
+            {ACQ, "{\"name\":\"a\",\"hold_ms\":4294967296}", 400, BATON_EINVAL,
+             "field hold_ms"},
+            {ACQ, "{\"locks\":[{\"name\":\"a\"}],\"hold_ms\":100}", 400,
+             BATON_EINVAL, "value or hold_ms"},
+        };
+#undef ACQ
+#undef EXT
+        struct api_call c;
+        struct api_refusal why;
+        size_t i;
+
+        (void)state;
+        for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                memset(&why, 0, sizeof why);
+                if (call_of(cases[i].head, cases[i].body, &c, &why) !=
+                        cases[i].http ||
+                    why.code != cases[i].code ||
+                    strstr(why.message, cases[i].says) == NULL) {
+                        fail_msg("case %zu: %d %d '%s', expected %d %d '%s'", i,
+                                 why.http, why.code, why.message, cases[i].http,
+                                 cases[i].code, cases[i].says);
+                }
+        }
+}
+
+/* An acquire's hold time goes in its ACQUIRE, version 4 even without a
+ * value (an empty value, then the hold time); one without either is the
+ * version 2 ACQUIRE it always was; an extend is an EXTEND with the
+ * grant's token and the hold time. */
+static void hold_calls_framed(void **state)
+{
+        uint8_t frame[APIFRAME_MAX];
+        struct api_call call;
+        struct api_refusal why;
+        struct command c;
+
+        (void)state;
+        assert_int_equal(
+            call_of("POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS,
+                    "{\"name\":\"jobs\",\"hold_ms\":1500}", &call, &why),
+            0);
+        command_of_call(&call, frame, sizeof frame, &c);
+        assert_int_equal(frame[PROTO_HEADER_SIZE], 4); /* command version */
+        assert_int_equal(c.type, COMMAND_ACQUIRE);
+        assert_int_equal(c.mode, COMMAND_MODE_EXCLUSIVE);
+        assert_int_equal(c.hold_ms, 1500);
+        assert_int_equal(c.value_len, 0);
+        assert_int_equal(
+            call_of("POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS,
+                    "{\"name\":\"jobs\",\"mode\":\"shared\",\"value\":\"r\","
+                    "\"hold_ms\":700}",
+                    &call, &why),
+            0);
+        command_of_call(&call, frame, sizeof frame, &c);
+        assert_int_equal(frame[PROTO_HEADER_SIZE], 4);
+        assert_int_equal(c.hold_ms, 700);
+        assert_int_equal(c.value_len, 1);
+        assert_int_equal(
+            call_of("POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS,
+                    "{\"name\":\"jobs\",\"hold_ms\":0}", &call, &why),
+            0);
+        command_of_call(&call, frame, sizeof frame, &c);
+        assert_int_equal(frame[PROTO_HEADER_SIZE], 2);
+        assert_int_equal(c.hold_ms, 0);
+        assert_int_equal(
+            call_of("POST /v1/lock/extend HTTP/1.1\r\n" SESSION_HEADERS,
+                    "{\"name\":\"jobs\",\"token\":41,\"hold_ms\":30000}", &call,
+                    &why),
+            0);
+        command_of_call(&call, frame, sizeof frame, &c);
+        assert_int_equal(frame[PROTO_HEADER_SIZE], 4);
+        assert_int_equal(c.type, COMMAND_EXTEND);
+        assert_int_equal(c.session, 7);
+        assert_int_equal(c.seq, 7);
+        assert_int_equal(c.token, 41);
+        assert_int_equal(c.hold_ms, 30000);
+        assert_int_equal(c.name_len, 4);
+        assert_memory_equal(c.name, "jobs", 4);
+}
+
+/* The answer of lock.extend to the RESULT `r`, in `*a`. */
+static void extend_answer(const struct proto_result *r, struct api_answer *a)
+{
+        struct api_call call = {.op = API_LOCK_EXTEND};
+        struct proto_header h;
+        uint8_t frame[128];
+
+        assert_true(proto_write_result(frame, sizeof frame, 3, 0, r) > 0);
+        assert_int_equal(proto_header_decode(&h, frame, 65536), 0);
+        assert_int_equal(apireply_read(&call, &h, frame + 16, a), 0);
+}
+
+/* An extend's UPDATED answers the grant's token and count; a grant
+ * without a hold time (or a hold over max-hold-ms) is 400 BATON_EINVAL,
+ * another token 409 BATON_ESTALE; a hold's expiry in a watch event is
+ * named EXPIRE_HOLD, as every cause is by its command. */
+static void extend_answered_and_expiry_named(void **state)
+{
+        struct proto_result r = {
+            .kind = PROTO_KIND_UPDATED, .index = 90, .token = 41, .count = 1};
+        struct proto_watch_event ev = {.index = 95,
+                                       .ord = 1,
+                                       .kind = PROTO_EVENT_RELEASED,
+                                       .cause = COMMAND_EXPIRE_HOLD,
+                                       .mode = COMMAND_MODE_EXCLUSIVE,
+                                       .session = 5,
+                                       .token = 41,
+                                       .name = {"jobs", 4}};
+        struct api_answer a;
+        const char *kind;
+        json_t *o;
+
+        (void)state;
+        extend_answer(&r, &a);
+        assert_int_equal(a.http, 200);
+        assert_int_equal(json_integer_value(json_object_get(a.body, "token")),
+                         41);
+        assert_int_equal(json_integer_value(json_object_get(a.body, "count")),
+                         1);
+        assert_int_equal(json_integer_value(json_object_get(a.body, "index")),
+                         90);
+        json_decref(a.body);
+        r = (struct proto_result){.status = BATON_EINVAL};
+        extend_answer(&r, &a);
+        assert_int_equal(a.http, 400);
+        assert_string_equal(json_string_value(json_object_get(a.body, "error")),
+                            "BATON_EINVAL");
+        json_decref(a.body);
+        r = (struct proto_result){.status = BATON_ESTALE};
+        extend_answer(&r, &a);
+        assert_int_equal(a.http, 409);
+        assert_string_equal(json_string_value(json_object_get(a.body, "error")),
+                            "BATON_ESTALE");
+        json_decref(a.body);
+        o = apireply_event(&ev, &kind);
+        assert_string_equal(kind, "released");
+        assert_string_equal(json_string_value(json_object_get(o, "cause")),
+                            "EXPIRE_HOLD");
+        json_decref(o);
+}
+
 static void multi_lock_call_read(void **state)
 {
         const char head[] =
@@ -479,7 +696,7 @@ static void bad_calls_refused_by_name(void **state)
              BATON_EINVAL, "field value: expected a string"},
             {ACQ SESSION_HEADERS,
              "{\"locks\":[{\"name\":\"a\"}],\"value\":\"v\"}", 400,
-             BATON_EINVAL, "not name, mode, permits, limit or value"},
+             BATON_EINVAL, "not name, mode, permits, limit, value or hold_ms"},
             {VAL SESSION_HEADERS, "{\"name\":\"a\",\"token\":4}", 400,
              BATON_EINVAL, "value is required"},
             {VAL SESSION_HEADERS, "{\"name\":\"a\",\"value\":\"v\"}", 400,
@@ -755,6 +972,10 @@ int main(void)
             cmocka_unit_test(value_call_read),
             cmocka_unit_test(value_calls_framed),
             cmocka_unit_test(value_too_long_refused),
+            cmocka_unit_test(hold_calls_read),
+            cmocka_unit_test(hold_calls_refused),
+            cmocka_unit_test(hold_calls_framed),
+            cmocka_unit_test(extend_answered_and_expiry_named),
             cmocka_unit_test(multi_lock_call_read),
             cmocka_unit_test(session_calls_read),
             cmocka_unit_test(bad_calls_refused_by_name),

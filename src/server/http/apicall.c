@@ -35,9 +35,10 @@ static const struct route routes[] = {
     {HTTP_POST, "/v1/session/keepalive", API_SESSION_KEEPALIVE, "session.keepalive", true,  {NULL}, {NULL}},
     {HTTP_POST, "/v1/session/close",     API_SESSION_CLOSE,     "session.close",     true,  {NULL}, {NULL}},
     {HTTP_POST, "/v1/session/revoke",    API_SESSION_REVOKE,    "session.revoke",    false, {"session"}, {NULL}},
-    {HTTP_POST, "/v1/lock/acquire",      API_LOCK_ACQUIRE,      "lock.acquire",      true,  {"name", "mode", "permits", "limit", "wait_ms", "owner", "value", "locks"}, {NULL}},
+    {HTTP_POST, "/v1/lock/acquire",      API_LOCK_ACQUIRE,      "lock.acquire",      true,  {"name", "mode", "permits", "limit", "wait_ms", "owner", "value", "hold_ms", "locks"}, {NULL}},
     {HTTP_POST, "/v1/lock/release",      API_LOCK_RELEASE,      "lock.release",      true,  {"name", "token", "owner"}, {NULL}},
     {HTTP_POST, "/v1/lock/value",        API_LOCK_VALUE,        "lock.value",        true,  {"name", "token", "value", "owner"}, {NULL}},
+    {HTTP_POST, "/v1/lock/extend",       API_LOCK_EXTEND,       "lock.extend",       true,  {"name", "token", "hold_ms", "owner"}, {NULL}},
     {HTTP_POST, "/v1/lock/revoke",       API_LOCK_REVOKE,       "lock.revoke",       false, {"name", "session", "token"}, {NULL}},
     {HTTP_GET,  "/v1/lock/holders",      API_LOCK_HOLDERS,      "lock.holders",      false, {NULL}, {"name"}},
     {HTTP_GET,  "/v1/lock/check",        API_LOCK_CHECK,        "lock.check",        false, {NULL}, {"name", "token"}},
@@ -351,6 +352,20 @@ static int read_value(json_t *body, struct api_call *call,
                          &call->value_len, why);
 }
 
+/* hold_ms, `min`..2^32-1 ms: the cluster holds it to its max-hold-ms
+ * (BATON_EINVAL above), which this node's API does not second-guess. */
+static int read_hold(json_t *body, uint64_t min, struct api_call *call,
+                     struct api_refusal *why)
+{
+        uint64_t ms = 0;
+
+        if (field_u64(body, "hold_ms", min, UINT32_MAX, &ms, why) != 0) {
+                return -1;
+        }
+        call->hold_ms = (uint32_t)ms;
+        return 0;
+}
+
 static int read_open(json_t *body, struct api_call *call,
                      struct api_refusal *why)
 {
@@ -372,15 +387,18 @@ static int read_acquire(json_t *body, uint32_t max_wait, struct api_call *call,
         json_t *locks = body != NULL ? json_object_get(body, "locks") : NULL;
 
         if (locks != NULL) {
-                /* A MULTI carries no value (docs/protocol.md). */
+                /* A MULTI carries no value and no hold time
+                 * (docs/protocol.md). */
                 if (json_object_get(body, "name") != NULL ||
                     json_object_get(body, "mode") != NULL ||
                     json_object_get(body, "permits") != NULL ||
                     json_object_get(body, "limit") != NULL ||
-                    json_object_get(body, "value") != NULL) {
+                    json_object_get(body, "value") != NULL ||
+                    json_object_get(body, "hold_ms") != NULL) {
                         return refuse(why, 400, BATON_EINVAL,
                                       "a multi-lock gives locks, not name, "
-                                      "mode, permits, limit or value");
+                                      "mode, permits, limit, value or "
+                                      "hold_ms");
                 }
                 if (read_locks(locks, call, why) != 0) {
                         return -1;
@@ -406,7 +424,8 @@ static int read_acquire(json_t *body, uint32_t max_wait, struct api_call *call,
         return field_u32(body, "wait_ms", max_wait, &call->wait_ms, why) ||
                        field_u64(body, "owner", 0, UINT64_MAX, &call->owner,
                                  why) ||
-                       read_value(body, call, why)
+                       read_value(body, call, why) ||
+                       read_hold(body, 0, call, why)
                    ? -1
                    : 0;
 }
@@ -456,6 +475,19 @@ static int read_fields(json_t *body, uint32_t max_wait, struct api_call *call,
                                          &call->owner, why) ||
                                need(body, "value", why) ||
                                read_value(body, call, why)
+                           ? -1
+                           : 0;
+        case API_LOCK_EXTEND:
+                /* The hold time is required: an extend restarts it, from
+                 * 1 ms (0 would be no hold, which an extend cannot
+                 * make). */
+                return read_name(body, call, why) || need(body, "token", why) ||
+                               field_u64(body, "token", 1, UINT64_MAX,
+                                         &call->token, why) ||
+                               field_u64(body, "owner", 0, UINT64_MAX,
+                                         &call->owner, why) ||
+                               need(body, "hold_ms", why) ||
+                               read_hold(body, 1, call, why)
                            ? -1
                            : 0;
         case API_ELECTION_PROCLAIM:

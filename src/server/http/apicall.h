@@ -32,6 +32,7 @@ enum api_op {
         API_SESSION_LIST, /* GET /v1/sessions: a page of live sessions */
         API_SESSION_INFO, /* GET /v1/sessions/{id}: one */
         API_LOCK_VALUE,   /* POST /v1/lock/value: a held grant's value */
+        API_LOCK_EXTEND,  /* POST /v1/lock/extend: a grant's hold time */
 };
 
 /* What one request asks for; fields its op does not take are zero. */
@@ -61,6 +62,9 @@ struct api_call {
          * new one. */
         char value[COMMAND_VALUE_MAX + 1];
         uint8_t value_len;
+        /* Acquire: the most the grant may be held, ms (0: no limit);
+         * lock.extend: the hold time restarted, from 1. */
+        uint32_t hold_ms;
         /* Open. */
         uint32_t ttl_ms;
         uint32_t lock_delay_ms;

@@ -160,6 +160,7 @@ static bool numbered(const struct api_call *call)
         case API_LOCK_ACQUIRE:
         case API_LOCK_RELEASE:
         case API_LOCK_VALUE:
+        case API_LOCK_EXTEND:
         case API_ELECTION_CAMPAIGN:
         case API_ELECTION_PROCLAIM:
         case API_ELECTION_RESIGN:

@@ -51,6 +51,9 @@ static void command_of(const struct api_call *call, uint64_t seq,
                 c->n_names = call->n_names;
                 c->value = call->value;
                 c->value_len = call->value_len;
+                /* A hold time makes it version 4, as a value does
+                 * (command_encode() picks the version). */
+                c->hold_ms = call->hold_ms;
                 break;
         case API_LOCK_RELEASE:
         case API_ELECTION_RESIGN:
@@ -64,6 +67,11 @@ static void command_of(const struct api_call *call, uint64_t seq,
                 c->token = call->token;
                 c->value = call->value;
                 c->value_len = call->value_len;
+                break;
+        case API_LOCK_EXTEND:
+                c->type = COMMAND_EXTEND;
+                c->token = call->token;
+                c->hold_ms = call->hold_ms;
                 break;
         case API_LOCK_REVOKE:
                 c->type = COMMAND_REVOKE_LOCK;

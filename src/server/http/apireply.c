@@ -134,9 +134,11 @@ static int result(const struct api_call *call, const uint8_t *body, size_t len,
         }
         a->body = json_pack("{s:I}", "index", (json_int_t)r.index);
         if (r.kind == PROTO_KIND_GRANTED || r.kind == PROTO_KIND_REENTERED ||
-            r.kind == PROTO_KIND_PROCLAIMED || r.kind == PROTO_KIND_RELEASED) {
+            r.kind == PROTO_KIND_PROCLAIMED || r.kind == PROTO_KIND_RELEASED ||
+            r.kind == PROTO_KIND_UPDATED) {
                 /* Exactly once: a repeat's token is the original grant's,
-                 * and its index the repeat's entry (docs/protocol.md). */
+                 * and its index the repeat's entry (docs/protocol.md).
+                 * UPDATED: an EXTEND's, the grant it restarted. */
                 json_object_set_new(a->body, "token",
                                     json_integer((json_int_t)r.token));
                 json_object_set_new(a->body, "count",
