@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The HTTP API against a real TLS cluster (scripts/cluster in a scratch
-directory), printing TAP: a scenario per endpoint and role, redirects from
-followers, exactly once with Idempotency-Key, watches as Server-Sent
-Events with resume and compaction, and malformed requests (bad JSON,
+directory), printing TAP: a scenario per endpoint and role (hold times
+running out and extended among them), redirects from followers, exactly
+once with Idempotency-Key, watches as Server-Sent Events with resume and
+compaction, and malformed requests (bad JSON,
 oversized bodies and headers, slowloris, wrong methods, missing or wrong
 secrets, plain HTTP, no certificate) each answered with a clear error and
 no effect. Last, docs/openapi.yaml is checked against every call made:
@@ -376,6 +377,127 @@ def values(tap, cl, lead):
     b_.close()
 
 
+def holds(tap, cl, lead):
+    """Hold times: an acquire's hold_ms, POST /v1/lock/extend fenced by the
+    token (409 for another token or session, 400 for a grant without a
+    hold time or a hold over max-hold-ms), and a short hold that ends on
+    its own: a waiter gets the lock with a higher token, the holder's
+    keepalive counts it and the watch names the cause EXPIRE_HOLD."""
+    import json
+    a_, b_ = Client(cl, lead, "locker"), Client(cl, lead, "locker")
+    a_.open(name="hold-a")
+    b_.open(name="hold-b")
+
+    def held(name):
+        """The holders' tokens by session, and the answer."""
+        h = b_.call("GET", "/v1/lock/holders?name=" + name)
+        return {x["session"]: x.get("token")
+                for x in h.get("holders") or []}, h
+
+    g = a_.call("POST", "/v1/lock/acquire",
+                {"name": "holds/x", "hold_ms": 60000, "value": "job 1"})
+    t = g.get("token")
+    hs, h = held("holds/x")
+    tap.check("an acquire with hold_ms grants with a token, and holders "
+              "shows the grant",
+              g.status == 200 and t == g.get("index") and hs == {a_.session: t}
+              and h.get("holders")[0].get("value") == "job 1", (g, h))
+    e = a_.call("POST", "/v1/lock/extend",
+                {"name": "holds/x", "token": t, "hold_ms": 90000})
+    hs, h = held("holds/x")
+    tap.check("POST /v1/lock/extend with the grant's token restarts its "
+              "hold time: 200 with the token, the count and the seq; the "
+              "grant stays",
+              e.status == 200 and e.get("token") == t and e.get("count") == 1
+              and e.get("seq") == 2 and e.get("index", 0) > t
+              and hs == {a_.session: t}, (e, h))
+    w = a_.call("POST", "/v1/lock/extend",
+                {"name": "holds/x", "token": t + 1000, "hold_ms": 90000})
+    o = b_.call("POST", "/v1/lock/extend",
+                {"name": "holds/x", "token": t, "hold_ms": 90000})
+    hs, h = held("holds/x")
+    tap.check("an extend with another token is 409 BATON_ESTALE, from "
+              "another session 409 BATON_ENOTHOLDER; the grant stays",
+              w.status == 409 and w.get("error") == "BATON_ESTALE"
+              and o.status == 409 and o.get("error") == "BATON_ENOTHOLDER"
+              and hs == {a_.session: t}, (w, o, h))
+    before = counts(cl, lead)
+    over = a_.call("POST", "/v1/lock/extend",
+                   {"name": "holds/x", "token": t, "hold_ms": 86400001})
+    zero = a_.call("POST", "/v1/lock/extend",
+                   {"name": "holds/x", "token": t, "hold_ms": 0})
+    big = b_.call("POST", "/v1/lock/acquire",
+                  {"name": "holds/big", "hold_ms": 86400001})
+    multi = b_.call("POST", "/v1/lock/acquire",
+                    {"locks": [{"name": "holds/m"}], "hold_ms": 1000})
+    hb_, hbig = held("holds/big")
+    tap.check("a hold over max-hold-ms is 400 BATON_EINVAL on extend and "
+              "acquire, 0 on extend and a multi-lock's too; nothing taken",
+              all(x.status == 400 and x.get("error") == "BATON_EINVAL"
+                  for x in (over, zero, big, multi))
+              and "field hold_ms" in zero.get("message", "")
+              and hb_ == {} and counts(cl, lead) == before,
+              (over, zero, big, multi, hbig))
+    p = b_.call("POST", "/v1/lock/acquire", {"name": "holds/plain"})
+    pe = b_.call("POST", "/v1/lock/extend",
+                 {"name": "holds/plain", "token": p.get("token"),
+                  "hold_ms": 5000})
+    hs, h = held("holds/plain")
+    tap.check("extending a grant acquired without a hold time is 400 "
+              "BATON_EINVAL, and it stays held",
+              p.status == 200 and pe.status == 400
+              and pe.get("error") == "BATON_EINVAL"
+              and hs == {b_.session: p.get("token")}, (p, pe, h))
+    # A short hold, extended at once to a long one: it must outlive the
+    # short hold of holds/short below, which runs out first.
+    k = a_.call("POST", "/v1/lock/acquire",
+                {"name": "holds/kept", "hold_ms": 1500})
+    ke = a_.call("POST", "/v1/lock/extend",
+                 {"name": "holds/kept", "token": k.get("token"),
+                  "hold_ms": 60000})
+    s = a_.call("POST", "/v1/lock/acquire",
+                {"name": "holds/short", "hold_ms": 1500})
+    ts = s.get("token")
+    # b waits (up to a generous 20 s) for the lock a's hold gives up.
+    bw = b_.call("POST", "/v1/lock/acquire",
+                 {"name": "holds/short", "wait_ms": 20000})
+    hs, h = held("holds/short")
+    ka = a_.call("POST", "/v1/session/keepalive")
+    late = a_.call("POST", "/v1/lock/extend",
+                   {"name": "holds/short", "token": ts, "hold_ms": 60000})
+    tap.check("a 1500 ms hold ends on its own: the waiter gets the lock "
+              "with a higher token, the holder's session lives and counts "
+              "it as revoked, and its extend comes too late (409 "
+              "BATON_ENOTHOLDER)",
+              s.status == 200 and bw.status == 200
+              and bw.get("token", 0) > ts and hs == {b_.session:
+                                                     bw.get("token")}
+              and ka.status == 200 and ka.get("revoked", 0) >= 1
+              and late.status == 409
+              and late.get("error") == "BATON_ENOTHOLDER",
+              (s, bw, h, ka, late))
+    hs, h = held("holds/kept")
+    tap.check("a short hold extended at once to a long one outlives it",
+              k.status == 200 and ke.status == 200
+              and hs == {a_.session: k.get("token")}, (k, ke, h))
+    text = raw_exchange(cl, lead, b"GET /v1/watch?name=holds/short&from=%d."
+                        b"4294967295 HTTP/1.1\r\n\r\n" % (ts - 1), "reader",
+                        wait=1.5)
+    ev = [(x["event"], json.loads(x["data"]))
+          for x in read_events(text.split("\r\n\r\n", 1)[-1])
+          if x["event"] != "watching"]
+    tap.check("the watch names the hold's end: released with cause "
+              "EXPIRE_HOLD, then the waiter's grant",
+              [(k_, d["token"]) for k_, d in ev]
+              == [("granted", ts), ("released", ts),
+                  ("granted", bw.get("token"))]
+              and ev[1][1]["cause"] == "EXPIRE_HOLD", text)
+    a_.call("POST", "/v1/session/close")
+    b_.call("POST", "/v1/session/close")
+    a_.close()
+    b_.close()
+
+
 def revokes(tap, cl, lead):
     c = Client(cl, lead, "locker")
     c.open(name="revoked")
@@ -731,8 +853,8 @@ def scenario(tap):
             "reader", wait=17.0)))
         hb.start()
         for step in (sessions, locks, exactly_once, elections, values,
-                     revokes, roles, session_listing, followers, watches,
-                     malformed, metrics):
+                     holds, revokes, roles, session_listing, followers,
+                     watches, malformed, metrics):
             step(tap, cl, lead)
         hb.join(30)
         tap.check("a quiet event stream gets a heartbeat comment within 17 s",
