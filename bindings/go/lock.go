@@ -45,7 +45,8 @@ func (l *Lock) Names() []MultiName {
 //     lease is within 200 ms of running out, so the cluster may soon grant
 //     the lock elsewhere;
 //   - ErrExpired, ErrClosed: the session ended;
-//   - ErrRevoked: an administrator took the grant away (RevokeLock);
+//   - ErrRevoked: an administrator took the grant away (RevokeLock), or
+//     its hold time ran out (WithHold);
 //   - ErrUnlocked: after Unlock (Resign).
 //
 // Its Err reads the clock, so a process that was paused (SIGSTOP, a
@@ -81,8 +82,10 @@ type lockArgs struct {
 	wait           uint32 // 0: a try; waitForever: until ctx ends
 	mode           Mode
 	permits, limit uint32
-	value          string      // the grant's (WithValue), a candidate's (Election)
-	multi          []MultiName // a MULTI's names
+	value          string        // the grant's (WithValue), a candidate's (Election)
+	hold           time.Duration // the grant's hold time (WithHold); 0: none
+	holdMs         uint32        // hold, as the ACQUIRE carries it
+	multi          []MultiName   // a MULTI's names
 }
 
 // MultiName is one name of a LockAll, and whether it is taken shared.
@@ -94,7 +97,7 @@ type MultiName struct {
 // Lock waits until the session holds `name` exclusively, or ctx ends (the
 // wait is then withdrawn, and ctx's error returned). Each call is its own
 // owner: two goroutines of one client wait for each other. WithValue gives
-// the grant a value.
+// the grant a value, WithHold a hold time.
 func (c *Client) Lock(ctx context.Context, name string,
 	opts ...LockOption) (*Lock, error) {
 	return c.acquire(ctx, name, withOptions(lockArgs{wait: waitForever}, opts))
@@ -182,6 +185,10 @@ func (c *Client) acquire(ctx context.Context, name string, a lockArgs) (*Lock, e
 		return nil, err
 	}
 	if err := checkValue(a.value); err != nil {
+		return nil, err
+	}
+	var err error
+	if a.holdMs, err = holdMs(a.hold); err != nil {
 		return nil, err
 	}
 	if a.wait != 0 {

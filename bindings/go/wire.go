@@ -51,6 +51,7 @@ const (
 	cRevokeL  = 15
 	cProclaim = 17
 	cSetValue = 20
+	cExtend   = 21
 
 	kOpened     = 1
 	kClosed     = 2
@@ -150,18 +151,18 @@ func (w *builder) session(session, seq, ack uint64) {
 // cmdAcquire is an ACQUIRE: a lock's (modes 0 and 1, command version 2),
 // a semaphore's (mode 2, version 3, with its permits and limit) or an
 // election candidate's (mode 3, version 3, permits and limit 0, then its
-// value); a lock's or a semaphore's with a value is version 4, with
-// permits and limit (0 for a lock), the value after the name and then
-// its hold time (u32 ms, 0: none, which this client does not ask for
-// yet). A command has exactly one encoding (docs/protocol.md, "COMMAND"):
-// an empty value is sent as if there were none.
+// value); a lock's or a semaphore's with a value or a hold time is
+// version 4, with permits and limit (0 for a lock), the value after the
+// name (empty when it has none) and then its hold time (u32 ms, 0: none).
+// A command has exactly one encoding (docs/protocol.md, "COMMAND"): an
+// empty value and no hold time are sent as if there were neither.
 func cmdAcquire(session, seq, ack, owner uint64, a lockArgs,
 	name string) []byte {
 	version := uint8(2)
 	switch {
 	case a.mode == Election:
 		version = 3
-	case a.value != "":
+	case a.value != "" || a.holdMs > 0:
 		version = 4
 	case a.mode == Semaphore:
 		version = 3
@@ -180,7 +181,7 @@ func cmdAcquire(session, seq, ack, owner uint64, a lockArgs,
 			w.str(a.value)
 		}
 		if version == 4 {
-			w.u32(0) // hold_ms: no hold time
+			w.u32(a.holdMs)
 		}
 	})
 }
@@ -219,6 +220,19 @@ func cmdProclaim(typ uint8, session, seq, ack, owner, token uint64, name,
 		w.u64(token)
 		w.str(name)
 		w.str(value)
+	})
+}
+
+// cmdExtend is an EXTEND (command version 4): the grant `token` of `name`
+// is held for at most `holdMs` (1..) more, from its entry.
+func cmdExtend(session, seq, ack, owner, token uint64, name string,
+	holdMs uint32) []byte {
+	return command(4, cExtend, func(w *builder) {
+		w.session(session, seq, ack)
+		w.u64(owner)
+		w.u64(token)
+		w.str(name)
+		w.u32(holdMs)
 	})
 }
 
