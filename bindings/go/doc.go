@@ -13,6 +13,10 @@
 //     Try forms) one, Lock.SetValue changes it, fenced by the grant's
 //     token, Holders reads each grant's, List each lock's, and watches
 //     see it.
+//   - Hold times: WithHold bounds how long a grant may be held, however
+//     alive the session (a stuck holder cannot keep a lock for ever); the
+//     cluster then ends it as a revoke would, unless Lock.Extend, fenced
+//     by the token, restarted the time.
 //   - Elections: Campaign and TryCampaign lead an election with a value,
 //     Lock.Proclaim changes it, Lock.Resign ends the leadership; Leader
 //     reads who leads, Observe follows it.
@@ -27,7 +31,8 @@
 // when the work it guards must stop: when the session's lease is in
 // jeopardy (no keepalive answered in time, 200 ms before the lease could
 // run out on the cluster), when the session is lost, when an
-// administrator revokes the grant, or after Unlock. Its Err reads the
+// administrator revokes the grant or its hold time runs out, or after
+// Unlock. Its Err reads the
 // clock, so a process paused past its lease sees the jeopardy at its
 // first check after it resumes. Config.LockDelay gives the session a
 // lock-delay, so that its locks go to no one for a while after it is lost.

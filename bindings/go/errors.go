@@ -33,7 +33,8 @@ func (e *codeError) Unwrap() error { return e.code }
 var ErrJeopardy = errors.New("baton: the session's lease is in jeopardy")
 
 // ErrRevoked is the cause of a lock's Context when an administrator took
-// the grant away (RevokeLock) while the session lives on.
+// the grant away (RevokeLock), or its hold time ran out (WithHold), while
+// the session lives on.
 var ErrRevoked = errors.New("baton: the grant was revoked")
 
 // ErrUnlocked is the cause of a lock's Context after Unlock.

@@ -56,7 +56,8 @@ type Event struct {
 	Position
 	Kind EventKind
 	// Cause is the type of the command that caused it (docs/protocol.md,
-	// "Watches": 4 ACQUIRE, 5 RELEASE, 3 EXPIRE, 2 CLOSE, 12 REVOKE, ...).
+	// "Watches": 4 ACQUIRE, 5 RELEASE, 3 EXPIRE, 2 CLOSE, 12 REVOKE, 15
+	// REVOKE_LOCK, 20 SET_VALUE, 22 EXPIRE_HOLD: a hold time ran out, ...).
 	Cause   uint8
 	Mode    Mode // the grant's
 	Session uint64
