@@ -106,13 +106,13 @@ static int64_t term_before(const struct scan *s, uint64_t end)
         return t;
 }
 
-/* Whether a fault that may slow a live leader (any but the kills and the
- * partitions, after which a new leader restarts the clocks) overlaps
- * [from, to]. */
+/* Whether a fault that may slow a live leader overlaps [from, to]: any
+ * but the kills and the partitions (after which a new leader restarts
+ * the clocks) and those that strike a client alone. */
 static bool slowed(const struct run *r, int64_t from, int64_t to)
 {
-        static const char *const harmless[] = {"kill-", "partition",
-                                               "power-cut"};
+        static const char *const harmless[] = {
+            "kill-", "partition", "power-cut", "pause-client", "client-cut"};
         const struct nemlog *nl = &r->nemlog;
         size_t i, k;
 

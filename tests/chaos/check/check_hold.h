@@ -26,9 +26,9 @@
  *   start and the first apply of the latest term begun before the end (a
  *   new leader restarts every hold in full: it cannot know how much its
  *   predecessor counted). This bound is checked only where no fault that
- *   slows a live leader overlaps the window (every nemesis but the kills
- *   and the partitions, and any clock fault); such grants are counted, not
- *   judged.
+ *   slows a live leader overlaps the window (every nemesis but the kills,
+ *   the partitions and those that strike a client alone, and any clock
+ *   fault); such grants are counted, not judged.
  *
  * A grant still held at the end is counted; L3 judges it.
  */
