@@ -199,6 +199,21 @@ static void final_key(struct worker *w, char *key, size_t cap)
         }
 }
 
+/* The end of a counter round: the fenced write of `value` + 1 based on
+ * `version`, then the release (after a write of unknown outcome, the
+ * close that follows releases). */
+static void write_then_release(struct worker *w, const char *key,
+                               uint64_t value, uint64_t version)
+{
+        if (ops_write(&w->ops, key, value + 1, version) == OPS_INFO) {
+                back_off(w, OPS_INFO);
+                return;
+        }
+        if (!stop) {
+                release_held(w);
+        }
+}
+
 /* acquire → fenced read → sleep → fenced write (+1) → release. */
 static void counter_step(struct worker *w)
 {
@@ -221,17 +236,14 @@ static void counter_step(struct worker *w)
                 back_off(w, o); /* the close released the lock */
                 return;
         }
-        if (o == OPS_OK && !stop) {
-                nap(rnd_in(w, 0, 20));
-                o = ops_write(&w->ops, key, value + 1, version);
-                if (o == OPS_INFO) {
-                        back_off(w, o);
-                        return;
+        if (o != OPS_OK || stop) {
+                if (!stop) {
+                        release_held(w);
                 }
+                return;
         }
-        if (!stop) {
-                release_held(w);
-        }
+        nap(rnd_in(w, 0, 20));
+        write_then_release(w, key, value, version);
 }
 
 /* The counter's round with a hold time: acquire with a hold → fenced
@@ -274,16 +286,8 @@ static void hold_step(struct worker *w)
         } else {
                 nap(rnd_in(w, 0, hold / 4));
         }
-        if (stop) {
-                return;
-        }
-        o = ops_write(&w->ops, key, value + 1, version);
-        if (o == OPS_INFO) {
-                back_off(w, o);
-                return;
-        }
         if (!stop) {
-                release_held(w);
+                write_then_release(w, key, value, version);
         }
 }
 
