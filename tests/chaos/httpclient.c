@@ -248,6 +248,23 @@ int baton_proclaim(baton_client *c, const char *name, uint64_t owner,
         return BATON_EUNSUPPORTED;
 }
 
+int baton_acquire_with(baton_client *c, const char *name, uint64_t owner,
+                       int64_t wait_ms,
+                       const struct baton_acquire_options *opts,
+                       uint64_t *token)
+{
+        (void)c, (void)name, (void)owner, (void)wait_ms, (void)opts;
+        (void)token;
+        return BATON_EUNSUPPORTED;
+}
+
+int baton_extend(baton_client *c, const char *name, uint64_t owner,
+                 uint64_t token, uint32_t hold_ms)
+{
+        (void)c, (void)name, (void)owner, (void)token, (void)hold_ms;
+        return BATON_EUNSUPPORTED;
+}
+
 int baton_resign(baton_client *c, const char *name, uint64_t owner,
                  uint64_t token)
 {

@@ -265,6 +265,7 @@ struct ask {
         const char *const *names;
         size_t n_names;
         const char *value; /* OPS_LEADER */
+        uint32_t hold_ms;  /* OPS_PLAIN: the grant's hold time (0: none) */
 };
 
 /* " names=A,B,..." of a multi-lock's `n` names. */
@@ -301,6 +302,9 @@ static void ask_fields(struct history_line *l, const struct ask *a)
         if (a->mode == OPS_LEADER) {
                 history_line_str(l, "value", a->value);
         }
+        if (a->hold_ms > 0) {
+                history_line_u64(l, "hold", a->hold_ms);
+        }
 }
 
 /* baton_multi_acquire() of `a`'s names, each exclusive. */
@@ -334,6 +338,13 @@ static int call_acquire(struct ops_worker *w, const char *key,
                 return baton_campaign(w->h, key, a->value, owner, wait_ms,
                                       token);
         default:
+                if (a->hold_ms > 0) {
+                        struct baton_acquire_options o;
+                        memset(&o, 0, sizeof o);
+                        o.hold_ms = a->hold_ms;
+                        return baton_acquire_with(w->h, key, owner, wait_ms, &o,
+                                                  token);
+                }
                 return baton_acquire(w->h, key, owner, wait_ms, token);
         }
 }
@@ -404,15 +415,23 @@ static enum ops_outcome acquire(struct ops_worker *w, const char *key,
 enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
                              int64_t wait_ms, bool final)
 {
-        const struct ask a = {OPS_PLAIN, 0, 0, NULL, 0, NULL};
+        const struct ask a = {OPS_PLAIN, 0, 0, NULL, 0, NULL, 0};
 
         return acquire(w, key, wait_ms, final, &a);
+}
+
+enum ops_outcome ops_acquire_hold(struct ops_worker *w, const char *key,
+                                  int64_t wait_ms, uint32_t hold_ms)
+{
+        const struct ask a = {OPS_PLAIN, 0, 0, NULL, 0, NULL, hold_ms};
+
+        return acquire(w, key, wait_ms, false, &a);
 }
 
 enum ops_outcome ops_acquire_rw(struct ops_worker *w, const char *key,
                                 int64_t wait_ms, enum ops_mode mode)
 {
-        const struct ask a = {mode, 0, 0, NULL, 0, NULL};
+        const struct ask a = {mode, 0, 0, NULL, 0, NULL, 0};
 
         return acquire(w, key, wait_ms, false, &a);
 }
@@ -421,7 +440,7 @@ enum ops_outcome ops_acquire_sem(struct ops_worker *w, const char *key,
                                  int64_t wait_ms, uint32_t limit,
                                  uint32_t permits, bool final)
 {
-        const struct ask a = {OPS_SEM, limit, permits, NULL, 0, NULL};
+        const struct ask a = {OPS_SEM, limit, permits, NULL, 0, NULL, 0};
 
         return acquire(w, key, wait_ms, final, &a);
 }
@@ -430,7 +449,7 @@ enum ops_outcome ops_acquire_multi(struct ops_worker *w,
                                    const char *const *names, size_t n,
                                    int64_t wait_ms, bool final)
 {
-        const struct ask a = {OPS_MULTI, 0, 0, names, n, NULL};
+        const struct ask a = {OPS_MULTI, 0, 0, names, n, NULL, 0};
 
         if (n == 0 || n > OPS_MULTI_MAX) {
                 fprintf(stderr, "chaos-worker %d: a multi-lock of %zu names\n",
@@ -443,7 +462,7 @@ enum ops_outcome ops_acquire_multi(struct ops_worker *w,
 enum ops_outcome ops_campaign(struct ops_worker *w, const char *key,
                               int64_t wait_ms, const char *value, bool final)
 {
-        const struct ask a = {OPS_LEADER, 0, 0, NULL, 0, value};
+        const struct ask a = {OPS_LEADER, 0, 0, NULL, 0, value, 0};
 
         return acquire(w, key, wait_ms, final, &a);
 }
@@ -567,9 +586,9 @@ enum ops_outcome ops_release(struct ops_worker *w, bool final)
         return o;
 }
 
-/* What a proclaim's error says about whether it happened: a refusal is
- * sure, as a release's. */
-static enum ops_outcome proclaim_outcome(int rv, int before)
+/* What a proclaim's or an extend's error says about whether it happened:
+ * a refusal is sure, as a release's. */
+static enum ops_outcome held_call_outcome(int rv, int before)
 {
         switch (rv) {
         case 0:
@@ -591,7 +610,10 @@ static enum ops_outcome proclaim_outcome(int rv, int before)
         }
 }
 
-enum ops_outcome ops_proclaim(struct ops_worker *w, const char *value)
+/* A call on the held grant that keeps it (f=proclaim with value=, or
+ * f=extend with hold=), logged with token=. */
+static enum ops_outcome held_call(struct ops_worker *w, const char *f,
+                                  const char *value, uint32_t hold_ms)
 {
         struct history_line l;
         enum ops_outcome o;
@@ -603,16 +625,26 @@ enum ops_outcome ops_proclaim(struct ops_worker *w, const char *value)
         snprintf(w->key, sizeof w->key, "%s", key);
         before = baton_session_state(w->h);
         t0 = history_now_ns();
-        start(w, &l, t0, "invoke", "proclaim", key);
+        start(w, &l, t0, "invoke", f, key);
         history_line_u64(&l, "token", w->token);
-        history_line_str(&l, "value", value);
+        if (value != NULL) {
+                history_line_str(&l, "value", value);
+        } else {
+                history_line_u64(&l, "hold", hold_ms);
+        }
         emit(w, &l);
-        rv = baton_proclaim(w->h, key, w->held_owner, w->token, value);
+        rv = value != NULL
+                 ? baton_proclaim(w->h, key, w->held_owner, w->token, value)
+                 : baton_extend(w->h, key, w->held_owner, w->token, hold_ms);
         t1 = history_now_ns();
-        o = proclaim_outcome(rv, before);
-        start(w, &l, t1, type_name(o), "proclaim", key);
+        o = held_call_outcome(rv, before);
+        start(w, &l, t1, type_name(o), f, key);
         history_line_u64(&l, "token", w->token);
-        history_line_str(&l, "value", value);
+        if (value != NULL) {
+                history_line_str(&l, "value", value);
+        } else {
+                history_line_u64(&l, "hold", hold_ms);
+        }
         if (o != OPS_OK) {
                 history_line_str(&l, "err", baton_errname(rv));
         }
@@ -620,9 +652,19 @@ enum ops_outcome ops_proclaim(struct ops_worker *w, const char *value)
         emit(w, &l);
         count(w, o);
         if (o == OPS_INFO) {
-                after_info(w, t1); /* the close ends the leadership */
+                after_info(w, t1); /* the close ends the grant */
         }
         return o;
+}
+
+enum ops_outcome ops_proclaim(struct ops_worker *w, const char *value)
+{
+        return held_call(w, "proclaim", value, 0);
+}
+
+enum ops_outcome ops_extend(struct ops_worker *w, uint32_t hold_ms)
+{
+        return held_call(w, "extend", NULL, hold_ms);
 }
 
 enum ops_outcome ops_holder(struct ops_worker *w, const char *key,

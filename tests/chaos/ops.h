@@ -87,6 +87,12 @@ void ops_close(struct ops_worker *w, uint64_t t, bool last);
 enum ops_outcome ops_acquire(struct ops_worker *w, const char *key,
                              int64_t wait_ms, bool final);
 
+/* The hold workload's acquire of `key`: baton_acquire_with() with
+ * `hold_ms`, the most the grant is held (the cluster ends it then, unless
+ * ops_extend() restarted it). The history says hold=MS. */
+enum ops_outcome ops_acquire_hold(struct ops_worker *w, const char *key,
+                                  int64_t wait_ms, uint32_t hold_ms);
+
 /* The rwlock workload's acquire of `key`: as OPS_WRITER, baton_acquire()
  * with owner OPS_OWNER_WRITER; as OPS_READER, baton_acquire_shared() with
  * owner OPS_OWNER_READER. The history says mode=exclusive or mode=shared. */
@@ -127,6 +133,10 @@ enum ops_outcome ops_campaign(struct ops_worker *w, const char *key,
  * applied), after which the worker goes on as its next incarnation, as
  * after any info. */
 enum ops_outcome ops_proclaim(struct ops_worker *w, const char *value);
+
+/* baton_extend() of the held grant to `hold_ms` from now: logged as
+ * f=extend with token= and hold=, its outcomes as ops_proclaim()'s. */
+enum ops_outcome ops_extend(struct ops_worker *w, uint32_t hold_ms);
 
 /* baton_release() of the held lock, baton_resign() of a held leadership,
  * or baton_multi_release() of a held

@@ -6,7 +6,7 @@
  *
  *     chaos-worker --id J --endpoints E --history FILE
  *         --workload counter|mutex|fifo|session|rwlock|semaphore|transfers|
- *                    election
+ *                    election|hold
  *         --keys N --ttl MS
  *         --seed S [--register PATH] --final-file PATH [--epoch-ms 10000]
  *         [--epoch-base-ns T] [--request-timeout MS] [--bug-writer-shared]
@@ -24,13 +24,18 @@
  * register; each also runs an observer (observe.h), a thread with a
  * handle of its own that watches election-K and records every event.
  *
+ * The hold workload's workers run the counter's round on hold-K with a hold
+ * time (HOLD_MIN_MS to HOLD_MAX_MS): now and then one extends it halfway,
+ * and one round in four the holder stalls past its hold before it
+ * writes, so that the cluster ends its grant (EXPIRE_HOLD) and the
+ * register must refuse its write once a successor has used the lock.
+ *
  * Once --final-file exists it releases what it holds, does one acquire and
  * release of its key marked phase=final (retrying for up to 15 s), closes
  * its session and exits 0. SIGTERM: stop after the current operation,
  * close, exit 0.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -45,6 +50,7 @@
 #include "history_out.h"
 #include "observe.h"
 #include "ops.h"
+#include "workerargs.h"
 
 #define NS_PER_MS         UINT64_C(1000000)
 #define FINAL_BUDGET_MS   15000 /* L1: acquire + release within 15 s */
@@ -66,43 +72,19 @@
                the source's balance) */
 #define ELECTION_WAIT_MS 2000
 #define ELECTION_PROCLAIMS                                                     \
-        2                       /* one leadership in this many proclaims a     \
-                                   new value */
+        2 /* one leadership in this many proclaims a                           \
+             new value */
+#define HOLD_WAIT_MS 3000
+#define HOLD_MIN_MS  400
+#define HOLD_MAX_MS  1500
+/* A stalled holder outlives its hold by at least this much, past
+ * chaos-check's bound (CHECK_HOLD_SLACK_MS, 1 s) with room to spare: a
+ * cluster that does not end the grant then fails S17. */
+#define HOLD_STALL_MIN_MS  1500
+#define HOLD_STALL_MAX_MS  2500
 #define REGISTER_TIMEOUT   5000 /* ms for one register answer */
 #define MUTEX_THINK_MIN_MS 5    /* pause between mutex operations */
 #define MUTEX_THINK_MAX_MS 25
-
-enum workload {
-        WL_COUNTER,
-        WL_MUTEX,
-        WL_FIFO,
-        WL_SESSION,
-        WL_RWLOCK,
-        WL_SEMAPHORE,
-        WL_TRANSFERS,
-        WL_ELECTION,
-};
-
-static const char *const workload_names[] = {
-    "counter", "mutex",     "fifo",      "session",
-    "rwlock",  "semaphore", "transfers", "election"};
-
-struct config {
-        int id;
-        const char *endpoints;
-        const char *history;
-        enum workload workload;
-        uint32_t keys;
-        uint32_t ttl_ms;
-        uint64_t seed;
-        const char *register_path;
-        const char *final_file;
-        uint64_t epoch_ms;
-        uint64_t epoch_base_ns;
-        uint32_t request_timeout_ms;
-        bool bug_writer_shared; /* the rwlock negative control */
-        bool bug_one_lock;      /* the transfers negative control */
-};
 
 struct worker {
         struct config cfg;
@@ -211,6 +193,24 @@ static void final_key(struct worker *w, char *key, size_t cap)
         case WL_ELECTION:
                 snprintf(key, cap, "election-%u", (unsigned)c->id % c->keys);
                 break;
+        case WL_HOLD:
+                snprintf(key, cap, "hold-%u", (unsigned)c->id % c->keys);
+                break;
+        }
+}
+
+/* The end of a counter round: the fenced write of `value` + 1 based on
+ * `version`, then the release (after a write of unknown outcome, the
+ * close that follows releases). */
+static void write_then_release(struct worker *w, const char *key,
+                               uint64_t value, uint64_t version)
+{
+        if (ops_write(&w->ops, key, value + 1, version) == OPS_INFO) {
+                back_off(w, OPS_INFO);
+                return;
+        }
+        if (!stop) {
+                release_held(w);
         }
 }
 
@@ -236,16 +236,58 @@ static void counter_step(struct worker *w)
                 back_off(w, o); /* the close released the lock */
                 return;
         }
-        if (o == OPS_OK && !stop) {
-                nap(rnd_in(w, 0, 20));
-                o = ops_write(&w->ops, key, value + 1, version);
+        if (o != OPS_OK || stop) {
+                if (!stop) {
+                        release_held(w);
+                }
+                return;
+        }
+        nap(rnd_in(w, 0, 20));
+        write_then_release(w, key, value, version);
+}
+
+/* The counter's round with a hold time: acquire with a hold → fenced
+ * read → (one round in four) stall past the hold, or (one in four) extend
+ * halfway, else a short nap → fenced write (+1) → release, which fails
+ * when the cluster ended the grant. */
+static void hold_step(struct worker *w)
+{
+        char key[OPS_KEY_CAP];
+        uint64_t value = 0, version = 0, hold, kind;
+        enum ops_outcome o;
+
+        snprintf(key, sizeof key, "hold-%u", (unsigned)w->cfg.id % w->cfg.keys);
+        hold = rnd_in(w, HOLD_MIN_MS, HOLD_MAX_MS);
+        o = ops_acquire_hold(&w->ops, key, HOLD_WAIT_MS, (uint32_t)hold);
+        if (o != OPS_OK) {
+                back_off(w, o);
+                return;
+        }
+        o = stop ? OPS_FAIL
+                 : ops_read(&w->ops, key, OPS_PLAIN, &value, &version);
+        if (o != OPS_OK) {
                 if (o == OPS_INFO) {
-                        back_off(w, o);
+                        back_off(w, o); /* the close released the lock */
+                } else if (!stop) {
+                        release_held(w);
+                }
+                return;
+        }
+        kind = rnd(w) % 4;
+        if (kind == 0) {
+                nap(hold + rnd_in(w, HOLD_STALL_MIN_MS, HOLD_STALL_MAX_MS));
+        } else if (kind == 1) {
+                nap(hold / 2);
+                hold = rnd_in(w, HOLD_MIN_MS, HOLD_MAX_MS);
+                if (stop || ops_extend(&w->ops, (uint32_t)hold) == OPS_INFO) {
                         return;
                 }
+                nap(rnd_in(w, 0, hold / 4));
+        } else {
+                nap(rnd_in(w, 0, hold / 4));
         }
         if (!stop) {
-                release_held(w);
+                write_then_release(w, key, value, version);
         }
 }
 
@@ -675,209 +717,10 @@ static void step(struct worker *w)
         case WL_ELECTION:
                 election_step(w);
                 break;
-        }
-}
-
-static void usage(FILE *f)
-{
-        fprintf(
-            f, "usage: chaos-worker --id J --endpoints H:P,... --history FILE\n"
-               "         --workload counter|mutex|fifo|session|rwlock|"
-               "semaphore|transfers|election\n"
-               "         --keys N --ttl MS\n"
-               "         --seed S [--register PATH] --final-file PATH "
-               "[--epoch-ms MS]\n"
-               "         [--epoch-base-ns T] [--request-timeout MS] "
-               "[--bug-writer-shared]\n"
-               "         [--bug-one-lock]\n");
-}
-
-static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-        unsigned long long v;
-        char *end;
-
-        errno = 0;
-        if (*s == '-' || *s == '\0') {
-                return -1;
-        }
-        v = strtoull(s, &end, 10);
-        if (errno != 0 || *end != '\0' || v < lo || v > hi) {
-                return -1;
-        }
-        *out = v;
-        return 0;
-}
-
-/* The workload named `workload` into `c`, and whether the options fit
- * it: 0, or -1 after a message. */
-static int check_config(struct config *c, const char *workload)
-{
-        size_t i;
-
-        for (i = 0; i < sizeof workload_names / sizeof workload_names[0]; i++) {
-                if (strcmp(workload, workload_names[i]) == 0) {
-                        break;
-                }
-        }
-        if (i == sizeof workload_names / sizeof workload_names[0]) {
-                fprintf(stderr, "chaos-worker: unknown workload %s\n",
-                        workload);
-                return -1;
-        }
-        c->workload = (enum workload)i;
-        if ((c->workload == WL_COUNTER || c->workload == WL_RWLOCK ||
-             c->workload == WL_SEMAPHORE || c->workload == WL_TRANSFERS ||
-             c->workload == WL_ELECTION) &&
-            c->register_path == NULL) {
-                fprintf(stderr,
-                        "chaos-worker: the %s workload needs --register\n",
-                        workload_names[c->workload]);
-                return -1;
-        }
-        if (c->bug_writer_shared && c->workload != WL_RWLOCK) {
-                fprintf(stderr, "chaos-worker: --bug-writer-shared is for the "
-                                "rwlock workload\n");
-                return -1;
-        }
-        if (c->bug_one_lock && c->workload != WL_TRANSFERS) {
-                fprintf(stderr, "chaos-worker: --bug-one-lock is for the "
-                                "transfers workload\n");
-                return -1;
-        }
-        if (c->workload == WL_TRANSFERS && c->keys < 2) {
-                fprintf(stderr, "chaos-worker: the transfers workload needs "
-                                "--keys 2 or more (accounts)\n");
-                return -1;
-        }
-        return 0;
-}
-
-/* What parse_args() learns besides the config. */
-struct seen {
-        const char *workload;
-        bool id, base;
-};
-
-/* Option `ch` with argument `arg` into `c`: 0, -1 for a bad value, 1 for
- * an unknown option. */
-static int set_option(struct config *c, struct seen *seen, int ch,
-                      const char *arg)
-{
-        uint64_t v = 0;
-        int bad = 0;
-
-        switch (ch) {
-        case 'i':
-                bad = parse_u64(arg, 0, 1000000, &v);
-                c->id = (int)v;
-                seen->id = true;
+        case WL_HOLD:
+                hold_step(w);
                 break;
-        case 'e':
-                c->endpoints = arg;
-                break;
-        case 'H':
-                c->history = arg;
-                break;
-        case 'w':
-                seen->workload = arg;
-                break;
-        case 'k':
-                bad = parse_u64(arg, 1, 1000000, &v);
-                c->keys = (uint32_t)v;
-                break;
-        case 't':
-                bad = parse_u64(arg, 1, UINT32_MAX, &v);
-                c->ttl_ms = (uint32_t)v;
-                break;
-        case 's':
-                bad = parse_u64(arg, 0, UINT64_MAX, &c->seed);
-                break;
-        case 'r':
-                c->register_path = arg;
-                break;
-        case 'f':
-                c->final_file = arg;
-                break;
-        case 'E':
-                bad = parse_u64(arg, 1, UINT32_MAX, &c->epoch_ms);
-                break;
-        case 'B':
-                bad = parse_u64(arg, 0, UINT64_MAX, &c->epoch_base_ns);
-                seen->base = true;
-                break;
-        case 'T':
-                bad = parse_u64(arg, 1, INT32_MAX / 2, &v);
-                c->request_timeout_ms = (uint32_t)v;
-                break;
-        case 'X':
-                c->bug_writer_shared = true;
-                break;
-        case 'O':
-                c->bug_one_lock = true;
-                break;
-        case 'h':
-                usage(stdout);
-                exit(0);
-        default:
-                return 1;
         }
-        return bad;
-}
-
-static int parse_args(int argc, char **argv, struct config *c)
-{
-        static const struct option opts[] = {
-            {"id", required_argument, NULL, 'i'},
-            {"endpoints", required_argument, NULL, 'e'},
-            {"history", required_argument, NULL, 'H'},
-            {"workload", required_argument, NULL, 'w'},
-            {"keys", required_argument, NULL, 'k'},
-            {"ttl", required_argument, NULL, 't'},
-            {"seed", required_argument, NULL, 's'},
-            {"register", required_argument, NULL, 'r'},
-            {"final-file", required_argument, NULL, 'f'},
-            {"epoch-ms", required_argument, NULL, 'E'},
-            {"epoch-base-ns", required_argument, NULL, 'B'},
-            {"request-timeout", required_argument, NULL, 'T'},
-            {"bug-writer-shared", no_argument, NULL, 'X'},
-            {"bug-one-lock", no_argument, NULL, 'O'},
-            {"help", no_argument, NULL, 'h'},
-            {NULL, 0, NULL, 0},
-        };
-        struct seen seen = {NULL, false, false};
-        int ch, li = 0, rv;
-
-        while ((ch = getopt_long(argc, argv, "", opts, &li)) != -1) {
-                rv = set_option(c, &seen, ch, optarg);
-                if (rv > 0) {
-                        return -1;
-                }
-                if (rv < 0) {
-                        fprintf(stderr,
-                                "chaos-worker: bad value for --%s: %s\n",
-                                opts[li].name, optarg);
-                        return -1;
-                }
-        }
-        if (optind < argc) {
-                fprintf(stderr, "chaos-worker: unexpected argument %s\n",
-                        argv[optind]);
-                return -1;
-        }
-        if (!seen.id || c->endpoints == NULL || c->history == NULL ||
-            seen.workload == NULL || c->final_file == NULL) {
-                fprintf(stderr, "chaos-worker: --id, --endpoints, --history, "
-                                "--workload and --final-file are required\n");
-                return -1;
-        }
-        if (check_config(c, seen.workload) != 0) {
-                return -1;
-        }
-        if (!seen.base) {
-                c->epoch_base_ns = history_now_ns();
-        }
-        return 0;
 }
 
 int main(int argc, char **argv)
@@ -893,8 +736,8 @@ int main(int argc, char **argv)
         c->ttl_ms = 10000;
         c->epoch_ms = 10000;
         c->request_timeout_ms = 5000;
-        if (parse_args(argc, argv, c) != 0) {
-                usage(stderr);
+        if (workerargs_parse(argc, argv, c) != 0) {
+                workerargs_usage(stderr);
                 return 2;
         }
         memset(&sa, 0, sizeof sa);
@@ -962,7 +805,7 @@ int main(int argc, char **argv)
                 "chaos-worker %d: %s: %" PRIu64 " ops (ok %" PRIu64
                 " fail %" PRIu64 " info %" PRIu64 "), %" PRIu64
                 " closes, %u incarnations, %.1f s, %.1f ok/s%s\n",
-                c->id, workload_names[c->workload], ops_done, w.ops.n_ok,
+                c->id, workload_name(c->workload), ops_done, w.ops.n_ok,
                 w.ops.n_fail, w.ops.n_info, w.ops.n_closes,
                 w.ops.incarnation + 1, secs,
                 secs > 0 ? (double)w.ops.n_ok / secs : 0.0,

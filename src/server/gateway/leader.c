@@ -156,6 +156,13 @@ void leader_start_hold(struct gateway *g, uint64_t now_ms, uint64_t session,
                        uint64_t seq, const char *name, size_t name_len,
                        uint32_t hold_ms)
 {
+#ifdef BATON_CHAOS_BUG_HOLDSKIP
+        /* A deliberate bug for the chaos suite's negative control
+         * (tests/chaos/batond-holdskip): the leader never starts a hold's
+         * clock, so a grant with a hold time lasts until its holder lets
+         * go, as if it had none. Never built into batond. */
+        return;
+#endif
         deadlines_set(&g->deadlines, session, seq | LEADER_HOLD_SEQ, name,
                       name_len, now_ms + hold_ms);
 }

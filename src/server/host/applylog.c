@@ -36,6 +36,8 @@ static const char *event_name(int type)
                 return "UNBLOCK";
         case LOCKFSM_EV_PROCLAIM:
                 return "PROCLAIM";
+        case LOCKFSM_EV_EXTEND:
+                return "EXTEND";
         default:
                 return "UNKNOWN";
         }
@@ -106,6 +108,17 @@ static size_t format(char *buf, size_t cap, uint64_t term,
               ev->type == LOCKFSM_EV_PROCLAIM) &&
              !put_bytes(buf, cap, &n, "value", ev->value, ev->value_len))) {
                 return 0;
+        }
+        /* A grant's hold time, from its GRANT or EXTEND's entry: the
+         * chaos checkers time its end against it. */
+        if ((ev->type == LOCKFSM_EV_GRANT || ev->type == LOCKFSM_EV_EXTEND) &&
+            ev->hold_ms > 0) {
+                head = snprintf(buf + n, cap - n, ",\"hold_ms\":%" PRIu32,
+                                ev->hold_ms);
+                if (head < 0 || (size_t)head >= cap - n) {
+                        return 0;
+                }
+                n += (size_t)head;
         }
         /* Last, so that lines of one entry compare equal across nodes up
          * to here. */

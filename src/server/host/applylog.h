@@ -11,10 +11,11 @@
 /*
  * Each line: {"index":N,"term":N,"event":"GRANT","cause":"RELEASE",
  * "session":N,"seq":N,"owner":N,"token":N,"status":N,"lock":"name",
- * "mono_ns":N}; the lock name keeps every byte (json_bytes(): each byte
- * outside printable ASCII is \u00XX). After the events of an entry comes
- * one line with event "ENTRY" (cause BATCH, or the type of the entry's one
- * command; the other fields 0), so a reader knows where an entry ends: one
+ * "mono_ns":N}, with "hold_ms":N before "mono_ns" on the GRANT or EXTEND
+ * of a grant with a hold time; the lock name keeps every byte (json_bytes():
+ * each byte outside printable ASCII is \u00XX). After the events of an entry
+ * comes one line with event "ENTRY" (cause BATCH, or the type of the entry's
+ * one command; the other fields 0), so a reader knows where an entry ends: one
  * missing means the node stopped while applying it. Lines are written
  * with one write(2) each, unbuffered, so a node killed with SIGKILL leaves
  * every line of what it applied but the one it was writing: the kernel

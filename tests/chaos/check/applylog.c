@@ -17,6 +17,7 @@ static const char *const event_names[] = {
     [APPLYLOG_QUEUE] = "QUEUE",       [APPLYLOG_UNQUEUE] = "UNQUEUE",
     [APPLYLOG_BLOCK] = "BLOCK",       [APPLYLOG_UNBLOCK] = "UNBLOCK",
     [APPLYLOG_PROCLAIM] = "PROCLAIM", [APPLYLOG_ENTRY] = "ENTRY",
+    [APPLYLOG_EXTEND] = "EXTEND",
 };
 
 static const char *const cause_names[] = {
@@ -38,6 +39,11 @@ static const char *const cause_names[] = {
     [APPLYLOG_C_REVOKE_LOCK] = "REVOKE_LOCK",
     [APPLYLOG_C_CLOCK] = "CLOCK",
     [APPLYLOG_C_PROCLAIM] = "PROCLAIM",
+    [APPLYLOG_C_ACL] = "ACL",
+    [APPLYLOG_C_DIGEST] = "DIGEST",
+    [APPLYLOG_C_SET_VALUE] = "SET_VALUE",
+    [APPLYLOG_C_EXTEND] = "EXTEND",
+    [APPLYLOG_C_EXPIRE_HOLD] = "EXPIRE_HOLD",
 };
 
 #define N_EVENTS (sizeof event_names / sizeof event_names[0])
@@ -228,6 +234,9 @@ static bool parse_event(char *line, struct applylog_event *ev,
                         } else if (strcmp(key, "permits") == 0 && !neg &&
                                    u <= UINT32_MAX) {
                                 ev->permits = (uint32_t)u;
+                        } else if (strcmp(key, "hold_ms") == 0 && !neg &&
+                                   u <= UINT32_MAX) {
+                                ev->hold_ms = (uint32_t)u;
                         } else if (strcmp(key, "mono_ns") == 0) {
                                 ev->mono_ns = i;
                                 have_mono = true;

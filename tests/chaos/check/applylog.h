@@ -24,6 +24,9 @@ enum applylog_event_type {
         APPLYLOG_UNBLOCK,  /* and ended */
         APPLYLOG_PROCLAIM, /* an election's leader's new value */
         APPLYLOG_ENTRY,    /* the end of an entry's events */
+        APPLYLOG_EXTEND,   /* a grant's hold time restarted: token, hold_ms
+                              (the server's number differs: names are
+                              what the log carries) */
 };
 
 /* "cause": the same numbers as enum command_type; 0 for anything else. */
@@ -46,6 +49,12 @@ enum applylog_cause {
         APPLYLOG_C_REVOKE_LOCK, /* an operator's, of one grant; none sent */
         APPLYLOG_C_CLOCK,       /* the leader's clock: no event but RESULT */
         APPLYLOG_C_PROCLAIM,    /* an election's leader's new value */
+        APPLYLOG_C_ACL,         /* an ACL change: no lock event */
+        APPLYLOG_C_DIGEST,      /* a state digest: no lock event */
+        APPLYLOG_C_SET_VALUE,   /* a holder's new value (PROCLAIM event) */
+        APPLYLOG_C_EXTEND,      /* a holder restarted its hold time */
+        APPLYLOG_C_EXPIRE_HOLD, /* the leader ended a grant whose hold time
+                                   ran out (the hold workload's) */
 };
 
 /* "mode" of GRANT, RELEASE, QUEUE and UNQUEUE (src/proto/command.h,
@@ -78,6 +87,7 @@ struct applylog_event {
         int status;       /* 0 or a negative BATON_E* code */
         int mode;         /* APPLYLOG_MODE_*, or another COMMAND_MODE_* */
         uint32_t permits; /* a semaphore's GRANT, RELEASE, QUEUE, UNQUEUE */
+        uint32_t hold_ms; /* GRANT, EXTEND: the grant's hold time (0: none) */
         int lock;         /* the lock name's id in the run's names; -1 if "" */
         int value;        /* "value" (an election's): its id in the apply
                              log's values; -1 when the line has none */

@@ -108,6 +108,11 @@
  *     or of the lock's next GRANT. A grant not in the logs: UNKNOWN.
  * S16 No node.log holds "state machine digest MISMATCH": every replica's
  *     state digest equals the leader's at each DIGEST entry it applied.
+ * S17 Grants with a hold time end on time: an EXPIRE_HOLD never before the
+ *     hold ran out, and every end within hold + 1 s of the later of its
+ *     clock's start (GRANT or last EXTEND) and the latest term's first
+ *     entry, where no fault that slows a live leader overlaps
+ *     (check_hold.h).
  * L1  After the last heal-all, every worker has an ok acquire and an ok
  *     release marked phase=final completing within 15 s of it.
  * L2  Between successive ok completions (all workers, all operations) a
@@ -121,7 +126,8 @@
  * The checkers are in check_replay.c (S1, S8, L3), check_tokens.c (S2, S3,
  * S6), check_writes.c (S4, S5), check_nodes.c (S9, S10), check_rw.c
  * (S11), check_sem.c (S12), check_transfers.c (S13), check_observe.c
- * (S14), check_unfenced.c (S15), check_digest.c (S16) and check_live.c (L1,
+ * (S14), check_unfenced.c (S15), check_digest.c (S16), check_hold.c (S17)
+ * and check_live.c (L1,
  * L2, L4); S7 is here, a
  * call of lincheck.c.
  */
@@ -141,6 +147,7 @@
 #include "check_sem.h"
 #include "check_tokens.h"
 #include "check_digest.h"
+#include "check_hold.h"
 #include "check_transfers.h"
 #include "check_unfenced.h"
 #include "check_util.h"
@@ -150,8 +157,8 @@
 #include "util.h"
 
 static const char *const names[CHECK_COUNT] = {
-    "S1",  "S2",  "S3",  "S4",  "S5",  "S6",  "S7", "S8", "S9", "S10",
-    "S11", "S12", "S13", "S14", "S15", "S16", "L1", "L2", "L3", "L4",
+    "S1",  "S2",  "S3",  "S4",  "S5",  "S6",  "S7", "S8", "S9", "S10", "S11",
+    "S12", "S13", "S14", "S15", "S16", "S17", "L1", "L2", "L3", "L4",
 };
 
 static const char *const verdicts[] = {"PASS", "FAIL", "UNKNOWN"};
@@ -376,6 +383,7 @@ void checks_run(const struct run *r, const struct check_options *o,
         check_s14(r, &res[CHECK_S14]);
         check_s15(r, &res[CHECK_S15]);
         check_s16(r, &res[CHECK_S16]);
+        check_s17(r, &res[CHECK_S17]);
         check_l1(r, &res[CHECK_L1], st);
         check_l2(r, &res[CHECK_L2], st);
         check_l4(r, &res[CHECK_L4]);

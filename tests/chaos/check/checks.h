@@ -26,6 +26,7 @@ enum check_id {
         CHECK_S14,
         CHECK_S15,
         CHECK_S16,
+        CHECK_S17,
         CHECK_L1,
         CHECK_L2,
         CHECK_L3,
@@ -69,7 +70,7 @@ void checks_options_init(struct check_options *o);
 void checks_run(const struct run *r, const struct check_options *o,
                 struct check_result res[CHECK_COUNT], struct check_stats *st);
 
-/* "S1".."S16", "L1".."L4", and back (-1 for an unknown id). */
+/* "S1".."S17", "L1".."L4", and back (-1 for an unknown id). */
 const char *checks_name(int id);
 int checks_parse_name(const char *s);
 

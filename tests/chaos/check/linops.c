@@ -295,6 +295,44 @@ static int cmp_proc(const void *p, const void *q)
         return x->process < y->process ? -1 : x->process > y->process;
 }
 
+/* A grant the leader ended when its hold ran out (EXPIRE_HOLD): its
+ * holder is not told, as it is not told of its session's expiry. An
+ * unknown RELEASE of that grant by its session, invoked when the grant
+ * was first applied (S17 times the expiry itself). */
+static void hold_expiries(struct build *b)
+{
+        const struct applylog *a = &b->r->applylog;
+        struct lincheck_op op;
+        size_t i, n, k;
+
+        for (i = 0; i < a->n_releases; i++) {
+                const struct applylog_fact *f = &a->releases[i];
+                const struct applylog_fact *g;
+                if (f->type != APPLYLOG_RELEASE ||
+                    f->cause != APPLYLOG_C_EXPIRE_HOLD ||
+                    !has_pair(b->touched, b->n_touched, f->session, f->lock)) {
+                        continue;
+                }
+                memset(&op, 0, sizeof op);
+                op.kind = LINCHECK_RELEASE;
+                op.process = b->next_process++;
+                op.session = f->session;
+                op.token = f->token;
+                op.invoke_ns = f->mono_ns;
+                g = applylog_grants(a, f->lock, f->session, &n);
+                for (k = 0; k < n; k++) {
+                        if (g[k].index == f->token) {
+                                op.invoke_ns = g[k].mono_ns;
+                        }
+                }
+                op.complete_ns = INT64_MAX;
+                op.known = false;
+                op.index = f->index;
+                push(b, f->lock, &op);
+                b->n_synthetic++;
+        }
+}
+
 static void synthetic(struct build *b)
 {
         const struct history *hs = &b->r->history;
@@ -430,6 +468,7 @@ void linops_build(struct linops *out, const struct run *r)
         sort_unique(b.released, &b.n_released);
         from_history(&b);
         synthetic(&b);
+        hold_expiries(&b);
         util_sort(b.all, b.n_all, sizeof *b.all, cmp_keyed);
         out->ops = util_calloc(b.n_all, sizeof *out->ops);
         out->n = out->cap = b.n_all;

@@ -46,9 +46,13 @@ struct linops_key {
  *   clock_fault=1 or no lease was reported (index: an END with cause
  *   EXPIRE).
  *
- * Synthetic operations (EXPIRE, the CLOSE at handle destruction, the
- * library's background RELEASE) run beside their worker, so each gets a
- * process id of its own, from 2^62 up.
+ * - A grant the leader ended when its hold time ran out (a RELEASE event
+ *   with cause EXPIRE_HOLD, the hold workload's): an unknown RELEASE of it
+ *   by its session, invoked at the grant's first apply.
+ *
+ * Synthetic operations (EXPIRE, a hold's expiry, the CLOSE at handle
+ * destruction, the library's background RELEASE) run beside their worker, so
+ * each gets a process id of its own, from 2^62 up.
  */
 struct linops {
         struct lincheck_op *ops; /* grouped by lock, each by invoke time */

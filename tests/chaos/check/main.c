@@ -3,7 +3,7 @@
  *
  *     chaos-check [--budget STATES] RUN_DIR
  *
- * Runs every checker (S1-S16, L1-L4) on the run's histories, apply logs,
+ * Runs every checker (S1-S17, L1-L4) on the run's histories, apply logs,
  * register logs, nemesis log and exits, writes RUN/results and RUN/summary,
  * and prints the summary. Exit status: 0 every checker passed, 1 a safety
  * checker failed, 2 a checker could not decide (or the run directory could

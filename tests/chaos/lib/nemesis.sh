@@ -190,7 +190,7 @@ nem_pause_client() {
         local counters=() j i p t="" line sign
         for j in $(seq 1 "$NWORKERS"); do
                 case "${WORKLOAD_OF[$j]}" in
-                counter | http-counter | rwlock | rwlock-bug | semaphore | transfers | transfers-bug | election) alive "w$j" && counters+=("$j") ;;
+                counter | http-counter | rwlock | rwlock-bug | semaphore | transfers | transfers-bug | election | hold) alive "w$j" && counters+=("$j") ;;
                 esac
         done
         if [ ${#counters[@]} -gt 0 ]; then
@@ -200,7 +200,7 @@ nem_pause_client() {
                                 line=$(tail -n 1 "$RUN/history/w$j.log" 2>/dev/null)
                                 sign=" type=ok f=read "
                                 case "${WORKLOAD_OF[$j]}" in
-                                counter | http-counter | election) ;;
+                                counter | http-counter | election | hold) ;;
                                 *) sign=" type=ok f=enter " ;;
                                 esac
                                 [[ "$line" == *"$sign"* ]] || continue
