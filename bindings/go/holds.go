@@ -56,18 +56,8 @@ func (l *Lock) Extend(ctx context.Context, hold time.Duration) error {
 	if err != nil {
 		return err
 	}
-	c := l.c
-	for _, n := range l.Names() {
-		seq, ack, err := c.nextSeq(ctx)
-		if err != nil {
-			return err
-		}
-		_, err = c.command(ctx, cmdExtend(c.Session(), seq, ack, l.owner,
-			l.token, n.Name, ms), "extend the hold of "+n.Name, nil)
-		c.done(seq)
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return l.eachName(ctx, "extend the hold of ", func(s, seq, ack uint64,
+		name string) []byte {
+		return cmdExtend(s, seq, ack, l.owner, l.token, name, ms)
+	})
 }

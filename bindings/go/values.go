@@ -54,14 +54,26 @@ func (l *Lock) SetValue(ctx context.Context, value string) error {
 	if err := checkValue(value); err != nil {
 		return err
 	}
+	return l.eachName(ctx, "set the value of ", func(s, seq, ack uint64,
+		name string) []byte {
+		return cmdProclaim(cSetValue, s, seq, ack, l.owner, l.token, name,
+			value)
+	})
+}
+
+// eachName sends, for each of the grant's names in turn, the numbered
+// write of the session that `cmd` builds (session, seq, ack, name),
+// stopping at the first error; `what` and the name say what failed.
+func (l *Lock) eachName(ctx context.Context, what string,
+	cmd func(session, seq, ack uint64, name string) []byte) error {
 	c := l.c
 	for _, n := range l.Names() {
 		seq, ack, err := c.nextSeq(ctx)
 		if err != nil {
 			return err
 		}
-		_, err = c.command(ctx, cmdProclaim(cSetValue, c.Session(), seq, ack,
-			l.owner, l.token, n.Name, value), "set the value of "+n.Name, nil)
+		_, err = c.command(ctx, cmd(c.Session(), seq, ack, n.Name),
+			what+n.Name, nil)
 		c.done(seq)
 		if err != nil {
 			return err

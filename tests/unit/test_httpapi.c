@@ -400,6 +400,36 @@ static void hold_calls_read(void **state)
         assert_string_equal(apicall_name(API_LOCK_EXTEND), "lock.extend");
 }
 
+/* A request the API refuses: its status, its BATON_E* code and words its
+ * message must hold. */
+struct refusal {
+        const char *head;
+        const char *body;
+        int http;
+        int code;
+        const char *says;
+};
+
+/* Each of `n` requests is refused as its case says. */
+static void check_refusals(const struct refusal *cases, size_t n)
+{
+        struct api_call c;
+        struct api_refusal why;
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                memset(&why, 0, sizeof why);
+                if (call_of(cases[i].head, cases[i].body, &c, &why) !=
+                        cases[i].http ||
+                    why.code != cases[i].code ||
+                    strstr(why.message, cases[i].says) == NULL) {
+                        fail_msg("case %zu: %d %d '%s', expected %d %d '%s'", i,
+                                 why.http, why.code, why.message, cases[i].http,
+                                 cases[i].code, cases[i].says);
+                }
+        }
+}
+
 /* Hold times refused before they reach the cluster, each by name: an
  * extend without a token or a hold time, of 0 or past 32 bits, of the
  * wrong type or with a field it does not take; an acquire's negative or
@@ -408,13 +438,7 @@ static void hold_calls_refused(void **state)
 {
 #define ACQ "POST /v1/lock/acquire HTTP/1.1\r\n" SESSION_HEADERS
 #define EXT "POST /v1/lock/extend HTTP/1.1\r\n" SESSION_HEADERS
-        static const struct {
-                const char *head;
-                const char *body;
-                int http;
-                int code;
-                const char *says;
-        } cases[] = {
+        static const struct refusal cases[] = {
             {EXT, "{\"name\":\"a\",\"token\":4}", 400, BATON_EINVAL,
              "hold_ms is required"},
             {EXT, "{\"name\":\"a\",\"hold_ms\":10}", 400, BATON_EINVAL,
@@ -443,22 +467,9 @@ static void hold_calls_refused(void **state)
         };
 #undef ACQ
 #undef EXT
-        struct api_call c;
-        struct api_refusal why;
-        size_t i;
 
         (void)state;
-        for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-                memset(&why, 0, sizeof why);
-                if (call_of(cases[i].head, cases[i].body, &c, &why) !=
-                        cases[i].http ||
-                    why.code != cases[i].code ||
-                    strstr(why.message, cases[i].says) == NULL) {
-                        fail_msg("case %zu: %d %d '%s', expected %d %d '%s'", i,
-                                 why.http, why.code, why.message, cases[i].http,
-                                 cases[i].code, cases[i].says);
-                }
-        }
+        check_refusals(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* An acquire's hold time goes in its ACQUIRE, version 4 even without a
@@ -639,13 +650,7 @@ static void bad_calls_refused_by_name(void **state)
 {
 #define ACQ "POST /v1/lock/acquire HTTP/1.1\r\n"
 #define VAL "POST /v1/lock/value HTTP/1.1\r\n"
-        static const struct {
-                const char *head;
-                const char *body;
-                int http;
-                int code;
-                const char *says;
-        } cases[] = {
+        static const struct refusal cases[] = {
             {"GET /v2/x HTTP/1.1\r\n", NULL, 404, BATON_EINVAL, "no such"},
             {"DELETE /v1/session HTTP/1.1\r\n", NULL, 405, BATON_EINVAL,
              "DELETE"},
@@ -713,22 +718,9 @@ static void bad_calls_refused_by_name(void **state)
         };
 #undef ACQ
 #undef VAL
-        struct api_call c;
-        struct api_refusal why;
-        size_t i;
 
         (void)state;
-        for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-                memset(&why, 0, sizeof why);
-                if (call_of(cases[i].head, cases[i].body, &c, &why) !=
-                        cases[i].http ||
-                    why.code != cases[i].code ||
-                    strstr(why.message, cases[i].says) == NULL) {
-                        fail_msg("case %zu: %d %d '%s', expected %d %d '%s'", i,
-                                 why.http, why.code, why.message, cases[i].http,
-                                 cases[i].code, cases[i].says);
-                }
-        }
+        check_refusals(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void watch_position_from_last_event_id(void **state)
