@@ -366,6 +366,20 @@ static int read_hold(json_t *body, uint64_t min, struct api_call *call,
         return 0;
 }
 
+/* The held grant a call names: its lock, its token (required) and the
+ * owner tag it was acquired with (release, resign, value, extend). */
+static int read_grant(json_t *body, struct api_call *call,
+                      struct api_refusal *why)
+{
+        return read_name(body, call, why) || need(body, "token", why) ||
+                       field_u64(body, "token", 1, UINT64_MAX, &call->token,
+                                 why) ||
+                       field_u64(body, "owner", 0, UINT64_MAX, &call->owner,
+                                 why)
+                   ? -1
+                   : 0;
+}
+
 static int read_open(json_t *body, struct api_call *call,
                      struct api_refusal *why)
 {
@@ -468,11 +482,7 @@ static int read_fields(json_t *body, uint32_t max_wait, struct api_call *call,
         case API_LOCK_VALUE:
                 /* The value is required: an empty one clears the grant's,
                  * which a value left out by mistake must not do. */
-                return read_name(body, call, why) || need(body, "token", why) ||
-                               field_u64(body, "token", 1, UINT64_MAX,
-                                         &call->token, why) ||
-                               field_u64(body, "owner", 0, UINT64_MAX,
-                                         &call->owner, why) ||
+                return read_grant(body, call, why) ||
                                need(body, "value", why) ||
                                read_value(body, call, why)
                            ? -1
@@ -481,11 +491,7 @@ static int read_fields(json_t *body, uint32_t max_wait, struct api_call *call,
                 /* The hold time is required: an extend restarts it, from
                  * 1 ms (0 would be no hold, which an extend cannot
                  * make). */
-                return read_name(body, call, why) || need(body, "token", why) ||
-                               field_u64(body, "token", 1, UINT64_MAX,
-                                         &call->token, why) ||
-                               field_u64(body, "owner", 0, UINT64_MAX,
-                                         &call->owner, why) ||
+                return read_grant(body, call, why) ||
                                need(body, "hold_ms", why) ||
                                read_hold(body, 1, call, why)
                            ? -1
@@ -497,13 +503,7 @@ static int read_fields(json_t *body, uint32_t max_wait, struct api_call *call,
                 __attribute__((fallthrough)); /* name, token and owner */
         case API_LOCK_RELEASE:
         case API_ELECTION_RESIGN:
-                return read_name(body, call, why) || need(body, "token", why) ||
-                               field_u64(body, "token", 1, UINT64_MAX,
-                                         &call->token, why) ||
-                               field_u64(body, "owner", 0, UINT64_MAX,
-                                         &call->owner, why)
-                           ? -1
-                           : 0;
+                return read_grant(body, call, why);
         default:
                 return 0;
         }
