@@ -37,8 +37,7 @@ void log_set_format(enum log_format format, uint64_t node_id)
         current.node = node_id;
 }
 
-/* "2024-05-01T12:00:00.123Z" */
-static void stamp(char *buf, size_t cap, const struct timespec *ts)
+void log_stamp(char *buf, size_t cap, const struct timespec *ts)
 {
         struct tm tm;
         size_t n;
@@ -68,7 +67,7 @@ size_t log_format_json(char *buf, size_t cap, enum log_level level,
         char time[40];
         int n;
 
-        stamp(time, sizeof time, ts);
+        log_stamp(time, sizeof time, ts);
         n = snprintf(head, sizeof head,
                      "{\"time\":\"%s\",\"level\":\"%s\",\"node\":%" PRIu64
                      ",\"message\":",
@@ -112,7 +111,7 @@ static void write_line(enum log_level level, const struct log_fields *f,
                 write_json(level, &ts, f, fmt, ap);
                 return;
         }
-        stamp(time, sizeof time, &ts);
+        log_stamp(time, sizeof time, &ts);
         fprintf(stderr, "%s %s ", time, names[level]);
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);

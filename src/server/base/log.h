@@ -50,6 +50,12 @@ size_t log_format_json(char *buf, size_t cap, enum log_level level,
                        const struct timespec *ts, uint64_t node,
                        const struct log_fields *f, const char *message);
 
+/* The time `ts` (CLOCK_REALTIME) as RFC 3339 UTC with milliseconds,
+ * "2024-05-01T12:00:00.123Z", into `buf` (LOG_STAMP_MAX bytes will do),
+ * as every line of the log and of the audit trail dates itself. */
+#define LOG_STAMP_MAX 40
+void log_stamp(char *buf, size_t cap, const struct timespec *ts);
+
 #define log_error(...) log_write(LOG_ERROR, __VA_ARGS__)
 #define log_warn(...)  log_write(LOG_WARN, __VA_ARGS__)
 #define log_info(...)  log_write(LOG_INFO, __VA_ARGS__)

@@ -1,14 +1,11 @@
 /* The apply log: one JSON line per state machine event, for checkers. */
 #include "applylog.h"
 
-#include <fcntl.h>
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <sys/uio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "../../../include/baton/errors.h"
 #include "../../lib/json.h"
@@ -147,83 +144,26 @@ size_t applylog_format_entry(char *buf, size_t cap, uint64_t term,
         return format(buf, cap, term, &ev, "ENTRY");
 }
 
-/* Open `path` to append, and whether its last line was cut: -1 (errno
- * set) when it cannot be opened. */
-static int open_log(const char *path, bool *torn)
-{
-        int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-        off_t end;
-        char last;
-
-        *torn = false;
-        if (fd < 0) {
-                return -1;
-        }
-        end = lseek(fd, 0, SEEK_END);
-        if (end > 0 && pread(fd, &last, 1, end - 1) == 1) {
-                *torn = last != '\n';
-        }
-        return fd;
-}
-
 int applylog_open(struct applylog *a, const char *path)
 {
-        a->fd = -1;
-        a->torn = false;
-        if (path == NULL || path[0] == '\0') {
-                return 0;
-        }
-        a->fd = open_log(path, &a->torn);
-        return a->fd < 0 ? BATON_EIO : 0;
+        return linefile_open(&a->file, path);
 }
 
 int applylog_reopen(struct applylog *a, const char *path)
 {
-        bool torn;
-        int fd;
-
-        if (a->fd < 0) {
-                return 0;
-        }
-        /* The new file first: a path that cannot be opened leaves the
-         * lines going where they went. */
-        fd = open_log(path, &torn);
-        if (fd < 0) {
-                return BATON_EIO;
-        }
-        close(a->fd);
-        a->fd = fd;
-        a->torn = torn;
-        return 0;
+        return linefile_reopen(&a->file, path);
 }
 
 void applylog_close(struct applylog *a)
 {
-        if (a->fd >= 0) {
-                close(a->fd);
-                a->fd = -1;
-        }
+        linefile_close(&a->file);
 }
 
+/* A checker's aid must never stop the node: a line that fails is
+ * dropped, one cut short is ended by the next. */
 static void put_line(struct applylog *a, const char *line, size_t n)
 {
-        struct iovec iov[2] = {{(void *)"\n", 1}, {(void *)line, n}};
-        int first = a->torn ? 0 : 1;
-        size_t want = n + (a->torn ? 1 : 0);
-        ssize_t rv;
-
-        if (n == 0) {
-                return;
-        }
-        /* One writev(2), so the newline that ends a cut line and the line
-         * after it go out together. A checker's aid must never stop the
-         * node: a line that fails is dropped, one cut short is ended by
-         * the next. */
-        rv = writev(a->fd, &iov[first], 2 - first);
-        if (rv < 0) {
-                return;
-        }
-        a->torn = (size_t)rv < want;
+        (void)linefile_put(&a->file, line, n);
 }
 
 void applylog_write(struct applylog *a, uint64_t term,
@@ -232,7 +172,7 @@ void applylog_write(struct applylog *a, uint64_t term,
         /* A 255-byte name and value, each byte escaped in 6. */
         char line[4096];
 
-        if (a->fd >= 0) {
+        if (linefile_on(&a->file)) {
                 put_line(a, line, applylog_format(line, sizeof line, term, ev));
         }
 }
@@ -242,7 +182,7 @@ void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
 {
         char line[256];
 
-        if (a->fd >= 0) {
+        if (linefile_on(&a->file)) {
                 put_line(a, line,
                          applylog_format_entry(line, sizeof line, term, index,
                                                kind));
@@ -276,7 +216,7 @@ void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
 {
         char line[4096];
 
-        if (a->fd >= 0) {
+        if (linefile_on(&a->file)) {
                 put_line(a, line,
                          applylog_format_acl(line, sizeof line, term, index, c,
                                              status));

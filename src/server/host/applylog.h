@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../../fsm/lockfsm.h"
+#include "../base/linefile.h"
 
 /*
  * Each line: {"index":N,"term":N,"event":"GRANT","cause":"RELEASE",
@@ -17,30 +18,21 @@
  * comes one line with event "ENTRY" (cause BATCH, or the type of the entry's
  * one command; the other fields 0), so a reader knows where an entry ends: one
  * missing means the node stopped while applying it. Lines are written
- * with one write(2) each, unbuffered, so a node killed with SIGKILL leaves
- * every line of what it applied but the one it was writing: the kernel
- * ends a write early when SIGKILL arrives between two pages, and a full
- * disk cuts one short too. Such a cut line stays cut (a reader skips it),
- * but the next line, even from the next process, starts on a line of its
- * own, so the cut never swallows an event written after it.
+ * with one write(2) each, unbuffered (base/linefile.h: a line a kill or a
+ * full disk cuts short stays cut, and the next starts on a line of its
+ * own).
  */
 struct applylog {
-        int fd;    /* -1: off */
-        bool torn; /* the file does not end with a newline */
+        struct linefile file;
 };
 
 /* Open (append, create) `path`; "" or NULL leaves the log off. 0 or
- * BATON_EIO. A file whose last line was cut (above) gets its newline
- * before the first line written. */
+ * BATON_EIO (linefile_open()). */
 int applylog_open(struct applylog *a, const char *path);
 
-/*
- * Open `path` again (append, create) and write there from now on, for
- * logrotate: after the file was renamed, lines go to a new file at the
- * path. Every line is one write(2) and the loop is single-threaded, so no
- * line is split or lost across the two files. A log that is off stays off.
- * 0, or BATON_EIO (errno says why) with the old file still in use.
- */
+/* Open `path` again and write there from now on, for logrotate
+ * (linefile_reopen()): 0, or BATON_EIO (errno says why) with the old file
+ * still in use. A log that is off stays off. */
 int applylog_reopen(struct applylog *a, const char *path);
 void applylog_close(struct applylog *a);
 void applylog_write(struct applylog *a, uint64_t term,
