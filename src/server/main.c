@@ -347,26 +347,10 @@ static int metrics_tls(const struct config *cfg, bool on, struct tls_ctx **out)
         return 0;
 }
 
-/* SIGHUP, first part: the apply log is opened again at its path, so that
- * logrotate can rename it away (postrotate: systemctl kill -s HUP). */
-static void reopen_logs(struct server *s)
-{
-        if (s->cfg.apply_log[0] == '\0') {
-                return;
-        }
-        if (applylog_reopen(&s->host.applylog, s->cfg.apply_log) != 0) {
-                log_error("SIGHUP: cannot reopen the apply log %s: %s; "
-                          "writing to the file it had open",
-                          s->cfg.apply_log, strerror(errno));
-                return;
-        }
-        log_info("SIGHUP: apply log %s reopened", s->cfg.apply_log);
-}
-
-/* SIGHUP: the apply log is reopened; certificates, keys and CRLs are read
- * again, for new connections; those open keep the credentials they
- * started with. A file that does not load leaves the old settings in
- * place. */
+/* SIGHUP: the apply log and the audit trail are reopened; certificates,
+ * keys and CRLs are read again, for new connections; those open keep the
+ * credentials they started with. A file that does not load leaves the old
+ * settings in place. */
 static void on_sighup(uv_signal_t *h, int signum)
 {
         struct server *s = h->data;
@@ -374,7 +358,7 @@ static void on_sighup(uv_signal_t *h, int signum)
         struct tls_ctx *x;
 
         (void)signum;
-        reopen_logs(s);
+        corehost_reopen_logs(&s->host);
         if (!s->cfg.tls) {
                 log_info("SIGHUP: tls is off; nothing to reload");
                 return;
@@ -501,7 +485,7 @@ static int start_services(struct server *s)
         }
         rv = corehost_init(&s->host, &s->loop, &s->node, &s->cfg);
         if (rv != 0) {
-                log_error("cannot open the apply log %s", s->cfg.apply_log);
+                log_error("%s", s->host.errmsg);
                 return 1;
         }
         limits.max_conns = s->cfg.max_connections;
@@ -522,6 +506,7 @@ static int start_services(struct server *s)
                 return 1;
         }
         s->conns.cfg = &s->cfg; /* the roles of TLS identities */
+        s->conns.audit = &s->host.audit;
         if (httpapi_start(&s->http, &s->loop, &s->host, &s->cfg) != 0) {
                 return 1;
         }
@@ -890,6 +875,7 @@ int main(int argc, char **argv)
         }
         s->metrics.certwatch = &s->certwatch;
         s->metrics.api = &s->http;
+        metrics_set_audit(&s->metrics, &s->host.audit);
         start_loop_handles(s);
         /* Raft runs and every port listens: the node serves. */
         service_ready(&s->service, &s->loop, &s->node);

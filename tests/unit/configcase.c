@@ -58,6 +58,7 @@ const char *const configcase_keys[] = {
     "digest-interval",
     "ready-max-lag",
     "apply-log",
+    "audit-log",
     "tls",
     "tls-ca",
     "tls-cert",

@@ -164,6 +164,18 @@ static void log_op(struct gateway_host *h, enum log_level level,
         note(h, COREFIX_LOG)->arg = (uint64_t)level;
 }
 
+static void audit_op(struct gateway_host *h, const struct audit_event *e)
+{
+        struct corefix_effect *n = note(h, COREFIX_AUDIT);
+
+        n->arg = (uint64_t)-e->result;
+        snprintf(n->audit, sizeof n->audit, "%s %.*s %s by %s at %s: %s",
+                 e->action, (int)e->target_len,
+                 e->target != NULL ? e->target : "",
+                 e->result == 0 ? "ok" : baton_errname(e->result), e->identity,
+                 e->address, e->detail != NULL ? e->detail : "");
+}
+
 /* Raft's requests: recorded, never completed by the host itself. */
 static void *entry_alloc_op(struct gateway_host *h, size_t size)
 {
@@ -392,6 +404,7 @@ void corefix_fake_init(struct corefix_fake *f)
         f->host.digest_to_propose = digest_op;
         f->host.timer = timer_op;
         f->host.log = log_op;
+        f->host.audit = audit_op;
         f->host.entry_alloc = entry_alloc_op;
         f->host.entry_free = entry_free_op;
         f->host.propose = propose_op;
@@ -748,11 +761,13 @@ const struct corefix_effect *corefix_nth(const struct corefix *x, size_t from,
 }
 
 static const char *const op_names[COREFIX_N_OPS] = {
-    "reserve",           "commit",  "fail",         "backlog",     "lockfsm",
-    "lockfsm_nowait",    "leader",  "last_applied", "last_index",  "status",
-    "restores",          "acl",     "acl_epoch",    "directory",   "has_member",
-    "digest_to_propose", "log",     "timer",        "entry_alloc", "entry_free",
-    "propose",           "barrier", "change",       "probe",       "transfer",
+    "reserve",    "commit",         "fail",        "backlog",
+    "lockfsm",    "lockfsm_nowait", "leader",      "last_applied",
+    "last_index", "status",         "restores",    "acl",
+    "acl_epoch",  "directory",      "has_member",  "digest_to_propose",
+    "log",        "timer",          "entry_alloc", "entry_free",
+    "propose",    "barrier",        "change",      "probe",
+    "transfer",   "audit",
 };
 
 void corefix_print(const struct corefix *x, size_t from)

@@ -61,6 +61,7 @@ enum corefix_op {
         COREFIX_CHANGE,
         COREFIX_PROBE,
         COREFIX_TRANSFER,
+        COREFIX_AUDIT,
         COREFIX_N_OPS,
 };
 
@@ -68,7 +69,8 @@ enum corefix_op {
  * One op the core called on the fake host, in the order it called them:
  * the core's effects, and the questions it asked on the way. `arg` is what
  * the op was given that a test asserts on: a commit's frame type, a fail's
- * request id, the timer's at_ms, a change's, probe's or transfer's member.
+ * request id, the timer's at_ms, a change's, probe's or transfer's member,
+ * an audit line's result (0 or the BATON_E* code, negated).
  * A commit also has its frame's request id in `id`; a proposal has the
  * entry as raft got it (a batch's commands' types, in order; one
  * command's type, with `batch` false); a raft request its index in
@@ -84,6 +86,9 @@ struct corefix_effect {
         uint64_t term; /* a batch's */
         uint32_t n;    /* commands in the entry */
         uint8_t types[ENTRY_MAX_COMMANDS];
+        /* An audit line: "ACTION TARGET RESULT by IDENTITY at ADDRESS:
+         * DETAIL", the result "ok" or a BATON_E* name (base/audit.h). */
+        char audit[256];
 };
 
 /* The fake host: what its queries answer, and how often each was asked;

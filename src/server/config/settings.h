@@ -120,6 +120,8 @@ struct config {
         uint32_t ready_max_lag;     /* default 1000 entries (GET /ready) */
         uint32_t digest_interval;   /* default 16384 entries; 0 = off */
         char apply_log[PATH_MAX];   /* "" = off; JSON line per fsm event */
+        char audit_log[PATH_MAX];   /* "" = off; JSON line per admin action
+                                       or refusal (base/audit.h) */
         enum log_level log_level;   /* error|warn|info|debug, default
                                               info */
         enum log_format log_format; /* text|json, default text */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
+#include "gwaudit.h"
 #include "gwlog.h"
 #include "../config/roles.h"
 #include "gateway.h"
@@ -28,6 +29,7 @@ struct aclreq {
         char identity[ACL_IDENTITY_MAX + 1];
         bool decided; /* its entry was applied, with `status` */
         int status;
+        struct gwaudit_who who; /* who asked, for its audit line */
 };
 
 void access_init(struct gateway *g)
@@ -155,6 +157,10 @@ static void answer(struct aclreq *a, int status)
                 /* Decided when its entry was applied, before this runs. */
                 status = a->decided ? a->status : BATON_EUNKNOWN;
         }
+        gwaudit_acl(a->g, NULL, &a->who,
+                    a->mode == COMMAND_ACL_SET ? PROTO_ACL_SET
+                                               : PROTO_ACL_REMOVE,
+                    a->identity, a->len, a->role, status);
         reply_status(a->g, a->to.conn, a->to.id, status);
         reply_to_close(&a->to);
         a->to.conn = NULL;
@@ -194,10 +200,13 @@ static void change(struct gateway *g, struct gateway_conn *c, uint64_t id,
         int rv = BATON_ENOMEM;
 
         if (a == NULL) {
+                gwaudit_acl(g, c, NULL, r->op, (const char *)r->identity.p,
+                            r->identity.len, r->role, BATON_ENOMEM);
                 reply_status(g, c, id, BATON_ENOMEM);
                 return;
         }
         gwreq_init(&a->req, g, a, on_done, abandon);
+        gwaudit_who_init(&a->who, c);
         a->g = g;
         a->mode = r->op == PROTO_ACL_SET ? COMMAND_ACL_SET : COMMAND_ACL_REMOVE;
         a->role = r->op == PROTO_ACL_SET ? r->role : 0;
@@ -218,9 +227,12 @@ static void change(struct gateway *g, struct gateway_conn *c, uint64_t id,
                 rv = gwreq_propose(&a->req, entry, len);
         }
         if (len == 0 || rv != 0) {
+                rv = len == 0 ? BATON_EINVAL : rv;
+                gwaudit_acl(g, c, NULL, r->op, a->identity, a->len, a->role,
+                            rv);
                 gwreq_entry_free(g, entry);
                 free(a);
-                reply_status(g, c, id, len == 0 ? BATON_EINVAL : rv);
+                reply_status(g, c, id, rv);
                 return;
         }
         reply_to_init(&a->to, c, id);
@@ -228,8 +240,9 @@ static void change(struct gateway *g, struct gateway_conn *c, uint64_t id,
 }
 
 /* Answer a LIST with this node's applied list, or while the cluster has
- * none, the config's that stands in for it (seeded 0). */
-static void list(struct gateway *g, struct gateway_conn *c, uint64_t id)
+ * none, the config's that stands in for it (seeded 0): 0, or
+ * BATON_ENOMEM (answered so). */
+static int list(struct gateway *g, struct gateway_conn *c, uint64_t id)
 {
         const struct acl *a = g->host->acl(g->host);
         struct proto_acl_reply *r = calloc(1, sizeof *r);
@@ -239,7 +252,7 @@ static void list(struct gateway *g, struct gateway_conn *c, uint64_t id)
 
         if (r == NULL) {
                 reply_status(g, c, id, BATON_ENOMEM);
-                return;
+                return BATON_ENOMEM;
         }
         r->seeded = a->seeded;
         if (!a->seeded) {
@@ -258,6 +271,7 @@ static void list(struct gateway *g, struct gateway_conn *c, uint64_t id)
                 reply_frame(g, c, id, proto_write_acl_reply(out, cap, id, r));
         }
         free(r);
+        return 0;
 }
 
 void access_on_frame(struct gateway *g, struct gateway_conn *c,
@@ -275,8 +289,10 @@ void access_on_frame(struct gateway *g, struct gateway_conn *c,
                 return;
         }
         if (r.op == PROTO_ACL_LIST) {
-                list(g, c, h->id);
+                gwaudit_acl(g, c, NULL, r.op, NULL, 0, 0, list(g, c, h->id));
         } else if (!g->cfg->tls) {
+                gwaudit_acl(g, c, NULL, r.op, (const char *)r.identity.p,
+                            r.identity.len, r.role, BATON_EUNSUPPORTED);
                 reply_status(g, c, h->id, BATON_EUNSUPPORTED); /* no list */
         } else {
                 change(g, c, h->id, &r);

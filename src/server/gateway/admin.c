@@ -2,11 +2,13 @@
  * out through the node's configuration changes and leadership transfer. */
 #include "admin.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../../include/baton/cluster.h"
 #include "../../../include/baton/errors.h"
+#include "gwaudit.h"
 #include "gwlog.h"
 #include "../config/members.h"
 #include "gateway.h"
@@ -36,6 +38,9 @@ struct admin {
         uint64_t member;
         char raft_address[PROTO_ADDRESS_MAX + 1];
         char client_address[PROTO_ADDRESS_MAX + 1];
+        /* Its audit line: what was asked, by whom. */
+        const char *action;
+        struct gwaudit_who who;
 };
 
 static void on_step(struct gateway_req *req, const struct gateway_now *now,
@@ -59,27 +64,54 @@ static bool admissible(struct gateway *g, struct gateway_conn *c, uint64_t id,
         return true;
 }
 
-/* The record of an admissible() request `id` about `member`; NULL when
+/* The record of an admissible() request `h` about `member`; NULL when
  * the request has been answered already. */
 static struct admin *admit(struct gateway *g, struct gateway_conn *c,
-                           uint64_t id, int rv, const char *malformed,
-                           uint64_t member)
+                           const struct proto_header *h, int rv,
+                           const char *malformed, uint64_t member)
 {
         struct admin *a;
 
-        if (!admissible(g, c, id, rv, malformed)) {
+        if (!admissible(g, c, h->id, rv, malformed)) {
                 return NULL;
         }
         a = calloc(1, sizeof *a);
         if (a == NULL) {
-                reply_status(g, c, id, BATON_ENOMEM);
+                gwaudit_id(g, c, proto_type_name(h->type), member, BATON_ENOMEM,
+                           NULL);
+                reply_status(g, c, h->id, BATON_ENOMEM);
                 return NULL;
         }
         gwreq_init(&a->req, g, a, on_step, abandon);
         a->g = g;
         a->member = member;
-        reply_to_init(&a->to, c, id);
+        a->action = proto_type_name(h->type);
+        gwaudit_who_init(&a->who, c);
+        reply_to_init(&a->to, c, h->id);
         return a;
+}
+
+/* The audit line of `a`, answered `r`: what it asked of which member, and
+ * for an add the addresses, for a transfer done where leadership went. */
+static void audit(struct admin *a, const struct proto_result *r)
+{
+        char target[21], detail[2 * PROTO_ADDRESS_MAX + 32];
+        struct audit_event e = {.action = a->action,
+                                .target = target,
+                                .result = r->status,
+                                .detail = detail};
+
+        e.target_len = (size_t)snprintf(target, sizeof target, "%llu",
+                                        (unsigned long long)a->member);
+        detail[0] = '\0';
+        if (a->raft_address[0] != '\0') {
+                snprintf(detail, sizeof detail, "raft %s client %s",
+                         a->raft_address, a->client_address);
+        } else if (r->kind == PROTO_KIND_TRANSFERRED) {
+                snprintf(detail, sizeof detail, "leader %llu",
+                         (unsigned long long)r->owner);
+        }
+        gwaudit_as(a->g, &a->who, &e);
 }
 
 /* Answer one record with `r`, unless its client left; the record stays. */
@@ -88,6 +120,7 @@ static void reply(struct admin *a, const struct proto_result *r)
         if (r->status == BATON_EUNKNOWN) {
                 a->g->stats.unknown++;
         }
+        audit(a, r);
         reply_result(a->g, a->to.conn, a->to.id, r);
         reply_to_close(&a->to);
 }
@@ -422,7 +455,7 @@ void admin_member_add(struct gateway *g, struct gateway_conn *c,
         uint64_t id = 0;
         int rv = proto_read_member_add(body, h->length, &id, &raft, &client);
 
-        a = admit(g, c, h->id, rv, "bad MEMBER_ADD", id);
+        a = admit(g, c, h, rv, "bad MEMBER_ADD", id);
         if (a == NULL) {
                 return;
         }
@@ -469,7 +502,7 @@ void admin_member_remove(struct gateway *g, struct gateway_conn *c,
         uint64_t id = 0;
         int rv = proto_read_u64(body, h->length, &id);
 
-        a = admit(g, c, h->id, rv, "bad MEMBER_REMOVE", id);
+        a = admit(g, c, h, rv, "bad MEMBER_REMOVE", id);
         if (a == NULL) {
                 return;
         }
@@ -545,7 +578,7 @@ void admin_transfer(struct gateway *g, struct gateway_conn *c,
         struct admin *a;
         int rv = proto_read_u64(body, h->length, &target);
 
-        a = admit(g, c, h->id, rv, "bad TRANSFER", target);
+        a = admit(g, c, h, rv, "bad TRANSFER", target);
         if (a == NULL) {
                 return;
         }

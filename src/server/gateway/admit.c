@@ -3,10 +3,12 @@
  * ownership on the leader (ATTACH proves it). */
 #include "admit.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
 #include "../../proto/attach.h"
+#include "gwaudit.h"
 #include "gwlog.h"
 #include "../config/roles.h"
 #include "access.h"
@@ -58,6 +60,8 @@ static void attach(struct gateway *g, const struct gateway_now *now,
                               p->to.conn->identity,
                               (unsigned long long)p->to.conn->id);
                 }
+                gwaudit_id(g, p->to.conn, "ATTACH", p->key_a, BATON_EPERM,
+                           "wrong secret");
                 g->stats.refused++;
                 pending_settle_status(p, now, BATON_EPERM);
                 return;
@@ -83,6 +87,20 @@ static uint64_t acts_in(const struct pending *p)
                 return p->cmd.session; /* a REVOKE is an operator's */
         }
         return 0;
+}
+
+/* The audit line of `p`, refused in `session`: not its connection's. */
+static void refused_in(struct gateway *g, const struct pending *p,
+                       uint64_t session)
+{
+        const char *why = "not attached to the session";
+
+        if (p->frame_type == PROTO_COMMAND) {
+                gwaudit_command(g, p->to.conn, NULL, &p->cmd, BATON_EPERM, why);
+        } else {
+                gwaudit_id(g, p->to.conn, proto_type_name(p->frame_type),
+                           session, BATON_EPERM, why);
+        }
 }
 
 /* A request about to be served, in arrival order: ATTACH is answered here,
@@ -127,6 +145,7 @@ static bool owns(struct gateway *g, const struct gateway_now *now,
                           : proto_type_name(p->frame_type),
                       (unsigned long long)session, c != NULL ? c->identity : "",
                       c != NULL ? (unsigned long long)c->id : 0ULL);
+                refused_in(g, p, session);
         }
         pending_settle_status(p, now, st);
         return false;
@@ -141,9 +160,17 @@ static bool leaders_only(uint8_t type)
                type != PROTO_BACKUP;
 }
 
+/* "role lock": why `c` was refused, for its audit line. */
+static const char *role_of(const struct gateway_conn *c, char *buf, size_t size)
+{
+        snprintf(buf, size, "role %s", roles_name(c->role));
+        return buf;
+}
+
 bool admit_frame(struct gateway *g, struct gateway_conn *c,
                  const struct proto_header *h, const uint8_t *body)
 {
+        char why[32];
         int cmd_type;
 
         access_refresh(g, c);
@@ -164,6 +191,7 @@ bool admit_frame(struct gateway *g, struct gateway_conn *c,
               "refused %s from '%s' (connection %llu): role %s",
               proto_type_name(h->type), c->identity, (unsigned long long)c->id,
               roles_name(c->role));
+        gwaudit_refused(g, c, h, body, role_of(c, why, sizeof why));
         reply_status(g, c, h->id, BATON_EPERM);
         return false;
 }
@@ -171,6 +199,8 @@ bool admit_frame(struct gateway *g, struct gateway_conn *c,
 int admit_revoke(struct gateway *g, struct gateway_conn *c,
                  const struct pending *p)
 {
+        char why[32];
+
         if (c->role != ROLES_ADMIN) {
                 struct log_fields f = {.session = p->cmd.session,
                                        .connection = c->id,
@@ -182,6 +212,8 @@ int admit_revoke(struct gateway *g, struct gateway_conn *c,
                       command_type_name(p->cmd.type),
                       (unsigned long long)p->cmd.session, c->identity,
                       (unsigned long long)c->id, roles_name(c->role));
+                gwaudit_command(g, c, NULL, &p->cmd, BATON_EPERM,
+                                role_of(c, why, sizeof why));
                 return BATON_EPERM;
         }
         return 0;

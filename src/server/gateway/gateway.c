@@ -8,6 +8,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "../../fsm/entry.h"
+#include "gwaudit.h"
 #include "gwlog.h"
 #include "access.h"
 #include "admin.h"
@@ -467,6 +468,8 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
                         p->cmd.type == COMMAND_REVOKE_LOCK)) {
                 rv = admit_revoke(g, c, p);
                 if (rv == 0) {
+                        p->audited = true;
+                        p->who = gwaudit_who_new(c);
                         rv = take_revoke(g, c, p);
                 }
         }

@@ -13,6 +13,7 @@
 #include "../../fsm/lockfsm.h"
 #include "../../proto/backup.h"
 #include "../../proto/status.h"
+#include "../base/audit.h"
 #include "../base/log.h"
 #include "core.h"
 #include "gwconn.h"
@@ -58,9 +59,9 @@
  * gateway_on_event()s inside the call, inside whichever input asked. So
  * every op call happens inside an input, and each input calls only these
  * ("queries": lockfsm() to digest_to_propose(), status(), alarms();
- * "connection ops": reserve(), commit(), fail(), backlog(); log() may
- * come from any input but gateway_conn_gone(), and fail() from any that
- * writes a reply, for a reply that does not encode):
+ * "connection ops": reserve(), commit(), fail(), backlog(); log() and
+ * audit() may come from any input but gateway_conn_gone(), and fail()
+ * from any that writes a reply, for a reply that does not encode):
  *   - gateway_init(): queries. No reply, no request, no timer.
  *   - gateway_on_frame(): the connection ops on the frame's connection
  *     (on others' only for a WATCH that finds a restore the watches have
@@ -310,6 +311,11 @@ struct gateway_host {
          * for the call. */
         void (*log)(struct gateway_host *h, enum log_level level,
                     const struct log_fields *f, const char *message);
+        /* One line of the audit trail (base/audit.h): an administrator's
+         * request answered, or a request refused for want of permission
+         * (gwaudit.h); `e` borrowed for the call. batond writes it to
+         * audit-log, when set. */
+        void (*audit)(struct gateway_host *h, const struct audit_event *e);
         /* The core's one timer, for its deadlines: gateway_on_timer() at
          * `at_ms` (on now->ms's clock) or later; each call replaces the
          * one before, and GATEWAY_NEVER stops it. Called after every

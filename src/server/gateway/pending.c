@@ -132,12 +132,16 @@ static void forget(struct pending *p)
         }
         queue_remove(&p->link);
         reply_to_close(&p->to);
+        free(p->who);
         free(p);
 }
 
 void pending_free(struct pending *p, const struct gateway_now *now)
 {
         observe(p, now);
+        if (p->audited) {
+                gwaudit_command(p->g, NULL, p->who, &p->cmd, p->status, NULL);
+        }
         forget(p);
 }
 

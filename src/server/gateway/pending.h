@@ -12,6 +12,7 @@
 #include "../../lib/queue.h"
 #include "../../proto/command.h"
 #include "core.h"
+#include "gwaudit.h"
 #include "reply.h"
 
 /*
@@ -39,6 +40,11 @@ struct pending {
         uint16_t flags;       /* QUERY, LIST: the frame's PROTO_FLAG_NAMES */
         uint8_t frame_type;
         bool in_map;
+        /* An administrator's command (REVOKE, REVOKE_LOCK): its answer
+         * goes into the audit trail, naming `who` sent it (owned; NULL:
+         * out of memory, no one). */
+        bool audited;
+        struct gwaudit_who *who;
 #ifdef BATON_CHAOS_BUG_TWICE
         bool bug_answered; /* test_simhost_twice's: answered, kept */
 #endif

@@ -4,6 +4,7 @@
  * barrier. */
 #include "reads.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "../../proto/backup.h"
 #include "admit.h"
 #include "gateway.h"
+#include "gwaudit.h"
 #include "gwreq.h"
 #include "leader.h"
 #include "pending.h"
@@ -313,13 +315,19 @@ static void answer_query_names(const struct gateway_now *now,
 static void start_backup(struct gateway *g, const struct gateway_now *now,
                          struct pending *p)
 {
+        char detail[48];
         int rv;
 
         if (p->to.conn == NULL) {
                 pending_free(p, now); /* the client left */
                 return;
         }
+        snprintf(detail, sizeof detail, "state at index %llu",
+                 (unsigned long long)g->host->last_applied(g->host));
         rv = g->host->backup_start(g->host, p->to.conn, p->to.id);
+        gwaudit(g, p->to.conn,
+                &(struct audit_event){
+                    .action = "BACKUP", .result = rv, .detail = detail});
         if (rv != 0) {
                 pending_settle_status(p, now, rv);
                 return;
@@ -494,13 +502,14 @@ void reads_on_backup(struct gateway *g, const struct gateway_now *now,
                 return;
         }
         if (req.backup == 0) {
-                if (req.offset != 0) {
-                        reply_status(g, c, h->id, BATON_EINVAL);
-                        return;
-                }
-                p = pending_new(g, now, c, h->id, h->type, 0);
+                rv = req.offset != 0 ? BATON_EINVAL : 0;
+                p = rv == 0 ? pending_new(g, now, c, h->id, h->type, 0) : NULL;
                 if (p == NULL) {
-                        reply_status(g, c, h->id, BATON_ENOMEM);
+                        rv = rv != 0 ? rv : BATON_ENOMEM;
+                        gwaudit(g, c,
+                                &(struct audit_event){.action = "BACKUP",
+                                                      .result = rv});
+                        reply_status(g, c, h->id, rv);
                         return;
                 }
                 admit_route(p, now, &g->reads);

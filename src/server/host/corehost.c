@@ -4,6 +4,8 @@
  * timer, the apply log, the ATTACH hash, backups, the log). */
 #include "corehost.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -244,6 +246,14 @@ static void log_op(struct gateway_host *ops, enum log_level level,
         log_write_fields(level, f, "%s", message);
 }
 
+/* gateway_host.audit: the core's line, to audit-log. */
+static void audit_op(struct gateway_host *ops, const struct audit_event *e)
+{
+        struct corehost *h = ops->data;
+
+        audit_write(&h->audit, e);
+}
+
 int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
                   const struct config *cfg)
 {
@@ -251,6 +261,7 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
 
         h->loop = loop;
         h->node = node;
+        h->cfg = cfg;
         h->ev_index = 0;
         h->depth = 0;
         queue_init(&h->gone);
@@ -261,6 +272,7 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         h->query.ops.backup_chunk = backup_chunk_op;
         h->query.ops.alarms = alarms_op;
         h->query.ops.log = log_op;
+        h->query.ops.audit = audit_op;
         h->query.ops.timer = timer_op;
         corereq_init(&h->query.ops);
         coreconn_init(&h->query.ops);
@@ -270,11 +282,24 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         backups_init(&h->backups, loop, node);
         rv = applylog_open(&h->applylog, cfg->apply_log);
         if (rv != 0) {
+                snprintf(h->errmsg, sizeof h->errmsg,
+                         "cannot open the apply log %s: %s", cfg->apply_log,
+                         strerror(errno));
                 goto err;
+        }
+        rv = audit_open(&h->audit, cfg->audit_log, cfg->id);
+        if (rv != 0) {
+                snprintf(h->errmsg, sizeof h->errmsg,
+                         "cannot open the audit log %s: %s", cfg->audit_log,
+                         strerror(errno));
+                goto err_after_applylog;
         }
         rv = gateway_init(&h->core, &h->query.ops, cfg, cfg->log_level);
         if (rv != 0) {
-                goto err_after_applylog;
+                snprintf(h->errmsg, sizeof h->errmsg,
+                         "cannot set up the request core: %s",
+                         baton_strerror(rv));
+                goto err_after_audit;
         }
         /* After the core: a failed init leaves no handle to close, and the
          * core arms nothing before its first input. */
@@ -285,6 +310,8 @@ int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
         node_set_acl_cb(node, on_acl, h);
         return 0;
 
+err_after_audit:
+        audit_close(&h->audit);
 err_after_applylog:
         applylog_close(&h->applylog);
 err:
@@ -304,6 +331,30 @@ void corehost_close(struct corehost *h)
         uv_close((uv_handle_t *)&h->timer, NULL);
         backup_forget_conn(&h->backups, NULL);
         applylog_close(&h->applylog);
+        audit_close(&h->audit);
+}
+
+void corehost_reopen_logs(struct corehost *h)
+{
+        const char *what[] = {"apply log", "audit log"};
+        const char *path[] = {h->cfg->apply_log, h->cfg->audit_log};
+        unsigned i;
+        int rv;
+
+        for (i = 0; i < 2; i++) {
+                if (path[i][0] == '\0') {
+                        continue;
+                }
+                rv = i == 0 ? applylog_reopen(&h->applylog, path[i])
+                            : audit_reopen(&h->audit);
+                if (rv != 0) {
+                        log_error("SIGHUP: cannot reopen the %s %s: %s; "
+                                  "writing to the file it had open",
+                                  what[i], path[i], strerror(errno));
+                        continue;
+                }
+                log_info("SIGHUP: %s %s reopened", what[i], path[i]);
+        }
 }
 
 void corehost_on_frame(void *data, struct conn *c,

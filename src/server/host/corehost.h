@@ -5,10 +5,12 @@
 #ifndef SERVER_COREHOST_H
 #define SERVER_COREHOST_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include <uv.h>
 
+#include "../base/audit.h"
 #include "../config/config.h"
 #include "../gateway/gateway.h"
 #include "../net/conn.h"
@@ -33,6 +35,11 @@
  * clock only at the end of a turn, for the leader's CLOCK command. The
  * core's one timer is a uv timer here, started for the time the core asks
  * for on uv_now()'s clock.
+ *
+ * The audit trail is the host's too (base/audit.h): the core's lines
+ * come through its audit op, net's and the HTTP API's refusals through the
+ * pointers main.c gives them; corehost_reopen_logs() reopens both logs on
+ * SIGHUP.
  *
  * The apply log is the host's: an event's or an ACL entry's line is
  * written before the core hears of it, so a node killed inside the core
@@ -70,10 +77,15 @@ struct corehost {
         struct corequery query; /* its ops are the core's host */
         uv_loop_t *loop;
         struct node *node;
+        const struct config *cfg; /* borrowed: the logs' paths */
         uv_timer_t timer;  /* the core's deadlines (gateway_host.timer) */
         uint64_t ev_index; /* the entry whose events ev_ns times */
         uint64_t ev_ns;
         struct applylog applylog;
+        /* The audit trail (audit-log): the core's lines (gateway_host's
+         * audit), and the refusals of net and the HTTP API, which main.c
+         * points at it. */
+        struct audit audit;
         struct backups backups;
         /* Inputs of the core under way (nested: see gateway_host's
          * lockfsm), and the connections that went meanwhile, by their
@@ -83,6 +95,7 @@ struct corehost {
 #ifdef BATON_CHAOS_BUG_WALLCLOCK
         int64_t bug_wall_base; /* wall ms minus uv_now() at init */
 #endif
+        char errmsg[PATH_MAX + 96]; /* why corehost_init() failed */
 };
 
 /* The node's leadership callbacks, into `h`'s core, for node_start(),
@@ -90,21 +103,26 @@ struct corehost {
  * loop, once corehost_init() has returned. */
 void corehost_node_callbacks(struct corehost *h, struct node_callbacks *cb);
 
-/* Open the apply log (cfg->apply_log; "" leaves it off), set up the core
- * on the started `node` and its timer on `loop`, and take the node's
- * event, entry and ACL callbacks. `loop`, `node` and `cfg` are borrowed
- * for the host's life.
- * 0, or BATON_EIO (the apply log could not be opened) or BATON_ENOMEM;
- * on failure nothing is left to clean up. */
+/* Open the apply log and the audit trail (cfg->apply_log, cfg->audit_log;
+ * "" leaves one off), set up the core on the started `node` and its timer
+ * on `loop`, and take the node's event, entry and ACL callbacks. `loop`,
+ * `node` and `cfg` are borrowed for the host's life.
+ * 0, or BATON_EIO (a log could not be opened) or BATON_ENOMEM, with
+ * h->errmsg saying what failed; on failure nothing is left to clean up. */
 int corehost_init(struct corehost *h, uv_loop_t *loop, struct node *node,
                   const struct config *cfg);
 /* Give the node's callbacks back, close the core (gateway_close()) and
  * its timer (the loop finishes it), let go of every backup pin, then close
- * the apply log. The core's raft requests still out end later, when the
- * node closes: the host still hands their answers to the core, which then
- * only frees their records, so `h` must stay until the node has closed
- * (gateway_requests_out() is 0 then). */
+ * the apply log and the audit trail. The core's raft requests still out end
+ * later, when the node closes: the host still hands their answers to the core,
+ * which then only frees their records, so `h` must stay until the node has
+ * closed (gateway_requests_out() is 0 then). */
 void corehost_close(struct corehost *h);
+
+/* SIGHUP: open the apply log and the audit trail again at their paths
+ * (applylog_reopen(), audit_reopen()), for logrotate; one that cannot be
+ * opened is logged and keeps its old file. */
+void corehost_reopen_logs(struct corehost *h);
 
 /* The clocks of an input to `h`'s core, read now: the loop's
  * milliseconds, which every deadline counts in, and the monotonic

@@ -202,12 +202,29 @@ static void send_call(struct apiconn *a)
                                   hash, frame, sizeof frame));
 }
 
+/* A request refused before it reached the core, for want of its
+ * session's credentials (BATON_EPERM): its audit line. The core records
+ * the refusals it makes itself (a role, a wrong secret). */
+static void audit_refusal(struct apiconn *a, const struct api_refusal *why)
+{
+        struct audit_event e = {.identity = a->c->identity,
+                                .address = a->c->peer,
+                                .action = apicall_name(a->call.op),
+                                .result = why->code,
+                                .detail = why->message};
+
+        audit_write(&a->api->host->audit, &e);
+}
+
 /* A whole request: check it, then send its first frame. */
 static void start(struct apiconn *a)
 {
         struct api_refusal why;
 
         if (apicall_read(&a->req, a->api->max_wait_ms, &a->call, &why) != 0) {
+                if (why.code == BATON_EPERM) {
+                        audit_refusal(a, &why);
+                }
                 respond_error(a, why.http, why.code, why.message, true);
                 return;
         }

@@ -208,6 +208,7 @@ int httpapi_start(struct httpapi *api, uv_loop_t *loop, struct corehost *host,
                  tls != NULL ? "TLS with client certificates" : "plain HTTP");
         conn_set_app(&api->conns, &api->app);
         api->conns.cfg = cfg; /* the roles of TLS identities */
+        api->conns.audit = &host->audit;
         uv_timer_init(loop, &api->heartbeat);
         api->heartbeat.data = api;
         uv_timer_start(&api->heartbeat, on_heartbeat, HEARTBEAT_MS,

@@ -134,6 +134,18 @@ static void authenticated(struct conn *c)
         }
 }
 
+/* The audit line of `c`, refused for its TLS: `why`. */
+static void audit_refusal(struct conn *c, const char *why)
+{
+        struct audit_event e = {.identity = c->identity,
+                                .address = c->peer,
+                                .action = "CONNECT",
+                                .result = BATON_ETLS,
+                                .detail = why};
+
+        audit_write(c->set->audit, &e);
+}
+
 /* Refuse the connection for a TLS failure: send the alert, if any, then
  * close. */
 static void tls_refuse(struct conn *c, long rv)
@@ -144,6 +156,7 @@ static void tls_refuse(struct conn *c, long rv)
                            "client connection %llu from %s refused: %s",
                            (unsigned long long)c->id, c->peer,
                            tls_errmsg(c->tls));
+                audit_refusal(c, tls_errmsg(c->tls));
         }
         c->closing = true;
         uv_read_stop((uv_stream_t *)&c->tcp);
@@ -159,6 +172,7 @@ static void refuse_plain(struct conn *c)
                    "client connection %llu from %s refused: plain text on "
                    "the TLS port",
                    (unsigned long long)c->id, c->peer);
+        audit_refusal(c, "plain text on the TLS port");
         tls_conn_destroy(c->tls);
         c->tls = NULL;
         conn_fail(c, 0, BATON_ETLS,

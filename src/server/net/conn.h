@@ -13,6 +13,7 @@
 #include "../../lib/queue.h"
 #include "../../proto/proto.h"
 #include "../../tls/tls.h"
+#include "../base/audit.h"
 #include "../config/roles.h"
 #include "../gateway/gwconn.h"
 #include "addrcount.h"
@@ -125,6 +126,9 @@ struct conn_set {
         struct conn_limits limits;
         struct tls_ctx *tls;      /* new connections' TLS; NULL: plain */
         const struct config *cfg; /* roles of identities (borrowed) */
+        /* Where a connection refused for its TLS (a failed handshake,
+         * plain text) is recorded (borrowed; NULL: nowhere). */
+        struct audit *audit;
         uint32_t n;
         uint64_t next_id;
         uint64_t accepted;

@@ -418,6 +418,22 @@ static void api_counts(struct promtext *o, const struct httpapi *a)
             a->refused);
 }
 
+/* The audit trail's lines, when audit-log is set. */
+static void audit_counts(struct promtext *o, const struct audit *a)
+{
+        if (!audit_on(a)) {
+                return;
+        }
+        promtext_counter(o, "baton_audit_lines_total",
+                         "Lines this node wrote to its audit log: admin "
+                         "requests served, requests refused.",
+                         a->lines);
+        promtext_counter(o, "baton_audit_write_errors_total",
+                         "Audit log lines lost: a write that failed or was "
+                         "cut short (a full disk).",
+                         a->lost);
+}
+
 /* With TLS: the time the node's certificate has left. */
 static void cert_expiry(struct promtext *o, const struct certwatch *w)
 {
@@ -500,6 +516,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
                        ns.last_index);
         ports(&o, m);
         api_counts(&o, m->api);
+        audit_counts(&o, m->audit);
         cert_expiry(&o, m->certwatch);
         metricsnode_render(&o, m);
         return o.len;
@@ -605,6 +622,12 @@ int metrics_start(struct metrics *m, uv_loop_t *loop,
         }
         m->active = 1;
         return 0;
+}
+
+void metrics_set_audit(struct metrics *m, struct audit *a)
+{
+        m->audit = a;
+        m->http.audit = a;
 }
 
 void metrics_close(struct metrics *m)

@@ -32,6 +32,8 @@ struct metrics {
         const struct certwatch *certwatch;
         /* The HTTP API's counters (NULL, or not active: none). */
         const struct httpapi *api;
+        /* The audit trail's counters (NULL, or off: none). */
+        const struct audit *audit;
         int active; /* listening */
 };
 
@@ -53,6 +55,10 @@ int metrics_start(struct metrics *m, uv_loop_t *loop,
                   struct node *n, struct conn_set *conns,
                   const struct looplag *lag, const struct memtrim *trim);
 void metrics_close(struct metrics *m);
+
+/* Count the lines of audit trail `a` (borrowed for the endpoint's life),
+ * and record there what the port refuses (a 403, a TLS handshake). */
+void metrics_set_audit(struct metrics *m, struct audit *a);
 
 /* Render the exposition text into buf (NUL-terminated); returns its length,
  * or the length it would need when `cap` is too small. */

@@ -1,6 +1,7 @@
 /* The metrics port's HTTP (see scrape.h). */
 #include "scrape.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,54 @@ static void send_sealed(struct scrape *s, bool last)
         free(p);
 }
 
+/* The audit line of a request of `s` refused `result`: `action`, `why`. */
+static void audit(struct scrape *s, const char *action, int result,
+                  const char *why)
+{
+        struct sockaddr_storage sa;
+        char ip[INET6_ADDRSTRLEN] = "", address[INET6_ADDRSTRLEN + 8] = "";
+        int len = sizeof sa;
+        struct audit_event e = {.identity =
+                                    s->tls != NULL ? tls_peer(s->tls) : "",
+                                .address = address,
+                                .action = action,
+                                .result = result,
+                                .detail = why};
+
+        if (!audit_on(s->server->audit)) {
+                return;
+        }
+        memset(&sa, 0, sizeof sa);
+        if (uv_tcp_getpeername(&s->tcp, (struct sockaddr *)&sa, &len) == 0) {
+                if (sa.ss_family == AF_INET6) {
+                        const struct sockaddr_in6 *a = (const void *)&sa;
+                        uv_ip6_name(a, ip, sizeof ip);
+                        snprintf(address, sizeof address, "[%s]:%u", ip,
+                                 ntohs(a->sin6_port));
+                } else if (sa.ss_family == AF_INET) {
+                        const struct sockaddr_in *a = (const void *)&sa;
+                        uv_ip4_name(a, ip, sizeof ip);
+                        snprintf(address, sizeof address, "%s:%u", ip,
+                                 ntohs(a->sin_port));
+                }
+        }
+        audit_write(s->server->audit, &e);
+}
+
+/* A 403's audit line: the request, and the first line of the body that
+ * says why (`body`, `n` bytes). */
+static void forbidden(struct scrape *s, const char *path, const char *body,
+                      size_t n)
+{
+        char action[SCRAPE_PATH_MAX + 8], why[256];
+        const char *nl = memchr(body, '\n', n);
+
+        snprintf(action, sizeof action, "GET %s", path);
+        snprintf(why, sizeof why, "%.*s",
+                 (int)(nl != NULL ? (size_t)(nl - body) : n), body);
+        audit(s, action, BATON_EPERM, why);
+}
+
 static void reply(struct scrape *s)
 {
         struct scrape_server *srv = s->server;
@@ -141,7 +190,10 @@ static void reply(struct scrape *s)
         len = srv->render(srv->data, &req, &r, text + n, need);
         len = (size_t)n + (len < need ? len : need - 1); /* never past it */
         srv->served++;
-        srv->forbidden += r.status == 403;
+        if (r.status == 403) {
+                srv->forbidden++;
+                forbidden(s, path, text + n, len - (size_t)n);
+        }
         if (s->tls == NULL) {
                 send_bytes(s, text, len, true);
         } else if (tls_write(s->tls, (const uint8_t *)text, len) == 0) {
@@ -199,6 +251,7 @@ static void take_sealed(struct scrape *s, const char *p, size_t n)
                         s->server->refused++;
                         log_warn("metrics connection refused: %s",
                                  tls_errmsg(s->tls));
+                        audit(s, "CONNECT", BATON_ETLS, tls_errmsg(s->tls));
                         send_sealed(s, true); /* the alert, then close */
                         return;
                 }

@@ -13,6 +13,7 @@
 
 #include "../../lib/queue.h"
 #include "../../tls/tls.h"
+#include "../base/audit.h"
 
 /* How a request is answered: 200 with the Prometheus text type unless the
  * render callback says otherwise. */
@@ -55,6 +56,9 @@ struct scrape_server {
         uint64_t refused;   /* over max_conns, TLS refused, neither protocol */
         uint64_t forbidden; /* answered 403 */
         uint64_t timed_out; /* closed at their deadline */
+        /* Where a request answered 403 and a connection refused for its
+         * TLS are recorded (borrowed; NULL: nowhere). */
+        struct audit *audit;
         bool active;
 };
 
