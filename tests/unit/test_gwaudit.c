@@ -36,9 +36,9 @@ static void expect_line(const struct corefix *x, size_t m, unsigned nth,
 static void clients(struct corefix *x)
 {
         gateway_conn_init(&x->c.gw, 5, "alice", false);
-        x->c.gw.address = "10.0.0.7:5000";
+        x->c.gw.endpoint = "10.0.0.7:5000";
         gateway_conn_init(&x->other.gw, 6, "admin", true);
-        x->other.gw.address = "10.0.0.8:6000";
+        x->other.gw.endpoint = "10.0.0.8:6000";
 }
 
 /* A command frame of `cmd` from `conn`; its id. */
@@ -211,7 +211,7 @@ static void acl_requests(void **state)
         size_t m;
 
         gateway_conn_init(&x->c.gw, 5, "admin", true);
-        x->c.gw.address = "10.0.0.8:6000";
+        x->c.gw.endpoint = "10.0.0.8:6000";
         gateway_on_ready(&x->g, &x->now, TERM);
         m = corefix_mark(x);
         corefix_send_acl_list(x);

@@ -21,7 +21,7 @@ void gwaudit_who_init(struct gwaudit_who *w, const struct gateway_conn *c)
         snprintf(w->identity, sizeof w->identity, "%s",
                  c->identity != NULL ? c->identity : "");
         snprintf(w->address, sizeof w->address, "%s",
-                 c->address != NULL ? c->address : "");
+                 c->endpoint != NULL ? c->endpoint : "");
 }
 
 struct gwaudit_who *gwaudit_who_new(const struct gateway_conn *c)
@@ -46,7 +46,7 @@ void gwaudit(struct gateway *g, const struct gateway_conn *c,
              struct audit_event *e)
 {
         e->identity = c != NULL ? c->identity : "";
-        e->address = c != NULL ? c->address : "";
+        e->address = c != NULL ? c->endpoint : "";
         g->host->audit(g->host, e);
 }
 

@@ -17,6 +17,7 @@ void gateway_conn_init(struct gateway_conn *c, uint64_t id,
         c->id = id;
         c->identity = identity;
         c->address = "";
+        c->endpoint = "";
         c->plain = plain;
         c->role = plain ? ROLES_ADMIN : ROLES_NONE;
 }

@@ -32,6 +32,9 @@ struct gateway_conn {
         /* Its client's source address (borrowed, "" until the host sets
          * it), for listings of sessions. */
         const char *address;
+        /* Its address and port (borrowed, "" until the host sets it), for
+         * the audit trail. */
+        const char *endpoint;
         bool plain; /* no identities (tls = off): always admin */
         /* enum roles_role: what its client may do, as decided at the
          * access list's `role_epoch` (access.h); 0: not decided yet. The

@@ -208,7 +208,7 @@ static void send_call(struct apiconn *a)
 static void audit_refusal(struct apiconn *a, const struct api_refusal *why)
 {
         struct audit_event e = {.identity = a->c->identity,
-                                .address = a->c->peer,
+                                .address = a->c->endpoint,
                                 .action = apicall_name(a->call.op),
                                 .result = why->code,
                                 .detail = why->message};

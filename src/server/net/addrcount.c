@@ -88,3 +88,21 @@ void addrcount_format(const struct addrcount_entry *e, char *out, size_t size)
                 snprintf(out, size, "?");
         }
 }
+
+void addrcount_endpoint(const struct sockaddr_storage *sa, char *out,
+                        size_t size)
+{
+        char ip[INET6_ADDRSTRLEN] = "?";
+
+        if (sa->ss_family == AF_INET6) {
+                const struct sockaddr_in6 *a = (const void *)sa;
+                inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
+                snprintf(out, size, "[%s]:%u", ip, ntohs(a->sin6_port));
+        } else if (sa->ss_family == AF_INET) {
+                const struct sockaddr_in *a = (const void *)sa;
+                inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+                snprintf(out, size, "%s:%u", ip, ntohs(a->sin_port));
+        } else if (size > 0) {
+                out[0] = '\0';
+        }
+}

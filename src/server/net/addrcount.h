@@ -39,4 +39,12 @@ void addrcount_put(struct addrcount *a, struct addrcount_entry *e);
 /* "127.0.0.1" or "::1": the entry's address as text, into `out`. */
 void addrcount_format(const struct addrcount_entry *e, char *out, size_t size);
 
+/* Room for addrcount_endpoint()'s text and its NUL. */
+#define ADDRCOUNT_ENDPOINT_MAX 56
+
+/* "127.0.0.1:51234" or "[::1]:51234": the address and port of `sa` as
+ * text, into `out` ("" for a family other than IPv4 and IPv6). */
+void addrcount_endpoint(const struct sockaddr_storage *sa, char *out,
+                        size_t size);
+
 #endif /* SERVER_ADDRCOUNT_H */

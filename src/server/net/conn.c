@@ -138,7 +138,7 @@ static void authenticated(struct conn *c)
 static void audit_refusal(struct conn *c, const char *why)
 {
         struct audit_event e = {.identity = c->identity,
-                                .address = c->peer,
+                                .address = c->endpoint,
                                 .action = "CONNECT",
                                 .result = BATON_ETLS,
                                 .detail = why};
@@ -299,6 +299,8 @@ static bool admit(struct conn *c)
         }
         addrcount_format(c->from, c->peer, sizeof c->peer);
         c->gw.address = c->peer;
+        addrcount_endpoint(&sa, c->endpoint, sizeof c->endpoint);
+        c->gw.endpoint = c->endpoint;
         if (s->n <= s->limits.max_conns &&
             c->from->n <= s->limits.max_per_address) {
                 return true;

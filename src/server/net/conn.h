@@ -86,6 +86,8 @@ struct conn {
         struct tls_conn *tls;         /* NULL: plain (tls = off) */
         struct addrcount_entry *from; /* the source address's count */
         char peer[INET6_ADDRSTRLEN];  /* the source address, for logs */
+        /* The source address and port, for the audit trail. */
+        char endpoint[ADDRCOUNT_ENDPOINT_MAX];
         /* The client's certificate identity; "" without TLS. */
         char identity[TLS_IDENTITY_MAX];
         /* What the request core keeps of this connection (its answers

@@ -7,6 +7,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "../base/log.h"
+#include "../net/addrcount.h"
 #include "../net/httpreq.h"
 #include "../net/listen.h"
 #include "scrapegate.h"
@@ -114,7 +115,7 @@ static void audit(struct scrape *s, const char *action, int result,
                   const char *why)
 {
         struct sockaddr_storage sa;
-        char ip[INET6_ADDRSTRLEN] = "", address[INET6_ADDRSTRLEN + 8] = "";
+        char address[ADDRCOUNT_ENDPOINT_MAX] = "";
         int len = sizeof sa;
         struct audit_event e = {.identity =
                                     s->tls != NULL ? tls_peer(s->tls) : "",
@@ -128,17 +129,7 @@ static void audit(struct scrape *s, const char *action, int result,
         }
         memset(&sa, 0, sizeof sa);
         if (uv_tcp_getpeername(&s->tcp, (struct sockaddr *)&sa, &len) == 0) {
-                if (sa.ss_family == AF_INET6) {
-                        const struct sockaddr_in6 *a = (const void *)&sa;
-                        uv_ip6_name(a, ip, sizeof ip);
-                        snprintf(address, sizeof address, "[%s]:%u", ip,
-                                 ntohs(a->sin6_port));
-                } else if (sa.ss_family == AF_INET) {
-                        const struct sockaddr_in *a = (const void *)&sa;
-                        uv_ip4_name(a, ip, sizeof ip);
-                        snprintf(address, sizeof address, "%s:%u", ip,
-                                 ntohs(a->sin_port));
-                }
+                addrcount_endpoint(&sa, address, sizeof address);
         }
         audit_write(s->server->audit, &e);
 }
