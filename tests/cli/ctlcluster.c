@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../integration/tlsfiles.h"
 #include "../lib/tclient.h"
 
 const char *ctlcluster_program(const char *env, const char *dflt)
@@ -82,6 +83,29 @@ int ctlcluster_open(struct harness *h, const char *argv0, unsigned watchdog_s,
                 return -1;
         }
         return 0;
+}
+
+bool ctlcluster_open_tls(struct harness *h, struct tap *t, const char *argv0,
+                         unsigned watchdog_s, const char *identity,
+                         const char *prog, unsigned *leader, int64_t started_ms,
+                         int *status)
+{
+        if (ctlcluster_open(h, argv0, watchdog_s, leader) != 0) {
+                *status = 1;
+                return false;
+        }
+        if (!tlsfiles_on()) {
+                tap_diag("roles need TLS: nothing to check without it");
+                *status = ctlcluster_close(h, t, false, started_ms);
+                return false;
+        }
+        if (tlsfiles_issue(identity, identity, -1, 30, 0) != 0) {
+                printf("Bail out! cannot make %s's certificate\n", identity);
+                *status = 1;
+                return false;
+        }
+        tap_diag("cluster %s, leader %u, %s", h->endpoints, *leader, prog);
+        return true;
 }
 
 int ctlcluster_close(struct harness *h, struct tap *t, bool scan_logs,

@@ -56,6 +56,22 @@ int ctlcluster_open(struct harness *h, const char *argv0, unsigned watchdog_s,
                     unsigned *leader);
 
 /*
+ * The start of a test of identities and roles: ctlcluster_open(), then,
+ * with the tests' TLS files (tlsfiles_on()), a certificate of the tests'
+ * CA for `identity` (the default role unless the list names it), and a
+ * comment naming the cluster, its leader and `prog`, the program under
+ * test. True when the test goes on, with `*leader`; false with the program's
+ * exit status in `*status` once the cluster could not start ("Bail out!"), the
+ * certificate could not be made ("Bail out!"), or the cluster runs
+ * without TLS, where roles are not checked (closed, after a comment that
+ * says so; `started_ms` as ctlcluster_close()).
+ */
+bool ctlcluster_open_tls(struct harness *h, struct tap *t, const char *argv0,
+                         unsigned watchdog_s, const char *identity,
+                         const char *prog, unsigned *leader, int64_t started_ms,
+                         int *status);
+
+/*
  * The end of the test: a node that exited on its own is a failed case;
  * with `scan_logs`, every node is stopped and a case checks that their
  * logs hold no sanitizer or assertion report; the cluster is closed (its

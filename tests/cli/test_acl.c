@@ -370,6 +370,7 @@ static void node4_leads(void)
 int main(int argc, char **argv)
 {
         int64_t t0 = tclient_now_ms();
+        int status;
         unsigned leader;
 
         (void)argc;
@@ -377,19 +378,10 @@ int main(int argc, char **argv)
         if (batonctl == NULL) {
                 return 0;
         }
-        if (ctlcluster_open(&cluster, argv[0], WATCHDOG_S, &leader) != 0) {
-                return 1;
+        if (!ctlcluster_open_tls(&cluster, &tap, argv[0], WATCHDOG_S, "alice",
+                                 batonctl, &leader, t0, &status)) {
+                return status;
         }
-        if (!tlsfiles_on()) {
-                tap_diag("roles need TLS: nothing to check without it");
-                return ctlcluster_close(&cluster, &tap, false, t0);
-        }
-        if (tlsfiles_issue("alice", "alice", -1, 30, 0) != 0) {
-                printf("Bail out! cannot make alice's certificate\n");
-                return 1;
-        }
-        tap_diag("cluster %s, leader %u, batonctl %s", cluster.endpoints,
-                 leader, batonctl);
         seeded();
         add_remove(leader);
         node_identity(leader);

@@ -310,7 +310,7 @@ static int find_batond(struct harness *h, const char *batond, const char *argv0)
 static int spawn(struct harness *h, struct harness_node *nd)
 {
         char id[24], members[HARNESS_MAX_NODES][3 * HARNESS_ADDR_MAX];
-        char *argv[28 + 2 * HARNESS_MAX_NODES + HARNESS_MAX_FLAGS];
+        char *argv[30 + 2 * HARNESS_MAX_NODES + HARNESS_MAX_FLAGS];
         sigset_t all, old;
         unsigned i, a = 0;
         pid_t parent = getpid(), pid;
@@ -324,6 +324,8 @@ static int spawn(struct harness *h, struct harness_node *nd)
         argv[a++] = nd->data_dir;
         argv[a++] = "--apply-log";
         argv[a++] = nd->apply_log;
+        argv[a++] = "--audit-log";
+        argv[a++] = nd->audit_log;
         argv[a++] = "--metrics-address";
         argv[a++] = nd->metrics_address;
         if (nd->join) {
@@ -414,6 +416,8 @@ static void node_setup(struct harness *h, unsigned i)
                  "127.0.0.1:%d", port + METRICS_PORT);
         snprintf(nd->data_dir, sizeof nd->data_dir, "%s/n%u", h->dir, nd->id);
         snprintf(nd->apply_log, sizeof nd->apply_log, "%s/apply%u.log", h->dir,
+                 nd->id);
+        snprintf(nd->audit_log, sizeof nd->audit_log, "%s/audit%u.log", h->dir,
                  nd->id);
         snprintf(nd->log_path, sizeof nd->log_path, "%s/n%u.log", h->dir,
                  nd->id);

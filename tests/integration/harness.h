@@ -30,6 +30,7 @@ struct harness_node {
         unsigned n_flags;
         char data_dir[PATH_MAX];
         char apply_log[PATH_MAX];
+        char audit_log[PATH_MAX]; /* its audit-log ("": off) */
         char log_path[PATH_MAX];
 };
 
@@ -78,7 +79,8 @@ void harness_set_err(struct harness *h, const char *fmt, ...)
  * Start an n-node cluster (3 or 5) of `batond` (path `batond`, or NULL:
  * $BATOND, ./batond, then next to the test binary `argv0`) on free ports
  * from `base_port` (<= 0: $BATON_TEST_BASE_PORT or 17000 + 100 * (pid %
- * 50)), with data dirs, apply logs and logs in a fresh temp dir under
+ * 50)), with data dirs, apply logs, audit logs and logs in a fresh temp
+ * dir under
  * $BATON_TEST_TMPDIR or /tmp. Each cluster takes a block of 20 ports:
  * raft addresses at block + 0.., client addresses at block + 6.. and
  * metrics addresses (every node serves metrics) at block + 12.., room

@@ -42,13 +42,15 @@ static void applied_free(struct applied *a)
         memset(a, 0, sizeof *a);
 }
 
-static char *read_file(const char *path, size_t *len)
+char *harness_read_file(const char *path, size_t *len)
 {
         FILE *f = fopen(path, "r");
         char *buf = NULL;
         size_t cap = 0, n = 0;
 
-        *len = 0;
+        if (len != NULL) {
+                *len = 0;
+        }
         if (f == NULL) {
                 return NULL;
         }
@@ -72,7 +74,9 @@ static char *read_file(const char *path, size_t *len)
         if (buf != NULL) {
                 buf[n] = '\0';
         }
-        *len = n;
+        if (len != NULL) {
+                *len = n;
+        }
         return buf;
 }
 
@@ -130,7 +134,7 @@ static int applied_put(struct harness *h, unsigned id, struct applied *a,
 static int applied_load(struct harness *h, unsigned id, struct applied *a)
 {
         size_t len;
-        char *buf = read_file(h->nodes[id - 1].apply_log, &len);
+        char *buf = harness_read_file(h->nodes[id - 1].apply_log, &len);
         char *p, *group = NULL;
         uint64_t group_index = 0;
         bool group_done = false;
@@ -256,7 +260,7 @@ unsigned harness_undecodable_entries(struct harness *h, unsigned *node)
 
         for (i = 0; i < h->n; i++) {
                 size_t len;
-                char *buf = read_file(h->nodes[i].apply_log, &len);
+                char *buf = harness_read_file(h->nodes[i].apply_log, &len);
                 char *p = buf;
                 unsigned n = 0;
                 while (p != NULL &&
@@ -335,7 +339,7 @@ unsigned harness_scan_logs(struct harness *h, char *first, size_t cap)
         }
         for (i = 0; i < h->n; i++) {
                 size_t len;
-                char *buf = read_file(h->nodes[i].log_path, &len);
+                char *buf = harness_read_file(h->nodes[i].log_path, &len);
                 char *line = buf;
                 while (line != NULL && *line != '\0') {
                         char *nl = strchr(line, '\n');
@@ -366,7 +370,7 @@ bool harness_apply_log_has(struct harness *h, const char *needle)
 {
         for (unsigned i = 0; i < h->n; i++) {
                 size_t len;
-                char *buf = read_file(h->nodes[i].apply_log, &len);
+                char *buf = harness_read_file(h->nodes[i].apply_log, &len);
                 bool found = buf != NULL && strstr(buf, needle) != NULL;
 
                 free(buf);

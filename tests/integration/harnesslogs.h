@@ -17,6 +17,10 @@ struct harness;
  */
 int harness_check_apply_logs(struct harness *h, unsigned *compared);
 
+/* The whole file at `path`, NUL-terminated (its length in `*len`; may
+ * be NULL), for the caller to free(); NULL when it cannot be read. */
+char *harness_read_file(const char *path, size_t *len);
+
 /* Whether some node's apply log has a line with `needle` in it. */
 bool harness_apply_log_has(struct harness *h, const char *needle);
 
