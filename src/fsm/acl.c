@@ -1,6 +1,8 @@
 /* The replicated access list: which role each client identity has. */
 #include "acl.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../include/baton/errors.h"
@@ -97,55 +99,316 @@ int acl_put(struct acl *a, const char *identity, size_t len, uint8_t role)
         return 0;
 }
 
-/* Whether someone can still change the list: a rule or the default gives
- * admin. */
-static bool has_admin(const struct acl *a)
+/* Two byte strings in order: bytes, then length. */
+static int compare_bytes(const char *a, size_t a_len, const char *b,
+                         size_t b_len)
+{
+        size_t n = a_len < b_len ? a_len : b_len;
+        int c = n > 0 ? memcmp(a, b, n) : 0;
+
+        if (c != 0) {
+                return c;
+        }
+        return a_len == b_len ? 0 : (a_len < b_len ? -1 : 1);
+}
+
+/* Prefix rule order: kind, subject, prefix. */
+static int compare_prefix(uint8_t kind, const char *subject, size_t s_len,
+                          const char *prefix, size_t p_len,
+                          const struct acl_prefix_rule *r)
+{
+        int c;
+
+        if (kind != r->kind) {
+                return kind < r->kind ? -1 : 1;
+        }
+        c = compare_bytes(subject, s_len, r->subject, r->subject_len);
+        return c != 0 ? c
+                      : compare_bytes(prefix, p_len, r->prefix, r->prefix_len);
+}
+
+/* Where the prefix rule (kind, subject, prefix) is or would go: a binary
+ * search, as a table of hundreds is looked up on every change. */
+static unsigned prefix_position(const struct acl *a, uint8_t kind,
+                                const char *subject, size_t s_len,
+                                const char *prefix, size_t p_len, bool *found)
+{
+        unsigned lo = 0, hi = a->n_prefix;
+
+        *found = false;
+        while (lo < hi) {
+                unsigned mid = lo + (hi - lo) / 2;
+                int c = compare_prefix(kind, subject, s_len, prefix, p_len,
+                                       &a->prefix[mid]);
+                if (c == 0) {
+                        *found = true;
+                        return mid;
+                }
+                if (c < 0) {
+                        hi = mid;
+                } else {
+                        lo = mid + 1;
+                }
+        }
+        return lo;
+}
+
+static bool prefix_text_ok(const char *p, size_t len)
+{
+        return len <= ACL_PREFIX_LEN_MAX &&
+               (len == 0 || (p != NULL && memchr(p, '\0', len) == NULL));
+}
+
+int acl_rule_put(struct acl *a, uint8_t kind, const char *subject,
+                 size_t subject_len, const char *prefix, size_t prefix_len,
+                 uint8_t perms)
+{
+        struct acl_prefix_rule *r;
+        bool found;
+        unsigned i;
+
+        if ((kind != ACL_RULE_PREFIX && kind != ACL_RULE_GROUP_PREFIX) ||
+            !identity_ok(subject, subject_len) ||
+            !prefix_text_ok(prefix, prefix_len) || perms == 0 ||
+            perms > ACL_PERM_ALL) {
+                return BATON_EINVAL;
+        }
+        /* lock and manage each include read. */
+        perms |= ACL_PERM_READ;
+        i = prefix_position(a, kind, subject, subject_len, prefix, prefix_len,
+                            &found);
+        if (!found) {
+                /* The new rule's bytes: kind, perms, two strings. */
+                size_t more =
+                    4 + subject_len + prefix_len + (a->n_prefix == 0 ? 2 : 0);
+                if (a->n_prefix == ACL_PREFIX_MAX ||
+                    acl_encode(a, NULL, 0) + more > ACL_ENCODED_LIMIT) {
+                        return BATON_EINVAL;
+                }
+                memmove(&a->prefix[i + 1], &a->prefix[i],
+                        (a->n_prefix - i) * sizeof a->prefix[0]);
+                a->n_prefix++;
+        }
+        r = &a->prefix[i];
+        memset(r, 0, sizeof *r);
+        r->kind = kind;
+        r->perms = perms;
+        r->subject_len = (uint8_t)subject_len;
+        r->prefix_len = (uint8_t)prefix_len;
+        memcpy(r->subject, subject, subject_len);
+        if (prefix_len > 0) {
+                memcpy(r->prefix, prefix, prefix_len);
+        }
+        return 0;
+}
+
+bool acl_has_prefix_rules(const struct acl *a)
+{
+        return a->seeded && a->n_prefix > 0;
+}
+
+/* Whether `who` is the subject of rule `r`. */
+static bool matches(const struct acl_prefix_rule *r, const struct acl_who *who)
+{
+        size_t at = 0;
+
+        if (r->kind == ACL_RULE_PREFIX) {
+                return who->identity != NULL &&
+                       strcmp(who->identity, r->subject) == 0;
+        }
+        while (who->groups != NULL && at < who->groups_len) {
+                const char *g = who->groups + at;
+                size_t len = strnlen(g, who->groups_len - at);
+                if (len == r->subject_len && memcmp(g, r->subject, len) == 0) {
+                        return true;
+                }
+                at += len + 1;
+        }
+        return false;
+}
+
+uint8_t acl_name_perms(const struct acl *a, const struct acl_who *who,
+                       const char *name, size_t len)
+{
+        uint8_t perms = 0;
+        unsigned i;
+
+        if (!acl_has_prefix_rules(a)) {
+                return ACL_PERM_ALL;
+        }
+        for (i = 0; i < a->n_prefix && perms != ACL_PERM_ALL; i++) {
+                const struct acl_prefix_rule *r = &a->prefix[i];
+                if ((r->perms & ~perms) != 0 && r->prefix_len <= len &&
+                    memcmp(name, r->prefix, r->prefix_len) == 0 &&
+                    matches(r, who)) {
+                        perms |= r->perms;
+                }
+        }
+        return perms;
+}
+
+bool acl_prefix_reaches(const struct acl *a, const struct acl_who *who,
+                        const char *prefix, size_t len, uint8_t perm)
 {
         unsigned i;
 
-        if (a->default_role == ACL_ADMIN) {
+        if (!acl_has_prefix_rules(a)) {
                 return true;
         }
-        for (i = 0; i < a->n; i++) {
-                if (a->rules[i].role == ACL_ADMIN) {
+        for (i = 0; i < a->n_prefix; i++) {
+                const struct acl_prefix_rule *r = &a->prefix[i];
+                size_t n = r->prefix_len < len ? r->prefix_len : len;
+                if ((r->perms & perm) == perm &&
+                    memcmp(prefix, r->prefix, n) == 0 && matches(r, who)) {
                         return true;
                 }
         }
         return false;
 }
 
-static int apply_change(struct acl *a, const struct command *c)
-{
-        struct acl next = *a;
-        bool found;
-        unsigned i;
-        int rv;
+static const char *const perm_names[] = {"read", "lock", "manage"};
 
-        if (c->mode == COMMAND_ACL_SET) {
-                rv = acl_put(&next, c->name, c->name_len, c->role);
-                if (rv != 0) {
-                        return rv;
-                }
-        } else {
-                i = position(&next, ACL_RULE_IDENTITY, c->name, c->name_len,
-                             &found);
-                if (!found) {
-                        return BATON_ENOTFOUND;
-                }
-                memmove(&next.rules[i], &next.rules[i + 1],
-                        (next.n - i - 1) * sizeof next.rules[0]);
-                next.n--;
+const char *acl_perms_name(uint8_t perms, char *buf, size_t size)
+{
+        size_t at = 0;
+        unsigned i;
+
+        if (size == 0) {
+                return buf;
         }
-        if (has_admin(a) && !has_admin(&next)) {
+        buf[0] = '\0';
+        /* read is implied by lock and manage: name it alone only. */
+        if ((perms & (ACL_PERM_LOCK | ACL_PERM_MANAGE)) != 0) {
+                perms &= (uint8_t)~ACL_PERM_READ;
+        }
+        for (i = 0; i < 3; i++) {
+                if ((perms & (1u << i)) != 0) {
+                        int n = snprintf(buf + at, size - at, "%s%s",
+                                         at > 0 ? "," : "", perm_names[i]);
+                        if (n < 0 || (size_t)n >= size - at) {
+                                break;
+                        }
+                        at += (size_t)n;
+                }
+        }
+        return buf;
+}
+
+int acl_perms_parse(const char *text, uint8_t *perms)
+{
+        uint8_t got = 0;
+        const char *p = text;
+
+        while (p != NULL && *p != '\0') {
+                size_t len = strcspn(p, ",");
+                unsigned i;
+                for (i = 0; i < 3; i++) {
+                        if (len == strlen(perm_names[i]) &&
+                            strncmp(p, perm_names[i], len) == 0) {
+                                got |= (uint8_t)(1u << i);
+                                break;
+                        }
+                }
+                if (i == 3) {
+                        return BATON_EINVAL;
+                }
+                p += len;
+                if (*p == ',') {
+                        p++;
+                        if (*p == '\0') {
+                                return BATON_EINVAL;
+                        }
+                }
+        }
+        if (got == 0) {
                 return BATON_EINVAL;
         }
-        *a = next;
+        *perms = got | ACL_PERM_READ;
+        return 0;
+}
+
+/* A rule's kind and prefix, from the table of its RULE_SET or
+ * RULE_REMOVE (validated by command_decode()). */
+static void rule_of(const struct command *c, uint8_t *kind, const char **prefix,
+                    size_t *len)
+{
+        *kind = c->list[0];
+        *len = c->list[1];
+        *prefix = (const char *)c->list + 2;
+}
+
+static int apply_rule(struct acl *a, const struct command *c)
+{
+        const char *prefix;
+        uint8_t kind;
+        size_t len;
+        bool found;
+        unsigned i;
+
+        if (c->list == NULL || c->list_len < 2) {
+                return BATON_EINVAL;
+        }
+        rule_of(c, &kind, &prefix, &len);
+        if (c->mode == COMMAND_ACL_RULE_SET) {
+                return acl_rule_put(a, kind, c->name, c->name_len, prefix, len,
+                                    c->role);
+        }
+        i = prefix_position(a, kind, c->name, c->name_len, prefix, len, &found);
+        if (!found) {
+                return BATON_ENOTFOUND;
+        }
+        memmove(&a->prefix[i], &a->prefix[i + 1],
+                (a->n_prefix - i - 1) * sizeof a->prefix[0]);
+        a->n_prefix--;
+        return 0;
+}
+
+/* Whether the rule at `i` is the last way to administer: the default
+ * does not give admin, and no other rule does. */
+static bool last_admin(const struct acl *a, unsigned i)
+{
+        unsigned j;
+
+        if (a->default_role == ACL_ADMIN || a->rules[i].role != ACL_ADMIN) {
+                return false;
+        }
+        for (j = 0; j < a->n; j++) {
+                if (j != i && a->rules[j].role == ACL_ADMIN) {
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* A SET or REMOVE of an identity's role, decided before anything moves
+ * (apply needs no scratch table, so it cannot fail for memory). */
+static int apply_change(struct acl *a, const struct command *c)
+{
+        bool found;
+        unsigned i =
+            position(a, ACL_RULE_IDENTITY, c->name, c->name_len, &found);
+
+        if (c->mode == COMMAND_ACL_SET) {
+                if (found && c->role != ACL_ADMIN && last_admin(a, i)) {
+                        return BATON_EINVAL;
+                }
+                return acl_put(a, c->name, c->name_len, c->role);
+        }
+        if (!found) {
+                return BATON_ENOTFOUND;
+        }
+        if (last_admin(a, i)) {
+                return BATON_EINVAL;
+        }
+        memmove(&a->rules[i], &a->rules[i + 1],
+                (a->n - i - 1) * sizeof a->rules[0]);
+        a->n--;
         return 0;
 }
 
 int acl_apply(struct acl *a, const struct command *c)
 {
-        struct acl fresh;
+        struct acl *fresh;
         int rv;
 
         if (c->type != COMMAND_ACL) {
@@ -155,15 +418,23 @@ int acl_apply(struct acl *a, const struct command *c)
                 if (a->seeded) {
                         return 0; /* a later seed: the first one stands */
                 }
-                rv = acl_decode(&fresh, c->list, c->list_len);
-                if (rv != 0) {
-                        return BATON_ECORRUPT;
+                fresh = malloc(sizeof *fresh);
+                if (fresh == NULL) {
+                        return BATON_ENOMEM;
                 }
-                *a = fresh;
-                return 0;
+                rv = acl_decode(fresh, c->list, c->list_len);
+                if (rv == 0) {
+                        *a = *fresh;
+                }
+                free(fresh);
+                return rv != 0 ? BATON_ECORRUPT : 0;
         }
         if (!a->seeded) {
                 return BATON_EBUSY;
+        }
+        if (c->mode == COMMAND_ACL_RULE_SET ||
+            c->mode == COMMAND_ACL_RULE_REMOVE) {
+                return apply_rule(a, c);
         }
         return apply_change(a, c);
 }
@@ -216,7 +487,7 @@ bool acl_equal(const struct acl *a, const struct acl *b)
         unsigned i;
 
         if (a->seeded != b->seeded || a->default_role != b->default_role ||
-            a->n != b->n) {
+            a->n != b->n || a->n_prefix != b->n_prefix) {
                 return false;
         }
         for (i = 0; i < a->n; i++) {
@@ -224,6 +495,15 @@ bool acl_equal(const struct acl *a, const struct acl *b)
                 if (x->kind != y->kind || x->role != y->role ||
                     x->len != y->len ||
                     memcmp(x->identity, y->identity, x->len)) {
+                        return false;
+                }
+        }
+        for (i = 0; i < a->n_prefix; i++) {
+                const struct acl_prefix_rule *x = &a->prefix[i];
+                if (x->perms != b->prefix[i].perms ||
+                    compare_prefix(x->kind, x->subject, x->subject_len,
+                                   x->prefix, x->prefix_len,
+                                   &b->prefix[i]) != 0) {
                         return false;
                 }
         }
@@ -236,7 +516,7 @@ size_t acl_encode(const struct acl *a, uint8_t *buf, size_t cap)
         unsigned i;
 
         wcursor_init(&w, buf, cap);
-        wcursor_u8(&w, ACL_FORMAT);
+        wcursor_u8(&w, a->n_prefix > 0 ? 2 : 1);
         wcursor_u8(&w, a->default_role);
         wcursor_u16(&w, (uint16_t)a->n);
         wcursor_u8(&w, 0);
@@ -247,12 +527,53 @@ size_t acl_encode(const struct acl *a, uint8_t *buf, size_t cap)
                 wcursor_u8(&w, r->len);
                 wcursor_bytes(&w, r->identity, r->len);
         }
+        if (a->n_prefix == 0) {
+                return w.len;
+        }
+        wcursor_u16(&w, (uint16_t)a->n_prefix);
+        for (i = 0; i < a->n_prefix; i++) {
+                const struct acl_prefix_rule *r = &a->prefix[i];
+                wcursor_u8(&w, r->kind);
+                wcursor_u8(&w, r->perms);
+                wcursor_u8(&w, r->subject_len);
+                wcursor_bytes(&w, r->subject, r->subject_len);
+                wcursor_u8(&w, r->prefix_len);
+                wcursor_bytes(&w, r->prefix, r->prefix_len);
+        }
         return w.len;
 }
 
-int acl_decode(struct acl *a, const uint8_t *buf, size_t len)
+/* Format 2's prefix rules, ascending and valid as acl_rule_put() builds
+ * them. 0 or BATON_ECORRUPT. */
+static int decode_prefix(struct acl *fresh, struct rcursor *r)
 {
-        struct acl fresh;
+        unsigned i, n = rcursor_u16(r);
+
+        if (r->bad || n == 0 || n > ACL_PREFIX_MAX) {
+                return BATON_ECORRUPT;
+        }
+        for (i = 0; i < n; i++) {
+                uint8_t kind = rcursor_u8(r);
+                uint8_t perms = rcursor_u8(r);
+                uint8_t s_len = rcursor_u8(r);
+                const char *s = (const char *)rcursor_bytes(r, s_len);
+                uint8_t p_len = rcursor_u8(r);
+                const char *p = (const char *)rcursor_bytes(r, p_len);
+                if (r->bad || (perms & ACL_PERM_READ) == 0 ||
+                    (fresh->n_prefix > 0 &&
+                     compare_prefix(kind, s, s_len, p, p_len,
+                                    &fresh->prefix[fresh->n_prefix - 1]) <=
+                         0) ||
+                    acl_rule_put(fresh, kind, s, s_len, p, p_len, perms) != 0) {
+                        return BATON_ECORRUPT;
+                }
+        }
+        return 0;
+}
+
+/* Decode into `fresh`; see acl_decode(). */
+static int decode_into(struct acl *fresh, const uint8_t *buf, size_t len)
+{
         struct rcursor r;
         unsigned i, n;
         uint8_t format;
@@ -262,10 +583,10 @@ int acl_decode(struct acl *a, const uint8_t *buf, size_t len)
         if (!r.bad && format > ACL_FORMAT) {
                 return BATON_EVERSION;
         }
-        acl_start(&fresh, rcursor_u8(&r));
+        acl_start(fresh, rcursor_u8(&r));
         n = rcursor_u16(&r);
-        if (r.bad || format != ACL_FORMAT || rcursor_u8(&r) != 0 ||
-            fresh.default_role > ACL_ADMIN || n > ACL_MAX) {
+        if (r.bad || format == 0 || rcursor_u8(&r) != 0 ||
+            fresh->default_role > ACL_ADMIN || n > ACL_MAX) {
                 return BATON_ECORRUPT;
         }
         for (i = 0; i < n; i++) {
@@ -275,15 +596,31 @@ int acl_decode(struct acl *a, const uint8_t *buf, size_t len)
                 const char *id = (const char *)rcursor_bytes(&r, id_len);
                 /* Ascending, valid: what acl_put() builds. */
                 if (r.bad || kind != ACL_RULE_IDENTITY ||
-                    (fresh.n > 0 && compare(kind, id, id_len,
-                                            &fresh.rules[fresh.n - 1]) <= 0) ||
-                    acl_put(&fresh, id, id_len, role) != 0) {
+                    (fresh->n > 0 &&
+                     compare(kind, id, id_len, &fresh->rules[fresh->n - 1]) <=
+                         0) ||
+                    acl_put(fresh, id, id_len, role) != 0) {
                         return BATON_ECORRUPT;
                 }
         }
-        if (r.left != 0) {
+        if (format == 2 && decode_prefix(fresh, &r) != 0) {
                 return BATON_ECORRUPT;
         }
-        *a = fresh;
-        return 0;
+        return r.left != 0 ? BATON_ECORRUPT : 0;
+}
+
+int acl_decode(struct acl *a, const uint8_t *buf, size_t len)
+{
+        struct acl *fresh = malloc(sizeof *fresh);
+        int rv;
+
+        if (fresh == NULL) {
+                return BATON_ENOMEM;
+        }
+        rv = decode_into(fresh, buf, len);
+        if (rv == 0) {
+                *a = *fresh;
+        }
+        free(fresh);
+        return rv;
 }

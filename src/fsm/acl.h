@@ -1,4 +1,5 @@
-/* The replicated access list: which role each client identity has. */
+/* The replicated access list: which role each client identity has, and
+ * which lock names each identity or group may read, lock or manage. */
 #ifndef FSM_ACL_H
 #define FSM_ACL_H
 
@@ -28,6 +29,26 @@
  *   is a node's (the node identity pattern with any decimal id in place
  *   of "{id}"), role none; else the default role. Node certificates are
  *   for the raft port: one that serves as a client needs a rule.
+ * - Rules on name prefixes (ACL_RULE_PREFIX, ACL_RULE_GROUP_PREFIX) are
+ *   a second list, sorted by (kind, subject bytes, prefix bytes): each
+ *   gives a subject (a certificate identity, or a group: an OU of the
+ *   certificate's subject) permissions (enum acl_perm) on every lock name
+ *   that starts with its prefix ("" is every name). RULE_SET adds or
+ *   changes one (subject, prefix) rule, RULE_REMOVE drops it
+ *   (BATON_ENOTFOUND without one); both need a table (BATON_EBUSY). A
+ *   table is full (BATON_EINVAL) at ACL_PREFIX_MAX rules or when its
+ *   encoding would pass ACL_ENCODED_LIMIT, so that a seed, a snapshot's
+ *   section and a listing each fit one frame.
+ * - Names (acl_name_perms()): while the table has no prefix rule, every
+ *   name is open to every role, as before rules existed; once it has one,
+ *   a name is closed to a subject but for the permissions of the rules
+ *   that match it (its identity's, and its groups') and whose prefix
+ *   starts the name, added together. The role still decides which
+ *   requests a client may send at all; the global admin role is not
+ *   subject to rules (the gateway's decision, not this module's).
+ * - The encoding is format 1 while there are no prefix rules (the bytes a
+ *   release before rules writes, so a digest agrees across an upgrade)
+ *   and format 2 with them.
  * - Pure: no I/O, no clock. Errors per call; nothing changes on error.
  */
 
@@ -42,15 +63,29 @@ enum acl_role {
 
 /* Rule kinds. */
 enum acl_kind {
-        ACL_RULE_IDENTITY = 0, /* one certificate identity, exactly */
+        ACL_RULE_IDENTITY = 0,     /* one certificate identity, exactly */
+        ACL_RULE_PREFIX = 1,       /* an identity's permissions on names */
+        ACL_RULE_GROUP_PREFIX = 2, /* a group's (certificate OU) */
 };
 
-#define ACL_MAX          64  /* rules in one table */
-#define ACL_IDENTITY_MAX 255 /* bytes of an identity (a TLS identity) */
-#define ACL_FORMAT       1   /* the encoding's version */
-/* The largest encoding: header, then ACL_MAX rules of the longest
- * identity. */
-#define ACL_ENCODED_MAX (5 + ACL_MAX * (3 + ACL_IDENTITY_MAX))
+/* Permissions on lock names, as a prefix rule gives them. `lock` and
+ * `manage` each include `read`. */
+enum acl_perm {
+        ACL_PERM_READ = 1,   /* holders, check, list, watch, leader */
+        ACL_PERM_LOCK = 2,   /* acquire, release, campaign, proclaim */
+        ACL_PERM_MANAGE = 4, /* revoke grants, close sessions */
+        ACL_PERM_ALL = 7,
+};
+
+#define ACL_MAX            64  /* identity rules in one table */
+#define ACL_PREFIX_MAX     256 /* prefix rules in one table */
+#define ACL_IDENTITY_MAX   255 /* bytes of an identity (a TLS identity) */
+#define ACL_PREFIX_LEN_MAX 255 /* bytes of a prefix (a lock name's) */
+#define ACL_FORMAT         2   /* the newest encoding read */
+/* The largest encoding of a table: every list, seed and listing of it
+ * fits one frame and one ACL entry. */
+#define ACL_ENCODED_LIMIT 60000
+#define ACL_ENCODED_MAX   ACL_ENCODED_LIMIT
 
 struct acl_rule {
         uint8_t kind; /* enum acl_kind */
@@ -59,11 +94,33 @@ struct acl_rule {
         char identity[ACL_IDENTITY_MAX + 1]; /* NUL-terminated */
 };
 
+/* A rule on a name prefix. */
+struct acl_prefix_rule {
+        uint8_t kind;  /* ACL_RULE_PREFIX or ACL_RULE_GROUP_PREFIX */
+        uint8_t perms; /* enum acl_perm bits, 1..ACL_PERM_ALL */
+        uint8_t subject_len;
+        uint8_t prefix_len;
+        char subject[ACL_IDENTITY_MAX + 1]; /* NUL-terminated */
+        char prefix[ACL_PREFIX_LEN_MAX + 1];
+};
+
 struct acl {
         bool seeded; /* false: no table yet */
         uint8_t default_role;
         unsigned n;
         struct acl_rule rules[ACL_MAX]; /* by (kind, identity) */
+        unsigned n_prefix;
+        /* by (kind, subject, prefix) */
+        struct acl_prefix_rule prefix[ACL_PREFIX_MAX];
+};
+
+/* Who asks, for acl_name_perms(): a certificate identity and its groups
+ * (`groups_len` bytes of NUL-terminated names, one after the other; 0:
+ * none). Borrowed. */
+struct acl_who {
+        const char *identity;
+        const char *groups;
+        size_t groups_len;
 };
 
 /* An absent table. */
@@ -80,9 +137,49 @@ void acl_start(struct acl *a, uint8_t default_role);
  */
 int acl_put(struct acl *a, const char *identity, size_t len, uint8_t role);
 
+/*
+ * Set the rule of (`kind`, subject, prefix) to `perms` in a present table
+ * (building a seed, or applying RULE_SET): 0, or BATON_EINVAL (a bad kind,
+ * subject (1..ACL_IDENTITY_MAX bytes, no NUL), prefix (0..255 bytes, no
+ * NUL) or perms, or a full table).
+ */
+int acl_rule_put(struct acl *a, uint8_t kind, const char *subject,
+                 size_t subject_len, const char *prefix, size_t prefix_len,
+                 uint8_t perms);
+
+/* Whether the table has a rule on a name prefix (names are closed). */
+bool acl_has_prefix_rules(const struct acl *a);
+
+/*
+ * The permissions (enum acl_perm bits) `who` has on the lock name `name`
+ * (`len` bytes) by the prefix rules: ACL_PERM_ALL while the table has none
+ * (or is absent), else the union of the rules that match (see above).
+ */
+uint8_t acl_name_perms(const struct acl *a, const struct acl_who *who,
+                       const char *name, size_t len);
+
+/*
+ * Whether `who` may see some name under `prefix` (`len` bytes) with
+ * `perm`: true while names are open, or when a rule of `who` with `perm`
+ * has a prefix that starts `prefix` or that `prefix` starts. For a
+ * listing or a watch by prefix, whose entries are then filtered by
+ * acl_name_perms().
+ */
+bool acl_prefix_reaches(const struct acl *a, const struct acl_who *who,
+                        const char *prefix, size_t len, uint8_t perm);
+
+/* "read", "read,lock", "lock,manage"...: `perms` as a rule lists them,
+ * written into `buf` (at least 24 bytes). */
+const char *acl_perms_name(uint8_t perms, char *buf, size_t size);
+
+/* Parse "read", "lock", "manage" or a comma-separated list of them (each
+ * of `lock` and `manage` includes read): 0 with `*perms`, or
+ * BATON_EINVAL. */
+int acl_perms_parse(const char *text, uint8_t *perms);
+
 /* Apply a decoded ACL command (see above). 0, BATON_EBUSY, BATON_EINVAL,
- * BATON_ENOTFOUND (REMOVE of an identity without a rule), or
- * BATON_ECORRUPT (a SEED whose table does not decode). */
+ * BATON_ENOTFOUND (REMOVE or RULE_REMOVE of a rule the table lacks),
+ * BATON_ECORRUPT (a SEED whose table does not decode) or BATON_ENOMEM. */
 int acl_apply(struct acl *a, const struct command *c);
 
 /* The rule of `identity` (NUL-terminated), or NULL. */
@@ -101,16 +198,18 @@ uint8_t acl_role(const struct acl *a, const char *identity,
 bool acl_equal(const struct acl *a, const struct acl *b);
 
 /*
- * Serialize a present table: u8 format (ACL_FORMAT), u8 default role,
- * u16 count, u8 reserved 0, then by (kind, identity): u8 kind, u8 role,
- * string identity (u8 length). Returns the length written, or the length
- * needed when `buf` is too small.
+ * Serialize a present table: u8 format (1 without prefix rules, else 2),
+ * u8 default role, u16 count, u8 reserved 0, then by (kind, identity): u8
+ * kind, u8 role, string identity (u8 length); format 2 then has u16 count
+ * and by (kind, subject, prefix): u8 kind, u8 perms, string subject,
+ * string prefix. Returns the length written, or the length needed when
+ * `buf` is too small.
  */
 size_t acl_encode(const struct acl *a, uint8_t *buf, size_t cap);
 
 /* Load what acl_encode() wrote, exactly `len` bytes, as a present table.
- * 0, BATON_EVERSION (a newer format) or BATON_ECORRUPT; `a` unchanged on
- * error. */
+ * 0, BATON_EVERSION (a newer format), BATON_ECORRUPT or BATON_ENOMEM; `a`
+ * unchanged on error. */
 int acl_decode(struct acl *a, const uint8_t *buf, size_t len);
 
 /* "admin", "lock", "read", "none"; "unknown" for anything else. */

@@ -219,12 +219,32 @@ static bool text_ok(const char *p, size_t len, size_t max)
                (len == 0 || (p != NULL && memchr(p, '\0', len) == NULL));
 }
 
+/* A rule's table: kind 1 or 2, then a prefix of 0..255 bytes, no NUL. */
+static bool rule_ok(const struct command *c)
+{
+        return c->list != NULL && c->list_len >= 2 &&
+               (c->list[0] == 1 || c->list[0] == 2) &&
+               c->list_len == 2 + c->list[1] &&
+               text_ok((const char *)c->list + 2, c->list[1],
+                       COMMAND_NAME_MAX) &&
+               c->name_len > 0 &&
+               text_ok(c->address, c->address_len, COMMAND_CLIENT_NAME_MAX) &&
+               text_ok(c->name, c->name_len, COMMAND_NAME_MAX) &&
+               (c->mode == COMMAND_ACL_RULE_SET ? c->role >= 1 && c->role <= 7
+                                                : c->role == 0);
+}
+
 /* An ACL: a set (role 0..3) or remove names an identity of 1..255 bytes
- * and carries no table; a seed carries a table and no identity. */
+ * and carries no table; a seed carries a table and no identity; a rule's
+ * set or remove names its subject and carries its kind and prefix. */
 static int check_acl(const struct command *c)
 {
         bool seed = c->mode == COMMAND_ACL_SEED;
 
+        if (c->mode == COMMAND_ACL_RULE_SET ||
+            c->mode == COMMAND_ACL_RULE_REMOVE) {
+                return rule_ok(c) ? 0 : BATON_EMALFORMED;
+        }
         if (c->mode > COMMAND_ACL_SEED ||
             !text_ok(c->address, c->address_len, COMMAND_CLIENT_NAME_MAX) ||
             !text_ok(c->name, c->name_len, COMMAND_NAME_MAX) ||

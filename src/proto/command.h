@@ -67,11 +67,12 @@
  *            (string), value (string) (version 3): the leader of the
  *            election `name`, whose leadership `token` names, advertises
  *            `value` instead of the one it campaigned with
- *   ACL      mode u8 (0 set, 1 remove, 2 seed), role u8, identity
- *            (string; empty for a seed), by (string, 0..64 bytes: who
- *            asked), table u16 length and bytes (a seed's whole access
- *            list, src/fsm/acl.h's encoding; empty otherwise) (version 3):
- *            a change of the replicated access list
+ *   ACL      mode u8 (0 set, 1 remove, 2 seed, 3 rule set, 4 rule
+ *            remove), role u8, identity (string; empty for a seed), by
+ *            (string, 0..64 bytes: who asked), table u16 length and bytes
+ *            (a seed's whole access list, src/fsm/acl.h's encoding; a
+ *            rule's kind u8 and prefix string; empty otherwise) (version
+ *            3): a change of the replicated access list
  *   SET_VALUE session u64, seq u64, ack u64, owner u64, token u64, name
  *            (string), value (string) (version 4): the holder of the
  *            grant `token` of `name` (a lock's, a reader's, a permit's or
@@ -186,6 +187,11 @@ enum command_acl_mode {
         COMMAND_ACL_SET = 0,
         COMMAND_ACL_REMOVE = 1,
         COMMAND_ACL_SEED = 2,
+        /* A rule on a name prefix: role holds its permissions (1..7 for a
+         * set, 0 for a remove), identity its subject, and the table u8
+         * kind (1 identity, 2 group) then the prefix as a string. */
+        COMMAND_ACL_RULE_SET = 3,
+        COMMAND_ACL_RULE_REMOVE = 4,
 };
 
 /* The largest ACL table a seed carries. */
