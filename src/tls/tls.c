@@ -29,6 +29,10 @@ struct tls_conn {
         bool eof;
         char expect[TLS_IDENTITY_MAX]; /* "" = any identity */
         char peer[TLS_IDENTITY_MAX];
+        /* The peer's groups: its subject's OUs, each NUL-terminated, one
+         * after the other (groups_len bytes). */
+        char groups[TLS_IDENTITY_MAX];
+        size_t groups_len;
         char errmsg[TLS_ERRMSG_MAX];
         char verify[TLS_IDENTITY_MAX + 16]; /* why the peer's cert failed */
         char alert[64];                     /* the fatal alert the peer sent */
@@ -253,6 +257,29 @@ static bool first(const char *id, void *arg)
         return true;
 }
 
+/* The OUs of `cert`'s subject into t->groups, as many as fit whole. */
+static void take_groups(struct tls_conn *t, X509 *cert)
+{
+        X509_NAME *subject = X509_get_subject_name(cert);
+        char ou[TLS_IDENTITY_MAX];
+        int i = -1;
+
+        t->groups_len = 0;
+        while ((i = X509_NAME_get_index_by_NID(
+                    subject, NID_organizationalUnitName, i)) >= 0) {
+                size_t n;
+                if (!copy_name(X509_NAME_ENTRY_get_data(
+                                   X509_NAME_get_entry(subject, i)),
+                               ou, sizeof ou) ||
+                    (n = strlen(ou)) == 0 ||
+                    t->groups_len + n + 1 > sizeof t->groups) {
+                        continue;
+                }
+                memcpy(t->groups + t->groups_len, ou, n + 1);
+                t->groups_len += n + 1;
+        }
+}
+
 /* OpenSSL's verdict on each certificate of the peer's chain, leaf last:
  * keep the reason of a refusal, and refuse a leaf without the expected
  * identity, so that the handshake fails with an alert the peer sees. */
@@ -406,6 +433,7 @@ static long handshake(struct tls_conn *t)
                 t->ready = true;
                 if (cert != NULL) {
                         each_identity(cert, first, t->peer);
+                        take_groups(t, cert);
                 }
                 return 0;
         }
@@ -529,6 +557,12 @@ size_t tls_take(struct tls_conn *t, uint8_t *out, size_t cap)
         }
         n = BIO_read(t->out, out, cap > INT32_MAX ? INT32_MAX : (int)cap);
         return n > 0 ? (size_t)n : 0;
+}
+
+const char *tls_peer_groups(const struct tls_conn *t, size_t *len)
+{
+        *len = t->ready ? t->groups_len : 0;
+        return t->groups;
 }
 
 const char *tls_peer(const struct tls_conn *t)

@@ -122,6 +122,11 @@ size_t tls_take(struct tls_conn *t, uint8_t *out, size_t cap);
  * tls_ready(). Lives as long as `t`. */
 const char *tls_peer(const struct tls_conn *t);
 
+/* The authenticated peer's groups: the organizational units (OU) of its
+ * certificate's subject, each NUL-terminated, one after the other, in
+ * `*len` bytes (0: none, or before tls_ready()). Lives as long as `t`. */
+const char *tls_peer_groups(const struct tls_conn *t, size_t *len);
+
 /* Whether the authenticated peer's certificate carries `identity` (as its
  * subject's common name or a DNS or URI subject alternative name). False
  * before tls_ready(). */

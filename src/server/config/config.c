@@ -31,6 +31,7 @@ enum type {
         T_MEMBER,     /* one more entry of members[]; min..max = list size */
         T_ROLE,       /* uint8_t enum roles_role */
         T_ROLE_MAP,   /* one more entry of roles[]; min..max = list size */
+        T_RULE_MAP,   /* one more entry of rules[]; min..max = list size */
 };
 
 struct key {
@@ -108,6 +109,7 @@ static const struct key keys[] = {
     {"idle-timeout-ms",       T_U32,       F(idle_timeout_ms),       "0",       0,     86400000,   "A client connection that sends nothing for this long is closed; 0 = max-ttl-ms"},
     {"max-connections-per-address", T_U32, F(max_connections_per_address), "256", 1, 1048576,  "Client connections open at once from one source address"},
     {"role",                  T_ROLE_MAP,  F(roles),                 "",        0,     CONFIG_MAX_ROLES, "IDENTITY ROLE: the role (admin, lock, read, none) of clients whose certificate has this identity; one line each"},
+    {"rule",                  T_RULE_MAP,  F(rules),                 "",        0,     CONFIG_MAX_RULES, "SUBJECT PREFIX PERMS: a rule on lock names the cluster starts with: SUBJECT (an identity, or group:OU) may PERMS (read, lock, manage, or a list: lock,manage) every name starting with PREFIX (a word, or \"...\"; \"\" is every name); once any rule exists, names no rule gives are closed; one line each"},
     {"default-role",          T_ROLE,      F(default_role),          "lock",    0,     0,          "Role of client identities no role line names: admin, lock, read or none"},
     {"log-level",             T_LOG_LEVEL, F(log_level),             "info",    0,     0,          "Least severe log lines written: error, warn, info or debug"},
     {"log-format",            T_LOG_FORMAT, F(log_format),           "text",    0,     0,          "Log lines on stderr: text, or json (one object per line: time, level, node, message, and session, seq, connection, request where known)"},
@@ -139,6 +141,7 @@ static const char *const type_names[] = {
     [T_MEMBER] = "member",
     [T_ROLE] = "role",
     [T_ROLE_MAP] = "role-line",
+    [T_RULE_MAP] = "rule-line",
     [T_LOG_FORMAT] = "log-format",
 };
 
@@ -263,6 +266,8 @@ static int set(struct config *c, const struct key *k, const char *value,
                 return roles_parse(value, (uint8_t *)field, msg, size);
         case T_ROLE_MAP:
                 return value[0] == '\0' ? 0 : roles_add(c, value, msg, size);
+        case T_RULE_MAP:
+                return value[0] == '\0' ? 0 : rules_add(c, value, msg, size);
         }
         assert(false);
         return BATON_EINVAL;
@@ -388,7 +393,7 @@ static int handler(void *user, const char *section, const char *name,
         }
         /* A second line for a key is a mistake: which one was meant? */
         if (k->type != T_MEMBER && k->type != T_ROLE_MAP &&
-            l->set_on[k - keys] != 0) {
+            k->type != T_RULE_MAP && l->set_on[k - keys] != 0) {
                 refuse(l, "%s: set twice (first on line %d)", k->name,
                        l->set_on[k - keys]);
                 return 0;
@@ -643,6 +648,7 @@ static int check_fields(const struct config *c, char *errmsg,
                 case T_BOOL:
                 case T_MEMBER:
                 case T_ROLE_MAP:
+                case T_RULE_MAP:
                         break;
                 case T_ROLE:
                         if (c->default_role > ROLES_ADMIN) {
@@ -747,6 +753,7 @@ static void describe(const struct key *k, const char **def, char *range,
                 break;
         case T_MEMBER:
         case T_ROLE_MAP:
+        case T_RULE_MAP:
                 snprintf(range, size, "%llu..%llu lines",
                          (unsigned long long)k->min,
                          (unsigned long long)k->max);

@@ -110,11 +110,18 @@ int roles_add(struct config *c, const char *value, char *msg, size_t size)
 
 enum roles_role roles_for(const struct config *c, const char *identity)
 {
-        struct acl lines;
+        unsigned i;
 
-        roles_config_acl(c, &lines);
-        return (enum roles_role)acl_role(&lines, identity,
-                                         c->tls_peer_identity);
+        /* What acl_role() decides on roles_config_acl()'s table, without
+         * building one (a table with room for every rule is large). */
+        for (i = 0; i < c->n_roles && i < CONFIG_MAX_ROLES; i++) {
+                if (strcmp(c->roles[i].identity, identity) == 0) {
+                        return (enum roles_role)c->roles[i].role;
+                }
+        }
+        return acl_is_node(c->tls_peer_identity, identity)
+                   ? ROLES_NONE
+                   : (enum roles_role)c->default_role;
 }
 
 void roles_config_acl(const struct config *c, struct acl *out)
@@ -126,6 +133,128 @@ void roles_config_acl(const struct config *c, struct acl *out)
                 const char *id = c->roles[i].identity;
                 (void)acl_put(out, id, strlen(id), c->roles[i].role);
         }
+        for (i = 0; i < c->n_rules && i < CONFIG_MAX_RULES; i++) {
+                const struct config_rule *r = &c->rules[i];
+                (void)acl_rule_put(out, r->kind, r->subject, strlen(r->subject),
+                                   r->prefix, strlen(r->prefix), r->perms);
+        }
+}
+
+/* The prefix of a rule line ending at `end` (after its last blank-free
+ * run was taken as PERMS): a "quoted" string (no quote or backslash
+ * inside) or a bare word, into `out`; `*start_of` is where it began. 0 or
+ * BATON_EINVAL. */
+static int rule_prefix(const char *value, size_t begin, size_t end, char *out,
+                       size_t *start_of, char *msg, size_t size)
+{
+        size_t at = end;
+
+        if (end > begin && value[end - 1] == '"') {
+                at = end - 1;
+                while (at > begin && value[at - 1] != '"') {
+                        if (value[at - 1] == '\\') {
+                                return settings_fail(
+                                    msg, size,
+                                    "a quoted prefix holds no backslash "
+                                    "(use batonctl rule add)");
+                        }
+                        at--;
+                }
+                if (at == begin) {
+                        return settings_fail(msg, size,
+                                             "unterminated quoted prefix");
+                }
+                *start_of = at - 1;
+                end--;
+        } else {
+                while (at > begin && !blank(value[at - 1])) {
+                        at--;
+                }
+                *start_of = at;
+        }
+        if (end - at >= CONFIG_PREFIX_MAX) {
+                return settings_fail(msg, size,
+                                     "prefix too long (at most %d bytes)",
+                                     CONFIG_PREFIX_MAX - 1);
+        }
+        memcpy(out, value + at, end - at);
+        out[end - at] = '\0';
+        return 0;
+}
+
+int rules_add(struct config *c, const char *value, char *msg, size_t size)
+{
+        size_t end = strlen(value), start = 0, word, pre = 0;
+        struct config_rule r;
+        char perms[32];
+        const char *subject;
+        unsigned i;
+
+        memset(&r, 0, sizeof r);
+        while (end > 0 && blank(value[end - 1])) {
+                end--;
+        }
+        while (start < end && blank(value[start])) {
+                start++;
+        }
+        word = end;
+        while (word > start && !blank(value[word - 1])) {
+                word--;
+        }
+        if (end - word >= sizeof perms || word == start) {
+                return settings_fail(
+                    msg, size, "expected 'SUBJECT PREFIX PERMS', got '%s'",
+                    value);
+        }
+        memcpy(perms, value + word, end - word);
+        perms[end - word] = '\0';
+        if (acl_perms_parse(perms, &r.perms) != 0) {
+                return settings_fail(msg, size,
+                                     "'%s' is not a list of permissions "
+                                     "(read, lock, manage)",
+                                     perms);
+        }
+        while (word > start && blank(value[word - 1])) {
+                word--;
+        }
+        if (rule_prefix(value, start, word, r.prefix, &pre, msg, size) != 0) {
+                return BATON_EINVAL;
+        }
+        while (pre > start && blank(value[pre - 1])) {
+                pre--;
+        }
+        if (pre == start) {
+                return settings_fail(
+                    msg, size, "expected 'SUBJECT PREFIX PERMS', got '%s'",
+                    value);
+        }
+        subject = value + start;
+        r.kind = ACL_RULE_PREFIX;
+        if (pre - start > 6 && strncmp(subject, "group:", 6) == 0) {
+                r.kind = ACL_RULE_GROUP_PREFIX;
+                subject += 6;
+        }
+        if ((size_t)(value + pre - subject) >= CONFIG_IDENTITY_MAX) {
+                return settings_fail(msg, size,
+                                     "subject too long (at most %d bytes)",
+                                     CONFIG_IDENTITY_MAX - 1);
+        }
+        memcpy(r.subject, subject, (size_t)(value + pre - subject));
+        if (c->n_rules >= CONFIG_MAX_RULES) {
+                return settings_fail(msg, size, "too many rules (at most %d)",
+                                     CONFIG_MAX_RULES);
+        }
+        for (i = 0; i < c->n_rules; i++) {
+                if (c->rules[i].kind == r.kind &&
+                    strcmp(c->rules[i].subject, r.subject) == 0 &&
+                    strcmp(c->rules[i].prefix, r.prefix) == 0) {
+                        return settings_fail(
+                            msg, size, "rule for '%s' on \"%s\" given twice",
+                            value + start, r.prefix);
+                }
+        }
+        c->rules[c->n_rules++] = r;
+        return 0;
 }
 
 enum roles_role roles_decide(const struct acl *applied,

@@ -46,15 +46,26 @@ int roles_parse(const char *name, uint8_t *role, char *msg, size_t size);
  */
 int roles_add(struct config *c, const char *value, char *msg, size_t size);
 
+/*
+ * Add one `rule = SUBJECT PREFIX PERMS` line to c->rules: PERMS the last
+ * word (read, lock, manage or a comma-separated list), PREFIX before it
+ * (a "quoted" string without quotes or backslashes inside, or a bare
+ * word), SUBJECT the rest (an identity, or group:NAME for the group NAME,
+ * a certificate OU). A duplicate (subject, prefix), a bad part or more
+ * than CONFIG_MAX_RULES lines is BATON_EINVAL with a message in `msg`.
+ */
+int rules_add(struct config *c, const char *value, char *msg, size_t size);
+
 /* The role of certificate identity `identity` (borrowed) by the config's
  * lines alone (roles_decide() with no list applied): its line in
  * c->roles, else none for a node identity, else c->default_role.
  * Identities compare as exact bytes. */
 enum roles_role roles_for(const struct config *c, const char *identity);
 
-/* The config's role lines and default-role as an access list (the seed
- * the first leader proposes, and the fallback until one is applied).
- * Lines acl_put() refuses (none: the config checks them) are left out. */
+/* The config's role and rule lines and default-role as an access list
+ * (the seed the first leader proposes, and the fallback until one is
+ * applied). Lines acl_put() or acl_rule_put() refuse (none: the config
+ * checks them; the table has room for all) are left out. */
 void roles_config_acl(const struct config *c, struct acl *out);
 
 /*

@@ -18,11 +18,21 @@
 #define CONFIG_ERRMSG_MAX   512
 #define CONFIG_IDENTITY_MAX 256 /* an identity and a NUL (TLS_IDENTITY_MAX) */
 #define CONFIG_MAX_ROLES    64
+#define CONFIG_MAX_RULES    64  /* rule lines: the first start's rules */
+#define CONFIG_PREFIX_MAX   256 /* a rule's prefix and a NUL */
 
 /* One `role = IDENTITY ROLE` line (roles.h). */
 struct config_role {
         char identity[CONFIG_IDENTITY_MAX];
         uint8_t role; /* enum roles_role */
+};
+
+/* One `rule = SUBJECT PREFIX PERMS` line (roles.h). */
+struct config_rule {
+        uint8_t kind;  /* ACL_RULE_PREFIX or ACL_RULE_GROUP_PREFIX */
+        uint8_t perms; /* enum acl_perm bits, read always among them */
+        char subject[CONFIG_IDENTITY_MAX];
+        char prefix[CONFIG_PREFIX_MAX];
 };
 
 /* One node of the initial cluster, as every node's config lists it. */
@@ -105,6 +115,9 @@ struct config {
         unsigned n_roles;
         struct config_role roles[CONFIG_MAX_ROLES];
         uint8_t default_role; /* enum roles_role, default lock */
+        /* The rules on name prefixes the first leader seeds (roles.h). */
+        unsigned n_rules;
+        struct config_rule rules[CONFIG_MAX_RULES];
         /* Operations. */
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
         bool metrics_tls;                         /* default false */

@@ -10,6 +10,7 @@
 #include "../../proto/attach.h"
 #include "gwaudit.h"
 #include "gwlog.h"
+#include "names.h"
 #include "../config/roles.h"
 #include "access.h"
 #include "gateway.h"
@@ -196,11 +197,69 @@ bool admit_frame(struct gateway *g, struct gateway_conn *c,
         return false;
 }
 
+/* What a REVOKE of a session must be allowed on: each of its grants and
+ * waits, by a manager of the names; the first name refused. */
+struct manages {
+        struct gateway *g;
+        const struct gateway_conn *c;
+        unsigned holds;
+        const char *refused; /* borrowed for the walk only: copied out */
+        uint8_t refused_len;
+        char name[COMMAND_NAME_MAX];
+};
+
+static bool manages_hold(void *data, const struct lockfsm_session_hold *h)
+{
+        struct manages *m = data;
+
+        m->holds++;
+        if ((names_perms(m->g, m->c, h->name, h->name_len) & ACL_PERM_MANAGE) ==
+            0) {
+                memcpy(m->name, h->name, h->name_len);
+                m->refused = m->name;
+                m->refused_len = h->name_len;
+                return false;
+        }
+        return true;
+}
+
+/* A REVOKE or REVOKE_LOCK of `c`, which is no administrator, where rules
+ * on names exist: 0 when it manages what the request ends (a REVOKE_LOCK's
+ * name; every grant and wait of a REVOKE's session, which has some), else
+ * BATON_EPERM (logged and audited as names_admit() does). */
+static int admit_manager(struct gateway *g, struct gateway_conn *c,
+                         const struct pending *p)
+{
+        struct manages m = {.g = g, .c = c};
+
+        if (p->cmd.type == COMMAND_REVOKE_LOCK) {
+                return names_admit(g, c, "REVOKE_LOCK", p->cmd.name,
+                                   p->cmd.name_len, false, ACL_PERM_MANAGE);
+        }
+        lockfsm_foreach_session_hold(g->host->lockfsm(g->host), p->cmd.session,
+                                     manages_hold, &m);
+        if (m.holds > 0 && m.refused == NULL) {
+                return 0;
+        }
+        if (m.refused != NULL) {
+                return names_admit(g, c, "REVOKE", m.refused, m.refused_len,
+                                   false, ACL_PERM_MANAGE);
+        }
+        /* A session that holds nothing is in no one's names: only an
+         * administrator ends it. */
+        return names_refuse(g, c, "REVOKE", "", 0,
+                            "the session holds and awaits no lock: only "
+                            "an administrator ends it");
+}
+
 int admit_revoke(struct gateway *g, struct gateway_conn *c,
                  const struct pending *p)
 {
         char why[32];
 
+        if (c->role >= ROLES_LOCK && !names_open(g, c)) {
+                return admit_manager(g, c, p);
+        }
         if (c->role != ROLES_ADMIN) {
                 struct log_fields f = {.session = p->cmd.session,
                                        .connection = c->id,
@@ -217,6 +276,36 @@ int admit_revoke(struct gateway *g, struct gateway_conn *c,
                 return BATON_EPERM;
         }
         return 0;
+}
+
+int admit_names(struct gateway *g, struct gateway_conn *c,
+                const struct command *cmd)
+{
+        const char *action = command_type_name(cmd->type);
+        const char *name;
+        uint8_t mode, len;
+        size_t at = 0;
+        int rv = 0;
+
+        switch (cmd->type) {
+        case COMMAND_ACQUIRE:
+        case COMMAND_RELEASE:
+        case COMMAND_CANCEL:
+        case COMMAND_PROCLAIM:
+        case COMMAND_SET_VALUE:
+        case COMMAND_EXTEND:
+                return names_admit(g, c, action, cmd->name, cmd->name_len,
+                                   false, ACL_PERM_LOCK);
+        case COMMAND_MULTI:
+                while (rv == 0 &&
+                       command_list_next(cmd, &at, &mode, &name, &len)) {
+                        rv = names_admit(g, c, action, name, len, false,
+                                         ACL_PERM_LOCK);
+                }
+                return rv;
+        default:
+                return 0; /* OPEN, CLOSE: no name; revokes: admit_revoke() */
+        }
 }
 
 bool admit_route(struct pending *p, const struct gateway_now *now,

@@ -35,9 +35,19 @@
 bool admit_frame(struct gateway *g, struct gateway_conn *c,
                  const struct proto_header *h, const uint8_t *body);
 
-/* 0 when `c` may revoke (an administrator), else BATON_EPERM (logged). */
+/* 0 when `c` may revoke: an administrator; or, where rules on names
+ * exist (names.h), a client whose rules give it manage on the REVOKE_LOCK's
+ * name, or on every lock a REVOKE's session holds or waits for (a session
+ * that holds nothing is an administrator's to end). Else BATON_EPERM
+ * (logged). */
 int admit_revoke(struct gateway *g, struct gateway_conn *c,
                  const struct pending *p);
+
+/* 0 when `c` may lock each name the client command `cmd` acts on (names.h;
+ * OPEN and CLOSE act on none), else BATON_EPERM for the first it may not
+ * (logged and audited with the rule that was missing). */
+int admit_names(struct gateway *g, struct gateway_conn *c,
+                const struct command *cmd);
 
 /* Queue `p` where it waits: on `serving` when this node serves (unless it
  * is answered at once, at `now`: an ATTACH, or a request in a session its

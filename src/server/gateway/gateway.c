@@ -16,6 +16,7 @@
 #include "fanout.h"
 #include "gwreq.h"
 #include "leader.h"
+#include "names.h"
 #include "pending.h"
 #include "reads.h"
 #include "reply.h"
@@ -464,6 +465,9 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
         if (rv == 0) {
                 rv = check_command(g, &p->cmd);
         }
+        if (rv == 0) {
+                rv = admit_names(g, c, &p->cmd);
+        }
         if (rv == 0 && (p->cmd.type == COMMAND_REVOKE ||
                         p->cmd.type == COMMAND_REVOKE_LOCK)) {
                 rv = admit_revoke(g, c, p);
@@ -599,6 +603,12 @@ static void on_watch(struct gateway *g, struct gateway_conn *c,
         }
         if (rv != 0) {
                 reply_fail(g, c, h->id, BATON_EMALFORMED, "bad WATCH");
+                return;
+        }
+        if (names_admit(g, c, "WATCH", req.name.p, req.name.len,
+                        (req.flags & PROTO_WATCH_PREFIX) != 0,
+                        ACL_PERM_READ) != 0) {
+                reply_status(g, c, h->id, BATON_EPERM);
                 return;
         }
         host->restores(host, &started, &pending);

@@ -29,6 +29,11 @@ struct gateway_conn {
         struct queue waiting;
         uint64_t id;          /* the host's number for it, for logs */
         const char *identity; /* its client's (borrowed); "" without TLS */
+        /* Its client's groups (the OUs of its certificate's subject), each
+         * NUL-terminated, `groups_len` bytes (borrowed; NULL and 0: none),
+         * for the rules on names (names.h). */
+        const char *groups;
+        size_t groups_len;
         /* Its client's source address (borrowed, "" until the host sets
          * it), for listings of sessions. */
         const char *address;

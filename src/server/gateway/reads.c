@@ -16,6 +16,7 @@
 #include "gwaudit.h"
 #include "gwreq.h"
 #include "leader.h"
+#include "names.h"
 #include "pending.h"
 #include "sessview.h"
 #include "../../proto/query.h"
@@ -46,6 +47,9 @@ struct listing {
         uint32_t limit;
         size_t size; /* body bytes so far */
         bool more;
+        /* A LIST's asker when rules on names close some to it (names.h):
+         * those are left out. NULL: every name is listed. */
+        const struct gateway_conn *asker;
 };
 
 /* Room for `limit` entries of a reply in `shape` to `p`; false when out
@@ -119,6 +123,11 @@ static bool list_one(void *data, const char *name, size_t name_len,
         uint8_t client_len = 0;
         struct proto_lock_entry *e;
 
+        if (ls->asker != NULL &&
+            (names_perms(ls->g, ls->asker, name, name_len) & ACL_PERM_READ) ==
+                0) {
+                return true; /* closed to the asker: not listed */
+        }
         if (ls->shape & PROTO_FLAG_NAMES) {
                 client =
                     lockfsm_session_name(ls->f, holder->session, &client_len);
@@ -223,6 +232,9 @@ static void answer_list(const struct gateway_now *now, const struct lockfsm *f,
                           p->flags & (PROTO_FLAG_NAMES | PROTO_FLAG_VALUES),
                           p->limit)) {
                 return;
+        }
+        if (p->to.conn != NULL && !names_open(p->g, p->to.conn)) {
+                ls.asker = p->to.conn;
         }
         lockfsm_foreach_lock(f, p->cmd.name, p->cmd.name_len, list_one, &ls);
         listing_send(&ls, now, p);
@@ -485,6 +497,13 @@ void reads_on_frame(struct gateway *g, const struct gateway_now *now,
                 memcpy(p->buf, name.p, name.len);
                 p->cmd.name = (const char *)p->buf;
                 p->cmd.name_len = name.len;
+        }
+        if ((h->type == PROTO_QUERY || h->type == PROTO_CHECK ||
+             h->type == PROTO_LIST) &&
+            (rv = names_admit(g, c, proto_type_name(h->type), name.p, name.len,
+                              h->type == PROTO_LIST, ACL_PERM_READ)) != 0) {
+                pending_settle_status(p, now, rv);
+                return;
         }
         admit_route(p, now, &g->reads);
 }

@@ -11,6 +11,7 @@
 #include "../../proto/sesslist.h"
 #include "gateway.h"
 #include "leader.h"
+#include "names.h"
 #include "pending.h"
 
 /* Holds one reply can carry at most: each takes PROTO_SESSION_HOLD_MIN
@@ -32,6 +33,11 @@ struct page {
         bool more;
         /* The record being filled by add_hold(). */
         struct proto_session *cur;
+        /* Where rules on names close some to the asker (names.h): its
+         * connection, and the holds of `cur` left out as unreadable. */
+        const struct gateway_conn *asker;
+        bool filter;
+        uint32_t hidden;
 };
 
 static bool add_hold(void *data, const struct lockfsm_session_hold *h)
@@ -40,6 +46,11 @@ static bool add_hold(void *data, const struct lockfsm_session_hold *h)
         struct proto_session_hold *o;
         size_t size = PROTO_SESSION_HOLD_SIZE(h->name_len);
 
+        if (pg->filter && (names_perms(pg->g, pg->asker, h->name, h->name_len) &
+                           ACL_PERM_READ) == 0) {
+                pg->hidden++;
+                return true;
+        }
         if (pg->cur->n_holds == PROTO_SESSION_HOLDS_MAX ||
             pg->used == HOLDS_ROOM || pg->size + size > PROTO_MAX_BODY) {
                 return false;
@@ -155,9 +166,18 @@ static bool add_session(void *data, const struct lockfsm_session_info *info)
         lease_of(pg, s);
         pg->size += size;
         pg->cur = s;
+        pg->hidden = 0;
         lockfsm_foreach_session_hold(pg->f, info->id, add_hold, pg);
+        if (pg->filter && s->n_holds == 0 && pg->hidden > 0 &&
+            !gateway_conn_attached(pg->asker, info->id)) {
+                /* Every lock it holds or awaits is closed to the asker:
+                 * the session is another team's, and not listed. */
+                pg->n--;
+                pg->size = before;
+                return true;
+        }
         if (pg->n > 1 && s->n_holds < PROTO_SESSION_HOLDS_MAX &&
-            s->n_holds < (size_t)info->n_grants + info->n_waits) {
+            s->n_holds + pg->hidden < (size_t)info->n_grants + info->n_waits) {
                 /* Cut short by the frame, not by the cap: whole on the
                  * next page instead, where it comes first. */
                 pg->n--;
@@ -186,10 +206,11 @@ static void send_page(struct page *pg, struct pending *p)
 void sessview_answer(struct gateway *g, const struct gateway_now *now,
                      const struct lockfsm *f, struct pending *p)
 {
-        struct page pg = {g,        now,  f,
-                          NULL,     NULL, 0,
-                          p->limit, 0,    PROTO_SESSIONS_REPLY_FIXED,
-                          false,    NULL};
+        struct page pg = {.g = g,
+                          .now = now,
+                          .f = f,
+                          .limit = p->limit,
+                          .size = PROTO_SESSIONS_REPLY_FIXED};
         struct lockfsm_session_info one;
         int st = 0;
 
@@ -199,6 +220,10 @@ void sessview_answer(struct gateway *g, const struct gateway_now *now,
         if (st != 0) {
                 pending_settle_status(p, now, st);
                 return;
+        }
+        if (p->to.conn != NULL && !names_open(g, p->to.conn)) {
+                pg.asker = p->to.conn;
+                pg.filter = true;
         }
         pg.s = calloc(p->limit, sizeof *pg.s);
         pg.holds = calloc(HOLDS_ROOM, sizeof *pg.holds);

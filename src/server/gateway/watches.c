@@ -8,6 +8,7 @@
 
 #include "../../../include/baton/errors.h"
 #include "gateway.h"
+#include "names.h"
 #include "reply.h"
 
 struct watch_rec {
@@ -125,14 +126,20 @@ void watches_reset(struct watches *w, uint64_t restores, uint64_t applied)
         watchfeed_init(&w->feed, applied);
 }
 
-static bool matches(const struct watch *x, const struct proto_watch_event *e)
+/* Whether `x` is told of `e`: its name or prefix matches, and the rules
+ * on names (names.h) let x's client read the name, as they do now: a
+ * rule taken away stops the events of a watch already open. */
+static bool matches(struct watches *w, const struct watch *x,
+                    const struct proto_watch_event *e)
 {
-        if (x->prefix) {
-                return e->name.len >= x->name_len &&
-                       memcmp(e->name.p, x->name, x->name_len) == 0;
-        }
-        return e->name.len == x->name_len &&
-               memcmp(e->name.p, x->name, x->name_len) == 0;
+        bool named = x->prefix
+                         ? e->name.len >= x->name_len &&
+                               memcmp(e->name.p, x->name, x->name_len) == 0
+                         : e->name.len == x->name_len &&
+                               memcmp(e->name.p, x->name, x->name_len) == 0;
+
+        return named && (names_perms(w->g, x->conn, e->name.p, e->name.len) &
+                         ACL_PERM_READ) != 0;
 }
 
 /* Send `r` to `x` if it is past what `x` has seen: with x's id when it
@@ -196,14 +203,14 @@ static void deliver(struct watches *w, const struct watch_rec *r)
         while (node != NULL) {
                 struct watch *x = HMAP_DATA(node, struct watch, by_name);
                 node = hmap_next(node);
-                if (matches(x, &r->e)) {
+                if (matches(w, x, &r->e)) {
                         (void)push(w, x, r, true);
                 }
         }
         for (q = queue_head(&w->prefixes); q != &w->prefixes; q = next) {
                 struct watch *x = QUEUE_DATA(q, struct watch, link);
                 next = q->next;
-                if (matches(x, &r->e)) {
+                if (matches(w, x, &r->e)) {
                         (void)push(w, x, r, true);
                 }
         }
@@ -391,7 +398,7 @@ void watches_open(struct watches *w, struct gateway_conn *c, uint64_t id,
         res.count = at.ord;
         reply_outcome(w->g, c, id, at.index, &res);
         for (i = first_after(w, at); i < w->n; i++) {
-                if (matches(x, &kept(w, i)->e) &&
+                if (matches(w, x, &kept(w, i)->e) &&
                     !push(w, x, kept(w, i), false)) {
                         return; /* cut off */
                 }

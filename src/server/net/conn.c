@@ -125,6 +125,7 @@ static void authenticated(struct conn *c)
 {
         c->authenticated = true;
         conn_authorize(c, tls_peer(c->tls));
+        c->gw.groups = tls_peer_groups(c->tls, &c->gw.groups_len);
         log_debug_f(&(struct log_fields){.connection = c->id},
                     "connection %llu from %s: authenticated as '%s' (%s)",
                     (unsigned long long)c->id, c->peer, c->identity,
