@@ -18,9 +18,9 @@
 const struct baton_member *members_find(const struct baton_status *st,
                                         uint64_t id);
 
-/* The largest request members_ask() sends: an ACL with the longest
- * identity. */
-#define MEMBERS_FRAME_MAX (PROTO_HEADER_SIZE + 3 + PROTO_ACL_IDENTITY_MAX)
+/* The largest request members_ask() sends: an ACL RULE_SET with the
+ * longest subject and prefix. */
+#define MEMBERS_FRAME_MAX (PROTO_HEADER_SIZE + PROTO_ACL_REQUEST_MAX)
 
 /* An answer of another type than RESULT that a request takes: `cb` gets
  * its body (borrowed for the call) and returns the call's result. */

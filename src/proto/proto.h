@@ -45,7 +45,11 @@
  *   BACKUP      u64 backup (0: take a new one), u64 offset: the next
  *               piece of an online backup (backup.h)
  *   ACL         u8 op (enum proto_acl_op), u8 role, string identity
- *               (empty for LIST): the cluster's access list (aclwire.h)
+ *               (empty for LIST): the cluster's access list (aclwire.h);
+ *               ops RULE_SET and RULE_REMOVE, on rules on lock-name
+ *               prefixes, carry perms (RULE_SET 1..7, RULE_REMOVE 0) in
+ *               the role byte and the subject as the identity, then u8
+ *               kind (1 identity, 2 group), string prefix (0..255 bytes)
  *   SESSIONS    u64 id, u8 mode, u32 limit: a page of live sessions after
  *               a cursor, or one session (sesslist.h)
  *
@@ -74,8 +78,11 @@
  *   BACKUP_CHUNK struct proto_backup_chunk (backup.h), then the backup's
  *               bytes from offset to the end of the body
  *   ACL_REPLY   the access list, answering an ACL of op LIST: u8 format
- *               (1), u8 seeded, u8 default role, u16 n, then n x {u8 kind,
- *               u8 role, string identity} (SET and REMOVE get a RESULT)
+ *               (1, or 2 when there are prefix rules), u8 seeded, u8
+ *               default role, u16 n, then n x {u8 kind, u8 role, string
+ *               identity}; format 2 then has u16 m, m x {u8 kind, u8
+ *               perms, string subject, string prefix} (the other ops get
+ *               a RESULT)
  *   SESSIONS_REPLY u32 n, u8 more, then n sessions, each with its grants
  *               and waits (sesslist.h)
  *

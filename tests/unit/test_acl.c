@@ -240,7 +240,8 @@ static void test_command_round_trip(void **state)
 static void test_wire(void **state)
 {
         uint8_t buf[PROTO_HEADER_SIZE + ACL_ENCODED_MAX + 8];
-        struct proto_acl_request rq = {PROTO_ACL_SET, ACL_READ, {"alice", 5}};
+        struct proto_acl_request rq = {
+            .op = PROTO_ACL_SET, .role = ACL_READ, .identity = {"alice", 5}};
         struct proto_acl_request got;
         struct proto_acl_reply rp, back;
         struct proto_header h;
@@ -260,9 +261,11 @@ static void test_wire(void **state)
          * REMOVE with a role, an unknown op, a trailing byte. */
         rq.role = 4;
         assert_int_equal(proto_write_acl(buf, sizeof buf, 7, &rq), 0);
-        rq = (struct proto_acl_request){PROTO_ACL_LIST, 0, {"x", 1}};
+        rq = (struct proto_acl_request){.op = PROTO_ACL_LIST,
+                                        .identity = {"x", 1}};
         assert_int_equal(proto_write_acl(buf, sizeof buf, 7, &rq), 0);
-        rq = (struct proto_acl_request){PROTO_ACL_REMOVE, 1, {"x", 1}};
+        rq = (struct proto_acl_request){
+            .op = PROTO_ACL_REMOVE, .role = 1, .identity = {"x", 1}};
         assert_int_equal(proto_write_acl(buf, sizeof buf, 7, &rq), 0);
         {
                 const uint8_t op9[] = {9, 0, 0};

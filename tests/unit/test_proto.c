@@ -27,6 +27,7 @@
 #include "test_proto_list.h"
 #include "test_proto_sessions.h"
 #include "test_proto_attach.h"
+#include "test_proto_acl.h"
 #include "test_proto_backup.h"
 #include "test_proto_names.h"
 #include "test_proto_reader.h"
@@ -861,6 +862,13 @@ int main(void)
             cmocka_unit_test(sessions_reply_round_trip),
             cmocka_unit_test(sessions_reply_largest_fits),
             cmocka_unit_test(sessions_reply_bad_bodies),
+            cmocka_unit_test(acl_old_ops_unchanged),
+            cmocka_unit_test(acl_rule_ops_round_trip),
+            cmocka_unit_test(acl_rule_ops_refused),
+            cmocka_unit_test(acl_rule_bodies_refused),
+            cmocka_unit_test(acl_reply_formats),
+            cmocka_unit_test(acl_reply_limits),
+            cmocka_unit_test(acl_reply_bad_bodies),
         };
 
         return cmocka_run_group_tests_name("proto", tests, NULL, NULL);

@@ -249,13 +249,24 @@ static size_t w_backup(uint8_t *o, size_t c)
 }
 static size_t w_acl_list(uint8_t *o, size_t c)
 {
-        struct proto_acl_request r = {PROTO_ACL_LIST, 0, {NULL, 0}};
+        struct proto_acl_request r = {.op = PROTO_ACL_LIST};
 
         return proto_write_acl(o, c, ID, &r);
 }
 static size_t w_acl_set(uint8_t *o, size_t c)
 {
-        struct proto_acl_request r = {PROTO_ACL_SET, 2, {"CN=web", 6}};
+        struct proto_acl_request r = {
+            .op = PROTO_ACL_SET, .role = 2, .identity = {"CN=web", 6}};
+
+        return proto_write_acl(o, c, ID, &r);
+}
+static size_t w_acl_rule_set(uint8_t *o, size_t c)
+{
+        struct proto_acl_request r = {.op = PROTO_ACL_RULE_SET,
+                                      .role = 3,
+                                      .identity = {"team-a", 6},
+                                      .kind = PROTO_ACL_KIND_GROUP_PREFIX,
+                                      .prefix = {"team-a/", 7}};
 
         return proto_write_acl(o, c, ID, &r);
 }
@@ -341,6 +352,20 @@ static size_t w_acl_reply(uint8_t *o, size_t c)
         struct proto_acl_reply r;
 
         acl_reply_in(&r);
+        return proto_write_acl_reply(o, c, ID, &r);
+}
+
+/* The same list with rules on name prefixes: format 2. */
+static size_t w_acl_reply_prefix(uint8_t *o, size_t c)
+{
+        struct proto_acl_reply r;
+
+        acl_reply_in(&r);
+        r.n_prefix = 2;
+        r.prefix[0] = (struct proto_acl_prefix_rule){
+            PROTO_ACL_KIND_PREFIX, 5, {"CN=ci", 5}, {NULL, 0}};
+        r.prefix[1] = (struct proto_acl_prefix_rule){
+            PROTO_ACL_KIND_GROUP_PREFIX, 3, {"team-a", 6}, {"team-a/", 7}};
         return proto_write_acl_reply(o, c, ID, &r);
 }
 
@@ -638,6 +663,11 @@ static const struct golden goldens[] = {
     {"ACL SET", w_acl_set, r_acl,
      "02 0f 00 00 09 00 00 00 88 77 66 55 44 33 22 11 "
      "01 02 06 43 4e 3d 77 65 62"},
+    /* Rules on name prefixes, written from docs/protocol.md's layout. */
+    {"ACL RULE_SET", w_acl_rule_set, r_acl,
+     "02 0f 00 00 12 00 00 00 88 77 66 55 44 33 22 11 "
+     "03 03 06 74 65 61 6d 2d 61 02 07 74 65 61 6d 2d "
+     "61 2f"},
     {"RESULT", w_result, r_result,
      "02 40 00 00 2d 00 00 00 88 77 66 55 44 33 22 11 "
      "f7 ff ff ff 09 05 01 00 00 00 00 00 00 2a 00 00 "
@@ -748,6 +778,12 @@ static const struct golden goldens[] = {
      "02 49 00 00 1c 00 00 00 88 77 66 55 44 33 22 11 "
      "01 01 02 02 00 00 03 08 43 4e 3d 61 64 6d 69 6e "
      "00 01 09 43 4e 3d 72 65 61 64 65 72"},
+    {"ACL_REPLY PREFIX", w_acl_reply_prefix, r_acl_reply,
+     "02 49 00 00 38 00 00 00 88 77 66 55 44 33 22 11 "
+     "02 01 02 02 00 00 03 08 43 4e 3d 61 64 6d 69 6e "
+     "00 01 09 43 4e 3d 72 65 61 64 65 72 02 00 01 05 "
+     "05 43 4e 3d 63 69 00 02 03 06 74 65 61 6d 2d 61 "
+     "07 74 65 61 6d 2d 61 2f"},
 };
 
 /* --- Running the cases ---------------------------------------------------- */

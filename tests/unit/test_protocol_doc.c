@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/proto/aclwire.h"
 #include "../../src/proto/attach.h"
 #include "../../src/proto/command.h"
 #include "../../src/proto/frame.h"
@@ -230,6 +231,17 @@ static void check_body(const struct example *e, const struct proto_header *h)
                 }
                 n = proto_write_sessions(again, sizeof again, h->id, id, mode,
                                          limit);
+                break;
+        }
+        case PROTO_ACL: {
+                struct proto_acl_request r;
+                int rv = proto_read_acl(body, len, &r);
+
+                if (rv != 0) {
+                        fail_msg("protocol.md:%u: the ACL does not decode: %s",
+                                 e->line, baton_strerror(rv));
+                }
+                n = proto_write_acl(again, sizeof again, h->id, &r);
                 break;
         }
         case PROTO_WATCH_EVENT: {
