@@ -2,6 +2,7 @@
  * applied list, the first leader's seed, and administrators' ACL requests. */
 #include "access.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,18 +16,20 @@
 #include "reply.h"
 #include "../../proto/aclwire.h"
 
-/* An ACL SET or REMOVE from its arrival to its answer. Its outcome is
- * taken when its entry is applied (access_on_applied()): the raft callback runs
- * later, when other entries may have been applied over raft's result. */
+/* An ACL SET, REMOVE, RULE_SET or RULE_REMOVE from its arrival to its
+ * answer. Its outcome is taken when its entry is applied
+ * (access_on_applied()): the raft callback runs later, when other entries
+ * may have been applied over raft's result. */
 struct aclreq {
         struct gateway_req req;
         struct reply_to to;
         struct gateway *g;
-        struct queue link; /* g->acl_inflight */
-        uint8_t mode;      /* COMMAND_ACL_SET or _REMOVE */
-        uint8_t role;
-        uint8_t len;
+        struct queue link;          /* g->acl_inflight */
+        struct proto_acl_request r; /* as asked; strings point below */
+        uint8_t mode;               /* COMMAND_ACL_SET, ... */
         char identity[ACL_IDENTITY_MAX + 1];
+        /* A rule's table: kind, prefix length, prefix (command.h). */
+        uint8_t rule[2 + ACL_PREFIX_LEN_MAX];
         bool decided; /* its entry was applied, with `status` */
         int status;
         struct gwaudit_who who; /* who asked, for its audit line */
@@ -69,8 +72,9 @@ void access_compare(struct gateway *g)
         g->acl_compared = true;
         if (!acl_equal(a, &g->config_acl)) {
                 gwlog(g, LOG_WARN, NULL,
-                      "role lines in the config differ from the cluster's "
-                      "access list, which wins: batonctl acl list");
+                      "role or rule lines in the config differ from the "
+                      "cluster's access list, which wins: batonctl acl list, "
+                      "batonctl rule list");
         }
 }
 
@@ -95,10 +99,25 @@ void access_tick(struct gateway *g, uint64_t now_ms)
         c.list = table;
         c.list_len = (uint16_t)acl_encode(&g->config_acl, table, sizeof table);
         gwlog(g, LOG_INFO, NULL,
-              "access list: proposing the config's %u role lines and "
-              "default-role %s as the cluster's",
-              g->config_acl.n, acl_role_name(g->config_acl.default_role));
+              "access list: proposing the config's %u role lines, %u "
+              "rule lines and default-role %s as the cluster's",
+              g->config_acl.n, g->config_acl.n_prefix,
+              acl_role_name(g->config_acl.default_role));
         pending_queue_own(g, &c);
+}
+
+/* Whether `a` asked for the ACL entry `c`. */
+static bool asked(const struct aclreq *a, const struct command *c)
+{
+        size_t rule_len = 2 + (size_t)a->rule[1];
+        bool is_rule = a->mode == COMMAND_ACL_RULE_SET ||
+                       a->mode == COMMAND_ACL_RULE_REMOVE;
+
+        return a->mode == c->mode && a->r.role == c->role &&
+               a->r.identity.len == c->name_len &&
+               memcmp(a->identity, c->name, c->name_len) == 0 &&
+               (!is_rule || (c->list_len == rule_len &&
+                             memcmp(a->rule, c->list, rule_len) == 0));
 }
 
 /* The first request waiting for this entry's outcome, if any. */
@@ -109,14 +128,46 @@ static void decide(struct gateway *g, const struct command *c, int status)
         QUEUE_FOREACH(q, &g->acl_inflight)
         {
                 struct aclreq *a = QUEUE_DATA(q, struct aclreq, link);
-                if (!a->decided && a->mode == c->mode && a->role == c->role &&
-                    a->len == c->name_len &&
-                    memcmp(a->identity, c->name, a->len) == 0) {
+                if (!a->decided && asked(a, c)) {
                         a->decided = true;
                         a->status = status;
                         return;
                 }
         }
+}
+
+/* The log line of an applied SET, REMOVE, RULE_SET or RULE_REMOVE. */
+static void log_change(struct gateway *g, uint64_t index,
+                       const struct command *c, int status)
+{
+        static const char *const verbs[] = {
+            [COMMAND_ACL_SET] = "set",
+            [COMMAND_ACL_REMOVE] = "remove",
+            [COMMAND_ACL_RULE_SET] = "rule set",
+            [COMMAND_ACL_RULE_REMOVE] = "rule remove",
+        };
+        bool rule = c->mode == COMMAND_ACL_RULE_SET ||
+                    c->mode == COMMAND_ACL_RULE_REMOVE;
+        char what[40 + ACL_PREFIX_LEN_MAX] = "";
+        char perms[24];
+
+        if (c->mode == COMMAND_ACL_SET) {
+                snprintf(what, sizeof what, " to %s", acl_role_name(c->role));
+        } else if (rule && c->list_len >= 2) {
+                snprintf(what, sizeof what, "%s on \"%.*s\"%s%s",
+                         c->list[0] == ACL_RULE_GROUP_PREFIX ? " (group)" : "",
+                         (int)c->list[1], (const char *)c->list + 2,
+                         c->mode == COMMAND_ACL_RULE_SET ? ": " : "",
+                         c->mode == COMMAND_ACL_RULE_SET
+                             ? acl_perms_name(c->role, perms, sizeof perms)
+                             : "");
+        }
+        gwlog(g, LOG_INFO, NULL,
+              "access list (entry %llu): %s '%.*s'%s by '%.*s': %s",
+              (unsigned long long)index,
+              c->mode <= COMMAND_ACL_RULE_REMOVE ? verbs[c->mode] : "change",
+              (int)c->name_len, c->name, what, (int)c->address_len, c->address,
+              status == 0 ? "done" : baton_strerror(status));
 }
 
 void access_on_applied(struct gateway *g, uint64_t index,
@@ -129,21 +180,12 @@ void access_on_applied(struct gateway *g, uint64_t index,
                  * nothing: either way, say what the list is now. */
                 gwlog(g, LOG_INFO, NULL,
                       "access list (entry %llu): seed %s; the list has "
-                      "%u rules, default-role %s",
+                      "%u rules, %u rules on names, default-role %s",
                       (unsigned long long)index,
                       status == 0 ? "applied" : baton_strerror(status), a->n,
-                      acl_role_name(a->default_role));
+                      a->n_prefix, acl_role_name(a->default_role));
         } else {
-                gwlog(g, LOG_INFO, NULL,
-                      "access list (entry %llu): %s '%.*s'%s%s by '%.*s': "
-                      "%s",
-                      (unsigned long long)index,
-                      c->mode == COMMAND_ACL_SET ? "set" : "remove",
-                      (int)c->name_len, c->name,
-                      c->mode == COMMAND_ACL_SET ? " to " : "",
-                      c->mode == COMMAND_ACL_SET ? acl_role_name(c->role) : "",
-                      (int)c->address_len, c->address,
-                      status == 0 ? "done" : baton_strerror(status));
+                log_change(g, index, c, status);
                 decide(g, c, status);
         }
         access_compare(g);
@@ -157,10 +199,7 @@ static void answer(struct aclreq *a, int status)
                 /* Decided when its entry was applied, before this runs. */
                 status = a->decided ? a->status : BATON_EUNKNOWN;
         }
-        gwaudit_acl(a->g, NULL, &a->who,
-                    a->mode == COMMAND_ACL_SET ? PROTO_ACL_SET
-                                               : PROTO_ACL_REMOVE,
-                    a->identity, a->len, a->role, status);
+        gwaudit_acl(a->g, NULL, &a->who, &a->r, status);
         reply_status(a->g, a->to.conn, a->to.id, status);
         reply_to_close(&a->to);
         a->to.conn = NULL;
@@ -187,49 +226,92 @@ static void abandon(struct gateway_req *req, const struct gateway_now *now)
         answer(req->data, 0);
 }
 
-/* Propose an ACL entry for a SET or REMOVE; the answer comes from
- * on_done(). */
+/* The ACL entry mode of a change `op`. */
+static uint8_t mode_of(uint8_t op)
+{
+        switch (op) {
+        case PROTO_ACL_SET:
+                return COMMAND_ACL_SET;
+        case PROTO_ACL_REMOVE:
+                return COMMAND_ACL_REMOVE;
+        case PROTO_ACL_RULE_SET:
+                return COMMAND_ACL_RULE_SET;
+        default:
+                return COMMAND_ACL_RULE_REMOVE;
+        }
+}
+
+/* Copy the request `r` (borrowed from a frame) into `a`. */
+static void take(struct aclreq *a, const struct proto_acl_request *r)
+{
+        a->r = *r;
+        a->mode = mode_of(r->op);
+        memcpy(a->identity, r->identity.p, r->identity.len);
+        a->r.identity.p = a->identity;
+        if (a->mode == COMMAND_ACL_RULE_SET ||
+            a->mode == COMMAND_ACL_RULE_REMOVE) {
+                a->rule[0] = r->kind;
+                a->rule[1] = r->prefix.len;
+                if (r->prefix.len > 0) {
+                        memcpy(a->rule + 2, r->prefix.p, r->prefix.len);
+                }
+                a->r.prefix.p = (const char *)a->rule + 2;
+        }
+}
+
+/* The ACL entry of `a`, asked by `c`, into `buf`: its length, 0 when it
+ * cannot be encoded. */
+static size_t encode_change(const struct aclreq *a,
+                            const struct gateway_conn *c, uint8_t *buf,
+                            size_t cap)
+{
+        struct command cmd;
+
+        memset(&cmd, 0, sizeof cmd);
+        cmd.type = COMMAND_ACL;
+        cmd.mode = a->mode;
+        cmd.role = a->r.role;
+        cmd.name = a->identity;
+        cmd.name_len = (uint8_t)a->r.identity.len;
+        cmd.address = c->identity; /* who asked, from the certificate */
+        cmd.address_len =
+            (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
+        if (a->mode == COMMAND_ACL_RULE_SET ||
+            a->mode == COMMAND_ACL_RULE_REMOVE) {
+                cmd.list = a->rule;
+                cmd.list_len = (uint16_t)(2 + a->rule[1]);
+        }
+        return command_encode(&cmd, buf, cap);
+}
+
+/* Propose an ACL entry for a SET, REMOVE, RULE_SET or RULE_REMOVE; the
+ * answer comes from on_done(). */
 static void change(struct gateway *g, struct gateway_conn *c, uint64_t id,
                    const struct proto_acl_request *r)
 {
-        uint8_t buf[COMMAND_MAX_SIZE];
+        uint8_t buf[COMMAND_MAX_SIZE + ACL_PREFIX_LEN_MAX];
         struct aclreq *a = calloc(1, sizeof *a);
-        struct command cmd;
         void *entry = NULL;
         size_t len;
         int rv = BATON_ENOMEM;
 
         if (a == NULL) {
-                gwaudit_acl(g, c, NULL, r->op, (const char *)r->identity.p,
-                            r->identity.len, r->role, BATON_ENOMEM);
+                gwaudit_acl(g, c, NULL, r, BATON_ENOMEM);
                 reply_status(g, c, id, BATON_ENOMEM);
                 return;
         }
         gwreq_init(&a->req, g, a, on_done, abandon);
         gwaudit_who_init(&a->who, c);
         a->g = g;
-        a->mode = r->op == PROTO_ACL_SET ? COMMAND_ACL_SET : COMMAND_ACL_REMOVE;
-        a->role = r->op == PROTO_ACL_SET ? r->role : 0;
-        a->len = r->identity.len;
-        memcpy(a->identity, r->identity.p, r->identity.len);
-        memset(&cmd, 0, sizeof cmd);
-        cmd.type = COMMAND_ACL;
-        cmd.mode = a->mode;
-        cmd.role = a->role;
-        cmd.name = a->identity;
-        cmd.name_len = a->len;
-        cmd.address = c->identity; /* who asked, from the certificate */
-        cmd.address_len =
-            (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
-        len = command_encode(&cmd, buf, sizeof buf);
+        take(a, r);
+        len = encode_change(a, c, buf, sizeof buf);
         if (len > 0 && (entry = gwreq_entry_alloc(g, len)) != NULL) {
                 memcpy(entry, buf, len);
                 rv = gwreq_propose(&a->req, entry, len);
         }
         if (len == 0 || rv != 0) {
                 rv = len == 0 ? BATON_EINVAL : rv;
-                gwaudit_acl(g, c, NULL, r->op, a->identity, a->len, a->role,
-                            rv);
+                gwaudit_acl(g, c, NULL, &a->r, rv);
                 gwreq_entry_free(g, entry);
                 free(a);
                 reply_status(g, c, id, rv);
@@ -266,6 +348,16 @@ static int list(struct gateway *g, struct gateway_conn *c, uint64_t id)
                 r->rules[i].identity.p = a->rules[i].identity;
                 r->rules[i].identity.len = a->rules[i].len;
         }
+        r->n_prefix = (uint16_t)a->n_prefix;
+        for (i = 0; i < a->n_prefix; i++) {
+                const struct acl_prefix_rule *p = &a->prefix[i];
+                r->prefix[i].kind = p->kind;
+                r->prefix[i].perms = p->perms;
+                r->prefix[i].subject.p = p->subject;
+                r->prefix[i].subject.len = p->subject_len;
+                r->prefix[i].prefix.p = p->prefix;
+                r->prefix[i].prefix.len = p->prefix_len;
+        }
         out = reply_reserve(g, c, cap);
         if (out != NULL) {
                 reply_frame(g, c, id, proto_write_acl_reply(out, cap, id, r));
@@ -289,10 +381,9 @@ void access_on_frame(struct gateway *g, struct gateway_conn *c,
                 return;
         }
         if (r.op == PROTO_ACL_LIST) {
-                gwaudit_acl(g, c, NULL, r.op, NULL, 0, 0, list(g, c, h->id));
+                gwaudit_acl(g, c, NULL, &r, list(g, c, h->id));
         } else if (!g->cfg->tls) {
-                gwaudit_acl(g, c, NULL, r.op, (const char *)r.identity.p,
-                            r.identity.len, r.role, BATON_EUNSUPPORTED);
+                gwaudit_acl(g, c, NULL, &r, BATON_EUNSUPPORTED);
                 reply_status(g, c, h->id, BATON_EUNSUPPORTED); /* no list */
         } else {
                 change(g, c, h->id, &r);

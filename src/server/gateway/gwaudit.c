@@ -124,24 +124,38 @@ static const char *acl_action(uint8_t op)
             [PROTO_ACL_LIST] = "ACL_LIST",
             [PROTO_ACL_SET] = "ACL_SET",
             [PROTO_ACL_REMOVE] = "ACL_REMOVE",
+            [PROTO_ACL_RULE_SET] = "RULE_SET",
+            [PROTO_ACL_RULE_REMOVE] = "RULE_REMOVE",
         };
 
-        return op <= PROTO_ACL_REMOVE ? ops[op] : "ACL";
+        return op <= PROTO_ACL_RULE_REMOVE ? ops[op] : "ACL";
 }
 
 void gwaudit_acl(struct gateway *g, const struct gateway_conn *c,
-                 const struct gwaudit_who *w, uint8_t op, const char *identity,
-                 size_t len, uint8_t role, int result)
+                 const struct gwaudit_who *w, const struct proto_acl_request *r,
+                 int result)
 {
-        char detail[32] = "";
-        struct audit_event e = {.action = acl_action(op),
-                                .target = identity,
-                                .target_len = len,
+        char detail[GWAUDIT_RULE_DETAIL_MAX] = "";
+        char perms[24];
+        struct audit_event e = {.action = acl_action(r->op),
+                                .target = (const char *)r->identity.p,
+                                .target_len = r->identity.len,
                                 .result = result,
                                 .detail = detail};
 
-        if (op == PROTO_ACL_SET) {
-                snprintf(detail, sizeof detail, "role %s", acl_role_name(role));
+        if (r->op == PROTO_ACL_SET) {
+                snprintf(detail, sizeof detail, "role %s",
+                         acl_role_name(r->role));
+        } else if (r->op == PROTO_ACL_RULE_SET ||
+                   r->op == PROTO_ACL_RULE_REMOVE) {
+                snprintf(detail, sizeof detail, "%s%s%son \"%.*s\"",
+                         r->kind == PROTO_ACL_KIND_GROUP_PREFIX ? "group; "
+                                                                : "",
+                         r->op == PROTO_ACL_RULE_SET
+                             ? acl_perms_name(r->role, perms, sizeof perms)
+                             : "",
+                         r->op == PROTO_ACL_RULE_SET ? " " : "",
+                         (int)r->prefix.len, (const char *)r->prefix.p);
         }
         from(g, c, w, &e);
 }

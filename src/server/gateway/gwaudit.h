@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../../proto/command.h"
+#include "../../proto/aclwire.h"
 #include "../../proto/proto.h"
 #include "../base/audit.h"
 #include "../config/settings.h"
@@ -58,12 +59,17 @@ void gwaudit_command(struct gateway *g, const struct gateway_conn *c,
                      const struct gwaudit_who *w, const struct command *cmd,
                      int result, const char *detail);
 
-/* The line of an ACL request (enum proto_acl_op `op`) for the `len`
- * bytes of `identity` (NULL: none), a SET's to `role`, answered `result`,
- * from `w` or `c` as gwaudit_command() says. */
+/* The room of an ACL line's detail: a rule's kind, permissions and
+ * quoted prefix. */
+#define GWAUDIT_RULE_DETAIL_MAX (48 + 255)
+
+/* The line of the ACL request `r` (borrowed), answered `result`, from `w`
+ * or `c` as gwaudit_command() says: target the identity (a rule's
+ * subject), detail a SET's role, or a rule's kind ("group; "),
+ * permissions and prefix. */
 void gwaudit_acl(struct gateway *g, const struct gateway_conn *c,
-                 const struct gwaudit_who *w, uint8_t op, const char *identity,
-                 size_t len, uint8_t role, int result);
+                 const struct gwaudit_who *w, const struct proto_acl_request *r,
+                 int result);
 
 /*
  * A request frame of `c` refused BATON_EPERM because of `why` (its role,

@@ -11,8 +11,7 @@
 #include "gwlog.h"
 
 /* The applied list, or NULL when names are open to every client. */
-static const struct acl *closed(struct gateway *g,
-                                const struct gateway_conn *c)
+static const struct acl *closed(struct gateway *g, const struct gateway_conn *c)
 {
         const struct acl *a;
 
@@ -86,8 +85,8 @@ int names_refuse(struct gateway *g, const struct gateway_conn *c,
 
         g->stats.refused++;
         gwlog(g, LOG_WARN, &(struct log_fields){.connection = c->id},
-              "refused %s from '%s' (connection %llu): %s", action,
-              c->identity, (unsigned long long)c->id, why);
+              "refused %s from '%s' (connection %llu): %s", action, c->identity,
+              (unsigned long long)c->id, why);
         gwaudit(g, c, &e);
         return BATON_EPERM;
 }
