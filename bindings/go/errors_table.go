@@ -119,6 +119,8 @@ var (
 	ErrNotVoter = &Error{Code: -56, Name: "BATON_ENOTVOTER", Text: "that member does not vote, so it cannot lead"}
 	// ErrAddrInUse is BATON_EADDRINUSE (-57): another member has this address.
 	ErrAddrInUse = &Error{Code: -57, Name: "BATON_EADDRINUSE", Text: "another member has this address"}
+	// ErrQuota is BATON_EQUOTA (-58): a quota of this client's identity is used up.
+	ErrQuota = &Error{Code: -58, Name: "BATON_EQUOTA", Text: "a quota of this client's identity is used up"}
 )
 
 // errorTable maps a code to its sentinel.
@@ -180,4 +182,5 @@ var errorTable = map[int32]*Error{
 	-55: ErrConnect,
 	-56: ErrNotVoter,
 	-57: ErrAddrInUse,
+	-58: ErrQuota,
 }

@@ -81,7 +81,8 @@ extern "C" {
         X(EUNREACHABLE,     -54, "the member cannot be reached") \
         X(ECONNECT,         -55, "cannot connect to any node of the cluster") \
         X(ENOTVOTER,        -56, "that member does not vote, so it cannot lead") \
-        X(EADDRINUSE,       -57, "another member has this address")
+        X(EADDRINUSE,       -57, "another member has this address") \
+        X(EQUOTA,           -58, "a quota of this client's identity is used up")
 /* clang-format on */
 
 #define BATON_ERROR_ENUM_(name, code, text) BATON_##name = code,

@@ -72,17 +72,18 @@ static const int codes[] = {
     BATON_ECONNECT,
     BATON_ENOTVOTER,
     BATON_EADDRINUSE,
+    BATON_EQUOTA,
 };
 
 #define N_CODES (sizeof codes / sizeof codes[0])
 
-/* The codes are wire protocol: exactly -1..-57, contiguous, none skipped. */
+/* The codes are wire protocol: exactly -1..-58, contiguous, none skipped. */
 static void codes_are_contiguous(void **state)
 {
         size_t i;
 
         (void)state;
-        assert_int_equal(N_CODES, 57);
+        assert_int_equal(N_CODES, 58);
         for (i = 0; i < N_CODES; i++) {
                 assert_int_equal(codes[i], -(int)(i + 1));
         }
@@ -161,7 +162,7 @@ static void positive_codes_are_unknown(void **state)
 /* Negative codes beyond the table are unknown, down to INT_MIN. */
 static void out_of_range_codes_are_unknown(void **state)
 {
-        static const int negative[] = {-58,   -59,    -100,        -1000,
+        static const int negative[] = {-59,   -60,    -100,        -1000,
                                        -4096, -65536, INT_MIN + 1, INT_MIN};
         size_t i;
 
@@ -210,7 +211,8 @@ static void names_are_the_identifiers(void **state)
         assert_string_equal(baton_errname(-51), "BATON_ENOMEMBER");
         assert_string_equal(baton_errname(-55), "BATON_ECONNECT");
         assert_string_equal(baton_errname(-57), "BATON_EADDRINUSE");
-        assert_string_equal(baton_errname(-58), "BATON_E?");
+        assert_string_equal(baton_errname(-58), "BATON_EQUOTA");
+        assert_string_equal(baton_errname(-59), "BATON_E?");
         assert_string_equal(baton_errname(1), "BATON_E?");
         assert_string_equal(baton_errname(INT_MIN), "BATON_E?");
 }

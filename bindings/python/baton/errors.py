@@ -344,6 +344,13 @@ class AddressInUseError(ConflictError):
     that another member has."""
 
 
+class QuotaError(LimitError):
+    """BATON_EQUOTA: a quota of the client certificate's identity (sessions,
+    locks, waiters, watches or requests per second) is used up; it frees as
+    the identity's sessions release and end, or (requests per second) as
+    time passes."""
+
+
 # --- Raised by the binding itself, never by libbaton ------------------------
 
 
@@ -524,6 +531,7 @@ CODES: Tuple[Code, ...] = (
         NotVoterError,
     ),
     Code("EADDRINUSE", -57, "another member has this address", AddressInUseError),
+    Code("EQUOTA", -58, "a quota of this client's identity is used up", QuotaError),
 )
 
 BY_NUMBER: Dict[int, Code] = {row.number: row for row in CODES}
