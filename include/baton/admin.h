@@ -193,6 +193,33 @@ struct baton_acl_rule {
         int role;                                  /* enum baton_access_role */
 };
 
+/*
+ * Permissions on lock names, which a rule on a name prefix gives
+ * (baton_rule_set(); docs/security.md, "Rules on lock names"); OR them
+ * together. Lock and manage each include read: libbaton adds
+ * BATON_PERM_READ to any set with BATON_PERM_LOCK or BATON_PERM_MANAGE,
+ * so that a rule is listed as the cluster stores it (lock as 3).
+ */
+#define BATON_PERM_READ   1 /* holders, check, list, watch, leader */
+#define BATON_PERM_LOCK   2 /* acquire, release, campaign, proclaim */
+#define BATON_PERM_MANAGE 4 /* revoke grants, close sessions */
+
+#define BATON_ACL_PREFIX_MAX 255 /* bytes of a rule's name prefix */
+
+/**
+ * One rule on a lock-name prefix: `subject` has `perms` on every lock
+ * name that starts with `prefix` ("" is every name).
+ */
+struct baton_acl_prefix_rule {
+        /* A certificate identity, or with `group` 1 the group's name (an OU
+         * of the client certificate's subject; batonctl writes it
+         * group:NAME). NUL-terminated. */
+        char subject[BATON_ACL_IDENTITY_MAX + 1];
+        int group;                             /* 1: subject is a group */
+        char prefix[BATON_ACL_PREFIX_MAX + 1]; /* NUL-terminated */
+        int perms; /* BATON_PERM_* bits, with BATON_PERM_READ */
+};
+
 /** The cluster's access list, as baton_acl_list() fills it. */
 struct baton_acl {
         /* 0: the cluster has no list yet (its first leader is seeding it);
@@ -202,13 +229,19 @@ struct baton_acl {
         int default_role; /* of identities no rule names (not nodes') */
         unsigned n_rules;
         struct baton_acl_rule *rules; /* by identity; baton_acl_free() */
+        /* The rules on name prefixes, by (identities before groups,
+         * subject, prefix); baton_acl_free() frees them. None: every name
+         * is open to every role, as before such rules existed. */
+        unsigned n_prefix_rules;
+        struct baton_acl_prefix_rule *prefix_rules;
 };
 
 /**
- * Read the cluster's access list from the leader into `*out` (its rules
- * allocated; free them with baton_acl_free()). Admin role. 0 or
- * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS, BATON_ENOMEM, BATON_EVERSION
- * (a newer list format), BATON_EINVAL. Thread-safe.
+ * Read the cluster's access list from the leader into `*out`: its role
+ * rules and its rules on name prefixes (both allocated; free them with
+ * baton_acl_free()). Admin role. 0 or BATON_EPERM, BATON_ENOANSWER,
+ * BATON_ETLS, BATON_ENOMEM, BATON_EVERSION (a newer list format),
+ * BATON_EINVAL. Thread-safe.
  */
 BATON_API int baton_acl_list(baton_client *c, struct baton_acl *out);
 
@@ -237,6 +270,40 @@ BATON_API int baton_acl_set(baton_client *c, const char *identity, int role);
  * Thread-safe.
  */
 BATON_API int baton_acl_remove(baton_client *c, const char *identity);
+
+/**
+ * Give `subject` the permissions `perms` (BATON_PERM_* bits, at least
+ * one, each of lock and manage with read added) on every lock name that
+ * starts with `prefix` (0..BATON_ACL_PREFIX_MAX bytes; "" is every name),
+ * replacing what a rule of the same subject and prefix gave. `subject`
+ * is a certificate identity, or "group:NAME" for the group NAME (an OU of
+ * the client certificate's subject); each 1..BATON_ACL_IDENTITY_MAX
+ * bytes (an identity that starts with "group:" cannot be named). Both
+ * strings are copied. Through the log, as baton_acl_set(); once the list
+ * has one such rule, each name is closed to a client but for what the
+ * rules of its identity and its groups whose prefix starts the name give
+ * it (docs/security.md, "Rules on lock names"). Admin role.
+ *
+ * 0 (also when the rule was there already) or BATON_EINVAL (a bad
+ * subject, prefix or perms, refused before anything is sent, or the list
+ * is full: baton_errmsg() says which), BATON_EBUSY (the cluster's first
+ * list is not applied yet: try again), BATON_EUNSUPPORTED (the cluster
+ * runs without TLS: no list), BATON_EMALFORMED (the leader runs a
+ * release without rules on names), BATON_EPERM, BATON_ENOANSWER,
+ * BATON_ETLS. Thread-safe.
+ */
+BATON_API int baton_rule_set(baton_client *c, const char *subject,
+                             const char *prefix, int perms);
+
+/**
+ * Take the rule of `subject` ("group:NAME" for a group, as for
+ * baton_rule_set()) on `prefix` out of the access list. 0 or
+ * BATON_ENOTFOUND (no such rule), BATON_EINVAL, BATON_EBUSY,
+ * BATON_EUNSUPPORTED, BATON_EMALFORMED, BATON_EPERM, BATON_ENOANSWER,
+ * BATON_ETLS. Thread-safe.
+ */
+BATON_API int baton_rule_remove(baton_client *c, const char *subject,
+                                const char *prefix);
 
 #ifdef __cplusplus
 }

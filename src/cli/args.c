@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../lib/permname.h"
 #include "commands.h"
 #include "healthcheck.h"
 
@@ -79,7 +80,7 @@ static const struct option options[] = {
     {NULL, 0, NULL, 0},
 };
 
-#define CMD(c) (1u << (c))
+#define CMD(c) (UINT64_C(1) << (c)) /* a set of commands: over 32 */
 #define LEASE_CMDS                                                             \
         (CMD(ARGS_LOCK) | CMD(ARGS_SEM) | CMD(ARGS_ACQUIRE) | CMD(ARGS_TRY) |  \
          CMD(ARGS_ELECT))
@@ -87,7 +88,7 @@ static const struct option options[] = {
 #define RUNS_COMMAND(c)                                                        \
         ((c) == ARGS_LOCK || (c) == ARGS_SEM || (c) == ARGS_ELECT)
 #define RUNS_COMMANDS (CMD(ARGS_LOCK) | CMD(ARGS_SEM) | CMD(ARGS_ELECT))
-#define ANY_COMMAND   (~0u)
+#define ANY_COMMAND   (~UINT64_C(0))
 
 /* The options that take a number, their ranges, and the commands they
  * belong to (the others belong to every command). */
@@ -95,7 +96,7 @@ static const struct number_option {
         int opt;
         uint64_t lo, hi;
         const char *unit;
-        unsigned commands;
+        uint64_t commands;
 } number_options[] = {
     {O_TIMEOUT, 1, INT32_MAX, " ms", ANY_COMMAND},
     {O_TTL, 1, UINT32_MAX, " ms", LEASE_CMDS | CMD(ARGS_RELEASE)},
@@ -496,32 +497,46 @@ static void member(struct args *a, const struct commands_entry *c,
         }
 }
 
+/* The subcommand of acl or rule `c`: list 0, add 1, remove 2, with
+ * a->command `first` + that and `want`[that] operands (with c's name and
+ * the subcommand's); or -1, with the error said. */
+static int list_add_remove(struct args *a, const struct commands_entry *c,
+                           const struct operands *ops, int first,
+                           const unsigned want[3])
+{
+        static const char *const subs[] = {"list", "add", "remove"};
+        int i;
+
+        for (i = 0; i < 3; i++) {
+                if (strcmp(ops->v[1], subs[i]) == 0) {
+                        break;
+                }
+        }
+        if (i == 3) {
+                bad(a, "%s: unknown subcommand \"%s\" (list, add or remove)",
+                    c->name, ops->v[1]);
+                return -1;
+        }
+        a->command = first + i;
+        if (ops->n != want[i]) {
+                bad(a, "%s %s: %s (usage: batonctl %s)", c->name, subs[i],
+                    ops->n < want[i] ? "too few arguments"
+                                     : "too many arguments",
+                    c->synopsis);
+                return -1;
+        }
+        return i;
+}
+
 /* acl list | add IDENTITY ROLE | remove IDENTITY. */
 static void acl(struct args *a, const struct commands_entry *c,
                 const struct operands *ops)
 {
         static const char *const roles[] = {"none", "read", "lock", "admin"};
-        const char *sub = ops->v[1];
-        unsigned want, i;
+        static const unsigned want[] = {2, 4, 3};
+        unsigned i;
 
-        if (strcmp(sub, "list") == 0) {
-                a->command = ARGS_ACL_LIST;
-                want = 2;
-        } else if (strcmp(sub, "add") == 0) {
-                a->command = ARGS_ACL_ADD;
-                want = 4;
-        } else if (strcmp(sub, "remove") == 0) {
-                a->command = ARGS_ACL_REMOVE;
-                want = 3;
-        } else {
-                bad(a, "acl: unknown subcommand \"%s\" (list, add or remove)",
-                    sub);
-                return;
-        }
-        if (ops->n != want) {
-                bad(a, "acl %s: %s (usage: batonctl %s)", sub,
-                    ops->n < want ? "too few arguments" : "too many arguments",
-                    c->synopsis);
+        if (list_add_remove(a, c, ops, ARGS_ACL_LIST, want) < 0) {
                 return;
         }
         a->identity = ops->n > 2 ? ops->v[2] : NULL;
@@ -536,6 +551,39 @@ static void acl(struct args *a, const struct commands_entry *c,
         }
         bad(a, "acl add: \"%s\" is not a role (admin, lock, read or none)",
             ops->v[3]);
+}
+
+/* rule list | add SUBJECT PREFIX PERMS | remove SUBJECT PREFIX. */
+static void rule(struct args *a, const struct commands_entry *c,
+                 const struct operands *ops)
+{
+        static const unsigned want[] = {2, 5, 4};
+        const char *sub = ops->v[1], *subject;
+
+        if (list_add_remove(a, c, ops, ARGS_RULE_LIST, want) <= 0) {
+                return; /* wrong, or list */
+        }
+        a->subject = subject = ops->v[2];
+        a->rule_prefix = ops->v[3];
+        /* libbaton refuses these too, but as a full list would be. */
+        if (strncmp(subject, "group:", 6) == 0) {
+                subject += 6;
+        }
+        if (subject[0] == '\0' || strlen(subject) > BATON_ACL_IDENTITY_MAX) {
+                bad(a,
+                    "rule %s: SUBJECT \"%s\": an identity or group:NAME, "
+                    "of 1 to %d bytes",
+                    sub, a->subject, BATON_ACL_IDENTITY_MAX);
+        } else if (strlen(a->rule_prefix) > BATON_ACL_PREFIX_MAX) {
+                bad(a, "rule %s: PREFIX: %zu bytes, at most %d", sub,
+                    strlen(a->rule_prefix), BATON_ACL_PREFIX_MAX);
+        } else if (a->command == ARGS_RULE_ADD &&
+                   permname_parse(ops->v[4], &a->perms) != 0) {
+                bad(a,
+                    "rule add: \"%s\" is not a permission (read, lock, "
+                    "manage, or a list of them: lock,manage)",
+                    ops->v[4]);
+        }
 }
 
 /* session list | session info ID | session close ID. */
@@ -597,6 +645,9 @@ static void operands(struct args *a, const struct commands_entry *c,
                 break;
         case ARGS_ACL_LIST:
                 acl(a, c, ops);
+                break;
+        case ARGS_RULE_LIST:
+                rule(a, c, ops);
                 break;
         case ARGS_SNAPSHOT_SAVE:
                 if (strcmp(ops->v[1], "inspect") == 0) {

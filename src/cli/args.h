@@ -34,13 +34,19 @@ enum args_command {
         ARGS_ACL_LIST,         /* acl list: the cluster's access list */
         ARGS_ACL_ADD,          /* acl add IDENTITY ROLE */
         ARGS_ACL_REMOVE,       /* acl remove IDENTITY */
+        ARGS_RULE_LIST,        /* rule list: the rules on lock names */
+        ARGS_RULE_ADD,         /* rule add SUBJECT PREFIX PERMS */
+        ARGS_RULE_REMOVE,      /* rule remove SUBJECT PREFIX */
         ARGS_PING,             /* ping: a read through the leader */
         ARGS_SESSION_LIST,     /* session list: the live sessions */
         ARGS_SESSION_INFO,     /* session info ID: one of them */
         ARGS_CONSOLE,          /* console: the page in a browser */
         ARGS_SET_VALUE,        /* set-value NAME TOKEN VALUE: a detached
                                 * grant's value */
+        ARGS_COMMANDS_END,     /* not a command: one past the last */
 };
+/* args.c keeps sets of commands as bits of a uint64_t. */
+_Static_assert(ARGS_COMMANDS_END <= 64, "each command has a bit of 64");
 
 /* What args_parse() asks the caller to do. */
 enum args_result {
@@ -104,7 +110,12 @@ struct args {
         const char *client_address; /* member add */
         const char *identity;       /* acl add, acl remove */
         int role;                   /* acl add: enum baton_access_role */
-        char **argv;                /* lock: the command, NULL-terminated */
+        /* rule add, rule remove: an identity or group:NAME, and the
+         * prefix of the names ("": every name) */
+        const char *subject;
+        const char *rule_prefix;
+        int perms;   /* rule add: BATON_PERM_* bits, read included */
+        char **argv; /* lock: the command, NULL-terminated */
         char errmsg[ARGS_ERRMSG_MAX];
 };
 

@@ -145,6 +145,15 @@ static const struct commands_entry table[] = {
      "each client certificate identity has; add an identity or change its "
      "role, or remove it (it then has the default role); admin only.",
      NULL},
+    {"rule", ARGS_RULE_LIST, 1, 4,
+     "rule list | rule add SUBJECT PREFIX PERMS | rule remove SUBJECT PREFIX",
+     "the cluster's rules on lock names: SUBJECT (a client certificate "
+     "identity, or group:NAME for the certificates whose subject has the "
+     "OU NAME) may PERMS (read, lock, manage, or a list: lock,manage) every "
+     "name that starts with PREFIX (\"\" is every name); once there is a "
+     "rule, a name is closed to what no rule gives. add sets a rule or "
+     "changes it, remove takes it out; admin only.",
+     NULL},
     {"console", ARGS_CONSOLE, 0, 0, "console [--listen HOST:PORT]",
      "serve a page showing the cluster (members, locks, sessions, "
      "elections and a live stream of events) to a browser on this machine, "
@@ -221,6 +230,10 @@ const struct commands_entry *commands_of(int command)
         case ARGS_ACL_ADD:
         case ARGS_ACL_REMOVE:
                 command = ARGS_ACL_LIST;
+                break;
+        case ARGS_RULE_ADD:
+        case ARGS_RULE_REMOVE:
+                command = ARGS_RULE_LIST;
                 break;
         case ARGS_SESSION_LIST:
         case ARGS_SESSION_INFO:

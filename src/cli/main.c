@@ -14,6 +14,7 @@
 #include "console.h"
 #include "ping.h"
 #include "print.h"
+#include "printrule.h"
 #include "supervise.h"
 #include "sessions.h"
 #include "watch.h"
@@ -611,6 +612,40 @@ static int cmd_acl(baton_client *c, const struct args *o)
         }
 }
 
+/* rule list | add | remove: one line on success (list: one a rule). */
+static int cmd_rule(baton_client *c, const struct args *o)
+{
+        struct baton_acl acl;
+        int rv;
+
+        switch (o->command) {
+        case ARGS_RULE_LIST:
+                rv = baton_acl_list(c, &acl);
+                if (rv != 0) {
+                        return failed(o, "rule list", rv);
+                }
+                print_rules(stdout, o->json, &acl);
+                baton_acl_free(&acl);
+                return EXIT_OK;
+        case ARGS_RULE_ADD:
+                rv = baton_rule_set(c, o->subject, o->rule_prefix, o->perms);
+                if (rv != 0) {
+                        return failed(o, "rule add", rv);
+                }
+                print_rule_changed(stdout, o->json, o->subject, o->rule_prefix,
+                                   o->perms);
+                return EXIT_OK;
+        default:
+                rv = baton_rule_remove(c, o->subject, o->rule_prefix);
+                if (rv != 0) {
+                        return failed(o, "rule remove", rv);
+                }
+                print_rule_changed(stdout, o->json, o->subject, o->rule_prefix,
+                                   -1);
+                return EXIT_OK;
+        }
+}
+
 /* transfer ID: where leadership went; exit 1 when it is not where it was
  * asked to go (another member won, or none is known yet). */
 static int cmd_transfer(baton_client *c, const struct args *o)
@@ -721,6 +756,10 @@ static int run(baton_client *c, const struct args *o)
         case ARGS_ACL_ADD:
         case ARGS_ACL_REMOVE:
                 return cmd_acl(c, o);
+        case ARGS_RULE_LIST:
+        case ARGS_RULE_ADD:
+        case ARGS_RULE_REMOVE:
+                return cmd_rule(c, o);
         case ARGS_SESSION_CLOSE:
                 rv = baton_session_revoke(c, o->id);
                 if (rv != 0) {

@@ -47,17 +47,22 @@ void print_json_string(FILE *out, const char *s)
         put_json(out, s, strlen(s), false);
 }
 
+void print_json_exact(FILE *out, const char *key, const char *s)
+{
+        size_t n = strlen(s);
+
+        fprintf(out, "\"%s\":", key);
+        if (!put_json(out, s, n, false)) {
+                fprintf(out, ",\"%s_hex\":", key);
+                put_json(out, s, n, true);
+        }
+}
+
 /* "lock":NAME, and "lock_hex":HEX after it when NAME is not valid UTF-8
  * (the "lock" string then has U+FFFD for the bytes it cannot carry). */
 void print_json_lock(FILE *out, const char *name)
 {
-        size_t n = strlen(name);
-
-        fputs("\"lock\":", out);
-        if (!put_json(out, name, n, false)) {
-                fputs(",\"lock_hex\":", out);
-                put_json(out, name, n, true);
-        }
+        print_json_exact(out, "lock", name);
 }
 
 /* The end of a holder's text line: " client NAME" when it has one (last,

@@ -20,6 +20,9 @@ void print_json_string(FILE *out, const char *s);
 /* "lock":NAME, and "lock_hex":HEX after it when NAME is not valid UTF-8
  * (the "lock" string then has U+FFFD for the bytes it cannot carry). */
 void print_json_lock(FILE *out, const char *name);
+/* The same for any field: "KEY":S, then "KEY_hex":HEX when `s` is not
+ * valid UTF-8. */
+void print_json_exact(FILE *out, const char *key, const char *s);
 
 /* A grant; a `session` other than 0 (a detached acquire) is shown too,
  * and a `secret` (BATON_SECRET_SIZE bytes; may be NULL), in hex, after

@@ -8,7 +8,19 @@
 #include "errmsg.h"
 #include "members.h"
 
-/* Copy an ACL_REPLY's rules into `out`. */
+/* The public permission bits are the wire's, sent as they are. */
+_Static_assert(BATON_PERM_READ == PROTO_ACL_PERM_READ &&
+                   BATON_PERM_LOCK == PROTO_ACL_PERM_LOCK &&
+                   BATON_PERM_MANAGE == PROTO_ACL_PERM_MANAGE &&
+                   BATON_ACL_PREFIX_MAX == PROTO_ACL_PREFIX_LEN_MAX,
+               "libbaton's permissions are the protocol's");
+
+/* How baton_rule_set() and batonctl name a group: "group:NAME". */
+#define GROUP_TAG     "group:"
+#define GROUP_TAG_LEN (sizeof GROUP_TAG - 1)
+
+/* Copy an ACL_REPLY's rules into `out`; the reply's strings are at most
+ * 255 bytes, so each fits its field with its NUL (calloc's zeroes). */
 static int take_list(void *data, const uint8_t *body, size_t len)
 {
         struct baton_acl *out = data;
@@ -24,6 +36,11 @@ static int take_list(void *data, const uint8_t *body, size_t len)
             (out->rules = calloc(r->n, sizeof out->rules[0])) == NULL) {
                 rv = BATON_ENOMEM;
         }
+        if (rv == 0 && r->n_prefix > 0 &&
+            (out->prefix_rules =
+                 calloc(r->n_prefix, sizeof out->prefix_rules[0])) == NULL) {
+                rv = BATON_ENOMEM;
+        }
         if (rv == 0) {
                 out->seeded = r->seeded;
                 out->default_role = r->default_role;
@@ -33,12 +50,21 @@ static int take_list(void *data, const uint8_t *body, size_t len)
                                r->rules[i].identity.len);
                         out->rules[i].role = r->rules[i].role;
                 }
+                out->n_prefix_rules = r->n_prefix;
+                for (i = 0; i < r->n_prefix; i++) {
+                        const struct proto_acl_prefix_rule *x = &r->prefix[i];
+                        struct baton_acl_prefix_rule *y = &out->prefix_rules[i];
+                        memcpy(y->subject, x->subject.p, x->subject.len);
+                        y->group = x->kind == PROTO_ACL_KIND_GROUP_PREFIX;
+                        memcpy(y->prefix, x->prefix.p, x->prefix.len);
+                        y->perms = x->perms;
+                }
         }
         free(r);
         return rv;
 }
 
-static int refused(int rv, const char *identity);
+static int refused(int rv, const struct proto_acl_request *req);
 
 int baton_acl_list(baton_client *c, struct baton_acl *out)
 {
@@ -57,11 +83,11 @@ int baton_acl_list(baton_client *c, struct baton_acl *out)
             members_ask(c, frame, proto_write_acl(frame, sizeof frame, 0, &req),
                         true, &reply, &res, &unknown);
         if (rv == 0 && out->n_rules == 0 && out->rules == NULL &&
-            res.status != 0) {
+            out->n_prefix_rules == 0 && res.status != 0) {
                 rv = res.status; /* a RESULT: refused (BATON_EPERM) */
         }
         if (rv == BATON_EPERM || rv == BATON_EMALFORMED) {
-                rv = refused(rv, "");
+                rv = refused(rv, &req);
         }
         if (rv != 0) {
                 baton_acl_free(out);
@@ -75,17 +101,46 @@ void baton_acl_free(struct baton_acl *acl)
                 free(acl->rules);
                 acl->rules = NULL;
                 acl->n_rules = 0;
+                free(acl->prefix_rules);
+                acl->prefix_rules = NULL;
+                acl->n_prefix_rules = 0;
         }
 }
 
-/* The detail of a refused change of `identity`. */
-static int refused(int rv, const char *identity)
+static bool is_rule(const struct proto_acl_request *req)
 {
+        return req->op == PROTO_ACL_RULE_SET ||
+               req->op == PROTO_ACL_RULE_REMOVE;
+}
+
+/* The detail of a refused ACL request `req`: of a role rule's change the
+ * words libbaton always gave, of a prefix rule's its own. */
+static int refused(int rv, const struct proto_acl_request *req)
+{
+        const char *group =
+            req->kind == PROTO_ACL_KIND_GROUP_PREFIX ? GROUP_TAG : "";
+
         switch (rv) {
         case BATON_ENOTFOUND:
-                return errmsg_set(rv, "no rule for '%s' in the access list",
-                                  identity);
+                if (is_rule(req)) {
+                        return errmsg_set(rv,
+                                          "no rule of '%s%.*s' on \"%.*s\" in "
+                                          "the access list",
+                                          group, (int)req->identity.len,
+                                          req->identity.p, (int)req->prefix.len,
+                                          req->prefix.p != NULL ? req->prefix.p
+                                                                : "");
+                }
+                return errmsg_set(rv, "no rule for '%.*s' in the access list",
+                                  (int)req->identity.len, req->identity.p);
         case BATON_EINVAL:
+                if (is_rule(req)) {
+                        return errmsg_set(rv,
+                                          "the access list is full: it has "
+                                          "%d rules on names, or their size "
+                                          "would pass its limit",
+                                          PROTO_ACL_PREFIX_MAX);
+                }
                 return errmsg_set(rv,
                                   "the access list would have no admin left, "
                                   "or it is full (%d rules)",
@@ -97,6 +152,13 @@ static int refused(int rv, const char *identity)
                 return errmsg_set(rv, "permission denied: the access list "
                                       "needs the admin role");
         case BATON_EMALFORMED:
+                if (is_rule(req)) {
+                        return errmsg_set(rv,
+                                          "the leader does not know rules on "
+                                          "lock names: it runs an earlier "
+                                          "release (batonctl status shows "
+                                          "each node's version)");
+                }
                 return errmsg_set(rv, "the leader does not know ACL requests: "
                                       "it runs a release without the access "
                                       "list (batonctl status shows each "
@@ -110,14 +172,34 @@ static int refused(int rv, const char *identity)
         }
 }
 
-static int change(baton_client *c, uint8_t op, const char *identity, int role)
+/* Send the change `req` (its strings the caller's) to the leader: 0, or
+ * the error, with its detail. */
+static int change(baton_client *c, const struct proto_acl_request *req)
 {
-        struct proto_acl_request req = {.op = op};
         uint8_t frame[MEMBERS_FRAME_MAX];
         struct proto_result res;
         bool unknown = false;
-        size_t n;
+        bool remove =
+            req->op == PROTO_ACL_REMOVE || req->op == PROTO_ACL_RULE_REMOVE;
         int rv;
+
+        /* Each change done twice leaves the same list: safe to send again
+         * after an unknown outcome. */
+        rv = members_ask(c, frame, proto_write_acl(frame, sizeof frame, 0, req),
+                         true, NULL, &res, &unknown);
+        rv = rv != 0 ? rv : res.status;
+        if (rv == BATON_ENOTFOUND && unknown && remove) {
+                return 0; /* removed by a send whose answer was lost */
+        }
+        return refused(rv, req);
+}
+
+/* A role rule's change. */
+static int change_role(baton_client *c, uint8_t op, const char *identity,
+                       int role)
+{
+        struct proto_acl_request req = {.op = op};
+        size_t n;
 
         if (c == NULL || identity == NULL) {
                 return BATON_EINVAL;
@@ -134,24 +216,75 @@ static int change(baton_client *c, uint8_t op, const char *identity, int role)
         req.role = (uint8_t)role;
         req.identity.p = identity;
         req.identity.len = (uint8_t)n;
-        /* A SET or REMOVE done twice leaves the same list: safe to send
-         * again after an unknown outcome. */
-        rv =
-            members_ask(c, frame, proto_write_acl(frame, sizeof frame, 0, &req),
-                        true, NULL, &res, &unknown);
-        rv = rv != 0 ? rv : res.status;
-        if (rv == BATON_ENOTFOUND && unknown && op == PROTO_ACL_REMOVE) {
-                return 0; /* removed by a send whose answer was lost */
-        }
-        return refused(rv, identity);
+        return change(c, &req);
 }
 
 int baton_acl_set(baton_client *c, const char *identity, int role)
 {
-        return change(c, PROTO_ACL_SET, identity, role);
+        return change_role(c, PROTO_ACL_SET, identity, role);
 }
 
 int baton_acl_remove(baton_client *c, const char *identity)
 {
-        return change(c, PROTO_ACL_REMOVE, identity, 0);
+        return change_role(c, PROTO_ACL_REMOVE, identity, 0);
+}
+
+/* A prefix rule's change; `perms` 0 for a remove. */
+static int change_rule(baton_client *c, uint8_t op, const char *subject,
+                       const char *prefix, int perms)
+{
+        struct proto_acl_request req = {.op = op,
+                                        .kind = PROTO_ACL_KIND_PREFIX};
+        size_t n, p;
+
+        if (c == NULL) {
+                return BATON_EINVAL;
+        }
+        if (subject == NULL || prefix == NULL) {
+                return errmsg_set(BATON_EINVAL, "%s: NULL, not a string",
+                                  subject == NULL ? "subject" : "prefix");
+        }
+        if (strncmp(subject, GROUP_TAG, GROUP_TAG_LEN) == 0) {
+                req.kind = PROTO_ACL_KIND_GROUP_PREFIX;
+                subject += GROUP_TAG_LEN;
+        }
+        n = strlen(subject);
+        if (n == 0 || n > BATON_ACL_IDENTITY_MAX) {
+                return errmsg_set(BATON_EINVAL, "%s is 1..%d bytes, not %zu",
+                                  req.kind == PROTO_ACL_KIND_GROUP_PREFIX
+                                      ? "subject: a group's name"
+                                      : "subject: an identity",
+                                  BATON_ACL_IDENTITY_MAX, n);
+        }
+        p = strlen(prefix);
+        if (p > BATON_ACL_PREFIX_MAX) {
+                return errmsg_set(BATON_EINVAL, "prefix: %zu bytes, at most %d",
+                                  p, BATON_ACL_PREFIX_MAX);
+        }
+        if (op == PROTO_ACL_RULE_SET &&
+            (perms <= 0 || (perms & ~PROTO_ACL_PERMS_ALL) != 0)) {
+                return errmsg_set(BATON_EINVAL,
+                                  "perms: %d is not a set of BATON_PERM_READ, "
+                                  "BATON_PERM_LOCK and BATON_PERM_MANAGE",
+                                  perms);
+        }
+        /* Lock and manage include read: sent as the cluster stores and
+         * lists them. */
+        req.role = (uint8_t)(perms != 0 ? perms | BATON_PERM_READ : 0);
+        req.identity.p = subject;
+        req.identity.len = (uint8_t)n;
+        req.prefix.p = prefix;
+        req.prefix.len = (uint8_t)p;
+        return change(c, &req);
+}
+
+int baton_rule_set(baton_client *c, const char *subject, const char *prefix,
+                   int perms)
+{
+        return change_rule(c, PROTO_ACL_RULE_SET, subject, prefix, perms);
+}
+
+int baton_rule_remove(baton_client *c, const char *subject, const char *prefix)
+{
+        return change_rule(c, PROTO_ACL_RULE_REMOVE, subject, prefix, 0);
 }

@@ -99,6 +99,52 @@ static void usage_error(const struct proc *p, int status,
         }
 }
 
+/* rule's subcommands and their operands, refused before the cluster is
+ * asked: exit 2, one line naming what is wrong. */
+static void rule_usage_errors(void)
+{
+        char long_prefix[BATON_ACL_PREFIX_MAX + 2];
+        struct proc p;
+
+        ctl(&p, RUN_MS, "rule", "frob", NULL);
+        usage_error(&p, 2, WANT("rule: unknown subcommand \"frob\""),
+                    "rule frob: exit 2, one line names the subcommand");
+        ctl(&p, RUN_MS, "rule", "add", "x", "a/", NULL);
+        usage_error(&p, 2, WANT("rule add", "too few", "SUBJECT PREFIX PERMS"),
+                    "rule add without PERMS: exit 2, too few, with the usage");
+        ctl(&p, RUN_MS, "rule", "remove", "x", "a/", "read", NULL);
+        usage_error(&p, 2, WANT("rule remove", "too many"),
+                    "rule remove with PERMS: exit 2, too many arguments");
+        ctl(&p, RUN_MS, "rule", "list", "x", NULL);
+        usage_error(&p, 2, WANT("rule list", "too many"),
+                    "rule list with an operand: exit 2");
+        ctl(&p, RUN_MS, "rule", "add", "x", "a/", "write", NULL);
+        usage_error(&p, 2,
+                    WANT("rule add", "\"write\" is not a permission",
+                         "read, lock, manage"),
+                    "rule add with an unknown permission: exit 2, one line "
+                    "names it and the permissions");
+        ctl(&p, RUN_MS, "rule", "add", "x", "a/", "lock,", NULL);
+        usage_error(&p, 2, WANT("\"lock,\" is not a permission"),
+                    "rule add lock, (an empty item): exit 2");
+        ctl(&p, RUN_MS, "rule", "add", "x", "a/", "lock,,manage", NULL);
+        usage_error(&p, 2, WANT("\"lock,,manage\" is not a permission"),
+                    "rule add lock,,manage: exit 2");
+        ctl(&p, RUN_MS, "rule", "add", "group:", "a/", "read", NULL);
+        usage_error(&p, 2, WANT("rule add", "SUBJECT \"group:\""),
+                    "rule add group: (no group's name): exit 2, one line "
+                    "names SUBJECT");
+        ctl(&p, RUN_MS, "rule", "remove", "", "a/", NULL);
+        usage_error(&p, 2, WANT("rule remove", "SUBJECT \"\""),
+                    "rule remove of an empty subject: exit 2");
+        memset(long_prefix, 'p', sizeof long_prefix - 1);
+        long_prefix[sizeof long_prefix - 1] = '\0';
+        ctl(&p, RUN_MS, "rule", "add", "x", long_prefix, "read", NULL);
+        usage_error(&p, 2, WANT("rule add", "PREFIX: 256 bytes, at most 255"),
+                    "rule add of a 256-byte prefix: exit 2, the size and the "
+                    "limit");
+}
+
 static void usage_errors(void)
 {
         const char *none[] = {NULL};
@@ -190,6 +236,7 @@ static void usage_errors(void)
         usage_error(&p, 125, WANT("multi-lock", "--permits"),
                     "lock A B --permits: exit 125, a multi-lock takes no "
                     "permits");
+        rule_usage_errors();
 }
 
 /* Every number is checked in full and against its range, wherever the

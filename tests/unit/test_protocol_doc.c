@@ -145,6 +145,20 @@ static void page_has_examples(void **state)
         assert_true(page.n >= 3);
 }
 
+/* An example ACL request decoded and encoded back into `again`. */
+static size_t acl_again(const struct example *e, const struct proto_header *h,
+                        uint8_t *again, size_t cap)
+{
+        struct proto_acl_request r;
+        int rv = proto_read_acl(e->bytes + PROTO_HEADER_SIZE, h->length, &r);
+
+        if (rv != 0) {
+                fail_msg("protocol.md:%u: the ACL does not decode: %s", e->line,
+                         baton_strerror(rv));
+        }
+        return proto_write_acl(again, cap, h->id, &r);
+}
+
 /* Decode one example's body by its frame type and encode it back. */
 static void check_body(const struct example *e, const struct proto_header *h)
 {
@@ -233,17 +247,9 @@ static void check_body(const struct example *e, const struct proto_header *h)
                                          limit);
                 break;
         }
-        case PROTO_ACL: {
-                struct proto_acl_request r;
-                int rv = proto_read_acl(body, len, &r);
-
-                if (rv != 0) {
-                        fail_msg("protocol.md:%u: the ACL does not decode: %s",
-                                 e->line, baton_strerror(rv));
-                }
-                n = proto_write_acl(again, sizeof again, h->id, &r);
+        case PROTO_ACL:
+                n = acl_again(e, h, again, sizeof again);
                 break;
-        }
         case PROTO_WATCH_EVENT: {
                 struct proto_watch_event ev;
                 int rv = proto_read_watch_event(body, len, &ev);

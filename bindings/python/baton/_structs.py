@@ -278,6 +278,20 @@ class AclRule(Structure):
     ]
 
 
+ACL_PREFIX_MAX = 255  # BATON_ACL_PREFIX_MAX
+
+
+class AclPrefixRule(Structure):
+    """struct baton_acl_prefix_rule."""
+
+    _fields_ = [
+        ("subject", c_char * (ACL_IDENTITY_MAX + 1)),
+        ("group", c_int),
+        ("prefix", c_char * (ACL_PREFIX_MAX + 1)),
+        ("perms", c_int),
+    ]
+
+
 class Acl(Structure):
     """struct baton_acl."""
 
@@ -286,6 +300,8 @@ class Acl(Structure):
         ("default_role", c_int),
         ("n_rules", c_uint),
         ("rules", ctypes.POINTER(AclRule)),
+        ("n_prefix_rules", c_uint),
+        ("prefix_rules", ctypes.POINTER(AclPrefixRule)),
     ]
 
 
@@ -343,6 +359,7 @@ ALL = {
     "baton_leader": Leader,
     "baton_event": Event,
     "baton_acl_rule": AclRule,
+    "baton_acl_prefix_rule": AclPrefixRule,
     "baton_acl": Acl,
     "baton_session_hold": SessionHold,
     "baton_session": Session,
@@ -350,10 +367,12 @@ ALL = {
 
 __all__ = [
     "ACL_IDENTITY_MAX",
+    "ACL_PREFIX_MAX",
     "ALARM_DIVERGED",
     "ALL",
     "AcquireOptions",
     "Acl",
+    "AclPrefixRule",
     "AclRule",
     "BackupInfo",
     "CLIENT_NAME_MAX",

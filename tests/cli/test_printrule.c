@@ -1,0 +1,165 @@
+/*
+ * batonctl's output of the rules on lock names (src/cli/printrule.c), text
+ * and JSON, byte for byte: what `rule list`, `rule add` and `rule remove`
+ * print, including prefixes with quotes, backslashes and bytes that are
+ * not UTF-8. No cluster: the printers are called on fixed inputs. Prints
+ * TAP (not cmocka, whose own print_error() would clash with batonctl's).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/baton.h"
+#include "../../src/cli/printrule.h"
+#include "../lib/tap.h"
+
+static struct tap tap;
+
+/* Whether what `out` (an open_memstream over *buf) got is `want`; one
+ * case, `what`, showing both when they differ. Closes `out`, frees the
+ * text. */
+static void expect(FILE *out, char **buf, const char *want, const char *what)
+{
+        fclose(out);
+        if (!tap_ok(&tap, *buf != NULL && strcmp(*buf, want) == 0, "%s",
+                    what)) {
+                tap_diag("want: %s", want);
+                tap_diag("got:  %s", *buf != NULL ? *buf : "(nothing)");
+        }
+        free(*buf);
+        *buf = NULL;
+}
+
+/* A stream for one case's output, into *buf. */
+static FILE *stream(char **buf, size_t *size)
+{
+        FILE *out = open_memstream(buf, size);
+
+        if (out == NULL) {
+                perror("open_memstream");
+                exit(1);
+        }
+        return out;
+}
+
+static struct baton_acl_prefix_rule rules[] = {
+    {"deploy-bot", 0, "", BATON_PERM_MANAGE | BATON_PERM_READ},
+    {"ci", 0, "build/", BATON_PERM_READ},
+    {"team-a", 1, "team-a/", BATON_PERM_LOCK | BATON_PERM_READ},
+    {"ops", 1, "say \"hi\"\\now", 7},
+    {"x", 0, "a\xff", BATON_PERM_READ},
+};
+
+static void rule_list_text(void)
+{
+        struct baton_acl acl = {.seeded = 1,
+                                .default_role = BATON_ACCESS_LOCK,
+                                .n_prefix_rules = 4,
+                                .prefix_rules = rules};
+        char *buf = NULL;
+        size_t size;
+        FILE *out;
+
+        out = stream(&buf, &size);
+        print_rules(out, false, &acl);
+        expect(out, &buf,
+               "rule = deploy-bot \"\" manage\n"
+               "rule = ci \"build/\" read\n"
+               "rule = group:team-a \"team-a/\" lock\n"
+               "rule = group:ops \"say \\\"hi\\\"\\\\now\" lock,manage\n",
+               "rule list: a config line a rule, group:NAME for a group, the "
+               "prefix quoted with \" and \\ escaped, perms by name");
+        acl.n_prefix_rules = 0;
+        acl.prefix_rules = NULL;
+        out = stream(&buf, &size);
+        print_rules(out, false, &acl);
+        expect(out, &buf, "(no rules on names: every name is open)\n",
+               "rule list without rules: one line saying names are open");
+}
+
+static void rule_list_json(void)
+{
+        struct baton_acl acl = {.n_prefix_rules = 3, .prefix_rules = rules};
+        char *buf = NULL;
+        size_t size;
+        FILE *out;
+
+        out = stream(&buf, &size);
+        print_rules(out, true, &acl);
+        expect(out, &buf,
+               "{\"rules\":["
+               "{\"subject\":\"deploy-bot\",\"group\":false,\"prefix\":\"\","
+               "\"perms\":[\"read\",\"manage\"]},"
+               "{\"subject\":\"ci\",\"group\":false,\"prefix\":\"build/\","
+               "\"perms\":[\"read\"]},"
+               "{\"subject\":\"team-a\",\"group\":true,\"prefix\":\"team-a/\","
+               "\"perms\":[\"read\",\"lock\"]}]}\n",
+               "rule list --json: subject, group, prefix and every "
+               "permission, read included");
+        acl.n_prefix_rules = 1;
+        acl.prefix_rules = &rules[3];
+        out = stream(&buf, &size);
+        print_rules(out, true, &acl);
+        expect(out, &buf,
+               "{\"rules\":[{\"subject\":\"ops\",\"group\":true,"
+               "\"prefix\":\"say \\\"hi\\\"\\\\now\","
+               "\"perms\":[\"read\",\"lock\",\"manage\"]}]}\n",
+               "rule list --json: quotes and backslashes escaped as JSON");
+        acl.prefix_rules = &rules[4];
+        out = stream(&buf, &size);
+        print_rules(out, true, &acl);
+        expect(out, &buf,
+               "{\"rules\":[{\"subject\":\"x\",\"group\":false,"
+               "\"prefix\":\"a\xef\xbf\xbd\",\"prefix_hex\":\"61ff\","
+               "\"perms\":[\"read\"]}]}\n",
+               "rule list --json: a prefix that is not UTF-8 has its bytes in "
+               "prefix_hex");
+        acl.n_prefix_rules = 0;
+        out = stream(&buf, &size);
+        print_rules(out, true, &acl);
+        expect(out, &buf, "{\"rules\":[]}\n",
+               "rule list --json without rules: an empty array");
+}
+
+static void rule_changed(void)
+{
+        char *buf = NULL;
+        size_t size;
+        FILE *out;
+
+        out = stream(&buf, &size);
+        print_rule_changed(out, false, "group:team-a", "team-a/",
+                           BATON_PERM_LOCK | BATON_PERM_READ);
+        expect(out, &buf, "rule: group:team-a has lock on \"team-a/\"\n",
+               "rule add: one line, the subject as given");
+        out = stream(&buf, &size);
+        print_rule_changed(out, false, "ci", "", 7);
+        expect(out, &buf, "rule: ci has lock,manage on \"\"\n",
+               "rule add of every permission on every name");
+        out = stream(&buf, &size);
+        print_rule_changed(out, false, "group:team-a", "team-a/", -1);
+        expect(out, &buf, "rule: group:team-a on \"team-a/\" removed\n",
+               "rule remove: one line");
+        out = stream(&buf, &size);
+        print_rule_changed(out, true, "group:team-a", "team-a/",
+                           BATON_PERM_LOCK | BATON_PERM_READ);
+        expect(out, &buf,
+               "{\"subject\":\"team-a\",\"group\":true,\"prefix\":\"team-a/\","
+               "\"perms\":[\"read\",\"lock\"]}\n",
+               "rule add --json: the rule as rule list --json shows it");
+        out = stream(&buf, &size);
+        print_rule_changed(out, true, "ci", "a\"b", -1);
+        expect(out, &buf,
+               "{\"subject\":\"ci\",\"group\":false,\"prefix\":\"a\\\"b\","
+               "\"removed\":true}\n",
+               "rule remove --json: the rule and removed");
+}
+
+int main(void)
+{
+        rule_list_text();
+        rule_list_json();
+        rule_changed();
+        return tap_plan(&tap);
+}
