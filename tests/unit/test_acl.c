@@ -743,23 +743,18 @@ static void longest(unsigned i, char *text)
         text[ACL_IDENTITY_MAX] = '\0';
 }
 
-/* Full at ACL_ENCODED_LIMIT bytes: a rule that would pass it is refused,
- * one that meets it exactly is not, and the table still travels in one
- * seed. */
-static void test_rules_full_by_bytes(void **state)
+/* The bytes of a prefix rule of the longest subject and prefix. */
+#define LONGEST_RULE (4 + ACL_IDENTITY_MAX + ACL_PREFIX_LEN_MAX)
+
+/* Start `a` (admin default, no identities) with as many rules of the
+ * longest subject and prefix as fit: 116 of 514 bytes, after the 5 bytes
+ * of the header and the 2 of the rules' count. Returns its length. */
+static size_t fill_longest(struct acl *a)
 {
-        static uint8_t buf[ACL_ENCODED_MAX + 64];
-        struct acl *a = malloc(sizeof *a);
-        struct acl *before = malloc(sizeof *before);
         char text[ACL_IDENTITY_MAX + 1];
-        const size_t each = 4 + 2 * ACL_IDENTITY_MAX;
-        size_t len, room, rest;
-        struct command c;
+        size_t len;
         unsigned i = 0;
 
-        (void)state;
-        assert_non_null(a);
-        assert_non_null(before);
         acl_start(a, ACL_ADMIN);
         for (;;) {
                 longest(i, text);
@@ -770,15 +765,33 @@ static void test_rules_full_by_bytes(void **state)
                 }
                 i++;
         }
-        /* Header, rule count, then 514 bytes a rule. */
-        assert_int_equal(i, (ACL_ENCODED_LIMIT - 7) / each);
+        assert_int_equal(i, (ACL_ENCODED_LIMIT - 7) / LONGEST_RULE);
         assert_int_equal(a->n_prefix, i);
         len = acl_encode(a, NULL, 0);
-        assert_int_equal(len, 7 + i * each);
+        assert_int_equal(len, 7 + i * LONGEST_RULE);
+        return len;
+}
+
+/* Full at ACL_ENCODED_LIMIT bytes: a rule that would pass it is refused,
+ * one that meets it exactly is not, and the table still travels in one
+ * seed. */
+static void test_rules_full_by_bytes(void **state)
+{
+        static uint8_t buf[ACL_ENCODED_MAX + 64];
+        struct acl *a = malloc(sizeof *a);
+        struct acl *before = malloc(sizeof *before);
+        char text[ACL_IDENTITY_MAX + 1];
+        size_t len, room, rest;
+        struct command c;
+
+        (void)state;
+        assert_non_null(a);
+        assert_non_null(before);
+        len = fill_longest(a);
         /* What is left: a rule of the longest subject and a prefix of
          * `rest` bytes. */
         room = ACL_ENCODED_LIMIT - len;
-        assert_true(room >= 4 + ACL_IDENTITY_MAX && room < each);
+        assert_true(room >= 4 + ACL_IDENTITY_MAX && room < LONGEST_RULE);
         rest = room - 4 - ACL_IDENTITY_MAX;
         *before = *a;
         /* One byte too many... */
@@ -798,6 +811,10 @@ static void test_rules_full_by_bytes(void **state)
         assert_int_equal(acl_rule_put(a, ACL_RULE_GROUP_PREFIX, "g", 1, "", 0,
                                       ACL_PERM_READ),
                          BATON_EINVAL);
+        /* Nor does an identity's rule get in. */
+        assert_int_equal(acl_put(a, "late", 4, ACL_READ), BATON_EINVAL);
+        c = change(COMMAND_ACL_SET, "late", ACL_READ);
+        assert_int_equal(apply_encoded(a, &c), BATON_EINVAL);
         assert_true(acl_equal(a, before));
         /* A full table's rules still change. */
         longest(0, text);
@@ -817,6 +834,54 @@ static void test_rules_full_by_bytes(void **state)
         assert_true(acl_equal(a, before));
         free(a);
         free(before);
+}
+
+/* Identities' rules count against ACL_ENCODED_LIMIT too: past it, the
+ * table would not decode, so a replica could load neither its seed nor
+ * a snapshot of it. */
+static void test_identities_full_by_bytes(void **state)
+{
+        static uint8_t buf[ACL_ENCODED_MAX + 1024];
+        struct acl *a = malloc(sizeof *a);
+        struct acl *b = malloc(sizeof *b);
+        char id[ACL_IDENTITY_MAX + 1];
+        size_t room, len;
+        struct command c;
+
+        (void)state;
+        assert_non_null(a);
+        assert_non_null(b);
+        room = ACL_ENCODED_LIMIT - fill_longest(a);
+        /* Room for one identity of the longest and a shorter one. */
+        assert_true(room > 2 * 3 + ACL_IDENTITY_MAX &&
+                    room < 2 * (3 + ACL_IDENTITY_MAX));
+        memset(id, 'i', sizeof id);
+        assert_int_equal(acl_put(a, id, ACL_IDENTITY_MAX, ACL_LOCK), 0);
+        room -= 3 + ACL_IDENTITY_MAX;
+        *b = *a;
+        /* One byte too many, by a SET or a seed's acl_put()... */
+        memset(id, 'j', sizeof id);
+        id[room - 3 + 1] = '\0';
+        c = change(COMMAND_ACL_SET, id, ACL_READ);
+        assert_int_equal(apply_encoded(a, &c), BATON_EINVAL);
+        assert_int_equal(acl_put(a, id, room - 3 + 1, ACL_READ), BATON_EINVAL);
+        assert_true(acl_equal(a, b));
+        /* ...and exactly what fits. */
+        id[room - 3] = '\0';
+        c = change(COMMAND_ACL_SET, id, ACL_READ);
+        assert_int_equal(apply_encoded(a, &c), 0);
+        len = acl_encode(a, buf, sizeof buf);
+        assert_int_equal(len, ACL_ENCODED_LIMIT);
+        assert_int_equal(acl_decode(b, buf, len), 0);
+        assert_true(acl_equal(a, b));
+        /* Full: a role still changes, a new identity does not get in. */
+        c = change(COMMAND_ACL_SET, id, ACL_ADMIN);
+        assert_int_equal(apply_encoded(a, &c), 0);
+        c = change(COMMAND_ACL_SET, "k", ACL_READ);
+        assert_int_equal(apply_encoded(a, &c), BATON_EINVAL);
+        assert_int_equal(acl_encode(a, NULL, 0), ACL_ENCODED_LIMIT);
+        free(a);
+        free(b);
 }
 
 /* The encoding of the usual table (admin admin, reader read, default
@@ -1531,6 +1596,7 @@ int main(void)
             cmocka_unit_test(test_rule_refused),
             cmocka_unit_test(test_rules_full_by_count),
             cmocka_unit_test(test_rules_full_by_bytes),
+            cmocka_unit_test(test_identities_full_by_bytes),
             cmocka_unit_test(test_encoding_formats),
             cmocka_unit_test(test_rules_sorted),
             cmocka_unit_test(test_decode_format2_refused),
