@@ -83,7 +83,11 @@ int acl_put(struct acl *a, const char *identity, size_t len, uint8_t role)
         }
         i = position(a, ACL_RULE_IDENTITY, identity, len, &found);
         if (!found) {
-                if (a->n == ACL_MAX) {
+                /* Its bytes (kind, role, identity) count against the
+                 * limit with the prefix rules': past it, the table would
+                 * not decode. */
+                if (a->n == ACL_MAX ||
+                    acl_encode(a, NULL, 0) + 3 + len > ACL_ENCODED_LIMIT) {
                         return BATON_EINVAL;
                 }
                 memmove(&a->rules[i + 1], &a->rules[i],

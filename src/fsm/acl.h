@@ -133,7 +133,8 @@ void acl_start(struct acl *a, uint8_t default_role);
 /*
  * Set identity `identity` (`len` bytes, 1..ACL_IDENTITY_MAX, no NUL) to
  * `role` in a present table, with no admin check (building a seed): 0,
- * BATON_EINVAL (bad identity or role, or a full table).
+ * BATON_EINVAL (bad identity or role, or a full table: ACL_MAX
+ * identities, or an encoding that would pass ACL_ENCODED_LIMIT).
  */
 int acl_put(struct acl *a, const char *identity, size_t len, uint8_t role);
 
