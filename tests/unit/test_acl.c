@@ -7,6 +7,10 @@
  * 1 byte for byte without prefix rules, format 2 with them) and the ACL
  * command's, and its round trip through a snapshot of the server's state
  * machine, restored inline and on the worker (tests/lib/replica.h).
+ *
+ * Long because the table is one module with one encoding: its role rules,
+ * prefix rules, limits and formats share the fixtures and golden bytes
+ * here, and a split would repeat them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1289,6 +1293,8 @@ static int decode_raw(uint8_t mode, uint8_t role, const char *name,
         return command_decode(&d, buf, len);
 }
 
+/* Long because it is one table of golden bytes and every refusal of the
+ * rule command's fields, each a line. */
 static void test_rule_command_codec(void **state)
 {
         /* alice gets lock and manage on team-a/. */
