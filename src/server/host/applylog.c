@@ -192,11 +192,11 @@ void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
 size_t applylog_format_acl(char *buf, size_t cap, uint64_t term, uint64_t index,
                            const struct command *c, int status)
 {
-        static const char *const events[] = {"ACL_SET", "ACL_REMOVE",
-                                             "ACL_SEED"};
+        static const char *const events[] = {
+            "ACL_SET", "ACL_REMOVE", "ACL_SEED", "RULE_SET", "RULE_REMOVE"};
         struct lockfsm_event ev;
 
-        if (c->mode > COMMAND_ACL_SEED) {
+        if (c->mode > COMMAND_ACL_RULE_REMOVE) {
                 return 0;
         }
         memset(&ev, 0, sizeof ev);
