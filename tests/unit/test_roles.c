@@ -142,6 +142,72 @@ static void bad_lines(void **state)
         assert_non_null(strstr(errmsg, "too many roles"));
 }
 
+/* rule lines: SUBJECT PREFIX PERMS, the prefix a word or quoted (""
+ * too), a group as group:NAME; they join the seed's table; each bad
+ * part is refused by name. */
+static void rule_lines(void **state)
+{
+        struct config c;
+        struct acl lines;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char *argv[] = {"batond",
+                        "--rule",
+                        "group:team-a team-a/ lock",
+                        "--rule",
+                        "  Jane Doe \"team b/\"  lock,manage ",
+                        "--rule",
+                        "auditor \"\" read"};
+        struct acl_who jane = {"Jane Doe", NULL, 0};
+        struct acl_who a = {"x", "team-a", 7};
+        struct acl_who auditor = {"auditor", NULL, 0};
+        unsigned i;
+
+        (void)state;
+        assert_int_equal(parse(&c, 7, argv, errmsg), 0);
+        assert_int_equal(c.n_rules, 3);
+        assert_int_equal(c.rules[0].kind, ACL_RULE_GROUP_PREFIX);
+        assert_string_equal(c.rules[0].subject, "team-a");
+        assert_string_equal(c.rules[0].prefix, "team-a/");
+        assert_int_equal(c.rules[0].perms, ACL_PERM_READ | ACL_PERM_LOCK);
+        assert_int_equal(c.rules[1].kind, ACL_RULE_PREFIX);
+        assert_string_equal(c.rules[1].subject, "Jane Doe");
+        assert_string_equal(c.rules[1].prefix, "team b/");
+        assert_int_equal(c.rules[1].perms, ACL_PERM_ALL);
+        assert_string_equal(c.rules[2].prefix, "");
+        roles_config_acl(&c, &lines);
+        assert_int_equal(lines.n_prefix, 3);
+        assert_int_equal(acl_name_perms(&lines, &a, "team-a/job", 10),
+                         ACL_PERM_READ | ACL_PERM_LOCK);
+        assert_int_equal(acl_name_perms(&lines, &jane, "team b/x", 8),
+                         ACL_PERM_ALL);
+        assert_int_equal(acl_name_perms(&lines, &jane, "team-a/x", 8), 0);
+        assert_int_equal(acl_name_perms(&lines, &auditor, "anything", 8),
+                         ACL_PERM_READ);
+
+        expect_bad("--rule", "lock", "expected 'SUBJECT PREFIX PERMS'");
+        expect_bad("--rule", "team-a/ lock", "expected 'SUBJECT PREFIX PERMS'");
+        expect_bad("--rule", "alice team-a/ write", "'write' is not a list");
+        expect_bad("--rule", "alice team-a/ lock,", "'lock,' is not a list");
+        expect_bad("--rule", "alice \"team-a/ lock", "unterminated");
+        expect_bad("--rule", "alice \"a\\b\" lock", "no backslash");
+        {
+                char *twice[] = {"batond", "--rule", "alice x/ lock", "--rule",
+                                 "alice x/ read"};
+                assert_int_equal(parse(&c, 5, twice, errmsg), BATON_EINVAL);
+                assert_non_null(strstr(errmsg, "given twice"));
+        }
+        config_defaults(&c);
+        for (i = 0; i < CONFIG_MAX_RULES; i++) {
+                char value[48];
+                snprintf(value, sizeof value, "client-%u p/ lock", i);
+                assert_int_equal(rules_add(&c, value, errmsg, sizeof errmsg),
+                                 0);
+        }
+        assert_int_equal(rules_add(&c, "more p/ lock", errmsg, sizeof errmsg),
+                         BATON_EINVAL);
+        assert_non_null(strstr(errmsg, "too many rules"));
+}
+
 /* The matrix: each role's requests, and nothing more. */
 static void allows(void **state)
 {
@@ -241,7 +307,7 @@ int main(void)
             cmocka_unit_test(table),     cmocka_unit_test(default_role),
             cmocka_unit_test(bad_lines), cmocka_unit_test(allows),
             cmocka_unit_test(authorize), cmocka_unit_test(attached),
-            cmocka_unit_test(decide),
+            cmocka_unit_test(decide),    cmocka_unit_test(rule_lines),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -170,6 +170,10 @@ static int rule_prefix(const char *value, size_t begin, size_t end, char *out,
                 while (at > begin && !blank(value[at - 1])) {
                         at--;
                 }
+                if (memchr(value + at, '"', end - at) != NULL) {
+                        return settings_fail(msg, size,
+                                             "unterminated quoted prefix");
+                }
                 *start_of = at;
         }
         if (end - at >= CONFIG_PREFIX_MAX) {
