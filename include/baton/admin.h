@@ -229,24 +229,44 @@ struct baton_acl {
         int default_role; /* of identities no rule names (not nodes') */
         unsigned n_rules;
         struct baton_acl_rule *rules; /* by identity; baton_acl_free() */
-        /* The rules on name prefixes, by (identities before groups,
-         * subject, prefix); baton_acl_free() frees them. None: every name
-         * is open to every role, as before such rules existed. */
-        unsigned n_prefix_rules;
-        struct baton_acl_prefix_rule *prefix_rules;
 };
 
 /**
- * Read the cluster's access list from the leader into `*out`: its role
- * rules and its rules on name prefixes (both allocated; free them with
- * baton_acl_free()). Admin role. 0 or BATON_EPERM, BATON_ENOANSWER,
- * BATON_ETLS, BATON_ENOMEM, BATON_EVERSION (a newer list format),
- * BATON_EINVAL. Thread-safe.
+ * Read the cluster's access list from the leader into `*out` (its rules
+ * allocated; free them with baton_acl_free()): its role rules, not its
+ * rules on name prefixes, which baton_rule_list() reads. Admin role. 0 or
+ * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS, BATON_ENOMEM, BATON_EVERSION
+ * (a newer list format), BATON_EINVAL. Thread-safe.
  */
 BATON_API int baton_acl_list(baton_client *c, struct baton_acl *out);
 
 /** Free what baton_acl_list() allocated in `acl` (accepts NULL). */
 BATON_API void baton_acl_free(struct baton_acl *acl);
+
+/**
+ * The access list's rules on name prefixes, as baton_rule_list() fills
+ * it. (struct baton_acl keeps the layout of releases before these rules,
+ * so that programs built against them keep working.)
+ */
+struct baton_rules {
+        unsigned n;
+        /* By (kind: identities before groups, subject, prefix);
+         * baton_rules_free(). None: every name is open to every role, as
+         * before such rules existed. */
+        struct baton_acl_prefix_rule *rules;
+};
+
+/**
+ * Read the access list's rules on name prefixes from the leader into
+ * `*out` (allocated; free them with baton_rules_free()); a leader of a
+ * release without such rules lists none. Admin role. 0 or BATON_EPERM,
+ * BATON_ENOANSWER, BATON_ETLS, BATON_ENOMEM, BATON_EVERSION (a newer list
+ * format), BATON_EINVAL. Thread-safe.
+ */
+BATON_API int baton_rule_list(baton_client *c, struct baton_rules *out);
+
+/** Free what baton_rule_list() allocated in `r` (accepts NULL). */
+BATON_API void baton_rules_free(struct baton_rules *r);
 
 /**
  * Give certificate identity `identity` (1..BATON_ACL_IDENTITY_MAX bytes)

@@ -615,17 +615,17 @@ static int cmd_acl(baton_client *c, const struct args *o)
 /* rule list | add | remove: one line on success (list: one a rule). */
 static int cmd_rule(baton_client *c, const struct args *o)
 {
-        struct baton_acl acl;
+        struct baton_rules rules;
         int rv;
 
         switch (o->command) {
         case ARGS_RULE_LIST:
-                rv = baton_acl_list(c, &acl);
+                rv = baton_rule_list(c, &rules);
                 if (rv != 0) {
                         return failed(o, "rule list", rv);
                 }
-                print_rules(stdout, o->json, &acl);
-                baton_acl_free(&acl);
+                print_rules(stdout, o->json, &rules);
+                baton_rules_free(&rules);
                 return EXIT_OK;
         case ARGS_RULE_ADD:
                 rv = baton_rule_set(c, o->subject, o->rule_prefix, o->perms);

@@ -52,16 +52,16 @@ static void put_rule_json(FILE *out, const char *subject, bool group,
         fputs("]}", out);
 }
 
-void print_rules(FILE *out, bool json, const struct baton_acl *acl)
+void print_rules(FILE *out, bool json, const struct baton_rules *rules)
 {
         char perms[PERMNAME_MAX];
         unsigned i;
 
         if (json) {
                 fputs("{\"rules\":[", out);
-                for (i = 0; i < acl->n_prefix_rules; i++) {
+                for (i = 0; i < rules->n; i++) {
                         const struct baton_acl_prefix_rule *r =
-                            &acl->prefix_rules[i];
+                            &rules->rules[i];
                         fputs(i > 0 ? "," : "", out);
                         put_rule_json(out, r->subject, r->group != 0, r->prefix,
                                       r->perms);
@@ -69,12 +69,12 @@ void print_rules(FILE *out, bool json, const struct baton_acl *acl)
                 fputs("]}\n", out);
                 return;
         }
-        if (acl->n_prefix_rules == 0) {
+        if (rules->n == 0) {
                 fputs("(no rules on names: every name is open)\n", out);
                 return;
         }
-        for (i = 0; i < acl->n_prefix_rules; i++) {
-                const struct baton_acl_prefix_rule *r = &acl->prefix_rules[i];
+        for (i = 0; i < rules->n; i++) {
+                const struct baton_acl_prefix_rule *r = &rules->rules[i];
                 fprintf(out, "rule = %s%s ", r->group ? GROUP_TAG : "",
                         r->subject);
                 put_prefix_text(out, r->prefix);

@@ -14,7 +14,7 @@
  * saying there are none; or one JSON object {"rules":[...]}, each rule
  * with "subject", "group", "prefix" and "perms" (every permission by
  * name, read included). */
-void print_rules(FILE *out, bool json, const struct baton_acl *acl);
+void print_rules(FILE *out, bool json, const struct baton_rules *rules);
 /* One line: `subject` (as given: group:NAME for a group) has `perms` on
  * `prefix`, or its rule there was removed (perms -1); or one JSON
  * object. */

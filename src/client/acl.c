@@ -19,11 +19,22 @@ _Static_assert(BATON_PERM_READ == PROTO_ACL_PERM_READ &&
 #define GROUP_TAG     "group:"
 #define GROUP_TAG_LEN (sizeof GROUP_TAG - 1)
 
-/* Copy an ACL_REPLY's rules into `out`; the reply's strings are at most
- * 255 bytes, so each fits its field with its NUL (calloc's zeroes). */
+/* Where a listing goes: the role rules into `acl`, the rules on name
+ * prefixes into `rules` (either NULL: not wanted). */
+struct listing {
+        struct baton_acl *acl;
+        struct baton_rules *rules;
+        bool taken; /* an ACL_REPLY came */
+};
+
+/* Copy an ACL_REPLY's rules into `data`'s listing; the reply's strings
+ * are at most 255 bytes, so each fits its field with its NUL (calloc's
+ * zeroes). */
 static int take_list(void *data, const uint8_t *body, size_t len)
 {
-        struct baton_acl *out = data;
+        struct listing *out = data;
+        struct baton_acl *acl = out->acl;
+        struct baton_rules *rules = out->rules;
         struct proto_acl_reply *r = calloc(1, sizeof *r);
         unsigned i;
         int rv;
@@ -32,28 +43,33 @@ static int take_list(void *data, const uint8_t *body, size_t len)
                 return BATON_ENOMEM;
         }
         rv = proto_read_acl_reply(body, len, r);
-        if (rv == 0 && r->n > 0 &&
-            (out->rules = calloc(r->n, sizeof out->rules[0])) == NULL) {
+        if (rv == 0 && acl != NULL && r->n > 0 &&
+            (acl->rules = calloc(r->n, sizeof acl->rules[0])) == NULL) {
                 rv = BATON_ENOMEM;
         }
-        if (rv == 0 && r->n_prefix > 0 &&
-            (out->prefix_rules =
-                 calloc(r->n_prefix, sizeof out->prefix_rules[0])) == NULL) {
+        if (rv == 0 && rules != NULL && r->n_prefix > 0 &&
+            (rules->rules = calloc(r->n_prefix, sizeof rules->rules[0])) ==
+                NULL) {
                 rv = BATON_ENOMEM;
         }
         if (rv == 0) {
-                out->seeded = r->seeded;
-                out->default_role = r->default_role;
-                out->n_rules = r->n;
+                out->taken = true;
+        }
+        if (rv == 0 && acl != NULL) {
+                acl->seeded = r->seeded;
+                acl->default_role = r->default_role;
+                acl->n_rules = r->n;
                 for (i = 0; i < r->n; i++) {
-                        memcpy(out->rules[i].identity, r->rules[i].identity.p,
+                        memcpy(acl->rules[i].identity, r->rules[i].identity.p,
                                r->rules[i].identity.len);
-                        out->rules[i].role = r->rules[i].role;
+                        acl->rules[i].role = r->rules[i].role;
                 }
-                out->n_prefix_rules = r->n_prefix;
+        }
+        if (rv == 0 && rules != NULL) {
+                rules->n = r->n_prefix;
                 for (i = 0; i < r->n_prefix; i++) {
                         const struct proto_acl_prefix_rule *x = &r->prefix[i];
-                        struct baton_acl_prefix_rule *y = &out->prefix_rules[i];
+                        struct baton_acl_prefix_rule *y = &rules->rules[i];
                         memcpy(y->subject, x->subject.p, x->subject.len);
                         y->group = x->kind == PROTO_ACL_KIND_GROUP_PREFIX;
                         memcpy(y->prefix, x->prefix.p, x->prefix.len);
@@ -66,7 +82,9 @@ static int take_list(void *data, const uint8_t *body, size_t len)
 
 static int refused(int rv, const struct proto_acl_request *req);
 
-int baton_acl_list(baton_client *c, struct baton_acl *out)
+/* Ask the leader for the access list, into `out` (zeroed by the caller):
+ * 0 or the error, with its detail. */
+static int list(baton_client *c, struct listing *out)
 {
         struct proto_acl_request req = {.op = PROTO_ACL_LIST};
         struct members_reply reply = {PROTO_ACL_REPLY, take_list, out};
@@ -75,20 +93,28 @@ int baton_acl_list(baton_client *c, struct baton_acl *out)
         bool unknown = false;
         int rv;
 
-        if (c == NULL || out == NULL) {
-                return BATON_EINVAL;
-        }
-        memset(out, 0, sizeof *out);
         rv =
             members_ask(c, frame, proto_write_acl(frame, sizeof frame, 0, &req),
                         true, &reply, &res, &unknown);
-        if (rv == 0 && out->n_rules == 0 && out->rules == NULL &&
-            out->n_prefix_rules == 0 && res.status != 0) {
+        if (rv == 0 && !out->taken && res.status != 0) {
                 rv = res.status; /* a RESULT: refused (BATON_EPERM) */
         }
         if (rv == BATON_EPERM || rv == BATON_EMALFORMED) {
                 rv = refused(rv, &req);
         }
+        return rv;
+}
+
+int baton_acl_list(baton_client *c, struct baton_acl *out)
+{
+        struct listing l = {.acl = out};
+        int rv;
+
+        if (c == NULL || out == NULL) {
+                return BATON_EINVAL;
+        }
+        memset(out, 0, sizeof *out);
+        rv = list(c, &l);
         if (rv != 0) {
                 baton_acl_free(out);
         }
@@ -101,9 +127,31 @@ void baton_acl_free(struct baton_acl *acl)
                 free(acl->rules);
                 acl->rules = NULL;
                 acl->n_rules = 0;
-                free(acl->prefix_rules);
-                acl->prefix_rules = NULL;
-                acl->n_prefix_rules = 0;
+        }
+}
+
+int baton_rule_list(baton_client *c, struct baton_rules *out)
+{
+        struct listing l = {.rules = out};
+        int rv;
+
+        if (c == NULL || out == NULL) {
+                return BATON_EINVAL;
+        }
+        memset(out, 0, sizeof *out);
+        rv = list(c, &l);
+        if (rv != 0) {
+                baton_rules_free(out);
+        }
+        return rv;
+}
+
+void baton_rules_free(struct baton_rules *r)
+{
+        if (r != NULL) {
+                free(r->rules);
+                r->rules = NULL;
+                r->n = 0;
         }
 }
 

@@ -53,16 +53,13 @@ static struct baton_acl_prefix_rule rules[] = {
 
 static void rule_list_text(void)
 {
-        struct baton_acl acl = {.seeded = 1,
-                                .default_role = BATON_ACCESS_LOCK,
-                                .n_prefix_rules = 4,
-                                .prefix_rules = rules};
+        struct baton_rules list = {.n = 4, .rules = rules};
         char *buf = NULL;
         size_t size;
         FILE *out;
 
         out = stream(&buf, &size);
-        print_rules(out, false, &acl);
+        print_rules(out, false, &list);
         expect(out, &buf,
                "rule = deploy-bot \"\" manage\n"
                "rule = ci \"build/\" read\n"
@@ -70,23 +67,23 @@ static void rule_list_text(void)
                "rule = group:ops \"say \\\"hi\\\"\\\\now\" lock,manage\n",
                "rule list: a config line a rule, group:NAME for a group, the "
                "prefix quoted with \" and \\ escaped, perms by name");
-        acl.n_prefix_rules = 0;
-        acl.prefix_rules = NULL;
+        list.n = 0;
+        list.rules = NULL;
         out = stream(&buf, &size);
-        print_rules(out, false, &acl);
+        print_rules(out, false, &list);
         expect(out, &buf, "(no rules on names: every name is open)\n",
                "rule list without rules: one line saying names are open");
 }
 
 static void rule_list_json(void)
 {
-        struct baton_acl acl = {.n_prefix_rules = 3, .prefix_rules = rules};
+        struct baton_rules list = {.n = 3, .rules = rules};
         char *buf = NULL;
         size_t size;
         FILE *out;
 
         out = stream(&buf, &size);
-        print_rules(out, true, &acl);
+        print_rules(out, true, &list);
         expect(out, &buf,
                "{\"rules\":["
                "{\"subject\":\"deploy-bot\",\"group\":false,\"prefix\":\"\","
@@ -97,27 +94,27 @@ static void rule_list_json(void)
                "\"perms\":[\"read\",\"lock\"]}]}\n",
                "rule list --json: subject, group, prefix and every "
                "permission, read included");
-        acl.n_prefix_rules = 1;
-        acl.prefix_rules = &rules[3];
+        list.n = 1;
+        list.rules = &rules[3];
         out = stream(&buf, &size);
-        print_rules(out, true, &acl);
+        print_rules(out, true, &list);
         expect(out, &buf,
                "{\"rules\":[{\"subject\":\"ops\",\"group\":true,"
                "\"prefix\":\"say \\\"hi\\\"\\\\now\","
                "\"perms\":[\"read\",\"lock\",\"manage\"]}]}\n",
                "rule list --json: quotes and backslashes escaped as JSON");
-        acl.prefix_rules = &rules[4];
+        list.rules = &rules[4];
         out = stream(&buf, &size);
-        print_rules(out, true, &acl);
+        print_rules(out, true, &list);
         expect(out, &buf,
                "{\"rules\":[{\"subject\":\"x\",\"group\":false,"
                "\"prefix\":\"a\xef\xbf\xbd\",\"prefix_hex\":\"61ff\","
                "\"perms\":[\"read\"]}]}\n",
                "rule list --json: a prefix that is not UTF-8 has its bytes in "
                "prefix_hex");
-        acl.n_prefix_rules = 0;
+        list.n = 0;
         out = stream(&buf, &size);
-        print_rules(out, true, &acl);
+        print_rules(out, true, &list);
         expect(out, &buf, "{\"rules\":[]}\n",
                "rule list --json without rules: an empty array");
 }

@@ -4,9 +4,10 @@
  * group named group:NAME, read added to lock and manage), the arguments
  * they refuse before sending anything, the leader's refusals in words, a
  * remove whose first answer was lost, a leader of a release without rules
- * on names, and baton_acl_list() of a list with such rules (format 2) and
- * without (format 1). Cases wait for frames with deadlines, never bare
- * sleeps.
+ * on names, and baton_rule_list() and baton_acl_list() of a list with such
+ * rules (format 2) and without (format 1), each in struct baton_acl's
+ * layout of before these rules, and their refusals. Cases wait for frames
+ * with deadlines, never bare sleeps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,13 +28,14 @@
 
 /* What the hooks answer an ACL request with: a RESULT of each status in
  * turn (the last one again once they run out), or for a LIST a reply with
- * `n_prefix` prefix rules, or an ERROR (a release that does not know the
- * op). */
+ * `n_prefix` prefix rules (with `list_status`, a RESULT of status[0]
+ * instead), or an ERROR (a release that does not know the op). */
 struct script {
         int status[4];
         unsigned n_status;
         unsigned answered;
         unsigned n_prefix;
+        bool list_status;
         bool error;
 };
 
@@ -53,7 +55,7 @@ static int answer_acl(struct fake *f, const struct fake_frame *fr)
                 fake_close_conn(f, fr->conn);
                 return 1;
         }
-        if (fr->body[0] == PROTO_ACL_LIST) {
+        if (fr->body[0] == PROTO_ACL_LIST && !s->list_status) {
                 static struct proto_acl_reply r;
                 memset(&r, 0, sizeof r);
                 r.seeded = 1;
@@ -266,9 +268,17 @@ static void rule_old_leader(void **state)
         baton_client_destroy(c);
 }
 
-/* The list with prefix rules: each with its subject, group flag, prefix
- * and perms; without any, as before. */
-static void acl_list_with_rules(void **state)
+/* struct baton_acl as releases before the rules on names had it: a
+ * program built against their header allocates no more. */
+_Static_assert(sizeof(struct baton_acl) ==
+                       offsetof(struct baton_acl, rules) + sizeof(void *) &&
+                   offsetof(struct baton_acl, rules) ==
+                       offsetof(struct baton_acl, n_rules) + sizeof(void *),
+               "struct baton_acl keeps its layout");
+
+/* baton_acl_list() of a list with prefix rules: its role rules only, as
+ * before such rules. */
+static void acl_list_leaves_out_rules(void **state)
 {
         struct script s = {.n_prefix = 2};
         struct baton_acl acl;
@@ -278,30 +288,84 @@ static void acl_list_with_rules(void **state)
         fake_set_hook(answer_acl, &s);
         c = fake_client(fake_server()->endpoints, 10000, 2000, NULL);
         assert_int_equal(baton_acl_list(c, &acl), 0);
+        assert_int_equal(acl.seeded, 1);
+        assert_int_equal(acl.default_role, BATON_ACCESS_LOCK);
         assert_int_equal(acl.n_rules, 1);
         assert_string_equal(acl.rules[0].identity, "admin");
-        assert_int_equal(acl.n_prefix_rules, 2);
-        assert_non_null(acl.prefix_rules);
-        assert_string_equal(acl.prefix_rules[0].subject, "deploy");
-        assert_int_equal(acl.prefix_rules[0].group, 0);
-        assert_string_equal(acl.prefix_rules[0].prefix, "");
-        assert_int_equal(acl.prefix_rules[0].perms,
-                         BATON_PERM_MANAGE | BATON_PERM_READ);
-        assert_string_equal(acl.prefix_rules[1].subject, "team-a");
-        assert_int_equal(acl.prefix_rules[1].group, 1);
-        assert_string_equal(acl.prefix_rules[1].prefix, "team-a/");
-        assert_int_equal(acl.prefix_rules[1].perms, 7);
+        assert_int_equal(acl.rules[0].role, BATON_ACCESS_ADMIN);
         baton_acl_free(&acl);
-        assert_null(acl.prefix_rules);
-        assert_int_equal(acl.n_prefix_rules, 0);
+        assert_null(acl.rules);
+        assert_int_equal(acl.n_rules, 0);
         baton_acl_free(&acl); /* twice is harmless */
+        baton_client_destroy(c);
+}
+
+/* baton_rule_list(): each rule with its subject, group flag, prefix and
+ * perms; none from a list without any (format 1). */
+static void rule_list_reads_the_rules(void **state)
+{
+        struct script s = {.n_prefix = 2};
+        struct baton_rules r;
+        baton_client *c;
+
+        (void)state;
+        fake_set_hook(answer_acl, &s);
+        c = fake_client(fake_server()->endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_rule_list(c, &r), 0);
+        assert_int_equal(r.n, 2);
+        assert_non_null(r.rules);
+        assert_string_equal(r.rules[0].subject, "deploy");
+        assert_int_equal(r.rules[0].group, 0);
+        assert_string_equal(r.rules[0].prefix, "");
+        assert_int_equal(r.rules[0].perms, BATON_PERM_MANAGE | BATON_PERM_READ);
+        assert_string_equal(r.rules[1].subject, "team-a");
+        assert_int_equal(r.rules[1].group, 1);
+        assert_string_equal(r.rules[1].prefix, "team-a/");
+        assert_int_equal(r.rules[1].perms, 7);
+        baton_rules_free(&r);
+        assert_null(r.rules);
+        assert_int_equal(r.n, 0);
+        baton_rules_free(&r); /* twice is harmless */
+        baton_rules_free(NULL);
 
         s.n_prefix = 0;
-        assert_int_equal(baton_acl_list(c, &acl), 0);
-        assert_int_equal(acl.n_rules, 1);
-        assert_int_equal(acl.n_prefix_rules, 0);
-        assert_null(acl.prefix_rules);
-        baton_acl_free(&acl);
+        assert_int_equal(baton_rule_list(c, &r), 0);
+        assert_int_equal(r.n, 0);
+        assert_null(r.rules);
+        baton_rules_free(&r);
+        baton_client_destroy(c);
+}
+
+/* Both listings refused alike: not admin, a leader without the access
+ * list, bad arguments; nothing left to free. */
+static void lists_refused(void **state)
+{
+        struct script s = {
+            .status = {BATON_EPERM}, .n_status = 1, .list_status = true};
+        struct baton_acl acl;
+        struct baton_rules r;
+        baton_client *c;
+
+        (void)state;
+        fake_set_hook(answer_acl, &s);
+        c = fake_client(fake_server()->endpoints, 10000, 2000, NULL);
+        assert_int_equal(baton_acl_list(c, &acl), BATON_EPERM);
+        assert_non_null(strstr(baton_errmsg(BATON_EPERM), "admin role"));
+        assert_null(acl.rules);
+        assert_int_equal(baton_rule_list(c, &r), BATON_EPERM);
+        assert_non_null(strstr(baton_errmsg(BATON_EPERM), "admin role"));
+        assert_null(r.rules);
+        assert_int_equal(r.n, 0);
+
+        s.error = true;
+        assert_int_equal(baton_acl_list(c, &acl), BATON_EMALFORMED);
+        assert_int_equal(baton_rule_list(c, &r), BATON_EMALFORMED);
+        assert_non_null(
+            strstr(baton_errmsg(BATON_EMALFORMED), "does not know ACL"));
+        assert_null(r.rules);
+
+        assert_int_equal(baton_rule_list(NULL, &r), BATON_EINVAL);
+        assert_int_equal(baton_rule_list(c, NULL), BATON_EINVAL);
         baton_client_destroy(c);
 }
 
@@ -313,7 +377,9 @@ int main(void)
             cmocka_unit_test_setup(rule_refusals, fake_reset),
             cmocka_unit_test_setup(rule_remove_unknown_then_gone, fake_reset),
             cmocka_unit_test_setup(rule_old_leader, fake_reset),
-            cmocka_unit_test_setup(acl_list_with_rules, fake_reset),
+            cmocka_unit_test_setup(acl_list_leaves_out_rules, fake_reset),
+            cmocka_unit_test_setup(rule_list_reads_the_rules, fake_reset),
+            cmocka_unit_test_setup(lists_refused, fake_reset),
         };
 
         return cmocka_run_group_tests_name("wire_acl", tests, fake_up,

@@ -218,6 +218,8 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
     ("baton_acl_free", None, [POINTER(s.Acl)]),
     ("baton_acl_set", c_int, [c_void_p, c_char_p, c_int]),
     ("baton_acl_remove", c_int, [c_void_p, c_char_p]),
+    ("baton_rule_list", c_int, [c_void_p, POINTER(s.Rules)]),
+    ("baton_rules_free", None, [POINTER(s.Rules)]),
     ("baton_rule_set", c_int, [c_void_p, c_char_p, c_char_p, c_int]),
     ("baton_rule_remove", c_int, [c_void_p, c_char_p, c_char_p]),
     (

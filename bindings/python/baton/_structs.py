@@ -300,8 +300,16 @@ class Acl(Structure):
         ("default_role", c_int),
         ("n_rules", c_uint),
         ("rules", ctypes.POINTER(AclRule)),
-        ("n_prefix_rules", c_uint),
-        ("prefix_rules", ctypes.POINTER(AclPrefixRule)),
+    ]
+
+
+class Rules(Structure):
+    """struct baton_rules (baton_rule_list(); struct baton_acl keeps the
+    layout it had before the rules on names)."""
+
+    _fields_ = [
+        ("n", c_uint),
+        ("rules", ctypes.POINTER(AclPrefixRule)),
     ]
 
 
@@ -361,6 +369,7 @@ ALL = {
     "baton_acl_rule": AclRule,
     "baton_acl_prefix_rule": AclPrefixRule,
     "baton_acl": Acl,
+    "baton_rules": Rules,
     "baton_session_hold": SessionHold,
     "baton_session": Session,
 }
@@ -394,6 +403,7 @@ __all__ = [
     "NodeVersion",
     "OPTIONS_SLACK",
     "Options",
+    "Rules",
     "SECRET_SIZE",
     "SESSION_CB",
     "STATUS_MAX_MEMBERS",
