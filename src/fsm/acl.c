@@ -1,12 +1,13 @@
 /* The replicated access list: which role each client identity has. */
 #include "acl.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../include/baton/admin.h"
 #include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
+#include "../lib/permname.h"
 
 static const char *const names[] = {
     [ACL_NONE] = "none",
@@ -270,64 +271,25 @@ bool acl_prefix_reaches(const struct acl *a, const struct acl_who *who,
         return false;
 }
 
-static const char *const perm_names[] = {"read", "lock", "manage"};
-
+/* The permissions' names are libbaton's (src/lib/permname.h), whose
+ * BATON_PERM_* bits are enum acl_perm's. */
+_Static_assert(BATON_PERM_READ == ACL_PERM_READ &&
+                   BATON_PERM_LOCK == ACL_PERM_LOCK &&
+                   BATON_PERM_MANAGE == ACL_PERM_MANAGE,
+               "one set of permission bits");
 const char *acl_perms_name(uint8_t perms, char *buf, size_t size)
 {
-        size_t at = 0;
-        unsigned i;
-
-        if (size == 0) {
-                return buf;
-        }
-        buf[0] = '\0';
-        /* read is implied by lock and manage: name it alone only. */
-        if ((perms & (ACL_PERM_LOCK | ACL_PERM_MANAGE)) != 0) {
-                perms &= (uint8_t)~ACL_PERM_READ;
-        }
-        for (i = 0; i < 3; i++) {
-                if ((perms & (1u << i)) != 0) {
-                        int n = snprintf(buf + at, size - at, "%s%s",
-                                         at > 0 ? "," : "", perm_names[i]);
-                        if (n < 0 || (size_t)n >= size - at) {
-                                break;
-                        }
-                        at += (size_t)n;
-                }
-        }
-        return buf;
+        return permname_format(perms, buf, size);
 }
 
 int acl_perms_parse(const char *text, uint8_t *perms)
 {
-        uint8_t got = 0;
-        const char *p = text;
+        int got;
 
-        while (p != NULL && *p != '\0') {
-                size_t len = strcspn(p, ",");
-                unsigned i;
-                for (i = 0; i < 3; i++) {
-                        if (len == strlen(perm_names[i]) &&
-                            strncmp(p, perm_names[i], len) == 0) {
-                                got |= (uint8_t)(1u << i);
-                                break;
-                        }
-                }
-                if (i == 3) {
-                        return BATON_EINVAL;
-                }
-                p += len;
-                if (*p == ',') {
-                        p++;
-                        if (*p == '\0') {
-                                return BATON_EINVAL;
-                        }
-                }
-        }
-        if (got == 0) {
+        if (permname_parse(text, &got) != 0) {
                 return BATON_EINVAL;
         }
-        *perms = got | ACL_PERM_READ;
+        *perms = (uint8_t)(got | ACL_PERM_READ);
         return 0;
 }
 

@@ -49,26 +49,36 @@ static bool blank(char ch)
         return ch == ' ' || ch == '\t';
 }
 
+/* Trim `value`'s blanks (its text is then [*start, *end)) and return
+ * where its last word starts (*start when it has one word or none). */
+static size_t last_word(const char *value, size_t *start, size_t *end)
+{
+        size_t word;
+
+        *end = strlen(value);
+        *start = 0;
+        while (*end > 0 && blank(value[*end - 1])) {
+                (*end)--;
+        }
+        while (*start < *end && blank(value[*start])) {
+                (*start)++;
+        }
+        word = *end;
+        while (word > *start && !blank(value[word - 1])) {
+                word--;
+        }
+        return word;
+}
+
 int roles_add(struct config *c, const char *value, char *msg, size_t size)
 {
-        size_t end = strlen(value);
-        size_t start = 0;
-        size_t word;
+        size_t start, end, word;
         struct config_role *r;
         char role_name[16];
         uint8_t role = ROLES_NONE;
         unsigned i;
 
-        while (end > 0 && blank(value[end - 1])) {
-                end--;
-        }
-        while (start < end && blank(value[start])) {
-                start++;
-        }
-        word = end;
-        while (word > start && !blank(value[word - 1])) {
-                word--;
-        }
+        word = last_word(value, &start, &end);
         if (word == start) {
                 return settings_fail(
                     msg, size, "expected 'IDENTITY ROLE', got '%s'", value);
@@ -188,23 +198,14 @@ static int rule_prefix(const char *value, size_t begin, size_t end, char *out,
 
 int rules_add(struct config *c, const char *value, char *msg, size_t size)
 {
-        size_t end = strlen(value), start = 0, word, pre = 0;
+        size_t start, end, word, pre = 0;
         struct config_rule r;
         char perms[32];
         const char *subject;
         unsigned i;
 
         memset(&r, 0, sizeof r);
-        while (end > 0 && blank(value[end - 1])) {
-                end--;
-        }
-        while (start < end && blank(value[start])) {
-                start++;
-        }
-        word = end;
-        while (word > start && !blank(value[word - 1])) {
-                word--;
-        }
+        word = last_word(value, &start, &end);
         if (end - word >= sizeof perms || word == start) {
                 return settings_fail(
                     msg, size, "expected 'SUBJECT PREFIX PERMS', got '%s'",
