@@ -203,8 +203,8 @@ bool acl_equal(const struct acl *a, const struct acl *b);
  * u8 default role, u16 count, u8 reserved 0, then by (kind, identity): u8
  * kind, u8 role, string identity (u8 length); format 2 then has u16 count
  * and by (kind, subject, prefix): u8 kind, u8 perms, string subject,
- * string prefix. Returns the length written, or the length needed when
- * `buf` is too small.
+ * string prefix. Returns the length written, or with `buf` NULL the length
+ * needed (a `buf` too small gets a count cut short: size it first).
  */
 size_t acl_encode(const struct acl *a, uint8_t *buf, size_t cap);
 
