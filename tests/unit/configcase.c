@@ -71,6 +71,7 @@ const char *const configcase_keys[] = {
     "idle-timeout-ms",
     "max-connections-per-address",
     "role",
+    "rule",
     "default-role",
     "log-level",
     "log-format",

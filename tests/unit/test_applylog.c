@@ -279,8 +279,30 @@ static void acl_lines(void **state)
                         "\"cause\":\"ACL\",\"session\":0,\"seq\":0,"
                         "\"owner\":0,\"token\":0,\"status\":0,\"mode\":0,"
                         "\"permits\":0,\"lock\":\"\"");
+        /* A rule on names: its subject as "lock", its permission bits as
+         * "mode". */
+        c.mode = COMMAND_ACL_RULE_SET;
+        c.role = ACL_PERM_READ | ACL_PERM_LOCK;
+        c.name = "team-a";
+        c.name_len = 6;
+        c.address = "CN=admin";
+        c.address_len = 8;
+        acl(&l, &c, 0);
+        expect_line(&l, "{\"index\":44,\"term\":0,\"event\":\"RULE_SET\","
+                        "\"cause\":\"ACL\",\"session\":0,\"seq\":0,"
+                        "\"owner\":0,\"token\":0,\"status\":0,\"mode\":3,"
+                        "\"permits\":0,\"lock\":\"team-a\","
+                        "\"by\":\"CN=admin\"");
+        c.mode = COMMAND_ACL_RULE_REMOVE;
+        c.role = 0;
+        acl(&l, &c, BATON_ENOTFOUND);
+        expect_line(&l, "{\"index\":44,\"term\":0,\"event\":\"RULE_REMOVE\","
+                        "\"cause\":\"ACL\",\"session\":0,\"seq\":0,"
+                        "\"owner\":0,\"token\":0,\"status\":-25,\"mode\":0,"
+                        "\"permits\":0,\"lock\":\"team-a\","
+                        "\"by\":\"CN=admin\"");
         /* A mode the list does not know has no line. */
-        c.mode = COMMAND_ACL_SEED + 1;
+        c.mode = COMMAND_ACL_RULE_REMOVE + 1;
         assert_int_equal(applylog_format_acl(l.buf, sizeof l.buf, 0, 44, &c, 0),
                          0);
 }
