@@ -54,6 +54,7 @@ var unreachable = map[*Error]string{
 	ErrIsLeader:     "answers TRANSFER, which this client does not offer",
 	ErrUnreachable:  "answers membership changes, which this client does not offer",
 	ErrNotVoter:     "answers membership changes, which this client does not offer",
+	ErrQuota:        "no quota can be configured yet: the access list holds roles and rules only",
 	ErrAddrInUse:    "answers membership changes, which this client does not offer",
 	ErrTooManyWatches: "each Watch has a connection of its own (so " +
 		"max-watches-per-connection never applies), and the cluster-wide " +

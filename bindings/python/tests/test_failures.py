@@ -67,6 +67,8 @@ UNREACHABLE = {
     baton.NotVoterError: "needs a spare member, which only a node left half "
     "added makes (tests/cli/test_refusals_plain.sh provokes it through "
     "libbaton); the binding maps the code like any other",
+    baton.QuotaError: "no quota can be configured yet: the access list holds "
+    "roles and rules only",
 }
 
 
