@@ -212,6 +212,113 @@ bool acl_has_prefix_rules(const struct acl *a)
         return a->seeded && a->n_prefix > 0;
 }
 
+uint64_t acl_principal(const char *identity, size_t len)
+{
+        uint64_t h = 14695981039346656037ULL;
+        size_t i;
+
+        for (i = 0; i < len; i++) {
+                h ^= (uint8_t)identity[i];
+                h *= 1099511628211ULL;
+        }
+        return h != 0 ? h : 1;
+}
+
+static bool is_default(const char *subject, size_t len)
+{
+        return len == 1 && subject[0] == ACL_QUOTA_DEFAULT[0];
+}
+
+/* Where the quota of `subject` is or would go (by subject bytes). */
+static unsigned quota_position(const struct acl *a, const char *subject,
+                               size_t len, bool *found)
+{
+        unsigned i = 0;
+        int c = 1;
+
+        while (i < a->n_quota &&
+               (c = compare_bytes(subject, len, a->quota[i].subject,
+                                  a->quota[i].subject_len)) > 0) {
+                i++;
+        }
+        *found = i < a->n_quota && c == 0;
+        return i;
+}
+
+int acl_quota_put(struct acl *a, const char *subject, size_t len,
+                  const uint32_t limit[ACL_QUOTA_KINDS])
+{
+        struct acl_quota *q;
+        bool found, any = false;
+        unsigned i, k;
+
+        for (k = 0; k < ACL_QUOTA_KINDS; k++) {
+                any = any || limit[k] != 0;
+        }
+        if (!identity_ok(subject, len) || !any) {
+                return BATON_EINVAL;
+        }
+        i = quota_position(a, subject, len, &found);
+        if (!found) {
+                /* Its bytes (subject, limits), and the counts of format
+                 * 3 the first quota brings. */
+                size_t more =
+                    1 + len + 4 * ACL_QUOTA_KINDS + (a->n_quota == 0 ? 4 : 0);
+                if (a->n_quota == ACL_QUOTA_MAX ||
+                    acl_encode(a, NULL, 0) + more > ACL_ENCODED_LIMIT) {
+                        return BATON_EINVAL;
+                }
+                memmove(&a->quota[i + 1], &a->quota[i],
+                        (a->n_quota - i) * sizeof a->quota[0]);
+                a->n_quota++;
+        }
+        q = &a->quota[i];
+        memset(q, 0, sizeof *q);
+        q->principal =
+            is_default(subject, len) ? 0 : acl_principal(subject, len);
+        memcpy(q->limit, limit, sizeof q->limit);
+        q->subject_len = (uint8_t)len;
+        memcpy(q->subject, subject, len);
+        return 0;
+}
+
+bool acl_has_quotas(const struct acl *a)
+{
+        return a->seeded && a->n_quota > 0;
+}
+
+const uint32_t *acl_quota_of(const struct acl *a, uint64_t principal)
+{
+        const uint32_t *fallback = NULL;
+        unsigned i;
+
+        if (principal == 0 || !a->seeded) {
+                return NULL;
+        }
+        /* At most ACL_QUOTA_MAX, and asked only by the commands of
+         * identities while quotas exist. */
+        for (i = 0; i < a->n_quota; i++) {
+                if (a->quota[i].principal == principal) {
+                        return a->quota[i].limit;
+                }
+                if (a->quota[i].principal == 0) {
+                        fallback = a->quota[i].limit;
+                }
+        }
+        return fallback;
+}
+
+const char *acl_quota_name(int kind)
+{
+        static const char *const kinds[ACL_QUOTA_KINDS] = {
+            [ACL_QUOTA_SESSIONS] = "sessions", [ACL_QUOTA_LOCKS] = "locks",
+            [ACL_QUOTA_WAITERS] = "waiters",   [ACL_QUOTA_WATCHES] = "watches",
+            [ACL_QUOTA_RATE] = "rate",
+        };
+
+        return kind >= 0 && kind < ACL_QUOTA_KINDS ? kinds[kind] : "unknown";
+}
+
 /* Whether `who` is the subject of rule `r`. */
 static bool matches(const struct acl_prefix_rule *r, const struct acl_who *who)
 {
@@ -329,6 +436,34 @@ static int apply_rule(struct acl *a, const struct command *c)
         return 0;
 }
 
+/* A quota's set or remove (validated by command_decode()). */
+static int apply_quota(struct acl *a, const struct command *c)
+{
+        uint32_t limit[ACL_QUOTA_KINDS];
+        struct rcursor r;
+        bool found;
+        unsigned i, k;
+
+        if (c->mode == COMMAND_ACL_QUOTA_SET) {
+                if (c->list == NULL || c->list_len != 4 * ACL_QUOTA_KINDS) {
+                        return BATON_EINVAL;
+                }
+                rcursor_init(&r, c->list, c->list_len);
+                for (k = 0; k < ACL_QUOTA_KINDS; k++) {
+                        limit[k] = rcursor_u32(&r);
+                }
+                return acl_quota_put(a, c->name, c->name_len, limit);
+        }
+        i = quota_position(a, c->name, c->name_len, &found);
+        if (!found) {
+                return BATON_ENOTFOUND;
+        }
+        memmove(&a->quota[i], &a->quota[i + 1],
+                (a->n_quota - i - 1) * sizeof a->quota[0]);
+        a->n_quota--;
+        return 0;
+}
+
 /* Whether the rule at `i` is the last way to administer: the default
  * does not give admin, and no other rule does. */
 static bool last_admin(const struct acl *a, unsigned i)
@@ -402,6 +537,10 @@ int acl_apply(struct acl *a, const struct command *c)
             c->mode == COMMAND_ACL_RULE_REMOVE) {
                 return apply_rule(a, c);
         }
+        if (c->mode == COMMAND_ACL_QUOTA_SET ||
+            c->mode == COMMAND_ACL_QUOTA_REMOVE) {
+                return apply_quota(a, c);
+        }
         return apply_change(a, c);
 }
 
@@ -453,8 +592,17 @@ bool acl_equal(const struct acl *a, const struct acl *b)
         unsigned i;
 
         if (a->seeded != b->seeded || a->default_role != b->default_role ||
-            a->n != b->n || a->n_prefix != b->n_prefix) {
+            a->n != b->n || a->n_prefix != b->n_prefix ||
+            a->n_quota != b->n_quota) {
                 return false;
+        }
+        for (i = 0; i < a->n_quota; i++) {
+                const struct acl_quota *x = &a->quota[i], *y = &b->quota[i];
+                if (memcmp(x->limit, y->limit, sizeof x->limit) != 0 ||
+                    compare_bytes(x->subject, x->subject_len, y->subject,
+                                  y->subject_len) != 0) {
+                        return false;
+                }
         }
         for (i = 0; i < a->n; i++) {
                 const struct acl_rule *x = &a->rules[i], *y = &b->rules[i];
@@ -482,7 +630,7 @@ size_t acl_encode(const struct acl *a, uint8_t *buf, size_t cap)
         unsigned i;
 
         wcursor_init(&w, buf, cap);
-        wcursor_u8(&w, a->n_prefix > 0 ? 2 : 1);
+        wcursor_u8(&w, a->n_quota > 0 ? 3 : a->n_prefix > 0 ? 2 : 1);
         wcursor_u8(&w, a->default_role);
         wcursor_u16(&w, (uint16_t)a->n);
         wcursor_u8(&w, 0);
@@ -493,7 +641,7 @@ size_t acl_encode(const struct acl *a, uint8_t *buf, size_t cap)
                 wcursor_u8(&w, r->len);
                 wcursor_bytes(&w, r->identity, r->len);
         }
-        if (a->n_prefix == 0) {
+        if (a->n_prefix == 0 && a->n_quota == 0) {
                 return w.len;
         }
         wcursor_u16(&w, (uint16_t)a->n_prefix);
@@ -506,16 +654,30 @@ size_t acl_encode(const struct acl *a, uint8_t *buf, size_t cap)
                 wcursor_u8(&w, r->prefix_len);
                 wcursor_bytes(&w, r->prefix, r->prefix_len);
         }
+        if (a->n_quota == 0) {
+                return w.len;
+        }
+        wcursor_u16(&w, (uint16_t)a->n_quota);
+        for (i = 0; i < a->n_quota; i++) {
+                const struct acl_quota *q = &a->quota[i];
+                unsigned k;
+                wcursor_u8(&w, q->subject_len);
+                wcursor_bytes(&w, q->subject, q->subject_len);
+                for (k = 0; k < ACL_QUOTA_KINDS; k++) {
+                        wcursor_u32(&w, q->limit[k]);
+                }
+        }
         return w.len;
 }
 
 /* Format 2's prefix rules, ascending and valid as acl_rule_put() builds
  * them. 0 or BATON_ECORRUPT. */
-static int decode_prefix(struct acl *fresh, struct rcursor *r)
+static int decode_prefix(struct acl *fresh, struct rcursor *r, uint8_t format)
 {
         unsigned i, n = rcursor_u16(r);
 
-        if (r->bad || n == 0 || n > ACL_PREFIX_MAX) {
+        /* Format 3 writes the count of prefix rules also when it is 0. */
+        if (r->bad || (n == 0 && format == 2) || n > ACL_PREFIX_MAX) {
                 return BATON_ECORRUPT;
         }
         for (i = 0; i < n; i++) {
@@ -531,6 +693,35 @@ static int decode_prefix(struct acl *fresh, struct rcursor *r)
                                     &fresh->prefix[fresh->n_prefix - 1]) <=
                          0) ||
                     acl_rule_put(fresh, kind, s, s_len, p, p_len, perms) != 0) {
+                        return BATON_ECORRUPT;
+                }
+        }
+        return 0;
+}
+
+/* Format 3's quotas, ascending and valid as acl_quota_put() builds
+ * them. 0 or BATON_ECORRUPT. */
+static int decode_quotas(struct acl *fresh, struct rcursor *r)
+{
+        uint32_t limit[ACL_QUOTA_KINDS];
+        unsigned i, k, n = rcursor_u16(r);
+
+        if (r->bad || n == 0 || n > ACL_QUOTA_MAX) {
+                return BATON_ECORRUPT;
+        }
+        for (i = 0; i < n; i++) {
+                uint8_t len = rcursor_u8(r);
+                const char *s = (const char *)rcursor_bytes(r, len);
+                const struct acl_quota *last =
+                    fresh->n_quota > 0 ? &fresh->quota[fresh->n_quota - 1]
+                                       : NULL;
+                for (k = 0; k < ACL_QUOTA_KINDS; k++) {
+                        limit[k] = rcursor_u32(r);
+                }
+                if (r->bad ||
+                    (last != NULL && compare_bytes(s, len, last->subject,
+                                                   last->subject_len) <= 0) ||
+                    acl_quota_put(fresh, s, len, limit) != 0) {
                         return BATON_ECORRUPT;
                 }
         }
@@ -569,7 +760,10 @@ static int decode_into(struct acl *fresh, const uint8_t *buf, size_t len)
                         return BATON_ECORRUPT;
                 }
         }
-        if (format == 2 && decode_prefix(fresh, &r) != 0) {
+        if (format >= 2 && decode_prefix(fresh, &r, format) != 0) {
+                return BATON_ECORRUPT;
+        }
+        if (format == 3 && decode_quotas(fresh, &r) != 0) {
                 return BATON_ECORRUPT;
         }
         return r.left != 0 ? BATON_ECORRUPT : 0;

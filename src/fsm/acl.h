@@ -46,9 +46,20 @@
  *   starts the name, added together. The role still decides which
  *   requests a client may send at all; the global admin role is not
  *   subject to rules (the gateway's decision, not this module's).
- * - The encoding is format 1 while there are no prefix rules (the bytes a
- *   release before rules writes, so a digest agrees across an upgrade)
- *   and format 2 with them.
+ * - Quotas (struct acl_quota) are a third list, sorted by subject bytes:
+ *   each limits what one identity's sessions may have at once (enum
+ *   acl_quota_kind; 0: no limit of that kind), and the subject "*" is the
+ *   default of every identity without a quota of its own. QUOTA_SET adds
+ *   or replaces one (at least one limit, at most ACL_QUOTA_MAX quotas),
+ *   QUOTA_REMOVE drops it (BATON_ENOTFOUND without one); both need a
+ *   table. The state machine counts sessions, locks and waits by
+ *   principal (acl_principal(): a hash of the identity, which the leader
+ *   writes into OPEN) and asks acl_quota_of() at apply; watches and
+ *   requests per second are counted by each node's gateway.
+ * - The encoding is format 1 while there are no prefix rules and no
+ *   quotas (the bytes a release before rules writes, so a digest agrees
+ *   across an upgrade), format 2 with prefix rules and no quota, and
+ *   format 3 with quotas.
  * - Pure: no I/O, no clock. Errors per call; nothing changes on error.
  */
 
@@ -81,7 +92,8 @@ enum acl_perm {
 #define ACL_PREFIX_MAX     256 /* prefix rules in one table */
 #define ACL_IDENTITY_MAX   255 /* bytes of an identity (a TLS identity) */
 #define ACL_PREFIX_LEN_MAX 255 /* bytes of a prefix (a lock name's) */
-#define ACL_FORMAT         2   /* the newest encoding read */
+#define ACL_QUOTA_MAX      64  /* quotas in one table */
+#define ACL_FORMAT         3   /* the newest encoding read */
 /* The largest encoding of a table: every list, seed and listing of it
  * fits one frame and one ACL entry. */
 #define ACL_ENCODED_LIMIT 60000
@@ -104,6 +116,30 @@ struct acl_prefix_rule {
         char prefix[ACL_PREFIX_LEN_MAX + 1];
 };
 
+/* What a quota limits, per identity. The first ACL_QUOTA_COUNTED are
+ * counted by the replicated state (every node alike); watches and rate
+ * by each node's gateway. */
+enum acl_quota_kind {
+        ACL_QUOTA_SESSIONS = 0, /* live sessions */
+        ACL_QUOTA_LOCKS = 1,    /* grants and waits together: a wait turns
+                                   into a grant without asking again */
+        ACL_QUOTA_WAITERS = 2,  /* waits */
+        ACL_QUOTA_WATCHES = 3,  /* watches open on one node */
+        ACL_QUOTA_RATE = 4,     /* requests per second on one node */
+        ACL_QUOTA_KINDS = 5,
+        ACL_QUOTA_COUNTED = 3,
+};
+
+/* The subject of the default quota. */
+#define ACL_QUOTA_DEFAULT "*"
+
+struct acl_quota {
+        uint64_t principal; /* acl_principal(subject); 0 for the default */
+        uint32_t limit[ACL_QUOTA_KINDS]; /* 0: no limit */
+        uint8_t subject_len;
+        char subject[ACL_IDENTITY_MAX + 1]; /* NUL-terminated */
+};
+
 struct acl {
         bool seeded; /* false: no table yet */
         uint8_t default_role;
@@ -112,6 +148,8 @@ struct acl {
         unsigned n_prefix;
         /* by (kind, subject, prefix) */
         struct acl_prefix_rule prefix[ACL_PREFIX_MAX];
+        unsigned n_quota;
+        struct acl_quota quota[ACL_QUOTA_MAX]; /* by subject */
 };
 
 /* Who asks, for acl_name_perms(): a certificate identity and its groups
@@ -169,6 +207,32 @@ uint8_t acl_name_perms(const struct acl *a, const struct acl_who *who,
 bool acl_prefix_reaches(const struct acl *a, const struct acl_who *who,
                         const char *prefix, size_t len, uint8_t perm);
 
+/* The principal of a certificate identity (`len` bytes): a 64-bit hash
+ * of it (FNV-1a), never 0, which OPEN carries so that the state machine
+ * counts sessions by who opened them without storing the identity. */
+uint64_t acl_principal(const char *identity, size_t len);
+
+/*
+ * Set the quota of `subject` (`len` bytes, 1..ACL_IDENTITY_MAX, no NUL;
+ * ACL_QUOTA_DEFAULT for the default) to `limit` (ACL_QUOTA_KINDS values,
+ * 0: none) in a present table: 0, or BATON_EINVAL (a bad subject, every
+ * limit 0, or ACL_QUOTA_MAX quotas already and none of `subject`).
+ */
+int acl_quota_put(struct acl *a, const char *subject, size_t len,
+                  const uint32_t limit[ACL_QUOTA_KINDS]);
+
+/* Whether the table has a quota (the leader then writes principals into
+ * OPEN). */
+bool acl_has_quotas(const struct acl *a);
+
+/* The limits of the identity whose principal is `principal`: its own
+ * quota's, else the default's, else NULL (no quota); NULL for principal 0
+ * and while the table is absent. */
+const uint32_t *acl_quota_of(const struct acl *a, uint64_t principal);
+
+/* "sessions", "locks", "waiters", "watches", "rate"; "unknown" else. */
+const char *acl_quota_name(int kind);
+
 /* "read", "read,lock", "lock,manage"...: `perms` as a rule lists them,
  * written into `buf` (at least 24 bytes). */
 const char *acl_perms_name(uint8_t perms, char *buf, size_t size);
@@ -179,7 +243,8 @@ const char *acl_perms_name(uint8_t perms, char *buf, size_t size);
 int acl_perms_parse(const char *text, uint8_t *perms);
 
 /* Apply a decoded ACL command (see above). 0, BATON_EBUSY, BATON_EINVAL,
- * BATON_ENOTFOUND (REMOVE or RULE_REMOVE of a rule the table lacks),
+ * BATON_ENOTFOUND (REMOVE, RULE_REMOVE or QUOTA_REMOVE of what the table
+ * lacks),
  * BATON_ECORRUPT (a SEED whose table does not decode) or BATON_ENOMEM. */
 int acl_apply(struct acl *a, const struct command *c);
 
@@ -203,7 +268,9 @@ bool acl_equal(const struct acl *a, const struct acl *b);
  * u8 default role, u16 count, u8 reserved 0, then by (kind, identity): u8
  * kind, u8 role, string identity (u8 length); format 2 then has u16 count
  * and by (kind, subject, prefix): u8 kind, u8 perms, string subject,
- * string prefix. Returns the length written, or with `buf` NULL the length
+ * string prefix; format 3 has format 2's layout (its prefix count may be
+ * 0), then u16 count and by subject: string subject, ACL_QUOTA_KINDS x
+ * u32 limit. Returns the length written, or with `buf` NULL the length
  * needed (a `buf` too small gets a count cut short: size it first).
  */
 size_t acl_encode(const struct acl *a, uint8_t *buf, size_t cap);

@@ -8,6 +8,7 @@
 #include "../../include/baton/errors.h"
 #include "../proto/proto.h"
 #include "multi.h"
+#include "quota.h"
 
 /* The chaos suite's negative control tests/chaos/batond-overgrant is built
  * with BATON_CHAOS_BUG_OVERGRANT: its semaphores grant one permit more
@@ -525,6 +526,9 @@ void grant_acquire(const struct step *st, struct session *s,
         }
         if (s->n_holds >= f->limits.max_locks_per_session) {
                 step_reject(res, BATON_ETOOMANYLOCKS);
+                return;
+        }
+        if (quota_check_holds(f, s, 1, how == ADMIT_QUEUE, res) != 0) {
                 return;
         }
         if (how == ADMIT_QUEUE &&

@@ -13,6 +13,7 @@
 #include "lookup.h"
 #include "multi.h"
 #include "once.h"
+#include "quota.h"
 #include "sessions.h"
 #include "snapshot.h"
 #include "state.h"
@@ -397,6 +398,9 @@ int lockfsm_restore_with(struct lockfsm *f, const void *buf, size_t len,
         if (rv != 0) {
                 return rv;
         }
+        /* The tail's entries meet the quotas as the live state does. */
+        fresh.quota_cb = f->quota_cb;
+        fresh.quota_data = f->quota_data;
         rv = snapshot_decode(&fresh, buf, len);
         if (rv == 0 && next != NULL) {
                 rv = replay(&fresh, next, it);
@@ -709,7 +713,7 @@ const char *lockfsm_check(const struct lockfsm *f)
             f->tomb_count > f->limits.max_tombstones) {
                 return "tombstone count disagrees";
         }
-        return NULL;
+        return quota_check_counts(f);
 }
 
 #ifdef BATON_CHAOS_BUG_DIVERGE

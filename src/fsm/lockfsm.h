@@ -68,6 +68,25 @@ void lockfsm_destroy(struct lockfsm *f); /* accepts NULL */
 void lockfsm_set_event_cb(struct lockfsm *f, lockfsm_event_cb cb, void *data);
 
 /*
+ * Quotas per identity (src/fsm/quota.h; docs/security.md, "Quotas"): `cb`
+ * gives the limits of the identity whose principal an OPEN carried, as
+ * ACL_QUOTA_KINDS values in the order of enum acl_quota_kind
+ * (src/fsm/acl.h; 0: no limit), or NULL for none. It is asked during
+ * apply and must answer as of the entry being applied (the access list
+ * after the entries before it), so that every replica refuses alike: an
+ * OPEN past its sessions quota, and an ACQUIRE or MULTI past the locks
+ * (grants and waits) or waiters quota, is BATON_EQUOTA with the quota's
+ * kind in `waiters` and its limit in `count`. NULL (the default): no
+ * quotas. A restore's state keeps the callback of the state it replaces.
+ */
+void lockfsm_set_quota_cb(struct lockfsm *f, lockfsm_quota_cb cb, void *data);
+
+/* What the live sessions of `principal` have now: used[0] sessions,
+ * used[1] holds (grants and waits), used[2] waits; zeros for none. */
+void lockfsm_quota_use(const struct lockfsm *f, uint64_t principal,
+                       uint32_t used[3]);
+
+/*
  * Apply the log entry at `index` (strictly above every index applied
  * before): one command, or a batch (entry.h). Returns 0 with the outcome
  * in `*res`: a single command's (which can be an error status: a malformed

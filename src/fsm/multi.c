@@ -7,6 +7,7 @@
 #include "../../include/baton/errors.h"
 #include "../proto/proto.h"
 #include "grant.h"
+#include "quota.h"
 
 int multi_prepare(struct lockfsm *f, const struct command *c,
                   struct multi_prep *p)
@@ -199,7 +200,8 @@ static int decide(const struct step *st, const struct session *s,
                         return BATON_ETOOMANYWAITERS;
                 }
         }
-        return 0;
+        /* Every name is a hold of its own, granted or awaited. */
+        return quota_check_holds(st->f, s, n, *now ? 0 : n, res);
 }
 
 void multi_acquire(const struct step *st, struct session *s,

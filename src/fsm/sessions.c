@@ -7,6 +7,7 @@
 #include "../../include/baton/errors.h"
 #include "../proto/proto.h"
 #include "grant.h"
+#include "quota.h"
 /* It defines lockfsm_session_status() and the other lookups of sessions,
  * declared in the machine's interface. */
 #include "lockfsm.h"
@@ -68,11 +69,17 @@ int sessions_open(const struct step *st, struct lockfsm_result *res)
                 step_reject(res, BATON_ETOOMANYSESSIONS);
                 return 0;
         }
+        if (quota_check_open(f, c->principal, res) != 0) {
+                return 0;
+        }
         s = state_session_alloc(f, c->name_len);
         if (s == NULL) {
                 return BATON_ENOMEM;
         }
-        if (state_session_reserve(f) != 0) {
+        /* The principal's record last: nothing can fail after it. */
+        if (state_session_reserve(f) != 0 ||
+            (c->principal != 0 &&
+             (s->use = quota_use_get(f, c->principal)) == NULL)) {
                 state_session_free(f, s);
                 return BATON_ENOMEM;
         }

@@ -9,6 +9,7 @@
 #include "../proto/proto.h"
 #include "grant.h"
 #include "holdtime.h"
+#include "quota.h"
 #include "state.h"
 
 static const uint8_t magic[4] = {'B', 'T', 'N', 'S'};
@@ -37,6 +38,7 @@ static void put_session(struct wcursor *w, const struct session *s)
         wcursor_bytes(w, s->hash, sizeof s->hash);
         wcursor_u32(w, s->lock_delay_ms);
         wcursor_u32(w, s->revoked);
+        wcursor_u64(w, s->use != NULL ? s->use->principal : 0);
         wcursor_u8(w, s->n_memo);
         for (i = 0; i < s->n_memo; i++) {
                 struct lockfsm_result res;
@@ -206,6 +208,7 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
             version >= 3 ? rcursor_bytes(r, COMMAND_HASH_SIZE) : NULL;
         uint32_t delay = version >= 8 ? rcursor_u32(r) : 0;
         uint32_t revoked = version >= 9 ? rcursor_u32(r) : 0;
+        uint64_t principal = version >= 13 ? rcursor_u64(r) : 0;
         uint8_t i, n_memo = rcursor_u8(r);
 
         if (r->bad || id <= *last || id > f->stamp ||
@@ -243,7 +246,9 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
                 }
                 state_memo_put(s, seq, &res);
         }
-        if (state_session_reserve(f) != 0) {
+        if (state_session_reserve(f) != 0 ||
+            (principal != 0 &&
+             (s->use = quota_use_get(f, principal)) == NULL)) {
                 state_session_free(f, s);
                 return BATON_ENOMEM;
         }

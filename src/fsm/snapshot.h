@@ -37,8 +37,11 @@ struct lockfsm;
  * every kind ends with its value (a string, 0..255 bytes; empty when it
  * has none), as an election's did in version 11, then its hold clock: u32
  * hold_ms (0: no hold time) and u64 armed (the entry its clock dates
- * from; 0 for a waiter or a hold without one). */
-#define SNAPSHOT_VERSION 12
+ * from; 0 for a waiter or a hold without one).
+ * Version 13 adds each session's principal (u64, after its revoked
+ * count; 0: none), whose quota counts it (src/fsm/quota.h); every other
+ * record is as in version 12. */
+#define SNAPSHOT_VERSION 13
 #define SNAPSHOT_BLOCKED 0x80
 #define SNAPSHOT_MULTI   0x40
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../include/baton/errors.h"
+#include "quota.h"
 
 /* The pool's slabs, committed one at a time: large against the largest
  * record (about 400 bytes: a session with a 255-byte name). */
@@ -84,6 +85,7 @@ int state_init(struct lockfsm *f, const struct lockfsm_limits *limits,
         ptable_init(&f->nonces, mem, session_nonce_hash, &f->pool.base);
         ptable_init(&f->locks, mem, lock_name_hash, &f->pool.base);
         hmap_init(&f->tombs, mem);
+        hmap_init(&f->uses, mem);
         /* Tombstones live in a preallocated ring, so ending a session never
          * allocates. */
         f->tomb_ring =
@@ -124,6 +126,7 @@ void state_close(struct lockfsm *f)
         ptable_close(&f->nonces);
         ptable_close(&f->locks);
         hmap_close(&f->tombs);
+        quota_close(f);
         mem_free(f->mem, f->tomb_ring);
         f->tomb_ring = NULL;
         pool_close(&f->pool);
@@ -277,6 +280,9 @@ void state_session_link(struct lockfsm *f, struct session *s)
         }
         rqueue_push_tail(&f->lists->session_list, &s->link);
         f->n_sessions++;
+        if (s->use != NULL) {
+                s->use->sessions++;
+        }
 }
 
 void state_session_end(struct lockfsm *f, struct session *s, int reason)
@@ -288,6 +294,10 @@ void state_session_end(struct lockfsm *f, struct session *s, int reason)
         }
         rqueue_remove(&s->link);
         f->n_sessions--;
+        if (s->use != NULL) {
+                s->use->sessions--;
+                quota_unuse(f, s->use);
+        }
         state_tomb_add(f, s->id, reason);
         state_session_free(f, s);
 }
@@ -388,6 +398,9 @@ void state_grant_attach(struct lockfsm *f, struct hold *h)
         }
         rqueue_insert_after(at, &h->session_link);
         hold_session(h)->n_holds++;
+        if (hold_session(h)->use != NULL) {
+                hold_session(h)->use->holds++;
+        }
         f->n_grants++;
 }
 
@@ -416,6 +429,10 @@ void state_wait_attach(struct lockfsm *f, struct hold *h)
         }
         rqueue_insert_after(at, &h->session_link);
         hold_session(h)->n_holds++;
+        if (hold_session(h)->use != NULL) {
+                hold_session(h)->use->holds++;
+                hold_session(h)->use->waits++;
+        }
         f->n_waiters++;
 }
 
@@ -443,6 +460,10 @@ void state_hold_detach(struct lockfsm *f, struct hold *h)
         rqueue_remove(&h->lock_link);
         rqueue_remove(&h->session_link);
         hold_session(h)->n_holds--;
+        if (hold_session(h)->use != NULL) {
+                hold_session(h)->use->holds--;
+                hold_session(h)->use->waits -= h->waiting;
+        }
         if (h->waiting) {
                 hold_lock(h)->n_waiters--;
                 f->n_waiters--;

@@ -17,6 +17,8 @@
 #include "lockchain.h"
 #include "types.h"
 
+struct quota_use; /* quota.h */
+
 /*
  * One remembered outcome of a client request (the exactly-once memory): a
  * lockfsm_result without the duplicate flag, which a duplicate's answer
@@ -61,6 +63,9 @@ struct session {
         /* OPEN's hash of the owner's secret, opaque; all zero for a
          * session opened before OPEN carried one (no secret matches). */
         uint8_t hash[COMMAND_HASH_SIZE];
+        /* Its principal's counts for the quotas (quota.h), or NULL: an
+         * OPEN without a principal counts nowhere. */
+        struct quota_use *use;
         char name[]; /* name_len bytes, not NUL-terminated */
 };
 
@@ -266,6 +271,11 @@ struct lockfsm {
         uint64_t n_locks;
         uint64_t n_grants;
         uint64_t n_waiters;
+        /* Quotas (quota.h): the counts per principal, and the limits'
+         * source. */
+        struct hmap uses;
+        lockfsm_quota_cb quota_cb;
+        void *quota_data;
         struct tomb *tomb_ring; /* max_tombstones slots, oldest at head */
         uint32_t tomb_head;
         uint32_t tomb_count;

@@ -80,6 +80,9 @@ struct lockfsm_event {
 
 typedef void (*lockfsm_event_cb)(void *data, const struct lockfsm_event *ev);
 
+/* The quota limits of a principal, or NULL (lockfsm_set_quota_cb()). */
+typedef const uint32_t *(*lockfsm_quota_cb)(void *data, uint64_t principal);
+
 /* Limits. Every replica must use the same values: they decide outcomes. */
 struct lockfsm_limits {
         uint32_t max_sessions;          /* default 65536 */

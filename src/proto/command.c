@@ -234,6 +234,20 @@ static bool rule_ok(const struct command *c)
                                                 : c->role == 0);
 }
 
+/* A quota's set or remove: role 0, a subject of 1..255 bytes, and a
+ * set's limits (COMMAND_ACL_QUOTA_TABLE bytes; src/fsm/acl.c checks
+ * their values) or a remove's empty table. */
+static bool quota_ok(const struct command *c)
+{
+        size_t want =
+            c->mode == COMMAND_ACL_QUOTA_SET ? COMMAND_ACL_QUOTA_TABLE : 0;
+
+        return c->role == 0 && c->name_len > 0 &&
+               text_ok(c->name, c->name_len, COMMAND_NAME_MAX) &&
+               text_ok(c->address, c->address_len, COMMAND_CLIENT_NAME_MAX) &&
+               c->list_len == want && (want == 0 || c->list != NULL);
+}
+
 /* An ACL: a set (role 0..3) or remove names an identity of 1..255 bytes
  * and carries no table; a seed carries a table and no identity; a rule's
  * set or remove names its subject and carries its kind and prefix. */
@@ -241,6 +255,10 @@ static int check_acl(const struct command *c)
 {
         bool seed = c->mode == COMMAND_ACL_SEED;
 
+        if (c->mode == COMMAND_ACL_QUOTA_SET ||
+            c->mode == COMMAND_ACL_QUOTA_REMOVE) {
+                return quota_ok(c) ? 0 : BATON_EMALFORMED;
+        }
         if (c->mode == COMMAND_ACL_RULE_SET ||
             c->mode == COMMAND_ACL_RULE_REMOVE) {
                 return rule_ok(c) ? 0 : BATON_EMALFORMED;
@@ -321,6 +339,9 @@ int command_validate(const struct command *c)
 /* The oldest version that carries `c` (command.h, "Compatibility"). */
 static uint8_t version_of(const struct command *c)
 {
+        if (c->type == COMMAND_OPEN && c->principal != 0) {
+                return 5;
+        }
         if (c->type == COMMAND_SET_VALUE || c->type == COMMAND_EXTEND ||
             c->type == COMMAND_EXPIRE_HOLD || has_hold(c, 0, 0)) {
                 return 4;
@@ -366,7 +387,9 @@ static void read_acl(struct command *c, struct rcursor *r)
         c->list = rcursor_bytes(r, c->list_len);
 }
 
-/* Encodes or sizes `c`: the same walk serves both so they cannot disagree. */
+/* Encodes or sizes `c`: the same walk serves both so they cannot disagree.
+ * Long because it is every field of every type in wire order, read
+ * against command.h's layout in one place. */
 static void put(const struct command *c, struct wcursor *w)
 {
         unsigned f = fields_of(c->type);
@@ -393,6 +416,9 @@ static void put(const struct command *c, struct wcursor *w)
         }
         if (f & F_DELAY && version >= 3) {
                 wcursor_u32(w, c->delay_ms);
+        }
+        if (f & F_OPEN && version >= 5) {
+                wcursor_u64(w, c->principal);
         }
         if (f & F_SEQ) {
                 wcursor_u64(w, c->seq);
@@ -589,6 +615,9 @@ int command_decode(struct command *c, const void *buf, size_t len)
         }
         if (f & F_DELAY && version >= 3) {
                 c->delay_ms = rcursor_u32(&r);
+        }
+        if (f & F_OPEN && version >= 5) {
+                c->principal = rcursor_u64(&r);
         }
         if (f & F_SEQ) {
                 c->seq = rcursor_u64(&r);

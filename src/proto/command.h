@@ -30,7 +30,9 @@
  *
  *   OPEN     nonce u64, ttl_ms u32, hash (32 bytes: SHA-256 of the
  *            session's secret, src/proto/attach.h; opaque here),
- *            [version 3: delay_ms u32, the session's lock-delay,]
+ *            [version 3 and 5: delay_ms u32, the session's lock-delay,]
+ *            [version 5: principal u64, who opens it for the quotas
+ *            (src/fsm/acl.h, acl_principal()),]
  *            client name (string, 0..64 bytes)
  *   CLOSE    session u64, seq u64, ack u64
  *   EXPIRE   session u64, [version 3: delay_ms u32]
@@ -117,13 +119,15 @@
  * UNBLOCK, a MULTI, a CLOCK or a DIGEST is malformed, and so is one of those of
  * another version; a version 4 command is a SET_VALUE, an EXTEND, an
  * EXPIRE_HOLD or an ACQUIRE of mode 0..2 with a value of 1..255 bytes or
- * a hold time, and those are version 4 only; and permits and limit are
- * zero in an ACQUIRE of another mode. Only ACQUIRE, PROCLAIM and
+ * a hold time, and those are version 4 only; a version 5 command is an
+ * OPEN with a principal, which the leader fills in only while the access
+ * list has a quota (so a cluster that sets none reads as before); and permits
+ * and limit are zero in an ACQUIRE of another mode. Only ACQUIRE, PROCLAIM and
  * SET_VALUE carry a value; only ACQUIRE and EXTEND a hold time (an
  * EXTEND's is never 0).
  */
 
-#define COMMAND_VERSION     4  /* the newest version read */
+#define COMMAND_VERSION     5  /* the newest version read */
 #define COMMAND_VERSION_MIN 1  /* the oldest version still decoded */
 #define COMMAND_HASH_SIZE   32 /* OPEN's hash of the session's secret */
 
@@ -192,7 +196,16 @@ enum command_acl_mode {
          * kind (1 identity, 2 group) then the prefix as a string. */
         COMMAND_ACL_RULE_SET = 3,
         COMMAND_ACL_RULE_REMOVE = 4,
+        /* A quota of an identity (or of "*", every identity without one):
+         * identity holds its subject, and a set's table the limits, u32
+         * each in the order of enum acl_quota_kind (src/fsm/acl.h; 0: no
+         * limit); a remove has no table. Role 0. */
+        COMMAND_ACL_QUOTA_SET = 5,
+        COMMAND_ACL_QUOTA_REMOVE = 6,
 };
+
+/* The table of a QUOTA_SET: ACL_QUOTA_KINDS u32 limits. */
+#define COMMAND_ACL_QUOTA_TABLE 20
 
 /* The largest ACL table a seed carries. */
 #define COMMAND_ACL_TABLE_MAX 65535
@@ -260,6 +273,10 @@ struct command {
         /* OPEN: COMMAND_HASH_SIZE bytes, borrowed; NULL reads as all zero
          * (and a version 1 OPEN decodes to NULL). */
         const uint8_t *hash;
+        /* OPEN (version 5): who opens the session, for the quotas (a
+         * hash of its certificate identity, never 0); 0: nobody counted
+         * (an OPEN from before quotas, or while none is set). */
+        uint64_t principal;
         /* MULTI: `n_names` entries of {mode u8, name string}, `list_len`
          * bytes as on the wire (ACL: a seed's table), borrowed
          * (command_list_add() builds one, command_list_next() walks it). */

@@ -1121,8 +1121,10 @@ static void test_decode_format2_refused(void **state)
         assert_int_equal(acl_decode(&a, two, 5), BATON_ECORRUPT);
         assert_int_equal(decode_with(two, sizeof two, 0, 1), BATON_ECORRUPT);
         assert_int_equal(decode_with(two, sizeof two, 0, 0), BATON_ECORRUPT);
-        assert_int_equal(decode_with(two, sizeof two, 0, 3), BATON_EVERSION);
-        assert_int_equal(decode_with(usual_format1, sizeof usual_format1, 0, 3),
+        /* Format 3 needs its quotas after the prefix rules. */
+        assert_int_equal(decode_with(two, sizeof two, 0, 3), BATON_ECORRUPT);
+        assert_int_equal(decode_with(two, sizeof two, 0, 4), BATON_EVERSION);
+        assert_int_equal(decode_with(usual_format1, sizeof usual_format1, 0, 4),
                          BATON_EVERSION);
         /* Format 1 has no section to add to. */
         memcpy(buf, usual_format1, sizeof usual_format1);

@@ -27,10 +27,10 @@ void decode_empty_buffer(void **state)
         assert_int_equal(decode_bytes(one, 0), BATON_EMALFORMED);
 }
 
-/* Any version but 1 to 4 is refused before anything else is looked at. */
+/* Any version but 1 to 5 is refused before anything else is looked at. */
 void decode_bad_version(void **state)
 {
-        static const uint8_t versions[] = {0, 5, 0x7f, 0x80, 0xff};
+        static const uint8_t versions[] = {0, 6, 0x7f, 0x80, 0xff};
         size_t i, k;
 
         (void)state;

@@ -48,11 +48,12 @@ static void cut(uint8_t *p, size_t *len, size_t at, size_t n)
         *len -= n;
 }
 
-/* Version 12 written as version 6, in place (a state with no value and no
- * hold time is written as version 10 wrote it but for each hold's empty
- * value and zero hold clock, which go): the same without the
- * leader's clock, each session's lock-delay and count of revoked grants
- * and each grant's time (all of which must be 0 here), and with no
+/* Version 13 written as version 6, in place (a state with no value, no
+ * hold time and no principal is written as version 10 wrote it but for
+ * each hold's empty value and zero hold clock and each session's zero
+ * principal, which go): the same without the leader's clock, each
+ * session's lock-delay, count of revoked grants and principal and each
+ * grant's time (all of which must be 0 here), and with no
  * multi-lock waiting (version 7's addition). Returns the new length,
  * resealed. */
 static size_t as_version_6(uint8_t *v, size_t len)
@@ -60,7 +61,7 @@ static size_t as_version_6(uint8_t *v, size_t len)
         size_t in = 4 + 2 + 2 + 8 + 8;
         uint64_t i, m, j, k, h;
 
-        assert_int_equal(v[4], 12);
+        assert_int_equal(v[4], 13);
         v[4] = 6;
         assert_int_equal(le_at(v + in, 8), 0);
         cut(v, &len, in, 8);            /* the clock */
@@ -70,7 +71,8 @@ static size_t as_version_6(uint8_t *v, size_t len)
         for (i = 0; i < m; i++) {
                 in += 8 + 8 + 4 + 8 + 1 + v[in + 28] + 32;
                 assert_int_equal(le_at(v + in, 8), 0);
-                cut(v, &len, in, 8);  /* lock-delay, revoked */
+                assert_int_equal(le_at(v + in + 8, 8), 0);
+                cut(v, &len, in, 16); /* lock-delay, revoked, principal */
                 in += 1 + 45 * v[in]; /* the outcomes */
         }
         m = le_at(v + in, 4);

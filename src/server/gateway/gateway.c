@@ -18,6 +18,7 @@
 #include "leader.h"
 #include "names.h"
 #include "pending.h"
+#include "quotas.h"
 #include "reads.h"
 #include "reply.h"
 
@@ -438,14 +439,14 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
         }
         /* Room for the command as sent, but a REVOKE's or REVOKE_LOCK's
          * for the largest command: the leader encodes it again with who
-         * asked. */
+         * asked, and an OPEN's with its principal. */
         type = command_peek_type(body, len);
-        p = pending_new(
-            g, now, c, id, PROTO_COMMAND,
-            (type == COMMAND_REVOKE || type == COMMAND_REVOKE_LOCK) &&
-                    len < COMMAND_MAX_SIZE
-                ? COMMAND_MAX_SIZE
-                : len);
+        p = pending_new(g, now, c, id, PROTO_COMMAND,
+                        (type == COMMAND_REVOKE ||
+                         type == COMMAND_REVOKE_LOCK || type == COMMAND_OPEN) &&
+                                len < COMMAND_MAX_SIZE
+                            ? COMMAND_MAX_SIZE
+                            : len);
         if (p == NULL) {
                 reply_status(g, c, id, BATON_ENOMEM);
                 return;
@@ -467,6 +468,9 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
         }
         if (rv == 0) {
                 rv = admit_names(g, c, &p->cmd);
+        }
+        if (rv == 0 && p->cmd.type == COMMAND_OPEN) {
+                rv = quotas_take_open(g, c, p);
         }
         if (rv == 0 && (p->cmd.type == COMMAND_REVOKE ||
                         p->cmd.type == COMMAND_REVOKE_LOCK)) {

@@ -102,6 +102,11 @@ static int restore_empty(struct mem *mem, struct lockfsm *f, struct replay *rp)
 }
 #endif
 
+const uint32_t *replay_quotas(void *acl, uint64_t principal)
+{
+        return acl_quota_of(acl, principal);
+}
+
 /* Runs on the loop, or on the restore's worker with a state of its own. */
 int replay_restore(struct mem *mem, struct lockfsm *f, const uint8_t *p,
                    size_t len, struct replay *rp)
@@ -112,6 +117,9 @@ int replay_restore(struct mem *mem, struct lockfsm *f, const uint8_t *p,
         size_t raw_len;
         int rv;
 
+        /* The tail's entries meet the quotas of the access list as it was
+         * at each (next_lock_entry() applies its changes in order). */
+        lockfsm_set_quota_cb(f, replay_quotas, &rp->acl);
 #ifdef BATON_CHAOS_TRUST_IMAGE
         if (len == 0) {
                 return restore_empty(mem, f, rp);

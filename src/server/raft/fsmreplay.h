@@ -44,10 +44,16 @@ struct replay {
  * than this build reads: rp->newer_container) or BATON_ECORRUPT. */
 int replay_open(const void *buf, size_t len, struct replay *rp);
 
+/* lockfsm_set_quota_cb()'s callback over an access list (`acl`, a struct
+ * acl): acl_quota_of(). */
+const uint32_t *replay_quotas(void *acl, uint64_t principal);
+
 /* Replace `f`'s state with the image `p` (`len` bytes, packed or not) and
  * the entries after it, the directory into rp->dir and the access list
  * into rp->acl, checking everything before changing `f`. 0, or a BATON_E*
- * code (BATON_EVERSION: rp->newer_* says what was newer). */
+ * code (BATON_EVERSION: rp->newer_* says what was newer). Whatever the
+ * outcome, `f`'s quota callback reads rp->acl afterwards (the tail's
+ * entries met its quotas): the caller points it at its own list again. */
 int replay_restore(struct mem *mem, struct lockfsm *f, const uint8_t *p,
                    size_t len, struct replay *rp);
 

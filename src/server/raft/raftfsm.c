@@ -455,6 +455,7 @@ static void took_restore(struct raftfsm *rf, const struct replay *rp)
 {
         rf->dir = rp->dir;
         rf->acl = rp->acl;
+        lockfsm_set_quota_cb(rf->lockfsm, replay_quotas, &rf->acl);
         rf->acl_epoch++;
         rf->state_index =
             rp->tail ? rp->r.last_index : lockfsm_last_index(rf->lockfsm);
@@ -477,6 +478,8 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
                 discard_job(rf);
                 rv = replay_restore(&rf->mem, rf->lockfsm, rp.r.image,
                                     rp.r.image_len, &rp);
+                /* Failed, the live state reads the live list again. */
+                lockfsm_set_quota_cb(rf->lockfsm, replay_quotas, &rf->acl);
         }
         if (rv != 0) {
                 restore_failed(rf, buf->len, rv, &rp);
@@ -631,6 +634,7 @@ int raftfsm_init(struct raftfsm *rf, const struct lockfsm_limits *limits)
         directory_init(&rf->dir);
         acl_init(&rf->acl);
         rf->acl_epoch = 1;
+        lockfsm_set_quota_cb(rf->lockfsm, replay_quotas, &rf->acl);
         snapsource_init(&rf->snaps, encode_image, rf, rf->errmsg,
                         sizeof rf->errmsg);
         bgrestore_init(&rf->bg);
