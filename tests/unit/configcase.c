@@ -72,6 +72,7 @@ const char *const configcase_keys[] = {
     "max-connections-per-address",
     "role",
     "rule",
+    "quota",
     "default-role",
     "log-level",
     "log-format",

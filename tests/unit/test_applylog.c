@@ -301,8 +301,26 @@ static void acl_lines(void **state)
                         "\"owner\":0,\"token\":0,\"status\":-25,\"mode\":0,"
                         "\"permits\":0,\"lock\":\"team-a\","
                         "\"by\":\"CN=admin\"");
+        /* A quota: its subject as "lock" (its limits are in `batonctl
+         * quota list`). */
+        c.mode = COMMAND_ACL_QUOTA_SET;
+        c.name = "*";
+        c.name_len = 1;
+        acl(&l, &c, 0);
+        expect_line(&l, "{\"index\":44,\"term\":0,\"event\":\"QUOTA_SET\","
+                        "\"cause\":\"ACL\",\"session\":0,\"seq\":0,"
+                        "\"owner\":0,\"token\":0,\"status\":0,\"mode\":0,"
+                        "\"permits\":0,\"lock\":\"*\","
+                        "\"by\":\"CN=admin\"");
+        c.mode = COMMAND_ACL_QUOTA_REMOVE;
+        acl(&l, &c, BATON_ENOTFOUND);
+        expect_line(&l, "{\"index\":44,\"term\":0,\"event\":\"QUOTA_REMOVE\","
+                        "\"cause\":\"ACL\",\"session\":0,\"seq\":0,"
+                        "\"owner\":0,\"token\":0,\"status\":-25,\"mode\":0,"
+                        "\"permits\":0,\"lock\":\"*\","
+                        "\"by\":\"CN=admin\"");
         /* A mode the list does not know has no line. */
-        c.mode = COMMAND_ACL_RULE_REMOVE + 1;
+        c.mode = COMMAND_ACL_QUOTA_REMOVE + 1;
         assert_int_equal(applylog_format_acl(l.buf, sizeof l.buf, 0, 44, &c, 0),
                          0);
 }

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../../include/baton.h"
@@ -140,6 +141,71 @@ static void bad_lines(void **state)
         assert_int_equal(roles_add(&c, "one-more lock", errmsg, sizeof errmsg),
                          BATON_EINVAL);
         assert_non_null(strstr(errmsg, "too many roles"));
+}
+
+/* quota lines: SUBJECT KIND=N ..., the subject any text before the
+ * trailing KIND=N words (* the default); they join the seed's table; a
+ * bad kind, number or line is refused by name. */
+static void quota_lines(void **state)
+{
+        struct config c;
+        struct acl lines;
+        char errmsg[CONFIG_ERRMSG_MAX];
+        char *argv[] = {"batond",
+                        "--quota",
+                        "* sessions=10 rate=none locks=100",
+                        "--quota",
+                        " Jane Doe  waiters=4 watches=0 ",
+                        "--quota",
+                        "batch rate=4294967295"};
+        const uint32_t *l;
+        unsigned i;
+
+        (void)state;
+        assert_int_equal(parse(&c, 7, argv, errmsg), 0);
+        assert_int_equal(c.n_quotas, 3);
+        assert_string_equal(c.quotas[0].subject, "*");
+        assert_int_equal(c.quotas[0].limit[ACL_QUOTA_SESSIONS], 10);
+        assert_int_equal(c.quotas[0].limit[ACL_QUOTA_LOCKS], 100);
+        assert_int_equal(c.quotas[0].limit[ACL_QUOTA_RATE], 0);
+        assert_string_equal(c.quotas[1].subject, "Jane Doe");
+        assert_int_equal(c.quotas[1].limit[ACL_QUOTA_WAITERS], 4);
+        assert_int_equal(c.quotas[2].limit[ACL_QUOTA_RATE], UINT32_MAX);
+        roles_config_acl(&c, &lines);
+        assert_int_equal(lines.n_quota, 3);
+        l = acl_quota_of(&lines, acl_principal("Jane Doe", 8));
+        assert_non_null(l);
+        assert_int_equal(l[ACL_QUOTA_WAITERS], 4);
+        assert_int_equal(l[ACL_QUOTA_SESSIONS], 0);
+        /* Anyone else: the default. */
+        l = acl_quota_of(&lines, acl_principal("bob", 3));
+        assert_non_null(l);
+        assert_int_equal(l[ACL_QUOTA_SESSIONS], 10);
+
+        expect_bad("--quota", "alice", "expected 'SUBJECT KIND=N ...'");
+        expect_bad("--quota", "locks=3", "expected 'SUBJECT KIND=N ...'");
+        expect_bad("--quota", "alice locks=0", "limiting something");
+        expect_bad("--quota", "alice lock=3", "'lock=3' is not KIND=N");
+        expect_bad("--quota", "alice locks=-1", "N is 0..4294967295");
+        expect_bad("--quota", "alice locks=4294967296", "N is 0..4294967295");
+        expect_bad("--quota", "alice locks=3x", "N is 0..4294967295");
+        {
+                char *twice[] = {"batond", "--quota", "alice locks=1",
+                                 "--quota", "alice sessions=1"};
+                assert_int_equal(parse(&c, 5, twice, errmsg), BATON_EINVAL);
+                assert_non_null(strstr(errmsg, "given twice"));
+        }
+        config_defaults(&c);
+        for (i = 0; i < CONFIG_MAX_QUOTAS; i++) {
+                char line[32];
+                snprintf(line, sizeof line, "id-%u locks=1", i);
+                assert_int_equal(quotas_add(&c, line, errmsg, sizeof errmsg),
+                                 0);
+        }
+        assert_int_equal(
+            quotas_add(&c, "one-more locks=1", errmsg, sizeof errmsg),
+            BATON_EINVAL);
+        assert_non_null(strstr(errmsg, "too many quotas"));
 }
 
 /* rule lines: SUBJECT PREFIX PERMS, the prefix a word or quoted (""
@@ -304,10 +370,11 @@ static void attached(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(table),     cmocka_unit_test(default_role),
-            cmocka_unit_test(bad_lines), cmocka_unit_test(allows),
-            cmocka_unit_test(authorize), cmocka_unit_test(attached),
-            cmocka_unit_test(decide),    cmocka_unit_test(rule_lines),
+            cmocka_unit_test(table),       cmocka_unit_test(default_role),
+            cmocka_unit_test(bad_lines),   cmocka_unit_test(allows),
+            cmocka_unit_test(authorize),   cmocka_unit_test(attached),
+            cmocka_unit_test(decide),      cmocka_unit_test(rule_lines),
+            cmocka_unit_test(quota_lines), cmocka_unit_test(quota_lines),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

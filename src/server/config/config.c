@@ -32,6 +32,7 @@ enum type {
         T_ROLE,       /* uint8_t enum roles_role */
         T_ROLE_MAP,   /* one more entry of roles[]; min..max = list size */
         T_RULE_MAP,   /* one more entry of rules[]; min..max = list size */
+        T_QUOTA_MAP,  /* one more entry of quotas[]; min..max = list size */
 };
 
 struct key {
@@ -110,6 +111,7 @@ static const struct key keys[] = {
     {"max-connections-per-address", T_U32, F(max_connections_per_address), "256", 1, 1048576,  "Client connections open at once from one source address"},
     {"role",                  T_ROLE_MAP,  F(roles),                 "",        0,     CONFIG_MAX_ROLES, "IDENTITY ROLE: the role (admin, lock, read, none) of clients whose certificate has this identity; one line each"},
     {"rule",                  T_RULE_MAP,  F(rules),                 "",        0,     CONFIG_MAX_RULES, "SUBJECT PREFIX PERMS: a rule on lock names the cluster starts with: SUBJECT (an identity, or group:OU) may PERMS (read, lock, manage, or a list: lock,manage) every name starting with PREFIX (a word, or \"...\"; \"\" is every name); once any rule exists, names no rule gives are closed; one line each"},
+    {"quota",                 T_QUOTA_MAP, F(quotas),                "",        0,     CONFIG_MAX_QUOTAS, "SUBJECT KIND=N ...: a quota the cluster starts with: what the sessions of identity SUBJECT (* for every identity without a line of its own) may have at once: sessions, locks (held and awaited), waiters, and on each node watches and rate (requests per second); N 0 or none: no limit; admins have none; one line each"},
     {"default-role",          T_ROLE,      F(default_role),          "lock",    0,     0,          "Role of client identities no role line names: admin, lock, read or none"},
     {"log-level",             T_LOG_LEVEL, F(log_level),             "info",    0,     0,          "Least severe log lines written: error, warn, info or debug"},
     {"log-format",            T_LOG_FORMAT, F(log_format),           "text",    0,     0,          "Log lines on stderr: text, or json (one object per line: time, level, node, message, and session, seq, connection, request where known)"},
@@ -142,6 +144,7 @@ static const char *const type_names[] = {
     [T_ROLE] = "role",
     [T_ROLE_MAP] = "role-line",
     [T_RULE_MAP] = "rule-line",
+    [T_QUOTA_MAP] = "quota-line",
     [T_LOG_FORMAT] = "log-format",
 };
 
@@ -268,6 +271,8 @@ static int set(struct config *c, const struct key *k, const char *value,
                 return value[0] == '\0' ? 0 : roles_add(c, value, msg, size);
         case T_RULE_MAP:
                 return value[0] == '\0' ? 0 : rules_add(c, value, msg, size);
+        case T_QUOTA_MAP:
+                return value[0] == '\0' ? 0 : quotas_add(c, value, msg, size);
         }
         assert(false);
         return BATON_EINVAL;
@@ -393,7 +398,8 @@ static int handler(void *user, const char *section, const char *name,
         }
         /* A second line for a key is a mistake: which one was meant? */
         if (k->type != T_MEMBER && k->type != T_ROLE_MAP &&
-            k->type != T_RULE_MAP && l->set_on[k - keys] != 0) {
+            k->type != T_RULE_MAP && k->type != T_QUOTA_MAP &&
+            l->set_on[k - keys] != 0) {
                 refuse(l, "%s: set twice (first on line %d)", k->name,
                        l->set_on[k - keys]);
                 return 0;
@@ -649,6 +655,7 @@ static int check_fields(const struct config *c, char *errmsg,
                 case T_MEMBER:
                 case T_ROLE_MAP:
                 case T_RULE_MAP:
+                case T_QUOTA_MAP:
                         break;
                 case T_ROLE:
                         if (c->default_role > ROLES_ADMIN) {
@@ -754,6 +761,7 @@ static void describe(const struct key *k, const char **def, char *range,
         case T_MEMBER:
         case T_ROLE_MAP:
         case T_RULE_MAP:
+        case T_QUOTA_MAP:
                 snprintf(range, size, "%llu..%llu lines",
                          (unsigned long long)k->min,
                          (unsigned long long)k->max);

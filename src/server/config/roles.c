@@ -2,6 +2,8 @@
  * requests each role allows. */
 #include "roles.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
@@ -148,6 +150,11 @@ void roles_config_acl(const struct config *c, struct acl *out)
                 (void)acl_rule_put(out, r->kind, r->subject, strlen(r->subject),
                                    r->prefix, strlen(r->prefix), r->perms);
         }
+        for (i = 0; i < c->n_quotas && i < CONFIG_MAX_QUOTAS; i++) {
+                const struct config_quota *q = &c->quotas[i];
+                (void)acl_quota_put(out, q->subject, strlen(q->subject),
+                                    q->limit);
+        }
 }
 
 /* The prefix of a rule line ending at `end` (after its last blank-free
@@ -259,6 +266,96 @@ int rules_add(struct config *c, const char *value, char *msg, size_t size)
                 }
         }
         c->rules[c->n_rules++] = r;
+        return 0;
+}
+
+/* One KIND=N word (`len` bytes at `w`) into `limit`. 0 or BATON_EINVAL. */
+static int quota_word(const char *w, size_t len, uint32_t *limit, char *msg,
+                      size_t size)
+{
+        const char *eq = memchr(w, '=', len);
+        unsigned long long n = 0;
+        char *stop;
+        int k;
+
+        for (k = 0; eq != NULL && k < ACL_QUOTA_KINDS; k++) {
+                const char *name = acl_quota_name(k);
+                if ((size_t)(eq - w) == strlen(name) &&
+                    memcmp(w, name, strlen(name)) == 0) {
+                        break;
+                }
+        }
+        if (eq == NULL || k == ACL_QUOTA_KINDS) {
+                return settings_fail(msg, size,
+                                     "'%.*s' is not KIND=N (KIND sessions, "
+                                     "locks, waiters, watches or rate)",
+                                     (int)len, w);
+        }
+        if (len - (size_t)(eq + 1 - w) != 4 || memcmp(eq + 1, "none", 4) != 0) {
+                n = strtoull(eq + 1, &stop, 10);
+                if (stop != w + len || eq + 1 == stop || eq[1] == '-' ||
+                    n > UINT32_MAX) {
+                        return settings_fail(msg, size,
+                                             "'%.*s': N is 0..4294967295 or "
+                                             "none",
+                                             (int)len, w);
+                }
+        }
+        limit[k] = (uint32_t)n;
+        return 0;
+}
+
+int quotas_add(struct config *c, const char *value, char *msg, size_t size)
+{
+        struct config_quota q;
+        size_t start, end, word;
+        unsigned i, k, words = 0;
+        bool any = false;
+
+        memset(&q, 0, sizeof q);
+        word = last_word(value, &start, &end);
+        /* KIND=N words from the end; the subject is what is left. */
+        while (word > start && memchr(value + word, '=', end - word) != NULL) {
+                if (quota_word(value + word, end - word, q.limit, msg, size) !=
+                    0) {
+                        return BATON_EINVAL;
+                }
+                end = word;
+                while (end > start && blank(value[end - 1])) {
+                        end--;
+                }
+                word = end;
+                while (word > start && !blank(value[word - 1])) {
+                        word--;
+                }
+                words++;
+        }
+        for (k = 0; k < ACL_QUOTA_KINDS; k++) {
+                any = any || q.limit[k] != 0;
+        }
+        if (end == start || words == 0 || !any) {
+                return settings_fail(msg, size,
+                                     "expected 'SUBJECT KIND=N ...' limiting "
+                                     "something, got '%s'",
+                                     value);
+        }
+        if (end - start >= CONFIG_IDENTITY_MAX) {
+                return settings_fail(msg, size,
+                                     "subject too long (at most %d bytes)",
+                                     CONFIG_IDENTITY_MAX - 1);
+        }
+        memcpy(q.subject, value + start, end - start);
+        if (c->n_quotas >= CONFIG_MAX_QUOTAS) {
+                return settings_fail(msg, size, "too many quotas (at most %d)",
+                                     CONFIG_MAX_QUOTAS);
+        }
+        for (i = 0; i < c->n_quotas; i++) {
+                if (strcmp(c->quotas[i].subject, q.subject) == 0) {
+                        return settings_fail(
+                            msg, size, "quota for '%s' given twice", q.subject);
+                }
+        }
+        c->quotas[c->n_quotas++] = q;
         return 0;
 }
 

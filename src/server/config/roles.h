@@ -56,13 +56,24 @@ int roles_add(struct config *c, const char *value, char *msg, size_t size);
  */
 int rules_add(struct config *c, const char *value, char *msg, size_t size);
 
+/*
+ * Add one `quota = SUBJECT KIND=N [KIND=N ...]` line to c->quotas: the
+ * trailing KIND=N words (KIND sessions, locks, waiters, watches or rate;
+ * N 1..4294967295, or 0 or none for no limit), SUBJECT the rest (an
+ * identity, or * for every identity without a line of its own). A
+ * duplicate subject, an unknown kind, a bad number, a line that limits
+ * nothing or more than CONFIG_MAX_QUOTAS lines is BATON_EINVAL with a
+ * message in `msg`.
+ */
+int quotas_add(struct config *c, const char *value, char *msg, size_t size);
+
 /* The role of certificate identity `identity` (borrowed) by the config's
  * lines alone (roles_decide() with no list applied): its line in
  * c->roles, else none for a node identity, else c->default_role.
  * Identities compare as exact bytes. */
 enum roles_role roles_for(const struct config *c, const char *identity);
 
-/* The config's role and rule lines and default-role as an access list
+/* The config's role, rule and quota lines and default-role as an access list
  * (the seed the first leader proposes, and the fallback until one is
  * applied). Lines acl_put() or acl_rule_put() refuse (none: the config
  * checks them; the table has room for all) are left out. */

@@ -20,6 +20,8 @@
 #define CONFIG_MAX_ROLES    64
 #define CONFIG_MAX_RULES    64  /* rule lines: the first start's rules */
 #define CONFIG_PREFIX_MAX   256 /* a rule's prefix and a NUL */
+#define CONFIG_MAX_QUOTAS   64  /* quota lines (ACL_QUOTA_MAX) */
+#define CONFIG_QUOTA_KINDS  5   /* ACL_QUOTA_KINDS */
 
 /* One `role = IDENTITY ROLE` line (roles.h). */
 struct config_role {
@@ -33,6 +35,12 @@ struct config_rule {
         uint8_t perms; /* enum acl_perm bits, read always among them */
         char subject[CONFIG_IDENTITY_MAX];
         char prefix[CONFIG_PREFIX_MAX];
+};
+
+/* One `quota = SUBJECT KIND=N ...` line (roles.h). */
+struct config_quota {
+        char subject[CONFIG_IDENTITY_MAX];  /* an identity, or "*" */
+        uint32_t limit[CONFIG_QUOTA_KINDS]; /* enum acl_quota_kind; 0: none */
 };
 
 /* One node of the initial cluster, as every node's config lists it. */
@@ -118,6 +126,9 @@ struct config {
         /* The rules on name prefixes the first leader seeds (roles.h). */
         unsigned n_rules;
         struct config_rule rules[CONFIG_MAX_RULES];
+        /* The quotas per identity the first leader seeds (roles.h). */
+        unsigned n_quotas;
+        struct config_quota quotas[CONFIG_MAX_QUOTAS];
         /* Operations. */
         char metrics_address[CONFIG_ADDRESS_MAX]; /* "" = no HTTP metrics */
         bool metrics_tls;                         /* default false */

@@ -193,10 +193,11 @@ size_t applylog_format_acl(char *buf, size_t cap, uint64_t term, uint64_t index,
                            const struct command *c, int status)
 {
         static const char *const events[] = {
-            "ACL_SET", "ACL_REMOVE", "ACL_SEED", "RULE_SET", "RULE_REMOVE"};
+            "ACL_SET",     "ACL_REMOVE", "ACL_SEED",    "RULE_SET",
+            "RULE_REMOVE", "QUOTA_SET",  "QUOTA_REMOVE"};
         struct lockfsm_event ev;
 
-        if (c->mode > COMMAND_ACL_RULE_REMOVE) {
+        if (c->mode > COMMAND_ACL_QUOTA_REMOVE) {
                 return 0;
         }
         memset(&ev, 0, sizeof ev);

@@ -43,11 +43,12 @@ void applylog_write_entry(struct applylog *a, uint64_t term, uint64_t index,
                           uint8_t kind);
 
 /* The line of an ACL entry (src/fsm/acl.h): event ACL_SET, ACL_REMOVE,
- * ACL_SEED, RULE_SET or RULE_REMOVE, cause ACL, the identity (a rule's
- * subject) as "lock", its role (a rule's permission bits) as "mode", who
- * asked as "by", and the status the list gave it. It follows the lock
- * state machine's RESULT for the entry (BATON_EMALFORMED: not its
- * command) and comes before the entry's ENTRY line. */
+ * ACL_SEED, RULE_SET, RULE_REMOVE, QUOTA_SET or QUOTA_REMOVE, cause ACL,
+ * the identity (a rule's or a quota's subject) as "lock", its role (a rule's
+ * permission bits) as "mode", who asked as "by", and the status the list gave
+ * it. It follows the lock state machine's RESULT for the entry
+ * (BATON_EMALFORMED: not its command) and comes before the entry's ENTRY line.
+ */
 void applylog_write_acl(struct applylog *a, uint64_t term, uint64_t index,
                         const struct command *c, int status);
 
