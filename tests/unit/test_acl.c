@@ -1295,6 +1295,137 @@ static int decode_raw(uint8_t mode, uint8_t role, const char *name,
         return command_decode(&d, buf, len);
 }
 
+/* A QUOTA_SET or QUOTA_REMOVE command for `subject` (by "admin"). */
+static struct command quota_cmd(uint8_t mode, const char *subject,
+                                const uint32_t *limit, uint8_t *table)
+{
+        struct command c = {.type = COMMAND_ACL,
+                            .mode = mode,
+                            .name = subject,
+                            .name_len = (uint8_t)strlen(subject),
+                            .address = "admin",
+                            .address_len = 5};
+        unsigned k;
+
+        if (mode == COMMAND_ACL_QUOTA_SET) {
+                for (k = 0; k < ACL_QUOTA_KINDS; k++) {
+                        table[4 * k] = (uint8_t)limit[k];
+                        table[4 * k + 1] = (uint8_t)(limit[k] >> 8);
+                        table[4 * k + 2] = (uint8_t)(limit[k] >> 16);
+                        table[4 * k + 3] = (uint8_t)(limit[k] >> 24);
+                }
+                c.list = table;
+                c.list_len = COMMAND_ACL_QUOTA_TABLE;
+        }
+        return c;
+}
+
+/* Quotas: set through the log, each identity's own or the default's
+ * found by principal, kept sorted, in format 3 (round trip, corruption
+ * refused), replaced, removed, and the table's limits. */
+static void test_quotas(void **state)
+{
+        static const uint32_t ten[ACL_QUOTA_KINDS] = {10, 0, 0, 0, 500};
+        static const uint32_t none[ACL_QUOTA_KINDS] = {0};
+        uint32_t two[ACL_QUOTA_KINDS] = {0, 2, 1, 0, 0};
+        uint8_t table[COMMAND_ACL_QUOTA_TABLE], buf[ACL_ENCODED_MAX];
+        struct acl *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+        struct command c, d;
+        uint8_t enc[128];
+        const uint32_t *l;
+        size_t len;
+        unsigned i;
+
+        (void)state;
+        acl_start(a, ACL_LOCK);
+        c = quota_cmd(COMMAND_ACL_QUOTA_SET, "*", ten, table);
+        assert_int_equal(acl_apply(a, &c), 0);
+        c = quota_cmd(COMMAND_ACL_QUOTA_SET, "team-a", two, table);
+        /* Through the codec, as the log carries it. */
+        len = command_encode(&c, enc, sizeof enc);
+        assert_true(len > 0);
+        assert_int_equal(command_decode(&d, enc, len), 0);
+        assert_int_equal(acl_apply(a, &d), 0);
+        assert_true(acl_has_quotas(a));
+        assert_int_equal(a->n_quota, 2);
+        assert_string_equal(a->quota[0].subject, "*");
+        assert_string_equal(a->quota[1].subject, "team-a");
+        l = acl_quota_of(a, acl_principal("team-a", 6));
+        assert_non_null(l);
+        assert_int_equal(l[ACL_QUOTA_LOCKS], 2);
+        assert_int_equal(l[ACL_QUOTA_SESSIONS], 0);
+        l = acl_quota_of(a, acl_principal("team-b", 6));
+        assert_int_equal(l[ACL_QUOTA_SESSIONS], 10);
+        assert_int_equal(l[ACL_QUOTA_RATE], 500);
+        assert_null(acl_quota_of(a, 0));
+        assert_string_equal(acl_quota_name(ACL_QUOTA_WAITERS), "waiters");
+        assert_string_equal(acl_quota_name(ACL_QUOTA_KINDS), "unknown");
+
+        /* Format 3, decoded to the same table; a bit flipped is refused
+         * or decodes to another table, never to this one by accident. */
+        len = acl_encode(a, buf, sizeof buf);
+        assert_int_equal(buf[0], 3);
+        assert_int_equal(acl_decode(b, buf, len), 0);
+        assert_true(acl_equal(a, b));
+        for (i = 0; i + 1 < len; i++) {
+                assert_int_not_equal(acl_decode(b, buf, i), 0);
+        }
+        /* Out of order, or a quota that limits nothing. */
+        memcpy(enc, buf, len);
+        enc[len - 4 * ACL_QUOTA_KINDS - 6] = '!'; /* "team-a": "!eam-a" < "*" */
+        assert_int_equal(acl_decode(b, enc, len), BATON_ECORRUPT);
+        memcpy(enc, buf, len);
+        memset(enc + len - 4 * ACL_QUOTA_KINDS, 0, 4 * ACL_QUOTA_KINDS);
+        assert_int_equal(acl_decode(b, enc, len), BATON_ECORRUPT);
+
+        /* Replaced whole, then removed; a second remove is not found. */
+        two[ACL_QUOTA_LOCKS] = 0;
+        c = quota_cmd(COMMAND_ACL_QUOTA_SET, "team-a", two, table);
+        assert_int_equal(acl_apply(a, &c), 0);
+        l = acl_quota_of(a, acl_principal("team-a", 6));
+        assert_int_equal(l[ACL_QUOTA_LOCKS], 0);
+        assert_int_equal(l[ACL_QUOTA_WAITERS], 1);
+        c = quota_cmd(COMMAND_ACL_QUOTA_SET, "team-a", none, table);
+        assert_int_equal(acl_apply(a, &c), BATON_EINVAL);
+        c = quota_cmd(COMMAND_ACL_QUOTA_REMOVE, "team-a", NULL, NULL);
+        assert_int_equal(acl_apply(a, &c), 0);
+        assert_int_equal(acl_apply(a, &c), BATON_ENOTFOUND);
+        /* Its identity falls back to the default. */
+        l = acl_quota_of(a, acl_principal("team-a", 6));
+        assert_int_equal(l[ACL_QUOTA_SESSIONS], 10);
+        c = quota_cmd(COMMAND_ACL_QUOTA_REMOVE, "*", NULL, NULL);
+        assert_int_equal(acl_apply(a, &c), 0);
+        assert_false(acl_has_quotas(a));
+        assert_null(acl_quota_of(a, acl_principal("team-a", 6)));
+        /* Without quotas (or rules) the encoding is format 1 again. */
+        assert_int_equal(acl_encode(a, buf, sizeof buf) > 0 ? buf[0] : 0, 1);
+
+        /* ACL_QUOTA_MAX quotas; one more is refused, a change is not. */
+        for (i = 0; i < ACL_QUOTA_MAX; i++) {
+                char id[16];
+                snprintf(id, sizeof id, "id-%02u", i);
+                assert_int_equal(acl_quota_put(a, id, strlen(id), ten), 0);
+        }
+        assert_int_equal(acl_quota_put(a, "more", 4, ten), BATON_EINVAL);
+        assert_int_equal(acl_quota_put(a, "id-07", 5, two), 0);
+        len = acl_encode(a, buf, sizeof buf);
+        assert_int_equal(acl_decode(b, buf, len), 0);
+        assert_true(acl_equal(a, b));
+        /* Needs a table. */
+        acl_init(b);
+        c = quota_cmd(COMMAND_ACL_QUOTA_REMOVE, "x", NULL, NULL);
+        assert_int_equal(acl_apply(b, &c), BATON_EBUSY);
+        /* Malformed on the wire: a role, or a set without its limits. */
+        c = quota_cmd(COMMAND_ACL_QUOTA_SET, "x", ten, table);
+        c.role = 1;
+        assert_int_equal(command_encode(&c, enc, sizeof enc), 0);
+        c.role = 0;
+        c.list_len = 4;
+        assert_int_equal(command_encode(&c, enc, sizeof enc), 0);
+        free(a);
+        free(b);
+}
+
 /* Long because it is one table of golden bytes and every refusal of the
  * rule command's fields, each a line. */
 static void test_rule_command_codec(void **state)
@@ -1614,6 +1745,7 @@ int main(void)
             cmocka_unit_test(test_perms_text),
             cmocka_unit_test(test_last_admin_cases),
             cmocka_unit_test(test_rule_command_codec),
+            cmocka_unit_test(test_quotas),
             cmocka_unit_test(test_lock_state_as_older),
             cmocka_unit_test(test_snapshot_inline),
             cmocka_unit_test(test_snapshot_worker),
