@@ -851,12 +851,92 @@ static void watch_bad_name_refused_not_dropped(void **state)
         expect_error_on(&x->c, id, BATON_EMALFORMED, "bad WATCH");
 }
 
+/* The next reply on `conn` answers `id` BATON_EQUOTA, naming quota
+ * `kind` of `limit`. */
+static void expect_quota_on(struct corefix_conn *conn, uint64_t id, int kind,
+                            uint32_t limit)
+{
+        struct proto_header h;
+        struct proto_result r;
+        const uint8_t *body;
+
+        assert_true(corefix_next_on(conn, &h, &body));
+        assert_int_equal(h.type, PROTO_RESULT);
+        assert_int_equal(h.id, id);
+        assert_int_equal(proto_read_result(body, h.length, h.flags, &r), 0);
+        assert_int_equal(r.status, BATON_EQUOTA);
+        assert_int_equal(r.waiters, kind);
+        assert_int_equal(r.count, limit);
+}
+
+/* Whether the replies on `conn` so far hold a BATON_EQUOTA. */
+static bool any_quota_on(struct corefix_conn *conn)
+{
+        struct proto_header h;
+        struct proto_result r;
+        const uint8_t *body;
+        bool found = false;
+
+        while (corefix_next_on(conn, &h, &body)) {
+                found |= h.type == PROTO_RESULT &&
+                         proto_read_result(body, h.length, h.flags, &r) == 0 &&
+                         r.status == BATON_EQUOTA;
+        }
+        return found;
+}
+
+/* Quotas counted on each node: an identity's requests share one bucket
+ * of `rate` a second across its connections, and so do its watches
+ * here; past either, a request is answered BATON_EQUOTA naming the
+ * quota, and a second later the bucket has room again. Another identity
+ * (no quota of its own, no default) is not limited. */
+static void quotas_rate_and_watches_per_node(void **state)
+{
+        static const uint32_t team[ACL_QUOTA_KINDS] = {
+            [ACL_QUOTA_WATCHES] = 1, [ACL_QUOTA_RATE] = 2};
+        struct corefix *x = *state;
+        uint64_t id;
+        unsigned i;
+
+        acl_start(&x->fake.acl, ACL_LOCK);
+        assert_int_equal(acl_quota_put(&x->fake.acl, "team-a", 6, team), 0);
+        gateway_conn_init(&x->c.gw, 5, "team-a", false);
+        gateway_conn_init(&x->other.gw, 6, "team-a", false);
+        gateway_on_ready(&x->g, &x->now, TERM);
+
+        id = corefix_send_watch_on(x, &x->c);
+        assert_false(any_quota_on(&x->c));
+        assert_int_equal(x->c.gw.n_watches, 1);
+        /* Its second watch on this node, from its other connection. */
+        id = corefix_send_watch_on(x, &x->other);
+        expect_quota_on(&x->other, id, ACL_QUOTA_WATCHES, 1);
+        /* Two requests this second: the third is one too many. */
+        id = corefix_send_query_on(x, &x->c);
+        expect_quota_on(&x->c, id, ACL_QUOTA_RATE, 2);
+        /* Half a second later, room for one. */
+        x->now.ms += 500;
+        corefix_send_query_on(x, &x->other);
+        assert_false(any_quota_on(&x->other));
+        id = corefix_send_query_on(x, &x->other);
+        expect_quota_on(&x->other, id, ACL_QUOTA_RATE, 2);
+
+        /* Someone else: as many as it likes. */
+        x->other.gw.identity = "team-b";
+        x->other.gw.role_epoch = 0;
+        for (i = 0; i < 10; i++) {
+                corefix_send_query_on(x, &x->other);
+        }
+        assert_false(any_quota_on(&x->other));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_setup_teardown(frames_become_few_batches,
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(member_acl_digest_alone,
+                                            corefix_setup, corefix_teardown),
+            cmocka_unit_test_setup_teardown(quotas_rate_and_watches_per_node,
                                             corefix_setup, corefix_teardown),
             cmocka_unit_test_setup_teardown(clock_first_once_a_second,
                                             corefix_setup, corefix_teardown),

@@ -114,6 +114,7 @@ struct gateway {
         struct queue held;   /* arrived while the leader was not serving */
         struct queue reads;  /* QUERY, CHECK, KEEPALIVE for the next barrier */
         struct queue conns;  /* gateway_conn.core_link: every one that sent */
+        struct hmap rates;   /* quotas.c: requests per identity, by principal */
         unsigned inflight;   /* batches proposed and not yet answered */
         unsigned read_barriers_out; /* 0 or 1 (reads.h) */
         uint64_t clock_sent;        /* wall_ms of the last CLOCK proposed */

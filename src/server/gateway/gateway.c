@@ -649,7 +649,7 @@ void gateway_on_frame(struct gateway *g, const struct gateway_now *now,
                 queue_push_tail(&g->conns, &c->core_link);
                 c->listed = true;
         }
-        if (!admit_frame(g, c, h, body)) {
+        if (!admit_frame(g, c, h, body) || !quotas_admit(g, now, c, h, body)) {
                 return;
         }
         switch (h->type) {
@@ -756,6 +756,7 @@ int gateway_init(struct gateway *g, struct gateway_host *host,
         queue_init(&g->held);
         queue_init(&g->reads);
         queue_init(&g->conns);
+        quotas_init(g);
         rv = watches_start(g);
         if (rv != 0) {
                 return rv;
@@ -776,6 +777,7 @@ void gateway_close(struct gateway *g, const struct gateway_now *now)
         deadlines_close(&g->deadlines);
         leases_clear(&g->expiring);
         watches_close(&g->watches);
+        quotas_close(g);
         hmap_close(&g->pending);
         /* Connections may outlive the core: none points into it now. */
         while (!queue_empty(&g->conns)) {

@@ -4,8 +4,11 @@
 #ifndef SERVER_QUOTAS_H
 #define SERVER_QUOTAS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "../../proto/proto.h"
+#include "gateway.h"
 #include "gwconn.h"
 #include "pending.h"
 
@@ -23,6 +26,23 @@ struct gateway;
 
 /* The principal `c`'s OPENs count for: 0 when none (see above). */
 uint64_t quotas_principal(struct gateway *g, const struct gateway_conn *c);
+
+/* Set up and free the node's counts of requests per identity. */
+void quotas_init(struct gateway *g);
+void quotas_close(struct gateway *g);
+
+/*
+ * Whether request `h` of `c` may go on by its identity's quotas on this
+ * node: its rate (every request but KEEPALIVE, ATTACH, UNWATCH and the
+ * probes counts, against a bucket of `rate` tokens refilled at `rate`
+ * per second, shared by the identity's connections here) and, for a
+ * WATCH, its watches open here. false when refused: answered with a
+ * RESULT of BATON_EQUOTA, the quota's kind in `waiters` and its limit in
+ * `count`, logged and in the audit trail.
+ */
+bool quotas_admit(struct gateway *g, const struct gateway_now *now,
+                  struct gateway_conn *c, const struct proto_header *h,
+                  const uint8_t *body);
 
 /* Write quotas_principal() into the OPEN `p` (its buffer holds
  * COMMAND_MAX_SIZE bytes): 0, or the status that answers it. */
