@@ -79,6 +79,9 @@ struct gateway_stats {
         uint64_t timeouts;                   /* TIMEOUT proposals */
         uint64_t elections_won;              /* ready transitions */
         uint64_t refused; /* BATON_EPERM: the role, or not attached */
+        /* BATON_EQUOTA answers, by quota (enum acl_quota_kind): the
+         * state machine's, and this node's own (rate, watches). */
+        uint64_t quota_refused[5];
 };
 
 /*

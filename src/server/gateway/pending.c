@@ -199,6 +199,9 @@ void pending_settle(struct pending *p, const struct gateway_now *now,
 {
         reply_outcome(p->g, p->to.conn, p->to.id, index, res);
         p->status = res->status;
+        if (res->status == BATON_EQUOTA && res->waiters < 5) {
+                p->g->stats.quota_refused[res->waiters]++;
+        }
 #ifdef BATON_CHAOS_BUG_TWICE
         /* A deliberate bug for test_simhost_twice, a negative control of
          * the simulation: a tracked request answered from the log stays

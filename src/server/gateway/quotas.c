@@ -187,7 +187,7 @@ static void refuse(struct gateway *g, struct gateway_conn *c,
         r.kind = PROTO_KIND_REJECTED;
         r.count = limit;
         r.waiters = (uint32_t)kind;
-        g->stats.refused++;
+        g->stats.quota_refused[kind]++;
         snprintf(why, sizeof why, "quota %s = %u used up", acl_quota_name(kind),
                  limit);
         gwlog(g, LOG_WARN,

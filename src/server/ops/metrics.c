@@ -20,6 +20,7 @@
 #include "../snap/snapspill.h"
 #include "metricsnode.h"
 #include "promtext.h"
+#include "quotametrics.h"
 
 static const char *const kind_names[GATEWAY_N_KINDS] = {
     "open",      "close", "acquire", "release", "cancel",
@@ -473,6 +474,8 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t cap)
                        "1 when this node is the serving leader.",
                        node_serving(m->node) ? 1 : 0);
         state_gauges(&o, &fs);
+        quotametrics_render(&o, node_acl(m->node), node_lockfsm_nowait(m->node),
+                            st->quota_refused);
         promtext_counter(&o, "baton_expirations_total",
                          "Session expiries this node proposed as leader.",
                          st->expirations);
