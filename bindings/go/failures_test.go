@@ -54,7 +54,7 @@ var unreachable = map[*Error]string{
 	ErrIsLeader:     "answers TRANSFER, which this client does not offer",
 	ErrUnreachable:  "answers membership changes, which this client does not offer",
 	ErrNotVoter:     "answers membership changes, which this client does not offer",
-	ErrQuota:        "no quota can be configured yet: the access list holds roles and rules only",
+	ErrQuota:        "needs a quota set, an administrator's change this client does not offer (tests/rules/two-teams provokes it with batonctl)",
 	ErrAddrInUse:    "answers membership changes, which this client does not offer",
 	ErrTooManyWatches: "each Watch has a connection of its own (so " +
 		"max-watches-per-connection never applies), and the cluster-wide " +

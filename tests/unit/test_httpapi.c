@@ -781,6 +781,7 @@ static void statuses_fit_the_errors(void **state)
         assert_int_equal(apireply_http_status(BATON_EUNAVAILABLE), 503);
         assert_int_equal(apireply_http_status(BATON_ENOTLEADER), 503);
         assert_int_equal(apireply_http_status(BATON_ETOOMANYWAITERS), 429);
+        assert_int_equal(apireply_http_status(BATON_EQUOTA), 429);
         assert_int_equal(apireply_http_status(BATON_ENAME), 400);
 }
 

@@ -56,6 +56,7 @@ int apireply_http_status(int code)
         case BATON_ETOOMANYHOLDERS:
         case BATON_ETOOMANYPERMITS:
         case BATON_ESLOW:
+        case BATON_EQUOTA:
                 return 429;
         case BATON_ETOOBIG:
                 return 413;
