@@ -12,17 +12,41 @@
  * An ACL request is u8 op, u8 role, string identity; the ops on rules on
  * lock-name prefixes (RULE_SET, RULE_REMOVE) carry their permissions in
  * the role byte and their subject in the identity string, then u8 kind
- * and string prefix. So LIST, SET and REMOVE keep the bytes of a release
- * before prefix rules, and a node of that release refuses the new ops as
- * it refuses any unknown op (ERROR BATON_EMALFORMED).
+ * and string prefix; the ops on quotas (QUOTA_SET, QUOTA_REMOVE) carry
+ * role 0 and their subject in the identity string, QUOTA_SET then its
+ * PROTO_QUOTA_KINDS limits as u32 in kind order. So LIST, SET and REMOVE
+ * keep the bytes of a release before prefix rules, and a node of an
+ * earlier release refuses each newer op as it refuses any unknown op
+ * (ERROR BATON_EMALFORMED).
  */
 enum proto_acl_op {
         PROTO_ACL_LIST = 0,
-        PROTO_ACL_SET = 1,         /* identity, role */
-        PROTO_ACL_REMOVE = 2,      /* identity */
-        PROTO_ACL_RULE_SET = 3,    /* perms, subject, kind, prefix */
-        PROTO_ACL_RULE_REMOVE = 4, /* subject, kind, prefix */
+        PROTO_ACL_SET = 1,          /* identity, role */
+        PROTO_ACL_REMOVE = 2,       /* identity */
+        PROTO_ACL_RULE_SET = 3,     /* perms, subject, kind, prefix */
+        PROTO_ACL_RULE_REMOVE = 4,  /* subject, kind, prefix */
+        PROTO_ACL_QUOTA_SET = 5,    /* subject, limits */
+        PROTO_ACL_QUOTA_REMOVE = 6, /* subject */
 };
+
+/*
+ * What a quota of a certificate identity limits, in the order of its
+ * limits on the wire. Sessions, locks and waiters are cluster-wide state, which
+ * every node holds alike, so the leader counts what an identity uses of
+ * them; watches and the request rate are each node's own, counted where
+ * the connection is.
+ */
+enum proto_quota_kind {
+        PROTO_QUOTA_SESSIONS = 0, /* live sessions */
+        PROTO_QUOTA_LOCKS = 1,    /* grants and waits together */
+        PROTO_QUOTA_WAITERS = 2,  /* waits */
+        PROTO_QUOTA_WATCHES = 3,  /* watches open on one node */
+        PROTO_QUOTA_RATE = 4,     /* requests a second on one node */
+};
+#define PROTO_QUOTA_KINDS 5
+/* The kinds whose use an ACL_REPLY gives (sessions, locks, waiters): the
+ * ones that are cluster-wide state. */
+#define PROTO_QUOTA_USED 3
 
 /* What a rule names; the values are the state machine's (src/fsm/acl.h,
  * enum acl_kind), which every node stores. */
@@ -42,11 +66,14 @@ enum proto_acl_kind {
 #define PROTO_ACL_PREFIX_LEN_MAX 255 /* bytes of a prefix, no NUL */
 #define PROTO_ACL_RULES_MAX      64  /* role rules in an ACL_REPLY */
 #define PROTO_ACL_PREFIX_MAX     256 /* prefix rules in an ACL_REPLY */
-/* The newest ACL_REPLY format: 2 has prefix rules after the role rules;
- * a reply without any is written in format 1, as before they existed. */
-#define PROTO_ACL_FORMAT 2
+#define PROTO_ACL_QUOTA_MAX      64  /* quotas in an ACL_REPLY */
+/* The newest ACL_REPLY format: 2 has prefix rules after the role rules,
+ * 3 quotas after those; a reply is written in the oldest format that
+ * holds what it lists, so a list without quotas reads as it did before
+ * they existed (and one without prefix rules either, as before those). */
+#define PROTO_ACL_FORMAT 3
 /* The largest ACL request body: a RULE_SET with the longest subject and
- * prefix. */
+ * prefix (a QUOTA_SET with the longest subject is 278 bytes). */
 #define PROTO_ACL_REQUEST_MAX                                                  \
         (2 + 1 + PROTO_ACL_IDENTITY_MAX + 1 + 1 + PROTO_ACL_PREFIX_LEN_MAX)
 
@@ -56,13 +83,19 @@ struct proto_acl_request {
          * bits, 1..PROTO_ACL_PERMS_ALL; else 0. */
         uint8_t role;
         /* SET, REMOVE: the identity; RULE_SET, RULE_REMOVE: the subject (an
-         * identity or a group name); 1..255 bytes, no NUL; LIST: empty. */
+         * identity or a group name); QUOTA_SET, QUOTA_REMOVE: the subject
+         * (an identity, or "*": the quota of every identity without one of
+         * its own); 1..255 bytes, no NUL; LIST: empty. */
         struct proto_string identity;
         /* RULE_SET, RULE_REMOVE: PROTO_ACL_KIND_PREFIX or
          * PROTO_ACL_KIND_GROUP_PREFIX, and the prefix (0..255 bytes, no
          * NUL; empty: every name). Else 0 and empty. */
         uint8_t kind;
         struct proto_string prefix;
+        /* QUOTA_SET: the limit of each enum proto_quota_kind, 0 for none,
+         * at least one not 0 (a quota of no limit is a QUOTA_REMOVE). Else
+         * every one 0. */
+        uint32_t limits[PROTO_QUOTA_KINDS];
 };
 
 struct proto_acl_rule {
@@ -80,19 +113,37 @@ struct proto_acl_prefix_rule {
         struct proto_string prefix;  /* 0..255 bytes, no NUL */
 };
 
+/* A quota: what `subject` may use of each kind, and what it uses now. */
+struct proto_acl_quota {
+        struct proto_string subject;        /* 1..255 bytes, no NUL; or "*" */
+        uint32_t limits[PROTO_QUOTA_KINDS]; /* 0: none; not every one 0 */
+        /* Sessions, locks and waiters of the subject's sessions now,
+         * cluster-wide, as the leader's state has them; 0 for "*". */
+        uint32_t used[PROTO_QUOTA_USED];
+};
+
 struct proto_acl_reply {
         uint8_t seeded; /* 0: the cluster has no access list yet */
         uint8_t default_role;
         uint16_t n;
         struct proto_acl_rule rules[PROTO_ACL_RULES_MAX];
-        uint16_t n_prefix; /* 0: format 1 on the wire */
+        uint16_t n_prefix; /* 0 and n_quota 0: format 1 on the wire */
         struct proto_acl_prefix_rule prefix[PROTO_ACL_PREFIX_MAX];
+        uint16_t n_quota; /* 0: format 1 or 2 on the wire */
+        struct proto_acl_quota quotas[PROTO_ACL_QUOTA_MAX];
 };
 
-/* An ACL request; 0 when `r` is invalid (bad op, role, kind, identity or
- * prefix: LIST carries none, SET and REMOVE an identity and no kind or
- * prefix, RULE_SET and RULE_REMOVE a subject, a kind and a prefix, and
- * only SET and RULE_SET a role) or it does not fit. */
+/* The name of quota kind `kind` (enum proto_quota_kind) as people read
+ * it: "sessions", "locks", "waiters", "watches", "rate"; "unknown" for
+ * any other value, so that a kind a newer node sends can still be
+ * printed. */
+const char *proto_quota_name(int kind);
+
+/* An ACL request; 0 when `r` is invalid (bad op, role, kind, identity,
+ * prefix or limits: LIST carries none, SET and REMOVE an identity and no
+ * kind or prefix, RULE_SET and RULE_REMOVE a subject, a kind and a prefix,
+ * QUOTA_SET and QUOTA_REMOVE a subject and no kind or prefix, only SET
+ * and RULE_SET a role and only QUOTA_SET limits) or it does not fit. */
 size_t proto_write_acl(uint8_t *out, size_t cap, uint64_t id,
                        const struct proto_acl_request *r);
 /* 0 or BATON_EMALFORMED (as proto_write_acl() would refuse, or trailing
@@ -100,9 +151,10 @@ size_t proto_write_acl(uint8_t *out, size_t cap, uint64_t id,
 int proto_read_acl(const uint8_t *body, size_t len,
                    struct proto_acl_request *r);
 
-/* An ACL_REPLY: format 1 when `r` has no prefix rule, else format 2; 0
- * when it does not fit `cap` or PROTO_MAX_BODY, or a count or a prefix
- * rule is out of range (so that what is written, the reader takes). */
+/* An ACL_REPLY: format 3 when `r` has a quota, else format 2 when it has
+ * a prefix rule, else format 1; 0 when it does not fit `cap` or
+ * PROTO_MAX_BODY, or a count, a prefix rule or a quota is out of range
+ * (so that what is written, the reader takes). */
 size_t proto_write_acl_reply(uint8_t *out, size_t cap, uint64_t id,
                              const struct proto_acl_reply *r);
 /* 0, BATON_EVERSION (a newer format) or BATON_EMALFORMED; strings

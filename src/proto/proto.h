@@ -49,7 +49,10 @@
  *               ops RULE_SET and RULE_REMOVE, on rules on lock-name
  *               prefixes, carry perms (RULE_SET 1..7, RULE_REMOVE 0) in
  *               the role byte and the subject as the identity, then u8
- *               kind (1 identity, 2 group), string prefix (0..255 bytes)
+ *               kind (1 identity, 2 group), string prefix (0..255 bytes);
+ *               ops QUOTA_SET and QUOTA_REMOVE carry role 0 and the
+ *               subject (an identity or "*") as the identity, QUOTA_SET
+ *               then 5 x u32 limits (enum proto_quota_kind order)
  *   SESSIONS    u64 id, u8 mode, u32 limit: a page of live sessions after
  *               a cursor, or one session (sesslist.h)
  *
@@ -78,11 +81,13 @@
  *   BACKUP_CHUNK struct proto_backup_chunk (backup.h), then the backup's
  *               bytes from offset to the end of the body
  *   ACL_REPLY   the access list, answering an ACL of op LIST: u8 format
- *               (1, or 2 when there are prefix rules), u8 seeded, u8
- *               default role, u16 n, then n x {u8 kind, u8 role, string
- *               identity}; format 2 then has u16 m, m x {u8 kind, u8
- *               perms, string subject, string prefix} (the other ops get
- *               a RESULT)
+ *               (1; 2 when there are prefix rules; 3 when there are
+ *               quotas), u8 seeded, u8 default role, u16 n, then n x {u8
+ *               kind, u8 role, string identity}; formats 2 and 3 then
+ *               have u16 m, m x {u8 kind, u8 perms, string subject,
+ *               string prefix}; format 3 then u16 q, q x {string subject,
+ *               5 x u32 limits, 3 x u32 used} (the other ops get a
+ *               RESULT)
  *   SESSIONS_REPLY u32 n, u8 more, then n sessions, each with its grants
  *               and waits (sesslist.h)
  *

@@ -866,9 +866,14 @@ int main(void)
             cmocka_unit_test(acl_rule_ops_round_trip),
             cmocka_unit_test(acl_rule_ops_refused),
             cmocka_unit_test(acl_rule_bodies_refused),
+            cmocka_unit_test(acl_quota_ops_round_trip),
+            cmocka_unit_test(acl_quota_ops_refused),
+            cmocka_unit_test(acl_quota_bodies_refused),
             cmocka_unit_test(acl_reply_formats),
             cmocka_unit_test(acl_reply_limits),
             cmocka_unit_test(acl_reply_bad_bodies),
+            cmocka_unit_test(acl_reply_quota_format),
+            cmocka_unit_test(acl_reply_quota_bad_bodies),
         };
 
         return cmocka_run_group_tests_name("proto", tests, NULL, NULL);

@@ -260,6 +260,21 @@ static size_t w_acl_set(uint8_t *o, size_t c)
 
         return proto_write_acl(o, c, ID, &r);
 }
+static size_t w_acl_quota_set(uint8_t *o, size_t c)
+{
+        struct proto_acl_request r = {.op = PROTO_ACL_QUOTA_SET,
+                                      .identity = {"CN=ci", 5},
+                                      .limits = {0, 300, 20, 0, 1000}};
+
+        return proto_write_acl(o, c, ID, &r);
+}
+static size_t w_acl_quota_remove(uint8_t *o, size_t c)
+{
+        struct proto_acl_request r = {.op = PROTO_ACL_QUOTA_REMOVE,
+                                      .identity = {"*", 1}};
+
+        return proto_write_acl(o, c, ID, &r);
+}
 static size_t w_acl_rule_set(uint8_t *o, size_t c)
 {
         struct proto_acl_request r = {.op = PROTO_ACL_RULE_SET,
@@ -366,6 +381,20 @@ static size_t w_acl_reply_prefix(uint8_t *o, size_t c)
             PROTO_ACL_KIND_PREFIX, 5, {"CN=ci", 5}, {NULL, 0}};
         r.prefix[1] = (struct proto_acl_prefix_rule){
             PROTO_ACL_KIND_GROUP_PREFIX, 3, {"team-a", 6}, {"team-a/", 7}};
+        return proto_write_acl_reply(o, c, ID, &r);
+}
+
+/* The same list with a default quota and one identity's: format 3. */
+static size_t w_acl_reply_quota(uint8_t *o, size_t c)
+{
+        struct proto_acl_reply r;
+
+        acl_reply_in(&r);
+        r.n_quota = 2;
+        r.quotas[0] =
+            (struct proto_acl_quota){{"*", 1}, {2, 0, 0, 0, 50}, {0, 0, 0}};
+        r.quotas[1] = (struct proto_acl_quota){
+            {"CN=ci", 5}, {0, 300, 20, 0, 0}, {1, 12, 3}};
         return proto_write_acl_reply(o, c, ID, &r);
 }
 
@@ -668,6 +697,15 @@ static const struct golden goldens[] = {
      "02 0f 00 00 12 00 00 00 88 77 66 55 44 33 22 11 "
      "03 03 06 74 65 61 6d 2d 61 02 07 74 65 61 6d 2d "
      "61 2f"},
+    /* Quotas, written from docs/protocol.md's layout: limits in kind
+     * order (sessions, locks, waiters, watches, rate). */
+    {"ACL QUOTA_SET", w_acl_quota_set, r_acl,
+     "02 0f 00 00 1c 00 00 00 88 77 66 55 44 33 22 11 "
+     "05 00 05 43 4e 3d 63 69 00 00 00 00 2c 01 00 00 "
+     "14 00 00 00 00 00 00 00 e8 03 00 00"},
+    {"ACL QUOTA_REMOVE", w_acl_quota_remove, r_acl,
+     "02 0f 00 00 04 00 00 00 88 77 66 55 44 33 22 11 "
+     "06 00 01 2a"},
     {"RESULT", w_result, r_result,
      "02 40 00 00 2d 00 00 00 88 77 66 55 44 33 22 11 "
      "f7 ff ff ff 09 05 01 00 00 00 00 00 00 2a 00 00 "
@@ -784,6 +822,17 @@ static const struct golden goldens[] = {
      "00 01 09 43 4e 3d 72 65 61 64 65 72 02 00 01 05 "
      "05 43 4e 3d 63 69 00 02 03 06 74 65 61 6d 2d 61 "
      "07 74 65 61 6d 2d 61 2f"},
+    /* Format 3: format 2's fields (no prefix rule: m = 0), then two
+     * quotas of subject, 5 limits and 3 used. */
+    {"ACL_REPLY QUOTA", w_acl_reply_quota, r_acl_reply,
+     "02 49 00 00 68 00 00 00 88 77 66 55 44 33 22 11 "
+     "03 01 02 02 00 00 03 08 43 4e 3d 61 64 6d 69 6e "
+     "00 01 09 43 4e 3d 72 65 61 64 65 72 00 00 02 00 "
+     "01 2a 02 00 00 00 00 00 00 00 00 00 00 00 00 00 "
+     "00 00 32 00 00 00 00 00 00 00 00 00 00 00 00 00 "
+     "00 00 05 43 4e 3d 63 69 00 00 00 00 2c 01 00 00 "
+     "14 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 "
+     "0c 00 00 00 03 00 00 00"},
 };
 
 /* --- Running the cases ---------------------------------------------------- */
