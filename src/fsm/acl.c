@@ -1,6 +1,7 @@
 /* The replicated access list: which role each client identity has. */
 #include "acl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,6 +307,24 @@ const uint32_t *acl_quota_of(const struct acl *a, uint64_t principal)
                 }
         }
         return fallback;
+}
+
+const char *acl_quota_text(const uint32_t limit[ACL_QUOTA_KINDS], char *buf,
+                           size_t size)
+{
+        size_t at = 0;
+        int k, n;
+
+        buf[0] = '\0';
+        for (k = 0; k < ACL_QUOTA_KINDS && at < size; k++) {
+                if (limit[k] == 0) {
+                        continue;
+                }
+                n = snprintf(buf + at, size - at, "%s%s=%u", at > 0 ? " " : "",
+                             acl_quota_name(k), limit[k]);
+                at += n > 0 ? (size_t)n : 0;
+        }
+        return buf;
 }
 
 const char *acl_quota_name(int kind)

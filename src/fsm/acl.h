@@ -233,6 +233,11 @@ const uint32_t *acl_quota_of(const struct acl *a, uint64_t principal);
 /* "sessions", "locks", "waiters", "watches", "rate"; "unknown" else. */
 const char *acl_quota_name(int kind);
 
+/* `limit`'s non-zero limits as "sessions=2 locks=10" into `buf` (cut
+ * short if it does not fit; "" for none). Returns `buf`. */
+const char *acl_quota_text(const uint32_t limit[ACL_QUOTA_KINDS], char *buf,
+                           size_t size);
+
 /* "read", "read,lock", "lock,manage"...: `perms` as a rule lists them,
  * written into `buf` (at least 24 bytes). */
 const char *acl_perms_name(uint8_t perms, char *buf, size_t size);

@@ -158,8 +158,9 @@ static bool file_has(const char *path, const char *needle)
 }
 
 #define DIFFER                                                                 \
-        "role or rule lines in the config differ from the cluster's access "   \
-        "list, which wins: batonctl acl list, batonctl rule list"
+        "role, rule or quota lines in the config differ from the cluster's "   \
+        "access list, which wins: batonctl acl list, batonctl rule list, "     \
+        "batonctl quota list"
 
 #define SEEDED "default-role = lock\nrole = admin admin\nrole = reader read\n"
 

@@ -14,12 +14,13 @@
 #include "gwreq.h"
 #include "pending.h"
 #include "reply.h"
+#include "../../lib/cursor.h"
 #include "../../proto/aclwire.h"
 
-/* An ACL SET, REMOVE, RULE_SET or RULE_REMOVE from its arrival to its
- * answer. Its outcome is taken when its entry is applied
- * (access_on_applied()): the raft callback runs later, when other entries
- * may have been applied over raft's result. */
+/* An ACL SET, REMOVE, RULE_SET, RULE_REMOVE, QUOTA_SET or QUOTA_REMOVE
+ * from its arrival to its answer. Its outcome is taken when its entry is
+ * applied (access_on_applied()): the raft callback runs later, when other
+ * entries may have been applied over raft's result. */
 struct aclreq {
         struct gateway_req req;
         struct reply_to to;
@@ -28,8 +29,9 @@ struct aclreq {
         struct proto_acl_request r; /* as asked; strings point below */
         uint8_t mode;               /* COMMAND_ACL_SET, ... */
         char identity[ACL_IDENTITY_MAX + 1];
-        /* A rule's table: kind, prefix length, prefix (command.h). */
-        uint8_t rule[2 + ACL_PREFIX_LEN_MAX];
+        /* A rule's table: kind, prefix length, prefix; a quota set's:
+         * its limits (command.h). */
+        uint8_t table[2 + ACL_PREFIX_LEN_MAX];
         bool decided; /* its entry was applied, with `status` */
         int status;
         struct gwaudit_who who; /* who asked, for its audit line */
@@ -72,9 +74,9 @@ void access_compare(struct gateway *g)
         g->acl_compared = true;
         if (!acl_equal(a, &g->config_acl)) {
                 gwlog(g, LOG_WARN, NULL,
-                      "role or rule lines in the config differ from the "
-                      "cluster's access list, which wins: batonctl acl list, "
-                      "batonctl rule list");
+                      "role, rule or quota lines in the config differ from "
+                      "the cluster's access list, which wins: batonctl acl "
+                      "list, batonctl rule list, batonctl quota list");
         }
 }
 
@@ -100,24 +102,37 @@ void access_tick(struct gateway *g, uint64_t now_ms)
         c.list_len = (uint16_t)acl_encode(&g->config_acl, table, sizeof table);
         gwlog(g, LOG_INFO, NULL,
               "access list: proposing the config's %u role lines, %u "
-              "rule lines and default-role %s as the cluster's",
-              g->config_acl.n, g->config_acl.n_prefix,
+              "rule lines, %u quota lines and default-role %s as the "
+              "cluster's",
+              g->config_acl.n, g->config_acl.n_prefix, g->config_acl.n_quota,
               acl_role_name(g->config_acl.default_role));
         pending_queue_own(g, &c);
+}
+
+/* The bytes of `a`'s table: a rule's or a quota set's, else none. */
+static size_t table_len(const struct aclreq *a)
+{
+        switch (a->mode) {
+        case COMMAND_ACL_RULE_SET:
+        case COMMAND_ACL_RULE_REMOVE:
+                return 2 + (size_t)a->table[1];
+        case COMMAND_ACL_QUOTA_SET:
+                return COMMAND_ACL_QUOTA_TABLE;
+        default:
+                return 0;
+        }
 }
 
 /* Whether `a` asked for the ACL entry `c`. */
 static bool asked(const struct aclreq *a, const struct command *c)
 {
-        size_t rule_len = 2 + (size_t)a->rule[1];
-        bool is_rule = a->mode == COMMAND_ACL_RULE_SET ||
-                       a->mode == COMMAND_ACL_RULE_REMOVE;
+        size_t len = table_len(a);
 
         return a->mode == c->mode && a->r.role == c->role &&
                a->r.identity.len == c->name_len &&
                memcmp(a->identity, c->name, c->name_len) == 0 &&
-               (!is_rule || (c->list_len == rule_len &&
-                             memcmp(a->rule, c->list, rule_len) == 0));
+               c->list_len == len &&
+               (len == 0 || memcmp(a->table, c->list, len) == 0);
 }
 
 /* The first request waiting for this entry's outcome, if any. */
@@ -136,15 +151,34 @@ static void decide(struct gateway *g, const struct command *c, int status)
         }
 }
 
-/* The log line of an applied SET, REMOVE, RULE_SET or RULE_REMOVE. */
+/* A quota set's limits, " sessions=2 locks=10", into `buf`. */
+static void quota_text(const struct command *c, char *buf, size_t size)
+{
+        uint32_t limit[ACL_QUOTA_KINDS] = {0};
+        struct rcursor r;
+        unsigned k;
+
+        rcursor_init(&r, c->list, c->list_len);
+        for (k = 0; k < ACL_QUOTA_KINDS; k++) {
+                limit[k] = rcursor_u32(&r);
+        }
+        buf[0] = ' ';
+        acl_quota_text(limit, buf + 1, size - 1);
+}
+
+/* The log line of an applied SET, REMOVE, RULE_SET, RULE_REMOVE,
+ * QUOTA_SET or QUOTA_REMOVE. */
 static void log_change(struct gateway *g, uint64_t index,
                        const struct command *c, int status)
 {
         static const char *const verbs[] = {
             [COMMAND_ACL_SET] = "set",
             [COMMAND_ACL_REMOVE] = "remove",
+            [COMMAND_ACL_SEED] = "seed",
             [COMMAND_ACL_RULE_SET] = "rule set",
             [COMMAND_ACL_RULE_REMOVE] = "rule remove",
+            [COMMAND_ACL_QUOTA_SET] = "quota set",
+            [COMMAND_ACL_QUOTA_REMOVE] = "quota remove",
         };
         bool rule = c->mode == COMMAND_ACL_RULE_SET ||
                     c->mode == COMMAND_ACL_RULE_REMOVE;
@@ -153,6 +187,8 @@ static void log_change(struct gateway *g, uint64_t index,
 
         if (c->mode == COMMAND_ACL_SET) {
                 snprintf(what, sizeof what, " to %s", acl_role_name(c->role));
+        } else if (c->mode == COMMAND_ACL_QUOTA_SET) {
+                quota_text(c, what, sizeof what);
         } else if (rule && c->list_len >= 2) {
                 snprintf(what, sizeof what, "%s on \"%.*s\"%s%s",
                          c->list[0] == ACL_RULE_GROUP_PREFIX ? " (group)" : "",
@@ -165,7 +201,7 @@ static void log_change(struct gateway *g, uint64_t index,
         gwlog(g, LOG_INFO, NULL,
               "access list (entry %llu): %s '%.*s'%s by '%.*s': %s",
               (unsigned long long)index,
-              c->mode <= COMMAND_ACL_RULE_REMOVE ? verbs[c->mode] : "change",
+              c->mode <= COMMAND_ACL_QUOTA_REMOVE ? verbs[c->mode] : "change",
               (int)c->name_len, c->name, what, (int)c->address_len, c->address,
               status == 0 ? "done" : baton_strerror(status));
 }
@@ -180,10 +216,11 @@ void access_on_applied(struct gateway *g, uint64_t index,
                  * nothing: either way, say what the list is now. */
                 gwlog(g, LOG_INFO, NULL,
                       "access list (entry %llu): seed %s; the list has "
-                      "%u rules, %u rules on names, default-role %s",
+                      "%u rules, %u rules on names, %u quotas, default-role "
+                      "%s",
                       (unsigned long long)index,
                       status == 0 ? "applied" : baton_strerror(status), a->n,
-                      a->n_prefix, acl_role_name(a->default_role));
+                      a->n_prefix, a->n_quota, acl_role_name(a->default_role));
         } else {
                 log_change(g, index, c, status);
                 decide(g, c, status);
@@ -236,8 +273,12 @@ static uint8_t mode_of(uint8_t op)
                 return COMMAND_ACL_REMOVE;
         case PROTO_ACL_RULE_SET:
                 return COMMAND_ACL_RULE_SET;
-        default:
+        case PROTO_ACL_RULE_REMOVE:
                 return COMMAND_ACL_RULE_REMOVE;
+        case PROTO_ACL_QUOTA_SET:
+                return COMMAND_ACL_QUOTA_SET;
+        default:
+                return COMMAND_ACL_QUOTA_REMOVE;
         }
 }
 
@@ -250,12 +291,20 @@ static void take(struct aclreq *a, const struct proto_acl_request *r)
         a->r.identity.p = a->identity;
         if (a->mode == COMMAND_ACL_RULE_SET ||
             a->mode == COMMAND_ACL_RULE_REMOVE) {
-                a->rule[0] = r->kind;
-                a->rule[1] = r->prefix.len;
+                a->table[0] = r->kind;
+                a->table[1] = r->prefix.len;
                 if (r->prefix.len > 0) {
-                        memcpy(a->rule + 2, r->prefix.p, r->prefix.len);
+                        memcpy(a->table + 2, r->prefix.p, r->prefix.len);
                 }
-                a->r.prefix.p = (const char *)a->rule + 2;
+                a->r.prefix.p = (const char *)a->table + 2;
+        }
+        if (a->mode == COMMAND_ACL_QUOTA_SET) {
+                struct wcursor w;
+                unsigned k;
+                wcursor_init(&w, a->table, sizeof a->table);
+                for (k = 0; k < ACL_QUOTA_KINDS; k++) {
+                        wcursor_u32(&w, r->limits[k]);
+                }
         }
 }
 
@@ -276,16 +325,15 @@ static size_t encode_change(const struct aclreq *a,
         cmd.address = c->identity; /* who asked, from the certificate */
         cmd.address_len =
             (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
-        if (a->mode == COMMAND_ACL_RULE_SET ||
-            a->mode == COMMAND_ACL_RULE_REMOVE) {
-                cmd.list = a->rule;
-                cmd.list_len = (uint16_t)(2 + a->rule[1]);
+        if (table_len(a) > 0) {
+                cmd.list = a->table;
+                cmd.list_len = (uint16_t)table_len(a);
         }
         return command_encode(&cmd, buf, cap);
 }
 
-/* Propose an ACL entry for a SET, REMOVE, RULE_SET or RULE_REMOVE; the
- * answer comes from on_done(). */
+/* Propose an ACL entry for a change (every op but LIST); the answer
+ * comes from on_done(). */
 static void change(struct gateway *g, struct gateway_conn *c, uint64_t id,
                    const struct proto_acl_request *r)
 {
@@ -321,6 +369,26 @@ static void change(struct gateway *g, struct gateway_conn *c, uint64_t id,
         queue_push_tail(&g->acl_inflight, &a->link);
 }
 
+/* The quotas of `a` into `r`, with what each identity uses now in this
+ * node's applied state (the leader's: it answers LIST). */
+static void quotas_of(struct gateway *g, const struct acl *a,
+                      struct proto_acl_reply *r)
+{
+        const struct lockfsm *f = g->host->lockfsm_nowait(g->host);
+        unsigned i;
+
+        r->n_quota = (uint16_t)a->n_quota;
+        for (i = 0; i < a->n_quota; i++) {
+                const struct acl_quota *q = &a->quota[i];
+                r->quotas[i].subject.p = q->subject;
+                r->quotas[i].subject.len = q->subject_len;
+                memcpy(r->quotas[i].limits, q->limit, sizeof q->limit);
+                if (q->principal != 0 && f != NULL) {
+                        lockfsm_quota_use(f, q->principal, r->quotas[i].used);
+                }
+        }
+}
+
 /* Answer a LIST with this node's applied list, or while the cluster has
  * none, the config's that stands in for it (seeded 0): 0, or
  * BATON_ENOMEM (answered so). */
@@ -328,7 +396,9 @@ static int list(struct gateway *g, struct gateway_conn *c, uint64_t id)
 {
         const struct acl *a = g->host->acl(g->host);
         struct proto_acl_reply *r = calloc(1, sizeof *r);
-        size_t cap = PROTO_HEADER_SIZE + ACL_ENCODED_MAX + 8;
+        /* The encoding, and each quota's use. */
+        size_t cap = PROTO_HEADER_SIZE + ACL_ENCODED_MAX + 8 +
+                     PROTO_ACL_QUOTA_MAX * 4 * PROTO_QUOTA_USED;
         uint8_t *out;
         unsigned i;
 
@@ -358,6 +428,7 @@ static int list(struct gateway *g, struct gateway_conn *c, uint64_t id)
                 r->prefix[i].prefix.p = p->prefix;
                 r->prefix[i].prefix.len = p->prefix_len;
         }
+        quotas_of(g, a, r);
         out = reply_reserve(g, c, cap);
         if (out != NULL) {
                 reply_frame(g, c, id, proto_write_acl_reply(out, cap, id, r));

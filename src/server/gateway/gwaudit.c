@@ -126,9 +126,11 @@ static const char *acl_action(uint8_t op)
             [PROTO_ACL_REMOVE] = "ACL_REMOVE",
             [PROTO_ACL_RULE_SET] = "RULE_SET",
             [PROTO_ACL_RULE_REMOVE] = "RULE_REMOVE",
+            [PROTO_ACL_QUOTA_SET] = "QUOTA_SET",
+            [PROTO_ACL_QUOTA_REMOVE] = "QUOTA_REMOVE",
         };
 
-        return op <= PROTO_ACL_RULE_REMOVE ? ops[op] : "ACL";
+        return op <= PROTO_ACL_QUOTA_REMOVE ? ops[op] : "ACL";
 }
 
 void gwaudit_acl(struct gateway *g, const struct gateway_conn *c,
@@ -156,6 +158,8 @@ void gwaudit_acl(struct gateway *g, const struct gateway_conn *c,
                              : "",
                          r->op == PROTO_ACL_RULE_SET ? " " : "",
                          (int)r->prefix.len, (const char *)r->prefix.p);
+        } else if (r->op == PROTO_ACL_QUOTA_SET) {
+                acl_quota_text(r->limits, detail, sizeof detail);
         }
         from(g, c, w, &e);
 }
