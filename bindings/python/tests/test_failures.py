@@ -67,8 +67,9 @@ UNREACHABLE = {
     baton.NotVoterError: "needs a spare member, which only a node left half "
     "added makes (tests/cli/test_refusals_plain.sh provokes it through "
     "libbaton); the binding maps the code like any other",
-    baton.QuotaError: "no quota can be configured yet: the access list holds "
-    "roles and rules only",
+    baton.QuotaError: "needs a quota in the cluster's access list (quota "
+    "lines, or an administrator's QUOTA_SET), which the test cluster does "
+    "not set; tests/unit/test_quota.c and test_gateway.c provoke each kind",
 }
 
 
