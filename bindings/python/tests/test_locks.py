@@ -232,7 +232,7 @@ def test_status_and_membership_view(client, cluster):
     assert f.role == baton.NodeRole.FOLLOWER and f.leader_id == s.id
     # Every node says what it runs: this build's release and formats.
     assert s.version == f.version == baton.library_version()
-    assert s.protocol == 2 and s.command_format == 4
+    assert s.protocol == 2 and s.command_format == 5
     assert s.snapshot_format >= 12 and s.container_format == 2
     # And what is wrong with it: nothing, on a healthy cluster.
     assert s.alarms == () and f.alarms == ()
