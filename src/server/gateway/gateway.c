@@ -404,9 +404,6 @@ static int check_command(struct gateway *g, const struct command *c)
 static int take_revoke(struct gateway *g, struct gateway_conn *c,
                        struct pending *p)
 {
-        uint8_t buf[COMMAND_MAX_SIZE];
-        size_t n;
-
         if (p->cmd.type == COMMAND_REVOKE_LOCK) {
                 p->cmd.address = c->identity;
                 p->cmd.address_len =
@@ -417,13 +414,7 @@ static int take_revoke(struct gateway *g, struct gateway_conn *c,
                     (uint8_t)strnlen(c->identity, COMMAND_CLIENT_NAME_MAX);
         }
         p->cmd.delay_ms = g->cfg->lock_delay_ms;
-        n = command_encode(&p->cmd, buf, sizeof buf);
-        if (n == 0) {
-                return BATON_EINVAL;
-        }
-        memcpy(p->buf, buf, n);
-        p->len = n;
-        return command_decode(&p->cmd, p->buf, p->len);
+        return pending_recode(p);
 }
 
 static void on_command(struct gateway *g, const struct gateway_now *now,

@@ -3,6 +3,7 @@
 #include "pending.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../../include/baton/errors.h"
 #include "../config/config.h"
@@ -214,6 +215,20 @@ void pending_settle(struct pending *p, const struct gateway_now *now,
         }
 #endif
         pending_free(p, now);
+}
+
+int pending_recode(struct pending *p)
+{
+        /* p->cmd borrows from p->buf: encode elsewhere first. */
+        uint8_t buf[COMMAND_MAX_SIZE];
+        size_t n = command_encode(&p->cmd, buf, sizeof buf);
+
+        if (n == 0) {
+                return BATON_EINVAL;
+        }
+        memcpy(p->buf, buf, n);
+        p->len = n;
+        return command_decode(&p->cmd, p->buf, p->len);
 }
 
 void pending_settle_status(struct pending *p, const struct gateway_now *now,

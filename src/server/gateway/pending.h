@@ -94,6 +94,12 @@ struct pending *pending_find_next(const struct pending *p);
 void pending_settle(struct pending *p, const struct gateway_now *now,
                     uint64_t index, const struct lockfsm_result *res);
 
+/* Encode p->cmd, changed by the leader (who asked, a principal), into
+ * p->buf again (it holds COMMAND_MAX_SIZE bytes) and decode it there, so
+ * that p->cmd borrows from it as before: 0, or the status that answers
+ * it. */
+int pending_recode(struct pending *p);
+
 /* Answer `p` at `now` with a bare status (counted when BATON_EUNKNOWN),
  * and forget it. */
 void pending_settle_status(struct pending *p, const struct gateway_now *now,

@@ -51,17 +51,8 @@ uint64_t quotas_principal(struct gateway *g, const struct gateway_conn *c)
 int quotas_take_open(struct gateway *g, const struct gateway_conn *c,
                      struct pending *p)
 {
-        uint8_t buf[COMMAND_MAX_SIZE];
-        size_t n;
-
         p->cmd.principal = quotas_principal(g, c);
-        n = command_encode(&p->cmd, buf, sizeof buf);
-        if (n == 0) {
-                return BATON_EINVAL;
-        }
-        memcpy(p->buf, buf, n);
-        p->len = n;
-        return command_decode(&p->cmd, p->buf, p->len);
+        return pending_recode(p);
 }
 
 void quotas_init(struct gateway *g)
