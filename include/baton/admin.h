@@ -325,6 +325,88 @@ BATON_API int baton_rule_set(baton_client *c, const char *subject,
 BATON_API int baton_rule_remove(baton_client *c, const char *subject,
                                 const char *prefix);
 
+/*
+ * What a quota limits (docs/security.md, "Quotas per identity"), in the
+ * order of struct baton_quota's limits: live sessions, locks (grants and
+ * waits together), waits, watches open on one node, and requests a
+ * second on one node.
+ */
+enum baton_quota_kind {
+        BATON_QUOTA_SESSIONS = 0,
+        BATON_QUOTA_LOCKS = 1,
+        BATON_QUOTA_WAITERS = 2,
+        BATON_QUOTA_WATCHES = 3,
+        BATON_QUOTA_RATE = 4,
+};
+#define BATON_QUOTA_KINDS 5
+/* Kinds whose use the cluster's state counts (sessions, locks, waiters):
+ * what struct baton_quota's `used` holds. */
+#define BATON_QUOTA_USED 3
+
+/** One quota of the access list, and what its subject uses now. */
+struct baton_quota {
+        /* A certificate identity, or "*": the quota of every identity
+         * without one of its own. NUL-terminated. */
+        char subject[BATON_ACL_IDENTITY_MAX + 1];
+        unsigned limits[BATON_QUOTA_KINDS]; /* 0: no limit of that kind */
+        /* Sessions, locks and waiters of the subject's sessions now,
+         * cluster-wide, as the leader's state has them (0 for "*"). */
+        unsigned used[BATON_QUOTA_USED];
+};
+
+/** The access list's quotas, as baton_quota_list() fills them. */
+struct baton_quotas {
+        unsigned n;
+        struct baton_quota *quotas; /* by subject; baton_quotas_free() */
+};
+
+/**
+ * The name of quota kind `kind` (enum baton_quota_kind) as batonctl and
+ * the config file write it: "sessions", "locks", "waiters", "watches",
+ * "rate"; "unknown" for any other value. Never NULL.
+ */
+BATON_API const char *baton_quota_name(int kind);
+
+/**
+ * Read the access list's quotas from the leader into `*out` (allocated;
+ * free them with baton_quotas_free()), each with its subject's use now;
+ * a leader of a release without quotas lists none. Admin role. 0 or
+ * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS, BATON_ENOMEM, BATON_EVERSION
+ * (a newer list format), BATON_EINVAL. Thread-safe.
+ */
+BATON_API int baton_quota_list(baton_client *c, struct baton_quotas *out);
+
+/** Free what baton_quota_list() allocated in `q` (accepts NULL). */
+BATON_API void baton_quotas_free(struct baton_quotas *q);
+
+/**
+ * Give `subject` (a certificate identity of 1..BATON_ACL_IDENTITY_MAX
+ * bytes, or "*" for every identity without a quota of its own) the
+ * limits `limits` (BATON_QUOTA_KINDS of them, in enum baton_quota_kind
+ * order; 0 is no limit of that kind, and at least one is not 0),
+ * replacing its quota if it had one. Through the log, as baton_acl_set():
+ * every node counts by it from the entry's index on; a quota lowered
+ * below what the subject uses refuses its next takes and takes nothing
+ * back. Admin role.
+ *
+ * 0 (also when the quota was there already) or BATON_EINVAL (a bad
+ * subject or limits, refused before anything is sent, or the list holds
+ * as many quotas as it can: baton_errmsg() says which), BATON_EBUSY,
+ * BATON_EUNSUPPORTED (no TLS: no identities), BATON_EMALFORMED (the
+ * leader runs a release without quotas), BATON_EPERM, BATON_ENOANSWER,
+ * BATON_ETLS. Thread-safe.
+ */
+BATON_API int baton_quota_set(baton_client *c, const char *subject,
+                              const unsigned limits[BATON_QUOTA_KINDS]);
+
+/**
+ * Take the quota of `subject` out of the access list: it is limited by
+ * the "*" quota again, if there is one. 0 or BATON_ENOTFOUND (it has
+ * none), BATON_EINVAL, BATON_EBUSY, BATON_EUNSUPPORTED, BATON_EMALFORMED,
+ * BATON_EPERM, BATON_ENOANSWER, BATON_ETLS. Thread-safe.
+ */
+BATON_API int baton_quota_remove(baton_client *c, const char *subject);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
-#include "../lib/permname.h"
+#include "argsacl.h"
 #include "commands.h"
 #include "healthcheck.h"
 
@@ -125,21 +125,7 @@ static const struct number_option {
  * the same checks read). */
 #define VALUE_CMDS (LEASE_CMDS | CMD(ARGS_SET_VALUE))
 
-/* The operands kept; more only count (the first extra one is named). */
-#define MAX_OPERANDS (1 + ARGS_NAMES_MAX)
-
-/* The operands in order, with what follows "--" appended (except for lock,
- * where that is the command to run). */
-struct operands {
-        const char *v[MAX_OPERANDS];
-        unsigned n;
-};
-
-/* Record the first thing found wrong; later ones are dropped. */
-static void bad(struct args *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void bad(struct args *a, const char *fmt, ...)
+void args_bad(struct args *a, const char *fmt, ...)
 {
         va_list ap;
 
@@ -153,7 +139,7 @@ static void bad(struct args *a, const char *fmt, ...)
 
 static void add_operand(struct operands *o, const char *s)
 {
-        if (o->n < MAX_OPERANDS) {
+        if (o->n < ARGS_MAX_OPERANDS) {
                 o->v[o->n] = s;
         }
         o->n++;
@@ -205,13 +191,15 @@ static bool number(struct args *a, const char *what, const char *s, uint64_t lo,
         int rv = digits(s, &x);
 
         if (rv == 0) {
-                bad(a,
-                    "%s: \"%s\" is not a number (%" PRIu64 " to %" PRIu64 "%s)",
-                    what, s, lo, hi, unit);
+                args_bad(a,
+                         "%s: \"%s\" is not a number (%" PRIu64 " to %" PRIu64
+                         "%s)",
+                         what, s, lo, hi, unit);
                 return false;
         }
         if (rv < 0 || x < lo || x > hi) {
-                bad(a, "%s: %s is out of range (%" PRIu64 " to %" PRIu64 "%s)",
+                args_bad(
+                    a, "%s: %s is out of range (%" PRIu64 " to %" PRIu64 "%s)",
                     what, s, lo, hi, unit);
                 return false;
         }
@@ -288,13 +276,13 @@ static const struct number_option *number_option(int opt)
 static void bad_option(struct args *a, int ch, char **argv)
 {
         if (ch == ':') {
-                bad(a, "--%s needs a value", option_name(optopt));
+                args_bad(a, "--%s needs a value", option_name(optopt));
         } else if (optopt >= O_ENDPOINTS) {
-                bad(a, "--%s takes no value", option_name(optopt));
+                args_bad(a, "--%s takes no value", option_name(optopt));
         } else if (optopt != 0) {
-                bad(a, "unknown option -%c", optopt);
+                args_bad(a, "unknown option -%c", optopt);
         } else {
-                bad(a, "unknown option %s", argv[optind - 1]);
+                args_bad(a, "unknown option %s", argv[optind - 1]);
         }
 }
 
@@ -306,10 +294,10 @@ static void set_secret(struct args *a, const char *s)
 
         if (strlen(s) != 2 * BATON_SECRET_SIZE ||
             strspn(s, "0123456789abcdefABCDEF") != 2 * BATON_SECRET_SIZE) {
-                bad(a,
-                    "--secret: \"%s\" is not %d hex digits (what "
-                    "acquire --detach printed)",
-                    s, 2 * BATON_SECRET_SIZE);
+                args_bad(a,
+                         "--secret: \"%s\" is not %d hex digits (what "
+                         "acquire --detach printed)",
+                         s, 2 * BATON_SECRET_SIZE);
                 return;
         }
         for (i = 0; i < BATON_SECRET_SIZE; i++) {
@@ -330,7 +318,7 @@ static void set_from(struct args *a, const char *s)
         size_t n = colon != NULL ? (size_t)(colon - s) : strlen(s);
 
         if (n == 0 || n >= sizeof index) {
-                bad(a, "--from: want INDEX or INDEX:ORD, not \"%s\"", s);
+                args_bad(a, "--from: want INDEX or INDEX:ORD, not \"%s\"", s);
                 return;
         }
         memcpy(index, s, n);
@@ -475,18 +463,18 @@ static void member(struct args *a, const struct commands_entry *c,
                 a->command = ARGS_MEMBER_REMOVE;
                 want = 3;
         } else {
-                bad(a,
-                    "member: unknown subcommand \"%s\" (list, add or "
-                    "remove)",
-                    sub);
+                args_bad(a,
+                         "member: unknown subcommand \"%s\" (list, add or "
+                         "remove)",
+                         sub);
                 return;
         }
         if (ops->n < want) {
-                bad(a, "member %s: too few arguments (usage: batonctl %s)", sub,
-                    c->synopsis);
+                args_bad(a, "member %s: too few arguments (usage: batonctl %s)",
+                         sub, c->synopsis);
         } else if (ops->n > want) {
-                bad(a, "member %s: unexpected argument \"%s\"", sub,
-                    ops->v[want]);
+                args_bad(a, "member %s: unexpected argument \"%s\"", sub,
+                         ops->v[want]);
         } else if (a->command != ARGS_MEMBER_LIST) {
                 number(a,
                        a->command == ARGS_MEMBER_ADD ? "member add: ID"
@@ -494,95 +482,6 @@ static void member(struct args *a, const struct commands_entry *c,
                        ops->v[2], 1, UINT64_MAX, "", &a->id);
                 a->raft_address = ops->n > 3 ? ops->v[3] : NULL;
                 a->client_address = ops->n > 4 ? ops->v[4] : NULL;
-        }
-}
-
-/* The subcommand of acl or rule `c`: list 0, add 1, remove 2, with
- * a->command `first` + that and `want`[that] operands (with c's name and
- * the subcommand's); or -1, with the error said. */
-static int list_add_remove(struct args *a, const struct commands_entry *c,
-                           const struct operands *ops, int first,
-                           const unsigned want[3])
-{
-        static const char *const subs[] = {"list", "add", "remove"};
-        int i;
-
-        for (i = 0; i < 3; i++) {
-                if (strcmp(ops->v[1], subs[i]) == 0) {
-                        break;
-                }
-        }
-        if (i == 3) {
-                bad(a, "%s: unknown subcommand \"%s\" (list, add or remove)",
-                    c->name, ops->v[1]);
-                return -1;
-        }
-        a->command = first + i;
-        if (ops->n != want[i]) {
-                bad(a, "%s %s: %s (usage: batonctl %s)", c->name, subs[i],
-                    ops->n < want[i] ? "too few arguments"
-                                     : "too many arguments",
-                    c->synopsis);
-                return -1;
-        }
-        return i;
-}
-
-/* acl list | add IDENTITY ROLE | remove IDENTITY. */
-static void acl(struct args *a, const struct commands_entry *c,
-                const struct operands *ops)
-{
-        static const char *const roles[] = {"none", "read", "lock", "admin"};
-        static const unsigned want[] = {2, 4, 3};
-        unsigned i;
-
-        if (list_add_remove(a, c, ops, ARGS_ACL_LIST, want) < 0) {
-                return;
-        }
-        a->identity = ops->n > 2 ? ops->v[2] : NULL;
-        if (a->command != ARGS_ACL_ADD) {
-                return;
-        }
-        for (i = 0; i < 4; i++) {
-                if (strcmp(ops->v[3], roles[i]) == 0) {
-                        a->role = (int)i;
-                        return;
-                }
-        }
-        bad(a, "acl add: \"%s\" is not a role (admin, lock, read or none)",
-            ops->v[3]);
-}
-
-/* rule list | add SUBJECT PREFIX PERMS | remove SUBJECT PREFIX. */
-static void rule(struct args *a, const struct commands_entry *c,
-                 const struct operands *ops)
-{
-        static const unsigned want[] = {2, 5, 4};
-        const char *sub = ops->v[1], *subject;
-
-        if (list_add_remove(a, c, ops, ARGS_RULE_LIST, want) <= 0) {
-                return; /* wrong, or list */
-        }
-        a->subject = subject = ops->v[2];
-        a->rule_prefix = ops->v[3];
-        /* libbaton refuses these too, but as a full list would be. */
-        if (strncmp(subject, "group:", 6) == 0) {
-                subject += 6;
-        }
-        if (subject[0] == '\0' || strlen(subject) > BATON_ACL_IDENTITY_MAX) {
-                bad(a,
-                    "rule %s: SUBJECT \"%s\": an identity or group:NAME, "
-                    "of 1 to %d bytes",
-                    sub, a->subject, BATON_ACL_IDENTITY_MAX);
-        } else if (strlen(a->rule_prefix) > BATON_ACL_PREFIX_MAX) {
-                bad(a, "rule %s: PREFIX: %zu bytes, at most %d", sub,
-                    strlen(a->rule_prefix), BATON_ACL_PREFIX_MAX);
-        } else if (a->command == ARGS_RULE_ADD &&
-                   permname_parse(ops->v[4], &a->perms) != 0) {
-                bad(a,
-                    "rule add: \"%s\" is not a permission (read, lock, "
-                    "manage, or a list of them: lock,manage)",
-                    ops->v[4]);
         }
 }
 
@@ -599,16 +498,17 @@ static void session(struct args *a, const struct commands_entry *c,
         } else if (strcmp(sub, "info") == 0) {
                 a->command = ARGS_SESSION_INFO;
         } else if (strcmp(sub, "close") != 0) {
-                bad(a,
-                    "session: unknown subcommand \"%s\" (list, info or "
-                    "close)",
-                    sub);
+                args_bad(a,
+                         "session: unknown subcommand \"%s\" (list, info or "
+                         "close)",
+                         sub);
                 return;
         }
         if (ops->n != want) {
-                bad(a, "session %s: %s (usage: batonctl %s)", sub,
-                    ops->n < want ? "too few arguments" : "too many arguments",
-                    c->synopsis);
+                args_bad(a, "session %s: %s (usage: batonctl %s)", sub,
+                         ops->n < want ? "too few arguments"
+                                       : "too many arguments",
+                         c->synopsis);
                 return;
         }
         if (want == 3) {
@@ -631,7 +531,8 @@ static void operands(struct args *a, const struct commands_entry *c,
                 for (unsigned i = 1; i < ops->n; i++) {
                         for (unsigned j = 0; j < a->n_names; j++) {
                                 if (strcmp(a->names[j], ops->v[i]) == 0) {
-                                        bad(a,
+                                        args_bad(
+                                            a,
                                             "lock: \"%s\" named twice: a "
                                             "multi-lock takes each name once",
                                             ops->v[i]);
@@ -644,19 +545,22 @@ static void operands(struct args *a, const struct commands_entry *c,
                 member(a, c, ops);
                 break;
         case ARGS_ACL_LIST:
-                acl(a, c, ops);
+                args_acl(a, c, ops);
                 break;
         case ARGS_RULE_LIST:
-                rule(a, c, ops);
+                args_rule(a, c, ops);
+                break;
+        case ARGS_QUOTA_LIST:
+                args_quota(a, c, ops);
                 break;
         case ARGS_SNAPSHOT_SAVE:
                 if (strcmp(ops->v[1], "inspect") == 0) {
                         a->command = ARGS_SNAPSHOT_INSPECT;
                 } else if (strcmp(ops->v[1], "save") != 0) {
-                        bad(a,
-                            "snapshot: unknown subcommand \"%s\" (save or "
-                            "inspect)",
-                            ops->v[1]);
+                        args_bad(a,
+                                 "snapshot: unknown subcommand \"%s\" (save or "
+                                 "inspect)",
+                                 ops->v[1]);
                         break;
                 }
                 a->name = ops->v[2];
@@ -673,8 +577,8 @@ static void operands(struct args *a, const struct commands_entry *c,
                 snprintf(what, sizeof what, "%s: TOKEN", c->name);
                 number(a, what, ops->v[2], 0, UINT64_MAX, "", &a->token);
                 if (c->command == ARGS_SET_VALUE && a->value != NULL) {
-                        bad(a, "--value is not an option of set-value: "
-                               "VALUE is its third argument");
+                        args_bad(a, "--value is not an option of set-value: "
+                                    "VALUE is its third argument");
                 } else if (c->command == ARGS_SET_VALUE) {
                         a->value = ops->v[3];
                 }
@@ -688,26 +592,29 @@ static void check_permits(struct args *a, const struct commands_entry *c,
                           const struct given *given)
 {
         if (c->command == ARGS_SEM && a->permits == 0) {
-                bad(a, "sem: --permits is required (usage: batonctl %s)",
-                    c->synopsis);
+                args_bad(a, "sem: --permits is required (usage: batonctl %s)",
+                         c->synopsis);
         }
         if (a->permits == 0 && a->take != 0) {
-                bad(a, "--take needs --permits (the semaphore's number)");
+                args_bad(a, "--take needs --permits (the semaphore's number)");
         }
         if (a->permits != 0 && a->n_names > 1) {
-                bad(a, "a multi-lock takes locks, not a semaphore's permits: "
-                       "--permits with one name only");
+                args_bad(a,
+                         "a multi-lock takes locks, not a semaphore's permits: "
+                         "--permits with one name only");
         }
         if (a->permits != 0 && given->shared) {
-                bad(a, "--shared is for a lock, --permits for a semaphore: "
-                       "not both");
+                args_bad(a,
+                         "--shared is for a lock, --permits for a semaphore: "
+                         "not both");
         }
         if (a->take == 0) {
                 a->take = 1;
         }
         if (a->permits != 0 && a->take > a->permits) {
-                bad(a, "--take %" PRIu32 " is more than --permits %" PRIu32,
-                    a->take, a->permits);
+                args_bad(a,
+                         "--take %" PRIu32 " is more than --permits %" PRIu32,
+                         a->take, a->permits);
         }
 }
 
@@ -717,19 +624,20 @@ static void check_watch(struct args *a, const struct commands_entry *c)
 {
         if (c->command != ARGS_WATCH) {
                 if (a->prefix != NULL || a->from_index != 0) {
-                        bad(a, "--%s is not an option of %s",
-                            a->prefix != NULL ? "prefix" : "from", c->name);
+                        args_bad(a, "--%s is not an option of %s",
+                                 a->prefix != NULL ? "prefix" : "from",
+                                 c->name);
                 }
                 return;
         }
         if ((a->prefix != NULL) == (a->name[0] != '\0')) {
-                bad(a,
-                    "watch: a NAME or --prefix P, one of them (usage: "
-                    "batonctl %s)",
-                    c->synopsis);
+                args_bad(a,
+                         "watch: a NAME or --prefix P, one of them (usage: "
+                         "batonctl %s)",
+                         c->synopsis);
         }
         if (a->prefix != NULL && strlen(a->prefix) > 255) {
-                bad(a, "--prefix: over 255 bytes");
+                args_bad(a, "--prefix: over 255 bytes");
         }
 }
 
@@ -739,19 +647,19 @@ static void check_watch(struct args *a, const struct commands_entry *c)
 static void check_health(struct args *a, const struct commands_entry *c)
 {
         if (a->check != NULL && !RUNS_COMMAND(c->command)) {
-                bad(a, "--check is not an option of %s", c->name);
+                args_bad(a, "--check is not an option of %s", c->name);
                 return;
         }
         if (a->check == NULL) {
                 if (a->check_interval_ms != 0 || a->check_timeout_ms != 0) {
-                        bad(a, "--%s needs --check CMD",
-                            a->check_interval_ms != 0 ? "check-interval"
-                                                      : "check-timeout");
+                        args_bad(a, "--%s needs --check CMD",
+                                 a->check_interval_ms != 0 ? "check-interval"
+                                                           : "check-timeout");
                 }
                 return;
         }
         if (a->check[0] == '\0') {
-                bad(a, "--check: an empty command");
+                args_bad(a, "--check: an empty command");
         }
         if (a->check_interval_ms == 0) {
                 a->check_interval_ms = ARGS_CHECK_INTERVAL_MS;
@@ -771,59 +679,61 @@ static void check_options(struct args *a, const struct commands_entry *c,
         for (i = 0; i < sizeof number_options / sizeof number_options[0]; i++) {
                 if ((given->numbers & (1u << i)) != 0 &&
                     (number_options[i].commands & CMD(c->command)) == 0) {
-                        bad(a, "--%s is not an option of %s",
-                            option_name(number_options[i].opt), c->name);
+                        args_bad(a, "--%s is not an option of %s",
+                                 option_name(number_options[i].opt), c->name);
                 }
         }
         if (given->detach && (DETACH_COMMANDS & CMD(c->command)) == 0) {
-                bad(a, "--detach is not an option of %s", c->name);
+                args_bad(a, "--detach is not an option of %s", c->name);
         }
         if (given->shared &&
             (LEASE_CMDS & ~CMD(ARGS_ELECT) & CMD(c->command)) == 0) {
-                bad(a, "--shared is not an option of %s", c->name);
+                args_bad(a, "--shared is not an option of %s", c->name);
         }
         check_permits(a, c, given);
         if ((a->after != 0 || a->limit != 0) &&
             a->command != ARGS_SESSION_LIST) {
-                bad(a, "--%s is not an option of %s",
-                    a->limit != 0 ? "limit" : "after",
-                    a->command == ARGS_SESSION_INFO ? "session info"
-                                                    : "session close");
+                args_bad(a, "--%s is not an option of %s",
+                         a->limit != 0 ? "limit" : "after",
+                         a->command == ARGS_SESSION_INFO ? "session info"
+                                                         : "session close");
         }
         if (given->all && c->command != ARGS_HOLDER) {
-                bad(a, "--all is not an option of %s", c->name);
+                args_bad(a, "--all is not an option of %s", c->name);
         }
         if ((CMD(c->command) & IN_SESSION_CMDS) != 0 &&
             (a->session == 0 || !a->has_secret)) {
-                bad(a,
-                    "%s: --session and --secret are required (usage: "
-                    "batonctl %s)",
-                    c->name, c->synopsis);
+                args_bad(a,
+                         "%s: --session and --secret are required (usage: "
+                         "batonctl %s)",
+                         c->name, c->synopsis);
         }
         if (a->has_secret && (CMD(c->command) & IN_SESSION_CMDS) == 0) {
-                bad(a, "--secret is not an option of %s", c->name);
+                args_bad(a, "--secret is not an option of %s", c->name);
         }
         check_watch(a, c);
         if (a->listen != NULL && c->command != ARGS_CONSOLE) {
-                bad(a, "--listen is not an option of %s", c->name);
+                args_bad(a, "--listen is not an option of %s", c->name);
         }
         check_health(a, c);
         if (a->value != NULL && (CMD(c->command) & VALUE_CMDS) == 0) {
-                bad(a, "--value is not an option of %s", c->name);
+                args_bad(a, "--value is not an option of %s", c->name);
         }
         if (a->hold_ms != 0 && a->n_names > 1) {
-                bad(a, "--hold: the grants of a multi-lock have no hold time "
-                       "(name one lock)");
+                args_bad(a,
+                         "--hold: the grants of a multi-lock have no hold time "
+                         "(name one lock)");
         }
         if (a->value != NULL && a->n_names > 1) {
-                bad(a, "--value: the grants of a multi-lock carry no value "
-                       "(name one lock)");
+                args_bad(a,
+                         "--value: the grants of a multi-lock carry no value "
+                         "(name one lock)");
         }
         if (a->value != NULL && strlen(a->value) > BATON_VALUE_MAX) {
-                bad(a, "%s: %zu bytes, at most %d",
-                    c->command == ARGS_SET_VALUE ? "set-value: VALUE"
-                                                 : "--value",
-                    strlen(a->value), BATON_VALUE_MAX);
+                args_bad(a, "%s: %zu bytes, at most %d",
+                         c->command == ARGS_SET_VALUE ? "set-value: VALUE"
+                                                      : "--value",
+                         strlen(a->value), BATON_VALUE_MAX);
         }
 }
 
@@ -863,32 +773,32 @@ int args_parse(struct args *a, int argc, char **argv)
                 char names[256];
 
                 commands_names(names, sizeof names);
-                bad(a, "no command (%s)", names);
+                args_bad(a, "no command (%s)", names);
                 return ARGS_BAD;
         }
         if (c == NULL) {
-                bad(a, "unknown command \"%s\"", ops.v[0]);
+                args_bad(a, "unknown command \"%s\"", ops.v[0]);
                 return ARGS_BAD;
         }
         a->command = c->command;
         if (ops.n - 1 < c->min) {
-                bad(a, "%s: too few arguments (usage: batonctl %s)", c->name,
-                    c->synopsis);
+                args_bad(a, "%s: too few arguments (usage: batonctl %s)",
+                         c->name, c->synopsis);
         } else if (ops.n - 1 > c->max) {
-                bad(a, "%s: unexpected argument \"%s\"%s", c->name,
-                    ops.v[c->max + 1],
-                    RUNS_COMMAND(c->command) && dashdash == 0
-                        ? " (the command to run goes after --)"
-                        : "");
+                args_bad(a, "%s: unexpected argument \"%s\"%s", c->name,
+                         ops.v[c->max + 1],
+                         RUNS_COMMAND(c->command) && dashdash == 0
+                             ? " (the command to run goes after --)"
+                             : "");
         } else {
                 operands(a, c, &ops);
         }
         if (RUNS_COMMAND(c->command) &&
             (a->argv == NULL || a->argv[0] == NULL)) {
-                bad(a,
-                    "%s: no command to run: it goes after -- (usage: "
-                    "batonctl %s)",
-                    c->name, c->synopsis);
+                args_bad(a,
+                         "%s: no command to run: it goes after -- (usage: "
+                         "batonctl %s)",
+                         c->name, c->synopsis);
         }
         check_options(a, c, &given);
         if (a->wait_ms == INT64_MIN) {

@@ -37,6 +37,9 @@ enum args_command {
         ARGS_RULE_LIST,        /* rule list: the rules on lock names */
         ARGS_RULE_ADD,         /* rule add SUBJECT PREFIX PERMS */
         ARGS_RULE_REMOVE,      /* rule remove SUBJECT PREFIX */
+        ARGS_QUOTA_LIST,       /* quota list: the quotas per identity */
+        ARGS_QUOTA_SET,        /* quota set SUBJECT KIND=N ... */
+        ARGS_QUOTA_REMOVE,     /* quota remove SUBJECT */
         ARGS_PING,             /* ping: a read through the leader */
         ARGS_SESSION_LIST,     /* session list: the live sessions */
         ARGS_SESSION_INFO,     /* session info ID: one of them */
@@ -114,7 +117,10 @@ struct args {
          * prefix of the names ("": every name) */
         const char *subject;
         const char *rule_prefix;
-        int perms;   /* rule add: BATON_PERM_* bits, read included */
+        int perms; /* rule add: BATON_PERM_* bits, read included */
+        /* quota set (with `subject`, an identity or "*"): the limit of
+         * each enum baton_quota_kind, 0 for none */
+        unsigned quota[BATON_QUOTA_KINDS];
         char **argv; /* lock: the command, NULL-terminated */
         char errmsg[ARGS_ERRMSG_MAX];
 };

@@ -154,6 +154,15 @@ static const struct commands_entry table[] = {
      "rule, a name is closed to what no rule gives. add sets a rule or "
      "changes it, remove takes it out; admin only.",
      NULL},
+    {"quota", ARGS_QUOTA_LIST, 1, 2 + BATON_QUOTA_KINDS,
+     "quota list | quota set SUBJECT KIND=N... | quota remove SUBJECT",
+     "the cluster's quotas per identity: what SUBJECT (a client "
+     "certificate identity, or * for every identity without a quota of its "
+     "own) may hold or do at once, KIND sessions, locks, waiters, watches "
+     "(on one node) or rate (requests a second on one node), N a number or "
+     "none; list shows each identity's use now. set gives a quota or "
+     "replaces it, remove takes it out; admin only.",
+     NULL},
     {"console", ARGS_CONSOLE, 0, 0, "console [--listen HOST:PORT]",
      "serve a page showing the cluster (members, locks, sessions, "
      "elections and a live stream of events) to a browser on this machine, "
@@ -234,6 +243,10 @@ const struct commands_entry *commands_of(int command)
         case ARGS_RULE_ADD:
         case ARGS_RULE_REMOVE:
                 command = ARGS_RULE_LIST;
+                break;
+        case ARGS_QUOTA_SET:
+        case ARGS_QUOTA_REMOVE:
+                command = ARGS_QUOTA_LIST;
                 break;
         case ARGS_SESSION_LIST:
         case ARGS_SESSION_INFO:

@@ -14,6 +14,7 @@
 #include "console.h"
 #include "ping.h"
 #include "print.h"
+#include "printquota.h"
 #include "printrule.h"
 #include "supervise.h"
 #include "sessions.h"
@@ -646,6 +647,38 @@ static int cmd_rule(baton_client *c, const struct args *o)
         }
 }
 
+/* quota list | set | remove: one line on success (list: one a quota). */
+static int cmd_quota(baton_client *c, const struct args *o)
+{
+        struct baton_quotas quotas;
+        int rv;
+
+        switch (o->command) {
+        case ARGS_QUOTA_LIST:
+                rv = baton_quota_list(c, &quotas);
+                if (rv != 0) {
+                        return failed(o, "quota list", rv);
+                }
+                print_quotas(stdout, o->json, &quotas);
+                baton_quotas_free(&quotas);
+                return EXIT_OK;
+        case ARGS_QUOTA_SET:
+                rv = baton_quota_set(c, o->subject, o->quota);
+                if (rv != 0) {
+                        return failed(o, "quota set", rv);
+                }
+                print_quota_changed(stdout, o->json, o->subject, o->quota);
+                return EXIT_OK;
+        default:
+                rv = baton_quota_remove(c, o->subject);
+                if (rv != 0) {
+                        return failed(o, "quota remove", rv);
+                }
+                print_quota_changed(stdout, o->json, o->subject, NULL);
+                return EXIT_OK;
+        }
+}
+
 /* transfer ID: where leadership went; exit 1 when it is not where it was
  * asked to go (another member won, or none is known yet). */
 static int cmd_transfer(baton_client *c, const struct args *o)
@@ -760,6 +793,10 @@ static int run(baton_client *c, const struct args *o)
         case ARGS_RULE_ADD:
         case ARGS_RULE_REMOVE:
                 return cmd_rule(c, o);
+        case ARGS_QUOTA_LIST:
+        case ARGS_QUOTA_SET:
+        case ARGS_QUOTA_REMOVE:
+                return cmd_quota(c, o);
         case ARGS_SESSION_CLOSE:
                 rv = baton_session_revoke(c, o->id);
                 if (rv != 0) {

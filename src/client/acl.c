@@ -14,18 +14,48 @@ _Static_assert(BATON_PERM_READ == PROTO_ACL_PERM_READ &&
                    BATON_PERM_MANAGE == PROTO_ACL_PERM_MANAGE &&
                    BATON_ACL_PREFIX_MAX == PROTO_ACL_PREFIX_LEN_MAX,
                "libbaton's permissions are the protocol's");
+_Static_assert((int)BATON_QUOTA_SESSIONS == PROTO_QUOTA_SESSIONS &&
+                   (int)BATON_QUOTA_LOCKS == PROTO_QUOTA_LOCKS &&
+                   (int)BATON_QUOTA_WAITERS == PROTO_QUOTA_WAITERS &&
+                   (int)BATON_QUOTA_WATCHES == PROTO_QUOTA_WATCHES &&
+                   (int)BATON_QUOTA_RATE == PROTO_QUOTA_RATE &&
+                   BATON_QUOTA_KINDS == PROTO_QUOTA_KINDS &&
+                   BATON_QUOTA_USED == PROTO_QUOTA_USED,
+               "libbaton's quota kinds are the protocol's");
 
 /* How baton_rule_set() and batonctl name a group: "group:NAME". */
 #define GROUP_TAG     "group:"
 #define GROUP_TAG_LEN (sizeof GROUP_TAG - 1)
 
 /* Where a listing goes: the role rules into `acl`, the rules on name
- * prefixes into `rules` (either NULL: not wanted). */
+ * prefixes into `rules`, the quotas into `quotas` (each NULL: not
+ * wanted). */
 struct listing {
         struct baton_acl *acl;
         struct baton_rules *rules;
+        struct baton_quotas *quotas;
         bool taken; /* an ACL_REPLY came */
 };
+
+/* Copy the quotas of ACL_REPLY `r` into `out` (allocated for them). */
+static void take_quotas(const struct proto_acl_reply *r,
+                        struct baton_quotas *out)
+{
+        unsigned i, k;
+
+        out->n = r->n_quota;
+        for (i = 0; i < r->n_quota; i++) {
+                const struct proto_acl_quota *x = &r->quotas[i];
+                struct baton_quota *y = &out->quotas[i];
+                memcpy(y->subject, x->subject.p, x->subject.len);
+                for (k = 0; k < BATON_QUOTA_KINDS; k++) {
+                        y->limits[k] = x->limits[k];
+                }
+                for (k = 0; k < BATON_QUOTA_USED; k++) {
+                        y->used[k] = x->used[k];
+                }
+        }
+}
 
 /* Copy an ACL_REPLY's rules into `data`'s listing; the reply's strings
  * are at most 255 bytes, so each fits its field with its NUL (calloc's
@@ -35,6 +65,7 @@ static int take_list(void *data, const uint8_t *body, size_t len)
         struct listing *out = data;
         struct baton_acl *acl = out->acl;
         struct baton_rules *rules = out->rules;
+        struct baton_quotas *quotas = out->quotas;
         struct proto_acl_reply *r = calloc(1, sizeof *r);
         unsigned i;
         int rv;
@@ -49,6 +80,11 @@ static int take_list(void *data, const uint8_t *body, size_t len)
         }
         if (rv == 0 && rules != NULL && r->n_prefix > 0 &&
             (rules->rules = calloc(r->n_prefix, sizeof rules->rules[0])) ==
+                NULL) {
+                rv = BATON_ENOMEM;
+        }
+        if (rv == 0 && quotas != NULL && r->n_quota > 0 &&
+            (quotas->quotas = calloc(r->n_quota, sizeof quotas->quotas[0])) ==
                 NULL) {
                 rv = BATON_ENOMEM;
         }
@@ -75,6 +111,9 @@ static int take_list(void *data, const uint8_t *body, size_t len)
                         memcpy(y->prefix, x->prefix.p, x->prefix.len);
                         y->perms = x->perms;
                 }
+        }
+        if (rv == 0 && quotas != NULL) {
+                take_quotas(r, quotas);
         }
         free(r);
         return rv;
@@ -155,6 +194,42 @@ void baton_rules_free(struct baton_rules *r)
         }
 }
 
+int baton_quota_list(baton_client *c, struct baton_quotas *out)
+{
+        struct listing l = {.quotas = out};
+        int rv;
+
+        if (c == NULL || out == NULL) {
+                return BATON_EINVAL;
+        }
+        memset(out, 0, sizeof *out);
+        rv = list(c, &l);
+        if (rv != 0) {
+                baton_quotas_free(out);
+        }
+        return rv;
+}
+
+void baton_quotas_free(struct baton_quotas *q)
+{
+        if (q != NULL) {
+                free(q->quotas);
+                q->quotas = NULL;
+                q->n = 0;
+        }
+}
+
+const char *baton_quota_name(int kind)
+{
+        return proto_quota_name(kind);
+}
+
+static bool is_quota(const struct proto_acl_request *req)
+{
+        return req->op == PROTO_ACL_QUOTA_SET ||
+               req->op == PROTO_ACL_QUOTA_REMOVE;
+}
+
 static bool is_rule(const struct proto_acl_request *req)
 {
         return req->op == PROTO_ACL_RULE_SET ||
@@ -170,6 +245,13 @@ static int refused(int rv, const struct proto_acl_request *req)
 
         switch (rv) {
         case BATON_ENOTFOUND:
+                if (is_quota(req)) {
+                        return errmsg_set(rv,
+                                          "no quota of '%.*s' in the access "
+                                          "list",
+                                          (int)req->identity.len,
+                                          req->identity.p);
+                }
                 if (is_rule(req)) {
                         return errmsg_set(rv,
                                           "no rule of '%s%.*s' on \"%.*s\" in "
@@ -182,6 +264,12 @@ static int refused(int rv, const struct proto_acl_request *req)
                 return errmsg_set(rv, "no rule for '%.*s' in the access list",
                                   (int)req->identity.len, req->identity.p);
         case BATON_EINVAL:
+                if (is_quota(req)) {
+                        return errmsg_set(rv,
+                                          "the access list is full: it has "
+                                          "%d quotas",
+                                          PROTO_ACL_QUOTA_MAX);
+                }
                 if (is_rule(req)) {
                         return errmsg_set(rv,
                                           "the access list is full: it has "
@@ -200,6 +288,13 @@ static int refused(int rv, const struct proto_acl_request *req)
                 return errmsg_set(rv, "permission denied: the access list "
                                       "needs the admin role");
         case BATON_EMALFORMED:
+                if (is_quota(req)) {
+                        return errmsg_set(rv,
+                                          "the leader does not know quotas: "
+                                          "it runs an earlier release "
+                                          "(batonctl status shows each "
+                                          "node's version)");
+                }
                 if (is_rule(req)) {
                         return errmsg_set(rv,
                                           "the leader does not know rules on "
@@ -227,8 +322,9 @@ static int change(baton_client *c, const struct proto_acl_request *req)
         uint8_t frame[MEMBERS_FRAME_MAX];
         struct proto_result res;
         bool unknown = false;
-        bool remove =
-            req->op == PROTO_ACL_REMOVE || req->op == PROTO_ACL_RULE_REMOVE;
+        bool remove = req->op == PROTO_ACL_REMOVE ||
+                      req->op == PROTO_ACL_RULE_REMOVE ||
+                      req->op == PROTO_ACL_QUOTA_REMOVE;
         int rv;
 
         /* Each change done twice leaves the same list: safe to send again
@@ -335,4 +431,56 @@ int baton_rule_set(baton_client *c, const char *subject, const char *prefix,
 int baton_rule_remove(baton_client *c, const char *subject, const char *prefix)
 {
         return change_rule(c, PROTO_ACL_RULE_REMOVE, subject, prefix, 0);
+}
+
+/* A quota's change; `limits` NULL for a remove. */
+static int change_quota(baton_client *c, uint8_t op, const char *subject,
+                        const unsigned *limits)
+{
+        struct proto_acl_request req = {.op = op};
+        bool any = false;
+        size_t n;
+        unsigned k;
+
+        if (c == NULL) {
+                return BATON_EINVAL;
+        }
+        if (subject == NULL) {
+                return errmsg_set(BATON_EINVAL, "subject: NULL, not a string");
+        }
+        n = strlen(subject);
+        if (n == 0 || n > BATON_ACL_IDENTITY_MAX) {
+                return errmsg_set(BATON_EINVAL,
+                                  "subject: an identity or \"*\" is 1..%d "
+                                  "bytes, not %zu",
+                                  BATON_ACL_IDENTITY_MAX, n);
+        }
+        for (k = 0; limits != NULL && k < BATON_QUOTA_KINDS; k++) {
+                req.limits[k] = (uint32_t)limits[k];
+                any = any || limits[k] != 0;
+        }
+        if (op == PROTO_ACL_QUOTA_SET && !any) {
+                return errmsg_set(BATON_EINVAL,
+                                  "a quota limits at least one of sessions, "
+                                  "locks, waiters, watches and rate (to lift "
+                                  "every limit, remove the quota)");
+        }
+        req.identity.p = subject;
+        req.identity.len = (uint8_t)n;
+        return change(c, &req);
+}
+
+int baton_quota_set(baton_client *c, const char *subject,
+                    const unsigned limits[BATON_QUOTA_KINDS])
+{
+        if (limits == NULL && c != NULL) {
+                return errmsg_set(BATON_EINVAL, "limits: NULL, not %d limits",
+                                  BATON_QUOTA_KINDS);
+        }
+        return change_quota(c, PROTO_ACL_QUOTA_SET, subject, limits);
+}
+
+int baton_quota_remove(baton_client *c, const char *subject)
+{
+        return change_quota(c, PROTO_ACL_QUOTA_REMOVE, subject, NULL);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../lib/quotaname.h"
 #include "clock.h" /* CLOCK_NEVER only */
 #include "core.h"
 
@@ -326,6 +327,10 @@ int acqop_step(struct core *k, struct acqop *a, int64_t now, char *why,
                 if (rv == 0) {
                         rv = answered(k, a, status, now);
                 }
+        }
+        if (rv == BATON_EQUOTA && why[0] == '\0') {
+                /* The answer's refusal; an OPEN's is said already. */
+                quotaname_refused(why, size, a->ans.waiters, a->ans.count);
         }
         a->phase = ACQOP_DONE;
         return rv;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/quotaname.h"
 #include "../proto/proto.h"
 #include "../proto/reply.h"
 #include "../proto/list.h"
@@ -75,10 +76,21 @@ int client_run(struct baton_client *c, struct command *k, int64_t deadline,
                 registry_abandon(&c->core.registry, r, clock_now_ms());
                 return rv;
         }
-        rv = r->status;
+        rv = client_status(r);
         *res = r->res;
         registry_drop(&c->core.registry, r);
         return rv;
+}
+
+int client_status(const struct request *r)
+{
+        char why[ERRMSG_MAX];
+
+        if (r->status != BATON_EQUOTA) {
+                return r->status;
+        }
+        quotaname_refused(why, sizeof why, r->res.waiters, r->res.count);
+        return errmsg_set(BATON_EQUOTA, "%s", why);
 }
 
 /* What the user sees of an ended session. */
@@ -426,7 +438,7 @@ int client_query(struct baton_client *c, const char *name, uint8_t len,
         if (rv != 0) {
                 return rv;
         }
-        rv = r->status;
+        rv = client_status(r);
         *res = r->res;
         if (holder != NULL) {
                 memcpy(holder, r->client_name, sizeof r->client_name);
@@ -532,7 +544,7 @@ static int foreign_command(baton_client *c, const uint8_t *secret,
                 client_unlock(c);
                 return rv;
         }
-        rv = r->status;
+        rv = client_status(r);
         registry_drop(&c->core.registry, r);
         if (k->session != c->core.session.id) {
                 registry_disown(&c->core.registry, k->session);
@@ -664,7 +676,7 @@ static int list(baton_client *c, const char *prefix,
         rv = client_roundtrip(
             c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv == 0) {
-                rv = r->status;
+                rv = client_status(r);
                 for (i = 0; rv == 0 && i < r->list_n; i++) {
                         if (locks != NULL) {
                                 locks[i] = r->list[i];
@@ -731,7 +743,7 @@ static int holders(baton_client *c, const char *name,
                        c, r,
                        clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (r != NULL && rv == 0) {
-                rv = r->status;
+                rv = client_status(r);
                 if (rv == 0) {
                         *n = r->list_n < cap ? r->list_n : cap;
                         for (size_t i = 0; i < *n; i++) {
@@ -777,7 +789,7 @@ int client_ask(baton_client *c, struct request *r)
         rv = client_roundtrip(
             c, r, clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (rv == 0) {
-                rv = r->status;
+                rv = client_status(r);
                 registry_drop(&c->core.registry, r);
         }
         client_unlock(c);

@@ -88,6 +88,9 @@ int client_run(struct baton_client *c, struct command *k, int64_t deadline,
 int client_query(struct baton_client *c, const char *name, uint8_t len,
                  int64_t deadline, struct proto_result *res,
                  char holder[PROTO_CLIENT_NAME_MAX + 1]);
+/* The status of the answered `r`, with the detail of a BATON_EQUOTA
+ * refusal (which quota, of what limit) recorded for the calling thread. */
+int client_status(const struct request *r);
 /* What the user sees of an ended session: BATON_EEXPIRED for ENOSESSION. */
 int client_user_status(int status);
 /* The owner tag a call means (BATON_OWNER_THREAD: this thread's). */

@@ -106,7 +106,7 @@ int baton_leader(baton_client *c, const char *name, struct baton_leader *out)
                        c, r,
                        clock_after(clock_now_ms(), c->opts.request_timeout_ms));
         if (r != NULL && rv == 0) {
-                rv = r->status;
+                rv = client_status(r);
                 if (rv == 0) {
                         *out = *r->leader;
                 }

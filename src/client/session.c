@@ -7,6 +7,7 @@
 #include "../../include/baton.h"
 #include "../proto/attach.h"
 #include "clock.h"
+#include "../lib/quotaname.h"
 #include "outcome.h"
 #include "request.h"
 
@@ -180,6 +181,8 @@ static void opened(struct session *s, struct request *r, int64_t now)
         if (r->status != 0) {
                 s->ttl_min = r->res.count;
                 s->ttl_max = r->res.waiters;
+                s->quota_kind = r->res.waiters; /* the same fields */
+                s->quota_limit = r->res.count;
                 conclude(s, r->status);
                 return;
         }
@@ -302,6 +305,10 @@ static int start_open(struct session *s, int64_t now)
  * `why`. */
 static int refused(const struct session *s, char *why, size_t size)
 {
+        if (s->open_status == BATON_EQUOTA) {
+                quotaname_refused(why, size, s->quota_kind, s->quota_limit);
+                return BATON_EQUOTA;
+        }
         if (s->open_status != BATON_ETTL) {
                 return s->open_status;
         }

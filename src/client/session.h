@@ -62,6 +62,9 @@ struct session {
         /* A BATON_ETTL refusal's range of TTLs the cluster accepts (0..0
          * from a node that does not say). */
         uint32_t ttl_min, ttl_max;
+        /* A BATON_EQUOTA refusal's quota: its kind (enum baton_quota_kind)
+         * and limit. */
+        uint32_t quota_kind, quota_limit;
         uint64_t next_seq;
         /* The count of the session's revoked grants its last keepalive
          * answer said; a new count makes the holds be verified. */

@@ -148,7 +148,7 @@ static int open_watch(baton_client *c, const char *name, int flags,
         if (x->r == NULL) {
                 rv = 0;
         } else if (rv == 0 && r->state == REQUEST_DONE) {
-                rv = r->status != 0 ? r->status : BATON_EINVAL;
+                rv = r->status != 0 ? client_status(r) : BATON_EINVAL;
         }
         if (rv != 0) {
                 r->watch = NULL;

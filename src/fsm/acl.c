@@ -9,6 +9,7 @@
 #include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 #include "../lib/permname.h"
+#include "../lib/quotaname.h"
 
 static const char *const names[] = {
     [ACL_NONE] = "none",
@@ -309,33 +310,23 @@ const uint32_t *acl_quota_of(const struct acl *a, uint64_t principal)
         return fallback;
 }
 
+_Static_assert((int)ACL_QUOTA_SESSIONS == BATON_QUOTA_SESSIONS &&
+                   (int)ACL_QUOTA_LOCKS == BATON_QUOTA_LOCKS &&
+                   (int)ACL_QUOTA_WAITERS == BATON_QUOTA_WAITERS &&
+                   (int)ACL_QUOTA_WATCHES == BATON_QUOTA_WATCHES &&
+                   (int)ACL_QUOTA_RATE == BATON_QUOTA_RATE &&
+                   (int)ACL_QUOTA_KINDS == BATON_QUOTA_KINDS,
+               "the state machine's quota kinds are libbaton's");
+
 const char *acl_quota_text(const uint32_t limit[ACL_QUOTA_KINDS], char *buf,
                            size_t size)
 {
-        size_t at = 0;
-        int k, n;
-
-        buf[0] = '\0';
-        for (k = 0; k < ACL_QUOTA_KINDS && at < size; k++) {
-                if (limit[k] == 0) {
-                        continue;
-                }
-                n = snprintf(buf + at, size - at, "%s%s=%u", at > 0 ? " " : "",
-                             acl_quota_name(k), limit[k]);
-                at += n > 0 ? (size_t)n : 0;
-        }
-        return buf;
+        return quotaname_format(limit, buf, size);
 }
 
 const char *acl_quota_name(int kind)
 {
-        static const char *const kinds[ACL_QUOTA_KINDS] = {
-            [ACL_QUOTA_SESSIONS] = "sessions", [ACL_QUOTA_LOCKS] = "locks",
-            [ACL_QUOTA_WAITERS] = "waiters",   [ACL_QUOTA_WATCHES] = "watches",
-            [ACL_QUOTA_RATE] = "rate",
-        };
-
-        return kind >= 0 && kind < ACL_QUOTA_KINDS ? kinds[kind] : "unknown";
+        return quotaname(kind);
 }
 
 /* Whether `who` is the subject of rule `r`. */

@@ -3,6 +3,7 @@
 
 #include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
+#include "../lib/quotaname.h"
 #include "frame.h"
 #include "aclwire.h"
 
@@ -26,15 +27,7 @@ static bool prefix_ok(const struct proto_string *s)
 
 const char *proto_quota_name(int kind)
 {
-        static const char *const names[PROTO_QUOTA_KINDS] = {
-            [PROTO_QUOTA_SESSIONS] = "sessions",
-            [PROTO_QUOTA_LOCKS] = "locks",
-            [PROTO_QUOTA_WAITERS] = "waiters",
-            [PROTO_QUOTA_WATCHES] = "watches",
-            [PROTO_QUOTA_RATE] = "rate",
-        };
-
-        return kind >= 0 && kind < PROTO_QUOTA_KINDS ? names[kind] : "unknown";
+        return quotaname(kind);
 }
 
 static bool prefix_kind_ok(uint8_t kind)

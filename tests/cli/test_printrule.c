@@ -1,9 +1,11 @@
 /*
- * batonctl's output of the rules on lock names (src/cli/printrule.c), text
- * and JSON, byte for byte: what `rule list`, `rule add` and `rule remove`
- * print, including prefixes with quotes, backslashes and bytes that are
- * not UTF-8. No cluster: the printers are called on fixed inputs. Prints
- * TAP (not cmocka, whose own print_error() would clash with batonctl's).
+ * batonctl's output of the rules on lock names (src/cli/printrule.c) and
+ * of the quotas per identity (src/cli/printquota.c), text and JSON, byte
+ * for byte: what `rule list`, `rule add` and `rule remove` print,
+ * including prefixes with quotes, backslashes and bytes that are not
+ * UTF-8, and what `quota list`, `quota set` and `quota remove` print. No
+ * cluster: the printers are called on fixed inputs. Prints TAP (not cmocka,
+ * whose own print_error() would clash with batonctl's).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../../src/cli/printquota.h"
 #include "../../src/cli/printrule.h"
 #include "../lib/tap.h"
 
@@ -153,10 +156,82 @@ static void rule_changed(void)
                "rule remove --json: the rule and removed");
 }
 
+static struct baton_quota quotas[] = {
+    {"*", {0, 100, 0, 0, 50}, {0, 0, 0}},
+    {"carol", {2, 2, 1, 1, 0}, {1, 2, 0}},
+};
+
+static void quota_list(void)
+{
+        struct baton_quotas list = {.n = 2, .quotas = quotas};
+        char *buf = NULL;
+        size_t size;
+        FILE *out;
+
+        out = stream(&buf, &size);
+        print_quotas(out, false, &list);
+        expect(out, &buf,
+               "quota = * locks=100 rate=50\n"
+               "quota = carol sessions=2 locks=2 waiters=1 watches=1  "
+               "(in use: sessions=1 locks=2 waiters=0)\n",
+               "quota list: a config line a quota, only the kinds it limits, "
+               "then an identity's use");
+        out = stream(&buf, &size);
+        print_quotas(out, true, &list);
+        expect(out, &buf,
+               "{\"quotas\":["
+               "{\"subject\":\"*\",\"limits\":{\"sessions\":0,"
+               "\"locks\":100,\"waiters\":0,\"watches\":0,\"rate\":50}},"
+               "{\"subject\":\"carol\",\"limits\":{\"sessions\":2,"
+               "\"locks\":2,\"waiters\":1,\"watches\":1,\"rate\":0},"
+               "\"used\":{\"sessions\":1,\"locks\":2,\"waiters\":0}}]}\n",
+               "quota list --json: every kind's limit, an identity's use, no "
+               "use for *");
+        list.n = 0;
+        out = stream(&buf, &size);
+        print_quotas(out, false, &list);
+        expect(out, &buf,
+               "(no quotas: identities are limited only by the cluster's own "
+               "limits)\n",
+               "quota list without quotas: one line saying so");
+        out = stream(&buf, &size);
+        print_quotas(out, true, &list);
+        expect(out, &buf, "{\"quotas\":[]}\n",
+               "quota list --json without quotas: an empty array");
+}
+
+static void quota_changed(void)
+{
+        static const unsigned limits[BATON_QUOTA_KINDS] = {0, 10, 0, 3, 0};
+        char *buf = NULL;
+        size_t size;
+        FILE *out;
+
+        out = stream(&buf, &size);
+        print_quota_changed(out, false, "team-b", limits);
+        expect(out, &buf, "quota: team-b has locks=10 watches=3\n",
+               "quota set: one line, the limits given");
+        out = stream(&buf, &size);
+        print_quota_changed(out, false, "team-b", NULL);
+        expect(out, &buf, "quota: team-b removed\n", "quota remove: one line");
+        out = stream(&buf, &size);
+        print_quota_changed(out, true, "a\"b", limits);
+        expect(out, &buf,
+               "{\"subject\":\"a\\\"b\",\"limits\":{\"sessions\":0,"
+               "\"locks\":10,\"waiters\":0,\"watches\":3,\"rate\":0}}\n",
+               "quota set --json: the subject escaped, every kind's limit");
+        out = stream(&buf, &size);
+        print_quota_changed(out, true, "team-b", NULL);
+        expect(out, &buf, "{\"subject\":\"team-b\",\"removed\":true}\n",
+               "quota remove --json: the subject and removed");
+}
+
 int main(void)
 {
         rule_list_text();
         rule_list_json();
         rule_changed();
+        quota_list();
+        quota_changed();
         return tap_plan(&tap);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../../include/baton/errors.h"
+#include "../../lib/quotaname.h"
 #include "../../proto/proto.h"
 
 _Static_assert((int)ROLES_NONE == (int)ACL_NONE &&
@@ -273,35 +274,19 @@ int rules_add(struct config *c, const char *value, char *msg, size_t size)
 static int quota_word(const char *w, size_t len, uint32_t *limit, char *msg,
                       size_t size)
 {
-        const char *eq = memchr(w, '=', len);
-        unsigned long long n = 0;
-        char *stop;
-        int k;
+        int rv = quotaname_parse_word(w, len, limit);
 
-        for (k = 0; eq != NULL && k < ACL_QUOTA_KINDS; k++) {
-                const char *name = acl_quota_name(k);
-                if ((size_t)(eq - w) == strlen(name) &&
-                    memcmp(w, name, strlen(name)) == 0) {
-                        break;
-                }
-        }
-        if (eq == NULL || k == ACL_QUOTA_KINDS) {
+        if (rv == -1) {
                 return settings_fail(msg, size,
                                      "'%.*s' is not KIND=N (KIND sessions, "
                                      "locks, waiters, watches or rate)",
                                      (int)len, w);
         }
-        if (len - (size_t)(eq + 1 - w) != 4 || memcmp(eq + 1, "none", 4) != 0) {
-                n = strtoull(eq + 1, &stop, 10);
-                if (stop != w + len || eq + 1 == stop || eq[1] == '-' ||
-                    n > UINT32_MAX) {
-                        return settings_fail(msg, size,
-                                             "'%.*s': N is 0..4294967295 or "
-                                             "none",
-                                             (int)len, w);
-                }
+        if (rv != 0) {
+                return settings_fail(msg, size,
+                                     "'%.*s': N is 0..4294967295 or none",
+                                     (int)len, w);
         }
-        limit[k] = (uint32_t)n;
         return 0;
 }
 
