@@ -21,7 +21,7 @@ import ctypes.util
 import os
 import threading
 from ctypes import POINTER, c_char_p, c_int, c_int64, c_size_t, c_uint32, c_uint64
-from ctypes import c_void_p
+from ctypes import c_uint, c_void_p
 from pathlib import Path
 from typing import List, Optional, Tuple
 
@@ -222,6 +222,11 @@ _SIGNATURES: List[Tuple[str, object, List[object]]] = [
     ("baton_rules_free", None, [POINTER(s.Rules)]),
     ("baton_rule_set", c_int, [c_void_p, c_char_p, c_char_p, c_int]),
     ("baton_rule_remove", c_int, [c_void_p, c_char_p, c_char_p]),
+    ("baton_quota_name", c_char_p, [c_int]),
+    ("baton_quota_list", c_int, [c_void_p, POINTER(s.Quotas)]),
+    ("baton_quotas_free", None, [POINTER(s.Quotas)]),
+    ("baton_quota_set", c_int, [c_void_p, c_char_p, POINTER(c_uint)]),
+    ("baton_quota_remove", c_int, [c_void_p, c_char_p]),
     (
         "baton_sessions",
         c_int,

@@ -313,6 +313,29 @@ class Rules(Structure):
     ]
 
 
+QUOTA_KINDS = 5  # BATON_QUOTA_KINDS
+QUOTA_USED = 3  # BATON_QUOTA_USED
+
+
+class Quota(Structure):
+    """struct baton_quota."""
+
+    _fields_ = [
+        ("subject", c_char * (ACL_IDENTITY_MAX + 1)),
+        ("limits", c_uint * QUOTA_KINDS),
+        ("used", c_uint * QUOTA_USED),
+    ]
+
+
+class Quotas(Structure):
+    """struct baton_quotas."""
+
+    _fields_ = [
+        ("n", c_uint),
+        ("quotas", ctypes.POINTER(Quota)),
+    ]
+
+
 class SessionHold(Structure):
     """struct baton_session_hold."""
 
@@ -370,6 +393,8 @@ ALL = {
     "baton_acl_prefix_rule": AclPrefixRule,
     "baton_acl": Acl,
     "baton_rules": Rules,
+    "baton_quota": Quota,
+    "baton_quotas": Quotas,
     "baton_session_hold": SessionHold,
     "baton_session": Session,
 }
@@ -403,6 +428,10 @@ __all__ = [
     "NodeVersion",
     "OPTIONS_SLACK",
     "Options",
+    "QUOTA_KINDS",
+    "QUOTA_USED",
+    "Quota",
+    "Quotas",
     "Rules",
     "SECRET_SIZE",
     "SESSION_CB",

@@ -1,5 +1,5 @@
 """The administrative calls of a Client: revocation, membership, the access
-list and online backups. The
+list, its rules on lock names and quotas, and online backups. The
 cluster allows them to certificates with the admin role only
 (PermissionDeniedError otherwise). A mixin of Client.
 """
@@ -7,8 +7,8 @@ cluster allows them to certificates with the admin role only
 from __future__ import annotations
 
 import os
-from ctypes import byref, c_uint64
-from typing import Any, Callable, Union
+from ctypes import byref, c_uint, c_uint64
+from typing import Any, Callable, Dict, Iterable, List, Union
 
 from . import _structs
 from ._library import load
@@ -20,6 +20,12 @@ Path = Union[str, "os.PathLike[str]"]
 
 # The access list's roles, by value (enum baton_access_role).
 _ROLES = ["none", "read", "lock", "admin"]
+
+# The permissions a rule on lock names gives, by bit (BATON_PERM_*).
+_PERMS = {"read": 1, "lock": 2, "manage": 4}
+
+# What a quota limits, in enum baton_quota_kind's order.
+_QUOTA_KINDS = ("sessions", "locks", "waiters", "watches", "rate")
 
 
 def _backup_info(out: _structs.BackupInfo) -> BackupInfo:
@@ -121,6 +127,104 @@ class Admin:
         check(
             self._call(self._lib.baton_acl_remove, identity.encode()),
             f"acl remove {identity}",
+        )
+
+    def rule_list(self) -> List[dict]:
+        """The access list's rules on lock names (docs/security.md, "Rules
+        on lock names"), each {"subject": str, "group": bool, "prefix": str,
+        "perms": [names]}, the permissions "read", "lock" and "manage", read
+        included with the others."""
+        out = _structs.Rules()
+        check(self._call(self._lib.baton_rule_list, byref(out)), "rule list")
+        try:
+            return [
+                {
+                    "subject": r.subject.decode(),
+                    "group": bool(r.group),
+                    "prefix": r.prefix.decode(errors="surrogateescape"),
+                    "perms": [p for p, bit in _PERMS.items() if r.perms & bit],
+                }
+                for r in (out.rules[i] for i in range(out.n))
+            ]
+        finally:
+            self._lib.baton_rules_free(byref(out))
+
+    def rule_add(self, subject: str, prefix: str, perms: Iterable[str]) -> None:
+        """Give `subject` (a certificate identity, or "group:NAME" for the
+        certificates whose subject has the OU NAME) the permissions `perms`
+        ("read", "lock", "manage") on every lock name that starts with
+        `prefix` ("" is every name). Once the list has a rule on names, a
+        name is closed to what no rule gives."""
+        perms = [perms] if isinstance(perms, str) else list(perms)
+        bad = [p for p in perms if p not in _PERMS]
+        if bad or not perms:
+            raise ValueError(
+                f"{bad or perms!r}: permissions are read, lock and manage"
+            )
+        bits = sum({_PERMS[p] for p in perms})
+        check(
+            self._call(
+                self._lib.baton_rule_set,
+                subject.encode(),
+                encode_name(prefix),
+                bits,
+            ),
+            f"rule add {subject} {prefix!r}",
+        )
+
+    def rule_remove(self, subject: str, prefix: str) -> None:
+        """Take the rule of `subject` on `prefix` out of the access list."""
+        check(
+            self._call(
+                self._lib.baton_rule_remove,
+                subject.encode(),
+                encode_name(prefix),
+            ),
+            f"rule remove {subject} {prefix!r}",
+        )
+
+    def quota_list(self) -> Dict[str, dict]:
+        """The access list's quotas (docs/security.md, "Quotas per
+        identity"): {subject: {"limits": {kind: n}, "used": {kind: n}}}, a
+        subject an identity or "*" (every identity without a quota of its
+        own), each kind of "sessions", "locks", "waiters", "watches" and
+        "rate" with its limit (0: none), and what the identity's sessions
+        use now of sessions, locks and waiters (0 for "*")."""
+        out = _structs.Quotas()
+        check(self._call(self._lib.baton_quota_list, byref(out)), "quota list")
+        try:
+            return {
+                q.subject.decode(): {
+                    "limits": dict(zip(_QUOTA_KINDS, q.limits)),
+                    "used": dict(zip(_QUOTA_KINDS, q.used)),
+                }
+                for q in (out.quotas[i] for i in range(out.n))
+            }
+        finally:
+            self._lib.baton_quotas_free(byref(out))
+
+    def quota_set(self, subject: str, **limits: int) -> None:
+        """Give `subject` (an identity, or "*") a quota, replacing its own:
+        quota_set("team-b", sessions=4, locks=100); a kind not given, or 0,
+        is not limited, and at least one is."""
+        bad = [k for k in limits if k not in _QUOTA_KINDS]
+        if bad:
+            raise ValueError(
+                f"{bad!r}: a quota limits {', '.join(_QUOTA_KINDS)}"
+            )
+        values = (c_uint * len(_QUOTA_KINDS))(
+            *(int(limits.get(k, 0)) for k in _QUOTA_KINDS)
+        )
+        check(
+            self._call(self._lib.baton_quota_set, subject.encode(), values),
+            f"quota set {subject}",
+        )
+
+    def quota_remove(self, subject: str) -> None:
+        """Take `subject`'s quota out of the access list."""
+        check(
+            self._call(self._lib.baton_quota_remove, subject.encode()),
+            f"quota remove {subject}",
         )
 
     def backup(self, path: Path, timeout: float = 600.0) -> BackupInfo:

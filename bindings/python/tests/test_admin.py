@@ -69,3 +69,47 @@ def test_access_list(client):
         client.acl_remove("py-probe")
     with pytest.raises(ValueError):
         client.acl_add("py-probe", "root")
+
+
+def test_rules_on_names(client):
+    assert client.rule_list() == []
+    client.rule_add("group:py-team", "py-team/", ["lock"])
+    try:
+        assert client.rule_list() == [
+            {
+                "subject": "py-team",
+                "group": True,
+                "prefix": "py-team/",
+                "perms": ["read", "lock"],
+            }
+        ]
+    finally:
+        client.rule_remove("group:py-team", "py-team/")
+    assert client.rule_list() == []
+    with pytest.raises(baton.NotFoundError):
+        client.rule_remove("group:py-team", "py-team/")
+    with pytest.raises(ValueError):
+        client.rule_add("py-probe", "x/", ["root"])
+
+
+def test_quotas(client):
+    client.quota_set("py-probe", sessions=2, locks=10)
+    try:
+        q = client.quota_list()["py-probe"]
+        assert q["limits"] == {
+            "sessions": 2,
+            "locks": 10,
+            "waiters": 0,
+            "watches": 0,
+            "rate": 0,
+        }
+        assert q["used"] == {"sessions": 0, "locks": 0, "waiters": 0}
+    finally:
+        client.quota_remove("py-probe")
+    assert "py-probe" not in client.quota_list()
+    with pytest.raises(baton.NotFoundError):
+        client.quota_remove("py-probe")
+    with pytest.raises(baton.InvalidArgumentError):
+        client.quota_set("py-probe")  # limits nothing
+    with pytest.raises(ValueError):
+        client.quota_set("py-probe", requests=5)

@@ -67,9 +67,6 @@ UNREACHABLE = {
     baton.NotVoterError: "needs a spare member, which only a node left half "
     "added makes (tests/cli/test_refusals_plain.sh provokes it through "
     "libbaton); the binding maps the code like any other",
-    baton.QuotaError: "needs a quota in the cluster's access list (quota "
-    "lines, or an administrator's QUOTA_SET), which the test cluster does "
-    "not set; tests/unit/test_quota.c and test_gateway.c provoke each kind",
 }
 
 
@@ -167,6 +164,24 @@ def _permission(cluster, client, unique):
             assert user.holder(name).held  # a `lock` client may read...
             with pytest.raises(baton.PermissionDeniedError):
                 user.revoke(name, lease.session, lease.token)  # ...not revoke
+
+
+@provokes(baton.QuotaError)
+def _quota(cluster, client, unique):
+    files = cluster.client_cert("py-quota")
+    first, second = unique(), unique()
+    client.quota_set("py-quota", locks=1)
+    try:
+        with baton.Client(tls=baton.TLS(**files)) as user:
+            with user.lock(first):
+                with pytest.raises(baton.QuotaError, match="quota locks = 1"):
+                    user.acquire(second, wait=0)
+                assert client.quota_list()["py-quota"]["used"]["locks"] == 1
+            # Released: the quota is free again.
+            with user.lock(second):
+                pass
+    finally:
+        client.quota_remove("py-quota")
 
 
 # --- Membership and transfer refusals: each changes nothing --------------
