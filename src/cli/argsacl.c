@@ -25,16 +25,17 @@ static int list_add_remove(struct args *a, const struct commands_entry *c,
                 }
         }
         if (i == 3) {
-                args_bad(a, "%s: unknown subcommand \"%s\" (list, add or remove)",
-                    c->name, ops->v[1]);
+                args_bad(a,
+                         "%s: unknown subcommand \"%s\" (list, add or remove)",
+                         c->name, ops->v[1]);
                 return -1;
         }
         a->command = first + i;
         if (ops->n != want[i]) {
                 args_bad(a, "%s %s: %s (usage: batonctl %s)", c->name, subs[i],
-                    ops->n < want[i] ? "too few arguments"
-                                     : "too many arguments",
-                    c->synopsis);
+                         ops->n < want[i] ? "too few arguments"
+                                          : "too many arguments",
+                         c->synopsis);
                 return -1;
         }
         return i;
@@ -42,7 +43,7 @@ static int list_add_remove(struct args *a, const struct commands_entry *c,
 
 /* acl list | add IDENTITY ROLE | remove IDENTITY. */
 void args_acl(struct args *a, const struct commands_entry *c,
-                const struct operands *ops)
+              const struct operands *ops)
 {
         static const char *const roles[] = {"none", "read", "lock", "admin"};
         static const unsigned want[] = {2, 4, 3};
@@ -62,12 +63,12 @@ void args_acl(struct args *a, const struct commands_entry *c,
                 }
         }
         args_bad(a, "acl add: \"%s\" is not a role (admin, lock, read or none)",
-            ops->v[3]);
+                 ops->v[3]);
 }
 
 /* rule list | add SUBJECT PREFIX PERMS | remove SUBJECT PREFIX. */
 void args_rule(struct args *a, const struct commands_entry *c,
-                 const struct operands *ops)
+               const struct operands *ops)
 {
         static const unsigned want[] = {2, 5, 4};
         const char *sub = ops->v[1], *subject;
@@ -83,24 +84,24 @@ void args_rule(struct args *a, const struct commands_entry *c,
         }
         if (subject[0] == '\0' || strlen(subject) > BATON_ACL_IDENTITY_MAX) {
                 args_bad(a,
-                    "rule %s: SUBJECT \"%s\": an identity or group:NAME, "
-                    "of 1 to %d bytes",
-                    sub, a->subject, BATON_ACL_IDENTITY_MAX);
+                         "rule %s: SUBJECT \"%s\": an identity or group:NAME, "
+                         "of 1 to %d bytes",
+                         sub, a->subject, BATON_ACL_IDENTITY_MAX);
         } else if (strlen(a->rule_prefix) > BATON_ACL_PREFIX_MAX) {
                 args_bad(a, "rule %s: PREFIX: %zu bytes, at most %d", sub,
-                    strlen(a->rule_prefix), BATON_ACL_PREFIX_MAX);
+                         strlen(a->rule_prefix), BATON_ACL_PREFIX_MAX);
         } else if (a->command == ARGS_RULE_ADD &&
                    permname_parse(ops->v[4], &a->perms) != 0) {
                 args_bad(a,
-                    "rule add: \"%s\" is not a permission (read, lock, "
-                    "manage, or a list of them: lock,manage)",
-                    ops->v[4]);
+                         "rule add: \"%s\" is not a permission (read, lock, "
+                         "manage, or a list of them: lock,manage)",
+                         ops->v[4]);
         }
 }
 
 /* quota list | set SUBJECT KIND=N... | remove SUBJECT. */
 void args_quota(struct args *a, const struct commands_entry *c,
-                  const struct operands *ops)
+                const struct operands *ops)
 {
         static const char *const subs[] = {"list", "set", "remove"};
         uint32_t limit[BATON_QUOTA_KINDS] = {0};
@@ -111,7 +112,8 @@ void args_quota(struct args *a, const struct commands_entry *c,
         for (i = 0; i < 3 && strcmp(sub, subs[i]) != 0; i++) {
         }
         if (i == 3) {
-                args_bad(a, "quota: unknown subcommand \"%s\" (list, set or remove)",
+                args_bad(
+                    a, "quota: unknown subcommand \"%s\" (list, set or remove)",
                     sub);
                 return;
         }
@@ -119,12 +121,12 @@ void args_quota(struct args *a, const struct commands_entry *c,
         if ((i == 0 && ops->n != 2) || (i == 1 && ops->n < 4) ||
             (i == 2 && ops->n != 3)) {
                 args_bad(a, "quota %s: %s (usage: batonctl %s)", sub,
-                    ops->n < (i == 0   ? 2u
-                              : i == 1 ? 4u
-                                       : 3u)
-                        ? "too few arguments"
-                        : "too many arguments",
-                    c->synopsis);
+                         ops->n < (i == 0   ? 2u
+                                   : i == 1 ? 4u
+                                            : 3u)
+                             ? "too few arguments"
+                             : "too many arguments",
+                         c->synopsis);
                 return;
         }
         if (i == 0) {
@@ -133,7 +135,8 @@ void args_quota(struct args *a, const struct commands_entry *c,
         a->subject = ops->v[2];
         if (a->subject[0] == '\0' ||
             strlen(a->subject) > BATON_ACL_IDENTITY_MAX) {
-                args_bad(a,
+                args_bad(
+                    a,
                     "quota %s: SUBJECT \"%s\": an identity or *, of 1 to %d "
                     "bytes",
                     sub, a->subject, BATON_ACL_IDENTITY_MAX);
@@ -143,12 +146,13 @@ void args_quota(struct args *a, const struct commands_entry *c,
                 rv = quotaname_parse_word(ops->v[i], strlen(ops->v[i]), limit);
                 if (rv != 0) {
                         args_bad(a,
-                            rv == -1 ? "quota set: \"%s\" is not KIND=N (KIND "
+                                 rv == -1
+                                     ? "quota set: \"%s\" is not KIND=N (KIND "
                                        "sessions, locks, waiters, watches or "
                                        "rate)"
                                      : "quota set: \"%s\": N is 0..4294967295 "
                                        "or none",
-                            ops->v[i]);
+                                 ops->v[i]);
                         return;
                 }
         }

@@ -144,20 +144,38 @@ static int list(baton_client *c, struct listing *out)
         return rv;
 }
 
-int baton_acl_list(baton_client *c, struct baton_acl *out)
+/* Ask for the access list into the parts `l` wants, zeroed first and
+ * freed again when the call fails. */
+static int list_into(baton_client *c, struct listing *l)
 {
-        struct listing l = {.acl = out};
-        int rv;
+        int rv = BATON_EINVAL;
 
-        if (c == NULL || out == NULL) {
-                return BATON_EINVAL;
+        if (l->acl != NULL) {
+                memset(l->acl, 0, sizeof *l->acl);
         }
-        memset(out, 0, sizeof *out);
-        rv = list(c, &l);
+        if (l->rules != NULL) {
+                memset(l->rules, 0, sizeof *l->rules);
+        }
+        if (l->quotas != NULL) {
+                memset(l->quotas, 0, sizeof *l->quotas);
+        }
+        if (c != NULL) {
+                rv = list(c, l);
+        }
         if (rv != 0) {
-                baton_acl_free(out);
+                baton_acl_free(l->acl);
+                baton_rules_free(l->rules);
+                baton_quotas_free(l->quotas);
         }
         return rv;
+}
+
+int baton_acl_list(baton_client *c, struct baton_acl *out)
+{
+        if (out == NULL) {
+                return BATON_EINVAL;
+        }
+        return list_into(c, &(struct listing){.acl = out});
 }
 
 void baton_acl_free(struct baton_acl *acl)
@@ -171,18 +189,10 @@ void baton_acl_free(struct baton_acl *acl)
 
 int baton_rule_list(baton_client *c, struct baton_rules *out)
 {
-        struct listing l = {.rules = out};
-        int rv;
-
-        if (c == NULL || out == NULL) {
+        if (out == NULL) {
                 return BATON_EINVAL;
         }
-        memset(out, 0, sizeof *out);
-        rv = list(c, &l);
-        if (rv != 0) {
-                baton_rules_free(out);
-        }
-        return rv;
+        return list_into(c, &(struct listing){.rules = out});
 }
 
 void baton_rules_free(struct baton_rules *r)
@@ -196,18 +206,10 @@ void baton_rules_free(struct baton_rules *r)
 
 int baton_quota_list(baton_client *c, struct baton_quotas *out)
 {
-        struct listing l = {.quotas = out};
-        int rv;
-
-        if (c == NULL || out == NULL) {
+        if (out == NULL) {
                 return BATON_EINVAL;
         }
-        memset(out, 0, sizeof *out);
-        rv = list(c, &l);
-        if (rv != 0) {
-                baton_quotas_free(out);
-        }
-        return rv;
+        return list_into(c, &(struct listing){.quotas = out});
 }
 
 void baton_quotas_free(struct baton_quotas *q)

@@ -153,11 +153,11 @@ void acl_rule_ops_round_trip(void **state)
         /* The largest: the longest subject and prefix fill
          * PROTO_ACL_REQUEST_MAX, which libbaton's buffer holds. */
         r = (struct proto_acl_request){
-            PROTO_ACL_RULE_SET,
-            PROTO_ACL_PERM_MANAGE | PROTO_ACL_PERM_READ,
-            {longest('s'), PROTO_ACL_IDENTITY_MAX},
-            PROTO_ACL_KIND_PREFIX,
-            {longest('p'), PROTO_ACL_PREFIX_LEN_MAX}};
+            .op = PROTO_ACL_RULE_SET,
+            .role = PROTO_ACL_PERM_MANAGE | PROTO_ACL_PERM_READ,
+            .identity = {longest('s'), PROTO_ACL_IDENTITY_MAX},
+            .kind = PROTO_ACL_KIND_PREFIX,
+            .prefix = {longest('p'), PROTO_ACL_PREFIX_LEN_MAX}};
         n = request_round_trip(&r, &got);
         assert_int_equal(n, REQUEST_MAX);
         assert_int_equal(proto_write_acl(buf, REQUEST_MAX - 1, 5, &r), 0);
@@ -499,6 +499,29 @@ static size_t reply_round_trip(const struct proto_acl_reply *r,
 
 /* `n` quotas after what `r` holds: the default "*" first, then
  * identities, each with some limits and what it uses. */
+
+/* What each ACL_REPLY `good` (`len` bytes, of format good[0]) must turn
+ * into BATON_EMALFORMED: cut anywhere, a byte past its end, and read as
+ * the format before (whose reader finds the part it added trailing).
+ * `body` holds len + 1 bytes; it is left holding `good`. */
+static void refused_cut_or_trailing(const uint8_t *good, size_t len,
+                                    uint8_t *body, struct proto_acl_reply *back)
+{
+        size_t k;
+
+        for (k = 0; k < len; k++) {
+                assert_int_equal(proto_read_acl_reply(good, k, back),
+                                 BATON_EMALFORMED);
+        }
+        memcpy(body, good, len);
+        body[len] = 0;
+        assert_int_equal(proto_read_acl_reply(body, len + 1, back),
+                         BATON_EMALFORMED);
+        body[0] = (uint8_t)(good[0] - 1);
+        assert_int_equal(proto_read_acl_reply(body, len, back),
+                         BATON_EMALFORMED);
+        body[0] = good[0];
+}
 static void quotas_in(struct proto_acl_reply *r, unsigned n)
 {
         static const struct proto_acl_quota some[] = {
@@ -758,7 +781,7 @@ void acl_reply_bad_bodies(void **state)
         };
         struct proto_acl_reply *back = malloc(sizeof *back);
         uint8_t body[sizeof good + 1];
-        size_t i, k;
+        size_t i;
 
         (void)state;
         assert_non_null(back);
@@ -773,19 +796,7 @@ void acl_reply_bad_bodies(void **state)
         }
         /* Cut anywhere, also just after the role rules (a format 2 says
          * how many prefix rules follow, even none). */
-        for (k = 0; k < sizeof good; k++) {
-                assert_int_equal(proto_read_acl_reply(good, k, back),
-                                 BATON_EMALFORMED);
-        }
-        memcpy(body, good, sizeof good);
-        body[sizeof good] = 0;
-        assert_int_equal(proto_read_acl_reply(body, sizeof body, back),
-                         BATON_EMALFORMED);
-        /* Format 1 followed by prefix rules: trailing bytes. */
-        memcpy(body, good, sizeof good);
-        body[0] = 1;
-        assert_int_equal(proto_read_acl_reply(body, sizeof good, back),
-                         BATON_EMALFORMED);
+        refused_cut_or_trailing(good, sizeof good, body, back);
         /* A newer format is told apart from a malformed one. */
         body[0] = PROTO_ACL_FORMAT + 1;
         assert_int_equal(proto_read_acl_reply(body, sizeof good, back),
@@ -819,7 +830,7 @@ void acl_reply_quota_bad_bodies(void **state)
         };
         struct proto_acl_reply *back = malloc(sizeof *back);
         uint8_t body[sizeof good + 1];
-        size_t i, k;
+        size_t i;
 
         (void)state;
         assert_non_null(back);
@@ -839,18 +850,6 @@ void acl_reply_quota_bad_bodies(void **state)
         memcpy(body, good, sizeof good);
         body[sizeof good - 1] = 0xff;
         assert_int_equal(proto_read_acl_reply(body, sizeof good, back), 0);
-        for (k = 0; k < sizeof good; k++) {
-                assert_int_equal(proto_read_acl_reply(good, k, back),
-                                 BATON_EMALFORMED);
-        }
-        memcpy(body, good, sizeof good);
-        body[sizeof good] = 0;
-        assert_int_equal(proto_read_acl_reply(body, sizeof body, back),
-                         BATON_EMALFORMED);
-        /* Format 2 followed by quotas: trailing bytes. */
-        memcpy(body, good, sizeof good);
-        body[0] = 2;
-        assert_int_equal(proto_read_acl_reply(body, sizeof good, back),
-                         BATON_EMALFORMED);
+        refused_cut_or_trailing(good, sizeof good, body, back);
         free(back);
 }
