@@ -302,7 +302,9 @@ BATON_API int baton_acl_remove(baton_client *c, const char *identity);
  * strings are copied. Through the log, as baton_acl_set(); once the list
  * has one such rule, each name is closed to a client but for what the
  * rules of its identity and its groups whose prefix starts the name give
- * it (docs/security.md, "Rules on lock names"). Admin role.
+ * it (docs/security.md, "Rules on lock names"): a call refused so fails
+ * with BATON_EPERM, and baton_errmsg() names the permission and the name
+ * no rule gave. Admin role.
  *
  * 0 (also when the rule was there already) or BATON_EINVAL (a bad
  * subject, prefix or perms, refused before anything is sent, or the list

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "../lib/permname.h"
 #include "../lib/quotaname.h"
 #include "clock.h" /* CLOCK_NEVER only */
 #include "core.h"
@@ -331,6 +332,10 @@ int acqop_step(struct core *k, struct acqop *a, int64_t now, char *why,
         if (rv == BATON_EQUOTA && why[0] == '\0') {
                 /* The answer's refusal; an OPEN's is said already. */
                 quotaname_refused(why, size, a->ans.waiters, a->ans.count);
+        } else if (rv == BATON_EPERM && why[0] == '\0' && a->ans.count != 0) {
+                permname_refused(why, size, (int)a->ans.count,
+                                 a->ask.n_names > 1 ? NULL : a->name, a->len,
+                                 false);
         }
         a->phase = ACQOP_DONE;
         return rv;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/permname.h"
 #include "../lib/quotaname.h"
 #include "../proto/proto.h"
 #include "../proto/reply.h"
@@ -86,11 +87,19 @@ int client_status(const struct request *r)
 {
         char why[ERRMSG_MAX];
 
-        if (r->status != BATON_EQUOTA) {
-                return r->status;
+        if (r->status == BATON_EQUOTA) {
+                quotaname_refused(why, sizeof why, r->res.waiters,
+                                  r->res.count);
+                return errmsg_set(BATON_EQUOTA, "%s", why);
         }
-        quotaname_refused(why, sizeof why, r->res.waiters, r->res.count);
-        return errmsg_set(BATON_EQUOTA, "%s", why);
+        if (r->status == BATON_EPERM && r->res.count != 0) {
+                permname_refused(why, sizeof why, (int)r->res.count,
+                                 r->cmd == COMMAND_MULTI ? NULL : r->name,
+                                 r->name_len,
+                                 r->type == PROTO_LIST || r->watch_prefix);
+                return errmsg_set(BATON_EPERM, "%s", why);
+        }
+        return r->status;
 }
 
 /* What the user sees of an ended session. */

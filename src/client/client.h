@@ -89,7 +89,9 @@ int client_query(struct baton_client *c, const char *name, uint8_t len,
                  int64_t deadline, struct proto_result *res,
                  char holder[PROTO_CLIENT_NAME_MAX + 1]);
 /* The status of the answered `r`, with the detail of a BATON_EQUOTA
- * refusal (which quota, of what limit) recorded for the calling thread. */
+ * refusal (which quota, of what limit) or of a BATON_EPERM one by the
+ * rules on names (which permission, on what) recorded for the calling
+ * thread. */
 int client_status(const struct request *r);
 /* What the user sees of an ended session: BATON_EEXPIRED for ENOSESSION. */
 int client_user_status(int status);

@@ -175,6 +175,10 @@ struct request *request_list(const char *prefix, uint8_t prefix_len,
                 return NULL;
         }
         r->list_cap = limit;
+        r->name_len = prefix_len; /* for a refusal to name */
+        if (prefix_len > 0) {
+                memcpy(r->name, prefix, prefix_len);
+        }
         r->len = proto_write_list(r->frame, r->frame_cap, 0, list_flags(r),
                                   prefix, prefix_len, limit);
         return r;

@@ -85,7 +85,8 @@ struct request {
         uint8_t cmd;      /* enum command_type, for PROTO_COMMAND */
         uint8_t kind;     /* enum request_kind */
         uint8_t state;    /* enum request_state */
-        uint8_t name_len; /* ACQUIRE, RELEASE, CANCEL, QUERY, CHECK */
+        uint8_t name_len; /* ACQUIRE, RELEASE, CANCEL, QUERY, CHECK; LIST's
+                             prefix */
         uint8_t mode;     /* ACQUIRE: COMMAND_MODE_* */
         uint32_t permits; /* ACQUIRE of a semaphore: k of `limit` */
         uint32_t limit;

@@ -78,3 +78,25 @@ int permname_parse(const char *text, int *perms)
         *perms = got;
         return 0;
 }
+
+void permname_refused(char *buf, size_t size, int perm, const char *name,
+                      size_t len, bool prefix)
+{
+        const char *what = permname_bit(perm);
+        int shown = len > 64 ? 64 : (int)len;
+
+        if (name == NULL) {
+                snprintf(buf, size,
+                         "permission denied: no rule gives this client's "
+                         "identity or groups %s on one of its names (batonctl "
+                         "rule list shows the rules)",
+                         what != NULL ? what : "access");
+                return;
+        }
+        snprintf(buf, size,
+                 "permission denied: no rule gives this client's identity "
+                 "or groups %s on %s\"%.*s%s\" (batonctl rule list shows the "
+                 "rules)",
+                 what != NULL ? what : "access", prefix ? "names under " : "",
+                 shown, name, len > 64 ? "..." : "");
+}

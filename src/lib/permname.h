@@ -4,6 +4,7 @@
 #ifndef LIB_PERMNAME_H
 #define LIB_PERMNAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Longest text permname_format() writes, with its NUL (read is never
@@ -29,5 +30,15 @@ const char *permname_format(int perms, char *buf, size_t size);
  * else (`*perms` then unchanged).
  */
 int permname_parse(const char *text, int *perms);
+
+/*
+ * Write into `buf` what a client tells of a BATON_EPERM refusal by the
+ * rules on lock names: no rule of its identity or groups gives `perm`
+ * (one BATON_PERM_* bit: a RESULT's count) on the `len` bytes at `name`,
+ * or on the names under them when `prefix`, or on one of a multi-lock's
+ * names when `name` is NULL.
+ */
+void permname_refused(char *buf, size_t size, int perm, const char *name,
+                      size_t len, bool prefix);
 
 #endif /* LIB_PERMNAME_H */

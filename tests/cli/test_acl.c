@@ -11,7 +11,8 @@
  *   apply log records who changed what;
  * - a node's certificate (node-1) can do nothing as a client until the
  *   list names it (a retired member's certificate is worth nothing);
- * - the list travels in backups: a cluster restored from one has it;
+ * - the list travels in backups: a cluster restored from one has its
+ *   roles, rules on names and quotas;
  * - the issue's scenario: a node 4 started without role lines, added and
  *   made leader, still lets the admin certificate transfer leadership
  *   away and remove it, because it authorizes from the cluster's list.
@@ -255,8 +256,8 @@ static void node_identity(unsigned leader)
 }
 
 /* The list is in a backup: a cluster restored from it (every node
- * stopped, its data moved aside, `batond --restore`) has the rule added
- * before the backup. */
+ * stopped, its data moved aside, `batond --restore`) has the role, the
+ * rule on names and the quota added before the backup. */
 static void backup_restore(void)
 {
         char file[PATH_MAX], old[PATH_MAX + 8];
@@ -270,6 +271,12 @@ static void backup_restore(void)
         ctl(&r, "acl", "add", "backup-probe", "read", NULL);
         expect(&r, 0, "acl: backup-probe is read\n", "",
                "acl add backup-probe");
+        ctl(&r, "rule", "add", "backup-probe", "probe/", "read", NULL);
+        expect(&r, 0, "rule: backup-probe has read on \"probe/\"\n", "",
+               "rule add backup-probe probe/ read");
+        ctl(&r, "quota", "set", "backup-probe", "locks=3", NULL);
+        expect(&r, 0, "quota: backup-probe has locks=3\n", "",
+               "quota set backup-probe locks=3");
         ctl(&r, "snapshot", "save", file, NULL);
         if (!expect(&r, 0, NULL, "", "snapshot save")) {
                 return;
@@ -311,6 +318,20 @@ static void backup_restore(void)
                "default-role = lock\nrole = admin admin\nrole = backup-probe "
                "read\nrole = reader read\n",
                "", "the restored cluster has the list of the backup");
+        ctl(&r, "rule", "list", NULL);
+        expect(&r, 0, "rule = backup-probe \"probe/\" read\n", "",
+               "the restored cluster has the backup's rule on names");
+        ctl(&r, "quota", "list", NULL);
+        expect(&r, 0,
+               "quota = backup-probe locks=3  (in use: sessions=0 locks=0 "
+               "waiters=0)\n",
+               "", "the restored cluster has the backup's quota");
+        ctl(&r, "rule", "remove", "backup-probe", "probe/", NULL);
+        expect(&r, 0, "rule: backup-probe on \"probe/\" removed\n", "",
+               "rule remove backup-probe probe/");
+        ctl(&r, "quota", "remove", "backup-probe", NULL);
+        expect(&r, 0, "quota: backup-probe removed\n", "",
+               "quota remove backup-probe");
         ok(file_has(cluster.nodes[0].log_path, DIFFER),
            "restarted with role lines other than the restored list, node 1 "
            "says so");

@@ -84,11 +84,37 @@ static void every_list_read(void **state)
         }
 }
 
+/* A refusal by the rules names the permission and the name, the prefix,
+ * or a multi-lock's names. */
+static void refusal_named(void **state)
+{
+        char buf[512], long_name[100];
+
+        (void)state;
+        permname_refused(buf, sizeof buf, BATON_PERM_LOCK, "team-b/deploy", 13,
+                         false);
+        assert_string_equal(buf, "permission denied: no rule gives this "
+                                 "client's identity or groups lock on "
+                                 "\"team-b/deploy\" (batonctl rule list "
+                                 "shows the rules)");
+        permname_refused(buf, sizeof buf, BATON_PERM_READ, "team-b/", 7, true);
+        assert_non_null(strstr(buf, " read on names under \"team-b/\" "));
+        permname_refused(buf, sizeof buf, BATON_PERM_LOCK, NULL, 0, false);
+        assert_non_null(strstr(buf, " lock on one of its names "));
+        /* A long name is cut; a bit of no permission is still said. */
+        memset(long_name, 'n', sizeof long_name);
+        permname_refused(buf, sizeof buf, 3, long_name, sizeof long_name,
+                         false);
+        assert_non_null(strstr(buf, " access on \"nnnn"));
+        assert_non_null(strstr(buf, "nnn...\" "));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(every_set_written),
             cmocka_unit_test(every_list_read),
+            cmocka_unit_test(refusal_named),
         };
 
         return cmocka_run_group_tests_name("permname", tests, NULL, NULL);

@@ -459,6 +459,11 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
         }
         if (rv == 0) {
                 rv = admit_names(g, c, &p->cmd);
+                if (rv == BATON_EPERM) {
+                        /* No rule gave lock: the client says so. */
+                        pending_settle_rejected(p, now, rv, ACL_PERM_LOCK, 0);
+                        return;
+                }
         }
         if (rv == 0 && p->cmd.type == COMMAND_OPEN) {
                 rv = quotas_take_open(g, c, p);
@@ -473,15 +478,9 @@ static void on_command(struct gateway *g, const struct gateway_now *now,
                 }
         }
         if (rv == BATON_ETTL) {
-                /* The range accepted, for the client to say (RESULT's
-                 * count and waiters: docs/protocol.md, "RESULT"). */
-                struct lockfsm_result res = {
-                    .status = rv,
-                    .kind = PROTO_KIND_REJECTED,
-                    .count = g->cfg->min_ttl_ms,
-                    .waiters = g->cfg->max_ttl_ms,
-                };
-                pending_settle(p, now, 0, &res);
+                /* The range accepted, for the client to say. */
+                pending_settle_rejected(p, now, rv, g->cfg->min_ttl_ms,
+                                        g->cfg->max_ttl_ms);
                 return;
         }
         if (rv != 0) {
@@ -603,7 +602,11 @@ static void on_watch(struct gateway *g, struct gateway_conn *c,
         if (names_admit(g, c, "WATCH", req.name.p, req.name.len,
                         (req.flags & PROTO_WATCH_PREFIX) != 0,
                         ACL_PERM_READ) != 0) {
-                reply_status(g, c, h->id, BATON_EPERM);
+                /* No rule gave read: the RESULT's count says so. */
+                reply_result(g, c, h->id,
+                             &(struct proto_result){.status = BATON_EPERM,
+                                                    .kind = PROTO_KIND_REJECTED,
+                                                    .count = ACL_PERM_READ});
                 return;
         }
         host->restores(host, &started, &pending);

@@ -231,6 +231,19 @@ int pending_recode(struct pending *p)
         return command_decode(&p->cmd, p->buf, p->len);
 }
 
+void pending_settle_rejected(struct pending *p, const struct gateway_now *now,
+                             int status, uint32_t count, uint32_t waiters)
+{
+        struct proto_result r = {.status = status,
+                                 .kind = PROTO_KIND_REJECTED,
+                                 .count = count,
+                                 .waiters = waiters};
+
+        reply_result(p->g, p->to.conn, p->to.id, &r);
+        p->status = status;
+        pending_free(p, now);
+}
+
 void pending_settle_status(struct pending *p, const struct gateway_now *now,
                            int status)
 {

@@ -100,6 +100,12 @@ void pending_settle(struct pending *p, const struct gateway_now *now,
  * it. */
 int pending_recode(struct pending *p);
 
+/* Answer `p` at `now` refused with `status` and the RESULT's `count` and
+ * `waiters` that say why (docs/protocol.md, "RESULT": BATON_ETTL's
+ * range, BATON_EPERM's missing permission), and forget it. */
+void pending_settle_rejected(struct pending *p, const struct gateway_now *now,
+                             int status, uint32_t count, uint32_t waiters);
+
 /* Answer `p` at `now` with a bare status (counted when BATON_EUNKNOWN),
  * and forget it. */
 void pending_settle_status(struct pending *p, const struct gateway_now *now,

@@ -502,7 +502,7 @@ void reads_on_frame(struct gateway *g, const struct gateway_now *now,
              h->type == PROTO_LIST) &&
             (rv = names_admit(g, c, proto_type_name(h->type), name.p, name.len,
                               h->type == PROTO_LIST, ACL_PERM_READ)) != 0) {
-                pending_settle_status(p, now, rv);
+                pending_settle_rejected(p, now, rv, ACL_PERM_READ, 0);
                 return;
         }
         admit_route(p, now, &g->reads);
