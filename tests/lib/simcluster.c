@@ -2,6 +2,7 @@
 #include "simcluster.h"
 
 #include "raftcheck.h"
+#include "simacl.h"
 #include "simformat.h"
 #include "simlinks.h"
 #include "simsnap.h"
@@ -81,7 +82,6 @@ int simentry_command(const struct simentry *e, struct command *c)
         return command_decode(c, e->bytes, e->len);
 }
 
-/* Record what raft applied, after the real glue applied it. */
 /* libraft's diagnostics, in verbose runs only (the fixture's own tracer
  * prints every one of them to stderr). */
 static void raft_trace(struct raft_tracer *t, int type, const void *data)
@@ -96,6 +96,7 @@ static void raft_trace(struct raft_tracer *t, int type, const void *data)
         }
 }
 
+/* Record what raft applied, after the real glue did (struct simentry). */
 static int shim_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
                       void **result)
 {
@@ -103,6 +104,7 @@ static int shim_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
         struct simcluster *c = n->c;
         const struct raftfsm_result *r;
         struct simentry *e;
+        uint8_t *bytes;
         int rv;
 
         rv = n->rf.fsm.apply(&n->rf.fsm, buf, result);
@@ -111,23 +113,21 @@ static int shim_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
         }
         r = *result;
         if (reserve((void **)&n->entries, &n->cap_entries, n->n_entries,
-                    sizeof *n->entries) != 0) {
+                    sizeof *n->entries) != 0 ||
+            (bytes = malloc(buf->len > 0 ? buf->len : 1)) == NULL) {
                 c->failed = true;
                 anomaly(c, "node %u: out of memory recording entries", n->i);
                 return 0;
         }
-        e = &n->entries[n->n_entries];
-        e->bytes = malloc(buf->len > 0 ? buf->len : 1);
-        if (e->bytes == NULL) {
-                c->failed = true;
-                anomaly(c, "node %u: out of memory recording entries", n->i);
-                return 0;
-        }
-        n->n_entries++;
+        e = &n->entries[n->n_entries++];
+        e->bytes = bytes;
         e->index = r->index;
         e->res = r->res;
         e->len = buf->len;
         memcpy(e->bytes, buf->base, buf->len);
+        e->acl = command_peek_type(buf->base, buf->len) == COMMAND_ACL
+                     ? simacl_digest(raftfsm_acl(&n->rf))
+                     : 0;
         return 0;
 }
 

@@ -69,6 +69,9 @@ struct simentry {
         struct lockfsm_result res;
         size_t len;
         uint8_t *bytes; /* the entry, as committed: `len` bytes, owned */
+        /* An ACL entry: the digest of the node's whole access list once
+         * it applied the entry (simacl.h); 0 for any other entry. */
+        uint64_t acl;
 };
 
 /* Decode a recorded entry. `c->name` borrows from `e`. 0 or BATON_E*. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "simacl.h"
 
 void simsnap_trace_install(struct simcluster *c)
 {
@@ -55,14 +56,58 @@ unsigned simsnap_n_install(struct simcluster *c)
         return n;
 }
 
+/* Restore node i's snapshot in `bufs` (as raft stores them, back to
+ * back) into `into` through fsm->restore, as raft does. 0, or -1 with the
+ * reason in c->errmsg. */
+static int restore_into(struct simcluster *c, unsigned i,
+                        const struct raft_buffer *bufs, unsigned n_bufs,
+                        struct raftfsm *into)
+{
+        struct raft_buffer whole = {NULL, 0};
+        unsigned k;
+        size_t off;
+        int rv;
+
+        for (k = 0; k < n_bufs; k++) {
+                whole.len += bufs[k].len;
+        }
+        whole.base = raft_malloc(whole.len);
+        if (whole.base == NULL) {
+                snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
+                return -1;
+        }
+        for (k = 0, off = 0; k < n_bufs; k++) {
+                memcpy((char *)whole.base + off, bufs[k].base, bufs[k].len);
+                off += bufs[k].len;
+        }
+        /* On success restore owns whole.base. */
+        rv = into->fsm.restore(&into->fsm, &whole);
+        if (rv != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "node %u: fsm->restore of its own snapshot: %d: %s", i,
+                         rv, raftfsm_errmsg(into));
+                raft_free(whole.base);
+                return -1;
+        }
+        return 0;
+}
+
+int simsnap_fresh(struct simcluster *c, struct raftfsm *fresh)
+{
+        if (raftfsm_init(fresh, &c->cfg.limits) != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg, "raftfsm_init: %s",
+                         raftfsm_errmsg(fresh));
+                return -1;
+        }
+        return 0;
+}
+
 int simsnap_roundtrip(struct simcluster *c, unsigned i)
 {
         struct raftfsm *rf = &c->nodes[i].rf;
         struct raftfsm fresh;
         struct raft_buffer *bufs = NULL;
-        struct raft_buffer whole = {NULL, 0};
-        unsigned n_bufs = 0, k;
-        size_t off;
+        unsigned n_bufs = 0;
         void *a = NULL;
         void *b = NULL;
         size_t alen = 0;
@@ -77,33 +122,12 @@ int simsnap_roundtrip(struct simcluster *c, unsigned i)
                          n_bufs, raftfsm_errmsg(rf));
                 return -1;
         }
-        /* Raft stores the buffers back to back and restores them as one. */
-        for (k = 0; k < n_bufs; k++) {
-                whole.len += bufs[k].len;
-        }
-        whole.base = raft_malloc(whole.len);
-        if (whole.base == NULL) {
-                snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
+        if (simsnap_fresh(c, &fresh) != 0) {
                 goto out_bufs;
         }
-        for (k = 0, off = 0; k < n_bufs; k++) {
-                memcpy((char *)whole.base + off, bufs[k].base, bufs[k].len);
-                off += bufs[k].len;
-        }
-        if (raftfsm_init(&fresh, &c->cfg.limits) != 0) {
-                snprintf(c->errmsg, sizeof c->errmsg, "raftfsm_init: %s",
-                         raftfsm_errmsg(&fresh));
-                goto out_bufs;
-        }
-        /* On success restore owns whole.base. */
-        rv = fresh.fsm.restore(&fresh.fsm, &whole);
-        if (rv != 0) {
-                snprintf(c->errmsg, sizeof c->errmsg,
-                         "node %u: fsm->restore of its own snapshot: %d: %s", i,
-                         rv, raftfsm_errmsg(&fresh));
+        if (restore_into(c, i, bufs, n_bufs, &fresh) != 0) {
                 goto out_fresh;
         }
-        whole.base = NULL;
         if (lockfsm_snapshot(raftfsm_lockfsm(rf), &a, &alen) != 0 ||
             lockfsm_snapshot(raftfsm_lockfsm(&fresh), &b, &blen) != 0) {
                 snprintf(c->errmsg, sizeof c->errmsg,
@@ -123,6 +147,18 @@ int simsnap_roundtrip(struct simcluster *c, unsigned i)
                          lockfsm_check(raftfsm_lockfsm(&fresh)));
                 goto out_snapshots;
         }
+        /* The access list travels in the snapshot beside the locks. */
+        if (simacl_digest(raftfsm_acl(&fresh)) !=
+            simacl_digest(raftfsm_acl(rf))) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "node %u: snapshot -> restore changed the access "
+                         "list (%u rules on names, %u quotas restored of %u "
+                         "and %u)",
+                         i, raftfsm_acl(&fresh)->n_prefix,
+                         raftfsm_acl(&fresh)->n_quota,
+                         raftfsm_acl(rf)->n_prefix, raftfsm_acl(rf)->n_quota);
+                goto out_snapshots;
+        }
         result = 0;
 out_snapshots:
         /* lockfsm_snapshot() buffers come from the machines' allocator,
@@ -132,7 +168,33 @@ out_snapshots:
 out_fresh:
         raftfsm_close(&fresh);
 out_bufs:
-        raft_free(whole.base);
         rf->fsm.snapshot_finalize(&rf->fsm, &bufs, &n_bufs);
         return result;
+}
+
+int simsnap_restore_acl(struct simcluster *c, unsigned i, struct raftfsm *into,
+                        uint64_t *index, uint64_t *digest)
+{
+        struct raftfsm *rf = &c->nodes[i].rf;
+        struct raft_buffer *bufs = NULL;
+        unsigned n_bufs = 0;
+        int rv;
+
+        rv = raftfsm_backup(rf, &bufs, &n_bufs, index);
+        if (rv == BATON_EBUSY) {
+                return 1; /* an image still being made: not now */
+        }
+        if (rv != 0) {
+                snprintf(c->errmsg, sizeof c->errmsg,
+                         "node %u: raftfsm_backup: %s: %s", i,
+                         baton_strerror(rv), raftfsm_errmsg(rf));
+                return -1;
+        }
+        rv = restore_into(c, i, bufs, n_bufs, into);
+        raftfsm_backup_release(bufs, n_bufs);
+        if (rv != 0) {
+                return -1;
+        }
+        *digest = simacl_digest(raftfsm_acl(into));
+        return 0;
 }

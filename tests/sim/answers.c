@@ -280,7 +280,11 @@ int answers_break(struct sim *s, char *reason, size_t cap)
         for (size_t k = s->n_answers / 2; k < s->n_answers; k++) {
                 struct simanswer *a = &s->answers[k];
 
-                if (a->res.index == 0) {
+                /* One whose token (or session) the check reads: a grant
+                 * or an OPEN told as done. */
+                if (a->res.index == 0 || a->res.status != 0 ||
+                    (a->res.kind != PROTO_KIND_GRANTED &&
+                     a->res.kind != PROTO_KIND_OPENED)) {
                         continue;
                 }
                 if (a->type == COMMAND_OPEN) {

@@ -34,9 +34,9 @@ void answers_free(struct sim *s);
  */
 int check_acknowledged(struct sim *s, char *reason, size_t cap);
 
-/* A negative control: the answer halfway through the record with an
- * index, an OPEN's or a command's, is told with another token (an OPEN's
- * another session). 0, or -1 when there is none. */
+/* A negative control: the first grant or OPEN told as done from halfway
+ * through the record on is told with another token (an OPEN's another
+ * session). 0, or -1 when there is none. */
 int answers_break(struct sim *s, char *reason, size_t cap);
 
 #endif /* TESTS_SIM_ANSWERS_H */

@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "../../src/fsm/lockfsm.h"
+#include "aclcheck.h"
 #include "answers.h"
 
 const char *const breaks_names[N_BREAKS] = {
     "none",       "drop-grant", "reapply", "blind", "split-multi",
-    "skip-watch", "answer",     "index",   "leak"};
+    "skip-watch", "answer",     "index",   "leak",  "acl-noop"};
 
 /* ------------------------------------------------------------------------
  * Negative controls: corrupt the checker's input on purpose
@@ -179,6 +180,9 @@ int breaks_apply(struct sim *s, enum brk brk, char *reason, size_t cap)
         }
         if (brk == BREAK_ANSWER) {
                 return answers_break(s, reason, cap);
+        }
+        if (brk == BREAK_ACL_NOOP) {
+                return aclcheck_break(s, reason, cap);
         }
         /* The first grant a client was told of, by its ACQUIRE's own
          * entry. */

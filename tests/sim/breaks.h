@@ -24,6 +24,9 @@ enum brk {
                               process did before: a run that depends on
                               more than its seed (the replay check's
                               control) */
+        BREAK_ACL_NOOP,    /* a RULE_SET that changed the access list
+                              recorded as changing nothing, on every
+                              node (aclcheck.h) */
         N_BREAKS,
 };
 

@@ -12,6 +12,7 @@
 #include "../lib/simformat.h"
 #include "../lib/simsnap.h"
 #include "../../src/fsm/entry.h"
+#include "aclcheck.h"
 #include "holders.h"
 
 /* ------------------------------------------------------------------------
@@ -806,8 +807,10 @@ int check_replicas(struct sim *s, char *reason, size_t cap)
                             "fixture survives (raise trailing or max_lag)",
                             n);
         }
-        /* (b) before (a), for the index where replicas part. */
+        /* (b) before (a), for the index where replicas part; the access
+         * lists after (b), whose entries they are recorded with. */
         if (check_same_history(s, reason, cap) != 0 ||
+            check_acl(s, reason, cap) != 0 ||
             check_same_watches(s, reason, cap) != 0 ||
             check_same_state(s, reason, cap) != 0) {
                 return -1;

@@ -9,7 +9,8 @@
 #include "sim.h"
 
 /* Checks (a), (b), (b') and (g) alone: the replicas agree, and raft did
- * nothing it must not. They hold whoever proposed the entries (the
+ * nothing it must not; and the access lists agree at every index and
+ * follow the log (aclcheck.h). They hold whoever proposed the entries (the
  * simulation's stand-in or batond's request core, tests/sim/simhost.h).
  * 0, or -1 with the first failure in `reason`. */
 int check_replicas(struct sim *s, char *reason, size_t cap);

@@ -53,7 +53,7 @@ static uint64_t mix_node(uint64_t h, struct sim *s, unsigned i)
         for (k = 0; k < n->n_entries; k++) {
                 const struct simentry *e = &n->entries[k];
                 h = fnv1a64(mix(mix(h, e->index), e->len), e->bytes, e->len);
-                h = mix_result(h, &e->res);
+                h = mix_result(mix(h, e->acl), &e->res);
         }
         h = mix(h, n->n_events);
         for (k = 0; k < n->n_events; k++) {

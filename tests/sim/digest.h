@@ -10,7 +10,8 @@
 /*
  * Field by field (never a struct's padding), each value chained through
  * hash_u64() (src/lib/hmap.h) and each byte string through 64-bit
- * FNV-1a: every entry each node applied (index, bytes, outcome), every
+ * FNV-1a: every entry each node applied (index, bytes, outcome, the
+ * digest of its access list after an ACL entry), every
  * event it reported and the watch frames its watchers were told; where
  * each node's raft and store ended (term, vote, state, last, commit and
  * applied index, last snapshot); how often its messages were patched

@@ -122,6 +122,33 @@ struct simanswer {
         size_t len;
 };
 
+/* A node's access list restored from its snapshot during the run
+ * (aclwork.h): the index the snapshot was at, and the digest of the list
+ * the restore made (tests/lib/simacl.h). */
+struct aclsample {
+        unsigned node;
+        uint64_t index;
+        uint64_t digest;
+};
+
+/* An ACL change the administrator was answered (a RESULT), with what it
+ * asked as its ACL entry carries it (command.h): mode, permissions in
+ * `role`, subject in `name`, a rule's kind and prefix or a quota's limits
+ * in `table`. */
+#define SIM_ACL_NAME_MAX  32
+#define SIM_ACL_TABLE_MAX 40
+struct aclanswer {
+        uint8_t mode; /* COMMAND_ACL_* */
+        uint8_t role;
+        uint8_t name_len;
+        uint8_t table_len;
+        char name[SIM_ACL_NAME_MAX];
+        uint8_t table[SIM_ACL_TABLE_MAX];
+        int status;
+};
+
+struct aclwork;
+
 struct sim {
         struct simcluster c;
         /* batond's request cores (test_sim), or NULL; the operator's
@@ -165,6 +192,22 @@ struct sim {
         unsigned multi_now;
         unsigned multi_waited;
         unsigned multi_left;
+        /* The access list: the administrator that changes it (aclwork.h;
+         * NULL in a run without changes), the nodes' lists restored from
+         * their snapshots and the answers it was told, which the checker
+         * compares with the log (aclcheck.h), the first thing that went
+         * wrong on its side, and what the checker counted in the final
+         * log: ACL entries, and those that changed the list. */
+        struct aclwork *aclw;
+        struct aclsample *acl_samples;
+        size_t n_acl_samples;
+        size_t cap_acl_samples;
+        struct aclanswer *acl_answers;
+        size_t n_acl_answers;
+        size_t cap_acl_answers;
+        char acl_error[512];
+        unsigned acl_entries;
+        unsigned acl_changes;
 };
 
 /* Prints a "# t=<virtual ms>" TAP comment when the run is verbose. */

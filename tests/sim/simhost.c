@@ -224,17 +224,16 @@ static void on_event(void *data, unsigned node, const struct lockfsm_event *ev)
         simhost_leave(h);
 }
 
+/* `data` is the node's live core: core_start() sets the callback and
+ * core_drop() clears it, since a node the faults killed may still apply
+ * entries (a link fault that heals while it is down reconnects it in the
+ * fixture) after its dropped core was freed. */
 static void on_acl(void *data, uint64_t index, const struct command *c,
                    int status)
 {
         struct simcore *core = data;
         struct simhost *h = core->h;
 
-        /* The node's callback follows its current core (simhost_revive()). */
-        core = h->cores[core->node];
-        if (core == NULL) {
-                return;
-        }
         simhost_enter(h);
         gateway_on_acl(&core->g, index, c, status);
         simhost_leave(h);
@@ -429,6 +428,7 @@ static void core_drop(struct simhost *h, unsigned i)
                 return;
         }
         h->cores[i] = NULL;
+        raftfsm_set_acl_cb(&h->c->nodes[i].rf, NULL, NULL);
         while (!queue_empty(&core->conns)) {
                 struct simconn *conn =
                     QUEUE_DATA(queue_head(&core->conns), struct simconn, link);
@@ -493,6 +493,15 @@ int simhost_init(struct simhost *h, struct simcluster *c, bool verbose)
         return 0;
 }
 
+void simhost_acl_on(struct simhost *h)
+{
+        /* The cores read their config through the pointer they were
+         * given, and a revived node's core gets the same one. */
+        for (unsigned i = 0; i < h->c->cfg.n; i++) {
+                h->cfg[i].tls = true;
+        }
+}
+
 void simhost_kill(struct simhost *h, unsigned i)
 {
         simlinks_kill(h->c, i);
@@ -528,7 +537,6 @@ void simhost_shutdown(struct simhost *h)
 
         for (i = 0; i < h->c->cfg.n; i++) {
                 core_drop(h, i);
-                raftfsm_set_acl_cb(&h->c->nodes[i].rf, NULL, NULL);
         }
         simcluster_set_event_hook(h->c, NULL, NULL);
 }

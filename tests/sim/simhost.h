@@ -116,6 +116,14 @@ struct simhost {
  * cores' log lines. 0 or BATON_ENOMEM. */
 int simhost_init(struct simhost *h, struct simcluster *c, bool verbose);
 
+/* Have the cores seed the cluster's access list and take an
+ * administrator's ACL changes, as batond's do with tls on (access.h):
+ * their config says tls, while every connection stays plain, an
+ * administrator whose names are open and who has no quota, so that the
+ * list changes and what the clients may do does not. Call after
+ * simhost_init(), before the run. */
+void simhost_acl_on(struct simhost *h);
+
 /* After every simcluster_step(): simhost_sync(), then leadership,
  * restores and timers into the cores, then a flush of every serving
  * core. */

@@ -11,6 +11,7 @@
 
 #include "../../include/baton.h"
 #include "../../src/fsm/entry.h"
+#include "aclwork.h"
 #include "batchcase.h"
 #include "breaks.h"
 #include "checker.h"
@@ -76,7 +77,11 @@
  *      (b));
  *  (g) raft itself never commits an entry that fewer than a majority of
  *      the nodes have stored, nor shuts a node down (simcluster watches
- *      every commit against what each node's raft_io stored).
+ *      every commit against what each node's raft_io stored);
+ *  (h) every node had the same access list after each index, the one a
+ *      model of the log's ACL entries gives, and so did each node's
+ *      snapshot restored mid-run (aclcheck.h: an administrator changes
+ *      rules and quotas all along, aclwork.h).
  *
  * Why the runs are short and the fixture is tuned the way it is (docs/
  * raft.md): raft_fixture copies the leader's whole log at every step, so
@@ -103,7 +108,7 @@
  * committed them without a majority) in seeds 109, 463, 587, 887 and 971
  * of 1..1000 on 3 nodes; (g) is the check that found it.
  *
- * Negative controls (--break, and seven TAP lines of the default run):
+ * Negative controls (--break, and eight TAP lines of the default run):
  * drop-grant removes the GRANT event of a grant a client was told of from
  * every node,
  * reapply applies one entry a second time on one node, blind makes the
@@ -115,11 +120,14 @@
  * client another token (an OPEN another session) than the log gave
  * (which (d) must report), index has the host look for each proposal
  * one entry past the index raft acknowledged it at (which (e) must
- * report); the checker must
+ * report), acl-noop records a RULE_SET's change of the list as none on
+ * every node (which (h)'s model must report); the checker must
  * report each, while the same run untouched
  * passes. The last comment line sums the MULTIs granted at once, after
  * waiting, and that left their queues; each TAP line has them as
- * multi=<at once>+<after waiting>/<left>.
+ * multi=<at once>+<after waiting>/<left>, and (h)'s ACL entries as
+ * acl=<changes of the list>/<ACL entries>/<changes sent>/<restores>,
+ * summed in a TAP line that fails when they changed no list.
  *
  * Two more TAP lines check the checker on a log of batches written by
  * hand (batchcase.h), in which an entry's start hands on a lock: as
@@ -138,8 +146,9 @@
  *
  * This file runs the seeds, the negative controls and the replay check.
  * The clients' choices are in workload.c, their frames in frames.c, the
- * faults in faults.c, check (d) in answers.c, the others in checker.c,
- * and what they share in sim.h.
+ * administrator's ACL changes in aclwork.c, the faults in faults.c, check
+ * (d) in answers.c, (h) in aclcheck.c, the others in checker.c, and what
+ * they share in sim.h.
  */
 
 #define RUN_MS        30000 /* virtual time of the random phase */
@@ -190,6 +199,9 @@ struct outcome {
         unsigned revokes;  /* the operator's, sent to a core */
         unsigned answered; /* of which the core answered */
         struct simpath_stats net; /* the clients' network's */
+        /* ACL changes the administrator sent, ACL entries in the log, of
+         * which changed the access list, snapshots restored to read it. */
+        unsigned acl_sent, acl_entries, acl_changes, acl_samples;
 };
 
 static void configure(struct sim *s, struct simcluster_config *cfg)
@@ -240,6 +252,10 @@ static void summarize(struct sim *s, struct outcome *out)
         out->revokes = s->revokes_sent;
         out->answered = s->revokes_answered;
         out->net = *simpath_stats(s->path);
+        out->acl_sent = aclwork_sent(s);
+        out->acl_entries = s->acl_entries;
+        out->acl_changes = s->acl_changes;
+        out->acl_samples = (unsigned)s->n_acl_samples;
         out->steps = s->c.n_steps;
         out->digest = digest_run(s);
         out->last_index = raft_last_applied(simcluster_raft(&s->c, 0));
@@ -302,6 +318,7 @@ static void random_phase(struct sim *s)
                         leases_drive(s, &s->clients[i], now);
                 }
                 drive_operator(s, now);
+                aclwork_drive(s, now);
                 drive_faults(s, now);
                 simhost_sync(s->h);
                 simcluster_step(&s->c);
@@ -309,7 +326,8 @@ static void random_phase(struct sim *s)
         }
 }
 
-/* Heal, converge on one more command, break as `brk` says, and check. */
+/* Heal, converge on one more command, break as `brk` says, and check
+ * ((h) within check_replicas()). */
 static int converge(struct sim *s, enum brk brk, char *reason, size_t cap)
 {
         struct command final;
@@ -387,6 +405,10 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
                 return rv;
         }
         h->index_skew = brk == BREAK_INDEX ? 1 : 0;
+        /* The cores seed the access list and take an administrator's
+         * changes of it (aclwork.h), sent as the clients' requests are. */
+        simhost_acl_on(h);
+        s->oom = !aclwork_start(s, seed);
         setup(s, &cfg, brk);
         random_phase(s);
         rv = converge(s, brk, reason, cap);
@@ -397,6 +419,7 @@ static int run_seed(unsigned nodes, uint64_t seed, enum brk brk, bool verbose,
         }
         summarize(s, out);
         operator_close(s);
+        aclwork_close(s);
         leases_close(s);
         for (unsigned i = 0; i < s->n_clients; i++) {
                 frames_close(&s->clients[i]);
@@ -427,6 +450,7 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
                        "answers=%u resends=%u redirects=%u unknown=%u "
                        "faults=%u grants=%u multi=%u+%u/%u "
                        "core=%u/%u/%u/%u revokes=%u/%u net=%u/%u/%u "
+                       "acl=%u/%u/%u/%u "
                        "last_index=%" PRIu64 " snapshot_index=%" PRIu64
                        " steps=%" PRIu64 " digest=%016" PRIx64 "\n",
                        k, nodes, seed, out->requests, out->answers,
@@ -435,8 +459,9 @@ static void report(unsigned k, unsigned nodes, uint64_t seed, enum brk brk,
                        out->multi_left, out->batches, out->timeouts,
                        out->unblocks, out->expiries, out->answered,
                        out->revokes, out->net.faults, out->net.closes,
-                       out->net.refused, out->last_index, out->snapshot_index,
-                       out->steps, out->digest);
+                       out->net.refused, out->acl_changes, out->acl_entries,
+                       out->acl_sent, out->acl_samples, out->last_index,
+                       out->snapshot_index, out->steps, out->digest);
                 return;
         }
         printf("not ok %u - nodes=%u seed=%" PRIu64 ": %s (digest=%016" PRIx64
@@ -454,7 +479,8 @@ static void usage(FILE *f)
                 "usage: test_sim [--nodes N] [--seed S | --seeds COUNT] "
                 "[--repeat] [--direct] [--verbose]\n"
                 "                [--break drop-grant|reapply|blind|"
-                "split-multi|skip-watch|answer|index|leak]\n"
+                "split-multi|skip-watch|answer|index|leak|\n"
+                "                 acl-noop]\n"
                 "  default: seeds 1..%d on 3 and on 5 nodes, the first %d "
                 "of each replayed alone, plus the negative controls\n"
                 "  --repeat: replay every seed alone in a fresh process; "
@@ -464,11 +490,15 @@ static void usage(FILE *f)
                 DEFAULT_SEEDS, REPLAY_SEEDS);
 }
 
-#ifdef BATON_CHAOS_BUG_OVERGRANT
-/* Built as test_sim_overgrant, with a state machine whose semaphores grant
- * one permit too many (the chaos suite's batond-overgrant bug): the
- * checker must catch it within the default seeds, naming the permits. */
-static int overgrant_control(void)
+#if defined(BATON_CHAOS_BUG_OVERGRANT) || defined(BATON_CHAOS_BUG_ACLSKIP)
+/* Built as test_sim_overgrant, with a state machine whose semaphores
+ * grant one permit too many (the chaos suite's batond-overgrant bug), or
+ * as test_sim_aclskip, on a raft glue whose node 2 answers a RULE_REMOVE
+ * as every node does but keeps the rule (raftfsm.c): the checker must
+ * catch the bug within the default seeds, with a reason that has
+ * `expect` in it (the permits; the index where node 2's access list
+ * parts from the others'). */
+static int chaos_control(const char *name, const char *expect, const char *bug)
 {
         char reason[1024];
         struct outcome out;
@@ -477,16 +507,16 @@ static int overgrant_control(void)
         for (uint64_t seed = 1; seed <= DEFAULT_SEEDS; seed++) {
                 if (run_seed(3, seed, BREAK_NONE, false, false, &out, reason,
                              sizeof reason) != 0 &&
-                    strstr(reason, "permits held of") != NULL) {
-                        printf("ok 1 - negative control overgrant (nodes=3 "
+                    strstr(reason, expect) != NULL) {
+                        printf("ok 1 - negative control %s (nodes=3 "
                                "seed=%" PRIu64 ") caught: %s\n",
-                               seed, reason);
+                               name, seed, reason);
                         return 0;
                 }
         }
-        printf("not ok 1 - negative control overgrant: the checker missed "
-               "a semaphore granting one permit too many in %d seeds\n",
-               DEFAULT_SEEDS);
+        printf("not ok 1 - negative control %s: the checker missed %s in %d "
+               "seeds\n",
+               name, bug, DEFAULT_SEEDS);
         return 1;
 }
 #endif
@@ -496,16 +526,16 @@ static int overgrant_control(void)
  * (the split multi-lock by the multi-lock check itself), while the same
  * run untouched passes, so that what the checker reports is the
  * corruption and nothing else. TAP lines from *k + 1; the failures. */
-#define N_CONTROLS    7
+#define N_CONTROLS    8
 #define CONTROL_SEEDS 20
 static unsigned run_controls(unsigned *k)
 {
         static const enum brk controls[N_CONTROLS] = {
             BREAK_DROP_GRANT, BREAK_REAPPLY, BREAK_BLIND, BREAK_SPLIT_MULTI,
-            BREAK_SKIP_WATCH, BREAK_ANSWER,  BREAK_INDEX};
+            BREAK_SKIP_WATCH, BREAK_ANSWER,  BREAK_INDEX, BREAK_ACL_NOOP};
         static const char *const expect[N_CONTROLS] = {
-            "was told",          "",         "",      "multi-lock s=",
-            "watchers are told", "was told", "host: "};
+            "was told",          "",         "",       "multi-lock s=",
+            "watchers are told", "was told", "host: ", "is not the model's"};
         char base[1024] = "";
         char reason[1024];
         struct outcome out;
@@ -697,6 +727,7 @@ struct totals {
         unsigned elections[2];
         unsigned wire[2];
         unsigned answers;
+        unsigned acl[4]; /* changes of the list, entries, sent, restores */
         struct simpath_stats net; /* the clients' network's, summed */
         double seconds;           /* of the seeds' runs alone */
 };
@@ -732,6 +763,10 @@ static unsigned run_seeds(const struct plan *p, uint64_t *digests, unsigned *k,
                         t->wire[0] += out.hints;
                         t->wire[1] += out.lowered;
                         t->answers += out.answers;
+                        t->acl[0] += out.acl_changes;
+                        t->acl[1] += out.acl_entries;
+                        t->acl[2] += out.acl_sent;
+                        t->acl[3] += out.acl_samples;
                         t->net.cuts += out.net.cuts;
                         t->net.partitions += out.net.partitions;
                         t->net.isolations += out.net.isolations;
@@ -746,6 +781,20 @@ static unsigned run_seeds(const struct plan *p, uint64_t *digests, unsigned *k,
         t->seconds = (double)(t1.tv_sec - t0.tv_sec) +
                      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
         return failed;
+}
+
+/* One TAP line at *k + 1: the seeds changed the access list and
+ * restored lists from snapshots, so that its check (aclcheck.h) checked
+ * something. 1 if they did not, else 0. */
+static unsigned acl_covered(const struct totals *t, unsigned *k)
+{
+        bool ok = t->acl[0] > 0 && t->acl[3] > 0;
+
+        printf("%sok %u - the access list: %u of %u ACL entries changed it, "
+               "%u lists restored from snapshots%s\n",
+               ok ? "" : "not ", ++*k, t->acl[0], t->acl[1], t->acl[3],
+               ok ? "" : ": its check had nothing to check");
+        return ok ? 0 : 1;
 }
 
 static void print_totals(const struct totals *t)
@@ -765,6 +814,10 @@ static void print_totals(const struct totals *t)
                "under a client, %u attempts refused or given up\n",
                t->net.cuts, t->net.partitions, t->net.isolations, t->net.pauses,
                t->net.spikes, t->net.closes, t->net.refused);
+        printf("# the access list: %u ACL changes sent, %u ACL entries "
+               "applied, %u of which changed the list; %u lists restored "
+               "from a node's snapshot\n",
+               t->acl[2], t->acl[1], t->acl[0], t->acl[3]);
         printf("# %u seeds in %.2f s: %.1f seeds/s; %u client answers "
                "checked\n",
                t->runs, t->seconds, t->seconds > 0 ? t->runs / t->seconds : 0.0,
@@ -787,7 +840,13 @@ int main(int argc, char **argv)
         }
         assert(strlen(lock_names[SEM_NAME - 1]) == COMMAND_NAME_MAX);
 #ifdef BATON_CHAOS_BUG_OVERGRANT
-        return overgrant_control();
+        return chaos_control("overgrant", "permits held of",
+                             "a semaphore granting one permit too many");
+#endif
+#ifdef BATON_CHAOS_BUG_ACLSKIP
+        return chaos_control("aclskip", "node 1's access list after entry",
+                             "a node keeping the rules RULE_REMOVE takes "
+                             "away");
 #endif
         /* The negative controls and the replay check of the first seeds
          * run with the default plan only (a run narrowed to one seed is
@@ -798,7 +857,7 @@ int main(int argc, char **argv)
                   : controls
                       ? (p.n_seeds < REPLAY_SEEDS ? p.n_seeds : REPLAY_SEEDS)
                       : 0;
-        planned = p.n_counts * (p.n_seeds + replays) +
+        planned = p.n_counts * (p.n_seeds + replays) + 1 +
                   (controls ? N_CONTROLS + 3 : 0);
         digests = calloc((size_t)p.n_counts * p.n_seeds + 1, sizeof *digests);
         if (digests == NULL) {
@@ -809,6 +868,7 @@ int main(int argc, char **argv)
         memset(&tot, 0, sizeof tot);
         clock_gettime(CLOCK_MONOTONIC, &t0);
         failed += run_seeds(&p, digests, &k, &tot);
+        failed += acl_covered(&tot, &k);
         if (controls) {
                 failed += run_controls(&k);
         }

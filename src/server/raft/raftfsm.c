@@ -52,6 +52,28 @@ static bool apply_member(struct raftfsm *rf, const void *buf, size_t len)
         return true;
 }
 
+#ifdef BATON_CHAOS_BUG_ACLSKIP
+/* test_sim_aclskip only: node 2 answers a RULE_REMOVE as every node does
+ * but keeps the rule, so that its access list parts from the others'
+ * while the log's outcomes stay the same: the negative control of the
+ * simulation's access-list check (docs/simulation.md). */
+static int acl_apply_chaos(struct raftfsm *rf, const struct command *c)
+{
+        struct acl *kept;
+        int rv;
+
+        if (c->mode != COMMAND_ACL_RULE_REMOVE || rf->raft == NULL ||
+            rf->raft->id != 2 || (kept = malloc(sizeof *kept)) == NULL) {
+                return acl_apply(&rf->acl, c);
+        }
+        *kept = rf->acl;
+        rv = acl_apply(&rf->acl, c);
+        rf->acl = *kept;
+        free(kept);
+        return rv;
+}
+#endif
+
 /* An ACL entry, after the lock state machine answered it as a command not
  * its own (BATON_EMALFORMED: it took a stamp and changed nothing else,
  * exactly as a release without the access list does, so that the lock
@@ -66,7 +88,11 @@ static void apply_acl(struct raftfsm *rf, const void *buf, size_t len)
             command_decode(&c, buf, len) != 0) {
                 return;
         }
+#ifdef BATON_CHAOS_BUG_ACLSKIP
+        rv = acl_apply_chaos(rf, &c);
+#else
         rv = acl_apply(&rf->acl, &c);
+#endif
         rf->acl_epoch++;
         if (rf->acl_cb != NULL) {
                 rf->acl_cb(rf->acl_data, rf->result.index, &c, rv);
