@@ -7,6 +7,7 @@
 #include "../../include/baton/errors.h"
 #include "../lib/cursor.h"
 #include "../proto/proto.h"
+#include "acl.h"
 #include "grant.h"
 #include "holdtime.h"
 #include "quota.h"
@@ -237,8 +238,11 @@ static int get_session(struct lockfsm *f, struct rcursor *r, uint64_t *last,
                 uint64_t seq = rcursor_u64(r);
                 struct lockfsm_result res;
                 /* A memo keeps what a remembered answer can hold: no
-                 * waiter count, a BATON_E* code. */
-                if (get_result(r, &res) != 0 || r->bad || res.waiters != 0 ||
+                 * waiter count but a BATON_EQUOTA's quota kind, a
+                 * BATON_E* code. */
+                if (get_result(r, &res) != 0 || r->bad ||
+                    (res.waiters != 0 && (res.status != BATON_EQUOTA ||
+                                          res.waiters >= ACL_QUOTA_COUNTED)) ||
                     res.status < INT16_MIN ||
                     (i > 0 && seq <= s->memo[i - 1].seq)) {
                         state_session_free(f, s);

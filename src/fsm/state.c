@@ -573,6 +573,7 @@ void state_memo_set(struct memo *m, const struct lockfsm_result *res)
         m->count = res->count;
         m->status = (int16_t)res->status;
         m->kind = res->kind;
+        m->quota = (uint8_t)res->waiters;
         m->session = res->session;
 }
 
@@ -586,4 +587,5 @@ void state_memo_result(const struct memo *m, struct lockfsm_result *res)
         res->owner = m->owner;
         res->token = m->token;
         res->count = m->count;
+        res->waiters = m->quota;
 }

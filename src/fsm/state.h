@@ -22,9 +22,10 @@ struct quota_use; /* quota.h */
 /*
  * One remembered outcome of a client request (the exactly-once memory): a
  * lockfsm_result without the duplicate flag, which a duplicate's answer
- * sets, nor `waiters`, which only QUERY and CHECK answers carry and they
- * are not remembered. Kept small: a session pipelining N requests keeps N
- * of these until it acknowledges them.
+ * sets. Of `waiters` only a BATON_EQUOTA's quota kind (0..2): QUERY and
+ * CHECK, whose answers carry a count there, are not remembered. Kept
+ * small (40 bytes): a session pipelining N requests keeps N of these
+ * until it acknowledges them.
  */
 struct memo {
         uint64_t seq;
@@ -34,6 +35,7 @@ struct memo {
         uint32_t count;
         int16_t status;
         uint8_t kind;
+        uint8_t quota; /* the answer's `waiters`: a BATON_EQUOTA's kind */
 };
 
 struct session {

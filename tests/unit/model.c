@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "modelquota.h"
 
 void on_event(void *data, const struct lockfsm_event *e)
 {
@@ -671,12 +672,16 @@ struct lockfsm_result m_open(struct model *m, uint64_t index,
         if (m->ns == LIM_SESSIONS) {
                 return rejected(BATON_ETOOMANYSESSIONS);
         }
+        if (m_quota_open(m, c->principal, &r)) {
+                return r;
+        }
         s = &m->s[m->ns++];
         memset(s, 0, sizeof *s);
         s->id = m->stamp;
         s->nonce = c->nonce;
         s->ttl = c->ttl_ms;
         s->delay = c->delay_ms;
+        s->principal = c->principal;
         s->client_len = c->name_len;
         memcpy(s->client, c->name, c->name_len);
         if (c->hash != NULL) {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../../src/proto/command.h"
+#include "../../src/fsm/acl.h"
 #include "../../src/fsm/lockfsm.h"
 
 /*
@@ -41,20 +42,24 @@ enum {
         CAP_HIST = 8,
         CAP_TOKENS = 16,
         CAP_HOLDERS = LIM_SESSIONS * LIM_LOCKS, /* holds of one lock */
+        CAP_QUOTAS = 4, /* the generator's subjects: "*" and three teams */
 };
 
 /* The deliberately wrong model variants used by the negative controls. */
 enum {
-        BUG_FORGET = 1 << 0,      /* retries run again: no exactly-once */
-        BUG_DEAD_WAITER = 1 << 1, /* EXPIRE keeps the session's waiters */
-        BUG_TWICE = 1 << 2,       /* an entry hands a lock on twice */
-        BUG_STARVE = 1 << 3,      /* readers overtake a waiting writer */
-        BUG_OVERGRANT = 1 << 4,   /* a semaphore grants one permit too many */
-        BUG_NODELAY = 1 << 5,     /* a lock in its lock-delay is granted */
-        BUG_PARTIAL = 1 << 6,     /* a multi-lock takes its free names at
-                                     once and waits for the rest */
-        BUG_OWNDELAY = 1 << 7,    /* a session's own lock-delay ignored */
-        BUG_PROCLAIM = 1 << 8,    /* a stale leadership's PROCLAIM takes */
+        BUG_FORGET = 1 << 0,        /* retries run again: no exactly-once */
+        BUG_DEAD_WAITER = 1 << 1,   /* EXPIRE keeps the session's waiters */
+        BUG_TWICE = 1 << 2,         /* an entry hands a lock on twice */
+        BUG_STARVE = 1 << 3,        /* readers overtake a waiting writer */
+        BUG_OVERGRANT = 1 << 4,     /* a semaphore grants one permit too many */
+        BUG_NODELAY = 1 << 5,       /* a lock in its lock-delay is granted */
+        BUG_PARTIAL = 1 << 6,       /* a multi-lock takes its free names at
+                                       once and waits for the rest */
+        BUG_OWNDELAY = 1 << 7,      /* a session's own lock-delay ignored */
+        BUG_PROCLAIM = 1 << 8,      /* a stale leadership's PROCLAIM takes */
+        BUG_QUOTA_LEAK = 1 << 9,    /* a released grant keeps its place in
+                                       its identity's locks quota */
+        BUG_QUOTA_IGNORE = 1 << 10, /* no quota refuses anything */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -103,8 +108,10 @@ struct msess {
         uint64_t nonce;
         uint64_t floor;
         uint32_t ttl;
-        uint32_t delay;   /* its own lock-delay */
-        uint32_t revoked; /* grants of it REVOKE_LOCK ended */
+        uint32_t delay;     /* its own lock-delay */
+        uint32_t revoked;   /* grants of it REVOKE_LOCK ended */
+        uint64_t principal; /* OPEN's: whose quotas it counts in; 0: none */
+        uint32_t leaked;    /* BUG_QUOTA_LEAK: released grants counted */
         uint8_t client_len;
         char client[COMMAND_CLIENT_NAME_MAX];
         uint8_t hash[COMMAND_HASH_SIZE]; /* OPEN's; zero without */
@@ -173,6 +180,13 @@ struct mlock {
         unsigned nw;
 };
 
+/* A quota of the access list, as QUOTA_SET gave it: the identity's whose
+ * principal this is, or the default's (principal 0, subject "*"). */
+struct mquota {
+        uint64_t principal;
+        uint32_t limit[ACL_QUOTA_KINDS]; /* 0: no limit */
+};
+
 struct model {
         unsigned bugs;
         uint64_t stamp;               /* the last command's (lockfsm.h) */
@@ -186,6 +200,8 @@ struct model {
         unsigned nt;
         struct mlock l[CAP_LOCKS]; /* ordered by age (created) */
         unsigned nl;
+        struct mquota q[CAP_QUOTAS]; /* the access list's quotas */
+        unsigned nq;
 };
 
 /* Every field docs/fsm.md does not name for an outcome is zero. */

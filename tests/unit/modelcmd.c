@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../../include/baton.h"
+#include "modelquota.h"
 
 /* The hold of (session, owner) on `l` in `mode` (-1: any), or NULL. */
 static struct mhold *m_hold(struct mlock *l, uint64_t session, uint64_t owner,
@@ -233,6 +234,9 @@ static struct lockfsm_result m_acquire(struct model *m, uint64_t index,
         if (m_nlocks(m, c->session) >= LIM_LOCKS) {
                 return rejected(BATON_ETOOMANYLOCKS);
         }
+        if (m_quota_holds(m, c->session, 1, !now, &r)) {
+                return r;
+        }
         if (!now && l->nw == LIM_WAITERS) {
                 return rejected(BATON_ETOOMANYWAITERS);
         }
@@ -396,6 +400,10 @@ static struct lockfsm_result m_multi(struct model *m, uint64_t index,
                         return rejected(BATON_ETOOMANYWAITERS);
                 }
         }
+        /* Each name is a grant or a wait of its own. */
+        if (m_quota_holds(m, c->session, n, now ? 0 : n, &r)) {
+                return r;
+        }
         for (unsigned i = 0; i < n; i++) {
                 struct mlock *l = m_lock(m, a[i].name, a[i].len);
                 struct mwaiter req = {.session = c->session,
@@ -478,6 +486,9 @@ static struct lockfsm_result m_release(struct model *m, uint64_t index,
         r.token = h->token;
         r.count = h->count;
         if (h->count == 0) {
+                if (m->bugs & BUG_QUOTA_LEAK) {
+                        m_session(m, c->session)->leaked++;
+                }
                 m_end_hold(m, l, (unsigned)(h - l->h), index, COMMAND_RELEASE,
                            log);
         }
@@ -850,6 +861,13 @@ struct lockfsm_result m_apply(struct model *m, uint64_t index,
                 return m_revoke_lock(m, index, c, log);
         case COMMAND_EXPIRE_HOLD:
                 return m_expire_hold(m, index, c, log);
+        case COMMAND_MEMBER:
+        case COMMAND_ACL:
+        case COMMAND_DIGEST:
+                /* Not the lock state's commands: each takes a stamp and
+                 * changes nothing else; an ACL entry goes to the access
+                 * list after it (m_quota_entry()). */
+                return rejected(BATON_EMALFORMED);
         case COMMAND_CLOCK:
                 if (c->time_ms > m->clock_ms) {
                         m->clock_ms = c->time_ms;

@@ -12,6 +12,7 @@
 
 #include "../../include/baton.h"
 #include "../../src/fsm/entry.h"
+#include "modelquota.h"
 
 /* ------------------------------------------------------------------------ */
 /* The generator: random commands aimed at the interesting cases. */
@@ -309,6 +310,8 @@ static void gen_open(struct gen *g, const struct model *m, struct command *c)
                 g->hash[i] = (uint8_t)rng_next(&g->rng);
         }
         c->hash = chance(&g->rng, 90) ? g->hash : NULL;
+        /* Whose quotas it counts in (the leader writes it). */
+        c->principal = gen_principal(g);
         /* A lock-delay of its own now and then, rarely above the limit. */
         p = rng_below(&g->rng, 100);
         c->delay_ms = p < 75   ? 0
@@ -681,6 +684,14 @@ size_t gen_entry(struct gen *g, struct model *m, uint64_t index, uint8_t *buf,
                 }
                 return len;
         }
+        if (chance(&g->rng, 2)) {
+                /* A quota change: an ACL entry, which the leader
+                 * proposes alone, never in a batch; and never damaged. */
+                gen_quota(g, &c);
+                len = command_encode(&c, buf, cap);
+                assert_true(len > 0);
+                return len;
+        }
         gen_command(g, m, index, &c);
         len = command_encode(&c, buf, cap);
         assert_true(len > 0);
@@ -772,7 +783,9 @@ struct lockfsm_result m_entry(struct model *m, struct gen *g, uint64_t index,
         int rv;
 
         if (!entry_is_batch(buf, len)) {
-                return m_command(m, g, index, buf, len, log);
+                r = m_command(m, g, index, buf, len, log);
+                m_quota_entry(m, buf, len);
+                return r;
         }
         rv = entry_reader_init(&rd, buf, len);
         if (rv != 0) {

@@ -59,7 +59,8 @@ struct gen {
         char name[COMMAND_NAME_MAX]; /* the current command's lock name */
         uint8_t list[GEN_LIST_MAX];  /* the current MULTI's names */
         char client[COMMAND_CLIENT_NAME_MAX];
-        uint8_t hash[COMMAND_HASH_SIZE]; /* the current OPEN's */
+        uint8_t hash[COMMAND_HASH_SIZE];        /* the current OPEN's */
+        uint8_t quota[COMMAND_ACL_QUOTA_TABLE]; /* the current QUOTA_SET's */
         struct gsess s[CAP_KNOWN];
         unsigned ns;
         uint64_t clock_ms;           /* the last CLOCK's */
@@ -73,8 +74,9 @@ void gen_init(struct gen *g, uint64_t seed);
 /* (gen_init starts the clock at a fixed date.) */
 
 /* The bytes of the next entry into `buf` (`cap` bytes): an encoded command,
- * or now and then random bytes or an encoding with one byte flipped;
- * returns its length. The model has not applied it (see m_entry()). */
+ * or now and then random bytes or an encoding with one byte flipped, or a
+ * quota change of the access list; returns its length. The model has not
+ * applied it (see m_entry()). */
 size_t gen_entry(struct gen *g, struct model *m, uint64_t index, uint8_t *buf,
                  size_t cap);
 

@@ -190,10 +190,11 @@ static bool check_sessions(struct snapcheck *k, const struct model *m)
                 WANT(v == s->revoked,
                      "session %" PRIu64 " revoked %" PRIu64 ", expected %u",
                      s->id, v, s->revoked);
-                /* The model opens sessions as a cluster with no quota
-                 * does: no principal (tests/unit/test_quota.c has them). */
-                WANT(rd_n(&k->r, 8) == 0, "session %" PRIu64 " principal",
-                     s->id);
+                v = rd_n(&k->r, 8);
+                WANT(v == s->principal,
+                     "session %" PRIu64 " principal %" PRIx64
+                     ", expected %" PRIx64,
+                     s->id, v, s->principal);
                 v = rd_n(&k->r, 1);
                 WANT(v == s->nout,
                      "session %" PRIu64 " remembers %" PRIu64

@@ -8,6 +8,23 @@
 #include "../../include/baton.h"
 #include "modeltally.h"
 
+/* A RESULT event's part in the quotas' counts. */
+static void modeltally_quota(struct tally *t, const struct ev *v)
+{
+        if (v->type != LOCKFSM_EV_RESULT || !v->has_result) {
+                return;
+        }
+        t->quota_changes += v->cause == COMMAND_ACL;
+        if (v->result.status != BATON_EQUOTA) {
+                return;
+        }
+        if (v->result.duplicate) {
+                t->quota_retries++;
+        } else if (v->result.waiters < ACL_QUOTA_COUNTED) {
+                t->quota[v->result.waiters]++;
+        }
+}
+
 void modeltally_count(struct tally *t, const struct model *m,
                       const struct evlog *mev,
                       const struct lockfsm_result *want, bool undecodable,
@@ -43,6 +60,7 @@ void modeltally_count(struct tally *t, const struct model *m,
                                   v->cause != COMMAND_ACQUIRE &&
                                   v->mode == COMMAND_MODE_ELECTION;
                 t->proclaims += v->type == LOCKFSM_EV_PROCLAIM;
+                modeltally_quota(t, v);
         }
         t->multi_grants += grants > 1;
         t->batches += batch;
@@ -81,6 +99,12 @@ void modeltally_print(const struct tally *t)
                       t->multi_grants, t->ties, t->batches, t->deferred,
                       t->begun, t->blocked, t->shared, t->multi_now,
                       t->multi_later, t->successions, t->proclaims);
+        print_message("# %lu quota sets and removes; refused BATON_EQUOTA: "
+                      "%lu by sessions, %lu by locks, %lu by waiters, and "
+                      "%lu retries of such answered from memory\n",
+                      t->quota_changes, t->quota[ACL_QUOTA_SESSIONS],
+                      t->quota[ACL_QUOTA_LOCKS], t->quota[ACL_QUOTA_WAITERS],
+                      t->quota_retries);
         for (unsigned k = 1; k < 16; k++) {
                 if (t->kind[k] > 0) {
                         print_message("#   kind %2u: %lu\n", k, t->kind[k]);

@@ -32,6 +32,12 @@ struct tally {
         unsigned long multi_later;  /* multi-locks granted after waiting */
         unsigned long successions;  /* an election's leader after waiting */
         unsigned long proclaims;    /* PROCLAIM events */
+        /* Commands refused BATON_EQUOTA, by the quota's kind (sessions,
+         * locks, waiters), batches' too; their retries answered from the
+         * exactly-once memory; the QUOTA_SETs and QUOTA_REMOVEs. */
+        unsigned long quota[ACL_QUOTA_COUNTED];
+        unsigned long quota_retries;
+        unsigned long quota_changes;
 };
 
 /* Counts one entry: the model's answer `want` and events `mev`, the

@@ -1,5 +1,6 @@
 /* A randomized model-based test of the lock state machine: a small reference
- * model, written from docs/fsm.md, runs in lockstep with lockfsm.
+ * model, written from docs/fsm.md (and docs/security.md for the quotas per
+ * identity), runs in lockstep with lockfsm.
  *
  * To reproduce a failure, BATON_MODEL_SEED=S runs seed S alone (and compares
  * the whole state after every step); BATON_MODEL_TRACE=1 prints every entry
@@ -23,6 +24,7 @@
 
 #include "../../include/baton.h"
 #include "../../src/proto/command.h"
+#include "../../src/fsm/acl.h"
 #include "../../src/fsm/entry.h"
 #include "../../src/fsm/lockfsm.h"
 #include "../lib/rng.h"
@@ -30,6 +32,7 @@
 #include "model.h"
 #include "modelcmd.h"
 #include "modelgen.h"
+#include "modelquota.h"
 #include "modelsnap.h"
 #include "modeltally.h"
 
@@ -76,6 +79,9 @@ struct run {
         struct gen g;
         struct lockfsm *f; /* the machine under test */
         struct lockfsm *r; /* a replica restored from f's last snapshot */
+        /* The access lists whose quotas f and r meet, one per node as in
+         * batond: an ACL entry changes each after its machine applied it. */
+        struct acl acl, racl;
         struct evlog fev;  /* events of f for this entry */
         struct evlog rev;  /* events of r */
         struct evlog mev;  /* events the model predicts */
@@ -124,7 +130,7 @@ static void limits(struct lockfsm_limits *l)
         l->max_hold_ms = LIM_HOLD_MS;
 }
 
-static struct lockfsm *machine(struct evlog *log)
+static struct lockfsm *machine(struct evlog *log, struct acl *acl)
 {
         struct lockfsm_limits l;
         struct lockfsm *f;
@@ -133,6 +139,7 @@ static struct lockfsm *machine(struct evlog *log)
         f = lockfsm_create(&l, NULL);
         assert_non_null(f);
         lockfsm_set_event_cb(f, on_event, log);
+        modelquota_machine(f, acl);
         return f;
 }
 
@@ -527,7 +534,8 @@ static bool check_lookups(struct run *run)
                             run->g.s[i].id, ttl);
                 }
         }
-        return true;
+        return modelquota_use_agrees(run->f, &run->m, run->mm->what,
+                                     sizeof run->mm->what);
 }
 
 static bool snapshot(struct run *run, struct lockfsm *f, void **buf,
@@ -573,7 +581,12 @@ static bool checkpoint(struct run *run)
                 }
         }
         lockfsm_destroy(run->r);
-        run->r = machine(&run->rev);
+        run->r = machine(&run->rev, &run->racl);
+        rv = modelquota_carry(&run->racl, &run->acl);
+        if (rv != 0) {
+                diverge(run, "the access list's round trip: %d", rv);
+                goto out;
+        }
         rv = lockfsm_restore(run->r, a, alen);
         if (rv != 0) {
                 diverge(run, "lockfsm_restore of a fresh snapshot: %d", rv);
@@ -663,6 +676,7 @@ static bool step(struct run *run, uint64_t index)
         run->fev.overflow = false;
         memset(&res, 0xa5, sizeof res);
         rv = lockfsm_apply(run->f, index, buf, len, &res);
+        modelquota_apply(&run->acl, buf, len);
         if (run->trace) {
                 char a[256], b[256];
 
@@ -717,6 +731,7 @@ static bool step(struct run *run, uint64_t index)
                 rv = !batch && dec == 0 && index % 2 == 1
                          ? lockfsm_apply_command(run->r, index, &c, &rres)
                          : lockfsm_apply(run->r, index, buf, len, &rres);
+                modelquota_apply(&run->racl, buf, len);
                 if (rv != 0 || !m_result_eq(&res, &rres, true) ||
                     run->rev.n != run->fev.n) {
                         diverge(run,
@@ -769,7 +784,9 @@ static bool run_seed(uint64_t seed, unsigned steps, unsigned bugs, bool trace,
         run->mm = mm;
         run->m.bugs = bugs;
         gen_init(&run->g, seed);
-        run->f = machine(&run->fev);
+        /* Seeded, with no quota yet, as the first leader's list. */
+        acl_start(&run->acl, ACL_LOCK);
+        run->f = machine(&run->fev, &run->acl);
         for (unsigned i = 0; ok && i < steps; i++) {
                 mm->step = i;
                 ok = step(run, (uint64_t)i + 1);
@@ -900,59 +917,24 @@ static void negative(unsigned bug, const char *name)
                  name);
 }
 
-static void model_negative_forgetful(void **state)
+/* A negative control's bug (model.h) and its name in messages. */
+struct bug {
+        unsigned bug;
+        const char *name;
+};
+
+static void model_negative(void **state)
 {
-        (void)state;
-        negative(BUG_FORGET, "forgetful");
+        const struct bug *b = *state;
+
+        negative(b->bug, b->name);
 }
 
-static void model_negative_dead_waiter(void **state)
-{
-        (void)state;
-        negative(BUG_DEAD_WAITER, "dead-waiter");
-}
-
-static void model_negative_grant_twice(void **state)
-{
-        (void)state;
-        negative(BUG_TWICE, "grant-twice");
-}
-
-static void model_negative_starving(void **state)
-{
-        (void)state;
-        negative(BUG_STARVE, "writer-starving");
-}
-
-static void model_negative_overgrant(void **state)
-{
-        (void)state;
-        negative(BUG_OVERGRANT, "permit-overgranting");
-}
-
-static void model_negative_owndelay(void **state)
-{
-        (void)state;
-        negative(BUG_OWNDELAY, "session-delay-ignoring");
-}
-
-static void model_negative_partial(void **state)
-{
-        (void)state;
-        negative(BUG_PARTIAL, "partial-multi-lock");
-}
-
-static void model_negative_proclaim(void **state)
-{
-        (void)state;
-        negative(BUG_PROCLAIM, "stale-proclaim");
-}
-
-static void model_negative_nodelay(void **state)
-{
-        (void)state;
-        negative(BUG_NODELAY, "delay-ignoring");
-}
+/* The cmocka test `test`: the negative control of bug `b`, called `n`. */
+/* clang-format off */
+#define NEGATIVE(test, b, n)                                                   \
+        {#test, model_negative, NULL, NULL, &(struct bug){b, n}}
+/* clang-format on */
 
 int main(void)
 {
@@ -963,15 +945,22 @@ int main(void)
             cmocka_unit_test(model_seeds_1500_1999),
             cmocka_unit_test(model_seeds_2000_2499),
             cmocka_unit_test(model_seeds_2500_2999),
-            cmocka_unit_test(model_negative_forgetful),
-            cmocka_unit_test(model_negative_dead_waiter),
-            cmocka_unit_test(model_negative_grant_twice),
-            cmocka_unit_test(model_negative_starving),
-            cmocka_unit_test(model_negative_overgrant),
-            cmocka_unit_test(model_negative_nodelay),
-            cmocka_unit_test(model_negative_proclaim),
-            cmocka_unit_test(model_negative_partial),
-            cmocka_unit_test(model_negative_owndelay),
+            NEGATIVE(model_negative_forgetful, BUG_FORGET, "forgetful"),
+            NEGATIVE(model_negative_dead_waiter, BUG_DEAD_WAITER,
+                     "dead-waiter"),
+            NEGATIVE(model_negative_grant_twice, BUG_TWICE, "grant-twice"),
+            NEGATIVE(model_negative_starving, BUG_STARVE, "writer-starving"),
+            NEGATIVE(model_negative_overgrant, BUG_OVERGRANT,
+                     "permit-overgranting"),
+            NEGATIVE(model_negative_nodelay, BUG_NODELAY, "delay-ignoring"),
+            NEGATIVE(model_negative_proclaim, BUG_PROCLAIM, "stale-proclaim"),
+            NEGATIVE(model_negative_partial, BUG_PARTIAL, "partial-multi-lock"),
+            NEGATIVE(model_negative_owndelay, BUG_OWNDELAY,
+                     "session-delay-ignoring"),
+            NEGATIVE(model_negative_quota_leak, BUG_QUOTA_LEAK,
+                     "quota-leaking"),
+            NEGATIVE(model_negative_quota_ignore, BUG_QUOTA_IGNORE,
+                     "quota-ignoring"),
         };
 
         return cmocka_run_group_tests_name("model", tests, NULL, NULL);

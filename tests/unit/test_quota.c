@@ -1,9 +1,9 @@
 /* Quotas per identity in the lock state machine (src/fsm/quota.h): an
  * OPEN past its principal's sessions quota, and an ACQUIRE or MULTI past
  * its locks or waiters quota, is BATON_EQUOTA naming the quota; what is
- * released, cancelled or ended frees it; the counts survive a snapshot;
- * the limits are asked at apply, so a change takes effect at the next
- * entry. */
+ * released, cancelled or ended frees it; the counts survive a snapshot,
+ * and so does a refusal's quota, which a retry is answered with; the
+ * limits are asked at apply, so a change takes effect at the next entry. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -280,6 +280,45 @@ static void test_counts_survive_snapshot(void **state)
         fsmtest_teardown((void **)&t);
 }
 
+/* A retried ACQUIRE or MULTI that a quota refused is answered as it was
+ * (docs/fsm.md: a remembered outcome is returned as it stands): the same
+ * quota named, by the machine and by a replica restored from its
+ * snapshot. */
+static void test_retry_names_the_same_quota(void **state)
+{
+        struct fixture *fx = *state;
+        struct fsmtest *t = fx->t;
+        struct fsmtest *u = fsmtest_new(NULL);
+        struct lockfsm_result r;
+        void *buf;
+        size_t len;
+        uint64_t a, b;
+
+        fx->q.a[ACL_QUOTA_LOCKS] = 2;
+        fx->q.a[ACL_QUOTA_WAITERS] = 1;
+        a = open_ok(t, 1, TEAM_A);
+        b = open_ok(t, 2, TEAM_B);
+        fsmtest_acquire(t, b, 1, 1, "p", 0);
+        fsmtest_acquire(t, b, 2, 1, "q", 0);
+        fsmtest_acquire(t, a, 1, 1, "p", FOREVER);
+        assert_quota(fsmtest_acquire(t, a, 2, 1, "q", FOREVER),
+                     ACL_QUOTA_WAITERS, 1);
+        r = fsmtest_acquire(t, a, 2, 1, "q", FOREVER);
+        assert_true(r.duplicate);
+        assert_quota(r, ACL_QUOTA_WAITERS, 1);
+        assert_quota(fsmtest_multi(t, a, 3, 1, "m1 m2", 0), ACL_QUOTA_LOCKS, 2);
+        buf = fsmtest_snapshot(t->f, &len);
+        lockfsm_set_quota_cb(u->f, limits_of, &fx->q);
+        assert_int_equal(lockfsm_restore(u->f, buf, len), 0);
+        free(buf);
+        u->index = t->index;
+        r = fsmtest_multi(u, a, 3, 1, "m1 m2", 0);
+        assert_true(r.duplicate);
+        assert_quota(r, ACL_QUOTA_LOCKS, 2);
+        t = u;
+        fsmtest_teardown((void **)&t);
+}
+
 /* An OPEN that carries a principal is version 5, and only such an OPEN
  * is: the bytes of every other command stay as a release before quotas
  * writes them. */
@@ -325,6 +364,8 @@ int main(void)
                                             setup, teardown),
             cmocka_unit_test_setup_teardown(test_counts_survive_snapshot, setup,
                                             teardown),
+            cmocka_unit_test_setup_teardown(test_retry_names_the_same_quota,
+                                            setup, teardown),
             cmocka_unit_test(test_open_principal_on_the_wire),
         };
 
