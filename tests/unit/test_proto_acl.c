@@ -500,6 +500,26 @@ static size_t reply_round_trip(const struct proto_acl_reply *r,
 /* `n` quotas after what `r` holds: the default "*" first, then
  * identities, each with some limits and what it uses. */
 
+/* One byte of a good frame changed: at offset `at`, into `byte`. */
+struct badbyte {
+        unsigned at;
+        uint8_t byte;
+};
+
+/* Each of the `n` changes `bad` to the ACL_REPLY `good` (`len` bytes)
+ * makes it BATON_EMALFORMED; `body` holds `len` bytes. */
+static void refused_bytes(const uint8_t *good, size_t len, uint8_t *body,
+                          struct proto_acl_reply *back,
+                          const struct badbyte *bad, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                memcpy(body, good, len);
+                body[bad[i].at] = bad[i].byte;
+                assert_int_equal(proto_read_acl_reply(body, len, back),
+                                 BATON_EMALFORMED);
+        }
+}
+
 /* What each ACL_REPLY `good` (`len` bytes, of format good[0]) must turn
  * into BATON_EMALFORMED: cut anywhere, a byte past its end, and read as
  * the format before (whose reader finds the part it added trailing).
@@ -766,10 +786,7 @@ void acl_reply_bad_bodies(void **state)
             1, 0,                               /* one prefix rule */
             2, 3, 2, 't', 'a', 2, 't', '/'};
         /* clang-format on */
-        static const struct {
-                unsigned at;
-                uint8_t byte;
-        } bad[] = {
+        static const struct badbyte bad[] = {
             {0, 0},           /* format 0 */
             {9, 2},  {10, 1}, /* 2 or 257 rules, one there */
             {11, 0}, {11, 3}, /* kinds of no prefix rule */
@@ -781,19 +798,14 @@ void acl_reply_bad_bodies(void **state)
         };
         struct proto_acl_reply *back = malloc(sizeof *back);
         uint8_t body[sizeof good + 1];
-        size_t i;
 
         (void)state;
         assert_non_null(back);
         assert_int_equal(proto_read_acl_reply(good, sizeof good, back), 0);
         assert_int_equal(back->n_prefix, 1);
         assert_memory_equal(back->prefix[0].prefix.p, "t/", 2);
-        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-                memcpy(body, good, sizeof good);
-                body[bad[i].at] = bad[i].byte;
-                assert_int_equal(proto_read_acl_reply(body, sizeof good, back),
-                                 BATON_EMALFORMED);
-        }
+        refused_bytes(good, sizeof good, body, back, bad,
+                      sizeof bad / sizeof bad[0]);
         /* Cut anywhere, also just after the role rules (a format 2 says
          * how many prefix rules follow, even none). */
         refused_cut_or_trailing(good, sizeof good, body, back);
@@ -817,10 +829,7 @@ void acl_reply_quota_bad_bodies(void **state)
             0, 0, 0, 0,  9, 0, 0, 0,  0, 0, 0, 0,  0, 0, 0, 0,  0, 0, 0, 0,
             0, 0, 0, 0,  4, 0, 0, 0,  0, 0, 0, 0};
         /* clang-format on */
-        static const struct {
-                unsigned at;
-                uint8_t byte;
-        } bad[] = {
+        static const struct badbyte bad[] = {
             {11, 2},  {12, 1}, /* 2 or 257 quotas, one there */
             {11, 65},          /* past PROTO_ACL_QUOTA_MAX */
             {13, 0},           /* an empty subject */
@@ -830,7 +839,6 @@ void acl_reply_quota_bad_bodies(void **state)
         };
         struct proto_acl_reply *back = malloc(sizeof *back);
         uint8_t body[sizeof good + 1];
-        size_t i;
 
         (void)state;
         assert_non_null(back);
@@ -839,12 +847,8 @@ void acl_reply_quota_bad_bodies(void **state)
         assert_memory_equal(back->quotas[0].subject.p, "ci", 2);
         assert_int_equal(back->quotas[0].limits[PROTO_QUOTA_LOCKS], 9);
         assert_int_equal(back->quotas[0].used[PROTO_QUOTA_LOCKS], 4);
-        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-                memcpy(body, good, sizeof good);
-                body[bad[i].at] = bad[i].byte;
-                assert_int_equal(proto_read_acl_reply(body, sizeof good, back),
-                                 BATON_EMALFORMED);
-        }
+        refused_bytes(good, sizeof good, body, back, bad,
+                      sizeof bad / sizeof bad[0]);
         /* The used counts may be anything: the limits are what is
          * checked. */
         memcpy(body, good, sizeof good);
