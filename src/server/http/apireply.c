@@ -72,10 +72,27 @@ int apireply_http_status(int code)
 json_t *apireply_error(int code, const char *message)
 {
         const char *name = baton_errname(code);
+        char ascii[256];
+        json_t *body;
+        size_t i;
 
-        return json_pack("{s:s, s:i, s:s}", "error",
+        body = json_pack("{s:s, s:i, s:s}", "error",
                          name != NULL ? name : "BATON_E?", "code", code,
                          "message", message);
+        if (body != NULL) {
+                return body;
+        }
+        /* A message that quotes the request (a path, a parameter's name,
+         * a field cut at 64 bytes) need not be UTF-8, which jansson
+         * refuses: the error would go out without its body. Quote it as
+         * ASCII instead, each byte above 0x7f a '?'. */
+        for (i = 0; message[i] != '\0' && i < sizeof ascii - 1; i++) {
+                ascii[i] = (unsigned char)message[i] < 0x80 ? message[i] : '?';
+        }
+        ascii[i] = '\0';
+        return json_pack("{s:s, s:i, s:s}", "error",
+                         name != NULL ? name : "BATON_E?", "code", code,
+                         "message", ascii);
 }
 
 static json_t *str(const struct proto_string *s)
