@@ -48,6 +48,25 @@ static int load(struct raftfsm *rf, const uint8_t *snap, size_t len,
         return 0;
 }
 
+int restore_check_state(const struct baton_backup_info *info,
+                        struct raftfsm *rf, char *errmsg, size_t size)
+{
+        uint64_t last = lockfsm_last_index(raftfsm_lockfsm(rf));
+
+        /* The digest says the file is as written, not that its header and
+         * state agree: a state past the header's index would have the new
+         * log start (restore_start()) below entries and tokens it holds,
+         * and the first entry applied there break the state machine's
+         * rule that indexes only grow. */
+        if (last > info->index) {
+                return seed_fail(errmsg, size, BATON_ECORRUPT,
+                                 "the backup's state is at index %" PRIu64
+                                 ", past the index %" PRIu64 " its header says",
+                                 last, info->index);
+        }
+        return 0;
+}
+
 /* Nothing is written before every check passed: the directory is looked
  * at here, and made and held only once the backup has loaded. */
 static int empty_or_missing(const struct config *cfg, char *errmsg, size_t size)
@@ -124,6 +143,9 @@ int restore_backup(const struct config *cfg, struct datadir *dir,
                 rv = seed_fail(errmsg, size, BATON_ENOMEM, "out of memory");
         } else if (rv == 0) {
                 rv = load(&rf, snap, (size_t)info.size, errmsg, size);
+                if (rv == 0) {
+                        rv = restore_check_state(&info, &rf, errmsg, size);
+                }
                 if (rv == 0) {
                         rv = claim(cfg, dir, &info, errmsg, size);
                 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../../include/baton/cluster.h"
 #include "../config/config.h"
 #include "../disk/datadir.h"
 #include "seed.h"
@@ -18,6 +19,12 @@
  * restored from the same file. 0 when it would not fit below 2^63.
  */
 uint64_t restore_start(const struct config *cfg, uint64_t backup_index);
+
+/* A backup's state, loaded into `rf`, against its header `info`: 0, or
+ * BATON_ECORRUPT with `errmsg` when the state is past the header's index
+ * (the new log would start below it). Part of restore_backup(). */
+int restore_check_state(const struct baton_backup_info *info,
+                        struct raftfsm *rf, char *errmsg, size_t size);
 
 /*
  * Check the backup at `path` whole (digest, then every record of the
